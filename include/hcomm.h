@@ -1,0 +1,216 @@
+/*
+ * hcomm: the hcmpi engine's native C API.
+ *
+ * The engine moves bytes between ranks with MPI point-to-point semantics:
+ * per-context posted and unexpected queues, non-overtaking order per
+ * (source, tag, context), wildcards, truncation, eager and rendezvous
+ * protocols, synchronous-mode sends.  The MPI face (src/mpi/) is a checked
+ * binding over this API; nothing here knows MPI handles.
+ *
+ * Threading: after hcomm_init(HCOMM_THREAD_MULTIPLE) every function may be
+ * called from any thread; a blocking call never holds the engine lock while
+ * it sleeps.
+ */
+#ifndef HCOMM_H
+#define HCOMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * One list gives the status enum and its strings, so they cannot drift.
+ * 0 is success, every error is negative.
+ */
+#define HC_STATUS_LIST(X)                                                      \
+  X(HC_OK, 0, "success")                                                       \
+  X(HC_ERR_NOMEM, -1, "out of memory")                                         \
+  X(HC_ERR_ARG, -2, "invalid argument")                                        \
+  X(HC_ERR_RANK, -3, "invalid rank")                                           \
+  X(HC_ERR_TAG, -4, "invalid tag")                                             \
+  X(HC_ERR_COMM, -5, "invalid communicator")                                   \
+  X(HC_ERR_TRUNCATE, -6, "message truncated: receive buffer too small")        \
+  X(HC_ERR_AGAIN, -7, "resource temporarily busy, retry")                      \
+  X(HC_ERR_PEER_DEAD, -8, "peer process is gone")                              \
+  X(HC_ERR_BOOTSTRAP, -9, "launcher (PMI) exchange failed")                    \
+  X(HC_ERR_TRANSPORT, -10, "transport failure")                                \
+  X(HC_ERR_NOT_SUPPORTED, -11, "operation not supported")                      \
+  X(HC_ERR_INTERNAL, -12, "internal error")                                    \
+  X(HC_ERR_SYSTEM, -13, "operating-system call failed")                        \
+  X(HC_ERR_STATE, -14, "engine not initialised or already finalised")          \
+  X(HC_ERR_REQUEST, -15, "invalid request")                                    \
+  X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")
+
+typedef enum {
+#define HC_STATUS_ENUM(name, value, text) name = value,
+  HC_STATUS_LIST(HC_STATUS_ENUM)
+#undef HC_STATUS_ENUM
+} hc_status_t;
+
+/* Readable text for a status; never NULL. */
+const char *hcomm_strerror(hc_status_t status);
+
+#define HCOMM_ANY_SOURCE (-2)
+#define HCOMM_ANY_TAG (-1)
+#define HCOMM_PROC_NULL (-1)
+#define HCOMM_UNDEFINED (-32766)
+#define HCOMM_TAG_UB 268435455 /* 2^28-1, as MPICH reports */
+#define HCOMM_IN_PLACE ((void *)-1)
+
+enum hcomm_thread_level {
+  HCOMM_THREAD_SINGLE = 0,
+  HCOMM_THREAD_FUNNELED = 1,
+  HCOMM_THREAD_SERIALIZED = 2,
+  HCOMM_THREAD_MULTIPLE = 3
+};
+
+enum hcomm_send_mode {
+  HCOMM_SEND_STANDARD = 0,
+  HCOMM_SEND_SYNC = 1,  /* completes only after the receiver matched it */
+  HCOMM_SEND_READY = 2, /* the receive is known to be posted (treated as standard) */
+};
+
+enum hcomm_compare {
+  HCOMM_IDENT = 0,
+  HCOMM_CONGRUENT = 1,
+  HCOMM_SIMILAR = 2,
+  HCOMM_UNEQUAL = 3
+};
+
+typedef struct hcomm_comm hcomm_comm_t;
+typedef struct hcomm_request hcomm_request_t;
+typedef struct hcomm_message hcomm_message_t;
+
+/* What a completed operation reports.  For a receive, source is the rank in
+ * the communicator, bytes what landed in the buffer; error is the request's
+ * own status (HC_ERR_TRUNCATE with the data that fitted). */
+typedef struct hcomm_status {
+  int source;
+  int tag;
+  size_t bytes;
+  int cancelled;
+  hc_status_t error;
+} hcomm_status_t;
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+/* Reads the launcher (PMI-1, or singleton), connects the node's transports.
+ * thread_level is an hcomm_thread_level; the granted level is returned. */
+hc_status_t hcomm_init(int thread_level, int *provided);
+/* Collective over the world; waits for outstanding traffic of this rank. */
+hc_status_t hcomm_finalize(void);
+int hcomm_initialized(void); /* 1 between init and finalize */
+int hcomm_finalized(void);   /* 1 after finalize */
+/* Tells the launcher to end the job and exits this process with code. */
+void hcomm_abort(int code, const char *why) __attribute__((noreturn));
+/* The launcher's application number (-1 when none), universe size. */
+int hcomm_appnum(void);
+int hcomm_universe_size(void);
+
+/* ---- communicators ------------------------------------------------------- */
+
+hcomm_comm_t *hcomm_comm_world(void);
+hcomm_comm_t *hcomm_comm_self(void);
+int hcomm_comm_rank(const hcomm_comm_t *comm);
+int hcomm_comm_size(const hcomm_comm_t *comm);
+/* World rank of rank r of comm. */
+int hcomm_comm_world_rank(const hcomm_comm_t *comm, int rank);
+/* Collective over comm: same group, fresh context. */
+hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm);
+/* Collective over comm.  color HCOMM_UNDEFINED gives *newcomm == NULL. */
+hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
+                             hcomm_comm_t **newcomm);
+/* Collective over comm: ranks (in comm) listed in ranks[0..n) form the new
+ * communicator in that order; every rank of comm passes the same list;
+ * ranks not listed get NULL. */
+hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
+                              hcomm_comm_t **newcomm);
+/* Local: releases once outstanding operations on it have completed. */
+hc_status_t hcomm_comm_free(hcomm_comm_t *comm);
+int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b);
+
+/* ---- point-to-point ------------------------------------------------------ */
+
+/* buf is not read after the request completes.  dest may be HCOMM_PROC_NULL
+ * (completes at once).  mode is an hcomm_send_mode. */
+hc_status_t hcomm_isend(const void *buf, size_t bytes, int dest, int tag,
+                        hcomm_comm_t *comm, int mode, hcomm_request_t **req);
+hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
+                        hcomm_comm_t *comm, hcomm_request_t **req);
+/* Non-blocking probe; *flag 1 and *status filled when a message matches. */
+hc_status_t hcomm_iprobe(int source, int tag, hcomm_comm_t *comm, int *flag,
+                         hcomm_status_t *status);
+hc_status_t hcomm_probe(int source, int tag, hcomm_comm_t *comm,
+                        hcomm_status_t *status);
+/* Matched probe: the message is removed from matching and owned by *msg
+ * until hcomm_imrecv.  source HCOMM_PROC_NULL gives a *msg that receives
+ * nothing. */
+hc_status_t hcomm_improbe(int source, int tag, hcomm_comm_t *comm, int *flag,
+                          hcomm_message_t **msg, hcomm_status_t *status);
+hc_status_t hcomm_mprobe(int source, int tag, hcomm_comm_t *comm,
+                         hcomm_message_t **msg, hcomm_status_t *status);
+hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
+                         hcomm_request_t **req);
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* Drives every transport once. */
+void hcomm_progress(void);
+/* Progresses once; *done 1 when req is complete (status filled if non-NULL).
+ * Does not release req. */
+hc_status_t hcomm_test(hcomm_request_t *req, int *done, hcomm_status_t *status);
+/* Blocks (spin, then sleep) until req completes; does not release it.
+ * Returns the request's own error. */
+hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status);
+/* Blocks until at least min_done of the non-NULL reqs[0..n) are complete. */
+hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done);
+/* Cheap check without progress. */
+int hcomm_request_done(const hcomm_request_t *req);
+/* Releases req.  If it is still active it is released when it completes. */
+void hcomm_request_free(hcomm_request_t *req);
+/* Receives not yet matched are cancelled at once; sends not yet handed to a
+ * transport too; otherwise the request completes normally and
+ * status.cancelled stays 0. */
+hc_status_t hcomm_cancel(hcomm_request_t *req);
+
+/* A request that the caller completes itself (used for operations the
+ * engine runs on the caller's behalf, e.g. buffered sends). */
+hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
+                                        hcomm_request_t **req);
+
+/* ---- collectives (on a context of their own: never match user traffic) -- */
+
+/* Element-wise inout[i] = in[i] op inout[i] for count elements. */
+typedef void (*hcomm_reduce_fn)(const void *in, void *inout, size_t count,
+                                void *ctx);
+
+typedef struct hcomm_reduce_op {
+  hcomm_reduce_fn fn;
+  void *ctx;
+  size_t elem_size; /* bytes of one element */
+  int commutative;  /* 0: combined strictly in rank order */
+} hcomm_reduce_op_t;
+
+hc_status_t hcomm_barrier(hcomm_comm_t *comm);
+hc_status_t hcomm_bcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm);
+/* sendbuf may be HCOMM_IN_PLACE at the root (data in recvbuf). */
+hc_status_t hcomm_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                         const hcomm_reduce_op_t *op, int root,
+                         hcomm_comm_t *comm);
+hc_status_t hcomm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                            const hcomm_reduce_op_t *op, hcomm_comm_t *comm);
+/* bytes per rank; recvbuf significant at root only.  sendbuf may be
+ * HCOMM_IN_PLACE at the root. */
+hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
+                         int root, hcomm_comm_t *comm);
+/* sendbuf may be HCOMM_IN_PLACE (own block already in recvbuf). */
+hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
+                            hcomm_comm_t *comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HCOMM_H */

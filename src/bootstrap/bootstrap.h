@@ -1,0 +1,51 @@
+/*
+ * Bootstrap: who the peers are.  A backend tells this process its rank and
+ * the job size, and offers a key-value store with a barrier (fence) through
+ * which ranks publish their transport addresses.
+ */
+#ifndef HC_BOOTSTRAP_H
+#define HC_BOOTSTRAP_H
+
+#include <stddef.h>
+
+#include "hcomm.h"
+
+#define HC_BOOTSTRAP_KEY_MAX 64
+#define HC_BOOTSTRAP_VALUE_MAX 1024
+
+typedef struct hc_bootstrap_info {
+  int rank;
+  int size;
+  int appnum;        /* -1 when the launcher gives none */
+  int universe_size; /* -1 when unknown */
+} hc_bootstrap_info_t;
+
+typedef struct hc_bootstrap_ops {
+  const char *name;
+  /* 1 when this process was started by this backend's launcher (from the
+   * environment only; no I/O). */
+  int (*detect)(void);
+  /* Connects to the launcher.  On failure *ctx is NULL or accepted by
+   * fini. */
+  hc_status_t (*init)(void **ctx, hc_bootstrap_info_t *info);
+  /* Publishes key=value (no spaces or newlines in either) job-wide.
+   * Visible to others only after the next fence. */
+  hc_status_t (*put)(void *ctx, const char *key, const char *value);
+  /* Collective over the job: a barrier that makes every earlier put
+   * visible.  Blocks. */
+  hc_status_t (*fence)(void *ctx);
+  /* Reads a published value; HC_ERR_BOOTSTRAP when the key is unknown. */
+  hc_status_t (*get)(void *ctx, const char *key, char *value, size_t len);
+  /* Asks the launcher to end the job with code; may not return. */
+  void (*abort)(void *ctx, int code, const char *message);
+  /* Says goodbye to the launcher and releases ctx; safe on NULL. */
+  void (*fini)(void *ctx);
+} hc_bootstrap_ops_t;
+
+extern const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops;
+extern const hc_bootstrap_ops_t hc_bootstrap_singleton_ops;
+
+/* The first backend whose detect() says yes; singleton otherwise. */
+const hc_bootstrap_ops_t *hc_bootstrap_select(void);
+
+#endif /* HC_BOOTSTRAP_H */

@@ -1,0 +1,83 @@
+/*
+ * Transports: how bytes reach a peer.  One ops table per transport; the
+ * engine picks one per peer at connection time and stores it in the peer's
+ * endpoint.  Transports know nothing of MPI or of the engine's packets: a
+ * packet is an opaque run of bytes delivered whole and in order per peer.
+ */
+#ifndef HC_TRANSPORT_H
+#define HC_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "hcomm.h"
+
+/* Called from a transport's progress for each arrived packet, in the order
+ * the peer sent them.  The bytes are valid only during the call; the engine
+ * may call send (never progress) from inside it. */
+typedef void (*hc_transport_recv_cb)(void *engine, int src_world_rank,
+                                     const void *packet, size_t len);
+
+typedef struct hc_transport_init_args {
+  int world_rank;
+  int world_size;
+  int local_rank; /* index of this rank among the ranks of its node */
+  int local_size;
+  const int *local_world_ranks; /* world rank of each local rank, ascending */
+  hc_transport_recv_cb recv_cb;
+  void *engine; /* first argument of recv_cb */
+} hc_transport_init_args_t;
+
+#define HC_TRANSPORT_ADDRESS_MAX 512
+
+typedef struct hc_transport_ops {
+  const char *name;
+  /* Creates this rank's local resources; may block briefly.  On failure
+   * *ctx is NULL or a state that fini accepts. */
+  hc_status_t (*init)(const hc_transport_init_args_t *args, void **ctx);
+  /* Writes this rank's address: NUL-terminated text without spaces, shorter
+   * than HC_TRANSPORT_ADDRESS_MAX, published through the launcher's KVS. */
+  hc_status_t (*address)(void *ctx, char *buf, size_t len);
+  /* Connects to one peer from its published address.  Called for every
+   * peer this transport will serve, after every address was published. */
+  hc_status_t (*connect)(void *ctx, int peer_world_rank,
+                         const char *peer_address);
+  /* Called once every rank has connected (after a launcher barrier): what
+   * must vanish from the file system (shm segment names) goes now. */
+  hc_status_t (*connected)(void *ctx);
+  /* Largest packet (all iov pieces together) that send accepts. */
+  size_t (*max_packet)(void *ctx);
+  /* Copies the iov pieces into one packet for peer.  Never blocks: returns
+   * HC_ERR_AGAIN when the peer's queue is full (retry after progress; the
+   * transport then wakes this rank when space frees).  The caller's buffers
+   * are reusable on return. */
+  hc_status_t (*send)(void *ctx, int peer_world_rank, const struct iovec *iov,
+                      int iovcnt);
+  /* Delivers arrived packets through recv_cb; returns how many.  Never
+   * blocks. */
+  int (*progress)(void *ctx);
+  /* Single-copy read of len bytes at remote_addr in the peer's address
+   * space into local (CMA).  Blocks for the copy only.  Returns
+   * HC_ERR_NOT_SUPPORTED when this transport or this pair cannot (the
+   * engine then pipelines the data through send). */
+  hc_status_t (*get)(void *ctx, int peer_world_rank, void *local,
+                     uint64_t remote_addr, size_t len);
+  /* Sleeps until a packet may have arrived for this rank, space freed in a
+   * queue this rank found full, or timeout_ms passed.  Call only after
+   * progress found nothing; returns at once if something is pending. */
+  void (*wait)(void *ctx, int timeout_ms);
+  /* Releases everything; safe on NULL and on a half-initialised ctx. */
+  void (*fini)(void *ctx);
+} hc_transport_ops_t;
+
+/* The compiled-in transports. */
+extern const hc_transport_ops_t hc_transport_self_ops;
+extern const hc_transport_ops_t hc_transport_shm_ops;
+
+/* Shared by transports that cannot do single-copy reads. */
+hc_status_t hc_transport_get_not_supported(void *ctx, int peer_world_rank,
+                                           void *local, uint64_t remote_addr,
+                                           size_t len);
+
+#endif /* HC_TRANSPORT_H */
