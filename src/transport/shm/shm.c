@@ -1,0 +1,592 @@
+/*
+ * The shm transport: ranks of one node exchange packets through one POSIX
+ * shared segment, and read each other's memory directly with
+ * process_vm_readv (CMA) for rendezvous.
+ *
+ * Segment layout (offsets from the mapping's base):
+ *   0                 struct shm_seg_hdr (magic, version, shape)
+ *   64                local_size x struct shm_slot (pid, doorbell, sleeping),
+ *                     one cache line each
+ *   ring_offset       local_size x (local_size - 1) SPSC rings, one per
+ *                     ordered pair (i -> j, i != j), ring_bytes apart, in
+ *                     the order i * (local_size - 1) + (j < i ? j : j - 1)
+ * ring_offset is page aligned; every ring is cache-line aligned.
+ *
+ * Sleeping without lost wake-ups (a Dekker pattern on both sides):
+ *   sleeper: read doorbell; sleeping = 1; fence; re-check its rings;
+ *            FUTEX_WAIT(doorbell, value read); sleeping = 0
+ *   waker:   publish (push, or free cells); fence; if sleeping:
+ *            doorbell++, FUTEX_WAKE
+ * Either the sleeper's re-check sees the publication, or the waker sees
+ * sleeping = 1 and bumps the doorbell, which makes a FUTEX_WAIT that has
+ * not yet started return at once.
+ */
+#include "config.h" /* _GNU_SOURCE, for process_vm_readv */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/shm/shm_ring.h"
+#include "transport/transport.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
+#define SHM_VERSION 1
+#define SHM_NAME_MAX 40
+#define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
+#define SHM_DEFAULT_CELLS 64
+#define SHM_MIN_CELL_SIZE ((size_t)256)
+#define SHM_MAX_CELL_SIZE ((size_t)16 << 20)
+#define SHM_MIN_SCALED_CELL_SIZE ((size_t)4 << 10)
+#define SHM_MIN_SCALED_CELLS 8
+/* What the rings of a node may take by default before cells shrink; tmpfs
+ * pages are allocated on first touch, so this bounds the worst case. */
+#define SHM_RING_BUDGET ((size_t)256 << 20)
+/* Packets one progress call delivers from one ring, and in all. */
+#define SHM_BATCH_PER_RING 32
+#define SHM_BATCH_TOTAL 128
+
+struct shm_seg_hdr {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t local_size;
+  uint64_t seg_size;
+  uint64_t ring_offset;
+  uint64_t ring_bytes;
+  uint64_t cell_size;
+  uint32_t ncells;
+  uint32_t pad;
+};
+
+struct shm_slot {
+  _Alignas(HC_SHM_RING_ALIGN) _Atomic int32_t pid;
+  _Atomic uint32_t doorbell; /* futex word, bumped by wakers */
+  _Atomic uint32_t sleeping; /* owner is in (or entering) FUTEX_WAIT */
+};
+
+typedef struct shm_ctx {
+  int world_rank;
+  int local_rank;
+  int local_size;
+  int *local_world_ranks;
+  hc_transport_recv_cb recv_cb;
+  void *engine;
+  char name[SHM_NAME_MAX];
+  int linked; /* this rank created the name and has not unlinked it */
+  unsigned char *base;
+  size_t seg_size;
+  struct shm_seg_hdr *hdr;
+  struct shm_slot *slots;
+  hc_shm_ring_t *in;  /* [local peer]: ring peer -> me */
+  hc_shm_ring_t *out; /* [local peer]: ring me -> peer */
+  unsigned char *out_blocked; /* send found out[peer] full */
+  unsigned char *cma_off;     /* CMA refused for this peer */
+  unsigned char *cma_worked;  /* a read from this peer succeeded */
+  int cma_enabled;
+  int rr; /* next incoming ring progress starts at */
+} shm_ctx_t;
+
+static size_t shm_align(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static size_t shm_ring_index(int from, int to, int n) {
+  return (size_t)from * (size_t)(n - 1) + (size_t)(to < from ? to : to - 1);
+}
+
+static int shm_local_of(const shm_ctx_t *shm, int world_rank) {
+  int lo = 0, hi = shm->local_size - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    int w = shm->local_world_ranks[mid];
+    if (w == world_rank)
+      return mid;
+    if (w < world_rank)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+static uint32_t shm_round_pow2(long value) {
+  uint32_t p = 2;
+  while (p < (uint32_t)value && p < (1u << 16))
+    p <<= 1;
+  return p;
+}
+
+/* Chooses the cell shape.  Explicit settings win; defaults shrink (first
+ * the count, then the size) so many local ranks do not ask for gigabytes. */
+static void shm_choose_shape(int n, size_t *cell_size, uint32_t *ncells) {
+  const char *size_env = hc_env_string("HCMPI_SHM_CELL_SIZE", NULL);
+  const char *cells_env = hc_env_string("HCMPI_SHM_CELLS", NULL);
+  size_t size = hc_env_size("HCMPI_SHM_CELL_SIZE", SHM_DEFAULT_CELL_SIZE);
+  long count = hc_env_long("HCMPI_SHM_CELLS", SHM_DEFAULT_CELLS);
+  if (size < SHM_MIN_CELL_SIZE)
+    size = SHM_MIN_CELL_SIZE;
+  if (size > SHM_MAX_CELL_SIZE)
+    size = SHM_MAX_CELL_SIZE;
+  size = shm_align(size, HC_SHM_RING_ALIGN);
+  uint32_t cells = shm_round_pow2(count);
+  size_t rings = (size_t)n * (size_t)(n - 1);
+  while (cells_env == NULL && cells > SHM_MIN_SCALED_CELLS &&
+         rings * hc_shm_ring_bytes(size, cells) > SHM_RING_BUDGET)
+    cells >>= 1;
+  while (size_env == NULL && size > SHM_MIN_SCALED_CELL_SIZE &&
+         rings * hc_shm_ring_bytes(size, cells) > SHM_RING_BUDGET)
+    size >>= 1;
+  *cell_size = size;
+  *ncells = cells;
+}
+
+static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
+  size_t n = (size_t)shm->local_size;
+  shm->local_world_ranks = malloc(n * sizeof(int));
+  shm->in = calloc(n, sizeof(hc_shm_ring_t));
+  shm->out = calloc(n, sizeof(hc_shm_ring_t));
+  shm->out_blocked = calloc(n, 1);
+  shm->cma_off = calloc(n, 1);
+  shm->cma_worked = calloc(n, 1);
+  if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
+      shm->out_blocked == NULL || shm->cma_off == NULL ||
+      shm->cma_worked == NULL)
+    return HC_ERR_NOMEM;
+  memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
+  return HC_OK;
+}
+
+static hc_status_t shm_random_name(char *name, size_t len) {
+  unsigned char bytes[8];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return HC_ERR_SYSTEM;
+    got += (size_t)n;
+  }
+  int w = snprintf(name, len, "/hcmpi-");
+  for (size_t i = 0; i < sizeof bytes; i++)
+    w += snprintf(name + w, len - (size_t)w, "%02x", bytes[i]);
+  return HC_OK;
+}
+
+/* Maps fd and points the context at the segment's pieces. */
+static hc_status_t shm_map(shm_ctx_t *shm, int fd, size_t size) {
+  void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    hc_log(HC_LOG_ERROR, "shm", "mmap of %zu bytes: %s", size,
+           strerror(errno));
+    return HC_ERR_SYSTEM;
+  }
+  shm->base = base;
+  shm->seg_size = size;
+  shm->hdr = base;
+  shm->slots = (struct shm_slot *)(shm->base + HC_SHM_RING_ALIGN);
+  return HC_OK;
+}
+
+static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
+  int n = shm->local_size, me = shm->local_rank;
+  for (int p = 0; p < n; p++) {
+    if (p == me)
+      continue;
+    unsigned char *rings = shm->base + shm->hdr->ring_offset;
+    size_t rb = shm->hdr->ring_bytes;
+    if (hc_shm_ring_attach(&shm->in[p], rings + shm_ring_index(p, me, n) * rb) !=
+            HC_OK ||
+        hc_shm_ring_attach(&shm->out[p],
+                           rings + shm_ring_index(me, p, n) * rb) != HC_OK)
+      return HC_ERR_TRANSPORT;
+  }
+  atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
+                        memory_order_release);
+  return HC_OK;
+}
+
+static void shm_format(shm_ctx_t *shm, size_t cell_size, uint32_t ncells,
+                       size_t ring_offset, size_t ring_bytes) {
+  int n = shm->local_size;
+  struct shm_seg_hdr *hdr = shm->hdr;
+  hdr->version = SHM_VERSION;
+  hdr->local_size = (uint32_t)n;
+  hdr->seg_size = shm->seg_size;
+  hdr->ring_offset = ring_offset;
+  hdr->ring_bytes = ring_bytes;
+  hdr->cell_size = cell_size;
+  hdr->ncells = ncells;
+  for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++)
+    hc_shm_ring_format(shm->base + ring_offset + i * ring_bytes, cell_size,
+                       ncells);
+  atomic_thread_fence(memory_order_release);
+  hdr->magic = SHM_MAGIC;
+}
+
+/* Local rank 0: creates, sizes, maps and formats the node's segment. */
+static hc_status_t shm_create(shm_ctx_t *shm) {
+  int n = shm->local_size;
+  size_t cell_size;
+  uint32_t ncells;
+  shm_choose_shape(n, &cell_size, &ncells);
+  size_t ring_bytes = hc_shm_ring_bytes(cell_size, ncells);
+  size_t ring_offset = shm_align(
+      HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
+  size_t size = ring_offset + (size_t)n * (size_t)(n - 1) * ring_bytes;
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 8; tries++) {
+    if (shm_random_name(shm->name, sizeof shm->name) != HC_OK)
+      return HC_ERR_SYSTEM;
+    fd = shm_open(shm->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0) {
+    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name,
+           strerror(errno));
+    return HC_ERR_SYSTEM;
+  }
+  shm->linked = 1;
+  hc_status_t rc = HC_ERR_SYSTEM;
+  if (ftruncate(fd, (off_t)size) != 0)
+    hc_log(HC_LOG_ERROR, "shm", "ftruncate(%s, %zu): %s", shm->name, size,
+           strerror(errno));
+  else
+    rc = shm_map(shm, fd, size);
+  close(fd);
+  if (rc != HC_OK)
+    return rc;
+  shm_format(shm, cell_size, ncells, ring_offset, ring_bytes);
+  hc_log(HC_LOG_DEBUG, "shm", "segment %s: %zu bytes, %d ranks, %u x %zu B",
+         shm->name, size, n, ncells, cell_size);
+  return shm_attach_rings(shm);
+}
+
+static hc_status_t shm_init(const hc_transport_init_args_t *args,
+                            void **ctx) {
+  shm_ctx_t *shm = calloc(1, sizeof *shm);
+  *ctx = shm;
+  if (shm == NULL)
+    return HC_ERR_NOMEM;
+  if (args->local_size < 1 || args->local_rank < 0 ||
+      args->local_rank >= args->local_size)
+    return HC_ERR_ARG;
+  shm->world_rank = args->world_rank;
+  shm->local_rank = args->local_rank;
+  shm->local_size = args->local_size;
+  shm->recv_cb = args->recv_cb;
+  shm->engine = args->engine;
+  shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
+  hc_status_t rc = shm_alloc_arrays(shm, args->local_world_ranks);
+  if (rc != HC_OK)
+    return rc;
+  /* A rank alone on its node has no peer to share with. */
+  if (shm->local_rank != 0 || shm->local_size == 1)
+    return HC_OK;
+  return shm_create(shm);
+}
+
+static hc_status_t shm_address(void *ctx, char *buf, size_t len) {
+  shm_ctx_t *shm = ctx;
+  int w;
+  if (shm->local_rank == 0 && shm->base != NULL)
+    /* Skip the leading '/': the address is text without slashes. */
+    w = snprintf(buf, len, "%s:%zu", shm->name + 1, shm->seg_size);
+  else
+    w = snprintf(buf, len, "peer:%d", (int)getpid());
+  return (w < 0 || (size_t)w >= len) ? HC_ERR_ARG : HC_OK;
+}
+
+/* Parses "hcmpi-<hex>:<size>" into a shm_open name and a size. */
+static int shm_parse_address(const char *addr, char *name, size_t *size) {
+  const char *colon = strchr(addr, ':');
+  if (strncmp(addr, "hcmpi-", 6) != 0 || colon == NULL ||
+      (size_t)(colon - addr) + 2 > SHM_NAME_MAX)
+    return 0;
+  name[0] = '/';
+  memcpy(name + 1, addr, (size_t)(colon - addr));
+  name[colon - addr + 1] = '\0';
+  char *end;
+  unsigned long long value = strtoull(colon + 1, &end, 10);
+  if (end == colon + 1 || *end != '\0')
+    return 0;
+  *size = (size_t)value;
+  return 1;
+}
+
+static hc_status_t shm_check_header(shm_ctx_t *shm) {
+  struct shm_seg_hdr *hdr = shm->hdr;
+  if (hdr->magic != SHM_MAGIC || hdr->version != SHM_VERSION ||
+      hdr->local_size != (uint32_t)shm->local_size ||
+      hdr->seg_size != shm->seg_size) {
+    hc_log(HC_LOG_ERROR, "shm", "segment %s is not ours or has another shape",
+           shm->name);
+    return HC_ERR_TRANSPORT;
+  }
+  atomic_thread_fence(memory_order_acquire);
+  return HC_OK;
+}
+
+static hc_status_t shm_open_segment(shm_ctx_t *shm, const char *name,
+                                    size_t size) {
+  int fd = shm_open(name, O_RDWR, 0);
+  if (fd < 0) {
+    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", name, strerror(errno));
+    return HC_ERR_SYSTEM;
+  }
+  struct stat st;
+  hc_status_t rc = HC_ERR_TRANSPORT;
+  if (fstat(fd, &st) == 0 && (size_t)st.st_size == size)
+    rc = shm_map(shm, fd, size);
+  close(fd);
+  if (rc != HC_OK)
+    return rc;
+  snprintf(shm->name, sizeof shm->name, "%s", name);
+  rc = shm_check_header(shm);
+  if (rc != HC_OK)
+    return rc;
+  return shm_attach_rings(shm);
+}
+
+static hc_status_t shm_connect(void *ctx, int peer_world_rank,
+                               const char *peer_address) {
+  shm_ctx_t *shm = ctx;
+  int peer = shm_local_of(shm, peer_world_rank);
+  if (peer < 0 || peer == shm->local_rank)
+    return HC_ERR_RANK;
+  if (peer != 0 || shm->base != NULL)
+    return HC_OK;
+  char name[SHM_NAME_MAX];
+  size_t size;
+  if (!shm_parse_address(peer_address, name, &size)) {
+    hc_log(HC_LOG_ERROR, "shm", "bad address of local rank 0: %s",
+           peer_address);
+    return HC_ERR_ARG;
+  }
+  return shm_open_segment(shm, name, size);
+}
+
+static hc_status_t shm_connected(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  if (shm->local_size > 1 && shm->base == NULL)
+    return HC_ERR_STATE;
+  if (shm->linked) {
+    if (shm_unlink(shm->name) != 0)
+      hc_log(HC_LOG_WARN, "shm", "shm_unlink(%s): %s", shm->name,
+             strerror(errno));
+    shm->linked = 0;
+  }
+  return HC_OK;
+}
+
+static size_t shm_max_packet(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  if (shm->hdr == NULL)
+    return 0;
+  return shm->hdr->cell_size;
+}
+
+static void shm_futex_wake(_Atomic uint32_t *word) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Wakes local rank p if it sleeps; the caller has published and fenced. */
+static void shm_ring_doorbell(shm_ctx_t *shm, int p) {
+  struct shm_slot *slot = &shm->slots[p];
+  if (atomic_load_explicit(&slot->sleeping, memory_order_relaxed) == 0)
+    return;
+  atomic_fetch_add_explicit(&slot->doorbell, 1, memory_order_seq_cst);
+  shm_futex_wake(&slot->doorbell);
+}
+
+static hc_status_t shm_send(void *ctx, int peer_world_rank,
+                            const struct iovec *iov, int iovcnt) {
+  shm_ctx_t *shm = ctx;
+  int peer = shm_local_of(shm, peer_world_rank);
+  if (peer < 0 || peer == shm->local_rank)
+    return HC_ERR_RANK;
+  if (shm->base == NULL)
+    return HC_ERR_STATE;
+  hc_shm_ring_t *ring = &shm->out[peer];
+  hc_status_t rc = hc_shm_ring_push(ring, iov, iovcnt);
+  if (rc == HC_ERR_AGAIN) {
+    /* Raise the flag, then look once more: the consumer may have drained
+     * the ring before it could see the flag. */
+    hc_shm_ring_set_waiting(ring);
+    rc = hc_shm_ring_push(ring, iov, iovcnt);
+    if (rc == HC_ERR_AGAIN) {
+      shm->out_blocked[peer] = 1;
+      return rc;
+    }
+  }
+  if (rc != HC_OK)
+    return rc;
+  shm->out_blocked[peer] = 0;
+  atomic_thread_fence(memory_order_seq_cst);
+  shm_ring_doorbell(shm, peer);
+  return HC_OK;
+}
+
+/* Delivers up to max packets from ring p; wakes p if it waits for space. */
+static int shm_drain_ring(shm_ctx_t *shm, int p, int max) {
+  hc_shm_ring_t *ring = &shm->in[p];
+  int done = 0;
+  const void *data;
+  size_t len;
+  while (done < max && (data = hc_shm_ring_peek(ring, &len)) != NULL) {
+    shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
+    hc_shm_ring_release(ring);
+    done++;
+  }
+  if (done > 0) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (hc_shm_ring_take_waiting(ring))
+      shm_ring_doorbell(shm, p);
+  }
+  return done;
+}
+
+static int shm_progress(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  int n = shm->local_size;
+  if (shm->base == NULL || n < 2)
+    return 0;
+  int total = 0;
+  int p = shm->rr;
+  for (int k = 0; k < n && total < SHM_BATCH_TOTAL; k++) {
+    if (p != shm->local_rank)
+      total += shm_drain_ring(shm, p, SHM_BATCH_PER_RING);
+    p = (p + 1 == n) ? 0 : p + 1;
+  }
+  shm->rr = p;
+  return total;
+}
+
+/* EPERM and friends mean a policy (ptrace rules, seccomp, a kernel without
+ * CMA); an EFAULT before any byte moved on a pair that never worked is
+ * treated the same, since some policies report it that way. */
+static hc_status_t shm_get_error(shm_ctx_t *shm, int peer, int err,
+                                 size_t done) {
+  if (err == ESRCH)
+    return HC_ERR_PEER_DEAD;
+  int policy = err == EPERM || err == EACCES || err == ENOSYS ||
+               (err == EFAULT && done == 0 && !shm->cma_worked[peer]);
+  if (policy) {
+    hc_log(HC_LOG_INFO, "shm", "CMA from local rank %d refused (%s): off",
+           peer, strerror(err));
+    shm->cma_off[peer] = 1;
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  hc_log(HC_LOG_WARN, "shm", "process_vm_readv from local rank %d: %s", peer,
+         strerror(err));
+  return err == EFAULT ? HC_ERR_NOT_SUPPORTED : HC_ERR_SYSTEM;
+}
+
+static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
+                           uint64_t remote_addr, size_t len) {
+  shm_ctx_t *shm = ctx;
+  int peer = shm_local_of(shm, peer_world_rank);
+  if (peer < 0 || peer == shm->local_rank)
+    return HC_ERR_RANK;
+  if (!shm->cma_enabled || shm->cma_off[peer])
+    return HC_ERR_NOT_SUPPORTED;
+  if (shm->base == NULL)
+    return HC_ERR_STATE;
+  pid_t pid = atomic_load_explicit(&shm->slots[peer].pid, memory_order_acquire);
+  if (pid <= 0)
+    return HC_ERR_STATE;
+  size_t done = 0;
+  while (done < len) {
+    /* One piece per call; the kernel may still stop short (it caps one
+     * call near 2 GiB), so loop on what it reports. */
+    struct iovec l = {(unsigned char *)local + done, len - done};
+    struct iovec r = {(void *)(uintptr_t)(remote_addr + done), len - done};
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return shm_get_error(shm, peer, errno, done);
+    if (n == 0)
+      return HC_ERR_TRANSPORT;
+    done += (size_t)n;
+  }
+  shm->cma_worked[peer] = 1;
+  return HC_OK;
+}
+
+/* Nonzero when progress or send would now find something to do. */
+static int shm_pending(shm_ctx_t *shm) {
+  for (int p = 0; p < shm->local_size; p++) {
+    if (p == shm->local_rank)
+      continue;
+    if (hc_shm_ring_readable(&shm->in[p]))
+      return 1;
+    if (shm->out_blocked[p] && hc_shm_ring_writable(&shm->out[p])) {
+      shm->out_blocked[p] = 0;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void shm_wait(void *ctx, int timeout_ms) {
+  shm_ctx_t *shm = ctx;
+  if (shm->base == NULL || shm->local_size < 2 || timeout_ms == 0)
+    return;
+  struct shm_slot *slot = &shm->slots[shm->local_rank];
+  uint32_t bell = atomic_load_explicit(&slot->doorbell, memory_order_seq_cst);
+  atomic_store_explicit(&slot->sleeping, 1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
+  if (!shm_pending(shm)) {
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    /* EAGAIN (a wake came first), EINTR and ETIMEDOUT all mean "look
+     * again", which is the caller's job. */
+    syscall(SYS_futex, (uint32_t *)&slot->doorbell, FUTEX_WAIT, bell,
+            timeout_ms < 0 ? NULL : &ts, NULL, 0);
+  }
+  atomic_store_explicit(&slot->sleeping, 0, memory_order_relaxed);
+}
+
+static void shm_fini(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  if (shm == NULL)
+    return;
+  if (shm->base != NULL)
+    munmap(shm->base, shm->seg_size);
+  if (shm->linked)
+    shm_unlink(shm->name);
+  free(shm->local_world_ranks);
+  free(shm->in);
+  free(shm->out);
+  free(shm->out_blocked);
+  free(shm->cma_off);
+  free(shm->cma_worked);
+  free(shm);
+}
+
+const hc_transport_ops_t hc_transport_shm_ops = {
+    .name = "shm",
+    .init = shm_init,
+    .address = shm_address,
+    .connect = shm_connect,
+    .connected = shm_connected,
+    .max_packet = shm_max_packet,
+    .send = shm_send,
+    .progress = shm_progress,
+    .get = shm_get,
+    .wait = shm_wait,
+    .fini = shm_fini,
+};

@@ -1,0 +1,80 @@
+/*
+ * A single-producer/single-consumer ring of fixed-size cells living in a
+ * caller-supplied memory region (a shared segment, or any mapping in tests).
+ *
+ * The region holds only offsets-free state (indices and cells), so two
+ * processes that map it at different addresses each attach their own
+ * hc_shm_ring_t view.  Exactly one process pushes and exactly one pops.
+ * Indices are 64-bit counters that never wrap in practice; the cell count is
+ * a power of two.  No locks: the producer publishes a cell with a release
+ * store of the tail, the consumer frees it with a release store of the head.
+ */
+#ifndef HC_SHM_RING_H
+#define HC_SHM_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "hcomm.h"
+
+#define HC_SHM_RING_ALIGN 64
+
+struct hc_shm_ring_shared;
+
+/* One process's view of a ring.  The cached index is private to the side
+ * that owns the view, which spares a read of the other side's cache line on
+ * most operations. */
+typedef struct hc_shm_ring {
+  struct hc_shm_ring_shared *shared;
+  unsigned char *cells;
+  size_t cell_size; /* payload bytes per cell */
+  size_t stride;    /* bytes from one cell to the next */
+  uint64_t mask;    /* cell count - 1 */
+  uint64_t cached_head; /* producer: last head seen */
+  uint64_t cached_tail; /* consumer: last tail seen */
+} hc_shm_ring_t;
+
+/* Bytes a ring of ncells cells of cell_size payload bytes occupies; a
+ * multiple of HC_SHM_RING_ALIGN.  0 when the shape is invalid (cell_size 0,
+ * ncells not a power of two of at least 2). */
+size_t hc_shm_ring_bytes(size_t cell_size, uint32_t ncells);
+
+/* Formats an empty ring at region (HC_SHM_RING_ALIGN-aligned, at least
+ * hc_shm_ring_bytes long).  Done once, by one process, before either side
+ * attaches. */
+hc_status_t hc_shm_ring_format(void *region, size_t cell_size,
+                               uint32_t ncells);
+
+/* Fills ring with a view of a formatted region; HC_ERR_ARG when the region
+ * does not hold a ring. */
+hc_status_t hc_shm_ring_attach(hc_shm_ring_t *ring, void *region);
+
+/* Producer: copies the iov pieces into the next cell and publishes it.
+ * HC_ERR_ARG when they exceed cell_size, HC_ERR_AGAIN when every cell is
+ * in use.  Never blocks. */
+hc_status_t hc_shm_ring_push(hc_shm_ring_t *ring, const struct iovec *iov,
+                             int iovcnt);
+
+/* Consumer: the oldest published cell's bytes (valid until
+ * hc_shm_ring_release) and their length, or NULL when the ring is empty. */
+const void *hc_shm_ring_peek(hc_shm_ring_t *ring, size_t *len);
+
+/* Consumer: frees the cell returned by the last hc_shm_ring_peek. */
+void hc_shm_ring_release(hc_shm_ring_t *ring);
+
+/* Consumer: nonzero when a cell is published.  Reads the shared tail, so
+ * it sees pushes ordered before the caller's last fence. */
+int hc_shm_ring_readable(hc_shm_ring_t *ring);
+
+/* Producer: nonzero when at least one cell is free (reads the shared
+ * head). */
+int hc_shm_ring_writable(hc_shm_ring_t *ring);
+
+/* Producer: records that it found the ring full and waits for space. */
+void hc_shm_ring_set_waiting(hc_shm_ring_t *ring);
+
+/* Consumer: clears the producer-waiting flag; nonzero when it was set. */
+int hc_shm_ring_take_waiting(hc_shm_ring_t *ring);
+
+#endif /* HC_SHM_RING_H */

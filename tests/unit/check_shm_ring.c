@@ -1,0 +1,263 @@
+/*
+ * The SPSC ring on plain memory: order, wrap-around, full and empty, the
+ * cell-size limit, and a forked producer streaming 100k packets through a
+ * MAP_SHARED mapping to a consumer that checks every byte.
+ */
+#include <check.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "transport/shm/shm_ring.h"
+
+#define CELL 256
+#define NCELLS 8
+
+static void *ring_region(size_t cell, uint32_t ncells) {
+  size_t bytes = hc_shm_ring_bytes(cell, ncells);
+  ck_assert_uint_gt(bytes, 0);
+  void *mem = aligned_alloc(HC_SHM_RING_ALIGN, bytes);
+  ck_assert_ptr_nonnull(mem);
+  ck_assert_int_eq(hc_shm_ring_format(mem, cell, ncells), HC_OK);
+  return mem;
+}
+
+static hc_status_t push_u32(hc_shm_ring_t *ring, uint32_t value) {
+  struct iovec iov = {&value, sizeof value};
+  return hc_shm_ring_push(ring, &iov, 1);
+}
+
+static uint32_t pop_u32(hc_shm_ring_t *ring) {
+  size_t len = 0;
+  const void *data = hc_shm_ring_peek(ring, &len);
+  ck_assert_ptr_nonnull(data);
+  ck_assert_uint_eq(len, sizeof(uint32_t));
+  uint32_t value;
+  memcpy(&value, data, sizeof value);
+  hc_shm_ring_release(ring);
+  return value;
+}
+
+START_TEST(test_ring_rejects_bad_shapes) {
+  ck_assert_uint_eq(hc_shm_ring_bytes(0, 8), 0);
+  ck_assert_uint_eq(hc_shm_ring_bytes(64, 1), 0);
+  ck_assert_uint_eq(hc_shm_ring_bytes(64, 6), 0);
+  ck_assert_uint_eq(hc_shm_ring_bytes(64, 8) % HC_SHM_RING_ALIGN, 0);
+  unsigned char garbage[1024] __attribute__((aligned(64)));
+  memset(garbage, 0x5a, sizeof garbage);
+  hc_shm_ring_t ring;
+  ck_assert_int_eq(hc_shm_ring_attach(&ring, garbage), HC_ERR_ARG);
+}
+END_TEST
+
+START_TEST(test_ring_empty_then_fifo_order) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  size_t len = 99;
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  ck_assert_int_eq(hc_shm_ring_readable(&cons), 0);
+  for (uint32_t i = 0; i < 5; i++)
+    ck_assert_int_eq(push_u32(&prod, i), HC_OK);
+  ck_assert_int_ne(hc_shm_ring_readable(&cons), 0);
+  for (uint32_t i = 0; i < 5; i++)
+    ck_assert_uint_eq(pop_u32(&cons), i);
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_ring_full_returns_again_and_recovers) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  hc_shm_ring_attach(&prod, mem);
+  hc_shm_ring_attach(&cons, mem);
+  for (uint32_t i = 0; i < NCELLS; i++)
+    ck_assert_int_eq(push_u32(&prod, i), HC_OK);
+  ck_assert_int_eq(push_u32(&prod, 100), HC_ERR_AGAIN);
+  ck_assert_int_eq(hc_shm_ring_writable(&prod), 0);
+  ck_assert_uint_eq(pop_u32(&cons), 0);
+  ck_assert_int_ne(hc_shm_ring_writable(&prod), 0);
+  ck_assert_int_eq(push_u32(&prod, 100), HC_OK);
+  ck_assert_int_eq(push_u32(&prod, 101), HC_ERR_AGAIN);
+  for (uint32_t i = 1; i < NCELLS; i++)
+    ck_assert_uint_eq(pop_u32(&cons), i);
+  ck_assert_uint_eq(pop_u32(&cons), 100);
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_ring_wraps_around_many_times) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  hc_shm_ring_attach(&prod, mem);
+  hc_shm_ring_attach(&cons, mem);
+  uint32_t next_push = 0, next_pop = 0;
+  /* Uneven push/pop bursts so the indices cross the end at every offset. */
+  for (int round = 0; round < 1000; round++) {
+    int burst = 1 + round % NCELLS;
+    for (int i = 0; i < burst; i++) {
+      hc_status_t rc = push_u32(&prod, next_push);
+      if (rc == HC_ERR_AGAIN)
+        break;
+      ck_assert_int_eq(rc, HC_OK);
+      next_push++;
+    }
+    int drain = 1 + (round * 7) % NCELLS;
+    for (int i = 0; i < drain && next_pop < next_push; i++)
+      ck_assert_uint_eq(pop_u32(&cons), next_pop++);
+  }
+  while (next_pop < next_push)
+    ck_assert_uint_eq(pop_u32(&cons), next_pop++);
+  ck_assert_uint_gt(next_push, 10 * NCELLS);
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_ring_cell_size_limit_and_gather) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  hc_shm_ring_attach(&prod, mem);
+  hc_shm_ring_attach(&cons, mem);
+  unsigned char big[CELL + 1];
+  memset(big, 7, sizeof big);
+  struct iovec too_big = {big, CELL + 1};
+  ck_assert_int_eq(hc_shm_ring_push(&prod, &too_big, 1), HC_ERR_ARG);
+  /* Three pieces that together fill the cell exactly. */
+  for (int i = 0; i < CELL; i++)
+    big[i] = (unsigned char)i;
+  struct iovec pieces[3] = {{big, 10}, {big + 10, 0}, {big + 10, CELL - 10}};
+  ck_assert_int_eq(hc_shm_ring_push(&prod, pieces, 3), HC_OK);
+  struct iovec empty = {NULL, 0};
+  ck_assert_int_eq(hc_shm_ring_push(&prod, &empty, 1), HC_OK);
+  size_t len = 0;
+  const unsigned char *data = hc_shm_ring_peek(&cons, &len);
+  ck_assert_uint_eq(len, CELL);
+  ck_assert_mem_eq(data, big, CELL);
+  hc_shm_ring_release(&cons);
+  ck_assert_ptr_nonnull(hc_shm_ring_peek(&cons, &len));
+  ck_assert_uint_eq(len, 0);
+  hc_shm_ring_release(&cons);
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_ring_waiting_flag_is_taken_once) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  hc_shm_ring_attach(&prod, mem);
+  hc_shm_ring_attach(&cons, mem);
+  ck_assert_int_eq(hc_shm_ring_take_waiting(&cons), 0);
+  hc_shm_ring_set_waiting(&prod);
+  ck_assert_int_ne(hc_shm_ring_take_waiting(&cons), 0);
+  ck_assert_int_eq(hc_shm_ring_take_waiting(&cons), 0);
+  free(mem);
+}
+END_TEST
+
+#define STREAM_COUNT 100000
+#define STREAM_CELL 1024
+
+/* Packet i: a 4-byte sequence number then bytes derived from it; the
+ * length cycles through 4..STREAM_CELL. */
+static size_t stream_len(uint32_t seq) {
+  return 4 + (size_t)(seq * 2654435761u) % (STREAM_CELL - 3);
+}
+
+static unsigned char stream_byte(uint32_t seq, size_t i) {
+  return (unsigned char)(seq * 31u + i * 7u);
+}
+
+static void stream_producer(void *mem) {
+  hc_shm_ring_t prod;
+  if (hc_shm_ring_attach(&prod, mem) != HC_OK)
+    _exit(2);
+  unsigned char buf[STREAM_CELL];
+  for (uint32_t seq = 0; seq < STREAM_COUNT; seq++) {
+    size_t len = stream_len(seq);
+    memcpy(buf, &seq, 4);
+    for (size_t i = 4; i < len; i++)
+      buf[i] = stream_byte(seq, i);
+    struct iovec iov[2] = {{buf, 4}, {buf + 4, len - 4}};
+    hc_status_t rc;
+    while ((rc = hc_shm_ring_push(&prod, iov, 2)) == HC_ERR_AGAIN)
+      sched_yield();
+    if (rc != HC_OK)
+      _exit(3);
+  }
+  _exit(0);
+}
+
+static void stream_check(const unsigned char *data, size_t len,
+                         uint32_t expect) {
+  uint32_t seq;
+  ck_assert_uint_eq(len, stream_len(expect));
+  memcpy(&seq, data, 4);
+  ck_assert_uint_eq(seq, expect);
+  for (size_t i = 4; i < len; i++)
+    if (data[i] != stream_byte(seq, i))
+      ck_abort_msg("packet %u byte %zu differs", seq, i);
+}
+
+START_TEST(test_ring_forked_producer_streams_100k_packets_intact) {
+  size_t bytes = hc_shm_ring_bytes(STREAM_CELL, 16);
+  void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(mem, MAP_FAILED);
+  ck_assert_int_eq(hc_shm_ring_format(mem, STREAM_CELL, 16), HC_OK);
+  pid_t child = fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0)
+    stream_producer(mem);
+  alarm(120);
+  hc_shm_ring_t cons;
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  for (uint32_t expect = 0; expect < STREAM_COUNT;) {
+    size_t len;
+    const unsigned char *data = hc_shm_ring_peek(&cons, &len);
+    if (data == NULL) {
+      sched_yield();
+      continue;
+    }
+    stream_check(data, len, expect++);
+    hc_shm_ring_release(&cons);
+  }
+  size_t len;
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  munmap(mem, bytes);
+}
+END_TEST
+
+static Suite *shm_ring_suite(void) {
+  Suite *s = suite_create("shm_ring");
+  TCase *tc = tcase_create("ring");
+  tcase_set_timeout(tc, 180);
+  tcase_add_test(tc, test_ring_rejects_bad_shapes);
+  tcase_add_test(tc, test_ring_empty_then_fifo_order);
+  tcase_add_test(tc, test_ring_full_returns_again_and_recovers);
+  tcase_add_test(tc, test_ring_wraps_around_many_times);
+  tcase_add_test(tc, test_ring_cell_size_limit_and_gather);
+  tcase_add_test(tc, test_ring_waiting_flag_is_taken_once);
+  tcase_add_test(tc, test_ring_forked_producer_streams_100k_packets_intact);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(shm_ring_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
