@@ -1,0 +1,335 @@
+/*
+ * PMI-1 wire-protocol client, as spoken by hcmpirun, MPICH's Hydra
+ * (PMI_FD, or PMI_PORT with -pmi-port) and Slurm's srun --mpi=pmi2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/kvstore.h"
+#include "bootstrap/pmi1_wire.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Cache flags: our own puts survive a fence, fetched values do not (another
+ * rank may publish a new value for the key in a later epoch). */
+#define PMI1_KV_OWN 1
+#define PMI1_KV_FETCHED 2
+
+typedef struct pmi1_ctx {
+  int fd;
+  int rank;
+  int size;
+  int keylen_max;
+  int vallen_max;
+  char kvsname[257];
+  hc_kvstore_t cache;
+  hc_pmi1_reader_t reader;
+  hc_pmi1_msg_t msg; /* last reply */
+} pmi1_ctx_t;
+
+static int pmi1_detect(void) {
+  const char *fd = getenv("PMI_FD");
+  const char *port = getenv("PMI_PORT");
+  return (fd != NULL && *fd != '\0') || (port != NULL && *port != '\0');
+}
+
+static hc_status_t pmi1_send(pmi1_ctx_t *c, const char *line, int len) {
+  if (len < 0)
+    return HC_ERR_ARG;
+  if (hc_pmi1_write_all(c->fd, line, (size_t)len) != 0) {
+    hc_log(HC_LOG_ERROR, "pmi1", "write to launcher failed: %s",
+           strerror(errno));
+    return HC_ERR_BOOTSTRAP;
+  }
+  return HC_OK;
+}
+
+/* Reads one reply into c->msg and checks it is the expected command. */
+static hc_status_t pmi1_expect(pmi1_ctx_t *c, const char *cmd) {
+  char line[HC_PMI1_LINE_MAX];
+  ssize_t n = hc_pmi1_read_line(&c->reader, line, sizeof line);
+  if (n < 0) {
+    hc_log(HC_LOG_ERROR, "pmi1", "waiting for %s: %s", cmd, strerror(errno));
+    return HC_ERR_BOOTSTRAP;
+  }
+  if (hc_pmi1_parse(line, (size_t)n, &c->msg) != 0 ||
+      strcmp(hc_pmi1_cmd(&c->msg), cmd) != 0) {
+    hc_log(HC_LOG_ERROR, "pmi1", "expected %s, got '%s'", cmd, line);
+    return HC_ERR_BOOTSTRAP;
+  }
+  return HC_OK;
+}
+
+/* One request and its reply; rc != 0 in the reply is an error. */
+static hc_status_t pmi1_call(pmi1_ctx_t *c, const char *line, int len,
+                             const char *reply) {
+  hc_status_t st = pmi1_send(c, line, len);
+  if (st == HC_OK)
+    st = pmi1_expect(c, reply);
+  if (st == HC_OK && hc_pmi1_rc(&c->msg) != 0) {
+    const char *why = hc_pmi1_get(&c->msg, "msg");
+    hc_log(HC_LOG_DEBUG, "pmi1", "%s failed: rc=%d %s", reply,
+           hc_pmi1_rc(&c->msg), why ? why : "");
+    st = HC_ERR_BOOTSTRAP;
+  }
+  return st;
+}
+
+static int pmi1_connect_port(const char *hostport) {
+  char host[256];
+  const char *colon = strrchr(hostport, ':');
+  if (colon == NULL || (size_t)(colon - hostport) >= sizeof host)
+    return -1;
+  memcpy(host, hostport, (size_t)(colon - hostport));
+  host[colon - hostport] = '\0';
+  struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+  struct addrinfo *res = NULL;
+  if (getaddrinfo(host, colon + 1, &hints, &res) != 0)
+    return -1;
+  int fd = -1;
+  for (struct addrinfo *a = res; a != NULL && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(res);
+  return fd;
+}
+
+/* PMI_PORT mode: the server learns who we are from PMI_ID, then tells us
+ * size, rank and debug in "cmd=set" lines. */
+static hc_status_t pmi1_initack(pmi1_ctx_t *c) {
+  char line[HC_PMI1_LINE_MAX];
+  const char *id = hc_env_string("PMI_ID", "0");
+  hc_status_t st = pmi1_call(
+      c, line, hc_pmi1_format(line, sizeof line, "initack", "pmiid", id, NULL),
+      "initack");
+  const char *keys[] = {"size", "rank", "debug"};
+  for (int i = 0; i < 3 && st == HC_OK; i++) {
+    st = pmi1_expect(c, "set");
+    long v = hc_pmi1_get_long(&c->msg, keys[i], -1);
+    if (i == 0 && v > 0)
+      c->size = (int)v;
+    if (i == 1 && v >= 0)
+      c->rank = (int)v;
+  }
+  return st;
+}
+
+static hc_status_t pmi1_open(pmi1_ctx_t *c) {
+  const char *fdtext = getenv("PMI_FD");
+  if (fdtext != NULL && *fdtext != '\0') {
+    char *end = NULL;
+    long fd = strtol(fdtext, &end, 10);
+    if (*end != '\0' || fd < 0)
+      return HC_ERR_BOOTSTRAP;
+    c->fd = (int)fd;
+    /* Programs the rank starts must not inherit the launcher's channel. */
+    fcntl(c->fd, F_SETFD, FD_CLOEXEC);
+    hc_pmi1_reader_init(&c->reader, c->fd);
+    return HC_OK;
+  }
+  const char *port = getenv("PMI_PORT");
+  c->fd = port ? pmi1_connect_port(port) : -1;
+  if (c->fd < 0) {
+    hc_log(HC_LOG_ERROR, "pmi1", "cannot connect to PMI_PORT=%s",
+           port ? port : "");
+    return HC_ERR_BOOTSTRAP;
+  }
+  hc_pmi1_reader_init(&c->reader, c->fd);
+  return pmi1_initack(c);
+}
+
+static hc_status_t pmi1_handshake(pmi1_ctx_t *c, hc_bootstrap_info_t *info) {
+  char line[HC_PMI1_LINE_MAX];
+  hc_status_t st = pmi1_call(
+      c, line,
+      hc_pmi1_format(line, sizeof line, "init", "pmi_version", "1",
+                     "pmi_subversion", "1", NULL),
+      "response_to_init");
+  if (st == HC_OK)
+    st = pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "get_maxes", NULL),
+                   "maxes");
+  if (st != HC_OK)
+    return st;
+  c->keylen_max = (int)hc_pmi1_get_long(&c->msg, "keylen_max", 64);
+  c->vallen_max = (int)hc_pmi1_get_long(&c->msg, "vallen_max", 1024);
+  st = pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "get_appnum", NULL),
+                 "appnum");
+  info->appnum = (int)hc_pmi1_get_long(&c->msg, "appnum", -1);
+  if (st == HC_OK)
+    st = pmi1_call(
+        c, line, hc_pmi1_format(line, sizeof line, "get_universe_size", NULL),
+        "universe_size");
+  info->universe_size = (int)hc_pmi1_get_long(&c->msg, "size", -1);
+  if (st == HC_OK)
+    st = pmi1_call(
+        c, line, hc_pmi1_format(line, sizeof line, "get_my_kvsname", NULL),
+        "my_kvsname");
+  const char *kvs = st == HC_OK ? hc_pmi1_get(&c->msg, "kvsname") : NULL;
+  if (kvs == NULL || strlen(kvs) >= sizeof c->kvsname)
+    return HC_ERR_BOOTSTRAP;
+  strcpy(c->kvsname, kvs);
+  return HC_OK;
+}
+
+static hc_status_t pmi1_rank_size(pmi1_ctx_t *c) {
+  long rank = hc_env_long("PMI_RANK", c->rank);
+  long size = hc_env_long("PMI_SIZE", c->size);
+  if (size < 1 || rank < 0 || rank >= size) {
+    hc_log(HC_LOG_ERROR, "pmi1", "bad rank %ld / size %ld from launcher",
+           rank, size);
+    return HC_ERR_BOOTSTRAP;
+  }
+  c->rank = (int)rank;
+  c->size = (int)size;
+  return HC_OK;
+}
+
+static void pmi1_fini(void *ctx);
+
+static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
+  *ctxp = NULL;
+  pmi1_ctx_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return HC_ERR_NOMEM;
+  c->fd = -1;
+  c->rank = -1;
+  c->size = 0;
+  hc_kvstore_init(&c->cache);
+  hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
+  hc_status_t st = pmi1_open(c);
+  if (st == HC_OK)
+    st = pmi1_handshake(c, &got);
+  if (st == HC_OK)
+    st = pmi1_rank_size(c);
+  if (st != HC_OK) {
+    pmi1_fini(c);
+    return HC_ERR_BOOTSTRAP;
+  }
+  got.rank = c->rank;
+  got.size = c->size;
+  *info = got;
+  *ctxp = c;
+  return HC_OK;
+}
+
+static int pmi1_bad_text(const char *s) {
+  return strpbrk(s, " \n\r") != NULL;
+}
+
+static hc_status_t pmi1_put(void *ctx, const char *key, const char *value) {
+  pmi1_ctx_t *c = ctx;
+  if (c == NULL || key == NULL || value == NULL)
+    return HC_ERR_ARG;
+  if ((int)strlen(key) >= c->keylen_max ||
+      (int)strlen(value) >= c->vallen_max || pmi1_bad_text(value) ||
+      pmi1_bad_text(key) || strchr(key, '=') != NULL || *key == '\0')
+    return HC_ERR_ARG;
+  char line[HC_PMI1_LINE_MAX];
+  int len = hc_pmi1_format(line, sizeof line, "put", "kvsname", c->kvsname,
+                           "key", key, "value", value, NULL);
+  hc_status_t st = pmi1_call(c, line, len, "put_result");
+  if (st == HC_OK && hc_kvstore_set(&c->cache, key, value, PMI1_KV_OWN) != 0)
+    return HC_ERR_NOMEM;
+  return st;
+}
+
+static hc_status_t pmi1_fence(void *ctx) {
+  pmi1_ctx_t *c = ctx;
+  if (c == NULL)
+    return HC_ERR_ARG;
+  char line[64];
+  hc_status_t st = pmi1_call(
+      c, line, hc_pmi1_format(line, sizeof line, "barrier_in", NULL),
+      "barrier_out");
+  hc_kvstore_prune(&c->cache, PMI1_KV_OWN);
+  return st;
+}
+
+static hc_status_t pmi1_copy_out(const char *v, char *value, size_t len) {
+  size_t n = strlen(v);
+  if (n >= len)
+    return HC_ERR_TRUNCATE;
+  memcpy(value, v, n + 1);
+  return HC_OK;
+}
+
+static hc_status_t pmi1_get(void *ctx, const char *key, char *value,
+                            size_t len) {
+  pmi1_ctx_t *c = ctx;
+  if (c == NULL || key == NULL || value == NULL || len == 0 ||
+      pmi1_bad_text(key) || *key == '\0' || strchr(key, '=') != NULL)
+    return HC_ERR_ARG;
+  const char *cached = hc_kvstore_get(&c->cache, key);
+  if (cached != NULL)
+    return pmi1_copy_out(cached, value, len);
+  char line[HC_PMI1_LINE_MAX];
+  int n = hc_pmi1_format(line, sizeof line, "get", "kvsname", c->kvsname,
+                         "key", key, NULL);
+  hc_status_t st = pmi1_call(c, line, n, "get_result");
+  if (st != HC_OK)
+    return HC_ERR_BOOTSTRAP;
+  const char *v = hc_pmi1_get(&c->msg, "value");
+  if (v == NULL)
+    return HC_ERR_BOOTSTRAP;
+  if (hc_kvstore_set(&c->cache, key, v, PMI1_KV_FETCHED) != 0)
+    return HC_ERR_NOMEM;
+  return pmi1_copy_out(v, value, len);
+}
+
+/* The PMI-1 wire carries no message, so it goes to stderr here; then we
+ * give the launcher a moment to kill the job, so that the job's exit code
+ * is the one asked for rather than whatever our exit races in. */
+static void pmi1_abort(void *ctx, int code, const char *message) {
+  pmi1_ctx_t *c = ctx;
+  if (message != NULL && *message != '\0')
+    fprintf(stderr, "hcmpi: rank %d: %s\n", c ? c->rank : 0, message);
+  if (c == NULL || c->fd < 0)
+    return;
+  char num[24], line[64];
+  snprintf(num, sizeof num, "%d", code);
+  int len = hc_pmi1_format(line, sizeof line, "abort", "exitcode", num, NULL);
+  if (pmi1_send(c, line, len) != HC_OK)
+    return;
+  struct pollfd p = {.fd = c->fd, .events = POLLIN};
+  while (poll(&p, 1, 5000) > 0 && hc_pmi1_reader_fill(&c->reader) > 0)
+    ;
+}
+
+static void pmi1_fini(void *ctx) {
+  pmi1_ctx_t *c = ctx;
+  if (c == NULL)
+    return;
+  if (c->fd >= 0 && c->kvsname[0] != '\0') {
+    char line[64];
+    if (pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "finalize", NULL),
+                  "finalize_ack") != HC_OK)
+      hc_log(HC_LOG_WARN, "pmi1", "no finalize_ack from launcher");
+  }
+  if (c->fd >= 0)
+    close(c->fd);
+  hc_kvstore_fini(&c->cache);
+  free(c);
+}
+
+const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops = {
+    .name = "pmi1",
+    .detect = pmi1_detect,
+    .init = pmi1_init,
+    .put = pmi1_put,
+    .fence = pmi1_fence,
+    .get = pmi1_get,
+    .abort = pmi1_abort,
+    .fini = pmi1_fini,
+};

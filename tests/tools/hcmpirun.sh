@@ -1,0 +1,128 @@
+#!/bin/sh
+# hcmpirun end to end: key exchange, labels, failure propagation, teardown of
+# a job whose rank was killed, --timeout, stdin, the same client under
+# MPICH's Hydra (skipped when absent), and the singleton fallback.
+# Run from the build directory (make check does).
+
+RUN=./tools/hcmpirun
+CLIENT=./tests/tools/pmi_client
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  echo "--- stdout"; cat "$T/out"
+  echo "--- stderr"; cat "$T/err"
+  failures=$((failures + 1))
+}
+pass() { echo "PASS: $*"; }
+
+# Every launch is guarded so that a hang fails the test instead of blocking.
+launch() {
+  timeout 60 "$@" >"$T/out" 2>"$T/err" </dev/null
+}
+
+for f in "$RUN" "$CLIENT"; do
+  [ -x "$f" ] || { echo "missing $f (run from the build directory)"; exit 99; }
+done
+
+# 1. Four ranks exchange values through the embedded PMI-1 server.
+launch $RUN -n 4 $CLIENT --expect-size 4 --expect-backend pmi1
+rc=$?
+ok=$(grep -c '^pmi_client: rank [0-3] of 4 ok (pmi1)$' "$T/out")
+if [ $rc -eq 0 ] && [ "$ok" -eq 4 ]; then pass "-n 4 exchange"; else fail "-n 4 exchange (rc=$rc, ok lines=$ok)"; fi
+
+# 2. --label prefixes every line with its rank; a last line without a
+#    newline is still flushed.
+launch $RUN -np 3 --label sh -c 'echo "hello $PMI_RANK/$PMI_SIZE/$MPI_LOCALNRANKS"; printf tail'
+rc=$?
+sort "$T/out" >"$T/sorted"
+printf '%s\n' '[0] hello 0/3/3' '[0] tail' '[1] hello 1/3/3' '[1] tail' \
+  '[2] hello 2/3/3' '[2] tail' >"$T/want"
+if [ $rc -eq 0 ] && cmp -s "$T/sorted" "$T/want"; then pass "--label"; else fail "--label (rc=$rc)"; diff "$T/want" "$T/sorted"; fi
+
+# 3. --env reaches every rank; output without --label is passed unchanged.
+launch $RUN -n 2 --env HC_TEST_X=a=b sh -c 'echo "x=$HC_TEST_X"'
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^x=a=b$' "$T/out")" -eq 2 ]; then pass "--env"; else fail "--env (rc=$rc)"; fi
+
+# 4. A rank that exits 3 before finalize: the job's status is 3, the message
+#    names the rank, the others (waiting in a fence) are torn down.
+launch $RUN -n 3 $CLIENT --fail-rank 1 --exit-code 3
+rc=$?
+if [ $rc -eq 3 ] && grep -q '^hcmpirun: rank 1 (pid [0-9]*) exited with code 3 before MPI_Finalize$' "$T/err"; then
+  pass "failing rank's exit code propagates"
+else
+  fail "failing rank's exit code propagates (rc=$rc)"
+fi
+
+# 5. A rank killed by SIGKILL: status 137, one line naming it; the other
+#    ranks, blocked in a fence, are terminated.
+launch $RUN -n 3 $CLIENT --kill-rank 2
+rc=$?
+if [ $rc -eq 137 ] && grep -q '^hcmpirun: rank 2 (pid [0-9]*) killed by signal 9 (Killed)$' "$T/err" &&
+  [ "$(grep -c '^hcmpirun:' "$T/err")" -eq 1 ]; then
+  pass "killed rank ends the job"
+else
+  fail "killed rank ends the job (rc=$rc)"
+fi
+
+# 6. Ranks that ignore SIGTERM are still killed after the grace period.
+HCMPI_KILL_GRACE=1 launch $RUN -n 2 sh -c 'trap "" TERM; if [ "$PMI_RANK" = 1 ]; then exit 5; fi; while :; do sleep 1; done'
+rc=$?
+if [ $rc -eq 5 ] && grep -q 'rank 1 (pid [0-9]*) exited with code 5 before MPI_Finalize' "$T/err"; then
+  pass "SIGKILL after grace"
+else
+  fail "SIGKILL after grace (rc=$rc)"
+fi
+
+# 7. An abort ends the job with the code given.
+launch $RUN -n 2 $CLIENT --abort-rank 0 --exit-code 7
+rc=$?
+if [ $rc -eq 7 ] && grep -q '^hcmpirun: rank 0 aborted with exit code 7$' "$T/err"; then
+  pass "abort"
+else
+  fail "abort (rc=$rc)"
+fi
+
+# 8. --timeout ends a hung job with status 124.
+launch $RUN -n 2 --timeout 1 sleep 100
+rc=$?
+if [ $rc -eq 124 ] && grep -q 'timed out' "$T/err"; then pass "--timeout"; else fail "--timeout (rc=$rc)"; fi
+
+# 9. stdin goes to rank 0 only; the others read end of file.
+printf 'from stdin\n' | timeout 60 $RUN -n 2 $CLIENT --stdin >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^rank 0 stdin: from stdin$' "$T/out" && grep -q '^rank 1 stdin: EOF$' "$T/out"; then
+  pass "stdin to rank 0"
+else
+  fail "stdin to rank 0 (rc=$rc)"
+fi
+
+# 10. A program that cannot be started fails the job with 127.
+launch $RUN -n 2 ./no/such/program
+rc=$?
+if [ $rc -eq 127 ] && grep -q 'cannot execute' "$T/err"; then pass "exec failure"; else fail "exec failure (rc=$rc)"; fi
+
+# 11. Singleton: no PMI variables, rank 0 of 1.
+launch env -u PMI_FD -u PMI_PORT -u PMI_RANK -u PMI_SIZE $CLIENT --expect-size 1 --expect-backend singleton
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^pmi_client: rank 0 of 1 ok (singleton)$' "$T/out"; then pass "singleton"; else fail "singleton (rc=$rc)"; fi
+
+# 12. The same client under MPICH's Hydra, with PMI_FD and with PMI_PORT.
+if command -v mpiexec.mpich >/dev/null 2>&1; then
+  launch mpiexec.mpich -n 3 $CLIENT --expect-size 3 --expect-backend pmi1
+  rc=$?
+  ok=$(grep -c 'of 3 ok (pmi1)$' "$T/out")
+  if [ $rc -eq 0 ] && [ "$ok" -eq 3 ]; then pass "mpiexec.mpich PMI_FD"; else fail "mpiexec.mpich PMI_FD (rc=$rc)"; fi
+  launch mpiexec.mpich -pmi-port -n 3 $CLIENT --expect-size 3 --expect-backend pmi1
+  rc=$?
+  ok=$(grep -c 'of 3 ok (pmi1)$' "$T/out")
+  if [ $rc -eq 0 ] && [ "$ok" -eq 3 ]; then pass "mpiexec.mpich PMI_PORT"; else fail "mpiexec.mpich PMI_PORT (rc=$rc)"; fi
+else
+  echo "SKIP: mpiexec.mpich not installed"
+fi
+
+echo "$failures failed"
+[ $failures -eq 0 ]

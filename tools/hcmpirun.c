@@ -1,0 +1,756 @@
+/*
+ * hcmpirun: starts N copies of a program on this host and serves them the
+ * PMI-1 wire protocol over inherited socketpairs (PMI_FD), the way MPICH's
+ * Hydra does for a local job.  One poll() loop handles the PMI sockets, the
+ * ranks' stdout/stderr pipes and signals (through a signalfd).
+ *
+ * Exit status: 0 when every rank exits 0; otherwise the exit code of the
+ * first rank that failed (128+N for a rank killed by signal N), the code
+ * given to an abort, 124 when --timeout expired, 128+N when hcmpirun itself
+ * was interrupted by signal N and no rank reported a failure, 1 for usage
+ * or start-up errors.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bootstrap/kvstore.h"
+#include "bootstrap/pmi1_wire.h"
+#include "util/env.h"
+
+#define RUN_OUT_BUF 8192
+#define RUN_EXIT_TIMEOUT 124
+
+typedef struct run_stream {
+  int fd; /* -1 once closed */
+  int to; /* 1 or 2: where the lines go */
+  int at_line_start;
+  size_t len;
+  char buf[RUN_OUT_BUF];
+} run_stream_t;
+
+typedef struct run_rank {
+  pid_t pid;
+  int alive;
+  int initialized;
+  int finalized;
+  int in_barrier;
+  int pmi_fd; /* launcher's end; -1 once closed */
+  hc_pmi1_reader_t reader;
+  run_stream_t out;
+  run_stream_t err;
+} run_rank_t;
+
+typedef struct run_opts {
+  int n;
+  int label;
+  long timeout_s;
+  int nenv;
+  char **env;
+  char **argv;
+} run_opts_t;
+
+typedef struct run_job {
+  run_opts_t opt;
+  run_rank_t *ranks;
+  int nalive;
+  int nbarrier;
+  hc_kvstore_t kv;
+  char kvsname[64];
+  int sigfd;
+  int terminating;
+  int killed; /* SIGKILL sent */
+  double kill_at;
+  double deadline; /* 0: none */
+  int have_code;
+  int exit_code;
+  int interrupt_sig;
+} run_job_t;
+
+static double run_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static void run_usage(FILE *f) {
+  fprintf(f,
+          "usage: hcmpirun [-n|-np N] [--label] [--timeout S] [--env K=V]..."
+          " prog [args...]\n"
+          "  -n, -np N     start N ranks (default 1)\n"
+          "  --label       prefix each output line with \"[rank] \"\n"
+          "  --timeout S   end the job after S seconds (exit status 124)\n"
+          "  --env K=V     set K=V in every rank's environment\n"
+          "Environment: HCMPI_KILL_GRACE seconds between SIGTERM and SIGKILL "
+          "when the job is torn down (default 2).\n");
+}
+
+static int run_parse_long(const char *text, long min, long *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = text ? strtol(text, &end, 10) : 0;
+  if (text == NULL || *text == '\0' || *end != '\0' || errno != 0 || v < min)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* Returns 0 to run, 1 to exit 0 (help), -1 on a usage error. */
+static int run_parse_args(int argc, char **argv, run_opts_t *o) {
+  long v;
+  o->n = 1;
+  o->env = calloc((size_t)argc, sizeof *o->env);
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      run_usage(stdout);
+      return 1;
+    } else if (strcmp(a, "--label") == 0 || strcmp(a, "-l") == 0) {
+      o->label = 1;
+    } else if ((strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0) &&
+               run_parse_long(argv[i + 1], 1, &v) == 0 && v <= 100000) {
+      o->n = (int)v;
+      i++;
+    } else if (strcmp(a, "--timeout") == 0 &&
+               run_parse_long(argv[i + 1], 1, &v) == 0) {
+      o->timeout_s = v;
+      i++;
+    } else if (strcmp(a, "--env") == 0 && argv[i + 1] != NULL &&
+               strchr(argv[i + 1], '=') != NULL && argv[i + 1][0] != '=') {
+      o->env[o->nenv++] = argv[++i];
+    } else {
+      fprintf(stderr, "hcmpirun: bad option or argument: %s\n", a);
+      return -1;
+    }
+  }
+  if (i >= argc) {
+    fprintf(stderr, "hcmpirun: no program given\n");
+    return -1;
+  }
+  o->argv = argv + i;
+  return 0;
+}
+
+/* ---- output forwarding ------------------------------------------------- */
+
+/* One write per line, so lines of different ranks never mix. */
+static void run_emit(run_job_t *job, int rank, run_stream_t *s,
+                     const char *p, size_t len, int ends_line) {
+  static char line[RUN_OUT_BUF + 32];
+  size_t used = 0;
+  if (job->opt.label && s->at_line_start)
+    used = (size_t)snprintf(line, 32, "[%d] ", rank);
+  memcpy(line + used, p, len);
+  used += len;
+  if (ends_line && job->opt.label && (len == 0 || p[len - 1] != '\n'))
+    line[used++] = '\n';
+  s->at_line_start = len > 0 && line[used - 1] == '\n';
+  if (hc_pmi1_write_all(s->to, line, used) != 0 && errno != EPIPE)
+    perror("hcmpirun: write");
+}
+
+static void run_stream_flush_lines(run_job_t *job, int rank,
+                                   run_stream_t *s) {
+  size_t start = 0;
+  for (;;) {
+    char *nl = memchr(s->buf + start, '\n', s->len - start);
+    if (nl == NULL)
+      break;
+    size_t end = (size_t)(nl - s->buf) + 1;
+    run_emit(job, rank, s, s->buf + start, end - start, 0);
+    start = end;
+  }
+  if (start == 0 && s->len == sizeof s->buf) {
+    /* A line longer than the buffer goes out in pieces. */
+    run_emit(job, rank, s, s->buf, s->len, 0);
+    start = s->len;
+  }
+  memmove(s->buf, s->buf + start, s->len - start);
+  s->len -= start;
+}
+
+static void run_stream_close(run_job_t *job, int rank, run_stream_t *s) {
+  if (s->len > 0)
+    run_emit(job, rank, s, s->buf, s->len, 1);
+  s->len = 0;
+  close(s->fd);
+  s->fd = -1;
+}
+
+static void run_stream_read(run_job_t *job, int rank, run_stream_t *s) {
+  ssize_t n;
+  do
+    n = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return;
+  if (n <= 0) {
+    run_stream_close(job, rank, s);
+    return;
+  }
+  s->len += (size_t)n;
+  run_stream_flush_lines(job, rank, s);
+}
+
+/* ---- job control ------------------------------------------------------- */
+
+static void run_signal_all(run_job_t *job, int sig) {
+  for (int r = 0; r < job->opt.n; r++)
+    if (job->ranks[r].alive)
+      kill(job->ranks[r].pid, sig);
+}
+
+static void run_terminate(run_job_t *job, int sig) {
+  if (job->terminating) {
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+      run_signal_all(job, SIGKILL);
+      job->killed = 1;
+    }
+    return;
+  }
+  job->terminating = 1;
+  run_signal_all(job, sig);
+  job->kill_at = run_now() + (double)hc_env_long("HCMPI_KILL_GRACE", 2);
+}
+
+static void run_fail(run_job_t *job, int code) {
+  if (!job->have_code) {
+    job->have_code = 1;
+    job->exit_code = code;
+  }
+}
+
+/* ---- PMI server ---------------------------------------------------------- */
+
+static void run_reply(run_job_t *job, int r, const char *line, int len) {
+  if (len < 0 || job->ranks[r].pmi_fd < 0)
+    return;
+  /* A rank that died with a reply pending is handled by its exit status. */
+  (void)hc_pmi1_write_all(job->ranks[r].pmi_fd, line, (size_t)len);
+}
+
+static void pmi_cmd_init(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[128];
+  const char *ver = hc_pmi1_get(m, "pmi_version");
+  int ok = ver != NULL && strcmp(ver, "1") == 0;
+  job->ranks[r].initialized = 1;
+  run_reply(job, r,
+            line,
+            hc_pmi1_format(line, sizeof line, "response_to_init",
+                           "pmi_version", "1", "pmi_subversion", "1", "rc",
+                           ok ? "0" : "-1", NULL));
+}
+
+static void pmi_cmd_maxes(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[128];
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "maxes", "rc", "0",
+                           "kvsname_max", "256", "keylen_max", "64",
+                           "vallen_max", "1024", NULL));
+}
+
+static void pmi_cmd_appnum(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[64];
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "appnum", "rc", "0", "appnum",
+                           "0", NULL));
+}
+
+static void pmi_cmd_universe(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[64], num[24];
+  snprintf(num, sizeof num, "%d", job->opt.n);
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "universe_size", "rc", "0",
+                           "size", num, NULL));
+}
+
+static void pmi_cmd_kvsname(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[128];
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "my_kvsname", "rc", "0",
+                           "kvsname", job->kvsname, NULL));
+}
+
+static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[128];
+  const char *key = hc_pmi1_get(m, "key");
+  const char *value = hc_pmi1_get(m, "value");
+  const char *why = NULL;
+  if (key == NULL || value == NULL || *key == '\0')
+    why = "missing_key_or_value";
+  else if (strlen(key) >= 64 || strlen(value) >= 1024)
+    why = "key_or_value_too_long";
+  else if (hc_kvstore_set(&job->kv, key, value, 0) != 0)
+    why = "out_of_memory";
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "put_result", "rc",
+                           why ? "-1" : "0", "msg", why ? why : "success",
+                           NULL));
+}
+
+static void pmi_cmd_get(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[HC_PMI1_LINE_MAX];
+  const char *key = hc_pmi1_get(m, "key");
+  const char *value = key ? hc_kvstore_get(&job->kv, key) : NULL;
+  if (value != NULL)
+    run_reply(job, r, line,
+              hc_pmi1_format(line, sizeof line, "get_result", "rc", "0", "msg",
+                             "success", "value", value, NULL));
+  else
+    run_reply(job, r, line,
+              hc_pmi1_format(line, sizeof line, "get_result", "rc", "-1",
+                             "msg", "key_not_found", NULL));
+}
+
+static void pmi_cmd_barrier(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  if (job->ranks[r].in_barrier)
+    return;
+  job->ranks[r].in_barrier = 1;
+  if (++job->nbarrier < job->opt.n)
+    return;
+  char line[64];
+  int len = hc_pmi1_format(line, sizeof line, "barrier_out", "rc", "0", NULL);
+  job->nbarrier = 0;
+  for (int i = 0; i < job->opt.n; i++) {
+    job->ranks[i].in_barrier = 0;
+    run_reply(job, i, line, len);
+  }
+}
+
+static void pmi_cmd_finalize(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  char line[64];
+  job->ranks[r].finalized = 1;
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "finalize_ack", "rc", "0", NULL));
+}
+
+static void pmi_cmd_abort(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  int code = (int)hc_pmi1_get_long(m, "exitcode", 1);
+  if (!job->terminating)
+    fprintf(stderr, "hcmpirun: rank %d aborted with exit code %d\n", r, code);
+  run_fail(job, code);
+  run_terminate(job, SIGTERM);
+}
+
+typedef struct pmi_cmd {
+  const char *name;
+  void (*handle)(run_job_t *job, int r, const hc_pmi1_msg_t *m);
+} pmi_cmd_t;
+
+static const pmi_cmd_t pmi_cmds[] = {
+    {"init", pmi_cmd_init},
+    {"get_maxes", pmi_cmd_maxes},
+    {"get_appnum", pmi_cmd_appnum},
+    {"get_universe_size", pmi_cmd_universe},
+    {"get_my_kvsname", pmi_cmd_kvsname},
+    {"put", pmi_cmd_put},
+    {"get", pmi_cmd_get},
+    {"barrier_in", pmi_cmd_barrier},
+    {"finalize", pmi_cmd_finalize},
+    {"abort", pmi_cmd_abort},
+};
+
+static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
+  static hc_pmi1_msg_t msg;
+  if (hc_pmi1_parse(line, len, &msg) != 0) {
+    fprintf(stderr, "hcmpirun: rank %d: malformed PMI line: %.80s\n", r, line);
+    return;
+  }
+  const char *cmd = hc_pmi1_cmd(&msg);
+  for (size_t i = 0; i < sizeof pmi_cmds / sizeof pmi_cmds[0]; i++)
+    if (strcmp(cmd, pmi_cmds[i].name) == 0) {
+      pmi_cmds[i].handle(job, r, &msg);
+      return;
+    }
+  fprintf(stderr, "hcmpirun: rank %d: unsupported PMI command '%s'\n", r, cmd);
+  char reply[128];
+  run_reply(job, r, reply,
+            hc_pmi1_format(reply, sizeof reply, cmd, "rc", "-1", "msg",
+                           "unsupported_command", NULL));
+}
+
+static void pmi_close(run_rank_t *rk) {
+  close(rk->pmi_fd);
+  rk->pmi_fd = -1;
+}
+
+static void pmi_serve(run_job_t *job, int r) {
+  run_rank_t *rk = &job->ranks[r];
+  ssize_t n = hc_pmi1_reader_fill(&rk->reader);
+  if (n < 0 && errno == EAGAIN)
+    return;
+  static char line[HC_PMI1_LINE_MAX];
+  ssize_t len;
+  while (rk->pmi_fd >= 0 &&
+         (len = hc_pmi1_reader_next(&rk->reader, line, sizeof line)) != -1) {
+    if (len == -2)
+      fprintf(stderr, "hcmpirun: rank %d: PMI line too long\n", r);
+    else
+      pmi_dispatch(job, r, line, (size_t)len);
+  }
+  if (n < 0 && errno == EMSGSIZE)
+    fprintf(stderr, "hcmpirun: rank %d: PMI line too long\n", r);
+  if (n <= 0 && rk->pmi_fd >= 0)
+    pmi_close(rk);
+}
+
+/* ---- children ------------------------------------------------------------ */
+
+static void run_report_exit(run_job_t *job, int r, int status) {
+  run_rank_t *rk = &job->ranks[r];
+  int code;
+  char what[160];
+  int stop_others = !rk->finalized;
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    code = 128 + sig;
+    snprintf(what, sizeof what, "killed by signal %d (%s)", sig,
+             strsignal(sig));
+  } else {
+    code = WEXITSTATUS(status);
+    snprintf(what, sizeof what, "exited with code %d%s", code,
+             rk->finalized ? "" : " before MPI_Finalize");
+    if (code == 0 && rk->initialized && !rk->finalized) {
+      /* Its peers may wait for it in a fence forever. */
+      code = 1;
+      snprintf(what, sizeof what,
+               "exited with code 0 without calling MPI_Finalize");
+    }
+  }
+  if (code == 0)
+    return;
+  if (!job->terminating)
+    fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid,
+            what);
+  run_fail(job, code);
+  if (stop_others || WIFSIGNALED(status))
+    run_terminate(job, SIGTERM);
+}
+
+static void run_reap(run_job_t *job) {
+  int status;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (int r = 0; r < job->opt.n; r++) {
+      run_rank_t *rk = &job->ranks[r];
+      if (rk->pid != pid || !rk->alive)
+        continue;
+      rk->alive = 0;
+      job->nalive--;
+      /* Requests it sent just before exiting (finalize) count. */
+      if (rk->pmi_fd >= 0)
+        pmi_serve(job, r);
+      if (rk->pmi_fd >= 0)
+        pmi_close(rk);
+      run_report_exit(job, r, status);
+    }
+  }
+}
+
+static void run_on_signal(run_job_t *job) {
+  struct signalfd_siginfo si;
+  while (read(job->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+    int sig = (int)si.ssi_signo;
+    if (sig == SIGCHLD)
+      continue;
+    if (!job->interrupt_sig)
+      job->interrupt_sig = sig;
+    run_terminate(job, sig);
+  }
+  run_reap(job);
+}
+
+/* ---- start-up ------------------------------------------------------------ */
+
+static void run_close_from(int lowfd) {
+  if (close_range((unsigned)lowfd, ~0U, 0) == 0)
+    return;
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536)
+    max = 65536;
+  for (int fd = lowfd; fd < max; fd++)
+    close(fd);
+}
+
+static void run_set_env(const run_job_t *job, int r) {
+  char num[24];
+  snprintf(num, sizeof num, "%d", r);
+  setenv("PMI_RANK", num, 1);
+  setenv("MPI_LOCALRANKID", num, 1);
+  snprintf(num, sizeof num, "%d", job->opt.n);
+  setenv("PMI_SIZE", num, 1);
+  setenv("MPI_LOCALNRANKS", num, 1);
+  setenv("PMI_FD", "3", 1);
+  unsetenv("PMI_PORT");
+  unsetenv("PMI_ID");
+  for (int i = 0; i < job->opt.nenv; i++)
+    putenv(job->opt.env[i]);
+}
+
+/* In the child between fork and exec: stdout/stderr into the pipes, stdin
+ * only for rank 0, the PMI socket as fd 3, nothing else open. */
+static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
+                      const sigset_t *oldmask) {
+  if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
+    _exit(127);
+  if (r != 0) {
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) < 0)
+      _exit(127);
+  }
+  if (pmi == 3)
+    fcntl(pmi, F_SETFD, 0);
+  else if (dup2(pmi, 3) < 0)
+    _exit(127);
+  run_close_from(4);
+  run_set_env(job, r);
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, oldmask, NULL);
+  execvp(job->opt.argv[0], job->opt.argv);
+  fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", job->opt.argv[0],
+          strerror(errno));
+  _exit(127);
+}
+
+static void run_stream_init(run_stream_t *s, int fd, int to) {
+  s->fd = fd;
+  s->to = to;
+  s->at_line_start = 1;
+  s->len = 0;
+}
+
+static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
+  int sv[2], po[2], pe[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return -1;
+  if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)
+    return -1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0)
+    run_child(job, r, sv[1], po[1], pe[1], oldmask);
+  close(sv[1]);
+  close(po[1]);
+  close(pe[1]);
+  run_rank_t *rk = &job->ranks[r];
+  rk->pid = pid;
+  rk->alive = 1;
+  rk->pmi_fd = sv[0];
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  fcntl(po[0], F_SETFL, O_NONBLOCK);
+  fcntl(pe[0], F_SETFL, O_NONBLOCK);
+  hc_pmi1_reader_init(&rk->reader, sv[0]);
+  run_stream_init(&rk->out, po[0], 1);
+  run_stream_init(&rk->err, pe[0], 2);
+  job->nalive++;
+  return 0;
+}
+
+/* ---- main loop ----------------------------------------------------------- */
+
+enum { RUN_FD_SIG, RUN_FD_PMI, RUN_FD_OUT, RUN_FD_ERR };
+
+typedef struct run_pollset {
+  struct pollfd *fds;
+  int *rank;
+  int *kind;
+  int n;
+} run_pollset_t;
+
+static void run_poll_add(run_pollset_t *ps, int fd, int rank, int kind) {
+  if (fd < 0)
+    return;
+  ps->fds[ps->n] = (struct pollfd){.fd = fd, .events = POLLIN};
+  ps->rank[ps->n] = rank;
+  ps->kind[ps->n] = kind;
+  ps->n++;
+}
+
+static void run_poll_build(run_job_t *job, run_pollset_t *ps) {
+  ps->n = 0;
+  run_poll_add(ps, job->sigfd, -1, RUN_FD_SIG);
+  for (int r = 0; r < job->opt.n; r++) {
+    run_poll_add(ps, job->ranks[r].pmi_fd, r, RUN_FD_PMI);
+    run_poll_add(ps, job->ranks[r].out.fd, r, RUN_FD_OUT);
+    run_poll_add(ps, job->ranks[r].err.fd, r, RUN_FD_ERR);
+  }
+}
+
+/* Milliseconds until the next deadline (kill or timeout); -1 for none. */
+static int run_poll_timeout(run_job_t *job) {
+  double next = 0;
+  if (job->terminating && !job->killed)
+    next = job->kill_at;
+  if (job->deadline > 0 && !job->terminating)
+    next = job->deadline;
+  if (job->nalive == 0)
+    return 1000; /* only pipes held by grandchildren remain */
+  if (next == 0)
+    return -1;
+  double ms = (next - run_now()) * 1000.0 + 1;
+  return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+static void run_check_deadlines(run_job_t *job) {
+  double now = run_now();
+  if (job->deadline > 0 && !job->terminating && now >= job->deadline) {
+    fprintf(stderr,
+            "hcmpirun: job timed out after %ld seconds; terminating it\n",
+            job->opt.timeout_s);
+    run_fail(job, RUN_EXIT_TIMEOUT);
+    run_terminate(job, SIGTERM);
+  }
+  if (job->terminating && !job->killed && now >= job->kill_at) {
+    run_signal_all(job, SIGKILL);
+    job->killed = 1;
+  }
+}
+
+static void run_handle(run_job_t *job, const run_pollset_t *ps) {
+  for (int i = 0; i < ps->n; i++) {
+    if (ps->fds[i].revents == 0)
+      continue;
+    int r = ps->rank[i];
+    switch (ps->kind[i]) {
+    case RUN_FD_SIG:
+      run_on_signal(job);
+      break;
+    case RUN_FD_PMI:
+      if (job->ranks[r].pmi_fd == ps->fds[i].fd)
+        pmi_serve(job, r);
+      break;
+    case RUN_FD_OUT:
+      run_stream_read(job, r, &job->ranks[r].out);
+      break;
+    default:
+      run_stream_read(job, r, &job->ranks[r].err);
+      break;
+    }
+  }
+}
+
+static void run_loop(run_job_t *job) {
+  size_t cap = 1 + 3 * (size_t)job->opt.n;
+  run_pollset_t ps = {calloc(cap, sizeof *ps.fds),
+                      calloc(cap, sizeof *ps.rank),
+                      calloc(cap, sizeof *ps.kind), 0};
+  if (ps.fds == NULL || ps.rank == NULL || ps.kind == NULL) {
+    perror("hcmpirun");
+    exit(1);
+  }
+  for (;;) {
+    run_poll_build(job, &ps);
+    if (job->nalive == 0 && ps.n == 1)
+      break;
+    int n = poll(ps.fds, (nfds_t)ps.n, run_poll_timeout(job));
+    if (n < 0 && errno != EINTR) {
+      perror("hcmpirun: poll");
+      break;
+    }
+    if (n == 0 && job->nalive == 0)
+      break; /* grandchildren keep the pipes open; stop waiting */
+    run_check_deadlines(job);
+    if (n > 0)
+      run_handle(job, &ps);
+  }
+  for (int r = 0; r < job->opt.n; r++) {
+    if (job->ranks[r].out.fd >= 0)
+      run_stream_close(job, r, &job->ranks[r].out);
+    if (job->ranks[r].err.fd >= 0)
+      run_stream_close(job, r, &job->ranks[r].err);
+  }
+  free(ps.fds);
+  free(ps.rank);
+  free(ps.kind);
+}
+
+/* fds 0-2 must exist so that our own pipes and sockets never land there. */
+static void run_ensure_std_fds(void) {
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+      exit(1);
+}
+
+static int run_setup(run_job_t *job, sigset_t *oldmask) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGCHLD);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGHUP);
+  if (sigprocmask(SIG_BLOCK, &mask, oldmask) != 0)
+    return -1;
+  job->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (job->sigfd < 0)
+    return -1;
+  signal(SIGPIPE, SIG_IGN);
+  hc_kvstore_init(&job->kv);
+  snprintf(job->kvsname, sizeof job->kvsname, "hcmpirun_%ld", (long)getpid());
+  /* What MPICH's own PMI client asks for: one node, all ranks on it. */
+  char mapping[64];
+  snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->opt.n);
+  hc_kvstore_set(&job->kv, "PMI_process_mapping", mapping, 0);
+  job->ranks = calloc((size_t)job->opt.n, sizeof *job->ranks);
+  return job->ranks ? 0 : -1;
+}
+
+static int run_exit_status(const run_job_t *job) {
+  if (job->have_code)
+    return job->exit_code;
+  if (job->interrupt_sig)
+    return 128 + job->interrupt_sig;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static run_job_t job;
+  int rc = run_parse_args(argc, argv, &job.opt);
+  if (rc != 0) {
+    if (rc < 0)
+      run_usage(stderr);
+    return rc < 0 ? 1 : 0;
+  }
+  run_ensure_std_fds();
+  sigset_t oldmask;
+  if (run_setup(&job, &oldmask) != 0) {
+    perror("hcmpirun: setup");
+    return 1;
+  }
+  for (int r = 0; r < job.opt.n; r++) {
+    job.ranks[r].pmi_fd = job.ranks[r].out.fd = job.ranks[r].err.fd = -1;
+    if (run_spawn(&job, r, &oldmask) != 0) {
+      fprintf(stderr, "hcmpirun: cannot start rank %d: %s\n", r,
+              strerror(errno));
+      run_fail(&job, 1);
+      run_terminate(&job, SIGTERM);
+      for (int k = r + 1; k < job.opt.n; k++)
+        job.ranks[k].pmi_fd = job.ranks[k].out.fd = job.ranks[k].err.fd = -1;
+      break;
+    }
+  }
+  if (job.opt.timeout_s > 0)
+    job.deadline = run_now() + (double)job.opt.timeout_s;
+  run_loop(&job);
+  hc_kvstore_fini(&job.kv);
+  return run_exit_status(&job);
+}
