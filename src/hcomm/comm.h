@@ -1,0 +1,38 @@
+/*
+ * Communicators: a group (world ranks in comm order) plus a context id agreed
+ * collectively, so that any sequence of creations and frees on any subsets
+ * stays unique among the members.
+ */
+#ifndef HC_COMM_H
+#define HC_COMM_H
+
+#include "hcomm.h"
+
+struct hcomm_comm {
+  int context_id;
+  int rank;
+  int size;
+  int *world_ranks;   /* size entries */
+  int *rank_of_world; /* world_size entries, -1 for non-members */
+  int predefined;     /* world and self are never freed by the user */
+  int active_ops;     /* requests not yet complete */
+  int free_pending;   /* hcomm_comm_free came while active_ops > 0 */
+};
+
+/* Matching context of comm for point-to-point (coll 0) or collectives. */
+int hc_comm_match_ctx(const hcomm_comm_t *comm, int coll);
+/* Rank in comm of a world rank, -1 when not a member. */
+int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank);
+/* World rank of a comm rank (no check). */
+int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank);
+/* Counts operations so that a freed communicator outlives them. */
+void hc_comm_op_begin(hcomm_comm_t *comm);
+void hc_comm_op_end(hcomm_comm_t *comm);
+
+/* Creates world and self (engine init) and destroys them (finalize). */
+hc_status_t hc_comm_init_predefined(void);
+void hc_comm_fini_predefined(void);
+/* A barrier over comm on its collective context (point-to-point). */
+hc_status_t hc_comm_barrier_locked(hcomm_comm_t *comm);
+
+#endif /* HC_COMM_H */

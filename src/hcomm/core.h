@@ -1,0 +1,89 @@
+/*
+ * Engine-wide state shared by the files of src/hcomm (not by coll.c, which
+ * uses engine.h only): peers and their transports, matching contexts, the
+ * engine lock, the blocking-wait loop.
+ */
+#ifndef HC_CORE_H
+#define HC_CORE_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "bootstrap/bootstrap.h"
+#include "hcomm.h"
+#include "hcomm/match.h"
+#include "hcomm/request.h"
+#include "transport/transport.h"
+
+/* Context ids per process; each gives two matching contexts (point-to-point
+ * at 2*id, collectives at 2*id+1). */
+#define HC_CONTEXT_IDS 2048
+#define HC_MATCH_CONTEXTS (2 * HC_CONTEXT_IDS)
+
+typedef struct hc_backlog_item hc_backlog_item_t;
+
+typedef struct hc_peer {
+  int world_rank;
+  /* NULL when no transport reaches this peer (another node, until remote
+   * transports exist): sends fail with HC_ERR_NOT_SUPPORTED. */
+  const hc_transport_ops_t *ops;
+  void *tctx;
+  size_t max_packet;
+  size_t eager_limit; /* largest eager payload */
+  hc_backlog_item_t *backlog_head;
+  hc_backlog_item_t *backlog_tail;
+  struct hc_peer *next_backlogged;
+  int backlogged; /* on the engine's list of peers with a backlog */
+} hc_peer_t;
+
+typedef struct hc_engine {
+  int initialized;
+  int finalized;
+  int locking; /* THREAD_MULTIPLE: the engine lock is real */
+  pthread_mutex_t lock;
+  int world_rank;
+  int world_size;
+  int appnum;
+  int universe_size;
+  int local_rank;
+  int local_size;
+  int *local_world_ranks;
+  const hc_bootstrap_ops_t *boot;
+  void *boot_ctx;
+  void *self_ctx;
+  void *shm_ctx;
+  hc_peer_t *peers;
+  hc_match_context_t *contexts;
+  hc_peer_t *backlogged; /* peers with packets waiting */
+  hcomm_request_t *pending_head; /* matched rendezvous receives to start */
+  hcomm_request_t *pending_tail;
+  long spin;
+  int wait_ms;
+} hc_engine_t;
+
+extern hc_engine_t hc_engine;
+
+void hc_engine_lock(void);
+void hc_engine_unlock(void);
+/* HC_OK when initialised and not finalised, else HC_ERR_STATE. */
+hc_status_t hc_engine_check(void);
+
+/* Drives every transport, backlogs and pending work once; returns how much
+ * happened.  Caller holds the lock. */
+int hc_progress_locked(void);
+/* Blocks until req is done (spin, then sleep without the lock). */
+void hc_wait_locked(hcomm_request_t *req);
+/* One step of a blocking loop that found nothing to do: after enough
+ * fruitless spins, sleeps on the shm doorbell with the lock dropped.
+ * *spins counts the spins so far. */
+void hc_idle_locked(long *spins);
+
+/* Locked point-to-point used inside the engine (comm.c, pt2pt.c). */
+hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
+                            hcomm_comm_t *comm, int mode, int coll,
+                            hcomm_request_t **req);
+hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
+                            hcomm_comm_t *comm, int coll,
+                            hcomm_request_t **req);
+
+#endif /* HC_CORE_H */

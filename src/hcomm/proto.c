@@ -1,0 +1,512 @@
+#include "hcomm/proto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/comm.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Default largest eager payload; HCMPI_EAGER_LIMIT overrides, and a peer's
+ * transport caps it at its max_packet minus the header. */
+#define PROTO_EAGER_DEFAULT 16384
+
+enum { ITEM_PACKET = 0, ITEM_STREAM = 1 };
+
+/* One queued packet (or a stream of DATA packets) for a peer whose transport
+ * said HC_ERR_AGAIN.  The payload is not copied: it is the sender's buffer,
+ * which stays valid until the send request completes. */
+struct hc_backlog_item {
+  hc_backlog_item_t *next;
+  int kind;
+  int complete_on_send; /* the owner completes once this item is sent */
+  hc_pkt_hdr_t hdr;
+  const void *payload;
+  size_t len;
+  hcomm_request_t *req; /* owning send request, or NULL (control packet) */
+  size_t offset;        /* stream: next byte to send */
+  size_t end;           /* stream: bytes to send in all */
+};
+
+hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
+                          const void **payload) {
+  if (len < sizeof *hdr)
+    return HC_ERR_TRANSPORT;
+  memcpy(hdr, packet, sizeof *hdr);
+  if (hdr->type < HC_PKT_EAGER || hdr->type > HC_PKT_TYPE_MAX)
+    return HC_ERR_TRANSPORT;
+  if (hdr->payload_bytes != len - sizeof *hdr)
+    return HC_ERR_TRANSPORT;
+  if (hdr->context >= HC_MATCH_CONTEXTS)
+    return HC_ERR_TRANSPORT;
+  *payload = (const unsigned char *)packet + sizeof *hdr;
+  return HC_OK;
+}
+
+void hc_proto_peer_setup(hc_peer_t *peer) {
+  peer->max_packet = peer->ops->max_packet(peer->tctx);
+  size_t room = 0;
+  if (peer->max_packet > sizeof(hc_pkt_hdr_t))
+    room = peer->max_packet - sizeof(hc_pkt_hdr_t);
+  size_t limit = hc_env_size("HCMPI_EAGER_LIMIT", PROTO_EAGER_DEFAULT);
+  peer->eager_limit = limit < room ? limit : room;
+  if (room == 0) {
+    hc_log(HC_LOG_ERROR, "engine", "transport %s packets too small for rank %d",
+           peer->ops->name, peer->world_rank);
+    peer->ops = NULL;
+  }
+}
+
+static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
+                                  const void *payload, size_t len) {
+  struct iovec iov[2];
+  iov[0].iov_base = (void *)hdr;
+  iov[0].iov_len = sizeof *hdr;
+  iov[1].iov_base = (void *)payload;
+  iov[1].iov_len = len;
+  return peer->ops->send(peer->tctx, peer->world_rank, iov, len > 0 ? 2 : 1);
+}
+
+static void proto_enqueue(hc_peer_t *peer, hc_backlog_item_t *item) {
+  item->next = NULL;
+  if (peer->backlog_tail != NULL)
+    peer->backlog_tail->next = item;
+  else
+    peer->backlog_head = item;
+  peer->backlog_tail = item;
+  if (!peer->backlogged) {
+    peer->backlogged = 1;
+    peer->next_backlogged = hc_engine.backlogged;
+    hc_engine.backlogged = peer;
+  }
+}
+
+/* Sends at once when nothing waits for this peer, else (or on AGAIN) queues
+ * behind what waits, so packets leave strictly in order.  *queued says
+ * which happened. */
+static hc_status_t proto_post(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
+                              const void *payload, size_t len,
+                              hcomm_request_t *req, int complete_on_send,
+                              int *queued) {
+  *queued = 0;
+  if (peer->backlog_head == NULL) {
+    hc_status_t rc = proto_transmit(peer, hdr, payload, len);
+    if (rc != HC_ERR_AGAIN)
+      return rc;
+  }
+  hc_backlog_item_t *item = calloc(1, sizeof *item);
+  if (item == NULL)
+    return HC_ERR_NOMEM;
+  item->kind = ITEM_PACKET;
+  item->hdr = *hdr;
+  item->payload = payload;
+  item->len = len;
+  item->req = req;
+  item->complete_on_send = complete_on_send;
+  if (req != NULL)
+    req->backlog_item = item;
+  proto_enqueue(peer, item);
+  *queued = 1;
+  return HC_OK;
+}
+
+static void proto_control(int peer_rank, hc_pkt_type_t type, uint64_t sreq,
+                          uint64_t rreq, uint64_t bytes) {
+  hc_peer_t *peer = &hc_engine.peers[peer_rank];
+  hc_pkt_hdr_t hdr = {0};
+  hdr.type = (uint8_t)type;
+  hdr.source = hc_engine.world_rank;
+  hdr.sreq = sreq;
+  hdr.rreq = rreq;
+  hdr.total_bytes = bytes;
+  int queued;
+  hc_status_t rc = proto_post(peer, &hdr, NULL, 0, NULL, 0, &queued);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "engine", "control packet %d to rank %d: %s", type,
+           peer_rank, hcomm_strerror(rc));
+}
+
+static hc_status_t proto_stream(hc_peer_t *peer, hc_backlog_item_t *item,
+                                int *moved) {
+  size_t frag = peer->max_packet - sizeof(hc_pkt_hdr_t);
+  while (item->offset < item->end) {
+    size_t n = item->end - item->offset;
+    if (n > frag)
+      n = frag;
+    item->hdr.offset = item->offset;
+    item->hdr.payload_bytes = n;
+    const unsigned char *base = item->payload;
+    hc_status_t rc = proto_transmit(peer, &item->hdr, base + item->offset, n);
+    if (rc != HC_OK)
+      return rc;
+    item->offset += n;
+    (*moved)++;
+  }
+  return HC_OK;
+}
+
+static void proto_item_done(hc_backlog_item_t *item, hc_status_t rc) {
+  hcomm_request_t *req = item->req;
+  if (req != NULL) {
+    if (req->backlog_item == item)
+      req->backlog_item = NULL;
+    if (rc != HC_OK)
+      hc_request_complete(req, rc);
+    else if (item->complete_on_send)
+      hc_request_complete(req, HC_OK);
+  } else if (rc != HC_OK) {
+    hc_log(HC_LOG_ERROR, "engine", "queued packet lost: %s",
+           hcomm_strerror(rc));
+  }
+  free(item);
+}
+
+static int proto_drain_peer(hc_peer_t *peer) {
+  int moved = 0;
+  while (peer->backlog_head != NULL) {
+    hc_backlog_item_t *item = peer->backlog_head;
+    hc_status_t rc;
+    if (item->kind == ITEM_STREAM) {
+      rc = proto_stream(peer, item, &moved);
+    } else {
+      rc = proto_transmit(peer, &item->hdr, item->payload, item->len);
+      if (rc == HC_OK)
+        moved++;
+    }
+    if (rc == HC_ERR_AGAIN)
+      break;
+    peer->backlog_head = item->next;
+    if (peer->backlog_head == NULL)
+      peer->backlog_tail = NULL;
+    proto_item_done(item, rc);
+  }
+  return moved;
+}
+
+void hc_proto_send(hcomm_request_t *req) {
+  hc_peer_t *peer = &hc_engine.peers[req->peer];
+  req->status.bytes = req->bytes;
+  req->status.tag = req->tag;
+  if (peer->ops == NULL) {
+    hc_request_complete(req, HC_ERR_NOT_SUPPORTED);
+    return;
+  }
+  int sync = req->mode == HCOMM_SEND_SYNC;
+  hc_pkt_hdr_t hdr = {0};
+  hdr.context = (uint32_t)req->match_ctx;
+  hdr.source = hc_engine.world_rank;
+  hdr.tag = req->tag;
+  hdr.total_bytes = req->bytes;
+  hdr.sreq = hc_request_id(req);
+  int queued;
+  hc_status_t rc;
+  if (req->bytes <= peer->eager_limit) {
+    hdr.type = HC_PKT_EAGER;
+    hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
+    hdr.payload_bytes = req->bytes;
+    rc = proto_post(peer, &hdr, req->send_buf, req->bytes, req, !sync,
+                    &queued);
+    if (rc != HC_OK)
+      hc_request_complete(req, rc);
+    else if (!queued && !sync)
+      hc_request_complete(req, HC_OK);
+    return;
+  }
+  hdr.type = HC_PKT_RTS;
+  hdr.addr = (uint64_t)(uintptr_t)req->send_buf;
+  rc = proto_post(peer, &hdr, NULL, 0, req, 0, &queued);
+  if (rc != HC_OK)
+    hc_request_complete(req, rc);
+}
+
+static void proto_finish_recv(hcomm_request_t *req) {
+  req->status.bytes = req->take;
+  hc_request_complete(req, req->total > req->bytes ? HC_ERR_TRUNCATE : HC_OK);
+}
+
+/* A matched rendezvous receive: single-copy get when the transport can,
+ * else ask the sender to stream DATA packets (CTS). */
+static void proto_rndv_start(hcomm_request_t *req) {
+  hc_peer_t *peer = &hc_engine.peers[req->peer];
+  if (req->take == 0) {
+    proto_control(req->peer, HC_PKT_FIN, req->remote_id, 0, 0);
+    proto_finish_recv(req);
+    return;
+  }
+  hc_status_t rc = peer->ops->get(peer->tctx, peer->world_rank, req->recv_buf,
+                                  req->remote_addr, req->take);
+  if (rc == HC_OK) {
+    proto_control(req->peer, HC_PKT_FIN, req->remote_id, 0, 0);
+    req->landed = req->take;
+    proto_finish_recv(req);
+    return;
+  }
+  if (rc == HC_ERR_PEER_DEAD) {
+    req->status.bytes = 0;
+    hc_request_complete(req, rc);
+    return;
+  }
+  /* Refused (or failed part-way): the pipelined path rewrites every byte. */
+  proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
+                req->take);
+}
+
+static void proto_pending_push(hcomm_request_t *req) {
+  req->next = NULL;
+  if (hc_engine.pending_tail != NULL)
+    hc_engine.pending_tail->next = req;
+  else
+    hc_engine.pending_head = req;
+  hc_engine.pending_tail = req;
+}
+
+/* Hands a matched message (eager data or RTS) to receive req.  Inside the
+ * transport callback a rendezvous is deferred to hc_proto_progress, so the
+ * callback never blocks on a copy. */
+static void proto_deliver(hcomm_request_t *req, int src,
+                          const hc_pkt_hdr_t *hdr, const void *payload,
+                          int in_callback) {
+  req->peer = src;
+  req->status.source = hc_comm_rank_of_world(req->comm, src);
+  req->status.tag = hdr->tag;
+  req->total = hdr->total_bytes;
+  req->take = req->total < req->bytes ? req->total : req->bytes;
+  if (hdr->type == HC_PKT_EAGER) {
+    if (req->take > 0)
+      memcpy(req->recv_buf, payload, req->take);
+    if (hdr->flags & HC_PKT_FLAG_SYNC)
+      proto_control(src, HC_PKT_ACK, hdr->sreq, 0, 0);
+    proto_finish_recv(req);
+    return;
+  }
+  req->remote_id = hdr->sreq;
+  req->remote_addr = hdr->addr;
+  if (in_callback)
+    proto_pending_push(req);
+  else
+    proto_rndv_start(req);
+}
+
+static void proto_store_unexpected(hc_match_context_t *ctx, int src,
+                                   const hc_pkt_hdr_t *hdr,
+                                   const void *payload) {
+  size_t len = hdr->type == HC_PKT_EAGER ? hdr->payload_bytes : 0;
+  hcomm_message_t *msg = malloc(sizeof *msg + len);
+  if (msg == NULL) {
+    hc_log(HC_LOG_ERROR, "engine", "no memory for a message from rank %d",
+           src);
+    return;
+  }
+  msg->hdr = *hdr;
+  msg->hdr.source = src;
+  msg->proc_null = 0;
+  msg->comm = NULL;
+  msg->len = len;
+  if (len > 0)
+    memcpy(msg->data, payload, len);
+  hc_match_add_unexpected(ctx, &msg->entry, src, hdr->tag);
+}
+
+static void proto_on_envelope(int src, const hc_pkt_hdr_t *hdr,
+                              const void *payload) {
+  hc_match_context_t *ctx = &hc_engine.contexts[hdr->context];
+  hc_match_entry_t *e = hc_match_take_posted(ctx, src, hdr->tag);
+  if (e == NULL) {
+    proto_store_unexpected(ctx, src, hdr, payload);
+    return;
+  }
+  hcomm_request_t *req = (hcomm_request_t *)e;
+  req->posted = 0;
+  proto_deliver(req, src, hdr, payload, 1);
+}
+
+static hcomm_request_t *proto_lookup(uint64_t id, hc_request_kind_t kind) {
+  hcomm_request_t *req = hc_request_lookup(id);
+  if (req == NULL || req->kind != kind) {
+    hc_log(HC_LOG_ERROR, "engine", "packet names a stale request");
+    return NULL;
+  }
+  return req;
+}
+
+static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr) {
+  hcomm_request_t *req = proto_lookup(hdr->sreq, HC_REQ_SEND);
+  if (req == NULL)
+    return;
+  if (hdr->total_bytes == 0) {
+    hc_request_complete(req, HC_OK);
+    return;
+  }
+  hc_backlog_item_t *item = calloc(1, sizeof *item);
+  if (item == NULL) {
+    hc_request_complete(req, HC_ERR_NOMEM);
+    return;
+  }
+  item->kind = ITEM_STREAM;
+  item->complete_on_send = 1;
+  item->req = req;
+  item->payload = req->send_buf;
+  item->end = hdr->total_bytes < req->bytes ? hdr->total_bytes : req->bytes;
+  item->hdr.type = HC_PKT_DATA;
+  item->hdr.source = hc_engine.world_rank;
+  item->hdr.rreq = hdr->rreq;
+  hc_peer_t *peer = &hc_engine.peers[src];
+  proto_enqueue(peer, item);
+  proto_drain_peer(peer);
+}
+
+static void proto_on_data(const hc_pkt_hdr_t *hdr, const void *payload) {
+  hcomm_request_t *req = proto_lookup(hdr->rreq, HC_REQ_RECV);
+  if (req == NULL)
+    return;
+  if (hdr->offset > req->take ||
+      hdr->payload_bytes > req->take - hdr->offset) {
+    hc_log(HC_LOG_ERROR, "engine", "DATA fragment out of bounds");
+    return;
+  }
+  memcpy((unsigned char *)req->recv_buf + hdr->offset, payload,
+         hdr->payload_bytes);
+  req->landed += hdr->payload_bytes;
+  if (req->landed == req->take)
+    proto_finish_recv(req);
+}
+
+static void proto_on_done(const hc_pkt_hdr_t *hdr) {
+  hcomm_request_t *req = proto_lookup(hdr->sreq, HC_REQ_SEND);
+  if (req != NULL)
+    hc_request_complete(req, HC_OK);
+}
+
+void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
+                      size_t len) {
+  (void)engine;
+  hc_pkt_hdr_t hdr;
+  const void *payload;
+  if (src_world_rank < 0 || src_world_rank >= hc_engine.world_size ||
+      hc_pkt_decode(packet, len, &hdr, &payload) != HC_OK) {
+    hc_log(HC_LOG_ERROR, "engine", "malformed packet from rank %d",
+           src_world_rank);
+    return;
+  }
+  switch (hdr.type) {
+  case HC_PKT_EAGER:
+  case HC_PKT_RTS:
+    proto_on_envelope(src_world_rank, &hdr, payload);
+    break;
+  case HC_PKT_CTS:
+    proto_on_cts(src_world_rank, &hdr);
+    break;
+  case HC_PKT_DATA:
+    proto_on_data(&hdr, payload);
+    break;
+  default: /* FIN and ACK both finish the sender */
+    proto_on_done(&hdr);
+    break;
+  }
+}
+
+void hc_proto_recv(hcomm_request_t *req, int source_world) {
+  hc_match_context_t *ctx = &hc_engine.contexts[req->match_ctx];
+  hc_match_entry_t *e =
+      hc_match_find_unexpected(ctx, source_world, req->tag, 1);
+  if (e != NULL) {
+    hc_proto_recv_message(req, (hcomm_message_t *)e);
+    return;
+  }
+  hc_match_post(ctx, &req->entry, source_world, req->tag);
+  req->posted = 1;
+}
+
+void hc_proto_recv_message(hcomm_request_t *req, hcomm_message_t *msg) {
+  if (msg->proc_null) {
+    req->status.source = HCOMM_PROC_NULL;
+    req->status.tag = HCOMM_ANY_TAG;
+    req->status.bytes = 0;
+    hc_request_complete(req, HC_OK);
+    free(msg);
+    return;
+  }
+  proto_deliver(req, msg->hdr.source, &msg->hdr, msg->data, 0);
+  free(msg);
+}
+
+int hc_proto_progress(void) {
+  int moved = 0;
+  hc_peer_t **link = &hc_engine.backlogged;
+  while (*link != NULL) {
+    hc_peer_t *peer = *link;
+    moved += proto_drain_peer(peer);
+    if (peer->backlog_head == NULL) {
+      *link = peer->next_backlogged;
+      peer->backlogged = 0;
+    } else {
+      link = &peer->next_backlogged;
+    }
+  }
+  while (hc_engine.pending_head != NULL) {
+    hcomm_request_t *req = hc_engine.pending_head;
+    hc_engine.pending_head = req->next;
+    if (hc_engine.pending_head == NULL)
+      hc_engine.pending_tail = NULL;
+    proto_rndv_start(req);
+    moved++;
+  }
+  return moved;
+}
+
+static void proto_unlink_item(hc_peer_t *peer, hc_backlog_item_t *item) {
+  hc_backlog_item_t *prev = NULL;
+  for (hc_backlog_item_t *it = peer->backlog_head; it != NULL; it = it->next) {
+    if (it == item) {
+      if (prev != NULL)
+        prev->next = it->next;
+      else
+        peer->backlog_head = it->next;
+      if (peer->backlog_tail == it)
+        peer->backlog_tail = prev;
+      return;
+    }
+    prev = it;
+  }
+}
+
+void hc_proto_cancel(hcomm_request_t *req) {
+  if (atomic_load(&req->done))
+    return;
+  if (req->kind == HC_REQ_RECV && req->posted) {
+    hc_match_remove(&hc_engine.contexts[req->match_ctx].posted, &req->entry);
+    req->posted = 0;
+  } else if (req->kind == HC_REQ_SEND && req->backlog_item != NULL) {
+    hc_backlog_item_t *item = req->backlog_item;
+    proto_unlink_item(&hc_engine.peers[req->peer], item);
+    req->backlog_item = NULL;
+    free(item);
+  } else {
+    return;
+  }
+  req->status.cancelled = 1;
+  req->status.bytes = 0;
+  hc_request_complete(req, HC_OK);
+}
+
+int hc_proto_backlogged(void) { return hc_engine.backlogged != NULL; }
+
+void hc_proto_fini(void) {
+  for (int c = 0; hc_engine.contexts != NULL && c < HC_MATCH_CONTEXTS; c++) {
+    hc_match_context_t *ctx = &hc_engine.contexts[c];
+    hc_match_entry_t *e;
+    while ((e = hc_match_find_unexpected(ctx, HCOMM_ANY_SOURCE, HCOMM_ANY_TAG,
+                                         1)) != NULL)
+      free(e);
+  }
+  for (int r = 0; hc_engine.peers != NULL && r < hc_engine.world_size; r++) {
+    hc_peer_t *peer = &hc_engine.peers[r];
+    while (peer->backlog_head != NULL) {
+      hc_backlog_item_t *item = peer->backlog_head;
+      peer->backlog_head = item->next;
+      free(item);
+    }
+    peer->backlog_tail = NULL;
+  }
+  hc_engine.backlogged = NULL;
+}

@@ -1,0 +1,77 @@
+/*
+ * Wire format and protocols (eager, synchronous, rendezvous by CMA get or by
+ * pipelined DATA packets, per-peer backlog).  See docs/engine.md.
+ */
+#ifndef HC_PROTO_H
+#define HC_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcomm.h"
+#include "hcomm/core.h"
+
+typedef enum hc_pkt_type {
+  HC_PKT_EAGER = 1, /* envelope + the whole message */
+  HC_PKT_RTS = 2,   /* envelope + size + sender address + sender request */
+  HC_PKT_CTS = 3,   /* receiver takes total_bytes; stream them as DATA */
+  HC_PKT_DATA = 4,  /* one fragment at offset for receiver request rreq */
+  HC_PKT_FIN = 5,   /* receiver finished its get: sender request done */
+  HC_PKT_ACK = 6,   /* synchronous eager send matched */
+  HC_PKT_TYPE_MAX = 6
+} hc_pkt_type_t;
+
+#define HC_PKT_FLAG_SYNC 0x1
+
+typedef struct hc_pkt_hdr {
+  uint8_t type;
+  uint8_t flags;
+  uint16_t reserved;
+  uint32_t context; /* matching context index */
+  int32_t source;   /* sender's world rank */
+  int32_t tag;
+  uint64_t payload_bytes; /* bytes after the header in this packet */
+  uint64_t total_bytes;   /* whole message (RTS/EAGER); bytes taken (CTS) */
+  uint64_t sreq;          /* sender request id */
+  uint64_t rreq;          /* receiver request id */
+  uint64_t addr;          /* sender buffer address (RTS) */
+  uint64_t offset;        /* fragment offset (DATA) */
+} hc_pkt_hdr_t;
+
+/* Checks a received packet and copies its header out; HC_ERR_TRANSPORT when
+ * it is malformed.  *payload points into packet. */
+hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
+                          const void **payload);
+
+/* An unexpected message; also the hcomm_message_t of a matched probe. */
+struct hcomm_message {
+  hc_match_entry_t entry;
+  hc_pkt_hdr_t hdr;
+  int proc_null; /* from a probe of HCOMM_PROC_NULL */
+  hcomm_comm_t *comm;
+  size_t len; /* eager bytes stored in data */
+  unsigned char data[];
+};
+
+/* Per-peer limits from the peer's transport. */
+void hc_proto_peer_setup(hc_peer_t *peer);
+/* The transport receive callback. */
+void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
+                      size_t len);
+/* Starts a send request (fields filled); completes it on error. */
+void hc_proto_send(hcomm_request_t *req);
+/* Starts a receive: matches an unexpected message or posts it. */
+void hc_proto_recv(hcomm_request_t *req, int source_world);
+/* Receives a message taken by a matched probe; frees msg. */
+void hc_proto_recv_message(hcomm_request_t *req, hcomm_message_t *msg);
+/* Drains backlogs and starts matched rendezvous receives; returns how much
+ * moved. */
+int hc_proto_progress(void);
+/* Cancels req if still possible (see hcomm_cancel). */
+void hc_proto_cancel(hcomm_request_t *req);
+/* 1 while any peer still has queued packets. */
+int hc_proto_backlogged(void);
+/* Frees unexpected messages and backlogs (finalize). */
+void hc_proto_fini(void);
+
+#endif /* HC_PROTO_H */

@@ -1,0 +1,260 @@
+/* Point-to-point entry points: argument checks, then the protocol layer. */
+#include <stdlib.h>
+
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/engine.h"
+#include "hcomm/proto.h"
+
+static hc_status_t pt2pt_check_tag(int tag, int wildcard_ok) {
+  if (tag == HCOMM_ANY_TAG && wildcard_ok)
+    return HC_OK;
+  return (tag < 0 || tag > HCOMM_TAG_UB) ? HC_ERR_TAG : HC_OK;
+}
+
+/* A request that completes at once as if from HCOMM_PROC_NULL. */
+static hc_status_t pt2pt_proc_null(hc_request_kind_t kind,
+                                   hcomm_request_t **req) {
+  hcomm_request_t *r = hc_request_alloc(kind);
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  r->status.source = HCOMM_PROC_NULL;
+  r->status.tag = HCOMM_ANY_TAG;
+  hc_request_complete(r, HC_OK);
+  *req = r;
+  return HC_OK;
+}
+
+hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
+                            hcomm_comm_t *comm, int mode, int coll,
+                            hcomm_request_t **req) {
+  hc_status_t rc = hc_engine_check();
+  if (rc != HC_OK)
+    return rc;
+  if (comm == NULL || req == NULL)
+    return comm == NULL ? HC_ERR_COMM : HC_ERR_ARG;
+  if (dest == HCOMM_PROC_NULL)
+    return pt2pt_proc_null(HC_REQ_SEND, req);
+  if (dest < 0 || dest >= comm->size)
+    return HC_ERR_RANK;
+  if (pt2pt_check_tag(tag, 0) != HC_OK)
+    return HC_ERR_TAG;
+  if (bytes > 0 && buf == NULL)
+    return HC_ERR_ARG;
+  hcomm_request_t *r = hc_request_alloc(HC_REQ_SEND);
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  r->comm = comm;
+  hc_comm_op_begin(comm);
+  r->match_ctx = hc_comm_match_ctx(comm, coll);
+  r->peer = hc_comm_world_of_rank(comm, dest);
+  r->tag = tag;
+  r->mode = mode;
+  r->send_buf = buf;
+  r->bytes = bytes;
+  *req = r;
+  hc_proto_send(r);
+  return HC_OK;
+}
+
+hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
+                            hcomm_comm_t *comm, int coll,
+                            hcomm_request_t **req) {
+  hc_status_t rc = hc_engine_check();
+  if (rc != HC_OK)
+    return rc;
+  if (comm == NULL || req == NULL)
+    return comm == NULL ? HC_ERR_COMM : HC_ERR_ARG;
+  if (source == HCOMM_PROC_NULL)
+    return pt2pt_proc_null(HC_REQ_RECV, req);
+  if (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size))
+    return HC_ERR_RANK;
+  if (pt2pt_check_tag(tag, 1) != HC_OK)
+    return HC_ERR_TAG;
+  if (bytes > 0 && buf == NULL)
+    return HC_ERR_ARG;
+  hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  r->comm = comm;
+  hc_comm_op_begin(comm);
+  r->match_ctx = hc_comm_match_ctx(comm, coll);
+  r->tag = tag;
+  r->recv_buf = buf;
+  r->bytes = bytes;
+  *req = r;
+  int source_world = source == HCOMM_ANY_SOURCE
+                         ? HCOMM_ANY_SOURCE
+                         : hc_comm_world_of_rank(comm, source);
+  hc_proto_recv(r, source_world);
+  return HC_OK;
+}
+
+hc_status_t hcomm_isend(const void *buf, size_t bytes, int dest, int tag,
+                        hcomm_comm_t *comm, int mode, hcomm_request_t **req) {
+  hc_engine_lock();
+  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm, mode, 0, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
+                        hcomm_comm_t *comm, hcomm_request_t **req) {
+  hc_engine_lock();
+  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 0, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hc_coll_isend(const void *buf, size_t bytes, int dest, int tag,
+                          hcomm_comm_t *comm, hcomm_request_t **req) {
+  hc_engine_lock();
+  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm,
+                                   HCOMM_SEND_STANDARD, 1, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hc_coll_irecv(void *buf, size_t bytes, int source, int tag,
+                          hcomm_comm_t *comm, hcomm_request_t **req) {
+  hc_engine_lock();
+  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 1, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+static void pt2pt_probe_status(const hcomm_message_t *msg,
+                               const hcomm_comm_t *comm,
+                               hcomm_status_t *status) {
+  if (status == NULL)
+    return;
+  status->source = hc_comm_rank_of_world(comm, msg->hdr.source);
+  status->tag = msg->hdr.tag;
+  status->bytes = msg->hdr.total_bytes;
+  status->cancelled = 0;
+  status->error = HC_OK;
+}
+
+static void pt2pt_null_status(hcomm_status_t *status) {
+  if (status == NULL)
+    return;
+  status->source = HCOMM_PROC_NULL;
+  status->tag = HCOMM_ANY_TAG;
+  status->bytes = 0;
+  status->cancelled = 0;
+  status->error = HC_OK;
+}
+
+/* One probe attempt: progress, then look at the unexpected queue. */
+static hc_status_t pt2pt_probe_once(int source, int tag, hcomm_comm_t *comm,
+                                    int take, hcomm_message_t **msg,
+                                    hcomm_status_t *status) {
+  hc_status_t rc = hc_engine_check();
+  if (rc != HC_OK)
+    return rc;
+  if (comm == NULL)
+    return HC_ERR_COMM;
+  if (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size))
+    return HC_ERR_RANK;
+  if (pt2pt_check_tag(tag, 1) != HC_OK)
+    return HC_ERR_TAG;
+  hc_progress_locked();
+  int source_world = source == HCOMM_ANY_SOURCE
+                         ? HCOMM_ANY_SOURCE
+                         : hc_comm_world_of_rank(comm, source);
+  hc_match_entry_t *e = hc_match_find_unexpected(
+      &hc_engine.contexts[hc_comm_match_ctx(comm, 0)], source_world, tag,
+      take);
+  *msg = (hcomm_message_t *)e;
+  if (e == NULL)
+    return HC_OK;
+  (*msg)->comm = comm;
+  pt2pt_probe_status(*msg, comm, status);
+  return HC_OK;
+}
+
+static hc_status_t pt2pt_probe(int source, int tag, hcomm_comm_t *comm,
+                               int take, int block, int *flag,
+                               hcomm_message_t **msg, hcomm_status_t *status) {
+  hcomm_message_t *found = NULL;
+  *flag = 0;
+  if (source == HCOMM_PROC_NULL) {
+    pt2pt_null_status(status);
+    *flag = 1;
+    if (!take)
+      return HC_OK;
+    found = calloc(1, sizeof *found);
+    if (found == NULL)
+      return HC_ERR_NOMEM;
+    found->proc_null = 1;
+    *msg = found;
+    return HC_OK;
+  }
+  hc_engine_lock();
+  long spins = 0;
+  hc_status_t rc;
+  for (;;) {
+    rc = pt2pt_probe_once(source, tag, comm, take, &found, status);
+    if (rc != HC_OK || found != NULL || !block)
+      break;
+    hc_idle_locked(&spins);
+  }
+  hc_engine_unlock();
+  if (rc == HC_OK && found != NULL) {
+    *flag = 1;
+    if (take)
+      *msg = found;
+  }
+  return rc;
+}
+
+hc_status_t hcomm_iprobe(int source, int tag, hcomm_comm_t *comm, int *flag,
+                         hcomm_status_t *status) {
+  if (flag == NULL)
+    return HC_ERR_ARG;
+  return pt2pt_probe(source, tag, comm, 0, 0, flag, NULL, status);
+}
+
+hc_status_t hcomm_probe(int source, int tag, hcomm_comm_t *comm,
+                        hcomm_status_t *status) {
+  int flag;
+  return pt2pt_probe(source, tag, comm, 0, 1, &flag, NULL, status);
+}
+
+hc_status_t hcomm_improbe(int source, int tag, hcomm_comm_t *comm, int *flag,
+                          hcomm_message_t **msg, hcomm_status_t *status) {
+  if (flag == NULL || msg == NULL)
+    return HC_ERR_ARG;
+  return pt2pt_probe(source, tag, comm, 1, 0, flag, msg, status);
+}
+
+hc_status_t hcomm_mprobe(int source, int tag, hcomm_comm_t *comm,
+                         hcomm_message_t **msg, hcomm_status_t *status) {
+  int flag;
+  if (msg == NULL)
+    return HC_ERR_ARG;
+  return pt2pt_probe(source, tag, comm, 1, 1, &flag, msg, status);
+}
+
+hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
+                         hcomm_request_t **req) {
+  if (msg == NULL || req == NULL || (bytes > 0 && buf == NULL))
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
+  if (r == NULL) {
+    hc_engine_unlock();
+    return HC_ERR_NOMEM;
+  }
+  r->comm = msg->proc_null ? NULL : msg->comm;
+  if (r->comm != NULL) {
+    hc_comm_op_begin(r->comm);
+    r->match_ctx = hc_comm_match_ctx(r->comm, 0);
+  }
+  r->recv_buf = buf;
+  r->bytes = bytes;
+  *req = r;
+  hc_proto_recv_message(r, msg);
+  hc_engine_unlock();
+  return HC_OK;
+}

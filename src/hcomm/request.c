@@ -1,0 +1,114 @@
+#include "hcomm/request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/comm.h"
+
+/* Slabs keep 10,000 outstanding requests cheap: one malloc per slab and an
+ * O(1) freelist pop per request. */
+#define REQUEST_SLAB 256
+
+typedef struct request_pool {
+  hcomm_request_t **table; /* index -> object, fixed for the object's life */
+  uint32_t count;
+  uint32_t capacity;
+  hcomm_request_t *freelist;
+  void **slabs;
+  size_t nslabs;
+  long active_sends;
+} request_pool_t;
+
+static request_pool_t request_pool;
+
+static int request_grow(void) {
+  request_pool_t *p = &request_pool;
+  if (p->count + REQUEST_SLAB > p->capacity) {
+    uint32_t cap = p->capacity ? p->capacity * 2 : 4 * REQUEST_SLAB;
+    hcomm_request_t **t = realloc(p->table, cap * sizeof *t);
+    if (t == NULL)
+      return -1;
+    p->table = t;
+    p->capacity = cap;
+  }
+  void **slabs = realloc(p->slabs, (p->nslabs + 1) * sizeof *slabs);
+  if (slabs == NULL)
+    return -1;
+  p->slabs = slabs;
+  hcomm_request_t *slab = calloc(REQUEST_SLAB, sizeof *slab);
+  if (slab == NULL)
+    return -1;
+  p->slabs[p->nslabs++] = slab;
+  for (int i = REQUEST_SLAB - 1; i >= 0; i--) {
+    slab[i].index = p->count + (uint32_t)i;
+    slab[i].released = 1;
+    p->table[slab[i].index] = &slab[i];
+    slab[i].next = p->freelist;
+    p->freelist = &slab[i];
+  }
+  p->count += REQUEST_SLAB;
+  return 0;
+}
+
+hcomm_request_t *hc_request_alloc(hc_request_kind_t kind) {
+  request_pool_t *p = &request_pool;
+  if (p->freelist == NULL && request_grow() != 0)
+    return NULL;
+  hcomm_request_t *req = p->freelist;
+  p->freelist = req->next;
+  uint32_t index = req->index;
+  uint32_t generation = req->generation + 1;
+  memset(req, 0, sizeof *req);
+  req->index = index;
+  req->generation = generation;
+  req->kind = kind;
+  atomic_init(&req->done, 0);
+  if (kind == HC_REQ_SEND)
+    p->active_sends++;
+  return req;
+}
+
+void hc_request_release(hcomm_request_t *req) {
+  req->released = 1;
+  req->generation++;
+  req->next = request_pool.freelist;
+  request_pool.freelist = req;
+}
+
+void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
+  hcomm_comm_t *comm = req->comm;
+  req->status.error = error;
+  if (req->kind == HC_REQ_SEND)
+    request_pool.active_sends--;
+  atomic_store_explicit(&req->done, 1, memory_order_release);
+  if (req->user_freed)
+    hc_request_release(req);
+  if (comm != NULL)
+    hc_comm_op_end(comm);
+}
+
+uint64_t hc_request_id(const hcomm_request_t *req) {
+  return ((uint64_t)req->generation << 32) | req->index;
+}
+
+hcomm_request_t *hc_request_lookup(uint64_t id) {
+  uint32_t index = (uint32_t)id;
+  if (index >= request_pool.count)
+    return NULL;
+  hcomm_request_t *req = request_pool.table[index];
+  if (req->released || req->generation != (uint32_t)(id >> 32) ||
+      atomic_load(&req->done))
+    return NULL;
+  return req;
+}
+
+long hc_request_active_sends(void) { return request_pool.active_sends; }
+
+void hc_request_pool_fini(void) {
+  request_pool_t *p = &request_pool;
+  for (size_t i = 0; i < p->nslabs; i++)
+    free(p->slabs[i]);
+  free(p->slabs);
+  free(p->table);
+  memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,67 @@
+/*
+ * Requests: engine objects for one operation each.  Work finishes only
+ * through hc_request_complete().  Objects come from slabs and are recycled
+ * through a freelist; each has a fixed table index and a generation, so an
+ * id sent to a peer (hc_request_id) is validated on the way back.
+ */
+#ifndef HC_REQUEST_H
+#define HC_REQUEST_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hcomm.h"
+#include "hcomm/match.h"
+
+typedef enum hc_request_kind {
+  HC_REQ_SEND = 1,
+  HC_REQ_RECV = 2,
+  HC_REQ_USER = 3 /* completed by its creator (hcomm_request_new_completed) */
+} hc_request_kind_t;
+
+struct hc_backlog_item;
+
+struct hcomm_request {
+  hc_match_entry_t entry; /* link in a posted-receive queue */
+  hc_request_kind_t kind;
+  atomic_int done;
+  int user_freed; /* hcomm_request_free came before completion */
+  int posted;     /* receive sits in a posted queue (cancellable) */
+  int released;   /* back on the freelist */
+  uint32_t index;
+  uint32_t generation;
+  hcomm_status_t status;
+  hcomm_comm_t *comm; /* NULL for user requests */
+  int match_ctx;      /* matching context index */
+  int peer;           /* world rank: send destination / matched source */
+  int tag;
+  int mode; /* send mode */
+  const void *send_buf;
+  void *recv_buf;
+  size_t bytes;       /* send: message size; receive: capacity */
+  size_t total;       /* receive: sender's message size */
+  size_t take;        /* receive: bytes that will land (min(total, bytes)) */
+  size_t landed;      /* receive: bytes copied in so far (pipelined) */
+  uint64_t remote_id; /* the peer's request id (rendezvous) */
+  uint64_t remote_addr;
+  struct hc_backlog_item *backlog_item; /* first packet not yet sent */
+  hcomm_request_t *next;                /* freelist / pending-work list */
+};
+
+/* A zeroed, active request of kind, or NULL when memory ran out. */
+hcomm_request_t *hc_request_alloc(hc_request_kind_t kind);
+/* Returns req to the freelist (it must be complete or never started). */
+void hc_request_release(hcomm_request_t *req);
+/* Finishes req with error (status fields other than error set by caller);
+ * releases it when the user already freed it. */
+void hc_request_complete(hcomm_request_t *req, hc_status_t error);
+/* The id a peer echoes back to name req. */
+uint64_t hc_request_id(const hcomm_request_t *req);
+/* The active request with that id, or NULL when stale or invalid. */
+hcomm_request_t *hc_request_lookup(uint64_t id);
+/* Releases every slab (at finalize). */
+void hc_request_pool_fini(void);
+/* Number of active send requests (finalize drains them). */
+long hc_request_active_sends(void);
+
+#endif /* HC_REQUEST_H */
