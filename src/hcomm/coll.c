@@ -141,8 +141,8 @@ static hc_status_t coll_recv(void *buf, size_t bytes, int source, int tag,
 
 /* Receive posted before the send so that neither side relies on buffering. */
 static hc_status_t coll_sendrecv(const void *sbuf, size_t sbytes, int dest,
-                                 void *rbuf, size_t rbytes, int source,
-                                 int tag, hcomm_comm_t *comm) {
+                                 void *rbuf, size_t rbytes, int source, int tag,
+                                 hcomm_comm_t *comm) {
   hcomm_request_t *reqs[2] = {NULL, NULL};
   hc_status_t rc = hc_coll_irecv(rbuf, rbytes, source, tag, comm, &reqs[0]);
   if (rc == HC_OK)
@@ -323,8 +323,8 @@ static hc_status_t coll_reduce_tree(const void *mine, size_t count,
   *out = NULL;
   for (int mask = 1; mask < size; mask <<= 1) {
     if (vrank & mask) {
-      rc = coll_send(cur, bytes, coll_real(vrank - mask, base, size), tag,
-                     comm);
+      rc =
+          coll_send(cur, bytes, coll_real(vrank - mask, base, size), tag, comm);
       break;
     }
     if (vrank + mask >= size)
@@ -356,9 +356,9 @@ static hc_status_t coll_reduce_tree(const void *mine, size_t count,
   return rc;
 }
 
-static hc_status_t coll_reduce(const void *sendbuf, void *recvbuf,
-                               size_t count, const hcomm_reduce_op_t *op,
-                               int root, hcomm_comm_t *comm, int tag) {
+static hc_status_t coll_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                               const hcomm_reduce_op_t *op, int root,
+                               hcomm_comm_t *comm, int tag) {
   size_t bytes = count * op->elem_size;
   int size = hcomm_comm_size(comm), rank = hcomm_comm_rank(comm);
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
@@ -539,8 +539,8 @@ static hc_status_t coll_gather_linear(const void *mine, size_t bytes,
     memcpy(recvbuf + (size_t)rank * bytes, mine, bytes);
   for (int r = 0; r < size && rc == HC_OK; r++)
     if (r != root)
-      rc = hc_coll_irecv(recvbuf + (size_t)r * bytes, bytes, r,
-                         COLL_TAG_GATHER, comm, &reqs[n++]);
+      rc = hc_coll_irecv(recvbuf + (size_t)r * bytes, bytes, r, COLL_TAG_GATHER,
+                         comm, &reqs[n++]);
   rc = coll_finish(reqs, n, rc);
   free(reqs);
   return rc;
@@ -577,8 +577,8 @@ static hc_status_t coll_gather_binomial(const void *mine, size_t bytes,
     return coll_send(mine, bytes, parent, COLL_TAG_GATHER, comm);
 
   /* Rooted at rank 0 the virtual order is the rank order: gather in place. */
-  char *col = (vrank == 0 && root == 0) ? recvbuf
-                                        : malloc((size_t)extent * bytes);
+  char *col =
+      (vrank == 0 && root == 0) ? recvbuf : malloc((size_t)extent * bytes);
   if (col == NULL)
     return HC_ERR_NOMEM;
   if (col != mine)
@@ -630,10 +630,9 @@ static hc_status_t coll_allgather_rd(char *recvbuf, size_t bytes,
     int peer = rank ^ mask;
     size_t mine = (size_t)(rank & ~(mask - 1)) * bytes;
     size_t theirs = (size_t)(peer & ~(mask - 1)) * bytes;
-    hc_status_t rc =
-        coll_sendrecv(recvbuf + mine, (size_t)mask * bytes, peer,
-                      recvbuf + theirs, (size_t)mask * bytes, peer,
-                      COLL_TAG_ALLGATHER, comm);
+    hc_status_t rc = coll_sendrecv(recvbuf + mine, (size_t)mask * bytes, peer,
+                                   recvbuf + theirs, (size_t)mask * bytes, peer,
+                                   COLL_TAG_ALLGATHER, comm);
     if (rc != HC_OK)
       return rc;
   }
