@@ -14,6 +14,8 @@
  */
 #ifndef HCMPI_MPI_H
 #define HCMPI_MPI_H
+/* MPICH's include guard, which some codes test to see whether MPI is in. */
+#define MPI_INCLUDED
 
 #if defined(__cplusplus)
 extern "C" {
@@ -588,7 +590,7 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
 /* profiling interface, under which the library implements every call.      */
 /* ======================================================================== */
 
-/* ---- Environment and inquiry --------------------------------------------- */
+/* ---- Environment and inquiry ------------------------------------------- */
 /* Start-up, shutdown, thread levels, version and timers. */
 int MPI_Init(int *argc, char ***argv);
 int PMPI_Init(int *argc, char ***argv);
@@ -627,7 +629,7 @@ MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 
-/* ---- Sessions (MPI-4) ---------------------------------------------------- */
+/* ---- Sessions (MPI-4) -------------------------------------------------- */
 /* The world-model-free start-up path. */
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
                      MPI_Session *session);
@@ -660,7 +662,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
                                 MPI_Info info, MPI_Errhandler errhandler,
                                 MPI_Comm *newcomm);
 
-/* ---- Point-to-point ------------------------------------------------------ */
+/* ---- Point-to-point ---------------------------------------------------- */
 /* Blocking and nonblocking sends and receives, probes, matched probes. */
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
              int tag, MPI_Comm comm);
@@ -767,7 +769,7 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                         MPI_Count *count);
 
-/* ---- Persistent and partitioned requests --------------------------------- */
+/* ---- Persistent and partitioned requests ------------------------------- */
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -816,7 +818,7 @@ int PMPI_Pready_list(int length, int array_of_partitions[],
 int MPI_Parrived(MPI_Request request, int partition, int *flag);
 int PMPI_Parrived(MPI_Request request, int partition, int *flag);
 
-/* ---- Completion, cancellation, status, generalized requests -------------- */
+/* ---- Completion, cancellation, status, generalized requests ------------ */
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
 int PMPI_Wait(MPI_Request *request, MPI_Status *status);
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
@@ -902,7 +904,7 @@ int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class,
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class,
                                   void *extra_state, MPI_Request *request);
 
-/* ---- Blocking collectives ------------------------------------------------ */
+/* ---- Blocking collectives ---------------------------------------------- */
 int MPI_Barrier(MPI_Comm comm);
 int PMPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -999,7 +1001,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                       MPI_Datatype datatype, MPI_Op op);
 
-/* ---- Nonblocking collectives --------------------------------------------- */
+/* ---- Nonblocking collectives ------------------------------------------- */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -1108,7 +1110,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request *request);
 
-/* ---- Persistent collectives (MPI-4) -------------------------------------- */
+/* ---- Persistent collectives (MPI-4) ------------------------------------ */
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -1233,7 +1235,7 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                      MPI_Info info, MPI_Request *request);
 
-/* ---- Neighborhood collectives -------------------------------------------- */
+/* ---- Neighborhood collectives ------------------------------------------ */
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm);
@@ -1379,7 +1381,7 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
                                  MPI_Info info, MPI_Request *request);
 
-/* ---- Reduction operations ------------------------------------------------ */
+/* ---- Reduction operations ---------------------------------------------- */
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
@@ -1387,7 +1389,7 @@ int PMPI_Op_free(MPI_Op *op);
 int MPI_Op_commutative(MPI_Op op, int *commute);
 int PMPI_Op_commutative(MPI_Op op, int *commute);
 
-/* ---- Groups -------------------------------------------------------------- */
+/* ---- Groups ------------------------------------------------------------ */
 int MPI_Group_size(MPI_Group group, int *size);
 int PMPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
@@ -1427,7 +1429,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
 int MPI_Group_free(MPI_Group *group);
 int PMPI_Group_free(MPI_Group *group);
 
-/* ---- Communicators and intercommunicators -------------------------------- */
+/* ---- Communicators and intercommunicators ------------------------------ */
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int PMPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
@@ -1493,7 +1495,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 
-/* ---- Attribute caching --------------------------------------------------- */
+/* ---- Attribute caching ------------------------------------------------- */
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function *comm_delete_attr_fn,
                            int *comm_keyval, void *extra_state);
@@ -1545,7 +1547,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
 
-/* ---- Attribute caching: deprecated MPI-1 names --------------------------- */
+/* ---- Attribute caching: deprecated MPI-1 names ------------------------- */
 int MPI_Keyval_create(MPI_Copy_function *copy_fn,
                       MPI_Delete_function *delete_fn, int *keyval,
                       void *extra_state);
@@ -1561,7 +1563,7 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Attr_delete(MPI_Comm comm, int keyval);
 int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 
-/* ---- Info objects -------------------------------------------------------- */
+/* ---- Info objects ------------------------------------------------------ */
 int MPI_Info_create(MPI_Info *info);
 int PMPI_Info_create(MPI_Info *info);
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
@@ -1591,7 +1593,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 
-/* ---- Datatypes ----------------------------------------------------------- */
+/* ---- Datatypes --------------------------------------------------------- */
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
                          MPI_Datatype *newtype);
@@ -1715,7 +1717,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int PMPI_Get_address(const void *location, MPI_Aint *address);
 
-/* ---- Datatypes: deprecated MPI-1 names ----------------------------------- */
+/* ---- Datatypes: deprecated MPI-1 names --------------------------------- */
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
                      MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
@@ -1741,7 +1743,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 
-/* ---- Pack and unpack ----------------------------------------------------- */
+/* ---- Pack and unpack --------------------------------------------------- */
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
              void *outbuf, int outsize, int *position, MPI_Comm comm);
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
@@ -1770,7 +1772,7 @@ int MPI_Pack_external_size(const char *datarep, int incount,
 int PMPI_Pack_external_size(const char *datarep, int incount,
                             MPI_Datatype datatype, MPI_Aint *size);
 
-/* ---- Errors and error handlers ------------------------------------------- */
+/* ---- Errors and error handlers ----------------------------------------- */
 int MPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Error_class(int errorcode, int *errorclass);
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
@@ -1824,7 +1826,7 @@ int PMPIX_Delete_error_code(int errorcode);
 int MPIX_Delete_error_string(int errorcode);
 int PMPIX_Delete_error_string(int errorcode);
 
-/* ---- Error handlers: deprecated MPI-1 names ------------------------------ */
+/* ---- Error handlers: deprecated MPI-1 names ---------------------------- */
 int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn,
                           MPI_Errhandler *errhandler);
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn,
@@ -1834,7 +1836,7 @@ int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 
-/* ---- Process topologies -------------------------------------------------- */
+/* ---- Process topologies ------------------------------------------------ */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
@@ -1914,7 +1916,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
 int MPI_Topo_test(MPI_Comm comm, int *status);
 int PMPI_Topo_test(MPI_Comm comm, int *status);
 
-/* ---- One-sided communication --------------------------------------------- */
+/* ---- One-sided communication ------------------------------------------- */
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                    MPI_Comm comm, MPI_Win *win);
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
@@ -2059,7 +2061,7 @@ int PMPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 int PMPI_Win_sync(MPI_Win win);
 
-/* ---- Dynamic processes --------------------------------------------------- */
+/* ---- Dynamic processes ------------------------------------------------- */
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs,
                    MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm,
                    int array_of_errcodes[]);
@@ -2107,7 +2109,7 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 
-/* ---- Status conversion for the Fortran bindings -------------------------- */
+/* ---- Status conversion for the Fortran bindings ------------------------ */
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
@@ -2121,7 +2123,7 @@ int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 
-/* ---- MPICH extensions ---------------------------------------------------- */
+/* ---- MPICH extensions -------------------------------------------------- */
 /* User-level failure mitigation and GPU-awareness queries. */
 int MPIX_Comm_revoke(MPI_Comm comm);
 int PMPIX_Comm_revoke(MPI_Comm comm);
