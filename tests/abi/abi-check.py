@@ -214,10 +214,9 @@ def probe_lines(ours, present):
     items for which present(name) is false are skipped."""
     out = []
 
-    def guarded(name, stmt, is_macro=False):
-        if not present(name):
-            return
-        out.append("    " + stmt)
+    def emit(name, stmt):
+        if present(name):
+            out.append("    " + stmt)
 
     for name, value in sorted(ours.macros.items()):
         kind = constant_kind(name, value)
@@ -229,24 +228,24 @@ def probe_lines(ours, present):
         else:
             stmt = ('printf("%s value %%s %%lld\\n", TYPE_NAME(%s), '
                     '(long long)(intptr_t)(%s));' % (name, name, name))
-        guarded(name, stmt, True)
+        emit(name, stmt)
     for name in sorted(set(ours.enums)):
-        guarded(name, 'printf("%s enum %%lld\\n", (long long)(%s));'
-                % (name, name), False)
+        emit(name, 'printf("%s enum %%lld\\n", (long long)(%s));'
+                % (name, name))
     for name in sorted(ours.fmacros):
-        guarded(name, 'printf("%s convert %%s %%lld\\n", TYPE_NAME(%s(0x44000000)),'
-                ' (long long)%s(0x44000000));' % (name, name, name), True)
+        emit(name, 'printf("%s convert %%s %%lld\\n", TYPE_NAME(%s(0x44000000)),'
+                ' (long long)%s(0x44000000));' % (name, name, name))
     for name, kind in sorted(ours.typedefs.items()):
         if kind == "function":
             continue
-        guarded(name, 'printf("%s sizeof %%zu align %%zu\\n", sizeof(%s), '
-                '_Alignof(%s));' % (name, name, name), False)
+        emit(name, 'printf("%s sizeof %%zu align %%zu\\n", sizeof(%s), '
+                '_Alignof(%s));' % (name, name, name))
         for field in ours.fields.get(name, []):
-            guarded(name, 'printf("%s.%s offsetof %%zu\\n", offsetof(%s, %s));'
-                    % (name, field, name, field), False)
+            emit(name, 'printf("%s.%s offsetof %%zu\\n", offsetof(%s, %s));'
+                    % (name, field, name, field))
     for name in sorted(ours.externs):
-        guarded(name, 'printf("%s extern_sizeof %%zu\\n", sizeof(%s));'
-                % (name, name), False)
+        emit(name, 'printf("%s extern_sizeof %%zu\\n", sizeof(%s));'
+                % (name, name))
     return out
 
 
