@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of hcmpi, MPICH and Open MPI on one machine.
+
+Builds bench/{latency,bandwidth,msgrate,overlap}.c once per MPI, runs them
+interleaved in one session (round r runs every case for every MPI, and the
+order of the MPIs rotates from round to round so no MPI always goes first),
+and prints one table per benchmark with the median over rounds of each run's
+median, plus the ratios hcmpi/MPICH and hcmpi/Open MPI.
+
+Timings are never asserted; see docs/benchmarks.md for how to read them.
+"""
+
+import argparse
+import datetime
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = ["latency", "bandwidth", "msgrate", "overlap"]
+COMMON = ["common.c"]
+
+# One case per table.  "higher" says whether a larger value is better.
+CASES = [
+    {"name": "latency", "prog": "latency", "args": [], "unit": "us",
+     "higher": False, "title": "latency (one way, us; lower is better)"},
+    {"name": "bandwidth", "prog": "bandwidth", "args": [], "unit": "MB/s",
+     "higher": True,
+     "title": "bandwidth, unidirectional (MB/s = 10^6 B/s; higher is better)"},
+    {"name": "bibw", "prog": "bandwidth", "args": ["-b"], "unit": "MB/s",
+     "higher": True,
+     "title": "bandwidth, bidirectional (MB/s, both directions summed; "
+              "higher is better)"},
+    {"name": "msgrate", "prog": "msgrate", "args": [], "unit": "msg/s",
+     "higher": True, "title": "message rate (messages/s; higher is better)"},
+    {"name": "overlap", "prog": "overlap", "args": [], "unit": "%",
+     "higher": True,
+     "title": "overlap of transfer with compute (%; higher is better)"},
+]
+
+# Per mode: the flags each case adds, and the number of rounds.
+MODES = {
+    "quick": {
+        "rounds": 2,
+        "latency": "-s 8,4096,65536,1M -r 5 -i 500 -w 50",
+        "bandwidth": "-s 8,65536,1M,4M -r 5 -i 20 -w 2",
+        "bibw": "-s 8,65536,1M,4M -r 5 -i 20 -w 2",
+        "msgrate": "-s 8 -r 5 -i 100 -w 10",
+        "overlap": "-s 64K,1M,4M -r 5 -i 50 -w 1",
+    },
+    "full": {
+        "rounds": 5,
+        "latency": "-m 1:16M -r 11 -i 2000 -w 200",
+        "bandwidth": "-m 1:16M -r 11 -i 100 -w 10",
+        "bibw": "-m 1:16M -r 11 -i 100 -w 10",
+        "msgrate": "-m 1:1K -r 11 -i 500 -w 50",
+        "overlap": "-m 64K:16M -r 11 -i 200 -w 1",
+    },
+    # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
+    # per hand-off (milliseconds), so oversubscribed runs stay tiny.
+    "oversubscribed": {
+        "latency": "-s 8,65536 -r 3 -i 50 -w 5",
+        "bandwidth": "-s 65536,1M -r 3 -i 4 -w 1",
+        "bibw": "-s 65536,1M -r 3 -i 4 -w 1",
+        "msgrate": "-s 8 -r 3 -i 10 -w 1",
+        "overlap": "-s 1M -r 3 -i 2 -w 1",
+    },
+}
+
+IMPL_ORDER = ["hcmpi", "mpich", "openmpi"]
+IMPL_TITLE = {"hcmpi": "hcmpi", "mpich": "MPICH", "openmpi": "Open MPI"}
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def cpu_pressure():
+    """The 'some avg10' of /proc/pressure/cpu, or None."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            m = re.search(r"avg10=([0-9.]+)", f.readline())
+            return m.group(1) if m else None
+    except OSError:
+        return None
+
+
+def executable(path):
+    if not path:
+        return None
+    if os.sep in path:
+        return path if os.access(path, os.X_OK) else None
+    return shutil.which(path)
+
+
+def define_impls(args):
+    """Returns {impl: {"cc": path, "run": [argv prefix]}} and skip notes."""
+    want = [i.strip() for i in args.impls.split(",") if i.strip()]
+    build = args.build
+    cand = {
+        "hcmpi": (args.hcmpicc or os.path.join(build, "tools", "hcmpicc-build"),
+                  args.hcmpirun or os.path.join(build, "tools", "hcmpirun")),
+        "mpich": ("mpicc.mpich", "mpiexec.mpich"),
+        "openmpi": ("mpicc.openmpi", "mpirun.openmpi"),
+    }
+    impls, notes = {}, []
+    for name in IMPL_ORDER:
+        if name not in want:
+            continue
+        cc, run = cand[name]
+        cc_p, run_p = executable(cc), executable(run)
+        if not cc_p or not run_p:
+            missing = cc if not cc_p else run
+            notes.append(f"{IMPL_TITLE[name]} skipped: {missing} not found "
+                         "or not executable")
+            continue
+        impls[name] = {"cc": cc_p, "run": run_p}
+    return impls, notes
+
+
+def launch_cmd(impl, info, nranks, prog, prog_args):
+    if impl == "openmpi":
+        cmd = [info["run"], "--allow-run-as-root", "-n", str(nranks)]
+        if nranks > (os.cpu_count() or 1):
+            cmd.append("--oversubscribe")
+    else:
+        cmd = [info["run"], "-n", str(nranks)]
+    return cmd + [prog] + prog_args
+
+
+def build_all(impls, bindir, cflags, log, notes):
+    """Compiles every program with every MPI; returns {(impl, prog): path}."""
+    built = {}
+    srcs = [os.path.join(HERE, c) for c in COMMON]
+    for impl, info in impls.items():
+        os.makedirs(os.path.join(bindir, impl), exist_ok=True)
+        for prog in SOURCES:
+            out = os.path.join(bindir, impl, prog)
+            cmd = ([info["cc"]] + cflags + ["-I", HERE,
+                   os.path.join(HERE, prog + ".c")] + srcs + ["-o", out])
+            log.write("$ " + shlex.join(cmd) + "\n")
+            res = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+            log.write(res.stdout)
+            if res.returncode == 0:
+                built[(impl, prog)] = out
+            else:
+                notes.append(f"{IMPL_TITLE[impl]}: building {prog} failed "
+                             f"(see build.log)")
+    return built
+
+
+def parse_line(line):
+    return dict(tok.split("=", 1) for tok in line.split() if "=" in tok)
+
+
+def median_key(fields):
+    for k in fields:
+        if k.startswith("median_"):
+            return k
+    return None
+
+
+def case_name(fields):
+    if fields.get("bench") == "bandwidth" and fields.get("mode") == "bi":
+        return "bibw"
+    return fields.get("bench")
+
+
+class Session:
+    """Runs the cases and keeps every measured value."""
+
+    def __init__(self, args, impls, built, raw, notes):
+        self.args, self.impls, self.built = args, impls, built
+        self.raw, self.notes = raw, notes
+        # (case, ranks, size, impl) -> list of per-run medians
+        self.values = {}
+        # (case, ranks, impl) -> "timeout" / "fail" when a run broke
+        self.broken = {}
+
+    def run_one(self, case, impl, nranks, rnd, flags):
+        prog = self.built.get((impl, case["prog"]))
+        if not prog:
+            return
+        cmd = launch_cmd(impl, self.impls[impl], nranks, prog,
+                         case["args"] + shlex.split(flags))
+        tag = (f"impl={impl} case={case['name']} round={rnd} "
+               f"load1={loadavg().split()[0]}")
+        psi = cpu_pressure()
+        if psi is not None:
+            tag += f" cpu_some_avg10={psi}"
+        self.raw.write(f"# {tag} cmd={shlex.join(cmd)}\n")
+        t0 = time.monotonic()
+        try:
+            res = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=self.args.timeout)
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout or ""
+            if isinstance(out, bytes):
+                out = out.decode(errors="replace")
+            self.record(case, impl, nranks, out, tag)
+            self.broken[(case["name"], nranks, impl)] = "timeout"
+            self.raw.write(f"# TIMEOUT after {self.args.timeout}s\n")
+            return
+        self.record(case, impl, nranks, res.stdout, tag)
+        self.raw.write(f"# rc={res.returncode} "
+                       f"wall_s={time.monotonic() - t0:.2f}\n")
+        if res.returncode != 0:
+            self.broken[(case["name"], nranks, impl)] = "fail"
+
+    def record(self, case, impl, nranks, out, tag):
+        for line in out.splitlines():
+            if not line.startswith("bench="):
+                if line.strip() and not line.startswith("#"):
+                    self.raw.write("# | " + line + "\n")
+                continue
+            self.raw.write(f"{line} {tag}\n")
+            fields = parse_line(line)
+            key = median_key(fields)
+            if key is None or case_name(fields) != case["name"]:
+                continue
+            try:
+                val = float(fields[key])
+                size = int(fields["size"])
+            except (KeyError, ValueError):
+                continue
+            self.values.setdefault(
+                (case["name"], nranks, size, impl), []).append(val)
+        self.raw.flush()
+
+    def run(self, cases, ranks_list, rounds, mode):
+        order = [i for i in IMPL_ORDER if i in self.impls]
+        ncpu = os.cpu_count() or 1
+        for rnd in range(rounds):
+            shift = rnd % max(1, len(order))
+            rotated = order[shift:] + order[:shift]
+            for nranks in ranks_list:
+                table = MODES["oversubscribed"] if nranks > ncpu else MODES[mode]
+                for case in cases:
+                    for impl in rotated:
+                        self.run_one(case, impl, nranks, rnd,
+                                     table[case["name"]])
+            print(f"  round {rnd + 1}/{rounds} done, load {loadavg()}",
+                  file=sys.stderr)
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if v >= 1e5:
+        return f"{v:,.0f}"
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def size_label(n):
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20} MiB"
+    if n >= 1 << 10 and n % (1 << 10) == 0:
+        return f"{n >> 10} KiB"
+    return f"{n} B"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "–"
+    return f"{a / b:.2f}"
+
+
+def table_for(session, case, nranks):
+    sizes = sorted({k[2] for k in session.values
+                    if k[0] == case["name"] and k[1] == nranks})
+    lines = [f"### {case['title']}, {nranks} ranks", ""]
+    notes = []
+    for impl in IMPL_ORDER:
+        state = session.broken.get((case["name"], nranks, impl))
+        if state:
+            notes.append(f"{IMPL_TITLE[impl]}: at least one run ended in "
+                         f"{state}; its column uses the runs that finished")
+    if not sizes:
+        return lines + ["(no results)", ""] + notes
+    lines.append("| size | hcmpi | MPICH | Open MPI | hcmpi/MPICH | "
+                 "hcmpi/OMPI | runs |")
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|")
+    for size in sizes:
+        med = {}
+        runs = []
+        for impl in IMPL_ORDER:
+            vals = session.values.get((case["name"], nranks, size, impl))
+            med[impl] = statistics.median(vals) if vals else None
+            runs.append(str(len(vals)) if vals else "0")
+        lines.append(
+            f"| {size_label(size)} | {fmt(med['hcmpi'])} | "
+            f"{fmt(med['mpich'])} | {fmt(med['openmpi'])} | "
+            f"{ratio(med['hcmpi'], med['mpich'])} | "
+            f"{ratio(med['hcmpi'], med['openmpi'])} | {'/'.join(runs)} |")
+    return lines + [""] + notes + ([""] if notes else [])
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--mode", choices=["quick", "full"], default="quick")
+    p.add_argument("--quick", dest="mode", action="store_const", const="quick")
+    p.add_argument("--full", dest="mode", action="store_const", const="full")
+    p.add_argument("--ranks", default="2",
+                   help="comma-separated rank counts, e.g. 2,8")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="interleaved rounds (default: quick 2, full 5)")
+    p.add_argument("--impls", default="hcmpi,mpich,openmpi")
+    p.add_argument("--cases", default=",".join(c["name"] for c in CASES))
+    p.add_argument("--build", default=os.environ.get("BUILD", os.getcwd()),
+                   help="hcmpi build tree (default $BUILD or the cwd)")
+    p.add_argument("--hcmpicc", default=os.environ.get("HCMPICC"),
+                   help="hcmpi compile wrapper "
+                        "(default $HCMPICC or BUILD/tools/hcmpicc-build)")
+    p.add_argument("--hcmpirun", default=os.environ.get("HCMPIRUN"),
+                   help="hcmpi launcher "
+                        "(default $HCMPIRUN or BUILD/tools/hcmpirun)")
+    p.add_argument("--results", default=None,
+                   help="results directory (default "
+                        "BUILD/bench-results/<timestamp>)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds per run (default: quick 60, full 300)")
+    p.add_argument("--cflags", default=os.environ.get("BENCH_CFLAGS", "-O2"))
+    return p.parse_args()
+
+
+def write_env(path, args, impls, start_load):
+    with open(path, "w") as f:
+        f.write(f"date: {datetime.datetime.now().isoformat()}\n")
+        f.write(f"host: {os.uname().nodename} cpus: {os.cpu_count()}\n")
+        f.write(f"mode: {args.mode} ranks: {args.ranks} cflags: "
+                f"{args.cflags}\n")
+        f.write(f"load average at start: {start_load}\n")
+        for impl, info in impls.items():
+            f.write(f"{impl}: cc={info['cc']} run={info['run']}\n")
+
+
+def main():
+    args = parse_args()
+    mode = MODES[args.mode]
+    rounds = args.rounds or mode["rounds"]
+    if args.timeout is None:
+        args.timeout = 60.0 if args.mode == "quick" else 300.0
+    args.build = os.path.abspath(args.build)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    resdir = args.results or os.path.join(args.build, "bench-results", stamp)
+    os.makedirs(resdir, exist_ok=True)
+    ranks_list = [int(r) for r in args.ranks.split(",") if r.strip()]
+    cases = [c for c in CASES if c["name"] in args.cases.split(",")]
+
+    impls, notes = define_impls(args)
+    for n in notes:
+        print("note: " + n, file=sys.stderr)
+    if not impls:
+        print("no MPI implementation found; nothing to run", file=sys.stderr)
+        return 1
+    start_load = loadavg()
+    write_env(os.path.join(resdir, "env.txt"), args, impls, start_load)
+    with open(os.path.join(resdir, "build.log"), "w") as log:
+        built = build_all(impls, os.path.join(resdir, "bin"),
+                          shlex.split(args.cflags), log, notes)
+    print(f"running {args.mode} mode, {rounds} rounds, ranks {args.ranks}, "
+          f"load {start_load}", file=sys.stderr)
+    with open(os.path.join(resdir, "raw.txt"), "w") as raw:
+        session = Session(args, impls, built, raw, notes)
+        session.run(cases, ranks_list, rounds, args.mode)
+    end_load = loadavg()
+
+    out = [f"# hcmpi vs MPICH vs Open MPI ({args.mode} mode)", "",
+           f"- date: {stamp}, host: {os.uname().nodename}, "
+           f"cpus: {os.cpu_count()}",
+           f"- load average (1/5/15 min) at start: {start_load}; "
+           f"at end: {end_load}",
+           f"- rounds: {rounds} (interleaved, MPI order rotated each round); "
+           f"each cell is the median over rounds of each run's median",
+           "- ratios are hcmpi / other: below 1 is better for latency, "
+           "above 1 is better for bandwidth, message rate and overlap",
+           "- runs column: runs that produced a value, hcmpi/MPICH/Open MPI",
+           ""]
+    out += [f"- note: {n}" for n in notes] + ([""] if notes else [])
+    for nranks in ranks_list:
+        for case in cases:
+            out += table_for(session, case, nranks)
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(resdir, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+    print(f"results in {resdir}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
