@@ -152,8 +152,8 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
 /* ---- output forwarding ------------------------------------------------- */
 
 /* One write per line, so lines of different ranks never mix. */
-static void run_emit(run_job_t *job, int rank, run_stream_t *s,
-                     const char *p, size_t len, int ends_line) {
+static void run_emit(run_job_t *job, int rank, run_stream_t *s, const char *p,
+                     size_t len, int ends_line) {
   static char line[RUN_OUT_BUF + 32];
   size_t used = 0;
   if (job->opt.label && s->at_line_start)
@@ -167,8 +167,7 @@ static void run_emit(run_job_t *job, int rank, run_stream_t *s,
     perror("hcmpirun: write");
 }
 
-static void run_stream_flush_lines(run_job_t *job, int rank,
-                                   run_stream_t *s) {
+static void run_stream_flush_lines(run_job_t *job, int rank, run_stream_t *s) {
   size_t start = 0;
   for (;;) {
     char *nl = memchr(s->buf + start, '\n', s->len - start);
@@ -252,19 +251,18 @@ static void pmi_cmd_init(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   const char *ver = hc_pmi1_get(m, "pmi_version");
   int ok = ver != NULL && strcmp(ver, "1") == 0;
   job->ranks[r].initialized = 1;
-  run_reply(job, r,
-            line,
-            hc_pmi1_format(line, sizeof line, "response_to_init",
-                           "pmi_version", "1", "pmi_subversion", "1", "rc",
-                           ok ? "0" : "-1", NULL));
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "response_to_init", "pmi_version",
+                           "1", "pmi_subversion", "1", "rc", ok ? "0" : "-1",
+                           NULL));
 }
 
 static void pmi_cmd_maxes(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[128];
   run_reply(job, r, line,
-            hc_pmi1_format(line, sizeof line, "maxes", "rc", "0",
-                           "kvsname_max", "256", "keylen_max", "64",
-                           "vallen_max", "1024", NULL));
+            hc_pmi1_format(line, sizeof line, "maxes", "rc", "0", "kvsname_max",
+                           "256", "keylen_max", "64", "vallen_max", "1024",
+                           NULL));
 }
 
 static void pmi_cmd_appnum(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
@@ -316,8 +314,8 @@ static void pmi_cmd_get(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
                              "success", "value", value, NULL));
   else
     run_reply(job, r, line,
-              hc_pmi1_format(line, sizeof line, "get_result", "rc", "-1",
-                             "msg", "key_not_found", NULL));
+              hc_pmi1_format(line, sizeof line, "get_result", "rc", "-1", "msg",
+                             "key_not_found", NULL));
 }
 
 static void pmi_cmd_barrier(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
@@ -438,8 +436,7 @@ static void run_report_exit(run_job_t *job, int r, int status) {
   if (code == 0)
     return;
   if (!job->terminating)
-    fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid,
-            what);
+    fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid, what);
   run_fail(job, code);
   if (stop_others || WIFSIGNALED(status))
     run_terminate(job, SIGTERM);
@@ -651,8 +648,7 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
 
 static void run_loop(run_job_t *job) {
   size_t cap = 1 + 3 * (size_t)job->opt.n;
-  run_pollset_t ps = {calloc(cap, sizeof *ps.fds),
-                      calloc(cap, sizeof *ps.rank),
+  run_pollset_t ps = {calloc(cap, sizeof *ps.fds), calloc(cap, sizeof *ps.rank),
                       calloc(cap, sizeof *ps.kind), 0};
   if (ps.fds == NULL || ps.rank == NULL || ps.kind == NULL) {
     perror("hcmpirun");

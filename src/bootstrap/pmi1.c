@@ -152,14 +152,14 @@ static hc_status_t pmi1_open(pmi1_ctx_t *c) {
 
 static hc_status_t pmi1_handshake(pmi1_ctx_t *c, hc_bootstrap_info_t *info) {
   char line[HC_PMI1_LINE_MAX];
-  hc_status_t st = pmi1_call(
-      c, line,
-      hc_pmi1_format(line, sizeof line, "init", "pmi_version", "1",
-                     "pmi_subversion", "1", NULL),
-      "response_to_init");
+  hc_status_t st =
+      pmi1_call(c, line,
+                hc_pmi1_format(line, sizeof line, "init", "pmi_version", "1",
+                               "pmi_subversion", "1", NULL),
+                "response_to_init");
   if (st == HC_OK)
-    st = pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "get_maxes", NULL),
-                   "maxes");
+    st = pmi1_call(
+        c, line, hc_pmi1_format(line, sizeof line, "get_maxes", NULL), "maxes");
   if (st != HC_OK)
     return st;
   c->keylen_max = (int)hc_pmi1_get_long(&c->msg, "keylen_max", 64);
@@ -168,14 +168,14 @@ static hc_status_t pmi1_handshake(pmi1_ctx_t *c, hc_bootstrap_info_t *info) {
                  "appnum");
   info->appnum = (int)hc_pmi1_get_long(&c->msg, "appnum", -1);
   if (st == HC_OK)
-    st = pmi1_call(
-        c, line, hc_pmi1_format(line, sizeof line, "get_universe_size", NULL),
-        "universe_size");
+    st = pmi1_call(c, line,
+                   hc_pmi1_format(line, sizeof line, "get_universe_size", NULL),
+                   "universe_size");
   info->universe_size = (int)hc_pmi1_get_long(&c->msg, "size", -1);
   if (st == HC_OK)
-    st = pmi1_call(
-        c, line, hc_pmi1_format(line, sizeof line, "get_my_kvsname", NULL),
-        "my_kvsname");
+    st = pmi1_call(c, line,
+                   hc_pmi1_format(line, sizeof line, "get_my_kvsname", NULL),
+                   "my_kvsname");
   const char *kvs = st == HC_OK ? hc_pmi1_get(&c->msg, "kvsname") : NULL;
   if (kvs == NULL || strlen(kvs) >= sizeof c->kvsname)
     return HC_ERR_BOOTSTRAP;
@@ -187,8 +187,8 @@ static hc_status_t pmi1_rank_size(pmi1_ctx_t *c) {
   long rank = hc_env_long("PMI_RANK", c->rank);
   long size = hc_env_long("PMI_SIZE", c->size);
   if (size < 1 || rank < 0 || rank >= size) {
-    hc_log(HC_LOG_ERROR, "pmi1", "bad rank %ld / size %ld from launcher",
-           rank, size);
+    hc_log(HC_LOG_ERROR, "pmi1", "bad rank %ld / size %ld from launcher", rank,
+           size);
     return HC_ERR_BOOTSTRAP;
   }
   c->rank = (int)rank;
@@ -224,9 +224,7 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   return HC_OK;
 }
 
-static int pmi1_bad_text(const char *s) {
-  return strpbrk(s, " \n\r") != NULL;
-}
+static int pmi1_bad_text(const char *s) { return strpbrk(s, " \n\r") != NULL; }
 
 static hc_status_t pmi1_put(void *ctx, const char *key, const char *value) {
   pmi1_ctx_t *c = ctx;
@@ -250,9 +248,9 @@ static hc_status_t pmi1_fence(void *ctx) {
   if (c == NULL)
     return HC_ERR_ARG;
   char line[64];
-  hc_status_t st = pmi1_call(
-      c, line, hc_pmi1_format(line, sizeof line, "barrier_in", NULL),
-      "barrier_out");
+  hc_status_t st =
+      pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "barrier_in", NULL),
+                "barrier_out");
   hc_kvstore_prune(&c->cache, PMI1_KV_OWN);
   return st;
 }
@@ -275,8 +273,8 @@ static hc_status_t pmi1_get(void *ctx, const char *key, char *value,
   if (cached != NULL)
     return pmi1_copy_out(cached, value, len);
   char line[HC_PMI1_LINE_MAX];
-  int n = hc_pmi1_format(line, sizeof line, "get", "kvsname", c->kvsname,
-                         "key", key, NULL);
+  int n = hc_pmi1_format(line, sizeof line, "get", "kvsname", c->kvsname, "key",
+                         key, NULL);
   hc_status_t st = pmi1_call(c, line, n, "get_result");
   if (st != HC_OK)
     return HC_ERR_BOOTSTRAP;

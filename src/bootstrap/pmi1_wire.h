@@ -40,8 +40,7 @@ const char *hc_pmi1_cmd(const hc_pmi1_msg_t *msg);
 /* rc as an integer; a missing rc means success (0), an unparsable one -1. */
 int hc_pmi1_rc(const hc_pmi1_msg_t *msg);
 /* Integer field; fallback when absent or not a number. */
-long hc_pmi1_get_long(const hc_pmi1_msg_t *msg, const char *key,
-                      long fallback);
+long hc_pmi1_get_long(const hc_pmi1_msg_t *msg, const char *key, long fallback);
 
 /* Formats "cmd=CMD k1=v1 ...\n" from NULL-terminated key, value pairs.
  * Returns the length written (without the NUL), or -1 when it does not fit

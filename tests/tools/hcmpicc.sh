@@ -23,7 +23,8 @@ check "-compile-info has no link flags" sh -c 'case "$($1 -compile-info)" in *-l
 check "-link-info has link flags" sh -c 'case "$($1 -link-info)" in *-lhcmpi) exit 0;; esac; exit 1' x "$W"
 check "-cc= picks the compiler" sh -c 'case "$($1 -cc=my-cc -show x.c)" in "my-cc "*) exit 0;; esac; exit 1' x "$W"
 check "HCMPI_CC picks the compiler" sh -c 'case "$(HCMPI_CC=other-cc $1 -show x.c)" in "other-cc "*) exit 0;; esac; exit 1' x "$W"
-check "arguments with spaces survive" sh -c '$1 -DGREETING="\"a b\"" -E -x c - </dev/null >/dev/null' x "$W"
+printf 'GREETING\n' >"$T/g.c"
+check "arguments with spaces survive" sh -c '$1 "-DGREETING=a  b" -E -P "$2/g.c" | grep -q "^a b$"' x "$W" "$T"
 
 cat >"$T/prog.c" <<'PROG'
 #include <mpi.h>

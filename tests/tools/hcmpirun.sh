@@ -105,6 +105,31 @@ launch $RUN -n 2 ./no/such/program
 rc=$?
 if [ $rc -eq 127 ] && grep -q 'cannot execute' "$T/err"; then pass "exec failure"; else fail "exec failure (rc=$rc)"; fi
 
+# 10b. SIGTERM to hcmpirun reaches every rank; all of them are gone when it
+#     exits with 128+15.
+timeout 60 $RUN -n 2 sh -c 'echo $$ >"$0/pid.$PMI_RANK"; exec sleep 100' "$T" >"$T/out" 2>"$T/err" &
+P=$!
+n=0
+while [ ! -s "$T/pid.0" ] || [ ! -s "$T/pid.1" ]; do
+  n=$((n + 1)); [ $n -gt 600 ] && break
+  sleep 0.1
+done
+kill -TERM $P
+wait $P
+rc=$?
+alive=0
+for r in 0 1; do kill -0 "$(cat "$T/pid.$r")" 2>/dev/null && alive=1; done
+if [ $rc -eq 143 ] && [ $alive -eq 0 ]; then pass "SIGTERM forwarded"; else fail "SIGTERM forwarded (rc=$rc alive=$alive)"; fi
+
+# 10c. Ranks inherit only stdio and the PMI socket, not the launcher's fds.
+(exec 7>"$T/fd7"; launch $RUN -n 2 sh -c '[ -e /proc/$$/fd/7 ] && echo leak; [ -S /proc/$$/fd/$PMI_FD ] && echo pmi')
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^pmi$' "$T/out")" -eq 2 ] && ! grep -q leak "$T/out"; then
+  pass "fds closed in ranks"
+else
+  fail "fds closed in ranks (rc=$rc)"
+fi
+
 # 11. Singleton: no PMI variables, rank 0 of 1.
 launch env -u PMI_FD -u PMI_PORT -u PMI_RANK -u PMI_SIZE $CLIENT --expect-size 1 --expect-backend singleton
 rc=$?
@@ -120,6 +145,9 @@ if command -v mpiexec.mpich >/dev/null 2>&1; then
   rc=$?
   ok=$(grep -c 'of 3 ok (pmi1)$' "$T/out")
   if [ $rc -eq 0 ] && [ "$ok" -eq 3 ]; then pass "mpiexec.mpich PMI_PORT"; else fail "mpiexec.mpich PMI_PORT (rc=$rc)"; fi
+  launch mpiexec.mpich -n 2 $CLIENT --abort-rank 1 --exit-code 7
+  rc=$?
+  if [ $rc -eq 7 ]; then pass "mpiexec.mpich abort"; else fail "mpiexec.mpich abort (rc=$rc)"; fi
 else
   echo "SKIP: mpiexec.mpich not installed"
 fi

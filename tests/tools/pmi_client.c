@@ -34,8 +34,11 @@ static int client_fail(int rank, const char *what) {
 }
 
 static void client_parse(int argc, char **argv, client_opts_t *o) {
-  *o = (client_opts_t){.expect_size = -1, .fail_rank = -1, .kill_rank = -1,
-                       .abort_rank = -1, .exit_code = 1};
+  *o = (client_opts_t){.expect_size = -1,
+                       .fail_rank = -1,
+                       .kill_rank = -1,
+                       .abort_rank = -1,
+                       .exit_code = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : "";

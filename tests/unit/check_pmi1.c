@@ -71,8 +71,12 @@ START_TEST(values_keep_equals_and_semicolons) {
 END_TEST
 
 START_TEST(rejects_malformed_lines) {
-  const char *bad[] = {"", "\n", "rc=0 cmd=x\n", "cmd=x novalue\n",
-                       "cmd=x =v\n", "cmd=x a=1\nb=2\n"};
+  const char *bad[] = {"",
+                       "\n",
+                       "rc=0 cmd=x\n",
+                       "cmd=x novalue\n",
+                       "cmd=x =v\n",
+                       "cmd=x a=1\nb=2\n"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     ck_assert_int_eq(hc_pmi1_parse(bad[i], strlen(bad[i]), &msg), -1);
   char many[512] = "cmd=x";
@@ -113,11 +117,9 @@ END_TEST
 
 START_TEST(format_rejects_spaces_overflow_and_bad_keys) {
   char buf[32];
-  ck_assert_int_eq(hc_pmi1_format(buf, sizeof buf, "put", "value", "a b",
-                                  NULL),
+  ck_assert_int_eq(hc_pmi1_format(buf, sizeof buf, "put", "value", "a b", NULL),
                    -1);
-  ck_assert_int_eq(hc_pmi1_format(buf, sizeof buf, "put", "value", "a\n",
-                                  NULL),
+  ck_assert_int_eq(hc_pmi1_format(buf, sizeof buf, "put", "value", "a\n", NULL),
                    -1);
   ck_assert_int_eq(hc_pmi1_format(buf, sizeof buf, "put", "k=x", "v", NULL),
                    -1);
