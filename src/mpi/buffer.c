@@ -1,0 +1,185 @@
+/*
+ * Buffered sends.  MPI_Buffer_attach hands the library a region; each
+ * MPI_Bsend takes a block of it (MPI_BSEND_OVERHEAD + message bytes, first
+ * fit), copies the message there and sends from the copy.  A block is
+ * reclaimed once its send completes; detach waits for all of them.
+ * Bookkeeping lives outside the user's region, so an unaligned region
+ * loses nothing and exactly count*size + MPI_BSEND_OVERHEAD bytes fit one
+ * message, as the standard's sizing rule promises.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+typedef struct bsend_block {
+  size_t offset; /* from the start of the attached region */
+  size_t length; /* overhead + message bytes */
+  hcomm_request_t *req; /* NULL while the send is being started */
+  struct bsend_block *next; /* blocks in offset order */
+} bsend_block_t;
+
+static pthread_mutex_t bsend_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *bsend_base;
+static size_t bsend_size;
+static bsend_block_t *bsend_blocks;
+
+/* Drops blocks whose sends finished.  Caller holds the lock. */
+static void bsend_reclaim(void) {
+  bsend_block_t **link = &bsend_blocks;
+  while (*link) {
+    bsend_block_t *b = *link;
+    if (b->req && hcomm_request_done(b->req)) {
+      *link = b->next;
+      hcomm_request_free(b->req);
+      free(b);
+    } else {
+      link = &b->next;
+    }
+  }
+}
+
+/* First fit of need bytes; links a fresh block or returns NULL.  Caller
+ * holds the lock. */
+static bsend_block_t *bsend_reserve(size_t need) {
+  size_t start = 0;
+  bsend_block_t **link = &bsend_blocks;
+  for (;;) {
+    bsend_block_t *next = *link;
+    size_t end = next ? next->offset : bsend_size;
+    if (end >= start && end - start >= need)
+      break;
+    if (!next)
+      return NULL;
+    start = next->offset + next->length;
+    link = &next->next;
+  }
+  bsend_block_t *b = malloc(sizeof(*b));
+  if (!b)
+    return NULL;
+  b->offset = start;
+  b->length = need;
+  b->req = NULL;
+  b->next = *link;
+  *link = b;
+  return b;
+}
+
+static void bsend_unlink(bsend_block_t *victim) {
+  for (bsend_block_t **link = &bsend_blocks; *link; link = &(*link)->next) {
+    if (*link == victim) {
+      *link = victim->next;
+      free(victim);
+      return;
+    }
+  }
+}
+
+static size_t bsend_in_use(void) {
+  size_t n = 0;
+  for (bsend_block_t *b = bsend_blocks; b; b = b->next)
+    n += b->length;
+  return n;
+}
+
+int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                 size_t bytes, int dest, int tag) {
+  size_t need = bytes + MPI_BSEND_OVERHEAD;
+  pthread_mutex_lock(&bsend_lock);
+  if (!bsend_base) {
+    pthread_mutex_unlock(&bsend_lock);
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "no buffer attached for a buffered send of %zu bytes",
+                        bytes);
+  }
+  bsend_reclaim();
+  bsend_block_t *b = bsend_reserve(need);
+  if (!b) {
+    size_t size = bsend_size, used = bsend_in_use();
+    pthread_mutex_unlock(&bsend_lock);
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "attached buffer of %zu bytes (%zu in use) cannot "
+                        "hold %zu bytes plus %d bytes overhead",
+                        size, used, bytes, MPI_BSEND_OVERHEAD);
+  }
+  char *payload = bsend_base + b->offset + MPI_BSEND_OVERHEAD;
+  pthread_mutex_unlock(&bsend_lock);
+
+  /* The block is ours (req NULL keeps it from reclaim): copy and send
+   * without the lock, since the engine call may take a while. */
+  if (bytes)
+    memcpy(payload, buf, bytes);
+  hcomm_request_t *req = NULL;
+  hc_status_t st = hcomm_isend(payload, bytes, dest, tag, c->engine,
+                               HCOMM_SEND_STANDARD, &req);
+  pthread_mutex_lock(&bsend_lock);
+  if (st == HC_OK)
+    b->req = req;
+  else
+    bsend_unlink(b);
+  pthread_mutex_unlock(&bsend_lock);
+  return hc_mpi_raise_status(c, fn, st);
+}
+
+void hc_mpi_bsend_drain(void) {
+  for (;;) {
+    pthread_mutex_lock(&bsend_lock);
+    bsend_block_t *b = bsend_blocks;
+    if (b)
+      bsend_blocks = b->next;
+    pthread_mutex_unlock(&bsend_lock);
+    if (!b)
+      return;
+    if (b->req) {
+      hcomm_wait(b->req, NULL);
+      hcomm_request_free(b->req);
+    }
+    free(b);
+  }
+}
+
+int PMPI_Buffer_attach(void *buffer, int size) {
+  static const char fn[] = "MPI_Buffer_attach";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (size < 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid size %d", size);
+  if (!buffer && size > 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "buffer is NULL");
+  pthread_mutex_lock(&bsend_lock);
+  if (bsend_base) {
+    pthread_mutex_unlock(&bsend_lock);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER,
+                        "a buffer is already attached; detach it first");
+  }
+  /* A zero-sized region is still "attached" (it just holds nothing). */
+  bsend_base = buffer ? buffer : (char *)&bsend_size;
+  bsend_size = (size_t)size;
+  pthread_mutex_unlock(&bsend_lock);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size) {
+  static const char fn[] = "MPI_Buffer_detach";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, buffer_addr, "buffer_addr");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, size, "size");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_bsend_drain();
+  pthread_mutex_lock(&bsend_lock);
+  void *base = bsend_base == (char *)&bsend_size ? NULL : bsend_base;
+  int n = (int)bsend_size;
+  bsend_base = NULL;
+  bsend_size = 0;
+  pthread_mutex_unlock(&bsend_lock);
+  *(void **)buffer_addr = base;
+  *size = base || n ? n : 0;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach

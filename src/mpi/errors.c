@@ -1,0 +1,324 @@
+/*
+ * Error classes, their text, and raising an error through a communicator's
+ * handler.  hc_mpi_raise is the only place that formats an error message and
+ * the only place that calls a handler for an error the library detects.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mpi/mpi_impl.h"
+
+struct err_class_info {
+  const char *name;
+  const char *text;
+};
+
+/* Indexed by class; a NULL name marks a number that is no class. */
+static const struct err_class_info err_classes[] = {
+    [MPI_SUCCESS] = {"MPI_SUCCESS", "no error"},
+    [MPI_ERR_BUFFER] = {"MPI_ERR_BUFFER", "invalid buffer pointer"},
+    [MPI_ERR_COUNT] = {"MPI_ERR_COUNT", "invalid count argument"},
+    [MPI_ERR_TYPE] = {"MPI_ERR_TYPE", "invalid datatype"},
+    [MPI_ERR_TAG] = {"MPI_ERR_TAG", "invalid tag"},
+    [MPI_ERR_COMM] = {"MPI_ERR_COMM", "invalid communicator"},
+    [MPI_ERR_RANK] = {"MPI_ERR_RANK", "invalid rank"},
+    [MPI_ERR_ROOT] = {"MPI_ERR_ROOT", "invalid root"},
+    [MPI_ERR_GROUP] = {"MPI_ERR_GROUP", "invalid group"},
+    [MPI_ERR_OP] = {"MPI_ERR_OP", "invalid reduction operation"},
+    [MPI_ERR_TOPOLOGY] = {"MPI_ERR_TOPOLOGY", "invalid topology"},
+    [MPI_ERR_DIMS] = {"MPI_ERR_DIMS", "invalid dimension argument"},
+    [MPI_ERR_ARG] = {"MPI_ERR_ARG", "invalid argument of some other kind"},
+    [MPI_ERR_UNKNOWN] = {"MPI_ERR_UNKNOWN", "unknown error"},
+    [MPI_ERR_TRUNCATE] = {"MPI_ERR_TRUNCATE",
+                          "message truncated on receive"},
+    [MPI_ERR_OTHER] = {"MPI_ERR_OTHER", "known error not in this list"},
+    [MPI_ERR_INTERN] = {"MPI_ERR_INTERN", "internal MPI error"},
+    [MPI_ERR_IN_STATUS] = {"MPI_ERR_IN_STATUS", "error code is in status"},
+    [MPI_ERR_PENDING] = {"MPI_ERR_PENDING", "pending request"},
+    [MPI_ERR_REQUEST] = {"MPI_ERR_REQUEST", "invalid request"},
+    [MPI_ERR_ACCESS] = {"MPI_ERR_ACCESS", "permission denied"},
+    [MPI_ERR_AMODE] = {"MPI_ERR_AMODE", "invalid file access mode"},
+    [MPI_ERR_BAD_FILE] = {"MPI_ERR_BAD_FILE", "invalid file name"},
+    [MPI_ERR_CONVERSION] = {"MPI_ERR_CONVERSION",
+                            "error in a user data conversion function"},
+    [MPI_ERR_DUP_DATAREP] = {"MPI_ERR_DUP_DATAREP",
+                             "data representation already defined"},
+    [MPI_ERR_FILE_EXISTS] = {"MPI_ERR_FILE_EXISTS", "file exists"},
+    [MPI_ERR_FILE_IN_USE] = {"MPI_ERR_FILE_IN_USE", "file in use"},
+    [MPI_ERR_FILE] = {"MPI_ERR_FILE", "invalid file handle"},
+    [MPI_ERR_INFO] = {"MPI_ERR_INFO", "invalid info object"},
+    [MPI_ERR_INFO_KEY] = {"MPI_ERR_INFO_KEY", "info key too long"},
+    [MPI_ERR_INFO_VALUE] = {"MPI_ERR_INFO_VALUE", "info value too long"},
+    [MPI_ERR_INFO_NOKEY] = {"MPI_ERR_INFO_NOKEY", "info key not defined"},
+    [MPI_ERR_IO] = {"MPI_ERR_IO", "I/O error"},
+    [MPI_ERR_NAME] = {"MPI_ERR_NAME", "invalid service name"},
+    [MPI_ERR_NO_MEM] = {"MPI_ERR_NO_MEM", "out of memory"},
+    [MPI_ERR_NOT_SAME] = {"MPI_ERR_NOT_SAME",
+                          "collective arguments differ between processes"},
+    [MPI_ERR_NO_SPACE] = {"MPI_ERR_NO_SPACE", "not enough space"},
+    [MPI_ERR_NO_SUCH_FILE] = {"MPI_ERR_NO_SUCH_FILE", "file does not exist"},
+    [MPI_ERR_PORT] = {"MPI_ERR_PORT", "invalid port name"},
+    [MPI_ERR_QUOTA] = {"MPI_ERR_QUOTA", "quota exceeded"},
+    [MPI_ERR_READ_ONLY] = {"MPI_ERR_READ_ONLY", "read-only file or system"},
+    [MPI_ERR_SERVICE] = {"MPI_ERR_SERVICE", "invalid service"},
+    [MPI_ERR_SPAWN] = {"MPI_ERR_SPAWN", "error spawning processes"},
+    [MPI_ERR_UNSUPPORTED_DATAREP] = {"MPI_ERR_UNSUPPORTED_DATAREP",
+                                     "unsupported data representation"},
+    [MPI_ERR_UNSUPPORTED_OPERATION] = {"MPI_ERR_UNSUPPORTED_OPERATION",
+                                       "unsupported operation"},
+    [MPI_ERR_WIN] = {"MPI_ERR_WIN", "invalid window"},
+    [MPI_ERR_BASE] = {"MPI_ERR_BASE", "invalid base address"},
+    [MPI_ERR_LOCKTYPE] = {"MPI_ERR_LOCKTYPE", "invalid lock type"},
+    [MPI_ERR_KEYVAL] = {"MPI_ERR_KEYVAL", "invalid attribute key"},
+    [MPI_ERR_RMA_CONFLICT] = {"MPI_ERR_RMA_CONFLICT",
+                              "conflicting accesses to a window"},
+    [MPI_ERR_RMA_SYNC] = {"MPI_ERR_RMA_SYNC",
+                          "wrong synchronisation of RMA calls"},
+    [MPI_ERR_SIZE] = {"MPI_ERR_SIZE", "invalid size argument"},
+    [MPI_ERR_DISP] = {"MPI_ERR_DISP", "invalid displacement argument"},
+    [MPI_ERR_ASSERT] = {"MPI_ERR_ASSERT", "invalid assert argument"},
+    [MPI_ERR_RMA_RANGE] = {"MPI_ERR_RMA_RANGE",
+                           "target memory outside the window"},
+    [MPI_ERR_RMA_ATTACH] = {"MPI_ERR_RMA_ATTACH",
+                            "memory cannot be attached to the window"},
+    [MPI_ERR_RMA_SHARED] = {"MPI_ERR_RMA_SHARED",
+                            "memory cannot be shared"},
+    [MPI_ERR_RMA_FLAVOR] = {"MPI_ERR_RMA_FLAVOR",
+                            "wrong window flavor for this call"},
+    [MPI_T_ERR_MEMORY] = {"MPI_T_ERR_MEMORY", "tool interface: out of memory"},
+    [MPI_T_ERR_NOT_INITIALIZED] = {"MPI_T_ERR_NOT_INITIALIZED",
+                                   "tool interface not initialised"},
+    [MPI_T_ERR_CANNOT_INIT] = {"MPI_T_ERR_CANNOT_INIT",
+                               "tool interface cannot be initialised"},
+    [MPI_T_ERR_INVALID_INDEX] = {"MPI_T_ERR_INVALID_INDEX",
+                                 "tool interface: invalid index"},
+    [MPI_T_ERR_INVALID_ITEM] = {"MPI_T_ERR_INVALID_ITEM",
+                                "tool interface: invalid item"},
+    [MPI_T_ERR_INVALID_HANDLE] = {"MPI_T_ERR_INVALID_HANDLE",
+                                  "tool interface: invalid handle"},
+    [MPI_T_ERR_OUT_OF_HANDLES] = {"MPI_T_ERR_OUT_OF_HANDLES",
+                                  "tool interface: out of handles"},
+    [MPI_T_ERR_OUT_OF_SESSIONS] = {"MPI_T_ERR_OUT_OF_SESSIONS",
+                                   "tool interface: out of sessions"},
+    [MPI_T_ERR_INVALID_SESSION] = {"MPI_T_ERR_INVALID_SESSION",
+                                   "tool interface: invalid session"},
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = {"MPI_T_ERR_CVAR_SET_NOT_NOW",
+                                    "control variable cannot be set now"},
+    [MPI_T_ERR_CVAR_SET_NEVER] = {"MPI_T_ERR_CVAR_SET_NEVER",
+                                  "control variable can never be set"},
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = {"MPI_T_ERR_PVAR_NO_STARTSTOP",
+                                     "performance variable cannot start/stop"},
+    [MPI_T_ERR_PVAR_NO_WRITE] = {"MPI_T_ERR_PVAR_NO_WRITE",
+                                 "performance variable cannot be written"},
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = {"MPI_T_ERR_PVAR_NO_ATOMIC",
+                                  "performance variable not atomic"},
+    [MPI_T_ERR_INVALID_NAME] = {"MPI_T_ERR_INVALID_NAME",
+                                "tool interface: invalid name"},
+    [MPI_T_ERR_INVALID] = {"MPI_T_ERR_INVALID",
+                           "tool interface: invalid use"},
+    [MPI_ERR_SESSION] = {"MPI_ERR_SESSION", "invalid session"},
+    [MPI_ERR_PROC_ABORTED] = {"MPI_ERR_PROC_ABORTED",
+                              "a peer process has aborted"},
+    [MPI_ERR_VALUE_TOO_LARGE] = {"MPI_ERR_VALUE_TOO_LARGE",
+                                 "value too large for the output argument"},
+    [MPI_T_ERR_NOT_SUPPORTED] = {"MPI_T_ERR_NOT_SUPPORTED",
+                                 "tool interface: not supported"},
+    [MPIX_ERR_PROC_FAILED] = {"MPIX_ERR_PROC_FAILED", "process failed"},
+    [MPIX_ERR_PROC_FAILED_PENDING] = {"MPIX_ERR_PROC_FAILED_PENDING",
+                                      "process failed, request pending"},
+    [MPIX_ERR_REVOKED] = {"MPIX_ERR_REVOKED", "communicator revoked"},
+    [MPIX_ERR_EAGAIN] = {"MPIX_ERR_EAGAIN", "resource busy, try again"},
+    [MPIX_ERR_NOREQ] = {"MPIX_ERR_NOREQ", "no request available"},
+};
+
+#define ERR_NCLASSES ((int)(sizeof(err_classes) / sizeof(err_classes[0])))
+
+const char *hc_mpi_class_name(int errclass) {
+  if (errclass < 0 || errclass >= ERR_NCLASSES)
+    return NULL;
+  return err_classes[errclass].name;
+}
+
+const char *hc_mpi_class_text(int errclass) {
+  if (errclass < 0 || errclass >= ERR_NCLASSES)
+    return NULL;
+  return err_classes[errclass].text;
+}
+
+int hc_mpi_class_of_status(hc_status_t status) {
+  switch (status) {
+  case HC_OK:
+    return MPI_SUCCESS;
+  case HC_ERR_NOMEM:
+    return MPI_ERR_NO_MEM;
+  case HC_ERR_ARG:
+    return MPI_ERR_ARG;
+  case HC_ERR_RANK:
+    return MPI_ERR_RANK;
+  case HC_ERR_TAG:
+    return MPI_ERR_TAG;
+  case HC_ERR_COMM:
+    return MPI_ERR_COMM;
+  case HC_ERR_TRUNCATE:
+    return MPI_ERR_TRUNCATE;
+  case HC_ERR_AGAIN:
+    return MPIX_ERR_EAGAIN;
+  case HC_ERR_PEER_DEAD:
+    return MPI_ERR_PROC_ABORTED;
+  case HC_ERR_NOT_SUPPORTED:
+    return MPI_ERR_UNSUPPORTED_OPERATION;
+  case HC_ERR_INTERNAL:
+    return MPI_ERR_INTERN;
+  case HC_ERR_REQUEST:
+    return MPI_ERR_REQUEST;
+  case HC_ERR_NO_CONTEXT:
+  case HC_ERR_BOOTSTRAP:
+  case HC_ERR_TRANSPORT:
+  case HC_ERR_SYSTEM:
+  case HC_ERR_STATE:
+    return MPI_ERR_OTHER;
+  }
+  return MPI_ERR_UNKNOWN;
+}
+
+/* Prints the message and ends the job; what FATAL and ABORT do. */
+static void err_fatal(int errclass, const char *line)
+    __attribute__((noreturn));
+static void err_fatal(int errclass, const char *line) {
+  fprintf(stderr, "%s\n", line);
+  fflush(stderr);
+  hcomm_abort(errclass, line);
+}
+
+/* Calls comm's handler; the user's may return, the fatal ones do not. */
+static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
+  hc_mpi_errhandler_t *errh = hc_mpi_comm_errhandler(comm);
+  int kind = errh->kind;
+  MPI_Comm_errhandler_function *fn = errh->fn;
+  MPI_Comm handle = comm->handle;
+  int code = errclass;
+  hc_mpi_errhandler_release(errh);
+  if (kind == HC_ERRH_RETURN)
+    return;
+  if (kind == HC_ERRH_USER) {
+    fn(&handle, &code);
+    return;
+  }
+  err_fatal(errclass, line);
+}
+
+int hc_mpi_raise(hc_mpi_comm_t *comm, const char *fn, int errclass,
+                 const char *fmt, ...) {
+  if (errclass == MPI_SUCCESS)
+    return MPI_SUCCESS;
+  char what[384];
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof(what), fmt, ap);
+  va_end(ap);
+  const char *name = hc_mpi_class_name(errclass);
+  snprintf(line, sizeof(line), "%s: %s (%s)", fn, what,
+           name ? name : "unknown error class");
+  err_dispatch(comm ? comm : hc_mpi_comm_world(), errclass, line);
+  return errclass;
+}
+
+int hc_mpi_raise_status(hc_mpi_comm_t *comm, const char *fn,
+                        hc_status_t status) {
+  if (status == HC_OK)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(comm, fn, hc_mpi_class_of_status(status), "%s",
+                      hcomm_strerror(status));
+}
+
+/* ---- argument checks ---------------------------------------------------- */
+
+int hc_mpi_check_count(const char *fn, hc_mpi_comm_t *comm, int count) {
+  if (count >= 0)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(comm, fn, MPI_ERR_COUNT, "invalid count %d", count);
+}
+
+int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
+                      const hc_mpi_type_t **out) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  if (!t && type == MPI_DATATYPE_NULL)
+    return hc_mpi_raise(comm, fn, MPI_ERR_TYPE,
+                        "invalid datatype MPI_DATATYPE_NULL");
+  if (!t)
+    return hc_mpi_raise(comm, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                        (unsigned)type);
+  if (!t->committed)
+    return hc_mpi_raise(comm, fn, MPI_ERR_TYPE,
+                        "datatype 0x%x is not committed", (unsigned)type);
+  *out = t;
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
+                      int count, MPI_Datatype type, size_t *bytes) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = hc_mpi_check_count(fn, comm, count);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_type(fn, comm, type, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  size_t n = hc_mpi_type_wire_bytes(t, count);
+  if (n > 0 && buf == NULL)
+    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER,
+                        "NULL buffer for %d elements", count);
+  *bytes = n;
+  return MPI_SUCCESS;
+}
+
+static int err_rank_check(const char *fn, hc_mpi_comm_t *comm, int rank,
+                          const char *what, int errclass) {
+  int size = hcomm_comm_size(comm->engine);
+  if (rank >= 0 && rank < size)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(comm, fn, errclass,
+                      "invalid %s %d for a communicator of size %d", what,
+                      rank, size);
+}
+
+int hc_mpi_check_dest(const char *fn, hc_mpi_comm_t *comm, int rank) {
+  if (rank == MPI_PROC_NULL)
+    return MPI_SUCCESS;
+  return err_rank_check(fn, comm, rank, "rank", MPI_ERR_RANK);
+}
+
+int hc_mpi_check_source(const char *fn, hc_mpi_comm_t *comm, int rank) {
+  if (rank == MPI_PROC_NULL || rank == MPI_ANY_SOURCE)
+    return MPI_SUCCESS;
+  return err_rank_check(fn, comm, rank, "rank", MPI_ERR_RANK);
+}
+
+int hc_mpi_check_root(const char *fn, hc_mpi_comm_t *comm, int root) {
+  return err_rank_check(fn, comm, root, "root", MPI_ERR_ROOT);
+}
+
+int hc_mpi_check_send_tag(const char *fn, hc_mpi_comm_t *comm, int tag) {
+  if (tag >= 0 && tag <= HCOMM_TAG_UB)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(comm, fn, MPI_ERR_TAG,
+                      "invalid tag %d (valid: 0 to %d)", tag, HCOMM_TAG_UB);
+}
+
+int hc_mpi_check_recv_tag(const char *fn, hc_mpi_comm_t *comm, int tag) {
+  if (tag == MPI_ANY_TAG)
+    return MPI_SUCCESS;
+  if (tag >= 0 && tag <= HCOMM_TAG_UB)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(comm, fn, MPI_ERR_TAG,
+                      "invalid tag %d (valid: MPI_ANY_TAG or 0 to %d)", tag,
+                      HCOMM_TAG_UB);
+}
+
+int hc_mpi_check_ptr(const char *fn, hc_mpi_comm_t *comm, const void *ptr,
+                     const char *what) {
+  if (ptr)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(comm, fn, MPI_ERR_ARG, "%s is NULL", what);
+}

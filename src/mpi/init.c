@@ -1,0 +1,217 @@
+/*
+ * MPI life cycle and environment: Init, Init_thread, Finalize, Abort, the
+ * thread queries, version strings, processor name, Wtime/Wtick, Pcontrol.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi/mpi_impl.h"
+
+enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
+
+static atomic_int init_state = INIT_BEFORE;
+static int init_thread_level = MPI_THREAD_SINGLE;
+static pthread_t init_main_thread;
+/* Serialises concurrent Init/Finalize attempts. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int hc_mpi_is_ready(void) {
+  return atomic_load_explicit(&init_state, memory_order_acquire) ==
+         INIT_RUNNING;
+}
+
+int hc_mpi_check_ready(const char *fn) {
+  int state = atomic_load_explicit(&init_state, memory_order_acquire);
+  if (state == INIT_RUNNING)
+    return MPI_SUCCESS;
+  if (state == INIT_BEFORE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER, "called before MPI_Init");
+  return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER, "called after MPI_Finalize");
+}
+
+static int init_level_clamp(int required) {
+  if (required < MPI_THREAD_SINGLE)
+    return MPI_THREAD_SINGLE;
+  if (required > MPI_THREAD_MULTIPLE)
+    return MPI_THREAD_MULTIPLE;
+  return required;
+}
+
+static int init_start(const char *fn, int required, int *provided) {
+  pthread_mutex_lock(&init_lock);
+  int state = atomic_load(&init_state);
+  if (state != INIT_BEFORE) {
+    pthread_mutex_unlock(&init_lock);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        state == INIT_RUNNING
+                            ? "MPI is already initialised"
+                            : "MPI was finalised and cannot start again");
+  }
+  int granted = MPI_THREAD_SINGLE;
+  hc_status_t st = hcomm_init(init_level_clamp(required), &granted);
+  if (st != HC_OK) {
+    pthread_mutex_unlock(&init_lock);
+    return hc_mpi_raise_status(NULL, fn, st);
+  }
+  hc_mpi_comm_bind_builtins();
+  init_thread_level = granted;
+  init_main_thread = pthread_self();
+  atomic_store_explicit(&init_state, INIT_RUNNING, memory_order_release);
+  pthread_mutex_unlock(&init_lock);
+  if (provided)
+    *provided = granted;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv) {
+  return init_start("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+#pragma weak MPI_Init = PMPI_Init
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  static const char fn[] = "MPI_Init_thread";
+  int rc = hc_mpi_check_ptr(fn, NULL, provided, "provided");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return init_start(fn, required, provided);
+}
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+
+int PMPI_Initialized(int *flag) {
+  int rc = hc_mpi_check_ptr("MPI_Initialized", NULL, flag, "flag");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *flag = atomic_load(&init_state) != INIT_BEFORE;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Initialized = PMPI_Initialized
+
+int PMPI_Finalized(int *flag) {
+  int rc = hc_mpi_check_ptr("MPI_Finalized", NULL, flag, "flag");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *flag = atomic_load(&init_state) == INIT_FINALIZED;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalized = PMPI_Finalized
+
+int PMPI_Finalize(void) {
+  static const char fn[] = "MPI_Finalize";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* Buffered sends still in flight belong to the job: finish them first. */
+  hc_mpi_bsend_drain();
+  pthread_mutex_lock(&init_lock);
+  hc_status_t st = hcomm_finalize();
+  atomic_store_explicit(&init_state, INIT_FINALIZED, memory_order_release);
+  pthread_mutex_unlock(&init_lock);
+  return hc_mpi_raise_status(NULL, fn, st);
+}
+#pragma weak MPI_Finalize = PMPI_Finalize
+
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  (void)comm; /* the whole job ends whatever the communicator */
+  hcomm_abort(errorcode, "MPI_Abort called by the application");
+}
+#pragma weak MPI_Abort = PMPI_Abort
+
+int PMPI_Query_thread(int *provided) {
+  static const char fn[] = "MPI_Query_thread";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, provided, "provided");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *provided = init_thread_level;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+
+int PMPI_Is_thread_main(int *flag) {
+  static const char fn[] = "MPI_Is_thread_main";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *flag = pthread_equal(init_main_thread, pthread_self()) != 0;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+
+int PMPI_Get_version(int *version, int *subversion) {
+  static const char fn[] = "MPI_Get_version";
+  int rc = hc_mpi_check_ptr(fn, NULL, version, "version");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, subversion, "subversion");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_version = PMPI_Get_version
+
+static const char init_library_version[] =
+    "hcmpi 0.1.0 (MPICH ABI 4.0 compatible, MPI 4.0 subset)\n"
+    "engine: hcomm (self, shm transports; PMI-1 and singleton bootstrap)";
+
+int PMPI_Get_library_version(char *version, int *resultlen) {
+  static const char fn[] = "MPI_Get_library_version";
+  int rc = hc_mpi_check_ptr(fn, NULL, version, "version");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, resultlen, "resultlen");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  size_t n = strlen(init_library_version);
+  if (n > MPI_MAX_LIBRARY_VERSION_STRING - 1)
+    n = MPI_MAX_LIBRARY_VERSION_STRING - 1;
+  memcpy(version, init_library_version, n);
+  version[n] = '\0';
+  *resultlen = (int)n;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+
+int PMPI_Get_processor_name(char *name, int *resultlen) {
+  static const char fn[] = "MPI_Get_processor_name";
+  int rc = hc_mpi_check_ptr(fn, NULL, name, "name");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, resultlen, "resultlen");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  char host[MPI_MAX_PROCESSOR_NAME + 1];
+  if (gethostname(host, sizeof(host)) != 0)
+    strcpy(host, "localhost");
+  host[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  size_t n = strlen(host);
+  memcpy(name, host, n + 1);
+  *resultlen = (int)n;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+
+double PMPI_Wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+#pragma weak MPI_Wtime = PMPI_Wtime
+
+double PMPI_Wtick(void) {
+  struct timespec ts;
+  if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
+    return 1e-9;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+#pragma weak MPI_Wtick = PMPI_Wtick
+
+int PMPI_Pcontrol(const int level, ...) {
+  (void)level; /* no profiling library of our own to steer */
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol

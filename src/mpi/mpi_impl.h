@@ -1,0 +1,143 @@
+/*
+ * Face-internal declarations of the MPI binding (src/mpi/): the objects
+ * behind communicator, errhandler and request handles, and the helpers the
+ * binding files share.  Nothing here is exported from the library.
+ */
+#ifndef HC_MPI_IMPL_H
+#define HC_MPI_IMPL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "hcomm.h"
+#include "mpi/datatype.h"
+#include "mpi/errors.h"
+
+/* ---- error handlers (errhandler.c) -------------------------------------- */
+
+enum hc_mpi_errh_kind {
+  HC_ERRH_FATAL = 0,
+  HC_ERRH_RETURN = 1,
+  HC_ERRH_ABORT = 2,
+  HC_ERRH_USER = 3
+};
+
+typedef struct hc_mpi_errhandler {
+  int kind; /* an hc_mpi_errh_kind */
+  MPI_Comm_errhandler_function *fn;
+  int refs;   /* user references plus communicators using it */
+  int handle; /* MPI_Errhandler value */
+} hc_mpi_errhandler_t;
+
+/* The handler object of a valid errhandler handle, else NULL. */
+hc_mpi_errhandler_t *hc_mpi_errhandler_get(MPI_Errhandler handle);
+/* Takes / drops one reference; builtin handlers are never freed. */
+void hc_mpi_errhandler_retain(hc_mpi_errhandler_t *errh);
+void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
+
+/* ---- communicators (comm.c) --------------------------------------------- */
+
+typedef struct hc_mpi_comm {
+  hcomm_comm_t *engine; /* NULL only for the builtins before MPI_Init */
+  int handle;           /* MPI_Comm value */
+  int builtin;          /* WORLD or SELF: never freed */
+  hc_mpi_errhandler_t *errh; /* read and written under the comm lock */
+} hc_mpi_comm_t;
+
+/* The object of a valid communicator handle (builtins included), else NULL.
+ * Does not check that MPI is initialised. */
+hc_mpi_comm_t *hc_mpi_comm_get(MPI_Comm handle);
+/* The builtin MPI_COMM_WORLD object; exists before MPI_Init. */
+hc_mpi_comm_t *hc_mpi_comm_world(void);
+/* Entry check of every call on a communicator: MPI initialised and not
+ * finalised, and comm valid.  Raises the error otherwise. */
+int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+/* The handler of comm (a counted reference the caller releases). */
+hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm);
+/* Replaces comm's handler (takes a reference on errh). */
+void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *errh);
+/* Binds WORLD and SELF to the engine's communicators (MPI_Init). */
+void hc_mpi_comm_bind_builtins(void);
+
+/* ---- life cycle (init.c) ------------------------------------------------ */
+
+/* 1 between a successful MPI_Init and the start of MPI_Finalize. */
+int hc_mpi_is_ready(void);
+/* MPI_SUCCESS when ready; otherwise raises MPI_ERR_OTHER saying why. */
+int hc_mpi_check_ready(const char *fn);
+
+/* ---- statuses (status.c) ------------------------------------------------ */
+
+/* Writes count, cancel bit, source and tag of st into status (unless
+ * MPI_STATUS_IGNORE); MPI_ERROR is left alone. */
+void hc_mpi_status_fill(MPI_Status *status, const hcomm_status_t *st);
+/* The status of an inactive or null request: any source, any tag, 0. */
+void hc_mpi_status_empty(MPI_Status *status);
+/* The status of a receive from MPI_PROC_NULL. */
+void hc_mpi_status_proc_null(MPI_Status *status);
+void hc_mpi_status_set_bytes(MPI_Status *status, MPI_Count bytes);
+MPI_Count hc_mpi_status_bytes(const MPI_Status *status);
+
+/* ---- requests (request.c) ----------------------------------------------- */
+
+enum hc_mpi_req_kind {
+  HC_REQ_PLAIN = 0,      /* an engine operation, freed on completion */
+  HC_REQ_PERSISTENT = 1, /* MPI_*_init: restartable */
+  HC_REQ_DONE = 2,       /* complete when created (PROC_NULL, buffered) */
+  HC_REQ_MESSAGE = 3     /* an MPI_Message from MPI_(I)mprobe */
+};
+
+/* Send modes of persistent requests, beyond the engine's three. */
+#define HC_MPI_SEND_BUFFERED 3
+
+typedef struct hc_mpi_request {
+  int kind;
+  int handle;
+  hcomm_request_t *engine; /* NULL: nothing in flight */
+  hc_mpi_comm_t *comm;
+  int active;        /* persistent: started and not yet completed */
+  int is_recv;
+  hcomm_status_t local; /* result when no engine request carries one */
+  /* persistent arguments */
+  void *buf;
+  size_t bytes;
+  int peer;
+  int tag;
+  int mode;
+  hcomm_message_t *msg; /* HC_REQ_MESSAGE */
+} hc_mpi_request_t;
+
+/* A new face request with a handle; NULL when memory runs out. */
+hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm);
+/* The object of a valid request or message handle, else NULL. */
+hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle);
+/* Releases the handle and the object (not its engine request). */
+void hc_mpi_request_destroy(hc_mpi_request_t *req);
+/* A request already complete with the given status. */
+int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,
+                            const hcomm_status_t *st, MPI_Request *out);
+/* Wraps an engine request into a new MPI_Request; frees eng on failure. */
+int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
+                        hcomm_request_t *eng, MPI_Request *out);
+/* Issues a started persistent request's operation. */
+int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
+
+/* ---- buffered sends (buffer.c) ------------------------------------------ */
+
+/* Copies the message into the attached buffer and starts sending it. */
+int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *comm, const void *buf,
+                 size_t bytes, int dest, int tag);
+/* Waits for every pending buffered send (MPI_Finalize, detach). */
+void hc_mpi_bsend_drain(void);
+
+/* ---- point-to-point helpers (pt2pt.c) ----------------------------------- */
+
+/* Checks the arguments of a send and returns the engine byte count. */
+int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *comm, const void *buf,
+                      int count, MPI_Datatype type, int dest, int tag,
+                      size_t *bytes);
+int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *comm, const void *buf,
+                      int count, MPI_Datatype type, int source, int tag,
+                      size_t *bytes);
+
+#endif /* HC_MPI_IMPL_H */

@@ -1,0 +1,30 @@
+/*
+ * Reduction operations of the MPI face: every predefined MPI_Op on every
+ * predefined datatype the standard allows it on, and user operations
+ * (MPI_Op_create).  The face's collectives turn an (op, datatype) pair into
+ * the engine's hcomm_reduce_op_t with hc_mpi_op_resolve and hand that to
+ * hcomm_reduce / hcomm_allreduce.
+ */
+#ifndef HC_MPI_OP_H
+#define HC_MPI_OP_H
+
+#include <mpi.h>
+
+#include "hcomm.h"
+
+/*
+ * Fills *out with the kernel that combines count elements of type under op
+ * (inout[i] = in[i] op inout[i]), its element size and commutativity.
+ * Returns MPI_SUCCESS; MPI_ERR_OP for an invalid or freed op, or a
+ * predefined op the standard does not define on type (MPI_SUM on
+ * MPI_FLOAT_INT, MPI_BAND on MPI_DOUBLE, a predefined op on a derived
+ * type); MPI_ERR_TYPE for an invalid datatype.  Raises nothing: the caller
+ * reports the class through its communicator.  *out is written only on
+ * success.  A user op's kernel stays valid until MPI_Op_free.
+ */
+int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out);
+
+/* 1 for a predefined op handle (MPI_MAX .. MPI_NO_OP), else 0. */
+int hc_mpi_op_is_predefined(MPI_Op op);
+
+#endif /* HC_MPI_OP_H */

@@ -1,0 +1,567 @@
+/*
+ * Point-to-point calls: blocking, non-blocking and persistent sends and
+ * receives in every mode, sendrecv, probes and matched probes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                      int count, MPI_Datatype type, int dest, int tag,
+                      size_t *bytes) {
+  int rc = hc_mpi_check_data(fn, c, buf, count, type, bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_dest(fn, c, dest);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send_tag(fn, c, tag);
+  return rc;
+}
+
+int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                      int count, MPI_Datatype type, int source, int tag,
+                      size_t *bytes) {
+  int rc = hc_mpi_check_data(fn, c, buf, count, type, bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_source(fn, c, source);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv_tag(fn, c, tag);
+  return rc;
+}
+
+static const hcomm_status_t pt_proc_null_status = {
+    MPI_PROC_NULL, MPI_ANY_TAG, 0, 0, HC_OK};
+
+/* ---- sends -------------------------------------------------------------- */
+
+/* Blocking send in an engine mode: start it and wait for it. */
+static int pt_send(const char *fn, const void *buf, int count,
+                   MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   int mode) {
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, type, dest, tag, &bytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (dest == MPI_PROC_NULL)
+    return MPI_SUCCESS;
+  hcomm_request_t *req = NULL;
+  hc_status_t st = hcomm_isend(buf, bytes, dest, tag, c->engine, mode, &req);
+  if (st == HC_OK) {
+    st = hcomm_wait(req, NULL);
+    hcomm_request_free(req);
+  }
+  return hc_mpi_raise_status(c, fn, st);
+}
+
+static int pt_isend(const char *fn, const void *buf, int count,
+                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    int mode, MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, type, dest, tag, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (dest == MPI_PROC_NULL)
+    return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  hcomm_request_t *req = NULL;
+  hc_status_t st = hcomm_isend(buf, bytes, dest, tag, c->engine, mode, &req);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return hc_mpi_request_wrap(fn, c, req, request);
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm) {
+  return pt_send("MPI_Send", buf, count, datatype, dest, tag, comm,
+                 HCOMM_SEND_STANDARD);
+}
+#pragma weak MPI_Send = PMPI_Send
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  return pt_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
+                 HCOMM_SEND_SYNC);
+}
+#pragma weak MPI_Ssend = PMPI_Ssend
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  return pt_send("MPI_Rsend", buf, count, datatype, dest, tag, comm,
+                 HCOMM_SEND_READY);
+}
+#pragma weak MPI_Rsend = PMPI_Rsend
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_isend("MPI_Isend", buf, count, datatype, dest, tag, comm,
+                  HCOMM_SEND_STANDARD, request);
+}
+#pragma weak MPI_Isend = PMPI_Isend
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_isend("MPI_Issend", buf, count, datatype, dest, tag, comm,
+                  HCOMM_SEND_SYNC, request);
+}
+#pragma weak MPI_Issend = PMPI_Issend
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_isend("MPI_Irsend", buf, count, datatype, dest, tag, comm,
+                  HCOMM_SEND_READY, request);
+}
+#pragma weak MPI_Irsend = PMPI_Irsend
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  static const char fn[] = "MPI_Bsend";
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, tag, &bytes);
+  if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+    return rc;
+  return hc_mpi_bsend(fn, c, buf, bytes, dest, tag);
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Ibsend";
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, tag, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
+    rc = hc_mpi_bsend(fn, c, buf, bytes, dest, tag);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* The data now sits in the attached buffer: the send is complete. */
+  hcomm_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, HC_OK};
+  return hc_mpi_request_new_done(fn, c, &st, request);
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+
+/* ---- receives ----------------------------------------------------------- */
+
+static int pt_irecv_checked(const char *fn, void *buf, int count,
+                            MPI_Datatype type, int source, int tag,
+                            MPI_Comm comm, hc_mpi_comm_t **cp, size_t *bytes) {
+  int rc = hc_mpi_comm_enter(fn, comm, cp);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv(fn, *cp, buf, count, type, source, tag, bytes);
+  return rc;
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Status *status) {
+  static const char fn[] = "MPI_Recv";
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c,
+                            &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, status, "status");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (source == MPI_PROC_NULL) {
+    hc_mpi_status_proc_null(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_request_t *req = NULL;
+  hcomm_status_t st;
+  hc_status_t err = hcomm_irecv(buf, bytes, source, tag, c->engine, &req);
+  if (err == HC_OK) {
+    err = hcomm_wait(req, &st);
+    hcomm_request_free(req);
+    hc_mpi_status_fill(status, &st);
+  }
+  return hc_mpi_raise_status(c, fn, err);
+}
+#pragma weak MPI_Recv = PMPI_Recv
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
+               int tag, MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Irecv";
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c,
+                            &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (source == MPI_PROC_NULL)
+    return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  hcomm_request_t *req = NULL;
+  hc_status_t err = hcomm_irecv(buf, bytes, source, tag, c->engine, &req);
+  if (err != HC_OK)
+    return hc_mpi_raise_status(c, fn, err);
+  return hc_mpi_request_wrap(fn, c, req, request);
+}
+#pragma weak MPI_Irecv = PMPI_Irecv
+
+/* ---- sendrecv ----------------------------------------------------------- */
+
+/* Runs a receive and a send together; the receive's status is reported. */
+static hc_status_t pt_exchange(hc_mpi_comm_t *c, const void *sbuf,
+                               size_t sbytes, int dest, int stag, void *rbuf,
+                               size_t rbytes, int source, int rtag,
+                               hcomm_status_t *rst) {
+  hcomm_request_t *reqs[2] = {NULL, NULL};
+  hc_status_t err = HC_OK;
+  *rst = pt_proc_null_status;
+  if (source != MPI_PROC_NULL)
+    err = hcomm_irecv(rbuf, rbytes, source, rtag, c->engine, &reqs[0]);
+  if (err == HC_OK && dest != MPI_PROC_NULL)
+    err = hcomm_isend(sbuf, sbytes, dest, stag, c->engine,
+                      HCOMM_SEND_STANDARD, &reqs[1]);
+  if (err != HC_OK && reqs[0]) {
+    hcomm_cancel(reqs[0]);
+  }
+  hc_status_t serr = HC_OK;
+  if (reqs[1]) {
+    serr = hcomm_wait(reqs[1], NULL);
+    hcomm_request_free(reqs[1]);
+  }
+  if (reqs[0]) {
+    hc_status_t rerr = hcomm_wait(reqs[0], rst);
+    hcomm_request_free(reqs[0]);
+    if (err == HC_OK)
+      err = rerr;
+  }
+  return err != HC_OK ? err : serr;
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status) {
+  static const char fn[] = "MPI_Sendrecv";
+  hc_mpi_comm_t *c = NULL;
+  size_t sbytes = 0, rbytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, sendbuf, sendcount, sendtype, dest,
+                           sendtag, &sbytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv(fn, c, recvbuf, recvcount, recvtype, source,
+                           recvtag, &rbytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, status, "status");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_status_t st;
+  hc_status_t err = pt_exchange(c, sendbuf, sbytes, dest, sendtag, recvbuf,
+                                rbytes, source, recvtag, &st);
+  hc_mpi_status_fill(status, &st);
+  return hc_mpi_raise_status(c, fn, err);
+}
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status) {
+  static const char fn[] = "MPI_Sendrecv_replace";
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, sendtag, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv(fn, c, buf, count, datatype, source, recvtag,
+                           &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, status, "status");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* The send reads buf while the receive lands elsewhere, then copy back. */
+  void *tmp = bytes ? malloc(bytes) : NULL;
+  if (bytes && !tmp)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
+                        "no memory for a %zu-byte staging buffer", bytes);
+  hcomm_status_t st;
+  hc_status_t err = pt_exchange(c, buf, bytes, dest, sendtag, tmp, bytes,
+                                source, recvtag, &st);
+  if (source != MPI_PROC_NULL && st.bytes > 0)
+    memcpy(buf, tmp, st.bytes <= bytes ? st.bytes : bytes);
+  free(tmp);
+  hc_mpi_status_fill(status, &st);
+  return hc_mpi_raise_status(c, fn, err);
+}
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+/* ---- probes ------------------------------------------------------------- */
+
+static int pt_probe_args(const char *fn, int source, int tag, MPI_Comm comm,
+                         const MPI_Status *status, hc_mpi_comm_t **cp) {
+  int rc = hc_mpi_comm_enter(fn, comm, cp);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_source(fn, *cp, source);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv_tag(fn, *cp, tag);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *cp, status, "status");
+  return rc;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  static const char fn[] = "MPI_Probe";
+  hc_mpi_comm_t *c = NULL;
+  int rc = pt_probe_args(fn, source, tag, comm, status, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (source == MPI_PROC_NULL) {
+    hc_mpi_status_proc_null(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_status_t st;
+  hc_status_t err = hcomm_probe(source, tag, c->engine, &st);
+  if (err == HC_OK)
+    hc_mpi_status_fill(status, &st);
+  return hc_mpi_raise_status(c, fn, err);
+}
+#pragma weak MPI_Probe = PMPI_Probe
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status) {
+  static const char fn[] = "MPI_Iprobe";
+  hc_mpi_comm_t *c = NULL;
+  int rc = pt_probe_args(fn, source, tag, comm, status, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, flag, "flag");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    hc_mpi_status_proc_null(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_status_t st;
+  int found = 0;
+  hc_status_t err = hcomm_iprobe(source, tag, c->engine, &found, &st);
+  if (err == HC_OK) {
+    *flag = found;
+    if (found)
+      hc_mpi_status_fill(status, &st);
+  }
+  return hc_mpi_raise_status(c, fn, err);
+}
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+
+/* Hands a matched message out as an MPI_Message handle. */
+static int pt_message_wrap(const char *fn, hc_mpi_comm_t *c,
+                           hcomm_message_t *msg, MPI_Message *message) {
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_MESSAGE, c);
+  if (!r)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
+                        "out of memory for a message handle");
+  r->msg = msg;
+  *message = r->handle;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                MPI_Status *status) {
+  static const char fn[] = "MPI_Mprobe";
+  hc_mpi_comm_t *c = NULL;
+  int rc = pt_probe_args(fn, source, tag, comm, status, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, message, "message");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    hc_mpi_status_proc_null(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_message_t *msg = NULL;
+  hcomm_status_t st;
+  hc_status_t err = hcomm_mprobe(source, tag, c->engine, &msg, &st);
+  if (err != HC_OK)
+    return hc_mpi_raise_status(c, fn, err);
+  hc_mpi_status_fill(status, &st);
+  return pt_message_wrap(fn, c, msg, message);
+}
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                 MPI_Message *message, MPI_Status *status) {
+  static const char fn[] = "MPI_Improbe";
+  hc_mpi_comm_t *c = NULL;
+  int rc = pt_probe_args(fn, source, tag, comm, status, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, message, "message");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, flag, "flag");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    *message = MPI_MESSAGE_NO_PROC;
+    hc_mpi_status_proc_null(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_message_t *msg = NULL;
+  hcomm_status_t st;
+  int found = 0;
+  hc_status_t err = hcomm_improbe(source, tag, c->engine, &found, &msg, &st);
+  if (err != HC_OK)
+    return hc_mpi_raise_status(c, fn, err);
+  *flag = found;
+  if (!found)
+    return MPI_SUCCESS;
+  hc_mpi_status_fill(status, &st);
+  return pt_message_wrap(fn, c, msg, message);
+}
+#pragma weak MPI_Improbe = PMPI_Improbe
+
+/* Starts receiving a matched message; *req NULL for MPI_MESSAGE_NO_PROC.
+ * The message handle is consumed and set to MPI_MESSAGE_NULL. */
+static int pt_mrecv_start(const char *fn, void *buf, int count,
+                          MPI_Datatype type, MPI_Message *message,
+                          hc_mpi_comm_t **cp, hcomm_request_t **req) {
+  size_t bytes = 0;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, message, "message");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *req = NULL;
+  *cp = NULL;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    rc = hc_mpi_check_data(fn, NULL, buf, count, type, &bytes);
+    if (rc == MPI_SUCCESS)
+      *message = MPI_MESSAGE_NULL;
+    return rc;
+  }
+  hc_mpi_request_t *m = hc_mpi_request_get(*message);
+  if (!m || m->kind != HC_REQ_MESSAGE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "invalid message 0x%x",
+                        (unsigned)*message);
+  *cp = m->comm;
+  rc = hc_mpi_check_data(fn, m->comm, buf, count, type, &bytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t err = hcomm_imrecv(buf, bytes, m->msg, req);
+  if (err != HC_OK)
+    return hc_mpi_raise_status(m->comm, fn, err);
+  hc_mpi_request_destroy(m);
+  *message = MPI_MESSAGE_NULL;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
+               MPI_Message *message, MPI_Status *status) {
+  static const char fn[] = "MPI_Mrecv";
+  hc_mpi_comm_t *c = NULL;
+  hcomm_request_t *req = NULL;
+  int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &c, &req);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!req) {
+    hc_mpi_status_proc_null(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_status_t st;
+  hc_status_t err = hcomm_wait(req, &st);
+  hcomm_request_free(req);
+  hc_mpi_status_fill(status, &st);
+  return hc_mpi_raise_status(c, fn, err);
+}
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                MPI_Message *message, MPI_Request *request) {
+  static const char fn[] = "MPI_Imrecv";
+  hc_mpi_comm_t *c = NULL;
+  hcomm_request_t *req = NULL;
+  int rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &c, &req);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!req)
+    return hc_mpi_request_new_done(fn, hc_mpi_comm_world(),
+                                   &pt_proc_null_status, request);
+  return hc_mpi_request_wrap(fn, c, req, request);
+}
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+/* ---- persistent requests ------------------------------------------------ */
+
+static int pt_persistent(const char *fn, void *buf, int count,
+                         MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                         int is_recv, int mode, MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = is_recv
+             ? hc_mpi_check_recv(fn, c, buf, count, type, peer, tag, &bytes)
+             : hc_mpi_check_send(fn, c, buf, count, type, peer, tag, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PERSISTENT, c);
+  if (!r)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  r->active = 0;
+  r->is_recv = is_recv;
+  r->buf = buf;
+  r->bytes = bytes;
+  r->peer = peer;
+  r->tag = tag;
+  r->mode = mode;
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                   int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Send_init", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HCOMM_SEND_STANDARD, request);
+}
+#pragma weak MPI_Send_init = PMPI_Send_init
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Ssend_init", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HCOMM_SEND_SYNC, request);
+}
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Rsend_init", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HCOMM_SEND_READY, request);
+}
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Bsend_init", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HC_MPI_SEND_BUFFERED, request);
+}
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
+                   int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Recv_init", buf, count, datatype, source, tag,
+                       comm, 1, 0, request);
+}
+#pragma weak MPI_Recv_init = PMPI_Recv_init

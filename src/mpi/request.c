@@ -1,0 +1,622 @@
+/*
+ * Face requests: the objects behind MPI_Request handles, and the calls that
+ * complete, test, free, cancel and start them.  Blocking goes through
+ * hcomm_wait / hcomm_wait_some, which sleep instead of spinning forever.
+ */
+#include <stdlib.h>
+
+#include "mpi/handle.h"
+#include "mpi/mpi_impl.h"
+
+static hc_handle_table_t req_table =
+    HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_REQUEST, 0);
+
+hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm) {
+  hc_mpi_request_t *r = calloc(1, sizeof(*r));
+  if (!r)
+    return NULL;
+  if (hc_handle_alloc(&req_table, r, &r->handle) != 0) {
+    free(r);
+    return NULL;
+  }
+  r->kind = kind;
+  r->comm = comm;
+  r->active = 1;
+  return r;
+}
+
+hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
+  return hc_handle_get(&req_table, handle);
+}
+
+void hc_mpi_request_destroy(hc_mpi_request_t *r) {
+  hc_handle_free(&req_table, r->handle);
+  free(r);
+}
+
+int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,
+                            const hcomm_status_t *st, MPI_Request *out) {
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_DONE, comm);
+  if (!r)
+    return hc_mpi_raise(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+  r->local = *st;
+  *out = r->handle;
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
+                        hcomm_request_t *eng, MPI_Request *out) {
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, comm);
+  if (!r) {
+    hcomm_request_free(eng); /* released by the engine when it completes */
+    return hc_mpi_raise(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  r->engine = eng;
+  *out = r->handle;
+  return MPI_SUCCESS;
+}
+
+/* ---- completion --------------------------------------------------------- */
+
+/* Non-null and not an inactive persistent request. */
+static int req_is_active(const hc_mpi_request_t *r) {
+  return r && (r->kind != HC_REQ_PERSISTENT || r->active);
+}
+
+/* Completing it would not block. */
+static int req_is_ready(const hc_mpi_request_t *r) {
+  return !req_is_active(r) || !r->engine || hcomm_request_done(r->engine);
+}
+
+/* Completes a ready request: status written (unless ignored), a persistent
+ * one made inactive, any other freed and its handle set to
+ * MPI_REQUEST_NULL.  Returns the operation's own status, raising nothing. */
+static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
+                              MPI_Status *status) {
+  if (!req_is_active(r)) {
+    hc_mpi_status_empty(status);
+    return HC_OK;
+  }
+  hcomm_status_t st = r->local;
+  if (r->engine) {
+    st.error = hcomm_wait(r->engine, &st);
+    hcomm_request_free(r->engine);
+    r->engine = NULL;
+  }
+  hc_mpi_status_fill(status, &st);
+  if (r->kind == HC_REQ_PERSISTENT) {
+    r->active = 0;
+  } else {
+    hc_mpi_request_destroy(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return st.error;
+}
+
+/* A status pointer argument: MPI_STATUS_IGNORE or a real one. */
+static int req_check_status(const char *fn, const void *status,
+                            const char *what) {
+  return hc_mpi_check_ptr(fn, NULL, status, what);
+}
+
+static int req_lookup(const char *fn, MPI_Request handle, int index,
+                      hc_mpi_request_t **out) {
+  if (handle == MPI_REQUEST_NULL) {
+    *out = NULL;
+    return MPI_SUCCESS;
+  }
+  hc_mpi_request_t *r = hc_mpi_request_get(handle);
+  if (r && r->kind != HC_REQ_MESSAGE) {
+    *out = r;
+    return MPI_SUCCESS;
+  }
+  if (index < 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "invalid request 0x%x",
+                        (unsigned)handle);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
+                      "invalid request 0x%x at index %d", (unsigned)handle,
+                      index);
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+  static const char fn[] = "MPI_Wait";
+  hc_mpi_request_t *r = NULL;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = req_check_status(fn, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = req_lookup(fn, *request, -1, &r);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (req_is_active(r) && r->engine)
+    hcomm_wait(r->engine, NULL);
+  hc_mpi_comm_t *comm = r ? r->comm : NULL;
+  return hc_mpi_raise_status(comm, fn, req_finish(r, request, status));
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  static const char fn[] = "MPI_Test";
+  hc_mpi_request_t *r = NULL;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");
+  if (rc == MPI_SUCCESS)
+    rc = req_check_status(fn, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = req_lookup(fn, *request, -1, &r);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int done = 1;
+  if (req_is_active(r) && r->engine)
+    hcomm_test(r->engine, &done, NULL);
+  *flag = done;
+  if (!done)
+    return MPI_SUCCESS;
+  hc_mpi_comm_t *comm = r ? r->comm : NULL;
+  return hc_mpi_raise_status(comm, fn, req_finish(r, request, status));
+}
+#pragma weak MPI_Test = PMPI_Test
+
+/* ---- arrays of requests ------------------------------------------------- */
+
+#define REQ_SMALL 16
+
+/* The face objects of an array of handles plus an engine-request view of
+ * them for hcomm_wait_some; small arrays stay on the stack. */
+typedef struct req_vec {
+  int n;
+  hc_mpi_request_t **reqs;
+  hcomm_request_t **eng;
+  hc_mpi_request_t *small_reqs[REQ_SMALL];
+  hcomm_request_t *small_eng[REQ_SMALL];
+} req_vec_t;
+
+static void req_vec_fini(req_vec_t *v) {
+  if (v->reqs != v->small_reqs)
+    free(v->reqs);
+  if (v->eng != v->small_eng)
+    free(v->eng);
+}
+
+/* Checks count, the arrays and every handle; fills v. */
+static int req_vec_init(const char *fn, req_vec_t *v, int n,
+                        MPI_Request *handles) {
+  v->n = n;
+  v->reqs = v->small_reqs;
+  v->eng = v->small_eng;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_count(fn, NULL, n);
+  if (rc == MPI_SUCCESS && n > 0)
+    rc = hc_mpi_check_ptr(fn, NULL, handles, "array_of_requests");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (n > REQ_SMALL) {
+    v->reqs = malloc((size_t)n * sizeof(*v->reqs));
+    v->eng = malloc((size_t)n * sizeof(*v->eng));
+    if (!v->reqs || !v->eng) {
+      req_vec_fini(v);
+      return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    rc = req_lookup(fn, handles[i], i, &v->reqs[i]);
+    if (rc != MPI_SUCCESS) {
+      req_vec_fini(v);
+      return rc;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+/* Engine requests still running; returns how many. */
+static int req_vec_pending(req_vec_t *v) {
+  int pending = 0;
+  for (int i = 0; i < v->n; i++) {
+    hc_mpi_request_t *r = v->reqs[i];
+    v->eng[i] = NULL;
+    if (req_is_active(r) && r->engine && !hcomm_request_done(r->engine)) {
+      v->eng[i] = r->engine;
+      pending++;
+    }
+  }
+  return pending;
+}
+
+static int req_vec_any_active(const req_vec_t *v) {
+  for (int i = 0; i < v->n; i++)
+    if (req_is_active(v->reqs[i]))
+      return 1;
+  return 0;
+}
+
+static MPI_Status *req_status_at(MPI_Status *statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+/* Completes every request of v (all ready) into statuses; on any failure
+ * every status gets its MPI_ERROR and MPI_ERR_IN_STATUS is raised. */
+static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
+                          MPI_Status *statuses) {
+  hc_mpi_comm_t *errcomm = NULL;
+  int failed = 0;
+  int first_class = MPI_SUCCESS;
+  for (int i = 0; i < v->n; i++) {
+    hc_mpi_comm_t *comm = v->reqs[i] ? v->reqs[i]->comm : NULL;
+    hc_status_t st =
+        req_finish(v->reqs[i], &handles[i], req_status_at(statuses, i));
+    int cls = hc_mpi_class_of_status(st);
+    if (statuses != MPI_STATUSES_IGNORE)
+      statuses[i].MPI_ERROR = cls;
+    if (cls != MPI_SUCCESS && !failed) {
+      failed = 1;
+      errcomm = comm;
+      first_class = cls;
+    }
+  }
+  if (!failed)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
+                      "a request failed with %s; see the statuses",
+                      hc_mpi_class_name(first_class));
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[],
+                 MPI_Status array_of_statuses[]) {
+  static const char fn[] = "MPI_Waitall";
+  req_vec_t v;
+  int rc = req_vec_init(fn, &v, count, array_of_requests);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (count > 0 && !array_of_statuses) {
+    req_vec_fini(&v);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "array_of_statuses is NULL");
+  }
+  int pending = req_vec_pending(&v);
+  if (pending > 0)
+    hcomm_wait_some(count, v.eng, pending);
+  rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
+  req_vec_fini(&v);
+  return rc;
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[]) {
+  static const char fn[] = "MPI_Testall";
+  req_vec_t v;
+  int rc = req_vec_init(fn, &v, count, array_of_requests);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!flag || (count > 0 && !array_of_statuses)) {
+    req_vec_fini(&v);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s is NULL",
+                        flag ? "array_of_statuses" : "flag");
+  }
+  hcomm_progress();
+  *flag = req_vec_pending(&v) == 0;
+  if (*flag)
+    rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
+  req_vec_fini(&v);
+  return rc;
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+/* Index of an active, ready request, -1 if none is ready, -2 if no
+ * request is active at all. */
+static int req_vec_find_ready(const req_vec_t *v) {
+  if (!req_vec_any_active(v))
+    return -2;
+  for (int i = 0; i < v->n; i++)
+    if (req_is_active(v->reqs[i]) && req_is_ready(v->reqs[i]))
+      return i;
+  return -1;
+}
+
+/* Completes one request of v and reports it through *indx. */
+static int req_finish_one(const char *fn, req_vec_t *v, int i,
+                          MPI_Request *handles, int *indx,
+                          MPI_Status *status) {
+  hc_mpi_comm_t *comm = v->reqs[i]->comm;
+  *indx = i;
+  return hc_mpi_raise_status(comm, fn,
+                             req_finish(v->reqs[i], &handles[i], status));
+}
+
+static int req_any_args(const char *fn, req_vec_t *v, int count,
+                        MPI_Request *handles, const int *indx,
+                        const MPI_Status *status) {
+  int rc = req_vec_init(fn, v, count, handles);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!indx || !status) {
+    req_vec_fini(v);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s is NULL",
+                        indx ? "status" : "indx");
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
+                 MPI_Status *status) {
+  static const char fn[] = "MPI_Waitany";
+  req_vec_t v;
+  int rc = req_any_args(fn, &v, count, array_of_requests, indx, status);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int i;
+  while ((i = req_vec_find_ready(&v)) == -1) {
+    req_vec_pending(&v);
+    hcomm_wait_some(count, v.eng, 1);
+  }
+  if (i == -2) {
+    *indx = MPI_UNDEFINED;
+    hc_mpi_status_empty(status);
+  } else {
+    rc = req_finish_one(fn, &v, i, array_of_requests, indx, status);
+  }
+  req_vec_fini(&v);
+  return rc;
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
+                 int *flag, MPI_Status *status) {
+  static const char fn[] = "MPI_Testany";
+  req_vec_t v;
+  int rc = req_any_args(fn, &v, count, array_of_requests, indx, status);
+  if (rc == MPI_SUCCESS && !flag) {
+    req_vec_fini(&v);
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "flag is NULL");
+  }
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_progress();
+  int i = req_vec_find_ready(&v);
+  *flag = i != -1;
+  *indx = MPI_UNDEFINED;
+  if (i == -2)
+    hc_mpi_status_empty(status);
+  else if (i >= 0)
+    rc = req_finish_one(fn, &v, i, array_of_requests, indx, status);
+  req_vec_fini(&v);
+  return rc;
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+/* Completes every active, ready request; the core of Waitsome/Testsome. */
+static int req_finish_ready(const char *fn, req_vec_t *v, MPI_Request *handles,
+                            int *outcount, int *indices,
+                            MPI_Status *statuses) {
+  hc_mpi_comm_t *errcomm = NULL;
+  int failed = 0;
+  int n = 0;
+  for (int i = 0; i < v->n; i++) {
+    hc_mpi_request_t *r = v->reqs[i];
+    if (!req_is_active(r) || !req_is_ready(r))
+      continue;
+    hc_mpi_comm_t *comm = r->comm;
+    hc_status_t st = req_finish(r, &handles[i], req_status_at(statuses, n));
+    int cls = hc_mpi_class_of_status(st);
+    if (statuses != MPI_STATUSES_IGNORE)
+      statuses[n].MPI_ERROR = cls;
+    if (cls != MPI_SUCCESS && !failed) {
+      failed = 1;
+      errcomm = comm;
+    }
+    indices[n++] = i;
+  }
+  *outcount = n;
+  if (!failed)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
+                      "a request failed; see the statuses");
+}
+
+static int req_some(const char *fn, int incount, MPI_Request *handles,
+                    int *outcount, int *indices, MPI_Status *statuses,
+                    int block) {
+  req_vec_t v;
+  int rc = req_vec_init(fn, &v, incount, handles);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!outcount || (incount > 0 && (!indices || !statuses))) {
+    req_vec_fini(&v);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s is NULL",
+                        !outcount ? "outcount"
+                        : !indices ? "array_of_indices"
+                                   : "array_of_statuses");
+  }
+  if (block) {
+    while (req_vec_find_ready(&v) == -1) {
+      req_vec_pending(&v);
+      hcomm_wait_some(incount, v.eng, 1);
+    }
+  } else {
+    hcomm_progress();
+  }
+  if (!req_vec_any_active(&v))
+    *outcount = MPI_UNDEFINED;
+  else
+    rc = req_finish_ready(fn, &v, handles, outcount, indices, statuses);
+  req_vec_fini(&v);
+  return rc;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[]) {
+  return req_some("MPI_Waitsome", incount, array_of_requests, outcount,
+                  array_of_indices, array_of_statuses, 1);
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[]) {
+  return req_some("MPI_Testsome", incount, array_of_requests, outcount,
+                  array_of_indices, array_of_statuses, 0);
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+/* ---- single-request management ------------------------------------------ */
+
+int PMPI_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status) {
+  static const char fn[] = "MPI_Request_get_status";
+  hc_mpi_request_t *r = NULL;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");
+  if (rc == MPI_SUCCESS)
+    rc = req_check_status(fn, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = req_lookup(fn, request, -1, &r);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!req_is_active(r)) {
+    *flag = 1;
+    hc_mpi_status_empty(status);
+    return MPI_SUCCESS;
+  }
+  hcomm_status_t st = r->local;
+  int done = 1;
+  if (r->engine) {
+    hcomm_test(r->engine, &done, &st);
+    st.error = done ? st.error : HC_OK;
+  }
+  *flag = done;
+  if (!done)
+    return MPI_SUCCESS;
+  hc_mpi_status_fill(status, &st);
+  return hc_mpi_raise_status(r->comm, fn, st.error);
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+
+int PMPI_Request_free(MPI_Request *request) {
+  static const char fn[] = "MPI_Request_free";
+  hc_mpi_request_t *r = NULL;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = req_lookup(fn, *request, -1, &r);
+  if (rc == MPI_SUCCESS && !r)
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
+                      "cannot free MPI_REQUEST_NULL");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* A running operation goes on; the engine drops it when it completes. */
+  if (r->engine)
+    hcomm_request_free(r->engine);
+  hc_mpi_request_destroy(r);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Cancel(MPI_Request *request) {
+  static const char fn[] = "MPI_Cancel";
+  hc_mpi_request_t *r = NULL;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = req_lookup(fn, *request, -1, &r);
+  if (rc == MPI_SUCCESS && !r)
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
+                      "cannot cancel MPI_REQUEST_NULL");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!req_is_active(r) || !r->engine)
+    return MPI_SUCCESS; /* already complete: nothing to cancel */
+  return hc_mpi_raise_status(r->comm, fn, hcomm_cancel(r->engine));
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+/* ---- persistent requests ------------------------------------------------ */
+
+int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
+  hcomm_status_t done = {MPI_PROC_NULL, MPI_ANY_TAG, 0, 0, HC_OK};
+  hc_status_t st = HC_OK;
+  r->active = 1;
+  r->engine = NULL;
+  if (r->peer == MPI_PROC_NULL) {
+    r->local = done;
+    return MPI_SUCCESS;
+  }
+  if (r->is_recv) {
+    st = hcomm_irecv(r->buf, r->bytes, r->peer, r->tag, r->comm->engine,
+                     &r->engine);
+  } else if (r->mode == HC_MPI_SEND_BUFFERED) {
+    done.source = MPI_ANY_SOURCE;
+    r->local = done;
+    int rc = hc_mpi_bsend(fn, r->comm, r->buf, r->bytes, r->peer, r->tag);
+    if (rc != MPI_SUCCESS)
+      r->active = 0;
+    return rc;
+  } else {
+    st = hcomm_isend(r->buf, r->bytes, r->peer, r->tag, r->comm->engine,
+                     r->mode, &r->engine);
+  }
+  if (st != HC_OK) {
+    r->active = 0;
+    r->engine = NULL;
+  }
+  return hc_mpi_raise_status(r->comm, fn, st);
+}
+
+static int req_start_lookup(const char *fn, MPI_Request handle, int index,
+                            hc_mpi_request_t **out) {
+  int rc = req_lookup(fn, handle, index, out);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_request_t *r = *out;
+  if (r && r->kind == HC_REQ_PERSISTENT && !r->active)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(r ? r->comm : NULL, fn, MPI_ERR_REQUEST,
+                      "request 0x%x is not an inactive persistent request",
+                      (unsigned)handle);
+}
+
+int PMPI_Start(MPI_Request *request) {
+  static const char fn[] = "MPI_Start";
+  hc_mpi_request_t *r = NULL;
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = req_start_lookup(fn, *request, -1, &r);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return hc_mpi_request_start(fn, r);
+}
+#pragma weak MPI_Start = PMPI_Start
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+  static const char fn[] = "MPI_Startall";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_count(fn, NULL, count);
+  if (rc == MPI_SUCCESS && count > 0)
+    rc = hc_mpi_check_ptr(fn, NULL, array_of_requests, "array_of_requests");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* Check them all before starting any, so an error starts nothing. */
+  for (int i = 0; i < count; i++) {
+    hc_mpi_request_t *r = NULL;
+    rc = req_start_lookup(fn, array_of_requests[i], i, &r);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  for (int i = 0; i < count; i++) {
+    rc = hc_mpi_request_start(fn, hc_mpi_request_get(array_of_requests[i]));
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Startall = PMPI_Startall

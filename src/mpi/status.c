@@ -1,0 +1,180 @@
+/*
+ * MPI_Status in the MPICH layout: a 63-bit byte count split over count_lo
+ * and count_hi_and_cancelled (whose bit 0 is the cancel flag), then
+ * MPI_SOURCE, MPI_TAG, MPI_ERROR.  Also the calls that read and write it.
+ */
+#include <stdint.h>
+
+#include "mpi/mpi_impl.h"
+
+void hc_mpi_status_set_bytes(MPI_Status *status, MPI_Count bytes) {
+  uint64_t n = (uint64_t)bytes;
+  int cancelled = status->count_hi_and_cancelled & 1;
+  status->count_lo = (int)(uint32_t)(n & 0xffffffffu);
+  status->count_hi_and_cancelled = (int)(uint32_t)((n >> 32) << 1) | cancelled;
+}
+
+MPI_Count hc_mpi_status_bytes(const MPI_Status *status) {
+  uint64_t lo = (uint32_t)status->count_lo;
+  uint64_t hi = (uint32_t)status->count_hi_and_cancelled >> 1;
+  return (MPI_Count)(lo | (hi << 32));
+}
+
+static void status_set_cancel_bit(MPI_Status *status, int flag) {
+  status->count_hi_and_cancelled =
+      (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+}
+
+void hc_mpi_status_fill(MPI_Status *status, const hcomm_status_t *st) {
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->count_hi_and_cancelled = 0;
+  hc_mpi_status_set_bytes(status, (MPI_Count)st->bytes);
+  status_set_cancel_bit(status, st->cancelled);
+  status->MPI_SOURCE = st->source;
+  status->MPI_TAG = st->tag;
+}
+
+void hc_mpi_status_empty(MPI_Status *status) {
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+}
+
+void hc_mpi_status_proc_null(MPI_Status *status) {
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
+  status->MPI_SOURCE = MPI_PROC_NULL;
+  status->MPI_TAG = MPI_ANY_TAG;
+}
+
+/* Status calls are local and legal before MPI_Init: no ready check. */
+static int status_args(const char *fn, const MPI_Status *status,
+                       MPI_Datatype type, const void *out,
+                       const hc_mpi_type_t **t) {
+  if (status == MPI_STATUS_IGNORE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "status is MPI_STATUS_IGNORE");
+  int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, out, "output argument");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_type(fn, NULL, type, t);
+  return rc;
+}
+
+/* Whole elements of t in bytes, or MPI_UNDEFINED. */
+static MPI_Count status_count_of(const hc_mpi_type_t *t, MPI_Count bytes) {
+  if (t->wire_size == 0)
+    return 0;
+  if (bytes % (MPI_Count)t->wire_size != 0)
+    return MPI_UNDEFINED;
+  return bytes / (MPI_Count)t->wire_size;
+}
+
+static int status_store_int(const char *fn, MPI_Count n, int *out) {
+  if (n > INT32_MAX) {
+    *out = MPI_UNDEFINED;
+    return hc_mpi_raise(NULL, fn, MPI_ERR_VALUE_TOO_LARGE,
+                        "count %ld does not fit in an int", (long)n);
+  }
+  *out = (int)n;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
+                   int *count) {
+  static const char fn[] = "MPI_Get_count";
+  const hc_mpi_type_t *t = NULL;
+  int rc = status_args(fn, status, datatype, count, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return status_store_int(fn, status_count_of(t, hc_mpi_status_bytes(status)),
+                          count);
+}
+#pragma weak MPI_Get_count = PMPI_Get_count
+
+static MPI_Count status_elements_of(const hc_mpi_type_t *t, MPI_Count bytes) {
+  MPI_Count whole = status_count_of(t, bytes);
+  if (whole == MPI_UNDEFINED)
+    return MPI_UNDEFINED;
+  return whole * t->elements;
+}
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = status_args("MPI_Get_elements_x", status, datatype, count, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *count = status_elements_of(t, hc_mpi_status_bytes(status));
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
+                      int *count) {
+  static const char fn[] = "MPI_Get_elements";
+  const hc_mpi_type_t *t = NULL;
+  int rc = status_args(fn, status, datatype, count, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return status_store_int(
+      fn, status_elements_of(t, hc_mpi_status_bytes(status)), count);
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count) {
+  static const char fn[] = "MPI_Status_set_elements_x";
+  const hc_mpi_type_t *t = NULL;
+  int rc = status_args(fn, status, datatype, status, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (count < 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_COUNT, "invalid count %ld",
+                        (long)count);
+  MPI_Count per = t->elements > 0 ? t->elements : 1;
+  hc_mpi_status_set_bytes(status, count / per * (MPI_Count)t->wire_size);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+                             int count) {
+  return PMPI_Status_set_elements_x(status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
+  static const char fn[] = "MPI_Status_set_cancelled";
+  if (status == MPI_STATUS_IGNORE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "status is MPI_STATUS_IGNORE");
+  int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  status_set_cancel_bit(status, flag);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
+  static const char fn[] = "MPI_Test_cancelled";
+  if (status == MPI_STATUS_IGNORE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "status is MPI_STATUS_IGNORE");
+  int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *flag = status->count_hi_and_cancelled & 1;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
