@@ -97,6 +97,11 @@ typedef struct shm_ctx {
   unsigned char *cma_off;     /* CMA refused for this peer */
   unsigned char *cma_worked;  /* a read from this peer succeeded */
   int cma_enabled;
+  /* Before the segment is mapped, max_packet answers with the shape this
+   * rank's environment would choose; a smaller shape found at mapping time
+   * then fails connect instead of failing sends later. */
+  size_t cell_size_hint;
+  size_t cell_size_promised;
   int rr; /* next incoming ring progress starts at */
 } shm_ctx_t;
 
@@ -123,6 +128,8 @@ static int shm_local_of(const shm_ctx_t *shm, int world_rank) {
 
 static uint32_t shm_round_pow2(long value) {
   uint32_t p = 2;
+  if (value < 2)
+    return p;
   while (p < (uint32_t)value && p < (1u << 16))
     p <<= 1;
   return p;
@@ -198,6 +205,15 @@ static hc_status_t shm_map(shm_ctx_t *shm, int fd, size_t size) {
   shm->hdr = base;
   shm->slots = (struct shm_slot *)(shm->base + HC_SHM_RING_ALIGN);
   return HC_OK;
+}
+
+/* Forgets a mapping that turned out unusable, so later calls see none. */
+static void shm_unmap(shm_ctx_t *shm) {
+  munmap(shm->base, shm->seg_size);
+  shm->base = NULL;
+  shm->hdr = NULL;
+  shm->slots = NULL;
+  shm->seg_size = 0;
 }
 
 static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
@@ -290,6 +306,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args,
   shm->recv_cb = args->recv_cb;
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
+  uint32_t ncells_hint;
+  shm_choose_shape(shm->local_size, &shm->cell_size_hint, &ncells_hint);
   hc_status_t rc = shm_alloc_arrays(shm, args->local_world_ranks);
   if (rc != HC_OK)
     return rc;
@@ -336,6 +354,13 @@ static hc_status_t shm_check_header(shm_ctx_t *shm) {
            shm->name);
     return HC_ERR_TRANSPORT;
   }
+  if (hdr->cell_size < shm->cell_size_promised) {
+    hc_log(HC_LOG_ERROR, "shm",
+           "cells of %zu B, but %zu B were promised before mapping: is "
+           "HCMPI_SHM_CELL_SIZE the same on every rank?",
+           (size_t)hdr->cell_size, shm->cell_size_promised);
+    return HC_ERR_TRANSPORT;
+  }
   atomic_thread_fence(memory_order_acquire);
   return HC_OK;
 }
@@ -356,9 +381,11 @@ static hc_status_t shm_open_segment(shm_ctx_t *shm, const char *name,
     return rc;
   snprintf(shm->name, sizeof shm->name, "%s", name);
   rc = shm_check_header(shm);
+  if (rc == HC_OK)
+    rc = shm_attach_rings(shm);
   if (rc != HC_OK)
-    return rc;
-  return shm_attach_rings(shm);
+    shm_unmap(shm);
+  return rc;
 }
 
 static hc_status_t shm_connect(void *ctx, int peer_world_rank,
@@ -394,9 +421,10 @@ static hc_status_t shm_connected(void *ctx) {
 
 static size_t shm_max_packet(void *ctx) {
   shm_ctx_t *shm = ctx;
-  if (shm->hdr == NULL)
-    return 0;
-  return shm->hdr->cell_size;
+  if (shm->hdr != NULL)
+    return shm->hdr->cell_size;
+  shm->cell_size_promised = shm->cell_size_hint;
+  return shm->cell_size_hint;
 }
 
 static void shm_futex_wake(_Atomic uint32_t *word) {
