@@ -8,7 +8,9 @@
  * first rank that failed (128+N for a rank killed by signal N), the code
  * given to an abort, 124 when --timeout expired, 128+N when hcmpirun itself
  * was interrupted by signal N and no rank reported a failure, 1 for usage
- * or start-up errors.
+ * or start-up errors.  A rank that initialised PMI and exits 0 without
+ * finalize counts as failing with code 1: its peers could otherwise wait in
+ * a fence forever.
  */
 #include "config.h"
 
@@ -96,7 +98,11 @@ static void run_usage(FILE *f) {
           "  --timeout S   end the job after S seconds (exit status 124)\n"
           "  --env K=V     set K=V in every rank's environment\n"
           "Environment: HCMPI_KILL_GRACE seconds between SIGTERM and SIGKILL "
-          "when the job is torn down (default 2).\n");
+          "when the job is torn down (default 2).\n"
+          "Exit status: 0 if every rank exits 0; else the first failing "
+          "rank's code\n(128+N for signal N; 1 for exit 0 without "
+          "MPI_Finalize), an abort's code,\n124 on --timeout, 1 on usage "
+          "or start-up errors.\n");
 }
 
 static int run_parse_long(const char *text, long min, long *out) {

@@ -57,6 +57,16 @@ else
   fail "failing rank's exit code propagates (rc=$rc)"
 fi
 
+# 4b. Ranks that exit 0 after init but without finalize fail the job (a
+#     peer could be left waiting in a fence forever).
+launch $RUN -n 2 $CLIENT --no-fini
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^hcmpirun: rank [01] (pid [0-9]*) exited with code 0 without calling MPI_Finalize$' "$T/err"; then
+  pass "exit without finalize fails the job"
+else
+  fail "exit without finalize fails the job (rc=$rc)"
+fi
+
 # 5. A rank killed by SIGKILL: status 137, one line naming it; the other
 #    ranks, blocked in a fence, are terminated.
 launch $RUN -n 3 $CLIENT --kill-rank 2

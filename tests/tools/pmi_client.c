@@ -6,7 +6,7 @@
  *
  *   pmi_client [--expect-size N] [--expect-backend NAME]
  *              [--fail-rank R --exit-code C] [--kill-rank R]
- *              [--abort-rank R --exit-code C] [--stdin]
+ *              [--abort-rank R --exit-code C] [--stdin] [--no-fini]
  *
  * Exits 0 only when every check passed.
  */
@@ -26,6 +26,7 @@ typedef struct client_opts {
   int abort_rank;
   int exit_code;
   int read_stdin;
+  int no_fini;
 } client_opts_t;
 
 static int client_fail(int rank, const char *what) {
@@ -42,8 +43,9 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : "";
-    if (strcmp(a, "--stdin") == 0) {
-      o->read_stdin = 1;
+    if (strcmp(a, "--stdin") == 0 || strcmp(a, "--no-fini") == 0) {
+      o->read_stdin |= strcmp(a, "--stdin") == 0;
+      o->no_fini |= strcmp(a, "--no-fini") == 0;
       continue;
     }
     i++;
@@ -162,6 +164,8 @@ int main(int argc, char **argv) {
   }
   if (o.read_stdin)
     client_read_stdin(info.rank);
+  if (o.no_fini)
+    return 0; /* an erroneous program: ends without saying goodbye */
   ops->fini(ctx);
   if (!bad)
     printf("pmi_client: rank %d of %d ok (%s)\n", info.rank, info.size,
