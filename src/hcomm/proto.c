@@ -236,6 +236,9 @@ static void proto_rndv_start(hcomm_request_t *req) {
   hc_status_t rc = peer->ops->get(peer->tctx, peer->world_rank, req->recv_buf,
                                   req->remote_addr, req->take);
   if (rc == HC_OK) {
+    if (hc_log_level() >= HC_LOG_DEBUG)
+      hc_log(HC_LOG_DEBUG, "engine", "single-copy get of %zu B from rank %d",
+             req->take, req->peer);
     proto_control(req->peer, HC_PKT_FIN, req->remote_id, 0, 0);
     req->landed = req->take;
     proto_finish_recv(req);
@@ -247,6 +250,9 @@ static void proto_rndv_start(hcomm_request_t *req) {
     return;
   }
   /* Refused (or failed part-way): the pipelined path rewrites every byte. */
+  if (hc_log_level() >= HC_LOG_DEBUG)
+    hc_log(HC_LOG_DEBUG, "engine", "get from rank %d: %s; pipelining %zu B",
+           req->peer, hcomm_strerror(rc), req->take);
   proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
                 req->take);
 }
