@@ -46,10 +46,13 @@ static void self_probe_cb(void *engine, int src, const void *packet,
 
 static void *self_open(self_probe_t *probe) {
   int ranks[1] = {SELF_RANK};
-  hc_transport_init_args_t args = {
-      .world_rank = SELF_RANK, .world_size = 8, .local_rank = 0,
-      .local_size = 1, .local_world_ranks = ranks,
-      .recv_cb = self_probe_cb, .engine = probe};
+  hc_transport_init_args_t args = {.world_rank = SELF_RANK,
+                                   .world_size = 8,
+                                   .local_rank = 0,
+                                   .local_size = 1,
+                                   .local_world_ranks = ranks,
+                                   .recv_cb = self_probe_cb,
+                                   .engine = probe};
   memset(probe, 0, sizeof *probe);
   ck_assert_int_eq(hc_transport_self_ops.init(&args, &probe->ctx), HC_OK);
   return probe->ctx;

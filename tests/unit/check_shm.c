@@ -137,10 +137,10 @@ static void inbox_cb(void *engine, int src, const void *packet, size_t len) {
   inbox.len = len;
 }
 
-static void exchange_addresses(harness_t *h, char addr[][HC_TRANSPORT_ADDRESS_MAX]) {
+static void exchange_addresses(harness_t *h,
+                               char addr[][HC_TRANSPORT_ADDRESS_MAX]) {
   size_t rec = HC_TRANSPORT_ADDRESS_MAX;
-  expect(ops->address(h->ctx, addr[h->me], rec) == HC_OK, "address",
-         __LINE__);
+  expect(ops->address(h->ctx, addr[h->me], rec) == HC_OK, "address", __LINE__);
   expect(strchr(addr[h->me], ' ') == NULL, "address has no space", __LINE__);
   if (h->me == 0) {
     for (int i = 1; i < h->n; i++)
@@ -388,8 +388,7 @@ static void body_flood(harness_t *h) {
     inbox.mode = INBOX_STREAM;
     harness_barrier(h);
     pump_until(h, FLOOD_TOTAL);
-    expect(inbox.bad == 0, "every flood packet intact and in order",
-           __LINE__);
+    expect(inbox.bad == 0, "every flood packet intact and in order", __LINE__);
     expect(inbox.next_seq[0] == FLOOD_TOTAL, "all flood packets", __LINE__);
   }
 }
@@ -467,8 +466,7 @@ static void body_get(harness_t *h) {
   for (size_t i = 0; i < 1000; i++)
     if (dst[1 + i] != (unsigned char)((i + 3) * 2654435761u >> 13))
       expect(0, "odd get byte", __LINE__);
-  expect(dst[0] == 0 && dst[1001] == 0, "get wrote only its bytes",
-         __LINE__);
+  expect(dst[0] == 0 && dst[1001] == 0, "get wrote only its bytes", __LINE__);
   free(dst);
   harness_barrier(h);
 }
@@ -481,8 +479,7 @@ static void body_cma_off(harness_t *h) {
     unsigned char local[64];
     hc_status_t rc =
         ops->get(h->ctx, h->world[1], local, (uint64_t)(uintptr_t)local, 64);
-    expect(rc == HC_ERR_NOT_SUPPORTED, "HCMPI_SHM_CMA=0 refuses get",
-           __LINE__);
+    expect(rc == HC_ERR_NOT_SUPPORTED, "HCMPI_SHM_CMA=0 refuses get", __LINE__);
   }
 }
 
@@ -532,8 +529,10 @@ START_TEST(test_shm_small_cells_from_env_and_fini_on_half_init) {
   harness_run(2, body_pingpong);
   /* fini on a context whose init failed, and on NULL. */
   int ranks[2] = {1, 2};
-  hc_transport_init_args_t bad = {.world_rank = 1, .local_rank = 5,
-                                  .local_size = 2, .local_world_ranks = ranks,
+  hc_transport_init_args_t bad = {.world_rank = 1,
+                                  .local_rank = 5,
+                                  .local_size = 2,
+                                  .local_world_ranks = ranks,
                                   .recv_cb = inbox_cb};
   void *ctx = NULL;
   ck_assert_int_eq(ops->init(&bad, &ctx), HC_ERR_ARG);

@@ -27,8 +27,7 @@ typedef struct self_ctx {
   struct self_packet **tail_next;
 } self_ctx_t;
 
-static hc_status_t self_init(const hc_transport_init_args_t *args,
-                             void **ctx) {
+static hc_status_t self_init(const hc_transport_init_args_t *args, void **ctx) {
   self_ctx_t *self = calloc(1, sizeof *self);
   *ctx = self;
   if (self == NULL)

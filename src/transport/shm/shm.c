@@ -91,8 +91,8 @@ typedef struct shm_ctx {
   size_t seg_size;
   struct shm_seg_hdr *hdr;
   struct shm_slot *slots;
-  hc_shm_ring_t *in;  /* [local peer]: ring peer -> me */
-  hc_shm_ring_t *out; /* [local peer]: ring me -> peer */
+  hc_shm_ring_t *in;          /* [local peer]: ring peer -> me */
+  hc_shm_ring_t *out;         /* [local peer]: ring me -> peer */
   unsigned char *out_blocked; /* send found out[peer] full */
   unsigned char *cma_off;     /* CMA refused for this peer */
   unsigned char *cma_worked;  /* a read from this peer succeeded */
@@ -196,8 +196,7 @@ static hc_status_t shm_random_name(char *name, size_t len) {
 static hc_status_t shm_map(shm_ctx_t *shm, int fd, size_t size) {
   void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
-    hc_log(HC_LOG_ERROR, "shm", "mmap of %zu bytes: %s", size,
-           strerror(errno));
+    hc_log(HC_LOG_ERROR, "shm", "mmap of %zu bytes: %s", size, strerror(errno));
     return HC_ERR_SYSTEM;
   }
   shm->base = base;
@@ -223,8 +222,8 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
       continue;
     unsigned char *rings = shm->base + shm->hdr->ring_offset;
     size_t rb = shm->hdr->ring_bytes;
-    if (hc_shm_ring_attach(&shm->in[p], rings + shm_ring_index(p, me, n) * rb) !=
-            HC_OK ||
+    if (hc_shm_ring_attach(&shm->in[p],
+                           rings + shm_ring_index(p, me, n) * rb) != HC_OK ||
         hc_shm_ring_attach(&shm->out[p],
                            rings + shm_ring_index(me, p, n) * rb) != HC_OK)
       return HC_ERR_TRANSPORT;
@@ -259,8 +258,8 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   uint32_t ncells;
   shm_choose_shape(n, &cell_size, &ncells);
   size_t ring_bytes = hc_shm_ring_bytes(cell_size, ncells);
-  size_t ring_offset = shm_align(
-      HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
+  size_t ring_offset =
+      shm_align(HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
   size_t size = ring_offset + (size_t)n * (size_t)(n - 1) * ring_bytes;
   int fd = -1;
   for (int tries = 0; fd < 0 && tries < 8; tries++) {
@@ -271,8 +270,7 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
       break;
   }
   if (fd < 0) {
-    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name,
-           strerror(errno));
+    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name, strerror(errno));
     return HC_ERR_SYSTEM;
   }
   shm->linked = 1;
@@ -291,8 +289,7 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   return shm_attach_rings(shm);
 }
 
-static hc_status_t shm_init(const hc_transport_init_args_t *args,
-                            void **ctx) {
+static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm_ctx_t *shm = calloc(1, sizeof *shm);
   *ctx = shm;
   if (shm == NULL)
@@ -513,8 +510,8 @@ static hc_status_t shm_get_error(shm_ctx_t *shm, int peer, int err,
   int policy = err == EPERM || err == EACCES || err == ENOSYS ||
                (err == EFAULT && done == 0 && !shm->cma_worked[peer]);
   if (policy) {
-    hc_log(HC_LOG_INFO, "shm", "CMA from local rank %d refused (%s): off",
-           peer, strerror(err));
+    hc_log(HC_LOG_INFO, "shm", "CMA from local rank %d refused (%s): off", peer,
+           strerror(err));
     shm->cma_off[peer] = 1;
     return HC_ERR_NOT_SUPPORTED;
   }
@@ -579,7 +576,8 @@ static void shm_wait(void *ctx, int timeout_ms) {
   atomic_store_explicit(&slot->sleeping, 1, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
   if (!shm_pending(shm)) {
-    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    struct timespec ts = {timeout_ms / 1000,
+                          (long)(timeout_ms % 1000) * 1000000L};
     /* EAGAIN (a wake came first), EINTR and ETIMEDOUT all mean "look
      * again", which is the caller's job. */
     syscall(SYS_futex, (uint32_t *)&slot->doorbell, FUTEX_WAIT, bell,

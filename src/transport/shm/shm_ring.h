@@ -28,9 +28,9 @@ struct hc_shm_ring_shared;
 typedef struct hc_shm_ring {
   struct hc_shm_ring_shared *shared;
   unsigned char *cells;
-  size_t cell_size; /* payload bytes per cell */
-  size_t stride;    /* bytes from one cell to the next */
-  uint64_t mask;    /* cell count - 1 */
+  size_t cell_size;     /* payload bytes per cell */
+  size_t stride;        /* bytes from one cell to the next */
+  uint64_t mask;        /* cell count - 1 */
   uint64_t cached_head; /* producer: last head seen */
   uint64_t cached_tail; /* consumer: last tail seen */
 } hc_shm_ring_t;
@@ -43,8 +43,7 @@ size_t hc_shm_ring_bytes(size_t cell_size, uint32_t ncells);
 /* Formats an empty ring at region (HC_SHM_RING_ALIGN-aligned, at least
  * hc_shm_ring_bytes long).  Done once, by one process, before either side
  * attaches. */
-hc_status_t hc_shm_ring_format(void *region, size_t cell_size,
-                               uint32_t ncells);
+hc_status_t hc_shm_ring_format(void *region, size_t cell_size, uint32_t ncells);
 
 /* Fills ring with a view of a formatted region; HC_ERR_ARG when the region
  * does not hold a ring. */
