@@ -42,6 +42,17 @@ printf '%s\n' '[0] hello 0/3/3' '[0] tail' '[1] hello 1/3/3' '[1] tail' \
   '[2] hello 2/3/3' '[2] tail' >"$T/want"
 if [ $rc -eq 0 ] && cmp -s "$T/sorted" "$T/want"; then pass "--label"; else fail "--label (rc=$rc)"; diff "$T/want" "$T/sorted"; fi
 
+# 2b. Lines of concurrently writing ranks never mix within a line.
+launch $RUN -n 4 sh -c 'awk -v r="$PMI_RANK" "BEGIN { for (i = 0; i < 3000; i++) printf \"r%d-%d-%0100d\\n\", r, i, 0 }"'
+rc=$?
+total=$(wc -l <"$T/out")
+broken=$(grep -vc '^r[0-3]-[0-9]*-0\{100\}$' "$T/out")
+if [ $rc -eq 0 ] && [ "$total" -eq 12000 ] && [ "$broken" -eq 0 ]; then
+  pass "lines stay whole"
+else
+  fail "lines stay whole (rc=$rc total=$total broken=$broken)"
+fi
+
 # 3. --env reaches every rank; output without --label is passed unchanged.
 launch $RUN -n 2 --env HC_TEST_X=a=b sh -c 'echo "x=$HC_TEST_X"'
 rc=$?
