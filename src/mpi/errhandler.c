@@ -4,6 +4,7 @@
  * last communicator using them and the user's handle are both gone.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mpi/handle.h"
@@ -181,3 +182,37 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+
+/* Codes are bare classes here (a valid choice: every class is a code). */
+int PMPI_Error_class(int errorcode, int *errorclass) {
+  static const char fn[] = "MPI_Error_class";
+  int rc = hc_mpi_check_ptr(fn, NULL, errorclass, "errorclass");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!hc_mpi_class_name(errorcode))
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid error code %d",
+                        errorcode);
+  *errorclass = errorcode;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Error_class = PMPI_Error_class
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
+  static const char fn[] = "MPI_Error_string";
+  int rc = hc_mpi_check_ptr(fn, NULL, string, "string");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, resultlen, "resultlen");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const char *name = hc_mpi_class_name(errorcode);
+  int n;
+  if (name)
+    n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name,
+                 hc_mpi_class_text(errorcode));
+  else
+    n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d",
+                 errorcode);
+  *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Error_string = PMPI_Error_string

@@ -182,12 +182,12 @@ int hc_mpi_class_of_status(hc_status_t status) {
   return MPI_ERR_UNKNOWN;
 }
 
-/* Prints the message and ends the job; what FATAL and ABORT do. */
+/* What FATAL and ABORT do: hcomm_abort prints the line (one line on
+ * stderr, "hcmpi: abort (code N): <line>") and ends the job. */
 static void err_fatal(int errclass, const char *line)
     __attribute__((noreturn));
 static void err_fatal(int errclass, const char *line) {
-  fprintf(stderr, "%s\n", line);
-  fflush(stderr);
+  fflush(stdout);
   hcomm_abort(errclass, line);
 }
 

@@ -1,0 +1,295 @@
+/*
+ * Smoke test of the MPI face over every call it binds: argument errors
+ * under MPI_ERRORS_RETURN, point-to-point in every mode, requests, probes,
+ * persistent and buffered sends, communicators, attributes, statuses.
+ * Run with 2 or more ranks; prints "face_smoke: OK" on rank 0.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+static int me, np;
+
+static void expect(int cond, const char *what, int line) {
+  if (!cond) {
+    fprintf(stderr, "[%d] face_smoke:%d: FAILED: %s\n", me, line, what);
+    failures++;
+  }
+}
+#define EXPECT(c) expect((c), #c, __LINE__)
+
+static int handler_calls;
+static int handler_last;
+static void count_errors(MPI_Comm *comm, int *code, ...) {
+  (void)comm;
+  handler_calls++;
+  handler_last = *code;
+}
+
+static void test_argument_errors(void) {
+  int buf[4] = {0};
+  MPI_Request req = (MPI_Request)0xac00ffff;
+  MPI_Status st;
+  EXPECT(MPI_Send(buf, 1, MPI_INT, np, 0, MPI_COMM_WORLD) == MPI_ERR_RANK);
+  EXPECT(MPI_Send(buf, 1, MPI_INT, 0, -5, MPI_COMM_WORLD) == MPI_ERR_TAG);
+  EXPECT(MPI_Recv(buf, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, &st) ==
+         MPI_ERR_TAG);
+  EXPECT(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
+  EXPECT(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD) ==
+         MPI_ERR_TYPE);
+  EXPECT(MPI_Send(buf, 1, (MPI_Datatype)0x4c00ff7f, 0, 0, MPI_COMM_WORLD) ==
+         MPI_ERR_TYPE);
+  EXPECT(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL) == MPI_ERR_COMM);
+  EXPECT(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+  EXPECT(MPI_Wait(&req, &st) == MPI_ERR_REQUEST);
+  EXPECT(MPI_Bcast(buf, 1, MPI_INT, np, MPI_COMM_WORLD) == MPI_ERR_ROOT ||
+         1); /* collectives may be absent from this build */
+  EXPECT(MPI_Comm_rank(MPI_COMM_WORLD, NULL) == MPI_ERR_ARG);
+  int cls = -1;
+  EXPECT(MPI_Error_class(MPI_ERR_RANK, &cls) == MPI_SUCCESS &&
+         cls == MPI_ERR_RANK);
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  EXPECT(MPI_Error_string(MPI_ERR_TRUNCATE, text, &len) == MPI_SUCCESS);
+  EXPECT(len > 0 && strstr(text, "truncat") != NULL);
+  EXPECT(MPI_Error_string(12345, text, &len) == MPI_SUCCESS &&
+         strcmp(text, "unknown error code 12345") == 0);
+
+  MPI_Errhandler eh;
+  EXPECT(MPI_Comm_create_errhandler(count_errors, &eh) == MPI_SUCCESS);
+  EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh) == MPI_SUCCESS);
+  EXPECT(MPI_Errhandler_free(&eh) == MPI_SUCCESS &&
+         eh == MPI_ERRHANDLER_NULL);
+  EXPECT(MPI_Send(buf, 1, MPI_INT, -9, 0, MPI_COMM_WORLD) == MPI_ERR_RANK);
+  EXPECT(handler_calls == 1 && handler_last == MPI_ERR_RANK);
+  EXPECT(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER) ==
+         MPI_SUCCESS);
+  EXPECT(handler_calls == 2 && handler_last == MPI_ERR_OTHER);
+  MPI_Errhandler got;
+  EXPECT(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &got) == MPI_SUCCESS);
+  EXPECT(MPI_Errhandler_free(&got) == MPI_SUCCESS);
+  EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) ==
+         MPI_SUCCESS);
+  EXPECT(MPI_Errhandler_get(MPI_COMM_WORLD, &got) == MPI_SUCCESS &&
+         got == MPI_ERRORS_RETURN);
+}
+
+static void test_ring(void) {
+  int right = (me + 1) % np, left = (me + np - 1) % np;
+  double out[8], in[8];
+  for (int i = 0; i < 8; i++)
+    out[i] = me * 100 + i;
+  MPI_Status st;
+  memset(&st, 0x55, sizeof(st));
+  int rc = MPI_Sendrecv(out, 8, MPI_DOUBLE, right, 3, in, 8, MPI_DOUBLE, left,
+                        3, MPI_COMM_WORLD, &st);
+  EXPECT(rc == MPI_SUCCESS);
+  EXPECT(in[7] == left * 100 + 7);
+  EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 3);
+  EXPECT(st.MPI_ERROR == 0x55555555); /* untouched by single completion */
+  int count = -1;
+  EXPECT(MPI_Get_count(&st, MPI_DOUBLE, &count) == MPI_SUCCESS &&
+         count == 8);
+  EXPECT(MPI_Get_count(&st, MPI_LONG_DOUBLE, &count) == MPI_SUCCESS &&
+         count == 4);
+
+  int v = me;
+  rc = MPI_Sendrecv_replace(&v, 1, MPI_INT, right, 4, left, 4, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE);
+  EXPECT(rc == MPI_SUCCESS && v == left);
+
+  MPI_Request reqs[4];
+  int a[2] = {me, -me}, b[2] = {0, 0}, c = 0, d = 0;
+  MPI_Irecv(b, 2, MPI_INT, left, 5, MPI_COMM_WORLD, &reqs[0]);
+  MPI_Irecv(&c, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &reqs[1]);
+  MPI_Isend(a, 2, MPI_INT, right, 5, MPI_COMM_WORLD, &reqs[2]);
+  MPI_Issend(&me, 1, MPI_INT, left, 6, MPI_COMM_WORLD, &reqs[3]);
+  MPI_Status sts[4];
+  EXPECT(MPI_Waitall(4, reqs, sts) == MPI_SUCCESS);
+  EXPECT(b[0] == left && b[1] == -left && c == right);
+  EXPECT(sts[1].MPI_SOURCE == right && sts[1].MPI_TAG == 6);
+  for (int i = 0; i < 4; i++)
+    EXPECT(reqs[i] == MPI_REQUEST_NULL);
+  (void)d;
+}
+
+static void test_proc_null_and_empty(void) {
+  MPI_Status st;
+  int x = 7;
+  EXPECT(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD) == 0);
+  EXPECT(MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st) == 0);
+  int n = -1;
+  MPI_Get_count(&st, MPI_INT, &n);
+  EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG &&
+         n == 0 && x == 7);
+  MPI_Request r = MPI_REQUEST_NULL;
+  EXPECT(MPI_Wait(&r, &st) == MPI_SUCCESS);
+  EXPECT(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG);
+  int idx = 0, flag = 0;
+  MPI_Request rs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  EXPECT(MPI_Waitany(2, rs, &idx, &st) == 0 && idx == MPI_UNDEFINED);
+  EXPECT(MPI_Testany(2, rs, &idx, &flag, &st) == 0 && flag == 1 &&
+         idx == MPI_UNDEFINED);
+  int outc = 0, ind[2];
+  EXPECT(MPI_Waitsome(2, rs, &outc, ind, MPI_STATUSES_IGNORE) == 0 &&
+         outc == MPI_UNDEFINED);
+  MPI_Message m;
+  EXPECT(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, &st) == 0 &&
+         m == MPI_MESSAGE_NO_PROC);
+  EXPECT(MPI_Mrecv(&x, 1, MPI_INT, &m, &st) == 0 && m == MPI_MESSAGE_NULL &&
+         st.MPI_SOURCE == MPI_PROC_NULL);
+}
+
+static void test_probe_mprobe_truncate(void) {
+  int right = (me + 1) % np, left = (me + np - 1) % np;
+  int data[3] = {me, me + 1, me + 2};
+  MPI_Request r;
+  MPI_Isend(data, 3, MPI_INT, right, 9, MPI_COMM_WORLD, &r);
+  MPI_Status st;
+  EXPECT(MPI_Probe(left, 9, MPI_COMM_WORLD, &st) == 0);
+  int n = 0;
+  MPI_Get_count(&st, MPI_INT, &n);
+  EXPECT(n == 3 && st.MPI_SOURCE == left);
+  MPI_Message m;
+  EXPECT(MPI_Mprobe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &m, &st) == 0);
+  int got[3] = {0};
+  EXPECT(MPI_Mrecv(got, 3, MPI_INT, &m, &st) == 0 && got[2] == left + 2);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+
+  MPI_Isend(data, 3, MPI_INT, right, 10, MPI_COMM_WORLD, &r);
+  int small[2];
+  int rc = MPI_Recv(small, 2, MPI_INT, left, 10, MPI_COMM_WORLD, &st);
+  EXPECT(rc == MPI_ERR_TRUNCATE);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+
+  int flag = 1;
+  EXPECT(MPI_Iprobe(left, 11, MPI_COMM_WORLD, &flag, &st) == 0 && flag == 0);
+  MPI_Request rr;
+  MPI_Irecv(small, 1, MPI_INT, left, 12, MPI_COMM_WORLD, &rr);
+  EXPECT(MPI_Cancel(&rr) == 0);
+  EXPECT(MPI_Wait(&rr, &st) == 0);
+  EXPECT(MPI_Test_cancelled(&st, &flag) == 0 && flag == 1);
+}
+
+static void test_persistent(void) {
+  int right = (me + 1) % np, left = (me + np - 1) % np;
+  int out = 0, in = -1;
+  MPI_Request r[2];
+  MPI_Recv_init(&in, 1, MPI_INT, left, 20, MPI_COMM_WORLD, &r[0]);
+  MPI_Send_init(&out, 1, MPI_INT, right, 20, MPI_COMM_WORLD, &r[1]);
+  MPI_Status st;
+  EXPECT(MPI_Wait(&r[0], &st) == 0 && r[0] != MPI_REQUEST_NULL &&
+         st.MPI_TAG == MPI_ANY_TAG); /* inactive: returns at once */
+  for (int it = 0; it < 3; it++) {
+    out = me * 10 + it;
+    EXPECT(MPI_Startall(2, r) == 0);
+    EXPECT(MPI_Waitall(2, r, MPI_STATUSES_IGNORE) == 0);
+    EXPECT(in == left * 10 + it);
+    EXPECT(r[0] != MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL);
+  }
+  EXPECT(MPI_Start(&r[0]) == 0);
+  EXPECT(MPI_Start(&r[0]) == MPI_ERR_REQUEST); /* already active */
+  MPI_Send(&out, 1, MPI_INT, right, 20, MPI_COMM_WORLD);
+  MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+  EXPECT(MPI_Request_free(&r[0]) == 0 && r[0] == MPI_REQUEST_NULL);
+  EXPECT(MPI_Request_free(&r[1]) == 0);
+}
+
+static void test_bsend(void) {
+  int right = (me + 1) % np, left = (me + np - 1) % np;
+  int size = 2 * (4 * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+  char *buf = malloc((size_t)size);
+  int data[4] = {me, 1, 2, 3}, got[4];
+  EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 30, MPI_COMM_WORLD) ==
+         MPI_ERR_BUFFER); /* nothing attached */
+  EXPECT(MPI_Buffer_attach(buf, size) == 0);
+  EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 30, MPI_COMM_WORLD) == 0);
+  MPI_Request r;
+  EXPECT(MPI_Ibsend(data, 4, MPI_INT, right, 31, MPI_COMM_WORLD, &r) == 0);
+  EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 32, MPI_COMM_WORLD) ==
+         MPI_ERR_BUFFER || 1); /* may fit if the first already left */
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_Recv(got, 4, MPI_INT, left, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  EXPECT(got[0] == left);
+  MPI_Recv(got, 4, MPI_INT, left, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  int flag = 0;
+  MPI_Iprobe(left, 32, MPI_COMM_WORLD, &flag, &st);
+  void *back = NULL;
+  int backsize = 0;
+  EXPECT(MPI_Buffer_detach(&back, &backsize) == 0);
+  EXPECT(back == buf && backsize == size);
+  /* drain an optional tag-32 message */
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Iprobe(left, 32, MPI_COMM_WORLD, &flag, &st);
+  if (flag)
+    MPI_Recv(got, 4, MPI_INT, left, 32, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  free(buf);
+}
+
+static void test_comms(void) {
+  MPI_Comm dup, half;
+  EXPECT(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == 0);
+  int res = -1;
+  EXPECT(MPI_Comm_compare(MPI_COMM_WORLD, dup, &res) == 0 &&
+         res == MPI_CONGRUENT);
+  EXPECT(MPI_Comm_compare(dup, dup, &res) == 0 && res == MPI_IDENT);
+  MPI_Errhandler eh;
+  MPI_Comm_get_errhandler(dup, &eh);
+  EXPECT(eh == MPI_ERRORS_RETURN); /* inherited */
+  EXPECT(MPI_Comm_split(MPI_COMM_WORLD, me == 0 ? MPI_UNDEFINED : me % 2,
+                        -me, &half) == 0);
+  if (me == 0) {
+    EXPECT(half == MPI_COMM_NULL);
+  } else {
+    int hs, hr;
+    MPI_Comm_size(half, &hs);
+    MPI_Comm_rank(half, &hr);
+    EXPECT(hs >= 1 && hr == 0 ? 1 : hr < hs);
+    EXPECT(MPI_Comm_free(&half) == 0 && half == MPI_COMM_NULL);
+  }
+  int *tag_ub = NULL, flag = 0;
+  EXPECT(MPI_Comm_get_attr(dup, MPI_TAG_UB, &tag_ub, &flag) == 0 && flag &&
+         *tag_ub == 268435455);
+  EXPECT(MPI_Comm_get_attr(dup, MPI_WTIME_IS_GLOBAL, &tag_ub, &flag) == 0 &&
+         flag && *tag_ub == 0);
+  MPI_Comm world = MPI_COMM_WORLD;
+  EXPECT(MPI_Comm_free(&world) == MPI_ERR_COMM);
+  EXPECT(MPI_Comm_free(&dup) == 0 && dup == MPI_COMM_NULL);
+}
+
+int main(int argc, char **argv) {
+  int provided = -1, flag = 0;
+  EXPECT(MPI_Initialized(&flag) == 0 && flag == 0);
+  EXPECT(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) == 0);
+  MPI_Query_thread(&flag);
+  EXPECT(flag == provided);
+  MPI_Is_thread_main(&flag);
+  EXPECT(flag == 1);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len;
+  EXPECT(MPI_Get_processor_name(name, &len) == 0 && len > 0);
+  char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+  EXPECT(MPI_Get_library_version(ver, &len) == 0 &&
+         strncmp(ver, "hcmpi 0.1.0", 11) == 0);
+  EXPECT(MPI_Wtime() > 0 && MPI_Wtick() > 0);
+
+  test_argument_errors();
+  test_ring();
+  test_proc_null_and_empty();
+  test_probe_mprobe_truncate();
+  test_persistent();
+  test_bsend();
+  test_comms();
+
+  EXPECT(MPI_Finalize() == 0);
+  EXPECT(MPI_Finalized(&flag) == 0 && flag == 1);
+  if (me == 0 && failures == 0)
+    printf("face_smoke: OK (%d ranks)\n", np);
+  return failures ? 1 : 0;
+}
