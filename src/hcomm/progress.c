@@ -111,19 +111,27 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs,
   hc_engine_lock();
   long spins = 0;
   int active;
-  while (progress_count_done(n, reqs, &active) <
-         (min_done < active ? min_done : active)) {
-    if (hc_engine_check() != HC_OK) {
-      hc_engine_unlock();
-      return HC_ERR_STATE;
-    }
+  int done = progress_count_done(n, reqs, &active);
+  int want = min_done < active ? min_done : active;
+  unsigned long seen = hc_request_completions();
+  hc_status_t rc = HC_OK;
+  while (done < want) {
+    rc = hc_engine_check();
+    if (rc != HC_OK)
+      break;
     if (hc_progress_locked() > 0)
       spins = 0;
     else
       hc_idle_locked(&spins);
+    /* Rescanning n requests on every spin would make large waits
+     * quadratic; only a completion somewhere can change the count. */
+    if (hc_request_completions() != seen) {
+      seen = hc_request_completions();
+      done = progress_count_done(n, reqs, &active);
+    }
   }
   hc_engine_unlock();
-  return HC_OK;
+  return rc;
 }
 
 void hcomm_request_free(hcomm_request_t *req) {

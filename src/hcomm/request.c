@@ -17,6 +17,7 @@ typedef struct request_pool {
   void **slabs;
   size_t nslabs;
   long active_sends;
+  unsigned long completions;
 } request_pool_t;
 
 static request_pool_t request_pool;
@@ -80,6 +81,7 @@ void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
   req->status.error = error;
   if (req->kind == HC_REQ_SEND)
     request_pool.active_sends--;
+  request_pool.completions++;
   atomic_store_explicit(&req->done, 1, memory_order_release);
   if (req->user_freed)
     hc_request_release(req);
@@ -103,6 +105,8 @@ hcomm_request_t *hc_request_lookup(uint64_t id) {
 }
 
 long hc_request_active_sends(void) { return request_pool.active_sends; }
+
+unsigned long hc_request_completions(void) { return request_pool.completions; }
 
 void hc_request_pool_fini(void) {
   request_pool_t *p = &request_pool;

@@ -63,5 +63,8 @@ hcomm_request_t *hc_request_lookup(uint64_t id);
 void hc_request_pool_fini(void);
 /* Number of active send requests (finalize drains them). */
 long hc_request_active_sends(void);
+/* Counts completions so far: waits on many requests rescan only when it
+ * moved. */
+unsigned long hc_request_completions(void);
 
 #endif /* HC_REQUEST_H */

@@ -197,6 +197,51 @@ static void test_cancel(void) {
   }
 }
 
+/* A send whose packet still waits in the per-peer backlog can be
+ * cancelled.  Rank 1 stays out of the engine (polling a file, no timing
+ * assumed) while rank 0 queues more messages than any shm ring holds, so the
+ * last one cannot have left; it must cancel, and rank 1 must see every other
+ * message, in order, and not the cancelled one. */
+static void test_cancel_queued_send(void) {
+  enum { N = 20000 };
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/engine_p2p.%d.go", (int)getppid());
+  if (rank == 0) {
+    int *v = malloc(N * sizeof *v);
+    hcomm_request_t **reqs = malloc(N * sizeof *reqs);
+    for (int i = 0; i < N; i++) {
+      v[i] = i;
+      OK(hcomm_isend(&v[i], sizeof v[i], 1, 30, world, 0, &reqs[i]));
+    }
+    OK(hcomm_cancel(reqs[N - 1]));
+    hcomm_status_t st;
+    OK(hcomm_wait(reqs[N - 1], &st));
+    CHECK(st.cancelled == 1);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fclose(f);
+    OK(hcomm_wait_some(N - 1, reqs, N - 1));
+    for (int i = 0; i < N; i++)
+      hcomm_request_free(reqs[i]);
+    send_blocking(NULL, 0, 1, 31, world, HCOMM_SEND_STANDARD);
+    free(v);
+    free(reqs);
+  } else if (rank == 1) {
+    while (access(path, F_OK) != 0)
+      usleep(1000);
+    unlink(path);
+    for (int i = 0; i < N - 1; i++) {
+      int got = -1;
+      OK(recv_blocking(&got, sizeof got, 0, 30, world, NULL));
+      CHECK(got == i);
+    }
+    OK(recv_blocking(NULL, 0, 0, 31, world, NULL));
+    int flag = 1;
+    OK(hcomm_iprobe(0, 30, world, &flag, NULL));
+    CHECK(flag == 0);
+  }
+}
+
 /* 10,000 outstanding isend/irecv per pair, completed with wait_some. */
 static void test_many_outstanding(void) {
   enum { N = 10000 };
@@ -374,6 +419,8 @@ int main(void) {
   phase("test_cancel()");
   test_probe();
   phase("test_probe()");
+  test_cancel_queued_send();
+  phase("test_cancel_queued_send");
   test_many_outstanding();
   phase("test_many_outstanding()");
   test_comm_isolation();
