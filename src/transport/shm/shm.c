@@ -274,10 +274,15 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
     return HC_ERR_SYSTEM;
   }
   shm->linked = 1;
+  /* Reserving the pages now turns a full /dev/shm into an error here
+   * instead of a SIGBUS on some later first touch. */
   hc_status_t rc = HC_ERR_SYSTEM;
-  if (ftruncate(fd, (off_t)size) != 0)
-    hc_log(HC_LOG_ERROR, "shm", "ftruncate(%s, %zu): %s", shm->name, size,
-           strerror(errno));
+  int err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+  if (err == 0)
+    err = posix_fallocate(fd, 0, (off_t)size);
+  if (err != 0)
+    hc_log(HC_LOG_ERROR, "shm", "sizing %s to %zu bytes: %s", shm->name, size,
+           strerror(err));
   else
     rc = shm_map(shm, fd, size);
   close(fd);
