@@ -35,11 +35,15 @@
       b[i] = (type)(expr);                                                     \
   }
 
-#define OP_MAX_KERNEL(name, type) OP_KERNEL(name, type, a[i] > b[i] ? a[i] : b[i])
-#define OP_MIN_KERNEL(name, type) OP_KERNEL(name, type, a[i] < b[i] ? a[i] : b[i])
+#define OP_MAX_KERNEL(name, type)                                              \
+  OP_KERNEL(name, type, a[i] > b[i] ? a[i] : b[i])
+#define OP_MIN_KERNEL(name, type)                                              \
+  OP_KERNEL(name, type, a[i] < b[i] ? a[i] : b[i])
 /* wide: the unsigned type the sum or product is computed in. */
-#define OP_SUM_KERNEL(name, type, wide) OP_KERNEL(name, type, (wide)a[i] + (wide)b[i])
-#define OP_PROD_KERNEL(name, type, wide) OP_KERNEL(name, type, (wide)a[i] * (wide)b[i])
+#define OP_SUM_KERNEL(name, type, wide)                                        \
+  OP_KERNEL(name, type, (wide)a[i] + (wide)b[i])
+#define OP_PROD_KERNEL(name, type, wide)                                       \
+  OP_KERNEL(name, type, (wide)a[i] * (wide)b[i])
 #define OP_LAND_KERNEL(name, type) OP_KERNEL(name, type, a[i] && b[i])
 #define OP_LOR_KERNEL(name, type) OP_KERNEL(name, type, a[i] || b[i])
 #define OP_LXOR_KERNEL(name, type) OP_KERNEL(name, type, !a[i] != !b[i])
@@ -89,24 +93,24 @@ OP_INTEGER_KERNELS(op_max_i8, op_min_i8, op_sum_i8, op_prod_i8, op_land_i8,
 OP_INTEGER_KERNELS(op_max_u8, op_min_u8, op_sum_u8, op_prod_u8, op_land_u8,
                    op_lor_u8, op_lxor_u8, op_band_u8, op_bor_u8, op_bxor_u8,
                    uint8_t, unsigned)
-OP_INTEGER_KERNELS(op_max_i16, op_min_i16, op_sum_i16, op_prod_i16,
-                   op_land_i16, op_lor_i16, op_lxor_i16, op_band_i16,
-                   op_bor_i16, op_bxor_i16, int16_t, unsigned)
-OP_INTEGER_KERNELS(op_max_u16, op_min_u16, op_sum_u16, op_prod_u16,
-                   op_land_u16, op_lor_u16, op_lxor_u16, op_band_u16,
-                   op_bor_u16, op_bxor_u16, uint16_t, unsigned)
-OP_INTEGER_KERNELS(op_max_i32, op_min_i32, op_sum_i32, op_prod_i32,
-                   op_land_i32, op_lor_i32, op_lxor_i32, op_band_i32,
-                   op_bor_i32, op_bxor_i32, int32_t, uint32_t)
-OP_INTEGER_KERNELS(op_max_u32, op_min_u32, op_sum_u32, op_prod_u32,
-                   op_land_u32, op_lor_u32, op_lxor_u32, op_band_u32,
-                   op_bor_u32, op_bxor_u32, uint32_t, uint32_t)
-OP_INTEGER_KERNELS(op_max_i64, op_min_i64, op_sum_i64, op_prod_i64,
-                   op_land_i64, op_lor_i64, op_lxor_i64, op_band_i64,
-                   op_bor_i64, op_bxor_i64, int64_t, uint64_t)
-OP_INTEGER_KERNELS(op_max_u64, op_min_u64, op_sum_u64, op_prod_u64,
-                   op_land_u64, op_lor_u64, op_lxor_u64, op_band_u64,
-                   op_bor_u64, op_bxor_u64, uint64_t, uint64_t)
+OP_INTEGER_KERNELS(op_max_i16, op_min_i16, op_sum_i16, op_prod_i16, op_land_i16,
+                   op_lor_i16, op_lxor_i16, op_band_i16, op_bor_i16,
+                   op_bxor_i16, int16_t, unsigned)
+OP_INTEGER_KERNELS(op_max_u16, op_min_u16, op_sum_u16, op_prod_u16, op_land_u16,
+                   op_lor_u16, op_lxor_u16, op_band_u16, op_bor_u16,
+                   op_bxor_u16, uint16_t, unsigned)
+OP_INTEGER_KERNELS(op_max_i32, op_min_i32, op_sum_i32, op_prod_i32, op_land_i32,
+                   op_lor_i32, op_lxor_i32, op_band_i32, op_bor_i32,
+                   op_bxor_i32, int32_t, uint32_t)
+OP_INTEGER_KERNELS(op_max_u32, op_min_u32, op_sum_u32, op_prod_u32, op_land_u32,
+                   op_lor_u32, op_lxor_u32, op_band_u32, op_bor_u32,
+                   op_bxor_u32, uint32_t, uint32_t)
+OP_INTEGER_KERNELS(op_max_i64, op_min_i64, op_sum_i64, op_prod_i64, op_land_i64,
+                   op_lor_i64, op_lxor_i64, op_band_i64, op_bor_i64,
+                   op_bxor_i64, int64_t, uint64_t)
+OP_INTEGER_KERNELS(op_max_u64, op_min_u64, op_sum_u64, op_prod_u64, op_land_u64,
+                   op_lor_u64, op_lxor_u64, op_band_u64, op_bor_u64,
+                   op_bxor_u64, uint64_t, uint64_t)
 
 OP_MAX_KERNEL(op_max_f32, float)
 OP_MIN_KERNEL(op_min_f32, float)
@@ -149,14 +153,38 @@ OP_LOR_KERNEL(op_lor_bool, bool)
 OP_LXOR_KERNEL(op_lxor_bool, bool)
 
 /* The layouts of MPI's pair types (value v, index k). */
-typedef struct { float v; int k; } op_float_int_t;
-typedef struct { double v; int k; } op_double_int_t;
-typedef struct { long v; int k; } op_long_int_t;
-typedef struct { int v; int k; } op_2int_t;
-typedef struct { short v; int k; } op_short_int_t;
-typedef struct { long double v; int k; } op_long_double_int_t;
-typedef struct { float v; float k; } op_2real_t;
-typedef struct { double v; double k; } op_2double_t;
+typedef struct {
+  float v;
+  int k;
+} op_float_int_t;
+typedef struct {
+  double v;
+  int k;
+} op_double_int_t;
+typedef struct {
+  long v;
+  int k;
+} op_long_int_t;
+typedef struct {
+  int v;
+  int k;
+} op_2int_t;
+typedef struct {
+  short v;
+  int k;
+} op_short_int_t;
+typedef struct {
+  long double v;
+  int k;
+} op_long_double_int_t;
+typedef struct {
+  float v;
+  float k;
+} op_2real_t;
+typedef struct {
+  double v;
+  double k;
+} op_2double_t;
 
 OP_MAXLOC_KERNEL(op_maxloc_float_int, op_float_int_t)
 OP_MINLOC_KERNEL(op_minloc_float_int, op_float_int_t)
@@ -361,81 +389,132 @@ static const op_type_info_t op_types[] = {
 /* Kernels per storage kind, indexed by enum op_index; REPLACE and NO_OP
  * apply to every kind and are handled apart. */
 static const hcomm_reduce_fn op_kernels[OPK_COUNT][OP_NPREDEF] = {
-    [OPK_I8] = {[OP_MAX] = op_max_i8, [OP_MIN] = op_min_i8,
-                [OP_SUM] = op_sum_i8, [OP_PROD] = op_prod_i8,
-                [OP_LAND] = op_land_i8, [OP_BAND] = op_band_i8,
-                [OP_LOR] = op_lor_i8, [OP_BOR] = op_bor_i8,
-                [OP_LXOR] = op_lxor_i8, [OP_BXOR] = op_bxor_i8},
-    [OPK_U8] = {[OP_MAX] = op_max_u8, [OP_MIN] = op_min_u8,
-                [OP_SUM] = op_sum_u8, [OP_PROD] = op_prod_u8,
-                [OP_LAND] = op_land_u8, [OP_BAND] = op_band_u8,
-                [OP_LOR] = op_lor_u8, [OP_BOR] = op_bor_u8,
-                [OP_LXOR] = op_lxor_u8, [OP_BXOR] = op_bxor_u8},
-    [OPK_I16] = {[OP_MAX] = op_max_i16, [OP_MIN] = op_min_i16,
-                 [OP_SUM] = op_sum_i16, [OP_PROD] = op_prod_i16,
-                 [OP_LAND] = op_land_i16, [OP_BAND] = op_band_i16,
-                 [OP_LOR] = op_lor_i16, [OP_BOR] = op_bor_i16,
-                 [OP_LXOR] = op_lxor_i16, [OP_BXOR] = op_bxor_i16},
-    [OPK_U16] = {[OP_MAX] = op_max_u16, [OP_MIN] = op_min_u16,
-                 [OP_SUM] = op_sum_u16, [OP_PROD] = op_prod_u16,
-                 [OP_LAND] = op_land_u16, [OP_BAND] = op_band_u16,
-                 [OP_LOR] = op_lor_u16, [OP_BOR] = op_bor_u16,
-                 [OP_LXOR] = op_lxor_u16, [OP_BXOR] = op_bxor_u16},
-    [OPK_I32] = {[OP_MAX] = op_max_i32, [OP_MIN] = op_min_i32,
-                 [OP_SUM] = op_sum_i32, [OP_PROD] = op_prod_i32,
-                 [OP_LAND] = op_land_i32, [OP_BAND] = op_band_i32,
-                 [OP_LOR] = op_lor_i32, [OP_BOR] = op_bor_i32,
-                 [OP_LXOR] = op_lxor_i32, [OP_BXOR] = op_bxor_i32},
-    [OPK_U32] = {[OP_MAX] = op_max_u32, [OP_MIN] = op_min_u32,
-                 [OP_SUM] = op_sum_u32, [OP_PROD] = op_prod_u32,
-                 [OP_LAND] = op_land_u32, [OP_BAND] = op_band_u32,
-                 [OP_LOR] = op_lor_u32, [OP_BOR] = op_bor_u32,
-                 [OP_LXOR] = op_lxor_u32, [OP_BXOR] = op_bxor_u32},
-    [OPK_I64] = {[OP_MAX] = op_max_i64, [OP_MIN] = op_min_i64,
-                 [OP_SUM] = op_sum_i64, [OP_PROD] = op_prod_i64,
-                 [OP_LAND] = op_land_i64, [OP_BAND] = op_band_i64,
-                 [OP_LOR] = op_lor_i64, [OP_BOR] = op_bor_i64,
-                 [OP_LXOR] = op_lxor_i64, [OP_BXOR] = op_bxor_i64},
-    [OPK_U64] = {[OP_MAX] = op_max_u64, [OP_MIN] = op_min_u64,
-                 [OP_SUM] = op_sum_u64, [OP_PROD] = op_prod_u64,
-                 [OP_LAND] = op_land_u64, [OP_BAND] = op_band_u64,
-                 [OP_LOR] = op_lor_u64, [OP_BOR] = op_bor_u64,
-                 [OP_LXOR] = op_lxor_u64, [OP_BXOR] = op_bxor_u64},
+    [OPK_I8] = {[OP_MAX] = op_max_i8,
+                [OP_MIN] = op_min_i8,
+                [OP_SUM] = op_sum_i8,
+                [OP_PROD] = op_prod_i8,
+                [OP_LAND] = op_land_i8,
+                [OP_BAND] = op_band_i8,
+                [OP_LOR] = op_lor_i8,
+                [OP_BOR] = op_bor_i8,
+                [OP_LXOR] = op_lxor_i8,
+                [OP_BXOR] = op_bxor_i8},
+    [OPK_U8] = {[OP_MAX] = op_max_u8,
+                [OP_MIN] = op_min_u8,
+                [OP_SUM] = op_sum_u8,
+                [OP_PROD] = op_prod_u8,
+                [OP_LAND] = op_land_u8,
+                [OP_BAND] = op_band_u8,
+                [OP_LOR] = op_lor_u8,
+                [OP_BOR] = op_bor_u8,
+                [OP_LXOR] = op_lxor_u8,
+                [OP_BXOR] = op_bxor_u8},
+    [OPK_I16] = {[OP_MAX] = op_max_i16,
+                 [OP_MIN] = op_min_i16,
+                 [OP_SUM] = op_sum_i16,
+                 [OP_PROD] = op_prod_i16,
+                 [OP_LAND] = op_land_i16,
+                 [OP_BAND] = op_band_i16,
+                 [OP_LOR] = op_lor_i16,
+                 [OP_BOR] = op_bor_i16,
+                 [OP_LXOR] = op_lxor_i16,
+                 [OP_BXOR] = op_bxor_i16},
+    [OPK_U16] = {[OP_MAX] = op_max_u16,
+                 [OP_MIN] = op_min_u16,
+                 [OP_SUM] = op_sum_u16,
+                 [OP_PROD] = op_prod_u16,
+                 [OP_LAND] = op_land_u16,
+                 [OP_BAND] = op_band_u16,
+                 [OP_LOR] = op_lor_u16,
+                 [OP_BOR] = op_bor_u16,
+                 [OP_LXOR] = op_lxor_u16,
+                 [OP_BXOR] = op_bxor_u16},
+    [OPK_I32] = {[OP_MAX] = op_max_i32,
+                 [OP_MIN] = op_min_i32,
+                 [OP_SUM] = op_sum_i32,
+                 [OP_PROD] = op_prod_i32,
+                 [OP_LAND] = op_land_i32,
+                 [OP_BAND] = op_band_i32,
+                 [OP_LOR] = op_lor_i32,
+                 [OP_BOR] = op_bor_i32,
+                 [OP_LXOR] = op_lxor_i32,
+                 [OP_BXOR] = op_bxor_i32},
+    [OPK_U32] = {[OP_MAX] = op_max_u32,
+                 [OP_MIN] = op_min_u32,
+                 [OP_SUM] = op_sum_u32,
+                 [OP_PROD] = op_prod_u32,
+                 [OP_LAND] = op_land_u32,
+                 [OP_BAND] = op_band_u32,
+                 [OP_LOR] = op_lor_u32,
+                 [OP_BOR] = op_bor_u32,
+                 [OP_LXOR] = op_lxor_u32,
+                 [OP_BXOR] = op_bxor_u32},
+    [OPK_I64] = {[OP_MAX] = op_max_i64,
+                 [OP_MIN] = op_min_i64,
+                 [OP_SUM] = op_sum_i64,
+                 [OP_PROD] = op_prod_i64,
+                 [OP_LAND] = op_land_i64,
+                 [OP_BAND] = op_band_i64,
+                 [OP_LOR] = op_lor_i64,
+                 [OP_BOR] = op_bor_i64,
+                 [OP_LXOR] = op_lxor_i64,
+                 [OP_BXOR] = op_bxor_i64},
+    [OPK_U64] = {[OP_MAX] = op_max_u64,
+                 [OP_MIN] = op_min_u64,
+                 [OP_SUM] = op_sum_u64,
+                 [OP_PROD] = op_prod_u64,
+                 [OP_LAND] = op_land_u64,
+                 [OP_BAND] = op_band_u64,
+                 [OP_LOR] = op_lor_u64,
+                 [OP_BOR] = op_bor_u64,
+                 [OP_LXOR] = op_lxor_u64,
+                 [OP_BXOR] = op_bxor_u64},
 #ifdef __FLT16_MAX__
-    [OPK_F16] = {[OP_MAX] = op_max_f16, [OP_MIN] = op_min_f16,
-                 [OP_SUM] = op_sum_f16, [OP_PROD] = op_prod_f16},
+    [OPK_F16] = {[OP_MAX] = op_max_f16,
+                 [OP_MIN] = op_min_f16,
+                 [OP_SUM] = op_sum_f16,
+                 [OP_PROD] = op_prod_f16},
 #endif
-    [OPK_F32] = {[OP_MAX] = op_max_f32, [OP_MIN] = op_min_f32,
-                 [OP_SUM] = op_sum_f32, [OP_PROD] = op_prod_f32},
-    [OPK_F64] = {[OP_MAX] = op_max_f64, [OP_MIN] = op_min_f64,
-                 [OP_SUM] = op_sum_f64, [OP_PROD] = op_prod_f64},
-    [OPK_LDBL] = {[OP_MAX] = op_max_ldbl, [OP_MIN] = op_min_ldbl,
-                  [OP_SUM] = op_sum_ldbl, [OP_PROD] = op_prod_ldbl},
+    [OPK_F32] = {[OP_MAX] = op_max_f32,
+                 [OP_MIN] = op_min_f32,
+                 [OP_SUM] = op_sum_f32,
+                 [OP_PROD] = op_prod_f32},
+    [OPK_F64] = {[OP_MAX] = op_max_f64,
+                 [OP_MIN] = op_min_f64,
+                 [OP_SUM] = op_sum_f64,
+                 [OP_PROD] = op_prod_f64},
+    [OPK_LDBL] = {[OP_MAX] = op_max_ldbl,
+                  [OP_MIN] = op_min_ldbl,
+                  [OP_SUM] = op_sum_ldbl,
+                  [OP_PROD] = op_prod_ldbl},
 #ifdef __SIZEOF_FLOAT128__
-    [OPK_F128] = {[OP_MAX] = op_max_f128, [OP_MIN] = op_min_f128,
-                  [OP_SUM] = op_sum_f128, [OP_PROD] = op_prod_f128},
+    [OPK_F128] = {[OP_MAX] = op_max_f128,
+                  [OP_MIN] = op_min_f128,
+                  [OP_SUM] = op_sum_f128,
+                  [OP_PROD] = op_prod_f128},
     [OPK_C128] = {[OP_SUM] = op_sum_c128, [OP_PROD] = op_prod_c128},
 #endif
     [OPK_CF] = {[OP_SUM] = op_sum_cf, [OP_PROD] = op_prod_cf},
     [OPK_CD] = {[OP_SUM] = op_sum_cd, [OP_PROD] = op_prod_cd},
     [OPK_CLD] = {[OP_SUM] = op_sum_cld, [OP_PROD] = op_prod_cld},
-    [OPK_BOOL] = {[OP_LAND] = op_land_bool, [OP_LOR] = op_lor_bool,
+    [OPK_BOOL] = {[OP_LAND] = op_land_bool,
+                  [OP_LOR] = op_lor_bool,
                   [OP_LXOR] = op_lxor_bool},
-    [OPK_FLOAT_INT] = {[OP_MINLOC] = op_minloc_float_int,
-                       [OP_MAXLOC] = op_maxloc_float_int},
+    [OPK_FLOAT_INT] =
+        {[OP_MINLOC] = op_minloc_float_int, [OP_MAXLOC] = op_maxloc_float_int},
     [OPK_DOUBLE_INT] = {[OP_MINLOC] = op_minloc_double_int,
                         [OP_MAXLOC] = op_maxloc_double_int},
-    [OPK_LONG_INT] = {[OP_MINLOC] = op_minloc_long_int,
-                      [OP_MAXLOC] = op_maxloc_long_int},
+    [OPK_LONG_INT] =
+        {[OP_MINLOC] = op_minloc_long_int, [OP_MAXLOC] = op_maxloc_long_int},
     [OPK_2INT] = {[OP_MINLOC] = op_minloc_2int, [OP_MAXLOC] = op_maxloc_2int},
-    [OPK_SHORT_INT] = {[OP_MINLOC] = op_minloc_short_int,
-                       [OP_MAXLOC] = op_maxloc_short_int},
+    [OPK_SHORT_INT] =
+        {[OP_MINLOC] = op_minloc_short_int, [OP_MAXLOC] = op_maxloc_short_int},
     [OPK_LONG_DOUBLE_INT] = {[OP_MINLOC] = op_minloc_long_double_int,
                              [OP_MAXLOC] = op_maxloc_long_double_int},
-    [OPK_2REAL] = {[OP_MINLOC] = op_minloc_2real,
-                   [OP_MAXLOC] = op_maxloc_2real},
-    [OPK_2DOUBLE] = {[OP_MINLOC] = op_minloc_2double,
-                     [OP_MAXLOC] = op_maxloc_2double},
+    [OPK_2REAL] =
+        {[OP_MINLOC] = op_minloc_2real, [OP_MAXLOC] = op_maxloc_2real},
+    [OPK_2DOUBLE] =
+        {[OP_MINLOC] = op_minloc_2double, [OP_MAXLOC] = op_maxloc_2double},
 };
 
 static const op_type_info_t *op_type_find(MPI_Datatype type) {
@@ -467,8 +546,7 @@ static hc_handle_table_t op_table = HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_OP, 0);
 static pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The user function takes an int count: longer runs go in int-sized parts. */
-static void op_user_call(const void *in, void *inout, size_t count,
-                         void *ctx) {
+static void op_user_call(const void *in, void *inout, size_t count, void *ctx) {
   const op_binding_t *b = ctx;
   const char *src = in;
   char *dst = inout;
@@ -619,8 +697,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
     return rc;
   rc = hc_mpi_op_resolve(op, datatype, &r);
   if (rc != MPI_SUCCESS)
-    return hc_mpi_raise(NULL, fn, rc, "op 0x%x on datatype 0x%x", op,
-                        datatype);
+    return hc_mpi_raise(NULL, fn, rc, "op 0x%x on datatype 0x%x", op, datatype);
   if (count > 0 && (inbuf == NULL || inoutbuf == NULL))
     return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "NULL buffer");
   if (count > 0)

@@ -1,0 +1,634 @@
+/*
+ * MPI reduction operations (src/mpi/op.c): every predefined op on every
+ * predefined datatype, each result compared with a scalar reference computed
+ * here; which (op, type) pairs are valid, per the standard's type groups;
+ * MINLOC/MAXLOC ties; user ops through MPI_Op_create / MPI_Reduce_local.
+ */
+#include <check.h>
+#include <complex.h>
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mpi/op.h"
+
+#define N 97
+
+/* ---- the standard's type groups, written out independently of op.c ---- */
+
+enum {
+  G_CINT = 1,
+  G_FINT = 2,
+  G_FLOAT = 4,
+  G_LOGICAL = 8,
+  G_COMPLEX = 16,
+  G_BYTE = 32,
+  G_MULTI = 64,
+  G_PAIR = 128,
+  G_OTHER = 256
+};
+
+/* kind: 'i' integer (size, sign), 'f' real, 'c' complex, 'l' logical,
+ * 'p' pair, 'o' none of those. */
+typedef struct {
+  MPI_Datatype type;
+  const char *name;
+  unsigned group;
+  char kind;
+  int size;
+  int is_signed;
+} tcase_type_t;
+
+static const tcase_type_t types[] = {
+    {MPI_CHAR, "MPI_CHAR", G_CINT, 'i', 1, 1},
+    {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", G_CINT, 'i', 1, 1},
+    {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", G_CINT, 'i', 1, 0},
+    {MPI_WCHAR, "MPI_WCHAR", G_CINT, 'i', 4, 1},
+    {MPI_SHORT, "MPI_SHORT", G_CINT, 'i', 2, 1},
+    {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", G_CINT, 'i', 2, 0},
+    {MPI_INT, "MPI_INT", G_CINT, 'i', 4, 1},
+    {MPI_UNSIGNED, "MPI_UNSIGNED", G_CINT, 'i', 4, 0},
+    {MPI_LONG, "MPI_LONG", G_CINT, 'i', 8, 1},
+    {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", G_CINT, 'i', 8, 0},
+    {MPI_LONG_LONG, "MPI_LONG_LONG", G_CINT, 'i', 8, 1},
+    {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", G_CINT, 'i', 8, 0},
+    {MPI_INT8_T, "MPI_INT8_T", G_CINT, 'i', 1, 1},
+    {MPI_INT16_T, "MPI_INT16_T", G_CINT, 'i', 2, 1},
+    {MPI_INT32_T, "MPI_INT32_T", G_CINT, 'i', 4, 1},
+    {MPI_INT64_T, "MPI_INT64_T", G_CINT, 'i', 8, 1},
+    {MPI_UINT8_T, "MPI_UINT8_T", G_CINT, 'i', 1, 0},
+    {MPI_UINT16_T, "MPI_UINT16_T", G_CINT, 'i', 2, 0},
+    {MPI_UINT32_T, "MPI_UINT32_T", G_CINT, 'i', 4, 0},
+    {MPI_UINT64_T, "MPI_UINT64_T", G_CINT, 'i', 8, 0},
+    {MPI_AINT, "MPI_AINT", G_MULTI, 'i', 8, 1},
+    {MPI_OFFSET, "MPI_OFFSET", G_MULTI, 'i', 8, 1},
+    {MPI_COUNT, "MPI_COUNT", G_MULTI, 'i', 8, 1},
+    {MPI_INTEGER, "MPI_INTEGER", G_FINT, 'i', 4, 1},
+    {MPI_INTEGER1, "MPI_INTEGER1", G_FINT, 'i', 1, 1},
+    {MPI_INTEGER2, "MPI_INTEGER2", G_FINT, 'i', 2, 1},
+    {MPI_INTEGER4, "MPI_INTEGER4", G_FINT, 'i', 4, 1},
+    {MPI_INTEGER8, "MPI_INTEGER8", G_FINT, 'i', 8, 1},
+    {MPI_BYTE, "MPI_BYTE", G_BYTE, 'i', 1, 0},
+    {MPI_FLOAT, "MPI_FLOAT", G_FLOAT, 'f', 4, 1},
+    {MPI_DOUBLE, "MPI_DOUBLE", G_FLOAT, 'f', 8, 1},
+    {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", G_FLOAT, 'f', 16, 1},
+    {MPI_REAL, "MPI_REAL", G_FLOAT, 'f', 4, 1},
+    {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", G_FLOAT, 'f', 8, 1},
+    {MPI_REAL4, "MPI_REAL4", G_FLOAT, 'f', 4, 1},
+    {MPI_REAL8, "MPI_REAL8", G_FLOAT, 'f', 8, 1},
+#ifdef __SIZEOF_FLOAT128__
+    {MPI_REAL16, "MPI_REAL16", G_FLOAT, 'q', 16, 1},
+    {MPI_COMPLEX32, "MPI_COMPLEX32", G_COMPLEX, 'Q', 32, 1},
+#endif
+#ifdef __FLT16_MAX__
+    {MPIX_C_FLOAT16, "MPIX_C_FLOAT16", G_FLOAT, 'h', 2, 1},
+#endif
+    {MPI_C_BOOL, "MPI_C_BOOL", G_LOGICAL, 'l', 1, 0},
+    {MPI_CXX_BOOL, "MPI_CXX_BOOL", G_LOGICAL, 'l', 1, 0},
+    {MPI_LOGICAL, "MPI_LOGICAL", G_LOGICAL, 'l', 4, 0},
+    {MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", G_COMPLEX, 'c', 8, 1},
+    {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", G_COMPLEX, 'c', 16, 1},
+    {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", G_COMPLEX, 'c', 32,
+     1},
+    {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", G_COMPLEX, 'c', 8, 1},
+    {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", G_COMPLEX, 'c', 16, 1},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", G_COMPLEX, 'c',
+     32, 1},
+    {MPI_COMPLEX, "MPI_COMPLEX", G_COMPLEX, 'c', 8, 1},
+    {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", G_COMPLEX, 'c', 16, 1},
+    {MPI_COMPLEX8, "MPI_COMPLEX8", G_COMPLEX, 'c', 8, 1},
+    {MPI_COMPLEX16, "MPI_COMPLEX16", G_COMPLEX, 'c', 16, 1},
+    {MPI_FLOAT_INT, "MPI_FLOAT_INT", G_PAIR, 'p', 8, 1},
+    {MPI_DOUBLE_INT, "MPI_DOUBLE_INT", G_PAIR, 'p', 16, 1},
+    {MPI_LONG_INT, "MPI_LONG_INT", G_PAIR, 'p', 16, 1},
+    {MPI_2INT, "MPI_2INT", G_PAIR, 'p', 8, 1},
+    {MPI_SHORT_INT, "MPI_SHORT_INT", G_PAIR, 'p', 8, 1},
+    {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", G_PAIR, 'p', 32, 1},
+    {MPI_2REAL, "MPI_2REAL", G_PAIR, 'p', 8, 1},
+    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", G_PAIR, 'p', 16, 1},
+    {MPI_2INTEGER, "MPI_2INTEGER", G_PAIR, 'p', 8, 1},
+    {MPI_CHARACTER, "MPI_CHARACTER", G_OTHER, 'o', 1, 0},
+    {MPI_PACKED, "MPI_PACKED", G_OTHER, 'o', 1, 0},
+};
+#define NTYPES ((int)(sizeof types / sizeof types[0]))
+
+typedef struct {
+  MPI_Op op;
+  const char *name;
+  unsigned groups;
+} tcase_op_t;
+
+static const tcase_op_t ops[] = {
+    {MPI_MAX, "MPI_MAX", G_CINT | G_FINT | G_FLOAT | G_MULTI},
+    {MPI_MIN, "MPI_MIN", G_CINT | G_FINT | G_FLOAT | G_MULTI},
+    {MPI_SUM, "MPI_SUM", G_CINT | G_FINT | G_FLOAT | G_COMPLEX | G_MULTI},
+    {MPI_PROD, "MPI_PROD", G_CINT | G_FINT | G_FLOAT | G_COMPLEX | G_MULTI},
+    {MPI_LAND, "MPI_LAND", G_CINT | G_LOGICAL},
+    {MPI_LOR, "MPI_LOR", G_CINT | G_LOGICAL},
+    {MPI_LXOR, "MPI_LXOR", G_CINT | G_LOGICAL},
+    {MPI_BAND, "MPI_BAND", G_CINT | G_FINT | G_BYTE | G_MULTI},
+    {MPI_BOR, "MPI_BOR", G_CINT | G_FINT | G_BYTE | G_MULTI},
+    {MPI_BXOR, "MPI_BXOR", G_CINT | G_FINT | G_BYTE | G_MULTI},
+    {MPI_MINLOC, "MPI_MINLOC", G_PAIR},
+    {MPI_MAXLOC, "MPI_MAXLOC", G_PAIR},
+    {MPI_REPLACE, "MPI_REPLACE", ~0u},
+    {MPI_NO_OP, "MPI_NO_OP", ~0u},
+};
+#define NOPS ((int)(sizeof ops / sizeof ops[0]))
+
+/* ---- deterministic inputs ------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return rng_state >> 11 ^ rng_state << 29;
+}
+
+/* Integers: full-range bit patterns, with zeros and equal pairs mixed in. */
+static void fill_int(unsigned char *a, unsigned char *b, int size) {
+  for (int i = 0; i < N; i++) {
+    uint64_t x = rng(), y = rng();
+    if (i % 7 == 0)
+      x = 0;
+    if (i % 11 == 0)
+      y = 0;
+    if (i % 13 == 0)
+      y = x;
+    memcpy(a + i * size, &x, (size_t)size);
+    memcpy(b + i * size, &y, (size_t)size);
+  }
+}
+
+static uint64_t load_u(const unsigned char *p, int size) {
+  uint64_t v = 0;
+  memcpy(&v, p, (size_t)size);
+  return v;
+}
+
+static int64_t load_s(const unsigned char *p, int size) {
+  uint64_t v = load_u(p, size);
+  int shift = 64 - 8 * size;
+  return shift ? (int64_t)(v << shift) >> shift : (int64_t)v;
+}
+
+static uint64_t ref_int(MPI_Op op, const unsigned char *pa,
+                        const unsigned char *pb, int size, int sgn) {
+  uint64_t a = load_u(pa, size), b = load_u(pb, size);
+  int64_t sa = load_s(pa, size), sb = load_s(pb, size);
+  int a_gt_b = sgn ? sa > sb : a > b;
+  if (op == MPI_MAX)
+    return a_gt_b ? a : b;
+  if (op == MPI_MIN)
+    return (sgn ? sa < sb : a < b) ? a : b;
+  if (op == MPI_SUM)
+    return a + b;
+  if (op == MPI_PROD)
+    return a * b;
+  if (op == MPI_LAND)
+    return a && b;
+  if (op == MPI_LOR)
+    return a || b;
+  if (op == MPI_LXOR)
+    return !a != !b;
+  if (op == MPI_BAND)
+    return a & b;
+  if (op == MPI_BOR)
+    return a | b;
+  return a ^ b;
+}
+
+static void check_int(const tcase_type_t *t, const tcase_op_t *o,
+                      const hcomm_reduce_op_t *r) {
+  unsigned char a[N * 8], b[N * 8], ref[N * 8];
+  fill_int(a, b, t->size);
+  for (int i = 0; i < N; i++) {
+    uint64_t v =
+        ref_int(o->op, a + i * t->size, b + i * t->size, t->size, t->is_signed);
+    memcpy(ref + i * t->size, &v, (size_t)t->size);
+  }
+  r->fn(a, b, N, r->ctx);
+  ck_assert_msg(memcmp(b, ref, (size_t)(N * t->size)) == 0, "%s on %s", o->name,
+                t->name);
+}
+
+/* ---- reals and complexes: small integers and halves, exact in every
+ * precision, so the reference is exact too. ---- */
+
+static long double small_value(void) {
+  return (long double)((int)(rng() % 33) - 16) / 2.0L;
+}
+
+static long double ref_real(MPI_Op op, long double a, long double b) {
+  if (op == MPI_MAX)
+    return a > b ? a : b;
+  if (op == MPI_MIN)
+    return a < b ? a : b;
+  if (op == MPI_SUM)
+    return a + b;
+  return a * b;
+}
+
+/* Stores / loads v as the real type of t (kind f: by size; h, q). */
+static void put_real(const tcase_type_t *t, void *p, long double v) {
+  if (t->kind == 'f' && t->size == 4)
+    *(float *)p = (float)v;
+  else if (t->kind == 'f' && t->size == 8)
+    *(double *)p = (double)v;
+  else if (t->kind == 'f')
+    *(long double *)p = v;
+#ifdef __FLT16_MAX__
+  else if (t->kind == 'h')
+    *(_Float16 *)p = (_Float16)v;
+#endif
+#ifdef __SIZEOF_FLOAT128__
+  else if (t->kind == 'q')
+    *(_Float128 *)p = (_Float128)v;
+#endif
+}
+
+static long double get_real(const tcase_type_t *t, const void *p) {
+  if (t->kind == 'f' && t->size == 4)
+    return *(const float *)p;
+  if (t->kind == 'f' && t->size == 8)
+    return *(const double *)p;
+#ifdef __FLT16_MAX__
+  if (t->kind == 'h')
+    return *(const _Float16 *)p;
+#endif
+#ifdef __SIZEOF_FLOAT128__
+  if (t->kind == 'q')
+    return (long double)*(const _Float128 *)p;
+#endif
+  return *(const long double *)p;
+}
+
+static int real_size(const tcase_type_t *t) {
+  return t->kind == 'h' ? 2 : t->size;
+}
+
+static void check_real(const tcase_type_t *t, const tcase_op_t *o,
+                       const hcomm_reduce_op_t *r) {
+  _Alignas(16) unsigned char a[N * 16], b[N * 16];
+  long double ref[N];
+  int sz = real_size(t);
+  for (int i = 0; i < N; i++) {
+    long double x = small_value(), y = small_value();
+    put_real(t, a + i * sz, x);
+    put_real(t, b + i * sz, y);
+    ref[i] = ref_real(o->op, x, y);
+  }
+  r->fn(a, b, N, r->ctx);
+  for (int i = 0; i < N; i++)
+    ck_assert_msg(get_real(t, b + i * sz) == ref[i], "%s on %s [%d]", o->name,
+                  t->name, i);
+}
+
+/* Complex values are pairs of reals of half the size. */
+static void check_complex(const tcase_type_t *t, const tcase_op_t *o,
+                          const hcomm_reduce_op_t *r) {
+  _Alignas(16) unsigned char a[N * 32], b[N * 32];
+  long double ref_re[N], ref_im[N];
+  tcase_type_t part = *t;
+  part.kind = t->kind == 'Q' ? 'q' : 'f';
+  part.size = t->size / 2;
+  for (int i = 0; i < N; i++) {
+    long double ar = small_value(), ai = small_value();
+    long double br = small_value(), bi = small_value();
+    put_real(&part, a + i * t->size, ar);
+    put_real(&part, a + i * t->size + part.size, ai);
+    put_real(&part, b + i * t->size, br);
+    put_real(&part, b + i * t->size + part.size, bi);
+    ref_re[i] = o->op == MPI_SUM ? ar + br : ar * br - ai * bi;
+    ref_im[i] = o->op == MPI_SUM ? ai + bi : ar * bi + ai * br;
+  }
+  r->fn(a, b, N, r->ctx);
+  for (int i = 0; i < N; i++) {
+    ck_assert_msg(get_real(&part, b + i * t->size) == ref_re[i],
+                  "%s on %s [%d] real", o->name, t->name, i);
+    ck_assert_msg(get_real(&part, b + i * t->size + part.size) == ref_im[i],
+                  "%s on %s [%d] imag", o->name, t->name, i);
+  }
+}
+
+/* Logicals: any non-zero is true, results are 0 or 1. */
+static void check_logical(const tcase_type_t *t, const tcase_op_t *o,
+                          const hcomm_reduce_op_t *r) {
+  unsigned char a[N * 4], b[N * 4];
+  uint32_t ref[N];
+  for (int i = 0; i < N; i++) {
+    /* _Bool objects may only hold 0 or 1; LOGICAL any integer. */
+    uint32_t x = (uint32_t)(rng() % 3), y = (uint32_t)(rng() % 3);
+    if (t->size == 1) {
+      x = x != 0;
+      y = y != 0;
+    }
+    memcpy(a + i * t->size, &x, (size_t)t->size);
+    memcpy(b + i * t->size, &y, (size_t)t->size);
+    ref[i] = (uint32_t)ref_int(o->op, (unsigned char *)&x, (unsigned char *)&y,
+                               4, 0);
+  }
+  r->fn(a, b, N, r->ctx);
+  for (int i = 0; i < N; i++)
+    ck_assert_msg(load_u(b + i * t->size, t->size) == ref[i], "%s on %s [%d]",
+                  o->name, t->name, i);
+}
+
+/* ---- pairs --------------------------------------------------------------- */
+
+typedef struct {
+  float v;
+  int k;
+} p_float_int;
+typedef struct {
+  double v;
+  int k;
+} p_double_int;
+typedef struct {
+  long v;
+  int k;
+} p_long_int;
+typedef struct {
+  int v;
+  int k;
+} p_2int;
+typedef struct {
+  short v;
+  int k;
+} p_short_int;
+typedef struct {
+  long double v;
+  int k;
+} p_long_double_int;
+typedef struct {
+  float v;
+  float k;
+} p_2real;
+typedef struct {
+  double v;
+  double k;
+} p_2double;
+
+/* Values from a small range so that ties are frequent. */
+#define PAIR_FILL(T, arr_a, arr_b)                                             \
+  for (int i = 0; i < N; i++) {                                                \
+    ((T *)arr_a)[i].v = (int)(rng() % 5) - 2;                                  \
+    ((T *)arr_a)[i].k = (int)(rng() % 50);                                     \
+    ((T *)arr_b)[i].v = (int)(rng() % 5) - 2;                                  \
+    ((T *)arr_b)[i].k = (int)(rng() % 50);                                     \
+  }
+
+/* Reference on (value, index) read as long doubles. */
+static void ref_pair(MPI_Op op, long double av, long double ak, long double bv,
+                     long double bk, long double *v, long double *k) {
+  int a_better = op == MPI_MAXLOC ? av > bv : av < bv;
+  if (a_better) {
+    *v = av;
+    *k = ak;
+  } else if (av == bv) {
+    *v = av;
+    *k = ak < bk ? ak : bk;
+  } else {
+    *v = bv;
+    *k = bk;
+  }
+}
+
+#define PAIR_CHECK(T, o, r, tname)                                             \
+  do {                                                                         \
+    _Alignas(16) T a[N], b[N];                                                 \
+    long double rv[N], rk[N];                                                  \
+    PAIR_FILL(T, a, b);                                                        \
+    for (int i = 0; i < N; i++)                                                \
+      ref_pair((o)->op, a[i].v, a[i].k, b[i].v, b[i].k, &rv[i], &rk[i]);       \
+    (r)->fn(a, b, N, (r)->ctx);                                                \
+    for (int i = 0; i < N; i++)                                                \
+      ck_assert_msg(b[i].v == rv[i] && b[i].k == rk[i], "%s on %s [%d]",       \
+                    (o)->name, tname, i);                                      \
+  } while (0)
+
+static void check_pair(const tcase_type_t *t, const tcase_op_t *o,
+                       const hcomm_reduce_op_t *r) {
+  if (t->type == MPI_FLOAT_INT)
+    PAIR_CHECK(p_float_int, o, r, t->name);
+  else if (t->type == MPI_DOUBLE_INT)
+    PAIR_CHECK(p_double_int, o, r, t->name);
+  else if (t->type == MPI_LONG_INT)
+    PAIR_CHECK(p_long_int, o, r, t->name);
+  else if (t->type == MPI_2INT || t->type == MPI_2INTEGER)
+    PAIR_CHECK(p_2int, o, r, t->name);
+  else if (t->type == MPI_SHORT_INT)
+    PAIR_CHECK(p_short_int, o, r, t->name);
+  else if (t->type == MPI_LONG_DOUBLE_INT)
+    PAIR_CHECK(p_long_double_int, o, r, t->name);
+  else if (t->type == MPI_2REAL)
+    PAIR_CHECK(p_2real, o, r, t->name);
+  else
+    PAIR_CHECK(p_2double, o, r, t->name);
+}
+
+/* REPLACE copies in over inout; NO_OP leaves inout alone. */
+static void check_replace_noop(const tcase_type_t *t, const tcase_op_t *o,
+                               const hcomm_reduce_op_t *r) {
+  unsigned char a[N * 32], b[N * 32], before[N * 32];
+  size_t bytes = (size_t)N * r->elem_size;
+  for (size_t i = 0; i < bytes; i++) {
+    a[i] = (unsigned char)rng();
+    b[i] = before[i] = (unsigned char)rng();
+  }
+  r->fn(a, b, N, r->ctx);
+  ck_assert_msg(memcmp(b, o->op == MPI_REPLACE ? a : before, bytes) == 0,
+                "%s on %s", o->name, t->name);
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+START_TEST(every_pair_validity_follows_the_type_groups) {
+  for (int o = 0; o < NOPS; o++)
+    for (int t = 0; t < NTYPES; t++) {
+      hcomm_reduce_op_t r;
+      memset(&r, 0, sizeof r);
+      int want = (ops[o].groups & types[t].group) ? MPI_SUCCESS : MPI_ERR_OP;
+      int rc = hc_mpi_op_resolve(ops[o].op, types[t].type, &r);
+      ck_assert_msg(rc == want, "%s on %s: got %d, want %d", ops[o].name,
+                    types[t].name, rc, want);
+      if (rc != MPI_SUCCESS)
+        continue;
+      ck_assert_ptr_nonnull(r.fn);
+      ck_assert_int_eq(r.commutative, 1);
+      int esize = types[t].kind == 'h' ? 2 : types[t].size;
+      ck_assert_msg(r.elem_size == (size_t)esize, "%s elem_size %zu",
+                    types[t].name, r.elem_size);
+    }
+}
+END_TEST
+
+START_TEST(every_valid_pair_matches_the_scalar_reference) {
+  int checked = 0;
+  rng_state = 12345;
+  for (int o = 0; o < NOPS; o++)
+    for (int t = 0; t < NTYPES; t++) {
+      hcomm_reduce_op_t r;
+      const tcase_type_t *ty = &types[t];
+      const tcase_op_t *op = &ops[o];
+      if (hc_mpi_op_resolve(op->op, ty->type, &r) != MPI_SUCCESS)
+        continue;
+      checked++;
+      if (op->op == MPI_REPLACE || op->op == MPI_NO_OP)
+        check_replace_noop(ty, op, &r);
+      else if (ty->kind == 'i')
+        check_int(ty, op, &r);
+      else if (ty->kind == 'f' || ty->kind == 'h' || ty->kind == 'q')
+        check_real(ty, op, &r);
+      else if (ty->kind == 'c' || ty->kind == 'Q')
+        check_complex(ty, op, &r);
+      else if (ty->kind == 'l')
+        check_logical(ty, op, &r);
+      else if (ty->kind == 'p')
+        check_pair(ty, op, &r);
+      else
+        ck_abort_msg("%s on %s has no reference", op->name, ty->name);
+    }
+  /* 20 C integer types (10 ops), 5 Fortran integers and 3 multi-language
+   * types (7), MPI_BYTE (3), 7+ reals (4), 10+ complexes (2), 3 logicals
+   * (3), 9 pairs (2), REPLACE/NO_OP on all. */
+  ck_assert_int_ge(checked, 20 * 10 + 8 * 7 + 3 + 7 * 4 + 10 * 2 + 3 * 3 +
+                                9 * 2 + 2 * NTYPES);
+}
+END_TEST
+
+START_TEST(minloc_maxloc_tie_keeps_lower_index) {
+  hcomm_reduce_op_t r;
+  p_2int a[3] = {{5, 7}, {5, 2}, {4, 1}}, b[3] = {{5, 3}, {5, 9}, {4, 1}};
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, MPI_2INT, &r), MPI_SUCCESS);
+  r.fn(a, b, 3, r.ctx);
+  ck_assert_int_eq(b[0].k, 3);
+  ck_assert_int_eq(b[1].k, 2);
+  ck_assert_int_eq(b[2].k, 1);
+  p_double_int c[2] = {{-1.5, 9}, {2.0, 4}}, d[2] = {{-1.5, 10}, {2.0, 0}};
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MINLOC, MPI_DOUBLE_INT, &r),
+                   MPI_SUCCESS);
+  r.fn(c, d, 2, r.ctx);
+  ck_assert_int_eq(d[0].k, 9);
+  ck_assert_int_eq(d[1].k, 0);
+  ck_assert(d[0].v == -1.5 && d[1].v == 2.0);
+}
+END_TEST
+
+START_TEST(invalid_ops_and_types_are_rejected) {
+  hcomm_reduce_op_t r;
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, MPI_FLOAT_INT, &r), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_BAND, MPI_DOUBLE, &r), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAX, MPI_C_DOUBLE_COMPLEX, &r),
+                   MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_LAND, MPI_INTEGER, &r), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, MPI_INT, &r), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_OP_NULL, MPI_INT, &r), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x58000000, MPI_INT, &r),
+                   MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x5800000f, MPI_INT, &r),
+                   MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x98000123, MPI_INT, &r),
+                   MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, MPI_DATATYPE_NULL, &r),
+                   MPI_ERR_TYPE);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, (MPI_Datatype)0x12345, &r),
+                   MPI_ERR_TYPE);
+  ck_assert(hc_mpi_op_is_predefined(MPI_MAX));
+  ck_assert(hc_mpi_op_is_predefined(MPI_NO_OP));
+  ck_assert(!hc_mpi_op_is_predefined(MPI_OP_NULL));
+}
+END_TEST
+
+/* ---- user ops ------------------------------------------------------------ */
+
+static MPI_Datatype user_seen_type;
+static int user_calls;
+
+/* inout = in - inout: not commutative, and the order is visible. */
+static void user_sub(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const int *a = in;
+  int *b = inout;
+  user_seen_type = *type;
+  user_calls++;
+  for (int i = 0; i < *len; i++)
+    b[i] = a[i] - b[i];
+}
+
+START_TEST(user_op_calls_function_with_datatype) {
+  MPI_Op op = MPI_OP_NULL;
+  hcomm_reduce_op_t r;
+  int commute = -1;
+  ck_assert_int_eq(MPI_Op_create(user_sub, 0, &op), MPI_SUCCESS);
+  ck_assert_int_eq((unsigned)op & 0xfc000000u, 0x98000000u);
+  ck_assert_int_eq(MPI_Op_commutative(op, &commute), MPI_SUCCESS);
+  ck_assert_int_eq(commute, 0);
+  ck_assert_int_eq(hc_mpi_op_resolve(op, MPI_INT, &r), MPI_SUCCESS);
+  ck_assert_int_eq(r.commutative, 0);
+  ck_assert_uint_eq(r.elem_size, sizeof(int));
+
+  int a[4] = {10, 20, 30, 40}, b[4] = {1, 2, 3, 4};
+  user_calls = 0;
+  r.fn(a, b, 4, r.ctx);
+  ck_assert_int_eq(user_calls, 1);
+  ck_assert_int_eq(user_seen_type, MPI_INT);
+  ck_assert_int_eq(b[0], 9);
+  ck_assert_int_eq(b[3], 36);
+
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 4, MPI_INT, op), MPI_SUCCESS);
+  ck_assert_int_eq(b[0], 1);
+  ck_assert_int_eq(b[3], 4);
+  ck_assert_int_eq(MPI_Op_free(&op), MPI_SUCCESS);
+  ck_assert_int_eq(op, MPI_OP_NULL);
+}
+END_TEST
+
+START_TEST(freed_user_op_is_invalid) {
+  MPI_Op op, op2;
+  hcomm_reduce_op_t r;
+  ck_assert_int_eq(MPI_Op_create(user_sub, 1, &op), MPI_SUCCESS);
+  MPI_Op saved = op;
+  ck_assert_int_eq(MPI_Op_free(&op), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(saved, MPI_INT, &r), MPI_ERR_OP);
+  ck_assert_int_eq(MPI_Op_create(user_sub, 1, &op2), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(op2, MPI_INT, &r), MPI_SUCCESS);
+  ck_assert_int_eq(r.commutative, 1);
+  ck_assert_int_eq(MPI_Op_free(&op2), MPI_SUCCESS);
+}
+END_TEST
+
+START_TEST(reduce_local_with_predefined_op) {
+  double a[3] = {1.5, -2, 4}, b[3] = {0.5, 8, -4};
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 3, MPI_DOUBLE, MPI_SUM), MPI_SUCCESS);
+  ck_assert(b[0] == 2.0 && b[1] == 6.0 && b[2] == 0.0);
+  int commute = 0;
+  ck_assert_int_eq(MPI_Op_commutative(MPI_PROD, &commute), MPI_SUCCESS);
+  ck_assert_int_eq(commute, 1);
+  ck_assert_int_eq(PMPI_Reduce_local(a, b, 0, MPI_INT, MPI_MAX), MPI_SUCCESS);
+}
+END_TEST
+
+static Suite *op_suite(void) {
+  Suite *s = suite_create("op");
+  TCase *t = tcase_create("predefined");
+  tcase_add_test(t, every_pair_validity_follows_the_type_groups);
+  tcase_add_test(t, every_valid_pair_matches_the_scalar_reference);
+  tcase_add_test(t, minloc_maxloc_tie_keeps_lower_index);
+  tcase_add_test(t, invalid_ops_and_types_are_rejected);
+  suite_add_tcase(s, t);
+  TCase *u = tcase_create("user");
+  tcase_add_test(u, user_op_calls_function_with_datatype);
+  tcase_add_test(u, freed_user_op_is_invalid);
+  tcase_add_test(u, reduce_local_with_predefined_op);
+  suite_add_tcase(s, u);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(op_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
