@@ -29,6 +29,7 @@ typedef struct pmi1_ctx {
   int size;
   int keylen_max;
   int vallen_max;
+  int ready; /* init completed: fini owes the launcher a finalize */
   char kvsname[257];
   hc_kvstore_t cache;
   hc_pmi1_reader_t reader;
@@ -217,6 +218,7 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
     pmi1_fini(c);
     return HC_ERR_BOOTSTRAP;
   }
+  c->ready = 1;
   got.rank = c->rank;
   got.size = c->size;
   *info = got;
@@ -309,7 +311,7 @@ static void pmi1_fini(void *ctx) {
   pmi1_ctx_t *c = ctx;
   if (c == NULL)
     return;
-  if (c->fd >= 0 && c->kvsname[0] != '\0') {
+  if (c->fd >= 0 && c->ready) {
     char line[64];
     if (pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "finalize", NULL),
                   "finalize_ack") != HC_OK)
