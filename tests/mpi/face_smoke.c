@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
 static int failures;
 static int me, np;
 
@@ -229,6 +233,69 @@ static void test_bsend(void) {
   free(buf);
 }
 
+static void test_multi_completion(void) {
+  int right = (me + 1) % np, left = (me + np - 1) % np;
+  int big[4] = {1, 2, 3, 4}, small = 0, ok = 0;
+  MPI_Request r[4];
+  MPI_Status st[4];
+  MPI_Irecv(&small, 1, MPI_INT, left, 40, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&ok, 1, MPI_INT, left, 41, MPI_COMM_WORLD, &r[1]);
+  MPI_Isend(big, 4, MPI_INT, right, 40, MPI_COMM_WORLD, &r[2]);
+  MPI_Isend(big, 1, MPI_INT, right, 41, MPI_COMM_WORLD, &r[3]);
+  for (int i = 0; i < 4; i++)
+    st[i].MPI_ERROR = -1;
+  EXPECT(MPI_Waitall(4, r, st) == MPI_ERR_IN_STATUS);
+  EXPECT(st[0].MPI_ERROR == MPI_ERR_TRUNCATE);
+  EXPECT(st[1].MPI_ERROR == MPI_SUCCESS && ok == 1);
+  EXPECT(st[2].MPI_ERROR == MPI_SUCCESS && st[3].MPI_ERROR == MPI_SUCCESS);
+
+  enum { N = 6 };
+  int in[N], out[N];
+  MPI_Request rq[2 * N];
+  for (int i = 0; i < N; i++) {
+    out[i] = me * 1000 + i;
+    MPI_Irecv(&in[i], 1, MPI_INT, left, 50 + i, MPI_COMM_WORLD, &rq[i]);
+  }
+  for (int i = 0; i < N; i++)
+    MPI_Isend(&out[i], 1, MPI_INT, right, 50 + i, MPI_COMM_WORLD, &rq[N + i]);
+  int done = 0, outc, idx[2 * N];
+  MPI_Status sts[2 * N];
+  while (done < 2 * N) {
+    EXPECT(MPI_Testsome(2 * N, rq, &outc, idx, sts) == MPI_SUCCESS);
+    if (outc == MPI_UNDEFINED)
+      break;
+    for (int k = 0; k < outc; k++)
+      EXPECT(rq[idx[k]] == MPI_REQUEST_NULL);
+    done += outc;
+  }
+  EXPECT(done == 2 * N);
+  for (int i = 0; i < N; i++)
+    EXPECT(in[i] == left * 1000 + i);
+
+  for (int i = 0; i < N; i++)
+    MPI_Irecv(&in[i], 1, MPI_INT, left, 60 + i, MPI_COMM_WORLD, &rq[i]);
+  for (int i = 0; i < N; i++)
+    MPI_Isend(&out[i], 1, MPI_INT, right, 60 + i, MPI_COMM_WORLD, &rq[N + i]);
+  done = 0;
+  int index = -1, flag = 0;
+  while (done < 2 * N) {
+    EXPECT(MPI_Waitany(2 * N, rq, &index, &sts[0]) == MPI_SUCCESS);
+    EXPECT(index >= 0 && rq[index] == MPI_REQUEST_NULL);
+    done++;
+  }
+  EXPECT(MPI_Waitany(2 * N, rq, &index, &sts[0]) == 0 &&
+         index == MPI_UNDEFINED);
+  EXPECT(MPI_Testall(2 * N, rq, &flag, MPI_STATUSES_IGNORE) == 0 && flag);
+  MPI_Request gs;
+  MPI_Isend(&out[0], 1, MPI_INT, me, 70, MPI_COMM_WORLD, &gs);
+  MPI_Recv(&in[0], 1, MPI_INT, me, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  do {
+    EXPECT(MPI_Request_get_status(gs, &flag, MPI_STATUS_IGNORE) == 0);
+  } while (!flag);
+  EXPECT(gs != MPI_REQUEST_NULL);
+  EXPECT(MPI_Wait(&gs, MPI_STATUS_IGNORE) == 0 && gs == MPI_REQUEST_NULL);
+}
+
 static void test_comms(void) {
   MPI_Comm dup, half;
   EXPECT(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == 0);
@@ -285,6 +352,7 @@ int main(int argc, char **argv) {
   test_probe_mprobe_truncate();
   test_persistent();
   test_bsend();
+  test_multi_completion();
   test_comms();
 
   EXPECT(MPI_Finalize() == 0);
