@@ -431,7 +431,7 @@ static void check_pair(const tcase_type_t *t, const tcase_op_t *o,
 /* REPLACE copies in over inout; NO_OP leaves inout alone. */
 static void check_replace_noop(const tcase_type_t *t, const tcase_op_t *o,
                                const hcomm_reduce_op_t *r) {
-  unsigned char a[N * 32], b[N * 32], before[N * 32];
+  unsigned char a[N * 32] = {0}, b[N * 32] = {0}, before[N * 32] = {0};
   size_t bytes = (size_t)N * r->elem_size;
   for (size_t i = 0; i < bytes; i++) {
     a[i] = (unsigned char)rng();
