@@ -9,8 +9,8 @@
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 
-static hc_mpi_comm_t comm_world_obj = {NULL, MPI_COMM_WORLD, 1, NULL};
-static hc_mpi_comm_t comm_self_obj = {NULL, MPI_COMM_SELF, 1, NULL};
+static hc_mpi_comm_t comm_world_obj = {NULL, MPI_COMM_WORLD, 1, NULL, 1};
+static hc_mpi_comm_t comm_self_obj = {NULL, MPI_COMM_SELF, 1, NULL, 1};
 static hc_handle_table_t comm_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_COMM, 0);
 /* Guards every comm's errh pointer and the builtins' default handler. */
@@ -61,6 +61,27 @@ void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *e) {
     hc_mpi_errhandler_release(old);
 }
 
+void hc_mpi_comm_retain(hc_mpi_comm_t *comm) {
+  if (comm->builtin)
+    return;
+  pthread_mutex_lock(&comm_lock);
+  comm->refs++;
+  pthread_mutex_unlock(&comm_lock);
+}
+
+void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
+  if (comm->builtin)
+    return;
+  pthread_mutex_lock(&comm_lock);
+  int last = --comm->refs == 0;
+  pthread_mutex_unlock(&comm_lock);
+  if (!last)
+    return;
+  if (comm->errh)
+    hc_mpi_errhandler_release(comm->errh);
+  free(comm);
+}
+
 void hc_mpi_comm_bind_builtins(void) {
   comm_world_obj.engine = hcomm_comm_world();
   comm_self_obj.engine = hcomm_comm_self();
@@ -77,6 +98,7 @@ static int comm_wrap(const char *fn, hc_mpi_comm_t *parent,
                         "out of memory for a new communicator");
   }
   c->engine = engine;
+  c->refs = 1;
   hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(parent);
   hc_mpi_comm_set_errhandler(c, e);
   hc_mpi_errhandler_release(e);
@@ -167,8 +189,7 @@ int PMPI_Comm_free(MPI_Comm *comm) {
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   hc_handle_free(&comm_table, c->handle);
-  hc_mpi_errhandler_release(c->errh);
-  free(c);
+  hc_mpi_comm_release(c);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }

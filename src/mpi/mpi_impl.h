@@ -42,6 +42,7 @@ typedef struct hc_mpi_comm {
   int handle;           /* MPI_Comm value */
   int builtin;          /* WORLD or SELF: never freed */
   hc_mpi_errhandler_t *errh; /* read and written under the comm lock */
+  int refs; /* the handle plus requests on it; under the comm lock */
 } hc_mpi_comm_t;
 
 /* The object of a valid communicator handle (builtins included), else NULL.
@@ -56,6 +57,10 @@ int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
 hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm);
 /* Replaces comm's handler (takes a reference on errh). */
 void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *errh);
+/* Requests keep their communicator alive past MPI_Comm_free, so an error
+ * they report later still finds its handler. */
+void hc_mpi_comm_retain(hc_mpi_comm_t *comm);
+void hc_mpi_comm_release(hc_mpi_comm_t *comm);
 /* Binds WORLD and SELF to the engine's communicators (MPI_Init). */
 void hc_mpi_comm_bind_builtins(void);
 

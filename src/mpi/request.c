@@ -22,6 +22,7 @@ hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm) {
   r->kind = kind;
   r->comm = comm;
   r->active = 1;
+  hc_mpi_comm_retain(comm);
   return r;
 }
 
@@ -31,6 +32,7 @@ hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
 
 void hc_mpi_request_destroy(hc_mpi_request_t *r) {
   hc_handle_free(&req_table, r->handle);
+  hc_mpi_comm_release(r->comm);
   free(r);
 }
 
@@ -93,6 +95,19 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   return st.error;
 }
 
+/* req_finish, then raises its error on the request's communicator, which
+ * is held across the call since finishing may drop the last reference. */
+static int req_finish_raise(const char *fn, hc_mpi_request_t *r,
+                            MPI_Request *handle, MPI_Status *status) {
+  hc_mpi_comm_t *comm = r ? r->comm : NULL;
+  if (comm)
+    hc_mpi_comm_retain(comm);
+  int rc = hc_mpi_raise_status(comm, fn, req_finish(r, handle, status));
+  if (comm)
+    hc_mpi_comm_release(comm);
+  return rc;
+}
+
 /* A status pointer argument: MPI_STATUS_IGNORE or a real one. */
 static int req_check_status(const char *fn, const void *status,
                             const char *what) {
@@ -132,8 +147,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
     return rc;
   if (req_is_active(r) && r->engine)
     hcomm_wait(r->engine, NULL);
-  hc_mpi_comm_t *comm = r ? r->comm : NULL;
-  return hc_mpi_raise_status(comm, fn, req_finish(r, request, status));
+  return req_finish_raise(fn, r, request, status);
 }
 #pragma weak MPI_Wait = PMPI_Wait
 
@@ -157,8 +171,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   *flag = done;
   if (!done)
     return MPI_SUCCESS;
-  hc_mpi_comm_t *comm = r ? r->comm : NULL;
-  return hc_mpi_raise_status(comm, fn, req_finish(r, request, status));
+  return req_finish_raise(fn, r, request, status);
 }
 #pragma weak MPI_Test = PMPI_Test
 
@@ -248,6 +261,8 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
   int first_class = MPI_SUCCESS;
   for (int i = 0; i < v->n; i++) {
     hc_mpi_comm_t *comm = v->reqs[i] ? v->reqs[i]->comm : NULL;
+    if (comm)
+      hc_mpi_comm_retain(comm);
     hc_status_t st =
         req_finish(v->reqs[i], &handles[i], req_status_at(statuses, i));
     int cls = hc_mpi_class_of_status(st);
@@ -255,15 +270,20 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
       statuses[i].MPI_ERROR = cls;
     if (cls != MPI_SUCCESS && !failed) {
       failed = 1;
-      errcomm = comm;
+      errcomm = comm; /* keeps the reference taken above */
       first_class = cls;
+    } else if (comm) {
+      hc_mpi_comm_release(comm);
     }
   }
   if (!failed)
     return MPI_SUCCESS;
-  return hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
-                      "a request failed with %s; see the statuses",
-                      hc_mpi_class_name(first_class));
+  int rc = hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
+                        "a request failed with %s; see the statuses",
+                        hc_mpi_class_name(first_class));
+  if (errcomm)
+    hc_mpi_comm_release(errcomm);
+  return rc;
 }
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[],
@@ -322,10 +342,8 @@ static int req_vec_find_ready(const req_vec_t *v) {
 static int req_finish_one(const char *fn, req_vec_t *v, int i,
                           MPI_Request *handles, int *indx,
                           MPI_Status *status) {
-  hc_mpi_comm_t *comm = v->reqs[i]->comm;
   *indx = i;
-  return hc_mpi_raise_status(comm, fn,
-                             req_finish(v->reqs[i], &handles[i], status));
+  return req_finish_raise(fn, v->reqs[i], &handles[i], status);
 }
 
 static int req_any_args(const char *fn, req_vec_t *v, int count,
@@ -401,21 +419,26 @@ static int req_finish_ready(const char *fn, req_vec_t *v, MPI_Request *handles,
     if (!req_is_active(r) || !req_is_ready(r))
       continue;
     hc_mpi_comm_t *comm = r->comm;
+    hc_mpi_comm_retain(comm);
     hc_status_t st = req_finish(r, &handles[i], req_status_at(statuses, n));
     int cls = hc_mpi_class_of_status(st);
     if (statuses != MPI_STATUSES_IGNORE)
       statuses[n].MPI_ERROR = cls;
     if (cls != MPI_SUCCESS && !failed) {
       failed = 1;
-      errcomm = comm;
+      errcomm = comm; /* keeps the reference taken above */
+    } else {
+      hc_mpi_comm_release(comm);
     }
     indices[n++] = i;
   }
   *outcount = n;
   if (!failed)
     return MPI_SUCCESS;
-  return hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
-                      "a request failed; see the statuses");
+  int rc = hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
+                        "a request failed; see the statuses");
+  hc_mpi_comm_release(errcomm);
+  return rc;
 }
 
 static int req_some(const char *fn, int incount, MPI_Request *handles,
