@@ -428,10 +428,12 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 #pragma weak MPI_Improbe = PMPI_Improbe
 
 /* Starts receiving a matched message; *req NULL for MPI_MESSAGE_NO_PROC.
- * The message handle is consumed and set to MPI_MESSAGE_NULL. */
+ * The message handle is consumed and set to MPI_MESSAGE_NULL; its object
+ * comes back in *mp (NULL for NO_PROC) and keeps the communicator alive
+ * until the caller destroys it. */
 static int pt_mrecv_start(const char *fn, void *buf, int count,
                           MPI_Datatype type, MPI_Message *message,
-                          hc_mpi_comm_t **cp, hcomm_request_t **req) {
+                          hc_mpi_request_t **mp, hcomm_request_t **req) {
   size_t bytes = 0;
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
@@ -439,7 +441,7 @@ static int pt_mrecv_start(const char *fn, void *buf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   *req = NULL;
-  *cp = NULL;
+  *mp = NULL;
   if (*message == MPI_MESSAGE_NO_PROC) {
     rc = hc_mpi_check_data(fn, NULL, buf, count, type, &bytes);
     if (rc == MPI_SUCCESS)
@@ -450,14 +452,13 @@ static int pt_mrecv_start(const char *fn, void *buf, int count,
   if (!m || m->kind != HC_REQ_MESSAGE)
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "invalid message 0x%x",
                         (unsigned)*message);
-  *cp = m->comm;
   rc = hc_mpi_check_data(fn, m->comm, buf, count, type, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
   hc_status_t err = hcomm_imrecv(buf, bytes, m->msg, req);
   if (err != HC_OK)
     return hc_mpi_raise_status(m->comm, fn, err);
-  hc_mpi_request_destroy(m);
+  *mp = m;
   *message = MPI_MESSAGE_NULL;
   return MPI_SUCCESS;
 }
@@ -465,11 +466,11 @@ static int pt_mrecv_start(const char *fn, void *buf, int count,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
                MPI_Message *message, MPI_Status *status) {
   static const char fn[] = "MPI_Mrecv";
-  hc_mpi_comm_t *c = NULL;
+  hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
   int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
   if (rc == MPI_SUCCESS)
-    rc = pt_mrecv_start(fn, buf, count, datatype, message, &c, &req);
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req);
   if (rc != MPI_SUCCESS)
     return rc;
   if (!req) {
@@ -480,24 +481,28 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
   hc_status_t err = hcomm_wait(req, &st);
   hcomm_request_free(req);
   hc_mpi_status_fill(status, &st);
-  return hc_mpi_raise_status(c, fn, err);
+  rc = hc_mpi_raise_status(m->comm, fn, err);
+  hc_mpi_request_destroy(m);
+  return rc;
 }
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
                 MPI_Message *message, MPI_Request *request) {
   static const char fn[] = "MPI_Imrecv";
-  hc_mpi_comm_t *c = NULL;
+  hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
   int rc = hc_mpi_check_ptr(fn, NULL, request, "request");
   if (rc == MPI_SUCCESS)
-    rc = pt_mrecv_start(fn, buf, count, datatype, message, &c, &req);
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req);
   if (rc != MPI_SUCCESS)
     return rc;
   if (!req)
     return hc_mpi_request_new_done(fn, hc_mpi_comm_world(),
                                    &pt_proc_null_status, request);
-  return hc_mpi_request_wrap(fn, c, req, request);
+  rc = hc_mpi_request_wrap(fn, m->comm, req, request);
+  hc_mpi_request_destroy(m);
+  return rc;
 }
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 
