@@ -55,8 +55,8 @@ static void bw_size(const bench_opts_t *o, size_t size, char *sbuf, char *rbuf,
   if (rank != 0)
     return;
   bench_stats(vals, o->reps, &st);
-  printf("bench=bandwidth mode=%s ranks=%d size=%zu median_MBps=%.1f "
-         "min_MBps=%.1f max_MBps=%.1f reps=%d iters=%d window=%d\n",
+  printf("bench=bandwidth mode=%s ranks=%d size=%zu median_MBps=%.2f "
+         "min_MBps=%.2f max_MBps=%.2f reps=%d iters=%d window=%d\n",
          o->bidir ? "bi" : "uni", nranks, size, st.median, st.min, st.max,
          o->reps, iters, o->window);
   fflush(stdout);

@@ -257,13 +257,15 @@ class Session:
 def fmt(v):
     if v is None:
         return "–"
-    if v >= 1e5:
+    if v >= 1e4:
         return f"{v:,.0f}"
     if v >= 100:
         return f"{v:.0f}"
     if v >= 10:
         return f"{v:.1f}"
-    return f"{v:.2f}"
+    if v == 0:
+        return "0"
+    return f"{v:.3g}"
 
 
 def size_label(n):
