@@ -16,4 +16,12 @@ done
 echo "== -n 2 HCMPI_EAGER_LIMIT=64 HCMPI_SHM_CELLS=4"
 HCMPI_EAGER_LIMIT=64 HCMPI_SHM_CELLS=4 "$run" -n 2 --timeout 300 "$prog" ||
   exit 1
+# THREAD_MULTIPLE: concurrent threads on one engine.
+if [ -x ./tests/engine/engine_threads ]; then
+  for cma in 1 0; do
+    echo "== engine_threads -n 2 HCMPI_SHM_CMA=$cma"
+    HCMPI_SHM_CMA=$cma "$run" -n 2 --timeout 300 ./tests/engine/engine_threads ||
+      exit 1
+  done
+fi
 exit 0
