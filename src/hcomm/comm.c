@@ -113,8 +113,8 @@ static hc_status_t comm_allgather_locked(hcomm_comm_t *comm, const void *in,
     return rc == HC_OK ? comm_wait_release(req) : rc;
   }
   for (int r = 1; r < comm->size; r++) {
-    rc = hc_irecv_locked(all + (size_t)r * bytes, bytes, r,
-                         COMM_TAG_ALLGATHER, comm, 1, &req);
+    rc = hc_irecv_locked(all + (size_t)r * bytes, bytes, r, COMM_TAG_ALLGATHER,
+                         comm, 1, &req);
     if (rc == HC_OK)
       rc = comm_wait_release(req);
     if (rc != HC_OK)

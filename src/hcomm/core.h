@@ -54,7 +54,7 @@ typedef struct hc_engine {
   void *shm_ctx;
   hc_peer_t *peers;
   hc_match_context_t *contexts;
-  hc_peer_t *backlogged; /* peers with packets waiting */
+  hc_peer_t *backlogged;         /* peers with packets waiting */
   hcomm_request_t *pending_head; /* matched rendezvous receives to start */
   hcomm_request_t *pending_tail;
   long spin;

@@ -126,9 +126,8 @@ static hc_status_t engine_shm_init(const hc_transport_init_args_t *args) {
   if (use && rc == HC_OK)
     rc = boot->put(hc_engine.boot_ctx, key, addr);
   hc_status_t frc = boot->fence(hc_engine.boot_ctx);
-  for (int i = 0; use && rc == HC_OK && frc == HC_OK &&
-                  i < hc_engine.local_size;
-       i++) {
+  for (int i = 0;
+       use && rc == HC_OK && frc == HC_OK && i < hc_engine.local_size; i++) {
     int peer = hc_engine.local_world_ranks[i];
     if (peer == hc_engine.world_rank)
       continue;

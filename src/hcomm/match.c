@@ -47,8 +47,8 @@ int hc_match_accepts(int want_source, int want_tag, int source, int tag) {
   return want_tag == HCOMM_ANY_TAG || want_tag == tag;
 }
 
-void hc_match_post(hc_match_context_t *ctx, hc_match_entry_t *entry,
-                   int source, int tag) {
+void hc_match_post(hc_match_context_t *ctx, hc_match_entry_t *entry, int source,
+                   int tag) {
   entry->source = source;
   entry->tag = tag;
   match_append(&ctx->posted, entry);
@@ -72,8 +72,8 @@ hc_match_entry_t *hc_match_take_posted(hc_match_context_t *ctx, int source,
   return NULL;
 }
 
-hc_match_entry_t *hc_match_find_unexpected(hc_match_context_t *ctx,
-                                           int source, int tag, int take) {
+hc_match_entry_t *hc_match_find_unexpected(hc_match_context_t *ctx, int source,
+                                           int tag, int take) {
   for (hc_match_entry_t *e = ctx->unexpected.head; e != NULL; e = e->next) {
     if (hc_match_accepts(source, tag, e->source, e->tag)) {
       if (take)

@@ -35,8 +35,8 @@ typedef struct hc_match_context {
 void hc_match_context_init(hc_match_context_t *ctx);
 
 /* Appends a receive (source/tag may be wildcards). */
-void hc_match_post(hc_match_context_t *ctx, hc_match_entry_t *entry,
-                   int source, int tag);
+void hc_match_post(hc_match_context_t *ctx, hc_match_entry_t *entry, int source,
+                   int tag);
 /* Appends an arrived message nobody was waiting for (concrete source/tag). */
 void hc_match_add_unexpected(hc_match_context_t *ctx, hc_match_entry_t *entry,
                              int source, int tag);
@@ -47,8 +47,8 @@ hc_match_entry_t *hc_match_take_posted(hc_match_context_t *ctx, int source,
                                        int tag);
 /* A new receive or probe (wildcards allowed): the oldest unexpected message
  * it accepts, or NULL.  take != 0 removes it from the queue. */
-hc_match_entry_t *hc_match_find_unexpected(hc_match_context_t *ctx,
-                                           int source, int tag, int take);
+hc_match_entry_t *hc_match_find_unexpected(hc_match_context_t *ctx, int source,
+                                           int tag, int take);
 
 /* Removes an entry known to be in q (cancel of a posted receive). */
 void hc_match_remove(hc_match_queue_t *q, hc_match_entry_t *entry);

@@ -104,8 +104,7 @@ static int progress_count_done(int n, hcomm_request_t *const *reqs,
   return done;
 }
 
-hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs,
-                            int min_done) {
+hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done) {
   if (n < 0 || (n > 0 && reqs == NULL))
     return HC_ERR_ARG;
   hc_engine_lock();

@@ -204,8 +204,7 @@ void hc_proto_send(hcomm_request_t *req) {
     hdr.type = HC_PKT_EAGER;
     hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
     hdr.payload_bytes = req->bytes;
-    rc = proto_post(peer, &hdr, req->send_buf, req->bytes, req, !sync,
-                    &queued);
+    rc = proto_post(peer, &hdr, req->send_buf, req->bytes, req, !sync, &queued);
     if (rc != HC_OK)
       hc_request_complete(req, rc);
     else if (!queued && !sync)
@@ -299,8 +298,7 @@ static void proto_store_unexpected(hc_match_context_t *ctx, int src,
   size_t len = hdr->type == HC_PKT_EAGER ? hdr->payload_bytes : 0;
   hcomm_message_t *msg = malloc(sizeof *msg + len);
   if (msg == NULL) {
-    hc_log(HC_LOG_ERROR, "engine", "no memory for a message from rank %d",
-           src);
+    hc_log(HC_LOG_ERROR, "engine", "no memory for a message from rank %d", src);
     return;
   }
   msg->hdr = *hdr;
@@ -365,8 +363,7 @@ static void proto_on_data(const hc_pkt_hdr_t *hdr, const void *payload) {
   hcomm_request_t *req = proto_lookup(hdr->rreq, HC_REQ_RECV);
   if (req == NULL)
     return;
-  if (hdr->offset > req->take ||
-      hdr->payload_bytes > req->take - hdr->offset) {
+  if (hdr->offset > req->take || hdr->payload_bytes > req->take - hdr->offset) {
     hc_log(HC_LOG_ERROR, "engine", "DATA fragment out of bounds");
     return;
   }

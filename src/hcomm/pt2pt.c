@@ -109,8 +109,8 @@ hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
 hc_status_t hc_coll_isend(const void *buf, size_t bytes, int dest, int tag,
                           hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_engine_lock();
-  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm,
-                                   HCOMM_SEND_STANDARD, 1, req);
+  hc_status_t rc =
+      hc_isend_locked(buf, bytes, dest, tag, comm, HCOMM_SEND_STANDARD, 1, req);
   hc_engine_unlock();
   return rc;
 }
@@ -163,8 +163,7 @@ static hc_status_t pt2pt_probe_once(int source, int tag, hcomm_comm_t *comm,
                          ? HCOMM_ANY_SOURCE
                          : hc_comm_world_of_rank(comm, source);
   hc_match_entry_t *e = hc_match_find_unexpected(
-      &hc_engine.contexts[hc_comm_match_ctx(comm, 0)], source_world, tag,
-      take);
+      &hc_engine.contexts[hc_comm_match_ctx(comm, 0)], source_world, tag, take);
   *msg = (hcomm_message_t *)e;
   if (e == NULL)
     return HC_OK;

@@ -25,8 +25,8 @@ static void check_at(int ok, const char *what, int line) {
 static void check_rc(hc_status_t rc, const char *what, int line) {
   if (rc == HC_OK)
     return;
-  fprintf(stderr, "rank %d: %s: %s (line %d)\n", rank, what,
-          hcomm_strerror(rc), line);
+  fprintf(stderr, "rank %d: %s: %s (line %d)\n", rank, what, hcomm_strerror(rc),
+          line);
   hcomm_abort(1, what);
 }
 #define OK(call) check_rc((call), #call, __LINE__)
@@ -256,8 +256,8 @@ static void test_many_outstanding(void) {
     OK(hcomm_irecv(&in[i], sizeof in[i], peer, 13, world, &reqs[i]));
   }
   for (int i = 0; i < N; i++)
-    OK(hcomm_isend(&out[i], sizeof out[i], peer, 13, world,
-                   HCOMM_SEND_STANDARD, &reqs[N + i]));
+    OK(hcomm_isend(&out[i], sizeof out[i], peer, 13, world, HCOMM_SEND_STANDARD,
+                   &reqs[N + i]));
   OK(hcomm_wait_some(2 * N, reqs, 2 * N));
   for (int i = 0; i < 2 * N; i++) {
     CHECK(hcomm_request_done(reqs[i]));

@@ -38,8 +38,7 @@ static void *thread_main(void *arg) {
     hc_status_t rc = hcomm_irecv(in, cap, peer, t, world, &reqs[0]);
     if (rc == HC_OK)
       rc = hcomm_isend(out, len, peer, t, world,
-                       r % 2 ? HCOMM_SEND_SYNC : HCOMM_SEND_STANDARD,
-                       &reqs[1]);
+                       r % 2 ? HCOMM_SEND_SYNC : HCOMM_SEND_STANDARD, &reqs[1]);
     if (rc == HC_OK)
       rc = hcomm_wait(reqs[1], NULL);
     if (rc == HC_OK)

@@ -75,9 +75,9 @@ START_TEST(mixed_sources_tags_do_not_overtake) {
   ck_assert_ptr_eq(hc_match_find_unexpected(&ctxs[0], 1, 2, 1), &m[3]);
   ck_assert_ptr_eq(hc_match_find_unexpected(&ctxs[0], HCOMM_ANY_SOURCE, 2, 1),
                    &m[2]);
-  ck_assert_ptr_eq(hc_match_find_unexpected(&ctxs[0], HCOMM_ANY_SOURCE,
-                                            HCOMM_ANY_TAG, 1),
-                   &m[5]);
+  ck_assert_ptr_eq(
+      hc_match_find_unexpected(&ctxs[0], HCOMM_ANY_SOURCE, HCOMM_ANY_TAG, 1),
+      &m[5]);
   ck_assert_uint_eq(ctxs[0].unexpected.length, 0);
 }
 END_TEST
@@ -132,9 +132,9 @@ START_TEST(many_entries_stay_in_order) {
   for (int i = 0; i < N; i++)
     hc_match_add_unexpected(&ctxs[1], &e[i], i % 7, i % 3);
   for (int i = 0; i < N; i++)
-    ck_assert_ptr_eq(hc_match_find_unexpected(&ctxs[1], HCOMM_ANY_SOURCE,
-                                              HCOMM_ANY_TAG, 1),
-                     &e[i]);
+    ck_assert_ptr_eq(
+        hc_match_find_unexpected(&ctxs[1], HCOMM_ANY_SOURCE, HCOMM_ANY_TAG, 1),
+        &e[i]);
   free(e);
 }
 END_TEST
