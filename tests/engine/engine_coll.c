@@ -188,12 +188,12 @@ static void test_allreduce(hcomm_comm_t *comm) {
     int64_t *s = xmalloc(n * sizeof *s), *r = xmalloc(n * sizeof *r);
     mat2_t *ms = xmalloc(n * sizeof *ms), *mr = xmalloc(n * sizeof *mr);
     fill_contrib(in_place ? r : s, in_place ? mr : ms, me, n);
-    require_ok(hcomm_allreduce(in_place ? HCOMM_IN_PLACE : s, r, n, &sum_op,
-                               comm),
-               "allreduce sum");
-    require_ok(hcomm_allreduce(in_place ? HCOMM_IN_PLACE : ms, mr, n, &mat_op,
-                               comm),
-               "allreduce matrix");
+    require_ok(
+        hcomm_allreduce(in_place ? HCOMM_IN_PLACE : s, r, n, &sum_op, comm),
+        "allreduce sum");
+    require_ok(
+        hcomm_allreduce(in_place ? HCOMM_IN_PLACE : ms, mr, n, &mat_op, comm),
+        "allreduce matrix");
     check_sum(r, n, size, "allreduce");
     check_mat(mr, n, size, "allreduce");
     free(s);
@@ -223,9 +223,9 @@ static void test_gather(hcomm_comm_t *comm) {
       int32_t *mine = in_place ? r + (size_t)me * n : s;
       for (size_t i = 0; i < n; i++)
         mine[i] = value32(me, i, root);
-      require_ok(hcomm_gather(in_place ? HCOMM_IN_PLACE : s, bytes, r, root,
-                              comm),
-                 "gather");
+      require_ok(
+          hcomm_gather(in_place ? HCOMM_IN_PLACE : s, bytes, r, root, comm),
+          "gather");
       if (me == root)
         check_blocks(r, n, size, root, "gather");
       free(r);
@@ -321,8 +321,8 @@ int main(void) {
   require_ok(hcomm_comm_split(world, world_rank % 2, size - world_rank, &sub),
              "split");
   require(sub != NULL, "split gives a communicator", "split");
-  require(hcomm_comm_size(sub) == (size + 1 - world_rank % 2) / 2,
-          "split size", "split");
+  require(hcomm_comm_size(sub) == (size + 1 - world_rank % 2) / 2, "split size",
+          "split");
 
   run_all(world, dir, "world");
   char tag[32];
