@@ -1,0 +1,78 @@
+# Common code for the tests/mpi/*.sh scenario scripts (sourced, not run).
+#
+# run_mpi N PROG [ARGS...]   runs PROG on N ranks under the launcher with a
+#                            timeout; PROG is a name in tests/mpi/ or
+#                            examples/NAME.  Returns the launcher's status;
+#                            output goes to stdout/stderr (the .log file).
+# skip MSG                   exits 77 (Automake SKIP).
+#
+# Environment:
+#   top_builddir, top_srcdir  set by the Makefile (AM_TESTS_ENVIRONMENT).
+#   MPI_TEST_LAUNCHER   hcmpirun (default) or mpich (mpiexec.mpich).
+#   MPI_TEST_BINDIR     where tests/mpi/ and examples/ programs live
+#                       (default: $top_builddir).
+#   MPI_TEST_TIMEOUT    seconds per launch (default 120).
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+: "${MPI_TEST_LAUNCHER:=hcmpirun}"
+: "${MPI_TEST_BINDIR:=$top_builddir}"
+: "${MPI_TEST_TIMEOUT:=120}"
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+mpi_prog_path() {
+    case "$1" in
+    */*) echo "$MPI_TEST_BINDIR/$1" ;;
+    *) echo "$MPI_TEST_BINDIR/tests/mpi/$1" ;;
+    esac
+}
+
+mpi_launcher_cmd() {
+    case "$MPI_TEST_LAUNCHER" in
+    hcmpirun)
+        HCMPIRUN="$top_builddir/tools/hcmpirun"
+        [ -x "$HCMPIRUN" ] || skip "launcher $HCMPIRUN not built"
+        ;;
+    mpich)
+        command -v mpiexec.mpich >/dev/null 2>&1 || skip "mpiexec.mpich not installed"
+        ;;
+    *) fail "unknown MPI_TEST_LAUNCHER=$MPI_TEST_LAUNCHER" ;;
+    esac
+}
+
+# The launcher's own --timeout ends the job cleanly; the outer timeout is a
+# backstop in case the launcher itself hangs.
+run_mpi() {
+    n=$1
+    prog=$(mpi_prog_path "$2")
+    shift 2
+    [ -x "$prog" ] || skip "$prog not built"
+    mpi_launcher_cmd
+    echo "+ [$MPI_TEST_LAUNCHER] -n $n $prog $*"
+    case "$MPI_TEST_LAUNCHER" in
+    hcmpirun)
+        timeout -k 10 $((MPI_TEST_TIMEOUT + 30)) \
+            "$HCMPIRUN" -n "$n" --timeout "$MPI_TEST_TIMEOUT" "$prog" "$@"
+        ;;
+    mpich)
+        timeout -k 10 "$MPI_TEST_TIMEOUT" mpiexec.mpich -n "$n" "$prog" "$@"
+        ;;
+    esac
+}
+
+# run_mpi_ok N PROG [ARGS...]: run_mpi and fail the script on a non-zero exit.
+run_mpi_ok() {
+    run_mpi "$@"
+    rc=$?
+    [ $rc -eq 77 ] && exit 77
+    [ $rc -eq 0 ] || fail "$2 on $1 ranks exited with status $rc"
+}
