@@ -66,7 +66,8 @@ int main(int argc, char **argv)
             if (out[cur][i] != pl_expect(stages, mb, i))
                 bad++;
     }
-    MPI_Waitall(2, sreq, MPI_STATUSES_IGNORE);
+    MPI_Wait(&sreq[0], MPI_STATUS_IGNORE);
+    MPI_Wait(&sreq[1], MPI_STATUS_IGNORE);
     double t = MPI_Wtime() - t0;
     MPI_Bcast(&bad, 1, MPI_LONG, stages - 1, MPI_COMM_WORLD);
     if (s == stages - 1)
