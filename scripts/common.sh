@@ -1,0 +1,63 @@
+# Shared by scripts/quickstart.sh, scripts/check.sh and .ci/run (sourced).
+# Installs missing build dependencies (Debian/Ubuntu, apt), then configures
+# and builds hcmpi out of tree.
+#   BUILD_DIR   build directory (default: <repo>/build)
+#   JOBS        make -j (default: 2)
+#   CONFIGURE_FLAGS  extra configure flags
+
+HC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${BUILD_DIR:=$HC_REPO/build}"
+: "${JOBS:=2}"
+HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3"
+
+hc_deps_missing() {
+    local c
+    for c in gcc make autoreconf automake libtoolize pkg-config python3 mpicc.mpich mpiexec.mpich; do
+        command -v "$c" >/dev/null 2>&1 || { echo "$c"; return 0; }
+    done
+    pkg-config --exists check 2>/dev/null || { echo "check (pkg-config)"; return 0; }
+    return 1
+}
+
+hc_install_deps() {
+    local missing sudo=""
+    missing=$(hc_deps_missing) || return 0
+    echo "== missing build dependency: $missing; installing with apt"
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "not root and no sudo: install $HC_APT_PACKAGES" >&2; return 1; }
+        sudo="sudo"
+    fi
+    $sudo apt-get update -q || return 1
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y \
+        --no-install-recommends $HC_APT_PACKAGES
+}
+
+# hc_build [configure flags...]: autoreconf, configure in $BUILD_DIR, make.
+hc_build() {
+    echo "== autoreconf in $HC_REPO"
+    (cd "$HC_REPO" && autoreconf -fi) || return 1
+    mkdir -p "$BUILD_DIR" || return 1
+    echo "== configure in $BUILD_DIR: --enable-werror $* ${CONFIGURE_FLAGS:-}"
+    (cd "$BUILD_DIR" && "$HC_REPO/configure" -q --enable-werror "$@" ${CONFIGURE_FLAGS:-}) || return 1
+    echo "== make -j$JOBS"
+    make -C "$BUILD_DIR" -j"$JOBS"
+}
+
+# hc_trs_counts DIR...: prints "passed failed skipped" summed over the .trs
+# files under the given build directories (ERROR and XPASS count as failed).
+hc_trs_counts() {
+    find "$@" -name '*.trs' -exec cat {} + 2>/dev/null | awk '
+        /^:test-result: (PASS|XFAIL)/ { p++ }
+        /^:test-result: (FAIL|ERROR|XPASS)/ { f++ }
+        /^:test-result: SKIP/ { s++ }
+        END { printf "%d %d %d\n", p, f, s }'
+}
+
+# hc_print_failed_logs DIR: the log of every failed test under DIR.
+hc_print_failed_logs() {
+    local trs
+    for trs in $(grep -lE '^:test-result: (FAIL|ERROR|XPASS)' $(find "$1" -name '*.trs') 2>/dev/null); do
+        echo "======== ${trs%.trs}.log"
+        cat "${trs%.trs}.log"
+    done
+}
