@@ -1,11 +1,43 @@
+#include <string.h>
+
 #include "bootstrap/bootstrap.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Detection order: the innermost launcher wins.  A program that hcmpirun
+ * (PMI_FD) starts inside an Open MPI or Slurm PMIx job inherits the outer
+ * PMIX_* variables, so the PMI backends are asked first; pmi2 only answers
+ * where Slurm's pmi2 plugin is evident, so Hydra gets PMI-1. */
+static const hc_bootstrap_ops_t *const hc_bootstrap_backends[] = {
+    &hc_bootstrap_pmi2_ops,
+    &hc_bootstrap_pmi1_ops,
+    &hc_bootstrap_pmix_ops,
+    &hc_bootstrap_singleton_ops,
+};
+#define HC_BOOTSTRAP_NBACKENDS                                                 \
+  (sizeof hc_bootstrap_backends / sizeof hc_bootstrap_backends[0])
+
+/* HCMPI_BOOTSTRAP=pmi1|pmi2|pmix|singleton names the backend outright. */
+static const hc_bootstrap_ops_t *bootstrap_forced(void) {
+  const char *want = hc_env_string("HCMPI_BOOTSTRAP", NULL);
+  if (want == NULL || strcmp(want, "auto") == 0)
+    return NULL;
+  for (size_t i = 0; i < HC_BOOTSTRAP_NBACKENDS; i++)
+    if (strcmp(hc_bootstrap_backends[i]->name, want) == 0)
+      return hc_bootstrap_backends[i];
+  hc_log(HC_LOG_WARN, "bootstrap",
+         "HCMPI_BOOTSTRAP=%s is not one of pmi1, pmi2, pmix, singleton, "
+         "auto; detecting",
+         want);
+  return NULL;
+}
 
 const hc_bootstrap_ops_t *hc_bootstrap_select(void) {
-  static const hc_bootstrap_ops_t *const backends[] = {
-      &hc_bootstrap_pmi1_ops,
-  };
-  for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
-    if (backends[i]->detect())
-      return backends[i];
+  const hc_bootstrap_ops_t *forced = bootstrap_forced();
+  if (forced != NULL)
+    return forced;
+  for (size_t i = 0; i < HC_BOOTSTRAP_NBACKENDS; i++)
+    if (hc_bootstrap_backends[i]->detect())
+      return hc_bootstrap_backends[i];
   return &hc_bootstrap_singleton_ops;
 }

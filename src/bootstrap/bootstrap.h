@@ -44,8 +44,11 @@ typedef struct hc_bootstrap_ops {
 
 extern const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops;
 extern const hc_bootstrap_ops_t hc_bootstrap_singleton_ops;
+extern const hc_bootstrap_ops_t hc_bootstrap_pmi2_ops;
+extern const hc_bootstrap_ops_t hc_bootstrap_pmix_ops;
 
-/* The first backend whose detect() says yes; singleton otherwise. */
+/* The backend HCMPI_BOOTSTRAP names (pmi1, pmi2, pmix, singleton), else
+ * the first whose detect() says yes; singleton otherwise. */
 const hc_bootstrap_ops_t *hc_bootstrap_select(void);
 
 #endif /* HC_BOOTSTRAP_H */

@@ -34,6 +34,7 @@ typedef struct hc_peer {
   hc_backlog_item_t *backlog_tail;
   struct hc_peer *next_backlogged;
   int backlogged; /* on the engine's list of peers with a backlog */
+  int failed;     /* its transport reported the connection lost */
 } hc_peer_t;
 
 typedef struct hc_engine {
@@ -52,6 +53,9 @@ typedef struct hc_engine {
   void *boot_ctx;
   void *self_ctx;
   void *shm_ctx;
+  void *tcp_ctx;
+  int failed_peers;     /* peers marked failed so far */
+  int failures_pending; /* a failure not yet applied to requests */
   hc_peer_t *peers;
   hc_match_context_t *contexts;
   hc_peer_t *backlogged;         /* peers with packets waiting */
@@ -77,6 +81,9 @@ void hc_wait_locked(hcomm_request_t *req);
  * fruitless spins, sleeps on the shm doorbell with the lock dropped.
  * *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
+/* The transports' peer_failed_cb: records that world_rank is gone; the
+ * requests that need it fail with HC_ERR_PEER_DEAD in the next progress. */
+void hc_engine_peer_failed(void *engine, int world_rank);
 
 /* Locked point-to-point used inside the engine (comm.c, pt2pt.c). */
 hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,

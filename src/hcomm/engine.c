@@ -47,9 +47,19 @@ int hcomm_finalized(void) { return hc_engine.finalized; }
 int hcomm_appnum(void) { return hc_engine.appnum; }
 int hcomm_universe_size(void) { return hc_engine.universe_size; }
 
-/* hostname plus boot id: two containers with one hostname stay apart. */
+/* hostname plus boot id: two containers with one hostname stay apart.
+ * HCMPI_NODE_ID overrides it (tests make network namespaces distinct
+ * nodes, though they share /dev/shm and the boot id). */
 static void engine_host_id(char *buf, size_t len) {
   char host[256] = "localhost";
+  const char *forced = hc_env_string("HCMPI_NODE_ID", NULL);
+  if (forced != NULL) {
+    snprintf(buf, len, "id:%s", forced);
+    for (char *p = buf; *p != '\0'; p++)
+      if (*p == ' ' || *p == '\t' || *p == '=')
+        *p = '_';
+    return;
+  }
   char boot[64] = "";
   gethostname(host, sizeof host - 1);
   FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
@@ -110,6 +120,24 @@ static hc_status_t engine_self_init(const hc_transport_init_args_t *args) {
   return rc;
 }
 
+/* 1 when HCMPI_TRANSPORTS (a comma-separated list; default: all) names
+ * the transport.  The self transport is always on. */
+static int engine_transport_enabled(const char *name) {
+  const char *list = hc_env_string("HCMPI_TRANSPORTS", NULL);
+  if (list == NULL)
+    return 1;
+  size_t n = strlen(name);
+  for (const char *p = list; *p != '\0';) {
+    size_t len = strcspn(p, ",");
+    if (len == n && strncmp(p, name, n) == 0)
+      return 1;
+    p += len;
+    if (*p == ',')
+      p++;
+  }
+  return 0;
+}
+
 /* Every rank runs both fences even when it has no local peers or failed,
  * so the job-wide fence count always agrees. */
 static hc_status_t engine_shm_init(const hc_transport_init_args_t *args) {
@@ -117,7 +145,7 @@ static hc_status_t engine_shm_init(const hc_transport_init_args_t *args) {
   const hc_bootstrap_ops_t *boot = hc_engine.boot;
   char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
   hc_status_t rc = HC_OK;
-  int use = hc_engine.local_size > 1;
+  int use = hc_engine.local_size > 1 && engine_transport_enabled("shm");
   if (use)
     rc = ops->init(args, &hc_engine.shm_ctx);
   if (use && rc == HC_OK)
@@ -143,20 +171,66 @@ static hc_status_t engine_shm_init(const hc_transport_init_args_t *args) {
   return rc != HC_OK ? rc : frc;
 }
 
-/* Hook for remote transports (tcp, verbs): the one place that decides how a
- * peer on another node is reached.  None exist yet. */
-static const hc_transport_ops_t *engine_remote_transport(int world_rank,
-                                                         void **tctx) {
-  (void)world_rank;
-  *tctx = NULL;
-  return NULL;
-}
-
 static int engine_is_local(int world_rank) {
   for (int i = 0; i < hc_engine.local_size; i++)
     if (hc_engine.local_world_ranks[i] == world_rank)
       return 1;
   return 0;
+}
+
+/* The ranks tcp serves: those neither self nor reached through shm. */
+static int engine_tcp_serves(int world_rank) {
+  return world_rank != hc_engine.world_rank &&
+         !(hc_engine.shm_ctx != NULL && engine_is_local(world_rank));
+}
+
+/* tcp is needed when some rank sits on another node, or when shm is off and
+ * this node has several ranks; both facts read the same on every rank, so
+ * every rank agrees on running the fence below. */
+static int engine_tcp_needed(void) {
+  if (!engine_transport_enabled("tcp") || hc_engine.world_size < 2)
+    return 0;
+  return hc_engine.world_size > hc_engine.local_size ||
+         !engine_transport_enabled("shm");
+}
+
+/* Publishes hc-tcp-<rank> = ip:port, fences, and records every peer's
+ * address (connections open lazily on first send).  Runs after shm, so it
+ * knows which peers shm serves. */
+static hc_status_t engine_tcp_init(const hc_transport_init_args_t *args) {
+  const hc_transport_ops_t *ops = &hc_transport_tcp_ops;
+  const hc_bootstrap_ops_t *boot = hc_engine.boot;
+  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
+  if (!engine_tcp_needed())
+    return HC_OK;
+  hc_status_t rc = ops->init(args, &hc_engine.tcp_ctx);
+  if (rc == HC_OK)
+    rc = ops->address(hc_engine.tcp_ctx, addr, HC_TRANSPORT_ADDRESS_MAX);
+  snprintf(key, sizeof key, "hc-tcp-%d", hc_engine.world_rank);
+  if (rc == HC_OK)
+    rc = boot->put(hc_engine.boot_ctx, key, addr);
+  hc_status_t frc = boot->fence(hc_engine.boot_ctx);
+  for (int r = 0; rc == HC_OK && frc == HC_OK && r < hc_engine.world_size;
+       r++) {
+    if (!engine_tcp_serves(r))
+      continue;
+    snprintf(key, sizeof key, "hc-tcp-%d", r);
+    rc = boot->get(hc_engine.boot_ctx, key, addr, sizeof addr);
+    if (rc == HC_OK)
+      rc = ops->connect(hc_engine.tcp_ctx, r, addr);
+  }
+  if (rc == HC_OK && frc == HC_OK)
+    rc = ops->connected(hc_engine.tcp_ctx);
+  return rc != HC_OK ? rc : frc;
+}
+
+/* The one place that decides how a peer on another node (or any peer shm
+ * does not serve) is reached. */
+static const hc_transport_ops_t *engine_remote_transport(int world_rank,
+                                                         void **tctx) {
+  (void)world_rank;
+  *tctx = hc_engine.tcp_ctx;
+  return hc_engine.tcp_ctx != NULL ? &hc_transport_tcp_ops : NULL;
 }
 
 static hc_status_t engine_peers_init(void) {
@@ -177,6 +251,9 @@ static hc_status_t engine_peers_init(void) {
     }
     if (peer->ops != NULL)
       hc_proto_peer_setup(peer);
+    if (hc_log_level() >= HC_LOG_DEBUG)
+      hc_log(HC_LOG_DEBUG, "engine", "peer %d via %s", r,
+             peer->ops != NULL ? peer->ops->name : "none");
   }
   return HC_OK;
 }
@@ -190,9 +267,15 @@ static hc_status_t engine_transports_init(void) {
       .local_world_ranks = hc_engine.local_world_ranks,
       .recv_cb = hc_proto_recv_cb,
       .engine = &hc_engine,
+      .peer_failed_cb = hc_engine_peer_failed,
   };
   hc_status_t rc = engine_self_init(&args);
   hc_status_t src = engine_shm_init(&args);
+  if (rc == HC_OK)
+    rc = src;
+  /* After shm, which decides the peers tcp serves; its fence runs even
+   * when shm failed, so the job's fence count stays in step. */
+  src = engine_tcp_init(&args);
   if (rc == HC_OK)
     rc = src;
   if (rc == HC_OK)
@@ -203,8 +286,12 @@ static hc_status_t engine_transports_init(void) {
 static void engine_teardown(void) {
   hc_comm_fini_predefined();
   hc_proto_fini();
+  hc_transport_tcp_ops.fini(hc_engine.tcp_ctx);
   hc_transport_shm_ops.fini(hc_engine.shm_ctx);
   hc_transport_self_ops.fini(hc_engine.self_ctx);
+  hc_engine.tcp_ctx = NULL;
+  hc_engine.failed_peers = 0;
+  hc_engine.failures_pending = 0;
   hc_engine.shm_ctx = NULL;
   hc_engine.self_ctx = NULL;
   free(hc_engine.peers);

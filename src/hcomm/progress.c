@@ -1,10 +1,80 @@
 /* Progress and the blocking waits: spin on progress, then sleep on the shm
- * doorbell with the engine lock dropped, so ranks > cores stays prompt. */
+ * doorbell or the tcp epoll set with the engine lock dropped, so ranks >
+ * cores stays prompt.  Peer failures reported by a transport fail the
+ * requests that need the peer here, outside any transport call. */
 #include <sched.h>
 #include <time.h>
 
+#include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
+
+/* With both shm and tcp active neither wait sees the other's wake-ups, so
+ * each sleeps this long at most and they take turns. */
+#define PROGRESS_SHARED_WAIT_MS 1
+
+void hc_engine_peer_failed(void *engine, int world_rank) {
+  (void)engine;
+  if (hc_engine.peers == NULL || world_rank < 0 ||
+      world_rank >= hc_engine.world_size ||
+      hc_engine.peers[world_rank].failed)
+    return;
+  hc_engine.peers[world_rank].failed = 1;
+  hc_engine.failed_peers++;
+  hc_engine.failures_pending = 1;
+}
+
+static int progress_peer_failed(int world_rank) {
+  return world_rank >= 0 && world_rank < hc_engine.world_size &&
+         hc_engine.peers[world_rank].failed;
+}
+
+/* A send waiting for the failed peer's FIN/ACK/CTS, or a matched receive
+ * waiting for its DATA.  Sends still in a backlog fail as it drains. */
+static void progress_fail_one(hcomm_request_t *req, void *arg) {
+  (void)arg;
+  if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted ||
+      !progress_peer_failed(req->peer))
+    return;
+  if (req->kind == HC_REQ_SEND &&
+      (req->backlog_item != NULL ||
+       hc_engine.peers[req->peer].backlog_head != NULL))
+    return;
+  if (req->kind == HC_REQ_RECV)
+    req->status.bytes = 0;
+  hc_request_complete(req, HC_ERR_PEER_DEAD);
+}
+
+/* Posted receives naming a failed peer as their source (ANY_SOURCE ones
+ * may still match someone else). */
+static void progress_fail_posted(void) {
+  for (int c = 0; c < HC_MATCH_CONTEXTS; c++) {
+    hc_match_queue_t *q = &hc_engine.contexts[c].posted;
+    hc_match_entry_t *e = q->head;
+    while (e != NULL) {
+      hc_match_entry_t *next = e->next;
+      if (progress_peer_failed(e->source)) {
+        hcomm_request_t *req = (hcomm_request_t *)e;
+        hc_match_remove(q, e);
+        req->posted = 0;
+        req->status.source = hc_comm_rank_of_world(req->comm, e->source);
+        req->status.bytes = 0;
+        hc_request_complete(req, HC_ERR_PEER_DEAD);
+      }
+      e = next;
+    }
+  }
+}
+
+/* Rerun while failures exist (from a wait about to sleep): a receive may
+ * match a message of the failed peer, or be posted for it, later on. */
+static void progress_apply_failures(void) {
+  hc_engine.failures_pending = 0;
+  if (hc_engine.peers == NULL || hc_engine.contexts == NULL)
+    return;
+  hc_request_foreach_active(progress_fail_one, NULL);
+  progress_fail_posted();
+}
 
 int hc_progress_locked(void) {
   int moved = 0;
@@ -12,7 +82,13 @@ int hc_progress_locked(void) {
     moved += hc_transport_self_ops.progress(hc_engine.self_ctx);
   if (hc_engine.shm_ctx != NULL)
     moved += hc_transport_shm_ops.progress(hc_engine.shm_ctx);
+  if (hc_engine.tcp_ctx != NULL)
+    moved += hc_transport_tcp_ops.progress(hc_engine.tcp_ctx);
   moved += hc_proto_progress();
+  if (hc_engine.failures_pending) {
+    progress_apply_failures();
+    moved++;
+  }
   return moved;
 }
 
@@ -20,8 +96,18 @@ void hc_idle_locked(long *spins) {
   if (++*spins < hc_engine.spin)
     return;
   *spins = 0;
+  if (hc_engine.failed_peers > 0)
+    progress_apply_failures();
   hc_engine_unlock();
-  if (hc_engine.shm_ctx != NULL) {
+  if (hc_engine.shm_ctx != NULL && hc_engine.tcp_ctx != NULL) {
+    int ms = hc_engine.wait_ms < PROGRESS_SHARED_WAIT_MS
+                 ? hc_engine.wait_ms
+                 : PROGRESS_SHARED_WAIT_MS;
+    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, ms);
+    hc_transport_shm_ops.wait(hc_engine.shm_ctx, ms);
+  } else if (hc_engine.tcp_ctx != NULL) {
+    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, hc_engine.wait_ms);
+  } else if (hc_engine.shm_ctx != NULL) {
     hc_transport_shm_ops.wait(hc_engine.shm_ctx, hc_engine.wait_ms);
   } else {
     /* Only this process (or another of its threads) can make progress. */

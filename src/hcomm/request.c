@@ -108,6 +108,15 @@ long hc_request_active_sends(void) { return request_pool.active_sends; }
 
 unsigned long hc_request_completions(void) { return request_pool.completions; }
 
+void hc_request_foreach_active(void (*fn)(hcomm_request_t *req, void *arg),
+                               void *arg) {
+  for (uint32_t i = 0; i < request_pool.count; i++) {
+    hcomm_request_t *req = request_pool.table[i];
+    if (!req->released && !atomic_load(&req->done))
+      fn(req, arg);
+  }
+}
+
 void hc_request_pool_fini(void) {
   request_pool_t *p = &request_pool;
   for (size_t i = 0; i < p->nslabs; i++)

@@ -66,5 +66,9 @@ long hc_request_active_sends(void);
 /* Counts completions so far: waits on many requests rescan only when it
  * moved. */
 unsigned long hc_request_completions(void);
+/* Calls fn on every active (allocated, not done) request; fn may complete
+ * it. */
+void hc_request_foreach_active(void (*fn)(hcomm_request_t *req, void *arg),
+                               void *arg);
 
 #endif /* HC_REQUEST_H */

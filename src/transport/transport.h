@@ -19,6 +19,11 @@
 typedef void (*hc_transport_recv_cb)(void *engine, int src_world_rank,
                                      const void *packet, size_t len);
 
+/* Called from a transport's progress or send when the connection to a peer
+ * closed or broke: later sends to it return HC_ERR_PEER_DEAD.  The engine
+ * only records the failure here (it may not call the transport). */
+typedef void (*hc_transport_peer_failed_cb)(void *engine, int world_rank);
+
 typedef struct hc_transport_init_args {
   int world_rank;
   int world_size;
@@ -27,6 +32,7 @@ typedef struct hc_transport_init_args {
   const int *local_world_ranks; /* world rank of each local rank, ascending */
   hc_transport_recv_cb recv_cb;
   void *engine; /* first argument of recv_cb */
+  hc_transport_peer_failed_cb peer_failed_cb; /* may be NULL */
 } hc_transport_init_args_t;
 
 #define HC_TRANSPORT_ADDRESS_MAX 512
@@ -74,6 +80,7 @@ typedef struct hc_transport_ops {
 /* The compiled-in transports. */
 extern const hc_transport_ops_t hc_transport_self_ops;
 extern const hc_transport_ops_t hc_transport_shm_ops;
+extern const hc_transport_ops_t hc_transport_tcp_ops;
 
 /* Shared by transports that cannot do single-copy reads. */
 hc_status_t hc_transport_get_not_supported(void *ctx, int peer_world_rank,

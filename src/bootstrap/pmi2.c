@@ -1,0 +1,291 @@
+/*
+ * PMI-2 wire-protocol client over PMI_FD, as served by Slurm's
+ * `srun --mpi=pmi2` and by MPICH's Hydra.  Both also answer PMI-1 on the
+ * same descriptor; pmi2 is chosen automatically only where Slurm's pmi2
+ * plugin is evident (SLURM_MPI_TYPE=pmi2), or by HCMPI_BOOTSTRAP=pmi2.
+ * Values are escaped (pmi2_wire.h) because ';' ends a field on this wire.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/kvstore.h"
+#include "bootstrap/pmi1_wire.h"
+#include "bootstrap/pmi2_wire.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Both servers limit keys to 64 and values to 1024 bytes, NUL included. */
+#define PMI2_KEY_MAX 64
+#define PMI2_VALUE_MAX 1024
+#define PMI2_FRAME_MAX (HC_PMI1_LINE_MAX + HC_PMI2_HEADER_LEN)
+
+/* Cache flags, as in pmi1.c: own puts survive a fence, fetched values do
+ * not. */
+#define PMI2_KV_OWN 1
+#define PMI2_KV_FETCHED 2
+
+typedef struct pmi2_ctx {
+  int fd;
+  int rank;
+  int ready; /* fullinit done: fini owes the launcher a finalize */
+  hc_kvstore_t cache;
+  hc_pmi1_reader_t reader;
+  hc_pmi1_msg_t msg; /* last reply */
+} pmi2_ctx_t;
+
+static int pmi2_detect(void) {
+  const char *fd = getenv("PMI_FD");
+  const char *type = getenv("SLURM_MPI_TYPE");
+  return fd != NULL && *fd != '\0' && type != NULL &&
+         strncmp(type, "pmi2", 4) == 0;
+}
+
+/* Sends a frame and reads the reply, which must be `reply` with rc 0. */
+static hc_status_t pmi2_call(pmi2_ctx_t *c, const char *frame, int len,
+                             const char *reply) {
+  if (len < 0)
+    return HC_ERR_ARG;
+  if (hc_pmi1_write_all(c->fd, frame, (size_t)len) != 0) {
+    hc_log(HC_LOG_ERROR, "pmi2", "write to launcher failed: %s",
+           strerror(errno));
+    return HC_ERR_BOOTSTRAP;
+  }
+  if (reply == NULL)
+    return HC_OK;
+  if (hc_pmi2_read_frame(&c->reader, &c->msg) != 0) {
+    hc_log(HC_LOG_ERROR, "pmi2", "waiting for %s: %s", reply, strerror(errno));
+    return HC_ERR_BOOTSTRAP;
+  }
+  if (strcmp(hc_pmi1_cmd(&c->msg), reply) != 0) {
+    hc_log(HC_LOG_ERROR, "pmi2", "expected %s, got %s", reply,
+           hc_pmi1_cmd(&c->msg));
+    return HC_ERR_BOOTSTRAP;
+  }
+  if (hc_pmi1_rc(&c->msg) != 0) {
+    const char *why = hc_pmi1_get(&c->msg, "errmsg");
+    hc_log(HC_LOG_DEBUG, "pmi2", "%s: rc=%d %s", reply, hc_pmi1_rc(&c->msg),
+           why ? why : "");
+    return HC_ERR_BOOTSTRAP;
+  }
+  return HC_OK;
+}
+
+static hc_status_t pmi2_open(pmi2_ctx_t *c) {
+  const char *fdtext = getenv("PMI_FD");
+  char *end = NULL;
+  long fd = fdtext ? strtol(fdtext, &end, 10) : -1;
+  if (fdtext == NULL || *fdtext == '\0' || *end != '\0' || fd < 0) {
+    hc_log(HC_LOG_ERROR, "pmi2", "PMI_FD is not set to a descriptor");
+    return HC_ERR_BOOTSTRAP;
+  }
+  c->fd = (int)fd;
+  /* Programs the rank starts must not inherit the launcher's channel. */
+  fcntl(c->fd, F_SETFD, FD_CLOEXEC);
+  hc_pmi1_reader_init(&c->reader, c->fd);
+  return HC_OK;
+}
+
+/* The version handshake is one PMI-1 line each way; frames follow. */
+static hc_status_t pmi2_hello(pmi2_ctx_t *c) {
+  static const char hello[] = "cmd=init pmi_version=2 pmi_subversion=0\n";
+  char line[HC_PMI1_LINE_MAX];
+  if (hc_pmi1_write_all(c->fd, hello, sizeof hello - 1) != 0)
+    return HC_ERR_BOOTSTRAP;
+  ssize_t n = hc_pmi1_read_line(&c->reader, line, sizeof line);
+  if (n < 0 || hc_pmi1_parse(line, (size_t)n, &c->msg) != 0 ||
+      strcmp(hc_pmi1_cmd(&c->msg), "response_to_init") != 0 ||
+      hc_pmi1_rc(&c->msg) != 0 ||
+      hc_pmi1_get_long(&c->msg, "pmi_version", -1) != 2) {
+    hc_log(HC_LOG_ERROR, "pmi2", "launcher refused PMI-2: '%s'",
+           n < 0 ? strerror(errno) : line);
+    return HC_ERR_BOOTSTRAP;
+  }
+  return HC_OK;
+}
+
+static hc_status_t pmi2_fullinit(pmi2_ctx_t *c, hc_bootstrap_info_t *info) {
+  char frame[PMI2_FRAME_MAX];
+  const char *jobid = getenv("PMI_JOBID");
+  const char *rank = hc_env_string("PMI_RANK", "0");
+  int len =
+      jobid != NULL
+          ? hc_pmi2_format(frame, sizeof frame, "fullinit", "pmijobid", jobid,
+                           "pmirank", rank, "threaded", "FALSE", NULL)
+          : hc_pmi2_format(frame, sizeof frame, "fullinit", "pmirank", rank,
+                           "threaded", "FALSE", NULL);
+  hc_status_t st = pmi2_call(c, frame, len, "fullinit-response");
+  if (st != HC_OK)
+    return st;
+  long r = hc_pmi1_get_long(&c->msg, "rank", -1);
+  long size = hc_pmi1_get_long(&c->msg, "size", -1);
+  if (size < 1 || r < 0 || r >= size) {
+    hc_log(HC_LOG_ERROR, "pmi2", "bad rank %ld / size %ld from launcher", r,
+           size);
+    return HC_ERR_BOOTSTRAP;
+  }
+  c->rank = (int)r;
+  info->rank = (int)r;
+  info->size = (int)size;
+  info->appnum = (int)hc_pmi1_get_long(&c->msg, "appnum", -1);
+  return HC_OK;
+}
+
+/* Optional: servers that do not know the attribute leave it at -1. */
+static void pmi2_universe(pmi2_ctx_t *c, hc_bootstrap_info_t *info) {
+  char frame[256];
+  int len = hc_pmi2_format(frame, sizeof frame, "info-getjobattr", "key",
+                           "universeSize", NULL);
+  if (pmi2_call(c, frame, len, "info-getjobattr-response") == HC_OK &&
+      hc_pmi2_get_bool(&c->msg, "found", 0))
+    info->universe_size =
+        (int)hc_pmi1_get_long(&c->msg, "value", info->universe_size);
+}
+
+static void pmi2_fini(void *ctx);
+
+static hc_status_t pmi2_init(void **ctxp, hc_bootstrap_info_t *info) {
+  *ctxp = NULL;
+  pmi2_ctx_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return HC_ERR_NOMEM;
+  c->fd = -1;
+  hc_kvstore_init(&c->cache);
+  hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
+  hc_status_t st = pmi2_open(c);
+  if (st == HC_OK)
+    st = pmi2_hello(c);
+  if (st == HC_OK)
+    st = pmi2_fullinit(c, &got);
+  if (st != HC_OK) {
+    pmi2_fini(c);
+    return HC_ERR_BOOTSTRAP;
+  }
+  c->ready = 1;
+  pmi2_universe(c, &got);
+  *info = got;
+  *ctxp = c;
+  return HC_OK;
+}
+
+static int pmi2_bad_key(const char *key) {
+  return key == NULL || *key == '\0' || strlen(key) >= PMI2_KEY_MAX ||
+         strpbrk(key, " =;\n\r") != NULL;
+}
+
+static hc_status_t pmi2_put(void *ctx, const char *key, const char *value) {
+  pmi2_ctx_t *c = ctx;
+  char esc[PMI2_VALUE_MAX], frame[PMI2_FRAME_MAX];
+  if (c == NULL || value == NULL || pmi2_bad_key(key) ||
+      strpbrk(value, " \n\r") != NULL ||
+      hc_pmi2_escape(value, esc, sizeof esc) < 0)
+    return HC_ERR_ARG;
+  int len = hc_pmi2_format(frame, sizeof frame, "kvs-put", "key", key, "value",
+                           esc, NULL);
+  hc_status_t st = pmi2_call(c, frame, len, "kvs-put-response");
+  if (st == HC_OK && hc_kvstore_set(&c->cache, key, value, PMI2_KV_OWN) != 0)
+    return HC_ERR_NOMEM;
+  return st;
+}
+
+static hc_status_t pmi2_fence(void *ctx) {
+  pmi2_ctx_t *c = ctx;
+  if (c == NULL)
+    return HC_ERR_ARG;
+  char frame[64];
+  hc_status_t st = pmi2_call(
+      c, frame, hc_pmi2_format(frame, sizeof frame, "kvs-fence", NULL),
+      "kvs-fence-response");
+  hc_kvstore_prune(&c->cache, PMI2_KV_OWN);
+  return st;
+}
+
+static hc_status_t pmi2_copy_out(const char *v, char *value, size_t len) {
+  size_t n = strlen(v);
+  if (n >= len)
+    return HC_ERR_TRUNCATE;
+  memcpy(value, v, n + 1);
+  return HC_OK;
+}
+
+static hc_status_t pmi2_get(void *ctx, const char *key, char *value,
+                            size_t len) {
+  pmi2_ctx_t *c = ctx;
+  if (c == NULL || value == NULL || len == 0 || pmi2_bad_key(key))
+    return HC_ERR_ARG;
+  const char *cached = hc_kvstore_get(&c->cache, key);
+  if (cached != NULL)
+    return pmi2_copy_out(cached, value, len);
+  char frame[PMI2_FRAME_MAX], plain[PMI2_VALUE_MAX];
+  int n = hc_pmi2_format(frame, sizeof frame, "kvs-get", "srcid", "-1", "key",
+                         key, NULL);
+  if (pmi2_call(c, frame, n, "kvs-get-response") != HC_OK ||
+      !hc_pmi2_get_bool(&c->msg, "found", 0))
+    return HC_ERR_BOOTSTRAP;
+  const char *v = hc_pmi1_get(&c->msg, "value");
+  if (v == NULL || hc_pmi2_unescape(v, plain, sizeof plain) < 0)
+    return HC_ERR_BOOTSTRAP;
+  if (hc_kvstore_set(&c->cache, key, plain, PMI2_KV_FETCHED) != 0)
+    return HC_ERR_NOMEM;
+  return pmi2_copy_out(plain, value, len);
+}
+
+/* Turns a message into something one PMI-2 field can carry. */
+static void pmi2_sanitize(const char *in, char *out, size_t len) {
+  snprintf(out, len, "%s", in ? in : "");
+  for (char *p = out; *p != '\0'; p++)
+    if (*p == ';' || *p == '\n' || *p == '\r')
+      *p = ' ';
+}
+
+/* abort has no reply; as in pmi1.c, we wait for the launcher to kill the
+ * job so that its exit code is the one asked for. */
+static void pmi2_abort(void *ctx, int code, const char *message) {
+  pmi2_ctx_t *c = ctx;
+  if (message != NULL && *message != '\0')
+    fprintf(stderr, "hcmpi: rank %d: %s\n", c ? c->rank : 0, message);
+  if (c == NULL || c->fd < 0)
+    return;
+  char num[24], text[256], frame[512];
+  snprintf(num, sizeof num, "%d", code);
+  pmi2_sanitize(message, text, sizeof text);
+  int len = hc_pmi2_format(frame, sizeof frame, "abort", "isworld", "TRUE",
+                           "exitcode", num, "message", text, NULL);
+  if (pmi2_call(c, frame, len, NULL) != HC_OK)
+    return;
+  struct pollfd p = {.fd = c->fd, .events = POLLIN};
+  while (poll(&p, 1, 5000) > 0 && hc_pmi1_reader_fill(&c->reader) > 0)
+    ;
+}
+
+static void pmi2_fini(void *ctx) {
+  pmi2_ctx_t *c = ctx;
+  if (c == NULL)
+    return;
+  if (c->fd >= 0 && c->ready) {
+    char frame[64];
+    int len = hc_pmi2_format(frame, sizeof frame, "finalize", NULL);
+    if (pmi2_call(c, frame, len, "finalize-response") != HC_OK)
+      hc_log(HC_LOG_WARN, "pmi2", "no finalize-response from launcher");
+  }
+  if (c->fd >= 0)
+    close(c->fd);
+  hc_kvstore_fini(&c->cache);
+  free(c);
+}
+
+const hc_bootstrap_ops_t hc_bootstrap_pmi2_ops = {
+    .name = "pmi2",
+    .detect = pmi2_detect,
+    .init = pmi2_init,
+    .put = pmi2_put,
+    .fence = pmi2_fence,
+    .get = pmi2_get,
+    .abort = pmi2_abort,
+    .fini = pmi2_fini,
+};

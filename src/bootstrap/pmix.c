@@ -1,0 +1,389 @@
+/*
+ * PMIx client backend, as served by `srun --mpi=pmix` and Open MPI's
+ * mpirun.  libpmix.so.2 is dlopen()ed when the job needs it (HCMPI_PMIX_LIB
+ * names another file), so hcmpi neither links against PMIx nor needs its
+ * headers; the declarations we use are in pmix_abi.h.
+ *
+ * Keys: PMIx stores values per process, while this bootstrap API has
+ * job-wide keys such as "hc-shm-5".  A value is published under the
+ * publishing rank; a get of a key that ends in "-<r>" (r a rank of the job)
+ * looks among rank r's values first, and every get falls back to rank 0's.
+ * So a key must end in its publisher's rank, or be published by rank 0 —
+ * which is how the engine names its keys.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/kvstore.h"
+#include "bootstrap/pmix_abi.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define PMIX_KV_OWN 1
+#define PMIX_KV_FETCHED 2
+
+/* The entry points we call, resolved once per process. */
+typedef struct pmix_lib {
+  int loaded; /* 1 loaded, -1 failed */
+  hc_pmix_status_t (*init)(hc_pmix_proc_t *, hc_pmix_info_t *, size_t);
+  hc_pmix_status_t (*finalize)(const hc_pmix_info_t *, size_t);
+  hc_pmix_status_t (*get)(const hc_pmix_proc_t *, const char *,
+                          const hc_pmix_info_t *, size_t, hc_pmix_value_t **);
+  hc_pmix_status_t (*put)(hc_pmix_scope_t, const char *, hc_pmix_value_t *);
+  hc_pmix_status_t (*commit)(void);
+  hc_pmix_status_t (*fence)(const hc_pmix_proc_t *, size_t,
+                            const hc_pmix_info_t *, size_t);
+  hc_pmix_status_t (*abort)(int, const char *, hc_pmix_proc_t *, size_t);
+  const char *(*error_string)(hc_pmix_status_t);
+  void (*value_destruct)(hc_pmix_value_t *); /* absent before PMIx 4 */
+} pmix_lib_t;
+
+static pmix_lib_t pmix_lib;
+
+typedef struct pmix_ctx {
+  hc_pmix_proc_t me;
+  int size;
+  int need_commit; /* puts since the last fence */
+  void *solo;      /* singleton context when no PMIx server answered */
+  hc_kvstore_t cache;
+} pmix_ctx_t;
+
+static int pmix_detect(void) {
+  static const char *const vars[] = {"PMIX_NAMESPACE",   "PMIX_RANK",
+                                     "PMIX_SERVER_URI4", "PMIX_SERVER_URI41",
+                                     "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+                                     "PMIX_SERVER_URI2"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v != NULL && *v != '\0')
+      return 1;
+  }
+  return 0;
+}
+
+/* dlsym hands back an object pointer; memcpy turns it into a function
+ * pointer of the same size without a cast ISO C leaves undefined. */
+static int pmix_sym(void *lib, const char *name, void *fnptr, int required) {
+  void *sym = dlsym(lib, name);
+  if (sym == NULL && required) {
+    hc_log(HC_LOG_ERROR, "pmix", "%s not found in libpmix", name);
+    return -1;
+  }
+  memcpy(fnptr, &sym, sizeof sym);
+  return 0;
+}
+
+static int pmix_load(void) {
+  if (pmix_lib.loaded != 0)
+    return pmix_lib.loaded;
+  const char *path = hc_env_string("HCMPI_PMIX_LIB", "libpmix.so.2");
+  /* Global: libpmix's own plugins resolve its symbols.  Never closed:
+   * PMIx keeps a progress thread whose code must stay mapped. */
+  void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  pmix_lib.loaded = -1;
+  if (lib == NULL) {
+    hc_log(HC_LOG_ERROR, "pmix", "cannot load %s: %s", path, dlerror());
+    return -1;
+  }
+  if (pmix_sym(lib, "PMIx_Init", &pmix_lib.init, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Finalize", &pmix_lib.finalize, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Get", &pmix_lib.get, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Put", &pmix_lib.put, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Commit", &pmix_lib.commit, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Fence", &pmix_lib.fence, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Abort", &pmix_lib.abort, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Error_string", &pmix_lib.error_string, 1) != 0 ||
+      pmix_sym(lib, "PMIx_Value_destruct", &pmix_lib.value_destruct, 0) != 0)
+    return -1;
+  pmix_lib.loaded = 1;
+  return 1;
+}
+
+static const char *pmix_strerror(hc_pmix_status_t rc) {
+  const char *s = pmix_lib.error_string ? pmix_lib.error_string(rc) : NULL;
+  return s ? s : "unknown PMIx error";
+}
+
+/* Frees a value PMIx_Get allocated (PMIX_VALUE_RELEASE). */
+static void pmix_value_release(hc_pmix_value_t *v) {
+  if (v == NULL)
+    return;
+  if (pmix_lib.value_destruct != NULL)
+    pmix_lib.value_destruct(v);
+  else if (v->type == HC_PMIX_STRING)
+    free(v->data.string);
+  free(v);
+}
+
+/* Any integer-typed value as a long; fallback for other types. */
+static long pmix_value_long(const hc_pmix_value_t *v, long fallback) {
+  switch (v->type) {
+  case HC_PMIX_SIZE:
+    return (long)v->data.size;
+  case HC_PMIX_INT:
+    return v->data.integer;
+  case HC_PMIX_INT8:
+    return v->data.int8;
+  case HC_PMIX_INT16:
+    return v->data.int16;
+  case HC_PMIX_INT32:
+    return v->data.int32;
+  case HC_PMIX_INT64:
+    return (long)v->data.int64;
+  case HC_PMIX_UINT:
+    return (long)v->data.uint;
+  case HC_PMIX_UINT8:
+    return v->data.uint8;
+  case HC_PMIX_UINT16:
+    return v->data.uint16;
+  case HC_PMIX_UINT32:
+  case HC_PMIX_PROC_RANK:
+    return (long)v->data.uint32;
+  case HC_PMIX_UINT64:
+    return (long)v->data.uint64;
+  default:
+    return fallback;
+  }
+}
+
+static void pmix_info_bool(hc_pmix_info_t *info, const char *key) {
+  memset(info, 0, sizeof *info);
+  snprintf(info->key, sizeof info->key, "%s", key);
+  info->value.type = HC_PMIX_BOOL;
+  info->value.data.flag = true;
+}
+
+/* A job attribute (rank = wildcard) or one of a process's. */
+static long pmix_get_long(pmix_ctx_t *c, hc_pmix_rank_t rank, const char *key,
+                          long fallback) {
+  hc_pmix_proc_t who = c->me;
+  who.rank = rank;
+  hc_pmix_value_t *v = NULL;
+  hc_pmix_status_t rc = pmix_lib.get(&who, key, NULL, 0, &v);
+  long out = rc == HC_PMIX_SUCCESS && v != NULL ? pmix_value_long(v, fallback)
+                                                : fallback;
+  if (rc != HC_PMIX_SUCCESS)
+    hc_log(HC_LOG_DEBUG, "pmix", "get %s: %s", key, pmix_strerror(rc));
+  pmix_value_release(v);
+  return out;
+}
+
+static void pmix_log_placement(pmix_ctx_t *c) {
+  long lrank = pmix_get_long(c, c->me.rank, HC_PMIX_KEY_LOCAL_RANK, -1);
+  long lsize =
+      pmix_get_long(c, HC_PMIX_RANK_WILDCARD, HC_PMIX_KEY_LOCAL_SIZE, -1);
+  hc_pmix_value_t *v = NULL;
+  const char *host = "?";
+  if (pmix_lib.get(&c->me, HC_PMIX_KEY_HOSTNAME, NULL, 0, &v) ==
+          HC_PMIX_SUCCESS &&
+      v != NULL && v->type == HC_PMIX_STRING && v->data.string != NULL)
+    host = v->data.string;
+  hc_log(HC_LOG_DEBUG, "pmix", "%s rank %u: local rank %ld of %ld on %s",
+         c->me.nspace, c->me.rank, lrank, lsize, host);
+  pmix_value_release(v);
+}
+
+static hc_status_t pmix_job_info(pmix_ctx_t *c, hc_bootstrap_info_t *info) {
+  long size = pmix_get_long(c, HC_PMIX_RANK_WILDCARD, HC_PMIX_KEY_JOB_SIZE, -1);
+  if (size < 1 || (long)c->me.rank >= size) {
+    hc_log(HC_LOG_ERROR, "pmix", "bad rank %u / job size %ld", c->me.rank,
+           size);
+    return HC_ERR_BOOTSTRAP;
+  }
+  c->size = (int)size;
+  info->rank = (int)c->me.rank;
+  info->size = (int)size;
+  info->universe_size =
+      (int)pmix_get_long(c, HC_PMIX_RANK_WILDCARD, HC_PMIX_KEY_UNIV_SIZE, -1);
+  info->appnum = (int)pmix_get_long(c, c->me.rank, HC_PMIX_KEY_APPNUM, -1);
+  pmix_log_placement(c);
+  return HC_OK;
+}
+
+/* No server to talk to (a program run by hand with HCMPI_BOOTSTRAP=pmix):
+ * rank 0 of 1, as PMIx itself would leave it to us. */
+static hc_status_t pmix_go_solo(pmix_ctx_t *c, hc_bootstrap_info_t *info) {
+  hc_log(HC_LOG_INFO, "pmix", "no PMIx server reachable; running alone");
+  return hc_bootstrap_singleton_ops.init(&c->solo, info);
+}
+
+static hc_status_t pmix_init(void **ctxp, hc_bootstrap_info_t *info) {
+  *ctxp = NULL;
+  if (pmix_load() != 1)
+    return HC_ERR_BOOTSTRAP;
+  pmix_ctx_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return HC_ERR_NOMEM;
+  hc_kvstore_init(&c->cache);
+  hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
+  hc_pmix_status_t prc = pmix_lib.init(&c->me, NULL, 0);
+  hc_status_t st;
+  if (prc == HC_PMIX_ERR_UNREACH)
+    st = pmix_go_solo(c, &got);
+  else if (prc != HC_PMIX_SUCCESS) {
+    hc_log(HC_LOG_ERROR, "pmix", "PMIx_Init: %s", pmix_strerror(prc));
+    st = HC_ERR_BOOTSTRAP;
+  } else
+    st = pmix_job_info(c, &got);
+  if (st != HC_OK) {
+    if (prc == HC_PMIX_SUCCESS)
+      pmix_lib.finalize(NULL, 0);
+    hc_kvstore_fini(&c->cache);
+    free(c);
+    return st;
+  }
+  *info = got;
+  *ctxp = c;
+  return HC_OK;
+}
+
+static int pmix_bad_text(const char *s) {
+  return s == NULL || strpbrk(s, " \n\r") != NULL;
+}
+
+static hc_status_t pmix_put(void *ctx, const char *key, const char *value) {
+  pmix_ctx_t *c = ctx;
+  if (c == NULL || pmix_bad_text(key) || pmix_bad_text(value) || *key == '\0' ||
+      strlen(key) >= HC_BOOTSTRAP_KEY_MAX ||
+      strlen(value) >= HC_BOOTSTRAP_VALUE_MAX)
+    return HC_ERR_ARG;
+  if (c->solo != NULL)
+    return hc_bootstrap_singleton_ops.put(c->solo, key, value);
+  hc_pmix_value_t v;
+  memset(&v, 0, sizeof v);
+  v.type = HC_PMIX_STRING;
+  v.data.string = (char *)value; /* PMIx_Put copies it */
+  hc_pmix_status_t rc = pmix_lib.put(HC_PMIX_GLOBAL, key, &v);
+  if (rc != HC_PMIX_SUCCESS) {
+    hc_log(HC_LOG_ERROR, "pmix", "PMIx_Put %s: %s", key, pmix_strerror(rc));
+    return HC_ERR_BOOTSTRAP;
+  }
+  c->need_commit = 1;
+  if (hc_kvstore_set(&c->cache, key, value, PMIX_KV_OWN) != 0)
+    return HC_ERR_NOMEM;
+  return HC_OK;
+}
+
+static hc_status_t pmix_fence(void *ctx) {
+  pmix_ctx_t *c = ctx;
+  if (c == NULL)
+    return HC_ERR_ARG;
+  if (c->solo != NULL)
+    return hc_bootstrap_singleton_ops.fence(c->solo);
+  hc_pmix_status_t rc = c->need_commit ? pmix_lib.commit() : HC_PMIX_SUCCESS;
+  c->need_commit = 0;
+  if (rc == HC_PMIX_SUCCESS) {
+    hc_pmix_proc_t all = c->me;
+    all.rank = HC_PMIX_RANK_WILDCARD;
+    hc_pmix_info_t collect;
+    pmix_info_bool(&collect, HC_PMIX_KEY_COLLECT_DATA);
+    rc = pmix_lib.fence(&all, 1, &collect, 1);
+  }
+  hc_kvstore_prune(&c->cache, PMIX_KV_OWN);
+  if (rc != HC_PMIX_SUCCESS) {
+    hc_log(HC_LOG_ERROR, "pmix", "fence: %s", pmix_strerror(rc));
+    return HC_ERR_BOOTSTRAP;
+  }
+  return HC_OK;
+}
+
+/* The rank a key names by its "-<r>" suffix, or 0. */
+static hc_pmix_rank_t pmix_key_owner(const pmix_ctx_t *c, const char *key) {
+  const char *dash = strrchr(key, '-');
+  if (dash == NULL || dash[1] == '\0')
+    return 0;
+  char *end = NULL;
+  unsigned long r = strtoul(dash + 1, &end, 10);
+  if (*end != '\0' || dash[1] < '0' || dash[1] > '9' ||
+      r >= (unsigned long)c->size)
+    return 0;
+  return (hc_pmix_rank_t)r;
+}
+
+/* Looks key up among one rank's values, without asking the server to wait
+ * for values that the last fence did not bring. */
+static hc_pmix_status_t pmix_fetch(pmix_ctx_t *c, hc_pmix_rank_t rank,
+                                   const char *key, hc_pmix_value_t **v) {
+  hc_pmix_proc_t who = c->me;
+  who.rank = rank;
+  hc_pmix_info_t now;
+  pmix_info_bool(&now, HC_PMIX_KEY_IMMEDIATE);
+  return pmix_lib.get(&who, key, &now, 1, v);
+}
+
+static hc_status_t pmix_copy_out(const char *v, char *value, size_t len) {
+  size_t n = strlen(v);
+  if (n >= len)
+    return HC_ERR_TRUNCATE;
+  memcpy(value, v, n + 1);
+  return HC_OK;
+}
+
+static hc_status_t pmix_get(void *ctx, const char *key, char *value,
+                            size_t len) {
+  pmix_ctx_t *c = ctx;
+  if (c == NULL || pmix_bad_text(key) || *key == '\0' || value == NULL ||
+      len == 0)
+    return HC_ERR_ARG;
+  if (c->solo != NULL)
+    return hc_bootstrap_singleton_ops.get(c->solo, key, value, len);
+  const char *cached = hc_kvstore_get(&c->cache, key);
+  if (cached != NULL)
+    return pmix_copy_out(cached, value, len);
+  hc_pmix_rank_t owner = pmix_key_owner(c, key);
+  hc_pmix_value_t *v = NULL;
+  hc_pmix_status_t rc = pmix_fetch(c, owner, key, &v);
+  if (rc != HC_PMIX_SUCCESS && owner != 0) {
+    pmix_value_release(v);
+    v = NULL;
+    rc = pmix_fetch(c, 0, key, &v);
+  }
+  hc_status_t st = HC_ERR_BOOTSTRAP;
+  if (rc == HC_PMIX_SUCCESS && v != NULL && v->type == HC_PMIX_STRING &&
+      v->data.string != NULL) {
+    st = hc_kvstore_set(&c->cache, key, v->data.string, PMIX_KV_FETCHED) == 0
+             ? pmix_copy_out(v->data.string, value, len)
+             : HC_ERR_NOMEM;
+  } else {
+    hc_log(HC_LOG_DEBUG, "pmix", "get %s: %s", key, pmix_strerror(rc));
+  }
+  pmix_value_release(v);
+  return st;
+}
+
+static void pmix_abort(void *ctx, int code, const char *message) {
+  pmix_ctx_t *c = ctx;
+  if (message != NULL && *message != '\0')
+    fprintf(stderr, "hcmpi: rank %u: %s\n", c ? c->me.rank : 0, message);
+  /* Alone, the caller ends the process itself. */
+  if (c == NULL || c->solo != NULL)
+    return;
+  /* NULL procs: the whole namespace. */
+  pmix_lib.abort(code, message ? message : "", NULL, 0);
+}
+
+static void pmix_fini(void *ctx) {
+  pmix_ctx_t *c = ctx;
+  if (c == NULL)
+    return;
+  if (c->solo != NULL)
+    hc_bootstrap_singleton_ops.fini(c->solo);
+  else
+    pmix_lib.finalize(NULL, 0);
+  hc_kvstore_fini(&c->cache);
+  free(c);
+}
+
+const hc_bootstrap_ops_t hc_bootstrap_pmix_ops = {
+    .name = "pmix",
+    .detect = pmix_detect,
+    .init = pmix_init,
+    .put = pmix_put,
+    .fence = pmix_fence,
+    .get = pmix_get,
+    .abort = pmix_abort,
+    .fini = pmix_fini,
+};

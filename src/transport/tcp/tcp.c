@@ -1,0 +1,880 @@
+/*
+ * The tcp transport: ranks on different nodes (or any ranks, with
+ * HCMPI_TRANSPORTS=tcp) exchange packets over one TCP connection per pair,
+ * opened on the first send to that peer.  Sockets are non-blocking and
+ * driven by one epoll set inside progress; wait is epoll_wait.
+ *
+ * Connection set-up, race-free without a global order of first sends:
+ *   connector: non-blocking connect; once writable it sends a HELLO
+ *              {magic, version, world rank, job size, auth}; it sends no
+ *              data before the acceptor answers ACK (the socket then
+ *              carries the pair's traffic) or NACK (it lost a simultaneous
+ *              connect: the peer's own connection will arrive instead).
+ *   acceptor:  reads the HELLO.  A connection opened by the lower rank of
+ *              the pair always wins (the acceptor drops its own attempt,
+ *              which carried no data); one from the higher rank is refused
+ *              while the acceptor's own attempt is under way.
+ * Packets wait in the per-peer send queue until a connection is up, so the
+ * losing socket of a race never carries a byte of them.
+ *
+ * Framing: [u32 length, network order][packet].  send writes header and
+ * packet with one sendmsg; what the socket does not take is copied into
+ * the peer's send queue (a byte FIFO flushed on EPOLLOUT).  send returns
+ * HC_ERR_AGAIN once that queue holds HCMPI_TCP_SENDQ bytes.  Received
+ * bytes collect in a per-peer buffer; whole packets go to recv_cb.
+ *
+ * A connection closed or broken after set-up, a refused connect, or a
+ * malformed stream marks the peer failed (final: no reconnect) and tells
+ * the engine through peer_failed_cb.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/transport.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define TCP_MAGIC 0x68637463u /* "hctc" */
+#define TCP_VERSION 1
+#define TCP_REPLY_ACK 0x41434b21u
+#define TCP_REPLY_NACK 0x4e41434bu
+#define TCP_DEFAULT_MAX_PACKET ((size_t)256 << 10)
+#define TCP_MIN_MAX_PACKET ((size_t)4 << 10)
+#define TCP_MAX_MAX_PACKET ((size_t)64 << 20)
+#define TCP_DEFAULT_SENDQ ((size_t)8 << 20)
+#define TCP_DEFAULT_SOCKBUF ((size_t)4 << 20)
+#define TCP_FRAME_HDR 4
+#define TCP_EVENTS 64
+/* Bytes one progress call reads from one peer before serving others. */
+#define TCP_READ_BUDGET ((size_t)4 << 20)
+#define TCP_AUTH_BYTES 32
+/* Finalize flushes queued bytes for at most this long. */
+#define TCP_FINI_FLUSH_MS 2000
+
+/* First bytes on a new connection, connector to acceptor. */
+typedef struct tcp_hello {
+  uint32_t magic;
+  uint32_t version;
+  int32_t rank;
+  int32_t world_size;
+  /* Reserved for the per-job secret's challenge-response (a later
+   * reliability issue): zero today, checked by tcp_auth_check. */
+  unsigned char auth[TCP_AUTH_BYTES];
+} tcp_hello_t;
+
+enum tcp_conn_kind { TCP_KIND_LISTEN, TCP_KIND_OUT, TCP_KIND_IN };
+enum tcp_conn_state {
+  TCP_CONN_CONNECTING, /* out: connect in flight */
+  TCP_CONN_HELLO_SENT, /* out: waiting for ACK/NACK */
+  TCP_CONN_HELLO_WAIT, /* in: waiting for the HELLO */
+  TCP_CONN_UP,         /* carries the pair's packets */
+  TCP_CONN_DEAD        /* closed; freed at the end of progress */
+};
+
+typedef struct tcp_conn {
+  struct tcp_conn *next; /* every conn of the context */
+  int fd;
+  int kind;
+  int state;
+  int peer; /* world rank; -1 for an incoming one before its HELLO */
+  uint32_t events;
+  size_t hs_got; /* handshake bytes read so far */
+  unsigned char hs[sizeof(tcp_hello_t)];
+} tcp_conn_t;
+
+typedef struct tcp_fifo {
+  unsigned char *buf;
+  size_t head;
+  size_t len;
+  size_t cap;
+} tcp_fifo_t;
+
+enum tcp_peer_state {
+  TCP_PEER_IDLE,       /* nothing sent yet */
+  TCP_PEER_CONNECTING, /* our connection attempt is under way */
+  TCP_PEER_YIELDED,    /* lost a race; the peer's connection will come */
+  TCP_PEER_UP,
+  TCP_PEER_FAILED
+};
+
+typedef struct tcp_peer {
+  int state;
+  int has_addr;
+  struct sockaddr_in addr;
+  tcp_conn_t *out; /* our attempt, until it is up or dropped */
+  tcp_conn_t *up;
+  tcp_fifo_t sendq;
+  tcp_fifo_t recvq;
+} tcp_peer_t;
+
+typedef struct tcp_ctx {
+  int world_rank;
+  int world_size;
+  hc_transport_recv_cb recv_cb;
+  hc_transport_peer_failed_cb peer_failed_cb;
+  void *engine;
+  int epfd;
+  tcp_conn_t *listener;
+  tcp_conn_t *conns;
+  tcp_peer_t *peers;
+  struct in_addr ip;
+  uint16_t port;
+  size_t max_packet;
+  size_t sendq_max;
+  int sockbuf;
+} tcp_ctx_t;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void tcp_tune_socket(const tcp_ctx_t *t, int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (t->sockbuf > 0) {
+    /* The kernel caps these at its rmem/wmem maxima; best effort. */
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &t->sockbuf, sizeof t->sockbuf);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->sockbuf, sizeof t->sockbuf);
+  }
+}
+
+static hc_status_t tcp_fifo_reserve(tcp_fifo_t *q, size_t more) {
+  if (q->head + q->len + more <= q->cap)
+    return HC_OK;
+  if (q->head > 0) {
+    memmove(q->buf, q->buf + q->head, q->len);
+    q->head = 0;
+  }
+  if (q->len + more <= q->cap)
+    return HC_OK;
+  size_t cap = q->cap ? q->cap : 64 << 10;
+  while (cap < q->len + more)
+    cap *= 2;
+  unsigned char *buf = realloc(q->buf, cap);
+  if (buf == NULL)
+    return HC_ERR_NOMEM;
+  q->buf = buf;
+  q->cap = cap;
+  return HC_OK;
+}
+
+static void tcp_fifo_consume(tcp_fifo_t *q, size_t n) {
+  q->head += n;
+  q->len -= n;
+  if (q->len == 0)
+    q->head = 0;
+}
+
+static tcp_conn_t *tcp_conn_new(tcp_ctx_t *t, int fd, int kind, int state,
+                                int peer, uint32_t events) {
+  tcp_conn_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  c->fd = fd;
+  c->kind = kind;
+  c->state = state;
+  c->peer = peer;
+  c->events = events;
+  struct epoll_event ev = {.events = events, .data.ptr = c};
+  if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    free(c);
+    return NULL;
+  }
+  c->next = t->conns;
+  t->conns = c;
+  return c;
+}
+
+static void tcp_conn_watch(tcp_ctx_t *t, tcp_conn_t *c, uint32_t events) {
+  if (c->state == TCP_CONN_DEAD || c->events == events)
+    return;
+  struct epoll_event ev = {.events = events, .data.ptr = c};
+  if (epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+    c->events = events;
+}
+
+/* Closes now, frees later: the conn may still sit in this round's events. */
+static void tcp_conn_close(tcp_conn_t *c) {
+  if (c == NULL || c->state == TCP_CONN_DEAD)
+    return;
+  close(c->fd);
+  c->fd = -1;
+  c->state = TCP_CONN_DEAD;
+}
+
+static void tcp_conns_sweep(tcp_ctx_t *t) {
+  tcp_conn_t **link = &t->conns;
+  while (*link != NULL) {
+    tcp_conn_t *c = *link;
+    if (c->state == TCP_CONN_DEAD) {
+      *link = c->next;
+      free(c);
+    } else {
+      link = &c->next;
+    }
+  }
+}
+
+static void tcp_peer_fail(tcp_ctx_t *t, int p, const char *why, int err) {
+  tcp_peer_t *peer = &t->peers[p];
+  if (peer->state == TCP_PEER_FAILED)
+    return;
+  hc_log(err == 0 ? HC_LOG_INFO : HC_LOG_WARN, "tcp", "rank %d: %s%s%s", p,
+         why, err ? ": " : "", err ? strerror(err) : "");
+  tcp_conn_close(peer->out);
+  tcp_conn_close(peer->up);
+  peer->out = NULL;
+  peer->up = NULL;
+  peer->state = TCP_PEER_FAILED;
+  /* Buffers stay allocated (progress may be parsing recvq) until fini. */
+  peer->sendq.len = 0;
+  peer->sendq.head = 0;
+  if (t->peer_failed_cb != NULL)
+    t->peer_failed_cb(t->engine, p);
+}
+
+/* ---- address choice --------------------------------------------------- */
+
+/* Parses "a.b.c.d/n"; returns 0 when spec is not a CIDR. */
+static int tcp_parse_cidr(const char *spec, struct in_addr *net,
+                          uint32_t *mask) {
+  char ip[INET_ADDRSTRLEN];
+  const char *slash = strchr(spec, '/');
+  if (slash == NULL || (size_t)(slash - spec) >= sizeof ip)
+    return 0;
+  memcpy(ip, spec, (size_t)(slash - spec));
+  ip[slash - spec] = '\0';
+  char *end;
+  long bits = strtol(slash + 1, &end, 10);
+  if (*end != '\0' || end == slash + 1 || bits < 0 || bits > 32 ||
+      inet_pton(AF_INET, ip, net) != 1)
+    return 0;
+  *mask = bits == 0 ? 0 : htonl(~0u << (32 - bits));
+  return 1;
+}
+
+static int tcp_if_matches(const struct ifaddrs *ifa, const char *spec) {
+  const struct sockaddr_in *sin = (const struct sockaddr_in *)ifa->ifa_addr;
+  struct in_addr net;
+  uint32_t mask;
+  if (spec == NULL)
+    return !(ifa->ifa_flags & IFF_LOOPBACK);
+  if (tcp_parse_cidr(spec, &net, &mask))
+    return (sin->sin_addr.s_addr & mask) == (net.s_addr & mask);
+  return strcmp(ifa->ifa_name, spec) == 0;
+}
+
+/* HCMPI_TCP_IF (interface name or CIDR) when set, else the first UP,
+ * non-loopback IPv4 address, else 127.0.0.1. */
+static hc_status_t tcp_choose_ip(struct in_addr *ip) {
+  const char *spec = hc_env_string("HCMPI_TCP_IF", NULL);
+  struct ifaddrs *list;
+  if (getifaddrs(&list) != 0) {
+    hc_log(HC_LOG_ERROR, "tcp", "getifaddrs: %s", strerror(errno));
+    return HC_ERR_SYSTEM;
+  }
+  int found = 0;
+  for (struct ifaddrs *ifa = list; ifa != NULL && !found; ifa = ifa->ifa_next) {
+    if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET ||
+        !(ifa->ifa_flags & IFF_UP) || !tcp_if_matches(ifa, spec))
+      continue;
+    *ip = ((const struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
+    found = 1;
+  }
+  freeifaddrs(list);
+  if (found)
+    return HC_OK;
+  if (spec != NULL) {
+    hc_log(HC_LOG_ERROR, "tcp", "HCMPI_TCP_IF=%s matches no UP IPv4 address",
+           spec);
+    return HC_ERR_TRANSPORT;
+  }
+  ip->s_addr = htonl(INADDR_LOOPBACK);
+  return HC_OK;
+}
+
+/* ---- init / address / connect ----------------------------------------- */
+
+static hc_status_t tcp_listen(tcp_ctx_t *t) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return HC_ERR_SYSTEM;
+  /* Accepted sockets inherit the buffer sizes, which must precede listen
+   * for the window scale to follow them. */
+  tcp_tune_socket(t, fd);
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr = t->ip};
+  socklen_t len = sizeof sa;
+  if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+      listen(fd, SOMAXCONN) != 0 ||
+      getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+    hc_log(HC_LOG_ERROR, "tcp", "listen on %s: %s", inet_ntoa(t->ip),
+           strerror(errno));
+    close(fd);
+    return HC_ERR_SYSTEM;
+  }
+  t->port = ntohs(sa.sin_port);
+  t->listener = tcp_conn_new(t, fd, TCP_KIND_LISTEN, TCP_CONN_UP, -1, EPOLLIN);
+  if (t->listener == NULL) {
+    close(fd);
+    return HC_ERR_SYSTEM;
+  }
+  return HC_OK;
+}
+
+static void tcp_read_tunables(tcp_ctx_t *t) {
+  size_t mp = hc_env_size("HCMPI_TCP_MAX_PACKET", TCP_DEFAULT_MAX_PACKET);
+  if (mp < TCP_MIN_MAX_PACKET)
+    mp = TCP_MIN_MAX_PACKET;
+  if (mp > TCP_MAX_MAX_PACKET)
+    mp = TCP_MAX_MAX_PACKET;
+  t->max_packet = mp;
+  t->sendq_max = hc_env_size("HCMPI_TCP_SENDQ", TCP_DEFAULT_SENDQ);
+  size_t sb = hc_env_size("HCMPI_TCP_SOCKBUF", TCP_DEFAULT_SOCKBUF);
+  t->sockbuf = sb > (size_t)1 << 30 ? 1 << 30 : (int)sb;
+}
+
+static hc_status_t tcp_init(const hc_transport_init_args_t *args, void **ctx) {
+  tcp_ctx_t *t = calloc(1, sizeof *t);
+  *ctx = t;
+  if (t == NULL)
+    return HC_ERR_NOMEM;
+  t->epfd = -1;
+  if (args->world_size < 1 || args->world_rank < 0 ||
+      args->world_rank >= args->world_size)
+    return HC_ERR_ARG;
+  t->world_rank = args->world_rank;
+  t->world_size = args->world_size;
+  t->recv_cb = args->recv_cb;
+  t->peer_failed_cb = args->peer_failed_cb;
+  t->engine = args->engine;
+  tcp_read_tunables(t);
+  t->peers = calloc((size_t)t->world_size, sizeof *t->peers);
+  if (t->peers == NULL)
+    return HC_ERR_NOMEM;
+  t->epfd = epoll_create1(EPOLL_CLOEXEC);
+  if (t->epfd < 0)
+    return HC_ERR_SYSTEM;
+  hc_status_t rc = tcp_choose_ip(&t->ip);
+  if (rc == HC_OK)
+    rc = tcp_listen(t);
+  if (rc == HC_OK)
+    hc_log(HC_LOG_DEBUG, "tcp", "listening on %s:%u", inet_ntoa(t->ip),
+           (unsigned)t->port);
+  return rc;
+}
+
+static hc_status_t tcp_address(void *ctx, char *buf, size_t len) {
+  tcp_ctx_t *t = ctx;
+  char ip[INET_ADDRSTRLEN];
+  if (t->listener == NULL || inet_ntop(AF_INET, &t->ip, ip, sizeof ip) == NULL)
+    return HC_ERR_STATE;
+  int w = snprintf(buf, len, "%s:%u", ip, (unsigned)t->port);
+  return (w < 0 || (size_t)w >= len) ? HC_ERR_ARG : HC_OK;
+}
+
+/* Only records the address: the connection opens on the first send. */
+static hc_status_t tcp_connect(void *ctx, int peer_world_rank,
+                               const char *peer_address) {
+  tcp_ctx_t *t = ctx;
+  if (peer_world_rank < 0 || peer_world_rank >= t->world_size ||
+      peer_world_rank == t->world_rank)
+    return HC_ERR_RANK;
+  char ip[INET_ADDRSTRLEN];
+  const char *colon = strrchr(peer_address, ':');
+  char *end;
+  unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+  if (colon == NULL || (size_t)(colon - peer_address) >= sizeof ip ||
+      *end != '\0' || port == 0 || port > 65535) {
+    hc_log(HC_LOG_ERROR, "tcp", "bad address of rank %d: %s", peer_world_rank,
+           peer_address);
+    return HC_ERR_ARG;
+  }
+  memcpy(ip, peer_address, (size_t)(colon - peer_address));
+  ip[colon - peer_address] = '\0';
+  tcp_peer_t *peer = &t->peers[peer_world_rank];
+  peer->addr.sin_family = AF_INET;
+  peer->addr.sin_port = htons((uint16_t)port);
+  if (inet_pton(AF_INET, ip, &peer->addr.sin_addr) != 1)
+    return HC_ERR_ARG;
+  peer->has_addr = 1;
+  return HC_OK;
+}
+
+static hc_status_t tcp_connected(void *ctx) {
+  (void)ctx;
+  return HC_OK;
+}
+
+static size_t tcp_max_packet(void *ctx) {
+  tcp_ctx_t *t = ctx;
+  return t->max_packet;
+}
+
+/* ---- sending ---------------------------------------------------------- */
+
+/* Writes the queue out as far as the socket takes it. */
+static int tcp_flush(tcp_ctx_t *t, int p) {
+  tcp_peer_t *peer = &t->peers[p];
+  tcp_fifo_t *q = &peer->sendq;
+  int moved = 0;
+  while (q->len > 0 && peer->state == TCP_PEER_UP) {
+    ssize_t n = send(peer->up->fd, q->buf + q->head, q->len,
+                     MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      break;
+    if (n <= 0) {
+      tcp_peer_fail(t, p, "send", n < 0 ? errno : EPIPE);
+      return moved;
+    }
+    tcp_fifo_consume(q, (size_t)n);
+    moved = 1;
+  }
+  if (peer->state == TCP_PEER_UP)
+    tcp_conn_watch(t, peer->up, EPOLLIN | (q->len > 0 ? EPOLLOUT : 0));
+  return moved;
+}
+
+static hc_status_t tcp_start_connect(tcp_ctx_t *t, int p) {
+  tcp_peer_t *peer = &t->peers[p];
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return HC_ERR_SYSTEM;
+  tcp_tune_socket(t, fd);
+  if (connect(fd, (struct sockaddr *)&peer->addr, sizeof peer->addr) != 0 &&
+      errno != EINPROGRESS) {
+    int err = errno;
+    close(fd);
+    tcp_peer_fail(t, p, "connect", err);
+    return HC_ERR_PEER_DEAD;
+  }
+  peer->out = tcp_conn_new(t, fd, TCP_KIND_OUT, TCP_CONN_CONNECTING, p, EPOLLOUT);
+  if (peer->out == NULL) {
+    close(fd);
+    return HC_ERR_SYSTEM;
+  }
+  peer->state = TCP_PEER_CONNECTING;
+  return HC_OK;
+}
+
+/* Copies the frame (or its unsent tail, from byte skip on) into the queue. */
+static hc_status_t tcp_enqueue(tcp_fifo_t *q, const uint32_t *hdr,
+                               const struct iovec *iov, int iovcnt,
+                               size_t skip) {
+  size_t total = TCP_FRAME_HDR;
+  for (int i = 0; i < iovcnt; i++)
+    total += iov[i].iov_len;
+  if (tcp_fifo_reserve(q, total - skip) != HC_OK)
+    return HC_ERR_NOMEM;
+  unsigned char *dst = q->buf + q->head + q->len;
+  const unsigned char *src = (const unsigned char *)hdr;
+  size_t at = 0;
+  for (int i = -1; i < iovcnt; i++) {
+    size_t n = i < 0 ? TCP_FRAME_HDR : iov[i].iov_len;
+    if (i >= 0)
+      src = iov[i].iov_base;
+    size_t from = skip > at ? skip - at : 0;
+    if (from < n) {
+      memcpy(dst, src + from, n - from);
+      dst += n - from;
+    }
+    at += n;
+  }
+  q->len += total - skip;
+  return HC_OK;
+}
+
+/* Writes header and pieces at once; returns bytes written (0 when the
+ * socket is full) or -1 after failing the peer. */
+static ssize_t tcp_write_now(tcp_ctx_t *t, int p, const uint32_t *hdr,
+                             const struct iovec *iov, int iovcnt) {
+  struct iovec v[64];
+  if (iovcnt + 1 > (int)(sizeof v / sizeof v[0]))
+    return 0; /* unusual: let the queue take it */
+  v[0].iov_base = (void *)hdr;
+  v[0].iov_len = TCP_FRAME_HDR;
+  memcpy(&v[1], iov, (size_t)iovcnt * sizeof *iov);
+  struct msghdr msg = {.msg_iov = v, .msg_iovlen = (size_t)iovcnt + 1};
+  for (;;) {
+    ssize_t n = sendmsg(t->peers[p].up->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0)
+      return n;
+    if (errno == EINTR)
+      continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+      return 0;
+    tcp_peer_fail(t, p, "send", errno);
+    return -1;
+  }
+}
+
+static hc_status_t tcp_send(void *ctx, int peer_world_rank,
+                            const struct iovec *iov, int iovcnt) {
+  tcp_ctx_t *t = ctx;
+  int p = peer_world_rank;
+  if (p < 0 || p >= t->world_size || p == t->world_rank)
+    return HC_ERR_RANK;
+  tcp_peer_t *peer = &t->peers[p];
+  size_t total = 0;
+  for (int i = 0; i < iovcnt; i++)
+    total += iov[i].iov_len;
+  if (total > t->max_packet)
+    return HC_ERR_ARG;
+  if (peer->state == TCP_PEER_FAILED)
+    return HC_ERR_PEER_DEAD;
+  if (!peer->has_addr)
+    return HC_ERR_STATE;
+  if (peer->sendq.len >= t->sendq_max)
+    return HC_ERR_AGAIN;
+  if (peer->state == TCP_PEER_IDLE) {
+    hc_status_t rc = tcp_start_connect(t, p);
+    if (rc != HC_OK)
+      return rc;
+  }
+  uint32_t hdr = htonl((uint32_t)total);
+  ssize_t done = 0;
+  if (peer->state == TCP_PEER_UP && peer->sendq.len == 0) {
+    done = tcp_write_now(t, p, &hdr, iov, iovcnt);
+    if (done < 0)
+      return HC_ERR_PEER_DEAD;
+    if ((size_t)done == total + TCP_FRAME_HDR)
+      return HC_OK;
+  }
+  hc_status_t rc = tcp_enqueue(&peer->sendq, &hdr, iov, iovcnt, (size_t)done);
+  if (rc == HC_OK && peer->state == TCP_PEER_UP)
+    tcp_conn_watch(t, peer->up, EPOLLIN | EPOLLOUT);
+  return rc;
+}
+
+/* ---- receiving -------------------------------------------------------- */
+
+/* Hands every whole frame in the buffer to recv_cb. */
+static int tcp_deliver(tcp_ctx_t *t, int p) {
+  tcp_peer_t *peer = &t->peers[p];
+  tcp_fifo_t *q = &peer->recvq;
+  int delivered = 0;
+  while (q->len >= TCP_FRAME_HDR && peer->state == TCP_PEER_UP) {
+    uint32_t be;
+    memcpy(&be, q->buf + q->head, sizeof be);
+    size_t flen = ntohl(be);
+    if (flen > t->max_packet) {
+      tcp_peer_fail(t, p, "malformed stream (frame too long)", EPROTO);
+      break;
+    }
+    if (q->len < TCP_FRAME_HDR + flen)
+      break;
+    const unsigned char *packet = q->buf + q->head + TCP_FRAME_HDR;
+    /* Consuming moves indices only: the bytes stay put until the next
+     * read, and recv_cb never touches this buffer. */
+    tcp_fifo_consume(q, TCP_FRAME_HDR + flen);
+    t->recv_cb(t->engine, p, packet, flen);
+    delivered++;
+  }
+  return delivered;
+}
+
+static int tcp_read_peer(tcp_ctx_t *t, int p) {
+  tcp_peer_t *peer = &t->peers[p];
+  tcp_fifo_t *q = &peer->recvq;
+  size_t budget = TCP_READ_BUDGET;
+  int delivered = 0;
+  while (budget > 0 && peer->state == TCP_PEER_UP) {
+    /* Room for at least one whole frame, so a frame always completes. */
+    if (tcp_fifo_reserve(q, t->max_packet + TCP_FRAME_HDR) != HC_OK) {
+      tcp_peer_fail(t, p, "no memory for receive buffer", ENOMEM);
+      break;
+    }
+    size_t room = q->cap - q->head - q->len;
+    ssize_t n = recv(peer->up->fd, q->buf + q->head + q->len, room, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      break;
+    if (n <= 0) {
+      tcp_peer_fail(t, p, n == 0 ? "connection closed" : "recv",
+                    n == 0 ? 0 : errno);
+      break;
+    }
+    q->len += (size_t)n;
+    budget -= (size_t)n < budget ? (size_t)n : budget;
+    delivered += tcp_deliver(t, p);
+  }
+  return delivered;
+}
+
+/* ---- connection set-up ------------------------------------------------ */
+
+/* Reads handshake bytes up to want; 1 when complete, 0 when more must come,
+ * -1 on EOF or error (errno set, 0 for EOF). */
+static int tcp_read_handshake(tcp_conn_t *c, size_t want) {
+  while (c->hs_got < want) {
+    ssize_t n = recv(c->fd, c->hs + c->hs_got, want - c->hs_got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return 0;
+    if (n <= 0) {
+      if (n == 0)
+        errno = 0;
+      return -1;
+    }
+    c->hs_got += (size_t)n;
+  }
+  return 1;
+}
+
+static void tcp_peer_up(tcp_ctx_t *t, int p, tcp_conn_t *c) {
+  tcp_peer_t *peer = &t->peers[p];
+  if (peer->out != NULL && peer->out != c)
+    tcp_conn_close(peer->out);
+  peer->out = NULL;
+  peer->up = c;
+  peer->state = TCP_PEER_UP;
+  c->state = TCP_CONN_UP;
+  c->peer = p;
+  hc_log(HC_LOG_DEBUG, "tcp", "rank %d: connected (%s)", p,
+         c->kind == TCP_KIND_OUT ? "ours" : "theirs");
+  tcp_flush(t, p);
+}
+
+/* Connector: connect finished; check it and send the HELLO. */
+static void tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    err = errno;
+  if (err == EINPROGRESS || err == EALREADY)
+    return;
+  tcp_hello_t hello = {.magic = TCP_MAGIC,
+                       .version = TCP_VERSION,
+                       .rank = t->world_rank,
+                       .world_size = t->world_size};
+  /* A fresh socket's buffer takes the whole HELLO or nothing breaks. */
+  if (err == 0 &&
+      send(c->fd, &hello, sizeof hello, MSG_NOSIGNAL) != (ssize_t)sizeof hello)
+    err = errno ? errno : EPROTO;
+  if (err != 0) {
+    tcp_peer_fail(t, c->peer, "connect", err);
+    return;
+  }
+  c->state = TCP_CONN_HELLO_SENT;
+  tcp_conn_watch(t, c, EPOLLIN);
+}
+
+/* Connector: ACK makes the socket the pair's; NACK means we lost a race. */
+static void tcp_on_reply(tcp_ctx_t *t, tcp_conn_t *c) {
+  int r = tcp_read_handshake(c, sizeof(uint32_t));
+  if (r == 0)
+    return;
+  if (r < 0) {
+    tcp_peer_fail(t, c->peer, "connection refused during set-up", errno);
+    return;
+  }
+  uint32_t reply;
+  memcpy(&reply, c->hs, sizeof reply);
+  tcp_peer_t *peer = &t->peers[c->peer];
+  if (reply == TCP_REPLY_ACK) {
+    tcp_peer_up(t, c->peer, c);
+  } else if (reply == TCP_REPLY_NACK) {
+    tcp_conn_close(c);
+    peer->out = NULL;
+    peer->state = TCP_PEER_YIELDED;
+  } else {
+    tcp_peer_fail(t, c->peer, "bad handshake reply", EPROTO);
+  }
+}
+
+/* The place where the per-job secret will be verified. */
+static int tcp_auth_check(const tcp_ctx_t *t, const tcp_hello_t *hello) {
+  (void)t;
+  (void)hello;
+  return 1;
+}
+
+/* Acceptor: which connection of a pair carries its traffic. */
+static int tcp_accept_wins(const tcp_ctx_t *t, int p) {
+  const tcp_peer_t *peer = &t->peers[p];
+  if (peer->state == TCP_PEER_UP || peer->state == TCP_PEER_FAILED)
+    return 0;
+  if (p < t->world_rank)
+    return 1;
+  return peer->state != TCP_PEER_CONNECTING;
+}
+
+static void tcp_on_hello(tcp_ctx_t *t, tcp_conn_t *c) {
+  int r = tcp_read_handshake(c, sizeof(tcp_hello_t));
+  if (r == 0)
+    return;
+  tcp_hello_t hello;
+  memcpy(&hello, c->hs, sizeof hello);
+  if (r < 0 || hello.magic != TCP_MAGIC || hello.version != TCP_VERSION ||
+      hello.world_size != t->world_size || hello.rank < 0 ||
+      hello.rank >= t->world_size || hello.rank == t->world_rank ||
+      !tcp_auth_check(t, &hello)) {
+    /* Not a peer of this job (or gone before it said who it is). */
+    if (r > 0)
+      hc_log(HC_LOG_WARN, "tcp", "refused a connection with a bad HELLO");
+    tcp_conn_close(c);
+    return;
+  }
+  int p = hello.rank;
+  int wins = tcp_accept_wins(t, p);
+  uint32_t reply = wins ? TCP_REPLY_ACK : TCP_REPLY_NACK;
+  if (send(c->fd, &reply, sizeof reply, MSG_NOSIGNAL) != (ssize_t)sizeof reply)
+    wins = 0;
+  if (!wins) {
+    tcp_conn_close(c);
+    return;
+  }
+  tcp_conn_watch(t, c, EPOLLIN);
+  tcp_peer_up(t, p, c);
+}
+
+static void tcp_on_listen(tcp_ctx_t *t) {
+  for (;;) {
+    int fd = accept4(t->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && errno == EINTR)
+      continue;
+    if (fd < 0)
+      return;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (tcp_conn_new(t, fd, TCP_KIND_IN, TCP_CONN_HELLO_WAIT, -1, EPOLLIN) == NULL)
+      close(fd);
+  }
+}
+
+/* ---- progress / wait -------------------------------------------------- */
+
+static int tcp_dispatch(tcp_ctx_t *t, tcp_conn_t *c, uint32_t ev) {
+  switch (c->state) {
+  case TCP_CONN_DEAD:
+    return 0;
+  case TCP_CONN_CONNECTING:
+    tcp_on_connected(t, c);
+    return 1;
+  case TCP_CONN_HELLO_SENT:
+    tcp_on_reply(t, c);
+    return 1;
+  case TCP_CONN_HELLO_WAIT:
+    tcp_on_hello(t, c);
+    return 1;
+  default:
+    break;
+  }
+  if (c == t->listener) {
+    tcp_on_listen(t);
+    return 1;
+  }
+  int moved = 0;
+  if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
+    moved += tcp_read_peer(t, c->peer);
+  if ((ev & EPOLLOUT) && c->state == TCP_CONN_UP)
+    moved += tcp_flush(t, c->peer);
+  return moved;
+}
+
+static int tcp_progress(void *ctx) {
+  tcp_ctx_t *t = ctx;
+  if (t == NULL || t->epfd < 0)
+    return 0;
+  struct epoll_event evs[TCP_EVENTS];
+  int n = epoll_wait(t->epfd, evs, TCP_EVENTS, 0);
+  int moved = 0;
+  for (int i = 0; i < n; i++)
+    moved += tcp_dispatch(t, evs[i].data.ptr, evs[i].events);
+  if (n > 0)
+    tcp_conns_sweep(t);
+  return moved;
+}
+
+static void tcp_wait(void *ctx, int timeout_ms) {
+  tcp_ctx_t *t = ctx;
+  if (t == NULL || t->epfd < 0 || timeout_ms == 0)
+    return;
+  /* Level-triggered: the event stays for the next progress call. */
+  struct epoll_event ev;
+  epoll_wait(t->epfd, &ev, 1, timeout_ms);
+}
+
+/* ---- fini ------------------------------------------------------------- */
+
+static double tcp_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Bytes still queued (eager packets whose sends completed) get a bounded
+ * chance to leave before the sockets close. */
+static void tcp_fini_flush(tcp_ctx_t *t) {
+  double deadline = tcp_now_ms() + TCP_FINI_FLUSH_MS;
+  for (int p = 0; p < t->world_size; p++) {
+    tcp_peer_t *peer = &t->peers[p];
+    while (peer->sendq.len > 0 && tcp_now_ms() < deadline) {
+      if (peer->state != TCP_PEER_UP) {
+        tcp_progress(t);
+        if (peer->state == TCP_PEER_FAILED)
+          break;
+        tcp_wait(t, 10);
+        continue;
+      }
+      struct pollfd pfd = {.fd = peer->up->fd, .events = POLLOUT};
+      poll(&pfd, 1, 10);
+      tcp_flush(t, p);
+    }
+  }
+}
+
+static void tcp_fini(void *ctx) {
+  tcp_ctx_t *t = ctx;
+  if (t == NULL)
+    return;
+  if (t->peers != NULL && t->epfd >= 0) {
+    /* Failures seen now are no news to an engine that is going away. */
+    t->peer_failed_cb = NULL;
+    tcp_fini_flush(t);
+  }
+  while (t->conns != NULL) {
+    tcp_conn_t *c = t->conns;
+    t->conns = c->next;
+    if (c->state != TCP_CONN_DEAD)
+      close(c->fd);
+    free(c);
+  }
+  for (int p = 0; t->peers != NULL && p < t->world_size; p++) {
+    free(t->peers[p].sendq.buf);
+    free(t->peers[p].recvq.buf);
+  }
+  free(t->peers);
+  if (t->epfd >= 0)
+    close(t->epfd);
+  free(t);
+}
+
+const hc_transport_ops_t hc_transport_tcp_ops = {
+    .name = "tcp",
+    .init = tcp_init,
+    .address = tcp_address,
+    .connect = tcp_connect,
+    .connected = tcp_connected,
+    .max_packet = tcp_max_packet,
+    .send = tcp_send,
+    .progress = tcp_progress,
+    .get = hc_transport_get_not_supported,
+    .wait = tcp_wait,
+    .fini = tcp_fini,
+};
