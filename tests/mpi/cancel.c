@@ -26,14 +26,17 @@ static void ca_cancel_posted(int src, int tag, int use_test)
     CHECK(buf == -1, "cancelled receive wrote the buffer");
 }
 
+/* The receive is matched before the cancel: an Issend to self completes
+ * only once its receive has matched it, so after its Wait the posted
+ * receive is matched and MPI_Cancel must not cancel it. */
 static void ca_completed_not_cancelled(int rank)
 {
     int x = 100 + rank, y = -1, flag = 1;
-    MPI_Request req;
+    MPI_Request req, sreq;
     MPI_Status st;
     MPI_Irecv(&y, 1, MPI_INT, rank, 9, MPI_COMM_WORLD, &req);
-    MPI_Send(&x, 1, MPI_INT, rank, 9, MPI_COMM_WORLD);
-    /* The message has matched: the cancel must fail to cancel it. */
+    MPI_Issend(&x, 1, MPI_INT, rank, 9, MPI_COMM_WORLD, &sreq);
+    MPI_Wait(&sreq, MPI_STATUS_IGNORE);
     MPI_Cancel(&req);
     MPI_Wait(&req, &st);
     MPI_Test_cancelled(&st, &flag);
