@@ -1,2 +1,138 @@
 #!/bin/sh
-echo "placeholder"; exit 77
+# hcmpi under a real Slurm: starts a private one-node cluster (slurmctld and
+# slurmd with their own slurm.conf, state and ports in a temporary
+# directory; auth/none, so no munged), then runs pmi_client and engine_p2p
+# with `srun -O --mpi=pmi2` (pmi2 backend, and pmi1 over the same PMI_FD)
+# and `srun -O --mpi=pmix` (pmix backend).  Everything is torn down on any
+# exit.  Skips (77) unless root with slurm-wlm installed.
+# Run from the build directory (make check does).
+set -u
+[ "$(id -u)" -eq 0 ] || { echo "not root: cannot start slurmd; skipped"; exit 77; }
+for p in slurmctld slurmd srun sinfo; do
+  command -v "$p" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
+  command -v "$p" >/dev/null 2>&1 || { echo "no $p (slurm-wlm); skipped"; exit 77; }
+done
+id slurm >/dev/null 2>&1 || { echo "no slurm user; skipped"; exit 77; }
+CLIENT=$(pwd)/tests/tools/pmi_client
+P2P=$(pwd)/tests/engine/engine_p2p
+for f in "$CLIENT" "$P2P"; do
+  [ -x "$f" ] || { echo "missing $f (run from the build directory)"; exit 99; }
+done
+
+W=$(mktemp -d /tmp/hcmpi-slurm.XXXXXX)
+chmod 755 "$W"
+CTLD_PID= SLURMD_PID=
+teardown() {
+  for pid in $SLURMD_PID $CTLD_PID; do
+    kill "$pid" 2>/dev/null
+  done
+  for pid in $SLURMD_PID $CTLD_PID; do
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 "$pid" 2>/dev/null
+  done
+  rm -rf "$W"
+}
+trap teardown EXIT
+trap 'exit 1' INT TERM HUP
+
+# Ports away from the defaults, so a real Slurm or a parallel run is left
+# alone.
+base=$((20000 + $$ % 20000 * 2))
+mkdir -p "$W/state" "$W/spool" "$W/log" "$W/tmp"
+chown slurm:slurm "$W/state" "$W/log"
+cat >"$W/slurm.conf" <<EOF
+ClusterName=hcmpitest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmUser=slurm
+SlurmdUser=root
+AuthType=auth/none
+CredType=cred/none
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SlurmctldPort=$base
+SlurmdPort=$((base + 1))
+StateSaveLocation=$W/state
+SlurmdSpoolDir=$W/spool
+SlurmctldPidFile=$W/slurmctld.pid
+SlurmdPidFile=$W/slurmd.pid
+SlurmctldLogFile=$W/log/slurmctld.log
+SlurmdLogFile=$W/log/slurmd.log
+TmpFS=$W/tmp
+ReturnToService=2
+SchedulerType=sched/backfill
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+export SLURM_CONF="$W/slurm.conf"
+# A surrounding job's variables would steer srun and our detection.
+unset SLURM_JOB_ID SLURM_JOBID SLURM_MPI_TYPE PMI_FD PMI_PORT PMIX_NAMESPACE \
+  PMIX_RANK HCMPI_BOOTSTRAP
+
+slurmctld -D -i >"$W/log/ctld.out" 2>&1 &
+CTLD_PID=$!
+slurmd -D -N localhost >"$W/log/slurmd.out" 2>&1 &
+SLURMD_PID=$!
+i=0
+until [ "$(sinfo -h -o %T 2>/dev/null)" = idle ]; do
+  i=$((i + 1))
+  if [ $i -gt 300 ]; then
+    echo "FAIL: Slurm did not come up"
+    tail -n 20 "$W/log/"*
+    exit 1
+  fi
+  sleep 0.1
+done
+echo "Slurm up (ports $base, $((base + 1)))"
+
+failures=0
+run() {
+  timeout 120 srun -O -t 2 "$@" >"$W/out" 2>"$W/err" </dev/null
+}
+check() {
+  name=$1 rc=$2 want=$3 pattern=$4
+  got=$(grep -c "$pattern" "$W/out")
+  if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then
+    echo "PASS: $name"
+  else
+    echo "FAIL: $name (rc=$rc, $got of $want lines)"
+    echo "--- stdout"; cat "$W/out"; echo "--- stderr"; cat "$W/err"
+    failures=$((failures + 1))
+  fi
+}
+
+run --mpi=pmi2 -n 4 "$CLIENT" --expect-size 4 --expect-backend pmi2
+check "srun --mpi=pmi2 -n 4 pmi_client (pmi2)" $? 4 '^pmi_client: rank [0-3] of 4 ok (pmi2)$'
+
+run --mpi=pmi2 -n 3 --export=ALL,HCMPI_BOOTSTRAP=pmi1 "$CLIENT" --expect-size 3 \
+  --expect-backend pmi1
+check "srun --mpi=pmi2 -n 3 pmi_client (pmi1 wire)" $? 3 '^pmi_client: rank [0-2] of 3 ok (pmi1)$'
+
+run --mpi=pmix -n 4 "$CLIENT" --expect-size 4 --expect-backend pmix
+check "srun --mpi=pmix -n 4 pmi_client (pmix)" $? 4 '^pmi_client: rank [0-3] of 4 ok (pmix)$'
+
+for mpi in pmi2 pmix; do
+  run --mpi=$mpi -n 4 "$P2P"
+  check "srun --mpi=$mpi -n 4 engine_p2p" $? 1 '^engine_p2p: 4 ranks OK$'
+done
+
+# A rank that fails makes srun fail (the others wait in a fence until
+# Slurm tears the step down).
+for mpi in pmi2 pmix; do
+  run --mpi=$mpi -n 3 "$CLIENT" --abort-rank 1 --exit-code 5
+  rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
+    echo "PASS: srun --mpi=$mpi abort fails the step (rc=$rc)"
+  else
+    echo "FAIL: srun --mpi=$mpi abort (rc=$rc)"; cat "$W/err"
+    failures=$((failures + 1))
+  fi
+done
+
+[ "$failures" -eq 0 ] || exit 1
+exit 0
