@@ -9,6 +9,9 @@ HC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${BUILD_DIR:=$HC_REPO/build}"
 : "${JOBS:=2}"
 HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3"
+# Only for tests/launchers (Slurm daemons, PMIx header); CI=true adds them.
+HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
+if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
 hc_deps_missing() {
     local c
@@ -16,6 +19,10 @@ hc_deps_missing() {
         command -v "$c" >/dev/null 2>&1 || { echo "$c"; return 0; }
     done
     pkg-config --exists check 2>/dev/null || { echo "check (pkg-config)"; return 0; }
+    if [ "${CI:-}" = true ]; then
+        command -v slurmd >/dev/null 2>&1 || { echo "slurmd"; return 0; }
+        pkg-config --exists pmix 2>/dev/null || { echo "pmix (pkg-config)"; return 0; }
+    fi
     return 1
 }
 
