@@ -252,7 +252,8 @@ static hc_status_t engine_peers_init(void) {
     if (peer->ops != NULL)
       hc_proto_peer_setup(peer);
     if (hc_log_level() >= HC_LOG_DEBUG)
-      hc_log(HC_LOG_DEBUG, "engine", "peer %d via %s", r,
+      hc_log(HC_LOG_DEBUG, "engine", "rank %d: peer %d via %s",
+             hc_engine.world_rank, r,
              peer->ops != NULL ? peer->ops->name : "none");
   }
   return HC_OK;

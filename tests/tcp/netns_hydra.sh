@@ -1,2 +1,109 @@
 #!/bin/sh
-exit 77
+# Two "hosts" as network namespaces on a bridge (a third namespace holds
+# the bridge and runs mpiexec), 10.200.X.0/24 addresses; a 4-rank
+# engine_p2p job with 2 ranks per host, launched by MPICH's Hydra through
+# an ssh stand-in that enters the target namespace and sets HCMPI_NODE_ID
+# to it (namespaces share /dev/shm and the boot id, so without it every
+# rank would look local).  Checks, from the engine's HCMPI_LOG=debug lines,
+# that ranks of one host use shm and ranks of different hosts use tcp.
+# Skips (77) unless root with ip, nsenter, network namespaces and Hydra.
+set -u
+prog=$PWD/tests/engine/engine_p2p
+hydra=$(command -v mpiexec.hydra || command -v mpiexec.mpich || true)
+[ "$(id -u)" = 0 ] && [ -x "$prog" ] && [ -n "$hydra" ] || exit 77
+command -v ip >/dev/null && command -v nsenter >/dev/null || exit 77
+
+id=$$
+net=10.200.$((id % 200 + 20))
+sw=hct_${id}_s
+h1=hct_${id}_1
+h2=hct_${id}_2
+br=hct${id}br
+tmp=$(mktemp -d /tmp/hct_netns.XXXXXX) || exit 99
+cleanup() {
+  for ns in "$h1" "$h2" "$sw"; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 99' INT TERM HUP
+
+setup() {
+  ip netns add "$sw" || return 77
+  ip -n "$sw" link set lo up &&
+    ip -n "$sw" link add "$br" type bridge &&
+    ip -n "$sw" addr add "$net.10/24" dev "$br" &&
+    ip -n "$sw" link set "$br" up || return 77
+  for i in 1 2; do
+    eval ns=\$h$i
+    ip netns add "$ns" &&
+      ip link add "hct${id}h$i" netns "$ns" type veth peer name \
+        "hct${id}p$i" netns "$sw" &&
+      ip -n "$sw" link set "hct${id}p$i" master "$br" &&
+      ip -n "$sw" link set "hct${id}p$i" up &&
+      ip -n "$ns" addr add "$net.$i/24" dev "hct${id}h$i" &&
+      ip -n "$ns" link set "hct${id}h$i" up &&
+      ip -n "$ns" link set lo up || return 77
+  done
+  return 0
+}
+setup
+rc=$?
+if [ $rc -ne 0 ]; then
+  echo "netns set-up failed: skipping"
+  exit $rc
+fi
+
+# The ssh stand-in: skip ssh options, map the host address to its
+# namespace, run the command there as a node of its own.
+cat >"$tmp/nsrsh" <<EOS
+#!/bin/sh
+while [ \$# -gt 0 ]; do
+  case "\$1" in -o|-p|-l|-i) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+host=\$1; shift
+case \$host in
+  $net.1) ns=$h1 ;;
+  $net.2) ns=$h2 ;;
+  *) echo "nsrsh: unknown host \$host" >&2; exit 255 ;;
+esac
+HCMPI_NODE_ID=\$ns
+export HCMPI_NODE_ID
+exec nsenter --net=/run/netns/\$ns sh -c "\$*"
+EOS
+chmod +x "$tmp/nsrsh"
+
+out=$tmp/out
+HCMPI_LOG=debug timeout 300 nsenter --net="/run/netns/$sw" "$hydra" \
+  -launcher ssh -launcher-exec "$tmp/nsrsh" -iface "$br" \
+  -hosts "$net.1:2,$net.2:2" -n 4 "$prog" >"$out" 2>&1
+status=$?
+grep -v " debug " "$out"
+if [ $status -ne 0 ]; then
+  echo "FAIL: job exited with $status"
+  grep ' debug ' "$out" | tail -40
+  exit 1
+fi
+grep -q 'engine_p2p: 4 ranks OK' "$out" || { echo "FAIL: no OK line"; exit 1; }
+
+# Hydra fills each host in order: ranks 0,1 on host 1 and 2,3 on host 2.
+fail=0
+for r in 0 1 2 3; do
+  for p in 0 1 2 3; do
+    if [ $r = $p ]; then
+      want=self
+    elif [ $((r / 2)) = $((p / 2)) ]; then
+      want=shm
+    else
+      want=tcp
+    fi
+    if ! grep -q "rank $r: peer $p via $want\$" "$out"; then
+      echo "FAIL: rank $r does not reach rank $p via $want"
+      grep "rank $r: peer $p via" "$out"
+      fail=1
+    fi
+  done
+done
+[ $fail = 0 ] || exit 1
+grep 'peer .* via' "$out" | sed 's/^hcmpi\[[0-9]*\] //' | sort
+echo "netns_hydra: OK"
+exit 0
