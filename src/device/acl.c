@@ -1,0 +1,389 @@
+/*
+ * The acl backend: Ascend NPU memory through libascendcl.so, dlopen()ed at
+ * first use (HCMPI_ACL_LIB overrides the name).  The vendor headers are not
+ * valid C, so the few types, values and prototypes used are declared here
+ * from the documented ABI (docs: shared/reference/hcomm-acl-api.md, §3).
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* ---- our declarations of the ACL ABI ------------------------------------ */
+typedef int acl_error_t; /* aclError */
+typedef void *acl_stream_t;
+typedef void *acl_event_t;
+
+#define ACL_OK 0
+#define ACL_REPEAT_INITIALIZE 100002
+#define ACL_KEY_BYTES 65 /* aclrtIpcMemGetExportKey's fixed key length */
+#define ACL_MEMCPY_HOST_TO_HOST 0
+#define ACL_MEMCPY_HOST_TO_DEVICE 1
+#define ACL_MEMCPY_DEVICE_TO_HOST 2
+#define ACL_MEMCPY_DEVICE_TO_DEVICE 3
+#define ACL_LOCATION_DEVICE 1 /* ACL_MEM_LOCATION_TYPE_DEVICE */
+#define ACL_EVENT_COMPLETE 1  /* ACL_EVENT_RECORDED_STATUS_COMPLETE */
+#define ACL_EXPORT_NO_PID_CHECK 0x1UL /* ..._FLAG_DISABLE_PID_VALIDATION */
+#define ACL_IMPORT_PEER_ACCESS 0x1UL  /* ..._FLAG_ENABLE_PEER_ACCESS */
+
+typedef struct acl_mem_location {
+  uint32_t id;
+  int type; /* aclrtMemLocationType */
+} acl_mem_location_t;
+
+typedef struct acl_ptr_attributes {
+  acl_mem_location_t location;
+  uint32_t page_size;
+  uint32_t rsv[4];
+} acl_ptr_attributes_t;
+
+/* Entry points; the optional ones may stay NULL. */
+typedef struct acl_api {
+  acl_error_t (*init)(const char *config);
+  acl_error_t (*finalize)(void);
+  acl_error_t (*set_device)(int32_t device);
+  acl_error_t (*pointer_attributes)(const void *ptr,
+                                    acl_ptr_attributes_t *attr);
+  acl_error_t (*address_range)(void *ptr, void **base, size_t *size);
+  acl_error_t (*memcpy_sync)(void *dst, size_t max, const void *src,
+                             size_t count, int kind);
+  acl_error_t (*memcpy_async)(void *dst, size_t max, const void *src,
+                              size_t count, int kind, acl_stream_t stream);
+  acl_error_t (*stream_create)(acl_stream_t *stream);
+  acl_error_t (*stream_destroy)(acl_stream_t stream);
+  acl_error_t (*stream_sync)(acl_stream_t stream);
+  acl_error_t (*event_create)(acl_event_t *event);
+  acl_error_t (*event_record)(acl_event_t event, acl_stream_t stream);
+  acl_error_t (*event_status)(acl_event_t event, int *status);
+  acl_error_t (*event_destroy)(acl_event_t event);
+  acl_error_t (*malloc_host)(void **ptr, size_t size);
+  acl_error_t (*free_host)(void *ptr);
+  acl_error_t (*ipc_export)(void *ptr, size_t size, char *key, size_t len,
+                            uint64_t flags);
+  acl_error_t (*ipc_set_pid)(const char *key, int32_t *pid, size_t num);
+  acl_error_t (*ipc_import)(void **ptr, const char *key, uint64_t flags);
+  acl_error_t (*ipc_close)(const char *key);
+  const char *(*recent_error)(void);
+} acl_api_t;
+
+static acl_api_t acl_api;
+static void *acl_lib;
+static int acl_we_initialised;
+/* aclrtSetDevice binds the calling thread only: remembered per thread. */
+static __thread int acl_thread_device = -1;
+
+typedef struct acl_stream {
+  acl_stream_t stream;
+  int device;
+} acl_stream_wrap_t;
+
+typedef struct acl_event {
+  acl_event_t event;
+  int device;
+} acl_event_wrap_t;
+
+static void acl_report(const char *call, acl_error_t err) {
+  const char *msg = acl_api.recent_error ? acl_api.recent_error() : NULL;
+  hc_log(HC_LOG_DEBUG, "acl", "%s failed: error %d%s%s", call, err,
+         msg ? ": " : "", msg ? msg : "");
+}
+
+static hc_status_t acl_status(const char *call, acl_error_t err) {
+  if (err == ACL_OK)
+    return HC_OK;
+  acl_report(call, err);
+  return HC_ERR_TRANSPORT;
+}
+
+static hc_status_t acl_bind(int device) {
+  if (device < 0)
+    device = 0;
+  if (acl_thread_device == device)
+    return HC_OK;
+  acl_error_t err = acl_api.set_device(device);
+  if (err != ACL_OK)
+    return acl_status("aclrtSetDevice", err);
+  acl_thread_device = device;
+  return HC_OK;
+}
+
+static void *acl_sym(const char *name, int required, int *missing) {
+  void *f = dlsym(acl_lib, name);
+  if (f == NULL && required) {
+    hc_log(HC_LOG_INFO, "acl", "%s lacks %s", "libascendcl", name);
+    *missing = 1;
+  }
+  return f;
+}
+
+/* Function-pointer stores through void* are how dlsym is used in C. */
+#define ACL_LOAD(field, name, req) \
+  *(void **)(&acl_api.field) = acl_sym(name, req, &missing)
+
+static int acl_resolve(void) {
+  int missing = 0;
+  ACL_LOAD(init, "aclInit", 1);
+  ACL_LOAD(finalize, "aclFinalize", 1);
+  ACL_LOAD(set_device, "aclrtSetDevice", 1);
+  ACL_LOAD(pointer_attributes, "aclrtPointerGetAttributes", 1);
+  ACL_LOAD(address_range, "aclrtMemGetAddressRange", 0);
+  ACL_LOAD(memcpy_sync, "aclrtMemcpy", 1);
+  ACL_LOAD(memcpy_async, "aclrtMemcpyAsync", 1);
+  ACL_LOAD(stream_create, "aclrtCreateStream", 1);
+  ACL_LOAD(stream_destroy, "aclrtDestroyStream", 1);
+  ACL_LOAD(stream_sync, "aclrtSynchronizeStream", 1);
+  ACL_LOAD(event_create, "aclrtCreateEvent", 1);
+  ACL_LOAD(event_record, "aclrtRecordEvent", 1);
+  ACL_LOAD(event_status, "aclrtQueryEventStatus", 1);
+  ACL_LOAD(event_destroy, "aclrtDestroyEvent", 1);
+  ACL_LOAD(malloc_host, "aclrtMallocHost", 1);
+  ACL_LOAD(free_host, "aclrtFreeHost", 1);
+  ACL_LOAD(ipc_export, "aclrtIpcMemGetExportKey", 0);
+  ACL_LOAD(ipc_set_pid, "aclrtIpcMemSetImportPid", 0);
+  ACL_LOAD(ipc_import, "aclrtIpcMemImportByKey", 0);
+  ACL_LOAD(ipc_close, "aclrtIpcMemClose", 0);
+  ACL_LOAD(recent_error, "aclGetRecentErrMsg", 0);
+  return missing ? -1 : 0;
+}
+
+static hc_status_t acl_init(void) {
+  const char *path = hc_env_string("HCMPI_ACL_LIB", "libascendcl.so");
+  acl_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (acl_lib == NULL) {
+    hc_log(HC_LOG_INFO, "acl", "cannot load %s: %s", path, dlerror());
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  if (acl_resolve() != 0)
+    return HC_ERR_NOT_SUPPORTED;
+  acl_error_t err = acl_api.init(NULL);
+  /* torch_npu (or the application) may have initialised ACL already. */
+  if (err != ACL_OK && err != ACL_REPEAT_INITIALIZE) {
+    acl_report("aclInit", err);
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  acl_we_initialised = err == ACL_OK;
+  return HC_OK;
+}
+
+static void acl_fini(void) {
+  if (acl_we_initialised && acl_api.finalize != NULL)
+    acl_api.finalize();
+  acl_we_initialised = 0;
+  if (acl_lib != NULL)
+    dlclose(acl_lib);
+  acl_lib = NULL;
+  memset(&acl_api, 0, sizeof acl_api);
+  acl_thread_device = -1;
+}
+
+static int acl_classify(const void *ptr, hc_mem_info_t *info) {
+  acl_ptr_attributes_t attr;
+  memset(&attr, 0, sizeof attr);
+  if (acl_api.pointer_attributes(ptr, &attr) != ACL_OK ||
+      attr.location.type != ACL_LOCATION_DEVICE)
+    return 0;
+  info->kind = HC_MEM_ACL;
+  info->device = (int)attr.location.id;
+  info->base = 0;
+  info->size = 0;
+  void *base;
+  size_t size;
+  if (acl_api.address_range != NULL &&
+      acl_api.address_range((void *)ptr, &base, &size) == ACL_OK) {
+    info->base = (uintptr_t)base;
+    info->size = size;
+  }
+  return 1;
+}
+
+static int acl_kind(hc_copy_dir_t dir) {
+  switch (dir) {
+  case HC_COPY_H2D:
+    return ACL_MEMCPY_HOST_TO_DEVICE;
+  case HC_COPY_D2H:
+    return ACL_MEMCPY_DEVICE_TO_HOST;
+  case HC_COPY_D2D:
+    return ACL_MEMCPY_DEVICE_TO_DEVICE;
+  default:
+    return ACL_MEMCPY_HOST_TO_HOST;
+  }
+}
+
+static hc_status_t acl_copy(void *dst, const void *src, size_t len,
+                            hc_copy_dir_t dir, int device) {
+  hc_status_t rc = acl_bind(device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status("aclrtMemcpy",
+                    acl_api.memcpy_sync(dst, len, src, len, acl_kind(dir)));
+}
+
+static hc_status_t acl_stream_create(int device, void **stream) {
+  acl_stream_wrap_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = acl_bind(device);
+  if (rc == HC_OK)
+    rc = acl_status("aclrtCreateStream", acl_api.stream_create(&s->stream));
+  if (rc != HC_OK) {
+    free(s);
+    return rc;
+  }
+  s->device = device;
+  *stream = s;
+  return HC_OK;
+}
+
+static void acl_stream_destroy(void *stream) {
+  acl_stream_wrap_t *s = stream;
+  if (s == NULL)
+    return;
+  if (acl_bind(s->device) == HC_OK) {
+    acl_api.stream_sync(s->stream);
+    acl_api.stream_destroy(s->stream);
+  }
+  free(s);
+}
+
+static hc_status_t acl_copy_async(void *dst, const void *src, size_t len,
+                                  hc_copy_dir_t dir, void *stream) {
+  acl_stream_wrap_t *s = stream;
+  hc_status_t rc = acl_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status("aclrtMemcpyAsync",
+                    acl_api.memcpy_async(dst, len, src, len, acl_kind(dir),
+                                         s->stream));
+}
+
+static hc_status_t acl_event_create(void **event) {
+  acl_event_wrap_t *e = calloc(1, sizeof *e);
+  if (e == NULL)
+    return HC_ERR_NOMEM;
+  e->device = acl_thread_device < 0 ? 0 : acl_thread_device;
+  hc_status_t rc = acl_bind(e->device);
+  if (rc == HC_OK)
+    rc = acl_status("aclrtCreateEvent", acl_api.event_create(&e->event));
+  if (rc != HC_OK) {
+    free(e);
+    return rc;
+  }
+  *event = e;
+  return HC_OK;
+}
+
+static hc_status_t acl_event_record(void *event, void *stream) {
+  acl_event_wrap_t *e = event;
+  acl_stream_wrap_t *s = stream;
+  hc_status_t rc = acl_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  e->device = s->device;
+  return acl_status("aclrtRecordEvent", acl_api.event_record(e->event, s->stream));
+}
+
+static hc_status_t acl_event_query(void *event) {
+  acl_event_wrap_t *e = event;
+  hc_status_t rc = acl_bind(e->device);
+  if (rc != HC_OK)
+    return rc;
+  int status = 0;
+  rc = acl_status("aclrtQueryEventStatus", acl_api.event_status(e->event, &status));
+  if (rc != HC_OK)
+    return rc;
+  return status == ACL_EVENT_COMPLETE ? HC_OK : HC_ERR_AGAIN;
+}
+
+static void acl_event_destroy(void *event) {
+  acl_event_wrap_t *e = event;
+  if (e == NULL)
+    return;
+  if (acl_bind(e->device) == HC_OK)
+    acl_api.event_destroy(e->event);
+  free(e);
+}
+
+static hc_status_t acl_host_alloc(size_t len, void **ptr) {
+  hc_status_t rc = acl_bind(acl_thread_device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status("aclrtMallocHost", acl_api.malloc_host(ptr, len ? len : 1));
+}
+
+static void acl_host_free(void *ptr) {
+  if (ptr != NULL && acl_api.free_host != NULL)
+    acl_api.free_host(ptr);
+}
+
+static hc_status_t acl_ipc_export(void *base, size_t size, int device,
+                                  hc_ipc_handle_t *handle) {
+  if (acl_api.ipc_export == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = acl_bind(device);
+  if (rc != HC_OK)
+    return rc;
+  memset(handle, 0, sizeof *handle);
+  /* Like torch_npu: any process of the node may import (the PID list
+   * would need the importer's bare TGID before the RTS is sent). */
+  rc = acl_status("aclrtIpcMemGetExportKey",
+                  acl_api.ipc_export(base, size, (char *)handle->data,
+                                     ACL_KEY_BYTES, ACL_EXPORT_NO_PID_CHECK));
+  if (rc != HC_OK)
+    return rc;
+  handle->kind = HC_MEM_ACL;
+  handle->device = device;
+  handle->size = size;
+  return HC_OK;
+}
+
+static hc_status_t acl_ipc_unexport(const hc_ipc_handle_t *handle) {
+  if (acl_api.ipc_close == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  acl_error_t err = acl_api.ipc_close((const char *)handle->data);
+  return err == ACL_OK ? HC_OK : HC_ERR_AGAIN;
+}
+
+static hc_status_t acl_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
+  if (acl_api.ipc_import == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = acl_bind(acl_thread_device < 0 ? 0 : acl_thread_device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status("aclrtIpcMemImportByKey",
+                    acl_api.ipc_import(ptr, (const char *)handle->data,
+                                       ACL_IMPORT_PEER_ACCESS));
+}
+
+static hc_status_t acl_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
+  (void)ptr;
+  if (acl_api.ipc_close == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  return acl_status("aclrtIpcMemClose",
+                    acl_api.ipc_close((const char *)handle->data));
+}
+
+const hc_device_ops_t hc_device_acl_ops = {
+    .name = "acl",
+    .kind = HC_MEM_ACL,
+    .init = acl_init,
+    .fini = acl_fini,
+    .classify = acl_classify,
+    .copy = acl_copy,
+    .stream_create = acl_stream_create,
+    .stream_destroy = acl_stream_destroy,
+    .copy_async = acl_copy_async,
+    .event_create = acl_event_create,
+    .event_record = acl_event_record,
+    .event_query = acl_event_query,
+    .event_destroy = acl_event_destroy,
+    .host_alloc = acl_host_alloc,
+    .host_free = acl_host_free,
+    .ipc_export = acl_ipc_export,
+    .ipc_unexport = acl_ipc_unexport,
+    .ipc_import = acl_ipc_import,
+    .ipc_close = acl_ipc_close,
+};

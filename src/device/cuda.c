@@ -1,0 +1,377 @@
+/*
+ * The cuda backend: NVIDIA GPU memory through the driver API in
+ * libcuda.so.1, dlopen()ed at first use (HCMPI_CUDA_LIB overrides).  Types
+ * and values declared here from the driver's documented ABI.  Each thread
+ * makes the device's primary context current before a driver call.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+#include "util/env.h"
+#include "util/log.h"
+
+typedef int cu_result_t; /* CUresult */
+typedef unsigned long long cu_ptr_t; /* CUdeviceptr */
+typedef void *cu_ctx_t;
+typedef void *cu_stream_t;
+typedef void *cu_event_t;
+typedef struct cu_ipc_handle {
+  char reserved[64];
+} cu_ipc_handle_t; /* CUipcMemHandle */
+
+#define CU_OK 0
+#define CU_NOT_READY 600
+#define CU_ATTR_MEMORY_TYPE 2    /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+#define CU_ATTR_DEVICE_ORDINAL 9 /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
+#define CU_MEMORYTYPE_DEVICE 2
+#define CU_IPC_LAZY_PEER_ACCESS 0x1
+#define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_STREAM_NON_BLOCKING 0x1
+#define CU_DEVICES_MAX 64
+
+typedef struct cuda_api {
+  cu_result_t (*init)(unsigned flags);
+  cu_result_t (*device_get)(int *dev, int ordinal);
+  cu_result_t (*primary_retain)(cu_ctx_t *ctx, int dev);
+  cu_result_t (*primary_release)(int dev);
+  cu_result_t (*ctx_set_current)(cu_ctx_t ctx);
+  cu_result_t (*pointer_attribute)(void *data, int attr, cu_ptr_t ptr);
+  cu_result_t (*address_range)(cu_ptr_t *base, size_t *size, cu_ptr_t ptr);
+  cu_result_t (*memcpy_sync)(cu_ptr_t dst, cu_ptr_t src, size_t len);
+  cu_result_t (*memcpy_async)(cu_ptr_t dst, cu_ptr_t src, size_t len,
+                              cu_stream_t stream);
+  cu_result_t (*stream_create)(cu_stream_t *stream, unsigned flags);
+  cu_result_t (*stream_destroy)(cu_stream_t stream);
+  cu_result_t (*stream_sync)(cu_stream_t stream);
+  cu_result_t (*event_create)(cu_event_t *event, unsigned flags);
+  cu_result_t (*event_record)(cu_event_t event, cu_stream_t stream);
+  cu_result_t (*event_query)(cu_event_t event);
+  cu_result_t (*event_destroy)(cu_event_t event);
+  cu_result_t (*host_alloc)(void **ptr, size_t len, unsigned flags);
+  cu_result_t (*host_free)(void *ptr);
+  cu_result_t (*ipc_get)(cu_ipc_handle_t *handle, cu_ptr_t ptr);
+  cu_result_t (*ipc_open)(cu_ptr_t *ptr, cu_ipc_handle_t handle,
+                          unsigned flags);
+  cu_result_t (*ipc_close)(cu_ptr_t ptr);
+} cuda_api_t;
+
+static cuda_api_t cuda_api;
+static void *cuda_lib;
+static cu_ctx_t cuda_ctx[CU_DEVICES_MAX];
+static __thread int cuda_thread_device = -1;
+
+typedef struct cuda_stream {
+  cu_stream_t stream;
+  int device;
+} cuda_stream_wrap_t;
+
+typedef struct cuda_event {
+  cu_event_t event;
+  int device;
+} cuda_event_wrap_t;
+
+static hc_status_t cuda_status(const char *call, cu_result_t err) {
+  if (err == CU_OK)
+    return HC_OK;
+  hc_log(HC_LOG_DEBUG, "cuda", "%s failed: CUresult %d", call, err);
+  return HC_ERR_TRANSPORT;
+}
+
+static hc_status_t cuda_bind(int device) {
+  if (device < 0)
+    device = 0;
+  if (device >= CU_DEVICES_MAX)
+    return HC_ERR_ARG;
+  if (cuda_thread_device == device)
+    return HC_OK;
+  if (cuda_ctx[device] == NULL) {
+    int dev;
+    cu_result_t err = cuda_api.device_get(&dev, device);
+    if (err == CU_OK)
+      err = cuda_api.primary_retain(&cuda_ctx[device], dev);
+    if (err != CU_OK)
+      return cuda_status("cuDevicePrimaryCtxRetain", err);
+  }
+  cu_result_t err = cuda_api.ctx_set_current(cuda_ctx[device]);
+  if (err != CU_OK)
+    return cuda_status("cuCtxSetCurrent", err);
+  cuda_thread_device = device;
+  return HC_OK;
+}
+
+static void *cuda_sym(const char *name, int *missing) {
+  void *f = dlsym(cuda_lib, name);
+  if (f == NULL) {
+    hc_log(HC_LOG_INFO, "cuda", "libcuda lacks %s", name);
+    *missing = 1;
+  }
+  return f;
+}
+
+#define CUDA_LOAD(field, name) \
+  *(void **)(&cuda_api.field) = cuda_sym(name, &missing)
+
+static int cuda_resolve(void) {
+  int missing = 0;
+  CUDA_LOAD(init, "cuInit");
+  CUDA_LOAD(device_get, "cuDeviceGet");
+  CUDA_LOAD(primary_retain, "cuDevicePrimaryCtxRetain");
+  CUDA_LOAD(primary_release, "cuDevicePrimaryCtxRelease_v2");
+  CUDA_LOAD(ctx_set_current, "cuCtxSetCurrent");
+  CUDA_LOAD(pointer_attribute, "cuPointerGetAttribute");
+  CUDA_LOAD(address_range, "cuMemGetAddressRange_v2");
+  CUDA_LOAD(memcpy_sync, "cuMemcpy");
+  CUDA_LOAD(memcpy_async, "cuMemcpyAsync");
+  CUDA_LOAD(stream_create, "cuStreamCreate");
+  CUDA_LOAD(stream_destroy, "cuStreamDestroy_v2");
+  CUDA_LOAD(stream_sync, "cuStreamSynchronize");
+  CUDA_LOAD(event_create, "cuEventCreate");
+  CUDA_LOAD(event_record, "cuEventRecord");
+  CUDA_LOAD(event_query, "cuEventQuery");
+  CUDA_LOAD(event_destroy, "cuEventDestroy_v2");
+  CUDA_LOAD(host_alloc, "cuMemHostAlloc");
+  CUDA_LOAD(host_free, "cuMemFreeHost");
+  CUDA_LOAD(ipc_get, "cuIpcGetMemHandle");
+  CUDA_LOAD(ipc_open, "cuIpcOpenMemHandle_v2");
+  CUDA_LOAD(ipc_close, "cuIpcCloseMemHandle");
+  return missing ? -1 : 0;
+}
+
+static hc_status_t cuda_init(void) {
+  const char *path = hc_env_string("HCMPI_CUDA_LIB", "libcuda.so.1");
+  cuda_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (cuda_lib == NULL) {
+    hc_log(HC_LOG_INFO, "cuda", "cannot load %s: %s", path, dlerror());
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  if (cuda_resolve() != 0)
+    return HC_ERR_NOT_SUPPORTED;
+  cu_result_t err = cuda_api.init(0);
+  if (err != CU_OK) {
+    hc_log(HC_LOG_INFO, "cuda", "cuInit: CUresult %d (no usable GPU)", err);
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  return HC_OK;
+}
+
+static void cuda_fini(void) {
+  for (int d = 0; d < CU_DEVICES_MAX; d++)
+    if (cuda_ctx[d] != NULL && cuda_api.primary_release != NULL) {
+      int dev;
+      if (cuda_api.device_get(&dev, d) == CU_OK)
+        cuda_api.primary_release(dev);
+      cuda_ctx[d] = NULL;
+    }
+  if (cuda_lib != NULL)
+    dlclose(cuda_lib);
+  cuda_lib = NULL;
+  memset(&cuda_api, 0, sizeof cuda_api);
+  cuda_thread_device = -1;
+}
+
+static int cuda_classify(const void *ptr, hc_mem_info_t *info) {
+  unsigned int type = 0;
+  int ordinal = 0;
+  cu_ptr_t p = (cu_ptr_t)(uintptr_t)ptr;
+  if (cuda_bind(cuda_thread_device) != HC_OK)
+    return 0;
+  /* Not initialised / not a CUDA pointer both mean host memory. */
+  if (cuda_api.pointer_attribute(&type, CU_ATTR_MEMORY_TYPE, p) != CU_OK ||
+      type != CU_MEMORYTYPE_DEVICE)
+    return 0;
+  if (cuda_api.pointer_attribute(&ordinal, CU_ATTR_DEVICE_ORDINAL, p) != CU_OK)
+    return 0;
+  info->kind = HC_MEM_CUDA;
+  info->device = ordinal;
+  info->base = 0;
+  info->size = 0;
+  cu_ptr_t base;
+  size_t size;
+  if (cuda_bind(ordinal) == HC_OK &&
+      cuda_api.address_range(&base, &size, p) == CU_OK) {
+    info->base = (uintptr_t)base;
+    info->size = size;
+  }
+  return 1;
+}
+
+static hc_status_t cuda_copy(void *dst, const void *src, size_t len,
+                             hc_copy_dir_t dir, int device) {
+  (void)dir; /* unified addressing infers the direction */
+  hc_status_t rc = cuda_bind(device);
+  if (rc != HC_OK)
+    return rc;
+  return cuda_status("cuMemcpy",
+                     cuda_api.memcpy_sync((cu_ptr_t)(uintptr_t)dst,
+                                          (cu_ptr_t)(uintptr_t)src, len));
+}
+
+static hc_status_t cuda_stream_create(int device, void **stream) {
+  cuda_stream_wrap_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = cuda_bind(device);
+  if (rc == HC_OK)
+    rc = cuda_status("cuStreamCreate",
+                     cuda_api.stream_create(&s->stream, CU_STREAM_NON_BLOCKING));
+  if (rc != HC_OK) {
+    free(s);
+    return rc;
+  }
+  s->device = device;
+  *stream = s;
+  return HC_OK;
+}
+
+static void cuda_stream_destroy(void *stream) {
+  cuda_stream_wrap_t *s = stream;
+  if (s == NULL)
+    return;
+  if (cuda_bind(s->device) == HC_OK) {
+    cuda_api.stream_sync(s->stream);
+    cuda_api.stream_destroy(s->stream);
+  }
+  free(s);
+}
+
+static hc_status_t cuda_copy_async(void *dst, const void *src, size_t len,
+                                   hc_copy_dir_t dir, void *stream) {
+  (void)dir;
+  cuda_stream_wrap_t *s = stream;
+  hc_status_t rc = cuda_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return cuda_status("cuMemcpyAsync",
+                     cuda_api.memcpy_async((cu_ptr_t)(uintptr_t)dst,
+                                           (cu_ptr_t)(uintptr_t)src, len,
+                                           s->stream));
+}
+
+static hc_status_t cuda_event_create(void **event) {
+  cuda_event_wrap_t *e = calloc(1, sizeof *e);
+  if (e == NULL)
+    return HC_ERR_NOMEM;
+  e->device = cuda_thread_device < 0 ? 0 : cuda_thread_device;
+  hc_status_t rc = cuda_bind(e->device);
+  if (rc == HC_OK)
+    rc = cuda_status("cuEventCreate",
+                     cuda_api.event_create(&e->event, CU_EVENT_DISABLE_TIMING));
+  if (rc != HC_OK) {
+    free(e);
+    return rc;
+  }
+  *event = e;
+  return HC_OK;
+}
+
+static hc_status_t cuda_event_record(void *event, void *stream) {
+  cuda_event_wrap_t *e = event;
+  cuda_stream_wrap_t *s = stream;
+  hc_status_t rc = cuda_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return cuda_status("cuEventRecord", cuda_api.event_record(e->event, s->stream));
+}
+
+static hc_status_t cuda_event_query(void *event) {
+  cuda_event_wrap_t *e = event;
+  hc_status_t rc = cuda_bind(e->device);
+  if (rc != HC_OK)
+    return rc;
+  cu_result_t err = cuda_api.event_query(e->event);
+  if (err == CU_NOT_READY)
+    return HC_ERR_AGAIN;
+  return cuda_status("cuEventQuery", err);
+}
+
+static void cuda_event_destroy(void *event) {
+  cuda_event_wrap_t *e = event;
+  if (e == NULL)
+    return;
+  if (cuda_bind(e->device) == HC_OK)
+    cuda_api.event_destroy(e->event);
+  free(e);
+}
+
+static hc_status_t cuda_host_alloc(size_t len, void **ptr) {
+  hc_status_t rc = cuda_bind(cuda_thread_device);
+  if (rc != HC_OK)
+    return rc;
+  /* CU_MEMHOSTALLOC_PORTABLE: usable from every context. */
+  return cuda_status("cuMemHostAlloc",
+                     cuda_api.host_alloc(ptr, len ? len : 1, 0x1));
+}
+
+static void cuda_host_free(void *ptr) {
+  if (ptr != NULL && cuda_api.host_free != NULL)
+    cuda_api.host_free(ptr);
+}
+
+static hc_status_t cuda_ipc_export(void *base, size_t size, int device,
+                                   hc_ipc_handle_t *handle) {
+  hc_status_t rc = cuda_bind(device);
+  if (rc != HC_OK)
+    return rc;
+  cu_ipc_handle_t h;
+  rc = cuda_status("cuIpcGetMemHandle",
+                   cuda_api.ipc_get(&h, (cu_ptr_t)(uintptr_t)base));
+  if (rc != HC_OK)
+    return rc;
+  memset(handle, 0, sizeof *handle);
+  memcpy(handle->data, &h, sizeof h);
+  handle->kind = HC_MEM_CUDA;
+  handle->device = device;
+  handle->size = size;
+  return HC_OK;
+}
+
+/* A CUDA export needs no withdrawal: it dies with the allocation. */
+static hc_status_t cuda_ipc_unexport(const hc_ipc_handle_t *handle) {
+  (void)handle;
+  return HC_OK;
+}
+
+static hc_status_t cuda_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
+  hc_status_t rc = cuda_bind(cuda_thread_device);
+  if (rc != HC_OK)
+    return rc;
+  cu_ipc_handle_t h;
+  memcpy(&h, handle->data, sizeof h);
+  cu_ptr_t p = 0;
+  rc = cuda_status("cuIpcOpenMemHandle",
+                   cuda_api.ipc_open(&p, h, CU_IPC_LAZY_PEER_ACCESS));
+  if (rc == HC_OK)
+    *ptr = (void *)(uintptr_t)p;
+  return rc;
+}
+
+static hc_status_t cuda_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
+  (void)handle;
+  return cuda_status("cuIpcCloseMemHandle",
+                     cuda_api.ipc_close((cu_ptr_t)(uintptr_t)ptr));
+}
+
+const hc_device_ops_t hc_device_cuda_ops = {
+    .name = "cuda",
+    .kind = HC_MEM_CUDA,
+    .init = cuda_init,
+    .fini = cuda_fini,
+    .classify = cuda_classify,
+    .copy = cuda_copy,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .copy_async = cuda_copy_async,
+    .event_create = cuda_event_create,
+    .event_record = cuda_event_record,
+    .event_query = cuda_event_query,
+    .event_destroy = cuda_event_destroy,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .ipc_export = cuda_ipc_export,
+    .ipc_unexport = cuda_ipc_unexport,
+    .ipc_import = cuda_ipc_import,
+    .ipc_close = cuda_ipc_close,
+};

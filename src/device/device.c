@@ -1,0 +1,357 @@
+/*
+ * The device layer proper: backend registration and selection
+ * (HCMPI_DEVICE), the classification cache, copies between kinds, and the
+ * IPC export/import caches.
+ */
+#include "device/device.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "util/env.h"
+#include "util/log.h"
+
+/* Small on purpose: a job passes a handful of long-lived device buffers. */
+#define DEVICE_CACHE_SLOTS 64
+#define DEVICE_EXPORT_SLOTS 64
+#define DEVICE_IMPORT_SLOTS 64
+
+typedef struct device_export {
+  int used;
+  uintptr_t base;
+  size_t size;
+  hc_ipc_handle_t handle;
+} device_export_t;
+
+typedef struct device_import {
+  int used;
+  hc_ipc_handle_t handle;
+  void *ptr;
+} device_import_t;
+
+typedef struct device_state {
+  pthread_mutex_t lock;
+  int initialized;
+  int any;
+  const hc_device_ops_t *backend[HC_MEM_KINDS];
+  hc_mem_info_t cache[DEVICE_CACHE_SLOTS];
+  int cache_next; /* round-robin victim */
+  device_export_t exports[DEVICE_EXPORT_SLOTS];
+  device_import_t imports[DEVICE_IMPORT_SLOTS];
+} device_state_t;
+
+static device_state_t device_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+hc_status_t hc_device_ipc_export_not_supported(void *base, size_t size,
+                                               int device,
+                                               hc_ipc_handle_t *handle) {
+  (void)base, (void)size, (void)device, (void)handle;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_device_ipc_unexport_not_supported(const hc_ipc_handle_t *h) {
+  (void)h;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_device_ipc_import_not_supported(const hc_ipc_handle_t *handle,
+                                               void **ptr) {
+  (void)handle, (void)ptr;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_device_ipc_close_not_supported(const hc_ipc_handle_t *handle,
+                                              void *ptr) {
+  (void)handle, (void)ptr;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+/* The registration list: every compiled-in device backend, in the order
+ * HCMPI_DEVICE=auto tries them. */
+static const hc_device_ops_t *const device_candidates[] = {
+    &hc_device_acl_ops,
+    &hc_device_cuda_ops,
+};
+
+static int device_wanted(const char *choice, const hc_device_ops_t *ops) {
+  if (strcmp(choice, "auto") == 0)
+    return 1;
+  return strcmp(choice, ops->name) == 0;
+}
+
+static void device_load_locked(void) {
+  const char *choice = hc_env_string("HCMPI_DEVICE", "auto");
+  device_state.backend[HC_MEM_HOST] = &hc_device_host_ops;
+  size_t n = sizeof device_candidates / sizeof device_candidates[0];
+  for (size_t i = 0; i < n; i++) {
+    const hc_device_ops_t *ops = device_candidates[i];
+    if (!device_wanted(choice, ops))
+      continue;
+    hc_status_t rc = ops->init();
+    if (rc != HC_OK) {
+      hc_log(HC_LOG_INFO, "device",
+             "%s runtime not available (%s): %s buffers are treated as host "
+             "memory",
+             ops->name, hcomm_strerror(rc), ops->name);
+      ops->fini();
+      continue;
+    }
+    device_state.backend[ops->kind] = ops;
+    device_state.any = 1;
+    hc_log(HC_LOG_DEBUG, "device", "%s runtime loaded", ops->name);
+  }
+  if (strcmp(choice, "none") != 0 && !device_state.any &&
+      strcmp(choice, "auto") != 0)
+    hc_log(HC_LOG_INFO, "device", "HCMPI_DEVICE=%s: no such runtime loaded",
+           choice);
+}
+
+hc_status_t hc_device_init(void) {
+  pthread_mutex_lock(&device_state.lock);
+  if (!device_state.initialized) {
+    device_load_locked();
+    device_state.initialized = 1;
+  }
+  pthread_mutex_unlock(&device_state.lock);
+  return HC_OK;
+}
+
+static void device_close_imports_locked(void) {
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
+    device_import_t *im = &device_state.imports[i];
+    if (!im->used)
+      continue;
+    const hc_device_ops_t *ops = device_state.backend[im->handle.kind];
+    if (ops != NULL)
+      ops->ipc_close(&im->handle, im->ptr);
+    im->used = 0;
+  }
+}
+
+static void device_unexport_locked(device_export_t *ex) {
+  const hc_device_ops_t *ops = device_state.backend[ex->handle.kind];
+  ex->used = 0;
+  if (ops == NULL)
+    return;
+  hc_status_t rc = ops->ipc_unexport(&ex->handle);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_DEBUG, "device", "withdrawing an export: %s",
+           hcomm_strerror(rc));
+}
+
+void hc_device_fini(void) {
+  pthread_mutex_lock(&device_state.lock);
+  if (device_state.initialized) {
+    device_close_imports_locked();
+    for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++)
+      if (device_state.exports[i].used)
+        device_unexport_locked(&device_state.exports[i]);
+    for (int k = HC_MEM_HOST + 1; k < HC_MEM_KINDS; k++)
+      if (device_state.backend[k] != NULL)
+        device_state.backend[k]->fini();
+  }
+  memset(device_state.backend, 0, sizeof device_state.backend);
+  memset(device_state.cache, 0, sizeof device_state.cache);
+  device_state.any = 0;
+  device_state.initialized = 0;
+  pthread_mutex_unlock(&device_state.lock);
+}
+
+int hc_device_any(void) {
+  hc_device_init();
+  return device_state.any;
+}
+
+const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind) {
+  hc_device_init();
+  if ((int)kind < 0 || kind >= HC_MEM_KINDS)
+    return NULL;
+  return device_state.backend[kind];
+}
+
+static int device_cache_find_locked(uintptr_t p, hc_mem_info_t *info) {
+  for (int i = 0; i < DEVICE_CACHE_SLOTS; i++) {
+    hc_mem_info_t *c = &device_state.cache[i];
+    if (c->size != 0 && p >= c->base && p - c->base < c->size) {
+      *info = *c;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void device_cache_add_locked(const hc_mem_info_t *info) {
+  if (info->size == 0)
+    return;
+  device_state.cache[device_state.cache_next] = *info;
+  device_state.cache_next = (device_state.cache_next + 1) % DEVICE_CACHE_SLOTS;
+}
+
+static void device_host_info(hc_mem_info_t *info) {
+  info->kind = HC_MEM_HOST;
+  info->device = -1;
+  info->base = 0;
+  info->size = 0;
+}
+
+hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info) {
+  hc_mem_info_t local;
+  if (info == NULL)
+    info = &local;
+  device_host_info(info);
+  if (!hc_device_any() || ptr == NULL)
+    return HC_MEM_HOST;
+  pthread_mutex_lock(&device_state.lock);
+  int hit = device_cache_find_locked((uintptr_t)ptr, info);
+  for (int k = HC_MEM_HOST + 1; !hit && k < HC_MEM_KINDS; k++) {
+    const hc_device_ops_t *ops = device_state.backend[k];
+    if (ops != NULL && ops->classify(ptr, info)) {
+      device_cache_add_locked(info);
+      hit = 1;
+    }
+  }
+  pthread_mutex_unlock(&device_state.lock);
+  if (!hit)
+    device_host_info(info);
+  return info->kind;
+}
+
+void hc_device_forget(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  pthread_mutex_lock(&device_state.lock);
+  for (int i = 0; i < DEVICE_CACHE_SLOTS; i++) {
+    hc_mem_info_t *c = &device_state.cache[i];
+    if (c->size != 0 && p >= c->base && p - c->base < c->size)
+      memset(c, 0, sizeof *c);
+  }
+  for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++) {
+    device_export_t *ex = &device_state.exports[i];
+    if (ex->used && p >= ex->base && p - ex->base < ex->size)
+      device_unexport_locked(ex);
+  }
+  pthread_mutex_unlock(&device_state.lock);
+}
+
+int hc_device_cache_count(void) {
+  int n = 0;
+  pthread_mutex_lock(&device_state.lock);
+  for (int i = 0; i < DEVICE_CACHE_SLOTS; i++)
+    n += device_state.cache[i].size != 0;
+  pthread_mutex_unlock(&device_state.lock);
+  return n;
+}
+
+hc_status_t hc_device_copy(void *dst, const hc_mem_info_t *dinfo,
+                           const void *src, const hc_mem_info_t *sinfo,
+                           size_t len) {
+  if (len == 0)
+    return HC_OK;
+  int dd = dinfo->kind != HC_MEM_HOST, sd = sinfo->kind != HC_MEM_HOST;
+  if (!dd && !sd) {
+    memcpy(dst, src, len);
+    return HC_OK;
+  }
+  if (dd && sd && dinfo->kind != sinfo->kind)
+    return HC_ERR_NOT_SUPPORTED;
+  const hc_device_ops_t *ops = hc_device_backend(dd ? dinfo->kind : sinfo->kind);
+  if (ops == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_copy_dir_t dir = dd ? (sd ? HC_COPY_D2D : HC_COPY_H2D) : HC_COPY_D2H;
+  return ops->copy(dst, src, len, dir, dd ? dinfo->device : sinfo->device);
+}
+
+static device_export_t *device_export_find_locked(uintptr_t p) {
+  for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++) {
+    device_export_t *ex = &device_state.exports[i];
+    if (ex->used && p >= ex->base && p - ex->base < ex->size)
+      return ex;
+  }
+  return NULL;
+}
+
+static device_export_t *device_export_slot_locked(void) {
+  for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++)
+    if (!device_state.exports[i].used)
+      return &device_state.exports[i];
+  return NULL;
+}
+
+hc_status_t hc_device_ipc_export(const void *ptr, const hc_mem_info_t *info,
+                                 hc_ipc_handle_t *handle, size_t *offset) {
+  const hc_device_ops_t *ops = hc_device_backend(info->kind);
+  if (ops == NULL || info->kind == HC_MEM_HOST || info->size == 0)
+    return HC_ERR_NOT_SUPPORTED;
+  pthread_mutex_lock(&device_state.lock);
+  hc_status_t rc = HC_OK;
+  device_export_t *ex = device_export_find_locked((uintptr_t)ptr);
+  if (ex == NULL) {
+    ex = device_export_slot_locked();
+    if (ex == NULL)
+      rc = HC_ERR_AGAIN; /* table full: the caller stages instead */
+    else
+      rc = ops->ipc_export((void *)info->base, info->size, info->device,
+                           &ex->handle);
+    if (rc == HC_OK) {
+      ex->used = 1;
+      ex->base = info->base;
+      ex->size = info->size;
+    }
+  }
+  if (rc == HC_OK) {
+    *handle = ex->handle;
+    *offset = (uintptr_t)ptr - ex->base;
+  }
+  pthread_mutex_unlock(&device_state.lock);
+  return rc;
+}
+
+static int device_handle_equal(const hc_ipc_handle_t *a,
+                               const hc_ipc_handle_t *b) {
+  return a->kind == b->kind && a->device == b->device && a->size == b->size &&
+         memcmp(a->data, b->data, sizeof a->data) == 0;
+}
+
+static device_import_t *device_import_slot_locked(void) {
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++)
+    if (!device_state.imports[i].used)
+      return &device_state.imports[i];
+  /* Full: the oldest-indexed entry goes; nothing holds imported pointers
+   * across calls except a copy in flight, which holds its own. */
+  return NULL;
+}
+
+hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
+  if (handle->kind >= HC_MEM_KINDS)
+    return HC_ERR_ARG;
+  const hc_device_ops_t *ops = hc_device_backend((hc_mem_kind_t)handle->kind);
+  if (ops == NULL || handle->kind == HC_MEM_HOST)
+    return HC_ERR_NOT_SUPPORTED;
+  pthread_mutex_lock(&device_state.lock);
+  hc_status_t rc = HC_OK;
+  device_import_t *im = NULL;
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS && im == NULL; i++)
+    if (device_state.imports[i].used &&
+        device_handle_equal(&device_state.imports[i].handle, handle))
+      im = &device_state.imports[i];
+  if (im == NULL) {
+    im = device_import_slot_locked();
+    if (im == NULL)
+      rc = HC_ERR_AGAIN;
+    else
+      rc = ops->ipc_import(handle, &im->ptr);
+    if (rc == HC_OK) {
+      im->used = 1;
+      im->handle = *handle;
+    }
+  }
+  if (rc == HC_OK)
+    *ptr = im->ptr;
+  pthread_mutex_unlock(&device_state.lock);
+  return rc;
+}
+
+void hc_device_ipc_close_all(void) {
+  pthread_mutex_lock(&device_state.lock);
+  device_close_imports_locked();
+  pthread_mutex_unlock(&device_state.lock);
+}

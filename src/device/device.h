@@ -1,0 +1,164 @@
+/*
+ * Device layer: what memory a pointer is, and how to move bytes in and out
+ * of it.  One ops table per memory kind (host, acl, cuda), indexed by
+ * hc_mem_kind_t; host is a real entry, vendor runtimes are dlopen()ed at
+ * first use so one build runs everywhere.  The engine never dereferences a
+ * pointer this layer classified as device memory: every byte goes through
+ * these ops.
+ *
+ * Threading: the hc_device_* functions take the layer's own lock where they
+ * touch shared state (the classification and IPC caches); ops themselves may
+ * be called from any thread (backends bind the calling thread to the device
+ * they need, e.g. aclrtSetDevice, before a runtime call).
+ */
+#ifndef HC_DEVICE_H
+#define HC_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcomm.h"
+
+typedef enum hc_mem_kind {
+  HC_MEM_HOST = 0,
+  HC_MEM_ACL = 1,  /* Ascend NPU memory (libascendcl) */
+  HC_MEM_CUDA = 2, /* NVIDIA GPU memory (libcuda) */
+  HC_MEM_KINDS = 3
+} hc_mem_kind_t;
+
+typedef enum hc_copy_dir {
+  HC_COPY_H2H = 0,
+  HC_COPY_H2D = 1,
+  HC_COPY_D2H = 2,
+  HC_COPY_D2D = 3
+} hc_copy_dir_t;
+
+/* What a classification found.  base/size describe the whole allocation
+ * when the runtime can tell (size 0 otherwise). */
+typedef struct hc_mem_info {
+  hc_mem_kind_t kind;
+  int device; /* device ordinal; -1 for host memory */
+  uintptr_t base;
+  size_t size;
+} hc_mem_info_t;
+
+/* An exported device allocation, sent to a peer on the same node as is.
+ * data holds the runtime's key (ACL: a 65-byte string; CUDA: 64 bytes). */
+#define HC_IPC_HANDLE_BYTES 72
+typedef struct hc_ipc_handle {
+  uint32_t kind; /* hc_mem_kind_t of the exporter */
+  int32_t device;
+  uint64_t size; /* bytes exported from the allocation base */
+  unsigned char data[HC_IPC_HANDLE_BYTES];
+} hc_ipc_handle_t;
+
+/*
+ * A backend.  Unless stated otherwise, ops return HC_OK or a negative
+ * hc_status_t, may block for the duration of the runtime call, and never
+ * take ownership of the caller's buffers.  Ops a backend lacks point at the
+ * hc_device_*_not_supported functions below, never NULL.
+ */
+typedef struct hc_device_ops {
+  const char *name;
+  hc_mem_kind_t kind;
+  /* Loads the runtime.  HC_ERR_NOT_SUPPORTED (quietly) when it is absent;
+   * fini is then still safe to call. */
+  hc_status_t (*init)(void);
+  /* Releases streams, events and the runtime; safe after a failed init. */
+  void (*fini)(void);
+  /* 1 and *info filled when ptr lies in memory of this runtime's devices;
+   * 0 for anything else (host memory, unknown pointers, runtime errors). */
+  int (*classify)(const void *ptr, hc_mem_info_t *info);
+  /* Synchronous copy of len bytes; device is the ordinal the device side
+   * belongs to (the calling thread is bound to it first). */
+  hc_status_t (*copy)(void *dst, const void *src, size_t len,
+                      hc_copy_dir_t dir, int device);
+  /* A stream on device; *stream owned by the caller until stream_destroy. */
+  hc_status_t (*stream_create)(int device, void **stream);
+  void (*stream_destroy)(void *stream);
+  /* Queues a copy on stream and returns at once; src and dst must stay
+   * valid until an event recorded after it completes.  Host sides should
+   * be staging buffers from host_alloc (pageable memory may make the copy
+   * synchronous). */
+  hc_status_t (*copy_async)(void *dst, const void *src, size_t len,
+                            hc_copy_dir_t dir, void *stream);
+  hc_status_t (*event_create)(void **event);
+  /* Marks the point in stream's queue that event_query waits for. */
+  hc_status_t (*event_record)(void *event, void *stream);
+  /* HC_OK when the recorded work finished, HC_ERR_AGAIN when not yet,
+   * another error when the queued work failed.  Never blocks. */
+  hc_status_t (*event_query)(void *event);
+  void (*event_destroy)(void *event);
+  /* Page-locked host memory usable by copy_async at full speed. */
+  hc_status_t (*host_alloc)(size_t len, void **ptr);
+  void (*host_free)(void *ptr);
+  /* Exports [base, base+size) of one allocation (base page-aligned: pass
+   * the allocation base from classify) for any process on this node. */
+  hc_status_t (*ipc_export)(void *base, size_t size, int device,
+                            hc_ipc_handle_t *handle);
+  /* Exporter side: withdraws the export.  Every importer must have closed
+   * it first (HC_ERR_AGAIN while one has not). */
+  hc_status_t (*ipc_unexport)(const hc_ipc_handle_t *handle);
+  /* Maps a peer's export into this process; *ptr is device memory usable
+   * only by copy_async (HC_COPY_D2D). */
+  hc_status_t (*ipc_import)(const hc_ipc_handle_t *handle, void **ptr);
+  /* Importer side: unmaps what ipc_import returned. */
+  hc_status_t (*ipc_close)(const hc_ipc_handle_t *handle, void *ptr);
+} hc_device_ops_t;
+
+/* The compiled-in backends (registered in device.c). */
+extern const hc_device_ops_t hc_device_host_ops;
+extern const hc_device_ops_t hc_device_acl_ops;
+extern const hc_device_ops_t hc_device_cuda_ops;
+
+/* Stand-ins for ops a backend lacks: each returns HC_ERR_NOT_SUPPORTED. */
+hc_status_t hc_device_ipc_export_not_supported(void *base, size_t size,
+                                               int device,
+                                               hc_ipc_handle_t *handle);
+hc_status_t hc_device_ipc_unexport_not_supported(const hc_ipc_handle_t *h);
+hc_status_t hc_device_ipc_import_not_supported(const hc_ipc_handle_t *handle,
+                                               void **ptr);
+hc_status_t hc_device_ipc_close_not_supported(const hc_ipc_handle_t *handle,
+                                              void *ptr);
+
+/* ---- the layer ----------------------------------------------------------
+ * Initialisation is lazy (first hc_device_* call) and idempotent.  The
+ * backends tried follow HCMPI_DEVICE=auto|acl|cuda|none (default auto);
+ * a runtime that is missing leaves host-only behaviour plus one line at
+ * HCMPI_LOG=info. */
+hc_status_t hc_device_init(void);
+/* Closes imports, withdraws exports, unloads runtimes.  The layer may be
+ * initialised again afterwards. */
+void hc_device_fini(void);
+/* 1 when some device backend is loaded (else every pointer is host). */
+int hc_device_any(void);
+/* The backend of kind, or NULL when it is not loaded. */
+const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind);
+
+/* Classifies ptr (host when no backend claims it).  Device results are
+ * cached by allocation range; a range is dropped by hc_device_forget, by
+ * hc_device_fini, and when a backend no longer recognises a cached pointer
+ * (re-checked on failures reported through hc_device_forget). */
+hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info);
+/* Drops any cached classification (and cached export) covering ptr; call
+ * when the allocation is freed or an operation on it failed. */
+void hc_device_forget(const void *ptr);
+/* Number of cached ranges (tests). */
+int hc_device_cache_count(void);
+
+/* Synchronous copy between any two kinds (one side at least host or both
+ * of one runtime); picks the backend from the infos. */
+hc_status_t hc_device_copy(void *dst, const hc_mem_info_t *dinfo,
+                           const void *src, const hc_mem_info_t *sinfo,
+                           size_t len);
+
+/* Exports the allocation holding ptr (cached per allocation): *handle and
+ * the offset of ptr from the exported base. */
+hc_status_t hc_device_ipc_export(const void *ptr, const hc_mem_info_t *info,
+                                 hc_ipc_handle_t *handle, size_t *offset);
+/* Imports a peer's export (cached per handle until hc_device_fini). */
+hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr);
+/* Closes every cached import now (before the exporters withdraw). */
+void hc_device_ipc_close_all(void);
+
+#endif /* HC_DEVICE_H */

@@ -1,0 +1,31 @@
+/*
+ * Test helper: the CANN test double's ACL entry points, dlopen()ed from the
+ * same path hcmpi's acl backend loads (HCMPI_ACL_LIB), so both share the
+ * double's state.  Tests use it to allocate "device" buffers and to check
+ * their bytes by copying them back to the host with aclrtMemcpy.
+ */
+#ifndef FAKE_API_H
+#define FAKE_API_H
+
+#include "../fake-cann/fake_acl.h"
+
+typedef struct fake_api {
+  aclError (*init)(const char *);
+  aclError (*set_device)(int32_t);
+  aclError (*malloc_dev)(void **, size_t, aclrtMemMallocPolicy);
+  aclError (*free_dev)(void *);
+  aclError (*malloc_host)(void **, size_t);
+  aclError (*free_host)(void *);
+  aclError (*memcpy_sync)(void *, size_t, const void *, size_t,
+                          aclrtMemcpyKind);
+  aclError (*export_key)(void *, size_t, char *, size_t, uint64_t);
+  aclError (*set_pid)(const char *, int32_t *, size_t);
+  aclError (*import_key)(void **, const char *, uint64_t);
+  aclError (*close_key)(const char *);
+} fake_api_t;
+
+/* Loads path (NULL: $HCMPI_ACL_LIB), calls aclInit and aclrtSetDevice(dev).
+ * Returns 0, or -1 when the double cannot be loaded. */
+int fake_api_load(const char *path, int dev, fake_api_t *api);
+
+#endif /* FAKE_API_H */

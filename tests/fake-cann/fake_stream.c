@@ -1,0 +1,236 @@
+/*
+ * TEST DOUBLE of libascendcl.so: streams and events.  Each stream has a
+ * worker thread that runs its queued work in order, so asynchronous copies
+ * really are asynchronous and an event completes only when the work queued
+ * before it has run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_acl_int.h"
+
+typedef struct fake_event {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned long recorded; /* records issued */
+  unsigned long reached;  /* records the stream got to */
+} fake_event_t;
+
+typedef struct fake_task {
+  struct fake_task *next;
+  fake_copy_t copy;
+  fake_event_t *event; /* non-NULL: an event record, not a copy */
+  unsigned long ticket;
+} fake_task_t;
+
+typedef struct fake_stream {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  fake_task_t *head, *tail;
+  int running; /* a task is being executed */
+  int stop;
+  int device;
+  pthread_t worker;
+} fake_stream_t;
+
+static void fake_event_reach(fake_event_t *e, unsigned long ticket) {
+  pthread_mutex_lock(&e->mu);
+  if (ticket > e->reached)
+    e->reached = ticket;
+  pthread_cond_broadcast(&e->cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void *fake_stream_main(void *arg) {
+  fake_stream_t *s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (s->head == NULL && !s->stop)
+      pthread_cond_wait(&s->cv, &s->mu);
+    if (s->head == NULL)
+      break;
+    fake_task_t *t = s->head;
+    s->head = t->next;
+    if (s->head == NULL)
+      s->tail = NULL;
+    s->running = 1;
+    pthread_mutex_unlock(&s->mu);
+    if (t->event != NULL)
+      fake_event_reach(t->event, t->ticket);
+    else if (t->copy.n > 0)
+      memmove(t->copy.dst, t->copy.src, t->copy.n);
+    free(t);
+    pthread_mutex_lock(&s->mu);
+    s->running = 0;
+    pthread_cond_broadcast(&s->cv);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+aclError aclrtCreateStream(aclrtStream *stream) {
+  aclError err = fake_need_context();
+  if (err != ACL_SUCCESS)
+    return err;
+  if (stream == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  fake_stream_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  s->device = fake_current_device();
+  if (pthread_create(&s->worker, NULL, fake_stream_main, s) != 0) {
+    free(s);
+    return fake_fail(ACL_ERROR_RT_INTERNAL_ERROR, "no stream thread");
+  }
+  *stream = s;
+  return ACL_SUCCESS;
+}
+
+static void fake_stream_drain(fake_stream_t *s) {
+  pthread_mutex_lock(&s->mu);
+  while (s->head != NULL || s->running)
+    pthread_cond_wait(&s->cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  if (stream == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
+  fake_stream_drain(stream);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
+  fake_stream_t *s = stream;
+  if (s == NULL || status == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  pthread_mutex_lock(&s->mu);
+  int busy = s->head != NULL || s->running;
+  pthread_mutex_unlock(&s->mu);
+  *status = busy ? ACL_STREAM_STATUS_NOT_READY : ACL_STREAM_STATUS_COMPLETE;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+  fake_stream_t *s = stream;
+  if (s == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
+  pthread_mutex_lock(&s->mu);
+  s->stop = 1;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->worker, NULL);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv);
+  free(s);
+  return ACL_SUCCESS;
+}
+
+static void fake_stream_push(fake_stream_t *s, fake_task_t *t) {
+  pthread_mutex_lock(&s->mu);
+  if (s->tail != NULL)
+    s->tail->next = t;
+  else
+    s->head = t;
+  s->tail = t;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
+                          size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream) {
+  aclError err = fake_need_context();
+  if (err != ACL_SUCCESS)
+    return err;
+  if (stream == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
+  fake_copy_t c;
+  err = fake_resolve_copy(dst, destMax, src, count, kind, 1, &c);
+  if (err != ACL_SUCCESS)
+    return err;
+  int host_side = kind == ACL_MEMCPY_HOST_TO_DEVICE ||
+                  kind == ACL_MEMCPY_DEVICE_TO_HOST;
+  if (host_side && !c.pinned) {
+    /* Documented: with pageable host memory the call returns after the
+     * copy (in stream order). */
+    fake_stream_drain(stream);
+    if (count > 0)
+      memmove(c.dst, c.src, count);
+    return ACL_SUCCESS;
+  }
+  fake_task_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  t->copy = c;
+  fake_stream_push(stream, t);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtCreateEvent(aclrtEvent *event) {
+  aclError err = fake_need_context();
+  if (err != ACL_SUCCESS)
+    return err;
+  if (event == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  fake_event_t *e = calloc(1, sizeof *e);
+  if (e == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_cond_init(&e->cv, NULL);
+  *event = e;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
+  fake_event_t *e = event;
+  if (e == NULL || stream == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  fake_task_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  pthread_mutex_lock(&e->mu);
+  t->ticket = ++e->recorded;
+  pthread_mutex_unlock(&e->mu);
+  t->event = e;
+  fake_stream_push(stream, t);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtQueryEventStatus(aclrtEvent event,
+                               aclrtEventRecordedStatus *status) {
+  fake_event_t *e = event;
+  if (e == NULL || status == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  pthread_mutex_lock(&e->mu);
+  int done = e->reached >= e->recorded;
+  pthread_mutex_unlock(&e->mu);
+  *status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                 : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  fake_event_t *e = event;
+  if (e == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  pthread_mutex_lock(&e->mu);
+  while (e->reached < e->recorded)
+    pthread_cond_wait(&e->cv, &e->mu);
+  pthread_mutex_unlock(&e->mu);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyEvent(aclrtEvent event) {
+  fake_event_t *e = event;
+  if (e == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  /* A record still queued would touch freed memory: wait it out. */
+  aclrtSynchronizeEvent(e);
+  pthread_mutex_destroy(&e->mu);
+  pthread_cond_destroy(&e->cv);
+  free(e);
+  return ACL_SUCCESS;
+}
