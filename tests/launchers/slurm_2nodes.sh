@@ -1,0 +1,147 @@
+#!/bin/sh
+# hcmpi under Slurm across two "nodes": network namespaces hcs1 and hcs2
+# (10.200.77.1, .2) each run a slurmd, hcs0 (.10) runs slurmctld and srun,
+# all on a bridge kept in namespace hcs_sw.  pmi_client exchanges keys with
+# `srun -N 2 -n 4` under --mpi=pmi2 and --mpi=pmix, so the launchers' fences
+# cross nodes.  The namespaces share /dev/shm and the hostname, so the
+# engine still sees one host (engine_p2p here checks the bootstrap, not a
+# network transport).  Skips (77) unless root with slurm-wlm and netns.
+# Run from the build directory (make check does).
+set -u
+[ "$(id -u)" -eq 0 ] || { echo "not root; skipped"; exit 77; }
+PATH=$PATH:/usr/sbin:/sbin
+for p in slurmctld slurmd srun sinfo ip nsenter; do
+  command -v "$p" >/dev/null 2>&1 || { echo "no $p; skipped"; exit 77; }
+done
+id slurm >/dev/null 2>&1 || { echo "no slurm user; skipped"; exit 77; }
+CLIENT=$(pwd)/tests/tools/pmi_client
+P2P=$(pwd)/tests/engine/engine_p2p
+for f in "$CLIENT" "$P2P"; do
+  [ -x "$f" ] || { echo "missing $f (run from the build directory)"; exit 99; }
+done
+
+NETNS="hcs_sw hcs0 hcs1 hcs2"
+W=$(mktemp -d /tmp/hcmpi-slurm2.XXXXXX)
+chmod 755 "$W"
+PIDS=
+teardown() {
+  for pid in $PIDS; do kill "$pid" 2>/dev/null; done
+  for pid in $PIDS; do
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 "$pid" 2>/dev/null
+  done
+  for ns in $NETNS; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$W"
+}
+trap teardown EXIT
+trap 'exit 1' INT TERM HUP
+
+for ns in $NETNS; do
+  if ip netns list | grep -q "^$ns\b"; then
+    echo "network namespace $ns exists already (another run?); skipped"
+    NETNS=""
+    exit 77
+  fi
+done
+ip netns add hcs_sw || { echo "cannot create network namespaces; skipped"; NETNS=""; exit 77; }
+ip -n hcs_sw link add hcs_br type bridge && ip -n hcs_sw link set hcs_br up || exit 1
+for i in 0 1 2; do
+  addr=10.200.77.$i
+  [ $i -eq 0 ] && addr=10.200.77.10
+  ip netns add hcs$i &&
+    ip link add hcs_h$i netns hcs$i type veth peer name hcs_p$i netns hcs_sw &&
+    ip -n hcs_sw link set hcs_p$i master hcs_br &&
+    ip -n hcs_sw link set hcs_p$i up &&
+    ip -n hcs$i addr add $addr/24 dev hcs_h$i &&
+    ip -n hcs$i link set hcs_h$i up &&
+    ip -n hcs$i link set lo up || { echo "FAIL: netns setup"; exit 1; }
+done
+
+mkdir -p "$W/state" "$W/log" "$W/spool-n1" "$W/spool-n2" "$W/tmp-n1" "$W/tmp-n2"
+chown slurm:slurm "$W/state" "$W/log"
+chmod 777 "$W/log"
+cat >"$W/slurm.conf" <<EOF
+ClusterName=hcmpitest2
+SlurmctldHost=localhost(10.200.77.10)
+SlurmUser=slurm
+SlurmdUser=root
+AuthType=auth/none
+CredType=cred/none
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SlurmctldPort=6817
+SlurmdPort=6818
+StateSaveLocation=$W/state
+SlurmdSpoolDir=$W/spool-%n
+SlurmctldPidFile=$W/slurmctld.pid
+SlurmdPidFile=$W/slurmd-%n.pid
+SlurmctldLogFile=$W/log/slurmctld.log
+SlurmdLogFile=$W/log/slurmd-%n.log
+TmpFS=$W/tmp-%n
+ReturnToService=2
+SchedulerType=sched/backfill
+NodeName=n1 NodeAddr=10.200.77.1 CPUs=2 RealMemory=1000 State=UNKNOWN
+NodeName=n2 NodeAddr=10.200.77.2 CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+export SLURM_CONF="$W/slurm.conf"
+unset SLURM_JOB_ID SLURM_JOBID SLURM_MPI_TYPE PMI_FD PMI_PORT PMIX_NAMESPACE \
+  PMIX_RANK HCMPI_BOOTSTRAP
+
+# nsenter, not `ip netns exec`: slurmd needs the host's /sys.
+in_ns() { ns=$1; shift; exec nsenter --net=/run/netns/"$ns" "$@"; }
+in_ns hcs0 slurmctld -D -i >"$W/log/ctld.out" 2>&1 &
+PIDS="$PIDS $!"
+for n in 1 2; do
+  in_ns hcs$n slurmd -D -N n$n >"$W/log/slurmd-n$n.out" 2>&1 &
+  PIDS="$PIDS $!"
+done
+i=0
+until [ "$(in_ns hcs0 sinfo -h -o %T 2>/dev/null)" = idle ]; do
+  i=$((i + 1))
+  if [ $i -gt 300 ]; then
+    echo "FAIL: Slurm did not come up"; tail -n 20 "$W/log/"*; exit 1
+  fi
+  sleep 0.1
+done
+echo "Slurm up on nodes n1, n2"
+
+failures=0
+run() {
+  timeout 120 nsenter --net=/run/netns/hcs0 srun -O -t 2 "$@" \
+    >"$W/out" 2>"$W/err" </dev/null
+}
+check() {
+  name=$1 rc=$2 want=$3 pattern=$4
+  got=$(grep -c "$pattern" "$W/out")
+  if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then
+    echo "PASS: $name"
+  else
+    echo "FAIL: $name (rc=$rc, $got of $want lines)"
+    echo "--- stdout"; cat "$W/out"; echo "--- stderr"; cat "$W/err"
+    failures=$((failures + 1))
+  fi
+}
+
+# The ranks really are on both nodes: each prints its node's address.
+run -N 2 -n 2 sh -c 'ip -o -4 addr show | grep -o "10\.200\.77\.[0-9]*/"'
+check "srun -N 2 -n 2 spreads over both nodes" $? 2 '10\.200\.77\.[12]/'
+if [ "$(grep -o '10\.200\.77\.[12]/' "$W/out" | sort -u | wc -l)" -ne 2 ]; then
+  echo "FAIL: both ranks on one node"; cat "$W/out"; failures=$((failures + 1))
+fi
+
+for mpi in pmi2 pmix; do
+  run -N 2 -n 4 --mpi=$mpi "$CLIENT" --expect-size 4 --expect-backend $mpi
+  check "srun -N 2 -n 4 --mpi=$mpi pmi_client" $? 4 "^pmi_client: rank [0-3] of 4 ok ($mpi)\$"
+  run -N 2 -n 4 --mpi=$mpi "$P2P"
+  check "srun -N 2 -n 4 --mpi=$mpi engine_p2p" $? 1 '^engine_p2p: 4 ranks OK$'
+done
+
+[ "$failures" -eq 0 ] || exit 1
+exit 0
