@@ -90,6 +90,9 @@ until [ "$(sinfo -h -o %T 2>/dev/null)" = idle ]; do
 done
 echo "Slurm up (ports $base, $((base + 1)))"
 
+# Sanitizer builds: libpmix's own allocations are not our leaks.
+LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 failures=0
 run() {
   timeout 120 srun -O -t 2 "$@" >"$W/out" 2>"$W/err" </dev/null

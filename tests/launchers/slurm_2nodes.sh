@@ -112,6 +112,9 @@ until [ "$(in_ns hcs0 sinfo -h -o %T 2>/dev/null)" = idle ]; do
 done
 echo "Slurm up on nodes n1, n2"
 
+# Sanitizer builds: libpmix's own allocations are not our leaks.
+LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 failures=0
 run() {
   timeout 120 nsenter --net=/run/netns/hcs0 srun -O -t 2 "$@" \
