@@ -24,6 +24,13 @@ static void expect(int cond, const char *what, int line) {
 }
 #define EXPECT(c) expect((c), #c, __LINE__)
 
+/* MPI implementations may return codes that carry more than the class. */
+static int cls(int code) {
+  int c = -1;
+  MPI_Error_class(code, &c);
+  return c;
+}
+
 static int handler_calls;
 static int handler_last;
 static void count_errors(MPI_Comm *comm, int *code, ...) {
@@ -36,41 +43,44 @@ static void test_argument_errors(void) {
   int buf[4] = {0};
   MPI_Request req = (MPI_Request)MPI_COMM_WORLD; /* wrong object type */
   MPI_Status st;
-  EXPECT(MPI_Send(buf, 1, MPI_INT, np, 0, MPI_COMM_WORLD) == MPI_ERR_RANK);
-  EXPECT(MPI_Send(buf, 1, MPI_INT, 0, -5, MPI_COMM_WORLD) == MPI_ERR_TAG);
-  EXPECT(MPI_Recv(buf, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, &st) ==
+  EXPECT(cls(MPI_Send(buf, 1, MPI_INT, np, 0, MPI_COMM_WORLD)) == MPI_ERR_RANK);
+  EXPECT(cls(MPI_Send(buf, 1, MPI_INT, 0, -5, MPI_COMM_WORLD)) == MPI_ERR_TAG);
+  EXPECT(cls(MPI_Recv(buf, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, &st)) ==
          MPI_ERR_TAG);
-  EXPECT(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
-  EXPECT(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD) ==
+  EXPECT(cls(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD)) == MPI_ERR_COUNT);
+  EXPECT(cls(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD)) ==
          MPI_ERR_TYPE);
-  EXPECT(MPI_Send(buf, 1, (MPI_Datatype)0x4c00ff7f, 0, 0, MPI_COMM_WORLD) ==
+#ifdef HCMPI /* a builtin-looking handle that names no type */
+  EXPECT(cls(MPI_Send(buf, 1, (MPI_Datatype)0x4c00ff7f, 0, 0, MPI_COMM_WORLD)) ==
          MPI_ERR_TYPE);
-  EXPECT(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL) == MPI_ERR_COMM);
-  EXPECT(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
-  EXPECT(MPI_Wait(&req, &st) == MPI_ERR_REQUEST);
-  EXPECT(MPI_Bcast(buf, 1, MPI_INT, np, MPI_COMM_WORLD) == MPI_ERR_ROOT ||
-         1); /* collectives may be absent from this build */
-  EXPECT(MPI_Comm_rank(MPI_COMM_WORLD, NULL) == MPI_ERR_ARG);
-  int cls = -1;
-  EXPECT(MPI_Error_class(MPI_ERR_RANK, &cls) == MPI_SUCCESS &&
-         cls == MPI_ERR_RANK);
+#endif
+  EXPECT(cls(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL)) == MPI_ERR_COMM);
+  EXPECT(cls(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD)) == MPI_ERR_BUFFER);
+  EXPECT(cls(MPI_Wait(&req, &st)) == MPI_ERR_REQUEST);
+  EXPECT(cls(MPI_Bcast(buf, 1, MPI_INT, np, MPI_COMM_WORLD)) == MPI_ERR_ROOT);
+  EXPECT(cls(MPI_Comm_rank(MPI_COMM_WORLD, NULL)) == MPI_ERR_ARG);
+  int eclass = -1;
+  EXPECT(MPI_Error_class(MPI_ERR_RANK, &eclass) == MPI_SUCCESS &&
+         eclass == MPI_ERR_RANK);
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   EXPECT(MPI_Error_string(MPI_ERR_TRUNCATE, text, &len) == MPI_SUCCESS);
   EXPECT(len > 0 && strstr(text, "truncat") != NULL);
+#ifdef HCMPI
   EXPECT(MPI_Error_string(12345, text, &len) == MPI_SUCCESS &&
          strcmp(text, "unknown error code 12345") == 0);
+#endif
 
   MPI_Errhandler eh;
   EXPECT(MPI_Comm_create_errhandler(count_errors, &eh) == MPI_SUCCESS);
   EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh) == MPI_SUCCESS);
   EXPECT(MPI_Errhandler_free(&eh) == MPI_SUCCESS &&
          eh == MPI_ERRHANDLER_NULL);
-  EXPECT(MPI_Send(buf, 1, MPI_INT, -9, 0, MPI_COMM_WORLD) == MPI_ERR_RANK);
-  EXPECT(handler_calls == 1 && handler_last == MPI_ERR_RANK);
+  EXPECT(cls(MPI_Send(buf, 1, MPI_INT, -9, 0, MPI_COMM_WORLD)) == MPI_ERR_RANK);
+  EXPECT(handler_calls == 1 && cls(handler_last) == MPI_ERR_RANK);
   EXPECT(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER) ==
          MPI_SUCCESS);
-  EXPECT(handler_calls == 2 && handler_last == MPI_ERR_OTHER);
+  EXPECT(handler_calls == 2 && cls(handler_last) == MPI_ERR_OTHER);
   MPI_Errhandler got;
   EXPECT(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &got) == MPI_SUCCESS);
   EXPECT(MPI_Errhandler_free(&got) == MPI_SUCCESS);
@@ -165,7 +175,7 @@ static void test_probe_mprobe_truncate(void) {
   MPI_Isend(data, 3, MPI_INT, right, 10, MPI_COMM_WORLD, &r);
   int small[2];
   int rc = MPI_Recv(small, 2, MPI_INT, left, 10, MPI_COMM_WORLD, &st);
-  EXPECT(rc == MPI_ERR_TRUNCATE);
+  EXPECT(cls(rc) == MPI_ERR_TRUNCATE);
   MPI_Wait(&r, MPI_STATUS_IGNORE);
 
   int flag = 1;
@@ -194,7 +204,7 @@ static void test_persistent(void) {
     EXPECT(r[0] != MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL);
   }
   EXPECT(MPI_Start(&r[0]) == 0);
-  EXPECT(MPI_Start(&r[0]) == MPI_ERR_REQUEST); /* already active */
+  EXPECT(cls(MPI_Start(&r[0])) == MPI_ERR_REQUEST); /* already active */
   MPI_Send(&out, 1, MPI_INT, right, 20, MPI_COMM_WORLD);
   MPI_Wait(&r[0], MPI_STATUS_IGNORE);
   EXPECT(MPI_Request_free(&r[0]) == 0 && r[0] == MPI_REQUEST_NULL);
@@ -206,13 +216,13 @@ static void test_bsend(void) {
   int size = 2 * (4 * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
   char *buf = malloc((size_t)size);
   int data[4] = {me, 1, 2, 3}, got[4];
-  EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 30, MPI_COMM_WORLD) ==
+  EXPECT(cls(MPI_Bsend(data, 4, MPI_INT, right, 30, MPI_COMM_WORLD)) ==
          MPI_ERR_BUFFER); /* nothing attached */
   EXPECT(MPI_Buffer_attach(buf, size) == 0);
   EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 30, MPI_COMM_WORLD) == 0);
   MPI_Request r;
   EXPECT(MPI_Ibsend(data, 4, MPI_INT, right, 31, MPI_COMM_WORLD, &r) == 0);
-  EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 32, MPI_COMM_WORLD) ==
+  EXPECT(cls(MPI_Bsend(data, 4, MPI_INT, right, 32, MPI_COMM_WORLD)) ==
          MPI_ERR_BUFFER || 1); /* may fit if the first already left */
   MPI_Wait(&r, MPI_STATUS_IGNORE);
   MPI_Recv(got, 4, MPI_INT, left, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -244,10 +254,12 @@ static void test_multi_completion(void) {
   MPI_Isend(big, 1, MPI_INT, right, 41, MPI_COMM_WORLD, &r[3]);
   for (int i = 0; i < 4; i++)
     st[i].MPI_ERROR = -1;
-  EXPECT(MPI_Waitall(4, r, st) == MPI_ERR_IN_STATUS);
-  EXPECT(st[0].MPI_ERROR == MPI_ERR_TRUNCATE);
+  EXPECT(cls(MPI_Waitall(4, r, st)) == MPI_ERR_IN_STATUS);
+  EXPECT(cls(st[0].MPI_ERROR) == MPI_ERR_TRUNCATE);
+#ifdef HCMPI /* the standard's rule; MPICH may leave these PENDING */
   EXPECT(st[1].MPI_ERROR == MPI_SUCCESS && ok == 1);
   EXPECT(st[2].MPI_ERROR == MPI_SUCCESS && st[3].MPI_ERROR == MPI_SUCCESS);
+#endif
 
   enum { N = 6 };
   int in[N], out[N];
@@ -323,7 +335,7 @@ static void test_comms(void) {
   EXPECT(MPI_Comm_get_attr(dup, MPI_WTIME_IS_GLOBAL, &tag_ub, &flag) == 0 &&
          flag && *tag_ub == 0);
   MPI_Comm world = MPI_COMM_WORLD;
-  EXPECT(MPI_Comm_free(&world) == MPI_ERR_COMM);
+  EXPECT(cls(MPI_Comm_free(&world)) == MPI_ERR_COMM);
   EXPECT(MPI_Comm_free(&dup) == 0 && dup == MPI_COMM_NULL);
 }
 
@@ -342,8 +354,10 @@ int main(int argc, char **argv) {
   int len;
   EXPECT(MPI_Get_processor_name(name, &len) == 0 && len > 0);
   char ver[MPI_MAX_LIBRARY_VERSION_STRING];
-  EXPECT(MPI_Get_library_version(ver, &len) == 0 &&
-         strncmp(ver, "hcmpi 0.1.0", 11) == 0);
+  EXPECT(MPI_Get_library_version(ver, &len) == 0 && len > 0);
+#ifdef HCMPI
+  EXPECT(strncmp(ver, "hcmpi 0.1.0", 11) == 0);
+#endif
   EXPECT(MPI_Wtime() > 0 && MPI_Wtick() > 0);
 
   test_argument_errors();
