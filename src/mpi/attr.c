@@ -6,9 +6,9 @@
 #include "mpi/mpi_impl.h"
 
 static int attr_tag_ub = HCOMM_TAG_UB;
-static int attr_host = MPI_PROC_NULL;      /* no distinguished host */
-static int attr_io = MPI_ANY_SOURCE;       /* every rank can do I/O */
-static int attr_wtime_is_global = 0;       /* clocks are per process */
+static int attr_host = MPI_PROC_NULL; /* no distinguished host */
+static int attr_io = MPI_ANY_SOURCE;  /* every rank can do I/O */
+static int attr_wtime_is_global = 0;  /* clocks are per process */
 static int attr_universe_size;
 static int attr_appnum;
 /* No user error classes exist, so the last code is the last class. */

@@ -14,9 +14,9 @@
 #include "mpi/mpi_impl.h"
 
 typedef struct bsend_block {
-  size_t offset; /* from the start of the attached region */
-  size_t length; /* overhead + message bytes */
-  hcomm_request_t *req; /* NULL while the send is being started */
+  size_t offset;            /* from the start of the attached region */
+  size_t length;            /* overhead + message bytes */
+  hcomm_request_t *req;     /* NULL while the send is being started */
   struct bsend_block *next; /* blocks in offset order */
 } bsend_block_t;
 

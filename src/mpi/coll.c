@@ -44,18 +44,19 @@ static int coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
     return rc;
   rc = hc_mpi_op_resolve(mpi_op, type, op);
   if (rc == MPI_ERR_TYPE)
-    return hc_mpi_raise(c, fn, rc, "operation 0x%x is not defined for "
-                        "datatype 0x%x", (unsigned)mpi_op, (unsigned)type);
+    return hc_mpi_raise(c, fn, rc,
+                        "operation 0x%x is not defined for "
+                        "datatype 0x%x",
+                        (unsigned)mpi_op, (unsigned)type);
   if (rc != MPI_SUCCESS)
-    return hc_mpi_raise(c, fn, rc, "invalid operation 0x%x",
-                        (unsigned)mpi_op);
+    return hc_mpi_raise(c, fn, rc, "invalid operation 0x%x", (unsigned)mpi_op);
   return MPI_SUCCESS;
 }
 
 /* Buffers of a reduction: data needed where count > 0, no aliasing. */
 static int coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
-                            const void *sendbuf, const void *recvbuf,
-                            int count, int need_recv) {
+                            const void *sendbuf, const void *recvbuf, int count,
+                            int need_recv) {
   if (count == 0)
     return MPI_SUCCESS;
   if (!sendbuf)
@@ -94,8 +95,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   return hc_mpi_raise_status(
-      c, fn,
-      hcomm_reduce(send, recvbuf, (size_t)count, &rop, root, c->engine));
+      c, fn, hcomm_reduce(send, recvbuf, (size_t)count, &rop, root, c->engine));
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 
@@ -127,8 +127,8 @@ static int coll_block_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
     return MPI_SUCCESS;
   if (sbytes > rbytes)
     return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
-                        "%zu bytes sent per rank but only %zu received",
-                        sbytes, rbytes);
+                        "%zu bytes sent per rank but only %zu received", sbytes,
+                        rbytes);
   return hc_mpi_raise(c, fn, MPI_ERR_COUNT,
                       "%zu bytes sent per rank but %zu expected", sbytes,
                       rbytes);
@@ -182,7 +182,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = in_place ? HCOMM_IN_PLACE : sendbuf;
-  return hc_mpi_raise_status(
-      c, fn, hcomm_allgather(send, rbytes, recvbuf, c->engine));
+  return hc_mpi_raise_status(c, fn,
+                             hcomm_allgather(send, rbytes, recvbuf, c->engine));
 }
 #pragma weak MPI_Allgather = PMPI_Allgather

@@ -11,36 +11,79 @@
 
 /* Every builtin datatype of the MPICH 4.0 ABI; a handle not listed here is
  * not a datatype even when its bits look like one. */
-static const MPI_Datatype type_builtins[] = {
-    MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR,
-    MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG,
-    MPI_UNSIGNED_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE,
-    MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_PACKED, MPI_LB, MPI_UB,
-    MPI_2INT, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_REAL,
-    MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_2INTEGER, MPI_2REAL,
-    MPI_2DOUBLE_PRECISION, MPI_CHARACTER, MPI_REAL4, MPI_REAL8, MPI_REAL16,
-    MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_INTEGER1, MPI_INTEGER2,
-    MPI_INTEGER4, MPI_INTEGER8, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-    MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
-    MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-    MPI_C_LONG_DOUBLE_COMPLEX, MPIX_C_FLOAT16, MPI_AINT, MPI_OFFSET,
-    MPI_COUNT, MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX,
-    MPI_CXX_LONG_DOUBLE_COMPLEX};
+static const MPI_Datatype type_builtins[] = {MPI_CHAR,
+                                             MPI_SIGNED_CHAR,
+                                             MPI_UNSIGNED_CHAR,
+                                             MPI_BYTE,
+                                             MPI_WCHAR,
+                                             MPI_SHORT,
+                                             MPI_UNSIGNED_SHORT,
+                                             MPI_INT,
+                                             MPI_UNSIGNED,
+                                             MPI_LONG,
+                                             MPI_UNSIGNED_LONG,
+                                             MPI_FLOAT,
+                                             MPI_DOUBLE,
+                                             MPI_LONG_DOUBLE,
+                                             MPI_LONG_LONG_INT,
+                                             MPI_UNSIGNED_LONG_LONG,
+                                             MPI_PACKED,
+                                             MPI_LB,
+                                             MPI_UB,
+                                             MPI_2INT,
+                                             MPI_COMPLEX,
+                                             MPI_DOUBLE_COMPLEX,
+                                             MPI_LOGICAL,
+                                             MPI_REAL,
+                                             MPI_DOUBLE_PRECISION,
+                                             MPI_INTEGER,
+                                             MPI_2INTEGER,
+                                             MPI_2REAL,
+                                             MPI_2DOUBLE_PRECISION,
+                                             MPI_CHARACTER,
+                                             MPI_REAL4,
+                                             MPI_REAL8,
+                                             MPI_REAL16,
+                                             MPI_COMPLEX8,
+                                             MPI_COMPLEX16,
+                                             MPI_COMPLEX32,
+                                             MPI_INTEGER1,
+                                             MPI_INTEGER2,
+                                             MPI_INTEGER4,
+                                             MPI_INTEGER8,
+                                             MPI_INT8_T,
+                                             MPI_INT16_T,
+                                             MPI_INT32_T,
+                                             MPI_INT64_T,
+                                             MPI_UINT8_T,
+                                             MPI_UINT16_T,
+                                             MPI_UINT32_T,
+                                             MPI_UINT64_T,
+                                             MPI_C_BOOL,
+                                             MPI_C_FLOAT_COMPLEX,
+                                             MPI_C_DOUBLE_COMPLEX,
+                                             MPI_C_LONG_DOUBLE_COMPLEX,
+                                             MPIX_C_FLOAT16,
+                                             MPI_AINT,
+                                             MPI_OFFSET,
+                                             MPI_COUNT,
+                                             MPI_CXX_BOOL,
+                                             MPI_CXX_FLOAT_COMPLEX,
+                                             MPI_CXX_DOUBLE_COMPLEX,
+                                             MPI_CXX_LONG_DOUBLE_COMPLEX};
 
 /* Two-element "pair" types with their first member's size; the struct
  * layouts follow the C ABI (an int after the value, padded to alignment). */
 struct type_pair {
   MPI_Datatype handle;
-  MPI_Count size;   /* sum of member sizes */
-  MPI_Aint extent;  /* sizeof the C struct */
+  MPI_Count size;       /* sum of member sizes */
+  MPI_Aint extent;      /* sizeof the C struct */
   MPI_Aint true_extent; /* offset of the int + sizeof(int) */
 };
 
 static const struct type_pair type_pairs[] = {
-    {MPI_FLOAT_INT, 8, 8, 8},
-    {MPI_DOUBLE_INT, 12, 16, 12},
-    {MPI_LONG_INT, 12, 16, 12},
-    {MPI_SHORT_INT, 6, 8, 8},
+    {MPI_FLOAT_INT, 8, 8, 8},          {MPI_DOUBLE_INT, 12, 16, 12},
+    {MPI_LONG_INT, 12, 16, 12},        {MPI_SHORT_INT, 6, 8, 8},
     {MPI_LONG_DOUBLE_INT, 20, 32, 20},
 };
 
@@ -50,9 +93,8 @@ static hc_mpi_type_t type_builtin_table[256]; /* by bits 0-7 of the handle */
 static hc_mpi_type_t type_pair_table[TYPE_NPAIRS];
 static pthread_once_t type_once = PTHREAD_ONCE_INIT;
 
-static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
-                          MPI_Count size, MPI_Aint extent,
-                          MPI_Count elements) {
+static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle, MPI_Count size,
+                          MPI_Aint extent, MPI_Count elements) {
   t->handle = handle;
   t->size = size;
   t->lb = 0;
@@ -72,15 +114,16 @@ static void type_init_tables(void) {
     unsigned h = (unsigned)type_builtins[i];
     MPI_Count size = (h >> 8) & 0xffu;
     /* The 2-element Fortran/C pair builtins count as two elements. */
-    int pair = type_builtins[i] == MPI_2INT || type_builtins[i] == MPI_2INTEGER ||
+    int pair = type_builtins[i] == MPI_2INT ||
+               type_builtins[i] == MPI_2INTEGER ||
                type_builtins[i] == MPI_2REAL ||
                type_builtins[i] == MPI_2DOUBLE_PRECISION;
     type_describe(&type_builtin_table[h & 0xffu], type_builtins[i], size,
                   (MPI_Aint)size, pair ? 2 : 1);
   }
   for (size_t i = 0; i < TYPE_NPAIRS; i++) {
-    type_describe(&type_pair_table[i], type_pairs[i].handle,
-                  type_pairs[i].size, type_pairs[i].extent, 2);
+    type_describe(&type_pair_table[i], type_pairs[i].handle, type_pairs[i].size,
+                  type_pairs[i].extent, 2);
     /* The padding after the int is not data, but it lies inside the
      * extent, so a contiguous array of pairs still moves as one span. */
     type_pair_table[i].true_extent = type_pairs[i].true_extent;

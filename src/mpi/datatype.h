@@ -12,16 +12,16 @@
 
 typedef struct hc_mpi_type {
   MPI_Datatype handle;
-  MPI_Count size;        /* MPI_Type_size: bytes of data in one element */
-  MPI_Aint lb;           /* MPI_Type_get_extent */
+  MPI_Count size; /* MPI_Type_size: bytes of data in one element */
+  MPI_Aint lb;    /* MPI_Type_get_extent */
   MPI_Aint extent;
-  MPI_Aint true_lb;      /* MPI_Type_get_true_extent */
+  MPI_Aint true_lb; /* MPI_Type_get_true_extent */
   MPI_Aint true_extent;
   /* Bytes one element occupies when count elements move as one byte span
    * [buf, buf + count * wire_size); meaningful when contiguous. */
   size_t wire_size;
-  int contiguous;        /* count elements move as that span, unpacked */
-  MPI_Count elements;    /* basic elements in one element (MPI_Get_elements) */
+  int contiguous;     /* count elements move as that span, unpacked */
+  MPI_Count elements; /* basic elements in one element (MPI_Get_elements) */
   int predefined;
   int committed;
 } hc_mpi_type_t;

@@ -30,8 +30,7 @@ static const struct err_class_info err_classes[] = {
     [MPI_ERR_DIMS] = {"MPI_ERR_DIMS", "invalid dimension argument"},
     [MPI_ERR_ARG] = {"MPI_ERR_ARG", "invalid argument of some other kind"},
     [MPI_ERR_UNKNOWN] = {"MPI_ERR_UNKNOWN", "unknown error"},
-    [MPI_ERR_TRUNCATE] = {"MPI_ERR_TRUNCATE",
-                          "message truncated on receive"},
+    [MPI_ERR_TRUNCATE] = {"MPI_ERR_TRUNCATE", "message truncated on receive"},
     [MPI_ERR_OTHER] = {"MPI_ERR_OTHER", "known error not in this list"},
     [MPI_ERR_INTERN] = {"MPI_ERR_INTERN", "internal MPI error"},
     [MPI_ERR_IN_STATUS] = {"MPI_ERR_IN_STATUS", "error code is in status"},
@@ -82,8 +81,7 @@ static const struct err_class_info err_classes[] = {
                            "target memory outside the window"},
     [MPI_ERR_RMA_ATTACH] = {"MPI_ERR_RMA_ATTACH",
                             "memory cannot be attached to the window"},
-    [MPI_ERR_RMA_SHARED] = {"MPI_ERR_RMA_SHARED",
-                            "memory cannot be shared"},
+    [MPI_ERR_RMA_SHARED] = {"MPI_ERR_RMA_SHARED", "memory cannot be shared"},
     [MPI_ERR_RMA_FLAVOR] = {"MPI_ERR_RMA_FLAVOR",
                             "wrong window flavor for this call"},
     [MPI_T_ERR_MEMORY] = {"MPI_T_ERR_MEMORY", "tool interface: out of memory"},
@@ -115,8 +113,7 @@ static const struct err_class_info err_classes[] = {
                                   "performance variable not atomic"},
     [MPI_T_ERR_INVALID_NAME] = {"MPI_T_ERR_INVALID_NAME",
                                 "tool interface: invalid name"},
-    [MPI_T_ERR_INVALID] = {"MPI_T_ERR_INVALID",
-                           "tool interface: invalid use"},
+    [MPI_T_ERR_INVALID] = {"MPI_T_ERR_INVALID", "tool interface: invalid use"},
     [MPI_ERR_SESSION] = {"MPI_ERR_SESSION", "invalid session"},
     [MPI_ERR_PROC_ABORTED] = {"MPI_ERR_PROC_ABORTED",
                               "a peer process has aborted"},
@@ -184,8 +181,7 @@ int hc_mpi_class_of_status(hc_status_t status) {
 
 /* What FATAL and ABORT do: hcomm_abort prints the line (one line on
  * stderr, "hcmpi: abort (code N): <line>") and ends the job. */
-static void err_fatal(int errclass, const char *line)
-    __attribute__((noreturn));
+static void err_fatal(int errclass, const char *line) __attribute__((noreturn));
 static void err_fatal(int errclass, const char *line) {
   fflush(stdout);
   hcomm_abort(errclass, line);
@@ -267,8 +263,8 @@ int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
     return rc;
   size_t n = hc_mpi_type_wire_bytes(t, count);
   if (n > 0 && buf == NULL)
-    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER,
-                        "NULL buffer for %d elements", count);
+    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER, "NULL buffer for %d elements",
+                        count);
   *bytes = n;
   return MPI_SUCCESS;
 }
@@ -279,8 +275,8 @@ static int err_rank_check(const char *fn, hc_mpi_comm_t *comm, int rank,
   if (rank >= 0 && rank < size)
     return MPI_SUCCESS;
   return hc_mpi_raise(comm, fn, errclass,
-                      "invalid %s %d for a communicator of size %d", what,
-                      rank, size);
+                      "invalid %s %d for a communicator of size %d", what, rank,
+                      size);
 }
 
 int hc_mpi_check_dest(const char *fn, hc_mpi_comm_t *comm, int rank) {
@@ -302,8 +298,8 @@ int hc_mpi_check_root(const char *fn, hc_mpi_comm_t *comm, int root) {
 int hc_mpi_check_send_tag(const char *fn, hc_mpi_comm_t *comm, int tag) {
   if (tag >= 0 && tag <= HCOMM_TAG_UB)
     return MPI_SUCCESS;
-  return hc_mpi_raise(comm, fn, MPI_ERR_TAG,
-                      "invalid tag %d (valid: 0 to %d)", tag, HCOMM_TAG_UB);
+  return hc_mpi_raise(comm, fn, MPI_ERR_TAG, "invalid tag %d (valid: 0 to %d)",
+                      tag, HCOMM_TAG_UB);
 }
 
 int hc_mpi_check_recv_tag(const char *fn, hc_mpi_comm_t *comm, int tag) {

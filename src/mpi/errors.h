@@ -37,9 +37,8 @@ int hc_mpi_check_type(const char *fn, struct hc_mpi_comm *comm,
                       MPI_Datatype type, const hc_mpi_type_t **out);
 /* count, datatype and buffer (NULL with data to move) together; *bytes is
  * the engine byte count. */
-int hc_mpi_check_data(const char *fn, struct hc_mpi_comm *comm,
-                      const void *buf, int count, MPI_Datatype type,
-                      size_t *bytes);
+int hc_mpi_check_data(const char *fn, struct hc_mpi_comm *comm, const void *buf,
+                      int count, MPI_Datatype type, size_t *bytes);
 /* A destination: [0,size) or MPI_PROC_NULL. */
 int hc_mpi_check_dest(const char *fn, struct hc_mpi_comm *comm, int rank);
 /* A source: [0,size), MPI_PROC_NULL or MPI_ANY_SOURCE. */
@@ -50,7 +49,7 @@ int hc_mpi_check_send_tag(const char *fn, struct hc_mpi_comm *comm, int tag);
 /* Also accepts MPI_ANY_TAG. */
 int hc_mpi_check_recv_tag(const char *fn, struct hc_mpi_comm *comm, int tag);
 /* MPI_ERR_ARG when ptr is NULL; what names the argument. */
-int hc_mpi_check_ptr(const char *fn, struct hc_mpi_comm *comm,
-                     const void *ptr, const char *what);
+int hc_mpi_check_ptr(const char *fn, struct hc_mpi_comm *comm, const void *ptr,
+                     const char *what);
 
 #endif /* HC_MPI_ERRORS_H */

@@ -38,14 +38,14 @@ enum hc_handle_object {
 
 typedef struct hc_handle_table {
   pthread_mutex_t lock;
-  unsigned object;   /* an hc_handle_object */
-  int reserved;      /* direct indices [0, reserved) are never handed out */
-  void **slots;      /* object pointer per index, NULL when free */
+  unsigned object; /* an hc_handle_object */
+  int reserved;    /* direct indices [0, reserved) are never handed out */
+  void **slots;    /* object pointer per index, NULL when free */
   int capacity;
-  int live;          /* handles handed out and not yet freed */
-  int *free_stack;   /* recycled indices, most recently freed on top */
+  int live;        /* handles handed out and not yet freed */
+  int *free_stack; /* recycled indices, most recently freed on top */
   int nfree;
-  int next_fresh;    /* lowest index never handed out */
+  int next_fresh; /* lowest index never handed out */
   void *builtin[HC_HANDLE_BUILTIN_MAX];
 } hc_handle_table_t;
 

@@ -38,9 +38,9 @@ void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
 /* ---- communicators (comm.c) --------------------------------------------- */
 
 typedef struct hc_mpi_comm {
-  hcomm_comm_t *engine; /* NULL only for the builtins before MPI_Init */
-  int handle;           /* MPI_Comm value */
-  int builtin;          /* WORLD or SELF: never freed */
+  hcomm_comm_t *engine;      /* NULL only for the builtins before MPI_Init */
+  int handle;                /* MPI_Comm value */
+  int builtin;               /* WORLD or SELF: never freed */
   hc_mpi_errhandler_t *errh; /* read and written under the comm lock */
   int refs; /* the handle plus requests on it; under the comm lock */
 } hc_mpi_comm_t;
@@ -100,7 +100,7 @@ typedef struct hc_mpi_request {
   int handle;
   hcomm_request_t *engine; /* NULL: nothing in flight */
   hc_mpi_comm_t *comm;
-  int active;        /* persistent: started and not yet completed */
+  int active; /* persistent: started and not yet completed */
   int is_recv;
   hcomm_status_t local; /* result when no engine request carries one */
   /* persistent arguments */

@@ -29,8 +29,8 @@ int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
   return rc;
 }
 
-static const hcomm_status_t pt_proc_null_status = {
-    MPI_PROC_NULL, MPI_ANY_TAG, 0, 0, HC_OK};
+static const hcomm_status_t pt_proc_null_status = {MPI_PROC_NULL, MPI_ANY_TAG,
+                                                   0, 0, HC_OK};
 
 /* ---- sends -------------------------------------------------------------- */
 
@@ -169,8 +169,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
   static const char fn[] = "MPI_Recv";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
-  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c,
-                            &bytes);
+  int rc =
+      pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, status, "status");
   if (rc != MPI_SUCCESS)
@@ -191,13 +191,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 }
 #pragma weak MPI_Recv = PMPI_Recv
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
-               int tag, MPI_Comm comm, MPI_Request *request) {
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Request *request) {
   static const char fn[] = "MPI_Irecv";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
-  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c,
-                            &bytes);
+  int rc =
+      pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
   if (rc != MPI_SUCCESS)
@@ -225,8 +225,8 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, const void *sbuf,
   if (source != MPI_PROC_NULL)
     err = hcomm_irecv(rbuf, rbytes, source, rtag, c->engine, &reqs[0]);
   if (err == HC_OK && dest != MPI_PROC_NULL)
-    err = hcomm_isend(sbuf, sbytes, dest, stag, c->engine,
-                      HCOMM_SEND_STANDARD, &reqs[1]);
+    err = hcomm_isend(sbuf, sbytes, dest, stag, c->engine, HCOMM_SEND_STANDARD,
+                      &reqs[1]);
   if (err != HC_OK && reqs[0]) {
     hcomm_cancel(reqs[0]);
   }
@@ -246,18 +246,18 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, const void *sbuf,
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   int dest, int sendtag, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status *status) {
+                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Status *status) {
   static const char fn[] = "MPI_Sendrecv";
   hc_mpi_comm_t *c = NULL;
   size_t sbytes = 0, rbytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, c, sendbuf, sendcount, sendtype, dest,
-                           sendtag, &sbytes);
+    rc = hc_mpi_check_send(fn, c, sendbuf, sendcount, sendtype, dest, sendtag,
+                           &sbytes);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, c, recvbuf, recvcount, recvtype, source,
-                           recvtag, &rbytes);
+    rc = hc_mpi_check_recv(fn, c, recvbuf, recvcount, recvtype, source, recvtag,
+                           &rbytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, status, "status");
   if (rc != MPI_SUCCESS)
@@ -270,9 +270,9 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
-                          int dest, int sendtag, int source, int recvtag,
-                          MPI_Comm comm, MPI_Status *status) {
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                          int sendtag, int source, int recvtag, MPI_Comm comm,
+                          MPI_Status *status) {
   static const char fn[] = "MPI_Sendrecv_replace";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -280,8 +280,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, sendtag, &bytes);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, c, buf, count, datatype, source, recvtag,
-                           &bytes);
+    rc =
+        hc_mpi_check_recv(fn, c, buf, count, datatype, source, recvtag, &bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, status, "status");
   if (rc != MPI_SUCCESS)
@@ -538,27 +538,27 @@ static int pt_persistent(const char *fn, void *buf, int count,
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                    int tag, MPI_Comm comm, MPI_Request *request) {
-  return pt_persistent("MPI_Send_init", (void *)buf, count, datatype, dest,
-                       tag, comm, 0, HCOMM_SEND_STANDARD, request);
+  return pt_persistent("MPI_Send_init", (void *)buf, count, datatype, dest, tag,
+                       comm, 0, HCOMM_SEND_STANDARD, request);
 }
 #pragma weak MPI_Send_init = PMPI_Send_init
 
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Ssend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HCOMM_SEND_SYNC, request);
 }
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Rsend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HCOMM_SEND_READY, request);
 }
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 
-int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Bsend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HC_MPI_SEND_BUFFERED, request);
 }
@@ -566,7 +566,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request) {
-  return pt_persistent("MPI_Recv_init", buf, count, datatype, source, tag,
-                       comm, 1, 0, request);
+  return pt_persistent("MPI_Recv_init", buf, count, datatype, source, tag, comm,
+                       1, 0, request);
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init

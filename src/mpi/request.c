@@ -340,8 +340,7 @@ static int req_vec_find_ready(const req_vec_t *v) {
 
 /* Completes one request of v and reports it through *indx. */
 static int req_finish_one(const char *fn, req_vec_t *v, int i,
-                          MPI_Request *handles, int *indx,
-                          MPI_Status *status) {
+                          MPI_Request *handles, int *indx, MPI_Status *status) {
   *indx = i;
   return req_finish_raise(fn, v->reqs[i], &handles[i], status);
 }
@@ -409,8 +408,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
 
 /* Completes every active, ready request; the core of Waitsome/Testsome. */
 static int req_finish_ready(const char *fn, req_vec_t *v, MPI_Request *handles,
-                            int *outcount, int *indices,
-                            MPI_Status *statuses) {
+                            int *outcount, int *indices, MPI_Status *statuses) {
   hc_mpi_comm_t *errcomm = NULL;
   int failed = 0;
   int n = 0;
@@ -451,7 +449,7 @@ static int req_some(const char *fn, int incount, MPI_Request *handles,
   if (!outcount || (incount > 0 && (!indices || !statuses))) {
     req_vec_fini(&v);
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s is NULL",
-                        !outcount ? "outcount"
+                        !outcount  ? "outcount"
                         : !indices ? "array_of_indices"
                                    : "array_of_statuses");
   }
@@ -528,8 +526,8 @@ int PMPI_Request_free(MPI_Request *request) {
   if (rc == MPI_SUCCESS)
     rc = req_lookup(fn, *request, -1, &r);
   if (rc == MPI_SUCCESS && !r)
-    rc = hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
-                      "cannot free MPI_REQUEST_NULL");
+    rc =
+        hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "cannot free MPI_REQUEST_NULL");
   if (rc != MPI_SUCCESS)
     return rc;
   /* A running operation goes on; the engine drops it when it completes. */

@@ -58,8 +58,7 @@ static int status_args(const char *fn, const MPI_Status *status,
                        MPI_Datatype type, const void *out,
                        const hc_mpi_type_t **t) {
   if (status == MPI_STATUS_IGNORE)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "status is MPI_STATUS_IGNORE");
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "status is MPI_STATUS_IGNORE");
   int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, out, "output argument");
@@ -154,8 +153,7 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
   static const char fn[] = "MPI_Status_set_cancelled";
   if (status == MPI_STATUS_IGNORE)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "status is MPI_STATUS_IGNORE");
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "status is MPI_STATUS_IGNORE");
   int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
   if (rc != MPI_SUCCESS)
     return rc;
@@ -167,8 +165,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
   static const char fn[] = "MPI_Test_cancelled";
   if (status == MPI_STATUS_IGNORE)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "status is MPI_STATUS_IGNORE");
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "status is MPI_STATUS_IGNORE");
   int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");

@@ -47,15 +47,17 @@ static void test_argument_errors(void) {
   EXPECT(cls(MPI_Send(buf, 1, MPI_INT, 0, -5, MPI_COMM_WORLD)) == MPI_ERR_TAG);
   EXPECT(cls(MPI_Recv(buf, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, &st)) ==
          MPI_ERR_TAG);
-  EXPECT(cls(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD)) == MPI_ERR_COUNT);
+  EXPECT(cls(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD)) ==
+         MPI_ERR_COUNT);
   EXPECT(cls(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD)) ==
          MPI_ERR_TYPE);
 #ifdef HCMPI /* a builtin-looking handle that names no type */
-  EXPECT(cls(MPI_Send(buf, 1, (MPI_Datatype)0x4c00ff7f, 0, 0, MPI_COMM_WORLD)) ==
-         MPI_ERR_TYPE);
+  EXPECT(cls(MPI_Send(buf, 1, (MPI_Datatype)0x4c00ff7f, 0, 0,
+                      MPI_COMM_WORLD)) == MPI_ERR_TYPE);
 #endif
   EXPECT(cls(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL)) == MPI_ERR_COMM);
-  EXPECT(cls(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD)) == MPI_ERR_BUFFER);
+  EXPECT(cls(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD)) ==
+         MPI_ERR_BUFFER);
   EXPECT(cls(MPI_Wait(&req, &st)) == MPI_ERR_REQUEST);
   EXPECT(cls(MPI_Bcast(buf, 1, MPI_INT, np, MPI_COMM_WORLD)) == MPI_ERR_ROOT);
   EXPECT(cls(MPI_Comm_rank(MPI_COMM_WORLD, NULL)) == MPI_ERR_ARG);
@@ -74,8 +76,7 @@ static void test_argument_errors(void) {
   MPI_Errhandler eh;
   EXPECT(MPI_Comm_create_errhandler(count_errors, &eh) == MPI_SUCCESS);
   EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh) == MPI_SUCCESS);
-  EXPECT(MPI_Errhandler_free(&eh) == MPI_SUCCESS &&
-         eh == MPI_ERRHANDLER_NULL);
+  EXPECT(MPI_Errhandler_free(&eh) == MPI_SUCCESS && eh == MPI_ERRHANDLER_NULL);
   EXPECT(cls(MPI_Send(buf, 1, MPI_INT, -9, 0, MPI_COMM_WORLD)) == MPI_ERR_RANK);
   EXPECT(handler_calls == 1 && cls(handler_last) == MPI_ERR_RANK);
   EXPECT(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER) ==
@@ -104,8 +105,7 @@ static void test_ring(void) {
   EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 3);
   EXPECT(st.MPI_ERROR == 0x55555555); /* untouched by single completion */
   int count = -1;
-  EXPECT(MPI_Get_count(&st, MPI_DOUBLE, &count) == MPI_SUCCESS &&
-         count == 8);
+  EXPECT(MPI_Get_count(&st, MPI_DOUBLE, &count) == MPI_SUCCESS && count == 8);
   EXPECT(MPI_Get_count(&st, MPI_LONG_DOUBLE, &count) == MPI_SUCCESS &&
          count == 4);
 
@@ -223,7 +223,8 @@ static void test_bsend(void) {
   MPI_Request r;
   EXPECT(MPI_Ibsend(data, 4, MPI_INT, right, 31, MPI_COMM_WORLD, &r) == 0);
   EXPECT(cls(MPI_Bsend(data, 4, MPI_INT, right, 32, MPI_COMM_WORLD)) ==
-         MPI_ERR_BUFFER || 1); /* may fit if the first already left */
+             MPI_ERR_BUFFER ||
+         1); /* may fit if the first already left */
   MPI_Wait(&r, MPI_STATUS_IGNORE);
   MPI_Recv(got, 4, MPI_INT, left, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   EXPECT(got[0] == left);
@@ -318,8 +319,8 @@ static void test_comms(void) {
   MPI_Errhandler eh;
   MPI_Comm_get_errhandler(dup, &eh);
   EXPECT(eh == MPI_ERRORS_RETURN); /* inherited */
-  EXPECT(MPI_Comm_split(MPI_COMM_WORLD, me == 0 ? MPI_UNDEFINED : me % 2,
-                        -me, &half) == 0);
+  EXPECT(MPI_Comm_split(MPI_COMM_WORLD, me == 0 ? MPI_UNDEFINED : me % 2, -me,
+                        &half) == 0);
   if (me == 0) {
     EXPECT(half == MPI_COMM_NULL);
   } else {

@@ -62,13 +62,13 @@ START_TEST(wrong_kind_object_or_index_rejected) {
   hc_handle_table_t t = HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_COMM, 0);
   int h;
   ck_assert_int_eq(hc_handle_alloc(&t, &objs[0], &h), 0);
-  ck_assert_ptr_null(hc_handle_get(&t, 0x04000000));         /* null kind */
-  ck_assert_ptr_null(hc_handle_get(&t, (int)0xc4000000u));   /* indirect */
-  ck_assert_ptr_null(hc_handle_get(&t, (int)0x88000000u));   /* group */
-  ck_assert_ptr_null(hc_handle_get(&t, (int)0xac000000u));   /* request */
-  ck_assert_ptr_null(hc_handle_get(&t, (int)0x84000001u));   /* unused slot */
-  ck_assert_ptr_null(hc_handle_get(&t, (int)0x84fffff0u));   /* beyond */
-  ck_assert_ptr_null(hc_handle_get(&t, 0x44000000));  /* builtin unset */
+  ck_assert_ptr_null(hc_handle_get(&t, 0x04000000));       /* null kind */
+  ck_assert_ptr_null(hc_handle_get(&t, (int)0xc4000000u)); /* indirect */
+  ck_assert_ptr_null(hc_handle_get(&t, (int)0x88000000u)); /* group */
+  ck_assert_ptr_null(hc_handle_get(&t, (int)0xac000000u)); /* request */
+  ck_assert_ptr_null(hc_handle_get(&t, (int)0x84000001u)); /* unused slot */
+  ck_assert_ptr_null(hc_handle_get(&t, (int)0x84fffff0u)); /* beyond */
+  ck_assert_ptr_null(hc_handle_get(&t, 0x44000000));       /* builtin unset */
   ck_assert_ptr_null(hc_handle_get(&t, 0));
   ck_assert_ptr_null(hc_handle_get(&t, -1));
   ck_assert_ptr_null(hc_handle_free(&t, (int)0x88000000u));
