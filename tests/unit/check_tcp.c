@@ -1,1 +1,475 @@
-int main(void) { return 77; }
+/*
+ * The tcp transport between two forked processes over 127.0.0.1, with no
+ * launcher: the test plays the engine.  The Check test process is world
+ * rank 0 and its child rank 1; pipes carry the address exchange and
+ * barriers.  Each test builds fresh contexts in both processes.
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/transport.h"
+
+#define GUARD_SECONDS 60
+
+static const hc_transport_ops_t *const ops = &hc_transport_tcp_ops;
+
+typedef struct pair {
+  int me;
+  int to_child[2];
+  int to_parent[2];
+  pid_t child;
+  void *ctx;
+} pair_t;
+
+/* What recv_cb saw in this process. */
+static struct {
+  unsigned char *last; /* copy of the newest packet */
+  size_t last_len;
+  long count;
+  long bad;
+  int failed_rank;
+  int stream; /* 1: packets are [u32 seq][pattern], checked on arrival */
+  uint32_t next_seq;
+} inbox;
+
+static int is_child;
+
+static void expect(int ok, const char *what, int line) {
+  if (ok)
+    return;
+  if (is_child) {
+    fprintf(stderr, "child: check failed at line %d: %s\n", line, what);
+    _exit(1);
+  }
+  ck_abort_msg("parent: check failed at line %d: %s", line, what);
+}
+
+static unsigned char pattern(size_t size, size_t i) {
+  return (unsigned char)(size * 31u + i * 7u + 1u);
+}
+
+static void on_packet(void *engine, int src, const void *packet, size_t len) {
+  (void)engine;
+  const unsigned char *p = packet;
+  inbox.count++;
+  if (src != 1 - (is_child ? 1 : 0)) {
+    inbox.bad++;
+    return;
+  }
+  if (inbox.stream) {
+    uint32_t seq;
+    if (len < 4) {
+      inbox.bad++;
+      return;
+    }
+    memcpy(&seq, p, 4);
+    if (seq != inbox.next_seq++)
+      inbox.bad++;
+    for (size_t i = 4; i < len; i++)
+      if (p[i] != pattern(seq, i)) {
+        inbox.bad++;
+        break;
+      }
+    return;
+  }
+  free(inbox.last);
+  inbox.last = malloc(len ? len : 1);
+  if (inbox.last == NULL) {
+    inbox.bad++;
+    return;
+  }
+  memcpy(inbox.last, packet, len);
+  inbox.last_len = len;
+}
+
+static void on_failed(void *engine, int world_rank) {
+  (void)engine;
+  inbox.failed_rank = world_rank;
+}
+
+static void io_all(int fd, void *buf, size_t len, int writing) {
+  unsigned char *p = buf;
+  while (len > 0) {
+    ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    expect(n > 0, writing ? "pipe write" : "pipe read", __LINE__);
+    p += n;
+    len -= (size_t)n;
+  }
+}
+
+static int pair_out(const pair_t *pr) {
+  return pr->me == 0 ? pr->to_child[1] : pr->to_parent[1];
+}
+static int pair_in(const pair_t *pr) {
+  return pr->me == 0 ? pr->to_parent[0] : pr->to_child[0];
+}
+
+static void pair_barrier(pair_t *pr) {
+  char b = 'b';
+  io_all(pair_out(pr), &b, 1, 1);
+  io_all(pair_in(pr), &b, 1, 0);
+}
+
+/* Forks; both processes get a context and know each other's address. */
+static void pair_start(pair_t *pr) {
+  memset(&inbox, 0, sizeof inbox);
+  inbox.failed_rank = -1;
+  ck_assert_int_eq(pipe(pr->to_child), 0);
+  ck_assert_int_eq(pipe(pr->to_parent), 0);
+  fflush(NULL);
+  pr->child = fork();
+  ck_assert_int_ge(pr->child, 0);
+  pr->me = pr->child == 0 ? 1 : 0;
+  is_child = pr->me == 1;
+  if (is_child)
+    alarm(GUARD_SECONDS);
+  hc_transport_init_args_t args = {.world_rank = pr->me,
+                                   .world_size = 2,
+                                   .local_rank = 0,
+                                   .local_size = 1,
+                                   .local_world_ranks = &pr->me,
+                                   .recv_cb = on_packet,
+                                   .engine = NULL,
+                                   .peer_failed_cb = on_failed};
+  expect(ops->init(&args, &pr->ctx) == HC_OK, "init", __LINE__);
+  char mine[HC_TRANSPORT_ADDRESS_MAX], theirs[HC_TRANSPORT_ADDRESS_MAX];
+  memset(mine, 0, sizeof mine);
+  expect(ops->address(pr->ctx, mine, sizeof mine) == HC_OK, "address",
+         __LINE__);
+  io_all(pair_out(pr), mine, sizeof mine, 1);
+  io_all(pair_in(pr), theirs, sizeof theirs, 0);
+  expect(ops->connect(pr->ctx, 1 - pr->me, theirs) == HC_OK, "connect",
+         __LINE__);
+  expect(ops->connect(pr->ctx, pr->me, mine) == HC_ERR_RANK, "self connect",
+         __LINE__);
+  expect(ops->connected(pr->ctx) == HC_OK, "connected", __LINE__);
+}
+
+/* Child: leaves; parent: reaps the child and checks it succeeded. */
+static void pair_finish(pair_t *pr) {
+  ops->fini(pr->ctx);
+  if (is_child)
+    _exit(inbox.bad == 0 ? 0 : 2);
+  int status;
+  ck_assert_int_eq(waitpid(pr->child, &status, 0), pr->child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                "child failed (status 0x%x)", status);
+  close(pr->to_child[0]);
+  close(pr->to_child[1]);
+  close(pr->to_parent[0]);
+  close(pr->to_parent[1]);
+  free(inbox.last);
+  inbox.last = NULL;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Progress (waiting when idle) until *counter reaches want. */
+static void pump_until(pair_t *pr, const long *counter, long want) {
+  double deadline = now_s() + GUARD_SECONDS;
+  while (*counter < want) {
+    expect(now_s() < deadline, "timed out waiting for packets", __LINE__);
+    if (ops->progress(pr->ctx) == 0)
+      ops->wait(pr->ctx, 10);
+  }
+}
+
+/* Sends, progressing through AGAIN; returns how many AGAINs it saw. */
+static long send_retry(pair_t *pr, const struct iovec *iov, int iovcnt) {
+  long again = 0;
+  double deadline = now_s() + GUARD_SECONDS;
+  for (;;) {
+    hc_status_t rc = ops->send(pr->ctx, 1 - pr->me, iov, iovcnt);
+    if (rc == HC_OK)
+      return again;
+    expect(rc == HC_ERR_AGAIN, "send failed", __LINE__);
+    expect(now_s() < deadline, "send stayed AGAIN", __LINE__);
+    again++;
+    if (ops->progress(pr->ctx) == 0)
+      ops->wait(pr->ctx, 10);
+  }
+}
+
+/* Sends a patterned packet of size bytes split into three pieces. */
+static void send_pattern(pair_t *pr, unsigned char *buf, size_t size) {
+  for (size_t i = 0; i < size; i++)
+    buf[i] = pattern(size, i);
+  size_t a = size / 3, b = size / 2;
+  struct iovec iov[3] = {{buf, a}, {buf + a, b - a}, {buf + b, size - b}};
+  send_retry(pr, iov, 3);
+}
+
+static int check_pattern(const unsigned char *p, size_t len, size_t size) {
+  if (len != size)
+    return 0;
+  for (size_t i = 0; i < len; i++)
+    if (p[i] != pattern(size, i))
+      return 0;
+  return 1;
+}
+
+/* Rank 0 sends each size, rank 1 checks and echoes it, rank 0 checks. */
+static void pingpong(pair_t *pr, const size_t *sizes, size_t n) {
+  size_t max = ops->max_packet(pr->ctx);
+  unsigned char *buf = malloc(max);
+  expect(buf != NULL, "malloc", __LINE__);
+  for (size_t k = 0; k < n; k++) {
+    if (pr->me == 0)
+      send_pattern(pr, buf, sizes[k]);
+    pump_until(pr, &inbox.count, (long)k + 1);
+    expect(check_pattern(inbox.last, inbox.last_len, sizes[k]),
+           "packet bytes or length differ", __LINE__);
+    if (pr->me == 1)
+      send_pattern(pr, buf, sizes[k]);
+  }
+  free(buf);
+}
+
+START_TEST(test_pingpong_every_size_small_packets) {
+  setenv("HCMPI_TCP_MAX_PACKET", "4096", 1);
+  pair_t pr;
+  pair_start(&pr);
+  unsetenv("HCMPI_TCP_MAX_PACKET");
+  size_t max = ops->max_packet(pr.ctx);
+  expect(max == 4096, "max_packet follows HCMPI_TCP_MAX_PACKET", __LINE__);
+  size_t *sizes = malloc((max + 1) * sizeof *sizes);
+  for (size_t s = 0; s <= max; s++)
+    sizes[s] = s;
+  pingpong(&pr, sizes, max + 1);
+  free(sizes);
+  /* One byte past max_packet is refused outright. */
+  unsigned char *big = calloc(1, max + 1);
+  struct iovec iov = {big, max + 1};
+  expect(ops->send(pr.ctx, 1 - pr.me, &iov, 1) == HC_ERR_ARG,
+         "oversized packet refused", __LINE__);
+  free(big);
+  pair_barrier(&pr);
+  pair_finish(&pr);
+}
+END_TEST
+
+START_TEST(test_pingpong_sizes_to_default_max_packet) {
+  pair_t pr;
+  pair_start(&pr);
+  size_t max = ops->max_packet(pr.ctx);
+  expect(max >= ((size_t)256 << 10), "default max_packet >= 256 KiB", __LINE__);
+  size_t sizes[64];
+  size_t n = 0;
+  for (size_t p = 4096; p <= max && n + 3 <= 64; p *= 2) {
+    sizes[n++] = p - 1;
+    sizes[n++] = p;
+    if (p + 1 <= max)
+      sizes[n++] = p + 1;
+  }
+  sizes[n++] = max;
+  pingpong(&pr, sizes, n);
+  pair_barrier(&pr);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* Rank 1 stops reading until rank 0 has seen AGAIN; then every packet,
+ * those queued before and those sent after, arrives once and in order. */
+START_TEST(test_flood_hits_again_and_recovers) {
+  enum { SIZE = 60000, AFTER = 200 };
+  setenv("HCMPI_TCP_SENDQ", "256k", 1);
+  setenv("HCMPI_TCP_SOCKBUF", "64k", 1);
+  pair_t pr;
+  pair_start(&pr);
+  unsetenv("HCMPI_TCP_SENDQ");
+  unsetenv("HCMPI_TCP_SOCKBUF");
+  /* Connection up first, so the flood fills socket buffers, then queue. */
+  static const size_t one[] = {10};
+  pingpong(&pr, one, 1);
+  inbox.count = 0;
+  inbox.stream = 1;
+  unsigned char *buf = malloc(SIZE);
+  uint32_t total = 0;
+  if (pr.me == 0) {
+    long again = 0;
+    uint32_t seq = 0;
+    for (; again == 0; seq++) {
+      memcpy(buf, &seq, 4);
+      for (size_t i = 4; i < SIZE; i++)
+        buf[i] = pattern(seq, i);
+      struct iovec iov[2] = {{buf, 4}, {buf + 4, SIZE - 4}};
+      hc_status_t rc = ops->send(pr.ctx, 1, iov, 2);
+      expect(seq < 100000, "no AGAIN after 6 GB", __LINE__);
+      if (rc == HC_ERR_AGAIN) {
+        again = 1;
+        break;
+      }
+      expect(rc == HC_OK, "flood send", __LINE__);
+      ops->progress(pr.ctx);
+    }
+    total = seq + AFTER;
+    pair_barrier(&pr); /* rank 1 starts reading */
+    io_all(pair_out(&pr), &total, sizeof total, 1);
+    for (; seq < total; seq++) {
+      memcpy(buf, &seq, 4);
+      for (size_t i = 4; i < SIZE; i++)
+        buf[i] = pattern(seq, i);
+      struct iovec iov[2] = {{buf, 4}, {buf + 4, SIZE - 4}};
+      send_retry(&pr, iov, 2);
+    }
+  } else {
+    pair_barrier(&pr);
+    io_all(pair_in(&pr), &total, sizeof total, 0);
+  }
+  /* Rank 0 keeps progressing so its queue drains. */
+  if (pr.me == 1) {
+    pump_until(&pr, &inbox.count, (long)total);
+    expect(inbox.next_seq == total && inbox.bad == 0,
+           "every flooded packet once, in order, intact", __LINE__);
+    struct iovec done = {&total, sizeof total};
+    inbox.stream = 0;
+    send_retry(&pr, &done, 1);
+  } else {
+    inbox.stream = 0;
+    pump_until(&pr, &inbox.count, 1);
+    expect(inbox.last_len == sizeof total, "done packet", __LINE__);
+  }
+  free(buf);
+  pair_barrier(&pr);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* Both ranks send first at the same moment, so both connect; whichever
+ * connection wins, each side gets every packet of the other once, in
+ * order.  Repeated on fresh contexts to meet several interleavings. */
+START_TEST(test_simultaneous_first_sends) {
+  enum { ROUNDS = 30, PACKETS = 300, SIZE = 1000 };
+  for (int round = 0; round < ROUNDS; round++) {
+    pair_t pr;
+    pair_start(&pr);
+    inbox.stream = 1;
+    unsigned char buf[SIZE];
+    pair_barrier(&pr);
+    for (uint32_t seq = 0; seq < PACKETS; seq++) {
+      memcpy(buf, &seq, 4);
+      for (size_t i = 4; i < SIZE; i++)
+        buf[i] = pattern(seq, i);
+      struct iovec iov = {buf, SIZE};
+      send_retry(&pr, &iov, 1);
+    }
+    pump_until(&pr, &inbox.count, PACKETS);
+    expect(inbox.next_seq == PACKETS && inbox.bad == 0,
+           "every packet once, in order, intact", __LINE__);
+    /* Neither side may leave while the other still needs its bytes. */
+    pair_barrier(&pr);
+    pair_finish(&pr);
+  }
+}
+END_TEST
+
+/* A peer that exits: the survivor's progress reports it failed (no hang)
+ * and later sends return HC_ERR_PEER_DEAD. */
+START_TEST(test_peer_close_reports_failure) {
+  pair_t pr;
+  pair_start(&pr);
+  static const size_t one[] = {100};
+  pingpong(&pr, one, 1);
+  if (pr.me == 1)
+    _exit(0); /* no fini: the kernel closes the socket */
+  double deadline = now_s() + GUARD_SECONDS;
+  while (inbox.failed_rank != 1) {
+    ck_assert_msg(now_s() < deadline, "failure never reported");
+    if (ops->progress(pr.ctx) == 0)
+      ops->wait(pr.ctx, 10);
+  }
+  unsigned char b = 1;
+  struct iovec iov = {&b, 1};
+  ck_assert_int_eq(ops->send(pr.ctx, 1, &iov, 1), HC_ERR_PEER_DEAD);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* A peer gone before the first send: the connect is refused, which is
+ * reported the same way. */
+START_TEST(test_connect_to_gone_peer_reports_failure) {
+  pair_t pr;
+  pair_start(&pr);
+  if (pr.me == 1) {
+    ops->fini(pr.ctx);
+    _exit(0);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pr.child, &status, 0), pr.child);
+  unsigned char b = 1;
+  struct iovec iov = {&b, 1};
+  hc_status_t rc = ops->send(pr.ctx, 1, &iov, 1);
+  ck_assert(rc == HC_OK || rc == HC_ERR_PEER_DEAD);
+  double deadline = now_s() + GUARD_SECONDS;
+  while (inbox.failed_rank != 1) {
+    ck_assert_msg(now_s() < deadline, "failure never reported");
+    if (ops->progress(pr.ctx) == 0)
+      ops->wait(pr.ctx, 10);
+  }
+  ck_assert_int_eq(ops->send(pr.ctx, 1, &iov, 1), HC_ERR_PEER_DEAD);
+  ops->fini(pr.ctx);
+  free(inbox.last);
+  inbox.last = NULL;
+}
+END_TEST
+
+START_TEST(test_fini_on_failed_init_and_null) {
+  ops->fini(NULL);
+  setenv("HCMPI_TCP_IF", "no-such-if0", 1);
+  int me = 0;
+  hc_transport_init_args_t args = {.world_rank = 0,
+                                   .world_size = 2,
+                                   .local_size = 1,
+                                   .local_world_ranks = &me,
+                                   .recv_cb = on_packet};
+  void *ctx = NULL;
+  ck_assert_int_ne(ops->init(&args, &ctx), HC_OK);
+  ops->fini(ctx);
+  setenv("HCMPI_TCP_IF", "127.0.0.0/8", 1);
+  ck_assert_int_eq(ops->init(&args, &ctx), HC_OK);
+  char addr[HC_TRANSPORT_ADDRESS_MAX];
+  ck_assert_int_eq(ops->address(ctx, addr, sizeof addr), HC_OK);
+  ck_assert_msg(strncmp(addr, "127.", 4) == 0, "CIDR picks lo: %s", addr);
+  ck_assert_int_eq(ops->connect(ctx, 1, "not-an-address"), HC_ERR_ARG);
+  ops->fini(ctx);
+  unsetenv("HCMPI_TCP_IF");
+}
+END_TEST
+
+static Suite *tcp_suite(void) {
+  Suite *s = suite_create("tcp");
+  TCase *tc = tcase_create("pair");
+  tcase_set_timeout(tc, 2 * GUARD_SECONDS);
+  tcase_add_test(tc, test_pingpong_every_size_small_packets);
+  tcase_add_test(tc, test_pingpong_sizes_to_default_max_packet);
+  tcase_add_test(tc, test_flood_hits_again_and_recovers);
+  tcase_add_test(tc, test_simultaneous_first_sends);
+  tcase_add_test(tc, test_peer_close_reports_failure);
+  tcase_add_test(tc, test_connect_to_gone_peer_reports_failure);
+  tcase_add_test(tc, test_fini_on_failed_init_and_null);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  SRunner *sr = srunner_create(tcp_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

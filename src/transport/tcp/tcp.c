@@ -231,8 +231,8 @@ static void tcp_peer_fail(tcp_ctx_t *t, int p, const char *why, int err) {
   tcp_peer_t *peer = &t->peers[p];
   if (peer->state == TCP_PEER_FAILED)
     return;
-  hc_log(err == 0 ? HC_LOG_INFO : HC_LOG_WARN, "tcp", "rank %d: %s%s%s", p,
-         why, err ? ": " : "", err ? strerror(err) : "");
+  hc_log(err == 0 ? HC_LOG_INFO : HC_LOG_WARN, "tcp", "rank %d: %s%s%s", p, why,
+         err ? ": " : "", err ? strerror(err) : "");
   tcp_conn_close(peer->out);
   tcp_conn_close(peer->up);
   peer->out = NULL;
@@ -461,7 +461,8 @@ static hc_status_t tcp_start_connect(tcp_ctx_t *t, int p) {
     tcp_peer_fail(t, p, "connect", err);
     return HC_ERR_PEER_DEAD;
   }
-  peer->out = tcp_conn_new(t, fd, TCP_KIND_OUT, TCP_CONN_CONNECTING, p, EPOLLOUT);
+  peer->out =
+      tcp_conn_new(t, fd, TCP_KIND_OUT, TCP_CONN_CONNECTING, p, EPOLLOUT);
   if (peer->out == NULL) {
     close(fd);
     return HC_ERR_SYSTEM;
@@ -752,7 +753,8 @@ static void tcp_on_listen(tcp_ctx_t *t) {
       return;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (tcp_conn_new(t, fd, TCP_KIND_IN, TCP_CONN_HELLO_WAIT, -1, EPOLLIN) == NULL)
+    if (tcp_conn_new(t, fd, TCP_KIND_IN, TCP_CONN_HELLO_WAIT, -1, EPOLLIN) ==
+        NULL)
       close(fd);
   }
 }
