@@ -16,8 +16,7 @@
 void hc_engine_peer_failed(void *engine, int world_rank) {
   (void)engine;
   if (hc_engine.peers == NULL || world_rank < 0 ||
-      world_rank >= hc_engine.world_size ||
-      hc_engine.peers[world_rank].failed)
+      world_rank >= hc_engine.world_size || hc_engine.peers[world_rank].failed)
     return;
   hc_engine.peers[world_rank].failed = 1;
   hc_engine.failed_peers++;
