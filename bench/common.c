@@ -131,9 +131,18 @@ int bench_parse(int argc, char **argv, bench_opts_t *opts,
 }
 
 int bench_iters(const bench_opts_t *opts, size_t size, int min_iters) {
-  long n = opts->iters;
-  if (size > BENCH_SCALE_FROM)
-    n = (long)((double)opts->iters * BENCH_SCALE_FROM / (double)size);
+  /* Scale by about sqrt(8 KiB / size): large messages still get enough
+   * iterations to average out one slow transfer, without 16 MiB costing
+   * 2048 times as long as 8 KiB.  The root is taken by halving per factor
+   * of four (then a linear step) so the programs need no libm, which MPI
+   * compile wrappers do not link. */
+  double ratio = (double)size / BENCH_SCALE_FROM, scale = 1.0;
+  long n;
+  for (; ratio >= 4.0; ratio /= 4.0)
+    scale *= 0.5;
+  if (ratio > 1.0)
+    scale /= 1.0 + (ratio - 1.0) * 0.4142;
+  n = (long)(opts->iters * scale);
   return n < min_iters ? min_iters : (int)n;
 }
 

@@ -52,8 +52,8 @@ void bench_size_range(bench_opts_t *opts, size_t lo, size_t hi);
 size_t bench_max_size(const bench_opts_t *opts);
 
 /* Iterations for one repetition at this size: opts->iters up to 8 KiB,
- * then scaled down with the size so large messages do not dominate the
- * run time, but never below min_iters. */
+ * then opts->iters * sqrt(8 KiB / size) so large messages do not dominate
+ * the run time, but never below min_iters. */
 int bench_iters(const bench_opts_t *opts, size_t size, int min_iters);
 
 /* Microseconds on the monotonic clock. */

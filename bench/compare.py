@@ -265,7 +265,7 @@ def fmt(v):
         return f"{v:.1f}"
     if v == 0:
         return "0"
-    return f"{v:.3g}"
+    return f"{v:#.3g}"
 
 
 def size_label(n):
