@@ -32,4 +32,12 @@ const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type);
 /* Bytes that count elements of type put on the wire. */
 size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count);
 
+/* Packs count elements of type at buf into the contiguous stream out of
+ * count * type->size bytes (data only, no gaps). */
+void hc_mpi_type_pack(const hc_mpi_type_t *type, const void *buf,
+                      MPI_Count count, void *out);
+/* The reverse: scatters count * type->size bytes from in into buf. */
+void hc_mpi_type_unpack(const hc_mpi_type_t *type, const void *in,
+                        MPI_Count count, void *buf);
+
 #endif /* HC_MPI_DATATYPE_H */
