@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -58,10 +59,12 @@ typedef struct run_rank {
 typedef struct run_opts {
   int n;
   int label;
+  int relink;
   long timeout_s;
   int nenv;
   char **env;
   char **argv;
+  char *ld_path; /* with --relink: LD_LIBRARY_PATH for the ranks */
 } run_opts_t;
 
 typedef struct run_job {
@@ -92,11 +95,21 @@ static double run_now(void) {
 static void run_usage(FILE *f) {
   fprintf(f,
           "usage: hcmpirun [-n|-np N] [--label] [--timeout S] [--env K=V]..."
-          " prog [args...]\n"
+          " [--relink] prog [args...]\n"
           "  -n, -np N     start N ranks (default 1)\n"
-          "  --label       prefix each output line with \"[rank] \"\n"
+          "  --label, -l   prefix each output line with \"[rank] \"\n"
           "  --timeout S   end the job after S seconds (exit status 124)\n"
           "  --env K=V     set K=V in every rank's environment\n"
+          "  -genv K V, -env K V   the same, mpiexec style\n"
+          "  --relink      run a program built against MPICH on hcmpi: put\n"
+          "                hcmpi's libmpi.so.12/libmpich.so.12 first on\n"
+          "                the ranks' LD_LIBRARY_PATH\n"
+          "  -ppn N, -hosts H[,H...]   accepted where every rank stays on\n"
+          "                this host (H is localhost or this host's name)\n"
+          "Not supported (hcmpirun starts ranks on this host only; use\n"
+          "mpiexec.mpich for more): -f/-hostfile/-machinefile, remote "
+          "-hosts,\n-genvnone, -genvlist, -wdir, -bind-to, and ':' "
+          "(several programs).\n"
           "Environment: HCMPI_KILL_GRACE seconds between SIGTERM and SIGKILL "
           "when the job is torn down (default 2).\n"
           "Exit status: 0 if every rank exits 0; else the first failing "
@@ -115,17 +128,114 @@ static int run_parse_long(const char *text, long min, long *out) {
   return 0;
 }
 
+/* "K" "V" (mpiexec's -genv/-env) as one "K=V" string for putenv. */
+static char *run_env_pair(const char *key, const char *value) {
+  if (key == NULL || value == NULL || *key == '\0' || strchr(key, '=') != NULL)
+    return NULL;
+  size_t len = strlen(key) + strlen(value) + 2;
+  char *kv = malloc(len);
+  if (kv != NULL)
+    snprintf(kv, len, "%s=%s", key, value);
+  return kv;
+}
+
+/* Whether NAME (a -hosts entry, maybe with ":slots") is this host. */
+static int run_host_is_local(const char *name, size_t len) {
+  char self[256] = "";
+  gethostname(self, sizeof self - 1);
+  const char *colon = memchr(name, ':', len);
+  if (colon != NULL)
+    len = (size_t)(colon - name);
+  static const char *const local[] = {"localhost", "127.0.0.1", "::1"};
+  for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+    if (strlen(local[i]) == len && strncmp(name, local[i], len) == 0)
+      return 1;
+  return strlen(self) == len && strncmp(name, self, len) == 0;
+}
+
+static int run_hosts_local(const char *list) {
+  if (list == NULL || *list == '\0')
+    return 0;
+  for (const char *p = list; *p != '\0';) {
+    size_t len = strcspn(p, ",");
+    if (len == 0 || !run_host_is_local(p, len))
+      return 0;
+    p += len + (p[len] == ',');
+  }
+  return 1;
+}
+
+/* Options of MPICH's mpiexec that hcmpirun recognises but cannot honour;
+ * naming them beats a generic "bad option". */
+static int run_unsupported(const char *a) {
+  static const char *const names[] = {
+      "-f",       "-hostfile", "-machinefile", "-genvnone", "-genvlist",
+      "-envlist", "-envnone",  "-wdir",        "-bind-to",  "-launcher",
+      "-rmk",     "-iface",    ":"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(a, names[i]) == 0) {
+      fprintf(stderr,
+              "hcmpirun: option %s is not supported: hcmpirun starts one "
+              "program on this host only (use mpiexec.mpich for more)\n",
+              a);
+      return 1;
+    }
+  return 0;
+}
+
+/* Returns 1 when argv[*i] is an mpiexec-style option (consuming its
+ * arguments), 0 when it is not one, -1 on a usage error. */
+static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
+  const char *a = argv[*i];
+  long v;
+  if (strcmp(a, "-genv") == 0 || strcmp(a, "-env") == 0) {
+    char *kv = *i + 2 < argc ? run_env_pair(argv[*i + 1], argv[*i + 2]) : NULL;
+    if (kv == NULL)
+      return -1;
+    o->env[o->nenv++] = kv;
+    *i += 2;
+    return 1;
+  }
+  if (strcmp(a, "-genvall") == 0 || strcmp(a, "-envall") == 0)
+    return 1; /* what hcmpirun always does */
+  if (strcmp(a, "-ppn") == 0) {
+    /* Every rank is on this host whatever the count per node. */
+    if (run_parse_long(argv[*i + 1], 1, &v) != 0)
+      return -1;
+    ++*i;
+    return 1;
+  }
+  if (strcmp(a, "-hosts") == 0 || strcmp(a, "-host") == 0) {
+    if (!run_hosts_local(argv[*i + 1])) {
+      fprintf(stderr,
+              "hcmpirun: %s %s: hcmpirun starts ranks on this host only "
+              "(use mpiexec.mpich for other hosts)\n",
+              a, argv[*i + 1] ? argv[*i + 1] : "");
+      return -1;
+    }
+    ++*i;
+    return 1;
+  }
+  return run_unsupported(a) ? -1 : 0;
+}
+
 /* Returns 0 to run, 1 to exit 0 (help), -1 on a usage error. */
 static int run_parse_args(int argc, char **argv, run_opts_t *o) {
   long v;
+  int mpiexec_rc;
   o->n = 1;
   o->env = calloc((size_t)argc, sizeof *o->env);
   int i = 1;
-  for (; i < argc && argv[i][0] == '-'; i++) {
+  for (; i < argc && (argv[i][0] == '-' || strcmp(argv[i], ":") == 0); i++) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) {
       i++;
       break;
+    } else if (strcmp(a, "--relink") == 0) {
+      o->relink = 1;
+    } else if ((mpiexec_rc = run_parse_mpiexec(argc, argv, &i, o)) != 0) {
+      if (mpiexec_rc < 0)
+        return -1;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       run_usage(stdout);
       return 1;
@@ -152,6 +262,57 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
     return -1;
   }
   o->argv = argv + i;
+  return 0;
+}
+
+/* ---- --relink ------------------------------------------------------------ */
+
+static int run_has_libmpi(const char *dir) {
+  char path[PATH_MAX + 32];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/libmpi.so.12", dir);
+  return stat(path, &st) == 0;
+}
+
+/* The MPICH-named libraries that belong to this hcmpirun: those of its
+ * build tree when it runs from one, else the installed ones. */
+static int run_relink_dir(char *dir, size_t len) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash != NULL) {
+      *slash = '\0';
+      snprintf(dir, len, "%s/../mpich-abi/.libs", exe);
+      if (run_has_libmpi(dir))
+        return 0;
+    }
+  }
+  snprintf(dir, len, "%s", HC_MPICH_ABI_DIR);
+  if (run_has_libmpi(dir))
+    return 0;
+  fprintf(stderr,
+          "hcmpirun: --relink: libmpi.so.12 is neither in the build tree "
+          "nor in %s\n",
+          HC_MPICH_ABI_DIR);
+  return -1;
+}
+
+static int run_relink_setup(run_opts_t *o) {
+  char dir[PATH_MAX + 32], real[PATH_MAX];
+  if (run_relink_dir(dir, sizeof dir) != 0)
+    return -1;
+  const char *use = realpath(dir, real) ? real : dir;
+  const char *old = getenv("LD_LIBRARY_PATH");
+  size_t len = strlen(use) + (old ? strlen(old) : 0) + 2;
+  o->ld_path = malloc(len);
+  if (o->ld_path == NULL)
+    return -1;
+  if (old != NULL && *old != '\0')
+    snprintf(o->ld_path, len, "%s:%s", use, old);
+  else
+    snprintf(o->ld_path, len, "%s", use);
   return 0;
 }
 
@@ -504,6 +665,8 @@ static void run_set_env(const run_job_t *job, int r) {
   setenv("PMI_FD", "3", 1);
   unsetenv("PMI_PORT");
   unsetenv("PMI_ID");
+  if (job->opt.ld_path != NULL)
+    setenv("LD_LIBRARY_PATH", job->opt.ld_path, 1);
   for (int i = 0; i < job->opt.nenv; i++)
     putenv(job->opt.env[i]);
 }
@@ -732,6 +895,8 @@ int main(int argc, char **argv) {
       run_usage(stderr);
     return rc < 0 ? 1 : 0;
   }
+  if (job.opt.relink && run_relink_setup(&job.opt) != 0)
+    return 1;
   run_ensure_std_fds();
   sigset_t oldmask;
   if (run_setup(&job, &oldmask) != 0) {
