@@ -20,6 +20,7 @@ typedef void *acl_event_t;
 
 #define ACL_OK 0
 #define ACL_REPEAT_INITIALIZE 100002
+#define ACL_IMPORTERS_OPEN 207000 /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT */
 #define ACL_KEY_BYTES 65 /* aclrtIpcMemGetExportKey's fixed key length */
 #define ACL_MEMCPY_HOST_TO_HOST 0
 #define ACL_MEMCPY_HOST_TO_DEVICE 1
@@ -344,7 +345,11 @@ static hc_status_t acl_ipc_unexport(const hc_ipc_handle_t *handle) {
   if (acl_api.ipc_close == NULL)
     return HC_ERR_NOT_SUPPORTED;
   acl_error_t err = acl_api.ipc_close((const char *)handle->data);
-  return err == ACL_OK ? HC_OK : HC_ERR_AGAIN;
+  /* Importers still attached: worth retrying.  Anything else (the key
+   * already died with its allocation, say) is final. */
+  if (err == ACL_IMPORTERS_OPEN)
+    return HC_ERR_AGAIN;
+  return acl_status("aclrtIpcMemClose", err);
 }
 
 static hc_status_t acl_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {

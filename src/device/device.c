@@ -6,7 +6,9 @@
 #include "device/device.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/env.h"
 #include "util/log.h"
@@ -18,6 +20,7 @@
 
 typedef struct device_export {
   int used;
+  unsigned long last_use;
   uintptr_t base;
   size_t size;
   hc_ipc_handle_t handle;
@@ -25,17 +28,20 @@ typedef struct device_export {
 
 typedef struct device_import {
   int used;
+  int busy; /* copies in flight from it (hc_device_ipc_release) */
+  unsigned long last_use;
   hc_ipc_handle_t handle;
   void *ptr;
 } device_import_t;
 
 typedef struct device_state {
   pthread_mutex_t lock;
-  int initialized;
-  int any;
+  atomic_int initialized; /* read without the lock on every classify */
+  atomic_int any;
   const hc_device_ops_t *backend[HC_MEM_KINDS];
   hc_mem_info_t cache[DEVICE_CACHE_SLOTS];
-  int cache_next; /* round-robin victim */
+  int cache_next;     /* round-robin victim */
+  unsigned long tick; /* LRU clock of the IPC caches */
   device_export_t exports[DEVICE_EXPORT_SLOTS];
   device_import_t imports[DEVICE_IMPORT_SLOTS];
 } device_state_t;
@@ -128,12 +134,28 @@ static void device_close_imports_locked(void) {
   }
 }
 
+/* One attempt: HC_ERR_AGAIN (entry kept) while importers hold it. */
+static hc_status_t device_unexport_once_locked(device_export_t *ex) {
+  const hc_device_ops_t *ops = device_state.backend[ex->handle.kind];
+  hc_status_t rc = ops != NULL ? ops->ipc_unexport(&ex->handle) : HC_OK;
+  if (rc != HC_ERR_AGAIN)
+    ex->used = 0;
+  return rc;
+}
+
 static void device_unexport_locked(device_export_t *ex) {
   const hc_device_ops_t *ops = device_state.backend[ex->handle.kind];
   ex->used = 0;
   if (ops == NULL)
     return;
-  hc_status_t rc = ops->ipc_unexport(&ex->handle);
+  /* Importers (other ranks) close their mappings at about the same time
+   * during finalize; give them a moment. */
+  hc_status_t rc;
+  struct timespec ms = {0, 1000000};
+  for (int tries = 0; (rc = ops->ipc_unexport(&ex->handle)) == HC_ERR_AGAIN &&
+                      tries < 1000;
+       tries++)
+    nanosleep(&ms, NULL);
   if (rc != HC_OK)
     hc_log(HC_LOG_DEBUG, "device", "withdrawing an export: %s",
            hcomm_strerror(rc));
@@ -158,8 +180,9 @@ void hc_device_fini(void) {
 }
 
 int hc_device_any(void) {
-  hc_device_init();
-  return device_state.any;
+  if (!atomic_load_explicit(&device_state.initialized, memory_order_acquire))
+    hc_device_init();
+  return atomic_load_explicit(&device_state.any, memory_order_relaxed);
 }
 
 const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind) {
@@ -269,10 +292,23 @@ static device_export_t *device_export_find_locked(uintptr_t p) {
   return NULL;
 }
 
+/* A free slot, else the least recently used export that can be withdrawn
+ * now (no importer holds it, or it died with its allocation). */
 static device_export_t *device_export_slot_locked(void) {
   for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++)
     if (!device_state.exports[i].used)
       return &device_state.exports[i];
+  for (int tries = 0; tries < 4; tries++) {
+    device_export_t *lru = NULL;
+    for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++) {
+      device_export_t *ex = &device_state.exports[i];
+      if (ex->used && (lru == NULL || ex->last_use < lru->last_use))
+        lru = ex;
+    }
+    if (device_unexport_once_locked(lru) != HC_ERR_AGAIN)
+      return lru;
+    lru->last_use = ++device_state.tick; /* busy: try the next oldest */
+  }
   return NULL;
 }
 
@@ -298,6 +334,7 @@ hc_status_t hc_device_ipc_export(const void *ptr, const hc_mem_info_t *info,
     }
   }
   if (rc == HC_OK) {
+    ex->last_use = ++device_state.tick;
     *handle = ex->handle;
     *offset = (uintptr_t)ptr - ex->base;
   }
@@ -311,13 +348,24 @@ static int device_handle_equal(const hc_ipc_handle_t *a,
          memcmp(a->data, b->data, sizeof a->data) == 0;
 }
 
+/* A free slot, else the least recently used import no copy is using,
+ * closed now (which also lets its exporter withdraw it). */
 static device_import_t *device_import_slot_locked(void) {
-  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++)
-    if (!device_state.imports[i].used)
-      return &device_state.imports[i];
-  /* Full: the oldest-indexed entry goes; nothing holds imported pointers
-   * across calls except a copy in flight, which holds its own. */
-  return NULL;
+  device_import_t *lru = NULL;
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
+    device_import_t *im = &device_state.imports[i];
+    if (!im->used)
+      return im;
+    if (im->busy == 0 && (lru == NULL || im->last_use < lru->last_use))
+      lru = im;
+  }
+  if (lru != NULL) {
+    const hc_device_ops_t *ops = device_state.backend[lru->handle.kind];
+    if (ops != NULL)
+      ops->ipc_close(&lru->handle, lru->ptr);
+    lru->used = 0;
+  }
+  return lru;
 }
 
 hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
@@ -344,10 +392,25 @@ hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
       im->handle = *handle;
     }
   }
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
+    im->busy++;
+    im->last_use = ++device_state.tick;
     *ptr = im->ptr;
+  }
   pthread_mutex_unlock(&device_state.lock);
   return rc;
+}
+
+void hc_device_ipc_release(const hc_ipc_handle_t *handle) {
+  pthread_mutex_lock(&device_state.lock);
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
+    device_import_t *im = &device_state.imports[i];
+    if (im->used && im->busy > 0 && device_handle_equal(&im->handle, handle)) {
+      im->busy--;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&device_state.lock);
 }
 
 void hc_device_ipc_close_all(void) {

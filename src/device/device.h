@@ -156,8 +156,12 @@ hc_status_t hc_device_copy(void *dst, const hc_mem_info_t *dinfo,
  * the offset of ptr from the exported base. */
 hc_status_t hc_device_ipc_export(const void *ptr, const hc_mem_info_t *info,
                                  hc_ipc_handle_t *handle, size_t *offset);
-/* Imports a peer's export (cached per handle until hc_device_fini). */
+/* Imports a peer's export (cached per handle; least recently used imports
+ * are closed when the cache is full) and marks it in use: every successful
+ * import is paired with hc_device_ipc_release once the copies from it are
+ * done, so it is never closed under a copy. */
 hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr);
+void hc_device_ipc_release(const hc_ipc_handle_t *handle);
 /* Closes every cached import now (before the exporters withdraw). */
 void hc_device_ipc_close_all(void);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hcomm/comm.h"
+#include "hcomm/devpath.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -200,7 +201,7 @@ void hc_proto_send(hcomm_request_t *req) {
   hdr.sreq = hc_request_id(req);
   int queued;
   hc_status_t rc;
-  if (req->bytes <= peer->eager_limit) {
+  if (req->bytes <= peer->eager_limit && req->dev == NULL) {
     hdr.type = HC_PKT_EAGER;
     hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
     hdr.payload_bytes = req->bytes;
@@ -213,7 +214,14 @@ void hc_proto_send(hcomm_request_t *req) {
   }
   hdr.type = HC_PKT_RTS;
   hdr.addr = (uint64_t)(uintptr_t)req->send_buf;
-  rc = proto_post(peer, &hdr, NULL, 0, req, 0, &queued);
+  const void *rts_payload = NULL; /* device path: buffer descriptor */
+  size_t rts_len = 0;
+  if (req->dev != NULL) {
+    rts_payload = hc_devpath_rts_payload(req, &rts_len);
+    hdr.flags = HC_PKT_FLAG_DEVICE;
+    hdr.payload_bytes = rts_len;
+  }
+  rc = proto_post(peer, &hdr, rts_payload, rts_len, req, 0, &queued);
   if (rc != HC_OK)
     hc_request_complete(req, rc);
 }
@@ -223,6 +231,12 @@ static void proto_finish_recv(hcomm_request_t *req) {
   hc_request_complete(req, req->total > req->bytes ? HC_ERR_TRUNCATE : HC_OK);
 }
 
+void hc_proto_finish_recv(hcomm_request_t *req) { proto_finish_recv(req); }
+
+void hc_proto_send_fin(int peer, uint64_t sreq) {
+  proto_control(peer, HC_PKT_FIN, sreq, 0, 0);
+}
+
 /* A matched rendezvous receive: single-copy get when the transport can,
  * else ask the sender to stream DATA packets (CTS). */
 static void proto_rndv_start(hcomm_request_t *req) {
@@ -230,6 +244,14 @@ static void proto_rndv_start(hcomm_request_t *req) {
   if (req->take == 0) {
     proto_control(req->peer, HC_PKT_FIN, req->remote_id, 0, 0);
     proto_finish_recv(req);
+    return;
+  }
+  int dev = hc_devpath_recv_start(req); /* device buffers: never a CMA get */
+  if (dev == HC_DEVPATH_STARTED)
+    return;
+  if (dev == HC_DEVPATH_CTS) {
+    proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
+                  req->take);
     return;
   }
   hc_status_t rc = peer->ops->get(peer->tctx, peer->world_rank, req->recv_buf,
@@ -278,7 +300,7 @@ static void proto_deliver(hcomm_request_t *req, int src,
   req->take = req->total < req->bytes ? req->total : req->bytes;
   if (hdr->type == HC_PKT_EAGER) {
     if (req->take > 0)
-      memcpy(req->recv_buf, payload, req->take);
+      hc_devpath_copy_in(req, 0, payload, req->take); /* memcpy for host */
     if (hdr->flags & HC_PKT_FLAG_SYNC)
       proto_control(src, HC_PKT_ACK, hdr->sreq, 0, 0);
     proto_finish_recv(req);
@@ -286,6 +308,7 @@ static void proto_deliver(hcomm_request_t *req, int src,
   }
   req->remote_id = hdr->sreq;
   req->remote_addr = hdr->addr;
+  hc_devpath_on_rts(req, hdr, payload);
   if (in_callback)
     proto_pending_push(req);
   else
@@ -295,7 +318,8 @@ static void proto_deliver(hcomm_request_t *req, int src,
 static void proto_store_unexpected(hc_match_context_t *ctx, int src,
                                    const hc_pkt_hdr_t *hdr,
                                    const void *payload) {
-  size_t len = hdr->type == HC_PKT_EAGER ? hdr->payload_bytes : 0;
+  /* EAGER data, or the device descriptor of a device RTS. */
+  size_t len = hdr->payload_bytes;
   hcomm_message_t *msg = malloc(sizeof *msg + len);
   if (msg == NULL) {
     hc_log(HC_LOG_ERROR, "engine", "no memory for a message from rank %d", src);
@@ -341,6 +365,8 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr) {
     hc_request_complete(req, HC_OK);
     return;
   }
+  if (hc_devpath_on_cts(req, src, hdr->rreq, hdr->total_bytes))
+    return; /* device send buffer: the staging pipeline streams it */
   hc_backlog_item_t *item = calloc(1, sizeof *item);
   if (item == NULL) {
     hc_request_complete(req, HC_ERR_NOMEM);
@@ -367,8 +393,7 @@ static void proto_on_data(const hc_pkt_hdr_t *hdr, const void *payload) {
     hc_log(HC_LOG_ERROR, "engine", "DATA fragment out of bounds");
     return;
   }
-  memcpy((unsigned char *)req->recv_buf + hdr->offset, payload,
-         hdr->payload_bytes);
+  hc_devpath_copy_in(req, hdr->offset, payload, hdr->payload_bytes);
   req->landed += hdr->payload_bytes;
   if (req->landed == req->take)
     proto_finish_recv(req);
@@ -454,6 +479,7 @@ int hc_proto_progress(void) {
     proto_rndv_start(req);
     moved++;
   }
+  moved += hc_devpath_progress();
   return moved;
 }
 
@@ -512,4 +538,5 @@ void hc_proto_fini(void) {
     peer->backlog_tail = NULL;
   }
   hc_engine.backlogged = NULL;
+  hc_devpath_fini();
 }

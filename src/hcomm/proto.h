@@ -71,6 +71,10 @@ int hc_proto_progress(void);
 void hc_proto_cancel(hcomm_request_t *req);
 /* 1 while any peer still has queued packets. */
 int hc_proto_backlogged(void);
+/* Device path (devpath.c) hooks: FIN for sender request sreq on world rank
+ * peer; completion of a receive whose bytes all landed. */
+void hc_proto_send_fin(int peer, uint64_t sreq);
+void hc_proto_finish_recv(hcomm_request_t *req);
 /* Frees unexpected messages and backlogs (finalize). */
 void hc_proto_fini(void);
 

@@ -3,6 +3,7 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/devpath.h"
 #include "hcomm/engine.h"
 #include "hcomm/proto.h"
 
@@ -53,6 +54,10 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
   r->send_buf = buf;
   r->bytes = bytes;
   *req = r;
+  if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
+    hc_request_complete(r, HC_ERR_NOMEM);
+    return HC_OK;
+  }
   hc_proto_send(r);
   return HC_OK;
 }
@@ -83,6 +88,10 @@ hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
   r->recv_buf = buf;
   r->bytes = bytes;
   *req = r;
+  if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
+    hc_request_complete(r, HC_ERR_NOMEM);
+    return HC_OK;
+  }
   int source_world = source == HCOMM_ANY_SOURCE
                          ? HCOMM_ANY_SOURCE
                          : hc_comm_world_of_rank(comm, source);
@@ -253,6 +262,12 @@ hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
   r->recv_buf = buf;
   r->bytes = bytes;
   *req = r;
+  if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
+    free(msg);
+    hc_request_complete(r, HC_ERR_NOMEM);
+    hc_engine_unlock();
+    return HC_OK;
+  }
   hc_proto_recv_message(r, msg);
   hc_engine_unlock();
   return HC_OK;

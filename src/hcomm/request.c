@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hcomm/comm.h"
+#include "hcomm/devpath.h"
 
 /* Slabs keep 10,000 outstanding requests cheap: one malloc per slab and an
  * O(1) freelist pop per request. */
@@ -70,6 +71,8 @@ hcomm_request_t *hc_request_alloc(hc_request_kind_t kind) {
 }
 
 void hc_request_release(hcomm_request_t *req) {
+  if (req->dev != NULL) /* device path state (devpath.c) */
+    hc_devpath_release(req);
   req->released = 1;
   req->generation++;
   req->next = request_pool.freelist;

@@ -20,6 +20,7 @@ typedef enum hc_request_kind {
 } hc_request_kind_t;
 
 struct hc_backlog_item;
+struct hc_devreq;
 
 struct hcomm_request {
   hc_match_entry_t entry; /* link in a posted-receive queue */
@@ -45,6 +46,9 @@ struct hcomm_request {
   uint64_t remote_id; /* the peer's request id (rendezvous) */
   uint64_t remote_addr;
   struct hc_backlog_item *backlog_item; /* first packet not yet sent */
+  /* Device buffers: state of the device data path (src/hcomm/devpath.c),
+   * NULL for host-only messages; freed at release. */
+  struct hc_devreq *dev;
   hcomm_request_t *next;                /* freelist / pending-work list */
 };
 

@@ -170,6 +170,7 @@ static int ipc_child(const hc_ipc_handle_t *h, size_t offset, size_t n) {
   void *again;
   if (hc_device_ipc_import(h, &again) != HC_OK || again != imp)
     return 3; /* cached */
+  hc_device_ipc_release(h);
   if (ops->stream_create(0, &stream) != HC_OK ||
       ops->event_create(&event) != HC_OK)
     return 4;
@@ -195,6 +196,7 @@ static int ipc_child(const hc_ipc_handle_t *h, size_t offset, size_t n) {
   ops->event_record(event, stream);
   while (ops->event_query(event) == HC_ERR_AGAIN)
     ;
+  hc_device_ipc_release(h);
   ops->event_destroy(event);
   ops->stream_destroy(stream);
   hc_device_ipc_close_all();

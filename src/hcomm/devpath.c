@@ -1,0 +1,554 @@
+/*
+ * The engine's device data path: ipc, staging and self copies for messages
+ * whose buffers are device memory.  See devpath.h and docs/engine.md.
+ */
+#include "hcomm/devpath.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define DEVPATH_RTS_MAGIC 0x68634456u /* "hcDV" */
+#define DEVPATH_SLOTS_MAX 8
+#define DEVPATH_STREAMS_MAX 16
+#define DEVPATH_CHUNK_DEFAULT ((size_t)1 << 20)
+
+/* What a device RTS carries after its header. */
+typedef struct hc_dev_rts {
+  uint32_t magic;
+  uint32_t kind; /* hc_mem_kind_t of the send buffer */
+  int32_t device;
+  uint32_t has_ipc;
+  uint64_t ipc_offset; /* of the send buffer from the exported base */
+  hc_ipc_handle_t ipc;
+} hc_dev_rts_t;
+
+enum { PATH_AUTO = 0, PATH_STAGING = 1, PATH_IPC = 2 };
+enum { SLOT_FREE = 0, SLOT_COPYING = 1, SLOT_READY = 2 };
+enum { WORK_NONE = 0, WORK_SEND_STAGING = 1, WORK_RECV_IPC = 2 };
+enum { USED_SELF, USED_IPC, USED_STAGING, USED_KINDS };
+
+/* A pinned staging buffer (allocated on first need) and an event, pooled
+ * per memory kind: runtime host allocations are far too slow per message. */
+typedef struct devpath_chunk {
+  struct devpath_chunk *next;
+  hc_mem_kind_t kind;
+  void *buf;
+  void *event;
+} devpath_chunk_t;
+
+typedef struct devpath_slot {
+  devpath_chunk_t *chunk;
+  int state;
+  size_t off, len, sent;
+} devpath_slot_t;
+
+struct hc_devreq {
+  hcomm_request_t *req;
+  hc_mem_info_t info; /* this side's buffer (HOST when only the peer's is device) */
+  int peer_device;    /* the RTS said the sender's buffer is device memory */
+  hc_dev_rts_t rts;   /* sent (sender) or received (receiver) */
+  int work;
+  struct hc_devreq *next_active;
+  /* sender staging */
+  int to;
+  uint64_t rreq;
+  size_t end, issued, sent;
+  int nslots;
+  devpath_slot_t slot[DEVPATH_SLOTS_MAX];
+  /* receiver ipc */
+  devpath_chunk_t *wait;
+};
+
+typedef struct devpath_stream {
+  hc_mem_kind_t kind;
+  int device;
+  void *stream;
+} devpath_stream_t;
+
+static struct {
+  int configured;
+  int path;
+  size_t chunk_bytes;
+  int slots;
+  devpath_chunk_t *pool[HC_MEM_KINDS];
+  devpath_stream_t streams[DEVPATH_STREAMS_MAX];
+  int nstreams;
+  hc_devreq_t *active;
+  int used[USED_KINDS];
+} devpath;
+
+static void devpath_configure(void) {
+  if (devpath.configured)
+    return;
+  const char *p = hc_env_string("HCMPI_DEVICE_PATH", "auto");
+  devpath.path = PATH_AUTO;
+  if (strcmp(p, "staging") == 0)
+    devpath.path = PATH_STAGING;
+  else if (strcmp(p, "ipc") == 0)
+    devpath.path = PATH_IPC;
+  else if (strcmp(p, "auto") != 0)
+    hc_log(HC_LOG_INFO, "device",
+           "HCMPI_DEVICE_PATH=%s not available here; using auto", p);
+  devpath.chunk_bytes = hc_env_size("HCMPI_DEVICE_CHUNK", DEVPATH_CHUNK_DEFAULT);
+  if (devpath.chunk_bytes < 4096)
+    devpath.chunk_bytes = 4096;
+  long slots = hc_env_long("HCMPI_DEVICE_SLOTS", 4);
+  devpath.slots = slots < 1 ? 1 : slots > DEVPATH_SLOTS_MAX ? DEVPATH_SLOTS_MAX
+                                                            : (int)slots;
+  devpath.configured = 1;
+}
+
+static void devpath_note(int which, const char *what, const hcomm_request_t *r) {
+  if (devpath.used[which]++ == 0 && hc_log_level() >= HC_LOG_DEBUG)
+    hc_log(HC_LOG_DEBUG, "device", "rank %d: device path %s (first use, %zu B)",
+           hc_engine.world_rank, what, r->take);
+}
+
+hc_status_t hc_devpath_classify(hcomm_request_t *req) {
+  const void *buf = req->kind == HC_REQ_SEND ? req->send_buf : req->recv_buf;
+  if (req->bytes == 0 || buf == NULL || !hc_device_any())
+    return HC_OK;
+  hc_mem_info_t info;
+  if (hc_device_classify(buf, &info) == HC_MEM_HOST)
+    return HC_OK;
+  hc_devreq_t *d = calloc(1, sizeof *d);
+  if (d == NULL)
+    return HC_ERR_NOMEM;
+  devpath_configure();
+  d->req = req;
+  d->info = info;
+  req->dev = d;
+  return HC_OK;
+}
+
+static int devpath_same_node(int world_rank) {
+  for (int i = 0; i < hc_engine.local_size; i++)
+    if (hc_engine.local_world_ranks[i] == world_rank)
+      return 1;
+  return 0;
+}
+
+const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
+  hc_devreq_t *d = req->dev;
+  memset(&d->rts, 0, sizeof d->rts);
+  d->rts.magic = DEVPATH_RTS_MAGIC;
+  d->rts.kind = d->info.kind;
+  d->rts.device = d->info.device;
+  if (devpath.path != PATH_STAGING && req->peer != hc_engine.world_rank &&
+      devpath_same_node(req->peer)) {
+    size_t off;
+    if (hc_device_ipc_export(req->send_buf, &d->info, &d->rts.ipc, &off) ==
+        HC_OK) {
+      d->rts.has_ipc = 1;
+      d->rts.ipc_offset = off;
+    }
+  }
+  *len = sizeof d->rts;
+  return &d->rts;
+}
+
+void hc_devpath_on_rts(hcomm_request_t *req, const hc_pkt_hdr_t *hdr,
+                       const void *payload) {
+  if (!(hdr->flags & HC_PKT_FLAG_DEVICE) ||
+      hdr->payload_bytes != sizeof(hc_dev_rts_t))
+    return;
+  hc_dev_rts_t rts;
+  memcpy(&rts, payload, sizeof rts);
+  if (rts.magic != DEVPATH_RTS_MAGIC)
+    return;
+  if (req->dev == NULL) {
+    /* A host receive buffer: only the peer's side is device memory. */
+    req->dev = calloc(1, sizeof *req->dev);
+    if (req->dev == NULL)
+      return; /* the receive stays host-only: CTS is still forced below */
+    devpath_configure();
+    req->dev->req = req;
+    req->dev->info.kind = HC_MEM_HOST;
+    req->dev->info.device = -1;
+  }
+  req->dev->peer_device = 1;
+  req->dev->rts = rts;
+}
+
+/* ---- pools and streams ---------------------------------------------------- */
+
+static devpath_chunk_t *devpath_chunk_get(hc_mem_kind_t kind, int need_buf) {
+  const hc_device_ops_t *ops = hc_device_backend(kind);
+  devpath_chunk_t *c = devpath.pool[kind];
+  if (c != NULL) {
+    devpath.pool[kind] = c->next;
+  } else {
+    c = calloc(1, sizeof *c);
+    if (c == NULL)
+      return NULL;
+    c->kind = kind;
+    if (ops->event_create(&c->event) != HC_OK) {
+      free(c);
+      return NULL;
+    }
+  }
+  if (need_buf && c->buf == NULL &&
+      ops->host_alloc(devpath.chunk_bytes, &c->buf) != HC_OK) {
+    c->next = devpath.pool[kind];
+    devpath.pool[kind] = c;
+    return NULL;
+  }
+  return c;
+}
+
+static void devpath_chunk_put(devpath_chunk_t *c) {
+  if (c == NULL)
+    return;
+  c->next = devpath.pool[c->kind];
+  devpath.pool[c->kind] = c;
+}
+
+static void *devpath_stream(hc_mem_kind_t kind, int device) {
+  for (int i = 0; i < devpath.nstreams; i++)
+    if (devpath.streams[i].kind == kind && devpath.streams[i].device == device)
+      return devpath.streams[i].stream;
+  if (devpath.nstreams == DEVPATH_STREAMS_MAX)
+    return NULL;
+  void *s;
+  if (hc_device_backend(kind)->stream_create(device, &s) != HC_OK)
+    return NULL;
+  devpath.streams[devpath.nstreams].kind = kind;
+  devpath.streams[devpath.nstreams].device = device;
+  devpath.streams[devpath.nstreams].stream = s;
+  devpath.nstreams++;
+  return s;
+}
+
+static void devpath_activate(hc_devreq_t *d, int work) {
+  d->work = work;
+  d->next_active = devpath.active;
+  devpath.active = d;
+}
+
+static void devpath_deactivate(hc_devreq_t *d) {
+  for (hc_devreq_t **l = &devpath.active; *l != NULL; l = &(*l)->next_active)
+    if (*l == d) {
+      *l = d->next_active;
+      break;
+    }
+  if (d->work == WORK_RECV_IPC)
+    hc_device_ipc_release(&d->rts.ipc);
+  d->work = WORK_NONE;
+  for (int i = 0; i < d->nslots; i++) {
+    devpath_chunk_put(d->slot[i].chunk);
+    d->slot[i].chunk = NULL;
+  }
+  d->nslots = 0;
+  devpath_chunk_put(d->wait);
+  d->wait = NULL;
+}
+
+/* ---- receiver ------------------------------------------------------------- */
+
+static hc_mem_info_t devpath_peer_info(const hc_devreq_t *d) {
+  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  if (d->peer_device) {
+    info.kind = (hc_mem_kind_t)d->rts.kind;
+    info.device = d->rts.device;
+  }
+  return info;
+}
+
+/* Both ends in this process: one copy, whatever the two kinds are. */
+static void devpath_self_copy(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  hc_mem_info_t src = devpath_peer_info(d);
+  hc_status_t rc = hc_device_copy(req->recv_buf, &d->info,
+                                  (const void *)(uintptr_t)req->remote_addr,
+                                  &src, req->take);
+  devpath_note(USED_SELF, "self", req);
+  hc_proto_send_fin(req->peer, req->remote_id);
+  req->landed = req->take;
+  if (rc != HC_OK) {
+    req->status.bytes = 0;
+    hc_request_complete(req, rc);
+    return;
+  }
+  hc_proto_finish_recv(req);
+}
+
+static int devpath_ipc_usable(const hcomm_request_t *req) {
+  const hc_devreq_t *d = req->dev;
+  return devpath.path != PATH_STAGING && d->peer_device && d->rts.has_ipc &&
+         d->info.kind != HC_MEM_HOST && d->rts.kind == d->info.kind &&
+         d->rts.ipc.kind == d->info.kind && devpath_same_node(req->peer) &&
+         d->rts.ipc_offset <= d->rts.ipc.size &&
+         req->take <= d->rts.ipc.size - d->rts.ipc_offset;
+}
+
+static int devpath_try_ipc(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (!devpath_ipc_usable(req))
+    return 0;
+  const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
+  void *base, *stream = devpath_stream(d->info.kind, d->info.device);
+  if (stream == NULL || hc_device_ipc_import(&d->rts.ipc, &base) != HC_OK)
+    return 0;
+  d->wait = devpath_chunk_get(d->info.kind, 0);
+  if (d->wait == NULL) {
+    hc_device_ipc_release(&d->rts.ipc);
+    return 0;
+  }
+  const unsigned char *src = (const unsigned char *)base + d->rts.ipc_offset;
+  hc_status_t rc =
+      ops->copy_async(req->recv_buf, src, req->take, HC_COPY_D2D, stream);
+  if (rc == HC_OK)
+    rc = ops->event_record(d->wait->event, stream);
+  if (rc != HC_OK) {
+    /* Nothing was queued that could still land: stage instead. */
+    hc_log(HC_LOG_DEBUG, "device", "ipc copy: %s; staging",
+           hcomm_strerror(rc));
+    devpath_chunk_put(d->wait);
+    d->wait = NULL;
+    hc_device_ipc_release(&d->rts.ipc);
+    return 0;
+  }
+  devpath_note(USED_IPC, "ipc", req);
+  devpath_activate(d, WORK_RECV_IPC);
+  return 1;
+}
+
+int hc_devpath_recv_start(hcomm_request_t *req) {
+  if (req->dev == NULL)
+    return HC_DEVPATH_HOST;
+  if (req->peer == hc_engine.world_rank) {
+    devpath_self_copy(req);
+    return HC_DEVPATH_STARTED;
+  }
+  if (devpath_try_ipc(req))
+    return HC_DEVPATH_STARTED;
+  devpath_note(USED_STAGING, "staging", req);
+  return HC_DEVPATH_CTS;
+}
+
+hc_status_t hc_devpath_copy_in(hcomm_request_t *req, size_t offset,
+                               const void *src, size_t n) {
+  unsigned char *dst = (unsigned char *)req->recv_buf + offset;
+  if (req->dev == NULL || req->dev->info.kind == HC_MEM_HOST) {
+    memcpy(dst, src, n);
+    return HC_OK;
+  }
+  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  hc_status_t rc = hc_device_copy(dst, &req->dev->info, src, &host, n);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "device", "copy to device receive buffer: %s",
+           hcomm_strerror(rc));
+  return rc;
+}
+
+static int devpath_recv_ipc_step(hc_devreq_t *d) {
+  hcomm_request_t *req = d->req;
+  const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
+  hc_status_t rc = ops->event_query(d->wait->event);
+  if (rc == HC_ERR_AGAIN)
+    return 0;
+  devpath_deactivate(d);
+  hc_proto_send_fin(req->peer, req->remote_id);
+  req->landed = req->take;
+  if (rc != HC_OK) {
+    req->status.bytes = 0;
+    hc_request_complete(req, rc);
+  } else {
+    hc_proto_finish_recv(req);
+  }
+  return 1;
+}
+
+/* ---- sender staging ------------------------------------------------------- */
+
+int hc_devpath_on_cts(hcomm_request_t *req, int peer, uint64_t rreq,
+                      size_t bytes) {
+  hc_devreq_t *d = req->dev;
+  if (d == NULL)
+    return 0;
+  d->to = peer;
+  d->rreq = rreq;
+  d->end = bytes < req->bytes ? bytes : req->bytes;
+  d->issued = d->sent = 0;
+  size_t chunks = (d->end + devpath.chunk_bytes - 1) / devpath.chunk_bytes;
+  d->nslots = chunks < (size_t)devpath.slots ? (int)chunks : devpath.slots;
+  memset(d->slot, 0, sizeof d->slot);
+  /* Started from progress: this may run inside a transport callback. */
+  devpath_activate(d, WORK_SEND_STAGING);
+  return 1;
+}
+
+static hc_status_t devpath_issue(hc_devreq_t *d, devpath_slot_t *s,
+                                 void *stream) {
+  const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
+  if (s->chunk == NULL)
+    s->chunk = devpath_chunk_get(d->info.kind, 1);
+  if (s->chunk == NULL)
+    return HC_ERR_NOMEM;
+  s->off = d->issued;
+  s->len = d->end - d->issued;
+  if (s->len > devpath.chunk_bytes)
+    s->len = devpath.chunk_bytes;
+  s->sent = 0;
+  const unsigned char *src = (const unsigned char *)d->req->send_buf + s->off;
+  hc_status_t rc = ops->copy_async(s->chunk->buf, src, s->len, HC_COPY_D2H,
+                                   stream);
+  if (rc == HC_OK)
+    rc = ops->event_record(s->chunk->event, stream);
+  if (rc != HC_OK)
+    return rc;
+  s->state = SLOT_COPYING;
+  d->issued += s->len;
+  return HC_OK;
+}
+
+static hc_status_t devpath_transmit_slot(hc_devreq_t *d, devpath_slot_t *s,
+                                         int *moved) {
+  hc_peer_t *peer = &hc_engine.peers[d->to];
+  size_t frag = peer->max_packet - sizeof(hc_pkt_hdr_t);
+  hc_pkt_hdr_t hdr = {0};
+  hdr.type = HC_PKT_DATA;
+  hdr.source = hc_engine.world_rank;
+  hdr.rreq = d->rreq;
+  while (s->sent < s->len) {
+    size_t n = s->len - s->sent < frag ? s->len - s->sent : frag;
+    hdr.offset = s->off + s->sent;
+    hdr.payload_bytes = n;
+    struct iovec iov[2] = {{&hdr, sizeof hdr},
+                           {(unsigned char *)s->chunk->buf + s->sent, n}};
+    hc_status_t rc = peer->ops->send(peer->tctx, d->to, iov, 2);
+    if (rc != HC_OK)
+      return rc;
+    s->sent += n;
+    (*moved)++;
+  }
+  return HC_OK;
+}
+
+/* The oldest slot still holding bytes: data leaves in offset order. */
+static devpath_slot_t *devpath_oldest(hc_devreq_t *d) {
+  devpath_slot_t *best = NULL;
+  for (int i = 0; i < d->nslots; i++) {
+    devpath_slot_t *s = &d->slot[i];
+    if (s->state != SLOT_FREE && (best == NULL || s->off < best->off))
+      best = s;
+  }
+  return best;
+}
+
+/* One pass: issue copies into free slots, then send finished chunks in
+ * order.  Returns the status that ends the pipeline (HC_ERR_AGAIN while it
+ * runs); *moved counts what happened. */
+static hc_status_t devpath_send_pass(hc_devreq_t *d, int *moved) {
+  void *stream = devpath_stream(d->info.kind, d->info.device);
+  if (stream == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
+  for (int i = 0; i < d->nslots && d->issued < d->end; i++) {
+    if (d->slot[i].state != SLOT_FREE)
+      continue;
+    hc_status_t rc = devpath_issue(d, &d->slot[i], stream);
+    if (rc != HC_OK)
+      return rc;
+    (*moved)++;
+  }
+  devpath_slot_t *s;
+  while ((s = devpath_oldest(d)) != NULL) {
+    if (s->state == SLOT_COPYING) {
+      hc_status_t rc = ops->event_query(s->chunk->event);
+      if (rc != HC_OK)
+        return rc;
+      s->state = SLOT_READY;
+    }
+    hc_status_t rc = devpath_transmit_slot(d, s, moved);
+    if (rc != HC_OK)
+      return rc;
+    d->sent += s->len;
+    s->state = SLOT_FREE;
+    if (d->issued < d->end) {
+      rc = devpath_issue(d, s, stream);
+      if (rc != HC_OK)
+        return rc;
+    }
+  }
+  return d->sent == d->end ? HC_OK : HC_ERR_AGAIN;
+}
+
+static int devpath_send_step(hc_devreq_t *d) {
+  int moved = 0;
+  hc_status_t rc = devpath_send_pass(d, &moved);
+  if (rc == HC_ERR_AGAIN)
+    return moved;
+  hcomm_request_t *req = d->req;
+  devpath_deactivate(d);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "device", "staging to rank %d: %s", d->to,
+           hcomm_strerror(rc));
+  hc_request_complete(req, rc);
+  return moved + 1;
+}
+
+int hc_devpath_progress(void) {
+  int moved = 0;
+  hc_devreq_t *d = devpath.active;
+  while (d != NULL) {
+    hc_devreq_t *next = d->next_active; /* d may finish (and be freed) */
+    if (d->work == WORK_SEND_STAGING)
+      moved += devpath_send_step(d);
+    else if (d->work == WORK_RECV_IPC)
+      moved += devpath_recv_ipc_step(d);
+    d = next;
+  }
+  /* Copies in flight finish on the device, which rings no doorbell: while
+   * any are pending, report activity so blocking waits keep polling
+   * instead of sleeping on the transport. */
+  if (moved == 0 && devpath.active != NULL)
+    moved = 1;
+  return moved;
+}
+
+void hc_devpath_release(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  req->dev = NULL;
+  if (d == NULL)
+    return;
+  if (d->work != WORK_NONE)
+    devpath_deactivate(d);
+  free(d);
+}
+
+static void devpath_pool_free(void) {
+  for (int k = 0; k < HC_MEM_KINDS; k++) {
+    const hc_device_ops_t *ops = hc_device_backend((hc_mem_kind_t)k);
+    while (devpath.pool[k] != NULL) {
+      devpath_chunk_t *c = devpath.pool[k];
+      devpath.pool[k] = c->next;
+      if (ops != NULL) {
+        ops->event_destroy(c->event);
+        if (c->buf != NULL)
+          ops->host_free(c->buf);
+      }
+      free(c);
+    }
+  }
+}
+
+void hc_devpath_fini(void) {
+  while (devpath.active != NULL)
+    devpath_deactivate(devpath.active);
+  devpath_pool_free();
+  for (int i = 0; i < devpath.nstreams; i++)
+    hc_device_backend(devpath.streams[i].kind)
+        ->stream_destroy(devpath.streams[i].stream);
+  devpath.nstreams = 0;
+  /* Importers close first so exporters (other ranks, finishing at about
+   * the same time) can withdraw their keys. */
+  hc_device_ipc_close_all();
+  hc_device_fini();
+  memset(devpath.used, 0, sizeof devpath.used);
+  devpath.configured = 0;
+}

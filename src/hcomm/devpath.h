@@ -1,0 +1,67 @@
+/*
+ * The engine's device data path (see docs/engine.md, "Device buffers").
+ * A message whose send or receive buffer is device memory is matched on
+ * the host like any other; it is always rendezvous, and its bytes move by
+ * one of:
+ *  - ipc: same node, both buffers device of one runtime: the RTS carries an
+ *    IPC handle + offset; the receiver imports it (cached) and runs one
+ *    async device-to-device copy, then FIN;
+ *  - staging: anything else: the receiver answers CTS; the sender streams
+ *    DATA packets out of a pipeline of chunked device-to-pinned-host async
+ *    copies; a device receiver copies each fragment to the device;
+ *  - self: both ends in this process: one copy through the device layer.
+ * HCMPI_DEVICE_PATH=auto|staging|ipc forces the choice (ipc falls back to
+ * staging where it cannot work).  Nothing here dereferences device memory.
+ *
+ * Every function runs under the engine lock, as proto.c does.
+ */
+#ifndef HC_DEVPATH_H
+#define HC_DEVPATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcomm/proto.h"
+
+typedef struct hc_devreq hc_devreq_t;
+
+/* RTS flag: the sender's buffer is device memory; the RTS payload is an
+ * hc_dev_rts_t. */
+#define HC_PKT_FLAG_DEVICE 0x2
+
+/* Classifies the request's buffer (send_buf or recv_buf); device buffers
+ * get req->dev.  Host buffers cost one classification and nothing else.
+ * HC_ERR_NOMEM when the request cannot carry its device state. */
+hc_status_t hc_devpath_classify(hcomm_request_t *req);
+/* Sender: the RTS payload describing a device send buffer (kept in req->dev
+ * until the request is released); *len its size. */
+const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len);
+/* Receiver: remembers what a device RTS said (call before the rendezvous
+ * starts; ignores RTS packets without HC_PKT_FLAG_DEVICE). */
+void hc_devpath_on_rts(hcomm_request_t *req, const hc_pkt_hdr_t *hdr,
+                       const void *payload);
+
+enum hc_devpath_start {
+  HC_DEVPATH_HOST = 0,    /* no device involved: the host protocol runs */
+  HC_DEVPATH_STARTED = 1, /* the device path owns the receive now */
+  HC_DEVPATH_CTS = 2      /* stream DATA: send CTS, never a CMA get */
+};
+/* Receiver: a matched rendezvous with take > 0 is starting. */
+int hc_devpath_recv_start(hcomm_request_t *req);
+/* Receiver: n bytes of host data for [offset, offset+n) of the receive
+ * buffer, whatever memory that buffer is. */
+hc_status_t hc_devpath_copy_in(hcomm_request_t *req, size_t offset,
+                               const void *src, size_t n);
+/* Sender: CTS for a device send buffer: starts the staging pipeline of
+ * bytes DATA bytes to receiver request rreq on world rank peer.  Returns 0
+ * when req is not a device send (the host stream runs). */
+int hc_devpath_on_cts(hcomm_request_t *req, int peer, uint64_t rreq,
+                      size_t bytes);
+/* Advances pipelines and polls copies; returns how much moved. */
+int hc_devpath_progress(void);
+/* Frees req->dev (at request release). */
+void hc_devpath_release(hcomm_request_t *req);
+/* Finalize: streams, staging buffers, IPC imports/exports, runtimes. */
+void hc_devpath_fini(void);
+
+#endif /* HC_DEVPATH_H */

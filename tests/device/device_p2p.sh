@@ -1,0 +1,41 @@
+#!/bin/sh
+# device_p2p on 2 ranks against the CANN test double, with each device data
+# path forced in turn; the debug log shows which path really ran.  Skips
+# (77) when the double or the programs were not built.
+set -u
+run=./tools/hcmpirun
+prog=./tests/device/device_p2p
+lib=$PWD/tests/fake-cann/.libs/libascendcl.so
+[ -x "$run" ] && [ -x "$prog" ] && [ -r "$lib" ] || exit 77
+HCMPI_ACL_LIB=$lib
+HCMPI_DEVICE=acl
+export HCMPI_ACL_LIB HCMPI_DEVICE
+log=device_p2p.run.log
+fail() {
+  echo "FAILED: $*"
+  tail -40 "$log"
+  exit 1
+}
+runone() { # path, extra environment...
+  path=$1
+  shift
+  echo "== HCMPI_DEVICE_PATH=$path $*"
+  env HCMPI_DEVICE_PATH="$path" HCMPI_LOG=debug "$@" \
+    "$run" -n 2 --timeout 300 "$prog" >"$log" 2>&1 || fail "run ($path)"
+  grep -q "device_p2p: 2 ranks" "$log" || fail "no summary line ($path)"
+}
+runone staging
+grep -q "device path staging" "$log" || fail "staging path not used"
+grep -q "device path ipc" "$log" && fail "ipc used although staging forced"
+runone ipc
+grep -q "device path ipc" "$log" || fail "ipc path not used"
+runone auto
+grep -q "device path ipc" "$log" || fail "auto did not pick ipc"
+# Small shm cells and a small staging chunk: many DATA fragments, full
+# rings (HC_ERR_AGAIN) in the middle of the pipeline.
+runone staging HCMPI_SHM_CELLS=4 HCMPI_DEVICE_CHUNK=65536 HCMPI_DEVICE_SLOTS=2
+runone auto HCMPI_SHM_CMA=0
+leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
+[ "$leftover" -eq 0 ] || fail "$leftover IPC keys left in /dev/shm"
+rm -f "$log"
+exit 0
