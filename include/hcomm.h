@@ -131,6 +131,42 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
 /* Local: releases once outstanding operations on it have completed. */
 hc_status_t hcomm_comm_free(hcomm_comm_t *comm);
 int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b);
+/* Collective over the listed members only (ranks of comm, the same list in
+ * the same order at each member; the caller must be listed): the new
+ * communicator's context id is agreed among them alone.  tag tells apart
+ * concurrent creations over one comm by overlapping groups. */
+hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
+                                    int tag, hcomm_comm_t **newcomm);
+/* Collective over comm: one communicator per node (the ranks that share
+ * memory), ordered by (key, rank in comm).  A rank that passes join 0 takes
+ * part but gets *newcomm == NULL (MPI_UNDEFINED). */
+hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
+                                    hcomm_comm_t **newcomm);
+
+/* ---- intercommunicators -------------------------------------------------- */
+
+/* Collective over local (an intracommunicator); the two leaders also talk
+ * over peer (their ranks local_leader in local, remote_leader in peer),
+ * with tag telling concurrent creations apart.  On the result, ranks in
+ * point-to-point name the remote group; hcomm_comm_rank/size/world_rank
+ * describe the local group.  hcomm_comm_dup and hcomm_comm_free work on
+ * intercommunicators; split, create and the collectives do not. */
+hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
+                                   hcomm_comm_t *peer, int remote_leader,
+                                   int tag, hcomm_comm_t **newcomm);
+/* Collective over both groups: an intracommunicator of both, the group whose
+ * members passed high 0 first (equal flags: the group of the lower leader
+ * world rank first). */
+hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
+                                  hcomm_comm_t **newcomm);
+int hcomm_comm_is_inter(const hcomm_comm_t *comm);
+/* Size of the remote group (0 for an intracommunicator). */
+int hcomm_comm_remote_size(const hcomm_comm_t *comm);
+/* World rank of rank r of the remote group; -1 when out of range. */
+int hcomm_comm_remote_world_rank(const hcomm_comm_t *comm, int rank);
+/* How many ranks point-to-point may name: the remote size on an
+ * intercommunicator, the size otherwise. */
+int hcomm_comm_peer_size(const hcomm_comm_t *comm);
 
 /* ---- point-to-point ------------------------------------------------------ */
 

@@ -17,6 +17,12 @@
 #define COMM_TAG_ALLGATHER (HC_COLL_TAG_ENGINE_BASE + 1)
 #define COMM_TAG_BCAST (HC_COLL_TAG_ENGINE_BASE + 2)
 #define COMM_TAG_BARRIER (HC_COLL_TAG_ENGINE_BASE + 3)
+#define COMM_TAG_LOCAL_BCAST (HC_COLL_TAG_ENGINE_BASE + 4)
+/* Creations that name a user tag map it into these reserved windows, so a
+ * leader exchange or a group-only agreement never matches coll.c traffic. */
+#define COMM_TAG_GROUP_BASE (HC_COLL_TAG_ENGINE_BASE + 0x400)
+#define COMM_TAG_INTER_BASE (HC_COLL_TAG_ENGINE_BASE + 0x800)
+#define COMM_TAG_WINDOW 0x400
 
 /* One rank's contribution to a communicator creation. */
 typedef struct comm_entry {
@@ -43,12 +49,24 @@ int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank) {
   return comm->world_ranks[rank];
 }
 
+static void comm_release(hcomm_comm_t *comm);
+
 static void comm_destroy(hcomm_comm_t *comm) {
   int id = comm->context_id;
   comm_free_ids[id / 32] |= 1u << (id % 32);
+  if (comm->local != NULL)
+    comm_release(comm->local);
   free(comm->world_ranks);
   free(comm->rank_of_world);
   free(comm);
+}
+
+/* Destroys now, or once the last outstanding operation completes. */
+static void comm_release(hcomm_comm_t *comm) {
+  if (comm->active_ops == 0)
+    comm_destroy(comm);
+  else
+    comm->free_pending = 1;
 }
 
 void hc_comm_op_begin(hcomm_comm_t *comm) { comm->active_ops++; }
@@ -246,6 +264,8 @@ hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
                              hcomm_comm_t **newcomm) {
   hc_engine_lock();
   hc_status_t rc = comm_check_parent(comm, newcomm);
+  if (rc == HC_OK && comm->local != NULL)
+    rc = HC_ERR_COMM;
   if (rc == HC_OK && color < 0 && color != HCOMM_UNDEFINED)
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
@@ -254,18 +274,28 @@ hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
   return rc;
 }
 
-hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm) {
-  hc_engine_lock();
-  hc_status_t rc = comm_check_parent(comm, newcomm);
+static hc_status_t comm_dup_intra_locked(hcomm_comm_t *comm,
+                                         hcomm_comm_t **newcomm) {
   comm_entry_t *all = NULL;
   int id;
-  if (rc == HC_OK)
-    rc = comm_agree(comm, 0, comm->rank, &all, &id);
+  hc_status_t rc = comm_agree(comm, 0, comm->rank, &all, &id);
   if (rc == HC_OK) {
     *newcomm = comm_new(id, comm->size, comm->world_ranks);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
   free(all);
+  return rc;
+}
+
+static hc_status_t comm_dup_inter_locked(hcomm_comm_t *inter,
+                                         hcomm_comm_t **newcomm);
+
+hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(comm, newcomm);
+  if (rc == HC_OK)
+    rc = comm->local != NULL ? comm_dup_inter_locked(comm, newcomm)
+                             : comm_dup_intra_locked(comm, newcomm);
   hc_engine_unlock();
   return rc;
 }
@@ -292,6 +322,8 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
   hc_engine_lock();
   hc_status_t rc = comm_check_parent(comm, newcomm);
   int me = 0;
+  if (rc == HC_OK && comm->local != NULL)
+    rc = HC_ERR_COMM;
   if (rc == HC_OK) {
     *newcomm = NULL;
     rc = comm_check_list(comm, n, ranks, &me);
@@ -321,18 +353,13 @@ hc_status_t hcomm_comm_free(hcomm_comm_t *comm) {
   if (comm == NULL || comm->predefined)
     return HC_ERR_COMM;
   hc_engine_lock();
-  if (comm->active_ops == 0)
-    comm_destroy(comm);
-  else
-    comm->free_pending = 1;
+  comm_release(comm);
   hc_engine_unlock();
   return HC_OK;
 }
 
-int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b) {
-  if (a == b)
-    return HCOMM_IDENT;
-  if (a == NULL || b == NULL || a->size != b->size)
+static int comm_compare_groups(const hcomm_comm_t *a, const hcomm_comm_t *b) {
+  if (a->size != b->size)
     return HCOMM_UNEQUAL;
   int same_order = 1;
   for (int r = 0; r < a->size; r++) {
@@ -345,6 +372,21 @@ int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b) {
   return same_order ? HCOMM_CONGRUENT : HCOMM_SIMILAR;
 }
 
+/* Intercommunicators compare both groups; the weaker answer wins. */
+int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b) {
+  if (a == b)
+    return HCOMM_IDENT;
+  if (a == NULL || b == NULL || (a->local == NULL) != (b->local == NULL))
+    return HCOMM_UNEQUAL;
+  int result = comm_compare_groups(a, b);
+  if (a->local != NULL) {
+    int local = comm_compare_groups(a->local, b->local);
+    if (local > result)
+      result = local;
+  }
+  return result;
+}
+
 hcomm_comm_t *hcomm_comm_world(void) { return comm_world; }
 hcomm_comm_t *hcomm_comm_self(void) { return comm_self; }
 
@@ -353,13 +395,35 @@ int hcomm_comm_rank(const hcomm_comm_t *comm) {
 }
 
 int hcomm_comm_size(const hcomm_comm_t *comm) {
-  return comm != NULL ? comm->size : -1;
+  if (comm == NULL)
+    return -1;
+  return comm->local != NULL ? comm->local->size : comm->size;
 }
 
 int hcomm_comm_world_rank(const hcomm_comm_t *comm, int rank) {
+  if (comm != NULL && comm->local != NULL)
+    comm = comm->local;
   if (comm == NULL || rank < 0 || rank >= comm->size)
     return -1;
   return comm->world_ranks[rank];
+}
+
+int hcomm_comm_is_inter(const hcomm_comm_t *comm) {
+  return comm != NULL && comm->local != NULL;
+}
+
+int hcomm_comm_remote_size(const hcomm_comm_t *comm) {
+  return hcomm_comm_is_inter(comm) ? comm->size : 0;
+}
+
+int hcomm_comm_remote_world_rank(const hcomm_comm_t *comm, int rank) {
+  if (!hcomm_comm_is_inter(comm) || rank < 0 || rank >= comm->size)
+    return -1;
+  return comm->world_ranks[rank];
+}
+
+int hcomm_comm_peer_size(const hcomm_comm_t *comm) {
+  return comm != NULL ? comm->size : -1;
 }
 
 hc_status_t hc_comm_init_predefined(void) {
@@ -390,4 +454,310 @@ void hc_comm_fini_predefined(void) {
     comm_destroy(comm_self);
   comm_world = NULL;
   comm_self = NULL;
+}
+
+/* ---- creation over a group, split by node -------------------------------- */
+
+static int comm_lowest_free(const uint32_t *mask) {
+  for (int w = 0; w < COMM_MASK_WORDS; w++)
+    if (mask[w] != 0)
+      return w * 32 + __builtin_ctz(mask[w]);
+  return -1;
+}
+
+static hc_status_t comm_send_wait(const void *buf, size_t bytes, int dest,
+                                  int tag, hcomm_comm_t *comm) {
+  hcomm_request_t *req;
+  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm,
+                                   HCOMM_SEND_STANDARD, 1, &req);
+  return rc == HC_OK ? comm_wait_release(req) : rc;
+}
+
+static hc_status_t comm_recv_wait(void *buf, size_t bytes, int source,
+                                  int tag, hcomm_comm_t *comm) {
+  hcomm_request_t *req;
+  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 1, &req);
+  return rc == HC_OK ? comm_wait_release(req) : rc;
+}
+
+/* ANDs the free-id masks of the listed members through the first of them,
+ * on comm's collective context: only the members take part. */
+static hc_status_t comm_group_mask(hcomm_comm_t *comm, int n, const int *ranks,
+                                   int tag, uint32_t *mask) {
+  memcpy(mask, comm_free_ids, sizeof comm_free_ids);
+  int root = ranks[0];
+  if (comm->rank != root) {
+    hc_status_t rc = comm_send_wait(mask, sizeof comm_free_ids, root, tag, comm);
+    return rc == HC_OK ? comm_recv_wait(mask, sizeof comm_free_ids, root, tag,
+                                        comm)
+                       : rc;
+  }
+  uint32_t theirs[COMM_MASK_WORDS];
+  for (int i = 1; i < n; i++) {
+    hc_status_t rc = comm_recv_wait(theirs, sizeof theirs, ranks[i], tag, comm);
+    if (rc != HC_OK)
+      return rc;
+    for (int w = 0; w < COMM_MASK_WORDS; w++)
+      mask[w] &= theirs[w];
+  }
+  for (int i = 1; i < n; i++) {
+    hc_status_t rc =
+        comm_send_wait(mask, sizeof comm_free_ids, ranks[i], tag, comm);
+    if (rc != HC_OK)
+      return rc;
+  }
+  return HC_OK;
+}
+
+static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
+                                            const int *ranks, int tag,
+                                            hcomm_comm_t **newcomm) {
+  uint32_t mask[COMM_MASK_WORDS];
+  int etag = COMM_TAG_GROUP_BASE + tag % COMM_TAG_WINDOW;
+  hc_status_t rc = comm_group_mask(comm, n, ranks, etag, mask);
+  if (rc != HC_OK)
+    return rc;
+  int id = comm_lowest_free(mask);
+  if (id < 0)
+    return HC_ERR_NO_CONTEXT;
+  int *world = malloc((size_t)n * sizeof *world);
+  if (world == NULL)
+    return HC_ERR_NOMEM;
+  for (int i = 0; i < n; i++)
+    world[i] = comm->world_ranks[ranks[i]];
+  *newcomm = comm_new(id, n, world);
+  free(world);
+  return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
+hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
+                                    int tag, hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(comm, newcomm);
+  int me = 0;
+  if (rc == HC_OK && comm->local != NULL)
+    rc = HC_ERR_COMM;
+  if (rc == HC_OK) {
+    *newcomm = NULL;
+    rc = comm_check_list(comm, n, ranks, &me);
+  }
+  if (rc == HC_OK && (!me || tag < 0))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = comm_create_group_locked(comm, n, ranks, tag, newcomm);
+  hc_engine_unlock();
+  return rc;
+}
+
+/* The node's lowest world rank names the node: every rank of a node
+ * computed the same node-local list at init. */
+hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
+                                    hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(comm, newcomm);
+  if (rc == HC_OK && comm->local != NULL)
+    rc = HC_ERR_COMM;
+  int color = join ? hc_engine.local_world_ranks[0] : HCOMM_UNDEFINED;
+  if (rc == HC_OK)
+    rc = comm_split_locked(comm, color, key, newcomm);
+  hc_engine_unlock();
+  return rc;
+}
+
+/* ---- intercommunicators -------------------------------------------------- */
+
+/* What one group's leader tells the other's. */
+typedef struct comm_bridge_msg {
+  int size;
+  int high;
+  int leader_world;
+  uint32_t mask[COMM_MASK_WORDS];
+} comm_bridge_msg_t;
+
+/* Linear broadcast from root over comm's collective context. */
+static hc_status_t comm_bcast_locked(hcomm_comm_t *comm, int root, void *buf,
+                                     size_t bytes) {
+  if (comm->rank != root)
+    return comm_recv_wait(buf, bytes, root, COMM_TAG_LOCAL_BCAST, comm);
+  for (int r = 0; r < comm->size; r++) {
+    if (r == root)
+      continue;
+    hc_status_t rc = comm_send_wait(buf, bytes, r, COMM_TAG_LOCAL_BCAST, comm);
+    if (rc != HC_OK)
+      return rc;
+  }
+  return HC_OK;
+}
+
+/* Leader-to-leader swap over bridge (both post the receive first). */
+static hc_status_t comm_swap_locked(hcomm_comm_t *bridge, int peer, int tag,
+                                    const void *out, size_t out_bytes,
+                                    void *in, size_t in_bytes) {
+  hcomm_request_t *rreq, *sreq;
+  hc_status_t rc = hc_irecv_locked(in, in_bytes, peer, tag, bridge, 1, &rreq);
+  if (rc != HC_OK)
+    return rc;
+  rc = hc_isend_locked(out, out_bytes, peer, tag, bridge, HCOMM_SEND_STANDARD,
+                       1, &sreq);
+  hc_status_t rc2 = comm_wait_release(rreq);
+  if (rc == HC_OK)
+    rc = comm_wait_release(sreq);
+  return rc == HC_OK ? rc2 : rc;
+}
+
+/* ANDs the free-id masks of the local group (over local), swaps *mine for
+ * *theirs between the leaders over bridge, shares *theirs in the local
+ * group, and picks the lowest id free in both groups. */
+static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
+                                     hcomm_comm_t *bridge, int peer, int tag,
+                                     comm_bridge_msg_t *mine,
+                                     comm_bridge_msg_t *theirs, int *id) {
+  uint32_t *all = malloc((size_t)local->size * sizeof comm_free_ids);
+  if (all == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc =
+      comm_allgather_locked(local, comm_free_ids, sizeof comm_free_ids, all);
+  for (int w = 0; w < COMM_MASK_WORDS; w++) {
+    mine->mask[w] = ~0u;
+    for (int r = 0; r < local->size; r++)
+      mine->mask[w] &= all[(size_t)r * COMM_MASK_WORDS + (size_t)w];
+  }
+  free(all);
+  if (rc == HC_OK && local->rank == leader)
+    rc = comm_swap_locked(bridge, peer, tag, mine, sizeof *mine, theirs,
+                          sizeof *theirs);
+  if (rc == HC_OK)
+    rc = comm_bcast_locked(local, leader, theirs, sizeof *theirs);
+  if (rc != HC_OK)
+    return rc;
+  uint32_t both[COMM_MASK_WORDS];
+  for (int w = 0; w < COMM_MASK_WORDS; w++)
+    both[w] = mine->mask[w] & theirs->mask[w];
+  *id = comm_lowest_free(both);
+  return *id < 0 ? HC_ERR_NO_CONTEXT : HC_OK;
+}
+
+/* An intercommunicator on id over local (adopted) and the remote group. */
+static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
+                                    const int *remote_world) {
+  hcomm_comm_t *comm = comm_new(id, n, remote_world);
+  if (comm == NULL)
+    return NULL;
+  comm->rank = local->rank;
+  comm->local = local;
+  return comm;
+}
+
+static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
+                                            hcomm_comm_t *peer, int rleader,
+                                            int tag, hcomm_comm_t **newcomm) {
+  hcomm_comm_t *lc = NULL;
+  int *remote = NULL, id = -1;
+  int etag = COMM_TAG_INTER_BASE + tag % COMM_TAG_WINDOW;
+  comm_bridge_msg_t mine = {0}, theirs = {0};
+  hc_status_t rc = comm_dup_intra_locked(local, &lc);
+  if (rc != HC_OK)
+    return rc;
+  mine.size = lc->size;
+  mine.leader_world = lc->world_ranks[leader];
+  rc = comm_bridge_agree(lc, leader, peer, rleader, etag, &mine, &theirs, &id);
+  if (rc == HC_OK) {
+    remote = malloc((size_t)theirs.size * sizeof *remote);
+    rc = remote == NULL ? HC_ERR_NOMEM : HC_OK;
+  }
+  if (rc == HC_OK && lc->rank == leader)
+    rc = comm_swap_locked(peer, rleader, etag, lc->world_ranks,
+                          (size_t)lc->size * sizeof(int), remote,
+                          (size_t)theirs.size * sizeof(int));
+  if (rc == HC_OK)
+    rc = comm_bcast_locked(lc, leader, remote,
+                           (size_t)theirs.size * sizeof(int));
+  if (rc == HC_OK) {
+    *newcomm = comm_new_inter(id, lc, theirs.size, remote);
+    rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+  }
+  if (rc != HC_OK)
+    comm_release(lc);
+  free(remote);
+  return rc;
+}
+
+hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
+                                   hcomm_comm_t *peer, int remote_leader,
+                                   int tag, hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(local, newcomm);
+  if (rc == HC_OK && local->local != NULL)
+    rc = HC_ERR_COMM;
+  if (rc == HC_OK && (local_leader < 0 || local_leader >= local->size))
+    rc = HC_ERR_RANK;
+  if (rc == HC_OK && local->rank == local_leader &&
+      (peer == NULL || remote_leader < 0 || remote_leader >= peer->size))
+    rc = peer == NULL ? HC_ERR_COMM : HC_ERR_RANK;
+  if (rc == HC_OK && tag < 0)
+    rc = HC_ERR_TAG;
+  if (rc == HC_OK)
+    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader,
+                                  tag, newcomm);
+  hc_engine_unlock();
+  return rc;
+}
+
+static hc_status_t comm_dup_inter_locked(hcomm_comm_t *inter,
+                                         hcomm_comm_t **newcomm) {
+  hcomm_comm_t *lc = NULL;
+  comm_bridge_msg_t mine = {0}, theirs = {0};
+  int id = -1;
+  hc_status_t rc = comm_dup_intra_locked(inter->local, &lc);
+  if (rc != HC_OK)
+    return rc;
+  rc = comm_bridge_agree(lc, 0, inter, 0, COMM_TAG_INTER_BASE, &mine, &theirs,
+                         &id);
+  if (rc == HC_OK) {
+    *newcomm = comm_new_inter(id, lc, inter->size, inter->world_ranks);
+    rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+  }
+  if (rc != HC_OK)
+    comm_release(lc);
+  return rc;
+}
+
+static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
+                                     hcomm_comm_t **newcomm) {
+  hcomm_comm_t *local = inter->local;
+  comm_bridge_msg_t mine = {0}, theirs = {0};
+  int id = -1;
+  mine.high = high != 0;
+  mine.leader_world = local->world_ranks[0];
+  hc_status_t rc = comm_bridge_agree(local, 0, inter, 0, COMM_TAG_INTER_BASE,
+                                     &mine, &theirs, &id);
+  if (rc != HC_OK)
+    return rc;
+  int local_first = mine.high != theirs.high
+                        ? !mine.high
+                        : mine.leader_world < theirs.leader_world;
+  int n = local->size + inter->size;
+  int *world = malloc((size_t)n * sizeof *world);
+  if (world == NULL)
+    return HC_ERR_NOMEM;
+  const hcomm_comm_t *first = local_first ? local : inter;
+  const hcomm_comm_t *second = local_first ? inter : local;
+  memcpy(world, first->world_ranks, (size_t)first->size * sizeof(int));
+  memcpy(world + first->size, second->world_ranks,
+         (size_t)second->size * sizeof(int));
+  *newcomm = comm_new(id, n, world);
+  free(world);
+  return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
+hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
+                                  hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(inter, newcomm);
+  if (rc == HC_OK && inter->local == NULL)
+    rc = HC_ERR_COMM;
+  if (rc == HC_OK)
+    rc = comm_merge_locked(inter, high, newcomm);
+  hc_engine_unlock();
+  return rc;
 }

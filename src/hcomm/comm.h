@@ -2,6 +2,13 @@
  * Communicators: a group (world ranks in comm order) plus a context id agreed
  * collectively, so that any sequence of creations and frees on any subsets
  * stays unique among the members.
+ *
+ * size, world_ranks and rank_of_world describe the group that point-to-point
+ * ranks name: the communicator's own group for an intracommunicator, the
+ * remote group for an intercommunicator.  That keeps pt2pt.c and proto.c
+ * unaware of intercommunicators.  An intercommunicator's local group lives
+ * in `local`, an intracommunicator of its own (with its own context id) that
+ * also carries the engine's collectives among the local group.
  */
 #ifndef HC_COMM_H
 #define HC_COMM_H
@@ -10,13 +17,15 @@
 
 struct hcomm_comm {
   int context_id;
-  int rank;
-  int size;
+  int rank;           /* this process's rank in its (local) group */
+  int size;           /* of the group point-to-point addresses */
   int *world_ranks;   /* size entries */
   int *rank_of_world; /* world_size entries, -1 for non-members */
+  hcomm_comm_t *local; /* intercommunicator: the local group; else NULL */
   int predefined;     /* world and self are never freed by the user */
   int active_ops;     /* requests not yet complete */
   int free_pending;   /* hcomm_comm_free came while active_ops > 0 */
+  unsigned coll_seq;  /* collectives started on it (nbc.c tags) */
 };
 
 /* Matching context of comm for point-to-point (coll 0) or collectives. */

@@ -4,13 +4,21 @@
  * others live in the handle table.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 
-static hc_mpi_comm_t comm_world_obj = {NULL, MPI_COMM_WORLD, 1, NULL, 1};
-static hc_mpi_comm_t comm_self_obj = {NULL, MPI_COMM_SELF, 1, NULL, 1};
+static hc_mpi_comm_t comm_world_obj = {.handle = MPI_COMM_WORLD,
+                                       .builtin = 1,
+                                       .refs = 1,
+                                       .name = "MPI_COMM_WORLD"};
+static hc_mpi_comm_t comm_self_obj = {.handle = MPI_COMM_SELF,
+                                      .builtin = 1,
+                                      .refs = 1,
+                                      .name = "MPI_COMM_SELF"};
 static hc_handle_table_t comm_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_COMM, 0);
 /* Guards every comm's errh pointer and the builtins' default handler. */
@@ -79,6 +87,7 @@ void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
     return;
   if (comm->errh)
     hc_mpi_errhandler_release(comm->errh);
+  hc_mpi_info_destroy(comm->info);
   free(comm);
 }
 
@@ -132,19 +141,55 @@ int PMPI_Comm_size(MPI_Comm comm, int *size) {
 }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
-  static const char fn[] = "MPI_Comm_dup";
+/* Drops a communicator this call made but cannot hand out. */
+static void comm_discard(MPI_Comm *handle) {
+  hc_mpi_comm_t *c = hc_handle_free(&comm_table, *handle);
+  if (c) {
+    hcomm_comm_free(c->engine);
+    hc_mpi_comm_release(c);
+  }
+  *handle = MPI_COMM_NULL;
+}
+
+/* MPI_Comm_dup and its variants: a new context, the parent's attributes
+ * through their copy callbacks, and info (the parent's hints, or the given
+ * ones when use_info). */
+static int comm_dup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
+                    MPI_Comm *newcomm) {
   hc_mpi_comm_t *c = NULL;
+  hc_mpi_info_t *hints = NULL;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, newcomm, "newcomm");
+  if (rc == MPI_SUCCESS && use_info && info != MPI_INFO_NULL &&
+      !(hints = hc_mpi_info_get(info)))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_comm_t *engine = NULL;
   hc_status_t st = hcomm_comm_dup(c->engine, &engine);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
-  return comm_wrap(fn, c, engine, newcomm);
+  rc = comm_wrap(fn, c, engine, newcomm);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_comm_t *n = hc_mpi_comm_get(*newcomm);
+  if (use_info ? hints != NULL : c->info != NULL) {
+    n->info = hc_mpi_info_copy(use_info ? hints : c->info);
+    if (!n->info)
+      rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_attr_copy_all(fn, c, n);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_attr_delete_all(fn, n);
+    comm_discard(newcomm);
+  }
+  return rc;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+  return comm_dup("MPI_Comm_dup", comm, 0, MPI_INFO_NULL, newcomm);
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
@@ -185,6 +230,10 @@ int PMPI_Comm_free(MPI_Comm *comm) {
     return hc_mpi_raise(c, fn, MPI_ERR_COMM, "cannot free %s",
                         c->handle == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
                                                     : "MPI_COMM_SELF");
+  /* Delete callbacks run first: one that fails leaves comm alive. */
+  rc = hc_mpi_attr_delete_all(fn, c);
+  if (rc != MPI_SUCCESS)
+    return rc;
   hc_status_t st = hcomm_comm_free(c->engine);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
@@ -226,3 +275,352 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  return comm_dup("MPI_Comm_dup_with_info", comm, 1, info, newcomm);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+/* The duplicate is made at once; the request is complete when returned. */
+static int comm_idup(const char *fn, MPI_Comm comm, int use_info,
+                     MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = comm_dup(fn, comm, use_info, info, newcomm);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_status_t st = {.source = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG};
+  rc = hc_mpi_request_new_done(fn, c, &st, request);
+  if (rc != MPI_SUCCESS)
+    comm_discard(newcomm);
+  return rc;
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
+  return comm_idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, request);
+}
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request) {
+  return comm_idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, request);
+}
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+
+/* Wraps engine (NULL: this rank is not in the result) into *newcomm. */
+static int comm_wrap_or_null(const char *fn, hc_mpi_comm_t *parent,
+                             hcomm_comm_t *engine, MPI_Comm *newcomm) {
+  if (!engine) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  return comm_wrap(fn, parent, engine, newcomm);
+}
+
+/* Entry of the calls that build on an intracommunicator only. */
+static int comm_enter_intra(const char *fn, MPI_Comm comm, void *out,
+                            hc_mpi_comm_t **c) {
+  int rc = hc_mpi_comm_enter(fn, comm, c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *c, out, "newcomm");
+  if (rc == MPI_SUCCESS && hcomm_comm_is_inter((*c)->engine))
+    rc = hc_mpi_raise(*c, fn, MPI_ERR_COMM,
+                      "not supported on an intercommunicator");
+  return rc;
+}
+
+/* Ranks in comm of the group's members (malloc'd); *me is the caller's
+ * position in the group or -1.  MPI_ERR_GROUP when a member is not in
+ * comm. */
+static int comm_group_ranks(const char *fn, hc_mpi_comm_t *c, MPI_Group group,
+                            int *n, int **ranks, int *me) {
+  const int *world;
+  int rc = hc_mpi_group_members(fn, c, group, n, &world);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int size = hcomm_comm_size(c->engine);
+  int wsize = hcomm_comm_size(hcomm_comm_world());
+  int myworld = hcomm_comm_world_rank(c->engine, hcomm_comm_rank(c->engine));
+  int *map = malloc((size_t)wsize * sizeof(int));
+  *ranks = malloc((size_t)*n * sizeof(int) + 1);
+  if (!map || !*ranks) {
+    free(map);
+    free(*ranks);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  for (int w = 0; w < wsize; w++)
+    map[w] = -1;
+  for (int r = 0; r < size; r++)
+    map[hcomm_comm_world_rank(c->engine, r)] = r;
+  *me = -1;
+  for (int i = 0; i < *n && rc == MPI_SUCCESS; i++) {
+    (*ranks)[i] = map[world[i]];
+    if (world[i] == myworld)
+      *me = i;
+    if ((*ranks)[i] < 0)
+      rc = hc_mpi_raise(c, fn, MPI_ERR_GROUP,
+                        "group member %d (world rank %d) is not in the "
+                        "communicator",
+                        i, world[i]);
+  }
+  free(map);
+  if (rc != MPI_SUCCESS)
+    free(*ranks);
+  return rc;
+}
+
+/* A split in disguise: a group is named by its first member's rank, and
+ * the position in the group is the key, so disjoint groups (MPI-2.2) work
+ * too. */
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  static const char fn[] = "MPI_Comm_create";
+  hc_mpi_comm_t *c = NULL;
+  int n, *ranks = NULL, me;
+  int rc = comm_enter_intra(fn, comm, newcomm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = comm_group_ranks(fn, c, group, &n, &ranks, &me);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int color = me >= 0 ? ranks[0] : HCOMM_UNDEFINED;
+  free(ranks);
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_comm_split(c->engine, color, me, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return comm_wrap_or_null(fn, c, engine, newcomm);
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+/* A process outside group gets MPI_COMM_NULL without communicating, as
+ * MPICH does. */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                           MPI_Comm *newcomm) {
+  static const char fn[] = "MPI_Comm_create_group";
+  hc_mpi_comm_t *c = NULL;
+  int n, *ranks = NULL, me;
+  int rc = comm_enter_intra(fn, comm, newcomm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send_tag(fn, c, tag);
+  if (rc == MPI_SUCCESS)
+    rc = comm_group_ranks(fn, c, group, &n, &ranks, &me);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = HC_OK;
+  if (me >= 0)
+    st = hcomm_comm_create_group(c->engine, n, ranks, tag, &engine);
+  free(ranks);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return comm_wrap_or_null(fn, c, engine, newcomm);
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+
+/* Whether this rank joins a node-wide split for split_type.  Every memory
+ * "hardware" level we know is the node; MPIX_COMM_TYPE_NEIGHBORHOOD is
+ * treated as the node too.  HW_GUIDED joins only for
+ * mpi_hw_resource_type=mpi_shared_memory, HW_UNGUIDED never (the standard
+ * allows MPI_COMM_NULL when no finer level exists). */
+static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
+                           MPI_Info info, int *join) {
+  hc_mpi_info_t *hints = NULL;
+  if (info != MPI_INFO_NULL && !(hints = hc_mpi_info_get(info)))
+    return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
+                        (unsigned)info);
+  switch (split_type) {
+  case MPI_UNDEFINED:
+  case MPI_COMM_TYPE_HW_UNGUIDED:
+    *join = 0;
+    return MPI_SUCCESS;
+  case MPI_COMM_TYPE_SHARED:
+  case MPIX_COMM_TYPE_NEIGHBORHOOD:
+    *join = 1;
+    return MPI_SUCCESS;
+  case MPI_COMM_TYPE_HW_GUIDED: {
+    char value[64];
+    int flag = 0;
+    if (hints)
+      PMPI_Info_get(info, "mpi_hw_resource_type", (int)sizeof value - 1, value,
+                    &flag);
+    *join = flag && strcmp(value, "mpi_shared_memory") == 0;
+    return MPI_SUCCESS;
+  }
+  default:
+    return hc_mpi_raise(c, fn, MPI_ERR_ARG, "invalid split_type %d",
+                        split_type);
+  }
+}
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm) {
+  static const char fn[] = "MPI_Comm_split_type";
+  hc_mpi_comm_t *c = NULL;
+  int join = 0;
+  int rc = comm_enter_intra(fn, comm, newcomm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = comm_split_join(fn, c, split_type, info, &join);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_comm_split_shared(c->engine, join, key, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return comm_wrap_or_null(fn, c, engine, newcomm);
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+/* ---- names, info, inter queries ------------------------------------------ */
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
+  static const char fn[] = "MPI_Comm_set_name";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, comm_name, "comm_name");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* Longer names are truncated, as MPICH does. */
+  pthread_mutex_lock(&comm_lock);
+  snprintf(c->name, sizeof c->name, "%s", comm_name);
+  pthread_mutex_unlock(&comm_lock);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
+  static const char fn[] = "MPI_Comm_get_name";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, comm_name, "comm_name");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, resultlen, "resultlen");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  pthread_mutex_lock(&comm_lock);
+  memcpy(comm_name, c->name, sizeof c->name);
+  pthread_mutex_unlock(&comm_lock);
+  *resultlen = (int)strlen(comm_name);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  static const char fn[] = "MPI_Comm_set_info";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_info_t *hints = hc_mpi_info_get(info);
+  if (!hints)
+    return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
+                        (unsigned)info);
+  hc_mpi_info_t *copy = hc_mpi_info_copy(hints);
+  if (!copy)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  pthread_mutex_lock(&comm_lock);
+  hc_mpi_info_t *old = c->info;
+  c->info = copy;
+  pthread_mutex_unlock(&comm_lock);
+  hc_mpi_info_destroy(old);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
+  static const char fn[] = "MPI_Comm_get_info";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, info_used, "info_used");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  pthread_mutex_lock(&comm_lock);
+  hc_mpi_info_t *copy = hc_mpi_info_copy(c->info);
+  pthread_mutex_unlock(&comm_lock);
+  return hc_mpi_info_publish(fn, c, copy, info_used);
+}
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
+  static const char fn[] = "MPI_Comm_test_inter";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, flag, "flag");
+  if (rc == MPI_SUCCESS)
+    *flag = hcomm_comm_is_inter(c->engine);
+  return rc;
+}
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
+  static const char fn[] = "MPI_Comm_remote_size";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, size, "size");
+  if (rc == MPI_SUCCESS && !hcomm_comm_is_inter(c->engine))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_COMM, "not an intercommunicator");
+  if (rc == MPI_SUCCESS)
+    *size = hcomm_comm_remote_size(c->engine);
+  return rc;
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+/* ---- intercommunicators -------------------------------------------------- */
+
+/* peer_comm and remote_leader matter only at the local leader. */
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                          MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm *newintercomm) {
+  static const char fn[] = "MPI_Intercomm_create";
+  hc_mpi_comm_t *c = NULL, *peer = NULL;
+  int rc = comm_enter_intra(fn, local_comm, newintercomm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send_tag(fn, c, tag);
+  if (rc == MPI_SUCCESS &&
+      (local_leader < 0 || local_leader >= hcomm_comm_size(c->engine)))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_RANK,
+                      "invalid local_leader %d for a communicator of size %d",
+                      local_leader, hcomm_comm_size(c->engine));
+  int leader = rc == MPI_SUCCESS && hcomm_comm_rank(c->engine) == local_leader;
+  if (leader)
+    rc = hc_mpi_comm_enter(fn, peer_comm, &peer);
+  if (leader && rc == MPI_SUCCESS)
+    rc = hc_mpi_check_dest(fn, peer, remote_leader);
+  if (leader && rc == MPI_SUCCESS && remote_leader == MPI_PROC_NULL)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_RANK, "remote_leader MPI_PROC_NULL");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st =
+      hcomm_intercomm_create(c->engine, local_leader, peer ? peer->engine : NULL,
+                             remote_leader, tag, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return comm_wrap(fn, c, engine, newintercomm);
+}
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
+                         MPI_Comm *newintracomm) {
+  static const char fn[] = "MPI_Intercomm_merge";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, intercomm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, newintracomm, "newintracomm");
+  if (rc == MPI_SUCCESS && !hcomm_comm_is_inter(c->engine))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_COMM, "not an intercommunicator");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_intercomm_merge(c->engine, high, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return comm_wrap(fn, c, engine, newintracomm);
+}
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge

@@ -271,7 +271,8 @@ int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
 
 static int err_rank_check(const char *fn, hc_mpi_comm_t *comm, int rank,
                           const char *what, int errclass) {
-  int size = hcomm_comm_size(comm->engine);
+  /* Point-to-point ranks on an intercommunicator name the remote group. */
+  int size = hcomm_comm_peer_size(comm->engine);
   if (rank >= 0 && rank < size)
     return MPI_SUCCESS;
   return hc_mpi_raise(comm, fn, errclass,

@@ -37,12 +37,18 @@ void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
 
 /* ---- communicators (comm.c) --------------------------------------------- */
 
+typedef struct hc_mpi_attr hc_mpi_attr_t; /* attr.c */
+typedef struct hc_mpi_info hc_mpi_info_t; /* info.c */
+
 typedef struct hc_mpi_comm {
   hcomm_comm_t *engine;      /* NULL only for the builtins before MPI_Init */
   int handle;                /* MPI_Comm value */
   int builtin;               /* WORLD or SELF: never freed */
   hc_mpi_errhandler_t *errh; /* read and written under the comm lock */
   int refs; /* the handle plus requests on it; under the comm lock */
+  char name[MPI_MAX_OBJECT_NAME]; /* MPI_Comm_set_name; "" by default */
+  hc_mpi_attr_t *attrs;           /* cached attributes, under attr.c's lock */
+  hc_mpi_info_t *info;            /* hints (Comm_set_info); NULL: none */
 } hc_mpi_comm_t;
 
 /* The object of a valid communicator handle (builtins included), else NULL.
@@ -63,6 +69,37 @@ void hc_mpi_comm_retain(hc_mpi_comm_t *comm);
 void hc_mpi_comm_release(hc_mpi_comm_t *comm);
 /* Binds WORLD and SELF to the engine's communicators (MPI_Init). */
 void hc_mpi_comm_bind_builtins(void);
+
+/* ---- groups (group.c) --------------------------------------------------- */
+
+/* A new group handle over n world ranks (copied); n == 0 gives
+ * MPI_GROUP_EMPTY.  Raises MPI_ERR_NO_MEM through comm. */
+int hc_mpi_group_make(const char *fn, hc_mpi_comm_t *comm, int n,
+                      const int *world, MPI_Group *out);
+/* The members (world ranks, borrowed) of a valid group handle; raises
+ * MPI_ERR_GROUP through comm otherwise. */
+int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
+                         int *n, const int **world);
+
+/* ---- attributes (attr.c) ------------------------------------------------ */
+
+/* Runs the copy callbacks of from's attributes onto to (MPI_Comm_dup). */
+int hc_mpi_attr_copy_all(const char *fn, hc_mpi_comm_t *from,
+                         hc_mpi_comm_t *to);
+/* Runs every delete callback and drops the attributes (Comm_free). */
+int hc_mpi_attr_delete_all(const char *fn, hc_mpi_comm_t *comm);
+
+/* ---- info objects (info.c) ---------------------------------------------- */
+
+/* The object of a valid info handle (MPI_INFO_ENV included), else NULL. */
+hc_mpi_info_t *hc_mpi_info_get(MPI_Info handle);
+/* A deep copy (NULL in: an empty object); NULL when memory runs out. */
+hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info);
+void hc_mpi_info_destroy(hc_mpi_info_t *info);
+/* Gives obj a new handle; destroys obj and raises MPI_ERR_NO_MEM on
+ * failure. */
+int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm,
+                        hc_mpi_info_t *obj, MPI_Info *out);
 
 /* ---- life cycle (init.c) ------------------------------------------------ */
 
