@@ -236,8 +236,13 @@ int main(void) {
   world = hcomm_comm_world();
   rank = hcomm_comm_rank(world);
   size = hcomm_comm_size(world);
-  if (fake_api_load(NULL, rank % 2, &fa) != 0) {
-    fprintf(stderr, "rank %d: CANN test double not loadable\n", rank);
+  const char *alloc = getenv("DEVICE_P2P_ALLOC"); /* "cuda": real GPU */
+  int loaded = alloc != NULL && strcmp(alloc, "cuda") == 0
+                   ? fake_api_load_cuda(0, &fa)
+                   : fake_api_load(NULL, rank % 2, &fa);
+  if (loaded != 0) {
+    fprintf(stderr, "rank %d: no device allocator (%s)\n", rank,
+            alloc ? alloc : "CANN test double");
     hcomm_finalize();
     return 77;
   }

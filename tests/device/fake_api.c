@@ -41,3 +41,67 @@ int fake_api_load(const char *path, int dev, fake_api_t *api) {
     return -1;
   return api->set_device(dev) == ACL_SUCCESS ? 0 : -1;
 }
+
+/* ---- the same table over real CUDA memory (tests/device/cuda.sh) -------- */
+
+static struct {
+  int (*alloc)(unsigned long long *, size_t);
+  int (*free_)(unsigned long long);
+  int (*htod)(unsigned long long, const void *, size_t);
+  int (*dtoh)(void *, unsigned long long, size_t);
+} cu;
+
+static aclError cu_init(const char *c) { (void)c; return 0; }
+static aclError cu_set_device(int32_t d) { (void)d; return 0; }
+
+static aclError cu_malloc_dev(void **p, size_t n, aclrtMemMallocPolicy pol) {
+  (void)pol;
+  unsigned long long d = 0;
+  int rc = cu.alloc(&d, n);
+  *p = (void *)(uintptr_t)d;
+  return rc;
+}
+
+static aclError cu_free_dev(void *p) {
+  return cu.free_((unsigned long long)(uintptr_t)p);
+}
+
+static aclError cu_memcpy(void *dst, size_t max, const void *src, size_t n,
+                          aclrtMemcpyKind kind) {
+  if (n > max)
+    return ACL_ERROR_INVALID_PARAM;
+  if (kind == ACL_MEMCPY_HOST_TO_DEVICE)
+    return cu.htod((unsigned long long)(uintptr_t)dst, src, n);
+  return cu.dtoh(dst, (unsigned long long)(uintptr_t)src, n);
+}
+
+int fake_api_load_cuda(int ordinal, fake_api_t *api) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    return -1;
+  int (*init)(unsigned);
+  int (*dev_get)(int *, int);
+  int (*retain)(void **, int);
+  int (*set_current)(void *);
+  int bad = fake_api_sym(lib, "cuInit", &init);
+  bad += fake_api_sym(lib, "cuDeviceGet", &dev_get);
+  bad += fake_api_sym(lib, "cuDevicePrimaryCtxRetain", &retain);
+  bad += fake_api_sym(lib, "cuCtxSetCurrent", &set_current);
+  bad += fake_api_sym(lib, "cuMemAlloc_v2", &cu.alloc);
+  bad += fake_api_sym(lib, "cuMemFree_v2", &cu.free_);
+  bad += fake_api_sym(lib, "cuMemcpyHtoD_v2", &cu.htod);
+  bad += fake_api_sym(lib, "cuMemcpyDtoH_v2", &cu.dtoh);
+  int dev;
+  void *ctx;
+  if (bad || init(0) != 0 || dev_get(&dev, ordinal) != 0 ||
+      retain(&ctx, dev) != 0 || set_current(ctx) != 0)
+    return -1;
+  api->init = cu_init;
+  api->set_device = cu_set_device;
+  api->malloc_dev = cu_malloc_dev;
+  api->free_dev = cu_free_dev;
+  api->memcpy_sync = cu_memcpy;
+  api->malloc_host = NULL;
+  api->free_host = NULL;
+  return 0;
+}
