@@ -26,8 +26,8 @@ typedef void *acl_event_t;
 #define ACL_MEMCPY_HOST_TO_DEVICE 1
 #define ACL_MEMCPY_DEVICE_TO_HOST 2
 #define ACL_MEMCPY_DEVICE_TO_DEVICE 3
-#define ACL_LOCATION_DEVICE 1 /* ACL_MEM_LOCATION_TYPE_DEVICE */
-#define ACL_EVENT_COMPLETE 1  /* ACL_EVENT_RECORDED_STATUS_COMPLETE */
+#define ACL_LOCATION_DEVICE 1         /* ACL_MEM_LOCATION_TYPE_DEVICE */
+#define ACL_EVENT_COMPLETE 1          /* ACL_EVENT_RECORDED_STATUS_COMPLETE */
 #define ACL_EXPORT_NO_PID_CHECK 0x1UL /* ..._FLAG_DISABLE_PID_VALIDATION */
 #define ACL_IMPORT_PEER_ACCESS 0x1UL  /* ..._FLAG_ENABLE_PEER_ACCESS */
 
@@ -122,7 +122,7 @@ static void *acl_sym(const char *name, int required, int *missing) {
 }
 
 /* Function-pointer stores through void* are how dlsym is used in C. */
-#define ACL_LOAD(field, name, req) \
+#define ACL_LOAD(field, name, req)                                             \
   *(void **)(&acl_api.field) = acl_sym(name, req, &missing)
 
 static int acl_resolve(void) {
@@ -256,9 +256,9 @@ static hc_status_t acl_copy_async(void *dst, const void *src, size_t len,
   hc_status_t rc = acl_bind(s->device);
   if (rc != HC_OK)
     return rc;
-  return acl_status("aclrtMemcpyAsync",
-                    acl_api.memcpy_async(dst, len, src, len, acl_kind(dir),
-                                         s->stream));
+  return acl_status(
+      "aclrtMemcpyAsync",
+      acl_api.memcpy_async(dst, len, src, len, acl_kind(dir), s->stream));
 }
 
 static hc_status_t acl_event_create(void **event) {
@@ -284,7 +284,8 @@ static hc_status_t acl_event_record(void *event, void *stream) {
   if (rc != HC_OK)
     return rc;
   e->device = s->device;
-  return acl_status("aclrtRecordEvent", acl_api.event_record(e->event, s->stream));
+  return acl_status("aclrtRecordEvent",
+                    acl_api.event_record(e->event, s->stream));
 }
 
 static hc_status_t acl_event_query(void *event) {
@@ -293,7 +294,8 @@ static hc_status_t acl_event_query(void *event) {
   if (rc != HC_OK)
     return rc;
   int status = 0;
-  rc = acl_status("aclrtQueryEventStatus", acl_api.event_status(e->event, &status));
+  rc = acl_status("aclrtQueryEventStatus",
+                  acl_api.event_status(e->event, &status));
   if (rc != HC_OK)
     return rc;
   return status == ACL_EVENT_COMPLETE ? HC_OK : HC_ERR_AGAIN;

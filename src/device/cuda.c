@@ -13,7 +13,7 @@
 #include "util/env.h"
 #include "util/log.h"
 
-typedef int cu_result_t; /* CUresult */
+typedef int cu_result_t;             /* CUresult */
 typedef unsigned long long cu_ptr_t; /* CUdeviceptr */
 typedef void *cu_ctx_t;
 typedef void *cu_stream_t;
@@ -111,7 +111,7 @@ static void *cuda_sym(const char *name, int *missing) {
   return f;
 }
 
-#define CUDA_LOAD(field, name) \
+#define CUDA_LOAD(field, name)                                                 \
   *(void **)(&cuda_api.field) = cuda_sym(name, &missing)
 
 static int cuda_resolve(void) {
@@ -215,8 +215,9 @@ static hc_status_t cuda_stream_create(int device, void **stream) {
     return HC_ERR_NOMEM;
   hc_status_t rc = cuda_bind(device);
   if (rc == HC_OK)
-    rc = cuda_status("cuStreamCreate",
-                     cuda_api.stream_create(&s->stream, CU_STREAM_NON_BLOCKING));
+    rc =
+        cuda_status("cuStreamCreate",
+                    cuda_api.stream_create(&s->stream, CU_STREAM_NON_BLOCKING));
   if (rc != HC_OK) {
     free(s);
     return rc;
@@ -273,7 +274,8 @@ static hc_status_t cuda_event_record(void *event, void *stream) {
   hc_status_t rc = cuda_bind(s->device);
   if (rc != HC_OK)
     return rc;
-  return cuda_status("cuEventRecord", cuda_api.event_record(e->event, s->stream));
+  return cuda_status("cuEventRecord",
+                     cuda_api.event_record(e->event, s->stream));
 }
 
 static hc_status_t cuda_event_query(void *event) {

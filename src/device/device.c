@@ -152,8 +152,8 @@ static void device_unexport_locked(device_export_t *ex) {
    * during finalize; give them a moment. */
   hc_status_t rc;
   struct timespec ms = {0, 1000000};
-  for (int tries = 0; (rc = ops->ipc_unexport(&ex->handle)) == HC_ERR_AGAIN &&
-                      tries < 1000;
+  for (int tries = 0;
+       (rc = ops->ipc_unexport(&ex->handle)) == HC_ERR_AGAIN && tries < 1000;
        tries++)
     nanosleep(&ms, NULL);
   if (rc != HC_OK)
@@ -276,7 +276,8 @@ hc_status_t hc_device_copy(void *dst, const hc_mem_info_t *dinfo,
   }
   if (dd && sd && dinfo->kind != sinfo->kind)
     return HC_ERR_NOT_SUPPORTED;
-  const hc_device_ops_t *ops = hc_device_backend(dd ? dinfo->kind : sinfo->kind);
+  const hc_device_ops_t *ops =
+      hc_device_backend(dd ? dinfo->kind : sinfo->kind);
   if (ops == NULL)
     return HC_ERR_NOT_SUPPORTED;
   hc_copy_dir_t dir = dd ? (sd ? HC_COPY_D2D : HC_COPY_H2D) : HC_COPY_D2H;

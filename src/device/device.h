@@ -71,8 +71,8 @@ typedef struct hc_device_ops {
   int (*classify)(const void *ptr, hc_mem_info_t *info);
   /* Synchronous copy of len bytes; device is the ordinal the device side
    * belongs to (the calling thread is bound to it first). */
-  hc_status_t (*copy)(void *dst, const void *src, size_t len,
-                      hc_copy_dir_t dir, int device);
+  hc_status_t (*copy)(void *dst, const void *src, size_t len, hc_copy_dir_t dir,
+                      int device);
   /* A stream on device; *stream owned by the caller until stream_destroy. */
   hc_status_t (*stream_create)(int device, void **stream);
   void (*stream_destroy)(void *stream);

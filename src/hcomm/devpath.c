@@ -48,9 +48,10 @@ typedef struct devpath_slot {
 
 struct hc_devreq {
   hcomm_request_t *req;
-  hc_mem_info_t info; /* this side's buffer (HOST when only the peer's is device) */
-  int peer_device;    /* the RTS said the sender's buffer is device memory */
-  hc_dev_rts_t rts;   /* sent (sender) or received (receiver) */
+  hc_mem_info_t
+      info; /* this side's buffer (HOST when only the peer's is device) */
+  int peer_device;  /* the RTS said the sender's buffer is device memory */
+  hc_dev_rts_t rts; /* sent (sender) or received (receiver) */
   int work;
   struct hc_devreq *next_active;
   /* sender staging */
@@ -93,16 +94,19 @@ static void devpath_configure(void) {
   else if (strcmp(p, "auto") != 0)
     hc_log(HC_LOG_INFO, "device",
            "HCMPI_DEVICE_PATH=%s not available here; using auto", p);
-  devpath.chunk_bytes = hc_env_size("HCMPI_DEVICE_CHUNK", DEVPATH_CHUNK_DEFAULT);
+  devpath.chunk_bytes =
+      hc_env_size("HCMPI_DEVICE_CHUNK", DEVPATH_CHUNK_DEFAULT);
   if (devpath.chunk_bytes < 4096)
     devpath.chunk_bytes = 4096;
   long slots = hc_env_long("HCMPI_DEVICE_SLOTS", 4);
-  devpath.slots = slots < 1 ? 1 : slots > DEVPATH_SLOTS_MAX ? DEVPATH_SLOTS_MAX
-                                                            : (int)slots;
+  devpath.slots = slots < 1                   ? 1
+                  : slots > DEVPATH_SLOTS_MAX ? DEVPATH_SLOTS_MAX
+                                              : (int)slots;
   devpath.configured = 1;
 }
 
-static void devpath_note(int which, const char *what, const hcomm_request_t *r) {
+static void devpath_note(int which, const char *what,
+                         const hcomm_request_t *r) {
   if (devpath.used[which]++ == 0 && hc_log_level() >= HC_LOG_DEBUG)
     hc_log(HC_LOG_DEBUG, "device", "rank %d: device path %s (first use, %zu B)",
            hc_engine.world_rank, what, r->take);
@@ -174,7 +178,8 @@ void hc_devpath_on_rts(hcomm_request_t *req, const hc_pkt_hdr_t *hdr,
   req->dev->rts = rts;
 }
 
-/* ---- pools and streams ---------------------------------------------------- */
+/* ---- pools and streams ----------------------------------------------------
+ */
 
 static devpath_chunk_t *devpath_chunk_get(hc_mem_kind_t kind, int need_buf) {
   const hc_device_ops_t *ops = hc_device_backend(kind);
@@ -247,7 +252,8 @@ static void devpath_deactivate(hc_devreq_t *d) {
   d->wait = NULL;
 }
 
-/* ---- receiver ------------------------------------------------------------- */
+/* ---- receiver -------------------------------------------------------------
+ */
 
 static hc_mem_info_t devpath_peer_info(const hc_devreq_t *d) {
   hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
@@ -305,8 +311,7 @@ static int devpath_try_ipc(hcomm_request_t *req) {
     rc = ops->event_record(d->wait->event, stream);
   if (rc != HC_OK) {
     /* Nothing was queued that could still land: stage instead. */
-    hc_log(HC_LOG_DEBUG, "device", "ipc copy: %s; staging",
-           hcomm_strerror(rc));
+    hc_log(HC_LOG_DEBUG, "device", "ipc copy: %s; staging", hcomm_strerror(rc));
     devpath_chunk_put(d->wait);
     d->wait = NULL;
     hc_device_ipc_release(&d->rts.ipc);
@@ -363,7 +368,8 @@ static int devpath_recv_ipc_step(hc_devreq_t *d) {
   return 1;
 }
 
-/* ---- sender staging ------------------------------------------------------- */
+/* ---- sender staging -------------------------------------------------------
+ */
 
 int hc_devpath_on_cts(hcomm_request_t *req, int peer, uint64_t rreq,
                       size_t bytes) {
@@ -395,8 +401,8 @@ static hc_status_t devpath_issue(hc_devreq_t *d, devpath_slot_t *s,
     s->len = devpath.chunk_bytes;
   s->sent = 0;
   const unsigned char *src = (const unsigned char *)d->req->send_buf + s->off;
-  hc_status_t rc = ops->copy_async(s->chunk->buf, src, s->len, HC_COPY_D2H,
-                                   stream);
+  hc_status_t rc =
+      ops->copy_async(s->chunk->buf, src, s->len, HC_COPY_D2H, stream);
   if (rc == HC_OK)
     rc = ops->event_record(s->chunk->event, stream);
   if (rc != HC_OK)

@@ -96,8 +96,8 @@ static void buf_expect(const buf_t *b, size_t n, size_t n_sent, int salt) {
   buf_get(b, h, b->n);
   for (size_t i = 0; i < n; i++)
     if (h[i] != pattern(i, n_sent, salt)) {
-      fprintf(stderr, "rank %d: byte %zu of %zu: %u != %u\n", rank, i, n,
-              h[i], pattern(i, n_sent, salt));
+      fprintf(stderr, "rank %d: byte %zu of %zu: %u != %u\n", rank, i, n, h[i],
+              pattern(i, n_sent, salt));
       CHECK(0);
     }
   for (size_t i = n; i < b->n; i++)
@@ -137,10 +137,18 @@ static void xfer(int from, int to, int sdev, int rdev, size_t n, int salt,
 }
 
 static void test_sizes(void) {
-  static const size_t sizes[] = {0,       1,           100,
-                                 16383,   16384,       16385,
-                                 65539,   (1u << 20) - 1, 1u << 20,
-                                 (1u << 20) + 5, (4u << 20) + 1, 16u << 20};
+  static const size_t sizes[] = {0,
+                                 1,
+                                 100,
+                                 16383,
+                                 16384,
+                                 16385,
+                                 65539,
+                                 (1u << 20) - 1,
+                                 1u << 20,
+                                 (1u << 20) + 5,
+                                 (4u << 20) + 1,
+                                 16u << 20};
   static const int kinds[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
   int salt = 1;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)

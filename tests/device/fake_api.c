@@ -51,8 +51,14 @@ static struct {
   int (*dtoh)(void *, unsigned long long, size_t);
 } cu;
 
-static aclError cu_init(const char *c) { (void)c; return 0; }
-static aclError cu_set_device(int32_t d) { (void)d; return 0; }
+static aclError cu_init(const char *c) {
+  (void)c;
+  return 0;
+}
+static aclError cu_set_device(int32_t d) {
+  (void)d;
+  return 0;
+}
 
 static aclError cu_malloc_dev(void **p, size_t n, aclrtMemMallocPolicy pol) {
   (void)pol;

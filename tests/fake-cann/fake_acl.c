@@ -156,8 +156,8 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     free(a);
     return fake_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "memfd failed");
   }
-  a->shadow = mmap(NULL, a->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-                   a->fd, 0);
+  a->shadow =
+      mmap(NULL, a->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
   pthread_mutex_lock(&fake.lock);
   a->dev = fake_reserve_va(a->map_size);
   if (a->shadow == MAP_FAILED || a->dev == 0) {
@@ -327,10 +327,10 @@ aclError fake_resolve_copy(void *dst, size_t destMax, const void *src,
     kind = ACL_MEMCPY_DEVICE_TO_HOST;
   else if (kind == 3)
     kind = ACL_MEMCPY_DEVICE_TO_DEVICE;
-  int dst_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE ||
-                kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-  int src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST ||
-                kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+  int dst_dev =
+      kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+  int src_dev =
+      kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
   fake_alloc_t *da, *sa;
   aclError err = (unsigned)kind > ACL_MEMCPY_DEVICE_TO_DEVICE
                      ? fake_fail(ACL_ERROR_INVALID_PARAM, "bad copy kind")

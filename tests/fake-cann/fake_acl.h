@@ -115,8 +115,7 @@ aclError aclrtDestroyEvent(aclrtEvent event);
 aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
                                  size_t len, uint64_t flags);
 aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
-aclError aclrtIpcMemImportByKey(void **devPtr, const char *key,
-                                uint64_t flags);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 aclError aclrtIpcMemClose(const char *key);
 
 #endif /* FAKE_ACL_H */

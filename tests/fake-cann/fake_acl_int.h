@@ -11,14 +11,14 @@
 /* One device allocation (or an imported peer allocation). */
 typedef struct fake_alloc {
   struct fake_alloc *next;
-  uintptr_t dev;          /* address handed out: PROT_NONE */
-  size_t size;            /* bytes asked for */
-  size_t map_size;        /* page-rounded */
-  unsigned char *shadow;  /* the double's own mapping of the bytes */
-  int fd;                 /* memfd holding the bytes (-1 when imported) */
+  uintptr_t dev;         /* address handed out: PROT_NONE */
+  size_t size;           /* bytes asked for */
+  size_t map_size;       /* page-rounded */
+  unsigned char *shadow; /* the double's own mapping of the bytes */
+  int fd;                /* memfd holding the bytes (-1 when imported) */
   int device;
   int imported;
-  char key[80];           /* imported: the key it came from */
+  char key[80]; /* imported: the key it came from */
 } fake_alloc_t;
 
 typedef struct fake_pinned {

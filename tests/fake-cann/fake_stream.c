@@ -151,8 +151,8 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
   err = fake_resolve_copy(dst, destMax, src, count, kind, 1, &c);
   if (err != ACL_SUCCESS)
     return err;
-  int host_side = kind == ACL_MEMCPY_HOST_TO_DEVICE ||
-                  kind == ACL_MEMCPY_DEVICE_TO_HOST;
+  int host_side =
+      kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_HOST;
   if (host_side && !c.pinned) {
     /* Documented: with pageable host memory the call returns after the
      * copy (in stream order). */

@@ -107,20 +107,20 @@ START_TEST(test_copies_every_direction) {
   hc_device_classify(d1, &d1i);
   hc_device_classify(d2, &d2i);
   fill(h1, n, 5);
-  ck_assert_int_eq(hc_device_copy(d1, &d1i, h1, &hi, n), HC_OK);      /* h2d */
-  ck_assert_int_eq(hc_device_copy(d2, &d2i, d1, &d1i, n), HC_OK);     /* d2d */
-  ck_assert_int_eq(hc_device_copy(h2, &hi, d2, &d2i, n), HC_OK);      /* d2h */
+  ck_assert_int_eq(hc_device_copy(d1, &d1i, h1, &hi, n), HC_OK);  /* h2d */
+  ck_assert_int_eq(hc_device_copy(d2, &d2i, d1, &d1i, n), HC_OK); /* d2d */
+  ck_assert_int_eq(hc_device_copy(h2, &hi, d2, &d2i, n), HC_OK);  /* d2h */
   expect(h2, n, 5);
   memset(h2, 0, n);
-  ck_assert_int_eq(hc_device_copy(h2, &hi, h1, &hi, n), HC_OK);       /* h2h */
+  ck_assert_int_eq(hc_device_copy(h2, &hi, h1, &hi, n), HC_OK); /* h2h */
   expect(h2, n, 5);
   /* Checked against the runtime's own copy, not only ours. */
   memset(h2, 0, n);
   ck_assert_int_eq(fa.memcpy_sync(h2, n, d2, n, ACL_MEMCPY_DEVICE_TO_HOST), 0);
   expect(h2, n, 5);
   /* The double refuses a copy past the allocation. */
-  ck_assert_int_ne(fa.memcpy_sync(h2, n + 1, d2, n + 1,
-                                  ACL_MEMCPY_DEVICE_TO_HOST), 0);
+  ck_assert_int_ne(
+      fa.memcpy_sync(h2, n + 1, d2, n + 1, ACL_MEMCPY_DEVICE_TO_HOST), 0);
   fa.free_dev(d1);
   fa.free_dev(d2);
   free(h1);
@@ -225,7 +225,7 @@ START_TEST(test_ipc_between_processes) {
   ck_assert_int_eq(WEXITSTATUS(st), 0);
   memset(host, 0, n);
   ck_assert_int_eq(hc_device_copy(host, &hi, d + offset, &di, n), HC_OK);
-  expect(host, n, 4); /* the child's bytes, through the shared pages */
+  expect(host, n, 4);  /* the child's bytes, through the shared pages */
   hc_device_forget(d); /* withdraws the export: every importer closed */
   fa.free_dev(d);
   free(host);
@@ -240,7 +240,8 @@ START_TEST(test_ipc_rules_of_the_double) {
                    ACL_ERROR_MEMORY_ADDRESS_UNALIGNED);
   ck_assert_int_eq(fa.export_key(d, 4096, key, 10, 0), ACL_ERROR_INVALID_PARAM);
   ck_assert_int_eq(fa.export_key(d, 2 * 4096, key, sizeof key,
-                                 ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT), 0);
+                                 ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT),
+                   0);
   int up[2], down[2]; /* child -> parent, parent -> child */
   ck_assert_int_eq(pipe(up), 0);
   ck_assert_int_eq(pipe(down), 0);
