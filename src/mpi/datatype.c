@@ -1,100 +1,129 @@
 /*
- * Predefined datatypes: builtin handles carry their size in bits 8-15; the
- * five pair types (MPI_FLOAT_INT ...) are direct handles described by a
- * table.  Also MPI_Type_size(_x) and MPI_Type_get_(true_)extent(_x).
+ * Datatype objects: the predefined types (builtin handles carry their size
+ * in bits 8-15; the five pair types MPI_FLOAT_INT ... are direct handles
+ * 0..4 described by a table), the handle table of derived types, their
+ * reference counts, and the queries: size, extents, envelope, contents,
+ * names, Type_commit / Type_free / Type_dup, Type_match_size.
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 
-/* Every builtin datatype of the MPICH 4.0 ABI; a handle not listed here is
+/* Every builtin datatype of the MPICH 4.0 ABI with its name and the
+ * number of basic elements it splits into (the pair builtins and the
+ * complex types keep their halves' alignment); a handle not listed here is
  * not a datatype even when its bits look like one. */
-static const MPI_Datatype type_builtins[] = {MPI_CHAR,
-                                             MPI_SIGNED_CHAR,
-                                             MPI_UNSIGNED_CHAR,
-                                             MPI_BYTE,
-                                             MPI_WCHAR,
-                                             MPI_SHORT,
-                                             MPI_UNSIGNED_SHORT,
-                                             MPI_INT,
-                                             MPI_UNSIGNED,
-                                             MPI_LONG,
-                                             MPI_UNSIGNED_LONG,
-                                             MPI_FLOAT,
-                                             MPI_DOUBLE,
-                                             MPI_LONG_DOUBLE,
-                                             MPI_LONG_LONG_INT,
-                                             MPI_UNSIGNED_LONG_LONG,
-                                             MPI_PACKED,
-                                             MPI_LB,
-                                             MPI_UB,
-                                             MPI_2INT,
-                                             MPI_COMPLEX,
-                                             MPI_DOUBLE_COMPLEX,
-                                             MPI_LOGICAL,
-                                             MPI_REAL,
-                                             MPI_DOUBLE_PRECISION,
-                                             MPI_INTEGER,
-                                             MPI_2INTEGER,
-                                             MPI_2REAL,
-                                             MPI_2DOUBLE_PRECISION,
-                                             MPI_CHARACTER,
-                                             MPI_REAL4,
-                                             MPI_REAL8,
-                                             MPI_REAL16,
-                                             MPI_COMPLEX8,
-                                             MPI_COMPLEX16,
-                                             MPI_COMPLEX32,
-                                             MPI_INTEGER1,
-                                             MPI_INTEGER2,
-                                             MPI_INTEGER4,
-                                             MPI_INTEGER8,
-                                             MPI_INT8_T,
-                                             MPI_INT16_T,
-                                             MPI_INT32_T,
-                                             MPI_INT64_T,
-                                             MPI_UINT8_T,
-                                             MPI_UINT16_T,
-                                             MPI_UINT32_T,
-                                             MPI_UINT64_T,
-                                             MPI_C_BOOL,
-                                             MPI_C_FLOAT_COMPLEX,
-                                             MPI_C_DOUBLE_COMPLEX,
-                                             MPI_C_LONG_DOUBLE_COMPLEX,
-                                             MPIX_C_FLOAT16,
-                                             MPI_AINT,
-                                             MPI_OFFSET,
-                                             MPI_COUNT,
-                                             MPI_CXX_BOOL,
-                                             MPI_CXX_FLOAT_COMPLEX,
-                                             MPI_CXX_DOUBLE_COMPLEX,
-                                             MPI_CXX_LONG_DOUBLE_COMPLEX};
+struct type_builtin {
+  MPI_Datatype handle;
+  const char *name;
+  int halves; /* two basic elements (2INT...) */
+  int cplx;   /* aligned like one half */
+};
 
-/* Two-element "pair" types with their first member's size; the struct
- * layouts follow the C ABI (an int after the value, padded to alignment). */
+static const struct type_builtin type_builtins[] = {
+    {MPI_CHAR, "MPI_CHAR", 0, 0},
+    {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 0, 0},
+    {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", 0, 0},
+    {MPI_BYTE, "MPI_BYTE", 0, 0},
+    {MPI_WCHAR, "MPI_WCHAR", 0, 0},
+    {MPI_SHORT, "MPI_SHORT", 0, 0},
+    {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", 0, 0},
+    {MPI_INT, "MPI_INT", 0, 0},
+    {MPI_UNSIGNED, "MPI_UNSIGNED", 0, 0},
+    {MPI_LONG, "MPI_LONG", 0, 0},
+    {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", 0, 0},
+    {MPI_FLOAT, "MPI_FLOAT", 0, 0},
+    {MPI_DOUBLE, "MPI_DOUBLE", 0, 0},
+    {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", 0, 0},
+    {MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT", 0, 0},
+    {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", 0, 0},
+    {MPI_PACKED, "MPI_PACKED", 0, 0},
+    {MPI_LB, "MPI_LB", 0, 0},
+    {MPI_UB, "MPI_UB", 0, 0},
+    {MPI_2INT, "MPI_2INT", 1, 0},
+    {MPI_COMPLEX, "MPI_COMPLEX", 0, 1},
+    {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", 0, 1},
+    {MPI_LOGICAL, "MPI_LOGICAL", 0, 0},
+    {MPI_REAL, "MPI_REAL", 0, 0},
+    {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", 0, 0},
+    {MPI_INTEGER, "MPI_INTEGER", 0, 0},
+    {MPI_2INTEGER, "MPI_2INTEGER", 1, 0},
+    {MPI_2REAL, "MPI_2REAL", 1, 0},
+    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 1, 0},
+    {MPI_CHARACTER, "MPI_CHARACTER", 0, 0},
+    {MPI_REAL4, "MPI_REAL4", 0, 0},
+    {MPI_REAL8, "MPI_REAL8", 0, 0},
+    {MPI_REAL16, "MPI_REAL16", 0, 0},
+    {MPI_COMPLEX8, "MPI_COMPLEX8", 0, 1},
+    {MPI_COMPLEX16, "MPI_COMPLEX16", 0, 1},
+    {MPI_COMPLEX32, "MPI_COMPLEX32", 0, 1},
+    {MPI_INTEGER1, "MPI_INTEGER1", 0, 0},
+    {MPI_INTEGER2, "MPI_INTEGER2", 0, 0},
+    {MPI_INTEGER4, "MPI_INTEGER4", 0, 0},
+    {MPI_INTEGER8, "MPI_INTEGER8", 0, 0},
+    {MPI_INT8_T, "MPI_INT8_T", 0, 0},
+    {MPI_INT16_T, "MPI_INT16_T", 0, 0},
+    {MPI_INT32_T, "MPI_INT32_T", 0, 0},
+    {MPI_INT64_T, "MPI_INT64_T", 0, 0},
+    {MPI_UINT8_T, "MPI_UINT8_T", 0, 0},
+    {MPI_UINT16_T, "MPI_UINT16_T", 0, 0},
+    {MPI_UINT32_T, "MPI_UINT32_T", 0, 0},
+    {MPI_UINT64_T, "MPI_UINT64_T", 0, 0},
+    {MPI_C_BOOL, "MPI_C_BOOL", 0, 0},
+    {MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", 0, 1},
+    {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", 0, 1},
+    {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", 0, 1},
+    {MPIX_C_FLOAT16, "MPIX_C_FLOAT16", 0, 0},
+    {MPI_AINT, "MPI_AINT", 0, 0},
+    {MPI_OFFSET, "MPI_OFFSET", 0, 0},
+    {MPI_COUNT, "MPI_COUNT", 0, 0},
+    {MPI_CXX_BOOL, "MPI_CXX_BOOL", 0, 0},
+    {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 0, 1},
+    {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 0, 1},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", 0, 1},
+};
+
+/* Two-element "pair" types; the struct layouts follow the C ABI (an int
+ * after the value, padded to the value's alignment). */
 struct type_pair {
   MPI_Datatype handle;
-  MPI_Count size;       /* sum of member sizes */
-  MPI_Aint extent;      /* sizeof the C struct */
-  MPI_Aint true_extent; /* offset of the int + sizeof(int) */
+  const char *name;
+  MPI_Aint first;  /* size of the value */
+  MPI_Aint ioff;   /* offset of the int */
+  MPI_Aint extent; /* sizeof the C struct */
+  MPI_Aint align;
 };
 
 static const struct type_pair type_pairs[] = {
-    {MPI_FLOAT_INT, 8, 8, 8},          {MPI_DOUBLE_INT, 12, 16, 12},
-    {MPI_LONG_INT, 12, 16, 12},        {MPI_SHORT_INT, 6, 8, 8},
-    {MPI_LONG_DOUBLE_INT, 20, 32, 20},
+    {MPI_FLOAT_INT, "MPI_FLOAT_INT", 4, 4, 8, 4},
+    {MPI_DOUBLE_INT, "MPI_DOUBLE_INT", 8, 8, 16, 8},
+    {MPI_LONG_INT, "MPI_LONG_INT", 8, 8, 16, 8},
+    {MPI_SHORT_INT, "MPI_SHORT_INT", 2, 4, 8, 4},
+    {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", 16, 16, 32, 16},
 };
 
 #define TYPE_NPAIRS (sizeof(type_pairs) / sizeof(type_pairs[0]))
+#define TYPE_NBUILTINS (sizeof(type_builtins) / sizeof(type_builtins[0]))
 
 static hc_mpi_type_t type_builtin_table[256]; /* by bits 0-7 of the handle */
+static hc_mpi_block_t type_builtin_blocks[256][2];
 static hc_mpi_type_t type_pair_table[TYPE_NPAIRS];
+static hc_mpi_block_t type_pair_blocks[TYPE_NPAIRS][2];
 static pthread_once_t type_once = PTHREAD_ONCE_INIT;
 
-static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle, MPI_Count size,
-                          MPI_Aint extent, MPI_Count elements) {
+/* Derived types; direct indices 0..4 are the pair types. */
+static hc_handle_table_t type_table =
+    HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_DATATYPE, (int)TYPE_NPAIRS);
+/* Guards refs and handle_refs of derived types. */
+static pthread_mutex_t type_ref_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
+                          const char *name, MPI_Count size, MPI_Aint extent) {
   t->handle = handle;
   t->size = size;
   t->lb = 0;
@@ -103,58 +132,218 @@ static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle, MPI_Count size,
   t->true_extent = extent;
   t->wire_size = (size_t)extent;
   t->contiguous = 1;
-  t->elements = elements;
   t->predefined = 1;
   t->committed = 1;
+  t->combiner = MPI_COMBINER_NAMED;
+  t->align = extent > 0 ? extent : 1;
+  snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+static void type_init_builtin(const struct type_builtin *b) {
+  unsigned h = (unsigned)b->handle;
+  hc_mpi_type_t *t = &type_builtin_table[h & 0xffu];
+  hc_mpi_block_t *blk = type_builtin_blocks[h & 0xffu];
+  MPI_Count size = (h >> 8) & 0xffu;
+  type_describe(t, b->handle, b->name, size, (MPI_Aint)size);
+  t->blocks = blk;
+  t->elements = b->halves ? 2 : 1;
+  if (b->halves || b->cplx)
+    t->align = size / 2;
+  if (size > 0) {
+    t->nblocks = 1;
+    int esz = b->halves ? (int)size / 2 : (int)size;
+    blk[0] = (hc_mpi_block_t){0, size, esz, b->cplx ? esz / 2 : esz};
+  } else {
+    t->elements = 0;
+    t->align = 1;
+    t->lb_marked = b->handle == MPI_LB;
+    t->ub_marked = b->handle == MPI_UB;
+  }
+}
+
+static void type_init_pair(size_t i) {
+  const struct type_pair *p = &type_pairs[i];
+  hc_mpi_type_t *t = &type_pair_table[i];
+  hc_mpi_block_t *blk = type_pair_blocks[i];
+  MPI_Aint isz = (MPI_Aint)sizeof(int);
+  type_describe(t, p->handle, p->name, p->first + isz, p->extent);
+  /* The padding after the int is not data, but it lies inside the
+   * extent, so a contiguous array of pairs still moves as one span in
+   * collectives; point-to-point packs them (see hc_mpi_type_dense). */
+  t->true_extent = p->ioff + isz;
+  t->elements = 2;
+  t->align = p->align;
+  t->blocks = blk;
+  blk[0] = (hc_mpi_block_t){0, p->first, (int)p->first, (int)p->first};
+  blk[1] = (hc_mpi_block_t){p->ioff, isz, (int)isz, (int)isz};
+  t->nblocks = 2;
+  if (p->ioff == p->first && p->first == isz) {
+    blk[0].len = p->first + isz; /* FLOAT_INT: one run of 4-byte units */
+    t->nblocks = 1;
+  }
 }
 
 static void type_init_tables(void) {
-  size_t n = sizeof(type_builtins) / sizeof(type_builtins[0]);
-  for (size_t i = 0; i < n; i++) {
-    unsigned h = (unsigned)type_builtins[i];
-    MPI_Count size = (h >> 8) & 0xffu;
-    /* The 2-element Fortran/C pair builtins count as two elements. */
-    int pair = type_builtins[i] == MPI_2INT ||
-               type_builtins[i] == MPI_2INTEGER ||
-               type_builtins[i] == MPI_2REAL ||
-               type_builtins[i] == MPI_2DOUBLE_PRECISION;
-    type_describe(&type_builtin_table[h & 0xffu], type_builtins[i], size,
-                  (MPI_Aint)size, pair ? 2 : 1);
-  }
-  for (size_t i = 0; i < TYPE_NPAIRS; i++) {
-    type_describe(&type_pair_table[i], type_pairs[i].handle, type_pairs[i].size,
-                  type_pairs[i].extent, 2);
-    /* The padding after the int is not data, but it lies inside the
-     * extent, so a contiguous array of pairs still moves as one span. */
-    type_pair_table[i].true_extent = type_pairs[i].true_extent;
-  }
+  for (size_t i = 0; i < TYPE_NBUILTINS; i++)
+    type_init_builtin(&type_builtins[i]);
+  for (size_t i = 0; i < TYPE_NPAIRS; i++)
+    type_init_pair(i);
 }
 
-const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
+/* Any datatype object behind a handle, committed or not. */
+static hc_mpi_type_t *type_object(MPI_Datatype type) {
   pthread_once(&type_once, type_init_tables);
   unsigned h = (unsigned)type;
   if (hc_handle_object(type) != HC_OBJ_DATATYPE)
     return NULL;
   if (hc_handle_kind(type) == HC_HANDLE_KIND_BUILTIN) {
-    const hc_mpi_type_t *t = &type_builtin_table[h & 0xffu];
+    hc_mpi_type_t *t = &type_builtin_table[h & 0xffu];
     return t->handle == type ? t : NULL;
   }
   for (size_t i = 0; i < TYPE_NPAIRS; i++)
     if (type_pair_table[i].handle == type)
       return &type_pair_table[i];
-  return NULL;
+  return hc_handle_get(&type_table, type);
+}
+
+const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
+  return type_object(type);
 }
 
 size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count) {
   return (size_t)count * type->wire_size;
 }
 
+int hc_mpi_type_dense(const hc_mpi_type_t *t) {
+  if (t->nblocks == 0)
+    return t->size == 0;
+  return t->nblocks == 1 && t->blocks[0].off == 0 &&
+         t->blocks[0].len == t->extent;
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+hc_mpi_type_t *hc_mpi_type_new(void) {
+  hc_mpi_type_t *t = calloc(1, sizeof(*t));
+  if (!t)
+    return NULL;
+  t->refs = 1;
+  t->align = 1;
+  t->combiner = MPI_COMBINER_NAMED;
+  return t;
+}
+
+hc_mpi_type_t *hc_mpi_type_retain(const hc_mpi_type_t *type) {
+  hc_mpi_type_t *t = (hc_mpi_type_t *)type;
+  if (t->predefined)
+    return t;
+  pthread_mutex_lock(&type_ref_lock);
+  t->refs++;
+  pthread_mutex_unlock(&type_ref_lock);
+  return t;
+}
+
+static void type_destroy(hc_mpi_type_t *t) {
+  for (int i = 0; i < t->ntypes; i++)
+    hc_mpi_type_release(t->types[i]);
+  free(t->types);
+  free(t->ints);
+  free(t->aints);
+  free(t->blocks);
+  free(t);
+}
+
+void hc_mpi_type_release(const hc_mpi_type_t *type) {
+  hc_mpi_type_t *t = (hc_mpi_type_t *)type;
+  if (!t || t->predefined)
+    return;
+  pthread_mutex_lock(&type_ref_lock);
+  int last = --t->refs == 0;
+  pthread_mutex_unlock(&type_ref_lock);
+  if (last)
+    type_destroy(t);
+}
+
+int hc_mpi_type_publish(hc_mpi_type_t *t, MPI_Datatype *out) {
+  int h = 0;
+  if (hc_handle_alloc(&type_table, t, &h) != 0)
+    return -1;
+  pthread_mutex_lock(&type_ref_lock);
+  t->handle = h;
+  t->handle_refs = 1;
+  pthread_mutex_unlock(&type_ref_lock);
+  *out = h;
+  return 0;
+}
+
+/* One more user reference to t's handle (MPI_Type_get_contents hands out
+ * constituents); a constituent whose handle was freed gets a new one, which
+ * also takes an object reference again. */
+static int type_handle_ref(hc_mpi_type_t *t, MPI_Datatype *out) {
+  if (t->predefined) {
+    *out = t->handle;
+    return 0;
+  }
+  pthread_mutex_lock(&type_ref_lock);
+  int live = t->handle_refs > 0;
+  if (live)
+    t->handle_refs++;
+  pthread_mutex_unlock(&type_ref_lock);
+  if (live) {
+    *out = t->handle;
+    return 0;
+  }
+  hc_mpi_type_retain(t);
+  if (hc_mpi_type_publish(t, out) != 0) {
+    hc_mpi_type_release(t);
+    return -1;
+  }
+  return 0;
+}
+
+/* Drops one user reference to the handle; the last one frees the handle
+ * and the handle's object reference. */
+static void type_handle_unref(hc_mpi_type_t *t) {
+  pthread_mutex_lock(&type_ref_lock);
+  int last = --t->handle_refs == 0;
+  pthread_mutex_unlock(&type_ref_lock);
+  if (!last)
+    return;
+  hc_handle_free(&type_table, t->handle);
+  t->handle = 0;
+  hc_mpi_type_release(t);
+}
+
+int hc_mpi_type_set_contents(hc_mpi_type_t *t, int combiner, int ni,
+                             const int *ints, int na, const MPI_Aint *aints,
+                             int nt, const hc_mpi_type_t *const *types) {
+  t->combiner = combiner;
+  t->ints = ni ? malloc((size_t)ni * sizeof(int)) : NULL;
+  t->aints = na ? malloc((size_t)na * sizeof(MPI_Aint)) : NULL;
+  t->types = nt ? malloc((size_t)nt * sizeof(*t->types)) : NULL;
+  if ((ni && !t->ints) || (na && !t->aints) || (nt && !t->types))
+    return -1;
+  if (ni)
+    memcpy(t->ints, ints, (size_t)ni * sizeof(int));
+  if (na)
+    memcpy(t->aints, aints, (size_t)na * sizeof(MPI_Aint));
+  for (int i = 0; i < nt; i++)
+    t->types[i] = hc_mpi_type_retain(types[i]);
+  t->nints = ni;
+  t->naints = na;
+  t->ntypes = nt;
+  return 0;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
 /* Type queries are local and legal before MPI_Init, so no ready check. */
 static int type_lookup(const char *fn, MPI_Datatype type, const void *out,
                        const hc_mpi_type_t **t) {
-  int rc = hc_mpi_check_type(fn, NULL, type, t);
-  if (rc != MPI_SUCCESS)
-    return rc;
+  *t = type_object(type);
+  if (!*t)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                        (unsigned)type);
   return hc_mpi_check_ptr(fn, NULL, out, "output argument");
 }
 
@@ -220,3 +409,235 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent) {
+  MPI_Aint lb = 0, ext = 0;
+  int rc = PMPI_Type_get_true_extent(datatype, &lb, &ext);
+  if (rc == MPI_SUCCESS && true_extent == NULL)
+    rc = hc_mpi_check_ptr("MPI_Type_get_true_extent_x", NULL, true_extent,
+                          "true_extent");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *true_lb = lb;
+  *true_extent = ext;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = type_lookup("MPI_Type_extent", datatype, extent, &t);
+  if (rc == MPI_SUCCESS)
+    *extent = t->extent;
+  return rc;
+}
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = type_lookup("MPI_Type_lb", datatype, displacement, &t);
+  if (rc == MPI_SUCCESS)
+    *displacement = t->lb;
+  return rc;
+}
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = type_lookup("MPI_Type_ub", datatype, displacement, &t);
+  if (rc == MPI_SUCCESS)
+    *displacement = t->lb + t->extent;
+  return rc;
+}
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+
+/* ---- commit, free, dup -------------------------------------------------- */
+
+int PMPI_Type_commit(MPI_Datatype *datatype) {
+  static const char fn[] = "MPI_Type_commit";
+  int rc = hc_mpi_check_ptr(fn, NULL, datatype, "datatype");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_type_t *t = type_object(*datatype);
+  if (!t)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                        (unsigned)*datatype);
+  t->committed = 1;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+int PMPI_Type_free(MPI_Datatype *datatype) {
+  static const char fn[] = "MPI_Type_free";
+  int rc = hc_mpi_check_ptr(fn, NULL, datatype, "datatype");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_type_t *t = type_object(*datatype);
+  if (!t)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                        (unsigned)*datatype);
+  if (t->predefined)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
+                        "cannot free predefined datatype %s", t->name);
+  type_handle_unref(t);
+  *datatype = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_free = PMPI_Type_free
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_dup";
+  const hc_mpi_type_t *o = NULL;
+  int rc = type_lookup(fn, oldtype, newtype, &o);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_type_t *t = hc_mpi_type_new();
+  if (!t || hc_mpi_type_append(t, o, 0, 1, o->extent) != 0 ||
+      hc_mpi_type_set_contents(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1,
+                               &o) != 0)
+    goto oom;
+  t->lb = o->lb;
+  t->extent = o->extent;
+  t->lb_marked = o->lb_marked;
+  t->ub_marked = o->ub_marked;
+  t->align = o->align;
+  hc_mpi_type_finish(t);
+  t->committed = o->committed;
+  /* A dup of a predefined pair type keeps moving like it. */
+  t->contiguous = o->contiguous;
+  t->wire_size = o->wire_size;
+  if (hc_mpi_type_publish(t, newtype) != 0)
+    goto oom;
+  return MPI_SUCCESS;
+oom:
+  hc_mpi_type_release(t);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+/* ---- envelope and contents ---------------------------------------------- */
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                           int *num_addresses, int *num_datatypes,
+                           int *combiner) {
+  static const char fn[] = "MPI_Type_get_envelope";
+  const hc_mpi_type_t *t = NULL;
+  int rc = type_lookup(fn, datatype, num_integers, &t);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, num_addresses, "num_addresses");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, num_datatypes, "num_datatypes");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, combiner, "combiner");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *num_integers = t->nints;
+  *num_addresses = t->naints;
+  *num_datatypes = t->ntypes;
+  *combiner = t->combiner;
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+                           int max_addresses, int max_datatypes,
+                           int array_of_integers[],
+                           MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[]) {
+  static const char fn[] = "MPI_Type_get_contents";
+  const hc_mpi_type_t *t = type_object(datatype);
+  if (!t)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                        (unsigned)datatype);
+  if (t->combiner == MPI_COMBINER_NAMED)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
+                        "%s is predefined: it has no contents", t->name);
+  if (max_integers < t->nints || max_addresses < t->naints ||
+      max_datatypes < t->ntypes)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "arrays too small for %d integers, %d addresses, %d "
+                        "datatypes",
+                        t->nints, t->naints, t->ntypes);
+  if ((t->nints && !array_of_integers) || (t->naints && !array_of_addresses) ||
+      (t->ntypes && !array_of_datatypes))
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL output array");
+  if (t->nints)
+    memcpy(array_of_integers, t->ints, (size_t)t->nints * sizeof(int));
+  if (t->naints)
+    memcpy(array_of_addresses, t->aints, (size_t)t->naints * sizeof(MPI_Aint));
+  for (int i = 0; i < t->ntypes; i++)
+    if (type_handle_ref(t->types[i], &array_of_datatypes[i]) != 0)
+      return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+/* ---- names -------------------------------------------------------------- */
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
+  static const char fn[] = "MPI_Type_get_name";
+  const hc_mpi_type_t *t = NULL;
+  int rc = type_lookup(fn, datatype, type_name, &t);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, resultlen, "resultlen");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  pthread_mutex_lock(&type_ref_lock);
+  snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
+  pthread_mutex_unlock(&type_ref_lock);
+  *resultlen = (int)strlen(type_name);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
+  static const char fn[] = "MPI_Type_set_name";
+  const hc_mpi_type_t *t = NULL;
+  int rc = type_lookup(fn, datatype, type_name, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_type_t *w = (hc_mpi_type_t *)t;
+  pthread_mutex_lock(&type_ref_lock);
+  snprintf(w->name, sizeof(w->name), "%s", type_name);
+  pthread_mutex_unlock(&type_ref_lock);
+  return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+/* ---- Type_match_size ---------------------------------------------------- */
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
+  static const char fn[] = "MPI_Type_match_size";
+  static const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
+  static const MPI_Datatype ints[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4,
+                                      MPI_INTEGER8};
+  static const MPI_Datatype cplx[] = {MPI_COMPLEX8, MPI_COMPLEX16,
+                                      MPI_COMPLEX32};
+  int rc = hc_mpi_check_ptr(fn, NULL, datatype, "datatype");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const MPI_Datatype *list = NULL;
+  size_t n = 0;
+  if (typeclass == MPI_TYPECLASS_REAL) {
+    list = reals;
+    n = 3;
+  } else if (typeclass == MPI_TYPECLASS_INTEGER) {
+    list = ints;
+    n = 4;
+  } else if (typeclass == MPI_TYPECLASS_COMPLEX) {
+    list = cplx;
+    n = 3;
+  } else {
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid type class %d",
+                        typeclass);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (hc_mpi_type_get(list[i])->size == size) {
+      *datatype = list[i];
+      return MPI_SUCCESS;
+    }
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                      "no type of class %d has size %d", typeclass, size);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size

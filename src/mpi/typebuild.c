@@ -1,0 +1,829 @@
+/*
+ * Derived datatype constructors.  Every constructor reduces to a sequence
+ * of components "n copies of child at byte displacement d, one child
+ * extent apart": the data blocks are appended (merged with the previous
+ * block when they touch and hold the same basic element size) and the
+ * bounds accumulated following MPI's rules, including the sticky MPI_LB /
+ * MPI_UB markers of the MPI-1 struct and of resized types.  Subarray and
+ * darray enumerate the owned index ranges of each dimension directly.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+/* Bounds of the components seen so far. */
+typedef struct tb_acc {
+  int any; /* a component with data bounds */
+  MPI_Aint lb, ub;
+  int lbm, ubm; /* a marked lower / upper bound */
+  MPI_Aint mlb, mub;
+  MPI_Aint align;
+} tb_acc_t;
+
+static void tb_acc_init(tb_acc_t *a) { memset(a, 0, sizeof(*a)); }
+
+/* ---- blocks ------------------------------------------------------------- */
+
+static int tb_reserve(hc_mpi_type_t *t, size_t more) {
+  size_t need = t->nblocks + more;
+  if (need <= t->block_cap)
+    return 0;
+  size_t want = t->block_cap ? t->block_cap : 4;
+  while (want < need)
+    want *= 2;
+  hc_mpi_block_t *b = realloc(t->blocks, want * sizeof(*b));
+  if (!b)
+    return -1;
+  t->blocks = b;
+  t->block_cap = want;
+  return 0;
+}
+
+static int tb_push(hc_mpi_type_t *t, MPI_Aint off, MPI_Aint len,
+                   const hc_mpi_block_t *like) {
+  if (len <= 0)
+    return 0;
+  if (t->nblocks) {
+    hc_mpi_block_t *last = &t->blocks[t->nblocks - 1];
+    if (last->off + last->len == off && last->esz == like->esz &&
+        last->unit == like->unit) {
+      last->len += len;
+      return 0;
+    }
+  }
+  if (tb_reserve(t, 1) != 0)
+    return -1;
+  t->blocks[t->nblocks++] = (hc_mpi_block_t){off, len, like->esz, like->unit};
+  return 0;
+}
+
+int hc_mpi_type_append(hc_mpi_type_t *t, const hc_mpi_type_t *child,
+                       MPI_Aint disp, MPI_Count n, MPI_Aint stride) {
+  if (n <= 0 || child->nblocks == 0)
+    return 0;
+  const hc_mpi_block_t *cb = child->blocks;
+  /* Back-to-back copies of a one-run child are one run. */
+  if (child->nblocks == 1 && cb[0].len == stride)
+    return tb_push(t, disp + cb[0].off, (MPI_Aint)n * cb[0].len, &cb[0]);
+  for (MPI_Count j = 0; j < n; j++) {
+    MPI_Aint base = disp + (MPI_Aint)j * stride;
+    for (size_t i = 0; i < child->nblocks; i++)
+      if (tb_push(t, base + cb[i].off, cb[i].len, &cb[i]) != 0)
+        return -1;
+  }
+  return 0;
+}
+
+void hc_mpi_type_finish(hc_mpi_type_t *t) {
+  MPI_Count size = 0, elems = 0;
+  MPI_Aint lo = 0, hi = 0;
+  for (size_t i = 0; i < t->nblocks; i++) {
+    const hc_mpi_block_t *b = &t->blocks[i];
+    size += b->len;
+    elems += b->len / b->esz;
+    if (i == 0 || b->off < lo)
+      lo = b->off;
+    if (i == 0 || b->off + b->len > hi)
+      hi = b->off + b->len;
+  }
+  t->size = size;
+  t->elements = elems;
+  t->true_lb = lo;
+  t->true_extent = hi - lo;
+  t->contiguous = hc_mpi_type_dense(t);
+  t->wire_size = t->contiguous ? (size_t)t->extent : (size_t)size;
+  if (t->contiguous && t->nblocks == 0)
+    t->wire_size = 0;
+}
+
+/* ---- bounds ------------------------------------------------------------- */
+
+static MPI_Aint tb_min(MPI_Aint a, MPI_Aint b) { return a < b ? a : b; }
+static MPI_Aint tb_max(MPI_Aint a, MPI_Aint b) { return a > b ? a : b; }
+
+/* Adds component (n copies of child at disp) to t and to the bounds. */
+static int tb_add(hc_mpi_type_t *t, tb_acc_t *a, const hc_mpi_type_t *child,
+                  MPI_Aint disp, MPI_Count n) {
+  if (n <= 0)
+    return 0;
+  MPI_Aint ext = child->extent;
+  MPI_Aint span = (MPI_Aint)(n - 1) * ext;
+  MPI_Aint lb = disp + child->lb + tb_min(0, span);
+  MPI_Aint ub = disp + child->lb + ext + tb_max(0, span);
+  int marker = child->handle == MPI_LB || child->handle == MPI_UB;
+  if (!marker) {
+    a->lb = a->any ? tb_min(a->lb, lb) : lb;
+    a->ub = a->any ? tb_max(a->ub, ub) : ub;
+    a->any = 1;
+  }
+  if (child->lb_marked) {
+    a->mlb = a->lbm ? tb_min(a->mlb, lb) : lb;
+    a->lbm = 1;
+  }
+  if (child->ub_marked) {
+    a->mub = a->ubm ? tb_max(a->mub, ub) : ub;
+    a->ubm = 1;
+  }
+  a->align = tb_max(a->align, child->align);
+  return hc_mpi_type_append(t, child, disp, n, ext);
+}
+
+/* Sets t's bounds from the components; a struct without markers pads its
+ * extent to the alignment of its most aligned member, as C does. */
+static void tb_close(hc_mpi_type_t *t, const tb_acc_t *a, int is_struct) {
+  MPI_Aint lb = a->lbm ? a->mlb : (a->any ? a->lb : 0);
+  MPI_Aint ub = a->ubm ? a->mub : (a->any ? a->ub : 0);
+  t->align = a->align > 0 ? a->align : 1;
+  if (is_struct && !a->lbm && !a->ubm && t->align > 1) {
+    MPI_Aint rem = (ub - lb) % t->align;
+    if (rem)
+      ub += t->align - rem;
+  }
+  t->lb = lb;
+  t->extent = ub - lb;
+  t->lb_marked = a->lbm;
+  t->ub_marked = a->ubm;
+  hc_mpi_type_finish(t);
+}
+
+/* ---- common argument checks and publishing ------------------------------ */
+
+static int tb_type(const char *fn, MPI_Datatype type,
+                   const hc_mpi_type_t **out) {
+  *out = hc_mpi_type_get(type);
+  if (*out)
+    return MPI_SUCCESS;
+  if (type == MPI_DATATYPE_NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
+                        "invalid datatype MPI_DATATYPE_NULL");
+  return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                      (unsigned)type);
+}
+
+static int tb_count(const char *fn, int count) {
+  return hc_mpi_check_count(fn, NULL, count);
+}
+
+static int tb_blocklen(const char *fn, int len) {
+  if (len >= 0)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "negative block length %d", len);
+}
+
+static int tb_arrays(const char *fn, int count, const void *a, const void *b) {
+  if (count == 0 || (a && b))
+    return MPI_SUCCESS;
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %d blocks",
+                      count);
+}
+
+static int tb_oom(const char *fn, hc_mpi_type_t *t) {
+  hc_mpi_type_release(t);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+}
+
+/* Records the contents and hands out the handle; consumes t on failure. */
+static int tb_publish(const char *fn, hc_mpi_type_t *t, int combiner, int ni,
+                      const int *ints, int na, const MPI_Aint *aints, int nt,
+                      const hc_mpi_type_t *const *types, MPI_Datatype *out) {
+  if (hc_mpi_type_set_contents(t, combiner, ni, ints, na, aints, nt, types) !=
+          0 ||
+      hc_mpi_type_publish(t, out) != 0)
+    return tb_oom(fn, t);
+  return MPI_SUCCESS;
+}
+
+/* Start of every constructor: the old type and the output pointer. */
+static int tb_begin(const char *fn, int count, MPI_Datatype oldtype,
+                    const void *newtype, const hc_mpi_type_t **old,
+                    hc_mpi_type_t **t) {
+  int rc = tb_count(fn, count);
+  if (rc == MPI_SUCCESS)
+    rc = tb_type(fn, oldtype, old);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, newtype, "newtype");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *t = hc_mpi_type_new();
+  if (!*t)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  return MPI_SUCCESS;
+}
+
+/* ---- contiguous, vector, hvector ---------------------------------------- */
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
+                         MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_contiguous";
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  tb_acc_t a;
+  tb_acc_init(&a);
+  if (tb_add(t, &a, o, 0, count) != 0)
+    return tb_oom(fn, t);
+  tb_close(t, &a, 0);
+  return tb_publish(fn, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &o,
+                    newtype);
+}
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+
+static int tb_hvector(const char *fn, int count, int blocklength,
+                      MPI_Aint stride, int in_extents, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype) {
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_blocklen(fn, blocklength);
+  if (rc == MPI_SUCCESS)
+    rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  MPI_Aint step = in_extents ? stride * o->extent : stride;
+  tb_acc_t a;
+  tb_acc_init(&a);
+  for (int i = 0; i < count; i++)
+    if (tb_add(t, &a, o, (MPI_Aint)i * step, blocklength) != 0)
+      return tb_oom(fn, t);
+  tb_close(t, &a, 0);
+  if (in_extents) {
+    int ints[3] = {count, blocklength, (int)stride};
+    return tb_publish(fn, t, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &o,
+                      newtype);
+  }
+  int ints[2] = {count, blocklength};
+  return tb_publish(fn, t, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &o,
+                    newtype);
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  return tb_hvector("MPI_Type_vector", count, blocklength, stride, 1, oldtype,
+                    newtype);
+}
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  return tb_hvector("MPI_Type_create_hvector", count, blocklength, stride, 0,
+                    oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
+                      MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  return tb_hvector("MPI_Type_hvector", count, blocklength, stride, 0, oldtype,
+                    newtype);
+}
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+
+/* ---- indexed family ----------------------------------------------------- */
+
+/* One description for indexed, hindexed and their _block forms: block
+ * lengths come from lens[] (or are all len), displacements from idisp[]
+ * (counted in old extents) or adisp[] (bytes). */
+typedef struct tb_index_args {
+  const int *lens;
+  int len;
+  const int *idisp;
+  const MPI_Aint *adisp;
+} tb_index_args_t;
+
+static int tb_index_check(const char *fn, int count,
+                          const tb_index_args_t *x) {
+  const void *d = x->idisp ? (const void *)x->idisp : (const void *)x->adisp;
+  int rc = tb_arrays(fn, count, x->lens ? (const void *)x->lens : "", d);
+  if (rc != MPI_SUCCESS || !x->lens)
+    return rc != MPI_SUCCESS ? rc : tb_blocklen(fn, x->len);
+  for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
+    rc = tb_blocklen(fn, x->lens[i]);
+  return rc;
+}
+
+static int tb_index_build(const char *fn, int count, const tb_index_args_t *x,
+                          MPI_Datatype oldtype, MPI_Datatype *newtype,
+                          const hc_mpi_type_t **old, hc_mpi_type_t **out) {
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
+  if (rc == MPI_SUCCESS)
+    rc = tb_index_check(fn, count, x);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_type_release(t);
+    return rc;
+  }
+  tb_acc_t a;
+  tb_acc_init(&a);
+  for (int i = 0; i < count; i++) {
+    MPI_Aint d = x->idisp ? (MPI_Aint)x->idisp[i] * o->extent : x->adisp[i];
+    int n = x->lens ? x->lens[i] : x->len;
+    if (tb_add(t, &a, o, d, n) != 0)
+      return tb_oom(fn, t);
+  }
+  tb_close(t, &a, 0);
+  *old = o;
+  *out = t;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_indexed";
+  tb_index_args_t x = {array_of_blocklengths, 0, array_of_displacements, NULL};
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int *ints = malloc(((size_t)count * 2 + 1) * sizeof(int));
+  if (!ints)
+    return tb_oom(fn, t);
+  ints[0] = count;
+  for (int i = 0; i < count; i++) {
+    ints[1 + i] = array_of_blocklengths[i];
+    ints[1 + count + i] = array_of_displacements[i];
+  }
+  rc = tb_publish(fn, t, MPI_COMBINER_INDEXED, 2 * count + 1, ints, 0, NULL, 1,
+                  &o, newtype);
+  free(ints);
+  return rc;
+}
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+static int tb_hindexed(const char *fn, int count, const int *lens,
+                       const MPI_Aint *disps, MPI_Datatype oldtype,
+                       MPI_Datatype *newtype) {
+  tb_index_args_t x = {lens, 0, NULL, disps};
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int *ints = malloc(((size_t)count + 1) * sizeof(int));
+  if (!ints)
+    return tb_oom(fn, t);
+  ints[0] = count;
+  if (count)
+    memcpy(ints + 1, lens, (size_t)count * sizeof(int));
+  rc = tb_publish(fn, t, MPI_COMBINER_HINDEXED, count + 1, ints, count, disps,
+                  1, &o, newtype);
+  free(ints);
+  return rc;
+}
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  return tb_hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths,
+                     array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
+                       MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                       MPI_Datatype *newtype) {
+  return tb_hindexed("MPI_Type_hindexed", count, array_of_blocklengths,
+                     array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+
+int PMPI_Type_create_indexed_block(int count, int blocklength,
+                                   const int array_of_displacements[],
+                                   MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_create_indexed_block";
+  tb_index_args_t x = {NULL, blocklength, array_of_displacements, NULL};
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int *ints = malloc(((size_t)count + 2) * sizeof(int));
+  if (!ints)
+    return tb_oom(fn, t);
+  ints[0] = count;
+  ints[1] = blocklength;
+  if (count)
+    memcpy(ints + 2, array_of_displacements, (size_t)count * sizeof(int));
+  rc = tb_publish(fn, t, MPI_COMBINER_INDEXED_BLOCK, count + 2, ints, 0, NULL,
+                  1, &o, newtype);
+  free(ints);
+  return rc;
+}
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[],
+                                    MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_create_hindexed_block";
+  tb_index_args_t x = {NULL, blocklength, NULL, array_of_displacements};
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int ints[2] = {count, blocklength};
+  return tb_publish(fn, t, MPI_COMBINER_HINDEXED_BLOCK, 2, ints, count,
+                    array_of_displacements, 1, &o, newtype);
+}
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+
+/* ---- struct ------------------------------------------------------------- */
+
+static int tb_struct_types(const char *fn, int count, const int *lens,
+                           const MPI_Datatype *types,
+                           const hc_mpi_type_t **objs) {
+  for (int i = 0; i < count; i++) {
+    int rc = tb_blocklen(fn, lens[i]);
+    if (rc == MPI_SUCCESS)
+      rc = tb_type(fn, types[i], &objs[i]);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+static int tb_struct(const char *fn, int count, const int *lens,
+                     const MPI_Aint *disps, const MPI_Datatype *types,
+                     MPI_Datatype *newtype) {
+  int rc = tb_count(fn, count);
+  if (rc == MPI_SUCCESS)
+    rc = tb_arrays(fn, count, lens, disps);
+  if (rc == MPI_SUCCESS)
+    rc = tb_arrays(fn, count, types, types);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, newtype, "newtype");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const hc_mpi_type_t **objs = calloc((size_t)count + 1, sizeof(*objs));
+  hc_mpi_type_t *t = objs ? hc_mpi_type_new() : NULL;
+  if (!t) {
+    free(objs);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  rc = tb_struct_types(fn, count, lens, types, objs);
+  tb_acc_t a;
+  tb_acc_init(&a);
+  for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
+    if (tb_add(t, &a, objs[i], disps[i], lens[i]) != 0)
+      rc = MPI_ERR_NO_MEM;
+  if (rc != MPI_SUCCESS) {
+    free(objs);
+    return rc == MPI_ERR_NO_MEM ? tb_oom(fn, t)
+                                : (hc_mpi_type_release(t), rc);
+  }
+  tb_close(t, &a, 1);
+  int *ints = malloc(((size_t)count + 1) * sizeof(int));
+  if (!ints) {
+    free(objs);
+    return tb_oom(fn, t);
+  }
+  ints[0] = count;
+  if (count)
+    memcpy(ints + 1, lens, (size_t)count * sizeof(int));
+  rc = tb_publish(fn, t, MPI_COMBINER_STRUCT, count + 1, ints, count, disps,
+                  count, objs, newtype);
+  free(ints);
+  free(objs);
+  return rc;
+}
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[],
+                            MPI_Datatype *newtype) {
+  return tb_struct("MPI_Type_create_struct", count, array_of_blocklengths,
+                   array_of_displacements, array_of_types, newtype);
+}
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_struct(int count, int array_of_blocklengths[],
+                     MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype *newtype) {
+  return tb_struct("MPI_Type_struct", count, array_of_blocklengths,
+                   array_of_displacements, array_of_types, newtype);
+}
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+
+/* ---- resized ------------------------------------------------------------ */
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
+                             MPI_Aint extent, MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_create_resized";
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  int rc = tb_begin(fn, 0, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (hc_mpi_type_append(t, o, 0, 1, o->extent) != 0)
+    return tb_oom(fn, t);
+  t->lb = lb;
+  t->extent = extent;
+  t->lb_marked = 1;
+  t->ub_marked = 1;
+  t->align = o->align;
+  hc_mpi_type_finish(t);
+  MPI_Aint aints[2] = {lb, extent};
+  return tb_publish(fn, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &o,
+                    newtype);
+}
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+/* ---- subarray and darray ------------------------------------------------ */
+
+/* The owned indices of each dimension as ranges [lo, hi). */
+typedef struct tb_dim {
+  MPI_Aint *lo, *hi;
+  int n;
+} tb_dim_t;
+
+typedef struct tb_grid {
+  int ndims;
+  const int *gsizes;
+  int order;
+  tb_dim_t *dims;
+  MPI_Aint *stride; /* bytes between neighbours in each dimension */
+} tb_grid_t;
+
+static void tb_grid_free(tb_grid_t *g) {
+  for (int d = 0; g->dims && d < g->ndims; d++) {
+    free(g->dims[d].lo);
+    free(g->dims[d].hi);
+  }
+  free(g->dims);
+  free(g->stride);
+}
+
+static int tb_grid_init(tb_grid_t *g, int ndims, const int *gsizes, int order,
+                        MPI_Aint ext) {
+  g->ndims = ndims;
+  g->gsizes = gsizes;
+  g->order = order;
+  g->dims = calloc((size_t)ndims, sizeof(*g->dims));
+  g->stride = calloc((size_t)ndims, sizeof(*g->stride));
+  if (!g->dims || !g->stride)
+    return -1;
+  MPI_Aint s = ext;
+  for (int k = 0; k < ndims; k++) {
+    int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+    g->stride[d] = s;
+    s *= gsizes[d];
+  }
+  return 0;
+}
+
+static int tb_dim_add(tb_dim_t *dim, MPI_Aint lo, MPI_Aint hi) {
+  if (hi <= lo)
+    return 0;
+  MPI_Aint *l = realloc(dim->lo, ((size_t)dim->n + 1) * sizeof(*l));
+  if (l)
+    dim->lo = l;
+  MPI_Aint *h = l ? realloc(dim->hi, ((size_t)dim->n + 1) * sizeof(*h)) : NULL;
+  if (!h)
+    return -1;
+  dim->hi = h;
+  dim->lo[dim->n] = lo;
+  dim->hi[dim->n] = hi;
+  dim->n++;
+  return 0;
+}
+
+/* Appends the owned elements from dimension level k inward (k counts from
+ * the outermost dimension), in type-map order. */
+static int tb_grid_walk(hc_mpi_type_t *t, const tb_grid_t *g,
+                        const hc_mpi_type_t *o, int k, MPI_Aint base) {
+  int d = g->order == MPI_ORDER_C ? k : g->ndims - 1 - k;
+  const tb_dim_t *dim = &g->dims[d];
+  for (int r = 0; r < dim->n; r++) {
+    for (MPI_Aint i = dim->lo[r]; i < dim->hi[r]; i++) {
+      MPI_Aint off = base + i * g->stride[d];
+      if (k == g->ndims - 1) {
+        /* Innermost: the whole range is one component. */
+        if (hc_mpi_type_append(t, o, off, dim->hi[r] - i, o->extent) != 0)
+          return -1;
+        break;
+      }
+      if (tb_grid_walk(t, g, o, k + 1, off) != 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* Builds the type of a grid: lb 0, extent the whole global array. */
+static int tb_grid_build(hc_mpi_type_t *t, const tb_grid_t *g,
+                         const hc_mpi_type_t *o) {
+  if (tb_grid_walk(t, g, o, 0, 0) != 0)
+    return -1;
+  MPI_Aint total = o->extent;
+  for (int d = 0; d < g->ndims; d++)
+    total *= g->gsizes[d];
+  t->lb = 0;
+  t->extent = total;
+  t->lb_marked = 1;
+  t->ub_marked = 1;
+  t->align = o->align;
+  hc_mpi_type_finish(t);
+  return 0;
+}
+
+static int tb_order(const char *fn, int order) {
+  if (order == MPI_ORDER_C || order == MPI_ORDER_FORTRAN)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid order %d", order);
+}
+
+static int tb_subarray_check(const char *fn, int ndims, const int *sizes,
+                             const int *subsizes, const int *starts,
+                             int order) {
+  if (ndims <= 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid ndims %d", ndims);
+  int rc = tb_arrays(fn, ndims, sizes, subsizes);
+  if (rc == MPI_SUCCESS)
+    rc = tb_arrays(fn, ndims, starts, starts);
+  if (rc == MPI_SUCCESS)
+    rc = tb_order(fn, order);
+  for (int d = 0; d < ndims && rc == MPI_SUCCESS; d++)
+    if (sizes[d] <= 0 || subsizes[d] < 0 || starts[d] < 0 ||
+        subsizes[d] > sizes[d] - starts[d])
+      rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "dimension %d: size %d, subsize %d, start %d", d,
+                        sizes[d], subsizes[d], starts[d]);
+  return rc;
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                              const int array_of_subsizes[],
+                              const int array_of_starts[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_create_subarray";
+  int rc = tb_subarray_check(fn, ndims, array_of_sizes, array_of_subsizes,
+                             array_of_starts, order);
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  if (rc == MPI_SUCCESS)
+    rc = tb_begin(fn, 0, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  tb_grid_t g = {0};
+  int bad = tb_grid_init(&g, ndims, array_of_sizes, order, o->extent);
+  for (int d = 0; d < ndims && !bad; d++)
+    bad = tb_dim_add(&g.dims[d], array_of_starts[d],
+                     (MPI_Aint)array_of_starts[d] + array_of_subsizes[d]);
+  if (!bad)
+    bad = tb_grid_build(t, &g, o);
+  tb_grid_free(&g);
+  int *ints = bad ? NULL : malloc(((size_t)ndims * 3 + 2) * sizeof(int));
+  if (!ints)
+    return tb_oom(fn, t);
+  ints[0] = ndims;
+  for (int d = 0; d < ndims; d++) {
+    ints[1 + d] = array_of_sizes[d];
+    ints[1 + ndims + d] = array_of_subsizes[d];
+    ints[1 + 2 * ndims + d] = array_of_starts[d];
+  }
+  ints[1 + 3 * ndims] = order;
+  rc = tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL,
+                  1, &o, newtype);
+  free(ints);
+  return rc;
+}
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+/* The index ranges process coordinate c owns in one darray dimension;
+ * -1 for an invalid distribution argument. */
+static int tb_darray_dim(tb_dim_t *dim, int g, int distrib, int darg, int p,
+                         int c) {
+  if (distrib == MPI_DISTRIBUTE_NONE)
+    return p == 1 ? tb_dim_add(dim, 0, g) : -1;
+  if (distrib == MPI_DISTRIBUTE_BLOCK) {
+    MPI_Aint b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
+    if (b <= 0 || b * p < g)
+      return -1;
+    MPI_Aint lo = c * b, hi = lo + b < g ? lo + b : g;
+    return tb_dim_add(dim, lo, hi);
+  }
+  if (distrib != MPI_DISTRIBUTE_CYCLIC)
+    return -1;
+  MPI_Aint b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+  if (b <= 0)
+    return -1;
+  for (MPI_Aint lo = c * b; lo < g; lo += b * p)
+    if (tb_dim_add(dim, lo, lo + b < g ? lo + b : g) != 0)
+      return -2;
+  return 0;
+}
+
+typedef struct tb_darray_args {
+  int size, rank, ndims;
+  const int *gsizes, *distribs, *dargs, *psizes;
+  int order;
+} tb_darray_args_t;
+
+static int tb_darray_check(const char *fn, const tb_darray_args_t *x) {
+  if (x->ndims <= 0 || x->size <= 0 || x->rank < 0 || x->rank >= x->size)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "invalid ndims %d, size %d or rank %d", x->ndims,
+                        x->size, x->rank);
+  int rc = tb_arrays(fn, x->ndims, x->gsizes, x->distribs);
+  if (rc == MPI_SUCCESS)
+    rc = tb_arrays(fn, x->ndims, x->dargs, x->psizes);
+  if (rc == MPI_SUCCESS)
+    rc = tb_order(fn, x->order);
+  long prod = 1;
+  for (int d = 0; d < x->ndims && rc == MPI_SUCCESS; d++) {
+    if (x->gsizes[d] <= 0 || x->psizes[d] <= 0)
+      rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "dimension %d: gsize %d, psize %d", d, x->gsizes[d],
+                        x->psizes[d]);
+    prod *= x->psizes[d];
+  }
+  if (rc == MPI_SUCCESS && prod != x->size)
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                      "the process grid has %ld processes, not %d", prod,
+                      x->size);
+  return rc;
+}
+
+/* Fills the grid's owned ranges; the process grid is row-major whatever
+ * the array order. */
+static int tb_darray_grid(const char *fn, tb_grid_t *g,
+                          const tb_darray_args_t *x) {
+  int rest = x->rank;
+  for (int d = x->ndims - 1; d >= 0; d--) {
+    int c = rest % x->psizes[d];
+    rest /= x->psizes[d];
+    int r = tb_darray_dim(&g->dims[d], x->gsizes[d], x->distribs[d],
+                          x->dargs[d], x->psizes[d], c);
+    if (r == -1)
+      return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                          "dimension %d: invalid distribution %d, argument "
+                          "%d over %d processes",
+                          d, x->distribs[d], x->dargs[d], x->psizes[d]);
+    if (r != 0)
+      return MPI_ERR_NO_MEM;
+  }
+  return MPI_SUCCESS;
+}
+
+static int tb_darray_publish(const char *fn, hc_mpi_type_t *t,
+                             const tb_darray_args_t *x,
+                             const hc_mpi_type_t *o, MPI_Datatype *newtype) {
+  int n = x->ndims;
+  int *ints = malloc(((size_t)n * 4 + 4) * sizeof(int));
+  if (!ints)
+    return tb_oom(fn, t);
+  ints[0] = x->size;
+  ints[1] = x->rank;
+  ints[2] = n;
+  for (int d = 0; d < n; d++) {
+    ints[3 + d] = x->gsizes[d];
+    ints[3 + n + d] = x->distribs[d];
+    ints[3 + 2 * n + d] = x->dargs[d];
+    ints[3 + 3 * n + d] = x->psizes[d];
+  }
+  ints[3 + 4 * n] = x->order;
+  int rc = tb_publish(fn, t, MPI_COMBINER_DARRAY, 4 * n + 4, ints, 0, NULL, 1,
+                      &o, newtype);
+  free(ints);
+  return rc;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims,
+                            const int array_of_gsizes[],
+                            const int array_of_distribs[],
+                            const int array_of_dargs[],
+                            const int array_of_psizes[], int order,
+                            MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  static const char fn[] = "MPI_Type_create_darray";
+  tb_darray_args_t x = {size,           rank,            ndims,
+                        array_of_gsizes, array_of_distribs, array_of_dargs,
+                        array_of_psizes, order};
+  int rc = tb_darray_check(fn, &x);
+  const hc_mpi_type_t *o = NULL;
+  hc_mpi_type_t *t = NULL;
+  if (rc == MPI_SUCCESS)
+    rc = tb_begin(fn, 0, oldtype, newtype, &o, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  tb_grid_t g = {0};
+  rc = tb_grid_init(&g, ndims, array_of_gsizes, order, o->extent) != 0
+           ? MPI_ERR_NO_MEM
+           : tb_darray_grid(fn, &g, &x);
+  if (rc == MPI_SUCCESS && tb_grid_build(t, &g, o) != 0)
+    rc = MPI_ERR_NO_MEM;
+  tb_grid_free(&g);
+  if (rc == MPI_ERR_NO_MEM)
+    return tb_oom(fn, t);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_type_release(t);
+    return rc;
+  }
+  return tb_darray_publish(fn, t, &x, o, newtype);
+}
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
