@@ -246,6 +246,80 @@ hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
                             hcomm_comm_t *comm);
 
+/* ---- non-blocking collectives ---------------------------------------------
+ * Each call starts the collective and returns at once; *req completes
+ * through hcomm_wait / hcomm_test / hcomm_wait_some like any request and is
+ * released with hcomm_request_free.  The engine's progress advances it.
+ * Buffers stay in use until completion; count and displacement arrays are
+ * read during the call only.  Every rank of comm starts its collectives on
+ * comm (blocking ones included) in the same order; any number may be
+ * outstanding at once.  The blocking form of each is the call followed by
+ * hcomm_wait.  Sizes and displacements are in bytes, except the counts of
+ * reductions (elements of op->elem_size bytes).  HCOMM_IN_PLACE: as for the
+ * blocking calls; for scatter(v) recvbuf at the root; for alltoall(v) and
+ * reduce_scatter sendbuf (the input is taken from recvbuf). */
+hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
+                         hcomm_request_t **req);
+hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *op, int root,
+                          hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                             hcomm_request_t **req);
+/* Inclusive prefix reduction in rank order. */
+hc_status_t hcomm_iscan(const void *sendbuf, void *recvbuf, size_t count,
+                        const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                        hcomm_request_t **req);
+/* Exclusive prefix: recvbuf of rank 0 is left untouched. */
+hc_status_t hcomm_iexscan(const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                          hcomm_request_t **req);
+/* Reduces the vector of sum(counts) elements, rank r receiving block r of
+ * counts[r] elements (blocks consecutive in sendbuf). */
+hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                  const size_t *counts,
+                                  const hcomm_reduce_op_t *op,
+                                  hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
+                          int root, hcomm_comm_t *comm, hcomm_request_t **req);
+/* rbytes/rdispls (significant at the root): rank r's block lands at
+ * recvbuf + rdispls[r]. */
+hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                           const size_t *rbytes, const size_t *rdispls,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req);
+hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req);
+hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
+                            const size_t *sdispls, void *recvbuf,
+                            size_t rbytes, int root, hcomm_comm_t *comm,
+                            hcomm_request_t **req);
+hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
+                             hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes,
+                              void *recvbuf, const size_t *rbytes,
+                              const size_t *rdispls, hcomm_comm_t *comm,
+                              hcomm_request_t **req);
+/* What to do once a collective started with hcomm_i* has finished (status:
+ * its error): e.g. unpack what it received.  Runs with the engine lock
+ * held, before hcomm_test/hcomm_wait can report the request complete, so
+ * it must not call hcomm_* functions. */
+typedef void (*hcomm_coll_done_fn)(void *arg, hc_status_t status);
+/* Attaches fn to req (one per request); runs it in this call when req has
+ * already finished.  HC_ERR_REQUEST when req is not such a request or
+ * already has one. */
+hc_status_t hcomm_icoll_on_complete(hcomm_request_t *req, hcomm_coll_done_fn fn,
+                                    void *arg);
+/* bytes per pair: block r of sendbuf goes to rank r. */
+hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
+                            hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                             const size_t *sdispls, void *recvbuf,
+                             const size_t *rbytes, const size_t *rdispls,
+                             hcomm_comm_t *comm, hcomm_request_t **req);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/nbc.h"
 #include "hcomm/proto.h"
 
 /* With both shm and tcp active neither wait sees the other's wake-ups, so
@@ -84,6 +85,7 @@ int hc_progress_locked(void) {
   if (hc_engine.tcp_ctx != NULL)
     moved += hc_transport_tcp_ops.progress(hc_engine.tcp_ctx);
   moved += hc_proto_progress();
+  moved += hc_nbc_progress_locked(); /* non-blocking collectives */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;

@@ -2,6 +2,7 @@
  * Thin collective bindings: argument checks, datatype counts to bytes,
  * MPI_Op to the engine's reduction, then one engine call.
  */
+#include "mpi/coll_impl.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
 
@@ -33,7 +34,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 #pragma weak MPI_Bcast = PMPI_Bcast
 
 /* Count, datatype and op of a reduction; *op ready for the engine. */
-static int coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
+int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
                             MPI_Datatype type, MPI_Op mpi_op,
                             hcomm_reduce_op_t *op) {
   const hc_mpi_type_t *t = NULL;
@@ -54,7 +55,7 @@ static int coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
 }
 
 /* Buffers of a reduction: data needed where count > 0, no aliasing. */
-static int coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
+int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                             const void *sendbuf, const void *recvbuf, int count,
                             int need_recv) {
   if (count == 0)
@@ -79,7 +80,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_root(fn, c, root);
   if (rc == MPI_SUCCESS)
-    rc = coll_reduce_args(fn, c, count, datatype, op, &rop);
+    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
   if (rc != MPI_SUCCESS)
     return rc;
   int is_root = hcomm_comm_rank(c->engine) == root;
@@ -87,7 +88,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
                         "MPI_IN_PLACE is allowed only at the root");
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  rc = coll_reduce_bufs(fn, c, src, recvbuf, count,
+  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
                         is_root && sendbuf != MPI_IN_PLACE);
   if (rc == MPI_SUCCESS && is_root && count > 0 && !recvbuf)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
@@ -106,11 +107,11 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   hcomm_reduce_op_t rop;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = coll_reduce_args(fn, c, count, datatype, op, &rop);
+    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
   if (rc != MPI_SUCCESS)
     return rc;
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  rc = coll_reduce_bufs(fn, c, src, recvbuf, count, sendbuf != MPI_IN_PLACE);
+  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count, sendbuf != MPI_IN_PLACE);
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;

@@ -1,0 +1,73 @@
+/*
+ * Shared machinery of the face's collectives (coll_ctx.c): one call's
+ * temporaries, the packing of non-contiguous datatypes around the engine's
+ * byte collectives, and the common ending (wait, or wrap into a request).
+ */
+#ifndef HC_MPI_COLL_IMPL_H
+#define HC_MPI_COLL_IMPL_H
+
+#include "mpi/mpi_impl.h"
+
+/* One block of a collective's buffer: count elements of type, disp bytes
+ * from the buffer's start. */
+typedef struct hc_mpi_block {
+  const hc_mpi_type_t *type;
+  MPI_Count count;
+  MPI_Aint disp;
+} hc_mpi_block_t;
+
+/* The state of one collective call, alive until it completes. */
+typedef struct hc_mpi_coll hc_mpi_coll_t;
+
+/* NULL when memory ran out. */
+hc_mpi_coll_t *hc_mpi_coll_new(void);
+void hc_mpi_coll_free(hc_mpi_coll_t *cx);
+/* A temporary freed with cx; NULL when memory ran out. */
+void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes);
+
+/* The engine's view of n blocks of buf (NULL on no memory): buf itself when
+ * every block's type is dense (contiguous, size == extent), else a packed
+ * temporary.  Fills bytes[i] (count * size) and offs[i] (where block i
+ * starts in the view).  send: the data is packed now.  recv: the view is
+ * unpacked into buf when the collective succeeds; load: packed now too
+ * (MPI_IN_PLACE, where the buffer is also input). */
+const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
+                                  const hc_mpi_block_t *blocks, size_t *bytes,
+                                  size_t *offs);
+void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
+                            const hc_mpi_block_t *blocks, int load,
+                            size_t *bytes, size_t *offs);
+
+/* Ends a collective whose engine start returned rc with request eng:
+ * request NULL (blocking) waits, unpacks and frees cx; otherwise cx stays
+ * alive until eng completes and *request wraps eng.  Raises errors through
+ * c.  Always takes cx. */
+int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
+                       hc_status_t rc, hcomm_request_t *eng,
+                       MPI_Request *request);
+
+/* Entry checks shared by the collectives: comm valid, and request not NULL
+ * for the non-blocking forms (request != NULL means non-blocking; pass
+ * nb = 1 then). */
+int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
+                      MPI_Request *request, hc_mpi_comm_t **c);
+/* count >= 0 and a usable committed datatype. */
+int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
+                     MPI_Datatype type, const hc_mpi_type_t **t);
+/* n counts, every one >= 0 (counts not NULL). */
+int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
+                       int n, const char *what);
+/* Count, datatype and op of a reduction (coll.c); *op ready for the
+ * engine. */
+int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
+                            MPI_Datatype type, MPI_Op mpi_op,
+                            hcomm_reduce_op_t *op);
+/* Buffers of a reduction: present where count > 0, and sendbuf not
+ * recvbuf (need_recv: recvbuf is used). */
+int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
+                            const void *sendbuf, const void *recvbuf,
+                            int count, int need_recv);
+/* Raises MPI_ERR_NO_MEM. */
+int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
+
+#endif /* HC_MPI_COLL_IMPL_H */

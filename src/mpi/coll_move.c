@@ -1,0 +1,523 @@
+/*
+ * Data-moving collectives beyond the first six (coll.c): the v-forms,
+ * scatter, alltoall(v,w) and every non-blocking form.  Each collective is
+ * one function serving the blocking call (request NULL: start and wait)
+ * and the non-blocking one; datatypes are turned into the engine's byte
+ * views by coll_ctx.c (packing where a type is not dense).
+ */
+#include "mpi/coll_impl.h"
+
+#include <stdint.h>
+
+/* What a rank sends must be what the receiver expects. */
+static int move_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
+                      size_t rbytes) {
+  if (sbytes == rbytes)
+    return MPI_SUCCESS;
+  if (sbytes > rbytes)
+    return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
+                        "%zu bytes sent but only %zu received", sbytes,
+                        rbytes);
+  return hc_mpi_raise(c, fn, MPI_ERR_COUNT, "%zu bytes sent but %zu expected",
+                      sbytes, rbytes);
+}
+
+static size_t move_bytes(const hc_mpi_type_t *t, MPI_Count count) {
+  return (size_t)count * (size_t)t->size;
+}
+
+/* One block of count elements at the buffer's start. */
+static hc_mpi_block_t move_one(const hc_mpi_type_t *t, MPI_Count count) {
+  hc_mpi_block_t b = {t, count, 0};
+  return b;
+}
+
+/* n blocks of counts[i] elements of t at displs[i] extents (displs NULL:
+ * consecutive blocks of counts[0]), in cx. */
+static hc_mpi_block_t *move_blocks(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
+                                   int n, const int *counts,
+                                   const int *displs) {
+  hc_mpi_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
+  for (int i = 0; b != NULL && i < n; i++) {
+    b[i].type = t;
+    b[i].count = counts[displs != NULL ? i : 0];
+    b[i].disp = (MPI_Aint)(displs != NULL ? displs[i] : i * counts[0]) *
+                t->extent;
+  }
+  return b;
+}
+
+static size_t *move_sizes(hc_mpi_coll_t *cx, int n) {
+  return hc_mpi_coll_tmp(cx, 2 * (size_t)n * sizeof(size_t));
+}
+
+/* ---- barrier, bcast ------------------------------------------------------ */
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Ibarrier";
+  hc_mpi_comm_t *c = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st = hcomm_ibarrier(c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Ibcast";
+  hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
+  hcomm_request_t *eng = NULL;
+  size_t bytes, off;
+  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_root(fn, c, root);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
+  if (rc == MPI_SUCCESS && count > 0)
+    rc = hc_mpi_check_ptr(fn, c, buffer, "buffer");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_block_t b = move_one(t, count);
+  void *view = NULL;
+  if (cx != NULL && hcomm_comm_rank(c->engine) == root)
+    view = (void *)hc_mpi_coll_send_view(cx, buffer, 1, &b, &bytes, &off);
+  else if (cx != NULL)
+    view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
+  if (view == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st = hcomm_ibcast(view, bytes, root, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+
+/* ---- gather -------------------------------------------------------------- */
+
+/* The send side of a rooted collective: type and count checked, bytes
+ * set; MPI_IN_PLACE allowed at the root only. */
+static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
+                            const void *sendbuf, int count, MPI_Datatype type,
+                            const hc_mpi_type_t **t) {
+  if (sendbuf == MPI_IN_PLACE && !is_root)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is allowed only at the root");
+  if (sendbuf == MPI_IN_PLACE)
+    return MPI_SUCCESS;
+  int rc = hc_mpi_coll_type(fn, c, count, type, t);
+  if (rc == MPI_SUCCESS && count > 0)
+    rc = hc_mpi_check_ptr(fn, c, sendbuf, "sendbuf");
+  return rc;
+}
+
+static int move_gather(const char *fn, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       const int *recvcounts, const int *displs, int vform,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *st = NULL, *rt = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_root(fn, c, root);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
+  int is_root = rank == root, in_place = sendbuf == MPI_IN_PLACE;
+  rc = move_rooted_send(fn, c, is_root, sendbuf, sendcount, sendtype, &st);
+  if (rc == MPI_SUCCESS && is_root && vform)
+    rc = hc_mpi_coll_counts(fn, c, recvcounts, size, "recvcounts");
+  if (rc == MPI_SUCCESS && is_root && vform)
+    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
+  if (rc == MPI_SUCCESS && is_root)
+    rc = hc_mpi_coll_type(fn, c, vform ? 0 : recvcounts[0], recvtype, &rt);
+  if (rc == MPI_SUCCESS && is_root && !in_place)
+    rc = move_match(fn, c, move_bytes(st, sendcount),
+                    move_bytes(rt, recvcounts[vform ? root : 0]));
+  if (rc != MPI_SUCCESS)
+    return rc;
+
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
+  const void *sview = HCOMM_IN_PLACE;
+  void *rview = NULL;
+  hc_mpi_block_t sb = {st, sendcount, 0};
+  if (!in_place)
+    sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
+  if (is_root && sz != NULL) {
+    hc_mpi_block_t *rb = move_blocks(cx, rt, size, recvcounts, displs);
+    if (rb != NULL)
+      rview = hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz,
+                                    sz + size);
+  }
+  if (sz == NULL || sview == NULL || (is_root && rview == NULL))
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (vform)
+    rc = hcomm_igatherv(sview, sbytes, rview, sz, sz + size, root, c->engine,
+                        &eng);
+  else
+    rc = hcomm_igather(sview, is_root ? sz[0] : sbytes, rview, root,
+                       c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+}
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) {
+  return move_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf,
+                     &recvcount, NULL, 0, recvtype, root, comm, request);
+}
+#pragma weak MPI_Igather = PMPI_Igather
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return move_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcounts, displs, 1, recvtype, root, comm, NULL);
+}
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int displs[],
+                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request) {
+  return move_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcounts, displs, 1, recvtype, root, comm, request);
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+
+/* ---- scatter ------------------------------------------------------------- */
+
+static int move_scatter(const char *fn, const void *sendbuf,
+                        const int *sendcounts, const int *displs, int vform,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *st = NULL, *rt = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_root(fn, c, root);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
+  int is_root = rank == root, in_place = recvbuf == MPI_IN_PLACE;
+  /* MPI_IN_PLACE is the receive buffer here. */
+  rc = move_rooted_send(fn, c, is_root, recvbuf, recvcount, recvtype, &rt);
+  if (rc == MPI_SUCCESS && is_root && vform)
+    rc = hc_mpi_coll_counts(fn, c, sendcounts, size, "sendcounts");
+  if (rc == MPI_SUCCESS && is_root && vform)
+    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
+  if (rc == MPI_SUCCESS && is_root)
+    rc = hc_mpi_coll_type(fn, c, vform ? 0 : sendcounts[0], sendtype, &st);
+  if (rc == MPI_SUCCESS && is_root && !in_place)
+    rc = move_match(fn, c, move_bytes(st, sendcounts[vform ? root : 0]),
+                    move_bytes(rt, recvcount));
+  if (rc != MPI_SUCCESS)
+    return rc;
+
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  size_t rbytes = 0, roff, *sz = move_sizes(cx, size);
+  const void *sview = NULL;
+  void *rview = HCOMM_IN_PLACE;
+  hc_mpi_block_t rb = {rt, recvcount, 0};
+  if (!in_place)
+    rview = hc_mpi_coll_recv_view(cx, recvbuf, 1, &rb, 0, &rbytes, &roff);
+  if (is_root && sz != NULL) {
+    hc_mpi_block_t *sb = move_blocks(cx, st, size, sendcounts, displs);
+    if (sb != NULL)
+      sview = hc_mpi_coll_send_view(cx, sendbuf, size, sb, sz, sz + size);
+  }
+  if (sz == NULL || rview == NULL || (is_root && sview == NULL))
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (vform)
+    rc = hcomm_iscatterv(sview, sz, sz + size, rview, rbytes, root, c->engine,
+                         &eng);
+  else
+    rc = hcomm_iscatter(sview, is_root ? sz[0] : rbytes, rview, root,
+                        c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm) {
+  return move_scatter("MPI_Scatter", sendbuf, &sendcount, NULL, 0, sendtype,
+                      recvbuf, recvcount, recvtype, root, comm, NULL);
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request) {
+  return move_scatter("MPI_Iscatter", sendbuf, &sendcount, NULL, 0, sendtype,
+                      recvbuf, recvcount, recvtype, root, comm, request);
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
+                  const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm) {
+  return move_scatter("MPI_Scatterv", sendbuf, sendcounts, displs, 1, sendtype,
+                      recvbuf, recvcount, recvtype, root, comm, NULL);
+}
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request) {
+  return move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1,
+                      sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      request);
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+
+/* ---- allgather ----------------------------------------------------------- */
+
+static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          const int *recvcounts, const int *displs, int vform,
+                          MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *st = NULL, *rt = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
+  int in_place = sendbuf == MPI_IN_PLACE;
+  rc = move_rooted_send(fn, c, 1, sendbuf, sendcount, sendtype, &st);
+  if (rc == MPI_SUCCESS && vform)
+    rc = hc_mpi_coll_counts(fn, c, recvcounts, size, "recvcounts");
+  if (rc == MPI_SUCCESS && vform)
+    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_type(fn, c, vform ? 0 : recvcounts[0], recvtype, &rt);
+  if (rc == MPI_SUCCESS && !in_place)
+    rc = move_match(fn, c, move_bytes(st, sendcount),
+                    move_bytes(rt, recvcounts[vform ? rank : 0]));
+  if (rc != MPI_SUCCESS)
+    return rc;
+
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
+  const void *sview = HCOMM_IN_PLACE;
+  void *rview = NULL;
+  hc_mpi_block_t sb = {st, sendcount, 0};
+  if (!in_place)
+    sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
+  hc_mpi_block_t *rb =
+      sz != NULL ? move_blocks(cx, rt, size, recvcounts, displs) : NULL;
+  if (rb != NULL)
+    rview = hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz,
+                                  sz + size);
+  if (sview == NULL || rview == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (vform)
+    rc = hcomm_iallgatherv(sview, sz[rank], rview, sz, sz + size, c->engine,
+                           &eng);
+  else
+    rc = hcomm_iallgather(sview, sz[0], rview, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+}
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+  return move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype,
+                        recvbuf, &recvcount, NULL, 0, recvtype, comm, request);
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  return move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype,
+                        recvbuf, recvcounts, displs, 1, recvtype, comm, NULL);
+}
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request) {
+  return move_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
+                        recvbuf, recvcounts, displs, 1, recvtype, comm,
+                        request);
+}
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+
+/* ---- alltoall ------------------------------------------------------------ */
+
+/* Blocks of one side of an alltoall: counts[i] elements of types[i] (or of
+ * one type) at byte displacement disps[i] (or displs[i] extents, or
+ * consecutive when both are NULL). */
+typedef struct move_side {
+  const int *counts;
+  const int *displs;       /* in extents, or NULL */
+  const int *byte_displs;  /* alltoallw */
+  const MPI_Datatype *types; /* alltoallw */
+  MPI_Datatype type;
+} move_side_t;
+
+static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
+                           const move_side_t *sd, int vform, const char *what,
+                           hc_mpi_block_t *b) {
+  int rc = hc_mpi_coll_counts(fn, c, sd->counts, vform ? size : 1, what);
+  if (rc == MPI_SUCCESS && vform)
+    rc = hc_mpi_check_ptr(fn, c, sd->types ? (const void *)sd->byte_displs
+                                           : (const void *)sd->displs,
+                          "displs");
+  if (rc == MPI_SUCCESS && sd->types != NULL)
+    rc = hc_mpi_check_ptr(fn, c, sd->types, "datatypes");
+  for (int i = 0; rc == MPI_SUCCESS && i < size; i++) {
+    const hc_mpi_type_t *t = NULL;
+    MPI_Datatype h = sd->types != NULL ? sd->types[i] : sd->type;
+    int n = sd->counts[vform ? i : 0];
+    if (i == 0 || sd->types != NULL)
+      rc = hc_mpi_coll_type(fn, c, n, h, &t);
+    else
+      t = b[0].type;
+    if (rc != MPI_SUCCESS)
+      break;
+    b[i].type = t;
+    b[i].count = n;
+    if (sd->types != NULL)
+      b[i].disp = sd->byte_displs[i];
+    else
+      b[i].disp = (MPI_Aint)(vform ? sd->displs[i] : i * n) * t->extent;
+  }
+  return rc;
+}
+
+static int move_alltoall(const char *fn, const void *sendbuf,
+                         const move_side_t *ss, void *recvbuf,
+                         const move_side_t *rs, int vform, MPI_Comm comm,
+                         MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int size = hcomm_comm_size(c->engine), in_place = sendbuf == MPI_IN_PLACE;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_block_t *sb = NULL, *rb = NULL;
+  size_t *ssz = NULL, *rsz = NULL;
+  if (cx != NULL) {
+    sb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *sb);
+    rb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *rb);
+    ssz = move_sizes(cx, size);
+    rsz = move_sizes(cx, size);
+  }
+  if (rsz == NULL || rb == NULL || sb == NULL || ssz == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (!in_place)
+    rc = move_side_check(fn, c, size, ss, vform, "sendcounts", sb);
+  if (rc == MPI_SUCCESS)
+    rc = move_side_check(fn, c, size, rs, vform, "recvcounts", rb);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_coll_free(cx);
+    return rc;
+  }
+  const void *sview = HCOMM_IN_PLACE;
+  if (!in_place)
+    sview = hc_mpi_coll_send_view(cx, sendbuf, size, sb, ssz, ssz + size);
+  void *rview =
+      hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, rsz, rsz + size);
+  if (sview == NULL || rview == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (vform)
+    rc = hcomm_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                          c->engine, &eng);
+  else
+    rc = hcomm_ialltoall(sview, rsz[0], rview, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+}
+
+static int move_alltoall_eq(const char *fn, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Request *request) {
+  move_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype};
+  move_side_t rs = {&recvcount, NULL, NULL, NULL, recvtype};
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request);
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm) {
+  return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype,
+                          recvbuf, recvcount, recvtype, comm, NULL);
+}
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request *request) {
+  return move_alltoall_eq("MPI_Ialltoall", sendbuf, sendcount, sendtype,
+                          recvbuf, recvcount, recvtype, comm, request);
+}
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
+  move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
+  return move_alltoall("MPI_Alltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
+                       NULL);
+}
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request) {
+  move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
+  move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
+  return move_alltoall("MPI_Ialltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
+                       request);
+}
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  return move_alltoall("MPI_Alltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
+                       NULL);
+}
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request) {
+  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  return move_alltoall("MPI_Ialltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
+                       request);
+}
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw

@@ -1,0 +1,208 @@
+/*
+ * Reducing collectives beyond Reduce/Allreduce (coll.c): Scan, Exscan,
+ * Reduce_scatter(_block), and the non-blocking Ireduce, Iallreduce, Iscan,
+ * Iexscan, Ireduce_scatter(_block).  Reductions run on predefined element
+ * types only (hc_mpi_op_resolve), whose buffers the engine uses directly.
+ * request NULL: the blocking form (start and wait).
+ */
+#include "mpi/coll_impl.h"
+#include "mpi/op.h"
+
+static int red_finish(const char *fn, hc_mpi_comm_t *c, hc_status_t rc,
+                      hcomm_request_t *eng, MPI_Request *request) {
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL && rc == HC_OK) {
+    /* The collective is running: finish it without the state. */
+    hc_status_t w = request == NULL ? hcomm_wait(eng, NULL) : HC_OK;
+    if (request == NULL) {
+      hcomm_request_free(eng);
+      return hc_mpi_raise_status(c, fn, w);
+    }
+    return hc_mpi_request_wrap(fn, c, eng, request);
+  }
+  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+  static const char fn[] = "MPI_Ireduce";
+  hc_mpi_comm_t *c = NULL;
+  hcomm_reduce_op_t rop;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_root(fn, c, root);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int is_root = hcomm_comm_rank(c->engine) == root;
+  if (sendbuf == MPI_IN_PLACE && !is_root)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is allowed only at the root");
+  const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
+                               is_root && sendbuf != MPI_IN_PLACE);
+  if (rc == MPI_SUCCESS && is_root && count > 0 && !recvbuf)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  hc_status_t st = hcomm_ireduce(send, recvbuf, (size_t)count, &rop, root,
+                                 c->engine, &eng);
+  return red_finish(fn, c, st, eng, request);
+}
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+
+enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
+
+/* Allreduce, scan and exscan share their arguments and MPI_IN_PLACE rule. */
+static int red_all(const char *fn, int kind, const void *sendbuf,
+                   void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  hcomm_reduce_op_t rop;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
+                               sendbuf != MPI_IN_PLACE);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  size_t n = (size_t)count;
+  hc_status_t st;
+  if (kind == RED_SCAN)
+    st = hcomm_iscan(send, recvbuf, n, &rop, c->engine, &eng);
+  else if (kind == RED_EXSCAN)
+    st = hcomm_iexscan(send, recvbuf, n, &rop, c->engine, &eng);
+  else
+    st = hcomm_iallreduce(send, recvbuf, n, &rop, c->engine, &eng);
+  return red_finish(fn, c, st, eng, request);
+}
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *request) {
+  return red_all("MPI_Iallreduce", RED_ALLREDUCE, sendbuf, recvbuf, count,
+                 datatype, op, comm, request);
+}
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return red_all("MPI_Scan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
+                 comm, NULL);
+}
+#pragma weak MPI_Scan = PMPI_Scan
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request) {
+  return red_all("MPI_Iscan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
+                 comm, request);
+}
+#pragma weak MPI_Iscan = PMPI_Iscan
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return red_all("MPI_Exscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
+                 op, comm, NULL);
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request) {
+  return red_all("MPI_Iexscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
+                 op, comm, request);
+}
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+
+/* vform 0: every block is block elements (the _block forms). */
+static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
+                       const int *recvcounts, int vform, int block,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  hcomm_reduce_op_t rop;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int size = hcomm_comm_size(c->engine), rank = hcomm_comm_rank(c->engine);
+  if (vform)
+    rc = hc_mpi_coll_counts(fn, c, recvcounts, size, "recvcounts");
+  else
+    recvcounts = NULL;
+  long total = 0;
+  for (int r = 0; rc == MPI_SUCCESS && r < size; r++)
+    total += recvcounts != NULL ? recvcounts[r] : block;
+  int mine = recvcounts != NULL ? recvcounts[rank] : block;
+  if (rc == MPI_SUCCESS && total > 0x7fffffffL)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "%ld elements in all", total);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_reduce_args(fn, c, recvcounts != NULL ? 0 : block,
+                                 datatype, op, &rop);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (sendbuf != MPI_IN_PLACE)
+    rc = hc_mpi_coll_reduce_bufs(fn, c, sendbuf, recvbuf, (int)total, 0);
+  if (rc == MPI_SUCCESS && mine > 0 && recvbuf == NULL)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL");
+  if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE && sendbuf == recvbuf &&
+      total > 0)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                      "sendbuf and recvbuf are the same buffer "
+                      "(use MPI_IN_PLACE)");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  size_t *counts = cx ? hc_mpi_coll_tmp(cx, (size_t)size * sizeof *counts) : 0;
+  if (counts == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  for (int r = 0; r < size; r++)
+    counts[r] = (size_t)(recvcounts != NULL ? recvcounts[r] : block);
+  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  hc_status_t st =
+      hcomm_ireduce_scatter(send, recvbuf, counts, &rop, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                        const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
+  return red_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 1, 0,
+                     datatype, op, comm, NULL);
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+                         const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  return red_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 1,
+                     0, datatype, op, comm, request);
+}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                              int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  return red_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, 0,
+                     recvcount, datatype, op, comm, NULL);
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                               int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request) {
+  return red_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, 0,
+                     recvcount, datatype, op, comm, request);
+}
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
