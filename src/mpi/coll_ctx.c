@@ -70,7 +70,7 @@ static int coll_dense(const hc_mpi_type_t *t) {
 }
 
 /* Sizes and offsets of the blocks; 1 when buf can be used as it is. */
-static int coll_layout(int n, const hc_mpi_block_t *blocks, size_t *bytes,
+static int coll_layout(int n, const hc_mpi_coll_block_t *blocks, size_t *bytes,
                        size_t *offs, size_t *total) {
   int dense = 1;
   *total = 0;
@@ -87,7 +87,7 @@ static int coll_layout(int n, const hc_mpi_block_t *blocks, size_t *bytes,
 }
 
 const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
-                                  const hc_mpi_block_t *blocks, size_t *bytes,
+                                  const hc_mpi_coll_block_t *blocks, size_t *bytes,
                                   size_t *offs) {
   size_t total;
   if (coll_layout(n, blocks, bytes, offs, &total))
@@ -102,7 +102,7 @@ const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
 }
 
 void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
-                            const hc_mpi_block_t *blocks, int load,
+                            const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs) {
   size_t total;
   if (coll_layout(n, blocks, bytes, offs, &total))

@@ -10,11 +10,11 @@
 
 /* One block of a collective's buffer: count elements of type, disp bytes
  * from the buffer's start. */
-typedef struct hc_mpi_block {
+typedef struct hc_mpi_coll_block {
   const hc_mpi_type_t *type;
   MPI_Count count;
   MPI_Aint disp;
-} hc_mpi_block_t;
+} hc_mpi_coll_block_t;
 
 /* The state of one collective call, alive until it completes. */
 typedef struct hc_mpi_coll hc_mpi_coll_t;
@@ -32,10 +32,10 @@ void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes);
  * unpacked into buf when the collective succeeds; load: packed now too
  * (MPI_IN_PLACE, where the buffer is also input). */
 const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
-                                  const hc_mpi_block_t *blocks, size_t *bytes,
+                                  const hc_mpi_coll_block_t *blocks, size_t *bytes,
                                   size_t *offs);
 void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
-                            const hc_mpi_block_t *blocks, int load,
+                            const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs);
 
 /* Ends a collective whose engine start returned rc with request eng:

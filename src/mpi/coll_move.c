@@ -27,17 +27,17 @@ static size_t move_bytes(const hc_mpi_type_t *t, MPI_Count count) {
 }
 
 /* One block of count elements at the buffer's start. */
-static hc_mpi_block_t move_one(const hc_mpi_type_t *t, MPI_Count count) {
-  hc_mpi_block_t b = {t, count, 0};
+static hc_mpi_coll_block_t move_one(const hc_mpi_type_t *t, MPI_Count count) {
+  hc_mpi_coll_block_t b = {t, count, 0};
   return b;
 }
 
 /* n blocks of counts[i] elements of t at displs[i] extents (displs NULL:
  * consecutive blocks of counts[0]), in cx. */
-static hc_mpi_block_t *move_blocks(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
+static hc_mpi_coll_block_t *move_blocks(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
                                    int n, const int *counts,
                                    const int *displs) {
-  hc_mpi_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
+  hc_mpi_coll_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
   for (int i = 0; b != NULL && i < n; i++) {
     b[i].type = t;
     b[i].count = counts[displs != NULL ? i : 0];
@@ -85,7 +85,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
-  hc_mpi_block_t b = move_one(t, count);
+  hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
   if (cx != NULL && hcomm_comm_rank(c->engine) == root)
     view = (void *)hc_mpi_coll_send_view(cx, buffer, 1, &b, &bytes, &off);
@@ -150,11 +150,11 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
   const void *sview = HCOMM_IN_PLACE;
   void *rview = NULL;
-  hc_mpi_block_t sb = {st, sendcount, 0};
+  hc_mpi_coll_block_t sb = {st, sendcount, 0};
   if (!in_place)
     sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
   if (is_root && sz != NULL) {
-    hc_mpi_block_t *rb = move_blocks(cx, rt, size, recvcounts, displs);
+    hc_mpi_coll_block_t *rb = move_blocks(cx, rt, size, recvcounts, displs);
     if (rb != NULL)
       rview = hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz,
                                     sz + size);
@@ -232,11 +232,11 @@ static int move_scatter(const char *fn, const void *sendbuf,
   size_t rbytes = 0, roff, *sz = move_sizes(cx, size);
   const void *sview = NULL;
   void *rview = HCOMM_IN_PLACE;
-  hc_mpi_block_t rb = {rt, recvcount, 0};
+  hc_mpi_coll_block_t rb = {rt, recvcount, 0};
   if (!in_place)
     rview = hc_mpi_coll_recv_view(cx, recvbuf, 1, &rb, 0, &rbytes, &roff);
   if (is_root && sz != NULL) {
-    hc_mpi_block_t *sb = move_blocks(cx, st, size, sendcounts, displs);
+    hc_mpi_coll_block_t *sb = move_blocks(cx, st, size, sendcounts, displs);
     if (sb != NULL)
       sview = hc_mpi_coll_send_view(cx, sendbuf, size, sb, sz, sz + size);
   }
@@ -320,10 +320,10 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
   const void *sview = HCOMM_IN_PLACE;
   void *rview = NULL;
-  hc_mpi_block_t sb = {st, sendcount, 0};
+  hc_mpi_coll_block_t sb = {st, sendcount, 0};
   if (!in_place)
     sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
-  hc_mpi_block_t *rb =
+  hc_mpi_coll_block_t *rb =
       sz != NULL ? move_blocks(cx, rt, size, recvcounts, displs) : NULL;
   if (rb != NULL)
     rview = hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz,
@@ -379,7 +379,7 @@ typedef struct move_side {
 
 static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
                            const move_side_t *sd, int vform, const char *what,
-                           hc_mpi_block_t *b) {
+                           hc_mpi_coll_block_t *b) {
   int rc = hc_mpi_coll_counts(fn, c, sd->counts, vform ? size : 1, what);
   if (rc == MPI_SUCCESS && vform)
     rc = hc_mpi_check_ptr(fn, c, sd->types ? (const void *)sd->byte_displs
@@ -418,7 +418,7 @@ static int move_alltoall(const char *fn, const void *sendbuf,
     return rc;
   int size = hcomm_comm_size(c->engine), in_place = sendbuf == MPI_IN_PLACE;
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
-  hc_mpi_block_t *sb = NULL, *rb = NULL;
+  hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
   size_t *ssz = NULL, *rsz = NULL;
   if (cx != NULL) {
     sb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *sb);
