@@ -378,3 +378,21 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value,
     memset(real, value, count);
   return err;
 }
+
+aclError fakecann_device_span(const void *dev, size_t n, void **shadow,
+                              int *fd, uint64_t *offset) {
+  pthread_mutex_lock(&fake.lock);
+  fake_alloc_t *a = fake_find((uintptr_t)dev);
+  aclError err = ACL_SUCCESS;
+  if (a == NULL || a->imported || a->fd < 0)
+    err = fake_fail(ACL_ERROR_INVALID_PARAM, "not an owned device buffer");
+  else if (n > a->size - ((uintptr_t)dev - a->dev))
+    err = fake_fail(ACL_ERROR_INVALID_PARAM, "span runs past the allocation");
+  if (err == ACL_SUCCESS) {
+    *shadow = a->shadow + ((uintptr_t)dev - a->dev);
+    *fd = a->fd;
+    *offset = (uint64_t)((uintptr_t)dev - a->dev);
+  }
+  pthread_mutex_unlock(&fake.lock);
+  return err;
+}

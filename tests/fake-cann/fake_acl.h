@@ -118,4 +118,19 @@ aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
 aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 aclError aclrtIpcMemClose(const char *key);
 
+/* ---- hooks of the double itself (not ACL) --------------------------------
+ * Used by the libhccl.so double (fake_hccl.c), which runs on these streams
+ * and reads these memfds as the real HCCL runs on ACL streams. */
+
+/* Queues fn(arg) on stream's worker, in order with its copies and event
+ * records.  A non-zero return fails the stream: later event records and
+ * synchronisations report ACL_ERROR_RT_INTERNAL_ERROR. */
+aclError fakecann_stream_call(aclrtStream stream, int (*fn)(void *arg),
+                              void *arg);
+/* Resolves [dev, dev+n) of one owned (not imported) device allocation:
+ * the double's private mapping of it, the memfd holding it and the offset
+ * in that memfd.  ACL_ERROR_INVALID_PARAM for anything else. */
+aclError fakecann_device_span(const void *dev, size_t n, void **shadow,
+                              int *fd, uint64_t *offset);
+
 #endif /* FAKE_ACL_H */

@@ -14,12 +14,15 @@ typedef struct fake_event {
   pthread_cond_t cv;
   unsigned long recorded; /* records issued */
   unsigned long reached;  /* records the stream got to */
+  int failed;             /* the stream had failed when it got there */
 } fake_event_t;
 
 typedef struct fake_task {
   struct fake_task *next;
   fake_copy_t copy;
   fake_event_t *event; /* non-NULL: an event record, not a copy */
+  int (*fn)(void *);   /* non-NULL: a call (fakecann_stream_call) */
+  void *arg;
   unsigned long ticket;
 } fake_task_t;
 
@@ -29,14 +32,17 @@ typedef struct fake_stream {
   fake_task_t *head, *tail;
   int running; /* a task is being executed */
   int stop;
+  int failed; /* a queued call failed: the stream is broken */
   int device;
   pthread_t worker;
 } fake_stream_t;
 
-static void fake_event_reach(fake_event_t *e, unsigned long ticket) {
+static void fake_event_reach(fake_event_t *e, unsigned long ticket,
+                             int failed) {
   pthread_mutex_lock(&e->mu);
   if (ticket > e->reached)
     e->reached = ticket;
+  e->failed = failed;
   pthread_cond_broadcast(&e->cv);
   pthread_mutex_unlock(&e->mu);
 }
@@ -55,9 +61,12 @@ static void *fake_stream_main(void *arg) {
       s->tail = NULL;
     s->running = 1;
     pthread_mutex_unlock(&s->mu);
-    if (t->event != NULL)
-      fake_event_reach(t->event, t->ticket);
-    else if (t->copy.n > 0)
+    if (t->event != NULL) {
+      fake_event_reach(t->event, t->ticket, s->failed);
+    } else if (t->fn != NULL) {
+      if (t->fn(t->arg) != 0)
+        s->failed = 1;
+    } else if (t->copy.n > 0)
       memmove(t->copy.dst, t->copy.src, t->copy.n);
     free(t);
     pthread_mutex_lock(&s->mu);
@@ -96,10 +105,13 @@ static void fake_stream_drain(fake_stream_t *s) {
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
-  if (stream == NULL)
+  fake_stream_t *s = stream;
+  if (s == NULL)
     return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
-  fake_stream_drain(stream);
-  return ACL_SUCCESS;
+  fake_stream_drain(s);
+  return s->failed ? fake_fail(ACL_ERROR_RT_INTERNAL_ERROR,
+                               "a task on the stream failed")
+                   : ACL_SUCCESS;
 }
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
@@ -169,6 +181,19 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
   return ACL_SUCCESS;
 }
 
+aclError fakecann_stream_call(aclrtStream stream, int (*fn)(void *arg),
+                              void *arg) {
+  if (stream == NULL || fn == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  fake_task_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  t->fn = fn;
+  t->arg = arg;
+  fake_stream_push(stream, t);
+  return ACL_SUCCESS;
+}
+
 aclError aclrtCreateEvent(aclrtEvent *event) {
   aclError err = fake_need_context();
   if (err != ACL_SUCCESS)
@@ -206,7 +231,11 @@ aclError aclrtQueryEventStatus(aclrtEvent event,
     return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
   pthread_mutex_lock(&e->mu);
   int done = e->reached >= e->recorded;
+  int failed = done && e->failed;
   pthread_mutex_unlock(&e->mu);
+  if (failed)
+    return fake_fail(ACL_ERROR_RT_INTERNAL_ERROR,
+                     "a task before the event failed");
   *status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE
                  : ACL_EVENT_RECORDED_STATUS_NOT_READY;
   return ACL_SUCCESS;
@@ -219,8 +248,11 @@ aclError aclrtSynchronizeEvent(aclrtEvent event) {
   pthread_mutex_lock(&e->mu);
   while (e->reached < e->recorded)
     pthread_cond_wait(&e->cv, &e->mu);
+  int failed = e->failed;
   pthread_mutex_unlock(&e->mu);
-  return ACL_SUCCESS;
+  return failed ? fake_fail(ACL_ERROR_RT_INTERNAL_ERROR,
+                            "a task before the event failed")
+                : ACL_SUCCESS;
 }
 
 aclError aclrtDestroyEvent(aclrtEvent event) {
