@@ -72,7 +72,17 @@ static int attr_is_predefined_key(int keyval) {
          keyval == MPI_APPNUM || keyval == MPI_LASTUSEDCODE;
 }
 
-/* MPIR_Dup_fn (MPI_COMM_DUP_FN) is defined in globals.c. */
+/* MPI_COMM_DUP_FN (and the TYPE_/WIN_ variants): the copy is the value
+ * itself, always kept. */
+int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
+                void *attribute_val_in, void *attribute_val_out, int *flag) {
+  (void)oldcomm;
+  (void)keyval;
+  (void)extra_state;
+  *(void **)attribute_val_out = attribute_val_in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
 
 static void attr_keyval_release_locked(attr_keyval_t *kv) {
   if (--kv->refs == 0)

@@ -1,0 +1,154 @@
+/* Attribute caching: a keyval with counting copy and delete callbacks; the
+ * copy runs once per attribute on Comm_dup (and its value lands on the
+ * duplicate), the delete runs on Comm_free of each communicator, on
+ * Comm_delete_attr and when Comm_set_attr overwrites; MPI_COMM_NULL_COPY_FN
+ * keeps an attribute off the duplicate, MPI_COMM_DUP_FN copies the value;
+ * a copy callback may return flag 0; a freed keyval's delete callback still
+ * runs for attributes set before the free; a freed keyval handle is
+ * MPI_ERR_KEYVAL; the deprecated MPI-1 names work; predefined MPI_TAG_UB
+ * and MPI_WTIME_IS_GLOBAL are readable. */
+#include "mpitest.h"
+
+static int copies, deletes, last_deleted;
+
+static int count_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm;
+    (void)keyval;
+    CHECK(extra == &copies, "copy callback got extra_state %p", extra);
+    copies++;
+    *(void **)out = (void *)((char *)in + 1000);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int count_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    deletes++;
+    last_deleted = (int)(size_t)value;
+    return MPI_SUCCESS;
+}
+
+static int refuse_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    (void)in;
+    (void)out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+static void *get(MPI_Comm comm, int key, int *flag)
+{
+    void *v = NULL;
+    MPI_Comm_get_attr(comm, key, &v, flag);
+    return v;
+}
+
+static void at_callbacks(void)
+{
+    int key, flag;
+    MPI_Comm_create_keyval(count_copy, count_delete, &key, &copies);
+    MPI_Comm a, b;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_set_attr(a, key, (void *)(size_t)5);
+    CHECK((size_t)get(a, key, &flag) == 5 && flag, "get after set");
+    MPI_Comm_set_attr(a, key, (void *)(size_t)7); /* overwrite deletes 5 */
+    CHECK(deletes == 1 && last_deleted == 5, "overwrite: deletes %d last %d", deletes,
+          last_deleted);
+    MPI_Comm_dup(a, &b);
+    CHECK(copies == 1, "dup ran %d copies", copies);
+    CHECK((size_t)get(b, key, &flag) == 1007 && flag, "copied value wrong");
+    CHECK((size_t)get(a, key, &flag) == 7 && flag, "original value changed");
+    MPI_Comm_delete_attr(b, key);
+    CHECK(deletes == 2 && last_deleted == 1007, "delete_attr: deletes %d", deletes);
+    get(b, key, &flag);
+    CHECK(!flag, "attribute still there after delete");
+    MPI_Comm_free(&b);
+    CHECK(deletes == 2, "free of a comm without the attribute ran a delete");
+    /* Freed keyval: the attribute on a stays and its delete still runs. */
+    int saved = key;
+    MPI_Comm_free_keyval(&key);
+    CHECK(key == MPI_KEYVAL_INVALID, "free_keyval did not reset the handle");
+    MPI_Comm_free(&a);
+    CHECK(deletes == 3 && last_deleted == 7, "free after free_keyval: deletes %d", deletes);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = mt_mpich_quirks() ? MPI_ERR_KEYVAL : MPI_Comm_set_attr(MPI_COMM_WORLD, saved, NULL);
+    CHECK(mt_class(rc) == MPI_ERR_KEYVAL, "set_attr with a freed keyval: class %d", mt_class(rc));
+    rc = MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, NULL);
+    CHECK(mt_class(rc) == MPI_ERR_KEYVAL, "set_attr(KEYVAL_INVALID): class %d", mt_class(rc));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+static void at_predefined_fns(void)
+{
+    int knull, kdup, krefuse, flag;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &knull, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &kdup, NULL);
+    MPI_Comm_create_keyval(refuse_copy, MPI_COMM_NULL_DELETE_FN, &krefuse, NULL);
+    static int payload = 42;
+    MPI_Comm_set_attr(MPI_COMM_WORLD, knull, &payload);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, kdup, &payload);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, krefuse, &payload);
+    MPI_Comm d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    get(d, knull, &flag);
+    CHECK(!flag, "MPI_COMM_NULL_COPY_FN attribute was copied");
+    get(d, krefuse, &flag);
+    CHECK(!flag, "copy callback returned flag 0 but the attribute was copied");
+    int *v = get(d, kdup, &flag);
+    CHECK(flag && v == &payload && *v == 42, "MPI_COMM_DUP_FN did not copy the value");
+    MPI_Comm_free(&d);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, knull);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, kdup);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, krefuse);
+    MPI_Comm_free_keyval(&knull);
+    MPI_Comm_free_keyval(&kdup);
+    MPI_Comm_free_keyval(&krefuse);
+}
+
+static void at_mpi1_names(void)
+{
+    int key, flag;
+    void *v;
+    deletes = copies = 0;
+    MPI_Keyval_create(count_copy, count_delete, &key, &copies);
+    MPI_Attr_put(MPI_COMM_SELF, key, (void *)(size_t)3);
+    MPI_Attr_get(MPI_COMM_SELF, key, &v, &flag);
+    CHECK(flag && (size_t)v == 3, "Attr_get");
+    MPI_Attr_delete(MPI_COMM_SELF, key);
+    CHECK(deletes == 1 && last_deleted == 3, "Attr_delete ran %d deletes", deletes);
+    MPI_Keyval_free(&key);
+    CHECK(key == MPI_KEYVAL_INVALID, "Keyval_free did not reset the handle");
+}
+
+static void at_builtin_keys(void)
+{
+    int *v, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+    CHECK(flag && *v >= 32767, "MPI_TAG_UB");
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag);
+    CHECK(!flag || *v == 0 || *v == 1, "MPI_WTIME_IS_GLOBAL %d", *v);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    at_callbacks();
+    at_predefined_fns();
+    at_mpi1_names();
+    at_builtin_keys();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("attributes: OK on %d ranks\n", size);
+    MPI_Finalize();
+    return 0;
+}
