@@ -327,8 +327,7 @@ static hc_status_t nbc_check_root(hcomm_comm_t *comm, int root,
   return rc;
 }
 
-static hc_status_t nbc_check_op(hcomm_comm_t *comm,
-                                const hcomm_reduce_op_t *op,
+static hc_status_t nbc_check_op(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                                 hcomm_request_t **req) {
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK && (op == NULL || op->fn == NULL || op->elem_size == 0))
@@ -417,7 +416,8 @@ static void nbc_build_bcast_scatter_ring(nbc_sched_t *s, char *buf,
     nbc_send(s, buf + lo, hi - lo, nbc_real(v + mask, root, size));
   }
   nbc_round(s);
-  int right = nbc_real(v + 1, root, size), left = nbc_real(v - 1 + size, root, size);
+  int right = nbc_real(v + 1, root, size),
+      left = nbc_real(v - 1 + size, root, size);
   for (int st = 0; st < size - 1; st++) {
     size_t slo, shi, rlo, rhi;
     hc_coll_span(bytes, blk, (v - st + size) % size, 1, &slo, &shi);
@@ -428,8 +428,7 @@ static void nbc_build_bcast_scatter_ring(nbc_sched_t *s, char *buf,
   }
 }
 
-static void nbc_build_bcast(nbc_sched_t *s, void *buf, size_t bytes,
-                            int root) {
+static void nbc_build_bcast(nbc_sched_t *s, void *buf, size_t bytes, int root) {
   switch (hc_coll_bcast_alg(bytes, s->size)) {
   case HC_COLL_ALG_TRIVIAL:
     return;
@@ -587,8 +586,7 @@ static void nbc_build_allreduce_ring(nbc_sched_t *s, char *b, size_t count) {
     return;
   for (int st = 0; st < size - 1; st++) {
     hc_coll_block(count, size, (rank - st + size) % size, &soff, &slen);
-    hc_coll_block(count, size, (rank - st - 1 + 2 * size) % size, &roff,
-                  &rlen);
+    hc_coll_block(count, size, (rank - st - 1 + 2 * size) % size, &roff, &rlen);
     nbc_recv(s, tmp, rlen * es, left);
     nbc_send(s, b + soff * es, slen * es, right);
     nbc_round(s);
@@ -733,8 +731,8 @@ static void nbc_build_gather_binomial(nbc_sched_t *s, const void *mine,
     nbc_round(s);
     return;
   }
-  char *col = (v == 0 && root == 0) ? recvbuf
-                                    : nbc_tmp(s, (size_t)extent * bytes);
+  char *col =
+      (v == 0 && root == 0) ? recvbuf : nbc_tmp(s, (size_t)extent * bytes);
   if (col == NULL)
     return;
   nbc_copy(s, mine, col, bytes);
@@ -883,8 +881,8 @@ hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
 }
 
 hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
-                            const size_t *sdispls, void *recvbuf,
-                            size_t rbytes, int root, hcomm_comm_t *comm,
+                            const size_t *sdispls, void *recvbuf, size_t rbytes,
+                            int root, hcomm_comm_t *comm,
                             hcomm_request_t **req) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
@@ -959,10 +957,9 @@ hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
   return nbc_start(s, req);
 }
 
-hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes,
-                              void *recvbuf, const size_t *rbytes,
-                              const size_t *rdispls, hcomm_comm_t *comm,
-                              hcomm_request_t **req) {
+hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                              const size_t *rbytes, const size_t *rdispls,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK && (rbytes == NULL || rdispls == NULL))
@@ -1025,9 +1022,9 @@ hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
                              hcomm_comm_t *comm, hcomm_request_t **req) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
-  if (rc == HC_OK && (rbytes == NULL || rdispls == NULL ||
-                      (sendbuf != HCOMM_IN_PLACE &&
-                       (sbytes == NULL || sdispls == NULL))))
+  if (rc == HC_OK &&
+      (rbytes == NULL || rdispls == NULL ||
+       (sendbuf != HCOMM_IN_PLACE && (sbytes == NULL || sdispls == NULL))))
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
     rc = nbc_begin(comm, NULL, &s);
@@ -1052,8 +1049,7 @@ hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
       arr[r] = bytes;
       arr[size + r] = (size_t)r * bytes;
     }
-    nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr,
-                        arr + size);
+    nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
   }
   return nbc_start(s, req);
 }

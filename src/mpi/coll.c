@@ -89,7 +89,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                         "MPI_IN_PLACE is allowed only at the root");
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
-                        is_root && sendbuf != MPI_IN_PLACE);
+                               is_root && sendbuf != MPI_IN_PLACE);
   if (rc == MPI_SUCCESS && is_root && count > 0 && !recvbuf)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
   if (rc != MPI_SUCCESS)
@@ -111,7 +111,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count, sendbuf != MPI_IN_PLACE);
+  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
+                               sendbuf != MPI_IN_PLACE);
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;

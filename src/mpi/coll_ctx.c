@@ -24,7 +24,9 @@ struct hc_mpi_coll {
   int njobs, jobcap;
 };
 
-hc_mpi_coll_t *hc_mpi_coll_new(void) { return calloc(1, sizeof(hc_mpi_coll_t)); }
+hc_mpi_coll_t *hc_mpi_coll_new(void) {
+  return calloc(1, sizeof(hc_mpi_coll_t));
+}
 
 void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
   if (cx == NULL)
@@ -87,8 +89,8 @@ static int coll_layout(int n, const hc_mpi_coll_block_t *blocks, size_t *bytes,
 }
 
 const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
-                                  const hc_mpi_coll_block_t *blocks, size_t *bytes,
-                                  size_t *offs) {
+                                  const hc_mpi_coll_block_t *blocks,
+                                  size_t *bytes, size_t *offs) {
   size_t total;
   if (coll_layout(n, blocks, bytes, offs, &total))
     return buf != NULL ? buf : (const void *)"";
@@ -178,8 +180,8 @@ int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
   int rc = hc_mpi_check_ptr(fn, c, counts, what);
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
     if (counts[i] < 0)
-      rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %d",
-                        what, i, counts[i]);
+      rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %d", what,
+                        i, counts[i]);
   return rc;
 }
 

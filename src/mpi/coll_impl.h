@@ -32,8 +32,8 @@ void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes);
  * unpacked into buf when the collective succeeds; load: packed now too
  * (MPI_IN_PLACE, where the buffer is also input). */
 const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
-                                  const hc_mpi_coll_block_t *blocks, size_t *bytes,
-                                  size_t *offs);
+                                  const hc_mpi_coll_block_t *blocks,
+                                  size_t *bytes, size_t *offs);
 void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                             const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs);
@@ -65,8 +65,8 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
 /* Buffers of a reduction: present where count > 0, and sendbuf not
  * recvbuf (need_recv: recvbuf is used). */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
-                            const void *sendbuf, const void *recvbuf,
-                            int count, int need_recv);
+                            const void *sendbuf, const void *recvbuf, int count,
+                            int need_recv);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 

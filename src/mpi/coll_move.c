@@ -16,8 +16,7 @@ static int move_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
     return MPI_SUCCESS;
   if (sbytes > rbytes)
     return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
-                        "%zu bytes sent but only %zu received", sbytes,
-                        rbytes);
+                        "%zu bytes sent but only %zu received", sbytes, rbytes);
   return hc_mpi_raise(c, fn, MPI_ERR_COUNT, "%zu bytes sent but %zu expected",
                       sbytes, rbytes);
 }
@@ -34,15 +33,15 @@ static hc_mpi_coll_block_t move_one(const hc_mpi_type_t *t, MPI_Count count) {
 
 /* n blocks of counts[i] elements of t at displs[i] extents (displs NULL:
  * consecutive blocks of counts[0]), in cx. */
-static hc_mpi_coll_block_t *move_blocks(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
-                                   int n, const int *counts,
-                                   const int *displs) {
+static hc_mpi_coll_block_t *move_blocks(hc_mpi_coll_t *cx,
+                                        const hc_mpi_type_t *t, int n,
+                                        const int *counts, const int *displs) {
   hc_mpi_coll_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
   for (int i = 0; b != NULL && i < n; i++) {
     b[i].type = t;
     b[i].count = counts[displs != NULL ? i : 0];
-    b[i].disp = (MPI_Aint)(displs != NULL ? displs[i] : i * counts[0]) *
-                t->extent;
+    b[i].disp =
+        (MPI_Aint)(displs != NULL ? displs[i] : i * counts[0]) * t->extent;
   }
   return b;
 }
@@ -156,8 +155,8 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   if (is_root && sz != NULL) {
     hc_mpi_coll_block_t *rb = move_blocks(cx, rt, size, recvcounts, displs);
     if (rb != NULL)
-      rview = hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz,
-                                    sz + size);
+      rview =
+          hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz, sz + size);
   }
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
@@ -165,8 +164,8 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
     rc = hcomm_igatherv(sview, sbytes, rview, sz, sz + size, root, c->engine,
                         &eng);
   else
-    rc = hcomm_igather(sview, is_root ? sz[0] : sbytes, rview, root,
-                       c->engine, &eng);
+    rc = hcomm_igather(sview, is_root ? sz[0] : sbytes, rview, root, c->engine,
+                       &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
@@ -246,8 +245,8 @@ static int move_scatter(const char *fn, const void *sendbuf,
     rc = hcomm_iscatterv(sview, sz, sz + size, rview, rbytes, root, c->engine,
                          &eng);
   else
-    rc = hcomm_iscatter(sview, is_root ? sz[0] : rbytes, rview, root,
-                        c->engine, &eng);
+    rc = hcomm_iscatter(sview, is_root ? sz[0] : rbytes, rview, root, c->engine,
+                        &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
@@ -280,9 +279,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
                    const int displs[], MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root,
                    MPI_Comm comm, MPI_Request *request) {
-  return move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1,
-                      sendtype, recvbuf, recvcount, recvtype, root, comm,
-                      request);
+  return move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1, sendtype,
+                      recvbuf, recvcount, recvtype, root, comm, request);
 }
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 
@@ -326,8 +324,8 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   hc_mpi_coll_block_t *rb =
       sz != NULL ? move_blocks(cx, rt, size, recvcounts, displs) : NULL;
   if (rb != NULL)
-    rview = hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz,
-                                  sz + size);
+    rview =
+        hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz, sz + size);
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   if (vform)
@@ -341,16 +339,16 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request) {
-  return move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype,
-                        recvbuf, &recvcount, NULL, 0, recvtype, comm, request);
+  return move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
+                        &recvcount, NULL, 0, recvtype, comm, request);
 }
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype,
-                        recvbuf, recvcounts, displs, 1, recvtype, comm, NULL);
+  return move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                        recvcounts, displs, 1, recvtype, comm, NULL);
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 
@@ -371,8 +369,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  * consecutive when both are NULL). */
 typedef struct move_side {
   const int *counts;
-  const int *displs;       /* in extents, or NULL */
-  const int *byte_displs;  /* alltoallw */
+  const int *displs;         /* in extents, or NULL */
+  const int *byte_displs;    /* alltoallw */
   const MPI_Datatype *types; /* alltoallw */
   MPI_Datatype type;
 } move_side_t;
@@ -382,8 +380,9 @@ static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
                            hc_mpi_coll_block_t *b) {
   int rc = hc_mpi_coll_counts(fn, c, sd->counts, vform ? size : 1, what);
   if (rc == MPI_SUCCESS && vform)
-    rc = hc_mpi_check_ptr(fn, c, sd->types ? (const void *)sd->byte_displs
-                                           : (const void *)sd->displs,
+    rc = hc_mpi_check_ptr(fn, c,
+                          sd->types ? (const void *)sd->byte_displs
+                                    : (const void *)sd->displs,
                           "displs");
   if (rc == MPI_SUCCESS && sd->types != NULL)
     rc = hc_mpi_check_ptr(fn, c, sd->types, "datatypes");
@@ -452,9 +451,9 @@ static int move_alltoall(const char *fn, const void *sendbuf,
 }
 
 static int move_alltoall_eq(const char *fn, const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf,
-                            int recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm, MPI_Request *request) {
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request) {
   move_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype};
   move_side_t rs = {&recvcount, NULL, NULL, NULL, recvtype};
   return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request);
@@ -463,8 +462,8 @@ static int move_alltoall_eq(const char *fn, const void *sendbuf, int sendcount,
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm) {
-  return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype,
-                          recvbuf, recvcount, recvtype, comm, NULL);
+  return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, comm, NULL);
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 

@@ -49,8 +49,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  hc_status_t st = hcomm_ireduce(send, recvbuf, (size_t)count, &rop, root,
-                                 c->engine, &eng);
+  hc_status_t st =
+      hcomm_ireduce(send, recvbuf, (size_t)count, &rop, root, c->engine, &eng);
   return red_finish(fn, c, st, eng, request);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
@@ -58,9 +58,9 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
 
 /* Allreduce, scan and exscan share their arguments and MPI_IN_PLACE rule. */
-static int red_all(const char *fn, int kind, const void *sendbuf,
-                   void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Request *request) {
+static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
+                   int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
   hcomm_request_t *eng = NULL;
@@ -185,23 +185,21 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                          const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  return red_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 1,
-                     0, datatype, op, comm, request);
+  return red_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 1, 0,
+                     datatype, op, comm, request);
 }
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                              int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm) {
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return red_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, 0,
                      recvcount, datatype, op, comm, NULL);
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
-                               int recvcount, MPI_Datatype datatype,
-                               MPI_Op op, MPI_Comm comm,
-                               MPI_Request *request) {
+                               int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request) {
   return red_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, 0,
                      recvcount, datatype, op, comm, request);
 }
