@@ -16,22 +16,6 @@ int PMPI_Barrier(MPI_Comm comm) {
 }
 #pragma weak MPI_Barrier = PMPI_Barrier
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-               MPI_Comm comm) {
-  static const char fn[] = "MPI_Bcast";
-  hc_mpi_comm_t *c = NULL;
-  size_t bytes = 0;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_data(fn, c, buffer, count, datatype, &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_root(fn, c, root);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return hc_mpi_raise_status(c, fn,
-                             hcomm_bcast(buffer, bytes, root, c->engine));
-}
-#pragma weak MPI_Bcast = PMPI_Bcast
 
 /* Count, datatype and op of a reduction; *op ready for the engine. */
 int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
@@ -121,70 +105,3 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 
-/* The per-rank block of a gather: what this rank sends must be what the
- * receiver expects per rank, since the engine moves equal blocks. */
-static int coll_block_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
-                            size_t rbytes) {
-  if (sbytes == rbytes)
-    return MPI_SUCCESS;
-  if (sbytes > rbytes)
-    return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
-                        "%zu bytes sent per rank but only %zu received", sbytes,
-                        rbytes);
-  return hc_mpi_raise(c, fn, MPI_ERR_COUNT,
-                      "%zu bytes sent per rank but %zu expected", sbytes,
-                      rbytes);
-}
-
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm) {
-  static const char fn[] = "MPI_Gather";
-  hc_mpi_comm_t *c = NULL;
-  size_t sbytes = 0, rbytes = 0;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_root(fn, c, root);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  int is_root = hcomm_comm_rank(c->engine) == root;
-  int in_place = sendbuf == MPI_IN_PLACE;
-  if (in_place && !is_root)
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "MPI_IN_PLACE is allowed only at the root");
-  if (!in_place)
-    rc = hc_mpi_check_data(fn, c, sendbuf, sendcount, sendtype, &sbytes);
-  if (rc == MPI_SUCCESS && is_root)
-    rc = hc_mpi_check_data(fn, c, recvbuf, recvcount, recvtype, &rbytes);
-  if (rc == MPI_SUCCESS && is_root && !in_place)
-    rc = coll_block_match(fn, c, sbytes, rbytes);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  size_t bytes = is_root ? rbytes : sbytes;
-  const void *send = in_place ? HCOMM_IN_PLACE : sendbuf;
-  return hc_mpi_raise_status(
-      c, fn, hcomm_gather(send, bytes, recvbuf, root, c->engine));
-}
-#pragma weak MPI_Gather = PMPI_Gather
-
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm) {
-  static const char fn[] = "MPI_Allgather";
-  hc_mpi_comm_t *c = NULL;
-  size_t sbytes = 0, rbytes = 0;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  int in_place = sendbuf == MPI_IN_PLACE;
-  if (rc == MPI_SUCCESS && !in_place)
-    rc = hc_mpi_check_data(fn, c, sendbuf, sendcount, sendtype, &sbytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_data(fn, c, recvbuf, recvcount, recvtype, &rbytes);
-  if (rc == MPI_SUCCESS && !in_place)
-    rc = coll_block_match(fn, c, sbytes, rbytes);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  const void *send = in_place ? HCOMM_IN_PLACE : sendbuf;
-  return hc_mpi_raise_status(c, fn,
-                             hcomm_allgather(send, rbytes, recvbuf, c->engine));
-}
-#pragma weak MPI_Allgather = PMPI_Allgather

@@ -67,14 +67,15 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                MPI_Comm comm, MPI_Request *request) {
-  static const char fn[] = "MPI_Ibcast";
+/* request NULL: the blocking form (start and wait). */
+static int move_bcast(const char *fn, void *buffer, int count,
+                      MPI_Datatype datatype, int root, MPI_Comm comm,
+                      MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   hcomm_request_t *eng = NULL;
   size_t bytes, off;
-  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_root(fn, c, root);
   if (rc == MPI_SUCCESS)
@@ -94,6 +95,18 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
     return hc_mpi_coll_nomem(fn, c, cx);
   hc_status_t st = hcomm_ibcast(view, bytes, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+               MPI_Comm comm) {
+  return move_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+}
+#pragma weak MPI_Bcast = PMPI_Bcast
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, MPI_Request *request) {
+  return move_bcast("MPI_Ibcast", buffer, count, datatype, root, comm,
+                    request);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 
@@ -168,6 +181,14 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
                        &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  return move_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
+                     &recvcount, NULL, 0, recvtype, root, comm, NULL);
+}
+#pragma weak MPI_Gather = PMPI_Gather
 
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -335,6 +356,14 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
     rc = hcomm_iallgather(sview, sz[0], rview, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+  return move_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
+                        &recvcount, NULL, 0, recvtype, comm, NULL);
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
