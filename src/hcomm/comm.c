@@ -473,8 +473,8 @@ static hc_status_t comm_send_wait(const void *buf, size_t bytes, int dest,
   return rc == HC_OK ? comm_wait_release(req) : rc;
 }
 
-static hc_status_t comm_recv_wait(void *buf, size_t bytes, int source,
-                                  int tag, hcomm_comm_t *comm) {
+static hc_status_t comm_recv_wait(void *buf, size_t bytes, int source, int tag,
+                                  hcomm_comm_t *comm) {
   hcomm_request_t *req;
   hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 1, &req);
   return rc == HC_OK ? comm_wait_release(req) : rc;
@@ -487,10 +487,11 @@ static hc_status_t comm_group_mask(hcomm_comm_t *comm, int n, const int *ranks,
   memcpy(mask, comm_free_ids, sizeof comm_free_ids);
   int root = ranks[0];
   if (comm->rank != root) {
-    hc_status_t rc = comm_send_wait(mask, sizeof comm_free_ids, root, tag, comm);
-    return rc == HC_OK ? comm_recv_wait(mask, sizeof comm_free_ids, root, tag,
-                                        comm)
-                       : rc;
+    hc_status_t rc =
+        comm_send_wait(mask, sizeof comm_free_ids, root, tag, comm);
+    return rc == HC_OK
+               ? comm_recv_wait(mask, sizeof comm_free_ids, root, tag, comm)
+               : rc;
   }
   uint32_t theirs[COMM_MASK_WORDS];
   for (int i = 1; i < n; i++) {
@@ -591,8 +592,8 @@ static hc_status_t comm_bcast_locked(hcomm_comm_t *comm, int root, void *buf,
 
 /* Leader-to-leader swap over bridge (both post the receive first). */
 static hc_status_t comm_swap_locked(hcomm_comm_t *bridge, int peer, int tag,
-                                    const void *out, size_t out_bytes,
-                                    void *in, size_t in_bytes) {
+                                    const void *out, size_t out_bytes, void *in,
+                                    size_t in_bytes) {
   hcomm_request_t *rreq, *sreq;
   hc_status_t rc = hc_irecv_locked(in, in_bytes, peer, tag, bridge, 1, &rreq);
   if (rc != HC_OK)
@@ -697,8 +698,8 @@ hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
   if (rc == HC_OK && tag < 0)
     rc = HC_ERR_TAG;
   if (rc == HC_OK)
-    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader,
-                                  tag, newcomm);
+    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader, tag,
+                                  newcomm);
   hc_engine_unlock();
   return rc;
 }

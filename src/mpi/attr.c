@@ -133,8 +133,7 @@ static int attr_run_delete(const char *fn, hc_mpi_comm_t *c, hc_mpi_attr_t *a) {
   }
   pthread_mutex_unlock(&attr_lock);
   if (rc != MPI_SUCCESS)
-    return hc_mpi_raise(c, fn, rc,
-                        "delete callback of keyval 0x%x returned %d",
+    return hc_mpi_raise(c, fn, rc, "delete callback of keyval 0x%x returned %d",
                         (unsigned)a->kv->handle, rc);
   return MPI_SUCCESS;
 }
@@ -202,8 +201,8 @@ int hc_mpi_attr_copy_all(const char *fn, hc_mpi_comm_t *from,
     void *out = NULL;
     int flag = 0;
     if (rc == MPI_SUCCESS && kv->copy_fn) {
-      rc = kv->copy_fn(from->handle, kv->handle, kv->extra_state,
-                       snap[i].value, &out, &flag);
+      rc = kv->copy_fn(from->handle, kv->handle, kv->extra_state, snap[i].value,
+                       &out, &flag);
       if (rc != MPI_SUCCESS)
         rc = hc_mpi_raise(from, fn, rc,
                           "copy callback of keyval 0x%x returned %d",

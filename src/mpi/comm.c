@@ -15,10 +15,8 @@ static hc_mpi_comm_t comm_world_obj = {.handle = MPI_COMM_WORLD,
                                        .builtin = 1,
                                        .refs = 1,
                                        .name = "MPI_COMM_WORLD"};
-static hc_mpi_comm_t comm_self_obj = {.handle = MPI_COMM_SELF,
-                                      .builtin = 1,
-                                      .refs = 1,
-                                      .name = "MPI_COMM_SELF"};
+static hc_mpi_comm_t comm_self_obj = {
+    .handle = MPI_COMM_SELF, .builtin = 1, .refs = 1, .name = "MPI_COMM_SELF"};
 static hc_handle_table_t comm_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_COMM, 0);
 /* Guards every comm's errh pointer and the builtins' default handler. */
@@ -282,8 +280,8 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
 /* The duplicate is made at once; the request is complete when returned. */
-static int comm_idup(const char *fn, MPI_Comm comm, int use_info,
-                     MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
+static int comm_idup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
+                     MPI_Comm *newcomm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
@@ -597,17 +595,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_comm_t *engine = NULL;
-  hc_status_t st =
-      hcomm_intercomm_create(c->engine, local_leader, peer ? peer->engine : NULL,
-                             remote_leader, tag, &engine);
+  hc_status_t st = hcomm_intercomm_create(c->engine, local_leader,
+                                          peer ? peer->engine : NULL,
+                                          remote_leader, tag, &engine);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap(fn, c, engine, newintercomm);
 }
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
-                         MPI_Comm *newintracomm) {
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
   static const char fn[] = "MPI_Intercomm_merge";
   hc_mpi_comm_t *c = NULL;
   int rc = hc_mpi_comm_enter(fn, intercomm, &c);

@@ -33,7 +33,8 @@ int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
                          int *n, const int **world) {
   group_obj_t *g = group_get(group);
   if (!g && group == MPI_GROUP_NULL)
-    return hc_mpi_raise(comm, fn, MPI_ERR_GROUP, "invalid group MPI_GROUP_NULL");
+    return hc_mpi_raise(comm, fn, MPI_ERR_GROUP,
+                        "invalid group MPI_GROUP_NULL");
   if (!g)
     return hc_mpi_raise(comm, fn, MPI_ERR_GROUP, "invalid group 0x%x",
                         (unsigned)group);
@@ -150,8 +151,9 @@ static int group_check_list(const char *fn, int size, int n, const int *ranks,
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   for (int i = 0; i < n; i++) {
     int r = ranks[i];
-    const char *why = r < 0 || r >= size ? "invalid" : (*mark)[r] ? "repeated"
-                                                                  : NULL;
+    const char *why = r < 0 || r >= size ? "invalid"
+                      : (*mark)[r]       ? "repeated"
+                                         : NULL;
     if (why) {
       free(*mark);
       return hc_mpi_raise(NULL, fn, MPI_ERR_RANK,
@@ -216,8 +218,8 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
 
 /* Expands (first, last, stride) triplets into a rank list of at most size
  * entries (more means a repeat, caught by group_check_list). */
-static int group_expand_ranges(const char *fn, int size, int n,
-                               int ranges[][3], int **list, int *count) {
+static int group_expand_ranges(const char *fn, int size, int n, int ranges[][3],
+                               int **list, int *count) {
   if (n < 0)
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid n %d", n);
   if (n > 0 && !ranges)
@@ -235,12 +237,11 @@ static int group_expand_ranges(const char *fn, int size, int n,
       rc = hc_mpi_raise(NULL, fn, MPI_ERR_RANK,
                         "ranges[%d] = (%d, %d, %d) outside a group of size %d",
                         i, first, last, stride, size);
-    for (long r = first; rc == MPI_SUCCESS &&
-                         (stride > 0 ? r <= last : r >= last);
+    for (long r = first;
+         rc == MPI_SUCCESS && (stride > 0 ? r <= last : r >= last);
          r += stride) {
       if (*count == size)
-        rc = hc_mpi_raise(NULL, fn, MPI_ERR_RANK,
-                          "ranges repeat rank %ld", r);
+        rc = hc_mpi_raise(NULL, fn, MPI_ERR_RANK, "ranges repeat rank %ld", r);
       else
         (*list)[(*count)++] = (int)r;
     }
@@ -420,8 +421,8 @@ static int group_of_comm(const char *fn, MPI_Comm comm, int remote,
                       "not an intercommunicator (no remote group)");
   if (rc != MPI_SUCCESS)
     return rc;
-  int n = remote ? hcomm_comm_remote_size(c->engine)
-                 : hcomm_comm_size(c->engine);
+  int n =
+      remote ? hcomm_comm_remote_size(c->engine) : hcomm_comm_size(c->engine);
   int *world = malloc((size_t)n * sizeof(int) + 1);
   if (!world)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -442,4 +443,3 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
   return group_of_comm("MPI_Comm_remote_group", comm, 1, group);
 }
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
-

@@ -152,8 +152,8 @@ hc_mpi_info_t *hc_mpi_info_get(MPI_Info handle) {
   return hc_handle_get(&info_table, handle);
 }
 
-int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm,
-                        hc_mpi_info_t *obj, MPI_Info *out) {
+int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
+                        MPI_Info *out) {
   if (!obj || hc_handle_alloc(&info_table, obj, out) != 0) {
     hc_mpi_info_destroy(obj);
     return hc_mpi_raise(comm, fn, MPI_ERR_NO_MEM, "out of memory for an info");
@@ -205,9 +205,8 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
   int rc = hc_mpi_check_ptr(fn, NULL, info, "info");
   if (rc != MPI_SUCCESS)
     return rc;
-  return hc_mpi_info_publish(fn, NULL,
-                             hc_mpi_info_copy(hc_mpi_info_get(MPI_INFO_ENV)),
-                             info);
+  return hc_mpi_info_publish(
+      fn, NULL, hc_mpi_info_copy(hc_mpi_info_get(MPI_INFO_ENV)), info);
 }
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 
