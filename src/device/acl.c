@@ -250,6 +250,12 @@ static void acl_stream_destroy(void *stream) {
   free(s);
 }
 
+void *hc_acl_stream_handle(void *stream) {
+  return stream != NULL ? ((acl_stream_wrap_t *)stream)->stream : NULL;
+}
+
+hc_status_t hc_acl_bind_device(int device) { return acl_bind(device); }
+
 static hc_status_t acl_copy_async(void *dst, const void *src, size_t len,
                                   hc_copy_dir_t dir, void *stream) {
   acl_stream_wrap_t *s = stream;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "device/device.h"
+#include "hcomm/devpath_hccl.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -26,10 +27,16 @@ typedef struct hc_dev_rts {
   hc_ipc_handle_t ipc;
 } hc_dev_rts_t;
 
-enum { PATH_AUTO = 0, PATH_STAGING = 1, PATH_IPC = 2 };
+enum { PATH_AUTO = 0, PATH_STAGING = 1, PATH_IPC = 2, PATH_HCCL = 3 };
 enum { SLOT_FREE = 0, SLOT_COPYING = 1, SLOT_READY = 2 };
-enum { WORK_NONE = 0, WORK_SEND_STAGING = 1, WORK_RECV_IPC = 2 };
-enum { USED_SELF, USED_IPC, USED_STAGING, USED_KINDS };
+enum {
+  WORK_NONE = 0,
+  WORK_SEND_STAGING = 1,
+  WORK_RECV_IPC = 2,
+  WORK_SEND_HCCL = 3,
+  WORK_RECV_HCCL = 4
+};
+enum { USED_SELF, USED_IPC, USED_STAGING, USED_HCCL, USED_KINDS };
 
 /* A pinned staging buffer (allocated on first need) and an event, pooled
  * per memory kind: runtime host allocations are far too slow per message. */
@@ -62,6 +69,9 @@ struct hc_devreq {
   devpath_slot_t slot[DEVPATH_SLOTS_MAX];
   /* receiver ipc */
   devpath_chunk_t *wait;
+  /* hccl (either side) */
+  hc_hccl_op_t *hop;
+  unsigned char *rts_buf; /* RTS payload with the pair's root info */
 };
 
 typedef struct devpath_stream {
@@ -91,6 +101,8 @@ static void devpath_configure(void) {
     devpath.path = PATH_STAGING;
   else if (strcmp(p, "ipc") == 0)
     devpath.path = PATH_IPC;
+  else if (strcmp(p, "hccl") == 0)
+    devpath.path = PATH_HCCL;
   else if (strcmp(p, "auto") != 0)
     hc_log(HC_LOG_INFO, "device",
            "HCMPI_DEVICE_PATH=%s not available here; using auto", p);
@@ -136,13 +148,42 @@ static int devpath_same_node(int world_rank) {
   return 0;
 }
 
+/* hccl wanted for a message with world rank peer: forced, or (auto) when
+ * the peer is on another node, where ipc cannot serve. */
+static int devpath_wants_hccl(int peer) {
+  if (devpath.path == PATH_HCCL)
+    return 1;
+  return devpath.path == PATH_AUTO && !devpath_same_node(peer);
+}
+
+/* The pair's root rides the first device RTS its root sends (see
+ * devpath_hccl.h); transports with packets too small for it get none, and
+ * the receiver then stages. */
+static const void *devpath_rts_with_root(hcomm_request_t *req, size_t *len) {
+  hc_devreq_t *d = req->dev;
+  if (d->info.kind != HC_MEM_ACL || req->peer == hc_engine.world_rank ||
+      !devpath_wants_hccl(req->peer) || !hc_hccl_usable())
+    return &d->rts;
+  size_t total = sizeof d->rts + HC_HCCL_ROOT_BYTES;
+  if (hc_engine.peers[req->peer].max_packet < sizeof(hc_pkt_hdr_t) + total)
+    return &d->rts;
+  const void *root = hc_hccl_rts_root(req->peer, d->info.device);
+  if (root == NULL || (d->rts_buf = malloc(total)) == NULL)
+    return &d->rts;
+  memcpy(d->rts_buf, &d->rts, sizeof d->rts);
+  memcpy(d->rts_buf + sizeof d->rts, root, HC_HCCL_ROOT_BYTES);
+  *len = total;
+  return d->rts_buf;
+}
+
 const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
   hc_devreq_t *d = req->dev;
   memset(&d->rts, 0, sizeof d->rts);
   d->rts.magic = DEVPATH_RTS_MAGIC;
   d->rts.kind = d->info.kind;
   d->rts.device = d->info.device;
-  if (devpath.path != PATH_STAGING && req->peer != hc_engine.world_rank &&
+  int ipc_on = devpath.path == PATH_AUTO || devpath.path == PATH_IPC;
+  if (ipc_on && req->peer != hc_engine.world_rank &&
       devpath_same_node(req->peer)) {
     size_t off;
     if (hc_device_ipc_export(req->send_buf, &d->info, &d->rts.ipc, &off) ==
@@ -152,18 +193,22 @@ const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
     }
   }
   *len = sizeof d->rts;
-  return &d->rts;
+  return devpath_rts_with_root(req, len);
 }
 
 void hc_devpath_on_rts(hcomm_request_t *req, const hc_pkt_hdr_t *hdr,
                        const void *payload) {
   if (!(hdr->flags & HC_PKT_FLAG_DEVICE) ||
-      hdr->payload_bytes != sizeof(hc_dev_rts_t))
+      (hdr->payload_bytes != sizeof(hc_dev_rts_t) &&
+       hdr->payload_bytes != sizeof(hc_dev_rts_t) + HC_HCCL_ROOT_BYTES))
     return;
   hc_dev_rts_t rts;
   memcpy(&rts, payload, sizeof rts);
   if (rts.magic != DEVPATH_RTS_MAGIC)
     return;
+  if (hdr->payload_bytes > sizeof rts && hc_hccl_usable())
+    hc_hccl_note_root(req->peer,
+                      (const unsigned char *)payload + sizeof rts);
   if (req->dev == NULL) {
     /* A host receive buffer: only the peer's side is device memory. */
     req->dev = calloc(1, sizeof *req->dev);
@@ -243,6 +288,8 @@ static void devpath_deactivate(hc_devreq_t *d) {
   if (d->work == WORK_RECV_IPC)
     hc_device_ipc_release(&d->rts.ipc);
   d->work = WORK_NONE;
+  hc_hccl_op_free(d->hop);
+  d->hop = NULL;
   for (int i = 0; i < d->nslots; i++) {
     devpath_chunk_put(d->slot[i].chunk);
     d->slot[i].chunk = NULL;
@@ -284,7 +331,8 @@ static void devpath_self_copy(hcomm_request_t *req) {
 
 static int devpath_ipc_usable(const hcomm_request_t *req) {
   const hc_devreq_t *d = req->dev;
-  return devpath.path != PATH_STAGING && d->peer_device && d->rts.has_ipc &&
+  int ipc_on = devpath.path == PATH_AUTO || devpath.path == PATH_IPC;
+  return ipc_on && d->peer_device && d->rts.has_ipc &&
          d->info.kind != HC_MEM_HOST && d->rts.kind == d->info.kind &&
          d->rts.ipc.kind == d->info.kind && devpath_same_node(req->peer) &&
          d->rts.ipc_offset <= d->rts.ipc.size &&
@@ -322,6 +370,37 @@ static int devpath_try_ipc(hcomm_request_t *req) {
   return 1;
 }
 
+/* Both buffers ACL device memory: claim the next HcclRecv from the peer and
+ * tell the sender its number in our own CTS (flagged DEVICE). */
+static int devpath_try_hccl(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (!d->peer_device || d->info.kind != HC_MEM_ACL ||
+      d->rts.kind != HC_MEM_ACL || !devpath_wants_hccl(req->peer) ||
+      !hc_hccl_usable())
+    return 0;
+  /* Our CTS may have to carry the root info. */
+  if (hc_engine.peers[req->peer].max_packet <
+      sizeof(hc_pkt_hdr_t) + HC_HCCL_ROOT_BYTES)
+    return 0;
+  const void *root;
+  d->hop = hc_hccl_recv_claim(req->peer, d->info.device, req->recv_buf,
+                              req->take, &root);
+  if (d->hop == NULL)
+    return 0;
+  size_t root_len = root != NULL ? HC_HCCL_ROOT_BYTES : 0;
+  hc_pkt_hdr_t hdr = {0};
+  hdr.type = HC_PKT_CTS;
+  hdr.flags = HC_PKT_FLAG_DEVICE;
+  hdr.sreq = req->remote_id;
+  hdr.rreq = hc_request_id(req);
+  hdr.total_bytes = req->take;
+  hdr.offset = hc_hccl_op_seq(d->hop);
+  hc_proto_send_ctl(req->peer, &hdr, root, root_len);
+  devpath_note(USED_HCCL, "hccl", req);
+  devpath_activate(d, WORK_RECV_HCCL);
+  return 1;
+}
+
 int hc_devpath_recv_start(hcomm_request_t *req) {
   if (req->dev == NULL)
     return HC_DEVPATH_HOST;
@@ -329,6 +408,8 @@ int hc_devpath_recv_start(hcomm_request_t *req) {
     devpath_self_copy(req);
     return HC_DEVPATH_STARTED;
   }
+  if (devpath_try_hccl(req))
+    return HC_DEVPATH_STARTED;
   if (devpath_try_ipc(req))
     return HC_DEVPATH_STARTED;
   devpath_note(USED_STAGING, "staging", req);
@@ -371,11 +452,38 @@ static int devpath_recv_ipc_step(hc_devreq_t *d) {
 /* ---- sender staging -------------------------------------------------------
  */
 
-int hc_devpath_on_cts(hcomm_request_t *req, int peer, uint64_t rreq,
-                      size_t bytes) {
+/* An hccl CTS: the receiver issued (or will issue) HcclRecv number
+ * hdr->offset; our HcclSend takes that place in the pair's order. */
+static void devpath_hccl_cts(hcomm_request_t *req, int peer,
+                             const hc_pkt_hdr_t *hdr, const void *payload) {
+  hc_devreq_t *d = req->dev;
+  if (hdr->payload_bytes == HC_HCCL_ROOT_BYTES && hc_hccl_usable())
+    hc_hccl_note_root(peer, payload);
+  size_t bytes = hdr->total_bytes < req->bytes ? hdr->total_bytes : req->bytes;
+  d->hop = d->info.kind == HC_MEM_ACL && hc_hccl_usable()
+               ? hc_hccl_send_accept(peer, d->info.device, hdr->offset,
+                                     (void *)(uintptr_t)req->send_buf, bytes)
+               : NULL;
+  if (d->hop == NULL) {
+    hc_log(HC_LOG_ERROR, "device", "hccl send to rank %d impossible", peer);
+    hc_request_complete(req, HC_ERR_TRANSPORT);
+    return;
+  }
+  d->to = peer;
+  devpath_activate(d, WORK_SEND_HCCL);
+}
+
+int hc_devpath_on_cts(hcomm_request_t *req, int peer, const hc_pkt_hdr_t *hdr,
+                      const void *payload) {
   hc_devreq_t *d = req->dev;
   if (d == NULL)
     return 0;
+  if (hdr->flags & HC_PKT_FLAG_DEVICE) {
+    devpath_hccl_cts(req, peer, hdr, payload);
+    return 1;
+  }
+  uint64_t rreq = hdr->rreq;
+  size_t bytes = hdr->total_bytes;
   d->to = peer;
   d->rreq = rreq;
   d->end = bytes < req->bytes ? bytes : req->bytes;
@@ -498,6 +606,29 @@ static int devpath_send_step(hc_devreq_t *d) {
   return moved + 1;
 }
 
+/* Either side of an hccl transfer: done when its stream got past it. */
+static int devpath_hccl_step(hc_devreq_t *d) {
+  hc_status_t rc = hc_hccl_op_poll(d->hop);
+  if (rc == HC_ERR_AGAIN)
+    return 0;
+  hcomm_request_t *req = d->req;
+  int recv = d->work == WORK_RECV_HCCL;
+  devpath_deactivate(d);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "device", "hccl %s rank %d: %s",
+           recv ? "receive from" : "send to", recv ? req->peer : d->to,
+           hcomm_strerror(rc));
+  if (recv && rc == HC_OK) {
+    req->landed = req->take;
+    hc_proto_finish_recv(req);
+  } else {
+    if (recv)
+      req->status.bytes = 0;
+    hc_request_complete(req, rc);
+  }
+  return 1;
+}
+
 int hc_devpath_progress(void) {
   int moved = 0;
   hc_devreq_t *d = devpath.active;
@@ -507,6 +638,8 @@ int hc_devpath_progress(void) {
       moved += devpath_send_step(d);
     else if (d->work == WORK_RECV_IPC)
       moved += devpath_recv_ipc_step(d);
+    else if (d->work == WORK_SEND_HCCL || d->work == WORK_RECV_HCCL)
+      moved += devpath_hccl_step(d);
     d = next;
   }
   /* Copies in flight finish on the device, which rings no doorbell: while
@@ -524,6 +657,7 @@ void hc_devpath_release(hcomm_request_t *req) {
     return;
   if (d->work != WORK_NONE)
     devpath_deactivate(d);
+  free(d->rts_buf);
   free(d);
 }
 
@@ -547,6 +681,7 @@ void hc_devpath_fini(void) {
   while (devpath.active != NULL)
     devpath_deactivate(devpath.active);
   devpath_pool_free();
+  hc_hccl_fini(); /* before the ACL runtime goes */
   for (int i = 0; i < devpath.nstreams; i++)
     hc_device_backend(devpath.streams[i].kind)
         ->stream_destroy(devpath.streams[i].stream);

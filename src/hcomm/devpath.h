@@ -9,9 +9,14 @@
  *  - staging: anything else: the receiver answers CTS; the sender streams
  *    DATA packets out of a pipeline of chunked device-to-pinned-host async
  *    copies; a device receiver copies each fragment to the device;
+ *  - hccl: both buffers ACL device memory: paired HcclSend/HcclRecv on a
+ *    per-pair HcclComm (devpath_hccl.h); the receiver answers with its own
+ *    CTS flagged HC_PKT_FLAG_DEVICE; no FIN (each side completes when its
+ *    stream got past its call);
  *  - self: both ends in this process: one copy through the device layer.
- * HCMPI_DEVICE_PATH=auto|staging|ipc forces the choice (ipc falls back to
- * staging where it cannot work).  Nothing here dereferences device memory.
+ * HCMPI_DEVICE_PATH=auto|staging|ipc|hccl forces the choice (ipc and hccl
+ * fall back to staging where they cannot work; auto uses hccl only for
+ * peers on other nodes).  Nothing here dereferences device memory.
  *
  * Every function runs under the engine lock, as proto.c does.
  */
@@ -52,11 +57,13 @@ int hc_devpath_recv_start(hcomm_request_t *req);
  * buffer, whatever memory that buffer is. */
 hc_status_t hc_devpath_copy_in(hcomm_request_t *req, size_t offset,
                                const void *src, size_t n);
-/* Sender: CTS for a device send buffer: starts the staging pipeline of
- * bytes DATA bytes to receiver request rreq on world rank peer.  Returns 0
- * when req is not a device send (the host stream runs). */
-int hc_devpath_on_cts(hcomm_request_t *req, int peer, uint64_t rreq,
-                      size_t bytes);
+/* Sender: CTS (hdr, payload) from world rank peer for a device send
+ * buffer: an hccl CTS (flag HC_PKT_FLAG_DEVICE; offset: the receive's
+ * number; payload: maybe the pair's root info) queues the HcclSend, else
+ * the staging pipeline streams total_bytes as DATA to request rreq.
+ * Returns 0 when req is not a device send (the host stream runs). */
+int hc_devpath_on_cts(hcomm_request_t *req, int peer, const hc_pkt_hdr_t *hdr,
+                      const void *payload);
 /* Advances pipelines and polls copies; returns how much moved. */
 int hc_devpath_progress(void);
 /* Frees req->dev (at request release). */

@@ -237,6 +237,18 @@ void hc_proto_send_fin(int peer, uint64_t sreq) {
   proto_control(peer, HC_PKT_FIN, sreq, 0, 0);
 }
 
+void hc_proto_send_ctl(int peer, hc_pkt_hdr_t *hdr, const void *payload,
+                       size_t len) {
+  hdr->source = hc_engine.world_rank;
+  hdr->payload_bytes = len;
+  int queued;
+  hc_status_t rc = proto_post(&hc_engine.peers[peer], hdr, payload, len, NULL,
+                              0, &queued);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "engine", "control packet %d to rank %d: %s",
+           hdr->type, peer, hcomm_strerror(rc));
+}
+
 /* A matched rendezvous receive: single-copy get when the transport can,
  * else ask the sender to stream DATA packets (CTS). */
 static void proto_rndv_start(hcomm_request_t *req) {
@@ -357,7 +369,8 @@ static hcomm_request_t *proto_lookup(uint64_t id, hc_request_kind_t kind) {
   return req;
 }
 
-static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr) {
+static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
+                         const void *payload) {
   hcomm_request_t *req = proto_lookup(hdr->sreq, HC_REQ_SEND);
   if (req == NULL)
     return;
@@ -365,7 +378,7 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr) {
     hc_request_complete(req, HC_OK);
     return;
   }
-  if (hc_devpath_on_cts(req, src, hdr->rreq, hdr->total_bytes))
+  if (hc_devpath_on_cts(req, src, hdr, payload))
     return; /* device send buffer: the staging pipeline streams it */
   hc_backlog_item_t *item = calloc(1, sizeof *item);
   if (item == NULL) {
@@ -422,7 +435,7 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
     proto_on_envelope(src_world_rank, &hdr, payload);
     break;
   case HC_PKT_CTS:
-    proto_on_cts(src_world_rank, &hdr);
+    proto_on_cts(src_world_rank, &hdr, payload);
     break;
   case HC_PKT_DATA:
     proto_on_data(&hdr, payload);

@@ -74,6 +74,11 @@ int hc_proto_backlogged(void);
 /* Device path (devpath.c) hooks: FIN for sender request sreq on world rank
  * peer; completion of a receive whose bytes all landed. */
 void hc_proto_send_fin(int peer, uint64_t sreq);
+/* Device path: sends a control packet built by the caller (hdr->type, flags
+ * and fields set; source and payload_bytes filled here), queued behind the
+ * peer's backlog like any other; payload must stay valid until sent. */
+void hc_proto_send_ctl(int peer, hc_pkt_hdr_t *hdr, const void *payload,
+                       size_t len);
 void hc_proto_finish_recv(hcomm_request_t *req);
 /* Frees unexpected messages and backlogs (finalize). */
 void hc_proto_fini(void);

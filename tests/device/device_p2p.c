@@ -151,11 +151,14 @@ static void test_sizes(void) {
                                  16u << 20};
   static const int kinds[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
   int salt = 1;
+  /* DEVICE_P2P_REVERSE: rank 1 sends first (the hccl path then creates the
+   * pair's comm from the receiver's side). */
+  int a = getenv("DEVICE_P2P_REVERSE") != NULL ? 1 : 0;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-      xfer(0, 1, kinds[k][0], kinds[k][1], sizes[i], salt++,
+      xfer(a, 1 - a, kinds[k][0], kinds[k][1], sizes[i], salt++,
            HCOMM_SEND_STANDARD);
-      xfer(1, 0, kinds[k][0], kinds[k][1], sizes[i], salt++,
+      xfer(1 - a, a, kinds[k][0], kinds[k][1], sizes[i], salt++,
            HCOMM_SEND_STANDARD);
     }
   xfer(0, 1, 1, 1, 300000, salt++, HCOMM_SEND_SYNC);

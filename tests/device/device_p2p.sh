@@ -6,10 +6,12 @@ set -u
 run=./tools/hcmpirun
 prog=./tests/device/device_p2p
 lib=$PWD/tests/fake-cann/.libs/libascendcl.so
-[ -x "$run" ] && [ -x "$prog" ] && [ -r "$lib" ] || exit 77
+hccl=$PWD/tests/fake-cann/.libs/libhccl.so
+[ -x "$run" ] && [ -x "$prog" ] && [ -r "$lib" ] && [ -r "$hccl" ] || exit 77
 HCMPI_ACL_LIB=$lib
+HCMPI_HCCL_LIB=$hccl
 HCMPI_DEVICE=acl
-export HCMPI_ACL_LIB HCMPI_DEVICE
+export HCMPI_ACL_LIB HCMPI_HCCL_LIB HCMPI_DEVICE
 log=device_p2p.run.log
 fail() {
   echo "FAILED: $*"
@@ -35,6 +37,18 @@ grep -q "device path ipc" "$log" || fail "auto did not pick ipc"
 # rings (HC_ERR_AGAIN) in the middle of the pipeline.
 runone staging HCMPI_SHM_CELLS=4 HCMPI_DEVICE_CHUNK=65536 HCMPI_DEVICE_SLOTS=2
 runone auto HCMPI_SHM_CMA=0
+grep -q "device path hccl" "$log" && fail "auto used hccl on one node"
+runone hccl
+grep -q "device path hccl" "$log" || fail "hccl path not used"
+grep -q "HcclComm with rank 0 ready" "$log" || fail "no HcclComm"
+grep -q "device path ipc" "$log" && fail "ipc used although hccl forced"
+# The lower rank receives first: the root info rides its CTS.
+runone hccl DEVICE_P2P_REVERSE=1
+grep -q "device path hccl" "$log" || fail "hccl path not used (reverse)"
+# Cells too small for the root info: hccl is refused, staging serves.
+runone hccl HCMPI_SHM_CELL_SIZE=2048
+grep -q "device path hccl" "$log" && fail "hccl used without room for root"
+grep -q "device path staging" "$log" || fail "no staging fallback"
 leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
 [ "$leftover" -eq 0 ] || fail "$leftover IPC keys left in /dev/shm"
 rm -f "$log"

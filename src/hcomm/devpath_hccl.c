@@ -1,0 +1,367 @@
+/*
+ * The hccl data path: per-pair HcclComms, ordered HcclSend/HcclRecv on
+ * hcmpi streams, completion by event query.  See devpath_hccl.h.
+ */
+#include "hcomm/devpath_hccl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+#include "hcomm/core.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Our own declarations of the few HCCL types used: the vendor headers are
+ * not valid C (shared/reference/hcomm-acl-api.md §1.9). */
+#define HCCL_OK 0
+#define HCCL_TYPE_UINT8 7
+
+typedef struct hccl_api {
+  int (*get_root_info)(void *root);
+  int (*comm_init)(uint32_t nranks, const void *root, uint32_t rank,
+                   void **comm);
+  int (*comm_destroy)(void *comm);
+  int (*send)(void *buf, uint64_t count, int type, uint32_t peer, void *comm,
+              void *stream);
+  int (*recv)(void *buf, uint64_t count, int type, uint32_t peer, void *comm,
+              void *stream);
+  const char *(*error_string)(int code);
+} hccl_api_t;
+
+enum { PAIR_NONE = 0, PAIR_INIT = 1, PAIR_READY = 2, PAIR_FAILED = 3 };
+enum { DIR_SEND = 0, DIR_RECV = 1 };
+
+struct hc_hccl_op {
+  hc_hccl_op_t *next; /* in the pair's queue of ops not yet issued */
+  int dir;
+  int peer;
+  uint64_t seq;
+  void *buf;
+  size_t bytes;
+  int issued;
+  void *event;
+  hc_status_t failed; /* HC_OK unless issuing failed */
+};
+
+typedef struct hccl_pair {
+  int state;
+  int device;
+  int have_root;
+  unsigned char root[HC_HCCL_ROOT_BYTES];
+  pthread_t thread;
+  atomic_int init_done;
+  int init_rc;
+  void *comm;
+  void *stream[2];      /* hc_device_acl_ops streams, per direction */
+  uint64_t claimed;     /* receives numbered so far (receiver) */
+  uint64_t next[2];     /* seq of the next op to issue, per direction */
+  hc_hccl_op_t *queue[2]; /* not yet issued, by seq */
+} hccl_pair_t;
+
+static struct {
+  int tried, ok;
+  void *lib, *lib_comm;
+  hccl_api_t api;
+  hccl_pair_t **pairs;
+  int npairs;
+} hx;
+
+static void *hccl_sym(const char *name) {
+  void *f = dlsym(hx.lib, name);
+  if (f == NULL && hx.lib_comm != NULL)
+    f = dlsym(hx.lib_comm, name);
+  return f;
+}
+
+static int hccl_load(void) {
+  const char *path = hc_env_string("HCMPI_HCCL_LIB", "libhccl.so");
+  hx.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (hx.lib == NULL) {
+    hc_log(HC_LOG_INFO, "device", "hccl path off: %s", dlerror());
+    return 0;
+  }
+  if (dlsym(hx.lib, "HcclCommInitRootInfo") == NULL)
+    hx.lib_comm = dlopen(hc_env_string("HCMPI_HCOMM_LIB", "libhcomm.so"),
+                         RTLD_NOW | RTLD_LOCAL);
+  *(void **)&hx.api.get_root_info = hccl_sym("HcclGetRootInfo");
+  *(void **)&hx.api.comm_init = hccl_sym("HcclCommInitRootInfo");
+  *(void **)&hx.api.comm_destroy = hccl_sym("HcclCommDestroy");
+  *(void **)&hx.api.send = hccl_sym("HcclSend");
+  *(void **)&hx.api.recv = hccl_sym("HcclRecv");
+  *(void **)&hx.api.error_string = hccl_sym("HcclGetErrorString");
+  if (hx.api.get_root_info == NULL || hx.api.comm_init == NULL ||
+      hx.api.comm_destroy == NULL || hx.api.send == NULL ||
+      hx.api.recv == NULL) {
+    hc_log(HC_LOG_INFO, "device", "hccl path off: %s lacks a call we need",
+           path);
+    return 0;
+  }
+  hx.pairs = calloc((size_t)hc_engine.world_size, sizeof *hx.pairs);
+  if (hx.pairs == NULL)
+    return 0;
+  hx.npairs = hc_engine.world_size;
+  return 1;
+}
+
+int hc_hccl_usable(void) {
+  if (!hx.tried) {
+    hx.tried = 1;
+    hx.ok = hc_device_backend(HC_MEM_ACL) != NULL && hccl_load();
+  }
+  return hx.ok;
+}
+
+static const char *hccl_error(int code) {
+  return hx.api.error_string != NULL ? hx.api.error_string(code) : "error";
+}
+
+static hccl_pair_t *hccl_pair(int peer) {
+  if (!hc_hccl_usable() || peer < 0 || peer >= hx.npairs)
+    return NULL;
+  if (hx.pairs[peer] == NULL) {
+    hx.pairs[peer] = calloc(1, sizeof(hccl_pair_t));
+    if (hx.pairs[peer] != NULL)
+      hx.pairs[peer]->device = -1;
+  }
+  return hx.pairs[peer];
+}
+
+static int hccl_is_root(int peer) { return hc_engine.world_rank < peer; }
+
+/* The root makes the blob once, on the device the pair will use. */
+static int hccl_make_root(hccl_pair_t *p, int device) {
+  if (p->have_root)
+    return 1;
+  if (hc_acl_bind_device(device) != HC_OK)
+    return 0;
+  int rc = hx.api.get_root_info(p->root);
+  if (rc != HCCL_OK) {
+    hc_log(HC_LOG_ERROR, "device", "HcclGetRootInfo: %s", hccl_error(rc));
+    return 0;
+  }
+  p->have_root = 1;
+  p->device = device;
+  return 1;
+}
+
+const void *hc_hccl_rts_root(int peer, int device) {
+  hccl_pair_t *p = hccl_pair(peer);
+  if (p == NULL || !hccl_is_root(peer) || p->state != PAIR_NONE)
+    return NULL;
+  return hccl_make_root(p, device) ? p->root : NULL;
+}
+
+void hc_hccl_note_root(int peer, const void *root) {
+  hccl_pair_t *p = hccl_pair(peer);
+  if (p == NULL || hccl_is_root(peer) || p->have_root)
+    return;
+  memcpy(p->root, root, sizeof p->root);
+  p->have_root = 1;
+}
+
+typedef struct hccl_init_arg {
+  hccl_pair_t *pair;
+  uint32_t rank;
+} hccl_init_arg_t;
+
+/* HcclCommInitRootInfo blocks until the peer joins: off the engine lock,
+ * on its own thread (bound to the device, as every ACL caller must be). */
+static void *hccl_init_main(void *arg) {
+  hccl_init_arg_t a = *(hccl_init_arg_t *)arg;
+  free(arg);
+  hccl_pair_t *p = a.pair;
+  p->init_rc = -1;
+  if (hc_acl_bind_device(p->device) == HC_OK)
+    p->init_rc = hx.api.comm_init(2, p->root, a.rank, &p->comm);
+  atomic_store(&p->init_done, 1);
+  return NULL;
+}
+
+static int hccl_start_init(hccl_pair_t *p, int peer, int device) {
+  if (p->state != PAIR_NONE)
+    return p->state != PAIR_FAILED;
+  if (hccl_is_root(peer) && !hccl_make_root(p, device))
+    return 0;
+  if (!p->have_root)
+    return 0;
+  if (p->device < 0)
+    p->device = device;
+  hccl_init_arg_t *a = malloc(sizeof *a);
+  if (a == NULL)
+    return 0;
+  a->pair = p;
+  a->rank = hccl_is_root(peer) ? 0 : 1;
+  if (pthread_create(&p->thread, NULL, hccl_init_main, a) != 0) {
+    free(a);
+    return 0;
+  }
+  p->state = PAIR_INIT;
+  return 1;
+}
+
+static hc_hccl_op_t *hccl_op_new(int dir, int peer, uint64_t seq, void *buf,
+                                 size_t bytes) {
+  hc_hccl_op_t *op = calloc(1, sizeof *op);
+  if (op == NULL)
+    return NULL;
+  op->dir = dir;
+  op->peer = peer;
+  op->seq = seq;
+  op->buf = buf;
+  op->bytes = bytes;
+  return op;
+}
+
+/* Queued by seq: CTS packets may arrive in any order. */
+static void hccl_enqueue(hccl_pair_t *p, hc_hccl_op_t *op) {
+  hc_hccl_op_t **l = &p->queue[op->dir];
+  while (*l != NULL && (*l)->seq < op->seq)
+    l = &(*l)->next;
+  op->next = *l;
+  *l = op;
+}
+
+hc_hccl_op_t *hc_hccl_recv_claim(int peer, int device, void *buf,
+                                 size_t bytes, const void **root) {
+  hccl_pair_t *p = hccl_pair(peer);
+  *root = NULL;
+  if (p == NULL || (p->state != PAIR_NONE && p->device != device))
+    return NULL;
+  hc_hccl_op_t *op = hccl_op_new(DIR_RECV, peer, p->claimed, buf, bytes);
+  if (op == NULL)
+    return NULL;
+  if (!hccl_start_init(p, peer, device)) {
+    free(op);
+    return NULL;
+  }
+  p->claimed++;
+  hccl_enqueue(p, op);
+  if (hccl_is_root(peer) && p->state != PAIR_READY)
+    *root = p->root;
+  return op;
+}
+
+hc_hccl_op_t *hc_hccl_send_accept(int peer, int device, uint64_t seq,
+                                  void *buf, size_t bytes) {
+  hccl_pair_t *p = hccl_pair(peer);
+  if (p == NULL || !hccl_start_init(p, peer, device))
+    return NULL;
+  hc_hccl_op_t *op = hccl_op_new(DIR_SEND, peer, seq, buf, bytes);
+  if (op != NULL)
+    hccl_enqueue(p, op);
+  return op;
+}
+
+uint64_t hc_hccl_op_seq(const hc_hccl_op_t *op) { return op->seq; }
+
+static void hccl_init_finish(hccl_pair_t *p, int peer) {
+  pthread_join(p->thread, NULL);
+  const hc_device_ops_t *ops = hc_device_backend(HC_MEM_ACL);
+  int ok = p->init_rc == HCCL_OK &&
+           ops->stream_create(p->device, &p->stream[DIR_SEND]) == HC_OK &&
+           ops->stream_create(p->device, &p->stream[DIR_RECV]) == HC_OK;
+  if (ok) {
+    p->state = PAIR_READY;
+    hc_log(HC_LOG_DEBUG, "device", "rank %d: HcclComm with rank %d ready",
+           hc_engine.world_rank, peer);
+    return;
+  }
+  p->state = PAIR_FAILED;
+  hc_log(HC_LOG_ERROR, "device", "HcclComm with rank %d: %s", peer,
+         p->init_rc == HCCL_OK ? "no stream" : hccl_error(p->init_rc));
+}
+
+static hc_status_t hccl_issue(hccl_pair_t *p, hc_hccl_op_t *op) {
+  const hc_device_ops_t *ops = hc_device_backend(HC_MEM_ACL);
+  void *stream = p->stream[op->dir];
+  hc_status_t rc = hc_acl_bind_device(p->device);
+  if (rc == HC_OK)
+    rc = ops->event_create(&op->event);
+  if (rc != HC_OK)
+    return rc;
+  void *raw = hc_acl_stream_handle(stream);
+  uint32_t peer_rank = hccl_is_root(op->peer) ? 1 : 0;
+  int hrc = op->dir == DIR_SEND
+                ? hx.api.send(op->buf, op->bytes, HCCL_TYPE_UINT8, peer_rank,
+                              p->comm, raw)
+                : hx.api.recv(op->buf, op->bytes, HCCL_TYPE_UINT8, peer_rank,
+                              p->comm, raw);
+  if (hrc != HCCL_OK) {
+    hc_log(HC_LOG_ERROR, "device", "Hccl%s with rank %d: %s",
+           op->dir == DIR_SEND ? "Send" : "Recv", op->peer, hccl_error(hrc));
+    return HC_ERR_TRANSPORT;
+  }
+  return ops->event_record(op->event, stream);
+}
+
+/* Issues queued ops in seq order, per direction. */
+static void hccl_pump(hccl_pair_t *p) {
+  for (int dir = 0; dir < 2; dir++) {
+    hc_hccl_op_t *op;
+    while ((op = p->queue[dir]) != NULL && op->seq == p->next[dir]) {
+      p->queue[dir] = op->next;
+      op->next = NULL;
+      op->issued = 1;
+      op->failed = hccl_issue(p, op);
+      p->next[dir]++;
+    }
+  }
+}
+
+hc_status_t hc_hccl_op_poll(hc_hccl_op_t *op) {
+  hccl_pair_t *p = hx.pairs[op->peer];
+  if (p->state == PAIR_INIT && atomic_load(&p->init_done))
+    hccl_init_finish(p, op->peer);
+  if (p->state == PAIR_FAILED)
+    return HC_ERR_TRANSPORT;
+  if (p->state == PAIR_READY)
+    hccl_pump(p);
+  if (!op->issued)
+    return HC_ERR_AGAIN;
+  if (op->failed != HC_OK)
+    return op->failed;
+  return hc_device_backend(HC_MEM_ACL)->event_query(op->event);
+}
+
+void hc_hccl_op_free(hc_hccl_op_t *op) {
+  if (op == NULL)
+    return;
+  hccl_pair_t *p = hx.pairs[op->peer];
+  for (hc_hccl_op_t **l = &p->queue[op->dir]; *l != NULL; l = &(*l)->next)
+    if (*l == op) {
+      *l = op->next;
+      break;
+    }
+  if (op->event != NULL)
+    hc_device_backend(HC_MEM_ACL)->event_destroy(op->event);
+  free(op);
+}
+
+static void hccl_pair_free(hccl_pair_t *p) {
+  const hc_device_ops_t *ops = hc_device_backend(HC_MEM_ACL);
+  if (p->state == PAIR_INIT)
+    pthread_join(p->thread, NULL);
+  for (int dir = 0; dir < 2; dir++)
+    if (p->stream[dir] != NULL && ops != NULL)
+      ops->stream_destroy(p->stream[dir]);
+  if (p->comm != NULL && p->init_rc == HCCL_OK &&
+      hc_acl_bind_device(p->device) == HC_OK)
+    hx.api.comm_destroy(p->comm);
+  free(p);
+}
+
+void hc_hccl_fini(void) {
+  for (int i = 0; i < hx.npairs; i++)
+    if (hx.pairs[i] != NULL)
+      hccl_pair_free(hx.pairs[i]);
+  free(hx.pairs);
+  if (hx.lib_comm != NULL)
+    dlclose(hx.lib_comm);
+  if (hx.lib != NULL)
+    dlclose(hx.lib);
+  memset(&hx, 0, sizeof hx);
+}
