@@ -9,7 +9,7 @@
 int PMPI_Barrier(MPI_Comm comm) {
   static const char fn[] = "MPI_Barrier";
   hc_mpi_comm_t *c = NULL;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
   if (rc != MPI_SUCCESS)
     return rc;
   return hc_mpi_raise_status(c, fn, hcomm_barrier(c->engine));
@@ -60,7 +60,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
   static const char fn[] = "MPI_Reduce";
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_root(fn, c, root);
   if (rc == MPI_SUCCESS)
@@ -89,7 +89,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   static const char fn[] = "MPI_Allreduce";
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
   if (rc != MPI_SUCCESS)

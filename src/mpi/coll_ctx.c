@@ -162,6 +162,11 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
 int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
                       MPI_Request *request, hc_mpi_comm_t **c) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
+  /* The algorithms address ranks of one group; an intercommunicator's
+   * peers are the remote group, so running them there would hang. */
+  if (rc == MPI_SUCCESS && hcomm_comm_is_inter((*c)->engine))
+    rc = hc_mpi_raise(*c, fn, MPI_ERR_COMM,
+                      "collectives on intercommunicators are not supported");
   if (rc == MPI_SUCCESS && nb)
     rc = hc_mpi_check_ptr(fn, *c, request, "request");
   return rc;

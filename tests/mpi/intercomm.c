@@ -126,6 +126,18 @@ int main(int argc, char **argv)
     ic_recv_all(inter, in_a, 200);
     MPI_Waitall(in_a ? ic_size - ic_h : ic_h, reqs, MPI_STATUSES_IGNORE);
     MPI_Comm_free(&dup);
+#ifdef HCMPI
+    /* hcmpi runs collectives on intracommunicators only: on an
+     * intercommunicator they must fail cleanly rather than hang. */
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int bad = MPI_Barrier(inter);
+    CHECK(mt_class(bad) == MPI_ERR_COMM, "Barrier on an intercomm: %s",
+          mt_errstr(bad));
+    int one = 1, sum = 0;
+    bad = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter);
+    CHECK(mt_class(bad) == MPI_ERR_COMM, "Allreduce on an intercomm: %s",
+          mt_errstr(bad));
+#endif
     ic_merge(inter, in_a, in_a, 0); /* A high: B first */
     ic_merge(inter, in_a, !in_a, 1); /* B high: A first */
     MPI_Comm_free(&inter);
