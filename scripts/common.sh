@@ -8,7 +8,7 @@
 HC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${BUILD_DIR:=$HC_REPO/build}"
 : "${JOBS:=2}"
-HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3"
+HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3 gfortran g++"
 # Only for tests/launchers (Slurm daemons, PMIx header); CI=true adds them.
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi

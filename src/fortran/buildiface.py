@@ -1,0 +1,535 @@
+#!/usr/bin/env python3
+"""Generate hcmpi's Fortran layer from include/mpi.h.
+
+Usage (from the source root, after any change to the C library):
+    python3 src/fortran/buildiface.py [CC]
+
+Writes, all committed:
+  src/fortran/mpif.h        constants (fixed-form compatible) and COMMON blocks
+  src/fortran/fort_bind.c   C bodies of mpi_x_ / pmpi_x_ and their aliases
+  src/fortran/fort_bind.h   prototypes of the strong pmpi_x_ symbols
+  src/fortran/mpi_ifaces.f90  interface bodies for `use mpi`
+  src/fortran/mpi_f08_ifaces.f90  interface bodies and constants for mpi_f08
+
+What gets a binding: every PMPI_x defined in src/mpi/*.c whose C prototype
+in include/mpi.h maps onto the argument kinds below, minus SKIP, plus the
+hand-written calls in HAND (C bodies in fort_hand.c).  A new C call gets
+its binding by re-running this script; one whose arguments need special
+care gets an entry in SPECIAL_ARGS, HAND or SKIP.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, 'src', 'fortran')
+
+# ---- the table ----------------------------------------------------------
+# Calls the generator leaves out, with the reason (see docs/fortran.md).
+SKIP = {
+    'Init': 'hand', 'Init_thread': 'hand', 'Wtime': 'hand', 'Wtick': 'hand',
+    'Pcontrol': 'hand', 'Buffer_detach': 'hand', 'Comm_get_attr': 'hand',
+    'Comm_set_attr': 'hand', 'Info_create_env': 'hand',
+    'Info_get_string': 'hand', 'Comm_create_keyval': 'hand',
+    # MPI-1 calls whose Fortran form has INTEGER where C has MPI_Aint.
+    'Address': 'mpi1', 'Type_extent': 'mpi1', 'Type_lb': 'mpi1',
+    'Type_ub': 'mpi1', 'Type_hindexed': 'mpi1', 'Type_hvector': 'mpi1',
+    'Type_struct': 'mpi1', 'Attr_get': 'mpi1', 'Attr_put': 'mpi1',
+    'Attr_delete': 'mpi1', 'Keyval_create': 'mpi1', 'Keyval_free': 'mpi1',
+}
+
+# Fortran interfaces of the hand-written calls: (name, [(arg, kind)], result)
+HAND = [
+    ('Init', [], None),
+    ('Init_thread', [('required', 'int'), ('provided', 'int*')], None),
+    ('Wtime', [], 'double'),
+    ('Wtick', [], 'double'),
+    ('Pcontrol', [('level', 'int')], None),
+    ('Buffer_detach', [('buffer_addr', 'buf'), ('size', 'int*')], None),
+    ('Comm_get_attr', [('comm', 'h:Comm'), ('comm_keyval', 'int'),
+                       ('attribute_val', 'aint*'), ('flag', 'lout')], None),
+    ('Comm_set_attr', [('comm', 'h:Comm'), ('comm_keyval', 'int'),
+                       ('attribute_val', 'aint')], None),
+    ('Info_create_env', [('info', 'h*:Info')], None),
+    ('Info_get_string', [('info', 'h:Info'), ('key', 'sin'),
+                         ('buflen', 'int*'), ('value', 'sout'),
+                         ('flag', 'lout')], None),
+    ('Comm_create_keyval', [('comm_copy_attr_fn', 'fn'),
+                            ('comm_delete_attr_fn', 'fn'),
+                            ('comm_keyval', 'int*'),
+                            ('extra_state', 'aint')], None),
+]
+
+# C `int` arguments that are LOGICAL in Fortran, and `int *` outputs too.
+LOGICAL_IN = {('Status_set_cancelled', 'flag'), ('Op_create', 'commute'),
+              ('Intercomm_merge', 'high')}
+LOGICAL_OUT_NAMES = {'flag', 'commute'}
+# Output strings: C buffer size for each (call, argument).
+STRING_OUT = {
+    ('Get_processor_name', 'name'): 'MPI_MAX_PROCESSOR_NAME',
+    ('Error_string', 'string'): 'MPI_MAX_ERROR_STRING',
+    ('Comm_get_name', 'comm_name'): 'MPI_MAX_OBJECT_NAME',
+    ('Type_get_name', 'type_name'): 'MPI_MAX_OBJECT_NAME',
+    ('Get_library_version', 'version'): 'MPI_MAX_LIBRARY_VERSION_STRING',
+    ('Info_get_nthkey', 'key'): 'MPI_MAX_INFO_KEY',
+    ('Info_get', 'value'): '(size_t)*valuelen',
+}
+# 0-based C indices that are 1-based in Fortran.
+INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx')}
+INDICES_OUT = {('Waitsome', 'array_of_indices'),
+               ('Testsome', 'array_of_indices')}
+
+HANDLES = ['Comm', 'Datatype', 'Group', 'Info', 'Op', 'Errhandler',
+           'Request', 'Win', 'Session', 'Message', 'File']
+PASS_FN = {'MPI_User_function', 'MPI_Comm_errhandler_function',
+           'MPI_Win_errhandler_function', 'MPI_Session_errhandler_function',
+           'MPI_Comm_errhandler_fn', 'MPI_Handler_function'}
+
+
+# ---- reading the C library ----------------------------------------------
+def read_prototypes():
+    text = open(os.path.join(ROOT, 'include', 'mpi.h')).read()
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'^\s*#.*$', ' ', text, flags=re.M)
+    text = re.sub(r'\s+', ' ', text)
+    protos = {}
+    for ret, name, args in re.findall(
+            r'\b(int|double)\s+PMPI_(\w+)\s*\(([^;{}]*?)\)\s*;', text):
+        protos[name] = (ret, args.strip())
+    return protos
+
+
+def implemented_calls():
+    names = set()
+    d = os.path.join(ROOT, 'src', 'mpi')
+    for f in sorted(os.listdir(d)):
+        if f.endswith('.c'):
+            src = open(os.path.join(d, f)).read()
+            names.update(re.findall(r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(',
+                                    src, flags=re.M))
+    return names
+
+
+def parse_arg(call, arg):
+    """Map one C parameter to (name, kind) or raise ValueError."""
+    m = re.match(r'(.*?)(\w+)\s*(\[\s*\])?(\[3\])?$', arg.strip())
+    if not m:
+        raise ValueError(arg)
+    ctype = m.group(1).replace('const', '').strip()
+    name, arr = m.group(2), bool(m.group(3))
+    if m.group(4) and ctype == 'int':
+        return name, 'int[][3]'
+    if ctype == 'char' and arr:
+        ctype, arr = 'char *', False
+    if ctype in ('void *',):
+        return name, 'buf'
+    if ctype == 'int' and not arr:
+        if (call, name) in LOGICAL_IN:
+            return name, 'lin'
+        return name, 'int'
+    if ctype == 'int' and arr:
+        if (call, name) in INDICES_OUT:
+            return name, 'idx[]'
+        return name, 'int[]'
+    if ctype == 'int *':
+        if name in LOGICAL_OUT_NAMES:
+            return name, 'lout'
+        if (call, name) in INDEX_OUT:
+            return name, 'idx*'
+        return name, 'int*'
+    for k in ('Aint', 'Count', 'Offset'):
+        if ctype == 'MPI_' + k:
+            return name, k.lower() + ('[]' if arr else '')
+        if ctype == 'MPI_%s *' % k:
+            return name, k.lower() + '*'
+    for h in HANDLES:
+        if ctype == 'MPI_' + h:
+            return name, ('h[]:' if arr else 'h:') + h
+        if ctype == 'MPI_%s *' % h:
+            return name, 'h*:' + h
+    if ctype == 'MPI_Status *' and not arr:
+        if call in ('Get_count', 'Get_elements', 'Get_elements_x',
+                    'Test_cancelled', 'Status_set_elements',
+                    'Status_set_elements_x', 'Status_set_cancelled'):
+            return name, 'stin'
+        return name, 'st'
+    if ctype == 'MPI_Status' and arr:
+        return name, 'st[]'
+    if ctype == 'char *' and not arr:
+        if (call, name) in STRING_OUT:
+            return name, 'sout'
+        if 'const' in arg:
+            return name, 'sin'
+        raise ValueError('output string without a size: ' + arg)
+    if ctype.endswith('*') and ctype[:-1].strip() in PASS_FN:
+        return name, 'fn'
+    raise ValueError(arg)
+
+
+def bindable(protos, implemented):
+    calls, skipped = [], []
+    for name in sorted(implemented):
+        if name in SKIP or name not in protos:
+            continue
+        ret, args = protos[name]
+        if ret != 'int':
+            skipped.append((name, 'returns ' + ret))
+            continue
+        try:
+            parsed = [] if args in ('', 'void') else \
+                [parse_arg(name, a) for a in split_args(args)]
+        except ValueError as e:
+            skipped.append((name, str(e)))
+            continue
+        calls.append((name, parsed))
+    return calls, skipped
+
+
+def split_args(args):
+    return [a for a in args.split(',') if a.strip()]
+
+
+# ---- C output ------------------------------------------------------------
+CTYPE = {'buf': 'void *', 'int[][3]': 'MPI_Fint *', 'int': 'MPI_Fint *', 'int[]': 'MPI_Fint *',
+         'int*': 'MPI_Fint *', 'idx*': 'MPI_Fint *', 'idx[]': 'MPI_Fint *',
+         'lin': 'MPI_Fint *', 'lout': 'MPI_Fint *', 'aint': 'MPI_Aint *',
+         'aint[]': 'MPI_Aint *', 'aint*': 'MPI_Aint *',
+         'count': 'MPI_Count *', 'count[]': 'MPI_Count *',
+         'count*': 'MPI_Count *', 'offset': 'MPI_Offset *',
+         'offset*': 'MPI_Offset *', 'st': 'MPI_Fint *', 'stin': 'MPI_Fint *',
+         'st[]': 'MPI_Fint *', 'sin': 'char *', 'sout': 'char *'}
+
+
+def c_param(name, kind):
+    if kind.startswith('h'):
+        return 'MPI_Fint *' + name
+    if kind == 'fn':
+        return 'void *' + name
+    return CTYPE[kind] + name
+
+
+def c_signature(fname, args):
+    params = [c_param(n, k) for n, k in args] + ['MPI_Fint *ierr']
+    params += ['size_t %s_len' % n for n, k in args if k in ('sin', 'sout')]
+    return 'void %s(%s)' % (fname, ', '.join(params))
+
+
+def c_body(call, args):
+    pre, actual, post, cleanup = [], [], [], []
+    for n, k in args:
+        if k == 'buf':
+            actual.append('hc_f_buf(%s)' % n)
+        elif k in ('int', 'aint', 'count', 'offset', 'lin') or \
+                k.startswith('h:'):
+            actual.append('*' + n if k != 'lin' else '(*%s != 0)' % n)
+        elif k == 'lout':
+            pre.append('int %s_c = 0;' % n)
+            actual.append('&%s_c' % n)
+            post.append('*%s = hc_f_logical(%s_c);' % (n, n))
+        elif k == 'idx*':
+            pre.append('int %s_c = MPI_UNDEFINED;' % n)
+            actual.append('&%s_c' % n)
+            post.append('*%s = hc_f_index(%s_c);' % (n, n))
+        elif k == 'idx[]':
+            actual.append(n)
+            post.append('hc_f_indices(%s, *outcount);' % n)
+        elif k == 'st':
+            actual.append('hc_f_status(%s)' % n)
+        elif k == 'stin':
+            actual.append('(MPI_Status *)%s' % n)
+        elif k == 'st[]':
+            actual.append('hc_f_statuses(%s)' % n)
+        elif k == 'sin':
+            pre.append('char *%s_c = hc_f_str_in(%s, %s_len);' % (n, n, n))
+            actual.append('%s_c' % n)
+            cleanup.append('free(%s_c);' % n)
+        elif k == 'sout':
+            size = STRING_OUT[(call, n)]
+            pre.append('char *%s_c = hc_f_str_buf(%s);' % (n, size))
+            actual.append('%s_c' % n)
+            post.append('hc_f_str_out(%s, %s_len, %s_c);' % (n, n, n))
+            cleanup.append('free(%s_c);' % n)
+        elif k == 'fn':
+            actual.append('(void *)%s' % n)
+        elif k == 'int[][3]':
+            actual.append('(int(*)[3])%s' % n)
+        else:  # pointers and arrays pass through: same layout in C
+            actual.append(n)
+    lines = ['  ' + p for p in pre]
+    if any(k == 'sout' for n, k in args):
+        names = [n for n, k in args if k == 'sout']
+        lines.append('  if (%s) {' % ' || '.join('!%s_c' % n for n in names))
+        lines += ['    ' + c for c in cleanup]
+        lines.append('    hc_f_err(ierr, MPI_ERR_NO_MEM);')
+        lines.append('    return;')
+        lines.append('  }')
+    lines.append('  int rc = MPI_%s(%s);' % (call, ', '.join(actual)))
+    if post:
+        lines.append('  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {')
+        lines += ['    ' + p for p in post]
+        lines.append('  }')
+    lines += ['  ' + c for c in cleanup]
+    lines.append('  hc_f_err(ierr, rc);')
+    return '\n'.join(lines)
+
+
+def alias_names(call):
+    low = call.lower()
+    return ['mpi_%s_' % low, 'mpi_%s' % low, 'mpi_%s__' % low,
+            'MPI_%s' % call.upper(), 'pmpi_%s' % low, 'pmpi_%s__' % low,
+            'PMPI_%s' % call.upper()]
+
+
+def write_c(calls):
+    hdr = ['/* Generated by src/fortran/buildiface.py; do not edit. */',
+           '#ifndef HC_FORT_BIND_H', '#define HC_FORT_BIND_H',
+           '#include <stddef.h>', '#include "mpi.h"', '']
+    src = ['/* Generated by src/fortran/buildiface.py from include/mpi.h; do',
+           ' * not edit.  Each pmpi_x_ converts Fortran arguments, calls the C',
+           ' * MPI_x (so C-level profiling sees Fortran calls too) and stores',
+           ' * the error code; the other name forms are weak aliases. */',
+           '#include <stdlib.h>', '#include "fortran/fort_impl.h"', '']
+    for call, args in calls:
+        sig = c_signature('pmpi_%s_' % call.lower(), args)
+        hdr.append(sig + ';')
+        src.append(sig)
+        src.append('{')
+        src.append(c_body(call, args))
+        src.append('}')
+        for a in alias_names(call):
+            src.append('#pragma weak %s = pmpi_%s_' % (a, call.lower()))
+        src.append('')
+    hdr += ['', '#endif']
+    open(os.path.join(OUT, 'fort_bind.h'), 'w').write('\n'.join(hdr) + '\n')
+    open(os.path.join(OUT, 'fort_bind.c'), 'w').write('\n'.join(src))
+
+
+def write_aliases(hand):
+    """Aliases of the hand-written pmpi_x_, included at the end of
+    fort_hand.c (a weak alias must be in its target's file)."""
+    src = ['/* Generated by src/fortran/buildiface.py; do not edit.  Name',
+           ' * forms of the calls written by hand in fort_hand.c. */']
+    for call, _, _ in hand:
+        for a in alias_names(call):
+            src.append('#pragma weak %s = pmpi_%s_' % (a, call.lower()))
+    open(os.path.join(OUT, 'fort_hand_alias.h'), 'w').write('\n'.join(src) + '\n')
+
+
+# ---- Fortran interfaces --------------------------------------------------
+def f_decl(name, kind, f08):
+    base = kind.split(':')[0]
+    if base == 'buf':
+        return ['!GCC$ ATTRIBUTES NO_ARG_CHECK :: ' + name,
+                'type(*), dimension(*) :: ' + name]
+    scalar = base in ('int', 'int*', 'idx*', 'lin', 'lout', 'aint', 'aint*',
+                      'count', 'count*', 'offset', 'offset*', 'h', 'h*')
+    dims = '' if scalar else '(*)'
+    if base in ('lin', 'lout'):
+        return ['logical :: ' + name]
+    if base in ('sin', 'sout'):
+        return ['character(len=*) :: ' + name]
+    if base == 'fn':
+        return ['external :: ' + name]
+    if base.startswith('aint') or base.startswith('offset'):
+        return ['integer(kind=8) :: %s%s' % (name, dims)]
+    if base.startswith('count'):
+        return ['integer(kind=8) :: %s%s' % (name, dims)]
+    if base.startswith('h') and f08:
+        return ['type(MPI_%s) :: %s%s' % (kind.split(':')[1], name, dims)]
+    if base == 'int[][3]':
+        return ['integer :: %s(3, *)' % name]
+    if base in ('st', 'stin'):
+        return ['type(MPI_Status) :: ' + name] if f08 else \
+            ['integer :: %s(5)' % name]
+    if base == 'st[]':
+        return ['type(MPI_Status) :: %s(*)' % name] if f08 else \
+            ['integer :: %s(5, *)' % name]
+    return ['integer :: %s%s' % (name, dims)]
+
+
+def f_interface(call, args, result, f08):
+    names = [n for n, k in args]
+    if result is None:
+        names.append('ierror')
+    head = '%s MPI_%s(%s)' % ('function' if result else 'subroutine', call,
+                              ', '.join(names))
+    out = wrap(head) + (['  import'] if f08 else []) + ['  implicit none']
+    if result:
+        out.append('  double precision :: MPI_%s' % call)
+    for n, k in args:
+        out += ['  ' + d for d in f_decl(n, k, f08)]
+    if result is None:
+        out.append('  integer%s :: ierror' % (', optional' if f08 else ''))
+    out.append('end %s' % ('function' if result else 'subroutine'))
+    return out
+
+
+def wrap(line, width=100):
+    out = []
+    while len(line) > width:
+        cut = line.rfind(', ', 0, width) + 1
+        out.append(line[:cut] + ' &')
+        line = '    ' + line[cut:].lstrip()
+    return out + [line]
+
+
+def write_ifaces(calls, hand):
+    entries = [(c, a, None) for c, a in calls] + HAND
+    entries.sort(key=lambda e: e[0])
+    for f08, fname in ((False, 'mpi_ifaces.f90'), (True, 'mpi_f08_ifaces.f90')):
+        out = ['! Generated by src/fortran/buildiface.py; do not edit.',
+               'interface']
+        for call, args, result in entries:
+            if not f08 and call in ('Wtime', 'Wtick'):
+                continue  # mpif.h declares them EXTERNAL REAL*8
+            out += f_interface(call, args, result, f08)
+        out.append('end interface')
+        open(os.path.join(OUT, fname), 'w').write('\n'.join(out) + '\n')
+
+
+# ---- constants -------------------------------------------------------------
+POINTER_CONSTS = {'MPI_BOTTOM', 'MPI_IN_PLACE', 'MPI_STATUS_IGNORE',
+                  'MPI_STATUSES_IGNORE', 'MPI_ERRCODES_IGNORE',
+                  'MPI_ARGV_NULL', 'MPI_ARGVS_NULL', 'MPI_UNWEIGHTED',
+                  'MPI_WEIGHTS_EMPTY', 'MPI_F_STATUS_IGNORE',
+                  'MPI_F_STATUSES_IGNORE', 'MPI_F08_STATUS_IGNORE',
+                  'MPI_F08_STATUSES_IGNORE', 'MPI_T_PVAR_ALL_HANDLES'}
+HANDLE_KINDS = {1: 'Comm', 2: 'Group', 3: 'Datatype', 5: 'Errhandler',
+                6: 'Op', 7: 'Info', 8: 'Win', 11: 'Request', 14: 'Session'}
+
+
+def read_constants(cc):
+    """Values of every integer object-like MPI_ macro of our mpi.h."""
+    inc = os.path.join(ROOT, 'include')
+    macros = subprocess.run([cc, '-E', '-dM', '-I', inc, '-x', 'c', '-'],
+                            input='#include <mpi.h>\n', capture_output=True,
+                            text=True, check=True).stdout
+    names = sorted(set(re.findall(r'^#define (MPIX?_[A-Z0-9_]+) \S', macros,
+                                  flags=re.M)) - POINTER_CONSTS)
+    names = [n for n in names if not n.endswith('_FN') and
+             not n.startswith('MPI_F_') and 'FMT' not in n]
+    prog = ['#include <stdio.h>', '#include <mpi.h>', 'int main(void) {']
+    for n in names:
+        prog.append('  printf("%%s %%d %%lld\\n", "%s", '
+                    '_Generic((%s), int: 1, long: 2, long long: 2, '
+                    'unsigned: 1, default: 0), (long long)(%s));' % (n, n, n))
+    prog += ['  return 0;', '}']
+    with tempfile.TemporaryDirectory() as tmp:
+        c, exe = os.path.join(tmp, 'c.c'), os.path.join(tmp, 'c')
+        open(c, 'w').write('\n'.join(prog) + '\n')
+        subprocess.run([cc, '-w', '-I', inc, c, '-o', exe], check=True)
+        out = subprocess.run([exe], capture_output=True, text=True,
+                             check=True).stdout
+    consts = []
+    for line in out.splitlines():
+        n, kind, v = line.split()
+        if kind != '0':
+            consts.append((n, int(kind), int(v)))
+    return consts
+
+
+def fortran_value(v):
+    """Predefined attribute keys are odd in C and one more in Fortran
+    (MPICH's convention: the low bit tells the language of the caller)."""
+    u = v & 0xffffffff
+    if (u >> 30) == 1 and ((u >> 26) & 0xf) == 9 and (u & 1):
+        return v + 1
+    return v
+
+
+def handle_type(name, value):
+    if name.startswith('MPI_MESSAGE_'):
+        return 'Message'
+    if name == 'MPI_FILE_NULL':
+        return 'File'
+    u = value & 0xffffffff
+    if u < 0x04000000 or (u >> 30) == 3:
+        return None
+    return HANDLE_KINDS.get((u >> 26) & 0xf)
+
+
+def write_mpif(consts):
+    out = ['!     hcmpi mpif.h: generated by src/fortran/buildiface.py from',
+           '!     include/mpi.h; do not edit.  Fixed- and free-form source.',
+           '       INTEGER MPI_SOURCE, MPI_TAG, MPI_ERROR',
+           '       PARAMETER (MPI_SOURCE=3,MPI_TAG=4,MPI_ERROR=5)',
+           '       INTEGER MPI_STATUS_SIZE',
+           '       PARAMETER (MPI_STATUS_SIZE=5)',
+           '       INTEGER MPI_ADDRESS_KIND, MPI_OFFSET_KIND',
+           '       PARAMETER (MPI_ADDRESS_KIND=8, MPI_OFFSET_KIND=8)',
+           '       INTEGER MPI_COUNT_KIND, MPI_INTEGER_KIND',
+           '       PARAMETER (MPI_COUNT_KIND=8, MPI_INTEGER_KIND=4)']
+    skip = {'MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR', 'MPI_STATUS_SIZE'}
+    for n, kind, v in consts:
+        if n in skip:
+            continue
+        v = fortran_value(v)
+        t = 'INTEGER' if kind == 1 else 'INTEGER*8'
+        out.append('       %s %s' % (t, n))
+        out.append('       PARAMETER (%s=%d)' % (n, v))
+    out += [
+        '       INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)',
+        '       INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)',
+        '       INTEGER MPI_ERRCODES_IGNORE(1)',
+        '       CHARACTER*1 MPI_ARGVS_NULL(1,1)',
+        '       CHARACTER*1 MPI_ARGV_NULL(1)',
+        '       INTEGER MPI_BOTTOM, MPI_IN_PLACE, MPI_UNWEIGHTED',
+        '       INTEGER MPI_WEIGHTS_EMPTY',
+        '!     Addresses the library recognises, under the COMMON names',
+        '!     MPICH uses so that objects built by either agree.',
+        '       COMMON /MPIFCMB5/ MPI_UNWEIGHTED',
+        '       COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY',
+        '       COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE',
+        '       COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE',
+        '       COMMON /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL',
+        '       SAVE /MPIFCMB5/, /MPIFCMB9/, /MPIPRIV1/, /MPIPRIV2/',
+        '       SAVE /MPIPRIVC/',
+        '       EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK',
+        '       DOUBLE PRECISION MPI_WTIME, MPI_WTICK',
+        '       DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK',
+        '       EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN',
+        '       EXTERNAL MPI_COMM_DUP_FN']
+    open(os.path.join(OUT, 'mpif.h'), 'w').write('\n'.join(out) + '\n')
+
+
+def write_f08_consts(consts):
+    out = ['! Generated by src/fortran/buildiface.py; do not edit.']
+    for n, kind, v in consts:
+        v = fortran_value(v)
+        h = handle_type(n, v)
+        if h:
+            out.append('type(MPI_%s), parameter :: %s = MPI_%s(%d)' %
+                       (h, n, h, v))
+        else:
+            k = '' if kind == 1 else '(kind=8)'
+            out.append('integer%s, parameter :: %s = %d' % (k, n, v))
+    open(os.path.join(OUT, 'mpi_f08_consts.f90'), 'w').write(
+        '\n'.join(out) + '\n')
+
+
+def main():
+    cc = sys.argv[1] if len(sys.argv) > 1 else os.environ.get('CC', 'cc')
+    protos = read_prototypes()
+    calls, skipped = bindable(protos, implemented_calls())
+    write_c(calls)
+    for f in ('fort_bind.c', 'fort_bind.h'):
+        try:
+            subprocess.run(['clang-format', '-i', os.path.join(OUT, f)],
+                           check=True)
+        except OSError:
+            pass
+    write_aliases(HAND)
+    write_ifaces(calls, HAND)
+    consts = read_constants(cc)
+    write_mpif(consts)
+    write_f08_consts(consts)
+    print('%d generated bindings, %d hand-written, %d constants' %
+          (len(calls), len(HAND), len(consts)))
+    for name, why in skipped:
+        print('  no binding for MPI_%s: %s' % (name, why))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,111 @@
+/*
+ * Internals of hcmpi's Fortran layer (libhcmpifort).
+ *
+ * Fortran handles, statuses and integers have the C layout in the MPICH
+ * ABI (MPI_Fint is int, a handle is the same int, a status is five ints in
+ * MPI_Status order), so most arguments pass straight through.  What needs
+ * converting: the sentinel addresses (MPI_BOTTOM, MPI_IN_PLACE,
+ * MPI_STATUS(ES)_IGNORE), which Fortran passes as the addresses of COMMON
+ * blocks or of the mpi_f08 objects; LOGICALs; 1-based indices; and strings
+ * with hidden lengths and blank padding.
+ */
+#ifndef HC_FORT_IMPL_H
+#define HC_FORT_IMPL_H
+
+#include <stddef.h>
+
+#include "mpi.h"
+#include "fortran/fort_bind.h"
+
+/* MPICH's COMMON block layouts (sizes must match: programs built by MPICH
+ * get copy relocations of these exact sizes). */
+typedef struct hc_f_priv1 {
+  MPI_Fint bottom;
+  MPI_Fint in_place;
+  MPI_Fint status_ignore[MPI_F_STATUS_SIZE];
+} hc_f_priv1_t;
+
+typedef struct hc_f_priv2 {
+  MPI_Fint statuses_ignore[MPI_F_STATUS_SIZE];
+  MPI_Fint errcodes_ignore[1];
+} hc_f_priv2_t;
+
+typedef struct hc_f_privc {
+  char argvs_null[1];
+  char argv_null[1];
+} hc_f_privc_t;
+
+extern hc_f_priv1_t mpipriv1_;
+extern hc_f_priv2_t mpipriv2_;
+extern hc_f_privc_t mpiprivc_;
+extern MPI_Fint mpifcmb5_;
+extern MPI_Fint mpifcmb9_;
+
+/* The mpi_f08 sentinels, defined by libhcmpi (src/mpi/globals.c). */
+extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+extern MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
+extern int MPIR_F08_MPI_IN_PLACE;
+extern int MPIR_F08_MPI_BOTTOM;
+
+/* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
+void *hc_f_buf(void *buf);
+/* A Fortran status with MPI_STATUS_IGNORE mapped to C's value. */
+MPI_Status *hc_f_status(MPI_Fint *status);
+/* An array of statuses with MPI_STATUSES_IGNORE mapped to C's value. */
+MPI_Status *hc_f_statuses(MPI_Fint *statuses);
+/* gfortran's LOGICAL: .true. is 1, .false. is 0. */
+MPI_Fint hc_f_logical(int c_flag);
+/* A C index (0-based or MPI_UNDEFINED) as Fortran's (1-based). */
+MPI_Fint hc_f_index(int c_index);
+/* Turns n C indices into Fortran ones in place (n may be MPI_UNDEFINED). */
+void hc_f_indices(MPI_Fint *indices, int n);
+/* Stores rc unless ierror is absent (mpi_f08 makes it OPTIONAL). */
+void hc_f_err(MPI_Fint *ierr, int rc);
+/* A NUL-terminated malloc'd copy of a Fortran string, trailing and leading
+ * blanks removed; NULL when out of memory. */
+char *hc_f_str_in(const char *s, size_t len);
+/* A zeroed C buffer of size + 1 bytes for a string output; NULL if no
+ * memory. */
+char *hc_f_str_buf(size_t size);
+/* Copies C string c into Fortran string f of length len, blank-padded. */
+void hc_f_str_out(char *f, size_t len, const char *c);
+
+/* ---- hand-written calls (fort_hand.c) ---- */
+/* Fortran's attribute copy and delete callbacks (all by reference). */
+typedef void(hc_f_copy_fn)(MPI_Fint *oldcomm, MPI_Fint *keyval,
+                           MPI_Aint *extra_state, MPI_Aint *attr_in,
+                           MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+typedef void(hc_f_delete_fn)(MPI_Fint *comm, MPI_Fint *keyval,
+                             MPI_Aint *attr, MPI_Aint *extra_state,
+                             MPI_Fint *ierr);
+
+void pmpi_init_(MPI_Fint *ierr);
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
+                       MPI_Fint *ierr);
+double pmpi_wtime_(void);
+double pmpi_wtick_(void);
+void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
+void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *ierr);
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr);
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen,
+                           char *value, MPI_Fint *flag, MPI_Fint *ierr,
+                           size_t key_len, size_t value_len);
+void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn,
+                              hc_f_delete_fn *delete_fn, MPI_Fint *keyval,
+                              MPI_Aint *extra_state, MPI_Fint *ierr);
+void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
+                            MPI_Aint *extra_state, MPI_Aint *attr_in,
+                            MPI_Aint *attr_out, MPI_Fint *flag,
+                            MPI_Fint *ierr);
+void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
+                      MPI_Aint *extra_state, MPI_Aint *attr_in,
+                      MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval,
+                              MPI_Aint *attr, MPI_Aint *extra_state,
+                              MPI_Fint *ierr);
+
+#endif

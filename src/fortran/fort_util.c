@@ -1,0 +1,81 @@
+/*
+ * Argument conversion for the Fortran bindings, and the COMMON blocks that
+ * hold the Fortran sentinels.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fortran/fort_impl.h"
+
+/* Defined here so programs built by hcmpifort and by MPICH's mpif90 (whose
+ * executables carry their own copies, which then take precedence) share
+ * one address for each sentinel with this library. */
+hc_f_priv1_t mpipriv1_ __attribute__((aligned(32)));
+hc_f_priv2_t mpipriv2_ __attribute__((aligned(32)));
+hc_f_privc_t mpiprivc_ __attribute__((aligned(32)));
+MPI_Fint mpifcmb5_ __attribute__((aligned(32)));
+MPI_Fint mpifcmb9_ __attribute__((aligned(32)));
+
+void *hc_f_buf(void *buf) {
+  if (buf == (void *)&mpipriv1_.bottom || buf == (void *)&MPIR_F08_MPI_BOTTOM)
+    return MPI_BOTTOM;
+  if (buf == (void *)&mpipriv1_.in_place ||
+      buf == (void *)&MPIR_F08_MPI_IN_PLACE)
+    return MPI_IN_PLACE;
+  return buf;
+}
+
+MPI_Status *hc_f_status(MPI_Fint *status) {
+  if (status == mpipriv1_.status_ignore ||
+      status == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+    return MPI_STATUS_IGNORE;
+  return (MPI_Status *)status;
+}
+
+MPI_Status *hc_f_statuses(MPI_Fint *statuses) {
+  if (statuses == mpipriv2_.statuses_ignore ||
+      statuses == (MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)
+    return MPI_STATUSES_IGNORE;
+  return (MPI_Status *)statuses;
+}
+
+MPI_Fint hc_f_logical(int c_flag) { return c_flag ? 1 : 0; }
+
+MPI_Fint hc_f_index(int c_index) {
+  return c_index == MPI_UNDEFINED ? c_index : c_index + 1;
+}
+
+void hc_f_indices(MPI_Fint *indices, int n) {
+  for (int i = 0; i < n; i++) /* n == MPI_UNDEFINED (< 0) leaves all */
+    indices[i]++;
+}
+
+void hc_f_err(MPI_Fint *ierr, int rc) {
+  if (ierr)
+    *ierr = rc;
+}
+
+char *hc_f_str_in(const char *s, size_t len) {
+  while (len > 0 && s[len - 1] == ' ')
+    len--;
+  while (len > 0 && s[0] == ' ') {
+    s++;
+    len--;
+  }
+  char *c = malloc(len + 1);
+  if (!c)
+    return NULL;
+  memcpy(c, s, len);
+  c[len] = '\0';
+  return c;
+}
+
+char *hc_f_str_buf(size_t size) { return calloc(size + 1, 1); }
+
+void hc_f_str_out(char *f, size_t len, const char *c) {
+  size_t n = strlen(c);
+  if (n > len)
+    n = len;
+  memcpy(f, c, n);
+  memset(f + n, ' ', len - n);
+}

@@ -1,0 +1,130 @@
+! The `use mpi_f08` module for gfortran.  Each handle type wraps the same
+! integer as C (the MPICH ABI), so a TYPE(MPI_Comm) passed by reference is
+! the C binding's MPI_Fint *; the procedures are the mpif.h bindings
+! themselves (mpi_send_ ...) with typed interfaces and OPTIONAL ierror
+! (an absent one arrives as NULL, which the bindings allow for).
+module mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_int
+  implicit none
+  private :: c_int
+
+  type, bind(C) :: MPI_Comm
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Datatype
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Group
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Info
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Op
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Errhandler
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Request
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Win
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Session
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_Message
+    integer(c_int) :: MPI_VAL
+  end type
+  type, bind(C) :: MPI_File
+    integer(c_int) :: MPI_VAL
+  end type
+  ! Same five ints as C's MPI_Status; the count fields are private to MPI.
+  type, bind(C) :: MPI_Status
+    integer(c_int) :: count_lo
+    integer(c_int) :: count_hi_and_cancelled
+    integer(c_int) :: MPI_SOURCE
+    integer(c_int) :: MPI_TAG
+    integer(c_int) :: MPI_ERROR
+  end type
+
+  integer, parameter :: MPI_STATUS_SIZE = 5
+  integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8
+  integer, parameter :: MPI_COUNT_KIND = 8, MPI_INTEGER_KIND = 4
+  include 'mpi_f08_consts.f90'
+
+  ! Sentinels: objects of libhcmpi whose addresses the bindings recognise.
+  type(MPI_Status), bind(C, name="MPIR_F08_MPI_STATUS_IGNORE_OBJ") :: &
+      MPI_STATUS_IGNORE
+  type(MPI_Status), bind(C, name="MPIR_F08_MPI_STATUSES_IGNORE_OBJ") :: &
+      MPI_STATUSES_IGNORE(1)
+  integer(c_int), bind(C, name="MPIR_F08_MPI_IN_PLACE") :: MPI_IN_PLACE
+  integer(c_int), bind(C, name="MPIR_F08_MPI_BOTTOM") :: MPI_BOTTOM
+
+  interface operator(==)
+    module procedure hcf08_comm_eq, hcf08_type_eq, hcf08_group_eq, &
+        hcf08_req_eq, hcf08_op_eq, hcf08_info_eq
+  end interface
+  interface operator(/=)
+    module procedure hcf08_comm_ne, hcf08_type_ne, hcf08_group_ne, &
+        hcf08_req_ne, hcf08_op_ne, hcf08_info_ne
+  end interface
+  private :: hcf08_comm_eq, hcf08_type_eq, hcf08_group_eq, hcf08_req_eq, &
+      hcf08_op_eq, hcf08_info_eq, hcf08_comm_ne, hcf08_type_ne, &
+      hcf08_group_ne, hcf08_req_ne, hcf08_op_ne, hcf08_info_ne
+
+  include 'mpi_f08_ifaces.f90'
+
+contains
+  ! Handle comparison (MPI-3.0 section 17.2.4), one pair per handle type.
+  logical function hcf08_comm_eq(a, b)
+    type(MPI_Comm), intent(in) :: a, b
+    hcf08_comm_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_comm_ne(a, b)
+    type(MPI_Comm), intent(in) :: a, b
+    hcf08_comm_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_type_eq(a, b)
+    type(MPI_Datatype), intent(in) :: a, b
+    hcf08_type_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_type_ne(a, b)
+    type(MPI_Datatype), intent(in) :: a, b
+    hcf08_type_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_group_eq(a, b)
+    type(MPI_Group), intent(in) :: a, b
+    hcf08_group_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_group_ne(a, b)
+    type(MPI_Group), intent(in) :: a, b
+    hcf08_group_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_req_eq(a, b)
+    type(MPI_Request), intent(in) :: a, b
+    hcf08_req_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_req_ne(a, b)
+    type(MPI_Request), intent(in) :: a, b
+    hcf08_req_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_op_eq(a, b)
+    type(MPI_Op), intent(in) :: a, b
+    hcf08_op_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_op_ne(a, b)
+    type(MPI_Op), intent(in) :: a, b
+    hcf08_op_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_info_eq(a, b)
+    type(MPI_Info), intent(in) :: a, b
+    hcf08_info_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_info_ne(a, b)
+    type(MPI_Info), intent(in) :: a, b
+    hcf08_info_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+end module mpi_f08

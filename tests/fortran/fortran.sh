@@ -1,0 +1,33 @@
+#!/bin/sh
+# Fortran programs built with tools/hcmpifort-build (mpif.h, `use mpi`,
+# `use mpi_f08`) run on 2 and 3 ranks under hcmpirun; each checks its data
+# and exits non-zero on a mismatch.  Skips (77) without the Fortran layer.
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+W=$top_builddir/tools/hcmpifort-build
+RUN=$top_builddir/tools/hcmpirun
+[ -x "$W" ] || { echo "SKIP: Fortran layer not built (no gfortran)"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failures=0
+for src in basic.f basic.f90 basic_f08.f90; do
+  exe=$T/$(echo "$src" | tr . _)
+  if ! "$W" -o "$exe" "$top_srcdir/tests/fortran/$src"; then
+    echo "FAIL: compile $src"; failures=$((failures + 1)); continue
+  fi
+  for n in 2 3; do
+    if "$RUN" -n "$n" --timeout 60 "$exe"; then echo "PASS: $src on $n ranks"
+    else echo "FAIL: $src on $n ranks"; failures=$((failures + 1)); fi
+  done
+done
+# The wrapper's options, as hcmpicc's.
+show=$("$W" -show x.f90 -o x)
+case $show in *" -I"*" x.f90 -o x -L"*" -lhcmpifort -lhcmpi") echo "PASS: -show" ;;
+  *) echo "FAIL: -show gave: $show"; failures=$((failures + 1)) ;; esac
+case $("$W" -compile-info) in *-lhcmpi*) echo "FAIL: -compile-info"; failures=$((failures + 1)) ;;
+  *) echo "PASS: -compile-info" ;; esac
+case $(HCMPI_FC=myfc "$W" -show x.f) in "myfc "*) echo "PASS: HCMPI_FC" ;;
+  *) echo "FAIL: HCMPI_FC"; failures=$((failures + 1)) ;; esac
+case $("$W" -fc=otherfc -show x.f) in "otherfc "*) echo "PASS: -fc=" ;;
+  *) echo "FAIL: -fc="; failures=$((failures + 1)) ;; esac
+[ "$failures" -eq 0 ]
