@@ -106,6 +106,9 @@ int hcomm_initialized(void); /* 1 between init and finalize */
 int hcomm_finalized(void);   /* 1 after finalize */
 /* Tells the launcher to end the job and exits this process with code. */
 void hcomm_abort(int code, const char *why) __attribute__((noreturn));
+/* Peers known to have failed: returns how many, and writes the world ranks
+ * of up to max of them (lowest first) into world_ranks. */
+int hcomm_failed_peers(int *world_ranks, int max);
 /* The launcher's application number (-1 when none), universe size. */
 int hcomm_appnum(void);
 int hcomm_universe_size(void);

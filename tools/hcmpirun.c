@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/signalfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,6 +61,7 @@ typedef struct run_opts {
   int n;
   int label;
   int relink;
+  int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
   long timeout_s;
   int nenv;
   char **env;
@@ -82,6 +84,7 @@ typedef struct run_job {
   int have_code;
   int exit_code;
   int interrupt_sig;
+  pid_t launcher; /* this process: a child whose parent changed is orphaned */
 } run_job_t;
 
 static double run_now(void) {
@@ -100,6 +103,9 @@ static void run_usage(FILE *f) {
           "  --label, -l   prefix each output line with \"[rank] \"\n"
           "  --timeout S   end the job after S seconds (exit status 124)\n"
           "  --env K=V     set K=V in every rank's environment\n"
+          "  --no-kill-on-failure   a rank that dies or fails does not end\n"
+          "                the others (they see MPIX_ERR_PROC_FAILED); the\n"
+          "                exit status still reports it (also HCMPI_FT=1)\n"
           "  -genv K V, -env K V   the same, mpiexec style\n"
           "  --relink      run a program built against MPICH on hcmpi: put\n"
           "                hcmpi's libmpi.so.12/libmpich.so.12 first on\n"
@@ -233,6 +239,8 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
       break;
     } else if (strcmp(a, "--relink") == 0) {
       o->relink = 1;
+    } else if (strcmp(a, "--no-kill-on-failure") == 0) {
+      o->keep_going = 1;
     } else if ((mpiexec_rc = run_parse_mpiexec(argc, argv, &i, o)) != 0) {
       if (mpiexec_rc < 0)
         return -1;
@@ -485,11 +493,24 @@ static void pmi_cmd_get(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
                              "key_not_found", NULL));
 }
 
+static void run_barrier_check(run_job_t *job);
+
 static void pmi_cmd_barrier(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   if (job->ranks[r].in_barrier)
     return;
   job->ranks[r].in_barrier = 1;
-  if (++job->nbarrier < job->opt.n)
+  job->nbarrier++;
+  run_barrier_check(job);
+}
+
+/* Releases the barrier once every rank that can still enter it did: with
+ * --no-kill-on-failure the dead ones no longer count. */
+static void run_barrier_check(run_job_t *job) {
+  int need = job->opt.n;
+  if (job->opt.keep_going)
+    for (int i = 0; i < job->opt.n; i++)
+      need -= !job->ranks[i].alive && !job->ranks[i].in_barrier;
+  if (job->nbarrier == 0 || job->nbarrier < need)
     return;
   char line[64];
   int len = hc_pmi1_format(line, sizeof line, "barrier_out", "rc", "0", NULL);
@@ -605,7 +626,9 @@ static void run_report_exit(run_job_t *job, int r, int status) {
   if (!job->terminating)
     fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid, what);
   run_fail(job, code);
-  if (stop_others || WIFSIGNALED(status))
+  if (job->opt.keep_going)
+    run_barrier_check(job);
+  else if (stop_others || WIFSIGNALED(status))
     run_terminate(job, SIGTERM);
 }
 
@@ -675,6 +698,10 @@ static void run_set_env(const run_job_t *job, int r) {
  * only for rank 0, the PMI socket as fd 3, nothing else open. */
 static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
                       const sigset_t *oldmask) {
+  /* A SIGKILLed launcher takes its ranks along; the getppid check closes
+   * the window in which it died before the prctl. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != job->launcher)
+    _exit(127);
   if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
     _exit(127);
   if (r != 0) {
@@ -869,6 +896,9 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
   if (job->sigfd < 0)
     return -1;
   signal(SIGPIPE, SIG_IGN);
+  job->launcher = getpid();
+  if (hc_env_bool("HCMPI_FT", 0))
+    job->opt.keep_going = 1;
   hc_kvstore_init(&job->kv);
   snprintf(job->kvsname, sizeof job->kvsname, "hcmpirun_%ld", (long)getpid());
   /* What MPICH's own PMI client asks for: one node, all ranks on it. */

@@ -63,6 +63,12 @@ typedef struct hc_engine {
   hcomm_request_t *pending_tail;
   long spin;
   int wait_ms;
+  /* HCMPI_HANG_TIMEOUT watchdog (progress.c): seconds, 0 off; when the
+   * current stretch without completions began, and the count then. */
+  double hang_timeout;
+  double idle_since;
+  double idle_last; /* the watchdog's previous look */
+  unsigned long idle_seen;
 } hc_engine_t;
 
 extern hc_engine_t hc_engine;

@@ -344,6 +344,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
     thread_level = HCOMM_THREAD_MULTIPLE;
   hc_engine.spin = hc_env_long("HCMPI_SPIN", 2000);
   hc_engine.wait_ms = (int)hc_env_long("HCMPI_WAIT_MS", 20);
+  hc_engine.hang_timeout = (double)hc_env_long("HCMPI_HANG_TIMEOUT", 0);
   hc_status_t rc = engine_start();
   if (rc != HC_OK) {
     hc_log(HC_LOG_ERROR, "engine", "init failed: %s", hcomm_strerror(rc));

@@ -3,6 +3,7 @@
  * cores stays prompt.  Peer failures reported by a transport fail the
  * requests that need the peer here, outside any transport call. */
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "hcomm/comm.h"
@@ -24,40 +25,84 @@ void hc_engine_peer_failed(void *engine, int world_rank) {
   hc_engine.failures_pending = 1;
 }
 
+int hcomm_failed_peers(int *world_ranks, int max) {
+  hc_engine_lock();
+  int n = 0;
+  for (int w = 0; hc_engine.peers != NULL && w < hc_engine.world_size; w++) {
+    if (!hc_engine.peers[w].failed)
+      continue;
+    if (n < max && world_ranks != NULL)
+      world_ranks[n] = w;
+    n++;
+  }
+  hc_engine_unlock();
+  return n;
+}
+
 static int progress_peer_failed(int world_rank) {
   return world_rank >= 0 && world_rank < hc_engine.world_size &&
          hc_engine.peers[world_rank].failed;
 }
 
+/* 1 when a member of comm's (point-to-point) group failed. */
+static int progress_comm_failed(const hcomm_comm_t *comm) {
+  for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
+    if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
+      return 1;
+  return 0;
+}
+
+/* A matched rendezvous receive not yet started: proto starts it later. */
+static int progress_rndv_pending(const hcomm_request_t *req) {
+  for (const hcomm_request_t *p = hc_engine.pending_head; p != NULL;
+       p = p->next)
+    if (p == req)
+      return 1;
+  return 0;
+}
+
 /* A send waiting for the failed peer's FIN/ACK/CTS, or a matched receive
- * waiting for its DATA.  Sends still in a backlog fail as it drains. */
+ * waiting for its DATA.  Sends still in a backlog fail as it drains.  On a
+ * collective context any member's failure fails the operation: a live
+ * partner may itself have given up on the collective, and would never
+ * answer. */
 static void progress_fail_one(hcomm_request_t *req, void *arg) {
   (void)arg;
-  if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted ||
-      !progress_peer_failed(req->peer))
+  if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted)
+    return;
+  if (!progress_peer_failed(req->peer) &&
+      !(req->match_ctx % 2 == 1 && progress_comm_failed(req->comm)))
     return;
   if (req->kind == HC_REQ_SEND &&
       (req->backlog_item != NULL ||
        hc_engine.peers[req->peer].backlog_head != NULL))
+    return;
+  if (req->dev != NULL || progress_rndv_pending(req))
     return;
   if (req->kind == HC_REQ_RECV)
     req->status.bytes = 0;
   hc_request_complete(req, HC_ERR_PEER_DEAD);
 }
 
-/* Posted receives naming a failed peer as their source (ANY_SOURCE ones
- * may still match someone else). */
+/* Posted receives naming a failed peer as their source; ANY_SOURCE ones
+ * (MPICH raises MPIX_ERR_PROC_FAILED there too: the dead one might have
+ * been the sender) and collective ones on a communicator with a failed
+ * member. */
 static void progress_fail_posted(void) {
   for (int c = 0; c < HC_MATCH_CONTEXTS; c++) {
     hc_match_queue_t *q = &hc_engine.contexts[c].posted;
     hc_match_entry_t *e = q->head;
     while (e != NULL) {
       hc_match_entry_t *next = e->next;
-      if (progress_peer_failed(e->source)) {
-        hcomm_request_t *req = (hcomm_request_t *)e;
+      hcomm_request_t *req = (hcomm_request_t *)e;
+      if (progress_peer_failed(e->source) ||
+          ((e->source == HCOMM_ANY_SOURCE || c % 2 == 1) &&
+           progress_comm_failed(req->comm))) {
         hc_match_remove(q, e);
         req->posted = 0;
-        req->status.source = hc_comm_rank_of_world(req->comm, e->source);
+        req->status.source = e->source == HCOMM_ANY_SOURCE
+                                 ? HCOMM_ANY_SOURCE
+                                 : hc_comm_rank_of_world(req->comm, e->source);
         req->status.bytes = 0;
         hc_request_complete(req, HC_ERR_PEER_DEAD);
       }
@@ -93,12 +138,65 @@ int hc_progress_locked(void) {
   return moved;
 }
 
+static void progress_print_waiting(hcomm_request_t *req, void *arg) {
+  int *count = arg;
+  const char *what = req->kind == HC_REQ_SEND   ? "send to"
+                     : req->kind == HC_REQ_RECV ? "recv from"
+                                                : "user request";
+  int peer = req->kind == HC_REQ_RECV && req->posted ? req->entry.source
+                                                     : req->peer;
+  int ctx = req->comm != NULL ? req->comm->context_id : -1;
+  fprintf(stderr,
+          "hcmpi: rank %d:   %s %d (world rank; -2 any) tag %d size %zu "
+          "context %d%s%s\n",
+          hc_engine.world_rank, what, peer, req->tag, req->bytes, ctx,
+          req->match_ctx % 2 ? " (collective)" : "",
+          req->posted ? " (unmatched)" : "");
+  ++*count;
+}
+
+static double progress_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* HCMPI_HANG_TIMEOUT: a rank that sleeps in a wait with no request
+ * completing for that long is deadlocked, or waits for a hung peer; it
+ * says what it waits for and ends the job rather than hang silently. */
+static void progress_watchdog(void) {
+  double now = progress_now();
+  unsigned long done = hc_request_completions();
+  double last = hc_engine.idle_last;
+  hc_engine.idle_last = now;
+  /* A gap between sleeps means the rank computed, not waited. */
+  if (done != hc_engine.idle_seen || now - last > 1.0) {
+    hc_engine.idle_seen = done;
+    hc_engine.idle_since = now;
+    return;
+  }
+  if (now - hc_engine.idle_since < hc_engine.hang_timeout)
+    return;
+  int count = 0;
+  fprintf(stderr,
+          "hcmpi: rank %d: no progress for %.0f s (HCMPI_HANG_TIMEOUT); "
+          "pending requests:\n",
+          hc_engine.world_rank, now - hc_engine.idle_since);
+  hc_request_foreach_active(progress_print_waiting, &count);
+  char why[96];
+  snprintf(why, sizeof why, "rank %d hung with %d pending requests",
+           hc_engine.world_rank, count);
+  hcomm_abort(1, why);
+}
+
 void hc_idle_locked(long *spins) {
   if (++*spins < hc_engine.spin)
     return;
   *spins = 0;
   if (hc_engine.failed_peers > 0)
     progress_apply_failures();
+  if (hc_engine.hang_timeout > 0)
+    progress_watchdog();
   hc_engine_unlock();
   if (hc_engine.shm_ctx != NULL && hc_engine.tcp_ctx != NULL) {
     int ms = hc_engine.wait_ms < PROGRESS_SHARED_WAIT_MS

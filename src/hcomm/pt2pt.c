@@ -58,6 +58,11 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
+  if (hc_engine.peers[r->peer].failed) { /* known dead: fail, never queue */
+    r->status.bytes = 0;
+    hc_request_complete(r, HC_ERR_PEER_DEAD);
+    return HC_OK;
+  }
   hc_proto_send(r);
   return HC_OK;
 }

@@ -162,7 +162,7 @@ int hc_mpi_class_of_status(hc_status_t status) {
   case HC_ERR_AGAIN:
     return MPIX_ERR_EAGAIN;
   case HC_ERR_PEER_DEAD:
-    return MPI_ERR_PROC_ABORTED;
+    return MPIX_ERR_PROC_FAILED;
   case HC_ERR_NOT_SUPPORTED:
     return MPI_ERR_UNSUPPORTED_OPERATION;
   case HC_ERR_INTERNAL:
@@ -225,6 +225,13 @@ int hc_mpi_raise_status(hc_mpi_comm_t *comm, const char *fn,
                         hc_status_t status) {
   if (status == HC_OK)
     return MPI_SUCCESS;
+  int failed[4];
+  int nfailed = status == HC_ERR_PEER_DEAD ? hcomm_failed_peers(failed, 4) : 0;
+  if (nfailed > 0)
+    /* The one line a fatal handler prints names the dead rank. */
+    return hc_mpi_raise(comm, fn, MPIX_ERR_PROC_FAILED,
+                        "%s: world rank %d failed%s", hcomm_strerror(status),
+                        failed[0], nfailed > 1 ? " (and others)" : "");
   return hc_mpi_raise(comm, fn, hc_mpi_class_of_status(status), "%s",
                       hcomm_strerror(status));
 }

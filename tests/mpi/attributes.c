@@ -146,9 +146,21 @@ int main(int argc, char **argv)
     at_predefined_fns();
     at_mpi1_names();
     at_builtin_keys();
+    /* MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0
+     * 11.2.4), so a library can hook its own clean-up there. */
+    int self_key;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &self_key,
+                           NULL);
+    MPI_Comm_set_attr(MPI_COMM_SELF, self_key, &self_key);
+    int deletes_before = deletes;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("attributes: OK on %d ranks\n", size);
     MPI_Finalize();
+    if (deletes != deletes_before + 1) {
+        fprintf(stderr, "MPI_Finalize ran %d delete callbacks on "
+                "MPI_COMM_SELF, expected 1\n", deletes - deletes_before);
+        return 1;
+    }
     return 0;
 }

@@ -27,6 +27,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,8 @@
 /* What the rings of a node may take by default before cells shrink; tmpfs
  * pages are allocated on first touch, so this bounds the worst case. */
 #define SHM_RING_BUDGET ((size_t)256 << 20)
+/* Shortest interval between two checks of whether local peers still live. */
+#define SHM_LIVENESS_MS 100
 /* Packets one progress call delivers from one ring, and in all. */
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
@@ -84,9 +88,21 @@ typedef struct shm_ctx {
   int local_size;
   int *local_world_ranks;
   hc_transport_recv_cb recv_cb;
+  hc_transport_peer_failed_cb peer_failed_cb;
   void *engine;
   char name[SHM_NAME_MAX];
   int linked; /* this rank created the name and has not unlinked it */
+  /* Local rank 0's anonymous segment (memfd), open until every local rank
+   * mapped it through /proc/<pid>/fd/<n>; no name ever exists, so nothing
+   * can leak whoever dies when.  -1 with a named segment. */
+  int memfd;
+  /* Liveness of local peers: pidfds (-1: none, kill(pid, 0) instead),
+   * polled when a wait is about to sleep; deaths found there are reported
+   * through peer_failed_cb by the next progress, under the engine lock. */
+  int *pidfd;
+  _Atomic unsigned char *dead; /* 1 found dead, 2 reported */
+  _Atomic int deaths_pending;
+  _Atomic long next_liveness_ms;
   unsigned char *base;
   size_t seg_size;
   struct shm_seg_hdr *hdr;
@@ -167,10 +183,14 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->out_blocked = calloc(n, 1);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
+  shm->dead = calloc(n, sizeof *shm->dead);
+  shm->pidfd = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->out_blocked == NULL || shm->cma_off == NULL ||
-      shm->cma_worked == NULL)
+      shm->cma_worked == NULL || shm->dead == NULL || shm->pidfd == NULL)
     return HC_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++)
+    shm->pidfd[i] = -1;
   memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
   return HC_OK;
 }
@@ -251,6 +271,36 @@ static void shm_format(shm_ctx_t *shm, size_t cell_size, uint32_t ncells,
   hdr->magic = SHM_MAGIC;
 }
 
+/* An anonymous segment (memfd) unless HCMPI_SHM_MEMFD=0 or the kernel
+ * lacks it; else a POSIX segment with an unguessable name, unlinked once
+ * every local rank mapped it. */
+static int shm_create_fd(shm_ctx_t *shm) {
+  if (hc_env_bool("HCMPI_SHM_MEMFD", 1)) {
+    int fd = memfd_create("hcmpi-shm", MFD_CLOEXEC);
+    if (fd >= 0) {
+      shm->memfd = fd;
+      snprintf(shm->name, sizeof shm->name, "memfd-%ld-%d", (long)getpid(), fd);
+      return fd;
+    }
+    hc_log(HC_LOG_INFO, "shm", "memfd_create: %s; using a named segment",
+           strerror(errno));
+  }
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 8; tries++) {
+    if (shm_random_name(shm->name, sizeof shm->name) != HC_OK)
+      return -1;
+    fd = shm_open(shm->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0) {
+    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name, strerror(errno));
+    return -1;
+  }
+  shm->linked = 1;
+  return fd;
+}
+
 /* Local rank 0: creates, sizes, maps and formats the node's segment. */
 static hc_status_t shm_create(shm_ctx_t *shm) {
   int n = shm->local_size;
@@ -261,19 +311,9 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   size_t ring_offset =
       shm_align(HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
   size_t size = ring_offset + (size_t)n * (size_t)(n - 1) * ring_bytes;
-  int fd = -1;
-  for (int tries = 0; fd < 0 && tries < 8; tries++) {
-    if (shm_random_name(shm->name, sizeof shm->name) != HC_OK)
-      return HC_ERR_SYSTEM;
-    fd = shm_open(shm->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno != EEXIST)
-      break;
-  }
-  if (fd < 0) {
-    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name, strerror(errno));
+  int fd = shm_create_fd(shm);
+  if (fd < 0)
     return HC_ERR_SYSTEM;
-  }
-  shm->linked = 1;
   /* Reserving the pages now turns a full /dev/shm into an error here
    * instead of a SIGBUS on some later first touch. */
   hc_status_t rc = HC_ERR_SYSTEM;
@@ -285,7 +325,8 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
            strerror(err));
   else
     rc = shm_map(shm, fd, size);
-  close(fd);
+  if (fd != shm->memfd)
+    close(fd);
   if (rc != HC_OK)
     return rc;
   shm_format(shm, cell_size, ncells, ring_offset, ring_bytes);
@@ -299,6 +340,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   *ctx = shm;
   if (shm == NULL)
     return HC_ERR_NOMEM;
+  shm->memfd = -1;
   if (args->local_size < 1 || args->local_rank < 0 ||
       args->local_rank >= args->local_size)
     return HC_ERR_ARG;
@@ -306,6 +348,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->local_rank = args->local_rank;
   shm->local_size = args->local_size;
   shm->recv_cb = args->recv_cb;
+  shm->peer_failed_cb = args->peer_failed_cb;
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
   uint32_t ncells_hint;
@@ -322,7 +365,9 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
 static hc_status_t shm_address(void *ctx, char *buf, size_t len) {
   shm_ctx_t *shm = ctx;
   int w;
-  if (shm->local_rank == 0 && shm->base != NULL)
+  if (shm->local_rank == 0 && shm->base != NULL && shm->memfd >= 0)
+    w = snprintf(buf, len, "%s:%zu", shm->name, shm->seg_size);
+  else if (shm->local_rank == 0 && shm->base != NULL)
     /* Skip the leading '/': the address is text without slashes. */
     w = snprintf(buf, len, "%s:%zu", shm->name + 1, shm->seg_size);
   else
@@ -330,15 +375,17 @@ static hc_status_t shm_address(void *ctx, char *buf, size_t len) {
   return (w < 0 || (size_t)w >= len) ? HC_ERR_ARG : HC_OK;
 }
 
-/* Parses "hcmpi-<hex>:<size>" into a shm_open name and a size. */
+/* Parses "hcmpi-<hex>:<size>" into a shm_open name and a size, or
+ * "memfd-<pid>-<fd>:<size>" into the same with the name "memfd-<pid>-<fd>". */
 static int shm_parse_address(const char *addr, char *name, size_t *size) {
   const char *colon = strchr(addr, ':');
-  if (strncmp(addr, "hcmpi-", 6) != 0 || colon == NULL ||
+  int memfd = strncmp(addr, "memfd-", 6) == 0;
+  if ((strncmp(addr, "hcmpi-", 6) != 0 && !memfd) || colon == NULL ||
       (size_t)(colon - addr) + 2 > SHM_NAME_MAX)
     return 0;
   name[0] = '/';
-  memcpy(name + 1, addr, (size_t)(colon - addr));
-  name[colon - addr + 1] = '\0';
+  memcpy(name + !memfd, addr, (size_t)(colon - addr));
+  name[colon - addr + !memfd] = '\0';
   char *end;
   unsigned long long value = strtoull(colon + 1, &end, 10);
   if (end == colon + 1 || *end != '\0')
@@ -367,11 +414,26 @@ static hc_status_t shm_check_header(shm_ctx_t *shm) {
   return HC_OK;
 }
 
+/* A memfd of local rank 0 opens through its /proc fd link (a same-user
+ * process may), a named segment through shm_open. */
+static int shm_open_fd(const char *name) {
+  long pid;
+  int memfd, used = 0;
+  if (sscanf(name, "memfd-%ld-%d%n", &pid, &memfd, &used) == 2 &&
+      name[used] == '\0') {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, memfd);
+    return open(path, O_RDWR | O_CLOEXEC);
+  }
+  return shm_open(name, O_RDWR, 0);
+}
+
 static hc_status_t shm_open_segment(shm_ctx_t *shm, const char *name,
                                     size_t size) {
-  int fd = shm_open(name, O_RDWR, 0);
+  int fd = shm_open_fd(name);
   if (fd < 0) {
-    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", name, strerror(errno));
+    hc_log(HC_LOG_ERROR, "shm", "opening segment %s: %s", name,
+           strerror(errno));
     return HC_ERR_SYSTEM;
   }
   struct stat st;
@@ -408,10 +470,28 @@ static hc_status_t shm_connect(void *ctx, int peer_world_rank,
   return shm_open_segment(shm, name, size);
 }
 
+/* Every local rank attached (it wrote its pid) before the launcher barrier
+ * that precedes connected. */
+static void shm_open_pidfds(shm_ctx_t *shm) {
+  for (int p = 0; p < shm->local_size; p++) {
+    pid_t pid = atomic_load_explicit(&shm->slots[p].pid, memory_order_acquire);
+    if (p == shm->local_rank || pid <= 0)
+      continue;
+#ifdef SYS_pidfd_open
+    shm->pidfd[p] = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+  }
+}
+
 static hc_status_t shm_connected(void *ctx) {
   shm_ctx_t *shm = ctx;
   if (shm->local_size > 1 && shm->base == NULL)
     return HC_ERR_STATE;
+  if (shm->memfd >= 0) {
+    close(shm->memfd);
+    shm->memfd = -1;
+  }
+  shm_open_pidfds(shm);
   if (shm->linked) {
     if (shm_unlink(shm->name) != 0)
       hc_log(HC_LOG_WARN, "shm", "shm_unlink(%s): %s", shm->name,
@@ -459,6 +539,9 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
     rc = hc_shm_ring_push(ring, iov, iovcnt);
     if (rc == HC_ERR_AGAIN) {
       shm->out_blocked[peer] = 1;
+      /* A dead reader never frees the ring: fail instead of queueing. */
+      if (atomic_load_explicit(&shm->dead[peer], memory_order_relaxed))
+        return HC_ERR_PEER_DEAD;
       return rc;
     }
   }
@@ -489,12 +572,32 @@ static int shm_drain_ring(shm_ctx_t *shm, int p, int max) {
   return done;
 }
 
+/* Under the engine lock (progress): tells the engine of deaths that a
+ * wait found. */
+static int shm_report_deaths(shm_ctx_t *shm) {
+  int found = 0;
+  atomic_store(&shm->deaths_pending, 0);
+  for (int p = 0; p < shm->local_size; p++) {
+    unsigned char one = 1;
+    if (!atomic_compare_exchange_strong(&shm->dead[p], &one, 2))
+      continue;
+    hc_log(HC_LOG_INFO, "shm", "local peer rank %d died",
+           shm->local_world_ranks[p]);
+    if (shm->peer_failed_cb != NULL)
+      shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
+    found++;
+  }
+  return found;
+}
+
 static int shm_progress(void *ctx) {
   shm_ctx_t *shm = ctx;
   int n = shm->local_size;
   if (shm->base == NULL || n < 2)
     return 0;
   int total = 0;
+  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
+    total += shm_report_deaths(shm);
   int p = shm->rr;
   for (int k = 0; k < n && total < SHM_BATCH_TOTAL; k++) {
     if (p != shm->local_rank)
@@ -572,9 +675,47 @@ static int shm_pending(shm_ctx_t *shm) {
   return 0;
 }
 
+static long shm_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int shm_peer_gone(shm_ctx_t *shm, int p) {
+  if (shm->pidfd[p] >= 0) {
+    struct pollfd pfd = {.fd = shm->pidfd[p], .events = POLLIN};
+    return poll(&pfd, 1, 0) > 0;
+  }
+  pid_t pid = atomic_load_explicit(&shm->slots[p].pid, memory_order_acquire);
+  return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* A blocked rank is about to sleep: at most every SHM_LIVENESS_MS, look
+ * whether a local peer exited (a pidfd turns readable even while the
+ * launcher has not reaped it; kill(pid, 0) is the fallback). */
+static void shm_check_liveness(shm_ctx_t *shm) {
+  long now = shm_now_ms();
+  long due = atomic_load_explicit(&shm->next_liveness_ms, memory_order_relaxed);
+  if (now < due || !atomic_compare_exchange_strong(&shm->next_liveness_ms,
+                                                   &due,
+                                                   now + SHM_LIVENESS_MS))
+    return;
+  for (int p = 0; p < shm->local_size; p++) {
+    if (p == shm->local_rank || atomic_load(&shm->dead[p]) != 0)
+      continue;
+    if (shm_peer_gone(shm, p)) {
+      atomic_store(&shm->dead[p], 1);
+      atomic_store(&shm->deaths_pending, 1);
+    }
+  }
+}
+
 static void shm_wait(void *ctx, int timeout_ms) {
   shm_ctx_t *shm = ctx;
   if (shm->base == NULL || shm->local_size < 2 || timeout_ms == 0)
+    return;
+  shm_check_liveness(shm);
+  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     return;
   struct shm_slot *slot = &shm->slots[shm->local_rank];
   uint32_t bell = atomic_load_explicit(&slot->doorbell, memory_order_seq_cst);
@@ -599,6 +740,13 @@ static void shm_fini(void *ctx) {
     munmap(shm->base, shm->seg_size);
   if (shm->linked)
     shm_unlink(shm->name);
+  if (shm->memfd >= 0)
+    close(shm->memfd);
+  for (int p = 0; shm->pidfd != NULL && p < shm->local_size; p++)
+    if (shm->pidfd[p] >= 0)
+      close(shm->pidfd[p]);
+  free(shm->pidfd);
+  free((void *)shm->dead);
   free(shm->local_world_ranks);
   free(shm->in);
   free(shm->out);

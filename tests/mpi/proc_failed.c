@@ -1,0 +1,208 @@
+/* A rank dies (SIGKILL) and the survivors see MPIX_ERR_PROC_FAILED under
+ * MPI_ERRORS_RETURN instead of hanging, while operations among live ranks
+ * keep working.  Run under hcmpirun --no-kill-on-failure (proc_failed.sh).
+ *
+ *   proc_failed p2p        blocking, non-blocking, ANY_SOURCE, Waitall
+ *                          (MPI_ERR_IN_STATUS), eager data that arrived
+ *                          before the death, a rendezvous from the dead rank
+ *   proc_failed midstream  the victim dies in the middle of a large
+ *                          pipelined send (run with HCMPI_SHM_CMA=0)
+ *   proc_failed coll       Barrier and Allreduce with a dead member
+ *   proc_failed fatal      MPI_ERRORS_ARE_FATAL: the job ends naming the rank
+ *
+ * Rank 1 is the victim; it needs 4 ranks. */
+#include "mpitest.h"
+#include <signal.h>
+#include <unistd.h>
+
+#define VICTIM 1
+#define BIG (1 << 20)
+
+static int rank, size;
+
+static void die(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    raise(SIGKILL);
+}
+
+/* Expects MPIX_ERR_PROC_FAILED (101) from a call. */
+static void expect_failed(int rc, const char *what)
+{
+    CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED, "%s: got class %d (%s), want MPIX_ERR_PROC_FAILED",
+          what, mt_class(rc), mt_errstr(rc));
+}
+
+/* Blocks until this rank noticed the victim's death; returns the seconds it
+ * took (printed, never asserted). */
+static double wait_for_death(void)
+{
+    int x;
+    double t0 = MPI_Wtime();
+    int rc = MPI_Recv(&x, 1, MPI_INT, VICTIM, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    expect_failed(rc, "Recv from the dead rank");
+    return MPI_Wtime() - t0;
+}
+
+/* Ring among the live ranks (all but the victim), a small and a large
+ * message each way, bytes checked. */
+static void live_ring(void)
+{
+    int live[64], n = 0, me = -1;
+    for (int r = 0; r < size; r++)
+        if (r != VICTIM) {
+            if (r == rank)
+                me = n;
+            live[n++] = r;
+        }
+    int next = live[(me + 1) % n], prev = live[(me + n - 1) % n];
+    static unsigned char out[BIG], in[BIG];
+    static const int lens[] = {8, BIG};
+    for (int k = 0; k < 2; k++) {
+        int len = lens[k];
+        mt_fill(out, (size_t)len, (unsigned)(rank * 7 + len));
+        memset(in, 0, (size_t)len);
+        int rc = MPI_Sendrecv(out, len, MPI_BYTE, next, 5, in, len, MPI_BYTE, prev, 5,
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "live Sendrecv of %d bytes: %s", len, mt_errstr(rc));
+        CHECK(mt_verify(in, (size_t)len, (unsigned)(prev * 7 + len)) == MT_OK,
+              "live ring data of %d bytes wrong", len);
+    }
+}
+
+static void test_p2p(void)
+{
+    static unsigned char big[BIG];
+    int x = 0;
+    if (rank == VICTIM) {
+        int v = 42;
+        MPI_Request rq;
+        MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+        MPI_Isend(big, BIG, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &rq);
+        MPI_Barrier(MPI_COMM_WORLD);
+        die();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d: death noticed after %.3f s\n", rank, wait_for_death());
+    if (rank == 0) {
+        /* Arrived before the death: still delivered. */
+        int rc = MPI_Recv(&x, 1, MPI_INT, VICTIM, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS && x == 42, "eager message sent before the death: rc %d x %d", rc,
+              x);
+        /* Its rendezvous cannot be fetched from a dead process. */
+        expect_failed(MPI_Recv(big, BIG, MPI_BYTE, VICTIM, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                      "rendezvous Recv");
+    }
+    expect_failed(MPI_Send(&x, 1, MPI_INT, VICTIM, 3, MPI_COMM_WORLD), "eager Send");
+    expect_failed(MPI_Send(big, BIG, MPI_BYTE, VICTIM, 3, MPI_COMM_WORLD), "rendezvous Send");
+    MPI_Request rq[2];
+    MPI_Status st[2];
+    MPI_Isend(big, BIG, MPI_BYTE, VICTIM, 4, MPI_COMM_WORLD, &rq[0]);
+    expect_failed(MPI_Wait(&rq[0], &st[0]), "Isend + Wait");
+    MPI_Irecv(&x, 1, MPI_INT, VICTIM, 4, MPI_COMM_WORLD, &rq[0]);
+    expect_failed(MPI_Wait(&rq[0], &st[0]), "Irecv + Wait");
+    expect_failed(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &st[0]),
+                  "ANY_SOURCE Recv");
+    MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 78, MPI_COMM_WORLD, &rq[0]);
+    expect_failed(MPI_Wait(&rq[0], &st[0]), "ANY_SOURCE Irecv + Wait");
+    /* Waitall: one request with a live peer (self), one with the dead. */
+    int y = 9, z = 0;
+    MPI_Irecv(&z, 1, MPI_INT, rank, 6, MPI_COMM_WORLD, &rq[0]);
+    MPI_Irecv(&x, 1, MPI_INT, VICTIM, 6, MPI_COMM_WORLD, &rq[1]);
+    MPI_Send(&y, 1, MPI_INT, rank, 6, MPI_COMM_WORLD);
+    int rc = MPI_Waitall(2, rq, st);
+    CHECK(mt_class(rc) == MPI_ERR_IN_STATUS, "Waitall: class %d, want MPI_ERR_IN_STATUS",
+          mt_class(rc));
+    CHECK(st[0].MPI_ERROR == MPI_SUCCESS && z == 9, "Waitall: live request error %d z %d",
+          st[0].MPI_ERROR, z);
+    expect_failed(st[1].MPI_ERROR, "Waitall status of the dead peer's request");
+    live_ring();
+    printf("rank %d: PASS p2p\n", rank);
+}
+
+static void test_midstream(void)
+{
+    size_t len = (size_t)256 << 20;
+    unsigned char *buf = malloc(len);
+    CHECK(buf != NULL, "no memory");
+    memset(buf, 1, len);
+    MPI_Request rq;
+    if (rank == 0)
+        MPI_Irecv(buf, (int)len, MPI_BYTE, VICTIM, 1, MPI_COMM_WORLD, &rq);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == VICTIM) {
+        int flag;
+        MPI_Isend(buf, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &rq);
+        /* Pipelined through a small ring: one Test moves a small part. */
+        for (int i = 0; i < 3; i++)
+            MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        CHECK(!flag, "256 MiB went through in three Tests");
+        die();
+    }
+    if (rank == 0) {
+        double t0 = MPI_Wtime();
+        expect_failed(MPI_Wait(&rq, MPI_STATUS_IGNORE), "Wait on a receive cut mid-stream");
+        printf("rank 0: mid-stream death noticed after %.3f s\n", MPI_Wtime() - t0);
+    } else {
+        wait_for_death();
+    }
+    free(buf);
+    live_ring();
+    printf("rank %d: PASS midstream\n", rank);
+}
+
+static void test_coll(void)
+{
+    if (rank == VICTIM) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        die();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Everyone notices first, so that no Barrier below can complete with
+     * the dead rank's earlier contribution (there is none: it died). */
+    wait_for_death();
+    expect_failed(MPI_Barrier(MPI_COMM_WORLD), "Barrier");
+    int in = rank, out = -1;
+    expect_failed(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
+    /* A communicator of live ranks only still does collectives. */
+    live_ring();
+    printf("rank %d: PASS coll\n", rank);
+}
+
+static void test_fatal(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == VICTIM)
+        die();
+    int x;
+    if (rank == 0)
+        MPI_Recv(&x, 1, MPI_INT, VICTIM, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    fprintf(stderr, "FAIL rank %d: Recv returned under MPI_ERRORS_ARE_FATAL\n", rank);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size >= 4 && size <= 64, "needs 4 to 64 ranks");
+    CHECK(argc > 1, "usage: proc_failed p2p|midstream|coll|fatal");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (strcmp(argv[1], "p2p") == 0)
+        test_p2p();
+    else if (strcmp(argv[1], "midstream") == 0)
+        test_midstream();
+    else if (strcmp(argv[1], "coll") == 0)
+        test_coll();
+    else
+        test_fatal();
+    /* Finalize's own barrier includes the dead rank: it reports the
+     * failure, which is not this test's business. */
+    MPI_Finalize();
+    return 0;
+}

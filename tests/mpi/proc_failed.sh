@@ -1,0 +1,43 @@
+#!/bin/sh
+# proc_failed.c under hcmpirun --no-kill-on-failure: rank 1 dies and the
+# survivors get MPIX_ERR_PROC_FAILED (blocking, non-blocking, ANY_SOURCE,
+# Waitall, mid-stream, Barrier/Allreduce) while live traffic keeps working;
+# the launcher still reports the death and exits non-zero.  Under
+# MPI_ERRORS_ARE_FATAL the job ends with a line naming the dead rank.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+[ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "needs hcmpirun --no-kill-on-failure"
+prog=$(mpi_prog_path proc_failed)
+[ -x "$prog" ] || skip "$prog not built"
+mpi_launcher_cmd
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+run_ft() { # MODE [ENV=VALUE...]
+    mode=$1
+    shift
+    echo "+ hcmpirun --no-kill-on-failure -n 4 proc_failed $mode ($*)"
+    env "$@" timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 60 \
+        "$prog" "$mode" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ $rc -ne 0 ] || fail "$mode: job exited 0 although rank 1 died"
+    [ $rc -ne 124 ] || fail "$mode: job hung until the timeout"
+    grep -q "FAIL rank" "$out" && fail "$mode: a check failed"
+    grep -q "rank 1 (pid [0-9]*) killed by signal 9" "$out" ||
+        fail "$mode: launcher did not report rank 1's death"
+}
+
+for mode in p2p coll; do
+    run_ft $mode HCMPI_LOG=warn
+    n=$(grep -c "PASS $mode" "$out")
+    [ "$n" -eq 3 ] || fail "$mode: $n of 3 survivors passed"
+done
+# Without CMA the rendezvous streams through the (small) ring: the victim
+# dies with most of its 256 MiB unsent.
+run_ft midstream HCMPI_SHM_CMA=0 HCMPI_SHM_CELLS=8
+[ "$(grep -c "PASS midstream" "$out")" -eq 3 ] || fail "midstream: not every survivor passed"
+
+run_ft fatal
+grep -q "MPI_Recv.*world rank 1 failed.*MPIX_ERR_PROC_FAILED" "$out" ||
+    fail "fatal: no line naming MPI_Recv, the dead rank and MPIX_ERR_PROC_FAILED"
+echo "proc_failed: all modes passed"
