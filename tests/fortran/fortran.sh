@@ -20,6 +20,13 @@ for src in basic.f basic.f90 basic_f08.f90; do
     else echo "FAIL: $src on $n ranks"; failures=$((failures + 1)); fi
   done
 done
+# Constant values against MPICH's mpif.h, where Debian's MPICH is installed.
+mpich_h=/usr/include/x86_64-linux-gnu/mpich/mpif.h
+if [ -e "$mpich_h" ] && command -v python3 >/dev/null 2>&1; then
+  if python3 "$top_srcdir/tests/fortran/mpif_values.py" \
+      "$top_srcdir/src/fortran/mpif.h" "$mpich_h"; then echo "PASS: mpif.h values"
+  else echo "FAIL: mpif.h values"; failures=$((failures + 1)); fi
+fi
 # The wrapper's options, as hcmpicc's.
 show=$("$W" -show x.f90 -o x)
 case $show in *" -I"*" x.f90 -o x -L"*" -lhcmpifort -lhcmpi") echo "PASS: -show" ;;
