@@ -87,6 +87,12 @@ void hc_wait_locked(hcomm_request_t *req);
  * fruitless spins, sleeps on the shm doorbell with the lock dropped.
  * *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
+/* HCMPI_ASYNC_PROGRESS=1: starts the progress thread (and turns the engine
+ * lock on); returns 1 when it runs.  Call after the transports are up,
+ * without the lock.  stop joins it; call before taking the lock in
+ * finalize. */
+int hc_progress_thread_start(void);
+void hc_progress_thread_stop(void);
 /* The transports' peer_failed_cb: records that world_rank is gone; the
  * requests that need it fail with HC_ERR_PEER_DEAD in the next progress. */
 void hc_engine_peer_failed(void *engine, int world_rank);

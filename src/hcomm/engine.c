@@ -353,6 +353,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   }
   hc_engine.locking = thread_level == HCOMM_THREAD_MULTIPLE;
   hc_engine.initialized = 1;
+  hc_progress_thread_start();
   if (provided != NULL)
     *provided = thread_level;
   return HC_OK;
@@ -380,6 +381,7 @@ static void engine_drain_sends(void) {
 }
 
 hc_status_t hcomm_finalize(void) {
+  hc_progress_thread_stop();
   hc_engine_lock();
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK) {

@@ -2,7 +2,11 @@
  * doorbell or the tcp epoll set with the engine lock dropped, so ranks >
  * cores stays prompt.  Peer failures reported by a transport fail the
  * requests that need the peer here, outside any transport call. */
+#include "config.h" /* _GNU_SOURCE, for sched_getaffinity */
+
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -10,6 +14,7 @@
 #include "hcomm/core.h"
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
+#include "util/env.h"
 
 /* With both shm and tcp active neither wait sees the other's wake-ups, so
  * each sleeps this long at most and they take turns. */
@@ -189,8 +194,56 @@ static void progress_watchdog(void) {
   hcomm_abort(1, why);
 }
 
+/* Wait policy.  A rank with a core of its own polls for a while (about a
+ * millisecond: a peer's answer usually comes within microseconds, and a
+ * sleeping rank pays a futex wake-up, several microseconds, per message).
+ * When the node's ranks outnumber the cores this process may use, polling
+ * only delays the peer that shares our core: poll briefly, yield the core a
+ * few times, then sleep on the doorbell.  HCMPI_SPIN overrides the poll
+ * count; HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
+#define PROGRESS_SPIN_DEDICATED 20000
+#define PROGRESS_SPIN_SHARED 48
+#define PROGRESS_POLLS_BEFORE_YIELD 16
+
+static int progress_policy_ready;
+static int progress_oversubscribed;
+
+static int progress_usable_cpus(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return 1;
+  int n = CPU_COUNT(&set);
+  return n > 0 ? n : 1;
+}
+
+static void progress_policy_setup(void) {
+  progress_policy_ready = 1;
+  int over = hc_engine.local_size > progress_usable_cpus();
+  progress_oversubscribed = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
+  if (hc_env_string("HCMPI_SPIN", NULL) == NULL)
+    hc_engine.spin = progress_oversubscribed ? PROGRESS_SPIN_SHARED
+                                             : PROGRESS_SPIN_DEDICATED;
+}
+
+/* 1 while a blocking loop that found nothing should poll again rather
+ * than sleep; yields the core between polls when oversubscribed. */
+static int progress_keep_polling(long *spins) {
+  if (!progress_policy_ready)
+    progress_policy_setup();
+  long n = ++*spins;
+  if (n >= hc_engine.spin)
+    return 0;
+  if (progress_oversubscribed && n > PROGRESS_POLLS_BEFORE_YIELD) {
+    hc_engine_unlock();
+    sched_yield();
+    hc_engine_lock();
+  }
+  return 1;
+}
+
 void hc_idle_locked(long *spins) {
-  if (++*spins < hc_engine.spin)
+  if (progress_keep_polling(spins))
     return;
   *spins = 0;
   if (hc_engine.failed_peers > 0)
@@ -354,4 +407,71 @@ hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
   hc_engine_unlock();
   *req = r;
   return HC_OK;
+}
+
+/* HCMPI_ASYNC_PROGRESS=1: a thread that progresses the engine while the
+ * application computes, so a rendezvous (RTS, the receiver's CMA read,
+ * FIN) completes without the application calling in.  It only ever
+ * try-locks the engine: when an application thread holds the lock, that
+ * thread is progressing already, and a thread blocked on the mutex would
+ * cost every unlock a futex wake-up.  Idle, it sleeps on the doorbell. */
+#define PROGRESS_THREAD_POLLS 256
+#define PROGRESS_THREAD_BUSY_NS 20000
+#define PROGRESS_THREAD_SLEEP_MS 1
+
+static pthread_t progress_thread;
+static int progress_thread_running;
+static atomic_int progress_thread_stop;
+
+static void progress_thread_sleep(void) {
+  if (hc_engine.shm_ctx != NULL) {
+    hc_transport_shm_ops.wait(hc_engine.shm_ctx, PROGRESS_THREAD_SLEEP_MS);
+  } else if (hc_engine.tcp_ctx != NULL) {
+    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, PROGRESS_THREAD_SLEEP_MS);
+  } else {
+    struct timespec ts = {0, PROGRESS_THREAD_SLEEP_MS * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static void *progress_thread_main(void *arg) {
+  (void)arg;
+  long idle = 0;
+  while (!atomic_load_explicit(&progress_thread_stop, memory_order_acquire)) {
+    if (pthread_mutex_trylock(&hc_engine.lock) != 0) {
+      struct timespec ts = {0, PROGRESS_THREAD_BUSY_NS};
+      nanosleep(&ts, NULL);
+      continue;
+    }
+    int moved = hc_engine.initialized ? hc_progress_locked() : 0;
+    pthread_mutex_unlock(&hc_engine.lock);
+    if (moved > 0) {
+      idle = 0;
+    } else if (++idle >= PROGRESS_THREAD_POLLS) {
+      idle = 0;
+      progress_thread_sleep();
+    } else {
+      sched_yield();
+    }
+  }
+  return NULL;
+}
+
+int hc_progress_thread_start(void) {
+  if (!hc_env_bool("HCMPI_ASYNC_PROGRESS", 0) || progress_thread_running)
+    return 0;
+  hc_engine.locking = 1; /* the thread and the application share the engine */
+  atomic_store(&progress_thread_stop, 0);
+  if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL) != 0)
+    return 0;
+  progress_thread_running = 1;
+  return 1;
+}
+
+void hc_progress_thread_stop(void) {
+  if (!progress_thread_running)
+    return;
+  atomic_store_explicit(&progress_thread_stop, 1, memory_order_release);
+  pthread_join(progress_thread, NULL);
+  progress_thread_running = 0;
 }

@@ -79,7 +79,9 @@ struct shm_seg_hdr {
 struct shm_slot {
   _Alignas(HC_SHM_RING_ALIGN) _Atomic int32_t pid;
   _Atomic uint32_t doorbell; /* futex word, bumped by wakers */
-  _Atomic uint32_t sleeping; /* owner is in (or entering) FUTEX_WAIT */
+  /* Threads of the owner in (or entering) FUTEX_WAIT: a count, since an
+   * async progress thread may sleep beside the application thread. */
+  _Atomic uint32_t sleeping;
 };
 
 typedef struct shm_ctx {
@@ -719,7 +721,7 @@ static void shm_wait(void *ctx, int timeout_ms) {
     return;
   struct shm_slot *slot = &shm->slots[shm->local_rank];
   uint32_t bell = atomic_load_explicit(&slot->doorbell, memory_order_seq_cst);
-  atomic_store_explicit(&slot->sleeping, 1, memory_order_seq_cst);
+  atomic_fetch_add_explicit(&slot->sleeping, 1, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
   if (!shm_pending(shm)) {
     struct timespec ts = {timeout_ms / 1000,
@@ -729,7 +731,7 @@ static void shm_wait(void *ctx, int timeout_ms) {
     syscall(SYS_futex, (uint32_t *)&slot->doorbell, FUTEX_WAIT, bell,
             timeout_ms < 0 ? NULL : &ts, NULL, 0);
   }
-  atomic_store_explicit(&slot->sleeping, 0, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&slot->sleeping, 1, memory_order_relaxed);
 }
 
 static void shm_fini(void *ctx) {
