@@ -85,6 +85,14 @@ static size_t bsend_in_use(void) {
 
 int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *c, const void *buf,
                  size_t bytes, int dest, int tag) {
+  return hc_mpi_bsend_typed(fn, c, buf, (MPI_Count)bytes,
+                            hc_mpi_type_get(MPI_BYTE), dest, tag);
+}
+
+int hc_mpi_bsend_typed(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                       MPI_Count count, const hc_mpi_type_t *type, int dest,
+                       int tag) {
+  size_t bytes = (size_t)(count * type->size);
   size_t need = bytes + MPI_BSEND_OVERHEAD;
   pthread_mutex_lock(&bsend_lock);
   if (!bsend_base) {
@@ -108,8 +116,7 @@ int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *c, const void *buf,
 
   /* The block is ours (req NULL keeps it from reclaim): copy and send
    * without the lock, since the engine call may take a while. */
-  if (bytes)
-    memcpy(payload, buf, bytes);
+  hc_mpi_type_pack(type, buf, count, payload);
   hcomm_request_t *req = NULL;
   hc_status_t st = hcomm_isend(payload, bytes, dest, tag, c->engine,
                                HCOMM_SEND_STANDARD, &req);

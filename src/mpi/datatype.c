@@ -111,9 +111,9 @@ static const struct type_pair type_pairs[] = {
 #define TYPE_NBUILTINS (sizeof(type_builtins) / sizeof(type_builtins[0]))
 
 static hc_mpi_type_t type_builtin_table[256]; /* by bits 0-7 of the handle */
-static hc_mpi_block_t type_builtin_blocks[256][2];
+static hc_mpi_tblock_t type_builtin_blocks[256][2];
 static hc_mpi_type_t type_pair_table[TYPE_NPAIRS];
-static hc_mpi_block_t type_pair_blocks[TYPE_NPAIRS][2];
+static hc_mpi_tblock_t type_pair_blocks[TYPE_NPAIRS][2];
 static pthread_once_t type_once = PTHREAD_ONCE_INIT;
 
 /* Derived types; direct indices 0..4 are the pair types. */
@@ -142,7 +142,7 @@ static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
 static void type_init_builtin(const struct type_builtin *b) {
   unsigned h = (unsigned)b->handle;
   hc_mpi_type_t *t = &type_builtin_table[h & 0xffu];
-  hc_mpi_block_t *blk = type_builtin_blocks[h & 0xffu];
+  hc_mpi_tblock_t *blk = type_builtin_blocks[h & 0xffu];
   MPI_Count size = (h >> 8) & 0xffu;
   type_describe(t, b->handle, b->name, size, (MPI_Aint)size);
   t->blocks = blk;
@@ -152,7 +152,7 @@ static void type_init_builtin(const struct type_builtin *b) {
   if (size > 0) {
     t->nblocks = 1;
     int esz = b->halves ? (int)size / 2 : (int)size;
-    blk[0] = (hc_mpi_block_t){0, size, esz, b->cplx ? esz / 2 : esz};
+    blk[0] = (hc_mpi_tblock_t){0, size, esz, b->cplx ? esz / 2 : esz};
   } else {
     t->elements = 0;
     t->align = 1;
@@ -164,7 +164,7 @@ static void type_init_builtin(const struct type_builtin *b) {
 static void type_init_pair(size_t i) {
   const struct type_pair *p = &type_pairs[i];
   hc_mpi_type_t *t = &type_pair_table[i];
-  hc_mpi_block_t *blk = type_pair_blocks[i];
+  hc_mpi_tblock_t *blk = type_pair_blocks[i];
   MPI_Aint isz = (MPI_Aint)sizeof(int);
   type_describe(t, p->handle, p->name, p->first + isz, p->extent);
   /* The padding after the int is not data, but it lies inside the
@@ -174,8 +174,8 @@ static void type_init_pair(size_t i) {
   t->elements = 2;
   t->align = p->align;
   t->blocks = blk;
-  blk[0] = (hc_mpi_block_t){0, p->first, (int)p->first, (int)p->first};
-  blk[1] = (hc_mpi_block_t){p->ioff, isz, (int)isz, (int)isz};
+  blk[0] = (hc_mpi_tblock_t){0, p->first, (int)p->first, (int)p->first};
+  blk[1] = (hc_mpi_tblock_t){p->ioff, isz, (int)isz, (int)isz};
   t->nblocks = 2;
   if (p->ioff == p->first && p->first == isz) {
     blk[0].len = p->first + isz; /* FLOAT_INT: one run of 4-byte units */

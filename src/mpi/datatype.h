@@ -22,12 +22,12 @@
 #include <stddef.h>
 
 /* One contiguous run of data in one element of a type. */
-typedef struct hc_mpi_block {
+typedef struct hc_mpi_tblock {
   MPI_Aint off; /* from the element's start (the buffer address) */
   MPI_Aint len; /* bytes */
   int esz;      /* size of the basic elements in the run (Get_elements) */
   int unit;     /* byte-order unit: esz, or half of it for complex types */
-} hc_mpi_block_t;
+} hc_mpi_tblock_t;
 
 typedef struct hc_mpi_type {
   MPI_Datatype handle; /* 0 while a derived type has no live handle */
@@ -45,12 +45,12 @@ typedef struct hc_mpi_type {
   int predefined;
   int committed;
   /* ---- the type engine (datatype.c, typebuild.c, pack.c) ---- */
-  hc_mpi_block_t *blocks; /* one element's data, type-map order */
+  hc_mpi_tblock_t *blocks; /* one element's data, type-map order */
   size_t nblocks;
   size_t block_cap; /* derived: allocated blocks */
   MPI_Aint align;    /* alignment a struct pads its extent to */
-  int lb_marked;     /* MPI_LB / resized lower bound is sticky */
-  int ub_marked;     /* MPI_UB / resized upper bound is sticky */
+  int lb_marked; /* MPI_LB itself (a bound marker, not data) */
+  int ub_marked; /* MPI_UB itself */
   int refs;          /* derived: handle + parents + requests */
   int handle_refs;   /* derived: user references to the handle */
   int combiner;      /* MPI_COMBINER_* */

@@ -269,7 +269,8 @@ int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
   if (rc != MPI_SUCCESS)
     return rc;
   size_t n = hc_mpi_type_wire_bytes(t, count);
-  if (n > 0 && buf == NULL)
+  /* MPI_BOTTOM (NULL) is a valid buffer for a type of absolute addresses. */
+  if (n > 0 && buf == NULL && t->true_lb == 0)
     return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER, "NULL buffer for %d elements",
                         count);
   *bytes = n;

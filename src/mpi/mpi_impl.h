@@ -120,6 +120,38 @@ void hc_mpi_status_proc_null(MPI_Status *status);
 void hc_mpi_status_set_bytes(MPI_Status *status, MPI_Count bytes);
 MPI_Count hc_mpi_status_bytes(const MPI_Status *status);
 
+/* ---- datatypes in point-to-point (xfer.c) ------------------------------- */
+
+/* The data of one point-to-point operation as the engine sees it: the
+ * user's buffer itself for a dense type, else a packed staging copy of
+ * count * size bytes (filled before a send, unpacked after a receive). */
+typedef struct hc_mpi_xfer {
+  const hc_mpi_type_t *type; /* retained while the xfer lives */
+  void *user;
+  MPI_Count count;
+  void *tmp;    /* staging buffer; NULL when the engine uses user */
+  size_t bytes; /* engine byte count */
+  int is_recv;
+} hc_mpi_xfer_t;
+
+/* Describes count elements of type at buf (no staging yet). */
+void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
+                      const hc_mpi_type_t *type, int is_recv);
+/* Sets up staging (packing for a send); MPI_ERR_NO_MEM raised on fn. */
+int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x);
+/* The buffer the engine reads or writes. */
+void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x);
+/* Ends one operation: a receive unpacks its first received bytes; the
+ * staging buffer is freed.  The type stays retained (persistent reuse). */
+void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received);
+/* Drops the type reference (and staging, if any). */
+void hc_mpi_xfer_fini(hc_mpi_xfer_t *x);
+/* Keeps a staged operation's buffer alive after MPI_Request_free until
+ * the engine completes it; takes over eng and the xfer. */
+void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
+/* Frees the staging of orphaned operations that have completed. */
+void hc_mpi_xfer_sweep(void);
+
 /* ---- requests (request.c) ----------------------------------------------- */
 
 enum hc_mpi_req_kind {
@@ -147,6 +179,7 @@ typedef struct hc_mpi_request {
   int tag;
   int mode;
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
+  hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
 } hc_mpi_request_t;
 
 /* A new face request with a handle; NULL when memory runs out. */
@@ -169,6 +202,10 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* Copies the message into the attached buffer and starts sending it. */
 int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *comm, const void *buf,
                  size_t bytes, int dest, int tag);
+/* The same for count elements of type (packed into the buffer). */
+int hc_mpi_bsend_typed(const char *fn, hc_mpi_comm_t *comm, const void *buf,
+                       MPI_Count count, const hc_mpi_type_t *type, int dest,
+                       int tag);
 /* Waits for every pending buffered send (MPI_Finalize, detach). */
 void hc_mpi_bsend_drain(void);
 

@@ -40,7 +40,7 @@ static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
   while (r >= t->blocks[j].len)
     r -= t->blocks[j++].len;
   while (n > 0) {
-    const hc_mpi_block_t *b = &t->blocks[j];
+    const hc_mpi_tblock_t *b = &t->blocks[j];
     char *mem = pk_at(buf, (MPI_Aint)e * t->extent + b->off + r);
     MPI_Aint take = b->len - r < n ? b->len - r : (MPI_Aint)n;
     if (to_stream)
@@ -83,7 +83,7 @@ MPI_Count hc_mpi_type_elements_in(const hc_mpi_type_t *t, MPI_Count bytes) {
   MPI_Count n = bytes / t->size * t->elements;
   MPI_Aint rem = (MPI_Aint)(bytes % t->size);
   for (size_t j = 0; j < t->nblocks && rem > 0; j++) {
-    const hc_mpi_block_t *b = &t->blocks[j];
+    const hc_mpi_tblock_t *b = &t->blocks[j];
     MPI_Aint part = rem < b->len ? rem : b->len;
     n += part / b->esz;
     rem -= part;

@@ -32,6 +32,33 @@ int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
 static const hcomm_status_t pt_proc_null_status = {MPI_PROC_NULL, MPI_ANY_TAG,
                                                    0, 0, HC_OK};
 
+/* Describes and stages the data of an operation whose arguments passed
+ * the checks (so the type is valid). */
+static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                   int count, MPI_Datatype type, int is_recv,
+                   hc_mpi_xfer_t *x) {
+  hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
+  int rc = hc_mpi_xfer_begin(fn, c, x);
+  if (rc != MPI_SUCCESS)
+    hc_mpi_xfer_fini(x);
+  return rc;
+}
+
+/* Wraps an engine request and its staged data into a new MPI_Request. */
+static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
+                   hc_mpi_xfer_t *x, MPI_Request *out) {
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
+  if (!r) {
+    hc_mpi_xfer_orphan(eng, x);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  r->engine = eng;
+  r->xfer = *x;
+  r->is_recv = x->is_recv;
+  *out = r->handle;
+  return MPI_SUCCESS;
+}
+
 /* ---- sends -------------------------------------------------------------- */
 
 /* Blocking send in an engine mode: start it and wait for it. */
@@ -47,12 +74,18 @@ static int pt_send(const char *fn, const void *buf, int count,
     return rc;
   if (dest == MPI_PROC_NULL)
     return MPI_SUCCESS;
+  hc_mpi_xfer_t x;
+  rc = pt_xfer(fn, c, buf, count, type, 0, &x);
+  if (rc != MPI_SUCCESS)
+    return rc;
   hcomm_request_t *req = NULL;
-  hc_status_t st = hcomm_isend(buf, bytes, dest, tag, c->engine, mode, &req);
+  hc_status_t st = hcomm_isend(hc_mpi_xfer_buf(&x), x.bytes, dest, tag,
+                               c->engine, mode, &req);
   if (st == HC_OK) {
     st = hcomm_wait(req, NULL);
     hcomm_request_free(req);
   }
+  hc_mpi_xfer_fini(&x);
   return hc_mpi_raise_status(c, fn, st);
 }
 
@@ -70,11 +103,18 @@ static int pt_isend(const char *fn, const void *buf, int count,
     return rc;
   if (dest == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  hc_mpi_xfer_t x;
+  rc = pt_xfer(fn, c, buf, count, type, 0, &x);
+  if (rc != MPI_SUCCESS)
+    return rc;
   hcomm_request_t *req = NULL;
-  hc_status_t st = hcomm_isend(buf, bytes, dest, tag, c->engine, mode, &req);
-  if (st != HC_OK)
+  hc_status_t st = hcomm_isend(hc_mpi_xfer_buf(&x), x.bytes, dest, tag,
+                               c->engine, mode, &req);
+  if (st != HC_OK) {
+    hc_mpi_xfer_fini(&x);
     return hc_mpi_raise_status(c, fn, st);
-  return hc_mpi_request_wrap(fn, c, req, request);
+  }
+  return pt_wrap(fn, c, req, &x, request);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -129,7 +169,8 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
     rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, tag, &bytes);
   if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
     return rc;
-  return hc_mpi_bsend(fn, c, buf, bytes, dest, tag);
+  return hc_mpi_bsend_typed(fn, c, buf, count, hc_mpi_type_get(datatype), dest,
+                            tag);
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
 
@@ -144,7 +185,8 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
   if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
-    rc = hc_mpi_bsend(fn, c, buf, bytes, dest, tag);
+    rc = hc_mpi_bsend_typed(fn, c, buf, count, hc_mpi_type_get(datatype), dest,
+                            tag);
   if (rc != MPI_SUCCESS)
     return rc;
   /* The data now sits in the attached buffer: the send is complete. */
@@ -179,14 +221,21 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     hc_mpi_status_proc_null(status);
     return MPI_SUCCESS;
   }
+  hc_mpi_xfer_t x;
+  rc = pt_xfer(fn, c, buf, count, datatype, 1, &x);
+  if (rc != MPI_SUCCESS)
+    return rc;
   hcomm_request_t *req = NULL;
   hcomm_status_t st;
-  hc_status_t err = hcomm_irecv(buf, bytes, source, tag, c->engine, &req);
+  hc_status_t err =
+      hcomm_irecv(hc_mpi_xfer_buf(&x), x.bytes, source, tag, c->engine, &req);
   if (err == HC_OK) {
     err = hcomm_wait(req, &st);
     hcomm_request_free(req);
+    hc_mpi_xfer_end(&x, st.bytes);
     hc_mpi_status_fill(status, &st);
   }
+  hc_mpi_xfer_fini(&x);
   return hc_mpi_raise_status(c, fn, err);
 }
 #pragma weak MPI_Recv = PMPI_Recv
@@ -204,11 +253,18 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     return rc;
   if (source == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  hc_mpi_xfer_t x;
+  rc = pt_xfer(fn, c, buf, count, datatype, 1, &x);
+  if (rc != MPI_SUCCESS)
+    return rc;
   hcomm_request_t *req = NULL;
-  hc_status_t err = hcomm_irecv(buf, bytes, source, tag, c->engine, &req);
-  if (err != HC_OK)
+  hc_status_t err =
+      hcomm_irecv(hc_mpi_xfer_buf(&x), x.bytes, source, tag, c->engine, &req);
+  if (err != HC_OK) {
+    hc_mpi_xfer_fini(&x);
     return hc_mpi_raise_status(c, fn, err);
-  return hc_mpi_request_wrap(fn, c, req, request);
+  }
+  return pt_wrap(fn, c, req, &x, request);
 }
 #pragma weak MPI_Irecv = PMPI_Irecv
 
@@ -262,9 +318,24 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     rc = hc_mpi_check_ptr(fn, c, status, "status");
   if (rc != MPI_SUCCESS)
     return rc;
+  hc_mpi_xfer_t sx, rx;
+  rc = pt_xfer(fn, c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount, sendtype,
+               0, &sx);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = pt_xfer(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
+               recvtype, 1, &rx);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_xfer_fini(&sx);
+    return rc;
+  }
   hcomm_status_t st;
-  hc_status_t err = pt_exchange(c, sendbuf, sbytes, dest, sendtag, recvbuf,
-                                rbytes, source, recvtag, &st);
+  hc_status_t err = pt_exchange(c, hc_mpi_xfer_buf(&sx), sx.bytes, dest,
+                                sendtag, hc_mpi_xfer_buf(&rx), rx.bytes,
+                                source, recvtag, &st);
+  hc_mpi_xfer_end(&rx, st.bytes);
+  hc_mpi_xfer_fini(&rx);
+  hc_mpi_xfer_fini(&sx);
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(c, fn, err);
 }
@@ -286,16 +357,28 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     rc = hc_mpi_check_ptr(fn, c, status, "status");
   if (rc != MPI_SUCCESS)
     return rc;
-  /* The send reads buf while the receive lands elsewhere, then copy back. */
+  /* The send reads buf (or its packed copy) while the receive lands in a
+   * packed staging buffer, unpacked into buf afterwards. */
+  hc_mpi_xfer_t sx;
+  rc = pt_xfer(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype, 0,
+               &sx);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  bytes = sx.type ? (size_t)count * (size_t)sx.type->size : 0;
   void *tmp = bytes ? malloc(bytes) : NULL;
-  if (bytes && !tmp)
+  if (bytes && !tmp) {
+    hc_mpi_xfer_fini(&sx);
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
                         "no memory for a %zu-byte staging buffer", bytes);
+  }
   hcomm_status_t st;
-  hc_status_t err = pt_exchange(c, buf, bytes, dest, sendtag, tmp, bytes,
-                                source, recvtag, &st);
+  hc_status_t err = pt_exchange(c, hc_mpi_xfer_buf(&sx), sx.bytes, dest,
+                                sendtag, tmp, bytes, source, recvtag, &st);
   if (source != MPI_PROC_NULL && st.bytes > 0)
-    memcpy(buf, tmp, st.bytes <= bytes ? st.bytes : bytes);
+    hc_mpi_type_unpack_range(sx.type, tmp, 0,
+                             (MPI_Count)(st.bytes <= bytes ? st.bytes : bytes),
+                             buf);
+  hc_mpi_xfer_fini(&sx);
   free(tmp);
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(c, fn, err);
@@ -433,7 +516,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
  * until the caller destroys it. */
 static int pt_mrecv_start(const char *fn, void *buf, int count,
                           MPI_Datatype type, MPI_Message *message,
-                          hc_mpi_request_t **mp, hcomm_request_t **req) {
+                          hc_mpi_request_t **mp, hcomm_request_t **req,
+                          hc_mpi_xfer_t *x) {
   size_t bytes = 0;
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
@@ -453,11 +537,15 @@ static int pt_mrecv_start(const char *fn, void *buf, int count,
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "invalid message 0x%x",
                         (unsigned)*message);
   rc = hc_mpi_check_data(fn, m->comm, buf, count, type, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = pt_xfer(fn, m->comm, buf, count, type, 1, x);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_status_t err = hcomm_imrecv(buf, bytes, m->msg, req);
-  if (err != HC_OK)
+  hc_status_t err = hcomm_imrecv(hc_mpi_xfer_buf(x), x->bytes, m->msg, req);
+  if (err != HC_OK) {
+    hc_mpi_xfer_fini(x);
     return hc_mpi_raise_status(m->comm, fn, err);
+  }
   *mp = m;
   *message = MPI_MESSAGE_NULL;
   return MPI_SUCCESS;
@@ -468,9 +556,10 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
   static const char fn[] = "MPI_Mrecv";
   hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
+  hc_mpi_xfer_t x;
   int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
   if (rc == MPI_SUCCESS)
-    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req);
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   if (!req) {
@@ -480,6 +569,8 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
   hcomm_status_t st;
   hc_status_t err = hcomm_wait(req, &st);
   hcomm_request_free(req);
+  hc_mpi_xfer_end(&x, st.bytes);
+  hc_mpi_xfer_fini(&x);
   hc_mpi_status_fill(status, &st);
   rc = hc_mpi_raise_status(m->comm, fn, err);
   hc_mpi_request_destroy(m);
@@ -492,15 +583,16 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
   static const char fn[] = "MPI_Imrecv";
   hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
+  hc_mpi_xfer_t x;
   int rc = hc_mpi_check_ptr(fn, NULL, request, "request");
   if (rc == MPI_SUCCESS)
-    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req);
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   if (!req)
     return hc_mpi_request_new_done(fn, hc_mpi_comm_world(),
                                    &pt_proc_null_status, request);
-  rc = hc_mpi_request_wrap(fn, m->comm, req, request);
+  rc = pt_wrap(fn, m->comm, req, &x, request);
   hc_mpi_request_destroy(m);
   return rc;
 }
@@ -529,6 +621,7 @@ static int pt_persistent(const char *fn, void *buf, int count,
   r->is_recv = is_recv;
   r->buf = buf;
   r->bytes = bytes;
+  hc_mpi_xfer_init(&r->xfer, buf, count, hc_mpi_type_get(type), is_recv);
   r->peer = peer;
   r->tag = tag;
   r->mode = mode;

@@ -12,6 +12,7 @@ static hc_handle_table_t req_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_REQUEST, 0);
 
 hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm) {
+  hc_mpi_xfer_sweep();
   hc_mpi_request_t *r = calloc(1, sizeof(*r));
   if (!r)
     return NULL;
@@ -31,6 +32,7 @@ hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
 }
 
 void hc_mpi_request_destroy(hc_mpi_request_t *r) {
+  hc_mpi_xfer_fini(&r->xfer);
   hc_handle_free(&req_table, r->handle);
   hc_mpi_comm_release(r->comm);
   free(r);
@@ -85,6 +87,7 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
     hcomm_request_free(r->engine);
     r->engine = NULL;
   }
+  hc_mpi_xfer_end(&r->xfer, st.bytes);
   hc_mpi_status_fill(status, &st);
   if (r->kind == HC_REQ_PERSISTENT) {
     r->active = 0;
@@ -512,6 +515,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
   *flag = done;
   if (!done)
     return MPI_SUCCESS;
+  if (r->engine)
+    hc_mpi_xfer_end(&r->xfer, st.bytes); /* the data is visible now */
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(r->comm, fn, st.error);
 }
@@ -530,8 +535,11 @@ int PMPI_Request_free(MPI_Request *request) {
         hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "cannot free MPI_REQUEST_NULL");
   if (rc != MPI_SUCCESS)
     return rc;
-  /* A running operation goes on; the engine drops it when it completes. */
-  if (r->engine)
+  /* A running operation goes on; the engine drops it when it completes,
+   * and staged data stays until then. */
+  if (r->engine && r->xfer.tmp)
+    hc_mpi_xfer_orphan(r->engine, &r->xfer);
+  else if (r->engine)
     hcomm_request_free(r->engine);
   hc_mpi_request_destroy(r);
   *request = MPI_REQUEST_NULL;
@@ -569,23 +577,31 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
     r->local = done;
     return MPI_SUCCESS;
   }
-  if (r->is_recv) {
-    st = hcomm_irecv(r->buf, r->bytes, r->peer, r->tag, r->comm->engine,
-                     &r->engine);
-  } else if (r->mode == HC_MPI_SEND_BUFFERED) {
+  if (r->mode == HC_MPI_SEND_BUFFERED && !r->is_recv) {
     done.source = MPI_ANY_SOURCE;
     r->local = done;
-    int rc = hc_mpi_bsend(fn, r->comm, r->buf, r->bytes, r->peer, r->tag);
+    int rc = hc_mpi_bsend_typed(fn, r->comm, r->xfer.user, r->xfer.count,
+                                r->xfer.type, r->peer, r->tag);
     if (rc != MPI_SUCCESS)
       r->active = 0;
     return rc;
-  } else {
-    st = hcomm_isend(r->buf, r->bytes, r->peer, r->tag, r->comm->engine,
-                     r->mode, &r->engine);
   }
+  int rc = hc_mpi_xfer_begin(fn, r->comm, &r->xfer);
+  if (rc != MPI_SUCCESS) {
+    r->active = 0;
+    return rc;
+  }
+  void *buf = hc_mpi_xfer_buf(&r->xfer);
+  if (r->is_recv)
+    st = hcomm_irecv(buf, r->xfer.bytes, r->peer, r->tag, r->comm->engine,
+                     &r->engine);
+  else
+    st = hcomm_isend(buf, r->xfer.bytes, r->peer, r->tag, r->comm->engine,
+                     r->mode, &r->engine);
   if (st != HC_OK) {
     r->active = 0;
     r->engine = NULL;
+    hc_mpi_xfer_end(&r->xfer, 0);
   }
   return hc_mpi_raise_status(r->comm, fn, st);
 }

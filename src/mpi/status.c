@@ -67,13 +67,14 @@ static int status_args(const char *fn, const MPI_Status *status,
   return rc;
 }
 
-/* Whole elements of t in bytes, or MPI_UNDEFINED. */
+/* Whole elements of t in bytes (point-to-point moves size bytes of data
+ * per element), or MPI_UNDEFINED. */
 static MPI_Count status_count_of(const hc_mpi_type_t *t, MPI_Count bytes) {
-  if (t->wire_size == 0)
+  if (t->size == 0)
     return 0;
-  if (bytes % (MPI_Count)t->wire_size != 0)
+  if (bytes % t->size != 0)
     return MPI_UNDEFINED;
-  return bytes / (MPI_Count)t->wire_size;
+  return bytes / t->size;
 }
 
 static int status_store_int(const char *fn, MPI_Count n, int *out) {
@@ -98,11 +99,24 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
 
+/* Basic elements in bytes, counting a partly received derived element. */
 static MPI_Count status_elements_of(const hc_mpi_type_t *t, MPI_Count bytes) {
-  MPI_Count whole = status_count_of(t, bytes);
-  if (whole == MPI_UNDEFINED)
-    return MPI_UNDEFINED;
-  return whole * t->elements;
+  return hc_mpi_type_elements_in(t, bytes);
+}
+
+/* Bytes that hold count basic elements of t (whole elements first). */
+static MPI_Count status_bytes_of(const hc_mpi_type_t *t, MPI_Count count) {
+  if (t->elements <= 0)
+    return 0;
+  MPI_Count bytes = count / t->elements * t->size;
+  MPI_Count rem = count % t->elements;
+  for (size_t j = 0; j < t->nblocks && rem > 0; j++) {
+    MPI_Count in = t->blocks[j].len / t->blocks[j].esz;
+    MPI_Count take = rem < in ? rem : in;
+    bytes += take * t->blocks[j].esz;
+    rem -= take;
+  }
+  return bytes;
 }
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
@@ -138,8 +152,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
   if (count < 0)
     return hc_mpi_raise(NULL, fn, MPI_ERR_COUNT, "invalid count %ld",
                         (long)count);
-  MPI_Count per = t->elements > 0 ? t->elements : 1;
-  hc_mpi_status_set_bytes(status, count / per * (MPI_Count)t->wire_size);
+  hc_mpi_status_set_bytes(status, status_bytes_of(t, count));
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x

@@ -3,8 +3,10 @@
  * of components "n copies of child at byte displacement d, one child
  * extent apart": the data blocks are appended (merged with the previous
  * block when they touch and hold the same basic element size) and the
- * bounds accumulated following MPI's rules, including the sticky MPI_LB /
- * MPI_UB markers of the MPI-1 struct and of resized types.  Subarray and
+ * bounds accumulated following MPI's rules.  The MPI-1 MPI_LB / MPI_UB
+ * markers set the bounds of the struct that lists them (whatever its data);
+ * like MPICH 4, they do not stick through further constructors, nor do
+ * the bounds of a resized type.  Subarray and
  * darray enumerate the owned index ranges of each dimension directly.
  */
 #include <stdint.h>
@@ -33,7 +35,7 @@ static int tb_reserve(hc_mpi_type_t *t, size_t more) {
   size_t want = t->block_cap ? t->block_cap : 4;
   while (want < need)
     want *= 2;
-  hc_mpi_block_t *b = realloc(t->blocks, want * sizeof(*b));
+  hc_mpi_tblock_t *b = realloc(t->blocks, want * sizeof(*b));
   if (!b)
     return -1;
   t->blocks = b;
@@ -42,11 +44,11 @@ static int tb_reserve(hc_mpi_type_t *t, size_t more) {
 }
 
 static int tb_push(hc_mpi_type_t *t, MPI_Aint off, MPI_Aint len,
-                   const hc_mpi_block_t *like) {
+                   const hc_mpi_tblock_t *like) {
   if (len <= 0)
     return 0;
   if (t->nblocks) {
-    hc_mpi_block_t *last = &t->blocks[t->nblocks - 1];
+    hc_mpi_tblock_t *last = &t->blocks[t->nblocks - 1];
     if (last->off + last->len == off && last->esz == like->esz &&
         last->unit == like->unit) {
       last->len += len;
@@ -55,7 +57,7 @@ static int tb_push(hc_mpi_type_t *t, MPI_Aint off, MPI_Aint len,
   }
   if (tb_reserve(t, 1) != 0)
     return -1;
-  t->blocks[t->nblocks++] = (hc_mpi_block_t){off, len, like->esz, like->unit};
+  t->blocks[t->nblocks++] = (hc_mpi_tblock_t){off, len, like->esz, like->unit};
   return 0;
 }
 
@@ -63,7 +65,7 @@ int hc_mpi_type_append(hc_mpi_type_t *t, const hc_mpi_type_t *child,
                        MPI_Aint disp, MPI_Count n, MPI_Aint stride) {
   if (n <= 0 || child->nblocks == 0)
     return 0;
-  const hc_mpi_block_t *cb = child->blocks;
+  const hc_mpi_tblock_t *cb = child->blocks;
   /* Back-to-back copies of a one-run child are one run. */
   if (child->nblocks == 1 && cb[0].len == stride)
     return tb_push(t, disp + cb[0].off, (MPI_Aint)n * cb[0].len, &cb[0]);
@@ -80,7 +82,7 @@ void hc_mpi_type_finish(hc_mpi_type_t *t) {
   MPI_Count size = 0, elems = 0;
   MPI_Aint lo = 0, hi = 0;
   for (size_t i = 0; i < t->nblocks; i++) {
-    const hc_mpi_block_t *b = &t->blocks[i];
+    const hc_mpi_tblock_t *b = &t->blocks[i];
     size += b->len;
     elems += b->len / b->esz;
     if (i == 0 || b->off < lo)
@@ -118,11 +120,11 @@ static int tb_add(hc_mpi_type_t *t, tb_acc_t *a, const hc_mpi_type_t *child,
     a->ub = a->any ? tb_max(a->ub, ub) : ub;
     a->any = 1;
   }
-  if (child->lb_marked) {
+  if (child->handle == MPI_LB) {
     a->mlb = a->lbm ? tb_min(a->mlb, lb) : lb;
     a->lbm = 1;
   }
-  if (child->ub_marked) {
+  if (child->handle == MPI_UB) {
     a->mub = a->ubm ? tb_max(a->mub, ub) : ub;
     a->ubm = 1;
   }
@@ -143,8 +145,6 @@ static void tb_close(hc_mpi_type_t *t, const tb_acc_t *a, int is_struct) {
   }
   t->lb = lb;
   t->extent = ub - lb;
-  t->lb_marked = a->lbm;
-  t->ub_marked = a->ubm;
   hc_mpi_type_finish(t);
 }
 
@@ -524,8 +524,6 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
     return tb_oom(fn, t);
   t->lb = lb;
   t->extent = extent;
-  t->lb_marked = 1;
-  t->ub_marked = 1;
   t->align = o->align;
   hc_mpi_type_finish(t);
   MPI_Aint aints[2] = {lb, extent};
@@ -625,8 +623,6 @@ static int tb_grid_build(hc_mpi_type_t *t, const tb_grid_t *g,
     total *= g->gsizes[d];
   t->lb = 0;
   t->extent = total;
-  t->lb_marked = 1;
-  t->ub_marked = 1;
   t->align = o->align;
   hc_mpi_type_finish(t);
   return 0;

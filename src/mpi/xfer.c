@@ -1,0 +1,117 @@
+/*
+ * Datatypes in point-to-point: a send of a non-dense type packs into a
+ * staging buffer, a receive lands in one and is unpacked at completion.
+ * The type is retained meanwhile, so MPI_Type_free during the operation
+ * is safe.  Orphans are operations whose request the user freed while
+ * they ran: their staging lives until the engine finishes with it.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "mpi/mpi_impl.h"
+
+void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
+                      const hc_mpi_type_t *type, int is_recv) {
+  x->type = hc_mpi_type_retain(type);
+  x->user = (void *)buf;
+  x->count = count;
+  x->tmp = NULL;
+  x->is_recv = is_recv;
+  x->bytes = (size_t)(count * type->size);
+}
+
+static int xfer_staged(const hc_mpi_xfer_t *x) {
+  return x->type && !hc_mpi_type_dense(x->type) && x->bytes > 0;
+}
+
+int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x) {
+  if (!xfer_staged(x))
+    return MPI_SUCCESS;
+  x->tmp = malloc(x->bytes);
+  if (!x->tmp)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
+                        "no memory to stage %zu bytes of a derived datatype",
+                        x->bytes);
+  if (!x->is_recv)
+    hc_mpi_type_pack(x->type, x->user, x->count, x->tmp);
+  return MPI_SUCCESS;
+}
+
+void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x) {
+  return x->tmp ? x->tmp : x->user;
+}
+
+void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
+  if (!x->tmp)
+    return;
+  if (x->is_recv) {
+    size_t n = received < x->bytes ? received : x->bytes;
+    hc_mpi_type_unpack_range(x->type, x->tmp, 0, (MPI_Count)n, x->user);
+  }
+  free(x->tmp);
+  x->tmp = NULL;
+}
+
+void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
+  free(x->tmp);
+  x->tmp = NULL;
+  hc_mpi_type_release(x->type);
+  x->type = NULL;
+}
+
+/* ---- orphans ------------------------------------------------------------ */
+
+typedef struct xfer_orphan {
+  hcomm_request_t *eng;
+  hc_mpi_xfer_t x;
+  struct xfer_orphan *next;
+} xfer_orphan_t;
+
+static pthread_mutex_t xfer_lock = PTHREAD_MUTEX_INITIALIZER;
+static xfer_orphan_t *xfer_orphans;
+
+void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
+  xfer_orphan_t *o = malloc(sizeof(*o));
+  if (!o) {
+    /* Cannot track it: wait here rather than free a buffer in use. */
+    hcomm_wait(eng, NULL);
+    hcomm_request_free(eng);
+    hc_mpi_xfer_fini(x);
+    return;
+  }
+  o->eng = eng;
+  o->x = *x;
+  x->tmp = NULL;
+  x->type = NULL;
+  pthread_mutex_lock(&xfer_lock);
+  o->next = xfer_orphans;
+  xfer_orphans = o;
+  pthread_mutex_unlock(&xfer_lock);
+}
+
+void hc_mpi_xfer_sweep(void) {
+  pthread_mutex_lock(&xfer_lock);
+  xfer_orphan_t **pp = &xfer_orphans;
+  xfer_orphan_t *done = NULL;
+  while (*pp) {
+    xfer_orphan_t *o = *pp;
+    if (hcomm_request_done(o->eng)) {
+      *pp = o->next;
+      o->next = done;
+      done = o;
+    } else {
+      pp = &o->next;
+    }
+  }
+  pthread_mutex_unlock(&xfer_lock);
+  while (done) {
+    xfer_orphan_t *o = done;
+    done = o->next;
+    hcomm_status_t st = {0};
+    hcomm_wait(o->eng, &st); /* done: only collects the status */
+    hcomm_request_free(o->eng);
+    hc_mpi_xfer_end(&o->x, st.error == HC_OK ? st.bytes : 0);
+    hc_mpi_xfer_fini(&o->x);
+    free(o);
+  }
+}
