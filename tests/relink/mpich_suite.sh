@@ -1,0 +1,44 @@
+#!/bin/sh
+# The real ABI test: every tests/mpi program and example compiled with
+# mpicc.mpich against MPICH's own mpi.h and libmpich.so.12, then every
+# tests/mpi scenario script run on hcmpi through hcmpirun --relink.  Each
+# must pass as it does when built with hcmpicc.  The scripts are reused
+# unchanged: top_builddir points at a scratch tree whose tools/hcmpirun
+# adds --relink, and MPI_TEST_BINDIR at the MPICH-built programs.
+#   tests/relink/mpich_suite.sh [scenario ...]   (default: all of them)
+. "${top_srcdir:-.}/tests/relink/lib.sh"
+need_built
+command -v mpicc.mpich >/dev/null 2>&1 || skip "mpicc.mpich not installed"
+work=$T/tree
+mkdir -p "$work/tests/mpi" "$work/examples" "$work/tools"
+flags="-std=gnu11 -O1 -pthread -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
+for c in "$top_srcdir"/tests/mpi/*.c "$top_srcdir"/examples/*.c; do
+    rel=${c#"$top_srcdir"/}
+    grep -q mpitest.h "$c" || case "$rel" in examples/*) ;; *) continue ;; esac
+    mpicc.mpich $flags -I"$top_srcdir/tests/mpi" "$c" -o "$work/${rel%.c}" ||
+        fail "mpicc.mpich $rel"
+    readelf -d "$work/${rel%.c}" | grep -q "NEEDED.*\[libmpich\.so\.12\]" ||
+        fail "$rel is not linked against libmpich.so.12"
+done
+printf '#!/bin/sh\nexec "%s" --relink "$@"\n' "$HCMPIRUN" >"$work/tools/hcmpirun"
+chmod +x "$work/tools/hcmpirun"
+
+if [ $# -eq 0 ]; then
+    # mpiexec_mpich.sh runs Hydra itself; shm_* watch the real build tree.
+    set -- $(cd "$top_srcdir/tests/mpi" && ls *.sh | grep -v -e '^lib.sh$' \
+        -e '^validate-mpich.sh$' -e '^mpiexec_mpich.sh$' -e '^shm_')
+fi
+pass=0 failed=0 skipped=0
+for s in "$@"; do
+    s=${s%.sh}
+    MPI_TEST_LAUNCHER=hcmpirun MPI_TEST_BINDIR="$work" top_builddir="$work" \
+        top_srcdir="$top_srcdir" sh "$top_srcdir/tests/mpi/$s.sh" >"$T/$s.log" 2>&1
+    rc=$?
+    case $rc in
+    0) pass=$((pass + 1)); echo "PASS: $s" ;;
+    77) skipped=$((skipped + 1)); echo "SKIP: $s"; tail -3 "$T/$s.log" ;;
+    *) failed=$((failed + 1)); echo "FAIL: $s (status $rc)"; tail -30 "$T/$s.log" ;;
+    esac
+done
+echo "$pass passed, $failed failed, $skipped skipped (MPICH-built, run on hcmpi)"
+[ $failed -eq 0 ]
