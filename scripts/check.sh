@@ -24,6 +24,13 @@ echo "== make -j$JOBS check $*"
 find "$BUILD_DIR" -name '*.trs' -delete
 make -C "$BUILD_DIR" -j"$JOBS" check "$@"
 status=$?
+# A short libFuzzer pass over the packet and PMI decoders (about 45 s).
+if [ "${CI:-}" = true ] && [ $san = no ] && command -v clang >/dev/null 2>&1; then
+    echo "== make fuzz-short"
+    make -C "$BUILD_DIR" fuzz-short
+    frc=$?
+    [ $frc -eq 0 ] || [ $frc -eq 77 ] || status=1
+fi
 hc_print_failed_logs "$BUILD_DIR"
 if [ "${HCMPI_CHECK_NO_SUMMARY:-0}" != 1 ]; then
     read -r p f s < <(hc_trs_counts "$BUILD_DIR")
