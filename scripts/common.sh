@@ -9,8 +9,10 @@ HC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${BUILD_DIR:=$HC_REPO/build}"
 : "${JOBS:=2}"
 HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3 gfortran g++"
-# Only for tests/launchers (Slurm daemons, PMIx header); CI=true adds them.
+# Only for tests/launchers (Slurm daemons, PMIx header) and tests/relink
+# (Debian programs linked against libmpich12, cmake); CI=true adds them.
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
+HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
 hc_deps_missing() {
