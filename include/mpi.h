@@ -826,13 +826,13 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
                  MPI_Status *status);
 int MPI_Waitall(int count, MPI_Request array_of_requests[],
-                MPI_Status array_of_statuses[]);
+                MPI_Status *array_of_statuses);
 int PMPI_Waitall(int count, MPI_Request array_of_requests[],
-                 MPI_Status array_of_statuses[]);
+                 MPI_Status *array_of_statuses);
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
+                 int array_of_indices[], MPI_Status *array_of_statuses);
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                  int array_of_indices[], MPI_Status array_of_statuses[]);
+                  int array_of_indices[], MPI_Status *array_of_statuses);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
@@ -840,13 +840,13 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
                  int *flag, MPI_Status *status);
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[]);
+                MPI_Status *array_of_statuses);
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                 MPI_Status array_of_statuses[]);
+                 MPI_Status *array_of_statuses);
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
+                 int array_of_indices[], MPI_Status *array_of_statuses);
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                  int array_of_indices[], MPI_Status array_of_statuses[]);
+                  int array_of_indices[], MPI_Status *array_of_statuses);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Request_free(MPI_Request *request);
