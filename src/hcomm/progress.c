@@ -49,8 +49,12 @@ static int progress_peer_failed(int world_rank) {
          hc_engine.peers[world_rank].failed;
 }
 
-/* 1 when a member of comm's (point-to-point) group failed. */
+/* 1 when a member of comm's (point-to-point) group failed.  Not during
+ * finalize: ranks that passed the final barrier exit, which is no failure
+ * of the operations still waiting on the ranks that remain. */
 static int progress_comm_failed(const hcomm_comm_t *comm) {
+  if (hc_engine.finalizing)
+    return 0;
   for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
     if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
       return 1;
@@ -194,19 +198,24 @@ static void progress_watchdog(void) {
   hcomm_abort(1, why);
 }
 
-/* Wait policy.  A rank with a core of its own polls for a while (about a
- * millisecond: a peer's answer usually comes within microseconds, and a
- * sleeping rank pays a futex wake-up, several microseconds, per message).
- * When the node's ranks outnumber the cores this process may use, polling
- * only delays the peer that shares our core: poll briefly, yield the core a
- * few times, then sleep on the doorbell.  HCMPI_SPIN overrides the poll
- * count; HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
-#define PROGRESS_SPIN_DEDICATED 20000
+/* Wait policy: poll, then poll with sched_yield between polls, then sleep
+ * on the doorbell.  A peer's answer usually comes within a microsecond, and
+ * a sleeping rank pays a futex wake-up (several microseconds) per message,
+ * so a rank with a core of its own polls for a while; but when its peer
+ * shares the core (ranks outnumber cores, or other work crowds the
+ * machine) pure polling holds the core for a whole time slice while the
+ * answer cannot come: the yield phase hands the core over at once, and
+ * costs only a cheap syscall when nobody else wants it.  Oversubscribed
+ * (node's ranks > usable cores) every phase is short.  HCMPI_SPIN sets the
+ * polls before sleeping; HCMPI_OVERSUBSCRIBED=0/1 overrides the
+ * detection. */
+#define PROGRESS_SPIN_DEDICATED 4000
+#define PROGRESS_PURE_DEDICATED 1000
 #define PROGRESS_SPIN_SHARED 48
-#define PROGRESS_POLLS_BEFORE_YIELD 16
+#define PROGRESS_PURE_SHARED 16
 
 static int progress_policy_ready;
-static int progress_oversubscribed;
+static long progress_pure_polls; /* polls before yielding starts */
 
 static int progress_usable_cpus(void) {
   cpu_set_t set;
@@ -220,21 +229,21 @@ static int progress_usable_cpus(void) {
 static void progress_policy_setup(void) {
   progress_policy_ready = 1;
   int over = hc_engine.local_size > progress_usable_cpus();
-  progress_oversubscribed = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
+  over = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
+  progress_pure_polls = over ? PROGRESS_PURE_SHARED : PROGRESS_PURE_DEDICATED;
   if (hc_env_string("HCMPI_SPIN", NULL) == NULL)
-    hc_engine.spin = progress_oversubscribed ? PROGRESS_SPIN_SHARED
-                                             : PROGRESS_SPIN_DEDICATED;
+    hc_engine.spin = over ? PROGRESS_SPIN_SHARED : PROGRESS_SPIN_DEDICATED;
 }
 
 /* 1 while a blocking loop that found nothing should poll again rather
- * than sleep; yields the core between polls when oversubscribed. */
+ * than sleep; past the pure polls, yields the core first. */
 static int progress_keep_polling(long *spins) {
   if (!progress_policy_ready)
     progress_policy_setup();
   long n = ++*spins;
   if (n >= hc_engine.spin)
     return 0;
-  if (progress_oversubscribed && n > PROGRESS_POLLS_BEFORE_YIELD) {
+  if (n > progress_pure_polls) {
     hc_engine_unlock();
     sched_yield();
     hc_engine_lock();
