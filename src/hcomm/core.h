@@ -56,6 +56,7 @@ typedef struct hc_engine {
   void *tcp_ctx;
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
+  int finalizing;       /* in hcomm_finalize: peers may leave normally */
   hc_peer_t *peers;
   hc_match_context_t *contexts;
   hc_peer_t *backlogged;         /* peers with packets waiting */

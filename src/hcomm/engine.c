@@ -388,6 +388,7 @@ hc_status_t hcomm_finalize(void) {
     hc_engine_unlock();
     return rc;
   }
+  hc_engine.finalizing = 1;
   long spins = 0;
   while (hc_proto_backlogged())
     if (hc_progress_locked() == 0)

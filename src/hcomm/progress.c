@@ -198,24 +198,19 @@ static void progress_watchdog(void) {
   hcomm_abort(1, why);
 }
 
-/* Wait policy: poll, then poll with sched_yield between polls, then sleep
- * on the doorbell.  A peer's answer usually comes within a microsecond, and
- * a sleeping rank pays a futex wake-up (several microseconds) per message,
- * so a rank with a core of its own polls for a while; but when its peer
- * shares the core (ranks outnumber cores, or other work crowds the
- * machine) pure polling holds the core for a whole time slice while the
- * answer cannot come: the yield phase hands the core over at once, and
- * costs only a cheap syscall when nobody else wants it.  Oversubscribed
- * (node's ranks > usable cores) every phase is short.  HCMPI_SPIN sets the
- * polls before sleeping; HCMPI_OVERSUBSCRIBED=0/1 overrides the
- * detection. */
-#define PROGRESS_SPIN_DEDICATED 4000
-#define PROGRESS_PURE_DEDICATED 1000
+/* Wait policy.  A rank with a core of its own polls for a while (about a
+ * millisecond: a peer's answer usually comes within microseconds, and a
+ * sleeping rank pays a futex wake-up, several microseconds, per message).
+ * When the node's ranks outnumber the cores this process may use, polling
+ * only delays the peer that shares our core: poll briefly, yield the core a
+ * few times, then sleep on the doorbell.  HCMPI_SPIN overrides the poll
+ * count; HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
+#define PROGRESS_SPIN_DEDICATED 20000
 #define PROGRESS_SPIN_SHARED 48
-#define PROGRESS_PURE_SHARED 16
+#define PROGRESS_POLLS_BEFORE_YIELD 16
 
 static int progress_policy_ready;
-static long progress_pure_polls; /* polls before yielding starts */
+static int progress_oversubscribed;
 
 static int progress_usable_cpus(void) {
   cpu_set_t set;
@@ -229,21 +224,21 @@ static int progress_usable_cpus(void) {
 static void progress_policy_setup(void) {
   progress_policy_ready = 1;
   int over = hc_engine.local_size > progress_usable_cpus();
-  over = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
-  progress_pure_polls = over ? PROGRESS_PURE_SHARED : PROGRESS_PURE_DEDICATED;
+  progress_oversubscribed = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
   if (hc_env_string("HCMPI_SPIN", NULL) == NULL)
-    hc_engine.spin = over ? PROGRESS_SPIN_SHARED : PROGRESS_SPIN_DEDICATED;
+    hc_engine.spin = progress_oversubscribed ? PROGRESS_SPIN_SHARED
+                                             : PROGRESS_SPIN_DEDICATED;
 }
 
 /* 1 while a blocking loop that found nothing should poll again rather
- * than sleep; past the pure polls, yields the core first. */
+ * than sleep; yields the core between polls when oversubscribed. */
 static int progress_keep_polling(long *spins) {
   if (!progress_policy_ready)
     progress_policy_setup();
   long n = ++*spins;
   if (n >= hc_engine.spin)
     return 0;
-  if (n > progress_pure_polls) {
+  if (progress_oversubscribed && n > PROGRESS_POLLS_BEFORE_YIELD) {
     hc_engine_unlock();
     sched_yield();
     hc_engine_lock();

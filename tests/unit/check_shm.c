@@ -33,6 +33,7 @@ typedef struct harness {
   pid_t pid[MAX_RANKS];
   void *ctx;
   char seg_path[HC_TRANSPORT_ADDRESS_MAX + 16];
+  int seg_named; /* a /dev/shm name, not local rank 0's memfd */
 } harness_t;
 
 /* What recv_cb saw, per process. */
@@ -170,14 +171,22 @@ static void harness_connect(harness_t *h) {
     if (i != h->me)
       expect(ops->connect(h->ctx, h->world[i], addr[i]) == HC_OK, "connect",
              __LINE__);
-  snprintf(h->seg_path, sizeof h->seg_path, "/dev/shm/%.*s",
-           (int)strcspn(addr[0], ":"), addr[0]);
+  long leader_pid;
+  int leader_fd;
+  h->seg_named = sscanf(addr[0], "memfd-%ld-%d", &leader_pid, &leader_fd) != 2;
+  if (h->seg_named)
+    snprintf(h->seg_path, sizeof h->seg_path, "/dev/shm/%.*s",
+             (int)strcspn(addr[0], ":"), addr[0]);
+  else
+    snprintf(h->seg_path, sizeof h->seg_path, "/proc/%ld/fd/%d", leader_pid,
+             leader_fd);
   harness_barrier(h);
   if (h->me == 0) {
     struct stat st;
     expect(stat(h->seg_path, &st) == 0, "segment exists before connected",
            __LINE__);
-    expect((st.st_mode & 0777) == 0600, "segment mode 0600", __LINE__);
+    if (h->seg_named)
+      expect((st.st_mode & 0777) == 0600, "segment mode 0600", __LINE__);
   }
   expect(ops->connected(h->ctx) == HC_OK, "connected", __LINE__);
   harness_barrier(h);
@@ -489,14 +498,34 @@ START_TEST(test_shm_get_not_supported_when_cma_disabled) {
 }
 END_TEST
 
+/* Named: the /dev/shm name is unlinked.  memfd: local rank 0 closed its
+ * descriptor (the number may be reused, but not by the segment). */
 static void body_name_gone(harness_t *h) {
-  struct stat st;
-  expect(stat(h->seg_path, &st) != 0 && errno == ENOENT,
-         "segment name gone after connected", __LINE__);
+  if (h->seg_named) {
+    struct stat st;
+    expect(stat(h->seg_path, &st) != 0 && errno == ENOENT,
+           "segment name gone after connected", __LINE__);
+    return;
+  }
+  char target[256] = "";
+  ssize_t n = readlink(h->seg_path, target, sizeof target - 1);
+  if (n > 0)
+    target[n] = '\0';
+  expect(strstr(target, "hcmpi-shm") == NULL,
+         "leader's memfd closed after connected", __LINE__);
 }
 
 START_TEST(test_shm_segment_name_gone_after_connected) {
   harness_run(3, body_name_gone);
+}
+END_TEST
+
+/* HCMPI_SHM_MEMFD=0: the named /dev/shm segment, mode 0600, unlinked at
+ * connected(). */
+START_TEST(test_shm_named_segment_when_memfd_disabled) {
+  setenv("HCMPI_SHM_MEMFD", "0", 1);
+  harness_run(3, body_name_gone);
+  unsetenv("HCMPI_SHM_MEMFD");
 }
 END_TEST
 
@@ -551,6 +580,7 @@ static Suite *shm_suite(void) {
   tcase_add_test(tc, test_shm_get_8mib_through_cma);
   tcase_add_test(tc, test_shm_get_not_supported_when_cma_disabled);
   tcase_add_test(tc, test_shm_segment_name_gone_after_connected);
+  tcase_add_test(tc, test_shm_named_segment_when_memfd_disabled);
   tcase_add_test(tc, test_shm_four_ranks_all_pairs_stream_in_order);
   tcase_add_test(tc, test_shm_small_cells_from_env_and_fini_on_half_init);
   suite_add_tcase(s, tc);
