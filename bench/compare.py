@@ -22,7 +22,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = ["latency", "bandwidth", "msgrate", "overlap"]
+SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective"]
+# Built with the plain C compiler: no MPI in the physical floors.
+FLOOR_SOURCE = "floor"
 COMMON = ["common.c"]
 
 # One case per table.  "higher" says whether a larger value is better.
@@ -41,6 +43,13 @@ CASES = [
     {"name": "overlap", "prog": "overlap", "args": [], "unit": "%",
      "higher": True,
      "title": "overlap of transfer with compute (%; higher is better)"},
+    {"name": "allreduce", "prog": "collective", "args": [], "unit": "us",
+     "higher": False,
+     "title": "MPI_Allreduce (sum of doubles, us per call; lower is better)"},
+    {"name": "alltoallv", "prog": "collective", "args": ["-b"], "unit": "us",
+     "higher": False,
+     "title": "MPI_Alltoallv (bytes to each rank, us per call; lower is "
+              "better)"},
 ]
 
 # Per mode: the flags each case adds, and the number of rounds.
@@ -51,7 +60,10 @@ MODES = {
         "bandwidth": "-s 8,65536,1M,4M -r 5 -i 20 -w 2",
         "bibw": "-s 8,65536,1M,4M -r 5 -i 20 -w 2",
         "msgrate": "-s 8 -r 5 -i 100 -w 10",
-        "overlap": "-s 64K,1M,4M -r 5 -i 50 -w 1",
+        "overlap": "-s 64K,1M,4M,16M -r 5 -i 50 -w 1",
+        "allreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "alltoallv": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
     },
     "full": {
         "rounds": 5,
@@ -60,6 +72,9 @@ MODES = {
         "bibw": "-m 1:16M -r 11 -i 100 -w 10",
         "msgrate": "-m 1:1K -r 11 -i 500 -w 50",
         "overlap": "-m 64K:16M -r 11 -i 200 -w 1",
+        "allreduce": "-m 8:1M -r 11 -i 200 -w 10",
+        "alltoallv": "-m 8:256K -r 11 -i 200 -w 10",
+        "floor": "-m 1:16M -r 11 -i 100000",
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
     # per hand-off (milliseconds), so oversubscribed runs stay tiny.
@@ -69,6 +84,8 @@ MODES = {
         "bibw": "-s 65536,1M -r 3 -i 4 -w 1",
         "msgrate": "-s 8 -r 3 -i 10 -w 1",
         "overlap": "-s 1M -r 3 -i 2 -w 1",
+        "allreduce": "-s 8,1K -r 3 -i 20 -w 2",
+        "alltoallv": "-s 8,1K -r 3 -i 20 -w 2",
     },
 }
 
@@ -156,7 +173,26 @@ def build_all(impls, bindir, cflags, log, notes):
             else:
                 notes.append(f"{IMPL_TITLE[impl]}: building {prog} failed "
                              f"(see build.log)")
+    build_floor(bindir, cflags, log, notes, built)
     return built
+
+
+def build_floor(bindir, cflags, log, notes, built):
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if not cc:
+        notes.append("floor skipped: no C compiler")
+        return
+    os.makedirs(os.path.join(bindir, "floor"), exist_ok=True)
+    out = os.path.join(bindir, "floor", FLOOR_SOURCE)
+    cmd = [cc] + cflags + [os.path.join(HERE, FLOOR_SOURCE + ".c"), "-o", out]
+    log.write("$ " + shlex.join(cmd) + "\n")
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    log.write(res.stdout)
+    if res.returncode == 0:
+        built[("floor", FLOOR_SOURCE)] = out
+    else:
+        notes.append("floor: build failed (see build.log)")
 
 
 def parse_line(line):
@@ -174,6 +210,9 @@ def case_name(fields):
     if fields.get("bench") == "bandwidth" and fields.get("mode") == "bi":
         return "bibw"
     return fields.get("bench")
+
+
+FLOOR_CASES = {"floor_pp": "us", "floor_memcpy": "MB/s", "floor_cma": "MB/s"}
 
 
 class Session:
@@ -227,7 +266,10 @@ class Session:
             self.raw.write(f"{line} {tag}\n")
             fields = parse_line(line)
             key = median_key(fields)
-            if key is None or case_name(fields) != case["name"]:
+            name = case_name(fields)
+            if key is None or (name != case["name"] and
+                               not (case["name"] == "floor" and
+                                    name in FLOOR_CASES)):
                 continue
             try:
                 val = float(fields[key])
@@ -235,13 +277,33 @@ class Session:
             except (KeyError, ValueError):
                 continue
             self.values.setdefault(
-                (case["name"], nranks, size, impl), []).append(val)
+                (name, nranks, size, impl), []).append(val)
         self.raw.flush()
+
+    def run_floor(self, rnd, flags):
+        """The physical floors, once per round, between the MPI runs."""
+        prog = self.built.get(("floor", FLOOR_SOURCE))
+        if not prog:
+            return
+        case = {"name": "floor"}
+        cmd = [prog] + shlex.split(flags)
+        tag = f"impl=floor case=floor round={rnd} load1={loadavg().split()[0]}"
+        self.raw.write(f"# {tag} cmd={shlex.join(cmd)}\n")
+        try:
+            res = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            self.raw.write(f"# TIMEOUT after {self.args.timeout}s\n")
+            return
+        self.record(case, "floor", 1, res.stdout, tag)
 
     def run(self, cases, ranks_list, rounds, mode):
         order = [i for i in IMPL_ORDER if i in self.impls]
         ncpu = os.cpu_count() or 1
         for rnd in range(rounds):
+            if self.args.floor:
+                self.run_floor(rnd, MODES[mode]["floor"])
             shift = rnd % max(1, len(order))
             rotated = order[shift:] + order[:shift]
             for nranks in ranks_list:
@@ -295,8 +357,8 @@ def table_for(session, case, nranks):
     if not sizes:
         return lines + ["(no results)", ""] + notes
     lines.append("| size | hcmpi | MPICH | Open MPI | hcmpi/MPICH | "
-                 "hcmpi/OMPI | runs |")
-    lines.append("|---:|---:|---:|---:|---:|---:|---:|")
+                 "hcmpi/OMPI | hcmpi/best | runs |")
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in sizes:
         med = {}
         runs = []
@@ -308,8 +370,102 @@ def table_for(session, case, nranks):
             f"| {size_label(size)} | {fmt(med['hcmpi'])} | "
             f"{fmt(med['mpich'])} | {fmt(med['openmpi'])} | "
             f"{ratio(med['hcmpi'], med['mpich'])} | "
-            f"{ratio(med['hcmpi'], med['openmpi'])} | {'/'.join(runs)} |")
+            f"{ratio(med['hcmpi'], med['openmpi'])} | "
+            f"{ratio(med['hcmpi'], best_of(case, med))} | {'/'.join(runs)} |")
     return lines + [""] + notes + ([""] if notes else [])
+
+
+def best_of(case, med):
+    """The better of MPICH and Open MPI (what the issue's targets use)."""
+    vals = [v for v in (med["mpich"], med["openmpi"]) if v is not None]
+    if not vals:
+        return None
+    return max(vals) if case["higher"] else min(vals)
+
+
+def floor_median(session, name, size):
+    vals = session.values.get((name, 1, size, "floor"))
+    return statistics.median(vals) if vals else None
+
+
+def floor_table(session):
+    lines = ["### physical floors (same session, no MPI)", ""]
+    pp = floor_median(session, "floor_pp", 64)
+    if pp is None:
+        return lines + ["(no results)", ""]
+    lines += [f"- cache-line ping-pong between two processes, one way: "
+              f"{fmt(pp)} us", "",
+              "| size | memcpy, one core (MB/s) | CMA process_vm_readv "
+              "(MB/s) |", "|---:|---:|---:|"]
+    sizes = sorted({k[2] for k in session.values
+                    if k[0] == "floor_memcpy" and k[3] == "floor"})
+    for size in sizes:
+        lines.append(f"| {size_label(size)} | "
+                     f"{fmt(floor_median(session, 'floor_memcpy', size))} | "
+                     f"{fmt(floor_median(session, 'floor_cma', size))} |")
+    return lines + [""]
+
+
+def write_csv(session, path):
+    """One row per (case, ranks, size, MPI): the median over runs and the
+    per-run medians it came from."""
+    with open(path, "w") as f:
+        f.write("case,ranks,size,impl,median,runs,values\n")
+        for key in sorted(session.values):
+            case, nranks, size, impl = key
+            vals = session.values[key]
+            f.write(f"{case},{nranks},{size},{impl},"
+                    f"{statistics.median(vals):.6g},{len(vals)},"
+                    f"{' '.join(f'{v:.6g}' for v in vals)}\n")
+
+
+def write_plot(session, path, nranks, notes):
+    """Latency and bandwidth against size, one line per MPI plus the
+    floors; needs python3-matplotlib (a note otherwise)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        notes.append("plot skipped: python3-matplotlib is not installed")
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    panels = [("latency", "one-way latency (us)", axes[0]),
+              ("bandwidth", "unidirectional bandwidth (MB/s)", axes[1])]
+    for case, ylabel, ax in panels:
+        for impl in IMPL_ORDER:
+            pts = sorted((k[2], statistics.median(v))
+                         for k, v in session.values.items()
+                         if k[0] == case and k[1] == nranks and k[3] == impl)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                        label=IMPL_TITLE[impl])
+        if case == "latency":
+            pp = floor_median(session, "floor_pp", 64)
+            if pp is not None:
+                ax.axhline(pp, color="gray", linestyle=":",
+                           label="floor: cache-line ping-pong")
+        else:
+            for name, label in (("floor_memcpy", "floor: memcpy, one core"),
+                                ("floor_cma", "floor: CMA read")):
+                pts = sorted((k[2], statistics.median(v))
+                             for k, v in session.values.items()
+                             if k[0] == name and k[3] == "floor")
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                            linestyle="--", label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"hcmpi vs MPICH vs Open MPI, {nranks} ranks, "
+                 f"{os.cpu_count()} CPUs")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
 
 
 def parse_args():
@@ -337,6 +493,10 @@ def parse_args():
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds per run (default: quick 60, full 300)")
     p.add_argument("--cflags", default=os.environ.get("BENCH_CFLAGS", "-O2"))
+    p.add_argument("--no-floor", dest="floor", action="store_false",
+                   help="skip the physical floors (memcpy, CMA, ping-pong)")
+    p.add_argument("--no-plot", dest="plot", action="store_false",
+                   help="skip plot.png")
     return p.parse_args()
 
 
@@ -394,9 +554,18 @@ def main():
            "- runs column: runs that produced a value, hcmpi/MPICH/Open MPI",
            ""]
     out += [f"- note: {n}" for n in notes] + ([""] if notes else [])
+    if args.floor:
+        out += floor_table(session)
     for nranks in ranks_list:
         for case in cases:
             out += table_for(session, case, nranks)
+    write_csv(session, os.path.join(resdir, "results.csv"))
+    plot_notes = []
+    if args.plot and write_plot(session, os.path.join(resdir, "plot.png"),
+                                ranks_list[0], plot_notes):
+        out += [f"Plot: `plot.png` ({ranks_list[0]} ranks); "
+                "CSV: `results.csv`.", ""]
+    out += [f"- note: {n}" for n in plot_notes]
     text = "\n".join(out) + "\n"
     with open(os.path.join(resdir, "table.md"), "w") as f:
         f.write(text)

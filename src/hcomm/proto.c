@@ -5,6 +5,7 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/devpath.h"
+#include "hcomm/trace.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -184,6 +185,32 @@ static int proto_drain_peer(hc_peer_t *peer) {
   return moved;
 }
 
+/* Tracing only: the path a message to or from peer takes when it is not
+ * a rendezvous (eager, control) - the peer's transport. */
+static hc_trace_path_t proto_trace_path(const hc_peer_t *peer) {
+  if (peer->ops == &hc_transport_shm_ops)
+    return HC_TRACE_PATH_SHM;
+  if (peer->ops == &hc_transport_tcp_ops)
+    return HC_TRACE_PATH_TCP;
+  return HC_TRACE_PATH_SELF;
+}
+
+/* A host rendezvous: a get that worked is single-copy (CMA on shm), one
+ * that was refused streams DATA packets. */
+static hc_trace_path_t proto_trace_rndv_path(const hc_peer_t *peer,
+                                             hc_status_t get_rc) {
+  hc_trace_path_t path = proto_trace_path(peer);
+  if (path != HC_TRACE_PATH_SHM)
+    return path;
+  return get_rc == HC_OK ? HC_TRACE_PATH_CMA : HC_TRACE_PATH_PIPELINED;
+}
+
+static void proto_trace_recv(const hcomm_request_t *req, uint64_t key,
+                             hc_trace_path_t path) {
+  hc_trace_engine(HC_TRACE_ENG_RECV, req->peer, req->status.tag, req->total,
+                  key, req->dev != NULL, path);
+}
+
 void hc_proto_send(hcomm_request_t *req) {
   hc_peer_t *peer = &hc_engine.peers[req->peer];
   req->status.bytes = req->bytes;
@@ -201,7 +228,12 @@ void hc_proto_send(hcomm_request_t *req) {
   hdr.sreq = hc_request_id(req);
   int queued;
   hc_status_t rc;
-  if (req->bytes <= peer->eager_limit && req->dev == NULL) {
+  int eager = req->bytes <= peer->eager_limit && req->dev == NULL;
+  if (hc_trace_on)
+    hc_trace_engine(HC_TRACE_ENG_SEND, req->peer, req->tag, req->bytes,
+                    hdr.sreq, req->dev != NULL,
+                    eager ? proto_trace_path(peer) : HC_TRACE_PATH_RNDV);
+  if (eager) {
     hdr.type = HC_PKT_EAGER;
     hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
     hdr.payload_bytes = req->bytes;
@@ -254,10 +286,14 @@ void hc_proto_send_ctl(int peer, hc_pkt_hdr_t *hdr, const void *payload,
 static void proto_rndv_start(hcomm_request_t *req) {
   hc_peer_t *peer = &hc_engine.peers[req->peer];
   if (req->take == 0) {
+    if (hc_trace_on)
+      proto_trace_recv(req, req->remote_id, proto_trace_path(peer));
     proto_control(req->peer, HC_PKT_FIN, req->remote_id, 0, 0);
     proto_finish_recv(req);
     return;
   }
+  if (hc_trace_on && req->dev != NULL)
+    proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_DEVICE);
   int dev = hc_devpath_recv_start(req); /* device buffers: never a CMA get */
   if (dev == HC_DEVPATH_STARTED)
     return;
@@ -268,6 +304,8 @@ static void proto_rndv_start(hcomm_request_t *req) {
   }
   hc_status_t rc = peer->ops->get(peer->tctx, peer->world_rank, req->recv_buf,
                                   req->remote_addr, req->take);
+  if (hc_trace_on && rc != HC_ERR_PEER_DEAD)
+    proto_trace_recv(req, req->remote_id, proto_trace_rndv_path(peer, rc));
   if (rc == HC_OK) {
     if (hc_log_level() >= HC_LOG_DEBUG)
       hc_log(HC_LOG_DEBUG, "engine", "single-copy get of %zu B from rank %d",
@@ -311,6 +349,9 @@ static void proto_deliver(hcomm_request_t *req, int src,
   req->total = hdr->total_bytes;
   req->take = req->total < req->bytes ? req->total : req->bytes;
   if (hdr->type == HC_PKT_EAGER) {
+    if (hc_trace_on)
+      proto_trace_recv(req, hdr->sreq,
+                       proto_trace_path(&hc_engine.peers[src]));
     if (req->take > 0)
       hc_devpath_copy_in(req, 0, payload, req->take); /* memcpy for host */
     if (hdr->flags & HC_PKT_FLAG_SYNC)

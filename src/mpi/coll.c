@@ -5,14 +5,24 @@
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/op.h"
+#include "mpi/mpi_trace.h"
 
-int PMPI_Barrier(MPI_Comm comm) {
+static int coll_barrier_body(MPI_Comm comm) {
   static const char fn[] = "MPI_Barrier";
   hc_mpi_comm_t *c = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
   if (rc != MPI_SUCCESS)
     return rc;
   return hc_mpi_raise_status(c, fn, hcomm_barrier(c->engine));
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Barrier(MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = coll_barrier_body(comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_BARRIER, t0, -1, -1, 0);
+  return rc;
 }
 #pragma weak MPI_Barrier = PMPI_Barrier
 
@@ -55,8 +65,8 @@ int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
   return MPI_SUCCESS;
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+static int coll_reduce_body(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   static const char fn[] = "MPI_Reduce";
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
@@ -82,10 +92,20 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
   return hc_mpi_raise_status(
       c, fn, hcomm_reduce(send, recvbuf, (size_t)count, &rop, root, c->engine));
 }
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = coll_reduce_body(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_REDUCE, t0, root, -1, hc_mpi_trace_bytes(count, datatype));
+  return rc;
+}
 #pragma weak MPI_Reduce = PMPI_Reduce
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+static int coll_allreduce_body(const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static const char fn[] = "MPI_Allreduce";
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
@@ -102,6 +122,16 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   return hc_mpi_raise_status(
       c, fn, hcomm_allreduce(send, recvbuf, (size_t)count, &rop, c->engine));
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = coll_allreduce_body(sendbuf, recvbuf, count, datatype, op, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLREDUCE, t0, -1, -1, hc_mpi_trace_bytes(count, datatype));
+  return rc;
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 

@@ -6,6 +6,7 @@
  * views by coll_ctx.c (packing where a type is not dense).
  */
 #include "mpi/coll_impl.h"
+#include "mpi/mpi_trace.h"
 
 #include <stdint.h>
 
@@ -97,9 +98,19 @@ static int move_bcast(const char *fn, void *buffer, int count,
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
+static int move_bcast_body(void *buffer, int count, MPI_Datatype datatype, int root,
+                           MPI_Comm comm) {
+  return move_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                MPI_Comm comm) {
-  return move_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_bcast_body(buffer, count, datatype, root, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_BCAST, t0, root, -1, hc_mpi_trace_bytes(count, datatype));
+  return rc;
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 
@@ -182,11 +193,22 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
+static int move_gather_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm) {
+  return move_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
+                     &recvcount, NULL, 0, recvtype, root, comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-  return move_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
-                     &recvcount, NULL, 0, recvtype, root, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_gather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1, hc_mpi_trace_bytes(sendcount, sendtype));
+  return rc;
 }
 #pragma weak MPI_Gather = PMPI_Gather
 
@@ -271,11 +293,22 @@ static int move_scatter(const char *fn, const void *sendbuf,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
+static int move_scatter_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm) {
+  return move_scatter("MPI_Scatter", sendbuf, &sendcount, NULL, 0, sendtype,
+                      recvbuf, recvcount, recvtype, root, comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                  MPI_Comm comm) {
-  return move_scatter("MPI_Scatter", sendbuf, &sendcount, NULL, 0, sendtype,
-                      recvbuf, recvcount, recvtype, root, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_scatter_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1, hc_mpi_trace_bytes(recvcount, recvtype));
+  return rc;
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
 
@@ -357,11 +390,22 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
+static int move_allgather_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm) {
+  return move_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
+                        &recvcount, NULL, 0, recvtype, comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  return move_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
-                        &recvcount, NULL, 0, recvtype, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_allgather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1, hc_mpi_trace_bytes(sendcount, sendtype));
+  return rc;
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
 
@@ -488,11 +532,22 @@ static int move_alltoall_eq(const char *fn, const void *sendbuf, int sendcount,
   return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request);
 }
 
+static int move_alltoall_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm) {
-  return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
-                          recvcount, recvtype, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoall_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1, hc_mpi_trace_bytes(sendcount, sendtype));
+  return rc;
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 
@@ -504,14 +559,26 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int rdispls[],
-                   MPI_Datatype recvtype, MPI_Comm comm) {
+static int move_alltoallv_body(const void *sendbuf, const int sendcounts[],
+                               const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm) {
   move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
   move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
   return move_alltoall("MPI_Alltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
                        NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1, 0);
+  return rc;
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 

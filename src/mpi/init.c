@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mpi/mpi_impl.h"
+#include "hcomm/trace.h"
 
 enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
 
@@ -57,6 +58,7 @@ static int init_start(const char *fn, int required, int *provided) {
     return hc_mpi_raise_status(NULL, fn, st);
   }
   hc_mpi_comm_bind_builtins();
+  hc_trace_start(); /* HCMPI_TRACE: a no-op when unset */
   init_thread_level = granted;
   init_main_thread = pthread_self();
   atomic_store_explicit(&init_state, INIT_RUNNING, memory_order_release);
@@ -110,6 +112,7 @@ int PMPI_Finalize(void) {
     hc_mpi_attr_delete_all(fn, self);
   /* Buffered sends still in flight belong to the job: finish them first. */
   hc_mpi_bsend_drain();
+  hc_trace_stop();
   pthread_mutex_lock(&init_lock);
   hc_status_t st = hcomm_finalize();
   atomic_store_explicit(&init_state, INIT_FINALIZED, memory_order_release);

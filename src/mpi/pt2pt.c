@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
+#include "mpi/mpi_trace.h"
 
 int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
                       int count, MPI_Datatype type, int dest, int tag,
@@ -62,9 +63,9 @@ static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
 /* ---- sends -------------------------------------------------------------- */
 
 /* Blocking send in an engine mode: start it and wait for it. */
-static int pt_send(const char *fn, const void *buf, int count,
-                   MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                   int mode) {
+static int pt_send_body(const char *fn, const void *buf, int count,
+                        MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                        int mode) {
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
@@ -89,9 +90,21 @@ static int pt_send(const char *fn, const void *buf, int count,
   return hc_mpi_raise_status(c, fn, st);
 }
 
-static int pt_isend(const char *fn, const void *buf, int count,
-                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                    int mode, MPI_Request *request) {
+/* Every blocking send mode enters here; traced as one MPI_Send. */
+static int pt_send(const char *fn, const void *buf, int count,
+                   MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   int mode) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_SEND, t0, dest, tag,
+                  hc_mpi_trace_bytes(count, type));
+  return rc;
+}
+
+static int pt_isend_body(const char *fn, const void *buf, int count,
+                         MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                         int mode, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
@@ -115,6 +128,17 @@ static int pt_isend(const char *fn, const void *buf, int count,
     return hc_mpi_raise_status(c, fn, st);
   }
   return pt_wrap(fn, c, req, &x, request);
+}
+
+static int pt_isend(const char *fn, const void *buf, int count,
+                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    int mode, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ISEND, t0, dest, tag,
+                  hc_mpi_trace_bytes(count, type));
+  return rc;
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -206,8 +230,8 @@ static int pt_irecv_checked(const char *fn, void *buf, int count,
   return rc;
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-              MPI_Comm comm, MPI_Status *status) {
+static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, MPI_Status *status) {
   static const char fn[] = "MPI_Recv";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -238,10 +262,20 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
   hc_mpi_xfer_fini(&x);
   return hc_mpi_raise_status(c, fn, err);
 }
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_recv_body(buf, count, datatype, source, tag, comm, status);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag, hc_mpi_trace_bytes(count, datatype));
+  return rc;
+}
 #pragma weak MPI_Recv = PMPI_Recv
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-               MPI_Comm comm, MPI_Request *request) {
+static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Request *request) {
   static const char fn[] = "MPI_Irecv";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -265,6 +299,16 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     return hc_mpi_raise_status(c, fn, err);
   }
   return pt_wrap(fn, c, req, &x, request);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_irecv_body(buf, count, datatype, source, tag, comm, request);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag, hc_mpi_trace_bytes(count, datatype));
+  return rc;
 }
 #pragma weak MPI_Irecv = PMPI_Irecv
 
@@ -300,10 +344,10 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, const void *sbuf,
   return err != HC_OK ? err : serr;
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  int dest, int sendtag, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                  MPI_Status *status) {
+static int pt_sendrecv_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            int dest, int sendtag, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status) {
   static const char fn[] = "MPI_Sendrecv";
   hc_mpi_comm_t *c = NULL;
   size_t sbytes = 0, rbytes = 0;
@@ -338,6 +382,18 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   hc_mpi_xfer_fini(&sx);
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(c, fn, err);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_sendrecv_body(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_SENDRECV, t0, dest, sendtag, hc_mpi_trace_bytes(sendcount, sendtype));
+  return rc;
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 

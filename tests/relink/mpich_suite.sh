@@ -11,12 +11,23 @@ need_built
 command -v mpicc.mpich >/dev/null 2>&1 || skip "mpicc.mpich not installed"
 work=$T/tree
 mkdir -p "$work/tests/mpi" "$work/examples" "$work/tools"
-flags="-std=gnu11 -O1 -pthread -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
+# Warnings are shown but do not stop the build: this tests the ABI, and
+# MPICH's header draws other warnings than ours.
+flags="-std=gnu11 -O1 -pthread -Wall"
+# Example sources without a main() are helpers linked into every example.
+helpers=
+for c in "$top_srcdir"/examples/*.c; do
+    grep -q "^int main" "$c" || helpers="$helpers $c"
+done
 for c in "$top_srcdir"/tests/mpi/*.c "$top_srcdir"/examples/*.c; do
     rel=${c#"$top_srcdir"/}
-    grep -q mpitest.h "$c" || case "$rel" in examples/*) ;; *) continue ;; esac
-    mpicc.mpich $flags -I"$top_srcdir/tests/mpi" "$c" -o "$work/${rel%.c}" ||
-        fail "mpicc.mpich $rel"
+    grep -q "^int main" "$c" || continue
+    case "$rel" in
+    examples/*) extra=$helpers ;;
+    *) grep -q mpitest.h "$c" || continue; extra= ;;
+    esac
+    mpicc.mpich $flags -I"$top_srcdir/tests/mpi" -I"$top_srcdir/examples" "$c" $extra \
+        -o "$work/${rel%.c}" -ldl -lm || fail "mpicc.mpich $rel"
     readelf -d "$work/${rel%.c}" | grep -q "NEEDED.*\[libmpich\.so\.12\]" ||
         fail "$rel is not linked against libmpich.so.12"
 done

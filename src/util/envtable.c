@@ -1,0 +1,89 @@
+#include "util/envtable.h"
+
+/* Grouped by subsystem, in the order a user meets them.  Keep each meaning
+ * to one line: it is a table cell in docs/environment.md. */
+const hc_env_entry_t hc_env_table[] = {
+    /* logging and diagnostics */
+    {"HCMPI_LOG", "off", "library",
+     "error, warn, info or debug: leveled log on stderr"},
+    {"HCMPI_TRACE", "off", "library",
+     "directory: write a per-rank trace (rank-N.trace) for hcmpi-trace"},
+    {"HCMPI_HANG_TIMEOUT", "0", "library",
+     "seconds without progress in a blocking wait before a rank reports its "
+     "pending requests and aborts; 0 is off"},
+    /* bootstrap */
+    {"HCMPI_BOOTSTRAP", "auto", "library",
+     "pmi1, pmi2, pmix or singleton instead of detecting the launcher"},
+    {"HCMPI_PMIX_LIB", "libpmix.so.2", "library", "PMIx library to dlopen"},
+    {"HCMPI_NODE_ID", "host id", "library",
+     "overrides the node identity (ranks with equal ids share memory)"},
+    /* engine */
+    {"HCMPI_TRANSPORTS", "all", "library",
+     "comma-separated transports to use (shm, tcp); self is always on"},
+    {"HCMPI_EAGER_LIMIT", "16384", "library",
+     "largest eager payload in bytes (capped by the transport)"},
+    {"HCMPI_SPIN", "20000", "library",
+     "progress polls before a blocking wait sleeps (48 when oversubscribed)"},
+    {"HCMPI_WAIT_MS", "20", "library",
+     "longest single sleep of a blocking wait, in ms"},
+    {"HCMPI_OVERSUBSCRIBED", "auto", "library",
+     "1 when local ranks outnumber usable cores: short spins, yield between "
+     "polls"},
+    {"HCMPI_ASYNC_PROGRESS", "0", "library",
+     "1 starts a progress thread that moves data while the program computes"},
+    /* shared memory */
+    {"HCMPI_SHM_CMA", "1", "library",
+     "0 turns off single-copy CMA; rendezvous then pipelines through the "
+     "segment"},
+    {"HCMPI_SHM_CELL_SIZE", "16384", "library",
+     "bytes per shared-memory ring cell (same on every rank)"},
+    {"HCMPI_SHM_CELLS", "64", "library", "cells per shared-memory ring"},
+    {"HCMPI_SHM_MEMFD", "1", "library",
+     "0 puts the segment in /dev/shm instead of an anonymous memfd"},
+    /* tcp */
+    {"HCMPI_TCP_IF", "first UP IPv4", "library",
+     "interface name or CIDR for the TCP transport"},
+    {"HCMPI_TCP_MAX_PACKET", "262144", "library",
+     "largest TCP packet in bytes"},
+    {"HCMPI_TCP_SENDQ", "8m", "library",
+     "queued bytes per TCP peer before senders wait"},
+    {"HCMPI_TCP_SOCKBUF", "4m", "library", "TCP socket buffer size"},
+    /* verbs (InfiniBand, RoCE) */
+    {"HCMPI_VERBS_LIB", "libibverbs.so.1", "library",
+     "libibverbs to dlopen for the verbs transport"},
+    {"HCMPI_IB_DEVICE", "first device", "library",
+     "verbs device name (e.g. mlx5_0)"},
+    {"HCMPI_IB_PORT", "first active", "library", "verbs port number"},
+    {"HCMPI_IB_GID_INDEX", "RoCE v2 entry, else 0", "library",
+     "GID index used by the queue pairs"},
+    {"HCMPI_VERBS_RECVS", "32", "library",
+     "receive buffers posted per peer (packets and control)"},
+    {"HCMPI_VERBS_BUF", "16k", "library", "bytes per verbs packet buffer"},
+    {"HCMPI_VERBS_RDMA", "1", "library",
+     "0 turns off RDMA reads for rendezvous (data then streams as packets)"},
+    /* device buffers */
+    {"HCMPI_DEVICE", "auto", "library",
+     "device runtime for accelerator buffers: auto, acl, cuda, none"},
+    {"HCMPI_ACL_LIB", "libascendcl.so", "library", "ACL runtime to dlopen"},
+    {"HCMPI_CUDA_LIB", "libcuda.so.1", "library", "CUDA driver to dlopen"},
+    {"HCMPI_DEVICE_PATH", "auto", "library",
+     "data path for device buffers: auto, staging, ipc, hccl"},
+    {"HCMPI_HCCL_LIB", "libhccl.so", "library", "HCCL to dlopen (hccl path)"},
+    {"HCMPI_HCOMM_LIB", "libhcomm.so", "library",
+     "where the HCCL comm calls are when libhccl lacks them"},
+    {"HCMPI_DEVICE_CHUNK", "1m", "library",
+     "staging chunk in bytes (at least 4096)"},
+    {"HCMPI_DEVICE_SLOTS", "4", "library",
+     "staging chunks in flight per message (1 to 8)"},
+    /* launcher and wrappers */
+    {"HCMPI_KILL_GRACE", "2", "hcmpirun",
+     "seconds between SIGTERM and SIGKILL at teardown"},
+    {"HCMPI_FT", "0", "hcmpirun",
+     "1 keeps the job running when a rank fails (as --no-kill-on-failure)"},
+    {"HCMPI_CC", "build compiler", "hcmpicc", "the C compiler to wrap"},
+    {"HCMPI_CXX", "build compiler", "hcmpicxx", "the C++ compiler to wrap"},
+    {"HCMPI_FC", "build compiler", "hcmpifort",
+     "the Fortran compiler to wrap"},
+};
+
+const size_t hc_env_table_count = sizeof hc_env_table / sizeof hc_env_table[0];

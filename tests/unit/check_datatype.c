@@ -1,0 +1,227 @@
+/* Unit tests of the datatype engine (src/mpi/datatype.c, typebuild.c,
+ * pack.c): flattening and block merging, pack/unpack of nested types,
+ * windows of the packed stream, element counting, external32 swapping and
+ * the lifetime of a freed type still referenced elsewhere.  Type
+ * constructors are local calls, legal without MPI_Init. */
+#include "mpi/mpi_impl.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hc_mpi_type_t *cd_get(MPI_Datatype t) {
+  const hc_mpi_type_t *o = hc_mpi_type_get(t);
+  ck_assert_ptr_nonnull(o);
+  return o;
+}
+
+START_TEST(vector_of_touching_blocks_is_one_block) {
+  MPI_Datatype c, v, h;
+  ck_assert_int_eq(MPI_Type_contiguous(4, MPI_INT, &c), MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_vector(10, 2, 2, MPI_INT, &v), MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_create_hvector(3, 1, 16, c, &h), MPI_SUCCESS);
+  ck_assert_uint_eq(cd_get(c)->nblocks, 1);
+  ck_assert_uint_eq(cd_get(v)->nblocks, 1);
+  ck_assert_int_eq(cd_get(v)->blocks[0].len, 80);
+  ck_assert_uint_eq(cd_get(h)->nblocks, 1);
+  ck_assert(hc_mpi_type_dense(cd_get(h)));
+  ck_assert_int_eq(cd_get(h)->elements, 12);
+  MPI_Type_free(&c);
+  MPI_Type_free(&v);
+  MPI_Type_free(&h);
+}
+END_TEST
+
+START_TEST(vector_of_contiguous_keeps_one_block_per_run) {
+  MPI_Datatype c, v;
+  MPI_Type_contiguous(4, MPI_INT, &c);
+  MPI_Type_vector(10, 1, 2, c, &v);
+  const hc_mpi_type_t *t = cd_get(v);
+  ck_assert_uint_eq(t->nblocks, 10);
+  for (size_t i = 0; i < t->nblocks; i++) {
+    ck_assert_int_eq(t->blocks[i].off, (MPI_Aint)i * 32);
+    ck_assert_int_eq(t->blocks[i].len, 16);
+  }
+  ck_assert(!hc_mpi_type_dense(t));
+  ck_assert_int_eq(t->size, 160);
+  ck_assert_int_eq(t->extent, (9 * 2 + 1) * 16);
+  ck_assert_uint_eq(t->wire_size, 160); /* packed on the wire */
+  MPI_Type_free(&c);
+  MPI_Type_free(&v);
+}
+END_TEST
+
+START_TEST(different_element_sizes_do_not_merge) {
+  MPI_Datatype s, same;
+  MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 4},
+                         (MPI_Datatype[]){MPI_INT, MPI_FLOAT}, &same);
+  MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 8},
+                         (MPI_Datatype[]){MPI_DOUBLE, MPI_INT}, &s);
+  ck_assert_uint_eq(cd_get(same)->nblocks, 1); /* both 4-byte units */
+  ck_assert_uint_eq(cd_get(s)->nblocks, 2);
+  ck_assert_int_eq(cd_get(s)->extent, 16); /* padded like the C struct */
+  ck_assert_int_eq(cd_get(s)->elements, 2);
+  MPI_Type_free(&s);
+  MPI_Type_free(&same);
+}
+END_TEST
+
+/* A nested type: 2 copies of {char at 0, short at 2} 8 bytes apart,
+ * repeated 3 times with a stride of 20 bytes. */
+static MPI_Datatype cd_nested(void) {
+  MPI_Datatype cs, inner, rs, outer;
+  MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 2},
+                         (MPI_Datatype[]){MPI_CHAR, MPI_SHORT}, &cs);
+  MPI_Type_create_resized(cs, 0, 8, &rs);
+  MPI_Type_contiguous(2, rs, &inner);
+  MPI_Type_create_hvector(3, 1, 20, inner, &outer);
+  MPI_Type_free(&cs);
+  MPI_Type_free(&rs);
+  MPI_Type_free(&inner);
+  MPI_Type_commit(&outer);
+  return outer;
+}
+
+START_TEST(pack_and_unpack_nested_type) {
+  MPI_Datatype t = cd_nested();
+  const hc_mpi_type_t *o = cd_get(t);
+  ck_assert_int_eq(o->size, 18);
+  ck_assert_int_eq(o->extent, 56);
+  unsigned char buf[128], out[64], back[128];
+  for (int i = 0; i < 128; i++)
+    buf[i] = (unsigned char)i;
+  hc_mpi_type_pack(o, buf, 2, out);
+  /* Element e at 56e; copy k of 3 at 20k; pair j at 8j: bytes +0, +2, +3. */
+  size_t n = 0;
+  for (int e = 0; e < 2; e++)
+    for (int k = 0; k < 3; k++)
+      for (int j = 0; j < 2; j++) {
+        int base = 56 * e + 20 * k + 8 * j;
+        ck_assert_uint_eq(out[n++], base);
+        ck_assert_uint_eq(out[n++], base + 2);
+        ck_assert_uint_eq(out[n++], base + 3);
+      }
+  ck_assert_uint_eq(n, 36);
+  memset(back, 0xee, sizeof(back));
+  hc_mpi_type_unpack(o, out, 2, back);
+  int touched = 0;
+  for (int i = 0; i < 128; i++)
+    if (back[i] != 0xee) {
+      ck_assert_uint_eq(back[i], i);
+      touched++;
+    }
+  ck_assert_int_eq(touched, 36);
+  MPI_Type_free(&t);
+}
+END_TEST
+
+START_TEST(every_window_of_the_stream_matches_the_whole) {
+  MPI_Datatype t = cd_nested();
+  const hc_mpi_type_t *o = cd_get(t);
+  unsigned char buf[256], whole[64], part[64], back[256];
+  for (int i = 0; i < 256; i++)
+    buf[i] = (unsigned char)(i * 7 + 1);
+  hc_mpi_type_pack(o, buf, 3, whole);
+  for (int first = 0; first < 54; first++)
+    for (int len = 0; first + len <= 54; len += 5) {
+      memset(part, 0, sizeof(part));
+      hc_mpi_type_pack_range(o, buf, first, len, part);
+      ck_assert_mem_eq(part, whole + first, (size_t)len);
+    }
+  /* Unpacking in uneven chunks rebuilds what one unpack writes. */
+  memset(back, 0, sizeof(back));
+  for (int first = 0; first < 54; first += 7) {
+    int len = first + 7 <= 54 ? 7 : 54 - first;
+    hc_mpi_type_unpack_range(o, whole + first, first, len, back);
+  }
+  unsigned char ref[256];
+  memset(ref, 0, sizeof(ref));
+  hc_mpi_type_unpack(o, whole, 3, ref);
+  ck_assert_mem_eq(back, ref, sizeof(ref));
+  MPI_Type_free(&t);
+}
+END_TEST
+
+START_TEST(elements_of_a_partial_stream) {
+  MPI_Datatype s;
+  MPI_Type_create_struct(3, (int[]){1, 2, 1}, (MPI_Aint[]){0, 8, 24},
+                         (MPI_Datatype[]){MPI_INT, MPI_DOUBLE, MPI_SHORT}, &s);
+  const hc_mpi_type_t *o = cd_get(s);
+  ck_assert_int_eq(o->size, 22);
+  ck_assert_int_eq(hc_mpi_type_elements_in(o, 0), 0);
+  ck_assert_int_eq(hc_mpi_type_elements_in(o, 4), 1);
+  ck_assert_int_eq(hc_mpi_type_elements_in(o, 11), 1);
+  ck_assert_int_eq(hc_mpi_type_elements_in(o, 12), 2);
+  ck_assert_int_eq(hc_mpi_type_elements_in(o, 22), 4);
+  ck_assert_int_eq(hc_mpi_type_elements_in(o, 22 + 20), 4 + 3);
+  MPI_Type_free(&s);
+}
+END_TEST
+
+START_TEST(external32_swaps_each_unit) {
+  MPI_Datatype s;
+  MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 4},
+                         (MPI_Datatype[]){MPI_SHORT, MPI_C_FLOAT_COMPLEX}, &s);
+  const hc_mpi_type_t *o = cd_get(s);
+  unsigned char p[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  hc_mpi_type_swap_packed(o, p, 1);
+  unsigned char want[10] = {2, 1, 6, 5, 4, 3, 10, 9, 8, 7};
+  ck_assert_mem_eq(p, want, 10);
+  MPI_Type_free(&s);
+}
+END_TEST
+
+START_TEST(freed_type_lives_while_referenced) {
+  MPI_Datatype v;
+  MPI_Type_vector(4, 1, 3, MPI_INT, &v);
+  MPI_Type_commit(&v);
+  hc_mpi_type_t *o = hc_mpi_type_retain(cd_get(v));
+  MPI_Datatype h = v;
+  ck_assert_int_eq(MPI_Type_free(&v), MPI_SUCCESS);
+  ck_assert_ptr_null(hc_mpi_type_get(h)); /* the handle is gone */
+  int buf[12], out[4];
+  for (int i = 0; i < 12; i++)
+    buf[i] = i;
+  hc_mpi_type_pack(o, buf, 1, out); /* the object is not */
+  ck_assert_int_eq(out[3], 9);
+  hc_mpi_type_release(o);
+}
+END_TEST
+
+START_TEST(darray_block_cyclic_owned_ranges) {
+  MPI_Datatype d;
+  int gs[1] = {10}, ds[1] = {MPI_DISTRIBUTE_CYCLIC}, da[1] = {2}, ps[1] = {2};
+  MPI_Type_create_darray(2, 1, 1, gs, ds, da, ps, MPI_ORDER_C, MPI_INT, &d);
+  const hc_mpi_type_t *o = cd_get(d);
+  /* Rank 1 owns [2,4) and [6,8): two runs of 8 bytes. */
+  ck_assert_uint_eq(o->nblocks, 2);
+  ck_assert_int_eq(o->blocks[0].off, 8);
+  ck_assert_int_eq(o->blocks[1].off, 24);
+  ck_assert_int_eq(o->extent, 40);
+  MPI_Type_free(&d);
+}
+END_TEST
+
+static Suite *datatype_suite(void) {
+  Suite *s = suite_create("datatype");
+  TCase *tc = tcase_create("engine");
+  tcase_add_test(tc, vector_of_touching_blocks_is_one_block);
+  tcase_add_test(tc, vector_of_contiguous_keeps_one_block_per_run);
+  tcase_add_test(tc, different_element_sizes_do_not_merge);
+  tcase_add_test(tc, pack_and_unpack_nested_type);
+  tcase_add_test(tc, every_window_of_the_stream_matches_the_whole);
+  tcase_add_test(tc, elements_of_a_partial_stream);
+  tcase_add_test(tc, external32_swaps_each_unit);
+  tcase_add_test(tc, freed_type_lives_while_referenced);
+  tcase_add_test(tc, darray_block_cyclic_owned_ranges);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(datatype_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,227 @@
+/*
+ * hcmpi_info: what this hcmpi build is and what it would use here.
+ * Sections: version, configure, transports, devices, bootstrap,
+ * environment.  --env-markdown prints docs/environment.md (generated from
+ * the same table, so the doc and this output cannot drift).
+ */
+#include "config.h"
+
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "device/query.h"
+#include "mpi.h"
+#include "tools/hcmpi_info_config.h"
+#include "transport/transport.h"
+#include "util/env.h"
+#include "util/envtable.h"
+
+static void info_section(const char *title) { printf("\n[%s]\n", title); }
+
+static void info_version(void) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  info_section("version");
+  printf("  hcmpi            %s\n", PACKAGE_VERSION);
+  printf("  MPI standard     %d.%d (MPICH 4.x ABI: libmpi.so.12)\n",
+         MPI_VERSION, MPI_SUBVERSION);
+  if (MPI_Get_library_version(lib, &len) == MPI_SUCCESS)
+    printf("  library          %s\n", lib);
+}
+
+static void info_configure(void) {
+  info_section("configure");
+  printf("  options          %s\n",
+         HC_INFO_CONFIGURE_ARGS[0] ? HC_INFO_CONFIGURE_ARGS : "(none)");
+  printf("  prefix           %s\n", HC_INFO_PREFIX);
+  printf("  compiler         %s\n", HC_INFO_CC);
+}
+
+/* Same rule as the engine: HCMPI_TRANSPORTS unset means all. */
+static int info_transport_enabled(const char *name) {
+  const char *list = hc_env_string("HCMPI_TRANSPORTS", NULL);
+  if (list == NULL || strcmp(name, "self") == 0)
+    return 1;
+  size_t n = strlen(name);
+  for (const char *p = list; *p != '\0';) {
+    size_t len = strcspn(p, ",");
+    if (len == n && strncmp(p, name, n) == 0)
+      return 1;
+    p += len;
+    p += (*p == ',');
+  }
+  return 0;
+}
+
+static int info_have_ipv4(char *name, size_t len) {
+  struct ifaddrs *list;
+  if (getifaddrs(&list) != 0)
+    return 0;
+  int found = 0;
+  for (struct ifaddrs *ifa = list; ifa != NULL; ifa = ifa->ifa_next) {
+    if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET ||
+        !(ifa->ifa_flags & IFF_UP))
+      continue;
+    /* Prefer a non-loopback interface, as the transport does. */
+    if (!found || !(ifa->ifa_flags & IFF_LOOPBACK))
+      snprintf(name, len, "%s", ifa->ifa_name);
+    found = 1;
+    if (!(ifa->ifa_flags & IFF_LOOPBACK))
+      break;
+  }
+  freeifaddrs(list);
+  return found;
+}
+
+static const char *info_cma_state(void) {
+  FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+  int scope = 0;
+  if (f != NULL) {
+    if (fscanf(f, "%d", &scope) != 1)
+      scope = 0;
+    fclose(f);
+  }
+  if (!hc_env_bool("HCMPI_SHM_CMA", 1))
+    return "off (HCMPI_SHM_CMA=0)";
+  return scope >= 2 ? "refused (yama ptrace_scope >= 2: pipelined copy)"
+                    : "single-copy CMA";
+}
+
+static void info_transport_line(const char *name, int usable,
+                                const char *detail) {
+  printf("  %-6s compiled in, %s%s%s\n", name,
+         !info_transport_enabled(name) ? "disabled by HCMPI_TRANSPORTS"
+         : usable                      ? "usable"
+                                       : "not usable",
+         detail[0] ? ": " : "", detail);
+}
+
+static void info_transports(void) {
+  const hc_transport_ops_t *const all[] = {
+      &hc_transport_self_ops, &hc_transport_shm_ops, &hc_transport_tcp_ops};
+  char detail[160], ifname[IF_NAMESIZE + 1] = "";
+  info_section("transports");
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const char *name = all[i]->name;
+    int usable = 1;
+    detail[0] = '\0';
+    if (strcmp(name, "shm") == 0) {
+      int fd = memfd_create("hcmpi-info", 0);
+      usable = fd >= 0 || access("/dev/shm", W_OK) == 0;
+      if (fd >= 0)
+        close(fd);
+      snprintf(detail, sizeof detail, "rendezvous %s", info_cma_state());
+    } else if (strcmp(name, "tcp") == 0) {
+      usable = info_have_ipv4(ifname, sizeof ifname);
+      snprintf(detail, sizeof detail, "interface %s",
+               hc_env_string("HCMPI_TCP_IF", ifname[0] ? ifname : "none"));
+    }
+    info_transport_line(name, usable, detail);
+  }
+  printf("  verbs  not compiled in\n");
+}
+
+static void info_device(const char *label, hc_mem_kind_t kind) {
+  hc_device_query_t q;
+  hc_device_query(kind, &q);
+  if (!q.loaded) {
+    printf("  %-5s not found (%s)\n", label, q.error);
+    return;
+  }
+  printf("  %-5s library %s, version %s, ", label, q.path, q.version);
+  if (q.usable)
+    printf("%d device(s)\n", q.count);
+  else
+    printf("not usable (%s)\n", q.error);
+}
+
+static void info_devices(void) {
+  info_section("devices");
+  printf("  HCMPI_DEVICE=%s, HCMPI_DEVICE_PATH=%s\n",
+         hc_env_string("HCMPI_DEVICE", "auto"),
+         hc_env_string("HCMPI_DEVICE_PATH", "auto"));
+  info_device("acl", HC_MEM_ACL);
+  info_device("cuda", HC_MEM_CUDA);
+}
+
+static void info_bootstrap(void) {
+  const hc_bootstrap_ops_t *ops = hc_bootstrap_select();
+  info_section("bootstrap");
+  printf("  would use        %s%s\n", ops->name,
+         hc_env_string("HCMPI_BOOTSTRAP", NULL) ? " (HCMPI_BOOTSTRAP)"
+                                                : " (detected)");
+  printf("  available        pmi1 (hcmpirun, Hydra), pmi2 (Slurm), pmix "
+         "(dlopen), singleton\n");
+}
+
+static void info_environment(void) {
+  info_section("environment");
+  printf("  %-22s %-16s %-16s %s\n", "variable", "default", "current",
+         "meaning");
+  for (size_t i = 0; i < hc_env_table_count; i++) {
+    const hc_env_entry_t *e = &hc_env_table[i];
+    const char *now = getenv(e->name);
+    printf("  %-22s %-16s %-16s %s\n", e->name, e->fallback,
+           now != NULL ? now : "-", e->meaning);
+  }
+}
+
+static void info_markdown(void) {
+  printf("# Environment variables\n\n"
+         "<!-- Generated by `hcmpi_info --env-markdown` from "
+         "src/util/envtable.c\n"
+         "     (`make environment-doc`); edit the table, not this file. -->\n\n"
+         "Every tunable of hcmpi is an `HCMPI_*` environment variable. "
+         "Unset or\nempty means the default. Sizes accept a k, m or g suffix "
+         "(powers of 1024);\nbooleans accept 1/yes/true/on and "
+         "0/no/false/off. `hcmpi_info` prints\nthis table with the values "
+         "currently set.\n\n"
+         "| Variable | Default | Read by | Meaning |\n|---|---|---|---|\n");
+  for (size_t i = 0; i < hc_env_table_count; i++) {
+    const hc_env_entry_t *e = &hc_env_table[i];
+    printf("| `%s` | %s | %s | %s |\n", e->name, e->fallback, e->scope,
+           e->meaning);
+  }
+}
+
+static void info_usage(FILE *f) {
+  fprintf(f, "usage: hcmpi_info [--env | --env-markdown | --help]\n"
+             "  (no option)     every section: version, configure, "
+             "transports, devices,\n"
+             "                  bootstrap, environment\n"
+             "  --env           only the HCMPI_* variables (default, current, "
+             "meaning)\n"
+             "  --env-markdown  docs/environment.md, generated from the same "
+             "table\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--env-markdown") == 0) {
+    info_markdown();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--env") == 0) {
+    info_environment();
+    return 0;
+  }
+  if (argc > 1) {
+    int help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0;
+    info_usage(help ? stdout : stderr);
+    return help ? 0 : 1;
+  }
+  printf("hcmpi_info: hcmpi %s\n", PACKAGE_VERSION);
+  info_version();
+  info_configure();
+  info_transports();
+  info_devices();
+  info_bootstrap();
+  info_environment();
+  return 0;
+}
