@@ -8,11 +8,12 @@
 HC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${BUILD_DIR:=$HC_REPO/build}"
 : "${JOBS:=2}"
-HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3 gfortran g++"
+HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3 gfortran g++ gnuplot-nox"
 # Only for tests/launchers (Slurm daemons, PMIx header) and tests/relink
 # (Debian programs linked against libmpich12, cmake); CI=true adds them.
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
+HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES libibverbs-dev" # verbs transport headers (issue 6)
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
 hc_deps_missing() {
