@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/signalfd.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,10 +174,11 @@ static int run_hosts_local(const char *list) {
 /* Options of MPICH's mpiexec that hcmpirun recognises but cannot honour;
  * naming them beats a generic "bad option". */
 static int run_unsupported(const char *a) {
-  static const char *const names[] = {
-      "-f",       "-hostfile", "-machinefile", "-genvnone", "-genvlist",
-      "-envlist", "-envnone",  "-wdir",        "-bind-to",  "-launcher",
-      "-rmk",     "-iface",    ":"};
+  static const char *const names[] = {"-f",        "-hostfile", "-machinefile",
+                                      "-genvnone", "-genvlist", "-envlist",
+                                      "-envnone",  "-wdir",     "-bind-to",
+                                      "-launcher", "-rmk",      "-iface",
+                                      ":"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(a, names[i]) == 0) {
       fprintf(stderr,

@@ -36,4 +36,3 @@ int *const MPI_WEIGHTS_EMPTY = &globals_weights_empty;
 static char globals_pvar_all;
 struct MPIR_T_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES =
     (struct MPIR_T_pvar_handle_s *)&globals_pvar_all;
-

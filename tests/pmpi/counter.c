@@ -12,9 +12,9 @@
 
 enum { CT_SEND, CT_RECV, CT_ISEND, CT_WAIT, CT_ALLREDUCE, CT_SPLIT, CT_N };
 
-static const char *const ct_names[CT_N] = {
-    "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Wait", "MPI_Allreduce",
-    "MPI_Comm_split"};
+static const char *const ct_names[CT_N] = {"MPI_Send",      "MPI_Recv",
+                                           "MPI_Isend",     "MPI_Wait",
+                                           "MPI_Allreduce", "MPI_Comm_split"};
 static long ct_count[CT_N];
 static int ct_report = 0;
 static int ct_rank = -1;

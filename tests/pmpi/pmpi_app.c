@@ -1,8 +1,8 @@
 /*
  * Makes a known number of calls to the six functions tests/pmpi/counter.c
  * counts, between many other MPI calls (collectives, communicator
- * creation, Sendrecv, Ssend, Irecv/Waitall, Iprobe) whose implementation must not
- * reach the user-visible MPI_ names.  Prints what it called itself; the
+ * creation, Sendrecv, Ssend, Irecv/Waitall, Iprobe) whose implementation must
+ * not reach the user-visible MPI_ names.  Prints what it called itself; the
  * test compares that with what the tool counted.  Needs 2 or more ranks.
  */
 #include <mpi.h>
@@ -10,9 +10,9 @@
 
 enum { AP_SEND, AP_RECV, AP_ISEND, AP_WAIT, AP_ALLREDUCE, AP_SPLIT, AP_N };
 
-static const char *const ap_names[AP_N] = {
-    "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Wait", "MPI_Allreduce",
-    "MPI_Comm_split"};
+static const char *const ap_names[AP_N] = {"MPI_Send",      "MPI_Recv",
+                                           "MPI_Isend",     "MPI_Wait",
+                                           "MPI_Allreduce", "MPI_Comm_split"};
 static long ap_calls[AP_N];
 
 /* Two rounds around the ring: even ranks send first, odd ranks receive
