@@ -89,8 +89,14 @@ static int coll_reduce_body(const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  return hc_mpi_raise_status(
-      c, fn, hcomm_reduce(send, recvbuf, (size_t)count, &rop, root, c->engine));
+  size_t bytes = (size_t)count * rop.elem_size;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL ||
+      hc_mpi_coll_red_stage(cx, &send, &recvbuf, bytes, bytes, is_root) != 0)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st =
+      hcomm_reduce(send, recvbuf, (size_t)count, &rop, root, c->engine);
+  return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -120,8 +126,14 @@ static int coll_allreduce_body(const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  return hc_mpi_raise_status(
-      c, fn, hcomm_allreduce(send, recvbuf, (size_t)count, &rop, c->engine));
+  size_t bytes = (size_t)count * rop.elem_size;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL ||
+      hc_mpi_coll_red_stage(cx, &send, &recvbuf, bytes, bytes, 1) != 0)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st =
+      hcomm_allreduce(send, recvbuf, (size_t)count, &rop, c->engine);
+  return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */

@@ -4,17 +4,31 @@
  * datatype.  A non-blocking collective hands the state to the engine
  * (hcomm_icoll_on_complete), which runs the jobs before anyone can see the
  * request complete.
+ *
+ * Device memory: the engine's collectives read and write their buffers on
+ * the host, so a user buffer the device layer classifies as device memory
+ * is staged here, the one place every collective passes through: its
+ * bytes are copied into a host temporary before the engine starts (send
+ * side, or in-place input) and the temporary is copied back by a job when
+ * the collective succeeds.  The face itself never dereferences such a
+ * buffer: non-contiguous types are packed from, or unpacked into, a host
+ * copy of the blocks' true extent.
  */
 #include "mpi/coll_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/device.h"
+#include "util/log.h"
+
+/* type NULL: count raw bytes.  dev.kind HC_MEM_HOST: to is host memory. */
 typedef struct coll_job {
   const hc_mpi_type_t *type;
   const void *from;
   MPI_Count count;
   void *to;
+  hc_mem_info_t dev;
 } coll_job_t;
 
 struct hc_mpi_coll {
@@ -22,6 +36,7 @@ struct hc_mpi_coll {
   int ntmps, tmpcap;
   coll_job_t *jobs;
   int njobs, jobcap;
+  hc_status_t err; /* a device copy that failed while staging */
 };
 
 hc_mpi_coll_t *hc_mpi_coll_new(void) {
@@ -73,8 +88,8 @@ static int coll_dense(const hc_mpi_type_t *t) {
 
 /* Sizes and offsets of the blocks; 1 when buf can be used as it is. */
 static int coll_layout(int n, const hc_mpi_coll_block_t *blocks, size_t *bytes,
-                       size_t *offs, size_t *total) {
-  int dense = 1;
+                       size_t *offs, size_t *total, int device) {
+  int dense = !device;
   *total = 0;
   for (int i = 0; i < n; i++) {
     dense = dense && coll_dense(blocks[i].type) && blocks[i].disp >= 0;
@@ -88,18 +103,103 @@ static int coll_layout(int n, const hc_mpi_coll_block_t *blocks, size_t *bytes,
   return dense;
 }
 
+/* 1 when buf is device memory (info filled). */
+static int coll_device(const void *buf, hc_mem_info_t *info) {
+  if (buf == NULL || buf == HCOMM_IN_PLACE)
+    return 0;
+  return hc_device_classify(buf, info) != HC_MEM_HOST;
+}
+
+/* Bytes [start + *rel, start + *rel + *len) hold every byte count elements
+ * of t at start touch. */
+static void coll_span(const hc_mpi_type_t *t, MPI_Count count, MPI_Aint *rel,
+                      size_t *len) {
+  MPI_Aint step = (MPI_Aint)(count - 1) * t->extent;
+  *rel = t->true_lb + (step < 0 ? step : 0);
+  *len = (size_t)(t->true_extent + (step < 0 ? -step : step));
+}
+
+static int coll_copy(hc_mpi_coll_t *cx, void *dst, const hc_mem_info_t *dinfo,
+                     const void *src, const hc_mem_info_t *sinfo, size_t len) {
+  hc_status_t rc = len > 0 ? hc_device_copy(dst, dinfo, src, sinfo, len) : HC_OK;
+  if (rc == HC_OK)
+    return 0;
+  hc_log(HC_LOG_WARN, "mpi", "collective: device copy of %zu bytes failed (%d)",
+         len, (int)rc);
+  if (cx != NULL)
+    cx->err = rc;
+  return -1;
+}
+
+/* Packs count elements of t at dev (device memory) into out: through a
+ * host copy of their true extent unless t is dense. */
+static int coll_dev_pack(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
+                         const char *dev, const hc_mem_info_t *info,
+                         MPI_Count count, char *out) {
+  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  if (count == 0)
+    return 0;
+  if (coll_dense(t))
+    return coll_copy(cx, out, &host, dev, info, (size_t)count * t->extent);
+  MPI_Aint rel;
+  size_t len;
+  coll_span(t, count, &rel, &len);
+  char *tmp = malloc(len ? len : 1);
+  int rc = tmp != NULL ? coll_copy(cx, tmp, &host, dev + rel, info, len) : -1;
+  if (rc == 0)
+    hc_mpi_type_pack(t, tmp - rel, count, out);
+  free(tmp);
+  return rc;
+}
+
+/* The reverse: the bytes between t's blocks are read first so that the
+ * copy back leaves them as they were. */
+static int coll_dev_unpack(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
+                           const char *in, MPI_Count count, char *dev,
+                           const hc_mem_info_t *info) {
+  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  if (count == 0)
+    return 0;
+  if (coll_dense(t))
+    return coll_copy(cx, dev, info, in, &host, (size_t)count * t->extent);
+  MPI_Aint rel;
+  size_t len;
+  coll_span(t, count, &rel, &len);
+  char *tmp = malloc(len ? len : 1);
+  int rc = tmp != NULL ? coll_copy(cx, tmp, &host, dev + rel, info, len) : -1;
+  if (rc == 0) {
+    hc_mpi_type_unpack(t, in, count, tmp - rel);
+    rc = coll_copy(cx, dev + rel, info, tmp, &host, len);
+  }
+  free(tmp);
+  return rc;
+}
+
+/* Packs block b of buf (host or device memory) into out. */
+static int coll_pack_block(hc_mpi_coll_t *cx, const void *buf,
+                           const hc_mem_info_t *info,
+                           const hc_mpi_coll_block_t *b, char *out) {
+  const char *user = (const char *)buf + b->disp;
+  if (info->kind != HC_MEM_HOST)
+    return coll_dev_pack(cx, b->type, user, info, b->count, out);
+  hc_mpi_type_pack(b->type, user, b->count, out);
+  return 0;
+}
+
 const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
                                   const hc_mpi_coll_block_t *blocks,
                                   size_t *bytes, size_t *offs) {
   size_t total;
-  if (coll_layout(n, blocks, bytes, offs, &total))
+  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  int device = n > 0 && coll_device(buf, &info);
+  if (coll_layout(n, blocks, bytes, offs, &total, device))
     return buf != NULL ? buf : (const void *)"";
   char *view = hc_mpi_coll_tmp(cx, total);
   if (view == NULL)
     return NULL;
   for (int i = 0; i < n; i++)
-    hc_mpi_type_pack(blocks[i].type, (const char *)buf + blocks[i].disp,
-                     blocks[i].count, view + offs[i]);
+    if (coll_pack_block(cx, buf, &info, &blocks[i], view + offs[i]) != 0)
+      return NULL;
   return view;
 }
 
@@ -107,34 +207,81 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                             const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs) {
   size_t total;
-  if (coll_layout(n, blocks, bytes, offs, &total))
+  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  int device = n > 0 && coll_device(buf, &info);
+  if (coll_layout(n, blocks, bytes, offs, &total, device))
     return buf != NULL ? buf : (void *)"";
   char *view = hc_mpi_coll_tmp(cx, total);
   if (view == NULL)
     return NULL;
   for (int i = 0; i < n; i++) {
     char *user = (char *)buf + blocks[i].disp;
-    coll_job_t job = {blocks[i].type, view + offs[i], blocks[i].count, user};
-    if (load)
-      hc_mpi_type_pack(blocks[i].type, user, blocks[i].count, view + offs[i]);
+    coll_job_t job = {blocks[i].type, view + offs[i], blocks[i].count, user,
+                      info};
+    if (load && coll_pack_block(cx, buf, &info, &blocks[i], view + offs[i]))
+      return NULL;
     if (coll_job_add(cx, &job) != 0)
       return NULL;
   }
   return view;
 }
 
-static void coll_unpack_all(hc_mpi_coll_t *cx) {
-  for (int i = 0; i < cx->njobs; i++)
-    hc_mpi_type_unpack(cx->jobs[i].type, cx->jobs[i].from, cx->jobs[i].count,
-                       cx->jobs[i].to);
+int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
+                      size_t back) {
+  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  if (!coll_device(*buf, &info))
+    return 0;
+  char *view = hc_mpi_coll_tmp(cx, bytes);
+  if (view == NULL || coll_copy(cx, view, &host, *buf, &info, load) != 0)
+    return -1;
+  coll_job_t job = {NULL, view, (MPI_Count)back, *buf, info};
+  if (back > 0 && coll_job_add(cx, &job) != 0)
+    return -1;
+  *buf = view;
+  return 0;
 }
 
-/* Runs in the engine, lock held: only local work. */
+int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const void **send, void **recv,
+                          size_t in, size_t out, int significant) {
+  int in_place = *send == HCOMM_IN_PLACE;
+  void *s = (void *)*send;
+  if (!in_place && hc_mpi_coll_stage(cx, &s, in, in, 0) != 0)
+    return -1;
+  *send = s;
+  size_t bytes = in_place && in > out ? in : out;
+  return hc_mpi_coll_stage(cx, recv, bytes, in_place ? in : 0,
+                           significant ? out : 0);
+}
+
+static hc_status_t coll_unpack_all(hc_mpi_coll_t *cx) {
+  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  int bad = 0;
+  for (int i = 0; i < cx->njobs; i++) {
+    const coll_job_t *j = &cx->jobs[i];
+    if (j->dev.kind == HC_MEM_HOST)
+      hc_mpi_type_unpack(j->type, j->from, j->count, j->to);
+    else if (j->type == NULL)
+      bad |= coll_copy(cx, j->to, &j->dev, j->from, &host, (size_t)j->count);
+    else
+      bad |= coll_dev_unpack(cx, j->type, j->from, j->count, j->to, &j->dev);
+  }
+  return bad ? cx->err : HC_OK;
+}
+
+/* Runs in the engine, lock held: only local work (device copies too). */
 static void coll_done_cb(void *arg, hc_status_t status) {
   hc_mpi_coll_t *cx = arg;
   if (status == HC_OK)
-    coll_unpack_all(cx);
+    (void)coll_unpack_all(cx); /* a failure was logged; nowhere to report */
   hc_mpi_coll_free(cx);
+}
+
+hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {
+  if (rc == HC_OK)
+    rc = coll_unpack_all(cx);
+  hc_mpi_coll_free(cx);
+  return rc;
 }
 
 int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
@@ -147,10 +294,7 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
   if (request == NULL) {
     rc = hcomm_wait(eng, NULL);
     hcomm_request_free(eng);
-    if (rc == HC_OK)
-      coll_unpack_all(cx);
-    hc_mpi_coll_free(cx);
-    return hc_mpi_raise_status(c, fn, rc);
+    return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
   }
   if (cx->njobs == 0 && cx->ntmps == 0)
     hc_mpi_coll_free(cx);
@@ -191,6 +335,9 @@ int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
 }
 
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx) {
+  hc_status_t err = cx != NULL ? cx->err : HC_OK;
   hc_mpi_coll_free(cx);
+  if (err != HC_OK)
+    return hc_mpi_raise_status(c, fn, err);
   return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
 }

@@ -38,6 +38,26 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                             const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs);
 
+/* Device buffers (see coll_ctx.c): the views above stage them through host
+ * temporaries on their own.  hc_mpi_coll_stage does the same for a raw
+ * byte buffer: when *buf is device memory it becomes a host temporary of
+ * bytes bytes whose first load bytes are copied from the device now and
+ * whose first back bytes are copied to the device when the collective
+ * succeeds; host memory (and NULL, HCOMM_IN_PLACE) is left as it is.
+ * 0, or -1 (no memory, or a failed copy that hc_mpi_coll_nomem reports). */
+int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
+                      size_t back);
+/* Both buffers of a reduction: *send (unless HCOMM_IN_PLACE) holds in
+ * bytes; *recv receives out bytes, and holds the in bytes of input when
+ * *send is HCOMM_IN_PLACE; significant 0: recvbuf is not a result here
+ * (nothing copied back).  0 or -1 as hc_mpi_coll_stage. */
+int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const void **send, void **recv,
+                          size_t in, size_t out, int significant);
+/* Ends a blocking collective run by the engine's blocking call with result
+ * rc: on success the receive jobs run (unpacking, copies to device
+ * memory).  Frees cx; returns rc or the status of a failed copy. */
+hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc);
+
 /* Ends a collective whose engine start returned rc with request eng:
  * request NULL (blocking) waits, unpacks and frees cx; otherwise cx stays
  * alive until eng completes and *request wraps eng.  Raises errors through

@@ -2,25 +2,24 @@
  * Reducing collectives beyond Reduce/Allreduce (coll.c): Scan, Exscan,
  * Reduce_scatter(_block), and the non-blocking Ireduce, Iallreduce, Iscan,
  * Iexscan, Ireduce_scatter(_block).  Reductions run on predefined element
- * types only (hc_mpi_op_resolve), whose buffers the engine uses directly.
+ * types only (hc_mpi_op_resolve), whose buffers the engine uses directly
+ * (device memory staged through host copies by coll_ctx.c).
  * request NULL: the blocking form (start and wait).
  */
 #include "mpi/coll_impl.h"
 #include "mpi/op.h"
 
-static int red_finish(const char *fn, hc_mpi_comm_t *c, hc_status_t rc,
-                      hcomm_request_t *eng, MPI_Request *request) {
+/* A reduction's state, buffers staged (device memory: coll_ctx.c); NULL
+ * when memory ran out or a staging copy failed (then *rc is raised). */
+static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
+                                const void **send, void **recv, size_t in,
+                                size_t out, int significant, int *rc) {
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
-  if (cx == NULL && rc == HC_OK) {
-    /* The collective is running: finish it without the state. */
-    hc_status_t w = request == NULL ? hcomm_wait(eng, NULL) : HC_OK;
-    if (request == NULL) {
-      hcomm_request_free(eng);
-      return hc_mpi_raise_status(c, fn, w);
-    }
-    return hc_mpi_request_wrap(fn, c, eng, request);
-  }
-  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+  if (cx != NULL &&
+      hc_mpi_coll_red_stage(cx, send, recv, in, out, significant) == 0)
+    return cx;
+  *rc = hc_mpi_coll_nomem(fn, c, cx);
+  return NULL;
 }
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
@@ -49,9 +48,14 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  size_t bytes = (size_t)count * rop.elem_size;
+  hc_mpi_coll_t *cx =
+      red_state(fn, c, &send, &recvbuf, bytes, bytes, is_root, &rc);
+  if (cx == NULL)
+    return rc;
   hc_status_t st =
       hcomm_ireduce(send, recvbuf, (size_t)count, &rop, root, c->engine, &eng);
-  return red_finish(fn, c, st, eng, request);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 
@@ -76,6 +80,10 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
+  hc_mpi_coll_t *cx = red_state(fn, c, &send, &recvbuf, n * rop.elem_size,
+                                n * rop.elem_size, 1, &rc);
+  if (cx == NULL)
+    return rc;
   hc_status_t st;
   if (kind == RED_SCAN)
     st = hcomm_iscan(send, recvbuf, n, &rop, c->engine, &eng);
@@ -83,7 +91,7 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     st = hcomm_iexscan(send, recvbuf, n, &rop, c->engine, &eng);
   else
     st = hcomm_iallreduce(send, recvbuf, n, &rop, c->engine, &eng);
-  return red_finish(fn, c, st, eng, request);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
@@ -169,6 +177,9 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   for (int r = 0; r < size; r++)
     counts[r] = (size_t)(recvcounts != NULL ? recvcounts[r] : block);
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  if (hc_mpi_coll_red_stage(cx, &send, &recvbuf, (size_t)total * rop.elem_size,
+                            (size_t)mine * rop.elem_size, 1) != 0)
+    return hc_mpi_coll_nomem(fn, c, cx);
   hc_status_t st =
       hcomm_ireduce_scatter(send, recvbuf, counts, &rop, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);

@@ -1,0 +1,285 @@
+/*
+ * MPI collectives on device buffers from the CANN test double
+ * (HCMPI_ACL_LIB): Bcast (contiguous and a vector type), Reduce, Allreduce
+ * (SUM on int, MAX on float, MPI_IN_PLACE), Gather, Allgather, Alltoall,
+ * Reduce_scatter_block, Scan and Iallreduce, each with the send and the
+ * receive buffer on the host or the device in every combination.  Results
+ * are copied back to the host with aclrtMemcpy and compared with values
+ * computed on the host.  The double maps device memory PROT_NONE, so a
+ * library that dereferenced a device pointer would crash this test.
+ * Any number of ranks; prints "device_coll: N ranks OK" at rank 0.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_api.h"
+
+#define N 777 /* elements per block: not a power of two */
+
+static int rank, size;
+static fake_api_t fa;
+
+static void check_at(int ok, const char *what, int mode, int line) {
+  if (ok)
+    return;
+  fprintf(stderr, "rank %d: FAILED %s (mode %d, line %d)\n", rank, what, mode,
+          line);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+#define CHECK(cond, mode) check_at((cond), #cond, (mode), __LINE__)
+
+/* mode bit 0: send buffer on the device; bit 1: receive buffer. */
+static int on_dev(int mode, int bit) { return (mode >> bit) & 1; }
+
+static void *dc_alloc(int dev, size_t n) {
+  void *p = NULL;
+  if (dev)
+    CHECK(fa.malloc_dev(&p, n ? n : 1, ACL_MEM_MALLOC_HUGE_FIRST) == 0, dev);
+  else
+    CHECK((p = malloc(n ? n : 1)) != NULL, dev);
+  return p;
+}
+
+static void dc_free(int dev, void *p) {
+  if (dev)
+    fa.free_dev(p);
+  else
+    free(p);
+}
+
+static void dc_put(int dev, void *dst, const void *src, size_t n) {
+  if (dev)
+    CHECK(fa.memcpy_sync(dst, n, src, n, ACL_MEMCPY_HOST_TO_DEVICE) == 0, dev);
+  else
+    memcpy(dst, src, n);
+}
+
+static void dc_get(int dev, void *dst, const void *src, size_t n) {
+  if (dev)
+    CHECK(fa.memcpy_sync(dst, n, src, n, ACL_MEMCPY_DEVICE_TO_HOST) == 0, dev);
+  else
+    memcpy(dst, src, n);
+}
+
+/* A buffer of n ints on the host or the device, filled from host. */
+static int *dc_ints(int dev, const int *host, size_t n) {
+  int *p = dc_alloc(dev, n * sizeof *p);
+  dc_put(dev, p, host, n * sizeof *p);
+  return p;
+}
+
+static int ival(int r, int i) { return r * 1000 + i % 997 - 300; }
+static float fval(int r, int i) { return (float)((r * 7 + i) % 23) * 0.5f; }
+
+static void fill_ints(int *h, size_t n, int r, int salt) {
+  for (size_t i = 0; i < n; i++)
+    h[i] = ival(r, (int)i + salt);
+}
+
+/* Every element of the device/host buffer p equals want[]. */
+static void expect_ints(int dev, const int *p, const int *want, size_t n,
+                        int mode, const char *what) {
+  int *h = malloc(n * sizeof *h + 1);
+  dc_get(dev, h, p, n * sizeof *h);
+  for (size_t i = 0; i < n; i++)
+    if (h[i] != want[i]) {
+      fprintf(stderr, "rank %d: %s mode %d: [%zu] = %d, want %d\n", rank, what,
+              mode, i, h[i], want[i]);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  free(h);
+}
+
+static void t_bcast(int mode) {
+  int dev = on_dev(mode, 0) | on_dev(mode, 1);
+  int root = size - 1, want[N], h[N];
+  fill_ints(want, N, root, 1);
+  fill_ints(h, N, rank, 2);
+  int *b = dc_ints(dev, rank == root ? want : h, N);
+  CHECK(MPI_Bcast(b, N, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS, mode);
+  expect_ints(dev, b, want, N, mode, "Bcast");
+  /* A vector type: every other int moves, the holes keep their bytes. */
+  MPI_Datatype vec;
+  MPI_Type_vector(N / 2, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  fill_ints(h, N, rank, 3);
+  dc_put(dev, b, rank == root ? want : h, sizeof h);
+  CHECK(MPI_Bcast(b, 1, vec, root, MPI_COMM_WORLD) == MPI_SUCCESS, mode);
+  for (int i = 0; i < N; i++)
+    if (i % 2 == 0 && i / 2 < N / 2)
+      h[i] = want[i];
+  expect_ints(dev, b, rank == root ? want : h, N, mode, "Bcast vector");
+  MPI_Type_free(&vec);
+  dc_free(dev, b);
+}
+
+static void t_reduce(int mode) {
+  int sdev = on_dev(mode, 0), rdev = on_dev(mode, 1), root = 0;
+  int h[N], want[N];
+  fill_ints(h, N, rank, 0);
+  for (int i = 0; i < N; i++) {
+    want[i] = 0;
+    for (int r = 0; r < size; r++)
+      want[i] += ival(r, i);
+  }
+  int *s = dc_ints(sdev, h, N), *d = dc_ints(rdev, h, N);
+  CHECK(MPI_Reduce(s, d, N, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  if (rank == root)
+    expect_ints(rdev, d, want, N, mode, "Reduce SUM");
+  /* MAX on float at another root, recvbuf NULL away from it. */
+  float fh[N], fwant[N], fgot[N];
+  root = 1 % size;
+  for (int i = 0; i < N; i++) {
+    fh[i] = fval(rank, i);
+    fwant[i] = fval(0, i);
+    for (int r = 1; r < size; r++)
+      fwant[i] = fval(r, i) > fwant[i] ? fval(r, i) : fwant[i];
+  }
+  dc_put(sdev, s, fh, sizeof fh);
+  CHECK(MPI_Reduce(s, rank == root ? d : NULL, N, MPI_FLOAT, MPI_MAX, root,
+                   MPI_COMM_WORLD) == MPI_SUCCESS,
+        mode);
+  if (rank == root) {
+    dc_get(rdev, fgot, d, sizeof fgot);
+    CHECK(memcmp(fgot, fwant, sizeof fgot) == 0, mode);
+  }
+  dc_free(sdev, s);
+  dc_free(rdev, d);
+}
+
+static void t_allreduce(int mode) {
+  int sdev = on_dev(mode, 0), rdev = on_dev(mode, 1);
+  int h[N], want[N];
+  fill_ints(h, N, rank, 5);
+  for (int i = 0; i < N; i++) {
+    want[i] = 0;
+    for (int r = 0; r < size; r++)
+      want[i] += ival(r, i + 5);
+  }
+  int *s = dc_ints(sdev, h, N), *d = dc_ints(rdev, h, N);
+  CHECK(MPI_Allreduce(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, N, mode, "Allreduce SUM");
+  dc_put(rdev, d, h, sizeof h);
+  CHECK(MPI_Allreduce(MPI_IN_PLACE, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, N, mode, "Allreduce SUM in place");
+  float fh[N], fwant[N], fgot[N];
+  for (int i = 0; i < N; i++) {
+    fh[i] = fval(rank, i);
+    fwant[i] = fval(0, i);
+    for (int r = 1; r < size; r++)
+      fwant[i] = fval(r, i) > fwant[i] ? fval(r, i) : fwant[i];
+  }
+  dc_put(sdev, s, fh, sizeof fh);
+  CHECK(MPI_Allreduce(s, d, N, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  dc_get(rdev, fgot, d, sizeof fgot);
+  CHECK(memcmp(fgot, fwant, sizeof fgot) == 0, mode);
+  /* Non-blocking: the copy back happens when the request completes. */
+  MPI_Request req;
+  float fsum[N];
+  for (int i = 0; i < N; i++) {
+    fsum[i] = 0;
+    for (int r = 0; r < size; r++)
+      fsum[i] += fval(r, i);
+  }
+  CHECK(MPI_Iallreduce(s, d, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req) ==
+            MPI_SUCCESS,
+        mode);
+  CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, mode);
+  dc_get(rdev, fgot, d, sizeof fgot);
+  CHECK(memcmp(fgot, fsum, sizeof fgot) == 0, mode);
+  dc_free(sdev, s);
+  dc_free(rdev, d);
+}
+
+/* Gather (root 0), Allgather and Alltoall of N ints per rank. */
+static void t_move(int mode) {
+  int sdev = on_dev(mode, 0), rdev = on_dev(mode, 1);
+  size_t all = (size_t)N * size;
+  int *h = malloc(all * sizeof *h), *want = malloc(all * sizeof *want);
+  fill_ints(h, all, rank, 0);
+  int *s = dc_ints(sdev, h, all), *d = dc_ints(rdev, h, all);
+  for (int r = 0; r < size; r++)
+    fill_ints(want + (size_t)r * N, N, r, 0);
+  CHECK(MPI_Gather(s, N, MPI_INT, d, N, MPI_INT, 0, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  if (rank == 0)
+    expect_ints(rdev, d, want, all, mode, "Gather");
+  CHECK(MPI_Allgather(s, N, MPI_INT, d, N, MPI_INT, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, all, mode, "Allgather");
+  /* Alltoall: block j of rank r is fill(r, j * N); rank gets block rank. */
+  for (int r = 0; r < size; r++)
+    for (int i = 0; i < N; i++)
+      want[(size_t)r * N + i] = ival(r, rank * N + i);
+  CHECK(MPI_Alltoall(s, N, MPI_INT, d, N, MPI_INT, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, all, mode, "Alltoall");
+  dc_free(sdev, s);
+  dc_free(rdev, d);
+  free(h);
+  free(want);
+}
+
+/* Reduce_scatter_block (SUM) and Scan (SUM) on ints. */
+static void t_scatter_scan(int mode) {
+  int sdev = on_dev(mode, 0), rdev = on_dev(mode, 1);
+  size_t all = (size_t)N * size;
+  int *h = malloc(all * sizeof *h), want[N];
+  fill_ints(h, all, rank, 0);
+  int *s = dc_ints(sdev, h, all), *d = dc_ints(rdev, h, N);
+  for (int i = 0; i < N; i++) {
+    want[i] = 0;
+    for (int r = 0; r < size; r++)
+      want[i] += ival(r, rank * N + i);
+  }
+  CHECK(MPI_Reduce_scatter_block(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, N, mode, "Reduce_scatter_block");
+  for (int i = 0; i < N; i++) {
+    want[i] = 0;
+    for (int r = 0; r <= rank; r++)
+      want[i] += ival(r, i);
+  }
+  CHECK(MPI_Scan(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, N, mode, "Scan");
+  dc_free(sdev, s);
+  dc_free(rdev, d);
+  free(h);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (fake_api_load(NULL, 0, &fa) != 0) {
+    MPI_Finalize();
+    return 77;
+  }
+  for (int mode = 0; mode < 4; mode++) {
+    t_bcast(mode);
+    t_reduce(mode);
+    t_allreduce(mode);
+    t_move(mode);
+    t_scatter_scan(mode);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("device_coll: %d ranks OK\n", size);
+  MPI_Finalize();
+  return 0;
+}
