@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/device.h"
+#include "mpi/devstage.h"
 #include "util/log.h"
 
 /* type NULL: count raw bytes.  dev.kind HC_MEM_HOST: to is host memory. */
@@ -103,76 +103,21 @@ static int coll_layout(int n, const hc_mpi_coll_block_t *blocks, size_t *bytes,
   return dense;
 }
 
-/* 1 when buf is device memory (info filled). */
-static int coll_device(const void *buf, hc_mem_info_t *info) {
-  if (buf == NULL || buf == HCOMM_IN_PLACE)
-    return 0;
-  return hc_device_classify(buf, info) != HC_MEM_HOST;
-}
-
-/* Bytes [start + *rel, start + *rel + *len) hold every byte count elements
- * of t at start touch. */
-static void coll_span(const hc_mpi_type_t *t, MPI_Count count, MPI_Aint *rel,
-                      size_t *len) {
-  MPI_Aint step = (MPI_Aint)(count - 1) * t->extent;
-  *rel = t->true_lb + (step < 0 ? step : 0);
-  *len = (size_t)(t->true_extent + (step < 0 ? -step : step));
-}
-
-static int coll_copy(hc_mpi_coll_t *cx, void *dst, const hc_mem_info_t *dinfo,
-                     const void *src, const hc_mem_info_t *sinfo, size_t len) {
-  hc_status_t rc = len > 0 ? hc_device_copy(dst, dinfo, src, sinfo, len) : HC_OK;
+static int coll_failed(hc_mpi_coll_t *cx, hc_status_t rc) {
   if (rc == HC_OK)
     return 0;
-  hc_log(HC_LOG_WARN, "mpi", "collective: device copy of %zu bytes failed (%d)",
-         len, (int)rc);
   if (cx != NULL)
     cx->err = rc;
   return -1;
 }
 
-/* Packs count elements of t at dev (device memory) into out: through a
- * host copy of their true extent unless t is dense. */
-static int coll_dev_pack(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
-                         const char *dev, const hc_mem_info_t *info,
-                         MPI_Count count, char *out) {
-  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
-  if (count == 0)
-    return 0;
-  if (coll_dense(t))
-    return coll_copy(cx, out, &host, dev, info, (size_t)count * t->extent);
-  MPI_Aint rel;
-  size_t len;
-  coll_span(t, count, &rel, &len);
-  char *tmp = malloc(len ? len : 1);
-  int rc = tmp != NULL ? coll_copy(cx, tmp, &host, dev + rel, info, len) : -1;
-  if (rc == 0)
-    hc_mpi_type_pack(t, tmp - rel, count, out);
-  free(tmp);
-  return rc;
-}
-
-/* The reverse: the bytes between t's blocks are read first so that the
- * copy back leaves them as they were. */
-static int coll_dev_unpack(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
-                           const char *in, MPI_Count count, char *dev,
-                           const hc_mem_info_t *info) {
-  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
-  if (count == 0)
-    return 0;
-  if (coll_dense(t))
-    return coll_copy(cx, dev, info, in, &host, (size_t)count * t->extent);
-  MPI_Aint rel;
-  size_t len;
-  coll_span(t, count, &rel, &len);
-  char *tmp = malloc(len ? len : 1);
-  int rc = tmp != NULL ? coll_copy(cx, tmp, &host, dev + rel, info, len) : -1;
-  if (rc == 0) {
-    hc_mpi_type_unpack(t, in, count, tmp - rel);
-    rc = coll_copy(cx, dev + rel, info, tmp, &host, len);
-  }
-  free(tmp);
-  return rc;
+static int coll_copy(hc_mpi_coll_t *cx, void *dst, const hc_mem_info_t *dinfo,
+                     const void *src, const hc_mem_info_t *sinfo, size_t len) {
+  hc_status_t rc = len > 0 ? hc_device_copy(dst, dinfo, src, sinfo, len) : HC_OK;
+  if (rc != HC_OK)
+    hc_log(HC_LOG_WARN, "mpi", "collective: device copy of %zu bytes failed: %s",
+           len, hcomm_strerror(rc));
+  return coll_failed(cx, rc);
 }
 
 /* Packs block b of buf (host or device memory) into out. */
@@ -181,7 +126,7 @@ static int coll_pack_block(hc_mpi_coll_t *cx, const void *buf,
                            const hc_mpi_coll_block_t *b, char *out) {
   const char *user = (const char *)buf + b->disp;
   if (info->kind != HC_MEM_HOST)
-    return coll_dev_pack(cx, b->type, user, info, b->count, out);
+    return coll_failed(cx, hc_mpi_dev_pack(b->type, user, info, b->count, out));
   hc_mpi_type_pack(b->type, user, b->count, out);
   return 0;
 }
@@ -191,7 +136,7 @@ const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
                                   size_t *bytes, size_t *offs) {
   size_t total;
   hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
-  int device = n > 0 && coll_device(buf, &info);
+  int device = n > 0 && hc_mpi_dev_classify(buf, &info);
   if (coll_layout(n, blocks, bytes, offs, &total, device))
     return buf != NULL ? buf : (const void *)"";
   char *view = hc_mpi_coll_tmp(cx, total);
@@ -208,7 +153,7 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                             size_t *bytes, size_t *offs) {
   size_t total;
   hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
-  int device = n > 0 && coll_device(buf, &info);
+  int device = n > 0 && hc_mpi_dev_classify(buf, &info);
   if (coll_layout(n, blocks, bytes, offs, &total, device))
     return buf != NULL ? buf : (void *)"";
   char *view = hc_mpi_coll_tmp(cx, total);
@@ -230,7 +175,7 @@ int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
                       size_t back) {
   hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
   hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
-  if (!coll_device(*buf, &info))
+  if (!hc_mpi_dev_classify(*buf, &info))
     return 0;
   char *view = hc_mpi_coll_tmp(cx, bytes);
   if (view == NULL || coll_copy(cx, view, &host, *buf, &info, load) != 0)
@@ -264,7 +209,9 @@ static hc_status_t coll_unpack_all(hc_mpi_coll_t *cx) {
     else if (j->type == NULL)
       bad |= coll_copy(cx, j->to, &j->dev, j->from, &host, (size_t)j->count);
     else
-      bad |= coll_dev_unpack(cx, j->type, j->from, j->count, j->to, &j->dev);
+      bad |= coll_failed(cx, hc_mpi_dev_unpack(j->type, j->from,
+                                               j->count * j->type->size,
+                                               j->count, j->to, &j->dev));
   }
   return bad ? cx->err : HC_OK;
 }

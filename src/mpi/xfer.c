@@ -1,6 +1,7 @@
 /*
  * Datatypes in point-to-point: a send of a non-dense type packs into a
  * staging buffer, a receive lands in one and is unpacked at completion.
+ * Device buffers are packed and unpacked through host copies (devstage.c).
  * The type is retained meanwhile, so MPI_Type_free during the operation
  * is safe.  Orphans are operations whose request the user freed while
  * they ran: their staging lives until the engine finishes with it.
@@ -8,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "mpi/devstage.h"
 #include "mpi/mpi_impl.h"
 
 void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
@@ -32,9 +34,19 @@ int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x) {
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
                         "no memory to stage %zu bytes of a derived datatype",
                         x->bytes);
-  if (!x->is_recv)
+  if (x->is_recv)
+    return MPI_SUCCESS;
+  hc_mem_info_t info;
+  if (!hc_mpi_dev_classify(x->user, &info)) {
     hc_mpi_type_pack(x->type, x->user, x->count, x->tmp);
-  return MPI_SUCCESS;
+    return MPI_SUCCESS;
+  }
+  hc_status_t rc = hc_mpi_dev_pack(x->type, x->user, &info, x->count, x->tmp);
+  if (rc != HC_OK) {
+    free(x->tmp);
+    x->tmp = NULL;
+  }
+  return hc_mpi_raise_status(c, fn, rc);
 }
 
 void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x) {
@@ -46,7 +58,12 @@ void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
     return;
   if (x->is_recv) {
     size_t n = received < x->bytes ? received : x->bytes;
-    hc_mpi_type_unpack_range(x->type, x->tmp, 0, (MPI_Count)n, x->user);
+    hc_mem_info_t info;
+    if (!hc_mpi_dev_classify(x->user, &info))
+      hc_mpi_type_unpack_range(x->type, x->tmp, 0, (MPI_Count)n, x->user);
+    else /* a failure was logged; the receive has completed already */
+      (void)hc_mpi_dev_unpack(x->type, x->tmp, (MPI_Count)n, x->count,
+                              x->user, &info);
   }
   free(x->tmp);
   x->tmp = NULL;

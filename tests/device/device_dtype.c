@@ -1,0 +1,149 @@
+/*
+ * Point-to-point with a non-contiguous datatype (a vector) on device
+ * buffers from the CANN test double: device->device, device->host,
+ * host->device and host->host (the control), small (eager) and large
+ * (rendezvous), blocking and non-blocking, plus a vector sent from the
+ * device into a contiguous device receive.  The receiver checks every int
+ * of its buffer, the gaps between the vector's blocks included (they must
+ * keep their old values).  The double maps device memory PROT_NONE, so a
+ * face that packed straight from a device pointer would crash.  2 ranks.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_api.h"
+
+static int rank;
+static fake_api_t fa;
+
+static void check_at(int ok, const char *what, int line) {
+  if (ok)
+    return;
+  fprintf(stderr, "rank %d: FAILED %s (line %d)\n", rank, what, line);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+#define CHECK(cond) check_at((cond), #cond, __LINE__)
+
+static int *dt_alloc(int dev, size_t n) {
+  void *p = NULL;
+  if (dev)
+    CHECK(fa.malloc_dev(&p, n * sizeof(int), ACL_MEM_MALLOC_HUGE_FIRST) == 0);
+  else
+    CHECK((p = malloc(n * sizeof(int))) != NULL);
+  return p;
+}
+
+static void dt_free(int dev, int *p) {
+  if (dev)
+    fa.free_dev(p);
+  else
+    free(p);
+}
+
+static void dt_put(int dev, int *dst, const int *src, size_t n) {
+  if (dev)
+    CHECK(fa.memcpy_sync(dst, n * sizeof(int), src, n * sizeof(int),
+                         ACL_MEMCPY_HOST_TO_DEVICE) == 0);
+  else
+    memcpy(dst, src, n * sizeof(int));
+}
+
+static void dt_get(int dev, int *dst, const int *src, size_t n) {
+  if (dev)
+    CHECK(fa.memcpy_sync(dst, n * sizeof(int), src, n * sizeof(int),
+                         ACL_MEMCPY_DEVICE_TO_HOST) == 0);
+  else
+    memcpy(dst, src, n * sizeof(int));
+}
+
+/* Rank 0 sends count vectors of blocks x blen ints, stride ints apart,
+ * from sdev memory; rank 1 receives them into the same layout (rtype
+ * vec) or contiguously (contig) in rdev memory. */
+static void dt_case(int sdev, int rdev, int blocks, int blen, int stride,
+                    int count, int contig, int nb) {
+  MPI_Datatype vec;
+  MPI_Type_vector(blocks, blen, stride, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Aint lb, ext;
+  MPI_Type_get_extent(vec, &lb, &ext);
+  size_t span = (size_t)ext / sizeof(int) * (size_t)count;
+  size_t data = (size_t)blocks * blen * count;
+  int *h = malloc(span * sizeof *h), *want = malloc(span * sizeof *want);
+  for (size_t i = 0; i < span; i++) {
+    h[i] = rank == 0 ? (int)(i * 7 + 1) : -(int)i - 5;
+    want[i] = h[i];
+  }
+  int dev = rank == 0 ? sdev : rdev;
+  int *b = dt_alloc(dev, span);
+  dt_put(dev, b, h, span);
+  MPI_Request req;
+  if (rank == 0 && nb) {
+    CHECK(MPI_Isend(b, count, vec, 1, 7, MPI_COMM_WORLD, &req) == 0);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == 0);
+  } else if (rank == 0) {
+    CHECK(MPI_Send(b, count, vec, 1, 7, MPI_COMM_WORLD) == 0);
+  } else {
+    MPI_Status st;
+    MPI_Datatype rt = contig ? MPI_INT : vec;
+    int rc = contig ? (int)data : count;
+    if (nb) {
+      CHECK(MPI_Irecv(b, rc, rt, 0, 7, MPI_COMM_WORLD, &req) == 0);
+      CHECK(MPI_Wait(&req, &st) == 0);
+    } else {
+      CHECK(MPI_Recv(b, rc, rt, 0, 7, MPI_COMM_WORLD, &st) == 0);
+    }
+    int got = -1;
+    MPI_Get_count(&st, MPI_INT, &got);
+    CHECK(got == (int)data);
+    /* What rank 0 sent: its h at the vector's positions, in order. */
+    size_t k = 0, el = (size_t)ext / sizeof(int);
+    for (int c = 0; c < count; c++)
+      for (int bl = 0; bl < blocks; bl++)
+        for (int j = 0; j < blen; j++) {
+          size_t at = (size_t)c * el + (size_t)bl * stride + j;
+          want[contig ? k : at] = (int)(at * 7 + 1);
+          k++;
+        }
+    dt_get(dev, h, b, span);
+    for (size_t i = 0; i < span; i++)
+      if (h[i] != want[i]) {
+        fprintf(stderr,
+                "rank 1: sdev %d rdev %d blocks %d contig %d nb %d: [%zu] = "
+                "%d, want %d\n",
+                sdev, rdev, blocks, contig, nb, i, h[i], want[i]);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+  }
+  dt_free(dev, b);
+  free(h);
+  free(want);
+  MPI_Type_free(&vec);
+}
+
+int main(int argc, char **argv) {
+  int size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2 || fake_api_load(NULL, 0, &fa) != 0) {
+    if (rank == 0)
+      fprintf(stderr, "device_dtype: needs 2 ranks and the CANN double\n");
+    MPI_Finalize();
+    return 77;
+  }
+  for (int mode = 0; mode < 4; mode++) {
+    int sdev = mode & 1, rdev = (mode >> 1) & 1;
+    for (int nb = 0; nb < 2; nb++) {
+      dt_case(sdev, rdev, 10, 3, 5, 2, 0, nb);      /* eager */
+      dt_case(sdev, rdev, 40000, 2, 3, 2, 0, nb);   /* rendezvous */
+      dt_case(sdev, rdev, 40000, 2, 3, 1, 1, nb);   /* into contiguous */
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("device_dtype: 2 ranks OK\n");
+  MPI_Finalize();
+  return 0;
+}
