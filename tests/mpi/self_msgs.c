@@ -66,6 +66,9 @@ int main(int argc, char **argv)
         sm_one(rank, sbuf, rbuf, p);
         sm_one(rank, sbuf, rbuf, p + 1);
     }
+    /* sm_one posts ANY_SOURCE/ANY_TAG receives meant for self messages: no
+     * neighbour's ring message may be in flight while they are posted. */
+    MPI_Barrier(MPI_COMM_WORLD);
     sm_ring_replace(rank, size, sbuf);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
