@@ -62,6 +62,7 @@ typedef struct run_opts {
   int label;
   int relink;
   int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
+  int progress;   /* --progress: live status line when stderr is a tty */
   long timeout_s;
   int nenv;
   char **env;
@@ -85,6 +86,11 @@ typedef struct run_job {
   int exit_code;
   int interrupt_sig;
   pid_t launcher; /* this process: a child whose parent changed is orphaned */
+  int nfailed;
+  double started;
+  int status_on;     /* --progress and stderr is a terminal */
+  int status_shown;  /* the status line is on the screen now */
+  double status_due; /* when to redraw it next */
 } run_job_t;
 
 static double run_now(void) {
@@ -103,6 +109,8 @@ static void run_usage(FILE *f) {
           "  --label, -l   prefix each output line with \"[rank] \"\n"
           "  --timeout S   end the job after S seconds (exit status 124)\n"
           "  --env K=V     set K=V in every rank's environment\n"
+          "  --progress    show a live status line (ranks running, finished,\n"
+          "                failed, elapsed time) when stderr is a terminal\n"
           "  --no-kill-on-failure   a rank that dies or fails does not end\n"
           "                the others (they see MPIX_ERR_PROC_FAILED); the\n"
           "                exit status still reports it (also HCMPI_FT=1)\n"
@@ -242,6 +250,8 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
       o->relink = 1;
     } else if (strcmp(a, "--no-kill-on-failure") == 0) {
       o->keep_going = 1;
+    } else if (strcmp(a, "--progress") == 0) {
+      o->progress = 1;
     } else if ((mpiexec_rc = run_parse_mpiexec(argc, argv, &i, o)) != 0) {
       if (mpiexec_rc < 0)
         return -1;
@@ -325,6 +335,38 @@ static int run_relink_setup(run_opts_t *o) {
   return 0;
 }
 
+/* ---- --progress status line ---------------------------------------------- */
+
+/* Erases the status line so that the next line written to the terminal
+ * (a rank's output or hcmpirun's own message) starts on a clean row. */
+static void run_status_clear(run_job_t *job) {
+  if (!job->status_shown)
+    return;
+  static const char erase[] = "\r\033[K";
+  (void)hc_pmi1_write_all(2, erase, sizeof erase - 1);
+  job->status_shown = 0;
+}
+
+static void run_status_draw(run_job_t *job) {
+  char line[160];
+  long secs = (long)(run_now() - job->started);
+  int finished = job->opt.n - job->nalive - job->nfailed;
+  int len = snprintf(line, sizeof line,
+                     "\r\033[Khcmpirun: %d ranks: %d running, %d finished, "
+                     "%d failed, %ld:%02ld:%02ld elapsed",
+                     job->opt.n, job->nalive, finished, job->nfailed,
+                     secs / 3600, secs / 60 % 60, secs % 60);
+  if (len > 0 && hc_pmi1_write_all(2, line, (size_t)len) == 0)
+    job->status_shown = 1;
+  job->status_due = run_now() + 1.0;
+}
+
+/* Redraws once a second, and at once after something erased it. */
+static void run_status_tick(run_job_t *job) {
+  if (job->status_on && (!job->status_shown || run_now() >= job->status_due))
+    run_status_draw(job);
+}
+
 /* ---- output forwarding ------------------------------------------------- */
 
 /* One write per line, so lines of different ranks never mix. */
@@ -339,6 +381,7 @@ static void run_emit(run_job_t *job, int rank, run_stream_t *s, const char *p,
   if (ends_line && job->opt.label && (len == 0 || p[len - 1] != '\n'))
     line[used++] = '\n';
   s->at_line_start = len > 0 && line[used - 1] == '\n';
+  run_status_clear(job);
   if (hc_pmi1_write_all(s->to, line, used) != 0 && errno != EPIPE)
     perror("hcmpirun: write");
 }
@@ -531,6 +574,7 @@ static void pmi_cmd_finalize(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
 
 static void pmi_cmd_abort(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   int code = (int)hc_pmi1_get_long(m, "exitcode", 1);
+  run_status_clear(job);
   if (!job->terminating)
     fprintf(stderr, "hcmpirun: rank %d aborted with exit code %d\n", r, code);
   run_fail(job, code);
@@ -558,6 +602,7 @@ static const pmi_cmd_t pmi_cmds[] = {
 static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
   static hc_pmi1_msg_t msg;
   if (hc_pmi1_parse(line, len, &msg) != 0) {
+    run_status_clear(job);
     fprintf(stderr, "hcmpirun: rank %d: malformed PMI line: %.80s\n", r, line);
     return;
   }
@@ -567,6 +612,7 @@ static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
       pmi_cmds[i].handle(job, r, &msg);
       return;
     }
+  run_status_clear(job);
   fprintf(stderr, "hcmpirun: rank %d: unsupported PMI command '%s'\n", r, cmd);
   char reply[128];
   run_reply(job, r, reply,
@@ -588,13 +634,16 @@ static void pmi_serve(run_job_t *job, int r) {
   ssize_t len;
   while (rk->pmi_fd >= 0 &&
          (len = hc_pmi1_reader_next(&rk->reader, line, sizeof line)) != -1) {
-    if (len == -2)
+    if (len == -2) {
+      run_status_clear(job);
       fprintf(stderr, "hcmpirun: rank %d: PMI line too long\n", r);
-    else
+    } else
       pmi_dispatch(job, r, line, (size_t)len);
   }
-  if (n < 0 && errno == EMSGSIZE)
+  if (n < 0 && errno == EMSGSIZE) {
+    run_status_clear(job);
     fprintf(stderr, "hcmpirun: rank %d: PMI line too long\n", r);
+  }
   if (n <= 0 && rk->pmi_fd >= 0)
     pmi_close(rk);
 }
@@ -624,6 +673,8 @@ static void run_report_exit(run_job_t *job, int r, int status) {
   }
   if (code == 0)
     return;
+  job->nfailed++;
+  run_status_clear(job);
   if (!job->terminating)
     fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid, what);
   run_fail(job, code);
@@ -799,6 +850,8 @@ static int run_poll_timeout(run_job_t *job) {
     next = job->deadline;
   if (job->nalive == 0)
     return 1000; /* only pipes held by grandchildren remain */
+  if (job->status_on && (next == 0 || job->status_due < next))
+    next = job->status_due;
   if (next == 0)
     return -1;
   double ms = (next - run_now()) * 1000.0 + 1;
@@ -808,6 +861,7 @@ static int run_poll_timeout(run_job_t *job) {
 static void run_check_deadlines(run_job_t *job) {
   double now = run_now();
   if (job->deadline > 0 && !job->terminating && now >= job->deadline) {
+    run_status_clear(job);
     fprintf(stderr,
             "hcmpirun: job timed out after %ld seconds; terminating it\n",
             job->opt.timeout_s);
@@ -851,6 +905,7 @@ static void run_loop(run_job_t *job) {
     perror("hcmpirun");
     exit(1);
   }
+  run_status_tick(job);
   for (;;) {
     run_poll_build(job, &ps);
     if (job->nalive == 0 && ps.n == 1)
@@ -865,7 +920,9 @@ static void run_loop(run_job_t *job) {
     run_check_deadlines(job);
     if (n > 0)
       run_handle(job, &ps);
+    run_status_tick(job);
   }
+  run_status_clear(job);
   for (int r = 0; r < job->opt.n; r++) {
     if (job->ranks[r].out.fd >= 0)
       run_stream_close(job, r, &job->ranks[r].out);
@@ -898,6 +955,8 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
     return -1;
   signal(SIGPIPE, SIG_IGN);
   job->launcher = getpid();
+  job->started = run_now();
+  job->status_on = job->opt.progress && isatty(2);
   if (hc_env_bool("HCMPI_FT", 0))
     job->opt.keep_going = 1;
   hc_kvstore_init(&job->kv);
