@@ -80,3 +80,21 @@ hc_status_t hc_mpi_dev_unpack(const hc_mpi_type_t *type, const void *in,
   free(mem);
   return rc;
 }
+
+hc_status_t hc_mpi_pack_any(const hc_mpi_type_t *type, const void *buf,
+                            MPI_Count count, void *out) {
+  hc_mem_info_t info;
+  if (hc_mpi_dev_classify(buf, &info))
+    return hc_mpi_dev_pack(type, buf, &info, count, out);
+  hc_mpi_type_pack(type, buf, count, out);
+  return HC_OK;
+}
+
+hc_status_t hc_mpi_unpack_any(const hc_mpi_type_t *type, const void *in,
+                              MPI_Count n, MPI_Count count, void *buf) {
+  hc_mem_info_t info;
+  if (hc_mpi_dev_classify(buf, &info))
+    return hc_mpi_dev_unpack(type, in, n, count, buf, &info);
+  hc_mpi_type_unpack_range(type, in, 0, n, buf);
+  return HC_OK;
+}

@@ -28,4 +28,11 @@ hc_status_t hc_mpi_dev_unpack(const hc_mpi_type_t *type, const void *in,
                               MPI_Count n, MPI_Count count, void *dev,
                               const hc_mem_info_t *info);
 
+/* hc_mpi_type_pack / hc_mpi_type_unpack_range(first 0, n bytes) for a
+ * buffer in host or device memory (classified here); HC_OK for host. */
+hc_status_t hc_mpi_pack_any(const hc_mpi_type_t *type, const void *buf,
+                            MPI_Count count, void *out);
+hc_status_t hc_mpi_unpack_any(const hc_mpi_type_t *type, const void *in,
+                              MPI_Count n, MPI_Count count, void *buf);
+
 #endif /* HC_MPI_DEVSTAGE_H */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/devstage.h"
 #include "mpi/mpi_impl.h"
 
 /* Address arithmetic stays in integers, so MPI_BOTTOM plus an absolute
@@ -176,7 +177,9 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
     rc = pack_window(fn, c, n, *position, outsize, outbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_mpi_type_pack(t, inbuf, incount, (char *)outbuf + *position);
+  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, (char *)outbuf + *position);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
   *position += (int)n;
   return MPI_SUCCESS;
 }
@@ -195,7 +198,10 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
     rc = pack_window(fn, c, n, *position, insize, inbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_mpi_type_unpack(t, (const char *)inbuf + *position, outcount, outbuf);
+  hc_status_t st = hc_mpi_unpack_any(t, (const char *)inbuf + *position, n,
+                                     outcount, outbuf);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
   *position += (int)n;
   return MPI_SUCCESS;
 }
@@ -244,7 +250,9 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
   if (rc != MPI_SUCCESS)
     return rc;
   char *out = (char *)outbuf + *position;
-  hc_mpi_type_pack(t, inbuf, incount, out);
+  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, out);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(NULL, fn, st);
   hc_mpi_type_swap_packed(t, out, incount);
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
@@ -271,8 +279,10 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
   if (n)
     memcpy(tmp, (const char *)inbuf + *position, (size_t)n);
   hc_mpi_type_swap_packed(t, tmp, outcount);
-  hc_mpi_type_unpack(t, tmp, outcount, outbuf);
+  hc_status_t st = hc_mpi_unpack_any(t, tmp, n, outcount, outbuf);
   free(tmp);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(NULL, fn, st);
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/devstage.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
 
@@ -430,10 +431,14 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
   hcomm_status_t st;
   hc_status_t err = pt_exchange(c, hc_mpi_xfer_buf(&sx), sx.bytes, dest,
                                 sendtag, tmp, bytes, source, recvtag, &st);
+  /* buf may be device memory: unpack_any never dereferences it. */
+  hc_status_t unp = HC_OK;
   if (source != MPI_PROC_NULL && st.bytes > 0)
-    hc_mpi_type_unpack_range(sx.type, tmp, 0,
-                             (MPI_Count)(st.bytes <= bytes ? st.bytes : bytes),
-                             buf);
+    unp = hc_mpi_unpack_any(sx.type, tmp,
+                            (MPI_Count)(st.bytes <= bytes ? st.bytes : bytes),
+                            count, buf);
+  if (err == HC_OK)
+    err = unp;
   hc_mpi_xfer_fini(&sx);
   free(tmp);
   hc_mpi_status_fill(status, &st);

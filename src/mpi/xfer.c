@@ -36,12 +36,7 @@ int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x) {
                         x->bytes);
   if (x->is_recv)
     return MPI_SUCCESS;
-  hc_mem_info_t info;
-  if (!hc_mpi_dev_classify(x->user, &info)) {
-    hc_mpi_type_pack(x->type, x->user, x->count, x->tmp);
-    return MPI_SUCCESS;
-  }
-  hc_status_t rc = hc_mpi_dev_pack(x->type, x->user, &info, x->count, x->tmp);
+  hc_status_t rc = hc_mpi_pack_any(x->type, x->user, x->count, x->tmp);
   if (rc != HC_OK) {
     free(x->tmp);
     x->tmp = NULL;
@@ -58,12 +53,8 @@ void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
     return;
   if (x->is_recv) {
     size_t n = received < x->bytes ? received : x->bytes;
-    hc_mem_info_t info;
-    if (!hc_mpi_dev_classify(x->user, &info))
-      hc_mpi_type_unpack_range(x->type, x->tmp, 0, (MPI_Count)n, x->user);
-    else /* a failure was logged; the receive has completed already */
-      (void)hc_mpi_dev_unpack(x->type, x->tmp, (MPI_Count)n, x->count,
-                              x->user, &info);
+    /* A failed device copy was logged; the receive has completed. */
+    (void)hc_mpi_unpack_any(x->type, x->tmp, (MPI_Count)n, x->count, x->user);
   }
   free(x->tmp);
   x->tmp = NULL;

@@ -5,7 +5,8 @@
  * (rendezvous), blocking and non-blocking, plus a vector sent from the
  * device into a contiguous device receive.  The receiver checks every int
  * of its buffer, the gaps between the vector's blocks included (they must
- * keep their old values).  The double maps device memory PROT_NONE, so a
+ * keep their old values); MPI_Pack / MPI_Unpack and MPI_Sendrecv_replace
+ * on device memory.  The double maps device memory PROT_NONE, so a
  * face that packed straight from a device pointer would crash.  2 ranks.
  */
 #include <mpi.h>
@@ -122,6 +123,63 @@ static void dt_case(int sdev, int rdev, int blocks, int blen, int stride,
   MPI_Type_free(&vec);
 }
 
+/* MPI_Pack from and MPI_Unpack into device memory agree with the same
+ * calls on a host copy (a vector: the gaps keep their values). */
+static void dt_pack(void) {
+  MPI_Datatype vec;
+  MPI_Type_vector(10, 3, 5, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  enum { SPAN = 2 * 48, DATA = 60 };
+  int h[SPAN], h2[SPAN], got[SPAN], packed[DATA], want[DATA];
+  for (int i = 0; i < SPAN; i++) {
+    h[i] = i * 3 + rank;
+    h2[i] = -i;
+  }
+  int *d = dt_alloc(1, SPAN);
+  dt_put(1, d, h, SPAN);
+  int pos = 0, hpos = 0;
+  CHECK(MPI_Pack(d, 2, vec, packed, sizeof packed, &pos, MPI_COMM_WORLD) == 0);
+  CHECK(MPI_Pack(h, 2, vec, want, sizeof want, &hpos, MPI_COMM_WORLD) == 0);
+  CHECK(pos == hpos && memcmp(packed, want, sizeof want) == 0);
+  dt_put(1, d, h2, SPAN);
+  pos = hpos = 0;
+  CHECK(MPI_Unpack(packed, sizeof packed, &pos, d, 2, vec, MPI_COMM_WORLD) ==
+        0);
+  CHECK(MPI_Unpack(want, sizeof want, &hpos, h2, 2, vec, MPI_COMM_WORLD) == 0);
+  dt_get(1, got, d, SPAN);
+  CHECK(pos == hpos && memcmp(got, h2, sizeof got) == 0);
+  dt_free(1, d);
+  MPI_Type_free(&vec);
+}
+
+/* MPI_Sendrecv_replace on a device buffer, vector and plain ints. */
+static void dt_replace(void) {
+  MPI_Datatype vec;
+  MPI_Type_vector(1000, 2, 3, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  enum { SPAN = 3000 };
+  int *h = malloc(SPAN * sizeof *h), *got = malloc(SPAN * sizeof *got);
+  int peer = 1 - rank;
+  for (int i = 0; i < SPAN; i++)
+    h[i] = rank * 100000 + i;
+  int *d = dt_alloc(1, SPAN);
+  dt_put(1, d, h, SPAN);
+  CHECK(MPI_Sendrecv_replace(d, 1, vec, peer, 3, peer, 3, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE) == 0);
+  dt_get(1, got, d, SPAN);
+  for (int i = 0; i < SPAN; i++)
+    CHECK(got[i] == (i % 3 < 2 ? peer * 100000 + i : h[i]));
+  CHECK(MPI_Sendrecv_replace(d, SPAN, MPI_INT, peer, 4, peer, 4,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE) == 0);
+  dt_get(1, got, d, SPAN);
+  for (int i = 0; i < SPAN; i++)
+    CHECK(got[i] == (i % 3 < 2 ? h[i] : peer * 100000 + i));
+  dt_free(1, d);
+  free(h);
+  free(got);
+  MPI_Type_free(&vec);
+}
+
 int main(int argc, char **argv) {
   int size;
   MPI_Init(&argc, &argv);
@@ -141,6 +199,8 @@ int main(int argc, char **argv) {
       dt_case(sdev, rdev, 40000, 2, 3, 1, 1, nb);   /* into contiguous */
     }
   }
+  dt_pack();
+  dt_replace();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0)
     printf("device_dtype: 2 ranks OK\n");
