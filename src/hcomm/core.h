@@ -88,6 +88,10 @@ void hc_wait_locked(hcomm_request_t *req);
  * fruitless spins, sleeps on the shm doorbell with the lock dropped.
  * *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
+/* Chooses the wait policy (oversubscribed or not) and, with a core per
+ * local rank, binds the calling thread to its core (HCMPI_BIND=0: not).
+ * Called once at init; idempotent. */
+void hc_progress_policy_init(void);
 /* HCMPI_ASYNC_PROGRESS=1: starts the progress thread (and turns the engine
  * lock on); returns 1 when it runs.  Call after the transports are up,
  * without the lock.  stop joins it; call before taking the lock in

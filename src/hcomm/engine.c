@@ -353,6 +353,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   }
   hc_engine.locking = thread_level == HCOMM_THREAD_MULTIPLE;
   hc_engine.initialized = 1;
+  hc_progress_policy_init();
   hc_progress_thread_start();
   if (provided != NULL)
     *provided = thread_level;

@@ -15,6 +15,7 @@
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
+#include "util/log.h"
 
 /* With both shm and tcp active neither wait sees the other's wake-ups, so
  * each sleeps this long at most and they take turns. */
@@ -198,47 +199,84 @@ static void progress_watchdog(void) {
   hcomm_abort(1, why);
 }
 
-/* Wait policy.  A rank with a core of its own polls for a while (about a
- * millisecond: a peer's answer usually comes within microseconds, and a
- * sleeping rank pays a futex wake-up, several microseconds, per message).
- * When the node's ranks outnumber the cores this process may use, polling
- * only delays the peer that shares our core: poll briefly, yield the core a
- * few times, then sleep on the doorbell.  HCMPI_SPIN overrides the poll
- * count; HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
-#define PROGRESS_SPIN_DEDICATED 20000
+/* Wait policy: poll, then poll with sched_yield between polls, then sleep
+ * on the doorbell.  A peer's answer usually comes within a microsecond, and
+ * a sleeping rank pays a futex wake-up (several microseconds) per message,
+ * so a rank with a core of its own polls for a while; but when its peer
+ * shares the core (ranks outnumber cores, or other work crowds the
+ * machine) pure polling holds the core for a whole time slice while the
+ * answer cannot come: the yield phase hands the core over at once, and
+ * costs only a cheap syscall when nobody else wants it.  Oversubscribed
+ * (node's ranks > usable cores) every phase is short.  HCMPI_SPIN sets the
+ * polls before sleeping; HCMPI_OVERSUBSCRIBED=0/1 overrides the
+ * detection. */
+#define PROGRESS_SPIN_DEDICATED 4000
+#define PROGRESS_PURE_DEDICATED 1000
 #define PROGRESS_SPIN_SHARED 48
-#define PROGRESS_POLLS_BEFORE_YIELD 16
+#define PROGRESS_PURE_SHARED 16
 
 static int progress_policy_ready;
-static int progress_oversubscribed;
+static long progress_pure_polls; /* polls before yielding starts */
+static cpu_set_t progress_cpus;  /* the affinity this process started with */
+static int progress_cpus_known;
 
 static int progress_usable_cpus(void) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0)
+  CPU_ZERO(&progress_cpus);
+  if (sched_getaffinity(0, sizeof progress_cpus, &progress_cpus) != 0)
     return 1;
-  int n = CPU_COUNT(&set);
+  progress_cpus_known = 1;
+  int n = CPU_COUNT(&progress_cpus);
   return n > 0 ? n : 1;
+}
+
+/* One core per local rank (the local_rank-th allowed CPU), for the calling
+ * thread only.  Unbound, two ranks that wake each other through futexes
+ * tend to be pulled onto one core (wake-affine scheduling), where each
+ * hand-off then waits for a time slice.  HCMPI_BIND=0 leaves placement to
+ * the scheduler. */
+static void progress_bind(void) {
+  if (!progress_cpus_known || hc_engine.local_size < 2 ||
+      !hc_env_bool("HCMPI_BIND", 1))
+    return;
+  int want = hc_engine.local_rank, seen = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &progress_cpus) || seen++ != want)
+      continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+      hc_log(HC_LOG_DEBUG, "engine", "binding to cpu %d failed", cpu);
+    return;
+  }
 }
 
 static void progress_policy_setup(void) {
   progress_policy_ready = 1;
   int over = hc_engine.local_size > progress_usable_cpus();
-  progress_oversubscribed = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
+  over = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
+  progress_pure_polls = hc_env_long(
+      "HCMPI_SPIN_PURE", over ? PROGRESS_PURE_SHARED : PROGRESS_PURE_DEDICATED);
   if (hc_env_string("HCMPI_SPIN", NULL) == NULL)
-    hc_engine.spin = progress_oversubscribed ? PROGRESS_SPIN_SHARED
-                                             : PROGRESS_SPIN_DEDICATED;
+    hc_engine.spin = over ? PROGRESS_SPIN_SHARED : PROGRESS_SPIN_DEDICATED;
+  if (!over)
+    progress_bind();
+}
+
+void hc_progress_policy_init(void) {
+  if (!progress_policy_ready)
+    progress_policy_setup();
 }
 
 /* 1 while a blocking loop that found nothing should poll again rather
- * than sleep; yields the core between polls when oversubscribed. */
+ * than sleep; past the pure polls, yields the core first. */
 static int progress_keep_polling(long *spins) {
   if (!progress_policy_ready)
     progress_policy_setup();
   long n = ++*spins;
   if (n >= hc_engine.spin)
     return 0;
-  if (progress_oversubscribed && n > PROGRESS_POLLS_BEFORE_YIELD) {
+  if (n > progress_pure_polls) {
     hc_engine_unlock();
     sched_yield();
     hc_engine_lock();
@@ -466,7 +504,15 @@ int hc_progress_thread_start(void) {
     return 0;
   hc_engine.locking = 1; /* the thread and the application share the engine */
   atomic_store(&progress_thread_stop, 0);
-  if (pthread_create(&progress_thread, NULL, progress_thread_main, NULL) != 0)
+  /* The thread may run on any core the process may use, not only on the
+   * core the application thread was bound to. */
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (progress_cpus_known)
+    pthread_attr_setaffinity_np(&attr, sizeof progress_cpus, &progress_cpus);
+  int rc = pthread_create(&progress_thread, &attr, progress_thread_main, NULL);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
     return 0;
   progress_thread_running = 1;
   return 1;
