@@ -54,6 +54,7 @@ typedef struct hc_engine {
   void *self_ctx;
   void *shm_ctx;
   void *tcp_ctx;
+  void *verbs_ctx; /* verbs transport (issue 6) */
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
   int finalizing;       /* in hcomm_finalize: peers may leave normally */

@@ -8,6 +8,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
+#include "transport/verbs/verbs.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -224,11 +225,89 @@ static hc_status_t engine_tcp_init(const hc_transport_init_args_t *args) {
   return rc != HC_OK ? rc : frc;
 }
 
+/* verbs runs where HCMPI_TRANSPORTS names it or, without that list, when
+ * some rank sits on another node: the same answer on every rank, so every
+ * rank runs the two fences below. */
+static int engine_verbs_needed(void) {
+  if (hc_engine.world_size < 2)
+    return 0;
+  if (hc_env_string("HCMPI_TRANSPORTS", NULL) != NULL)
+    return engine_transport_enabled("verbs");
+  return hc_engine.world_size > hc_engine.local_size;
+}
+
+/* Round two: the QP toward each peer with a device goes to RTS with the
+ * peer's QPN.  A peer left out keeps tcp. */
+static void engine_verbs_pairs(void) {
+  const hc_bootstrap_ops_t *boot = hc_engine.boot;
+  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
+  for (int r = 0; r < hc_engine.world_size; r++) {
+    if (hc_verbs_pair_address(hc_engine.verbs_ctx, r, addr, sizeof addr) !=
+        HC_OK)
+      continue;
+    snprintf(key, sizeof key, "hc-ibqp-%d-%d", r, hc_engine.world_rank);
+    if (boot->get(hc_engine.boot_ctx, key, addr, sizeof addr) != HC_OK ||
+        hc_verbs_pair_connect(hc_engine.verbs_ctx, r, addr) != HC_OK)
+      hc_log(HC_LOG_WARN, "verbs", "rank %d: no queue pair; using tcp", r);
+  }
+}
+
+/* Publishes hc-ib-<rank> (device address, or "none"); creates a QP for
+ * every served peer that has a device and publishes its number as
+ * hc-ibqp-<rank>-<peer>; after a second fence connects them.  Runs after
+ * shm (it serves the peers shm does not). */
+static hc_status_t engine_verbs_init(const hc_transport_init_args_t *args) {
+  const hc_transport_ops_t *ops = &hc_transport_verbs_ops;
+  const hc_bootstrap_ops_t *boot = hc_engine.boot;
+  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
+  if (!engine_verbs_needed())
+    return HC_OK;
+  if (ops->init(args, &hc_engine.verbs_ctx) != HC_OK ||
+      ops->address(hc_engine.verbs_ctx, addr, HC_TRANSPORT_ADDRESS_MAX) !=
+          HC_OK) {
+    ops->fini(hc_engine.verbs_ctx);
+    hc_engine.verbs_ctx = NULL;
+    snprintf(addr, sizeof addr, "none");
+  }
+  snprintf(key, sizeof key, "hc-ib-%d", hc_engine.world_rank);
+  hc_status_t rc = boot->put(hc_engine.boot_ctx, key, addr);
+  hc_status_t frc = boot->fence(hc_engine.boot_ctx);
+  for (int r = 0; hc_engine.verbs_ctx != NULL && rc == HC_OK && frc == HC_OK &&
+                  r < hc_engine.world_size;
+       r++) {
+    if (!engine_tcp_serves(r))
+      continue;
+    snprintf(key, sizeof key, "hc-ib-%d", r);
+    if (boot->get(hc_engine.boot_ctx, key, addr, sizeof addr) != HC_OK ||
+        strcmp(addr, "none") == 0 ||
+        ops->connect(hc_engine.verbs_ctx, r, addr) != HC_OK ||
+        hc_verbs_pair_address(hc_engine.verbs_ctx, r, addr, sizeof addr) !=
+            HC_OK)
+      continue;
+    snprintf(key, sizeof key, "hc-ibqp-%d-%d", hc_engine.world_rank, r);
+    rc = boot->put(hc_engine.boot_ctx, key, addr);
+  }
+  if (frc == HC_OK)
+    frc = boot->fence(hc_engine.boot_ctx);
+  if (hc_engine.verbs_ctx != NULL && rc == HC_OK && frc == HC_OK)
+    engine_verbs_pairs();
+  if (hc_engine.verbs_ctx == NULL && !engine_transport_enabled("tcp")) {
+    hc_log(HC_LOG_ERROR, "engine",
+           "HCMPI_TRANSPORTS leaves only verbs for remote peers, and verbs "
+           "has no device");
+    return HC_ERR_TRANSPORT;
+  }
+  return rc != HC_OK ? rc : frc;
+}
+
 /* The one place that decides how a peer on another node (or any peer shm
  * does not serve) is reached. */
 static const hc_transport_ops_t *engine_remote_transport(int world_rank,
                                                          void **tctx) {
-  (void)world_rank;
+  if (hc_verbs_ready(hc_engine.verbs_ctx, world_rank)) {
+    *tctx = hc_engine.verbs_ctx;
+    return &hc_transport_verbs_ops;
+  }
   *tctx = hc_engine.tcp_ctx;
   return hc_engine.tcp_ctx != NULL ? &hc_transport_tcp_ops : NULL;
 }
@@ -279,6 +358,9 @@ static hc_status_t engine_transports_init(void) {
   src = engine_tcp_init(&args);
   if (rc == HC_OK)
     rc = src;
+  src = engine_verbs_init(&args);
+  if (rc == HC_OK)
+    rc = src;
   if (rc == HC_OK)
     rc = engine_peers_init();
   return rc;
@@ -288,6 +370,8 @@ static void engine_teardown(void) {
   hc_comm_fini_predefined();
   hc_proto_fini();
   hc_transport_tcp_ops.fini(hc_engine.tcp_ctx);
+  hc_transport_verbs_ops.fini(hc_engine.verbs_ctx);
+  hc_engine.verbs_ctx = NULL;
   hc_transport_shm_ops.fini(hc_engine.shm_ctx);
   hc_transport_self_ops.fini(hc_engine.self_ctx);
   hc_engine.tcp_ctx = NULL;

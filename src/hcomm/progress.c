@@ -139,6 +139,8 @@ int hc_progress_locked(void) {
     moved += hc_transport_shm_ops.progress(hc_engine.shm_ctx);
   if (hc_engine.tcp_ctx != NULL)
     moved += hc_transport_tcp_ops.progress(hc_engine.tcp_ctx);
+  if (hc_engine.verbs_ctx != NULL)
+    moved += hc_transport_verbs_ops.progress(hc_engine.verbs_ctx);
   moved += hc_proto_progress();
   moved += hc_nbc_progress_locked(); /* non-blocking collectives */
   if (hc_engine.failures_pending) {
@@ -284,6 +286,19 @@ static int progress_keep_polling(long *spins) {
   return 1;
 }
 
+/* verbs sleeps on its completion channel; beside shm or tcp each transport
+ * sleeps briefly in turn, as neither sees the other's wake-ups. */
+static void progress_verbs_wait(void) {
+  int ms = hc_engine.wait_ms;
+  if (hc_engine.shm_ctx != NULL || hc_engine.tcp_ctx != NULL)
+    ms = ms < PROGRESS_SHARED_WAIT_MS ? ms : PROGRESS_SHARED_WAIT_MS;
+  hc_transport_verbs_ops.wait(hc_engine.verbs_ctx, ms);
+  if (hc_engine.tcp_ctx != NULL)
+    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, ms);
+  if (hc_engine.shm_ctx != NULL)
+    hc_transport_shm_ops.wait(hc_engine.shm_ctx, ms);
+}
+
 void hc_idle_locked(long *spins) {
   if (progress_keep_polling(spins))
     return;
@@ -293,7 +308,9 @@ void hc_idle_locked(long *spins) {
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
   hc_engine_unlock();
-  if (hc_engine.shm_ctx != NULL && hc_engine.tcp_ctx != NULL) {
+  if (hc_engine.verbs_ctx != NULL) {
+    progress_verbs_wait();
+  } else if (hc_engine.shm_ctx != NULL && hc_engine.tcp_ctx != NULL) {
     int ms = hc_engine.wait_ms < PROGRESS_SHARED_WAIT_MS
                  ? hc_engine.wait_ms
                  : PROGRESS_SHARED_WAIT_MS;

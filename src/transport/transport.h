@@ -81,6 +81,7 @@ typedef struct hc_transport_ops {
 extern const hc_transport_ops_t hc_transport_self_ops;
 extern const hc_transport_ops_t hc_transport_shm_ops;
 extern const hc_transport_ops_t hc_transport_tcp_ops;
+extern const hc_transport_ops_t hc_transport_verbs_ops;
 
 /* Shared by transports that cannot do single-copy reads. */
 hc_status_t hc_transport_get_not_supported(void *ctx, int peer_world_rank,
