@@ -22,6 +22,26 @@ static int move_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
                       sbytes, rbytes);
 }
 
+/* A user buffer: MPI_IN_PLACE is not one, NULL only when nothing is moved.
+ * Both are MPI_ERR_BUFFER, as for point-to-point. */
+static int move_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                          int moves_data, const char *what) {
+  if (buf == MPI_IN_PLACE)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as %s",
+                        what);
+  if (buf == NULL && moves_data)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
+  return MPI_SUCCESS;
+}
+
+/* Whether any of n counts is positive. */
+static int move_any(const int *counts, int n) {
+  for (int i = 0; i < n; i++)
+    if (counts[i] > 0)
+      return 1;
+  return 0;
+}
+
 static size_t move_bytes(const hc_mpi_type_t *t, MPI_Count count) {
   return (size_t)count * (size_t)t->size;
 }
@@ -81,8 +101,8 @@ static int move_bcast(const char *fn, void *buffer, int count,
     rc = hc_mpi_check_root(fn, c, root);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
-  if (rc == MPI_SUCCESS && count > 0)
-    rc = hc_mpi_check_ptr(fn, c, buffer, "buffer");
+  if (rc == MPI_SUCCESS)
+    rc = move_buf_check(fn, c, buffer, count > 0, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
@@ -134,8 +154,8 @@ static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
   if (sendbuf == MPI_IN_PLACE)
     return MPI_SUCCESS;
   int rc = hc_mpi_coll_type(fn, c, count, type, t);
-  if (rc == MPI_SUCCESS && count > 0)
-    rc = hc_mpi_check_ptr(fn, c, sendbuf, "sendbuf");
+  if (rc == MPI_SUCCESS)
+    rc = move_buf_check(fn, c, sendbuf, count > 0, "the buffer");
   return rc;
 }
 
@@ -360,6 +380,9 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
     rc = hc_mpi_check_ptr(fn, c, displs, "displs");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_type(fn, c, vform ? 0 : recvcounts[0], recvtype, &rt);
+  if (rc == MPI_SUCCESS)
+    rc = move_buf_check(fn, c, recvbuf, move_any(recvcounts, vform ? size : 1),
+                        "recvbuf");
   if (rc == MPI_SUCCESS && !in_place)
     rc = move_match(fn, c, move_bytes(st, sendcount),
                     move_bytes(rt, recvcounts[vform ? rank : 0]));
@@ -504,6 +527,12 @@ static int move_alltoall(const char *fn, const void *sendbuf,
     rc = move_side_check(fn, c, size, ss, vform, "sendcounts", sb);
   if (rc == MPI_SUCCESS)
     rc = move_side_check(fn, c, size, rs, vform, "recvcounts", rb);
+  if (rc == MPI_SUCCESS && !in_place)
+    rc = move_buf_check(fn, c, sendbuf, move_any(ss->counts, vform ? size : 1),
+                        "sendbuf");
+  if (rc == MPI_SUCCESS)
+    rc = move_buf_check(fn, c, recvbuf, move_any(rs->counts, vform ? size : 1),
+                        "recvbuf");
   if (rc != MPI_SUCCESS) {
     hc_mpi_coll_free(cx);
     return rc;

@@ -268,6 +268,9 @@ int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
     rc = hc_mpi_check_type(fn, comm, type, &t);
   if (rc != MPI_SUCCESS)
     return rc;
+  if (buf == MPI_IN_PLACE)
+    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not a point-to-point buffer");
   size_t n = hc_mpi_type_wire_bytes(t, count);
   /* MPI_BOTTOM (NULL) is a valid buffer for a type of absolute addresses. */
   if (n > 0 && buf == NULL && t->true_lb == 0)
