@@ -14,7 +14,6 @@ HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpic
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES libibverbs-dev" # verbs transport headers (issue 6)
-HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES libibverbs-dev" # verbs transport headers (issue 6)
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
 hc_deps_missing() {
