@@ -194,6 +194,28 @@ hc_status_t hcomm_mprobe(int source, int tag, hcomm_comm_t *comm,
 hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
                          hcomm_request_t **req);
 
+/* A message whose bytes are produced and consumed in slices instead of
+ * living at one address (e.g. a non-contiguous datatype): pack writes the
+ * message bytes [off, off + len) to dst; unpack stores them from src.
+ * The engine copies the struct; ctx must stay valid until the request
+ * completes.  Calls come from inside the engine, under its lock: they must
+ * not call hcomm.  An accessor send never offers a single-copy get: its
+ * rendezvous always streams fragments. */
+typedef struct hcomm_accessor {
+  void (*pack)(void *ctx, size_t off, void *dst, size_t len);
+  void (*unpack)(void *ctx, size_t off, const void *src, size_t len);
+  void *ctx;
+} hcomm_accessor_t;
+
+/* hcomm_isend / hcomm_irecv of a message of bytes bytes reached through
+ * acc (pack for a send, unpack for a receive). */
+hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes,
+                            int dest, int tag, hcomm_comm_t *comm, int mode,
+                            hcomm_request_t **req);
+hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
+                            int source, int tag, hcomm_comm_t *comm,
+                            hcomm_request_t **req);
+
 /* ---- requests ------------------------------------------------------------ */
 
 /* Drives every transport once. */

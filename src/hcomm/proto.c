@@ -28,6 +28,10 @@ struct hc_backlog_item {
   hcomm_request_t *req; /* owning send request, or NULL (control packet) */
   size_t offset;        /* stream: next byte to send */
   size_t end;           /* stream: bytes to send in all */
+  /* accessor stream (req->acc.pack): the fragment at offset, packed once
+   * even when the transport refuses it and the drain retries */
+  unsigned char *packed;
+  int packed_ready;
 };
 
 hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
@@ -128,6 +132,18 @@ static void proto_control(int peer_rank, hc_pkt_type_t type, uint64_t sreq,
            peer_rank, hcomm_strerror(rc));
 }
 
+/* ---- accessor hook: the bytes of the stream fragment at item->offset */
+static const void *proto_fragment(hc_backlog_item_t *item, size_t n) {
+  if (item->packed == NULL)
+    return (const unsigned char *)item->payload + item->offset;
+  if (!item->packed_ready) {
+    hcomm_accessor_t *acc = &item->req->acc;
+    acc->pack(acc->ctx, item->offset, item->packed, n);
+    item->packed_ready = 1;
+  }
+  return item->packed;
+}
+
 static hc_status_t proto_stream(hc_peer_t *peer, hc_backlog_item_t *item,
                                 int *moved) {
   size_t frag = peer->max_packet - sizeof(hc_pkt_hdr_t);
@@ -137,14 +153,20 @@ static hc_status_t proto_stream(hc_peer_t *peer, hc_backlog_item_t *item,
       n = frag;
     item->hdr.offset = item->offset;
     item->hdr.payload_bytes = n;
-    const unsigned char *base = item->payload;
-    hc_status_t rc = proto_transmit(peer, &item->hdr, base + item->offset, n);
+    hc_status_t rc =
+        proto_transmit(peer, &item->hdr, proto_fragment(item, n), n);
     if (rc != HC_OK)
       return rc;
+    item->packed_ready = 0;
     item->offset += n;
     (*moved)++;
   }
   return HC_OK;
+}
+
+static void proto_item_free(hc_backlog_item_t *item) {
+  free(item->packed);
+  free(item);
 }
 
 static void proto_item_done(hc_backlog_item_t *item, hc_status_t rc) {
@@ -160,7 +182,7 @@ static void proto_item_done(hc_backlog_item_t *item, hc_status_t rc) {
     hc_log(HC_LOG_ERROR, "engine", "queued packet lost: %s",
            hcomm_strerror(rc));
   }
-  free(item);
+  proto_item_free(item);
 }
 
 static int proto_drain_peer(hc_peer_t *peer) {
@@ -211,6 +233,28 @@ static void proto_trace_recv(const hcomm_request_t *req, uint64_t key,
                   key, req->dev != NULL, path);
 }
 
+/* ---- accessor hook: an eager accessor send packs the whole (small)
+ * message once; the copy lives until the request is released. */
+static hc_status_t proto_acc_pack_all(hcomm_request_t *req) {
+  if (req->bytes == 0)
+    return HC_OK;
+  req->acc_buf = malloc(req->bytes);
+  if (req->acc_buf == NULL)
+    return HC_ERR_NOMEM;
+  req->acc.pack(req->acc.ctx, 0, req->acc_buf, req->bytes);
+  req->send_buf = req->acc_buf;
+  return HC_OK;
+}
+
+/* ---- accessor hook: received bytes [offset, offset + n) of req. */
+static void proto_copy_in(hcomm_request_t *req, size_t offset,
+                          const void *src, size_t n) {
+  if (req->acc.unpack != NULL)
+    req->acc.unpack(req->acc.ctx, offset, src, n);
+  else
+    hc_devpath_copy_in(req, offset, src, n); /* memcpy for host */
+}
+
 void hc_proto_send(hcomm_request_t *req) {
   hc_peer_t *peer = &hc_engine.peers[req->peer];
   req->status.bytes = req->bytes;
@@ -233,6 +277,10 @@ void hc_proto_send(hcomm_request_t *req) {
     hc_trace_engine(HC_TRACE_ENG_SEND, req->peer, req->tag, req->bytes,
                     hdr.sreq, req->dev != NULL,
                     eager ? proto_trace_path(peer) : HC_TRACE_PATH_RNDV);
+  if (eager && req->acc.pack != NULL && proto_acc_pack_all(req) != HC_OK) {
+    hc_request_complete(req, HC_ERR_NOMEM);
+    return;
+  }
   if (eager) {
     hdr.type = HC_PKT_EAGER;
     hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
@@ -245,6 +293,7 @@ void hc_proto_send(hcomm_request_t *req) {
     return;
   }
   hdr.type = HC_PKT_RTS;
+  /* 0 for an accessor send: nothing to get, so the receiver sends CTS. */
   hdr.addr = (uint64_t)(uintptr_t)req->send_buf;
   const void *rts_payload = NULL; /* device path: buffer descriptor */
   size_t rts_len = 0;
@@ -297,7 +346,11 @@ static void proto_rndv_start(hcomm_request_t *req) {
   int dev = hc_devpath_recv_start(req); /* device buffers: never a CMA get */
   if (dev == HC_DEVPATH_STARTED)
     return;
-  if (dev == HC_DEVPATH_CTS) {
+  /* accessor hook: either end without one address streams (no get). */
+  int acc = req->acc.unpack != NULL || req->remote_addr == 0;
+  if (hc_trace_on && acc && dev != HC_DEVPATH_CTS)
+    proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_PIPELINED);
+  if (dev == HC_DEVPATH_CTS || acc) {
     proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
                   req->take);
     return;
@@ -353,7 +406,7 @@ static void proto_deliver(hcomm_request_t *req, int src,
       proto_trace_recv(req, hdr->sreq,
                        proto_trace_path(&hc_engine.peers[src]));
     if (req->take > 0)
-      hc_devpath_copy_in(req, 0, payload, req->take); /* memcpy for host */
+      proto_copy_in(req, 0, payload, req->take);
     if (hdr->flags & HC_PKT_FLAG_SYNC)
       proto_control(src, HC_PKT_ACK, hdr->sreq, 0, 0);
     proto_finish_recv(req);
@@ -430,6 +483,14 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
   item->complete_on_send = 1;
   item->req = req;
   item->payload = req->send_buf;
+  if (req->acc.pack != NULL) { /* accessor hook: pack each fragment */
+    item->packed = malloc(hc_engine.peers[src].max_packet);
+    if (item->packed == NULL) {
+      free(item);
+      hc_request_complete(req, HC_ERR_NOMEM);
+      return;
+    }
+  }
   item->end = hdr->total_bytes < req->bytes ? hdr->total_bytes : req->bytes;
   item->hdr.type = HC_PKT_DATA;
   item->hdr.source = hc_engine.world_rank;
@@ -447,7 +508,7 @@ static void proto_on_data(const hc_pkt_hdr_t *hdr, const void *payload) {
     hc_log(HC_LOG_ERROR, "engine", "DATA fragment out of bounds");
     return;
   }
-  hc_devpath_copy_in(req, hdr->offset, payload, hdr->payload_bytes);
+  proto_copy_in(req, hdr->offset, payload, hdr->payload_bytes);
   req->landed += hdr->payload_bytes;
   if (req->landed == req->take)
     proto_finish_recv(req);
@@ -563,7 +624,7 @@ void hc_proto_cancel(hcomm_request_t *req) {
     hc_backlog_item_t *item = req->backlog_item;
     proto_unlink_item(&hc_engine.peers[req->peer], item);
     req->backlog_item = NULL;
-    free(item);
+    proto_item_free(item);
   } else {
     return;
   }
@@ -587,7 +648,7 @@ void hc_proto_fini(void) {
     while (peer->backlog_head != NULL) {
       hc_backlog_item_t *item = peer->backlog_head;
       peer->backlog_head = item->next;
-      free(item);
+      proto_item_free(item);
     }
     peer->backlog_tail = NULL;
   }

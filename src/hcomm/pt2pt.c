@@ -26,9 +26,11 @@ static hc_status_t pt2pt_proc_null(hc_request_kind_t kind,
   return HC_OK;
 }
 
-hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
-                            hcomm_comm_t *comm, int mode, int coll,
-                            hcomm_request_t **req) {
+/* acc non-NULL: an accessor send (buf unused). */
+static hc_status_t pt2pt_isend(const void *buf, const hcomm_accessor_t *acc,
+                               size_t bytes, int dest, int tag,
+                               hcomm_comm_t *comm, int mode, int coll,
+                               hcomm_request_t **req) {
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
@@ -40,7 +42,7 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
     return HC_ERR_RANK;
   if (pt2pt_check_tag(tag, 0) != HC_OK)
     return HC_ERR_TAG;
-  if (bytes > 0 && buf == NULL)
+  if (bytes > 0 && buf == NULL && (acc == NULL || acc->pack == NULL))
     return HC_ERR_ARG;
   hcomm_request_t *r = hc_request_alloc(HC_REQ_SEND);
   if (r == NULL)
@@ -53,6 +55,8 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
   r->mode = mode;
   r->send_buf = buf;
   r->bytes = bytes;
+  if (acc != NULL)
+    r->acc = *acc;
   *req = r;
   if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
     hc_request_complete(r, HC_ERR_NOMEM);
@@ -67,9 +71,17 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
   return HC_OK;
 }
 
-hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
-                            hcomm_comm_t *comm, int coll,
+hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
+                            hcomm_comm_t *comm, int mode, int coll,
                             hcomm_request_t **req) {
+  return pt2pt_isend(buf, NULL, bytes, dest, tag, comm, mode, coll, req);
+}
+
+/* acc non-NULL: an accessor receive (buf unused). */
+static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
+                               size_t bytes, int source, int tag,
+                               hcomm_comm_t *comm, int coll,
+                               hcomm_request_t **req) {
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
@@ -81,7 +93,7 @@ hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
     return HC_ERR_RANK;
   if (pt2pt_check_tag(tag, 1) != HC_OK)
     return HC_ERR_TAG;
-  if (bytes > 0 && buf == NULL)
+  if (bytes > 0 && buf == NULL && (acc == NULL || acc->unpack == NULL))
     return HC_ERR_ARG;
   hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
   if (r == NULL)
@@ -92,6 +104,8 @@ hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
   r->tag = tag;
   r->recv_buf = buf;
   r->bytes = bytes;
+  if (acc != NULL)
+    r->acc = *acc;
   *req = r;
   if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
     hc_request_complete(r, HC_ERR_NOMEM);
@@ -102,6 +116,35 @@ hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
                          : hc_comm_world_of_rank(comm, source);
   hc_proto_recv(r, source_world);
   return HC_OK;
+}
+
+hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
+                            hcomm_comm_t *comm, int coll,
+                            hcomm_request_t **req) {
+  return pt2pt_irecv(buf, NULL, bytes, source, tag, comm, coll, req);
+}
+
+hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes,
+                            int dest, int tag, hcomm_comm_t *comm, int mode,
+                            hcomm_request_t **req) {
+  if (acc == NULL || acc->pack == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc =
+      pt2pt_isend(NULL, acc, bytes, dest, tag, comm, mode, 0, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
+                            int source, int tag, hcomm_comm_t *comm,
+                            hcomm_request_t **req) {
+  if (acc == NULL || acc->unpack == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = pt2pt_irecv(NULL, acc, bytes, source, tag, comm, 0, req);
+  hc_engine_unlock();
+  return rc;
 }
 
 hc_status_t hcomm_isend(const void *buf, size_t bytes, int dest, int tag,

@@ -73,6 +73,8 @@ hcomm_request_t *hc_request_alloc(hc_request_kind_t kind) {
 void hc_request_release(hcomm_request_t *req) {
   if (req->dev != NULL) /* device path state (devpath.c) */
     hc_devpath_release(req);
+  free(req->acc_buf); /* accessor eager send (proto.c) */
+  req->acc_buf = NULL;
   req->released = 1;
   req->generation++;
   req->next = request_pool.freelist;

@@ -49,6 +49,11 @@ struct hcomm_request {
   /* Device buffers: state of the device data path (src/hcomm/devpath.c),
    * NULL for host-only messages; freed at release. */
   struct hc_devreq *dev;
+  /* Accessor messages (hcomm_isend_acc / hcomm_irecv_acc): acc.pack or
+   * acc.unpack non-NULL; acc_buf an eager send's packed copy, freed at
+   * release. */
+  hcomm_accessor_t acc;
+  void *acc_buf;
   hcomm_request_t *next;                /* freelist / pending-work list */
 };
 
