@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         s += scount[r];
         nrecv += rcount[r];
     }
-    int *fill = calloc((size_t)size, sizeof(int));
+    int *fill = calloc((size_t)(unsigned)size, sizeof(int));
     for (int c = 0; c < ncopies; c++) {
         int d = top[c] % size;
         order[sdisp[d] + fill[d]++] = c;
