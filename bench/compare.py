@@ -419,16 +419,48 @@ def write_csv(session, path):
                     f"{' '.join(f'{v:.6g}' for v in vals)}\n")
 
 
-def write_plot(session, path, nranks, notes):
+def write_plot(session, path, nranks, notes, csv_path):
     """Latency and bandwidth against size, one line per MPI plus the
-    floors; needs python3-matplotlib (a note otherwise)."""
+    floors; needs python3-matplotlib, in this interpreter or in the
+    system's /usr/bin/python3 (a pyenv python3 often lacks it)."""
     try:
         import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
     except ImportError:
+        system = "/usr/bin/python3"
+        if os.access(system, os.X_OK) and \
+                os.path.realpath(system) != os.path.realpath(sys.executable):
+            res = subprocess.run([system, os.path.abspath(__file__),
+                                  "--plot-from", csv_path, path, str(nranks)],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+            if res.returncode == 0:
+                return True
         notes.append("plot skipped: python3-matplotlib is not installed")
         return False
+    plot_values(session.values, path, nranks)
+    return True
+
+
+def plot_from_csv(csv_path, path, nranks):
+    values = {}
+    with open(csv_path) as f:
+        next(f)
+        for line in f:
+            case, ranks, size, impl, _, _, vals = line.rstrip("\n").split(",")
+            values[(case, int(ranks), int(size), impl)] = \
+                [float(v) for v in vals.split()]
+    plot_values(values, path, nranks)
+
+
+def plot_values(values, path, nranks):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    class _S:  # floor_median reads .values
+        pass
+    session = _S()
+    session.values = values
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     panels = [("latency", "one-way latency (us)", axes[0]),
               ("bandwidth", "unidirectional bandwidth (MB/s)", axes[1])]
@@ -449,7 +481,7 @@ def write_plot(session, path, nranks, notes):
             for name, label in (("floor_memcpy", "floor: memcpy, one core"),
                                 ("floor_cma", "floor: CMA read")):
                 pts = sorted((k[2], statistics.median(v))
-                             for k, v in session.values.items()
+                             for k, v in values.items()
                              if k[0] == name and k[3] == "floor")
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts],
@@ -465,7 +497,6 @@ def write_plot(session, path, nranks, notes):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    return True
 
 
 def parse_args():
@@ -562,7 +593,8 @@ def main():
     write_csv(session, os.path.join(resdir, "results.csv"))
     plot_notes = []
     if args.plot and write_plot(session, os.path.join(resdir, "plot.png"),
-                                ranks_list[0], plot_notes):
+                                ranks_list[0], plot_notes,
+                                os.path.join(resdir, "results.csv")):
         out += [f"Plot: `plot.png` ({ranks_list[0]} ranks); "
                 "CSV: `results.csv`.", ""]
     out += [f"- note: {n}" for n in plot_notes]
@@ -575,4 +607,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--plot-from":
+        plot_from_csv(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        sys.exit(0)
     sys.exit(main())
