@@ -56,7 +56,7 @@ run_case() { # name prog nsizes pattern flags...
   echo "PASS: $name"
 }
 
-for p in latency bandwidth msgrate overlap; do
+for p in latency bandwidth msgrate overlap collective; do
   if ! "$CC" -O2 -I"$SRC" -o "$T/$p" "$SRC/$p.c" "$SRC/common.c" \
     >"$T/cc" 2>&1; then
     echo "FAIL: building $p with $CC"
@@ -69,6 +69,8 @@ NUM='[0-9]+(\.[0-9]+)?'
 LAT="^bench=latency ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
 BW="^bench=bandwidth mode=(uni|bi) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2 iters=[0-9]+ window=64$"
 MR="^bench=msgrate ranks=2 pairs=1 size=[0-9]+ median_msgs=$NUM min_msgs=$NUM max_msgs=$NUM reps=2 iters=[0-9]+ window=64$"
+CO="^bench=(allreduce|alltoallv) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
+FL="^bench=floor_(pp|memcpy|cma) size=[0-9]+ median_(us|MBps)=$NUM min_(us|MBps)=$NUM (p90|max)_(us|MBps)=$NUM reps=2( iters=[0-9]+)?$"
 OV="^bench=overlap ranks=2 size=[0-9]+ median_pct=$NUM min_pct=$NUM max_pct=$NUM comm_us=$NUM total_us=$NUM reps=2 iters=[0-9]+$"
 
 [ -x "$T/latency" ] && run_case latency latency 2 "$LAT" -s 8,1M -r 2 -i 20 -w 2
@@ -76,6 +78,25 @@ OV="^bench=overlap ranks=2 size=[0-9]+ median_pct=$NUM min_pct=$NUM max_pct=$NUM
 [ -x "$T/bandwidth" ] && run_case bibw bandwidth 2 "$BW" -b -s 8,1M -r 2 -i 2 -w 1
 [ -x "$T/msgrate" ] && run_case msgrate msgrate 2 "$MR" -s 1,8 -r 2 -i 5 -w 1
 [ -x "$T/overlap" ] && run_case overlap overlap 2 "$OV" -s 64K,1M -r 2 -i 2 -w 1
+
+[ -x "$T/collective" ] && run_case allreduce collective 2 "$CO" -s 8,64K -r 2 -i 2 -w 1
+[ -x "$T/collective" ] && run_case alltoallv collective 2 "$CO" -b -s 8,64K -r 2 -i 2 -w 1
+
+# The physical floors need no MPI: plain cc, no launcher.  process_vm_readv
+# may be refused here (then no floor_cma lines, which is not a failure).
+if cc -O2 -o "$T/floor" "$SRC/floor.c" >"$T/cc" 2>&1; then
+  if timeout 60 "$T/floor" -s 8,64K -r 2 -i 1000 >"$T/out" 2>"$T/err" &&
+    [ "$(grep -cE "^bench=floor_(pp|memcpy)" "$T/out")" -eq 3 ] &&
+    ! grep -v '^#' "$T/out" | grep -qvE "$FL"; then
+    echo "PASS: floor"
+  else
+    echo "FAIL: floor"
+    cat "$T/out" "$T/err"
+    failures=$((failures + 1))
+  fi
+else
+  echo "SKIP: floor (no cc)"
+fi
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]
