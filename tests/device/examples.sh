@@ -1,13 +1,14 @@
 #!/bin/sh
 # The device-buffer examples on 4 ranks: --device npu against the CANN test
 # double (each data path forced in turn for the pipeline), and --device
-# host.  Each example checks its own result and exits non-zero when wrong.
+# host; comm_split on 4 and 8 ranks on npu.  Each example checks its own
+# result and exits non-zero when wrong.
 # Skips (77) when the double or the programs were not built.
 set -u
 run=./tools/hcmpirun
 lib=$PWD/tests/fake-cann/.libs/libascendcl.so
 hccl=$PWD/tests/fake-cann/.libs/libhccl.so
-for p in pipeline sparse_allgather moe_dispatch; do
+for p in pipeline sparse_allgather moe_dispatch comm_split; do
   [ -x "./examples/$p" ] || exit 77
 done
 [ -x "$run" ] && [ -r "$lib" ] && [ -r "$hccl" ] || exit 77
@@ -46,6 +47,12 @@ grep -q "device path hccl" "$log" || fail "sparse_allgather: hccl not used"
 runone "on npu: OK" HCMPI_DEVICE=acl HCMPI_DEVICE_PATH=hccl \
   "$run" -n 4 --timeout 300 ./examples/moe_dispatch --device npu
 grep -q "device path hccl" "$log" || fail "moe_dispatch: hccl not used"
+# Stage and expert groups (collectives and point-to-point in split
+# communicators on device buffers): 2x2 and 2 stages x 4 experts.
+runone "2 stages x 2 experts on npu, .*: OK" HCMPI_DEVICE=acl \
+  "$run" -n 4 --timeout 300 ./examples/comm_split --device npu
+runone "2 stages x 4 experts on npu, .*: OK" HCMPI_DEVICE=acl \
+  "$run" -n 8 --timeout 300 ./examples/comm_split --device npu 4
 leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
 [ "$leftover" -eq 0 ] || fail "$leftover fake-cann files left in /dev/shm"
 rm -f "$log"
