@@ -1,7 +1,7 @@
 #!/bin/sh
 # device_p2p with cudaMalloc'd (cuMemAlloc) buffers on 2 ranks sharing one
 # NVIDIA GPU, through hcmpi's cuda backend: the ipc and staging paths in
-# turn, each printing its wall time.  Exits 77 (skip) without a GPU and
+# turn, each printing its wall time; then device_coll and device_dtype.  Exits 77 (skip) without a GPU and
 # libcuda.so.1.  Run from the build directory (make check does).
 set -u
 run=./tools/hcmpirun
@@ -25,5 +25,14 @@ for path in ipc staging; do
   fi
   end=$(date +%s.%N)
   echo "cuda path $path: $result ($(echo "$end - $start" | bc) s)"
+done
+# Collectives and a vector datatype on GPU buffers (staged by the face).
+for prog in device_coll device_dtype; do
+  if "$run" -n 2 --timeout 600 "./tests/device/$prog"; then
+    echo "cuda $prog: ok"
+  else
+    echo "cuda $prog: FAILED"
+    status=1
+  fi
 done
 exit $status

@@ -185,7 +185,12 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2 || fake_api_load(NULL, 0, &fa) != 0) {
+  /* DEVICE_P2P_ALLOC=cuda: real GPU memory (tests/device/cuda.sh). */
+  const char *alloc = getenv("DEVICE_P2P_ALLOC");
+  int loaded = alloc != NULL && strcmp(alloc, "cuda") == 0
+                   ? fake_api_load_cuda(0, &fa)
+                   : fake_api_load(NULL, 0, &fa);
+  if (size != 2 || loaded != 0) {
     if (rank == 0)
       fprintf(stderr, "device_dtype: needs 2 ranks and the CANN double\n");
     MPI_Finalize();
