@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/coll_impl.h"
 #include "mpi/datatype.h"
 #include "mpi/errors.h"
 #include "mpi/handle.h"
@@ -700,8 +701,16 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
     return hc_mpi_raise(NULL, fn, rc, "op 0x%x on datatype 0x%x", op, datatype);
   if (count > 0 && (inbuf == NULL || inoutbuf == NULL))
     return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "NULL buffer");
-  if (count > 0)
-    r.fn(inbuf, inoutbuf, (size_t)count, r.ctx);
-  return MPI_SUCCESS;
+  if (count == 0)
+    return MPI_SUCCESS;
+  /* Device buffers are reduced in host copies (coll_ctx.c stages them). */
+  size_t bytes = (size_t)count * r.elem_size;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  void *in = (void *)inbuf, *io = inoutbuf;
+  if (cx == NULL || hc_mpi_coll_stage(cx, &in, bytes, bytes, 0) != 0 ||
+      hc_mpi_coll_stage(cx, &io, bytes, bytes, bytes) != 0)
+    return hc_mpi_coll_nomem(fn, NULL, cx);
+  r.fn(in, io, (size_t)count, r.ctx);
+  return hc_mpi_raise_status(NULL, fn, hc_mpi_coll_end(cx, HC_OK));
 }
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local

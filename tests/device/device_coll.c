@@ -2,7 +2,7 @@
  * MPI collectives on device buffers from the CANN test double
  * (HCMPI_ACL_LIB): Bcast (contiguous and a vector type), Reduce, Allreduce
  * (SUM on int, MAX on float, MPI_IN_PLACE), Gather, Allgather, Alltoall,
- * Reduce_scatter_block, Scan and Iallreduce, each with the send and the
+ * Reduce_scatter_block, Scan, Iallreduce and Reduce_local, each with the send and the
  * receive buffer on the host or the device in every combination.  Results
  * are copied back to the host with aclrtMemcpy and compared with values
  * computed on the host.  The double maps device memory PROT_NONE, so a
@@ -257,6 +257,11 @@ static void t_scatter_scan(int mode) {
   CHECK(MPI_Scan(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
         mode);
   expect_ints(rdev, d, want, N, mode, "Scan");
+  /* MPI_Reduce_local: d += s on this rank alone. */
+  for (int i = 0; i < N; i++)
+    want[i] += h[i];
+  CHECK(MPI_Reduce_local(s, d, N, MPI_INT, MPI_SUM) == MPI_SUCCESS, mode);
+  expect_ints(rdev, d, want, N, mode, "Reduce_local");
   dc_free(sdev, s);
   dc_free(rdev, d);
   free(h);
