@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -91,6 +92,8 @@ typedef struct run_job {
   int status_on;     /* --progress and stderr is a terminal */
   int status_shown;  /* the status line is on the screen now */
   double status_due; /* when to redraw it next */
+  int status_alive;  /* nalive and nfailed when it was drawn */
+  int status_failed;
 } run_job_t;
 
 static double run_now(void) {
@@ -359,11 +362,17 @@ static void run_status_draw(run_job_t *job) {
   if (len > 0 && hc_pmi1_write_all(2, line, (size_t)len) == 0)
     job->status_shown = 1;
   job->status_due = run_now() + 1.0;
+  job->status_alive = job->nalive;
+  job->status_failed = job->nfailed;
 }
 
-/* Redraws once a second, and at once after something erased it. */
+/* Redraws once a second, and at once after something erased it or a
+ * rank ended. */
 static void run_status_tick(run_job_t *job) {
-  if (job->status_on && (!job->status_shown || run_now() >= job->status_due))
+  if (!job->status_on)
+    return;
+  if (!job->status_shown || run_now() >= job->status_due ||
+      job->status_alive != job->nalive || job->status_failed != job->nfailed)
     run_status_draw(job);
 }
 
@@ -977,6 +986,29 @@ static int run_exit_status(const run_job_t *job) {
   return 0;
 }
 
+/* The per-job secret that authenticates the ranks' tcp connections, in
+ * every rank's environment; one the user exported (a job spanning several
+ * launchers) is kept. */
+static int run_job_secret(void) {
+  const char *have = getenv("HCMPI_JOB_SECRET");
+  unsigned char k[32];
+  char hex[2 * sizeof k + 1];
+  size_t got = 0;
+  if (have != NULL && have[0] != '\0')
+    return 0;
+  while (got < sizeof k) {
+    ssize_t n = getrandom(k + got, sizeof k - got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    got += (size_t)n;
+  }
+  for (size_t i = 0; i < sizeof k; i++)
+    snprintf(hex + 2 * i, 3, "%02x", k[i]);
+  return setenv("HCMPI_JOB_SECRET", hex, 1);
+}
+
 int main(int argc, char **argv) {
   static run_job_t job;
   int rc = run_parse_args(argc, argv, &job.opt);
@@ -987,6 +1019,10 @@ int main(int argc, char **argv) {
   }
   if (job.opt.relink && run_relink_setup(&job.opt) != 0)
     return 1;
+  if (run_job_secret() != 0) {
+    perror("hcmpirun: job secret");
+    return 1;
+  }
   run_ensure_std_fds();
   sigset_t oldmask;
   if (run_setup(&job, &oldmask) != 0) {
