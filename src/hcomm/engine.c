@@ -8,6 +8,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
+#include "transport/tcp/tcp_auth.h"
 #include "transport/verbs/verbs.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -195,6 +196,33 @@ static int engine_tcp_needed(void) {
          !engine_transport_enabled("shm");
 }
 
+/* Without HCMPI_JOB_SECRET from the launcher, rank 0 makes the tcp secret
+ * and publishes it before the fence (before_fence), every other rank reads
+ * it after (!before_fence).  It is set before any connection is served:
+ * HELLOs are read only in progress, after init. */
+static hc_status_t engine_tcp_secret(int before_fence) {
+  const hc_bootstrap_ops_t *boot = hc_engine.boot;
+  char hex[HC_BOOTSTRAP_VALUE_MAX];
+  if (hc_tcp_has_secret(hc_engine.tcp_ctx))
+    return HC_OK;
+  if (before_fence && hc_engine.world_rank != 0)
+    return HC_OK;
+  if (before_fence) {
+    if (hc_tcp_new_secret(hex, sizeof hex) != 0)
+      return HC_ERR_SYSTEM;
+    hc_status_t rc = boot->put(hc_engine.boot_ctx, "hc-tcp-secret", hex);
+    if (rc == HC_OK && hc_tcp_set_secret(hc_engine.tcp_ctx, hex) != 0)
+      rc = HC_ERR_INTERNAL;
+    memset(hex, 0, sizeof hex);
+    return rc;
+  }
+  hc_status_t rc = boot->get(hc_engine.boot_ctx, "hc-tcp-secret", hex, sizeof hex);
+  if (rc == HC_OK && hc_tcp_set_secret(hc_engine.tcp_ctx, hex) != 0)
+    rc = HC_ERR_TRANSPORT;
+  memset(hex, 0, sizeof hex);
+  return rc;
+}
+
 /* Publishes hc-tcp-<rank> = ip:port, fences, and records every peer's
  * address (connections open lazily on first send).  Runs after shm, so it
  * knows which peers shm serves. */
@@ -210,7 +238,11 @@ static hc_status_t engine_tcp_init(const hc_transport_init_args_t *args) {
   snprintf(key, sizeof key, "hc-tcp-%d", hc_engine.world_rank);
   if (rc == HC_OK)
     rc = boot->put(hc_engine.boot_ctx, key, addr);
+  if (rc == HC_OK)
+    rc = engine_tcp_secret(1);
   hc_status_t frc = boot->fence(hc_engine.boot_ctx);
+  if (rc == HC_OK && frc == HC_OK)
+    rc = engine_tcp_secret(0);
   for (int r = 0; rc == HC_OK && frc == HC_OK && r < hc_engine.world_size;
        r++) {
     if (!engine_tcp_serves(r))

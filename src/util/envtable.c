@@ -41,6 +41,10 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_MEMFD", "1", "library",
      "0 puts the segment in /dev/shm instead of an anonymous memfd"},
     /* tcp */
+    {"HCMPI_JOB_SECRET", "(set by hcmpirun)", "library",
+     "64 hex digits: the per-job key that authenticates tcp connections "
+     "(challenge-response); without it rank 0 makes one and hands it out "
+     "through the bootstrap KVS"},
     {"HCMPI_TCP_IF", "first UP IPv4", "library",
      "interface name or CIDR for the TCP transport"},
     {"HCMPI_TCP_MAX_PACKET", "262144", "library",

@@ -15,7 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include "transport/tcp/tcp_auth.h"
 #include "transport/transport.h"
+#include "util/sha256.h"
 
 #define GUARD_SECONDS 60
 
@@ -41,6 +48,11 @@ static struct {
 } inbox;
 
 static int is_child;
+/* The job secret both sides get; the child's differs when child_secret is
+ * set (a process of another job). */
+static const char job_secret[] =
+    "00112233445566778899aabbccddeeff0123456789abcdeffedcba9876543210";
+static const char *child_secret;
 
 static void expect(int ok, const char *what, int line) {
   if (ok)
@@ -133,6 +145,7 @@ static void pair_start(pair_t *pr) {
   is_child = pr->me == 1;
   if (is_child)
     alarm(GUARD_SECONDS);
+  setenv("HCMPI_JOB_SECRET", is_child && child_secret ? child_secret : job_secret, 1);
   hc_transport_init_args_t args = {.world_rank = pr->me,
                                    .world_size = 2,
                                    .local_rank = 0,
@@ -427,6 +440,183 @@ START_TEST(test_connect_to_gone_peer_reports_failure) {
 }
 END_TEST
 
+/* ---- strangers: a raw socket playing a client of rank 0 ---- */
+
+static int stray_connect(pair_t *pr) {
+  char addr[HC_TRANSPORT_ADDRESS_MAX];
+  ck_assert_int_eq(ops->address(pr->ctx, addr, sizeof addr), HC_OK);
+  char *colon = strrchr(addr, ':');
+  ck_assert_ptr_nonnull(colon);
+  *colon = '\0';
+  struct sockaddr_in sa = {.sin_family = AF_INET,
+                           .sin_port = htons((uint16_t)atoi(colon + 1))};
+  ck_assert_int_eq(inet_pton(AF_INET, addr, &sa.sin_addr), 1);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+  return fd;
+}
+
+/* Progresses rank 0 until the stray socket has want bytes (returns want)
+ * or is closed by rank 0 (returns the bytes read before EOF). */
+static size_t stray_read(pair_t *pr, int fd, unsigned char *buf, size_t want) {
+  size_t got = 0;
+  double deadline = now_s() + GUARD_SECONDS;
+  while (got < want) {
+    ck_assert_msg(now_s() < deadline, "rank 0 neither answered nor closed");
+    ops->progress(pr->ctx);
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    if (poll(&pfd, 1, 10) <= 0)
+      continue;
+    ssize_t n = recv(fd, buf + got, want - got, 0);
+    if (n <= 0)
+      return got;
+    got += (size_t)n;
+  }
+  return got;
+}
+
+/* The HELLO of a client claiming to be rank 1. */
+static void stray_hello(int fd, const unsigned char *nonce) {
+  unsigned char hello[16 + 32];
+  uint32_t head[4] = {0x68637463u, 1, 1, 2}; /* magic, version, rank, size */
+  memcpy(hello, head, sizeof head);
+  memcpy(hello + 16, nonce, 32);
+  ck_assert_int_eq(send(fd, hello, sizeof hello, MSG_NOSIGNAL), (ssize_t)sizeof hello);
+}
+
+/* What the real rank 1 would answer to nonce: HMAC(K, "C" | nonce | 1, 0, 2). */
+static void stray_answer(const unsigned char *nonce, unsigned char out[32]) {
+  unsigned char key[32], msg[1 + 32 + 12];
+  for (int i = 0; i < 32; i++) {
+    unsigned v;
+    sscanf(job_secret + 2 * i, "%2x", &v);
+    key[i] = (unsigned char)v;
+  }
+  uint32_t v[3] = {htonl(1), htonl(0), htonl(2)};
+  msg[0] = 'C';
+  memcpy(msg + 1, nonce, 32);
+  memcpy(msg + 33, v, sizeof v);
+  hc_hmac_sha256(key, sizeof key, msg, sizeof msg, out);
+}
+
+/* Garbage, a wrong answer and a replayed answer are each refused (rank 0
+ * closes the socket) while the real pair goes on working, before and after;
+ * no failure is reported. */
+START_TEST(test_strangers_dropped) {
+  pair_t pr;
+  pair_start(&pr);
+  static const size_t one[] = {100, 5000};
+  pingpong(&pr, one, 1);
+  if (pr.me == 0) {
+    unsigned char buf[64], junk[48], nonce[32], ch1[64], ch2[64], ans[32];
+    memset(junk, 0xab, sizeof junk);
+    int fd = stray_connect(&pr);
+    ck_assert_int_eq(send(fd, junk, sizeof junk, MSG_NOSIGNAL), (ssize_t)sizeof junk);
+    ck_assert_uint_eq(stray_read(&pr, fd, buf, 1), 0); /* garbage: closed */
+    close(fd);
+
+    for (int i = 0; i < 32; i++)
+      nonce[i] = (unsigned char)(i * 5 + 1);
+    fd = stray_connect(&pr);
+    stray_hello(fd, nonce);
+    ck_assert_uint_eq(stray_read(&pr, fd, ch1, 64), 64); /* challenge */
+    memset(ans, 0, sizeof ans);
+    ck_assert_int_eq(send(fd, ans, sizeof ans, MSG_NOSIGNAL), (ssize_t)sizeof ans);
+    ck_assert_uint_eq(stray_read(&pr, fd, buf, 4), 0); /* wrong answer: closed */
+    close(fd);
+
+    /* Replay: the same HELLO again, then the answer that was right for the
+     * first challenge.  A fresh nonce makes it wrong now. */
+    fd = stray_connect(&pr);
+    stray_hello(fd, nonce);
+    ck_assert_uint_eq(stray_read(&pr, fd, ch2, 64), 64);
+    ck_assert_msg(memcmp(ch1, ch2, 32) != 0, "rank 0 reused its nonce");
+    ck_assert_msg(memcmp(ch1 + 32, ch2 + 32, 32) == 0,
+                  "rank 0's proof depends only on our nonce");
+    stray_answer(ch1, ans);
+    ck_assert_int_eq(send(fd, ans, sizeof ans, MSG_NOSIGNAL), (ssize_t)sizeof ans);
+    ck_assert_uint_eq(stray_read(&pr, fd, buf, 4), 0);
+    close(fd);
+    ck_assert_int_eq(inbox.failed_rank, -1);
+  }
+  pair_barrier(&pr);
+  inbox.count = 0;
+  pingpong(&pr, one + 1, 1);
+  expect(inbox.failed_rank == -1, "no failure reported", __LINE__);
+  pair_barrier(&pr);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* A barrier that keeps progressing meanwhile: the other side may still
+ * need this one's listener to answer. */
+static void pair_barrier_progress(pair_t *pr) {
+  char b = 'b';
+  io_all(pair_out(pr), &b, 1, 1);
+  double deadline = now_s() + GUARD_SECONDS;
+  for (;;) {
+    expect(now_s() < deadline, "barrier timed out", __LINE__);
+    ops->progress(pr->ctx);
+    struct pollfd pfd = {.fd = pair_in(pr), .events = POLLIN};
+    if (poll(&pfd, 1, 10) > 0)
+      break;
+  }
+  io_all(pair_in(pr), &b, 1, 0);
+}
+
+/* A process with another secret: each side's connection attempt fails
+ * authentication, the peer is reported failed, nothing is delivered. */
+START_TEST(test_wrong_secret_refused) {
+  pair_t pr;
+  child_secret = "ffeeddccbbaa99887766554433221100fedcba98765432100123456789abcdef";
+  pair_start(&pr);
+  unsigned char b = 7;
+  struct iovec iov = {&b, 1};
+  hc_status_t rc = ops->send(pr.ctx, 1 - pr.me, &iov, 1);
+  expect(rc == HC_OK || rc == HC_ERR_PEER_DEAD, "first send", __LINE__);
+  double deadline = now_s() + GUARD_SECONDS;
+  while (inbox.failed_rank != 1 - pr.me) {
+    expect(now_s() < deadline, "failure never reported", __LINE__);
+    if (ops->progress(pr.ctx) == 0)
+      ops->wait(pr.ctx, 10);
+  }
+  expect(inbox.count == 0, "a packet crossed without the secret", __LINE__);
+  expect(ops->send(pr.ctx, 1 - pr.me, &iov, 1) == HC_ERR_PEER_DEAD, "later send",
+         __LINE__);
+  pair_barrier_progress(&pr);
+  child_secret = NULL;
+  pair_finish(&pr);
+}
+END_TEST
+
+START_TEST(test_secret_format) {
+  char hex[HC_TCP_SECRET_HEX], other[HC_TCP_SECRET_HEX];
+  ck_assert_int_eq(hc_tcp_new_secret(hex, sizeof hex), 0);
+  ck_assert_int_eq(hc_tcp_new_secret(other, sizeof other), 0);
+  ck_assert_uint_eq(strlen(hex), 64);
+  ck_assert_str_ne(hex, other);
+  ck_assert_int_eq(hc_tcp_new_secret(hex, 10), -1);
+  setenv("HCMPI_JOB_SECRET", "abc", 1);
+  int me = 0;
+  hc_transport_init_args_t args = {.world_rank = 0,
+                                   .world_size = 2,
+                                   .local_size = 1,
+                                   .local_world_ranks = &me,
+                                   .recv_cb = on_packet};
+  void *ctx = NULL;
+  ck_assert_int_eq(ops->init(&args, &ctx), HC_ERR_ARG);
+  ops->fini(ctx);
+  unsetenv("HCMPI_JOB_SECRET");
+  ck_assert_int_eq(ops->init(&args, &ctx), HC_OK);
+  ck_assert_int_eq(hc_tcp_has_secret(ctx), 0);
+  ck_assert_int_eq(hc_tcp_set_secret(ctx, "zz"), -1);
+  ck_assert_int_eq(hc_tcp_set_secret(ctx, job_secret), 0);
+  ck_assert_int_eq(hc_tcp_has_secret(ctx), 1);
+  ops->fini(ctx);
+}
+END_TEST
+
 START_TEST(test_fini_on_failed_init_and_null) {
   ops->fini(NULL);
   setenv("HCMPI_TCP_IF", "no-such-if0", 1);
@@ -461,6 +651,9 @@ static Suite *tcp_suite(void) {
   tcase_add_test(tc, test_peer_close_reports_failure);
   tcase_add_test(tc, test_connect_to_gone_peer_reports_failure);
   tcase_add_test(tc, test_fini_on_failed_init_and_null);
+  tcase_add_test(tc, test_strangers_dropped);
+  tcase_add_test(tc, test_wrong_secret_refused);
+  tcase_add_test(tc, test_secret_format);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -6,7 +6,7 @@
  *
  * Connection set-up, race-free without a global order of first sends:
  *   connector: non-blocking connect; once writable it sends a HELLO
- *              {magic, version, world rank, job size, auth}; it sends no
+ *              {magic, version, world rank, job size, nonce C}; it sends no
  *              data before the acceptor answers ACK (the socket then
  *              carries the pair's traffic) or NACK (it lost a simultaneous
  *              connect: the peer's own connection will arrive instead).
@@ -14,6 +14,17 @@
  *              the pair always wins (the acceptor drops its own attempt,
  *              which carried no data); one from the higher rank is refused
  *              while the acceptor's own attempt is under way.
+ * Authentication, between HELLO and ACK/NACK, with the per-job secret K
+ * (HCMPI_JOB_SECRET from the launcher, else one rank 0 handed out through
+ * the bootstrap KVS; hc_tcp_set_secret):
+ *   acceptor -> connector: nonce A, HMAC(K, "A" | nonce C | ranks)
+ *   connector -> acceptor: HMAC(K, "C" | nonce A | ranks)
+ * where ranks = connector, acceptor, job size (32-bit, network order).
+ * Each side proves it knows K over the other's fresh nonce, so neither K
+ * nor anything replayable crosses the wire.  A connection that fails is
+ * closed before it touches any peer's state: a stray client, garbage or a
+ * replayed handshake costs the job nothing.  A connector that gets a wrong
+ * answer from the address it was given marks that peer failed.
  * Packets wait in the per-peer send queue until a connection is up, so the
  * losing socket of a race never carries a byte of them.
  *
@@ -40,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +59,8 @@
 #include "transport/transport.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/sha256.h"
+#include "transport/tcp/tcp_auth.h"
 
 #define TCP_MAGIC 0x68637463u /* "hctc" */
 #define TCP_VERSION 1
@@ -61,7 +75,7 @@
 #define TCP_EVENTS 64
 /* Bytes one progress call reads from one peer before serving others. */
 #define TCP_READ_BUDGET ((size_t)4 << 20)
-#define TCP_AUTH_BYTES 32
+#define TCP_AUTH_BYTES 32 /* a nonce; also the size of a MAC */
 /* Finalize flushes queued bytes for at most this long. */
 #define TCP_FINI_FLUSH_MS 2000
 
@@ -71,16 +85,24 @@ typedef struct tcp_hello {
   uint32_t version;
   int32_t rank;
   int32_t world_size;
-  /* Reserved for the per-job secret's challenge-response (a later
-   * reliability issue): zero today, checked by tcp_auth_check. */
-  unsigned char auth[TCP_AUTH_BYTES];
+  unsigned char auth[TCP_AUTH_BYTES]; /* the connector's nonce */
 } tcp_hello_t;
+
+/* Acceptor to connector after a well-formed HELLO. */
+typedef struct tcp_challenge {
+  unsigned char nonce[TCP_AUTH_BYTES];
+  unsigned char mac[HC_SHA256_BYTES];
+} tcp_challenge_t;
+_Static_assert(sizeof(tcp_challenge_t) >= sizeof(tcp_hello_t),
+               "the handshake buffer holds either");
 
 enum tcp_conn_kind { TCP_KIND_LISTEN, TCP_KIND_OUT, TCP_KIND_IN };
 enum tcp_conn_state {
   TCP_CONN_CONNECTING, /* out: connect in flight */
-  TCP_CONN_HELLO_SENT, /* out: waiting for ACK/NACK */
+  TCP_CONN_HELLO_SENT, /* out: waiting for the challenge */
+  TCP_CONN_RESP_SENT,  /* out: answered it; waiting for ACK/NACK */
   TCP_CONN_HELLO_WAIT, /* in: waiting for the HELLO */
+  TCP_CONN_RESP_WAIT,  /* in: challenge sent; waiting for the answer */
   TCP_CONN_UP,         /* carries the pair's packets */
   TCP_CONN_DEAD        /* closed; freed at the end of progress */
 };
@@ -92,8 +114,10 @@ typedef struct tcp_conn {
   int state;
   int peer; /* world rank; -1 for an incoming one before its HELLO */
   uint32_t events;
+  int claimed;   /* in: the rank its HELLO named */
   size_t hs_got; /* handshake bytes read so far */
-  unsigned char hs[sizeof(tcp_hello_t)];
+  unsigned char hs[sizeof(tcp_challenge_t)];
+  unsigned char nonce[TCP_AUTH_BYTES]; /* the one we sent */
 } tcp_conn_t;
 
 typedef struct tcp_fifo {
@@ -136,6 +160,8 @@ typedef struct tcp_ctx {
   size_t max_packet;
   size_t sendq_max;
   int sockbuf;
+  int has_secret;
+  unsigned char secret[HC_TCP_SECRET_BYTES];
 } tcp_ctx_t;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -345,6 +371,75 @@ static void tcp_read_tunables(tcp_ctx_t *t) {
   t->sockbuf = sb > (size_t)1 << 30 ? 1 << 30 : (int)sb;
 }
 
+/* ---- the job secret ---------------------------------------------------- */
+
+static int tcp_hex_digit(char ch) {
+  if (ch >= '0' && ch <= '9')
+    return ch - '0';
+  if (ch >= 'a' && ch <= 'f')
+    return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F')
+    return ch - 'A' + 10;
+  return -1;
+}
+
+int hc_tcp_set_secret(void *ctx, const char *hex) {
+  tcp_ctx_t *t = ctx;
+  unsigned char k[HC_TCP_SECRET_BYTES];
+  if (t == NULL || hex == NULL || strlen(hex) != 2 * HC_TCP_SECRET_BYTES)
+    return -1;
+  for (size_t i = 0; i < HC_TCP_SECRET_BYTES; i++) {
+    int hi = tcp_hex_digit(hex[2 * i]), lo = tcp_hex_digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return -1;
+    k[i] = (unsigned char)(hi << 4 | lo);
+  }
+  memcpy(t->secret, k, sizeof k);
+  t->has_secret = 1;
+  return 0;
+}
+
+int hc_tcp_has_secret(const void *ctx) {
+  const tcp_ctx_t *t = ctx;
+  return t != NULL && t->has_secret;
+}
+
+static int tcp_random(unsigned char *buf, size_t len) {
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = getrandom(buf + got, len - got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    got += (size_t)n;
+  }
+  return 0;
+}
+
+int hc_tcp_new_secret(char *hex, size_t len) {
+  unsigned char k[HC_TCP_SECRET_BYTES];
+  if (len < HC_TCP_SECRET_HEX || tcp_random(k, sizeof k) != 0)
+    return -1;
+  for (size_t i = 0; i < sizeof k; i++)
+    snprintf(hex + 2 * i, 3, "%02x", k[i]);
+  memset(k, 0, sizeof k);
+  return 0;
+}
+
+/* HMAC(K, label | nonce | connector | acceptor | job size). */
+static void tcp_mac(const tcp_ctx_t *t, char label, const unsigned char *nonce,
+                    int connector, int acceptor,
+                    unsigned char out[HC_SHA256_BYTES]) {
+  unsigned char msg[1 + TCP_AUTH_BYTES + 12];
+  uint32_t v[3] = {htonl((uint32_t)connector), htonl((uint32_t)acceptor),
+                   htonl((uint32_t)t->world_size)};
+  msg[0] = (unsigned char)label;
+  memcpy(msg + 1, nonce, TCP_AUTH_BYTES);
+  memcpy(msg + 1 + TCP_AUTH_BYTES, v, sizeof v);
+  hc_hmac_sha256(t->secret, sizeof t->secret, msg, sizeof msg, out);
+}
+
 static hc_status_t tcp_init(const hc_transport_init_args_t *args, void **ctx) {
   tcp_ctx_t *t = calloc(1, sizeof *t);
   *ctx = t;
@@ -360,6 +455,12 @@ static hc_status_t tcp_init(const hc_transport_init_args_t *args, void **ctx) {
   t->peer_failed_cb = args->peer_failed_cb;
   t->engine = args->engine;
   tcp_read_tunables(t);
+  const char *secret = getenv("HCMPI_JOB_SECRET");
+  if (secret != NULL && secret[0] != '\0' && hc_tcp_set_secret(t, secret) != 0) {
+    hc_log(HC_LOG_ERROR, "tcp", "HCMPI_JOB_SECRET is not %d hex digits",
+           2 * HC_TCP_SECRET_BYTES);
+    return HC_ERR_ARG;
+  }
   t->peers = calloc((size_t)t->world_size, sizeof *t->peers);
   if (t->peers == NULL)
     return HC_ERR_NOMEM;
@@ -663,6 +764,9 @@ static void tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
                        .version = TCP_VERSION,
                        .rank = t->world_rank,
                        .world_size = t->world_size};
+  if (err == 0 && tcp_random(c->nonce, sizeof c->nonce) != 0)
+    err = errno ? errno : EIO;
+  memcpy(hello.auth, c->nonce, sizeof hello.auth);
   /* A fresh socket's buffer takes the whole HELLO or nothing breaks. */
   if (err == 0 &&
       send(c->fd, &hello, sizeof hello, MSG_NOSIGNAL) != (ssize_t)sizeof hello)
@@ -673,6 +777,32 @@ static void tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
   }
   c->state = TCP_CONN_HELLO_SENT;
   tcp_conn_watch(t, c, EPOLLIN);
+}
+
+/* Connector: the acceptor proves it knows the secret; we answer its nonce. */
+static void tcp_on_challenge(tcp_ctx_t *t, tcp_conn_t *c) {
+  int r = tcp_read_handshake(c, sizeof(tcp_challenge_t));
+  if (r == 0)
+    return;
+  if (r < 0) {
+    tcp_peer_fail(t, c->peer, "connection refused during set-up", errno);
+    return;
+  }
+  tcp_challenge_t ch;
+  unsigned char want[HC_SHA256_BYTES], answer[HC_SHA256_BYTES];
+  memcpy(&ch, c->hs, sizeof ch);
+  tcp_mac(t, 'A', c->nonce, t->world_rank, c->peer, want);
+  if (!hc_bytes_equal_ct(want, ch.mac, sizeof want)) {
+    tcp_peer_fail(t, c->peer, "authentication failed (wrong job secret)", EACCES);
+    return;
+  }
+  tcp_mac(t, 'C', ch.nonce, t->world_rank, c->peer, answer);
+  if (send(c->fd, answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer) {
+    tcp_peer_fail(t, c->peer, "connect", errno ? errno : EPROTO);
+    return;
+  }
+  c->hs_got = 0;
+  c->state = TCP_CONN_RESP_SENT;
 }
 
 /* Connector: ACK makes the socket the pair's; NACK means we lost a race. */
@@ -698,13 +828,6 @@ static void tcp_on_reply(tcp_ctx_t *t, tcp_conn_t *c) {
   }
 }
 
-/* The place where the per-job secret will be verified. */
-static int tcp_auth_check(const tcp_ctx_t *t, const tcp_hello_t *hello) {
-  (void)t;
-  (void)hello;
-  return 1;
-}
-
 /* Acceptor: which connection of a pair carries its traffic. */
 static int tcp_accept_wins(const tcp_ctx_t *t, int p) {
   const tcp_peer_t *peer = &t->peers[p];
@@ -715,23 +838,57 @@ static int tcp_accept_wins(const tcp_ctx_t *t, int p) {
   return peer->state != TCP_PEER_CONNECTING;
 }
 
+static int tcp_hello_ok(const tcp_ctx_t *t, const tcp_hello_t *h) {
+  return h->magic == TCP_MAGIC && h->version == TCP_VERSION &&
+         h->world_size == t->world_size && h->rank >= 0 &&
+         h->rank < t->world_size && h->rank != t->world_rank;
+}
+
+/* Acceptor: a well-formed HELLO gets the challenge; nothing else yet. */
 static void tcp_on_hello(tcp_ctx_t *t, tcp_conn_t *c) {
   int r = tcp_read_handshake(c, sizeof(tcp_hello_t));
   if (r == 0)
     return;
   tcp_hello_t hello;
   memcpy(&hello, c->hs, sizeof hello);
-  if (r < 0 || hello.magic != TCP_MAGIC || hello.version != TCP_VERSION ||
-      hello.world_size != t->world_size || hello.rank < 0 ||
-      hello.rank >= t->world_size || hello.rank == t->world_rank ||
-      !tcp_auth_check(t, &hello)) {
+  if (r < 0 || !tcp_hello_ok(t, &hello)) {
     /* Not a peer of this job (or gone before it said who it is). */
     if (r > 0)
       hc_log(HC_LOG_WARN, "tcp", "refused a connection with a bad HELLO");
     tcp_conn_close(c);
     return;
   }
-  int p = hello.rank;
+  tcp_challenge_t ch;
+  if (tcp_random(c->nonce, sizeof c->nonce) != 0) {
+    tcp_conn_close(c);
+    return;
+  }
+  memcpy(ch.nonce, c->nonce, sizeof ch.nonce);
+  tcp_mac(t, 'A', hello.auth, hello.rank, t->world_rank, ch.mac);
+  if (send(c->fd, &ch, sizeof ch, MSG_NOSIGNAL) != (ssize_t)sizeof ch) {
+    tcp_conn_close(c);
+    return;
+  }
+  c->claimed = hello.rank;
+  c->hs_got = 0;
+  c->state = TCP_CONN_RESP_WAIT;
+}
+
+/* Acceptor: a right answer makes the connection a peer's (if it wins). */
+static void tcp_on_response(tcp_ctx_t *t, tcp_conn_t *c) {
+  unsigned char want[HC_SHA256_BYTES];
+  int r = tcp_read_handshake(c, sizeof want);
+  if (r == 0)
+    return;
+  int p = c->claimed;
+  tcp_mac(t, 'C', c->nonce, p, t->world_rank, want);
+  if (r < 0 || !hc_bytes_equal_ct(want, c->hs, sizeof want)) {
+    if (r > 0)
+      hc_log(HC_LOG_WARN, "tcp",
+             "refused a connection claiming rank %d: authentication failed", p);
+    tcp_conn_close(c);
+    return;
+  }
   int wins = tcp_accept_wins(t, p);
   uint32_t reply = wins ? TCP_REPLY_ACK : TCP_REPLY_NACK;
   if (send(c->fd, &reply, sizeof reply, MSG_NOSIGNAL) != (ssize_t)sizeof reply)
@@ -769,10 +926,16 @@ static int tcp_dispatch(tcp_ctx_t *t, tcp_conn_t *c, uint32_t ev) {
     tcp_on_connected(t, c);
     return 1;
   case TCP_CONN_HELLO_SENT:
+    tcp_on_challenge(t, c);
+    return 1;
+  case TCP_CONN_RESP_SENT:
     tcp_on_reply(t, c);
     return 1;
   case TCP_CONN_HELLO_WAIT:
     tcp_on_hello(t, c);
+    return 1;
+  case TCP_CONN_RESP_WAIT:
+    tcp_on_response(t, c);
     return 1;
   default:
     break;
@@ -864,6 +1027,7 @@ static void tcp_fini(void *ctx) {
   free(t->peers);
   if (t->epfd >= 0)
     close(t->epfd);
+  memset(t->secret, 0, sizeof t->secret);
   free(t);
 }
 
