@@ -84,6 +84,23 @@ void hc_mpi_type_pack_range(const hc_mpi_type_t *type, const void *buf,
                             MPI_Count first, MPI_Count n, void *out);
 void hc_mpi_type_unpack_range(const hc_mpi_type_t *type, const void *in,
                               MPI_Count first, MPI_Count n, void *buf);
+/* Where the last pack_at / unpack_at of one stream stopped: the next
+ * slice that starts there (or a little after) needs no search from the
+ * stream's start, so a large message moved in order costs linear time.
+ * Start from {0}. */
+typedef struct hc_mpi_type_cursor {
+  MPI_Count at; /* stream offset */
+  MPI_Count e;  /* element */
+  size_t j;     /* block of the element */
+  MPI_Aint r;   /* bytes into that block */
+} hc_mpi_type_cursor_t;
+/* pack_range / unpack_range using and advancing c. */
+void hc_mpi_type_pack_at(const hc_mpi_type_t *type, const void *buf,
+                         MPI_Count first, MPI_Count n, void *out,
+                         hc_mpi_type_cursor_t *c);
+void hc_mpi_type_unpack_at(const hc_mpi_type_t *type, const void *in,
+                           MPI_Count first, MPI_Count n, void *buf,
+                           hc_mpi_type_cursor_t *c);
 /* Reverses the byte order of every basic unit in count packed elements
  * (native <-> external32 on a little-endian machine). */
 void hc_mpi_type_swap_packed(const hc_mpi_type_t *type, void *stream,

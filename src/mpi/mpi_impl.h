@@ -132,6 +132,8 @@ typedef struct hc_mpi_xfer {
   void *tmp;    /* staging buffer; NULL when the engine uses user */
   size_t bytes; /* engine byte count */
   int is_recv;
+  void *acc; /* large host non-contiguous data the engine packs or unpacks
+                fragment by fragment (hc_mpi_xfer_begin_stream); else NULL */
 } hc_mpi_xfer_t;
 
 /* Describes count elements of type at buf (no staging yet). */
@@ -141,6 +143,17 @@ void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
 int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x);
 /* The buffer the engine reads or writes. */
 void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x);
+/* hc_mpi_xfer_begin for operations started by hc_mpi_xfer_isend / irecv:
+ * large non-contiguous host data gets no temporary at all (the engine
+ * packs / unpacks each fragment through an accessor). */
+int hc_mpi_xfer_begin_stream(const char *fn, hc_mpi_comm_t *c,
+                             hc_mpi_xfer_t *x);
+/* hcomm_isend / hcomm_irecv of the xfer's data, by accessor or buffer. */
+hc_status_t hc_mpi_xfer_isend(hc_mpi_xfer_t *x, int dest, int tag,
+                              hcomm_comm_t *comm, int mode,
+                              hcomm_request_t **req);
+hc_status_t hc_mpi_xfer_irecv(hc_mpi_xfer_t *x, int source, int tag,
+                              hcomm_comm_t *comm, hcomm_request_t **req);
 /* Ends one operation: a receive unpacks its first received bytes; the
  * staging buffer is freed.  The type stays retained (persistent reuse). */
 void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received);

@@ -21,10 +21,33 @@ static char *pk_at(const void *base, MPI_Aint off) {
   return (char *)((uintptr_t)base + (uintptr_t)off);
 }
 
+/* Moves c to stream offset first: forward from where it stands when that
+ * is within one element (sequential fragments cost nothing), else from
+ * the start of first's element. */
+static void pk_seek(const hc_mpi_type_t *t, hc_mpi_type_cursor_t *c,
+                    MPI_Count first) {
+  if (first < c->at || first - c->at >= t->size) {
+    c->e = first / t->size;
+    c->j = 0;
+    c->r = (MPI_Aint)(first % t->size);
+  } else {
+    c->r += (MPI_Aint)(first - c->at);
+  }
+  c->at = first;
+  while (c->r >= t->blocks[c->j].len) {
+    c->r -= t->blocks[c->j].len;
+    if (++c->j == t->nblocks) {
+      c->j = 0;
+      c->e++;
+    }
+  }
+}
+
 /* Copies stream bytes [first, first + n) of count elements at buf to or
- * from stream. */
-static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
-                    MPI_Count n, char *stream, int to_stream) {
+ * from stream, starting the search at c; leaves c after the last byte. */
+static void pk_walk_at(const hc_mpi_type_t *t, const void *buf,
+                       MPI_Count first, MPI_Count n, char *stream,
+                       int to_stream, hc_mpi_type_cursor_t *c) {
   if (n <= 0 || t->size == 0)
     return;
   if (hc_mpi_type_dense(t)) {
@@ -35,27 +58,33 @@ static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
       memcpy(mem, stream, (size_t)n);
     return;
   }
-  MPI_Count e = first / t->size;
-  MPI_Aint r = (MPI_Aint)(first % t->size);
-  size_t j = 0;
-  while (r >= t->blocks[j].len)
-    r -= t->blocks[j++].len;
+  pk_seek(t, c, first);
+  c->at += n;
   while (n > 0) {
-    const hc_mpi_tblock_t *b = &t->blocks[j];
-    char *mem = pk_at(buf, (MPI_Aint)e * t->extent + b->off + r);
-    MPI_Aint take = b->len - r < n ? b->len - r : (MPI_Aint)n;
+    const hc_mpi_tblock_t *b = &t->blocks[c->j];
+    char *mem = pk_at(buf, (MPI_Aint)c->e * t->extent + b->off + c->r);
+    MPI_Aint take = b->len - c->r < n ? b->len - c->r : (MPI_Aint)n;
     if (to_stream)
       memcpy(stream, mem, (size_t)take);
     else
       memcpy(mem, stream, (size_t)take);
     stream += take;
     n -= take;
-    r = 0;
-    if (++j == t->nblocks) {
-      j = 0;
-      e++;
+    c->r += take;
+    if (c->r == b->len) {
+      c->r = 0;
+      if (++c->j == t->nblocks) {
+        c->j = 0;
+        c->e++;
+      }
     }
   }
+}
+
+static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
+                    MPI_Count n, char *stream, int to_stream) {
+  hc_mpi_type_cursor_t c = {0, 0, 0, 0};
+  pk_walk_at(t, buf, first, n, stream, to_stream, &c);
 }
 
 void hc_mpi_type_pack_range(const hc_mpi_type_t *type, const void *buf,
@@ -66,6 +95,18 @@ void hc_mpi_type_pack_range(const hc_mpi_type_t *type, const void *buf,
 void hc_mpi_type_unpack_range(const hc_mpi_type_t *type, const void *in,
                               MPI_Count first, MPI_Count n, void *buf) {
   pk_walk(type, buf, first, n, (char *)in, 0);
+}
+
+void hc_mpi_type_pack_at(const hc_mpi_type_t *type, const void *buf,
+                         MPI_Count first, MPI_Count n, void *out,
+                         hc_mpi_type_cursor_t *c) {
+  pk_walk_at(type, buf, first, n, out, 1, c);
+}
+
+void hc_mpi_type_unpack_at(const hc_mpi_type_t *type, const void *in,
+                           MPI_Count first, MPI_Count n, void *buf,
+                           hc_mpi_type_cursor_t *c) {
+  pk_walk_at(type, buf, first, n, (char *)in, 0, c);
 }
 
 void hc_mpi_type_pack(const hc_mpi_type_t *type, const void *buf,

@@ -46,6 +46,18 @@ static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf,
   return rc;
 }
 
+/* pt_xfer for operations started by hc_mpi_xfer_isend / irecv: large
+ * non-contiguous data is pipelined by the engine, not staged whole. */
+static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                          int count, MPI_Datatype type, int is_recv,
+                          hc_mpi_xfer_t *x) {
+  hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
+  int rc = hc_mpi_xfer_begin_stream(fn, c, x);
+  if (rc != MPI_SUCCESS)
+    hc_mpi_xfer_fini(x);
+  return rc;
+}
+
 /* Wraps an engine request and its staged data into a new MPI_Request. */
 static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
                    hc_mpi_xfer_t *x, MPI_Request *out) {
@@ -77,12 +89,11 @@ static int pt_send_body(const char *fn, const void *buf, int count,
   if (dest == MPI_PROC_NULL)
     return MPI_SUCCESS;
   hc_mpi_xfer_t x;
-  rc = pt_xfer(fn, c, buf, count, type, 0, &x);
+  rc = pt_xfer_stream(fn, c, buf, count, type, 0, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
-  hc_status_t st = hcomm_isend(hc_mpi_xfer_buf(&x), x.bytes, dest, tag,
-                               c->engine, mode, &req);
+  hc_status_t st = hc_mpi_xfer_isend(&x, dest, tag, c->engine, mode, &req);
   if (st == HC_OK) {
     st = hcomm_wait(req, NULL);
     hcomm_request_free(req);
@@ -118,12 +129,11 @@ static int pt_isend_body(const char *fn, const void *buf, int count,
   if (dest == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
   hc_mpi_xfer_t x;
-  rc = pt_xfer(fn, c, buf, count, type, 0, &x);
+  rc = pt_xfer_stream(fn, c, buf, count, type, 0, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
-  hc_status_t st = hcomm_isend(hc_mpi_xfer_buf(&x), x.bytes, dest, tag,
-                               c->engine, mode, &req);
+  hc_status_t st = hc_mpi_xfer_isend(&x, dest, tag, c->engine, mode, &req);
   if (st != HC_OK) {
     hc_mpi_xfer_fini(&x);
     return hc_mpi_raise_status(c, fn, st);
@@ -247,13 +257,12 @@ static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
     return MPI_SUCCESS;
   }
   hc_mpi_xfer_t x;
-  rc = pt_xfer(fn, c, buf, count, datatype, 1, &x);
+  rc = pt_xfer_stream(fn, c, buf, count, datatype, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
   hcomm_status_t st;
-  hc_status_t err =
-      hcomm_irecv(hc_mpi_xfer_buf(&x), x.bytes, source, tag, c->engine, &req);
+  hc_status_t err = hc_mpi_xfer_irecv(&x, source, tag, c->engine, &req);
   if (err == HC_OK) {
     err = hcomm_wait(req, &st);
     hcomm_request_free(req);
@@ -289,12 +298,11 @@ static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype, int source
   if (source == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
   hc_mpi_xfer_t x;
-  rc = pt_xfer(fn, c, buf, count, datatype, 1, &x);
+  rc = pt_xfer_stream(fn, c, buf, count, datatype, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
-  hc_status_t err =
-      hcomm_irecv(hc_mpi_xfer_buf(&x), x.bytes, source, tag, c->engine, &req);
+  hc_status_t err = hc_mpi_xfer_irecv(&x, source, tag, c->engine, &req);
   if (err != HC_OK) {
     hc_mpi_xfer_fini(&x);
     return hc_mpi_raise_status(c, fn, err);

@@ -20,6 +20,7 @@ void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
   x->tmp = NULL;
   x->is_recv = is_recv;
   x->bytes = (size_t)(count * type->size);
+  x->acc = NULL;
 }
 
 static int xfer_staged(const hc_mpi_xfer_t *x) {
@@ -44,6 +45,64 @@ int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x) {
   return hc_mpi_raise_status(c, fn, rc);
 }
 
+/* ---- pipelined (accessor) transfers ------------------------------------ */
+
+/* Below this many packed bytes one temporary is cheaper than per-fragment
+ * callbacks; above it the temporary would double the message's memory. */
+#define XFER_STREAM_MIN (64 * 1024)
+
+typedef struct xfer_stream {
+  const hc_mpi_type_t *type; /* the xfer's reference keeps it alive */
+  void *user;
+  hc_mpi_type_cursor_t cur; /* fragments come in order: no re-search */
+} xfer_stream_t;
+
+static void xfer_pack(void *ctx, size_t off, void *dst, size_t len) {
+  xfer_stream_t *s = ctx;
+  hc_mpi_type_pack_at(s->type, s->user, (MPI_Count)off, (MPI_Count)len, dst,
+                      &s->cur);
+}
+
+static void xfer_unpack(void *ctx, size_t off, const void *src, size_t len) {
+  xfer_stream_t *s = ctx;
+  hc_mpi_type_unpack_at(s->type, src, (MPI_Count)off, (MPI_Count)len,
+                        s->user, &s->cur);
+}
+
+int hc_mpi_xfer_begin_stream(const char *fn, hc_mpi_comm_t *c,
+                             hc_mpi_xfer_t *x) {
+  hc_mem_info_t info;
+  /* Device buffers keep the devstage temporary (never dereferenced). */
+  if (!xfer_staged(x) || x->bytes <= XFER_STREAM_MIN ||
+      hc_mpi_dev_classify(x->user, &info))
+    return hc_mpi_xfer_begin(fn, c, x);
+  xfer_stream_t *s = calloc(1, sizeof *s);
+  if (!s)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  s->type = x->type;
+  s->user = x->user;
+  x->acc = s;
+  return MPI_SUCCESS;
+}
+
+hc_status_t hc_mpi_xfer_isend(hc_mpi_xfer_t *x, int dest, int tag,
+                              hcomm_comm_t *comm, int mode,
+                              hcomm_request_t **req) {
+  if (!x->acc)
+    return hcomm_isend(hc_mpi_xfer_buf(x), x->bytes, dest, tag, comm, mode,
+                       req);
+  hcomm_accessor_t a = {xfer_pack, NULL, x->acc};
+  return hcomm_isend_acc(&a, x->bytes, dest, tag, comm, mode, req);
+}
+
+hc_status_t hc_mpi_xfer_irecv(hc_mpi_xfer_t *x, int source, int tag,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
+  if (!x->acc)
+    return hcomm_irecv(hc_mpi_xfer_buf(x), x->bytes, source, tag, comm, req);
+  hcomm_accessor_t a = {NULL, xfer_unpack, x->acc};
+  return hcomm_irecv_acc(&a, x->bytes, source, tag, comm, req);
+}
+
 void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x) {
   return x->tmp ? x->tmp : x->user;
 }
@@ -63,6 +122,8 @@ void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
 void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
   free(x->tmp);
   x->tmp = NULL;
+  free(x->acc);
+  x->acc = NULL;
   hc_mpi_type_release(x->type);
   x->type = NULL;
 }
@@ -90,6 +151,7 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
   o->eng = eng;
   o->x = *x;
   x->tmp = NULL;
+  x->acc = NULL;
   x->type = NULL;
   pthread_mutex_lock(&xfer_lock);
   o->next = xfer_orphans;

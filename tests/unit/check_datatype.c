@@ -142,6 +142,37 @@ START_TEST(every_window_of_the_stream_matches_the_whole) {
 }
 END_TEST
 
+/* A cursor carried across slices (in order, with gaps, and backwards)
+ * gives the bytes a fresh range search gives. */
+START_TEST(cursor_slices_match_the_whole) {
+  MPI_Datatype t = cd_nested();
+  const hc_mpi_type_t *o = cd_get(t);
+  unsigned char buf[256], whole[64], part[64], back[256], ref[256];
+  for (int i = 0; i < 256; i++)
+    buf[i] = (unsigned char)(i * 5 + 3);
+  hc_mpi_type_pack(o, buf, 3, whole);
+  static const int starts[] = {0, 3, 4, 11, 30, 31, 2, 40, 17, 53};
+  hc_mpi_type_cursor_t c = {0, 0, 0, 0};
+  for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+    int first = starts[k], len = first + 6 <= 54 ? 6 : 54 - first;
+    memset(part, 0, sizeof(part));
+    hc_mpi_type_pack_at(o, buf, first, len, part, &c);
+    ck_assert_mem_eq(part, whole + first, (size_t)len);
+    ck_assert_int_eq(c.at, first + len);
+  }
+  memset(back, 0, sizeof(back));
+  hc_mpi_type_cursor_t u = {0, 0, 0, 0};
+  for (int first = 0; first < 54; first += 5) {
+    int len = first + 5 <= 54 ? 5 : 54 - first;
+    hc_mpi_type_unpack_at(o, whole + first, first, len, back, &u);
+  }
+  memset(ref, 0, sizeof(ref));
+  hc_mpi_type_unpack(o, whole, 3, ref);
+  ck_assert_mem_eq(back, ref, sizeof(ref));
+  MPI_Type_free(&t);
+}
+END_TEST
+
 START_TEST(elements_of_a_partial_stream) {
   MPI_Datatype s;
   MPI_Type_create_struct(3, (int[]){1, 2, 1}, (MPI_Aint[]){0, 8, 24},
@@ -210,6 +241,7 @@ static Suite *datatype_suite(void) {
   tcase_add_test(tc, different_element_sizes_do_not_merge);
   tcase_add_test(tc, pack_and_unpack_nested_type);
   tcase_add_test(tc, every_window_of_the_stream_matches_the_whole);
+  tcase_add_test(tc, cursor_slices_match_the_whole);
   tcase_add_test(tc, elements_of_a_partial_stream);
   tcase_add_test(tc, external32_swaps_each_unit);
   tcase_add_test(tc, freed_type_lives_while_referenced);
