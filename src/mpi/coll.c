@@ -1,6 +1,6 @@
 /*
- * Thin collective bindings: argument checks, datatype counts to bytes,
- * MPI_Op to the engine's reduction, then one engine call.
+ * MPI_Barrier, and the argument checks every reduction shares (the
+ * reductions themselves: coll_reduce.c).
  */
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_impl.h"
@@ -64,86 +64,3 @@ int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                         "(use MPI_IN_PLACE)");
   return MPI_SUCCESS;
 }
-
-static int coll_reduce_body(const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  static const char fn[] = "MPI_Reduce";
-  hc_mpi_comm_t *c = NULL;
-  hcomm_reduce_op_t rop;
-  int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_root(fn, c, root);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  int is_root = hcomm_comm_rank(c->engine) == root;
-  if (sendbuf == MPI_IN_PLACE && !is_root)
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "MPI_IN_PLACE is allowed only at the root");
-  const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
-                               is_root && sendbuf != MPI_IN_PLACE);
-  if (rc == MPI_SUCCESS && is_root && count > 0 && !recvbuf)
-    rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
-  if (rc != MPI_SUCCESS)
-    return rc;
-  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  size_t bytes = (size_t)count * rop.elem_size;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
-  if (cx == NULL ||
-      hc_mpi_coll_red_stage(cx, &send, &recvbuf, bytes, bytes, is_root) != 0)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st =
-      hcomm_reduce(send, recvbuf, (size_t)count, &rop, root, c->engine);
-  return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
-}
-
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = coll_reduce_body(sendbuf, recvbuf, count, datatype, op, root, comm);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_REDUCE, t0, root, -1, hc_mpi_trace_bytes(count, datatype));
-  return rc;
-}
-#pragma weak MPI_Reduce = PMPI_Reduce
-
-static int coll_allreduce_body(const void *sendbuf, void *recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  static const char fn[] = "MPI_Allreduce";
-  hc_mpi_comm_t *c = NULL;
-  hcomm_reduce_op_t rop;
-  int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
-                               sendbuf != MPI_IN_PLACE);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  size_t bytes = (size_t)count * rop.elem_size;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
-  if (cx == NULL ||
-      hc_mpi_coll_red_stage(cx, &send, &recvbuf, bytes, bytes, 1) != 0)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st =
-      hcomm_allreduce(send, recvbuf, (size_t)count, &rop, c->engine);
-  return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
-}
-
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = coll_allreduce_body(sendbuf, recvbuf, count, datatype, op, comm);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLREDUCE, t0, -1, -1, hc_mpi_trace_bytes(count, datatype));
-  return rc;
-}
-#pragma weak MPI_Allreduce = PMPI_Allreduce
-

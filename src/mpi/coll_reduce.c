@@ -1,12 +1,12 @@
 /*
- * Reducing collectives beyond Reduce/Allreduce (coll.c): Scan, Exscan,
- * Reduce_scatter(_block), and the non-blocking Ireduce, Iallreduce, Iscan,
- * Iexscan, Ireduce_scatter(_block).  Reductions run on predefined element
- * types only (hc_mpi_op_resolve), whose buffers the engine uses directly
+ * Reducing collectives: Reduce, Allreduce, Scan, Exscan,
+ * Reduce_scatter(_block) and their I-forms.  Reductions run on predefined
+ * element types only (hc_mpi_op_resolve), whose buffers the engine uses directly
  * (device memory staged through host copies by coll_ctx.c).
  * request NULL: the blocking form (start and wait).
  */
 #include "mpi/coll_impl.h"
+#include "mpi/mpi_trace.h"
 #include "mpi/op.h"
 
 /* A reduction's state, buffers staged (device memory: coll_ctx.c); NULL
@@ -22,14 +22,13 @@ static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
   return NULL;
 }
 
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                 MPI_Request *request) {
-  static const char fn[] = "MPI_Ireduce";
+static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
+                      int count, MPI_Datatype datatype, MPI_Op op, int root,
+                      MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
   hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_root(fn, c, root);
   if (rc == MPI_SUCCESS)
@@ -56,6 +55,32 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
   hc_status_t st =
       hcomm_ireduce(send, recvbuf, (size_t)count, &rop, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
+static int red_reduce_body(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm) {
+  return red_rooted("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root,
+                    comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_reduce_body(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_REDUCE, t0, root, -1,
+                  hc_mpi_trace_bytes(count, datatype));
+  return rc;
+}
+#pragma weak MPI_Reduce = PMPI_Reduce
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+  return red_rooted("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root,
+                    comm, request);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 
@@ -93,6 +118,25 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     st = hcomm_iallreduce(send, recvbuf, n, &rop, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
+
+static int red_allreduce_body(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  return red_all("MPI_Allreduce", RED_ALLREDUCE, sendbuf, recvbuf, count,
+                 datatype, op, comm, NULL);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_allreduce_body(sendbuf, recvbuf, count, datatype, op, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLREDUCE, t0, -1, -1,
+                  hc_mpi_trace_bytes(count, datatype));
+  return rc;
+}
+#pragma weak MPI_Allreduce = PMPI_Allreduce
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

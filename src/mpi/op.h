@@ -3,7 +3,7 @@
  * predefined datatype the standard allows it on, and user operations
  * (MPI_Op_create).  The face's collectives turn an (op, datatype) pair into
  * the engine's hcomm_reduce_op_t with hc_mpi_op_resolve and hand that to
- * hcomm_reduce / hcomm_allreduce.
+ * the engine's reductions.
  */
 #ifndef HC_MPI_OP_H
 #define HC_MPI_OP_H
