@@ -159,6 +159,23 @@ static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
   return rc;
 }
 
+/* The side of a gather, scatter or allgather with a block per rank: counts
+ * and displs checked in the v-forms (vform), *t with counts[0] elements in
+ * the others. */
+static int move_per_rank(const char *fn, hc_mpi_comm_t *c, int size,
+                         const int *counts, const int *displs, int vform,
+                         MPI_Datatype type, const char *what,
+                         const hc_mpi_type_t **t) {
+  int rc = MPI_SUCCESS;
+  if (vform)
+    rc = hc_mpi_coll_counts(fn, c, counts, size, what);
+  if (rc == MPI_SUCCESS && vform)
+    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_type(fn, c, vform ? 0 : counts[0], type, t);
+  return rc;
+}
+
 static int move_gather(const char *fn, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf,
                        const int *recvcounts, const int *displs, int vform,
@@ -175,12 +192,9 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
   int is_root = rank == root, in_place = sendbuf == MPI_IN_PLACE;
   rc = move_rooted_send(fn, c, is_root, sendbuf, sendcount, sendtype, &st);
-  if (rc == MPI_SUCCESS && is_root && vform)
-    rc = hc_mpi_coll_counts(fn, c, recvcounts, size, "recvcounts");
-  if (rc == MPI_SUCCESS && is_root && vform)
-    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
   if (rc == MPI_SUCCESS && is_root)
-    rc = hc_mpi_coll_type(fn, c, vform ? 0 : recvcounts[0], recvtype, &rt);
+    rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
+                       "recvcounts", &rt);
   if (rc == MPI_SUCCESS && is_root && !in_place)
     rc = move_match(fn, c, move_bytes(st, sendcount),
                     move_bytes(rt, recvcounts[vform ? root : 0]));
@@ -276,12 +290,9 @@ static int move_scatter(const char *fn, const void *sendbuf,
   int is_root = rank == root, in_place = recvbuf == MPI_IN_PLACE;
   /* MPI_IN_PLACE is the receive buffer here. */
   rc = move_rooted_send(fn, c, is_root, recvbuf, recvcount, recvtype, &rt);
-  if (rc == MPI_SUCCESS && is_root && vform)
-    rc = hc_mpi_coll_counts(fn, c, sendcounts, size, "sendcounts");
-  if (rc == MPI_SUCCESS && is_root && vform)
-    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
   if (rc == MPI_SUCCESS && is_root)
-    rc = hc_mpi_coll_type(fn, c, vform ? 0 : sendcounts[0], sendtype, &st);
+    rc = move_per_rank(fn, c, size, sendcounts, displs, vform, sendtype,
+                       "sendcounts", &st);
   if (rc == MPI_SUCCESS && is_root && !in_place)
     rc = move_match(fn, c, move_bytes(st, sendcounts[vform ? root : 0]),
                     move_bytes(rt, recvcount));
@@ -374,12 +385,9 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
   int in_place = sendbuf == MPI_IN_PLACE;
   rc = move_rooted_send(fn, c, 1, sendbuf, sendcount, sendtype, &st);
-  if (rc == MPI_SUCCESS && vform)
-    rc = hc_mpi_coll_counts(fn, c, recvcounts, size, "recvcounts");
-  if (rc == MPI_SUCCESS && vform)
-    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_type(fn, c, vform ? 0 : recvcounts[0], recvtype, &rt);
+    rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
+                       "recvcounts", &rt);
   if (rc == MPI_SUCCESS)
     rc = move_buf_check(fn, c, recvbuf, move_any(recvcounts, vform ? size : 1),
                         "recvbuf");
