@@ -367,61 +367,61 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
 }
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-                         MPI_Aint *extent) {
+/* The lb and extent of a type (is_true: the true ones) for the MPI_Aint
+ * and MPI_Count forms; out_lb and out_ext, the caller's output arguments,
+ * are only checked. */
+static int type_extent_of(const char *fn, MPI_Datatype datatype, int is_true,
+                          const void *out_lb, const void *out_ext,
+                          MPI_Aint *lb, MPI_Aint *ext) {
   const hc_mpi_type_t *t = NULL;
-  int rc = type_lookup("MPI_Type_get_extent", datatype, lb, &t);
+  int rc = type_lookup(fn, datatype, out_lb, &t);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr("MPI_Type_get_extent", NULL, extent, "extent");
+    rc = hc_mpi_check_ptr(fn, NULL, out_ext,
+                          is_true ? "true_extent" : "extent");
   if (rc != MPI_SUCCESS)
     return rc;
-  *lb = t->lb;
-  *extent = t->extent;
+  *lb = is_true ? t->true_lb : t->lb;
+  *ext = is_true ? t->true_extent : t->extent;
   return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
+                         MPI_Aint *extent) {
+  return type_extent_of("MPI_Type_get_extent", datatype, 0, lb, extent, lb,
+                        extent);
 }
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
                            MPI_Count *extent) {
-  const hc_mpi_type_t *t = NULL;
-  int rc = type_lookup("MPI_Type_get_extent_x", datatype, lb, &t);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr("MPI_Type_get_extent_x", NULL, extent, "extent");
-  if (rc != MPI_SUCCESS)
-    return rc;
-  *lb = t->lb;
-  *extent = t->extent;
-  return MPI_SUCCESS;
+  MPI_Aint l = 0, e = 0;
+  int rc = type_extent_of("MPI_Type_get_extent_x", datatype, 0, lb, extent, &l,
+                          &e);
+  if (rc == MPI_SUCCESS) {
+    *lb = l;
+    *extent = e;
+  }
+  return rc;
 }
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent) {
-  const hc_mpi_type_t *t = NULL;
-  int rc = type_lookup("MPI_Type_get_true_extent", datatype, true_lb, &t);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr("MPI_Type_get_true_extent", NULL, true_extent,
-                          "true_extent");
-  if (rc != MPI_SUCCESS)
-    return rc;
-  *true_lb = t->true_lb;
-  *true_extent = t->true_extent;
-  return MPI_SUCCESS;
+  return type_extent_of("MPI_Type_get_true_extent", datatype, 1, true_lb,
+                        true_extent, true_lb, true_extent);
 }
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent) {
-  MPI_Aint lb = 0, ext = 0;
-  int rc = PMPI_Type_get_true_extent(datatype, &lb, &ext);
-  if (rc == MPI_SUCCESS && true_extent == NULL)
-    rc = hc_mpi_check_ptr("MPI_Type_get_true_extent_x", NULL, true_extent,
-                          "true_extent");
-  if (rc != MPI_SUCCESS)
-    return rc;
-  *true_lb = lb;
-  *true_extent = ext;
-  return MPI_SUCCESS;
+  MPI_Aint l = 0, e = 0;
+  int rc = type_extent_of("MPI_Type_get_true_extent_x", datatype, 1, true_lb,
+                          true_extent, &l, &e);
+  if (rc == MPI_SUCCESS) {
+    *true_lb = l;
+    *true_extent = e;
+  }
+  return rc;
 }
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 
