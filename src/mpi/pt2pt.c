@@ -324,18 +324,17 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 /* ---- sendrecv ----------------------------------------------------------- */
 
 /* Runs a receive and a send together; the receive's status is reported. */
-static hc_status_t pt_exchange(hc_mpi_comm_t *c, const void *sbuf,
-                               size_t sbytes, int dest, int stag, void *rbuf,
-                               size_t rbytes, int source, int rtag,
-                               hcomm_status_t *rst) {
+static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
+                               int stag, hc_mpi_xfer_t *rx, int source,
+                               int rtag, hcomm_status_t *rst) {
   hcomm_request_t *reqs[2] = {NULL, NULL};
   hc_status_t err = HC_OK;
   *rst = pt_proc_null_status;
   if (source != MPI_PROC_NULL)
-    err = hcomm_irecv(rbuf, rbytes, source, rtag, c->engine, &reqs[0]);
+    err = hc_mpi_xfer_irecv(rx, source, rtag, c->engine, &reqs[0]);
   if (err == HC_OK && dest != MPI_PROC_NULL)
-    err = hcomm_isend(sbuf, sbytes, dest, stag, c->engine, HCOMM_SEND_STANDARD,
-                      &reqs[1]);
+    err = hc_mpi_xfer_isend(sx, dest, stag, c->engine, HCOMM_SEND_STANDARD,
+                            &reqs[1]);
   if (err != HC_OK && reqs[0]) {
     hcomm_cancel(reqs[0]);
   }
@@ -372,20 +371,19 @@ static int pt_sendrecv_body(const void *sendbuf, int sendcount, MPI_Datatype sen
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_xfer_t sx, rx;
-  rc = pt_xfer(fn, c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount, sendtype,
-               0, &sx);
+  rc = pt_xfer_stream(fn, c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount,
+                      sendtype, 0, &sx);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = pt_xfer(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
-               recvtype, 1, &rx);
+  rc = pt_xfer_stream(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
+                      recvtype, 1, &rx);
   if (rc != MPI_SUCCESS) {
     hc_mpi_xfer_fini(&sx);
     return rc;
   }
   hcomm_status_t st;
-  hc_status_t err = pt_exchange(c, hc_mpi_xfer_buf(&sx), sx.bytes, dest,
-                                sendtag, hc_mpi_xfer_buf(&rx), rx.bytes,
-                                source, recvtag, &st);
+  hc_status_t err =
+      pt_exchange(c, &sx, dest, sendtag, &rx, source, recvtag, &st);
   hc_mpi_xfer_end(&rx, st.bytes);
   hc_mpi_xfer_fini(&rx);
   hc_mpi_xfer_fini(&sx);
@@ -425,8 +423,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
   /* The send reads buf (or its packed copy) while the receive lands in a
    * packed staging buffer, unpacked into buf afterwards. */
   hc_mpi_xfer_t sx;
-  rc = pt_xfer(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype, 0,
-               &sx);
+  rc = pt_xfer_stream(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype,
+                      0, &sx);
   if (rc != MPI_SUCCESS)
     return rc;
   bytes = sx.type ? (size_t)count * (size_t)sx.type->size : 0;
@@ -436,9 +434,12 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
                         "no memory for a %zu-byte staging buffer", bytes);
   }
+  hc_mpi_xfer_t rx; /* the packed staging buffer, as plain bytes */
+  hc_mpi_xfer_init(&rx, tmp, (MPI_Count)bytes, hc_mpi_type_get(MPI_BYTE), 1);
   hcomm_status_t st;
-  hc_status_t err = pt_exchange(c, hc_mpi_xfer_buf(&sx), sx.bytes, dest,
-                                sendtag, tmp, bytes, source, recvtag, &st);
+  hc_status_t err =
+      pt_exchange(c, &sx, dest, sendtag, &rx, source, recvtag, &st);
+  hc_mpi_xfer_fini(&rx);
   /* buf may be device memory: unpack_any never dereferences it. */
   hc_status_t unp = HC_OK;
   if (source != MPI_PROC_NULL && st.bytes > 0)

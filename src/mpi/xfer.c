@@ -1,6 +1,9 @@
 /*
  * Datatypes in point-to-point: a send of a non-dense type packs into a
- * staging buffer, a receive lands in one and is unpacked at completion.
+ * staging buffer, a receive lands in one and is unpacked at completion;
+ * above XFER_STREAM_MIN (host buffers, operations started through
+ * hc_mpi_xfer_isend / irecv) the engine packs and unpacks fragment by
+ * fragment instead, so no whole-message copy exists.
  * Device buffers are packed and unpacked through host copies (devstage.c).
  * The type is retained meanwhile, so MPI_Type_free during the operation
  * is safe.  Orphans are operations whose request the user freed while
