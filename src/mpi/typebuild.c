@@ -329,28 +329,41 @@ static int tb_index_build(const char *fn, int count, const tb_index_args_t *x,
   return MPI_SUCCESS;
 }
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
-                      const int array_of_displacements[], MPI_Datatype oldtype,
+/* Every indexed constructor; the envelope holds count, the block lengths
+ * (the one length of the _block forms), then idisp in ints or adisp in
+ * aints. */
+static int tb_indexed(const char *fn, int combiner, int count,
+                      const tb_index_args_t *x, MPI_Datatype oldtype,
                       MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_indexed";
-  tb_index_args_t x = {array_of_blocklengths, 0, array_of_displacements, NULL};
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
-  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
+  int rc = tb_index_build(fn, count, x, oldtype, newtype, &o, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  int *ints = malloc(((size_t)count * 2 + 1) * sizeof(int));
+  size_t nlens = x->lens ? (size_t)count : 1;
+  size_t ndisps = x->idisp ? (size_t)count : 0;
+  int *ints = malloc((1 + nlens + ndisps) * sizeof(int));
   if (!ints)
     return tb_oom(fn, t);
   ints[0] = count;
-  for (int i = 0; i < count; i++) {
-    ints[1 + i] = array_of_blocklengths[i];
-    ints[1 + count + i] = array_of_displacements[i];
-  }
-  rc = tb_publish(fn, t, MPI_COMBINER_INDEXED, 2 * count + 1, ints, 0, NULL, 1,
-                  &o, newtype);
+  if (!x->lens)
+    ints[1] = x->len;
+  else if (count)
+    memcpy(ints + 1, x->lens, nlens * sizeof(int));
+  if (ndisps)
+    memcpy(ints + 1 + nlens, x->idisp, ndisps * sizeof(int));
+  rc = tb_publish(fn, t, combiner, (int)(1 + nlens + ndisps), ints,
+                  x->adisp ? count : 0, x->adisp, 1, &o, newtype);
   free(ints);
   return rc;
+}
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype) {
+  tb_index_args_t x = {array_of_blocklengths, 0, array_of_displacements, NULL};
+  return tb_indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, &x,
+                    oldtype, newtype);
 }
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 
@@ -358,21 +371,7 @@ static int tb_hindexed(const char *fn, int count, const int *lens,
                        const MPI_Aint *disps, MPI_Datatype oldtype,
                        MPI_Datatype *newtype) {
   tb_index_args_t x = {lens, 0, NULL, disps};
-  const hc_mpi_type_t *o = NULL;
-  hc_mpi_type_t *t = NULL;
-  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  int *ints = malloc(((size_t)count + 1) * sizeof(int));
-  if (!ints)
-    return tb_oom(fn, t);
-  ints[0] = count;
-  if (count)
-    memcpy(ints + 1, lens, (size_t)count * sizeof(int));
-  rc = tb_publish(fn, t, MPI_COMBINER_HINDEXED, count + 1, ints, count, disps,
-                  1, &o, newtype);
-  free(ints);
-  return rc;
+  return tb_indexed(fn, MPI_COMBINER_HINDEXED, count, &x, oldtype, newtype);
 }
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
@@ -395,24 +394,9 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    const int array_of_displacements[],
                                    MPI_Datatype oldtype,
                                    MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_create_indexed_block";
   tb_index_args_t x = {NULL, blocklength, array_of_displacements, NULL};
-  const hc_mpi_type_t *o = NULL;
-  hc_mpi_type_t *t = NULL;
-  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  int *ints = malloc(((size_t)count + 2) * sizeof(int));
-  if (!ints)
-    return tb_oom(fn, t);
-  ints[0] = count;
-  ints[1] = blocklength;
-  if (count)
-    memcpy(ints + 2, array_of_displacements, (size_t)count * sizeof(int));
-  rc = tb_publish(fn, t, MPI_COMBINER_INDEXED_BLOCK, count + 2, ints, 0, NULL,
-                  1, &o, newtype);
-  free(ints);
-  return rc;
+  return tb_indexed("MPI_Type_create_indexed_block",
+                    MPI_COMBINER_INDEXED_BLOCK, count, &x, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
 
@@ -420,16 +404,9 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype,
                                     MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_create_hindexed_block";
   tb_index_args_t x = {NULL, blocklength, NULL, array_of_displacements};
-  const hc_mpi_type_t *o = NULL;
-  hc_mpi_type_t *t = NULL;
-  int rc = tb_index_build(fn, count, &x, oldtype, newtype, &o, &t);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  int ints[2] = {count, blocklength};
-  return tb_publish(fn, t, MPI_COMBINER_HINDEXED_BLOCK, 2, ints, count,
-                    array_of_displacements, 1, &o, newtype);
+  return tb_indexed("MPI_Type_create_hindexed_block",
+                    MPI_COMBINER_HINDEXED_BLOCK, count, &x, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 

@@ -53,6 +53,18 @@ static void dm_envelopes(void)
     dm_contents(t, MPI_COMBINER_INDEXED, 5, (int[]){2, 1, 3, 4, 0}, 0, NULL, 1,
                 (MPI_Datatype[]){MPI_DOUBLE});
     MPI_Type_free(&t);
+    MPI_Type_create_hindexed(2, (int[]){1, 3}, (MPI_Aint[]){32, 0}, MPI_DOUBLE, &t);
+    dm_contents(t, MPI_COMBINER_HINDEXED, 3, (int[]){2, 1, 3}, 2, (MPI_Aint[]){32, 0}, 1,
+                (MPI_Datatype[]){MPI_DOUBLE});
+    MPI_Type_free(&t);
+    MPI_Type_create_indexed_block(3, 2, (int[]){6, 0, 3}, MPI_INT, &t);
+    dm_contents(t, MPI_COMBINER_INDEXED_BLOCK, 5, (int[]){3, 2, 6, 0, 3}, 0, NULL, 1,
+                (MPI_Datatype[]){MPI_INT});
+    MPI_Type_free(&t);
+    MPI_Type_create_hindexed_block(2, 4, (MPI_Aint[]){24, 0}, MPI_INT, &t);
+    dm_contents(t, MPI_COMBINER_HINDEXED_BLOCK, 2, (int[]){2, 4}, 2, (MPI_Aint[]){24, 0}, 1,
+                (MPI_Datatype[]){MPI_INT});
+    MPI_Type_free(&t);
     MPI_Type_create_struct(2, (int[]){1, 2}, (MPI_Aint[]){0, 16}, (MPI_Datatype[]){MPI_CHAR, v},
                            &t);
     dm_contents(t, MPI_COMBINER_STRUCT, 3, (int[]){2, 1, 2}, 2, (MPI_Aint[]){0, 16}, 2,
