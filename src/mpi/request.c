@@ -606,18 +606,17 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
       r->active = 0;
     return rc;
   }
-  int rc = hc_mpi_xfer_begin(fn, r->comm, &r->xfer);
+  int rc = hc_mpi_xfer_begin_stream(fn, r->comm, &r->xfer);
   if (rc != MPI_SUCCESS) {
     r->active = 0;
     return rc;
   }
-  void *buf = hc_mpi_xfer_buf(&r->xfer);
   if (r->is_recv)
-    st = hcomm_irecv(buf, r->xfer.bytes, r->peer, r->tag, r->comm->engine,
-                     &r->engine);
+    st = hc_mpi_xfer_irecv(&r->xfer, r->peer, r->tag, r->comm->engine,
+                           &r->engine);
   else
-    st = hcomm_isend(buf, r->xfer.bytes, r->peer, r->tag, r->comm->engine,
-                     r->mode, &r->engine);
+    st = hc_mpi_xfer_isend(&r->xfer, r->peer, r->tag, r->comm->engine,
+                           r->mode, &r->engine);
   if (st != HC_OK) {
     r->active = 0;
     r->engine = NULL;

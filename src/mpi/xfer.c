@@ -111,6 +111,8 @@ void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x) {
 }
 
 void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
+  free(x->acc); /* the engine is done with it; a persistent start makes anew */
+  x->acc = NULL;
   if (!x->tmp)
     return;
   if (x->is_recv) {

@@ -4,7 +4,8 @@
  * freed before completion), synchronous mode, vector to contiguous and
  * back, a message already waiting (probed) before its receive, and
  * truncation into a smaller vector receive (MPI_ERR_TRUNCATE, the gaps
- * and the tail past the capacity untouched).  Other ranks only barrier. */
+ * and the tail past the capacity untouched), and persistent requests
+ * started twice.  Other ranks only barrier. */
 #include "mpitest.h"
 
 #define DS_N 2200000L /* doubles: 17.6 MB of data */
@@ -142,6 +143,30 @@ static void ds_truncate(int rank, int tag) {
     }
 }
 
+/* Persistent vector send and receive, each started twice. */
+static void ds_persistent(int rank, int tag) {
+    MPI_Datatype t = ds_vec(DS_N, 2);
+    double *b = ds_buf(DS_N, 2, rank == 0, tag);
+    MPI_Request r;
+    MPI_Status st;
+    if (rank == 0)
+        MPI_Send_init(b, 1, t, 1, tag, MPI_COMM_WORLD, &r);
+    else
+        MPI_Recv_init(b, 1, t, 0, tag, MPI_COMM_WORLD, &r);
+    for (int round = 0; round < 2; round++) {
+        if (rank == 1)
+            for (long i = 0; i < DS_N; i++)
+                b[2 * i] = -1.0;
+        MPI_Start(&r);
+        MPI_Wait(&r, &st);
+        if (rank == 1)
+            ds_check(b, DS_N, 2, DS_N, tag);
+    }
+    MPI_Request_free(&r);
+    MPI_Type_free(&t);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -155,6 +180,7 @@ int main(int argc, char **argv)
         ds_mixed(rank, 20);
         ds_unexpected(rank, 30);
         ds_truncate(rank, 40);
+        ds_persistent(rank, 50);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
