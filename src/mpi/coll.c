@@ -54,6 +54,10 @@ int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                             int need_recv) {
   if (count == 0)
     return MPI_SUCCESS;
+  /* Callers pass recvbuf as sendbuf when the send side is MPI_IN_PLACE. */
+  if (sendbuf == MPI_IN_PLACE || (need_recv && recvbuf == MPI_IN_PLACE))
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not a receive buffer");
   if (!sendbuf)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "sendbuf is NULL");
   if (need_recv && !recvbuf)

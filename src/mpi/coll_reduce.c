@@ -207,6 +207,9 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
     rc = hc_mpi_coll_reduce_bufs(fn, c, sendbuf, recvbuf, (int)total, 0);
   if (rc == MPI_SUCCESS && mine > 0 && recvbuf == NULL)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL");
+  if (rc == MPI_SUCCESS && mine > 0 && recvbuf == MPI_IN_PLACE)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE is not a receive buffer");
   if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE && sendbuf == recvbuf &&
       total > 0)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
