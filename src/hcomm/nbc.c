@@ -148,6 +148,18 @@ static void *nbc_tmp(nbc_sched_t *s, size_t bytes) {
   return p;
 }
 
+/* The regular forms' layout for the v-form builders: one block of bytes
+ * per rank, back to back; sizes, then displacements (size each), in the
+ * schedule's memory.  NULL as for nbc_tmp. */
+static size_t *nbc_even_blocks(nbc_sched_t *s, size_t bytes) {
+  size_t *arr = nbc_tmp(s, 2 * (size_t)s->size * sizeof(size_t));
+  for (int r = 0; arr != NULL && r < s->size; r++) {
+    arr[r] = bytes;
+    arr[s->size + r] = (size_t)r * bytes;
+  }
+  return arr;
+}
+
 /* ---- running ------------------------------------------------------------- */
 
 /* Sizes the request array for the busiest round once, at the start, so
@@ -769,14 +781,9 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
     nbc_build_gather_binomial(s, sendbuf == HCOMM_IN_PLACE ? own : sendbuf,
                               bytes, recvbuf, root);
   } else {
-    size_t *arr = nbc_tmp(s, 2 * (size_t)size * sizeof(size_t));
-    if (arr != NULL) {
-      for (int r = 0; r < size; r++) {
-        arr[r] = bytes;
-        arr[size + r] = (size_t)r * bytes;
-      }
+    size_t *arr = nbc_even_blocks(s, bytes);
+    if (arr != NULL)
       nbc_build_gatherv(s, sendbuf, bytes, recvbuf, arr, arr + size, root);
-    }
   }
   return nbc_start(s, req);
 }
@@ -868,14 +875,9 @@ hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
   if (size > NBC_LINEAR_MAX_SIZE && bytes > 0) {
     nbc_build_scatter_binomial(s, sendbuf, bytes, recvbuf, root);
   } else {
-    size_t *arr = nbc_tmp(s, 2 * (size_t)size * sizeof(size_t));
-    if (arr != NULL) {
-      for (int r = 0; r < size; r++) {
-        arr[r] = bytes;
-        arr[size + r] = (size_t)r * bytes;
-      }
+    size_t *arr = nbc_even_blocks(s, bytes);
+    if (arr != NULL)
       nbc_build_scatterv(s, sendbuf, arr, arr + size, recvbuf, bytes, root);
-    }
   }
   return nbc_start(s, req);
 }
@@ -945,14 +947,9 @@ hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
   if (alg == HC_COLL_ALG_RECURSIVE_DOUBLING) {
     nbc_build_allgather_rd(s, recvbuf, bytes);
   } else if (alg != HC_COLL_ALG_TRIVIAL) {
-    size_t *arr = nbc_tmp(s, 2 * (size_t)size * sizeof(size_t));
-    if (arr != NULL) {
-      for (int r = 0; r < size; r++) {
-        arr[r] = bytes;
-        arr[size + r] = (size_t)r * bytes;
-      }
+    size_t *arr = nbc_even_blocks(s, bytes);
+    if (arr != NULL)
       nbc_build_allgatherv_ring(s, recvbuf, arr, arr + size);
-    }
   }
   return nbc_start(s, req);
 }
@@ -1043,14 +1040,9 @@ hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
-  size_t *arr = nbc_tmp(s, 2 * (size_t)size * sizeof(size_t));
-  if (arr != NULL) {
-    for (int r = 0; r < size; r++) {
-      arr[r] = bytes;
-      arr[size + r] = (size_t)r * bytes;
-    }
+  size_t *arr = nbc_even_blocks(s, bytes);
+  if (arr != NULL)
     nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
-  }
   return nbc_start(s, req);
 }
 
