@@ -542,17 +542,25 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
-int PMPI_Request_free(MPI_Request *request) {
-  static const char fn[] = "MPI_Request_free";
-  hc_mpi_request_t *r = NULL;
+/* The request *request names for a call that needs one (Request_free,
+ * Cancel: verb, for the message), never MPI_REQUEST_NULL. */
+static int req_lookup_named(const char *fn, MPI_Request *request,
+                            const char *verb, hc_mpi_request_t **r) {
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, request, "request");
   if (rc == MPI_SUCCESS)
-    rc = req_lookup(fn, *request, -1, &r);
-  if (rc == MPI_SUCCESS && !r)
-    rc =
-        hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "cannot free MPI_REQUEST_NULL");
+    rc = req_lookup(fn, *request, -1, r);
+  if (rc == MPI_SUCCESS && !*r)
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "cannot %s MPI_REQUEST_NULL",
+                      verb);
+  return rc;
+}
+
+int PMPI_Request_free(MPI_Request *request) {
+  static const char fn[] = "MPI_Request_free";
+  hc_mpi_request_t *r = NULL;
+  int rc = req_lookup_named(fn, request, "free", &r);
   if (rc != MPI_SUCCESS)
     return rc;
   /* A running operation goes on; the engine drops it when it completes,
@@ -570,14 +578,7 @@ int PMPI_Request_free(MPI_Request *request) {
 int PMPI_Cancel(MPI_Request *request) {
   static const char fn[] = "MPI_Cancel";
   hc_mpi_request_t *r = NULL;
-  int rc = hc_mpi_check_ready(fn);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
-  if (rc == MPI_SUCCESS)
-    rc = req_lookup(fn, *request, -1, &r);
-  if (rc == MPI_SUCCESS && !r)
-    rc = hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
-                      "cannot cancel MPI_REQUEST_NULL");
+  int rc = req_lookup_named(fn, request, "cancel", &r);
   if (rc != MPI_SUCCESS)
     return rc;
   if (!req_is_active(r) || !r->engine)
