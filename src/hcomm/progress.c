@@ -262,8 +262,8 @@ static void progress_policy_setup(void) {
   progress_policy_ready = 1;
   int over = hc_engine.local_size > progress_usable_cpus();
   over = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
-  progress_pure_polls = hc_env_long(
-      "HCMPI_SPIN_PURE", over ? PROGRESS_PURE_SHARED : PROGRESS_PURE_DEDICATED);
+  long pure = over ? PROGRESS_PURE_SHARED : PROGRESS_PURE_DEDICATED;
+  progress_pure_polls = hc_env_long("HCMPI_SPIN_PURE", pure);
   if (hc_env_string("HCMPI_SPIN", NULL) == NULL)
     hc_engine.spin = over ? PROGRESS_SPIN_SHARED : PROGRESS_SPIN_DEDICATED;
   if (!over)
