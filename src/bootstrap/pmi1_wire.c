@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int wire_split_field(char *token, hc_pmi1_field_t *field) {
+int hc_pmi1_split_field(char *token, hc_pmi1_field_t *field) {
   char *eq = strchr(token, '=');
   if (eq == NULL || eq == token)
     return -1;
@@ -31,7 +31,7 @@ int hc_pmi1_parse(const char *line, size_t len, hc_pmi1_msg_t *msg) {
        tok = strtok_r(NULL, " ", &save)) {
     if (msg->nfields == HC_PMI1_FIELDS_MAX)
       return -1;
-    if (wire_split_field(tok, &msg->fields[msg->nfields]) != 0)
+    if (hc_pmi1_split_field(tok, &msg->fields[msg->nfields]) != 0)
       return -1;
     msg->nfields++;
   }

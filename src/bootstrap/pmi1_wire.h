@@ -33,6 +33,9 @@ typedef struct hc_pmi1_msg {
  * when the line is too long, has no "cmd=" first, has a field without '=',
  * an empty key, or too many fields. */
 int hc_pmi1_parse(const char *line, size_t len, hc_pmi1_msg_t *msg);
+/* Splits "key=value" in place (the '=' becomes the key's end); -1 when
+ * there is no '=' or the key is empty.  PMI-2 fields are the same. */
+int hc_pmi1_split_field(char *token, hc_pmi1_field_t *field);
 /* The value of key, or NULL when absent. */
 const char *hc_pmi1_get(const hc_pmi1_msg_t *msg, const char *key);
 /* The value of "cmd" (never NULL after a successful parse). */

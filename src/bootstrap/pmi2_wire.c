@@ -7,16 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-static int pmi2w_field(char *token, hc_pmi1_field_t *field) {
-  char *eq = strchr(token, '=');
-  if (eq == NULL || eq == token)
-    return -1;
-  *eq = '\0';
-  field->key = token;
-  field->value = eq + 1;
-  return 0;
-}
-
 int hc_pmi2_parse(const char *body, size_t len, hc_pmi1_msg_t *msg) {
   if (len >= sizeof msg->buf || memchr(body, '\0', len) != NULL)
     return -1;
@@ -32,7 +22,7 @@ int hc_pmi2_parse(const char *body, size_t len, hc_pmi1_msg_t *msg) {
       *end = '\0';
     if (*p != '\0') {
       if (msg->nfields == HC_PMI1_FIELDS_MAX ||
-          pmi2w_field(p, &msg->fields[msg->nfields]) != 0)
+          hc_pmi1_split_field(p, &msg->fields[msg->nfields]) != 0)
         return -1;
       msg->nfields++;
     }
