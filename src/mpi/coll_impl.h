@@ -71,6 +71,10 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
  * nb = 1 then). */
 int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
                       MPI_Request *request, hc_mpi_comm_t **c);
+/* hc_mpi_coll_enter for a rooted collective (request NULL: blocking), then
+ * root checked against the communicator. */
+int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root,
+                             MPI_Request *request, hc_mpi_comm_t **c);
 /* count >= 0 and a usable committed datatype. */
 int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
                      MPI_Datatype type, const hc_mpi_type_t **t);

@@ -28,9 +28,7 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
   hc_mpi_comm_t *c = NULL;
   hcomm_reduce_op_t rop;
   hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_root(fn, c, root);
+  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, request, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
   if (rc != MPI_SUCCESS)
