@@ -112,6 +112,18 @@ void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallw__ = pmpi_alltoallw_
 #pragma weak PMPI_ALLTOALLW = pmpi_alltoallw_
 
+void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr) {
+  int rc = MPI_Attr_delete(*comm, *keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_attr_delete_ = pmpi_attr_delete_
+#pragma weak mpi_attr_delete = pmpi_attr_delete_
+#pragma weak mpi_attr_delete__ = pmpi_attr_delete_
+#pragma weak MPI_ATTR_DELETE = pmpi_attr_delete_
+#pragma weak pmpi_attr_delete = pmpi_attr_delete_
+#pragma weak pmpi_attr_delete__ = pmpi_attr_delete_
+#pragma weak PMPI_ATTR_DELETE = pmpi_attr_delete_
+
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Barrier(*comm);
   hc_f_err(ierr, rc);
@@ -1564,6 +1576,18 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_issend = pmpi_issend_
 #pragma weak pmpi_issend__ = pmpi_issend_
 #pragma weak PMPI_ISSEND = pmpi_issend_
+
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
+  int rc = MPI_Keyval_free(keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_keyval_free_ = pmpi_keyval_free_
+#pragma weak mpi_keyval_free = pmpi_keyval_free_
+#pragma weak mpi_keyval_free__ = pmpi_keyval_free_
+#pragma weak MPI_KEYVAL_FREE = pmpi_keyval_free_
+#pragma weak pmpi_keyval_free = pmpi_keyval_free_
+#pragma weak pmpi_keyval_free__ = pmpi_keyval_free_
+#pragma weak PMPI_KEYVAL_FREE = pmpi_keyval_free_
 
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {

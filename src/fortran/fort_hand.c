@@ -4,14 +4,14 @@
  * sized INTEGERs in Fortran, pointers in C) and keyval callbacks (Fortran
  * passes everything by reference).
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "fortran/fort_impl.h"
 
 void pmpi_init_(MPI_Fint *ierr) { hc_f_err(ierr, MPI_Init(NULL, NULL)); }
 
-void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
-                       MPI_Fint *ierr) {
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
   hc_f_err(ierr, MPI_Init_thread(NULL, NULL, *required, provided));
 }
 
@@ -34,22 +34,30 @@ void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr) {
 }
 
 /* Predefined keys are even in Fortran (one more than C's); their C values
- * point at ints.  Other attributes hold the address-sized value itself. */
-void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
-                         MPI_Fint *flag, MPI_Fint *ierr) {
-  int key = *keyval;
+ * point at ints.  Other attributes hold the address-sized value itself.
+ * get is MPI_Comm_get_attr or MPI_Attr_get (the same in C). */
+typedef int(fh_get_attr_fn)(MPI_Comm, int, void *, int *);
+
+static int fh_get_attr(fh_get_attr_fn *get, MPI_Fint comm, MPI_Fint keyval,
+                       MPI_Aint *val, MPI_Fint *flag) {
+  int key = keyval;
   int predefined = ((unsigned)key >> 30) == 1;
   if (predefined && (key & 1) == 0)
     key -= 1;
   void *c_val = NULL;
   int c_flag = 0;
-  int rc = MPI_Comm_get_attr(*comm, key, &c_val, &c_flag);
+  int rc = get(comm, key, &c_val, &c_flag);
   if (rc == MPI_SUCCESS) {
     *flag = hc_f_logical(c_flag);
     if (c_flag)
       *val = predefined ? *(int *)c_val : (MPI_Aint)c_val;
   }
-  hc_f_err(ierr, rc);
+  return rc;
+}
+
+void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *flag, MPI_Fint *ierr) {
+  hc_f_err(ierr, fh_get_attr(MPI_Comm_get_attr, *comm, *keyval, val, flag));
 }
 
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
@@ -94,10 +102,14 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen,
 /* ---- keyvals: C callbacks that call the Fortran ones ---- */
 
 /* Owned by the keyval for the rest of the run: C gives no hook at
- * MPI_Comm_free_keyval to release it. */
+ * MPI_Comm_free_keyval to release it.  Exactly one pair of callbacks is
+ * set: the MPI-2 form (address-sized INTEGERs) or MPI_KEYVAL_CREATE's
+ * (default INTEGERs). */
 typedef struct fh_keyval {
   hc_f_copy_fn *copy;
   hc_f_delete_fn *del;
+  hc_f_copy1_fn *copy1;
+  hc_f_delete1_fn *del1;
   MPI_Aint extra;
 } fh_keyval_t;
 
@@ -105,8 +117,15 @@ static int fh_copy(MPI_Comm oldcomm, int keyval, void *extra, void *attr_in,
                    void *attr_out, int *flag) {
   fh_keyval_t *k = extra;
   MPI_Fint f_comm = oldcomm, f_key = keyval, f_flag = 0, f_err = 0;
-  MPI_Aint in = (MPI_Aint)attr_in, out = 0;
-  k->copy(&f_comm, &f_key, &k->extra, &in, &out, &f_flag, &f_err);
+  MPI_Aint out = 0;
+  if (k->copy1) {
+    MPI_Fint x = (MPI_Fint)k->extra, in = (MPI_Fint)(MPI_Aint)attr_in, o = 0;
+    k->copy1(&f_comm, &f_key, &x, &in, &o, &f_flag, &f_err);
+    out = o;
+  } else {
+    MPI_Aint in = (MPI_Aint)attr_in;
+    k->copy(&f_comm, &f_key, &k->extra, &in, &out, &f_flag, &f_err);
+  }
   *flag = f_flag != 0;
   if (*flag)
     *(void **)attr_out = (void *)out;
@@ -116,26 +135,42 @@ static int fh_copy(MPI_Comm oldcomm, int keyval, void *extra, void *attr_in,
 static int fh_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   fh_keyval_t *k = extra;
   MPI_Fint f_comm = comm, f_key = keyval, f_err = 0;
-  MPI_Aint val = (MPI_Aint)attr;
-  k->del(&f_comm, &f_key, &val, &k->extra, &f_err);
+  if (k->del1) {
+    MPI_Fint val = (MPI_Fint)(MPI_Aint)attr, x = (MPI_Fint)k->extra;
+    k->del1(&f_comm, &f_key, &val, &x, &f_err);
+  } else {
+    MPI_Aint val = (MPI_Aint)attr;
+    k->del(&f_comm, &f_key, &val, &k->extra, &f_err);
+  }
   return f_err;
 }
 
-void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn,
-                              hc_f_delete_fn *delete_fn, MPI_Fint *keyval,
-                              MPI_Aint *extra_state, MPI_Fint *ierr) {
+static void fh_create_keyval(fh_keyval_t *proto, MPI_Fint *keyval,
+                             MPI_Fint *ierr) {
   fh_keyval_t *k = malloc(sizeof(*k));
   if (!k) {
     hc_f_err(ierr, MPI_ERR_NO_MEM);
     return;
   }
-  k->copy = copy_fn;
-  k->del = delete_fn;
-  k->extra = *extra_state;
+  *k = *proto;
   int rc = MPI_Comm_create_keyval(fh_copy, fh_delete, keyval, k);
   if (rc != MPI_SUCCESS)
     free(k);
   hc_f_err(ierr, rc);
+}
+
+void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
+                              MPI_Fint *keyval, MPI_Aint *extra_state,
+                              MPI_Fint *ierr) {
+  fh_keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = *extra_state};
+  fh_create_keyval(&k, keyval, ierr);
+}
+
+void pmpi_keyval_create_(hc_f_copy1_fn *copy_fn, hc_f_delete1_fn *delete_fn,
+                         MPI_Fint *keyval, MPI_Fint *extra_state,
+                         MPI_Fint *ierr) {
+  fh_keyval_t k = {.copy1 = copy_fn, .del1 = delete_fn, .extra = *extra_state};
+  fh_create_keyval(&k, keyval, ierr);
 }
 
 void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
@@ -154,10 +189,146 @@ void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
   *ierr = MPI_SUCCESS;
 }
 
-void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval,
-                              MPI_Aint *attr, MPI_Aint *extra_state,
-                              MPI_Fint *ierr) {
+void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attr,
+                              MPI_Aint *extra_state, MPI_Fint *ierr) {
   *ierr = MPI_SUCCESS;
+}
+
+/* MPI-1's predefined callbacks: the same behaviour on default INTEGERs. */
+void mpi_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
+                       MPI_Fint *extra_state, MPI_Fint *attr_in,
+                       MPI_Fint *attr_out, MPI_Fint *flag, MPI_Fint *ierr) {
+  *flag = 0;
+  *ierr = MPI_SUCCESS;
+}
+
+void mpi_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
+                 MPI_Fint *attr_in, MPI_Fint *attr_out, MPI_Fint *flag,
+                 MPI_Fint *ierr) {
+  *attr_out = *attr_in;
+  *flag = 1;
+  *ierr = MPI_SUCCESS;
+}
+
+void mpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attr,
+                         MPI_Fint *extra_state, MPI_Fint *ierr) {
+  *ierr = MPI_SUCCESS;
+}
+
+/* ---- MPI-1 calls with default INTEGERs where C has MPI_Aint ---- */
+
+/* An address-sized result stored in a default INTEGER; one that does not
+ * fit is an error rather than a silently wrong value. */
+static int fh_aint_to_fint(int rc, MPI_Aint v, MPI_Fint *out) {
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (v != (MPI_Aint)(MPI_Fint)v)
+    return MPI_ERR_ARG;
+  *out = (MPI_Fint)v;
+  return MPI_SUCCESS;
+}
+
+/* Keeps the low 32 bits, as MPICH does: on 64-bit hosts only differences
+ * of addresses (displacements within one object) are meaningful, which
+ * is how MPI-1 Fortran programs use MPI_ADDRESS. */
+void pmpi_address_(void *location, MPI_Fint *address, MPI_Fint *ierr) {
+  MPI_Aint a = 0;
+  int rc = MPI_Get_address(hc_f_buf(location), &a);
+  if (rc == MPI_SUCCESS)
+    *address = (MPI_Fint)(uint32_t)(uint64_t)a;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_type_extent_(MPI_Fint *datatype, MPI_Fint *extent, MPI_Fint *ierr) {
+  MPI_Aint v = 0;
+  int rc = MPI_Type_extent(*datatype, &v);
+  hc_f_err(ierr, fh_aint_to_fint(rc, v, extent));
+}
+
+void pmpi_type_lb_(MPI_Fint *datatype, MPI_Fint *displacement, MPI_Fint *ierr) {
+  MPI_Aint v = 0;
+  int rc = MPI_Type_lb(*datatype, &v);
+  hc_f_err(ierr, fh_aint_to_fint(rc, v, displacement));
+}
+
+void pmpi_type_ub_(MPI_Fint *datatype, MPI_Fint *displacement, MPI_Fint *ierr) {
+  MPI_Aint v = 0;
+  int rc = MPI_Type_ub(*datatype, &v);
+  hc_f_err(ierr, fh_aint_to_fint(rc, v, displacement));
+}
+
+void pmpi_type_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
+                        MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype,
+                        MPI_Fint *ierr) {
+  hc_f_err(ierr, MPI_Type_hvector(*count, *blocklength, (MPI_Aint)*stride,
+                                  *oldtype, newtype));
+}
+
+/* Widened copies of count INTEGER displacements (NULL for count <= 0 or
+ * out of memory; *rc tells which). */
+static MPI_Aint *fh_widen(const MPI_Fint *v, MPI_Fint count, int *rc) {
+  *rc = MPI_SUCCESS;
+  if (count <= 0)
+    return NULL;
+  MPI_Aint *w = malloc((size_t)count * sizeof(*w));
+  if (!w) {
+    *rc = MPI_ERR_NO_MEM;
+    return NULL;
+  }
+  for (MPI_Fint i = 0; i < count; i++)
+    w[i] = v[i];
+  return w;
+}
+
+void pmpi_type_hindexed_(MPI_Fint *count, MPI_Fint *blocklengths,
+                         MPI_Fint *displacements, MPI_Fint *oldtype,
+                         MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc;
+  MPI_Aint *d = fh_widen(displacements, *count, &rc);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_hindexed(*count, blocklengths, d, *oldtype, newtype);
+  free(d);
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_type_struct_(MPI_Fint *count, MPI_Fint *blocklengths,
+                       MPI_Fint *displacements, MPI_Fint *types,
+                       MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc;
+  MPI_Aint *d = fh_widen(displacements, *count, &rc);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_struct(*count, blocklengths, d, types, newtype);
+  free(d);
+  hc_f_err(ierr, rc);
+}
+
+/* As MPI_COMM_GET_ATTR, with the value a default INTEGER (truncated, as
+ * MPI_ATTR_PUT stored it). */
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
+                    MPI_Fint *flag, MPI_Fint *ierr) {
+  MPI_Aint v = 0;
+  MPI_Fint c_flag = 0;
+  int rc = fh_get_attr(MPI_Attr_get, *comm, *keyval, &v, &c_flag);
+  if (rc == MPI_SUCCESS) {
+    *flag = c_flag;
+    if (c_flag)
+      *val = (MPI_Fint)v;
+  }
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
+                    MPI_Fint *ierr) {
+  MPI_Aint v = *val;
+  hc_f_err(ierr, MPI_Attr_put(*comm, *keyval, (void *)v));
+}
+
+MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp) {
+  return MPI_Aint_add(*base, *disp);
+}
+
+MPI_Aint pmpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2) {
+  return MPI_Aint_diff(*addr1, *addr2);
 }
 
 #pragma weak mpi_comm_null_copy_fn = mpi_comm_null_copy_fn_
@@ -169,5 +340,15 @@ void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval,
 #pragma weak mpi_comm_null_delete_fn = mpi_comm_null_delete_fn_
 #pragma weak mpi_comm_null_delete_fn__ = mpi_comm_null_delete_fn_
 #pragma weak MPI_COMM_NULL_DELETE_FN = mpi_comm_null_delete_fn_
+
+#pragma weak mpi_null_copy_fn = mpi_null_copy_fn_
+#pragma weak mpi_null_copy_fn__ = mpi_null_copy_fn_
+#pragma weak MPI_NULL_COPY_FN = mpi_null_copy_fn_
+#pragma weak mpi_dup_fn = mpi_dup_fn_
+#pragma weak mpi_dup_fn__ = mpi_dup_fn_
+#pragma weak MPI_DUP_FN = mpi_dup_fn_
+#pragma weak mpi_null_delete_fn = mpi_null_delete_fn_
+#pragma weak mpi_null_delete_fn__ = mpi_null_delete_fn_
+#pragma weak MPI_NULL_DELETE_FN = mpi_null_delete_fn_
 
 #include "fortran/fort_hand_alias.h"

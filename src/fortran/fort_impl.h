@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "mpi.h"
 #include "fortran/fort_bind.h"
+#include "mpi.h"
 
 /* MPICH's COMMON block layouts (sizes must match: programs built by MPICH
  * get copy relocations of these exact sizes). */
@@ -75,13 +75,17 @@ void hc_f_str_out(char *f, size_t len, const char *c);
 typedef void(hc_f_copy_fn)(MPI_Fint *oldcomm, MPI_Fint *keyval,
                            MPI_Aint *extra_state, MPI_Aint *attr_in,
                            MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
-typedef void(hc_f_delete_fn)(MPI_Fint *comm, MPI_Fint *keyval,
-                             MPI_Aint *attr, MPI_Aint *extra_state,
-                             MPI_Fint *ierr);
+typedef void(hc_f_delete_fn)(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attr,
+                             MPI_Aint *extra_state, MPI_Fint *ierr);
+/* MPI_KEYVAL_CREATE's callbacks: default INTEGERs throughout. */
+typedef void(hc_f_copy1_fn)(MPI_Fint *oldcomm, MPI_Fint *keyval,
+                            MPI_Fint *extra_state, MPI_Fint *attr_in,
+                            MPI_Fint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+typedef void(hc_f_delete1_fn)(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attr,
+                              MPI_Fint *extra_state, MPI_Fint *ierr);
 
 void pmpi_init_(MPI_Fint *ierr);
-void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
-                       MPI_Fint *ierr);
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 double pmpi_wtime_(void);
 double pmpi_wtick_(void);
 void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
@@ -94,18 +98,46 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen,
                            char *value, MPI_Fint *flag, MPI_Fint *ierr,
                            size_t key_len, size_t value_len);
-void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn,
-                              hc_f_delete_fn *delete_fn, MPI_Fint *keyval,
-                              MPI_Aint *extra_state, MPI_Fint *ierr);
+void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
+                              MPI_Fint *keyval, MPI_Aint *extra_state,
+                              MPI_Fint *ierr);
 void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
                             MPI_Aint *extra_state, MPI_Aint *attr_in,
-                            MPI_Aint *attr_out, MPI_Fint *flag,
-                            MPI_Fint *ierr);
+                            MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
 void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
                       MPI_Aint *extra_state, MPI_Aint *attr_in,
                       MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
-void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval,
-                              MPI_Aint *attr, MPI_Aint *extra_state,
-                              MPI_Fint *ierr);
+void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attr,
+                              MPI_Aint *extra_state, MPI_Fint *ierr);
+void pmpi_keyval_create_(hc_f_copy1_fn *copy_fn, hc_f_delete1_fn *delete_fn,
+                         MPI_Fint *keyval, MPI_Fint *extra_state,
+                         MPI_Fint *ierr);
+void mpi_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
+                       MPI_Fint *extra_state, MPI_Fint *attr_in,
+                       MPI_Fint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
+                 MPI_Fint *attr_in, MPI_Fint *attr_out, MPI_Fint *flag,
+                 MPI_Fint *ierr);
+void mpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attr,
+                         MPI_Fint *extra_state, MPI_Fint *ierr);
+void pmpi_address_(void *location, MPI_Fint *address, MPI_Fint *ierr);
+void pmpi_type_extent_(MPI_Fint *datatype, MPI_Fint *extent, MPI_Fint *ierr);
+void pmpi_type_lb_(MPI_Fint *datatype, MPI_Fint *displacement, MPI_Fint *ierr);
+void pmpi_type_ub_(MPI_Fint *datatype, MPI_Fint *displacement, MPI_Fint *ierr);
+void pmpi_type_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
+                        MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype,
+                        MPI_Fint *ierr);
+void pmpi_type_hindexed_(MPI_Fint *count, MPI_Fint *blocklengths,
+                         MPI_Fint *displacements, MPI_Fint *oldtype,
+                         MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_struct_(MPI_Fint *count, MPI_Fint *blocklengths,
+                       MPI_Fint *displacements, MPI_Fint *types,
+                       MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
+                    MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
+                    MPI_Fint *ierr);
+MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp);
+MPI_Aint pmpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2);
 
 #endif

@@ -7,6 +7,20 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer, optional :: ierror
 end subroutine
+function MPI_Aint_add(base, disp)
+  import
+  implicit none
+  integer(kind=8) :: MPI_Aint_add
+  integer(kind=8) :: base
+  integer(kind=8) :: disp
+end function
+function MPI_Aint_diff(addr1, addr2)
+  import
+  implicit none
+  integer(kind=8) :: MPI_Aint_diff
+  integer(kind=8) :: addr1
+  integer(kind=8) :: addr2
+end function
 subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
   import
   implicit none

@@ -6,6 +6,13 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer :: ierror
 end subroutine
+subroutine MPI_Address(location, address, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+  type(*), dimension(*) :: location
+  integer :: address
+  integer :: ierror
+end subroutine
 subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -89,6 +96,27 @@ subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvc
   integer :: rdispls(*)
   integer :: recvtypes(*)
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Attr_delete(comm, keyval, ierror)
+  implicit none
+  integer :: comm
+  integer :: keyval
+  integer :: ierror
+end subroutine
+subroutine MPI_Attr_get(comm, keyval, attribute_val, flag, ierror)
+  implicit none
+  integer :: comm
+  integer :: keyval
+  integer :: attribute_val
+  logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_Attr_put(comm, keyval, attribute_val, ierror)
+  implicit none
+  integer :: comm
+  integer :: keyval
+  integer :: attribute_val
   integer :: ierror
 end subroutine
 subroutine MPI_Barrier(comm, ierror)
@@ -1003,6 +1031,19 @@ subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   integer :: request
   integer :: ierror
 end subroutine
+subroutine MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+  implicit none
+  external :: copy_fn
+  external :: delete_fn
+  integer :: keyval
+  integer :: extra_state
+  integer :: ierror
+end subroutine
+subroutine MPI_Keyval_free(keyval, ierror)
+  implicit none
+  integer :: keyval
+  integer :: ierror
+end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   implicit none
   integer :: source
@@ -1503,6 +1544,12 @@ subroutine MPI_Type_dup(oldtype, newtype, ierror)
   integer :: newtype
   integer :: ierror
 end subroutine
+subroutine MPI_Type_extent(datatype, extent, ierror)
+  implicit none
+  integer :: datatype
+  integer :: extent
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_free(datatype, ierror)
   implicit none
   integer :: datatype
@@ -1565,6 +1612,25 @@ subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   integer(kind=8) :: true_extent
   integer :: ierror
 end subroutine
+subroutine MPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer :: array_of_displacements(*)
+  integer :: oldtype
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: stride
+  integer :: oldtype
+  integer :: newtype
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
     ierror)
   implicit none
@@ -1573,6 +1639,12 @@ subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements
   integer :: array_of_displacements(*)
   integer :: oldtype
   integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_lb(datatype, displacement, ierror)
+  implicit none
+  integer :: datatype
+  integer :: displacement
   integer :: ierror
 end subroutine
 subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
@@ -1598,6 +1670,22 @@ subroutine MPI_Type_size_x(datatype, size, ierror)
   implicit none
   integer :: datatype
   integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, &
+    newtype, ierror)
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer :: array_of_displacements(*)
+  integer :: array_of_types(*)
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_ub(datatype, displacement, ierror)
+  implicit none
+  integer :: datatype
+  integer :: displacement
   integer :: ierror
 end subroutine
 subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)

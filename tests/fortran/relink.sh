@@ -16,7 +16,7 @@ ABI=$(cd "$ABI" && pwd -P)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 failures=0
-for src in basic.f basic.f90; do
+for src in basic.f basic.f90 legacy.f; do
   exe=$T/$(echo "$src" | tr . _)
   if ! mpif90.mpich -w -o "$exe" "$top_srcdir/tests/fortran/$src"; then
     echo "FAIL: mpif90.mpich $src"; failures=$((failures + 1)); continue
