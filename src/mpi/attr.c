@@ -283,22 +283,31 @@ int PMPI_Keyval_free(int *keyval) {
 
 /* ---- set, get, delete ---------------------------------------------------- */
 
+/* The communicator and keyval of a set or delete. */
+static int attr_enter(const char *fn, MPI_Comm comm, int keyval,
+                      hc_mpi_comm_t **c, attr_keyval_t **kv) {
+  int rc = hc_mpi_comm_enter(fn, comm, c);
+  if (rc == MPI_SUCCESS)
+    rc = attr_keyval_get(fn, *c, keyval, kv);
+  return rc;
+}
+
+/* Takes kv's attribute (if any) off c and runs its delete callback. */
+static int attr_remove(const char *fn, hc_mpi_comm_t *c, attr_keyval_t *kv) {
+  pthread_mutex_lock(&attr_lock);
+  hc_mpi_attr_t *a = attr_unlink_locked(c, kv);
+  pthread_mutex_unlock(&attr_lock);
+  return a ? attr_run_delete(fn, c, a) : MPI_SUCCESS;
+}
+
 static int attr_set(const char *fn, MPI_Comm comm, int keyval, void *value) {
   hc_mpi_comm_t *c = NULL;
   attr_keyval_t *kv = NULL;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  int rc = attr_enter(fn, comm, keyval, &c, &kv);
   if (rc == MPI_SUCCESS)
-    rc = attr_keyval_get(fn, c, keyval, &kv);
+    rc = attr_remove(fn, c, kv);
   if (rc != MPI_SUCCESS)
     return rc;
-  pthread_mutex_lock(&attr_lock);
-  hc_mpi_attr_t *old = attr_unlink_locked(c, kv);
-  pthread_mutex_unlock(&attr_lock);
-  if (old) {
-    rc = attr_run_delete(fn, c, old);
-    if (rc != MPI_SUCCESS)
-      return rc;
-  }
   return attr_attach(fn, c, kv, value);
 }
 
@@ -340,15 +349,8 @@ static int attr_get(const char *fn, MPI_Comm comm, int keyval, void *value,
 static int attr_delete(const char *fn, MPI_Comm comm, int keyval) {
   hc_mpi_comm_t *c = NULL;
   attr_keyval_t *kv = NULL;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  if (rc == MPI_SUCCESS)
-    rc = attr_keyval_get(fn, c, keyval, &kv);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  pthread_mutex_lock(&attr_lock);
-  hc_mpi_attr_t *a = attr_unlink_locked(c, kv);
-  pthread_mutex_unlock(&attr_lock);
-  return a ? attr_run_delete(fn, c, a) : MPI_SUCCESS;
+  int rc = attr_enter(fn, comm, keyval, &c, &kv);
+  return rc == MPI_SUCCESS ? attr_remove(fn, c, kv) : rc;
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
