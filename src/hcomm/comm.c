@@ -208,6 +208,14 @@ static hc_status_t comm_check_parent(hcomm_comm_t *comm, void *out) {
   return out == NULL ? HC_ERR_ARG : HC_OK;
 }
 
+/* comm_check_parent for the calls an intercommunicator cannot make. */
+static hc_status_t comm_check_intra(hcomm_comm_t *comm, void *out) {
+  hc_status_t rc = comm_check_parent(comm, out);
+  if (rc == HC_OK && comm->local != NULL)
+    rc = HC_ERR_COMM;
+  return rc;
+}
+
 typedef struct comm_member {
   int key;
   int rank;
@@ -263,9 +271,7 @@ static hc_status_t comm_split_locked(hcomm_comm_t *comm, int color, int key,
 hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
                              hcomm_comm_t **newcomm) {
   hc_engine_lock();
-  hc_status_t rc = comm_check_parent(comm, newcomm);
-  if (rc == HC_OK && comm->local != NULL)
-    rc = HC_ERR_COMM;
+  hc_status_t rc = comm_check_intra(comm, newcomm);
   if (rc == HC_OK && color < 0 && color != HCOMM_UNDEFINED)
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
@@ -317,17 +323,23 @@ static hc_status_t comm_check_list(const hcomm_comm_t *comm, int n,
   return HC_OK;
 }
 
+/* Parent and rank list of a create or create_group; *me: whether the caller
+ * is in the list. */
+static hc_status_t comm_check_create(hcomm_comm_t *comm, int n,
+                                     const int *ranks, hcomm_comm_t **newcomm,
+                                     int *me) {
+  hc_status_t rc = comm_check_intra(comm, newcomm);
+  if (rc != HC_OK)
+    return rc;
+  *newcomm = NULL;
+  return comm_check_list(comm, n, ranks, me);
+}
+
 hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
                               hcomm_comm_t **newcomm) {
   hc_engine_lock();
-  hc_status_t rc = comm_check_parent(comm, newcomm);
   int me = 0;
-  if (rc == HC_OK && comm->local != NULL)
-    rc = HC_ERR_COMM;
-  if (rc == HC_OK) {
-    *newcomm = NULL;
-    rc = comm_check_list(comm, n, ranks, &me);
-  }
+  hc_status_t rc = comm_check_create(comm, n, ranks, newcomm, &me);
   comm_entry_t *all = NULL;
   int *world = NULL;
   int id;
@@ -534,14 +546,8 @@ static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
 hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
                                     int tag, hcomm_comm_t **newcomm) {
   hc_engine_lock();
-  hc_status_t rc = comm_check_parent(comm, newcomm);
   int me = 0;
-  if (rc == HC_OK && comm->local != NULL)
-    rc = HC_ERR_COMM;
-  if (rc == HC_OK) {
-    *newcomm = NULL;
-    rc = comm_check_list(comm, n, ranks, &me);
-  }
+  hc_status_t rc = comm_check_create(comm, n, ranks, newcomm, &me);
   if (rc == HC_OK && (!me || tag < 0))
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
@@ -555,9 +561,7 @@ hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
 hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
                                     hcomm_comm_t **newcomm) {
   hc_engine_lock();
-  hc_status_t rc = comm_check_parent(comm, newcomm);
-  if (rc == HC_OK && comm->local != NULL)
-    rc = HC_ERR_COMM;
+  hc_status_t rc = comm_check_intra(comm, newcomm);
   int color = join ? hc_engine.local_world_ranks[0] : HCOMM_UNDEFINED;
   if (rc == HC_OK)
     rc = comm_split_locked(comm, color, key, newcomm);
