@@ -273,7 +273,10 @@ static void *devpath_stream(hc_mem_kind_t kind, int device) {
   return s;
 }
 
+int hc_devpath_nactive;
+
 static void devpath_activate(hc_devreq_t *d, int work) {
+  hc_devpath_nactive++;
   d->work = work;
   d->next_active = devpath.active;
   devpath.active = d;
@@ -283,6 +286,7 @@ static void devpath_deactivate(hc_devreq_t *d) {
   for (hc_devreq_t **l = &devpath.active; *l != NULL; l = &(*l)->next_active)
     if (*l == d) {
       *l = d->next_active;
+      hc_devpath_nactive--;
       break;
     }
   if (d->work == WORK_RECV_IPC)

@@ -66,6 +66,9 @@ int hc_devpath_on_cts(hcomm_request_t *req, int peer, const hc_pkt_hdr_t *hdr,
                       const void *payload);
 /* Advances pipelines and polls copies; returns how much moved. */
 int hc_devpath_progress(void);
+/* Device requests with work in progress; lets an idle poll skip
+ * hc_devpath_progress. */
+extern int hc_devpath_nactive;
 /* Frees req->dev (at request release). */
 void hc_devpath_release(hcomm_request_t *req);
 /* Finalize: streams, staging buffers, IPC imports/exports, runtimes. */

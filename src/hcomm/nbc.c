@@ -53,6 +53,7 @@ typedef struct nbc_sched {
 } nbc_sched_t;
 
 static nbc_sched_t *nbc_active;
+int hc_nbc_nactive;
 
 /* Below these a collective is latency-bound: all messages of an alltoall at
  * once, a linear scatter/gather without tree hops. */
@@ -260,6 +261,7 @@ int hc_nbc_progress_locked(void) {
     int r = nbc_advance(s);
     if (r == 2) {
       *link = s->next;
+      hc_nbc_nactive--;
       nbc_complete(s);
     } else {
       link = &s->next;
@@ -294,6 +296,7 @@ static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
   } else {
     s->next = nbc_active;
     nbc_active = s;
+    hc_nbc_nactive++;
   }
   hc_engine_unlock();
   *req = r;

@@ -20,5 +20,7 @@
 /* Advances every active schedule once; returns how many moved.  Caller
  * holds the engine lock (called from hc_progress_locked). */
 int hc_nbc_progress_locked(void);
+/* Schedules active; lets an idle poll skip hc_nbc_progress_locked. */
+extern int hc_nbc_nactive;
 
 #endif /* HC_NBC_H */

@@ -12,6 +12,7 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
@@ -141,8 +142,13 @@ int hc_progress_locked(void) {
     moved += hc_transport_tcp_ops.progress(hc_engine.tcp_ctx);
   if (hc_engine.verbs_ctx != NULL)
     moved += hc_transport_verbs_ops.progress(hc_engine.verbs_ctx);
-  moved += hc_proto_progress();
-  moved += hc_nbc_progress_locked(); /* non-blocking collectives */
+  /* The protocol's, device's and collectives' hooks cost calls an empty
+   * poll (most polls of a blocking wait) need not make. */
+  if (hc_engine.backlogged != NULL || hc_engine.pending_head != NULL ||
+      hc_devpath_nactive > 0)
+    moved += hc_proto_progress();
+  if (hc_nbc_nactive > 0)
+    moved += hc_nbc_progress_locked(); /* non-blocking collectives */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;

@@ -594,7 +594,8 @@ int hc_proto_progress(void) {
     proto_rndv_start(req);
     moved++;
   }
-  moved += hc_devpath_progress();
+  if (hc_devpath_nactive > 0)
+    moved += hc_devpath_progress();
   return moved;
 }
 

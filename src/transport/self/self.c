@@ -94,6 +94,8 @@ static hc_status_t self_send(void *ctx, int peer_world_rank,
 
 static int self_progress(void *ctx) {
   self_ctx_t *self = ctx;
+  if (self->head == NULL)
+    return 0;
   /* Detach the queue first: whatever recv_cb sends lands on a fresh list
    * that the next progress call delivers, behind everything taken here. */
   struct self_packet *pkt = self->head;
