@@ -242,6 +242,32 @@ hc_status_t hcomm_cancel(hcomm_request_t *req);
 hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
                                         hcomm_request_t **req);
 
+/* ---- memory kinds: what a pointer is, and copies that reach device memory
+ * (the MPI face stages typed or reduced data of device buffers through the
+ * host with these; it never dereferences device memory itself). ---------- */
+
+enum hcomm_mem_kind {
+  HCOMM_MEM_HOST = 0,
+  HCOMM_MEM_ACL = 1, /* Ascend NPU memory */
+  HCOMM_MEM_CUDA = 2 /* NVIDIA GPU memory */
+};
+
+typedef struct hcomm_mem_info {
+  int kind;   /* an hcomm_mem_kind */
+  int device; /* device ordinal; -1 for host memory */
+  uintptr_t base;
+  size_t size; /* of the whole allocation when known, else 0 */
+} hcomm_mem_info_t;
+
+/* 1 and *info filled when ptr is device memory; 0 for host memory (info
+ * then says host).  Results are cached by allocation range. */
+int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info);
+/* Synchronous copy of len bytes between any two pointers described by
+ * their classifications. */
+hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
+                           const void *src, const hcomm_mem_info_t *sinfo,
+                           size_t len);
+
 /* ---- collectives (on a context of their own: never match user traffic) -- */
 
 /* Element-wise inout[i] = in[i] op inout[i] for count elements. */

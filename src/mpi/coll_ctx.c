@@ -22,13 +22,13 @@
 #include "mpi/devstage.h"
 #include "util/log.h"
 
-/* type NULL: count raw bytes.  dev.kind HC_MEM_HOST: to is host memory. */
+/* type NULL: count raw bytes.  dev.kind HCOMM_MEM_HOST: to is host memory. */
 typedef struct coll_job {
   const hc_mpi_type_t *type;
   const void *from;
   MPI_Count count;
   void *to;
-  hc_mem_info_t dev;
+  hcomm_mem_info_t dev;
 } coll_job_t;
 
 struct hc_mpi_coll {
@@ -111,21 +111,24 @@ static int coll_failed(hc_mpi_coll_t *cx, hc_status_t rc) {
   return -1;
 }
 
-static int coll_copy(hc_mpi_coll_t *cx, void *dst, const hc_mem_info_t *dinfo,
-                     const void *src, const hc_mem_info_t *sinfo, size_t len) {
-  hc_status_t rc = len > 0 ? hc_device_copy(dst, dinfo, src, sinfo, len) : HC_OK;
+static int coll_copy(hc_mpi_coll_t *cx, void *dst,
+                     const hcomm_mem_info_t *dinfo, const void *src,
+                     const hcomm_mem_info_t *sinfo, size_t len) {
+  hc_status_t rc =
+      len > 0 ? hcomm_mem_copy(dst, dinfo, src, sinfo, len) : HC_OK;
   if (rc != HC_OK)
-    hc_log(HC_LOG_WARN, "mpi", "collective: device copy of %zu bytes failed: %s",
-           len, hcomm_strerror(rc));
+    hc_log(HC_LOG_WARN, "mpi",
+           "collective: device copy of %zu bytes failed: %s", len,
+           hcomm_strerror(rc));
   return coll_failed(cx, rc);
 }
 
 /* Packs block b of buf (host or device memory) into out. */
 static int coll_pack_block(hc_mpi_coll_t *cx, const void *buf,
-                           const hc_mem_info_t *info,
+                           const hcomm_mem_info_t *info,
                            const hc_mpi_coll_block_t *b, char *out) {
   const char *user = (const char *)buf + b->disp;
-  if (info->kind != HC_MEM_HOST)
+  if (info->kind != HCOMM_MEM_HOST)
     return coll_failed(cx, hc_mpi_dev_pack(b->type, user, info, b->count, out));
   hc_mpi_type_pack(b->type, user, b->count, out);
   return 0;
@@ -135,7 +138,7 @@ const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
                                   const hc_mpi_coll_block_t *blocks,
                                   size_t *bytes, size_t *offs) {
   size_t total;
-  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  hcomm_mem_info_t info = {HCOMM_MEM_HOST, -1, 0, 0};
   int device = n > 0 && hc_mpi_dev_classify(buf, &info);
   if (coll_layout(n, blocks, bytes, offs, &total, device))
     return buf != NULL ? buf : (const void *)"";
@@ -152,7 +155,7 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                             const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs) {
   size_t total;
-  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  hcomm_mem_info_t info = {HCOMM_MEM_HOST, -1, 0, 0};
   int device = n > 0 && hc_mpi_dev_classify(buf, &info);
   if (coll_layout(n, blocks, bytes, offs, &total, device))
     return buf != NULL ? buf : (void *)"";
@@ -173,8 +176,8 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
 
 int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
                       size_t back) {
-  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
-  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  hcomm_mem_info_t info = {HCOMM_MEM_HOST, -1, 0, 0};
+  hcomm_mem_info_t host = {HCOMM_MEM_HOST, -1, 0, 0};
   if (!hc_mpi_dev_classify(*buf, &info))
     return 0;
   char *view = hc_mpi_coll_tmp(cx, bytes);
@@ -200,11 +203,11 @@ int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const void **send, void **recv,
 }
 
 static hc_status_t coll_unpack_all(hc_mpi_coll_t *cx) {
-  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+  hcomm_mem_info_t host = {HCOMM_MEM_HOST, -1, 0, 0};
   int bad = 0;
   for (int i = 0; i < cx->njobs; i++) {
     const coll_job_t *j = &cx->jobs[i];
-    if (j->dev.kind == HC_MEM_HOST)
+    if (j->dev.kind == HCOMM_MEM_HOST)
       hc_mpi_type_unpack(j->type, j->from, j->count, j->to);
     else if (j->type == NULL)
       bad |= coll_copy(cx, j->to, &j->dev, j->from, &host, (size_t)j->count);

@@ -5,12 +5,12 @@
 
 #include "util/log.h"
 
-static const hc_mem_info_t devstage_host = {HC_MEM_HOST, -1, 0, 0};
+static const hcomm_mem_info_t devstage_host = {HCOMM_MEM_HOST, -1, 0, 0};
 
-int hc_mpi_dev_classify(const void *buf, hc_mem_info_t *info) {
+int hc_mpi_dev_classify(const void *buf, hcomm_mem_info_t *info) {
   if (buf == NULL || buf == HCOMM_IN_PLACE)
     return 0;
-  return hc_device_classify(buf, info) != HC_MEM_HOST;
+  return hcomm_mem_classify(buf, info);
 }
 
 /* Bytes [start + *rel, start + *rel + *len) hold every byte that count
@@ -22,10 +22,11 @@ static void devstage_span(const hc_mpi_type_t *t, MPI_Count count,
   *len = (size_t)(t->true_extent + (step < 0 ? -step : step));
 }
 
-static hc_status_t devstage_copy(void *dst, const hc_mem_info_t *dinfo,
-                                 const void *src, const hc_mem_info_t *sinfo,
+static hc_status_t devstage_copy(void *dst, const hcomm_mem_info_t *dinfo,
+                                 const void *src, const hcomm_mem_info_t *sinfo,
                                  size_t len) {
-  hc_status_t rc = len > 0 ? hc_device_copy(dst, dinfo, src, sinfo, len) : HC_OK;
+  hc_status_t rc =
+      len > 0 ? hcomm_mem_copy(dst, dinfo, src, sinfo, len) : HC_OK;
   if (rc != HC_OK)
     hc_log(HC_LOG_WARN, "mpi", "device copy of %zu bytes failed: %s", len,
            hcomm_strerror(rc));
@@ -35,7 +36,7 @@ static hc_status_t devstage_copy(void *dst, const hc_mem_info_t *dinfo,
 /* A host copy of the true extent of count elements at dev: *host points
  * where dev would (its bytes from *rel on are valid); free *mem. */
 static hc_status_t devstage_load(const hc_mpi_type_t *t, const char *dev,
-                                 const hc_mem_info_t *info, MPI_Count count,
+                                 const hcomm_mem_info_t *info, MPI_Count count,
                                  char **mem, MPI_Aint *rel, size_t *len) {
   devstage_span(t, count, rel, len);
   *mem = malloc(*len ? *len : 1);
@@ -45,7 +46,7 @@ static hc_status_t devstage_load(const hc_mpi_type_t *t, const char *dev,
 }
 
 hc_status_t hc_mpi_dev_pack(const hc_mpi_type_t *type, const void *dev,
-                            const hc_mem_info_t *info, MPI_Count count,
+                            const hcomm_mem_info_t *info, MPI_Count count,
                             void *out) {
   if (count == 0 || type->size == 0)
     return HC_OK;
@@ -64,7 +65,7 @@ hc_status_t hc_mpi_dev_pack(const hc_mpi_type_t *type, const void *dev,
 
 hc_status_t hc_mpi_dev_unpack(const hc_mpi_type_t *type, const void *in,
                               MPI_Count n, MPI_Count count, void *dev,
-                              const hc_mem_info_t *info) {
+                              const hcomm_mem_info_t *info) {
   if (n == 0 || count == 0 || type->size == 0)
     return HC_OK;
   if (hc_mpi_type_dense(type))
@@ -83,7 +84,7 @@ hc_status_t hc_mpi_dev_unpack(const hc_mpi_type_t *type, const void *in,
 
 hc_status_t hc_mpi_pack_any(const hc_mpi_type_t *type, const void *buf,
                             MPI_Count count, void *out) {
-  hc_mem_info_t info;
+  hcomm_mem_info_t info;
   if (hc_mpi_dev_classify(buf, &info))
     return hc_mpi_dev_pack(type, buf, &info, count, out);
   hc_mpi_type_pack(type, buf, count, out);
@@ -92,7 +93,7 @@ hc_status_t hc_mpi_pack_any(const hc_mpi_type_t *type, const void *buf,
 
 hc_status_t hc_mpi_unpack_any(const hc_mpi_type_t *type, const void *in,
                               MPI_Count n, MPI_Count count, void *buf) {
-  hc_mem_info_t info;
+  hcomm_mem_info_t info;
   if (hc_mpi_dev_classify(buf, &info))
     return hc_mpi_dev_unpack(type, in, n, count, buf, &info);
   hc_mpi_type_unpack_range(type, in, 0, n, buf);

@@ -68,13 +68,13 @@ static void xfer_pack(void *ctx, size_t off, void *dst, size_t len) {
 
 static void xfer_unpack(void *ctx, size_t off, const void *src, size_t len) {
   xfer_stream_t *s = ctx;
-  hc_mpi_type_unpack_at(s->type, src, (MPI_Count)off, (MPI_Count)len,
-                        s->user, &s->cur);
+  hc_mpi_type_unpack_at(s->type, src, (MPI_Count)off, (MPI_Count)len, s->user,
+                        &s->cur);
 }
 
 int hc_mpi_xfer_begin_stream(const char *fn, hc_mpi_comm_t *c,
                              hc_mpi_xfer_t *x) {
-  hc_mem_info_t info;
+  hcomm_mem_info_t info;
   /* Device buffers keep the devstage temporary (never dereferenced). */
   if (!xfer_staged(x) || x->bytes <= XFER_STREAM_MIN ||
       hc_mpi_dev_classify(x->user, &info))

@@ -1,0 +1,38 @@
+/*
+ * The engine's public view of memory kinds (include/hcomm.h): a thin
+ * translation to the device layer, so the MPI face reaches device memory
+ * only through the engine, one layer at a time.
+ */
+#include "device/device.h"
+#include "hcomm.h"
+
+static void mem_to_public(const hc_mem_info_t *in, hcomm_mem_info_t *out) {
+  out->kind = (int)in->kind;
+  out->device = in->device;
+  out->base = in->base;
+  out->size = in->size;
+}
+
+static void mem_from_public(const hcomm_mem_info_t *in, hc_mem_info_t *out) {
+  out->kind = (hc_mem_kind_t)in->kind;
+  out->device = in->device;
+  out->base = in->base;
+  out->size = in->size;
+}
+
+int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info) {
+  hc_mem_info_t found = {HC_MEM_HOST, -1, 0, 0};
+  int device = hc_device_classify(ptr, &found) != HC_MEM_HOST;
+  if (info != NULL)
+    mem_to_public(&found, info);
+  return device;
+}
+
+hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
+                           const void *src, const hcomm_mem_info_t *sinfo,
+                           size_t len) {
+  hc_mem_info_t d, s;
+  mem_from_public(dinfo, &d);
+  mem_from_public(sinfo, &s);
+  return hc_device_copy(dst, &d, src, &s, len);
+}
