@@ -33,6 +33,10 @@
 typedef struct pmi2_ctx {
   int fd;
   int rank;
+  int size;
+  /* Hydra's kvs-fence returns before the other ranks reach it (measured
+   * with MPICH 4.0.2); Slurm's is a barrier (pmi2_fence_barrier). */
+  int fence_is_barrier;
   int ready; /* fullinit done: fini owes the launcher a finalize */
   hc_kvstore_t cache;
   hc_pmi1_reader_t reader;
@@ -130,6 +134,7 @@ static hc_status_t pmi2_fullinit(pmi2_ctx_t *c, hc_bootstrap_info_t *info) {
     return HC_ERR_BOOTSTRAP;
   }
   c->rank = (int)r;
+  c->size = (int)size;
   info->rank = (int)r;
   info->size = (int)size;
   info->appnum = (int)hc_pmi1_get_long(&c->msg, "appnum", -1);
@@ -155,6 +160,7 @@ static hc_status_t pmi2_init(void **ctxp, hc_bootstrap_info_t *info) {
   if (c == NULL)
     return HC_ERR_NOMEM;
   c->fd = -1;
+  c->fence_is_barrier = pmi2_detect();
   hc_kvstore_init(&c->cache);
   hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
   hc_status_t st = pmi2_open(c);
@@ -193,16 +199,38 @@ static hc_status_t pmi2_put(void *ctx, const char *key, const char *value) {
   return st;
 }
 
-static hc_status_t pmi2_fence(void *ctx) {
-  pmi2_ctx_t *c = ctx;
-  if (c == NULL)
-    return HC_ERR_ARG;
+static hc_status_t pmi2_kvs_fence(pmi2_ctx_t *c) {
   char frame[64];
   hc_status_t st = pmi2_call(
       c, frame, hc_pmi2_format(frame, sizeof frame, "kvs-fence", NULL),
       "kvs-fence-response");
   hc_kvstore_prune(&c->cache, PMI2_KV_OWN);
   return st;
+}
+
+static hc_status_t pmi2_get(void *ctx, const char *key, char *value,
+                            size_t len);
+
+/* Hydra holds a get of a key nobody put until every rank has entered the
+ * current fence epoch, then answers "not found" (measured, MPICH 4.0.2):
+ * so that get, after our own kvs-fence, is the barrier.  A broken launcher
+ * connection also reads as "not found" here; the next call reports it. */
+static hc_status_t pmi2_fence_barrier(pmi2_ctx_t *c) {
+  char value[16];
+  hc_status_t st = pmi2_kvs_fence(c);
+  if (st != HC_OK)
+    return st;
+  st = pmi2_get(c, "hc-pmi2-fence-barrier", value, sizeof value);
+  return st == HC_ERR_BOOTSTRAP ? HC_OK : st;
+}
+
+static hc_status_t pmi2_fence(void *ctx) {
+  pmi2_ctx_t *c = ctx;
+  if (c == NULL)
+    return HC_ERR_ARG;
+  if (!c->fence_is_barrier && c->size > 1)
+    return pmi2_fence_barrier(c);
+  return pmi2_kvs_fence(c);
 }
 
 static hc_status_t pmi2_copy_out(const char *v, char *value, size_t len) {

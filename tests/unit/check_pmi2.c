@@ -213,6 +213,8 @@ START_TEST(backend_talks_to_slurm_like_server) {
   setenv("PMI_FD", fdtext, 1);
   setenv("PMI_JOBID", "7.0", 1);
   setenv("PMI_RANK", "2", 1);
+  /* Slurm's kvs-fence is a barrier: no extra barrier keys on the wire. */
+  setenv("SLURM_MPI_TYPE", "pmi2", 1);
 
   const hc_bootstrap_ops_t *ops = &hc_bootstrap_pmi2_ops;
   void *ctx = NULL;
@@ -233,6 +235,7 @@ START_TEST(backend_talks_to_slurm_like_server) {
   ck_assert_int_eq(ops->get(ctx, "card-0", v, 5), HC_ERR_TRUNCATE);
   ck_assert_int_eq(ops->get(ctx, "nosuch", v, sizeof v), HC_ERR_BOOTSTRAP);
   ops->fini(ctx);
+  unsetenv("SLURM_MPI_TYPE");
   ck_assert_int_eq(pthread_join(t, NULL), 0);
   ck_assert_str_eq(s->log,
                    "cmd=init pmi_version=2 pmi_subversion=0\n"
