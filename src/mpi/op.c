@@ -132,7 +132,7 @@ OP_SUM_KERNEL(op_sum_f16, _Float16, _Float16)
 OP_PROD_KERNEL(op_prod_f16, _Float16, _Float16)
 #endif
 /* Fortran REAL*16 is IEEE binary128, not the x87 long double. */
-#ifdef __SIZEOF_FLOAT128__
+#ifdef HC_HAVE_FLOAT128
 OP_MAX_KERNEL(op_max_f128, _Float128)
 OP_MIN_KERNEL(op_min_f128, _Float128)
 OP_SUM_KERNEL(op_sum_f128, _Float128, _Float128)
@@ -347,7 +347,7 @@ static const op_type_info_t op_types[] = {
     {MPI_DOUBLE_PRECISION, OPK_F64, OPG_FLOAT, 8},
     {MPI_REAL4, OPK_F32, OPG_FLOAT, 4},
     {MPI_REAL8, OPK_F64, OPG_FLOAT, 8},
-#ifdef __SIZEOF_FLOAT128__
+#ifdef HC_HAVE_FLOAT128
     {MPI_REAL16, OPK_F128, OPG_FLOAT, 16},
     {MPI_COMPLEX32, OPK_C128, OPG_COMPLEX, 32},
 #else
@@ -488,7 +488,7 @@ static const hcomm_reduce_fn op_kernels[OPK_COUNT][OP_NPREDEF] = {
                   [OP_MIN] = op_min_ldbl,
                   [OP_SUM] = op_sum_ldbl,
                   [OP_PROD] = op_prod_ldbl},
-#ifdef __SIZEOF_FLOAT128__
+#ifdef HC_HAVE_FLOAT128
     [OPK_F128] = {[OP_MAX] = op_max_f128,
                   [OP_MIN] = op_min_f128,
                   [OP_SUM] = op_sum_f128,

@@ -13,6 +13,15 @@
 #include "hcomm.h"
 
 /*
+ * _Float128 (MPI_REAL16, MPI_COMPLEX32) where the compiler has the type:
+ * clang 14 sets __SIZEOF_FLOAT128__ for __float128 but rejects the
+ * _Float128 spelling; __FLT128_MAX__ comes only with the spelling.
+ */
+#if defined(__FLT128_MAX__)
+#define HC_HAVE_FLOAT128 1
+#endif
+
+/*
  * Fills *out with the kernel that combines count elements of type under op
  * (inout[i] = in[i] op inout[i]), its element size and commutativity.
  * Returns MPI_SUCCESS; MPI_ERR_OP for an invalid or freed op, or a

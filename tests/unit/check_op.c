@@ -77,7 +77,7 @@ static const tcase_type_t types[] = {
     {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", G_FLOAT, 'f', 8, 1},
     {MPI_REAL4, "MPI_REAL4", G_FLOAT, 'f', 4, 1},
     {MPI_REAL8, "MPI_REAL8", G_FLOAT, 'f', 8, 1},
-#ifdef __SIZEOF_FLOAT128__
+#ifdef HC_HAVE_FLOAT128
     {MPI_REAL16, "MPI_REAL16", G_FLOAT, 'q', 16, 1},
     {MPI_COMPLEX32, "MPI_COMPLEX32", G_COMPLEX, 'Q', 32, 1},
 #endif
@@ -242,7 +242,7 @@ static void put_real(const tcase_type_t *t, void *p, long double v) {
   else if (t->kind == 'h')
     *(_Float16 *)p = (_Float16)v;
 #endif
-#ifdef __SIZEOF_FLOAT128__
+#ifdef HC_HAVE_FLOAT128
   else if (t->kind == 'q')
     *(_Float128 *)p = (_Float128)v;
 #endif
@@ -257,7 +257,7 @@ static long double get_real(const tcase_type_t *t, const void *p) {
   if (t->kind == 'h')
     return *(const _Float16 *)p;
 #endif
-#ifdef __SIZEOF_FLOAT128__
+#ifdef HC_HAVE_FLOAT128
   if (t->kind == 'q')
     return (long double)*(const _Float128 *)p;
 #endif
