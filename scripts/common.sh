@@ -14,6 +14,7 @@ HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpic
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES libibverbs-dev" # verbs transport headers (issue 6)
+HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES chromium" # tests/tools/trace.sh renders report.html (issue 11)
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
 hc_deps_missing() {
@@ -25,6 +26,7 @@ hc_deps_missing() {
     if [ "${CI:-}" = true ]; then
         command -v slurmd >/dev/null 2>&1 || { echo "slurmd"; return 0; }
         pkg-config --exists pmix 2>/dev/null || { echo "pmix (pkg-config)"; return 0; }
+        command -v chromium >/dev/null 2>&1 || { echo "chromium"; return 0; }
     fi
     return 1
 }
