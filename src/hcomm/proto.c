@@ -454,26 +454,44 @@ static void proto_on_envelope(int src, const hc_pkt_hdr_t *hdr,
   proto_deliver(req, src, hdr, payload, 1);
 }
 
-static hcomm_request_t *proto_lookup(uint64_t id, hc_request_kind_t kind) {
+/* A peer broke the protocol (a header that does not decode, a packet
+ * naming a live request that is not its own or not in the state the packet
+ * needs): its connection is treated as lost, through the same path as a
+ * transport's report, so what waits on it completes with an error. */
+static void proto_violation(int src, const char *what) {
+  hc_log(HC_LOG_ERROR, "engine", "rank %d: %s; treating the peer as failed",
+         src, what);
+  hc_engine_peer_failed(&hc_engine, src);
+}
+
+/* The live request a CTS/DATA/FIN/ACK from src names.  A stale id (the
+ * request completed, e.g. failed with a peer, before the packet came) is
+ * dropped quietly; a live one of the wrong kind or another peer's is a
+ * violation. */
+static hcomm_request_t *proto_lookup(int src, uint64_t id,
+                                     hc_request_kind_t kind) {
   hcomm_request_t *req = hc_request_lookup(id);
-  if (req == NULL || req->kind != kind) {
-    hc_log(HC_LOG_ERROR, "engine", "packet names a stale request");
+  if (req == NULL) {
+    hc_log(HC_LOG_DEBUG, "engine", "packet from rank %d names a stale request",
+           src);
+    return NULL;
+  }
+  if (req->kind != kind || req->peer != src) {
+    proto_violation(src, "packet names a request that is not its own");
     return NULL;
   }
   return req;
 }
 
-static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
-                         const void *payload) {
-  hcomm_request_t *req = proto_lookup(hdr->sreq, HC_REQ_SEND);
-  if (req == NULL)
-    return;
-  if (hdr->total_bytes == 0) {
-    hc_request_complete(req, HC_OK);
-    return;
-  }
-  if (hc_devpath_on_cts(req, src, hdr, payload))
-    return; /* device send buffer: the staging pipeline streams it */
+/* The sends that wait for a CTS or a FIN: rendezvous ones (see
+ * hc_proto_send). */
+static int proto_send_is_rndv(const hcomm_request_t *req) {
+  return req->dev != NULL || req->bytes > hc_engine.peers[req->peer].eager_limit;
+}
+
+/* The host send's DATA stream, once per CTS. */
+static void proto_stream_start(int src, hcomm_request_t *req,
+                               const hc_pkt_hdr_t *hdr) {
   hc_backlog_item_t *item = calloc(1, sizeof *item);
   if (item == NULL) {
     hc_request_complete(req, HC_ERR_NOMEM);
@@ -491,7 +509,8 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
       return;
     }
   }
-  item->end = hdr->total_bytes < req->bytes ? hdr->total_bytes : req->bytes;
+  req->remote_id = hdr->rreq; /* ids are never 0: marks the stream begun */
+  item->end = hdr->total_bytes;
   item->hdr.type = HC_PKT_DATA;
   item->hdr.source = hc_engine.world_rank;
   item->hdr.rreq = hdr->rreq;
@@ -500,12 +519,42 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
   proto_drain_peer(peer);
 }
 
-static void proto_on_data(const hc_pkt_hdr_t *hdr, const void *payload) {
-  hcomm_request_t *req = proto_lookup(hdr->rreq, HC_REQ_RECV);
+static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
+                         const void *payload) {
+  hcomm_request_t *req = proto_lookup(src, hdr->sreq, HC_REQ_SEND);
   if (req == NULL)
     return;
-  if (hdr->offset > req->take || hdr->payload_bytes > req->take - hdr->offset) {
-    hc_log(HC_LOG_ERROR, "engine", "DATA fragment out of bounds");
+  if (!proto_send_is_rndv(req) || hdr->total_bytes > req->bytes) {
+    proto_violation(src, "CTS for an eager send, or for more than it holds");
+    return;
+  }
+  if (hdr->total_bytes == 0) {
+    hc_request_complete(req, HC_OK);
+    return;
+  }
+  if (hc_devpath_on_cts(req, src, hdr, payload))
+    return; /* device send buffer: the staging pipeline streams it */
+  if (req->remote_id != 0) {
+    proto_violation(src, "second CTS for one send");
+    return;
+  }
+  proto_stream_start(src, req, hdr);
+}
+
+/* DATA goes only to a matched rendezvous receive (remote_id set at the
+ * match), within the bytes it takes. */
+static void proto_on_data(int src, const hc_pkt_hdr_t *hdr,
+                          const void *payload) {
+  hcomm_request_t *req = proto_lookup(src, hdr->rreq, HC_REQ_RECV);
+  if (req == NULL)
+    return;
+  if (req->posted || req->remote_id == 0) {
+    proto_violation(src, "DATA for a receive that is not a matched rendezvous");
+    return;
+  }
+  if (hdr->offset > req->take || hdr->payload_bytes > req->take - hdr->offset ||
+      hdr->payload_bytes > req->take - req->landed) {
+    proto_violation(src, "DATA fragment out of bounds");
     return;
   }
   proto_copy_in(req, hdr->offset, payload, hdr->payload_bytes);
@@ -514,10 +563,19 @@ static void proto_on_data(const hc_pkt_hdr_t *hdr, const void *payload) {
     proto_finish_recv(req);
 }
 
-static void proto_on_done(const hc_pkt_hdr_t *hdr) {
-  hcomm_request_t *req = proto_lookup(hdr->sreq, HC_REQ_SEND);
-  if (req != NULL)
-    hc_request_complete(req, HC_OK);
+/* FIN ends a rendezvous send, ACK a synchronous eager one. */
+static void proto_on_done(int src, const hc_pkt_hdr_t *hdr) {
+  hcomm_request_t *req = proto_lookup(src, hdr->sreq, HC_REQ_SEND);
+  if (req == NULL)
+    return;
+  int rndv = proto_send_is_rndv(req);
+  if (hdr->type == HC_PKT_FIN ? !rndv : rndv || req->mode != HCOMM_SEND_SYNC) {
+    proto_violation(src, hdr->type == HC_PKT_FIN ? "FIN for an eager send"
+                                                 : "ACK for a send not "
+                                                   "synchronous eager");
+    return;
+  }
+  hc_request_complete(req, HC_OK);
 }
 
 void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
@@ -525,10 +583,13 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
   (void)engine;
   hc_pkt_hdr_t hdr;
   const void *payload;
-  if (src_world_rank < 0 || src_world_rank >= hc_engine.world_size ||
-      hc_pkt_decode(packet, len, &hdr, &payload) != HC_OK) {
-    hc_log(HC_LOG_ERROR, "engine", "malformed packet from rank %d",
+  if (src_world_rank < 0 || src_world_rank >= hc_engine.world_size) {
+    hc_log(HC_LOG_ERROR, "engine", "packet from unknown rank %d",
            src_world_rank);
+    return;
+  }
+  if (hc_pkt_decode(packet, len, &hdr, &payload) != HC_OK) {
+    proto_violation(src_world_rank, "malformed packet header");
     return;
   }
   switch (hdr.type) {
@@ -540,10 +601,10 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
     proto_on_cts(src_world_rank, &hdr, payload);
     break;
   case HC_PKT_DATA:
-    proto_on_data(&hdr, payload);
+    proto_on_data(src_world_rank, &hdr, payload);
     break;
   default: /* FIN and ACK both finish the sender */
-    proto_on_done(&hdr);
+    proto_on_done(src_world_rank, &hdr);
     break;
   }
 }

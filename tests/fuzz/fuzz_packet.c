@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FZ_RANKS 4
 
-static unsigned char fz_sendbuf[4096];
+/* Above the eager limit of fz_ops, so CTS and FIN are what it waits for. */
+static unsigned char fz_sendbuf[12000];
 static unsigned char fz_recvbuf[1000];
 static hcomm_request_t *fz_send_req, *fz_recv_req;
 
@@ -74,6 +75,7 @@ static void fz_requests(void) {
     fz_recv_req->bytes = sizeof fz_recvbuf;
     fz_recv_req->total = sizeof fz_recvbuf;
     fz_recv_req->take = sizeof fz_recvbuf;
+    fz_recv_req->remote_id = 1; /* matched to a rendezvous: DATA may land */
   }
 }
 

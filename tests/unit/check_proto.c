@@ -1,9 +1,13 @@
 /* Packet decoding and request ids: the checks that keep a malformed or
- * stale packet from touching memory. */
+ * stale packet from touching memory.  The receive path tests set the engine
+ * up by hand (4 ranks, a transport that records what is sent) and check
+ * that a peer breaking the protocol is marked failed and the request it
+ * named is left alone. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hcomm/core.h"
 #include "hcomm/proto.h"
 #include "hcomm/request.h"
 
@@ -92,6 +96,236 @@ START_TEST(many_requests_are_distinct_and_recycled) {
 }
 END_TEST
 
+/* ---- the receive path against a hand-built engine ---- */
+
+#define PT_RANKS 4
+#define PT_BIG 20000 /* above any eager limit of pt_ops */
+
+static size_t pt_data_bytes; /* DATA payload bytes the transport was given */
+static int pt_sends;
+
+static hc_status_t pt_send(void *ctx, int peer, const struct iovec *iov,
+                           int iovcnt) {
+  (void)ctx, (void)peer;
+  hc_pkt_hdr_t hdr;
+  memcpy(&hdr, iov[0].iov_base, sizeof hdr);
+  pt_sends++;
+  if (hdr.type == HC_PKT_DATA && iovcnt > 1)
+    pt_data_bytes += iov[1].iov_len;
+  return HC_OK;
+}
+
+static size_t pt_max_packet(void *ctx) {
+  (void)ctx;
+  return 8192;
+}
+
+static const hc_transport_ops_t pt_ops = {
+    .name = "unit",
+    .send = pt_send,
+    .max_packet = pt_max_packet,
+    .get = hc_transport_get_not_supported,
+};
+
+/* Each test runs in its own forked process, so this state starts fresh. */
+static void pt_engine(void) {
+  hc_engine.world_size = PT_RANKS;
+  hc_engine.world_rank = 0;
+  hc_engine.contexts = calloc(HC_MATCH_CONTEXTS, sizeof(hc_match_context_t));
+  hc_engine.peers = calloc(PT_RANKS, sizeof(hc_peer_t));
+  ck_assert(hc_engine.contexts != NULL && hc_engine.peers != NULL);
+  for (int c = 0; c < HC_MATCH_CONTEXTS; c++)
+    hc_match_context_init(&hc_engine.contexts[c]);
+  for (int r = 0; r < PT_RANKS; r++) {
+    hc_engine.peers[r].world_rank = r;
+    hc_engine.peers[r].ops = &pt_ops;
+    hc_proto_peer_setup(&hc_engine.peers[r]);
+  }
+  hc_engine.initialized = 1;
+}
+
+static void pt_deliver(int src, hc_pkt_hdr_t *hdr, const void *payload) {
+  unsigned char pkt[sizeof *hdr + 64];
+  ck_assert_uint_le(hdr->payload_bytes, 64);
+  memcpy(pkt, hdr, sizeof *hdr);
+  if (hdr->payload_bytes > 0)
+    memcpy(pkt + sizeof *hdr, payload, hdr->payload_bytes);
+  hc_proto_recv_cb(&hc_engine, src, pkt, sizeof *hdr + hdr->payload_bytes);
+}
+
+/* Only rank bad (or none, -1) is marked failed. */
+static void pt_expect_failed(int bad) {
+  for (int r = 0; r < PT_RANKS; r++)
+    ck_assert_msg(hc_engine.peers[r].failed == (r == bad),
+                  "rank %d failed=%d, want %d", r, hc_engine.peers[r].failed,
+                  r == bad);
+}
+
+static hcomm_request_t *pt_send_req(int peer, size_t bytes, int mode) {
+  static unsigned char buf[PT_BIG];
+  hcomm_request_t *req = hc_request_alloc(HC_REQ_SEND);
+  ck_assert_ptr_nonnull(req);
+  req->peer = peer;
+  req->send_buf = buf;
+  req->bytes = bytes;
+  req->mode = mode;
+  return req;
+}
+
+/* A matched rendezvous receive from peer waiting for 16 DATA bytes. */
+static hcomm_request_t *pt_recv_req(int peer, unsigned char *buf) {
+  hcomm_request_t *req = hc_request_alloc(HC_REQ_RECV);
+  ck_assert_ptr_nonnull(req);
+  req->peer = peer;
+  req->recv_buf = buf;
+  req->bytes = req->total = req->take = 16;
+  req->remote_id = 77;
+  return req;
+}
+
+static hc_pkt_hdr_t pt_hdr(hc_pkt_type_t type, uint64_t sreq, uint64_t rreq) {
+  hc_pkt_hdr_t hdr = {0};
+  hdr.type = (uint8_t)type;
+  hdr.sreq = sreq;
+  hdr.rreq = rreq;
+  return hdr;
+}
+
+START_TEST(malformed_header_fails_that_peer) {
+  pt_engine();
+  unsigned char junk[sizeof(hc_pkt_hdr_t)] = {0};
+  hc_proto_recv_cb(&hc_engine, 2, junk, 3); /* shorter than a header */
+  pt_expect_failed(2);
+  ck_assert_int_eq(hc_engine.failed_peers, 1);
+  ck_assert_int_eq(hc_engine.failures_pending, 1);
+  /* A bad type from another peer fails that one too. */
+  junk[0] = HC_PKT_TYPE_MAX + 1;
+  hc_proto_recv_cb(&hc_engine, 3, junk, sizeof junk);
+  ck_assert_int_eq(hc_engine.peers[3].failed, 1);
+  /* An impossible source names nobody: nothing marked, no crash. */
+  hc_proto_recv_cb(&hc_engine, PT_RANKS, junk, 3);
+  hc_proto_recv_cb(&hc_engine, -1, junk, 3);
+  ck_assert_int_eq(hc_engine.failed_peers, 2);
+}
+END_TEST
+
+START_TEST(cts_must_come_from_the_destination) {
+  pt_engine();
+  hcomm_request_t *req = pt_send_req(1, PT_BIG, HCOMM_SEND_STANDARD);
+  hc_pkt_hdr_t cts = pt_hdr(HC_PKT_CTS, hc_request_id(req), 55);
+  cts.total_bytes = PT_BIG;
+  pt_deliver(2, &cts, NULL);
+  pt_expect_failed(2);
+  ck_assert_int_eq(pt_sends, 0);
+  ck_assert_int_eq(atomic_load(&req->done), 0);
+  /* From its own peer the whole buffer streams and the send completes. */
+  pt_deliver(1, &cts, NULL);
+  ck_assert_uint_eq(pt_data_bytes, PT_BIG);
+  ck_assert_int_eq(atomic_load(&req->done), 1);
+  ck_assert_int_eq(hc_engine.peers[1].failed, 0);
+}
+END_TEST
+
+START_TEST(cts_for_an_eager_send_or_too_many_bytes_is_refused) {
+  pt_engine();
+  hcomm_request_t *eager = pt_send_req(1, 100, HCOMM_SEND_SYNC);
+  hc_pkt_hdr_t cts = pt_hdr(HC_PKT_CTS, hc_request_id(eager), 55);
+  cts.total_bytes = 100;
+  pt_deliver(1, &cts, NULL);
+  pt_expect_failed(1);
+  ck_assert_int_eq(atomic_load(&eager->done), 0);
+  hcomm_request_t *big = pt_send_req(2, PT_BIG, HCOMM_SEND_STANDARD);
+  cts = pt_hdr(HC_PKT_CTS, hc_request_id(big), 56);
+  cts.total_bytes = PT_BIG + 1; /* would stream past the send buffer */
+  pt_deliver(2, &cts, NULL);
+  ck_assert_int_eq(hc_engine.peers[2].failed, 1);
+  ck_assert_int_eq(pt_sends, 0);
+  ck_assert_int_eq(atomic_load(&big->done), 0);
+}
+END_TEST
+
+START_TEST(data_must_match_owner_state_and_bounds) {
+  pt_engine();
+  unsigned char buf[16] = {0}, zero[16] = {0};
+  hcomm_request_t *req = pt_recv_req(1, buf);
+  hc_pkt_hdr_t data = pt_hdr(HC_PKT_DATA, 0, hc_request_id(req));
+  data.payload_bytes = 8;
+  pt_deliver(3, &data, "AAAAAAAA"); /* another peer's receive */
+  pt_expect_failed(3);
+  data.offset = 12; /* 12 + 8 > 16 */
+  pt_deliver(1, &data, "BBBBBBBB");
+  ck_assert_int_eq(hc_engine.peers[1].failed, 1);
+  ck_assert_mem_eq(buf, zero, sizeof buf);
+  ck_assert_uint_eq(req->landed, 0);
+  /* A receive still posted (no match, so no rendezvous yet). */
+  unsigned char buf2[16] = {0};
+  hcomm_request_t *posted = pt_recv_req(2, buf2);
+  posted->posted = 1;
+  data = pt_hdr(HC_PKT_DATA, 0, hc_request_id(posted));
+  data.payload_bytes = 8;
+  pt_deliver(2, &data, "CCCCCCCC");
+  ck_assert_int_eq(hc_engine.peers[2].failed, 1);
+  ck_assert_mem_eq(buf2, zero, sizeof buf2);
+  ck_assert_int_eq(atomic_load(&posted->done), 0);
+}
+END_TEST
+
+START_TEST(data_from_the_owner_lands_and_completes) {
+  pt_engine();
+  unsigned char buf[16] = {0};
+  hcomm_request_t *req = pt_recv_req(1, buf);
+  hc_pkt_hdr_t data = pt_hdr(HC_PKT_DATA, 0, hc_request_id(req));
+  data.payload_bytes = 8;
+  data.offset = 8;
+  pt_deliver(1, &data, "01234567");
+  ck_assert_int_eq(atomic_load(&req->done), 0);
+  data.offset = 0;
+  pt_deliver(1, &data, "abcdefgh");
+  ck_assert_mem_eq(buf, "abcdefgh01234567", 16);
+  ck_assert_int_eq(atomic_load(&req->done), 1);
+  ck_assert_int_eq(req->status.error, HC_OK);
+  pt_expect_failed(-1);
+}
+END_TEST
+
+START_TEST(fin_and_ack_must_fit_the_send) {
+  pt_engine();
+  hcomm_request_t *rndv = pt_send_req(1, PT_BIG, HCOMM_SEND_SYNC);
+  hcomm_request_t *eager = pt_send_req(2, 10, HCOMM_SEND_SYNC);
+  hc_pkt_hdr_t fin = pt_hdr(HC_PKT_FIN, hc_request_id(rndv), 0);
+  pt_deliver(3, &fin, NULL); /* not rndv's destination */
+  pt_expect_failed(3);
+  hc_pkt_hdr_t ack = pt_hdr(HC_PKT_ACK, hc_request_id(rndv), 0);
+  pt_deliver(1, &ack, NULL); /* ACK is for eager synchronous sends */
+  ck_assert_int_eq(hc_engine.peers[1].failed, 1);
+  fin = pt_hdr(HC_PKT_FIN, hc_request_id(eager), 0);
+  pt_deliver(2, &fin, NULL); /* FIN is for rendezvous sends */
+  ck_assert_int_eq(hc_engine.peers[2].failed, 1);
+  ck_assert_int_eq(atomic_load(&rndv->done), 0);
+  ck_assert_int_eq(atomic_load(&eager->done), 0);
+  /* The right packet from the right peer finishes each. */
+  ack = pt_hdr(HC_PKT_ACK, hc_request_id(eager), 0);
+  pt_deliver(2, &ack, NULL);
+  fin = pt_hdr(HC_PKT_FIN, hc_request_id(rndv), 0);
+  pt_deliver(1, &fin, NULL);
+  ck_assert_int_eq(atomic_load(&rndv->done), 1);
+  ck_assert_int_eq(atomic_load(&eager->done), 1);
+}
+END_TEST
+
+START_TEST(stale_request_id_is_dropped_quietly) {
+  pt_engine();
+  hcomm_request_t *req = pt_send_req(1, PT_BIG, HCOMM_SEND_STANDARD);
+  uint64_t id = hc_request_id(req);
+  hc_request_complete(req, HC_ERR_PEER_DEAD);
+  hc_pkt_hdr_t fin = pt_hdr(HC_PKT_FIN, id, 0);
+  pt_deliver(1, &fin, NULL);
+  /* A late packet for a request that already ended is no violation. */
+  pt_expect_failed(-1);
+  ck_assert_int_eq(req->status.error, HC_ERR_PEER_DEAD);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("proto");
   TCase *tc = tcase_create("core");
@@ -99,6 +333,13 @@ int main(void) {
   tcase_add_test(tc, decode_rejects_malformed);
   tcase_add_test(tc, request_ids_go_stale_on_reuse);
   tcase_add_test(tc, many_requests_are_distinct_and_recycled);
+  tcase_add_test(tc, malformed_header_fails_that_peer);
+  tcase_add_test(tc, cts_must_come_from_the_destination);
+  tcase_add_test(tc, cts_for_an_eager_send_or_too_many_bytes_is_refused);
+  tcase_add_test(tc, data_must_match_owner_state_and_bounds);
+  tcase_add_test(tc, data_from_the_owner_lands_and_completes);
+  tcase_add_test(tc, fin_and_ack_must_fit_the_send);
+  tcase_add_test(tc, stale_request_id_is_dropped_quietly);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

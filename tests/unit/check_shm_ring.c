@@ -149,6 +149,47 @@ START_TEST(test_ring_cell_size_limit_and_gather) {
 }
 END_TEST
 
+/* The consumer trusts nothing the producer wrote: a cell length past the
+ * cell, or a tail more than a ring ahead of the head, is reported as a
+ * corrupt ring instead of handing out bytes beyond the cell.  The offsets
+ * poked here are the ring's layout: a cell's length is its first word, the
+ * tail the first word of the region's second cache line. */
+START_TEST(test_ring_corrupt_length_or_tail_is_refused) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  unsigned char full[CELL];
+  memset(full, 7, sizeof full);
+  struct iovec iov = {full, sizeof full};
+  ck_assert_int_eq(hc_shm_ring_push(&prod, &iov, 1), HC_OK);
+  size_t len = 0;
+  ck_assert_ptr_nonnull(hc_shm_ring_peek(&cons, &len)); /* CELL: the limit */
+  ck_assert_uint_eq(len, CELL);
+  uint32_t bad = CELL + 1;
+  memcpy(cons.cells, &bad, sizeof bad);
+  len = 0;
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  ck_assert_uint_eq(len, HC_SHM_RING_CORRUPT);
+  bad = UINT32_MAX;
+  memcpy(cons.cells, &bad, sizeof bad);
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  ck_assert_uint_eq(len, HC_SHM_RING_CORRUPT);
+  /* A sane length again, then a tail claiming more cells than exist. */
+  bad = 4;
+  memcpy(cons.cells, &bad, sizeof bad);
+  ck_assert_ptr_nonnull(hc_shm_ring_peek(&cons, &len));
+  ck_assert_uint_eq(len, 4);
+  hc_shm_ring_release(&cons);
+  uint64_t tail = NCELLS + 2;
+  memcpy((unsigned char *)mem + HC_SHM_RING_ALIGN, &tail, sizeof tail);
+  len = 0;
+  ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
+  ck_assert_uint_eq(len, HC_SHM_RING_CORRUPT);
+  free(mem);
+}
+END_TEST
+
 START_TEST(test_ring_waiting_flag_is_taken_once) {
   void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
@@ -248,6 +289,7 @@ static Suite *shm_ring_suite(void) {
   tcase_add_test(tc, test_ring_full_returns_again_and_recovers);
   tcase_add_test(tc, test_ring_wraps_around_many_times);
   tcase_add_test(tc, test_ring_cell_size_limit_and_gather);
+  tcase_add_test(tc, test_ring_corrupt_length_or_tail_is_refused);
   tcase_add_test(tc, test_ring_waiting_flag_is_taken_once);
   tcase_add_test(tc, test_ring_forked_producer_streams_100k_packets_intact);
   suite_add_tcase(s, tc);

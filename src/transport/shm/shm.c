@@ -114,6 +114,7 @@ typedef struct shm_ctx {
   unsigned char *out_blocked; /* send found out[peer] full */
   unsigned char *cma_off;     /* CMA refused for this peer */
   unsigned char *cma_worked;  /* a read from this peer succeeded */
+  unsigned char *in_corrupt;  /* in[peer] held garbage: no longer read */
   int cma_enabled;
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
@@ -185,11 +186,13 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->out_blocked = calloc(n, 1);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
+  shm->in_corrupt = calloc(n, 1);
   shm->dead = calloc(n, sizeof *shm->dead);
   shm->pidfd = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->out_blocked == NULL || shm->cma_off == NULL ||
-      shm->cma_worked == NULL || shm->dead == NULL || shm->pidfd == NULL)
+      shm->cma_worked == NULL || shm->in_corrupt == NULL ||
+      shm->dead == NULL || shm->pidfd == NULL)
     return HC_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     shm->pidfd[i] = -1;
@@ -279,6 +282,13 @@ static void shm_format(shm_ctx_t *shm, size_t cell_size, uint32_t ncells,
 static int shm_create_fd(shm_ctx_t *shm) {
   if (hc_env_bool("HCMPI_SHM_MEMFD", 1)) {
     int fd = memfd_create("hcmpi-shm", MFD_CLOEXEC);
+    /* A memfd is born mode 0777, and other local ranks reopen it through
+     * /proc/<pid>/fd: only this user may, like the named segment. */
+    if (fd >= 0 && fchmod(fd, 0600) != 0) {
+      hc_log(HC_LOG_ERROR, "shm", "fchmod of the memfd: %s", strerror(errno));
+      close(fd);
+      return -1;
+    }
     if (fd >= 0) {
       shm->memfd = fd;
       snprintf(shm->name, sizeof shm->name, "memfd-%ld-%d", (long)getpid(), fd);
@@ -556,16 +566,31 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
 }
 
 /* Delivers up to max packets from ring p; wakes p if it waits for space. */
+/* A peer's ring holds an impossible length or index: that connection is
+ * lost (the peer is reported failed, so what waits on it ends with an
+ * error) and the ring is not read again. */
+static void shm_ring_corrupt(shm_ctx_t *shm, int p) {
+  hc_log(HC_LOG_ERROR, "shm", "ring from local rank %d is corrupt; dropping it",
+         shm->local_world_ranks[p]);
+  shm->in_corrupt[p] = 1;
+  if (shm->peer_failed_cb != NULL)
+    shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
+}
+
 static int shm_drain_ring(shm_ctx_t *shm, int p, int max) {
   hc_shm_ring_t *ring = &shm->in[p];
   int done = 0;
-  const void *data;
-  size_t len;
+  const void *data = NULL;
+  size_t len = 0;
+  if (shm->in_corrupt[p])
+    return 0;
   while (done < max && (data = hc_shm_ring_peek(ring, &len)) != NULL) {
     shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
     hc_shm_ring_release(ring);
     done++;
   }
+  if (data == NULL && len == HC_SHM_RING_CORRUPT)
+    shm_ring_corrupt(shm, p);
   if (done > 0) {
     atomic_thread_fence(memory_order_seq_cst);
     if (hc_shm_ring_take_waiting(ring))
@@ -667,7 +692,7 @@ static int shm_pending(shm_ctx_t *shm) {
   for (int p = 0; p < shm->local_size; p++) {
     if (p == shm->local_rank)
       continue;
-    if (hc_shm_ring_readable(&shm->in[p]))
+    if (!shm->in_corrupt[p] && hc_shm_ring_readable(&shm->in[p]))
       return 1;
     if (shm->out_blocked[p] && hc_shm_ring_writable(&shm->out[p])) {
       shm->out_blocked[p] = 0;
@@ -755,6 +780,7 @@ static void shm_fini(void *ctx) {
   free(shm->out_blocked);
   free(shm->cma_off);
   free(shm->cma_worked);
+  free(shm->in_corrupt);
   free(shm);
 }
 

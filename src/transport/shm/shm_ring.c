@@ -113,8 +113,16 @@ const void *hc_shm_ring_peek(hc_shm_ring_t *ring, size_t *len) {
     if (head == ring->cached_tail)
       return NULL;
   }
+  /* The indices and the length live in memory the producer writes: a
+   * length past the cell or a tail more than a ring ahead would make the
+   * consumer read beyond the cell (or the ring), so they end the ring. */
   struct shm_ring_cell *cell = shm_ring_cell_at(ring, head);
-  *len = cell->len;
+  uint32_t cell_len = cell->len;
+  if (ring->cached_tail - head > ring->mask + 1 || cell_len > ring->cell_size) {
+    *len = HC_SHM_RING_CORRUPT;
+    return NULL;
+  }
+  *len = cell_len;
   return (unsigned char *)cell + SHM_RING_CELL_HDR;
 }
 
