@@ -27,17 +27,18 @@ int PMPI_Barrier(MPI_Comm comm) {
 #pragma weak MPI_Barrier = PMPI_Barrier
 
 
-/* Count, datatype and op of a reduction; *op ready for the engine. */
+/* Count, datatype and op of a reduction; *red ready for the engine. */
 int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
                             MPI_Datatype type, MPI_Op mpi_op,
-                            hcomm_reduce_op_t *op) {
+                            hc_mpi_red_t *red) {
   const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_check_count(fn, c, count);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_type(fn, c, type, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = hc_mpi_op_resolve(mpi_op, type, op);
+  red->type = t;
+  rc = hc_mpi_op_resolve(mpi_op, type, &red->op, &red->packed);
   if (rc == MPI_ERR_TYPE)
     return hc_mpi_raise(c, fn, rc,
                         "operation 0x%x is not defined for "

@@ -190,16 +190,42 @@ int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
   return 0;
 }
 
-int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const void **send, void **recv,
-                          size_t in, size_t out, int significant) {
+size_t hc_mpi_red_elems(const hc_mpi_red_t *red, size_t n) {
+  return red->packed > 0 ? n * red->packed : n;
+}
+
+int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
+                        size_t n, size_t load, size_t back) {
+  if (red->packed == 0) {
+    size_t e = red->op.elem_size;
+    return hc_mpi_coll_stage(cx, buf, n * e, load * e, back * e);
+  }
+  if (load == 0 && back == 0)
+    return 0;
+  hc_mpi_coll_block_t blk = {red->type, (MPI_Count)n, 0};
+  size_t bytes, off;
+  void *view = back > 0
+                   ? hc_mpi_coll_recv_view(cx, *buf, 1, &blk, load > 0, &bytes,
+                                           &off)
+                   : (void *)hc_mpi_coll_send_view(cx, *buf, 1, &blk, &bytes,
+                                                   &off);
+  if (view == NULL)
+    return -1;
+  *buf = view;
+  return 0;
+}
+
+int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
+                          const void **send, void **recv, size_t in, size_t out,
+                          int significant) {
   int in_place = *send == HCOMM_IN_PLACE;
   void *s = (void *)*send;
-  if (!in_place && hc_mpi_coll_stage(cx, &s, in, in, 0) != 0)
+  if (!in_place && hc_mpi_coll_red_buf(cx, red, &s, in, in, 0) != 0)
     return -1;
   *send = s;
-  size_t bytes = in_place && in > out ? in : out;
-  return hc_mpi_coll_stage(cx, recv, bytes, in_place ? in : 0,
-                           significant ? out : 0);
+  size_t n = in_place && in > out ? in : out;
+  return hc_mpi_coll_red_buf(cx, red, recv, n, in_place ? in : 0,
+                             significant ? out : 0);
 }
 
 static hc_status_t coll_unpack_all(hc_mpi_coll_t *cx) {

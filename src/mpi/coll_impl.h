@@ -47,12 +47,34 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
  * 0, or -1 (no memory, or a failed copy that hc_mpi_coll_nomem reports). */
 int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
                       size_t back);
+/* A reduction's kernel and datatype as hc_mpi_op_resolve gave them:
+ * packed 0: the engine reduces the user's buffers as they are (count
+ * elements of op.elem_size bytes); packed > 0: it reduces packed views of
+ * them (hc_mpi_coll_send_view), packed kernel elements per element of
+ * type. */
+typedef struct hc_mpi_red {
+  hcomm_reduce_op_t op;
+  const hc_mpi_type_t *type;
+  size_t packed;
+} hc_mpi_red_t;
+
+/* Kernel elements in n elements of the reduction's datatype. */
+size_t hc_mpi_red_elems(const hc_mpi_red_t *red, size_t n);
+/* One buffer of a reduction: *buf becomes what the kernel reads and
+ * writes for n elements of red's datatype (a packed view, or device memory
+ * staged; else *buf itself).  load: the first load elements are input
+ * now; back: the first back elements are the result, written to the
+ * user's buffer when the collective succeeds (packed views write all n).
+ * load and back 0: *buf is left as it is.  0 or -1 as hc_mpi_coll_stage. */
+int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
+                        size_t n, size_t load, size_t back);
 /* Both buffers of a reduction: *send (unless HCOMM_IN_PLACE) holds in
- * bytes; *recv receives out bytes, and holds the in bytes of input when
- * *send is HCOMM_IN_PLACE; significant 0: recvbuf is not a result here
- * (nothing copied back).  0 or -1 as hc_mpi_coll_stage. */
-int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const void **send, void **recv,
-                          size_t in, size_t out, int significant);
+ * elements; *recv receives out elements, and holds the in elements of
+ * input when *send is HCOMM_IN_PLACE; significant 0: recvbuf is not a
+ * result here (nothing copied back).  0 or -1 as hc_mpi_coll_stage. */
+int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
+                          const void **send, void **recv, size_t in, size_t out,
+                          int significant);
 /* Ends a blocking collective run by the engine's blocking call with result
  * rc: on success the receive jobs run (unpacking, copies to device
  * memory).  Frees cx; returns rc or the status of a failed copy. */
@@ -81,11 +103,11 @@ int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
 /* n counts, every one >= 0 (counts not NULL). */
 int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
                        int n, const char *what);
-/* Count, datatype and op of a reduction (coll.c); *op ready for the
+/* Count, datatype and op of a reduction (coll.c); *red ready for the
  * engine. */
 int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
                             MPI_Datatype type, MPI_Op mpi_op,
-                            hcomm_reduce_op_t *op);
+                            hc_mpi_red_t *red);
 /* Buffers of a reduction: present where count > 0, and sendbuf not
  * recvbuf (need_recv: recvbuf is used). */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,

@@ -1,8 +1,9 @@
 /*
  * Reducing collectives: Reduce, Allreduce, Scan, Exscan,
- * Reduce_scatter(_block) and their I-forms.  Reductions run on predefined
- * element types only (hc_mpi_op_resolve), whose buffers the engine uses directly
- * (device memory staged through host copies by coll_ctx.c).
+ * Reduce_scatter(_block) and their I-forms.  The engine reduces the user's
+ * buffers directly for predefined types and user ops, and packed views of
+ * them for a predefined op on a derived type (hc_mpi_op_resolve); device
+ * memory is staged through host copies by coll_ctx.c.
  * request NULL: the blocking form (start and wait).
  */
 #include "mpi/coll_impl.h"
@@ -12,11 +13,12 @@
 /* A reduction's state, buffers staged (device memory: coll_ctx.c); NULL
  * when memory ran out or a staging copy failed (then *rc is raised). */
 static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
-                                const void **send, void **recv, size_t in,
-                                size_t out, int significant, int *rc) {
+                                const hc_mpi_red_t *red, const void **send,
+                                void **recv, size_t in, size_t out,
+                                int significant, int *rc) {
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
   if (cx != NULL &&
-      hc_mpi_coll_red_stage(cx, send, recv, in, out, significant) == 0)
+      hc_mpi_coll_red_stage(cx, red, send, recv, in, out, significant) == 0)
     return cx;
   *rc = hc_mpi_coll_nomem(fn, c, cx);
   return NULL;
@@ -26,11 +28,11 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
                       int count, MPI_Datatype datatype, MPI_Op op, int root,
                       MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
-  hcomm_reduce_op_t rop;
+  hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter_rooted(fn, comm, root, request, &c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
+    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &red);
   if (rc != MPI_SUCCESS)
     return rc;
   int is_root = hcomm_comm_rank(c->engine) == root;
@@ -45,13 +47,13 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  size_t bytes = (size_t)count * rop.elem_size;
+  size_t n = (size_t)count;
   hc_mpi_coll_t *cx =
-      red_state(fn, c, &send, &recvbuf, bytes, bytes, is_root, &rc);
+      red_state(fn, c, &red, &send, &recvbuf, n, n, is_root, &rc);
   if (cx == NULL)
     return rc;
-  hc_status_t st =
-      hcomm_ireduce(send, recvbuf, (size_t)count, &rop, root, c->engine, &eng);
+  hc_status_t st = hcomm_ireduce(send, recvbuf, hc_mpi_red_elems(&red, n),
+                                 &red.op, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -89,11 +91,11 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
                    int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
-  hcomm_reduce_op_t rop;
+  hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &rop);
+    rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &red);
   if (rc != MPI_SUCCESS)
     return rc;
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -103,17 +105,21 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
-  hc_mpi_coll_t *cx = red_state(fn, c, &send, &recvbuf, n * rop.elem_size,
-                                n * rop.elem_size, 1, &rc);
+  /* Exscan leaves rank 0's recvbuf untouched: no view to unpack there. */
+  int significant = kind != RED_EXSCAN || hcomm_comm_rank(c->engine) > 0 ||
+                    send == HCOMM_IN_PLACE;
+  hc_mpi_coll_t *cx =
+      red_state(fn, c, &red, &send, &recvbuf, n, n, significant, &rc);
   if (cx == NULL)
     return rc;
   hc_status_t st;
   if (kind == RED_SCAN)
-    st = hcomm_iscan(send, recvbuf, n, &rop, c->engine, &eng);
+    st = hcomm_iscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (kind == RED_EXSCAN)
-    st = hcomm_iexscan(send, recvbuf, n, &rop, c->engine, &eng);
+    st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
+  size_t elems = hc_mpi_red_elems(&red, n);
   else
-    st = hcomm_iallreduce(send, recvbuf, n, &rop, c->engine, &eng);
+    st = hcomm_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -180,7 +186,7 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                        MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
-  hcomm_reduce_op_t rop;
+  hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc != MPI_SUCCESS)
@@ -198,7 +204,7 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
     rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "%ld elements in all", total);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_reduce_args(fn, c, recvcounts != NULL ? 0 : block,
-                                 datatype, op, &rop);
+                                 datatype, op, &red);
   if (rc != MPI_SUCCESS)
     return rc;
   if (sendbuf != MPI_IN_PLACE)
@@ -220,13 +226,14 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   if (counts == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   for (int r = 0; r < size; r++)
-    counts[r] = (size_t)(recvcounts != NULL ? recvcounts[r] : block);
+    counts[r] = hc_mpi_red_elems(
+        &red, (size_t)(recvcounts != NULL ? recvcounts[r] : block));
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  if (hc_mpi_coll_red_stage(cx, &send, &recvbuf, (size_t)total * rop.elem_size,
-                            (size_t)mine * rop.elem_size, 1) != 0)
+  if (hc_mpi_coll_red_stage(cx, &red, &send, &recvbuf, (size_t)total,
+                            (size_t)mine, 1) != 0)
     return hc_mpi_coll_nomem(fn, c, cx);
   hc_status_t st =
-      hcomm_ireduce_scatter(send, recvbuf, counts, &rop, c->engine, &eng);
+      hcomm_ireduce_scatter(send, recvbuf, counts, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,13 +596,9 @@ int hc_mpi_op_is_predefined(MPI_Op op) {
          idx >= OP_MAX && idx < OP_NPREDEF;
 }
 
-static int op_resolve_predefined(MPI_Op op, MPI_Datatype type,
+static int op_resolve_predefined(MPI_Op op, const op_type_info_t *ti,
                                  hcomm_reduce_op_t *out) {
   unsigned idx = (unsigned)op & 0xffu;
-  const op_type_info_t *ti = op_type_find(type);
-  if (ti == NULL)
-    /* A valid derived type: predefined ops apply to predefined types only. */
-    return hc_mpi_type_get(type) != NULL ? MPI_ERR_OP : MPI_ERR_TYPE;
   if ((op_allowed[idx] & ti->group) == 0)
     return MPI_ERR_OP;
   hcomm_reduce_op_t r = {NULL, NULL, ti->size, 1};
@@ -619,13 +616,164 @@ static int op_resolve_predefined(MPI_Op op, MPI_Datatype type,
   return MPI_SUCCESS;
 }
 
-int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out) {
-  if (hc_mpi_op_is_predefined(op))
-    return op_resolve_predefined(op, type, out);
-  op_user_t *u = hc_handle_get(&op_table, op);
-  if (u == NULL)
+/* ---- predefined ops on derived types --------------------------------------
+ * The standard lets a predefined op combine a derived type whose basic
+ * elements are all one predefined type the op applies to.  The face then
+ * reduces the type's packed stream (data only, in type-map order), which
+ * is an array of that basic type, except that a padded pair (DOUBLE_INT:
+ * 12 bytes of data in a 16-byte struct) packs without its padding: those
+ * go through op_packed_pair, which widens each packed pair into the
+ * struct the kernel expects. */
+
+/* Where a pair's int lies in its C struct and in its packed form. */
+typedef struct op_pair_layout {
+  enum op_kind kind;
+  size_t vsize; /* bytes of the value; the int follows it when packed */
+  size_t koff;  /* offset of the int in the struct */
+} op_pair_layout_t;
+
+static const op_pair_layout_t op_pair_layouts[] = {
+    {OPK_DOUBLE_INT, sizeof(double), offsetof(op_double_int_t, k)},
+    {OPK_LONG_INT, sizeof(long), offsetof(op_long_int_t, k)},
+    {OPK_SHORT_INT, sizeof(short), offsetof(op_short_int_t, k)},
+    {OPK_LONG_DOUBLE_INT, sizeof(long double),
+     offsetof(op_long_double_int_t, k)},
+};
+#define OP_NPAIR_LAYOUTS (sizeof op_pair_layouts / sizeof op_pair_layouts[0])
+
+/* A kernel on packed pairs: the layout and the struct kernel (MINLOC or
+ * MAXLOC); static, one per (padded pair, op), so ctx outlives any call. */
+typedef struct op_packed_pair {
+  const op_pair_layout_t *layout;
+  hcomm_reduce_fn fn;
+} op_packed_pair_t;
+
+static op_packed_pair_t op_packed_pairs[OP_NPAIR_LAYOUTS][2];
+static pthread_once_t op_packed_once = PTHREAD_ONCE_INIT;
+
+static void op_packed_init(void) {
+  for (size_t i = 0; i < OP_NPAIR_LAYOUTS; i++) {
+    const op_pair_layout_t *l = &op_pair_layouts[i];
+    op_packed_pairs[i][0] = (op_packed_pair_t){l, op_kernels[l->kind][OP_MINLOC]};
+    op_packed_pairs[i][1] = (op_packed_pair_t){l, op_kernels[l->kind][OP_MAXLOC]};
+  }
+}
+
+/* Scratch aligned for any pair struct. */
+typedef union op_pair_scratch {
+  op_long_double_int_t widest;
+  unsigned char bytes[sizeof(op_long_double_int_t)];
+} op_pair_scratch_t;
+
+static void op_pair_widen(const op_pair_layout_t *l, const unsigned char *p,
+                          op_pair_scratch_t *s) {
+  memcpy(s->bytes, p, l->vsize);
+  memcpy(s->bytes + l->koff, p + l->vsize, sizeof(int));
+}
+
+static void op_packed_pair(const void *in, void *inout, size_t count,
+                           void *ctx) {
+  const op_packed_pair_t *pp = ctx;
+  const op_pair_layout_t *l = pp->layout;
+  size_t packed = l->vsize + sizeof(int);
+  const unsigned char *a = in;
+  unsigned char *b = inout;
+  for (size_t i = 0; i < count; i++, a += packed, b += packed) {
+    op_pair_scratch_t sa, sb;
+    op_pair_widen(l, a, &sa);
+    op_pair_widen(l, b, &sb);
+    pp->fn(sa.bytes, sb.bytes, 1, NULL);
+    memcpy(b, sb.bytes, l->vsize);
+    memcpy(b + l->vsize, sb.bytes + l->koff, sizeof(int));
+  }
+}
+
+/* *base: the one predefined type of every basic element of t (types of no
+ * data, MPI_LB/MPI_UB markers included, are ignored).  -1 when two differ;
+ * *base stays NULL for a type without data. */
+static int op_base_type(const hc_mpi_type_t *t, const hc_mpi_type_t **base,
+                        int depth) {
+  if (t->size == 0)
+    return 0;
+  if (t->predefined) {
+    if (*base != NULL && (*base)->handle != t->handle)
+      return -1;
+    *base = t;
+    return 0;
+  }
+  if (depth > 64 || t->ntypes == 0)
+    return -1;
+  for (int i = 0; i < t->ntypes; i++)
+    if (op_base_type(t->types[i], base, depth + 1) != 0)
+      return -1;
+  return 0;
+}
+
+/* Turns r, the kernel of op on padded pairs in their C structs, into one
+ * on packed pairs of size bytes (MINLOC/MAXLOC widen each pair). */
+static int op_packed_pair_op(unsigned idx, const op_type_info_t *ti,
+                             size_t size, hcomm_reduce_op_t *r) {
+  r->elem_size = size;
+  if (idx == OP_REPLACE)
+    r->ctx = (void *)(uintptr_t)size;
+  if (idx == OP_REPLACE || idx == OP_NO_OP)
+    return MPI_SUCCESS;
+  pthread_once(&op_packed_once, op_packed_init);
+  for (size_t i = 0; i < OP_NPAIR_LAYOUTS; i++)
+    if (op_pair_layouts[i].kind == ti->kind) {
+      r->fn = op_packed_pair;
+      r->ctx = &op_packed_pairs[i][idx == OP_MAXLOC];
+      return MPI_SUCCESS;
+    }
+  return MPI_ERR_OP;
+}
+
+/* The kernel of op on the packed stream of basic type base (ti). */
+static int op_resolve_packed(MPI_Op op, const op_type_info_t *ti,
+                             const hc_mpi_type_t *base,
+                             hcomm_reduce_op_t *out) {
+  hcomm_reduce_op_t r;
+  int rc = op_resolve_predefined(op, ti, &r);
+  if (rc == MPI_SUCCESS && (MPI_Aint)base->size != base->extent)
+    rc = op_packed_pair_op((unsigned)op & 0xffu, ti, (size_t)base->size, &r);
+  if (rc == MPI_SUCCESS)
+    *out = r;
+  return rc;
+}
+
+/* *per: kernel elements per element of t. */
+static int op_resolve_derived(MPI_Op op, const hc_mpi_type_t *t,
+                              hcomm_reduce_op_t *out, size_t *per) {
+  const hc_mpi_type_t *base = NULL;
+  if (op_base_type(t, &base, 0) != 0 || base == NULL)
     return MPI_ERR_OP;
-  return op_resolve_user(u, type, out);
+  const op_type_info_t *ti = op_type_find(base->handle);
+  if (ti == NULL)
+    return MPI_ERR_OP;
+  *per = (size_t)(t->size / base->size);
+  return op_resolve_packed(op, ti, base, out);
+}
+
+static int op_resolve_any(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
+                          size_t *per) {
+  if (!hc_mpi_op_is_predefined(op)) {
+    op_user_t *u = hc_handle_get(&op_table, op);
+    return u != NULL ? op_resolve_user(u, type, out) : MPI_ERR_OP;
+  }
+  const op_type_info_t *ti = op_type_find(type);
+  if (ti != NULL)
+    return op_resolve_predefined(op, ti, out);
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  return t != NULL ? op_resolve_derived(op, t, out, per) : MPI_ERR_TYPE;
+}
+
+int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
+                      size_t *packed) {
+  size_t per = 0;
+  int rc = op_resolve_any(op, type, out, &per);
+  if (rc == MPI_SUCCESS)
+    *packed = per;
+  return rc;
 }
 
 /* ---- MPI functions ------------------------------------------------------- */
@@ -692,25 +840,26 @@ int PMPI_Op_commutative(MPI_Op op, int *commute) {
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                       MPI_Datatype datatype, MPI_Op op) {
   static const char fn[] = "MPI_Reduce_local";
-  hcomm_reduce_op_t r;
+  hc_mpi_red_t red = {.type = hc_mpi_type_get(datatype)};
   int rc = hc_mpi_check_count(fn, NULL, count);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = hc_mpi_op_resolve(op, datatype, &r);
+  rc = hc_mpi_op_resolve(op, datatype, &red.op, &red.packed);
   if (rc != MPI_SUCCESS)
     return hc_mpi_raise(NULL, fn, rc, "op 0x%x on datatype 0x%x", op, datatype);
   if (count > 0 && (inbuf == NULL || inoutbuf == NULL))
     return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "NULL buffer");
   if (count == 0)
     return MPI_SUCCESS;
-  /* Device buffers are reduced in host copies (coll_ctx.c stages them). */
-  size_t bytes = (size_t)count * r.elem_size;
+  /* Device buffers and derived types are reduced in host copies (packed
+   * views; coll_ctx.c). */
+  size_t n = (size_t)count;
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
   void *in = (void *)inbuf, *io = inoutbuf;
-  if (cx == NULL || hc_mpi_coll_stage(cx, &in, bytes, bytes, 0) != 0 ||
-      hc_mpi_coll_stage(cx, &io, bytes, bytes, bytes) != 0)
+  if (cx == NULL || hc_mpi_coll_red_buf(cx, &red, &in, n, n, 0) != 0 ||
+      hc_mpi_coll_red_buf(cx, &red, &io, n, n, n) != 0)
     return hc_mpi_coll_nomem(fn, NULL, cx);
-  r.fn(in, io, (size_t)count, r.ctx);
+  red.op.fn(in, io, hc_mpi_red_elems(&red, n), red.op.ctx);
   return hc_mpi_raise_status(NULL, fn, hc_mpi_coll_end(cx, HC_OK));
 }
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local

@@ -22,16 +22,23 @@
 #endif
 
 /*
- * Fills *out with the kernel that combines count elements of type under op
+ * Fills *out with the kernel that combines count elements under op
  * (inout[i] = in[i] op inout[i]), its element size and commutativity.
+ * *packed 0: the kernel combines elements of type itself, in the user's
+ * buffers (a predefined type, or a user op on any type).  *packed > 0: a
+ * predefined op on a derived type whose basic elements are all one
+ * predefined type; the kernel combines the packed stream of the type
+ * (hc_mpi_type_pack), *packed kernel elements per element of type.
  * Returns MPI_SUCCESS; MPI_ERR_OP for an invalid or freed op, or a
  * predefined op the standard does not define on type (MPI_SUM on
- * MPI_FLOAT_INT, MPI_BAND on MPI_DOUBLE, a predefined op on a derived
- * type); MPI_ERR_TYPE for an invalid datatype.  Raises nothing: the caller
- * reports the class through its communicator.  *out is written only on
- * success.  A user op's kernel stays valid until MPI_Op_free.
+ * MPI_FLOAT_INT, MPI_BAND on MPI_DOUBLE, a derived type mixing basic
+ * types); MPI_ERR_TYPE for an invalid datatype.  Raises nothing: the
+ * caller reports the class through its communicator.  *out and *packed are
+ * written only on success.  A user op's kernel stays valid until
+ * MPI_Op_free.
  */
-int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out);
+int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
+                      size_t *packed);
 
 /* 1 for a predefined op handle (MPI_MAX .. MPI_NO_OP), else 0. */
 int hc_mpi_op_is_predefined(MPI_Op op);

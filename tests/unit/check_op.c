@@ -448,13 +448,15 @@ START_TEST(every_pair_validity_follows_the_type_groups) {
   for (int o = 0; o < NOPS; o++)
     for (int t = 0; t < NTYPES; t++) {
       hcomm_reduce_op_t r;
+      size_t packed = 9;
       memset(&r, 0, sizeof r);
       int want = (ops[o].groups & types[t].group) ? MPI_SUCCESS : MPI_ERR_OP;
-      int rc = hc_mpi_op_resolve(ops[o].op, types[t].type, &r);
+      int rc = hc_mpi_op_resolve(ops[o].op, types[t].type, &r, &packed);
       ck_assert_msg(rc == want, "%s on %s: got %d, want %d", ops[o].name,
                     types[t].name, rc, want);
       if (rc != MPI_SUCCESS)
         continue;
+      ck_assert_uint_eq(packed, 0);
       ck_assert_ptr_nonnull(r.fn);
       ck_assert_int_eq(r.commutative, 1);
       int esize = types[t].kind == 'h' ? 2 : types[t].size;
@@ -470,9 +472,10 @@ START_TEST(every_valid_pair_matches_the_scalar_reference) {
   for (int o = 0; o < NOPS; o++)
     for (int t = 0; t < NTYPES; t++) {
       hcomm_reduce_op_t r;
+  size_t packed;
       const tcase_type_t *ty = &types[t];
       const tcase_op_t *op = &ops[o];
-      if (hc_mpi_op_resolve(op->op, ty->type, &r) != MPI_SUCCESS)
+      if (hc_mpi_op_resolve(op->op, ty->type, &r, &packed) != MPI_SUCCESS)
         continue;
       checked++;
       if (op->op == MPI_REPLACE || op->op == MPI_NO_OP)
@@ -500,14 +503,15 @@ END_TEST
 
 START_TEST(minloc_maxloc_tie_keeps_lower_index) {
   hcomm_reduce_op_t r;
+  size_t packed;
   p_2int a[3] = {{5, 7}, {5, 2}, {4, 1}}, b[3] = {{5, 3}, {5, 9}, {4, 1}};
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, MPI_2INT, &r), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, MPI_2INT, &r, &packed), MPI_SUCCESS);
   r.fn(a, b, 3, r.ctx);
   ck_assert_int_eq(b[0].k, 3);
   ck_assert_int_eq(b[1].k, 2);
   ck_assert_int_eq(b[2].k, 1);
   p_double_int c[2] = {{-1.5, 9}, {2.0, 4}}, d[2] = {{-1.5, 10}, {2.0, 0}};
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MINLOC, MPI_DOUBLE_INT, &r),
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MINLOC, MPI_DOUBLE_INT, &r, &packed),
                    MPI_SUCCESS);
   r.fn(c, d, 2, r.ctx);
   ck_assert_int_eq(d[0].k, 9);
@@ -518,22 +522,23 @@ END_TEST
 
 START_TEST(invalid_ops_and_types_are_rejected) {
   hcomm_reduce_op_t r;
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, MPI_FLOAT_INT, &r), MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_BAND, MPI_DOUBLE, &r), MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAX, MPI_C_DOUBLE_COMPLEX, &r),
+  size_t packed;
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, MPI_FLOAT_INT, &r, &packed), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_BAND, MPI_DOUBLE, &r, &packed), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAX, MPI_C_DOUBLE_COMPLEX, &r, &packed),
                    MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_LAND, MPI_INTEGER, &r), MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, MPI_INT, &r), MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_OP_NULL, MPI_INT, &r), MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x58000000, MPI_INT, &r),
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_LAND, MPI_INTEGER, &r, &packed), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, MPI_INT, &r, &packed), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_OP_NULL, MPI_INT, &r, &packed), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x58000000, MPI_INT, &r, &packed),
                    MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x5800000f, MPI_INT, &r),
+  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x5800000f, MPI_INT, &r, &packed),
                    MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x98000123, MPI_INT, &r),
+  ck_assert_int_eq(hc_mpi_op_resolve((MPI_Op)0x98000123, MPI_INT, &r, &packed),
                    MPI_ERR_OP);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, MPI_DATATYPE_NULL, &r),
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, MPI_DATATYPE_NULL, &r, &packed),
                    MPI_ERR_TYPE);
-  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, (MPI_Datatype)0x12345, &r),
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, (MPI_Datatype)0x12345, &r, &packed),
                    MPI_ERR_TYPE);
   ck_assert(hc_mpi_op_is_predefined(MPI_MAX));
   ck_assert(hc_mpi_op_is_predefined(MPI_NO_OP));
@@ -559,12 +564,13 @@ static void user_sub(void *in, void *inout, int *len, MPI_Datatype *type) {
 START_TEST(user_op_calls_function_with_datatype) {
   MPI_Op op = MPI_OP_NULL;
   hcomm_reduce_op_t r;
+  size_t packed;
   int commute = -1;
   ck_assert_int_eq(MPI_Op_create(user_sub, 0, &op), MPI_SUCCESS);
   ck_assert_int_eq((unsigned)op & 0xfc000000u, 0x98000000u);
   ck_assert_int_eq(MPI_Op_commutative(op, &commute), MPI_SUCCESS);
   ck_assert_int_eq(commute, 0);
-  ck_assert_int_eq(hc_mpi_op_resolve(op, MPI_INT, &r), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(op, MPI_INT, &r, &packed), MPI_SUCCESS);
   ck_assert_int_eq(r.commutative, 0);
   ck_assert_uint_eq(r.elem_size, sizeof(int));
 
@@ -587,12 +593,13 @@ END_TEST
 START_TEST(freed_user_op_is_invalid) {
   MPI_Op op, op2;
   hcomm_reduce_op_t r;
+  size_t packed;
   ck_assert_int_eq(MPI_Op_create(user_sub, 1, &op), MPI_SUCCESS);
   MPI_Op saved = op;
   ck_assert_int_eq(MPI_Op_free(&op), MPI_SUCCESS);
-  ck_assert_int_eq(hc_mpi_op_resolve(saved, MPI_INT, &r), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(saved, MPI_INT, &r, &packed), MPI_ERR_OP);
   ck_assert_int_eq(MPI_Op_create(user_sub, 1, &op2), MPI_SUCCESS);
-  ck_assert_int_eq(hc_mpi_op_resolve(op2, MPI_INT, &r), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(op2, MPI_INT, &r, &packed), MPI_SUCCESS);
   ck_assert_int_eq(r.commutative, 1);
   ck_assert_int_eq(MPI_Op_free(&op2), MPI_SUCCESS);
 }
@@ -609,6 +616,88 @@ START_TEST(reduce_local_with_predefined_op) {
 }
 END_TEST
 
+
+/* ---- predefined ops on derived types ------------------------------------- */
+
+START_TEST(predefined_op_on_contiguous_double_reduces_basic_elements) {
+  MPI_Datatype t3;
+  hcomm_reduce_op_t r;
+  size_t packed = 0;
+  ck_assert_int_eq(MPI_Type_contiguous(3, MPI_DOUBLE, &t3), MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_commit(&t3), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, t3, &r, &packed), MPI_SUCCESS);
+  ck_assert_uint_eq(packed, 3);
+  ck_assert_uint_eq(r.elem_size, sizeof(double));
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_BAND, t3, &r, &packed), MPI_ERR_OP);
+  double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {10, 20, 30, 40, 50, 60};
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 2, t3, MPI_MAX), MPI_SUCCESS);
+  ck_assert(b[0] == 10 && b[5] == 60);
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 2, t3, MPI_SUM), MPI_SUCCESS);
+  ck_assert(b[0] == 11 && b[2] == 33 && b[5] == 66);
+  ck_assert_int_eq(MPI_Type_free(&t3), MPI_SUCCESS);
+}
+END_TEST
+
+START_TEST(predefined_op_on_vector_leaves_the_gaps) {
+  MPI_Datatype v;
+  /* Two blocks of two ints, stride 3: ints 2 and 5 are gaps. */
+  ck_assert_int_eq(MPI_Type_vector(2, 2, 3, MPI_INT, &v), MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_commit(&v), MPI_SUCCESS);
+  int a[5] = {1, 2, 99, 3, 4}, b[5] = {10, 20, -7, 30, 40};
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 1, v, MPI_PROD), MPI_SUCCESS);
+  ck_assert_int_eq(b[0], 10);
+  ck_assert_int_eq(b[1], 40);
+  ck_assert_int_eq(b[2], -7);
+  ck_assert_int_eq(b[3], 90);
+  ck_assert_int_eq(b[4], 160);
+  ck_assert_int_eq(MPI_Type_free(&v), MPI_SUCCESS);
+}
+END_TEST
+
+START_TEST(minloc_on_struct_of_double_int_pairs) {
+  MPI_Datatype st;
+  int lens[2] = {1, 1};
+  MPI_Aint disps[2] = {0, (MPI_Aint)sizeof(p_double_int)};
+  MPI_Datatype parts[2] = {MPI_DOUBLE_INT, MPI_DOUBLE_INT};
+  ck_assert_int_eq(MPI_Type_create_struct(2, lens, disps, parts, &st),
+                   MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_commit(&st), MPI_SUCCESS);
+  p_double_int a[4] = {{1.0, 1}, {5.0, 1}, {-3.0, 1}, {2.0, 1}};
+  p_double_int b[4] = {{2.0, 2}, {5.0, 0}, {-3.0, 4}, {1.0, 2}};
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 2, st, MPI_MINLOC), MPI_SUCCESS);
+  ck_assert(b[0].v == 1.0 && b[0].k == 1);
+  ck_assert(b[1].v == 5.0 && b[1].k == 0);
+  ck_assert(b[2].v == -3.0 && b[2].k == 1);
+  ck_assert(b[3].v == 1.0 && b[3].k == 2);
+  ck_assert_int_eq(MPI_Reduce_local(a, b, 2, st, MPI_MAXLOC), MPI_SUCCESS);
+  ck_assert(b[3].v == 2.0 && b[3].k == 1);
+  hcomm_reduce_op_t r;
+  size_t packed = 0;
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, st, &r, &packed), MPI_ERR_OP);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_MAXLOC, st, &r, &packed),
+                   MPI_SUCCESS);
+  ck_assert_uint_eq(packed, 2);
+  ck_assert_uint_eq(r.elem_size, sizeof(double) + sizeof(int));
+  ck_assert_int_eq(MPI_Type_free(&st), MPI_SUCCESS);
+}
+END_TEST
+
+START_TEST(predefined_op_on_mixed_struct_is_refused) {
+  MPI_Datatype st;
+  int lens[2] = {1, 1};
+  MPI_Aint disps[2] = {0, 8};
+  MPI_Datatype parts[2] = {MPI_DOUBLE, MPI_LONG};
+  hcomm_reduce_op_t r;
+  size_t packed = 7;
+  ck_assert_int_eq(MPI_Type_create_struct(2, lens, disps, parts, &st),
+                   MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_commit(&st), MPI_SUCCESS);
+  ck_assert_int_eq(hc_mpi_op_resolve(MPI_SUM, st, &r, &packed), MPI_ERR_OP);
+  ck_assert_uint_eq(packed, 7);
+  ck_assert_int_eq(MPI_Type_free(&st), MPI_SUCCESS);
+}
+END_TEST
+
 static Suite *op_suite(void) {
   Suite *s = suite_create("op");
   TCase *t = tcase_create("predefined");
@@ -621,6 +710,10 @@ static Suite *op_suite(void) {
   tcase_add_test(u, user_op_calls_function_with_datatype);
   tcase_add_test(u, freed_user_op_is_invalid);
   tcase_add_test(u, reduce_local_with_predefined_op);
+  tcase_add_test(u, predefined_op_on_contiguous_double_reduces_basic_elements);
+  tcase_add_test(u, predefined_op_on_vector_leaves_the_gaps);
+  tcase_add_test(u, minloc_on_struct_of_double_int_pairs);
+  tcase_add_test(u, predefined_op_on_mixed_struct_is_refused);
   suite_add_tcase(s, u);
   return s;
 }
