@@ -161,15 +161,25 @@ static void info_bootstrap(void) {
          "(dlopen), singleton\n");
 }
 
+/* The current value of a variable as shown; a secret is never echoed (a
+ * terminal log or a pasted bug report would carry it). */
+static const char *info_env_shown(const char *name) {
+  const char *now = getenv(name);
+  if (now == NULL)
+    return "-";
+  if (strcmp(name, "HCMPI_JOB_SECRET") == 0)
+    return "set (hidden)";
+  return now;
+}
+
 static void info_environment(void) {
   info_section("environment");
   printf("  %-22s %-16s %-16s %s\n", "variable", "default", "current",
          "meaning");
   for (size_t i = 0; i < hc_env_table_count; i++) {
     const hc_env_entry_t *e = &hc_env_table[i];
-    const char *now = getenv(e->name);
     printf("  %-22s %-16s %-16s %s\n", e->name, e->fallback,
-           now != NULL ? now : "-", e->meaning);
+           info_env_shown(e->name), e->meaning);
   }
 }
 

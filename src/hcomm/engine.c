@@ -451,6 +451,19 @@ static hc_status_t engine_start(void) {
   return rc;
 }
 
+/* The launcher's job secret leaves the environment once the transports
+ * took their copy (the tcp context keeps it): a program's children
+ * (system(), fork+exec) must not inherit it.  Its characters are wiped in
+ * place first, so /proc/<pid>/environ, which shows the original block, no
+ * longer holds it either. */
+static void engine_forget_secret(void) {
+  char *secret = getenv("HCMPI_JOB_SECRET");
+  if (secret == NULL)
+    return;
+  memset(secret, 0, strlen(secret));
+  unsetenv("HCMPI_JOB_SECRET");
+}
+
 hc_status_t hcomm_init(int thread_level, int *provided) {
   if (hc_engine.initialized || hc_engine.finalized)
     return HC_ERR_STATE;
@@ -462,6 +475,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.wait_ms = (int)hc_env_long("HCMPI_WAIT_MS", 20);
   hc_engine.hang_timeout = (double)hc_env_long("HCMPI_HANG_TIMEOUT", 0);
   hc_status_t rc = engine_start();
+  engine_forget_secret();
   if (rc != HC_OK) {
     hc_log(HC_LOG_ERROR, "engine", "init failed: %s", hcomm_strerror(rc));
     engine_teardown();
