@@ -9,6 +9,7 @@
 
 #include "device/device.h"
 #include "hcomm/devpath_hccl.h"
+#include "hcomm/trace.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -117,8 +118,20 @@ static void devpath_configure(void) {
   devpath.configured = 1;
 }
 
+/* What each USED_ kind is called in a trace. */
+static const hc_trace_path_t devpath_trace_path[USED_KINDS] = {
+    [USED_SELF] = HC_TRACE_PATH_SELF,
+    [USED_IPC] = HC_TRACE_PATH_IPC,
+    [USED_STAGING] = HC_TRACE_PATH_STAGING,
+    [USED_HCCL] = HC_TRACE_PATH_HCCL};
+
+/* A receive took path which: counted, logged the first time, and traced
+ * here because only this file knows which device path it is. */
 static void devpath_note(int which, const char *what,
                          const hcomm_request_t *r) {
+  if (hc_trace_on)
+    hc_trace_engine(HC_TRACE_ENG_RECV, r->peer, r->status.tag, r->total,
+                    r->remote_id, 1, devpath_trace_path[which]);
   if (devpath.used[which]++ == 0 && hc_log_level() >= HC_LOG_DEBUG)
     hc_log(HC_LOG_DEBUG, "device", "rank %d: device path %s (first use, %zu B)",
            hc_engine.world_rank, what, r->take);

@@ -208,13 +208,18 @@ static int proto_drain_peer(hc_peer_t *peer) {
 }
 
 /* Tracing only: the path a message to or from peer takes when it is not
- * a rendezvous (eager, control) - the peer's transport. */
+ * a rendezvous (eager, control) - the peer's transport.  Device buffers
+ * are traced by devpath.c, which knows ipc, hccl or staging. */
 static hc_trace_path_t proto_trace_path(const hc_peer_t *peer) {
   if (peer->ops == &hc_transport_shm_ops)
     return HC_TRACE_PATH_SHM;
   if (peer->ops == &hc_transport_tcp_ops)
     return HC_TRACE_PATH_TCP;
-  return HC_TRACE_PATH_SELF;
+  if (peer->ops == &hc_transport_verbs_ops)
+    return HC_TRACE_PATH_VERBS;
+  if (peer->ops == &hc_transport_self_ops)
+    return HC_TRACE_PATH_SELF;
+  return HC_TRACE_PATH_NONE;
 }
 
 /* A host rendezvous: a get that worked is single-copy (CMA on shm), one
@@ -341,8 +346,6 @@ static void proto_rndv_start(hcomm_request_t *req) {
     proto_finish_recv(req);
     return;
   }
-  if (hc_trace_on && req->dev != NULL)
-    proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_DEVICE);
   int dev = hc_devpath_recv_start(req); /* device buffers: never a CMA get */
   if (dev == HC_DEVPATH_STARTED)
     return;

@@ -90,9 +90,27 @@ void hc_trace_engine(hc_trace_call_t call, int peer, int tag, size_t bytes,
   trace_append(&rec);
 }
 
+/* mkdir -p: every rank races to create the same tree, so EEXIST is fine. */
+static int trace_mkdirs(const char *dir) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *p = path + 1; *p != '\0'; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+      return -1;
+    *p = '/';
+  }
+  return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 static int trace_open(const char *dir, hc_trace_file_hdr_t *hdr) {
   char path[4096];
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+  if (trace_mkdirs(dir) != 0) {
     hc_log(HC_LOG_WARN, "trace", "HCMPI_TRACE=%s: mkdir: %s", dir,
            strerror(errno));
     return -1;

@@ -19,12 +19,12 @@
 typedef enum hc_trace_call {
   HC_TRACE_ENG_SEND = 1,  /* engine: a message left (key: its send id) */
   HC_TRACE_ENG_RECV = 2,  /* engine: a message met its receive (same key) */
-  HC_TRACE_MPI_SEND = 10, /* MPI_Send, Ssend, Rsend, Bsend */
+  HC_TRACE_MPI_SEND = 10,
   HC_TRACE_MPI_ISEND = 11,
   HC_TRACE_MPI_RECV = 12,
   HC_TRACE_MPI_IRECV = 13,
   HC_TRACE_MPI_SENDRECV = 14,
-  HC_TRACE_MPI_WAIT = 15, /* Wait, Waitall, Waitany, Waitsome */
+  HC_TRACE_MPI_WAIT = 15,
   HC_TRACE_MPI_TEST = 16,
   HC_TRACE_MPI_PROBE = 17,
   HC_TRACE_MPI_BARRIER = 20,
@@ -40,7 +40,49 @@ typedef enum hc_trace_call {
   HC_TRACE_MPI_SCAN = 30,
   HC_TRACE_MPI_ALLGATHERV = 31,
   HC_TRACE_MPI_GATHERV = 32,
-  HC_TRACE_MPI_SCATTERV = 33
+  HC_TRACE_MPI_SCATTERV = 33,
+  /* Format 1.1: every call under its own name (before, send modes were
+   * MPI_Send and every wait MPI_Wait). */
+  HC_TRACE_MPI_SSEND = 34,
+  HC_TRACE_MPI_RSEND = 35,
+  HC_TRACE_MPI_BSEND = 36,
+  HC_TRACE_MPI_ISSEND = 37,
+  HC_TRACE_MPI_IRSEND = 38,
+  HC_TRACE_MPI_IBSEND = 39,
+  HC_TRACE_MPI_SENDRECV_REPLACE = 40,
+  HC_TRACE_MPI_IPROBE = 41,
+  HC_TRACE_MPI_MPROBE = 42,
+  HC_TRACE_MPI_IMPROBE = 43,
+  HC_TRACE_MPI_MRECV = 44,
+  HC_TRACE_MPI_IMRECV = 45,
+  HC_TRACE_MPI_WAITALL = 46,
+  HC_TRACE_MPI_WAITANY = 47,
+  HC_TRACE_MPI_WAITSOME = 48,
+  HC_TRACE_MPI_TESTALL = 49,
+  HC_TRACE_MPI_TESTANY = 50,
+  HC_TRACE_MPI_TESTSOME = 51,
+  HC_TRACE_MPI_START = 52,
+  HC_TRACE_MPI_STARTALL = 53,
+  HC_TRACE_MPI_EXSCAN = 54,
+  HC_TRACE_MPI_REDUCE_SCATTER_BLOCK = 55,
+  HC_TRACE_MPI_ALLTOALLW = 56,
+  HC_TRACE_MPI_IBARRIER = 60,
+  HC_TRACE_MPI_IBCAST = 61,
+  HC_TRACE_MPI_IREDUCE = 62,
+  HC_TRACE_MPI_IALLREDUCE = 63,
+  HC_TRACE_MPI_IGATHER = 64,
+  HC_TRACE_MPI_IALLGATHER = 65,
+  HC_TRACE_MPI_ISCATTER = 66,
+  HC_TRACE_MPI_IALLTOALL = 67,
+  HC_TRACE_MPI_IALLTOALLV = 68,
+  HC_TRACE_MPI_IREDUCE_SCATTER = 69,
+  HC_TRACE_MPI_ISCAN = 70,
+  HC_TRACE_MPI_IALLGATHERV = 71,
+  HC_TRACE_MPI_IGATHERV = 72,
+  HC_TRACE_MPI_ISCATTERV = 73,
+  HC_TRACE_MPI_IEXSCAN = 74,
+  HC_TRACE_MPI_IREDUCE_SCATTER_BLOCK = 75,
+  HC_TRACE_MPI_IALLTOALLW = 76
 } hc_trace_call_t;
 
 /* How a message's bytes moved (receiver side decides rendezvous paths). */
@@ -51,8 +93,12 @@ typedef enum hc_trace_path {
   HC_TRACE_PATH_TCP = 3,
   HC_TRACE_PATH_CMA = 4,   /* single-copy process_vm_readv */
   HC_TRACE_PATH_PIPELINED = 5, /* rendezvous streamed as DATA packets */
-  HC_TRACE_PATH_DEVICE = 6,    /* device buffer: ipc, staging or hccl */
-  HC_TRACE_PATH_RNDV = 7       /* sender side of a rendezvous */
+  HC_TRACE_PATH_DEVICE = 6,    /* unused since format 1.1: see 8..10 */
+  HC_TRACE_PATH_RNDV = 7,      /* sender side of a rendezvous */
+  HC_TRACE_PATH_IPC = 8,       /* device: one device-to-device IPC copy */
+  HC_TRACE_PATH_HCCL = 9,      /* device: paired HcclSend/HcclRecv */
+  HC_TRACE_PATH_STAGING = 10,  /* device: chunks through pinned host */
+  HC_TRACE_PATH_VERBS = 11     /* eager or rendezvous over InfiniBand/RoCE */
 } hc_trace_path_t;
 
 #define HC_TRACE_MAGIC "HCTRACE1"
