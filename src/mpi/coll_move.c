@@ -73,7 +73,7 @@ static size_t *move_sizes(hc_mpi_coll_t *cx, int n) {
 
 /* ---- barrier, bcast ------------------------------------------------------ */
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+static int move_ibarrier_body(MPI_Comm comm, MPI_Request *request) {
   static const char fn[] = "MPI_Ibarrier";
   hc_mpi_comm_t *c = NULL;
   hcomm_request_t *eng = NULL;
@@ -85,6 +85,13 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
     return hc_mpi_coll_nomem(fn, c, cx);
   hc_status_t st = hcomm_ibarrier(c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_ibarrier_body(comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBARRIER, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
@@ -134,8 +141,12 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                 MPI_Comm comm, MPI_Request *request) {
-  return move_bcast("MPI_Ibcast", buffer, count, datatype, root, comm,
-                    request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBCAST, t0, root, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 
@@ -245,16 +256,24 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request *request) {
-  return move_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf,
-                     &recvcount, NULL, 0, recvtype, root, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf,
+                       &recvcount, NULL, 0, recvtype, root, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHER, t0, root, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Igather = PMPI_Igather
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, const int recvcounts[], const int displs[],
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return move_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
-                     recvcounts, displs, 1, recvtype, root, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
+                       recvcounts, displs, 1, recvtype, root, comm, NULL);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_GATHERV, t0, root, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 
@@ -262,8 +281,12 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request) {
-  return move_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
-                     recvcounts, displs, 1, recvtype, root, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
+                       recvcounts, displs, 1, recvtype, root, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHERV, t0, root, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 
@@ -340,8 +363,12 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request) {
-  return move_scatter("MPI_Iscatter", sendbuf, &sendcount, NULL, 0, sendtype,
-                      recvbuf, recvcount, recvtype, root, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_scatter("MPI_Iscatter", sendbuf, &sendcount, NULL, 0, sendtype,
+                        recvbuf, recvcount, recvtype, root, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTER, t0, root, -1,
+                               hc_mpi_trace_bytes(recvcount, recvtype))
+            : rc;
 }
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 
@@ -349,8 +376,13 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm) {
-  return move_scatter("MPI_Scatterv", sendbuf, sendcounts, displs, 1, sendtype,
-                      recvbuf, recvcount, recvtype, root, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_scatter("MPI_Scatterv", sendbuf, sendcounts, displs, 1, sendtype,
+                   recvbuf, recvcount, recvtype, root, comm, NULL);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCATTERV, t0, root, -1,
+                               hc_mpi_trace_bytes(recvcount, recvtype))
+            : rc;
 }
 #pragma weak MPI_Scatterv = PMPI_Scatterv
 
@@ -358,8 +390,13 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
                    const int displs[], MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root,
                    MPI_Comm comm, MPI_Request *request) {
-  return move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1, sendtype,
-                      recvbuf, recvcount, recvtype, root, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1, sendtype,
+                   recvbuf, recvcount, recvtype, root, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTERV, t0, root, -1,
+                               hc_mpi_trace_bytes(recvcount, recvtype))
+            : rc;
 }
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 
@@ -437,16 +474,25 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request) {
-  return move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
-                        &recvcount, NULL, 0, recvtype, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
+                     &recvcount, NULL, 0, recvtype, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHER, t0, -1, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                        recvcounts, displs, 1, recvtype, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype,
+                          recvbuf, recvcounts, displs, 1, recvtype, comm, NULL);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLGATHERV, t0, -1, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 
@@ -454,13 +500,28 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request) {
-  return move_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
-                        recvbuf, recvcounts, displs, 1, recvtype, comm,
-                        request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcounts, displs, 1, recvtype, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHERV, t0, -1, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
 
 /* ---- alltoall ------------------------------------------------------------ */
+
+/* Tracing: the bytes this rank sends in an alltoallv/w (types NULL: one
+ * type); in place, the receive side says how many. */
+static size_t move_trace_bytes_v(const void *sendbuf, const int *scounts,
+                                 MPI_Datatype stype, const MPI_Datatype *stypes,
+                                 const int *rcounts, MPI_Datatype rtype,
+                                 const MPI_Datatype *rtypes, MPI_Comm comm) {
+  if (sendbuf == MPI_IN_PLACE)
+    return hc_mpi_trace_bytes_v(rcounts, rtype, rtypes, comm);
+  return hc_mpi_trace_bytes_v(scounts, stype, stypes, comm);
+}
 
 /* Blocks of one side of an alltoall: counts[i] elements of types[i] (or of
  * one type) at byte displacement disps[i] (or displs[i] extents, or
@@ -585,8 +646,12 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    MPI_Comm comm, MPI_Request *request) {
-  return move_alltoall_eq("MPI_Ialltoall", sendbuf, sendcount, sendtype,
-                          recvbuf, recvcount, recvtype, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoall_eq("MPI_Ialltoall", sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount, recvtype, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALL, t0, -1, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 
@@ -608,42 +673,96 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1, 0);
+    hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1,
+                  move_trace_bytes_v(sendbuf, sendcounts, sendtype, NULL,
+                                     recvcounts, recvtype, NULL, comm));
   return rc;
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
-                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int rdispls[],
-                    MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request *request) {
+static int move_ialltoallv_body(const void *sendbuf, const int sendcounts[],
+                                const int sdispls[], MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request *request) {
   move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
   move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
   return move_alltoall("MPI_Ialltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
                        request);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_ialltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                recvcounts, rdispls, recvtype, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALLV, t0, -1, -1,
+                               move_trace_bytes_v(sendbuf, sendcounts, sendtype,
+                                                  NULL, recvcounts, recvtype,
+                                                  NULL, comm))
+            : rc;
+}
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], const MPI_Datatype sendtypes[],
-                   void *recvbuf, const int recvcounts[], const int rdispls[],
-                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+static int move_alltoallw_body(const void *sendbuf, const int sendcounts[],
+                               const int sdispls[],
+                               const MPI_Datatype sendtypes[], void *recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm) {
   move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
   move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
   return move_alltoall("MPI_Alltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
                        NULL);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                               recvcounts, rdispls, recvtypes, comm);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLTOALLW, t0, -1, -1,
+                               move_trace_bytes_v(sendbuf, sendcounts,
+                                                  MPI_DATATYPE_NULL, sendtypes,
+                                                  recvcounts, MPI_DATATYPE_NULL,
+                                                  recvtypes, comm))
+            : rc;
+}
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
 
+static int move_ialltoallw_body(const void *sendbuf, const int sendcounts[],
+                                const int sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                const int recvcounts[], const int rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Request *request) {
+  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  return move_alltoall("MPI_Ialltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
+                       request);
+}
+
+/* Traced entry (mpi_trace.h). */
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
                     const int sdispls[], const MPI_Datatype sendtypes[],
                     void *recvbuf, const int recvcounts[], const int rdispls[],
                     const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request) {
-  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
-  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
-  return move_alltoall("MPI_Ialltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_ialltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                           recvcounts, rdispls, recvtypes, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALLW, t0, -1, -1,
+                               move_trace_bytes_v(sendbuf, sendcounts,
+                                                  MPI_DATATYPE_NULL, sendtypes,
+                                                  recvcounts, MPI_DATATYPE_NULL,
+                                                  recvtypes, comm))
+            : rc;
 }
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw

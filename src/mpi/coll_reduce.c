@@ -79,8 +79,12 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                  MPI_Request *request) {
-  return red_rooted("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root,
-                    comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_rooted("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op,
+                      root, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IREDUCE, t0, root, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 
@@ -113,11 +117,11 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
   if (cx == NULL)
     return rc;
   hc_status_t st;
+  size_t elems = hc_mpi_red_elems(&red, n);
   if (kind == RED_SCAN)
     st = hcomm_iscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (kind == RED_EXSCAN)
     st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
-  size_t elems = hc_mpi_red_elems(&red, n);
   else
     st = hcomm_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
@@ -145,38 +149,58 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request) {
-  return red_all("MPI_Iallreduce", RED_ALLREDUCE, sendbuf, recvbuf, count,
-                 datatype, op, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_all("MPI_Iallreduce", RED_ALLREDUCE, sendbuf, recvbuf, count,
+                   datatype, op, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLREDUCE, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return red_all("MPI_Scan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
-                 comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_all("MPI_Scan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
+                   comm, NULL);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCAN, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Scan = PMPI_Scan
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request *request) {
-  return red_all("MPI_Iscan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
-                 comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_all("MPI_Iscan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
+                   comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCAN, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return red_all("MPI_Exscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
-                 op, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_all("MPI_Exscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
+                   op, comm, NULL);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_EXSCAN, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request *request) {
-  return red_all("MPI_Iexscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
-                 op, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_all("MPI_Iexscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
+                   op, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IEXSCAN, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 
@@ -240,30 +264,48 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                         const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm) {
-  return red_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 1, 0,
-                     datatype, op, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 1, 0,
+                       datatype, op, comm, NULL);
+  return t0 ? hc_mpi_trace_end(
+                  rc, HC_TRACE_MPI_REDUCE_SCATTER, t0, -1, -1,
+                  hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
+            : rc;
 }
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                          const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  return red_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 1, 0,
-                     datatype, op, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 1,
+                       0, datatype, op, comm, request);
+  return t0 ? hc_mpi_trace_end(
+                  rc, HC_TRACE_MPI_IREDUCE_SCATTER, t0, -1, -1,
+                  hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
+            : rc;
 }
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return red_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, 0,
-                     recvcount, datatype, op, comm, NULL);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, 0,
+                       recvcount, datatype, op, comm, NULL);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_REDUCE_SCATTER_BLOCK, t0, -1,
+                               -1, hc_mpi_trace_bytes(recvcount, datatype))
+            : rc;
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
                                int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request *request) {
-  return red_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, 0,
-                     recvcount, datatype, op, comm, request);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = red_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, 0,
+                       recvcount, datatype, op, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IREDUCE_SCATTER_BLOCK, t0, -1,
+                               -1, hc_mpi_trace_bytes(recvcount, datatype))
+            : rc;
 }
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block

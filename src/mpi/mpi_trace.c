@@ -1,9 +1,30 @@
 #include "mpi/mpi_trace.h"
 
+#include "mpi/mpi_impl.h"
+
+/* Face-internal lookups that never raise: a traced call with a bad
+ * argument has already reported it, and tracing must not report it twice
+ * (or abort under MPI_ERRORS_ARE_FATAL). */
 size_t hc_mpi_trace_bytes(int count, MPI_Datatype type) {
-  int size = 0;
-  if (count <= 0 || type == MPI_DATATYPE_NULL ||
-      PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+  const hc_mpi_type_t *t = count > 0 ? hc_mpi_type_get(type) : NULL;
+  return t != NULL ? (size_t)count * t->size : 0;
+}
+
+size_t hc_mpi_trace_bytes_v(const int counts[], MPI_Datatype type,
+                            const MPI_Datatype types[], MPI_Comm comm) {
+  const hc_mpi_comm_t *c = hc_mpi_comm_get(comm);
+  if (c == NULL || c->engine == NULL || counts == NULL)
     return 0;
-  return (size_t)count * (size_t)size;
+  int n = hcomm_comm_is_inter(c->engine) ? hcomm_comm_remote_size(c->engine)
+                                         : hcomm_comm_size(c->engine);
+  size_t sum = 0;
+  for (int i = 0; i < n; i++)
+    sum += hc_mpi_trace_bytes(counts[i], types != NULL ? types[i] : type);
+  return sum;
+}
+
+int hc_mpi_trace_end(int rc, hc_trace_call_t call, uint64_t t0, int peer,
+                     int tag, size_t bytes) {
+  hc_trace_call(call, t0, peer, tag, bytes);
+  return rc;
 }

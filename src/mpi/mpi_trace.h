@@ -1,4 +1,10 @@
-/* The MPI face's side of HCMPI_TRACE (src/hcomm/trace.h). */
+/* The MPI face's side of HCMPI_TRACE (src/hcomm/trace.h).  A traced entry
+ * point reads
+ *   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+ *   int rc = <the call>;
+ *   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_X, t0, peer, tag, bytes)
+ *             : rc;
+ * so tracing off costs two tests of a plain int and no call. */
 #ifndef HC_MPI_TRACE_H
 #define HC_MPI_TRACE_H
 
@@ -7,8 +13,16 @@
 #include "hcomm/trace.h"
 #include "mpi.h"
 
-/* count elements of type in bytes; 0 for an invalid type (the call itself
- * reports that). */
+/* count elements of type in bytes; 0 for an invalid type or count (the
+ * call itself reports those; this never raises an error). */
 size_t hc_mpi_trace_bytes(int count, MPI_Datatype type);
+/* The sum over comm's ranks (the remote group of an intercommunicator) of
+ * counts[i] elements of types[i], or of type when types is NULL: the bytes
+ * of a v- or w-collective.  0 when comm or a type is invalid. */
+size_t hc_mpi_trace_bytes_v(const int counts[], MPI_Datatype type,
+                            const MPI_Datatype types[], MPI_Comm comm);
+/* Records a call that began at t0 and ends now; returns rc unchanged. */
+int hc_mpi_trace_end(int rc, hc_trace_call_t call, uint64_t t0, int peer,
+                     int tag, size_t bytes);
 
 #endif /* HC_MPI_TRACE_H */

@@ -102,14 +102,23 @@ static int pt_send_body(const char *fn, const void *buf, int count,
   return hc_mpi_raise_status(c, fn, st);
 }
 
-/* Every blocking send mode enters here; traced as one MPI_Send. */
+/* The name a send of mode is traced under (nonblocking: its I-form). */
+static hc_trace_call_t pt_trace_send_call(int mode, int nonblocking) {
+  if (mode == HCOMM_SEND_SYNC)
+    return nonblocking ? HC_TRACE_MPI_ISSEND : HC_TRACE_MPI_SSEND;
+  if (mode == HCOMM_SEND_READY)
+    return nonblocking ? HC_TRACE_MPI_IRSEND : HC_TRACE_MPI_RSEND;
+  return nonblocking ? HC_TRACE_MPI_ISEND : HC_TRACE_MPI_SEND;
+}
+
+/* Every blocking send mode but buffered enters here. */
 static int pt_send(const char *fn, const void *buf, int count,
                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    int mode) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_SEND, t0, dest, tag,
+    hc_trace_call(pt_trace_send_call(mode, 0), t0, dest, tag,
                   hc_mpi_trace_bytes(count, type));
   return rc;
 }
@@ -147,7 +156,7 @@ static int pt_isend(const char *fn, const void *buf, int count,
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ISEND, t0, dest, tag,
+    hc_trace_call(pt_trace_send_call(mode, 1), t0, dest, tag,
                   hc_mpi_trace_bytes(count, type));
   return rc;
 }
@@ -194,8 +203,8 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
 
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-               int tag, MPI_Comm comm) {
+static int pt_bsend_body(const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm) {
   static const char fn[] = "MPI_Bsend";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -207,10 +216,21 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
   return hc_mpi_bsend_typed(fn, c, buf, count, hc_mpi_type_get(datatype), dest,
                             tag);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_bsend_body(buf, count, datatype, dest, tag, comm);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_BSEND, t0, dest, tag,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
+}
 #pragma weak MPI_Bsend = PMPI_Bsend
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-                int tag, MPI_Comm comm, MPI_Request *request) {
+static int pt_ibsend_body(const void *buf, int count, MPI_Datatype datatype,
+                          int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request) {
   static const char fn[] = "MPI_Ibsend";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -227,6 +247,16 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
   /* The data now sits in the attached buffer: the send is complete. */
   hcomm_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, HC_OK};
   return hc_mpi_request_new_done(fn, c, &st, request);
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_ibsend_body(buf, count, datatype, dest, tag, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBSEND, t0, dest, tag,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 
@@ -404,9 +434,10 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                          int sendtag, int source, int recvtag, MPI_Comm comm,
-                          MPI_Status *status) {
+static int pt_sendrecv_replace_body(void *buf, int count, MPI_Datatype datatype,
+                                    int dest, int sendtag, int source,
+                                    int recvtag, MPI_Comm comm,
+                                    MPI_Status *status) {
   static const char fn[] = "MPI_Sendrecv_replace";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -453,6 +484,18 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(c, fn, err);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                          int sendtag, int source, int recvtag, MPI_Comm comm,
+                          MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_sendrecv_replace_body(buf, count, datatype, dest, sendtag, source,
+                                    recvtag, comm, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SENDRECV_REPLACE, t0, dest,
+                               sendtag, hc_mpi_trace_bytes(count, datatype))
+            : rc;
+}
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
 /* ---- probes ------------------------------------------------------------- */
@@ -469,7 +512,8 @@ static int pt_probe_args(const char *fn, int source, int tag, MPI_Comm comm,
   return rc;
 }
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+static int pt_probe_body(int source, int tag, MPI_Comm comm,
+                         MPI_Status *status) {
   static const char fn[] = "MPI_Probe";
   hc_mpi_comm_t *c = NULL;
   int rc = pt_probe_args(fn, source, tag, comm, status, &c);
@@ -485,10 +529,17 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
     hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(c, fn, err);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_probe_body(source, tag, comm, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_PROBE, t0, source, tag, 0) : rc;
+}
 #pragma weak MPI_Probe = PMPI_Probe
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
-                MPI_Status *status) {
+static int pt_iprobe_body(int source, int tag, MPI_Comm comm, int *flag,
+                          MPI_Status *status) {
   static const char fn[] = "MPI_Iprobe";
   hc_mpi_comm_t *c = NULL;
   int rc = pt_probe_args(fn, source, tag, comm, status, &c);
@@ -511,6 +562,15 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
   }
   return hc_mpi_raise_status(c, fn, err);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_iprobe_body(source, tag, comm, flag, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IPROBE, t0, source, tag, 0)
+            : rc;
+}
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 
 /* Hands a matched message out as an MPI_Message handle. */
@@ -525,8 +585,8 @@ static int pt_message_wrap(const char *fn, hc_mpi_comm_t *c,
   return MPI_SUCCESS;
 }
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-                MPI_Status *status) {
+static int pt_mprobe_body(int source, int tag, MPI_Comm comm,
+                          MPI_Message *message, MPI_Status *status) {
   static const char fn[] = "MPI_Mprobe";
   hc_mpi_comm_t *c = NULL;
   int rc = pt_probe_args(fn, source, tag, comm, status, &c);
@@ -547,10 +607,19 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
   hc_mpi_status_fill(status, &st);
   return pt_message_wrap(fn, c, msg, message);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_mprobe_body(source, tag, comm, message, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_MPROBE, t0, source, tag, 0)
+            : rc;
+}
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
-                 MPI_Message *message, MPI_Status *status) {
+static int pt_improbe_body(int source, int tag, MPI_Comm comm, int *flag,
+                           MPI_Message *message, MPI_Status *status) {
   static const char fn[] = "MPI_Improbe";
   hc_mpi_comm_t *c = NULL;
   int rc = pt_probe_args(fn, source, tag, comm, status, &c);
@@ -577,6 +646,15 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
     return MPI_SUCCESS;
   hc_mpi_status_fill(status, &st);
   return pt_message_wrap(fn, c, msg, message);
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                 MPI_Message *message, MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_improbe_body(source, tag, comm, flag, message, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IMPROBE, t0, source, tag, 0)
+            : rc;
 }
 #pragma weak MPI_Improbe = PMPI_Improbe
 
@@ -621,8 +699,8 @@ static int pt_mrecv_start(const char *fn, void *buf, int count,
   return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
-               MPI_Message *message, MPI_Status *status) {
+static int pt_mrecv_body(void *buf, int count, MPI_Datatype datatype,
+                         MPI_Message *message, MPI_Status *status) {
   static const char fn[] = "MPI_Mrecv";
   hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
@@ -646,10 +724,20 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
   hc_mpi_request_destroy(m);
   return rc;
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
+               MPI_Message *message, MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_mrecv_body(buf, count, datatype, message, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_MRECV, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
+}
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
-                MPI_Message *message, MPI_Request *request) {
+static int pt_imrecv_body(void *buf, int count, MPI_Datatype datatype,
+                          MPI_Message *message, MPI_Request *request) {
   static const char fn[] = "MPI_Imrecv";
   hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
@@ -665,6 +753,16 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
   rc = pt_wrap(fn, m->comm, req, &x, request);
   hc_mpi_request_destroy(m);
   return rc;
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                MPI_Message *message, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = pt_imrecv_body(buf, count, datatype, message, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IMRECV, t0, -1, -1,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
 }
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 

@@ -221,7 +221,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
 }
 #pragma weak MPI_Wait = PMPI_Wait
 
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+static int req_test_body(MPI_Request *request, int *flag, MPI_Status *status) {
   static const char fn[] = "MPI_Test";
   hc_mpi_request_t *r = NULL;
   int rc = hc_mpi_check_ready(fn);
@@ -242,6 +242,13 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   if (!done)
     return MPI_SUCCESS;
   return req_finish_raise(fn, r, request, status);
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_test_body(request, flag, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TEST, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Test = PMPI_Test
 
@@ -381,13 +388,13 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = req_waitall_body(count, array_of_requests, array_of_statuses);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_WAIT, t0, -1, -1, 0);
+    hc_trace_call(HC_TRACE_MPI_WAITALL, t0, -1, -1, 0);
   return rc;
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                 MPI_Status array_of_statuses[]) {
+static int req_testall_body(int count, MPI_Request array_of_requests[],
+                            int *flag, MPI_Status array_of_statuses[]) {
   static const char fn[] = "MPI_Testall";
   req_vec_t v;
   int rc = req_vec_init(fn, &v, count, array_of_requests);
@@ -404,6 +411,14 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
   req_vec_fini(&v);
   return rc;
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[]) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_testall_body(count, array_of_requests, flag, array_of_statuses);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TESTALL, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Testall = PMPI_Testall
 
@@ -439,8 +454,8 @@ static int req_any_args(const char *fn, req_vec_t *v, int count,
   return MPI_SUCCESS;
 }
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
-                 MPI_Status *status) {
+static int req_waitany_body(int count, MPI_Request array_of_requests[],
+                            int *indx, MPI_Status *status) {
   static const char fn[] = "MPI_Waitany";
   req_vec_t v;
   int rc = req_any_args(fn, &v, count, array_of_requests, indx, status);
@@ -460,10 +475,18 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
   req_vec_fini(&v);
   return rc;
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
+                 MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_waitany_body(count, array_of_requests, indx, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_WAITANY, t0, -1, -1, 0) : rc;
+}
 #pragma weak MPI_Waitany = PMPI_Waitany
 
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
-                 int *flag, MPI_Status *status) {
+static int req_testany_body(int count, MPI_Request array_of_requests[],
+                            int *indx, int *flag, MPI_Status *status) {
   static const char fn[] = "MPI_Testany";
   req_vec_t v;
   int rc = req_any_args(fn, &v, count, array_of_requests, indx, status);
@@ -483,6 +506,14 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
     rc = req_finish_one(fn, &v, i, array_of_requests, indx, status);
   req_vec_fini(&v);
   return rc;
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
+                 int *flag, MPI_Status *status) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_testany_body(count, array_of_requests, indx, flag, status);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TESTANY, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Testany = PMPI_Testany
 
@@ -551,15 +582,19 @@ static int req_some(const char *fn, int incount, MPI_Request *handles,
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[]) {
-  return req_some("MPI_Waitsome", incount, array_of_requests, outcount,
-                  array_of_indices, array_of_statuses, 1);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_some("MPI_Waitsome", incount, array_of_requests, outcount,
+                    array_of_indices, array_of_statuses, 1);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_WAITSOME, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[]) {
-  return req_some("MPI_Testsome", incount, array_of_requests, outcount,
-                  array_of_indices, array_of_statuses, 0);
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_some("MPI_Testsome", incount, array_of_requests, outcount,
+                    array_of_indices, array_of_statuses, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TESTSOME, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Testsome = PMPI_Testsome
 
@@ -696,7 +731,7 @@ static int req_start_lookup(const char *fn, MPI_Request handle, int index,
                       (unsigned)handle);
 }
 
-int PMPI_Start(MPI_Request *request) {
+static int req_start_body(MPI_Request *request) {
   static const char fn[] = "MPI_Start";
   hc_mpi_request_t *r = NULL;
   int rc = hc_mpi_check_ready(fn);
@@ -708,9 +743,16 @@ int PMPI_Start(MPI_Request *request) {
     return rc;
   return hc_mpi_request_start(fn, r);
 }
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Start(MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_start_body(request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_START, t0, -1, -1, 0) : rc;
+}
 #pragma weak MPI_Start = PMPI_Start
 
-int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+static int req_startall_body(int count, MPI_Request array_of_requests[]) {
   static const char fn[] = "MPI_Startall";
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
@@ -732,5 +774,12 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
       return rc;
   }
   return MPI_SUCCESS;
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = req_startall_body(count, array_of_requests);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_STARTALL, t0, -1, -1, 0) : rc;
 }
 #pragma weak MPI_Startall = PMPI_Startall
