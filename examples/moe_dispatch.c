@@ -41,6 +41,15 @@ static void moe_gate(int rank, int t, int top[2], float w[2])
     w[1] = eb / (1.0f + eb);
 }
 
+/* How many of the n counts are positive: the peers a rank posts to. */
+static int moe_peers(const int *count, int n)
+{
+    int k = 0;
+    for (int r = 0; r < n; r++)
+        k += count[r] > 0;
+    return k;
+}
+
 static void moe_expert(int e, const float *x, float *y, int hidden)
 {
     for (int h = 0; h < hidden; h++)
@@ -151,6 +160,12 @@ int main(int argc, char **argv)
     }
     long total_bad;
     MPI_Allreduce(&bad, &total_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    /* The calls this rank made, for tests/tools/trace.sh to compare with
+     * a trace: per peer, dispatch posts 2 Isend/2 Irecv, combine 1 each. */
+    int to = moe_peers(scount, size), from = moe_peers(rcount, size);
+    printf("moe_dispatch: rank %d calls: MPI_Isend %d MPI_Irecv %d MPI_Waitall 2 "
+           "MPI_Alltoall 1 MPI_Allreduce 1\n",
+           rank, 2 * to + from, 2 * from + to);
     if (rank == 0)
         printf("moe_dispatch: %d ranks, %d experts, top-2 of %d tokens x %d on %s: %s\n", size,
                EXPERTS, tokens, hidden, devbuf_kind(), total_bad ? "WRONG" : "OK");
