@@ -1,9 +1,12 @@
 /*
  * MPI_Status in the MPICH layout: a 63-bit byte count split over count_lo
  * and count_hi_and_cancelled (whose bit 0 is the cancel flag), then
- * MPI_SOURCE, MPI_TAG, MPI_ERROR.  Also the calls that read and write it.
+ * MPI_SOURCE, MPI_TAG, MPI_ERROR.  Also the calls that read and write it
+ * and those that convert it to and from the Fortran forms.
  */
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mpi/mpi_impl.h"
 
@@ -188,3 +191,86 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+/* ---- C <-> Fortran status conversion ------------------------------------ */
+/* In the MPICH ABI a Fortran INTEGER status (MPI_F_STATUS_SIZE words) and
+ * an MPI_F08_status hold the five int words of MPI_Status in the same order,
+ * so every conversion is a copy.  The ignore sentinels are not statuses:
+ * converting from one is erroneous, which MPICH reports as MPI_ERR_OTHER;
+ * writing to one (or to NULL) is refused as MPI_ERR_ARG. */
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint),
+               "a Fortran status is the C status word for word");
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status),
+               "an F08 status is the C status word for word");
+_Static_assert(
+    offsetof(MPI_Status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint) &&
+        offsetof(MPI_Status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
+        offsetof(MPI_Status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
+    "MPI_F_SOURCE/TAG/ERROR index the C status fields");
+
+static int status_c_ignore(const void *s) {
+  return s == MPI_STATUS_IGNORE || s == MPI_STATUSES_IGNORE;
+}
+
+static int status_f_ignore(const void *s) {
+  return s == MPI_F_STATUS_IGNORE || s == MPI_F_STATUSES_IGNORE;
+}
+
+static int status_f08_ignore(const void *s) {
+  return s == MPI_F08_STATUS_IGNORE || s == MPI_F08_STATUSES_IGNORE;
+}
+
+/* Copies one status representation onto another; the flags say whether
+ * from and to are sentinels of their kind.  Local, legal before MPI_Init. */
+static int status_convert(const char *fn, const void *from, int from_ignore,
+                          void *to, int to_ignore) {
+  if (from_ignore)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        "cannot convert a status-ignore sentinel");
+  int rc = hc_mpi_check_ptr(fn, NULL, from, "input status");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (to_ignore || to == NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "output status is NULL or an ignore sentinel");
+  memmove(to, from, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}
+
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status) {
+  return status_convert("MPI_Status_c2f", c_status, status_c_ignore(c_status),
+                        f_status, status_f_ignore(f_status));
+}
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status) {
+  return status_convert("MPI_Status_f2c", f_status, status_f_ignore(f_status),
+                        c_status, status_c_ignore(c_status));
+}
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status) {
+  return status_convert("MPI_Status_c2f08", c_status, status_c_ignore(c_status),
+                        f08_status, status_f08_ignore(f08_status));
+}
+#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status) {
+  return status_convert("MPI_Status_f082c", f08_status,
+                        status_f08_ignore(f08_status), c_status,
+                        status_c_ignore(c_status));
+}
+#pragma weak MPI_Status_f082c = PMPI_Status_f082c
+
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status) {
+  return status_convert("MPI_Status_f2f08", f_status, status_f_ignore(f_status),
+                        f08_status, status_f08_ignore(f08_status));
+}
+#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status) {
+  return status_convert("MPI_Status_f082f", f08_status,
+                        status_f08_ignore(f08_status), f_status,
+                        status_f_ignore(f_status));
+}
+#pragma weak MPI_Status_f082f = PMPI_Status_f082f

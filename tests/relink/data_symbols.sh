@@ -6,10 +6,8 @@
 need_built
 native=$top_builddir/tests/relink/data_symbols
 [ -x "$native" ] || fail "$native not built"
-timeout 120 "$HCMPIRUN" -n 2 --timeout 100 "$native" >"$T/native.log" 2>&1 ||
-    { cat "$T/native.log"; fail "hcmpi-built data_symbols"; }
-cat "$T/native.log"
-grep -q "^data_symbols: 2 ranks, 0 failures$" "$T/native.log" || fail "hcmpi-built: wrong summary"
+run_check hcmpi-built "data_symbols: 2 ranks, 0 failures" \
+    timeout 120 "$HCMPIRUN" -n 2 --timeout 100 "$native"
 
 mpich_cc "$T/ds" "$top_srcdir/tests/relink/data_symbols.c"
 if [ "$(uname -m)" = x86_64 ]; then
@@ -21,6 +19,4 @@ if [ "$(uname -m)" = x86_64 ]; then
             fail "the MPICH-built program has no copy relocation for $s"
     done
 fi
-relink_run 2 "$T/ds" >"$T/mpich.log" 2>&1 || { cat "$T/mpich.log"; fail "MPICH-built data_symbols"; }
-cat "$T/mpich.log"
-grep -q "^data_symbols: 2 ranks, 0 failures$" "$T/mpich.log" || fail "MPICH-built: wrong summary"
+run_check MPICH-built "data_symbols: 2 ranks, 0 failures" relink_run 2 "$T/ds"

@@ -82,3 +82,14 @@ hydra_run() {
     LD_LIBRARY_PATH="$ABI_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         timeout -k 10 120 mpiexec.mpich -n "$n" "$@"
 }
+
+# run_check TAG LINE CMD...: CMD must succeed and print LINE (a whole line);
+# its output is shown and kept in $T/TAG.log.
+run_check() {
+    tag=$1
+    line=$2
+    shift 2
+    "$@" >"$T/$tag.log" 2>&1 || { cat "$T/$tag.log"; fail "$tag"; }
+    cat "$T/$tag.log"
+    grep -qx "$line" "$T/$tag.log" || fail "$tag: no line '$line'"
+}
