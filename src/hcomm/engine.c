@@ -259,7 +259,7 @@ static hc_status_t engine_tcp_init(const hc_transport_init_args_t *args) {
 
 /* verbs runs where HCMPI_TRANSPORTS names it or, without that list, when
  * some rank sits on another node: the same answer on every rank, so every
- * rank runs the two fences below. */
+ * rank runs the fence below. */
 static int engine_verbs_needed(void) {
   if (hc_engine.world_size < 2)
     return 0;
@@ -268,26 +268,10 @@ static int engine_verbs_needed(void) {
   return hc_engine.world_size > hc_engine.local_size;
 }
 
-/* Round two: the QP toward each peer with a device goes to RTS with the
- * peer's QPN.  A peer left out keeps tcp. */
-static void engine_verbs_pairs(void) {
-  const hc_bootstrap_ops_t *boot = hc_engine.boot;
-  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
-  for (int r = 0; r < hc_engine.world_size; r++) {
-    if (hc_verbs_pair_address(hc_engine.verbs_ctx, r, addr, sizeof addr) !=
-        HC_OK)
-      continue;
-    snprintf(key, sizeof key, "hc-ibqp-%d-%d", r, hc_engine.world_rank);
-    if (boot->get(hc_engine.boot_ctx, key, addr, sizeof addr) != HC_OK ||
-        hc_verbs_pair_connect(hc_engine.verbs_ctx, r, addr) != HC_OK)
-      hc_log(HC_LOG_WARN, "verbs", "rank %d: no queue pair; using tcp", r);
-  }
-}
-
-/* Publishes hc-ib-<rank> (device address, or "none"); creates a QP for
- * every served peer that has a device and publishes its number as
- * hc-ibqp-<rank>-<peer>; after a second fence connects them.  Runs after
- * shm (it serves the peers shm does not). */
+/* Publishes hc-ib-<rank> (device address and UD QP, or "none") and records
+ * every served peer's; the queue pairs are made on first use, negotiated
+ * by the transport itself.  Runs after shm (it serves the peers shm does
+ * not). */
 static hc_status_t engine_verbs_init(const hc_transport_init_args_t *args) {
   const hc_transport_ops_t *ops = &hc_transport_verbs_ops;
   const hc_bootstrap_ops_t *boot = hc_engine.boot;
@@ -310,19 +294,10 @@ static hc_status_t engine_verbs_init(const hc_transport_init_args_t *args) {
     if (!engine_tcp_serves(r))
       continue;
     snprintf(key, sizeof key, "hc-ib-%d", r);
-    if (boot->get(hc_engine.boot_ctx, key, addr, sizeof addr) != HC_OK ||
-        strcmp(addr, "none") == 0 ||
-        ops->connect(hc_engine.verbs_ctx, r, addr) != HC_OK ||
-        hc_verbs_pair_address(hc_engine.verbs_ctx, r, addr, sizeof addr) !=
-            HC_OK)
-      continue;
-    snprintf(key, sizeof key, "hc-ibqp-%d-%d", hc_engine.world_rank, r);
-    rc = boot->put(hc_engine.boot_ctx, key, addr);
+    if (boot->get(hc_engine.boot_ctx, key, addr, sizeof addr) == HC_OK &&
+        strcmp(addr, "none") != 0)
+      ops->connect(hc_engine.verbs_ctx, r, addr); /* refused: tcp */
   }
-  if (frc == HC_OK)
-    frc = boot->fence(hc_engine.boot_ctx);
-  if (hc_engine.verbs_ctx != NULL && rc == HC_OK && frc == HC_OK)
-    engine_verbs_pairs();
   if (hc_engine.verbs_ctx == NULL && !engine_transport_enabled("tcp")) {
     hc_log(HC_LOG_ERROR, "engine",
            "HCMPI_TRANSPORTS leaves only verbs for remote peers, and verbs "
@@ -336,7 +311,7 @@ static hc_status_t engine_verbs_init(const hc_transport_init_args_t *args) {
  * does not serve) is reached. */
 static const hc_transport_ops_t *engine_remote_transport(int world_rank,
                                                          void **tctx) {
-  if (hc_verbs_ready(hc_engine.verbs_ctx, world_rank)) {
+  if (hc_verbs_serves(hc_engine.verbs_ctx, world_rank)) {
     *tctx = hc_engine.verbs_ctx;
     return &hc_transport_verbs_ops;
   }

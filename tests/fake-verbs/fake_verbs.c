@@ -18,8 +18,12 @@
  * (owner pid, address, length, access), checked against the rkey, the
  * bounds, the access flags and the peer QP's process.
  *
- * Test hook (not verbs): FAKE_VERBS_CORRUPT_RKEY=1 flips bits of the rkey of
- * every RDMA READ/WRITE, which must then fail with IBV_WC_REM_ACCESS_ERR.
+ * UD QPs bind a SOCK_DGRAM socket at the same path; a UD SEND is one
+ * datagram to the destination QPN's path, lost when nobody is there.
+ *
+ * Test hooks (not verbs): FAKE_VERBS_CORRUPT_RKEY=1 flips bits of the rkey
+ * of every RDMA READ/WRITE, which must then fail with IBV_WC_REM_ACCESS_ERR;
+ * FAKE_VERBS_MAX_INLINE=N is the device's inline limit (default 256).
  */
 #define _GNU_SOURCE
 #if defined(__has_include) && __has_include(<infiniband/verbs.h>)
@@ -55,6 +59,15 @@ typedef struct fv_msg_hdr {
   uint32_t len;
 } fv_msg_hdr_t;
 
+typedef struct fv_ud_hdr { /* a UD datagram on the wire */
+  uint32_t src_qpn;
+  uint32_t qkey;
+  uint32_t len;
+} fv_ud_hdr_t;
+
+#define FV_UD_MTU 4096
+#define FV_GRH 40
+
 typedef struct fv_cq {
   struct ibv_cq ib;
   struct ibv_wc *ring;
@@ -79,6 +92,9 @@ typedef struct fv_qp {
   struct ibv_qp ib;
   struct fv_qp *next;
   int sig_all;
+  int ud; /* IBV_QPT_UD: listen_fd is its bound datagram socket */
+  uint32_t max_inline;
+  uint32_t qkey;
   int listen_fd, in_fd, out_fd;
   pid_t peer_pid;
   uint32_t dest_qpn, rq_psn, sq_psn;
@@ -440,8 +456,9 @@ static void fv_chan_watch(fv_ctx_t *c, int fd) {
 
 /* Binds <dir>/qp-<n>: the first free n from a per-process start. */
 static int fv_qp_bind(fv_qp_t *q) {
-  q->listen_fd =
-      socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  q->listen_fd = socket(
+      AF_UNIX,
+      (q->ud ? SOCK_DGRAM : SOCK_SEQPACKET) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (q->listen_fd < 0)
     return errno;
   uint32_t qpn = (((uint32_t)getpid() * 131u) & 0xfff00u) + 0x100u;
@@ -457,7 +474,7 @@ static int fv_qp_bind(fv_qp_t *q) {
        * live process binds before it listens and would look the same. */
       continue;
     }
-    if (listen(q->listen_fd, 4) != 0)
+    if (!q->ud && listen(q->listen_fd, 4) != 0)
       return errno;
     q->ib.qp_num = qpn;
     return 0;
@@ -465,9 +482,16 @@ static int fv_qp_bind(fv_qp_t *q) {
   return EAGAIN;
 }
 
+/* The device's inline limit: FAKE_VERBS_MAX_INLINE (default 256). */
+static uint32_t fv_max_inline(void) {
+  const char *env = getenv("FAKE_VERBS_MAX_INLINE");
+  return env != NULL && env[0] != '\0' ? (uint32_t)strtoul(env, NULL, 0) : 256;
+}
+
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
-  if (attr->qp_type != IBV_QPT_RC || attr->send_cq == NULL ||
-      attr->recv_cq == NULL || attr->srq != NULL ||
+  if (attr->cap.max_inline_data > fv_max_inline() ||
+      (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
+      attr->send_cq == NULL || attr->recv_cq == NULL || attr->srq != NULL ||
       attr->cap.max_recv_sge > 4 || attr->cap.max_recv_wr < 1) {
     errno = EINVAL;
     return NULL;
@@ -476,6 +500,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
   if (q == NULL)
     return NULL;
   q->in_fd = q->out_fd = -1;
+  q->ud = attr->qp_type == IBV_QPT_UD;
   q->rq_cap = (int)attr->cap.max_recv_wr;
   q->rq = calloc((size_t)q->rq_cap, sizeof *q->rq);
   int err = q->rq == NULL ? ENOMEM : fv_qp_bind(q);
@@ -495,9 +520,11 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
   q->ib.recv_cq = attr->recv_cq;
   q->ib.handle = fv_next_handle++;
   q->ib.state = IBV_QPS_RESET;
-  q->ib.qp_type = IBV_QPT_RC;
+  q->ib.qp_type = attr->qp_type;
   q->sig_all = attr->sq_sig_all;
-  attr->cap.max_inline_data = 256;
+  /* As drivers do, the grant may exceed the request. */
+  q->max_inline = fv_max_inline();
+  attr->cap.max_inline_data = q->max_inline;
   q->next = c->qps;
   c->qps = q;
   fv_chan_watch(c, q->listen_fd);
@@ -551,6 +578,27 @@ static int fv_to_rtr(fv_qp_t *q, const struct ibv_qp_attr *a) {
   return 0;
 }
 
+/* UD: RESET->INIT names port, pkey and qkey; RTR needs nothing more; RTS
+ * the send PSN. */
+static int fv_ud_modify(fv_qp_t *q, const struct ibv_qp_attr *a, int mask) {
+  enum ibv_qp_state from = q->ib.state, to = a->qp_state;
+  int need = IBV_QP_STATE;
+  if (from == IBV_QPS_RESET && to == IBV_QPS_INIT) {
+    need |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+    if ((mask & need) != need || a->port_num != 1 || a->pkey_index != 0)
+      return EINVAL;
+    q->qkey = a->qkey;
+  } else if (from == IBV_QPS_RTR && to == IBV_QPS_RTS) {
+    need |= IBV_QP_SQ_PSN;
+    if ((mask & need) != need)
+      return EINVAL;
+  } else if (!(from == IBV_QPS_INIT && to == IBV_QPS_RTR)) {
+    return EINVAL;
+  }
+  q->ib.state = to;
+  return 0;
+}
+
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask) {
   fv_qp_t *q = (fv_qp_t *)ibqp;
   if (!(mask & IBV_QP_STATE))
@@ -563,6 +611,8 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask) {
       fv_qp_flush(q);
     return 0;
   }
+  if (q->ud)
+    return fv_ud_modify(q, a, mask);
   if (from == IBV_QPS_RESET && to == IBV_QPS_INIT) {
     if ((mask & FV_INIT_MASK) != FV_INIT_MASK || a->port_num != 1 ||
         a->pkey_index != 0)
@@ -667,6 +717,18 @@ static void fv_qp_error(fv_qp_t *q) {
   fv_qp_flush(q);
 }
 
+/* Copies len bytes into the receive WR's SGEs; returns what did not fit. */
+static size_t fv_scatter(const fv_rwr_t *r, const unsigned char *src,
+                         size_t len) {
+  for (int i = 0; i < r->num_sge && len > 0; i++) {
+    size_t n = r->sge[i].length < len ? r->sge[i].length : len;
+    memcpy((void *)(uintptr_t)r->sge[i].addr, src, n);
+    src += n;
+    len -= n;
+  }
+  return len;
+}
+
 /* Scatters a SEND into the oldest receive WR; 0 when none is posted. */
 static int fv_deliver(fv_qp_t *q, const unsigned char *buf, size_t len) {
   const fv_msg_hdr_t *h = (const fv_msg_hdr_t *)buf;
@@ -684,14 +746,7 @@ static int fv_deliver(fv_qp_t *q, const unsigned char *buf, size_t len) {
     return 1;
   }
   q->rq_psn = (q->rq_psn + 1) & 0xffffff;
-  size_t left = len - sizeof *h, at = sizeof *h;
-  for (int i = 0; i < r->num_sge && left > 0; i++) {
-    size_t n = r->sge[i].length < left ? r->sge[i].length : left;
-    memcpy((void *)(uintptr_t)r->sge[i].addr, buf + at, n);
-    at += n;
-    left -= n;
-  }
-  if (left > 0) {
+  if (fv_scatter(r, buf + sizeof *h, len - sizeof *h) > 0) {
     fv_complete(q->ib.recv_cq, q, r->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0);
     fv_qp_error(q);
     return 1;
@@ -708,7 +763,10 @@ static void fv_qp_read_in(fv_qp_t *q) {
     free(q->held);
     q->held = NULL;
   }
-  while (q->in_fd >= 0 && q->held == NULL) {
+  /* A QP still in INIT: real RC drops what arrives and the sender's
+   * retransmission (retry_cnt) brings it again once we reach RTR; leaving
+   * it in the socket is that retransmission. */
+  while (q->in_fd >= 0 && q->held == NULL && q->ib.state != IBV_QPS_INIT) {
     ssize_t n = recv(q->in_fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR)
       continue;
@@ -771,8 +829,97 @@ static void fv_qp_flush_out(fv_qp_t *q) {
   }
 }
 
+/* UD: datagrams into posted receives, each behind a 40-byte GRH.  One
+ * with another qkey is dropped, as hardware drops it; without a posted
+ * receive datagrams wait in the socket (hardware would drop those too,
+ * and the transport repeats what matters). */
+static void fv_ud_read_in(fv_qp_t *q) {
+  static unsigned char buf[FV_GRH + sizeof(fv_ud_hdr_t) + FV_UD_MTU];
+  fv_ud_hdr_t h;
+  while (q->rq_count > 0 &&
+         (q->ib.state == IBV_QPS_RTR || q->ib.state == IBV_QPS_RTS)) {
+    ssize_t n =
+        recv(q->listen_fd, buf + FV_GRH, sizeof buf - FV_GRH, MSG_DONTWAIT);
+    if (n < (ssize_t)sizeof h)
+      return;
+    memcpy(&h, buf + FV_GRH, sizeof h);
+    if (h.qkey != q->qkey || h.len != (size_t)n - sizeof h)
+      continue;
+    memset(buf, 0, FV_GRH);
+    memmove(buf + FV_GRH, buf + FV_GRH + sizeof h, h.len);
+    fv_rwr_t *r = &q->rq[q->rq_head];
+    q->rq_head = (q->rq_head + 1) % q->rq_cap;
+    q->rq_count--;
+    struct ibv_wc wc;
+    memset(&wc, 0, sizeof wc);
+    wc.wr_id = r->wr_id;
+    wc.status = fv_scatter(r, buf, FV_GRH + h.len) > 0 ? IBV_WC_LOC_LEN_ERR
+                                                       : IBV_WC_SUCCESS;
+    wc.opcode = IBV_WC_RECV;
+    wc.byte_len = FV_GRH + h.len;
+    wc.qp_num = q->ib.qp_num;
+    wc.src_qp = h.src_qpn;
+    wc.wc_flags = IBV_WC_GRH;
+    fv_cq_push(q->ib.recv_cq, &wc);
+  }
+}
+
+/* A UD SEND: one datagram to the socket of the destination QPN. */
+static int fv_ud_send(fv_qp_t *q, const struct ibv_send_wr *wr) {
+  static unsigned char buf[sizeof(fv_ud_hdr_t) + FV_UD_MTU];
+  size_t len = 0;
+  for (int i = 0; i < wr->num_sge; i++)
+    len += wr->sg_list[i].length;
+  if (wr->opcode != IBV_WR_SEND || wr->wr.ud.ah == NULL)
+    return IBV_WC_LOC_QP_OP_ERR;
+  if (len > FV_UD_MTU)
+    return IBV_WC_LOC_LEN_ERR;
+  if (!(wr->send_flags & IBV_SEND_INLINE) &&
+      !fv_sge_ok(q->ib.pd, wr->sg_list, wr->num_sge, 0))
+    return IBV_WC_LOC_PROT_ERR;
+  fv_ud_hdr_t h = {q->ib.qp_num, wr->wr.ud.remote_qkey, (uint32_t)len};
+  memcpy(buf, &h, sizeof h);
+  size_t at = sizeof h;
+  for (int i = 0; i < wr->num_sge; i++) {
+    memcpy(buf + at, (void *)(uintptr_t)wr->sg_list[i].addr,
+           wr->sg_list[i].length);
+    at += wr->sg_list[i].length;
+  }
+  struct sockaddr_un sa;
+  fv_qp_path(wr->wr.ud.remote_qpn, &sa);
+  /* Refused (nobody bound there, its queue full): lost, and UD says
+   * nothing of it. */
+  (void)sendto(q->listen_fd, buf, at, MSG_DONTWAIT | MSG_NOSIGNAL,
+               (struct sockaddr *)&sa, sizeof sa);
+  return IBV_WC_SUCCESS;
+}
+
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr) {
+  if (pd == NULL || attr->port_num != 1 ||
+      (attr->dlid == 0 && !attr->is_global)) {
+    errno = EINVAL;
+    return NULL;
+  }
+  struct ibv_ah *ah = calloc(1, sizeof *ah);
+  if (ah == NULL)
+    return NULL;
+  ah->context = pd->context;
+  ah->pd = pd;
+  ah->handle = fv_next_handle++;
+  return ah;
+}
+
+int ibv_destroy_ah(struct ibv_ah *ah) {
+  free(ah);
+  return 0;
+}
+
 static void fv_ctx_pump(fv_ctx_t *c) {
   for (fv_qp_t *q = c->qps; q != NULL; q = q->next) {
+    if (q->ud) {
+      fv_ud_read_in(q);
+      continue;
+    }
     fv_qp_accept(q);
     fv_qp_read_in(q);
     if (q->out_head != NULL && q->ib.state == IBV_QPS_RTS)
@@ -952,13 +1099,28 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
   return n < 0 && errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_OP_ERR;
 }
 
+/* Bytes of an inline send above the QP's max_inline_data: the post is
+ * refused, as drivers refuse it. */
+static int fv_inline_too_big(const fv_qp_t *q, const struct ibv_send_wr *wr) {
+  size_t len = 0;
+  for (int i = 0; i < wr->num_sge; i++)
+    len += wr->sg_list[i].length;
+  return (wr->send_flags & IBV_SEND_INLINE) && len > q->max_inline;
+}
+
 static int fv_post_one(fv_qp_t *q, struct ibv_send_wr *wr) {
   enum ibv_wc_opcode op;
   int st;
-  switch (wr->opcode) {
+  if (fv_inline_too_big(q, wr)) {
+    fprintf(stderr, "fake-verbs: QP %u: inline send above %u B refused\n",
+            q->ib.qp_num, q->max_inline);
+    return EINVAL;
+  }
+  switch (q->ud ? IBV_WR_SEND : wr->opcode) {
   case IBV_WR_SEND:
     op = IBV_WC_SEND;
-    st = fv_send_msg(q, wr, (wr->send_flags & IBV_SEND_INLINE) != 0);
+    st = q->ud ? fv_ud_send(q, wr)
+               : fv_send_msg(q, wr, (wr->send_flags & IBV_SEND_INLINE) != 0);
     break;
   case IBV_WR_RDMA_READ:
     op = IBV_WC_RDMA_READ;

@@ -1,37 +1,13 @@
 #!/bin/sh
 # The verbs transport on this node, every peer over RC queue pairs
 # (HCMPI_TRANSPORTS=verbs), against tests/fake-verbs: a TEST DOUBLE of
-# libibverbs.so.1, not RDMA hardware (see its README).  Proves set-up,
-# credits, RDMA READ rendezvous, error paths and the tcp fallback; says
-# nothing about speed.  Skips (77) when the double was built without
-# rdma-core's headers.
+# libibverbs.so.1, not RDMA hardware (see its README and lib.sh).  Proves
+# set-up, credits, RDMA READ rendezvous, error paths and the tcp fallback;
+# says nothing about speed.
 set -u
-run=./tools/hcmpirun
-lib=$PWD/tests/fake-verbs/.libs/libibverbs.so
-[ -x "$run" ] && [ -x ./tests/engine/engine_p2p ] &&
-  [ -x ./tests/engine/engine_coll ] || exit 77
-nm -D "$lib" 2>/dev/null | grep -q ' T ibv_get_device_list' || {
-  echo "fake libibverbs built without infiniband/verbs.h: skip"
-  exit 77
-}
-FAKE_VERBS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hcmpi-fv.XXXXXX") || exit 1
-out=$(mktemp) || exit 1
-trap 'rm -rf "$FAKE_VERBS_DIR" "$out"' EXIT
-HCMPI_VERBS_LIB=$lib
-HCMPI_TRANSPORTS=verbs
-export FAKE_VERBS_DIR HCMPI_VERBS_LIB HCMPI_TRANSPORTS
-fail() {
-  cat "$out"
-  echo "FAIL: $*"
-  exit 1
-}
-ok() { # NAME COMMAND...: must exit 0
-  name=$1
-  shift
-  echo "== $name"
-  "$@" >"$out" 2>&1 || fail "$name exited $?"
-  tail -1 "$out"
-}
+. "${top_srcdir:-.}/tests/verbs/lib.sh"
+cd "$top_builddir" || exit 1
+[ -x ./tests/engine/engine_p2p ] && [ -x ./tests/engine/engine_coll ] || exit 77
 
 for n in 2 4; do
   ok "engine_p2p -n $n" "$run" -n "$n" --timeout 300 ./tests/engine/engine_p2p

@@ -9,8 +9,20 @@
  * port of the first device.  GID: HCMPI_IB_GID_INDEX, else on Ethernet
  * (RoCE) the first RoCE v2 entry listed in sysfs, else index 0.
  *
- * One RC QP per peer, created at connect and brought to RTS by the engine's
- * second KVS round (verbs.h).  One CQ with a completion channel for all.
+ * Queue pairs are made on first use.  At init each rank makes one UD QP
+ * and publishes a per-peer-independent address, "<lid>.<gid>.<ud qpn>"
+ * (verbs.h); connect only records it.  The first send toward a peer
+ * creates the RC QP (INIT, receives posted) and sends CONN_REQ (rank, RC
+ * QPN, PSN) to the peer's UD QP; the peer creates its own RC QP, takes it
+ * to RTS against ours and answers CONN_REP with its QPN/PSN; ours then goes
+ * to RTS.  Simultaneous first contact needs no tie-break: a rank has at
+ * most one RC QP per peer and every REQ/REP names it, so whichever message
+ * arrives first, both sides connect that same pair; the later ones are
+ * duplicates and are ignored.  UD may drop: an unanswered REQ is repeated
+ * every VB_CONN_RETRY_MS, and a peer silent for VB_CONN_TIMEOUT_MS fails.
+ * Data the peer sends before our QP reached RTR is retransmitted by the
+ * peer's RC retry (retry_cnt), as RC does for a QP not yet ready.  One CQ
+ * with a completion channel for all QPs.
  *
  * Messages: [vb_hdr][body] in registered buffers.  Every peer has
  * VB_RECVS (HCMPI_VERBS_RECVS) receive buffers for packets and control
@@ -67,6 +79,15 @@
 #define VB_GET_TIMEOUT_MS 60000
 #define VB_FINI_DRAIN_MS 1000
 #define VB_DEFAULT_KEEPALIVE_MS 1000
+/* Connection set-up over UD: slots hold the 40-byte GRH UD receives start
+ * with, then a vb_conn_msg. */
+#define VB_UD_RECVS 64
+#define VB_UD_SENDS 16
+#define VB_UD_SLOT 128
+#define VB_UD_GRH 40
+#define VB_QKEY 0x11a5c0deu
+#define VB_CONN_RETRY_MS 100
+#define VB_CONN_TIMEOUT_MS 15000
 
 enum vb_kind { VB_PKT = 1, VB_CREDIT, VB_REG_REQ, VB_REG_ACK, VB_REG_DONE };
 
@@ -76,6 +97,15 @@ typedef struct vb_hdr {
   uint16_t credits; /* receive buffers the sender reposted for us */
   uint32_t pad2;
 } vb_hdr_t;
+
+enum vb_conn_kind { VB_CONN_REQ = 1, VB_CONN_REP };
+
+typedef struct vb_conn_msg { /* over UD: "my RC QP toward you" */
+  uint32_t kind;
+  int32_t rank;
+  uint32_t qpn;
+  uint32_t psn;
+} vb_conn_msg_t;
 
 typedef struct vb_reg_msg {
   uint64_t token;
@@ -109,6 +139,8 @@ typedef struct vb_fns {
   struct ibv_qp *(*create_qp)(struct ibv_pd *, struct ibv_qp_init_attr *);
   int (*modify_qp)(struct ibv_qp *, struct ibv_qp_attr *, int);
   int (*destroy_qp)(struct ibv_qp *);
+  struct ibv_ah *(*create_ah)(struct ibv_pd *, struct ibv_ah_attr *);
+  int (*destroy_ah)(struct ibv_ah *);
 } vb_fns_t;
 
 typedef struct vb_reg { /* a registration lent to a peer's get */
@@ -122,14 +154,27 @@ typedef struct vb_ctl { /* a control message waiting for a credit */
   vb_reg_msg_t msg;
 } vb_ctl_t;
 
-enum vb_peer_state { VB_PEER_NONE, VB_PEER_INIT, VB_PEER_UP, VB_PEER_FAILED };
+/* NONE: not served by verbs; IDLE: address known, no QP yet; INIT: our
+ * QP exists and our CONN_REQ awaits an answer; UP: RTS both ways. */
+enum vb_peer_state {
+  VB_PEER_NONE,
+  VB_PEER_IDLE,
+  VB_PEER_INIT,
+  VB_PEER_UP,
+  VB_PEER_FAILED
+};
 
 typedef struct vb_peer {
   int state;
   struct ibv_qp *qp;
   uint16_t lid;
   union ibv_gid gid;
+  uint32_t ud_qpn;   /* the peer's UD QP, for CONN_REQ/CONN_REP */
+  struct ibv_ah *ah; /* toward that UD QP, made on first use */
+  uint32_t rqpn;     /* the peer's RC QP toward us, once known */
   uint32_t psn;
+  uint32_t max_inline; /* what create_qp granted, not what we asked */
+  double conn_sent_ms, conn_deadline_ms;
   int credits;   /* packets we may still send */
   int to_return; /* buffers reposted, not yet announced */
   int sq_used;   /* send-queue entries in flight */
@@ -167,6 +212,12 @@ typedef struct vb_ctx {
   size_t buf_size;
   int sq_depth;
   vb_peer_t *peers;
+  int nconnecting; /* peers in VB_PEER_INIT */
+  struct ibv_qp *ud;
+  unsigned char *ubuf; /* VB_UD_RECVS receive slots, then VB_UD_SENDS */
+  struct ibv_mr *umr;
+  int ud_sfree[VB_UD_SENDS];
+  int nud_sfree;
   unsigned char *sbuf;
   struct ibv_mr *smr;
   int *sfree;
@@ -190,6 +241,7 @@ typedef struct vb_ctx {
 #define VB_WR_SEND (1ull << 63)
 #define VB_WR_READ (1ull << 62)
 #define VB_WR_PING (1ull << 61)
+#define VB_WR_UD (1ull << 60)
 #define VB_WR_NOBUF 0xffffffffu
 
 /* ---- library and device ----------------------------------------------- */
@@ -232,7 +284,9 @@ static int vb_load(vb_ctx_t *v) {
          vb_sym(v, &f->ack_cq_events, "ibv_ack_cq_events") &&
          vb_sym(v, &f->create_qp, "ibv_create_qp") &&
          vb_sym(v, &f->modify_qp, "ibv_modify_qp") &&
-         vb_sym(v, &f->destroy_qp, "ibv_destroy_qp");
+         vb_sym(v, &f->destroy_qp, "ibv_destroy_qp") &&
+         vb_sym(v, &f->create_ah, "ibv_create_ah") &&
+         vb_sym(v, &f->destroy_ah, "ibv_destroy_ah");
 }
 
 /* The first active port (or HCMPI_IB_PORT) of an open device. */
@@ -320,21 +374,75 @@ static int vb_find_device(vb_ctx_t *v) {
 /* ---- init ------------------------------------------------------------- */
 
 static hc_status_t vb_alloc_bufs(vb_ctx_t *v) {
-  int cqe = v->world_size * (v->sq_depth + v->recvs + VB_CREDIT_BUFS) + 16;
+  int cqe = v->world_size * (v->sq_depth + v->recvs + VB_CREDIT_BUFS) +
+            VB_UD_RECVS + VB_UD_SENDS + 16;
   v->chan = v->f.create_comp_channel(v->ibctx);
   v->cq = v->chan ? v->f.create_cq(v->ibctx, cqe, v, v->chan, 0) : NULL;
   v->sbuf = malloc((size_t)VB_SEND_BUFS * v->buf_size);
   v->sfree = malloc(VB_SEND_BUFS * sizeof(int));
-  if (v->cq == NULL || v->sbuf == NULL || v->sfree == NULL)
+  v->ubuf = calloc(VB_UD_RECVS + VB_UD_SENDS, VB_UD_SLOT);
+  if (v->cq == NULL || v->sbuf == NULL || v->sfree == NULL || v->ubuf == NULL)
     return HC_ERR_NOMEM;
   int fl = fcntl(v->chan->fd, F_GETFL);
   fcntl(v->chan->fd, F_SETFL, fl | O_NONBLOCK);
   v->smr = v->f.reg_mr(v->pd, v->sbuf, (size_t)VB_SEND_BUFS * v->buf_size,
                        IBV_ACCESS_LOCAL_WRITE);
-  if (v->smr == NULL)
+  v->umr = v->f.reg_mr(v->pd, v->ubuf, (VB_UD_RECVS + VB_UD_SENDS) * VB_UD_SLOT,
+                       IBV_ACCESS_LOCAL_WRITE);
+  if (v->smr == NULL || v->umr == NULL)
     return HC_ERR_TRANSPORT;
   for (int i = 0; i < VB_SEND_BUFS; i++)
     v->sfree[v->nsfree++] = i;
+  for (int i = 0; i < VB_UD_SENDS; i++)
+    v->ud_sfree[v->nud_sfree++] = i;
+  return HC_OK;
+}
+
+static hc_status_t vb_ud_post_recv(vb_ctx_t *v, int slot) {
+  struct ibv_sge sge = {
+      .addr = (uint64_t)(uintptr_t)(v->ubuf + (size_t)slot * VB_UD_SLOT),
+      .length = VB_UD_SLOT,
+      .lkey = v->umr->lkey};
+  struct ibv_recv_wr wr = {
+      .wr_id = VB_WR_UD | (uint32_t)slot, .sg_list = &sge, .num_sge = 1};
+  struct ibv_recv_wr *bad;
+  return ibv_post_recv(v->ud, &wr, &bad) == 0 ? HC_OK : HC_ERR_TRANSPORT;
+}
+
+/* The one UD QP through which every RC QP is negotiated: RESET to RTS at
+ * once (UD needs no remote side), receives posted. */
+static hc_status_t vb_ud_init(vb_ctx_t *v) {
+  struct ibv_qp_init_attr ia = {.send_cq = v->cq,
+                                .recv_cq = v->cq,
+                                .cap = {.max_send_wr = VB_UD_SENDS,
+                                        .max_recv_wr = VB_UD_RECVS,
+                                        .max_send_sge = 1,
+                                        .max_recv_sge = 1},
+                                .qp_type = IBV_QPT_UD};
+  v->ud = v->f.create_qp(v->pd, &ia);
+  if (v->ud == NULL) {
+    hc_log(HC_LOG_ERROR, "verbs", "create UD QP: %s", strerror(errno));
+    return HC_ERR_TRANSPORT;
+  }
+  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
+                          .pkey_index = 0,
+                          .port_num = v->port,
+                          .qkey = VB_QKEY};
+  int rc = v->f.modify_qp(
+      v->ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+  a.qp_state = IBV_QPS_RTR;
+  if (rc == 0)
+    rc = v->f.modify_qp(v->ud, &a, IBV_QP_STATE);
+  a.qp_state = IBV_QPS_RTS;
+  a.sq_psn = 0;
+  if (rc == 0)
+    rc = v->f.modify_qp(v->ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+  for (int i = 0; rc == 0 && i < VB_UD_RECVS; i++)
+    rc = vb_ud_post_recv(v, i) == HC_OK ? 0 : EIO;
+  if (rc != 0) {
+    hc_log(HC_LOG_ERROR, "verbs", "UD QP to RTS: %s", strerror(rc));
+    return HC_ERR_TRANSPORT;
+  }
   return HC_OK;
 }
 
@@ -366,21 +474,25 @@ static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
   if (v->pd == NULL)
     return HC_ERR_TRANSPORT;
   srand48((long)getpid() ^ (long)time(NULL));
-  return vb_alloc_bufs(v);
+  hc_status_t rc = vb_alloc_bufs(v);
+  return rc == HC_OK ? vb_ud_init(v) : rc;
 }
 
+/* "<lid>.<gid, 32 hex digits>.<UD QPN>": the same for every peer. */
 static hc_status_t vb_address(void *ctx, char *buf, size_t len) {
   vb_ctx_t *v = ctx;
-  if (v->cq == NULL)
+  if (v->ud == NULL)
     return HC_ERR_STATE;
   int w = snprintf(buf, len, "%u.", (unsigned)v->lid);
   for (int i = 0; i < 16 && w > 0 && (size_t)w < len; i++)
     w += snprintf(buf + w, len - (size_t)w, "%02x", v->gid.raw[i]);
+  if (w > 0 && (size_t)w < len)
+    w += snprintf(buf + w, len - (size_t)w, ".%u", (unsigned)v->ud->qp_num);
   return (w < 0 || (size_t)w >= len) ? HC_ERR_ARG : HC_OK;
 }
 
 static int vb_parse_gid(const char *hex, union ibv_gid *gid) {
-  if (strlen(hex) != 32)
+  if (strlen(hex) < 33 || hex[32] != '.')
     return 0;
   for (int i = 0; i < 16; i++) {
     unsigned x;
@@ -404,14 +516,11 @@ static hc_status_t vb_post_recv(vb_ctx_t *v, int p, int idx) {
   return ibv_post_recv(peer->qp, &wr, &bad) == 0 ? HC_OK : HC_ERR_TRANSPORT;
 }
 
-static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
-  vb_peer_t *peer = &v->peers[p];
-  int nbuf = v->recvs + VB_CREDIT_BUFS;
-  peer->rbuf = malloc((size_t)nbuf * v->buf_size);
-  if (peer->rbuf == NULL)
-    return HC_ERR_NOMEM;
-  peer->rmr = v->f.reg_mr(v->pd, peer->rbuf, (size_t)nbuf * v->buf_size,
-                          IBV_ACCESS_LOCAL_WRITE);
+/* An RC QP asking for VB_INLINE_MAX inline bytes; a device that offers
+ * fewer refuses the request (EINVAL), so ask again for none.  What it
+ * grants comes back in cap.max_inline_data, and that (or less), not our
+ * wish, bounds every inline send (vb_post). */
+static struct ibv_qp *vb_rc_create(vb_ctx_t *v, int nbuf, uint32_t *inl) {
   struct ibv_qp_init_attr ia = {.send_cq = v->cq,
                                 .recv_cq = v->cq,
                                 .cap = {.max_send_wr = (uint32_t)v->sq_depth,
@@ -420,7 +529,27 @@ static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
                                         .max_recv_sge = 1,
                                         .max_inline_data = VB_INLINE_MAX},
                                 .qp_type = IBV_QPT_RC};
-  peer->qp = peer->rmr ? v->f.create_qp(v->pd, &ia) : NULL;
+  struct ibv_qp *qp = v->f.create_qp(v->pd, &ia);
+  if (qp == NULL && errno == EINVAL) {
+    ia.cap.max_inline_data = 0;
+    qp = v->f.create_qp(v->pd, &ia);
+  }
+  *inl = qp == NULL                               ? 0
+         : ia.cap.max_inline_data < VB_INLINE_MAX ? ia.cap.max_inline_data
+                                                  : VB_INLINE_MAX;
+  return qp;
+}
+
+/* The RC QP toward p, in INIT with its receives posted. */
+static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
+  vb_peer_t *peer = &v->peers[p];
+  int nbuf = v->recvs + VB_CREDIT_BUFS;
+  peer->rbuf = malloc((size_t)nbuf * v->buf_size);
+  if (peer->rbuf == NULL)
+    return HC_ERR_NOMEM;
+  peer->rmr = v->f.reg_mr(v->pd, peer->rbuf, (size_t)nbuf * v->buf_size,
+                          IBV_ACCESS_LOCAL_WRITE);
+  peer->qp = peer->rmr ? vb_rc_create(v, nbuf, &peer->max_inline) : NULL;
   if (peer->qp == NULL) {
     hc_log(HC_LOG_ERROR, "verbs", "rank %d: create QP: %s", p, strerror(errno));
     return HC_ERR_TRANSPORT;
@@ -442,33 +571,47 @@ static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
   peer->psn = (uint32_t)lrand48() & 0xffffff;
   peer->credits = v->recvs;
   peer->state = VB_PEER_INIT;
+  hc_log(HC_LOG_DEBUG, "verbs",
+         "rank %d: queue pair %u to rank %d, %u B inline", v->world_rank,
+         (unsigned)peer->qp->qp_num, p, (unsigned)peer->max_inline);
   return HC_OK;
 }
 
-/* Records the peer's device address and creates the QP toward it. */
+/* Records the peer's address; its QP is made on first use. */
 static hc_status_t vb_connect(void *ctx, int p, const char *addr) {
   vb_ctx_t *v = ctx;
   if (p < 0 || p >= v->world_size || p == v->world_rank)
     return HC_ERR_RANK;
   vb_peer_t *peer = &v->peers[p];
-  char *dot;
+  char *dot, *end;
   unsigned long lid = strtoul(addr, &dot, 10);
   if (*dot != '.' || lid > 0xffff || !vb_parse_gid(dot + 1, &peer->gid)) {
     hc_log(HC_LOG_ERROR, "verbs", "bad address of rank %d: %s", p, addr);
     return HC_ERR_ARG;
   }
+  unsigned long qpn = strtoul(dot + 34, &end, 10);
+  if (*end != '\0' || qpn == 0 || qpn > 0xffffff) {
+    hc_log(HC_LOG_ERROR, "verbs", "bad address of rank %d: %s", p, addr);
+    return HC_ERR_ARG;
+  }
   peer->lid = (uint16_t)lid;
-  return vb_qp_create(v, p);
+  peer->ud_qpn = (uint32_t)qpn;
+  peer->state = VB_PEER_IDLE;
+  return HC_OK;
 }
 
-hc_status_t hc_verbs_pair_address(void *ctx, int p, char *buf, size_t len) {
-  vb_ctx_t *v = ctx;
-  if (v == NULL || p < 0 || p >= v->world_size ||
-      v->peers[p].state != VB_PEER_INIT)
-    return HC_ERR_STATE;
-  int w = snprintf(buf, len, "%u.%u", (unsigned)v->peers[p].qp->qp_num,
-                   (unsigned)v->peers[p].psn);
-  return (w < 0 || (size_t)w >= len) ? HC_ERR_ARG : HC_OK;
+/* The route to the peer's port, for its RC QP and for its UD QP. */
+static void vb_fill_ah(const vb_ctx_t *v, const vb_peer_t *peer,
+                       struct ibv_ah_attr *ah) {
+  memset(ah, 0, sizeof *ah);
+  ah->dlid = peer->lid;
+  ah->port_num = v->port;
+  if (v->roce || peer->lid == 0) {
+    ah->is_global = 1;
+    ah->grh.dgid = peer->gid;
+    ah->grh.sgid_index = (uint8_t)v->gid_index;
+    ah->grh.hop_limit = 64;
+  }
 }
 
 static int vb_to_rtr(vb_ctx_t *v, vb_peer_t *peer, uint32_t qpn, uint32_t psn) {
@@ -478,35 +621,26 @@ static int vb_to_rtr(vb_ctx_t *v, vb_peer_t *peer, uint32_t qpn, uint32_t psn) {
                           .rq_psn = psn,
                           .max_dest_rd_atomic = 4,
                           .min_rnr_timer = 12};
-  a.ah_attr.dlid = peer->lid;
-  a.ah_attr.port_num = v->port;
-  if (v->roce || peer->lid == 0) {
-    a.ah_attr.is_global = 1;
-    a.ah_attr.grh.dgid = peer->gid;
-    a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
-    a.ah_attr.grh.hop_limit = 64;
-  }
+  vb_fill_ah(v, peer, &a.ah_attr);
   return v->f.modify_qp(peer->qp, &a,
                         IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
                             IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                             IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 }
 
-hc_status_t hc_verbs_pair_connect(void *ctx, int p, const char *pair_addr) {
-  vb_ctx_t *v = ctx;
-  unsigned qpn, psn;
-  if (v == NULL || p < 0 || p >= v->world_size ||
-      v->peers[p].state != VB_PEER_INIT)
-    return HC_ERR_STATE;
-  if (sscanf(pair_addr, "%u.%u", &qpn, &psn) != 2)
-    return HC_ERR_ARG;
+static void vb_peer_fail(vb_ctx_t *v, int p, const char *why);
+
+/* Our QP in INIT goes to RTR and RTS against the peer's QPN and PSN.
+ * rnr_retry 0: with credit flow control a receive is always posted, so a
+ * receiver-not-ready NAK is a bug to surface, not to retry forever. */
+static hc_status_t vb_qp_up(vb_ctx_t *v, int p, uint32_t qpn, uint32_t psn) {
   vb_peer_t *peer = &v->peers[p];
   int rc = vb_to_rtr(v, peer, qpn, psn);
   if (rc == 0) {
     struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS,
                             .timeout = 14,
                             .retry_cnt = 7,
-                            .rnr_retry = 7,
+                            .rnr_retry = 0,
                             .sq_psn = peer->psn,
                             .max_rd_atomic = 4};
     rc = v->f.modify_qp(peer->qp, &a,
@@ -514,19 +648,105 @@ hc_status_t hc_verbs_pair_connect(void *ctx, int p, const char *pair_addr) {
                             IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
                             IBV_QP_MAX_QP_RD_ATOMIC);
   }
+  if (peer->state == VB_PEER_INIT && peer->conn_deadline_ms > 0)
+    v->nconnecting--;
+  peer->conn_deadline_ms = 0;
   if (rc != 0) {
     hc_log(HC_LOG_ERROR, "verbs", "rank %d: QP to RTR/RTS: %s", p,
            strerror(rc));
+    vb_peer_fail(v, p, "queue pair set-up failed");
     return HC_ERR_TRANSPORT;
   }
+  peer->rqpn = qpn;
   peer->state = VB_PEER_UP;
   return HC_OK;
 }
 
-int hc_verbs_ready(void *ctx, int p) {
+static double vb_now_ms(void);
+
+/* A CONN_REQ or CONN_REP naming our QP toward p, over UD.  Without a free
+ * slot or an address handle nothing goes: the REQ is repeated by the
+ * timer, a REP by the peer's repeated REQ. */
+static void vb_conn_send(vb_ctx_t *v, int p, uint32_t kind) {
+  vb_peer_t *peer = &v->peers[p];
+  if (peer->ah == NULL) {
+    struct ibv_ah_attr ah;
+    vb_fill_ah(v, peer, &ah);
+    peer->ah = v->f.create_ah(v->pd, &ah);
+  }
+  if (peer->ah == NULL || v->nud_sfree == 0)
+    return;
+  int slot = v->ud_sfree[--v->nud_sfree];
+  unsigned char *b = v->ubuf + (size_t)(VB_UD_RECVS + slot) * VB_UD_SLOT;
+  vb_conn_msg_t m = {kind, v->world_rank, peer->qp->qp_num, peer->psn};
+  memcpy(b, &m, sizeof m);
+  struct ibv_sge sge = {
+      .addr = (uint64_t)(uintptr_t)b, .length = sizeof m, .lkey = v->umr->lkey};
+  struct ibv_send_wr wr = {.wr_id = VB_WR_UD | VB_WR_SEND | (uint32_t)slot,
+                           .sg_list = &sge,
+                           .num_sge = 1,
+                           .opcode = IBV_WR_SEND,
+                           .send_flags = IBV_SEND_SIGNALED};
+  wr.wr.ud.ah = peer->ah;
+  wr.wr.ud.remote_qpn = peer->ud_qpn;
+  wr.wr.ud.remote_qkey = VB_QKEY;
+  struct ibv_send_wr *bad;
+  if (ibv_post_send(v->ud, &wr, &bad) != 0)
+    v->ud_sfree[v->nud_sfree++] = slot;
+  if (kind == VB_CONN_REQ)
+    peer->conn_sent_ms = vb_now_ms();
+}
+
+/* First use of p by this rank (IDLE), or a REQ still unanswered (INIT):
+ * make the QP and ask, ask again, or give up. */
+static void vb_contact(vb_ctx_t *v, int p) {
+  vb_peer_t *peer = &v->peers[p];
+  double now = vb_now_ms();
+  if (peer->state == VB_PEER_IDLE) {
+    if (vb_qp_create(v, p) != HC_OK) {
+      vb_peer_fail(v, p, "cannot create a queue pair");
+      return;
+    }
+    v->nconnecting++;
+    peer->conn_deadline_ms = now + VB_CONN_TIMEOUT_MS;
+    vb_conn_send(v, p, VB_CONN_REQ);
+  } else if (peer->state == VB_PEER_INIT &&
+             now - peer->conn_sent_ms >= VB_CONN_RETRY_MS) {
+    if (now > peer->conn_deadline_ms)
+      vb_peer_fail(v, p, "no answer to the queue pair request");
+    else
+      vb_conn_send(v, p, VB_CONN_REQ);
+  }
+}
+
+/* A REQ makes our side if need be and answers; a REP completes ours.
+ * Either names the sender's one QP toward us, so duplicates and crossed
+ * requests change nothing once we are up. */
+static void vb_on_conn(vb_ctx_t *v, const vb_conn_msg_t *m, uint32_t src_qp) {
+  int p = m->rank;
+  if (p < 0 || p >= v->world_size || p == v->world_rank)
+    return;
+  vb_peer_t *peer = &v->peers[p];
+  if (peer->state == VB_PEER_NONE || peer->state == VB_PEER_FAILED ||
+      src_qp != peer->ud_qpn)
+    return; /* not from that rank's UD QP */
+  if (peer->state == VB_PEER_IDLE && m->kind == VB_CONN_REQ &&
+      vb_qp_create(v, p) != HC_OK) {
+    vb_peer_fail(v, p, "cannot create a queue pair");
+    return;
+  }
+  if (peer->state == VB_PEER_INIT && vb_qp_up(v, p, m->qpn, m->psn) != HC_OK)
+    return;
+  if (peer->state == VB_PEER_UP && m->kind == VB_CONN_REQ &&
+      m->qpn == peer->rqpn)
+    vb_conn_send(v, p, VB_CONN_REP);
+}
+
+/* Served by verbs: the peer published a device address. */
+int hc_verbs_serves(void *ctx, int p) {
   vb_ctx_t *v = ctx;
   return v != NULL && p >= 0 && p < v->world_size &&
-         v->peers[p].state == VB_PEER_UP;
+         v->peers[p].state != VB_PEER_NONE;
 }
 
 static hc_status_t vb_connected(void *ctx) {
@@ -546,6 +766,8 @@ static void vb_peer_fail(vb_ctx_t *v, int p, const char *why) {
   if (peer->state == VB_PEER_FAILED)
     return;
   hc_log(HC_LOG_WARN, "verbs", "rank %d: %s", p, why);
+  if (peer->state == VB_PEER_INIT && peer->conn_deadline_ms > 0)
+    v->nconnecting--;
   peer->state = VB_PEER_FAILED;
   struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
   if (peer->qp != NULL)
@@ -589,7 +811,7 @@ static hc_status_t vb_post(vb_ctx_t *v, int p, int kind,
   struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)b,
                         .length = (uint32_t)total,
                         .lkey = v->smr->lkey};
-  int inl = total <= VB_INLINE_MAX;
+  int inl = total <= peer->max_inline;
   struct ibv_send_wr wr = {
       .wr_id = VB_WR_SEND | ((uint64_t)p << 32) | (uint32_t)idx,
       .sg_list = &sge,
@@ -668,10 +890,12 @@ static hc_status_t vb_send(void *ctx, int p, const struct iovec *iov,
     total += iov[i].iov_len;
   if (total > vb_max_packet(v))
     return HC_ERR_ARG;
+  if (peer->state == VB_PEER_IDLE || peer->state == VB_PEER_INIT)
+    vb_contact(v, p); /* the engine retries after progress */
   if (peer->state == VB_PEER_FAILED)
     return HC_ERR_PEER_DEAD;
   if (peer->state != VB_PEER_UP)
-    return HC_ERR_STATE;
+    return peer->state == VB_PEER_NONE ? HC_ERR_STATE : HC_ERR_AGAIN;
   /* Control messages first: a REG_DONE must precede the engine's FIN. */
   if (!vb_flush_ctl(v, p) || !vb_can_post(v, peer, VB_PKT))
     return HC_ERR_AGAIN;
@@ -773,7 +997,29 @@ static int vb_on_recv(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
   return pkt;
 }
 
+/* A completion on the UD QP: a send slot back, or a REQ/REP to act on
+ * (its receive slot reposted).  Malformed datagrams are dropped. */
+static void vb_on_ud(vb_ctx_t *v, const struct ibv_wc *wc) {
+  int slot = (int)(uint32_t)wc->wr_id;
+  if (wc->wr_id & VB_WR_SEND) {
+    v->ud_sfree[v->nud_sfree++] = slot;
+    return;
+  }
+  vb_conn_msg_t m;
+  const unsigned char *b = v->ubuf + (size_t)slot * VB_UD_SLOT;
+  if (wc->status == IBV_WC_SUCCESS && wc->byte_len >= VB_UD_GRH + sizeof m) {
+    memcpy(&m, b + VB_UD_GRH, sizeof m);
+    vb_on_conn(v, &m, wc->src_qp);
+  }
+  if (wc->status != IBV_WC_WR_FLUSH_ERR && vb_ud_post_recv(v, slot) != HC_OK)
+    hc_log(HC_LOG_WARN, "verbs", "UD receive not reposted");
+}
+
 static int vb_on_wc(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
+  if (wc->wr_id & VB_WR_UD) {
+    vb_on_ud(v, wc);
+    return 0;
+  }
   int send = (wc->wr_id & (VB_WR_SEND | VB_WR_PING)) != 0;
   int read = (wc->wr_id & VB_WR_READ) != 0;
   int p = (int)((wc->wr_id >> 32) & 0xffff);
@@ -839,6 +1085,9 @@ static int vb_progress(void *ctx) {
   if (v == NULL || v->cq == NULL)
     return 0;
   int moved = vb_stash_deliver(v);
+  for (int p = 0; v->nconnecting > 0 && p < v->world_size; p++)
+    if (v->peers[p].state == VB_PEER_INIT)
+      vb_contact(v, p);
   struct ibv_wc wc;
   /* One at a time: a delivery may run get(), which polls the CQ itself. */
   for (int i = 0; i < VB_POLL_BUDGET && vb_poll_one(v, &wc); i++) {
@@ -849,8 +1098,6 @@ static int vb_progress(void *ctx) {
 }
 
 /* ---- wait ------------------------------------------------------------- */
-
-static double vb_now_ms(void);
 
 /* An idle rank learns of a dead peer only by sending to it: every
  * keepalive_ms of waiting, a zero-length RDMA WRITE to each peer (no rkey
@@ -882,6 +1129,8 @@ static void vb_wait(void *ctx, int timeout_ms) {
       v->nheld > 0)
     return;
   vb_keepalive(v);
+  if (v->nconnecting > 0 && (timeout_ms < 0 || timeout_ms > VB_CONN_RETRY_MS))
+    timeout_ms = VB_CONN_RETRY_MS; /* an unanswered REQ is repeated */
   ibv_req_notify_cq(v->cq, 0);
   /* What completed before the arm raises no event: take it now. */
   v->nheld = ibv_poll_cq(v->cq, VB_HELD_MAX, v->held);
@@ -1025,6 +1274,8 @@ static void vb_fini_peer(vb_ctx_t *v, vb_peer_t *peer) {
   }
   if (peer->qp != NULL)
     v->f.destroy_qp(peer->qp);
+  if (peer->ah != NULL)
+    v->f.destroy_ah(peer->ah);
   if (peer->rmr != NULL)
     v->f.dereg_mr(peer->rmr);
   free(peer->rbuf);
@@ -1044,6 +1295,10 @@ static void vb_fini(void *ctx) {
   }
   for (int p = 0; v->peers != NULL && p < v->world_size; p++)
     vb_fini_peer(v, &v->peers[p]);
+  if (v->ud != NULL)
+    v->f.destroy_qp(v->ud);
+  if (v->umr != NULL)
+    v->f.dereg_mr(v->umr);
   if (v->smr != NULL)
     v->f.dereg_mr(v->smr);
   if (v->cq != NULL)
@@ -1057,6 +1312,7 @@ static void vb_fini(void *ctx) {
   /* The library stays loaded: its provider may have registered atexit
    * handlers or threads. */
   free(v->sbuf);
+  free(v->ubuf);
   free(v->sfree);
   free(v->peers);
   free(v);
@@ -1117,22 +1373,7 @@ static void vb_wait(void *ctx, int timeout_ms) {
 
 static void vb_fini(void *ctx) { (void)ctx; }
 
-hc_status_t hc_verbs_pair_address(void *ctx, int peer, char *buf, size_t len) {
-  (void)ctx;
-  (void)peer;
-  (void)buf;
-  (void)len;
-  return HC_ERR_STATE;
-}
-
-hc_status_t hc_verbs_pair_connect(void *ctx, int peer, const char *pair_addr) {
-  (void)ctx;
-  (void)peer;
-  (void)pair_addr;
-  return HC_ERR_STATE;
-}
-
-int hc_verbs_ready(void *ctx, int peer) {
+int hc_verbs_serves(void *ctx, int peer) {
   (void)ctx;
   (void)peer;
   return 0;
