@@ -8,8 +8,16 @@
  *   proc_failed midstream  the victim dies in the middle of a large
  *                          pipelined send (run with HCMPI_SHM_CMA=0)
  *   proc_failed coll       Barrier and Allreduce with a dead member
+ *   proc_failed pending    Irecv/Isend (eager and rendezvous) and an
+ *                          ANY_SOURCE Irecv already pending at the death,
+ *                          finished by MPI_Wait on rank 0 and by MPI_Test
+ *                          loops on the other survivors
+ *   proc_failed inflight   Iallreduce and Barrier on MPI_COMM_WORLD entered
+ *                          before the victim dies (it never joins them)
  *   proc_failed fatal      MPI_ERRORS_ARE_FATAL: the job ends naming the rank
  *
+ * After each failure mode the survivors run a ring on MPI_COMM_WORLD and a
+ * Barrier and an Allreduce on a communicator of themselves only.  Detection times are printed, never asserted.
  * Rank 1 is the victim; it needs 4 ranks. */
 #include "mpitest.h"
 #include <signal.h>
@@ -45,8 +53,15 @@ static double wait_for_death(void)
     return MPI_Wtime() - t0;
 }
 
-/* Ring among the live ranks (all but the victim), a small and a large
- * message each way, bytes checked. */
+/* The survivors' communicator, split off before the death (the victim
+ * takes MPI_UNDEFINED).  Made after it, by MPI_Comm_create_group over the
+ * survivors alone, it fails today with MPIX_ERR_PROC_FAILED: the context id
+ * is agreed on the parent's collective context, whose dead member fails
+ * every operation there. */
+static MPI_Comm live_comm = MPI_COMM_NULL;
+/* Ring among the live ranks (all but the victim) on MPI_COMM_WORLD, a
+ * small and a large message each way, bytes checked; then collectives on
+ * a communicator of the live ranks only, which must still work. */
 static void live_ring(void)
 {
     int live[64], n = 0, me = -1;
@@ -69,6 +84,14 @@ static void live_ring(void)
         CHECK(mt_verify(in, (size_t)len, (unsigned)(prev * 7 + len)) == MT_OK,
               "live ring data of %d bytes wrong", len);
     }
+    MPI_Comm comm = live_comm;
+    int csize, sum = -1, rc = MPI_Barrier(comm);
+    CHECK(rc == MPI_SUCCESS, "Barrier of the survivors: %s", mt_errstr(rc));
+    MPI_Comm_size(comm, &csize);
+    CHECK(csize == size - 1, "survivors' communicator has %d ranks", csize);
+    rc = MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, comm);
+    CHECK(rc == MPI_SUCCESS && sum == size * (size - 1) / 2 - VICTIM,
+          "Allreduce of the survivors: rc %s sum %d", mt_errstr(rc), sum);
 }
 
 static void test_p2p(void)
@@ -165,9 +188,86 @@ static void test_coll(void)
     expect_failed(MPI_Barrier(MPI_COMM_WORLD), "Barrier");
     int in = rank, out = -1;
     expect_failed(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
-    /* A communicator of live ranks only still does collectives. */
     live_ring();
     printf("rank %d: PASS coll\n", rank);
+}
+
+/* Survivor side of the pending case: everything below is posted before
+ * the victim dies (it passes one Barrier with them, then dies without
+ * answering any of it). */
+enum { PD_RECV_EAGER, PD_RECV_RNDV, PD_SSEND_EAGER, PD_SEND_RNDV, PD_RECV_ANY, PD_N };
+static const char *const pd_names[PD_N] = {"eager Irecv", "rendezvous Irecv",
+                                           "eager Issend", "rendezvous Isend",
+                                           "ANY_SOURCE Irecv"};
+
+static void pending_post(MPI_Request rq[PD_N], int *small, unsigned char *big)
+{
+    MPI_Irecv(&small[0], 1, MPI_INT, VICTIM, 20, MPI_COMM_WORLD, &rq[PD_RECV_EAGER]);
+    MPI_Irecv(big, BIG, MPI_BYTE, VICTIM, 21, MPI_COMM_WORLD, &rq[PD_RECV_RNDV]);
+    /* Synchronous, so it stays pending until the (never) matching receive. */
+    MPI_Issend(&small[1], 1, MPI_INT, VICTIM, 22, MPI_COMM_WORLD, &rq[PD_SSEND_EAGER]);
+    MPI_Isend(big + BIG, BIG, MPI_BYTE, VICTIM, 23, MPI_COMM_WORLD, &rq[PD_SEND_RNDV]);
+    MPI_Irecv(&small[2], 1, MPI_INT, MPI_ANY_SOURCE, 24, MPI_COMM_WORLD, &rq[PD_RECV_ANY]);
+}
+
+/* Finishes req with MPI_Wait (use_test 0) or a loop of MPI_Test, expecting
+ * MPIX_ERR_PROC_FAILED. */
+static void pending_finish(MPI_Request *req, int use_test, const char *what, double t0)
+{
+    MPI_Status st;
+    int rc, flag = 0;
+    if (!use_test) {
+        rc = MPI_Wait(req, &st);
+    } else {
+        do
+            rc = MPI_Test(req, &flag, &st);
+        while (rc == MPI_SUCCESS && !flag);
+    }
+    char msg[96];
+    snprintf(msg, sizeof msg, "pending %s at MPI_%s", what, use_test ? "Test" : "Wait");
+    /* Single-completion calls return the error; MPI_ERROR in the status
+     * is only defined for the multiple-completion ones (MPI 3.2.5). */
+    expect_failed(rc, msg);
+    CHECK(*req == MPI_REQUEST_NULL, "%s: request not freed", msg);
+    printf("rank %d: %s failed after %.3f s\n", rank, msg, MPI_Wtime() - t0);
+}
+
+static void test_pending(void)
+{
+    static unsigned char big[2 * BIG];
+    int small[3] = {0, 5, 0};
+    MPI_Request rq[PD_N];
+    if (rank != VICTIM)
+        pending_post(rq, small, big);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == VICTIM)
+        die();
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < PD_N; k++)
+        pending_finish(&rq[k], rank != 0, pd_names[k], t0);
+    live_ring();
+    printf("rank %d: PASS pending\n", rank);
+}
+
+/* The survivors are inside collectives that need the victim when it dies;
+ * it passed the Barrier before them and never joins these. */
+static void test_inflight(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == VICTIM) {
+        usleep(300 * 1000); /* let the survivors enter and wait */
+        die();
+    }
+    MPI_Request rq;
+    int in = rank, out = -1;
+    double t0 = MPI_Wtime();
+    int rc = MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+    CHECK(rc == MPI_SUCCESS, "Iallreduce start: %s", mt_errstr(rc));
+    expect_failed(MPI_Barrier(MPI_COMM_WORLD), "Barrier in flight at the death");
+    printf("rank %d: in-flight Barrier failed after %.3f s\n", rank, MPI_Wtime() - t0);
+    expect_failed(MPI_Wait(&rq, MPI_STATUS_IGNORE), "Iallreduce in flight at the death");
+    live_ring();
+    printf("rank %d: PASS inflight\n", rank);
 }
 
 static void test_fatal(void)
@@ -191,14 +291,21 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 4 && size <= 64, "needs 4 to 64 ranks");
-    CHECK(argc > 1, "usage: proc_failed p2p|midstream|coll|fatal");
+    CHECK(argc > 1, "usage: proc_failed p2p|midstream|coll|pending|inflight|fatal");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_split(MPI_COMM_WORLD, rank == VICTIM ? MPI_UNDEFINED : 0, rank, &live_comm);
+    if (live_comm != MPI_COMM_NULL)
+        MPI_Comm_set_errhandler(live_comm, MPI_ERRORS_RETURN);
     if (strcmp(argv[1], "p2p") == 0)
         test_p2p();
     else if (strcmp(argv[1], "midstream") == 0)
         test_midstream();
     else if (strcmp(argv[1], "coll") == 0)
         test_coll();
+    else if (strcmp(argv[1], "pending") == 0)
+        test_pending();
+    else if (strcmp(argv[1], "inflight") == 0)
+        test_inflight();
     else
         test_fatal();
     /* Finalize's own barrier includes the dead rank: it reports the

@@ -1,9 +1,13 @@
 #!/bin/sh
 # proc_failed.c under hcmpirun --no-kill-on-failure: rank 1 dies and the
 # survivors get MPIX_ERR_PROC_FAILED (blocking, non-blocking, ANY_SOURCE,
-# Waitall, mid-stream, Barrier/Allreduce) while live traffic keeps working;
-# the launcher still reports the death and exits non-zero.  Under
-# MPI_ERRORS_ARE_FATAL the job ends with a line naming the dead rank.
+# Waitall, mid-stream, Barrier/Allreduce, requests and collectives already
+# pending at the death, by Wait and by Test loops) while live traffic and
+# collectives among the survivors keep working; the launcher still reports
+# the death and exits non-zero.  Every mode but fatal runs over shm and
+# again over tcp alone (HCMPI_TRANSPORTS=tcp: a closed socket is the
+# sign).  Under MPI_ERRORS_ARE_FATAL the job ends with a line naming the
+# dead rank.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "needs hcmpirun --no-kill-on-failure"
 prog=$(mpi_prog_path proc_failed)
@@ -27,15 +31,24 @@ run_ft() { # MODE [ENV=VALUE...]
         fail "$mode: launcher did not report rank 1's death"
 }
 
-for mode in p2p coll; do
-    run_ft $mode HCMPI_LOG=warn
-    n=$(grep -c "PASS $mode" "$out")
-    [ "$n" -eq 3 ] || fail "$mode: $n of 3 survivors passed"
+all_passed() { # MODE
+    n=$(grep -c "PASS $1" "$out")
+    [ "$n" -eq 3 ] || fail "$1: $n of 3 survivors passed"
+}
+
+for transports in shm,self tcp; do
+    for mode in p2p coll pending inflight; do
+        run_ft $mode HCMPI_LOG=warn HCMPI_TRANSPORTS=$transports
+        all_passed $mode
+    done
 done
 # Without CMA the rendezvous streams through the (small) ring: the victim
-# dies with most of its 256 MiB unsent.
+# dies with most of its 256 MiB unsent.  Over tcp it streams through the
+# socket, its send queue far smaller than the message.
 run_ft midstream HCMPI_SHM_CMA=0 HCMPI_SHM_CELLS=8
-[ "$(grep -c "PASS midstream" "$out")" -eq 3 ] || fail "midstream: not every survivor passed"
+all_passed midstream
+run_ft midstream HCMPI_TRANSPORTS=tcp
+all_passed midstream
 
 run_ft fatal
 grep -q "MPI_Recv.*world rank 1 failed.*MPIX_ERR_PROC_FAILED" "$out" ||

@@ -60,6 +60,8 @@
 #define SHM_RING_BUDGET ((size_t)256 << 20)
 /* Shortest interval between two checks of whether local peers still live. */
 #define SHM_LIVENESS_MS 100
+/* Empty progress calls between two looks at the clock for that check. */
+#define SHM_IDLE_POLLS_PER_LIVENESS 64
 /* Packets one progress call delivers from one ring, and in all. */
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
@@ -122,6 +124,7 @@ typedef struct shm_ctx {
   size_t cell_size_hint;
   size_t cell_size_promised;
   int rr; /* next incoming ring progress starts at */
+  unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
 } shm_ctx_t;
 
 static size_t shm_align(size_t n, size_t to) { return (n + to - 1) / to * to; }
@@ -617,6 +620,8 @@ static int shm_report_deaths(shm_ctx_t *shm) {
   return found;
 }
 
+static void shm_check_liveness(shm_ctx_t *shm);
+
 static int shm_progress(void *ctx) {
   shm_ctx_t *shm = ctx;
   int n = shm->local_size;
@@ -632,6 +637,14 @@ static int shm_progress(void *ctx) {
     p = (p + 1 == n) ? 0 : p + 1;
   }
   shm->rr = p;
+  /* A loop of MPI_Test never sleeps, so the check a wait makes before
+   * sleeping would never run: empty polls look too, now and then (the
+   * check itself is rate-limited by the clock). */
+  if (total == 0 && ++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS == 0) {
+    shm_check_liveness(shm);
+    if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
+      total += shm_report_deaths(shm);
+  }
   return total;
 }
 
