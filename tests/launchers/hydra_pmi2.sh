@@ -11,23 +11,12 @@ P2P=./tests/engine/engine_p2p
 for f in "$CLIENT" "$P2P"; do
   [ -x "$f" ] || { echo "missing $f (run from the build directory)"; exit 99; }
 done
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failures=0
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 run() {
-  timeout 120 "$HYDRA" "$@" >"$T/out" 2>"$T/err" </dev/null
-}
-check() {
-  name=$1 rc=$2 want=$3 pattern=$4
-  got=$(grep -c "$pattern" "$T/out")
-  if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then
-    echo "PASS: $name"
-  else
-    echo "FAIL: $name (rc=$rc, $got of $want lines)"
-    echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"
-    failures=$((failures + 1))
-  fi
+  timeout 120 "$HYDRA" "$@" >"$W/out" 2>"$W/err" </dev/null
 }
 
 run -n 4 -genv HCMPI_BOOTSTRAP pmi2 "$CLIENT" --expect-size 4 --expect-backend pmi2
@@ -45,7 +34,7 @@ rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
   echo "PASS: hydra pmi2 abort (rc=$rc)"
 else
-  echo "FAIL: hydra pmi2 abort (rc=$rc)"; cat "$T/err"
+  echo "FAIL: hydra pmi2 abort (rc=$rc)"; cat "$W/err"
   failures=$((failures + 1))
 fi
 

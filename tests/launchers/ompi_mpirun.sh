@@ -1,7 +1,10 @@
 #!/bin/sh
 # The PMIx backend under Open MPI's mpirun (PMIx server, no PMI_FD): four
-# ranks exchange keys through tests/tools/pmi_client, then engine_p2p runs
-# its point-to-point checks.  Skips (77) without mpirun.openmpi.
+# ranks exchange keys through tests/tools/pmi_client, engine_p2p runs its
+# point-to-point checks, then MPI programs of tests/mpi (pingpong sizes
+# through eager and rendezvous, wildcard order, collectives, communicator
+# split, create and split_type, node_split) run with -n 4 --oversubscribe.
+# Skips (77) without mpirun.openmpi.
 # Run from the build directory (make check does).
 set -u
 MPIRUN=$(command -v mpirun.openmpi) || { echo "no mpirun.openmpi; skipped"; exit 77; }
@@ -10,28 +13,17 @@ P2P=./tests/engine/engine_p2p
 for f in "$CLIENT" "$P2P"; do
   [ -x "$f" ] || { echo "missing $f (run from the build directory)"; exit 99; }
 done
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
 # Sanitizer builds: libpmix's own allocations are not our leaks.
 LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
-failures=0
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 # Oversubscribe: CI machines have 2 cores.
 run() {
   timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -x LSAN_OPTIONS "$@" \
-    >"$T/out" 2>"$T/err" </dev/null
-}
-check() {
-  name=$1 rc=$2 want=$3 pattern=$4
-  got=$(grep -c "$pattern" "$T/out")
-  if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then
-    echo "PASS: $name"
-  else
-    echo "FAIL: $name (rc=$rc, $got of $want lines)"
-    echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"
-    failures=$((failures + 1))
-  fi
+    >"$W/out" 2>"$W/err" </dev/null
 }
 
 run -n 4 "$CLIENT" --expect-size 4 --expect-backend pmix
@@ -44,6 +36,8 @@ for n in 2 4; do
   run -n "$n" "$P2P"
   check "mpirun -n $n engine_p2p" $? 1 "^engine_p2p: $n ranks OK$"
 done
+
+mpi_programs "mpirun"
 
 [ "$failures" -eq 0 ] || exit 1
 exit 0

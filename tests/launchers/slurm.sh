@@ -1,10 +1,12 @@
 #!/bin/sh
 # hcmpi under a real Slurm: starts a private one-node cluster (slurmctld and
 # slurmd with their own slurm.conf, state and ports in a temporary
-# directory; auth/none, so no munged), then runs pmi_client and engine_p2p
-# with `srun -O --mpi=pmi2` (pmi2 backend, and pmi1 over the same PMI_FD)
-# and `srun -O --mpi=pmix` (pmix backend).  Everything is torn down on any
-# exit.  Skips (77) unless root with slurm-wlm installed.
+# directory; auth/none, so no munged), then runs pmi_client, engine_p2p
+# and MPI programs of tests/mpi (pingpong sizes through eager and
+# rendezvous, wildcard order, collectives, communicator split, create and
+# split_type, node_split) with `srun -O --mpi=pmi2` (pmi2 backend, and
+# pmi1 over the same PMI_FD) and `srun -O --mpi=pmix` (pmix backend).
+# Everything is torn down on any exit.  Skips (77) unless root with slurm-wlm installed.
 # Run from the build directory (make check does).
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "not root: cannot start slurmd; skipped"; exit 77; }
@@ -93,20 +95,9 @@ echo "Slurm up (ports $base, $((base + 1)))"
 # Sanitizer builds: libpmix's own allocations are not our leaks.
 LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
-failures=0
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 run() {
   timeout 120 srun -O -t 2 "$@" >"$W/out" 2>"$W/err" </dev/null
-}
-check() {
-  name=$1 rc=$2 want=$3 pattern=$4
-  got=$(grep -c "$pattern" "$W/out")
-  if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then
-    echo "PASS: $name"
-  else
-    echo "FAIL: $name (rc=$rc, $got of $want lines)"
-    echo "--- stdout"; cat "$W/out"; echo "--- stderr"; cat "$W/err"
-    failures=$((failures + 1))
-  fi
 }
 
 run --mpi=pmi2 -n 4 "$CLIENT" --expect-size 4 --expect-backend pmi2
@@ -122,6 +113,7 @@ check "srun --mpi=pmix -n 4 pmi_client (pmix)" $? 4 '^pmi_client: rank [0-3] of 
 for mpi in pmi2 pmix; do
   run --mpi=$mpi -n 4 "$P2P"
   check "srun --mpi=$mpi -n 4 engine_p2p" $? 1 '^engine_p2p: 4 ranks OK$'
+  mpi_programs "srun --mpi=$mpi" --mpi=$mpi
 done
 
 # A rank that fails makes srun fail (the others wait in a fence until

@@ -1,16 +1,21 @@
 #!/bin/sh
 # hcmpi under Slurm across two "nodes": network namespaces hcs1 and hcs2
 # (10.200.77.1, .2) each run a slurmd, hcs0 (.10) runs slurmctld and srun,
-# all on a bridge kept in namespace hcs_sw.  pmi_client exchanges keys with
-# `srun -N 2 -n 4` under --mpi=pmi2 and --mpi=pmix, so the launchers' fences
-# cross nodes.  The namespaces share /dev/shm and the hostname, so the
-# engine still sees one host (engine_p2p here checks the bootstrap, not a
-# network transport).  Skips (77) unless root with slurm-wlm and netns.
+# all on a bridge kept in namespace hcs_sw.  Each slurmd runs in a UTS
+# namespace of its own named after its node, so its tasks see hostname n1
+# or n2: the engine's host id (hostname + boot id) then tells the nodes
+# apart although the namespaces share /dev/shm and the boot id.  Under
+# `srun -N 2` with --mpi=pmi2 and --mpi=pmix: pmi_client exchanges keys
+# (the launchers' fences cross nodes), engine_p2p and MPI programs of
+# tests/mpi run with ranks on both nodes, node_split checks that
+# Comm_split_type(SHARED) gives one communicator per node, and the
+# HCMPI_LOG=debug lines show shm within a node and tcp across.  Skips (77)
+# unless root with slurm-wlm, unshare and netns.
 # Run from the build directory (make check does).
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "not root; skipped"; exit 77; }
 PATH=$PATH:/usr/sbin:/sbin
-for p in slurmctld slurmd srun sinfo ip nsenter; do
+for p in slurmctld slurmd srun sinfo ip nsenter unshare hostname; do
   command -v "$p" >/dev/null 2>&1 || { echo "no $p; skipped"; exit 77; }
 done
 id slurm >/dev/null 2>&1 || { echo "no slurm user; skipped"; exit 77; }
@@ -99,7 +104,8 @@ in_ns() { ns=$1; shift; exec nsenter --net=/run/netns/"$ns" "$@"; }
 in_ns hcs0 slurmctld -D -i >"$W/log/ctld.out" 2>&1 &
 PIDS="$PIDS $!"
 for n in 1 2; do
-  in_ns hcs$n slurmd -D -N n$n >"$W/log/slurmd-n$n.out" 2>&1 &
+  in_ns hcs$n unshare --uts sh -c "hostname n$n && exec slurmd -D -N n$n" \
+    >"$W/log/slurmd-n$n.out" 2>&1 &
   PIDS="$PIDS $!"
 done
 i=0
@@ -115,35 +121,35 @@ echo "Slurm up on nodes n1, n2"
 # Sanitizer builds: libpmix's own allocations are not our leaks.
 LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
-failures=0
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 run() {
   timeout 120 nsenter --net=/run/netns/hcs0 srun -O -t 2 "$@" \
     >"$W/out" 2>"$W/err" </dev/null
 }
-check() {
-  name=$1 rc=$2 want=$3 pattern=$4
-  got=$(grep -c "$pattern" "$W/out")
-  if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then
-    echo "PASS: $name"
-  else
-    echo "FAIL: $name (rc=$rc, $got of $want lines)"
-    echo "--- stdout"; cat "$W/out"; echo "--- stderr"; cat "$W/err"
-    failures=$((failures + 1))
-  fi
-}
 
-# The ranks really are on both nodes: each prints its node's address.
-run -N 2 -n 2 sh -c 'ip -o -4 addr show | grep -o "10\.200\.77\.[0-9]*/"'
-check "srun -N 2 -n 2 spreads over both nodes" $? 2 '10\.200\.77\.[12]/'
-if [ "$(grep -o '10\.200\.77\.[12]/' "$W/out" | sort -u | wc -l)" -ne 2 ]; then
-  echo "FAIL: both ranks on one node"; cat "$W/out"; failures=$((failures + 1))
+# The ranks really are on both nodes: each prints its node's address and
+# hostname.
+run -N 2 -n 2 sh -c 'echo "$(hostname) $(ip -o -4 addr show | grep -o "10\.200\.77\.[0-9]*/")"'
+check "srun -N 2 -n 2 spreads over both nodes" $? 2 '^n[12] 10\.200\.77\.[12]/$'
+if [ "$(sort -u "$W/out" | wc -l)" -ne 2 ] ||
+  ! grep -q '^n1 10\.200\.77\.1/$' "$W/out" ||
+  ! grep -q '^n2 10\.200\.77\.2/$' "$W/out"; then
+  echo "FAIL: ranks not on n1 and n2 with their own hostnames"; cat "$W/out"
+  failures=$((failures + 1))
 fi
 
 for mpi in pmi2 pmix; do
   run -N 2 -n 4 --mpi=$mpi "$CLIENT" --expect-size 4 --expect-backend $mpi
   check "srun -N 2 -n 4 --mpi=$mpi pmi_client" $? 4 "^pmi_client: rank [0-3] of 4 ok ($mpi)\$"
-  run -N 2 -n 4 --mpi=$mpi "$P2P"
+  # Block distribution: ranks 0,1 on n1 and 2,3 on n2.
+  run -N 2 -n 4 --mpi=$mpi --export=ALL,HCMPI_LOG=debug "$P2P"
   check "srun -N 2 -n 4 --mpi=$mpi engine_p2p" $? 1 '^engine_p2p: 4 ranks OK$'
+  if peers_check "$W/err" 2 4; then
+    echo "PASS: --mpi=$mpi: shm within a node, tcp across nodes"
+  else
+    failures=$((failures + 1))
+  fi
+  LM_HOSTS=2 mpi_programs "srun -N 2 --mpi=$mpi" -N 2 --mpi=$mpi
 done
 
 [ "$failures" -eq 0 ] || exit 1

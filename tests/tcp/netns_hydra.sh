@@ -1,17 +1,24 @@
 #!/bin/sh
 # Two "hosts" as network namespaces on a bridge (a third namespace holds
-# the bridge and runs mpiexec), 10.200.X.0/24 addresses; a 4-rank
-# engine_p2p job with 2 ranks per host, launched by MPICH's Hydra through
-# an ssh stand-in that enters the target namespace and sets HCMPI_NODE_ID
-# to it (namespaces share /dev/shm and the boot id, so without it every
-# rank would look local).  Checks, from the engine's HCMPI_LOG=debug lines,
-# that ranks of one host use shm and ranks of different hosts use tcp.
-# Skips (77) unless root with ip, nsenter, network namespaces and Hydra.
+# the bridge and runs mpiexec), 10.200.X.0/24 addresses; 4-rank jobs with
+# 2 ranks per host, launched by MPICH's Hydra through an ssh stand-in that
+# enters the target network namespace and a new UTS namespace named after
+# it: the hosts differ in hostname as real ones do (they still share
+# /dev/shm and the boot id), and the engine's host id (hostname + boot id)
+# alone must tell them apart.  Checks, from the engine's HCMPI_LOG=debug
+# lines of engine_p2p, that ranks of one host use shm and ranks of
+# different hosts use tcp, then that node_split finds two nodes of two
+# ranks through Comm_split_type(SHARED).  Skips (77) unless root with ip,
+# nsenter, unshare, network namespaces and Hydra.
 set -u
 prog=$PWD/tests/engine/engine_p2p
 hydra=$(command -v mpiexec.hydra || command -v mpiexec.mpich || true)
 [ "$(id -u)" = 0 ] && [ -x "$prog" ] && [ -n "$hydra" ] || exit 77
-command -v ip >/dev/null && command -v nsenter >/dev/null || exit 77
+split=$PWD/tests/launchers/node_split
+[ -x "$split" ] || { echo "missing $split"; exit 99; }
+for p in ip nsenter unshare hostname; do
+  command -v $p >/dev/null || exit 77
+done
 
 id=$$
 net=10.200.$((id % 200 + 20))
@@ -54,7 +61,8 @@ if [ $rc -ne 0 ]; then
 fi
 
 # The ssh stand-in: skip ssh options, map the host address to its
-# namespace, run the command there as a node of its own.
+# namespace, run the command there as a host of its own (hostname = the
+# namespace's name, with '-' for the '_' hostnames may not hold).
 cat >"$tmp/nsrsh" <<EOS
 #!/bin/sh
 while [ \$# -gt 0 ]; do
@@ -66,9 +74,8 @@ case \$host in
   $net.2) ns=$h2 ;;
   *) echo "nsrsh: unknown host \$host" >&2; exit 255 ;;
 esac
-HCMPI_NODE_ID=\$ns
-export HCMPI_NODE_ID
-exec nsenter --net=/run/netns/\$ns sh -c "\$*"
+exec nsenter --net=/run/netns/\$ns unshare --uts \
+  sh -c "hostname \$(echo \$ns | tr _ -) && \$*"
 EOS
 chmod +x "$tmp/nsrsh"
 
@@ -86,24 +93,19 @@ fi
 grep -q 'engine_p2p: 4 ranks OK' "$out" || { echo "FAIL: no OK line"; exit 1; }
 
 # Hydra fills each host in order: ranks 0,1 on host 1 and 2,3 on host 2.
-fail=0
-for r in 0 1 2 3; do
-  for p in 0 1 2 3; do
-    if [ $r = $p ]; then
-      want=self
-    elif [ $((r / 2)) = $((p / 2)) ]; then
-      want=shm
-    else
-      want=tcp
-    fi
-    if ! grep -q "rank $r: peer $p via $want\$" "$out"; then
-      echo "FAIL: rank $r does not reach rank $p via $want"
-      grep "rank $r: peer $p via" "$out"
-      fail=1
-    fi
-  done
-done
-[ $fail = 0 ] || exit 1
+. "$(cd "$(dirname "$0")" && pwd)/../launchers/lib.sh"
+peers_check "$out" 2 4 || exit 1
 grep 'peer .* via' "$out" | sed 's/^hcmpi\[[0-9]*\] //' | sort
+
+timeout 300 nsenter --net="/run/netns/$sw" "$hydra" \
+  -launcher ssh -launcher-exec "$tmp/nsrsh" -iface "$br" \
+  -hosts "$net.1:2,$net.2:2" -n 4 "$split" --nodes 2 >"$out" 2>&1
+status=$?
+cat "$out"
+if [ $status -ne 0 ] ||
+  ! grep -q '^node_split: 4 ranks on 2 nodes (2,2): OK$' "$out"; then
+  echo "FAIL: node_split across the two hosts (status $status)"
+  exit 1
+fi
 echo "netns_hydra: OK"
 exit 0
