@@ -4,17 +4,14 @@
 # mpich-abi/ (our libmpichfort.so.12 and libmpich.so.12), no MPICH library
 # is loaded, and the programs' data checks pass, including MPICH-compiled
 # MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE and MPI_IN_PLACE (COMMON blocks).
+# The loader's choice is checked with LD_TRACE_LOADED_OBJECTS, and the
+# running ranks' own /proc/self/maps (tests/relink/maps_probe.f90) must
+# show only mpich-abi's libmpichfort.so.12 and libmpich.so.12.
 # Skips (77) without mpif90.mpich or without our Fortran layer.
-: "${top_builddir:=.}"
-: "${top_srcdir:=.}"
-top_builddir=$(cd "$top_builddir" && pwd)
-ABI=$top_builddir/mpich-abi/.libs
-RUN=$top_builddir/tools/hcmpirun
-command -v mpif90.mpich >/dev/null 2>&1 || { echo "SKIP: no mpif90.mpich"; exit 77; }
-[ -e "$ABI/libmpichfort.so.12" ] || { echo "SKIP: no $ABI/libmpichfort.so.12 (no gfortran)"; exit 77; }
-ABI=$(cd "$ABI" && pwd -P)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "${top_srcdir:-.}/tests/relink/lib.sh"
+need_built
+command -v mpif90.mpich >/dev/null 2>&1 || skip "no mpif90.mpich"
+[ -e "$ABI_DIR/libmpichfort.so.12" ] || skip "no $ABI_DIR/libmpichfort.so.12 (no gfortran)"
 failures=0
 for src in basic.f basic.f90 legacy.f; do
   exe=$T/$(echo "$src" | tr . _)
@@ -22,19 +19,25 @@ for src in basic.f basic.f90 legacy.f; do
     echo "FAIL: mpif90.mpich $src"; failures=$((failures + 1)); continue
   fi
   # Every MPI library the loader picks must be ours.
-  libs=$(LD_LIBRARY_PATH=$ABI LD_TRACE_LOADED_OBJECTS=1 "$exe" | grep -E 'libmpi|libhcmpi')
+  libs=$(LD_LIBRARY_PATH=$ABI_DIR LD_TRACE_LOADED_OBJECTS=1 "$exe" | grep -E 'libmpi|libhcmpi')
   echo "$libs"
-  if echo "$libs" | grep -v "$ABI/" | grep -q .; then
-    echo "FAIL: $src loads a library outside $ABI"; failures=$((failures + 1)); continue
+  if echo "$libs" | grep -v "$ABI_DIR/" | grep -q .; then
+    echo "FAIL: $src loads a library outside $ABI_DIR"; failures=$((failures + 1)); continue
   fi
-  echo "$libs" | grep -q "$ABI/libmpichfort.so.12" || {
+  echo "$libs" | grep -q "$ABI_DIR/libmpichfort.so.12" || {
     echo "FAIL: $src does not load our libmpichfort.so.12"; failures=$((failures + 1)); continue; }
   for n in 2 3; do
-    if "$RUN" -n "$n" --timeout 60 --env "LD_LIBRARY_PATH=$ABI" "$exe"; then
+    if "$HCMPIRUN" -n "$n" --timeout 60 --env "LD_LIBRARY_PATH=$ABI_DIR" "$exe"; then
       echo "PASS: MPICH-built $src on hcmpi, $n ranks"
     else
       echo "FAIL: MPICH-built $src on $n ranks"; failures=$((failures + 1))
     fi
   done
 done
-[ "$failures" -eq 0 ]
+[ "$failures" -eq 0 ] || fail "$failures failures"
+
+mpif90.mpich -o "$T/probe" "$top_srcdir/tests/relink/maps_probe.f90" || fail "mpif90.mpich maps_probe.f90"
+run_check probe "sum 3 (expect 3)" timeout 90 "$HCMPIRUN" -n 2 --timeout 60 \
+  --env "LD_LIBRARY_PATH=$ABI_DIR" "$T/probe"
+check_maps "$T/probe.log" "$ABI_DIR" 2 libmpichfort.so.12 libmpich.so.12
+echo "PASS: running MPICH-built ranks map only $ABI_DIR's MPI libraries"

@@ -93,3 +93,18 @@ run_check() {
     cat "$T/$tag.log"
     grep -qx "$line" "$T/$tag.log" || fail "$tag: no line '$line'"
 }
+
+# check_maps LOG DIR N LIB...: every "WHO ID maps PATH" line of LOG names a
+# file in DIR, and each LIB (a file name there, e.g. libmpi.so.12) is mapped
+# by N distinct processes (ID: a rank or a pid).
+check_maps() {
+    log=$1
+    dir=$2
+    n=$3
+    shift 3
+    grep " maps " "$log" | grep -v " maps $dir/" && fail "a library outside $dir is mapped"
+    for lib in "$@"; do
+        who=$(grep -F " maps $dir/$lib" "$log" | awk '{print $2}' | sort -u | wc -l)
+        [ "$who" -eq "$n" ] || fail "$who of $n processes mapped $dir/$lib"
+    done
+}

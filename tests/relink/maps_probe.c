@@ -1,8 +1,10 @@
 /*
  * Built with MPICH's mpicc by tests/relink/netpipe.sh: passes a token
  * around the ring, then prints every mapped file whose name starts with
- * "libmpi" (libmpi.so.*, libmpich.so.*), so the test can prove which MPI
- * library the process really runs on.
+ * "libmpi" (libmpi.so.*, libmpich.so.*) or "libhcmpi", so the test can
+ * prove which MPI library the process really runs on.  tests/relink/soname.sh
+ * links it against libmpi.so.12 and tests/tools/install.sh builds it with
+ * the installed hcmpicc.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -34,7 +36,7 @@ static void probe_maps(int rank) {
     if (path == NULL)
       continue;
     const char *base = strrchr(path, '/') + 1;
-    if (strncmp(base, "libmpi", 6) == 0)
+    if (strncmp(base, "libmpi", 6) == 0 || strncmp(base, "libhcmpi", 8) == 0)
       printf("rank %d maps %s", rank, path);
   }
   fclose(f);
