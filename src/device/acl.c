@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,11 @@ typedef void *acl_event_t;
 
 #define ACL_OK 0
 #define ACL_REPEAT_INITIALIZE 100002
-#define ACL_IMPORTERS_OPEN 207000 /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT */
+#define ACL_IMPORTERS_OPEN 207000         /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT */
+#define ACL_API_NOT_SUPPORT 200001        /* ACL_ERROR_API_NOT_SUPPORT */
+#define ACL_FEATURE_UNSUPPORTED 200006    /* ACL_ERROR_FEATURE_UNSUPPORTED */
+#define ACL_RT_FEATURE_NOT_SUPPORT 207000 /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT  \
+                                           */
 #define ACL_KEY_BYTES 65 /* aclrtIpcMemGetExportKey's fixed key length */
 #define ACL_MEMCPY_HOST_TO_HOST 0
 #define ACL_MEMCPY_HOST_TO_DEVICE 1
@@ -112,12 +117,11 @@ static hc_status_t acl_bind(int device) {
   return HC_OK;
 }
 
-static void *acl_sym(const char *name, int required, int *missing) {
+/* *missing names the first required symbol not found. */
+static void *acl_sym(const char *name, int required, const char **missing) {
   void *f = dlsym(acl_lib, name);
-  if (f == NULL && required) {
-    hc_log(HC_LOG_INFO, "acl", "%s lacks %s", "libascendcl", name);
-    *missing = 1;
-  }
+  if (f == NULL && required && *missing == NULL)
+    *missing = name;
   return f;
 }
 
@@ -125,8 +129,8 @@ static void *acl_sym(const char *name, int required, int *missing) {
 #define ACL_LOAD(field, name, req)                                             \
   *(void **)(&acl_api.field) = acl_sym(name, req, &missing)
 
-static int acl_resolve(void) {
-  int missing = 0;
+static const char *acl_resolve(void) {
+  const char *missing = NULL;
   ACL_LOAD(init, "aclInit", 1);
   ACL_LOAD(finalize, "aclFinalize", 1);
   ACL_LOAD(set_device, "aclrtSetDevice", 1);
@@ -148,22 +152,27 @@ static int acl_resolve(void) {
   ACL_LOAD(ipc_import, "aclrtIpcMemImportByKey", 0);
   ACL_LOAD(ipc_close, "aclrtIpcMemClose", 0);
   ACL_LOAD(recent_error, "aclGetRecentErrMsg", 0);
-  return missing ? -1 : 0;
+  return missing;
 }
 
-static hc_status_t acl_init(void) {
+static hc_status_t acl_init(char *why, size_t len) {
   const char *path = hc_env_string("HCMPI_ACL_LIB", "libascendcl.so");
   acl_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (acl_lib == NULL) {
-    hc_log(HC_LOG_INFO, "acl", "cannot load %s: %s", path, dlerror());
+    snprintf(why, len, "cannot load %s", path);
+    hc_log(HC_LOG_DEBUG, "acl", "%s", dlerror());
     return HC_ERR_NOT_SUPPORTED;
   }
-  if (acl_resolve() != 0)
+  const char *missing = acl_resolve();
+  if (missing != NULL) {
+    snprintf(why, len, "%s lacks %s", path, missing);
     return HC_ERR_NOT_SUPPORTED;
+  }
   acl_error_t err = acl_api.init(NULL);
   /* torch_npu (or the application) may have initialised ACL already. */
   if (err != ACL_OK && err != ACL_REPEAT_INITIALIZE) {
     acl_report("aclInit", err);
+    snprintf(why, len, "aclInit: error %d", err);
     return HC_ERR_NOT_SUPPORTED;
   }
   acl_we_initialised = err == ACL_OK;
@@ -181,7 +190,45 @@ static void acl_fini(void) {
   acl_thread_device = -1;
 }
 
-static int acl_classify(const void *ptr, hc_mem_info_t *info) {
+/* aclrtMemGetAddressRange is optional (newer than CANN 8.5): absent, or
+ * present but answering "not supported", there is no allocation base to
+ * export, so device messages are staged; said once per process. */
+static void acl_no_address_range(const char *why) {
+  acl_api.address_range = NULL;
+  hc_log(HC_LOG_INFO, "acl",
+         "aclrtMemGetAddressRange %s: device buffers are staged, no IPC", why);
+}
+
+static int acl_unsupported(acl_error_t err) {
+  return err == ACL_API_NOT_SUPPORT || err == ACL_FEATURE_UNSUPPORTED ||
+         err == ACL_RT_FEATURE_NOT_SUPPORT;
+}
+
+/* The allocation holding ptr: 1 and base/size, or 0 when unknown. */
+static int acl_range(const void *ptr, uintptr_t *base, size_t *size) {
+  static int said_missing;
+  if (acl_api.address_range == NULL) {
+    if (!said_missing++)
+      acl_no_address_range("missing");
+    return 0;
+  }
+  void *b;
+  size_t n;
+  acl_error_t err = acl_api.address_range((void *)ptr, &b, &n);
+  if (acl_unsupported(err)) {
+    said_missing = 1;
+    acl_no_address_range("not supported by this runtime");
+    return 0;
+  }
+  if (err != ACL_OK)
+    return 0;
+  *base = (uintptr_t)b;
+  *size = n;
+  return 1;
+}
+
+static int acl_classify(const void *ptr, hc_mem_info_t *info,
+                        uint64_t *alloc_id) {
   acl_ptr_attributes_t attr;
   memset(&attr, 0, sizeof attr);
   if (acl_api.pointer_attributes(ptr, &attr) != ACL_OK ||
@@ -191,14 +238,22 @@ static int acl_classify(const void *ptr, hc_mem_info_t *info) {
   info->device = (int)attr.location.id;
   info->base = 0;
   info->size = 0;
-  void *base;
-  size_t size;
-  if (acl_api.address_range != NULL &&
-      acl_api.address_range((void *)ptr, &base, &size) == ACL_OK) {
-    info->base = (uintptr_t)base;
-    info->size = size;
-  }
+  *alloc_id = 0; /* ACL has no allocation ids: the range must do */
+  if (!acl_range(ptr, &info->base, &info->size))
+    info->base = info->size = 0;
   return 1;
+}
+
+/* A freed allocation fails the query; a new one at the same address with
+ * the same size passes: its stale export is caught when the receiver's
+ * import fails (devpath.c, HC_PKT_FLAG_STALE). */
+static int acl_still_valid(const void *ptr, const hc_mem_info_t *info,
+                           uint64_t alloc_id) {
+  (void)alloc_id;
+  uintptr_t base;
+  size_t size;
+  return acl_range(ptr, &base, &size) && base == info->base &&
+         size == info->size;
 }
 
 static int acl_kind(hc_copy_dir_t dir) {
@@ -385,6 +440,7 @@ const hc_device_ops_t hc_device_acl_ops = {
     .init = acl_init,
     .fini = acl_fini,
     .classify = acl_classify,
+    .still_valid = acl_still_valid,
     .copy = acl_copy,
     .stream_create = acl_stream_create,
     .stream_destroy = acl_stream_destroy,

@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ typedef struct cu_ipc_handle {
 #define CU_OK 0
 #define CU_NOT_READY 600
 #define CU_ATTR_MEMORY_TYPE 2    /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+#define CU_ATTR_BUFFER_ID 7      /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
 #define CU_ATTR_DEVICE_ORDINAL 9 /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
 #define CU_MEMORYTYPE_DEVICE 2
 #define CU_IPC_LAZY_PEER_ACCESS 0x1
@@ -102,20 +104,19 @@ static hc_status_t cuda_bind(int device) {
   return HC_OK;
 }
 
-static void *cuda_sym(const char *name, int *missing) {
+/* *missing names the first symbol not found. */
+static void *cuda_sym(const char *name, const char **missing) {
   void *f = dlsym(cuda_lib, name);
-  if (f == NULL) {
-    hc_log(HC_LOG_INFO, "cuda", "libcuda lacks %s", name);
-    *missing = 1;
-  }
+  if (f == NULL && *missing == NULL)
+    *missing = name;
   return f;
 }
 
 #define CUDA_LOAD(field, name)                                                 \
   *(void **)(&cuda_api.field) = cuda_sym(name, &missing)
 
-static int cuda_resolve(void) {
-  int missing = 0;
+static const char *cuda_resolve(void) {
+  const char *missing = NULL;
   CUDA_LOAD(init, "cuInit");
   CUDA_LOAD(device_get, "cuDeviceGet");
   CUDA_LOAD(primary_retain, "cuDevicePrimaryCtxRetain");
@@ -137,21 +138,25 @@ static int cuda_resolve(void) {
   CUDA_LOAD(ipc_get, "cuIpcGetMemHandle");
   CUDA_LOAD(ipc_open, "cuIpcOpenMemHandle_v2");
   CUDA_LOAD(ipc_close, "cuIpcCloseMemHandle");
-  return missing ? -1 : 0;
+  return missing;
 }
 
-static hc_status_t cuda_init(void) {
+static hc_status_t cuda_init(char *why, size_t len) {
   const char *path = hc_env_string("HCMPI_CUDA_LIB", "libcuda.so.1");
   cuda_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (cuda_lib == NULL) {
-    hc_log(HC_LOG_INFO, "cuda", "cannot load %s: %s", path, dlerror());
+    snprintf(why, len, "cannot load %s", path);
+    hc_log(HC_LOG_DEBUG, "cuda", "%s", dlerror());
     return HC_ERR_NOT_SUPPORTED;
   }
-  if (cuda_resolve() != 0)
+  const char *missing = cuda_resolve();
+  if (missing != NULL) {
+    snprintf(why, len, "%s lacks %s", path, missing);
     return HC_ERR_NOT_SUPPORTED;
+  }
   cu_result_t err = cuda_api.init(0);
   if (err != CU_OK) {
-    hc_log(HC_LOG_INFO, "cuda", "cuInit: CUresult %d (no usable GPU)", err);
+    snprintf(why, len, "cuInit: CUresult %d (no usable GPU)", err);
     return HC_ERR_NOT_SUPPORTED;
   }
   return HC_OK;
@@ -172,22 +177,31 @@ static void cuda_fini(void) {
   cuda_thread_device = -1;
 }
 
-static int cuda_classify(const void *ptr, hc_mem_info_t *info) {
+/* The pointer queries run without binding a context: on a host pointer
+ * cuPointerGetAttribute answers CUDA_ERROR_INVALID_VALUE whether or not a
+ * context is current, and a device pointer names its own context (unified
+ * addressing).  So an application that only passes host memory never gets
+ * a primary context retained (and its GPU memory used) by hcmpi; the
+ * device's context is bound only once one of its pointers was seen. */
+static int cuda_classify(const void *ptr, hc_mem_info_t *info,
+                         uint64_t *alloc_id) {
   unsigned int type = 0;
   int ordinal = 0;
+  unsigned long long id = 0;
   cu_ptr_t p = (cu_ptr_t)(uintptr_t)ptr;
-  if (cuda_bind(cuda_thread_device) != HC_OK)
-    return 0;
   /* Not initialised / not a CUDA pointer both mean host memory. */
   if (cuda_api.pointer_attribute(&type, CU_ATTR_MEMORY_TYPE, p) != CU_OK ||
       type != CU_MEMORYTYPE_DEVICE)
     return 0;
   if (cuda_api.pointer_attribute(&ordinal, CU_ATTR_DEVICE_ORDINAL, p) != CU_OK)
     return 0;
+  if (cuda_api.pointer_attribute(&id, CU_ATTR_BUFFER_ID, p) != CU_OK)
+    id = 0;
   info->kind = HC_MEM_CUDA;
   info->device = ordinal;
   info->base = 0;
   info->size = 0;
+  *alloc_id = id;
   cu_ptr_t base;
   size_t size;
   if (cuda_bind(ordinal) == HC_OK &&
@@ -196,6 +210,18 @@ static int cuda_classify(const void *ptr, hc_mem_info_t *info) {
     info->size = size;
   }
   return 1;
+}
+
+/* The buffer id is unique per allocation for the process's lifetime: a
+ * new allocation at a cached address has another one. */
+static int cuda_still_valid(const void *ptr, const hc_mem_info_t *info,
+                            uint64_t alloc_id) {
+  (void)info;
+  unsigned long long id = 0;
+  if (cuda_api.pointer_attribute(&id, CU_ATTR_BUFFER_ID,
+                                 (cu_ptr_t)(uintptr_t)ptr) != CU_OK)
+    return 0;
+  return alloc_id != 0 && id == alloc_id;
 }
 
 static hc_status_t cuda_copy(void *dst, const void *src, size_t len,
@@ -362,6 +388,7 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .init = cuda_init,
     .fini = cuda_fini,
     .classify = cuda_classify,
+    .still_valid = cuda_still_valid,
     .copy = cuda_copy,
     .stream_create = cuda_stream_create,
     .stream_destroy = cuda_stream_destroy,

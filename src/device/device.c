@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,17 +30,23 @@ typedef struct device_export {
 typedef struct device_import {
   int used;
   int busy; /* copies in flight from it (hc_device_ipc_release) */
-  unsigned long last_use;
   hc_ipc_handle_t handle;
   void *ptr;
 } device_import_t;
+
+/* A cached classification and what tells its allocation from a later one
+ * at the same address (hc_device_ops_t.classify). */
+typedef struct device_cached {
+  hc_mem_info_t info;
+  uint64_t alloc_id;
+} device_cached_t;
 
 typedef struct device_state {
   pthread_mutex_t lock;
   atomic_int initialized; /* read without the lock on every classify */
   atomic_int any;
   const hc_device_ops_t *backend[HC_MEM_KINDS];
-  hc_mem_info_t cache[DEVICE_CACHE_SLOTS];
+  device_cached_t cache[DEVICE_CACHE_SLOTS];
   int cache_next;     /* round-robin victim */
   unsigned long tick; /* LRU clock of the IPC caches */
   device_export_t exports[DEVICE_EXPORT_SLOTS];
@@ -85,20 +92,28 @@ static int device_wanted(const char *choice, const hc_device_ops_t *ops) {
   return strcmp(choice, ops->name) == 0;
 }
 
+/* Appends "name (why)" to the list of runtimes that did not load. */
+static void device_note_missing(char *list, size_t len, const char *name,
+                                const char *why) {
+  size_t used = strlen(list);
+  snprintf(list + used, len - used, "%s%s (%s)", used ? "; " : "", name,
+           why[0] ? why : "not available");
+}
+
+/* Every wanted runtime that did not load goes into one line per process
+ * at HCMPI_LOG=info (the details at debug). */
 static void device_load_locked(void) {
   const char *choice = hc_env_string("HCMPI_DEVICE", "auto");
   device_state.backend[HC_MEM_HOST] = &hc_device_host_ops;
+  char missing[512] = "";
   size_t n = sizeof device_candidates / sizeof device_candidates[0];
   for (size_t i = 0; i < n; i++) {
     const hc_device_ops_t *ops = device_candidates[i];
     if (!device_wanted(choice, ops))
       continue;
-    hc_status_t rc = ops->init();
-    if (rc != HC_OK) {
-      hc_log(HC_LOG_INFO, "device",
-             "%s runtime not available (%s): %s buffers are treated as host "
-             "memory",
-             ops->name, hcomm_strerror(rc), ops->name);
+    char why[160] = "";
+    if (ops->init(why, sizeof why) != HC_OK) {
+      device_note_missing(missing, sizeof missing, ops->name, why);
       ops->fini();
       continue;
     }
@@ -106,10 +121,14 @@ static void device_load_locked(void) {
     device_state.any = 1;
     hc_log(HC_LOG_DEBUG, "device", "%s runtime loaded", ops->name);
   }
-  if (strcmp(choice, "none") != 0 && !device_state.any &&
-      strcmp(choice, "auto") != 0)
-    hc_log(HC_LOG_INFO, "device", "HCMPI_DEVICE=%s: no such runtime loaded",
-           choice);
+  if (strcmp(choice, "none") != 0 && strcmp(choice, "auto") != 0 &&
+      !device_state.any && missing[0] == '\0')
+    device_note_missing(missing, sizeof missing, choice, "no such runtime");
+  if (missing[0] != '\0')
+    hc_log(HC_LOG_INFO, "device",
+           "HCMPI_DEVICE=%s: not loaded: %s; such buffers are treated as host "
+           "memory",
+           choice, missing);
 }
 
 hc_status_t hc_device_init(void) {
@@ -122,16 +141,17 @@ hc_status_t hc_device_init(void) {
   return HC_OK;
 }
 
+static void device_import_close_locked(device_import_t *im) {
+  const hc_device_ops_t *ops = device_state.backend[im->handle.kind];
+  if (ops != NULL)
+    ops->ipc_close(&im->handle, im->ptr);
+  im->used = 0;
+}
+
 static void device_close_imports_locked(void) {
-  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
-    device_import_t *im = &device_state.imports[i];
-    if (!im->used)
-      continue;
-    const hc_device_ops_t *ops = device_state.backend[im->handle.kind];
-    if (ops != NULL)
-      ops->ipc_close(&im->handle, im->ptr);
-    im->used = 0;
-  }
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++)
+    if (device_state.imports[i].used)
+      device_import_close_locked(&device_state.imports[i]);
 }
 
 /* One attempt: HC_ERR_AGAIN (entry kept) while importers hold it. */
@@ -192,21 +212,43 @@ const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind) {
   return device_state.backend[kind];
 }
 
+static int device_cache_covers(const device_cached_t *c, uintptr_t p) {
+  return c->info.size != 0 && p >= c->info.base &&
+         p - c->info.base < c->info.size;
+}
+
+static void device_forget_locked(uintptr_t p);
+
+/* A cached entry covering p that the runtime still confirms; entries it
+ * no longer confirms (freed, or a new allocation at that address) are
+ * dropped with their exports. */
 static int device_cache_find_locked(uintptr_t p, hc_mem_info_t *info) {
   for (int i = 0; i < DEVICE_CACHE_SLOTS; i++) {
-    hc_mem_info_t *c = &device_state.cache[i];
-    if (c->size != 0 && p >= c->base && p - c->base < c->size) {
-      *info = *c;
+    device_cached_t *c = &device_state.cache[i];
+    if (!device_cache_covers(c, p))
+      continue;
+    const hc_device_ops_t *ops = device_state.backend[c->info.kind];
+    if (ops != NULL &&
+        ops->still_valid((const void *)p, &c->info, c->alloc_id)) {
+      *info = c->info;
       return 1;
     }
+    hc_log(HC_LOG_DEBUG, "device",
+           "cached range at %#lx changed (freed or reallocated): dropped",
+           (unsigned long)c->info.base);
+    device_forget_locked(p);
+    return 0;
   }
   return 0;
 }
 
-static void device_cache_add_locked(const hc_mem_info_t *info) {
+static void device_cache_add_locked(const hc_mem_info_t *info,
+                                    uint64_t alloc_id) {
   if (info->size == 0)
     return;
-  device_state.cache[device_state.cache_next] = *info;
+  device_cached_t *c = &device_state.cache[device_state.cache_next];
+  c->info = *info;
+  c->alloc_id = alloc_id;
   device_state.cache_next = (device_state.cache_next + 1) % DEVICE_CACHE_SLOTS;
 }
 
@@ -228,8 +270,9 @@ hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info) {
   int hit = device_cache_find_locked((uintptr_t)ptr, info);
   for (int k = HC_MEM_HOST + 1; !hit && k < HC_MEM_KINDS; k++) {
     const hc_device_ops_t *ops = device_state.backend[k];
-    if (ops != NULL && ops->classify(ptr, info)) {
-      device_cache_add_locked(info);
+    uint64_t alloc_id = 0;
+    if (ops != NULL && ops->classify(ptr, info, &alloc_id)) {
+      device_cache_add_locked(info, alloc_id);
       hit = 1;
     }
   }
@@ -239,12 +282,10 @@ hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info) {
   return info->kind;
 }
 
-void hc_device_forget(const void *ptr) {
-  uintptr_t p = (uintptr_t)ptr;
-  pthread_mutex_lock(&device_state.lock);
+static void device_forget_locked(uintptr_t p) {
   for (int i = 0; i < DEVICE_CACHE_SLOTS; i++) {
-    hc_mem_info_t *c = &device_state.cache[i];
-    if (c->size != 0 && p >= c->base && p - c->base < c->size)
+    device_cached_t *c = &device_state.cache[i];
+    if (device_cache_covers(c, p))
       memset(c, 0, sizeof *c);
   }
   for (int i = 0; i < DEVICE_EXPORT_SLOTS; i++) {
@@ -252,6 +293,11 @@ void hc_device_forget(const void *ptr) {
     if (ex->used && p >= ex->base && p - ex->base < ex->size)
       device_unexport_locked(ex);
   }
+}
+
+void hc_device_forget(const void *ptr) {
+  pthread_mutex_lock(&device_state.lock);
+  device_forget_locked((uintptr_t)ptr);
   pthread_mutex_unlock(&device_state.lock);
 }
 
@@ -259,7 +305,7 @@ int hc_device_cache_count(void) {
   int n = 0;
   pthread_mutex_lock(&device_state.lock);
   for (int i = 0; i < DEVICE_CACHE_SLOTS; i++)
-    n += device_state.cache[i].size != 0;
+    n += device_state.cache[i].info.size != 0;
   pthread_mutex_unlock(&device_state.lock);
   return n;
 }
@@ -349,24 +395,13 @@ static int device_handle_equal(const hc_ipc_handle_t *a,
          memcmp(a->data, b->data, sizeof a->data) == 0;
 }
 
-/* A free slot, else the least recently used import no copy is using,
- * closed now (which also lets its exporter withdraw it). */
+/* A free slot (imports close when their last copy is done, so every used
+ * slot is busy), or NULL. */
 static device_import_t *device_import_slot_locked(void) {
-  device_import_t *lru = NULL;
-  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
-    device_import_t *im = &device_state.imports[i];
-    if (!im->used)
-      return im;
-    if (im->busy == 0 && (lru == NULL || im->last_use < lru->last_use))
-      lru = im;
-  }
-  if (lru != NULL) {
-    const hc_device_ops_t *ops = device_state.backend[lru->handle.kind];
-    if (ops != NULL)
-      ops->ipc_close(&lru->handle, lru->ptr);
-    lru->used = 0;
-  }
-  return lru;
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++)
+    if (!device_state.imports[i].used)
+      return &device_state.imports[i];
+  return NULL;
 }
 
 hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
@@ -395,7 +430,6 @@ hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
   }
   if (rc == HC_OK) {
     im->busy++;
-    im->last_use = ++device_state.tick;
     *ptr = im->ptr;
   }
   pthread_mutex_unlock(&device_state.lock);
@@ -407,7 +441,9 @@ void hc_device_ipc_release(const hc_ipc_handle_t *handle) {
   for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
     device_import_t *im = &device_state.imports[i];
     if (im->used && im->busy > 0 && device_handle_equal(&im->handle, handle)) {
-      im->busy--;
+      /* Closed at once when unused: the exporter may free next. */
+      if (--im->busy == 0)
+        device_import_close_locked(im);
       break;
     }
   }

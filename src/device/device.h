@@ -61,14 +61,23 @@ typedef struct hc_ipc_handle {
 typedef struct hc_device_ops {
   const char *name;
   hc_mem_kind_t kind;
-  /* Loads the runtime.  HC_ERR_NOT_SUPPORTED (quietly) when it is absent;
-   * fini is then still safe to call. */
-  hc_status_t (*init)(void);
+  /* Loads the runtime.  HC_ERR_NOT_SUPPORTED (quietly: why, len bytes,
+   * says what was missing, for the layer's one log line) when it is
+   * absent; fini is then still safe to call. */
+  hc_status_t (*init)(char *why, size_t len);
   /* Releases streams, events and the runtime; safe after a failed init. */
   void (*fini)(void);
   /* 1 and *info filled when ptr lies in memory of this runtime's devices;
-   * 0 for anything else (host memory, unknown pointers, runtime errors). */
-  int (*classify)(const void *ptr, hc_mem_info_t *info);
+   * 0 for anything else (host memory, unknown pointers, runtime errors).
+   * *alloc_id: what tells this allocation from a later one at the same
+   * address where the runtime can tell (CUDA's buffer id), else 0. */
+  int (*classify)(const void *ptr, hc_mem_info_t *info, uint64_t *alloc_id);
+  /* Cheap re-check of a cached classification, once per message: 1 when
+   * the allocation holding ptr is still [info->base, +info->size) with
+   * alloc_id, 0 when it was freed or replaced (the cache entry and any
+   * export of it are then dropped). */
+  int (*still_valid)(const void *ptr, const hc_mem_info_t *info,
+                     uint64_t alloc_id);
   /* Synchronous copy of len bytes; device is the ordinal the device side
    * belongs to (the calling thread is bound to it first). */
   hc_status_t (*copy)(void *dst, const void *src, size_t len, hc_copy_dir_t dir,
@@ -136,9 +145,10 @@ int hc_device_any(void);
 const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind);
 
 /* Classifies ptr (host when no backend claims it).  Device results are
- * cached by allocation range; a range is dropped by hc_device_forget, by
- * hc_device_fini, and when a backend no longer recognises a cached pointer
- * (re-checked on failures reported through hc_device_forget). */
+ * cached by allocation range and re-checked on every hit with the
+ * backend's still_valid query: a range freed or replaced by a new
+ * allocation is dropped (with its export), as are ranges passed to
+ * hc_device_forget and everything at hc_device_fini. */
 hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info);
 /* Drops any cached classification (and cached export) covering ptr; call
  * when the allocation is freed or an operation on it failed. */
@@ -156,10 +166,12 @@ hc_status_t hc_device_copy(void *dst, const hc_mem_info_t *dinfo,
  * the offset of ptr from the exported base. */
 hc_status_t hc_device_ipc_export(const void *ptr, const hc_mem_info_t *info,
                                  hc_ipc_handle_t *handle, size_t *offset);
-/* Imports a peer's export (cached per handle; least recently used imports
- * are closed when the cache is full) and marks it in use: every successful
- * import is paired with hc_device_ipc_release once the copies from it are
- * done, so it is never closed under a copy. */
+/* Imports a peer's export and marks it in use: every successful import is
+ * paired with hc_device_ipc_release once the copies from it are done.
+ * Imports of one handle in use together share one mapping; the last
+ * release closes it, because the runtime's rule is that importers close
+ * before the exporter frees, and the exporting application may free its
+ * buffer as soon as its send completed. */
 hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr);
 void hc_device_ipc_release(const hc_ipc_handle_t *handle);
 /* Closes every cached import now (before the exporters withdraw). */

@@ -8,16 +8,28 @@
 
 #include "device/device.h"
 
-static hc_status_t host_init(void) { return HC_OK; }
+static hc_status_t host_init(char *why, size_t len) {
+  (void)why, (void)len;
+  return HC_OK;
+}
 
 static void host_fini(void) {}
 
-static int host_classify(const void *ptr, hc_mem_info_t *info) {
+static int host_classify(const void *ptr, hc_mem_info_t *info,
+                         uint64_t *alloc_id) {
   (void)ptr;
+  *alloc_id = 0;
   info->kind = HC_MEM_HOST;
   info->device = -1;
   info->base = 0;
   info->size = 0;
+  return 1;
+}
+
+/* Host memory is never cached (size 0), so never re-checked. */
+static int host_still_valid(const void *ptr, const hc_mem_info_t *info,
+                            uint64_t alloc_id) {
+  (void)ptr, (void)info, (void)alloc_id;
   return 1;
 }
 
@@ -80,6 +92,7 @@ const hc_device_ops_t hc_device_host_ops = {
     .init = host_init,
     .fini = host_fini,
     .classify = host_classify,
+    .still_valid = host_still_valid,
     .copy = host_copy,
     .stream_create = host_stream_create,
     .stream_destroy = host_stream_destroy,

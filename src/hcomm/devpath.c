@@ -35,7 +35,8 @@ enum {
   WORK_SEND_STAGING = 1,
   WORK_RECV_IPC = 2,
   WORK_SEND_HCCL = 3,
-  WORK_RECV_HCCL = 4
+  WORK_RECV_HCCL = 4,
+  WORK_RECV_STAGING = 5
 };
 enum { USED_SELF, USED_IPC, USED_STAGING, USED_HCCL, USED_KINDS };
 
@@ -70,6 +71,13 @@ struct hc_devreq {
   devpath_slot_t slot[DEVPATH_SLOTS_MAX];
   /* receiver ipc */
   devpath_chunk_t *wait;
+  /* receiver staging: host bytes gathered into pinned chunks, each copied
+   * to the device asynchronously while later fragments arrive */
+  devpath_chunk_t *fill; /* the chunk being filled, or NULL */
+  size_t fill_off, fill_len;
+  devpath_chunk_t *rx_head, *rx_tail; /* copies queued, oldest first */
+  int rx_count;
+  hc_status_t rx_error; /* first failure: the request ends with it */
   /* hccl (either side) */
   hc_hccl_op_t *hop;
   unsigned char *rts_buf; /* RTS payload with the pair's root info */
@@ -220,8 +228,7 @@ void hc_devpath_on_rts(hcomm_request_t *req, const hc_pkt_hdr_t *hdr,
   if (rts.magic != DEVPATH_RTS_MAGIC)
     return;
   if (hdr->payload_bytes > sizeof rts && hc_hccl_usable())
-    hc_hccl_note_root(req->peer,
-                      (const unsigned char *)payload + sizeof rts);
+    hc_hccl_note_root(req->peer, (const unsigned char *)payload + sizeof rts);
   if (req->dev == NULL) {
     /* A host receive buffer: only the peer's side is device memory. */
     req->dev = calloc(1, sizeof *req->dev);
@@ -288,6 +295,19 @@ static void *devpath_stream(hc_mem_kind_t kind, int device) {
 
 int hc_devpath_nactive;
 
+/* Returns the receiver's staging chunks to the pool. */
+static void devpath_rx_drop(hc_devreq_t *d) {
+  devpath_chunk_put(d->fill);
+  d->fill = NULL;
+  while (d->rx_head != NULL) {
+    devpath_chunk_t *c = d->rx_head;
+    d->rx_head = c->next;
+    devpath_chunk_put(c);
+  }
+  d->rx_tail = NULL;
+  d->rx_count = 0;
+}
+
 static void devpath_activate(hc_devreq_t *d, int work) {
   hc_devpath_nactive++;
   d->work = work;
@@ -314,6 +334,7 @@ static void devpath_deactivate(hc_devreq_t *d) {
   d->nslots = 0;
   devpath_chunk_put(d->wait);
   d->wait = NULL;
+  devpath_rx_drop(d);
 }
 
 /* ---- receiver -------------------------------------------------------------
@@ -346,6 +367,23 @@ static void devpath_self_copy(hcomm_request_t *req) {
   hc_proto_finish_recv(req);
 }
 
+/* A CTS of our own: flags HC_PKT_FLAG_STALE (staging: the sender's export
+ * could not be imported, its key died with a freed allocation, say, so it
+ * drops the cached export and exports afresh next time) or
+ * HC_PKT_FLAG_DEVICE (hccl: offset is our HcclRecv's number, payload
+ * maybe the pair's root info). */
+static void devpath_send_cts(hcomm_request_t *req, uint8_t flags,
+                             uint64_t offset, const void *payload, size_t len) {
+  hc_pkt_hdr_t hdr = {0};
+  hdr.type = HC_PKT_CTS;
+  hdr.flags = flags;
+  hdr.sreq = req->remote_id;
+  hdr.rreq = hc_request_id(req);
+  hdr.total_bytes = req->take;
+  hdr.offset = offset;
+  hc_proto_send_ctl(req->peer, &hdr, payload, len);
+}
+
 static int devpath_ipc_usable(const hcomm_request_t *req) {
   const hc_devreq_t *d = req->dev;
   int ipc_on = devpath.path == PATH_AUTO || devpath.path == PATH_IPC;
@@ -362,8 +400,16 @@ static int devpath_try_ipc(hcomm_request_t *req) {
     return 0;
   const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
   void *base, *stream = devpath_stream(d->info.kind, d->info.device);
-  if (stream == NULL || hc_device_ipc_import(&d->rts.ipc, &base) != HC_OK)
+  if (stream == NULL)
     return 0;
+  hc_status_t irc = hc_device_ipc_import(&d->rts.ipc, &base);
+  if (irc != HC_OK) {
+    hc_log(HC_LOG_DEBUG, "device", "import from rank %d: %s; staging",
+           req->peer, hcomm_strerror(irc));
+    devpath_send_cts(req, HC_PKT_FLAG_STALE, 0, NULL, 0);
+    devpath_note(USED_STAGING, "staging", req);
+    return 1;
+  }
   d->wait = devpath_chunk_get(d->info.kind, 0);
   if (d->wait == NULL) {
     hc_device_ipc_release(&d->rts.ipc);
@@ -405,14 +451,8 @@ static int devpath_try_hccl(hcomm_request_t *req) {
   if (d->hop == NULL)
     return 0;
   size_t root_len = root != NULL ? HC_HCCL_ROOT_BYTES : 0;
-  hc_pkt_hdr_t hdr = {0};
-  hdr.type = HC_PKT_CTS;
-  hdr.flags = HC_PKT_FLAG_DEVICE;
-  hdr.sreq = req->remote_id;
-  hdr.rreq = hc_request_id(req);
-  hdr.total_bytes = req->take;
-  hdr.offset = hc_hccl_op_seq(d->hop);
-  hc_proto_send_ctl(req->peer, &hdr, root, root_len);
+  devpath_send_cts(req, HC_PKT_FLAG_DEVICE, hc_hccl_op_seq(d->hop), root,
+                   root_len);
   devpath_note(USED_HCCL, "hccl", req);
   devpath_activate(d, WORK_RECV_HCCL);
   return 1;
@@ -433,19 +473,158 @@ int hc_devpath_recv_start(hcomm_request_t *req) {
   return HC_DEVPATH_CTS;
 }
 
+/* ---- receiver staging: host fragments to a device buffer ---------------
+ * Fragments are gathered in a pinned chunk; a full chunk (and the last,
+ * partial one at hc_devpath_recv_landed) is queued as one async
+ * host-to-device copy with an event, so the copy runs while the next
+ * fragments arrive.  At most devpath.slots copies are queued per request;
+ * the request completes when the last one's event is done. */
+
+/* Retires finished copies, oldest first; with block, waits for at least
+ * the oldest.  A failed copy is remembered in d->rx_error. */
+static int devpath_rx_reap(hc_devreq_t *d, int block) {
+  const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
+  int retired = 0;
+  while (d->rx_head != NULL) {
+    hc_status_t rc = ops->event_query(d->rx_head->event);
+    if (rc == HC_ERR_AGAIN) {
+      if (block && retired == 0)
+        continue; /* device work finishes without us: spin on it */
+      break;
+    }
+    if (rc != HC_OK && d->rx_error == HC_OK)
+      d->rx_error = rc;
+    devpath_chunk_t *c = d->rx_head;
+    d->rx_head = c->next;
+    if (d->rx_head == NULL)
+      d->rx_tail = NULL;
+    d->rx_count--;
+    devpath_chunk_put(c);
+    retired++;
+  }
+  return retired;
+}
+
+/* Queues the filled chunk's copy to the device. */
+static hc_status_t devpath_rx_flush(hc_devreq_t *d) {
+  devpath_chunk_t *c = d->fill;
+  if (c == NULL)
+    return HC_OK;
+  d->fill = NULL;
+  const hc_device_ops_t *ops = hc_device_backend(d->info.kind);
+  void *stream = devpath_stream(d->info.kind, d->info.device);
+  unsigned char *dst = (unsigned char *)d->req->recv_buf + d->fill_off;
+  hc_status_t rc = stream == NULL ? HC_ERR_NOT_SUPPORTED
+                                  : ops->copy_async(dst, c->buf, d->fill_len,
+                                                    HC_COPY_H2D, stream);
+  if (rc == HC_OK)
+    rc = ops->event_record(c->event, stream);
+  if (rc != HC_OK) {
+    devpath_chunk_put(c);
+    return rc;
+  }
+  c->next = NULL;
+  if (d->rx_tail != NULL)
+    d->rx_tail->next = c;
+  else
+    d->rx_head = c;
+  d->rx_tail = c;
+  d->rx_count++;
+  return HC_OK;
+}
+
+static void devpath_reap_until_room(hc_devreq_t *d) {
+  devpath_rx_reap(d, 0);
+  while (d->rx_count >= devpath.slots)
+    devpath_rx_reap(d, 1);
+}
+
+/* A chunk to gather into from offset; NULL when no pinned memory. */
+static devpath_chunk_t *devpath_rx_chunk(hc_devreq_t *d, size_t offset) {
+  devpath_reap_until_room(d);
+  d->fill = devpath_chunk_get(d->info.kind, 1);
+  d->fill_off = offset;
+  d->fill_len = 0;
+  return d->fill;
+}
+
+static hc_status_t devpath_rx_put(hc_devreq_t *d, size_t offset,
+                                  const unsigned char *src, size_t n) {
+  while (n > 0) {
+    hc_status_t rc = HC_OK;
+    if (d->fill != NULL && offset != d->fill_off + d->fill_len)
+      rc = devpath_rx_flush(d); /* not contiguous: a chunk of its own */
+    if (rc == HC_OK && d->fill == NULL && devpath_rx_chunk(d, offset) == NULL) {
+      /* No pinned memory: a synchronous copy still delivers. */
+      hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+      return hc_device_copy((unsigned char *)d->req->recv_buf + offset,
+                            &d->info, src, &host, n);
+    }
+    if (rc != HC_OK)
+      return rc;
+    size_t k = devpath.chunk_bytes - d->fill_len;
+    k = k < n ? k : n;
+    memcpy((unsigned char *)d->fill->buf + d->fill_len, src, k);
+    d->fill_len += k;
+    offset += k;
+    src += k;
+    n -= k;
+    if (d->fill_len == devpath.chunk_bytes &&
+        (rc = devpath_rx_flush(d)) != HC_OK)
+      return rc;
+  }
+  return HC_OK;
+}
+
 hc_status_t hc_devpath_copy_in(hcomm_request_t *req, size_t offset,
                                const void *src, size_t n) {
-  unsigned char *dst = (unsigned char *)req->recv_buf + offset;
-  if (req->dev == NULL || req->dev->info.kind == HC_MEM_HOST) {
-    memcpy(dst, src, n);
+  hc_devreq_t *d = req->dev;
+  if (d == NULL || d->info.kind == HC_MEM_HOST) {
+    memcpy((unsigned char *)req->recv_buf + offset, src, n);
     return HC_OK;
   }
-  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
-  hc_status_t rc = hc_device_copy(dst, &req->dev->info, src, &host, n);
+  /* After a failure the remaining fragments are only counted: the request
+   * ends with the first error once all of them arrived. */
+  if (d->rx_error != HC_OK)
+    return d->rx_error;
+  hc_status_t rc = devpath_rx_put(d, offset, src, n);
   if (rc != HC_OK)
-    hc_log(HC_LOG_ERROR, "device", "copy to device receive buffer: %s",
-           hcomm_strerror(rc));
+    d->rx_error = rc;
   return rc;
+}
+
+int hc_devpath_recv_landed(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (d == NULL || d->work != WORK_NONE ||
+      (d->fill == NULL && d->rx_head == NULL && d->rx_error == HC_OK))
+    return 0;
+  hc_status_t rc = devpath_rx_flush(d);
+  if (rc != HC_OK && d->rx_error == HC_OK)
+    d->rx_error = rc;
+  devpath_activate(d, WORK_RECV_STAGING);
+  return 1;
+}
+
+/* The receive completes once every queued copy finished (with the first
+ * error, if any: its bytes are not trustworthy). */
+static int devpath_recv_staging_step(hc_devreq_t *d) {
+  int moved = devpath_rx_reap(d, 0);
+  if (d->rx_head != NULL)
+    return moved;
+  hcomm_request_t *req = d->req;
+  hc_status_t rc = d->rx_error;
+  devpath_deactivate(d);
+  d->rx_error = HC_OK;
+  if (rc != HC_OK) {
+    hc_log(HC_LOG_ERROR, "device",
+           "copy to device receive buffer (from rank %d): %s", req->peer,
+           hcomm_strerror(rc));
+    req->status.bytes = 0;
+    hc_request_complete(req, rc);
+  } else {
+    hc_proto_finish_recv(req);
+  }
+  return moved + 1;
 }
 
 static int devpath_recv_ipc_step(hc_devreq_t *d) {
@@ -498,6 +677,13 @@ int hc_devpath_on_cts(hcomm_request_t *req, int peer, const hc_pkt_hdr_t *hdr,
   if (hdr->flags & HC_PKT_FLAG_DEVICE) {
     devpath_hccl_cts(req, peer, hdr, payload);
     return 1;
+  }
+  if (hdr->flags & HC_PKT_FLAG_STALE) {
+    hc_log(HC_LOG_DEBUG, "device",
+           "rank %d could not import our export: "
+           "dropped",
+           peer);
+    hc_device_forget(req->send_buf);
   }
   uint64_t rreq = hdr->rreq;
   size_t bytes = hdr->total_bytes;
@@ -655,6 +841,8 @@ int hc_devpath_progress(void) {
       moved += devpath_send_step(d);
     else if (d->work == WORK_RECV_IPC)
       moved += devpath_recv_ipc_step(d);
+    else if (d->work == WORK_RECV_STAGING)
+      moved += devpath_recv_staging_step(d);
     else if (d->work == WORK_SEND_HCCL || d->work == WORK_RECV_HCCL)
       moved += devpath_hccl_step(d);
     d = next;

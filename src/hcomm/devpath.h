@@ -33,6 +33,9 @@ typedef struct hc_devreq hc_devreq_t;
 /* RTS flag: the sender's buffer is device memory; the RTS payload is an
  * hc_dev_rts_t. */
 #define HC_PKT_FLAG_DEVICE 0x2
+/* CTS flag: the RTS's IPC export could not be imported (stale): the
+ * sender drops it from its cache and streams this message. */
+#define HC_PKT_FLAG_STALE 0x4
 
 /* Classifies the request's buffer (send_buf or recv_buf); device buffers
  * get req->dev.  Host buffers cost one classification and nothing else.
@@ -54,9 +57,16 @@ enum hc_devpath_start {
 /* Receiver: a matched rendezvous with take > 0 is starting. */
 int hc_devpath_recv_start(hcomm_request_t *req);
 /* Receiver: n bytes of host data for [offset, offset+n) of the receive
- * buffer, whatever memory that buffer is. */
+ * buffer, whatever memory that buffer is; src may be reused on return.
+ * For a device buffer the copy is queued (asynchronously) and a failure
+ * is remembered: the request then ends with that error, see below. */
 hc_status_t hc_devpath_copy_in(hcomm_request_t *req, size_t offset,
                                const void *src, size_t n);
+/* Receiver: every byte of req has gone through hc_devpath_copy_in.  1 when
+ * the device path now owns the completion (copies still queued, or one
+ * failed): it completes req from hc_devpath_progress once the last copy's
+ * event is done; 0 when the caller completes it now. */
+int hc_devpath_recv_landed(hcomm_request_t *req);
 /* Sender: CTS (hdr, payload) from world rank peer for a device send
  * buffer: an hccl CTS (flag HC_PKT_FLAG_DEVICE; offset: the receive's
  * number; payload: maybe the pair's root info) queues the HcclSend, else

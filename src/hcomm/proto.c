@@ -256,8 +256,11 @@ static void proto_copy_in(hcomm_request_t *req, size_t offset,
                           const void *src, size_t n) {
   if (req->acc.unpack != NULL)
     req->acc.unpack(req->acc.ctx, offset, src, n);
-  else
-    hc_devpath_copy_in(req, offset, src, n); /* memcpy for host */
+  else /* memcpy for host; a failed device copy is remembered by the
+        * device path, which ends the request with it once every fragment
+        * landed (proto_finish_recv), so no later DATA names a completed
+        * request */
+    (void)hc_devpath_copy_in(req, offset, src, n);
 }
 
 void hc_proto_send(hcomm_request_t *req) {
@@ -313,6 +316,9 @@ void hc_proto_send(hcomm_request_t *req) {
 }
 
 static void proto_finish_recv(hcomm_request_t *req) {
+  /* Copies into a device buffer may still be queued (or have failed). */
+  if (hc_devpath_recv_landed(req))
+    return;
   req->status.bytes = req->take;
   hc_request_complete(req, req->total > req->bytes ? HC_ERR_TRUNCATE : HC_OK);
 }

@@ -17,10 +17,19 @@
 fake_state_t fake = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static __thread int fake_thread_device = -1;
 
-/* Device virtual addresses come from one reservation and are never reused,
- * so a freed device range can never turn into host memory. */
+/* Device virtual addresses come from one PROT_NONE reservation, so a freed
+ * device range never turns into host memory.  Freed spans are handed out
+ * again (same span size, most recently freed first), as real allocators
+ * do: that is what makes stale per-address caches in hcmpi visible. */
 #define FAKE_VA_BYTES (64ULL << 30)
 #define FAKE_VA_ALIGN (64ULL << 10)
+#define FAKE_VA_FREE_MAX 256
+
+static struct {
+  uintptr_t va[FAKE_VA_FREE_MAX];
+  size_t span[FAKE_VA_FREE_MAX];
+  int n;
+} fake_va_free;
 
 aclError fake_fail(aclError err, const char *why) {
   snprintf(fake.last_error, sizeof fake.last_error, "fake-cann: %s", why);
@@ -104,6 +113,20 @@ aclError fake_need_context(void) {
   return ACL_SUCCESS;
 }
 
+static size_t fake_va_span(size_t bytes) {
+  size_t span = (bytes + FAKE_VA_ALIGN - 1) & ~(FAKE_VA_ALIGN - 1);
+  return span + FAKE_VA_ALIGN; /* a gap: ranges never touch */
+}
+
+/* Caller holds fake.lock.  A full free list just forgets the span. */
+static void fake_release_va(uintptr_t va, size_t bytes) {
+  if (va == 0 || fake_va_free.n == FAKE_VA_FREE_MAX)
+    return;
+  fake_va_free.va[fake_va_free.n] = va;
+  fake_va_free.span[fake_va_free.n] = fake_va_span(bytes);
+  fake_va_free.n++;
+}
+
 /* Caller holds fake.lock. */
 uintptr_t fake_reserve_va(size_t bytes) {
   if (fake.va_base == 0) {
@@ -114,8 +137,15 @@ uintptr_t fake_reserve_va(size_t bytes) {
     fake.va_base = (uintptr_t)p;
     fake.va_next = fake.va_base;
   }
-  size_t span = (bytes + FAKE_VA_ALIGN - 1) & ~(FAKE_VA_ALIGN - 1);
-  span += FAKE_VA_ALIGN; /* a gap: ranges never touch */
+  size_t span = fake_va_span(bytes);
+  for (int i = fake_va_free.n - 1; i >= 0; i--)
+    if (fake_va_free.span[i] == span) {
+      uintptr_t va = fake_va_free.va[i];
+      fake_va_free.n--;
+      fake_va_free.va[i] = fake_va_free.va[fake_va_free.n];
+      fake_va_free.span[i] = fake_va_free.span[fake_va_free.n];
+      return va;
+    }
   if (fake.va_next + span > fake.va_base + FAKE_VA_BYTES)
     return 0;
   uintptr_t va = fake.va_next;
@@ -187,6 +217,7 @@ static void fake_unlink_alloc_locked(fake_alloc_t *a) {
 
 void fake_drop_alloc_locked(fake_alloc_t *a) {
   fake_unlink_alloc_locked(a);
+  fake_release_va(a->dev, a->map_size);
   munmap(a->shadow, a->map_size);
   if (a->fd >= 0)
     close(a->fd);
@@ -200,8 +231,14 @@ aclError aclrtFree(void *devPtr) {
     pthread_mutex_unlock(&fake.lock);
     return fake_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: not an allocation");
   }
-  /* Exports of a freed allocation are withdrawn; importers keep the pages
-   * they mapped (the memfd lives while mapped). */
+  /* The documented order: every importer closes before the exporter
+   * frees.  Refused while one has not (the allocation stays). */
+  if (fake_ipc_imported_locked(a)) {
+    pthread_mutex_unlock(&fake.lock);
+    return fake_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     "aclrtFree: another process still imports it");
+  }
+  /* Exports of a freed allocation are withdrawn: their keys die. */
   fake_ipc_withdraw_locked(a);
   fake_drop_alloc_locked(a);
   pthread_mutex_unlock(&fake.lock);
@@ -279,6 +316,10 @@ aclError aclrtPointerGetAttributes(const void *ptr,
 aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize) {
   if (pbase == NULL || psize == NULL)
     return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  const char *hide = getenv("FAKE_CANN_NO_ADDRESS_RANGE");
+  if (hide != NULL && atoi(hide) != 0) /* test hook: an older runtime */
+    return fake_fail(ACL_ERROR_API_NOT_SUPPORT,
+                     "aclrtMemGetAddressRange not supported");
   pthread_mutex_lock(&fake.lock);
   fake_alloc_t *a = fake_find((uintptr_t)ptr);
   if (a != NULL) {
@@ -379,8 +420,8 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value,
   return err;
 }
 
-aclError fakecann_device_span(const void *dev, size_t n, void **shadow,
-                              int *fd, uint64_t *offset) {
+aclError fakecann_device_span(const void *dev, size_t n, void **shadow, int *fd,
+                              uint64_t *offset) {
   pthread_mutex_lock(&fake.lock);
   fake_alloc_t *a = fake_find((uintptr_t)dev);
   aclError err = ACL_SUCCESS;

@@ -20,6 +20,7 @@ typedef void *aclrtEvent;
 #define ACL_ERROR_REPEAT_INITIALIZE 100002
 #define ACL_ERROR_REPEAT_FINALIZE 100037
 #define ACL_ERROR_BAD_ALLOC 200000
+#define ACL_ERROR_API_NOT_SUPPORT 200001
 #define ACL_ERROR_INVALID_DEVICE 200002
 #define ACL_ERROR_MEMORY_ADDRESS_UNALIGNED 200003
 #define ACL_ERROR_RT_PARAM_INVALID 107000
@@ -130,7 +131,24 @@ aclError fakecann_stream_call(aclrtStream stream, int (*fn)(void *arg),
 /* Resolves [dev, dev+n) of one owned (not imported) device allocation:
  * the double's private mapping of it, the memfd holding it and the offset
  * in that memfd.  ACL_ERROR_INVALID_PARAM for anything else. */
-aclError fakecann_device_span(const void *dev, size_t n, void **shadow,
-                              int *fd, uint64_t *offset);
+aclError fakecann_device_span(const void *dev, size_t n, void **shadow, int *fd,
+                              uint64_t *offset);
+
+/* ---- test hooks (not ACL): faults and observations for hcmpi's tests ----
+ * Environment knobs, read when the first copy is queued:
+ *  FAKE_CANN_FAIL_H2D=N      the Nth aclrtMemcpyAsync host-to-device copy
+ *                            of the process (1 = the first) fails on its
+ *                            stream, as a device fault would: the events
+ *                            after it report ACL_ERROR_RT_INTERNAL_ERROR;
+ *  FAKE_CANN_HOLD_H2D=1      async host-to-device copies wait in their
+ *                            stream until fakecann_release_h2d() is called;
+ *  FAKE_CANN_NO_ADDRESS_RANGE=1  aclrtMemGetAddressRange answers
+ *                            ACL_ERROR_API_NOT_SUPPORT, as on a CANN (8.5 or
+ *                            older) whose runtime lacks it. */
+/* Lets held host-to-device copies run (FAKE_CANN_HOLD_H2D). */
+void fakecann_release_h2d(void);
+/* Async host-to-device copies queued while an earlier one on the same
+ * stream had not finished yet (a measure of copy/receive overlap). */
+unsigned long fakecann_h2d_overlaps(void);
 
 #endif /* FAKE_ACL_H */

@@ -61,6 +61,8 @@ int fake_is_pinned_locked(uintptr_t p, size_t n);
 aclError fake_resolve_copy(void *dst, size_t destMax, const void *src,
                            size_t count, aclrtMemcpyKind kind, int async,
                            fake_copy_t *out);
+/* 1 when another process holds an import of an export of a. */
+int fake_ipc_imported_locked(const fake_alloc_t *a);
 /* Withdraws every export of allocation a (it is being freed). */
 void fake_ipc_withdraw_locked(fake_alloc_t *a);
 

@@ -98,6 +98,13 @@ static void fake_ipc_atexit(void) {
   pthread_mutex_unlock(&fake.lock);
 }
 
+int fake_ipc_imported_locked(const fake_alloc_t *a) {
+  for (fake_export_t *ex = fake.exports; ex != NULL; ex = ex->next)
+    if (ex->alloc == a && atomic_load(&ex->rec->importers) > 0)
+      return 1;
+  return 0;
+}
+
 void fake_ipc_withdraw_locked(fake_alloc_t *a) {
   fake_export_t *ex = fake.exports;
   while (ex != NULL) {

@@ -24,6 +24,8 @@ typedef struct fake_task {
   int (*fn)(void *);   /* non-NULL: a call (fakecann_stream_call) */
   void *arg;
   unsigned long ticket;
+  int h2d;  /* an async host-to-device copy (the test hooks act on these) */
+  int fail; /* FAKE_CANN_FAIL_H2D picked this copy */
 } fake_task_t;
 
 typedef struct fake_stream {
@@ -32,10 +34,76 @@ typedef struct fake_stream {
   fake_task_t *head, *tail;
   int running; /* a task is being executed */
   int stop;
-  int failed; /* a queued call failed: the stream is broken */
+  int failed;      /* a queued call failed: the stream is broken */
+  int h2d_pending; /* host-to-device copies queued or running */
   int device;
   pthread_t worker;
 } fake_stream_t;
+
+/* ---- test hooks (fake_acl.h): held and failing host-to-device copies */
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int read;             /* environment read */
+  long fail_at;         /* FAKE_CANN_FAIL_H2D; 0: none */
+  int hold;             /* FAKE_CANN_HOLD_H2D and not yet released */
+  unsigned long issued; /* async host-to-device copies so far */
+  unsigned long overlaps;
+} fake_hook = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void fake_hook_env_locked(void) {
+  if (fake_hook.read)
+    return;
+  const char *fail = getenv("FAKE_CANN_FAIL_H2D");
+  const char *hold = getenv("FAKE_CANN_HOLD_H2D");
+  fake_hook.fail_at = fail != NULL ? atol(fail) : 0;
+  fake_hook.hold = hold != NULL && atoi(hold) != 0;
+  fake_hook.read = 1;
+}
+
+/* Marks t (an async host-to-device copy being queued on s). */
+static void fake_hook_h2d(fake_stream_t *s, fake_task_t *t) {
+  pthread_mutex_lock(&fake_hook.mu);
+  fake_hook_env_locked();
+  t->h2d = 1;
+  t->fail = ++fake_hook.issued == (unsigned long)fake_hook.fail_at;
+  if (s->h2d_pending > 0)
+    fake_hook.overlaps++;
+  pthread_mutex_unlock(&fake_hook.mu);
+}
+
+static void fake_hook_wait_release(void) {
+  pthread_mutex_lock(&fake_hook.mu);
+  while (fake_hook.hold)
+    pthread_cond_wait(&fake_hook.cv, &fake_hook.mu);
+  pthread_mutex_unlock(&fake_hook.mu);
+}
+
+void fakecann_release_h2d(void) {
+  pthread_mutex_lock(&fake_hook.mu);
+  fake_hook_env_locked();
+  fake_hook.hold = 0;
+  pthread_cond_broadcast(&fake_hook.cv);
+  pthread_mutex_unlock(&fake_hook.mu);
+}
+
+unsigned long fakecann_h2d_overlaps(void) {
+  pthread_mutex_lock(&fake_hook.mu);
+  unsigned long n = fake_hook.overlaps;
+  pthread_mutex_unlock(&fake_hook.mu);
+  return n;
+}
+
+/* Runs one queued copy; 0, or -1 when a test hook makes it fail. */
+static int fake_task_copy(fake_task_t *t) {
+  if (t->h2d)
+    fake_hook_wait_release();
+  if (t->fail)
+    return -1;
+  if (t->copy.n > 0)
+    memmove(t->copy.dst, t->copy.src, t->copy.n);
+  return 0;
+}
 
 static void fake_event_reach(fake_event_t *e, unsigned long ticket,
                              int failed) {
@@ -66,10 +134,13 @@ static void *fake_stream_main(void *arg) {
     } else if (t->fn != NULL) {
       if (t->fn(t->arg) != 0)
         s->failed = 1;
-    } else if (t->copy.n > 0)
-      memmove(t->copy.dst, t->copy.src, t->copy.n);
+    } else if (fake_task_copy(t) != 0) {
+      s->failed = 1;
+    }
+    int h2d = t->h2d;
     free(t);
     pthread_mutex_lock(&s->mu);
+    s->h2d_pending -= h2d;
     s->running = 0;
     pthread_cond_broadcast(&s->cv);
   }
@@ -142,6 +213,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 
 static void fake_stream_push(fake_stream_t *s, fake_task_t *t) {
   pthread_mutex_lock(&s->mu);
+  s->h2d_pending += t->h2d;
   if (s->tail != NULL)
     s->tail->next = t;
   else
@@ -177,6 +249,11 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
   if (t == NULL)
     return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
   t->copy = c;
+  if (kind == ACL_MEMCPY_HOST_TO_DEVICE) {
+    pthread_mutex_lock(&((fake_stream_t *)stream)->mu);
+    fake_hook_h2d(stream, t);
+    pthread_mutex_unlock(&((fake_stream_t *)stream)->mu);
+  }
   fake_stream_push(stream, t);
   return ACL_SUCCESS;
 }

@@ -1,0 +1,46 @@
+#!/bin/sh
+# device_faults on 2 ranks against the CANN test double's fault hooks: a
+# failing host-to-device copy (eager and multi-fragment receives), free and
+# re-malloc at the same address under ipc, the importers-close-first rule,
+# held copies (a receive stays incomplete until its device copies ran).
+# Skips (77) when the double or the program was not built.
+set -u
+run=./tools/hcmpirun
+prog=./tests/device/device_faults
+lib=$PWD/tests/fake-cann/.libs/libascendcl.so
+[ -x "$run" ] && [ -x "$prog" ] && [ -r "$lib" ] || exit 77
+HCMPI_ACL_LIB=$lib
+HCMPI_DEVICE=acl
+export HCMPI_ACL_LIB HCMPI_DEVICE
+log=device_faults.run.log
+fail() {
+  echo "FAILED: $*"
+  tail -40 "$log"
+  exit 1
+}
+runone() { # case, extra environment...
+  c=$1
+  shift
+  echo "== $c $*"
+  env DEVICE_FAULTS_CASE="$c" HCMPI_LOG=debug "$@" \
+    "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run ($c $*)"
+  grep -q "device_faults: $c ok" "$log" || fail "no summary line ($c $*)"
+}
+# The first copy of an eager message; the second chunk of a streamed one.
+runone copy_fails FAKE_CANN_FAIL_H2D=1 DEVICE_FAULTS_BYTES=100
+runone copy_fails FAKE_CANN_FAIL_H2D=2 HCMPI_DEVICE_CHUNK=1048576
+grep -q "copy to device receive buffer" "$log" || fail "failure not logged"
+runone realloc HCMPI_DEVICE_PATH=ipc
+grep -q "device path ipc" "$log" || fail "ipc not used"
+# The second message carried the dead key of the freed allocation.
+grep -q "could not import our export: dropped" "$log" ||
+  fail "stale export not reported"
+runone realloc HCMPI_DEVICE_PATH=staging
+runone free_order
+runone held_copies FAKE_CANN_HOLD_H2D=1 HCMPI_DEVICE_PATH=staging \
+  HCMPI_DEVICE_CHUNK=1048576 HCMPI_DEVICE_SLOTS=4 DEVICE_FAULTS_BYTES=4194304
+grep -q "device path staging" "$log" || fail "staging not used"
+leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
+[ "$leftover" -eq 0 ] || fail "$leftover IPC keys left in /dev/shm"
+rm -f "$log"
+exit 0
