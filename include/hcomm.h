@@ -123,6 +123,11 @@ int hcomm_comm_size(const hcomm_comm_t *comm);
 int hcomm_comm_world_rank(const hcomm_comm_t *comm, int rank);
 /* Collective over comm: same group, fresh context. */
 hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm);
+/* hcomm_comm_dup without blocking (intracommunicators): *req completes,
+ * like a non-blocking collective, once *newcomm has been written with the
+ * duplicate; *newcomm must stay valid until then. */
+hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
+                            hcomm_request_t **req);
 /* Collective over comm.  color HCOMM_UNDEFINED gives *newcomm == NULL. */
 hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
                              hcomm_comm_t **newcomm);

@@ -3,7 +3,8 @@
  * context ids; creating a communicator ANDs the bitmaps of the parent's
  * members (an allgather on the parent's collective context) and takes the
  * lowest id free everywhere.  Disjoint results of one split share an id:
- * their groups never exchange messages.
+ * their groups never exchange messages.  The top quarter of the ids is
+ * kept for non-blocking dups (see "non-blocking dup" below).
  */
 #include "hcomm/comm.h"
 
@@ -12,8 +13,12 @@
 
 #include "hcomm/core.h"
 #include "hcomm/engine.h"
+#include "hcomm/nbc.h"
 
 #define COMM_MASK_WORDS (HC_CONTEXT_IDS / 32)
+/* Words of the mask from which non-blocking dups take their ids. */
+#define COMM_IDUP_FIRST_WORD (COMM_MASK_WORDS * 3 / 4)
+#define COMM_IDUP_WORDS (COMM_MASK_WORDS - COMM_IDUP_FIRST_WORD)
 #define COMM_TAG_ALLGATHER (HC_COLL_TAG_ENGINE_BASE + 1)
 #define COMM_TAG_BCAST (HC_COLL_TAG_ENGINE_BASE + 2)
 #define COMM_TAG_BARRIER (HC_COLL_TAG_ENGINE_BASE + 3)
@@ -47,6 +52,12 @@ int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank) {
 
 int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank) {
   return comm->world_ranks[rank];
+}
+
+/* The ids a blocking creation may offer: free ones below the idup range. */
+static void comm_blocking_mask(uint32_t *mask) {
+  memcpy(mask, comm_free_ids, sizeof comm_free_ids);
+  memset(mask + COMM_IDUP_FIRST_WORD, 0, COMM_IDUP_WORDS * sizeof *mask);
 }
 
 static void comm_release(hcomm_comm_t *comm);
@@ -178,7 +189,7 @@ static hc_status_t comm_agree(hcomm_comm_t *parent, int color, int key,
   comm_entry_t mine;
   mine.color = color;
   mine.key = key;
-  memcpy(mine.free_mask, comm_free_ids, sizeof mine.free_mask);
+  comm_blocking_mask(mine.free_mask);
   comm_entry_t *all = malloc((size_t)parent->size * sizeof *all);
   if (all == NULL)
     return HC_ERR_NOMEM;
@@ -496,7 +507,7 @@ static hc_status_t comm_recv_wait(void *buf, size_t bytes, int source, int tag,
  * on comm's collective context: only the members take part. */
 static hc_status_t comm_group_mask(hcomm_comm_t *comm, int n, const int *ranks,
                                    int tag, uint32_t *mask) {
-  memcpy(mask, comm_free_ids, sizeof comm_free_ids);
+  comm_blocking_mask(mask);
   int root = ranks[0];
   if (comm->rank != root) {
     hc_status_t rc =
@@ -569,6 +580,143 @@ hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
   return rc;
 }
 
+/* ---- non-blocking dup ------------------------------------------------------
+ * hcomm_comm_idup must not block: its context id is agreed by a schedule on
+ * the parent (nbc.c) that the engine's progress advances while the caller
+ * goes on.  Its ids come from a range of their own (the top quarter), so a
+ * blocking creation, which agrees over its whole call, never picks an id
+ * an idup reserved meanwhile, and an idup never waits for one.  Idups take
+ * turns among themselves: an attempt offers this rank's free ids only while
+ * it holds the process's idup mask (comm_idup_holder); the attempt with the
+ * lower priority key (parent's context id, then start order) takes the mask
+ * from another, and one that cannot have it offers nothing, which empties
+ * the AND, so every rank retries.  An attempt: snapshot; allreduce (AND) of
+ * the masks; vote (the lowest common id is reserved if this rank still
+ * holds the mask); allreduce (AND) of the votes; decide (commit the id, or
+ * release it and retry).  No rank took another id of the range between its
+ * snapshot and its vote, so an id every rank reserved is free everywhere. */
+
+#define COMM_VOTE_RESERVED 1u /* the agreed id is reserved here */
+#define COMM_VOTE_OFFERED 2u  /* this rank offered its ids */
+
+typedef struct comm_idup {
+  hcomm_comm_t *parent;
+  hcomm_comm_t **out;
+  uint64_t prio; /* lower goes first */
+  uint32_t mask[COMM_IDUP_WORDS];
+  uint32_t vote;
+  int offered;
+  int id; /* reserved here, not yet committed; -1 */
+} comm_idup_t;
+
+static comm_idup_t *comm_idup_holder;
+
+static void comm_band32(const void *in, void *inout, size_t count, void *ctx) {
+  const uint32_t *a = in;
+  uint32_t *b = inout;
+  (void)ctx;
+  for (size_t i = 0; i < count; i++)
+    b[i] &= a[i];
+}
+
+static int comm_idup_lowest(const comm_idup_t *d) {
+  for (int w = 0; w < COMM_IDUP_WORDS; w++)
+    if (d->mask[w] != 0)
+      return (COMM_IDUP_FIRST_WORD + w) * 32 + __builtin_ctz(d->mask[w]);
+  return -1;
+}
+
+static void comm_idup_unreserve(comm_idup_t *d) {
+  if (d->id >= 0)
+    comm_free_ids[d->id / 32] |= 1u << (d->id % 32);
+  d->id = -1;
+}
+
+static void comm_idup_snapshot(hc_nbc_sched_t *s, void *arg) {
+  comm_idup_t *d = arg;
+  (void)s;
+  memset(d->mask, 0, sizeof d->mask);
+  d->offered = comm_idup_holder == NULL || comm_idup_holder->prio >= d->prio;
+  if (!d->offered)
+    return; /* the holder goes first; this attempt fails everywhere */
+  comm_idup_holder = d;
+  memcpy(d->mask, comm_free_ids + COMM_IDUP_FIRST_WORD, sizeof d->mask);
+}
+
+static void comm_idup_vote(hc_nbc_sched_t *s, void *arg) {
+  comm_idup_t *d = arg;
+  int id = comm_idup_lowest(d);
+  (void)s;
+  d->vote = d->offered ? COMM_VOTE_OFFERED : 0;
+  if (comm_idup_holder != d)
+    return; /* taken by an attempt that goes first */
+  comm_idup_holder = NULL;
+  if (id < 0)
+    return;
+  comm_free_ids[id / 32] &= ~(1u << (id % 32));
+  d->id = id;
+  d->vote |= COMM_VOTE_RESERVED;
+}
+
+static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d);
+
+static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
+  comm_idup_t *d = arg;
+  if (d->vote & COMM_VOTE_RESERVED) {
+    hcomm_comm_t *p = d->parent;
+    *d->out = comm_new(d->id, p->size, p->world_ranks);
+    if (*d->out == NULL)
+      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup releases the id */
+    else
+      d->id = -1;
+    return;
+  }
+  comm_idup_unreserve(d);
+  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_lowest(d) < 0)
+    hc_nbc_fail(s, HC_ERR_NO_CONTEXT); /* every rank offered: none left */
+  else
+    comm_idup_attempt(s, d);
+}
+
+static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d) {
+  hc_nbc_add_call(s, comm_idup_snapshot, d);
+  hc_nbc_add_allreduce(s, d->mask, COMM_IDUP_WORDS);
+  hc_nbc_add_call(s, comm_idup_vote, d);
+  hc_nbc_add_allreduce(s, &d->vote, 1);
+  hc_nbc_add_call(s, comm_idup_decide, d);
+}
+
+/* Runs with the engine lock held when the schedule is freed. */
+static void comm_idup_cleanup(void *arg) {
+  comm_idup_t *d = arg;
+  if (comm_idup_holder == d)
+    comm_idup_holder = NULL;
+  comm_idup_unreserve(d);
+  free(d);
+}
+
+hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
+                            hcomm_request_t **req) {
+  static const hcomm_reduce_op_t band = {comm_band32, NULL, sizeof(uint32_t),
+                                         1};
+  if (comm == NULL || comm->local != NULL)
+    return HC_ERR_COMM;
+  if (newcomm == NULL || req == NULL)
+    return HC_ERR_ARG;
+  comm_idup_t *d = calloc(1, sizeof *d);
+  hc_nbc_sched_t *s = NULL;
+  if (d == NULL || hc_nbc_new(comm, &band, &s) != HC_OK) {
+    free(d);
+    return HC_ERR_NOMEM;
+  }
+  *d = (comm_idup_t){.parent = comm, .out = newcomm, .id = -1};
+  /* coll_seq: the parent's collectives start in one order everywhere. */
+  d->prio = (uint64_t)comm->context_id << 32 | comm->coll_seq;
+  hc_nbc_set_cleanup(s, comm_idup_cleanup, d);
+  comm_idup_attempt(s, d);
+  return hc_nbc_start(s, req);
+}
+
 /* ---- intercommunicators -------------------------------------------------- */
 
 /* What one group's leader tells the other's. */
@@ -618,10 +766,11 @@ static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
                                      comm_bridge_msg_t *mine,
                                      comm_bridge_msg_t *theirs, int *id) {
   uint32_t *all = malloc((size_t)local->size * sizeof comm_free_ids);
+  uint32_t free_ids[COMM_MASK_WORDS];
   if (all == NULL)
     return HC_ERR_NOMEM;
-  hc_status_t rc =
-      comm_allgather_locked(local, comm_free_ids, sizeof comm_free_ids, all);
+  comm_blocking_mask(free_ids);
+  hc_status_t rc = comm_allgather_locked(local, free_ids, sizeof free_ids, all);
   for (int w = 0; w < COMM_MASK_WORDS; w++) {
     mine->mask[w] = ~0u;
     for (int r = 0; r < local->size; r++)

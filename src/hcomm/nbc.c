@@ -23,7 +23,8 @@ enum nbc_kind {
   NBC_RECV,
   NBC_COPY,   /* n bytes src -> dst */
   NBC_REDUCE, /* dst = src op dst, n elements */
-  NBC_ROUND   /* the end of a round */
+  NBC_ROUND,  /* the end of a round */
+  NBC_CALL    /* call(s, dst): local work that may append steps */
 };
 
 typedef struct nbc_step {
@@ -32,6 +33,7 @@ typedef struct nbc_step {
   const void *src;
   void *dst;
   size_t n;
+  hc_nbc_call_fn call;
 } nbc_step_t;
 
 typedef struct nbc_sched {
@@ -50,6 +52,8 @@ typedef struct nbc_sched {
   hc_status_t error;
   hcomm_coll_done_fn done_fn; /* hcomm_icoll_on_complete */
   void *done_arg;
+  void (*cleanup_fn)(void *arg); /* hc_nbc_set_cleanup */
+  void *cleanup_arg;
 } nbc_sched_t;
 
 static nbc_sched_t *nbc_active;
@@ -75,6 +79,8 @@ static nbc_sched_t *nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op) {
 }
 
 static void nbc_free(nbc_sched_t *s) {
+  if (s->cleanup_fn != NULL)
+    s->cleanup_fn(s->cleanup_arg);
   for (size_t i = 0; i < s->nbufs; i++)
     free(s->bufs[i]);
   free(s->bufs);
@@ -97,7 +103,7 @@ static void nbc_add(nbc_sched_t *s, int kind, int peer, const void *src,
     s->steps = st;
     s->cap = cap;
   }
-  s->steps[s->nsteps++] = (nbc_step_t){kind, peer, src, dst, n};
+  s->steps[s->nsteps++] = (nbc_step_t){kind, peer, src, dst, n, NULL};
 }
 
 static void nbc_send(nbc_sched_t *s, const void *buf, size_t bytes, int peer) {
@@ -163,8 +169,9 @@ static size_t *nbc_even_blocks(nbc_sched_t *s, size_t bytes) {
 
 /* ---- running ------------------------------------------------------------- */
 
-/* Sizes the request array for the busiest round once, at the start, so
- * that posting never fails for want of memory half-way through a round. */
+/* Sizes the request array for the busiest round at the start (and again
+ * when a call step appended rounds), so that posting never fails for want
+ * of memory half-way through a round. */
 static hc_status_t nbc_size_reqs(nbc_sched_t *s) {
   size_t most = 0, n = 0;
   for (size_t i = 0; i < s->nsteps; i++) {
@@ -172,9 +179,15 @@ static hc_status_t nbc_size_reqs(nbc_sched_t *s) {
     n = kind == NBC_ROUND ? 0 : n + (kind == NBC_SEND || kind == NBC_RECV);
     most = n > most ? n : most;
   }
-  s->reqs = malloc((most > 0 ? most : 1) * sizeof *s->reqs);
+  if (s->reqs != NULL && most <= s->reqcap)
+    return HC_OK;
+  hcomm_request_t **r =
+      realloc(s->reqs, (most > 0 ? most : 1) * sizeof *s->reqs);
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  s->reqs = r;
   s->reqcap = most;
-  return s->reqs != NULL ? HC_OK : HC_ERR_NOMEM;
+  return HC_OK;
 }
 
 static void nbc_track(nbc_sched_t *s, hcomm_request_t *r) {
@@ -198,6 +211,11 @@ static void nbc_exec(nbc_sched_t *s, const nbc_step_t *st) {
   case NBC_REDUCE:
     s->op.fn(st->src, st->dst, st->n, s->op.ctx);
     break;
+  case NBC_CALL:
+    st->call(s, st->dst);
+    if (s->error == HC_OK)
+      rc = nbc_size_reqs(s);
+    break;
   default:
     break;
   }
@@ -210,10 +228,11 @@ static void nbc_exec(nbc_sched_t *s, const nbc_step_t *st) {
 /* Runs the local steps and posts the messages of the next round. */
 static void nbc_run_round(nbc_sched_t *s) {
   while (s->pos < s->nsteps && s->error == HC_OK) {
-    const nbc_step_t *st = &s->steps[s->pos++];
-    if (st->kind == NBC_ROUND)
+    /* A copy: a call step may append steps and move the array. */
+    nbc_step_t st = s->steps[s->pos++];
+    if (st.kind == NBC_ROUND)
       return;
-    nbc_exec(s, st);
+    nbc_exec(s, &st);
   }
 }
 
@@ -354,6 +373,42 @@ static hc_status_t nbc_begin(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                              nbc_sched_t **out) {
   *out = nbc_new(comm, op);
   return *out != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
+/* ---- schedules built outside this file (nbc.h) --------------------------- */
+
+hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
+                       hc_nbc_sched_t **out) {
+  return nbc_begin(comm, op, out);
+}
+
+void hc_nbc_add_call(hc_nbc_sched_t *s, hc_nbc_call_fn fn, void *arg) {
+  nbc_add(s, NBC_CALL, 0, NULL, arg, 0);
+  if (s->error == HC_OK)
+    s->steps[s->nsteps - 1].call = fn;
+}
+
+static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count);
+
+void hc_nbc_add_allreduce(hc_nbc_sched_t *s, void *buf, size_t count) {
+  nbc_round(s);
+  if (s->size > 1)
+    nbc_build_allreduce_rd(s, buf, count);
+  nbc_round(s);
+}
+
+void hc_nbc_set_cleanup(hc_nbc_sched_t *s, void (*fn)(void *arg), void *arg) {
+  s->cleanup_fn = fn;
+  s->cleanup_arg = arg;
+}
+
+void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error) {
+  if (s->error == HC_OK)
+    s->error = error;
+}
+
+hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
+  return nbc_start(s, req);
 }
 
 /* ---- small tree helpers -------------------------------------------------- */

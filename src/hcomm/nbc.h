@@ -23,4 +23,29 @@ int hc_nbc_progress_locked(void);
 /* Schedules active; lets an idle poll skip hc_nbc_progress_locked. */
 extern int hc_nbc_nactive;
 
+/* ---- schedules built outside nbc.c (comm.c's non-blocking dup) ----------
+ * A schedule is built with these, then started; everything runs with the
+ * engine lock held.  A call step runs local work when the schedule reaches
+ * it and may append more steps (a retry), the same on every rank. */
+#include "hcomm/core.h"
+
+typedef struct nbc_sched hc_nbc_sched_t;
+typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
+
+/* A schedule on comm whose reductions use op (NULL: none). */
+hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
+                       hc_nbc_sched_t **s);
+/* fn(s, arg) as a step of its own; it may call the hc_nbc_add_* below. */
+void hc_nbc_add_call(hc_nbc_sched_t *s, hc_nbc_call_fn fn, void *arg);
+/* In-place allreduce of count elements of the schedule's op in rounds of
+ * their own: the steps after it see the result. */
+void hc_nbc_add_allreduce(hc_nbc_sched_t *s, void *buf, size_t count);
+/* fn(arg) when the schedule is freed, after success, failure or a failed
+ * start. */
+void hc_nbc_set_cleanup(hc_nbc_sched_t *s, void (*fn)(void *arg), void *arg);
+/* Ends the schedule with error (from a call step). */
+void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error);
+/* Takes s (frees it on failure) and starts it; *req completes at its end. */
+hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req);
+
 #endif /* HC_NBC_H */

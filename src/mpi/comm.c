@@ -152,23 +152,27 @@ static void comm_discard(MPI_Comm *handle) {
 /* MPI_Comm_dup and its variants: a new context, the parent's attributes
  * through their copy callbacks, and info (the parent's hints, or the given
  * ones when use_info). */
-static int comm_dup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
-                    MPI_Comm *newcomm) {
-  hc_mpi_comm_t *c = NULL;
-  hc_mpi_info_t *hints = NULL;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+/* Checks of the dup calls; *hints: the info given (use_info), or NULL. */
+static int comm_dup_enter(const char *fn, MPI_Comm comm, int use_info,
+                          MPI_Info info, MPI_Comm *newcomm, hc_mpi_comm_t **c,
+                          hc_mpi_info_t **hints) {
+  int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, newcomm, "newcomm");
+    rc = hc_mpi_check_ptr(fn, *c, newcomm, "newcomm");
+  *hints = NULL;
   if (rc == MPI_SUCCESS && use_info && info != MPI_INFO_NULL &&
-      !(hints = hc_mpi_info_get(info)))
-    rc = hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  hcomm_comm_t *engine = NULL;
-  hc_status_t st = hcomm_comm_dup(c->engine, &engine);
-  if (st != HC_OK)
-    return hc_mpi_raise_status(c, fn, st);
-  rc = comm_wrap(fn, c, engine, newcomm);
+      !(*hints = hc_mpi_info_get(info)))
+    rc = hc_mpi_raise(*c, fn, MPI_ERR_INFO, "invalid info 0x%x",
+                      (unsigned)info);
+  return rc;
+}
+
+/* Wraps engine (NULL: filled in later by a non-blocking dup) into *newcomm
+ * with the info and attributes a dup of c carries. */
+static int comm_dup_wrap(const char *fn, hc_mpi_comm_t *c, int use_info,
+                         hc_mpi_info_t *hints, hcomm_comm_t *engine,
+                         MPI_Comm *newcomm) {
+  int rc = comm_wrap(fn, c, engine, newcomm);
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_comm_t *n = hc_mpi_comm_get(*newcomm);
@@ -184,6 +188,20 @@ static int comm_dup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
     comm_discard(newcomm);
   }
   return rc;
+}
+
+static int comm_dup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
+                    MPI_Comm *newcomm) {
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_info_t *hints = NULL;
+  int rc = comm_dup_enter(fn, comm, use_info, info, newcomm, &c, &hints);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_comm_dup(c->engine, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return comm_dup_wrap(fn, c, use_info, hints, engine, newcomm);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
@@ -279,22 +297,41 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
-/* The duplicate is made at once; the request is complete when returned. */
+/* An intracommunicator's duplicate is agreed by the engine without
+ * blocking: the handle, info and attributes are made now (attribute copy
+ * callbacks run in this call), and the engine fills in the new context
+ * before the request completes; the handle must not be used before (MPI
+ * 4.0 section 7.4.2).  An intercommunicator is duplicated at once and the
+ * request returned complete. */
 static int comm_idup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
                      MPI_Comm *newcomm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS && hcomm_comm_is_inter(c->engine)) {
+    hcomm_status_t st = {.source = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG};
     rc = comm_dup(fn, comm, use_info, info, newcomm);
+    if (rc == MPI_SUCCESS &&
+        (rc = hc_mpi_request_new_done(fn, c, &st, request)) != MPI_SUCCESS)
+      comm_discard(newcomm);
+    return rc;
+  }
+  hc_mpi_info_t *hints = NULL;
+  if (rc == MPI_SUCCESS)
+    rc = comm_dup_enter(fn, comm, use_info, info, newcomm, &c, &hints);
+  if (rc == MPI_SUCCESS)
+    rc = comm_dup_wrap(fn, c, use_info, hints, NULL, newcomm);
   if (rc != MPI_SUCCESS)
     return rc;
-  hcomm_status_t st = {.source = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG};
-  rc = hc_mpi_request_new_done(fn, c, &st, request);
-  if (rc != MPI_SUCCESS)
-    comm_discard(newcomm);
-  return rc;
+  hcomm_request_t *eng = NULL;
+  hc_mpi_comm_t *n = hc_mpi_comm_get(*newcomm);
+  hc_status_t st = hcomm_comm_idup(c->engine, &n->engine, &eng);
+  if (st == HC_OK)
+    return hc_mpi_request_wrap(fn, c, eng, request);
+  hc_mpi_attr_delete_all(fn, n);
+  comm_discard(newcomm);
+  return hc_mpi_raise_status(c, fn, st);
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
