@@ -2,7 +2,8 @@
 # device_faults on 2 ranks against the CANN test double's fault hooks: a
 # failing host-to-device copy (eager and multi-fragment receives), free and
 # re-malloc at the same address under ipc, the importers-close-first rule,
-# held copies (a receive stays incomplete until its device copies ran).
+# held copies (a receive stays incomplete until its device copies ran), a
+# runtime without aclrtMemGetAddressRange.
 # Skips (77) when the double or the program was not built.
 set -u
 run=./tools/hcmpirun
@@ -36,6 +37,13 @@ grep -q "device path ipc" "$log" || fail "ipc not used"
 grep -q "could not import our export: dropped" "$log" ||
   fail "stale export not reported"
 runone realloc HCMPI_DEVICE_PATH=staging
+# A runtime without aclrtMemGetAddressRange: no allocation base to export,
+# so even forced ipc stages; one line per rank says why.
+runone realloc HCMPI_DEVICE_PATH=ipc FAKE_CANN_NO_ADDRESS_RANGE=1
+grep -q "device path ipc" "$log" && fail "ipc without an allocation base"
+grep -q "device path staging" "$log" || fail "staging not used"
+said=$(grep -c "aclrtMemGetAddressRange not supported" "$log")
+[ "$said" -eq 2 ] || fail "$said lines about aclrtMemGetAddressRange, not 2"
 runone free_order
 runone held_copies FAKE_CANN_HOLD_H2D=1 HCMPI_DEVICE_PATH=staging \
   HCMPI_DEVICE_CHUNK=1048576 HCMPI_DEVICE_SLOTS=4 DEVICE_FAULTS_BYTES=4194304
