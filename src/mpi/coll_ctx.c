@@ -292,14 +292,6 @@ int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
   return rc;
 }
 
-int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root,
-                             MPI_Request *request, hc_mpi_comm_t **c) {
-  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_root(fn, *c, root);
-  return rc;
-}
-
 int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
                      MPI_Datatype type, const hc_mpi_type_t **t) {
   int rc = hc_mpi_check_count(fn, c, count);

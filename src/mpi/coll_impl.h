@@ -94,8 +94,13 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
 int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
                       MPI_Request *request, hc_mpi_comm_t **c);
 /* hc_mpi_coll_enter for a rooted collective (request NULL: blocking), then
- * root checked against the communicator. */
+ * root checked against the communicator (coll_check.c).  Under
+ * HCMPI_CHECK_COLL=1 the root, and the signature size of count elements of
+ * type unless type is MPI_DATATYPE_NULL, are first agreed across the
+ * communicator (MPI_ERR_ROOT / MPI_ERR_TRUNCATE on every rank when they
+ * differ). */
 int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root,
+                             int count, MPI_Datatype type,
                              MPI_Request *request, hc_mpi_comm_t **c);
 /* count >= 0 and a usable committed datatype. */
 int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,

@@ -103,7 +103,8 @@ static int move_bcast(const char *fn, void *buffer, int count,
   const hc_mpi_type_t *t = NULL;
   hcomm_request_t *eng = NULL;
   size_t bytes, off;
-  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, request, &c);
+  int rc =
+      hc_mpi_coll_enter_rooted(fn, comm, root, count, datatype, request, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
   if (rc == MPI_SUCCESS)
@@ -193,7 +194,8 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, request, &c);
+  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, 0, MPI_DATATYPE_NULL,
+                                    request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
   int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
@@ -300,7 +302,8 @@ static int move_scatter(const char *fn, const void *sendbuf,
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, request, &c);
+  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, 0, MPI_DATATYPE_NULL,
+                                    request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
   int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);

@@ -30,7 +30,8 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
   hc_mpi_comm_t *c = NULL;
   hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter_rooted(fn, comm, root, request, &c);
+  int rc =
+      hc_mpi_coll_enter_rooted(fn, comm, root, count, datatype, request, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &red);
   if (rc != MPI_SUCCESS)

@@ -11,6 +11,11 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_HANG_TIMEOUT", "0", "library",
      "seconds without progress in a blocking wait before a rank reports its "
      "pending requests and aborts; 0 is off"},
+    {"HCMPI_CHECK_COLL", "0", "library",
+     "1: rooted collectives agree root and data size across the communicator "
+     "first (MPI_ERR_ROOT / MPI_ERR_TRUNCATE on every rank); costs an "
+     "allreduce per call and makes their I-forms synchronize; 0 (default): "
+     "no check, no cost"},
     /* bootstrap */
     {"HCMPI_BOOTSTRAP", "auto", "library",
      "pmi1, pmi2, pmix or singleton instead of detecting the launcher"},
