@@ -445,14 +445,12 @@ static void run_signal_all(run_job_t *job, int sig) {
       kill(job->ranks[r].pid, sig);
 }
 
+/* Starts the teardown: sig to every rank now, SIGKILL when the grace period
+ * ends.  A later call changes nothing: the ranks that exit from the first
+ * signal must not cut short the handlers their peers are still running. */
 static void run_terminate(run_job_t *job, int sig) {
-  if (job->terminating) {
-    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
-      run_signal_all(job, SIGKILL);
-      job->killed = 1;
-    }
+  if (job->terminating)
     return;
-  }
   job->terminating = 1;
   run_signal_all(job, sig);
   job->kill_at = run_now() + (double)hc_env_long("HCMPI_KILL_GRACE", 2);
@@ -721,6 +719,11 @@ static void run_on_signal(run_job_t *job) {
       continue;
     if (!job->interrupt_sig)
       job->interrupt_sig = sig;
+    /* Signalled again while the job ends: the user wants no more grace. */
+    if (job->terminating) {
+      run_signal_all(job, SIGKILL);
+      job->killed = 1;
+    }
     run_terminate(job, sig);
   }
   run_reap(job);
@@ -777,6 +780,11 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
   run_close_from(4);
   run_set_env(job, r);
   signal(SIGPIPE, SIG_DFL);
+  /* The launcher forwards SIGINT and SIGTERM so that ranks act on them,
+   * also when a shell started hcmpirun in the background with them ignored
+   * (an ignored disposition survives exec). */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
   execvp(job->opt.argv[0], job->opt.argv);
   fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", job->opt.argv[0],

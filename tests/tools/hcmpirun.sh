@@ -1,6 +1,7 @@
 #!/bin/sh
 # hcmpirun end to end: key exchange, labels, failure propagation, teardown of
-# a job whose rank was killed, --timeout, stdin, the same client under
+# a job whose rank was killed, --timeout, stdin, SIGTERM and SIGINT
+# forwarding, the same client under
 # MPICH's Hydra (skipped when absent), and the singleton fallback.
 # Run from the build directory (make check does).
 
@@ -141,6 +142,46 @@ rc=$?
 alive=0
 for r in 0 1; do kill -0 "$(cat "$T/pid.$r")" 2>/dev/null && alive=1; done
 if [ $rc -eq 143 ] && [ $alive -eq 0 ]; then pass "SIGTERM forwarded"; else fail "SIGTERM forwarded (rc=$rc alive=$alive)"; fi
+
+# 10b'. SIGINT to hcmpirun reaches every rank, and each rank's handler runs
+#      to its end (a rank exiting first must not get its peers SIGKILLed):
+#      each of 3 ranks traps INT, records it, takes a moment, kills its own
+#      child and exits 130.  Once with SIGINT at its default, once ignored
+#      when hcmpirun starts, as a script's background job has it (the shell
+#      would give either): the ranks must still act on it.
+#      hcmpirun exits 130; no rank and no child of a rank is left.
+sigint_case() { # WHAT ENV-OPTION
+  rm -f "$T"/pid.* "$T"/child.* "$T"/got.*
+  env "$2" $RUN -n 3 --timeout 60 sh -c 'trap "echo int >\"\$0/got.\$PMI_RANK\"; sleep 0.3; kill \$c; exit 130" INT
+    sleep 100 & c=$!; echo $c >"$0/child.$PMI_RANK"; echo $$ >"$0/pid.$PMI_RANK"; wait' "$T" \
+    >"$T/out" 2>"$T/err" </dev/null &
+  W=$!
+  n=0
+  while [ "$(ls "$T" | grep -c '^pid\.')" -lt 3 ] && [ $n -lt 600 ]; do
+    n=$((n + 1))
+    sleep 0.1
+  done
+  kill -INT $W
+  wait $W
+  rc=$?
+  got=$(cat "$T"/got.* 2>/dev/null | grep -c '^int$')
+  alive=0
+  for f in "$T"/pid.* "$T"/child.*; do
+    n=0
+    while kill -0 "$(cat "$f")" 2>/dev/null && [ $n -lt 50 ]; do
+      n=$((n + 1))
+      sleep 0.1
+    done
+    kill -0 "$(cat "$f")" 2>/dev/null && alive=$((alive + 1))
+  done
+  if [ $rc -eq 130 ] && [ "$got" -eq 3 ] && [ $alive -eq 0 ]; then
+    pass "SIGINT forwarded ($1)"
+  else
+    fail "SIGINT forwarded ($1: rc=$rc ranks that got it=$got alive=$alive)"
+  fi
+}
+sigint_case "default disposition" --default-signal=INT
+sigint_case "started with SIGINT ignored" --ignore-signal=INT
 
 # 10c. Ranks inherit only stdio and the PMI socket, not the launcher's fds.
 (exec 7>"$T/fd7"; launch $RUN -n 2 sh -c '[ -e /proc/$$/fd/7 ] && echo leak; [ -S /proc/$$/fd/$PMI_FD ] && echo pmi')
