@@ -5,9 +5,11 @@
  * keeps an attribute off the duplicate, MPI_COMM_DUP_FN copies the value;
  * a copy callback may return flag 0; a freed keyval's delete callback still
  * runs for attributes set before the free; a freed keyval handle is
- * MPI_ERR_KEYVAL; the deprecated MPI-1 names work; predefined MPI_TAG_UB
- * and MPI_WTIME_IS_GLOBAL are readable. */
+ * MPI_ERR_KEYVAL; the deprecated MPI-1 names work; the predefined
+ * attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
+ * MPI_UNIVERSE_SIZE, MPI_APPNUM) hold exactly the documented values. */
 #include "mpitest.h"
+#include <limits.h>
 
 static int copies, deletes, last_deleted;
 
@@ -127,13 +129,39 @@ static void at_mpi1_names(void)
     CHECK(key == MPI_KEYVAL_INVALID, "Keyval_free did not reset the handle");
 }
 
-static void at_builtin_keys(void)
+/* The value of a predefined attribute of MPI_COMM_WORLD, or INT_MIN when
+ * it is not set. */
+static int at_builtin(int key)
 {
-    int *v, flag;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
-    CHECK(flag && *v >= 32767, "MPI_TAG_UB");
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag);
-    CHECK(!flag || *v == 0 || *v == 1, "MPI_WTIME_IS_GLOBAL %d", *v);
+    int *v = NULL, flag = 0;
+    int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, key, &v, &flag);
+    CHECK(rc == MPI_SUCCESS, "Comm_get_attr(0x%x): %s", (unsigned)key, mt_errstr(rc));
+    CHECK(!flag || v != NULL, "key 0x%x set but its value pointer is NULL", (unsigned)key);
+    return flag ? *v : INT_MIN;
+}
+
+/* What the launcher (hcmpirun, and Hydra for the MPICH check) and the
+ * library promise: no distinguished host (MPI_PROC_NULL); every rank may do
+ * I/O (MPI_ANY_SOURCE); clocks are not synchronised across the job, which
+ * may span nodes (MPI_WTIME_IS_GLOBAL set to 0); the universe is the
+ * launched job (hcmpirun answers -n; Hydra sets it only when given -usize);
+ * one application, number 0.  A singleton has universe 1 and no APPNUM. */
+static void at_builtin_keys(int size)
+{
+    int launched = getenv("PMI_RANK") != NULL;
+    CHECK(at_builtin(MPI_TAG_UB) >= 32767, "MPI_TAG_UB %d", at_builtin(MPI_TAG_UB));
+    CHECK(at_builtin(MPI_HOST) == MPI_PROC_NULL, "MPI_HOST %d", at_builtin(MPI_HOST));
+    CHECK(at_builtin(MPI_IO) == MPI_ANY_SOURCE, "MPI_IO %d", at_builtin(MPI_IO));
+    CHECK(at_builtin(MPI_WTIME_IS_GLOBAL) == 0, "MPI_WTIME_IS_GLOBAL %d",
+          at_builtin(MPI_WTIME_IS_GLOBAL));
+    int universe = at_builtin(MPI_UNIVERSE_SIZE);
+    if (mt_mpich_quirks()) /* Hydra sets it only when given -usize */
+        CHECK(universe == INT_MIN || universe >= size, "MPI_UNIVERSE_SIZE %d < size %d",
+              universe, size);
+    else
+        CHECK(universe == (launched ? size : 1), "MPI_UNIVERSE_SIZE %d, size %d", universe, size);
+    int appnum = at_builtin(MPI_APPNUM);
+    CHECK(appnum == (launched ? 0 : INT_MIN), "MPI_APPNUM %d (launched %d)", appnum, launched);
 }
 
 int main(int argc, char **argv)
@@ -145,7 +173,7 @@ int main(int argc, char **argv)
     at_callbacks();
     at_predefined_fns();
     at_mpi1_names();
-    at_builtin_keys();
+    at_builtin_keys(size);
     /* MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0
      * 11.2.4), so a library can hook its own clean-up there. */
     int self_key;
