@@ -1,21 +1,35 @@
-/* Under the default MPI_ERRORS_ARE_FATAL, MPI_Send to rank == size must
- * abort the job with a message naming MPI_Send and the rank.  The driver
- * (fatal_error.sh) checks the non-zero exit and the stderr line; reaching
- * the end of main is the failure. */
+/* Under the default MPI_ERRORS_ARE_FATAL, a bad argument to an MPI call on
+ * rank 0 must abort the whole job with one message that names the call, the
+ * argument and its value.  argv[1] picks the mistake:
+ *   rank   MPI_Send to rank == size (MPI_ERR_RANK)
+ *   count  MPI_Isend of count -3 (MPI_ERR_COUNT)
+ *   type   MPI_Recv of MPI_DATATYPE_NULL (MPI_ERR_TYPE)
+ * The driver (fatal_error.sh) checks the exit status and the message;
+ * reaching the end of main is the failure. */
 #include "mpitest.h"
 
 int main(int argc, char **argv)
 {
     int rank, size, x = 0;
+    const char *what = argc > 1 ? argv[1] : "rank";
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
-    else
+    if (rank == 0) {
+        MPI_Request req;
+        if (strcmp(what, "count") == 0)
+            MPI_Isend(&x, -3, MPI_INT, 1 % size, 0, MPI_COMM_WORLD, &req);
+        else if (strcmp(what, "type") == 0)
+            MPI_Recv(&x, 1, MPI_DATATYPE_NULL, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        else
+            MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+    } else {
         MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    fprintf(stderr, "FAIL rank %d: MPI_Send to rank %d returned instead of aborting\n", rank, size);
+    }
+    fprintf(stderr, "FAIL rank %d: the bad %s argument returned instead of aborting\n", rank,
+            what);
     MPI_Finalize();
     return 0;
 }

@@ -1,19 +1,33 @@
 #!/bin/sh
-# fatal_error.c sends to rank == size under MPI_ERRORS_ARE_FATAL: the job
-# must end non-zero and stderr must name MPI_Send and the rank (hcmpi: on one
-# line; MPICH spreads its error stack over several lines).
+# tests/mpi/fatal_error.c on 4 ranks, once per mistake, under the default
+# MPI_ERRORS_ARE_FATAL.  hcmpi: the job's status is the error class, stderr
+# holds exactly once the whole line naming the call, the argument, its value
+# (and for a rank the communicator's size), and hcmpirun reports rank 0's
+# abort.  MPICH spreads its error stack over several lines, so there only a
+# non-zero status and the call's name are checked.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-run_mpi 2 fatal_error >"$out" 2>&1
-rc=$?
-cat "$out"
-[ $rc -eq 77 ] && exit 77
-[ $rc -ne 0 ] || fail "job exited 0 after a fatal MPI_Send error"
-grep -q "FAIL rank" "$out" && fail "MPI_Send returned instead of aborting"
-if [ "$MPI_TEST_LAUNCHER" = hcmpirun ]; then
-    grep "MPI_Send" "$out" | grep -qi "rank" || fail "no stderr line naming MPI_Send and the rank"
-else
-    grep -q "MPI_Send" "$out" && grep -qi "rank" "$out" || fail "no message naming MPI_Send and rank"
-fi
-echo "fatal_error: job ended with status $rc and the expected message"
+
+fatal_case() { # MODE CALL CLASS LINE
+    run_mpi 4 fatal_error "$1" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ $rc -eq 77 ] && exit 77
+    [ $rc -ne 0 ] || fail "$1: job exited 0 after a fatal $2 error"
+    grep -q "FAIL rank" "$out" && fail "$1: $2 returned instead of aborting"
+    if [ "$MPI_TEST_LAUNCHER" = hcmpirun ]; then
+        [ $rc -eq "$3" ] || fail "$1: job status $rc, want the error class $3"
+        n=$(grep -cFx "hcmpi: abort (code $3): $4" "$out")
+        [ "$n" -eq 1 ] || fail "$1: the line \"hcmpi: abort (code $3): $4\" appears $n times, want 1"
+        grep -qFx "hcmpirun: rank 0 aborted with exit code $3" "$out" ||
+            fail "$1: hcmpirun did not report rank 0's abort"
+    else
+        grep -q "$2" "$out" || fail "$1: no message naming $2"
+    fi
+    echo "fatal_error $1: job ended with status $rc and the expected message"
+}
+
+fatal_case rank MPI_Send 6 "MPI_Send: invalid rank 4 for a communicator of size 4 (MPI_ERR_RANK)"
+fatal_case count MPI_Isend 2 "MPI_Isend: invalid count -3 (MPI_ERR_COUNT)"
+fatal_case type MPI_Recv 3 "MPI_Recv: invalid datatype MPI_DATATYPE_NULL (MPI_ERR_TYPE)"
