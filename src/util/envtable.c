@@ -46,8 +46,11 @@ const hc_env_entry_t hc_env_table[] = {
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
     {"HCMPI_SHM_CELL_SIZE", "16384", "library",
-     "bytes per shared-memory ring cell (same on every rank)"},
-    {"HCMPI_SHM_CELLS", "64", "library", "cells per shared-memory ring"},
+     "bytes per cell of a rank's shared-memory send pool: the largest shm "
+     "packet (same on every rank)"},
+    {"HCMPI_SHM_CELLS", "64", "library",
+     "cells per rank's shared-memory send pool (also caps the slots of each "
+     "pair's ring)"},
     {"HCMPI_SHM_MEMFD", "1", "library",
      "0 puts the segment in /dev/shm instead of an anonymous memfd"},
     /* tcp */

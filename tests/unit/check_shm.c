@@ -99,8 +99,11 @@ static unsigned char stream_byte(uint32_t seq, size_t i) {
   return (unsigned char)(seq * 131u + i * 7u + 1);
 }
 
-/* Stream packets: [u32 seq][bytes]; length 4 + seq % 2000. */
-static size_t stream_len(uint32_t seq) { return 4 + seq % 2000; }
+/* Stream packets: [u32 seq][bytes]; length stream_base + 4 + seq % 2000.
+ * A body sets stream_base on every rank before it streams. */
+#define STREAM_BASE_MAX 512
+static size_t stream_base;
+static size_t stream_len(uint32_t seq) { return stream_base + 4 + seq % 2000; }
 
 static void inbox_stream(int src, const unsigned char *packet, size_t len) {
   int from = stream_src_index(cb_harness, src);
@@ -361,7 +364,7 @@ END_TEST
 
 static void stream_send(harness_t *h, int to, uint32_t seq, int retry,
                         hc_status_t *rc) {
-  unsigned char buf[4 + 2000];
+  unsigned char buf[4 + 2000 + STREAM_BASE_MAX];
   size_t len = stream_len(seq);
   memcpy(buf, &seq, 4);
   for (size_t i = 4; i < len; i++)
@@ -405,6 +408,45 @@ static void body_flood(harness_t *h) {
 
 START_TEST(test_shm_flood_hits_again_and_recovers) {
   harness_run(2, body_flood);
+}
+END_TEST
+
+#define POOL_FLOOD_PER_PEER 5000
+
+/* Packets too large for a ring slot, to two receivers that do not consume
+ * at first: the sender's one pool runs out before either ring does, and
+ * only a receiver handing cells back wakes the sleeping sender. */
+static void body_pool_flood(harness_t *h) {
+  stream_base = 300;
+  hc_status_t rc = HC_OK;
+  if (h->me == 0) {
+    uint32_t seq[3] = {0, 0, 0};
+    for (int to = 1; rc == HC_OK; to = 3 - to) {
+      stream_send(h, to, seq[to], 0, &rc);
+      if (rc == HC_OK)
+        seq[to]++;
+    }
+    expect(rc == HC_ERR_AGAIN, "full pool returns AGAIN", __LINE__);
+    expect(seq[1] > 0 && seq[2] > 0, "some packets fitted", __LINE__);
+    harness_barrier(h); /* lets ranks 1 and 2 drain */
+    ops->wait(h->ctx, -1);
+    for (int to = 1; to <= 2; to++)
+      for (; seq[to] < POOL_FLOOD_PER_PEER; seq[to]++)
+        stream_send(h, to, seq[to], 1, &rc);
+  } else {
+    inbox.mode = INBOX_STREAM;
+    harness_barrier(h);
+    pump_until(h, POOL_FLOOD_PER_PEER);
+    expect(inbox.bad == 0, "every pooled packet intact and in order",
+           __LINE__);
+    expect(inbox.next_seq[0] == POOL_FLOOD_PER_PEER, "all pooled packets",
+           __LINE__);
+  }
+  stream_base = 0;
+}
+
+START_TEST(test_shm_pool_exhausted_then_woken_by_release) {
+  harness_run(3, body_pool_flood);
 }
 END_TEST
 
@@ -577,6 +619,7 @@ static Suite *shm_suite(void) {
   tcase_set_timeout(tc, GUARD_SECONDS + 30);
   tcase_add_test(tc, test_shm_pingpong_every_size_up_to_max_packet);
   tcase_add_test(tc, test_shm_flood_hits_again_and_recovers);
+  tcase_add_test(tc, test_shm_pool_exhausted_then_woken_by_release);
   tcase_add_test(tc, test_shm_blocked_wait_is_woken_by_send);
   tcase_add_test(tc, test_shm_get_8mib_through_cma);
   tcase_add_test(tc, test_shm_get_not_supported_when_cma_disabled);

@@ -7,10 +7,20 @@
  *   0                 struct shm_seg_hdr (magic, version, shape)
  *   64                local_size x struct shm_slot (pid, doorbell, sleeping),
  *                     one cache line each
- *   ring_offset       local_size x (local_size - 1) SPSC rings, one per
- *                     ordered pair (i -> j, i != j), ring_bytes apart, in
- *                     the order i * (local_size - 1) + (j < i ? j : j - 1)
- * ring_offset is page aligned; every ring is cache-line aligned.
+ *   ring_offset       local_size x (local_size - 1) SPSC rings of small
+ *                     slots, one per ordered pair (i -> j, i != j),
+ *                     ring_bytes apart, in the order
+ *                     i * (local_size - 1) + (j < i ? j : j - 1)
+ *   pool_offset       local_size pools of cell_size cells, pool_bytes apart,
+ *                     one per sending rank
+ * ring_offset and pool_offset are page aligned; every ring and pool is
+ * cache-line aligned.
+ *
+ * A packet of up to SHM_INLINE_MAX bytes travels in its pair's ring slot;
+ * a larger one in a cell of the sender's pool, whose index travels in the
+ * ring (tag SHM_TAG_POOL), so order per pair stays the ring's.  Bulk memory
+ * is per sender and the per-pair part shrinks as ranks grow, so the segment
+ * grows linearly with local ranks, not with pairs.
  *
  * Sleeping without lost wake-ups (a Dekker pattern on both sides):
  *   sleeper: read doorbell; sleeping = 1; fence; re-check its rings;
@@ -41,13 +51,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/shm/shm_pool.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
 #include "util/env.h"
 #include "util/log.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-#define SHM_VERSION 1
+#define SHM_VERSION 2
 #define SHM_NAME_MAX 40
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -55,9 +66,19 @@
 #define SHM_MAX_CELL_SIZE ((size_t)16 << 20)
 #define SHM_MIN_SCALED_CELL_SIZE ((size_t)4 << 10)
 #define SHM_MIN_SCALED_CELLS 8
-/* What the rings of a node may take by default before cells shrink; tmpfs
+/* What the pools of a node may take by default before cells shrink; tmpfs
  * pages are allocated on first touch, so this bounds the worst case. */
-#define SHM_RING_BUDGET ((size_t)256 << 20)
+#define SHM_POOL_BUDGET ((size_t)256 << 20)
+/* Payload bytes of a ring slot: a packet header and a small message fit,
+ * and a slot with its 16-byte header is four cache lines. */
+#define SHM_INLINE_MAX ((size_t)240)
+/* Slots per pair ring: at most this many, fewer as local ranks grow so
+ * one rank's incoming rings stay within SHM_RING_BYTES_PER_RANK. */
+#define SHM_RING_SLOTS_MAX 64u
+#define SHM_RING_SLOTS_MIN 8u
+#define SHM_RING_BYTES_PER_RANK ((size_t)256 << 10)
+/* Ring tag of a slot that names a pool cell instead of holding a packet. */
+#define SHM_TAG_POOL 1u
 /* Shortest interval between two checks of whether local peers still live. */
 #define SHM_LIVENESS_MS 100
 /* Empty progress calls between two looks at the clock for that check. */
@@ -73,9 +94,17 @@ struct shm_seg_hdr {
   uint64_t seg_size;
   uint64_t ring_offset;
   uint64_t ring_bytes;
-  uint64_t cell_size;
-  uint32_t ncells;
-  uint32_t pad;
+  uint64_t pool_offset;
+  uint64_t pool_bytes;
+  uint64_t cell_size; /* pool cell payload: the largest packet */
+  uint32_t ncells;    /* cells per pool */
+  uint32_t ring_slots;
+};
+
+/* What a SHM_TAG_POOL ring slot carries. */
+struct shm_pool_ref {
+  uint32_t index;
+  uint32_t len;
 };
 
 struct shm_slot {
@@ -113,7 +142,9 @@ typedef struct shm_ctx {
   struct shm_slot *slots;
   hc_shm_ring_t *in;          /* [local peer]: ring peer -> me */
   hc_shm_ring_t *out;         /* [local peer]: ring me -> peer */
+  hc_shm_pool_t *pools;       /* [local rank]: its pool; mine sends */
   unsigned char *out_blocked; /* send found out[peer] full */
+  int pool_blocked;           /* send found my pool full */
   unsigned char *cma_off;     /* CMA refused for this peer */
   unsigned char *cma_worked;  /* a read from this peer succeeded */
   unsigned char *in_corrupt;  /* in[peer] held garbage: no longer read */
@@ -170,15 +201,32 @@ static void shm_choose_shape(int n, size_t *cell_size, uint32_t *ncells) {
     size = SHM_MAX_CELL_SIZE;
   size = shm_align(size, HC_SHM_RING_ALIGN);
   uint32_t cells = shm_round_pow2(count);
-  size_t rings = (size_t)n * (size_t)(n - 1);
+  size_t pools = (size_t)n;
   while (cells_env == NULL && cells > SHM_MIN_SCALED_CELLS &&
-         rings * hc_shm_ring_bytes(size, cells) > SHM_RING_BUDGET)
+         pools * hc_shm_pool_bytes(size, cells) > SHM_POOL_BUDGET)
     cells >>= 1;
   while (size_env == NULL && size > SHM_MIN_SCALED_CELL_SIZE &&
-         rings * hc_shm_ring_bytes(size, cells) > SHM_RING_BUDGET)
+         pools * hc_shm_pool_bytes(size, cells) > SHM_POOL_BUDGET)
     size >>= 1;
   *cell_size = size;
   *ncells = cells;
+}
+
+/* Slots per pair ring: the per-rank budget spread over the peers, so the
+ * rings grow linearly with ranks; an explicit HCMPI_SHM_CELLS caps them
+ * too, which is how tests make every queue short. */
+static uint32_t shm_ring_slots(int n) {
+  size_t per_ring = SHM_RING_BYTES_PER_RANK / (size_t)(n > 1 ? n - 1 : 1);
+  uint32_t slots = SHM_RING_SLOTS_MAX;
+  while (slots > SHM_RING_SLOTS_MIN &&
+         hc_shm_ring_bytes(SHM_INLINE_MAX, slots) > per_ring)
+    slots >>= 1;
+  if (hc_env_string("HCMPI_SHM_CELLS", NULL) != NULL) {
+    uint32_t cap = shm_round_pow2(hc_env_long("HCMPI_SHM_CELLS", 2));
+    if (cap < slots)
+      slots = cap < 2 ? 2 : cap;
+  }
+  return slots;
 }
 
 static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
@@ -186,6 +234,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->local_world_ranks = malloc(n * sizeof(int));
   shm->in = calloc(n, sizeof(hc_shm_ring_t));
   shm->out = calloc(n, sizeof(hc_shm_ring_t));
+  shm->pools = calloc(n, sizeof(hc_shm_pool_t));
   shm->out_blocked = calloc(n, 1);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
@@ -193,6 +242,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->dead = calloc(n, sizeof *shm->dead);
   shm->pidfd = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
+      shm->pools == NULL ||
       shm->out_blocked == NULL || shm->cma_off == NULL ||
       shm->cma_worked == NULL || shm->in_corrupt == NULL ||
       shm->dead == NULL || shm->pidfd == NULL)
@@ -246,6 +296,10 @@ static void shm_unmap(shm_ctx_t *shm) {
 static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   int n = shm->local_size, me = shm->local_rank;
   for (int p = 0; p < n; p++) {
+    unsigned char *pool = shm->base + shm->hdr->pool_offset +
+                          (size_t)p * shm->hdr->pool_bytes;
+    if (hc_shm_pool_attach(&shm->pools[p], pool) != HC_OK)
+      return HC_ERR_TRANSPORT;
     if (p == me)
       continue;
     unsigned char *rings = shm->base + shm->hdr->ring_offset;
@@ -261,20 +315,47 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   return HC_OK;
 }
 
-static void shm_format(shm_ctx_t *shm, size_t cell_size, uint32_t ncells,
-                       size_t ring_offset, size_t ring_bytes) {
+/* Where the rings and pools of a node's segment go, and its size. */
+typedef struct shm_shape {
+  size_t cell_size;
+  uint32_t ncells;
+  uint32_t ring_slots;
+  size_t ring_offset, ring_bytes;
+  size_t pool_offset, pool_bytes;
+  size_t seg_size;
+} shm_shape_t;
+
+static void shm_plan(int n, shm_shape_t *sh) {
+  shm_choose_shape(n, &sh->cell_size, &sh->ncells);
+  sh->ring_slots = shm_ring_slots(n);
+  sh->ring_bytes = hc_shm_ring_bytes(SHM_INLINE_MAX, sh->ring_slots);
+  sh->pool_bytes = hc_shm_pool_bytes(sh->cell_size, sh->ncells);
+  sh->ring_offset =
+      shm_align(HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
+  sh->pool_offset = shm_align(
+      sh->ring_offset + (size_t)n * (size_t)(n - 1) * sh->ring_bytes, 4096);
+  sh->seg_size = sh->pool_offset + (size_t)n * sh->pool_bytes;
+}
+
+static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   int n = shm->local_size;
   struct shm_seg_hdr *hdr = shm->hdr;
   hdr->version = SHM_VERSION;
   hdr->local_size = (uint32_t)n;
   hdr->seg_size = shm->seg_size;
-  hdr->ring_offset = ring_offset;
-  hdr->ring_bytes = ring_bytes;
-  hdr->cell_size = cell_size;
-  hdr->ncells = ncells;
+  hdr->ring_offset = sh->ring_offset;
+  hdr->ring_bytes = sh->ring_bytes;
+  hdr->pool_offset = sh->pool_offset;
+  hdr->pool_bytes = sh->pool_bytes;
+  hdr->cell_size = sh->cell_size;
+  hdr->ncells = sh->ncells;
+  hdr->ring_slots = sh->ring_slots;
   for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++)
-    hc_shm_ring_format(shm->base + ring_offset + i * ring_bytes, cell_size,
-                       ncells);
+    hc_shm_ring_format(shm->base + sh->ring_offset + i * sh->ring_bytes,
+                       SHM_INLINE_MAX, sh->ring_slots);
+  for (int p = 0; p < n; p++)
+    hc_shm_pool_format(shm->base + sh->pool_offset + (size_t)p * sh->pool_bytes,
+                       sh->cell_size, sh->ncells);
   atomic_thread_fence(memory_order_release);
   hdr->magic = SHM_MAGIC;
 }
@@ -319,13 +400,9 @@ static int shm_create_fd(shm_ctx_t *shm) {
 /* Local rank 0: creates, sizes, maps and formats the node's segment. */
 static hc_status_t shm_create(shm_ctx_t *shm) {
   int n = shm->local_size;
-  size_t cell_size;
-  uint32_t ncells;
-  shm_choose_shape(n, &cell_size, &ncells);
-  size_t ring_bytes = hc_shm_ring_bytes(cell_size, ncells);
-  size_t ring_offset =
-      shm_align(HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
-  size_t size = ring_offset + (size_t)n * (size_t)(n - 1) * ring_bytes;
+  shm_shape_t sh;
+  shm_plan(n, &sh);
+  size_t size = sh.seg_size;
   int fd = shm_create_fd(shm);
   if (fd < 0)
     return HC_ERR_SYSTEM;
@@ -344,9 +421,12 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
     close(fd);
   if (rc != HC_OK)
     return rc;
-  shm_format(shm, cell_size, ncells, ring_offset, ring_bytes);
-  hc_log(HC_LOG_DEBUG, "shm", "segment %s: %zu bytes, %d ranks, %u x %zu B",
-         shm->name, size, n, ncells, cell_size);
+  shm_format(shm, &sh);
+  hc_log(HC_LOG_DEBUG, "shm",
+         "segment %s: %zu bytes, %d ranks, pools of %u x %zu B, rings of %u "
+         "x %zu B",
+         shm->name, size, n, sh.ncells, sh.cell_size, sh.ring_slots,
+         SHM_INLINE_MAX);
   return shm_attach_rings(shm);
 }
 
@@ -537,6 +617,45 @@ static void shm_ring_doorbell(shm_ctx_t *shm, int p) {
   shm_futex_wake(&slot->doorbell);
 }
 
+/* Pushes one slot to peer's ring; on a full ring raises the waiting flag
+ * and looks once more, since the consumer may have drained it before it
+ * could see the flag. */
+static hc_status_t shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag,
+                                 const struct iovec *iov, int iovcnt) {
+  hc_shm_ring_t *ring = &shm->out[peer];
+  hc_status_t rc = hc_shm_ring_push_tagged(ring, tag, iov, iovcnt);
+  if (rc == HC_ERR_AGAIN) {
+    hc_shm_ring_set_waiting(ring);
+    rc = hc_shm_ring_push_tagged(ring, tag, iov, iovcnt);
+  }
+  shm->out_blocked[peer] = rc == HC_ERR_AGAIN;
+  return rc;
+}
+
+/* A packet too large for a slot: into a cell of my pool, its index into
+ * the ring.  A full ring gives the cell back at once (peer never saw it). */
+static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
+                                   const struct iovec *iov, int iovcnt) {
+  hc_shm_pool_t *pool = &shm->pools[shm->local_rank];
+  struct shm_pool_ref ref;
+  hc_status_t rc = hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
+  if (rc == HC_ERR_AGAIN) {
+    hc_shm_pool_set_waiting(pool);
+    rc = hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
+  }
+  shm->pool_blocked = rc == HC_ERR_AGAIN;
+  if (rc != HC_OK)
+    return rc;
+  ref.len = 0;
+  for (int i = 0; i < iovcnt; i++)
+    ref.len += (uint32_t)iov[i].iov_len;
+  struct iovec slot = {&ref, sizeof ref};
+  rc = shm_push_slot(shm, peer, SHM_TAG_POOL, &slot, 1);
+  if (rc != HC_OK)
+    hc_shm_pool_release(pool, ref.index);
+  return rc;
+}
+
 static hc_status_t shm_send(void *ctx, int peer_world_rank,
                             const struct iovec *iov, int iovcnt) {
   shm_ctx_t *shm = ctx;
@@ -545,58 +664,77 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
     return HC_ERR_RANK;
   if (shm->base == NULL)
     return HC_ERR_STATE;
-  hc_shm_ring_t *ring = &shm->out[peer];
-  hc_status_t rc = hc_shm_ring_push(ring, iov, iovcnt);
-  if (rc == HC_ERR_AGAIN) {
-    /* Raise the flag, then look once more: the consumer may have drained
-     * the ring before it could see the flag. */
-    hc_shm_ring_set_waiting(ring);
-    rc = hc_shm_ring_push(ring, iov, iovcnt);
-    if (rc == HC_ERR_AGAIN) {
-      shm->out_blocked[peer] = 1;
-      /* A dead reader never frees the ring: fail instead of queueing. */
-      if (atomic_load_explicit(&shm->dead[peer], memory_order_relaxed))
-        return HC_ERR_PEER_DEAD;
-      return rc;
-    }
-  }
+  size_t total = 0;
+  for (int i = 0; i < iovcnt; i++)
+    total += iov[i].iov_len;
+  hc_status_t rc = total <= SHM_INLINE_MAX
+                       ? shm_push_slot(shm, peer, 0, iov, iovcnt)
+                       : shm_push_pooled(shm, peer, iov, iovcnt);
+  /* A dead reader never frees its ring or cells: fail instead of queueing. */
+  if (rc == HC_ERR_AGAIN &&
+      atomic_load_explicit(&shm->dead[peer], memory_order_relaxed))
+    return HC_ERR_PEER_DEAD;
   if (rc != HC_OK)
     return rc;
-  shm->out_blocked[peer] = 0;
   atomic_thread_fence(memory_order_seq_cst);
   shm_ring_doorbell(shm, peer);
   return HC_OK;
 }
 
-/* Delivers up to max packets from ring p; wakes p if it waits for space. */
-/* A peer's ring holds an impossible length or index: that connection is
- * lost (the peer is reported failed, so what waits on it ends with an
- * error) and the ring is not read again. */
-static void shm_ring_corrupt(shm_ctx_t *shm, int p) {
-  hc_log(HC_LOG_ERROR, "shm", "ring from local rank %d is corrupt; dropping it",
+/* A peer's ring holds an impossible length or index, or a slot names a
+ * pool cell that peer never sent me: that connection is lost (the peer is
+ * reported failed, so what waits on it ends with an error) and the ring is
+ * not read again. */
+static void shm_ring_corrupt(shm_ctx_t *shm, int p, const char *what) {
+  hc_log(HC_LOG_ERROR, "shm", "%s from local rank %d; dropping its ring", what,
          shm->local_world_ranks[p]);
   shm->in_corrupt[p] = 1;
   if (shm->peer_failed_cb != NULL)
     shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
 }
 
+/* Delivers one pool slot's packet and gives the cell back; 0 when bad. */
+static int shm_deliver_pooled(shm_ctx_t *shm, int p, const void *slot,
+                              size_t len) {
+  struct shm_pool_ref ref;
+  if (len != sizeof ref)
+    return 0;
+  memcpy(&ref, slot, sizeof ref);
+  hc_shm_pool_t *pool = &shm->pools[p];
+  const void *data =
+      hc_shm_pool_data(pool, ref.index, (uint32_t)shm->local_rank, ref.len);
+  if (data == NULL)
+    return 0;
+  shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, ref.len);
+  hc_shm_pool_release(pool, ref.index);
+  return 1;
+}
+
+/* Delivers up to max packets from ring p; wakes p if it waits for ring
+ * space or for the pool cells handed back. */
 static int shm_drain_ring(shm_ctx_t *shm, int p, int max) {
   hc_shm_ring_t *ring = &shm->in[p];
-  int done = 0;
+  int done = 0, pooled = 0;
   const void *data = NULL;
   size_t len = 0;
-  if (shm->in_corrupt[p])
-    return 0;
-  while (done < max && (data = hc_shm_ring_peek(ring, &len)) != NULL) {
-    shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
+  uint32_t tag;
+  while (done < max && !shm->in_corrupt[p] &&
+         (data = hc_shm_ring_peek_tagged(ring, &len, &tag)) != NULL) {
+    if (tag != SHM_TAG_POOL)
+      shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
+    else if (shm_deliver_pooled(shm, p, data, len))
+      pooled++;
+    else
+      shm_ring_corrupt(shm, p, "a bad pool reference");
     hc_shm_ring_release(ring);
     done++;
   }
   if (data == NULL && len == HC_SHM_RING_CORRUPT)
-    shm_ring_corrupt(shm, p);
+    shm_ring_corrupt(shm, p, "a corrupt ring");
   if (done > 0) {
     atomic_thread_fence(memory_order_seq_cst);
-    if (hc_shm_ring_take_waiting(ring))
+    if (hc_shm_ring_take_waiting(ring) |
+        (pooled > 0 && hc_shm_pool_take_waiting(&shm->pools[p])))
       shm_ring_doorbell(shm, p);
   }
   return done;
@@ -613,6 +751,7 @@ static int shm_report_deaths(shm_ctx_t *shm) {
       continue;
     hc_log(HC_LOG_INFO, "shm", "local peer rank %d died",
            shm->local_world_ranks[p]);
+    hc_shm_pool_reclaim(&shm->pools[shm->local_rank], (uint32_t)p);
     if (shm->peer_failed_cb != NULL)
       shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
     found++;
@@ -712,6 +851,11 @@ static int shm_pending(shm_ctx_t *shm) {
       return 1;
     }
   }
+  if (shm->pool_blocked &&
+      hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
+    shm->pool_blocked = 0;
+    return 1;
+  }
   return 0;
 }
 
@@ -790,6 +934,7 @@ static void shm_fini(void *ctx) {
   free(shm->local_world_ranks);
   free(shm->in);
   free(shm->out);
+  free(shm->pools);
   free(shm->out_blocked);
   free(shm->cma_off);
   free(shm->cma_worked);

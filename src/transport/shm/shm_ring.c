@@ -21,7 +21,8 @@ struct hc_shm_ring_shared {
 
 struct shm_ring_cell {
   uint32_t len;
-  uint32_t pad[3];
+  uint32_t tag; /* the producer's word about the bytes; 0 for plain push */
+  uint32_t pad[2];
 };
 
 static size_t shm_ring_align(size_t n) {
@@ -80,6 +81,11 @@ static struct shm_ring_cell *shm_ring_cell_at(hc_shm_ring_t *ring,
 
 hc_status_t hc_shm_ring_push(hc_shm_ring_t *ring, const struct iovec *iov,
                              int iovcnt) {
+  return hc_shm_ring_push_tagged(ring, 0, iov, iovcnt);
+}
+
+hc_status_t hc_shm_ring_push_tagged(hc_shm_ring_t *ring, uint32_t tag,
+                                    const struct iovec *iov, int iovcnt) {
   size_t total = 0;
   for (int i = 0; i < iovcnt; i++)
     total += iov[i].iov_len;
@@ -101,11 +107,18 @@ hc_status_t hc_shm_ring_push(hc_shm_ring_t *ring, const struct iovec *iov,
     dst += iov[i].iov_len;
   }
   cell->len = (uint32_t)total;
+  cell->tag = tag;
   atomic_store_explicit(&s->tail, tail + 1, memory_order_release);
   return HC_OK;
 }
 
 const void *hc_shm_ring_peek(hc_shm_ring_t *ring, size_t *len) {
+  uint32_t tag;
+  return hc_shm_ring_peek_tagged(ring, len, &tag);
+}
+
+const void *hc_shm_ring_peek_tagged(hc_shm_ring_t *ring, size_t *len,
+                                    uint32_t *tag) {
   struct hc_shm_ring_shared *s = ring->shared;
   uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
   if (head == ring->cached_tail) {
@@ -123,6 +136,7 @@ const void *hc_shm_ring_peek(hc_shm_ring_t *ring, size_t *len) {
     return NULL;
   }
   *len = cell_len;
+  *tag = cell->tag;
   return (unsigned char *)cell + SHM_RING_CELL_HDR;
 }
 

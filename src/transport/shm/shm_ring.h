@@ -58,12 +58,21 @@ hc_status_t hc_shm_ring_push(hc_shm_ring_t *ring, const struct iovec *iov,
 /* What hc_shm_ring_peek leaves in *len for a corrupt ring. */
 #define HC_SHM_RING_CORRUPT SIZE_MAX
 
+/* Producer: as hc_shm_ring_push, and the consumer's peek_tagged reports
+ * tag with the bytes. */
+hc_status_t hc_shm_ring_push_tagged(hc_shm_ring_t *ring, uint32_t tag,
+                                    const struct iovec *iov, int iovcnt);
+
 /* Consumer: the oldest published cell's bytes (valid until
  * hc_shm_ring_release) and their length, or NULL when the ring is empty.
  * NULL with *len == HC_SHM_RING_CORRUPT when the shared state is impossible
  * (a cell longer than cell_size, a tail more than the ring ahead): the
  * producer wrote garbage and nothing in the ring can be trusted. */
 const void *hc_shm_ring_peek(hc_shm_ring_t *ring, size_t *len);
+
+/* Consumer: as hc_shm_ring_peek, with the tag the cell was pushed with. */
+const void *hc_shm_ring_peek_tagged(hc_shm_ring_t *ring, size_t *len,
+                                    uint32_t *tag);
 
 /* Consumer: frees the cell returned by the last hc_shm_ring_peek. */
 void hc_shm_ring_release(hc_shm_ring_t *ring);

@@ -1,0 +1,241 @@
+/*
+ * The sender-owned cell pool on plain memory: shapes, fill and release,
+ * exhaustion and reuse, the checks a destination makes on an index it was
+ * handed, reclaiming a dead destination's cells, the waiting flag, and a
+ * forked owner streaming 50k cells to a consumer through a MAP_SHARED
+ * mapping (indices passed through a pipe) with every byte checked.
+ */
+#include <check.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "transport/shm/shm_pool.h"
+
+#define CELL 512
+#define NCELLS 4
+
+static void *pool_region(size_t cell, uint32_t ncells) {
+  size_t bytes = hc_shm_pool_bytes(cell, ncells);
+  ck_assert_uint_gt(bytes, 0);
+  void *mem = aligned_alloc(64, bytes);
+  ck_assert_ptr_nonnull(mem);
+  ck_assert_int_eq(hc_shm_pool_format(mem, cell, ncells), HC_OK);
+  return mem;
+}
+
+static hc_status_t fill_u32(hc_shm_pool_t *pool, uint32_t dest, uint32_t v,
+                            uint32_t *index) {
+  struct iovec iov = {&v, sizeof v};
+  return hc_shm_pool_fill(pool, dest, &iov, 1, index);
+}
+
+static uint32_t read_u32(hc_shm_pool_t *pool, uint32_t index, uint32_t dest) {
+  const void *data = hc_shm_pool_data(pool, index, dest, sizeof(uint32_t));
+  ck_assert_ptr_nonnull(data);
+  uint32_t v;
+  memcpy(&v, data, sizeof v);
+  return v;
+}
+
+START_TEST(test_pool_rejects_bad_shapes) {
+  ck_assert_uint_eq(hc_shm_pool_bytes(0, 4), 0);
+  ck_assert_uint_eq(hc_shm_pool_bytes(64, 0), 0);
+  ck_assert_uint_eq(hc_shm_pool_bytes(100, 3) % 64, 0);
+  unsigned char garbage[1024] __attribute__((aligned(64)));
+  memset(garbage, 0x5a, sizeof garbage);
+  hc_shm_pool_t pool;
+  ck_assert_int_eq(hc_shm_pool_attach(&pool, garbage), HC_ERR_ARG);
+  ck_assert_int_eq(hc_shm_pool_format(garbage + 1, 64, 2), HC_ERR_ARG);
+}
+END_TEST
+
+START_TEST(test_pool_full_returns_again_and_reuses_released_cells) {
+  void *mem = pool_region(CELL, NCELLS);
+  hc_shm_pool_t owner, reader;
+  ck_assert_int_eq(hc_shm_pool_attach(&owner, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_pool_attach(&reader, mem), HC_OK);
+  uint32_t idx[NCELLS], extra;
+  for (uint32_t i = 0; i < NCELLS; i++)
+    ck_assert_int_eq(fill_u32(&owner, 7, 100 + i, &idx[i]), HC_OK);
+  for (uint32_t i = 0; i < NCELLS; i++)
+    for (uint32_t j = i + 1; j < NCELLS; j++)
+      ck_assert_uint_ne(idx[i], idx[j]);
+  ck_assert_int_eq(hc_shm_pool_has_free(&owner), 0);
+  ck_assert_int_eq(fill_u32(&owner, 7, 1, &extra), HC_ERR_AGAIN);
+  ck_assert_uint_eq(read_u32(&reader, idx[2], 7), 102);
+  hc_shm_pool_release(&reader, idx[2]);
+  ck_assert_int_ne(hc_shm_pool_has_free(&owner), 0);
+  ck_assert_int_eq(fill_u32(&owner, 7, 555, &extra), HC_OK);
+  ck_assert_uint_eq(extra, idx[2]);
+  ck_assert_uint_eq(read_u32(&reader, extra, 7), 555);
+  ck_assert_uint_eq(read_u32(&reader, idx[0], 7), 100);
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_pool_size_limit_and_gather) {
+  void *mem = pool_region(CELL, NCELLS);
+  hc_shm_pool_t owner;
+  hc_shm_pool_attach(&owner, mem);
+  unsigned char a[100], b[CELL - 100], big[CELL + 1];
+  memset(a, 'a', sizeof a);
+  memset(b, 'b', sizeof b);
+  struct iovec two[2] = {{a, sizeof a}, {b, sizeof b}};
+  uint32_t index;
+  ck_assert_int_eq(hc_shm_pool_fill(&owner, 1, two, 2, &index), HC_OK);
+  const unsigned char *got = hc_shm_pool_data(&owner, index, 1, CELL);
+  ck_assert_ptr_nonnull(got);
+  ck_assert_int_eq(memcmp(got, a, sizeof a), 0);
+  ck_assert_int_eq(memcmp(got + sizeof a, b, sizeof b), 0);
+  struct iovec one = {big, sizeof big};
+  ck_assert_int_eq(hc_shm_pool_fill(&owner, 1, &one, 1, &index), HC_ERR_ARG);
+  free(mem);
+}
+END_TEST
+
+/* What another process hands a destination is checked before use. */
+START_TEST(test_pool_data_refuses_what_was_not_sent_to_me) {
+  void *mem = pool_region(CELL, NCELLS);
+  hc_shm_pool_t owner, reader;
+  hc_shm_pool_attach(&owner, mem);
+  hc_shm_pool_attach(&reader, mem);
+  uint32_t index;
+  ck_assert_int_eq(fill_u32(&owner, 3, 42, &index), HC_OK);
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, NCELLS, 3, 4));
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, UINT32_MAX, 3, 4));
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, index, 4, 4));
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, index, 3, 5));
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, index, 3, CELL + 1));
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, (index + 1) % NCELLS, 3, 4));
+  ck_assert_uint_eq(read_u32(&reader, index, 3), 42);
+  hc_shm_pool_release(&reader, index);
+  ck_assert_ptr_null(hc_shm_pool_data(&reader, index, 3, 4));
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_pool_reclaims_only_a_dead_destinations_cells) {
+  void *mem = pool_region(CELL, NCELLS);
+  hc_shm_pool_t owner;
+  hc_shm_pool_attach(&owner, mem);
+  uint32_t i0, i1, i2, i3;
+  fill_u32(&owner, 1, 10, &i0);
+  fill_u32(&owner, 2, 20, &i1);
+  fill_u32(&owner, 1, 11, &i2);
+  fill_u32(&owner, 2, 21, &i3);
+  ck_assert_uint_eq(hc_shm_pool_reclaim(&owner, 1), 2);
+  ck_assert_ptr_null(hc_shm_pool_data(&owner, i0, 1, 4));
+  ck_assert_ptr_null(hc_shm_pool_data(&owner, i2, 1, 4));
+  ck_assert_uint_eq(read_u32(&owner, i1, 2), 20);
+  ck_assert_uint_eq(read_u32(&owner, i3, 2), 21);
+  ck_assert_uint_eq(hc_shm_pool_reclaim(&owner, 1), 0);
+  free(mem);
+}
+END_TEST
+
+START_TEST(test_pool_waiting_flag_is_taken_once) {
+  void *mem = pool_region(CELL, NCELLS);
+  hc_shm_pool_t owner, reader;
+  hc_shm_pool_attach(&owner, mem);
+  hc_shm_pool_attach(&reader, mem);
+  ck_assert_int_eq(hc_shm_pool_take_waiting(&reader), 0);
+  hc_shm_pool_set_waiting(&owner);
+  ck_assert_int_ne(hc_shm_pool_take_waiting(&reader), 0);
+  ck_assert_int_eq(hc_shm_pool_take_waiting(&reader), 0);
+  free(mem);
+}
+END_TEST
+
+#define STREAM_COUNT 50000u
+
+/* A payload whose bytes depend on the sequence number and a varying size. */
+static size_t stream_fill(unsigned char *buf, uint32_t seq) {
+  size_t len = 4 + (seq * 37u) % (CELL - 4);
+  memcpy(buf, &seq, 4);
+  for (size_t i = 4; i < len; i++)
+    buf[i] = (unsigned char)(seq + i);
+  return len;
+}
+
+static void stream_owner(void *mem, int wfd) {
+  hc_shm_pool_t owner;
+  if (hc_shm_pool_attach(&owner, mem) != HC_OK)
+    _exit(2);
+  unsigned char buf[CELL];
+  for (uint32_t seq = 0; seq < STREAM_COUNT; seq++) {
+    struct iovec iov = {buf, stream_fill(buf, seq)};
+    uint32_t msg[2];
+    while (hc_shm_pool_fill(&owner, 9, &iov, 1, &msg[0]) == HC_ERR_AGAIN)
+      sched_yield();
+    msg[1] = (uint32_t)iov.iov_len;
+    if (write(wfd, msg, sizeof msg) != sizeof msg)
+      _exit(3);
+  }
+  _exit(0);
+}
+
+START_TEST(test_pool_forked_owner_streams_50k_cells_intact) {
+  size_t bytes = hc_shm_pool_bytes(CELL, NCELLS);
+  void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(mem, MAP_FAILED);
+  ck_assert_int_eq(hc_shm_pool_format(mem, CELL, NCELLS), HC_OK);
+  int fds[2];
+  ck_assert_int_eq(pipe(fds), 0);
+  pid_t child = fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0) {
+    close(fds[0]);
+    stream_owner(mem, fds[1]);
+  }
+  close(fds[1]);
+  hc_shm_pool_t reader;
+  ck_assert_int_eq(hc_shm_pool_attach(&reader, mem), HC_OK);
+  unsigned char want[CELL];
+  uint32_t msg[2], seq = 0;
+  while (read(fds[0], msg, sizeof msg) == sizeof msg) {
+    size_t len = stream_fill(want, seq);
+    ck_assert_uint_eq(msg[1], len);
+    const void *got = hc_shm_pool_data(&reader, msg[0], 9, len);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(memcmp(got, want, len), 0);
+    hc_shm_pool_release(&reader, msg[0]);
+    seq++;
+  }
+  ck_assert_uint_eq(seq, STREAM_COUNT);
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  close(fds[0]);
+  munmap(mem, bytes);
+}
+END_TEST
+
+static Suite *shm_pool_suite(void) {
+  Suite *s = suite_create("shm_pool");
+  TCase *tc = tcase_create("pool");
+  tcase_set_timeout(tc, 180);
+  tcase_add_test(tc, test_pool_rejects_bad_shapes);
+  tcase_add_test(tc, test_pool_full_returns_again_and_reuses_released_cells);
+  tcase_add_test(tc, test_pool_size_limit_and_gather);
+  tcase_add_test(tc, test_pool_data_refuses_what_was_not_sent_to_me);
+  tcase_add_test(tc, test_pool_reclaims_only_a_dead_destinations_cells);
+  tcase_add_test(tc, test_pool_waiting_flag_is_taken_once);
+  tcase_add_test(tc, test_pool_forked_owner_streams_50k_cells_intact);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(shm_pool_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
