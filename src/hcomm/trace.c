@@ -2,7 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,25 @@
 
 int hc_trace_on;
 
+/* A spin flag rather than a mutex: the critical section is one 48-byte
+ * store (a mutex cost more than the record itself, bench/RESULTS.md);
+ * only the rare flush, one write(2) per 65536 records, holds it long, and
+ * a waiter yields meanwhile. */
 static struct {
-  pthread_mutex_t lock;
+  atomic_flag busy;
   int fd;
   size_t used;
   hc_trace_rec_t *buf;
-} trace = {PTHREAD_MUTEX_INITIALIZER, -1, 0, NULL};
+} trace = {ATOMIC_FLAG_INIT, -1, 0, NULL};
+
+static void trace_lock(void) {
+  while (atomic_flag_test_and_set_explicit(&trace.busy, memory_order_acquire))
+    sched_yield();
+}
+
+static void trace_unlock(void) {
+  atomic_flag_clear_explicit(&trace.busy, memory_order_release);
+}
 
 uint64_t hc_trace_now(void) {
   struct timespec ts;
@@ -54,40 +68,39 @@ static void trace_flush_locked(void) {
   trace.used = 0;
 }
 
-static void trace_append(const hc_trace_rec_t *rec) {
-  pthread_mutex_lock(&trace.lock);
+/* Stores one record straight into the buffer (no copy through the stack). */
+static void trace_append(uint64_t t_start, uint64_t t_end, size_t bytes,
+                         uint64_t key, int peer, int tag, hc_trace_call_t call,
+                         int mem, hc_trace_path_t path) {
+  trace_lock();
   if (trace.buf != NULL) {
-    trace.buf[trace.used++] = *rec;
+    hc_trace_rec_t *r = &trace.buf[trace.used++];
+    r->t_start = t_start;
+    r->t_end = t_end;
+    r->bytes = bytes;
+    r->key = key;
+    r->peer = peer;
+    r->tag = tag;
+    r->call = (uint16_t)call;
+    r->mem = (uint8_t)mem;
+    r->path = (uint8_t)path;
+    r->pad = 0;
     if (trace.used == TRACE_BUF_RECS)
       trace_flush_locked();
   }
-  pthread_mutex_unlock(&trace.lock);
+  trace_unlock();
 }
 
 void hc_trace_call(hc_trace_call_t call, uint64_t t_start, int peer, int tag,
                    size_t bytes) {
-  hc_trace_rec_t rec = {0};
-  rec.t_start = t_start;
-  rec.t_end = hc_trace_now();
-  rec.bytes = bytes;
-  rec.peer = peer;
-  rec.tag = tag;
-  rec.call = (uint16_t)call;
-  trace_append(&rec);
+  trace_append(t_start, hc_trace_now(), bytes, 0, peer, tag, call, 0,
+               HC_TRACE_PATH_NONE);
 }
 
 void hc_trace_engine(hc_trace_call_t call, int peer, int tag, size_t bytes,
                      uint64_t key, int mem, hc_trace_path_t path) {
-  hc_trace_rec_t rec = {0};
-  rec.t_start = rec.t_end = hc_trace_now();
-  rec.bytes = bytes;
-  rec.key = key;
-  rec.peer = peer;
-  rec.tag = tag;
-  rec.call = (uint16_t)call;
-  rec.mem = (uint8_t)mem;
-  rec.path = (uint8_t)path;
-  trace_append(&rec);
+  uint64_t now = hc_trace_now();
+  trace_append(now, now, bytes, key, peer, tag, call, mem, path);
 }
 
 /* mkdir -p: every rank races to create the same tree, so EEXIST is fine. */
@@ -156,7 +169,7 @@ void hc_trace_start(void) {
 }
 
 void hc_trace_stop(void) {
-  pthread_mutex_lock(&trace.lock);
+  trace_lock();
   hc_trace_on = 0;
   if (trace.buf != NULL)
     trace_flush_locked();
@@ -165,5 +178,5 @@ void hc_trace_stop(void) {
   trace.fd = -1;
   free(trace.buf);
   trace.buf = NULL;
-  pthread_mutex_unlock(&trace.lock);
+  trace_unlock();
 }
