@@ -1,7 +1,8 @@
 #!/bin/sh
 # Jobs that fail (a rank killed before init and mid-transfer, MPI_Abort,
 # the launcher itself SIGKILLed) leave nothing behind: no new file in
-# /dev/shm and no process of the job.
+# /dev/shm and no process of the job; with the default memfd segment, then
+# with a named /dev/shm one (HCMPI_SHM_MEMFD=0, block at the end).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "checks hcmpirun's clean-up"
 prog=$(mpi_prog_path leak_victim)
@@ -66,4 +67,71 @@ done
 kill -9 $lpid
 wait $lpid 2>/dev/null
 check_clean "hcmpirun killed with SIGKILL"
+
+# ---- named segments (HCMPI_SHM_MEMFD=0) -----------------------------------
+# The cases above use the default anonymous memfd, which cannot leave a file
+# behind.  Here the segment is a named POSIX one: while a job runs, every
+# rank maps the same /dev/shm/hcmpi-<16 hex digits>, mode 0600, already
+# unlinked (every rank mapped it); kill -9 of a rank or of the launcher and
+# the failing jobs above then leave no file and no process.
+export HCMPI_SHM_MEMFD=0
+
+named_rank_pids() {
+    ps -eo pid=,args= | grep -- "$tok" | grep -v -e grep -e hcmpirun | awk '{ print $1 }'
+}
+
+# Starts a 3-rank job that waits forever once initialised ($lpid: launcher).
+named_start_hang() {
+    "$HCMPIRUN" -n 3 "$prog" hang "$tok" >"$out" 2>&1 &
+    lpid=$!
+    i=0
+    until [ "$(grep -c ready "$out")" -eq 3 ] || [ $i -ge 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ "$(grep -c ready "$out")" -eq 3 ] || { kill -9 $lpid; fail "named: job never got ready"; }
+}
+
+# Each rank maps one deleted /dev/shm/hcmpi-* segment, mode 0600, the same
+# name in every rank, and no such file is left in /dev/shm.
+named_check_mapping() {
+    seg=""
+    nranks=0
+    for pid in $(named_rank_pids); do
+        line=$(grep ' /dev/shm/hcmpi-' "/proc/$pid/maps" | head -n 1)
+        [ -n "$line" ] || fail "named: rank pid $pid maps no /dev/shm/hcmpi-* segment"
+        name=$(echo "$line" | awk '{ print $6 }')
+        echo "$name" | grep -qx '/dev/shm/hcmpi-[0-9a-f]\{16\}' ||
+            fail "named: segment name $name is not hcmpi- and 64 random bits"
+        echo "$line" | grep -q ' (deleted)$' || fail "named: $name still linked after init"
+        [ -z "$seg" ] || [ "$seg" = "$name" ] || fail "named: ranks map $seg and $name"
+        seg=$name
+        mode=$(stat -L -c %a "/proc/$pid/map_files/$(echo "$line" | awk '{ print $1 }')")
+        [ "$mode" = 600 ] || fail "named: $name has mode $mode, want 600"
+        nranks=$((nranks + 1))
+    done
+    [ $nranks -eq 3 ] || fail "named: found $nranks rank processes, want 3"
+    [ ! -e "$seg" ] || fail "named: $seg exists in /dev/shm"
+    echo "named: 3 ranks map $seg (mode 600, unlinked)"
+}
+
+named_start_hang
+named_check_mapping
+kill -9 "$(named_rank_pids | head -n 1)"
+wait $lpid
+rc=$?
+[ $rc -ne 0 ] || fail "named: job with a rank killed by SIGKILL exited 0"
+check_clean "named segment, a rank killed with SIGKILL"
+
+named_start_hang
+named_check_mapping
+kill -9 $lpid
+wait $lpid 2>/dev/null
+check_clean "named segment, hcmpirun killed with SIGKILL"
+
+run_case "named segment, rank 2 killed before init" 3 before-init 2
+run_case "named segment, rank 0 killed mid-transfer" 4 mid 0
+run_case "named segment, rank 3 killed mid-transfer" 4 mid 3
+run_case "named segment, MPI_Abort by rank 1" 3 abort 1
+unset HCMPI_SHM_MEMFD
 echo "no_leaks: all cases clean"

@@ -5,6 +5,26 @@
 list="${top_builddir:-.}/tests/mpi/shm_snapshot.list"
 [ -d /dev/shm ] || { echo "SKIP: no /dev/shm"; exit 77; }
 [ -f "$list" ] || : >"$list"
+
+# The suite's jobs use the default anonymous memfd segment, which has no
+# name to leave behind; so that this check can catch a leak, two jobs here
+# use a named /dev/shm segment (HCMPI_SHM_MEMFD=0): one that ends well and
+# one whose rank 3 is SIGKILLed mid-transfer.  The debug log gives the name
+# each created; neither may exist afterwards.
+run="${top_builddir:-.}/tools/hcmpirun"
+named_job() { # WHAT N PROG ARGS...
+    what=$1
+    shift
+    [ -x "$run" ] && [ -x "$2" ] || { echo "named $what: not built, skipped"; return; }
+    log=$(HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 60 "$run" -n "$@" 2>&1)
+    seg=$(echo "$log" | sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*|\1|p')
+    [ -n "$seg" ] || { echo "$log"; echo "FAIL: named $what: no named segment was created" >&2; exit 1; }
+    [ ! -e "/dev/shm$seg" ] || { echo "FAIL: named $what: /dev/shm$seg left" >&2; exit 1; }
+    echo "named $what: /dev/shm$seg created and gone"
+}
+bin="${top_builddir:-.}/tests/mpi"
+named_job "job" 4 "$bin/collectives_basic"
+named_job "job with a rank SIGKILLed" 4 "$bin/leak_victim" mid 3
 leaked=0
 # Give launchers that are just exiting a moment to unlink.
 for try in 1 2 3; do
