@@ -2,7 +2,11 @@
  * Smoke test of the MPI face over every call it binds: argument errors
  * under MPI_ERRORS_RETURN, point-to-point in every mode, requests, probes,
  * persistent and buffered sends, communicators, attributes, statuses.
- * Run with 2 or more ranks; prints "face_smoke: OK" on rank 0.
+ * Run with 2 or more ranks (face_smoke.sh: 2, 3 and 4); prints
+ * "face_smoke: OK" on rank 0.  Beyond the single-topic tests it covers a
+ * user error handler freed while installed, MPI_Comm_call_errhandler,
+ * error-handler inheritance on dup, MPI_ERR_IN_STATUS per-request errors
+ * and the MPI_ERROR field left alone by single completions.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -115,7 +119,7 @@ static void test_ring(void) {
   EXPECT(rc == MPI_SUCCESS && v == left);
 
   MPI_Request reqs[4];
-  int a[2] = {me, -me}, b[2] = {0, 0}, c = 0, d = 0;
+  int a[2] = {me, -me}, b[2] = {0, 0}, c = 0;
   MPI_Irecv(b, 2, MPI_INT, left, 5, MPI_COMM_WORLD, &reqs[0]);
   MPI_Irecv(&c, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &reqs[1]);
   MPI_Isend(a, 2, MPI_INT, right, 5, MPI_COMM_WORLD, &reqs[2]);
@@ -126,7 +130,6 @@ static void test_ring(void) {
   EXPECT(sts[1].MPI_SOURCE == right && sts[1].MPI_TAG == 6);
   for (int i = 0; i < 4; i++)
     EXPECT(reqs[i] == MPI_REQUEST_NULL);
-  (void)d;
 }
 
 static void test_proc_null_and_empty(void) {
@@ -222,25 +225,31 @@ static void test_bsend(void) {
   EXPECT(MPI_Bsend(data, 4, MPI_INT, right, 30, MPI_COMM_WORLD) == 0);
   MPI_Request r;
   EXPECT(MPI_Ibsend(data, 4, MPI_INT, right, 31, MPI_COMM_WORLD, &r) == 0);
-  EXPECT(cls(MPI_Bsend(data, 4, MPI_INT, right, 32, MPI_COMM_WORLD)) ==
-             MPI_ERR_BUFFER ||
-         1); /* may fit if the first already left */
+  /* A third message fits only if one of the first two already left the
+   * buffer: either outcome is right, but it must be one of the two, and
+   * the right neighbour must then get the message or not get it. */
+  int rc32 = MPI_Bsend(data, 4, MPI_INT, right, 32, MPI_COMM_WORLD);
+  EXPECT(rc32 == MPI_SUCCESS || cls(rc32) == MPI_ERR_BUFFER);
   MPI_Wait(&r, MPI_STATUS_IGNORE);
   MPI_Recv(got, 4, MPI_INT, left, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   EXPECT(got[0] == left);
   MPI_Recv(got, 4, MPI_INT, left, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  MPI_Status st;
-  int flag = 0;
-  MPI_Iprobe(left, 32, MPI_COMM_WORLD, &flag, &st);
+  EXPECT(got[0] == left && got[3] == 3);
   void *back = NULL;
   int backsize = 0;
   EXPECT(MPI_Buffer_detach(&back, &backsize) == 0);
   EXPECT(back == buf && backsize == size);
-  /* drain an optional tag-32 message */
-  MPI_Barrier(MPI_COMM_WORLD);
-  MPI_Iprobe(left, 32, MPI_COMM_WORLD, &flag, &st);
-  if (flag)
+  int sent32 = rc32 == MPI_SUCCESS, left_sent32 = -1, flag = 1;
+  MPI_Sendrecv(&sent32, 1, MPI_INT, right, 33, &left_sent32, 1, MPI_INT, left,
+               33, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (left_sent32 == 1) {
+    got[0] = -1;
     MPI_Recv(got, 4, MPI_INT, left, 32, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    EXPECT(got[0] == left);
+  } else {
+    MPI_Iprobe(left, 32, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    EXPECT(left_sent32 == 0 && flag == 0);
+  }
   free(buf);
 }
 
@@ -324,10 +333,15 @@ static void test_comms(void) {
   if (me == 0) {
     EXPECT(half == MPI_COMM_NULL);
   } else {
-    int hs, hr;
+    /* Ranks 1..np-1 of my parity, ordered by descending world rank. */
+    int hs, hr, want_size = 0, want_rank = 0;
+    for (int r = 1; r < np; r++) {
+      want_size += r % 2 == me % 2;
+      want_rank += r % 2 == me % 2 && r > me;
+    }
     MPI_Comm_size(half, &hs);
     MPI_Comm_rank(half, &hr);
-    EXPECT(hs >= 1 && hr == 0 ? 1 : hr < hs);
+    EXPECT(hs == want_size && hr == want_rank);
     EXPECT(MPI_Comm_free(&half) == 0 && half == MPI_COMM_NULL);
   }
   int *tag_ub = NULL, flag = 0;
@@ -357,7 +371,7 @@ int main(int argc, char **argv) {
   char ver[MPI_MAX_LIBRARY_VERSION_STRING];
   EXPECT(MPI_Get_library_version(ver, &len) == 0 && len > 0);
 #ifdef HCMPI
-  EXPECT(strncmp(ver, "hcmpi 0.1.0", 11) == 0);
+  EXPECT(strncmp(ver, "hcmpi ", 6) == 0);
 #endif
   EXPECT(MPI_Wtime() > 0 && MPI_Wtick() > 0);
 
