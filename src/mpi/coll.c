@@ -49,19 +49,21 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
   return MPI_SUCCESS;
 }
 
-/* Buffers of a reduction: data needed where count > 0, no aliasing. */
+/* Buffers of a reduction: data needed where count > 0, no aliasing.
+ * MPI_BOTTOM (NULL) is a buffer for a type of absolute addresses. */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                             const void *sendbuf, const void *recvbuf, int count,
-                            int need_recv) {
+                            int need_recv, const hc_mpi_type_t *t) {
   if (count == 0)
     return MPI_SUCCESS;
+  int bottom_ok = t->true_lb != 0;
   /* Callers pass recvbuf as sendbuf when the send side is MPI_IN_PLACE. */
   if (sendbuf == MPI_IN_PLACE || (need_recv && recvbuf == MPI_IN_PLACE))
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
                         "MPI_IN_PLACE is not a receive buffer");
-  if (!sendbuf)
+  if (!sendbuf && !bottom_ok)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "sendbuf is NULL");
-  if (need_recv && !recvbuf)
+  if (need_recv && !recvbuf && !bottom_ok)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL");
   if (need_recv && sendbuf == recvbuf)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,

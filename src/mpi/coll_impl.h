@@ -113,11 +113,12 @@ int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
 int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
                             MPI_Datatype type, MPI_Op mpi_op,
                             hc_mpi_red_t *red);
-/* Buffers of a reduction: present where count > 0, and sendbuf not
+/* Buffers of a reduction of count elements of t: present where count > 0
+ * (MPI_BOTTOM allowed when t has absolute addresses), and sendbuf not
  * recvbuf (need_recv: recvbuf is used). */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                             const void *sendbuf, const void *recvbuf, int count,
-                            int need_recv);
+                            int need_recv, const hc_mpi_type_t *t);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 

@@ -24,12 +24,15 @@ static int move_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
 
 /* A user buffer: MPI_IN_PLACE is not one, NULL only when nothing is moved.
  * Both are MPI_ERR_BUFFER, as for point-to-point. */
+/* t: the buffer's one datatype, or NULL; MPI_BOTTOM (NULL) is a valid
+ * buffer for a type of absolute addresses, as in point-to-point. */
 static int move_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                          int moves_data, const char *what) {
+                          int moves_data, const hc_mpi_type_t *t,
+                          const char *what) {
   if (buf == MPI_IN_PLACE)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as %s",
                         what);
-  if (buf == NULL && moves_data)
+  if (buf == NULL && moves_data && (t == NULL || t->true_lb == 0))
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
   return MPI_SUCCESS;
 }
@@ -108,7 +111,7 @@ static int move_bcast(const char *fn, void *buffer, int count,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
   if (rc == MPI_SUCCESS)
-    rc = move_buf_check(fn, c, buffer, count > 0, "buffer");
+    rc = move_buf_check(fn, c, buffer, count > 0, t, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
@@ -165,7 +168,7 @@ static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
     return MPI_SUCCESS;
   int rc = hc_mpi_coll_type(fn, c, count, type, t);
   if (rc == MPI_SUCCESS)
-    rc = move_buf_check(fn, c, sendbuf, count > 0, "the buffer");
+    rc = move_buf_check(fn, c, sendbuf, count > 0, *t, "the buffer");
   return rc;
 }
 
@@ -424,7 +427,7 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
                        "recvcounts", &rt);
   if (rc == MPI_SUCCESS)
     rc = move_buf_check(fn, c, recvbuf, move_any(recvcounts, vform ? size : 1),
-                        "recvbuf");
+                        rt, "recvbuf");
   if (rc == MPI_SUCCESS && !in_place)
     rc = move_match(fn, c, move_bytes(st, sendcount),
                     move_bytes(rt, recvcounts[vform ? rank : 0]));
@@ -595,10 +598,10 @@ static int move_alltoall(const char *fn, const void *sendbuf,
     rc = move_side_check(fn, c, size, rs, vform, "recvcounts", rb);
   if (rc == MPI_SUCCESS && !in_place)
     rc = move_buf_check(fn, c, sendbuf, move_any(ss->counts, vform ? size : 1),
-                        "sendbuf");
+                        NULL, "sendbuf");
   if (rc == MPI_SUCCESS)
     rc = move_buf_check(fn, c, recvbuf, move_any(rs->counts, vform ? size : 1),
-                        "recvbuf");
+                        NULL, "recvbuf");
   if (rc != MPI_SUCCESS) {
     hc_mpi_coll_free(cx);
     return rc;

@@ -42,8 +42,9 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
                         "MPI_IN_PLACE is allowed only at the root");
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
-                               is_root && sendbuf != MPI_IN_PLACE);
-  if (rc == MPI_SUCCESS && is_root && count > 0 && !recvbuf)
+                               is_root && sendbuf != MPI_IN_PLACE, red.type);
+  if (rc == MPI_SUCCESS && is_root && count > 0 && !recvbuf &&
+      red.type->true_lb == 0)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
   if (rc != MPI_SUCCESS)
     return rc;
@@ -105,7 +106,7 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     return rc;
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
-                               sendbuf != MPI_IN_PLACE);
+                               sendbuf != MPI_IN_PLACE, red.type);
   if (rc != MPI_SUCCESS)
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
@@ -233,8 +234,10 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   if (rc != MPI_SUCCESS)
     return rc;
   if (sendbuf != MPI_IN_PLACE)
-    rc = hc_mpi_coll_reduce_bufs(fn, c, sendbuf, recvbuf, (int)total, 0);
-  if (rc == MPI_SUCCESS && mine > 0 && recvbuf == NULL)
+    rc = hc_mpi_coll_reduce_bufs(fn, c, sendbuf, recvbuf, (int)total, 0,
+                                 red.type);
+  if (rc == MPI_SUCCESS && mine > 0 && recvbuf == NULL &&
+      red.type->true_lb == 0)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL");
   if (rc == MPI_SUCCESS && mine > 0 && recvbuf == MPI_IN_PLACE)
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER,

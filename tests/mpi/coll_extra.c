@@ -1,0 +1,444 @@
+/* The collective cases coll_full.c leaves out, each against a serial
+ * reference: messages above 1 MiB (run on 5 and 8 ranks too), v-forms,
+ * Alltoallw and Reduce_scatter with large uneven blocks (zero-sized ones
+ * among them), MPI_IN_PLACE in Gatherv, Scatterv, Alltoallv and Alltoallw,
+ * derived datatypes in Scatter, Alltoall, Ibcast and Iallgather, the pair,
+ * bool and complex types and MPI_REPLACE / MPI_NO_OP through collectives,
+ * and MPI_BOTTOM with a type of absolute addresses. */
+#include "mpitest.h"
+
+#include <complex.h>
+#include <stdbool.h>
+
+#define BIG (300 * 1024) /* ints: 1.2 MiB */
+#define GAP (-7)
+
+static int rank, size;
+static MPI_Comm world = MPI_COMM_WORLD;
+
+static int val(int r, int i) { return (r * 131 + i * 7) % 1000 - 300; }
+static int *ialloc(size_t n) { return mt_malloc((n ? n : 1) * sizeof(int)); }
+
+static void ok(int rc, const char *what) {
+  CHECK(rc == MPI_SUCCESS, "%s: %s", what, mt_errstr(rc));
+}
+
+static void wait_ok(MPI_Request *r, const char *what) {
+  ok(MPI_Wait(r, MPI_STATUS_IGNORE), what);
+}
+
+/* ---- above 1 MiB ---------------------------------------------------------- */
+
+static void t_big(void) {
+  int root = size - 1;
+  int *a = ialloc(BIG), *b = ialloc(BIG);
+  for (int i = 0; i < BIG; i++)
+    a[i] = rank == root ? val(root, i) : GAP;
+  ok(MPI_Bcast(a, BIG, MPI_INT, root, world), "big bcast");
+  for (int i = 0; i < BIG; i++)
+    CHECK(a[i] == val(root, i), "big bcast [%d] = %d", i, a[i]);
+  for (int i = 0; i < BIG; i++)
+    a[i] = val(rank, i);
+  ok(MPI_Allreduce(a, b, BIG, MPI_INT, MPI_MAX, world), "big allreduce");
+  for (int i = 0; i < BIG; i += 97) {
+    int want = val(0, i);
+    for (int q = 1; q < size; q++)
+      want = val(q, i) > want ? val(q, i) : want;
+    CHECK(b[i] == want, "big allreduce [%d] = %d want %d", i, b[i], want);
+  }
+  /* Allgather and Alltoall: 1.2 MiB in all, spread over the ranks. */
+  int n = BIG / size;
+  ok(MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, world), "big allgather");
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < n; i += 31)
+      CHECK(b[(size_t)q * n + i] == val(q, i), "big allgather %d [%d]", q, i);
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < n; i++)
+      a[(size_t)q * n + i] = val(rank * 64 + q, i);
+  ok(MPI_Alltoall(a, n, MPI_INT, b, n, MPI_INT, world), "big alltoall");
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < n; i += 31)
+      CHECK(b[(size_t)q * n + i] == val(q * 64 + rank, i), "big alltoall");
+  free(a);
+  free(b);
+}
+
+/* ---- large uneven v-forms ------------------------------------------------- */
+
+/* Block of rank a for rank b: zero for some pairs, up to ~40k ints. */
+static int uneven(int a, int b) { return (a * 5 + b * 3) % 4 == 0 ? 0 : (a * 7919 + b * 104729) % 40000 + 1; }
+
+static void t_uneven_v(void) {
+  int cnt[64] = {0}, dsp[64] = {0}, total = 0;
+  for (int q = size - 1; q >= 0; q--) { /* reverse order, gap of 3 */
+    cnt[q] = uneven(q, 0);
+    dsp[q] = total;
+    total += cnt[q] + 3;
+  }
+  int root = size / 2;
+  int *s = ialloc((size_t)cnt[rank]), *g = ialloc((size_t)total);
+  for (int i = 0; i < cnt[rank]; i++)
+    s[i] = val(rank, i);
+  for (int i = 0; i < total; i++)
+    g[i] = GAP;
+  ok(MPI_Gatherv(s, cnt[rank], MPI_INT, g, cnt, dsp, MPI_INT, root, world),
+     "uneven gatherv");
+  for (int q = 0; rank == root && q < size; q++) {
+    for (int i = 0; i < cnt[q]; i++)
+      CHECK(g[dsp[q] + i] == val(q, i), "uneven gatherv %d [%d]", q, i);
+    CHECK(g[dsp[q] + cnt[q]] == GAP, "gatherv wrote a gap");
+  }
+  ok(MPI_Allgatherv(s, cnt[rank], MPI_INT, g, cnt, dsp, MPI_INT, world),
+     "uneven allgatherv");
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < cnt[q]; i++)
+      CHECK(g[dsp[q] + i] == val(q, i), "uneven allgatherv %d [%d]", q, i);
+  for (int i = 0; i < cnt[rank]; i++)
+    s[i] = GAP;
+  ok(MPI_Scatterv(g, cnt, dsp, MPI_INT, s, cnt[rank], MPI_INT, root, world),
+     "uneven scatterv");
+  for (int i = 0; i < cnt[rank]; i++)
+    CHECK(s[i] == val(rank, i), "uneven scatterv [%d]", i);
+  free(s);
+  free(g);
+}
+
+/* Alltoallv (w = 0) or Alltoallw (w = 1) of uneven(a, b) ints a -> b. */
+static void t_uneven_a2a(int w, int in_place) {
+  int sc[64] = {0}, sd[64] = {0}, rc[64] = {0}, rd[64] = {0}, sdb[64], rdb[64];
+  int so = 0, ro = 0;
+  MPI_Datatype ty[64];
+  for (int q = 0; q < size; q++) {
+    /* In place, what goes to q is replaced by what comes from q: the
+     * counts of a pair agree both ways. */
+    int lo = rank < q ? rank : q, hi = rank < q ? q : rank;
+    sc[q] = in_place ? uneven(lo, hi) : uneven(rank, q);
+    rc[q] = in_place ? uneven(lo, hi) : uneven(q, rank);
+    sd[q] = so;
+    rd[q] = ro;
+    so += sc[q] + 1;
+    ro += rc[q] + 1;
+    sdb[q] = sd[q] * (int)sizeof(int);
+    rdb[q] = rd[q] * (int)sizeof(int);
+    ty[q] = MPI_INT;
+  }
+  int *s = ialloc((size_t)so), *d = ialloc((size_t)ro);
+  for (int i = 0; i < ro; i++)
+    d[i] = GAP;
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < sc[q]; i++)
+      (in_place ? d + rd[q] : s + sd[q])[i] = val(rank * 64 + q, i);
+  const void *sb = in_place ? MPI_IN_PLACE : s;
+  int e = w ? MPI_Alltoallw(sb, sc, sdb, ty, d, rc, rdb, ty, world)
+            : MPI_Alltoallv(sb, sc, sd, MPI_INT, d, rc, rd, MPI_INT, world);
+  ok(e, w ? "uneven alltoallw" : "uneven alltoallv");
+  for (int q = 0; q < size; q++) {
+    for (int i = 0; i < rc[q]; i++)
+      CHECK(d[rd[q] + i] == val(q * 64 + rank, i),
+            "alltoall%s ip %d from %d [%d] = %d", w ? "w" : "v", in_place, q, i,
+            d[rd[q] + i]);
+    CHECK(d[rd[q] + rc[q]] == GAP, "alltoall%s wrote a gap", w ? "w" : "v");
+  }
+  free(s);
+  free(d);
+}
+
+static void t_uneven_reduce_scatter(void) {
+  int cnt[64] = {0}, total = 0, off = 0;
+  for (int q = 0; q < size; q++) {
+    cnt[q] = uneven(q, q + 1);
+    off += q < rank ? cnt[q] : 0;
+    total += cnt[q];
+  }
+  int *s = ialloc((size_t)total), *d = ialloc((size_t)cnt[rank]);
+  for (int i = 0; i < total; i++)
+    s[i] = val(rank, i);
+  ok(MPI_Reduce_scatter(s, d, cnt, MPI_INT, MPI_SUM, world),
+     "uneven reduce_scatter");
+  for (int i = 0; i < cnt[rank]; i++) {
+    int want = 0;
+    for (int q = 0; q < size; q++)
+      want += val(q, off + i);
+    CHECK(d[i] == want, "uneven reduce_scatter [%d] = %d want %d", i, d[i],
+          want);
+  }
+  free(s);
+  free(d);
+}
+
+/* ---- MPI_IN_PLACE in Gatherv and Scatterv --------------------------------- */
+
+static void t_in_place_v(void) {
+  int cnt[64] = {0}, dsp[64] = {0}, total = 0;
+  for (int q = size - 1; q >= 0; q--) {
+    cnt[q] = q % 3 + 2;
+    dsp[q] = total;
+    total += cnt[q] + 1;
+  }
+  int *g = ialloc((size_t)total), s[8];
+  for (int root = 0; root < size; root++) {
+    for (int i = 0; i < total; i++)
+      g[i] = GAP;
+    for (int i = 0; i < cnt[rank]; i++)
+      (rank == root ? g + dsp[rank] : s)[i] = val(rank, i);
+    const void *sb = rank == root ? MPI_IN_PLACE : s;
+    ok(MPI_Gatherv(sb, cnt[rank], MPI_INT, g, cnt, dsp, MPI_INT, root, world),
+       "in-place gatherv");
+    for (int q = 0; rank == root && q < size; q++)
+      for (int i = 0; i < cnt[q]; i++)
+        CHECK(g[dsp[q] + i] == val(q, i), "in-place gatherv %d [%d]", q, i);
+    for (int i = 0; i < 8; i++)
+      s[i] = GAP;
+    if (rank == root)
+      for (int q = 0; q < size; q++)
+        for (int i = 0; i < cnt[q]; i++)
+          g[dsp[q] + i] = val(q + 50, i);
+    void *rb = rank == root ? MPI_IN_PLACE : s;
+    ok(MPI_Scatterv(g, cnt, dsp, MPI_INT, rb, cnt[rank], MPI_INT, root, world),
+       "in-place scatterv");
+    const int *got = rank == root ? g + dsp[rank] : s;
+    for (int i = 0; i < cnt[rank]; i++)
+      CHECK(got[i] == val(rank + 50, i), "in-place scatterv [%d]", i);
+  }
+  free(g);
+}
+
+/* ---- derived datatypes ---------------------------------------------------- */
+
+/* n ints at stride 2 (a vector) on one side, contiguous on the other. */
+static void t_derived(void) {
+  enum { N = 500 };
+  MPI_Datatype vec;
+  MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  int *strided = ialloc((size_t)2 * N * size), *flat = ialloc((size_t)N * size);
+  int root = size - 1;
+  /* Scatter: the root sends vec blocks; ranks receive N contiguous ints.
+   * vec's extent is 2N - 1 ints, so block q starts at 2N q only through a
+   * resized type. */
+  MPI_Datatype vecr;
+  MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * N * sizeof(int)), &vecr);
+  MPI_Type_commit(&vecr);
+  for (int i = 0; i < 2 * N * size; i++)
+    strided[i] = i % 2 ? GAP : val(i / (2 * N), i % (2 * N) / 2);
+  ok(MPI_Scatter(strided, 1, vecr, flat, N, MPI_INT, root, world),
+     "scatter vector");
+  for (int i = 0; i < N; i++)
+    CHECK(flat[i] == val(rank, i), "scatter vector [%d] = %d", i, flat[i]);
+  /* Alltoall: send contiguous, receive vector blocks. */
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < N; i++)
+      flat[q * N + i] = val(rank * 64 + q, i);
+  for (int i = 0; i < 2 * N * size; i++)
+    strided[i] = GAP;
+  ok(MPI_Alltoall(flat, N, MPI_INT, strided, 1, vecr, world), "alltoall vector");
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < 2 * N; i++)
+      CHECK(strided[q * 2 * N + i] == (i % 2 ? GAP : val(q * 64 + rank, i / 2)),
+            "alltoall vector from %d [%d]", q, i);
+  /* Ibcast and Iallgather of vector blocks. */
+  MPI_Request r;
+  for (int i = 0; i < 2 * N; i++)
+    strided[i] = rank == root ? (i % 2 ? GAP : val(root, i / 2)) : GAP;
+  ok(MPI_Ibcast(strided, 1, vec, root, world, &r), "ibcast vector");
+  wait_ok(&r, "ibcast vector");
+  for (int i = 0; i < 2 * N; i++)
+    CHECK(strided[i] == (i % 2 ? GAP : val(root, i / 2)), "ibcast [%d]", i);
+  for (int i = 0; i < N; i++)
+    flat[i] = val(rank, i);
+  for (int i = 0; i < 2 * N * size; i++)
+    strided[i] = GAP;
+  ok(MPI_Iallgather(flat, N, MPI_INT, strided, 1, vecr, world, &r),
+     "iallgather vector");
+  wait_ok(&r, "iallgather vector");
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < 2 * N; i++)
+      CHECK(strided[q * 2 * N + i] == (i % 2 ? GAP : val(q, i / 2)),
+            "iallgather from %d [%d]", q, i);
+  MPI_Type_free(&vecr);
+  MPI_Type_free(&vec);
+  free(strided);
+  free(flat);
+}
+
+/* ---- op x type: pairs, bool, complex, REPLACE, NO_OP ---------------------- */
+
+/* Value of rank q in pair i: ties across ranks, so the lower rank wins. */
+static int pv(int q, int i) { return (q * 3 + i) % 4; }
+
+/* want = MINLOC (min 1) or MAXLOC (min 0) of pv over the ranks. */
+static void pair_ref(int i, int min, int *v, int *k) {
+  *v = pv(0, i);
+  *k = 0;
+  for (int q = 1; q < size; q++)
+    if (min ? pv(q, i) < *v : pv(q, i) > *v) {
+      *v = pv(q, i);
+      *k = q;
+    }
+}
+
+#define PAIR_CASE(T, VT, H)                                                    \
+  {                                                                            \
+    T in[4], out[4];                                                           \
+    for (int m = 0; m < 2; m++) {                                              \
+      for (int i = 0; i < 4; i++)                                              \
+        in[i] = (T){(VT)pv(rank, i), rank};                                    \
+      ok(MPI_Allreduce(in, out, 4, H, m ? MPI_MINLOC : MPI_MAXLOC, world),    \
+         #H);                                                                  \
+      for (int i = 0; i < 4; i++) {                                            \
+        int v, k;                                                              \
+        pair_ref(i, m, &v, &k);                                                \
+        CHECK(out[i].v == (VT)v && out[i].k == k, #H " %s [%d]: (%g, %d)",     \
+              m ? "minloc" : "maxloc", i, (double)out[i].v, out[i].k);         \
+      }                                                                        \
+    }                                                                          \
+  }
+
+typedef struct { float v; int k; } float_int;
+typedef struct { long v; int k; } long_int;
+typedef struct { int v; int k; } two_int;
+typedef struct { short v; int k; } short_int;
+typedef struct { long double v; int k; } ldouble_int;
+
+static void t_pairs(void) {
+  PAIR_CASE(float_int, float, MPI_FLOAT_INT)
+  PAIR_CASE(long_int, long, MPI_LONG_INT)
+  PAIR_CASE(two_int, int, MPI_2INT)
+  PAIR_CASE(short_int, short, MPI_SHORT_INT)
+  PAIR_CASE(ldouble_int, long double, MPI_LONG_DOUBLE_INT)
+}
+
+static void t_bool_complex(void) {
+  bool b[3] = {rank % 2 == 0, true, rank == 0}, land[3], lor[3], lxor[3];
+  int root = 0;
+  ok(MPI_Reduce(b, land, 3, MPI_C_BOOL, MPI_LAND, root, world), "bool land");
+  ok(MPI_Allreduce(b, lor, 3, MPI_C_BOOL, MPI_LOR, world), "bool lor");
+  ok(MPI_Allreduce(b, lxor, 3, MPI_C_BOOL, MPI_LXOR, world), "bool lxor");
+  int odd = size / 2; /* ranks with b[0] false */
+  if (rank == root)
+    CHECK(land[0] == (size == 1) && land[1] && land[2] == (size == 1),
+          "bool land %d %d %d", land[0], land[1], land[2]);
+  CHECK(lor[0] && lor[1] && lor[2], "bool lor");
+  CHECK(lxor[0] == ((size - odd) % 2 == 1) && lxor[1] == (size % 2 == 1) &&
+            lxor[2],
+        "bool lxor %d %d %d", lxor[0], lxor[1], lxor[2]);
+  double _Complex z = (rank + 1) + 1.0 * I, sum, prod, want_p = 1;
+  float _Complex f = (float)rank - 2.0f * I, fsum;
+  ok(MPI_Allreduce(&z, &sum, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, world),
+     "complex sum");
+  ok(MPI_Allreduce(&z, &prod, 1, MPI_C_DOUBLE_COMPLEX, MPI_PROD, world),
+     "complex prod");
+  ok(MPI_Allreduce(&f, &fsum, 1, MPI_C_FLOAT_COMPLEX, MPI_SUM, world),
+     "float complex sum");
+  for (int q = 0; q < size; q++)
+    want_p *= (q + 1) + 1.0 * I; /* small integers: exact in any order */
+  CHECK(creal(sum) == size * (size + 1) / 2.0 && cimag(sum) == size,
+        "complex sum %g%+gi", creal(sum), cimag(sum));
+  CHECK(creal(prod) == creal(want_p) && cimag(prod) == cimag(want_p),
+        "complex prod %g%+gi want %g%+gi", creal(prod), cimag(prod),
+        creal(want_p), cimag(want_p));
+  CHECK(crealf(fsum) == size * (size - 1) / 2.0f && cimagf(fsum) == -2.0f * size,
+        "float complex sum %g%+gi", crealf(fsum), cimagf(fsum));
+}
+
+/* REPLACE and NO_OP keep one rank's contribution per element (which one
+ * is the implementation's order); every rank ends with the same. */
+static void t_replace_noop(void) {
+  enum { N = 64 };
+  int in[N], out[N], all[N * 64];
+  MPI_Op ops[2] = {MPI_REPLACE, MPI_NO_OP};
+  for (int o = 0; o < 2; o++) {
+    for (int i = 0; i < N; i++) {
+      in[i] = 1000 * rank + i;
+      out[i] = GAP;
+    }
+    ok(MPI_Allreduce(in, out, N, MPI_INT, ops[o], world),
+       o ? "allreduce no_op" : "allreduce replace");
+    for (int i = 0; i < N; i++) {
+      int q = out[i] / 1000;
+      CHECK(q >= 0 && q < size && out[i] == 1000 * q + i,
+            "%s [%d] = %d: no rank's value", o ? "no_op" : "replace", i, out[i]);
+    }
+    ok(MPI_Allgather(out, N, MPI_INT, all, N, MPI_INT, world), "allgather");
+    for (int q = 1; q < size; q++)
+      CHECK(memcmp(all, all + q * N, sizeof out) == 0,
+            "%s: ranks 0 and %d differ", o ? "no_op" : "replace", q);
+  }
+}
+
+/* ---- MPI_BOTTOM ------------------------------------------------------------ */
+
+static void t_bottom(void) {
+  int a[3], b[2], *g = ialloc((size_t)5 * size);
+  MPI_Aint disp[2];
+  int lens[2] = {3, 2};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT}, abs_t;
+  MPI_Get_address(a, &disp[0]);
+  MPI_Get_address(b, &disp[1]);
+  MPI_Type_create_struct(2, lens, disp, types, &abs_t);
+  MPI_Type_commit(&abs_t);
+  int root = size - 1;
+  for (int i = 0; i < 3; i++)
+    a[i] = rank == root ? val(root, i) : GAP;
+  for (int i = 0; i < 2; i++)
+    b[i] = rank == root ? val(root, 3 + i) : GAP;
+  ok(MPI_Bcast(MPI_BOTTOM, 1, abs_t, root, world), "bcast MPI_BOTTOM");
+  CHECK(a[0] == val(root, 0) && a[2] == val(root, 2) && b[1] == val(root, 4),
+        "bcast MPI_BOTTOM: %d %d %d", a[0], a[2], b[1]);
+  for (int i = 0; i < 3; i++)
+    a[i] = val(rank, i);
+  for (int i = 0; i < 2; i++)
+    b[i] = val(rank, 3 + i);
+  ok(MPI_Allgather(MPI_BOTTOM, 1, abs_t, g, 5, MPI_INT, world),
+     "allgather MPI_BOTTOM");
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < 5; i++)
+      CHECK(g[q * 5 + i] == val(q, i), "allgather MPI_BOTTOM %d [%d]", q, i);
+  /* Reductions through the same type: in place into a and b. */
+  ok(MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, abs_t, MPI_SUM, world),
+     "allreduce MPI_BOTTOM");
+  for (int i = 0; i < 5; i++) {
+    int want = 0, got = i < 3 ? a[i] : b[i - 3];
+    for (int q = 0; q < size; q++)
+      want += val(q, i);
+    CHECK(got == want, "allreduce MPI_BOTTOM [%d] = %d want %d", i, got, want);
+  }
+  for (int i = 0; i < 3; i++)
+    a[i] = val(rank, i);
+  for (int i = 0; i < 2; i++)
+    b[i] = val(rank, 3 + i);
+  ok(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : MPI_BOTTOM, MPI_BOTTOM, 1, abs_t,
+                MPI_MAX, 0, world),
+     "reduce MPI_BOTTOM");
+  for (int i = 0; rank == 0 && i < 5; i++) {
+    int want = val(0, i), got = i < 3 ? a[i] : b[i - 3];
+    for (int q = 1; q < size; q++)
+      want = val(q, i) > want ? val(q, i) : want;
+    CHECK(got == want, "reduce MPI_BOTTOM [%d] = %d want %d", i, got, want);
+  }
+  MPI_Type_free(&abs_t);
+  free(g);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  CHECK(size <= 64, "at most 64 ranks");
+  t_big();
+  t_uneven_v();
+  for (int w = 0; w < 2; w++)
+    for (int ip = 0; ip < 2; ip++)
+      t_uneven_a2a(w, ip);
+  t_uneven_reduce_scatter();
+  t_in_place_v();
+  t_derived();
+  t_pairs();
+  t_bool_complex();
+  t_replace_noop();
+  t_bottom();
+  if (rank == 0)
+    printf("coll_extra: %d ranks ok\n", size);
+  MPI_Finalize();
+  return 0;
+}
