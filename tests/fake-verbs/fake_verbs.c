@@ -23,7 +23,10 @@
  *
  * Test hooks (not verbs): FAKE_VERBS_CORRUPT_RKEY=1 flips bits of the rkey
  * of every RDMA READ/WRITE, which must then fail with IBV_WC_REM_ACCESS_ERR;
- * FAKE_VERBS_MAX_INLINE=N is the device's inline limit (default 256).
+ * FAKE_VERBS_MAX_INLINE=N is the device's inline limit (default 256);
+ * FAKE_VERBS_REG_FAIL_ABOVE=N / FAKE_VERBS_REG_REMOTE_FAIL_ABOVE=N refuse
+ * (ENOMEM) registrations above N bytes with local write / remote read
+ * access; FAKE_VERBS_ODP=1 accepts IBV_ACCESS_ON_DEMAND.
  */
 #define _GNU_SOURCE
 #if defined(__has_include) && __has_include(<infiniband/verbs.h>)
@@ -283,12 +286,57 @@ static int fv_mr_publish(fv_mr_t *m) {
   return ENOMEM;
 }
 
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+static size_t fv_env_size(const char *name, size_t dflt) {
+  const char *env = getenv(name);
+  return env != NULL && env[0] != '\0' ? (size_t)strtoull(env, NULL, 0) : dflt;
+}
+
+/* 1 when every page of [addr, addr + len) is mapped with some access, as
+ * pinning needs (/proc/self/maps; a test double may be slow). */
+static int fv_range_mapped(uintptr_t addr, size_t len) {
+  FILE *fp = fopen("/proc/self/maps", "r");
+  if (fp == NULL)
+    return 0;
+  char line[512];
+  uintptr_t want = addr, end = addr + len;
+  while (want < end && fgets(line, sizeof line, fp) != NULL) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
+      continue;
+    if (lo <= want && want < hi && strncmp(perms, "---", 3) != 0)
+      want = hi;
+  }
+  fclose(fp);
+  return want >= end;
+}
+
+/* Why a registration is refused: an error number, 0 to go ahead. */
+static int fv_reg_refusal(struct ibv_pd *pd, void *addr, size_t length,
                           int access) {
   if (pd == NULL || (addr == NULL && length > 0) ||
       ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
-       !(access & IBV_ACCESS_LOCAL_WRITE))) {
-    errno = EINVAL;
+       !(access & IBV_ACCESS_LOCAL_WRITE)))
+    return EINVAL;
+  if (access & IBV_ACCESS_ON_DEMAND)
+    /* Pages are faulted in when used: nothing to check now. */
+    return fv_env_size("FAKE_VERBS_ODP", 0) ? 0 : EOPNOTSUPP;
+  /* The locked-memory limit, as a test knob. */
+  if ((access & IBV_ACCESS_LOCAL_WRITE) &&
+      length > fv_env_size("FAKE_VERBS_REG_FAIL_ABOVE", SIZE_MAX))
+    return ENOMEM;
+  if ((access & IBV_ACCESS_REMOTE_READ) &&
+      length > fv_env_size("FAKE_VERBS_REG_REMOTE_FAIL_ABOVE", SIZE_MAX))
+    return ENOMEM;
+  /* Pinning faults on what is not mapped or mapped PROT_NONE. */
+  return fv_range_mapped((uintptr_t)addr, length) ? 0 : EFAULT;
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+                          int access) {
+  int refusal = fv_reg_refusal(pd, addr, length, access);
+  if (refusal != 0) {
+    errno = refusal;
     return NULL;
   }
   fv_mr_t *m = calloc(1, sizeof *m);

@@ -33,14 +33,19 @@
  * ever unconsumed, which VB_CREDIT_BUFS covers).  send returns HC_ERR_AGAIN
  * without credit or without a free send buffer; tiny packets go inline.
  *
- * Rendezvous: get() asks the peer's transport to register the source
- * buffer (REG_REQ), receives the rkey (REG_ACK), registers the destination,
+ * Rendezvous: get() registers the destination, asks the peer's transport
+ * to register the source buffer (REG_REQ), receives the rkey (REG_ACK),
  * RDMA READs, and releases the peer's registration (REG_DONE, sent before
- * the engine's FIN on the same QP, so it is processed first).  A refused
- * registration answers HC_ERR_NOT_SUPPORTED: the engine then pipelines the
- * data through send.  While get() waits it keeps serving the CQ; engine
- * packets that arrive meanwhile are copied aside and delivered, in order,
- * by the next progress.
+ * the engine's FIN on the same QP, so it is processed first).  Both
+ * registrations go through the registration cache (regcache.h), which
+ * keeps regions only where on-demand paging makes that sound.  A
+ * destination that cannot be registered is read through a registered
+ * bounce buffer and copied; a refused source registration answers
+ * HC_ERR_NOT_SUPPORTED: the engine then pipelines the data through send.
+ * (The REG_REQ round trip stays: only the engine's RTS could carry the
+ * rkey, and the engine knows no transport.)  While get() waits it keeps serving
+ * the CQ; engine packets that arrive meanwhile are copied aside and delivered,
+ * in order, by the next progress.
  *
  * A completion with an error (retries exceeded, remote access) marks the
  * peer failed through peer_failed_cb; get() then returns HC_ERR_PEER_DEAD.
@@ -65,6 +70,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "transport/verbs/regcache.h"
 #include "util/env.h"
 
 #define VB_DEFAULT_RECVS 32
@@ -75,6 +81,11 @@
 #define VB_POLL_BUDGET 256
 #define VB_HELD_MAX 16
 #define VB_READ_CHUNK ((size_t)1 << 30)
+/* Regions kept by the registration cache (ODP only, regcache.h). */
+#define VB_RCACHE_MAX 64
+/* Where a get whose destination cannot be registered lands, chunk by
+ * chunk, before it is copied out. */
+#define VB_BOUNCE_SIZE ((size_t)1 << 20)
 /* A get whose peer stays silent this long gives up (the peer is stuck). */
 #define VB_GET_TIMEOUT_MS 60000
 #define VB_FINI_DRAIN_MS 1000
@@ -145,7 +156,8 @@ typedef struct vb_fns {
 
 typedef struct vb_reg { /* a registration lent to a peer's get */
   struct vb_reg *next;
-  struct ibv_mr *mr;
+  hc_vb_rentry_t *ref;
+  uint32_t rkey;
 } vb_reg_t;
 
 typedef struct vb_ctl { /* a control message waiting for a credit */
@@ -212,6 +224,10 @@ typedef struct vb_ctx {
   size_t buf_size;
   int sq_depth;
   vb_peer_t *peers;
+  hc_vb_rcache_t *rcache;
+  unsigned char *bounce; /* VB_BOUNCE_SIZE, registered on first need */
+  struct ibv_mr *bmr;
+  long bounced;    /* gets that went through it */
   int nconnecting; /* peers in VB_PEER_INIT */
   struct ibv_qp *ud;
   unsigned char *ubuf; /* VB_UD_RECVS receive slots, then VB_UD_SENDS */
@@ -446,6 +462,24 @@ static hc_status_t vb_ud_init(vb_ctx_t *v) {
   return HC_OK;
 }
 
+/* With on-demand paging regions are cached (sound: regcache.h); without
+ * it the same cache keeps nothing, so each rendezvous registers afresh.
+ * ODP is probed by asking for it: a device without it refuses. */
+static hc_status_t vb_rcache_init(vb_ctx_t *v) {
+  struct ibv_mr *probe =
+      v->f.reg_mr(v->pd, v->ubuf, VB_UD_SLOT,
+                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+  int odp = probe != NULL;
+  if (probe != NULL)
+    v->f.dereg_mr(probe);
+  v->rcache =
+      hc_vb_rcache_new(v->pd, v->f.reg_mr, v->f.dereg_mr,
+                       odp ? IBV_ACCESS_ON_DEMAND : 0, odp ? VB_RCACHE_MAX : 0);
+  hc_log(HC_LOG_DEBUG, "verbs", "rank %d: registration cache %s", v->world_rank,
+         odp ? "on (on-demand paging)" : "off (no on-demand paging)");
+  return v->rcache != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
 static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
   vb_ctx_t *v = calloc(1, sizeof *v);
   *ctx = v;
@@ -475,7 +509,9 @@ static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
     return HC_ERR_TRANSPORT;
   srand48((long)getpid() ^ (long)time(NULL));
   hc_status_t rc = vb_alloc_bufs(v);
-  return rc == HC_OK ? vb_ud_init(v) : rc;
+  if (rc == HC_OK)
+    rc = vb_ud_init(v);
+  return rc == HC_OK ? vb_rcache_init(v) : rc;
 }
 
 /* "<lid>.<gid, 32 hex digits>.<UD QPN>": the same for every peer. */
@@ -907,13 +943,15 @@ static hc_status_t vb_send(void *ctx, int p, const struct iovec *iov,
 static void vb_on_reg_req(vb_ctx_t *v, int p, const vb_reg_msg_t *req) {
   vb_reg_msg_t ack = {.token = req->token, .ok = 0};
   vb_reg_t *r = calloc(1, sizeof *r);
-  if (r != NULL)
-    r->mr = v->f.reg_mr(v->pd, (void *)(uintptr_t)req->addr, req->len,
-                        IBV_ACCESS_REMOTE_READ);
-  if (r != NULL && r->mr != NULL) {
+  struct ibv_mr *mr =
+      r == NULL ? NULL
+                : hc_vb_rcache_get(v->rcache, (void *)(uintptr_t)req->addr,
+                                   req->len, IBV_ACCESS_REMOTE_READ, &r->ref);
+  if (mr != NULL) {
+    r->rkey = mr->rkey;
     r->next = v->peers[p].lent;
     v->peers[p].lent = r;
-    ack.rkey = r->mr->rkey;
+    ack.rkey = mr->rkey;
     ack.ok = 1;
   } else {
     hc_log(HC_LOG_DEBUG, "verbs", "register %zu B for rank %d failed",
@@ -926,11 +964,11 @@ static void vb_on_reg_req(vb_ctx_t *v, int p, const vb_reg_msg_t *req) {
 static void vb_on_reg_done(vb_ctx_t *v, int p, uint32_t rkey) {
   for (vb_reg_t **link = &v->peers[p].lent; *link != NULL;
        link = &(*link)->next) {
-    if ((*link)->mr->rkey != rkey)
+    if ((*link)->rkey != rkey)
       continue;
     vb_reg_t *r = *link;
     *link = r->next;
-    v->f.dereg_mr(r->mr);
+    hc_vb_rcache_put(v->rcache, r->ref);
     free(r);
     return;
   }
@@ -1178,36 +1216,69 @@ static hc_status_t vb_get_wait(vb_ctx_t *v, int p, const int *flag) {
   return HC_OK;
 }
 
+/* One RDMA READ of n bytes at remote into the registered local (lkey). */
+static hc_status_t vb_read_one(vb_ctx_t *v, int p, uint32_t lkey, void *local,
+                               uint64_t remote, size_t n, uint32_t rkey) {
+  struct ibv_sge sge = {
+      .addr = (uint64_t)(uintptr_t)local, .length = (uint32_t)n, .lkey = lkey};
+  struct ibv_send_wr wr = {.wr_id =
+                               VB_WR_READ | ((uint64_t)p << 32) | VB_WR_NOBUF,
+                           .sg_list = &sge,
+                           .num_sge = 1,
+                           .opcode = IBV_WR_RDMA_READ,
+                           .send_flags = IBV_SEND_SIGNALED};
+  wr.wr.rdma.remote_addr = remote;
+  wr.wr.rdma.rkey = rkey;
+  struct ibv_send_wr *bad;
+  v->read_done = 0;
+  if (ibv_post_send(v->peers[p].qp, &wr, &bad) != 0) {
+    vb_peer_fail(v, p, "post RDMA READ failed");
+    return HC_ERR_PEER_DEAD;
+  }
+  v->peers[p].sq_used++;
+  hc_status_t rc = vb_get_wait(v, p, &v->read_done);
+  if (rc == HC_OK && v->read_status != IBV_WC_SUCCESS)
+    rc = HC_ERR_PEER_DEAD;
+  return rc;
+}
+
+/* Reads len bytes into local: straight into it through mr, or (mr NULL)
+ * through the bounce buffer, a chunk at a time. */
 static hc_status_t vb_read(vb_ctx_t *v, int p, struct ibv_mr *mr,
                            unsigned char *local, uint64_t remote, size_t len,
                            uint32_t rkey) {
-  for (size_t off = 0; off < len; off += VB_READ_CHUNK) {
-    size_t n = len - off < VB_READ_CHUNK ? len - off : VB_READ_CHUNK;
-    struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)(local + off),
-                          .length = (uint32_t)n,
-                          .lkey = mr->lkey};
-    struct ibv_send_wr wr = {.wr_id =
-                                 VB_WR_READ | ((uint64_t)p << 32) | VB_WR_NOBUF,
-                             .sg_list = &sge,
-                             .num_sge = 1,
-                             .opcode = IBV_WR_RDMA_READ,
-                             .send_flags = IBV_SEND_SIGNALED};
-    wr.wr.rdma.remote_addr = remote + off;
-    wr.wr.rdma.rkey = rkey;
-    struct ibv_send_wr *bad;
-    v->read_done = 0;
-    if (ibv_post_send(v->peers[p].qp, &wr, &bad) != 0) {
-      vb_peer_fail(v, p, "post RDMA READ failed");
-      return HC_ERR_PEER_DEAD;
-    }
-    v->peers[p].sq_used++;
-    hc_status_t rc = vb_get_wait(v, p, &v->read_done);
-    if (rc != HC_OK)
-      return rc;
-    if (v->read_status != IBV_WC_SUCCESS)
-      return HC_ERR_PEER_DEAD;
+  size_t chunk = mr != NULL ? VB_READ_CHUNK : VB_BOUNCE_SIZE;
+  hc_status_t rc = HC_OK;
+  for (size_t off = 0; off < len && rc == HC_OK; off += chunk) {
+    size_t n = len - off < chunk ? len - off : chunk;
+    if (mr != NULL)
+      rc = vb_read_one(v, p, mr->lkey, local + off, remote + off, n, rkey);
+    else if ((rc = vb_read_one(v, p, v->bmr->lkey, v->bounce, remote + off, n,
+                               rkey)) == HC_OK)
+      memcpy(local + off, v->bounce, n);
   }
-  return HC_OK;
+  return rc;
+}
+
+/* The destination's region, or NULL with the bounce buffer ready when the
+ * destination cannot be registered (the locked-memory limit, say). */
+static struct ibv_mr *vb_get_dest(vb_ctx_t *v, void *local, size_t len,
+                                  hc_vb_rentry_t **ref, hc_status_t *rc) {
+  *rc = HC_OK;
+  struct ibv_mr *mr =
+      hc_vb_rcache_get(v->rcache, local, len, IBV_ACCESS_LOCAL_WRITE, ref);
+  if (mr != NULL)
+    return mr;
+  if (v->bounce == NULL)
+    v->bounce = malloc(VB_BOUNCE_SIZE);
+  if (v->bounce != NULL && v->bmr == NULL)
+    v->bmr =
+        v->f.reg_mr(v->pd, v->bounce, VB_BOUNCE_SIZE, IBV_ACCESS_LOCAL_WRITE);
+  if (v->bmr == NULL)
+    *rc = HC_ERR_NOT_SUPPORTED; /* the engine pipelines through send */
+  else
+    v->bounced++;
+  return NULL;
 }
 
 static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
@@ -1220,14 +1291,16 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
     return HC_ERR_PEER_DEAD;
   if (v->peers[p].state != VB_PEER_UP || len == 0)
     return HC_ERR_NOT_SUPPORTED;
-  struct ibv_mr *mr = v->f.reg_mr(v->pd, local, len, IBV_ACCESS_LOCAL_WRITE);
-  if (mr == NULL)
-    return HC_ERR_NOT_SUPPORTED; /* the engine pipelines through send */
+  hc_vb_rentry_t *ref = NULL;
+  hc_status_t rc;
+  struct ibv_mr *mr = vb_get_dest(v, local, len, &ref, &rc);
+  if (rc != HC_OK)
+    return rc;
   vb_reg_msg_t req = {
       .token = ++v->next_token, .addr = remote_addr, .len = len};
   v->want_token = req.token;
   v->got_ack = 0;
-  hc_status_t rc = vb_send_ctl(v, p, VB_REG_REQ, &req);
+  rc = vb_send_ctl(v, p, VB_REG_REQ, &req);
   if (rc == HC_OK)
     rc = vb_get_wait(v, p, &v->got_ack);
   v->want_token = 0;
@@ -1239,7 +1312,7 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
     if (v->peers[p].state == VB_PEER_UP)
       vb_send_ctl(v, p, VB_REG_DONE, &done);
   }
-  v->f.dereg_mr(mr);
+  hc_vb_rcache_put(v->rcache, ref);
   return rc;
 }
 
@@ -1264,7 +1337,7 @@ static void vb_fini_peer(vb_ctx_t *v, vb_peer_t *peer) {
   while (peer->lent != NULL) {
     vb_reg_t *r = peer->lent;
     peer->lent = r->next;
-    v->f.dereg_mr(r->mr);
+    hc_vb_rcache_put(v->rcache, r->ref);
     free(r);
   }
   while (peer->ctl_head != NULL) {
@@ -1281,6 +1354,21 @@ static void vb_fini_peer(vb_ctx_t *v, vb_peer_t *peer) {
   free(peer->rbuf);
 }
 
+static void vb_fini_rcache(vb_ctx_t *v) {
+  if (v->rcache != NULL) {
+    const hc_vb_rcache_stats_t *st = hc_vb_rcache_stats(v->rcache);
+    hc_log(HC_LOG_DEBUG, "verbs",
+           "rank %d: registrations: %ld hits, %ld misses, %ld released, %ld "
+           "refused; %ld gets bounced",
+           v->world_rank, st->hits, st->misses, st->released, st->failures,
+           v->bounced);
+  }
+  hc_vb_rcache_free(v->rcache);
+  if (v->bmr != NULL)
+    v->f.dereg_mr(v->bmr);
+  free(v->bounce);
+}
+
 static void vb_fini(void *ctx) {
   vb_ctx_t *v = ctx;
   if (v == NULL)
@@ -1295,6 +1383,7 @@ static void vb_fini(void *ctx) {
   }
   for (int p = 0; v->peers != NULL && p < v->world_size; p++)
     vb_fini_peer(v, &v->peers[p]);
+  vb_fini_rcache(v);
   if (v->ud != NULL)
     v->f.destroy_qp(v->ud);
   if (v->umr != NULL)
