@@ -1,5 +1,9 @@
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "bootstrap/bootstrap.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -30,6 +34,27 @@ static const hc_bootstrap_ops_t *bootstrap_forced(void) {
          "auto; detecting",
          want);
   return NULL;
+}
+
+void hc_bootstrap_info_clear(hc_bootstrap_info_t *info) {
+  memset(info, 0, sizeof *info);
+  info->rank = -1;
+  info->appnum = -1;
+  info->universe_size = -1;
+  info->local_rank = -1;
+  info->local_size = -1;
+}
+
+void hc_bootstrap_note_socket(int fd, hc_bootstrap_info_t *info) {
+  struct sockaddr_in sa;
+  socklen_t len = sizeof sa;
+  if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0 || len < sizeof sa ||
+      sa.sin_family != AF_INET ||
+      inet_ntop(AF_INET, &sa.sin_addr, info->reached_ip,
+                sizeof info->reached_ip) == NULL)
+    return;
+  hc_log(HC_LOG_DEBUG, "bootstrap", "launcher reached from %s",
+         info->reached_ip);
 }
 
 const hc_bootstrap_ops_t *hc_bootstrap_select(void) {

@@ -13,11 +13,24 @@
 #define HC_BOOTSTRAP_KEY_MAX 64
 #define HC_BOOTSTRAP_VALUE_MAX 1024
 
+#define HC_BOOTSTRAP_NODE_MAX 64
+#define HC_BOOTSTRAP_IP_MAX 16 /* "255.255.255.255" and its NUL */
+
 typedef struct hc_bootstrap_info {
   int rank;
   int size;
   int appnum;        /* -1 when the launcher gives none */
   int universe_size; /* -1 when unknown */
+  /* Placement as the launcher sees it (-1 and "" where it does not say):
+   * this rank's index among the job's ranks on its node, their count, and
+   * the node's name. */
+  int local_rank;
+  int local_size;
+  char node[HC_BOOTSTRAP_NODE_MAX];
+  /* Numeric IPv4 address of this end of the connection to the launcher
+   * when that is a TCP socket, else "": an address the launcher's network
+   * proved routable, which tcp prefers for its listener. */
+  char reached_ip[HC_BOOTSTRAP_IP_MAX];
 } hc_bootstrap_info_t;
 
 typedef struct hc_bootstrap_ops {
@@ -46,6 +59,13 @@ extern const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops;
 extern const hc_bootstrap_ops_t hc_bootstrap_singleton_ops;
 extern const hc_bootstrap_ops_t hc_bootstrap_pmi2_ops;
 extern const hc_bootstrap_ops_t hc_bootstrap_pmix_ops;
+
+/* Sets every field to "unknown" (-1, ""); backends start from it. */
+void hc_bootstrap_info_clear(hc_bootstrap_info_t *info);
+
+/* Records in info->reached_ip the local IPv4 address of fd when fd is a
+ * TCP socket; leaves it alone otherwise (Unix socket, pipe). */
+void hc_bootstrap_note_socket(int fd, hc_bootstrap_info_t *info);
 
 /* The backend HCMPI_BOOTSTRAP names (pmi1, pmi2, pmix, singleton), else
  * the first whose detect() says yes; singleton otherwise. */

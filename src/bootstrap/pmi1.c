@@ -208,10 +208,13 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   c->rank = -1;
   c->size = 0;
   hc_kvstore_init(&c->cache);
-  hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
+  hc_bootstrap_info_t got;
+  hc_bootstrap_info_clear(&got);
   hc_status_t st = pmi1_open(c);
-  if (st == HC_OK)
+  if (st == HC_OK) {
+    hc_bootstrap_note_socket(c->fd, &got);
     st = pmi1_handshake(c, &got);
+  }
   if (st == HC_OK)
     st = pmi1_rank_size(c);
   if (st != HC_OK) {

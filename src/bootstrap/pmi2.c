@@ -162,10 +162,13 @@ static hc_status_t pmi2_init(void **ctxp, hc_bootstrap_info_t *info) {
   c->fd = -1;
   c->fence_is_barrier = pmi2_detect();
   hc_kvstore_init(&c->cache);
-  hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
+  hc_bootstrap_info_t got;
+  hc_bootstrap_info_clear(&got);
   hc_status_t st = pmi2_open(c);
-  if (st == HC_OK)
+  if (st == HC_OK) {
+    hc_bootstrap_note_socket(c->fd, &got);
     st = pmi2_hello(c);
+  }
   if (st == HC_OK)
     st = pmi2_fullinit(c, &got);
   if (st != HC_OK) {

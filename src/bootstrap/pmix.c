@@ -171,19 +171,25 @@ static long pmix_get_long(pmix_ctx_t *c, hc_pmix_rank_t rank, const char *key,
   return out;
 }
 
-static void pmix_log_placement(pmix_ctx_t *c) {
+/* The server's view of this rank's node, which the engine checks its own
+ * host-id grouping against. */
+static void pmix_placement(pmix_ctx_t *c, hc_bootstrap_info_t *info) {
   long lrank = pmix_get_long(c, c->me.rank, HC_PMIX_KEY_LOCAL_RANK, -1);
   long lsize =
       pmix_get_long(c, HC_PMIX_RANK_WILDCARD, HC_PMIX_KEY_LOCAL_SIZE, -1);
+  if (lsize > 0 && lrank >= 0 && lrank < lsize) {
+    info->local_rank = (int)lrank;
+    info->local_size = (int)lsize;
+  }
   hc_pmix_value_t *v = NULL;
-  const char *host = "?";
   if (pmix_lib.get(&c->me, HC_PMIX_KEY_HOSTNAME, NULL, 0, &v) ==
           HC_PMIX_SUCCESS &&
       v != NULL && v->type == HC_PMIX_STRING && v->data.string != NULL)
-    host = v->data.string;
-  hc_log(HC_LOG_DEBUG, "pmix", "%s rank %u: local rank %ld of %ld on %s",
-         c->me.nspace, c->me.rank, lrank, lsize, host);
+    snprintf(info->node, sizeof info->node, "%s", v->data.string);
   pmix_value_release(v);
+  hc_log(HC_LOG_DEBUG, "pmix", "%s rank %u: local rank %d of %d on %s",
+         c->me.nspace, c->me.rank, info->local_rank, info->local_size,
+         info->node[0] != '\0' ? info->node : "?");
 }
 
 static hc_status_t pmix_job_info(pmix_ctx_t *c, hc_bootstrap_info_t *info) {
@@ -199,7 +205,7 @@ static hc_status_t pmix_job_info(pmix_ctx_t *c, hc_bootstrap_info_t *info) {
   info->universe_size =
       (int)pmix_get_long(c, HC_PMIX_RANK_WILDCARD, HC_PMIX_KEY_UNIV_SIZE, -1);
   info->appnum = (int)pmix_get_long(c, c->me.rank, HC_PMIX_KEY_APPNUM, -1);
-  pmix_log_placement(c);
+  pmix_placement(c, info);
   return HC_OK;
 }
 
@@ -218,7 +224,8 @@ static hc_status_t pmix_init(void **ctxp, hc_bootstrap_info_t *info) {
   if (c == NULL)
     return HC_ERR_NOMEM;
   hc_kvstore_init(&c->cache);
-  hc_bootstrap_info_t got = {.appnum = -1, .universe_size = -1};
+  hc_bootstrap_info_t got;
+  hc_bootstrap_info_clear(&got);
   hc_pmix_status_t prc = pmix_lib.init(&c->me, NULL, 0);
   hc_status_t st;
   if (prc == HC_PMIX_ERR_UNREACH)

@@ -16,6 +16,7 @@ static hc_status_t singleton_init(void **ctx, hc_bootstrap_info_t *info) {
   if (kv == NULL)
     return HC_ERR_NOMEM;
   hc_kvstore_init(kv);
+  hc_bootstrap_info_clear(info);
   info->rank = 0;
   info->size = 1;
   info->appnum = -1;

@@ -17,6 +17,10 @@
 
 hc_engine_t hc_engine = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* What the bootstrap said at init: placement to check the host ids
+ * against, the address that reached the launcher for tcp. */
+static hc_bootstrap_info_t engine_boot_info;
+
 const char *hcomm_strerror(hc_status_t status) {
   switch (status) {
 #define HC_STATUS_TEXT(name, value, text)                                      \
@@ -49,9 +53,10 @@ int hcomm_finalized(void) { return hc_engine.finalized; }
 int hcomm_appnum(void) { return hc_engine.appnum; }
 int hcomm_universe_size(void) { return hc_engine.universe_size; }
 
-/* hostname plus boot id: two containers with one hostname stay apart.
- * HCMPI_NODE_ID overrides it (tests make network namespaces distinct
- * nodes, though they share /dev/shm and the boot id). */
+/* hostname plus boot id: two containers with one hostname stay apart, and
+ * hosts that differ only in hostname (UTS namespaces sharing /dev/shm and
+ * the boot id, as the tests build them) are apart too.  HCMPI_NODE_ID
+ * overrides it for hosts cloned with both equal. */
 static void engine_host_id(char *buf, size_t len) {
   char host[256] = "localhost";
   const char *forced = hc_env_string("HCMPI_NODE_ID", NULL);
@@ -75,6 +80,29 @@ static void engine_host_id(char *buf, size_t len) {
   for (char *p = buf; *p != '\0'; p++)
     if (*p == ' ' || *p == '\t' || *p == '=')
       *p = '_';
+}
+
+/* Where the launcher knows the placement (PMIx: local rank and size), the
+ * host ids must group the ranks the same way; a disagreement means hosts
+ * that look alike (or one host that looks like several), so shm would be
+ * tried where memory is not shared, or skipped where it is. */
+static void engine_check_placement(const hc_bootstrap_info_t *info) {
+  const char *node = info->node[0] != '\0' ? info->node : "?";
+  if (info->local_size < 0)
+    return;
+  if (info->local_size == hc_engine.local_size &&
+      info->local_rank == hc_engine.local_rank)
+    hc_log(HC_LOG_DEBUG, "engine",
+           "rank %d: local rank %d of %d on node %s, as the launcher says",
+           hc_engine.world_rank, hc_engine.local_rank, hc_engine.local_size,
+           node);
+  else
+    hc_log(HC_LOG_WARN, "engine",
+           "rank %d: host ids make it local rank %d of %d, the launcher "
+           "says %d of %d on node %s (HCMPI_NODE_ID tells cloned hosts "
+           "apart)",
+           hc_engine.world_rank, hc_engine.local_rank, hc_engine.local_size,
+           info->local_rank, info->local_size, node);
 }
 
 static hc_status_t engine_find_local(void) {
@@ -106,6 +134,7 @@ static hc_status_t engine_find_local(void) {
     }
     hc_engine.local_world_ranks[hc_engine.local_size++] = r;
   }
+  engine_check_placement(&engine_boot_info);
   return HC_OK;
 }
 
@@ -355,6 +384,7 @@ static hc_status_t engine_transports_init(void) {
       .recv_cb = hc_proto_recv_cb,
       .engine = &hc_engine,
       .peer_failed_cb = hc_engine_peer_failed,
+      .reached_ip = engine_boot_info.reached_ip,
   };
   hc_status_t rc = engine_self_init(&args);
   hc_status_t src = engine_shm_init(&args);
@@ -407,15 +437,15 @@ static hc_status_t engine_contexts_init(void) {
 }
 
 static hc_status_t engine_start(void) {
-  hc_bootstrap_info_t info;
+  hc_bootstrap_info_t *info = &engine_boot_info;
   hc_engine.boot = hc_bootstrap_select();
-  hc_status_t rc = hc_engine.boot->init(&hc_engine.boot_ctx, &info);
+  hc_status_t rc = hc_engine.boot->init(&hc_engine.boot_ctx, info);
   if (rc != HC_OK)
     return rc;
-  hc_engine.world_rank = info.rank;
-  hc_engine.world_size = info.size;
-  hc_engine.appnum = info.appnum;
-  hc_engine.universe_size = info.universe_size;
+  hc_engine.world_rank = info->rank;
+  hc_engine.world_size = info->size;
+  hc_engine.appnum = info->appnum;
+  hc_engine.universe_size = info->universe_size;
   rc = engine_contexts_init();
   if (rc == HC_OK)
     rc = engine_find_local();

@@ -33,6 +33,9 @@ typedef struct hc_transport_init_args {
   hc_transport_recv_cb recv_cb;
   void *engine; /* first argument of recv_cb */
   hc_transport_peer_failed_cb peer_failed_cb; /* may be NULL */
+  /* Numeric IPv4 address by which this rank reached its launcher over TCP;
+   * NULL or "" when it did not (Unix socket, no launcher). */
+  const char *reached_ip;
 } hc_transport_init_args_t;
 
 #define HC_TRANSPORT_ADDRESS_MAX 512

@@ -21,7 +21,8 @@ const hc_env_entry_t hc_env_table[] = {
      "pmi1, pmi2, pmix or singleton instead of detecting the launcher"},
     {"HCMPI_PMIX_LIB", "libpmix.so.2", "library", "PMIx library to dlopen"},
     {"HCMPI_NODE_ID", "host id", "library",
-     "overrides the node identity (ranks with equal ids share memory)"},
+     "overrides the node identity, hostname + boot id (ranks with equal ids "
+     "share memory)"},
     /* engine */
     {"HCMPI_TRANSPORTS", "all", "library",
      "comma-separated transports to use (shm, tcp); self is always on"},
@@ -58,8 +59,9 @@ const hc_env_entry_t hc_env_table[] = {
      "64 hex digits: the per-job key that authenticates tcp connections "
      "(challenge-response); without it rank 0 makes one and hands it out "
      "through the bootstrap KVS"},
-    {"HCMPI_TCP_IF", "first UP IPv4", "library",
-     "interface name or CIDR for the TCP transport"},
+    {"HCMPI_TCP_IF", "launcher's address", "library",
+     "interface name or CIDR for the TCP transport (default: the address "
+     "that reached a TCP launcher, else the first UP IPv4)"},
     {"HCMPI_TCP_MAX_PACKET", "262144", "library",
      "largest TCP packet in bytes"},
     {"HCMPI_TCP_SENDQ", "8m", "library",

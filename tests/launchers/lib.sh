@@ -16,6 +16,24 @@
 #                              tcp (the engine's HCMPI_LOG=debug lines).
 failures=0
 
+# placement_check FILE NAME R LR LS NODE...: the engine's debug line says
+# rank R is local rank LR of LS on NODE, as the launcher (PMIx) says;
+# repeated for each further R LR LS NODE.
+placement_check() {
+  file=$1 name=$2
+  shift 2
+  while [ $# -ge 4 ]; do
+    if grep -q "engine: rank $1: local rank $2 of $3 on node $4, as the launcher says\$" "$file"; then
+      echo "PASS: $name: rank $1 is local rank $2 of $3 on $4 for PMIx and host ids"
+    else
+      echo "FAIL: $name: rank $1 not local rank $2 of $3 on $4 for both"
+      grep "engine: rank $1: \|pmix: .* rank $1:" "$file"
+      failures=$((failures + 1))
+    fi
+    shift 4
+  done
+}
+
 check() {
   name=$1 rc=$2 want=$3 pattern=$4
   got=$(grep -c "$pattern" "$W/out")

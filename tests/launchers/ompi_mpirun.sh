@@ -39,5 +39,26 @@ done
 
 mpi_programs "mpirun"
 
+# The PMIx placement (local rank, local size, hostname) and the engine's
+# host ids agree...
+run -n 4 -x HCMPI_LOG=debug "$P2P"
+check "mpirun -n 4 engine_p2p at debug" $? 1 '^engine_p2p: 4 ranks OK$'
+host=$(hostname)
+placement_check "$W/err" mpirun 0 0 4 "$host" 1 1 4 "$host" 2 2 4 "$host" \
+  3 3 4 "$host"
+# ...and where HCMPI_NODE_ID makes each rank a node of its own, the engine
+# says that it disagrees with the launcher (and runs, over tcp).
+run -n 2 -x HCMPI_LOG=warn sh -c \
+  'HCMPI_NODE_ID=n$OMPI_COMM_WORLD_RANK exec "$0"' "$(pwd)/tests/mpi/pingpong_sizes"
+check "mpirun -n 2 pingpong_sizes, one HCMPI_NODE_ID per rank" $? 1 '^pingpong_sizes: .*OK'
+for r in 0 1; do
+  if grep -q "warn engine: rank $r: host ids make it local rank 0 of 1, the launcher says $r of 2 on node $host" "$W/err"; then
+    echo "PASS: rank $r warns that host ids and PMIx disagree"
+  else
+    echo "FAIL: rank $r: no disagreement warning"; cat "$W/err"
+    failures=$((failures + 1))
+  fi
+done
+
 [ "$failures" -eq 0 ] || exit 1
 exit 0

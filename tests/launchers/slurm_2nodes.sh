@@ -149,6 +149,9 @@ for mpi in pmi2 pmix; do
   else
     failures=$((failures + 1))
   fi
+  # Slurm's PMIx server names the nodes and counts their ranks too.
+  [ $mpi = pmix ] &&
+    placement_check "$W/err" "--mpi=pmix" 0 0 2 n1 1 1 2 n1 2 0 2 n2 3 1 2 n2
   LM_HOSTS=2 mpi_programs "srun -N 2 --mpi=$mpi" -N 2 --mpi=$mpi
 done
 

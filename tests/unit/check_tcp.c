@@ -17,10 +17,13 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <net/if.h>
 #include <poll.h>
 #include <sys/socket.h>
 
+#include "bootstrap/bootstrap.h"
 #include "transport/tcp/tcp_auth.h"
+#include "transport/tcp/tcp_ip.h"
 #include "transport/transport.h"
 #include "util/sha256.h"
 
@@ -640,6 +643,107 @@ START_TEST(test_fini_on_failed_init_and_null) {
 }
 END_TEST
 
+/* ---- address choice: a made-up interface list ------------------------- */
+
+enum { IF_LO, IF_ETH0, IF_ETH1, IF_DOWN, IF_COUNT };
+static struct ifaddrs fake_ifs[IF_COUNT];
+static struct sockaddr_in fake_addrs[IF_COUNT];
+
+/* lo 127.0.0.1, eth0 10.1.0.5, eth1 192.168.7.9, down0 172.16.0.3 (DOWN),
+ * chained in that order. */
+static const struct ifaddrs *fake_list(void) {
+  static const char *names[IF_COUNT] = {"lo", "eth0", "eth1", "down0"};
+  static const char *ips[IF_COUNT] = {"127.0.0.1", "10.1.0.5", "192.168.7.9",
+                                      "172.16.0.3"};
+  for (int i = 0; i < IF_COUNT; i++) {
+    fake_addrs[i].sin_family = AF_INET;
+    ck_assert_int_eq(inet_pton(AF_INET, ips[i], &fake_addrs[i].sin_addr), 1);
+    fake_ifs[i] = (struct ifaddrs){
+        .ifa_next = i + 1 < IF_COUNT ? &fake_ifs[i + 1] : NULL,
+        .ifa_name = (char *)names[i],
+        .ifa_flags =
+            i == IF_DOWN ? 0 : IFF_UP | (i == IF_LO ? IFF_LOOPBACK : 0),
+        .ifa_addr = (struct sockaddr *)&fake_addrs[i]};
+  }
+  return &fake_ifs[0];
+}
+
+/* The address hc_tcp_choose_ip picks, as text ("error" on failure). */
+static const char *chosen(const struct ifaddrs *list, const char *spec,
+                          const char *reached) {
+  static char text[INET_ADDRSTRLEN];
+  struct in_addr ip = {.s_addr = htonl(0x01020304)};
+  if (hc_tcp_choose_ip(list, spec, reached, &ip) != HC_OK) {
+    ck_assert_uint_eq(ntohl(ip.s_addr), 0x01020304); /* untouched */
+    return "error";
+  }
+  return inet_ntop(AF_INET, &ip, text, sizeof text);
+}
+
+START_TEST(test_ip_reached_launcher_address_wins_by_default) {
+  const struct ifaddrs *list = fake_list();
+  ck_assert_str_eq(chosen(list, NULL, "192.168.7.9"), "192.168.7.9");
+  ck_assert_str_eq(chosen(list, NULL, "10.1.0.5"), "10.1.0.5");
+}
+END_TEST
+
+START_TEST(test_ip_unusable_reached_address_falls_back) {
+  const struct ifaddrs *list = fake_list();
+  /* No launcher over TCP, a loopback launcher, an address on no
+   * interface, one on a DOWN interface, text that is no address: the first
+   * UP non-loopback interface. */
+  ck_assert_str_eq(chosen(list, NULL, NULL), "10.1.0.5");
+  ck_assert_str_eq(chosen(list, NULL, ""), "10.1.0.5");
+  ck_assert_str_eq(chosen(list, NULL, "127.0.0.1"), "10.1.0.5");
+  ck_assert_str_eq(chosen(list, NULL, "10.9.9.9"), "10.1.0.5");
+  ck_assert_str_eq(chosen(list, NULL, "172.16.0.3"), "10.1.0.5");
+  ck_assert_str_eq(chosen(list, NULL, "host:1"), "10.1.0.5");
+  /* Only loopback: 127.0.0.1. */
+  fake_ifs[IF_LO].ifa_next = NULL;
+  ck_assert_str_eq(chosen(list, NULL, "192.168.7.9"), "127.0.0.1");
+}
+END_TEST
+
+START_TEST(test_ip_tcp_if_overrides_reached_address) {
+  const struct ifaddrs *list = fake_list();
+  ck_assert_str_eq(chosen(list, "eth0", "192.168.7.9"), "10.1.0.5");
+  ck_assert_str_eq(chosen(list, "192.168.0.0/16", "10.1.0.5"), "192.168.7.9");
+  ck_assert_str_eq(chosen(list, "lo", "192.168.7.9"), "127.0.0.1");
+  ck_assert_str_eq(chosen(list, "down0", "192.168.7.9"), "error");
+  ck_assert_str_eq(chosen(list, "nosuch0", NULL), "error");
+}
+END_TEST
+
+/* The bootstrap records the local address of a TCP connection to the
+ * launcher, and nothing for a Unix socket. */
+START_TEST(test_bootstrap_notes_tcp_socket_only) {
+  int lfd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {.sin_family = AF_INET,
+                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof sa;
+  ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+  ck_assert_int_eq(listen(lfd, 1), 0);
+  ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &len), 0);
+  int cfd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_eq(connect(cfd, (struct sockaddr *)&sa, sizeof sa), 0);
+  hc_bootstrap_info_t info;
+  hc_bootstrap_info_clear(&info);
+  ck_assert_int_eq(info.local_size, -1);
+  ck_assert_str_eq(info.reached_ip, "");
+  hc_bootstrap_note_socket(cfd, &info);
+  ck_assert_str_eq(info.reached_ip, "127.0.0.1");
+  int sv[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  hc_bootstrap_info_clear(&info);
+  hc_bootstrap_note_socket(sv[0], &info);
+  ck_assert_str_eq(info.reached_ip, "");
+  close(sv[0]);
+  close(sv[1]);
+  close(cfd);
+  close(lfd);
+}
+END_TEST
+
 static Suite *tcp_suite(void) {
   Suite *s = suite_create("tcp");
   TCase *tc = tcase_create("pair");
@@ -655,6 +759,12 @@ static Suite *tcp_suite(void) {
   tcase_add_test(tc, test_wrong_secret_refused);
   tcase_add_test(tc, test_secret_format);
   suite_add_tcase(s, tc);
+  TCase *ip = tcase_create("address");
+  tcase_add_test(ip, test_ip_reached_launcher_address_wins_by_default);
+  tcase_add_test(ip, test_ip_unusable_reached_address_falls_back);
+  tcase_add_test(ip, test_ip_tcp_if_overrides_reached_address);
+  tcase_add_test(ip, test_bootstrap_notes_tcp_socket_only);
+  suite_add_tcase(s, ip);
   return s;
 }
 

@@ -61,6 +61,7 @@
 #include "util/log.h"
 #include "util/sha256.h"
 #include "transport/tcp/tcp_auth.h"
+#include "transport/tcp/tcp_ip.h"
 
 #define TCP_MAGIC 0x68637463u /* "hctc" */
 #define TCP_VERSION 1
@@ -302,33 +303,65 @@ static int tcp_if_matches(const struct ifaddrs *ifa, const char *spec) {
   return strcmp(ifa->ifa_name, spec) == 0;
 }
 
-/* HCMPI_TCP_IF (interface name or CIDR) when set, else the first UP,
- * non-loopback IPv4 address, else 127.0.0.1. */
-static hc_status_t tcp_choose_ip(struct in_addr *ip) {
-  const char *spec = hc_env_string("HCMPI_TCP_IF", NULL);
+static int tcp_if_usable(const struct ifaddrs *ifa) {
+  return ifa->ifa_addr != NULL && ifa->ifa_addr->sa_family == AF_INET &&
+         (ifa->ifa_flags & IFF_UP);
+}
+
+static struct in_addr tcp_if_ip(const struct ifaddrs *ifa) {
+  return ((const struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
+}
+
+/* reached when it parses, is not loopback (peers on other hosts could not
+ * use it) and sits on an UP interface of list. */
+static int tcp_reached_ok(const struct ifaddrs *list, const char *reached,
+                          struct in_addr *ip) {
+  struct in_addr r;
+  if (reached == NULL || inet_pton(AF_INET, reached, &r) != 1 ||
+      (ntohl(r.s_addr) >> 24) == 127)
+    return 0;
+  for (const struct ifaddrs *ifa = list; ifa != NULL; ifa = ifa->ifa_next)
+    if (tcp_if_usable(ifa) && tcp_if_ip(ifa).s_addr == r.s_addr) {
+      *ip = r;
+      return 1;
+    }
+  return 0;
+}
+
+hc_status_t hc_tcp_choose_ip(const struct ifaddrs *list, const char *spec,
+                             const char *reached, struct in_addr *ip) {
+  const struct ifaddrs *first = NULL;
+  for (const struct ifaddrs *ifa = list; ifa != NULL && first == NULL;
+       ifa = ifa->ifa_next)
+    if (tcp_if_usable(ifa) && tcp_if_matches(ifa, spec))
+      first = ifa;
+  if (spec != NULL && first == NULL) {
+    hc_log(HC_LOG_ERROR, "tcp", "HCMPI_TCP_IF=%s matches no UP IPv4 address",
+           spec);
+    return HC_ERR_TRANSPORT;
+  }
+  if (spec == NULL && tcp_reached_ok(list, reached, ip)) {
+    hc_log(HC_LOG_DEBUG, "tcp", "using %s, which reached the launcher",
+           reached);
+    return HC_OK;
+  }
+  if (first != NULL)
+    *ip = tcp_if_ip(first);
+  else
+    ip->s_addr = htonl(INADDR_LOOPBACK);
+  return HC_OK;
+}
+
+static hc_status_t tcp_choose_ip(const char *reached, struct in_addr *ip) {
   struct ifaddrs *list;
   if (getifaddrs(&list) != 0) {
     hc_log(HC_LOG_ERROR, "tcp", "getifaddrs: %s", strerror(errno));
     return HC_ERR_SYSTEM;
   }
-  int found = 0;
-  for (struct ifaddrs *ifa = list; ifa != NULL && !found; ifa = ifa->ifa_next) {
-    if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET ||
-        !(ifa->ifa_flags & IFF_UP) || !tcp_if_matches(ifa, spec))
-      continue;
-    *ip = ((const struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
-    found = 1;
-  }
+  hc_status_t rc =
+      hc_tcp_choose_ip(list, hc_env_string("HCMPI_TCP_IF", NULL), reached, ip);
   freeifaddrs(list);
-  if (found)
-    return HC_OK;
-  if (spec != NULL) {
-    hc_log(HC_LOG_ERROR, "tcp", "HCMPI_TCP_IF=%s matches no UP IPv4 address",
-           spec);
-    return HC_ERR_TRANSPORT;
-  }
-  ip->s_addr = htonl(INADDR_LOOPBACK);
-  return HC_OK;
+  return rc;
 }
 
 /* ---- init / address / connect ----------------------------------------- */
@@ -467,7 +500,7 @@ static hc_status_t tcp_init(const hc_transport_init_args_t *args, void **ctx) {
   t->epfd = epoll_create1(EPOLL_CLOEXEC);
   if (t->epfd < 0)
     return HC_ERR_SYSTEM;
-  hc_status_t rc = tcp_choose_ip(&t->ip);
+  hc_status_t rc = tcp_choose_ip(args->reached_ip, &t->ip);
   if (rc == HC_OK)
     rc = tcp_listen(t);
   if (rc == HC_OK)
