@@ -6,7 +6,8 @@
 # - examples/moe_dispatch traced: every rank's MPI_Isend, MPI_Irecv,
 #   MPI_Waitall, MPI_Alltoall and MPI_Allreduce counts in the JSON equal
 #   the ones the program printed, and nothing else is traced;
-# - bytes by path: shm on one node, tcp when only tcp is allowed, and each
+# - bytes by path: shm on one node, tcp when only tcp is allowed, verbs
+#   over the libibverbs test double (when built with its headers), and each
 #   device path (ipc, staging, hccl, forced in turn) for device buffers of
 #   the CANN test double, when it is built;
 # - heatmap.png is a 640x560 PNG that is not blank;
@@ -55,6 +56,17 @@ grep -Eq '(src|href)="https?:|fetch\(|XMLHttpRequest|@import' "$T/moe/report.htm
 prog="./examples/moe_dispatch 8 64"
 traced tcp HCMPI_TRANSPORTS=self,tcp
 python3 "$CHECK" paths "$T/tcp" tcp || failures=$((failures + 1))
+# verbs against the libibverbs test double, when it was built with
+# rdma-core's headers (libibverbs-dev, a CI-only package: a note, no skip).
+ibv=$PWD/tests/fake-verbs/.libs/libibverbs.so
+if nm -D "$ibv" 2>/dev/null | grep -q ' T ibv_get_device_list'; then
+  mkdir "$T/fake-verbs"
+  traced verbs HCMPI_VERBS_LIB="$ibv" FAKE_VERBS_DIR="$T/fake-verbs" \
+    HCMPI_TRANSPORTS=verbs
+  python3 "$CHECK" paths "$T/verbs" verbs || failures=$((failures + 1))
+else
+  echo "note: no libibverbs test double with symbols: verbs path not checked"
+fi
 acl=$PWD/tests/fake-cann/.libs/libascendcl.so
 hccl=$PWD/tests/fake-cann/.libs/libhccl.so
 if [ -r "$acl" ] && [ -r "$hccl" ]; then
