@@ -394,7 +394,13 @@ static void t_bottom(void) {
   for (int q = 0; q < size; q++)
     for (int i = 0; i < 5; i++)
       CHECK(g[q * 5 + i] == val(q, i), "allgather MPI_BOTTOM %d [%d]", q, i);
-  /* Reductions through the same type: in place into a and b. */
+  /* Reductions through the same type, in place into a and b: a predefined
+   * op on a derived type, which MPICH 4.0 refuses. */
+  if (mt_mpich_quirks()) {
+    MPI_Type_free(&abs_t);
+    free(g);
+    return;
+  }
   ok(MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, abs_t, MPI_SUM, world),
      "allreduce MPI_BOTTOM");
   for (int i = 0; i < 5; i++) {
@@ -435,7 +441,10 @@ int main(int argc, char **argv) {
   t_derived();
   t_pairs();
   t_bool_complex();
-  t_replace_noop();
+  /* MPICH refuses MPI_REPLACE / MPI_NO_OP outside one-sided calls; hcmpi
+   * takes them in reductions too (as the issue asks). */
+  if (!mt_mpich_quirks())
+    t_replace_noop();
   t_bottom();
   if (rank == 0)
     printf("coll_extra: %d ranks ok\n", size);
