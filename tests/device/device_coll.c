@@ -2,9 +2,12 @@
  * MPI collectives on device buffers from the CANN test double
  * (HCMPI_ACL_LIB): Bcast (contiguous and a vector type), Reduce, Allreduce
  * (SUM on int, MAX on float, MPI_IN_PLACE), Gather, Allgather, Alltoall,
- * Reduce_scatter_block, Scan, Iallreduce and Reduce_local, each with the send and the
- * receive buffer on the host or the device in every combination.  Results
- * are copied back to the host with aclrtMemcpy and compared with values
+ * Reduce_scatter_block, Scan, Iallreduce and Reduce_local at 777 ints a
+ * block; then Scatter, Gatherv, Scatterv, Allgatherv, Alltoallv, Exscan and
+ * Reduce_scatter, each blocking and as its I-form, at 777 ints and at
+ * 300,000 ints (1.2 MB, past the 1 MiB staging chunk) a block; each with the
+ * send and the receive buffer on the host or the device in every combination.
+ * Results are copied back to the host with aclrtMemcpy and compared with values
  * computed on the host.  The double maps device memory PROT_NONE, so a
  * library that dereferenced a device pointer would crash this test.
  * Any number of ranks; prints "device_coll: N ranks OK" at rank 0.
@@ -161,8 +164,7 @@ static void t_allreduce(int mode) {
       want[i] += ival(r, i + 5);
   }
   int *s = dc_ints(sdev, h, N), *d = dc_ints(rdev, h, N);
-  CHECK(MPI_Allreduce(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
-            MPI_SUCCESS,
+  CHECK(MPI_Allreduce(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
         mode);
   expect_ints(rdev, d, want, N, mode, "Allreduce SUM");
   dc_put(rdev, d, h, sizeof h);
@@ -267,6 +269,171 @@ static void t_scatter_scan(int mode) {
   free(h);
 }
 
+/* ---- the second set, heap buffers of n ints a block ---------------------
+ * c(a, b): the v-forms' count between ranks a and b (n, n-1 or n-2), so
+ * blocks differ in length and leave gaps the collective must not touch. */
+static int vcount(size_t n, int a, int b) { return (int)n - (a + b) % 3; }
+
+typedef struct more {
+  int mode, sdev, rdev, nb; /* nb: the I-form, then MPI_Wait */
+  size_t n, all;
+  int *h, *want, *s, *d;
+  int *counts, *displs, *scounts, *sdispls, *rcounts;
+} more_t;
+
+static void more_done(more_t *m, int rc, MPI_Request *req) {
+  CHECK(rc == MPI_SUCCESS, m->mode);
+  if (m->nb)
+    CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, m->mode);
+}
+
+/* Receive buffer back to the host pattern h, and want = h, before an op. */
+static void more_reset(more_t *m) {
+  dc_put(m->rdev, m->d, m->h, m->all * sizeof *m->h);
+  memcpy(m->want, m->h, m->all * sizeof *m->h);
+}
+
+static void more_scatter(more_t *m) {
+  int root = size - 1;
+  size_t n = m->n;
+  MPI_Request req;
+  more_reset(m);
+  for (size_t i = 0; i < n; i++)
+    m->want[i] = ival(root, (int)(rank * n + i));
+  more_done(m,
+            m->nb ? MPI_Iscatter(m->s, (int)n, MPI_INT, m->d, (int)n, MPI_INT,
+                                 root, MPI_COMM_WORLD, &req)
+                  : MPI_Scatter(m->s, (int)n, MPI_INT, m->d, (int)n, MPI_INT,
+                                root, MPI_COMM_WORLD),
+            &req);
+  expect_ints(m->rdev, m->d, m->want, m->all, m->mode, "Scatter");
+  more_reset(m); /* Scatterv: rank gets c(rank, 0) ints at rank * n */
+  for (int i = 0; i < vcount(n, rank, 0); i++)
+    m->want[i] = ival(root, (int)(rank * n) + i);
+  more_done(m,
+            m->nb ? MPI_Iscatterv(m->s, m->counts, m->displs, MPI_INT, m->d,
+                                  vcount(n, rank, 0), MPI_INT, root,
+                                  MPI_COMM_WORLD, &req)
+                  : MPI_Scatterv(m->s, m->counts, m->displs, MPI_INT, m->d,
+                                 vcount(n, rank, 0), MPI_INT, root,
+                                 MPI_COMM_WORLD),
+            &req);
+  expect_ints(m->rdev, m->d, m->want, m->all, m->mode, "Scatterv");
+}
+
+/* Gatherv (root 0) and Allgatherv: block r holds c(r, 0) ints of rank r. */
+static void more_gathers(more_t *m) {
+  MPI_Request req;
+  for (int all = 0; all < 2; all++) {
+    more_reset(m);
+    for (int r = 0; r < size; r++)
+      for (int i = 0; i < vcount(m->n, r, 0); i++)
+        m->want[(size_t)r * m->n + i] = ival(r, i);
+    int c = vcount(m->n, rank, 0), rc;
+    if (all)
+      rc = m->nb ? MPI_Iallgatherv(m->s, c, MPI_INT, m->d, m->counts, m->displs,
+                                   MPI_INT, MPI_COMM_WORLD, &req)
+                 : MPI_Allgatherv(m->s, c, MPI_INT, m->d, m->counts, m->displs,
+                                  MPI_INT, MPI_COMM_WORLD);
+    else
+      rc = m->nb ? MPI_Igatherv(m->s, c, MPI_INT, m->d, m->counts, m->displs,
+                                MPI_INT, 0, MPI_COMM_WORLD, &req)
+                 : MPI_Gatherv(m->s, c, MPI_INT, m->d, m->counts, m->displs,
+                               MPI_INT, 0, MPI_COMM_WORLD);
+    more_done(m, rc, &req);
+    if (all || rank == 0)
+      expect_ints(m->rdev, m->d, m->want, m->all, m->mode,
+                  all ? "Allgatherv" : "Gatherv");
+  }
+}
+
+/* Alltoallv: c(rank, j) ints to rank j, c(r, rank) from rank r. */
+static void more_alltoallv(more_t *m) {
+  MPI_Request req;
+  more_reset(m);
+  for (int r = 0; r < size; r++) {
+    m->scounts[r] = vcount(m->n, rank, r);
+    m->rcounts[r] = vcount(m->n, r, rank);
+    for (int i = 0; i < m->rcounts[r]; i++)
+      m->want[(size_t)r * m->n + i] = ival(r, (int)(rank * m->n) + i);
+  }
+  more_done(m,
+            m->nb
+                ? MPI_Ialltoallv(m->s, m->scounts, m->displs, MPI_INT, m->d,
+                                 m->rcounts, m->displs, MPI_INT, MPI_COMM_WORLD,
+                                 &req)
+                : MPI_Alltoallv(m->s, m->scounts, m->displs, MPI_INT, m->d,
+                                m->rcounts, m->displs, MPI_INT, MPI_COMM_WORLD),
+            &req);
+  expect_ints(m->rdev, m->d, m->want, m->all, m->mode, "Alltoallv");
+}
+
+/* Exscan (SUM; rank 0's result is undefined) and Reduce_scatter with
+ * counts c(r, 0), whose blocks lie back to back in the send buffer. */
+static void more_reductions(more_t *m) {
+  MPI_Request req;
+  more_reset(m);
+  for (size_t i = 0; i < m->n; i++) {
+    m->want[i] = 0;
+    for (int r = 0; r < rank; r++)
+      m->want[i] += ival(r, (int)i);
+  }
+  more_done(m,
+            m->nb ? MPI_Iexscan(m->s, m->d, (int)m->n, MPI_INT, MPI_SUM,
+                                MPI_COMM_WORLD, &req)
+                  : MPI_Exscan(m->s, m->d, (int)m->n, MPI_INT, MPI_SUM,
+                               MPI_COMM_WORLD),
+            &req);
+  if (rank > 0)
+    expect_ints(m->rdev, m->d, m->want, m->n, m->mode, "Exscan");
+  more_reset(m);
+  int off = 0;
+  for (int r = 0; r < rank; r++)
+    off += m->counts[r];
+  for (int i = 0; i < m->counts[rank]; i++) {
+    m->want[i] = 0;
+    for (int r = 0; r < size; r++)
+      m->want[i] += ival(r, off + i);
+  }
+  more_done(m,
+            m->nb ? MPI_Ireduce_scatter(m->s, m->d, m->counts, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD, &req)
+                  : MPI_Reduce_scatter(m->s, m->d, m->counts, MPI_INT, MPI_SUM,
+                                       MPI_COMM_WORLD),
+            &req);
+  expect_ints(m->rdev, m->d, m->want, m->all, m->mode, "Reduce_scatter");
+}
+
+static void t_more(int mode, size_t n) {
+  more_t m = {.mode = mode, .n = n, .all = n * (size_t)size};
+  m.sdev = on_dev(mode, 0);
+  m.rdev = on_dev(mode, 1);
+  m.h = malloc(m.all * sizeof *m.h);
+  m.want = malloc(m.all * sizeof *m.want);
+  int *v = malloc(5 * (size_t)size * sizeof *v);
+  CHECK(m.h != NULL && m.want != NULL && v != NULL, mode);
+  m.counts = v, m.displs = v + size, m.scounts = v + 2 * size;
+  m.rcounts = v + 3 * size;
+  for (int r = 0; r < size; r++) {
+    m.counts[r] = vcount(n, r, 0);
+    m.displs[r] = (int)(r * n);
+  }
+  fill_ints(m.h, m.all, rank, 0);
+  m.s = dc_ints(m.sdev, m.h, m.all);
+  m.d = dc_ints(m.rdev, m.h, m.all);
+  for (m.nb = 0; m.nb < 2; m.nb++) {
+    more_scatter(&m);
+    more_gathers(&m);
+    more_alltoallv(&m);
+    more_reductions(&m);
+  }
+  dc_free(m.sdev, m.s);
+  dc_free(m.rdev, m.d);
+  free(m.h);
+  free(m.want);
+  free(v);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -286,6 +453,8 @@ int main(int argc, char **argv) {
     t_allreduce(mode);
     t_move(mode);
     t_scatter_scan(mode);
+    t_more(mode, N);
+    t_more(mode, 300000);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0)

@@ -6,19 +6,9 @@
 # runtime without aclrtMemGetAddressRange.
 # Skips (77) when the double or the program was not built.
 set -u
-run=./tools/hcmpirun
 prog=./tests/device/device_faults
-lib=$PWD/tests/fake-cann/.libs/libascendcl.so
-[ -x "$run" ] && [ -x "$prog" ] && [ -r "$lib" ] || exit 77
-HCMPI_ACL_LIB=$lib
-HCMPI_DEVICE=acl
-export HCMPI_ACL_LIB HCMPI_DEVICE
 log=device_faults.run.log
-fail() {
-  echo "FAILED: $*"
-  tail -40 "$log"
-  exit 1
-}
+. "${top_srcdir:-.}/tests/device/lib.sh"
 runone() { # case, extra environment...
   c=$1
   shift
@@ -48,7 +38,6 @@ runone free_order
 runone held_copies FAKE_CANN_HOLD_H2D=1 HCMPI_DEVICE_PATH=staging \
   HCMPI_DEVICE_CHUNK=1048576 HCMPI_DEVICE_SLOTS=4 DEVICE_FAULTS_BYTES=4194304
 grep -q "device path staging" "$log" || fail "staging not used"
-leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
-[ "$leftover" -eq 0 ] || fail "$leftover IPC keys left in /dev/shm"
+no_keys_left
 rm -f "$log"
 exit 0

@@ -3,21 +3,9 @@
 # path forced in turn; the debug log shows which path really ran.  Skips
 # (77) when the double or the programs were not built.
 set -u
-run=./tools/hcmpirun
 prog=./tests/device/device_p2p
-lib=$PWD/tests/fake-cann/.libs/libascendcl.so
-hccl=$PWD/tests/fake-cann/.libs/libhccl.so
-[ -x "$run" ] && [ -x "$prog" ] && [ -r "$lib" ] && [ -r "$hccl" ] || exit 77
-HCMPI_ACL_LIB=$lib
-HCMPI_HCCL_LIB=$hccl
-HCMPI_DEVICE=acl
-export HCMPI_ACL_LIB HCMPI_HCCL_LIB HCMPI_DEVICE
 log=device_p2p.run.log
-fail() {
-  echo "FAILED: $*"
-  tail -40 "$log"
-  exit 1
-}
+. "${top_srcdir:-.}/tests/device/lib.sh"
 runone() { # path, extra environment...
   path=$1
   shift
@@ -49,7 +37,6 @@ grep -q "device path hccl" "$log" || fail "hccl path not used (reverse)"
 runone hccl HCMPI_SHM_CELL_SIZE=2048
 grep -q "device path hccl" "$log" && fail "hccl used without room for root"
 grep -q "device path staging" "$log" || fail "no staging fallback"
-leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
-[ "$leftover" -eq 0 ] || fail "$leftover IPC keys left in /dev/shm"
+no_keys_left
 rm -f "$log"
 exit 0

@@ -1,0 +1,26 @@
+#!/bin/sh
+# device_mpi_p2p (MPI point-to-point on device buffers, standard API) on 2
+# ranks against the CANN test doubles, with each device data path forced
+# in turn; the debug log shows which path really ran.  Skips (77) when the
+# doubles or the program were not built.
+set -u
+prog=./tests/device/device_mpi_p2p
+log=device_mpi_p2p.run.log
+. "${top_srcdir:-.}/tests/device/lib.sh"
+for path in staging ipc hccl auto; do
+  echo "== HCMPI_DEVICE_PATH=$path"
+  HCMPI_DEVICE_PATH=$path HCMPI_LOG=debug "$run" -n 2 --timeout 120 "$prog" \
+    >"$log" 2>&1 || fail "run ($path)"
+  grep -q "device_mpi_p2p: ok" "$log" || fail "no summary line ($path)"
+  # Device-to-host and host-to-device messages always stage.
+  grep -q "device path staging" "$log" || fail "staging not used ($path)"
+  case $path in
+  staging)
+    grep -q "device path \(ipc\|hccl\)" "$log" && fail "not staging only" ;;
+  auto) grep -q "device path ipc" "$log" || fail "auto did not pick ipc" ;;
+  *) grep -q "device path $path" "$log" || fail "$path path not used" ;;
+  esac
+done
+no_keys_left
+rm -f "$log"
+exit 0
