@@ -30,6 +30,7 @@ mkvar() {
     eval "printf '%s\n' \"$v\""
 }
 prefix=$(mkvar prefix)
+# shellcheck disable=SC2034 # read by the eval of bindir and libdir
 exec_prefix=$(mkvar exec_prefix)
 bindir=$(mkvar bindir)
 libdir=$(mkvar libdir)
