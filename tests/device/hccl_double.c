@@ -19,8 +19,7 @@ static int me;
 static void check_at(int ok, const char *what, int line) {
   if (ok)
     return;
-  fprintf(stderr, "hccl_double rank %d: FAILED %s (line %d)\n", me, what,
-          line);
+  fprintf(stderr, "hccl_double rank %d: FAILED %s (line %d)\n", me, what, line);
   exit(1);
 }
 #define CHECK(cond) check_at((cond), #cond, __LINE__)
@@ -95,13 +94,14 @@ static void test_refused(HcclComm comm, aclrtStream s) {
   aclrtFree(d);
 }
 
-/* Rank 0 sends 16 fp32, rank 1 expects 16 int32: both sides fail. */
-static void test_mismatch(HcclComm comm, aclrtStream s) {
+/* Rank 0 sends count 16 of type t0, rank 1 expects count c1 of t1: with
+ * either differing, both sides fail. */
+static void test_mismatch(HcclComm comm, aclrtStream s, HcclDataType t0,
+                          HcclDataType t1, uint64_t c1) {
   void *d;
-  CHECK(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST) == 0);
-  HcclDataType t = me == 0 ? HCCL_DATA_TYPE_FP32 : HCCL_DATA_TYPE_INT32;
-  HcclResult rc = me == 0 ? HcclSend(d, 16, t, 1, comm, s)
-                          : HcclRecv(d, 16, t, 0, comm, s);
+  CHECK(aclrtMalloc(&d, 128, ACL_MEM_MALLOC_HUGE_FIRST) == 0);
+  HcclResult rc = me == 0 ? HcclSend(d, 16, t0, 1, comm, s)
+                          : HcclRecv(d, c1, t1, 0, comm, s);
   CHECK(rc == HCCL_SUCCESS); /* accepted: the mismatch shows on the stream */
   aclrtEvent ev;
   CHECK(aclrtCreateEvent(&ev) == 0);
@@ -129,7 +129,13 @@ static int rank_main(const HcclRootInfo *root) {
   CHECK(aclrtCreateStream(&bad) == 0);
   test_pairing(comm, ss, rs);
   test_refused(comm, ss);
-  test_mismatch(comm, bad);
+  /* The same bytes (16 x 4), another type; then the same type, another
+   * count (each on a stream of its own: a failure breaks its stream). */
+  test_mismatch(comm, bad, HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT32, 16);
+  aclrtStream bad2;
+  CHECK(aclrtCreateStream(&bad2) == 0);
+  test_mismatch(comm, bad2, HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_UINT8, 32);
+  aclrtDestroyStream(bad2);
   aclrtDestroyStream(ss);
   aclrtDestroyStream(rs);
   aclrtDestroyStream(bad);

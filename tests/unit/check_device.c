@@ -98,6 +98,26 @@ START_TEST(test_cache_drops_forgotten_ranges) {
 }
 END_TEST
 
+/* Freed and allocated again at the same address (the double reuses the
+ * range) with another size: the cached range is re-checked and replaced,
+ * never handed out stale. */
+START_TEST(test_cache_rechecks_reallocated_ranges) {
+  unsigned char *a = dev_alloc(5000);
+  hc_mem_info_t info;
+  ck_assert_int_eq(hc_device_classify(a, &info), HC_MEM_ACL);
+  ck_assert_uint_eq(info.size, 5000);
+  fa.free_dev(a);
+  unsigned char *b = dev_alloc(9000);
+  ck_assert_ptr_eq(b, a);
+  ck_assert_int_eq(hc_device_classify(b + 100, &info), HC_MEM_ACL);
+  ck_assert_uint_eq(info.base, (uintptr_t)b);
+  ck_assert_uint_eq(info.size, 9000);
+  fa.free_dev(b);
+  /* Freed for good: host memory now, as far as anyone can tell. */
+  ck_assert_int_eq(hc_device_classify(b, &info), HC_MEM_HOST);
+}
+END_TEST
+
 START_TEST(test_copies_every_direction) {
   const size_t n = 300000;
   unsigned char *h1 = malloc(n), *h2 = calloc(1, n);
@@ -321,6 +341,7 @@ static Suite *device_suite(void) {
   tcase_add_test(tc, test_classify_host_device_pinned);
   tcase_add_test(tc, test_classify_other_device);
   tcase_add_test(tc, test_cache_drops_forgotten_ranges);
+  tcase_add_test(tc, test_cache_rechecks_reallocated_ranges);
   tcase_add_test(tc, test_copies_every_direction);
   tcase_add_test(tc, test_async_copy_and_event);
   tcase_add_test(tc, test_ipc_between_processes);
