@@ -1,8 +1,9 @@
 #!/bin/sh
 # make tsan-check: a separate build with ThreadSanitizer (gcc or clang,
 # -fsanitize=thread) in $TSAN_BUILD (default $builddir/tsan-build), then
-# tests/mpi/thread_multiple (2 and 4 ranks) and tests/engine/engine_threads
-# (2 ranks) under it.  Every TSan report fails the run; the reports stay in
+# tests/mpi/thread_multiple (4 threads per rank: point-to-point, Probe and
+# collectives on per-thread communicators; 2 and 4 ranks, and 2 over tcp)
+# and tests/engine/engine_threads (2 ranks) under it.  Every TSan report fails the run; the reports stay in
 # $TSAN_BUILD/tsan-logs/.  Exits 77 when the compiler cannot build or run
 # a -fsanitize=thread program.
 #   srcdir=... builddir=... [TSAN_CC=cc] [TSAN_JOBS=2] tests/tsan/run.sh
@@ -44,6 +45,7 @@ step() {
 }
 step "$run" -n 2 --timeout 600 ./tests/mpi/thread_multiple
 step "$run" -n 4 --timeout 600 ./tests/mpi/thread_multiple
+step env HCMPI_TRANSPORTS=tcp "$run" -n 2 --timeout 600 ./tests/mpi/thread_multiple 100
 step "$run" -n 2 --timeout 600 ./tests/engine/engine_threads
 
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer')
@@ -54,4 +56,4 @@ if [ "$reports" -gt 0 ]; then
     exit 1
 fi
 [ "$failed" -eq 0 ] || { echo "FAIL: a run failed"; exit 1; }
-echo "PASS: thread_multiple (2, 4 ranks) and engine_threads (2 ranks) clean under ThreadSanitizer"
+echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp) and engine_threads (2 ranks) clean under ThreadSanitizer"
