@@ -25,6 +25,7 @@ typedef struct cu_ipc_handle {
 
 #define CU_OK 0
 #define CU_NOT_READY 600
+#define CU_INVALID_CONTEXT 201
 #define CU_ATTR_MEMORY_TYPE 2    /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
 #define CU_ATTR_BUFFER_ID 7      /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
 #define CU_ATTR_DEVICE_ORDINAL 9 /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
@@ -177,6 +178,13 @@ static void cuda_fini(void) {
   cuda_thread_device = -1;
 }
 
+static int cuda_any_retained(void) {
+  for (int d = 0; d < CU_DEVICES_MAX; d++)
+    if (cuda_ctx[d] != NULL)
+      return 1;
+  return 0;
+}
+
 /* The pointer queries run without binding a context: on a host pointer
  * cuPointerGetAttribute answers CUDA_ERROR_INVALID_VALUE whether or not a
  * context is current, and a device pointer names its own context (unified
@@ -189,9 +197,14 @@ static int cuda_classify(const void *ptr, hc_mem_info_t *info,
   int ordinal = 0;
   unsigned long long id = 0;
   cu_ptr_t p = (cu_ptr_t)(uintptr_t)ptr;
+  cu_result_t err = cuda_api.pointer_attribute(&type, CU_ATTR_MEMORY_TYPE, p);
+  /* A driver that wants a current context after all: only once a device
+   * pointer made us retain one is it worth binding for the question. */
+  if (err == CU_INVALID_CONTEXT && cuda_any_retained() &&
+      cuda_bind(cuda_thread_device) == HC_OK)
+    err = cuda_api.pointer_attribute(&type, CU_ATTR_MEMORY_TYPE, p);
   /* Not initialised / not a CUDA pointer both mean host memory. */
-  if (cuda_api.pointer_attribute(&type, CU_ATTR_MEMORY_TYPE, p) != CU_OK ||
-      type != CU_MEMORYTYPE_DEVICE)
+  if (err != CU_OK || type != CU_MEMORYTYPE_DEVICE)
     return 0;
   if (cuda_api.pointer_attribute(&ordinal, CU_ATTR_DEVICE_ORDINAL, p) != CU_OK)
     return 0;

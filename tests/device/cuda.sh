@@ -1,38 +1,51 @@
 #!/bin/sh
-# device_p2p with cudaMalloc'd (cuMemAlloc) buffers on 2 ranks sharing one
-# NVIDIA GPU, through hcmpi's cuda backend: the ipc and staging paths in
-# turn, each printing its wall time; then device_coll and device_dtype.  Exits 77 (skip) without a GPU and
-# libcuda.so.1.  Run from the build directory (make check does).
+# hcmpi on a real NVIDIA GPU, 2 ranks sharing it: checks that the cuda
+# backend is compiled in (hcmpi_info lists it), runs device_p2p and
+# cuda_bw with cuMemAlloc buffers with the ipc and the staging path forced
+# (HCMPI_LOG=debug shows which path ran), printing each path's bandwidth
+# next to cuMemcpy's measured in the same run, then device_coll and
+# device_dtype on GPU buffers.  cuda_bw also proves host-only traffic left
+# the GPU's primary context inactive.  Exits 77 (skip) at once without an
+# NVIDIA GPU and libcuda.so.1.  Run from the build directory (make check
+# does; make builds the programs).
 set -u
 run=./tools/hcmpirun
-prog=./tests/device/device_p2p
-[ -x "$run" ] && [ -x "$prog" ] || exit 77
+[ -x "$run" ] && [ -x ./tests/device/device_p2p ] && [ -x ./tests/device/cuda_bw ] ||
+  exit 77
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 ||
   { echo "no NVIDIA GPU: skipped"; exit 77; }
 ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' ||
   { echo "no libcuda.so.1: skipped"; exit 77; }
+./tools/hcmpi_info 2>&1 | grep -q '^ *cuda ' ||
+  { echo "FAILED: hcmpi_info lists no cuda backend"; exit 1; }
 HCMPI_DEVICE=cuda
 DEVICE_P2P_ALLOC=cuda
 export HCMPI_DEVICE DEVICE_P2P_ALLOC
+log=cuda.run.log
 status=0
+note() { # what, result
+  echo "cuda $1: $2"
+  [ "$2" = ok ] || { status=1; tail -30 "$log"; }
+}
 for path in ipc staging; do
-  start=$(date +%s.%N)
-  if HCMPI_DEVICE_PATH=$path "$run" -n 2 --timeout 600 "$prog"; then
-    result=ok
-  else
-    result=FAILED
-    status=1
-  fi
-  end=$(date +%s.%N)
-  echo "cuda path $path: $result ($(echo "$end - $start" | bc) s)"
+  for prog in device_p2p cuda_bw; do
+    if HCMPI_DEVICE_PATH=$path HCMPI_LOG=debug \
+      "$run" -n 2 --timeout 600 "./tests/device/$prog" >"$log" 2>&1 &&
+      grep -q "device path $path" "$log"; then
+      note "$prog, path $path" ok
+    else
+      note "$prog, path $path" "FAILED (or another path ran)"
+    fi
+    grep "^cuda_bw:" "$log"
+  done
 done
 # Collectives and a vector datatype on GPU buffers (staged by the face).
 for prog in device_coll device_dtype; do
-  if "$run" -n 2 --timeout 600 "./tests/device/$prog"; then
-    echo "cuda $prog: ok"
+  if "$run" -n 2 --timeout 600 "./tests/device/$prog" >"$log" 2>&1; then
+    note "$prog" ok
   else
-    echo "cuda $prog: FAILED"
-    status=1
+    note "$prog" FAILED
   fi
 done
+rm -f "$log"
 exit $status
