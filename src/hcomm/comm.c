@@ -672,10 +672,12 @@ static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
     return;
   }
   comm_idup_unreserve(d);
-  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_lowest(d) < 0)
+  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_lowest(d) < 0) {
     hc_nbc_fail(s, HC_ERR_NO_CONTEXT); /* every rank offered: none left */
-  else
-    comm_idup_attempt(s, d);
+    return;
+  }
+  hc_nbc_yield(s); /* the holder's schedule must move before a retry */
+  comm_idup_attempt(s, d);
 }
 
 static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d) {

@@ -54,6 +54,7 @@ typedef struct nbc_sched {
   void *done_arg;
   void (*cleanup_fn)(void *arg); /* hc_nbc_set_cleanup */
   void *cleanup_arg;
+  int yield; /* hc_nbc_yield: stop after this round until the next pass */
 } nbc_sched_t;
 
 static nbc_sched_t *nbc_active;
@@ -257,6 +258,10 @@ static int nbc_advance(nbc_sched_t *s) {
       return 2;
     nbc_run_round(s);
     moved = 1;
+    if (s->yield) {
+      s->yield = 0;
+      return moved;
+    }
   }
 }
 
@@ -400,6 +405,11 @@ void hc_nbc_add_allreduce(hc_nbc_sched_t *s, void *buf, size_t count) {
 void hc_nbc_set_cleanup(hc_nbc_sched_t *s, void (*fn)(void *arg), void *arg) {
   s->cleanup_fn = fn;
   s->cleanup_arg = arg;
+}
+
+void hc_nbc_yield(hc_nbc_sched_t *s) {
+  nbc_add(s, NBC_ROUND, 0, NULL, NULL, 0);
+  s->yield = 1;
 }
 
 void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error) {

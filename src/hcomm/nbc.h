@@ -43,6 +43,10 @@ void hc_nbc_add_allreduce(hc_nbc_sched_t *s, void *buf, size_t count);
 /* fn(arg) when the schedule is freed, after success, failure or a failed
  * start. */
 void hc_nbc_set_cleanup(hc_nbc_sched_t *s, void (*fn)(void *arg), void *arg);
+/* From a call step: ends the round here, and the schedule goes on only at
+ * the engine's next progress pass, so a retry that needs no messages (a
+ * communicator of one) cannot spin without letting other work move. */
+void hc_nbc_yield(hc_nbc_sched_t *s);
 /* Ends the schedule with error (from a call step). */
 void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error);
 /* Takes s (frees it on failure) and starts it; *req completes at its end. */

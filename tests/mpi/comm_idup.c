@@ -2,8 +2,10 @@
  * rank 1, while rank 1 receives first and starts its idup only after (a
  * blocking idup deadlocks here).  Then several idups are outstanding at
  * once on one parent, completed in order, each a working communicator with
- * a context of its own; an idup_with_info carries its hints; and idups
- * interleave with blocking creations on another communicator. */
+ * a context of its own; an idup_with_info carries its hints; idups
+ * interleave with blocking creations on another communicator, and idups
+ * on overlapping communicators start in different orders on different
+ * ranks. */
 #include "mpitest.h"
 
 #define NDUPS 5
@@ -117,6 +119,39 @@ static void mixed_with_blocking(void) {
   MPI_Comm_free(&base);
 }
 
+/* Idups on overlapping communicators started in different orders on
+ * different ranks (allowed for non-blocking collectives on different
+ * communicators): world and the halves of a split, 20 rounds. */
+static void crossed_orders(void) {
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  for (int round = 0; round < 20; round++) {
+    MPI_Comm dw, dh;
+    MPI_Request reqs[2];
+    if (rank % 2 == 0) {
+      MPI_Comm_idup(MPI_COMM_WORLD, &dw, &reqs[0]);
+      MPI_Comm_idup(half, &dh, &reqs[1]);
+    } else {
+      MPI_Comm_idup(half, &dh, &reqs[1]);
+      MPI_Comm_idup(MPI_COMM_WORLD, &dw, &reqs[0]);
+    }
+    int rc = MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "crossed waitall: %s", mt_errstr(rc));
+    check_dup(dw, 40 + round, "crossed idup of world");
+    int hs = 0, hr = -1, sum = 0, one = 1, result = -1;
+    MPI_Comm_size(dh, &hs);
+    MPI_Comm_rank(dh, &hr);
+    MPI_Comm_compare(half, dh, &result);
+    CHECK(result == MPI_CONGRUENT && hr == rank / 2, "crossed half: %d %d",
+          result, hr);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dh);
+    CHECK(sum == hs, "crossed half allreduce %d of %d", sum, hs);
+    MPI_Comm_free(&dw);
+    MPI_Comm_free(&dh);
+  }
+  MPI_Comm_free(&half);
+}
+
 static void idup_with_info(void) {
   MPI_Info info, got = MPI_INFO_NULL;
   MPI_Comm dup;
@@ -146,6 +181,7 @@ int main(int argc, char **argv) {
   idup_then_send();
   many_outstanding();
   mixed_with_blocking();
+  crossed_orders();
   idup_with_info();
   /* Ids return to the pool: far more idups than the range holds. */
   for (int i = 0; i < 600; i++) {
