@@ -77,9 +77,9 @@ static int coll_check_agree(const char *fn, hc_mpi_comm_t *c, int root,
   return MPI_SUCCESS;
 }
 
-int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root,
-                             int count, MPI_Datatype type,
-                             MPI_Request *request, hc_mpi_comm_t **c) {
+int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root, int count,
+                             MPI_Datatype type, MPI_Request *request,
+                             hc_mpi_comm_t **c) {
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, c);
   /* Before the root check, so a rank with a bad root agrees too and no
    * rank is left waiting in the agreement. */

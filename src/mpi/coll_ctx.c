@@ -204,11 +204,10 @@ int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
     return 0;
   hc_mpi_coll_block_t blk = {red->type, (MPI_Count)n, 0};
   size_t bytes, off;
-  void *view = back > 0
-                   ? hc_mpi_coll_recv_view(cx, *buf, 1, &blk, load > 0, &bytes,
-                                           &off)
-                   : (void *)hc_mpi_coll_send_view(cx, *buf, 1, &blk, &bytes,
-                                                   &off);
+  void *view =
+      back > 0
+          ? hc_mpi_coll_recv_view(cx, *buf, 1, &blk, load > 0, &bytes, &off)
+          : (void *)hc_mpi_coll_send_view(cx, *buf, 1, &blk, &bytes, &off);
   if (view == NULL)
     return -1;
   *buf = view;

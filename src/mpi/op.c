@@ -654,8 +654,10 @@ static pthread_once_t op_packed_once = PTHREAD_ONCE_INIT;
 static void op_packed_init(void) {
   for (size_t i = 0; i < OP_NPAIR_LAYOUTS; i++) {
     const op_pair_layout_t *l = &op_pair_layouts[i];
-    op_packed_pairs[i][0] = (op_packed_pair_t){l, op_kernels[l->kind][OP_MINLOC]};
-    op_packed_pairs[i][1] = (op_packed_pair_t){l, op_kernels[l->kind][OP_MAXLOC]};
+    op_packed_pairs[i][0] =
+        (op_packed_pair_t){l, op_kernels[l->kind][OP_MINLOC]};
+    op_packed_pairs[i][1] =
+        (op_packed_pair_t){l, op_kernels[l->kind][OP_MAXLOC]};
   }
 }
 

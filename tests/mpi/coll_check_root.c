@@ -16,12 +16,13 @@ static void expect_class(int rc, int want, const char *what) {
 /* Every rooted collective with the root rank % 2 (two roots). */
 static void mismatched_roots(void) {
   int root = rank % 2, buf[8] = {0}, all[64] = {0};
-  int counts[8] = {1, 1, 1, 1, 1, 1, 1, 1}, displs[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int counts[8] = {1, 1, 1, 1, 1, 1, 1, 1},
+      displs[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   MPI_Comm w = MPI_COMM_WORLD;
   MPI_Request req = MPI_REQUEST_NULL;
   expect_class(MPI_Bcast(buf, 4, MPI_INT, root, w), MPI_ERR_ROOT, "bcast");
-  expect_class(MPI_Reduce(buf, all, 4, MPI_INT, MPI_SUM, root, w),
-               MPI_ERR_ROOT, "reduce");
+  expect_class(MPI_Reduce(buf, all, 4, MPI_INT, MPI_SUM, root, w), MPI_ERR_ROOT,
+               "reduce");
   expect_class(MPI_Gather(buf, 1, MPI_INT, all, 1, MPI_INT, root, w),
                MPI_ERR_ROOT, "gather");
   expect_class(MPI_Scatter(all, 1, MPI_INT, buf, 1, MPI_INT, root, w),
@@ -69,8 +70,8 @@ static void matching_calls(void) {
     CHECK(buf[i] == 10 * i + 3, "bcast buf[%d] = %d", i, buf[i]);
   int mine = rank + 1, sum = 0;
   MPI_Request req;
-  rc = MPI_Ireduce(&mine, &sum, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD,
-                   &req);
+  rc =
+      MPI_Ireduce(&mine, &sum, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &req);
   CHECK(rc == MPI_SUCCESS, "ireduce: %s", mt_errstr(rc));
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   if (rank == root)

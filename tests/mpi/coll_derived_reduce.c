@@ -20,7 +20,9 @@ typedef struct dtype {
 static int rank, size;
 
 /* Integer values, so every sum is exact in any order. */
-static double value_of(int r, long g) { return (double)((r * 31 + g * 17) % 23 - 11); }
+static double value_of(int r, long g) {
+  return (double)((r * 31 + g * 17) % 23 - 11);
+}
 
 static double fold(MPI_Op op, double a, double b) {
   if (op == MPI_SUM)
@@ -57,14 +59,13 @@ static void expect(const double *buf, const dtype_t *d, int count, int first,
       double got = buf[e * d->ext + i], want = GAP;
       if (k < d->per && d->pos[k] == i)
         want = reference(op, lo, hi, (long)(first + e) * d->per + k++);
-      CHECK(got == want, "%s on %s: element %d double %d is %g, want %g",
-            what, d->name, e, i, got, want);
+      CHECK(got == want, "%s on %s: element %d double %d is %g, want %g", what,
+            d->name, e, i, got, want);
     }
   }
 }
 
-static void done(int rc, MPI_Request *req, const char *what,
-                 const dtype_t *d) {
+static void done(int rc, MPI_Request *req, const char *what, const dtype_t *d) {
   if (rc == MPI_SUCCESS && req != NULL)
     rc = MPI_Wait(req, MPI_STATUS_IGNORE);
   CHECK(rc == MPI_SUCCESS, "%s on %s: %s", what, d->name, mt_errstr(rc));
@@ -93,9 +94,9 @@ static void test_reduce(const dtype_t *d, MPI_Op op, int count, int nb,
   double *send = alloc_filled(d, count, rank, 0);
   double *recv = in_place ? send : alloc_filled(d, count, size + 5, 0);
   const void *s = in_place ? MPI_IN_PLACE : send;
-  int rc = nb ? MPI_Ireduce(s, recv, count, d->type, op, root, MPI_COMM_WORLD,
-                            rq)
-              : MPI_Reduce(s, recv, count, d->type, op, root, MPI_COMM_WORLD);
+  int rc =
+      nb ? MPI_Ireduce(s, recv, count, d->type, op, root, MPI_COMM_WORLD, rq)
+         : MPI_Reduce(s, recv, count, d->type, op, root, MPI_COMM_WORLD);
   done(rc, rq, "reduce", d);
   if (rank == root)
     expect(recv, d, count, 0, op, 0, size, "reduce");

@@ -27,7 +27,8 @@ static void wait_ok(MPI_Request *r, const char *what) {
   ok(MPI_Wait(r, MPI_STATUS_IGNORE), what);
 }
 
-/* ---- above 1 MiB ---------------------------------------------------------- */
+/* ---- above 1 MiB ----------------------------------------------------------
+ */
 
 static void t_big(void) {
   int root = size - 1;
@@ -63,10 +64,13 @@ static void t_big(void) {
   free(b);
 }
 
-/* ---- large uneven v-forms ------------------------------------------------- */
+/* ---- large uneven v-forms -------------------------------------------------
+ */
 
 /* Block of rank a for rank b: zero for some pairs, up to ~40k ints. */
-static int uneven(int a, int b) { return (a * 5 + b * 3) % 4 == 0 ? 0 : (a * 7919 + b * 104729) % 40000 + 1; }
+static int uneven(int a, int b) {
+  return (a * 5 + b * 3) % 4 == 0 ? 0 : (a * 7919 + b * 104729) % 40000 + 1;
+}
 
 static void t_uneven_v(void) {
   int cnt[64] = {0}, dsp[64] = {0}, total = 0;
@@ -166,7 +170,8 @@ static void t_uneven_reduce_scatter(void) {
   free(d);
 }
 
-/* ---- MPI_IN_PLACE in Gatherv and Scatterv --------------------------------- */
+/* ---- MPI_IN_PLACE in Gatherv and Scatterv ---------------------------------
+ */
 
 static void t_in_place_v(void) {
   int cnt[64] = {0}, dsp[64] = {0}, total = 0;
@@ -203,7 +208,8 @@ static void t_in_place_v(void) {
   free(g);
 }
 
-/* ---- derived datatypes ---------------------------------------------------- */
+/* ---- derived datatypes ----------------------------------------------------
+ */
 
 /* n ints at stride 2 (a vector) on one side, contiguous on the other. */
 static void t_derived(void) {
@@ -231,7 +237,8 @@ static void t_derived(void) {
       flat[q * N + i] = val(rank * 64 + q, i);
   for (int i = 0; i < 2 * N * size; i++)
     strided[i] = GAP;
-  ok(MPI_Alltoall(flat, N, MPI_INT, strided, 1, vecr, world), "alltoall vector");
+  ok(MPI_Alltoall(flat, N, MPI_INT, strided, 1, vecr, world),
+     "alltoall vector");
   for (int q = 0; q < size; q++)
     for (int i = 0; i < 2 * N; i++)
       CHECK(strided[q * 2 * N + i] == (i % 2 ? GAP : val(q * 64 + rank, i / 2)),
@@ -261,7 +268,8 @@ static void t_derived(void) {
   free(flat);
 }
 
-/* ---- op x type: pairs, bool, complex, REPLACE, NO_OP ---------------------- */
+/* ---- op x type: pairs, bool, complex, REPLACE, NO_OP ----------------------
+ */
 
 /* Value of rank q in pair i: ties across ranks, so the lower rank wins. */
 static int pv(int q, int i) { return (q * 3 + i) % 4; }
@@ -283,7 +291,7 @@ static void pair_ref(int i, int min, int *v, int *k) {
     for (int m = 0; m < 2; m++) {                                              \
       for (int i = 0; i < 4; i++)                                              \
         in[i] = (T){(VT)pv(rank, i), rank};                                    \
-      ok(MPI_Allreduce(in, out, 4, H, m ? MPI_MINLOC : MPI_MAXLOC, world),    \
+      ok(MPI_Allreduce(in, out, 4, H, m ? MPI_MINLOC : MPI_MAXLOC, world),     \
          #H);                                                                  \
       for (int i = 0; i < 4; i++) {                                            \
         int v, k;                                                              \
@@ -294,11 +302,26 @@ static void pair_ref(int i, int min, int *v, int *k) {
     }                                                                          \
   }
 
-typedef struct { float v; int k; } float_int;
-typedef struct { long v; int k; } long_int;
-typedef struct { int v; int k; } two_int;
-typedef struct { short v; int k; } short_int;
-typedef struct { long double v; int k; } ldouble_int;
+typedef struct {
+  float v;
+  int k;
+} float_int;
+typedef struct {
+  long v;
+  int k;
+} long_int;
+typedef struct {
+  int v;
+  int k;
+} two_int;
+typedef struct {
+  short v;
+  int k;
+} short_int;
+typedef struct {
+  long double v;
+  int k;
+} ldouble_int;
 
 static void t_pairs(void) {
   PAIR_CASE(float_int, float, MPI_FLOAT_INT)
@@ -337,7 +360,8 @@ static void t_bool_complex(void) {
   CHECK(creal(prod) == creal(want_p) && cimag(prod) == cimag(want_p),
         "complex prod %g%+gi want %g%+gi", creal(prod), cimag(prod),
         creal(want_p), cimag(want_p));
-  CHECK(crealf(fsum) == size * (size - 1) / 2.0f && cimagf(fsum) == -2.0f * size,
+  CHECK(crealf(fsum) == size * (size - 1) / 2.0f &&
+            cimagf(fsum) == -2.0f * size,
         "float complex sum %g%+gi", crealf(fsum), cimagf(fsum));
 }
 
@@ -357,7 +381,8 @@ static void t_replace_noop(void) {
     for (int i = 0; i < N; i++) {
       int q = out[i] / 1000;
       CHECK(q >= 0 && q < size && out[i] == 1000 * q + i,
-            "%s [%d] = %d: no rank's value", o ? "no_op" : "replace", i, out[i]);
+            "%s [%d] = %d: no rank's value", o ? "no_op" : "replace", i,
+            out[i]);
     }
     ok(MPI_Allgather(out, N, MPI_INT, all, N, MPI_INT, world), "allgather");
     for (int q = 1; q < size; q++)
@@ -366,7 +391,8 @@ static void t_replace_noop(void) {
   }
 }
 
-/* ---- MPI_BOTTOM ------------------------------------------------------------ */
+/* ---- MPI_BOTTOM ------------------------------------------------------------
+ */
 
 static void t_bottom(void) {
   int a[3], b[2], *g = ialloc((size_t)5 * size);
