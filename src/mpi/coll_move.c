@@ -6,6 +6,7 @@
  * views by coll_ctx.c (packing where a type is not dense).
  */
 #include "mpi/coll_impl.h"
+#include "mpi/devstage.h"
 #include "mpi/mpi_trace.h"
 
 #include <stdint.h>
@@ -98,6 +99,49 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
+/* A blocking Bcast of more than this many bytes moves in chunks of it, so
+ * a non-contiguous type costs a chunk-sized temporary, not one of the
+ * whole message.  Every rank chunks alike: the byte count (the type
+ * signature's size) is the same at all of them. */
+#define MOVE_BCAST_CHUNK ((size_t)4 << 20)
+
+/* Each chunk is the packed stream [at, at + len): packed from, or unpacked
+ * into, buffer around its own engine broadcast (host memory of a
+ * non-contiguous type), or a slice of the whole view (a dense buffer used
+ * as it is, or a device buffer staged whole). */
+static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
+                              const hc_mpi_type_t *t, int count, int root) {
+  int is_root = hcomm_comm_rank(c->engine) == root;
+  size_t bytes = (size_t)count * (size_t)t->size, vb, off;
+  hcomm_mem_info_t info;
+  int stream = !hc_mpi_dev_classify(buffer, &info) &&
+               !(t->contiguous && (MPI_Aint)t->size == t->extent &&
+                 t->true_lb == 0);
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_block_t b = move_one(t, count);
+  char *view = NULL;
+  if (cx != NULL && stream)
+    view = hc_mpi_coll_tmp(cx, MOVE_BCAST_CHUNK);
+  else if (cx != NULL && is_root)
+    view = (char *)hc_mpi_coll_send_view(cx, buffer, 1, &b, &vb, &off);
+  else if (cx != NULL)
+    view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &vb, &off);
+  if (view == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_mpi_type_cursor_t cur = {0};
+  hc_status_t st = HC_OK;
+  for (size_t at = 0; st == HC_OK && at < bytes; at += MOVE_BCAST_CHUNK) {
+    size_t len = bytes - at < MOVE_BCAST_CHUNK ? bytes - at : MOVE_BCAST_CHUNK;
+    char *p = stream ? view : view + at;
+    if (stream && is_root)
+      hc_mpi_type_pack_at(t, buffer, (MPI_Count)at, (MPI_Count)len, p, &cur);
+    st = hcomm_bcast(p, len, root, c->engine);
+    if (st == HC_OK && stream && !is_root)
+      hc_mpi_type_unpack_at(t, p, (MPI_Count)at, (MPI_Count)len, buffer, &cur);
+  }
+  return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
+}
+
 /* request NULL: the blocking form (start and wait). */
 static int move_bcast(const char *fn, void *buffer, int count,
                       MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -114,6 +158,8 @@ static int move_bcast(const char *fn, void *buffer, int count,
     rc = move_buf_check(fn, c, buffer, count > 0, t, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
+  if (request == NULL && (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
+    return move_bcast_chunked(fn, c, buffer, t, count, root);
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;

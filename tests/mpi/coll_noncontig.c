@@ -1,6 +1,7 @@
 /* The blocking Bcast, Gather and Allgather move non-contiguous datatypes:
  * a strided vector on one side and a contiguous run on the other, checked
- * element by element (the stride gaps must stay untouched). */
+ * element by element (the stride gaps must stay untouched); then a Bcast
+ * large enough to move in chunks. */
 #include "mpitest.h"
 
 #define N 1000 /* elements per rank */
@@ -19,9 +20,38 @@ static void fill_strided(int *buf, int rank) {
 static void check_strided(const int *buf, int rank, const char *what) {
   for (int i = 0; i < N * STRIDE; i++) {
     int want = i % STRIDE == 0 ? value_of(rank, i / STRIDE) : GAP_VALUE;
-    CHECK(buf[i] == want, "%s: element %d is %d, expected %d", what, i,
-          buf[i], want);
+    CHECK(buf[i] == want, "%s: element %d is %d, expected %d", what, i, buf[i],
+          want);
   }
+}
+
+/* A Bcast of 6 MiB + 12 bytes (past the chunked path's 4 MiB): the root
+ * and even ranks use a stride-2 vector, odd ranks a contiguous run, so
+ * packed chunks, slices of a dense buffer and a chunk boundary inside the
+ * data all meet.  Every element and every gap is checked. */
+static void big_bcast(int rank, int size) {
+  const int n = (6 << 20) / (int)sizeof(int) + 3;
+  MPI_Datatype vec;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  int root = size - 1, strided = rank == root || rank % 2 == 0;
+  size_t len = strided ? 2 * (size_t)n : (size_t)n;
+  int *buf = mt_malloc(sizeof(int) * len);
+  for (size_t i = 0; i < len; i++)
+    buf[i] =
+        rank == root && i % 2 == 0 ? value_of(root, (int)(i / 2)) : GAP_VALUE;
+  int rc = strided ? MPI_Bcast(buf, 1, vec, root, MPI_COMM_WORLD)
+                   : MPI_Bcast(buf, n, MPI_INT, root, MPI_COMM_WORLD);
+  CHECK(rc == MPI_SUCCESS, "big bcast: %s", mt_errstr(rc));
+  for (size_t i = 0; i < len; i++) {
+    int want = !strided     ? value_of(root, (int)i)
+               : i % 2 == 0 ? value_of(root, (int)(i / 2))
+                            : GAP_VALUE;
+    CHECK(buf[i] == want, "big bcast (%s) [%zu] = %d, want %d",
+          strided ? "vector" : "contiguous", i, buf[i], want);
+  }
+  free(buf);
+  MPI_Type_free(&vec);
 }
 
 int main(int argc, char **argv) {
@@ -73,6 +103,8 @@ int main(int argc, char **argv) {
         "MPI_Allgather failed");
   for (int r = 0; r < size; r++)
     check_strided(strided_all + (size_t)r * N * STRIDE, r, "allgather");
+
+  big_bcast(rank, size);
 
   MPI_Type_free(&block);
   MPI_Type_free(&strided);
