@@ -21,11 +21,12 @@ typedef void *acl_event_t;
 
 #define ACL_OK 0
 #define ACL_REPEAT_INITIALIZE 100002
-#define ACL_IMPORTERS_OPEN 207000         /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT */
-#define ACL_API_NOT_SUPPORT 200001        /* ACL_ERROR_API_NOT_SUPPORT */
-#define ACL_FEATURE_UNSUPPORTED 200006    /* ACL_ERROR_FEATURE_UNSUPPORTED */
-#define ACL_RT_FEATURE_NOT_SUPPORT 207000 /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT  \
-                                           */
+#define ACL_IMPORTERS_OPEN 207000      /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT */
+#define ACL_API_NOT_SUPPORT 200001     /* ACL_ERROR_API_NOT_SUPPORT */
+#define ACL_FEATURE_UNSUPPORTED 200006 /* ACL_ERROR_FEATURE_UNSUPPORTED */
+#define ACL_RT_FEATURE_NOT_SUPPORT                                             \
+  207000                 /* ACL_ERROR_RT_FEATURE_NOT_SUPPORT                   \
+                          */
 #define ACL_KEY_BYTES 65 /* aclrtIpcMemGetExportKey's fixed key length */
 #define ACL_MEMCPY_HOST_TO_HOST 0
 #define ACL_MEMCPY_HOST_TO_DEVICE 1
@@ -192,11 +193,12 @@ static void acl_fini(void) {
 
 /* aclrtMemGetAddressRange is optional (newer than CANN 8.5): absent, or
  * present but answering "not supported", there is no allocation base to
- * export, so device messages are staged; said once per process. */
+ * export and cache, so each device message exports its own pages
+ * (hc_device_ipc_export_span) or is staged; said once per process. */
 static void acl_no_address_range(const char *why) {
   acl_api.address_range = NULL;
   hc_log(HC_LOG_INFO, "acl",
-         "aclrtMemGetAddressRange %s: device buffers are staged, no IPC", why);
+         "aclrtMemGetAddressRange %s: IPC exports per message, uncached", why);
 }
 
 static int acl_unsupported(acl_error_t err) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/env.h"
 #include "util/log.h"
@@ -164,9 +165,8 @@ static hc_status_t device_unexport_once_locked(device_export_t *ex) {
   return rc;
 }
 
-static void device_unexport_locked(device_export_t *ex) {
-  const hc_device_ops_t *ops = device_state.backend[ex->handle.kind];
-  ex->used = 0;
+static void device_withdraw(const hc_device_ops_t *ops,
+                            const hc_ipc_handle_t *handle) {
   if (ops == NULL)
     return;
   /* Importers (other ranks) close their mappings at about the same time
@@ -174,12 +174,37 @@ static void device_unexport_locked(device_export_t *ex) {
   hc_status_t rc;
   struct timespec ms = {0, 1000000};
   for (int tries = 0;
-       (rc = ops->ipc_unexport(&ex->handle)) == HC_ERR_AGAIN && tries < 1000;
+       (rc = ops->ipc_unexport(handle)) == HC_ERR_AGAIN && tries < 1000;
        tries++)
     nanosleep(&ms, NULL);
   if (rc != HC_OK)
     hc_log(HC_LOG_DEBUG, "device", "withdrawing an export: %s",
            hcomm_strerror(rc));
+}
+
+static void device_unexport_locked(device_export_t *ex) {
+  ex->used = 0;
+  device_withdraw(device_state.backend[ex->handle.kind], &ex->handle);
+}
+
+hc_status_t hc_device_ipc_export_span(const void *ptr, size_t len,
+                                      const hc_mem_info_t *info,
+                                      hc_ipc_handle_t *handle, size_t *offset) {
+  const hc_device_ops_t *ops = hc_device_backend(info->kind);
+  if (ops == NULL || info->kind == HC_MEM_HOST || len == 0)
+    return HC_ERR_NOT_SUPPORTED;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t base = (uintptr_t)ptr & ~(page - 1);
+  hc_status_t rc = ops->ipc_export((void *)base, (uintptr_t)ptr + len - base,
+                                   info->device, handle);
+  if (rc == HC_OK)
+    *offset = (uintptr_t)ptr - base;
+  return rc;
+}
+
+void hc_device_ipc_unexport(const hc_ipc_handle_t *handle) {
+  if (handle->kind < HC_MEM_KINDS)
+    device_withdraw(hc_device_backend((hc_mem_kind_t)handle->kind), handle);
 }
 
 void hc_device_fini(void) {

@@ -171,6 +171,17 @@ hc_status_t hc_device_copy(void *dst, const hc_mem_info_t *dinfo,
  * the offset of ptr from the exported base. */
 hc_status_t hc_device_ipc_export(const void *ptr, const hc_mem_info_t *info,
                                  hc_ipc_handle_t *handle, size_t *offset);
+/* Without an allocation range (info->size 0: ACL without
+ * aclrtMemGetAddressRange) the pages holding [ptr, ptr+len) are exported
+ * for one message, uncached: *handle and the offset of ptr in it.  The
+ * caller withdraws it with hc_device_ipc_unexport once the message is done
+ * (every importer closes first).  Fails where the runtime refuses such a
+ * range (huge pages, a caching allocator's sub-block): stage then. */
+hc_status_t hc_device_ipc_export_span(const void *ptr, size_t len,
+                                      const hc_mem_info_t *info,
+                                      hc_ipc_handle_t *handle, size_t *offset);
+void hc_device_ipc_unexport(const hc_ipc_handle_t *handle);
+
 /* Imports a peer's export and marks it in use: every successful import is
  * paired with hc_device_ipc_release once the copies from it are done.
  * Imports of one handle in use together share one mapping.  Where the

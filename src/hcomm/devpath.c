@@ -81,6 +81,7 @@ struct hc_devreq {
   /* hccl (either side) */
   hc_hccl_op_t *hop;
   unsigned char *rts_buf; /* RTS payload with the pair's root info */
+  int own_export;         /* rts.ipc exported for this message alone */
 };
 
 typedef struct devpath_stream {
@@ -199,6 +200,9 @@ static const void *devpath_rts_with_root(hcomm_request_t *req, size_t *len) {
 
 const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
   hc_devreq_t *d = req->dev;
+  if (d->own_export) /* built again: the earlier export is unused */
+    hc_device_ipc_unexport(&d->rts.ipc);
+  d->own_export = 0;
   memset(&d->rts, 0, sizeof d->rts);
   d->rts.magic = DEVPATH_RTS_MAGIC;
   d->rts.kind = d->info.kind;
@@ -207,8 +211,15 @@ const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
   if (ipc_on && req->peer != hc_engine.world_rank &&
       devpath_same_node(req->peer)) {
     size_t off;
-    if (hc_device_ipc_export(req->send_buf, &d->info, &d->rts.ipc, &off) ==
-        HC_OK) {
+    hc_status_t rc =
+        hc_device_ipc_export(req->send_buf, &d->info, &d->rts.ipc, &off);
+    if (rc != HC_OK && d->info.size == 0) {
+      /* No allocation range known: this message's pages, uncached. */
+      rc = hc_device_ipc_export_span(req->send_buf, req->bytes, &d->info,
+                                     &d->rts.ipc, &off);
+      d->own_export = rc == HC_OK;
+    }
+    if (rc == HC_OK) {
       d->rts.has_ipc = 1;
       d->rts.ipc_offset = off;
     }
@@ -862,6 +873,9 @@ void hc_devpath_release(hcomm_request_t *req) {
     return;
   if (d->work != WORK_NONE)
     devpath_deactivate(d);
+  /* The receiver closed its import before the FIN that completed us. */
+  if (d->own_export)
+    hc_device_ipc_unexport(&d->rts.ipc);
   free(d->rts_buf);
   free(d);
 }
