@@ -15,8 +15,12 @@
  * sender writes SEND messages there, the receiver accepts that connection
  * and reads them.  RDMA READ/WRITE run in the initiator with
  * process_vm_readv/writev against the region named by <dir>/mr-<rkey>
- * (owner pid, address, length, access), checked against the rkey, the
- * bounds, the access flags and the peer QP's process.
+ * (owner pid, PD, address, length, access), checked against the rkey, the
+ * bounds, the access flags, the PD and the peer QP's process, after the
+ * peer QP's own checks from <dir>/qp-<qpn>.attr (its access flags and
+ * max_dest_rd_atomic).  A SEND completes when the receiver acknowledged
+ * it (ACK back on the same connection); one that finds no receive WR for
+ * rnr_retry rounds of min_rnr_timer is answered with an RNR NAK.
  *
  * UD QPs bind a SOCK_DGRAM socket at the same path; a UD SEND is one
  * datagram to the destination QPN's path, lost when nobody is there.
@@ -26,7 +30,8 @@
  * FAKE_VERBS_MAX_INLINE=N is the device's inline limit (default 256);
  * FAKE_VERBS_REG_FAIL_ABOVE=N / FAKE_VERBS_REG_REMOTE_FAIL_ABOVE=N refuse
  * (ENOMEM) registrations above N bytes with local write / remote read
- * access; FAKE_VERBS_ODP=1 accepts IBV_ACCESS_ON_DEMAND.
+ * access; FAKE_VERBS_ODP=1 accepts IBV_ACCESS_ON_DEMAND;
+ * FAKE_VERBS_RDMA_SHIFT=N adds N to every RDMA remote address.
  */
 #define _GNU_SOURCE
 #if defined(__has_include) && __has_include(<infiniband/verbs.h>)
@@ -42,6 +47,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -54,13 +60,34 @@
 #define FV_CQ_MAX 65536
 #define FV_MSG_SEND 1
 #define FV_MSG_NOP 2 /* a zero-length RDMA WRITE: acked, no receive WR */
+/* Back from the receiver on the same connection: */
+#define FV_MSG_ACK 3      /* every SEND up to psn landed in a receive WR */
+#define FV_MSG_NAK_RNR 4  /* SEND psn found no receive WR, rnr_retry spent */
+#define FV_MAX_RD_ATOM 16 /* the device's max_qp_rd_atom */
 
 typedef struct fv_msg_hdr {
   uint32_t kind;
   uint32_t src_qpn;
   uint32_t psn;
   uint32_t len;
+  uint32_t rnr_retry; /* the sender's, for the receiver's RNR verdict */
 } fv_msg_hdr_t;
+
+typedef struct fv_swr { /* a send WR waiting to complete, in post order */
+  uint64_t wr_id;
+  enum ibv_wc_opcode opcode;
+  enum ibv_wc_status status;
+  int signaled;
+  int ready; /* a SEND is ready when acknowledged */
+  uint32_t psn;
+} fv_swr_t;
+
+typedef struct fv_qp_rec { /* contents of <dir>/qp-<qpn>.attr */
+  int32_t pid;
+  uint32_t access; /* qp_access_flags */
+  uint32_t max_dest_rd_atomic;
+  uint32_t pd_handle;
+} fv_qp_rec_t;
 
 typedef struct fv_ud_hdr { /* a UD datagram on the wire */
   uint32_t src_qpn;
@@ -107,6 +134,14 @@ typedef struct fv_qp {
   fv_out_t *out_head, *out_tail;
   unsigned char *held; /* an arrived SEND waiting for a receive WR */
   size_t held_len;
+  double held_since; /* ms */
+  int in_dead;       /* an RNR NAK went back: the rest is discarded */
+  int ack_owed;      /* an ACK of ack_psn is still to be written */
+  uint32_t ack_psn;
+  fv_swr_t *sq;
+  int sq_head, sq_count, sq_cap;
+  uint8_t rnr_retry, min_rnr_timer;
+  uint8_t max_rd_atomic, max_dest_rd_atomic;
 } fv_qp_t;
 
 typedef struct fv_ctx {
@@ -125,6 +160,8 @@ typedef struct fv_mr {
 typedef struct fv_mr_rec { /* contents of <dir>/mr-<rkey> */
   int32_t pid;
   uint32_t access;
+  uint32_t pd_handle;
+  uint32_t pad;
   uint64_t addr;
   uint64_t length;
 } fv_mr_rec_t;
@@ -262,8 +299,12 @@ int ibv_dealloc_pd(struct ibv_pd *pd) {
 
 /* Claims a host-unique rkey by creating its record file exclusively. */
 static int fv_mr_publish(fv_mr_t *m) {
-  fv_mr_rec_t rec = {getpid(), (uint32_t)m->access,
-                     (uint64_t)(uintptr_t)m->ib.addr, m->ib.length};
+  fv_mr_rec_t rec = {getpid(),
+                     (uint32_t)m->access,
+                     m->ib.pd->handle,
+                     0,
+                     (uint64_t)(uintptr_t)m->ib.addr,
+                     m->ib.length};
   uint32_t key = ((uint32_t)getpid() << 12) ^ (fv_next_handle++ * 2654435761u);
   for (int tries = 0; tries < 1000; tries++, key += 7919) {
     if (key == 0)
@@ -551,10 +592,13 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
   q->ud = attr->qp_type == IBV_QPT_UD;
   q->rq_cap = (int)attr->cap.max_recv_wr;
   q->rq = calloc((size_t)q->rq_cap, sizeof *q->rq);
-  int err = q->rq == NULL ? ENOMEM : fv_qp_bind(q);
+  q->sq_cap = attr->cap.max_send_wr > 0 ? (int)attr->cap.max_send_wr : 1;
+  q->sq = calloc((size_t)q->sq_cap, sizeof *q->sq);
+  int err = q->rq == NULL || q->sq == NULL ? ENOMEM : fv_qp_bind(q);
   if (err != 0) {
     if (q->listen_fd >= 0)
       close(q->listen_fd);
+    free(q->sq);
     free(q->rq);
     free(q);
     errno = err;
@@ -580,6 +624,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
 }
 
 static void fv_qp_flush(fv_qp_t *q);
+static void fv_qp_error(fv_qp_t *q);
 
 /* The attribute masks the IB spec requires for each RC transition. */
 #define FV_INIT_MASK                                                           \
@@ -590,6 +635,28 @@ static void fv_qp_flush(fv_qp_t *q);
 #define FV_RTS_MASK                                                            \
   (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |       \
    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+
+static void fv_qp_rec_path(uint32_t qpn, char *buf, size_t len) {
+  snprintf(buf, len, "%s/qp-%u.attr", fv_dir(), qpn);
+}
+
+/* What a peer's RDMA needs to know of this QP, in <dir>/qp-<qpn>.attr
+ * (the responder's checks run in the initiator here). */
+static int fv_qp_publish(const fv_qp_t *q) {
+  fv_qp_rec_t rec = {getpid(), q->access, q->max_dest_rd_atomic,
+                     q->ib.pd->handle};
+  char path[160], tmp[170];
+  fv_qp_rec_path(q->ib.qp_num, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.new", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return errno;
+  ssize_t w = write(fd, &rec, sizeof rec);
+  close(fd);
+  if (w != (ssize_t)sizeof rec || rename(tmp, path) != 0)
+    return EIO;
+  return 0;
+}
 
 static int fv_to_rtr(fv_qp_t *q, const struct ibv_qp_attr *a) {
   const struct ibv_ah_attr *ah = &a->ah_attr;
@@ -620,6 +687,7 @@ static int fv_to_rtr(fv_qp_t *q, const struct ibv_qp_attr *a) {
     return EIO;
   }
   q->out_fd = fd;
+  fv_chan_watch((fv_ctx_t *)q->ib.context, fd); /* ACKs come back here */
   q->peer_pid = cred.pid;
   q->dest_qpn = a->dest_qp_num;
   q->rq_psn = a->rq_psn & 0xffffff;
@@ -654,9 +722,9 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask) {
   enum ibv_qp_state from = ibqp->state, to = a->qp_state;
   int rc = 0;
   if (to == IBV_QPS_ERR || to == IBV_QPS_RESET) {
-    ibqp->state = to;
     if (to == IBV_QPS_ERR)
-      fv_qp_flush(q);
+      fv_qp_error(q);
+    ibqp->state = to;
     return 0;
   }
   if (q->ud)
@@ -666,15 +734,24 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask) {
         a->pkey_index != 0)
       return EINVAL;
     q->access = a->qp_access_flags;
+    rc = fv_qp_publish(q);
   } else if (from == IBV_QPS_INIT && to == IBV_QPS_RTR) {
-    if ((mask & FV_RTR_MASK) != FV_RTR_MASK)
+    if ((mask & FV_RTR_MASK) != FV_RTR_MASK ||
+        a->max_dest_rd_atomic > FV_MAX_RD_ATOM || a->min_rnr_timer > 31)
       return EINVAL;
+    q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+    q->min_rnr_timer = a->min_rnr_timer;
     rc = fv_to_rtr(q, a);
+    if (rc == 0)
+      rc = fv_qp_publish(q);
   } else if (from == IBV_QPS_RTR && to == IBV_QPS_RTS) {
     if ((mask & FV_RTS_MASK) != FV_RTS_MASK || a->timeout > 31 ||
-        a->retry_cnt > 7 || a->rnr_retry > 7)
+        a->retry_cnt > 7 || a->rnr_retry > 7 ||
+        a->max_rd_atomic > FV_MAX_RD_ATOM)
       return EINVAL;
     q->sq_psn = a->sq_psn & 0xffffff;
+    q->rnr_retry = a->rnr_retry;
+    q->max_rd_atomic = a->max_rd_atomic;
   } else {
     return EINVAL;
   }
@@ -699,8 +776,15 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask,
   return 0;
 }
 
+static void fv_qp_read_in(fv_qp_t *q);
+
 int ibv_destroy_qp(struct ibv_qp *ibqp) {
   fv_qp_t *q = (fv_qp_t *)ibqp;
+  /* What already reached this QP is taken and acknowledged first, as the
+   * HCA would have done on arrival: the sender sees no retries exceeded
+   * for packets that landed before the process came to tear down. */
+  if (!q->ud && q->in_fd >= 0)
+    fv_qp_read_in(q);
   fv_ctx_t *c = (fv_ctx_t *)ibqp->context;
   for (fv_qp_t **link = &c->qps; *link != NULL; link = &(*link)->next)
     if (*link == q) {
@@ -710,6 +794,10 @@ int ibv_destroy_qp(struct ibv_qp *ibqp) {
   struct sockaddr_un sa;
   fv_qp_path(ibqp->qp_num, &sa);
   unlink(sa.sun_path);
+  char rec[160];
+  fv_qp_rec_path(ibqp->qp_num, rec, sizeof rec);
+  unlink(rec);
+  free(q->sq);
   if (q->listen_fd >= 0)
     close(q->listen_fd);
   if (q->in_fd >= 0)
@@ -760,9 +848,93 @@ static void fv_qp_flush(fv_qp_t *q) {
   q->out_tail = NULL;
 }
 
+/* Completes the send WRs at the head that are done, in post order. */
+static void fv_sq_drain(fv_qp_t *q) {
+  while (q->sq_count > 0 && q->sq[q->sq_head].ready) {
+    fv_swr_t *w = &q->sq[q->sq_head];
+    q->sq_head = (q->sq_head + 1) % q->sq_cap;
+    q->sq_count--;
+    if (w->signaled || w->status != IBV_WC_SUCCESS)
+      fv_complete(q->ib.send_cq, q, w->wr_id, w->status, w->opcode, 0);
+  }
+}
+
+/* Error state: pending sends and receives flush; the connection closes,
+ * so the peer's next packet finds no QP (its retries run out), as a QP in
+ * error on hardware answers nothing. */
 static void fv_qp_error(fv_qp_t *q) {
   q->ib.state = IBV_QPS_ERR;
   fv_qp_flush(q);
+  for (int i = 0; i < q->sq_count; i++) {
+    fv_swr_t *w = &q->sq[(q->sq_head + i) % q->sq_cap];
+    if (!w->ready) {
+      w->ready = 1;
+      w->status = IBV_WC_WR_FLUSH_ERR;
+    }
+  }
+  fv_sq_drain(q);
+  if (q->in_fd >= 0)
+    close(q->in_fd);
+  if (q->out_fd >= 0)
+    close(q->out_fd);
+  q->in_fd = q->out_fd = -1;
+}
+
+/* Marks the pending SEND psn (or all up to it, cumulative) with st. */
+static void fv_sq_answer(fv_qp_t *q, uint32_t psn, int upto,
+                         enum ibv_wc_status st) {
+  for (int i = 0; i < q->sq_count; i++) {
+    fv_swr_t *w = &q->sq[(q->sq_head + i) % q->sq_cap];
+    uint32_t behind = (psn - w->psn) & 0xffffff;
+    if (w->ready || w->opcode != IBV_WC_SEND ||
+        (upto ? behind >= 0x800000 : behind != 0))
+      continue;
+    w->ready = 1;
+    w->status = st;
+  }
+  fv_sq_drain(q);
+  if (st != IBV_WC_SUCCESS)
+    fv_qp_error(q);
+}
+
+static int fv_sq_unacked(const fv_qp_t *q) {
+  for (int i = 0; i < q->sq_count; i++)
+    if (!q->sq[(q->sq_head + i) % q->sq_cap].ready)
+      return 1;
+  return 0;
+}
+
+/* ACKs and NAKs from the receiver.  EOF: the peer QP is gone, and what
+ * it did not acknowledge exceeds its retries. */
+static void fv_qp_read_acks(fv_qp_t *q) {
+  fv_msg_hdr_t h;
+  while (q->out_fd >= 0) {
+    ssize_t n = recv(q->out_fd, &h, sizeof h, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN)
+      return;
+    if (n <= 0 && fv_sq_unacked(q)) {
+      fv_sq_answer(q, q->sq_psn - 1, 1, IBV_WC_RETRY_EXC_ERR);
+      return;
+    }
+    if (n <= 0) { /* nothing owed: the next send finds the QP gone */
+      close(q->out_fd);
+      q->out_fd = -1;
+      return;
+    }
+    if (n == (ssize_t)sizeof h && h.kind == FV_MSG_ACK)
+      fv_sq_answer(q, h.psn, 1, IBV_WC_SUCCESS);
+    else if (n == (ssize_t)sizeof h && h.kind == FV_MSG_NAK_RNR)
+      fv_sq_answer(q, h.psn, 0, IBV_WC_RNR_RETRY_EXC_ERR);
+  }
+}
+
+/* Writes what the receiver owes the sender; 0 when the socket is full. */
+static int fv_qp_answer(fv_qp_t *q, uint32_t kind, uint32_t psn) {
+  fv_msg_hdr_t h = {kind, q->ib.qp_num, psn, 0, 0};
+  return send(q->in_fd, &h, sizeof h, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+         (ssize_t)sizeof h;
 }
 
 /* Copies len bytes into the receive WR's SGEs; returns what did not fit. */
@@ -800,17 +972,57 @@ static int fv_deliver(fv_qp_t *q, const unsigned char *buf, size_t len) {
     return 1;
   }
   fv_complete(q->ib.recv_cq, q, r->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, h->len);
+  q->ack_psn = h->psn;
+  q->ack_owed = 1;
   return 1;
+}
+
+static double fv_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The IB spec's RNR NAK timer codes, in ms (0 is the longest). */
+static double fv_rnr_ms(unsigned code) {
+  static const double ms[32] = {
+      655.36, 0.01,  0.02,  0.03,   0.04,   0.06,   0.08,   0.12,
+      0.16,   0.24,  0.32,  0.48,   0.64,   0.96,   1.28,   1.92,
+      2.56,   3.84,  5.12,  7.68,   10.24,  15.36,  20.48,  30.72,
+      40.96,  61.44, 81.92, 122.88, 163.84, 245.76, 327.68, 491.52};
+  return ms[code & 31];
+}
+
+/* A SEND held without a receive WR: the sender retries every
+ * min_rnr_timer, rnr_retry times (7: for ever), then gives up with
+ * IBV_WC_RNR_RETRY_EXC_ERR; this side drops it and what follows. */
+static int fv_qp_rnr_spent(fv_qp_t *q) {
+  const fv_msg_hdr_t *h = (const fv_msg_hdr_t *)q->held;
+  if (h->rnr_retry >= 7 || fv_now_ms() - q->held_since <
+                               (h->rnr_retry + 1) * fv_rnr_ms(q->min_rnr_timer))
+    return 0;
+  if (!fv_qp_answer(q, FV_MSG_NAK_RNR, h->psn))
+    return 0;
+  free(q->held);
+  q->held = NULL;
+  q->in_dead = 1;
+  return 1;
+}
+
+static void fv_qp_send_ack(fv_qp_t *q) {
+  if (q->ack_owed && q->in_fd >= 0 && fv_qp_answer(q, FV_MSG_ACK, q->ack_psn))
+    q->ack_owed = 0;
 }
 
 static void fv_qp_read_in(fv_qp_t *q) {
   static unsigned char buf[FV_MAX_MSG + sizeof(fv_msg_hdr_t)];
-  if (q->held != NULL) {
-    if (!fv_deliver(q, q->held, q->held_len))
-      return;
-    free(q->held);
-    q->held = NULL;
+  if (q->held != NULL && !fv_deliver(q, q->held, q->held_len)) {
+    fv_qp_rnr_spent(q);
+    fv_qp_send_ack(q);
+    return;
   }
+  free(q->held);
+  q->held = NULL;
   /* A QP still in INIT: real RC drops what arrives and the sender's
    * retransmission (retry_cnt) brings it again once we reach RTR; leaving
    * it in the socket is that retransmission. */
@@ -825,7 +1037,7 @@ static void fv_qp_read_in(fv_qp_t *q) {
     }
     if (n < (ssize_t)sizeof(fv_msg_hdr_t))
       break;
-    if (((const fv_msg_hdr_t *)buf)->kind == FV_MSG_NOP)
+    if (((const fv_msg_hdr_t *)buf)->kind == FV_MSG_NOP || q->in_dead)
       continue;
     if (q->ib.state != IBV_QPS_RTR && q->ib.state != IBV_QPS_RTS)
       continue; /* dropped, as the wire drops packets to a dead QP */
@@ -836,8 +1048,10 @@ static void fv_qp_read_in(fv_qp_t *q) {
         abort();
       memcpy(q->held, buf, (size_t)n);
       q->held_len = (size_t)n;
+      q->held_since = fv_now_ms();
     }
   }
+  fv_qp_send_ack(q);
 }
 
 static void fv_qp_accept(fv_qp_t *q) {
@@ -970,6 +1184,7 @@ static void fv_ctx_pump(fv_ctx_t *c) {
     }
     fv_qp_accept(q);
     fv_qp_read_in(q);
+    fv_qp_read_acks(q);
     if (q->out_head != NULL && q->ib.state == IBV_QPS_RTS)
       fv_qp_flush_out(q);
   }
@@ -1058,7 +1273,8 @@ static int fv_send_msg(fv_qp_t *q, const struct ibv_send_wr *wr, int inl) {
   fv_out_t *o = malloc(sizeof *o + sizeof(fv_msg_hdr_t) + len);
   if (o == NULL)
     return IBV_WC_GENERAL_ERR;
-  fv_msg_hdr_t h = {FV_MSG_SEND, q->ib.qp_num, q->sq_psn, (uint32_t)len};
+  fv_msg_hdr_t h = {FV_MSG_SEND, q->ib.qp_num, q->sq_psn, (uint32_t)len,
+                    q->rnr_retry};
   q->sq_psn = (q->sq_psn + 1) & 0xffffff;
   memcpy(o->bytes, &h, sizeof h);
   size_t at = sizeof h;
@@ -1096,7 +1312,7 @@ static int fv_zero_write(fv_qp_t *q) {
   fv_out_t *o = malloc(sizeof *o + sizeof(fv_msg_hdr_t));
   if (o == NULL)
     return IBV_WC_GENERAL_ERR;
-  fv_msg_hdr_t h = {FV_MSG_NOP, q->ib.qp_num, 0, 0};
+  fv_msg_hdr_t h = {FV_MSG_NOP, q->ib.qp_num, 0, 0, 0};
   memcpy(o->bytes, &h, sizeof h);
   o->len = sizeof h;
   o->next = NULL;
@@ -1109,7 +1325,36 @@ static int fv_zero_write(fv_qp_t *q) {
   return q->ib.state == IBV_QPS_ERR ? IBV_WC_RETRY_EXC_ERR : IBV_WC_SUCCESS;
 }
 
+static int fv_qp_rec_lookup(uint32_t qpn, fv_qp_rec_t *rec) {
+  char path[160];
+  fv_qp_rec_path(qpn, path, sizeof path);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, rec, sizeof *rec);
+  close(fd);
+  return n == (ssize_t)sizeof *rec;
+}
+
+/* The responder QP's own checks, before any rkey: the operation enabled
+ * in its qp_access_flags, and (READ) room for incoming reads on both
+ * sides.  Hardware answers a NAK "invalid request". */
+static int fv_rdma_allowed(const fv_qp_t *q, int is_read, fv_qp_rec_t *rec) {
+  if (!fv_qp_rec_lookup(q->dest_qpn, rec) || rec->pid != q->peer_pid)
+    return IBV_WC_RETRY_EXC_ERR; /* that QP is gone */
+  uint32_t need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
+  if ((rec->access & need) != need)
+    return IBV_WC_REM_INV_REQ_ERR;
+  if (is_read && (q->max_rd_atomic == 0 || rec->max_dest_rd_atomic == 0))
+    return IBV_WC_REM_INV_REQ_ERR;
+  return IBV_WC_SUCCESS;
+}
+
 static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
+  fv_qp_rec_t qrec;
+  int allowed = fv_rdma_allowed(q, is_read, &qrec);
+  if (allowed != IBV_WC_SUCCESS)
+    return allowed;
   if (!is_read &&
       (wr->num_sge == 0 || (wr->num_sge == 1 && wr->sg_list[0].length == 0)))
     return fv_zero_write(q);
@@ -1131,10 +1376,11 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
     return IBV_WC_LOC_PROT_ERR;
   fv_mr_rec_t rec;
   uint32_t need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
-  uint64_t ra = wr->wr.rdma.remote_addr;
+  uint64_t ra =
+      wr->wr.rdma.remote_addr + fv_env_size("FAKE_VERBS_RDMA_SHIFT", 0);
   if (!fv_rkey_lookup(rkey, &rec) || rec.pid != q->peer_pid ||
-      (rec.access & need) != need || ra < rec.addr ||
-      ra + len > rec.addr + rec.length)
+      rec.pd_handle != qrec.pd_handle || (rec.access & need) != need ||
+      ra < rec.addr || ra + len > rec.addr + rec.length)
     return IBV_WC_REM_ACCESS_ERR;
   struct iovec remote = {(void *)(uintptr_t)ra, len};
   ssize_t n =
@@ -1181,9 +1427,16 @@ static int fv_post_one(fv_qp_t *q, struct ibv_send_wr *wr) {
   default:
     return EINVAL;
   }
-  if (st != IBV_WC_SUCCESS || q->sig_all ||
-      (wr->send_flags & IBV_SEND_SIGNALED))
-    fv_complete(q->ib.send_cq, q, wr->wr_id, (enum ibv_wc_status)st, op, 0);
+  /* Completions leave in post order; an RC SEND only once the receiver
+   * acknowledged it (fv_qp_read_acks). */
+  fv_swr_t *w = &q->sq[(q->sq_head + q->sq_count++) % q->sq_cap];
+  w->wr_id = wr->wr_id;
+  w->opcode = op;
+  w->status = (enum ibv_wc_status)st;
+  w->signaled = q->sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+  w->ready = q->ud || op != IBV_WC_SEND || st != IBV_WC_SUCCESS;
+  w->psn = (q->sq_psn - 1) & 0xffffff;
+  fv_sq_drain(q);
   if (st != IBV_WC_SUCCESS)
     fv_qp_error(q);
   return 0;
@@ -1198,7 +1451,9 @@ static int fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
                   0);
       continue;
     }
-    int rc = ibqp->state != IBV_QPS_RTS ? EINVAL : fv_post_one(q, wr);
+    int rc = ibqp->state != IBV_QPS_RTS ? EINVAL
+             : q->sq_count == q->sq_cap ? ENOMEM
+                                        : fv_post_one(q, wr);
     if (rc != 0) {
       *bad = wr;
       return rc;

@@ -7,7 +7,8 @@
 set -u
 . "${top_srcdir:-.}/tests/verbs/lib.sh"
 cd "$top_builddir" || exit 1
-[ -x ./tests/engine/engine_p2p ] && [ -x ./tests/engine/engine_coll ] || exit 77
+[ -x ./tests/engine/engine_p2p ] && [ -x ./tests/engine/engine_coll ] &&
+  [ -x ./tests/verbs/verbs_rdma_error ] || exit 77
 
 for n in 2 4; do
   ok "engine_p2p -n $n" "$run" -n "$n" --timeout 300 ./tests/engine/engine_p2p
@@ -36,14 +37,20 @@ done
 leftover=$(ls "$FAKE_VERBS_DIR" | grep -v '^qp-' | head -1)
 [ -z "$leftover" ] || fail "registration record left behind: $leftover"
 
-# A remote access error (the double corrupts every rkey) is an error that
-# ends the job, not a hang.
-echo "== engine_p2p -n 2 FAKE_VERBS_CORRUPT_RKEY=1 (must fail)"
-FAKE_VERBS_CORRUPT_RKEY=1 HCMPI_LOG=warn "$run" -n 2 --timeout 120 \
-  ./tests/engine/engine_p2p \
-  >"$out" 2>&1 && fail "job passed although every RDMA READ was refused"
-grep -q "timed out" "$out" && fail "remote access error hung the job"
-grep -q "remote access error" "$out" || fail "no remote access error reported"
+# RDMA READs the peer's HCA refuses (the double corrupts every rkey, or
+# shifts every read 4 KiB past its region): the request that needed the
+# read fails with an error class on both sides of that pair, the others'
+# traffic goes on, and the job ends (verbs_rdma_error checks all that).
+for hook in FAKE_VERBS_CORRUPT_RKEY=1 FAKE_VERBS_RDMA_SHIFT=4096; do
+  ok "verbs_rdma_error -n 3 $hook" env "$hook" HCMPI_LOG=warn \
+    "$run" -n 3 --timeout 120 ./tests/verbs/verbs_rdma_error
+  [ "$(grep -c "^PASS rank" "$out")" -eq 3 ] || fail "$hook: not 3 ranks passed"
+  grep -q "rank 0: Recv failed with class 101" "$out" ||
+    fail "$hook: the receive did not fail with MPIX_ERR_PROC_FAILED"
+  grep -q "rank 1: Send failed with class" "$out" ||
+    fail "$hook: the send did not fail"
+  grep -q "remote access error" "$out" || fail "$hook: no remote access error"
+done
 
 # A rank killed with SIGKILL: the survivors' requests fail with
 # MPIX_ERR_PROC_FAILED (the keepalive finds the dead QP).

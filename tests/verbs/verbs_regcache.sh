@@ -10,8 +10,9 @@ pp=$top_builddir/tests/mpi/pingpong_sizes
 [ -x "$pp" ] || exit 77
 # stat NAME: the figure before NAME in rank 0's registration line.
 stat() {
-  sed -n "s/.*rank 0: registrations: .*[^0-9]\([0-9][0-9]*\) $1.*/\1/p" \
-    "$out" | head -1
+  sed -n "s/.*rank 0: registrations: \([0-9][0-9]*\) $1.*/\1/p
+    s/.*rank 0: registrations: .*[^0-9]\([0-9][0-9]*\) $1.*/\1/p" "$out" |
+    head -1
 }
 pingpong() { # NAME ENV...: pingpong_sizes -n 2 at debug level
   name=$1

@@ -590,10 +590,14 @@ static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
     hc_log(HC_LOG_ERROR, "verbs", "rank %d: create QP: %s", p, strerror(errno));
     return HC_ERR_TRANSPORT;
   }
+  /* Remote write too: the keepalive is a zero-length RDMA WRITE, which
+   * needs no rkey but an enabled operation.  No region is ever registered
+   * for remote write, so nothing can be written. */
   struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
                           .pkey_index = 0,
                           .port_num = v->port,
-                          .qp_access_flags = IBV_ACCESS_REMOTE_READ};
+                          .qp_access_flags =
+                              IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
   int rc = v->f.modify_qp(peer->qp, &a,
                           IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
                               IBV_QP_ACCESS_FLAGS);
