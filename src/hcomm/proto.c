@@ -495,7 +495,8 @@ static hcomm_request_t *proto_lookup(int src, uint64_t id,
 /* The sends that wait for a CTS or a FIN: rendezvous ones (see
  * hc_proto_send). */
 static int proto_send_is_rndv(const hcomm_request_t *req) {
-  return req->dev != NULL || req->bytes > hc_engine.peers[req->peer].eager_limit;
+  return req->dev != NULL ||
+         req->bytes > hc_engine.peers[req->peer].eager_limit;
 }
 
 /* The host send's DATA stream, once per CTS. */
@@ -578,10 +579,12 @@ static void proto_on_done(int src, const hc_pkt_hdr_t *hdr) {
   if (req == NULL)
     return;
   int rndv = proto_send_is_rndv(req);
-  if (hdr->type == HC_PKT_FIN ? !rndv : rndv || req->mode != HCOMM_SEND_SYNC) {
-    proto_violation(src, hdr->type == HC_PKT_FIN ? "FIN for an eager send"
-                                                 : "ACK for a send not "
-                                                   "synchronous eager");
+  if (hdr->type == HC_PKT_FIN && !rndv) {
+    proto_violation(src, "FIN for an eager send");
+    return;
+  }
+  if (hdr->type == HC_PKT_ACK && (rndv || req->mode != HCOMM_SEND_SYNC)) {
+    proto_violation(src, "ACK for a send that is not synchronous eager");
     return;
   }
   hc_request_complete(req, HC_OK);

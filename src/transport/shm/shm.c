@@ -242,10 +242,9 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->dead = calloc(n, sizeof *shm->dead);
   shm->pidfd = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
-      shm->pools == NULL ||
-      shm->out_blocked == NULL || shm->cma_off == NULL ||
-      shm->cma_worked == NULL || shm->in_corrupt == NULL ||
-      shm->dead == NULL || shm->pidfd == NULL)
+      shm->pools == NULL || shm->out_blocked == NULL || shm->cma_off == NULL ||
+      shm->cma_worked == NULL || shm->in_corrupt == NULL || shm->dead == NULL ||
+      shm->pidfd == NULL)
     return HC_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     shm->pidfd[i] = -1;
