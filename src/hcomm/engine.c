@@ -385,6 +385,9 @@ static hc_status_t engine_transports_init(void) {
       .engine = &hc_engine,
       .peer_failed_cb = hc_engine_peer_failed,
       .reached_ip = engine_boot_info.reached_ip,
+      .place_cb = hc_proto_place_cb,
+      .placed_cb = hc_proto_placed_cb,
+      .place_head = sizeof(hc_pkt_hdr_t),
   };
   hc_status_t rc = engine_self_init(&args);
   hc_status_t src = engine_shm_init(&args);

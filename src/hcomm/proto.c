@@ -552,25 +552,68 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
 }
 
 /* DATA goes only to a matched rendezvous receive (remote_id set at the
- * match), within the bytes it takes. */
-static void proto_on_data(int src, const hc_pkt_hdr_t *hdr,
-                          const void *payload) {
+ * match), within the bytes it takes: that receive, else NULL. */
+static hcomm_request_t *proto_data_target(int src, const hc_pkt_hdr_t *hdr) {
   hcomm_request_t *req = proto_lookup(src, hdr->rreq, HC_REQ_RECV);
   if (req == NULL)
-    return;
+    return NULL;
   if (req->posted || req->remote_id == 0) {
     proto_violation(src, "DATA for a receive that is not a matched rendezvous");
-    return;
+    return NULL;
   }
   if (hdr->offset > req->take || hdr->payload_bytes > req->take - hdr->offset ||
       hdr->payload_bytes > req->take - req->landed) {
     proto_violation(src, "DATA fragment out of bounds");
-    return;
+    return NULL;
   }
-  proto_copy_in(req, hdr->offset, payload, hdr->payload_bytes);
-  req->landed += hdr->payload_bytes;
+  return req;
+}
+
+static void proto_data_landed(hcomm_request_t *req, size_t n) {
+  req->landed += n;
   if (req->landed == req->take)
     proto_finish_recv(req);
+}
+
+static void proto_on_data(int src, const hc_pkt_hdr_t *hdr,
+                          const void *payload) {
+  hcomm_request_t *req = proto_data_target(src, hdr);
+  if (req == NULL)
+    return;
+  proto_copy_in(req, hdr->offset, payload, hdr->payload_bytes);
+  proto_data_landed(req, hdr->payload_bytes);
+}
+
+/* A DATA payload for a plain host receive buffer is read by the transport
+ * straight into place; anything else (device memory, an unpacking
+ * accessor, other packet types, a header that will not check) takes the
+ * recv_cb path, which reports what is wrong with it. */
+int hc_proto_place_cb(void *engine, int src_world_rank, const void *head,
+                      size_t packet_len, void **dst) {
+  (void)engine;
+  hc_pkt_hdr_t hdr;
+  const void *payload;
+  if (src_world_rank < 0 || src_world_rank >= hc_engine.world_size ||
+      hc_pkt_decode(head, packet_len, &hdr, &payload) != HC_OK ||
+      hdr.type != HC_PKT_DATA)
+    return 0;
+  hcomm_request_t *req = proto_data_target(src_world_rank, &hdr);
+  if (req == NULL || req->dev != NULL || req->acc.unpack != NULL)
+    return 0;
+  *dst = (unsigned char *)req->recv_buf + hdr.offset;
+  return 1;
+}
+
+/* The payload hc_proto_place_cb accepted is in place.  Only the peer's
+ * failure ends its receive before then, and the transport stops reading
+ * from a failed peer, so the request is still the one placed into. */
+void hc_proto_placed_cb(void *engine, int src_world_rank, const void *head) {
+  (void)engine;
+  hc_pkt_hdr_t hdr;
+  memcpy(&hdr, head, sizeof hdr);
+  hcomm_request_t *req = hc_request_lookup(hdr.rreq);
+  if (req != NULL && req->kind == HC_REQ_RECV && req->peer == src_world_rank)
+    proto_data_landed(req, hdr.payload_bytes);
 }
 
 /* FIN ends a rendezvous send, ACK a synchronous eager one. */

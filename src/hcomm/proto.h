@@ -58,6 +58,11 @@ void hc_proto_peer_setup(hc_peer_t *peer);
 /* The transport receive callback. */
 void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
                       size_t len);
+/* The transport's place_cb and placed_cb (see transport.h): DATA payloads
+ * for host receive buffers read in place; the head is an hc_pkt_hdr_t. */
+int hc_proto_place_cb(void *engine, int src_world_rank, const void *head,
+                      size_t packet_len, void **dst);
+void hc_proto_placed_cb(void *engine, int src_world_rank, const void *head);
 /* Starts a send request (fields filled); completes it on error. */
 void hc_proto_send(hcomm_request_t *req);
 /* Starts a receive: matches an unexpected message or posts it. */

@@ -19,6 +19,22 @@
 typedef void (*hc_transport_recv_cb)(void *engine, int src_world_rank,
                                      const void *packet, size_t len);
 
+/* Optional, for stream transports (tcp), so a large payload is read
+ * straight into its final place: called once the first place_head bytes
+ * (see the init args) of a packet of packet_len bytes arrived, before the
+ * rest.  Returns 1 and sets *dst to packet_len - place_head writable bytes
+ * when the engine takes the rest there: the transport then writes exactly
+ * those bytes to *dst, hands none of this packet to recv_cb, and calls
+ * placed_cb with the same head once all arrived (in the peer's packet
+ * order); the engine keeps *dst valid until then or until the peer fails.
+ * Returns 0 to have the packet delivered to recv_cb as usual.  Same rules
+ * as recv_cb for what it may call. */
+typedef int (*hc_transport_place_cb)(void *engine, int src_world_rank,
+                                     const void *head, size_t packet_len,
+                                     void **dst);
+typedef void (*hc_transport_placed_cb)(void *engine, int src_world_rank,
+                                       const void *head);
+
 /* Called from a transport's progress or send when the connection to a peer
  * closed or broke: later sends to it return HC_ERR_PEER_DEAD.  The engine
  * only records the failure here (it may not call the transport). */
@@ -36,6 +52,11 @@ typedef struct hc_transport_init_args {
   /* Numeric IPv4 address by which this rank reached its launcher over TCP;
    * NULL or "" when it did not (Unix socket, no launcher). */
   const char *reached_ip;
+  /* Both NULL, or both set with place_head the header bytes place_cb
+   * needs (a transport may ignore them). */
+  hc_transport_place_cb place_cb;
+  hc_transport_placed_cb placed_cb;
+  size_t place_head;
 } hc_transport_init_args_t;
 
 #define HC_TRANSPORT_ADDRESS_MAX 512

@@ -67,6 +67,9 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_TCP_SENDQ", "8m", "library",
      "queued bytes per TCP peer before senders wait"},
     {"HCMPI_TCP_SOCKBUF", "4m", "library", "TCP socket buffer size"},
+    {"HCMPI_TCP_PLACE", "1", "library",
+     "0: rendezvous payloads go through the receive buffer instead of being "
+     "read straight into the user's buffer"},
     /* verbs (InfiniBand, RoCE) */
     {"HCMPI_VERBS_LIB", "libibverbs.so.1", "library",
      "libibverbs to dlopen for the verbs transport"},

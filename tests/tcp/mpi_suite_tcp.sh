@@ -3,7 +3,8 @@
 # with every peer reached over tcp (HCMPI_TRANSPORTS=tcp: shm is not
 # initialised), on this node under hcmpirun.  run_mpi passes the
 # environment through hcmpirun to the ranks.  The first scenario is also
-# run once at HCMPI_LOG=debug to check that the peers really use tcp.
+# run once at HCMPI_LOG=debug to check that the peers really use tcp and
+# read rendezvous payloads straight into the receive buffers.
 # Every program a scenario runs must have been built (a missing one
 # fails); a scenario that still skips (77) is counted and named, and makes
 # the whole script report SKIP (77) unless another failed.
@@ -47,6 +48,10 @@ for pair in "0: peer 1" "1: peer 0"; do
   echo "$log" | grep -q "rank $pair via tcp" ||
     { echo "$log" | grep 'via'; echo "FAIL: rank $pair not via tcp"; exit 1; }
 done
+# Rendezvous payloads (up to 16 MiB each way) were read in place by both.
+placed=$(echo "$log" | grep -c 'debug tcp: [1-9][0-9]* payload bytes read in place')
+[ "$placed" -eq 2 ] ||
+  { echo "$log" | grep 'in place'; echo "FAIL: $placed of 2 ranks read payloads in place"; exit 1; }
 
 passed=0 failed= skipped=
 # scenario NAME LABEL: runs tests/mpi/NAME.sh and books its status.
@@ -71,6 +76,8 @@ for s in pingpong_sizes many_outstanding truncation; do
   HCMPI_EAGER_LIMIT=64 HCMPI_TCP_MAX_PACKET=4k HCMPI_TCP_SENDQ=64k \
     HCMPI_TCP_SOCKBUF=64k scenario "$s" " (small packets and queues)"
 done
+# The receive-buffer path that placement bypasses.
+HCMPI_TCP_PLACE=0 scenario pingpong_sizes " (HCMPI_TCP_PLACE=0)"
 echo "mpi_suite_tcp: $passed passed, failed:${failed:- none}, skipped:${skipped:- none}"
 [ -z "$failed" ] || exit 1
 [ -z "$skipped" ] || exit 77

@@ -50,6 +50,17 @@ static struct {
   uint32_t next_seq;
 } inbox;
 
+/* Placement, when a test turns it on: packets whose seq (first 4 bytes)
+ * is 1 mod 3 are taken in place into place_buf; placed_cb checks them as
+ * on_packet does in stream mode. */
+#define PLACE_HEAD 8
+static struct {
+  int on;
+  unsigned char *buf;
+  size_t len; /* of the packet being placed */
+  long placed;
+} placing;
+
 static int is_child;
 /* The job secret both sides get; the child's differs when child_secret is
  * set (a process of another job). */
@@ -105,6 +116,35 @@ static void on_packet(void *engine, int src, const void *packet, size_t len) {
   inbox.last_len = len;
 }
 
+static int on_place(void *engine, int src, const void *head, size_t len,
+                    void **dst) {
+  (void)engine;
+  (void)src;
+  uint32_t seq;
+  memcpy(&seq, head, 4);
+  if (seq % 3 != 1)
+    return 0;
+  placing.len = len;
+  *dst = placing.buf;
+  return 1;
+}
+
+static void on_placed(void *engine, int src, const void *head) {
+  (void)engine;
+  (void)src;
+  uint32_t seq;
+  memcpy(&seq, head, 4);
+  inbox.count++;
+  placing.placed++;
+  if (seq != inbox.next_seq++ || seq % 3 != 1)
+    inbox.bad++;
+  for (size_t i = PLACE_HEAD; i < placing.len; i++)
+    if (placing.buf[i - PLACE_HEAD] != pattern(seq, i)) {
+      inbox.bad++;
+      break;
+    }
+}
+
 static void on_failed(void *engine, int world_rank) {
   (void)engine;
   inbox.failed_rank = world_rank;
@@ -157,6 +197,11 @@ static void pair_start(pair_t *pr) {
                                    .recv_cb = on_packet,
                                    .engine = NULL,
                                    .peer_failed_cb = on_failed};
+  if (placing.on) {
+    args.place_cb = on_place;
+    args.placed_cb = on_placed;
+    args.place_head = PLACE_HEAD;
+  }
   expect(ops->init(&args, &pr->ctx) == HC_OK, "init", __LINE__);
   char mine[HC_TRANSPORT_ADDRESS_MAX], theirs[HC_TRANSPORT_ADDRESS_MAX];
   memset(mine, 0, sizeof mine);
@@ -361,6 +406,48 @@ START_TEST(test_flood_hits_again_and_recovers) {
   }
   free(buf);
   pair_barrier(&pr);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* Rank 1 streams packets: small ones, large ones the receiver takes in
+ * place (seq 1 mod 3) and large ones it declines; rank 0 gets each once,
+ * in order, intact, the placed ones only through placed_cb. */
+START_TEST(test_large_payloads_read_in_place) {
+  enum { N = 300, BIG = 200000, SMALL = 100 };
+  placing.on = 1;
+  placing.placed = 0;
+  placing.buf = malloc(BIG);
+  pair_t pr;
+  pair_start(&pr);
+  inbox.stream = 1;
+  unsigned char *buf = malloc(BIG);
+  expect(buf != NULL && placing.buf != NULL, "malloc", __LINE__);
+  if (pr.me == 1) {
+    for (uint32_t seq = 0; seq < N; seq++) {
+      size_t len = seq % 3 == 0 ? SMALL : BIG;
+      memcpy(buf, &seq, 4);
+      for (size_t i = 4; i < len; i++)
+        buf[i] = pattern(seq, i);
+      struct iovec iov = {buf, len};
+      send_retry(&pr, &iov, 1);
+    }
+    /* Progress until rank 0's answer, so the send queue drains. */
+    inbox.stream = 0;
+    pump_until(&pr, &inbox.count, 1);
+  } else {
+    pump_until(&pr, &inbox.count, N);
+    expect(inbox.next_seq == N && inbox.bad == 0,
+           "every packet once, in order, intact", __LINE__);
+    expect(placing.placed == N / 3, "the seq 1 mod 3 packets were placed",
+           __LINE__);
+    struct iovec done = {buf, 4};
+    send_retry(&pr, &done, 1);
+  }
+  pair_barrier(&pr);
+  placing.on = 0;
+  free(buf);
+  free(placing.buf);
   pair_finish(&pr);
 }
 END_TEST
@@ -758,6 +845,7 @@ static Suite *tcp_suite(void) {
   tcase_add_test(tc, test_strangers_dropped);
   tcase_add_test(tc, test_wrong_secret_refused);
   tcase_add_test(tc, test_secret_format);
+  tcase_add_test(tc, test_large_payloads_read_in_place);
   suite_add_tcase(s, tc);
   TCase *ip = tcase_create("address");
   tcase_add_test(ip, test_ip_reached_launcher_address_wins_by_default);

@@ -33,6 +33,15 @@
  * the peer's send queue (a byte FIFO flushed on EPOLLOUT).  send returns
  * HC_ERR_AGAIN once that queue holds HCMPI_TCP_SENDQ bytes.  Received
  * bytes collect in a per-peer buffer; whole packets go to recv_cb.
+ * Placement: when the engine gives place_cb, a packet with a payload of
+ * at least TCP_PLACE_MIN bytes is offered to it once its head is in the
+ * buffer; if the engine names a destination (a rendezvous DATA payload's
+ * place in the user's buffer), the bytes already read are copied there
+ * and the rest is read straight into it, then placed_cb runs.  While a
+ * peer streams such packets, reads between them stop at TCP_PLACE_PEEK
+ * bytes, so the next packet's payload is not swallowed into the buffer
+ * before its head has been seen: only the first packet of a stream goes
+ * through the buffer whole.
  *
  * A connection closed or broken after set-up, a refused connect, or a
  * malformed stream marks the peer failed (final: no reconnect) and tells
@@ -74,6 +83,11 @@
 #define TCP_DEFAULT_SOCKBUF ((size_t)4 << 20)
 #define TCP_FRAME_HDR 4
 #define TCP_EVENTS 64
+/* Placement (see above): the least still-unread payload worth reading in
+ * place, and the read size between placed packets of a stream. */
+#define TCP_PLACE_MIN ((size_t)8 << 10)
+#define TCP_PLACE_PEEK ((size_t)4 << 10)
+#define TCP_PLACE_HEAD_MAX 256
 /* Bytes one progress call reads from one peer before serving others. */
 #define TCP_READ_BUDGET ((size_t)4 << 20)
 #define TCP_AUTH_BYTES 32 /* a nonce; also the size of a MAC */
@@ -144,6 +158,13 @@ typedef struct tcp_peer {
   tcp_conn_t *up;
   tcp_fifo_t sendq;
   tcp_fifo_t recvq;
+  /* A payload being read in place: want bytes at dst, got so far. */
+  unsigned char *place_dst;
+  size_t place_want;
+  size_t place_got;
+  int placing_stream; /* the last packet was placed: peek-sized reads */
+  int place_asked;    /* place_cb declined the packet at the buffer head */
+  unsigned char place_head[TCP_PLACE_HEAD_MAX];
 } tcp_peer_t;
 
 typedef struct tcp_ctx {
@@ -151,6 +172,11 @@ typedef struct tcp_ctx {
   int world_size;
   hc_transport_recv_cb recv_cb;
   hc_transport_peer_failed_cb peer_failed_cb;
+  hc_transport_place_cb place_cb; /* NULL: no placement */
+  hc_transport_placed_cb placed_cb;
+  size_t place_head;
+  size_t placed_bytes; /* payload bytes read in place, for the debug log */
+  size_t place_copied; /* of those, bytes that came through the buffer */
   void *engine;
   int epfd;
   tcp_conn_t *listener;
@@ -487,6 +513,13 @@ static hc_status_t tcp_init(const hc_transport_init_args_t *args, void **ctx) {
   t->recv_cb = args->recv_cb;
   t->peer_failed_cb = args->peer_failed_cb;
   t->engine = args->engine;
+  if (args->place_cb != NULL && args->placed_cb != NULL &&
+      args->place_head > 0 && args->place_head <= TCP_PLACE_HEAD_MAX &&
+      hc_env_bool("HCMPI_TCP_PLACE", 1)) {
+    t->place_cb = args->place_cb;
+    t->placed_cb = args->placed_cb;
+    t->place_head = args->place_head;
+  }
   tcp_read_tunables(t);
   const char *secret = getenv("HCMPI_JOB_SECRET");
   if (secret != NULL && secret[0] != '\0' && hc_tcp_set_secret(t, secret) != 0) {
@@ -696,6 +729,49 @@ static hc_status_t tcp_send(void *ctx, int peer_world_rank,
 
 /* ---- receiving -------------------------------------------------------- */
 
+/* Offers the frame of flen bytes at the buffer head to place_cb (once,
+ * when its head is in and its payload is large); 1 when it was taken: the
+ * bytes already read are in place and consumed. */
+static int tcp_place_try(tcp_ctx_t *t, int p, size_t flen) {
+  tcp_peer_t *peer = &t->peers[p];
+  tcp_fifo_t *q = &peer->recvq;
+  size_t have = q->len - TCP_FRAME_HDR;
+  void *dst = NULL;
+  if (have > flen)
+    have = flen;
+  if (t->place_cb == NULL || peer->place_asked || have < t->place_head ||
+      flen - t->place_head < TCP_PLACE_MIN)
+    return 0;
+  const unsigned char *head = q->buf + q->head + TCP_FRAME_HDR;
+  peer->place_asked = 1;
+  if (!t->place_cb(t->engine, p, head, flen, &dst) ||
+      peer->state != TCP_PEER_UP)
+    return 0;
+  memcpy(peer->place_head, head, t->place_head);
+  size_t early = have - t->place_head;
+  memcpy(dst, head + t->place_head, early);
+  peer->place_dst = dst;
+  peer->place_want = flen - t->place_head;
+  peer->place_got = early;
+  t->place_copied += early;
+  tcp_fifo_consume(q, TCP_FRAME_HDR + have);
+  peer->place_asked = 0;
+  return 1;
+}
+
+/* Bytes read in place; the packet is handed over once all are there. */
+static int tcp_place_advance(tcp_ctx_t *t, int p, size_t n) {
+  tcp_peer_t *peer = &t->peers[p];
+  peer->place_got += n;
+  if (peer->place_got < peer->place_want)
+    return 0;
+  peer->place_dst = NULL;
+  peer->placing_stream = 1;
+  t->placed_bytes += peer->place_want;
+  t->placed_cb(t->engine, p, peer->place_head);
+  return 1;
+}
+
 /* Hands every whole frame in the buffer to recv_cb. */
 static int tcp_deliver(tcp_ctx_t *t, int p) {
   tcp_peer_t *peer = &t->peers[p];
@@ -709,12 +785,20 @@ static int tcp_deliver(tcp_ctx_t *t, int p) {
       tcp_peer_fail(t, p, "malformed stream (frame too long)", EPROTO);
       break;
     }
+    if (tcp_place_try(t, p, flen)) {
+      if (peer->place_got < peer->place_want)
+        break; /* the rest is read in place */
+      delivered += tcp_place_advance(t, p, 0);
+      continue;
+    }
     if (q->len < TCP_FRAME_HDR + flen)
       break;
     const unsigned char *packet = q->buf + q->head + TCP_FRAME_HDR;
     /* Consuming moves indices only: the bytes stay put until the next
      * read, and recv_cb never touches this buffer. */
     tcp_fifo_consume(q, TCP_FRAME_HDR + flen);
+    peer->placing_stream = 0;
+    peer->place_asked = 0;
     t->recv_cb(t->engine, p, packet, flen);
     delivered++;
   }
@@ -732,8 +816,15 @@ static int tcp_read_peer(tcp_ctx_t *t, int p) {
       tcp_peer_fail(t, p, "no memory for receive buffer", ENOMEM);
       break;
     }
+    unsigned char *to = q->buf + q->head + q->len;
     size_t room = q->cap - q->head - q->len;
-    ssize_t n = recv(peer->up->fd, q->buf + q->head + q->len, room, 0);
+    if (peer->place_dst != NULL) {
+      to = peer->place_dst + peer->place_got;
+      room = peer->place_want - peer->place_got;
+    } else if (peer->placing_stream && room > TCP_PLACE_PEEK) {
+      room = TCP_PLACE_PEEK;
+    }
+    ssize_t n = recv(peer->up->fd, to, room, 0);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -743,8 +834,12 @@ static int tcp_read_peer(tcp_ctx_t *t, int p) {
                     n == 0 ? 0 : errno);
       break;
     }
-    q->len += (size_t)n;
     budget -= (size_t)n < budget ? (size_t)n : budget;
+    if (peer->place_dst != NULL) {
+      delivered += tcp_place_advance(t, p, (size_t)n);
+      continue;
+    }
+    q->len += (size_t)n;
     delivered += tcp_deliver(t, p);
   }
   return delivered;
@@ -1041,6 +1136,11 @@ static void tcp_fini(void *ctx) {
   tcp_ctx_t *t = ctx;
   if (t == NULL)
     return;
+  if (t->placed_bytes > 0)
+    hc_log(HC_LOG_DEBUG, "tcp",
+           "%zu payload bytes read in place, %zu of them through the "
+           "receive buffer",
+           t->placed_bytes, t->place_copied);
   if (t->peers != NULL && t->epfd >= 0) {
     /* Failures seen now are no news to an engine that is going away. */
     t->peer_failed_cb = NULL;
