@@ -1295,15 +1295,20 @@ static int fv_send_msg(fv_qp_t *q, const struct ibv_send_wr *wr, int inl) {
   return q->ib.state == IBV_QPS_ERR ? IBV_WC_RETRY_EXC_ERR : IBV_WC_SUCCESS;
 }
 
-static int fv_rkey_lookup(uint32_t rkey, fv_mr_rec_t *rec) {
-  char path[160];
-  fv_mr_path(rkey, path, sizeof path);
+/* 1 when the record file at path holds len bytes, read into rec. */
+static int fv_read_rec(const char *path, void *rec, size_t len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0;
-  ssize_t n = read(fd, rec, sizeof *rec);
+  ssize_t n = read(fd, rec, len);
   close(fd);
-  return n == (ssize_t)sizeof *rec;
+  return n == (ssize_t)len;
+}
+
+static int fv_rkey_lookup(uint32_t rkey, fv_mr_rec_t *rec) {
+  char path[160];
+  fv_mr_path(rkey, path, sizeof path);
+  return fv_read_rec(path, rec, sizeof *rec);
 }
 
 /* A zero-length RDMA WRITE checks no rkey (IB spec) but still travels:
@@ -1328,12 +1333,7 @@ static int fv_zero_write(fv_qp_t *q) {
 static int fv_qp_rec_lookup(uint32_t qpn, fv_qp_rec_t *rec) {
   char path[160];
   fv_qp_rec_path(qpn, path, sizeof path);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read(fd, rec, sizeof *rec);
-  close(fd);
-  return n == (ssize_t)sizeof *rec;
+  return fv_read_rec(path, rec, sizeof *rec);
 }
 
 /* The responder QP's own checks, before any rkey: the operation enabled

@@ -191,24 +191,30 @@ static void rd_atomic_limits(void) {
   pair_free(a, b);
 }
 
+/* The status of one RDMA READ of len bytes from remote into local over a
+ * fresh pair whose target QP enables b_access. */
+static int read_status(int b_access, struct ibv_mr *local,
+                       struct ibv_mr *remote, size_t len) {
+  struct ibv_qp *a, *b;
+  pair_new(&a, &b, b_access);
+  int st = IBV_WC_GENERAL_ERR;
+  if (post_read(a, local, remote, len) == 0)
+    st = (int)wait_wc(7).status;
+  pair_free(a, b);
+  return st;
+}
+
 static void read_needs_access(void) {
   static char src[4096], dst[4096];
   memset(src, 'r', sizeof src);
   struct ibv_mr *ms = ibv_reg_mr(pd, src, sizeof src, IBV_ACCESS_REMOTE_READ);
   struct ibv_mr *md = ibv_reg_mr(pd, dst, sizeof dst, IBV_ACCESS_LOCAL_WRITE);
-  struct ibv_qp *a, *b;
-  pair_new(&a, &b, 0);
-  EXPECT(post_read(a, md, ms, sizeof src) == 0, "READ not posted");
-  struct ibv_wc wc = wait_wc(7);
-  EXPECT(wc.status == IBV_WC_REM_INV_REQ_ERR,
-         "READ at a QP without remote read: status %d", (int)wc.status);
-  pair_free(a, b);
-  pair_new(&a, &b, IBV_ACCESS_REMOTE_READ);
-  EXPECT(post_read(a, md, ms, sizeof src) == 0, "READ not posted");
-  wc = wait_wc(7);
-  EXPECT(wc.status == IBV_WC_SUCCESS && memcmp(src, dst, sizeof src) == 0,
-         "READ with remote read: status %d", (int)wc.status);
-  pair_free(a, b);
+  int st = read_status(0, md, ms, sizeof src);
+  EXPECT(st == IBV_WC_REM_INV_REQ_ERR,
+         "READ at a QP without remote read: status %d", st);
+  st = read_status(IBV_ACCESS_REMOTE_READ, md, ms, sizeof src);
+  EXPECT(st == IBV_WC_SUCCESS && memcmp(src, dst, sizeof src) == 0,
+         "READ with remote read: status %d", st);
   ibv_dereg_mr(ms);
   ibv_dereg_mr(md);
 }
@@ -240,19 +246,10 @@ static void pd_mismatch(void) {
   struct ibv_mr *ms2 = ibv_reg_mr(pd2, src, sizeof src, IBV_ACCESS_REMOTE_READ);
   struct ibv_mr *md = ibv_reg_mr(pd, dst, sizeof dst, IBV_ACCESS_LOCAL_WRITE);
   struct ibv_mr *md2 = ibv_reg_mr(pd2, dst, sizeof dst, IBV_ACCESS_LOCAL_WRITE);
-  struct ibv_qp *a, *b;
-  pair_new(&a, &b, IBV_ACCESS_REMOTE_READ);
-  EXPECT(post_read(a, md, ms2, sizeof src) == 0, "READ not posted");
-  struct ibv_wc wc = wait_wc(7);
-  EXPECT(wc.status == IBV_WC_REM_ACCESS_ERR, "rkey of another PD: status %d",
-         (int)wc.status);
-  pair_free(a, b);
-  pair_new(&a, &b, IBV_ACCESS_REMOTE_READ);
-  EXPECT(post_read(a, md2, ms2, sizeof src) == 0, "READ not posted");
-  wc = wait_wc(7);
-  EXPECT(wc.status == IBV_WC_LOC_PROT_ERR, "lkey of another PD: status %d",
-         (int)wc.status);
-  pair_free(a, b);
+  int st = read_status(IBV_ACCESS_REMOTE_READ, md, ms2, sizeof src);
+  EXPECT(st == IBV_WC_REM_ACCESS_ERR, "rkey of another PD: status %d", st);
+  st = read_status(IBV_ACCESS_REMOTE_READ, md2, ms2, sizeof src);
+  EXPECT(st == IBV_WC_LOC_PROT_ERR, "lkey of another PD: status %d", st);
   ibv_dereg_mr(ms2);
   ibv_dereg_mr(md);
   ibv_dereg_mr(md2);
