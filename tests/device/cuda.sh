@@ -6,16 +6,29 @@
 # next to cuMemcpy's measured in the same run, then device_coll and
 # device_dtype on GPU buffers.  cuda_bw also proves host-only traffic left
 # the GPU's primary context inactive.  Exits 77 (skip) at once without an
-# NVIDIA GPU and libcuda.so.1.  Run from the build directory (make check
-# does; make builds the programs).
+# NVIDIA GPU and libcuda.so.1.  make check runs it in the build directory;
+# run anywhere else (tests/device/cuda.sh in the source tree, on a GPU
+# machine) it first builds hcmpi and the programs in a scratch directory.
 set -u
-run=./tools/hcmpirun
-[ -x "$run" ] && [ -x ./tests/device/device_p2p ] && [ -x ./tests/device/cuda_bw ] ||
-  exit 77
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 ||
   { echo "no NVIDIA GPU: skipped"; exit 77; }
 ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' ||
   { echo "no libcuda.so.1: skipped"; exit 77; }
+progs="tests/device/device_p2p tests/device/cuda_bw tests/device/device_coll
+  tests/device/device_dtype"
+if [ ! -x ./tools/hcmpirun ]; then
+  src=$(cd "$(dirname "$0")/../.." && pwd)
+  build=${TMPDIR:-/tmp}/hcmpi-cuda-build
+  echo "building hcmpi in $build"
+  mkdir -p "$build" && cd "$build" &&
+    { [ -f Makefile ] || "$src/configure" >configure.log 2>&1; } &&
+    make -j"$(nproc)" >make.log 2>&1 && make $progs >>make.log 2>&1 ||
+    { echo "FAILED: build (see $build)"; exit 1; }
+fi
+run=./tools/hcmpirun
+for p in $progs; do
+  [ -x "$p" ] || exit 77
+done
 ./tools/hcmpi_info 2>&1 | grep -q '^ *cuda ' ||
   { echo "FAILED: hcmpi_info lists no cuda backend"; exit 1; }
 HCMPI_DEVICE=cuda
