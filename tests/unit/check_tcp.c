@@ -421,7 +421,7 @@ START_TEST(test_large_payloads_read_in_place) {
   pair_t pr;
   pair_start(&pr);
   inbox.stream = 1;
-  unsigned char *buf = malloc(BIG);
+  unsigned char *buf = calloc(1, BIG);
   expect(buf != NULL && placing.buf != NULL, "malloc", __LINE__);
   if (pr.me == 1) {
     for (uint32_t seq = 0; seq < N; seq++) {
