@@ -6,7 +6,10 @@
  * for device->device, device->host and host->device, at 1 B, 100,000 B and
  * 3 MiB + 5 B (several staging chunks).  Every status (source, tag,
  * MPI_Get_count) and every byte is checked; the data path is whatever
- * HCMPI_DEVICE_PATH forces (device_mpi_p2p.sh runs each).  2 ranks.
+ * HCMPI_DEVICE_PATH forces (device_mpi_p2p.sh runs each).  With
+ * DEVICE_MPI_P2P_FAIL=1 (and the double's FAKE_CANN_FAIL_H2D=1) it checks
+ * instead that a failed copy into a device receive buffer is reported as
+ * MPI_ERR_OTHER under MPI_ERRORS_RETURN.  2 ranks.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -131,6 +134,24 @@ static void mp_sendrecv(int sdev, int rdev, size_t n, int salt) {
   mp_free(rdev, r);
 }
 
+/* The receive's first host-to-device copy fails (FAKE_CANN_FAIL_H2D=1). */
+static void mp_copy_fails(void) {
+  const size_t n = 100000;
+  unsigned char *b = mp_buf(rank == 1, n, 4);
+  if (rank == 0) {
+    CHECK(MPI_Send(b, (int)n, MPI_BYTE, 1, 7, MPI_COMM_WORLD) == 0);
+  } else {
+    int cls = -1;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc =
+        MPI_Recv(b, (int)n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(rc != MPI_SUCCESS);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER);
+  }
+  mp_free(rank == 1, b);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int size;
@@ -139,6 +160,14 @@ int main(int argc, char **argv) {
   if (size != 2 || fake_api_load(NULL, rank, &fa) != 0) {
     MPI_Finalize();
     return 77;
+  }
+  if (getenv("DEVICE_MPI_P2P_FAIL") != NULL) {
+    mp_copy_fails();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("device_mpi_p2p: copy failure reported: ok\n");
+    MPI_Finalize();
+    return 0;
   }
   static const size_t sizes[] = {1, 100000, (3u << 20) + 5};
   static const int kinds[][2] = {{1, 1}, {1, 0}, {0, 1}};

@@ -21,6 +21,10 @@ for path in staging ipc hccl auto; do
   *) grep -q "device path $path" "$log" || fail "$path path not used" ;;
   esac
 done
+echo "== a failing copy into a device receive buffer"
+DEVICE_MPI_P2P_FAIL=1 FAKE_CANN_FAIL_H2D=1 "$run" -n 2 --timeout 60 "$prog" \
+  >"$log" 2>&1 || fail "run (copy failure)"
+grep -q "copy failure reported: ok" "$log" || fail "no summary (copy failure)"
 no_keys_left
 rm -f "$log"
 exit 0
