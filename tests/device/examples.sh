@@ -14,7 +14,9 @@ done
 [ -x "$run" ] && [ -r "$lib" ] && [ -r "$hccl" ] || exit 77
 HCMPI_ACL_LIB=$lib
 HCMPI_HCCL_LIB=$hccl
-export HCMPI_ACL_LIB HCMPI_HCCL_LIB
+# The doubles' IPC records of this script alone: scripts run side by side.
+FAKE_CANN_DIR=/dev/shm/fake-cann-$(id -u)-$$
+export HCMPI_ACL_LIB HCMPI_HCCL_LIB FAKE_CANN_DIR
 log=examples.run.log
 fail() {
   echo "FAILED: $*"
@@ -53,7 +55,8 @@ runone "2 stages x 2 experts on npu, .*: OK" HCMPI_DEVICE=acl \
   "$run" -n 4 --timeout 300 ./examples/comm_split --device npu
 runone "2 stages x 4 experts on npu, .*: OK" HCMPI_DEVICE=acl \
   "$run" -n 8 --timeout 300 ./examples/comm_split --device npu 4
-leftover=$(ls /dev/shm/fake-cann-"$(id -u)" 2>/dev/null | wc -l)
-[ "$leftover" -eq 0 ] || fail "$leftover fake-cann files left in /dev/shm"
+leftover=$(ls "$FAKE_CANN_DIR" 2>/dev/null | wc -l)
+[ "$leftover" -eq 0 ] || fail "$leftover fake-cann files left in $FAKE_CANN_DIR"
+rmdir "$FAKE_CANN_DIR" 2>/dev/null
 rm -f "$log"
 exit 0

@@ -145,6 +145,10 @@ aclError fakecann_device_span(const void *dev, size_t n, void **shadow, int *fd,
  *  FAKE_CANN_NO_ADDRESS_RANGE=1  aclrtMemGetAddressRange answers
  *                            ACL_ERROR_API_NOT_SUPPORT, as on a CANN (8.5 or
  *                            older) whose runtime lacks it. */
+/* The directory of the doubles' IPC records and HCCL rendezvous files:
+ * $FAKE_CANN_DIR when set (test scripts running side by side each use
+ * their own), else /dev/shm/fake-cann-<uid>. */
+void fakecann_dir(char *dir, size_t len);
 /* Lets held host-to-device copies run (FAKE_CANN_HOLD_H2D). */
 void fakecann_release_h2d(void);
 /* Async host-to-device copies queued while an earlier one on the same

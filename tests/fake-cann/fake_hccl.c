@@ -133,9 +133,7 @@ static size_t fh_type_size(HcclDataType t) {
   }
 }
 
-static void fh_dir(char *dir, size_t len) {
-  snprintf(dir, len, "/dev/shm/fake-cann-%u", (unsigned)getuid());
-}
+static void fh_dir(char *dir, size_t len) { fakecann_dir(dir, len); }
 
 HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo) {
   if (rootInfo == NULL)
@@ -156,7 +154,7 @@ static HcclResult fh_map(const HcclRootInfo *ri, fh_comm_t *c) {
   if (strncmp(ri->internal, FH_ROOT_PREFIX, strlen(FH_ROOT_PREFIX)) != 0 ||
       memchr(id, '\0', 100) == NULL || strchr(id, '/') != NULL)
     return HCCL_E_PARA;
-  char dir[64];
+  char dir[96];
   fh_dir(dir, sizeof dir);
   if (mkdir(dir, 0700) != 0 && errno != EEXIST)
     return HCCL_E_OPEN_FILE_FAILURE;
@@ -166,9 +164,8 @@ static HcclResult fh_map(const HcclRootInfo *ri, fh_comm_t *c) {
     return HCCL_E_OPEN_FILE_FAILURE;
   struct stat st;
   /* Growing only: a late joiner never truncates what others wrote. */
-  if (fstat(fd, &st) != 0 ||
-      ((size_t)st.st_size < sizeof(fh_shared_t) &&
-       ftruncate(fd, sizeof(fh_shared_t)) != 0)) {
+  if (fstat(fd, &st) != 0 || ((size_t)st.st_size < sizeof(fh_shared_t) &&
+                              ftruncate(fd, sizeof(fh_shared_t)) != 0)) {
     close(fd);
     return HCCL_E_SYSCALL;
   }
@@ -194,8 +191,7 @@ static HcclResult fh_join(fh_comm_t *c) {
   if (sh->nranks != c->nranks)
     return HCCL_E_PARA; /* nRanks must be identical everywhere */
   int none = 0;
-  if (!atomic_compare_exchange_strong(&sh->pids[c->rank], &none,
-                                      (int)getpid()))
+  if (!atomic_compare_exchange_strong(&sh->pids[c->rank], &none, (int)getpid()))
     return HCCL_E_PARA; /* this rank joined already */
   atomic_fetch_add(&sh->joined, 1);
   while (atomic_load(&sh->joined) < (int)c->nranks) {
@@ -327,8 +323,8 @@ static HcclResult fh_read_peer(const fh_entry_t *e, void *dst, size_t n) {
     return HCCL_E_SYSCALL;
   size_t done = 0;
   while (done < n) {
-    ssize_t r = pread(fd, (char *)dst + done, n - done,
-                      (off_t)(e->offset + done));
+    ssize_t r =
+        pread(fd, (char *)dst + done, n - done, (off_t)(e->offset + done));
     if (r <= 0 && !(r < 0 && errno == EINTR))
       break;
     if (r > 0)

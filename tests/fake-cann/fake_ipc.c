@@ -43,13 +43,23 @@ struct fake_export {
   fake_ipc_record_t *rec;
 };
 
+void fakecann_dir(char *dir, size_t len) {
+  const char *env = getenv("FAKE_CANN_DIR");
+  if (env != NULL && env[0] != '\0')
+    snprintf(dir, len, "%s", env);
+  else
+    snprintf(dir, len, "/dev/shm/fake-cann-%u", (unsigned)getuid());
+}
+
 static void fake_ipc_path(const char *key, char *path, size_t len) {
-  snprintf(path, len, "/dev/shm/fake-cann-%u/%s", (unsigned)getuid(), key);
+  char dir[200];
+  fakecann_dir(dir, sizeof dir);
+  snprintf(path, len, "%s/%s", dir, key);
 }
 
 static int fake_ipc_dir(void) {
-  char dir[64];
-  snprintf(dir, sizeof dir, "/dev/shm/fake-cann-%u", (unsigned)getuid());
+  char dir[200];
+  fakecann_dir(dir, sizeof dir);
   if (mkdir(dir, 0700) != 0 && errno != EEXIST)
     return -1;
   return 0;
@@ -61,7 +71,7 @@ static int fake_key_ok(const char *key) {
 }
 
 static fake_ipc_record_t *fake_ipc_map(const char *key, int create) {
-  char path[160];
+  char path[300];
   fake_ipc_path(key, path, sizeof path);
   int fd = open(path, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
   if (fd < 0)
@@ -83,7 +93,7 @@ static void fake_export_remove_locked(fake_export_t *ex) {
       *l = ex->next;
       break;
     }
-  char path[160];
+  char path[300];
   fake_ipc_path(ex->key, path, sizeof path);
   unlink(path);
   munmap(ex->rec, sizeof *ex->rec);
