@@ -398,7 +398,6 @@ static hc_status_t cuda_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
 const hc_device_ops_t hc_device_cuda_ops = {
     .name = "cuda",
     .kind = HC_MEM_CUDA,
-    .keep_imports = 1,
     .init = cuda_init,
     .fini = cuda_fini,
     .classify = cuda_classify,

@@ -31,7 +31,6 @@ typedef struct device_export {
 typedef struct device_import {
   int used;
   int busy; /* copies in flight from it (hc_device_ipc_release) */
-  unsigned long last_use;
   hc_ipc_handle_t handle;
   void *ptr;
 } device_import_t;
@@ -421,20 +420,13 @@ static int device_handle_equal(const hc_ipc_handle_t *a,
          memcmp(a->data, b->data, sizeof a->data) == 0;
 }
 
-/* A free slot, else the least recently used kept import no copy is
- * using, closed now; NULL when every import is busy. */
+/* A free slot (imports close when their last copy is done, so every used
+ * slot is busy), or NULL. */
 static device_import_t *device_import_slot_locked(void) {
-  device_import_t *lru = NULL;
-  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
-    device_import_t *im = &device_state.imports[i];
-    if (!im->used)
-      return im;
-    if (im->busy == 0 && (lru == NULL || im->last_use < lru->last_use))
-      lru = im;
-  }
-  if (lru != NULL)
-    device_import_close_locked(lru);
-  return lru;
+  for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++)
+    if (!device_state.imports[i].used)
+      return &device_state.imports[i];
+  return NULL;
 }
 
 hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
@@ -463,7 +455,6 @@ hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
   }
   if (rc == HC_OK) {
     im->busy++;
-    im->last_use = ++device_state.tick;
     *ptr = im->ptr;
   }
   pthread_mutex_unlock(&device_state.lock);
@@ -475,10 +466,8 @@ void hc_device_ipc_release(const hc_ipc_handle_t *handle) {
   for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
     device_import_t *im = &device_state.imports[i];
     if (im->used && im->busy > 0 && device_handle_equal(&im->handle, handle)) {
-      /* Closed at once when unused unless the runtime lets it stay: the
-       * exporter may free next. */
-      const hc_device_ops_t *ops = device_state.backend[im->handle.kind];
-      if (--im->busy == 0 && (ops == NULL || !ops->keep_imports))
+      /* Closed at once when unused: the exporter may free next. */
+      if (--im->busy == 0)
         device_import_close_locked(im);
       break;
     }

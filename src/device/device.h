@@ -61,11 +61,6 @@ typedef struct hc_ipc_handle {
 typedef struct hc_device_ops {
   const char *name;
   hc_mem_kind_t kind;
-  /* 1: an import may stay open between messages (CUDA: freed memory lives
-   * on until importers close, and a new allocation at that address gets a
-   * new handle); 0: closed when its last copy is done (ACL: importers
-   * close before the exporter frees). */
-  int keep_imports;
   /* Loads the runtime.  HC_ERR_NOT_SUPPORTED (quietly: why, len bytes,
    * says what was missing, for the layer's one log line) when it is
    * absent; fini is then still safe to call. */
@@ -184,11 +179,10 @@ void hc_device_ipc_unexport(const hc_ipc_handle_t *handle);
 
 /* Imports a peer's export and marks it in use: every successful import is
  * paired with hc_device_ipc_release once the copies from it are done.
- * Imports of one handle in use together share one mapping.  Where the
- * runtime requires importers to close before the exporter frees (ACL; the
- * exporting application may free its buffer as soon as its send
- * completed), the last release closes it; elsewhere (keep_imports) it is
- * cached, closed least-recently-used when the table is full. */
+ * Imports of one handle in use together share one mapping; the last
+ * release closes it, because both runtimes require importers to close
+ * before the exporter frees, and the exporting application may free its
+ * buffer as soon as its send completed. */
 hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr);
 void hc_device_ipc_release(const hc_ipc_handle_t *handle);
 /* Closes every cached import now (before the exporters withdraw). */
