@@ -20,6 +20,7 @@ if [ ! -x ./tools/hcmpirun ]; then
   src=$(cd "$(dirname "$0")/../.." && pwd)
   build=${TMPDIR:-/tmp}/hcmpi-cuda-build
   echo "building hcmpi in $build"
+  # shellcheck disable=SC2086 # $progs is a list of targets
   mkdir -p "$build" && cd "$build" &&
     { [ -f Makefile ] || "$src/configure" >configure.log 2>&1; } &&
     make -j"$(nproc)" >make.log 2>&1 && make $progs >>make.log 2>&1 ||

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # prog and log are set by the sourcing script
 # Sourced by the tests/device scripts after they set prog (the program)
 # and log (its run log): the launcher, the CANN test doubles in the
 # environment (HCMPI_ACL_LIB, HCMPI_HCCL_LIB, HCMPI_DEVICE=acl, a
