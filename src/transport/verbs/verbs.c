@@ -462,13 +462,30 @@ static hc_status_t vb_ud_init(vb_ctx_t *v) {
   return HC_OK;
 }
 
+/* 0 when the device says its RC QPs cannot READ from or into ODP
+ * regions, 1 when it says they can, -1 when it does not say (no extended
+ * context: the query is the context's op, not a library symbol). */
+static int vb_odp_rc_read(vb_ctx_t *v) {
+  struct verbs_context *vctx = verbs_get_ctx_op(v->ibctx, query_device_ex);
+  struct ibv_device_attr_ex attr;
+  memset(&attr, 0, sizeof attr);
+  if (vctx == NULL ||
+      vctx->query_device_ex(v->ibctx, NULL, &attr, sizeof attr) != 0)
+    return -1;
+  return (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+         (attr.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
+}
+
 /* With on-demand paging regions are cached (sound: regcache.h); without
  * it the same cache keeps nothing, so each rendezvous registers afresh.
- * ODP is probed by asking for it: a device without it refuses. */
+ * ODP needs the device's word that RC READs work on such regions, where
+ * it gives one, and a registration that asks for it and is not refused. */
 static hc_status_t vb_rcache_init(vb_ctx_t *v) {
   struct ibv_mr *probe =
-      v->f.reg_mr(v->pd, v->ubuf, VB_UD_SLOT,
-                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+      vb_odp_rc_read(v) == 0
+          ? NULL
+          : v->f.reg_mr(v->pd, v->ubuf, VB_UD_SLOT,
+                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
   int odp = probe != NULL;
   if (probe != NULL)
     v->f.dereg_mr(probe);
