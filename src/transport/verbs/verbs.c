@@ -9,20 +9,20 @@
  * port of the first device.  GID: HCMPI_IB_GID_INDEX, else on Ethernet
  * (RoCE) the first RoCE v2 entry listed in sysfs, else index 0.
  *
- * Queue pairs are made on first use.  At init each rank makes one UD QP
- * and publishes a per-peer-independent address, "<lid>.<gid>.<ud qpn>"
- * (verbs.h); connect only records it.  The first send toward a peer
- * creates the RC QP (INIT, receives posted) and sends CONN_REQ (rank, RC
- * QPN, PSN) to the peer's UD QP; the peer creates its own RC QP, takes it
- * to RTS against ours and answers CONN_REP with its QPN/PSN; ours then goes
- * to RTS.  Simultaneous first contact needs no tie-break: a rank has at
- * most one RC QP per peer and every REQ/REP names it, so whichever message
- * arrives first, both sides connect that same pair; the later ones are
- * duplicates and are ignored.  UD may drop: an unanswered REQ is repeated
- * every VB_CONN_RETRY_MS, and a peer silent for VB_CONN_TIMEOUT_MS fails.
- * Data the peer sends before our QP reached RTR is retransmitted by the
- * peer's RC retry (retry_cnt), as RC does for a QP not yet ready.  One CQ
- * with a completion channel for all QPs.
+ * Queue pairs are made on first use (conn.c).  At init each rank makes
+ * one UD QP and publishes a per-peer-independent address,
+ * "<lid>.<gid>.<ud qpn>" (verbs.h); connect only records it.  The first
+ * send toward a peer creates the RC QP (INIT, receives posted) and sends
+ * CONN_REQ (rank, RC QPN, PSN) to the peer's UD QP; the peer creates its
+ * own RC QP, takes it to RTS against ours and answers CONN_REP with its
+ * QPN/PSN; ours then goes to RTS.  Simultaneous first contact needs no
+ * tie-break: a rank has at most one RC QP per peer and every REQ/REP names
+ * it, so whichever message arrives first, both sides connect that same
+ * pair; the later ones are duplicates and are ignored.  UD may drop: an
+ * unanswered REQ is repeated every VB_CONN_RETRY_MS, and a peer silent for
+ * VB_CONN_TIMEOUT_MS fails.  Data the peer sends before our QP reached RTR
+ * is retransmitted by the peer's RC retry (retry_cnt), as RC does for a QP
+ * not yet ready.  One CQ with a completion channel for all QPs.
  *
  * Messages: [vb_hdr][body] in registered buffers.  Every peer has
  * VB_RECVS (HCMPI_VERBS_RECVS) receive buffers for packets and control
@@ -70,195 +70,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "transport/verbs/regcache.h"
+#include "transport/verbs/verbs_impl.h"
 #include "util/env.h"
-
-#define VB_DEFAULT_RECVS 32
-#define VB_CREDIT_BUFS 8
-#define VB_DEFAULT_BUF ((size_t)16 << 10)
-#define VB_SEND_BUFS 256
-#define VB_INLINE_MAX 128
-#define VB_POLL_BUDGET 256
-#define VB_HELD_MAX 16
-#define VB_READ_CHUNK ((size_t)1 << 30)
-/* Regions kept by the registration cache (ODP only, regcache.h). */
-#define VB_RCACHE_MAX 64
-/* Where a get whose destination cannot be registered lands, chunk by
- * chunk, before it is copied out. */
-#define VB_BOUNCE_SIZE ((size_t)1 << 20)
-/* A get whose peer stays silent this long gives up (the peer is stuck). */
-#define VB_GET_TIMEOUT_MS 60000
-#define VB_FINI_DRAIN_MS 1000
-#define VB_DEFAULT_KEEPALIVE_MS 1000
-/* Connection set-up over UD: slots hold the 40-byte GRH UD receives start
- * with, then a vb_conn_msg. */
-#define VB_UD_RECVS 64
-#define VB_UD_SENDS 16
-#define VB_UD_SLOT 128
-#define VB_UD_GRH 40
-#define VB_QKEY 0x11a5c0deu
-#define VB_CONN_RETRY_MS 100
-#define VB_CONN_TIMEOUT_MS 15000
-
-enum vb_kind { VB_PKT = 1, VB_CREDIT, VB_REG_REQ, VB_REG_ACK, VB_REG_DONE };
-
-typedef struct vb_hdr {
-  uint8_t kind;
-  uint8_t pad;
-  uint16_t credits; /* receive buffers the sender reposted for us */
-  uint32_t pad2;
-} vb_hdr_t;
-
-enum vb_conn_kind { VB_CONN_REQ = 1, VB_CONN_REP };
-
-typedef struct vb_conn_msg { /* over UD: "my RC QP toward you" */
-  uint32_t kind;
-  int32_t rank;
-  uint32_t qpn;
-  uint32_t psn;
-} vb_conn_msg_t;
-
-typedef struct vb_reg_msg {
-  uint64_t token;
-  uint64_t addr;
-  uint64_t len;
-  uint32_t rkey;
-  int32_t ok;
-} vb_reg_msg_t;
-
-/* Functions resolved from the library; the post/poll/notify calls are
- * verbs.h's inline wrappers over the context's ops table. */
-typedef struct vb_fns {
-  struct ibv_device **(*get_device_list)(int *);
-  void (*free_device_list)(struct ibv_device **);
-  const char *(*get_device_name)(struct ibv_device *);
-  struct ibv_context *(*open_device)(struct ibv_device *);
-  int (*close_device)(struct ibv_context *);
-  int (*query_port)(struct ibv_context *, uint8_t, struct ibv_port_attr *);
-  int (*query_gid)(struct ibv_context *, uint8_t, int, union ibv_gid *);
-  struct ibv_pd *(*alloc_pd)(struct ibv_context *);
-  int (*dealloc_pd)(struct ibv_pd *);
-  struct ibv_mr *(*reg_mr)(struct ibv_pd *, void *, size_t, int);
-  int (*dereg_mr)(struct ibv_mr *);
-  struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *);
-  int (*destroy_comp_channel)(struct ibv_comp_channel *);
-  struct ibv_cq *(*create_cq)(struct ibv_context *, int, void *,
-                              struct ibv_comp_channel *, int);
-  int (*destroy_cq)(struct ibv_cq *);
-  int (*get_cq_event)(struct ibv_comp_channel *, struct ibv_cq **, void **);
-  void (*ack_cq_events)(struct ibv_cq *, unsigned int);
-  struct ibv_qp *(*create_qp)(struct ibv_pd *, struct ibv_qp_init_attr *);
-  int (*modify_qp)(struct ibv_qp *, struct ibv_qp_attr *, int);
-  int (*destroy_qp)(struct ibv_qp *);
-  struct ibv_ah *(*create_ah)(struct ibv_pd *, struct ibv_ah_attr *);
-  int (*destroy_ah)(struct ibv_ah *);
-} vb_fns_t;
-
-typedef struct vb_reg { /* a registration lent to a peer's get */
-  struct vb_reg *next;
-  hc_vb_rentry_t *ref;
-  uint32_t rkey;
-} vb_reg_t;
-
-typedef struct vb_ctl { /* a control message waiting for a credit */
-  struct vb_ctl *next;
-  int kind;
-  vb_reg_msg_t msg;
-} vb_ctl_t;
-
-/* NONE: not served by verbs; IDLE: address known, no QP yet; INIT: our
- * QP exists and our CONN_REQ awaits an answer; UP: RTS both ways. */
-enum vb_peer_state {
-  VB_PEER_NONE,
-  VB_PEER_IDLE,
-  VB_PEER_INIT,
-  VB_PEER_UP,
-  VB_PEER_FAILED
-};
-
-typedef struct vb_peer {
-  int state;
-  struct ibv_qp *qp;
-  uint16_t lid;
-  union ibv_gid gid;
-  uint32_t ud_qpn;   /* the peer's UD QP, for CONN_REQ/CONN_REP */
-  struct ibv_ah *ah; /* toward that UD QP, made on first use */
-  uint32_t rqpn;     /* the peer's RC QP toward us, once known */
-  uint32_t psn;
-  uint32_t max_inline; /* what create_qp granted, not what we asked */
-  double conn_sent_ms, conn_deadline_ms;
-  int credits;   /* packets we may still send */
-  int to_return; /* buffers reposted, not yet announced */
-  int sq_used;   /* send-queue entries in flight */
-  unsigned char *rbuf;
-  struct ibv_mr *rmr;
-  vb_reg_t *lent;
-  vb_ctl_t *ctl_head, *ctl_tail;
-} vb_peer_t;
-
-typedef struct vb_stash { /* an engine packet that arrived inside get() */
-  struct vb_stash *next;
-  int peer;
-  size_t len;
-  unsigned char data[];
-} vb_stash_t;
-
-typedef struct vb_ctx {
-  int world_rank, world_size;
-  hc_transport_recv_cb recv_cb;
-  hc_transport_peer_failed_cb peer_failed_cb;
-  void *engine;
-  void *dl;
-  vb_fns_t f;
-  struct ibv_context *ibctx;
-  struct ibv_pd *pd;
-  struct ibv_comp_channel *chan;
-  struct ibv_cq *cq;
-  uint8_t port;
-  int gid_index;
-  int roce;
-  uint16_t lid;
-  union ibv_gid gid;
-  enum ibv_mtu mtu;
-  int recvs;
-  size_t buf_size;
-  int sq_depth;
-  vb_peer_t *peers;
-  hc_vb_rcache_t *rcache;
-  unsigned char *bounce; /* VB_BOUNCE_SIZE, registered on first need */
-  struct ibv_mr *bmr;
-  long bounced;    /* gets that went through it */
-  int nconnecting; /* peers in VB_PEER_INIT */
-  struct ibv_qp *ud;
-  unsigned char *ubuf; /* VB_UD_RECVS receive slots, then VB_UD_SENDS */
-  struct ibv_mr *umr;
-  int ud_sfree[VB_UD_SENDS];
-  int nud_sfree;
-  unsigned char *sbuf;
-  struct ibv_mr *smr;
-  int *sfree;
-  int nsfree;
-  struct ibv_wc held[VB_HELD_MAX];
-  int nheld;
-  vb_stash_t *stash_head, *stash_tail;
-  uint64_t next_token;
-  /* The get in progress. */
-  uint64_t want_token;
-  int got_ack;
-  vb_reg_msg_t ack;
-  int read_done;
-  enum ibv_wc_status read_status;
-  long keepalive_ms;
-  double last_ping;
-} vb_ctx_t;
-
-/* wr_id layout: bit 63 send side; bits 32..47 peer; low bits the buffer
- * (VB_WR_NOBUF for inline and RDMA work requests). */
-#define VB_WR_SEND (1ull << 63)
-#define VB_WR_READ (1ull << 62)
-#define VB_WR_PING (1ull << 61)
-#define VB_WR_UD (1ull << 60)
-#define VB_WR_NOBUF 0xffffffffu
 
 /* ---- library and device ----------------------------------------------- */
 
@@ -414,54 +227,6 @@ static hc_status_t vb_alloc_bufs(vb_ctx_t *v) {
   return HC_OK;
 }
 
-static hc_status_t vb_ud_post_recv(vb_ctx_t *v, int slot) {
-  struct ibv_sge sge = {
-      .addr = (uint64_t)(uintptr_t)(v->ubuf + (size_t)slot * VB_UD_SLOT),
-      .length = VB_UD_SLOT,
-      .lkey = v->umr->lkey};
-  struct ibv_recv_wr wr = {
-      .wr_id = VB_WR_UD | (uint32_t)slot, .sg_list = &sge, .num_sge = 1};
-  struct ibv_recv_wr *bad;
-  return ibv_post_recv(v->ud, &wr, &bad) == 0 ? HC_OK : HC_ERR_TRANSPORT;
-}
-
-/* The one UD QP through which every RC QP is negotiated: RESET to RTS at
- * once (UD needs no remote side), receives posted. */
-static hc_status_t vb_ud_init(vb_ctx_t *v) {
-  struct ibv_qp_init_attr ia = {.send_cq = v->cq,
-                                .recv_cq = v->cq,
-                                .cap = {.max_send_wr = VB_UD_SENDS,
-                                        .max_recv_wr = VB_UD_RECVS,
-                                        .max_send_sge = 1,
-                                        .max_recv_sge = 1},
-                                .qp_type = IBV_QPT_UD};
-  v->ud = v->f.create_qp(v->pd, &ia);
-  if (v->ud == NULL) {
-    hc_log(HC_LOG_ERROR, "verbs", "create UD QP: %s", strerror(errno));
-    return HC_ERR_TRANSPORT;
-  }
-  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
-                          .pkey_index = 0,
-                          .port_num = v->port,
-                          .qkey = VB_QKEY};
-  int rc = v->f.modify_qp(
-      v->ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
-  a.qp_state = IBV_QPS_RTR;
-  if (rc == 0)
-    rc = v->f.modify_qp(v->ud, &a, IBV_QP_STATE);
-  a.qp_state = IBV_QPS_RTS;
-  a.sq_psn = 0;
-  if (rc == 0)
-    rc = v->f.modify_qp(v->ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-  for (int i = 0; rc == 0 && i < VB_UD_RECVS; i++)
-    rc = vb_ud_post_recv(v, i) == HC_OK ? 0 : EIO;
-  if (rc != 0) {
-    hc_log(HC_LOG_ERROR, "verbs", "UD QP to RTS: %s", strerror(rc));
-    return HC_ERR_TRANSPORT;
-  }
-  return HC_OK;
-}
-
 /* 0 when the device says its RC QPs cannot READ from or into ODP
  * regions, 1 when it says they can, -1 when it does not say (no extended
  * context: the query is the context's op, not a library symbol). */
@@ -527,7 +292,7 @@ static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
   srand48((long)getpid() ^ (long)time(NULL));
   hc_status_t rc = vb_alloc_bufs(v);
   if (rc == HC_OK)
-    rc = vb_ud_init(v);
+    rc = hc_vb_ud_init(v);
   return rc == HC_OK ? vb_rcache_init(v) : rc;
 }
 
@@ -556,84 +321,6 @@ static int vb_parse_gid(const char *hex, union ibv_gid *gid) {
   return 1;
 }
 
-static hc_status_t vb_post_recv(vb_ctx_t *v, int p, int idx) {
-  vb_peer_t *peer = &v->peers[p];
-  struct ibv_sge sge = {
-      .addr = (uint64_t)(uintptr_t)(peer->rbuf + (size_t)idx * v->buf_size),
-      .length = (uint32_t)v->buf_size,
-      .lkey = peer->rmr->lkey};
-  struct ibv_recv_wr wr = {.wr_id = ((uint64_t)p << 32) | (uint32_t)idx,
-                           .sg_list = &sge,
-                           .num_sge = 1};
-  struct ibv_recv_wr *bad;
-  return ibv_post_recv(peer->qp, &wr, &bad) == 0 ? HC_OK : HC_ERR_TRANSPORT;
-}
-
-/* An RC QP asking for VB_INLINE_MAX inline bytes; a device that offers
- * fewer refuses the request (EINVAL), so ask again for none.  What it
- * grants comes back in cap.max_inline_data, and that (or less), not our
- * wish, bounds every inline send (vb_post). */
-static struct ibv_qp *vb_rc_create(vb_ctx_t *v, int nbuf, uint32_t *inl) {
-  struct ibv_qp_init_attr ia = {.send_cq = v->cq,
-                                .recv_cq = v->cq,
-                                .cap = {.max_send_wr = (uint32_t)v->sq_depth,
-                                        .max_recv_wr = (uint32_t)nbuf,
-                                        .max_send_sge = 1,
-                                        .max_recv_sge = 1,
-                                        .max_inline_data = VB_INLINE_MAX},
-                                .qp_type = IBV_QPT_RC};
-  struct ibv_qp *qp = v->f.create_qp(v->pd, &ia);
-  if (qp == NULL && errno == EINVAL) {
-    ia.cap.max_inline_data = 0;
-    qp = v->f.create_qp(v->pd, &ia);
-  }
-  *inl = qp == NULL                               ? 0
-         : ia.cap.max_inline_data < VB_INLINE_MAX ? ia.cap.max_inline_data
-                                                  : VB_INLINE_MAX;
-  return qp;
-}
-
-/* The RC QP toward p, in INIT with its receives posted. */
-static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
-  vb_peer_t *peer = &v->peers[p];
-  int nbuf = v->recvs + VB_CREDIT_BUFS;
-  peer->rbuf = malloc((size_t)nbuf * v->buf_size);
-  if (peer->rbuf == NULL)
-    return HC_ERR_NOMEM;
-  peer->rmr = v->f.reg_mr(v->pd, peer->rbuf, (size_t)nbuf * v->buf_size,
-                          IBV_ACCESS_LOCAL_WRITE);
-  peer->qp = peer->rmr ? vb_rc_create(v, nbuf, &peer->max_inline) : NULL;
-  if (peer->qp == NULL) {
-    hc_log(HC_LOG_ERROR, "verbs", "rank %d: create QP: %s", p, strerror(errno));
-    return HC_ERR_TRANSPORT;
-  }
-  /* Remote write too: the keepalive is a zero-length RDMA WRITE, which
-   * needs no rkey but an enabled operation.  No region is ever registered
-   * for remote write, so nothing can be written. */
-  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
-                          .pkey_index = 0,
-                          .port_num = v->port,
-                          .qp_access_flags =
-                              IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
-  int rc = v->f.modify_qp(peer->qp, &a,
-                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                              IBV_QP_ACCESS_FLAGS);
-  if (rc != 0) {
-    hc_log(HC_LOG_ERROR, "verbs", "rank %d: QP to INIT: %s", p, strerror(rc));
-    return HC_ERR_TRANSPORT;
-  }
-  for (int i = 0; i < nbuf; i++)
-    if (vb_post_recv(v, p, i) != HC_OK)
-      return HC_ERR_TRANSPORT;
-  peer->psn = (uint32_t)lrand48() & 0xffffff;
-  peer->credits = v->recvs;
-  peer->state = VB_PEER_INIT;
-  hc_log(HC_LOG_DEBUG, "verbs",
-         "rank %d: queue pair %u to rank %d, %u B inline", v->world_rank,
-         (unsigned)peer->qp->qp_num, p, (unsigned)peer->max_inline);
-  return HC_OK;
-}
-
 /* Records the peer's address; its QP is made on first use. */
 static hc_status_t vb_connect(void *ctx, int p, const char *addr) {
   vb_ctx_t *v = ctx;
@@ -657,148 +344,6 @@ static hc_status_t vb_connect(void *ctx, int p, const char *addr) {
   return HC_OK;
 }
 
-/* The route to the peer's port, for its RC QP and for its UD QP. */
-static void vb_fill_ah(const vb_ctx_t *v, const vb_peer_t *peer,
-                       struct ibv_ah_attr *ah) {
-  memset(ah, 0, sizeof *ah);
-  ah->dlid = peer->lid;
-  ah->port_num = v->port;
-  if (v->roce || peer->lid == 0) {
-    ah->is_global = 1;
-    ah->grh.dgid = peer->gid;
-    ah->grh.sgid_index = (uint8_t)v->gid_index;
-    ah->grh.hop_limit = 64;
-  }
-}
-
-static int vb_to_rtr(vb_ctx_t *v, vb_peer_t *peer, uint32_t qpn, uint32_t psn) {
-  struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR,
-                          .path_mtu = v->mtu,
-                          .dest_qp_num = qpn,
-                          .rq_psn = psn,
-                          .max_dest_rd_atomic = 4,
-                          .min_rnr_timer = 12};
-  vb_fill_ah(v, peer, &a.ah_attr);
-  return v->f.modify_qp(peer->qp, &a,
-                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-                            IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                            IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-}
-
-static void vb_peer_fail(vb_ctx_t *v, int p, const char *why);
-
-/* Our QP in INIT goes to RTR and RTS against the peer's QPN and PSN.
- * rnr_retry 0: with credit flow control a receive is always posted, so a
- * receiver-not-ready NAK is a bug to surface, not to retry forever. */
-static hc_status_t vb_qp_up(vb_ctx_t *v, int p, uint32_t qpn, uint32_t psn) {
-  vb_peer_t *peer = &v->peers[p];
-  int rc = vb_to_rtr(v, peer, qpn, psn);
-  if (rc == 0) {
-    struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS,
-                            .timeout = 14,
-                            .retry_cnt = 7,
-                            .rnr_retry = 0,
-                            .sq_psn = peer->psn,
-                            .max_rd_atomic = 4};
-    rc = v->f.modify_qp(peer->qp, &a,
-                        IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                            IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                            IBV_QP_MAX_QP_RD_ATOMIC);
-  }
-  if (peer->state == VB_PEER_INIT && peer->conn_deadline_ms > 0)
-    v->nconnecting--;
-  peer->conn_deadline_ms = 0;
-  if (rc != 0) {
-    hc_log(HC_LOG_ERROR, "verbs", "rank %d: QP to RTR/RTS: %s", p,
-           strerror(rc));
-    vb_peer_fail(v, p, "queue pair set-up failed");
-    return HC_ERR_TRANSPORT;
-  }
-  peer->rqpn = qpn;
-  peer->state = VB_PEER_UP;
-  return HC_OK;
-}
-
-static double vb_now_ms(void);
-
-/* A CONN_REQ or CONN_REP naming our QP toward p, over UD.  Without a free
- * slot or an address handle nothing goes: the REQ is repeated by the
- * timer, a REP by the peer's repeated REQ. */
-static void vb_conn_send(vb_ctx_t *v, int p, uint32_t kind) {
-  vb_peer_t *peer = &v->peers[p];
-  if (peer->ah == NULL) {
-    struct ibv_ah_attr ah;
-    vb_fill_ah(v, peer, &ah);
-    peer->ah = v->f.create_ah(v->pd, &ah);
-  }
-  if (peer->ah == NULL || v->nud_sfree == 0)
-    return;
-  int slot = v->ud_sfree[--v->nud_sfree];
-  unsigned char *b = v->ubuf + (size_t)(VB_UD_RECVS + slot) * VB_UD_SLOT;
-  vb_conn_msg_t m = {kind, v->world_rank, peer->qp->qp_num, peer->psn};
-  memcpy(b, &m, sizeof m);
-  struct ibv_sge sge = {
-      .addr = (uint64_t)(uintptr_t)b, .length = sizeof m, .lkey = v->umr->lkey};
-  struct ibv_send_wr wr = {.wr_id = VB_WR_UD | VB_WR_SEND | (uint32_t)slot,
-                           .sg_list = &sge,
-                           .num_sge = 1,
-                           .opcode = IBV_WR_SEND,
-                           .send_flags = IBV_SEND_SIGNALED};
-  wr.wr.ud.ah = peer->ah;
-  wr.wr.ud.remote_qpn = peer->ud_qpn;
-  wr.wr.ud.remote_qkey = VB_QKEY;
-  struct ibv_send_wr *bad;
-  if (ibv_post_send(v->ud, &wr, &bad) != 0)
-    v->ud_sfree[v->nud_sfree++] = slot;
-  if (kind == VB_CONN_REQ)
-    peer->conn_sent_ms = vb_now_ms();
-}
-
-/* First use of p by this rank (IDLE), or a REQ still unanswered (INIT):
- * make the QP and ask, ask again, or give up. */
-static void vb_contact(vb_ctx_t *v, int p) {
-  vb_peer_t *peer = &v->peers[p];
-  double now = vb_now_ms();
-  if (peer->state == VB_PEER_IDLE) {
-    if (vb_qp_create(v, p) != HC_OK) {
-      vb_peer_fail(v, p, "cannot create a queue pair");
-      return;
-    }
-    v->nconnecting++;
-    peer->conn_deadline_ms = now + VB_CONN_TIMEOUT_MS;
-    vb_conn_send(v, p, VB_CONN_REQ);
-  } else if (peer->state == VB_PEER_INIT &&
-             now - peer->conn_sent_ms >= VB_CONN_RETRY_MS) {
-    if (now > peer->conn_deadline_ms)
-      vb_peer_fail(v, p, "no answer to the queue pair request");
-    else
-      vb_conn_send(v, p, VB_CONN_REQ);
-  }
-}
-
-/* A REQ makes our side if need be and answers; a REP completes ours.
- * Either names the sender's one QP toward us, so duplicates and crossed
- * requests change nothing once we are up. */
-static void vb_on_conn(vb_ctx_t *v, const vb_conn_msg_t *m, uint32_t src_qp) {
-  int p = m->rank;
-  if (p < 0 || p >= v->world_size || p == v->world_rank)
-    return;
-  vb_peer_t *peer = &v->peers[p];
-  if (peer->state == VB_PEER_NONE || peer->state == VB_PEER_FAILED ||
-      src_qp != peer->ud_qpn)
-    return; /* not from that rank's UD QP */
-  if (peer->state == VB_PEER_IDLE && m->kind == VB_CONN_REQ &&
-      vb_qp_create(v, p) != HC_OK) {
-    vb_peer_fail(v, p, "cannot create a queue pair");
-    return;
-  }
-  if (peer->state == VB_PEER_INIT && vb_qp_up(v, p, m->qpn, m->psn) != HC_OK)
-    return;
-  if (peer->state == VB_PEER_UP && m->kind == VB_CONN_REQ &&
-      m->qpn == peer->rqpn)
-    vb_conn_send(v, p, VB_CONN_REP);
-}
-
 /* Served by verbs: the peer published a device address. */
 int hc_verbs_serves(void *ctx, int p) {
   vb_ctx_t *v = ctx;
@@ -818,7 +363,7 @@ static size_t vb_max_packet(void *ctx) {
 
 /* ---- failure ---------------------------------------------------------- */
 
-static void vb_peer_fail(vb_ctx_t *v, int p, const char *why) {
+void hc_vb_peer_fail(vb_ctx_t *v, int p, const char *why) {
   vb_peer_t *peer = &v->peers[p];
   if (peer->state == VB_PEER_FAILED)
     return;
@@ -880,7 +425,7 @@ static hc_status_t vb_post(vb_ctx_t *v, int p, int kind,
   if (rc != 0) {
     v->sfree[v->nsfree++] = idx;
     peer->to_return += h.credits;
-    vb_peer_fail(v, p, "post_send failed");
+    hc_vb_peer_fail(v, p, "post_send failed");
     return HC_ERR_PEER_DEAD;
   }
   peer->sq_used++;
@@ -948,7 +493,7 @@ static hc_status_t vb_send(void *ctx, int p, const struct iovec *iov,
   if (total > vb_max_packet(v))
     return HC_ERR_ARG;
   if (peer->state == VB_PEER_IDLE || peer->state == VB_PEER_INIT)
-    vb_contact(v, p); /* the engine retries after progress */
+    hc_vb_contact(v, p); /* the engine retries after progress */
   if (peer->state == VB_PEER_FAILED)
     return HC_ERR_PEER_DEAD;
   if (peer->state != VB_PEER_UP)
@@ -998,7 +543,7 @@ static void vb_on_reg_done(vb_ctx_t *v, int p, uint32_t rkey) {
 static void vb_stash_push(vb_ctx_t *v, int p, const void *data, size_t len) {
   vb_stash_t *s = malloc(sizeof *s + len);
   if (s == NULL) {
-    vb_peer_fail(v, p, "no memory to hold a packet");
+    hc_vb_peer_fail(v, p, "no memory to hold a packet");
     return;
   }
   s->next = NULL;
@@ -1021,7 +566,7 @@ static int vb_on_recv(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
   const unsigned char *b = peer->rbuf + (size_t)idx * v->buf_size;
   vb_hdr_t h;
   if (wc->byte_len < sizeof h) {
-    vb_peer_fail(v, p, "short message");
+    hc_vb_peer_fail(v, p, "short message");
     return 0;
   }
   memcpy(&h, b, sizeof h);
@@ -1044,8 +589,8 @@ static int vb_on_recv(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
   } else if (h.kind == VB_REG_DONE)
     vb_on_reg_done(v, p, msg.rkey);
   if (peer->state == VB_PEER_UP) {
-    if (vb_post_recv(v, p, idx) != HC_OK) {
-      vb_peer_fail(v, p, "post_recv failed");
+    if (hc_vb_post_recv(v, p, idx) != HC_OK) {
+      hc_vb_peer_fail(v, p, "post_recv failed");
       return pkt;
     }
     if (h.kind != VB_CREDIT)
@@ -1056,27 +601,9 @@ static int vb_on_recv(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
   return pkt;
 }
 
-/* A completion on the UD QP: a send slot back, or a REQ/REP to act on
- * (its receive slot reposted).  Malformed datagrams are dropped. */
-static void vb_on_ud(vb_ctx_t *v, const struct ibv_wc *wc) {
-  int slot = (int)(uint32_t)wc->wr_id;
-  if (wc->wr_id & VB_WR_SEND) {
-    v->ud_sfree[v->nud_sfree++] = slot;
-    return;
-  }
-  vb_conn_msg_t m;
-  const unsigned char *b = v->ubuf + (size_t)slot * VB_UD_SLOT;
-  if (wc->status == IBV_WC_SUCCESS && wc->byte_len >= VB_UD_GRH + sizeof m) {
-    memcpy(&m, b + VB_UD_GRH, sizeof m);
-    vb_on_conn(v, &m, wc->src_qp);
-  }
-  if (wc->status != IBV_WC_WR_FLUSH_ERR && vb_ud_post_recv(v, slot) != HC_OK)
-    hc_log(HC_LOG_WARN, "verbs", "UD receive not reposted");
-}
-
 static int vb_on_wc(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
   if (wc->wr_id & VB_WR_UD) {
-    vb_on_ud(v, wc);
+    hc_vb_on_ud(v, wc);
     return 0;
   }
   int send = (wc->wr_id & (VB_WR_SEND | VB_WR_PING)) != 0;
@@ -1103,7 +630,7 @@ static int vb_on_wc(vb_ctx_t *v, const struct ibv_wc *wc, int deliver) {
                    ? "transport retry counter exceeded"
                    : "work request failed",
                (int)wc->status);
-      vb_peer_fail(v, p, why);
+      hc_vb_peer_fail(v, p, why);
     }
     return 0;
   }
@@ -1146,7 +673,7 @@ static int vb_progress(void *ctx) {
   int moved = vb_stash_deliver(v);
   for (int p = 0; v->nconnecting > 0 && p < v->world_size; p++)
     if (v->peers[p].state == VB_PEER_INIT)
-      vb_contact(v, p);
+      hc_vb_contact(v, p);
   struct ibv_wc wc;
   /* One at a time: a delivery may run get(), which polls the CQ itself. */
   for (int i = 0; i < VB_POLL_BUDGET && vb_poll_one(v, &wc); i++) {
@@ -1163,7 +690,7 @@ static int vb_progress(void *ctx) {
  * checked, no receive buffer used) ends in retries exceeded if the peer's
  * QP is gone. */
 static void vb_keepalive(vb_ctx_t *v) {
-  double now = vb_now_ms();
+  double now = hc_vb_now_ms();
   if (v->keepalive_ms <= 0 || now - v->last_ping < (double)v->keepalive_ms)
     return;
   v->last_ping = now;
@@ -1211,7 +738,7 @@ static void vb_wait(void *ctx, int timeout_ms) {
 
 /* ---- get (RDMA READ) -------------------------------------------------- */
 
-static double vb_now_ms(void) {
+double hc_vb_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
@@ -1220,7 +747,7 @@ static double vb_now_ms(void) {
 /* Serves the CQ without delivering until *flag is set, the peer failed or
  * the deadline passed. */
 static hc_status_t vb_get_wait(vb_ctx_t *v, int p, const int *flag) {
-  double deadline = vb_now_ms() + VB_GET_TIMEOUT_MS;
+  double deadline = hc_vb_now_ms() + VB_GET_TIMEOUT_MS;
   struct ibv_wc wc;
   while (!*flag) {
     if (v->peers[p].state != VB_PEER_UP)
@@ -1230,7 +757,7 @@ static hc_status_t vb_get_wait(vb_ctx_t *v, int p, const int *flag) {
       continue;
     }
     vb_flush_ctl(v, p);
-    if (vb_now_ms() > deadline)
+    if (hc_vb_now_ms() > deadline)
       return HC_ERR_TRANSPORT;
     vb_wait(v, 1);
   }
@@ -1253,7 +780,7 @@ static hc_status_t vb_read_one(vb_ctx_t *v, int p, uint32_t lkey, void *local,
   struct ibv_send_wr *bad;
   v->read_done = 0;
   if (ibv_post_send(v->peers[p].qp, &wr, &bad) != 0) {
-    vb_peer_fail(v, p, "post RDMA READ failed");
+    hc_vb_peer_fail(v, p, "post RDMA READ failed");
     return HC_ERR_PEER_DEAD;
   }
   v->peers[p].sq_used++;
@@ -1341,10 +868,10 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
 
 /* Sends in flight get a bounded chance to complete before the QPs go. */
 static void vb_fini_drain(vb_ctx_t *v) {
-  double deadline = vb_now_ms() + VB_FINI_DRAIN_MS;
+  double deadline = hc_vb_now_ms() + VB_FINI_DRAIN_MS;
   for (int p = 0; p < v->world_size; p++) {
     while ((v->peers[p].sq_used > 0 || v->peers[p].ctl_head != NULL) &&
-           v->peers[p].state == VB_PEER_UP && vb_now_ms() < deadline) {
+           v->peers[p].state == VB_PEER_UP && hc_vb_now_ms() < deadline) {
       struct ibv_wc wc;
       if (vb_poll_one(v, &wc))
         vb_on_wc(v, &wc, 0);
