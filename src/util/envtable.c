@@ -25,7 +25,8 @@ const hc_env_entry_t hc_env_table[] = {
      "share memory)"},
     /* engine */
     {"HCMPI_TRANSPORTS", "all", "library",
-     "comma-separated transports to use (shm, tcp); self is always on"},
+     "comma-separated transports to use (shm, tcp, verbs); self is always "
+     "on"},
     {"HCMPI_EAGER_LIMIT", "16384", "library",
      "largest eager payload in bytes (capped by the transport)"},
     {"HCMPI_SPIN", "4000", "library",
