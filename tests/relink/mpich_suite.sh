@@ -33,6 +33,9 @@ for c in "$top_srcdir"/tests/mpi/*.c "$top_srcdir"/examples/*.c; do
 done
 printf '#!/bin/sh\nexec "%s" --relink "$@"\n' "$HCMPIRUN" >"$work/tools/hcmpirun"
 chmod +x "$work/tools/hcmpirun"
+# Scenarios that ask the build for a tool get hcmpi's own.
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$top_builddir/tools/hcmpi_info" >"$work/tools/hcmpi_info"
+chmod +x "$work/tools/hcmpi_info"
 
 if [ $# -eq 0 ]; then
     # mpiexec_mpich.sh runs Hydra itself; shm_* watch the real build tree.
@@ -42,7 +45,10 @@ fi
 pass=0 failed=0 skipped=0
 for s in "$@"; do
     s=${s%.sh}
-    MPI_TEST_LAUNCHER=hcmpirun MPI_TEST_BINDIR="$work" top_builddir="$work" \
+    # A program a scenario starts with no launcher (the singleton) finds
+    # hcmpi's libmpich.so.12 first as well, as --relink arranges for ranks.
+    LD_LIBRARY_PATH="$ABI_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        MPI_TEST_LAUNCHER=hcmpirun MPI_TEST_BINDIR="$work" top_builddir="$work" \
         top_srcdir="$top_srcdir" sh "$top_srcdir/tests/mpi/$s.sh" >"$T/$s.log" 2>&1
     rc=$?
     case $rc in
