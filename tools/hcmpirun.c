@@ -82,6 +82,7 @@ typedef struct run_job {
   int terminating;
   int killed; /* SIGKILL sent */
   double kill_at;
+  int term_sig; /* what the teardown sent first */
   double deadline; /* 0: none */
   int have_code;
   int exit_code;
@@ -452,6 +453,7 @@ static void run_terminate(run_job_t *job, int sig) {
   if (job->terminating)
     return;
   job->terminating = 1;
+  job->term_sig = sig;
   run_signal_all(job, sig);
   job->kill_at = run_now() + (double)hc_env_long("HCMPI_KILL_GRACE", 2);
 }
@@ -657,6 +659,18 @@ static void pmi_serve(run_job_t *job, int r) {
 
 /* ---- children ------------------------------------------------------------ */
 
+/* A rank killed by a signal the teardown did not send died on its own, even
+ * if it is reaped after another rank's failure started the teardown (over
+ * tcp a peer sees the death and aborts before the kernel reports it). */
+static int run_death_is_news(const run_job_t *job, int status) {
+  if (!job->terminating)
+    return 1;
+  if (!WIFSIGNALED(status))
+    return 0;
+  int sig = WTERMSIG(status);
+  return sig != job->term_sig && !(sig == SIGKILL && job->killed);
+}
+
 static void run_report_exit(run_job_t *job, int r, int status) {
   run_rank_t *rk = &job->ranks[r];
   int code;
@@ -682,7 +696,7 @@ static void run_report_exit(run_job_t *job, int r, int status) {
     return;
   job->nfailed++;
   run_status_clear(job);
-  if (!job->terminating)
+  if (run_death_is_news(job, status))
     fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid, what);
   run_fail(job, code);
   if (job->opt.keep_going)
