@@ -39,13 +39,15 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
     return rc;
   red->type = t;
   rc = hc_mpi_op_resolve(mpi_op, type, &red->op, &red->packed);
+  char name[HC_MPI_OP_NAME_MAX];
   if (rc == MPI_ERR_TYPE)
     return hc_mpi_raise(c, fn, rc,
-                        "operation 0x%x is not defined for "
+                        "operation %s is not defined for "
                         "datatype 0x%x",
-                        (unsigned)mpi_op, (unsigned)type);
+                        hc_mpi_op_name(mpi_op, name), (unsigned)type);
   if (rc != MPI_SUCCESS)
-    return hc_mpi_raise(c, fn, rc, "invalid operation 0x%x", (unsigned)mpi_op);
+    return hc_mpi_raise(c, fn, rc, "invalid operation %s",
+                        hc_mpi_op_name(mpi_op, name));
   return MPI_SUCCESS;
 }
 

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -839,6 +840,19 @@ int PMPI_Op_commutative(MPI_Op op, int *commute) {
 }
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 
+const char *hc_mpi_op_name(MPI_Op op, char buf[HC_MPI_OP_NAME_MAX]) {
+  static const char *const names[] = {
+      "MPI_MAX", "MPI_MIN",  "MPI_SUM",  "MPI_PROD",   "MPI_LAND",
+      "MPI_BAND", "MPI_LOR", "MPI_BOR",  "MPI_LXOR",   "MPI_BXOR",
+      "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
+  if (op == MPI_OP_NULL)
+    return "MPI_OP_NULL";
+  if (hc_mpi_op_is_predefined(op))
+    return names[((unsigned)op & 0xffu) - OP_MAX];
+  snprintf(buf, HC_MPI_OP_NAME_MAX, "0x%x", (unsigned)op);
+  return buf;
+}
+
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                       MPI_Datatype datatype, MPI_Op op) {
   static const char fn[] = "MPI_Reduce_local";
@@ -847,8 +861,11 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
   if (rc != MPI_SUCCESS)
     return rc;
   rc = hc_mpi_op_resolve(op, datatype, &red.op, &red.packed);
-  if (rc != MPI_SUCCESS)
-    return hc_mpi_raise(NULL, fn, rc, "op 0x%x on datatype 0x%x", op, datatype);
+  if (rc != MPI_SUCCESS) {
+    char name[HC_MPI_OP_NAME_MAX];
+    return hc_mpi_raise(NULL, fn, rc, "op %s on datatype 0x%x",
+                        hc_mpi_op_name(op, name), (unsigned)datatype);
+  }
   if (count > 0 && (inbuf == NULL || inoutbuf == NULL))
     return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "NULL buffer");
   if (count == 0)

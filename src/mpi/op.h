@@ -40,6 +40,11 @@
 int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
                       size_t *packed);
 
+/* The name of op for error messages: "MPI_OP_NULL", "MPI_SUM", ... for
+ * predefined handles, else its value in hex written into buf. */
+#define HC_MPI_OP_NAME_MAX 16
+const char *hc_mpi_op_name(MPI_Op op, char buf[HC_MPI_OP_NAME_MAX]);
+
 /* 1 for a predefined op handle (MPI_MAX .. MPI_NO_OP), else 0. */
 int hc_mpi_op_is_predefined(MPI_Op op);
 

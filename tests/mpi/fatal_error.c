@@ -4,9 +4,19 @@
  *   rank   MPI_Send to rank == size (MPI_ERR_RANK)
  *   count  MPI_Isend of count -3 (MPI_ERR_COUNT)
  *   type   MPI_Recv of MPI_DATATYPE_NULL (MPI_ERR_TYPE)
+ *   uncommitted  MPI_Send of a datatype never committed (MPI_ERR_TYPE)
+ *   op     MPI_Reduce_local with MPI_OP_NULL (MPI_ERR_OP)
+ *   group  MPI_Group_size of MPI_GROUP_NULL (MPI_ERR_GROUP)
  * The driver (fatal_error.sh) checks the exit status and the message;
  * reaching the end of main is the failure. */
 #include "mpitest.h"
+
+static void fatal_uncommitted_send(int *x, int dest)
+{
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Send(x, 0, pair, dest, 0, MPI_COMM_WORLD);
+}
 
 int main(int argc, char **argv)
 {
@@ -23,6 +33,12 @@ int main(int argc, char **argv)
         else if (strcmp(what, "type") == 0)
             MPI_Recv(&x, 1, MPI_DATATYPE_NULL, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
+        else if (strcmp(what, "uncommitted") == 0)
+            fatal_uncommitted_send(&x, 1 % size);
+        else if (strcmp(what, "op") == 0)
+            MPI_Reduce_local(&x, &size, 1, MPI_INT, MPI_OP_NULL);
+        else if (strcmp(what, "group") == 0)
+            MPI_Group_size(MPI_GROUP_NULL, &size);
         else
             MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
     } else {

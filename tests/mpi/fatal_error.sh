@@ -31,3 +31,6 @@ fatal_case() { # MODE CALL CLASS LINE
 fatal_case rank MPI_Send 6 "MPI_Send: invalid rank 4 for a communicator of size 4 (MPI_ERR_RANK)"
 fatal_case count MPI_Isend 2 "MPI_Isend: invalid count -3 (MPI_ERR_COUNT)"
 fatal_case type MPI_Recv 3 "MPI_Recv: invalid datatype MPI_DATATYPE_NULL (MPI_ERR_TYPE)"
+fatal_case uncommitted MPI_Send 3 "MPI_Send: datatype 0x8c000005 is not committed (MPI_ERR_TYPE)"
+fatal_case op MPI_Reduce_local 9 "MPI_Reduce_local: op MPI_OP_NULL on datatype 0x4c000405 (MPI_ERR_OP)"
+fatal_case group MPI_Group_size 8 "MPI_Group_size: invalid group MPI_GROUP_NULL (MPI_ERR_GROUP)"
