@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
+
 typedef unsigned long long cu_ptr_t;
 static struct {
   int (*init)(unsigned);
@@ -33,14 +35,6 @@ static struct {
 } cu;
 
 static int rank;
-
-static void check_at(int ok, const char *what, int line) {
-  if (ok)
-    return;
-  fprintf(stderr, "rank %d: FAILED %s (line %d)\n", rank, what, line);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define CHECK(cond) check_at((cond), #cond, __LINE__)
 
 static int bw_load(void) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);

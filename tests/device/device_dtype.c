@@ -15,17 +15,10 @@
 #include <string.h>
 
 #include "fake_api.h"
+#include "mpi_check.h"
 
 static int rank;
 static fake_api_t fa;
-
-static void check_at(int ok, const char *what, int line) {
-  if (ok)
-    return;
-  fprintf(stderr, "rank %d: FAILED %s (line %d)\n", rank, what, line);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define CHECK(cond) check_at((cond), #cond, __LINE__)
 
 static int *dt_alloc(int dev, size_t n) {
   void *p = NULL;

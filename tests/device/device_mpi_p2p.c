@@ -17,17 +17,10 @@
 #include <string.h>
 
 #include "fake_api.h"
+#include "mpi_check.h"
 
 static int rank;
 static fake_api_t fa;
-
-static void check_at(int ok, const char *what, int line) {
-  if (ok)
-    return;
-  fprintf(stderr, "rank %d: FAILED %s (line %d)\n", rank, what, line);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define CHECK(cond) check_at((cond), #cond, __LINE__)
 
 static unsigned char byte_at(size_t i, int salt) {
   return (unsigned char)((i * 13u + (unsigned)salt * 7u + 1u) & 0xff);
