@@ -69,8 +69,9 @@ enum hcomm_thread_level {
 
 enum hcomm_send_mode {
   HCOMM_SEND_STANDARD = 0,
-  HCOMM_SEND_SYNC = 1,  /* completes only after the receiver matched it */
-  HCOMM_SEND_READY = 2, /* the receive is known to be posted (treated as standard) */
+  HCOMM_SEND_SYNC = 1, /* completes only after the receiver matched it */
+  HCOMM_SEND_READY =
+      2, /* the receive is known to be posted (treated as standard) */
 };
 
 enum hcomm_compare {
@@ -184,6 +185,13 @@ hc_status_t hcomm_isend(const void *buf, size_t bytes, int dest, int tag,
                         hcomm_comm_t *comm, int mode, hcomm_request_t **req);
 hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
                         hcomm_comm_t *comm, hcomm_request_t **req);
+/* A standard-mode send that needs no request: HC_OK when the message of
+ * host memory left whole right now (buf reusable; nothing to wait for).
+ * Any other answer means "not this way", never a failure: the caller then
+ * starts it with hcomm_isend, which also reports any error.  Cheap enough
+ * to try before every small send. */
+hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
+                           hcomm_comm_t *comm);
 /* Non-blocking probe; *flag 1 and *status filled when a message matches. */
 hc_status_t hcomm_iprobe(int source, int tag, hcomm_comm_t *comm, int *flag,
                          hcomm_status_t *status);
@@ -214,8 +222,8 @@ typedef struct hcomm_accessor {
 
 /* hcomm_isend / hcomm_irecv of a message of bytes bytes reached through
  * acc (pack for a send, unpack for a receive). */
-hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes,
-                            int dest, int tag, hcomm_comm_t *comm, int mode,
+hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
+                            int tag, hcomm_comm_t *comm, int mode,
                             hcomm_request_t **req);
 hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
                             int source, int tag, hcomm_comm_t *comm,
@@ -343,21 +351,18 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
  * recvbuf + rdispls[r]. */
 hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
                            const size_t *rbytes, const size_t *rdispls,
-                           int root, hcomm_comm_t *comm,
-                           hcomm_request_t **req);
+                           int root, hcomm_comm_t *comm, hcomm_request_t **req);
 hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
-                           int root, hcomm_comm_t *comm,
-                           hcomm_request_t **req);
+                           int root, hcomm_comm_t *comm, hcomm_request_t **req);
 hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
-                            const size_t *sdispls, void *recvbuf,
-                            size_t rbytes, int root, hcomm_comm_t *comm,
+                            const size_t *sdispls, void *recvbuf, size_t rbytes,
+                            int root, hcomm_comm_t *comm,
                             hcomm_request_t **req);
 hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
                              hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes,
-                              void *recvbuf, const size_t *rbytes,
-                              const size_t *rdispls, hcomm_comm_t *comm,
-                              hcomm_request_t **req);
+hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                              const size_t *rbytes, const size_t *rdispls,
+                              hcomm_comm_t *comm, hcomm_request_t **req);
 /* What to do once a collective started with hcomm_i* has finished (status:
  * its error): e.g. unpack what it received.  Runs with the engine lock
  * held, before hcomm_test/hcomm_wait can report the request complete, so

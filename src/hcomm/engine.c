@@ -11,6 +11,7 @@
 #include "transport/tcp/tcp_auth.h"
 #include "transport/verbs/verbs.h"
 #include "util/env.h"
+#include "util/lock.h"
 #include "util/log.h"
 
 #define ENGINE_HOST_MAX 320
@@ -245,7 +246,8 @@ static hc_status_t engine_tcp_secret(int before_fence) {
     memset(hex, 0, sizeof hex);
     return rc;
   }
-  hc_status_t rc = boot->get(hc_engine.boot_ctx, "hc-tcp-secret", hex, sizeof hex);
+  hc_status_t rc =
+      boot->get(hc_engine.boot_ctx, "hc-tcp-secret", hex, sizeof hex);
   if (rc == HC_OK && hc_tcp_set_secret(hc_engine.tcp_ctx, hex) != 0)
     rc = HC_ERR_TRANSPORT;
   memset(hex, 0, sizeof hex);
@@ -490,6 +492,8 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
     return rc;
   }
   hc_engine.locking = thread_level == HCOMM_THREAD_MULTIPLE;
+  if (hc_engine.locking)
+    hc_lock_make_real();
   hc_engine.initialized = 1;
   hc_progress_policy_init();
   hc_progress_thread_start();

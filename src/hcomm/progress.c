@@ -16,6 +16,7 @@
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
+#include "util/lock.h"
 #include "util/log.h"
 
 /* With both shm and tcp active neither wait sees the other's wake-ups, so
@@ -161,8 +162,8 @@ static void progress_print_waiting(hcomm_request_t *req, void *arg) {
   const char *what = req->kind == HC_REQ_SEND   ? "send to"
                      : req->kind == HC_REQ_RECV ? "recv from"
                                                 : "user request";
-  int peer = req->kind == HC_REQ_RECV && req->posted ? req->entry.source
-                                                     : req->peer;
+  int peer =
+      req->kind == HC_REQ_RECV && req->posted ? req->entry.source : req->peer;
   int ctx = req->comm != NULL ? req->comm->context_id : -1;
   fprintf(stderr,
           "hcmpi: rank %d:   %s %d (world rank; -2 any) tag %d size %zu "
@@ -531,6 +532,7 @@ int hc_progress_thread_start(void) {
   if (!hc_env_bool("HCMPI_ASYNC_PROGRESS", 0) || progress_thread_running)
     return 0;
   hc_engine.locking = 1; /* the thread and the application share the engine */
+  hc_lock_make_real();
   atomic_store(&progress_thread_stop, 0);
   /* The thread may run on any core the process may use, not only on the
    * core the application thread was bound to. */

@@ -252,8 +252,8 @@ static hc_status_t proto_acc_pack_all(hcomm_request_t *req) {
 }
 
 /* ---- accessor hook: received bytes [offset, offset + n) of req. */
-static void proto_copy_in(hcomm_request_t *req, size_t offset,
-                          const void *src, size_t n) {
+static void proto_copy_in(hcomm_request_t *req, size_t offset, const void *src,
+                          size_t n) {
   if (req->acc.unpack != NULL)
     req->acc.unpack(req->acc.ctx, offset, src, n);
   else /* memcpy for host; a failed device copy is remembered by the
@@ -315,6 +315,24 @@ void hc_proto_send(hcomm_request_t *req) {
     hc_request_complete(req, rc);
 }
 
+hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
+                              const void *buf, size_t bytes) {
+  hc_peer_t *peer = &hc_engine.peers[peer_rank];
+  /* Packets waiting for this peer go first: order is per pair. */
+  if (peer->ops == NULL || peer->failed || bytes > peer->eager_limit ||
+      peer->backlog_head != NULL)
+    return HC_ERR_AGAIN;
+  hc_pkt_hdr_t hdr = {0};
+  hdr.type = HC_PKT_EAGER;
+  hdr.context = match_ctx;
+  hdr.source = hc_engine.world_rank;
+  hdr.tag = tag;
+  hdr.total_bytes = bytes;
+  hdr.payload_bytes = bytes;
+  /* sreq stays 0: only a synchronous or rendezvous send is answered. */
+  return proto_transmit(peer, &hdr, buf, bytes) == HC_OK ? HC_OK : HC_ERR_AGAIN;
+}
+
 static void proto_finish_recv(hcomm_request_t *req) {
   /* Copies into a device buffer may still be queued (or have failed). */
   if (hc_devpath_recv_landed(req))
@@ -334,8 +352,8 @@ void hc_proto_send_ctl(int peer, hc_pkt_hdr_t *hdr, const void *payload,
   hdr->source = hc_engine.world_rank;
   hdr->payload_bytes = len;
   int queued;
-  hc_status_t rc = proto_post(&hc_engine.peers[peer], hdr, payload, len, NULL,
-                              0, &queued);
+  hc_status_t rc =
+      proto_post(&hc_engine.peers[peer], hdr, payload, len, NULL, 0, &queued);
   if (rc != HC_OK)
     hc_log(HC_LOG_ERROR, "engine", "control packet %d to rank %d: %s",
            hdr->type, peer, hcomm_strerror(rc));
@@ -412,8 +430,7 @@ static void proto_deliver(hcomm_request_t *req, int src,
   req->take = req->total < req->bytes ? req->total : req->bytes;
   if (hdr->type == HC_PKT_EAGER) {
     if (hc_trace_on)
-      proto_trace_recv(req, hdr->sreq,
-                       proto_trace_path(&hc_engine.peers[src]));
+      proto_trace_recv(req, hdr->sreq, proto_trace_path(&hc_engine.peers[src]));
     if (req->take > 0)
       proto_copy_in(req, 0, payload, req->take);
     if (hdr->flags & HC_PKT_FLAG_SYNC)

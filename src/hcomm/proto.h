@@ -65,6 +65,11 @@ int hc_proto_place_cb(void *engine, int src_world_rank, const void *head,
 void hc_proto_placed_cb(void *engine, int src_world_rank, const void *head);
 /* Starts a send request (fields filled); completes it on error. */
 void hc_proto_send(hcomm_request_t *req);
+/* An eager standard send without a request, to world rank peer: HC_OK when
+ * the packet left at once, HC_ERR_AGAIN when the request path must run
+ * (too large, queued packets ahead of it, full queue, dead peer). */
+hc_status_t hc_proto_send_now(int peer, uint32_t match_ctx, int tag,
+                              const void *buf, size_t bytes);
 /* Starts a receive: matches an unexpected message or posts it. */
 void hc_proto_recv(hcomm_request_t *req, int source_world);
 /* Receives a message taken by a matched probe; frees msg. */

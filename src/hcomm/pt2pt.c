@@ -1,11 +1,13 @@
 /* Point-to-point entry points: argument checks, then the protocol layer. */
 #include <stdlib.h>
 
+#include "device/device.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
 #include "hcomm/engine.h"
 #include "hcomm/proto.h"
+#include "hcomm/trace.h"
 
 static hc_status_t pt2pt_check_tag(int tag, int wildcard_ok) {
   if (tag == HCOMM_ANY_TAG && wildcard_ok)
@@ -124,14 +126,13 @@ hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
   return pt2pt_irecv(buf, NULL, bytes, source, tag, comm, coll, req);
 }
 
-hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes,
-                            int dest, int tag, hcomm_comm_t *comm, int mode,
+hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
+                            int tag, hcomm_comm_t *comm, int mode,
                             hcomm_request_t **req) {
   if (acc == NULL || acc->pack == NULL)
     return HC_ERR_ARG;
   hc_engine_lock();
-  hc_status_t rc =
-      pt2pt_isend(NULL, acc, bytes, dest, tag, comm, mode, 0, req);
+  hc_status_t rc = pt2pt_isend(NULL, acc, bytes, dest, tag, comm, mode, 0, req);
   hc_engine_unlock();
   return rc;
 }
@@ -143,6 +144,30 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
     return HC_ERR_ARG;
   hc_engine_lock();
   hc_status_t rc = pt2pt_irecv(NULL, acc, bytes, source, tag, comm, 0, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+/* hcomm_send_now under the lock.  Tracing takes the request path, which
+ * records the send. */
+static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
+                                  int tag, hcomm_comm_t *comm) {
+  if (hc_trace_on || hc_engine_check() != HC_OK || comm == NULL || dest < 0 ||
+      dest >= comm->size || pt2pt_check_tag(tag, 0) != HC_OK ||
+      (bytes > 0 && buf == NULL))
+    return HC_ERR_AGAIN;
+  if (bytes > 0 && hc_device_any() &&
+      hc_device_classify(buf, NULL) != HC_MEM_HOST)
+    return HC_ERR_AGAIN;
+  return hc_proto_send_now(hc_comm_world_of_rank(comm, dest),
+                           (uint32_t)hc_comm_match_ctx(comm, 0), tag, buf,
+                           bytes);
+}
+
+hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
+                           hcomm_comm_t *comm) {
+  hc_engine_lock();
+  hc_status_t rc = pt2pt_send_now(buf, bytes, dest, tag, comm);
   hc_engine_unlock();
   return rc;
 }

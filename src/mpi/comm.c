@@ -10,6 +10,7 @@
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
+#include "util/lock.h"
 
 static hc_mpi_comm_t comm_world_obj = {.handle = MPI_COMM_WORLD,
                                        .builtin = 1,
@@ -48,21 +49,21 @@ int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
 }
 
 hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm) {
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   hc_mpi_errhandler_t *e = comm->errh;
   if (!e)
     e = hc_mpi_errhandler_get(MPI_ERRORS_ARE_FATAL);
   hc_mpi_errhandler_retain(e);
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   return e;
 }
 
 void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *e) {
   hc_mpi_errhandler_retain(e);
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   hc_mpi_errhandler_t *old = comm->errh;
   comm->errh = e;
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   if (old)
     hc_mpi_errhandler_release(old);
 }
@@ -70,17 +71,17 @@ void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *e) {
 void hc_mpi_comm_retain(hc_mpi_comm_t *comm) {
   if (comm->builtin)
     return;
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   comm->refs++;
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
 }
 
 void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
   if (comm->builtin)
     return;
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   int last = --comm->refs == 0;
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   if (!last)
     return;
   if (comm->errh)
@@ -162,8 +163,8 @@ static int comm_dup_enter(const char *fn, MPI_Comm comm, int use_info,
   *hints = NULL;
   if (rc == MPI_SUCCESS && use_info && info != MPI_INFO_NULL &&
       !(*hints = hc_mpi_info_get(info)))
-    rc = hc_mpi_raise(*c, fn, MPI_ERR_INFO, "invalid info 0x%x",
-                      (unsigned)info);
+    rc =
+        hc_mpi_raise(*c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
   return rc;
 }
 
@@ -518,9 +519,9 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
   if (rc != MPI_SUCCESS)
     return rc;
   /* Longer names are truncated, as MPICH does. */
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   snprintf(c->name, sizeof c->name, "%s", comm_name);
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
@@ -535,9 +536,9 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
     rc = hc_mpi_check_ptr(fn, c, resultlen, "resultlen");
   if (rc != MPI_SUCCESS)
     return rc;
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   memcpy(comm_name, c->name, sizeof c->name);
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   *resultlen = (int)strlen(comm_name);
   return MPI_SUCCESS;
 }
@@ -556,10 +557,10 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   hc_mpi_info_t *copy = hc_mpi_info_copy(hints);
   if (!copy)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   hc_mpi_info_t *old = c->info;
   c->info = copy;
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   hc_mpi_info_destroy(old);
   return MPI_SUCCESS;
 }
@@ -573,9 +574,9 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
     rc = hc_mpi_check_ptr(fn, c, info_used, "info_used");
   if (rc != MPI_SUCCESS)
     return rc;
-  pthread_mutex_lock(&comm_lock);
+  hc_lock(&comm_lock);
   hc_mpi_info_t *copy = hc_mpi_info_copy(c->info);
-  pthread_mutex_unlock(&comm_lock);
+  hc_unlock(&comm_lock);
   return hc_mpi_info_publish(fn, c, copy, info_used);
 }
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info

@@ -13,6 +13,7 @@
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
+#include "util/lock.h"
 
 /* Every builtin datatype of the MPICH 4.0 ABI with its name and the
  * number of basic elements it splits into (the pair builtins and the
@@ -237,9 +238,9 @@ hc_mpi_type_t *hc_mpi_type_retain(const hc_mpi_type_t *type) {
   hc_mpi_type_t *t = (hc_mpi_type_t *)type;
   if (t->predefined)
     return t;
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   t->refs++;
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   return t;
 }
 
@@ -257,9 +258,9 @@ void hc_mpi_type_release(const hc_mpi_type_t *type) {
   hc_mpi_type_t *t = (hc_mpi_type_t *)type;
   if (!t || t->predefined)
     return;
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   int last = --t->refs == 0;
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   if (last)
     type_destroy(t);
 }
@@ -268,10 +269,10 @@ int hc_mpi_type_publish(hc_mpi_type_t *t, MPI_Datatype *out) {
   int h = 0;
   if (hc_handle_alloc(&type_table, t, &h) != 0)
     return -1;
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   t->handle = h;
   t->handle_refs = 1;
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   *out = h;
   return 0;
 }
@@ -284,11 +285,11 @@ static int type_handle_ref(hc_mpi_type_t *t, MPI_Datatype *out) {
     *out = t->handle;
     return 0;
   }
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   int live = t->handle_refs > 0;
   if (live)
     t->handle_refs++;
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   if (live) {
     *out = t->handle;
     return 0;
@@ -304,9 +305,9 @@ static int type_handle_ref(hc_mpi_type_t *t, MPI_Datatype *out) {
 /* Drops one user reference to the handle; the last one frees the handle
  * and the handle's object reference. */
 static void type_handle_unref(hc_mpi_type_t *t) {
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   int last = --t->handle_refs == 0;
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   if (!last)
     return;
   hc_handle_free(&type_table, t->handle);
@@ -371,13 +372,13 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
  * and MPI_Count forms; out_lb and out_ext, the caller's output arguments,
  * are only checked. */
 static int type_extent_of(const char *fn, MPI_Datatype datatype, int is_true,
-                          const void *out_lb, const void *out_ext,
-                          MPI_Aint *lb, MPI_Aint *ext) {
+                          const void *out_lb, const void *out_ext, MPI_Aint *lb,
+                          MPI_Aint *ext) {
   const hc_mpi_type_t *t = NULL;
   int rc = type_lookup(fn, datatype, out_lb, &t);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, NULL, out_ext,
-                          is_true ? "true_extent" : "extent");
+    rc =
+        hc_mpi_check_ptr(fn, NULL, out_ext, is_true ? "true_extent" : "extent");
   if (rc != MPI_SUCCESS)
     return rc;
   *lb = is_true ? t->true_lb : t->lb;
@@ -395,8 +396,8 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
                            MPI_Count *extent) {
   MPI_Aint l = 0, e = 0;
-  int rc = type_extent_of("MPI_Type_get_extent_x", datatype, 0, lb, extent, &l,
-                          &e);
+  int rc =
+      type_extent_of("MPI_Type_get_extent_x", datatype, 0, lb, extent, &l, &e);
   if (rc == MPI_SUCCESS) {
     *lb = l;
     *extent = e;
@@ -494,8 +495,8 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     return rc;
   hc_mpi_type_t *t = hc_mpi_type_new();
   if (!t || hc_mpi_type_append(t, o, 0, 1, o->extent) != 0 ||
-      hc_mpi_type_set_contents(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1,
-                               &o) != 0)
+      hc_mpi_type_set_contents(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &o) !=
+          0)
     goto oom;
   t->lb = o->lb;
   t->extent = o->extent;
@@ -583,9 +584,9 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
     rc = hc_mpi_check_ptr(fn, NULL, resultlen, "resultlen");
   if (rc != MPI_SUCCESS)
     return rc;
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   *resultlen = (int)strlen(type_name);
   return MPI_SUCCESS;
 }
@@ -598,9 +599,9 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_type_t *w = (hc_mpi_type_t *)t;
-  pthread_mutex_lock(&type_ref_lock);
+  hc_lock(&type_ref_lock);
   snprintf(w->name, sizeof(w->name), "%s", type_name);
-  pthread_mutex_unlock(&type_ref_lock);
+  hc_unlock(&type_ref_lock);
   return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
@@ -637,7 +638,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
       *datatype = list[i];
       return MPI_SUCCESS;
     }
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                      "no type of class %d has size %d", typeclass, size);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "no type of class %d has size %d",
+                      typeclass, size);
 }
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size

@@ -263,11 +263,19 @@ int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
 int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
                       int count, MPI_Datatype type, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
+  return hc_mpi_check_data_typed(fn, comm, buf, count, type, &t, bytes);
+}
+
+int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
+                            const void *buf, int count, MPI_Datatype type,
+                            const hc_mpi_type_t **out, size_t *bytes) {
+  const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_check_count(fn, comm, count);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_type(fn, comm, type, &t);
   if (rc != MPI_SUCCESS)
     return rc;
+  *out = t;
   if (buf == MPI_IN_PLACE)
     return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER,
                         "MPI_IN_PLACE is not a point-to-point buffer");

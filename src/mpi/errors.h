@@ -39,6 +39,10 @@ int hc_mpi_check_type(const char *fn, struct hc_mpi_comm *comm,
  * the engine byte count. */
 int hc_mpi_check_data(const char *fn, struct hc_mpi_comm *comm, const void *buf,
                       int count, MPI_Datatype type, size_t *bytes);
+/* hc_mpi_check_data that also hands out the type object. */
+int hc_mpi_check_data_typed(const char *fn, struct hc_mpi_comm *comm,
+                            const void *buf, int count, MPI_Datatype type,
+                            const hc_mpi_type_t **t, size_t *bytes);
 /* A destination: [0,size) or MPI_PROC_NULL. */
 int hc_mpi_check_dest(const char *fn, struct hc_mpi_comm *comm, int rank);
 /* A source: [0,size), MPI_PROC_NULL or MPI_ANY_SOURCE. */

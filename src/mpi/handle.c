@@ -1,5 +1,6 @@
 /* Handle tables for the MPI face; see handle.h for the encoding. */
 #include "mpi/handle.h"
+#include "util/lock.h"
 
 #include <stdlib.h>
 
@@ -47,19 +48,19 @@ static int handle_grow(hc_handle_table_t *t) {
 
 int hc_handle_alloc(hc_handle_table_t *t, void *obj, int *handle) {
   int index;
-  pthread_mutex_lock(&t->lock);
+  hc_lock(&t->lock);
   if (t->nfree > 0) {
     index = t->free_stack[--t->nfree];
   } else {
     if (t->next_fresh >= t->capacity && handle_grow(t) != 0) {
-      pthread_mutex_unlock(&t->lock);
+      hc_unlock(&t->lock);
       return -1;
     }
     index = t->next_fresh++;
   }
   t->slots[index] = obj;
   t->live++;
-  pthread_mutex_unlock(&t->lock);
+  hc_unlock(&t->lock);
   *handle = handle_make(HC_HANDLE_KIND_DIRECT, t->object, index);
   return 0;
 }
@@ -82,23 +83,23 @@ void *hc_handle_get(hc_handle_table_t *t, int handle) {
     unsigned index = (unsigned)handle & HC_HANDLE_INDEX_MASK;
     if (index >= HC_HANDLE_BUILTIN_MAX)
       return NULL;
-    pthread_mutex_lock(&t->lock);
+    hc_lock(&t->lock);
     void *obj = t->builtin[index];
-    pthread_mutex_unlock(&t->lock);
+    hc_unlock(&t->lock);
     return obj;
   }
   void *obj = NULL;
-  pthread_mutex_lock(&t->lock);
+  hc_lock(&t->lock);
   int index = handle_direct_index(t, handle);
   if (index >= 0)
     obj = t->slots[index];
-  pthread_mutex_unlock(&t->lock);
+  hc_unlock(&t->lock);
   return obj;
 }
 
 void *hc_handle_free(hc_handle_table_t *t, int handle) {
   void *obj = NULL;
-  pthread_mutex_lock(&t->lock);
+  hc_lock(&t->lock);
   int index = handle_direct_index(t, handle);
   if (index >= 0) {
     obj = t->slots[index];
@@ -106,7 +107,7 @@ void *hc_handle_free(hc_handle_table_t *t, int handle) {
     t->free_stack[t->nfree++] = index;
     t->live--;
   }
-  pthread_mutex_unlock(&t->lock);
+  hc_unlock(&t->lock);
   return obj;
 }
 
@@ -115,21 +116,21 @@ int hc_handle_set_builtin(hc_handle_table_t *t, int handle, void *obj) {
   if (hc_handle_kind(handle) != HC_HANDLE_KIND_BUILTIN ||
       hc_handle_object(handle) != t->object || index >= HC_HANDLE_BUILTIN_MAX)
     return -1;
-  pthread_mutex_lock(&t->lock);
+  hc_lock(&t->lock);
   t->builtin[index] = obj;
-  pthread_mutex_unlock(&t->lock);
+  hc_unlock(&t->lock);
   return 0;
 }
 
 int hc_handle_live(hc_handle_table_t *t) {
-  pthread_mutex_lock(&t->lock);
+  hc_lock(&t->lock);
   int live = t->live;
-  pthread_mutex_unlock(&t->lock);
+  hc_unlock(&t->lock);
   return live;
 }
 
 void hc_handle_table_fini(hc_handle_table_t *t) {
-  pthread_mutex_lock(&t->lock);
+  hc_lock(&t->lock);
   free(t->slots);
   free(t->free_stack);
   t->slots = NULL;
@@ -138,5 +139,5 @@ void hc_handle_table_fini(hc_handle_table_t *t) {
   t->live = 0;
   t->nfree = 0;
   t->next_fresh = t->reserved;
-  pthread_mutex_unlock(&t->lock);
+  hc_unlock(&t->lock);
 }

@@ -9,8 +9,9 @@
  * an index out of range or a free slot, so a stale or foreign handle reads
  * as invalid instead of as some other object.
  *
- * Thread safety: every function takes the table's mutex for a few
- * instructions only; the caller never holds it across an engine call.
+ * Thread safety: every function takes the table's mutex (real once a
+ * second thread may enter, util/lock.h) for a few instructions only; the
+ * caller never holds it across an engine call.
  */
 #ifndef HC_MPI_HANDLE_H
 #define HC_MPI_HANDLE_H

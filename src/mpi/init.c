@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi/mpi_impl.h"
 #include "hcomm/trace.h"
+#include "mpi/mpi_impl.h"
 
 enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
 
@@ -58,6 +58,7 @@ static int init_start(const char *fn, int required, int *provided) {
     return hc_mpi_raise_status(NULL, fn, st);
   }
   hc_mpi_comm_bind_builtins();
+  hc_mpi_request_bind_builtins();
   hc_trace_start(); /* HCMPI_TRACE: a no-op when unset */
   init_thread_level = granted;
   init_main_thread = pthread_self();

@@ -98,8 +98,8 @@ hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info);
 void hc_mpi_info_destroy(hc_mpi_info_t *info);
 /* Gives obj a new handle; destroys obj and raises MPI_ERR_NO_MEM on
  * failure. */
-int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm,
-                        hc_mpi_info_t *obj, MPI_Info *out);
+int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
+                        MPI_Info *out);
 
 /* ---- life cycle (init.c) ------------------------------------------------ */
 
@@ -199,6 +199,11 @@ typedef struct hc_mpi_request {
 hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm);
 /* The object of a valid request or message handle, else NULL. */
 hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle);
+/* Registers the builtin requests (MPI_Init). */
+void hc_mpi_request_bind_builtins(void);
+/* The handle of a send already complete: the shared request that
+ * destroy leaves alone. */
+MPI_Request hc_mpi_request_sent(void);
 /* Releases the handle and the object (not its engine request). */
 void hc_mpi_request_destroy(hc_mpi_request_t *req);
 /* A request already complete with the given status. */

@@ -9,15 +9,33 @@
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
 
-int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                      int count, MPI_Datatype type, int dest, int tag,
-                      size_t *bytes) {
-  int rc = hc_mpi_check_data(fn, c, buf, count, type, bytes);
+/* hc_mpi_check_send that also hands out the type object. */
+static int pt_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                         int count, MPI_Datatype type, int dest, int tag,
+                         const hc_mpi_type_t **t, size_t *bytes) {
+  int rc = hc_mpi_check_data_typed(fn, c, buf, count, type, t, bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_dest(fn, c, dest);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_send_tag(fn, c, tag);
   return rc;
+}
+
+int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                      int count, MPI_Datatype type, int dest, int tag,
+                      size_t *bytes) {
+  const hc_mpi_type_t *t = NULL;
+  return pt_check_send(fn, c, buf, count, type, dest, tag, &t, bytes);
+}
+
+/* A send that needs no request: dense data in a standard or ready mode
+ * send that the engine could put on the wire at once (small, host memory,
+ * nothing queued ahead).  1 when it left. */
+static int pt_sent_now(const void *buf, const hc_mpi_type_t *t, size_t bytes,
+                       int dest, int tag, hc_mpi_comm_t *c, int mode) {
+  return mode != HCOMM_SEND_SYNC && dest != MPI_PROC_NULL &&
+         hc_mpi_type_dense(t) &&
+         hcomm_send_now(buf, bytes, dest, tag, c->engine) == HC_OK;
 }
 
 int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
@@ -36,9 +54,8 @@ static const hcomm_status_t pt_proc_null_status = {MPI_PROC_NULL, MPI_ANY_TAG,
 
 /* Describes and stages the data of an operation whose arguments passed
  * the checks (so the type is valid). */
-static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                   int count, MPI_Datatype type, int is_recv,
-                   hc_mpi_xfer_t *x) {
+static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf, int count,
+                   MPI_Datatype type, int is_recv, hc_mpi_xfer_t *x) {
   hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
   int rc = hc_mpi_xfer_begin(fn, c, x);
   if (rc != MPI_SUCCESS)
@@ -80,13 +97,14 @@ static int pt_send_body(const char *fn, const void *buf, int count,
                         MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         int mode) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, c, buf, count, type, dest, tag, &bytes);
+    rc = pt_check_send(fn, c, buf, count, type, dest, tag, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (dest == MPI_PROC_NULL)
+  if (dest == MPI_PROC_NULL || pt_sent_now(buf, t, bytes, dest, tag, c, mode))
     return MPI_SUCCESS;
   hc_mpi_xfer_t x;
   rc = pt_xfer_stream(fn, c, buf, count, type, 0, &x);
@@ -127,16 +145,21 @@ static int pt_isend_body(const char *fn, const void *buf, int count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          int mode, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, c, buf, count, type, dest, tag, &bytes);
+    rc = pt_check_send(fn, c, buf, count, type, dest, tag, &t, &bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
   if (rc != MPI_SUCCESS)
     return rc;
   if (dest == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  if (pt_sent_now(buf, t, bytes, dest, tag, c, mode)) {
+    *request = hc_mpi_request_sent();
+    return MPI_SUCCESS;
+  }
   hc_mpi_xfer_t x;
   rc = pt_xfer_stream(fn, c, buf, count, type, 0, &x);
   if (rc != MPI_SUCCESS)
@@ -271,8 +294,8 @@ static int pt_irecv_checked(const char *fn, void *buf, int count,
   return rc;
 }
 
-static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                        MPI_Comm comm, MPI_Status *status) {
+static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
+                        int tag, MPI_Comm comm, MPI_Status *status) {
   static const char fn[] = "MPI_Recv";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -309,13 +332,15 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = pt_recv_body(buf, count, datatype, source, tag, comm, status);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag, hc_mpi_trace_bytes(count, datatype));
+    hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag,
+                  hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
 #pragma weak MPI_Recv = PMPI_Recv
 
-static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                         MPI_Comm comm, MPI_Request *request) {
+static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm,
+                         MPI_Request *request) {
   static const char fn[] = "MPI_Irecv";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
@@ -346,7 +371,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = pt_irecv_body(buf, count, datatype, source, tag, comm, request);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag, hc_mpi_trace_bytes(count, datatype));
+    hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag,
+                  hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
 #pragma weak MPI_Irecv = PMPI_Irecv
@@ -382,9 +408,10 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
   return err != HC_OK ? err : serr;
 }
 
-static int pt_sendrecv_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            int dest, int sendtag, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+static int pt_sendrecv_body(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, int dest, int sendtag,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                            int source, int recvtag, MPI_Comm comm,
                             MPI_Status *status) {
   static const char fn[] = "MPI_Sendrecv";
   hc_mpi_comm_t *c = NULL;
@@ -427,9 +454,12 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                   MPI_Status *status) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_sendrecv_body(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  int rc =
+      pt_sendrecv_body(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                       recvcount, recvtype, source, recvtag, comm, status);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_SENDRECV, t0, dest, sendtag, hc_mpi_trace_bytes(sendcount, sendtype));
+    hc_trace_call(HC_TRACE_MPI_SENDRECV, t0, dest, sendtag,
+                  hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv

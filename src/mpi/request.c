@@ -10,6 +10,7 @@
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
+#include "util/lock.h"
 
 static hc_handle_table_t req_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_REQUEST, 0);
@@ -31,13 +32,16 @@ static int req_cache_len;
 static atomic_flag req_cache_busy = ATOMIC_FLAG_INIT;
 
 static void req_cache_lock(void) {
-  while (atomic_flag_test_and_set_explicit(&req_cache_busy,
-                                           memory_order_acquire))
+  if (!hc_lock_real)
+    return;
+  while (
+      atomic_flag_test_and_set_explicit(&req_cache_busy, memory_order_acquire))
     ;
 }
 
 static void req_cache_unlock(void) {
-  atomic_flag_clear_explicit(&req_cache_busy, memory_order_release);
+  if (hc_lock_real)
+    atomic_flag_clear_explicit(&req_cache_busy, memory_order_release);
 }
 
 /* A zeroed object, as calloc gave: a recycled one keeps no stale field. */
@@ -89,7 +93,27 @@ hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
   return hc_handle_get(&req_table, handle);
 }
 
+/* What every send that left at once (hcomm_send_now) hands back: one
+ * builtin request, complete, shared, never destroyed.  Its status is a
+ * buffered send's: a send's status carries nothing else.  Its
+ * communicator is MPI_COMM_WORLD (builtin: no reference counting), whose
+ * error handler it never invokes since it cannot fail. */
+#define REQ_SENT_HANDLE ((MPI_Request)0x6c000001)
+static hc_mpi_request_t req_sent = {
+    .kind = HC_REQ_DONE,
+    .handle = REQ_SENT_HANDLE,
+    .local = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, HC_OK}};
+
+void hc_mpi_request_bind_builtins(void) {
+  req_sent.comm = hc_mpi_comm_get(MPI_COMM_WORLD);
+  hc_handle_set_builtin(&req_table, REQ_SENT_HANDLE, &req_sent);
+}
+
+MPI_Request hc_mpi_request_sent(void) { return REQ_SENT_HANDLE; }
+
 void hc_mpi_request_destroy(hc_mpi_request_t *r) {
+  if (r == &req_sent)
+    return;
   hc_mpi_xfer_fini(&r->xfer);
   hc_handle_free(&req_table, r->handle);
   hc_mpi_comm_release(r->comm);
@@ -708,8 +732,8 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
     st = hc_mpi_xfer_irecv(&r->xfer, r->peer, r->tag, r->comm->engine,
                            &r->engine);
   else
-    st = hc_mpi_xfer_isend(&r->xfer, r->peer, r->tag, r->comm->engine,
-                           r->mode, &r->engine);
+    st = hc_mpi_xfer_isend(&r->xfer, r->peer, r->tag, r->comm->engine, r->mode,
+                           &r->engine);
   if (st != HC_OK) {
     r->active = 0;
     r->engine = NULL;

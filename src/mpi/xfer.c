@@ -14,6 +14,7 @@
 
 #include "mpi/devstage.h"
 #include "mpi/mpi_impl.h"
+#include "util/lock.h"
 
 void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
                       const hc_mpi_type_t *type, int is_recv) {
@@ -158,14 +159,14 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
   x->tmp = NULL;
   x->acc = NULL;
   x->type = NULL;
-  pthread_mutex_lock(&xfer_lock);
+  hc_lock(&xfer_lock);
   o->next = xfer_orphans;
   xfer_orphans = o;
-  pthread_mutex_unlock(&xfer_lock);
+  hc_unlock(&xfer_lock);
 }
 
 void hc_mpi_xfer_sweep(void) {
-  pthread_mutex_lock(&xfer_lock);
+  hc_lock(&xfer_lock);
   xfer_orphan_t **pp = &xfer_orphans;
   xfer_orphan_t *done = NULL;
   while (*pp) {
@@ -178,7 +179,7 @@ void hc_mpi_xfer_sweep(void) {
       pp = &o->next;
     }
   }
-  pthread_mutex_unlock(&xfer_lock);
+  hc_unlock(&xfer_lock);
   while (done) {
     xfer_orphan_t *o = done;
     done = o->next;
