@@ -192,6 +192,12 @@ hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
  * to try before every small send. */
 hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
                            hcomm_comm_t *comm);
+/* A receive that needs no request: HC_OK and *status filled when a
+ * message it accepts has already arrived whole (eager), fits in bytes of
+ * host memory at buf, and was copied there.  Any other answer means "not
+ * this way": start it with hcomm_irecv, which also reports any error. */
+hc_status_t hcomm_recv_now(void *buf, size_t bytes, int source, int tag,
+                           hcomm_comm_t *comm, hcomm_status_t *status);
 /* Non-blocking probe; *flag 1 and *status filled when a message matches. */
 hc_status_t hcomm_iprobe(int source, int tag, hcomm_comm_t *comm, int *flag,
                          hcomm_status_t *status);

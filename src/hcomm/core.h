@@ -54,7 +54,7 @@ typedef struct hc_engine {
   void *self_ctx;
   void *shm_ctx;
   void *tcp_ctx;
-  void *verbs_ctx; /* verbs transport (issue 6) */
+  void *verbs_ctx;      /* verbs transport (issue 6) */
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
   int finalizing;       /* in hcomm_finalize: peers may leave normally */
@@ -75,10 +75,21 @@ typedef struct hc_engine {
 
 extern hc_engine_t hc_engine;
 
-void hc_engine_lock(void);
-void hc_engine_unlock(void);
+/* Inline: every engine call takes and drops the lock. */
+static inline void hc_engine_lock(void) {
+  if (hc_engine.locking)
+    pthread_mutex_lock(&hc_engine.lock);
+}
+
+static inline void hc_engine_unlock(void) {
+  if (hc_engine.locking)
+    pthread_mutex_unlock(&hc_engine.lock);
+}
+
 /* HC_OK when initialised and not finalised, else HC_ERR_STATE. */
-hc_status_t hc_engine_check(void);
+static inline hc_status_t hc_engine_check(void) {
+  return hc_engine.initialized && !hc_engine.finalized ? HC_OK : HC_ERR_STATE;
+}
 
 /* Drives every transport, backlogs and pending work once; returns how much
  * happened.  Caller holds the lock. */

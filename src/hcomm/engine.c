@@ -33,20 +33,6 @@ const char *hcomm_strerror(hc_status_t status) {
   return "unknown status";
 }
 
-void hc_engine_lock(void) {
-  if (hc_engine.locking)
-    pthread_mutex_lock(&hc_engine.lock);
-}
-
-void hc_engine_unlock(void) {
-  if (hc_engine.locking)
-    pthread_mutex_unlock(&hc_engine.lock);
-}
-
-hc_status_t hc_engine_check(void) {
-  return hc_engine.initialized && !hc_engine.finalized ? HC_OK : HC_ERR_STATE;
-}
-
 int hcomm_initialized(void) {
   return hc_engine.initialized && !hc_engine.finalized;
 }

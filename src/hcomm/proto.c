@@ -693,6 +693,29 @@ void hc_proto_recv(hcomm_request_t *req, int source_world) {
   req->posted = 1;
 }
 
+hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
+                              void *buf, size_t bytes, hcomm_status_t *status) {
+  hc_match_context_t *ctx = &hc_engine.contexts[match_ctx];
+  hcomm_message_t *msg =
+      (hcomm_message_t *)hc_match_find_unexpected(ctx, source_world, tag, 0);
+  /* Rendezvous, truncation and traced receives keep the request path. */
+  if (msg == NULL || msg->hdr.type != HC_PKT_EAGER ||
+      msg->hdr.total_bytes > bytes || hc_trace_on)
+    return HC_ERR_AGAIN;
+  hc_match_remove(&ctx->unexpected, &msg->entry);
+  if (msg->len > 0)
+    memcpy(buf, msg->data, msg->len);
+  status->source = msg->hdr.source;
+  status->tag = msg->hdr.tag;
+  status->bytes = msg->len;
+  status->cancelled = 0;
+  status->error = HC_OK;
+  if (msg->hdr.flags & HC_PKT_FLAG_SYNC)
+    proto_control(msg->hdr.source, HC_PKT_ACK, msg->hdr.sreq, 0, 0);
+  free(msg);
+  return HC_OK;
+}
+
 void hc_proto_recv_message(hcomm_request_t *req, hcomm_message_t *msg) {
   if (msg->proc_null) {
     req->status.source = HCOMM_PROC_NULL;

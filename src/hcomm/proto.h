@@ -70,6 +70,13 @@ void hc_proto_send(hcomm_request_t *req);
  * (too large, queued packets ahead of it, full queue, dead peer). */
 hc_status_t hc_proto_send_now(int peer, uint32_t match_ctx, int tag,
                               const void *buf, size_t bytes);
+/* A receive without a request from world rank source_world (or
+ * HCOMM_ANY_SOURCE): HC_OK when the oldest unexpected message it accepts
+ * is eager and fits in bytes; it is then copied to buf, answered if
+ * synchronous, and gone (status source is the world rank).  HC_ERR_AGAIN
+ * otherwise, with nothing changed. */
+hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
+                              void *buf, size_t bytes, hcomm_status_t *status);
 /* Starts a receive: matches an unexpected message or posts it. */
 void hc_proto_recv(hcomm_request_t *req, int source_world);
 /* Receives a message taken by a matched probe; frees msg. */

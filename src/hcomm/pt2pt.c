@@ -172,6 +172,39 @@ hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
   return rc;
 }
 
+/* hcomm_recv_now under the lock. */
+static hc_status_t pt2pt_recv_now(void *buf, size_t bytes, int source, int tag,
+                                  hcomm_comm_t *comm, hcomm_status_t *status) {
+  if (hc_engine_check() != HC_OK || comm == NULL || status == NULL)
+    return HC_ERR_AGAIN;
+  int match_ctx = hc_comm_match_ctx(comm, 0);
+  /* Most receives are posted before their message: miss in a few loads. */
+  if (hc_engine.contexts[match_ctx].unexpected.head == NULL)
+    return HC_ERR_AGAIN;
+  if (source == HCOMM_PROC_NULL || pt2pt_check_tag(tag, 1) != HC_OK ||
+      (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size)) ||
+      (bytes > 0 && buf == NULL))
+    return HC_ERR_AGAIN;
+  if (bytes > 0 && hc_device_any() &&
+      hc_device_classify(buf, NULL) != HC_MEM_HOST)
+    return HC_ERR_AGAIN;
+  int world = source == HCOMM_ANY_SOURCE ? HCOMM_ANY_SOURCE
+                                         : hc_comm_world_of_rank(comm, source);
+  hc_status_t rc =
+      hc_proto_recv_now((uint32_t)match_ctx, world, tag, buf, bytes, status);
+  if (rc == HC_OK)
+    status->source = hc_comm_rank_of_world(comm, status->source);
+  return rc;
+}
+
+hc_status_t hcomm_recv_now(void *buf, size_t bytes, int source, int tag,
+                           hcomm_comm_t *comm, hcomm_status_t *status) {
+  hc_engine_lock();
+  hc_status_t rc = pt2pt_recv_now(buf, bytes, source, tag, comm, status);
+  hc_engine_unlock();
+  return rc;
+}
+
 hc_status_t hcomm_isend(const void *buf, size_t bytes, int dest, int tag,
                         hcomm_comm_t *comm, int mode, hcomm_request_t **req) {
   hc_engine_lock();

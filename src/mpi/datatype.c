@@ -116,6 +116,7 @@ static hc_mpi_tblock_t type_builtin_blocks[256][2];
 static hc_mpi_type_t type_pair_table[TYPE_NPAIRS];
 static hc_mpi_tblock_t type_pair_blocks[TYPE_NPAIRS][2];
 static pthread_once_t type_once = PTHREAD_ONCE_INIT;
+static int type_tables_ready;
 
 /* Derived types; direct indices 0..4 are the pair types. */
 static hc_handle_table_t type_table =
@@ -193,7 +194,11 @@ static void type_init_tables(void) {
 
 /* Any datatype object behind a handle, committed or not. */
 static hc_mpi_type_t *type_object(MPI_Datatype type) {
-  pthread_once(&type_once, type_init_tables);
+  /* The flag spares every lookup the pthread_once call. */
+  if (!__atomic_load_n(&type_tables_ready, __ATOMIC_ACQUIRE)) {
+    pthread_once(&type_once, type_init_tables);
+    __atomic_store_n(&type_tables_ready, 1, __ATOMIC_RELEASE);
+  }
   unsigned h = (unsigned)type;
   if (hc_handle_object(type) != HC_OBJ_DATATYPE)
     return NULL;

@@ -1,27 +1,19 @@
 /* Handle tables for the MPI face; see handle.h for the encoding. */
 #include "mpi/handle.h"
-#include "util/lock.h"
 
 #include <stdlib.h>
 
-#define HANDLE_KIND_SHIFT 30
-#define HANDLE_OBJECT_SHIFT 26
+#include "util/lock.h"
+
 #define HANDLE_MIN_CAPACITY 64
 
-unsigned hc_handle_kind(int handle) {
-  return ((unsigned)handle >> HANDLE_KIND_SHIFT) & 0x3u;
-}
-
-unsigned hc_handle_object(int handle) {
-  return ((unsigned)handle >> HANDLE_OBJECT_SHIFT) & 0xfu;
-}
-
 int hc_handle_null(unsigned object) {
-  return (int)(object << HANDLE_OBJECT_SHIFT);
+  return (int)(object << HC_HANDLE_OBJECT_SHIFT);
 }
 
 static int handle_make(unsigned kind, unsigned object, int index) {
-  return (int)((kind << HANDLE_KIND_SHIFT) | (object << HANDLE_OBJECT_SHIFT) |
+  return (int)((kind << HC_HANDLE_KIND_SHIFT) |
+               (object << HC_HANDLE_OBJECT_SHIFT) |
                ((unsigned)index & HC_HANDLE_INDEX_MASK));
 }
 

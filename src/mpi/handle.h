@@ -58,9 +58,15 @@ typedef struct hc_handle_table {
     .reserved = (nreserved), .next_fresh = (nreserved)                         \
   }
 
-/* The handle's kind and object type fields. */
-unsigned hc_handle_kind(int handle);
-unsigned hc_handle_object(int handle);
+/* The handle's kind and object type fields (inline: every lookup asks). */
+#define HC_HANDLE_KIND_SHIFT 30
+#define HC_HANDLE_OBJECT_SHIFT 26
+static inline unsigned hc_handle_kind(int handle) {
+  return ((unsigned)handle >> HC_HANDLE_KIND_SHIFT) & 0x3u;
+}
+static inline unsigned hc_handle_object(int handle) {
+  return ((unsigned)handle >> HC_HANDLE_OBJECT_SHIFT) & 0xfu;
+}
 /* The null handle of an object type (kind 0), e.g. MPI_COMM_NULL. */
 int hc_handle_null(unsigned object);
 

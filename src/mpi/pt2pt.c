@@ -38,15 +38,23 @@ static int pt_sent_now(const void *buf, const hc_mpi_type_t *t, size_t bytes,
          hcomm_send_now(buf, bytes, dest, tag, c->engine) == HC_OK;
 }
 
-int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                      int count, MPI_Datatype type, int source, int tag,
-                      size_t *bytes) {
-  int rc = hc_mpi_check_data(fn, c, buf, count, type, bytes);
+/* hc_mpi_check_recv that also hands out the type object. */
+static int pt_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                         int count, MPI_Datatype type, int source, int tag,
+                         const hc_mpi_type_t **t, size_t *bytes) {
+  int rc = hc_mpi_check_data_typed(fn, c, buf, count, type, t, bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_source(fn, c, source);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_recv_tag(fn, c, tag);
   return rc;
+}
+
+int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                      int count, MPI_Datatype type, int source, int tag,
+                      size_t *bytes) {
+  const hc_mpi_type_t *t = NULL;
+  return pt_check_recv(fn, c, buf, count, type, source, tag, &t, bytes);
 }
 
 static const hcomm_status_t pt_proc_null_status = {MPI_PROC_NULL, MPI_ANY_TAG,
@@ -287,20 +295,31 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
 
 static int pt_irecv_checked(const char *fn, void *buf, int count,
                             MPI_Datatype type, int source, int tag,
-                            MPI_Comm comm, hc_mpi_comm_t **cp, size_t *bytes) {
+                            MPI_Comm comm, hc_mpi_comm_t **cp,
+                            const hc_mpi_type_t **t, size_t *bytes) {
   int rc = hc_mpi_comm_enter(fn, comm, cp);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, *cp, buf, count, type, source, tag, bytes);
+    rc = pt_check_recv(fn, *cp, buf, count, type, source, tag, t, bytes);
   return rc;
+}
+
+/* A receive that needs no request: dense data whose message has already
+ * arrived whole (hcomm_recv_now).  1 and *st filled when it was taken. */
+static int pt_received_now(void *buf, const hc_mpi_type_t *t, size_t bytes,
+                           int source, int tag, hc_mpi_comm_t *c,
+                           hcomm_status_t *st) {
+  return hc_mpi_type_dense(t) &&
+         hcomm_recv_now(buf, bytes, source, tag, c->engine, st) == HC_OK;
 }
 
 static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
                         int tag, MPI_Comm comm, MPI_Status *status) {
   static const char fn[] = "MPI_Recv";
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
-  int rc =
-      pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &bytes);
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &t,
+                            &bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, status, "status");
   if (rc != MPI_SUCCESS)
@@ -309,12 +328,16 @@ static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
     hc_mpi_status_proc_null(status);
     return MPI_SUCCESS;
   }
+  hcomm_status_t st;
+  if (pt_received_now(buf, t, bytes, source, tag, c, &st)) {
+    hc_mpi_status_fill(status, &st);
+    return MPI_SUCCESS;
+  }
   hc_mpi_xfer_t x;
   rc = pt_xfer_stream(fn, c, buf, count, datatype, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
-  hcomm_status_t st;
   hc_status_t err = hc_mpi_xfer_irecv(&x, source, tag, c->engine, &req);
   if (err == HC_OK) {
     err = hcomm_wait(req, &st);
@@ -343,15 +366,19 @@ static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype,
                          MPI_Request *request) {
   static const char fn[] = "MPI_Irecv";
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
-  int rc =
-      pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &bytes);
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &t,
+                            &bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
   if (rc != MPI_SUCCESS)
     return rc;
   if (source == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  hcomm_status_t st;
+  if (pt_received_now(buf, t, bytes, source, tag, c, &st))
+    return hc_mpi_request_new_done(fn, c, &st, request);
   hc_mpi_xfer_t x;
   rc = pt_xfer_stream(fn, c, buf, count, datatype, 1, &x);
   if (rc != MPI_SUCCESS)

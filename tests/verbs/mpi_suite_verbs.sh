@@ -11,7 +11,7 @@ MPI_TEST_LAUNCHER=hcmpirun
 : "${MPI_TEST_TIMEOUT:=120}"
 export top_builddir top_srcdir MPI_TEST_LAUNCHER MPI_TEST_TIMEOUT
 
-scenarios="wildcard_order send_now probe ssend_sync truncation self_msgs comm_split_dup
+scenarios="wildcard_order immediate probe ssend_sync truncation self_msgs comm_split_dup
 coll_full coll_nbc"
 status=0
 for s in $scenarios; do

@@ -1,7 +1,7 @@
-/* Sends that complete inside MPI_Isend / MPI_Send (small standard-mode
- * messages the library puts on the wire at once) next to sends that take
- * the long way (queued behind a full queue, rendezvous, synchronous,
- * non-contiguous), all to one peer with one tag:
+/* Operations that complete inside the call that starts them.
+ * Sends (small standard-mode messages the library puts on the wire at
+ * once) next to sends that take the long way (queued behind a full queue,
+ * rendezvous, synchronous, non-contiguous), all to one peer with one tag:
  *  - order: rank 1 receives every message in the order rank 0 sent it,
  *    with the right size and bytes, also when sends that could leave at
  *    once find older ones still queued at the sender;
@@ -9,6 +9,10 @@
  *    request under Test, Request_get_status, Cancel + Wait, Request_free,
  *    Waitany and Testsome;
  *  - sends to self.
+ * Receives posted after their message arrived (taken from the arrived
+ * messages at once): status source, tag and count, with wildcards and
+ * through MPI_Irecv; a synchronous send they match completes; a message
+ * larger than the buffer still fails with MPI_ERR_TRUNCATE.
  * With more than 2 ranks the others only join the barriers. */
 #include <unistd.h>
 
@@ -188,6 +192,56 @@ static void test_self(int rank) {
         "self Waitall");
 }
 
+/* ---- receives of messages that already arrived ------------------------ */
+
+#define ARRIVED_TAG 20
+
+static void arrived_sender(void) {
+  int small = 41, sync = 42, last = 44;
+  char big[100];
+  MPI_Request sreq;
+  memset(big, 'b', sizeof big);
+  MPI_Send(&small, 1, MPI_INT, 1, ARRIVED_TAG + 1, MPI_COMM_WORLD);
+  MPI_Issend(&sync, 1, MPI_INT, 1, ARRIVED_TAG + 2, MPI_COMM_WORLD, &sreq);
+  MPI_Send(big, sizeof big, MPI_CHAR, 1, ARRIVED_TAG + 3, MPI_COMM_WORLD);
+  MPI_Send(&last, 1, MPI_INT, 1, ARRIVED_TAG + 4, MPI_COMM_WORLD);
+  /* Completes only once rank 1 matched it. */
+  CHECK(MPI_Wait(&sreq, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Issend failed");
+}
+
+static void arrived_receiver(void) {
+  MPI_Status st;
+  MPI_Request r;
+  int v = 0, count = -1;
+  char small_buf[10];
+  /* Every message has arrived once the last one is visible (pair order). */
+  MPI_Probe(0, ARRIVED_TAG + 4, MPI_COMM_WORLD, &st);
+  MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+  MPI_Get_count(&st, MPI_INT, &count);
+  CHECK(v == 41 && st.MPI_SOURCE == 0 && st.MPI_TAG == ARRIVED_TAG + 1 &&
+            count == 1,
+        "wildcard Recv: value %d source %d tag %d count %d", v, st.MPI_SOURCE,
+        st.MPI_TAG, count);
+  CHECK(MPI_Irecv(&v, 4, MPI_INT, 0, ARRIVED_TAG + 2, MPI_COMM_WORLD, &r) ==
+            MPI_SUCCESS,
+        "Irecv failed");
+  CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS && r == MPI_REQUEST_NULL,
+        "Wait on the Irecv");
+  MPI_Get_count(&st, MPI_INT, &count);
+  CHECK(v == 42 && st.MPI_SOURCE == 0 && st.MPI_TAG == ARRIVED_TAG + 2 &&
+            count == 1,
+        "Irecv: value %d source %d tag %d count %d", v, st.MPI_SOURCE,
+        st.MPI_TAG, count);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Recv(small_buf, sizeof small_buf, MPI_CHAR, 0, ARRIVED_TAG + 3,
+                    MPI_COMM_WORLD, &st);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "100 bytes into 10: class %d",
+        mt_class(rc));
+  MPI_Recv(&v, 1, MPI_INT, 0, ARRIVED_TAG + 4, MPI_COMM_WORLD, &st);
+  CHECK(v == 44, "last message: %d", v);
+}
+
 int main(int argc, char **argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
@@ -201,9 +255,14 @@ int main(int argc, char **argv) {
   else if (rank == 1)
     requests_receiver();
   MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    arrived_sender();
+  else if (rank == 1)
+    arrived_receiver();
+  MPI_Barrier(MPI_COMM_WORLD);
   test_self(rank);
   MPI_Finalize();
   if (rank == 0)
-    printf("send_now: OK (%d ranks)\n", size);
+    printf("immediate: OK (%d ranks)\n", size);
   return 0;
 }
