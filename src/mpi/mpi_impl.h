@@ -136,6 +136,10 @@ typedef struct hc_mpi_xfer {
                 fragment by fragment (hc_mpi_xfer_begin_stream); else NULL */
 } hc_mpi_xfer_t;
 
+/* For a dense type: the xfer of the user's bytes themselves, which needs
+ * no begin (hc_mpi_type_dense(type) must hold); cheaper than init+begin. */
+void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
+                            const hc_mpi_type_t *type, int is_recv);
 /* Describes count elements of type at buf (no staging yet). */
 void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
                       const hc_mpi_type_t *type, int is_recv);

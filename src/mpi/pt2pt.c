@@ -83,6 +83,17 @@ static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
   return rc;
 }
 
+/* pt_xfer_stream when the checks already found the type object t: a
+ * dense one needs no staging decision at all. */
+static int pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                           int count, MPI_Datatype type, const hc_mpi_type_t *t,
+                           int is_recv, hc_mpi_xfer_t *x) {
+  if (!hc_mpi_type_dense(t))
+    return pt_xfer_stream(fn, c, buf, count, type, is_recv, x);
+  hc_mpi_xfer_init_dense(x, buf, count, t, is_recv);
+  return MPI_SUCCESS;
+}
+
 /* Wraps an engine request and its staged data into a new MPI_Request. */
 static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
                    hc_mpi_xfer_t *x, MPI_Request *out) {
@@ -115,7 +126,7 @@ static int pt_send_body(const char *fn, const void *buf, int count,
   if (dest == MPI_PROC_NULL || pt_sent_now(buf, t, bytes, dest, tag, c, mode))
     return MPI_SUCCESS;
   hc_mpi_xfer_t x;
-  rc = pt_xfer_stream(fn, c, buf, count, type, 0, &x);
+  rc = pt_xfer_checked(fn, c, buf, count, type, t, 0, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -169,7 +180,7 @@ static int pt_isend_body(const char *fn, const void *buf, int count,
     return MPI_SUCCESS;
   }
   hc_mpi_xfer_t x;
-  rc = pt_xfer_stream(fn, c, buf, count, type, 0, &x);
+  rc = pt_xfer_checked(fn, c, buf, count, type, t, 0, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -334,7 +345,7 @@ static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
     return MPI_SUCCESS;
   }
   hc_mpi_xfer_t x;
-  rc = pt_xfer_stream(fn, c, buf, count, datatype, 1, &x);
+  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -380,7 +391,7 @@ static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype,
   if (pt_received_now(buf, t, bytes, source, tag, c, &st))
     return hc_mpi_request_new_done(fn, c, &st, request);
   hc_mpi_xfer_t x;
-  rc = pt_xfer_stream(fn, c, buf, count, datatype, 1, &x);
+  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
