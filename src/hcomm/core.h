@@ -57,7 +57,10 @@ typedef struct hc_engine {
   void *verbs_ctx;      /* verbs transport (issue 6) */
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
-  int finalizing;       /* in hcomm_finalize: peers may leave normally */
+  /* A packet went to this rank itself since the self transport's last
+   * progress: polls skip that transport otherwise (hc_engine_sent_to). */
+  int self_queued;
+  int finalizing; /* in hcomm_finalize: peers may leave normally */
   hc_peer_t *peers;
   hc_match_context_t *contexts;
   hc_peer_t *backlogged;         /* peers with packets waiting */
@@ -84,6 +87,12 @@ static inline void hc_engine_lock(void) {
 static inline void hc_engine_unlock(void) {
   if (hc_engine.locking)
     pthread_mutex_unlock(&hc_engine.lock);
+}
+
+/* Call after a packet was handed to peer's transport. */
+static inline void hc_engine_sent_to(const hc_peer_t *peer) {
+  if (peer->world_rank == hc_engine.world_rank)
+    hc_engine.self_queued = 1;
 }
 
 /* HC_OK when initialised and not finalised, else HC_ERR_STATE. */

@@ -751,6 +751,7 @@ static hc_status_t devpath_transmit_slot(hc_devreq_t *d, devpath_slot_t *s,
     hc_status_t rc = peer->ops->send(peer->tctx, d->to, iov, 2);
     if (rc != HC_OK)
       return rc;
+    hc_engine_sent_to(peer);
     s->sent += n;
     (*moved)++;
   }

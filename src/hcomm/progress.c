@@ -135,8 +135,10 @@ static void progress_apply_failures(void) {
 
 int hc_progress_locked(void) {
   int moved = 0;
-  if (hc_engine.self_ctx != NULL)
+  if (hc_engine.self_queued && hc_engine.self_ctx != NULL) {
+    hc_engine.self_queued = 0; /* what delivery sends to self sets it again */
     moved += hc_transport_self_ops.progress(hc_engine.self_ctx);
+  }
   if (hc_engine.shm_ctx != NULL)
     moved += hc_transport_shm_ops.progress(hc_engine.shm_ctx);
   if (hc_engine.tcp_ctx != NULL)

@@ -70,7 +70,11 @@ static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
   iov[0].iov_len = sizeof *hdr;
   iov[1].iov_base = (void *)payload;
   iov[1].iov_len = len;
-  return peer->ops->send(peer->tctx, peer->world_rank, iov, len > 0 ? 2 : 1);
+  hc_status_t rc =
+      peer->ops->send(peer->tctx, peer->world_rank, iov, len > 0 ? 2 : 1);
+  if (rc == HC_OK)
+    hc_engine_sent_to(peer);
+  return rc;
 }
 
 static void proto_enqueue(hc_peer_t *peer, hc_backlog_item_t *item) {
