@@ -352,7 +352,7 @@ static void devpath_deactivate(hc_devreq_t *d) {
  */
 
 static hc_mem_info_t devpath_peer_info(const hc_devreq_t *d) {
-  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0, 0};
   if (d->peer_device) {
     info.kind = (hc_mem_kind_t)d->rts.kind;
     info.device = d->rts.device;
@@ -567,7 +567,7 @@ static hc_status_t devpath_rx_put(hc_devreq_t *d, size_t offset,
       rc = devpath_rx_flush(d); /* not contiguous: a chunk of its own */
     if (rc == HC_OK && d->fill == NULL && devpath_rx_chunk(d, offset) == NULL) {
       /* No pinned memory: a synchronous copy still delivers. */
-      hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+      hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0, 0};
       return hc_device_copy((unsigned char *)d->req->recv_buf + offset,
                             &d->info, src, &host, n);
     }
