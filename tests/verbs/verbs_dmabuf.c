@@ -6,7 +6,8 @@
  * whose address the driver hands out again: the new allocation's bytes
  * must arrive, at either end, not the old one's (a registration kept for
  * the freed allocation would serve those).  Which data path ran is for the
- * script to read in the debug log.  2 ranks; 77 without the driver.
+ * script to read in the debug log.  2 ranks; 77 without the driver.  Also
+ * run on real GPUs and HCAs by run-on-cluster.sh.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -81,10 +82,12 @@ static void db_message(int from, int sdev, int rdev, size_t n, int salt) {
 }
 
 /* Rank 0 sends from a device buffer, frees it, allocates one of the same
- * size (the driver hands the address out again), fills it anew and sends
- * again; rank 1 receives into a device buffer it frees and reallocates
- * the same way.  Both messages must carry their own bytes. */
+ * size (the driver usually hands the address out again: the CUDA double
+ * always does), fills it anew and sends again; rank 1 receives into a
+ * device buffer it frees and reallocates the same way.  Both messages
+ * must carry their own bytes.  Says how often the address came back. */
 static void db_reallocated(size_t n) {
+  int reused = 0;
   unsigned char *b = db_buf(1, n, rank == 0 ? 71 : 0);
   for (int round = 0; round < 2; round++) {
     int salt = 71 + round;
@@ -98,12 +101,11 @@ static void db_reallocated(size_t n) {
     unsigned char *old = b;
     db_free(1, b);
     b = db_buf(1, n, rank == 0 ? salt + 1 : 0);
-    if (b != old) {
-      fprintf(stderr, "rank %d: the driver did not reuse the address\n", rank);
-      CHECK(0);
-    }
+    reused += b == old;
   }
   db_free(1, b);
+  printf("verbs_dmabuf: rank %d: freed address reused %d of 2 times\n", rank,
+         reused);
 }
 
 int main(int argc, char **argv) {

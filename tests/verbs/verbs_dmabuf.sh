@@ -42,6 +42,10 @@ dmabuf() { # NAME ENV...
   ok "verbs_dmabuf -n 2 $name" env HCMPI_LOG=debug "$@" \
     "$run" -n 2 --timeout 120 "$prog"
   grep -q "verbs_dmabuf: ok" "$out" || fail "$name: no summary line"
+  for r in 0 1; do # the double always hands a freed address out again
+    grep -q "rank $r: freed address reused 2 of 2" "$out" ||
+      fail "$name: rank $r: the reallocation test reused no address"
+  done
 }
 
 dmabuf "(rdma forced)" HCMPI_DEVICE_PATH=rdma
