@@ -457,4 +457,6 @@ const hc_device_ops_t hc_device_acl_ops = {
     .ipc_unexport = acl_ipc_unexport,
     .ipc_import = acl_ipc_import,
     .ipc_close = acl_ipc_close,
+    /* Ascend RDMA goes through HCCL (devpath_hccl.c), not dma-buf. */
+    .dmabuf_export = hc_device_dmabuf_export_not_supported,
 };

@@ -34,6 +34,7 @@ typedef struct cu_ipc_handle {
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_STREAM_NON_BLOCKING 0x1
 #define CU_DEVICES_MAX 64
+#define CU_RANGE_HANDLE_DMA_BUF_FD 1 /* CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD */
 
 typedef struct cuda_api {
   cu_result_t (*init)(unsigned flags);
@@ -59,6 +60,9 @@ typedef struct cuda_api {
   cu_result_t (*ipc_open)(cu_ptr_t *ptr, cu_ipc_handle_t handle,
                           unsigned flags);
   cu_result_t (*ipc_close)(cu_ptr_t ptr);
+  /* Optional (drivers since CUDA 11.7): NULL where the library lacks it. */
+  cu_result_t (*range_handle)(void *handle, cu_ptr_t ptr, size_t size, int type,
+                              unsigned long long flags);
 } cuda_api_t;
 
 static cuda_api_t cuda_api;
@@ -139,6 +143,8 @@ static const char *cuda_resolve(void) {
   CUDA_LOAD(ipc_get, "cuIpcGetMemHandle");
   CUDA_LOAD(ipc_open, "cuIpcOpenMemHandle_v2");
   CUDA_LOAD(ipc_close, "cuIpcCloseMemHandle");
+  *(void **)(&cuda_api.range_handle) =
+      dlsym(cuda_lib, "cuMemGetHandleForAddressRange");
   return missing;
 }
 
@@ -395,6 +401,30 @@ static hc_status_t cuda_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
                      cuda_api.ipc_close((cu_ptr_t)(uintptr_t)ptr));
 }
 
+/* The dma-buf of a device range: a driver without the call, or one that
+ * refuses it (no dma-buf support in the kernel or the GPU), is "not
+ * supported", so the caller stages. */
+static hc_status_t cuda_dmabuf_export(void *base, size_t size, int device,
+                                      int *fd, uint64_t *offset) {
+  if (cuda_api.range_handle == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = cuda_bind(device);
+  if (rc != HC_OK)
+    return rc;
+  int handle = -1;
+  cu_result_t err = cuda_api.range_handle(&handle, (cu_ptr_t)(uintptr_t)base,
+                                          size, CU_RANGE_HANDLE_DMA_BUF_FD, 0);
+  if (err != CU_OK) {
+    hc_log(HC_LOG_DEBUG, "cuda",
+           "cuMemGetHandleForAddressRange (dma-buf, %zu B): CUresult %d", size,
+           err);
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  *fd = handle;
+  *offset = 0; /* the dma-buf starts at base */
+  return HC_OK;
+}
+
 const hc_device_ops_t hc_device_cuda_ops = {
     .name = "cuda",
     .kind = HC_MEM_CUDA,
@@ -416,4 +446,5 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .ipc_unexport = cuda_ipc_unexport,
     .ipc_import = cuda_ipc_import,
     .ipc_close = cuda_ipc_close,
+    .dmabuf_export = cuda_dmabuf_export,
 };

@@ -80,6 +80,13 @@ hc_status_t hc_device_ipc_close_not_supported(const hc_ipc_handle_t *handle,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_device_dmabuf_export_not_supported(void *base, size_t size,
+                                                  int device, int *fd,
+                                                  uint64_t *offset) {
+  (void)base, (void)size, (void)device, (void)fd, (void)offset;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
 /* The registration list: every compiled-in device backend, in the order
  * HCMPI_DEVICE=auto tries them. */
 static const hc_device_ops_t *const device_candidates[] = {
@@ -282,6 +289,7 @@ static void device_host_info(hc_mem_info_t *info) {
   info->device = -1;
   info->base = 0;
   info->size = 0;
+  info->alloc_id = 0;
 }
 
 hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info) {
@@ -297,6 +305,7 @@ hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info) {
     const hc_device_ops_t *ops = device_state.backend[k];
     uint64_t alloc_id = 0;
     if (ops != NULL && ops->classify(ptr, info, &alloc_id)) {
+      info->alloc_id = alloc_id;
       device_cache_add_locked(info, alloc_id);
       hit = 1;
     }
@@ -318,6 +327,31 @@ static void device_forget_locked(uintptr_t p) {
     if (ex->used && p >= ex->base && p - ex->base < ex->size)
       device_unexport_locked(ex);
   }
+}
+
+int hc_device_alloc_alive(const hc_mem_info_t *info) {
+  const hc_device_ops_t *ops = hc_device_backend(info->kind);
+  if (ops == NULL || info->kind == HC_MEM_HOST || info->size == 0)
+    return 0;
+  pthread_mutex_lock(&device_state.lock);
+  int alive = ops->still_valid((const void *)info->base, info, info->alloc_id);
+  pthread_mutex_unlock(&device_state.lock);
+  return alive;
+}
+
+hc_status_t hc_device_dmabuf_export(const hc_mem_info_t *info, int *fd,
+                                    uint64_t *offset, size_t *len) {
+  const hc_device_ops_t *ops = hc_device_backend(info->kind);
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  if (ops == NULL || info->kind == HC_MEM_HOST || info->size == 0 ||
+      info->base % page != 0)
+    return HC_ERR_NOT_SUPPORTED;
+  size_t pages = (info->size + page - 1) / page * page;
+  hc_status_t rc =
+      ops->dmabuf_export((void *)info->base, pages, info->device, fd, offset);
+  if (rc == HC_OK)
+    *len = pages;
+  return rc;
 }
 
 void hc_device_forget(const void *ptr) {

@@ -40,6 +40,10 @@ typedef struct hc_mem_info {
   int device; /* device ordinal; -1 for host memory */
   uintptr_t base;
   size_t size;
+  /* What tells this allocation from a later one at the same address
+   * (hc_device_ops_t.classify's alloc_id; 0 when the runtime cannot
+   * tell, and for host memory). */
+  uint64_t alloc_id;
 } hc_mem_info_t;
 
 /* An exported device allocation, sent to a peer on the same node as is.
@@ -113,6 +117,13 @@ typedef struct hc_device_ops {
   hc_status_t (*ipc_import)(const hc_ipc_handle_t *handle, void **ptr);
   /* Importer side: unmaps what ipc_import returned. */
   hc_status_t (*ipc_close)(const hc_ipc_handle_t *handle, void *ptr);
+  /* Exports [base, base+size) of one allocation (both page-aligned) as a
+   * dma-buf, for an RDMA device to register (ibv_reg_dmabuf_mr): *fd is
+   * a new descriptor the caller closes once it registered it, *offset
+   * where base lies in it.  HC_ERR_NOT_SUPPORTED where the runtime or its
+   * driver cannot (quietly: the caller stages). */
+  hc_status_t (*dmabuf_export)(void *base, size_t size, int device, int *fd,
+                               uint64_t *offset);
 } hc_device_ops_t;
 
 /* The compiled-in backends (registered in device.c). */
@@ -129,6 +140,9 @@ hc_status_t hc_device_ipc_import_not_supported(const hc_ipc_handle_t *handle,
                                                void **ptr);
 hc_status_t hc_device_ipc_close_not_supported(const hc_ipc_handle_t *handle,
                                               void *ptr);
+hc_status_t hc_device_dmabuf_export_not_supported(void *base, size_t size,
+                                                  int device, int *fd,
+                                                  uint64_t *offset);
 
 /* ---- the layer ----------------------------------------------------------
  * Initialisation is lazy (first hc_device_* call) and idempotent.  The
@@ -150,6 +164,10 @@ const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind);
  * allocation is dropped (with its export), as are ranges passed to
  * hc_device_forget and everything at hc_device_fini. */
 hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info);
+/* 1 while the allocation info describes (classified device memory) is
+ * still there, unreplaced: the backend's still_valid.  0 for host memory
+ * and once it was freed or another allocation took its place. */
+int hc_device_alloc_alive(const hc_mem_info_t *info);
 /* Drops any cached classification (and cached export) covering ptr; call
  * when the allocation is freed or an operation on it failed. */
 void hc_device_forget(const void *ptr);
@@ -176,6 +194,14 @@ hc_status_t hc_device_ipc_export_span(const void *ptr, size_t len,
                                       const hc_mem_info_t *info,
                                       hc_ipc_handle_t *handle, size_t *offset);
 void hc_device_ipc_unexport(const hc_ipc_handle_t *handle);
+
+/* The whole allocation info describes (device memory, allocation range
+ * known) as a dma-buf for RDMA registration: *fd (the caller's to close),
+ * *offset of the allocation base in it and *len, the allocation's size
+ * rounded up to whole pages.  HC_ERR_NOT_SUPPORTED for host memory, an
+ * unknown range, and where the runtime cannot export one. */
+hc_status_t hc_device_dmabuf_export(const hc_mem_info_t *info, int *fd,
+                                    uint64_t *offset, size_t *len);
 
 /* Imports a peer's export and marks it in use: every successful import is
  * paired with hc_device_ipc_release once the copies from it are done.

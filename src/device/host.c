@@ -107,4 +107,5 @@ const hc_device_ops_t hc_device_host_ops = {
     .ipc_unexport = hc_device_ipc_unexport_not_supported,
     .ipc_import = hc_device_ipc_import_not_supported,
     .ipc_close = hc_device_ipc_close_not_supported,
+    .dmabuf_export = hc_device_dmabuf_export_not_supported,
 };

@@ -9,6 +9,7 @@
 
 #include "device/device.h"
 #include "hcomm/devpath_hccl.h"
+#include "hcomm/devpath_rdma.h"
 #include "hcomm/trace.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -24,11 +25,19 @@ typedef struct hc_dev_rts {
   uint32_t kind; /* hc_mem_kind_t of the send buffer */
   int32_t device;
   uint32_t has_ipc;
+  uint32_t rdma; /* the sender's transport can serve a get of the buffer */
+  uint32_t reserved;
   uint64_t ipc_offset; /* of the send buffer from the exported base */
   hc_ipc_handle_t ipc;
 } hc_dev_rts_t;
 
-enum { PATH_AUTO = 0, PATH_STAGING = 1, PATH_IPC = 2, PATH_HCCL = 3 };
+enum {
+  PATH_AUTO = 0,
+  PATH_STAGING = 1,
+  PATH_IPC = 2,
+  PATH_HCCL = 3,
+  PATH_RDMA = 4
+};
 enum { SLOT_FREE = 0, SLOT_COPYING = 1, SLOT_READY = 2 };
 enum {
   WORK_NONE = 0,
@@ -38,7 +47,7 @@ enum {
   WORK_RECV_HCCL = 4,
   WORK_RECV_STAGING = 5
 };
-enum { USED_SELF, USED_IPC, USED_STAGING, USED_HCCL, USED_KINDS };
+enum { USED_SELF, USED_IPC, USED_STAGING, USED_HCCL, USED_RDMA, USED_KINDS };
 
 /* A pinned staging buffer (allocated on first need) and an event, pooled
  * per memory kind: runtime host allocations are far too slow per message. */
@@ -82,6 +91,7 @@ struct hc_devreq {
   hc_hccl_op_t *hop;
   unsigned char *rts_buf; /* RTS payload with the pair's root info */
   int own_export;         /* rts.ipc exported for this message alone */
+  int rdma_ref;           /* sender: its registration (devpath_rdma.h) */
 };
 
 typedef struct devpath_stream {
@@ -113,6 +123,8 @@ static void devpath_configure(void) {
     devpath.path = PATH_IPC;
   else if (strcmp(p, "hccl") == 0)
     devpath.path = PATH_HCCL;
+  else if (strcmp(p, "rdma") == 0)
+    devpath.path = PATH_RDMA;
   else if (strcmp(p, "auto") != 0)
     hc_log(HC_LOG_INFO, "device",
            "HCMPI_DEVICE_PATH=%s not available here; using auto", p);
@@ -132,7 +144,8 @@ static const hc_trace_path_t devpath_trace_path[USED_KINDS] = {
     [USED_SELF] = HC_TRACE_PATH_SELF,
     [USED_IPC] = HC_TRACE_PATH_IPC,
     [USED_STAGING] = HC_TRACE_PATH_STAGING,
-    [USED_HCCL] = HC_TRACE_PATH_HCCL};
+    [USED_HCCL] = HC_TRACE_PATH_HCCL,
+    [USED_RDMA] = HC_TRACE_PATH_VERBS};
 
 /* A receive took path which: counted, logged the first time, and traced
  * here because only this file knows which device path it is. */
@@ -198,6 +211,23 @@ static const void *devpath_rts_with_root(hcomm_request_t *req, size_t *len) {
   return d->rts_buf;
 }
 
+static int devpath_rdma_on(void) {
+  return devpath.path == PATH_AUTO || devpath.path == PATH_RDMA;
+}
+
+/* A peer whose transport can RDMA device memory (verbs with dma-buf) may
+ * read the send buffer straight out of the device: registered now, held
+ * until the request is released, and said in the RTS. */
+static void devpath_rts_rdma(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  hc_devrdma_put(d->rdma_ref); /* an RTS built again */
+  d->rdma_ref = 0;
+  if (!devpath_rdma_on() || req->peer == hc_engine.world_rank)
+    return;
+  d->rdma_ref = hc_devrdma_get(&hc_engine.peers[req->peer], &d->info);
+  d->rts.rdma = d->rdma_ref > 0;
+}
+
 const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
   hc_devreq_t *d = req->dev;
   if (d->own_export) /* built again: the earlier export is unused */
@@ -224,6 +254,7 @@ const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
       d->rts.ipc_offset = off;
     }
   }
+  devpath_rts_rdma(req);
   *len = sizeof d->rts;
   return devpath_rts_with_root(req, len);
 }
@@ -352,12 +383,23 @@ static void devpath_deactivate(hc_devreq_t *d) {
  */
 
 static hc_mem_info_t devpath_peer_info(const hc_devreq_t *d) {
-  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0};
+  hc_mem_info_t info = {HC_MEM_HOST, -1, 0, 0, 0};
   if (d->peer_device) {
     info.kind = (hc_mem_kind_t)d->rts.kind;
     info.device = d->rts.device;
   }
   return info;
+}
+
+/* A receive whose bytes were moved in one piece (rc HC_OK) or not. */
+static void devpath_recv_end(hcomm_request_t *req, hc_status_t rc) {
+  req->landed = req->take;
+  if (rc != HC_OK) {
+    req->status.bytes = 0;
+    hc_request_complete(req, rc);
+  } else {
+    hc_proto_finish_recv(req);
+  }
 }
 
 /* Both ends in this process: one copy, whatever the two kinds are. */
@@ -369,13 +411,7 @@ static void devpath_self_copy(hcomm_request_t *req) {
                                   &src, req->take);
   devpath_note(USED_SELF, "self", req);
   hc_proto_send_fin(req->peer, req->remote_id);
-  req->landed = req->take;
-  if (rc != HC_OK) {
-    req->status.bytes = 0;
-    hc_request_complete(req, rc);
-    return;
-  }
-  hc_proto_finish_recv(req);
+  devpath_recv_end(req, rc);
 }
 
 /* A CTS of our own: flags HC_PKT_FLAG_STALE (staging: the sender's export
@@ -469,6 +505,36 @@ static int devpath_try_hccl(hcomm_request_t *req) {
   return 1;
 }
 
+/* Both ends registrable with the peer's transport (the sender's buffer by
+ * the sender, said in its RTS, or host memory; ours here, or host): one
+ * get straight from the sender's buffer into ours, then FIN.  0 (stage)
+ * when either side cannot, or the get was refused. */
+static int devpath_try_rdma(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  hc_peer_t *peer = &hc_engine.peers[req->peer];
+  int sender_ok = d->peer_device ? d->rts.rdma != 0 : req->remote_addr != 0;
+  if (!devpath_rdma_on() || !hc_devrdma_possible(peer) || !sender_ok ||
+      req->acc.unpack != NULL)
+    return 0;
+  int ref = 0;
+  if (d->info.kind != HC_MEM_HOST &&
+      (ref = hc_devrdma_get(peer, &d->info)) == 0)
+    return 0;
+  hc_status_t rc = peer->ops->get(peer->tctx, req->peer, req->recv_buf,
+                                  req->remote_addr, req->take);
+  hc_devrdma_put(ref);
+  if (rc != HC_OK && rc != HC_ERR_PEER_DEAD) {
+    hc_log(HC_LOG_DEBUG, "device", "rdma get from rank %d: %s; staging",
+           req->peer, hcomm_strerror(rc));
+    return 0; /* staging rewrites every byte */
+  }
+  devpath_note(USED_RDMA, "rdma", req);
+  if (rc == HC_OK)
+    hc_proto_send_fin(req->peer, req->remote_id);
+  devpath_recv_end(req, rc);
+  return 1;
+}
+
 int hc_devpath_recv_start(hcomm_request_t *req) {
   if (req->dev == NULL)
     return HC_DEVPATH_HOST;
@@ -479,6 +545,8 @@ int hc_devpath_recv_start(hcomm_request_t *req) {
   if (devpath_try_hccl(req))
     return HC_DEVPATH_STARTED;
   if (devpath_try_ipc(req))
+    return HC_DEVPATH_STARTED;
+  if (devpath_try_rdma(req))
     return HC_DEVPATH_STARTED;
   devpath_note(USED_STAGING, "staging", req);
   return HC_DEVPATH_CTS;
@@ -567,7 +635,7 @@ static hc_status_t devpath_rx_put(hc_devreq_t *d, size_t offset,
       rc = devpath_rx_flush(d); /* not contiguous: a chunk of its own */
     if (rc == HC_OK && d->fill == NULL && devpath_rx_chunk(d, offset) == NULL) {
       /* No pinned memory: a synchronous copy still delivers. */
-      hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0};
+      hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0, 0};
       return hc_device_copy((unsigned char *)d->req->recv_buf + offset,
                             &d->info, src, &host, n);
     }
@@ -646,13 +714,7 @@ static int devpath_recv_ipc_step(hc_devreq_t *d) {
     return 0;
   devpath_deactivate(d);
   hc_proto_send_fin(req->peer, req->remote_id);
-  req->landed = req->take;
-  if (rc != HC_OK) {
-    req->status.bytes = 0;
-    hc_request_complete(req, rc);
-  } else {
-    hc_proto_finish_recv(req);
-  }
+  devpath_recv_end(req, rc);
   return 1;
 }
 
@@ -877,6 +939,7 @@ void hc_devpath_release(hcomm_request_t *req) {
   /* The receiver closed its import before the FIN that completed us. */
   if (d->own_export)
     hc_device_ipc_unexport(&d->rts.ipc);
+  hc_devrdma_put(d->rdma_ref);
   free(d->rts_buf);
   free(d);
 }
@@ -900,6 +963,14 @@ static void devpath_pool_free(void) {
 void hc_devpath_fini(void) {
   while (devpath.active != NULL)
     devpath_deactivate(devpath.active);
+  if (devpath.configured)
+    hc_log(HC_LOG_DEBUG, "device",
+           "rank %d: device paths: self %d, ipc %d, staging %d, hccl %d, "
+           "rdma %d",
+           hc_engine.world_rank, devpath.used[USED_SELF],
+           devpath.used[USED_IPC], devpath.used[USED_STAGING],
+           devpath.used[USED_HCCL], devpath.used[USED_RDMA]);
+  hc_devrdma_fini(); /* before the transports go */
   devpath_pool_free();
   hc_hccl_fini(); /* before the ACL runtime goes */
   for (int i = 0; i < devpath.nstreams; i++)

@@ -13,10 +13,16 @@
  *    per-pair HcclComm (devpath_hccl.h); the receiver answers with its own
  *    CTS flagged HC_PKT_FLAG_DEVICE; no FIN (each side completes when its
  *    stream got past its call);
+ *  - rdma: the peer's transport registers device memory (verbs with
+ *    dma-buf, devpath_rdma.h): the sender registers its device buffer and
+ *    says so in the RTS, the receiver registers its own (or has host
+ *    memory) and the transport's get READs the sender's buffer straight
+ *    into it, then FIN; a refusal on either side stages;
  *  - self: both ends in this process: one copy through the device layer.
- * HCMPI_DEVICE_PATH=auto|staging|ipc|hccl forces the choice (ipc and hccl
- * fall back to staging where they cannot work; auto uses hccl only for
- * peers on other nodes).  Nothing here dereferences device memory.
+ * HCMPI_DEVICE_PATH=auto|staging|ipc|hccl|rdma forces the choice (ipc,
+ * hccl and rdma fall back to staging where they cannot work; auto uses
+ * hccl only for peers on other nodes, and tries ipc before rdma).  Nothing
+ * here dereferences device memory.
  *
  * Every function runs under the engine lock, as proto.c does.
  */

@@ -21,7 +21,7 @@ static void mem_from_public(const hcomm_mem_info_t *in, hc_mem_info_t *out) {
 }
 
 int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info) {
-  hc_mem_info_t found = {HC_MEM_HOST, -1, 0, 0};
+  hc_mem_info_t found = {HC_MEM_HOST, -1, 0, 0, 0};
   int device = hc_device_classify(ptr, &found) != HC_MEM_HOST;
   if (info != NULL)
     mem_to_public(&found, info);

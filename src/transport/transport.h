@@ -47,7 +47,7 @@ typedef struct hc_transport_init_args {
   int local_size;
   const int *local_world_ranks; /* world rank of each local rank, ascending */
   hc_transport_recv_cb recv_cb;
-  void *engine; /* first argument of recv_cb */
+  void *engine;                               /* first argument of recv_cb */
   hc_transport_peer_failed_cb peer_failed_cb; /* may be NULL */
   /* Numeric IPv4 address by which this rank reached its launcher over TCP;
    * NULL or "" when it did not (Unix socket, no launcher). */
@@ -60,6 +60,18 @@ typedef struct hc_transport_init_args {
 } hc_transport_init_args_t;
 
 #define HC_TRANSPORT_ADDRESS_MAX 512
+
+/* Device memory the engine declares to a transport (mem_reg): one whole
+ * allocation the host must not touch, which the transport's hardware can
+ * reach through a dma-buf.  addr is the allocation's device address (the
+ * one the engine passes to get and publishes in its RTS); len is page-
+ * rounded; the dma-buf's bytes at dmabuf_offset are the ones at addr. */
+typedef struct hc_transport_mem {
+  uint64_t addr;
+  size_t len;
+  int dmabuf_fd;
+  uint64_t dmabuf_offset;
+} hc_transport_mem_t;
 
 typedef struct hc_transport_ops {
   const char *name;
@@ -93,6 +105,19 @@ typedef struct hc_transport_ops {
    * engine then pipelines the data through send). */
   hc_status_t (*get)(void *ctx, int peer_world_rank, void *local,
                      uint64_t remote_addr, size_t len);
+  /* Optional (NULL where a transport has none; called once per device
+   * allocation, never per packet): registers mem so that get serves
+   * [addr, addr+len) at either end, as the local destination or as the
+   * source a peer's get asks for, through the registration only: the
+   * transport never dereferences those addresses nor bounces them through
+   * host memory.  The fd stays the caller's (it may close it on return).
+   * *handle is for mem_dereg.  HC_ERR_NOT_SUPPORTED when this transport,
+   * its library or its device cannot (the engine then stages). */
+  hc_status_t (*mem_reg)(void *ctx, const hc_transport_mem_t *mem,
+                         void **handle);
+  /* Releases what mem_reg registered; no get may be using it (the engine
+   * keeps a registration while a send of its memory is in flight). */
+  void (*mem_dereg)(void *ctx, void *handle);
   /* Sleeps until a packet may have arrived for this rank, space freed in a
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */

@@ -92,7 +92,7 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_ACL_LIB", "libascendcl.so", "library", "ACL runtime to dlopen"},
     {"HCMPI_CUDA_LIB", "libcuda.so.1", "library", "CUDA driver to dlopen"},
     {"HCMPI_DEVICE_PATH", "auto", "library",
-     "data path for device buffers: auto, staging, ipc, hccl"},
+     "data path for device buffers: auto, staging, ipc, hccl, rdma"},
     {"HCMPI_HCCL_LIB", "libhccl.so", "library", "HCCL to dlopen (hccl path)"},
     {"HCMPI_HCOMM_LIB", "libhcomm.so", "library",
      "where the HCCL comm calls are when libhccl lacks them"},

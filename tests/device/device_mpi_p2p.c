@@ -9,7 +9,8 @@
  * HCMPI_DEVICE_PATH forces (device_mpi_p2p.sh runs each).  With
  * DEVICE_MPI_P2P_FAIL=1 (and the double's FAKE_CANN_FAIL_H2D=1) it checks
  * instead that a failed copy into a device receive buffer is reported as
- * MPI_ERR_OTHER under MPI_ERRORS_RETURN.  2 ranks.
+ * MPI_ERR_OTHER under MPI_ERRORS_RETURN.  DEVICE_P2P_ALLOC=cuda takes the
+ * buffers from the CUDA driver ($HCMPI_CUDA_LIB) instead.  2 ranks.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -150,7 +151,11 @@ int main(int argc, char **argv) {
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2 || fake_api_load(NULL, rank, &fa) != 0) {
+  /* DEVICE_P2P_ALLOC=cuda: CUDA memory (tests/device/cuda_double.sh). */
+  const char *alloc = getenv("DEVICE_P2P_ALLOC");
+  int cuda = alloc != NULL && strcmp(alloc, "cuda") == 0;
+  if (size != 2 || (cuda ? fake_api_load_cuda(0, &fa)
+                         : fake_api_load(NULL, rank, &fa)) != 0) {
     MPI_Finalize();
     return 77;
   }

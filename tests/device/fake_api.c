@@ -42,7 +42,8 @@ int fake_api_load(const char *path, int dev, fake_api_t *api) {
   return api->set_device(dev) == ACL_SUCCESS ? 0 : -1;
 }
 
-/* ---- the same table over real CUDA memory (tests/device/cuda.sh) -------- */
+/* ---- the same table over CUDA memory (tests/device/cuda.sh on a GPU,
+ * cuda_double.sh on the driver's test double) ------------------------------ */
 
 static struct {
   int (*alloc)(unsigned long long *, size_t);
@@ -82,7 +83,11 @@ static aclError cu_memcpy(void *dst, size_t max, const void *src, size_t n,
 }
 
 int fake_api_load_cuda(int ordinal, fake_api_t *api) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  /* The library hcmpi's cuda backend loads, so both share its state (the
+   * CUDA test double under make check: tests/device/cuda_double.sh). */
+  const char *path = getenv("HCMPI_CUDA_LIB");
+  void *lib =
+      dlopen(path != NULL ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL)
     return -1;
   int (*init)(unsigned);

@@ -27,8 +27,9 @@ typedef struct fake_api {
 /* Loads path (NULL: $HCMPI_ACL_LIB), calls aclInit and aclrtSetDevice(dev).
  * Returns 0, or -1 when the double cannot be loaded. */
 int fake_api_load(const char *path, int dev, fake_api_t *api);
-/* The same table over real CUDA device memory (cuMemAlloc, cuMemcpy*) on
- * GPU ordinal; the IPC members stay unset.  0, or -1 without a GPU. */
+/* The same table over CUDA device memory (cuMemAlloc, cuMemcpy*) on GPU
+ * ordinal, from $HCMPI_CUDA_LIB (else libcuda.so.1); the IPC members stay
+ * unset.  0, or -1 without a GPU. */
 int fake_api_load_cuda(int ordinal, fake_api_t *api);
 
 #endif /* FAKE_API_H */

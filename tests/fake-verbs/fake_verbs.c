@@ -31,7 +31,13 @@
  * FAKE_VERBS_REG_FAIL_ABOVE=N / FAKE_VERBS_REG_REMOTE_FAIL_ABOVE=N refuse
  * (ENOMEM) registrations above N bytes with local write / remote read
  * access; FAKE_VERBS_ODP=1 accepts IBV_ACCESS_ON_DEMAND;
- * FAKE_VERBS_RDMA_SHIFT=N adds N to every RDMA remote address.
+ * FAKE_VERBS_RDMA_SHIFT=N adds N to every RDMA remote address;
+ * FAKE_VERBS_NO_DMABUF=1 refuses ibv_reg_dmabuf_mr (EOPNOTSUPP).
+ *
+ * ibv_reg_dmabuf_mr: the region's bytes are the fd's, mapped in the
+ * registering process; <dir>/mr-<rkey> then also names that mapping, and
+ * RDMA at the region's iova goes there (CUDA test double: tests/fake-cuda
+ * hands out a memfd as the "dma-buf").
  */
 #define _GNU_SOURCE
 #if defined(__has_include) && __has_include(<infiniband/verbs.h>)
@@ -43,6 +49,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -155,6 +162,10 @@ typedef struct fv_mr {
   struct ibv_mr ib;
   struct fv_mr *next;
   int access;
+  /* A dma-buf region: ib.addr is its iova, the bytes are reached through
+   * this mapping of the fd (NULL for host memory). */
+  unsigned char *map;
+  size_t map_len;
 } fv_mr_t;
 
 typedef struct fv_mr_rec { /* contents of <dir>/mr-<rkey> */
@@ -164,6 +175,7 @@ typedef struct fv_mr_rec { /* contents of <dir>/mr-<rkey> */
   uint32_t pad;
   uint64_t addr;
   uint64_t length;
+  uint64_t map; /* dma-buf: where addr's bytes lie in pid; 0 for host */
 } fv_mr_rec_t;
 
 static struct ibv_device fv_device;
@@ -304,7 +316,8 @@ static int fv_mr_publish(fv_mr_t *m) {
                      m->ib.pd->handle,
                      0,
                      (uint64_t)(uintptr_t)m->ib.addr,
-                     m->ib.length};
+                     m->ib.length,
+                     (uint64_t)(uintptr_t)m->map};
   uint32_t key = ((uint32_t)getpid() << 12) ^ (fv_next_handle++ * 2654435761u);
   for (int tries = 0; tries < 1000; tries++, key += 7919) {
     if (key == 0)
@@ -373,13 +386,10 @@ static int fv_reg_refusal(struct ibv_pd *pd, void *addr, size_t length,
   return fv_range_mapped((uintptr_t)addr, length) ? 0 : EFAULT;
 }
 
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-                          int access) {
-  int refusal = fv_reg_refusal(pd, addr, length, access);
-  if (refusal != 0) {
-    errno = refusal;
-    return NULL;
-  }
+/* A region of pd: published, then listed (NULL, errno set, on failure). */
+static struct ibv_mr *fv_mr_add(struct ibv_pd *pd, void *addr, size_t length,
+                                int access, unsigned char *map,
+                                size_t map_len) {
   fv_mr_t *m = calloc(1, sizeof *m);
   if (m == NULL)
     return NULL;
@@ -389,6 +399,8 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
   m->ib.length = length;
   m->ib.handle = fv_next_handle++;
   m->access = access;
+  m->map = map;
+  m->map_len = map_len;
   int err = fv_mr_publish(m);
   if (err != 0) {
     free(m);
@@ -400,6 +412,50 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
   return &m->ib;
 }
 
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+                          int access) {
+  int refusal = fv_reg_refusal(pd, addr, length, access);
+  if (refusal != 0) {
+    errno = refusal;
+    return NULL;
+  }
+  return fv_mr_add(pd, addr, length, access, NULL, 0);
+}
+
+/* What rdma-core >= 34 offers (IBVERBS_1.12): the region is the dma-buf
+ * fd's bytes [offset, offset + length), addressed as iova.  The double
+ * maps them in the registering process and serves RDMA there.  offset must
+ * be page-aligned here (the double mmaps it; a limit of the double). */
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+                                 size_t length, uint64_t iova, int fd,
+                                 int access) {
+  if (fv_env_size("FAKE_VERBS_NO_DMABUF", 0)) {
+    errno = EOPNOTSUPP; /* a kernel or provider without dma-buf support */
+    return NULL;
+  }
+  struct stat st;
+  long page = sysconf(_SC_PAGESIZE);
+  if (pd == NULL || fd < 0 || length == 0 || offset % (uint64_t)page != 0 ||
+      ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+       !(access & IBV_ACCESS_LOCAL_WRITE)) ||
+      (access & IBV_ACCESS_ON_DEMAND) || fstat(fd, &st) != 0 ||
+      offset + length > (uint64_t)st.st_size) {
+    errno = EINVAL;
+    return NULL;
+  }
+  void *map =
+      mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+  if (map == MAP_FAILED) {
+    errno = EINVAL;
+    return NULL;
+  }
+  struct ibv_mr *mr =
+      fv_mr_add(pd, (void *)(uintptr_t)iova, length, access, map, length);
+  if (mr == NULL)
+    munmap(map, length);
+  return mr;
+}
+
 int ibv_dereg_mr(struct ibv_mr *mr) {
   for (fv_mr_t **link = &fv_mrs; *link != NULL; link = &(*link)->next) {
     if (&(*link)->ib != mr)
@@ -409,15 +465,20 @@ int ibv_dereg_mr(struct ibv_mr *mr) {
     char path[160];
     fv_mr_path(m->ib.rkey, path, sizeof path);
     unlink(path);
+    if (m->map != NULL)
+      munmap(m->map, m->map_len);
     free(m);
     return 0;
   }
   return EINVAL;
 }
 
-/* 1 when every sge lies inside a local MR of pd with the access wanted. */
-static int fv_sge_ok(struct ibv_pd *pd, const struct ibv_sge *sge, int n,
-                     int need) {
+/* 1 when every sge lies inside a local MR of pd with the access wanted;
+ * iov (when not NULL) gets where the double reaches each one's bytes (a
+ * dma-buf region's through its mapping).  SEND and RECV pass iov NULL:
+ * they take no dma-buf regions (not modelled). */
+static int fv_sge_reach(struct ibv_pd *pd, const struct ibv_sge *sge, int n,
+                        int need, struct iovec *iov) {
   for (int i = 0; i < n; i++) {
     const fv_mr_t *m = fv_mrs;
     while (m != NULL && m->ib.lkey != sge[i].lkey)
@@ -425,10 +486,20 @@ static int fv_sge_ok(struct ibv_pd *pd, const struct ibv_sge *sge, int n,
     uintptr_t a = (uintptr_t)sge[i].addr,
               base = (uintptr_t)(m ? m->ib.addr : 0);
     if (m == NULL || m->ib.pd != pd || (m->access & need) != need || a < base ||
-        a + sge[i].length > base + m->ib.length)
+        a + sge[i].length > base + m->ib.length ||
+        (m->map != NULL && iov == NULL))
       return 0;
+    if (iov != NULL) {
+      iov[i].iov_base = m->map != NULL ? m->map + (a - base) : (void *)a;
+      iov[i].iov_len = sge[i].length;
+    }
   }
   return 1;
+}
+
+static int fv_sge_ok(struct ibv_pd *pd, const struct ibv_sge *sge, int n,
+                     int need) {
+  return fv_sge_reach(pd, sge, n, need, NULL);
 }
 
 /* ---- CQ and completion channel ---------------------------------------- */
@@ -1366,13 +1437,10 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
   struct iovec local[4];
   if (wr->num_sge > 4)
     return IBV_WC_LOC_LEN_ERR;
-  for (int i = 0; i < wr->num_sge; i++) {
-    local[i].iov_base = (void *)(uintptr_t)wr->sg_list[i].addr;
-    local[i].iov_len = wr->sg_list[i].length;
+  for (int i = 0; i < wr->num_sge; i++)
     len += wr->sg_list[i].length;
-  }
-  if (!fv_sge_ok(q->ib.pd, wr->sg_list, wr->num_sge,
-                 is_read ? IBV_ACCESS_LOCAL_WRITE : 0))
+  if (!fv_sge_reach(q->ib.pd, wr->sg_list, wr->num_sge,
+                    is_read ? IBV_ACCESS_LOCAL_WRITE : 0, local))
     return IBV_WC_LOC_PROT_ERR;
   fv_mr_rec_t rec;
   uint32_t need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
@@ -1382,7 +1450,9 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
       rec.pd_handle != qrec.pd_handle || (rec.access & need) != need ||
       ra < rec.addr || ra + len > rec.addr + rec.length)
     return IBV_WC_REM_ACCESS_ERR;
-  struct iovec remote = {(void *)(uintptr_t)ra, len};
+  /* A dma-buf region's bytes lie in its owner's mapping of the fd. */
+  uint64_t at = rec.map != 0 ? rec.map + (ra - rec.addr) : ra;
+  struct iovec remote = {(void *)(uintptr_t)at, len};
   ssize_t n =
       is_read ? process_vm_readv(q->peer_pid, local, (unsigned long)wr->num_sge,
                                  &remote, 1, 0)

@@ -13,6 +13,10 @@
  *                      rkey of another PD than the target QP's:
  *                      IBV_WC_REM_ACCESS_ERR
  *   inline_limit       an inline send above max_inline_data: refused
+ *   dmabuf_mr          ibv_reg_dmabuf_mr: RDMA READ out of and into the
+ *                      fd's bytes at the region's iova; unaligned offset
+ *                      or a range past the fd's end: EINVAL;
+ *                      FAKE_VERBS_NO_DMABUF=1: EOPNOTSUPP
  * Built with the double's source linked in; skips (77) without rdma-core's
  * headers.
  */
@@ -266,6 +270,59 @@ static void inline_limit(void) {
   ibv_dereg_mr(mr);
 }
 
+/* A dma-buf region (a memfd stands in for the dma-buf) at an iova that
+ * faults if the double touched it: RDMA READ out of it and into it moves
+ * the fd's bytes; bad arguments and FAKE_VERBS_NO_DMABUF are refused. */
+static void dmabuf_mr(void) {
+  const size_t len = 2 * (size_t)sysconf(_SC_PAGESIZE);
+  int fd = memfd_create("fv-strict-dmabuf", MFD_CLOEXEC);
+  void *iova = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  static unsigned char host[8192], back[8192];
+  if (fd < 0 || ftruncate(fd, (off_t)len) != 0 || iova == MAP_FAILED ||
+      len > sizeof host) {
+    EXPECT(0, "no memfd or reservation");
+    return;
+  }
+  for (size_t i = 0; i < len; i++)
+    host[i] = (unsigned char)(i * 7 + 1);
+  EXPECT(pwrite(fd, host, len, 0) == (ssize_t)len, "memfd write");
+  int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+  struct ibv_mr *dm = ibv_reg_dmabuf_mr(pd, 0, len, (uintptr_t)iova, fd, acc);
+  EXPECT(dm != NULL && dm->addr == iova, "dmabuf region refused: errno %d",
+         errno);
+  struct ibv_mr *hm = ibv_reg_mr(pd, back, len, acc);
+  if (dm == NULL || hm == NULL)
+    return;
+  int st = read_status(IBV_ACCESS_REMOTE_READ, hm, dm, len);
+  EXPECT(st == IBV_WC_SUCCESS && memcmp(back, host, len) == 0,
+         "READ out of a dmabuf region: status %d", st);
+  for (size_t i = 0; i < len; i++)
+    back[i] = (unsigned char)(i * 3 + 5);
+  st = read_status(IBV_ACCESS_REMOTE_READ, dm, hm, len);
+  EXPECT(st == IBV_WC_SUCCESS, "READ into a dmabuf region: status %d", st);
+  EXPECT(pread(fd, host, len, 0) == (ssize_t)len &&
+             memcmp(back, host, len) == 0,
+         "READ into a dmabuf region: the fd's bytes differ");
+  errno = 0;
+  EXPECT(ibv_reg_dmabuf_mr(pd, 100, 4096, (uintptr_t)iova, fd, acc) == NULL &&
+             errno == EINVAL,
+         "unaligned offset: errno %d", errno);
+  errno = 0;
+  EXPECT(ibv_reg_dmabuf_mr(pd, 0, 2 * len, (uintptr_t)iova, fd, acc) == NULL &&
+             errno == EINVAL,
+         "past the dma-buf's end: errno %d", errno);
+  setenv("FAKE_VERBS_NO_DMABUF", "1", 1);
+  errno = 0;
+  EXPECT(ibv_reg_dmabuf_mr(pd, 0, len, (uintptr_t)iova, fd, acc) == NULL &&
+             errno == EOPNOTSUPP,
+         "FAKE_VERBS_NO_DMABUF: errno %d", errno);
+  unsetenv("FAKE_VERBS_NO_DMABUF");
+  ibv_dereg_mr(dm);
+  ibv_dereg_mr(hm);
+  munmap(iova, len);
+  close(fd);
+}
+
 int main(void) {
   char dir[] = "/tmp/fv-strict.XXXXXX";
   if (mkdtemp(dir) == NULL || setenv("FAKE_VERBS_DIR", dir, 1) != 0)
@@ -286,6 +343,7 @@ int main(void) {
   rnr_exhausted();
   pd_mismatch();
   inline_limit();
+  dmabuf_mr();
   ibv_destroy_cq(cq);
   ibv_dealloc_pd(pd);
   ibv_dealloc_pd(pd2);

@@ -3,7 +3,9 @@
  * (tests/fake-cann): classification and its cache, copies in every
  * direction, async copies with events, IPC between forked processes, the
  * double's IPC rules, and proof that a host dereference of a device pointer
- * faults.  Skips (77) when the double was not built.
+ * faults; the cuda backend's dma-buf export and allocation checks against
+ * the CUDA test double (tests/fake-cuda).  Skips (77) when the doubles were
+ * not built.
  */
 #include <check.h>
 #include <signal.h>
@@ -333,6 +335,69 @@ START_TEST(test_device_none_means_host) {
 }
 END_TEST
 
+/* ---- the cuda backend on the CUDA test double (tests/fake-cuda) ------- */
+
+static void setup_cuda(void) {
+  setenv("HCMPI_CUDA_LIB", HC_FAKE_CUDA, 1);
+  setenv("HCMPI_DEVICE", "cuda", 1);
+  ck_assert_int_eq(fake_api_load_cuda(0, &fa), 0);
+  hc_device_init();
+  ck_assert(hc_device_any());
+}
+
+/* The whole allocation as a dma-buf whose bytes are the device's; host
+ * memory and a driver without dma-buf support refuse. */
+START_TEST(test_cuda_dmabuf_export) {
+  const size_t n = 10000, page = (size_t)sysconf(_SC_PAGESIZE);
+  unsigned char *d = dev_alloc(n), host[10000], back[10000];
+  hc_mem_info_t info;
+  ck_assert_int_eq(hc_device_classify(d + 100, &info), HC_MEM_CUDA);
+  ck_assert(info.base == (uintptr_t)d && info.size == n && info.alloc_id != 0);
+  fill(host, n, 3);
+  ck_assert_int_eq(fa.memcpy_sync(d, n, host, n, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  int fd = -1;
+  uint64_t offset = 1;
+  size_t len = 0;
+  ck_assert_int_eq(hc_device_dmabuf_export(&info, &fd, &offset, &len), HC_OK);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_uint_eq(offset, 0);
+  ck_assert_uint_eq(len, (n + page - 1) / page * page);
+  ck_assert_int_eq(pread(fd, back, n, 0), (ssize_t)n);
+  expect(back, n, 3);
+  close(fd);
+  hc_mem_info_t hinfo;
+  ck_assert_int_eq(hc_device_classify(host, &hinfo), HC_MEM_HOST);
+  ck_assert_int_eq(hc_device_dmabuf_export(&hinfo, &fd, &offset, &len),
+                   HC_ERR_NOT_SUPPORTED);
+  setenv("FAKE_CUDA_NO_DMABUF", "1", 1);
+  ck_assert_int_eq(hc_device_dmabuf_export(&info, &fd, &offset, &len),
+                   HC_ERR_NOT_SUPPORTED);
+  unsetenv("FAKE_CUDA_NO_DMABUF");
+  fa.free_dev(d);
+}
+END_TEST
+
+/* A freed allocation is gone, and so is it when the driver hands its
+ * address to a new one (another buffer id). */
+START_TEST(test_cuda_alloc_alive_until_freed) {
+  unsigned char *d = dev_alloc(8192);
+  hc_mem_info_t info, again;
+  ck_assert_int_eq(hc_device_classify(d, &info), HC_MEM_CUDA);
+  ck_assert(hc_device_alloc_alive(&info));
+  fa.free_dev(d);
+  ck_assert(!hc_device_alloc_alive(&info));
+  unsigned char *d2 = dev_alloc(8192);
+  ck_assert_ptr_eq(d2, d); /* the double reuses freed addresses */
+  ck_assert(!hc_device_alloc_alive(&info));
+  ck_assert_int_eq(hc_device_classify(d2, &again), HC_MEM_CUDA);
+  ck_assert(again.alloc_id != info.alloc_id);
+  ck_assert(hc_device_alloc_alive(&again));
+  hc_mem_info_t host = {HC_MEM_HOST, -1, 0, 0, 0};
+  ck_assert(!hc_device_alloc_alive(&host));
+  fa.free_dev(d2);
+}
+END_TEST
+
 static Suite *device_suite(void) {
   Suite *s = suite_create("device");
   TCase *tc = tcase_create("acl-double");
@@ -349,11 +414,18 @@ static Suite *device_suite(void) {
   tcase_add_test(tc, test_host_dereference_of_device_pointer_faults);
   tcase_add_test(tc, test_device_none_means_host);
   suite_add_tcase(s, tc);
+  tc = tcase_create("cuda-double");
+  tcase_add_checked_fixture(tc, setup_cuda, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_host_dereference_of_device_pointer_faults);
+  tcase_add_test(tc, test_cuda_dmabuf_export);
+  tcase_add_test(tc, test_cuda_alloc_alive_until_freed);
+  suite_add_tcase(s, tc);
   return s;
 }
 
 int main(void) {
-  if (access(HC_FAKE_ACL, R_OK) != 0)
+  if (access(HC_FAKE_ACL, R_OK) != 0 || access(HC_FAKE_CUDA, R_OK) != 0)
     return 77; /* the test double was not built */
   SRunner *sr = srunner_create(device_suite());
   srunner_run_all(sr, CK_NORMAL);

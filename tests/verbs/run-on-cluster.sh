@@ -27,6 +27,18 @@ for prog in tests/engine/engine_p2p tests/engine/engine_coll \
     "$mpiexec" -hosts "$a,$b" -n "$n" $env_args "$PWD/$prog"
   done
 done
+# CUDA buffers between the hosts (one rank each, GPU 0): the rdma path with
+# dma-buf regions, then staging for comparison; HCMPI_LOG=debug shows the
+# registration counts at finalize (docs/verbs.md, "Device memory").
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  for path in rdma staging; do
+    echo "== verbs_dmabuf over $a,$b, HCMPI_DEVICE_PATH=$path"
+    # shellcheck disable=SC2086
+    "$mpiexec" -hosts "$a,$b" -n 2 -ppn 1 $env_args -genv HCMPI_DEVICE cuda \
+      -genv HCMPI_DEVICE_PATH "$path" -genv HCMPI_LOG debug \
+      "$PWD/tests/verbs/verbs_dmabuf"
+  done
+fi
 # Then: the same with HCMPI_VERBS_RDMA=0 (pipelined rendezvous), a rank
 # killed with kill -9 during tests/mpi/proc_failed, and bench/ runs for
 # bandwidth and latency (the only numbers that mean anything).

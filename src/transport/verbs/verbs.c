@@ -43,9 +43,11 @@
  * bounce buffer and copied; a refused source registration answers
  * HC_ERR_NOT_SUPPORTED: the engine then pipelines the data through send.
  * (The REG_REQ round trip stays: only the engine's RTS could carry the
- * rkey, and the engine knows no transport.)  While get() waits it keeps serving
- * the CQ; engine packets that arrive meanwhile are copied aside and delivered,
- * in order, by the next progress.
+ * rkey, and the engine knows no transport.)  Device memory the engine
+ * registered through mem_reg (dma-buf regions, devmem.c) is found first at
+ * either end and never goes near the host cache or the bounce buffer.  While
+ * get() waits it keeps serving the CQ; engine packets that arrive meanwhile are
+ * copied aside and delivered, in order, by the next progress.
  *
  * A completion with an error (retries exceeded, remote access) marks the
  * peer failed through peer_failed_cb; get() then returns HC_ERR_PEER_DEAD.
@@ -94,6 +96,9 @@ static int vb_load(vb_ctx_t *v) {
     return 0;
   }
   vb_fns_t *f = &v->f;
+  /* Optional: device memory stages where the library predates it. */
+  void *dmabuf = dlsym(v->dl, "ibv_reg_dmabuf_mr");
+  memcpy(&f->reg_dmabuf_mr, &dmabuf, sizeof dmabuf);
   return vb_sym(v, &f->get_device_list, "ibv_get_device_list") &&
          vb_sym(v, &f->free_device_list, "ibv_free_device_list") &&
          vb_sym(v, &f->get_device_name, "ibv_get_device_name") &&
@@ -506,13 +511,23 @@ static hc_status_t vb_send(void *ctx, int p, const struct iovec *iov,
 
 /* ---- completions ------------------------------------------------------ */
 
+/* The source region of a peer's get: device memory the engine registered
+ * (no cache reference), else host memory through the cache. */
+static struct ibv_mr *vb_source_region(vb_ctx_t *v, const vb_reg_msg_t *req,
+                                       hc_vb_rentry_t **ref) {
+  struct ibv_mr *mr = hc_vb_devmem_find(v, req->addr, req->len);
+  if (mr != NULL) {
+    v->dev_served++;
+    return mr;
+  }
+  return hc_vb_rcache_get(v->rcache, (void *)(uintptr_t)req->addr, req->len,
+                          IBV_ACCESS_REMOTE_READ, ref);
+}
+
 static void vb_on_reg_req(vb_ctx_t *v, int p, const vb_reg_msg_t *req) {
   vb_reg_msg_t ack = {.token = req->token, .ok = 0};
   vb_reg_t *r = calloc(1, sizeof *r);
-  struct ibv_mr *mr =
-      r == NULL ? NULL
-                : hc_vb_rcache_get(v->rcache, (void *)(uintptr_t)req->addr,
-                                   req->len, IBV_ACCESS_REMOTE_READ, &r->ref);
+  struct ibv_mr *mr = r == NULL ? NULL : vb_source_region(v, req, &r->ref);
   if (mr != NULL) {
     r->rkey = mr->rkey;
     r->next = v->peers[p].lent;
@@ -813,8 +828,13 @@ static hc_status_t vb_read(vb_ctx_t *v, int p, struct ibv_mr *mr,
 static struct ibv_mr *vb_get_dest(vb_ctx_t *v, void *local, size_t len,
                                   hc_vb_rentry_t **ref, hc_status_t *rc) {
   *rc = HC_OK;
-  struct ibv_mr *mr =
-      hc_vb_rcache_get(v->rcache, local, len, IBV_ACCESS_LOCAL_WRITE, ref);
+  /* Device memory: its own region, never the cache or the bounce. */
+  struct ibv_mr *mr = hc_vb_devmem_find(v, (uint64_t)(uintptr_t)local, len);
+  if (mr != NULL) {
+    v->dev_gets++;
+    return mr;
+  }
+  mr = hc_vb_rcache_get(v->rcache, local, len, IBV_ACCESS_LOCAL_WRITE, ref);
   if (mr != NULL)
     return mr;
   if (v->bounce == NULL)
@@ -932,6 +952,7 @@ static void vb_fini(void *ctx) {
   for (int p = 0; v->peers != NULL && p < v->world_size; p++)
     vb_fini_peer(v, &v->peers[p]);
   vb_fini_rcache(v);
+  hc_vb_devmem_fini(v);
   if (v->ud != NULL)
     v->f.destroy_qp(v->ud);
   if (v->umr != NULL)
@@ -1021,6 +1042,19 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
   return hc_transport_get_not_supported(ctx, p, local, remote_addr, len);
 }
 
+static hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
+                                 void **handle) {
+  (void)ctx;
+  (void)mem;
+  (void)handle;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+static void hc_vb_mem_dereg(void *ctx, void *handle) {
+  (void)ctx;
+  (void)handle;
+}
+
 #endif
 
 const hc_transport_ops_t hc_transport_verbs_ops = {
@@ -1033,6 +1067,8 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .send = vb_send,
     .progress = vb_progress,
     .get = vb_get,
+    .mem_reg = hc_vb_mem_reg,
+    .mem_dereg = hc_vb_mem_dereg,
     .wait = vb_wait,
     .fini = vb_fini,
 };

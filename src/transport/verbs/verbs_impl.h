@@ -1,8 +1,9 @@
 /*
  * Internals shared by the verbs transport's files: verbs.c (device, init,
- * eager sends and credits, completions, waits, RDMA READ rendezvous, fini)
- * and conn.c (queue pairs made on first use, negotiated over UD).  Only
- * those two include it, and only where infiniband/verbs.h exists.
+ * eager sends and credits, completions, waits, RDMA READ rendezvous, fini),
+ * conn.c (queue pairs made on first use, negotiated over UD) and devmem.c
+ * (device memory registered from dma-bufs).  Only those include it, and
+ * only where infiniband/verbs.h exists.
  */
 #ifndef HC_TRANSPORT_VERBS_IMPL_H
 #define HC_TRANSPORT_VERBS_IMPL_H
@@ -94,7 +95,12 @@ typedef struct vb_fns {
   int (*destroy_qp)(struct ibv_qp *);
   struct ibv_ah *(*create_ah)(struct ibv_pd *, struct ibv_ah_attr *);
   int (*destroy_ah)(struct ibv_ah *);
+  /* Optional (rdma-core >= 34): NULL where the library lacks it. */
+  struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *, uint64_t, size_t, uint64_t,
+                                  int, int);
 } vb_fns_t;
+
+typedef struct vb_devmem vb_devmem_t; /* devmem.c */
 
 typedef struct vb_reg { /* a registration lent to a peer's get */
   struct vb_reg *next;
@@ -169,7 +175,9 @@ typedef struct vb_ctx {
   hc_vb_rcache_t *rcache;
   unsigned char *bounce; /* VB_BOUNCE_SIZE, registered on first need */
   struct ibv_mr *bmr;
-  long bounced;    /* gets that went through it */
+  long bounced;        /* gets that went through it */
+  vb_devmem_t *devmem; /* device memory the engine registered (devmem.c) */
+  long dev_regs, dev_refused, dev_gets, dev_served;
   int nconnecting; /* peers in VB_PEER_INIT */
   struct ibv_qp *ud;
   unsigned char *ubuf; /* VB_UD_RECVS receive slots, then VB_UD_SENDS */
@@ -208,6 +216,14 @@ hc_status_t hc_vb_ud_init(vb_ctx_t *v);
 void hc_vb_contact(vb_ctx_t *v, int p);
 void hc_vb_on_ud(vb_ctx_t *v, const struct ibv_wc *wc);
 hc_status_t hc_vb_post_recv(vb_ctx_t *v, int p, int idx);
+/* devmem.c: the transport's mem_reg/mem_dereg; the device region holding
+ * [addr, addr+len) or NULL; the counts logged and every region released
+ * at fini. */
+hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
+                          void **handle);
+void hc_vb_mem_dereg(void *ctx, void *handle);
+struct ibv_mr *hc_vb_devmem_find(const vb_ctx_t *v, uint64_t addr, size_t len);
+void hc_vb_devmem_fini(vb_ctx_t *v);
 /* verbs.c: marks peer p failed (once) and tells the engine; a clock. */
 void hc_vb_peer_fail(vb_ctx_t *v, int p, const char *why);
 double hc_vb_now_ms(void);

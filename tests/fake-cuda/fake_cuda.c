@@ -1,0 +1,710 @@
+/*
+ * TEST DOUBLE of the CUDA driver library (libcuda.so.1).  Never installed:
+ * built only by make check so that hcmpi's cuda backend (src/device/cuda.c)
+ * runs on machines without an NVIDIA GPU.  See tests/fake-cuda/README.md.
+ *
+ * Names, signatures, enum values and CUresult codes are the driver API's
+ * documented ones, declared here by hand (no CUDA header is needed).
+ *
+ * "Device" memory: the address handed out lies in one PROT_NONE
+ * reservation, so any host dereference of a device pointer faults; the
+ * bytes live in a memfd that only this library's copies reach, through a
+ * second mapping private to the double.  Freed device addresses are handed
+ * out again (same span, most recently freed first) with a new buffer id.
+ *
+ * Streams are honest but simple: every copy runs at the call, on the
+ * calling thread; an event answers CUDA_ERROR_NOT_READY to the first query
+ * after each record, so a caller's polling loop runs at least once.
+ *
+ * IPC: a CUipcMemHandle names the exporter's pid and memfd; the importer
+ * maps /proc/<pid>/fd/<fd>.  cuMemGetHandleForAddressRange (dma-buf) hands
+ * out a dup of the allocation's memfd as the "dma-buf", which the verbs
+ * double (tests/fake-verbs) can mmap.
+ *
+ * Test hooks (not CUDA): FAKE_CUDA_DEVICES=N devices (default 2);
+ * FAKE_CUDA_NO_DMABUF=1: cuMemGetHandleForAddressRange answers
+ * CUDA_ERROR_NOT_SUPPORTED, as a driver without dma-buf support does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fake_cuda.h"
+
+/* ---- the double's state ------------------------------------------------ */
+
+#define FC_VA_BYTES (64ULL << 30)
+#define FC_VA_ALIGN (64ULL << 10)
+#define FC_VA_FREE_MAX 256
+#define FC_DEVICES_MAX 16
+#define FC_IPC_MAGIC 0x46414b43u /* "FAKC" */
+#define FC_STREAM_MAGIC 0x5354524du
+#define FC_EVENT_MAGIC 0x45564e54u
+
+typedef struct fc_alloc { /* one allocation, or one import of a peer's */
+  struct fc_alloc *next;
+  uintptr_t dev;         /* the address handed out: PROT_NONE */
+  size_t size;           /* bytes asked for (imports: the exporter's) */
+  size_t map_size;       /* page-rounded */
+  unsigned char *shadow; /* the double's own mapping of the bytes */
+  int fd;                /* memfd (-1 for imports) */
+  int device;
+  unsigned long long buffer_id;
+  int imported; /* opens of the handle still held (imports only) */
+  int src_pid;  /* imports: the exporter and its memfd */
+  int src_fd;
+  unsigned long long src_id;
+} fc_alloc_t;
+
+typedef struct fc_pinned {
+  struct fc_pinned *next;
+  void *base;
+  size_t size;
+  unsigned long long buffer_id;
+} fc_pinned_t;
+
+struct fc_ctx {
+  int device;
+  int retained;
+};
+
+struct fc_stream {
+  uint32_t magic;
+  int device;
+};
+
+struct fc_event {
+  uint32_t magic;
+  int polls_left; /* NOT_READY answers still due after the last record */
+};
+
+/* What a CUipcMemHandle holds here (64 bytes at most). */
+typedef struct fc_ipc_wire {
+  uint32_t magic;
+  int32_t pid;
+  int32_t fd;
+  int32_t device;
+  uint64_t size;
+  uint64_t map_size;
+  unsigned long long buffer_id;
+} fc_ipc_wire_t;
+
+static struct {
+  pthread_mutex_t lock;
+  int initialized;
+  uintptr_t va_base, va_next;
+  uintptr_t free_va[FC_VA_FREE_MAX];
+  size_t free_span[FC_VA_FREE_MAX];
+  int nfree;
+  fc_alloc_t *allocs;
+  fc_pinned_t *pinned;
+  struct fc_ctx ctx[FC_DEVICES_MAX];
+  unsigned long long next_id;
+} fc = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread struct fc_ctx *fc_current;
+
+static int fc_devices(void) {
+  const char *s = getenv("FAKE_CUDA_DEVICES");
+  int n = s != NULL ? atoi(s) : 2;
+  return n < 1 ? 1 : n > FC_DEVICES_MAX ? FC_DEVICES_MAX : n;
+}
+
+static size_t fc_page(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+static size_t fc_round_page(size_t n) {
+  size_t pg = fc_page();
+  return (n + pg - 1) / pg * pg;
+}
+
+/* Calls that touch a device need cuInit and a current context. */
+static CUresult fc_need_context(void) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  return fc_current != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static size_t fc_va_span(size_t map_size) {
+  return (map_size + FC_VA_ALIGN - 1) / FC_VA_ALIGN * FC_VA_ALIGN +
+         FC_VA_ALIGN; /* a gap: ranges never touch */
+}
+
+/* Caller holds fc.lock.  0 when the reservation is spent. */
+static uintptr_t fc_reserve_va(size_t map_size) {
+  if (fc.va_base == 0) {
+    void *p = mmap(NULL, FC_VA_BYTES, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      return 0;
+    fc.va_base = fc.va_next = (uintptr_t)p;
+  }
+  size_t span = fc_va_span(map_size);
+  for (int i = fc.nfree - 1; i >= 0; i--)
+    if (fc.free_span[i] == span) {
+      uintptr_t va = fc.free_va[i];
+      fc.nfree--;
+      fc.free_va[i] = fc.free_va[fc.nfree];
+      fc.free_span[i] = fc.free_span[fc.nfree];
+      return va;
+    }
+  if (fc.va_next + span > fc.va_base + FC_VA_BYTES)
+    return 0;
+  uintptr_t va = fc.va_next;
+  fc.va_next += span;
+  return va;
+}
+
+/* Caller holds fc.lock; a full free list forgets the span. */
+static void fc_release_va(uintptr_t va, size_t map_size) {
+  if (fc.nfree == FC_VA_FREE_MAX)
+    return;
+  fc.free_va[fc.nfree] = va;
+  fc.free_span[fc.nfree] = fc_va_span(map_size);
+  fc.nfree++;
+}
+
+static int fc_in_reservation(uintptr_t p) {
+  return fc.va_base != 0 && p >= fc.va_base && p - fc.va_base < FC_VA_BYTES;
+}
+
+/* Caller holds fc.lock. */
+static fc_alloc_t *fc_find(uintptr_t p) {
+  for (fc_alloc_t *a = fc.allocs; a != NULL; a = a->next)
+    if (p >= a->dev && p - a->dev < a->size)
+      return a;
+  return NULL;
+}
+
+static fc_pinned_t *fc_find_pinned(uintptr_t p) {
+  for (fc_pinned_t *h = fc.pinned; h != NULL; h = h->next)
+    if (p >= (uintptr_t)h->base && p - (uintptr_t)h->base < h->size)
+      return h;
+  return NULL;
+}
+
+/* ---- init, devices, contexts ------------------------------------------ */
+
+CUresult cuInit(unsigned int Flags) {
+  if (Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&fc.lock);
+  fc.initialized = 1;
+  for (int d = 0; d < FC_DEVICES_MAX; d++)
+    fc.ctx[d].device = d;
+  pthread_mutex_unlock(&fc.lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (device == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ordinal < 0 || ordinal >= fc_devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (pctx == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= fc_devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&fc.lock);
+  fc.ctx[dev].retained++;
+  pthread_mutex_unlock(&fc.lock);
+  *pctx = &fc.ctx[dev];
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (dev < 0 || dev >= fc_devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&fc.lock);
+  CUresult rc = CUDA_ERROR_INVALID_CONTEXT;
+  if (fc.ctx[dev].retained > 0) {
+    fc.ctx[dev].retained--;
+    rc = CUDA_SUCCESS;
+  }
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (ctx != NULL &&
+      (ctx < &fc.ctx[0] || ctx >= &fc.ctx[fc_devices()] || ctx->retained == 0))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  fc_current = ctx;
+  return CUDA_SUCCESS;
+}
+
+/* ---- pointer queries -------------------------------------------------- */
+
+/* One attribute of memory of type (CU_MEMORYTYPE_*) with buffer id and
+ * device ordinal. */
+static CUresult fc_attribute(void *data, int attribute, unsigned int type,
+                             unsigned long long id, int device) {
+  switch (attribute) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    *(unsigned int *)data = type;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+    *(unsigned long long *)data = id;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+    *(int *)data = device;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_CONTEXT:
+    *(CUcontext *)data = &fc.ctx[device];
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+/* Needs no current context (unified addressing names the pointer's own);
+ * memory the driver does not know: CUDA_ERROR_INVALID_VALUE. */
+CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (data == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&fc.lock);
+  CUresult rc = CUDA_ERROR_INVALID_VALUE;
+  const fc_alloc_t *a = fc_find((uintptr_t)ptr);
+  const fc_pinned_t *h = a == NULL ? fc_find_pinned((uintptr_t)ptr) : NULL;
+  if (a != NULL)
+    rc = fc_attribute(data, attribute, CU_MEMORYTYPE_DEVICE, a->buffer_id,
+                      a->device);
+  else if (h != NULL)
+    rc = fc_attribute(data, attribute, CU_MEMORYTYPE_HOST, h->buffer_id, 0);
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
+                                 CUdeviceptr dptr) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  pthread_mutex_lock(&fc.lock);
+  const fc_alloc_t *a = fc_find((uintptr_t)dptr);
+  if (a != NULL) {
+    if (pbase != NULL)
+      *pbase = a->dev;
+    if (psize != NULL)
+      *psize = a->size;
+  }
+  pthread_mutex_unlock(&fc.lock);
+  return a != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- allocation ------------------------------------------------------- */
+
+/* Maps the bytes of fd for the double and gives them a device address;
+ * the record is linked in.  Caller holds fc.lock. */
+static CUresult fc_map_locked(fc_alloc_t *a) {
+  a->shadow =
+      mmap(NULL, a->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
+  if (a->shadow == MAP_FAILED) {
+    a->shadow = NULL;
+    return CUDA_ERROR_MAP_FAILED;
+  }
+  a->dev = fc_reserve_va(a->map_size);
+  if (a->dev == 0) {
+    munmap(a->shadow, a->map_size);
+    a->shadow = NULL;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  a->buffer_id = ++fc.next_id;
+  a->next = fc.allocs;
+  fc.allocs = a;
+  return CUDA_SUCCESS;
+}
+
+static void fc_unlink_locked(fc_alloc_t *a) {
+  for (fc_alloc_t **l = &fc.allocs; *l != NULL; l = &(*l)->next)
+    if (*l == a) {
+      *l = a->next;
+      break;
+    }
+  munmap(a->shadow, a->map_size);
+  fc_release_va(a->dev, a->map_size);
+  if (a->fd >= 0)
+    close(a->fd);
+  free(a);
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (dptr == NULL || bytesize == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  fc_alloc_t *a = calloc(1, sizeof *a);
+  if (a == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  a->size = bytesize;
+  a->map_size = fc_round_page(bytesize);
+  a->device = fc_current->device;
+  a->fd = memfd_create("fake-cuda-device", MFD_CLOEXEC);
+  if (a->fd < 0 || ftruncate(a->fd, (off_t)a->map_size) != 0) {
+    if (a->fd >= 0)
+      close(a->fd);
+    free(a);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  pthread_mutex_lock(&fc.lock);
+  rc = fc_map_locked(a);
+  pthread_mutex_unlock(&fc.lock);
+  if (rc != CUDA_SUCCESS) {
+    close(a->fd);
+    free(a);
+    return rc;
+  }
+  *dptr = a->dev;
+  return CUDA_SUCCESS;
+}
+
+/* Drops one reference on what starts at dptr: an allocation of this
+ * process (import 0: freed at once) or an import (import 1: unmapped with
+ * its last close).  Anything else: CUDA_ERROR_INVALID_VALUE. */
+static CUresult fc_release(CUdeviceptr dptr, int import) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  pthread_mutex_lock(&fc.lock);
+  fc_alloc_t *a = fc_find((uintptr_t)dptr);
+  rc = CUDA_ERROR_INVALID_VALUE;
+  if (a != NULL && a->dev == dptr && (a->imported > 0) == import) {
+    if (!import || --a->imported == 0)
+      fc_unlink_locked(a);
+    rc = CUDA_SUCCESS;
+  }
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr) { return fc_release(dptr, 0); }
+
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (pp == NULL || bytesize == 0 || (Flags & ~FC_HOSTALLOC_FLAGS) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  fc_pinned_t *h = calloc(1, sizeof *h);
+  if (h == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  h->size = fc_round_page(bytesize);
+  h->base = mmap(NULL, h->size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (h->base == MAP_FAILED) {
+    free(h);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  pthread_mutex_lock(&fc.lock);
+  h->buffer_id = ++fc.next_id;
+  h->next = fc.pinned;
+  fc.pinned = h;
+  pthread_mutex_unlock(&fc.lock);
+  *pp = h->base;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFreeHost(void *p) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  pthread_mutex_lock(&fc.lock);
+  CUresult rc = CUDA_ERROR_INVALID_VALUE;
+  for (fc_pinned_t **l = &fc.pinned; *l != NULL; l = &(*l)->next)
+    if ((*l)->base == p) {
+      fc_pinned_t *h = *l;
+      *l = h->next;
+      munmap(h->base, h->size);
+      free(h);
+      rc = CUDA_SUCCESS;
+      break;
+    }
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+/* ---- copies ----------------------------------------------------------- */
+
+enum { FC_SIDE_ANY = 0, FC_SIDE_HOST = 1, FC_SIDE_DEVICE = 2 };
+
+/* Where the double reaches [p, p+n): a device range through its shadow
+ * (wholly inside one allocation), host memory as is.  NULL for a range in
+ * the device reservation that no allocation covers, a range crossing an
+ * allocation's end, or a side of the wrong kind.  Caller holds fc.lock. */
+static unsigned char *fc_reach(CUdeviceptr p, size_t n, int want) {
+  uintptr_t a0 = (uintptr_t)p;
+  if (!fc_in_reservation(a0))
+    return want == FC_SIDE_DEVICE || p == 0 ? NULL : (unsigned char *)a0;
+  if (want == FC_SIDE_HOST)
+    return NULL;
+  fc_alloc_t *a = fc_find(a0);
+  if (a == NULL || n > a->size - (a0 - a->dev))
+    return NULL;
+  return a->shadow + (a0 - a->dev);
+}
+
+static CUresult fc_copy(CUdeviceptr dst, int dst_side, CUdeviceptr src,
+                        int src_side, size_t n) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (n == 0)
+    return CUDA_SUCCESS;
+  pthread_mutex_lock(&fc.lock);
+  unsigned char *d = fc_reach(dst, n, dst_side);
+  const unsigned char *s = fc_reach(src, n, src_side);
+  if (d != NULL && s != NULL)
+    memmove(d, s, n);
+  pthread_mutex_unlock(&fc.lock);
+  return d != NULL && s != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  return fc_copy(dst, FC_SIDE_ANY, src, FC_SIDE_ANY, ByteCount);
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
+                         size_t ByteCount) {
+  return fc_copy(dstDevice, FC_SIDE_DEVICE, (CUdeviceptr)(uintptr_t)srcHost,
+                 FC_SIDE_HOST, ByteCount);
+}
+
+CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
+                         size_t ByteCount) {
+  return fc_copy((CUdeviceptr)(uintptr_t)dstHost, FC_SIDE_HOST, srcDevice,
+                 FC_SIDE_DEVICE, ByteCount);
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+                         size_t ByteCount) {
+  return fc_copy(dstDevice, FC_SIDE_DEVICE, srcDevice, FC_SIDE_DEVICE,
+                 ByteCount);
+}
+
+/* ---- streams and events ----------------------------------------------- */
+
+static int fc_stream_ok(CUstream s) {
+  return s == NULL || s->magic == FC_STREAM_MAGIC; /* NULL: default stream */
+}
+
+CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (phStream == NULL || (Flags & ~FC_STREAM_FLAGS) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUstream s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  s->magic = FC_STREAM_MAGIC;
+  s->device = fc_current->device;
+  *phStream = s;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy_v2(CUstream hStream) {
+  if (hStream == NULL || hStream->magic != FC_STREAM_MAGIC)
+    return CUDA_ERROR_INVALID_HANDLE;
+  hStream->magic = 0;
+  free(hStream);
+  return CUDA_SUCCESS;
+}
+
+/* Copies ran at their call: nothing is ever left to wait for. */
+CUresult cuStreamSynchronize(CUstream hStream) {
+  return fc_stream_ok(hStream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuCtxSynchronize(void) { return fc_need_context(); }
+
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
+                       CUstream hStream) {
+  if (!fc_stream_ok(hStream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  return fc_copy(dst, FC_SIDE_ANY, src, FC_SIDE_ANY, ByteCount);
+}
+
+CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (phEvent == NULL || (Flags & ~FC_EVENT_FLAGS) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUevent e = calloc(1, sizeof *e);
+  if (e == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  e->magic = FC_EVENT_MAGIC;
+  *phEvent = e;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
+  if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC ||
+      !fc_stream_ok(hStream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  hEvent->polls_left = 1;
+  return CUDA_SUCCESS;
+}
+
+/* A never-recorded event counts as complete, as the driver's does. */
+CUresult cuEventQuery(CUevent hEvent) {
+  if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (hEvent->polls_left > 0) {
+    hEvent->polls_left--;
+    return CUDA_ERROR_NOT_READY;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent hEvent) {
+  if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
+    return CUDA_ERROR_INVALID_HANDLE;
+  hEvent->magic = 0;
+  free(hEvent);
+  return CUDA_SUCCESS;
+}
+
+/* ---- IPC -------------------------------------------------------------- */
+
+CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (pHandle == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&fc.lock);
+  const fc_alloc_t *a = fc_find((uintptr_t)dptr);
+  fc_ipc_wire_t w = {0};
+  if (a != NULL && !a->imported)
+    w = (fc_ipc_wire_t){FC_IPC_MAGIC, (int32_t)getpid(), a->fd,       a->device,
+                        a->size,      a->map_size,       a->buffer_id};
+  pthread_mutex_unlock(&fc.lock);
+  if (w.magic == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  memset(pHandle, 0, sizeof *pHandle);
+  memcpy(pHandle->reserved, &w, sizeof w);
+  return CUDA_SUCCESS;
+}
+
+/* Caller holds fc.lock: an import of the same export already open. */
+static fc_alloc_t *fc_find_import(const fc_ipc_wire_t *w) {
+  for (fc_alloc_t *a = fc.allocs; a != NULL; a = a->next)
+    if (a->imported && a->src_pid == w->pid && a->src_fd == w->fd &&
+        a->src_id == w->buffer_id)
+      return a;
+  return NULL;
+}
+
+static CUresult fc_import_locked(const fc_ipc_wire_t *w, fc_alloc_t **out) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)w->pid, (int)w->fd);
+  fc_alloc_t *a = calloc(1, sizeof *a);
+  if (a == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  a->fd = open(path, O_RDWR | O_CLOEXEC);
+  if (a->fd < 0) {
+    free(a);
+    return CUDA_ERROR_INVALID_VALUE; /* the exporter or its memory is gone */
+  }
+  a->size = w->size;
+  a->map_size = w->map_size;
+  a->device = w->device;
+  CUresult rc = fc_map_locked(a);
+  close(a->fd); /* the mapping keeps the bytes */
+  a->fd = -1;
+  if (rc != CUDA_SUCCESS) {
+    free(a);
+    return rc;
+  }
+  a->imported = 1;
+  a->src_pid = w->pid;
+  a->src_fd = w->fd;
+  a->src_id = w->buffer_id;
+  *out = a;
+  return CUDA_SUCCESS;
+}
+
+/* A handle from the calling process itself is refused, as the driver
+ * refuses it; opening one export twice shares the mapping. */
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
+                               unsigned int Flags) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  fc_ipc_wire_t w;
+  memcpy(&w, handle.reserved, sizeof w);
+  if (pdptr == NULL || w.magic != FC_IPC_MAGIC ||
+      (Flags & ~FC_IPC_OPEN_FLAGS) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (w.pid == (int32_t)getpid())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  pthread_mutex_lock(&fc.lock);
+  fc_alloc_t *a = fc_find_import(&w);
+  if (a != NULL)
+    a->imported++;
+  else
+    rc = fc_import_locked(&w, &a);
+  if (rc == CUDA_SUCCESS)
+    *pdptr = a->dev;
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) { return fc_release(dptr, 1); }
+
+/* ---- dma-buf ---------------------------------------------------------- */
+
+/* The driver wants dptr and size aligned to the host page size, flags 0
+ * and a range of one allocation.  The double's "dma-buf" is a dup of the
+ * allocation's memfd, whose offset 0 is the allocation's base: so it can
+ * stand in only for ranges that start there (others: NOT_SUPPORTED, a
+ * limit of the double, not of the driver), and not for imports. */
+CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
+                                       size_t size, int handleType,
+                                       unsigned long long flags) {
+  const char *off = getenv("FAKE_CUDA_NO_DMABUF");
+  if (off != NULL && off[0] == '1')
+    return CUDA_ERROR_NOT_SUPPORTED;
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  size_t pg = fc_page();
+  if (handle == NULL || handleType != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD ||
+      flags != 0 || size == 0 || dptr % pg != 0 || size % pg != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&fc.lock);
+  const fc_alloc_t *a = fc_find((uintptr_t)dptr);
+  int fd = -1;
+  if (a == NULL || size > a->map_size - (dptr - a->dev))
+    rc = CUDA_ERROR_INVALID_VALUE;
+  else if (a->imported || dptr != a->dev)
+    rc = CUDA_ERROR_NOT_SUPPORTED;
+  else if ((fd = fcntl(a->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+    rc = CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_unlock(&fc.lock);
+  if (rc == CUDA_SUCCESS)
+    *(int *)handle = fd;
+  return rc;
+}
