@@ -154,7 +154,7 @@ typedef struct shm_ctx {
    * then fails connect instead of failing sends later. */
   size_t cell_size_hint;
   size_t cell_size_promised;
-  int rr; /* next incoming ring progress starts at */
+  int rr;              /* next incoming ring progress starts at */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
 } shm_ctx_t;
 
@@ -295,8 +295,8 @@ static void shm_unmap(shm_ctx_t *shm) {
 static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   int n = shm->local_size, me = shm->local_rank;
   for (int p = 0; p < n; p++) {
-    unsigned char *pool = shm->base + shm->hdr->pool_offset +
-                          (size_t)p * shm->hdr->pool_bytes;
+    unsigned char *pool =
+        shm->base + shm->hdr->pool_offset + (size_t)p * shm->hdr->pool_bytes;
     if (hc_shm_pool_attach(&shm->pools[p], pool) != HC_OK)
       return HC_ERR_TRANSPORT;
     if (p == me)
@@ -637,7 +637,8 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
                                    const struct iovec *iov, int iovcnt) {
   hc_shm_pool_t *pool = &shm->pools[shm->local_rank];
   struct shm_pool_ref ref;
-  hc_status_t rc = hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
+  hc_status_t rc =
+      hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
   if (rc == HC_ERR_AGAIN) {
     hc_shm_pool_set_waiting(pool);
     rc = hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
@@ -770,7 +771,7 @@ static int shm_progress(void *ctx) {
     total += shm_report_deaths(shm);
   int p = shm->rr;
   for (int k = 0; k < n && total < SHM_BATCH_TOTAL; k++) {
-    if (p != shm->local_rank)
+    if (p != shm->local_rank && hc_shm_ring_may_hold(&shm->in[p]))
       total += shm_drain_ring(shm, p, SHM_BATCH_PER_RING);
     p = (p + 1 == n) ? 0 : p + 1;
   }
@@ -850,8 +851,7 @@ static int shm_pending(shm_ctx_t *shm) {
       return 1;
     }
   }
-  if (shm->pool_blocked &&
-      hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
+  if (shm->pool_blocked && hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
     shm->pool_blocked = 0;
     return 1;
   }
@@ -879,8 +879,7 @@ static int shm_peer_gone(shm_ctx_t *shm, int p) {
 static void shm_check_liveness(shm_ctx_t *shm) {
   long now = shm_now_ms();
   long due = atomic_load_explicit(&shm->next_liveness_ms, memory_order_relaxed);
-  if (now < due || !atomic_compare_exchange_strong(&shm->next_liveness_ms,
-                                                   &due,
+  if (now < due || !atomic_compare_exchange_strong(&shm->next_liveness_ms, &due,
                                                    now + SHM_LIVENESS_MS))
     return;
   for (int p = 0; p < shm->local_size; p++) {

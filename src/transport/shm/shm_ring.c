@@ -64,6 +64,8 @@ hc_status_t hc_shm_ring_attach(hc_shm_ring_t *ring, void *region) {
     return HC_ERR_ARG;
   atomic_thread_fence(memory_order_acquire);
   ring->shared = s;
+  ring->head_word = &s->head;
+  ring->tail_word = &s->tail;
   ring->cells = (unsigned char *)region + sizeof *s;
   ring->cell_size = s->cell_size;
   ring->stride = shm_ring_stride(s->cell_size);

@@ -12,6 +12,7 @@
 #ifndef HC_SHM_RING_H
 #define HC_SHM_RING_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -27,6 +28,9 @@ struct hc_shm_ring_shared;
  * most operations. */
 typedef struct hc_shm_ring {
   struct hc_shm_ring_shared *shared;
+  /* The two indices inside shared, for the inline look below. */
+  _Atomic uint64_t *head_word;
+  _Atomic uint64_t *tail_word;
   unsigned char *cells;
   size_t cell_size;     /* payload bytes per cell */
   size_t stride;        /* bytes from one cell to the next */
@@ -80,6 +84,17 @@ void hc_shm_ring_release(hc_shm_ring_t *ring);
 /* Consumer: nonzero when a cell is published.  Reads the shared tail, so
  * it sees pushes ordered before the caller's last fence. */
 int hc_shm_ring_readable(hc_shm_ring_t *ring);
+/* Consumer: 0 when the ring is empty, 1 when peek may find a cell.
+ * Inline and one load of the producer's index at most, since every poll
+ * asks it of every ring. */
+static inline int hc_shm_ring_may_hold(hc_shm_ring_t *ring) {
+  uint64_t head = atomic_load_explicit(ring->head_word, memory_order_relaxed);
+  if (head != ring->cached_tail)
+    return 1;
+  ring->cached_tail =
+      atomic_load_explicit(ring->tail_word, memory_order_acquire);
+  return head != ring->cached_tail;
+}
 
 /* Producer: nonzero when at least one cell is free (reads the shared
  * head). */
