@@ -1,0 +1,45 @@
+/*
+ * Memory-release hooks: a callback hears of every address range whose
+ * pages are about to leave the process (or be replaced), so that a cache
+ * of pinned memory registrations can forget them.  libhcmpi defines, and
+ * exports, munmap, mremap, madvise, mmap, shmdt, brk and sbrk: each tells
+ * the callbacks, then makes the real call (docs/verbs.md, "Registration
+ * cache").
+ *
+ * Those definitions are safe at any time (before MPI_Init, in any thread,
+ * inside the allocator): with no callback registered they cost one atomic
+ * load; with one, no lock of this module is taken and nothing is
+ * allocated.  A callback therefore runs in whatever thread releases the
+ * memory, possibly inside malloc or free: it must neither allocate nor
+ * release memory nor block for long.
+ *
+ * What the hooks cannot see: calls libc makes to itself (glibc's malloc
+ * unmaps large blocks and trims its heaps that way) and raw system calls.
+ * hc_memhooks_add therefore also tells glibc's allocator to keep what it
+ * has (see there).
+ */
+#ifndef HC_MEMHOOKS_H
+#define HC_MEMHOOKS_H
+
+#include <stddef.h>
+
+/* [start, start + len) is about to be unmapped, moved, discarded or
+ * mapped over (or has just been mapped anew); len > 0. */
+typedef void (*hc_memhooks_release_cb)(void *arg, void *start, size_t len);
+
+#define HC_MEMHOOKS_MAX 4
+
+/* Registers cb(arg, ...) for every later release; returns a slot to pass
+ * to hc_memhooks_remove, or -1 when HC_MEMHOOKS_MAX are registered.
+ * The first registration also sets glibc's M_MMAP_MAX to 0 and
+ * M_TRIM_THRESHOLD to its maximum, so that free() never hands memory back
+ * to the kernel behind the hooks: freed memory stays in the process for
+ * its lifetime.  HCMPI_MEMHOOKS=0 (for tests only) makes both inert: the
+ * slot is granted but the callback never runs and the allocator is left
+ * alone, as if the library had no hooks. */
+int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg);
+/* Unregisters a slot; once it returns no thread is inside that callback.
+ * Safe on -1. */
+void hc_memhooks_remove(int slot);
+
+#endif /* HC_MEMHOOKS_H */
