@@ -38,7 +38,7 @@
  * RDMA READs, and releases the peer's registration (REG_DONE, sent before
  * the engine's FIN on the same QP, so it is processed first).  Both
  * registrations go through the registration cache (regcache.h), which
- * keeps regions only where on-demand paging makes that sound.  A
+ * forgets pinned regions whose memory is released (util/memhooks.h).  A
  * destination that cannot be registered is read through a registered
  * bounce buffer and copied; a refused source registration answers
  * HC_ERR_NOT_SUPPORTED: the engine then pipelines the data through send.
@@ -241,25 +241,33 @@ static int vb_odp_rc_read(vb_ctx_t *v) {
          (attr.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
 }
 
-/* With on-demand paging regions are cached (sound: regcache.h); without
- * it the same cache keeps nothing, so each rendezvous registers afresh.
- * ODP needs the device's word that RC READs work on such regions, where
- * it gives one, and a registration that asks for it and is not refused. */
+/* With on-demand paging regions are cached as they are (sound:
+ * regcache.h); without it the cache watches releases of memory and
+ * forgets the regions over them.  HCMPI_VERBS_REGCACHE=0 keeps nothing:
+ * each rendezvous registers afresh.  ODP needs the device's word that RC
+ * READs work on such regions, where it gives one, and a registration that
+ * asks for it and is not refused. */
 static hc_status_t vb_rcache_init(vb_ctx_t *v) {
+  int wanted = hc_env_bool("HCMPI_VERBS_REGCACHE", 1);
   struct ibv_mr *probe =
-      vb_odp_rc_read(v) == 0
+      !wanted || vb_odp_rc_read(v) == 0
           ? NULL
           : v->f.reg_mr(v->pd, v->ubuf, VB_UD_SLOT,
                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
   int odp = probe != NULL;
   if (probe != NULL)
     v->f.dereg_mr(probe);
-  v->rcache =
-      hc_vb_rcache_new(v->pd, v->f.reg_mr, v->f.dereg_mr,
-                       odp ? IBV_ACCESS_ON_DEMAND : 0, odp ? VB_RCACHE_MAX : 0);
+  v->rcache = hc_vb_rcache_new(v->pd, v->f.reg_mr, v->f.dereg_mr,
+                               odp ? IBV_ACCESS_ON_DEMAND : 0,
+                               wanted ? VB_RCACHE_MAX : 0, !odp);
+  if (v->rcache == NULL)
+    return HC_ERR_NOMEM;
+  int kept = hc_vb_rcache_capacity(v->rcache) > 0;
   hc_log(HC_LOG_DEBUG, "verbs", "rank %d: registration cache %s", v->world_rank,
-         odp ? "on (on-demand paging)" : "off (no on-demand paging)");
-  return v->rcache != NULL ? HC_OK : HC_ERR_NOMEM;
+         !kept ? "off"
+         : odp ? "on (on-demand paging)"
+               : "on (pinned, invalidated by the memory hooks)");
+  return HC_OK;
 }
 
 static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
@@ -907,9 +915,9 @@ static void vb_fini_rcache(vb_ctx_t *v) {
     const hc_vb_rcache_stats_t *st = hc_vb_rcache_stats(v->rcache);
     hc_log(HC_LOG_DEBUG, "verbs",
            "rank %d: registrations: %ld hits, %ld misses, %ld released, %ld "
-           "refused; %ld gets bounced",
+           "refused, %ld invalidated; %ld gets bounced",
            v->world_rank, st->hits, st->misses, st->released, st->failures,
-           v->bounced);
+           st->invalidated, v->bounced);
   }
   hc_vb_rcache_free(v->rcache);
   if (v->bmr != NULL)
