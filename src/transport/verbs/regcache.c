@@ -245,8 +245,11 @@ void hc_vb_rcache_put(hc_vb_rcache_t *c, hc_vb_rentry_t *ref) {
   rcache_reap(c, dead);
 }
 
-const hc_vb_rcache_stats_t *hc_vb_rcache_stats(const hc_vb_rcache_t *c) {
-  return &c->stats;
+hc_vb_rcache_stats_t hc_vb_rcache_stats(hc_vb_rcache_t *c) {
+  rcache_lock(c);
+  hc_vb_rcache_stats_t copy = c->stats;
+  rcache_unlock(c);
+  return copy;
 }
 
 void hc_vb_rcache_free(hc_vb_rcache_t *c) {

@@ -56,7 +56,8 @@ struct ibv_mr *hc_vb_rcache_get(hc_vb_rcache_t *c, void *addr, size_t len,
                                 int access, hc_vb_rentry_t **ref);
 /* Gives back a reference from get; safe on NULL. */
 void hc_vb_rcache_put(hc_vb_rcache_t *c, hc_vb_rentry_t *ref);
-const hc_vb_rcache_stats_t *hc_vb_rcache_stats(const hc_vb_rcache_t *c);
+/* The figures so far (a copy: the release hook may be counting). */
+hc_vb_rcache_stats_t hc_vb_rcache_stats(hc_vb_rcache_t *c);
 /* Deregisters everything (references or not); safe on NULL. */
 void hc_vb_rcache_free(hc_vb_rcache_t *c);
 

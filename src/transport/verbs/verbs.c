@@ -912,12 +912,12 @@ static void vb_fini_peer(vb_ctx_t *v, vb_peer_t *peer) {
 
 static void vb_fini_rcache(vb_ctx_t *v) {
   if (v->rcache != NULL) {
-    const hc_vb_rcache_stats_t *st = hc_vb_rcache_stats(v->rcache);
+    hc_vb_rcache_stats_t st = hc_vb_rcache_stats(v->rcache);
     hc_log(HC_LOG_DEBUG, "verbs",
            "rank %d: registrations: %ld hits, %ld misses, %ld released, %ld "
            "refused, %ld invalidated; %ld gets bounced",
-           v->world_rank, st->hits, st->misses, st->released, st->failures,
-           st->invalidated, v->bounced);
+           v->world_rank, st.hits, st.misses, st.released, st.failures,
+           st.invalidated, v->bounced);
   }
   hc_vb_rcache_free(v->rcache);
   if (v->bmr != NULL)
