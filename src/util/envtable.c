@@ -87,9 +87,10 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_VERBS_KEEPALIVE_MS", "1000", "library",
      "idle interval of the zero-length RDMA write that detects a dead peer"},
     {"HCMPI_VERBS_REGCACHE", "auto", "library",
-     "0 turns off the verbs registration cache (every rendezvous registers "
-     "afresh); auto/1: on, for pinned regions kept valid by the memory "
-     "hooks and for on-demand paging"},
+     "verbs registration cache: auto keeps on-demand-paging regions, and "
+     "pinned ones (invalidated by the memory hooks) where the allocator "
+     "can be kept from releasing memory unseen (glibc's); 1 pinned ones "
+     "everywhere; 0 none"},
     {"HCMPI_MEMHOOKS", "1", "library",
      "tests only: 0 leaves the memory-release hooks inert (a pinned "
      "registration cache then serves stale regions)"},

@@ -38,7 +38,7 @@ static atomic_int memhooks_live;
 static atomic_int memhooks_inflight;
 /* Serialises add and remove (never taken in the hook path). */
 static pthread_mutex_t memhooks_lock = PTHREAD_MUTEX_INITIALIZER;
-static int memhooks_allocator_held;
+static int memhooks_allocator_held; /* 0 not tried, 1 held, -1 refused */
 
 static void memhooks_notify(void *start, size_t len) {
   if (len == 0 ||
@@ -53,15 +53,25 @@ static void memhooks_notify(void *start, size_t len) {
   atomic_fetch_sub(&memhooks_inflight, 1);
 }
 
-/* glibc's free() unmaps blocks above the mmap threshold and trims the
- * top of its heaps (sbrk, or madvise in threads' arenas) through calls
- * to itself, which no interposition sees: make it do neither. */
-static void memhooks_hold_allocator(void) {
-  if (memhooks_allocator_held)
-    return;
-  memhooks_allocator_held = 1;
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, -1);
+/* glibc's free() unmaps blocks above the mmap threshold, trims the top
+ * of its heaps (sbrk, or madvise in threads' arenas) and unmaps a
+ * thread arena's heap that became wholly free, all through calls to
+ * itself, which no interposition sees: make it do none of them.  The
+ * last one ignores the trim threshold, so threads created from now on
+ * share the main arena. */
+int hc_memhooks_hold_allocator(void) {
+  if (!hc_env_bool("HCMPI_MEMHOOKS", 1))
+    return 1;
+  pthread_mutex_lock(&memhooks_lock);
+  if (memhooks_allocator_held == 0) {
+    int took = mallopt(M_MMAP_MAX, 0) == 1;
+    took &= mallopt(M_TRIM_THRESHOLD, -1) == 1;
+    took &= mallopt(M_ARENA_MAX, 1) == 1;
+    memhooks_allocator_held = took ? 1 : -1;
+  }
+  int held = memhooks_allocator_held == 1;
+  pthread_mutex_unlock(&memhooks_lock);
+  return held;
 }
 
 int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg) {
@@ -77,7 +87,6 @@ int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg) {
     atomic_store(&memhooks_slots[i].cb, cb);
   }
   if (slot >= 0 && !inert) {
-    memhooks_hold_allocator();
     memhooks_slots[slot].live = 1;
     atomic_fetch_add(&memhooks_live, 1);
   }

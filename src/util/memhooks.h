@@ -15,8 +15,8 @@
  *
  * What the hooks cannot see: calls libc makes to itself (glibc's malloc
  * unmaps large blocks and trims its heaps that way) and raw system calls.
- * hc_memhooks_add therefore also tells glibc's allocator to keep what it
- * has (see there).
+ * hc_memhooks_hold_allocator therefore tells glibc's allocator to keep
+ * what it has.
  */
 #ifndef HC_MEMHOOKS_H
 #define HC_MEMHOOKS_H
@@ -31,13 +31,17 @@ typedef void (*hc_memhooks_release_cb)(void *arg, void *start, size_t len);
 
 /* Registers cb(arg, ...) for every later release; returns a slot to pass
  * to hc_memhooks_remove, or -1 when HC_MEMHOOKS_MAX are registered.
- * The first registration also sets glibc's M_MMAP_MAX to 0 and
- * M_TRIM_THRESHOLD to its maximum, so that free() never hands memory back
- * to the kernel behind the hooks: freed memory stays in the process for
- * its lifetime.  HCMPI_MEMHOOKS=0 (for tests only) makes both inert: the
- * slot is granted but the callback never runs and the allocator is left
- * alone, as if the library had no hooks. */
+ * HCMPI_MEMHOOKS=0 (for tests only) makes the hooks inert: the slot is
+ * granted but the callback never runs, as if the library had no hooks. */
 int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg);
+/* Keeps glibc's malloc from handing memory back to the kernel behind the
+ * hooks: M_MMAP_MAX 0, M_TRIM_THRESHOLD at its maximum, M_ARENA_MAX 1.
+ * Freed memory then stays in the process for its lifetime, and threads
+ * share one arena.  1 when the allocator took every setting; 0 when it
+ * refused (not glibc's malloc: ASan's, for one), and free() may then
+ * still release memory unseen.  Under HCMPI_MEMHOOKS=0 it changes
+ * nothing and says 1. */
+int hc_memhooks_hold_allocator(void);
 /* Unregisters a slot; once it returns no thread is inside that callback.
  * Safe on -1. */
 void hc_memhooks_remove(int slot);

@@ -3,13 +3,15 @@
  * munmap, mremap (moving, shrinking), madvise (discarding advice only),
  * mmap MAP_FIXED and sbrk (shrinking) release; nothing once it is
  * removed, nothing when none was registered, nothing under
- * HCMPI_MEMHOOKS=0; and glibc's malloc stops mapping large blocks of
- * their own once a callback is registered.
+ * HCMPI_MEMHOOKS=0; and once the allocator is held glibc's malloc stops
+ * mapping large blocks of their own and serves new threads from the main
+ * arena (whose heap it no longer trims).
  */
 #include "config.h"
 
 #include <check.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -173,9 +175,10 @@ START_TEST(test_inert_knob) {
 }
 END_TEST
 
-/* Not under AddressSanitizer, whose allocator ignores mallopt (and whose
- * mallinfo2 reports nothing). */
+/* Not under AddressSanitizer, whose allocator ignores mallopt. */
+#ifndef __SANITIZE_ADDRESS__
 START_TEST(test_malloc_keeps_large_blocks) {
+  ck_assert_int_eq(hc_memhooks_hold_allocator(), 1);
   struct mallinfo2 before = mallinfo2();
   void *big = malloc((size_t)64 << 20);
   ck_assert_ptr_nonnull(big);
@@ -186,6 +189,26 @@ START_TEST(test_malloc_keeps_large_blocks) {
   ck_assert_int_eq(nseen, 0);
 }
 END_TEST
+
+static void *malloc_in_thread(void *arg) {
+  (void)arg;
+  return malloc((size_t)1 << 20);
+}
+
+START_TEST(test_threads_share_main_arena) {
+  pthread_t t;
+  void *p = NULL;
+  ck_assert_int_eq(hc_memhooks_hold_allocator(), 1);
+  ck_assert_int_eq(pthread_create(&t, NULL, malloc_in_thread, NULL), 0);
+  ck_assert_int_eq(pthread_join(t, &p), 0);
+  ck_assert_ptr_nonnull(p);
+  /* The main arena's heap lies below the program break; threads' arenas
+   * are mappings far above it. */
+  ck_assert((char *)p < (char *)sbrk(0));
+  free(p);
+}
+END_TEST
+#endif
 
 int main(void) {
   Suite *s = suite_create("memhooks");
@@ -201,7 +224,10 @@ int main(void) {
   tcase_add_test(tc, test_silent_after_remove);
   tcase_add_test(tc, test_silent_without_callback);
   tcase_add_test(tc, test_inert_knob);
+#ifndef __SANITIZE_ADDRESS__
   tcase_add_test(tc, test_malloc_keeps_large_blocks);
+  tcase_add_test(tc, test_threads_share_main_arena);
+#endif
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -25,14 +25,22 @@ pingpong() { # NAME ENV...: pingpong_sizes -n 2 at debug level
 
 # A device without on-demand paging: pinned regions are kept and reused
 # (the same buffers, round after round; the double checks on every RDMA
-# that a region still has the pages it registered).
+# that a region still has the pages it registered) where glibc's malloc
+# can be held; under ASan's allocator (the sanitizer build) auto keeps
+# them off.
 pingpong "(pinned)" FAKE_VERBS_ODP=0
-grep -q "rank 0: registration cache on (pinned" "$out" || fail "cache not on"
-[ "$(stat hits)" -gt "$(stat misses)" ] ||
-  fail "pinned cache: $(stat hits) hits, $(stat misses) misses"
+if grep -q "rank 0: registration cache on (pinned, invalidated" "$out"; then
+  [ "$(stat hits)" -gt "$(stat misses)" ] ||
+    fail "pinned cache: $(stat hits) hits, $(stat misses) misses"
+else
+  grep -q "rank 0: registration cache off (pinned, and the allocator" "$out" ||
+    fail "pinned cache neither on nor off for the allocator"
+  echo "the allocator cannot be held (sanitizer build?): pinned cache off"
+  [ "$(stat hits)" = 0 ] || fail "regions reused when off: $(stat hits) hits"
+fi
 # Turned off: every rendezvous registers afresh.
 pingpong "HCMPI_VERBS_REGCACHE=0" FAKE_VERBS_ODP=0 HCMPI_VERBS_REGCACHE=0
-grep -q "rank 0: registration cache off" "$out" || fail "cache not off"
+grep -q "rank 0: registration cache off$" "$out" || fail "cache not off"
 [ "$(stat hits)" = 0 ] || fail "regions reused when off: $(stat hits) hits"
 [ "$(stat misses)" = "$(stat released)" ] || fail "not every region released"
 # With it, regions are kept and reused (the same buffers, round after round).

@@ -72,6 +72,7 @@
 
 #include "transport/verbs/verbs_impl.h"
 #include "util/env.h"
+#include "util/memhooks.h"
 
 /* ---- library and device ----------------------------------------------- */
 
@@ -242,31 +243,41 @@ static int vb_odp_rc_read(vb_ctx_t *v) {
 }
 
 /* With on-demand paging regions are cached as they are (sound:
- * regcache.h); without it the cache watches releases of memory and
- * forgets the regions over them.  HCMPI_VERBS_REGCACHE=0 keeps nothing:
- * each rendezvous registers afresh.  ODP needs the device's word that RC
- * READs work on such regions, where it gives one, and a registration that
- * asks for it and is not refused. */
+ * regcache.h).  Without it the cache watches releases of memory and
+ * forgets the regions over them, which is sound only where the allocator
+ * can be kept from releasing memory unseen (glibc's malloc, not ASan's):
+ * HCMPI_VERBS_REGCACHE=auto (the default) caches pinned regions only
+ * there, =1 everywhere, =0 nowhere (each rendezvous registers afresh).
+ * ODP needs the device's word that RC READs work on such regions, where
+ * it gives one, and a registration that asks for it and is not refused. */
 static hc_status_t vb_rcache_init(vb_ctx_t *v) {
-  int wanted = hc_env_bool("HCMPI_VERBS_REGCACHE", 1);
+  int wanted = hc_env_bool("HCMPI_VERBS_REGCACHE", -1); /* -1: auto */
   struct ibv_mr *probe =
-      !wanted || vb_odp_rc_read(v) == 0
+      wanted == 0 || vb_odp_rc_read(v) == 0
           ? NULL
           : v->f.reg_mr(v->pd, v->ubuf, VB_UD_SLOT,
                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
   int odp = probe != NULL;
   if (probe != NULL)
     v->f.dereg_mr(probe);
+  int held = wanted != 0 && !odp && hc_memhooks_hold_allocator();
+  int keep = odp ? wanted != 0 : wanted == 1 || (wanted == -1 && held);
   v->rcache = hc_vb_rcache_new(v->pd, v->f.reg_mr, v->f.dereg_mr,
                                odp ? IBV_ACCESS_ON_DEMAND : 0,
-                               wanted ? VB_RCACHE_MAX : 0, !odp);
+                               keep ? VB_RCACHE_MAX : 0, !odp);
   if (v->rcache == NULL)
     return HC_ERR_NOMEM;
-  int kept = hc_vb_rcache_capacity(v->rcache) > 0;
+  const char *how = "off";
+  if (hc_vb_rcache_capacity(v->rcache) > 0)
+    how = odp    ? "on (on-demand paging)"
+          : held ? "on (pinned, invalidated by the memory hooks)"
+                 : "on (pinned, forced: the allocator may release memory "
+                   "unseen)";
+  else if (wanted != 0 && !odp)
+    how = "off (pinned, and the allocator may release memory unseen: "
+          "HCMPI_VERBS_REGCACHE=1 forces it)";
   hc_log(HC_LOG_DEBUG, "verbs", "rank %d: registration cache %s", v->world_rank,
-         !kept ? "off"
-         : odp ? "on (on-demand paging)"
-               : "on (pinned, invalidated by the memory hooks)");
+         how);
   return HC_OK;
 }
 
