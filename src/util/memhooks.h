@@ -2,9 +2,11 @@
  * Memory-release hooks: a callback hears of every address range whose
  * pages are about to leave the process (or be replaced), so that a cache
  * of pinned memory registrations can forget them.  libhcmpi defines, and
- * exports, munmap, mremap, madvise, mmap, shmdt, brk and sbrk: each tells
- * the callbacks, then makes the real call (docs/verbs.md, "Registration
- * cache").
+ * exports, munmap, mremap, madvise, mmap, shmdt, brk and sbrk
+ * (memhooks_interpose.c): each tells the callbacks, then makes the real
+ * call (docs/verbs.md, "Memory-release hooks").  A program that links the
+ * engine statically (libhccore) has no such calls: hc_memhooks_add then
+ * refuses.
  *
  * Those definitions are safe at any time (before MPI_Init, in any thread,
  * inside the allocator): with no callback registered they cost one atomic
@@ -30,7 +32,8 @@ typedef void (*hc_memhooks_release_cb)(void *arg, void *start, size_t len);
 #define HC_MEMHOOKS_MAX 4
 
 /* Registers cb(arg, ...) for every later release; returns a slot to pass
- * to hc_memhooks_remove, or -1 when HC_MEMHOOKS_MAX are registered.
+ * to hc_memhooks_remove, or -1 when HC_MEMHOOKS_MAX are registered or the
+ * interposed calls are not in this program.
  * HCMPI_MEMHOOKS=0 (for tests only) makes the hooks inert: the slot is
  * granted but the callback never runs, as if the library had no hooks. */
 int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg);
@@ -39,11 +42,16 @@ int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg);
  * Freed memory then stays in the process for its lifetime, and threads
  * share one arena.  1 when the allocator took every setting; 0 when it
  * refused (not glibc's malloc: ASan's, for one), and free() may then
- * still release memory unseen.  Under HCMPI_MEMHOOKS=0 it changes
- * nothing and says 1. */
+ * still release memory unseen, or when the interposed calls are not in
+ * this program (nothing is changed then).  Under HCMPI_MEMHOOKS=0 it
+ * changes nothing and says 1. */
 int hc_memhooks_hold_allocator(void);
 /* Unregisters a slot; once it returns no thread is inside that callback.
  * Safe on -1. */
 void hc_memhooks_remove(int slot);
+
+/* For memhooks_interpose.c: [start, start + len) is leaving; runs the
+ * callbacks.  Async-signal-safe as long as the callbacks are. */
+void hc_memhooks_notify(void *start, size_t len);
 
 #endif /* HC_MEMHOOKS_H */

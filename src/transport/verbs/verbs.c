@@ -244,8 +244,10 @@ static int vb_odp_rc_read(vb_ctx_t *v) {
 
 /* With on-demand paging regions are cached as they are (sound:
  * regcache.h).  Without it the cache watches releases of memory and
- * forgets the regions over them, which is sound only where the allocator
- * can be kept from releasing memory unseen (glibc's malloc, not ASan's):
+ * forgets the regions over them, which is sound only where the hooks are
+ * in the program (libhcmpi, not an engine linked statically) and the
+ * allocator can be kept from releasing memory unseen (glibc's malloc,
+ * not ASan's):
  * HCMPI_VERBS_REGCACHE=auto (the default) caches pinned regions only
  * there, =1 everywhere, =0 nowhere (each rendezvous registers afresh).
  * ODP needs the device's word that RC READs work on such regions, where
@@ -274,8 +276,8 @@ static hc_status_t vb_rcache_init(vb_ctx_t *v) {
                  : "on (pinned, forced: the allocator may release memory "
                    "unseen)";
   else if (wanted != 0 && !odp)
-    how = "off (pinned, and the allocator may release memory unseen: "
-          "HCMPI_VERBS_REGCACHE=1 forces it)";
+    how = "off (pinned regions need the memory hooks and an allocator "
+          "that keeps its memory: HCMPI_VERBS_REGCACHE=1 forces it)";
   hc_log(HC_LOG_DEBUG, "verbs", "rank %d: registration cache %s", v->world_rank,
          how);
   return HC_OK;
