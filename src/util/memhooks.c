@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
@@ -45,6 +46,19 @@ void hc_memhooks_notify(void *start, size_t len) {
   atomic_fetch_sub(&memhooks_inflight, 1);
 }
 
+/* 1 when the malloc in use is glibc's own: not replaced by a sanitizer's
+ * allocator, jemalloc or tcmalloc, whose releases mallopt cannot stop
+ * (and which may accept mallopt on glibc's behalf). */
+static int memhooks_malloc_is_glibc(void) {
+  void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  if (libc == NULL)
+    return 0;
+  void *own = dlsym(libc, "malloc");
+  void *used = dlsym(RTLD_DEFAULT, "malloc");
+  dlclose(libc);
+  return own != NULL && own == used;
+}
+
 /* glibc's free() unmaps blocks above the mmap threshold, trims the top
  * of its heaps (sbrk, or madvise in threads' arenas) and unmaps a
  * thread arena's heap that became wholly free, all through calls to
@@ -58,7 +72,7 @@ int hc_memhooks_hold_allocator(void) {
     return 1;
   pthread_mutex_lock(&memhooks_lock);
   if (memhooks_allocator_held == 0) {
-    int took = mallopt(M_MMAP_MAX, 0) == 1;
+    int took = memhooks_malloc_is_glibc() && mallopt(M_MMAP_MAX, 0) == 1;
     took &= mallopt(M_TRIM_THRESHOLD, -1) == 1;
     took &= mallopt(M_ARENA_MAX, 1) == 1;
     memhooks_allocator_held = took ? 1 : -1;

@@ -40,10 +40,10 @@ int hc_memhooks_add(hc_memhooks_release_cb cb, void *arg);
 /* Keeps glibc's malloc from handing memory back to the kernel behind the
  * hooks: M_MMAP_MAX 0, M_TRIM_THRESHOLD at its maximum, M_ARENA_MAX 1.
  * Freed memory then stays in the process for its lifetime, and threads
- * share one arena.  1 when the allocator took every setting; 0 when it
- * refused (not glibc's malloc: ASan's, for one), and free() may then
- * still release memory unseen, or when the interposed calls are not in
- * this program (nothing is changed then).  Under HCMPI_MEMHOOKS=0 it
+ * share one arena.  1 when the allocator took every setting; 0 when
+ * malloc is not glibc's (a sanitizer's, jemalloc, tcmalloc) or refused
+ * them, and free() may then still release memory unseen, or when the
+ * interposed calls are not in this program (nothing is changed then).  Under HCMPI_MEMHOOKS=0 it
  * changes nothing and says 1. */
 int hc_memhooks_hold_allocator(void);
 /* Unregisters a slot; once it returns no thread is inside that callback.

@@ -3,7 +3,7 @@
  * rank 1 sends SIZE bytes (a rendezvous: rank 0 RDMA READs) twice per
  * round from the same buffer (the second send finds its registrations
  * cached), in a pattern that changes every round; rank 0 checks every
- * byte.  Cases (argv[1], default all):
+ * byte.  Cases (the arguments, all when none):
  *   malloc  both ranks malloc, use and free a buffer each round;
  *   munmap  both ranks munmap the buffer and map it again at the same
  *           address (fresh pages under the receiver's and the sender's
@@ -105,21 +105,23 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size == 2, "needs 2 ranks, got %d", size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const char *which = argc > 1 ? argv[1] : "all";
-  int all = strcmp(which, "all") == 0, ran = 0;
-  if (all || strcmp(which, "malloc") == 0) {
-    case_malloc();
-    ran++;
+  static const struct {
+    const char *name;
+    void (*run)(void);
+  } cases[] = {{"malloc", case_malloc},
+               {"munmap", case_munmap},
+               {"mremap", case_mremap}};
+  for (int a = 1; a < argc; a++) {
+    int known = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      if (strcmp(argv[a], cases[i].name) == 0) {
+        cases[i].run();
+        known = 1;
+      }
+    CHECK(known, "unknown case %s", argv[a]);
   }
-  if (all || strcmp(which, "munmap") == 0) {
-    case_munmap();
-    ran++;
-  }
-  if (all || strcmp(which, "mremap") == 0) {
-    case_mremap();
-    ran++;
-  }
-  CHECK(ran > 0, "unknown case %s", which);
+  for (size_t i = 0; argc == 1 && i < sizeof cases / sizeof cases[0]; i++)
+    cases[i].run();
   MPI_Barrier(MPI_COMM_WORLD);
   printf("PASS rank %d\n", rank);
   MPI_Finalize();
