@@ -86,6 +86,14 @@ const hc_env_entry_t hc_env_table[] = {
      "0 turns off RDMA reads for rendezvous (data then streams as packets)"},
     {"HCMPI_VERBS_KEEPALIVE_MS", "1000", "library",
      "idle interval of the zero-length RDMA write that detects a dead peer"},
+    {"HCMPI_VERBS_REGCACHE", "auto", "library",
+     "verbs registration cache: auto keeps on-demand-paging regions, and "
+     "pinned ones (invalidated by the memory hooks) where the allocator "
+     "can be kept from releasing memory unseen (glibc's); 1 pinned ones "
+     "everywhere; 0 none"},
+    {"HCMPI_MEMHOOKS", "1", "library",
+     "tests only: 0 leaves the memory-release hooks inert (a pinned "
+     "registration cache then serves stale regions)"},
     /* device buffers */
     {"HCMPI_DEVICE", "auto", "library",
      "device runtime for accelerator buffers: auto, acl, cuda, none"},

@@ -32,12 +32,17 @@
  * (ENOMEM) registrations above N bytes with local write / remote read
  * access; FAKE_VERBS_ODP=1 accepts IBV_ACCESS_ON_DEMAND;
  * FAKE_VERBS_RDMA_SHIFT=N adds N to every RDMA remote address;
- * FAKE_VERBS_NO_DMABUF=1 refuses ibv_reg_dmabuf_mr (EOPNOTSUPP).
+ * FAKE_VERBS_NO_DMABUF=1 refuses ibv_reg_dmabuf_mr (EOPNOTSUPP);
+ * FAKE_VERBS_CHECK_PINNED=0 turns off the stale-registration check of
+ * pinned regions (fv_pinned.h: an RDMA READ/WRITE over pages that are no
+ * longer the ones registered fails, IBV_WC_LOC_PROT_ERR on the local
+ * side, IBV_WC_REM_ACCESS_ERR on the remote one).
  *
  * ibv_reg_dmabuf_mr: the region's bytes are the fd's, mapped in the
  * registering process; <dir>/mr-<rkey> then also names that mapping, and
  * RDMA at the region's iova goes there (CUDA test double: tests/fake-cuda
- * hands out a memfd as the "dma-buf").
+ * hands out a memfd as the "dma-buf").  Such a region is not pinned host
+ * memory: it has no frames to check.
  */
 #define _GNU_SOURCE
 #if defined(__has_include) && __has_include(<infiniband/verbs.h>)
@@ -58,6 +63,8 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "fv_pinned.h"
 
 #undef ibv_get_device_list
 #undef ibv_query_port
@@ -166,13 +173,15 @@ typedef struct fv_mr {
    * this mapping of the fd (NULL for host memory). */
   unsigned char *map;
   size_t map_len;
+  uint64_t *frames; /* pinned host memory: each page's frame at registration */
+  size_t nframes;
 } fv_mr_t;
 
 typedef struct fv_mr_rec { /* contents of <dir>/mr-<rkey> */
   int32_t pid;
   uint32_t access;
   uint32_t pd_handle;
-  uint32_t pad;
+  uint32_t nframes; /* this many page frames follow (0: not checked) */
   uint64_t addr;
   uint64_t length;
   uint64_t map; /* dma-buf: where addr's bytes lie in pid; 0 for host */
@@ -314,10 +323,11 @@ static int fv_mr_publish(fv_mr_t *m) {
   fv_mr_rec_t rec = {getpid(),
                      (uint32_t)m->access,
                      m->ib.pd->handle,
-                     0,
+                     (uint32_t)m->nframes,
                      (uint64_t)(uintptr_t)m->ib.addr,
                      m->ib.length,
                      (uint64_t)(uintptr_t)m->map};
+  size_t frames_len = m->nframes * sizeof *m->frames;
   uint32_t key = ((uint32_t)getpid() << 12) ^ (fv_next_handle++ * 2654435761u);
   for (int tries = 0; tries < 1000; tries++, key += 7919) {
     if (key == 0)
@@ -330,9 +340,13 @@ static int fv_mr_publish(fv_mr_t *m) {
     if (fd < 0)
       return errno;
     ssize_t w = write(fd, &rec, sizeof rec);
+    if (w == (ssize_t)sizeof rec && frames_len > 0)
+      w += write(fd, m->frames, frames_len);
     close(fd);
-    if (w != (ssize_t)sizeof rec)
+    if (w != (ssize_t)(sizeof rec + frames_len)) {
+      unlink(path);
       return EIO;
+    }
     m->ib.lkey = key;
     m->ib.rkey = key;
     return 0;
@@ -401,8 +415,11 @@ static struct ibv_mr *fv_mr_add(struct ibv_pd *pd, void *addr, size_t length,
   m->access = access;
   m->map = map;
   m->map_len = map_len;
+  if (map == NULL && !(access & IBV_ACCESS_ON_DEMAND) && fv_pinned_enabled())
+    m->frames = fv_pinned_record(addr, length, &m->nframes);
   int err = fv_mr_publish(m);
   if (err != 0) {
+    free(m->frames);
     free(m);
     errno = err;
     return NULL;
@@ -467,10 +484,18 @@ int ibv_dereg_mr(struct ibv_mr *mr) {
     unlink(path);
     if (m->map != NULL)
       munmap(m->map, m->map_len);
+    free(m->frames);
     free(m);
     return 0;
   }
   return EINVAL;
+}
+
+static const fv_mr_t *fv_mr_by_lkey(uint32_t lkey) {
+  const fv_mr_t *m = fv_mrs;
+  while (m != NULL && m->ib.lkey != lkey)
+    m = m->next;
+  return m;
 }
 
 /* 1 when every sge lies inside a local MR of pd with the access wanted;
@@ -480,9 +505,7 @@ int ibv_dereg_mr(struct ibv_mr *mr) {
 static int fv_sge_reach(struct ibv_pd *pd, const struct ibv_sge *sge, int n,
                         int need, struct iovec *iov) {
   for (int i = 0; i < n; i++) {
-    const fv_mr_t *m = fv_mrs;
-    while (m != NULL && m->ib.lkey != sge[i].lkey)
-      m = m->next;
+    const fv_mr_t *m = fv_mr_by_lkey(sge[i].lkey);
     uintptr_t a = (uintptr_t)sge[i].addr,
               base = (uintptr_t)(m ? m->ib.addr : 0);
     if (m == NULL || m->ib.pd != pd || (m->access & need) != need || a < base ||
@@ -1382,6 +1405,45 @@ static int fv_rkey_lookup(uint32_t rkey, fv_mr_rec_t *rec) {
   return fv_read_rec(path, rec, sizeof *rec);
 }
 
+/* 1 when a local SGE of a pinned region no longer has its pages. */
+static int fv_local_stale(const struct ibv_send_wr *wr) {
+  for (int i = 0; i < wr->num_sge; i++) {
+    const fv_mr_t *m = fv_mr_by_lkey(wr->sg_list[i].lkey);
+    if (m != NULL && m->frames != NULL &&
+        fv_pinned_stale(getpid(), (uintptr_t)m->ib.addr, m->frames,
+                        (uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length,
+                        "local", m->ib.lkey))
+      return 1;
+  }
+  return 0;
+}
+
+/* 1 when [ra, ra + len) of the peer's pinned region rec (rkey) no longer
+ * has its pages: the frames of just those pages come from the record. */
+static int fv_remote_stale(pid_t pid, uint32_t rkey, const fv_mr_rec_t *rec,
+                           uint64_t ra, size_t len) {
+  if (rec->nframes == 0 || len == 0)
+    return 0;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t first = ra / page - rec->addr / page;
+  uint64_t n = (ra + len - 1) / page - ra / page + 1;
+  uint64_t *frames = malloc(n * sizeof *frames);
+  char path[160];
+  fv_mr_path(rkey, path, sizeof path);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t got = -1;
+  if (fd >= 0 && frames != NULL)
+    got = pread(fd, frames, n * sizeof *frames,
+                (off_t)(sizeof *rec + first * sizeof *frames));
+  if (fd >= 0)
+    close(fd);
+  int stale =
+      got == (ssize_t)(n * sizeof *frames) &&
+      fv_pinned_stale(pid, ra & ~(page - 1), frames, ra, len, "remote", rkey);
+  free(frames);
+  return stale;
+}
+
 /* A zero-length RDMA WRITE checks no rkey (IB spec) but still travels:
  * a peer that is gone makes it fail with retries exceeded. */
 static int fv_zero_write(fv_qp_t *q) {
@@ -1449,6 +1511,12 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
   if (!fv_rkey_lookup(rkey, &rec) || rec.pid != q->peer_pid ||
       rec.pd_handle != qrec.pd_handle || (rec.access & need) != need ||
       ra < rec.addr || ra + len > rec.addr + rec.length)
+    return IBV_WC_REM_ACCESS_ERR;
+  /* A pinned region whose pages were replaced: hardware would move the
+   * old pages' bytes, silently; the double says so. */
+  if (fv_local_stale(wr))
+    return IBV_WC_LOC_PROT_ERR;
+  if (fv_remote_stale(q->peer_pid, rkey, &rec, ra, len))
     return IBV_WC_REM_ACCESS_ERR;
   /* A dma-buf region's bytes lie in its owner's mapping of the fd. */
   uint64_t at = rec.map != 0 ? rec.map + (ra - rec.addr) : ra;

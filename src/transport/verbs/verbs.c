@@ -38,7 +38,7 @@
  * RDMA READs, and releases the peer's registration (REG_DONE, sent before
  * the engine's FIN on the same QP, so it is processed first).  Both
  * registrations go through the registration cache (regcache.h), which
- * keeps regions only where on-demand paging makes that sound.  A
+ * forgets pinned regions whose memory is released (util/memhooks.h).  A
  * destination that cannot be registered is read through a registered
  * bounce buffer and copied; a refused source registration answers
  * HC_ERR_NOT_SUPPORTED: the engine then pipelines the data through send.
@@ -74,6 +74,7 @@
 
 #include "transport/verbs/verbs_impl.h"
 #include "util/env.h"
+#include "util/memhooks.h"
 
 /* ---- library and device ----------------------------------------------- */
 
@@ -246,25 +247,45 @@ static int vb_odp_rc_read(vb_ctx_t *v) {
          (attr.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
 }
 
-/* With on-demand paging regions are cached (sound: regcache.h); without
- * it the same cache keeps nothing, so each rendezvous registers afresh.
+/* With on-demand paging regions are cached as they are (sound:
+ * regcache.h).  Without it the cache watches releases of memory and
+ * forgets the regions over them, which is sound only where the hooks are
+ * in the program (libhcmpi, not an engine linked statically) and the
+ * allocator can be kept from releasing memory unseen (glibc's malloc,
+ * not ASan's):
+ * HCMPI_VERBS_REGCACHE=auto (the default) caches pinned regions only
+ * there, =1 everywhere, =0 nowhere (each rendezvous registers afresh).
  * ODP needs the device's word that RC READs work on such regions, where
  * it gives one, and a registration that asks for it and is not refused. */
 static hc_status_t vb_rcache_init(vb_ctx_t *v) {
+  int wanted = hc_env_bool("HCMPI_VERBS_REGCACHE", -1); /* -1: auto */
   struct ibv_mr *probe =
-      vb_odp_rc_read(v) == 0
+      wanted == 0 || vb_odp_rc_read(v) == 0
           ? NULL
           : v->f.reg_mr(v->pd, v->ubuf, VB_UD_SLOT,
                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
   int odp = probe != NULL;
   if (probe != NULL)
     v->f.dereg_mr(probe);
-  v->rcache =
-      hc_vb_rcache_new(v->pd, v->f.reg_mr, v->f.dereg_mr,
-                       odp ? IBV_ACCESS_ON_DEMAND : 0, odp ? VB_RCACHE_MAX : 0);
+  int held = wanted != 0 && !odp && hc_memhooks_hold_allocator();
+  int keep = odp ? wanted != 0 : wanted == 1 || (wanted == -1 && held);
+  v->rcache = hc_vb_rcache_new(v->pd, v->f.reg_mr, v->f.dereg_mr,
+                               odp ? IBV_ACCESS_ON_DEMAND : 0,
+                               keep ? VB_RCACHE_MAX : 0, !odp);
+  if (v->rcache == NULL)
+    return HC_ERR_NOMEM;
+  const char *how = "off";
+  if (hc_vb_rcache_capacity(v->rcache) > 0)
+    how = odp    ? "on (on-demand paging)"
+          : held ? "on (pinned, invalidated by the memory hooks)"
+                 : "on (pinned, forced: the allocator may release memory "
+                   "unseen)";
+  else if (wanted != 0 && !odp)
+    how = "off (pinned regions need the memory hooks and an allocator "
+          "that keeps its memory: HCMPI_VERBS_REGCACHE=1 forces it)";
   hc_log(HC_LOG_DEBUG, "verbs", "rank %d: registration cache %s", v->world_rank,
-         odp ? "on (on-demand paging)" : "off (no on-demand paging)");
-  return v->rcache != NULL ? HC_OK : HC_ERR_NOMEM;
+         how);
+  return HC_OK;
 }
 
 static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
@@ -924,12 +945,12 @@ static void vb_fini_peer(vb_ctx_t *v, vb_peer_t *peer) {
 
 static void vb_fini_rcache(vb_ctx_t *v) {
   if (v->rcache != NULL) {
-    const hc_vb_rcache_stats_t *st = hc_vb_rcache_stats(v->rcache);
+    hc_vb_rcache_stats_t st = hc_vb_rcache_stats(v->rcache);
     hc_log(HC_LOG_DEBUG, "verbs",
            "rank %d: registrations: %ld hits, %ld misses, %ld released, %ld "
-           "refused; %ld gets bounced",
-           v->world_rank, st->hits, st->misses, st->released, st->failures,
-           v->bounced);
+           "refused, %ld invalidated; %ld gets bounced",
+           v->world_rank, st.hits, st.misses, st.released, st.failures,
+           st.invalidated, v->bounced);
   }
   hc_vb_rcache_free(v->rcache);
   if (v->bmr != NULL)

@@ -24,7 +24,7 @@
 #define VB_POLL_BUDGET 256
 #define VB_HELD_MAX 16
 #define VB_READ_CHUNK ((size_t)1 << 30)
-/* Regions kept by the registration cache (ODP only, regcache.h). */
+/* Unreferenced regions the registration cache keeps (regcache.h). */
 #define VB_RCACHE_MAX 64
 /* Where a get whose destination cannot be registered lands, chunk by
  * chunk, before it is copied out. */
