@@ -33,8 +33,7 @@ int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
  * nothing queued ahead).  1 when it left. */
 static int pt_sent_now(const void *buf, const hc_mpi_type_t *t, size_t bytes,
                        int dest, int tag, hc_mpi_comm_t *c, int mode) {
-  return mode != HCOMM_SEND_SYNC && dest != MPI_PROC_NULL &&
-         hc_mpi_type_dense(t) &&
+  return mode != HCOMM_SEND_SYNC && hc_mpi_type_dense(t) &&
          hcomm_send_now(buf, bytes, dest, tag, c->engine) == HC_OK;
 }
 
