@@ -9,15 +9,34 @@ prog=$(mpi_prog_path leak_victim)
 [ -x "$prog" ] || skip "$prog not built"
 mpi_launcher_cmd
 [ -d /dev/shm ] || skip "no /dev/shm"
-tok="leaktok-$$"
+# The token ends in a fixed word so that no other job's token (another
+# no_leaks run side by side, e.g. mpich_suite's) can contain this one.
+tok="leaktok-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')-end"
 before=$(mktemp)
 out=$(mktemp)
-trap 'rm -f "$before" "$out"' EXIT
+lpid=
+trap '[ -z "$lpid" ] || kill -9 $lpid 2>/dev/null; rm -f "$before" "$out"' EXIT
 ls /dev/shm | sort >"$before"
 
 # Processes of this test still alive (found by the token argument).
 survivors() {
-    ps -eo pid=,args= | grep -- "$tok" | grep -v grep
+    ps -ww -eo pid=,args= | grep -F -- "$tok" | grep -v grep
+}
+
+# Starts a 3-rank job that waits forever once initialised ($lpid: launcher).
+start_hang() { # WHAT
+    "$HCMPIRUN" -n 3 "$prog" hang "$tok" >"$out" 2>&1 &
+    lpid=$!
+    i=0
+    until [ "$(grep -c ready "$out")" -eq 3 ] || [ $i -ge 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ "$(grep -c ready "$out")" -eq 3 ] || {
+        kill -9 $lpid
+        cat "$out"
+        fail "$1: job never got ready"
+    }
 }
 
 check_clean() { # WHAT
@@ -58,16 +77,10 @@ run_case "MPI_Abort by rank 1" 3 abort 1
 grep -q "rank 1 aborted with exit code 3" "$out" || fail "abort not reported"
 
 # kill -9 of the launcher: its ranks must go too (PR_SET_PDEATHSIG).
-"$HCMPIRUN" -n 3 "$prog" hang "$tok" >"$out" 2>&1 &
-lpid=$!
-i=0
-while [ "$(grep -c ready "$out")" -lt 3 ] && [ $i -lt 300 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-[ "$(grep -c ready "$out")" -eq 3 ] || { kill -9 $lpid; fail "job never got ready"; }
+start_hang "hcmpirun killed with SIGKILL"
 kill -9 $lpid
 wait $lpid 2>/dev/null
+lpid=
 check_clean "hcmpirun killed with SIGKILL"
 
 # ---- named segments (HCMPI_SHM_MEMFD=0) -----------------------------------
@@ -78,24 +91,9 @@ check_clean "hcmpirun killed with SIGKILL"
 # the failing jobs above then leave no file and no process.
 export HCMPI_SHM_MEMFD=0
 
+# The ranks are the launcher's children.
 named_rank_pids() {
-    ps -eo pid=,args= | grep -- "$tok" | grep -v -e grep -e hcmpirun | awk '{ print $1 }'
-}
-
-# Starts a 3-rank job that waits forever once initialised ($lpid: launcher).
-named_start_hang() {
-    "$HCMPIRUN" -n 3 "$prog" hang "$tok" >"$out" 2>&1 &
-    lpid=$!
-    i=0
-    until [ "$(grep -c ready "$out")" -eq 3 ] || [ $i -ge 300 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ "$(grep -c ready "$out")" -eq 3 ] || {
-        kill -9 $lpid
-        cat "$out"
-        fail "named: job never got ready"
-    }
+    ps -o pid= --ppid "$lpid"
 }
 
 # Each rank maps one deleted /dev/shm/hcmpi-* segment, mode 0600, the same
@@ -109,7 +107,13 @@ named_check_mapping() {
         name=$(echo "$line" | awk '{ print $6 }')
         echo "$name" | grep -qx '/dev/shm/hcmpi-[0-9a-f]\{16\}' ||
             fail "named: segment name $name is not hcmpi- and 64 random bits"
-        echo "$line" | grep -q ' (deleted)$' || fail "named: $name still linked after init"
+        echo "$line" | grep -q ' (deleted)$' || {
+            echo "rank pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+            echo "its mapping: $line"
+            ls -l "$name"
+            cat "$out"
+            fail "named: $name still linked after init"
+        }
         [ -z "$seg" ] || [ "$seg" = "$name" ] || fail "named: ranks map $seg and $name"
         seg=$name
         mode=$(stat -L -c %a "/proc/$pid/map_files/$(echo "$line" | awk '{ print $1 }')")
@@ -121,18 +125,20 @@ named_check_mapping() {
     echo "named: 3 ranks map $seg (mode 600, unlinked)"
 }
 
-named_start_hang
+start_hang named
 named_check_mapping
 kill -9 "$(named_rank_pids | head -n 1)"
 wait $lpid
 rc=$?
+lpid=
 [ $rc -ne 0 ] || fail "named: job with a rank killed by SIGKILL exited 0"
 check_clean "named segment, a rank killed with SIGKILL"
 
-named_start_hang
+start_hang named
 named_check_mapping
 kill -9 $lpid
 wait $lpid 2>/dev/null
+lpid=
 check_clean "named segment, hcmpirun killed with SIGKILL"
 
 run_case "named segment, rank 2 killed before init" 3 before-init 2
