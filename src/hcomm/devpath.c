@@ -524,7 +524,8 @@ static int devpath_try_rdma(hcomm_request_t *req) {
                                   req->remote_addr, req->take);
   hc_devrdma_put(ref);
   if (rc != HC_OK && rc != HC_ERR_PEER_DEAD) {
-    hc_log(HC_LOG_DEBUG, "device", "rdma get from rank %d: %s; staging",
+    hc_log(HC_LOG_DEBUG, "device",
+           "rank %d: rdma get from rank %d: %s; staging", hc_engine.world_rank,
            req->peer, hcomm_strerror(rc));
     return 0; /* staging rewrites every byte */
   }

@@ -845,16 +845,17 @@ static hc_status_t vb_read(vb_ctx_t *v, int p, struct ibv_mr *mr,
 }
 
 /* The destination's region, or NULL with the bounce buffer ready when the
- * destination cannot be registered (the locked-memory limit, say). */
+ * destination cannot be registered (the locked-memory limit, say);
+ * *device says it is a device region. */
 static struct ibv_mr *vb_get_dest(vb_ctx_t *v, void *local, size_t len,
-                                  hc_vb_rentry_t **ref, hc_status_t *rc) {
+                                  hc_vb_rentry_t **ref, int *device,
+                                  hc_status_t *rc) {
   *rc = HC_OK;
   /* Device memory: its own region, never the cache or the bounce. */
   struct ibv_mr *mr = hc_vb_devmem_find(v, (uint64_t)(uintptr_t)local, len);
-  if (mr != NULL) {
-    v->dev_gets++;
+  *device = mr != NULL;
+  if (mr != NULL)
     return mr;
-  }
   mr = hc_vb_rcache_get(v->rcache, local, len, IBV_ACCESS_LOCAL_WRITE, ref);
   if (mr != NULL)
     return mr;
@@ -881,8 +882,9 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
   if (v->peers[p].state != VB_PEER_UP || len == 0)
     return HC_ERR_NOT_SUPPORTED;
   hc_vb_rentry_t *ref = NULL;
+  int device;
   hc_status_t rc;
-  struct ibv_mr *mr = vb_get_dest(v, local, len, &ref, &rc);
+  struct ibv_mr *mr = vb_get_dest(v, local, len, &ref, &device, &rc);
   if (rc != HC_OK)
     return rc;
   vb_reg_msg_t req = {
@@ -897,6 +899,9 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
     rc = HC_ERR_NOT_SUPPORTED;
   if (rc == HC_OK) {
     rc = vb_read(v, p, mr, local, remote_addr, len, v->ack.rkey);
+    /* Counted once read: a get the peer refused moved nothing. */
+    if (rc == HC_OK && device)
+      v->dev_gets++;
     vb_reg_msg_t done = {.token = req.token, .rkey = v->ack.rkey};
     if (v->peers[p].state == VB_PEER_UP)
       vb_send_ctl(v, p, VB_REG_DONE, &done);
