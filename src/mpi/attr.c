@@ -261,7 +261,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
   return attr_create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn,
                             comm_delete_attr_fn, comm_keyval, extra_state);
 }
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+HC_WEAK_ALIAS(MPI_Comm_create_keyval, PMPI_Comm_create_keyval);
 
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
                        MPI_Delete_function *delete_fn, int *keyval,
@@ -269,17 +269,17 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
   return attr_create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval,
                             extra_state);
 }
-#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+HC_WEAK_ALIAS(MPI_Keyval_create, PMPI_Keyval_create);
 
 int PMPI_Comm_free_keyval(int *comm_keyval) {
   return attr_free_keyval("MPI_Comm_free_keyval", comm_keyval);
 }
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+HC_WEAK_ALIAS(MPI_Comm_free_keyval, PMPI_Comm_free_keyval);
 
 int PMPI_Keyval_free(int *keyval) {
   return attr_free_keyval("MPI_Keyval_free", keyval);
 }
-#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+HC_WEAK_ALIAS(MPI_Keyval_free, PMPI_Keyval_free);
 
 /* ---- set, get, delete ---------------------------------------------------- */
 
@@ -356,30 +356,30 @@ static int attr_delete(const char *fn, MPI_Comm comm, int keyval) {
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
   return attr_set("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
 }
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+HC_WEAK_ALIAS(MPI_Comm_set_attr, PMPI_Comm_set_attr);
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) {
   return attr_set("MPI_Attr_put", comm, keyval, attribute_val);
 }
-#pragma weak MPI_Attr_put = PMPI_Attr_put
+HC_WEAK_ALIAS(MPI_Attr_put, PMPI_Attr_put);
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
                        int *flag) {
   return attr_get("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
 }
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+HC_WEAK_ALIAS(MPI_Comm_get_attr, PMPI_Comm_get_attr);
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
   return attr_get("MPI_Attr_get", comm, keyval, attribute_val, flag);
 }
-#pragma weak MPI_Attr_get = PMPI_Attr_get
+HC_WEAK_ALIAS(MPI_Attr_get, PMPI_Attr_get);
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   return attr_delete("MPI_Comm_delete_attr", comm, comm_keyval);
 }
-#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+HC_WEAK_ALIAS(MPI_Comm_delete_attr, PMPI_Comm_delete_attr);
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
   return attr_delete("MPI_Attr_delete", comm, keyval);
 }
-#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+HC_WEAK_ALIAS(MPI_Attr_delete, PMPI_Attr_delete);

@@ -167,7 +167,7 @@ int PMPI_Buffer_attach(void *buffer, int size) {
   pthread_mutex_unlock(&bsend_lock);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+HC_WEAK_ALIAS(MPI_Buffer_attach, PMPI_Buffer_attach);
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   static const char fn[] = "MPI_Buffer_detach";
@@ -189,4 +189,4 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   *size = base || n ? n : 0;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+HC_WEAK_ALIAS(MPI_Buffer_detach, PMPI_Buffer_detach);

@@ -24,7 +24,7 @@ int PMPI_Barrier(MPI_Comm comm) {
     hc_trace_call(HC_TRACE_MPI_BARRIER, t0, -1, -1, 0);
   return rc;
 }
-#pragma weak MPI_Barrier = PMPI_Barrier
+HC_WEAK_ALIAS(MPI_Barrier, PMPI_Barrier);
 
 
 /* Count, datatype and op of a reduction; *red ready for the engine. */

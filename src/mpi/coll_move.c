@@ -97,7 +97,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
   int rc = move_ibarrier_body(comm, request);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBARRIER, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+HC_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier);
 
 /* A blocking Bcast of more than this many bytes moves in chunks of it, so
  * a non-contiguous type costs a chunk-sized temporary, not one of the
@@ -187,7 +187,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     hc_trace_call(HC_TRACE_MPI_BCAST, t0, root, -1, hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
-#pragma weak MPI_Bcast = PMPI_Bcast
+HC_WEAK_ALIAS(MPI_Bcast, PMPI_Bcast);
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                 MPI_Comm comm, MPI_Request *request) {
@@ -198,7 +198,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Ibcast = PMPI_Ibcast
+HC_WEAK_ALIAS(MPI_Ibcast, PMPI_Ibcast);
 
 /* ---- gather -------------------------------------------------------------- */
 
@@ -302,7 +302,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1, hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
-#pragma weak MPI_Gather = PMPI_Gather
+HC_WEAK_ALIAS(MPI_Gather, PMPI_Gather);
 
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -314,7 +314,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Igather = PMPI_Igather
+HC_WEAK_ALIAS(MPI_Igather, PMPI_Igather);
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, const int recvcounts[], const int displs[],
@@ -326,7 +326,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Gatherv = PMPI_Gatherv
+HC_WEAK_ALIAS(MPI_Gatherv, PMPI_Gatherv);
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
@@ -339,7 +339,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Igatherv = PMPI_Igatherv
+HC_WEAK_ALIAS(MPI_Igatherv, PMPI_Igatherv);
 
 /* ---- scatter ------------------------------------------------------------- */
 
@@ -410,7 +410,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1, hc_mpi_trace_bytes(recvcount, recvtype));
   return rc;
 }
-#pragma weak MPI_Scatter = PMPI_Scatter
+HC_WEAK_ALIAS(MPI_Scatter, PMPI_Scatter);
 
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -422,7 +422,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
 }
-#pragma weak MPI_Iscatter = PMPI_Iscatter
+HC_WEAK_ALIAS(MPI_Iscatter, PMPI_Iscatter);
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
@@ -436,7 +436,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
 }
-#pragma weak MPI_Scatterv = PMPI_Scatterv
+HC_WEAK_ALIAS(MPI_Scatterv, PMPI_Scatterv);
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
                    const int displs[], MPI_Datatype sendtype, void *recvbuf,
@@ -450,7 +450,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
 }
-#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+HC_WEAK_ALIAS(MPI_Iscatterv, PMPI_Iscatterv);
 
 /* ---- allgather ----------------------------------------------------------- */
 
@@ -521,7 +521,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1, hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
-#pragma weak MPI_Allgather = PMPI_Allgather
+HC_WEAK_ALIAS(MPI_Allgather, PMPI_Allgather);
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -534,7 +534,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Iallgather = PMPI_Iallgather
+HC_WEAK_ALIAS(MPI_Iallgather, PMPI_Iallgather);
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
@@ -546,7 +546,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+HC_WEAK_ALIAS(MPI_Allgatherv, PMPI_Allgatherv);
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
@@ -560,7 +560,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+HC_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv);
 
 /* ---- alltoall ------------------------------------------------------------ */
 
@@ -693,7 +693,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1, hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
-#pragma weak MPI_Alltoall = PMPI_Alltoall
+HC_WEAK_ALIAS(MPI_Alltoall, PMPI_Alltoall);
 
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -705,7 +705,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
-#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+HC_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall);
 
 static int move_alltoallv_body(const void *sendbuf, const int sendcounts[],
                                const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
@@ -730,7 +730,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                                      recvcounts, recvtype, NULL, comm));
   return rc;
 }
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+HC_WEAK_ALIAS(MPI_Alltoallv, PMPI_Alltoallv);
 
 static int move_ialltoallv_body(const void *sendbuf, const int sendcounts[],
                                 const int sdispls[], MPI_Datatype sendtype,
@@ -758,7 +758,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
                                                   NULL, comm))
             : rc;
 }
-#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+HC_WEAK_ALIAS(MPI_Ialltoallv, PMPI_Ialltoallv);
 
 static int move_alltoallw_body(const void *sendbuf, const int sendcounts[],
                                const int sdispls[],
@@ -786,7 +786,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                                                   recvtypes, comm))
             : rc;
 }
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+HC_WEAK_ALIAS(MPI_Alltoallw, PMPI_Alltoallw);
 
 static int move_ialltoallw_body(const void *sendbuf, const int sendcounts[],
                                 const int sdispls[],
@@ -817,4 +817,4 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
                                                   recvtypes, comm))
             : rc;
 }
-#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+HC_WEAK_ALIAS(MPI_Ialltoallw, PMPI_Ialltoallw);

@@ -76,7 +76,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
-#pragma weak MPI_Reduce = PMPI_Reduce
+HC_WEAK_ALIAS(MPI_Reduce, PMPI_Reduce);
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
@@ -88,7 +88,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Ireduce = PMPI_Ireduce
+HC_WEAK_ALIAS(MPI_Ireduce, PMPI_Ireduce);
 
 enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
 
@@ -146,7 +146,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
-#pragma weak MPI_Allreduce = PMPI_Allreduce
+HC_WEAK_ALIAS(MPI_Allreduce, PMPI_Allreduce);
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -158,7 +158,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+HC_WEAK_ALIAS(MPI_Iallreduce, PMPI_Iallreduce);
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -169,7 +169,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Scan = PMPI_Scan
+HC_WEAK_ALIAS(MPI_Scan, PMPI_Scan);
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -181,7 +181,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Iscan = PMPI_Iscan
+HC_WEAK_ALIAS(MPI_Iscan, PMPI_Iscan);
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -192,7 +192,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Exscan = PMPI_Exscan
+HC_WEAK_ALIAS(MPI_Exscan, PMPI_Exscan);
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -204,7 +204,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Iexscan = PMPI_Iexscan
+HC_WEAK_ALIAS(MPI_Iexscan, PMPI_Iexscan);
 
 /* vform 0: every block is block elements (the _block forms). */
 static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
@@ -276,7 +276,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                   hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
             : rc;
 }
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+HC_WEAK_ALIAS(MPI_Reduce_scatter, PMPI_Reduce_scatter);
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                          const int recvcounts[], MPI_Datatype datatype,
@@ -289,7 +289,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                   hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
             : rc;
 }
-#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+HC_WEAK_ALIAS(MPI_Ireduce_scatter, PMPI_Ireduce_scatter);
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -300,7 +300,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                -1, hc_mpi_trace_bytes(recvcount, datatype))
             : rc;
 }
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+HC_WEAK_ALIAS(MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block);
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
                                int recvcount, MPI_Datatype datatype, MPI_Op op,
@@ -312,4 +312,4 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
                                -1, hc_mpi_trace_bytes(recvcount, datatype))
             : rc;
 }
-#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+HC_WEAK_ALIAS(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block);

@@ -361,7 +361,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size) {
   *size = t->size > 0x7fffffff ? MPI_UNDEFINED : (int)t->size;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_size = PMPI_Type_size
+HC_WEAK_ALIAS(MPI_Type_size, PMPI_Type_size);
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
   const hc_mpi_type_t *t = NULL;
@@ -371,7 +371,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
   *size = t->size;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+HC_WEAK_ALIAS(MPI_Type_size_x, PMPI_Type_size_x);
 
 /* The lb and extent of a type (is_true: the true ones) for the MPI_Aint
  * and MPI_Count forms; out_lb and out_ext, the caller's output arguments,
@@ -396,7 +396,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
   return type_extent_of("MPI_Type_get_extent", datatype, 0, lb, extent, lb,
                         extent);
 }
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+HC_WEAK_ALIAS(MPI_Type_get_extent, PMPI_Type_get_extent);
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
                            MPI_Count *extent) {
@@ -409,14 +409,14 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
   }
   return rc;
 }
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+HC_WEAK_ALIAS(MPI_Type_get_extent_x, PMPI_Type_get_extent_x);
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent) {
   return type_extent_of("MPI_Type_get_true_extent", datatype, 1, true_lb,
                         true_extent, true_lb, true_extent);
 }
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+HC_WEAK_ALIAS(MPI_Type_get_true_extent, PMPI_Type_get_true_extent);
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent) {
@@ -429,7 +429,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
   }
   return rc;
 }
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+HC_WEAK_ALIAS(MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x);
 
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) {
   const hc_mpi_type_t *t = NULL;
@@ -438,7 +438,7 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) {
     *extent = t->extent;
   return rc;
 }
-#pragma weak MPI_Type_extent = PMPI_Type_extent
+HC_WEAK_ALIAS(MPI_Type_extent, PMPI_Type_extent);
 
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) {
   const hc_mpi_type_t *t = NULL;
@@ -447,7 +447,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) {
     *displacement = t->lb;
   return rc;
 }
-#pragma weak MPI_Type_lb = PMPI_Type_lb
+HC_WEAK_ALIAS(MPI_Type_lb, PMPI_Type_lb);
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) {
   const hc_mpi_type_t *t = NULL;
@@ -456,7 +456,7 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) {
     *displacement = t->lb + t->extent;
   return rc;
 }
-#pragma weak MPI_Type_ub = PMPI_Type_ub
+HC_WEAK_ALIAS(MPI_Type_ub, PMPI_Type_ub);
 
 /* ---- commit, free, dup -------------------------------------------------- */
 
@@ -472,7 +472,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype) {
   t->committed = 1;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_commit = PMPI_Type_commit
+HC_WEAK_ALIAS(MPI_Type_commit, PMPI_Type_commit);
 
 int PMPI_Type_free(MPI_Datatype *datatype) {
   static const char fn[] = "MPI_Type_free";
@@ -490,7 +490,7 @@ int PMPI_Type_free(MPI_Datatype *datatype) {
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_free = PMPI_Type_free
+HC_WEAK_ALIAS(MPI_Type_free, PMPI_Type_free);
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   static const char fn[] = "MPI_Type_dup";
@@ -520,7 +520,7 @@ oom:
   hc_mpi_type_release(t);
   return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
 }
-#pragma weak MPI_Type_dup = PMPI_Type_dup
+HC_WEAK_ALIAS(MPI_Type_dup, PMPI_Type_dup);
 
 /* ---- envelope and contents ---------------------------------------------- */
 
@@ -544,7 +544,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
   *combiner = t->combiner;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+HC_WEAK_ALIAS(MPI_Type_get_envelope, PMPI_Type_get_envelope);
 
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
                            int max_addresses, int max_datatypes,
@@ -577,7 +577,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
       return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+HC_WEAK_ALIAS(MPI_Type_get_contents, PMPI_Type_get_contents);
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -595,7 +595,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
   *resultlen = (int)strlen(type_name);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+HC_WEAK_ALIAS(MPI_Type_get_name, PMPI_Type_get_name);
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
   static const char fn[] = "MPI_Type_set_name";
@@ -609,7 +609,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
   hc_unlock(&type_ref_lock);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+HC_WEAK_ALIAS(MPI_Type_set_name, PMPI_Type_set_name);
 
 /* ---- Type_match_size ---------------------------------------------------- */
 
@@ -646,4 +646,4 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
   return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "no type of class %d has size %d",
                       typeclass, size);
 }
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+HC_WEAK_ALIAS(MPI_Type_match_size, PMPI_Type_match_size);

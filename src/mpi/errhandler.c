@@ -81,7 +81,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   hc_mpi_comm_set_errhandler(c, e);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+HC_WEAK_ALIAS(MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler);
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
   static const char fn[] = "MPI_Comm_get_errhandler";
@@ -96,17 +96,17 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
   *errhandler = e->handle;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+HC_WEAK_ALIAS(MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler);
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
   return PMPI_Comm_set_errhandler(comm, errhandler);
 }
-#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+HC_WEAK_ALIAS(MPI_Errhandler_set, PMPI_Errhandler_set);
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) {
   return PMPI_Comm_get_errhandler(comm, errhandler);
 }
-#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+HC_WEAK_ALIAS(MPI_Errhandler_get, PMPI_Errhandler_get);
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                 MPI_Errhandler *errhandler) {
@@ -129,13 +129,13 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
   *errhandler = e->handle;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+HC_WEAK_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler);
 
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *function,
                            MPI_Errhandler *errhandler) {
   return PMPI_Comm_create_errhandler(function, errhandler);
 }
-#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+HC_WEAK_ALIAS(MPI_Errhandler_create, PMPI_Errhandler_create);
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   static const char fn[] = "MPI_Errhandler_free";
@@ -152,7 +152,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+HC_WEAK_ALIAS(MPI_Errhandler_free, PMPI_Errhandler_free);
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   static const char fn[] = "MPI_Comm_call_errhandler";
@@ -181,7 +181,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
                errorcode);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+HC_WEAK_ALIAS(MPI_Comm_call_errhandler, PMPI_Comm_call_errhandler);
 
 /* Codes are bare classes here (a valid choice: every class is a code). */
 int PMPI_Error_class(int errorcode, int *errorclass) {
@@ -195,7 +195,7 @@ int PMPI_Error_class(int errorcode, int *errorclass) {
   *errorclass = errorcode;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Error_class = PMPI_Error_class
+HC_WEAK_ALIAS(MPI_Error_class, PMPI_Error_class);
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
   static const char fn[] = "MPI_Error_string";
@@ -215,4 +215,4 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
   *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Error_string = PMPI_Error_string
+HC_WEAK_ALIAS(MPI_Error_string, PMPI_Error_string);

@@ -196,7 +196,7 @@ int PMPI_Info_create(MPI_Info *info) {
     return rc;
   return hc_mpi_info_publish(fn, NULL, calloc(1, sizeof(hc_mpi_info_t)), info);
 }
-#pragma weak MPI_Info_create = PMPI_Info_create
+HC_WEAK_ALIAS(MPI_Info_create, PMPI_Info_create);
 
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
   static const char fn[] = "MPI_Info_create_env";
@@ -208,7 +208,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
   return hc_mpi_info_publish(
       fn, NULL, hc_mpi_info_copy(hc_mpi_info_get(MPI_INFO_ENV)), info);
 }
-#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+HC_WEAK_ALIAS(MPI_Info_create_env, PMPI_Info_create_env);
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
   static const char fn[] = "MPI_Info_dup";
@@ -220,7 +220,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
     return rc;
   return hc_mpi_info_publish(fn, NULL, hc_mpi_info_copy(obj), newinfo);
 }
-#pragma weak MPI_Info_dup = PMPI_Info_dup
+HC_WEAK_ALIAS(MPI_Info_dup, PMPI_Info_dup);
 
 int PMPI_Info_free(MPI_Info *info) {
   static const char fn[] = "MPI_Info_free";
@@ -236,7 +236,7 @@ int PMPI_Info_free(MPI_Info *info) {
   *info = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_free = PMPI_Info_free
+HC_WEAK_ALIAS(MPI_Info_free, PMPI_Info_free);
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value) {
   static const char fn[] = "MPI_Info_set";
@@ -257,7 +257,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_set = PMPI_Info_set
+HC_WEAK_ALIAS(MPI_Info_set, PMPI_Info_set);
 
 int PMPI_Info_delete(MPI_Info info, const char *key) {
   static const char fn[] = "MPI_Info_delete";
@@ -274,7 +274,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_INFO_NOKEY, "no key \"%s\"", key);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_delete = PMPI_Info_delete
+HC_WEAK_ALIAS(MPI_Info_delete, PMPI_Info_delete);
 
 /* Copies at most cap characters of key's value and a NUL into value (when
  * non-NULL); *len gets the full length.  *flag says whether key is set. */
@@ -310,7 +310,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
     info_lookup(obj, key, value, (size_t)valuelen, &len, flag);
   return rc;
 }
-#pragma weak MPI_Info_get = PMPI_Info_get
+HC_WEAK_ALIAS(MPI_Info_get, PMPI_Info_get);
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
                            int *flag) {
@@ -329,7 +329,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
     *valuelen = (int)len;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+HC_WEAK_ALIAS(MPI_Info_get_valuelen, PMPI_Info_get_valuelen);
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
                          char *value, int *flag) {
@@ -354,7 +354,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
     *buflen = (int)len + 1;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+HC_WEAK_ALIAS(MPI_Info_get_string, PMPI_Info_get_string);
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
   static const char fn[] = "MPI_Info_get_nkeys";
@@ -369,7 +369,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
   pthread_mutex_unlock(&info_lock);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+HC_WEAK_ALIAS(MPI_Info_get_nkeys, PMPI_Info_get_nkeys);
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
   static const char fn[] = "MPI_Info_get_nthkey";
@@ -389,4 +389,4 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
                         "invalid n %d for an info with %d keys", n, nkeys);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+HC_WEAK_ALIAS(MPI_Info_get_nthkey, PMPI_Info_get_nthkey);

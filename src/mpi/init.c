@@ -72,7 +72,7 @@ static int init_start(const char *fn, int required, int *provided) {
 int PMPI_Init(int *argc, char ***argv) {
   return init_start("MPI_Init", MPI_THREAD_SINGLE, NULL);
 }
-#pragma weak MPI_Init = PMPI_Init
+HC_WEAK_ALIAS(MPI_Init, PMPI_Init);
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   static const char fn[] = "MPI_Init_thread";
@@ -81,7 +81,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     return rc;
   return init_start(fn, required, provided);
 }
-#pragma weak MPI_Init_thread = PMPI_Init_thread
+HC_WEAK_ALIAS(MPI_Init_thread, PMPI_Init_thread);
 
 int PMPI_Initialized(int *flag) {
   int rc = hc_mpi_check_ptr("MPI_Initialized", NULL, flag, "flag");
@@ -90,7 +90,7 @@ int PMPI_Initialized(int *flag) {
   *flag = atomic_load(&init_state) != INIT_BEFORE;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Initialized = PMPI_Initialized
+HC_WEAK_ALIAS(MPI_Initialized, PMPI_Initialized);
 
 int PMPI_Finalized(int *flag) {
   int rc = hc_mpi_check_ptr("MPI_Finalized", NULL, flag, "flag");
@@ -99,7 +99,7 @@ int PMPI_Finalized(int *flag) {
   *flag = atomic_load(&init_state) == INIT_FINALIZED;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Finalized = PMPI_Finalized
+HC_WEAK_ALIAS(MPI_Finalized, PMPI_Finalized);
 
 int PMPI_Finalize(void) {
   static const char fn[] = "MPI_Finalize";
@@ -120,13 +120,13 @@ int PMPI_Finalize(void) {
   pthread_mutex_unlock(&init_lock);
   return hc_mpi_raise_status(NULL, fn, st);
 }
-#pragma weak MPI_Finalize = PMPI_Finalize
+HC_WEAK_ALIAS(MPI_Finalize, PMPI_Finalize);
 
 int PMPI_Abort(MPI_Comm comm, int errorcode) {
   (void)comm; /* the whole job ends whatever the communicator */
   hcomm_abort(errorcode, "MPI_Abort called by the application");
 }
-#pragma weak MPI_Abort = PMPI_Abort
+HC_WEAK_ALIAS(MPI_Abort, PMPI_Abort);
 
 int PMPI_Query_thread(int *provided) {
   static const char fn[] = "MPI_Query_thread";
@@ -138,7 +138,7 @@ int PMPI_Query_thread(int *provided) {
   *provided = init_thread_level;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Query_thread = PMPI_Query_thread
+HC_WEAK_ALIAS(MPI_Query_thread, PMPI_Query_thread);
 
 int PMPI_Is_thread_main(int *flag) {
   static const char fn[] = "MPI_Is_thread_main";
@@ -150,7 +150,7 @@ int PMPI_Is_thread_main(int *flag) {
   *flag = pthread_equal(init_main_thread, pthread_self()) != 0;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+HC_WEAK_ALIAS(MPI_Is_thread_main, PMPI_Is_thread_main);
 
 int PMPI_Get_version(int *version, int *subversion) {
   static const char fn[] = "MPI_Get_version";
@@ -163,7 +163,7 @@ int PMPI_Get_version(int *version, int *subversion) {
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_version = PMPI_Get_version
+HC_WEAK_ALIAS(MPI_Get_version, PMPI_Get_version);
 
 static const char init_library_version[] =
     "hcmpi 0.1.0 (MPICH ABI 4.0 compatible, MPI 4.0 subset)\n"
@@ -184,7 +184,7 @@ int PMPI_Get_library_version(char *version, int *resultlen) {
   *resultlen = (int)n;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+HC_WEAK_ALIAS(MPI_Get_library_version, PMPI_Get_library_version);
 
 int PMPI_Get_processor_name(char *name, int *resultlen) {
   static const char fn[] = "MPI_Get_processor_name";
@@ -202,14 +202,14 @@ int PMPI_Get_processor_name(char *name, int *resultlen) {
   *resultlen = (int)n;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+HC_WEAK_ALIAS(MPI_Get_processor_name, PMPI_Get_processor_name);
 
 double PMPI_Wtime(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-#pragma weak MPI_Wtime = PMPI_Wtime
+HC_WEAK_ALIAS(MPI_Wtime, PMPI_Wtime);
 
 double PMPI_Wtick(void) {
   struct timespec ts;
@@ -217,10 +217,10 @@ double PMPI_Wtick(void) {
     return 1e-9;
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-#pragma weak MPI_Wtick = PMPI_Wtick
+HC_WEAK_ALIAS(MPI_Wtick, PMPI_Wtick);
 
 int PMPI_Pcontrol(const int level, ...) {
   (void)level; /* no profiling library of our own to steer */
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+HC_WEAK_ALIAS(MPI_Pcontrol, PMPI_Pcontrol);

@@ -12,6 +12,7 @@
 #include "hcomm.h"
 #include "mpi/datatype.h"
 #include "mpi/errors.h"
+#include "mpi/weak_alias.h"
 
 /* ---- error handlers (errhandler.c) -------------------------------------- */
 

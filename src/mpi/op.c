@@ -801,7 +801,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
   *op = handle;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Op_create = PMPI_Op_create
+HC_WEAK_ALIAS(MPI_Op_create, PMPI_Op_create);
 
 int PMPI_Op_free(MPI_Op *op) {
   static const char fn[] = "MPI_Op_free";
@@ -821,7 +821,7 @@ int PMPI_Op_free(MPI_Op *op) {
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Op_free = PMPI_Op_free
+HC_WEAK_ALIAS(MPI_Op_free, PMPI_Op_free);
 
 int PMPI_Op_commutative(MPI_Op op, int *commute) {
   static const char fn[] = "MPI_Op_commutative";
@@ -838,7 +838,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute) {
   *commute = u->commute;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+HC_WEAK_ALIAS(MPI_Op_commutative, PMPI_Op_commutative);
 
 const char *hc_mpi_op_name(MPI_Op op, char buf[HC_MPI_OP_NAME_MAX]) {
   static const char *const names[] = {
@@ -881,4 +881,4 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
   red.op.fn(in, io, hc_mpi_red_elems(&red, n), red.op.ctx);
   return hc_mpi_raise_status(NULL, fn, hc_mpi_coll_end(cx, HC_OK));
 }
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+HC_WEAK_ALIAS(MPI_Reduce_local, PMPI_Reduce_local);

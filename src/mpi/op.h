@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include "hcomm.h"
+#include "mpi/weak_alias.h"
 
 /*
  * _Float128 (MPI_REAL16, MPI_COMPLEX32) where the compiler has the type:

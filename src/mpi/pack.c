@@ -191,7 +191,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
     return rc;
   return pack_size_out(fn, c, (MPI_Count)incount * t->size, size);
 }
-#pragma weak MPI_Pack_size = PMPI_Pack_size
+HC_WEAK_ALIAS(MPI_Pack_size, PMPI_Pack_size);
 
 /* The window [*pos, *pos + n) of a packed buffer of the given size. */
 static int pack_window(const char *fn, hc_mpi_comm_t *c, MPI_Count n,
@@ -224,7 +224,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
   *position += (int)n;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Pack = PMPI_Pack
+HC_WEAK_ALIAS(MPI_Pack, PMPI_Pack);
 
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
                 int outcount, MPI_Datatype datatype, MPI_Comm comm) {
@@ -246,7 +246,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
   *position += (int)n;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Unpack = PMPI_Unpack
+HC_WEAK_ALIAS(MPI_Unpack, PMPI_Unpack);
 
 /* ---- external32 --------------------------------------------------------- */
 
@@ -275,7 +275,7 @@ int PMPI_Pack_external_size(const char *datarep, int incount,
     *size = (MPI_Aint)incount * (MPI_Aint)t->size;
   return rc;
 }
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+HC_WEAK_ALIAS(MPI_Pack_external_size, PMPI_Pack_external_size);
 
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
                        MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
@@ -298,7 +298,7 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Pack_external = PMPI_Pack_external
+HC_WEAK_ALIAS(MPI_Pack_external, PMPI_Pack_external);
 
 int PMPI_Unpack_external(const char datarep[], const void *inbuf,
                          MPI_Aint insize, MPI_Aint *position, void *outbuf,
@@ -327,7 +327,7 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+HC_WEAK_ALIAS(MPI_Unpack_external, PMPI_Unpack_external);
 
 /* ---- addresses ---------------------------------------------------------- */
 
@@ -337,7 +337,7 @@ int PMPI_Get_address(const void *location, MPI_Aint *address) {
     *address = (MPI_Aint)(uintptr_t)location;
   return rc;
 }
-#pragma weak MPI_Get_address = PMPI_Get_address
+HC_WEAK_ALIAS(MPI_Get_address, PMPI_Get_address);
 
 int PMPI_Address(void *location, MPI_Aint *address) {
   int rc = hc_mpi_check_ptr("MPI_Address", NULL, address, "address");
@@ -345,14 +345,14 @@ int PMPI_Address(void *location, MPI_Aint *address) {
     *address = (MPI_Aint)(uintptr_t)location;
   return rc;
 }
-#pragma weak MPI_Address = PMPI_Address
+HC_WEAK_ALIAS(MPI_Address, PMPI_Address);
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
   return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
-#pragma weak MPI_Aint_add = PMPI_Aint_add
+HC_WEAK_ALIAS(MPI_Aint_add, PMPI_Aint_add);
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
   return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
-#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+HC_WEAK_ALIAS(MPI_Aint_diff, PMPI_Aint_diff);

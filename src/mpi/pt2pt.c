@@ -207,42 +207,42 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
   return pt_send("MPI_Send", buf, count, datatype, dest, tag, comm,
                  HCOMM_SEND_STANDARD);
 }
-#pragma weak MPI_Send = PMPI_Send
+HC_WEAK_ALIAS(MPI_Send, PMPI_Send);
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm) {
   return pt_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
                  HCOMM_SEND_SYNC);
 }
-#pragma weak MPI_Ssend = PMPI_Ssend
+HC_WEAK_ALIAS(MPI_Ssend, PMPI_Ssend);
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm) {
   return pt_send("MPI_Rsend", buf, count, datatype, dest, tag, comm,
                  HCOMM_SEND_READY);
 }
-#pragma weak MPI_Rsend = PMPI_Rsend
+HC_WEAK_ALIAS(MPI_Rsend, PMPI_Rsend);
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_isend("MPI_Isend", buf, count, datatype, dest, tag, comm,
                   HCOMM_SEND_STANDARD, request);
 }
-#pragma weak MPI_Isend = PMPI_Isend
+HC_WEAK_ALIAS(MPI_Isend, PMPI_Isend);
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_isend("MPI_Issend", buf, count, datatype, dest, tag, comm,
                   HCOMM_SEND_SYNC, request);
 }
-#pragma weak MPI_Issend = PMPI_Issend
+HC_WEAK_ALIAS(MPI_Issend, PMPI_Issend);
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_isend("MPI_Irsend", buf, count, datatype, dest, tag, comm,
                   HCOMM_SEND_READY, request);
 }
-#pragma weak MPI_Irsend = PMPI_Irsend
+HC_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend);
 
 static int pt_bsend_body(const void *buf, int count, MPI_Datatype datatype,
                          int dest, int tag, MPI_Comm comm) {
@@ -267,7 +267,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Bsend = PMPI_Bsend
+HC_WEAK_ALIAS(MPI_Bsend, PMPI_Bsend);
 
 static int pt_ibsend_body(const void *buf, int count, MPI_Datatype datatype,
                           int dest, int tag, MPI_Comm comm,
@@ -299,7 +299,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Ibsend = PMPI_Ibsend
+HC_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend);
 
 /* ---- receives ----------------------------------------------------------- */
 
@@ -369,7 +369,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
-#pragma weak MPI_Recv = PMPI_Recv
+HC_WEAK_ALIAS(MPI_Recv, PMPI_Recv);
 
 static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype,
                          int source, int tag, MPI_Comm comm,
@@ -412,7 +412,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
-#pragma weak MPI_Irecv = PMPI_Irecv
+HC_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv);
 
 /* ---- sendrecv ----------------------------------------------------------- */
 
@@ -499,7 +499,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+HC_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv);
 
 static int pt_sendrecv_replace_body(void *buf, int count, MPI_Datatype datatype,
                                     int dest, int sendtag, int source,
@@ -563,7 +563,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                                sendtag, hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+HC_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace);
 
 /* ---- probes ------------------------------------------------------------- */
 
@@ -603,7 +603,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
   int rc = pt_probe_body(source, tag, comm, status);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_PROBE, t0, source, tag, 0) : rc;
 }
-#pragma weak MPI_Probe = PMPI_Probe
+HC_WEAK_ALIAS(MPI_Probe, PMPI_Probe);
 
 static int pt_iprobe_body(int source, int tag, MPI_Comm comm, int *flag,
                           MPI_Status *status) {
@@ -638,7 +638,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IPROBE, t0, source, tag, 0)
             : rc;
 }
-#pragma weak MPI_Iprobe = PMPI_Iprobe
+HC_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe);
 
 /* Hands a matched message out as an MPI_Message handle. */
 static int pt_message_wrap(const char *fn, hc_mpi_comm_t *c,
@@ -683,7 +683,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_MPROBE, t0, source, tag, 0)
             : rc;
 }
-#pragma weak MPI_Mprobe = PMPI_Mprobe
+HC_WEAK_ALIAS(MPI_Mprobe, PMPI_Mprobe);
 
 static int pt_improbe_body(int source, int tag, MPI_Comm comm, int *flag,
                            MPI_Message *message, MPI_Status *status) {
@@ -723,7 +723,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IMPROBE, t0, source, tag, 0)
             : rc;
 }
-#pragma weak MPI_Improbe = PMPI_Improbe
+HC_WEAK_ALIAS(MPI_Improbe, PMPI_Improbe);
 
 /* Starts receiving a matched message; *req NULL for MPI_MESSAGE_NO_PROC.
  * The message handle is consumed and set to MPI_MESSAGE_NULL; its object
@@ -801,7 +801,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Mrecv = PMPI_Mrecv
+HC_WEAK_ALIAS(MPI_Mrecv, PMPI_Mrecv);
 
 static int pt_imrecv_body(void *buf, int count, MPI_Datatype datatype,
                           MPI_Message *message, MPI_Request *request) {
@@ -831,7 +831,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
-#pragma weak MPI_Imrecv = PMPI_Imrecv
+HC_WEAK_ALIAS(MPI_Imrecv, PMPI_Imrecv);
 
 /* ---- persistent requests ------------------------------------------------ */
 
@@ -869,32 +869,32 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
   return pt_persistent("MPI_Send_init", (void *)buf, count, datatype, dest, tag,
                        comm, 0, HCOMM_SEND_STANDARD, request);
 }
-#pragma weak MPI_Send_init = PMPI_Send_init
+HC_WEAK_ALIAS(MPI_Send_init, PMPI_Send_init);
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Ssend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HCOMM_SEND_SYNC, request);
 }
-#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+HC_WEAK_ALIAS(MPI_Ssend_init, PMPI_Ssend_init);
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Rsend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HCOMM_SEND_READY, request);
 }
-#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+HC_WEAK_ALIAS(MPI_Rsend_init, PMPI_Rsend_init);
 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Bsend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HC_MPI_SEND_BUFFERED, request);
 }
-#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+HC_WEAK_ALIAS(MPI_Bsend_init, PMPI_Bsend_init);
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Recv_init", buf, count, datatype, source, tag, comm,
                        1, 0, request);
 }
-#pragma weak MPI_Recv_init = PMPI_Recv_init
+HC_WEAK_ALIAS(MPI_Recv_init, PMPI_Recv_init);

@@ -248,7 +248,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
     hc_trace_call(HC_TRACE_MPI_WAIT, t0, -1, -1, 0);
   return rc;
 }
-#pragma weak MPI_Wait = PMPI_Wait
+HC_WEAK_ALIAS(MPI_Wait, PMPI_Wait);
 
 static int req_test_body(MPI_Request *request, int *flag, MPI_Status *status) {
   static const char fn[] = "MPI_Test";
@@ -279,7 +279,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   int rc = req_test_body(request, flag, status);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TEST, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Test = PMPI_Test
+HC_WEAK_ALIAS(MPI_Test, PMPI_Test);
 
 /* ---- arrays of requests ------------------------------------------------- */
 
@@ -420,7 +420,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
     hc_trace_call(HC_TRACE_MPI_WAITALL, t0, -1, -1, 0);
   return rc;
 }
-#pragma weak MPI_Waitall = PMPI_Waitall
+HC_WEAK_ALIAS(MPI_Waitall, PMPI_Waitall);
 
 static int req_testall_body(int count, MPI_Request array_of_requests[],
                             int *flag, MPI_Status array_of_statuses[]) {
@@ -449,7 +449,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
   int rc = req_testall_body(count, array_of_requests, flag, array_of_statuses);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TESTALL, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Testall = PMPI_Testall
+HC_WEAK_ALIAS(MPI_Testall, PMPI_Testall);
 
 /* Index of an active, ready request, -1 if none is ready, -2 if no
  * request is active at all. */
@@ -512,7 +512,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx,
   int rc = req_waitany_body(count, array_of_requests, indx, status);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_WAITANY, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Waitany = PMPI_Waitany
+HC_WEAK_ALIAS(MPI_Waitany, PMPI_Waitany);
 
 static int req_testany_body(int count, MPI_Request array_of_requests[],
                             int *indx, int *flag, MPI_Status *status) {
@@ -544,7 +544,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx,
   int rc = req_testany_body(count, array_of_requests, indx, flag, status);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TESTANY, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Testany = PMPI_Testany
+HC_WEAK_ALIAS(MPI_Testany, PMPI_Testany);
 
 /* Completes every active, ready request; the core of Waitsome/Testsome. */
 static int req_finish_ready(const char *fn, req_vec_t *v, MPI_Request *handles,
@@ -616,7 +616,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                     array_of_indices, array_of_statuses, 1);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_WAITSOME, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Waitsome = PMPI_Waitsome
+HC_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome);
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[]) {
@@ -625,7 +625,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                     array_of_indices, array_of_statuses, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_TESTSOME, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Testsome = PMPI_Testsome
+HC_WEAK_ALIAS(MPI_Testsome, PMPI_Testsome);
 
 /* ---- single-request management ------------------------------------------ */
 
@@ -661,7 +661,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(r->comm, fn, st.error);
 }
-#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+HC_WEAK_ALIAS(MPI_Request_get_status, PMPI_Request_get_status);
 
 /* The request *request names for a call that needs one (Request_free,
  * Cancel: verb, for the message), never MPI_REQUEST_NULL. */
@@ -694,7 +694,7 @@ int PMPI_Request_free(MPI_Request *request) {
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Request_free = PMPI_Request_free
+HC_WEAK_ALIAS(MPI_Request_free, PMPI_Request_free);
 
 int PMPI_Cancel(MPI_Request *request) {
   static const char fn[] = "MPI_Cancel";
@@ -706,7 +706,7 @@ int PMPI_Cancel(MPI_Request *request) {
     return MPI_SUCCESS; /* already complete: nothing to cancel */
   return hc_mpi_raise_status(r->comm, fn, hcomm_cancel(r->engine));
 }
-#pragma weak MPI_Cancel = PMPI_Cancel
+HC_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel);
 
 /* ---- persistent requests ------------------------------------------------ */
 
@@ -779,7 +779,7 @@ int PMPI_Start(MPI_Request *request) {
   int rc = req_start_body(request);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_START, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Start = PMPI_Start
+HC_WEAK_ALIAS(MPI_Start, PMPI_Start);
 
 static int req_startall_body(int count, MPI_Request array_of_requests[]) {
   static const char fn[] = "MPI_Startall";
@@ -811,4 +811,4 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   int rc = req_startall_body(count, array_of_requests);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_STARTALL, t0, -1, -1, 0) : rc;
 }
-#pragma weak MPI_Startall = PMPI_Startall
+HC_WEAK_ALIAS(MPI_Startall, PMPI_Startall);

@@ -100,7 +100,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
   return status_store_int(fn, status_count_of(t, hc_mpi_status_bytes(status)),
                           count);
 }
-#pragma weak MPI_Get_count = PMPI_Get_count
+HC_WEAK_ALIAS(MPI_Get_count, PMPI_Get_count);
 
 /* Basic elements in bytes, counting a partly received derived element. */
 static MPI_Count status_elements_of(const hc_mpi_type_t *t, MPI_Count bytes) {
@@ -131,7 +131,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
   *count = status_elements_of(t, hc_mpi_status_bytes(status));
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+HC_WEAK_ALIAS(MPI_Get_elements_x, PMPI_Get_elements_x);
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
                       int *count) {
@@ -143,7 +143,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
   return status_store_int(
       fn, status_elements_of(t, hc_mpi_status_bytes(status)), count);
 }
-#pragma weak MPI_Get_elements = PMPI_Get_elements
+HC_WEAK_ALIAS(MPI_Get_elements, PMPI_Get_elements);
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
                                MPI_Count count) {
@@ -158,13 +158,13 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
   hc_mpi_status_set_bytes(status, status_bytes_of(t, count));
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+HC_WEAK_ALIAS(MPI_Status_set_elements_x, PMPI_Status_set_elements_x);
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
                              int count) {
   return PMPI_Status_set_elements_x(status, datatype, count);
 }
-#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+HC_WEAK_ALIAS(MPI_Status_set_elements, PMPI_Status_set_elements);
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
   static const char fn[] = "MPI_Status_set_cancelled";
@@ -176,7 +176,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
   status_set_cancel_bit(status, flag);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+HC_WEAK_ALIAS(MPI_Status_set_cancelled, PMPI_Status_set_cancelled);
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
   static const char fn[] = "MPI_Test_cancelled";
@@ -190,7 +190,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
   *flag = status->count_hi_and_cancelled & 1;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+HC_WEAK_ALIAS(MPI_Test_cancelled, PMPI_Test_cancelled);
 
 /* ---- C <-> Fortran status conversion ------------------------------------ */
 /* In the MPICH ABI a Fortran INTEGER status (MPI_F_STATUS_SIZE words) and
@@ -241,36 +241,36 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status) {
   return status_convert("MPI_Status_c2f", c_status, status_c_ignore(c_status),
                         f_status, status_f_ignore(f_status));
 }
-#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+HC_WEAK_ALIAS(MPI_Status_c2f, PMPI_Status_c2f);
 
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status) {
   return status_convert("MPI_Status_f2c", f_status, status_f_ignore(f_status),
                         c_status, status_c_ignore(c_status));
 }
-#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+HC_WEAK_ALIAS(MPI_Status_f2c, PMPI_Status_f2c);
 
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status) {
   return status_convert("MPI_Status_c2f08", c_status, status_c_ignore(c_status),
                         f08_status, status_f08_ignore(f08_status));
 }
-#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+HC_WEAK_ALIAS(MPI_Status_c2f08, PMPI_Status_c2f08);
 
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status) {
   return status_convert("MPI_Status_f082c", f08_status,
                         status_f08_ignore(f08_status), c_status,
                         status_c_ignore(c_status));
 }
-#pragma weak MPI_Status_f082c = PMPI_Status_f082c
+HC_WEAK_ALIAS(MPI_Status_f082c, PMPI_Status_f082c);
 
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status) {
   return status_convert("MPI_Status_f2f08", f_status, status_f_ignore(f_status),
                         f08_status, status_f08_ignore(f08_status));
 }
-#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+HC_WEAK_ALIAS(MPI_Status_f2f08, PMPI_Status_f2f08);
 
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status) {
   return status_convert("MPI_Status_f082f", f08_status,
                         status_f08_ignore(f08_status), f_status,
                         status_f_ignore(f_status));
 }
-#pragma weak MPI_Status_f082f = PMPI_Status_f082f
+HC_WEAK_ALIAS(MPI_Status_f082f, PMPI_Status_f082f);

@@ -230,7 +230,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
   return tb_publish(fn, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &o,
                     newtype);
 }
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+HC_WEAK_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous);
 
 static int tb_hvector(const char *fn, int count, int blocklength,
                       MPI_Aint stride, int in_extents, MPI_Datatype oldtype,
@@ -264,21 +264,21 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
   return tb_hvector("MPI_Type_vector", count, blocklength, stride, 1, oldtype,
                     newtype);
 }
-#pragma weak MPI_Type_vector = PMPI_Type_vector
+HC_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector);
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
   return tb_hvector("MPI_Type_create_hvector", count, blocklength, stride, 0,
                     oldtype, newtype);
 }
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+HC_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector);
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
                       MPI_Datatype oldtype, MPI_Datatype *newtype) {
   return tb_hvector("MPI_Type_hvector", count, blocklength, stride, 0, oldtype,
                     newtype);
 }
-#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+HC_WEAK_ALIAS(MPI_Type_hvector, PMPI_Type_hvector);
 
 /* ---- indexed family ----------------------------------------------------- */
 
@@ -365,7 +365,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
   return tb_indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, &x,
                     oldtype, newtype);
 }
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+HC_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed);
 
 static int tb_hindexed(const char *fn, int count, const int *lens,
                        const MPI_Aint *disps, MPI_Datatype oldtype,
@@ -380,7 +380,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
   return tb_hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths,
                      array_of_displacements, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+HC_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed);
 
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
                        MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
@@ -388,7 +388,7 @@ int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
   return tb_hindexed("MPI_Type_hindexed", count, array_of_blocklengths,
                      array_of_displacements, oldtype, newtype);
 }
-#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+HC_WEAK_ALIAS(MPI_Type_hindexed, PMPI_Type_hindexed);
 
 int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    const int array_of_displacements[],
@@ -398,7 +398,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
   return tb_indexed("MPI_Type_create_indexed_block",
                     MPI_COMBINER_INDEXED_BLOCK, count, &x, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+HC_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[],
@@ -408,7 +408,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
   return tb_indexed("MPI_Type_create_hindexed_block",
                     MPI_COMBINER_HINDEXED_BLOCK, count, &x, oldtype, newtype);
 }
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+HC_WEAK_ALIAS(MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_block);
 
 /* ---- struct ------------------------------------------------------------- */
 
@@ -477,7 +477,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
   return tb_struct("MPI_Type_create_struct", count, array_of_blocklengths,
                    array_of_displacements, array_of_types, newtype);
 }
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+HC_WEAK_ALIAS(MPI_Type_create_struct, PMPI_Type_create_struct);
 
 int PMPI_Type_struct(int count, int array_of_blocklengths[],
                      MPI_Aint array_of_displacements[],
@@ -485,7 +485,7 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[],
   return tb_struct("MPI_Type_struct", count, array_of_blocklengths,
                    array_of_displacements, array_of_types, newtype);
 }
-#pragma weak MPI_Type_struct = PMPI_Type_struct
+HC_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct);
 
 /* ---- resized ------------------------------------------------------------ */
 
@@ -507,7 +507,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
   return tb_publish(fn, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &o,
                     newtype);
 }
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+HC_WEAK_ALIAS(MPI_Type_create_resized, PMPI_Type_create_resized);
 
 /* ---- subarray and darray ------------------------------------------------ */
 
@@ -666,7 +666,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
   free(ints);
   return rc;
 }
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+HC_WEAK_ALIAS(MPI_Type_create_subarray, PMPI_Type_create_subarray);
 
 /* The index ranges process coordinate c owns in one darray dimension;
  * -1 for an invalid distribution argument. */
@@ -799,4 +799,4 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
   }
   return tb_darray_publish(fn, t, &x, o, newtype);
 }
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+HC_WEAK_ALIAS(MPI_Type_create_darray, PMPI_Type_create_darray);
