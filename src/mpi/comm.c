@@ -125,7 +125,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
   *rank = hcomm_comm_rank(c->engine);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+HC_WEAK_ALIAS(MPI_Comm_rank, PMPI_Comm_rank);
 
 int PMPI_Comm_size(MPI_Comm comm, int *size) {
   static const char fn[] = "MPI_Comm_size";
@@ -138,7 +138,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size) {
   *size = hcomm_comm_size(c->engine);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_size = PMPI_Comm_size
+HC_WEAK_ALIAS(MPI_Comm_size, PMPI_Comm_size);
 
 /* Drops a communicator this call made but cannot hand out. */
 static void comm_discard(MPI_Comm *handle) {
@@ -208,7 +208,7 @@ static int comm_dup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   return comm_dup("MPI_Comm_dup", comm, 0, MPI_INFO_NULL, newcomm);
 }
-#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+HC_WEAK_ALIAS(MPI_Comm_dup, PMPI_Comm_dup);
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   static const char fn[] = "MPI_Comm_split";
@@ -233,7 +233,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   }
   return comm_wrap(fn, c, engine, newcomm);
 }
-#pragma weak MPI_Comm_split = PMPI_Comm_split
+HC_WEAK_ALIAS(MPI_Comm_split, PMPI_Comm_split);
 
 int PMPI_Comm_free(MPI_Comm *comm) {
   static const char fn[] = "MPI_Comm_free";
@@ -259,7 +259,7 @@ int PMPI_Comm_free(MPI_Comm *comm) {
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_free = PMPI_Comm_free
+HC_WEAK_ALIAS(MPI_Comm_free, PMPI_Comm_free);
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   static const char fn[] = "MPI_Comm_compare";
@@ -291,12 +291,12 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   }
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+HC_WEAK_ALIAS(MPI_Comm_compare, PMPI_Comm_compare);
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   return comm_dup("MPI_Comm_dup_with_info", comm, 1, info, newcomm);
 }
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+HC_WEAK_ALIAS(MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info);
 
 /* An intracommunicator's duplicate is agreed by the engine without
  * blocking: the handle, info and attributes are made now (attribute copy
@@ -338,13 +338,13 @@ static int comm_idup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
   return comm_idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, request);
 }
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+HC_WEAK_ALIAS(MPI_Comm_idup, PMPI_Comm_idup);
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                              MPI_Request *request) {
   return comm_idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, request);
 }
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+HC_WEAK_ALIAS(MPI_Comm_idup_with_info, PMPI_Comm_idup_with_info);
 
 /* Wraps engine (NULL: this rank is not in the result) into *newcomm. */
 static int comm_wrap_or_null(const char *fn, hc_mpi_comm_t *parent,
@@ -380,6 +380,8 @@ static int comm_group_ranks(const char *fn, hc_mpi_comm_t *c, MPI_Group group,
   int size = hcomm_comm_size(c->engine);
   int wsize = hcomm_comm_size(hcomm_comm_world());
   int myworld = hcomm_comm_world_rank(c->engine, hcomm_comm_rank(c->engine));
+  if (size < 0 || wsize < 0)
+    return hc_mpi_raise(c, fn, MPI_ERR_INTERN, "communicator without members");
   int *map = malloc((size_t)wsize * sizeof(int));
   *ranks = malloc((size_t)*n * sizeof(int) + 1);
   if (!map || !*ranks) {
@@ -428,7 +430,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap_or_null(fn, c, engine, newcomm);
 }
-#pragma weak MPI_Comm_create = PMPI_Comm_create
+HC_WEAK_ALIAS(MPI_Comm_create, PMPI_Comm_create);
 
 /* A process outside group gets MPI_COMM_NULL without communicating, as
  * MPICH does. */
@@ -453,7 +455,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap_or_null(fn, c, engine, newcomm);
 }
-#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+HC_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
 
 /* Whether this rank joins a node-wide split for split_type.  Every memory
  * "hardware" level we know is the node; MPIX_COMM_TYPE_NEIGHBORHOOD is
@@ -506,7 +508,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap_or_null(fn, c, engine, newcomm);
 }
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+HC_WEAK_ALIAS(MPI_Comm_split_type, PMPI_Comm_split_type);
 
 /* ---- names, info, inter queries ------------------------------------------ */
 
@@ -524,7 +526,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
   hc_unlock(&comm_lock);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+HC_WEAK_ALIAS(MPI_Comm_set_name, PMPI_Comm_set_name);
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   static const char fn[] = "MPI_Comm_get_name";
@@ -542,7 +544,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   *resultlen = (int)strlen(comm_name);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+HC_WEAK_ALIAS(MPI_Comm_get_name, PMPI_Comm_get_name);
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   static const char fn[] = "MPI_Comm_set_info";
@@ -564,7 +566,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   hc_mpi_info_destroy(old);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+HC_WEAK_ALIAS(MPI_Comm_set_info, PMPI_Comm_set_info);
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   static const char fn[] = "MPI_Comm_get_info";
@@ -579,7 +581,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   hc_unlock(&comm_lock);
   return hc_mpi_info_publish(fn, c, copy, info_used);
 }
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+HC_WEAK_ALIAS(MPI_Comm_get_info, PMPI_Comm_get_info);
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
   static const char fn[] = "MPI_Comm_test_inter";
@@ -591,7 +593,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
     *flag = hcomm_comm_is_inter(c->engine);
   return rc;
 }
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+HC_WEAK_ALIAS(MPI_Comm_test_inter, PMPI_Comm_test_inter);
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
   static const char fn[] = "MPI_Comm_remote_size";
@@ -605,7 +607,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
     *size = hcomm_comm_remote_size(c->engine);
   return rc;
 }
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+HC_WEAK_ALIAS(MPI_Comm_remote_size, PMPI_Comm_remote_size);
 
 /* ---- intercommunicators -------------------------------------------------- */
 
@@ -640,7 +642,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap(fn, c, engine, newintercomm);
 }
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+HC_WEAK_ALIAS(MPI_Intercomm_create, PMPI_Intercomm_create);
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
   static const char fn[] = "MPI_Intercomm_merge";
@@ -658,4 +660,4 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap(fn, c, engine, newintracomm);
 }
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+HC_WEAK_ALIAS(MPI_Intercomm_merge, PMPI_Intercomm_merge);

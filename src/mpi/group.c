@@ -96,7 +96,7 @@ int PMPI_Group_size(MPI_Group group, int *size) {
     *size = n;
   return rc;
 }
-#pragma weak MPI_Group_size = PMPI_Group_size
+HC_WEAK_ALIAS(MPI_Group_size, PMPI_Group_size);
 
 int PMPI_Group_rank(MPI_Group group, int *rank) {
   static const char fn[] = "MPI_Group_rank";
@@ -114,7 +114,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank) {
       *rank = i;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Group_rank = PMPI_Group_rank
+HC_WEAK_ALIAS(MPI_Group_rank, PMPI_Group_rank);
 
 int PMPI_Group_free(MPI_Group *group) {
   static const char fn[] = "MPI_Group_free";
@@ -135,7 +135,7 @@ int PMPI_Group_free(MPI_Group *group) {
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Group_free = PMPI_Group_free
+HC_WEAK_ALIAS(MPI_Group_free, PMPI_Group_free);
 
 /* Ranks of an incl/excl list: in range and not repeated.  *mark (n_group
  * flags) says which are listed. */
@@ -208,13 +208,13 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
                     MPI_Group *newgroup) {
   return group_incl_excl("MPI_Group_incl", group, n, ranks, 1, newgroup);
 }
-#pragma weak MPI_Group_incl = PMPI_Group_incl
+HC_WEAK_ALIAS(MPI_Group_incl, PMPI_Group_incl);
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
                     MPI_Group *newgroup) {
   return group_incl_excl("MPI_Group_excl", group, n, ranks, 0, newgroup);
 }
-#pragma weak MPI_Group_excl = PMPI_Group_excl
+HC_WEAK_ALIAS(MPI_Group_excl, PMPI_Group_excl);
 
 /* Expands (first, last, stride) triplets into a rank list of at most size
  * entries (more means a repeat, caught by group_check_list). */
@@ -278,13 +278,13 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
                           MPI_Group *newgroup) {
   return group_range("MPI_Group_range_incl", group, n, ranges, 1, newgroup);
 }
-#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+HC_WEAK_ALIAS(MPI_Group_range_incl, PMPI_Group_range_incl);
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
                           MPI_Group *newgroup) {
   return group_range("MPI_Group_range_excl", group, n, ranges, 0, newgroup);
 }
-#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+HC_WEAK_ALIAS(MPI_Group_range_excl, PMPI_Group_range_excl);
 
 enum group_setop { GROUP_UNION, GROUP_INTERSECTION, GROUP_DIFFERENCE };
 
@@ -328,21 +328,21 @@ static int group_setop(const char *fn, MPI_Group g1, MPI_Group g2, int op,
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
   return group_setop("MPI_Group_union", group1, group2, GROUP_UNION, newgroup);
 }
-#pragma weak MPI_Group_union = PMPI_Group_union
+HC_WEAK_ALIAS(MPI_Group_union, PMPI_Group_union);
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2,
                             MPI_Group *newgroup) {
   return group_setop("MPI_Group_intersection", group1, group2,
                      GROUP_INTERSECTION, newgroup);
 }
-#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+HC_WEAK_ALIAS(MPI_Group_intersection, PMPI_Group_intersection);
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2,
                           MPI_Group *newgroup) {
   return group_setop("MPI_Group_difference", group1, group2, GROUP_DIFFERENCE,
                      newgroup);
 }
-#pragma weak MPI_Group_difference = PMPI_Group_difference
+HC_WEAK_ALIAS(MPI_Group_difference, PMPI_Group_difference);
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                MPI_Group group2, int ranks2[]) {
@@ -377,7 +377,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
   free(pos2);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+HC_WEAK_ALIAS(MPI_Group_translate_ranks, PMPI_Group_translate_ranks);
 
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
   static const char fn[] = "MPI_Group_compare";
@@ -407,7 +407,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
   free(pos2);
   return MPI_SUCCESS;
 }
-#pragma weak MPI_Group_compare = PMPI_Group_compare
+HC_WEAK_ALIAS(MPI_Group_compare, PMPI_Group_compare);
 
 /* The local (remote 0) or remote (remote 1) group of comm. */
 static int group_of_comm(const char *fn, MPI_Comm comm, int remote,
@@ -423,6 +423,8 @@ static int group_of_comm(const char *fn, MPI_Comm comm, int remote,
     return rc;
   int n =
       remote ? hcomm_comm_remote_size(c->engine) : hcomm_comm_size(c->engine);
+  if (n < 0)
+    return hc_mpi_raise(c, fn, MPI_ERR_INTERN, "communicator without members");
   int *world = malloc((size_t)n * sizeof(int) + 1);
   if (!world)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -437,9 +439,9 @@ static int group_of_comm(const char *fn, MPI_Comm comm, int remote,
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   return group_of_comm("MPI_Comm_group", comm, 0, group);
 }
-#pragma weak MPI_Comm_group = PMPI_Comm_group
+HC_WEAK_ALIAS(MPI_Comm_group, PMPI_Comm_group);
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
   return group_of_comm("MPI_Comm_remote_group", comm, 1, group);
 }
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+HC_WEAK_ALIAS(MPI_Comm_remote_group, PMPI_Comm_remote_group);

@@ -118,8 +118,10 @@ void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x) {
 }
 
 void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
-  free(x->acc); /* the engine is done with it; a persistent start makes anew */
-  x->acc = NULL;
+  if (x->acc) { /* the engine is done with it; a persistent start makes anew */
+    free(x->acc);
+    x->acc = NULL;
+  }
   if (!x->tmp)
     return;
   if (x->is_recv) {
@@ -131,7 +133,10 @@ void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
   x->tmp = NULL;
 }
 
+/* Dense data owns nothing: every message's fini is three tests. */
 void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
+  if (!x->tmp && !x->acc && !x->type)
+    return;
   free(x->tmp);
   x->tmp = NULL;
   free(x->acc);
@@ -150,6 +155,7 @@ typedef struct xfer_orphan {
 
 static pthread_mutex_t xfer_lock = PTHREAD_MUTEX_INITIALIZER;
 static xfer_orphan_t *xfer_orphans;
+static int xfer_orphan_count; /* read without the lock */
 
 void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
   xfer_orphan_t *o = malloc(sizeof(*o));
@@ -168,10 +174,15 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
   hc_lock(&xfer_lock);
   o->next = xfer_orphans;
   xfer_orphans = o;
+  __atomic_add_fetch(&xfer_orphan_count, 1, __ATOMIC_RELAXED);
   hc_unlock(&xfer_lock);
 }
 
 void hc_mpi_xfer_sweep(void) {
+  /* Orphans are rare (a request object that could not be allocated):
+   * every new request looks without the lock first. */
+  if (__atomic_load_n(&xfer_orphan_count, __ATOMIC_RELAXED) == 0)
+    return;
   hc_lock(&xfer_lock);
   xfer_orphan_t **pp = &xfer_orphans;
   xfer_orphan_t *done = NULL;
@@ -181,6 +192,7 @@ void hc_mpi_xfer_sweep(void) {
       *pp = o->next;
       o->next = done;
       done = o;
+      __atomic_sub_fetch(&xfer_orphan_count, 1, __ATOMIC_RELAXED);
     } else {
       pp = &o->next;
     }

@@ -25,7 +25,7 @@ fi
 mkdir -p "$TSAN_BUILD"
 cd "$TSAN_BUILD" || exit 1
 if [ ! -f Makefile ]; then
-    "$srcdir/configure" -q CC="$TSAN_CC" CFLAGS="$flags" LDFLAGS="-fsanitize=thread" ||
+    "$srcdir/configure" -q --disable-lto CC="$TSAN_CC" CFLAGS="$flags" LDFLAGS="-fsanitize=thread" ||
         { echo "FAIL: configure"; exit 1; }
 fi
 make -j"$TSAN_JOBS" >build.log 2>&1 &&
