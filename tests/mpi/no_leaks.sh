@@ -25,7 +25,11 @@ survivors() {
 
 # Starts a 3-rank job that waits forever once initialised ($lpid: launcher).
 start_hang() { # WHAT
-    "$HCMPIRUN" -n 3 "$prog" hang "$tok" >"$out" 2>&1 &
+    # Emptied here, not by the redirection below: that runs in the
+    # background child, so the loop could still count the last job's
+    # "ready" lines and go on before this job even started.
+    : >"$out"
+    "$HCMPIRUN" -n 3 "$prog" hang "$tok" >>"$out" 2>&1 &
     lpid=$!
     i=0
     until [ "$(grep -c ready "$out")" -eq 3 ] || [ $i -ge 300 ]; do
