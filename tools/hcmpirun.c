@@ -95,6 +95,13 @@ typedef struct run_job {
   double status_due; /* when to redraw it next */
   int status_alive;  /* nalive and nfailed when it was drawn */
   int status_failed;
+  /* Rank 0's standard input when ours is a terminal goes through a pipe:
+   * rank 0 leads a process group of its own, which the terminal would stop
+   * (SIGTTIN) if it read from it itself. */
+  int stdin_to;     /* the pipe's write end; -1 when not forwarding */
+  size_t stdin_len; /* bytes read from the terminal, not yet written */
+  size_t stdin_off;
+  char stdin_buf[4096];
 } run_job_t;
 
 static double run_now(void) {
@@ -438,12 +445,66 @@ static void run_stream_read(run_job_t *job, int rank, run_stream_t *s) {
   run_stream_flush_lines(job, rank, s);
 }
 
+/* ---- rank 0's input from a terminal -------------------------------------- */
+
+static void run_stdin_close(run_job_t *job) {
+  if (job->stdin_to >= 0)
+    close(job->stdin_to);
+  job->stdin_to = -1;
+  job->stdin_len = job->stdin_off = 0;
+}
+
+/* Whether to read the terminal now: only in its foreground, where reading
+ * cannot stop hcmpirun itself, and only while rank 0 can take the input. */
+static int run_stdin_wanted(const run_job_t *job) {
+  return job->stdin_to >= 0 && job->stdin_len == 0 && job->ranks[0].alive &&
+         tcgetpgrp(0) == getpgrp();
+}
+
+static void run_stdin_read(run_job_t *job) {
+  ssize_t n;
+  do
+    n = read(0, job->stdin_buf, sizeof job->stdin_buf);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return;
+  if (n <= 0) { /* end of input: rank 0 sees it too */
+    run_stdin_close(job);
+    return;
+  }
+  job->stdin_len = (size_t)n;
+  job->stdin_off = 0;
+}
+
+static void run_stdin_write(run_job_t *job) {
+  ssize_t n = write(job->stdin_to, job->stdin_buf + job->stdin_off,
+                    job->stdin_len - job->stdin_off);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n < 0) { /* rank 0 closed its input or is gone */
+    run_stdin_close(job);
+    return;
+  }
+  job->stdin_off += (size_t)n;
+  if (job->stdin_off == job->stdin_len)
+    job->stdin_len = job->stdin_off = 0;
+}
+
 /* ---- job control ------------------------------------------------------- */
 
+/* Each rank leads a process group of its own (run_child), so the signal
+ * reaches what it started too: the MPI program behind a wrapper shell, its
+ * helpers.  A rank already reaped may have left such processes behind, so
+ * its group is signalled during the teardown as well; a rank that moved to
+ * another group still gets the signal itself. */
 static void run_signal_all(run_job_t *job, int sig) {
-  for (int r = 0; r < job->opt.n; r++)
-    if (job->ranks[r].alive)
-      kill(job->ranks[r].pid, sig);
+  for (int r = 0; r < job->opt.n; r++) {
+    run_rank_t *rk = &job->ranks[r];
+    if (rk->pid <= 0 || (!rk->alive && !job->terminating))
+      continue;
+    if (kill(-rk->pid, sig) != 0 && rk->alive)
+      kill(rk->pid, sig);
+  }
 }
 
 /* Starts the teardown: sig to every rank now, SIGKILL when the grace period
@@ -775,10 +836,13 @@ static void run_set_env(const run_job_t *job, int r) {
 /* In the child between fork and exec: stdout/stderr into the pipes, stdin
  * only for rank 0, the PMI socket as fd 3, nothing else open. */
 static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
-                      const sigset_t *oldmask) {
+                      int in, const sigset_t *oldmask) {
   /* A SIGKILLed launcher takes its ranks along; the getppid check closes
    * the window in which it died before the prctl. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != job->launcher)
+    _exit(127);
+  /* Its own process group, which the teardown signals as a whole. */
+  if (setpgid(0, 0) != 0)
     _exit(127);
   if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
     _exit(127);
@@ -786,6 +850,8 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0)
       _exit(127);
+  } else if (in >= 0 && dup2(in, 0) < 0) {
+    _exit(127);
   }
   if (pmi == 3)
     fcntl(pmi, F_SETFD, 0);
@@ -814,20 +880,30 @@ static void run_stream_init(run_stream_t *s, int fd, int to) {
 }
 
 static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
-  int sv[2], po[2], pe[2];
+  int sv[2], po[2], pe[2], pi[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return -1;
   if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)
+    return -1;
+  if (r == 0 && isatty(0) && pipe2(pi, O_CLOEXEC) != 0)
     return -1;
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0)
     return -1;
   if (pid == 0)
-    run_child(job, r, sv[1], po[1], pe[1], oldmask);
+    run_child(job, r, sv[1], po[1], pe[1], pi[0], oldmask);
   close(sv[1]);
   close(po[1]);
   close(pe[1]);
+  if (pi[0] >= 0) {
+    close(pi[0]);
+    fcntl(pi[1], F_SETFL, O_NONBLOCK);
+    job->stdin_to = pi[1];
+  }
+  /* Also here, so that no signal of the teardown finds the group missing
+   * (whichever of the two calls comes second fails harmlessly). */
+  setpgid(pid, pid);
   run_rank_t *rk = &job->ranks[r];
   rk->pid = pid;
   rk->alive = 1;
@@ -844,7 +920,14 @@ static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
 
 /* ---- main loop ----------------------------------------------------------- */
 
-enum { RUN_FD_SIG, RUN_FD_PMI, RUN_FD_OUT, RUN_FD_ERR };
+enum {
+  RUN_FD_SIG,
+  RUN_FD_PMI,
+  RUN_FD_OUT,
+  RUN_FD_ERR,
+  RUN_FD_IN,
+  RUN_FD_IN_PIPE
+};
 
 typedef struct run_pollset {
   struct pollfd *fds;
@@ -856,7 +939,8 @@ typedef struct run_pollset {
 static void run_poll_add(run_pollset_t *ps, int fd, int rank, int kind) {
   if (fd < 0)
     return;
-  ps->fds[ps->n] = (struct pollfd){.fd = fd, .events = POLLIN};
+  short events = kind == RUN_FD_IN_PIPE ? POLLOUT : POLLIN;
+  ps->fds[ps->n] = (struct pollfd){.fd = fd, .events = events};
   ps->rank[ps->n] = rank;
   ps->kind[ps->n] = kind;
   ps->n++;
@@ -870,6 +954,12 @@ static void run_poll_build(run_job_t *job, run_pollset_t *ps) {
     run_poll_add(ps, job->ranks[r].out.fd, r, RUN_FD_OUT);
     run_poll_add(ps, job->ranks[r].err.fd, r, RUN_FD_ERR);
   }
+  if (job->stdin_to >= 0 && !job->ranks[0].alive)
+    run_stdin_close(job);
+  if (run_stdin_wanted(job))
+    run_poll_add(ps, 0, 0, RUN_FD_IN);
+  else if (job->stdin_len > 0)
+    run_poll_add(ps, job->stdin_to, 0, RUN_FD_IN_PIPE);
 }
 
 /* Milliseconds until the next deadline (kill or timeout); -1 for none. */
@@ -883,6 +973,10 @@ static int run_poll_timeout(run_job_t *job) {
     return 1000; /* only pipes held by grandchildren remain */
   if (job->status_on && (next == 0 || job->status_due < next))
     next = job->status_due;
+  /* In the background: look again later whether the terminal is ours. */
+  if (job->stdin_to >= 0 && job->stdin_len == 0 && !run_stdin_wanted(job) &&
+      (next == 0 || run_now() + 1.0 < next))
+    next = run_now() + 1.0;
   if (next == 0)
     return -1;
   double ms = (next - run_now()) * 1000.0 + 1;
@@ -921,6 +1015,13 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
     case RUN_FD_OUT:
       run_stream_read(job, r, &job->ranks[r].out);
       break;
+    case RUN_FD_IN:
+      run_stdin_read(job);
+      break;
+    case RUN_FD_IN_PIPE:
+      if (job->stdin_to >= 0)
+        run_stdin_write(job);
+      break;
     default:
       run_stream_read(job, r, &job->ranks[r].err);
       break;
@@ -929,7 +1030,7 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
 }
 
 static void run_loop(run_job_t *job) {
-  size_t cap = 1 + 3 * (size_t)job->opt.n;
+  size_t cap = 2 + 3 * (size_t)job->opt.n;
   run_pollset_t ps = {calloc(cap, sizeof *ps.fds), calloc(cap, sizeof *ps.rank),
                       calloc(cap, sizeof *ps.kind), 0};
   if (ps.fds == NULL || ps.rank == NULL || ps.kind == NULL) {
@@ -996,6 +1097,7 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
   char mapping[64];
   snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->opt.n);
   hc_kvstore_set(&job->kv, "PMI_process_mapping", mapping, 0);
+  job->stdin_to = -1;
   job->ranks = calloc((size_t)job->opt.n, sizeof *job->ranks);
   return job->ranks ? 0 : -1;
 }

@@ -259,7 +259,8 @@ tests_mpi_deadlock_SOURCES = tests/mpi/deadlock.c tests/mpi/mpitest.h
 tests_mpi_deadlock_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_deadlock_LDFLAGS = $(HC_MPITEST_LDF)
 HC_RELY_SH = tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \
-	tests/mpi/no_leaks.sh
+	tests/mpi/no_leaks.sh tests/mpi/launcher_wrapped.sh
+EXTRA_DIST += tests/mpi/leak_lib.sh
 TESTS += $(HC_RELY_SH)
 dist_noinst_SCRIPTS += $(HC_RELY_SH)
 $(HC_RELY_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

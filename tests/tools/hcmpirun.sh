@@ -122,6 +122,21 @@ else
   fail "stdin to rank 0 (rc=$rc)"
 fi
 
+# 9b. A terminal on stdin reaches rank 0 too, although rank 0 leads its own
+#     process group, which may not read the terminal (hcmpirun forwards
+#     it); script(1) gives the job a pseudo-terminal.
+if command -v script >/dev/null 2>&1; then
+  printf 'from a tty\n' | timeout 60 script -qec "$RUN -n 2 $CLIENT --stdin" /dev/null >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ $rc -eq 0 ] && grep -q '^rank 0 stdin: from a tty' "$T/out" && grep -q '^rank 1 stdin: EOF' "$T/out"; then
+    pass "terminal stdin to rank 0"
+  else
+    fail "terminal stdin to rank 0 (rc=$rc)"
+  fi
+else
+  echo "SKIP: terminal stdin (no script(1))"
+fi
+
 # 10. A program that cannot be started fails the job with 127.
 launch $RUN -n 2 ./no/such/program
 rc=$?
