@@ -258,8 +258,13 @@ tests_mpi_leak_victim_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_deadlock_SOURCES = tests/mpi/deadlock.c tests/mpi/mpitest.h
 tests_mpi_deadlock_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_deadlock_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/nomem_recv
+tests_mpi_nomem_recv_SOURCES = tests/mpi/nomem_recv.c tests/mpi/mpitest.h
+tests_mpi_nomem_recv_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_nomem_recv_LDFLAGS = $(HC_MPITEST_LDF)
 HC_RELY_SH = tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \
-	tests/mpi/no_leaks.sh tests/mpi/launcher_wrapped.sh
+	tests/mpi/no_leaks.sh tests/mpi/launcher_wrapped.sh \
+	tests/mpi/nomem_recv.sh
 EXTRA_DIST += tests/mpi/leak_lib.sh
 TESTS += $(HC_RELY_SH)
 dist_noinst_SCRIPTS += $(HC_RELY_SH)
