@@ -3,7 +3,8 @@ HC_TRANSPORT_SOURCES = src/transport/transport.h src/transport/transport.c
 HC_TRANSPORT_SOURCES += src/transport/self/self.c
 HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_ring.c \
 	src/transport/shm/shm_ring.h src/transport/shm/shm_pool.c \
-	src/transport/shm/shm_pool.h
+	src/transport/shm/shm_pool.h src/transport/shm/shm_layout.c \
+	src/transport/shm/shm_layout.h
 HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
 	src/transport/tcp/tcp_ip.h
 # verbs: RC queue pairs over libibverbs, dlopen()ed at init.  It compiles
