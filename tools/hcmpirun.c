@@ -34,6 +34,7 @@
 #include "bootstrap/kvstore.h"
 #include "bootstrap/pmi1_wire.h"
 #include "util/env.h"
+#include "util/envtable.h"
 
 #define RUN_OUT_BUF 8192
 #define RUN_EXIT_TIMEOUT 124
@@ -1140,6 +1141,11 @@ int main(int argc, char **argv) {
     if (rc < 0)
       run_usage(stderr);
     return rc < 0 ? 1 : 0;
+  }
+  char why[512];
+  if (hc_env_check("hcmpirun", why, sizeof why) != 0) {
+    fprintf(stderr, "hcmpirun: %s\n", why);
+    return 1;
   }
   if (job.opt.relink && run_relink_setup(&job.opt) != 0)
     return 1;

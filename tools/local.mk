@@ -78,8 +78,8 @@ endif
 # tests/tools/envtable.sh fails when the two drift or a variable read in the
 # tree is missing from the table.
 bin_PROGRAMS += tools/hcmpi_info
-tools_hcmpi_info_SOURCES = tools/hcmpi_info.c src/util/envtable.c \
-	src/util/envtable.h src/device/query.c src/device/query.h
+tools_hcmpi_info_SOURCES = tools/hcmpi_info.c src/device/query.c \
+	src/device/query.h
 tools_hcmpi_info_LDADD = libhccore.la
 
 nodist_tools_hcmpi_info_SOURCES = tools/hcmpi_info_config.h

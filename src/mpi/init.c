@@ -10,6 +10,7 @@
 
 #include "hcomm/trace.h"
 #include "mpi/mpi_impl.h"
+#include "util/envtable.h"
 
 enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
 
@@ -50,6 +51,11 @@ static int init_start(const char *fn, int required, int *provided) {
                         state == INIT_RUNNING
                             ? "MPI is already initialised"
                             : "MPI was finalised and cannot start again");
+  }
+  char why[512];
+  if (hc_env_check("library", why, sizeof why) != 0) {
+    pthread_mutex_unlock(&init_lock);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s", why);
   }
   int granted = MPI_THREAD_SINGLE;
   hc_status_t st = hcomm_init(init_level_clamp(required), &granted);

@@ -264,7 +264,7 @@ tests_mpi_nomem_recv_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_nomem_recv_LDFLAGS = $(HC_MPITEST_LDF)
 HC_RELY_SH = tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \
 	tests/mpi/no_leaks.sh tests/mpi/launcher_wrapped.sh \
-	tests/mpi/nomem_recv.sh
+	tests/mpi/nomem_recv.sh tests/mpi/bad_tunables.sh
 EXTRA_DIST += tests/mpi/leak_lib.sh
 TESTS += $(HC_RELY_SH)
 dist_noinst_SCRIPTS += $(HC_RELY_SH)
