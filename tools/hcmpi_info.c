@@ -205,11 +205,10 @@ static void info_markdown(void) {
          "`MPI_ERR_ARG` and a\nline naming the variable, its value and the "
          "range (hcmpirun, for its own,\nsays so and exits 1).\n\n"
          "| Variable | Smallest | Largest |\n|---|---|---|\n");
-  for (size_t i = 0; i < hc_env_bounds_count; i++) {
-    const hc_env_bounds_t *b = &hc_env_bounds[i];
+  for (const hc_env_bounds_t *b = hc_env_bounds;
+       b < hc_env_bounds + hc_env_bounds_count; b++)
     printf("| `%s` | %lld | %lld%s |\n", b->name, b->min, b->max,
            b->is_size ? " (bytes)" : "");
-  }
 }
 
 static void info_usage(FILE *f) {

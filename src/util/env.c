@@ -22,11 +22,13 @@ int hc_env_parse_long(const char *text, long *out) {
   return 0;
 }
 
+/* The parsers leave value alone on failure: it stays the fallback. */
 long hc_env_long(const char *name, long fallback) {
   const char *text = hc_env_string(name, NULL);
-  long value;
-  return text != NULL && hc_env_parse_long(text, &value) == 0 ? value
-                                                              : fallback;
+  long value = fallback;
+  if (text != NULL)
+    (void)hc_env_parse_long(text, &value);
+  return value;
 }
 
 int hc_env_bool(const char *name, int fallback) {
@@ -68,6 +70,7 @@ int hc_env_parse_size(const char *text, size_t *out) {
 size_t hc_env_size(const char *name, size_t fallback) {
   const char *text = hc_env_string(name, NULL);
   size_t value;
-  return text != NULL && hc_env_parse_size(text, &value) == 0 ? value
-                                                              : fallback;
+  if (text == NULL || hc_env_parse_size(text, &value) != 0)
+    return fallback;
+  return value;
 }
