@@ -55,6 +55,9 @@ typedef struct run_rank {
   int in_barrier;
   int pmi_fd; /* launcher's end; -1 once closed */
   hc_pmi1_reader_t reader;
+  size_t kv_bytes;   /* what its entries in the key-value store cost */
+  int kv_told_rank;  /* its refusals were reported (per-rank bound) */
+  int kv_told_total; /* (bound of the whole store) */
   run_stream_t out;
   run_stream_t err;
 } run_rank_t;
@@ -78,12 +81,15 @@ typedef struct run_job {
   int nalive;
   int nbarrier;
   hc_kvstore_t kv;
+  size_t kv_bytes;    /* what the ranks' entries cost in all */
+  size_t kv_rank_max; /* HCMPI_KVS_RANK_BYTES */
+  size_t kv_max;      /* HCMPI_KVS_BYTES */
   char kvsname[64];
   int sigfd;
   int terminating;
   int killed; /* SIGKILL sent */
   double kill_at;
-  int term_sig; /* what the teardown sent first */
+  int term_sig;    /* what the teardown sent first */
   double deadline; /* 0: none */
   int have_code;
   int exit_code;
@@ -577,6 +583,65 @@ static void pmi_cmd_kvsname(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
                            "kvsname", job->kvsname, NULL));
 }
 
+/* What an entry costs the store: its text and a guess at the bookkeeping
+ * (the entry, two allocations, the bucket). */
+static size_t run_kv_cost(const char *key, const char *value) {
+  return strlen(key) + strlen(value) + 2 + 64;
+}
+
+/* NULL when rank r may store key = value, else why not (the reply's msg),
+ * said once per rank and bound on stderr as well.  An entry is charged to
+ * the rank that stored it last; the launcher's own entries cost nothing. */
+static const char *run_kv_refusal(run_job_t *job, int r, const char *key,
+                                  const char *value, size_t *old_cost) {
+  run_rank_t *rk = &job->ranks[r];
+  int owner = hc_kvstore_flags(&job->kv, key);
+  const char *old = hc_kvstore_get(&job->kv, key);
+  *old_cost = owner > 0 ? run_kv_cost(key, old) : 0;
+  size_t cost = run_kv_cost(key, value);
+  size_t mine = rk->kv_bytes - (owner == r + 1 ? *old_cost : 0);
+  if (mine + cost > job->kv_rank_max) {
+    if (!rk->kv_told_rank++)
+      fprintf(stderr,
+              "hcmpirun: rank %d: key-value store put refused: the rank's "
+              "entries would pass HCMPI_KVS_RANK_BYTES=%zu bytes\n",
+              r, job->kv_rank_max);
+    return "key_value_store_full_for_this_rank";
+  }
+  if (job->kv_bytes - *old_cost + cost > job->kv_max) {
+    if (!rk->kv_told_total++)
+      fprintf(stderr,
+              "hcmpirun: rank %d: key-value store put refused: the store "
+              "would pass HCMPI_KVS_BYTES=%zu bytes\n",
+              r, job->kv_max);
+    return "key_value_store_full";
+  }
+  return NULL;
+}
+
+/* The entry for key is now rank r's (old_cost: what it cost its owner). */
+static void run_kv_charge(run_job_t *job, int r, int owner, size_t old_cost,
+                          size_t cost) {
+  if (owner > 0)
+    job->ranks[owner - 1].kv_bytes -= old_cost;
+  job->ranks[r].kv_bytes += cost;
+  job->kv_bytes = job->kv_bytes - old_cost + cost;
+}
+
+/* Stores key = value for rank r within the bounds: NULL, or why not. */
+static const char *run_kv_put(run_job_t *job, int r, const char *key,
+                              const char *value) {
+  size_t old_cost;
+  int owner = hc_kvstore_flags(&job->kv, key);
+  const char *why = run_kv_refusal(job, r, key, value, &old_cost);
+  if (why != NULL)
+    return why;
+  if (hc_kvstore_set(&job->kv, key, value, r + 1) != 0)
+    return "out_of_memory";
+  run_kv_charge(job, r, owner, old_cost, run_kv_cost(key, value));
+  return NULL;
+}
+
 static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[128];
   const char *key = hc_pmi1_get(m, "key");
@@ -586,8 +651,8 @@ static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
     why = "missing_key_or_value";
   else if (strlen(key) >= 64 || strlen(value) >= 1024)
     why = "key_or_value_too_long";
-  else if (hc_kvstore_set(&job->kv, key, value, 0) != 0)
-    why = "out_of_memory";
+  else
+    why = run_kv_put(job, r, key, value);
   run_reply(job, r, line,
             hc_pmi1_format(line, sizeof line, "put_result", "rc",
                            why ? "-1" : "0", "msg", why ? why : "success",
@@ -1093,6 +1158,8 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
   if (hc_env_bool("HCMPI_FT", 0))
     job->opt.keep_going = 1;
   hc_kvstore_init(&job->kv);
+  job->kv_rank_max = hc_env_size("HCMPI_KVS_RANK_BYTES", (size_t)1 << 20);
+  job->kv_max = hc_env_size("HCMPI_KVS_BYTES", (size_t)256 << 20);
   snprintf(job->kvsname, sizeof job->kvsname, "hcmpirun_%ld", (long)getpid());
   /* What MPICH's own PMI client asks for: one node, all ranks on it. */
   char mapping[64];

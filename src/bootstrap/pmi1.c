@@ -310,6 +310,11 @@ static hc_status_t pmi1_put(void *ctx, const char *key, const char *value) {
   int len = hc_pmi1_format(line, sizeof line, "put", "kvsname", c->kvsname,
                            "key", key, "value", value, NULL);
   hc_status_t st = pmi1_call(c, line, len, "put_result");
+  if (st != HC_OK && hc_pmi1_rc(&c->msg) != 0) { /* a refusal, not EOF */
+    const char *why = hc_pmi1_get(&c->msg, "msg");
+    hc_log(HC_LOG_ERROR, "pmi1", "put of %s refused by the launcher: %s", key,
+           why ? why : "no reason given");
+  }
   if (st == HC_OK && hc_kvstore_set(&c->cache, key, value, PMI1_KV_OWN) != 0)
     return HC_ERR_NOMEM;
   return st;

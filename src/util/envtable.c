@@ -119,6 +119,11 @@ const hc_env_entry_t hc_env_table[] = {
      "seconds between SIGTERM and SIGKILL at teardown"},
     {"HCMPI_FT", "0", "hcmpirun",
      "1 keeps the job running when a rank fails (as --no-kill-on-failure)"},
+    {"HCMPI_KVS_RANK_BYTES", "1m", "hcmpirun",
+     "bytes one rank's entries may take in the PMI key-value store; a put "
+     "beyond it is refused"},
+    {"HCMPI_KVS_BYTES", "256m", "hcmpirun",
+     "bytes all ranks' entries may take in the PMI key-value store"},
     {"HCMPI_CC", "build compiler", "hcmpicc", "the C compiler to wrap"},
     {"HCMPI_CXX", "build compiler", "hcmpicxx", "the C++ compiler to wrap"},
     {"HCMPI_FC", "build compiler", "hcmpifort", "the Fortran compiler to wrap"},
@@ -153,6 +158,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_DEVICE_CHUNK", 1, 4096, ENV_GIB},
     {"HCMPI_DEVICE_SLOTS", 0, 1, 8},
     {"HCMPI_KILL_GRACE", 0, 0, ENV_YEAR_S},
+    {"HCMPI_KVS_RANK_BYTES", 1, 4 << 10, 64 * ENV_GIB},
+    {"HCMPI_KVS_BYTES", 1, 4 << 10, 64 * ENV_GIB},
 };
 
 const size_t hc_env_bounds_count =

@@ -207,6 +207,29 @@ else
   fail "fds closed in ranks (rc=$rc)"
 fi
 
+# 10d. The key-value store is bounded: a rank that keeps putting new keys
+#      is refused once its entries pass HCMPI_KVS_RANK_BYTES, and told so
+#      (the launcher says which bound, once); replacing one key again and
+#      again is not refused; the other ranks carry on.  Then the bound of the
+#      whole store (HCMPI_KVS_BYTES), with every rank putting.
+HCMPI_KVS_RANK_BYTES=64k launch $RUN -n 2 $CLIENT --flood-rank 1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^pmi_client: rank 1: put [0-9]* refused$' "$T/out" &&
+  [ "$(grep -c 'HCMPI_KVS_RANK_BYTES=65536' "$T/err")" -eq 1 ] &&
+  grep -q '^pmi_client: rank 0 of 2 ok' "$T/out"; then
+  pass "key-value store bound per rank"
+else
+  fail "key-value store bound per rank (rc=$rc)"
+fi
+HCMPI_KVS_BYTES=100k launch $RUN -n 3 $CLIENT --flood-rank -1
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^pmi_client: rank [012]: put [0-9]* refused$' "$T/out")" -eq 3 ] &&
+  grep -q 'the store would pass HCMPI_KVS_BYTES=102400 bytes' "$T/err"; then
+  pass "key-value store bound in all"
+else
+  fail "key-value store bound in all (rc=$rc)"
+fi
+
 # 11. Singleton: no PMI variables, rank 0 of 1.
 launch env -u PMI_FD -u PMI_PORT -u PMI_RANK -u PMI_SIZE $CLIENT --expect-size 1 --expect-backend singleton
 rc=$?
