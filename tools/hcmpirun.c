@@ -589,6 +589,18 @@ static size_t run_kv_cost(const char *key, const char *value) {
   return strlen(key) + strlen(value) + 2 + 64;
 }
 
+/* Says once per rank and bound that what would pass it; returns reply. */
+static const char *run_kv_refuse(int r, int *told, const char *what,
+                                 const char *bound_name, size_t bound,
+                                 const char *reply) {
+  if (!(*told)++)
+    fprintf(stderr,
+            "hcmpirun: rank %d: key-value store put refused: %s would pass "
+            "%s=%zu bytes\n",
+            r, what, bound_name, bound);
+  return reply;
+}
+
 /* NULL when rank r may store key = value, else why not (the reply's msg),
  * said once per rank and bound on stderr as well.  An entry is charged to
  * the rank that stored it last; the launcher's own entries cost nothing. */
@@ -600,22 +612,13 @@ static const char *run_kv_refusal(run_job_t *job, int r, const char *key,
   *old_cost = owner > 0 ? run_kv_cost(key, old) : 0;
   size_t cost = run_kv_cost(key, value);
   size_t mine = rk->kv_bytes - (owner == r + 1 ? *old_cost : 0);
-  if (mine + cost > job->kv_rank_max) {
-    if (!rk->kv_told_rank++)
-      fprintf(stderr,
-              "hcmpirun: rank %d: key-value store put refused: the rank's "
-              "entries would pass HCMPI_KVS_RANK_BYTES=%zu bytes\n",
-              r, job->kv_rank_max);
-    return "key_value_store_full_for_this_rank";
-  }
-  if (job->kv_bytes - *old_cost + cost > job->kv_max) {
-    if (!rk->kv_told_total++)
-      fprintf(stderr,
-              "hcmpirun: rank %d: key-value store put refused: the store "
-              "would pass HCMPI_KVS_BYTES=%zu bytes\n",
-              r, job->kv_max);
-    return "key_value_store_full";
-  }
+  if (mine + cost > job->kv_rank_max)
+    return run_kv_refuse(r, &rk->kv_told_rank, "the rank's entries",
+                         "HCMPI_KVS_RANK_BYTES", job->kv_rank_max,
+                         "key_value_store_full_for_this_rank");
+  if (job->kv_bytes - *old_cost + cost > job->kv_max)
+    return run_kv_refuse(r, &rk->kv_told_total, "the store", "HCMPI_KVS_BYTES",
+                         job->kv_max, "key_value_store_full");
   return NULL;
 }
 
