@@ -4,6 +4,9 @@
 # receive that waits for ever; once with only the payloads refused, once
 # with every allocation refused.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
+# MPICH 4.0 does not give this guarantee: it hangs (payloads refused) or
+# aborts (everything refused), so validate-mpich.sh cannot judge the test.
+[ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "hcmpi's guarantee; MPICH loses such messages"
 dir=$(mktemp -d)
 out=$(mktemp)
 trap 'rm -rf "$dir" "$out"' EXIT
