@@ -65,7 +65,8 @@ START_TEST(test_slot_writes_leave_the_header_alone) {
   hc_shm_layout_t at;
   hc_shm_layout_plan(n, hc_shm_ring_bytes(240, 8), hc_shm_pool_bytes(256, 2),
                      &at);
-  unsigned char *seg = aligned_alloc(4096, at.seg_size);
+  /* aligned_alloc wants a multiple of the alignment. */
+  unsigned char *seg = aligned_alloc(4096, (at.seg_size + 4095) & ~4095ul);
   ck_assert_ptr_nonnull(seg);
   memset(seg, 0, at.seg_size);
   struct hc_shm_seg_hdr want = {
