@@ -79,6 +79,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,9 @@ typedef struct tcp_ctx {
   long listen_resume_ms;
   long listen_backoff_ms;
   long next_timer_ms;
+  /* tcp_timers_pending as the last progress left it: wait runs without
+   * the engine lock, so it reads this copy only. */
+  atomic_int timers_armed;
   int closed_some; /* conns closed since the last sweep */
   unsigned noted;  /* TCP_NOTE_* already reported */
 } tcp_ctx_t;
@@ -1393,6 +1397,8 @@ static int tcp_progress(void *ctx) {
     tcp_timers(t);
   if (t->closed_some)
     tcp_conns_sweep(t);
+  atomic_store_explicit(&t->timers_armed, tcp_timers_pending(t),
+                        memory_order_relaxed);
   return moved;
 }
 
@@ -1401,7 +1407,7 @@ static void tcp_wait(void *ctx, int timeout_ms) {
   if (t == NULL || t->epfd < 0 || timeout_ms == 0)
     return;
   /* A deadline or back-off needs a progress call to pass. */
-  if (tcp_timers_pending(t) &&
+  if (atomic_load_explicit(&t->timers_armed, memory_order_relaxed) &&
       (timeout_ms < 0 || timeout_ms > TCP_TIMER_WAIT_MS))
     timeout_ms = TCP_TIMER_WAIT_MS;
   /* Level-triggered: the event stays for the next progress call. */
