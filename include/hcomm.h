@@ -42,7 +42,9 @@ extern "C" {
   X(HC_ERR_SYSTEM, -13, "operating-system call failed")                        \
   X(HC_ERR_STATE, -14, "engine not initialised or already finalised")          \
   X(HC_ERR_REQUEST, -15, "invalid request")                                    \
-  X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")
+  X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")                 \
+  X(HC_ERR_PEER_AUTH, -17, "peer failed authentication")                       \
+  X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,
@@ -110,6 +112,11 @@ void hcomm_abort(int code, const char *why) __attribute__((noreturn));
 /* Peers known to have failed: returns how many, and writes the world ranks
  * of up to max of them (lowest first) into world_ranks. */
 int hcomm_failed_peers(int *world_ranks, int max);
+/* Why a peer was lost: HC_ERR_PEER_DEAD (it died or its connection
+ * broke), HC_ERR_PEER_AUTH (its connection failed authentication) or
+ * HC_ERR_PEER_CORRUPT (it sent data that cannot be read); HC_OK while it
+ * is not known to have failed. */
+hc_status_t hcomm_peer_failure(int world_rank);
 /* The launcher's application number (-1 when none), universe size. */
 int hcomm_appnum(void);
 int hcomm_universe_size(void);

@@ -517,7 +517,7 @@ static void proto_store_unexpected(hc_match_context_t *ctx, int src,
            "no memory for the envelope of a message from rank %d; treating "
            "the peer as failed",
            src);
-    hc_engine_peer_failed(&hc_engine, src);
+    hc_engine_peer_failed(&hc_engine, src, HC_ERR_NOMEM);
     return;
   }
   if (lost)
@@ -556,7 +556,7 @@ static void proto_on_envelope(int src, const hc_pkt_hdr_t *hdr,
 static void proto_violation(int src, const char *what) {
   hc_log(HC_LOG_ERROR, "engine", "rank %d: %s; treating the peer as failed",
          src, what);
-  hc_engine_peer_failed(&hc_engine, src);
+  hc_engine_peer_failed(&hc_engine, src, HC_ERR_PEER_CORRUPT);
 }
 
 /* The live request a CTS/DATA/FIN/ACK from src names.  A stale id (the

@@ -66,8 +66,9 @@ const hc_env_entry_t hc_env_table[] = {
      "(challenge-response); without it rank 0 makes one and hands it out "
      "through the bootstrap KVS"},
     {"HCMPI_TCP_IF", "launcher's address", "library",
-     "interface name or CIDR for the TCP transport (default: the address "
-     "that reached a TCP launcher, else the first UP IPv4)"},
+     "interface name or CIDR the TCP transport listens on, only there (e.g. "
+     "ib0, 10.1.0.0/16, lo; default: the address that reached a TCP "
+     "launcher, else the first UP IPv4)"},
     {"HCMPI_TCP_MAX_PACKET", "262144", "library",
      "largest TCP packet in bytes"},
     {"HCMPI_TCP_SENDQ", "8m", "library",
@@ -76,6 +77,12 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_TCP_PLACE", "1", "library",
      "0: rendezvous payloads go through the receive buffer instead of being "
      "read straight into the user's buffer"},
+    {"HCMPI_TCP_HANDSHAKE_MS", "5000", "library",
+     "ms an accepted TCP connection has to authenticate before it is closed "
+     "(at least 50)"},
+    {"HCMPI_TCP_HANDSHAKES", "128", "library",
+     "accepted TCP connections that may wait for their handshake at once; "
+     "a new one closes the oldest"},
     /* verbs (InfiniBand, RoCE) */
     {"HCMPI_VERBS_LIB", "libibverbs.so.1", "library",
      "libibverbs to dlopen for the verbs transport"},
@@ -150,6 +157,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},
     {"HCMPI_TCP_SENDQ", 1, 1, ENV_GIB},
     {"HCMPI_TCP_SOCKBUF", 1, 0, ENV_GIB},
+    {"HCMPI_TCP_HANDSHAKE_MS", 0, 50, ENV_DAY_MS},
+    {"HCMPI_TCP_HANDSHAKES", 0, 1, 1 << 20},
     {"HCMPI_IB_PORT", 0, 1, 255},
     {"HCMPI_IB_GID_INDEX", 0, 0, 65535},
     {"HCMPI_VERBS_RECVS", 0, 4, 65536},

@@ -295,3 +295,16 @@ HC_RELY3_SH = tests/mpi/job_secret.sh tests/mpi/comm_free_pending.sh
 TESTS += $(HC_RELY3_SH)
 dist_noinst_SCRIPTS += $(HC_RELY3_SH)
 $(HC_RELY3_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- hardening: tcp strangers and scarce descriptors, the abort line's cause
+HC_HARDEN_TESTS = tests/mpi/tcp_strangers tests/mpi/abort_cause
+check_PROGRAMS += $(HC_HARDEN_TESTS)
+tests_mpi_tcp_strangers_SOURCES = tests/mpi/tcp_strangers.c tests/mpi/mpitest.h
+tests_mpi_tcp_strangers_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_tcp_strangers_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_abort_cause_SOURCES = tests/mpi/abort_cause.c tests/mpi/mpitest.h
+tests_mpi_abort_cause_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_abort_cause_LDFLAGS = $(HC_MPITEST_LDF)
+HC_HARDEN_SH = tests/mpi/tcp_strangers.sh tests/mpi/abort_cause.sh
+TESTS += $(HC_HARDEN_SH)
+dist_noinst_SCRIPTS += $(HC_HARDEN_SH)
+$(HC_HARDEN_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

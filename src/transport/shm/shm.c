@@ -674,7 +674,8 @@ static void shm_ring_corrupt(shm_ctx_t *shm, int p, const char *what) {
          shm->local_world_ranks[p]);
   shm->in_corrupt[p] = 1;
   if (shm->peer_failed_cb != NULL)
-    shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
+    shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p],
+                        HC_ERR_PEER_CORRUPT);
 }
 
 /* Delivers one pool slot's packet and gives the cell back; 0 when bad. */
@@ -737,7 +738,8 @@ static int shm_report_deaths(shm_ctx_t *shm) {
            shm->local_world_ranks[p]);
     hc_shm_pool_reclaim(&shm->pools[shm->local_rank], (uint32_t)p);
     if (shm->peer_failed_cb != NULL)
-      shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
+      shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p],
+                          HC_ERR_PEER_DEAD);
     found++;
   }
   return found;
