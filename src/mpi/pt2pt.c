@@ -447,9 +447,9 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
 
 /* The checks of MPI_(I)sendrecv (out: the status or request pointer) and
  * the xfers of its send and receive. */
-static int pt_sendrecv_begin(const char *fn, const void *sendbuf,
-                             int sendcount, MPI_Datatype sendtype, int dest,
-                             int sendtag, void *recvbuf, int recvcount,
+static int pt_sendrecv_begin(const char *fn, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, int dest, int sendtag,
+                             void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, int source, int recvtag,
                              MPI_Comm comm, const void *out,
                              const char *out_name, hc_mpi_comm_t **c,
