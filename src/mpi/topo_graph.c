@@ -444,7 +444,7 @@ static int dist_exchange_headers(MPI_Comm comm, const dist_edges_t *e,
   if (!hdr)
     return MPI_ERR_NO_MEM;
   for (int r = 0; r < size; r++) {
-    hdr[2 * r] = e->count[r];
+    hdr[2 * r] = e->count ? e->count[r] : 0; /* NULL: out of memory */
     hdr[2 * r + 1] = flags;
   }
   int rc = PMPI_Alltoall(hdr, 2, MPI_INT, hdr + 2 * size, 2, MPI_INT, comm);
@@ -542,9 +542,12 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     return rc;
   dist_edges_t e;
   hc_mpi_topo_t *t = NULL;
-  if (!dist_edges_build(&e, hcomm_comm_size(c->engine), flags ? 0 : n, sources,
-                        degrees, destinations, weights))
-    flags |= DIST_BAD; /* out of memory: the others must not wait */
+  if (!dist_edges_build(&e, hcomm_comm_size(c->engine),
+                        (flags & DIST_BAD) ? 0 : n, sources, degrees,
+                        destinations, weights)) {
+    flags |= DIST_BAD; /* the others must not wait for this rank */
+    local_rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
   rc = dist_general_build(fn, c, *comm_dist_graph, &e, flags, local_rc, &t);
   dist_edges_free(&e);
   if (rc != MPI_SUCCESS) {
