@@ -433,12 +433,16 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     }
   }
   int rank = hcomm_comm_rank(c->engine);
+  /* Keeping no dimension gives a zero-dimensional grid, which has one
+   * process (as MPI_Cart_create with ndims 0): rank 0; the others get
+   * MPI_COMM_NULL. */
+  int color = kept ? cart_sub_color(t, remain_dims, rank)
+                   : (rank == 0 ? 0 : MPI_UNDEFINED);
   if (dims && periods)
-    rc = hc_mpi_comm_split_make(fn, c, cart_sub_color(t, remain_dims, rank),
-                                rank, newcomm);
+    rc = hc_mpi_comm_split_make(fn, c, color, rank, newcomm);
   else
     rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
-  if (rc == MPI_SUCCESS) {
+  if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
     int subrank = hcomm_comm_rank(hc_mpi_comm_get(*newcomm)->engine);
     rc = hc_mpi_topo_attach(fn, c, newcomm,
                             cart_topo_new(kept, dims, periods, subrank));

@@ -230,28 +230,27 @@ static int dist_check_info(const char *fn, hc_mpi_comm_t *c, MPI_Info info) {
   return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
 }
 
-/* The distributed graph topology of these lists (weights NULL:
- * unweighted); NULL when memory runs out. */
+/* The distributed graph topology of these lists; the weights are read
+ * only when weighted (empty lists may come as NULL).  NULL when memory
+ * runs out. */
 static hc_mpi_topo_t *dist_topo_new(int indegree, const int *sources,
                                     const int *sourceweights, int outdegree,
                                     const int *destinations,
-                                    const int *destweights) {
+                                    const int *destweights, int weighted) {
+  static const int none[1];
   hc_mpi_topo_t *t = hc_mpi_topo_new(MPI_DIST_GRAPH);
   if (!t)
     return NULL;
   t->indegree = indegree;
   t->outdegree = outdegree;
-  t->weighted = sourceweights != NULL;
-  static const int none[1];
+  t->weighted = weighted;
+  const int *sw = !weighted ? NULL : indegree ? sourceweights : none;
+  const int *dw = !weighted ? NULL : outdegree ? destweights : none;
   if (!hc_mpi_topo_ints(&t->sources, indegree ? sources : none, indegree) ||
       !hc_mpi_topo_ints(&t->destinations, outdegree ? destinations : none,
                         outdegree) ||
-      !hc_mpi_topo_ints(&t->sourceweights,
-                        indegree || !t->weighted ? sourceweights : none,
-                        indegree) ||
-      !hc_mpi_topo_ints(&t->destweights,
-                        outdegree || !t->weighted ? destweights : none,
-                        outdegree)) {
+      !hc_mpi_topo_ints(&t->sourceweights, sw, indegree) ||
+      !hc_mpi_topo_ints(&t->destweights, dw, outdegree)) {
     hc_mpi_topo_destroy(t);
     return NULL;
   }
@@ -300,11 +299,10 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
   rc = hc_mpi_topo_split(fn, c, hcomm_comm_size(c->engine), comm_dist_graph);
   if (rc != MPI_SUCCESS)
     return rc;
-  int weighted = sourceweights != MPI_UNWEIGHTED;
-  return hc_mpi_topo_attach(
-      fn, c, comm_dist_graph,
-      dist_topo_new(indegree, sources, weighted ? sourceweights : NULL,
-                    outdegree, destinations, weighted ? destweights : NULL));
+  return hc_mpi_topo_attach(fn, c, comm_dist_graph,
+                            dist_topo_new(indegree, sources, sourceweights,
+                                          outdegree, destinations, destweights,
+                                          sourceweights != MPI_UNWEIGHTED));
 }
 HC_WEAK_ALIAS(MPI_Dist_graph_create_adjacent, PMPI_Dist_graph_create_adjacent);
 
@@ -428,9 +426,8 @@ static hc_mpi_topo_t *dist_topo_from(const int *rec, int nrec, int weighted) {
     peers[k] = rec[DIST_RECORD * i + 1];
     weights[k] = rec[DIST_RECORD * i + 2];
   }
-  hc_mpi_topo_t *t =
-      dist_topo_new(nin, peers, weighted ? weights : NULL, nout, peers + nin,
-                    weighted ? weights + nin : NULL);
+  hc_mpi_topo_t *t = dist_topo_new(nin, peers, weights, nout, peers + nin,
+                                   weights + nin, weighted);
   free(lists);
   return t;
 }

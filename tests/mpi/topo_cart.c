@@ -212,14 +212,22 @@ static void sub_grids(void) {
   int mine = c[0], sum = 0;
   MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, row);
   CHECK(sum == c[0] * dims[1], "row members disagree on the row: %d", sum);
-  /* Dropping every dimension leaves each process alone in a 0-D grid. */
+  /* Dropping every dimension gives a zero-dimensional grid: one process
+   * (rank 0), MPI_COMM_NULL elsewhere. */
   int none[2] = {0, 0};
-  MPI_Comm self;
-  MPI_Cart_sub(grid, none, &self);
-  MPI_Comm_size(self, &rsize);
-  MPI_Cartdim_get(self, &nd);
-  CHECK(rsize == 1 && nd == 0, "0-D sub: size %d ndims %d", rsize, nd);
-  MPI_Comm_free(&self);
+  MPI_Comm zero;
+  MPI_Cart_sub(grid, none, &zero);
+  if (grank == 0) {
+    int cmp = -1;
+    MPI_Comm_compare(MPI_COMM_SELF, zero, &cmp);
+    MPI_Cartdim_get(zero, &nd);
+    CHECK(cmp == MPI_CONGRUENT && nd == 0, "0-D sub: compare %d ndims %d", cmp,
+          nd);
+    MPI_Comm_free(&zero);
+  } else {
+    CHECK(zero == MPI_COMM_NULL, "0-D sub on rank %d is not MPI_COMM_NULL",
+          grank);
+  }
   MPI_Comm_free(&row);
   MPI_Comm_free(&grid);
 }

@@ -160,6 +160,31 @@ static void dist_star(void) {
   free(dw);
 }
 
+/* No edges: NULL arrays and MPI_WEIGHTS_EMPTY mean weighted, only
+ * MPI_UNWEIGHTED means unweighted. */
+static void dist_empty(void) {
+  const int *weights[3] = {NULL, MPI_WEIGHTS_EMPTY, MPI_UNWEIGHTED};
+  for (int k = 0; k < 3; k++) {
+    MPI_Comm g;
+    int in = -1, out = -1, w = -1;
+    int rc =
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, weights[k], 0,
+                                       NULL, weights[k], MPI_INFO_NULL, 0, &g);
+    CHECK(rc == MPI_SUCCESS, "empty adjacent %d: %s", k, mt_errstr(rc));
+    MPI_Dist_graph_neighbors_count(g, &in, &out, &w);
+    CHECK(in == 0 && out == 0 && w == (k < 2), "empty adjacent %d: %d %d %d", k,
+          in, out, w);
+    MPI_Comm_free(&g);
+    rc = MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, weights[k],
+                               MPI_INFO_NULL, 1, &g);
+    CHECK(rc == MPI_SUCCESS, "empty general %d: %s", k, mt_errstr(rc));
+    MPI_Dist_graph_neighbors_count(g, &in, &out, &w);
+    CHECK(in == 0 && out == 0 && w == (k < 2), "empty general %d: %d %d %d", k,
+          in, out, w);
+    MPI_Comm_free(&g);
+  }
+}
+
 static void bad_input(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int nn, ne, cnt, in, out, w;
@@ -230,6 +255,7 @@ int main(int argc, char **argv) {
   graph_ring();
   dist_ring();
   dist_star();
+  dist_empty();
   bad_input();
   MPI_Finalize();
   return 0;
