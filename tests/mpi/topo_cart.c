@@ -186,6 +186,16 @@ static void round_trips(void) {
   CHECK(!memcmp(dd, gd, sizeof dd) && !memcmp(dp, gp, sizeof dp) &&
             !memcmp(dc, gc, sizeof dc),
         "dup's grid differs");
+  MPI_Comm idup;
+  MPI_Request req;
+  MPI_Comm_idup(grid, &idup, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Topo_test(idup, &kind);
+  MPI_Cart_get(idup, 3, dd, dp, dc);
+  CHECK(kind == MPI_CART && !memcmp(dd, gd, sizeof dd) &&
+            !memcmp(dc, gc, sizeof dc),
+        "idup's grid differs (kind %d)", kind);
+  MPI_Comm_free(&idup);
   MPI_Comm_free(&grid);
   MPI_Cart_shift(dup, 0, 1, &src, &dst); /* the copy outlives the original */
   MPI_Comm_free(&dup);
