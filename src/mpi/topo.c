@@ -457,12 +457,11 @@ HC_WEAK_ALIAS(MPI_Cart_sub, PMPI_Cart_sub);
  */
 
 /* The search for the factors of n into k dimensions that are closest to
- * each other: the smallest spread (largest minus smallest), then the
- * largest largest factor, then the last in decreasing lexicographic
- * order.  This makes MPICH's choice in all but 42 of the 75,394 cases of
- * its test suite's table (some five-dimensional ties).  Factors are tried in
- * non-increasing order and a branch stops as soon as its spread exceeds the
- * best one. */
+ * each other: the smallest spread (largest minus smallest), then, among
+ * equal spreads, the largest smallest factor, then the largest next one,
+ * and so on up (the choice MPICH makes: every case of its test suite's
+ * table).  Factors are tried in non-increasing order and a branch stops
+ * as soon as its spread exceeds the best one. */
 typedef struct dims_search {
   int k;
   int *cur;  /* the factors chosen so far */
@@ -486,13 +485,26 @@ static int dims_fits(long long f, int levels, long long r) {
   return dims_pow_capped(f, levels, r) >= r;
 }
 
+/* 1 when the complete choice in s->cur, of spread spread, beats the best:
+ * a smaller spread, or the same and larger factors from the smallest up. */
+static int dims_better(const dims_search_t *s, long long spread) {
+  if (spread != s->best_spread)
+    return spread < s->best_spread;
+  for (int i = s->k - 1; i >= 0; i--)
+    if (s->cur[i] != s->best[i])
+      return s->cur[i] > s->best[i];
+  return 0;
+}
+
 static void dims_try(dims_search_t *s, int level, long long r) {
   int left = s->k - level;
   long long top = s->cur[0];
   long long hi = level == 0 ? r : s->cur[level - 1];
   if (left == 1) { /* the last factor is what remains */
-    if (r <= hi && (level == 0 || top - r <= s->best_spread)) {
-      s->cur[level] = (int)r;
+    if (r > hi)
+      return;
+    s->cur[level] = (int)r;
+    if (dims_better(s, level == 0 ? 0 : top - r)) {
       s->best_spread = level == 0 ? 0 : top - r;
       memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
     }
