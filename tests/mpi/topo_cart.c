@@ -260,7 +260,7 @@ static void partial_grid(void) {
 
 static void dims_cases(void) {
   struct {
-    int nnodes, ndims, in[4], want[4];
+    int nnodes, ndims, in[5], want[5];
   } cases[] = {
       {1, 1, {0}, {1}},
       {12, 2, {0, 0}, {4, 3}},
@@ -272,9 +272,13 @@ static void dims_cases(void) {
       {12, 2, {3, 4}, {3, 4}},
       {64, 3, {0, 0, 0}, {4, 4, 4}},
       {30, 4, {0, 0, 0, 0}, {5, 3, 2, 1}},
+      /* Ties of spread: the largest smallest factor, then the next. */
+      {5616, 4, {0, 0, 0, 0}, {13, 9, 8, 6}},
+      {98784, 5, {0, 0, 0, 0, 0}, {14, 14, 9, 8, 7}},
+      {5040, 3, {0, 0, 0}, {21, 16, 15}},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    int d[4];
+    int d[5];
     memcpy(d, cases[k].in, sizeof d);
     int rc = MPI_Dims_create(cases[k].nnodes, cases[k].ndims, d);
     CHECK(rc == MPI_SUCCESS, "case %zu: %s", k, mt_errstr(rc));
