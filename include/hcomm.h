@@ -263,6 +263,17 @@ void hcomm_request_free(hcomm_request_t *req);
  * status.cancelled stays 0. */
 hc_status_t hcomm_cancel(hcomm_request_t *req);
 
+/* One request for a send and a receive started together (MPI_Isendrecv):
+ * it completes once both parts have, with the receive's status and the
+ * first error of either.  A NULL part counts as done; with no receive the
+ * status is that of one from HCOMM_PROC_NULL.  The engine takes over the
+ * parts (the caller no longer frees or waits on them).  done_fn(arg), when
+ * not NULL, runs once as the request completes, with the engine lock held
+ * (it must not call hcomm_*), to free what the parts used.  On failure
+ * (HC_ERR_NOMEM) nothing is taken over. */
+hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
+                               void (*done_fn)(void *arg), void *arg,
+                               hcomm_request_t **req);
 /* A request that the caller completes itself (used for operations the
  * engine runs on the caller's behalf, e.g. buffered sends). */
 hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,

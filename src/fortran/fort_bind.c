@@ -201,6 +201,112 @@ void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_cancel__ = pmpi_cancel_
 #pragma weak PMPI_CANCEL = pmpi_cancel_
 
+void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
+                       MPI_Fint *coords, MPI_Fint *ierr) {
+  int rc = MPI_Cart_coords(*comm, *rank, *maxdims, coords);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_coords_ = pmpi_cart_coords_
+#pragma weak mpi_cart_coords = pmpi_cart_coords_
+#pragma weak mpi_cart_coords__ = pmpi_cart_coords_
+#pragma weak MPI_CART_COORDS = pmpi_cart_coords_
+#pragma weak pmpi_cart_coords = pmpi_cart_coords_
+#pragma weak pmpi_cart_coords__ = pmpi_cart_coords_
+#pragma weak PMPI_CART_COORDS = pmpi_cart_coords_
+
+void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *periods, MPI_Fint *reorder,
+                       MPI_Fint *comm_cart, MPI_Fint *ierr) {
+  int rc = MPI_Cart_create(*comm_old, *ndims, dims, periods, (*reorder != 0),
+                           comm_cart);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_create_ = pmpi_cart_create_
+#pragma weak mpi_cart_create = pmpi_cart_create_
+#pragma weak mpi_cart_create__ = pmpi_cart_create_
+#pragma weak MPI_CART_CREATE = pmpi_cart_create_
+#pragma weak pmpi_cart_create = pmpi_cart_create_
+#pragma weak pmpi_cart_create__ = pmpi_cart_create_
+#pragma weak PMPI_CART_CREATE = pmpi_cart_create_
+
+void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr) {
+  int rc = MPI_Cart_get(*comm, *maxdims, dims, periods, coords);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_get_ = pmpi_cart_get_
+#pragma weak mpi_cart_get = pmpi_cart_get_
+#pragma weak mpi_cart_get__ = pmpi_cart_get_
+#pragma weak MPI_CART_GET = pmpi_cart_get_
+#pragma weak pmpi_cart_get = pmpi_cart_get_
+#pragma weak pmpi_cart_get__ = pmpi_cart_get_
+#pragma weak PMPI_CART_GET = pmpi_cart_get_
+
+void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr) {
+  int rc = MPI_Cart_map(*comm, *ndims, dims, periods, newrank);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_map_ = pmpi_cart_map_
+#pragma weak mpi_cart_map = pmpi_cart_map_
+#pragma weak mpi_cart_map__ = pmpi_cart_map_
+#pragma weak MPI_CART_MAP = pmpi_cart_map_
+#pragma weak pmpi_cart_map = pmpi_cart_map_
+#pragma weak pmpi_cart_map__ = pmpi_cart_map_
+#pragma weak PMPI_CART_MAP = pmpi_cart_map_
+
+void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Cart_rank(*comm, coords, rank);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_rank_ = pmpi_cart_rank_
+#pragma weak mpi_cart_rank = pmpi_cart_rank_
+#pragma weak mpi_cart_rank__ = pmpi_cart_rank_
+#pragma weak MPI_CART_RANK = pmpi_cart_rank_
+#pragma weak pmpi_cart_rank = pmpi_cart_rank_
+#pragma weak pmpi_cart_rank__ = pmpi_cart_rank_
+#pragma weak PMPI_CART_RANK = pmpi_cart_rank_
+
+void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
+                      MPI_Fint *rank_source, MPI_Fint *rank_dest,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Cart_shift(*comm, *direction, *disp, rank_source, rank_dest);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_shift_ = pmpi_cart_shift_
+#pragma weak mpi_cart_shift = pmpi_cart_shift_
+#pragma weak mpi_cart_shift__ = pmpi_cart_shift_
+#pragma weak MPI_CART_SHIFT = pmpi_cart_shift_
+#pragma weak pmpi_cart_shift = pmpi_cart_shift_
+#pragma weak pmpi_cart_shift__ = pmpi_cart_shift_
+#pragma weak PMPI_CART_SHIFT = pmpi_cart_shift_
+
+void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
+                    MPI_Fint *ierr) {
+  int rc = MPI_Cart_sub(*comm, remain_dims, newcomm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_sub_ = pmpi_cart_sub_
+#pragma weak mpi_cart_sub = pmpi_cart_sub_
+#pragma weak mpi_cart_sub__ = pmpi_cart_sub_
+#pragma weak MPI_CART_SUB = pmpi_cart_sub_
+#pragma weak pmpi_cart_sub = pmpi_cart_sub_
+#pragma weak pmpi_cart_sub__ = pmpi_cart_sub_
+#pragma weak PMPI_CART_SUB = pmpi_cart_sub_
+
+void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
+  int rc = MPI_Cartdim_get(*comm, ndims);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cartdim_get_ = pmpi_cartdim_get_
+#pragma weak mpi_cartdim_get = pmpi_cartdim_get_
+#pragma weak mpi_cartdim_get__ = pmpi_cartdim_get_
+#pragma weak MPI_CARTDIM_GET = pmpi_cartdim_get_
+#pragma weak pmpi_cartdim_get = pmpi_cartdim_get_
+#pragma weak pmpi_cartdim_get__ = pmpi_cartdim_get_
+#pragma weak PMPI_CARTDIM_GET = pmpi_cartdim_get_
+
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
   int rc = MPI_Comm_call_errhandler(*comm, *errorcode);
@@ -545,6 +651,94 @@ void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_test_inter__ = pmpi_comm_test_inter_
 #pragma weak PMPI_COMM_TEST_INTER = pmpi_comm_test_inter_
 
+void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Dims_create(*nnodes, *ndims, dims);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dims_create_ = pmpi_dims_create_
+#pragma weak mpi_dims_create = pmpi_dims_create_
+#pragma weak mpi_dims_create__ = pmpi_dims_create_
+#pragma weak MPI_DIMS_CREATE = pmpi_dims_create_
+#pragma weak pmpi_dims_create = pmpi_dims_create_
+#pragma weak pmpi_dims_create__ = pmpi_dims_create_
+#pragma weak PMPI_DIMS_CREATE = pmpi_dims_create_
+
+void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
+                             MPI_Fint *degrees, MPI_Fint *destinations,
+                             MPI_Fint *weights, MPI_Fint *info,
+                             MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Dist_graph_create(*comm_old, *n, sources, degrees, destinations,
+                                 hc_f_weights(weights), *info, (*reorder != 0),
+                                 comm_dist_graph);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_create_ = pmpi_dist_graph_create_
+#pragma weak mpi_dist_graph_create = pmpi_dist_graph_create_
+#pragma weak mpi_dist_graph_create__ = pmpi_dist_graph_create_
+#pragma weak MPI_DIST_GRAPH_CREATE = pmpi_dist_graph_create_
+#pragma weak pmpi_dist_graph_create = pmpi_dist_graph_create_
+#pragma weak pmpi_dist_graph_create__ = pmpi_dist_graph_create_
+#pragma weak PMPI_DIST_GRAPH_CREATE = pmpi_dist_graph_create_
+
+void pmpi_dist_graph_create_adjacent_(
+    MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources,
+    MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations,
+    MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder,
+    MPI_Fint *comm_dist_graph, MPI_Fint *ierr) {
+  int rc = MPI_Dist_graph_create_adjacent(
+      *comm_old, *indegree, sources, hc_f_weights(sourceweights), *outdegree,
+      destinations, hc_f_weights(destweights), *info, (*reorder != 0),
+      comm_dist_graph);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_create_adjacent_ = pmpi_dist_graph_create_adjacent_
+#pragma weak mpi_dist_graph_create_adjacent = pmpi_dist_graph_create_adjacent_
+#pragma weak mpi_dist_graph_create_adjacent__ = pmpi_dist_graph_create_adjacent_
+#pragma weak MPI_DIST_GRAPH_CREATE_ADJACENT = pmpi_dist_graph_create_adjacent_
+#pragma weak pmpi_dist_graph_create_adjacent = pmpi_dist_graph_create_adjacent_
+#pragma weak pmpi_dist_graph_create_adjacent__ =                               \
+    pmpi_dist_graph_create_adjacent_
+#pragma weak PMPI_DIST_GRAPH_CREATE_ADJACENT = pmpi_dist_graph_create_adjacent_
+
+void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree,
+                                MPI_Fint *sources, MPI_Fint *sourceweights,
+                                MPI_Fint *maxoutdegree, MPI_Fint *destinations,
+                                MPI_Fint *destweights, MPI_Fint *ierr) {
+  int rc = MPI_Dist_graph_neighbors(*comm, *maxindegree, sources,
+                                    hc_f_weights(sourceweights), *maxoutdegree,
+                                    destinations, hc_f_weights(destweights));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_neighbors_ = pmpi_dist_graph_neighbors_
+#pragma weak mpi_dist_graph_neighbors = pmpi_dist_graph_neighbors_
+#pragma weak mpi_dist_graph_neighbors__ = pmpi_dist_graph_neighbors_
+#pragma weak MPI_DIST_GRAPH_NEIGHBORS = pmpi_dist_graph_neighbors_
+#pragma weak pmpi_dist_graph_neighbors = pmpi_dist_graph_neighbors_
+#pragma weak pmpi_dist_graph_neighbors__ = pmpi_dist_graph_neighbors_
+#pragma weak PMPI_DIST_GRAPH_NEIGHBORS = pmpi_dist_graph_neighbors_
+
+void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree,
+                                      MPI_Fint *outdegree, MPI_Fint *weighted,
+                                      MPI_Fint *ierr) {
+  int weighted_c = 0;
+  int rc =
+      MPI_Dist_graph_neighbors_count(*comm, indegree, outdegree, &weighted_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *weighted = hc_f_logical(weighted_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_neighbors_count_ = pmpi_dist_graph_neighbors_count_
+#pragma weak mpi_dist_graph_neighbors_count = pmpi_dist_graph_neighbors_count_
+#pragma weak mpi_dist_graph_neighbors_count__ = pmpi_dist_graph_neighbors_count_
+#pragma weak MPI_DIST_GRAPH_NEIGHBORS_COUNT = pmpi_dist_graph_neighbors_count_
+#pragma weak pmpi_dist_graph_neighbors_count = pmpi_dist_graph_neighbors_count_
+#pragma weak pmpi_dist_graph_neighbors_count__ =                               \
+    pmpi_dist_graph_neighbors_count_
+#pragma weak PMPI_DIST_GRAPH_NEIGHBORS_COUNT = pmpi_dist_graph_neighbors_count_
+
 void pmpi_errhandler_create_(void *comm_errhandler_fn, MPI_Fint *errhandler,
                              MPI_Fint *ierr) {
   int rc = MPI_Errhandler_create((void *)comm_errhandler_fn, errhandler);
@@ -816,6 +1010,87 @@ void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion,
 #pragma weak pmpi_get_version = pmpi_get_version_
 #pragma weak pmpi_get_version__ = pmpi_get_version_
 #pragma weak PMPI_GET_VERSION = pmpi_get_version_
+
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx,
+                        MPI_Fint *edges, MPI_Fint *reorder,
+                        MPI_Fint *comm_graph, MPI_Fint *ierr) {
+  int rc = MPI_Graph_create(*comm_old, *nnodes, indx, edges, (*reorder != 0),
+                            comm_graph);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_create_ = pmpi_graph_create_
+#pragma weak mpi_graph_create = pmpi_graph_create_
+#pragma weak mpi_graph_create__ = pmpi_graph_create_
+#pragma weak MPI_GRAPH_CREATE = pmpi_graph_create_
+#pragma weak pmpi_graph_create = pmpi_graph_create_
+#pragma weak pmpi_graph_create__ = pmpi_graph_create_
+#pragma weak PMPI_GRAPH_CREATE = pmpi_graph_create_
+
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges,
+                     MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *ierr) {
+  int rc = MPI_Graph_get(*comm, *maxindex, *maxedges, indx, edges);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_get_ = pmpi_graph_get_
+#pragma weak mpi_graph_get = pmpi_graph_get_
+#pragma weak mpi_graph_get__ = pmpi_graph_get_
+#pragma weak MPI_GRAPH_GET = pmpi_graph_get_
+#pragma weak pmpi_graph_get = pmpi_graph_get_
+#pragma weak pmpi_graph_get__ = pmpi_graph_get_
+#pragma weak PMPI_GRAPH_GET = pmpi_graph_get_
+
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx,
+                     MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr) {
+  int rc = MPI_Graph_map(*comm, *nnodes, indx, edges, newrank);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_map_ = pmpi_graph_map_
+#pragma weak mpi_graph_map = pmpi_graph_map_
+#pragma weak mpi_graph_map__ = pmpi_graph_map_
+#pragma weak MPI_GRAPH_MAP = pmpi_graph_map_
+#pragma weak pmpi_graph_map = pmpi_graph_map_
+#pragma weak pmpi_graph_map__ = pmpi_graph_map_
+#pragma weak PMPI_GRAPH_MAP = pmpi_graph_map_
+
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank,
+                           MPI_Fint *maxneighbors, MPI_Fint *neighbors,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Graph_neighbors(*comm, *rank, *maxneighbors, neighbors);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_neighbors_ = pmpi_graph_neighbors_
+#pragma weak mpi_graph_neighbors = pmpi_graph_neighbors_
+#pragma weak mpi_graph_neighbors__ = pmpi_graph_neighbors_
+#pragma weak MPI_GRAPH_NEIGHBORS = pmpi_graph_neighbors_
+#pragma weak pmpi_graph_neighbors = pmpi_graph_neighbors_
+#pragma weak pmpi_graph_neighbors__ = pmpi_graph_neighbors_
+#pragma weak PMPI_GRAPH_NEIGHBORS = pmpi_graph_neighbors_
+
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
+                                 MPI_Fint *nneighbors, MPI_Fint *ierr) {
+  int rc = MPI_Graph_neighbors_count(*comm, *rank, nneighbors);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_neighbors_count_ = pmpi_graph_neighbors_count_
+#pragma weak mpi_graph_neighbors_count = pmpi_graph_neighbors_count_
+#pragma weak mpi_graph_neighbors_count__ = pmpi_graph_neighbors_count_
+#pragma weak MPI_GRAPH_NEIGHBORS_COUNT = pmpi_graph_neighbors_count_
+#pragma weak pmpi_graph_neighbors_count = pmpi_graph_neighbors_count_
+#pragma weak pmpi_graph_neighbors_count__ = pmpi_graph_neighbors_count_
+#pragma weak PMPI_GRAPH_NEIGHBORS_COUNT = pmpi_graph_neighbors_count_
+
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Graphdims_get(*comm, nnodes, nedges);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graphdims_get_ = pmpi_graphdims_get_
+#pragma weak mpi_graphdims_get = pmpi_graphdims_get_
+#pragma weak mpi_graphdims_get__ = pmpi_graphdims_get_
+#pragma weak MPI_GRAPHDIMS_GET = pmpi_graphdims_get_
+#pragma weak pmpi_graphdims_get = pmpi_graphdims_get_
+#pragma weak pmpi_graphdims_get__ = pmpi_graphdims_get_
+#pragma weak PMPI_GRAPHDIMS_GET = pmpi_graphdims_get_
 
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr) {
@@ -1562,6 +1837,41 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_isend__ = pmpi_isend_
 #pragma weak PMPI_ISEND = pmpi_isend_
 
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                     MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
+                     MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv(hc_f_buf(sendbuf), *sendcount, *sendtype, *dest,
+                         *sendtag, hc_f_buf(recvbuf), *recvcount, *recvtype,
+                         *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_ = pmpi_isendrecv_
+#pragma weak mpi_isendrecv = pmpi_isendrecv_
+#pragma weak mpi_isendrecv__ = pmpi_isendrecv_
+#pragma weak MPI_ISENDRECV = pmpi_isendrecv_
+#pragma weak pmpi_isendrecv = pmpi_isendrecv_
+#pragma weak pmpi_isendrecv__ = pmpi_isendrecv_
+#pragma weak PMPI_ISENDRECV = pmpi_isendrecv_
+
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *dest, MPI_Fint *sendtag,
+                             MPI_Fint *source, MPI_Fint *recvtag,
+                             MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv_replace(hc_f_buf(buf), *count, *datatype, *dest,
+                                 *sendtag, *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_replace_ = pmpi_isendrecv_replace_
+#pragma weak mpi_isendrecv_replace = pmpi_isendrecv_replace_
+#pragma weak mpi_isendrecv_replace__ = pmpi_isendrecv_replace_
+#pragma weak MPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
+#pragma weak pmpi_isendrecv_replace = pmpi_isendrecv_replace_
+#pragma weak pmpi_isendrecv_replace__ = pmpi_isendrecv_replace_
+#pragma weak PMPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
+
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -2179,6 +2489,18 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
 #pragma weak pmpi_testsome = pmpi_testsome_
 #pragma weak pmpi_testsome__ = pmpi_testsome_
 #pragma weak PMPI_TESTSOME = pmpi_testsome_
+
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Topo_test(*comm, status);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_topo_test_ = pmpi_topo_test_
+#pragma weak mpi_topo_test = pmpi_topo_test_
+#pragma weak mpi_topo_test__ = pmpi_topo_test_
+#pragma weak MPI_TOPO_TEST = pmpi_topo_test_
+#pragma weak pmpi_topo_test = pmpi_topo_test_
+#pragma weak pmpi_topo_test__ = pmpi_topo_test_
+#pragma weak PMPI_TOPO_TEST = pmpi_topo_test_
 
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr) {
   int rc = MPI_Type_commit(datatype);

@@ -36,6 +36,23 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
+                       MPI_Fint *coords, MPI_Fint *ierr);
+void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *periods, MPI_Fint *reorder,
+                       MPI_Fint *comm_cart, MPI_Fint *ierr);
+void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr);
+void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank,
+                     MPI_Fint *ierr);
+void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
+                      MPI_Fint *rank_source, MPI_Fint *rank_dest,
+                      MPI_Fint *ierr);
+void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
+                    MPI_Fint *ierr);
+void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
@@ -78,6 +95,25 @@ void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key,
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key,
                            MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *ierr);
+void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
+                             MPI_Fint *degrees, MPI_Fint *destinations,
+                             MPI_Fint *weights, MPI_Fint *info,
+                             MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
+                             MPI_Fint *ierr);
+void pmpi_dist_graph_create_adjacent_(
+    MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources,
+    MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations,
+    MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder,
+    MPI_Fint *comm_dist_graph, MPI_Fint *ierr);
+void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree,
+                                MPI_Fint *sources, MPI_Fint *sourceweights,
+                                MPI_Fint *maxoutdegree, MPI_Fint *destinations,
+                                MPI_Fint *destweights, MPI_Fint *ierr);
+void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree,
+                                      MPI_Fint *outdegree, MPI_Fint *weighted,
+                                      MPI_Fint *ierr);
 void pmpi_errhandler_create_(void *comm_errhandler_fn, MPI_Fint *errhandler,
                              MPI_Fint *ierr);
 void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr);
@@ -111,6 +147,20 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
 void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr,
                               size_t name_len);
 void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr);
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx,
+                        MPI_Fint *edges, MPI_Fint *reorder,
+                        MPI_Fint *comm_graph, MPI_Fint *ierr);
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges,
+                     MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *ierr);
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx,
+                     MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank,
+                           MPI_Fint *maxneighbors, MPI_Fint *neighbors,
+                           MPI_Fint *ierr);
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
+                                 MPI_Fint *nneighbors, MPI_Fint *ierr);
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
+                         MPI_Fint *ierr);
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2,
@@ -232,6 +282,15 @@ void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                  MPI_Fint *ierr);
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                     MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
+                     MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr);
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *dest, MPI_Fint *sendtag,
+                             MPI_Fint *source, MPI_Fint *recvtag,
+                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr);
@@ -332,6 +391,7 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
                     MPI_Fint *outcount, MPI_Fint *array_of_indices,
                     MPI_Fint *array_of_statuses, MPI_Fint *ierr);
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
                            MPI_Fint *newtype, MPI_Fint *ierr);

@@ -49,6 +49,9 @@ extern int MPIR_F08_MPI_BOTTOM;
 
 /* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
 void *hc_f_buf(void *buf);
+/* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, use mpi and mpi_f08 (the
+ * COMMON blocks /MPIFCMB5/ and /MPIFCMB9/) become the C sentinels. */
+int *hc_f_weights(MPI_Fint *weights);
 /* A Fortran status with MPI_STATUS_IGNORE mapped to C's value. */
 MPI_Status *hc_f_status(MPI_Fint *status);
 /* An array of statuses with MPI_STATUSES_IGNORE mapped to C's value. */

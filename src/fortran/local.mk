@@ -15,7 +15,8 @@ EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
 	tests/fortran/fortran.sh tests/fortran/cxx.sh tests/fortran/relink.sh \
 	tests/fortran/basic.f tests/fortran/basic.f90 \
 	tests/fortran/basic_f08.f90 tests/fortran/cxx_ring.cc tests/fortran/legacy.f \
-	tests/fortran/mpif_values.py
+	tests/fortran/mpif_values.py tests/fortran/topo.f90 \
+	tests/fortran/topo_f08.f90
 
 if HC_HAVE_FC
 noinst_LTLIBRARIES += libhcfort.la
@@ -45,6 +46,15 @@ include_HEADERS += src/fortran/mpif.h
 nodist_include_HEADERS = src/fortran/mpi.mod src/fortran/mpi_f08.mod
 src/fortran/mpi.mod src/fortran/mpi_f08.mod: libhcfort.la
 	@:
+# The modules include the generated interfaces: a regenerated one must
+# rebuild its module (automake tracks no Fortran include).  The targets are
+# named through variables so automake keeps its own compile rules.
+HC_FORT_MPI_LO = src/fortran/libhcfort_la-mpi.lo
+HC_FORT_F08_LO = src/fortran/libhcfort_la-mpi_f08.lo
+$(HC_FORT_MPI_LO): $(srcdir)/src/fortran/mpif.h \
+	$(srcdir)/src/fortran/mpi_ifaces.f90
+$(HC_FORT_F08_LO): $(srcdir)/src/fortran/mpi_f08_ifaces.f90 \
+	$(srcdir)/src/fortran/mpi_f08_consts.f90
 CLEANFILES += src/fortran/mpi.mod src/fortran/mpi_f08.mod
 
 endif

@@ -55,6 +55,15 @@ struct hcomm_request {
   hcomm_accessor_t acc;
   void *acc_buf;
   hcomm_request_t *next;                /* freelist / pending-work list */
+  /* hcomm_request_join: a part names the joined request and whether its
+   * status is the one reported; the joined request counts the parts still
+   * running, keeps their first error and what to run at its end. */
+  hcomm_request_t *join_parent;
+  int join_reports;
+  int join_pending;
+  hc_status_t join_error;
+  void (*join_done_fn)(void *arg);
+  void *join_arg;
 };
 
 /* A zeroed, active request of kind, or NULL when memory ran out. */

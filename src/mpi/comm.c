@@ -87,6 +87,7 @@ void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
   if (comm->errh)
     hc_mpi_errhandler_release(comm->errh);
   hc_mpi_info_destroy(comm->info);
+  hc_mpi_topo_destroy(comm->topo);
   free(comm);
 }
 
@@ -182,6 +183,9 @@ static int comm_dup_wrap(const char *fn, hc_mpi_comm_t *c, int use_info,
     if (!n->info)
       rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   }
+  /* The topology travels with the duplicate (MPI 4.0 section 7.4.2). */
+  if (rc == MPI_SUCCESS && hc_mpi_topo_copy(c->topo, &n->topo) != MPI_SUCCESS)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_attr_copy_all(fn, c, n);
   if (rc != MPI_SUCCESS) {
@@ -210,6 +214,20 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
 }
 HC_WEAK_ALIAS(MPI_Comm_dup, PMPI_Comm_dup);
 
+int hc_mpi_comm_split_make(const char *fn, hc_mpi_comm_t *parent, int color,
+                           int key, MPI_Comm *out) {
+  hcomm_comm_t *engine = NULL;
+  int ecolor = color == MPI_UNDEFINED ? HCOMM_UNDEFINED : color;
+  hc_status_t st = hcomm_comm_split(parent->engine, ecolor, key, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(parent, fn, st);
+  if (!engine) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  return comm_wrap(fn, parent, engine, out);
+}
+
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   static const char fn[] = "MPI_Comm_split";
   hc_mpi_comm_t *c = NULL;
@@ -222,16 +240,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     return hc_mpi_raise(c, fn, MPI_ERR_ARG,
                         "invalid color %d (must be >= 0 or MPI_UNDEFINED)",
                         color);
-  hcomm_comm_t *engine = NULL;
-  int ecolor = color == MPI_UNDEFINED ? HCOMM_UNDEFINED : color;
-  hc_status_t st = hcomm_comm_split(c->engine, ecolor, key, &engine);
-  if (st != HC_OK)
-    return hc_mpi_raise_status(c, fn, st);
-  if (!engine) {
-    *newcomm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-  }
-  return comm_wrap(fn, c, engine, newcomm);
+  return hc_mpi_comm_split_make(fn, c, color, key, newcomm);
 }
 HC_WEAK_ALIAS(MPI_Comm_split, PMPI_Comm_split);
 

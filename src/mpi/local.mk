@@ -11,3 +11,5 @@ HC_MPI_SOURCES += src/mpi/group.c src/mpi/info.c
 HC_MPI_SOURCES += src/mpi/pack.c src/mpi/typebuild.c src/mpi/xfer.c
 # Collectives and non-contiguous datatypes on device buffers.
 HC_MPI_SOURCES += src/mpi/devstage.c src/mpi/devstage.h
+# Process topologies: communicator attributes of the face.
+HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h

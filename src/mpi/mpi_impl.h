@@ -40,6 +40,7 @@ void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
 
 typedef struct hc_mpi_attr hc_mpi_attr_t; /* attr.c */
 typedef struct hc_mpi_info hc_mpi_info_t; /* info.c */
+typedef struct hc_mpi_topo hc_mpi_topo_t; /* topo.c */
 
 typedef struct hc_mpi_comm {
   hcomm_comm_t *engine;      /* NULL only for the builtins before MPI_Init */
@@ -50,6 +51,7 @@ typedef struct hc_mpi_comm {
   char name[MPI_MAX_OBJECT_NAME]; /* MPI_Comm_set_name; "" by default */
   hc_mpi_attr_t *attrs;           /* cached attributes, under attr.c's lock */
   hc_mpi_info_t *info;            /* hints (Comm_set_info); NULL: none */
+  hc_mpi_topo_t *topo; /* process topology; NULL: none; fixed once set */
 } hc_mpi_comm_t;
 
 /* The object of a valid communicator handle (builtins included), else NULL.
@@ -70,6 +72,11 @@ void hc_mpi_comm_retain(hc_mpi_comm_t *comm);
 void hc_mpi_comm_release(hc_mpi_comm_t *comm);
 /* Binds WORLD and SELF to the engine's communicators (MPI_Init). */
 void hc_mpi_comm_bind_builtins(void);
+/* MPI_Comm_split's work for calls that build on it (topologies): the
+ * members of parent that give color >= 0 (MPI_UNDEFINED: *out is
+ * MPI_COMM_NULL), ordered by key, with parent's handler. */
+int hc_mpi_comm_split_make(const char *fn, hc_mpi_comm_t *parent, int color,
+                           int key, MPI_Comm *out);
 
 /* ---- groups (group.c) --------------------------------------------------- */
 
@@ -89,6 +96,26 @@ int hc_mpi_attr_copy_all(const char *fn, hc_mpi_comm_t *from,
                          hc_mpi_comm_t *to);
 /* Runs every delete callback and drops the attributes (Comm_free). */
 int hc_mpi_attr_delete_all(const char *fn, hc_mpi_comm_t *comm);
+
+/* ---- process topologies (topo.c) --------------------------------------- */
+
+/* A deep copy for MPI_Comm_dup (NULL in: NULL out); *copy NULL and
+ * MPI_ERR_NO_MEM when memory runs out. */
+int hc_mpi_topo_copy(const hc_mpi_topo_t *topo, hc_mpi_topo_t **copy);
+void hc_mpi_topo_destroy(hc_mpi_topo_t *topo);
+/* The ordered neighbour lists of comm's topology, as the neighbourhood
+ * collectives use them: for a Cartesian grid, for each dimension the rank
+ * at displacement -1 then +1 (MPI_PROC_NULL past a non-periodic edge),
+ * sources and destinations alike; for a graph, the rank's edges in order,
+ * sources and destinations alike; for a distributed graph, its sources and
+ * destinations in the order given (adjacent form) or of arrival (the
+ * other).  The arrays are borrowed and live as long as comm; weights are
+ * NULL when the graph is unweighted or not a distributed graph.  Returns
+ * 0, or MPI_ERR_TOPOLOGY (raising nothing) when comm has no topology. */
+int hc_mpi_topo_neighbors(const hc_mpi_comm_t *comm, int *indegree,
+                          const int **sources, const int **sourceweights,
+                          int *outdegree, const int **destinations,
+                          const int **destweights);
 
 /* ---- info objects (info.c) ---------------------------------------------- */
 

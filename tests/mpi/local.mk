@@ -308,3 +308,20 @@ HC_HARDEN_SH = tests/mpi/tcp_strangers.sh tests/mpi/abort_cause.sh
 TESTS += $(HC_HARDEN_SH)
 dist_noinst_SCRIPTS += $(HC_HARDEN_SH)
 $(HC_HARDEN_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+
+# -- topologies (topo.c, topo_graph.c) and MPI_Isendrecv(_replace)
+HC_TOPO_TESTS = tests/mpi/topo_cart tests/mpi/topo_graph tests/mpi/isendrecv
+check_PROGRAMS += $(HC_TOPO_TESTS)
+tests_mpi_topo_cart_SOURCES = tests/mpi/topo_cart.c tests/mpi/mpitest.h
+tests_mpi_topo_cart_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_topo_cart_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_topo_graph_SOURCES = tests/mpi/topo_graph.c tests/mpi/mpitest.h
+tests_mpi_topo_graph_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_topo_graph_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_isendrecv_SOURCES = tests/mpi/isendrecv.c tests/mpi/mpitest.h
+tests_mpi_isendrecv_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_isendrecv_LDFLAGS = $(HC_MPITEST_LDF)
+HC_TOPO_SH = tests/mpi/topo.sh tests/mpi/isendrecv.sh
+TESTS += $(HC_TOPO_SH)
+dist_noinst_SCRIPTS += $(HC_TOPO_SH)
+$(HC_TOPO_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
