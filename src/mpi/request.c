@@ -685,8 +685,9 @@ int PMPI_Request_free(MPI_Request *request) {
   if (rc != MPI_SUCCESS)
     return rc;
   /* A running operation goes on; the engine drops it when it completes,
-   * and staged data stays until then. */
-  if (r->engine && r->xfer.tmp)
+   * and staged data (a temporary, or the accessor the engine packs or
+   * unpacks each fragment through, with its datatype) stays until then. */
+  if (r->engine && (r->xfer.tmp || r->xfer.acc))
     hc_mpi_xfer_orphan(r->engine, &r->xfer);
   else if (r->engine)
     hcomm_request_free(r->engine);

@@ -289,3 +289,12 @@ HC_RELY3_SH = tests/mpi/job_secret.sh tests/mpi/comm_free_pending.sh
 TESTS += $(HC_RELY3_SH)
 dist_noinst_SCRIPTS += $(HC_RELY3_SH)
 $(HC_RELY3_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- lifetimes (issue 15): handles freed under pending operations
+check_PROGRAMS += tests/mpi/pending_frees
+tests_mpi_pending_frees_SOURCES = tests/mpi/pending_frees.c tests/mpi/mpitest.h
+tests_mpi_pending_frees_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_pending_frees_LDFLAGS = $(HC_MPITEST_LDF)
+HC_LIFE_SH = tests/mpi/pending_frees.sh
+TESTS += $(HC_LIFE_SH)
+dist_noinst_SCRIPTS += $(HC_LIFE_SH)
+$(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
