@@ -140,6 +140,14 @@ int PMPI_Comm_size(MPI_Comm comm, int *size) {
 }
 HC_WEAK_ALIAS(MPI_Comm_size, PMPI_Comm_size);
 
+/* The communicator hints this library keeps: the assertions MPI 4.0
+ * section 7.4.4 defines (accepted and reported back; the engine's matching
+ * is correct without them).  Other keys are ignored, so MPI_Comm_get_info
+ * returns only these, as the standard asks of hints not used. */
+static const char *const comm_info_keys[] = {
+    "mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+    "mpi_assert_exact_length", "mpi_assert_allow_overtaking", NULL};
+
 /* Drops a communicator this call made but cannot hand out. */
 static void comm_discard(MPI_Comm *handle) {
   hc_mpi_comm_t *c = hc_handle_free(&comm_table, *handle);
@@ -178,7 +186,8 @@ static int comm_dup_wrap(const char *fn, hc_mpi_comm_t *c, int use_info,
     return rc;
   hc_mpi_comm_t *n = hc_mpi_comm_get(*newcomm);
   if (use_info ? hints != NULL : c->info != NULL) {
-    n->info = hc_mpi_info_copy(use_info ? hints : c->info);
+    n->info = hc_mpi_info_copy_keys(use_info ? hints : c->info,
+                                    comm_info_keys);
     if (!n->info)
       rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   }
@@ -556,7 +565,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   if (!hints)
     return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
                         (unsigned)info);
-  hc_mpi_info_t *copy = hc_mpi_info_copy(hints);
+  hc_mpi_info_t *copy = hc_mpi_info_copy_keys(hints, comm_info_keys);
   if (!copy)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   hc_lock(&comm_lock);
