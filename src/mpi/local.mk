@@ -12,4 +12,5 @@ HC_MPI_SOURCES += src/mpi/pack.c src/mpi/typebuild.c src/mpi/xfer.c
 # Collectives and non-contiguous datatypes on device buffers.
 HC_MPI_SOURCES += src/mpi/devstage.c src/mpi/devstage.h
 # User error classes, generalized requests, MPI_Alloc_mem (issue 15).
-HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c
+HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
+	src/mpi/external32.c

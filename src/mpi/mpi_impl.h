@@ -178,6 +178,18 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
 /* Frees the staging of orphaned operations that have completed. */
 void hc_mpi_xfer_sweep(void);
 
+/* ---- external32 (external32.c) ----------------------------------------- */
+
+/* Bytes of count elements of t in external32 (its native packed size
+ * unless it holds MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR or MPI_LONG_INT). */
+MPI_Count hc_mpi_ext32_size(const hc_mpi_type_t *t, MPI_Count count);
+/* Converts count elements of t from the native packed stream (count *
+ * t->size bytes) to external32 (hc_mpi_ext32_size bytes), and back. */
+void hc_mpi_ext32_from_native(const hc_mpi_type_t *t, const void *native,
+                              MPI_Count count, void *ext);
+void hc_mpi_ext32_to_native(const hc_mpi_type_t *t, const void *ext,
+                            MPI_Count count, void *native);
+
 /* ---- requests (request.c) ----------------------------------------------- */
 
 enum hc_mpi_req_kind {
