@@ -6,8 +6,9 @@
  * lie above MPI_ERR_LASTCODE, which MPI_LASTUSEDCODE must never read
  * below: a class is ERRCLASS_DYN | class index, a code ERRCLASS_DYN |
  * code index << ERRCLASS_CODE_SHIFT, and each code records its class.
- * Indices start at 1 and are never reused, so a deleted value reads as
- * invalid instead of as another one.
+ * Indices start at 1; the lowest free one is taken, so values taken back
+ * by MPIX_Delete_error_* are handed out again (programs that add and
+ * delete in a loop do not run out).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,7 +33,9 @@ typedef struct errclass_entry {
 static pthread_mutex_t errclass_lock = PTHREAD_MUTEX_INITIALIZER;
 static errclass_entry_t *errclass_table;
 static int errclass_count, errclass_cap;
-static int errclass_next_class = 1, errclass_next_code = 1;
+/* Which class and code indices are live (index 0 is never used). */
+static unsigned char errclass_class_used[ERRCLASS_CLASS_MASK + 1];
+static unsigned char errclass_code_used[ERRCLASS_CODE_MAX + 1];
 static int errclass_last_used = MPI_ERR_LASTCODE;
 
 int hc_mpi_err_last_used(void) {
@@ -73,6 +76,17 @@ int hc_mpi_err_user_text(int code, char *buf, size_t len) {
   return e != NULL;
 }
 
+/* The lowest free index of used[1..max], marked used; 0 when none is
+ * left.  Caller holds the lock. */
+static int errclass_take_index(unsigned char *used, int max) {
+  for (int i = 1; i <= max; i++)
+    if (!used[i]) {
+      used[i] = 1;
+      return i;
+    }
+  return 0;
+}
+
 /* Records value; caller holds the lock.  -1 when memory runs out. */
 static int errclass_add_locked(int value, int cls) {
   if (errclass_count == errclass_cap) {
@@ -89,8 +103,12 @@ static int errclass_add_locked(int value, int cls) {
   return 0;
 }
 
-/* Drops entry e; caller holds the lock. */
+/* Drops entry e and frees its index; caller holds the lock. */
 static void errclass_remove_locked(errclass_entry_t *e) {
+  if (errclass_is_class(e->value))
+    errclass_class_used[e->value & ERRCLASS_CLASS_MASK] = 0;
+  else
+    errclass_code_used[(e->value & ~ERRCLASS_DYN) >> ERRCLASS_CODE_SHIFT] = 0;
   free(e->text);
   *e = errclass_table[--errclass_count];
 }
@@ -101,13 +119,13 @@ int PMPI_Add_error_class(int *errorclass) {
   if (rc != MPI_SUCCESS)
     return rc;
   pthread_mutex_lock(&errclass_lock);
-  int idx = errclass_next_class;
-  if (idx > ERRCLASS_CLASS_MASK)
+  int idx = errclass_take_index(errclass_class_used, ERRCLASS_CLASS_MASK);
+  if (idx == 0) {
     rc = MPI_ERR_OTHER;
-  else if (errclass_add_locked(ERRCLASS_DYN | idx, ERRCLASS_DYN | idx) != 0)
+  } else if (errclass_add_locked(ERRCLASS_DYN | idx, ERRCLASS_DYN | idx) != 0) {
+    errclass_class_used[idx] = 0;
     rc = MPI_ERR_NO_MEM;
-  else
-    errclass_next_class++;
+  }
   pthread_mutex_unlock(&errclass_lock);
   if (rc != MPI_SUCCESS)
     return hc_mpi_raise(NULL, fn, rc, "cannot add another error class");
@@ -132,19 +150,19 @@ int PMPI_Add_error_code(int errorclass, int *errorcode) {
   int ok, code = 0;
   pthread_mutex_lock(&errclass_lock);
   errclass_entry_t *parent = errclass_parent_locked(errorclass, &ok);
+  int idx = ok ? errclass_take_index(errclass_code_used, ERRCLASS_CODE_MAX) : 0;
   if (!ok)
     rc = MPI_ERR_ARG;
-  else if (errclass_next_code > ERRCLASS_CODE_MAX)
+  else if (idx == 0)
     rc = MPI_ERR_OTHER;
   if (rc == MPI_SUCCESS) {
-    code = ERRCLASS_DYN | errclass_next_code << ERRCLASS_CODE_SHIFT;
+    code = ERRCLASS_DYN | idx << ERRCLASS_CODE_SHIFT;
     int parent_at = parent ? (int)(parent - errclass_table) : -1;
     if (errclass_add_locked(code, errorclass) != 0) {
+      errclass_code_used[idx] = 0;
       rc = MPI_ERR_NO_MEM;
-    } else {
-      errclass_next_code++;
-      if (parent_at >= 0)
-        errclass_table[parent_at].codes++;
+    } else if (parent_at >= 0) {
+      errclass_table[parent_at].codes++;
     }
   }
   pthread_mutex_unlock(&errclass_lock);

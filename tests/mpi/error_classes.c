@@ -2,7 +2,8 @@
  * _string; MPI_Error_class and MPI_Error_string on what they made;
  * MPI_LASTUSEDCODE follows them; an error handler receives an added code;
  * the string of a predefined code cannot be changed (MPI_ERR_ARG); MPICH's
- * MPIX_Delete_error_* take them back.  Local checks on every rank. */
+ * MPIX_Delete_error_* take them back, and the values are reused.  Local
+ * checks on every rank. */
 #include "mpitest.h"
 
 int MPIX_Delete_error_class(int errorclass);
@@ -98,6 +99,16 @@ int main(int argc, char **argv) {
   CHECK(mt_class(rc) == MPI_ERR_ARG, "deleted code still valid: %s",
         mt_errstr(rc));
   CHECK(last_used() >= top, "MPI_LASTUSEDCODE went down");
+
+  /* Values taken back are handed out again: more rounds than there are
+   * class values never run out (MPICH's errhan/adderr does this). */
+  for (int round = 0; round < 10000; round++) {
+    int c, k;
+    CHECK(MPI_Add_error_class(&c) == MPI_SUCCESS, "round %d: class", round);
+    CHECK(MPI_Add_error_code(c, &k) == MPI_SUCCESS, "round %d: code", round);
+    MPIX_Delete_error_code(k);
+    MPIX_Delete_error_class(c);
+  }
 
   MPI_Finalize();
   if (rank == 0)
