@@ -231,10 +231,11 @@ int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
 int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
                           const void **send, void **recv, size_t in, size_t out,
                           int significant) {
-  if (!cx->holds_red) {
+  /* Predefined ops and types need no hold (nor a completion callback). */
+  if (!cx->holds_red &&
+      (hc_mpi_op_retain(&red->op) || !red->type->predefined)) {
     cx->red = *red;
     cx->holds_red = 1;
-    hc_mpi_op_retain(&red->op);
     hc_mpi_type_retain(red->type);
   }
   int in_place = *send == HCOMM_IN_PLACE;

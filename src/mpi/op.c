@@ -611,13 +611,14 @@ static op_user_t *op_user_of(const hcomm_reduce_op_t *op) {
   return ((const op_binding_t *)op->ctx)->owner;
 }
 
-void hc_mpi_op_retain(const hcomm_reduce_op_t *op) {
+int hc_mpi_op_retain(const hcomm_reduce_op_t *op) {
   op_user_t *u = op_user_of(op);
   if (u == NULL)
-    return;
+    return 0;
   pthread_mutex_lock(&op_lock);
   u->refs++;
   pthread_mutex_unlock(&op_lock);
+  return 1;
 }
 
 static void op_user_release(op_user_t *u) {

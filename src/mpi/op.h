@@ -43,8 +43,8 @@ int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
 
 /* Keeps the user op behind a kernel hc_mpi_op_resolve gave alive until the
  * matching release, across MPI_Op_free (a reduction pending meanwhile);
- * no-ops for predefined kernels. */
-void hc_mpi_op_retain(const hcomm_reduce_op_t *op);
+ * no-ops for predefined kernels.  Returns 1 when it took a reference. */
+int hc_mpi_op_retain(const hcomm_reduce_op_t *op);
 void hc_mpi_op_release(const hcomm_reduce_op_t *op);
 
 /* The name of op for error messages: "MPI_OP_NULL", "MPI_SUM", ... for
