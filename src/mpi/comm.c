@@ -84,6 +84,10 @@ void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
   hc_unlock(&comm_lock);
   if (!last)
     return;
+  /* The engine's communicator goes with the last reference, not at
+   * MPI_Comm_free: an inactive persistent request still names it. */
+  if (comm->engine)
+    hcomm_comm_free(comm->engine);
   if (comm->errh)
     hc_mpi_errhandler_release(comm->errh);
   hc_mpi_info_destroy(comm->info);
@@ -151,10 +155,8 @@ static const char *const comm_info_keys[] = {
 /* Drops a communicator this call made but cannot hand out. */
 static void comm_discard(MPI_Comm *handle) {
   hc_mpi_comm_t *c = hc_handle_free(&comm_table, *handle);
-  if (c) {
-    hcomm_comm_free(c->engine);
+  if (c)
     hc_mpi_comm_release(c);
-  }
   *handle = MPI_COMM_NULL;
 }
 
@@ -260,9 +262,6 @@ int PMPI_Comm_free(MPI_Comm *comm) {
   rc = hc_mpi_attr_delete_all(fn, c);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_status_t st = hcomm_comm_free(c->engine);
-  if (st != HC_OK)
-    return hc_mpi_raise_status(c, fn, st);
   hc_handle_free(&comm_table, c->handle);
   hc_mpi_comm_release(c);
   *comm = MPI_COMM_NULL;

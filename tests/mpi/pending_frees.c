@@ -10,7 +10,9 @@
  *   - MPI_Igather into a non-contiguous receive type freed before the wait;
  *   - MPI_Isend / MPI_Irecv of a strided type freed before the wait, both
  *     below and above the size where the engine packs fragment by fragment;
- *   - MPI_Request_free of such a send, with its type freed too.
+ *   - MPI_Request_free of such a send, with its type freed too;
+ *   - persistent requests whose datatype and communicator were freed
+ *     before the first MPI_Start.
  * Runs on any number of ranks >= 2 (pairs rank 0 and rank 1 for the
  * point-to-point cases). */
 #include "mpitest.h"
@@ -169,6 +171,40 @@ static void pt2pt_type_freed(int rank, int n, int free_request) {
   free(buf);
 }
 
+/* Persistent requests keep their datatype and communicator from
+ * MPI_Send_init / MPI_Recv_init on: both are freed before the first
+ * MPI_Start, and two rounds still move the right bytes. */
+static void persistent_type_freed(int rank) {
+  enum { N = 300 };
+  int buf[3 * N];
+  MPI_Comm dup;
+  MPI_Request req;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  if (rank > 1) {
+    MPI_Comm_free(&dup);
+    return;
+  }
+  MPI_Datatype t = make_gappy();
+  if (rank == 0)
+    MPI_Send_init(buf, N, t, 1, 9, dup, &req);
+  else
+    MPI_Recv_init(buf, N, t, 0, 9, dup, &req);
+  MPI_Type_free(&t);
+  MPI_Comm_free(&dup);
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 3 * N; i++)
+      buf[i] = rank == 0 ? i * 7 + round : -1;
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; rank == 1 && i < 3 * N; i++) {
+      int want = i % 3 == 1 ? -1 : i * 7 + round;
+      CHECK(buf[i] == want, "round %d: int %d = %d, want %d", round, i,
+            buf[i], want);
+    }
+  }
+  MPI_Request_free(&req);
+}
+
 int main(int argc, char **argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
@@ -184,6 +220,7 @@ int main(int argc, char **argv) {
   pt2pt_type_freed(rank, 100000, 0);
   pt2pt_type_freed(rank, 1000, 1);
   pt2pt_type_freed(rank, 100000, 1);
+  persistent_type_freed(rank);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   if (rank == 0)
