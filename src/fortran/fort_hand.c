@@ -169,8 +169,8 @@ static int fh_type_delete(MPI_Datatype type, int keyval, void *attr,
 }
 
 /* for_type: a datatype keyval, else a communicator one. */
-static void fh_create_keyval(fh_keyval_t *proto, int for_type,
-                             MPI_Fint *keyval, MPI_Fint *ierr) {
+static void fh_create_keyval(fh_keyval_t *proto, int for_type, MPI_Fint *keyval,
+                             MPI_Fint *ierr) {
   fh_keyval_t *k = malloc(sizeof(*k));
   if (!k) {
     hc_f_err(ierr, MPI_ERR_NO_MEM);

@@ -25,8 +25,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   void *p = NULL;
   /* Size 0 still gives a distinct pointer that MPI_Free_mem accepts. */
   if (posix_memalign(&p, ALLOCMEM_ALIGN, size > 0 ? (size_t)size : 1) != 0)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM,
-                        "cannot allocate %ld bytes", (long)size);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "cannot allocate %ld bytes",
+                        (long)size);
   *(void **)baseptr = p;
   return MPI_SUCCESS;
 }

@@ -70,7 +70,8 @@ static attr_owner_t attr_type_owner(hc_mpi_type_t *t) {
   return (attr_owner_t){ATTR_TYPE, &t->attrs, t->handle, NULL};
 }
 
-/* ---- predefined keys ------------------------------------------------------ */
+/* ---- predefined keys ------------------------------------------------------
+ */
 
 static int attr_tag_ub = HCOMM_TAG_UB;
 static int attr_host = MPI_PROC_NULL; /* no distinguished host */
@@ -123,7 +124,8 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
   return MPI_SUCCESS;
 }
 
-/* ---- keyval objects ------------------------------------------------------- */
+/* ---- keyval objects -------------------------------------------------------
+ */
 
 static void attr_keyval_release_locked(attr_keyval_t *kv) {
   if (--kv->refs > 0)
@@ -176,7 +178,8 @@ static int attr_call_delete(const attr_owner_t *o, attr_keyval_t *kv,
   return kv->delete_fn.comm(o->handle, kv->handle, value, kv->extra_state);
 }
 
-/* ---- attribute lists ------------------------------------------------------ */
+/* ---- attribute lists ------------------------------------------------------
+ */
 
 /* Unlinks and returns the attribute of kv (NULL when unset). */
 static hc_mpi_attr_t *attr_unlink_locked(const attr_owner_t *o,
@@ -239,8 +242,8 @@ static int attr_run_delete(const char *fn, const attr_owner_t *o,
 }
 
 /* Attaches value under kv (a new attribute, taking a keyval reference). */
-static int attr_attach(const char *fn, const attr_owner_t *o,
-                       attr_keyval_t *kv, void *value) {
+static int attr_attach(const char *fn, const attr_owner_t *o, attr_keyval_t *kv,
+                       void *value) {
   hc_mpi_attr_t *a = malloc(sizeof *a);
   if (!a)
     return hc_mpi_raise(o->errcomm, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -330,7 +333,8 @@ int hc_mpi_type_attr_delete_all(const char *fn, hc_mpi_type_t *type) {
   return attr_delete_all(fn, &o);
 }
 
-/* ---- keyvals -------------------------------------------------------------- */
+/* ---- keyvals --------------------------------------------------------------
+ */
 
 static int attr_create_keyval(const char *fn, int kind, void (*copy_fn)(void),
                               void (*delete_fn)(void), int *keyval,
@@ -380,10 +384,9 @@ static int attr_free_keyval(const char *fn, int kind, int *keyval) {
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                             MPI_Comm_delete_attr_function *comm_delete_attr_fn,
                             int *comm_keyval, void *extra_state) {
-  return attr_create_keyval("MPI_Comm_create_keyval", ATTR_COMM,
-                            (void (*)(void))comm_copy_attr_fn,
-                            (void (*)(void))comm_delete_attr_fn, comm_keyval,
-                            extra_state);
+  return attr_create_keyval(
+      "MPI_Comm_create_keyval", ATTR_COMM, (void (*)(void))comm_copy_attr_fn,
+      (void (*)(void))comm_delete_attr_fn, comm_keyval, extra_state);
 }
 HC_WEAK_ALIAS(MPI_Comm_create_keyval, PMPI_Comm_create_keyval);
 
@@ -399,10 +402,9 @@ HC_WEAK_ALIAS(MPI_Keyval_create, PMPI_Keyval_create);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                             MPI_Type_delete_attr_function *type_delete_attr_fn,
                             int *type_keyval, void *extra_state) {
-  return attr_create_keyval("MPI_Type_create_keyval", ATTR_TYPE,
-                            (void (*)(void))type_copy_attr_fn,
-                            (void (*)(void))type_delete_attr_fn, type_keyval,
-                            extra_state);
+  return attr_create_keyval(
+      "MPI_Type_create_keyval", ATTR_TYPE, (void (*)(void))type_copy_attr_fn,
+      (void (*)(void))type_delete_attr_fn, type_keyval, extra_state);
 }
 HC_WEAK_ALIAS(MPI_Type_create_keyval, PMPI_Type_create_keyval);
 
@@ -421,7 +423,8 @@ int PMPI_Type_free_keyval(int *type_keyval) {
 }
 HC_WEAK_ALIAS(MPI_Type_free_keyval, PMPI_Type_free_keyval);
 
-/* ---- set, get, delete ----------------------------------------------------- */
+/* ---- set, get, delete -----------------------------------------------------
+ */
 
 /* Takes kv's attribute (if any) off the object and runs its delete
  * callback. */
@@ -438,8 +441,8 @@ static int attr_set(const char *fn, const attr_owner_t *o, int keyval,
   attr_keyval_t *kv = NULL;
   int rc = attr_keyval_get(fn, o, keyval, &kv);
   if (rc == MPI_SUCCESS && kv->freed)
-    rc = hc_mpi_raise(o->errcomm, fn, MPI_ERR_KEYVAL,
-                      "keyval 0x%x was freed", (unsigned)keyval);
+    rc = hc_mpi_raise(o->errcomm, fn, MPI_ERR_KEYVAL, "keyval 0x%x was freed",
+                      (unsigned)keyval);
   if (rc == MPI_SUCCESS)
     rc = attr_remove(fn, o, kv);
   if (rc != MPI_SUCCESS)
@@ -494,8 +497,7 @@ static int attr_comm_enter(const char *fn, MPI_Comm comm, attr_owner_t *o) {
   return rc;
 }
 
-static int attr_type_enter(const char *fn, MPI_Datatype type,
-                           attr_owner_t *o) {
+static int attr_type_enter(const char *fn, MPI_Datatype type, attr_owner_t *o) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
@@ -515,8 +517,8 @@ static int attr_comm_set(const char *fn, MPI_Comm comm, int keyval,
   return rc == MPI_SUCCESS ? attr_set(fn, &o, keyval, value) : rc;
 }
 
-static int attr_comm_get(const char *fn, MPI_Comm comm, int keyval,
-                         void *value, int *flag) {
+static int attr_comm_get(const char *fn, MPI_Comm comm, int keyval, void *value,
+                         int *flag) {
   attr_owner_t o;
   int rc = attr_comm_enter(fn, comm, &o);
   return rc == MPI_SUCCESS ? attr_get(fn, &o, keyval, value, flag) : rc;

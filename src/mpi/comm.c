@@ -188,8 +188,7 @@ static int comm_dup_wrap(const char *fn, hc_mpi_comm_t *c, int use_info,
     return rc;
   hc_mpi_comm_t *n = hc_mpi_comm_get(*newcomm);
   if (use_info ? hints != NULL : c->info != NULL) {
-    n->info = hc_mpi_info_copy_keys(use_info ? hints : c->info,
-                                    comm_info_keys);
+    n->info = hc_mpi_info_copy_keys(use_info ? hints : c->info, comm_info_keys);
     if (!n->info)
       rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   }

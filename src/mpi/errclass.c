@@ -25,8 +25,8 @@
 /* One added class or code. */
 typedef struct errclass_entry {
   int value;
-  int cls;   /* its class (itself for a class) */
-  int codes; /* a class: how many of its codes are live */
+  int cls;    /* its class (itself for a class) */
+  int codes;  /* a class: how many of its codes are live */
   char *text; /* MPI_Add_error_string; NULL: the empty string */
 } errclass_entry_t;
 
@@ -182,8 +182,8 @@ int PMPI_Add_error_string(int errorcode, const char *string) {
     return rc;
   if (strlen(string) >= MPI_MAX_ERROR_STRING)
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "string of %zu characters (at most %d)",
-                        strlen(string), MPI_MAX_ERROR_STRING - 1);
+                        "string of %zu characters (at most %d)", strlen(string),
+                        MPI_MAX_ERROR_STRING - 1);
   char *copy = strdup(string);
   if (!copy)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");

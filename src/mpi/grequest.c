@@ -37,7 +37,8 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
   if (rc != MPI_SUCCESS)
     return rc;
   struct hc_mpi_greq *g = malloc(sizeof *g);
-  hc_mpi_request_t *r = g ? hc_mpi_request_new(HC_REQ_PLAIN, hc_mpi_comm_world()) : NULL;
+  hc_mpi_request_t *r =
+      g ? hc_mpi_request_new(HC_REQ_PLAIN, hc_mpi_comm_world()) : NULL;
   hc_status_t st = r ? hcomm_request_new_pending(&r->engine) : HC_ERR_NOMEM;
   if (st != HC_OK) {
     if (r)

@@ -188,8 +188,7 @@ static void last_used_code(void) {
         MPI_ERR_LASTCODE);
   MPI_Add_error_class(&cls);
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &v, &flag);
-  CHECK(flag && *v >= cls, "MPI_LASTUSEDCODE %d below a new class %d", *v,
-        cls);
+  CHECK(flag && *v >= cls, "MPI_LASTUSEDCODE %d below a new class %d", *v, cls);
 }
 
 /* At Finalize: MPI must still work, WORLD's attribute must still be set. */
@@ -221,8 +220,7 @@ int main(int argc, char **argv) {
                          NULL);
   MPI_Comm_set_attr(MPI_COMM_WORLD, world_key, (void *)40);
   for (int i = 0; i < 3; i++) {
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_delete, &k[i],
-                           NULL);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_delete, &k[i], NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, k[i], (void *)(MPI_Aint)(i + 1));
   }
   int mark = nevents;

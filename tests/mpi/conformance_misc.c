@@ -98,12 +98,23 @@ static void external32_sizes(void) {
   static const struct {
     MPI_Datatype type;
     int size;
-  } want[] = {{MPI_CHAR, 1},      {MPI_WCHAR, 2},           {MPI_SHORT, 2},
-              {MPI_INT, 4},       {MPI_LONG, 4},            {MPI_UNSIGNED_LONG, 4},
-              {MPI_LONG_LONG, 8}, {MPI_FLOAT, 4},           {MPI_DOUBLE, 8},
-              {MPI_LONG_DOUBLE, 16}, {MPI_C_BOOL, 1},       {MPI_AINT, 8},
-              {MPI_OFFSET, 8},    {MPI_COUNT, 8},           {MPI_LONG_INT, 8},
-              {MPI_DOUBLE_INT, 12}, {MPI_C_DOUBLE_COMPLEX, 16}};
+  } want[] = {{MPI_CHAR, 1},
+              {MPI_WCHAR, 2},
+              {MPI_SHORT, 2},
+              {MPI_INT, 4},
+              {MPI_LONG, 4},
+              {MPI_UNSIGNED_LONG, 4},
+              {MPI_LONG_LONG, 8},
+              {MPI_FLOAT, 4},
+              {MPI_DOUBLE, 8},
+              {MPI_LONG_DOUBLE, 16},
+              {MPI_C_BOOL, 1},
+              {MPI_AINT, 8},
+              {MPI_OFFSET, 8},
+              {MPI_COUNT, 8},
+              {MPI_LONG_INT, 8},
+              {MPI_DOUBLE_INT, 12},
+              {MPI_C_DOUBLE_COMPLEX, 16}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     MPI_Aint size = -1;
     char name[MPI_MAX_OBJECT_NAME];

@@ -13,8 +13,8 @@
 
 typedef struct op_state {
   int queries, frees, cancels, last_cancel_complete;
-  int tag;        /* what query_fn puts in MPI_TAG */
-  int query_rc;   /* what query_fn returns */
+  int tag;      /* what query_fn puts in MPI_TAG */
+  int query_rc; /* what query_fn returns */
 } op_state_t;
 
 static int query_fn(void *extra, MPI_Status *status) {
@@ -71,8 +71,8 @@ static void wait_and_test(void) {
   MPI_Grequest_complete(r);
   flag = 0;
   MPI_Test(&r, &flag, MPI_STATUS_IGNORE); /* query_fn still runs */
-  CHECK(flag && s.queries == 1 && s.frees == 1, "Test: flag %d q %d f %d",
-        flag, s.queries, s.frees);
+  CHECK(flag && s.queries == 1 && s.frees == 1, "Test: flag %d q %d f %d", flag,
+        s.queries, s.frees);
 }
 
 static void arrays(void) {

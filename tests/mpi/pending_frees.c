@@ -106,8 +106,8 @@ static void iallreduce_all_freed(int rank, int size) {
   /* Only the type's data: a user op reduces whole extents in place. */
   for (int i = 0; i < 3 * N; i++) {
     long want = expected(size, i);
-    CHECK(i % 3 == 1 || recv[i] == want, "Iallreduce(vector)[%d] = %d, want %ld",
-          i, recv[i], want);
+    CHECK(i % 3 == 1 || recv[i] == want,
+          "Iallreduce(vector)[%d] = %d, want %ld", i, recv[i], want);
   }
 }
 
@@ -198,8 +198,8 @@ static void persistent_type_freed(int rank) {
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     for (int i = 0; rank == 1 && i < 3 * N; i++) {
       int want = i % 3 == 1 ? -1 : i * 7 + round;
-      CHECK(buf[i] == want, "round %d: int %d = %d, want %d", round, i,
-            buf[i], want);
+      CHECK(buf[i] == want, "round %d: int %d = %d, want %d", round, i, buf[i],
+            want);
     }
   }
   MPI_Request_free(&req);
