@@ -278,6 +278,15 @@ hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
  * engine runs on the caller's behalf, e.g. buffered sends). */
 hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
                                         hcomm_request_t **req);
+/* A request that stays pending until hcomm_request_user_complete: work the
+ * caller finishes itself, at a time of its choosing (MPI generalized
+ * requests).  Waits and tests on it behave as on any request. */
+hc_status_t hcomm_request_new_pending(hcomm_request_t **req);
+/* Completes a request of hcomm_request_new_pending with status (NULL: an
+ * empty one); callable from any thread.  HC_ERR_REQUEST when req is not
+ * such a request or is already complete. */
+hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
+                                        const hcomm_status_t *status);
 
 /* ---- memory kinds: what a pointer is, and copies that reach device memory
  * (the MPI face stages typed or reduced data of device buffers through the

@@ -143,7 +143,8 @@ static void run_usage(FILE *f) {
           "-hosts,\n-genvnone, -genvlist, -wdir, -bind-to, and ':' "
           "(several programs).\n"
           "Environment: HCMPI_KILL_GRACE seconds between SIGTERM and SIGKILL "
-          "when the job is torn down (default 2).\n"
+          "when the job is torn down (default 2);\nMPIEXEC_TIMEOUT S acts as "
+          "--timeout S (as in Hydra; --timeout wins).\n"
           "Exit status: 0 if every rank exits 0; else the first failing "
           "rank's code\n(128+N for signal N; 1 for exit 0 without "
           "MPI_Finalize), an abort's code,\n124 on --timeout, 1 on usage "
@@ -252,6 +253,22 @@ static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
   return run_unsupported(a) ? -1 : 0;
 }
 
+/* MPIEXEC_TIMEOUT (seconds), which test harnesses set for Hydra's
+ * mpiexec, limits the job like --timeout unless --timeout was given. */
+static int run_env_timeout(run_opts_t *o) {
+  const char *text = getenv("MPIEXEC_TIMEOUT");
+  long v;
+  if (o->timeout_s > 0 || text == NULL || text[0] == '\0')
+    return 0;
+  if (run_parse_long(text, 1, &v) != 0) {
+    fprintf(stderr, "hcmpirun: MPIEXEC_TIMEOUT=%s is not a number of seconds\n",
+            text);
+    return -1;
+  }
+  o->timeout_s = v;
+  return 0;
+}
+
 /* Returns 0 to run, 1 to exit 0 (help), -1 on a usage error. */
 static int run_parse_args(int argc, char **argv, run_opts_t *o) {
   long v;
@@ -299,7 +316,7 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
     return -1;
   }
   o->argv = argv + i;
-  return 0;
+  return run_env_timeout(o);
 }
 
 /* ---- --relink ------------------------------------------------------------ */

@@ -38,7 +38,8 @@ SKIP = {
     'Address': 'hand', 'Type_extent': 'hand', 'Type_lb': 'hand',
     'Type_ub': 'hand', 'Type_hindexed': 'hand', 'Type_hvector': 'hand',
     'Type_struct': 'hand', 'Attr_get': 'hand', 'Attr_put': 'hand',
-    'Keyval_create': 'hand',
+    'Keyval_create': 'hand', 'Type_get_attr': 'hand', 'Type_set_attr': 'hand',
+    'Type_create_keyval': 'hand',
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).
@@ -68,6 +69,14 @@ HAND = [
     ('Comm_create_keyval', [('comm_copy_attr_fn', 'fn'),
                             ('comm_delete_attr_fn', 'fn'),
                             ('comm_keyval', 'int*'),
+                            ('extra_state', 'aint')], None),
+    ('Type_get_attr', [('datatype', 'h:Datatype'), ('type_keyval', 'int'),
+                       ('attribute_val', 'aint*'), ('flag', 'lout')], None),
+    ('Type_set_attr', [('datatype', 'h:Datatype'), ('type_keyval', 'int'),
+                       ('attribute_val', 'aint')], None),
+    ('Type_create_keyval', [('type_copy_attr_fn', 'fn'),
+                            ('type_delete_attr_fn', 'fn'),
+                            ('type_keyval', 'int*'),
                             ('extra_state', 'aint')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
     ('Aint_diff', [('addr1', 'aint'), ('addr2', 'aint')], 'aint'),
@@ -582,6 +591,8 @@ def write_mpif(consts):
         '       DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK',
         '       EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN',
         '       EXTERNAL MPI_COMM_DUP_FN',
+        '       EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN',
+        '       EXTERNAL MPI_TYPE_DUP_FN',
         '       EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN',
         '       EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF',
         '       INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF']

@@ -17,6 +17,46 @@ void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
 #pragma weak pmpi_abort__ = pmpi_abort_
 #pragma weak PMPI_ABORT = pmpi_abort_
 
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
+  int rc = MPI_Add_error_class(errorclass);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_add_error_class_ = pmpi_add_error_class_
+#pragma weak mpi_add_error_class = pmpi_add_error_class_
+#pragma weak mpi_add_error_class__ = pmpi_add_error_class_
+#pragma weak MPI_ADD_ERROR_CLASS = pmpi_add_error_class_
+#pragma weak pmpi_add_error_class = pmpi_add_error_class_
+#pragma weak pmpi_add_error_class__ = pmpi_add_error_class_
+#pragma weak PMPI_ADD_ERROR_CLASS = pmpi_add_error_class_
+
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
+                          MPI_Fint *ierr) {
+  int rc = MPI_Add_error_code(*errorclass, errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_add_error_code_ = pmpi_add_error_code_
+#pragma weak mpi_add_error_code = pmpi_add_error_code_
+#pragma weak mpi_add_error_code__ = pmpi_add_error_code_
+#pragma weak MPI_ADD_ERROR_CODE = pmpi_add_error_code_
+#pragma weak pmpi_add_error_code = pmpi_add_error_code_
+#pragma weak pmpi_add_error_code__ = pmpi_add_error_code_
+#pragma weak PMPI_ADD_ERROR_CODE = pmpi_add_error_code_
+
+void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
+                            size_t string_len) {
+  char *string_c = hc_f_str_in(string, string_len);
+  int rc = MPI_Add_error_string(*errorcode, string_c);
+  free(string_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_add_error_string_ = pmpi_add_error_string_
+#pragma weak mpi_add_error_string = pmpi_add_error_string_
+#pragma weak mpi_add_error_string__ = pmpi_add_error_string_
+#pragma weak MPI_ADD_ERROR_STRING = pmpi_add_error_string_
+#pragma weak pmpi_add_error_string = pmpi_add_error_string_
+#pragma weak pmpi_add_error_string__ = pmpi_add_error_string_
+#pragma weak PMPI_ADD_ERROR_STRING = pmpi_add_error_string_
+
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *ierr) {
@@ -47,6 +87,19 @@ void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgatherv = pmpi_allgatherv_
 #pragma weak pmpi_allgatherv__ = pmpi_allgatherv_
 #pragma weak PMPI_ALLGATHERV = pmpi_allgatherv_
+
+void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Alloc_mem(*size, *info, hc_f_buf(baseptr));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alloc_mem_ = pmpi_alloc_mem_
+#pragma weak mpi_alloc_mem = pmpi_alloc_mem_
+#pragma weak mpi_alloc_mem__ = pmpi_alloc_mem_
+#pragma weak MPI_ALLOC_MEM = pmpi_alloc_mem_
+#pragma weak pmpi_alloc_mem = pmpi_alloc_mem_
+#pragma weak pmpi_alloc_mem__ = pmpi_alloc_mem_
+#pragma weak PMPI_ALLOC_MEM = pmpi_alloc_mem_
 
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -869,6 +922,18 @@ void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_finalized__ = pmpi_finalized_
 #pragma weak PMPI_FINALIZED = pmpi_finalized_
 
+void pmpi_free_mem_(void *base, MPI_Fint *ierr) {
+  int rc = MPI_Free_mem(hc_f_buf(base));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_free_mem_ = pmpi_free_mem_
+#pragma weak mpi_free_mem = pmpi_free_mem_
+#pragma weak mpi_free_mem__ = pmpi_free_mem_
+#pragma weak MPI_FREE_MEM = pmpi_free_mem_
+#pragma weak pmpi_free_mem = pmpi_free_mem_
+#pragma weak pmpi_free_mem__ = pmpi_free_mem_
+#pragma weak PMPI_FREE_MEM = pmpi_free_mem_
+
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -1091,6 +1156,18 @@ void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
 #pragma weak pmpi_graphdims_get = pmpi_graphdims_get_
 #pragma weak pmpi_graphdims_get__ = pmpi_graphdims_get_
 #pragma weak PMPI_GRAPHDIMS_GET = pmpi_graphdims_get_
+
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Grequest_complete(*request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_grequest_complete_ = pmpi_grequest_complete_
+#pragma weak mpi_grequest_complete = pmpi_grequest_complete_
+#pragma weak mpi_grequest_complete__ = pmpi_grequest_complete_
+#pragma weak MPI_GREQUEST_COMPLETE = pmpi_grequest_complete_
+#pragma weak pmpi_grequest_complete = pmpi_grequest_complete_
+#pragma weak pmpi_grequest_complete__ = pmpi_grequest_complete_
+#pragma weak PMPI_GREQUEST_COMPLETE = pmpi_grequest_complete_
 
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr) {
@@ -2660,6 +2737,19 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
 #pragma weak pmpi_type_create_subarray__ = pmpi_type_create_subarray_
 #pragma weak PMPI_TYPE_CREATE_SUBARRAY = pmpi_type_create_subarray_
 
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Type_delete_attr(*datatype, *type_keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_delete_attr_ = pmpi_type_delete_attr_
+#pragma weak mpi_type_delete_attr = pmpi_type_delete_attr_
+#pragma weak mpi_type_delete_attr__ = pmpi_type_delete_attr_
+#pragma weak MPI_TYPE_DELETE_ATTR = pmpi_type_delete_attr_
+#pragma weak pmpi_type_delete_attr = pmpi_type_delete_attr_
+#pragma weak pmpi_type_delete_attr__ = pmpi_type_delete_attr_
+#pragma weak PMPI_TYPE_DELETE_ATTR = pmpi_type_delete_attr_
+
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr) {
   int rc = MPI_Type_dup(*oldtype, newtype);
   hc_f_err(ierr, rc);
@@ -2683,6 +2773,18 @@ void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr) {
 #pragma weak pmpi_type_free = pmpi_type_free_
 #pragma weak pmpi_type_free__ = pmpi_type_free_
 #pragma weak PMPI_TYPE_FREE = pmpi_type_free_
+
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr) {
+  int rc = MPI_Type_free_keyval(type_keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_free_keyval_ = pmpi_type_free_keyval_
+#pragma weak mpi_type_free_keyval = pmpi_type_free_keyval_
+#pragma weak mpi_type_free_keyval__ = pmpi_type_free_keyval_
+#pragma weak MPI_TYPE_FREE_KEYVAL = pmpi_type_free_keyval_
+#pragma weak pmpi_type_free_keyval = pmpi_type_free_keyval_
+#pragma weak pmpi_type_free_keyval__ = pmpi_type_free_keyval_
+#pragma weak PMPI_TYPE_FREE_KEYVAL = pmpi_type_free_keyval_
 
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
                              MPI_Fint *max_addresses, MPI_Fint *max_datatypes,

@@ -5,12 +5,19 @@
 #include <stddef.h>
 
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
+                          MPI_Fint *ierr);
+void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
+                            size_t string_len);
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                       MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
+                     MPI_Fint *ierr);
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                      MPI_Fint *ierr);
@@ -128,6 +135,7 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *ierr);
 void pmpi_finalize_(MPI_Fint *ierr);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_free_mem_(void *base, MPI_Fint *ierr);
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
@@ -161,6 +169,7 @@ void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
                                  MPI_Fint *nneighbors, MPI_Fint *ierr);
 void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
                          MPI_Fint *ierr);
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2,
@@ -430,8 +439,11 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_starts, MPI_Fint *order,
                                 MPI_Fint *oldtype, MPI_Fint *newtype,
                                 MPI_Fint *ierr);
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
+                            MPI_Fint *ierr);
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr);
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
                              MPI_Fint *max_addresses, MPI_Fint *max_datatypes,
                              MPI_Fint *array_of_integers,

@@ -7,6 +7,26 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Add_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Add_error_string(errorcode, string, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  character(len=*) :: string
+  integer, optional :: ierror
+end subroutine
 function MPI_Aint_add(base, disp)
   import
   implicit none
@@ -49,6 +69,15 @@ subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  type(MPI_Info) :: info
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -602,6 +631,13 @@ subroutine MPI_Finalized(flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Free_mem(base, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror)
   import
@@ -742,6 +778,12 @@ subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
   type(MPI_Comm) :: comm
   integer :: nnodes
   integer :: nedges
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Grequest_complete(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Group_compare(group1, group2, result, ierror)
@@ -1882,6 +1924,16 @@ subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displaceme
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, &
+    ierror)
+  import
+  implicit none
+  external :: type_copy_attr_fn
+  external :: type_delete_attr_fn
+  integer :: type_keyval
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   import
   implicit none
@@ -1915,6 +1967,13 @@ subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, ar
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Type_delete_attr(datatype, type_keyval, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Type_dup(oldtype, newtype, ierror)
   import
   implicit none
@@ -1926,6 +1985,21 @@ subroutine MPI_Type_free(datatype, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_free_keyval(type_keyval, ierror)
+  import
+  implicit none
+  integer :: type_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
@@ -2009,6 +2083,14 @@ subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
   integer :: typeclass
   integer :: size
   type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_set_name(datatype, type_name, ierror)

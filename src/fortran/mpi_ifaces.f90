@@ -6,6 +6,23 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer :: ierror
 end subroutine
+subroutine MPI_Add_error_class(errorclass, ierror)
+  implicit none
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+  implicit none
+  integer :: errorclass
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_Add_error_string(errorcode, string, ierror)
+  implicit none
+  integer :: errorcode
+  character(len=*) :: string
+  integer :: ierror
+end subroutine
 subroutine MPI_Address(location, address, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -39,6 +56,14 @@ subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   integer :: displs(*)
   integer :: recvtype
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
+  implicit none
+  integer(kind=8) :: size
+  integer :: info
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
   integer :: ierror
 end subroutine
 subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -551,6 +576,12 @@ subroutine MPI_Finalized(flag, ierror)
   logical :: flag
   integer :: ierror
 end subroutine
+subroutine MPI_Free_mem(base, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer :: ierror
+end subroutine
 subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror)
   implicit none
@@ -676,6 +707,11 @@ subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
   integer :: comm
   integer :: nnodes
   integer :: nedges
+  integer :: ierror
+end subroutine
+subroutine MPI_Grequest_complete(request, ierror)
+  implicit none
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Group_compare(group1, group2, result, ierror)
@@ -1724,6 +1760,15 @@ subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displaceme
   integer :: newtype
   integer :: ierror
 end subroutine
+subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, &
+    ierror)
+  implicit none
+  external :: type_copy_attr_fn
+  external :: type_delete_attr_fn
+  integer :: type_keyval
+  integer(kind=8) :: extra_state
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   implicit none
   integer :: oldtype
@@ -1754,6 +1799,12 @@ subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, ar
   integer :: newtype
   integer :: ierror
 end subroutine
+subroutine MPI_Type_delete_attr(datatype, type_keyval, ierror)
+  implicit none
+  integer :: datatype
+  integer :: type_keyval
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_dup(oldtype, newtype, ierror)
   implicit none
   integer :: oldtype
@@ -1769,6 +1820,19 @@ end subroutine
 subroutine MPI_Type_free(datatype, ierror)
   implicit none
   integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_free_keyval(type_keyval, ierror)
+  implicit none
+  integer :: type_keyval
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+  implicit none
+  integer :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
   integer :: ierror
 end subroutine
 subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
@@ -1868,6 +1932,13 @@ subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
   integer :: typeclass
   integer :: size
   integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+  implicit none
+  integer :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
   integer :: ierror
 end subroutine
 subroutine MPI_Type_set_name(datatype, type_name, ierror)

@@ -500,6 +500,35 @@ hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
   return HC_OK;
 }
 
+hc_status_t hcomm_request_new_pending(hcomm_request_t **req) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hcomm_request_t *r = hc_request_alloc(HC_REQ_USER);
+  hc_engine_unlock();
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  *req = r;
+  return HC_OK;
+}
+
+hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
+                                        const hcomm_status_t *status) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (req->kind != HC_REQ_USER || req->released || atomic_load(&req->done)) {
+    rc = HC_ERR_REQUEST;
+  } else {
+    if (status != NULL)
+      req->status = *status;
+    hc_request_complete(req, req->status.error);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
 /* HCMPI_ASYNC_PROGRESS=1: a thread that progresses the engine while the
  * application computes, so a rendezvous (RTS, the receiver's CMA read,
  * FIN) completes without the application calling in.  It only ever

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mpi/devstage.h"
+#include "mpi/op.h"
 #include "util/log.h"
 
 /* type NULL: count raw bytes.  dev.kind HCOMM_MEM_HOST: to is host memory. */
@@ -37,6 +38,10 @@ struct hc_mpi_coll {
   coll_job_t *jobs;
   int njobs, jobcap;
   hc_status_t err; /* a device copy that failed while staging */
+  /* A reduction's op and datatype, held until the collective completes so
+   * MPI_Op_free / MPI_Type_free meanwhile free nothing in use. */
+  hc_mpi_red_t red;
+  int holds_red;
 };
 
 hc_mpi_coll_t *hc_mpi_coll_new(void) {
@@ -48,6 +53,12 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
     return;
   for (int i = 0; i < cx->ntmps; i++)
     free(cx->tmps[i]);
+  for (int i = 0; i < cx->njobs; i++)
+    hc_mpi_type_release(cx->jobs[i].type);
+  if (cx->holds_red) {
+    hc_mpi_op_release(&cx->red.op);
+    hc_mpi_type_release(cx->red.type);
+  }
   free(cx->tmps);
   free(cx->jobs);
   free(cx);
@@ -77,7 +88,10 @@ static int coll_job_add(hc_mpi_coll_t *cx, const coll_job_t *job) {
     cx->jobs = j;
     cx->jobcap = cap;
   }
-  cx->jobs[cx->njobs++] = *job;
+  cx->jobs[cx->njobs] = *job;
+  if (job->type != NULL) /* unpacked at completion, after any Type_free */
+    cx->jobs[cx->njobs].type = hc_mpi_type_retain(job->type);
+  cx->njobs++;
   return 0;
 }
 
@@ -217,6 +231,13 @@ int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
 int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
                           const void **send, void **recv, size_t in, size_t out,
                           int significant) {
+  /* Predefined ops and types need no hold (nor a completion callback). */
+  if (!cx->holds_red &&
+      (hc_mpi_op_retain(&red->op) || !red->type->predefined)) {
+    cx->red = *red;
+    cx->holds_red = 1;
+    hc_mpi_type_retain(red->type);
+  }
   int in_place = *send == HCOMM_IN_PLACE;
   void *s = (void *)*send;
   if (!in_place && hc_mpi_coll_red_buf(cx, red, &s, in, in, 0) != 0)
@@ -271,7 +292,7 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
     hcomm_request_free(eng);
     return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
   }
-  if (cx->njobs == 0 && cx->ntmps == 0)
+  if (cx->njobs == 0 && cx->ntmps == 0 && !cx->holds_red)
     hc_mpi_coll_free(cx);
   else if (hcomm_icoll_on_complete(eng, coll_done_cb, cx) != HC_OK)
     hc_mpi_coll_free(cx); /* cannot happen for a fresh collective */

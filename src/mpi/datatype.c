@@ -486,6 +486,13 @@ int PMPI_Type_free(MPI_Datatype *datatype) {
   if (t->predefined)
     return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
                         "cannot free predefined datatype %s", t->name);
+  /* The handle's last user reference goes: its attributes go first, and a
+   * delete callback that fails leaves the type alive. */
+  hc_lock(&type_ref_lock);
+  int last = t->handle_refs == 1;
+  hc_unlock(&type_ref_lock);
+  if (last && (rc = hc_mpi_type_attr_delete_all(fn, t)) != MPI_SUCCESS)
+    return rc;
   type_handle_unref(t);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
@@ -515,7 +522,13 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   t->wire_size = o->wire_size;
   if (hc_mpi_type_publish(t, newtype) != 0)
     goto oom;
-  return MPI_SUCCESS;
+  rc = hc_mpi_type_attr_copy_all(fn, (hc_mpi_type_t *)o, t);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_type_attr_delete_all(fn, t);
+    type_handle_unref(t);
+    *newtype = MPI_DATATYPE_NULL;
+  }
+  return rc;
 oom:
   hc_mpi_type_release(t);
   return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");

@@ -59,6 +59,7 @@ typedef struct hc_mpi_type {
   MPI_Aint *aints;
   struct hc_mpi_type **types; /* referenced (refs) */
   char name[MPI_MAX_OBJECT_NAME];
+  struct hc_mpi_attr *attrs; /* MPI_Type_set_attr (attr.c, its lock) */
 } hc_mpi_type_t;
 
 /* The description of a valid, usable datatype; NULL for MPI_DATATYPE_NULL

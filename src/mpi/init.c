@@ -112,11 +112,11 @@ int PMPI_Finalize(void) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
-  /* MPI says Finalize first frees MPI_COMM_SELF's attributes, whose delete
-   * callbacks libraries use as exit hooks; MPI still works inside them. */
-  hc_mpi_comm_t *self = hc_mpi_comm_get(MPI_COMM_SELF);
-  if (self != NULL)
-    hc_mpi_attr_delete_all(fn, self);
+  /* MPI says Finalize first frees MPI_COMM_SELF's attributes, newest
+   * first, whose delete callbacks libraries use as exit hooks; MPI still
+   * works inside them.  MPI_COMM_WORLD's go next, as in MPICH. */
+  hc_mpi_attr_delete_all(fn, hc_mpi_comm_get(MPI_COMM_SELF));
+  hc_mpi_attr_delete_all(fn, hc_mpi_comm_world());
   /* Buffered sends still in flight belong to the job: finish them first. */
   hc_mpi_bsend_drain();
   hc_trace_stop();

@@ -13,3 +13,6 @@ HC_MPI_SOURCES += src/mpi/pack.c src/mpi/typebuild.c src/mpi/xfer.c
 HC_MPI_SOURCES += src/mpi/devstage.c src/mpi/devstage.h
 # Process topologies: communicator attributes of the face.
 HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
+# User error classes, generalized requests, MPI_Alloc_mem (issue 15).
+HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
+	src/mpi/external32.c

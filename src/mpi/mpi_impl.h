@@ -94,8 +94,13 @@ int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
 /* Runs the copy callbacks of from's attributes onto to (MPI_Comm_dup). */
 int hc_mpi_attr_copy_all(const char *fn, hc_mpi_comm_t *from,
                          hc_mpi_comm_t *to);
-/* Runs every delete callback and drops the attributes (Comm_free). */
+/* Runs every delete callback, newest attribute first, and drops the
+ * attributes (Comm_free, Finalize).  Stops at a callback that fails. */
 int hc_mpi_attr_delete_all(const char *fn, hc_mpi_comm_t *comm);
+/* The same for datatypes (MPI_Type_dup, MPI_Type_free). */
+int hc_mpi_type_attr_copy_all(const char *fn, hc_mpi_type_t *from,
+                              hc_mpi_type_t *to);
+int hc_mpi_type_attr_delete_all(const char *fn, hc_mpi_type_t *type);
 
 /* ---- process topologies (topo.c) --------------------------------------- */
 
@@ -123,6 +128,9 @@ int hc_mpi_topo_neighbors(const hc_mpi_comm_t *comm, int *indegree,
 hc_mpi_info_t *hc_mpi_info_get(MPI_Info handle);
 /* A deep copy (NULL in: an empty object); NULL when memory runs out. */
 hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info);
+/* A copy of the keys of info listed in keys (NULL-terminated). */
+hc_mpi_info_t *hc_mpi_info_copy_keys(const hc_mpi_info_t *info,
+                                     const char *const *keys);
 void hc_mpi_info_destroy(hc_mpi_info_t *info);
 /* Gives obj a new handle; destroys obj and raises MPI_ERR_NO_MEM on
  * failure. */
@@ -197,6 +205,18 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
 /* Frees the staging of orphaned operations that have completed. */
 void hc_mpi_xfer_sweep(void);
 
+/* ---- external32 (external32.c) ----------------------------------------- */
+
+/* Bytes of count elements of t in external32 (its native packed size
+ * unless it holds MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR or MPI_LONG_INT). */
+MPI_Count hc_mpi_ext32_size(const hc_mpi_type_t *t, MPI_Count count);
+/* Converts count elements of t from the native packed stream (count *
+ * t->size bytes) to external32 (hc_mpi_ext32_size bytes), and back. */
+void hc_mpi_ext32_from_native(const hc_mpi_type_t *t, const void *native,
+                              MPI_Count count, void *ext);
+void hc_mpi_ext32_to_native(const hc_mpi_type_t *t, const void *ext,
+                            MPI_Count count, void *native);
+
 /* ---- requests (request.c) ----------------------------------------------- */
 
 enum hc_mpi_req_kind {
@@ -225,6 +245,7 @@ typedef struct hc_mpi_request {
   int mode;
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
   hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
+  struct hc_mpi_greq *greq; /* a generalized request (grequest.c) */
 } hc_mpi_request_t;
 
 /* A new face request with a handle; NULL when memory runs out. */
@@ -246,6 +267,20 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
                         hcomm_request_t *eng, MPI_Request *out);
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
+
+/* ---- generalized requests (grequest.c) ---------------------------------- */
+
+/* Completes a generalized request whose work is done, as a wait or test
+ * does: query_fn fills status (a scratch one when ignored), free_fn runs,
+ * the request and its handle go.  Returns the first callback error. */
+int hc_mpi_greq_finish(hc_mpi_request_t *r, MPI_Status *status);
+/* query_fn alone (MPI_Request_get_status of a complete request). */
+int hc_mpi_greq_query(hc_mpi_request_t *r, MPI_Status *status);
+/* cancel_fn, told whether MPI_Grequest_complete was called. */
+int hc_mpi_greq_cancel(hc_mpi_request_t *r);
+/* MPI_Request_free: free_fn and the request go now when it is complete,
+ * else at MPI_Grequest_complete.  Returns free_fn's code. */
+int hc_mpi_greq_free(hc_mpi_request_t *r);
 
 /* ---- buffered sends (buffer.c) ------------------------------------------ */
 

@@ -4,8 +4,9 @@
  * MPI_Get_address and the address arithmetic.  The packed format of this
  * library is the data of each element back to back (type->size bytes per
  * element), so MPI_Pack_size is exact.  external32 is the same stream with
- * every basic unit in big-endian order; the native sizes of this ABI are
- * the external32 sizes (long double excepted: its bytes are only swapped).
+ * every basic unit in big-endian order, and the few basic types whose
+ * native size is not their external32 size narrowed or widened
+ * (external32.c; long double keeps its size: its bytes are only swapped).
  */
 #include <limits.h>
 #include <stdint.h>
@@ -272,7 +273,7 @@ int PMPI_Pack_external_size(const char *datarep, int incount,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, size, "size");
   if (rc == MPI_SUCCESS)
-    *size = (MPI_Aint)incount * (MPI_Aint)t->size;
+    *size = (MPI_Aint)hc_mpi_ext32_size(t, incount);
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Pack_external_size, PMPI_Pack_external_size);
@@ -285,16 +286,22 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
   int rc = pack_ext_check(fn, datarep, incount, datatype, &t);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, position, "position");
-  MPI_Count n = t ? (MPI_Count)incount * t->size : 0;
+  MPI_Count n = t ? hc_mpi_ext32_size(t, incount) : 0;
   if (rc == MPI_SUCCESS)
     rc = pack_window(fn, NULL, n, *position, outsize, outbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  char *out = (char *)outbuf + *position;
-  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, out);
+  /* Packed natively first (a private copy), then converted. */
+  size_t native = (size_t)incount * (size_t)t->size;
+  void *tmp = native ? malloc(native) : NULL;
+  if (native && !tmp)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, tmp);
+  if (st == HC_OK)
+    hc_mpi_ext32_from_native(t, tmp, incount, (char *)outbuf + *position);
+  free(tmp);
   if (st != HC_OK)
     return hc_mpi_raise_status(NULL, fn, st);
-  hc_mpi_type_swap_packed(t, out, incount);
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
@@ -308,19 +315,19 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
   int rc = pack_ext_check(fn, datarep, outcount, datatype, &t);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, position, "position");
-  MPI_Count n = t ? (MPI_Count)outcount * t->size : 0;
+  MPI_Count n = t ? hc_mpi_ext32_size(t, outcount) : 0;
   if (rc == MPI_SUCCESS)
     rc = pack_window(fn, NULL, n, *position, insize, inbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  /* Swap a private copy: the input buffer is const. */
-  void *tmp = n ? malloc((size_t)n) : NULL;
-  if (n && !tmp)
+  /* Converted into a private native copy: the input buffer is const. */
+  MPI_Count native = (MPI_Count)outcount * t->size;
+  void *tmp = native ? malloc((size_t)native) : NULL;
+  if (native && !tmp)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-  if (n)
-    memcpy(tmp, (const char *)inbuf + *position, (size_t)n);
-  hc_mpi_type_swap_packed(t, tmp, outcount);
-  hc_status_t st = hc_mpi_unpack_any(t, tmp, n, outcount, outbuf);
+  if (native)
+    hc_mpi_ext32_to_native(t, (const char *)inbuf + *position, outcount, tmp);
+  hc_status_t st = hc_mpi_unpack_any(t, tmp, native, outcount, outbuf);
   free(tmp);
   if (st != HC_OK)
     return hc_mpi_raise_status(NULL, fn, st);

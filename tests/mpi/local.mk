@@ -325,3 +325,31 @@ HC_TOPO_SH = tests/mpi/topo.sh tests/mpi/isendrecv.sh
 TESTS += $(HC_TOPO_SH)
 dist_noinst_SCRIPTS += $(HC_TOPO_SH)
 $(HC_TOPO_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- lifetimes (issue 15): handles freed under pending operations; attribute
+#    callbacks, user error classes, generalized requests, MPI_Alloc_mem
+check_PROGRAMS += tests/mpi/pending_frees
+tests_mpi_pending_frees_SOURCES = tests/mpi/pending_frees.c tests/mpi/mpitest.h
+tests_mpi_pending_frees_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_pending_frees_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/attr_callbacks
+tests_mpi_attr_callbacks_SOURCES = tests/mpi/attr_callbacks.c tests/mpi/mpitest.h
+tests_mpi_attr_callbacks_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_attr_callbacks_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/error_classes
+tests_mpi_error_classes_SOURCES = tests/mpi/error_classes.c tests/mpi/mpitest.h
+tests_mpi_error_classes_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_error_classes_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/grequest
+tests_mpi_grequest_SOURCES = tests/mpi/grequest.c tests/mpi/mpitest.h
+tests_mpi_grequest_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_grequest_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/conformance_misc
+tests_mpi_conformance_misc_SOURCES = tests/mpi/conformance_misc.c tests/mpi/mpitest.h
+tests_mpi_conformance_misc_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_conformance_misc_LDFLAGS = $(HC_MPITEST_LDF)
+HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
+	tests/mpi/error_classes.sh tests/mpi/grequest.sh \
+	tests/mpi/conformance_misc.sh
+TESTS += $(HC_LIFE_SH)
+dist_noinst_SCRIPTS += $(HC_LIFE_SH)
+$(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

@@ -112,6 +112,17 @@ fi
 launch $RUN -n 2 --timeout 1 sleep 100
 rc=$?
 if [ $rc -eq 124 ] && grep -q 'timed out' "$T/err"; then pass "--timeout"; else fail "--timeout (rc=$rc)"; fi
+# 8b. MPIEXEC_TIMEOUT (Hydra's variable) does the same; --timeout wins over
+# it; a value that is no number of seconds is a usage error.
+launch env MPIEXEC_TIMEOUT=1 $RUN -n 2 sleep 100
+rc=$?
+if [ $rc -eq 124 ] && grep -q 'timed out after 1 seconds' "$T/err"; then pass "MPIEXEC_TIMEOUT"; else fail "MPIEXEC_TIMEOUT (rc=$rc)"; fi
+launch env MPIEXEC_TIMEOUT=1 $RUN -n 1 --timeout 60 sleep 3
+rc=$?
+if [ $rc -eq 0 ]; then pass "--timeout over MPIEXEC_TIMEOUT"; else fail "--timeout over MPIEXEC_TIMEOUT (rc=$rc)"; fi
+launch env MPIEXEC_TIMEOUT=soon $RUN -n 1 true
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'MPIEXEC_TIMEOUT=soon' "$T/err"; then pass "bad MPIEXEC_TIMEOUT"; else fail "bad MPIEXEC_TIMEOUT (rc=$rc)"; fi
 
 # 9. stdin goes to rank 0 only; the others read end of file.
 printf 'from stdin\n' | timeout 60 $RUN -n 2 $CLIENT --stdin >"$T/out" 2>"$T/err"
