@@ -134,6 +134,7 @@ static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
   t->true_extent = extent;
   t->wire_size = (size_t)extent;
   t->contiguous = 1;
+  t->flat = 1;
   t->predefined = 1;
   t->committed = 1;
   t->combiner = MPI_COMBINER_NAMED;
@@ -154,7 +155,10 @@ static void type_init_builtin(const struct type_builtin *b) {
   if (size > 0) {
     t->nitems = 1;
     int esz = b->halves ? (int)size / 2 : (int)size;
-    *run = (hc_mpi_titem_t){.off = 0, .count = 1, .len = size, .esz = esz,
+    *run = (hc_mpi_titem_t){.off = 0,
+                            .count = 1,
+                            .len = size,
+                            .esz = esz,
                             .unit = b->cplx ? esz / 2 : esz};
   } else {
     t->elements = 0;
@@ -177,10 +181,16 @@ static void type_init_pair(size_t i) {
   t->elements = 2;
   t->align = p->align;
   t->items = run;
-  run[0] = (hc_mpi_titem_t){.off = 0, .count = 1, .len = p->first,
-                            .esz = (int)p->first, .unit = (int)p->first};
-  run[1] = (hc_mpi_titem_t){.off = p->ioff, .count = 1, .len = isz,
-                            .before = p->first, .esz = (int)isz,
+  run[0] = (hc_mpi_titem_t){.off = 0,
+                            .count = 1,
+                            .len = p->first,
+                            .esz = (int)p->first,
+                            .unit = (int)p->first};
+  run[1] = (hc_mpi_titem_t){.off = p->ioff,
+                            .count = 1,
+                            .len = isz,
+                            .before = p->first,
+                            .esz = (int)isz,
                             .unit = (int)isz};
   t->nitems = 2;
   if (p->ioff == p->first && p->first == isz) {

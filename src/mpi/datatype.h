@@ -63,12 +63,13 @@ typedef struct hc_mpi_type {
   hc_mpi_titem_t *items; /* one element's data, type-map order */
   size_t nitems;
   size_t item_cap; /* derived: allocated items */
-  MPI_Aint align;    /* alignment a struct pads its extent to */
-  int lb_marked; /* MPI_LB itself (a bound marker, not data) */
-  int ub_marked; /* MPI_UB itself */
-  int refs;          /* derived: handle + parents + requests */
-  int handle_refs;   /* derived: user references to the handle */
-  int combiner;      /* MPI_COMBINER_* */
+  int flat;        /* no item references a child type */
+  MPI_Aint align;  /* alignment a struct pads its extent to */
+  int lb_marked;   /* MPI_LB itself (a bound marker, not data) */
+  int ub_marked;   /* MPI_UB itself */
+  int refs;        /* derived: handle + parents + requests */
+  int handle_refs; /* derived: user references to the handle */
+  int combiner;    /* MPI_COMBINER_* */
   int nints, naints, ntypes;
   int *ints; /* constructor arguments for MPI_Type_get_contents */
   MPI_Aint *aints;

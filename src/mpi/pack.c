@@ -24,8 +24,8 @@ static char *pk_at(const void *base, MPI_Aint off) {
 /* What a walk does with each contiguous piece: copy it to or from the
  * stream, or hand it to a visitor. */
 typedef struct pk_op {
-  char *stream; /* the next stream byte (pack/unpack) */
-  MPI_Count pos;  /* its stream offset */
+  char *stream;  /* the next stream byte (pack/unpack) */
+  MPI_Count pos; /* its stream offset */
   int to_stream;
   hc_mpi_type_visit_cb visit; /* non-NULL: visit instead of copying */
   void *ctx;
@@ -83,8 +83,12 @@ static void pk_element(const hc_mpi_type_t *t, uintptr_t base, MPI_Count skip,
   skip -= t->items[i].before;
   for (; n > 0; i++, skip = 0) {
     const hc_mpi_titem_t *it = &t->items[i];
-    MPI_Count j = skip / it->len;
-    MPI_Aint in = (MPI_Aint)(skip % it->len);
+    MPI_Count j = 0;
+    MPI_Aint in = 0;
+    if (skip) { /* the divisions only where a slice starts */
+      j = skip / it->len;
+      in = (MPI_Aint)(skip % it->len);
+    }
     uintptr_t at = base + (uintptr_t)it->off + (uintptr_t)(j * it->stride);
     for (; j < it->count && n > 0; j++, at += (uintptr_t)it->stride) {
       if (!it->child && in == 0 && n >= it->len) {
@@ -107,6 +111,29 @@ static void pk_element(const hc_mpi_type_t *t, uintptr_t base, MPI_Count skip,
   }
 }
 
+/* Whole elements of a flat type (no item references a child): the
+ * common small struct or vector costs one pass over its items per
+ * element, as a flat block list would. */
+static void pk_flat(const hc_mpi_type_t *t, uintptr_t base, MPI_Count elems,
+                    pk_op_t *op) {
+  char *s = op->stream;
+  for (MPI_Count e = 0; e < elems; e++, base += (uintptr_t)t->extent)
+    for (size_t i = 0; i < t->nitems; i++) {
+      const hc_mpi_titem_t *it = &t->items[i];
+      size_t len = (size_t)it->len;
+      uintptr_t at = base + (uintptr_t)it->off;
+      for (MPI_Count j = 0; j < it->count;
+           j++, at += (uintptr_t)it->stride, s += len) {
+        if (op->to_stream)
+          memcpy(s, (const char *)at, len);
+        else
+          memcpy((char *)at, s, len);
+      }
+    }
+  op->stream = s;
+  op->pos += elems * t->size;
+}
+
 /* Stream bytes [first, first + n) of the elements at buf. */
 static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
                     MPI_Count n, pk_op_t *op) {
@@ -118,11 +145,20 @@ static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
   }
   MPI_Count e = first / t->size, skip = first % t->size;
   op->pos = first;
-  for (; n > 0; e++, skip = 0) {
+  while (n > 0) {
+    uintptr_t base = (uintptr_t)buf + (uintptr_t)(e * t->extent);
+    if (skip == 0 && n >= t->size && t->flat && !op->visit) {
+      MPI_Count whole = n / t->size;
+      pk_flat(t, base, whole, op);
+      e += whole;
+      n -= whole * t->size;
+      continue;
+    }
     MPI_Count take = t->size - skip < n ? t->size - skip : n;
-    pk_element(t, (uintptr_t)buf + (uintptr_t)(e * t->extent), skip, take,
-               op);
+    pk_element(t, base, skip, take, op);
     n -= take;
+    skip = 0;
+    e++;
   }
 }
 
@@ -286,7 +322,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
     rc = pack_window(fn, c, n, *position, outsize, outbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, (char *)outbuf + *position);
+  hc_status_t st =
+      hc_mpi_pack_any(t, inbuf, incount, (char *)outbuf + *position);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   *position += (int)n;
@@ -323,8 +360,10 @@ static int pack_ext_check(const char *fn, const char *datarep, int count,
                           MPI_Datatype datatype, const hc_mpi_type_t **t) {
   int rc = hc_mpi_check_ptr(fn, NULL, datarep, "datarep");
   if (rc == MPI_SUCCESS && strcmp(datarep, "external32") != 0)
-    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "unsupported data representation "
-                      "\"%s\"", datarep);
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                      "unsupported data representation "
+                      "\"%s\"",
+                      datarep);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_count(fn, NULL, count);
   if (rc == MPI_SUCCESS)

@@ -61,8 +61,8 @@ static int tb_component_bounds(const hc_mpi_type_t *child, MPI_Aint disp,
   return rc;
 }
 
-static void tb_acc_bounds(tb_acc_t *a, const hc_mpi_type_t *child,
-                          MPI_Aint lb, MPI_Aint ub) {
+static void tb_acc_bounds(tb_acc_t *a, const hc_mpi_type_t *child, MPI_Aint lb,
+                          MPI_Aint ub) {
   int marker = child->handle == MPI_LB || child->handle == MPI_UB;
   if (!marker) {
     a->lb = a->any ? tb_min(a->lb, lb) : lb;
@@ -111,8 +111,7 @@ static int tb_add_blocks(hc_mpi_type_t *t, tb_acc_t *a,
   if (count <= 0 || blocklen <= 0)
     return HC_MPI_TYPE_OK;
   MPI_Aint lb, ub;
-  int rc =
-      tb_component_bounds(child, disp, count, blocklen, step, &lb, &ub);
+  int rc = tb_component_bounds(child, disp, count, blocklen, step, &lb, &ub);
   if (rc != HC_MPI_TYPE_OK)
     return rc;
   tb_acc_bounds(a, child, lb, ub);
@@ -171,8 +170,7 @@ static int tb_blocklen(const char *fn, int len) {
 static int tb_arrays(const char *fn, int count, const void *a, const void *b) {
   if (count == 0 || (a && b))
     return MPI_SUCCESS;
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %d blocks",
-                      count);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %d blocks", count);
 }
 
 static int tb_oom(const char *fn, hc_mpi_type_t *t) {
@@ -305,8 +303,7 @@ typedef struct tb_index_args {
   const MPI_Aint *adisp;
 } tb_index_args_t;
 
-static int tb_index_check(const char *fn, int count,
-                          const tb_index_args_t *x) {
+static int tb_index_check(const char *fn, int count, const tb_index_args_t *x) {
   const void *d = x->idisp ? (const void *)x->idisp : (const void *)x->adisp;
   int rc = tb_arrays(fn, count, x->lens ? (const void *)x->lens : "", d);
   if (rc != MPI_SUCCESS || !x->lens)
@@ -413,8 +410,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    MPI_Datatype oldtype,
                                    MPI_Datatype *newtype) {
   tb_index_args_t x = {NULL, blocklength, array_of_displacements, NULL};
-  return tb_indexed("MPI_Type_create_indexed_block",
-                    MPI_COMBINER_INDEXED_BLOCK, count, &x, oldtype, newtype);
+  return tb_indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK,
+                    count, &x, oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
 
@@ -511,8 +508,8 @@ HC_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct);
 
 /* ---- resized ------------------------------------------------------------ */
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
-                             MPI_Aint extent, MPI_Datatype *newtype) {
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype) {
   static const char fn[] = "MPI_Type_create_resized";
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
@@ -524,7 +521,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
   t->extent = extent;
   t->align = o->align;
   rc = __builtin_add_overflow(lb, extent, &ub) ? HC_MPI_TYPE_OVERFLOW
-                                                : HC_MPI_TYPE_OK;
+                                               : HC_MPI_TYPE_OK;
   if (rc == HC_MPI_TYPE_OK)
     rc = hc_mpi_type_append(t, o, 0, 1, o->extent);
   if (rc == HC_MPI_TYPE_OK)
@@ -697,8 +694,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     ints[1 + 2 * ndims + d] = array_of_starts[d];
   }
   ints[1 + 3 * ndims] = order;
-  rc = tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL,
-                  1, &o, newtype);
+  rc = tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1,
+                  &o, newtype);
   free(ints);
   return rc;
 }
@@ -781,8 +778,8 @@ static int tb_darray_grid(const char *fn, tb_grid_t *g,
 }
 
 static int tb_darray_publish(const char *fn, hc_mpi_type_t *t,
-                             const tb_darray_args_t *x,
-                             const hc_mpi_type_t *o, MPI_Datatype *newtype) {
+                             const tb_darray_args_t *x, const hc_mpi_type_t *o,
+                             MPI_Datatype *newtype) {
   int n = x->ndims;
   int *ints = malloc(((size_t)n * 4 + 4) * sizeof(int));
   if (!ints)
@@ -810,9 +807,14 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
                             const int array_of_psizes[], int order,
                             MPI_Datatype oldtype, MPI_Datatype *newtype) {
   static const char fn[] = "MPI_Type_create_darray";
-  tb_darray_args_t x = {size,           rank,            ndims,
-                        array_of_gsizes, array_of_distribs, array_of_dargs,
-                        array_of_psizes, order};
+  tb_darray_args_t x = {size,
+                        rank,
+                        ndims,
+                        array_of_gsizes,
+                        array_of_distribs,
+                        array_of_dargs,
+                        array_of_psizes,
+                        order};
   int rc = tb_darray_check(fn, &x);
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;

@@ -138,9 +138,9 @@ int hc_mpi_type_append(hc_mpi_type_t *t, const hc_mpi_type_t *child,
   if (child->nitems == 1) {
     const hc_mpi_titem_t *it = &child->items[0];
     MPI_Aint span;
-    if (it->count == 1 || (tm_mul(it->count, it->stride, &span) ==
-                               HC_MPI_TYPE_OK &&
-                           span == stride))
+    if (it->count == 1 ||
+        (tm_mul(it->count, it->stride, &span) == HC_MPI_TYPE_OK &&
+         span == stride))
       return tm_push_moved(t, *it, disp, n, stride);
   }
   if (tm_flat(child) && (MPI_Count)child->nitems * n <= TM_EXPAND_MAX)
@@ -197,6 +197,7 @@ int hc_mpi_type_finish(hc_mpi_type_t *t) {
   if (rc != HC_MPI_TYPE_OK)
     return rc;
   t->true_lb = lo;
+  t->flat = tm_flat(t);
   t->contiguous = hc_mpi_type_dense(t);
   t->wire_size = t->contiguous ? (size_t)t->extent : (size_t)t->size;
   if (t->contiguous && t->nitems == 0)

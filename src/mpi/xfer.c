@@ -68,8 +68,7 @@ typedef struct xfer_stream {
 
 static void xfer_pack(void *ctx, size_t off, void *dst, size_t len) {
   xfer_stream_t *s = ctx;
-  hc_mpi_type_pack_range(s->type, s->user, (MPI_Count)off, (MPI_Count)len,
-                         dst);
+  hc_mpi_type_pack_range(s->type, s->user, (MPI_Count)off, (MPI_Count)len, dst);
 }
 
 static void xfer_unpack(void *ctx, size_t off, const void *src, size_t len) {

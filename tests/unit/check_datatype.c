@@ -245,8 +245,7 @@ static MPI_Datatype cd_huge_nested(MPI_Datatype *pair) {
 
 START_TEST(huge_vectors_are_one_item) {
   MPI_Datatype v, pair, nested = cd_huge_nested(&pair);
-  ck_assert_int_eq(MPI_Type_vector(100000000, 1, 2, MPI_INT, &v),
-                   MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_vector(100000000, 1, 2, MPI_INT, &v), MPI_SUCCESS);
   const hc_mpi_type_t *t = cd_get(v);
   ck_assert_uint_eq(t->nitems, 1);
   ck_assert_int_eq(t->items[0].count, 100000000);
