@@ -378,15 +378,26 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size) {
 }
 HC_WEAK_ALIAS(MPI_Type_size, PMPI_Type_size);
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+/* The exact size, for the _x and _c forms. */
+static int type_size_count(const char *fn, MPI_Datatype datatype,
+                           MPI_Count *size) {
   const hc_mpi_type_t *t = NULL;
-  int rc = type_lookup("MPI_Type_size_x", datatype, size, &t);
+  int rc = type_lookup(fn, datatype, size, &t);
   if (rc != MPI_SUCCESS)
     return rc;
   *size = t->size;
   return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+  return type_size_count("MPI_Type_size_x", datatype, size);
+}
 HC_WEAK_ALIAS(MPI_Type_size_x, PMPI_Type_size_x);
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
+  return type_size_count("MPI_Type_size_c", datatype, size);
+}
+HC_WEAK_ALIAS(MPI_Type_size_c, PMPI_Type_size_c);
 
 /* The lb and extent of a type (is_true: the true ones) for the MPI_Aint
  * and MPI_Count forms; out_lb and out_ext, the caller's output arguments,
@@ -413,18 +424,29 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 }
 HC_WEAK_ALIAS(MPI_Type_get_extent, PMPI_Type_get_extent);
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
-                           MPI_Count *extent) {
+/* The MPI_Count forms (_x and _c) of the extent queries. */
+static int type_extent_count(const char *fn, MPI_Datatype datatype, int is_true,
+                             MPI_Count *lb, MPI_Count *extent) {
   MPI_Aint l = 0, e = 0;
-  int rc =
-      type_extent_of("MPI_Type_get_extent_x", datatype, 0, lb, extent, &l, &e);
+  int rc = type_extent_of(fn, datatype, is_true, lb, extent, &l, &e);
   if (rc == MPI_SUCCESS) {
     *lb = l;
     *extent = e;
   }
   return rc;
 }
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
+                           MPI_Count *extent) {
+  return type_extent_count("MPI_Type_get_extent_x", datatype, 0, lb, extent);
+}
 HC_WEAK_ALIAS(MPI_Type_get_extent_x, PMPI_Type_get_extent_x);
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb,
+                           MPI_Count *extent) {
+  return type_extent_count("MPI_Type_get_extent_c", datatype, 0, lb, extent);
+}
+HC_WEAK_ALIAS(MPI_Type_get_extent_c, PMPI_Type_get_extent_c);
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent) {
@@ -435,16 +457,17 @@ HC_WEAK_ALIAS(MPI_Type_get_true_extent, PMPI_Type_get_true_extent);
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent) {
-  MPI_Aint l = 0, e = 0;
-  int rc = type_extent_of("MPI_Type_get_true_extent_x", datatype, 1, true_lb,
-                          true_extent, &l, &e);
-  if (rc == MPI_SUCCESS) {
-    *true_lb = l;
-    *true_extent = e;
-  }
-  return rc;
+  return type_extent_count("MPI_Type_get_true_extent_x", datatype, 1, true_lb,
+                           true_extent);
 }
 HC_WEAK_ALIAS(MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x);
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent) {
+  return type_extent_count("MPI_Type_get_true_extent_c", datatype, 1, true_lb,
+                           true_extent);
+}
+HC_WEAK_ALIAS(MPI_Type_get_true_extent_c, PMPI_Type_get_true_extent_c);
 
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) {
   const hc_mpi_type_t *t = NULL;

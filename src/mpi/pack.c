@@ -42,7 +42,7 @@ static void pk_piece(pk_op_t *op, char *mem, MPI_Aint len, int unit) {
   op->pos += len;
 }
 
-/* The hot loop: n whole copies of a run item from copy j on. */
+/* The hot loop: n whole copies of a run item, the first at at. */
 static void pk_runs(pk_op_t *op, uintptr_t at, const hc_mpi_titem_t *it,
                     MPI_Count n) {
   size_t len = (size_t)it->len;

@@ -99,21 +99,43 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
 }
 HC_WEAK_ALIAS(MPI_Get_count, PMPI_Get_count);
 
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype,
+                     MPI_Count *count) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = status_args("MPI_Get_count_c", status, datatype, count, &t);
+  if (rc == MPI_SUCCESS)
+    *count = status_count_of(t, hc_mpi_status_bytes(status));
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Get_count_c, PMPI_Get_count_c);
+
 /* Basic elements in bytes, counting a partly received derived element. */
 static MPI_Count status_elements_of(const hc_mpi_type_t *t, MPI_Count bytes) {
   return hc_mpi_type_elements_in(t, bytes);
 }
 
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
-                        MPI_Count *count) {
+/* The exact element count, for the _x and _c forms. */
+static int status_elements_count(const char *fn, const MPI_Status *status,
+                                 MPI_Datatype datatype, MPI_Count *count) {
   const hc_mpi_type_t *t = NULL;
-  int rc = status_args("MPI_Get_elements_x", status, datatype, count, &t);
+  int rc = status_args(fn, status, datatype, count, &t);
   if (rc != MPI_SUCCESS)
     return rc;
   *count = status_elements_of(t, hc_mpi_status_bytes(status));
   return MPI_SUCCESS;
 }
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count) {
+  return status_elements_count("MPI_Get_elements_x", status, datatype, count);
+}
 HC_WEAK_ALIAS(MPI_Get_elements_x, PMPI_Get_elements_x);
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count) {
+  return status_elements_count("MPI_Get_elements_c", status, datatype, count);
+}
+HC_WEAK_ALIAS(MPI_Get_elements_c, PMPI_Get_elements_c);
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
                       int *count) {

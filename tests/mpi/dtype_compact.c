@@ -9,7 +9,7 @@
  *   million nested copies, and a few elements of an indexed-of-struct
  *   type) go around a ring, every byte and every gap checked;
  * - MPI_Type_size, MPI_Get_count and MPI_Get_elements give MPI_UNDEFINED
- *   where the int cannot hold the value, the _x forms the exact one;
+ *   where the int cannot hold the value, the _x and _c forms the exact one;
  * - types whose size or extent overflows MPI_Aint (the INT_MAX vector of
  *   INT_MAX doubles, nested contiguous types, strides, displacements, a
  *   resize, a subarray) are refused with MPI_ERR_ARG.
@@ -215,6 +215,14 @@ static void check_undefined_ints(void)
           "MPI_Type_size %d", size);
     MPI_Type_size_x(big, &size_x);
     CHECK(size_x == (MPI_Count)INT_MAX * 8, "size_x %lld", (long long)size_x);
+    MPI_Count size_c, lb_c, ext_c, tlb_c, text_c;
+    MPI_Type_size_c(big, &size_c);
+    MPI_Type_get_extent_c(big, &lb_c, &ext_c);
+    MPI_Type_get_true_extent_c(big, &tlb_c, &text_c);
+    CHECK(size_c == size_x && lb_c == 0 && ext_c == size_x && tlb_c == 0 &&
+              text_c == size_x,
+          "_c: size %lld, extent %lld %lld, true extent %lld %lld", (long long)size_c,
+          (long long)lb_c, (long long)ext_c, (long long)tlb_c, (long long)text_c);
     MPI_Type_free(&big);
     MPI_Status st;
     const MPI_Count three_billion = 3000000000LL;
@@ -227,6 +235,12 @@ static void check_undefined_ints(void)
     CHECK(elems == MPI_UNDEFINED, "MPI_Get_elements %d", elems);
     MPI_Get_elements_x(&st, MPI_INT, &elems_x);
     CHECK(elems_x == three_billion, "MPI_Get_elements_x %lld", (long long)elems_x);
+    MPI_Count count_c = 0, elems_c = 0;
+    MPI_Get_count_c(&st, MPI_INT, &count_c);
+    MPI_Get_elements_c(&st, MPI_INT, &elems_c);
+    CHECK(count_c == three_billion && elems_c == three_billion,
+          "MPI_Get_count_c %lld, MPI_Get_elements_c %lld", (long long)count_c,
+          (long long)elems_c);
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == MPI_UNDEFINED, "bytes: MPI_Get_count %d", count);
 }
