@@ -258,6 +258,12 @@ START_TEST(huge_vectors_are_one_item) {
   ck_assert_int_eq(n->size, 800000000);
   ck_assert_int_eq(n->elements, 200000000);
   ck_assert_int_eq(n->true_extent, (MPI_Aint)(100000000 - 1) * 36 + 12);
+  MPI_Datatype d; /* a dup shares the reference, and frees it */
+  ck_assert_int_eq(MPI_Type_dup(nested, &d), MPI_SUCCESS);
+  ck_assert_uint_eq(cd_get(d)->nitems, 1);
+  ck_assert_ptr_eq(cd_get(d)->items[0].child, cd_get(pair));
+  ck_assert_int_eq(cd_get(d)->size, n->size);
+  MPI_Type_free(&d);
   MPI_Type_free(&v);
   MPI_Type_free(&pair);
   MPI_Type_free(&nested);
