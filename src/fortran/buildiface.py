@@ -40,6 +40,11 @@ SKIP = {
     'Type_struct': 'hand', 'Attr_get': 'hand', 'Attr_put': 'hand',
     'Keyval_create': 'hand', 'Type_get_attr': 'hand', 'Type_set_attr': 'hand',
     'Type_create_keyval': 'hand',
+    # MPI-4 large-count queries: in Fortran they are mpi_f08 overloads of
+    # the plain names, which this generator does not write yet.
+    'Type_size_c': 'large count', 'Type_get_extent_c': 'large count',
+    'Type_get_true_extent_c': 'large count', 'Get_count_c': 'large count',
+    'Get_elements_c': 'large count',
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).

@@ -245,6 +245,13 @@ tests_mpi_dtype_stream_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_dtype_stream_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/dtype_stream.sh
 dist_noinst_SCRIPTS += tests/mpi/dtype_stream.sh
+# -- types3: compact datatypes (10^8 elements in constant memory), overflow
+check_PROGRAMS += tests/mpi/dtype_compact
+tests_mpi_dtype_compact_SOURCES = tests/mpi/dtype_compact.c tests/mpi/mpitest.h
+tests_mpi_dtype_compact_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_dtype_compact_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/dtype_compact.sh
+dist_noinst_SCRIPTS += tests/mpi/dtype_compact.sh
 
 # ---- reliability: failures become errors, nothing leaked ----
 HC_RELY_TESTS = tests/mpi/proc_failed tests/mpi/leak_victim tests/mpi/deadlock
