@@ -1,9 +1,10 @@
-/* Progress and the blocking waits: spin on progress, then sleep on the shm
- * doorbell or the tcp epoll set with the engine lock dropped, so ranks >
- * cores stays prompt.  Peer failures reported by a transport fail the
+/* Progress and the blocking waits: spin on progress, then sleep on every
+ * transport at once with the engine lock dropped, so ranks > cores stays
+ * prompt.  Peer failures reported by a transport fail the
  * requests that need the peer here, outside any transport call. */
 #include "config.h" /* _GNU_SOURCE, for sched_getaffinity */
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -19,8 +20,9 @@
 #include "util/lock.h"
 #include "util/log.h"
 
-/* With both shm and tcp active neither wait sees the other's wake-ups, so
- * each sleeps this long at most and they take turns. */
+/* A transport that sleeps its own way (no descriptor to poll) does not
+ * see the others' wake-ups, nor they its: beside others each sleeps this
+ * long at most and they take turns. */
 #define PROGRESS_SHARED_WAIT_MS 1
 
 void hc_engine_peer_failed(void *engine, int world_rank) {
@@ -135,16 +137,13 @@ static void progress_apply_failures(void) {
 
 int hc_progress_locked(void) {
   int moved = 0;
-  if (hc_engine.self_queued && hc_engine.self_ctx != NULL) {
-    hc_engine.self_queued = 0; /* what delivery sends to self sets it again */
-    moved += hc_transport_self_ops.progress(hc_engine.self_ctx);
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (t->poll_after_send && !t->sent)
+      continue;
+    t->sent = 0; /* what delivery sends through it sets it again */
+    moved += t->ops->progress(t->ctx);
   }
-  if (hc_engine.shm_ctx != NULL)
-    moved += hc_transport_shm_ops.progress(hc_engine.shm_ctx);
-  if (hc_engine.tcp_ctx != NULL)
-    moved += hc_transport_tcp_ops.progress(hc_engine.tcp_ctx);
-  if (hc_engine.verbs_ctx != NULL)
-    moved += hc_transport_verbs_ops.progress(hc_engine.verbs_ctx);
   /* The protocol's, device's and collectives' hooks cost calls an empty
    * poll (most polls of a blocking wait) need not make. */
   if (hc_engine.backlogged != NULL || hc_engine.pending_head != NULL ||
@@ -300,17 +299,57 @@ static int progress_keep_polling(long *spins) {
   return 1;
 }
 
-/* verbs sleeps on its completion channel; beside shm or tcp each transport
- * sleeps briefly in turn, as neither sees the other's wake-ups. */
-static void progress_verbs_wait(void) {
-  int ms = hc_engine.wait_ms;
-  if (hc_engine.shm_ctx != NULL || hc_engine.tcp_ctx != NULL)
-    ms = ms < PROGRESS_SHARED_WAIT_MS ? ms : PROGRESS_SHARED_WAIT_MS;
-  hc_transport_verbs_ops.wait(hc_engine.verbs_ctx, ms);
-  if (hc_engine.tcp_ctx != NULL)
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, ms);
-  if (hc_engine.shm_ctx != NULL)
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, ms);
+/* What the transports' wait_fd said, for one sleep. */
+typedef struct progress_sleep_set {
+  struct pollfd fds[HC_ENGINE_TRANSPORTS_MAX];
+  int nfds;
+  int own[HC_ENGINE_TRANSPORTS_MAX]; /* those that sleep through wait */
+  int nown;
+  int armed[HC_ENGINE_TRANSPORTS_MAX]; /* those owed a wait_done */
+  int now;                             /* one has work now: no sleep */
+} progress_sleep_set_t;
+
+static void progress_sleep_begin(progress_sleep_set_t *set, int *timeout_ms) {
+  set->nfds = set->nown = set->now = 0;
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    int fd = t->ops->wait_fd(t->ctx, timeout_ms);
+    set->armed[i] = fd >= 0 || fd == HC_TRANSPORT_WAIT_NOW;
+    if (fd >= 0)
+      set->fds[set->nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    else if (fd == HC_TRANSPORT_WAIT_OWN)
+      set->own[set->nown++] = i;
+    set->now |= fd == HC_TRANSPORT_WAIT_NOW;
+  }
+}
+
+static void progress_sleep_end(const progress_sleep_set_t *set) {
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (set->armed[i])
+      t->ops->wait_done(t->ctx);
+  }
+}
+
+/* Sleeps, without the engine lock, until some transport may have work or
+ * timeout_ms passed: one poll over every transport's descriptor; one
+ * without a descriptor (HC_TRANSPORT_WAIT_OWN) sleeps through its wait,
+ * in turns with the others when there are any.  Returns 0 when no
+ * transport had anything to sleep on (the caller pauses its own way). */
+static int progress_sleep(int timeout_ms) {
+  progress_sleep_set_t set;
+  progress_sleep_begin(&set, &timeout_ms);
+  if (set.nown > 0 && set.nown + (set.nfds > 0) > 1 &&
+      timeout_ms > PROGRESS_SHARED_WAIT_MS)
+    timeout_ms = PROGRESS_SHARED_WAIT_MS;
+  if (!set.now && set.nfds > 0)
+    poll(set.fds, (nfds_t)set.nfds, timeout_ms);
+  for (int k = 0; !set.now && k < set.nown; k++) {
+    hc_engine_transport_t *t = &hc_engine.transports[set.own[k]];
+    t->ops->wait(t->ctx, timeout_ms);
+  }
+  progress_sleep_end(&set);
+  return set.now || set.nfds > 0 || set.nown > 0;
 }
 
 void hc_idle_locked(long *spins) {
@@ -322,19 +361,7 @@ void hc_idle_locked(long *spins) {
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
   hc_engine_unlock();
-  if (hc_engine.verbs_ctx != NULL) {
-    progress_verbs_wait();
-  } else if (hc_engine.shm_ctx != NULL && hc_engine.tcp_ctx != NULL) {
-    int ms = hc_engine.wait_ms < PROGRESS_SHARED_WAIT_MS
-                 ? hc_engine.wait_ms
-                 : PROGRESS_SHARED_WAIT_MS;
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, ms);
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, ms);
-  } else if (hc_engine.tcp_ctx != NULL) {
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, hc_engine.wait_ms);
-  } else if (hc_engine.shm_ctx != NULL) {
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, hc_engine.wait_ms);
-  } else {
+  if (!progress_sleep(hc_engine.wait_ms)) {
     /* Only this process (or another of its threads) can make progress. */
     struct timespec ts = {0, 50 * 1000};
     nanosleep(&ts, NULL);
@@ -497,11 +524,7 @@ static int progress_thread_running;
 static atomic_int progress_thread_stop;
 
 static void progress_thread_sleep(void) {
-  if (hc_engine.shm_ctx != NULL) {
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, PROGRESS_THREAD_SLEEP_MS);
-  } else if (hc_engine.tcp_ctx != NULL) {
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, PROGRESS_THREAD_SLEEP_MS);
-  } else {
+  if (!progress_sleep(PROGRESS_THREAD_SLEEP_MS)) {
     struct timespec ts = {0, PROGRESS_THREAD_SLEEP_MS * 1000000L};
     nanosleep(&ts, NULL);
   }

@@ -139,6 +139,10 @@ void hc_trace_stop(void);
 /* One MPI call that began at t_start (from hc_trace_now) and ends now. */
 void hc_trace_call(hc_trace_call_t call, uint64_t t_start, int peer, int tag,
                    size_t bytes);
+/* The path trace files record for a message over the transport called
+ * name: its eager packets (single_copy 0) or its single-copy get (1).
+ * HC_TRACE_PATH_NONE for a transport the format has no path for. */
+hc_trace_path_t hc_trace_transport_path(const char *name, int single_copy);
 /* One engine event now. */
 void hc_trace_engine(hc_trace_call_t call, int peer, int tag, size_t bytes,
                      uint64_t key, int mem, hc_trace_path_t path);
