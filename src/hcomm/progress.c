@@ -307,13 +307,16 @@ typedef struct progress_sleep_set {
   int nown;
   int armed[HC_ENGINE_TRANSPORTS_MAX]; /* those owed a wait_done */
   int now;                             /* one has work now: no sleep */
+  int timeout_ms;
 } progress_sleep_set_t;
 
-static void progress_sleep_begin(progress_sleep_set_t *set, int *timeout_ms) {
+/* Under the engine lock, as progress: readies every transport to sleep
+ * (wait_fd) for at most timeout_ms. */
+static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
   set->nfds = set->nown = set->now = 0;
   for (int i = 0; i < hc_engine.ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
-    int fd = t->ops->wait_fd(t->ctx, timeout_ms);
+    int fd = t->ops->wait_fd(t->ctx, &timeout_ms);
     set->armed[i] = fd >= 0 || fd == HC_TRANSPORT_WAIT_NOW;
     if (fd >= 0)
       set->fds[set->nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
@@ -321,35 +324,32 @@ static void progress_sleep_begin(progress_sleep_set_t *set, int *timeout_ms) {
       set->own[set->nown++] = i;
     set->now |= fd == HC_TRANSPORT_WAIT_NOW;
   }
+  /* One that sleeps its own way sees neither the poll's wake-ups nor
+   * another's: beside others, each waits briefly in turn. */
+  if (set->nown > 0 && set->nown + (set->nfds > 0) > 1 &&
+      timeout_ms > PROGRESS_SHARED_WAIT_MS)
+    timeout_ms = PROGRESS_SHARED_WAIT_MS;
+  set->timeout_ms = timeout_ms;
 }
 
-static void progress_sleep_end(const progress_sleep_set_t *set) {
+/* Without the engine lock: sleeps until some transport may have work or
+ * the timeout passed (one poll over every descriptor, then the waits of
+ * those without one), and ends what begin readied (wait_done).  Returns 0
+ * when no transport had anything to sleep on (the caller pauses its own
+ * way). */
+static int progress_sleep_unlocked(progress_sleep_set_t *set) {
+  if (!set->now && set->nfds > 0)
+    poll(set->fds, (nfds_t)set->nfds, set->timeout_ms);
+  for (int k = 0; !set->now && k < set->nown; k++) {
+    hc_engine_transport_t *t = &hc_engine.transports[set->own[k]];
+    t->ops->wait(t->ctx, set->timeout_ms);
+  }
   for (int i = 0; i < hc_engine.ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     if (set->armed[i])
       t->ops->wait_done(t->ctx);
   }
-}
-
-/* Sleeps, without the engine lock, until some transport may have work or
- * timeout_ms passed: one poll over every transport's descriptor; one
- * without a descriptor (HC_TRANSPORT_WAIT_OWN) sleeps through its wait,
- * in turns with the others when there are any.  Returns 0 when no
- * transport had anything to sleep on (the caller pauses its own way). */
-static int progress_sleep(int timeout_ms) {
-  progress_sleep_set_t set;
-  progress_sleep_begin(&set, &timeout_ms);
-  if (set.nown > 0 && set.nown + (set.nfds > 0) > 1 &&
-      timeout_ms > PROGRESS_SHARED_WAIT_MS)
-    timeout_ms = PROGRESS_SHARED_WAIT_MS;
-  if (!set.now && set.nfds > 0)
-    poll(set.fds, (nfds_t)set.nfds, timeout_ms);
-  for (int k = 0; !set.now && k < set.nown; k++) {
-    hc_engine_transport_t *t = &hc_engine.transports[set.own[k]];
-    t->ops->wait(t->ctx, timeout_ms);
-  }
-  progress_sleep_end(&set);
-  return set.now || set.nfds > 0 || set.nown > 0;
+  return set->now || set->nfds > 0 || set->nown > 0;
 }
 
 void hc_idle_locked(long *spins) {
@@ -360,8 +360,10 @@ void hc_idle_locked(long *spins) {
     progress_apply_failures();
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
+  progress_sleep_set_t set;
+  progress_sleep_begin(&set, hc_engine.wait_ms);
   hc_engine_unlock();
-  if (!progress_sleep(hc_engine.wait_ms)) {
+  if (!progress_sleep_unlocked(&set)) {
     /* Only this process (or another of its threads) can make progress. */
     struct timespec ts = {0, 50 * 1000};
     nanosleep(&ts, NULL);
@@ -523,8 +525,12 @@ static pthread_t progress_thread;
 static int progress_thread_running;
 static atomic_int progress_thread_stop;
 
+/* Called with the engine lock, which it drops. */
 static void progress_thread_sleep(void) {
-  if (!progress_sleep(PROGRESS_THREAD_SLEEP_MS)) {
+  progress_sleep_set_t set;
+  progress_sleep_begin(&set, PROGRESS_THREAD_SLEEP_MS);
+  pthread_mutex_unlock(&hc_engine.lock);
+  if (!progress_sleep_unlocked(&set)) {
     struct timespec ts = {0, PROGRESS_THREAD_SLEEP_MS * 1000000L};
     nanosleep(&ts, NULL);
   }
@@ -540,15 +546,16 @@ static void *progress_thread_main(void *arg) {
       continue;
     }
     int moved = hc_engine.initialized ? hc_progress_locked() : 0;
-    pthread_mutex_unlock(&hc_engine.lock);
-    if (moved > 0) {
+    if (moved == 0 && ++idle >= PROGRESS_THREAD_POLLS) {
       idle = 0;
-    } else if (++idle >= PROGRESS_THREAD_POLLS) {
-      idle = 0;
-      progress_thread_sleep();
-    } else {
-      sched_yield();
+      progress_thread_sleep(); /* drops the lock */
+      continue;
     }
+    pthread_mutex_unlock(&hc_engine.lock);
+    if (moved > 0)
+      idle = 0;
+    else
+      sched_yield();
   }
   return NULL;
 }

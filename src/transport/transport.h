@@ -164,12 +164,15 @@ typedef struct hc_transport_ops {
    * wait would return, or HC_TRANSPORT_WAIT_NONE, _NOW or _OWN (the
    * engine then sleeps through wait instead; what
    * hc_transport_wait_fd_not_supported says).  May lower *timeout_ms when
-   * a retry of its own falls due.  Call only after progress found nothing;
-   * never blocks.  A call that returned a descriptor or _NOW is followed,
-   * after the sleep (none after _NOW), by exactly one wait_done. */
+   * a retry of its own falls due.  Call only after progress found nothing,
+   * where progress may be called (the engine holds its lock); never
+   * blocks.  A call that returned a descriptor or _NOW is followed, after
+   * the sleep (none after _NOW), by exactly one wait_done. */
   int (*wait_fd)(void *ctx, int *timeout_ms);
   /* Ends what wait_fd readied (takes the descriptor's events); never
-   * blocks.  hc_transport_wait_done_nothing where there is nothing to end. */
+   * blocks.  Called without the engine lock, as wait: it may run beside
+   * progress and beside another thread's wait_fd or wait_done.
+   * hc_transport_wait_done_nothing where there is nothing to end. */
   void (*wait_done)(void *ctx);
   /* WANTS_SECRET: the job's shared secret (HC_TRANSPORT_SECRET_HEX - 1 hex
    * digits, the same on every rank), after init and before connect.
