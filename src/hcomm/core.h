@@ -40,9 +40,7 @@ typedef struct hc_peer {
    * transports exist): sends fail with HC_ERR_NOT_SUPPORTED. */
   const hc_transport_ops_t *ops;
   void *tctx;
-  hc_engine_transport_t *via;   /* the engine's entry of ops, or NULL */
-  unsigned char trace_path;     /* hc_trace_path_t of eager packets */
-  unsigned char trace_get_path; /* of a single-copy get */
+  hc_engine_transport_t *via; /* the engine's entry of ops, or NULL */
   size_t max_packet;
   size_t eager_limit; /* largest eager payload */
   hc_backlog_item_t *backlog_head;

@@ -56,9 +56,6 @@ void hc_proto_peer_setup(hc_peer_t *peer) {
     room = peer->max_packet - sizeof(hc_pkt_hdr_t);
   size_t limit = hc_env_size("HCMPI_EAGER_LIMIT", PROTO_EAGER_DEFAULT);
   peer->eager_limit = limit < room ? limit : room;
-  peer->trace_path = (unsigned char)hc_trace_transport_path(peer->ops->name, 0);
-  peer->trace_get_path =
-      (unsigned char)hc_trace_transport_path(peer->ops->name, 1);
   if (room == 0) {
     hc_log(HC_LOG_ERROR, "engine", "transport %s packets too small for rank %d",
            peer->ops->name, peer->world_rank);
@@ -218,17 +215,17 @@ static int proto_drain_peer(hc_peer_t *peer) {
  * a rendezvous (eager, control) - the peer's transport.  Device buffers
  * are traced by devpath.c, which knows ipc, hccl or staging. */
 static hc_trace_path_t proto_trace_path(const hc_peer_t *peer) {
-  return (hc_trace_path_t)peer->trace_path;
+  return peer->ops->trace_path;
 }
 
 /* A host rendezvous: a get that worked is single-copy, one that was
  * refused streams DATA packets (where the transport traces them apart). */
 static hc_trace_path_t proto_trace_rndv_path(const hc_peer_t *peer,
                                              hc_status_t get_rc) {
-  if (peer->trace_get_path == peer->trace_path)
-    return (hc_trace_path_t)peer->trace_path;
-  return get_rc == HC_OK ? (hc_trace_path_t)peer->trace_get_path
-                         : HC_TRACE_PATH_PIPELINED;
+  const hc_transport_ops_t *ops = peer->ops;
+  if (ops->trace_get_path == ops->trace_path)
+    return ops->trace_path;
+  return get_rc == HC_OK ? ops->trace_get_path : HC_TRACE_PATH_PIPELINED;
 }
 
 static void proto_trace_recv(const hcomm_request_t *req, uint64_t key,

@@ -32,28 +32,6 @@ static struct {
   hc_trace_rec_t *buf;
 } trace = {ATOMIC_FLAG_INIT, -1, 0, NULL};
 
-/* The trace format's paths are per transport (tools/hcmpi-trace decodes
- * them): a transport is known here by the name in its descriptor. */
-static const struct {
-  const char *name;
-  hc_trace_path_t eager;
-  hc_trace_path_t single_copy;
-} trace_transport_paths[] = {
-    {"self", HC_TRACE_PATH_SELF, HC_TRACE_PATH_SELF},
-    {"shm", HC_TRACE_PATH_SHM, HC_TRACE_PATH_CMA},
-    {"tcp", HC_TRACE_PATH_TCP, HC_TRACE_PATH_TCP},
-    {"verbs", HC_TRACE_PATH_VERBS, HC_TRACE_PATH_VERBS},
-};
-
-hc_trace_path_t hc_trace_transport_path(const char *name, int single_copy) {
-  size_t n = sizeof trace_transport_paths / sizeof trace_transport_paths[0];
-  for (size_t i = 0; name != NULL && i < n; i++)
-    if (strcmp(trace_transport_paths[i].name, name) == 0)
-      return single_copy ? trace_transport_paths[i].single_copy
-                         : trace_transport_paths[i].eager;
-  return HC_TRACE_PATH_NONE;
-}
-
 static void trace_lock(void) {
   while (atomic_flag_test_and_set_explicit(&trace.busy, memory_order_acquire))
     sched_yield();

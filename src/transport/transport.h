@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "hcomm.h"
+#include "util/trace_path.h"
 
 /* Called from a transport's progress for each arrived packet, in the order
  * the peer sent them.  The bytes are valid only during the call; the engine
@@ -112,6 +113,11 @@ typedef struct hc_transport_ops {
   const char *name;
   hc_transport_reach_t reach;
   unsigned flags; /* HC_TRANSPORT_* above */
+  /* What trace files record for its eager and control packets, and for a
+   * single-copy get; when the two differ, a refused get is recorded as
+   * HC_TRACE_PATH_PIPELINED.  HC_TRACE_PATH_NONE (0) when unset. */
+  hc_trace_path_t trace_path;
+  hc_trace_path_t trace_get_path;
   /* Creates this rank's local resources; may block briefly.  On failure
    * *ctx is NULL or a state that fini accepts. */
   hc_status_t (*init)(const hc_transport_init_args_t *args, void **ctx);
