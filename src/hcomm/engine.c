@@ -250,7 +250,12 @@ static hc_status_t engine_transports_start(const hc_transport_init_args_t *args,
   int n = hc_transport_registered(&list);
   hc_status_t rc = HC_OK;
   *ndropped = 0;
-  for (int i = 0; rc == HC_OK && i < n && i < HC_ENGINE_TRANSPORTS_MAX; i++) {
+  if (n > HC_ENGINE_TRANSPORTS_MAX) {
+    hc_log(HC_LOG_ERROR, "engine", "%d transports registered, room for %d", n,
+           HC_ENGINE_TRANSPORTS_MAX);
+    return HC_ERR_INTERNAL;
+  }
+  for (int i = 0; rc == HC_OK && i < n; i++) {
     int gone = 0;
     if (engine_transport_wanted(list[i]))
       rc = engine_transport_start(list[i], args, &gone);
