@@ -34,6 +34,12 @@ typedef struct hc_engine_transport {
   int sent; /* a packet went through it since its last poll */
 } hc_engine_transport_t;
 
+/* What an empty poll reads of a transport polled every time, packed. */
+typedef struct hc_engine_polled {
+  int (*progress)(void *ctx);
+  void *ctx;
+} hc_engine_polled_t;
+
 typedef struct hc_peer {
   int world_rank;
   /* NULL when no transport reaches this peer (another node, until remote
@@ -67,6 +73,11 @@ typedef struct hc_engine {
   /* The transports that started, in the registration list's order. */
   hc_engine_transport_t transports[HC_ENGINE_TRANSPORTS_MAX];
   int ntransports;
+  /* Those of them polled every time, and whether one of the others got a
+   * packet to send (hc_engine_sent_to) since the last poll. */
+  hc_engine_polled_t polled[HC_ENGINE_TRANSPORTS_MAX];
+  int npolled;
+  int quiet_sent;
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
   int finalizing;       /* in hcomm_finalize: peers may leave normally */
@@ -101,7 +112,10 @@ static inline void hc_engine_unlock(void) {
 /* Call after a packet was handed to peer's transport: one that is polled
  * only after sends (HC_TRANSPORT_POLL_AFTER_SEND) is polled next. */
 static inline void hc_engine_sent_to(const hc_peer_t *peer) {
-  peer->via->sent = 1;
+  if (peer->via->poll_after_send) {
+    peer->via->sent = 1;
+    hc_engine.quiet_sent = 1;
+  }
 }
 
 /* HC_OK when initialised and not finalised, else HC_ERR_STATE. */

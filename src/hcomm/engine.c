@@ -359,6 +359,17 @@ engine_check_reached(const hc_transport_ops_t *const *dropped, int ndropped) {
   return HC_OK;
 }
 
+/* The transports every poll visits (all but those polled after sends). */
+static void engine_polled_setup(void) {
+  hc_engine.npolled = 0;
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (!t->poll_after_send)
+      hc_engine.polled[hc_engine.npolled++] =
+          (hc_engine_polled_t){t->ops->progress, t->ctx};
+  }
+}
+
 static void engine_peers_setup(void) {
   for (int r = 0; r < hc_engine.world_size; r++) {
     hc_peer_t *peer = &hc_engine.peers[r];
@@ -413,8 +424,10 @@ static hc_status_t engine_transports_init(void) {
     rc = hc_engine.transports[i].ops->connected(hc_engine.transports[i].ctx);
   if (rc == HC_OK && frc == HC_OK)
     rc = engine_check_reached(dropped, ndropped);
-  if (rc == HC_OK && frc == HC_OK)
+  if (rc == HC_OK && frc == HC_OK) {
+    engine_polled_setup();
     engine_peers_setup();
+  }
   return rc != HC_OK ? rc : frc;
 }
 
@@ -428,6 +441,8 @@ static void engine_teardown(void) {
     memset(t, 0, sizeof *t);
   }
   hc_engine.ntransports = 0;
+  hc_engine.npolled = 0;
+  hc_engine.quiet_sent = 0;
   hc_engine.failed_peers = 0;
   hc_engine.failures_pending = 0;
   free(hc_engine.peers);

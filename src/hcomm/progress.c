@@ -135,15 +135,27 @@ static void progress_apply_failures(void) {
   progress_fail_posted();
 }
 
-int hc_progress_locked(void) {
+/* The transports polled only after sends (self) that got one. */
+static int progress_quiet_transports(void) {
   int moved = 0;
+  hc_engine.quiet_sent = 0; /* what delivery sends sets it again */
   for (int i = 0; i < hc_engine.ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
-    if (t->poll_after_send && !t->sent)
+    if (!t->poll_after_send || !t->sent)
       continue;
-    t->sent = 0; /* what delivery sends through it sets it again */
+    t->sent = 0;
     moved += t->ops->progress(t->ctx);
   }
+  return moved;
+}
+
+int hc_progress_locked(void) {
+  int moved = 0;
+  if (hc_engine.quiet_sent)
+    moved += progress_quiet_transports();
+  const hc_engine_polled_t *p = hc_engine.polled;
+  for (const hc_engine_polled_t *end = p + hc_engine.npolled; p < end; p++)
+    moved += p->progress(p->ctx);
   /* The protocol's, device's and collectives' hooks cost calls an empty
    * poll (most polls of a blocking wait) need not make. */
   if (hc_engine.backlogged != NULL || hc_engine.pending_head != NULL ||
