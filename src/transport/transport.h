@@ -167,9 +167,10 @@ typedef struct hc_transport_ops {
   void (*wait)(void *ctx, int timeout_ms);
   /* Readies this rank to sleep and says on what, so that one poll covers
    * every transport: a file descriptor that turns readable (POLLIN) when
-   * wait would return, or HC_TRANSPORT_WAIT_NONE, _NOW or _OWN (the
-   * engine then sleeps through wait instead; what
-   * hc_transport_wait_fd_not_supported says).  May lower *timeout_ms when
+   * wait would return; or HC_TRANSPORT_WAIT_NONE (nothing to sleep on),
+   * _NOW (no sleep now) or _OWN (no descriptor: the engine sleeps through
+   * wait, in turns with the poll; what hc_transport_wait_fd_not_supported
+   * returns).  May lower *timeout_ms when
    * a retry of its own falls due.  Call only after progress found nothing,
    * where progress may be called (the engine holds its lock); never
    * blocks.  A call that returned a descriptor or _NOW is followed, after
