@@ -20,7 +20,25 @@
 #define HC_CONTEXT_IDS 2048
 #define HC_MATCH_CONTEXTS (2 * HC_CONTEXT_IDS)
 
+/* Most transports one engine runs (the registration list's length). */
+#define HC_ENGINE_TRANSPORTS_MAX 8
+
 typedef struct hc_backlog_item hc_backlog_item_t;
+
+/* One transport the engine runs: its ops and the context init gave. */
+typedef struct hc_engine_transport {
+  const hc_transport_ops_t *ops;
+  void *ctx;
+  /* HC_TRANSPORT_POLL_AFTER_SEND: polled only while sent is set. */
+  int poll_after_send;
+  int sent; /* a packet went through it since its last poll */
+} hc_engine_transport_t;
+
+/* What an empty poll reads of a transport polled every time, packed. */
+typedef struct hc_engine_polled {
+  int (*progress)(void *ctx);
+  void *ctx;
+} hc_engine_polled_t;
 
 typedef struct hc_peer {
   int world_rank;
@@ -28,6 +46,7 @@ typedef struct hc_peer {
    * transports exist): sends fail with HC_ERR_NOT_SUPPORTED. */
   const hc_transport_ops_t *ops;
   void *tctx;
+  hc_engine_transport_t *via; /* the engine's entry of ops, or NULL */
   size_t max_packet;
   size_t eager_limit; /* largest eager payload */
   hc_backlog_item_t *backlog_head;
@@ -54,16 +73,17 @@ typedef struct hc_engine {
   int *local_world_ranks;
   const hc_bootstrap_ops_t *boot;
   void *boot_ctx;
-  void *self_ctx;
-  void *shm_ctx;
-  void *tcp_ctx;
-  void *verbs_ctx;      /* verbs transport (issue 6) */
+  /* The transports that started, in the registration list's order. */
+  hc_engine_transport_t transports[HC_ENGINE_TRANSPORTS_MAX];
+  int ntransports;
+  /* Those of them polled every time, and whether one of the others got a
+   * packet to send (hc_engine_sent_to) since the last poll. */
+  hc_engine_polled_t polled[HC_ENGINE_TRANSPORTS_MAX];
+  int npolled;
+  int quiet_sent;
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
-  /* A packet went to this rank itself since the self transport's last
-   * progress: polls skip that transport otherwise (hc_engine_sent_to). */
-  int self_queued;
-  int finalizing; /* in hcomm_finalize: peers may leave normally */
+  int finalizing;       /* in hcomm_finalize: peers may leave normally */
   hc_peer_t *peers;
   hc_match_context_t *contexts;
   hc_peer_t *backlogged;         /* peers with packets waiting */
@@ -92,10 +112,13 @@ static inline void hc_engine_unlock(void) {
     pthread_mutex_unlock(&hc_engine.lock);
 }
 
-/* Call after a packet was handed to peer's transport. */
+/* Call after a packet was handed to peer's transport: one that is polled
+ * only after sends (HC_TRANSPORT_POLL_AFTER_SEND) is polled next. */
 static inline void hc_engine_sent_to(const hc_peer_t *peer) {
-  if (peer->world_rank == hc_engine.world_rank)
-    hc_engine.self_queued = 1;
+  if (peer->via->poll_after_send) {
+    peer->via->sent = 1;
+    hc_engine.quiet_sent = 1;
+  }
 }
 
 /* HC_OK when initialised and not finalised, else HC_ERR_STATE. */
@@ -109,7 +132,7 @@ int hc_progress_locked(void);
 /* Blocks until req is done (spin, then sleep without the lock). */
 void hc_wait_locked(hcomm_request_t *req);
 /* One step of a blocking loop that found nothing to do: after enough
- * fruitless spins, sleeps on the shm doorbell with the lock dropped.
+ * fruitless spins, sleeps on every transport with the lock dropped.
  * *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
 /* Chooses the wait policy (oversubscribed or not) and, with a core per
@@ -122,6 +145,8 @@ void hc_progress_policy_init(void);
  * finalize. */
 int hc_progress_thread_start(void);
 void hc_progress_thread_stop(void);
+/* 1 when world_rank runs on this rank's node. */
+int hc_engine_is_local(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and
  * why; the requests that need it fail with that status in the next
  * progress. */

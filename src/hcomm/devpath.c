@@ -176,19 +176,12 @@ hc_status_t hc_devpath_classify(hcomm_request_t *req) {
   return HC_OK;
 }
 
-static int devpath_same_node(int world_rank) {
-  for (int i = 0; i < hc_engine.local_size; i++)
-    if (hc_engine.local_world_ranks[i] == world_rank)
-      return 1;
-  return 0;
-}
-
 /* hccl wanted for a message with world rank peer: forced, or (auto) when
  * the peer is on another node, where ipc cannot serve. */
 static int devpath_wants_hccl(int peer) {
   if (devpath.path == PATH_HCCL)
     return 1;
-  return devpath.path == PATH_AUTO && !devpath_same_node(peer);
+  return devpath.path == PATH_AUTO && !hc_engine_is_local(peer);
 }
 
 /* The pair's root rides the first device RTS its root sends (see
@@ -239,7 +232,7 @@ const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len) {
   d->rts.device = d->info.device;
   int ipc_on = devpath.path == PATH_AUTO || devpath.path == PATH_IPC;
   if (ipc_on && req->peer != hc_engine.world_rank &&
-      devpath_same_node(req->peer)) {
+      hc_engine_is_local(req->peer)) {
     size_t off;
     hc_status_t rc =
         hc_device_ipc_export(req->send_buf, &d->info, &d->rts.ipc, &off);
@@ -436,7 +429,7 @@ static int devpath_ipc_usable(const hcomm_request_t *req) {
   int ipc_on = devpath.path == PATH_AUTO || devpath.path == PATH_IPC;
   return ipc_on && d->peer_device && d->rts.has_ipc &&
          d->info.kind != HC_MEM_HOST && d->rts.kind == d->info.kind &&
-         d->rts.ipc.kind == d->info.kind && devpath_same_node(req->peer) &&
+         d->rts.ipc.kind == d->info.kind && hc_engine_is_local(req->peer) &&
          d->rts.ipc_offset <= d->rts.ipc.size &&
          req->take <= d->rts.ipc.size - d->rts.ipc_offset;
 }

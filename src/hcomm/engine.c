@@ -8,8 +8,6 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
-#include "transport/tcp/tcp_auth.h"
-#include "transport/verbs/verbs.h"
 #include "util/env.h"
 #include "util/lock.h"
 #include "util/log.h"
@@ -125,21 +123,8 @@ static hc_status_t engine_find_local(void) {
   return HC_OK;
 }
 
-static hc_status_t engine_self_init(const hc_transport_init_args_t *args) {
-  const hc_transport_ops_t *ops = &hc_transport_self_ops;
-  char addr[HC_TRANSPORT_ADDRESS_MAX];
-  hc_status_t rc = ops->init(args, &hc_engine.self_ctx);
-  if (rc == HC_OK)
-    rc = ops->address(hc_engine.self_ctx, addr, sizeof addr);
-  if (rc == HC_OK)
-    rc = ops->connect(hc_engine.self_ctx, hc_engine.world_rank, addr);
-  if (rc == HC_OK)
-    rc = ops->connected(hc_engine.self_ctx);
-  return rc;
-}
-
 /* 1 when HCMPI_TRANSPORTS (a comma-separated list; default: all) names
- * the transport.  The self transport is always on. */
+ * the transport.  Transports of reach SELF are always on. */
 static int engine_transport_enabled(const char *name) {
   const char *list = hc_env_string("HCMPI_TRANSPORTS", NULL);
   if (list == NULL)
@@ -156,202 +141,238 @@ static int engine_transport_enabled(const char *name) {
   return 0;
 }
 
-/* Every rank runs both fences even when it has no local peers or failed,
- * so the job-wide fence count always agrees. */
-static hc_status_t engine_shm_init(const hc_transport_init_args_t *args) {
-  const hc_transport_ops_t *ops = &hc_transport_shm_ops;
-  const hc_bootstrap_ops_t *boot = hc_engine.boot;
-  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
-  hc_status_t rc = HC_OK;
-  int use = hc_engine.local_size > 1 && engine_transport_enabled("shm");
-  if (use)
-    rc = ops->init(args, &hc_engine.shm_ctx);
-  if (use && rc == HC_OK)
-    rc = ops->address(hc_engine.shm_ctx, addr, HC_TRANSPORT_ADDRESS_MAX);
-  snprintf(key, sizeof key, "hc-shm-%d", hc_engine.world_rank);
-  if (use && rc == HC_OK)
-    rc = boot->put(hc_engine.boot_ctx, key, addr);
-  hc_status_t frc = boot->fence(hc_engine.boot_ctx);
-  for (int i = 0;
-       use && rc == HC_OK && frc == HC_OK && i < hc_engine.local_size; i++) {
-    int peer = hc_engine.local_world_ranks[i];
-    if (peer == hc_engine.world_rank)
-      continue;
-    snprintf(key, sizeof key, "hc-shm-%d", peer);
-    rc = boot->get(hc_engine.boot_ctx, key, addr, sizeof addr);
-    if (rc == HC_OK)
-      rc = ops->connect(hc_engine.shm_ctx, peer, addr);
-  }
-  if (frc == HC_OK)
-    frc = boot->fence(hc_engine.boot_ctx);
-  if (use && rc == HC_OK && frc == HC_OK)
-    rc = ops->connected(hc_engine.shm_ctx);
-  return rc != HC_OK ? rc : frc;
+/* 1 when some registered transport of reach NODE is enabled. */
+static int engine_node_transport_enabled(void) {
+  const hc_transport_ops_t *const *list;
+  int n = hc_transport_registered(&list);
+  for (int i = 0; i < n; i++)
+    if (list[i]->reach == HC_TRANSPORT_REACH_NODE &&
+        engine_transport_enabled(list[i]->name))
+      return 1;
+  return 0;
 }
 
-static int engine_is_local(int world_rank) {
+/* Whether this rank starts ops.  For reach ANY every rank answers alike
+ * (the job's shape and environment are the same everywhere): on a job of
+ * one node such a transport starts only when no node transport is enabled
+ * and it serves local ranks by default or HCMPI_TRANSPORTS names it. */
+static int engine_transport_wanted(const hc_transport_ops_t *ops) {
+  if (ops->reach == HC_TRANSPORT_REACH_SELF)
+    return 1;
+  if (!engine_transport_enabled(ops->name))
+    return 0;
+  if (ops->reach == HC_TRANSPORT_REACH_NODE)
+    return hc_engine.local_size > 1;
+  if (hc_engine.world_size < 2)
+    return 0;
+  if (hc_engine.world_size > hc_engine.local_size)
+    return 1;
+  return !engine_node_transport_enabled() &&
+         ((ops->flags & HC_TRANSPORT_LOCAL_DEFAULT) ||
+          hc_env_string("HCMPI_TRANSPORTS", NULL) != NULL);
+}
+
+static void engine_address_key(char *key, const hc_transport_ops_t *ops,
+                               int world_rank) {
+  snprintf(key, HC_BOOTSTRAP_KEY_MAX, "hc-%s-%d", ops->name, world_rank);
+}
+
+/* Starts ops and publishes its address (reach SELF: nothing to publish).
+ * An optional transport that fails is closed again and publishes "none";
+ * *dropped then says so. */
+static hc_status_t engine_transport_start(const hc_transport_ops_t *ops,
+                                          const hc_transport_init_args_t *args,
+                                          int *dropped) {
+  hc_engine_transport_t *t = &hc_engine.transports[hc_engine.ntransports++];
+  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
+  t->ops = ops;
+  t->poll_after_send = (ops->flags & HC_TRANSPORT_POLL_AFTER_SEND) != 0;
+  hc_status_t rc = ops->init(args, &t->ctx);
+  if (rc == HC_OK)
+    rc = ops->address(t->ctx, addr, HC_TRANSPORT_ADDRESS_MAX);
+  *dropped = rc != HC_OK && (ops->flags & HC_TRANSPORT_OPTIONAL);
+  if (*dropped) {
+    ops->fini(t->ctx);
+    memset(t, 0, sizeof *t);
+    hc_engine.ntransports--;
+    snprintf(addr, sizeof addr, "none");
+    rc = HC_OK;
+  }
+  if (rc != HC_OK || ops->reach == HC_TRANSPORT_REACH_SELF)
+    return rc;
+  engine_address_key(key, ops, hc_engine.world_rank);
+  return hc_engine.boot->put(hc_engine.boot_ctx, key, addr);
+}
+
+/* 1 when a started transport wants the job secret. */
+static int engine_secret_wanted(void) {
+  const char *given = getenv("HCMPI_JOB_SECRET"); /* init took it */
+  if (given != NULL && given[0] != '\0')
+    return 0;
+  for (int i = 0; i < hc_engine.ntransports; i++)
+    if (hc_engine.transports[i].ops->flags & HC_TRANSPORT_WANTS_SECRET)
+      return 1;
+  return 0;
+}
+
+/* Without HCMPI_JOB_SECRET from the launcher, rank 0 makes the secret and
+ * publishes it before the fence (before_fence), every other rank reads it
+ * after (!before_fence).  It is set before any connection is served:
+ * a transport reads its peers only in progress, after init. */
+static hc_status_t engine_secret_share(int before_fence) {
+  const hc_bootstrap_ops_t *boot = hc_engine.boot;
+  char hex[HC_BOOTSTRAP_VALUE_MAX];
+  hc_status_t rc = HC_OK;
+  if (!engine_secret_wanted() || before_fence != (hc_engine.world_rank == 0))
+    return HC_OK;
+  if (before_fence && hc_transport_secret_new(hex, sizeof hex) != 0)
+    return HC_ERR_SYSTEM;
+  if (before_fence)
+    rc = boot->put(hc_engine.boot_ctx, "hc-job-secret", hex);
+  else
+    rc = boot->get(hc_engine.boot_ctx, "hc-job-secret", hex, sizeof hex);
+  for (int i = 0; rc == HC_OK && i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (t->ops->flags & HC_TRANSPORT_WANTS_SECRET)
+      rc = t->ops->set_secret(t->ctx, hex);
+  }
+  memset(hex, 0, sizeof hex);
+  return rc;
+}
+
+/* Initialises every wanted transport of the registration list and
+ * publishes its address.  dropped collects the optional ones that failed
+ * (*ndropped of them). */
+static hc_status_t engine_transports_start(const hc_transport_init_args_t *args,
+                                           const hc_transport_ops_t **dropped,
+                                           int *ndropped) {
+  const hc_transport_ops_t *const *list;
+  int n = hc_transport_registered(&list);
+  hc_status_t rc = HC_OK;
+  *ndropped = 0;
+  if (n > HC_ENGINE_TRANSPORTS_MAX) {
+    hc_log(HC_LOG_ERROR, "engine", "%d transports registered, room for %d", n,
+           HC_ENGINE_TRANSPORTS_MAX);
+    return HC_ERR_INTERNAL;
+  }
+  for (int i = 0; rc == HC_OK && i < n; i++) {
+    int gone = 0;
+    if (engine_transport_wanted(list[i]))
+      rc = engine_transport_start(list[i], args, &gone);
+    if (gone)
+      dropped[(*ndropped)++] = list[i];
+  }
+  if (rc == HC_OK)
+    rc = engine_secret_share(1);
+  return rc;
+}
+
+int hc_engine_is_local(int world_rank) {
   for (int i = 0; i < hc_engine.local_size; i++)
     if (hc_engine.local_world_ranks[i] == world_rank)
       return 1;
   return 0;
 }
 
-/* The ranks tcp serves: those neither self nor reached through shm. */
-static int engine_tcp_serves(int world_rank) {
-  return world_rank != hc_engine.world_rank &&
-         !(hc_engine.shm_ctx != NULL && engine_is_local(world_rank));
-}
+/* 1 when a started transport of a reach narrower than reach covers r. */
+static int engine_narrower_covers(hc_transport_reach_t reach, int r);
 
-/* tcp is needed when some rank sits on another node, or when shm is off and
- * this node has several ranks; both facts read the same on every rank, so
- * every rank agrees on running the fence below. */
-static int engine_tcp_needed(void) {
-  if (!engine_transport_enabled("tcp") || hc_engine.world_size < 2)
-    return 0;
-  return hc_engine.world_size > hc_engine.local_size ||
-         !engine_transport_enabled("shm");
-}
-
-/* Without HCMPI_JOB_SECRET from the launcher, rank 0 makes the tcp secret
- * and publishes it before the fence (before_fence), every other rank reads
- * it after (!before_fence).  It is set before any connection is served:
- * HELLOs are read only in progress, after init. */
-static hc_status_t engine_tcp_secret(int before_fence) {
-  const hc_bootstrap_ops_t *boot = hc_engine.boot;
-  char hex[HC_BOOTSTRAP_VALUE_MAX];
-  if (hc_tcp_has_secret(hc_engine.tcp_ctx))
-    return HC_OK;
-  if (before_fence && hc_engine.world_rank != 0)
-    return HC_OK;
-  if (before_fence) {
-    if (hc_tcp_new_secret(hex, sizeof hex) != 0)
-      return HC_ERR_SYSTEM;
-    hc_status_t rc = boot->put(hc_engine.boot_ctx, "hc-tcp-secret", hex);
-    if (rc == HC_OK && hc_tcp_set_secret(hc_engine.tcp_ctx, hex) != 0)
-      rc = HC_ERR_INTERNAL;
-    memset(hex, 0, sizeof hex);
-    return rc;
+/* The peers t connects to: those of its reach that no started transport
+ * of a narrower reach covers. */
+static int engine_transport_covers(hc_transport_reach_t reach, int r) {
+  int me = hc_engine.world_rank;
+  switch (reach) {
+  case HC_TRANSPORT_REACH_SELF:
+    return r == me;
+  case HC_TRANSPORT_REACH_NODE:
+    return r != me && hc_engine_is_local(r);
+  case HC_TRANSPORT_REACH_ANY:
+    return r != me && !engine_narrower_covers(reach, r);
   }
-  hc_status_t rc =
-      boot->get(hc_engine.boot_ctx, "hc-tcp-secret", hex, sizeof hex);
-  if (rc == HC_OK && hc_tcp_set_secret(hc_engine.tcp_ctx, hex) != 0)
-    rc = HC_ERR_TRANSPORT;
-  memset(hex, 0, sizeof hex);
+  return 0;
+}
+
+static int engine_narrower_covers(hc_transport_reach_t reach, int r) {
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_transport_reach_t other = hc_engine.transports[i].ops->reach;
+    if (other < reach && engine_transport_covers(other, r))
+      return 1;
+  }
+  return 0;
+}
+
+/* Connects t to world rank r from its published address; the first
+ * transport (in list order) that connects reaches r.  An optional
+ * transport skips a peer that published "none" or that it refuses. */
+static hc_status_t engine_transport_connect(hc_engine_transport_t *t, int r) {
+  const hc_transport_ops_t *ops = t->ops;
+  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
+  int optional = (ops->flags & HC_TRANSPORT_OPTIONAL) != 0;
+  hc_status_t rc;
+  if (ops->reach == HC_TRANSPORT_REACH_SELF) {
+    rc = ops->address(t->ctx, addr, HC_TRANSPORT_ADDRESS_MAX);
+  } else {
+    engine_address_key(key, ops, r);
+    rc = hc_engine.boot->get(hc_engine.boot_ctx, key, addr, sizeof addr);
+    if (rc == HC_OK && optional && strcmp(addr, "none") == 0)
+      return HC_OK;
+  }
+  if (rc == HC_OK)
+    rc = ops->connect(t->ctx, r, addr);
+  if (rc == HC_OK && hc_engine.peers[r].via == NULL) {
+    hc_engine.peers[r].via = t;
+    hc_engine.peers[r].ops = ops;
+    hc_engine.peers[r].tctx = t->ctx;
+  }
+  return optional ? HC_OK : rc;
+}
+
+static hc_status_t engine_transports_connect(void) {
+  hc_status_t rc = engine_secret_share(0);
+  for (int i = 0; rc == HC_OK && i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    for (int r = 0; rc == HC_OK && r < hc_engine.world_size; r++)
+      if (engine_transport_covers(t->ops->reach, r))
+        rc = engine_transport_connect(t, r);
+  }
   return rc;
 }
 
-/* Publishes hc-tcp-<rank> = ip:port, fences, and records every peer's
- * address (connections open lazily on first send).  Runs after shm, so it
- * knows which peers shm serves. */
-static hc_status_t engine_tcp_init(const hc_transport_init_args_t *args) {
-  const hc_transport_ops_t *ops = &hc_transport_tcp_ops;
-  const hc_bootstrap_ops_t *boot = hc_engine.boot;
-  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
-  if (!engine_tcp_needed())
-    return HC_OK;
-  hc_status_t rc = ops->init(args, &hc_engine.tcp_ctx);
-  if (rc == HC_OK)
-    rc = ops->address(hc_engine.tcp_ctx, addr, HC_TRANSPORT_ADDRESS_MAX);
-  snprintf(key, sizeof key, "hc-tcp-%d", hc_engine.world_rank);
-  if (rc == HC_OK)
-    rc = boot->put(hc_engine.boot_ctx, key, addr);
-  if (rc == HC_OK)
-    rc = engine_tcp_secret(1);
-  hc_status_t frc = boot->fence(hc_engine.boot_ctx);
-  if (rc == HC_OK && frc == HC_OK)
-    rc = engine_tcp_secret(0);
-  for (int r = 0; rc == HC_OK && frc == HC_OK && r < hc_engine.world_size;
-       r++) {
-    if (!engine_tcp_serves(r))
+/* A peer no transport reaches because an optional one that would have did
+ * not start (and HCMPI_TRANSPORTS left nothing else) fails the init. */
+static hc_status_t
+engine_check_reached(const hc_transport_ops_t *const *dropped, int ndropped) {
+  for (int r = 0; ndropped > 0 && r < hc_engine.world_size; r++) {
+    if (hc_engine.peers[r].ops != NULL)
       continue;
-    snprintf(key, sizeof key, "hc-tcp-%d", r);
-    rc = boot->get(hc_engine.boot_ctx, key, addr, sizeof addr);
-    if (rc == HC_OK)
-      rc = ops->connect(hc_engine.tcp_ctx, r, addr);
+    for (int i = 0; i < ndropped; i++) {
+      if (!engine_transport_covers(dropped[i]->reach, r))
+        continue;
+      hc_log(HC_LOG_ERROR, "engine",
+             "rank %d: no transport reaches rank %d: %s did not start and "
+             "HCMPI_TRANSPORTS (%s) allows no other",
+             hc_engine.world_rank, r, dropped[i]->name,
+             hc_env_string("HCMPI_TRANSPORTS", "all"));
+      return HC_ERR_TRANSPORT;
+    }
   }
-  if (rc == HC_OK && frc == HC_OK)
-    rc = ops->connected(hc_engine.tcp_ctx);
-  return rc != HC_OK ? rc : frc;
+  return HC_OK;
 }
 
-/* verbs runs where HCMPI_TRANSPORTS names it or, without that list, when
- * some rank sits on another node: the same answer on every rank, so every
- * rank runs the fence below. */
-static int engine_verbs_needed(void) {
-  if (hc_engine.world_size < 2)
-    return 0;
-  if (hc_env_string("HCMPI_TRANSPORTS", NULL) != NULL)
-    return engine_transport_enabled("verbs");
-  return hc_engine.world_size > hc_engine.local_size;
+/* The transports every poll visits (all but those polled after sends). */
+static void engine_polled_setup(void) {
+  hc_engine.npolled = 0;
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (!t->poll_after_send)
+      hc_engine.polled[hc_engine.npolled++] =
+          (hc_engine_polled_t){t->ops->progress, t->ctx};
+  }
 }
 
-/* Publishes hc-ib-<rank> (device address and UD QP, or "none") and records
- * every served peer's; the queue pairs are made on first use, negotiated
- * by the transport itself.  Runs after shm (it serves the peers shm does
- * not). */
-static hc_status_t engine_verbs_init(const hc_transport_init_args_t *args) {
-  const hc_transport_ops_t *ops = &hc_transport_verbs_ops;
-  const hc_bootstrap_ops_t *boot = hc_engine.boot;
-  char addr[HC_BOOTSTRAP_VALUE_MAX], key[HC_BOOTSTRAP_KEY_MAX];
-  if (!engine_verbs_needed())
-    return HC_OK;
-  if (ops->init(args, &hc_engine.verbs_ctx) != HC_OK ||
-      ops->address(hc_engine.verbs_ctx, addr, HC_TRANSPORT_ADDRESS_MAX) !=
-          HC_OK) {
-    ops->fini(hc_engine.verbs_ctx);
-    hc_engine.verbs_ctx = NULL;
-    snprintf(addr, sizeof addr, "none");
-  }
-  snprintf(key, sizeof key, "hc-ib-%d", hc_engine.world_rank);
-  hc_status_t rc = boot->put(hc_engine.boot_ctx, key, addr);
-  hc_status_t frc = boot->fence(hc_engine.boot_ctx);
-  for (int r = 0; hc_engine.verbs_ctx != NULL && rc == HC_OK && frc == HC_OK &&
-                  r < hc_engine.world_size;
-       r++) {
-    if (!engine_tcp_serves(r))
-      continue;
-    snprintf(key, sizeof key, "hc-ib-%d", r);
-    if (boot->get(hc_engine.boot_ctx, key, addr, sizeof addr) == HC_OK &&
-        strcmp(addr, "none") != 0)
-      ops->connect(hc_engine.verbs_ctx, r, addr); /* refused: tcp */
-  }
-  if (hc_engine.verbs_ctx == NULL && !engine_transport_enabled("tcp")) {
-    hc_log(HC_LOG_ERROR, "engine",
-           "HCMPI_TRANSPORTS leaves only verbs for remote peers, and verbs "
-           "has no device");
-    return HC_ERR_TRANSPORT;
-  }
-  return rc != HC_OK ? rc : frc;
-}
-
-/* The one place that decides how a peer on another node (or any peer shm
- * does not serve) is reached. */
-static const hc_transport_ops_t *engine_remote_transport(int world_rank,
-                                                         void **tctx) {
-  if (hc_verbs_serves(hc_engine.verbs_ctx, world_rank)) {
-    *tctx = hc_engine.verbs_ctx;
-    return &hc_transport_verbs_ops;
-  }
-  *tctx = hc_engine.tcp_ctx;
-  return hc_engine.tcp_ctx != NULL ? &hc_transport_tcp_ops : NULL;
-}
-
-static hc_status_t engine_peers_init(void) {
-  hc_engine.peers = calloc((size_t)hc_engine.world_size, sizeof(hc_peer_t));
-  if (hc_engine.peers == NULL)
-    return HC_ERR_NOMEM;
+static void engine_peers_setup(void) {
   for (int r = 0; r < hc_engine.world_size; r++) {
     hc_peer_t *peer = &hc_engine.peers[r];
-    peer->world_rank = r;
-    if (r == hc_engine.world_rank) {
-      peer->ops = &hc_transport_self_ops;
-      peer->tctx = hc_engine.self_ctx;
-    } else if (hc_engine.shm_ctx != NULL && engine_is_local(r)) {
-      peer->ops = &hc_transport_shm_ops;
-      peer->tctx = hc_engine.shm_ctx;
-    } else {
-      peer->ops = engine_remote_transport(r, &peer->tctx);
-    }
     if (peer->ops != NULL)
       hc_proto_peer_setup(peer);
     if (hc_log_level() >= HC_LOG_DEBUG)
@@ -359,9 +380,21 @@ static hc_status_t engine_peers_init(void) {
              hc_engine.world_rank, r,
              peer->ops != NULL ? peer->ops->name : "none");
   }
+}
+
+static hc_status_t engine_peers_alloc(void) {
+  hc_engine.peers = calloc((size_t)hc_engine.world_size, sizeof(hc_peer_t));
+  if (hc_engine.peers == NULL)
+    return HC_ERR_NOMEM;
+  for (int r = 0; r < hc_engine.world_size; r++)
+    hc_engine.peers[r].world_rank = r;
   return HC_OK;
 }
 
+/* Every wanted transport starts and publishes, one fence, every transport
+ * connects to its peers, a second fence, every transport hears that all
+ * are connected (shm unlinks its segment name then).  Every rank runs
+ * both fences whatever failed, so the job's fence count stays in step. */
 static hc_status_t engine_transports_init(void) {
   hc_transport_init_args_t args = {
       .world_rank = hc_engine.world_rank,
@@ -377,36 +410,41 @@ static hc_status_t engine_transports_init(void) {
       .placed_cb = hc_proto_placed_cb,
       .place_head = sizeof(hc_pkt_hdr_t),
   };
-  hc_status_t rc = engine_self_init(&args);
-  hc_status_t src = engine_shm_init(&args);
+  const hc_transport_ops_t *dropped[HC_ENGINE_TRANSPORTS_MAX];
+  int ndropped = 0;
+  hc_status_t rc = engine_peers_alloc();
   if (rc == HC_OK)
-    rc = src;
-  /* After shm, which decides the peers tcp serves; its fence runs even
-   * when shm failed, so the job's fence count stays in step. */
-  src = engine_tcp_init(&args);
-  if (rc == HC_OK)
-    rc = src;
-  src = engine_verbs_init(&args);
-  if (rc == HC_OK)
-    rc = src;
-  if (rc == HC_OK)
-    rc = engine_peers_init();
-  return rc;
+    rc = engine_transports_start(&args, dropped, &ndropped);
+  hc_status_t frc = hc_engine.boot->fence(hc_engine.boot_ctx);
+  if (rc == HC_OK && frc == HC_OK)
+    rc = engine_transports_connect();
+  if (frc == HC_OK)
+    frc = hc_engine.boot->fence(hc_engine.boot_ctx);
+  for (int i = 0; rc == HC_OK && frc == HC_OK && i < hc_engine.ntransports; i++)
+    rc = hc_engine.transports[i].ops->connected(hc_engine.transports[i].ctx);
+  if (rc == HC_OK && frc == HC_OK)
+    rc = engine_check_reached(dropped, ndropped);
+  if (rc == HC_OK && frc == HC_OK) {
+    engine_polled_setup();
+    engine_peers_setup();
+  }
+  return rc != HC_OK ? rc : frc;
 }
 
 static void engine_teardown(void) {
   hc_comm_fini_predefined();
   hc_proto_fini();
-  hc_transport_tcp_ops.fini(hc_engine.tcp_ctx);
-  hc_transport_verbs_ops.fini(hc_engine.verbs_ctx);
-  hc_engine.verbs_ctx = NULL;
-  hc_transport_shm_ops.fini(hc_engine.shm_ctx);
-  hc_transport_self_ops.fini(hc_engine.self_ctx);
-  hc_engine.tcp_ctx = NULL;
+  /* The reverse of the start order: what reaches other nodes goes first. */
+  for (int i = hc_engine.ntransports - 1; i >= 0; i--) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    t->ops->fini(t->ctx);
+    memset(t, 0, sizeof *t);
+  }
+  hc_engine.ntransports = 0;
+  hc_engine.npolled = 0;
+  hc_engine.quiet_sent = 0;
   hc_engine.failed_peers = 0;
   hc_engine.failures_pending = 0;
-  hc_engine.shm_ctx = NULL;
-  hc_engine.self_ctx = NULL;
   free(hc_engine.peers);
   free(hc_engine.contexts);
   free(hc_engine.local_world_ranks);
@@ -448,7 +486,7 @@ static hc_status_t engine_start(void) {
 }
 
 /* The launcher's job secret leaves the environment once the transports
- * took their copy (the tcp context keeps it): a program's children
+ * took their copy (at init): a program's children
  * (system(), fork+exec) must not inherit it.  Its characters are wiped in
  * place first, so /proc/<pid>/environ, which shows the original block, no
  * longer holds it either. */

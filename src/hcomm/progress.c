@@ -1,9 +1,10 @@
-/* Progress and the blocking waits: spin on progress, then sleep on the shm
- * doorbell or the tcp epoll set with the engine lock dropped, so ranks >
- * cores stays prompt.  Peer failures reported by a transport fail the
+/* Progress and the blocking waits: spin on progress, then sleep on every
+ * transport at once with the engine lock dropped, so ranks > cores stays
+ * prompt.  Peer failures reported by a transport fail the
  * requests that need the peer here, outside any transport call. */
 #include "config.h" /* _GNU_SOURCE, for sched_getaffinity */
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -19,8 +20,9 @@
 #include "util/lock.h"
 #include "util/log.h"
 
-/* With both shm and tcp active neither wait sees the other's wake-ups, so
- * each sleeps this long at most and they take turns. */
+/* A transport that sleeps its own way (no descriptor to poll) does not
+ * see the others' wake-ups, nor they its: beside others each sleeps this
+ * long at most and they take turns. */
 #define PROGRESS_SHARED_WAIT_MS 1
 
 void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why) {
@@ -151,18 +153,27 @@ static void progress_apply_failures(void) {
   progress_fail_posted();
 }
 
+/* The transports polled only after sends (self) that got one. */
+static int progress_quiet_transports(void) {
+  int moved = 0;
+  hc_engine.quiet_sent = 0; /* what delivery sends sets it again */
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (!t->poll_after_send || !t->sent)
+      continue;
+    t->sent = 0;
+    moved += t->ops->progress(t->ctx);
+  }
+  return moved;
+}
+
 int hc_progress_locked(void) {
   int moved = 0;
-  if (hc_engine.self_queued && hc_engine.self_ctx != NULL) {
-    hc_engine.self_queued = 0; /* what delivery sends to self sets it again */
-    moved += hc_transport_self_ops.progress(hc_engine.self_ctx);
-  }
-  if (hc_engine.shm_ctx != NULL)
-    moved += hc_transport_shm_ops.progress(hc_engine.shm_ctx);
-  if (hc_engine.tcp_ctx != NULL)
-    moved += hc_transport_tcp_ops.progress(hc_engine.tcp_ctx);
-  if (hc_engine.verbs_ctx != NULL)
-    moved += hc_transport_verbs_ops.progress(hc_engine.verbs_ctx);
+  if (hc_engine.quiet_sent)
+    moved += progress_quiet_transports();
+  const hc_engine_polled_t *p = hc_engine.polled;
+  for (const hc_engine_polled_t *end = p + hc_engine.npolled; p < end; p++)
+    moved += p->progress(p->ctx);
   /* The protocol's, device's and collectives' hooks cost calls an empty
    * poll (most polls of a blocking wait) need not make. */
   if (hc_engine.backlogged != NULL || hc_engine.pending_head != NULL ||
@@ -318,17 +329,57 @@ static int progress_keep_polling(long *spins) {
   return 1;
 }
 
-/* verbs sleeps on its completion channel; beside shm or tcp each transport
- * sleeps briefly in turn, as neither sees the other's wake-ups. */
-static void progress_verbs_wait(void) {
-  int ms = hc_engine.wait_ms;
-  if (hc_engine.shm_ctx != NULL || hc_engine.tcp_ctx != NULL)
-    ms = ms < PROGRESS_SHARED_WAIT_MS ? ms : PROGRESS_SHARED_WAIT_MS;
-  hc_transport_verbs_ops.wait(hc_engine.verbs_ctx, ms);
-  if (hc_engine.tcp_ctx != NULL)
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, ms);
-  if (hc_engine.shm_ctx != NULL)
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, ms);
+/* What the transports' wait_fd said, for one sleep. */
+typedef struct progress_sleep_set {
+  struct pollfd fds[HC_ENGINE_TRANSPORTS_MAX];
+  int nfds;
+  int own[HC_ENGINE_TRANSPORTS_MAX]; /* those that sleep through wait */
+  int nown;
+  int armed[HC_ENGINE_TRANSPORTS_MAX]; /* those owed a wait_done */
+  int now;                             /* one has work now: no sleep */
+  int timeout_ms;
+} progress_sleep_set_t;
+
+/* Under the engine lock, as progress: readies every transport to sleep
+ * (wait_fd) for at most timeout_ms. */
+static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
+  set->nfds = set->nown = set->now = 0;
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    int fd = t->ops->wait_fd(t->ctx, &timeout_ms);
+    set->armed[i] = fd >= 0 || fd == HC_TRANSPORT_WAIT_NOW;
+    if (fd >= 0)
+      set->fds[set->nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    else if (fd == HC_TRANSPORT_WAIT_OWN)
+      set->own[set->nown++] = i;
+    set->now |= fd == HC_TRANSPORT_WAIT_NOW;
+  }
+  /* One that sleeps its own way sees neither the poll's wake-ups nor
+   * another's: beside others, each waits briefly in turn. */
+  if (set->nown > 0 && set->nown + (set->nfds > 0) > 1 &&
+      timeout_ms > PROGRESS_SHARED_WAIT_MS)
+    timeout_ms = PROGRESS_SHARED_WAIT_MS;
+  set->timeout_ms = timeout_ms;
+}
+
+/* Without the engine lock: sleeps until some transport may have work or
+ * the timeout passed (one poll over every descriptor, then the waits of
+ * those without one), and ends what begin readied (wait_done).  Returns 0
+ * when no transport had anything to sleep on (the caller pauses its own
+ * way). */
+static int progress_sleep_unlocked(progress_sleep_set_t *set) {
+  if (!set->now && set->nfds > 0)
+    poll(set->fds, (nfds_t)set->nfds, set->timeout_ms);
+  for (int k = 0; !set->now && k < set->nown; k++) {
+    hc_engine_transport_t *t = &hc_engine.transports[set->own[k]];
+    t->ops->wait(t->ctx, set->timeout_ms);
+  }
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (set->armed[i])
+      t->ops->wait_done(t->ctx);
+  }
+  return set->now || set->nfds > 0 || set->nown > 0;
 }
 
 void hc_idle_locked(long *spins) {
@@ -339,20 +390,10 @@ void hc_idle_locked(long *spins) {
     progress_apply_failures();
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
+  progress_sleep_set_t set;
+  progress_sleep_begin(&set, hc_engine.wait_ms);
   hc_engine_unlock();
-  if (hc_engine.verbs_ctx != NULL) {
-    progress_verbs_wait();
-  } else if (hc_engine.shm_ctx != NULL && hc_engine.tcp_ctx != NULL) {
-    int ms = hc_engine.wait_ms < PROGRESS_SHARED_WAIT_MS
-                 ? hc_engine.wait_ms
-                 : PROGRESS_SHARED_WAIT_MS;
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, ms);
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, ms);
-  } else if (hc_engine.tcp_ctx != NULL) {
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, hc_engine.wait_ms);
-  } else if (hc_engine.shm_ctx != NULL) {
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, hc_engine.wait_ms);
-  } else {
+  if (!progress_sleep_unlocked(&set)) {
     /* Only this process (or another of its threads) can make progress. */
     struct timespec ts = {0, 50 * 1000};
     nanosleep(&ts, NULL);
@@ -543,12 +584,12 @@ static pthread_t progress_thread;
 static int progress_thread_running;
 static atomic_int progress_thread_stop;
 
+/* Called with the engine lock, which it drops. */
 static void progress_thread_sleep(void) {
-  if (hc_engine.shm_ctx != NULL) {
-    hc_transport_shm_ops.wait(hc_engine.shm_ctx, PROGRESS_THREAD_SLEEP_MS);
-  } else if (hc_engine.tcp_ctx != NULL) {
-    hc_transport_tcp_ops.wait(hc_engine.tcp_ctx, PROGRESS_THREAD_SLEEP_MS);
-  } else {
+  progress_sleep_set_t set;
+  progress_sleep_begin(&set, PROGRESS_THREAD_SLEEP_MS);
+  pthread_mutex_unlock(&hc_engine.lock);
+  if (!progress_sleep_unlocked(&set)) {
     struct timespec ts = {0, PROGRESS_THREAD_SLEEP_MS * 1000000L};
     nanosleep(&ts, NULL);
   }
@@ -564,15 +605,16 @@ static void *progress_thread_main(void *arg) {
       continue;
     }
     int moved = hc_engine.initialized ? hc_progress_locked() : 0;
-    pthread_mutex_unlock(&hc_engine.lock);
-    if (moved > 0) {
+    if (moved == 0 && ++idle >= PROGRESS_THREAD_POLLS) {
       idle = 0;
-    } else if (++idle >= PROGRESS_THREAD_POLLS) {
-      idle = 0;
-      progress_thread_sleep();
-    } else {
-      sched_yield();
+      progress_thread_sleep(); /* drops the lock */
+      continue;
     }
+    pthread_mutex_unlock(&hc_engine.lock);
+    if (moved > 0)
+      idle = 0;
+    else
+      sched_yield();
   }
   return NULL;
 }

@@ -254,25 +254,17 @@ static int proto_drain_peer(hc_peer_t *peer) {
  * a rendezvous (eager, control) - the peer's transport.  Device buffers
  * are traced by devpath.c, which knows ipc, hccl or staging. */
 static hc_trace_path_t proto_trace_path(const hc_peer_t *peer) {
-  if (peer->ops == &hc_transport_shm_ops)
-    return HC_TRACE_PATH_SHM;
-  if (peer->ops == &hc_transport_tcp_ops)
-    return HC_TRACE_PATH_TCP;
-  if (peer->ops == &hc_transport_verbs_ops)
-    return HC_TRACE_PATH_VERBS;
-  if (peer->ops == &hc_transport_self_ops)
-    return HC_TRACE_PATH_SELF;
-  return HC_TRACE_PATH_NONE;
+  return peer->ops->trace_path;
 }
 
-/* A host rendezvous: a get that worked is single-copy (CMA on shm), one
- * that was refused streams DATA packets. */
+/* A host rendezvous: a get that worked is single-copy, one that was
+ * refused streams DATA packets (where the transport traces them apart). */
 static hc_trace_path_t proto_trace_rndv_path(const hc_peer_t *peer,
                                              hc_status_t get_rc) {
-  hc_trace_path_t path = proto_trace_path(peer);
-  if (path != HC_TRACE_PATH_SHM)
-    return path;
-  return get_rc == HC_OK ? HC_TRACE_PATH_CMA : HC_TRACE_PATH_PIPELINED;
+  const hc_transport_ops_t *ops = peer->ops;
+  if (ops->trace_get_path == ops->trace_path)
+    return ops->trace_path;
+  return get_rc == HC_OK ? ops->trace_get_path : HC_TRACE_PATH_PIPELINED;
 }
 
 static void proto_trace_recv(const hcomm_request_t *req, uint64_t key,

@@ -131,8 +131,7 @@ static int trace_open(const char *dir, hc_trace_file_hdr_t *hdr) {
   snprintf(path, sizeof path, "%s/rank-%d.trace", dir, hdr->rank);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0 || write(fd, hdr, sizeof *hdr) != (ssize_t)sizeof *hdr) {
-    hc_log(HC_LOG_WARN, "trace", "%s: %s; not tracing", path,
-           strerror(errno));
+    hc_log(HC_LOG_WARN, "trace", "%s: %s; not tracing", path, strerror(errno));
     if (fd >= 0)
       close(fd);
     return -1;

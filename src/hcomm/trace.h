@@ -15,10 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/trace_path.h"
+
 /* What a record is.  Numbers are part of the file format: append only. */
 typedef enum hc_trace_call {
-  HC_TRACE_ENG_SEND = 1,  /* engine: a message left (key: its send id) */
-  HC_TRACE_ENG_RECV = 2,  /* engine: a message met its receive (same key) */
+  HC_TRACE_ENG_SEND = 1, /* engine: a message left (key: its send id) */
+  HC_TRACE_ENG_RECV = 2, /* engine: a message met its receive (same key) */
   HC_TRACE_MPI_SEND = 10,
   HC_TRACE_MPI_ISEND = 11,
   HC_TRACE_MPI_RECV = 12,
@@ -85,30 +87,14 @@ typedef enum hc_trace_call {
   HC_TRACE_MPI_IALLTOALLW = 76
 } hc_trace_call_t;
 
-/* How a message's bytes moved (receiver side decides rendezvous paths). */
-typedef enum hc_trace_path {
-  HC_TRACE_PATH_NONE = 0,
-  HC_TRACE_PATH_SELF = 1,
-  HC_TRACE_PATH_SHM = 2,   /* eager through the shared-memory ring */
-  HC_TRACE_PATH_TCP = 3,
-  HC_TRACE_PATH_CMA = 4,   /* single-copy process_vm_readv */
-  HC_TRACE_PATH_PIPELINED = 5, /* rendezvous streamed as DATA packets */
-  HC_TRACE_PATH_DEVICE = 6,    /* unused since format 1.1: see 8..10 */
-  HC_TRACE_PATH_RNDV = 7,      /* sender side of a rendezvous */
-  HC_TRACE_PATH_IPC = 8,       /* device: one device-to-device IPC copy */
-  HC_TRACE_PATH_HCCL = 9,      /* device: paired HcclSend/HcclRecv */
-  HC_TRACE_PATH_STAGING = 10,  /* device: chunks through pinned host */
-  HC_TRACE_PATH_VERBS = 11     /* eager or rendezvous over InfiniBand/RoCE */
-} hc_trace_path_t;
-
 #define HC_TRACE_MAGIC "HCTRACE1"
 typedef struct hc_trace_file_hdr {
   char magic[8];
-  uint32_t version;     /* 1 */
-  uint32_t rec_size;    /* sizeof(hc_trace_rec_t) */
-  int32_t rank;         /* world rank */
-  int32_t size;         /* world size */
-  uint64_t sync_ns;     /* CLOCK_MONOTONIC when the start barrier ended */
+  uint32_t version;  /* 1 */
+  uint32_t rec_size; /* sizeof(hc_trace_rec_t) */
+  int32_t rank;      /* world rank */
+  int32_t size;      /* world size */
+  uint64_t sync_ns;  /* CLOCK_MONOTONIC when the start barrier ended */
   int64_t pid;
   char host[64];
 } hc_trace_file_hdr_t;
@@ -117,8 +103,8 @@ typedef struct hc_trace_rec {
   uint64_t t_start; /* ns, CLOCK_MONOTONIC */
   uint64_t t_end;
   uint64_t bytes;
-  uint64_t key;  /* engine events: sender's request id (pairs send/recv) */
-  int32_t peer;  /* MPI calls: rank in comm; engine: world rank; -1 none */
+  uint64_t key; /* engine events: sender's request id (pairs send/recv) */
+  int32_t peer; /* MPI calls: rank in comm; engine: world rank; -1 none */
   int32_t tag;
   uint16_t call; /* hc_trace_call_t */
   uint8_t mem;   /* 0 host, 1 device */

@@ -10,7 +10,7 @@ HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
 # verbs: RC queue pairs over libibverbs, dlopen()ed at init.  It compiles
 # only where infiniband/verbs.h exists (libibverbs-dev); elsewhere the
 # transport reports that it was built without verbs.
-HC_TRANSPORT_SOURCES += src/transport/verbs/verbs.c src/transport/verbs/verbs.h \
+HC_TRANSPORT_SOURCES += src/transport/verbs/verbs.c \
 	src/transport/verbs/regcache.c src/transport/verbs/regcache.h \
 	src/transport/verbs/conn.c src/transport/verbs/devmem.c \
 	src/transport/verbs/verbs_impl.h

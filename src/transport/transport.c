@@ -1,4 +1,29 @@
+/* The transport registration list and the defaults for optional ops. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
 #include "transport/transport.h"
+
+#ifdef HC_TRANSPORT_LOOPBACK
+/* A test double (tests/unit/transport_loopback.c), in test builds only. */
+extern const hc_transport_ops_t hc_transport_loopback_ops;
+#endif
+
+/* Order of preference: a peer is reached by the first transport here
+ * whose connect to it succeeded, so verbs goes before tcp, its fallback. */
+int hc_transport_registered(const hc_transport_ops_t *const **list) {
+  static const hc_transport_ops_t *const registered[] = {
+      &hc_transport_self_ops,     &hc_transport_shm_ops,
+      &hc_transport_verbs_ops,    &hc_transport_tcp_ops,
+#ifdef HC_TRANSPORT_LOOPBACK
+      &hc_transport_loopback_ops,
+#endif
+  };
+  *list = registered;
+  return (int)(sizeof registered / sizeof registered[0]);
+}
 
 hc_status_t hc_transport_get_not_supported(void *ctx, int peer_world_rank,
                                            void *local, uint64_t remote_addr,
@@ -9,4 +34,37 @@ hc_status_t hc_transport_get_not_supported(void *ctx, int peer_world_rank,
   (void)remote_addr;
   (void)len;
   return HC_ERR_NOT_SUPPORTED;
+}
+
+int hc_transport_wait_fd_not_supported(void *ctx, int *timeout_ms) {
+  (void)ctx;
+  (void)timeout_ms;
+  return HC_TRANSPORT_WAIT_OWN;
+}
+
+void hc_transport_wait_done_nothing(void *ctx) { (void)ctx; }
+
+hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex) {
+  (void)ctx;
+  (void)hex;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+int hc_transport_secret_new(char *hex, size_t len) {
+  unsigned char k[(HC_TRANSPORT_SECRET_HEX - 1) / 2];
+  size_t got = 0;
+  if (len < HC_TRANSPORT_SECRET_HEX)
+    return -1;
+  while (got < sizeof k) {
+    ssize_t n = getrandom(k + got, sizeof k - got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    got += (size_t)n;
+  }
+  for (size_t i = 0; i < sizeof k; i++)
+    snprintf(hex + 2 * i, 3, "%02x", k[i]);
+  memset(k, 0, sizeof k);
+  return 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "hcomm.h"
+#include "util/trace_path.h"
 
 /* Called from a transport's progress for each arrived packet, in the order
  * the peer sent them.  The bytes are valid only during the call; the engine
@@ -77,8 +78,50 @@ typedef struct hc_transport_mem {
   uint64_t dmabuf_offset;
 } hc_transport_mem_t;
 
+/* Which peers a transport can reach.  The engine connects a transport to
+ * the peers of its reach that no transport of a narrower reach serves, and
+ * reaches each peer through the first transport of the registration list
+ * (hc_transport_registered) whose connect to it succeeded. */
+typedef enum hc_transport_reach {
+  HC_TRANSPORT_REACH_SELF, /* this rank only; always started */
+  HC_TRANSPORT_REACH_NODE, /* the other ranks of this node */
+  HC_TRANSPORT_REACH_ANY   /* any other rank, on this node or another */
+} hc_transport_reach_t;
+
+/* hc_transport_ops_t.flags */
+/* init or address may fail: the job goes on without this transport (its
+ * address reads "none"), and a connect it refuses leaves the peer to the
+ * next transport. */
+#define HC_TRANSPORT_OPTIONAL 0x1u
+/* REACH_ANY: on a job of one node, serves its ranks when no transport of
+ * reach NODE is enabled, even when HCMPI_TRANSPORTS does not name it. */
+#define HC_TRANSPORT_LOCAL_DEFAULT 0x2u
+/* Nothing arrives except what this rank sent through it (self): the engine
+ * polls it only after a send through it. */
+#define HC_TRANSPORT_POLL_AFTER_SEND 0x4u
+/* Authenticates peers with the job's shared secret: set_secret is called
+ * when the launcher gave none (HCMPI_JOB_SECRET, read by init). */
+#define HC_TRANSPORT_WANTS_SECRET 0x8u
+
+/* What wait_fd returns besides a file descriptor. */
+#define HC_TRANSPORT_WAIT_NONE (-1) /* nothing from outside can arrive */
+#define HC_TRANSPORT_WAIT_NOW (-2)  /* progress would find work: no sleep */
+#define HC_TRANSPORT_WAIT_OWN (-3)  /* no descriptor: sleep through wait */
+
+/* A job secret as text: 64 hex digits and the NUL. */
+#define HC_TRANSPORT_SECRET_HEX 65
+
 typedef struct hc_transport_ops {
+  /* Names the transport in HCMPI_TRANSPORTS, in its published address's
+   * key, in logs and in traces. */
   const char *name;
+  hc_transport_reach_t reach;
+  unsigned flags; /* HC_TRANSPORT_* above */
+  /* What trace files record for its eager and control packets, and for a
+   * single-copy get; when the two differ, a refused get is recorded as
+   * HC_TRACE_PATH_PIPELINED.  HC_TRACE_PATH_NONE (0) when unset. */
+  hc_trace_path_t trace_path;
+  hc_trace_path_t trace_get_path;
   /* Creates this rank's local resources; may block briefly.  On failure
    * *ctx is NULL or a state that fini accepts. */
   hc_status_t (*init)(const hc_transport_init_args_t *args, void **ctx);
@@ -126,6 +169,26 @@ typedef struct hc_transport_ops {
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */
   void (*wait)(void *ctx, int timeout_ms);
+  /* Readies this rank to sleep and says on what, so that one poll covers
+   * every transport: a file descriptor that turns readable (POLLIN) when
+   * wait would return; or HC_TRANSPORT_WAIT_NONE (nothing to sleep on),
+   * _NOW (no sleep now) or _OWN (no descriptor: the engine sleeps through
+   * wait, in turns with the poll; what hc_transport_wait_fd_not_supported
+   * returns).  May lower *timeout_ms when
+   * a retry of its own falls due.  Call only after progress found nothing,
+   * where progress may be called (the engine holds its lock); never
+   * blocks.  A call that returned a descriptor or _NOW is followed, after
+   * the sleep (none after _NOW), by exactly one wait_done. */
+  int (*wait_fd)(void *ctx, int *timeout_ms);
+  /* Ends what wait_fd readied (takes the descriptor's events); never
+   * blocks.  Called without the engine lock, as wait: it may run beside
+   * progress and beside another thread's wait_fd or wait_done.
+   * hc_transport_wait_done_nothing where there is nothing to end. */
+  void (*wait_done)(void *ctx);
+  /* WANTS_SECRET: the job's shared secret (HC_TRANSPORT_SECRET_HEX - 1 hex
+   * digits, the same on every rank), after init and before connect.
+   * hc_transport_set_secret_not_supported for the others. */
+  hc_status_t (*set_secret)(void *ctx, const char *hex);
   /* Releases everything; safe on NULL and on a half-initialised ctx. */
   void (*fini)(void *ctx);
   /* Optional (NULL where a transport notices every peer's death without
@@ -137,15 +200,32 @@ typedef struct hc_transport_ops {
   void (*watch)(void *ctx, int peer_world_rank);
 } hc_transport_ops_t;
 
-/* The compiled-in transports. */
+/* The registration list: the compiled-in transports in the engine's order
+ * of preference (the first that connected to a peer reaches it).  Returns
+ * how many; *list points at them. */
+int hc_transport_registered(const hc_transport_ops_t *const **list);
+
+/* The transports' descriptors: named only by the registration list
+ * (transport.c) and by each transport's own tests. */
 extern const hc_transport_ops_t hc_transport_self_ops;
 extern const hc_transport_ops_t hc_transport_shm_ops;
 extern const hc_transport_ops_t hc_transport_tcp_ops;
 extern const hc_transport_ops_t hc_transport_verbs_ops;
 
-/* Shared by transports that cannot do single-copy reads. */
+/* Defaults for the ops a transport need not have. */
+/* get: HC_ERR_NOT_SUPPORTED (transports that cannot do single-copy reads). */
 hc_status_t hc_transport_get_not_supported(void *ctx, int peer_world_rank,
                                            void *local, uint64_t remote_addr,
                                            size_t len);
+/* wait_fd: HC_TRANSPORT_WAIT_OWN (no descriptor to poll). */
+int hc_transport_wait_fd_not_supported(void *ctx, int *timeout_ms);
+/* wait_done: nothing. */
+void hc_transport_wait_done_nothing(void *ctx);
+/* set_secret: HC_ERR_NOT_SUPPORTED. */
+hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex);
+
+/* Writes a fresh random job secret as hex (len >= HC_TRANSPORT_SECRET_HEX);
+ * 0 or -1. */
+int hc_transport_secret_new(char *hex, size_t len);
 
 #endif /* HC_TRANSPORT_H */

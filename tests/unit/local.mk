@@ -22,6 +22,17 @@ tests_unit_check_shm_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_shm_LDADD = $(HC_UNIT_LIBS)
 tests_unit_check_self_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_self_LDADD = $(HC_UNIT_LIBS)
+# check_transport_list: its own copy of the registration list, which adds
+# the test-only loopback transport (HC_TRANSPORT_LOOPBACK); the library's
+# copy in libhccore.a is then never linked in.
+check_PROGRAMS += tests/unit/check_transport_list
+TESTS += tests/unit/check_transport_list
+tests_unit_check_transport_list_SOURCES = tests/unit/check_transport_list.c \
+	tests/unit/transport_loopback.c tests/unit/transport_loopback.h \
+	src/transport/transport.c
+tests_unit_check_transport_list_CPPFLAGS = $(AM_CPPFLAGS) -DHC_TRANSPORT_LOOPBACK
+tests_unit_check_transport_list_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_transport_list_LDADD = $(HC_UNIT_LIBS)
 check_PROGRAMS += tests/unit/check_shm_layout
 TESTS += tests/unit/check_shm_layout
 tests_unit_check_shm_layout_CFLAGS = $(HC_UNIT_CFLAGS)

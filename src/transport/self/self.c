@@ -129,6 +129,13 @@ static void self_wait(void *ctx, int timeout_ms) {
   (void)timeout_ms;
 }
 
+/* Only this rank's own sends arrive, and those need no sleep. */
+static int self_wait_fd(void *ctx, int *timeout_ms) {
+  (void)ctx;
+  (void)timeout_ms;
+  return HC_TRANSPORT_WAIT_NONE;
+}
+
 static void self_fini(void *ctx) {
   self_ctx_t *self = ctx;
   if (self == NULL)
@@ -144,6 +151,10 @@ static void self_fini(void *ctx) {
 
 const hc_transport_ops_t hc_transport_self_ops = {
     .name = "self",
+    .reach = HC_TRANSPORT_REACH_SELF,
+    .flags = HC_TRANSPORT_POLL_AFTER_SEND,
+    .trace_path = HC_TRACE_PATH_SELF,
+    .trace_get_path = HC_TRACE_PATH_SELF,
     .init = self_init,
     .address = self_address,
     .connect = self_connect,
@@ -153,5 +164,8 @@ const hc_transport_ops_t hc_transport_self_ops = {
     .progress = self_progress,
     .get = self_get,
     .wait = self_wait,
+    .wait_fd = self_wait_fd,
+    .wait_done = hc_transport_wait_done_nothing,
+    .set_secret = hc_transport_set_secret_not_supported,
     .fini = self_fini,
 };

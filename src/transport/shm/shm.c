@@ -928,6 +928,10 @@ static void shm_fini(void *ctx) {
 
 const hc_transport_ops_t hc_transport_shm_ops = {
     .name = "shm",
+    .reach = HC_TRANSPORT_REACH_NODE,
+    .flags = 0,
+    .trace_path = HC_TRACE_PATH_SHM,
+    .trace_get_path = HC_TRACE_PATH_CMA,
     .init = shm_init,
     .address = shm_address,
     .connect = shm_connect,
@@ -937,5 +941,9 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .progress = shm_progress,
     .get = shm_get,
     .wait = shm_wait,
+    /* The doorbell is a futex in the segment: no descriptor to poll. */
+    .wait_fd = hc_transport_wait_fd_not_supported,
+    .wait_done = hc_transport_wait_done_nothing,
+    .set_secret = hc_transport_set_secret_not_supported,
     .fini = shm_fini,
 };

@@ -566,16 +566,6 @@ static int tcp_random(unsigned char *buf, size_t len) {
   return 0;
 }
 
-int hc_tcp_new_secret(char *hex, size_t len) {
-  unsigned char k[HC_TCP_SECRET_BYTES];
-  if (len < HC_TCP_SECRET_HEX || tcp_random(k, sizeof k) != 0)
-    return -1;
-  for (size_t i = 0; i < sizeof k; i++)
-    snprintf(hex + 2 * i, 3, "%02x", k[i]);
-  memset(k, 0, sizeof k);
-  return 0;
-}
-
 /* HMAC(K, label | nonce | connector | acceptor | job size). */
 static void tcp_mac(const tcp_ctx_t *t, char label, const unsigned char *nonce,
                     int connector, int acceptor,
@@ -1415,6 +1405,14 @@ static void tcp_wait(void *ctx, int timeout_ms) {
   epoll_wait(t->epfd, &ev, 1, timeout_ms);
 }
 
+/* The epoll set: readable while any of its sockets has an event, which
+ * stays (level-triggered) for the next progress call. */
+static int tcp_wait_fd(void *ctx, int *timeout_ms) {
+  tcp_ctx_t *t = ctx;
+  (void)timeout_ms;
+  return t == NULL || t->epfd < 0 ? HC_TRANSPORT_WAIT_NONE : t->epfd;
+}
+
 /* ---- fini ------------------------------------------------------------- */
 
 static double tcp_now_ms(void) {
@@ -1476,8 +1474,19 @@ static void tcp_fini(void *ctx) {
   free(t);
 }
 
+_Static_assert(HC_TCP_SECRET_HEX == HC_TRANSPORT_SECRET_HEX,
+               "the engine hands over secrets of the transports' size");
+
+static hc_status_t tcp_set_secret(void *ctx, const char *hex) {
+  return hc_tcp_set_secret(ctx, hex) == 0 ? HC_OK : HC_ERR_ARG;
+}
+
 const hc_transport_ops_t hc_transport_tcp_ops = {
     .name = "tcp",
+    .reach = HC_TRANSPORT_REACH_ANY,
+    .flags = HC_TRANSPORT_LOCAL_DEFAULT | HC_TRANSPORT_WANTS_SECRET,
+    .trace_path = HC_TRACE_PATH_TCP,
+    .trace_get_path = HC_TRACE_PATH_TCP,
     .init = tcp_init,
     .address = tcp_address,
     .connect = tcp_connect,
@@ -1487,6 +1496,9 @@ const hc_transport_ops_t hc_transport_tcp_ops = {
     .progress = tcp_progress,
     .get = hc_transport_get_not_supported,
     .wait = tcp_wait,
+    .wait_fd = tcp_wait_fd,
+    .wait_done = hc_transport_wait_done_nothing,
+    .set_secret = tcp_set_secret,
     .fini = tcp_fini,
     .watch = tcp_watch,
 };

@@ -1,8 +1,8 @@
 /*
  * The tcp transport's per-job secret (see the set-up comment in tcp.c).
- * The engine hands it over when the launcher did not: rank 0 makes one,
- * publishes it in the bootstrap KVS, every rank sets it before the first
- * connection can be served.
+ * The engine hands it over (the set_secret op) when the launcher did not:
+ * rank 0 makes one, publishes it in the bootstrap KVS, every rank sets it
+ * before the first connection can be served.
  */
 #ifndef HC_TRANSPORT_TCP_AUTH_H
 #define HC_TRANSPORT_TCP_AUTH_H
@@ -17,7 +17,5 @@
 int hc_tcp_set_secret(void *ctx, const char *hex);
 /* 1 when a secret is set (HCMPI_JOB_SECRET at init, or hc_tcp_set_secret). */
 int hc_tcp_has_secret(const void *ctx);
-/* Writes a fresh random secret as hex (len >= HC_TCP_SECRET_HEX); 0 or -1. */
-int hc_tcp_new_secret(char *hex, size_t len);
 
 #endif

@@ -55,7 +55,6 @@
 #include "config.h"
 
 #include "transport/transport.h"
-#include "transport/verbs/verbs.h"
 #include "util/log.h"
 
 #if defined(__has_include) && __has_include(<infiniband/verbs.h>)
@@ -368,13 +367,6 @@ static hc_status_t vb_connect(void *ctx, int p, const char *addr) {
   peer->ud_qpn = (uint32_t)qpn;
   peer->state = VB_PEER_IDLE;
   return HC_OK;
-}
-
-/* Served by verbs: the peer published a device address. */
-int hc_verbs_serves(void *ctx, int p) {
-  vb_ctx_t *v = ctx;
-  return v != NULL && p >= 0 && p < v->world_size &&
-         v->peers[p].state != VB_PEER_NONE;
 }
 
 static hc_status_t vb_connected(void *ctx) {
@@ -745,24 +737,29 @@ static void vb_keepalive(vb_ctx_t *v) {
   }
 }
 
-static void vb_wait(void *ctx, int timeout_ms) {
+/* Arms the completion channel: its descriptor turns readable on the next
+ * completion.  What completed before the arm raises no event, so it is
+ * taken now (held for the next progress) and the sleep is skipped. */
+static int vb_wait_fd(void *ctx, int *timeout_ms) {
   vb_ctx_t *v = ctx;
-  if (v == NULL || v->cq == NULL || timeout_ms == 0 || v->stash_head != NULL ||
-      v->nheld > 0)
-    return;
+  if (v == NULL || v->cq == NULL)
+    return HC_TRANSPORT_WAIT_NONE;
+  if (v->stash_head != NULL || v->nheld > 0)
+    return HC_TRANSPORT_WAIT_NOW;
   vb_keepalive(v);
-  if (v->nconnecting > 0 && (timeout_ms < 0 || timeout_ms > VB_CONN_RETRY_MS))
-    timeout_ms = VB_CONN_RETRY_MS; /* an unanswered REQ is repeated */
+  if (v->nconnecting > 0 && (*timeout_ms < 0 || *timeout_ms > VB_CONN_RETRY_MS))
+    *timeout_ms = VB_CONN_RETRY_MS; /* an unanswered REQ is repeated */
   ibv_req_notify_cq(v->cq, 0);
-  /* What completed before the arm raises no event: take it now. */
   v->nheld = ibv_poll_cq(v->cq, VB_HELD_MAX, v->held);
   if (v->nheld < 0)
     v->nheld = 0;
-  if (v->nheld > 0)
-    return;
-  struct pollfd pfd = {.fd = v->chan->fd, .events = POLLIN};
-  if (poll(&pfd, 1, timeout_ms) <= 0)
-    return;
+  return v->nheld > 0 ? HC_TRANSPORT_WAIT_NOW : v->chan->fd;
+}
+
+/* Takes the channel's events (it is non-blocking), so that it reads empty
+ * until the next arm. */
+static void vb_wait_done(void *ctx) {
+  vb_ctx_t *v = ctx;
   struct ibv_cq *cq;
   void *cq_ctx;
   unsigned events = 0;
@@ -770,6 +767,19 @@ static void vb_wait(void *ctx, int timeout_ms) {
     events++;
   if (events > 0)
     v->f.ack_cq_events(v->cq, events);
+}
+
+static void vb_wait(void *ctx, int timeout_ms) {
+  if (timeout_ms == 0)
+    return;
+  int fd = vb_wait_fd(ctx, &timeout_ms);
+  if (fd == HC_TRANSPORT_WAIT_NONE)
+    return;
+  if (fd >= 0) {
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    poll(&pfd, 1, timeout_ms);
+  }
+  vb_wait_done(ctx);
 }
 
 /* ---- get (RDMA READ) -------------------------------------------------- */
@@ -1055,13 +1065,15 @@ static void vb_wait(void *ctx, int timeout_ms) {
   (void)timeout_ms;
 }
 
-static void vb_fini(void *ctx) { (void)ctx; }
-
-int hc_verbs_serves(void *ctx, int peer) {
+static int vb_wait_fd(void *ctx, int *timeout_ms) {
   (void)ctx;
-  (void)peer;
-  return 0;
+  (void)timeout_ms;
+  return HC_TRANSPORT_WAIT_NONE;
 }
+
+static void vb_wait_done(void *ctx) { (void)ctx; }
+
+static void vb_fini(void *ctx) { (void)ctx; }
 
 static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
                           size_t len) {
@@ -1085,6 +1097,10 @@ static void hc_vb_mem_dereg(void *ctx, void *handle) {
 
 const hc_transport_ops_t hc_transport_verbs_ops = {
     .name = "verbs",
+    .reach = HC_TRANSPORT_REACH_ANY,
+    .flags = HC_TRANSPORT_OPTIONAL,
+    .trace_path = HC_TRACE_PATH_VERBS,
+    .trace_get_path = HC_TRACE_PATH_VERBS,
     .init = vb_init,
     .address = vb_address,
     .connect = vb_connect,
@@ -1096,5 +1112,8 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .mem_reg = hc_vb_mem_reg,
     .mem_dereg = hc_vb_mem_dereg,
     .wait = vb_wait,
+    .wait_fd = vb_wait_fd,
+    .wait_done = vb_wait_done,
+    .set_secret = hc_transport_set_secret_not_supported,
     .fini = vb_fini,
 };
