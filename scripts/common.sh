@@ -9,11 +9,13 @@ HC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${BUILD_DIR:=$HC_REPO/build}"
 : "${JOBS:=2}"
 HC_APT_PACKAGES="build-essential autoconf automake libtool pkg-config check mpich libmpich-dev openmpi-bin libopenmpi-dev python3 gfortran g++ gnuplot-nox"
+# The verbs transport compiles against its header in every mode (configure
+# --with-verbs=auto leaves it out without one, and says so).
+HC_APT_PACKAGES="$HC_APT_PACKAGES libibverbs-dev"
 # Only for tests/launchers (Slurm daemons, PMIx header) and tests/relink
 # (Debian programs linked against libmpich12, cmake); CI=true adds them.
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
-HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES libibverbs-dev" # verbs transport headers (issue 6)
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES chromium" # tests/tools/trace.sh renders report.html (issue 11)
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
@@ -23,6 +25,7 @@ hc_deps_missing() {
         command -v "$c" >/dev/null 2>&1 || { echo "$c"; return 0; }
     done
     pkg-config --exists check 2>/dev/null || { echo "check (pkg-config)"; return 0; }
+    [ -f /usr/include/infiniband/verbs.h ] || { echo "libibverbs-dev"; return 0; }
     if [ "${CI:-}" = true ]; then
         command -v slurmd >/dev/null 2>&1 || { echo "slurmd"; return 0; }
         pkg-config --exists pmix 2>/dev/null || { echo "pmix (pkg-config)"; return 0; }

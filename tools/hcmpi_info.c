@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -125,7 +126,18 @@ static void info_transports(void) {
     }
     info_transport_line(name, usable, detail);
   }
-  printf("  verbs  not compiled in\n");
+#ifdef HC_HAVE_VERBS
+  /* Usable when the library it dlopens at init is there; whether an HCA
+   * is active only MPI_Init finds out. */
+  const char *lib = hc_env_string("HCMPI_VERBS_LIB", "libibverbs.so.1");
+  void *verbs = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+  snprintf(detail, sizeof detail, "%s %s", lib, verbs ? "loads" : "not found");
+  if (verbs != NULL)
+    dlclose(verbs);
+  info_transport_line("verbs", verbs != NULL, detail);
+#else
+  printf("  verbs  not compiled in (configure found no infiniband/verbs.h)\n");
+#endif
 }
 
 static void info_device(const char *label, hc_mem_kind_t kind) {

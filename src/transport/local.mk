@@ -7,11 +7,12 @@ HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_ring.c \
 	src/transport/shm/shm_layout.h
 HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
 	src/transport/tcp/tcp_ip.h
-# verbs: RC queue pairs over libibverbs, dlopen()ed at init.  It compiles
-# only where infiniband/verbs.h exists (libibverbs-dev); elsewhere the
-# transport reports that it was built without verbs.
+# verbs: RC queue pairs over libibverbs, dlopen()ed at init.  Built when
+# configure finds infiniband/verbs.h (--with-verbs, default auto; its
+# summary says which), otherwise left out of the registration list.
+if HC_VERBS
 HC_TRANSPORT_SOURCES += src/transport/verbs/verbs.c \
 	src/transport/verbs/regcache.c src/transport/verbs/regcache.h \
 	src/transport/verbs/conn.c src/transport/verbs/devmem.c \
 	src/transport/verbs/verbs_impl.h
-EXTRA_DIST += docs/verbs.md
+endif

@@ -1,4 +1,6 @@
 /* The transport registration list and the defaults for optional ops. */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,8 +17,12 @@ extern const hc_transport_ops_t hc_transport_loopback_ops;
  * whose connect to it succeeded, so verbs goes before tcp, its fallback. */
 int hc_transport_registered(const hc_transport_ops_t *const **list) {
   static const hc_transport_ops_t *const registered[] = {
-      &hc_transport_self_ops,     &hc_transport_shm_ops,
-      &hc_transport_verbs_ops,    &hc_transport_tcp_ops,
+      &hc_transport_self_ops,
+      &hc_transport_shm_ops,
+#ifdef HC_HAVE_VERBS /* configure --with-verbs (default: when the header is there) */
+      &hc_transport_verbs_ops,
+#endif
+      &hc_transport_tcp_ops,
 #ifdef HC_TRANSPORT_LOOPBACK
       &hc_transport_loopback_ops,
 #endif

@@ -115,9 +115,11 @@ TESTS += tests/unit/check_memhooks
 tests_unit_check_memhooks_SOURCES = tests/unit/check_memhooks.c
 tests_unit_check_memhooks_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_memhooks_LDADD = libhcmemhooks.la $(HC_UNIT_LIBS)
+if HC_VERBS
 check_PROGRAMS += tests/unit/check_regcache
 TESTS += tests/unit/check_regcache
 tests_unit_check_regcache_SOURCES = tests/unit/check_regcache.c
 tests_unit_check_regcache_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_regcache_LDADD = libhcmemhooks.la $(HC_UNIT_LIBS)
+endif
 endif

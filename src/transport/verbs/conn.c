@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#if defined(__has_include) && __has_include(<infiniband/verbs.h>)
 
 #include <errno.h>
 #include <stdlib.h>
@@ -297,5 +296,3 @@ void hc_vb_on_ud(vb_ctx_t *v, const struct ibv_wc *wc) {
   if (wc->status != IBV_WC_WR_FLUSH_ERR && vb_ud_post_recv(v, slot) != HC_OK)
     hc_log(HC_LOG_WARN, "verbs", "UD receive not reposted");
 }
-
-#endif

@@ -11,7 +11,6 @@
  */
 #include "config.h"
 
-#if defined(__has_include) && __has_include(<infiniband/verbs.h>)
 
 #include <errno.h>
 #include <stdlib.h>
@@ -88,5 +87,3 @@ void hc_vb_devmem_fini(vb_ctx_t *v) {
   while (v->devmem != NULL)
     hc_vb_mem_dereg(v, v->devmem);
 }
-
-#endif

@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#if defined(__has_include) && __has_include(<infiniband/verbs.h>)
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -264,5 +263,3 @@ void hc_vb_rcache_free(hc_vb_rcache_t *c) {
   rcache_reap(c, c->dead);
   free(c);
 }
-
-#endif

@@ -57,8 +57,6 @@
 #include "transport/transport.h"
 #include "util/log.h"
 
-#if defined(__has_include) && __has_include(<infiniband/verbs.h>)
-
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1011,89 +1009,6 @@ static void vb_fini(void *ctx) {
   free(v->peers);
   free(v);
 }
-
-#else /* no infiniband/verbs.h at build time */
-
-static hc_status_t vb_init(const hc_transport_init_args_t *args, void **ctx) {
-  (void)args;
-  *ctx = NULL;
-  hc_log(HC_LOG_INFO, "verbs",
-         "no verbs devices (built without infiniband/verbs.h)");
-  return HC_ERR_NOT_SUPPORTED;
-}
-
-static hc_status_t vb_address(void *ctx, char *buf, size_t len) {
-  (void)ctx;
-  (void)buf;
-  (void)len;
-  return HC_ERR_STATE;
-}
-
-static hc_status_t vb_connect(void *ctx, int p, const char *addr) {
-  (void)ctx;
-  (void)p;
-  (void)addr;
-  return HC_ERR_STATE;
-}
-
-static hc_status_t vb_connected(void *ctx) {
-  (void)ctx;
-  return HC_OK;
-}
-
-static size_t vb_max_packet(void *ctx) {
-  (void)ctx;
-  return 0;
-}
-
-static hc_status_t vb_send(void *ctx, int p, const struct iovec *iov,
-                           int iovcnt) {
-  (void)ctx;
-  (void)p;
-  (void)iov;
-  (void)iovcnt;
-  return HC_ERR_STATE;
-}
-
-static int vb_progress(void *ctx) {
-  (void)ctx;
-  return 0;
-}
-
-static void vb_wait(void *ctx, int timeout_ms) {
-  (void)ctx;
-  (void)timeout_ms;
-}
-
-static int vb_wait_fd(void *ctx, int *timeout_ms) {
-  (void)ctx;
-  (void)timeout_ms;
-  return HC_TRANSPORT_WAIT_NONE;
-}
-
-static void vb_wait_done(void *ctx) { (void)ctx; }
-
-static void vb_fini(void *ctx) { (void)ctx; }
-
-static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
-                          size_t len) {
-  return hc_transport_get_not_supported(ctx, p, local, remote_addr, len);
-}
-
-static hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
-                                 void **handle) {
-  (void)ctx;
-  (void)mem;
-  (void)handle;
-  return HC_ERR_NOT_SUPPORTED;
-}
-
-static void hc_vb_mem_dereg(void *ctx, void *handle) {
-  (void)ctx;
-  (void)handle;
-}
-
-#endif
 
 const hc_transport_ops_t hc_transport_verbs_ops = {
     .name = "verbs",
