@@ -54,16 +54,21 @@ typedef struct nbc_sched {
   void *done_arg;
   void (*cleanup_fn)(void *arg); /* hc_nbc_set_cleanup */
   void *cleanup_arg;
-  int yield; /* hc_nbc_yield: stop after this round until the next pass */
+  int yield;      /* hc_nbc_yield: stop after this round until the next pass */
+  int persistent; /* hcomm_*_init: kept after a run, replayed by hcomm_start */
 } nbc_sched_t;
+
+/* What the builder of a collective does with the schedule it built. */
+enum nbc_mode {
+  NBC_START, /* start it now: hcomm_i* */
+  NBC_PLAN   /* keep it inactive for hcomm_start: hcomm_*_init */
+};
 
 static nbc_sched_t *nbc_active;
 int hc_nbc_nactive;
 
-/* Below these a collective is latency-bound: all messages of an alltoall at
- * once, a linear scatter/gather without tree hops. */
+/* Below this an alltoall is latency-bound: all its messages at once. */
 #define NBC_ALLTOALL_LINEAR_BYTES ((size_t)32 * 1024)
-#define NBC_LINEAR_MAX_SIZE 4
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -265,12 +270,15 @@ static int nbc_advance(nbc_sched_t *s) {
   }
 }
 
+/* A persistent schedule stays with its request (freed with it, through
+ * hc_nbc_plan_free); any other ends here. */
 static void nbc_complete(nbc_sched_t *s) {
   hcomm_request_t *req = s->req;
   hc_status_t error = s->error;
   if (s->done_fn != NULL)
     s->done_fn(s->done_arg, error); /* before anyone can see req done */
-  nbc_free(s);
+  if (!s->persistent)
+    nbc_free(s);
   req->status.source = HCOMM_ANY_SOURCE;
   req->status.tag = HCOMM_ANY_TAG;
   req->status.bytes = 0;
@@ -295,26 +303,34 @@ int hc_nbc_progress_locked(void) {
   return moved;
 }
 
-/* Takes s (frees it on failure); *req is the collective's request. */
-static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
-  hc_engine_lock();
-  hc_status_t rc = hc_engine_check();
-  if (rc == HC_OK)
-    rc = s->error;
-  if (rc == HC_OK)
-    rc = nbc_size_reqs(s);
+/* With the lock held: the request that s completes, or NULL (s freed, *rc
+ * set) when s failed to build or memory ran out. */
+static hcomm_request_t *nbc_bind(nbc_sched_t *s, hc_status_t *rc) {
   hcomm_request_t *r = NULL;
-  if (rc == HC_OK && (r = hc_request_alloc(HC_REQ_USER)) == NULL)
-    rc = HC_ERR_NOMEM;
-  if (rc != HC_OK) {
-    hc_engine_unlock();
+  *rc = hc_engine_check();
+  if (*rc == HC_OK)
+    *rc = s->error;
+  if (*rc == HC_OK)
+    *rc = nbc_size_reqs(s);
+  if (*rc == HC_OK && (r = hc_request_alloc(HC_REQ_USER)) == NULL)
+    *rc = HC_ERR_NOMEM;
+  if (*rc != HC_OK) {
     nbc_free(s);
-    return rc;
+    return NULL;
   }
   r->comm = s->comm;
-  hc_comm_op_begin(s->comm);
   s->req = r;
+  return r;
+}
+
+/* With the lock held: runs s from its first step under the communicator's
+ * next collective tag (every rank starts its collectives in one order). */
+static void nbc_run(nbc_sched_t *s) {
+  hc_comm_op_begin(s->comm);
   s->tag = HC_NBC_TAG_BASE + (int)(s->comm->coll_seq++ % HC_NBC_SEQS);
+  s->pos = 0;
+  s->nreqs = 0;
+  s->error = HC_OK;
   if (nbc_advance(s) == 2) {
     nbc_complete(s);
   } else {
@@ -322,9 +338,81 @@ static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
     nbc_active = s;
     hc_nbc_nactive++;
   }
+}
+
+/* Takes s (frees it on failure); *req is the collective's request. */
+static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
+  hc_status_t rc;
+  hc_engine_lock();
+  hcomm_request_t *r = nbc_bind(s, &rc);
+  if (r != NULL)
+    nbc_run(s);
   hc_engine_unlock();
-  *req = r;
-  return HC_OK;
+  if (r != NULL)
+    *req = r;
+  return rc;
+}
+
+/* Takes s (frees it on failure); *req is an inactive persistent request
+ * that owns s from now on: complete (done) until hcomm_start. */
+static hc_status_t nbc_plan(nbc_sched_t *s, hcomm_request_t **req) {
+  hc_status_t rc;
+  hc_engine_lock();
+  hcomm_request_t *r = nbc_bind(s, &rc);
+  if (r != NULL) {
+    s->persistent = 1;
+    r->plan = s;
+    r->status.source = HCOMM_ANY_SOURCE;
+    r->status.tag = HCOMM_ANY_TAG;
+    atomic_store(&r->done, 1);
+  }
+  hc_engine_unlock();
+  if (r != NULL)
+    *req = r;
+  return rc;
+}
+
+static hc_status_t nbc_launch(nbc_sched_t *s, hcomm_request_t **req,
+                              enum nbc_mode mode) {
+  return mode == NBC_PLAN ? nbc_plan(s, req) : nbc_start(s, req);
+}
+
+hc_status_t hcomm_start(hcomm_request_t *req) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = hc_engine_check();
+  nbc_sched_t *s = req->plan;
+  if (rc == HC_OK && (s == NULL || !atomic_load(&req->done) || req->user_freed))
+    rc = HC_ERR_REQUEST;
+  if (rc == HC_OK) {
+    req->status.error = HC_OK;
+    atomic_store(&req->done, 0);
+    nbc_run(s);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+void hc_nbc_plan_free(hc_nbc_sched_t *s) { nbc_free(s); }
+
+hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
+                                  void (*release)(void *arg), void *arg) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  nbc_sched_t *s = req->plan;
+  hc_status_t rc = HC_OK;
+  if (s == NULL || !atomic_load(&req->done) || s->done_fn != NULL)
+    rc = HC_ERR_REQUEST;
+  if (rc == HC_OK) {
+    s->done_fn = fn;
+    s->done_arg = arg;
+    s->cleanup_fn = release;
+    s->cleanup_arg = arg;
+  }
+  hc_engine_unlock();
+  return rc;
 }
 
 hc_status_t hcomm_icoll_on_complete(hcomm_request_t *req, hcomm_coll_done_fn fn,
@@ -451,7 +539,8 @@ static void nbc_build_barrier(nbc_sched_t *s) {
   }
 }
 
-hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_barrier(hcomm_comm_t *comm, hcomm_request_t **req,
+                                    enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK)
@@ -459,7 +548,7 @@ hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
   if (rc != HC_OK)
     return rc;
   nbc_build_barrier(s);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- bcast --------------------------------------------------------------- */
@@ -520,8 +609,9 @@ static void nbc_build_bcast(nbc_sched_t *s, void *buf, size_t bytes, int root) {
   }
 }
 
-hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
-                         hcomm_request_t **req) {
+static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
+                                  hcomm_comm_t *comm, hcomm_request_t **req,
+                                  enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && buf == NULL && bytes > 0)
@@ -531,7 +621,7 @@ hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
   if (rc != HC_OK)
     return rc;
   nbc_build_bcast(s, buf, bytes, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- reduce -------------------------------------------------------------- */
@@ -588,9 +678,10 @@ static void nbc_build_reduce(nbc_sched_t *s, const void *mine, void *out,
   }
 }
 
-hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
-                          const hcomm_reduce_op_t *op, int root,
-                          hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_reduce(const void *sendbuf, void *recvbuf,
+                                   size_t count, const hcomm_reduce_op_t *op,
+                                   int root, hcomm_comm_t *comm,
+                                   hcomm_request_t **req, enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK)
@@ -604,7 +695,7 @@ hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   if (count > 0)
     nbc_build_reduce(s, mine, recvbuf, count, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- allreduce ----------------------------------------------------------- */
@@ -681,9 +772,10 @@ static void nbc_build_allreduce_ring(nbc_sched_t *s, char *b, size_t count) {
   }
 }
 
-hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
-                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
-                             hcomm_request_t **req) {
+static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
+                                      size_t count, const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm, hcomm_request_t **req,
+                                      enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_op(comm, op, req);
   if (rc == HC_OK)
@@ -707,7 +799,7 @@ hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
   default:
     nbc_build_allreduce_rd(s, recvbuf, count);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- scan / exscan ------------------------------------------------------- */
@@ -753,7 +845,8 @@ static void nbc_build_scan(nbc_sched_t *s, const void *mine, void *out,
 
 static hc_status_t nbc_scan(const void *sendbuf, void *recvbuf, size_t count,
                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
-                            hcomm_request_t **req, int exclusive) {
+                            hcomm_request_t **req, int exclusive,
+                            enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_op(comm, op, req);
   if (rc == HC_OK)
@@ -763,19 +856,19 @@ static hc_status_t nbc_scan(const void *sendbuf, void *recvbuf, size_t count,
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   if (count > 0)
     nbc_build_scan(s, mine, recvbuf, count, exclusive);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 hc_status_t hcomm_iscan(const void *sendbuf, void *recvbuf, size_t count,
                         const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
                         hcomm_request_t **req) {
-  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 0);
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 0, NBC_START);
 }
 
 hc_status_t hcomm_iexscan(const void *sendbuf, void *recvbuf, size_t count,
                           const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
                           hcomm_request_t **req) {
-  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1);
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1, NBC_START);
 }
 
 /* ---- gather -------------------------------------------------------------- */
@@ -833,8 +926,9 @@ static void nbc_build_gather_binomial(nbc_sched_t *s, const void *mine,
   }
 }
 
-hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
-                          int root, hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_gather(const void *sendbuf, size_t bytes,
+                                   void *recvbuf, int root, hcomm_comm_t *comm,
+                                   hcomm_request_t **req, enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -845,7 +939,7 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
     return rc;
   int size = comm->size;
   char *own = (char *)recvbuf + (size_t)comm->rank * bytes;
-  if (size > NBC_LINEAR_MAX_SIZE && bytes > 0) {
+  if (hc_coll_gather_alg(bytes, size) == HC_COLL_ALG_BINOMIAL) {
     nbc_build_gather_binomial(s, sendbuf == HCOMM_IN_PLACE ? own : sendbuf,
                               bytes, recvbuf, root);
   } else {
@@ -853,13 +947,14 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
     if (arr != NULL)
       nbc_build_gatherv(s, sendbuf, bytes, recvbuf, arr, arr + size, root);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
-                           const size_t *rbytes, const size_t *rdispls,
-                           int root, hcomm_comm_t *comm,
-                           hcomm_request_t **req) {
+static hc_status_t nbc_coll_gatherv(const void *sendbuf, size_t sbytes,
+                                    void *recvbuf, const size_t *rbytes,
+                                    const size_t *rdispls, int root,
+                                    hcomm_comm_t *comm, hcomm_request_t **req,
+                                    enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -871,7 +966,7 @@ hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   nbc_build_gatherv(s, sendbuf, sbytes, recvbuf, rbytes, rdispls, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- scatter ------------------------------------------------------------- */
@@ -928,9 +1023,9 @@ static void nbc_build_scatter_binomial(nbc_sched_t *s, const char *sendbuf,
     nbc_copy(s, col, recvbuf, bytes);
 }
 
-hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
-                           int root, hcomm_comm_t *comm,
-                           hcomm_request_t **req) {
+static hc_status_t nbc_coll_scatter(const void *sendbuf, size_t bytes,
+                                    void *recvbuf, int root, hcomm_comm_t *comm,
+                                    hcomm_request_t **req, enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -940,20 +1035,21 @@ hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
-  if (size > NBC_LINEAR_MAX_SIZE && bytes > 0) {
+  if (hc_coll_gather_alg(bytes, size) == HC_COLL_ALG_BINOMIAL) {
     nbc_build_scatter_binomial(s, sendbuf, bytes, recvbuf, root);
   } else {
     size_t *arr = nbc_even_blocks(s, bytes);
     if (arr != NULL)
       nbc_build_scatterv(s, sendbuf, arr, arr + size, recvbuf, bytes, root);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
-                            const size_t *sdispls, void *recvbuf, size_t rbytes,
-                            int root, hcomm_comm_t *comm,
-                            hcomm_request_t **req) {
+static hc_status_t nbc_coll_scatterv(const void *sendbuf, const size_t *sbytes,
+                                     const size_t *sdispls, void *recvbuf,
+                                     size_t rbytes, int root,
+                                     hcomm_comm_t *comm, hcomm_request_t **req,
+                                     enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -965,7 +1061,7 @@ hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
   if (rc != HC_OK)
     return rc;
   nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- allgather ----------------------------------------------------------- */
@@ -999,8 +1095,10 @@ static void nbc_build_allgather_rd(nbc_sched_t *s, char *recvbuf,
   }
 }
 
-hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
-                             hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_allgather(const void *sendbuf, size_t bytes,
+                                      void *recvbuf, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK)
@@ -1019,12 +1117,15 @@ hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
     if (arr != NULL)
       nbc_build_allgatherv_ring(s, recvbuf, arr, arr + size);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
-                              const size_t *rbytes, const size_t *rdispls,
-                              hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_allgatherv(const void *sendbuf, size_t sbytes,
+                                       void *recvbuf, const size_t *rbytes,
+                                       const size_t *rdispls,
+                                       hcomm_comm_t *comm,
+                                       hcomm_request_t **req,
+                                       enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK && (rbytes == NULL || rdispls == NULL))
@@ -1038,7 +1139,7 @@ hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
     nbc_copy(s, sendbuf, own, sbytes);
   if (comm->size > 1)
     nbc_build_allgatherv_ring(s, recvbuf, rbytes, rdispls);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- alltoall ------------------------------------------------------------ */
@@ -1064,7 +1165,7 @@ static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
     char *copy = nbc_tmp(s, span);
     if (copy == NULL)
       return;
-    memcpy(copy, recvbuf, span); /* at start: the buffer is the input now */
+    nbc_copy(s, recvbuf, copy, span); /* first step: the input of this run */
     sendbuf = copy;
     sbytes = rbytes;
     sdispls = rdispls;
@@ -1081,10 +1182,12 @@ static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
   nbc_round(s);
 }
 
-hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
-                             const size_t *sdispls, void *recvbuf,
-                             const size_t *rbytes, const size_t *rdispls,
-                             hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_alltoallv(const void *sendbuf, const size_t *sbytes,
+                                      const size_t *sdispls, void *recvbuf,
+                                      const size_t *rbytes,
+                                      const size_t *rdispls, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK &&
@@ -1096,11 +1199,13 @@ hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
   if (rc != HC_OK)
     return rc;
   nbc_build_alltoallv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
-                            hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
+                                     void *recvbuf, hcomm_comm_t *comm,
+                                     hcomm_request_t **req,
+                                     enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK)
@@ -1111,7 +1216,7 @@ hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
   size_t *arr = nbc_even_blocks(s, bytes);
   if (arr != NULL)
     nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- reduce_scatter ------------------------------------------------------ */
@@ -1142,10 +1247,12 @@ static void nbc_build_reduce_scatter_ring(nbc_sched_t *s, const void *mine,
   nbc_copy(s, acc + displs[rank] * es, recvbuf, counts[rank] * es);
 }
 
-hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
-                                  const size_t *counts,
-                                  const hcomm_reduce_op_t *op,
-                                  hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                           const size_t *counts,
+                                           const hcomm_reduce_op_t *op,
+                                           hcomm_comm_t *comm,
+                                           hcomm_request_t **req,
+                                           enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_op(comm, op, req);
   if (rc == HC_OK && counts == NULL)
@@ -1158,7 +1265,7 @@ hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
   size_t es = op->elem_size, total = 0;
   size_t *arr = nbc_tmp(s, 3 * (size_t)size * sizeof(size_t));
   if (arr == NULL)
-    return nbc_start(s, req); /* reports the failure */
+    return nbc_launch(s, req, mode); /* reports the failure */
   for (int r = 0; r < size; r++) {
     arr[r] = counts[r];
     arr[size + r] = total; /* element displacement */
@@ -1184,5 +1291,188 @@ hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
                          counts[comm->rank] * es, 0);
     }
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
+}
+
+/* ---- the public forms: started now (hcomm_i*) or kept (hcomm_*_init) ---- */
+
+hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_barrier(comm, req, NBC_START);
+}
+
+hc_status_t hcomm_barrier_init(hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_barrier(comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
+                         hcomm_request_t **req) {
+  return nbc_coll_bcast(buf, bytes, root, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_bcast_init(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_bcast(buf, bytes, root, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *op, int root,
+                          hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_reduce(sendbuf, recvbuf, count, op, root, comm, req,
+                         NBC_START);
+}
+
+hc_status_t hcomm_reduce_init(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, int root,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_reduce(sendbuf, recvbuf, count, op, root, comm, req,
+                         NBC_PLAN);
+}
+
+hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                             hcomm_request_t **req) {
+  return nbc_coll_allreduce(sendbuf, recvbuf, count, op, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_allreduce_init(const void *sendbuf, void *recvbuf,
+                                 size_t count, const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allreduce(sendbuf, recvbuf, count, op, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
+                          int root, hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_gather(sendbuf, bytes, recvbuf, root, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_gather_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                              int root, hcomm_comm_t *comm,
+                              hcomm_request_t **req) {
+  return nbc_coll_gather(sendbuf, bytes, recvbuf, root, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                           const size_t *rbytes, const size_t *rdispls,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  return nbc_coll_gatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, root, comm,
+                          req, NBC_START);
+}
+
+hc_status_t hcomm_gatherv_init(const void *sendbuf, size_t sbytes,
+                               void *recvbuf, const size_t *rbytes,
+                               const size_t *rdispls, int root,
+                               hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_gatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, root, comm,
+                          req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  return nbc_coll_scatter(sendbuf, bytes, recvbuf, root, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_scatter_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                               int root, hcomm_comm_t *comm,
+                               hcomm_request_t **req) {
+  return nbc_coll_scatter(sendbuf, bytes, recvbuf, root, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
+                            const size_t *sdispls, void *recvbuf, size_t rbytes,
+                            int root, hcomm_comm_t *comm,
+                            hcomm_request_t **req) {
+  return nbc_coll_scatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                           comm, req, NBC_START);
+}
+
+hc_status_t hcomm_scatterv_init(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                size_t rbytes, int root, hcomm_comm_t *comm,
+                                hcomm_request_t **req) {
+  return nbc_coll_scatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                           comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allgather(sendbuf, bytes, recvbuf, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_allgather_init(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, hcomm_comm_t *comm,
+                                 hcomm_request_t **req) {
+  return nbc_coll_allgather(sendbuf, bytes, recvbuf, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                              const size_t *rbytes, const size_t *rdispls,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm,
+                             req, NBC_START);
+}
+
+hc_status_t hcomm_allgatherv_init(const void *sendbuf, size_t sbytes,
+                                  void *recvbuf, const size_t *rbytes,
+                                  const size_t *rdispls, hcomm_comm_t *comm,
+                                  hcomm_request_t **req) {
+  return nbc_coll_allgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm,
+                             req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                             const size_t *sdispls, void *recvbuf,
+                             const size_t *rbytes, const size_t *rdispls,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                            comm, req, NBC_START);
+}
+
+hc_status_t hcomm_alltoallv_init(const void *sendbuf, const size_t *sbytes,
+                                 const size_t *sdispls, void *recvbuf,
+                                 const size_t *rbytes, const size_t *rdispls,
+                                 hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                            comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
+                            hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoall(sendbuf, bytes, recvbuf, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_alltoall_init(const void *sendbuf, size_t bytes,
+                                void *recvbuf, hcomm_comm_t *comm,
+                                hcomm_request_t **req) {
+  return nbc_coll_alltoall(sendbuf, bytes, recvbuf, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                  const size_t *counts,
+                                  const hcomm_reduce_op_t *op,
+                                  hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_reduce_scatter(sendbuf, recvbuf, counts, op, comm, req,
+                                 NBC_START);
+}
+
+hc_status_t hcomm_reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                                      const size_t *counts,
+                                      const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm,
+                                      hcomm_request_t **req) {
+  return nbc_coll_reduce_scatter(sendbuf, recvbuf, counts, op, comm, req,
+                                 NBC_PLAN);
+}
+
+hc_status_t hcomm_scan_init(const void *sendbuf, void *recvbuf, size_t count,
+                            const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                            hcomm_request_t **req) {
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 0, NBC_PLAN);
+}
+
+hc_status_t hcomm_exscan_init(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                              hcomm_request_t **req) {
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1, NBC_PLAN);
 }

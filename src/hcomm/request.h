@@ -54,7 +54,10 @@ struct hcomm_request {
    * release. */
   hcomm_accessor_t acc;
   void *acc_buf;
-  hcomm_request_t *next;                /* freelist / pending-work list */
+  hcomm_request_t *next; /* freelist / pending-work list */
+  /* Persistent collectives (hcomm_*_init): the schedule replayed by
+   * hcomm_start, freed at release; NULL for every other request. */
+  struct nbc_sched *plan;
 };
 
 /* A zeroed, active request of kind, or NULL when memory ran out. */
