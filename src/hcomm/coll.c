@@ -8,6 +8,24 @@
 
 #include "hcomm.h"
 #include "hcomm/engine.h"
+#include "util/env.h"
+
+hc_coll_tuning_t hc_coll_tuning = {
+    HC_COLL_BCAST_LARGE, HC_COLL_ALLREDUCE_LARGE, HC_COLL_ALLGATHER_LARGE,
+    HC_COLL_ALLTOALL_LINEAR, HC_COLL_GATHER_LINEAR_MAX};
+
+void hc_coll_tuning_load(void) {
+  hc_coll_tuning_t *t = &hc_coll_tuning;
+  t->bcast_large = hc_env_size("HCMPI_COLL_BCAST_LARGE", HC_COLL_BCAST_LARGE);
+  t->allreduce_large =
+      hc_env_size("HCMPI_COLL_ALLREDUCE_LARGE", HC_COLL_ALLREDUCE_LARGE);
+  t->allgather_large =
+      hc_env_size("HCMPI_COLL_ALLGATHER_LARGE", HC_COLL_ALLGATHER_LARGE);
+  t->alltoall_linear =
+      hc_env_size("HCMPI_COLL_ALLTOALL_LINEAR", HC_COLL_ALLTOALL_LINEAR);
+  t->gather_linear_max = (int)hc_env_long("HCMPI_COLL_GATHER_LINEAR_MAX",
+                                          HC_COLL_GATHER_LINEAR_MAX);
+}
 
 /* ---- helpers exposed for unit tests (coll.h) ----------------------------- */
 
@@ -38,7 +56,7 @@ enum hc_coll_alg hc_coll_bcast_alg(size_t bytes, int size) {
   /* Large: the tree would send the whole buffer log p times from the root;
    * scatter + ring moves about 2x the buffer per rank whatever p is.  With
    * two ranks the tree already sends the buffer once. */
-  if (bytes > HC_COLL_BCAST_LARGE && size > 2)
+  if (bytes > hc_coll_tuning.bcast_large && size > 2)
     return HC_COLL_ALG_SCATTER_RING;
   return HC_COLL_ALG_BINOMIAL;
 }
@@ -49,12 +67,15 @@ enum hc_coll_alg hc_coll_allreduce_alg(size_t count, size_t elem_size,
   if (size <= 1 || bytes == 0)
     return HC_COLL_ALG_TRIVIAL;
   /* Small: log p latency-bound rounds beat anything bandwidth-optimal. */
-  if (bytes <= HC_COLL_ALLREDUCE_LARGE)
+  if (bytes <= hc_coll_tuning.allreduce_large)
     return HC_COLL_ALG_RECURSIVE_DOUBLING;
-  /* Large commutative: ring reduce-scatter + allgather moves 2(p-1)/p of the
-   * buffer per rank; it combines out of rank order, hence commutative only. */
+  /* Large commutative: reduce-scatter + allgather moves 2(p-1)/p of the
+   * buffer per rank; it combines out of rank order, hence commutative only.
+   * On a power of two, halving and doubling do it in 2 log p rounds, the
+   * ring in 2(p-1). */
   if (commutative && count >= (size_t)size)
-    return HC_COLL_ALG_RING;
+    return hc_coll_pof2_floor(size) == size ? HC_COLL_ALG_RABENSEIFNER
+                                            : HC_COLL_ALG_RING;
   return HC_COLL_ALG_REDUCE_BCAST;
 }
 
@@ -62,7 +83,7 @@ enum hc_coll_alg hc_coll_gather_alg(size_t bytes, int size) {
   if (size <= 1 || bytes == 0)
     return HC_COLL_ALG_TRIVIAL;
   /* A handful of ranks: a tree only adds hops and copies. */
-  if (size <= HC_COLL_GATHER_LINEAR_MAX)
+  if (size <= hc_coll_tuning.gather_linear_max)
     return HC_COLL_ALG_LINEAR;
   return HC_COLL_ALG_BINOMIAL;
 }
@@ -73,9 +94,20 @@ enum hc_coll_alg hc_coll_allgather_alg(size_t bytes, int size) {
   /* Recursive doubling needs a power of two and pays off while latency
    * dominates; the ring is bandwidth-optimal and works for any p. */
   if (hc_coll_pof2_floor(size) == size &&
-      bytes * (size_t)size <= HC_COLL_ALLGATHER_LARGE)
+      bytes * (size_t)size <= hc_coll_tuning.allgather_large)
     return HC_COLL_ALG_RECURSIVE_DOUBLING;
   return HC_COLL_ALG_RING;
+}
+
+enum hc_coll_alg hc_coll_alltoall_alg(size_t most, int size) {
+  if (size <= 1)
+    return HC_COLL_ALG_TRIVIAL;
+  /* Small blocks are latency-bound: every message in flight at once.
+   * Large ones: one partner per round bounds the rendezvous transfers in
+   * flight per rank. */
+  if (most <= hc_coll_tuning.alltoall_linear)
+    return HC_COLL_ALG_LINEAR;
+  return HC_COLL_ALG_PAIRWISE;
 }
 
 /* ---- blocking forms: start the schedule and wait ------------------------ */

@@ -67,9 +67,6 @@ enum nbc_mode {
 static nbc_sched_t *nbc_active;
 int hc_nbc_nactive;
 
-/* Below this an alltoall is latency-bound: all its messages at once. */
-#define NBC_ALLTOALL_LINEAR_BYTES ((size_t)32 * 1024)
-
 /* ---- building ------------------------------------------------------------ */
 
 static nbc_sched_t *nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op) {
@@ -700,33 +697,56 @@ static hc_status_t nbc_coll_reduce(const void *sendbuf, void *recvbuf,
 
 /* ---- allreduce ----------------------------------------------------------- */
 
-/* Recursive doubling with a fold-in for non-powers of two: among the first
- * 2*rem ranks each even rank hands its data to the odd rank above and gets
- * the result back at the end; survivors swap ordered, adjacent ranges, the
- * lower range first in each combination, so rank order holds. */
-static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count) {
+/* Fold-in for a non-power-of-two size (rem = size - pof2): among the first
+ * 2*rem ranks each even rank hands its vector to the odd rank above (the
+ * lower rank first in the combination, so rank order holds) and gets the
+ * result back at the end (nbc_fold_out).  Returns the rank's number among
+ * the pof2 survivors, -1 for one that sat out. */
+static int nbc_fold_in(nbc_sched_t *s, void *buf, void *tmp, size_t count,
+                       int rem) {
   size_t bytes = count * s->op.elem_size;
-  int rank = s->rank, pof2 = hc_coll_pof2_floor(s->size);
-  int rem = s->size - pof2, newrank = rank - rem;
-  void *tmp = nbc_tmp(s, bytes), *acc = buf;
-  if (tmp == NULL)
-    return;
-  if (rank < 2 * rem && rank % 2 == 0) {
+  int rank = s->rank;
+  if (rank >= 2 * rem)
+    return rank - rem;
+  if (rank % 2 == 0) {
     nbc_send(s, buf, bytes, rank + 1);
     nbc_round(s);
     nbc_recv(s, buf, bytes, rank + 1);
     nbc_round(s);
-    return;
+    return -1;
   }
-  if (rank < 2 * rem) {
-    nbc_recv(s, tmp, bytes, rank - 1);
+  nbc_recv(s, tmp, bytes, rank - 1);
+  nbc_round(s);
+  nbc_reduce(s, tmp, buf, count);
+  return rank / 2;
+}
+
+static void nbc_fold_out(nbc_sched_t *s, void *buf, size_t bytes, int rem) {
+  if (s->rank < 2 * rem && s->rank % 2 == 1) {
+    nbc_send(s, buf, bytes, s->rank - 1);
     nbc_round(s);
-    nbc_reduce(s, tmp, buf, count);
-    newrank = rank / 2;
   }
+}
+
+/* The rank of survivor number v after the fold-in. */
+static int nbc_survivor(int v, int rem) {
+  return v < rem ? 2 * v + 1 : v + rem;
+}
+
+/* Recursive doubling after the fold-in: survivors swap ordered, adjacent
+ * ranges, the lower range first in each combination, so rank order
+ * holds. */
+static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count) {
+  size_t bytes = count * s->op.elem_size;
+  int pof2 = hc_coll_pof2_floor(s->size), rem = s->size - pof2;
+  void *tmp = nbc_tmp(s, bytes), *acc = buf;
+  if (tmp == NULL)
+    return;
+  int newrank = nbc_fold_in(s, buf, tmp, count, rem);
+  if (newrank < 0)
+    return;
   for (int mask = 1; mask < pof2; mask <<= 1) {
-    int pnew = newrank ^ mask;
-    int peer = pnew < rem ? 2 * pnew + 1 : pnew + rem;
+    int pnew = newrank ^ mask, peer = nbc_survivor(pnew, rem);
     nbc_recv(s, tmp, bytes, peer);
     nbc_send(s, acc, bytes, peer);
     nbc_round(s);
@@ -740,8 +760,48 @@ static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count) {
     }
   }
   nbc_copy(s, acc, buf, bytes);
-  if (rank < 2 * rem) {
-    nbc_send(s, buf, bytes, rank - 1);
+  nbc_fold_out(s, buf, bytes, rem);
+}
+
+/* Elements [*off, *off + *len) of blocks [first, first + n) of the pof2
+ * near-equal blocks of count elements. */
+static void nbc_blocks(size_t count, int pof2, int first, int n, size_t *off,
+                       size_t *len) {
+  size_t last_off, last_len;
+  hc_coll_block(count, pof2, first, off, len);
+  hc_coll_block(count, pof2, first + n - 1, &last_off, &last_len);
+  *len = last_off + last_len - *off;
+}
+
+/* Rabenseifner on a power-of-two size p: a reduce-scatter by recursive
+ * halving (each round keeps the half of its share that its bit names and
+ * sends the partner the other half) leaves rank v with block v combined;
+ * an allgather by recursive doubling retraces the halving.  2 log p
+ * rounds, 2(p-1)/p of the vector per rank.  Halves combine out of rank
+ * order: commutative ops only. */
+static void nbc_build_allreduce_rsag(nbc_sched_t *s, char *buf, size_t count) {
+  size_t es = s->op.elem_size, off, len, poff, plen;
+  int p = s->size, v = s->rank, first = 0;
+  char *tmp = nbc_tmp(s, (count / 2 + (size_t)p) * es); /* a kept half */
+  if (tmp == NULL)
+    return;
+  for (int n = p / 2; n >= 1; n /= 2) {
+    int peer = v ^ n;
+    int keep = (v & n) ? first + n : first, give = (v & n) ? first : first + n;
+    nbc_blocks(count, p, keep, n, &off, &len);
+    nbc_blocks(count, p, give, n, &poff, &plen);
+    nbc_recv(s, tmp, len * es, peer);
+    nbc_send(s, buf + poff * es, plen * es, peer);
+    nbc_round(s);
+    nbc_reduce(s, tmp, buf + off * es, len);
+    first = keep;
+  }
+  for (int n = 1; n < p; n <<= 1) {
+    int peer = v ^ n;
+    nbc_blocks(count, p, v & ~(n - 1), n, &off, &len);
+    nbc_blocks(count, p, peer & ~(n - 1), n, &poff, &plen);
+    nbc_recv(s, buf + poff * es, plen * es, peer);
+    nbc_send(s, buf + off * es, len * es, peer);
     nbc_round(s);
   }
 }
@@ -791,6 +851,9 @@ static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
     break;
   case HC_COLL_ALG_RING:
     nbc_build_allreduce_ring(s, recvbuf, count);
+    break;
+  case HC_COLL_ALG_RABENSEIFNER:
+    nbc_build_allreduce_rsag(s, recvbuf, count);
     break;
   case HC_COLL_ALG_REDUCE_BCAST:
     nbc_build_reduce(s, recvbuf, recvbuf, count, 0);
@@ -1145,9 +1208,8 @@ static hc_status_t nbc_coll_allgatherv(const void *sendbuf, size_t sbytes,
 /* ---- alltoall ------------------------------------------------------------ */
 
 /*
- * Small blocks: every message in flight at once (latency-bound, one round).
- * Large: pairwise exchange, one partner per round (rank +- i), which keeps
- * a bounded number of rendezvous transfers in flight per rank.
+ * Linear (hc_coll_alltoall_alg): every message in flight at once in one
+ * round; pairwise: one partner per round (rank +- i).
  */
 static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
                                 const size_t *sbytes, const size_t *sdispls,
@@ -1171,7 +1233,7 @@ static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
     sdispls = rdispls;
   }
   nbc_copy(s, sendbuf + sdispls[rank], recvbuf + rdispls[rank], sbytes[rank]);
-  int linear = most <= NBC_ALLTOALL_LINEAR_BYTES;
+  int linear = hc_coll_alltoall_alg(most, size) != HC_COLL_ALG_PAIRWISE;
   for (int i = 1; i < size; i++) {
     int to = (rank + i) % size, from = (rank - i + size) % size;
     nbc_recv(s, recvbuf + rdispls[from], rbytes[from], from);

@@ -43,6 +43,22 @@ const hc_env_entry_t hc_env_table[] = {
      "polls"},
     {"HCMPI_ASYNC_PROGRESS", "0", "library",
      "1 starts a progress thread that moves data while the program computes"},
+    /* collectives: algorithm thresholds (set alike on every rank) */
+    {"HCMPI_COLL_BCAST_LARGE", "512k", "library",
+     "bcasts of more bytes use scatter + ring allgather instead of a "
+     "binomial tree (more than 2 ranks)"},
+    {"HCMPI_COLL_ALLREDUCE_LARGE", "64k", "library",
+     "allreduces of more bytes use reduce-scatter + allgather (Rabenseifner "
+     "on power-of-two sizes, else a ring) instead of recursive doubling"},
+    {"HCMPI_COLL_ALLGATHER_LARGE", "256k", "library",
+     "allgathers of a larger total use the ring instead of recursive "
+     "doubling"},
+    {"HCMPI_COLL_ALLTOALL_LINEAR", "32k", "library",
+     "alltoalls whose largest block is at most this post every message at "
+     "once; larger ones exchange pairwise"},
+    {"HCMPI_COLL_GATHER_LINEAR_MAX", "4", "library",
+     "gathers and scatters on at most this many ranks go straight to or "
+     "from the root; larger ones use a binomial tree"},
     /* shared memory */
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "

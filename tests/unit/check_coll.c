@@ -356,6 +356,12 @@ START_TEST(algorithm_selection_by_size) {
   ck_assert_int_eq(hc_coll_allreduce_alg(10, 8, 1, 5),
                    HC_COLL_ALG_RECURSIVE_DOUBLING);
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 1, 5), HC_COLL_ALG_RING);
+  ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 1, 8),
+                   HC_COLL_ALG_RABENSEIFNER);
+  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR, 8),
+                   HC_COLL_ALG_LINEAR);
+  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR + 1, 8),
+                   HC_COLL_ALG_PAIRWISE);
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 0, 5),
                    HC_COLL_ALG_REDUCE_BCAST);
   ck_assert_int_eq(hc_coll_allreduce_alg(0, 8, 1, 5), HC_COLL_ALG_TRIVIAL);
@@ -367,6 +373,33 @@ START_TEST(algorithm_selection_by_size) {
                    HC_COLL_ALG_RING);
 }
 END_TEST
+
+/* The thresholds follow hc_coll_tuning (HCMPI_COLL_* at engine init). */
+START_TEST(algorithm_thresholds_tunable) {
+  hc_coll_tuning_t saved = hc_coll_tuning;
+  hc_coll_tuning.bcast_large = 100;
+  hc_coll_tuning.allreduce_large = 0;
+  hc_coll_tuning.allgather_large = 8;
+  hc_coll_tuning.alltoall_linear = 0;
+  hc_coll_tuning.gather_linear_max = 1;
+  ck_assert_int_eq(hc_coll_bcast_alg(101, 8), HC_COLL_ALG_SCATTER_RING);
+  ck_assert_int_eq(hc_coll_allreduce_alg(8, 8, 1, 4), HC_COLL_ALG_RABENSEIFNER);
+  ck_assert_int_eq(hc_coll_allgather_alg(8, 2), HC_COLL_ALG_RING);
+  ck_assert_int_eq(hc_coll_alltoall_alg(1, 2), HC_COLL_ALG_PAIRWISE);
+  ck_assert_int_eq(hc_coll_gather_alg(8, 2), HC_COLL_ALG_BINOMIAL);
+  hc_coll_tuning = saved;
+}
+END_TEST
+
+/* _i bit 2 of the loop tests: every threshold at its lowest, so the
+ * large-message algorithms run on the small cases too. */
+static void set_thresholds(int i) {
+  static const hc_coll_tuning_t defaults = {
+      HC_COLL_BCAST_LARGE, HC_COLL_ALLREDUCE_LARGE, HC_COLL_ALLGATHER_LARGE,
+      HC_COLL_ALLTOALL_LINEAR, HC_COLL_GATHER_LINEAR_MAX};
+  static const hc_coll_tuning_t lowest = {0, 0, 0, 0, 1};
+  hc_coll_tuning = i & 4 ? lowest : defaults;
+}
 
 /* ---- barrier ------------------------------------------------------------- */
 
@@ -422,6 +455,7 @@ static int rank_bcast(hcomm_comm_t *comm, void *arg) {
 
 START_TEST(bcast_every_root_every_size) {
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_bcast, NULL), 0);
 }
@@ -515,16 +549,18 @@ static int rank_allreduce(hcomm_comm_t *comm, void *arg) {
 
 /* _i: bit 0 sync mode, bit 1 in place. */
 START_TEST(reduce_sum_and_rank_ordered_matmul) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_reduce, &ip), 0);
 }
 END_TEST
 
 START_TEST(allreduce_sum_and_rank_ordered_matmul) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_allreduce, &ip), 0);
 }
@@ -580,16 +616,18 @@ static int rank_allgather(hcomm_comm_t *comm, void *arg) {
 }
 
 START_TEST(gather_every_root_every_size) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_gather, &ip), 0);
 }
 END_TEST
 
 START_TEST(allgather_every_size) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_allgather, &ip), 0);
 }
@@ -749,17 +787,18 @@ static Suite *coll_suite(void) {
   tcase_add_test(h, span_clamps_to_total);
   tcase_add_test(h, pof2_floor_values);
   tcase_add_test(h, algorithm_selection_by_size);
+  tcase_add_test(h, algorithm_thresholds_tunable);
   tcase_add_test(h, bad_arguments_rejected);
   suite_add_tcase(s, h);
 
   TCase *t = tcase_create("mock-ranks");
   tcase_set_timeout(t, 120);
   tcase_add_loop_test(t, barrier_waits_for_every_rank, 0, 2);
-  tcase_add_loop_test(t, bcast_every_root_every_size, 0, 2);
-  tcase_add_loop_test(t, reduce_sum_and_rank_ordered_matmul, 0, 4);
-  tcase_add_loop_test(t, allreduce_sum_and_rank_ordered_matmul, 0, 4);
-  tcase_add_loop_test(t, gather_every_root_every_size, 0, 4);
-  tcase_add_loop_test(t, allgather_every_size, 0, 4);
+  tcase_add_loop_test(t, bcast_every_root_every_size, 0, 8);
+  tcase_add_loop_test(t, reduce_sum_and_rank_ordered_matmul, 0, 8);
+  tcase_add_loop_test(t, allreduce_sum_and_rank_ordered_matmul, 0, 8);
+  tcase_add_loop_test(t, gather_every_root_every_size, 0, 8);
+  tcase_add_loop_test(t, allgather_every_size, 0, 8);
   tcase_add_loop_test(t, mixed_collectives_back_to_back, 0, 2);
   tcase_add_test(t, failed_send_is_returned_and_receives_withdrawn);
   tcase_add_loop_test(t, persistent_replayed_with_new_inputs, 0, 2);
