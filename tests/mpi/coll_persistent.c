@@ -113,7 +113,8 @@ static void test_gather(void)
  * size-1 (the root's block stays in sendbuf). */
 static void test_scatter(void)
 {
-    int s[2][64 * N], sv[2][64 * (N + 2)], d[2][N], dv[2][N], cnt[64], dis[64];
+    int s[2][64 * N] = {{0}}, sv[2][64 * (N + 2)] = {{0}}, d[2][N], dv[2][N];
+    int cnt[64], dis[64];
     int roots[2] = {0, size - 1};
     MPI_Request r[4];
     for (int q = 0; q < size; q++) {
