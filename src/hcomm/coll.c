@@ -10,9 +10,13 @@
 #include "hcomm/engine.h"
 #include "util/env.h"
 
-hc_coll_tuning_t hc_coll_tuning = {
-    HC_COLL_BCAST_LARGE, HC_COLL_ALLREDUCE_LARGE, HC_COLL_ALLGATHER_LARGE,
-    HC_COLL_ALLTOALL_LINEAR, HC_COLL_GATHER_LINEAR_MAX};
+hc_coll_tuning_t hc_coll_tuning = {.bcast_large = HC_COLL_BCAST_LARGE,
+                                   .allreduce_large = HC_COLL_ALLREDUCE_LARGE,
+                                   .allgather_large = HC_COLL_ALLGATHER_LARGE,
+                                   .alltoall_linear = HC_COLL_ALLTOALL_LINEAR,
+                                   .alltoall_bruck = HC_COLL_ALLTOALL_BRUCK,
+                                   .gather_linear_max =
+                                       HC_COLL_GATHER_LINEAR_MAX};
 
 void hc_coll_tuning_load(void) {
   hc_coll_tuning_t *t = &hc_coll_tuning;
@@ -23,6 +27,8 @@ void hc_coll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_ALLGATHER_LARGE", HC_COLL_ALLGATHER_LARGE);
   t->alltoall_linear =
       hc_env_size("HCMPI_COLL_ALLTOALL_LINEAR", HC_COLL_ALLTOALL_LINEAR);
+  t->alltoall_bruck =
+      hc_env_size("HCMPI_COLL_ALLTOALL_BRUCK", HC_COLL_ALLTOALL_BRUCK);
   t->gather_linear_max = (int)hc_env_long("HCMPI_COLL_GATHER_LINEAR_MAX",
                                           HC_COLL_GATHER_LINEAR_MAX);
 }
@@ -99,9 +105,13 @@ enum hc_coll_alg hc_coll_allgather_alg(size_t bytes, int size) {
   return HC_COLL_ALG_RING;
 }
 
-enum hc_coll_alg hc_coll_alltoall_alg(size_t most, int size) {
+enum hc_coll_alg hc_coll_alltoall_alg(size_t most, int size, int equal) {
   if (size <= 1)
     return HC_COLL_ALG_TRIVIAL;
+  /* Tiny equal blocks on many ranks: log p rounds of packed blocks beat
+   * p - 1 messages each way. */
+  if (equal && size > 4 && most > 0 && most <= hc_coll_tuning.alltoall_bruck)
+    return HC_COLL_ALG_BRUCK;
   /* Small blocks are latency-bound: every message in flight at once.
    * Large ones: one partner per round bounds the rendezvous transfers in
    * flight per rank. */

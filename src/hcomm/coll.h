@@ -14,6 +14,7 @@
 #define HC_COLL_ALLREDUCE_LARGE ((size_t)64 * 1024)
 #define HC_COLL_ALLGATHER_LARGE ((size_t)256 * 1024)
 #define HC_COLL_ALLTOALL_LINEAR ((size_t)32 * 1024)
+#define HC_COLL_ALLTOALL_BRUCK ((size_t)256)
 #define HC_COLL_GATHER_LINEAR_MAX 4
 
 /* Where the algorithm choices switch; the same on every rank (a mismatch
@@ -31,6 +32,9 @@ typedef struct hc_coll_tuning {
   /* Alltoalls whose largest block is at most this post every message at
    * once; larger ones exchange pairwise, one partner per round. */
   size_t alltoall_linear;
+  /* Alltoalls of equal blocks of at most this many bytes on more than 4
+   * ranks use Bruck's algorithm (log p rounds). */
+  size_t alltoall_bruck;
   /* Gathers and scatters on communicators up to this size post every
    * message at the root; larger ones use a binomial tree. */
   int gather_linear_max;
@@ -49,7 +53,8 @@ enum hc_coll_alg {
   HC_COLL_ALG_REDUCE_BCAST,
   HC_COLL_ALG_LINEAR,
   HC_COLL_ALG_RABENSEIFNER, /* reduce-scatter by halving + allgather */
-  HC_COLL_ALG_PAIRWISE
+  HC_COLL_ALG_PAIRWISE,
+  HC_COLL_ALG_BRUCK
 };
 
 /* Block i of n equal-as-possible blocks of total units: the first total % n
@@ -68,7 +73,8 @@ enum hc_coll_alg hc_coll_allreduce_alg(size_t count, size_t elem_size,
                                        int commutative, int size);
 enum hc_coll_alg hc_coll_gather_alg(size_t bytes, int size);
 enum hc_coll_alg hc_coll_allgather_alg(size_t bytes, int size);
-/* most: the largest block in bytes. */
-enum hc_coll_alg hc_coll_alltoall_alg(size_t most, int size);
+/* most: the largest block in bytes; equal: every block is most bytes (the
+ * regular form; Bruck only then). */
+enum hc_coll_alg hc_coll_alltoall_alg(size_t most, int size, int equal);
 
 #endif /* HC_COLL_H */

@@ -1233,7 +1233,7 @@ static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
     sdispls = rdispls;
   }
   nbc_copy(s, sendbuf + sdispls[rank], recvbuf + rdispls[rank], sbytes[rank]);
-  int linear = hc_coll_alltoall_alg(most, size) != HC_COLL_ALG_PAIRWISE;
+  int linear = hc_coll_alltoall_alg(most, size, 0) != HC_COLL_ALG_PAIRWISE;
   for (int i = 1; i < size; i++) {
     int to = (rank + i) % size, from = (rank - i + size) % size;
     nbc_recv(s, recvbuf + rdispls[from], rbytes[from], from);
@@ -1264,6 +1264,41 @@ static hc_status_t nbc_coll_alltoallv(const void *sendbuf, const size_t *sbytes,
   return nbc_launch(s, req, mode);
 }
 
+/* Bruck, for small blocks on many ranks: log p rounds instead of p - 1
+ * messages.  The blocks are rotated so that block i is bound for rank
+ * rank + i; round k sends every block whose index has bit k set to rank + k
+ * (packed into one message) and takes the same positions from rank - k;
+ * after the last round block i came from rank - i.  Reads all of in before
+ * writing out, so in may be out (in place). */
+static void nbc_build_alltoall_bruck(nbc_sched_t *s, const char *in,
+                                     size_t bytes, char *out) {
+  int size = s->size, rank = s->rank, half = (size + 1) / 2;
+  char *rot = nbc_tmp(s, (size_t)size * bytes);
+  char *pack = nbc_tmp(s, (size_t)half * bytes);
+  char *got = nbc_tmp(s, (size_t)half * bytes);
+  if (got == NULL)
+    return;
+  size_t head = (size_t)(size - rank) * bytes;
+  nbc_copy(s, in + (size_t)rank * bytes, rot, head);
+  nbc_copy(s, in, rot + head, (size_t)rank * bytes);
+  for (int k = 1; k < size; k <<= 1) {
+    size_t n = 0;
+    for (int i = 1; i < size; i++)
+      if (i & k)
+        nbc_copy(s, rot + (size_t)i * bytes, pack + n++ * bytes, bytes);
+    nbc_recv(s, got, n * bytes, (rank - k + size) % size);
+    nbc_send(s, pack, n * bytes, (rank + k) % size);
+    nbc_round(s);
+    n = 0;
+    for (int i = 1; i < size; i++)
+      if (i & k)
+        nbc_copy(s, got + n++ * bytes, rot + (size_t)i * bytes, bytes);
+  }
+  for (int i = 0; i < size; i++)
+    nbc_copy(s, rot + (size_t)i * bytes,
+             out + (size_t)((rank - i + size) % size) * bytes, bytes);
+}
+
 static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
                                      void *recvbuf, hcomm_comm_t *comm,
                                      hcomm_request_t **req,
@@ -1275,8 +1310,11 @@ static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
-  size_t *arr = nbc_even_blocks(s, bytes);
-  if (arr != NULL)
+  size_t *arr = NULL;
+  if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
+    nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
+                             bytes, recvbuf);
+  else if ((arr = nbc_even_blocks(s, bytes)) != NULL)
     nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
   return nbc_launch(s, req, mode);
 }

@@ -56,6 +56,9 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_ALLTOALL_LINEAR", "32k", "library",
      "alltoalls whose largest block is at most this post every message at "
      "once; larger ones exchange pairwise"},
+    {"HCMPI_COLL_ALLTOALL_BRUCK", "256", "library",
+     "alltoalls of equal blocks of at most this many bytes on more than 4 "
+     "ranks use Bruck's algorithm (log p rounds); 0 turns it off"},
     {"HCMPI_COLL_GATHER_LINEAR_MAX", "4", "library",
      "gathers and scatters on at most this many ranks go straight to or "
      "from the root; larger ones use a binomial tree"},

@@ -358,10 +358,13 @@ START_TEST(algorithm_selection_by_size) {
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 1, 5), HC_COLL_ALG_RING);
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 1, 8),
                    HC_COLL_ALG_RABENSEIFNER);
-  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR, 8),
+  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR, 8, 1),
                    HC_COLL_ALG_LINEAR);
-  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR + 1, 8),
+  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR + 1, 8, 1),
                    HC_COLL_ALG_PAIRWISE);
+  ck_assert_int_eq(hc_coll_alltoall_alg(8, 8, 1), HC_COLL_ALG_BRUCK);
+  ck_assert_int_eq(hc_coll_alltoall_alg(8, 8, 0), HC_COLL_ALG_LINEAR);
+  ck_assert_int_eq(hc_coll_alltoall_alg(8, 4, 1), HC_COLL_ALG_LINEAR);
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 0, 5),
                    HC_COLL_ALG_REDUCE_BCAST);
   ck_assert_int_eq(hc_coll_allreduce_alg(0, 8, 1, 5), HC_COLL_ALG_TRIVIAL);
@@ -385,7 +388,7 @@ START_TEST(algorithm_thresholds_tunable) {
   ck_assert_int_eq(hc_coll_bcast_alg(101, 8), HC_COLL_ALG_SCATTER_RING);
   ck_assert_int_eq(hc_coll_allreduce_alg(8, 8, 1, 4), HC_COLL_ALG_RABENSEIFNER);
   ck_assert_int_eq(hc_coll_allgather_alg(8, 2), HC_COLL_ALG_RING);
-  ck_assert_int_eq(hc_coll_alltoall_alg(1, 2), HC_COLL_ALG_PAIRWISE);
+  ck_assert_int_eq(hc_coll_alltoall_alg(1, 2, 1), HC_COLL_ALG_PAIRWISE);
   ck_assert_int_eq(hc_coll_gather_alg(8, 2), HC_COLL_ALG_BINOMIAL);
   hc_coll_tuning = saved;
 }
@@ -395,9 +398,13 @@ END_TEST
  * large-message algorithms run on the small cases too. */
 static void set_thresholds(int i) {
   static const hc_coll_tuning_t defaults = {
-      HC_COLL_BCAST_LARGE, HC_COLL_ALLREDUCE_LARGE, HC_COLL_ALLGATHER_LARGE,
-      HC_COLL_ALLTOALL_LINEAR, HC_COLL_GATHER_LINEAR_MAX};
-  static const hc_coll_tuning_t lowest = {0, 0, 0, 0, 1};
+      .bcast_large = HC_COLL_BCAST_LARGE,
+      .allreduce_large = HC_COLL_ALLREDUCE_LARGE,
+      .allgather_large = HC_COLL_ALLGATHER_LARGE,
+      .alltoall_linear = HC_COLL_ALLTOALL_LINEAR,
+      .alltoall_bruck = HC_COLL_ALLTOALL_BRUCK,
+      .gather_linear_max = HC_COLL_GATHER_LINEAR_MAX};
+  static const hc_coll_tuning_t lowest = {.gather_linear_max = 1};
   hc_coll_tuning = i & 4 ? lowest : defaults;
 }
 
