@@ -514,6 +514,15 @@ static int nbc_virtual(int rank, int base, int size) {
   return (rank - base + size) % size;
 }
 
+/* dst = the size blocks of bytes of src from block first on, wrapping
+ * round: block i of dst is block (first + i) % size of src. */
+static void nbc_rotate(nbc_sched_t *s, const char *src, char *dst, size_t bytes,
+                       int first) {
+  size_t head = (size_t)(s->size - first) * bytes;
+  nbc_copy(s, src + (size_t)first * bytes, dst, head);
+  nbc_copy(s, src, dst + head, (size_t)first * bytes);
+}
+
 /* The binomial parent of virtual rank v is v minus its lowest set bit;
  * at the root that bit is the smallest power of two >= size. */
 static int nbc_lowbit(int v, int size) {
@@ -1062,9 +1071,7 @@ static void nbc_build_scatter_binomial(nbc_sched_t *s, const char *sendbuf,
     char *rot = nbc_tmp(s, (size_t)size * bytes);
     if (rot == NULL)
       return;
-    size_t head = (size_t)(size - root) * bytes;
-    nbc_copy(s, sendbuf + (size_t)root * bytes, rot, head);
-    nbc_copy(s, sendbuf, rot + head, (size_t)root * bytes);
+    nbc_rotate(s, sendbuf, rot, bytes, root);
     col = rot;
   } else if (v != 0) {
     char *in = extent == 1 ? recvbuf : nbc_tmp(s, (size_t)extent * bytes);
@@ -1278,9 +1285,7 @@ static void nbc_build_alltoall_bruck(nbc_sched_t *s, const char *in,
   char *got = nbc_tmp(s, (size_t)half * bytes);
   if (got == NULL)
     return;
-  size_t head = (size_t)(size - rank) * bytes;
-  nbc_copy(s, in + (size_t)rank * bytes, rot, head);
-  nbc_copy(s, in, rot + head, (size_t)rank * bytes);
+  nbc_rotate(s, in, rot, bytes, rank);
   for (int k = 1; k < size; k <<= 1) {
     size_t n = 0;
     for (int i = 1; i < size; i++)
