@@ -42,7 +42,9 @@ extern "C" {
   X(HC_ERR_SYSTEM, -13, "operating-system call failed")                        \
   X(HC_ERR_STATE, -14, "engine not initialised or already finalised")          \
   X(HC_ERR_REQUEST, -15, "invalid request")                                    \
-  X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")
+  X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")                 \
+  X(HC_ERR_PEER_AUTH, -17, "peer failed authentication")                       \
+  X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,
@@ -110,6 +112,11 @@ void hcomm_abort(int code, const char *why) __attribute__((noreturn));
 /* Peers known to have failed: returns how many, and writes the world ranks
  * of up to max of them (lowest first) into world_ranks. */
 int hcomm_failed_peers(int *world_ranks, int max);
+/* Why a peer was lost: HC_ERR_PEER_DEAD (it died or its connection
+ * broke), HC_ERR_PEER_AUTH (its connection failed authentication) or
+ * HC_ERR_PEER_CORRUPT (it sent data that cannot be read); HC_OK while it
+ * is not known to have failed. */
+hc_status_t hcomm_peer_failure(int world_rank);
 /* The launcher's application number (-1 when none), universe size. */
 int hcomm_appnum(void);
 int hcomm_universe_size(void);
@@ -256,10 +263,30 @@ void hcomm_request_free(hcomm_request_t *req);
  * status.cancelled stays 0. */
 hc_status_t hcomm_cancel(hcomm_request_t *req);
 
+/* One request for a send and a receive started together (MPI_Isendrecv):
+ * it completes once both parts have, with the receive's status and the
+ * first error of either.  A NULL part counts as done; with no receive the
+ * status is that of one from HCOMM_PROC_NULL.  The engine takes over the
+ * parts (the caller no longer frees or waits on them).  done_fn(arg), when
+ * not NULL, runs once as the request completes, with the engine lock held
+ * (it must not call hcomm_*), to free what the parts used.  On failure
+ * (HC_ERR_NOMEM) nothing is taken over. */
+hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
+                               void (*done_fn)(void *arg), void *arg,
+                               hcomm_request_t **req);
 /* A request that the caller completes itself (used for operations the
  * engine runs on the caller's behalf, e.g. buffered sends). */
 hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
                                         hcomm_request_t **req);
+/* A request that stays pending until hcomm_request_user_complete: work the
+ * caller finishes itself, at a time of its choosing (MPI generalized
+ * requests).  Waits and tests on it behave as on any request. */
+hc_status_t hcomm_request_new_pending(hcomm_request_t **req);
+/* Completes a request of hcomm_request_new_pending with status (NULL: an
+ * empty one); callable from any thread.  HC_ERR_REQUEST when req is not
+ * such a request or is already complete. */
+hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
+                                        const hcomm_status_t *status);
 
 /* ---- memory kinds: what a pointer is, and copies that reach device memory
  * (the MPI face stages typed or reduced data of device buffers through the

@@ -199,6 +199,16 @@ static void info_markdown(void) {
     printf("| `%s` | %s | %s | %s |\n", e->name, e->fallback, e->scope,
            e->meaning);
   }
+  printf("\n## Ranges\n\n"
+         "A numeric variable set to something that is not a number, or to a "
+         "number\noutside its range, is refused: `MPI_Init` fails with "
+         "`MPI_ERR_ARG` and a\nline naming the variable, its value and the "
+         "range (hcmpirun, for its own,\nsays so and exits 1).\n\n"
+         "| Variable | Smallest | Largest |\n|---|---|---|\n");
+  for (const hc_env_bounds_t *b = hc_env_bounds;
+       b < hc_env_bounds + hc_env_bounds_count; b++)
+    printf("| `%s` | %lld | %lld%s |\n", b->name, b->min, b->max,
+           b->is_size ? " (bytes)" : "");
 }
 
 static void info_usage(FILE *f) {

@@ -34,6 +34,7 @@
 #include "bootstrap/kvstore.h"
 #include "bootstrap/pmi1_wire.h"
 #include "util/env.h"
+#include "util/envtable.h"
 
 #define RUN_OUT_BUF 8192
 #define RUN_EXIT_TIMEOUT 124
@@ -54,6 +55,9 @@ typedef struct run_rank {
   int in_barrier;
   int pmi_fd; /* launcher's end; -1 once closed */
   hc_pmi1_reader_t reader;
+  size_t kv_bytes;   /* what its entries in the key-value store cost */
+  int kv_told_rank;  /* its refusals were reported (per-rank bound) */
+  int kv_told_total; /* (bound of the whole store) */
   run_stream_t out;
   run_stream_t err;
 } run_rank_t;
@@ -77,12 +81,15 @@ typedef struct run_job {
   int nalive;
   int nbarrier;
   hc_kvstore_t kv;
+  size_t kv_bytes;    /* what the ranks' entries cost in all */
+  size_t kv_rank_max; /* HCMPI_KVS_RANK_BYTES */
+  size_t kv_max;      /* HCMPI_KVS_BYTES */
   char kvsname[64];
   int sigfd;
   int terminating;
   int killed; /* SIGKILL sent */
   double kill_at;
-  int term_sig; /* what the teardown sent first */
+  int term_sig;    /* what the teardown sent first */
   double deadline; /* 0: none */
   int have_code;
   int exit_code;
@@ -95,6 +102,13 @@ typedef struct run_job {
   double status_due; /* when to redraw it next */
   int status_alive;  /* nalive and nfailed when it was drawn */
   int status_failed;
+  /* Rank 0's standard input when ours is a terminal goes through a pipe:
+   * rank 0 leads a process group of its own, which the terminal would stop
+   * (SIGTTIN) if it read from it itself. */
+  int stdin_to;     /* the pipe's write end; -1 when not forwarding */
+  size_t stdin_len; /* bytes read from the terminal, not yet written */
+  size_t stdin_off;
+  char stdin_buf[4096];
 } run_job_t;
 
 static double run_now(void) {
@@ -129,7 +143,8 @@ static void run_usage(FILE *f) {
           "-hosts,\n-genvnone, -genvlist, -wdir, -bind-to, and ':' "
           "(several programs).\n"
           "Environment: HCMPI_KILL_GRACE seconds between SIGTERM and SIGKILL "
-          "when the job is torn down (default 2).\n"
+          "when the job is torn down (default 2);\nMPIEXEC_TIMEOUT S acts as "
+          "--timeout S (as in Hydra; --timeout wins).\n"
           "Exit status: 0 if every rank exits 0; else the first failing "
           "rank's code\n(128+N for signal N; 1 for exit 0 without "
           "MPI_Finalize), an abort's code,\n124 on --timeout, 1 on usage "
@@ -238,6 +253,22 @@ static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
   return run_unsupported(a) ? -1 : 0;
 }
 
+/* MPIEXEC_TIMEOUT (seconds), which test harnesses set for Hydra's
+ * mpiexec, limits the job like --timeout unless --timeout was given. */
+static int run_env_timeout(run_opts_t *o) {
+  const char *text = getenv("MPIEXEC_TIMEOUT");
+  long v;
+  if (o->timeout_s > 0 || text == NULL || text[0] == '\0')
+    return 0;
+  if (run_parse_long(text, 1, &v) != 0) {
+    fprintf(stderr, "hcmpirun: MPIEXEC_TIMEOUT=%s is not a number of seconds\n",
+            text);
+    return -1;
+  }
+  o->timeout_s = v;
+  return 0;
+}
+
 /* Returns 0 to run, 1 to exit 0 (help), -1 on a usage error. */
 static int run_parse_args(int argc, char **argv, run_opts_t *o) {
   long v;
@@ -285,7 +316,7 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
     return -1;
   }
   o->argv = argv + i;
-  return 0;
+  return run_env_timeout(o);
 }
 
 /* ---- --relink ------------------------------------------------------------ */
@@ -438,12 +469,66 @@ static void run_stream_read(run_job_t *job, int rank, run_stream_t *s) {
   run_stream_flush_lines(job, rank, s);
 }
 
+/* ---- rank 0's input from a terminal -------------------------------------- */
+
+static void run_stdin_close(run_job_t *job) {
+  if (job->stdin_to >= 0)
+    close(job->stdin_to);
+  job->stdin_to = -1;
+  job->stdin_len = job->stdin_off = 0;
+}
+
+/* Whether to read the terminal now: only in its foreground, where reading
+ * cannot stop hcmpirun itself, and only while rank 0 can take the input. */
+static int run_stdin_wanted(const run_job_t *job) {
+  return job->stdin_to >= 0 && job->stdin_len == 0 && job->ranks[0].alive &&
+         tcgetpgrp(0) == getpgrp();
+}
+
+static void run_stdin_read(run_job_t *job) {
+  ssize_t n;
+  do
+    n = read(0, job->stdin_buf, sizeof job->stdin_buf);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return;
+  if (n <= 0) { /* end of input: rank 0 sees it too */
+    run_stdin_close(job);
+    return;
+  }
+  job->stdin_len = (size_t)n;
+  job->stdin_off = 0;
+}
+
+static void run_stdin_write(run_job_t *job) {
+  ssize_t n = write(job->stdin_to, job->stdin_buf + job->stdin_off,
+                    job->stdin_len - job->stdin_off);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n < 0) { /* rank 0 closed its input or is gone */
+    run_stdin_close(job);
+    return;
+  }
+  job->stdin_off += (size_t)n;
+  if (job->stdin_off == job->stdin_len)
+    job->stdin_len = job->stdin_off = 0;
+}
+
 /* ---- job control ------------------------------------------------------- */
 
+/* Each rank leads a process group of its own (run_child), so the signal
+ * reaches what it started too: the MPI program behind a wrapper shell, its
+ * helpers.  A rank already reaped may have left such processes behind, so
+ * its group is signalled during the teardown as well; a rank that moved to
+ * another group still gets the signal itself. */
 static void run_signal_all(run_job_t *job, int sig) {
-  for (int r = 0; r < job->opt.n; r++)
-    if (job->ranks[r].alive)
-      kill(job->ranks[r].pid, sig);
+  for (int r = 0; r < job->opt.n; r++) {
+    run_rank_t *rk = &job->ranks[r];
+    if (rk->pid <= 0 || (!rk->alive && !job->terminating))
+      continue;
+    if (kill(-rk->pid, sig) != 0 && rk->alive)
+      kill(rk->pid, sig);
+  }
 }
 
 /* Starts the teardown: sig to every rank now, SIGKILL when the grace period
@@ -515,6 +600,68 @@ static void pmi_cmd_kvsname(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
                            "kvsname", job->kvsname, NULL));
 }
 
+/* What an entry costs the store: its text and a guess at the bookkeeping
+ * (the entry, two allocations, the bucket). */
+static size_t run_kv_cost(const char *key, const char *value) {
+  return strlen(key) + strlen(value) + 2 + 64;
+}
+
+/* Says once per rank and bound that what would pass it; returns reply. */
+static const char *run_kv_refuse(int r, int *told, const char *what,
+                                 const char *bound_name, size_t bound,
+                                 const char *reply) {
+  if (!(*told)++)
+    fprintf(stderr,
+            "hcmpirun: rank %d: key-value store put refused: %s would pass "
+            "%s=%zu bytes\n",
+            r, what, bound_name, bound);
+  return reply;
+}
+
+/* NULL when rank r may store key = value, else why not (the reply's msg),
+ * said once per rank and bound on stderr as well.  An entry is charged to
+ * the rank that stored it last; the launcher's own entries cost nothing. */
+static const char *run_kv_refusal(run_job_t *job, int r, const char *key,
+                                  const char *value, size_t *old_cost) {
+  run_rank_t *rk = &job->ranks[r];
+  int owner = hc_kvstore_flags(&job->kv, key);
+  const char *old = hc_kvstore_get(&job->kv, key);
+  *old_cost = owner > 0 ? run_kv_cost(key, old) : 0;
+  size_t cost = run_kv_cost(key, value);
+  size_t mine = rk->kv_bytes - (owner == r + 1 ? *old_cost : 0);
+  if (mine + cost > job->kv_rank_max)
+    return run_kv_refuse(r, &rk->kv_told_rank, "the rank's entries",
+                         "HCMPI_KVS_RANK_BYTES", job->kv_rank_max,
+                         "key_value_store_full_for_this_rank");
+  if (job->kv_bytes - *old_cost + cost > job->kv_max)
+    return run_kv_refuse(r, &rk->kv_told_total, "the store", "HCMPI_KVS_BYTES",
+                         job->kv_max, "key_value_store_full");
+  return NULL;
+}
+
+/* The entry for key is now rank r's (old_cost: what it cost its owner). */
+static void run_kv_charge(run_job_t *job, int r, int owner, size_t old_cost,
+                          size_t cost) {
+  if (owner > 0)
+    job->ranks[owner - 1].kv_bytes -= old_cost;
+  job->ranks[r].kv_bytes += cost;
+  job->kv_bytes = job->kv_bytes - old_cost + cost;
+}
+
+/* Stores key = value for rank r within the bounds: NULL, or why not. */
+static const char *run_kv_put(run_job_t *job, int r, const char *key,
+                              const char *value) {
+  size_t old_cost;
+  int owner = hc_kvstore_flags(&job->kv, key);
+  const char *why = run_kv_refusal(job, r, key, value, &old_cost);
+  if (why != NULL)
+    return why;
+  if (hc_kvstore_set(&job->kv, key, value, r + 1) != 0)
+    return "out_of_memory";
+  run_kv_charge(job, r, owner, old_cost, run_kv_cost(key, value));
+  return NULL;
+}
+
 static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[128];
   const char *key = hc_pmi1_get(m, "key");
@@ -524,8 +671,8 @@ static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
     why = "missing_key_or_value";
   else if (strlen(key) >= 64 || strlen(value) >= 1024)
     why = "key_or_value_too_long";
-  else if (hc_kvstore_set(&job->kv, key, value, 0) != 0)
-    why = "out_of_memory";
+  else
+    why = run_kv_put(job, r, key, value);
   run_reply(job, r, line,
             hc_pmi1_format(line, sizeof line, "put_result", "rc",
                            why ? "-1" : "0", "msg", why ? why : "success",
@@ -775,10 +922,13 @@ static void run_set_env(const run_job_t *job, int r) {
 /* In the child between fork and exec: stdout/stderr into the pipes, stdin
  * only for rank 0, the PMI socket as fd 3, nothing else open. */
 static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
-                      const sigset_t *oldmask) {
+                      int in, const sigset_t *oldmask) {
   /* A SIGKILLed launcher takes its ranks along; the getppid check closes
    * the window in which it died before the prctl. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != job->launcher)
+    _exit(127);
+  /* Its own process group, which the teardown signals as a whole. */
+  if (setpgid(0, 0) != 0)
     _exit(127);
   if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
     _exit(127);
@@ -786,6 +936,8 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0)
       _exit(127);
+  } else if (in >= 0 && dup2(in, 0) < 0) {
+    _exit(127);
   }
   if (pmi == 3)
     fcntl(pmi, F_SETFD, 0);
@@ -814,20 +966,30 @@ static void run_stream_init(run_stream_t *s, int fd, int to) {
 }
 
 static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
-  int sv[2], po[2], pe[2];
+  int sv[2], po[2], pe[2], pi[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return -1;
   if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)
+    return -1;
+  if (r == 0 && isatty(0) && pipe2(pi, O_CLOEXEC) != 0)
     return -1;
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0)
     return -1;
   if (pid == 0)
-    run_child(job, r, sv[1], po[1], pe[1], oldmask);
+    run_child(job, r, sv[1], po[1], pe[1], pi[0], oldmask);
   close(sv[1]);
   close(po[1]);
   close(pe[1]);
+  if (pi[0] >= 0) {
+    close(pi[0]);
+    fcntl(pi[1], F_SETFL, O_NONBLOCK);
+    job->stdin_to = pi[1];
+  }
+  /* Also here, so that no signal of the teardown finds the group missing
+   * (whichever of the two calls comes second fails harmlessly). */
+  setpgid(pid, pid);
   run_rank_t *rk = &job->ranks[r];
   rk->pid = pid;
   rk->alive = 1;
@@ -844,7 +1006,14 @@ static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
 
 /* ---- main loop ----------------------------------------------------------- */
 
-enum { RUN_FD_SIG, RUN_FD_PMI, RUN_FD_OUT, RUN_FD_ERR };
+enum {
+  RUN_FD_SIG,
+  RUN_FD_PMI,
+  RUN_FD_OUT,
+  RUN_FD_ERR,
+  RUN_FD_IN,
+  RUN_FD_IN_PIPE
+};
 
 typedef struct run_pollset {
   struct pollfd *fds;
@@ -856,7 +1025,8 @@ typedef struct run_pollset {
 static void run_poll_add(run_pollset_t *ps, int fd, int rank, int kind) {
   if (fd < 0)
     return;
-  ps->fds[ps->n] = (struct pollfd){.fd = fd, .events = POLLIN};
+  short events = kind == RUN_FD_IN_PIPE ? POLLOUT : POLLIN;
+  ps->fds[ps->n] = (struct pollfd){.fd = fd, .events = events};
   ps->rank[ps->n] = rank;
   ps->kind[ps->n] = kind;
   ps->n++;
@@ -870,6 +1040,12 @@ static void run_poll_build(run_job_t *job, run_pollset_t *ps) {
     run_poll_add(ps, job->ranks[r].out.fd, r, RUN_FD_OUT);
     run_poll_add(ps, job->ranks[r].err.fd, r, RUN_FD_ERR);
   }
+  if (job->stdin_to >= 0 && !job->ranks[0].alive)
+    run_stdin_close(job);
+  if (run_stdin_wanted(job))
+    run_poll_add(ps, 0, 0, RUN_FD_IN);
+  else if (job->stdin_len > 0)
+    run_poll_add(ps, job->stdin_to, 0, RUN_FD_IN_PIPE);
 }
 
 /* Milliseconds until the next deadline (kill or timeout); -1 for none. */
@@ -883,6 +1059,10 @@ static int run_poll_timeout(run_job_t *job) {
     return 1000; /* only pipes held by grandchildren remain */
   if (job->status_on && (next == 0 || job->status_due < next))
     next = job->status_due;
+  /* In the background: look again later whether the terminal is ours. */
+  if (job->stdin_to >= 0 && job->stdin_len == 0 && !run_stdin_wanted(job) &&
+      (next == 0 || run_now() + 1.0 < next))
+    next = run_now() + 1.0;
   if (next == 0)
     return -1;
   double ms = (next - run_now()) * 1000.0 + 1;
@@ -921,6 +1101,13 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
     case RUN_FD_OUT:
       run_stream_read(job, r, &job->ranks[r].out);
       break;
+    case RUN_FD_IN:
+      run_stdin_read(job);
+      break;
+    case RUN_FD_IN_PIPE:
+      if (job->stdin_to >= 0)
+        run_stdin_write(job);
+      break;
     default:
       run_stream_read(job, r, &job->ranks[r].err);
       break;
@@ -929,7 +1116,7 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
 }
 
 static void run_loop(run_job_t *job) {
-  size_t cap = 1 + 3 * (size_t)job->opt.n;
+  size_t cap = 2 + 3 * (size_t)job->opt.n;
   run_pollset_t ps = {calloc(cap, sizeof *ps.fds), calloc(cap, sizeof *ps.rank),
                       calloc(cap, sizeof *ps.kind), 0};
   if (ps.fds == NULL || ps.rank == NULL || ps.kind == NULL) {
@@ -991,11 +1178,14 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
   if (hc_env_bool("HCMPI_FT", 0))
     job->opt.keep_going = 1;
   hc_kvstore_init(&job->kv);
+  job->kv_rank_max = hc_env_size("HCMPI_KVS_RANK_BYTES", (size_t)1 << 20);
+  job->kv_max = hc_env_size("HCMPI_KVS_BYTES", (size_t)256 << 20);
   snprintf(job->kvsname, sizeof job->kvsname, "hcmpirun_%ld", (long)getpid());
   /* What MPICH's own PMI client asks for: one node, all ranks on it. */
   char mapping[64];
   snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->opt.n);
   hc_kvstore_set(&job->kv, "PMI_process_mapping", mapping, 0);
+  job->stdin_to = -1;
   job->ranks = calloc((size_t)job->opt.n, sizeof *job->ranks);
   return job->ranks ? 0 : -1;
 }
@@ -1038,6 +1228,11 @@ int main(int argc, char **argv) {
     if (rc < 0)
       run_usage(stderr);
     return rc < 0 ? 1 : 0;
+  }
+  char why[512];
+  if (hc_env_check("hcmpirun", why, sizeof why) != 0) {
+    fprintf(stderr, "hcmpirun: %s\n", why);
+    return 1;
   }
   if (job.opt.relink && run_relink_setup(&job.opt) != 0)
     return 1;

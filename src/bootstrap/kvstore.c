@@ -87,6 +87,13 @@ const char *hc_kvstore_get(const hc_kvstore_t *kv, const char *key) {
   return e ? e->value : NULL;
 }
 
+int hc_kvstore_flags(const hc_kvstore_t *kv, const char *key) {
+  if (kv->nbuckets == 0)
+    return -1;
+  hc_kv_entry_t *e = *kv_slot(kv, key);
+  return e ? e->flags : -1;
+}
+
 void hc_kvstore_prune(hc_kvstore_t *kv, int keep_flags) {
   for (size_t i = 0; i < kv->nbuckets; i++) {
     hc_kv_entry_t **slot = &kv->buckets[i];

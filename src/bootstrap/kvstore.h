@@ -23,6 +23,8 @@ int hc_kvstore_set(hc_kvstore_t *kv, const char *key, const char *value,
                    int flags);
 /* The value stored for key, or NULL. */
 const char *hc_kvstore_get(const hc_kvstore_t *kv, const char *key);
+/* The flags stored with key, or -1 when key is not there. */
+int hc_kvstore_flags(const hc_kvstore_t *kv, const char *key);
 /* Removes every entry whose flags have none of keep_flags. */
 void hc_kvstore_prune(hc_kvstore_t *kv, int keep_flags);
 /* Frees everything; the map may be reused after hc_kvstore_init. */

@@ -2,10 +2,14 @@
  * PMI-1 wire-protocol client, as spoken by hcmpirun, MPICH's Hydra
  * (PMI_FD, or PMI_PORT with -pmi-port) and Slurm's srun --mpi=pmi2.
  */
+#include "config.h" /* _GNU_SOURCE, for pipe2 */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,10 @@ typedef struct pmi1_ctx {
   hc_kvstore_t cache;
   hc_pmi1_reader_t reader;
   hc_pmi1_msg_t msg; /* last reply */
+  /* Watches the launcher's end of the connection (pmi1_watch) */
+  pthread_t watcher;
+  int watching;
+  int watch_stop[2]; /* a byte on [1] ends the watcher */
 } pmi1_ctx_t;
 
 static int pmi1_detect(void) {
@@ -199,6 +207,63 @@ static hc_status_t pmi1_rank_size(pmi1_ctx_t *c) {
 
 static void pmi1_fini(void *ctx);
 
+/* The launcher going away closes its end of the connection.  A rank does
+ * not outlive it: nothing would end the job any more (a launcher killed
+ * with SIGKILL, its ranks behind a wrapper shell that its parent-death
+ * signal does not reach).  The watcher only waits for the hang-up; it never
+ * reads, so it does not disturb the requests the rank makes meanwhile. */
+static void *pmi1_watch(void *arg) {
+  pmi1_ctx_t *c = arg;
+  struct pollfd p[2] = {{.fd = c->fd, .events = 0},
+                        {.fd = c->watch_stop[0], .events = POLLIN}};
+  for (;;) {
+    int n = poll(p, 2, -1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 || p[1].revents != 0)
+      return NULL;
+    if (p[0].revents & (POLLHUP | POLLERR))
+      break;
+  }
+  fprintf(stderr,
+          "hcmpi: rank %d: the launcher is gone (its PMI connection closed); "
+          "ending this rank\n",
+          c->rank);
+  kill(getpid(), SIGKILL);
+  return NULL;
+}
+
+/* With every signal blocked, so that the program's signals go to its own
+ * threads. */
+static void pmi1_watch_start(pmi1_ctx_t *c) {
+  sigset_t all, old;
+  if (pipe2(c->watch_stop, O_CLOEXEC) != 0) {
+    c->watch_stop[0] = c->watch_stop[1] = -1;
+    hc_log(HC_LOG_WARN, "pmi1", "no launcher watcher: %s", strerror(errno));
+    return;
+  }
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  c->watching = pthread_create(&c->watcher, NULL, pmi1_watch, c) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!c->watching)
+    hc_log(HC_LOG_WARN, "pmi1", "no launcher watcher thread");
+}
+
+static void pmi1_watch_stop(pmi1_ctx_t *c) {
+  if (c->watching) {
+    char byte = 0;
+    while (write(c->watch_stop[1], &byte, 1) < 0 && errno == EINTR)
+      ;
+    pthread_join(c->watcher, NULL);
+    c->watching = 0;
+  }
+  for (int i = 0; i < 2; i++)
+    if (c->watch_stop[i] >= 0)
+      close(c->watch_stop[i]);
+  c->watch_stop[0] = c->watch_stop[1] = -1;
+}
+
 static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   *ctxp = NULL;
   pmi1_ctx_t *c = calloc(1, sizeof *c);
@@ -207,6 +272,7 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   c->fd = -1;
   c->rank = -1;
   c->size = 0;
+  c->watch_stop[0] = c->watch_stop[1] = -1;
   hc_kvstore_init(&c->cache);
   hc_bootstrap_info_t got;
   hc_bootstrap_info_clear(&got);
@@ -222,6 +288,7 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
     return HC_ERR_BOOTSTRAP;
   }
   c->ready = 1;
+  pmi1_watch_start(c);
   got.rank = c->rank;
   got.size = c->size;
   *info = got;
@@ -243,6 +310,11 @@ static hc_status_t pmi1_put(void *ctx, const char *key, const char *value) {
   int len = hc_pmi1_format(line, sizeof line, "put", "kvsname", c->kvsname,
                            "key", key, "value", value, NULL);
   hc_status_t st = pmi1_call(c, line, len, "put_result");
+  if (st != HC_OK && hc_pmi1_rc(&c->msg) != 0) { /* a refusal, not EOF */
+    const char *why = hc_pmi1_get(&c->msg, "msg");
+    hc_log(HC_LOG_ERROR, "pmi1", "put of %s refused by the launcher: %s", key,
+           why ? why : "no reason given");
+  }
   if (st == HC_OK && hc_kvstore_set(&c->cache, key, value, PMI1_KV_OWN) != 0)
     return HC_ERR_NOMEM;
   return st;
@@ -314,6 +386,7 @@ static void pmi1_fini(void *ctx) {
   pmi1_ctx_t *c = ctx;
   if (c == NULL)
     return;
+  pmi1_watch_stop(c);
   if (c->fd >= 0 && c->ready) {
     char line[64];
     if (pmi1_call(c, line, hc_pmi1_format(line, sizeof line, "finalize", NULL),

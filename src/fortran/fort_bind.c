@@ -17,6 +17,46 @@ void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
 #pragma weak pmpi_abort__ = pmpi_abort_
 #pragma weak PMPI_ABORT = pmpi_abort_
 
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
+  int rc = MPI_Add_error_class(errorclass);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_add_error_class_ = pmpi_add_error_class_
+#pragma weak mpi_add_error_class = pmpi_add_error_class_
+#pragma weak mpi_add_error_class__ = pmpi_add_error_class_
+#pragma weak MPI_ADD_ERROR_CLASS = pmpi_add_error_class_
+#pragma weak pmpi_add_error_class = pmpi_add_error_class_
+#pragma weak pmpi_add_error_class__ = pmpi_add_error_class_
+#pragma weak PMPI_ADD_ERROR_CLASS = pmpi_add_error_class_
+
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
+                          MPI_Fint *ierr) {
+  int rc = MPI_Add_error_code(*errorclass, errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_add_error_code_ = pmpi_add_error_code_
+#pragma weak mpi_add_error_code = pmpi_add_error_code_
+#pragma weak mpi_add_error_code__ = pmpi_add_error_code_
+#pragma weak MPI_ADD_ERROR_CODE = pmpi_add_error_code_
+#pragma weak pmpi_add_error_code = pmpi_add_error_code_
+#pragma weak pmpi_add_error_code__ = pmpi_add_error_code_
+#pragma weak PMPI_ADD_ERROR_CODE = pmpi_add_error_code_
+
+void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
+                            size_t string_len) {
+  char *string_c = hc_f_str_in(string, string_len);
+  int rc = MPI_Add_error_string(*errorcode, string_c);
+  free(string_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_add_error_string_ = pmpi_add_error_string_
+#pragma weak mpi_add_error_string = pmpi_add_error_string_
+#pragma weak mpi_add_error_string__ = pmpi_add_error_string_
+#pragma weak MPI_ADD_ERROR_STRING = pmpi_add_error_string_
+#pragma weak pmpi_add_error_string = pmpi_add_error_string_
+#pragma weak pmpi_add_error_string__ = pmpi_add_error_string_
+#pragma weak PMPI_ADD_ERROR_STRING = pmpi_add_error_string_
+
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *ierr) {
@@ -83,6 +123,19 @@ void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgatherv_init = pmpi_allgatherv_init_
 #pragma weak pmpi_allgatherv_init__ = pmpi_allgatherv_init_
 #pragma weak PMPI_ALLGATHERV_INIT = pmpi_allgatherv_init_
+
+void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Alloc_mem(*size, *info, hc_f_buf(baseptr));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alloc_mem_ = pmpi_alloc_mem_
+#pragma weak mpi_alloc_mem = pmpi_alloc_mem_
+#pragma weak mpi_alloc_mem__ = pmpi_alloc_mem_
+#pragma weak MPI_ALLOC_MEM = pmpi_alloc_mem_
+#pragma weak pmpi_alloc_mem = pmpi_alloc_mem_
+#pragma weak pmpi_alloc_mem__ = pmpi_alloc_mem_
+#pragma weak PMPI_ALLOC_MEM = pmpi_alloc_mem_
 
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -332,6 +385,112 @@ void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_cancel = pmpi_cancel_
 #pragma weak pmpi_cancel__ = pmpi_cancel_
 #pragma weak PMPI_CANCEL = pmpi_cancel_
+
+void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
+                       MPI_Fint *coords, MPI_Fint *ierr) {
+  int rc = MPI_Cart_coords(*comm, *rank, *maxdims, coords);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_coords_ = pmpi_cart_coords_
+#pragma weak mpi_cart_coords = pmpi_cart_coords_
+#pragma weak mpi_cart_coords__ = pmpi_cart_coords_
+#pragma weak MPI_CART_COORDS = pmpi_cart_coords_
+#pragma weak pmpi_cart_coords = pmpi_cart_coords_
+#pragma weak pmpi_cart_coords__ = pmpi_cart_coords_
+#pragma weak PMPI_CART_COORDS = pmpi_cart_coords_
+
+void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *periods, MPI_Fint *reorder,
+                       MPI_Fint *comm_cart, MPI_Fint *ierr) {
+  int rc = MPI_Cart_create(*comm_old, *ndims, dims, periods, (*reorder != 0),
+                           comm_cart);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_create_ = pmpi_cart_create_
+#pragma weak mpi_cart_create = pmpi_cart_create_
+#pragma weak mpi_cart_create__ = pmpi_cart_create_
+#pragma weak MPI_CART_CREATE = pmpi_cart_create_
+#pragma weak pmpi_cart_create = pmpi_cart_create_
+#pragma weak pmpi_cart_create__ = pmpi_cart_create_
+#pragma weak PMPI_CART_CREATE = pmpi_cart_create_
+
+void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr) {
+  int rc = MPI_Cart_get(*comm, *maxdims, dims, periods, coords);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_get_ = pmpi_cart_get_
+#pragma weak mpi_cart_get = pmpi_cart_get_
+#pragma weak mpi_cart_get__ = pmpi_cart_get_
+#pragma weak MPI_CART_GET = pmpi_cart_get_
+#pragma weak pmpi_cart_get = pmpi_cart_get_
+#pragma weak pmpi_cart_get__ = pmpi_cart_get_
+#pragma weak PMPI_CART_GET = pmpi_cart_get_
+
+void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr) {
+  int rc = MPI_Cart_map(*comm, *ndims, dims, periods, newrank);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_map_ = pmpi_cart_map_
+#pragma weak mpi_cart_map = pmpi_cart_map_
+#pragma weak mpi_cart_map__ = pmpi_cart_map_
+#pragma weak MPI_CART_MAP = pmpi_cart_map_
+#pragma weak pmpi_cart_map = pmpi_cart_map_
+#pragma weak pmpi_cart_map__ = pmpi_cart_map_
+#pragma weak PMPI_CART_MAP = pmpi_cart_map_
+
+void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Cart_rank(*comm, coords, rank);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_rank_ = pmpi_cart_rank_
+#pragma weak mpi_cart_rank = pmpi_cart_rank_
+#pragma weak mpi_cart_rank__ = pmpi_cart_rank_
+#pragma weak MPI_CART_RANK = pmpi_cart_rank_
+#pragma weak pmpi_cart_rank = pmpi_cart_rank_
+#pragma weak pmpi_cart_rank__ = pmpi_cart_rank_
+#pragma weak PMPI_CART_RANK = pmpi_cart_rank_
+
+void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
+                      MPI_Fint *rank_source, MPI_Fint *rank_dest,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Cart_shift(*comm, *direction, *disp, rank_source, rank_dest);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_shift_ = pmpi_cart_shift_
+#pragma weak mpi_cart_shift = pmpi_cart_shift_
+#pragma weak mpi_cart_shift__ = pmpi_cart_shift_
+#pragma weak MPI_CART_SHIFT = pmpi_cart_shift_
+#pragma weak pmpi_cart_shift = pmpi_cart_shift_
+#pragma weak pmpi_cart_shift__ = pmpi_cart_shift_
+#pragma weak PMPI_CART_SHIFT = pmpi_cart_shift_
+
+void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
+                    MPI_Fint *ierr) {
+  int rc = MPI_Cart_sub(*comm, remain_dims, newcomm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cart_sub_ = pmpi_cart_sub_
+#pragma weak mpi_cart_sub = pmpi_cart_sub_
+#pragma weak mpi_cart_sub__ = pmpi_cart_sub_
+#pragma weak MPI_CART_SUB = pmpi_cart_sub_
+#pragma weak pmpi_cart_sub = pmpi_cart_sub_
+#pragma weak pmpi_cart_sub__ = pmpi_cart_sub_
+#pragma weak PMPI_CART_SUB = pmpi_cart_sub_
+
+void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
+  int rc = MPI_Cartdim_get(*comm, ndims);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_cartdim_get_ = pmpi_cartdim_get_
+#pragma weak mpi_cartdim_get = pmpi_cartdim_get_
+#pragma weak mpi_cartdim_get__ = pmpi_cartdim_get_
+#pragma weak MPI_CARTDIM_GET = pmpi_cartdim_get_
+#pragma weak pmpi_cartdim_get = pmpi_cartdim_get_
+#pragma weak pmpi_cartdim_get__ = pmpi_cartdim_get_
+#pragma weak PMPI_CARTDIM_GET = pmpi_cartdim_get_
 
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
@@ -677,6 +836,94 @@ void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_test_inter__ = pmpi_comm_test_inter_
 #pragma weak PMPI_COMM_TEST_INTER = pmpi_comm_test_inter_
 
+void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Dims_create(*nnodes, *ndims, dims);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dims_create_ = pmpi_dims_create_
+#pragma weak mpi_dims_create = pmpi_dims_create_
+#pragma weak mpi_dims_create__ = pmpi_dims_create_
+#pragma weak MPI_DIMS_CREATE = pmpi_dims_create_
+#pragma weak pmpi_dims_create = pmpi_dims_create_
+#pragma weak pmpi_dims_create__ = pmpi_dims_create_
+#pragma weak PMPI_DIMS_CREATE = pmpi_dims_create_
+
+void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
+                             MPI_Fint *degrees, MPI_Fint *destinations,
+                             MPI_Fint *weights, MPI_Fint *info,
+                             MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Dist_graph_create(*comm_old, *n, sources, degrees, destinations,
+                                 hc_f_weights(weights), *info, (*reorder != 0),
+                                 comm_dist_graph);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_create_ = pmpi_dist_graph_create_
+#pragma weak mpi_dist_graph_create = pmpi_dist_graph_create_
+#pragma weak mpi_dist_graph_create__ = pmpi_dist_graph_create_
+#pragma weak MPI_DIST_GRAPH_CREATE = pmpi_dist_graph_create_
+#pragma weak pmpi_dist_graph_create = pmpi_dist_graph_create_
+#pragma weak pmpi_dist_graph_create__ = pmpi_dist_graph_create_
+#pragma weak PMPI_DIST_GRAPH_CREATE = pmpi_dist_graph_create_
+
+void pmpi_dist_graph_create_adjacent_(
+    MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources,
+    MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations,
+    MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder,
+    MPI_Fint *comm_dist_graph, MPI_Fint *ierr) {
+  int rc = MPI_Dist_graph_create_adjacent(
+      *comm_old, *indegree, sources, hc_f_weights(sourceweights), *outdegree,
+      destinations, hc_f_weights(destweights), *info, (*reorder != 0),
+      comm_dist_graph);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_create_adjacent_ = pmpi_dist_graph_create_adjacent_
+#pragma weak mpi_dist_graph_create_adjacent = pmpi_dist_graph_create_adjacent_
+#pragma weak mpi_dist_graph_create_adjacent__ = pmpi_dist_graph_create_adjacent_
+#pragma weak MPI_DIST_GRAPH_CREATE_ADJACENT = pmpi_dist_graph_create_adjacent_
+#pragma weak pmpi_dist_graph_create_adjacent = pmpi_dist_graph_create_adjacent_
+#pragma weak pmpi_dist_graph_create_adjacent__ =                               \
+    pmpi_dist_graph_create_adjacent_
+#pragma weak PMPI_DIST_GRAPH_CREATE_ADJACENT = pmpi_dist_graph_create_adjacent_
+
+void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree,
+                                MPI_Fint *sources, MPI_Fint *sourceweights,
+                                MPI_Fint *maxoutdegree, MPI_Fint *destinations,
+                                MPI_Fint *destweights, MPI_Fint *ierr) {
+  int rc = MPI_Dist_graph_neighbors(*comm, *maxindegree, sources,
+                                    hc_f_weights(sourceweights), *maxoutdegree,
+                                    destinations, hc_f_weights(destweights));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_neighbors_ = pmpi_dist_graph_neighbors_
+#pragma weak mpi_dist_graph_neighbors = pmpi_dist_graph_neighbors_
+#pragma weak mpi_dist_graph_neighbors__ = pmpi_dist_graph_neighbors_
+#pragma weak MPI_DIST_GRAPH_NEIGHBORS = pmpi_dist_graph_neighbors_
+#pragma weak pmpi_dist_graph_neighbors = pmpi_dist_graph_neighbors_
+#pragma weak pmpi_dist_graph_neighbors__ = pmpi_dist_graph_neighbors_
+#pragma weak PMPI_DIST_GRAPH_NEIGHBORS = pmpi_dist_graph_neighbors_
+
+void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree,
+                                      MPI_Fint *outdegree, MPI_Fint *weighted,
+                                      MPI_Fint *ierr) {
+  int weighted_c = 0;
+  int rc =
+      MPI_Dist_graph_neighbors_count(*comm, indegree, outdegree, &weighted_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *weighted = hc_f_logical(weighted_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_dist_graph_neighbors_count_ = pmpi_dist_graph_neighbors_count_
+#pragma weak mpi_dist_graph_neighbors_count = pmpi_dist_graph_neighbors_count_
+#pragma weak mpi_dist_graph_neighbors_count__ = pmpi_dist_graph_neighbors_count_
+#pragma weak MPI_DIST_GRAPH_NEIGHBORS_COUNT = pmpi_dist_graph_neighbors_count_
+#pragma weak pmpi_dist_graph_neighbors_count = pmpi_dist_graph_neighbors_count_
+#pragma weak pmpi_dist_graph_neighbors_count__ =                               \
+    pmpi_dist_graph_neighbors_count_
+#pragma weak PMPI_DIST_GRAPH_NEIGHBORS_COUNT = pmpi_dist_graph_neighbors_count_
+
 void pmpi_errhandler_create_(void *comm_errhandler_fn, MPI_Fint *errhandler,
                              MPI_Fint *ierr) {
   int rc = MPI_Errhandler_create((void *)comm_errhandler_fn, errhandler);
@@ -821,6 +1068,18 @@ void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_finalized = pmpi_finalized_
 #pragma weak pmpi_finalized__ = pmpi_finalized_
 #pragma weak PMPI_FINALIZED = pmpi_finalized_
+
+void pmpi_free_mem_(void *base, MPI_Fint *ierr) {
+  int rc = MPI_Free_mem(hc_f_buf(base));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_free_mem_ = pmpi_free_mem_
+#pragma weak mpi_free_mem = pmpi_free_mem_
+#pragma weak mpi_free_mem__ = pmpi_free_mem_
+#pragma weak MPI_FREE_MEM = pmpi_free_mem_
+#pragma weak pmpi_free_mem = pmpi_free_mem_
+#pragma weak pmpi_free_mem__ = pmpi_free_mem_
+#pragma weak PMPI_FREE_MEM = pmpi_free_mem_
 
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -997,6 +1256,99 @@ void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion,
 #pragma weak pmpi_get_version = pmpi_get_version_
 #pragma weak pmpi_get_version__ = pmpi_get_version_
 #pragma weak PMPI_GET_VERSION = pmpi_get_version_
+
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx,
+                        MPI_Fint *edges, MPI_Fint *reorder,
+                        MPI_Fint *comm_graph, MPI_Fint *ierr) {
+  int rc = MPI_Graph_create(*comm_old, *nnodes, indx, edges, (*reorder != 0),
+                            comm_graph);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_create_ = pmpi_graph_create_
+#pragma weak mpi_graph_create = pmpi_graph_create_
+#pragma weak mpi_graph_create__ = pmpi_graph_create_
+#pragma weak MPI_GRAPH_CREATE = pmpi_graph_create_
+#pragma weak pmpi_graph_create = pmpi_graph_create_
+#pragma weak pmpi_graph_create__ = pmpi_graph_create_
+#pragma weak PMPI_GRAPH_CREATE = pmpi_graph_create_
+
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges,
+                     MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *ierr) {
+  int rc = MPI_Graph_get(*comm, *maxindex, *maxedges, indx, edges);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_get_ = pmpi_graph_get_
+#pragma weak mpi_graph_get = pmpi_graph_get_
+#pragma weak mpi_graph_get__ = pmpi_graph_get_
+#pragma weak MPI_GRAPH_GET = pmpi_graph_get_
+#pragma weak pmpi_graph_get = pmpi_graph_get_
+#pragma weak pmpi_graph_get__ = pmpi_graph_get_
+#pragma weak PMPI_GRAPH_GET = pmpi_graph_get_
+
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx,
+                     MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr) {
+  int rc = MPI_Graph_map(*comm, *nnodes, indx, edges, newrank);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_map_ = pmpi_graph_map_
+#pragma weak mpi_graph_map = pmpi_graph_map_
+#pragma weak mpi_graph_map__ = pmpi_graph_map_
+#pragma weak MPI_GRAPH_MAP = pmpi_graph_map_
+#pragma weak pmpi_graph_map = pmpi_graph_map_
+#pragma weak pmpi_graph_map__ = pmpi_graph_map_
+#pragma weak PMPI_GRAPH_MAP = pmpi_graph_map_
+
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank,
+                           MPI_Fint *maxneighbors, MPI_Fint *neighbors,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Graph_neighbors(*comm, *rank, *maxneighbors, neighbors);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_neighbors_ = pmpi_graph_neighbors_
+#pragma weak mpi_graph_neighbors = pmpi_graph_neighbors_
+#pragma weak mpi_graph_neighbors__ = pmpi_graph_neighbors_
+#pragma weak MPI_GRAPH_NEIGHBORS = pmpi_graph_neighbors_
+#pragma weak pmpi_graph_neighbors = pmpi_graph_neighbors_
+#pragma weak pmpi_graph_neighbors__ = pmpi_graph_neighbors_
+#pragma weak PMPI_GRAPH_NEIGHBORS = pmpi_graph_neighbors_
+
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
+                                 MPI_Fint *nneighbors, MPI_Fint *ierr) {
+  int rc = MPI_Graph_neighbors_count(*comm, *rank, nneighbors);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graph_neighbors_count_ = pmpi_graph_neighbors_count_
+#pragma weak mpi_graph_neighbors_count = pmpi_graph_neighbors_count_
+#pragma weak mpi_graph_neighbors_count__ = pmpi_graph_neighbors_count_
+#pragma weak MPI_GRAPH_NEIGHBORS_COUNT = pmpi_graph_neighbors_count_
+#pragma weak pmpi_graph_neighbors_count = pmpi_graph_neighbors_count_
+#pragma weak pmpi_graph_neighbors_count__ = pmpi_graph_neighbors_count_
+#pragma weak PMPI_GRAPH_NEIGHBORS_COUNT = pmpi_graph_neighbors_count_
+
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Graphdims_get(*comm, nnodes, nedges);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_graphdims_get_ = pmpi_graphdims_get_
+#pragma weak mpi_graphdims_get = pmpi_graphdims_get_
+#pragma weak mpi_graphdims_get__ = pmpi_graphdims_get_
+#pragma weak MPI_GRAPHDIMS_GET = pmpi_graphdims_get_
+#pragma weak pmpi_graphdims_get = pmpi_graphdims_get_
+#pragma weak pmpi_graphdims_get__ = pmpi_graphdims_get_
+#pragma weak PMPI_GRAPHDIMS_GET = pmpi_graphdims_get_
+
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Grequest_complete(*request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_grequest_complete_ = pmpi_grequest_complete_
+#pragma weak mpi_grequest_complete = pmpi_grequest_complete_
+#pragma weak mpi_grequest_complete__ = pmpi_grequest_complete_
+#pragma weak MPI_GREQUEST_COMPLETE = pmpi_grequest_complete_
+#pragma weak pmpi_grequest_complete = pmpi_grequest_complete_
+#pragma weak pmpi_grequest_complete__ = pmpi_grequest_complete_
+#pragma weak PMPI_GREQUEST_COMPLETE = pmpi_grequest_complete_
 
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr) {
@@ -1743,6 +2095,41 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_isend__ = pmpi_isend_
 #pragma weak PMPI_ISEND = pmpi_isend_
 
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                     MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
+                     MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv(hc_f_buf(sendbuf), *sendcount, *sendtype, *dest,
+                         *sendtag, hc_f_buf(recvbuf), *recvcount, *recvtype,
+                         *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_ = pmpi_isendrecv_
+#pragma weak mpi_isendrecv = pmpi_isendrecv_
+#pragma weak mpi_isendrecv__ = pmpi_isendrecv_
+#pragma weak MPI_ISENDRECV = pmpi_isendrecv_
+#pragma weak pmpi_isendrecv = pmpi_isendrecv_
+#pragma weak pmpi_isendrecv__ = pmpi_isendrecv_
+#pragma weak PMPI_ISENDRECV = pmpi_isendrecv_
+
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *dest, MPI_Fint *sendtag,
+                             MPI_Fint *source, MPI_Fint *recvtag,
+                             MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv_replace(hc_f_buf(buf), *count, *datatype, *dest,
+                                 *sendtag, *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_replace_ = pmpi_isendrecv_replace_
+#pragma weak mpi_isendrecv_replace = pmpi_isendrecv_replace_
+#pragma weak mpi_isendrecv_replace__ = pmpi_isendrecv_replace_
+#pragma weak MPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
+#pragma weak pmpi_isendrecv_replace = pmpi_isendrecv_replace_
+#pragma weak pmpi_isendrecv_replace__ = pmpi_isendrecv_replace_
+#pragma weak PMPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
+
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -2461,6 +2848,18 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
 #pragma weak pmpi_testsome__ = pmpi_testsome_
 #pragma weak PMPI_TESTSOME = pmpi_testsome_
 
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Topo_test(*comm, status);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_topo_test_ = pmpi_topo_test_
+#pragma weak mpi_topo_test = pmpi_topo_test_
+#pragma weak mpi_topo_test__ = pmpi_topo_test_
+#pragma weak MPI_TOPO_TEST = pmpi_topo_test_
+#pragma weak pmpi_topo_test = pmpi_topo_test_
+#pragma weak pmpi_topo_test__ = pmpi_topo_test_
+#pragma weak PMPI_TOPO_TEST = pmpi_topo_test_
+
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr) {
   int rc = MPI_Type_commit(datatype);
   hc_f_err(ierr, rc);
@@ -2619,6 +3018,19 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
 #pragma weak pmpi_type_create_subarray__ = pmpi_type_create_subarray_
 #pragma weak PMPI_TYPE_CREATE_SUBARRAY = pmpi_type_create_subarray_
 
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Type_delete_attr(*datatype, *type_keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_delete_attr_ = pmpi_type_delete_attr_
+#pragma weak mpi_type_delete_attr = pmpi_type_delete_attr_
+#pragma weak mpi_type_delete_attr__ = pmpi_type_delete_attr_
+#pragma weak MPI_TYPE_DELETE_ATTR = pmpi_type_delete_attr_
+#pragma weak pmpi_type_delete_attr = pmpi_type_delete_attr_
+#pragma weak pmpi_type_delete_attr__ = pmpi_type_delete_attr_
+#pragma weak PMPI_TYPE_DELETE_ATTR = pmpi_type_delete_attr_
+
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr) {
   int rc = MPI_Type_dup(*oldtype, newtype);
   hc_f_err(ierr, rc);
@@ -2642,6 +3054,18 @@ void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr) {
 #pragma weak pmpi_type_free = pmpi_type_free_
 #pragma weak pmpi_type_free__ = pmpi_type_free_
 #pragma weak PMPI_TYPE_FREE = pmpi_type_free_
+
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr) {
+  int rc = MPI_Type_free_keyval(type_keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_free_keyval_ = pmpi_type_free_keyval_
+#pragma weak mpi_type_free_keyval = pmpi_type_free_keyval_
+#pragma weak mpi_type_free_keyval__ = pmpi_type_free_keyval_
+#pragma weak MPI_TYPE_FREE_KEYVAL = pmpi_type_free_keyval_
+#pragma weak pmpi_type_free_keyval = pmpi_type_free_keyval_
+#pragma weak pmpi_type_free_keyval__ = pmpi_type_free_keyval_
+#pragma weak PMPI_TYPE_FREE_KEYVAL = pmpi_type_free_keyval_
 
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
                              MPI_Fint *max_addresses, MPI_Fint *max_datatypes,

@@ -5,6 +5,11 @@
 #include <stddef.h>
 
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
+                          MPI_Fint *ierr);
+void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
+                            size_t string_len);
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *ierr);
@@ -21,6 +26,8 @@ void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *recvcounts, MPI_Fint *displs,
                            MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
                            MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
+                     MPI_Fint *ierr);
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                      MPI_Fint *ierr);
@@ -68,6 +75,23 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
+                       MPI_Fint *coords, MPI_Fint *ierr);
+void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *periods, MPI_Fint *reorder,
+                       MPI_Fint *comm_cart, MPI_Fint *ierr);
+void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr);
+void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims,
+                    MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank,
+                     MPI_Fint *ierr);
+void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
+                      MPI_Fint *rank_source, MPI_Fint *rank_dest,
+                      MPI_Fint *ierr);
+void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
+                    MPI_Fint *ierr);
+void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
@@ -110,6 +134,25 @@ void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key,
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key,
                            MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
+                       MPI_Fint *ierr);
+void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
+                             MPI_Fint *degrees, MPI_Fint *destinations,
+                             MPI_Fint *weights, MPI_Fint *info,
+                             MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
+                             MPI_Fint *ierr);
+void pmpi_dist_graph_create_adjacent_(
+    MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources,
+    MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations,
+    MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder,
+    MPI_Fint *comm_dist_graph, MPI_Fint *ierr);
+void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree,
+                                MPI_Fint *sources, MPI_Fint *sourceweights,
+                                MPI_Fint *maxoutdegree, MPI_Fint *destinations,
+                                MPI_Fint *destweights, MPI_Fint *ierr);
+void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree,
+                                      MPI_Fint *outdegree, MPI_Fint *weighted,
+                                      MPI_Fint *ierr);
 void pmpi_errhandler_create_(void *comm_errhandler_fn, MPI_Fint *errhandler,
                              MPI_Fint *ierr);
 void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr);
@@ -127,6 +170,7 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_finalize_(MPI_Fint *ierr);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_free_mem_(void *base, MPI_Fint *ierr);
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
@@ -154,6 +198,21 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
 void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr,
                               size_t name_len);
 void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr);
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx,
+                        MPI_Fint *edges, MPI_Fint *reorder,
+                        MPI_Fint *comm_graph, MPI_Fint *ierr);
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges,
+                     MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *ierr);
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx,
+                     MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank,
+                           MPI_Fint *maxneighbors, MPI_Fint *neighbors,
+                           MPI_Fint *ierr);
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
+                                 MPI_Fint *nneighbors, MPI_Fint *ierr);
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
+                         MPI_Fint *ierr);
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2,
@@ -275,6 +334,15 @@ void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                  MPI_Fint *ierr);
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                     MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
+                     MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr);
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *dest, MPI_Fint *sendtag,
+                             MPI_Fint *source, MPI_Fint *recvtag,
+                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr);
@@ -399,6 +467,7 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
                     MPI_Fint *outcount, MPI_Fint *array_of_indices,
                     MPI_Fint *array_of_statuses, MPI_Fint *ierr);
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
                            MPI_Fint *newtype, MPI_Fint *ierr);
@@ -437,8 +506,11 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_starts, MPI_Fint *order,
                                 MPI_Fint *oldtype, MPI_Fint *newtype,
                                 MPI_Fint *ierr);
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
+                            MPI_Fint *ierr);
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr);
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
                              MPI_Fint *max_addresses, MPI_Fint *max_datatypes,
                              MPI_Fint *array_of_integers,

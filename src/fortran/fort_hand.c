@@ -65,6 +65,17 @@ void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
   hc_f_err(ierr, MPI_Comm_set_attr(*comm, *keyval, (void *)*val));
 }
 
+/* Datatype attributes: the same values; no predefined datatype keys. */
+void pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *flag, MPI_Fint *ierr) {
+  hc_f_err(ierr, fh_get_attr(MPI_Type_get_attr, *datatype, *keyval, val, flag));
+}
+
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *ierr) {
+  hc_f_err(ierr, MPI_Type_set_attr(*datatype, *keyval, (void *)*val));
+}
+
 void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
   hc_f_err(ierr, MPI_Info_create_env(0, NULL, info));
 }
@@ -145,7 +156,20 @@ static int fh_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   return f_err;
 }
 
-static void fh_create_keyval(fh_keyval_t *proto, MPI_Fint *keyval,
+/* A datatype's callbacks take its handle where a communicator's take the
+ * communicator: both are MPI_Fint in Fortran. */
+static int fh_type_copy(MPI_Datatype oldtype, int keyval, void *extra,
+                        void *attr_in, void *attr_out, int *flag) {
+  return fh_copy((MPI_Comm)oldtype, keyval, extra, attr_in, attr_out, flag);
+}
+
+static int fh_type_delete(MPI_Datatype type, int keyval, void *attr,
+                          void *extra) {
+  return fh_delete((MPI_Comm)type, keyval, attr, extra);
+}
+
+/* for_type: a datatype keyval, else a communicator one. */
+static void fh_create_keyval(fh_keyval_t *proto, int for_type, MPI_Fint *keyval,
                              MPI_Fint *ierr) {
   fh_keyval_t *k = malloc(sizeof(*k));
   if (!k) {
@@ -153,7 +177,9 @@ static void fh_create_keyval(fh_keyval_t *proto, MPI_Fint *keyval,
     return;
   }
   *k = *proto;
-  int rc = MPI_Comm_create_keyval(fh_copy, fh_delete, keyval, k);
+  int rc = for_type
+               ? MPI_Type_create_keyval(fh_type_copy, fh_type_delete, keyval, k)
+               : MPI_Comm_create_keyval(fh_copy, fh_delete, keyval, k);
   if (rc != MPI_SUCCESS)
     free(k);
   hc_f_err(ierr, rc);
@@ -163,14 +189,21 @@ void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
                               MPI_Fint *keyval, MPI_Aint *extra_state,
                               MPI_Fint *ierr) {
   fh_keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = *extra_state};
-  fh_create_keyval(&k, keyval, ierr);
+  fh_create_keyval(&k, 0, keyval, ierr);
+}
+
+void pmpi_type_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
+                              MPI_Fint *keyval, MPI_Aint *extra_state,
+                              MPI_Fint *ierr) {
+  fh_keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = *extra_state};
+  fh_create_keyval(&k, 1, keyval, ierr);
 }
 
 void pmpi_keyval_create_(hc_f_copy1_fn *copy_fn, hc_f_delete1_fn *delete_fn,
                          MPI_Fint *keyval, MPI_Fint *extra_state,
                          MPI_Fint *ierr) {
   fh_keyval_t k = {.copy1 = copy_fn, .del1 = delete_fn, .extra = *extra_state};
-  fh_create_keyval(&k, keyval, ierr);
+  fh_create_keyval(&k, 0, keyval, ierr);
 }
 
 void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
@@ -192,6 +225,27 @@ void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
 void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attr,
                               MPI_Aint *extra_state, MPI_Fint *ierr) {
   *ierr = MPI_SUCCESS;
+}
+
+/* MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN: the
+ * communicator ones, whose arguments have the same Fortran types. */
+void mpi_type_null_copy_fn_(MPI_Fint *oldtype, MPI_Fint *keyval,
+                            MPI_Aint *extra_state, MPI_Aint *attr_in,
+                            MPI_Aint *attr_out, MPI_Fint *flag,
+                            MPI_Fint *ierr) {
+  mpi_comm_null_copy_fn_(oldtype, keyval, extra_state, attr_in, attr_out, flag,
+                         ierr);
+}
+
+void mpi_type_dup_fn_(MPI_Fint *oldtype, MPI_Fint *keyval,
+                      MPI_Aint *extra_state, MPI_Aint *attr_in,
+                      MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr) {
+  mpi_comm_dup_fn_(oldtype, keyval, extra_state, attr_in, attr_out, flag, ierr);
+}
+
+void mpi_type_null_delete_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *attr,
+                              MPI_Aint *extra_state, MPI_Fint *ierr) {
+  mpi_comm_null_delete_fn_(type, keyval, attr, extra_state, ierr);
 }
 
 /* MPI-1's predefined callbacks: the same behaviour on default INTEGERs. */

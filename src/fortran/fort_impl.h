@@ -49,6 +49,9 @@ extern int MPIR_F08_MPI_BOTTOM;
 
 /* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
 void *hc_f_buf(void *buf);
+/* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, use mpi and mpi_f08 (the
+ * COMMON blocks /MPIFCMB5/ and /MPIFCMB9/) become the C sentinels. */
+int *hc_f_weights(MPI_Fint *weights);
 /* A Fortran status with MPI_STATUS_IGNORE mapped to C's value. */
 MPI_Status *hc_f_status(MPI_Fint *status);
 /* An array of statuses with MPI_STATUSES_IGNORE mapped to C's value. */
@@ -108,6 +111,21 @@ void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
                       MPI_Aint *extra_state, MPI_Aint *attr_in,
                       MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
 void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attr,
+                              MPI_Aint *extra_state, MPI_Fint *ierr);
+void pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
+                         MPI_Fint *ierr);
+void pmpi_type_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
+                              MPI_Fint *keyval, MPI_Aint *extra_state,
+                              MPI_Fint *ierr);
+void mpi_type_null_copy_fn_(MPI_Fint *oldtype, MPI_Fint *keyval,
+                            MPI_Aint *extra_state, MPI_Aint *attr_in,
+                            MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_type_dup_fn_(MPI_Fint *oldtype, MPI_Fint *keyval,
+                      MPI_Aint *extra_state, MPI_Aint *attr_in,
+                      MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_type_null_delete_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *attr,
                               MPI_Aint *extra_state, MPI_Fint *ierr);
 void pmpi_keyval_create_(hc_f_copy1_fn *copy_fn, hc_f_delete1_fn *delete_fn,
                          MPI_Fint *keyval, MPI_Fint *extra_state,

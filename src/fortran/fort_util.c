@@ -25,6 +25,14 @@ void *hc_f_buf(void *buf) {
   return buf;
 }
 
+int *hc_f_weights(MPI_Fint *weights) {
+  if (weights == &mpifcmb5_)
+    return MPI_UNWEIGHTED;
+  if (weights == &mpifcmb9_)
+    return MPI_WEIGHTS_EMPTY;
+  return (int *)weights;
+}
+
 MPI_Status *hc_f_status(MPI_Fint *status) {
   if (status == mpipriv1_.status_ignore ||
       status == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)

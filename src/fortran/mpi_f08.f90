@@ -62,6 +62,9 @@ module mpi_f08
       MPI_STATUSES_IGNORE(1)
   integer(c_int), bind(C, name="MPIR_F08_MPI_IN_PLACE") :: MPI_IN_PLACE
   integer(c_int), bind(C, name="MPIR_F08_MPI_BOTTOM") :: MPI_BOTTOM
+  ! The weight sentinels share the COMMON blocks of mpif.h (fort_util.c).
+  integer(c_int), bind(C, name="mpifcmb5_") :: MPI_UNWEIGHTED
+  integer(c_int), bind(C, name="mpifcmb9_") :: MPI_WEIGHTS_EMPTY
 
   interface operator(==)
     module procedure hcf08_comm_eq, hcf08_type_eq, hcf08_group_eq, &

@@ -7,6 +7,26 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Add_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Add_error_string(errorcode, string, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  character(len=*) :: string
+  integer, optional :: ierror
+end subroutine
 function MPI_Aint_add(base, disp)
   import
   implicit none
@@ -84,6 +104,15 @@ subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  type(MPI_Info) :: info
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -300,6 +329,79 @@ subroutine MPI_Cancel(request, ierror)
   import
   implicit none
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_coords(comm, rank, maxdims, coords, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: maxdims
+  integer :: coords(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  logical :: reorder
+  type(MPI_Comm) :: comm_cart
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_get(comm, maxdims, dims, periods, coords, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: maxdims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: coords(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_map(comm, ndims, dims, periods, newrank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: newrank
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_rank(comm, coords, rank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: coords(*)
+  integer :: rank
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: direction
+  integer :: disp
+  integer :: rank_source
+  integer :: rank_dest
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cart_sub(comm, remain_dims, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  logical :: remain_dims(*)
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Cartdim_get(comm, ndims, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: ndims
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
@@ -523,6 +625,72 @@ subroutine MPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
+  import
+  implicit none
+  integer :: nnodes
+  integer :: ndims
+  integer :: dims(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, &
+    reorder, comm_dist_graph, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: n
+  integer :: sources(*)
+  integer :: degrees(*)
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
+  integer :: weights(*)
+  type(MPI_Info) :: info
+  logical :: reorder
+  type(MPI_Comm) :: comm_dist_graph
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, &
+    destinations, destweights, info, reorder, comm_dist_graph, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: indegree
+  integer :: sources(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+  integer :: sourceweights(*)
+  integer :: outdegree
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+  integer :: destweights(*)
+  type(MPI_Info) :: info
+  logical :: reorder
+  type(MPI_Comm) :: comm_dist_graph
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+    destinations, destweights, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: maxindegree
+  integer :: sources(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+  integer :: sourceweights(*)
+  integer :: maxoutdegree
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+  integer :: destweights(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: indegree
+  integer :: outdegree
+  logical :: weighted
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Errhandler_create(comm_errhandler_fn, errhandler, ierror)
   import
   implicit none
@@ -602,6 +770,13 @@ subroutine MPI_Finalized(flag, ierror)
   import
   implicit none
   logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Free_mem(base, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
@@ -725,6 +900,68 @@ subroutine MPI_Get_version(version, subversion, ierror)
   implicit none
   integer :: version
   integer :: subversion
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: nnodes
+  integer :: indx(*)
+  integer :: edges(*)
+  logical :: reorder
+  type(MPI_Comm) :: comm_graph
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Graph_get(comm, maxindex, maxedges, indx, edges, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: maxindex
+  integer :: maxedges
+  integer :: indx(*)
+  integer :: edges(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Graph_map(comm, nnodes, indx, edges, newrank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: nnodes
+  integer :: indx(*)
+  integer :: edges(*)
+  integer :: newrank
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: maxneighbors
+  integer :: neighbors(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: nneighbors
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: nnodes
+  integer :: nedges
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Grequest_complete(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Group_compare(group1, group2, result, ierror)
@@ -1297,6 +1534,42 @@ subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
@@ -1849,6 +2122,13 @@ subroutine MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, 
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Topo_test(comm, status, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: status
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Type_commit(datatype, ierror)
   import
   implicit none
@@ -1922,6 +2202,16 @@ subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displaceme
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, &
+    ierror)
+  import
+  implicit none
+  external :: type_copy_attr_fn
+  external :: type_delete_attr_fn
+  integer :: type_keyval
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   import
   implicit none
@@ -1955,6 +2245,13 @@ subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, ar
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Type_delete_attr(datatype, type_keyval, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Type_dup(oldtype, newtype, ierror)
   import
   implicit none
@@ -1966,6 +2263,21 @@ subroutine MPI_Type_free(datatype, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_free_keyval(type_keyval, ierror)
+  import
+  implicit none
+  integer :: type_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
@@ -2049,6 +2361,14 @@ subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
   integer :: typeclass
   integer :: size
   type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_set_name(datatype, type_name, ierror)

@@ -6,6 +6,23 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer :: ierror
 end subroutine
+subroutine MPI_Add_error_class(errorclass, ierror)
+  implicit none
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+  implicit none
+  integer :: errorclass
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_Add_error_string(errorcode, string, ierror)
+  implicit none
+  integer :: errorcode
+  character(len=*) :: string
+  integer :: ierror
+end subroutine
 subroutine MPI_Address(location, address, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -72,6 +89,14 @@ subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   integer :: comm
   integer :: info
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
+  implicit none
+  integer(kind=8) :: size
+  integer :: info
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
   integer :: ierror
 end subroutine
 subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -294,6 +319,71 @@ subroutine MPI_Cancel(request, ierror)
   integer :: request
   integer :: ierror
 end subroutine
+subroutine MPI_Cart_coords(comm, rank, maxdims, coords, ierror)
+  implicit none
+  integer :: comm
+  integer :: rank
+  integer :: maxdims
+  integer :: coords(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+  implicit none
+  integer :: comm_old
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  logical :: reorder
+  integer :: comm_cart
+  integer :: ierror
+end subroutine
+subroutine MPI_Cart_get(comm, maxdims, dims, periods, coords, ierror)
+  implicit none
+  integer :: comm
+  integer :: maxdims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: coords(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Cart_map(comm, ndims, dims, periods, newrank, ierror)
+  implicit none
+  integer :: comm
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: newrank
+  integer :: ierror
+end subroutine
+subroutine MPI_Cart_rank(comm, coords, rank, ierror)
+  implicit none
+  integer :: comm
+  integer :: coords(*)
+  integer :: rank
+  integer :: ierror
+end subroutine
+subroutine MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, ierror)
+  implicit none
+  integer :: comm
+  integer :: direction
+  integer :: disp
+  integer :: rank_source
+  integer :: rank_dest
+  integer :: ierror
+end subroutine
+subroutine MPI_Cart_sub(comm, remain_dims, newcomm, ierror)
+  implicit none
+  integer :: comm
+  logical :: remain_dims(*)
+  integer :: newcomm
+  integer :: ierror
+end subroutine
+subroutine MPI_Cartdim_get(comm, ndims, ierror)
+  implicit none
+  integer :: comm
+  integer :: ndims
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   implicit none
   integer :: comm
@@ -486,6 +576,67 @@ subroutine MPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer :: ierror
 end subroutine
+subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
+  implicit none
+  integer :: nnodes
+  integer :: ndims
+  integer :: dims(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, &
+    reorder, comm_dist_graph, ierror)
+  implicit none
+  integer :: comm_old
+  integer :: n
+  integer :: sources(*)
+  integer :: degrees(*)
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
+  integer :: weights(*)
+  integer :: info
+  logical :: reorder
+  integer :: comm_dist_graph
+  integer :: ierror
+end subroutine
+subroutine MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, &
+    destinations, destweights, info, reorder, comm_dist_graph, ierror)
+  implicit none
+  integer :: comm_old
+  integer :: indegree
+  integer :: sources(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+  integer :: sourceweights(*)
+  integer :: outdegree
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+  integer :: destweights(*)
+  integer :: info
+  logical :: reorder
+  integer :: comm_dist_graph
+  integer :: ierror
+end subroutine
+subroutine MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+    destinations, destweights, ierror)
+  implicit none
+  integer :: comm
+  integer :: maxindegree
+  integer :: sources(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+  integer :: sourceweights(*)
+  integer :: maxoutdegree
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+  integer :: destweights(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, ierror)
+  implicit none
+  integer :: comm
+  integer :: indegree
+  integer :: outdegree
+  logical :: weighted
+  integer :: ierror
+end subroutine
 subroutine MPI_Errhandler_create(comm_errhandler_fn, errhandler, ierror)
   implicit none
   external :: comm_errhandler_fn
@@ -555,6 +706,12 @@ end subroutine
 subroutine MPI_Finalized(flag, ierror)
   implicit none
   logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_Free_mem(base, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
   integer :: ierror
 end subroutine
 subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
@@ -667,6 +824,61 @@ subroutine MPI_Get_version(version, subversion, ierror)
   implicit none
   integer :: version
   integer :: subversion
+  integer :: ierror
+end subroutine
+subroutine MPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph, ierror)
+  implicit none
+  integer :: comm_old
+  integer :: nnodes
+  integer :: indx(*)
+  integer :: edges(*)
+  logical :: reorder
+  integer :: comm_graph
+  integer :: ierror
+end subroutine
+subroutine MPI_Graph_get(comm, maxindex, maxedges, indx, edges, ierror)
+  implicit none
+  integer :: comm
+  integer :: maxindex
+  integer :: maxedges
+  integer :: indx(*)
+  integer :: edges(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Graph_map(comm, nnodes, indx, edges, newrank, ierror)
+  implicit none
+  integer :: comm
+  integer :: nnodes
+  integer :: indx(*)
+  integer :: edges(*)
+  integer :: newrank
+  integer :: ierror
+end subroutine
+subroutine MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
+  implicit none
+  integer :: comm
+  integer :: rank
+  integer :: maxneighbors
+  integer :: neighbors(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
+  implicit none
+  integer :: comm
+  integer :: rank
+  integer :: nneighbors
+  integer :: ierror
+end subroutine
+subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
+  implicit none
+  integer :: comm
+  integer :: nnodes
+  integer :: nedges
+  integer :: ierror
+end subroutine
+subroutine MPI_Grequest_complete(request, ierror)
+  implicit none
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Group_compare(group1, group2, result, ierror)
@@ -1182,6 +1394,40 @@ subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   integer :: datatype
   integer :: dest
   integer :: tag
+  integer :: comm
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: recvtype
+  integer :: source
+  integer :: recvtag
+  integer :: comm
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
   integer :: comm
   integer :: request
   integer :: ierror
@@ -1703,6 +1949,12 @@ subroutine MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, 
   integer :: array_of_statuses(5, *)
   integer :: ierror
 end subroutine
+subroutine MPI_Topo_test(comm, status, ierror)
+  implicit none
+  integer :: comm
+  integer :: status
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_commit(datatype, ierror)
   implicit none
   integer :: datatype
@@ -1769,6 +2021,15 @@ subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displaceme
   integer :: newtype
   integer :: ierror
 end subroutine
+subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, &
+    ierror)
+  implicit none
+  external :: type_copy_attr_fn
+  external :: type_delete_attr_fn
+  integer :: type_keyval
+  integer(kind=8) :: extra_state
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   implicit none
   integer :: oldtype
@@ -1799,6 +2060,12 @@ subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, ar
   integer :: newtype
   integer :: ierror
 end subroutine
+subroutine MPI_Type_delete_attr(datatype, type_keyval, ierror)
+  implicit none
+  integer :: datatype
+  integer :: type_keyval
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_dup(oldtype, newtype, ierror)
   implicit none
   integer :: oldtype
@@ -1814,6 +2081,19 @@ end subroutine
 subroutine MPI_Type_free(datatype, ierror)
   implicit none
   integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_free_keyval(type_keyval, ierror)
+  implicit none
+  integer :: type_keyval
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+  implicit none
+  integer :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
   integer :: ierror
 end subroutine
 subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
@@ -1913,6 +2193,13 @@ subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
   integer :: typeclass
   integer :: size
   integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+  implicit none
+  integer :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
   integer :: ierror
 end subroutine
 subroutine MPI_Type_set_name(datatype, type_name, ierror)

@@ -35,6 +35,9 @@ typedef struct hc_peer {
   struct hc_peer *next_backlogged;
   int backlogged; /* on the engine's list of peers with a backlog */
   int failed;     /* its transport reported the connection lost */
+  /* Why (HC_ERR_PEER_*), once failed. */
+  hc_status_t failure;
+  int watched; /* its transport's watch was called */
 } hc_peer_t;
 
 typedef struct hc_engine {
@@ -119,9 +122,10 @@ void hc_progress_policy_init(void);
  * finalize. */
 int hc_progress_thread_start(void);
 void hc_progress_thread_stop(void);
-/* The transports' peer_failed_cb: records that world_rank is gone; the
- * requests that need it fail with HC_ERR_PEER_DEAD in the next progress. */
-void hc_engine_peer_failed(void *engine, int world_rank);
+/* The transports' peer_failed_cb: records that world_rank is lost and
+ * why; the requests that need it fail with that status in the next
+ * progress. */
+void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why);
 
 /* Locked point-to-point used inside the engine (comm.c, pt2pt.c). */
 hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,

@@ -844,6 +844,9 @@ static hc_status_t devpath_send_pass(hc_devreq_t *d, int *moved) {
     if (d->slot[i].state != SLOT_FREE)
       continue;
     hc_status_t rc = devpath_issue(d, &d->slot[i], stream);
+    if (rc == HC_ERR_NOMEM)
+      break; /* no pinned buffer now: the next pass tries again, as the
+              * receiver waits for these bytes */
     if (rc != HC_OK)
       return rc;
     (*moved)++;

@@ -23,12 +23,13 @@
  * each sleeps this long at most and they take turns. */
 #define PROGRESS_SHARED_WAIT_MS 1
 
-void hc_engine_peer_failed(void *engine, int world_rank) {
+void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why) {
   (void)engine;
   if (hc_engine.peers == NULL || world_rank < 0 ||
       world_rank >= hc_engine.world_size || hc_engine.peers[world_rank].failed)
     return;
   hc_engine.peers[world_rank].failed = 1;
+  hc_engine.peers[world_rank].failure = why;
   hc_engine.failed_peers++;
   hc_engine.failures_pending = 1;
 }
@@ -47,21 +48,35 @@ int hcomm_failed_peers(int *world_ranks, int max) {
   return n;
 }
 
-static int progress_peer_failed(int world_rank) {
-  return world_rank >= 0 && world_rank < hc_engine.world_size &&
-         hc_engine.peers[world_rank].failed;
+hc_status_t hcomm_peer_failure(int world_rank) {
+  hc_engine_lock();
+  hc_status_t why = HC_OK;
+  if (hc_engine.peers != NULL && world_rank >= 0 &&
+      world_rank < hc_engine.world_size && hc_engine.peers[world_rank].failed)
+    why = hc_engine.peers[world_rank].failure;
+  hc_engine_unlock();
+  return why;
 }
 
-/* 1 when a member of comm's (point-to-point) group failed.  Not during
- * finalize: ranks that passed the final barrier exit, which is no failure
- * of the operations still waiting on the ranks that remain. */
-static int progress_comm_failed(const hcomm_comm_t *comm) {
+/* Why world_rank was lost; HC_OK when it was not. */
+static hc_status_t progress_peer_failure(int world_rank) {
+  if (world_rank < 0 || world_rank >= hc_engine.world_size ||
+      !hc_engine.peers[world_rank].failed)
+    return HC_OK;
+  return hc_engine.peers[world_rank].failure;
+}
+
+/* Why a member of comm's (point-to-point) group was lost (the lowest such
+ * world rank); HC_OK when none was.  Not during finalize: ranks that
+ * passed the final barrier exit, which is no failure of the operations
+ * still waiting on the ranks that remain. */
+static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
   if (hc_engine.finalizing)
-    return 0;
+    return HC_OK;
   for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
     if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
-      return 1;
-  return 0;
+      return hc_engine.peers[w].failure;
+  return HC_OK;
 }
 
 /* A matched rendezvous receive not yet started: proto starts it later. */
@@ -82,8 +97,10 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
   (void)arg;
   if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted)
     return;
-  if (!progress_peer_failed(req->peer) &&
-      !(req->match_ctx % 2 == 1 && progress_comm_failed(req->comm)))
+  hc_status_t why = progress_peer_failure(req->peer);
+  if (why == HC_OK && req->match_ctx % 2 == 1)
+    why = progress_comm_failure(req->comm);
+  if (why == HC_OK)
     return;
   if (req->kind == HC_REQ_SEND &&
       (req->backlog_item != NULL ||
@@ -93,7 +110,7 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
     return;
   if (req->kind == HC_REQ_RECV)
     req->status.bytes = 0;
-  hc_request_complete(req, HC_ERR_PEER_DEAD);
+  hc_request_complete(req, why);
 }
 
 /* Posted receives naming a failed peer as their source; ANY_SOURCE ones
@@ -107,16 +124,17 @@ static void progress_fail_posted(void) {
     while (e != NULL) {
       hc_match_entry_t *next = e->next;
       hcomm_request_t *req = (hcomm_request_t *)e;
-      if (progress_peer_failed(e->source) ||
-          ((e->source == HCOMM_ANY_SOURCE || c % 2 == 1) &&
-           progress_comm_failed(req->comm))) {
+      hc_status_t why = progress_peer_failure(e->source);
+      if (why == HC_OK && (e->source == HCOMM_ANY_SOURCE || c % 2 == 1))
+        why = progress_comm_failure(req->comm);
+      if (why != HC_OK) {
         hc_match_remove(q, e);
         req->posted = 0;
         req->status.source = e->source == HCOMM_ANY_SOURCE
                                  ? HCOMM_ANY_SOURCE
                                  : hc_comm_rank_of_world(req->comm, e->source);
         req->status.bytes = 0;
-        hc_request_complete(req, HC_ERR_PEER_DEAD);
+        hc_request_complete(req, why);
       }
       e = next;
     }
@@ -480,6 +498,35 @@ hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
   hc_engine_unlock();
   *req = r;
   return HC_OK;
+}
+
+hc_status_t hcomm_request_new_pending(hcomm_request_t **req) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hcomm_request_t *r = hc_request_alloc(HC_REQ_USER);
+  hc_engine_unlock();
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  *req = r;
+  return HC_OK;
+}
+
+hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
+                                        const hcomm_status_t *status) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (req->kind != HC_REQ_USER || req->released || atomic_load(&req->done)) {
+    rc = HC_ERR_REQUEST;
+  } else {
+    if (status != NULL)
+      req->status = *status;
+    hc_request_complete(req, req->status.error);
+  }
+  hc_engine_unlock();
+  return rc;
 }
 
 /* HCMPI_ASYNC_PROGRESS=1: a thread that progresses the engine while the

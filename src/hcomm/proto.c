@@ -34,6 +34,44 @@ struct hc_backlog_item {
   int packed_ready;
 };
 
+/* Small blocks set aside while memory is plentiful, for what must not fail
+ * when an arrival or a queued packet meets a malloc that does: the
+ * envelope of an unexpected message (so its receive learns the payload was
+ * lost, instead of waiting for it forever) and a backlog item (so a CTS,
+ * FIN or ACK still leaves).  Each block is malloc'ed: whoever ends up with
+ * one frees it with free().  Refilled by hc_proto_progress. */
+#define PROTO_SPARES 16
+#define PROTO_SPARE_BYTES                                                      \
+  (sizeof(hcomm_message_t) > sizeof(hc_backlog_item_t)                         \
+       ? sizeof(hcomm_message_t)                                               \
+       : sizeof(hc_backlog_item_t))
+static void *proto_spare[PROTO_SPARES];
+static int proto_nspare;
+
+static void proto_spares_refill(void) {
+  while (proto_nspare < PROTO_SPARES) {
+    void *block = malloc(PROTO_SPARE_BYTES);
+    if (block == NULL)
+      return;
+    proto_spare[proto_nspare++] = block;
+  }
+}
+
+/* malloc(bytes), else a spare block when bytes fit one; NULL if neither. */
+static void *proto_alloc_small(size_t bytes) {
+  void *p = malloc(bytes);
+  if (p == NULL && bytes <= PROTO_SPARE_BYTES && proto_nspare > 0)
+    p = proto_spare[--proto_nspare];
+  return p;
+}
+
+static hc_backlog_item_t *proto_item_alloc(void) {
+  hc_backlog_item_t *item = proto_alloc_small(sizeof *item);
+  if (item != NULL)
+    memset(item, 0, sizeof *item);
+  return item;
+}
+
 hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
                           const void **payload) {
   if (len < sizeof *hdr)
@@ -50,6 +88,7 @@ hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
 }
 
 void hc_proto_peer_setup(hc_peer_t *peer) {
+  proto_spares_refill();
   peer->max_packet = peer->ops->max_packet(peer->tctx);
   size_t room = 0;
   if (peer->max_packet > sizeof(hc_pkt_hdr_t))
@@ -104,7 +143,7 @@ static hc_status_t proto_post(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
     if (rc != HC_ERR_AGAIN)
       return rc;
   }
-  hc_backlog_item_t *item = calloc(1, sizeof *item);
+  hc_backlog_item_t *item = proto_item_alloc();
   if (item == NULL)
     return HC_ERR_NOMEM;
   item->kind = ITEM_PACKET;
@@ -451,22 +490,48 @@ static void proto_deliver(hcomm_request_t *req, int src,
     proto_rndv_start(req);
 }
 
+/* An unexpected message with room for len payload bytes.  Without memory
+ * for them, the envelope alone (a spare block at worst) keeps the
+ * message's place in the queue, *lost set: the payload is dropped, and the
+ * receive that matches it fails rather than waiting for it. */
+static hcomm_message_t *proto_envelope_alloc(size_t len, int *lost) {
+  hcomm_message_t *msg = malloc(sizeof *msg + len);
+  *lost = 0;
+  if (msg != NULL)
+    return msg;
+  *lost = len > 0;
+  return proto_alloc_small(sizeof *msg);
+}
+
 static void proto_store_unexpected(hc_match_context_t *ctx, int src,
                                    const hc_pkt_hdr_t *hdr,
                                    const void *payload) {
   /* EAGER data, or the device descriptor of a device RTS. */
   size_t len = hdr->payload_bytes;
-  hcomm_message_t *msg = malloc(sizeof *msg + len);
+  int lost;
+  hcomm_message_t *msg = proto_envelope_alloc(len, &lost);
   if (msg == NULL) {
-    hc_log(HC_LOG_ERROR, "engine", "no memory for a message from rank %d", src);
+    /* Not even an envelope: nothing could tell the receive about this
+     * message, so the peer's traffic ends here, as if it had failed. */
+    hc_log(HC_LOG_ERROR, "engine",
+           "no memory for the envelope of a message from rank %d; treating "
+           "the peer as failed",
+           src);
+    hc_engine_peer_failed(&hc_engine, src, HC_ERR_NOMEM);
     return;
   }
+  if (lost)
+    hc_log(HC_LOG_WARN, "engine",
+           "no memory for a message of %zu B from rank %d: its receive fails "
+           "with out of memory",
+           len, src);
   msg->hdr = *hdr;
   msg->hdr.source = src;
   msg->proc_null = 0;
+  msg->lost = lost;
   msg->comm = NULL;
-  msg->len = len;
-  if (len > 0)
+  msg->len = lost ? 0 : len;
+  if (msg->len > 0)
     memcpy(msg->data, payload, len);
   hc_match_add_unexpected(ctx, &msg->entry, src, hdr->tag);
 }
@@ -491,7 +556,7 @@ static void proto_on_envelope(int src, const hc_pkt_hdr_t *hdr,
 static void proto_violation(int src, const char *what) {
   hc_log(HC_LOG_ERROR, "engine", "rank %d: %s; treating the peer as failed",
          src, what);
-  hc_engine_peer_failed(&hc_engine, src);
+  hc_engine_peer_failed(&hc_engine, src, HC_ERR_PEER_CORRUPT);
 }
 
 /* The live request a CTS/DATA/FIN/ACK from src names.  A stale id (the
@@ -520,34 +585,42 @@ static int proto_send_is_rndv(const hcomm_request_t *req) {
          req->bytes > hc_engine.peers[req->peer].eager_limit;
 }
 
-/* The host send's DATA stream, once per CTS. */
-static void proto_stream_start(int src, hcomm_request_t *req,
-                               const hc_pkt_hdr_t *hdr) {
-  hc_backlog_item_t *item = calloc(1, sizeof *item);
+/* The host send's DATA stream of req->take bytes to receive
+ * req->remote_id.  Without memory for it the send waits on the pending
+ * list, and hc_proto_progress tries again: the receiver, which asked for
+ * the data, would otherwise wait for it for ever. */
+static void proto_stream_begin(hcomm_request_t *req) {
+  hc_peer_t *peer = &hc_engine.peers[req->peer];
+  hc_backlog_item_t *item = proto_item_alloc();
+  /* accessor hook: each fragment is packed into item->packed */
+  if (item != NULL && req->acc.pack != NULL) {
+    item->packed = malloc(peer->max_packet);
+    if (item->packed == NULL) {
+      free(item);
+      item = NULL;
+    }
+  }
   if (item == NULL) {
-    hc_request_complete(req, HC_ERR_NOMEM);
+    proto_pending_push(req);
     return;
   }
   item->kind = ITEM_STREAM;
   item->complete_on_send = 1;
   item->req = req;
   item->payload = req->send_buf;
-  if (req->acc.pack != NULL) { /* accessor hook: pack each fragment */
-    item->packed = malloc(hc_engine.peers[src].max_packet);
-    if (item->packed == NULL) {
-      free(item);
-      hc_request_complete(req, HC_ERR_NOMEM);
-      return;
-    }
-  }
-  req->remote_id = hdr->rreq; /* ids are never 0: marks the stream begun */
-  item->end = hdr->total_bytes;
+  item->end = req->take;
   item->hdr.type = HC_PKT_DATA;
   item->hdr.source = hc_engine.world_rank;
-  item->hdr.rreq = hdr->rreq;
-  hc_peer_t *peer = &hc_engine.peers[src];
+  item->hdr.rreq = req->remote_id;
   proto_enqueue(peer, item);
   proto_drain_peer(peer);
+}
+
+/* The host send's DATA stream, once per CTS. */
+static void proto_stream_start(hcomm_request_t *req, const hc_pkt_hdr_t *hdr) {
+  req->remote_id = hdr->rreq; /* ids are never 0: marks the stream begun */
+  req->take = hdr->total_bytes;
+  proto_stream_begin(req);
 }
 
 static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
@@ -569,7 +642,7 @@ static void proto_on_cts(int src, const hc_pkt_hdr_t *hdr,
     proto_violation(src, "second CTS for one send");
     return;
   }
-  proto_stream_start(src, req, hdr);
+  proto_stream_start(req, hdr);
 }
 
 /* DATA goes only to a matched rendezvous receive (remote_id set at the
@@ -703,7 +776,7 @@ hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
   hcomm_message_t *msg =
       (hcomm_message_t *)hc_match_find_unexpected(ctx, source_world, tag, 0);
   /* Rendezvous, truncation and traced receives keep the request path. */
-  if (msg == NULL || msg->hdr.type != HC_PKT_EAGER ||
+  if (msg == NULL || msg->hdr.type != HC_PKT_EAGER || msg->lost ||
       msg->hdr.total_bytes > bytes || hc_trace_on)
     return HC_ERR_AGAIN;
   hc_match_remove(&ctx->unexpected, &msg->entry);
@@ -720,6 +793,24 @@ hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
   return HC_OK;
 }
 
+/* The receive that matched a message whose payload found no memory fails
+ * with HC_ERR_NOMEM; the sender is answered as if it had landed (ACK for a
+ * synchronous send, FIN for a rendezvous one: the RTS of a device buffer
+ * lost its descriptor), so it does not wait for ever either. */
+static void proto_deliver_lost(hcomm_request_t *req,
+                               const hcomm_message_t *msg) {
+  int src = msg->hdr.source;
+  req->peer = src;
+  req->status.source = hc_comm_rank_of_world(req->comm, src);
+  req->status.tag = msg->hdr.tag;
+  req->status.bytes = 0;
+  if (msg->hdr.type == HC_PKT_RTS)
+    proto_control(src, HC_PKT_FIN, msg->hdr.sreq, 0, 0);
+  else if (msg->hdr.flags & HC_PKT_FLAG_SYNC)
+    proto_control(src, HC_PKT_ACK, msg->hdr.sreq, 0, 0);
+  hc_request_complete(req, HC_ERR_NOMEM);
+}
+
 void hc_proto_recv_message(hcomm_request_t *req, hcomm_message_t *msg) {
   if (msg->proc_null) {
     req->status.source = HCOMM_PROC_NULL;
@@ -729,12 +820,40 @@ void hc_proto_recv_message(hcomm_request_t *req, hcomm_message_t *msg) {
     free(msg);
     return;
   }
+  if (msg->lost) {
+    proto_deliver_lost(req, msg);
+    free(msg);
+    return;
+  }
   proto_deliver(req, msg->hdr.source, &msg->hdr, msg->data, 0);
   free(msg);
 }
 
+/* Starts the matched rendezvous receives and the streams that waited for
+ * memory.  A stream that still finds none goes back on the list for the
+ * next call, so the list is taken whole first. */
+static int proto_pending_run(void) {
+  int moved = 0;
+  hcomm_request_t *todo = hc_engine.pending_head;
+  hc_engine.pending_head = hc_engine.pending_tail = NULL;
+  while (todo != NULL) {
+    hcomm_request_t *req = todo;
+    todo = req->next;
+    if (req->kind == HC_REQ_SEND) {
+      proto_stream_begin(req);
+      moved += hc_engine.pending_tail != req; /* else it waits again */
+    } else {
+      proto_rndv_start(req);
+      moved++;
+    }
+  }
+  return moved;
+}
+
 int hc_proto_progress(void) {
   int moved = 0;
+  if (proto_nspare < PROTO_SPARES)
+    proto_spares_refill();
   hc_peer_t **link = &hc_engine.backlogged;
   while (*link != NULL) {
     hc_peer_t *peer = *link;
@@ -746,14 +865,7 @@ int hc_proto_progress(void) {
       link = &peer->next_backlogged;
     }
   }
-  while (hc_engine.pending_head != NULL) {
-    hcomm_request_t *req = hc_engine.pending_head;
-    hc_engine.pending_head = req->next;
-    if (hc_engine.pending_head == NULL)
-      hc_engine.pending_tail = NULL;
-    proto_rndv_start(req);
-    moved++;
-  }
+  moved += proto_pending_run();
   if (hc_devpath_nactive > 0)
     moved += hc_devpath_progress();
   return moved;
@@ -814,5 +926,7 @@ void hc_proto_fini(void) {
     peer->backlog_tail = NULL;
   }
   hc_engine.backlogged = NULL;
+  while (proto_nspare > 0)
+    free(proto_spare[--proto_nspare]);
   hc_devpath_fini();
 }

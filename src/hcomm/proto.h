@@ -48,6 +48,7 @@ struct hcomm_message {
   hc_match_entry_t entry;
   hc_pkt_hdr_t hdr;
   int proc_null; /* from a probe of HCOMM_PROC_NULL */
+  int lost;      /* no memory held the payload: its receive fails (NOMEM) */
   hcomm_comm_t *comm;
   size_t len; /* eager bytes stored in data */
   unsigned char data[];

@@ -64,9 +64,9 @@ static hc_status_t pt2pt_isend(const void *buf, const hcomm_accessor_t *acc,
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
-  if (hc_engine.peers[r->peer].failed) { /* known dead: fail, never queue */
+  if (hc_engine.peers[r->peer].failed) { /* known lost: fail, never queue */
     r->status.bytes = 0;
-    hc_request_complete(r, HC_ERR_PEER_DEAD);
+    hc_request_complete(r, hc_engine.peers[r->peer].failure);
     return HC_OK;
   }
   hc_proto_send(r);
@@ -77,6 +77,15 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
                             hcomm_comm_t *comm, int mode, int coll,
                             hcomm_request_t **req) {
   return pt2pt_isend(buf, NULL, bytes, dest, tag, comm, mode, coll, req);
+}
+
+/* A receive names peer: its transport is asked, once, to notice the
+ * peer's death even if the two never exchanged a packet (tcp connects). */
+static void pt2pt_watch(hc_peer_t *peer) {
+  if (peer->watched || peer->ops == NULL || peer->ops->watch == NULL)
+    return;
+  peer->watched = 1;
+  peer->ops->watch(peer->tctx, peer->world_rank);
 }
 
 /* acc non-NULL: an accessor receive (buf unused). */
@@ -116,6 +125,8 @@ static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
   int source_world = source == HCOMM_ANY_SOURCE
                          ? HCOMM_ANY_SOURCE
                          : hc_comm_world_of_rank(comm, source);
+  if (source_world >= 0)
+    pt2pt_watch(&hc_engine.peers[source_world]);
   hc_proto_recv(r, source_world);
   return HC_OK;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hcomm/comm.h"
+#include "hcomm/core.h"
 #include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
 
@@ -85,17 +86,80 @@ void hc_request_release(hcomm_request_t *req) {
   request_pool.freelist = req;
 }
 
+/* A part of a joined request has finished: the joined one takes its
+ * status (the receive) and error, and completes with the last part. */
+static void request_join_absorb(hcomm_request_t *joined,
+                                const hcomm_request_t *part) {
+  if (part->join_reports)
+    joined->status = part->status;
+  if (joined->join_error == HC_OK)
+    joined->join_error = part->status.error;
+}
+
+static void request_join_finish(hcomm_request_t *joined) {
+  if (joined->join_done_fn != NULL)
+    joined->join_done_fn(joined->join_arg);
+  hc_request_complete(joined, joined->join_error);
+}
+
 void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
   hcomm_comm_t *comm = req->comm;
   req->status.error = error;
+  hcomm_request_t *joined = req->join_parent;
+  if (joined != NULL)
+    request_join_absorb(joined, req);
   if (req->kind == HC_REQ_SEND)
     request_pool.active_sends--;
   request_pool.completions++;
   atomic_store_explicit(&req->done, 1, memory_order_release);
   if (req->user_freed)
     hc_request_release(req);
+  if (joined != NULL && --joined->join_pending == 0)
+    request_join_finish(joined);
   if (comm != NULL)
     hc_comm_op_end(comm);
+}
+
+/* Hooks a part onto joined; a part already finished is absorbed now. */
+static void request_join_part(hcomm_request_t *joined, hcomm_request_t *part,
+                              int reports) {
+  if (part == NULL)
+    return;
+  part->join_reports = reports;
+  if (atomic_load(&part->done)) {
+    request_join_absorb(joined, part);
+    hc_request_release(part);
+    return;
+  }
+  part->join_parent = joined;
+  part->user_freed = 1; /* released by hc_request_complete */
+  joined->join_pending++;
+}
+
+hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
+                               void (*done_fn)(void *arg), void *arg,
+                               hcomm_request_t **req) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hcomm_request_t *joined = hc_request_alloc(HC_REQ_USER);
+  if (joined == NULL) {
+    hc_engine_unlock();
+    return HC_ERR_NOMEM;
+  }
+  joined->status.source = HCOMM_PROC_NULL;
+  joined->status.tag = HCOMM_ANY_TAG;
+  joined->join_done_fn = done_fn;
+  joined->join_arg = arg;
+  /* Counted as pending until both are hooked, so neither can finish it. */
+  joined->join_pending = 1;
+  request_join_part(joined, send, 0);
+  request_join_part(joined, recv, 1);
+  if (--joined->join_pending == 0)
+    request_join_finish(joined);
+  hc_engine_unlock();
+  *req = joined;
+  return HC_OK;
 }
 
 uint64_t hc_request_id(const hcomm_request_t *req) {

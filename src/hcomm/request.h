@@ -54,7 +54,16 @@ struct hcomm_request {
    * release. */
   hcomm_accessor_t acc;
   void *acc_buf;
-  hcomm_request_t *next; /* freelist / pending-work list */
+  hcomm_request_t *next;                /* freelist / pending-work list */
+  /* hcomm_request_join: a part names the joined request and whether its
+   * status is the one reported; the joined request counts the parts still
+   * running, keeps their first error and what to run at its end. */
+  hcomm_request_t *join_parent;
+  int join_reports;
+  int join_pending;
+  hc_status_t join_error;
+  void (*join_done_fn)(void *arg);
+  void *join_arg;
   /* Persistent collectives (hcomm_*_init): the schedule replayed by
    * hcomm_start, freed at release; NULL for every other request. */
   struct nbc_sched *plan;

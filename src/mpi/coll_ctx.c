@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "mpi/devstage.h"
+#include "mpi/op.h"
 #include "util/log.h"
 
 /* type NULL: count raw bytes.  dev.kind HCOMM_MEM_HOST: to is host memory. */
@@ -49,6 +50,10 @@ struct hc_mpi_coll {
   coll_jobs_t loads; /* persistent: from the user's buffers into the views */
   int persistent;
   hc_status_t err; /* a device copy that failed while staging */
+  /* A reduction's op and datatype, held until the collective completes so
+   * MPI_Op_free / MPI_Type_free meanwhile free nothing in use. */
+  hc_mpi_red_t red;
+  int holds_red;
 };
 
 hc_mpi_coll_t *hc_mpi_coll_new_mode(int persistent) {
@@ -65,6 +70,14 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
     return;
   for (int i = 0; i < cx->ntmps; i++)
     free(cx->tmps[i]);
+  for (int i = 0; i < cx->jobs.n; i++)
+    hc_mpi_type_release(cx->jobs.job[i].type);
+  for (int i = 0; i < cx->loads.n; i++)
+    hc_mpi_type_release(cx->loads.job[i].type);
+  if (cx->holds_red) {
+    hc_mpi_op_release(&cx->red.op);
+    hc_mpi_type_release(cx->red.type);
+  }
   free(cx->tmps);
   free(cx->jobs.job);
   free(cx->loads.job);
@@ -95,7 +108,10 @@ static int coll_job_add(coll_jobs_t *list, const coll_job_t *job) {
     list->job = j;
     list->cap = cap;
   }
-  list->job[list->n++] = *job;
+  list->job[list->n] = *job;
+  if (job->type != NULL) /* used at completion or restart, after any Type_free */
+    list->job[list->n].type = hc_mpi_type_retain(job->type);
+  list->n++;
   return 0;
 }
 
@@ -252,6 +268,13 @@ int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
 int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
                           const void **send, void **recv, size_t in, size_t out,
                           int significant) {
+  /* Predefined ops and types need no hold (nor a completion callback). */
+  if (!cx->holds_red &&
+      (hc_mpi_op_retain(&red->op) || !red->type->predefined)) {
+    cx->red = *red;
+    cx->holds_red = 1;
+    hc_mpi_type_retain(red->type);
+  }
   int in_place = *send == HCOMM_IN_PLACE;
   void *s = (void *)*send;
   if (!in_place && hc_mpi_coll_red_buf(cx, red, &s, in, in, 0) != 0)
@@ -349,7 +372,7 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
   }
   if (cx->persistent)
     return coll_persistent_wrap(fn, c, cx, eng, request);
-  if (cx->jobs.n == 0 && cx->ntmps == 0)
+  if (cx->jobs.n == 0 && cx->ntmps == 0 && !cx->holds_red)
     hc_mpi_coll_free(cx);
   else if (hcomm_icoll_on_complete(eng, coll_done_cb, cx) != HC_OK)
     hc_mpi_coll_free(cx); /* cannot happen for a fresh collective */

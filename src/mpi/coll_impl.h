@@ -75,7 +75,10 @@ int hc_mpi_coll_red_buf(hc_mpi_coll_t *cx, const hc_mpi_red_t *red, void **buf,
 /* Both buffers of a reduction: *send (unless HCOMM_IN_PLACE) holds in
  * elements; *recv receives out elements, and holds the in elements of
  * input when *send is HCOMM_IN_PLACE; significant 0: recvbuf is not a
- * result here (nothing copied back).  0 or -1 as hc_mpi_coll_stage. */
+ * result here (nothing copied back).  cx holds red's op and datatype (and
+ * every unpack job its datatype) until it is freed, so they survive
+ * MPI_Op_free / MPI_Type_free while the collective is pending.  0 or -1 as
+ * hc_mpi_coll_stage. */
 int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
                           const void **send, void **recv, size_t in, size_t out,
                           int significant);

@@ -138,16 +138,15 @@ static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
     view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &vb, &off);
   if (view == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_mpi_type_cursor_t cur = {0};
   hc_status_t st = HC_OK;
   for (size_t at = 0; st == HC_OK && at < bytes; at += MOVE_BCAST_CHUNK) {
     size_t len = bytes - at < MOVE_BCAST_CHUNK ? bytes - at : MOVE_BCAST_CHUNK;
     char *p = stream ? view : view + at;
     if (stream && is_root)
-      hc_mpi_type_pack_at(t, buffer, (MPI_Count)at, (MPI_Count)len, p, &cur);
+      hc_mpi_type_pack_range(t, buffer, (MPI_Count)at, (MPI_Count)len, p);
     st = hcomm_bcast(p, len, root, c->engine);
     if (st == HC_OK && stream && !is_root)
-      hc_mpi_type_unpack_at(t, p, (MPI_Count)at, (MPI_Count)len, buffer, &cur);
+      hc_mpi_type_unpack_range(t, p, (MPI_Count)at, (MPI_Count)len, buffer);
   }
   return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
 }

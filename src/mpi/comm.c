@@ -84,9 +84,14 @@ void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
   hc_unlock(&comm_lock);
   if (!last)
     return;
+  /* The engine's communicator goes with the last reference, not at
+   * MPI_Comm_free: an inactive persistent request still names it. */
+  if (comm->engine)
+    hcomm_comm_free(comm->engine);
   if (comm->errh)
     hc_mpi_errhandler_release(comm->errh);
   hc_mpi_info_destroy(comm->info);
+  hc_mpi_topo_destroy(comm->topo);
   free(comm);
 }
 
@@ -140,13 +145,19 @@ int PMPI_Comm_size(MPI_Comm comm, int *size) {
 }
 HC_WEAK_ALIAS(MPI_Comm_size, PMPI_Comm_size);
 
+/* The communicator hints this library keeps: the assertions MPI 4.0
+ * section 7.4.4 defines (accepted and reported back; the engine's matching
+ * is correct without them).  Other keys are ignored, so MPI_Comm_get_info
+ * returns only these, as the standard asks of hints not used. */
+static const char *const comm_info_keys[] = {
+    "mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+    "mpi_assert_exact_length", "mpi_assert_allow_overtaking", NULL};
+
 /* Drops a communicator this call made but cannot hand out. */
 static void comm_discard(MPI_Comm *handle) {
   hc_mpi_comm_t *c = hc_handle_free(&comm_table, *handle);
-  if (c) {
-    hcomm_comm_free(c->engine);
+  if (c)
     hc_mpi_comm_release(c);
-  }
   *handle = MPI_COMM_NULL;
 }
 
@@ -178,10 +189,13 @@ static int comm_dup_wrap(const char *fn, hc_mpi_comm_t *c, int use_info,
     return rc;
   hc_mpi_comm_t *n = hc_mpi_comm_get(*newcomm);
   if (use_info ? hints != NULL : c->info != NULL) {
-    n->info = hc_mpi_info_copy(use_info ? hints : c->info);
+    n->info = hc_mpi_info_copy_keys(use_info ? hints : c->info, comm_info_keys);
     if (!n->info)
       rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   }
+  /* The topology travels with the duplicate (MPI 4.0 section 7.4.2). */
+  if (rc == MPI_SUCCESS && hc_mpi_topo_copy(c->topo, &n->topo) != MPI_SUCCESS)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_attr_copy_all(fn, c, n);
   if (rc != MPI_SUCCESS) {
@@ -210,6 +224,20 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
 }
 HC_WEAK_ALIAS(MPI_Comm_dup, PMPI_Comm_dup);
 
+int hc_mpi_comm_split_make(const char *fn, hc_mpi_comm_t *parent, int color,
+                           int key, MPI_Comm *out) {
+  hcomm_comm_t *engine = NULL;
+  int ecolor = color == MPI_UNDEFINED ? HCOMM_UNDEFINED : color;
+  hc_status_t st = hcomm_comm_split(parent->engine, ecolor, key, &engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(parent, fn, st);
+  if (!engine) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  return comm_wrap(fn, parent, engine, out);
+}
+
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   static const char fn[] = "MPI_Comm_split";
   hc_mpi_comm_t *c = NULL;
@@ -222,16 +250,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     return hc_mpi_raise(c, fn, MPI_ERR_ARG,
                         "invalid color %d (must be >= 0 or MPI_UNDEFINED)",
                         color);
-  hcomm_comm_t *engine = NULL;
-  int ecolor = color == MPI_UNDEFINED ? HCOMM_UNDEFINED : color;
-  hc_status_t st = hcomm_comm_split(c->engine, ecolor, key, &engine);
-  if (st != HC_OK)
-    return hc_mpi_raise_status(c, fn, st);
-  if (!engine) {
-    *newcomm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-  }
-  return comm_wrap(fn, c, engine, newcomm);
+  return hc_mpi_comm_split_make(fn, c, color, key, newcomm);
 }
 HC_WEAK_ALIAS(MPI_Comm_split, PMPI_Comm_split);
 
@@ -251,9 +270,6 @@ int PMPI_Comm_free(MPI_Comm *comm) {
   rc = hc_mpi_attr_delete_all(fn, c);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_status_t st = hcomm_comm_free(c->engine);
-  if (st != HC_OK)
-    return hc_mpi_raise_status(c, fn, st);
   hc_handle_free(&comm_table, c->handle);
   hc_mpi_comm_release(c);
   *comm = MPI_COMM_NULL;
@@ -556,7 +572,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   if (!hints)
     return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
                         (unsigned)info);
-  hc_mpi_info_t *copy = hc_mpi_info_copy(hints);
+  hc_mpi_info_t *copy = hc_mpi_info_copy_keys(hints, comm_info_keys);
   if (!copy)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   hc_lock(&comm_lock);

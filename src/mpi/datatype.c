@@ -112,9 +112,9 @@ static const struct type_pair type_pairs[] = {
 #define TYPE_NBUILTINS (sizeof(type_builtins) / sizeof(type_builtins[0]))
 
 static hc_mpi_type_t type_builtin_table[256]; /* by bits 0-7 of the handle */
-static hc_mpi_tblock_t type_builtin_blocks[256][2];
+static hc_mpi_titem_t type_builtin_items[256];
 static hc_mpi_type_t type_pair_table[TYPE_NPAIRS];
-static hc_mpi_tblock_t type_pair_blocks[TYPE_NPAIRS][2];
+static hc_mpi_titem_t type_pair_items[TYPE_NPAIRS][2];
 static pthread_once_t type_once = PTHREAD_ONCE_INIT;
 static int type_tables_ready;
 
@@ -134,6 +134,7 @@ static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
   t->true_extent = extent;
   t->wire_size = (size_t)extent;
   t->contiguous = 1;
+  t->flat = 1;
   t->predefined = 1;
   t->committed = 1;
   t->combiner = MPI_COMBINER_NAMED;
@@ -144,17 +145,21 @@ static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
 static void type_init_builtin(const struct type_builtin *b) {
   unsigned h = (unsigned)b->handle;
   hc_mpi_type_t *t = &type_builtin_table[h & 0xffu];
-  hc_mpi_tblock_t *blk = type_builtin_blocks[h & 0xffu];
+  hc_mpi_titem_t *run = &type_builtin_items[h & 0xffu];
   MPI_Count size = (h >> 8) & 0xffu;
   type_describe(t, b->handle, b->name, size, (MPI_Aint)size);
-  t->blocks = blk;
+  t->items = run;
   t->elements = b->halves ? 2 : 1;
   if (b->halves || b->cplx)
     t->align = size / 2;
   if (size > 0) {
-    t->nblocks = 1;
+    t->nitems = 1;
     int esz = b->halves ? (int)size / 2 : (int)size;
-    blk[0] = (hc_mpi_tblock_t){0, size, esz, b->cplx ? esz / 2 : esz};
+    *run = (hc_mpi_titem_t){.off = 0,
+                            .count = 1,
+                            .len = size,
+                            .esz = esz,
+                            .unit = b->cplx ? esz / 2 : esz};
   } else {
     t->elements = 0;
     t->align = 1;
@@ -166,7 +171,7 @@ static void type_init_builtin(const struct type_builtin *b) {
 static void type_init_pair(size_t i) {
   const struct type_pair *p = &type_pairs[i];
   hc_mpi_type_t *t = &type_pair_table[i];
-  hc_mpi_tblock_t *blk = type_pair_blocks[i];
+  hc_mpi_titem_t *run = type_pair_items[i];
   MPI_Aint isz = (MPI_Aint)sizeof(int);
   type_describe(t, p->handle, p->name, p->first + isz, p->extent);
   /* The padding after the int is not data, but it lies inside the
@@ -175,13 +180,22 @@ static void type_init_pair(size_t i) {
   t->true_extent = p->ioff + isz;
   t->elements = 2;
   t->align = p->align;
-  t->blocks = blk;
-  blk[0] = (hc_mpi_tblock_t){0, p->first, (int)p->first, (int)p->first};
-  blk[1] = (hc_mpi_tblock_t){p->ioff, isz, (int)isz, (int)isz};
-  t->nblocks = 2;
+  t->items = run;
+  run[0] = (hc_mpi_titem_t){.off = 0,
+                            .count = 1,
+                            .len = p->first,
+                            .esz = (int)p->first,
+                            .unit = (int)p->first};
+  run[1] = (hc_mpi_titem_t){.off = p->ioff,
+                            .count = 1,
+                            .len = isz,
+                            .before = p->first,
+                            .esz = (int)isz,
+                            .unit = (int)isz};
+  t->nitems = 2;
   if (p->ioff == p->first && p->first == isz) {
-    blk[0].len = p->first + isz; /* FLOAT_INT: one run of 4-byte units */
-    t->nblocks = 1;
+    run[0].len = p->first + isz; /* FLOAT_INT: one run of 4-byte units */
+    t->nitems = 1;
   }
 }
 
@@ -221,10 +235,11 @@ size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count) {
 }
 
 int hc_mpi_type_dense(const hc_mpi_type_t *t) {
-  if (t->nblocks == 0)
+  if (t->nitems == 0)
     return t->size == 0;
-  return t->nblocks == 1 && t->blocks[0].off == 0 &&
-         t->blocks[0].len == t->extent;
+  const hc_mpi_titem_t *it = &t->items[0];
+  return t->nitems == 1 && !it->child && it->count == 1 && it->off == 0 &&
+         it->len == t->extent;
 }
 
 /* ---- lifetime ----------------------------------------------------------- */
@@ -255,7 +270,7 @@ static void type_destroy(hc_mpi_type_t *t) {
   free(t->types);
   free(t->ints);
   free(t->aints);
-  free(t->blocks);
+  hc_mpi_type_clear_items(t);
   free(t);
 }
 
@@ -363,15 +378,26 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size) {
 }
 HC_WEAK_ALIAS(MPI_Type_size, PMPI_Type_size);
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+/* The exact size, for the _x and _c forms. */
+static int type_size_count(const char *fn, MPI_Datatype datatype,
+                           MPI_Count *size) {
   const hc_mpi_type_t *t = NULL;
-  int rc = type_lookup("MPI_Type_size_x", datatype, size, &t);
+  int rc = type_lookup(fn, datatype, size, &t);
   if (rc != MPI_SUCCESS)
     return rc;
   *size = t->size;
   return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+  return type_size_count("MPI_Type_size_x", datatype, size);
+}
 HC_WEAK_ALIAS(MPI_Type_size_x, PMPI_Type_size_x);
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
+  return type_size_count("MPI_Type_size_c", datatype, size);
+}
+HC_WEAK_ALIAS(MPI_Type_size_c, PMPI_Type_size_c);
 
 /* The lb and extent of a type (is_true: the true ones) for the MPI_Aint
  * and MPI_Count forms; out_lb and out_ext, the caller's output arguments,
@@ -398,18 +424,29 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 }
 HC_WEAK_ALIAS(MPI_Type_get_extent, PMPI_Type_get_extent);
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
-                           MPI_Count *extent) {
+/* The MPI_Count forms (_x and _c) of the extent queries. */
+static int type_extent_count(const char *fn, MPI_Datatype datatype, int is_true,
+                             MPI_Count *lb, MPI_Count *extent) {
   MPI_Aint l = 0, e = 0;
-  int rc =
-      type_extent_of("MPI_Type_get_extent_x", datatype, 0, lb, extent, &l, &e);
+  int rc = type_extent_of(fn, datatype, is_true, lb, extent, &l, &e);
   if (rc == MPI_SUCCESS) {
     *lb = l;
     *extent = e;
   }
   return rc;
 }
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
+                           MPI_Count *extent) {
+  return type_extent_count("MPI_Type_get_extent_x", datatype, 0, lb, extent);
+}
 HC_WEAK_ALIAS(MPI_Type_get_extent_x, PMPI_Type_get_extent_x);
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb,
+                           MPI_Count *extent) {
+  return type_extent_count("MPI_Type_get_extent_c", datatype, 0, lb, extent);
+}
+HC_WEAK_ALIAS(MPI_Type_get_extent_c, PMPI_Type_get_extent_c);
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent) {
@@ -420,16 +457,17 @@ HC_WEAK_ALIAS(MPI_Type_get_true_extent, PMPI_Type_get_true_extent);
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent) {
-  MPI_Aint l = 0, e = 0;
-  int rc = type_extent_of("MPI_Type_get_true_extent_x", datatype, 1, true_lb,
-                          true_extent, &l, &e);
-  if (rc == MPI_SUCCESS) {
-    *true_lb = l;
-    *true_extent = e;
-  }
-  return rc;
+  return type_extent_count("MPI_Type_get_true_extent_x", datatype, 1, true_lb,
+                           true_extent);
 }
 HC_WEAK_ALIAS(MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x);
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent) {
+  return type_extent_count("MPI_Type_get_true_extent_c", datatype, 1, true_lb,
+                           true_extent);
+}
+HC_WEAK_ALIAS(MPI_Type_get_true_extent_c, PMPI_Type_get_true_extent_c);
 
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) {
   const hc_mpi_type_t *t = NULL;
@@ -486,6 +524,13 @@ int PMPI_Type_free(MPI_Datatype *datatype) {
   if (t->predefined)
     return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
                         "cannot free predefined datatype %s", t->name);
+  /* The handle's last user reference goes: its attributes go first, and a
+   * delete callback that fails leaves the type alive. */
+  hc_lock(&type_ref_lock);
+  int last = t->handle_refs == 1;
+  hc_unlock(&type_ref_lock);
+  if (last && (rc = hc_mpi_type_attr_delete_all(fn, t)) != MPI_SUCCESS)
+    return rc;
   type_handle_unref(t);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
@@ -499,7 +544,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_type_t *t = hc_mpi_type_new();
-  if (!t || hc_mpi_type_append(t, o, 0, 1, o->extent) != 0 ||
+  if (!t || hc_mpi_type_append(t, o, 0, 1, o->extent) != HC_MPI_TYPE_OK ||
       hc_mpi_type_set_contents(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &o) !=
           0)
     goto oom;
@@ -508,14 +553,21 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   t->lb_marked = o->lb_marked;
   t->ub_marked = o->ub_marked;
   t->align = o->align;
-  hc_mpi_type_finish(t);
+  /* o's own bounds fitted, so its copy's do. */
+  (void)hc_mpi_type_finish(t);
   t->committed = o->committed;
   /* A dup of a predefined pair type keeps moving like it. */
   t->contiguous = o->contiguous;
   t->wire_size = o->wire_size;
   if (hc_mpi_type_publish(t, newtype) != 0)
     goto oom;
-  return MPI_SUCCESS;
+  rc = hc_mpi_type_attr_copy_all(fn, (hc_mpi_type_t *)o, t);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_type_attr_delete_all(fn, t);
+    type_handle_unref(t);
+    *newtype = MPI_DATATYPE_NULL;
+  }
+  return rc;
 oom:
   hc_mpi_type_release(t);
   return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");

@@ -4,11 +4,17 @@
  * 8-15 of the handle, and the five direct pair types) live in static
  * tables; derived types are built by typebuild.c.
  *
- * A type is flattened once, when it is built: one element is the list of
- * (offset, length, basic element size) blocks in type-map order, adjacent
- * blocks of the same element size merged, so a vector of contiguous runs
- * costs one block per run.  Pack/unpack walk that list count times.  The
- * constructor's arguments are kept beside it for MPI_Type_get_contents.
+ * A type's data is described once, when it is built, by a short list of
+ * items in type-map order (typemap.c): each item is "count copies, stride
+ * bytes apart, of X", where X is one contiguous run of bytes or another
+ * type (a reference to it).  A vector of a million ints is one item, so
+ * memory and construction time follow the length of the constructor's
+ * argument arrays, never the number of elements it describes.  Every size
+ * and bound is computed with overflow checks; a type too large for
+ * MPI_Aint / MPI_Count is refused at construction.  Pack/unpack walk the
+ * items lazily (pack.c), seeking any stream offset in a few steps per
+ * nesting level.  The constructor's arguments are kept beside it for
+ * MPI_Type_get_contents.
  *
  * Lifetime: a derived type is reference counted.  Its handle holds one
  * reference (dropped by MPI_Type_free), so do types built from it and
@@ -21,13 +27,22 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* One contiguous run of data in one element of a type. */
-typedef struct hc_mpi_tblock {
-  MPI_Aint off; /* from the element's start (the buffer address) */
-  MPI_Aint len; /* bytes */
-  int esz;      /* size of the basic elements in the run (Get_elements) */
-  int unit;     /* byte-order unit: esz, or half of it for complex types */
-} hc_mpi_tblock_t;
+struct hc_mpi_type;
+
+/* count copies of one piece of an element's data, the first at off (from
+ * the element's start, the buffer address), the next stride bytes further
+ * on.  The piece is a contiguous run of len bytes (child NULL) or the data
+ * of one element of child (len is then child->size). */
+typedef struct hc_mpi_titem {
+  MPI_Aint off;
+  MPI_Aint stride;  /* meaningless when count is 1 */
+  MPI_Count count;  /* at least 1 */
+  MPI_Aint len;     /* packed bytes of one copy, at least 1 */
+  MPI_Count before; /* packed bytes of the element ahead of this item */
+  const struct hc_mpi_type *child; /* referenced */
+  int esz;  /* run: size of its basic elements (Get_elements) */
+  int unit; /* run: byte-order unit: esz, or half of it for complex types */
+} hc_mpi_titem_t;
 
 typedef struct hc_mpi_type {
   MPI_Datatype handle; /* 0 while a derived type has no live handle */
@@ -45,20 +60,22 @@ typedef struct hc_mpi_type {
   int predefined;
   int committed;
   /* ---- the type engine (datatype.c, typebuild.c, pack.c) ---- */
-  hc_mpi_tblock_t *blocks; /* one element's data, type-map order */
-  size_t nblocks;
-  size_t block_cap; /* derived: allocated blocks */
-  MPI_Aint align;    /* alignment a struct pads its extent to */
-  int lb_marked; /* MPI_LB itself (a bound marker, not data) */
-  int ub_marked; /* MPI_UB itself */
-  int refs;          /* derived: handle + parents + requests */
-  int handle_refs;   /* derived: user references to the handle */
-  int combiner;      /* MPI_COMBINER_* */
+  hc_mpi_titem_t *items; /* one element's data, type-map order */
+  size_t nitems;
+  size_t item_cap; /* derived: allocated items */
+  int flat;        /* no item references a child type */
+  MPI_Aint align;  /* alignment a struct pads its extent to */
+  int lb_marked;   /* MPI_LB itself (a bound marker, not data) */
+  int ub_marked;   /* MPI_UB itself */
+  int refs;        /* derived: handle + parents + requests */
+  int handle_refs; /* derived: user references to the handle */
+  int combiner;    /* MPI_COMBINER_* */
   int nints, naints, ntypes;
   int *ints; /* constructor arguments for MPI_Type_get_contents */
   MPI_Aint *aints;
   struct hc_mpi_type **types; /* referenced (refs) */
   char name[MPI_MAX_OBJECT_NAME];
+  struct hc_mpi_attr *attrs; /* MPI_Type_set_attr (attr.c, its lock) */
 } hc_mpi_type_t;
 
 /* The description of a valid, usable datatype; NULL for MPI_DATATYPE_NULL
@@ -84,36 +101,39 @@ void hc_mpi_type_pack_range(const hc_mpi_type_t *type, const void *buf,
                             MPI_Count first, MPI_Count n, void *out);
 void hc_mpi_type_unpack_range(const hc_mpi_type_t *type, const void *in,
                               MPI_Count first, MPI_Count n, void *buf);
-/* Where the last pack_at / unpack_at of one stream stopped: the next
- * slice that starts there (or a little after) needs no search from the
- * stream's start, so a large message moved in order costs linear time.
- * Start from {0}. */
-typedef struct hc_mpi_type_cursor {
-  MPI_Count at; /* stream offset */
-  MPI_Count e;  /* element */
-  size_t j;     /* block of the element */
-  MPI_Aint r;   /* bytes into that block */
-} hc_mpi_type_cursor_t;
-/* pack_range / unpack_range using and advancing c. */
-void hc_mpi_type_pack_at(const hc_mpi_type_t *type, const void *buf,
-                         MPI_Count first, MPI_Count n, void *out,
-                         hc_mpi_type_cursor_t *c);
-void hc_mpi_type_unpack_at(const hc_mpi_type_t *type, const void *in,
-                           MPI_Count first, MPI_Count n, void *buf,
-                           hc_mpi_type_cursor_t *c);
+/* Calls visit for every contiguous piece of the stream bytes [first,
+ * first + n) of count elements at buf, in stream order: mem is where the
+ * piece lies (computed, never dereferenced here), pos its stream offset,
+ * unit its byte-order unit.  For paths that move pieces themselves
+ * (iovecs, byte swapping) rather than through a packed copy. */
+typedef void (*hc_mpi_type_visit_cb)(void *ctx, char *mem, MPI_Count pos,
+                                     MPI_Aint len, int unit);
+void hc_mpi_type_visit(const hc_mpi_type_t *type, const void *buf,
+                       MPI_Count first, MPI_Count n, hc_mpi_type_visit_cb visit,
+                       void *ctx);
 /* Reverses the byte order of every basic unit in count packed elements
  * (native <-> external32 on a little-endian machine). */
 void hc_mpi_type_swap_packed(const hc_mpi_type_t *type, void *stream,
                              MPI_Count count);
 /* Basic elements in the first bytes of a packed stream of type. */
 MPI_Count hc_mpi_type_elements_in(const hc_mpi_type_t *type, MPI_Count bytes);
+/* Bytes of a packed stream of type that hold its first elements basic
+ * elements (MPI_Status_set_elements). */
+MPI_Count hc_mpi_type_bytes_for(const hc_mpi_type_t *type, MPI_Count elements);
 
 /* Takes / drops a reference on a derived type (no-ops on predefined ones);
  * the last release frees the object and drops its constituents. */
 hc_mpi_type_t *hc_mpi_type_retain(const hc_mpi_type_t *type);
 void hc_mpi_type_release(const hc_mpi_type_t *type);
 
-/* ---- building (typebuild.c / datatype.c) ---- */
+/* ---- building (typemap.c, typebuild.c, datatype.c) ---- */
+
+/* What the building steps return. */
+enum {
+  HC_MPI_TYPE_OK = 0,
+  HC_MPI_TYPE_NOMEM = -1,
+  HC_MPI_TYPE_OVERFLOW = -2 /* a size or bound past MPI_Aint / MPI_Count */
+};
 
 /* A fresh derived type object, one reference, no handle, not committed. */
 hc_mpi_type_t *hc_mpi_type_new(void);
@@ -124,11 +144,16 @@ int hc_mpi_type_publish(hc_mpi_type_t *t, MPI_Datatype *out);
 int hc_mpi_type_set_contents(hc_mpi_type_t *t, int combiner, int ni,
                              const int *ints, int na, const MPI_Aint *aints,
                              int nt, const hc_mpi_type_t *const *types);
-/* Appends n copies of child at disp, disp + stride, ... to t's blocks.
- * Returns -1 when out of memory. */
+/* Appends the data of n copies of child at disp, disp + stride, ... to
+ * t's items, in constant time and memory whatever n (the copies become one
+ * item, merged with the previous one where they continue it).  Returns an
+ * HC_MPI_TYPE_* value. */
 int hc_mpi_type_append(hc_mpi_type_t *t, const hc_mpi_type_t *child,
                        MPI_Aint disp, MPI_Count n, MPI_Aint stride);
-/* Sets size, elements, true bounds and contiguity from the blocks. */
-void hc_mpi_type_finish(hc_mpi_type_t *t);
+/* Sets size, elements, true bounds and contiguity from the items (t->lb
+ * and t->extent set before).  HC_MPI_TYPE_OK or HC_MPI_TYPE_OVERFLOW. */
+int hc_mpi_type_finish(hc_mpi_type_t *t);
+/* Drops the items and the references they hold (destruction). */
+void hc_mpi_type_clear_items(hc_mpi_type_t *t);
 
 #endif /* HC_MPI_DATATYPE_H */

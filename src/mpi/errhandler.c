@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
@@ -183,16 +184,18 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 }
 HC_WEAK_ALIAS(MPI_Comm_call_errhandler, PMPI_Comm_call_errhandler);
 
-/* Codes are bare classes here (a valid choice: every class is a code). */
+/* Predefined codes are bare classes (a valid choice: every class is a
+ * code); added ones know their class (errclass.c). */
 int PMPI_Error_class(int errorcode, int *errorclass) {
   static const char fn[] = "MPI_Error_class";
   int rc = hc_mpi_check_ptr(fn, NULL, errorclass, "errorclass");
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!hc_mpi_class_name(errorcode))
+  int cls = errorcode;
+  if (!hc_mpi_class_name(errorcode) && !hc_mpi_err_user_class(errorcode, &cls))
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid error code %d",
                         errorcode);
-  *errorclass = errorcode;
+  *errorclass = cls;
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Error_class, PMPI_Error_class);
@@ -206,7 +209,9 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
     return rc;
   const char *name = hc_mpi_class_name(errorcode);
   int n;
-  if (name)
+  if (!name && hc_mpi_err_user_text(errorcode, string, MPI_MAX_ERROR_STRING))
+    n = (int)strlen(string);
+  else if (name)
     n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name,
                  hc_mpi_class_text(errorcode));
   else

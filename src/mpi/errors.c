@@ -162,6 +162,10 @@ int hc_mpi_class_of_status(hc_status_t status) {
   case HC_ERR_AGAIN:
     return MPIX_ERR_EAGAIN;
   case HC_ERR_PEER_DEAD:
+  case HC_ERR_PEER_AUTH:
+  case HC_ERR_PEER_CORRUPT:
+    /* The peer is lost to this rank whatever the cause: the fault-
+     * tolerance calls (and MPI_Comm_shrink) treat it as failed. */
     return MPIX_ERR_PROC_FAILED;
   case HC_ERR_NOT_SUPPORTED:
     return MPI_ERR_UNSUPPORTED_OPERATION;
@@ -221,17 +225,43 @@ int hc_mpi_raise(hc_mpi_comm_t *comm, const char *fn, int errclass,
   return errclass;
 }
 
+/* The lowest failed world rank that was lost for why, or -1; *others
+ * tells whether further ranks failed. */
+static int err_lost_peer(hc_status_t why, int *others) {
+  int failed[64];
+  int n = hcomm_failed_peers(failed, 64), found = -1;
+  for (int i = 0; i < n && i < 64 && found < 0; i++)
+    if (hcomm_peer_failure(failed[i]) == why)
+      found = failed[i];
+  *others = n > 1;
+  return found;
+}
+
 int hc_mpi_raise_status(hc_mpi_comm_t *comm, const char *fn,
                         hc_status_t status) {
   if (status == HC_OK)
     return MPI_SUCCESS;
-  int failed[4];
-  int nfailed = status == HC_ERR_PEER_DEAD ? hcomm_failed_peers(failed, 4) : 0;
-  if (nfailed > 0)
-    /* The one line a fatal handler prints names the dead rank. */
+  int others = 0, lost = -1;
+  if (status == HC_ERR_PEER_DEAD || status == HC_ERR_PEER_AUTH ||
+      status == HC_ERR_PEER_CORRUPT)
+    lost = err_lost_peer(status, &others);
+  /* The one line a fatal handler prints names the lost rank and why. */
+  const char *more = others ? " (and others failed)" : "";
+  if (lost >= 0 && status == HC_ERR_PEER_AUTH)
+    return hc_mpi_raise(comm, fn, MPIX_ERR_PROC_FAILED,
+                        "world rank %d failed authentication: its job "
+                        "secret or hcmpi version differs%s",
+                        lost, more);
+  if (lost >= 0 && status == HC_ERR_PEER_CORRUPT)
+    return hc_mpi_raise(comm, fn, MPIX_ERR_PROC_FAILED,
+                        "world rank %d sent corrupt data (shared-memory "
+                        "ring, tcp stream or packet); it is not known to "
+                        "have died%s",
+                        lost, more);
+  if (lost >= 0)
     return hc_mpi_raise(comm, fn, MPIX_ERR_PROC_FAILED,
                         "%s: world rank %d failed%s", hcomm_strerror(status),
-                        failed[0], nfailed > 1 ? " (and others)" : "");
+                        lost, others ? " (and others)" : "");
   return hc_mpi_raise(comm, fn, hc_mpi_class_of_status(status), "%s",
                       hcomm_strerror(status));
 }

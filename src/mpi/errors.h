@@ -9,6 +9,7 @@
 #define HC_MPI_ERRORS_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #include "hcomm.h"
 #include "mpi/datatype.h"
@@ -21,6 +22,15 @@ int hc_mpi_class_of_status(hc_status_t status);
 const char *hc_mpi_class_name(int errclass);
 /* Readable text of a class; NULL when the class is unknown. */
 const char *hc_mpi_class_text(int errclass);
+
+/* User error classes and codes (errclass.c).  The largest value in use,
+ * never below MPI_ERR_LASTCODE (MPI_LASTUSEDCODE). */
+int hc_mpi_err_last_used(void);
+/* 1 and *cls set when code is a live added class or code, else 0. */
+int hc_mpi_err_user_class(int code, int *cls);
+/* 1 and its string (empty when none was added) copied into buf (len
+ * bytes) when code is a live added class or code, else 0. */
+int hc_mpi_err_user_text(int code, char *buf, size_t len);
 
 /* Raises errclass from call fn through comm's error handler (NULL comm:
  * MPI_COMM_WORLD's).  The message is "fn: <fmt...> (CLASS)".  Returns the

@@ -165,8 +165,9 @@ static int group_check_list(const char *fn, int size, int n, const int *ranks,
   return MPI_SUCCESS;
 }
 
-/* Keeps the members whose mark equals keep, in group order (excl), or the
- * listed ranks in list order (incl, list != NULL). */
+/* Keeps the members whose mark equals keep, in group order (excl, list
+ * NULL), or the nlist listed ranks in list order (incl: list not NULL,
+ * even for nlist 0, where MPI allows a NULL ranks array). */
 static int group_select(const char *fn, int size, const int *world,
                         const int *list, int nlist, const char *mark, int keep,
                         MPI_Group *newgroup) {
@@ -199,7 +200,9 @@ static int group_incl_excl(const char *fn, MPI_Group group, int n,
     rc = group_check_list(fn, size, n, ranks, &mark);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = group_select(fn, size, world, incl ? ranks : NULL, n, mark, 0, newgroup);
+  static const int no_ranks[1];
+  const int *list = incl ? (n > 0 ? ranks : no_ranks) : NULL;
+  rc = group_select(fn, size, world, list, n, mark, 0, newgroup);
   free(mark);
   return rc;
 }

@@ -92,20 +92,36 @@ void hc_mpi_info_destroy(hc_mpi_info_t *info) {
   free(info);
 }
 
-hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info) {
+/* key is one of the NULL-terminated keys (NULL: every key is kept). */
+static int info_kept(const char *key, const char *const *keys) {
+  if (!keys)
+    return 1;
+  for (; *keys; keys++)
+    if (strcmp(*keys, key) == 0)
+      return 1;
+  return 0;
+}
+
+hc_mpi_info_t *hc_mpi_info_copy_keys(const hc_mpi_info_t *info,
+                                     const char *const *keys) {
   hc_mpi_info_t *c = calloc(1, sizeof *c);
   if (!c || !info)
     return c;
   pthread_mutex_lock(&info_lock);
   int failed = 0;
   for (int i = 0; i < info->n && !failed; i++)
-    failed = info_put(c, info->keys[i], info->vals[i]) != 0;
+    if (info_kept(info->keys[i], keys))
+      failed = info_put(c, info->keys[i], info->vals[i]) != 0;
   pthread_mutex_unlock(&info_lock);
   if (failed) {
     hc_mpi_info_destroy(c);
     return NULL;
   }
   return c;
+}
+
+hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info) {
+  return hc_mpi_info_copy_keys(info, NULL);
 }
 
 /* The NUL-separated /proc/self/cmdline as command and argv. */

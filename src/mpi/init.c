@@ -10,6 +10,7 @@
 
 #include "hcomm/trace.h"
 #include "mpi/mpi_impl.h"
+#include "util/envtable.h"
 
 enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
 
@@ -50,6 +51,11 @@ static int init_start(const char *fn, int required, int *provided) {
                         state == INIT_RUNNING
                             ? "MPI is already initialised"
                             : "MPI was finalised and cannot start again");
+  }
+  char why[512];
+  if (hc_env_check("library", why, sizeof why) != 0) {
+    pthread_mutex_unlock(&init_lock);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s", why);
   }
   int granted = MPI_THREAD_SINGLE;
   hc_status_t st = hcomm_init(init_level_clamp(required), &granted);
@@ -106,11 +112,11 @@ int PMPI_Finalize(void) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
-  /* MPI says Finalize first frees MPI_COMM_SELF's attributes, whose delete
-   * callbacks libraries use as exit hooks; MPI still works inside them. */
-  hc_mpi_comm_t *self = hc_mpi_comm_get(MPI_COMM_SELF);
-  if (self != NULL)
-    hc_mpi_attr_delete_all(fn, self);
+  /* MPI says Finalize first frees MPI_COMM_SELF's attributes, newest
+   * first, whose delete callbacks libraries use as exit hooks; MPI still
+   * works inside them.  MPI_COMM_WORLD's go next, as in MPICH. */
+  hc_mpi_attr_delete_all(fn, hc_mpi_comm_get(MPI_COMM_SELF));
+  hc_mpi_attr_delete_all(fn, hc_mpi_comm_world());
   /* Buffered sends still in flight belong to the job: finish them first. */
   hc_mpi_bsend_drain();
   hc_trace_stop();

@@ -40,6 +40,7 @@ void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
 
 typedef struct hc_mpi_attr hc_mpi_attr_t; /* attr.c */
 typedef struct hc_mpi_info hc_mpi_info_t; /* info.c */
+typedef struct hc_mpi_topo hc_mpi_topo_t; /* topo.c */
 
 typedef struct hc_mpi_comm {
   hcomm_comm_t *engine;      /* NULL only for the builtins before MPI_Init */
@@ -50,6 +51,7 @@ typedef struct hc_mpi_comm {
   char name[MPI_MAX_OBJECT_NAME]; /* MPI_Comm_set_name; "" by default */
   hc_mpi_attr_t *attrs;           /* cached attributes, under attr.c's lock */
   hc_mpi_info_t *info;            /* hints (Comm_set_info); NULL: none */
+  hc_mpi_topo_t *topo; /* process topology; NULL: none; fixed once set */
 } hc_mpi_comm_t;
 
 /* The object of a valid communicator handle (builtins included), else NULL.
@@ -70,6 +72,11 @@ void hc_mpi_comm_retain(hc_mpi_comm_t *comm);
 void hc_mpi_comm_release(hc_mpi_comm_t *comm);
 /* Binds WORLD and SELF to the engine's communicators (MPI_Init). */
 void hc_mpi_comm_bind_builtins(void);
+/* MPI_Comm_split's work for calls that build on it (topologies): the
+ * members of parent that give color >= 0 (MPI_UNDEFINED: *out is
+ * MPI_COMM_NULL), ordered by key, with parent's handler. */
+int hc_mpi_comm_split_make(const char *fn, hc_mpi_comm_t *parent, int color,
+                           int key, MPI_Comm *out);
 
 /* ---- groups (group.c) --------------------------------------------------- */
 
@@ -87,8 +94,33 @@ int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
 /* Runs the copy callbacks of from's attributes onto to (MPI_Comm_dup). */
 int hc_mpi_attr_copy_all(const char *fn, hc_mpi_comm_t *from,
                          hc_mpi_comm_t *to);
-/* Runs every delete callback and drops the attributes (Comm_free). */
+/* Runs every delete callback, newest attribute first, and drops the
+ * attributes (Comm_free, Finalize).  Stops at a callback that fails. */
 int hc_mpi_attr_delete_all(const char *fn, hc_mpi_comm_t *comm);
+/* The same for datatypes (MPI_Type_dup, MPI_Type_free). */
+int hc_mpi_type_attr_copy_all(const char *fn, hc_mpi_type_t *from,
+                              hc_mpi_type_t *to);
+int hc_mpi_type_attr_delete_all(const char *fn, hc_mpi_type_t *type);
+
+/* ---- process topologies (topo.c) --------------------------------------- */
+
+/* A deep copy for MPI_Comm_dup (NULL in: NULL out); *copy NULL and
+ * MPI_ERR_NO_MEM when memory runs out. */
+int hc_mpi_topo_copy(const hc_mpi_topo_t *topo, hc_mpi_topo_t **copy);
+void hc_mpi_topo_destroy(hc_mpi_topo_t *topo);
+/* The ordered neighbour lists of comm's topology, as the neighbourhood
+ * collectives use them: for a Cartesian grid, for each dimension the rank
+ * at displacement -1 then +1 (MPI_PROC_NULL past a non-periodic edge),
+ * sources and destinations alike; for a graph, the rank's edges in order,
+ * sources and destinations alike; for a distributed graph, its sources and
+ * destinations in the order given (adjacent form) or of arrival (the
+ * other).  The arrays are borrowed and live as long as comm; weights are
+ * NULL when the graph is unweighted or not a distributed graph.  Returns
+ * 0, or MPI_ERR_TOPOLOGY (raising nothing) when comm has no topology. */
+int hc_mpi_topo_neighbors(const hc_mpi_comm_t *comm, int *indegree,
+                          const int **sources, const int **sourceweights,
+                          int *outdegree, const int **destinations,
+                          const int **destweights);
 
 /* ---- info objects (info.c) ---------------------------------------------- */
 
@@ -96,6 +128,9 @@ int hc_mpi_attr_delete_all(const char *fn, hc_mpi_comm_t *comm);
 hc_mpi_info_t *hc_mpi_info_get(MPI_Info handle);
 /* A deep copy (NULL in: an empty object); NULL when memory runs out. */
 hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info);
+/* A copy of the keys of info listed in keys (NULL-terminated). */
+hc_mpi_info_t *hc_mpi_info_copy_keys(const hc_mpi_info_t *info,
+                                     const char *const *keys);
 void hc_mpi_info_destroy(hc_mpi_info_t *info);
 /* Gives obj a new handle; destroys obj and raises MPI_ERR_NO_MEM on
  * failure. */
@@ -170,6 +205,18 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
 /* Frees the staging of orphaned operations that have completed. */
 void hc_mpi_xfer_sweep(void);
 
+/* ---- external32 (external32.c) ----------------------------------------- */
+
+/* Bytes of count elements of t in external32 (its native packed size
+ * unless it holds MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR or MPI_LONG_INT). */
+MPI_Count hc_mpi_ext32_size(const hc_mpi_type_t *t, MPI_Count count);
+/* Converts count elements of t from the native packed stream (count *
+ * t->size bytes) to external32 (hc_mpi_ext32_size bytes), and back. */
+void hc_mpi_ext32_from_native(const hc_mpi_type_t *t, const void *native,
+                              MPI_Count count, void *ext);
+void hc_mpi_ext32_to_native(const hc_mpi_type_t *t, const void *ext,
+                            MPI_Count count, void *native);
+
 /* ---- requests (request.c) ----------------------------------------------- */
 
 enum hc_mpi_req_kind {
@@ -198,6 +245,7 @@ typedef struct hc_mpi_request {
   int mode;
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
   hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
+  struct hc_mpi_greq *greq; /* a generalized request (grequest.c) */
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
   struct hc_mpi_coll *coll;
@@ -225,6 +273,20 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* The same for a persistent collective (coll_ctx.c): loads its inputs and
  * restarts its schedule. */
 int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *req);
+
+/* ---- generalized requests (grequest.c) ---------------------------------- */
+
+/* Completes a generalized request whose work is done, as a wait or test
+ * does: query_fn fills status (a scratch one when ignored), free_fn runs,
+ * the request and its handle go.  Returns the first callback error. */
+int hc_mpi_greq_finish(hc_mpi_request_t *r, MPI_Status *status);
+/* query_fn alone (MPI_Request_get_status of a complete request). */
+int hc_mpi_greq_query(hc_mpi_request_t *r, MPI_Status *status);
+/* cancel_fn, told whether MPI_Grequest_complete was called. */
+int hc_mpi_greq_cancel(hc_mpi_request_t *r);
+/* MPI_Request_free: free_fn and the request go now when it is complete,
+ * else at MPI_Grequest_complete.  Returns free_fn's code. */
+int hc_mpi_greq_free(hc_mpi_request_t *r);
 
 /* ---- buffered sends (buffer.c) ------------------------------------------ */
 

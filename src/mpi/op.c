@@ -531,18 +531,25 @@ static const op_type_info_t *op_type_find(MPI_Datatype type) {
 
 /* What a user op's engine kernel needs: the function, the datatype it is
  * called with, and that type's extent (the engine's element stride). */
+typedef struct op_user op_user_t;
+
 typedef struct op_binding {
   MPI_User_function *fn;
   MPI_Datatype type;
   size_t extent;
+  op_user_t *owner; /* what a pending reduction keeps alive */
   struct op_binding *next;
 } op_binding_t;
 
-typedef struct op_user {
+/* A user op lives while its handle or a pending reduction holds it:
+ * MPI_Op_free during an MPI_Ireduce must not free the function's binding
+ * that the engine will still call. */
+struct op_user {
   MPI_User_function *fn;
   int commute;
+  int refs;               /* the handle plus pending reductions; op_lock */
   op_binding_t *bindings; /* one per datatype used so far, under op_lock */
-} op_user_t;
+};
 
 /* User op handles: direct handles 0x98000000|idx, as MPICH hands out. */
 static hc_handle_table_t op_table = HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_OP, 0);
@@ -570,7 +577,7 @@ static op_binding_t *op_user_bind(op_user_t *u, MPI_Datatype type,
   while (b != NULL && b->type != type)
     b = b->next;
   if (b == NULL && (b = malloc(sizeof *b)) != NULL) {
-    *b = (op_binding_t){u->fn, type, extent, u->bindings};
+    *b = (op_binding_t){u->fn, type, extent, u, u->bindings};
     u->bindings = b;
   }
   pthread_mutex_unlock(&op_lock);
@@ -587,6 +594,45 @@ static int op_resolve_user(op_user_t *u, MPI_Datatype type,
     return MPI_ERR_NO_MEM;
   *out = (hcomm_reduce_op_t){op_user_call, b, (size_t)t->extent, u->commute};
   return MPI_SUCCESS;
+}
+
+static void op_user_destroy(op_user_t *u) {
+  for (op_binding_t *b = u->bindings, *next; b != NULL; b = next) {
+    next = b->next;
+    free(b);
+  }
+  free(u);
+}
+
+/* The user op behind a resolved kernel; NULL for a predefined one. */
+static op_user_t *op_user_of(const hcomm_reduce_op_t *op) {
+  if (op->fn != op_user_call)
+    return NULL;
+  return ((const op_binding_t *)op->ctx)->owner;
+}
+
+int hc_mpi_op_retain(const hcomm_reduce_op_t *op) {
+  op_user_t *u = op_user_of(op);
+  if (u == NULL)
+    return 0;
+  pthread_mutex_lock(&op_lock);
+  u->refs++;
+  pthread_mutex_unlock(&op_lock);
+  return 1;
+}
+
+static void op_user_release(op_user_t *u) {
+  pthread_mutex_lock(&op_lock);
+  int last = --u->refs == 0;
+  pthread_mutex_unlock(&op_lock);
+  if (last)
+    op_user_destroy(u);
+}
+
+void hc_mpi_op_release(const hcomm_reduce_op_t *op) {
+  op_user_t *u = op_user_of(op);
+  if (u != NULL)
+    op_user_release(u);
 }
 
 /* ---- resolver ------------------------------------------------------------ */
@@ -794,6 +840,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   u->fn = user_fn;
   u->commute = commute != 0;
+  u->refs = 1;
   if (hc_handle_alloc(&op_table, u, &handle) != 0) {
     free(u);
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -813,11 +860,7 @@ int PMPI_Op_free(MPI_Op *op) {
   op_user_t *u = hc_handle_free(&op_table, *op);
   if (u == NULL)
     return hc_mpi_raise(NULL, fn, MPI_ERR_OP, "invalid op 0x%x", *op);
-  for (op_binding_t *b = u->bindings, *next; b != NULL; b = next) {
-    next = b->next;
-    free(b);
-  }
-  free(u);
+  op_user_release(u); /* pending reductions may still hold it */
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }

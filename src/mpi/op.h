@@ -36,10 +36,16 @@
  * types); MPI_ERR_TYPE for an invalid datatype.  Raises nothing: the
  * caller reports the class through its communicator.  *out and *packed are
  * written only on success.  A user op's kernel stays valid until
- * MPI_Op_free.
+ * MPI_Op_free, or until hc_mpi_op_release balances hc_mpi_op_retain.
  */
 int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
                       size_t *packed);
+
+/* Keeps the user op behind a kernel hc_mpi_op_resolve gave alive until the
+ * matching release, across MPI_Op_free (a reduction pending meanwhile);
+ * no-ops for predefined kernels.  Returns 1 when it took a reference. */
+int hc_mpi_op_retain(const hcomm_reduce_op_t *op);
+void hc_mpi_op_release(const hcomm_reduce_op_t *op);
 
 /* The name of op for error messages: "MPI_OP_NULL", "MPI_SUM", ... for
  * predefined handles, else its value in hex written into buf. */

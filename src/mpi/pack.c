@@ -1,11 +1,12 @@
 /*
- * The pack engine over a type's flattened blocks, and the calls built on
+ * The pack engine over a type's compact item list, and the calls built on
  * it: MPI_Pack / MPI_Unpack / MPI_Pack_size, the external32 variants,
  * MPI_Get_address and the address arithmetic.  The packed format of this
  * library is the data of each element back to back (type->size bytes per
  * element), so MPI_Pack_size is exact.  external32 is the same stream with
- * every basic unit in big-endian order; the native sizes of this ABI are
- * the external32 sizes (long double excepted: its bytes are only swapped).
+ * every basic unit in big-endian order, and the few basic types whose
+ * native size is not their external32 size narrowed or widened
+ * (external32.c; long double keeps its size: its bytes are only swapped).
  */
 #include <limits.h>
 #include <stdint.h>
@@ -21,116 +22,217 @@ static char *pk_at(const void *base, MPI_Aint off) {
   return (char *)((uintptr_t)base + (uintptr_t)off);
 }
 
-/* Moves c to stream offset first: forward from where it stands when that
- * is within one element (sequential fragments cost nothing), else from
- * the start of first's element. */
-static void pk_seek(const hc_mpi_type_t *t, hc_mpi_type_cursor_t *c,
-                    MPI_Count first) {
-  if (first < c->at || first - c->at >= t->size) {
-    c->e = first / t->size;
-    c->j = 0;
-    c->r = (MPI_Aint)(first % t->size);
-  } else {
-    c->r += (MPI_Aint)(first - c->at);
+/* What a walk does with each contiguous piece: copy it to or from the
+ * stream, or hand it to a visitor. */
+typedef struct pk_op {
+  char *stream;  /* the next stream byte (pack/unpack) */
+  MPI_Count pos; /* its stream offset */
+  int to_stream;
+  hc_mpi_type_visit_cb visit; /* non-NULL: visit instead of copying */
+  void *ctx;
+} pk_op_t;
+
+static void pk_piece(pk_op_t *op, char *mem, MPI_Aint len, int unit) {
+  if (op->visit)
+    op->visit(op->ctx, mem, op->pos, len, unit);
+  else if (op->to_stream)
+    memcpy(op->stream, mem, (size_t)len);
+  else
+    memcpy(mem, op->stream, (size_t)len);
+  op->stream += len;
+  op->pos += len;
+}
+
+/* The hot loop: n whole copies of a run item, the first at at. */
+static void pk_runs(pk_op_t *op, uintptr_t at, const hc_mpi_titem_t *it,
+                    MPI_Count n) {
+  size_t len = (size_t)it->len;
+  char *s = op->stream;
+  if (op->visit) {
+    for (MPI_Count j = 0; j < n; j++, at += (uintptr_t)it->stride)
+      pk_piece(op, (char *)at, it->len, it->unit);
+    return;
   }
-  c->at = first;
-  while (c->r >= t->blocks[c->j].len) {
-    c->r -= t->blocks[c->j].len;
-    if (++c->j == t->nblocks) {
-      c->j = 0;
-      c->e++;
+  if (op->to_stream)
+    for (MPI_Count j = 0; j < n; j++, at += (uintptr_t)it->stride, s += len)
+      memcpy(s, (const char *)at, len);
+  else
+    for (MPI_Count j = 0; j < n; j++, at += (uintptr_t)it->stride, s += len)
+      memcpy((char *)at, s, len);
+  op->stream = s;
+  op->pos += n * it->len;
+}
+
+/* The item holding stream offset skip of one element (skip < size). */
+static size_t pk_find(const hc_mpi_type_t *t, MPI_Count skip) {
+  size_t lo = 0, hi = t->nitems;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->items[mid].before <= skip)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Stream bytes [skip, skip + n) of one element of t at base; n does not
+ * pass the element's end.  Seeking costs a search per nesting level. */
+static void pk_element(const hc_mpi_type_t *t, uintptr_t base, MPI_Count skip,
+                       MPI_Count n, pk_op_t *op) {
+  size_t i = skip ? pk_find(t, skip) : 0;
+  skip -= t->items[i].before;
+  for (; n > 0; i++, skip = 0) {
+    const hc_mpi_titem_t *it = &t->items[i];
+    MPI_Count j = 0;
+    MPI_Aint in = 0;
+    if (skip) { /* the divisions only where a slice starts */
+      j = skip / it->len;
+      in = (MPI_Aint)(skip % it->len);
+    }
+    uintptr_t at = base + (uintptr_t)it->off + (uintptr_t)(j * it->stride);
+    for (; j < it->count && n > 0; j++, at += (uintptr_t)it->stride) {
+      if (!it->child && in == 0 && n >= it->len) {
+        MPI_Count whole = n / it->len;
+        whole = whole < it->count - j ? whole : it->count - j;
+        pk_runs(op, at, it, whole);
+        n -= whole * it->len;
+        j += whole - 1;
+        at += (uintptr_t)((whole - 1) * it->stride);
+        continue;
+      }
+      MPI_Aint take = it->len - in < n ? it->len - in : (MPI_Aint)n;
+      if (it->child)
+        pk_element(it->child, at, in, take, op);
+      else
+        pk_piece(op, (char *)(at + (uintptr_t)in), take, it->unit);
+      n -= take;
+      in = 0;
     }
   }
 }
 
-/* Copies stream bytes [first, first + n) of count elements at buf to or
- * from stream, starting the search at c; leaves c after the last byte. */
-static void pk_walk_at(const hc_mpi_type_t *t, const void *buf,
-                       MPI_Count first, MPI_Count n, char *stream,
-                       int to_stream, hc_mpi_type_cursor_t *c) {
-  if (n <= 0 || t->size == 0)
-    return;
-  if (hc_mpi_type_dense(t)) {
-    char *mem = pk_at(buf, (MPI_Aint)first);
-    if (to_stream)
-      memcpy(stream, mem, (size_t)n);
-    else
-      memcpy(mem, stream, (size_t)n);
-    return;
-  }
-  pk_seek(t, c, first);
-  c->at += n;
-  while (n > 0) {
-    const hc_mpi_tblock_t *b = &t->blocks[c->j];
-    char *mem = pk_at(buf, (MPI_Aint)c->e * t->extent + b->off + c->r);
-    MPI_Aint take = b->len - c->r < n ? b->len - c->r : (MPI_Aint)n;
-    if (to_stream)
-      memcpy(stream, mem, (size_t)take);
-    else
-      memcpy(mem, stream, (size_t)take);
-    stream += take;
-    n -= take;
-    c->r += take;
-    if (c->r == b->len) {
-      c->r = 0;
-      if (++c->j == t->nblocks) {
-        c->j = 0;
-        c->e++;
+/* Whole elements of a flat type (no item references a child): the
+ * common small struct or vector costs one pass over its items per
+ * element, as a flat block list would. */
+static void pk_flat(const hc_mpi_type_t *t, uintptr_t base, MPI_Count elems,
+                    pk_op_t *op) {
+  char *s = op->stream;
+  for (MPI_Count e = 0; e < elems; e++, base += (uintptr_t)t->extent)
+    for (size_t i = 0; i < t->nitems; i++) {
+      const hc_mpi_titem_t *it = &t->items[i];
+      size_t len = (size_t)it->len;
+      uintptr_t at = base + (uintptr_t)it->off;
+      for (MPI_Count j = 0; j < it->count;
+           j++, at += (uintptr_t)it->stride, s += len) {
+        if (op->to_stream)
+          memcpy(s, (const char *)at, len);
+        else
+          memcpy((char *)at, s, len);
       }
     }
+  op->stream = s;
+  op->pos += elems * t->size;
+}
+
+/* Stream bytes [first, first + n) of the elements at buf. */
+static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
+                    MPI_Count n, pk_op_t *op) {
+  if (n <= 0 || t->size == 0)
+    return;
+  if (!op->visit && hc_mpi_type_dense(t)) {
+    pk_piece(op, pk_at(buf, (MPI_Aint)first), (MPI_Aint)n, 1);
+    return;
+  }
+  MPI_Count e = first / t->size, skip = first % t->size;
+  op->pos = first;
+  while (n > 0) {
+    uintptr_t base = (uintptr_t)buf + (uintptr_t)(e * t->extent);
+    if (skip == 0 && n >= t->size && t->flat && !op->visit) {
+      MPI_Count whole = n / t->size;
+      pk_flat(t, base, whole, op);
+      e += whole;
+      n -= whole * t->size;
+      continue;
+    }
+    MPI_Count take = t->size - skip < n ? t->size - skip : n;
+    pk_element(t, base, skip, take, op);
+    n -= take;
+    skip = 0;
+    e++;
   }
 }
 
-static void pk_walk(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
+static void pk_copy(const hc_mpi_type_t *t, const void *buf, MPI_Count first,
                     MPI_Count n, char *stream, int to_stream) {
-  hc_mpi_type_cursor_t c = {0, 0, 0, 0};
-  pk_walk_at(t, buf, first, n, stream, to_stream, &c);
+  pk_op_t op = {stream, first, to_stream, NULL, NULL};
+  pk_walk(t, buf, first, n, &op);
 }
 
 void hc_mpi_type_pack_range(const hc_mpi_type_t *type, const void *buf,
                             MPI_Count first, MPI_Count n, void *out) {
-  pk_walk(type, buf, first, n, out, 1);
+  pk_copy(type, buf, first, n, out, 1);
 }
 
 void hc_mpi_type_unpack_range(const hc_mpi_type_t *type, const void *in,
                               MPI_Count first, MPI_Count n, void *buf) {
-  pk_walk(type, buf, first, n, (char *)in, 0);
-}
-
-void hc_mpi_type_pack_at(const hc_mpi_type_t *type, const void *buf,
-                         MPI_Count first, MPI_Count n, void *out,
-                         hc_mpi_type_cursor_t *c) {
-  pk_walk_at(type, buf, first, n, out, 1, c);
-}
-
-void hc_mpi_type_unpack_at(const hc_mpi_type_t *type, const void *in,
-                           MPI_Count first, MPI_Count n, void *buf,
-                           hc_mpi_type_cursor_t *c) {
-  pk_walk_at(type, buf, first, n, (char *)in, 0, c);
+  pk_copy(type, buf, first, n, (char *)in, 0);
 }
 
 void hc_mpi_type_pack(const hc_mpi_type_t *type, const void *buf,
                       MPI_Count count, void *out) {
-  pk_walk(type, buf, 0, count * type->size, out, 1);
+  pk_copy(type, buf, 0, count * type->size, out, 1);
 }
 
 void hc_mpi_type_unpack(const hc_mpi_type_t *type, const void *in,
                         MPI_Count count, void *buf) {
-  pk_walk(type, buf, 0, count * type->size, (char *)in, 0);
+  pk_copy(type, buf, 0, count * type->size, (char *)in, 0);
+}
+
+void hc_mpi_type_visit(const hc_mpi_type_t *type, const void *buf,
+                       MPI_Count first, MPI_Count n, hc_mpi_type_visit_cb visit,
+                       void *ctx) {
+  pk_op_t op = {NULL, first, 0, visit, ctx};
+  pk_walk(type, buf, first, n, &op);
+}
+
+/* Converts a prefix of one element between its two measures: by_elements
+ * 0: the basic elements in its first amount bytes; 1: the bytes that hold
+ * its first amount basic elements.  amount is less than the element's. */
+static MPI_Count pk_prefix(const hc_mpi_type_t *t, MPI_Count amount,
+                           int by_elements) {
+  MPI_Count out = 0;
+  for (size_t i = 0; i < t->nitems && amount > 0; i++) {
+    const hc_mpi_titem_t *it = &t->items[i];
+    MPI_Count elems = it->child ? it->child->elements : it->len / it->esz;
+    MPI_Count in = by_elements ? elems : it->len;
+    MPI_Count per = by_elements ? it->len : elems;
+    MPI_Count whole = amount / in;
+    if (whole >= it->count) {
+      out += it->count * per;
+      amount -= it->count * in;
+      continue;
+    }
+    out += whole * per;
+    amount -= whole * in;
+    if (it->child)
+      return out + pk_prefix(it->child, amount, by_elements);
+    return out + (by_elements ? amount * it->esz : amount / it->esz);
+  }
+  return out;
 }
 
 MPI_Count hc_mpi_type_elements_in(const hc_mpi_type_t *t, MPI_Count bytes) {
   if (t->size == 0 || bytes <= 0)
     return 0;
-  MPI_Count n = bytes / t->size * t->elements;
-  MPI_Aint rem = (MPI_Aint)(bytes % t->size);
-  for (size_t j = 0; j < t->nblocks && rem > 0; j++) {
-    const hc_mpi_tblock_t *b = &t->blocks[j];
-    MPI_Aint part = rem < b->len ? rem : b->len;
-    n += part / b->esz;
-    rem -= part;
-  }
-  return n;
+  return bytes / t->size * t->elements + pk_prefix(t, bytes % t->size, 0);
+}
+
+MPI_Count hc_mpi_type_bytes_for(const hc_mpi_type_t *t, MPI_Count elements) {
+  if (t->elements <= 0 || elements <= 0)
+    return 0;
+  return elements / t->elements * t->size +
+         pk_prefix(t, elements % t->elements, 1);
 }
 
 static void pk_swap_run(unsigned char *p, MPI_Aint len, int unit) {
@@ -144,17 +246,20 @@ static void pk_swap_run(unsigned char *p, MPI_Aint len, int unit) {
     }
 }
 
+static void pk_swap_piece(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
+                          int unit) {
+  (void)mem;
+  pk_swap_run((unsigned char *)ctx + pos, len, unit);
+}
+
 void hc_mpi_type_swap_packed(const hc_mpi_type_t *type, void *stream,
                              MPI_Count count) {
   const uint16_t probe = 1;
   if (*(const unsigned char *)&probe == 0)
     return; /* already big-endian */
-  unsigned char *p = stream;
-  for (MPI_Count e = 0; e < count; e++)
-    for (size_t j = 0; j < type->nblocks; j++) {
-      pk_swap_run(p, type->blocks[j].len, type->blocks[j].unit);
-      p += type->blocks[j].len;
-    }
+  /* The walk visits the elements of a notional buffer at 0: only the
+   * stream offsets and units of the pieces are used. */
+  hc_mpi_type_visit(type, NULL, 0, count * type->size, pk_swap_piece, stream);
 }
 
 /* ---- MPI_Pack family ---------------------------------------------------- */
@@ -218,7 +323,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
     rc = pack_window(fn, c, n, *position, outsize, outbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, (char *)outbuf + *position);
+  hc_status_t st =
+      hc_mpi_pack_any(t, inbuf, incount, (char *)outbuf + *position);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   *position += (int)n;
@@ -255,8 +361,10 @@ static int pack_ext_check(const char *fn, const char *datarep, int count,
                           MPI_Datatype datatype, const hc_mpi_type_t **t) {
   int rc = hc_mpi_check_ptr(fn, NULL, datarep, "datarep");
   if (rc == MPI_SUCCESS && strcmp(datarep, "external32") != 0)
-    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "unsupported data representation "
-                      "\"%s\"", datarep);
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                      "unsupported data representation "
+                      "\"%s\"",
+                      datarep);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_count(fn, NULL, count);
   if (rc == MPI_SUCCESS)
@@ -272,7 +380,7 @@ int PMPI_Pack_external_size(const char *datarep, int incount,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, size, "size");
   if (rc == MPI_SUCCESS)
-    *size = (MPI_Aint)incount * (MPI_Aint)t->size;
+    *size = (MPI_Aint)hc_mpi_ext32_size(t, incount);
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Pack_external_size, PMPI_Pack_external_size);
@@ -285,16 +393,22 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
   int rc = pack_ext_check(fn, datarep, incount, datatype, &t);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, position, "position");
-  MPI_Count n = t ? (MPI_Count)incount * t->size : 0;
+  MPI_Count n = t ? hc_mpi_ext32_size(t, incount) : 0;
   if (rc == MPI_SUCCESS)
     rc = pack_window(fn, NULL, n, *position, outsize, outbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  char *out = (char *)outbuf + *position;
-  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, out);
+  /* Packed natively first (a private copy), then converted. */
+  size_t native = (size_t)incount * (size_t)t->size;
+  void *tmp = native ? malloc(native) : NULL;
+  if (native && !tmp)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  hc_status_t st = hc_mpi_pack_any(t, inbuf, incount, tmp);
+  if (st == HC_OK)
+    hc_mpi_ext32_from_native(t, tmp, incount, (char *)outbuf + *position);
+  free(tmp);
   if (st != HC_OK)
     return hc_mpi_raise_status(NULL, fn, st);
-  hc_mpi_type_swap_packed(t, out, incount);
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
@@ -308,19 +422,19 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
   int rc = pack_ext_check(fn, datarep, outcount, datatype, &t);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, position, "position");
-  MPI_Count n = t ? (MPI_Count)outcount * t->size : 0;
+  MPI_Count n = t ? hc_mpi_ext32_size(t, outcount) : 0;
   if (rc == MPI_SUCCESS)
     rc = pack_window(fn, NULL, n, *position, insize, inbuf);
   if (rc != MPI_SUCCESS)
     return rc;
-  /* Swap a private copy: the input buffer is const. */
-  void *tmp = n ? malloc((size_t)n) : NULL;
-  if (n && !tmp)
+  /* Converted into a private native copy: the input buffer is const. */
+  MPI_Count native = (MPI_Count)outcount * t->size;
+  void *tmp = native ? malloc((size_t)native) : NULL;
+  if (native && !tmp)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-  if (n)
-    memcpy(tmp, (const char *)inbuf + *position, (size_t)n);
-  hc_mpi_type_swap_packed(t, tmp, outcount);
-  hc_status_t st = hc_mpi_unpack_any(t, tmp, n, outcount, outbuf);
+  if (native)
+    hc_mpi_ext32_to_native(t, (const char *)inbuf + *position, outcount, tmp);
+  hc_status_t st = hc_mpi_unpack_any(t, tmp, native, outcount, outbuf);
   free(tmp);
   if (st != HC_OK)
     return hc_mpi_raise_status(NULL, fn, st);

@@ -445,6 +445,38 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
   return err != HC_OK ? err : serr;
 }
 
+/* The checks of MPI_(I)sendrecv (out: the status or request pointer) and
+ * the xfers of its send and receive. */
+static int pt_sendrecv_begin(const char *fn, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, int dest, int sendtag,
+                             void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, const void *out,
+                             const char *out_name, hc_mpi_comm_t **c,
+                             hc_mpi_xfer_t *sx, hc_mpi_xfer_t *rx) {
+  size_t sbytes = 0, rbytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, *c, sendbuf, sendcount, sendtype, dest, sendtag,
+                           &sbytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv(fn, *c, recvbuf, recvcount, recvtype, source,
+                           recvtag, &rbytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *c, out, out_name);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = pt_xfer_stream(fn, *c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount,
+                      sendtype, 0, sx);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = pt_xfer_stream(fn, *c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
+                      recvtype, 1, rx);
+  if (rc != MPI_SUCCESS)
+    hc_mpi_xfer_fini(sx);
+  return rc;
+}
+
 static int pt_sendrecv_body(const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, int dest, int sendtag,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -452,29 +484,12 @@ static int pt_sendrecv_body(const void *sendbuf, int sendcount,
                             MPI_Status *status) {
   static const char fn[] = "MPI_Sendrecv";
   hc_mpi_comm_t *c = NULL;
-  size_t sbytes = 0, rbytes = 0;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, c, sendbuf, sendcount, sendtype, dest, sendtag,
-                           &sbytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, c, recvbuf, recvcount, recvtype, source, recvtag,
-                           &rbytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, status, "status");
-  if (rc != MPI_SUCCESS)
-    return rc;
   hc_mpi_xfer_t sx, rx;
-  rc = pt_xfer_stream(fn, c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount,
-                      sendtype, 0, &sx);
+  int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                             recvbuf, recvcount, recvtype, source, recvtag,
+                             comm, status, "status", &c, &sx, &rx);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = pt_xfer_stream(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
-                      recvtype, 1, &rx);
-  if (rc != MPI_SUCCESS) {
-    hc_mpi_xfer_fini(&sx);
-    return rc;
-  }
   hcomm_status_t st;
   hc_status_t err =
       pt_exchange(c, &sx, dest, sendtag, &rx, source, recvtag, &st);
@@ -501,6 +516,25 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 HC_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv);
 
+/* The checks of MPI_(I)sendrecv_replace (out: the status or request
+ * pointer). */
+static int pt_replace_enter(const char *fn, void *buf, int count,
+                            MPI_Datatype datatype, int dest, int sendtag,
+                            int source, int recvtag, MPI_Comm comm,
+                            const void *out, const char *out_name,
+                            hc_mpi_comm_t **c) {
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, *c, buf, count, datatype, dest, sendtag, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv(fn, *c, buf, count, datatype, source, recvtag,
+                           &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *c, out, out_name);
+  return rc;
+}
+
 static int pt_sendrecv_replace_body(void *buf, int count, MPI_Datatype datatype,
                                     int dest, int sendtag, int source,
                                     int recvtag, MPI_Comm comm,
@@ -508,14 +542,8 @@ static int pt_sendrecv_replace_body(void *buf, int count, MPI_Datatype datatype,
   static const char fn[] = "MPI_Sendrecv_replace";
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, sendtag, &bytes);
-  if (rc == MPI_SUCCESS)
-    rc =
-        hc_mpi_check_recv(fn, c, buf, count, datatype, source, recvtag, &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, status, "status");
+  int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, status, "status", &c);
   if (rc != MPI_SUCCESS)
     return rc;
   /* The send reads buf (or its packed copy) while the receive lands in a
@@ -564,6 +592,112 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace);
+
+/* ---- non-blocking sendrecv ---------------------------------------------- */
+
+/* The send's staging (a packed copy or a streaming context) lives until the
+ * joined request completes; the engine then calls this, under its lock. */
+static void pt_send_staging_free(void *arg) {
+  hc_mpi_xfer_t *sx = arg;
+  hc_mpi_xfer_fini(sx);
+  free(sx);
+}
+
+/* Starts the receive and the send of an MPI_Isendrecv(_replace) as one
+ * engine request (hcomm_request_join) wrapped into *request: the receive's
+ * xfer stays with the face request, which unpacks it at completion; the
+ * send's goes to the engine.  Takes sx and rx on success and failure. */
+static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
+                              hc_mpi_xfer_t *sx, int dest, int stag,
+                              hc_mpi_xfer_t *rx, int source, int rtag,
+                              MPI_Request *request) {
+  hc_mpi_xfer_t *owned = malloc(sizeof *owned);
+  hcomm_request_t *rreq = NULL, *sreq = NULL, *joined = NULL;
+  hc_status_t err = owned ? HC_OK : HC_ERR_NOMEM;
+  if (err == HC_OK && source != MPI_PROC_NULL)
+    err = hc_mpi_xfer_irecv(rx, source, rtag, c->engine, &rreq);
+  if (err == HC_OK && dest != MPI_PROC_NULL)
+    err = hc_mpi_xfer_isend(sx, dest, stag, c->engine, HCOMM_SEND_STANDARD,
+                            &sreq);
+  if (err == HC_OK) {
+    *owned = *sx;
+    err = hcomm_request_join(sreq, rreq, pt_send_staging_free, owned, &joined);
+  }
+  if (err == HC_OK)
+    return pt_wrap(fn, c, joined, rx, request);
+  /* Nothing was joined: undo what started, then drop the staging. */
+  if (rreq) {
+    hcomm_cancel(rreq);
+    hcomm_wait(rreq, NULL);
+    hcomm_request_free(rreq);
+  }
+  if (sreq) {
+    hcomm_wait(sreq, NULL);
+    hcomm_request_free(sreq);
+  }
+  free(owned);
+  hc_mpi_xfer_fini(sx);
+  hc_mpi_xfer_fini(rx);
+  return hc_mpi_raise_status(c, fn, err);
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   int dest, int sendtag, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Isendrecv";
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_xfer_t sx, rx;
+  int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                             recvbuf, recvcount, recvtype, source, recvtag,
+                             comm, request, "request", &c, &sx, &rx);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return pt_isendrecv_start(fn, c, &sx, dest, sendtag, &rx, source, recvtag,
+                            request);
+}
+HC_WEAK_ALIAS(MPI_Isendrecv, PMPI_Isendrecv);
+
+/* The receive of an MPI_Isendrecv_replace lands in a staging buffer of the
+ * packed message, unpacked into buf when the request completes (after the
+ * send, which reads buf or its packed copy, has finished). */
+static int pt_replace_staging(const char *fn, hc_mpi_comm_t *c, void *buf,
+                              int count, MPI_Datatype type, hc_mpi_xfer_t *rx) {
+  hc_mpi_xfer_init(rx, buf, count, hc_mpi_type_get(type), 1);
+  if (rx->bytes == 0)
+    return MPI_SUCCESS;
+  rx->tmp = malloc(rx->bytes);
+  if (rx->tmp)
+    return MPI_SUCCESS;
+  hc_mpi_xfer_fini(rx);
+  return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
+                      "no memory for a %zu-byte staging buffer", rx->bytes);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                           int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Isendrecv_replace";
+  hc_mpi_comm_t *c = NULL;
+  int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, request, "request", &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_xfer_t sx, rx;
+  rc = pt_xfer_stream(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype,
+                      0, &sx);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = pt_replace_staging(fn, c, buf, source == MPI_PROC_NULL ? 0 : count,
+                          datatype, &rx);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_xfer_fini(&sx);
+    return rc;
+  }
+  return pt_isendrecv_start(fn, c, &sx, dest, sendtag, &rx, source, recvtag,
+                            request);
+}
+HC_WEAK_ALIAS(MPI_Isendrecv_replace, PMPI_Isendrecv_replace);
 
 /* ---- probes ------------------------------------------------------------- */
 

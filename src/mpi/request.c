@@ -187,10 +187,27 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   return st.error;
 }
 
+/* req_finish as an MPI error code: a generalized request's callbacks
+ * return codes of their own. */
+static int req_finish_code(hc_mpi_request_t *r, MPI_Request *handle,
+                           MPI_Status *status) {
+  if (r && r->greq && req_is_active(r)) {
+    *handle = MPI_REQUEST_NULL;
+    return hc_mpi_greq_finish(r, status);
+  }
+  return hc_mpi_class_of_status(req_finish(r, handle, status));
+}
+
 /* req_finish, then raises its error on the request's communicator, which
  * is held across the call since finishing may drop the last reference. */
 static int req_finish_raise(const char *fn, hc_mpi_request_t *r,
                             MPI_Request *handle, MPI_Status *status) {
+  if (r && r->greq && req_is_active(r)) {
+    int code = req_finish_code(r, handle, status);
+    return hc_mpi_raise(NULL, fn, code,
+                        "a callback of the generalized request returned %d",
+                        code);
+  }
   hc_mpi_comm_t *comm = r ? r->comm : NULL;
   if (comm)
     hc_mpi_comm_retain(comm);
@@ -371,9 +388,8 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
     hc_mpi_comm_t *comm = v->reqs[i] ? v->reqs[i]->comm : NULL;
     if (comm)
       hc_mpi_comm_retain(comm);
-    hc_status_t st =
-        req_finish(v->reqs[i], &handles[i], req_status_at(statuses, i));
-    int cls = hc_mpi_class_of_status(st);
+    int cls =
+        req_finish_code(v->reqs[i], &handles[i], req_status_at(statuses, i));
     if (statuses != MPI_STATUSES_IGNORE)
       statuses[i].MPI_ERROR = cls;
     if (cls != MPI_SUCCESS && !failed) {
@@ -560,8 +576,7 @@ static int req_finish_ready(const char *fn, req_vec_t *v, MPI_Request *handles,
       continue;
     hc_mpi_comm_t *comm = r->comm;
     hc_mpi_comm_retain(comm);
-    hc_status_t st = req_finish(r, &handles[i], req_status_at(statuses, n));
-    int cls = hc_mpi_class_of_status(st);
+    int cls = req_finish_code(r, &handles[i], req_status_at(statuses, n));
     if (statuses != MPI_STATUSES_IGNORE)
       statuses[n].MPI_ERROR = cls;
     if (cls != MPI_SUCCESS && !failed) {
@@ -649,6 +664,12 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     hc_mpi_status_empty(status);
     return MPI_SUCCESS;
   }
+  if (r->greq) {
+    hcomm_progress();
+    *flag = hcomm_request_done(r->engine);
+    rc = *flag ? hc_mpi_greq_query(r, status) : MPI_SUCCESS;
+    return hc_mpi_raise(NULL, fn, rc, "query_fn returned %d", rc);
+  }
   hcomm_status_t st = r->local;
   int done = 1;
   if (r->engine) {
@@ -686,14 +707,19 @@ int PMPI_Request_free(MPI_Request *request) {
   int rc = req_lookup_named(fn, request, "free", &r);
   if (rc != MPI_SUCCESS)
     return rc;
+  *request = MPI_REQUEST_NULL;
+  if (r->greq) {
+    rc = hc_mpi_greq_free(r);
+    return hc_mpi_raise(NULL, fn, rc, "free_fn returned %d", rc);
+  }
   /* A running operation goes on; the engine drops it when it completes,
-   * and staged data stays until then. */
-  if (r->engine && r->xfer.tmp)
+   * and staged data (a temporary, or the accessor the engine packs or
+   * unpacks each fragment through, with its datatype) stays until then. */
+  if (r->engine && (r->xfer.tmp || r->xfer.acc))
     hc_mpi_xfer_orphan(r->engine, &r->xfer);
   else if (r->engine)
     hcomm_request_free(r->engine);
   hc_mpi_request_destroy(r);
-  *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Request_free, PMPI_Request_free);
@@ -704,6 +730,10 @@ int PMPI_Cancel(MPI_Request *request) {
   int rc = req_lookup_named(fn, request, "cancel", &r);
   if (rc != MPI_SUCCESS)
     return rc;
+  if (r->greq) {
+    rc = hc_mpi_greq_cancel(r);
+    return hc_mpi_raise(NULL, fn, rc, "cancel_fn returned %d", rc);
+  }
   if (!req_is_active(r) || !r->engine)
     return MPI_SUCCESS; /* already complete: nothing to cancel */
   return hc_mpi_raise_status(r->comm, fn, hcomm_cancel(r->engine));

@@ -80,13 +80,10 @@ static MPI_Count status_count_of(const hc_mpi_type_t *t, MPI_Count bytes) {
   return bytes / t->size;
 }
 
-static int status_store_int(const char *fn, MPI_Count n, int *out) {
-  if (n > INT32_MAX) {
-    *out = MPI_UNDEFINED;
-    return hc_mpi_raise(NULL, fn, MPI_ERR_VALUE_TOO_LARGE,
-                        "count %ld does not fit in an int", (long)n);
-  }
-  *out = (int)n;
+/* An int result that does not fit is MPI_UNDEFINED, as MPI defines for
+ * MPI_Get_count and MPI_Get_elements (the _x form has the exact value). */
+static int status_store_int(MPI_Count n, int *out) {
+  *out = n > INT32_MAX ? MPI_UNDEFINED : (int)n;
   return MPI_SUCCESS;
 }
 
@@ -97,41 +94,48 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
   int rc = status_args(fn, status, datatype, count, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  return status_store_int(fn, status_count_of(t, hc_mpi_status_bytes(status)),
+  return status_store_int(status_count_of(t, hc_mpi_status_bytes(status)),
                           count);
 }
 HC_WEAK_ALIAS(MPI_Get_count, PMPI_Get_count);
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype,
+                     MPI_Count *count) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = status_args("MPI_Get_count_c", status, datatype, count, &t);
+  if (rc == MPI_SUCCESS)
+    *count = status_count_of(t, hc_mpi_status_bytes(status));
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Get_count_c, PMPI_Get_count_c);
 
 /* Basic elements in bytes, counting a partly received derived element. */
 static MPI_Count status_elements_of(const hc_mpi_type_t *t, MPI_Count bytes) {
   return hc_mpi_type_elements_in(t, bytes);
 }
 
-/* Bytes that hold count basic elements of t (whole elements first). */
-static MPI_Count status_bytes_of(const hc_mpi_type_t *t, MPI_Count count) {
-  if (t->elements <= 0)
-    return 0;
-  MPI_Count bytes = count / t->elements * t->size;
-  MPI_Count rem = count % t->elements;
-  for (size_t j = 0; j < t->nblocks && rem > 0; j++) {
-    MPI_Count in = t->blocks[j].len / t->blocks[j].esz;
-    MPI_Count take = rem < in ? rem : in;
-    bytes += take * t->blocks[j].esz;
-    rem -= take;
-  }
-  return bytes;
-}
-
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
-                        MPI_Count *count) {
+/* The exact element count, for the _x and _c forms. */
+static int status_elements_count(const char *fn, const MPI_Status *status,
+                                 MPI_Datatype datatype, MPI_Count *count) {
   const hc_mpi_type_t *t = NULL;
-  int rc = status_args("MPI_Get_elements_x", status, datatype, count, &t);
+  int rc = status_args(fn, status, datatype, count, &t);
   if (rc != MPI_SUCCESS)
     return rc;
   *count = status_elements_of(t, hc_mpi_status_bytes(status));
   return MPI_SUCCESS;
 }
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count) {
+  return status_elements_count("MPI_Get_elements_x", status, datatype, count);
+}
 HC_WEAK_ALIAS(MPI_Get_elements_x, PMPI_Get_elements_x);
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count) {
+  return status_elements_count("MPI_Get_elements_c", status, datatype, count);
+}
+HC_WEAK_ALIAS(MPI_Get_elements_c, PMPI_Get_elements_c);
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
                       int *count) {
@@ -140,8 +144,8 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
   int rc = status_args(fn, status, datatype, count, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  return status_store_int(
-      fn, status_elements_of(t, hc_mpi_status_bytes(status)), count);
+  return status_store_int(status_elements_of(t, hc_mpi_status_bytes(status)),
+                          count);
 }
 HC_WEAK_ALIAS(MPI_Get_elements, PMPI_Get_elements);
 
@@ -155,7 +159,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
   if (count < 0)
     return hc_mpi_raise(NULL, fn, MPI_ERR_COUNT, "invalid count %ld",
                         (long)count);
-  hc_mpi_status_set_bytes(status, status_bytes_of(t, count));
+  hc_mpi_status_set_bytes(status, hc_mpi_type_bytes_for(t, count));
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Status_set_elements_x, PMPI_Status_set_elements_x);

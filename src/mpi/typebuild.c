@@ -1,9 +1,11 @@
 /*
  * Derived datatype constructors.  Every constructor reduces to a sequence
- * of components "n copies of child at byte displacement d, one child
- * extent apart": the data blocks are appended (merged with the previous
- * block when they touch and hold the same basic element size) and the
- * bounds accumulated following MPI's rules.  The MPI-1 MPI_LB / MPI_UB
+ * of components "count blocks, step bytes apart, of blocklen copies of
+ * child one child extent apart": the data goes to the compact type map
+ * (typemap.c, constant cost per component whatever its counts) and the
+ * bounds are accumulated following MPI's rules, every sum and product
+ * checked, so a type whose extent or size does not fit MPI_Aint is refused
+ * with MPI_ERR_ARG instead of wrapping around.  The MPI-1 MPI_LB / MPI_UB
  * markers set the bounds of the struct that lists them (whatever its data);
  * like MPICH 4, they do not stick through further constructors, nor do
  * the bounds of a resized type.  Subarray and
@@ -26,94 +28,41 @@ typedef struct tb_acc {
 
 static void tb_acc_init(tb_acc_t *a) { memset(a, 0, sizeof(*a)); }
 
-/* ---- blocks ------------------------------------------------------------- */
-
-static int tb_reserve(hc_mpi_type_t *t, size_t more) {
-  size_t need = t->nblocks + more;
-  if (need <= t->block_cap)
-    return 0;
-  size_t want = t->block_cap ? t->block_cap : 4;
-  while (want < need)
-    want *= 2;
-  hc_mpi_tblock_t *b = realloc(t->blocks, want * sizeof(*b));
-  if (!b)
-    return -1;
-  t->blocks = b;
-  t->block_cap = want;
-  return 0;
-}
-
-static int tb_push(hc_mpi_type_t *t, MPI_Aint off, MPI_Aint len,
-                   const hc_mpi_tblock_t *like) {
-  if (len <= 0)
-    return 0;
-  if (t->nblocks) {
-    hc_mpi_tblock_t *last = &t->blocks[t->nblocks - 1];
-    if (last->off + last->len == off && last->esz == like->esz &&
-        last->unit == like->unit) {
-      last->len += len;
-      return 0;
-    }
-  }
-  if (tb_reserve(t, 1) != 0)
-    return -1;
-  t->blocks[t->nblocks++] = (hc_mpi_tblock_t){off, len, like->esz, like->unit};
-  return 0;
-}
-
-int hc_mpi_type_append(hc_mpi_type_t *t, const hc_mpi_type_t *child,
-                       MPI_Aint disp, MPI_Count n, MPI_Aint stride) {
-  if (n <= 0 || child->nblocks == 0)
-    return 0;
-  const hc_mpi_tblock_t *cb = child->blocks;
-  /* Back-to-back copies of a one-run child are one run. */
-  if (child->nblocks == 1 && cb[0].len == stride)
-    return tb_push(t, disp + cb[0].off, (MPI_Aint)n * cb[0].len, &cb[0]);
-  for (MPI_Count j = 0; j < n; j++) {
-    MPI_Aint base = disp + (MPI_Aint)j * stride;
-    for (size_t i = 0; i < child->nblocks; i++)
-      if (tb_push(t, base + cb[i].off, cb[i].len, &cb[i]) != 0)
-        return -1;
-  }
-  return 0;
-}
-
-void hc_mpi_type_finish(hc_mpi_type_t *t) {
-  MPI_Count size = 0, elems = 0;
-  MPI_Aint lo = 0, hi = 0;
-  for (size_t i = 0; i < t->nblocks; i++) {
-    const hc_mpi_tblock_t *b = &t->blocks[i];
-    size += b->len;
-    elems += b->len / b->esz;
-    if (i == 0 || b->off < lo)
-      lo = b->off;
-    if (i == 0 || b->off + b->len > hi)
-      hi = b->off + b->len;
-  }
-  t->size = size;
-  t->elements = elems;
-  t->true_lb = lo;
-  t->true_extent = hi - lo;
-  t->contiguous = hc_mpi_type_dense(t);
-  t->wire_size = t->contiguous ? (size_t)t->extent : (size_t)size;
-  if (t->contiguous && t->nblocks == 0)
-    t->wire_size = 0;
-}
-
 /* ---- bounds ------------------------------------------------------------- */
 
 static MPI_Aint tb_min(MPI_Aint a, MPI_Aint b) { return a < b ? a : b; }
 static MPI_Aint tb_max(MPI_Aint a, MPI_Aint b) { return a > b ? a : b; }
 
-/* Adds component (n copies of child at disp) to t and to the bounds. */
-static int tb_add(hc_mpi_type_t *t, tb_acc_t *a, const hc_mpi_type_t *child,
-                  MPI_Aint disp, MPI_Count n) {
-  if (n <= 0)
-    return 0;
-  MPI_Aint ext = child->extent;
-  MPI_Aint span = (MPI_Aint)(n - 1) * ext;
-  MPI_Aint lb = disp + child->lb + tb_min(0, span);
-  MPI_Aint ub = disp + child->lb + ext + tb_max(0, span);
+static int tb_sum(MPI_Aint a, MPI_Aint b, MPI_Aint *out) {
+  return __builtin_add_overflow(a, b, out) ? HC_MPI_TYPE_OVERFLOW
+                                           : HC_MPI_TYPE_OK;
+}
+
+/* *lo and *hi moved by the span of n copies step apart. */
+static int tb_spread(MPI_Count n, MPI_Aint step, MPI_Aint *lo, MPI_Aint *hi) {
+  MPI_Aint span;
+  if (__builtin_mul_overflow(n - 1, step, &span))
+    return HC_MPI_TYPE_OVERFLOW;
+  return span < 0 ? tb_sum(*lo, span, lo) : tb_sum(*hi, span, hi);
+}
+
+/* The bounds [*lb, *ub) of count blocks step apart of blocklen copies of
+ * child, the first at disp. */
+static int tb_component_bounds(const hc_mpi_type_t *child, MPI_Aint disp,
+                               MPI_Count count, MPI_Count blocklen,
+                               MPI_Aint step, MPI_Aint *lb, MPI_Aint *ub) {
+  int rc = tb_sum(disp, child->lb, lb);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_sum(*lb, child->extent, ub);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_spread(blocklen, child->extent, lb, ub);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_spread(count, step, lb, ub);
+  return rc;
+}
+
+static void tb_acc_bounds(tb_acc_t *a, const hc_mpi_type_t *child, MPI_Aint lb,
+                          MPI_Aint ub) {
   int marker = child->handle == MPI_LB || child->handle == MPI_UB;
   if (!marker) {
     a->lb = a->any ? tb_min(a->lb, lb) : lb;
@@ -129,23 +78,69 @@ static int tb_add(hc_mpi_type_t *t, tb_acc_t *a, const hc_mpi_type_t *child,
     a->ubm = 1;
   }
   a->align = tb_max(a->align, child->align);
-  return hc_mpi_type_append(t, child, disp, n, ext);
+}
+
+/* The data of count blocks step apart of blocklen copies of child: one
+ * block, or blocks of one child, are appended directly; others go through
+ * a block type that the items may reference. */
+static int tb_append_blocks(hc_mpi_type_t *t, const hc_mpi_type_t *child,
+                            MPI_Aint disp, MPI_Count count, MPI_Count blocklen,
+                            MPI_Aint step) {
+  if (count == 1)
+    return hc_mpi_type_append(t, child, disp, blocklen, child->extent);
+  if (blocklen == 1)
+    return hc_mpi_type_append(t, child, disp, count, step);
+  hc_mpi_type_t *block = hc_mpi_type_new();
+  if (!block)
+    return HC_MPI_TYPE_NOMEM;
+  int rc = hc_mpi_type_append(block, child, 0, blocklen, child->extent);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = hc_mpi_type_finish(block);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = hc_mpi_type_append(t, block, disp, count, step);
+  hc_mpi_type_release(block);
+  return rc;
+}
+
+/* Adds a component (count blocks, step bytes apart, of blocklen copies of
+ * child, the first at disp) to t and to the bounds.  An HC_MPI_TYPE_*
+ * value; the bounds are checked before any data is described. */
+static int tb_add_blocks(hc_mpi_type_t *t, tb_acc_t *a,
+                         const hc_mpi_type_t *child, MPI_Aint disp,
+                         MPI_Count count, MPI_Count blocklen, MPI_Aint step) {
+  if (count <= 0 || blocklen <= 0)
+    return HC_MPI_TYPE_OK;
+  MPI_Aint lb, ub;
+  int rc = tb_component_bounds(child, disp, count, blocklen, step, &lb, &ub);
+  if (rc != HC_MPI_TYPE_OK)
+    return rc;
+  tb_acc_bounds(a, child, lb, ub);
+  return tb_append_blocks(t, child, disp, count, blocklen, step);
+}
+
+/* Adds n copies of child at disp (one block). */
+static int tb_add(hc_mpi_type_t *t, tb_acc_t *a, const hc_mpi_type_t *child,
+                  MPI_Aint disp, MPI_Count n) {
+  return tb_add_blocks(t, a, child, disp, 1, n, 0);
 }
 
 /* Sets t's bounds from the components; a struct without markers pads its
  * extent to the alignment of its most aligned member, as C does. */
-static void tb_close(hc_mpi_type_t *t, const tb_acc_t *a, int is_struct) {
+static int tb_close(hc_mpi_type_t *t, const tb_acc_t *a, int is_struct) {
   MPI_Aint lb = a->lbm ? a->mlb : (a->any ? a->lb : 0);
   MPI_Aint ub = a->ubm ? a->mub : (a->any ? a->ub : 0);
+  MPI_Aint extent;
   t->align = a->align > 0 ? a->align : 1;
+  if (__builtin_sub_overflow(ub, lb, &extent))
+    return HC_MPI_TYPE_OVERFLOW;
   if (is_struct && !a->lbm && !a->ubm && t->align > 1) {
-    MPI_Aint rem = (ub - lb) % t->align;
-    if (rem)
-      ub += t->align - rem;
+    MPI_Aint rem = extent % t->align;
+    if (rem && tb_sum(extent, t->align - rem, &extent) != HC_MPI_TYPE_OK)
+      return HC_MPI_TYPE_OVERFLOW;
   }
   t->lb = lb;
-  t->extent = ub - lb;
-  hc_mpi_type_finish(t);
+  t->extent = extent;
+  return hc_mpi_type_finish(t);
 }
 
 /* ---- common argument checks and publishing ------------------------------ */
@@ -175,13 +170,23 @@ static int tb_blocklen(const char *fn, int len) {
 static int tb_arrays(const char *fn, int count, const void *a, const void *b) {
   if (count == 0 || (a && b))
     return MPI_SUCCESS;
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %d blocks",
-                      count);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %d blocks", count);
 }
 
 static int tb_oom(const char *fn, hc_mpi_type_t *t) {
   hc_mpi_type_release(t);
   return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+}
+
+/* Releases t and reports why a building step (an HC_MPI_TYPE_* value)
+ * failed. */
+static int tb_fail(const char *fn, hc_mpi_type_t *t, int why) {
+  if (why == HC_MPI_TYPE_NOMEM)
+    return tb_oom(fn, t);
+  hc_mpi_type_release(t);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                      "datatype too large: its size or extent does not fit "
+                      "in MPI_Aint");
 }
 
 /* Records the contents and hands out the handle; consumes t on failure. */
@@ -224,9 +229,11 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
     return rc;
   tb_acc_t a;
   tb_acc_init(&a);
-  if (tb_add(t, &a, o, 0, count) != 0)
-    return tb_oom(fn, t);
-  tb_close(t, &a, 0);
+  rc = tb_add(t, &a, o, 0, count);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_close(t, &a, 0);
+  if (rc != HC_MPI_TYPE_OK)
+    return tb_fail(fn, t, rc);
   return tb_publish(fn, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &o,
                     newtype);
 }
@@ -242,13 +249,17 @@ static int tb_hvector(const char *fn, int count, int blocklength,
     rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  MPI_Aint step = in_extents ? stride * o->extent : stride;
+  MPI_Aint step = stride;
   tb_acc_t a;
   tb_acc_init(&a);
-  for (int i = 0; i < count; i++)
-    if (tb_add(t, &a, o, (MPI_Aint)i * step, blocklength) != 0)
-      return tb_oom(fn, t);
-  tb_close(t, &a, 0);
+  if (in_extents && __builtin_mul_overflow(stride, o->extent, &step))
+    rc = HC_MPI_TYPE_OVERFLOW;
+  else
+    rc = tb_add_blocks(t, &a, o, 0, count, blocklength, step);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_close(t, &a, 0);
+  if (rc != HC_MPI_TYPE_OK)
+    return tb_fail(fn, t, rc);
   if (in_extents) {
     int ints[3] = {count, blocklength, (int)stride};
     return tb_publish(fn, t, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &o,
@@ -292,8 +303,7 @@ typedef struct tb_index_args {
   const MPI_Aint *adisp;
 } tb_index_args_t;
 
-static int tb_index_check(const char *fn, int count,
-                          const tb_index_args_t *x) {
+static int tb_index_check(const char *fn, int count, const tb_index_args_t *x) {
   const void *d = x->idisp ? (const void *)x->idisp : (const void *)x->adisp;
   int rc = tb_arrays(fn, count, x->lens ? (const void *)x->lens : "", d);
   if (rc != MPI_SUCCESS || !x->lens)
@@ -317,13 +327,18 @@ static int tb_index_build(const char *fn, int count, const tb_index_args_t *x,
   }
   tb_acc_t a;
   tb_acc_init(&a);
-  for (int i = 0; i < count; i++) {
-    MPI_Aint d = x->idisp ? (MPI_Aint)x->idisp[i] * o->extent : x->adisp[i];
+  for (int i = 0; i < count && rc == HC_MPI_TYPE_OK; i++) {
+    MPI_Aint d = x->adisp ? x->adisp[i] : 0;
     int n = x->lens ? x->lens[i] : x->len;
-    if (tb_add(t, &a, o, d, n) != 0)
-      return tb_oom(fn, t);
+    if (x->idisp && __builtin_mul_overflow(x->idisp[i], o->extent, &d))
+      rc = HC_MPI_TYPE_OVERFLOW;
+    else
+      rc = tb_add(t, &a, o, d, n);
   }
-  tb_close(t, &a, 0);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_close(t, &a, 0);
+  if (rc != HC_MPI_TYPE_OK)
+    return tb_fail(fn, t, rc);
   *old = o;
   *out = t;
   return MPI_SUCCESS;
@@ -395,8 +410,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    MPI_Datatype oldtype,
                                    MPI_Datatype *newtype) {
   tb_index_args_t x = {NULL, blocklength, array_of_displacements, NULL};
-  return tb_indexed("MPI_Type_create_indexed_block",
-                    MPI_COMBINER_INDEXED_BLOCK, count, &x, oldtype, newtype);
+  return tb_indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK,
+                    count, &x, oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
 
@@ -444,17 +459,21 @@ static int tb_struct(const char *fn, int count, const int *lens,
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   }
   rc = tb_struct_types(fn, count, lens, types, objs);
-  tb_acc_t a;
-  tb_acc_init(&a);
-  for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
-    if (tb_add(t, &a, objs[i], disps[i], lens[i]) != 0)
-      rc = MPI_ERR_NO_MEM;
   if (rc != MPI_SUCCESS) {
     free(objs);
-    return rc == MPI_ERR_NO_MEM ? tb_oom(fn, t)
-                                : (hc_mpi_type_release(t), rc);
+    hc_mpi_type_release(t);
+    return rc;
   }
-  tb_close(t, &a, 1);
+  tb_acc_t a;
+  tb_acc_init(&a);
+  for (int i = 0; i < count && rc == HC_MPI_TYPE_OK; i++)
+    rc = tb_add(t, &a, objs[i], disps[i], lens[i]);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_close(t, &a, 1);
+  if (rc != HC_MPI_TYPE_OK) {
+    free(objs);
+    return tb_fail(fn, t, rc);
+  }
   int *ints = malloc(((size_t)count + 1) * sizeof(int));
   if (!ints) {
     free(objs);
@@ -489,20 +508,26 @@ HC_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct);
 
 /* ---- resized ------------------------------------------------------------ */
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
-                             MPI_Aint extent, MPI_Datatype *newtype) {
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype) {
   static const char fn[] = "MPI_Type_create_resized";
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
   int rc = tb_begin(fn, 0, oldtype, newtype, &o, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (hc_mpi_type_append(t, o, 0, 1, o->extent) != 0)
-    return tb_oom(fn, t);
+  MPI_Aint ub;
   t->lb = lb;
   t->extent = extent;
   t->align = o->align;
-  hc_mpi_type_finish(t);
+  rc = __builtin_add_overflow(lb, extent, &ub) ? HC_MPI_TYPE_OVERFLOW
+                                               : HC_MPI_TYPE_OK;
+  if (rc == HC_MPI_TYPE_OK)
+    rc = hc_mpi_type_append(t, o, 0, 1, o->extent);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = hc_mpi_type_finish(t);
+  if (rc != HC_MPI_TYPE_OK)
+    return tb_fail(fn, t, rc);
   MPI_Aint aints[2] = {lb, extent};
   return tb_publish(fn, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &o,
                     newtype);
@@ -523,6 +548,7 @@ typedef struct tb_grid {
   int order;
   tb_dim_t *dims;
   MPI_Aint *stride; /* bytes between neighbours in each dimension */
+  MPI_Aint total;   /* bytes of the whole global array */
 } tb_grid_t;
 
 static void tb_grid_free(tb_grid_t *g) {
@@ -542,14 +568,16 @@ static int tb_grid_init(tb_grid_t *g, int ndims, const int *gsizes, int order,
   g->dims = calloc((size_t)ndims, sizeof(*g->dims));
   g->stride = calloc((size_t)ndims, sizeof(*g->stride));
   if (!g->dims || !g->stride)
-    return -1;
+    return HC_MPI_TYPE_NOMEM;
   MPI_Aint s = ext;
   for (int k = 0; k < ndims; k++) {
     int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
     g->stride[d] = s;
-    s *= gsizes[d];
+    if (__builtin_mul_overflow(s, gsizes[d], &s))
+      return HC_MPI_TYPE_OVERFLOW;
   }
-  return 0;
+  g->total = s;
+  return HC_MPI_TYPE_OK;
 }
 
 static int tb_dim_add(tb_dim_t *dim, MPI_Aint lo, MPI_Aint hi) {
@@ -568,41 +596,44 @@ static int tb_dim_add(tb_dim_t *dim, MPI_Aint lo, MPI_Aint hi) {
   return 0;
 }
 
-/* Appends the owned elements from dimension level k inward (k counts from
- * the outermost dimension), in type-map order. */
-static int tb_grid_walk(hc_mpi_type_t *t, const tb_grid_t *g,
-                        const hc_mpi_type_t *o, int k, MPI_Aint base) {
+/* The data of dimension level k (k counts from the outermost dimension):
+ * for each owned range, its length of copies of the next level inward
+ * (of the old type at the innermost), one dimension stride apart. */
+static int tb_grid_level(hc_mpi_type_t *level, const tb_grid_t *g, int k,
+                         const hc_mpi_type_t *inner) {
   int d = g->order == MPI_ORDER_C ? k : g->ndims - 1 - k;
   const tb_dim_t *dim = &g->dims[d];
-  for (int r = 0; r < dim->n; r++) {
-    for (MPI_Aint i = dim->lo[r]; i < dim->hi[r]; i++) {
-      MPI_Aint off = base + i * g->stride[d];
-      if (k == g->ndims - 1) {
-        /* Innermost: the whole range is one component. */
-        if (hc_mpi_type_append(t, o, off, dim->hi[r] - i, o->extent) != 0)
-          return -1;
-        break;
-      }
-      if (tb_grid_walk(t, g, o, k + 1, off) != 0)
-        return -1;
-    }
+  int rc = HC_MPI_TYPE_OK;
+  for (int r = 0; r < dim->n && rc == HC_MPI_TYPE_OK; r++) {
+    MPI_Aint off;
+    if (__builtin_mul_overflow(dim->lo[r], g->stride[d], &off))
+      return HC_MPI_TYPE_OVERFLOW;
+    rc = hc_mpi_type_append(level, inner, off, dim->hi[r] - dim->lo[r],
+                            g->stride[d]);
   }
-  return 0;
+  return rc == HC_MPI_TYPE_OK ? hc_mpi_type_finish(level) : rc;
 }
 
-/* Builds the type of a grid: lb 0, extent the whole global array. */
+/* Builds the type of a grid, lb 0 and extent the whole global array, one
+ * level per dimension from the innermost out: its cost follows the number
+ * of owned ranges, not of elements. */
 static int tb_grid_build(hc_mpi_type_t *t, const tb_grid_t *g,
                          const hc_mpi_type_t *o) {
-  if (tb_grid_walk(t, g, o, 0, 0) != 0)
-    return -1;
-  MPI_Aint total = o->extent;
-  for (int d = 0; d < g->ndims; d++)
-    total *= g->gsizes[d];
+  const hc_mpi_type_t *inner = hc_mpi_type_retain(o);
+  int rc = HC_MPI_TYPE_OK;
+  for (int k = g->ndims - 1; k >= 0 && rc == HC_MPI_TYPE_OK; k--) {
+    hc_mpi_type_t *level = hc_mpi_type_new();
+    rc = level ? tb_grid_level(level, g, k, inner) : HC_MPI_TYPE_NOMEM;
+    hc_mpi_type_release(inner);
+    inner = level;
+  }
   t->lb = 0;
-  t->extent = total;
+  t->extent = g->total;
   t->align = o->align;
-  hc_mpi_type_finish(t);
-  return 0;
+  if (rc == HC_MPI_TYPE_OK)
+    rc = hc_mpi_type_append(t, inner, 0, 1, 0);
+  hc_mpi_type_release(inner);
+  return rc == HC_MPI_TYPE_OK ? hc_mpi_type_finish(t) : rc;
 }
 
 static int tb_order(const char *fn, int order) {
@@ -644,14 +675,16 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
   if (rc != MPI_SUCCESS)
     return rc;
   tb_grid_t g = {0};
-  int bad = tb_grid_init(&g, ndims, array_of_sizes, order, o->extent);
-  for (int d = 0; d < ndims && !bad; d++)
-    bad = tb_dim_add(&g.dims[d], array_of_starts[d],
-                     (MPI_Aint)array_of_starts[d] + array_of_subsizes[d]);
-  if (!bad)
-    bad = tb_grid_build(t, &g, o);
+  rc = tb_grid_init(&g, ndims, array_of_sizes, order, o->extent);
+  for (int d = 0; d < ndims && rc == HC_MPI_TYPE_OK; d++)
+    rc = tb_dim_add(&g.dims[d], array_of_starts[d],
+                    (MPI_Aint)array_of_starts[d] + array_of_subsizes[d]);
+  if (rc == HC_MPI_TYPE_OK)
+    rc = tb_grid_build(t, &g, o);
   tb_grid_free(&g);
-  int *ints = bad ? NULL : malloc(((size_t)ndims * 3 + 2) * sizeof(int));
+  if (rc != HC_MPI_TYPE_OK)
+    return tb_fail(fn, t, rc);
+  int *ints = malloc(((size_t)ndims * 3 + 2) * sizeof(int));
   if (!ints)
     return tb_oom(fn, t);
   ints[0] = ndims;
@@ -661,8 +694,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     ints[1 + 2 * ndims + d] = array_of_starts[d];
   }
   ints[1 + 3 * ndims] = order;
-  rc = tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL,
-                  1, &o, newtype);
+  rc = tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1,
+                  &o, newtype);
   free(ints);
   return rc;
 }
@@ -745,8 +778,8 @@ static int tb_darray_grid(const char *fn, tb_grid_t *g,
 }
 
 static int tb_darray_publish(const char *fn, hc_mpi_type_t *t,
-                             const tb_darray_args_t *x,
-                             const hc_mpi_type_t *o, MPI_Datatype *newtype) {
+                             const tb_darray_args_t *x, const hc_mpi_type_t *o,
+                             MPI_Datatype *newtype) {
   int n = x->ndims;
   int *ints = malloc(((size_t)n * 4 + 4) * sizeof(int));
   if (!ints)
@@ -774,9 +807,14 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
                             const int array_of_psizes[], int order,
                             MPI_Datatype oldtype, MPI_Datatype *newtype) {
   static const char fn[] = "MPI_Type_create_darray";
-  tb_darray_args_t x = {size,           rank,            ndims,
-                        array_of_gsizes, array_of_distribs, array_of_dargs,
-                        array_of_psizes, order};
+  tb_darray_args_t x = {size,
+                        rank,
+                        ndims,
+                        array_of_gsizes,
+                        array_of_distribs,
+                        array_of_dargs,
+                        array_of_psizes,
+                        order};
   int rc = tb_darray_check(fn, &x);
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
@@ -785,14 +823,16 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
   if (rc != MPI_SUCCESS)
     return rc;
   tb_grid_t g = {0};
-  rc = tb_grid_init(&g, ndims, array_of_gsizes, order, o->extent) != 0
-           ? MPI_ERR_NO_MEM
-           : tb_darray_grid(fn, &g, &x);
-  if (rc == MPI_SUCCESS && tb_grid_build(t, &g, o) != 0)
-    rc = MPI_ERR_NO_MEM;
+  int built = tb_grid_init(&g, ndims, array_of_gsizes, order, o->extent);
+  if (built == HC_MPI_TYPE_OK) {
+    rc = tb_darray_grid(fn, &g, &x);
+    built = rc == MPI_ERR_NO_MEM ? HC_MPI_TYPE_NOMEM : HC_MPI_TYPE_OK;
+  }
+  if (built == HC_MPI_TYPE_OK && rc == MPI_SUCCESS)
+    built = tb_grid_build(t, &g, o);
   tb_grid_free(&g);
-  if (rc == MPI_ERR_NO_MEM)
-    return tb_oom(fn, t);
+  if (built != HC_MPI_TYPE_OK)
+    return tb_fail(fn, t, built);
   if (rc != MPI_SUCCESS) {
     hc_mpi_type_release(t);
     return rc;

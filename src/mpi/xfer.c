@@ -64,19 +64,17 @@ int hc_mpi_xfer_begin(const char *fn, hc_mpi_comm_t *c, hc_mpi_xfer_t *x) {
 typedef struct xfer_stream {
   const hc_mpi_type_t *type; /* the xfer's reference keeps it alive */
   void *user;
-  hc_mpi_type_cursor_t cur; /* fragments come in order: no re-search */
 } xfer_stream_t;
 
 static void xfer_pack(void *ctx, size_t off, void *dst, size_t len) {
   xfer_stream_t *s = ctx;
-  hc_mpi_type_pack_at(s->type, s->user, (MPI_Count)off, (MPI_Count)len, dst,
-                      &s->cur);
+  hc_mpi_type_pack_range(s->type, s->user, (MPI_Count)off, (MPI_Count)len, dst);
 }
 
 static void xfer_unpack(void *ctx, size_t off, const void *src, size_t len) {
   xfer_stream_t *s = ctx;
-  hc_mpi_type_unpack_at(s->type, src, (MPI_Count)off, (MPI_Count)len, s->user,
-                        &s->cur);
+  hc_mpi_type_unpack_range(s->type, src, (MPI_Count)off, (MPI_Count)len,
+                           s->user);
 }
 
 int hc_mpi_xfer_begin_stream(const char *fn, hc_mpi_comm_t *c,

@@ -35,10 +35,14 @@ typedef int (*hc_transport_place_cb)(void *engine, int src_world_rank,
 typedef void (*hc_transport_placed_cb)(void *engine, int src_world_rank,
                                        const void *head);
 
-/* Called from a transport's progress or send when the connection to a peer
- * closed or broke: later sends to it return HC_ERR_PEER_DEAD.  The engine
- * only records the failure here (it may not call the transport). */
-typedef void (*hc_transport_peer_failed_cb)(void *engine, int world_rank);
+/* Called from a transport's progress, send or watch when a peer is lost
+ * for good, with why: HC_ERR_PEER_DEAD (it died, or the connection closed
+ * or broke), HC_ERR_PEER_AUTH (it failed authentication) or
+ * HC_ERR_PEER_CORRUPT (what it sent cannot be read).  Later sends to it
+ * return that status.  The engine only records the failure here (it may
+ * not call the transport). */
+typedef void (*hc_transport_peer_failed_cb)(void *engine, int world_rank,
+                                            hc_status_t why);
 
 typedef struct hc_transport_init_args {
   int world_rank;
@@ -124,6 +128,13 @@ typedef struct hc_transport_ops {
   void (*wait)(void *ctx, int timeout_ms);
   /* Releases everything; safe on NULL and on a half-initialised ctx. */
   void (*fini)(void *ctx);
+  /* Optional (NULL where a transport notices every peer's death without
+   * traffic, as shm does by its pidfds): the engine is about to wait for
+   * a packet from peer (a receive names it).  The transport makes sure
+   * that the peer's death is reported through peer_failed_cb even if
+   * nothing was ever sent to or received from it (tcp opens the
+   * connection now).  Never blocks; harmless to call again. */
+  void (*watch)(void *ctx, int peer_world_rank);
 } hc_transport_ops_t;
 
 /* The compiled-in transports. */

@@ -1,5 +1,8 @@
 #include "util/env.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,13 +12,23 @@ const char *hc_env_string(const char *name, const char *fallback) {
   return (value != NULL && value[0] != '\0') ? value : fallback;
 }
 
+int hc_env_parse_long(const char *text, long *out) {
+  char *end;
+  errno = 0;
+  long value = strtol(text, &end, 0);
+  if (end == text || *end != '\0' || errno == ERANGE)
+    return -1;
+  *out = value;
+  return 0;
+}
+
+/* The parsers leave value alone on failure: it stays the fallback. */
 long hc_env_long(const char *name, long fallback) {
   const char *text = hc_env_string(name, NULL);
-  if (text == NULL)
-    return fallback;
-  char *end;
-  long value = strtol(text, &end, 0);
-  return (end != text && *end == '\0') ? value : fallback;
+  long value = fallback;
+  if (text != NULL)
+    (void)hc_env_parse_long(text, &value);
+  return value;
 }
 
 int hc_env_bool(const char *name, int fallback) {
@@ -33,19 +46,31 @@ int hc_env_bool(const char *name, int fallback) {
   return fallback;
 }
 
+int hc_env_parse_size(const char *text, size_t *out) {
+  char *end;
+  errno = 0;
+  /* strtoull would take "-1" for the largest value. */
+  if (strchr(text, '-') != NULL)
+    return -1;
+  unsigned long long value = strtoull(text, &end, 0);
+  if (end == text || errno == ERANGE)
+    return -1;
+  static const char units[] = "kmg"; /* 2^10, 2^20, 2^30 */
+  const char *unit =
+      *end != '\0' ? strchr(units, tolower((unsigned char)*end)) : NULL;
+  unsigned shift = unit != NULL ? 10u * (unsigned)(unit - units + 1) : 0;
+  if (unit != NULL)
+    end++;
+  if (*end != '\0' || value > (unsigned long long)SIZE_MAX >> shift)
+    return -1;
+  *out = (size_t)(value << shift);
+  return 0;
+}
+
 size_t hc_env_size(const char *name, size_t fallback) {
   const char *text = hc_env_string(name, NULL);
-  if (text == NULL)
+  size_t value;
+  if (text == NULL || hc_env_parse_size(text, &value) != 0)
     return fallback;
-  char *end;
-  unsigned long long value = strtoull(text, &end, 0);
-  if (end == text)
-    return fallback;
-  switch (*end) {
-  case 'k': case 'K': value <<= 10; end++; break;
-  case 'm': case 'M': value <<= 20; end++; break;
-  case 'g': case 'G': value <<= 30; end++; break;
-  default: break;
-  }
-  return *end == '\0' ? (size_t)value : fallback;
+  return value;
 }

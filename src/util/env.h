@@ -16,4 +16,9 @@ int hc_env_bool(const char *name, int fallback);
 /* A size with optional k/m/g suffix (powers of 1024). */
 size_t hc_env_size(const char *name, size_t fallback);
 
+/* The parsers behind hc_env_long and hc_env_size: 0 and *out when text is
+ * a whole number (a size: with its suffix) that fits, else -1. */
+int hc_env_parse_long(const char *text, long *out);
+int hc_env_parse_size(const char *text, size_t *out);
+
 #endif /* HC_ENV_H */

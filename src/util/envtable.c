@@ -1,5 +1,10 @@
 #include "util/envtable.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "util/env.h"
+
 /* Grouped by subsystem, in the order a user meets them.  Keep each meaning
  * to one line: it is a table cell in docs/environment.md. */
 const hc_env_entry_t hc_env_table[] = {
@@ -80,8 +85,9 @@ const hc_env_entry_t hc_env_table[] = {
      "(challenge-response); without it rank 0 makes one and hands it out "
      "through the bootstrap KVS"},
     {"HCMPI_TCP_IF", "launcher's address", "library",
-     "interface name or CIDR for the TCP transport (default: the address "
-     "that reached a TCP launcher, else the first UP IPv4)"},
+     "interface name or CIDR the TCP transport listens on, only there (e.g. "
+     "ib0, 10.1.0.0/16, lo; default: the address that reached a TCP "
+     "launcher, else the first UP IPv4)"},
     {"HCMPI_TCP_MAX_PACKET", "262144", "library",
      "largest TCP packet in bytes"},
     {"HCMPI_TCP_SENDQ", "8m", "library",
@@ -90,6 +96,12 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_TCP_PLACE", "1", "library",
      "0: rendezvous payloads go through the receive buffer instead of being "
      "read straight into the user's buffer"},
+    {"HCMPI_TCP_HANDSHAKE_MS", "5000", "library",
+     "ms an accepted TCP connection has to authenticate before it is closed "
+     "(at least 50)"},
+    {"HCMPI_TCP_HANDSHAKES", "128", "library",
+     "accepted TCP connections that may wait for their handshake at once; "
+     "a new one closes the oldest"},
     /* verbs (InfiniBand, RoCE) */
     {"HCMPI_VERBS_LIB", "libibverbs.so.1", "library",
      "libibverbs to dlopen for the verbs transport"},
@@ -104,7 +116,8 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_VERBS_RDMA", "1", "library",
      "0 turns off RDMA reads for rendezvous (data then streams as packets)"},
     {"HCMPI_VERBS_KEEPALIVE_MS", "1000", "library",
-     "idle interval of the zero-length RDMA write that detects a dead peer"},
+     "idle interval of the zero-length RDMA write that detects a dead peer; "
+     "0 turns it off"},
     {"HCMPI_VERBS_REGCACHE", "auto", "library",
      "verbs registration cache: auto keeps on-demand-paging regions, and "
      "pinned ones (invalidated by the memory hooks) where the allocator "
@@ -132,10 +145,106 @@ const hc_env_entry_t hc_env_table[] = {
      "seconds between SIGTERM and SIGKILL at teardown"},
     {"HCMPI_FT", "0", "hcmpirun",
      "1 keeps the job running when a rank fails (as --no-kill-on-failure)"},
+    {"HCMPI_KVS_RANK_BYTES", "1m", "hcmpirun",
+     "bytes one rank's entries may take in the PMI key-value store; a put "
+     "beyond it is refused"},
+    {"HCMPI_KVS_BYTES", "256m", "hcmpirun",
+     "bytes all ranks' entries may take in the PMI key-value store"},
     {"HCMPI_CC", "build compiler", "hcmpicc", "the C compiler to wrap"},
     {"HCMPI_CXX", "build compiler", "hcmpicxx", "the C++ compiler to wrap"},
-    {"HCMPI_FC", "build compiler", "hcmpifort",
-     "the Fortran compiler to wrap"},
+    {"HCMPI_FC", "build compiler", "hcmpifort", "the Fortran compiler to wrap"},
 };
 
 const size_t hc_env_table_count = sizeof hc_env_table / sizeof hc_env_table[0];
+
+/* Upper bounds that only keep numbers sane. */
+#define ENV_GIB (1LL << 30)
+#define ENV_DAY_MS 86400000LL
+#define ENV_YEAR_S 31536000LL
+
+/* A value outside these is refused (MPI_Init fails, hcmpirun exits), not
+ * clamped or ignored: HCMPI_TCP_SENDQ=0 would send nothing, HCMPI_WAIT_MS=-1
+ * would sleep for ever, HCMPI_SHM_CELLS=0 would quietly become 2. */
+const hc_env_bounds_t hc_env_bounds[] = {
+    {"HCMPI_HANG_TIMEOUT", 0, 0, ENV_YEAR_S},
+    {"HCMPI_EAGER_LIMIT", 1, 0, ENV_GIB},
+    {"HCMPI_COLL_BCAST_LARGE", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLREDUCE_LARGE", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLGATHER_LARGE", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLTOALL_LINEAR", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLTOALL_BRUCK", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
+    {"HCMPI_SPIN", 0, 0, ENV_GIB},
+    {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
+    {"HCMPI_WAIT_MS", 0, 0, 60000},
+    {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
+    {"HCMPI_SHM_CELLS", 0, 2, 65536},
+    {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},
+    {"HCMPI_TCP_SENDQ", 1, 1, ENV_GIB},
+    {"HCMPI_TCP_SOCKBUF", 1, 0, ENV_GIB},
+    {"HCMPI_TCP_HANDSHAKE_MS", 0, 50, ENV_DAY_MS},
+    {"HCMPI_TCP_HANDSHAKES", 0, 1, 1 << 20},
+    {"HCMPI_IB_PORT", 0, 1, 255},
+    {"HCMPI_IB_GID_INDEX", 0, 0, 65535},
+    {"HCMPI_VERBS_RECVS", 0, 4, 65536},
+    {"HCMPI_VERBS_BUF", 1, 1024, ENV_GIB},
+    {"HCMPI_VERBS_KEEPALIVE_MS", 0, 0, ENV_DAY_MS},
+    {"HCMPI_DEVICE_CHUNK", 1, 4096, ENV_GIB},
+    {"HCMPI_DEVICE_SLOTS", 0, 1, 8},
+    {"HCMPI_KILL_GRACE", 0, 0, ENV_YEAR_S},
+    {"HCMPI_KVS_RANK_BYTES", 1, 4 << 10, 64 * ENV_GIB},
+    {"HCMPI_KVS_BYTES", 1, 4 << 10, 64 * ENV_GIB},
+};
+
+const size_t hc_env_bounds_count =
+    sizeof hc_env_bounds / sizeof hc_env_bounds[0];
+
+static const hc_env_entry_t *env_entry(const char *name) {
+  for (size_t i = 0; i < hc_env_table_count; i++)
+    if (strcmp(hc_env_table[i].name, name) == 0)
+      return &hc_env_table[i];
+  return NULL;
+}
+
+/* A set value as b's kind reads it; -1 when it is no such number.  A size
+ * too large for a long long is out of range anyway. */
+static int env_value(const hc_env_bounds_t *b, const char *text,
+                     long long *value) {
+  long n;
+  size_t bytes;
+  if (!b->is_size) {
+    if (hc_env_parse_long(text, &n) != 0)
+      return -1;
+    *value = n;
+  } else {
+    if (hc_env_parse_size(text, &bytes) != 0)
+      return -1;
+    *value = bytes > (size_t)b->max ? b->max + 1 : (long long)bytes;
+  }
+  return 0;
+}
+
+int hc_env_check(const char *scope, char *why, size_t len) {
+  for (size_t i = 0; i < hc_env_bounds_count; i++) {
+    const hc_env_bounds_t *b = &hc_env_bounds[i];
+    const hc_env_entry_t *e = env_entry(b->name);
+    const char *text = hc_env_string(b->name, NULL);
+    long long value;
+    if (e == NULL || strcmp(e->scope, scope) != 0 || text == NULL)
+      continue;
+    if (env_value(b, text, &value) != 0) {
+      snprintf(why, len, "%s=%s is not %s: %s", b->name, text,
+               b->is_size ? "a size in bytes (a number, optionally followed "
+                            "by k, m or g)"
+                          : "a whole number",
+               e->meaning);
+      return -1;
+    }
+    if (value < b->min || value > b->max) {
+      snprintf(why, len, "%s=%s is out of range (%lld to %lld%s): %s", b->name,
+               text, b->min, b->max, b->is_size ? " bytes" : "", e->meaning);
+      return -1;
+    }
+  }
+  return 0;
+}

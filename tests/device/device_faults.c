@@ -15,6 +15,10 @@
  *               receive is still incomplete (test: not done), copies were
  *               queued behind earlier unfinished ones (overlap), and once
  *               released it completes with the right bytes.
+ *  pinned_short the first pinned buffers cannot be had
+ *               (FAKE_CANN_FAIL_MALLOC_HOST): a staged device send waits
+ *               for one instead of failing under a receiver that waits
+ *               for its bytes, and the bytes arrive.
  * DEVICE_FAULTS_BYTES sets the message size (default 3 MiB + 7).
  */
 #include <dlfcn.h>
@@ -124,6 +128,23 @@ static void case_realloc(size_t n) {
   }
 }
 
+static void case_pinned_short(size_t n) {
+  if (rank == 0) {
+    void *d = dev_pattern(n, 5);
+    CHECK(send_wait(d, n, 1, 40) == HC_OK);
+    CHECK(fa.free_dev(d) == ACL_SUCCESS);
+  } else {
+    unsigned char *want = host_pattern(n, 5), *got = malloc(n);
+    CHECK(got != NULL);
+    hcomm_status_t st;
+    CHECK(recv_wait(got, n, 0, 40, &st) == HC_OK);
+    CHECK(st.bytes == n);
+    CHECK(memcmp(got, want, n) == 0);
+    free(want);
+    free(got);
+  }
+}
+
 static void case_free_order(void) {
   const size_t n = 1 << 16;
   char key[65], note = 0;
@@ -210,6 +231,8 @@ int main(void) {
     case_realloc(n);
   else if (strcmp(which, "free_order") == 0)
     case_free_order();
+  else if (strcmp(which, "pinned_short") == 0)
+    case_pinned_short(n);
   else if (strcmp(which, "held_copies") == 0)
     case_held_copies(n);
   else

@@ -3,7 +3,7 @@
 # failing host-to-device copy (eager and multi-fragment receives), free and
 # re-malloc at the same address under ipc, the importers-close-first rule,
 # held copies (a receive stays incomplete until its device copies ran), a
-# runtime without aclrtMemGetAddressRange.
+# runtime without aclrtMemGetAddressRange, pinned memory short for a while.
 # Skips (77) when the double or the program was not built.
 set -u
 prog=./tests/device/device_faults
@@ -38,6 +38,9 @@ said=$(grep -c "aclrtMemGetAddressRange not supported" "$log")
 no_keys_left
 runone realloc HCMPI_DEVICE_PATH=staging FAKE_CANN_NO_ADDRESS_RANGE=1
 runone free_order
+# The staging sender finds no pinned chunk three times, then one.
+runone pinned_short FAKE_CANN_FAIL_MALLOC_HOST=3 HCMPI_DEVICE_PATH=staging
+grep -q "device path staging" "$log" || fail "staging not used"
 runone held_copies FAKE_CANN_HOLD_H2D=1 HCMPI_DEVICE_PATH=staging \
   HCMPI_DEVICE_CHUNK=1048576 HCMPI_DEVICE_SLOTS=4 DEVICE_FAULTS_BYTES=4194304
 grep -q "device path staging" "$log" || fail "staging not used"

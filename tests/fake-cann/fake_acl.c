@@ -245,11 +245,27 @@ aclError aclrtFree(void *devPtr) {
   return ACL_SUCCESS;
 }
 
+/* FAKE_CANN_FAIL_MALLOC_HOST (fake_acl.h): whether to refuse this call. */
+static int fake_pinned_short(void) {
+  static long left = -1; /* -1: not read yet */
+  pthread_mutex_lock(&fake.lock);
+  if (left < 0) {
+    const char *s = getenv("FAKE_CANN_FAIL_MALLOC_HOST");
+    left = s != NULL && atol(s) > 0 ? atol(s) : 0;
+  }
+  int refuse = left > 0;
+  left -= refuse;
+  pthread_mutex_unlock(&fake.lock);
+  return refuse;
+}
+
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
   if (!fake.initialized)
     return fake_fail(ACL_ERROR_UNINITIALIZE, "aclInit not called");
   if (hostPtr == NULL || size == 0)
     return fake_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: bad argument");
+  if (fake_pinned_short())
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "pinned memory short (test hook)");
   fake_pinned_t *h = calloc(1, sizeof *h);
   if (h == NULL)
     return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");

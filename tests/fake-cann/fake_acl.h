@@ -144,7 +144,10 @@ aclError fakecann_device_span(const void *dev, size_t n, void **shadow, int *fd,
  *                            stream until fakecann_release_h2d() is called;
  *  FAKE_CANN_NO_ADDRESS_RANGE=1  aclrtMemGetAddressRange answers
  *                            ACL_ERROR_API_NOT_SUPPORT, as on a CANN (8.5 or
- *                            older) whose runtime lacks it. */
+ *                            older) whose runtime lacks it;
+ *  FAKE_CANN_FAIL_MALLOC_HOST=N  the first N aclrtMallocHost calls of the
+ *                            process fail with ACL_ERROR_BAD_ALLOC, as when
+ *                            pinned memory runs short for a while. */
 /* The directory of the doubles' IPC records and HCCL rendezvous files:
  * $FAKE_CANN_DIR when set (test scripts running side by side each use
  * their own), else /dev/shm/fake-cann-<uid>. */

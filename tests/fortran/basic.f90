@@ -1,5 +1,6 @@
 ! `use mpi`: the same checks as basic.f, plus strings, LOGICALs, the
-! MPI_TAG_UB attribute and Waitall with MPI_STATUSES_IGNORE.
+! MPI_TAG_UB attribute, a datatype attribute copied by MPI_TYPE_DUP_FN on
+! MPI_Type_dup, and Waitall with MPI_STATUSES_IGNORE.
 program basic
   use mpi
   implicit none
@@ -7,7 +8,8 @@ program basic
   integer :: buf(maxn), status(MPI_STATUS_SIZE), reqs(2)
   integer :: ierr, rank, nprocs, n, i, peer, cnt, nbad, left, right
   integer :: sval, rval, sub, srank, ssize, v(2), rlen
-  integer(kind=MPI_ADDRESS_KIND) :: tagub
+  integer(kind=MPI_ADDRESS_KIND) :: tagub, aval, extra
+  integer :: tkey, ttype, tdup
   logical :: flag
   character(len=MPI_MAX_PROCESSOR_NAME) :: pname
   character(len=MPI_MAX_OBJECT_NAME) :: cname
@@ -77,6 +79,19 @@ program basic
   if (flag) nbad = nbad + 1
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag, ierr)
   if (.not. flag .or. tagub < 32767) nbad = nbad + 1
+  extra = 0
+  call MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, tkey, extra, ierr)
+  call MPI_Type_contiguous(2, MPI_INTEGER, ttype, ierr)
+  aval = 1234567
+  call MPI_Type_set_attr(ttype, tkey, aval, ierr)
+  call MPI_Type_dup(ttype, tdup, ierr)
+  aval = 0
+  call MPI_Type_get_attr(tdup, tkey, aval, flag, ierr)
+  if (.not. flag .or. aval /= 1234567) nbad = nbad + 1
+  call MPI_Type_free(tdup, ierr)
+  call MPI_Type_free(ttype, ierr)
+  call MPI_Type_free_keyval(tkey, ierr)
+  if (tkey /= MPI_KEYVAL_INVALID) nbad = nbad + 1
   call MPI_Allreduce(MPI_IN_PLACE, nbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print *, 'basic.f90 errors:', nbad
   call MPI_Finalize(ierr)

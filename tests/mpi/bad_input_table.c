@@ -1140,6 +1140,29 @@ static int c_attr_set_comm_null(void)
     return rc;
 }
 static int c_attr_put_invalid(void) { return MPI_Attr_put(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, NULL); }
+static int c_type_set_attr_null(void)
+{
+    int kv, rc;
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &kv, NULL);
+    rc = MPI_Type_set_attr(MPI_DATATYPE_NULL, kv, NULL);
+    MPI_Type_free_keyval(&kv);
+    return rc;
+}
+static int c_type_set_attr_comm_keyval(void)
+{
+    int kv, rc;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kv, NULL);
+    rc = MPI_Type_set_attr(MPI_INT, kv, NULL);
+    MPI_Comm_free_keyval(&kv);
+    return rc;
+}
+static int c_type_free_keyval_invalid(void)
+{
+    int kv = MPI_KEYVAL_INVALID;
+    return MPI_Type_free_keyval(&kv);
+}
+static int c_grequest_complete_null(void) { return MPI_Grequest_complete(MPI_REQUEST_NULL); }
+static int c_add_error_string_predef(void) { return MPI_Add_error_string(MPI_ERR_TYPE, "x"); }
 
 static int c_op_free_null(void)
 {
@@ -1439,6 +1462,14 @@ static const struct bt_case bt_cases[] = {
      "!MPICH does not detect a freed keyval"},
     {"MPI_Comm_set_attr", "MPI_COMM_NULL", c_attr_set_comm_null, MPI_ERR_COMM, NULL},
     {"MPI_Attr_put", "MPI_KEYVAL_INVALID", c_attr_put_invalid, MPI_ERR_KEYVAL, NULL},
+    {"MPI_Type_set_attr", "MPI_DATATYPE_NULL", c_type_set_attr_null, MPI_ERR_TYPE, NULL},
+    {"MPI_Type_set_attr", "a communicator keyval", c_type_set_attr_comm_keyval,
+     MPI_ERR_KEYVAL, NULL},
+    {"MPI_Type_free_keyval", "MPI_KEYVAL_INVALID", c_type_free_keyval_invalid, MPI_ERR_KEYVAL,
+     NULL},
+    {"MPI_Grequest_complete", "MPI_REQUEST_NULL", c_grequest_complete_null, MPI_ERR_REQUEST,
+     NULL},
+    {"MPI_Add_error_string", "a predefined code", c_add_error_string_predef, MPI_ERR_ARG, NULL},
     {"MPI_Op_free", "MPI_OP_NULL", c_op_free_null, MPI_ERR_OP, NULL},
     {"MPI_Op_free", "predefined MPI_SUM", c_op_free_builtin, MPI_ERR_OP, NULL},
     {"MPI_Op_free", "a freed op", c_op_free_freed, MPI_ERR_OP,

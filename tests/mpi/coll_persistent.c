@@ -5,7 +5,8 @@
  * MPI_Startall, with the input buffers rewritten before every start; each
  * result is checked against a serial reference computed here.  The
  * MPI_IN_PLACE forms run beside the plain ones (both started together),
- * and a derived-type case packs a strided type at every start.  Then the
+ * and a derived-type case packs a strided type at every start (the types
+ * freed right after the _init calls).  Then the
  * errors: MPI_Start of an active persistent collective is MPI_ERR_REQUEST,
  * MPI_Request_free of an inactive one frees it, and MPI_Startall mixes
  * persistent point-to-point and collective requests. */
@@ -343,6 +344,9 @@ static void test_derived(void)
     MPI_Type_commit(&pair);
     MPI_Bcast_init(b, 1, vec, root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
     MPI_Allreduce_init(s, d, N, pair, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    /* Freed at once: the persistent requests keep what they use. */
+    MPI_Type_free(&vec);
+    MPI_Type_free(&pair);
     for (int it = 0; it < iters; it++) {
         for (int i = 0; i < 2 * N; i++) {
             b[i] = rank == root || i % 2 ? val(root, 1, it, i) : -1;
@@ -360,8 +364,6 @@ static void test_derived(void)
         }
     }
     free_all(r, 2);
-    MPI_Type_free(&vec);
-    MPI_Type_free(&pair);
 }
 
 /* MPI_Start of an active persistent collective: rank 0 starts its barrier

@@ -7,8 +7,11 @@
  *   uncommitted  MPI_Send of a datatype never committed (MPI_ERR_TYPE)
  *   op     MPI_Reduce_local with MPI_OP_NULL (MPI_ERR_OP)
  *   group  MPI_Group_size of MPI_GROUP_NULL (MPI_ERR_GROUP)
+ *   too_large  MPI_Type_vector whose extent overflows MPI_Aint (MPI_ERR_ARG)
  * The driver (fatal_error.sh) checks the exit status and the message;
  * reaching the end of main is the failure. */
+#include <limits.h>
+
 #include "mpitest.h"
 
 static void fatal_uncommitted_send(int *x, int dest)
@@ -39,6 +42,8 @@ int main(int argc, char **argv)
             MPI_Reduce_local(&x, &size, 1, MPI_INT, MPI_OP_NULL);
         else if (strcmp(what, "group") == 0)
             MPI_Group_size(MPI_GROUP_NULL, &size);
+        else if (strcmp(what, "too_large") == 0)
+            MPI_Type_vector(INT_MAX, INT_MAX, INT_MAX, MPI_DOUBLE, &(MPI_Datatype){0});
         else
             MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
     } else {

@@ -34,3 +34,4 @@ fatal_case type MPI_Recv 3 "MPI_Recv: invalid datatype MPI_DATATYPE_NULL (MPI_ER
 fatal_case uncommitted MPI_Send 3 "MPI_Send: datatype 0x8c000005 is not committed (MPI_ERR_TYPE)"
 fatal_case op MPI_Reduce_local 9 "MPI_Reduce_local: op MPI_OP_NULL on datatype 0x4c000405 (MPI_ERR_OP)"
 fatal_case group MPI_Group_size 8 "MPI_Group_size: invalid group MPI_GROUP_NULL (MPI_ERR_GROUP)"
+fatal_case too_large MPI_Type_vector 12 "MPI_Type_vector: datatype too large: its size or extent does not fit in MPI_Aint (MPI_ERR_ARG)"

@@ -4,62 +4,8 @@
 # /dev/shm and no process of the job; with the default memfd segment, then
 # with a named /dev/shm one (HCMPI_SHM_MEMFD=0, block at the end).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
-[ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "checks hcmpirun's clean-up"
-prog=$(mpi_prog_path leak_victim)
-[ -x "$prog" ] || skip "$prog not built"
-mpi_launcher_cmd
-[ -d /dev/shm ] || skip "no /dev/shm"
-# The token ends in a fixed word so that no other job's token (another
-# no_leaks run side by side, e.g. mpich_suite's) can contain this one.
-tok="leaktok-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')-end"
-before=$(mktemp)
-out=$(mktemp)
-lpid=
-trap '[ -z "$lpid" ] || kill -9 $lpid 2>/dev/null; rm -f "$before" "$out"' EXIT
-ls /dev/shm | sort >"$before"
-
-# Processes of this test still alive (found by the token argument).
-survivors() {
-    ps -ww -eo pid=,args= | grep -F -- "$tok" | grep -v grep
-}
-
-# Starts a 3-rank job that waits forever once initialised ($lpid: launcher).
-start_hang() { # WHAT
-    # Emptied here, not by the redirection below: that runs in the
-    # background child, so the loop could still count the last job's
-    # "ready" lines and go on before this job even started.
-    : >"$out"
-    "$HCMPIRUN" -n 3 "$prog" hang "$tok" >>"$out" 2>&1 &
-    lpid=$!
-    i=0
-    until [ "$(grep -c ready "$out")" -eq 3 ] || [ $i -ge 300 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ "$(grep -c ready "$out")" -eq 3 ] || {
-        kill -9 $lpid
-        cat "$out"
-        fail "$1: job never got ready"
-    }
-}
-
-check_clean() { # WHAT
-    i=0
-    while [ -n "$(survivors)" ] && [ $i -lt 50 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ -z "$(survivors)" ] || { survivors; fail "$1: processes survived"; }
-    new=$(ls /dev/shm | sort | comm -13 "$before" -)
-    for f in $new; do
-        # Another job on this machine may be using it; a directory is some
-        # other test's (the CANN double's key folders): hcmpi makes none.
-        [ -d "/dev/shm/$f" ] && continue
-        grep -qs "/dev/shm/$f" /proc/[0-9]*/maps && continue
-        fail "$1: /dev/shm/$f left behind"
-    done
-    echo "$1: clean"
-}
+. "${top_srcdir:-.}/tests/mpi/leak_lib.sh"
+leak_setup
 
 run_case() { # WHAT N ARGS...
     what=$1
@@ -81,7 +27,7 @@ run_case "MPI_Abort by rank 1" 3 abort 1
 grep -q "rank 1 aborted with exit code 3" "$out" || fail "abort not reported"
 
 # kill -9 of the launcher: its ranks must go too (PR_SET_PDEATHSIG).
-start_hang "hcmpirun killed with SIGKILL"
+start_hang "hcmpirun killed with SIGKILL" "$prog" hang "$tok"
 kill -9 $lpid
 wait $lpid 2>/dev/null
 lpid=
@@ -129,7 +75,7 @@ named_check_mapping() {
     echo "named: 3 ranks map $seg (mode 600, unlinked)"
 }
 
-start_hang named
+start_hang named "$prog" hang "$tok"
 named_check_mapping
 kill -9 "$(named_rank_pids | head -n 1)"
 wait $lpid
@@ -138,7 +84,7 @@ lpid=
 [ $rc -ne 0 ] || fail "named: job with a rank killed by SIGKILL exited 0"
 check_clean "named segment, a rank killed with SIGKILL"
 
-start_hang named
+start_hang named "$prog" hang "$tok"
 named_check_mapping
 kill -9 $lpid
 wait $lpid 2>/dev/null

@@ -15,6 +15,10 @@
  *   proc_failed inflight   Iallreduce and Barrier on MPI_COMM_WORLD entered
  *                          before the victim dies (it never joins them)
  *   proc_failed fatal      MPI_ERRORS_ARE_FATAL: the job ends naming the rank
+ *   proc_failed early      the victim dies right after MPI_Init, before its
+ *                          first message (over tcp no connection to it ever
+ *                          existed): receives from it fail, the survivors'
+ *                          ring on MPI_COMM_WORLD still works
  *
  * After each failure mode the survivors run a ring on MPI_COMM_WORLD and a
  * Barrier and an Allreduce on a communicator of themselves only.  Detection times are printed, never asserted.
@@ -60,9 +64,8 @@ static double wait_for_death(void)
  * every operation there. */
 static MPI_Comm live_comm = MPI_COMM_NULL;
 /* Ring among the live ranks (all but the victim) on MPI_COMM_WORLD, a
- * small and a large message each way, bytes checked; then collectives on
- * a communicator of the live ranks only, which must still work. */
-static void live_ring(void)
+ * small and a large message each way, bytes checked. */
+static void world_ring(void)
 {
     int live[64], n = 0, me = -1;
     for (int r = 0; r < size; r++)
@@ -84,6 +87,13 @@ static void live_ring(void)
         CHECK(mt_verify(in, (size_t)len, (unsigned)(prev * 7 + len)) == MT_OK,
               "live ring data of %d bytes wrong", len);
     }
+}
+
+/* The ring, then collectives on a communicator of the live ranks only,
+ * which must still work. */
+static void live_ring(void)
+{
+    world_ring();
     MPI_Comm comm = live_comm;
     int csize, sum = -1, rc = MPI_Barrier(comm);
     CHECK(rc == MPI_SUCCESS, "Barrier of the survivors: %s", mt_errstr(rc));
@@ -270,6 +280,22 @@ static void test_inflight(void)
     printf("rank %d: PASS inflight\n", rank);
 }
 
+/* Runs before any other communication: the victim never sent a byte. */
+static void test_early(void)
+{
+    if (rank == VICTIM)
+        die();
+    printf("rank %d: death noticed after %.3f s\n", rank, wait_for_death());
+    int x = 0;
+    MPI_Request rq;
+    MPI_Irecv(&x, 1, MPI_INT, VICTIM, 2, MPI_COMM_WORLD, &rq);
+    expect_failed(MPI_Wait(&rq, MPI_STATUS_IGNORE), "Irecv + Wait");
+    expect_failed(MPI_Send(&x, 1, MPI_INT, VICTIM, 3, MPI_COMM_WORLD), "eager Send");
+    /* No collective: every communicator made now would hold the dead. */
+    world_ring();
+    printf("rank %d: PASS early\n", rank);
+}
+
 static void test_fatal(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
@@ -291,8 +317,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 4 && size <= 64, "needs 4 to 64 ranks");
-    CHECK(argc > 1, "usage: proc_failed p2p|midstream|coll|pending|inflight|fatal");
+    CHECK(argc > 1, "usage: proc_failed p2p|midstream|coll|pending|inflight|fatal|early");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (strcmp(argv[1], "early") == 0) {
+        test_early();
+        MPI_Finalize();
+        return 0;
+    }
     MPI_Comm_split(MPI_COMM_WORLD, rank == VICTIM ? MPI_UNDEFINED : 0, rank, &live_comm);
     if (live_comm != MPI_COMM_NULL)
         MPI_Comm_set_errhandler(live_comm, MPI_ERRORS_RETURN);

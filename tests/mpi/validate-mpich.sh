@@ -25,7 +25,7 @@ export MPI_TEST_LAUNCHER=mpich MPI_TEST_BINDIR="$work" MT_MPICH_QUIRKS=1
 export top_srcdir="$srcdir" top_builddir="$work"
 pass=0 failed=0 skipped=0
 if [ $# -eq 0 ]; then
-    set -- $(cd "$srcdir/tests/mpi" && ls *.sh | grep -v -e '^lib.sh$' -e '^validate-mpich.sh$' \
+    set -- $(cd "$srcdir/tests/mpi" && ls *.sh | grep -v -e '^lib.sh$' -e '^leak_lib.sh$' -e '^validate-mpich.sh$' \
         -e '^mpiexec_mpich.sh$' -e '^shm_')
 fi
 for s in "$@"; do

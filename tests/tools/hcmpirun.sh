@@ -112,6 +112,17 @@ fi
 launch $RUN -n 2 --timeout 1 sleep 100
 rc=$?
 if [ $rc -eq 124 ] && grep -q 'timed out' "$T/err"; then pass "--timeout"; else fail "--timeout (rc=$rc)"; fi
+# 8b. MPIEXEC_TIMEOUT (Hydra's variable) does the same; --timeout wins over
+# it; a value that is no number of seconds is a usage error.
+launch env MPIEXEC_TIMEOUT=1 $RUN -n 2 sleep 100
+rc=$?
+if [ $rc -eq 124 ] && grep -q 'timed out after 1 seconds' "$T/err"; then pass "MPIEXEC_TIMEOUT"; else fail "MPIEXEC_TIMEOUT (rc=$rc)"; fi
+launch env MPIEXEC_TIMEOUT=1 $RUN -n 1 --timeout 60 sleep 3
+rc=$?
+if [ $rc -eq 0 ]; then pass "--timeout over MPIEXEC_TIMEOUT"; else fail "--timeout over MPIEXEC_TIMEOUT (rc=$rc)"; fi
+launch env MPIEXEC_TIMEOUT=soon $RUN -n 1 true
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'MPIEXEC_TIMEOUT=soon' "$T/err"; then pass "bad MPIEXEC_TIMEOUT"; else fail "bad MPIEXEC_TIMEOUT (rc=$rc)"; fi
 
 # 9. stdin goes to rank 0 only; the others read end of file.
 printf 'from stdin\n' | timeout 60 $RUN -n 2 $CLIENT --stdin >"$T/out" 2>"$T/err"
@@ -120,6 +131,21 @@ if [ $rc -eq 0 ] && grep -q '^rank 0 stdin: from stdin$' "$T/out" && grep -q '^r
   pass "stdin to rank 0"
 else
   fail "stdin to rank 0 (rc=$rc)"
+fi
+
+# 9b. A terminal on stdin reaches rank 0 too, although rank 0 leads its own
+#     process group, which may not read the terminal (hcmpirun forwards
+#     it); script(1) gives the job a pseudo-terminal.
+if command -v script >/dev/null 2>&1; then
+  printf 'from a tty\n' | timeout 60 script -qec "$RUN -n 2 $CLIENT --stdin" /dev/null >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ $rc -eq 0 ] && grep -q '^rank 0 stdin: from a tty' "$T/out" && grep -q '^rank 1 stdin: EOF' "$T/out"; then
+    pass "terminal stdin to rank 0"
+  else
+    fail "terminal stdin to rank 0 (rc=$rc)"
+  fi
+else
+  echo "SKIP: terminal stdin (no script(1))"
 fi
 
 # 10. A program that cannot be started fails the job with 127.
@@ -190,6 +216,29 @@ if [ $rc -eq 0 ] && [ "$(grep -c '^pmi$' "$T/out")" -eq 2 ] && ! grep -q leak "$
   pass "fds closed in ranks"
 else
   fail "fds closed in ranks (rc=$rc)"
+fi
+
+# 10d. The key-value store is bounded: a rank that keeps putting new keys
+#      is refused once its entries pass HCMPI_KVS_RANK_BYTES, and told so
+#      (the launcher says which bound, once); replacing one key again and
+#      again is not refused; the other ranks carry on.  Then the bound of the
+#      whole store (HCMPI_KVS_BYTES), with every rank putting.
+HCMPI_KVS_RANK_BYTES=64k launch $RUN -n 2 $CLIENT --flood-rank 1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^pmi_client: rank 1: put [0-9]* refused$' "$T/out" &&
+  [ "$(grep -c 'HCMPI_KVS_RANK_BYTES=65536' "$T/err")" -eq 1 ] &&
+  grep -q '^pmi_client: rank 0 of 2 ok' "$T/out"; then
+  pass "key-value store bound per rank"
+else
+  fail "key-value store bound per rank (rc=$rc)"
+fi
+HCMPI_KVS_BYTES=100k launch $RUN -n 3 $CLIENT --flood-rank -1
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^pmi_client: rank [012]: put [0-9]* refused$' "$T/out")" -eq 3 ] &&
+  grep -q 'the store would pass HCMPI_KVS_BYTES=102400 bytes' "$T/err"; then
+  pass "key-value store bound in all"
+else
+  fail "key-value store bound in all (rc=$rc)"
 fi
 
 # 11. Singleton: no PMI variables, rank 0 of 1.

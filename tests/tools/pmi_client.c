@@ -7,7 +7,11 @@
  *   pmi_client [--expect-size N] [--expect-backend NAME]
  *              [--fail-rank R --exit-code C] [--kill-rank R]
  *              [--abort-rank R --exit-code C] [--stdin] [--no-fini]
+ *              [--flood-rank R|-1]
  *
+ * --flood-rank: after the checks, rank R (every rank for -1) replaces one
+ * key 2000 times, then puts new keys of 900 bytes until the launcher
+ * refuses one (at most 20000) and says how many it took.
  * Exits 0 only when every check passed.
  */
 #include <signal.h>
@@ -27,6 +31,7 @@ typedef struct client_opts {
   int exit_code;
   int read_stdin;
   int no_fini;
+  int flood_rank; /* -2: none, -1: every rank */
 } client_opts_t;
 
 static int client_fail(int rank, const char *what) {
@@ -39,6 +44,7 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
                        .fail_rank = -1,
                        .kill_rank = -1,
                        .abort_rank = -1,
+                       .flood_rank = -2,
                        .exit_code = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -61,6 +67,8 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
       o->abort_rank = atoi(v);
     else if (strcmp(a, "--exit-code") == 0)
       o->exit_code = atoi(v);
+    else if (strcmp(a, "--flood-rank") == 0)
+      o->flood_rank = atoi(v);
     else {
       fprintf(stderr, "pmi_client: unknown option %s\n", a);
       exit(2);
@@ -140,6 +148,29 @@ static void client_misbehave(const client_opts_t *o,
   }
 }
 
+/* Replacing one key costs nothing more each time; new keys do, until the
+ * launcher's bound refuses one (0), or it took them all (1). */
+static int client_flood(const hc_bootstrap_ops_t *ops, void *ctx, int rank) {
+  char key[HC_BOOTSTRAP_KEY_MAX], value[901];
+  memset(value, 'v', sizeof value - 1);
+  value[sizeof value - 1] = '\0';
+  snprintf(key, sizeof key, "same-%d", rank);
+  for (int i = 0; i < 2000; i++)
+    if (ops->put(ctx, key, value) != HC_OK) {
+      printf("pmi_client: rank %d: replacing one key refused at %d\n", rank, i);
+      return 1;
+    }
+  for (int i = 0; i < 20000; i++) {
+    snprintf(key, sizeof key, "flood-%d-%d", rank, i);
+    if (ops->put(ctx, key, value) != HC_OK) {
+      printf("pmi_client: rank %d: put %d refused\n", rank, i);
+      return 0;
+    }
+  }
+  printf("pmi_client: rank %d: all 20000 puts taken\n", rank);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   client_opts_t o;
   client_parse(argc, argv, &o);
@@ -164,6 +195,8 @@ int main(int argc, char **argv) {
   }
   if (o.read_stdin)
     client_read_stdin(info.rank);
+  if (o.flood_rank == -1 || o.flood_rank == info.rank)
+    bad = client_flood(ops, ctx, info.rank);
   if (o.no_fini) {
     /* An erroneous program: ends without saying goodbye (and _exit keeps
      * leak checkers quiet about the context it drops). */

@@ -6,6 +6,7 @@
 #include "mpi/mpi_impl.h"
 
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +21,10 @@ START_TEST(vector_of_touching_blocks_is_one_block) {
   ck_assert_int_eq(MPI_Type_contiguous(4, MPI_INT, &c), MPI_SUCCESS);
   ck_assert_int_eq(MPI_Type_vector(10, 2, 2, MPI_INT, &v), MPI_SUCCESS);
   ck_assert_int_eq(MPI_Type_create_hvector(3, 1, 16, c, &h), MPI_SUCCESS);
-  ck_assert_uint_eq(cd_get(c)->nblocks, 1);
-  ck_assert_uint_eq(cd_get(v)->nblocks, 1);
-  ck_assert_int_eq(cd_get(v)->blocks[0].len, 80);
-  ck_assert_uint_eq(cd_get(h)->nblocks, 1);
+  ck_assert_uint_eq(cd_get(c)->nitems, 1);
+  ck_assert_uint_eq(cd_get(v)->nitems, 1);
+  ck_assert_int_eq(cd_get(v)->items[0].len, 80);
+  ck_assert_uint_eq(cd_get(h)->nitems, 1);
   ck_assert(hc_mpi_type_dense(cd_get(h)));
   ck_assert_int_eq(cd_get(h)->elements, 12);
   MPI_Type_free(&c);
@@ -32,16 +33,17 @@ START_TEST(vector_of_touching_blocks_is_one_block) {
 }
 END_TEST
 
-START_TEST(vector_of_contiguous_keeps_one_block_per_run) {
+START_TEST(vector_of_contiguous_is_one_strided_run) {
   MPI_Datatype c, v;
   MPI_Type_contiguous(4, MPI_INT, &c);
   MPI_Type_vector(10, 1, 2, c, &v);
   const hc_mpi_type_t *t = cd_get(v);
-  ck_assert_uint_eq(t->nblocks, 10);
-  for (size_t i = 0; i < t->nblocks; i++) {
-    ck_assert_int_eq(t->blocks[i].off, (MPI_Aint)i * 32);
-    ck_assert_int_eq(t->blocks[i].len, 16);
-  }
+  ck_assert_uint_eq(t->nitems, 1);
+  ck_assert_ptr_null(t->items[0].child);
+  ck_assert_int_eq(t->items[0].off, 0);
+  ck_assert_int_eq(t->items[0].count, 10);
+  ck_assert_int_eq(t->items[0].stride, 32);
+  ck_assert_int_eq(t->items[0].len, 16);
   ck_assert(!hc_mpi_type_dense(t));
   ck_assert_int_eq(t->size, 160);
   ck_assert_int_eq(t->extent, (9 * 2 + 1) * 16);
@@ -57,8 +59,8 @@ START_TEST(different_element_sizes_do_not_merge) {
                          (MPI_Datatype[]){MPI_INT, MPI_FLOAT}, &same);
   MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 8},
                          (MPI_Datatype[]){MPI_DOUBLE, MPI_INT}, &s);
-  ck_assert_uint_eq(cd_get(same)->nblocks, 1); /* both 4-byte units */
-  ck_assert_uint_eq(cd_get(s)->nblocks, 2);
+  ck_assert_uint_eq(cd_get(same)->nitems, 1); /* both 4-byte units */
+  ck_assert_uint_eq(cd_get(s)->nitems, 2);
   ck_assert_int_eq(cd_get(s)->extent, 16); /* padded like the C struct */
   ck_assert_int_eq(cd_get(s)->elements, 2);
   MPI_Type_free(&s);
@@ -142,9 +144,9 @@ START_TEST(every_window_of_the_stream_matches_the_whole) {
 }
 END_TEST
 
-/* A cursor carried across slices (in order, with gaps, and backwards)
- * gives the bytes a fresh range search gives. */
-START_TEST(cursor_slices_match_the_whole) {
+/* Slices taken in order, with gaps and backwards give the bytes of the
+ * whole stream: every slice seeks on its own. */
+START_TEST(slices_in_any_order_match_the_whole) {
   MPI_Datatype t = cd_nested();
   const hc_mpi_type_t *o = cd_get(t);
   unsigned char buf[256], whole[64], part[64], back[256], ref[256];
@@ -152,19 +154,16 @@ START_TEST(cursor_slices_match_the_whole) {
     buf[i] = (unsigned char)(i * 5 + 3);
   hc_mpi_type_pack(o, buf, 3, whole);
   static const int starts[] = {0, 3, 4, 11, 30, 31, 2, 40, 17, 53};
-  hc_mpi_type_cursor_t c = {0, 0, 0, 0};
   for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
     int first = starts[k], len = first + 6 <= 54 ? 6 : 54 - first;
     memset(part, 0, sizeof(part));
-    hc_mpi_type_pack_at(o, buf, first, len, part, &c);
+    hc_mpi_type_pack_range(o, buf, first, len, part);
     ck_assert_mem_eq(part, whole + first, (size_t)len);
-    ck_assert_int_eq(c.at, first + len);
   }
   memset(back, 0, sizeof(back));
-  hc_mpi_type_cursor_t u = {0, 0, 0, 0};
-  for (int first = 0; first < 54; first += 5) {
+  for (int first = 50; first >= 0; first -= 5) {
     int len = first + 5 <= 54 ? 5 : 54 - first;
-    hc_mpi_type_unpack_at(o, whole + first, first, len, back, &u);
+    hc_mpi_type_unpack_range(o, whole + first, first, len, back);
   }
   memset(ref, 0, sizeof(ref));
   hc_mpi_type_unpack(o, whole, 3, ref);
@@ -224,12 +223,79 @@ START_TEST(darray_block_cyclic_owned_ranges) {
   int gs[1] = {10}, ds[1] = {MPI_DISTRIBUTE_CYCLIC}, da[1] = {2}, ps[1] = {2};
   MPI_Type_create_darray(2, 1, 1, gs, ds, da, ps, MPI_ORDER_C, MPI_INT, &d);
   const hc_mpi_type_t *o = cd_get(d);
-  /* Rank 1 owns [2,4) and [6,8): two runs of 8 bytes. */
-  ck_assert_uint_eq(o->nblocks, 2);
-  ck_assert_int_eq(o->blocks[0].off, 8);
-  ck_assert_int_eq(o->blocks[1].off, 24);
+  /* Rank 1 owns [2,4) and [6,8): two runs of 8 bytes, 16 bytes apart. */
+  ck_assert_uint_eq(o->nitems, 1);
+  ck_assert_int_eq(o->items[0].off, 8);
+  ck_assert_int_eq(o->items[0].count, 2);
+  ck_assert_int_eq(o->items[0].stride, 16);
+  ck_assert_int_eq(o->items[0].len, 8);
   ck_assert_int_eq(o->extent, 40);
   MPI_Type_free(&d);
+}
+END_TEST
+
+/* 10^8 copies of a two-int strided pair: one item that references the
+ * pair, whatever the count. */
+static MPI_Datatype cd_huge_nested(MPI_Datatype *pair) {
+  MPI_Datatype v;
+  ck_assert_int_eq(MPI_Type_vector(2, 1, 2, MPI_INT, pair), MPI_SUCCESS);
+  ck_assert_int_eq(MPI_Type_vector(100000000, 1, 3, *pair, &v), MPI_SUCCESS);
+  return v;
+}
+
+START_TEST(huge_vectors_are_one_item) {
+  MPI_Datatype v, pair, nested = cd_huge_nested(&pair);
+  ck_assert_int_eq(MPI_Type_vector(100000000, 1, 2, MPI_INT, &v), MPI_SUCCESS);
+  const hc_mpi_type_t *t = cd_get(v);
+  ck_assert_uint_eq(t->nitems, 1);
+  ck_assert_int_eq(t->items[0].count, 100000000);
+  ck_assert_int_eq(t->size, 400000000);
+  ck_assert_int_eq(t->extent, (100000000 - 1) * 8 + 4);
+  const hc_mpi_type_t *n = cd_get(nested);
+  ck_assert_uint_eq(n->nitems, 1);
+  ck_assert_ptr_eq(n->items[0].child, cd_get(pair));
+  ck_assert_int_eq(n->items[0].stride, 36); /* 3 extents of 12 bytes */
+  ck_assert_int_eq(n->size, 800000000);
+  ck_assert_int_eq(n->elements, 200000000);
+  ck_assert_int_eq(n->true_extent, (MPI_Aint)(100000000 - 1) * 36 + 12);
+  MPI_Datatype d; /* a dup shares the reference, and frees it */
+  ck_assert_int_eq(MPI_Type_dup(nested, &d), MPI_SUCCESS);
+  ck_assert_uint_eq(cd_get(d)->nitems, 1);
+  ck_assert_ptr_eq(cd_get(d)->items[0].child, cd_get(pair));
+  ck_assert_int_eq(cd_get(d)->size, n->size);
+  MPI_Type_free(&d);
+  MPI_Type_free(&v);
+  MPI_Type_free(&pair);
+  MPI_Type_free(&nested);
+}
+END_TEST
+
+/* A slice near the end of a 10^8-copy type: the walk seeks there without
+ * touching the elements before it (buf is placed so that only the last
+ * copies land in the array). */
+START_TEST(slice_near_the_end_of_a_huge_type) {
+  MPI_Datatype pair, v = cd_huge_nested(&pair);
+  const hc_mpi_type_t *t = cd_get(v);
+  int mem[18];
+  for (int i = 0; i < 18; i++)
+    mem[i] = i;
+  MPI_Count last = 100000000 - 2; /* the copies in mem: last, last + 1 */
+  uintptr_t base = (uintptr_t)mem - (uintptr_t)(last * 36);
+  int out[3] = {0, 0, 0};
+  /* Stream bytes of copy `last` start at last * 8: skip one int. */
+  hc_mpi_type_pack_range(t, (const void *)base, last * 8 + 4, 12, out);
+  ck_assert_int_eq(out[0], 2);  /* copy last, second int (8 bytes on) */
+  ck_assert_int_eq(out[1], 9);  /* copy last + 1 at 36 bytes, first int */
+  ck_assert_int_eq(out[2], 11); /* its second int */
+  int in[2] = {-1, -2};
+  hc_mpi_type_unpack_range(t, in, last * 8 + 8, 8, (void *)base);
+  ck_assert_int_eq(mem[9], -1);
+  ck_assert_int_eq(mem[11], -2);
+  ck_assert_int_eq(mem[10], 10); /* the gap keeps its value */
+  ck_assert_int_eq(hc_mpi_type_elements_in(t, last * 8 + 4), last * 2 + 1);
+  ck_assert_int_eq(hc_mpi_type_bytes_for(t, last * 2 + 1), last * 8 + 4);
+  MPI_Type_free(&v);
+  MPI_Type_free(&pair);
 }
 END_TEST
 
@@ -237,15 +303,17 @@ static Suite *datatype_suite(void) {
   Suite *s = suite_create("datatype");
   TCase *tc = tcase_create("engine");
   tcase_add_test(tc, vector_of_touching_blocks_is_one_block);
-  tcase_add_test(tc, vector_of_contiguous_keeps_one_block_per_run);
+  tcase_add_test(tc, vector_of_contiguous_is_one_strided_run);
   tcase_add_test(tc, different_element_sizes_do_not_merge);
   tcase_add_test(tc, pack_and_unpack_nested_type);
   tcase_add_test(tc, every_window_of_the_stream_matches_the_whole);
-  tcase_add_test(tc, cursor_slices_match_the_whole);
+  tcase_add_test(tc, slices_in_any_order_match_the_whole);
   tcase_add_test(tc, elements_of_a_partial_stream);
   tcase_add_test(tc, external32_swaps_each_unit);
   tcase_add_test(tc, freed_type_lives_while_referenced);
   tcase_add_test(tc, darray_block_cyclic_owned_ranges);
+  tcase_add_test(tc, huge_vectors_are_one_item);
+  tcase_add_test(tc, slice_near_the_end_of_a_huge_type);
   suite_add_tcase(s, tc);
   return s;
 }

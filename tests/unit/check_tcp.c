@@ -46,6 +46,7 @@ static struct {
   long count;
   long bad;
   int failed_rank;
+  hc_status_t failed_why;
   int stream; /* 1: packets are [u32 seq][pattern], checked on arrival */
   uint32_t next_seq;
 } inbox;
@@ -67,6 +68,8 @@ static int is_child;
 static const char job_secret[] =
     "00112233445566778899aabbccddeeff0123456789abcdeffedcba9876543210";
 static const char *child_secret;
+/* The child's job size when set (a process of another job); else 2. */
+static int child_world_size;
 
 static void expect(int ok, const char *what, int line) {
   if (ok)
@@ -145,9 +148,10 @@ static void on_placed(void *engine, int src, const void *head) {
     }
 }
 
-static void on_failed(void *engine, int world_rank) {
+static void on_failed(void *engine, int world_rank, hc_status_t why) {
   (void)engine;
   inbox.failed_rank = world_rank;
+  inbox.failed_why = why;
 }
 
 static void io_all(int fd, void *buf, size_t len, int writing) {
@@ -189,14 +193,15 @@ static void pair_start(pair_t *pr) {
   if (is_child)
     alarm(GUARD_SECONDS);
   setenv("HCMPI_JOB_SECRET", is_child && child_secret ? child_secret : job_secret, 1);
-  hc_transport_init_args_t args = {.world_rank = pr->me,
-                                   .world_size = 2,
-                                   .local_rank = 0,
-                                   .local_size = 1,
-                                   .local_world_ranks = &pr->me,
-                                   .recv_cb = on_packet,
-                                   .engine = NULL,
-                                   .peer_failed_cb = on_failed};
+  hc_transport_init_args_t args = {
+      .world_rank = pr->me,
+      .world_size = is_child && child_world_size ? child_world_size : 2,
+      .local_rank = 0,
+      .local_size = 1,
+      .local_world_ranks = &pr->me,
+      .recv_cb = on_packet,
+      .engine = NULL,
+      .peer_failed_cb = on_failed};
   if (placing.on) {
     args.place_cb = on_place;
     args.placed_cb = on_placed;
@@ -480,6 +485,27 @@ START_TEST(test_simultaneous_first_sends) {
 }
 END_TEST
 
+/* Rank 0 progresses until rank 1 is reported failed, for why. */
+static void pump_until_failed(pair_t *pr, hc_status_t why) {
+  double deadline = now_s() + GUARD_SECONDS;
+  while (inbox.failed_rank != 1) {
+    ck_assert_msg(now_s() < deadline, "failure never reported");
+    if (ops->progress(pr->ctx) == 0)
+      ops->wait(pr->ctx, 10);
+  }
+  ck_assert_int_eq(inbox.failed_why, why);
+}
+
+/* Rank 1 releases its context and leaves; rank 0 reaps it. */
+static void pair_child_leaves(pair_t *pr) {
+  if (pr->me == 1) {
+    ops->fini(pr->ctx);
+    _exit(0);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pr->child, &status, 0), pr->child);
+}
+
 /* A peer that exits: the survivor's progress reports it failed (no hang)
  * and later sends return HC_ERR_PEER_DEAD. */
 START_TEST(test_peer_close_reports_failure) {
@@ -489,12 +515,7 @@ START_TEST(test_peer_close_reports_failure) {
   pingpong(&pr, one, 1);
   if (pr.me == 1)
     _exit(0); /* no fini: the kernel closes the socket */
-  double deadline = now_s() + GUARD_SECONDS;
-  while (inbox.failed_rank != 1) {
-    ck_assert_msg(now_s() < deadline, "failure never reported");
-    if (ops->progress(pr.ctx) == 0)
-      ops->wait(pr.ctx, 10);
-  }
+  pump_until_failed(&pr, HC_ERR_PEER_DEAD);
   unsigned char b = 1;
   struct iovec iov = {&b, 1};
   ck_assert_int_eq(ops->send(pr.ctx, 1, &iov, 1), HC_ERR_PEER_DEAD);
@@ -507,22 +528,12 @@ END_TEST
 START_TEST(test_connect_to_gone_peer_reports_failure) {
   pair_t pr;
   pair_start(&pr);
-  if (pr.me == 1) {
-    ops->fini(pr.ctx);
-    _exit(0);
-  }
-  int status;
-  ck_assert_int_eq(waitpid(pr.child, &status, 0), pr.child);
+  pair_child_leaves(&pr);
   unsigned char b = 1;
   struct iovec iov = {&b, 1};
   hc_status_t rc = ops->send(pr.ctx, 1, &iov, 1);
   ck_assert(rc == HC_OK || rc == HC_ERR_PEER_DEAD);
-  double deadline = now_s() + GUARD_SECONDS;
-  while (inbox.failed_rank != 1) {
-    ck_assert_msg(now_s() < deadline, "failure never reported");
-    if (ops->progress(pr.ctx) == 0)
-      ops->wait(pr.ctx, 10);
-  }
+  pump_until_failed(&pr, HC_ERR_PEER_DEAD);
   ck_assert_int_eq(ops->send(pr.ctx, 1, &iov, 1), HC_ERR_PEER_DEAD);
   ops->fini(pr.ctx);
   free(inbox.last);
@@ -590,9 +601,19 @@ static void stray_answer(const unsigned char *nonce, unsigned char out[32]) {
   hc_hmac_sha256(key, sizeof key, msg, sizeof msg, out);
 }
 
+/* The pair still carries a packet of size each way, nobody was reported
+ * failed; then both leave. */
+static void pair_finish_working(pair_t *pr, size_t size) {
+  inbox.count = 0;
+  pingpong(pr, &size, 1);
+  expect(inbox.failed_rank == -1, "no failure reported", __LINE__);
+  pair_barrier(pr);
+  pair_finish(pr);
+}
+
 /* Garbage, a wrong answer and a replayed answer are each refused (rank 0
- * closes the socket) while the real pair goes on working, before and after;
- * no failure is reported. */
+ * closes the socket, after REFUSE for the garbage) while the real pair goes
+ * on working, before and after; no failure is reported. */
 START_TEST(test_strangers_dropped) {
   pair_t pr;
   pair_start(&pr);
@@ -603,7 +624,10 @@ START_TEST(test_strangers_dropped) {
     memset(junk, 0xab, sizeof junk);
     int fd = stray_connect(&pr);
     ck_assert_int_eq(send(fd, junk, sizeof junk, MSG_NOSIGNAL), (ssize_t)sizeof junk);
-    ck_assert_uint_eq(stray_read(&pr, fd, buf, 1), 0); /* garbage: closed */
+    /* Garbage the size of a HELLO: REFUSE, then closed. */
+    uint32_t refuse = 0x52465344u;
+    ck_assert_uint_eq(stray_read(&pr, fd, buf, 8), 4);
+    ck_assert_int_eq(memcmp(buf, &refuse, 4), 0);
     close(fd);
 
     for (int i = 0; i < 32; i++)
@@ -631,11 +655,7 @@ START_TEST(test_strangers_dropped) {
     ck_assert_int_eq(inbox.failed_rank, -1);
   }
   pair_barrier(&pr);
-  inbox.count = 0;
-  pingpong(&pr, one + 1, 1);
-  expect(inbox.failed_rank == -1, "no failure reported", __LINE__);
-  pair_barrier(&pr);
-  pair_finish(&pr);
+  pair_finish_working(&pr, one[1]);
 }
 END_TEST
 
@@ -664,7 +684,7 @@ START_TEST(test_wrong_secret_refused) {
   unsigned char b = 7;
   struct iovec iov = {&b, 1};
   hc_status_t rc = ops->send(pr.ctx, 1 - pr.me, &iov, 1);
-  expect(rc == HC_OK || rc == HC_ERR_PEER_DEAD, "first send", __LINE__);
+  expect(rc == HC_OK || rc == HC_ERR_PEER_AUTH, "first send", __LINE__);
   double deadline = now_s() + GUARD_SECONDS;
   while (inbox.failed_rank != 1 - pr.me) {
     expect(now_s() < deadline, "failure never reported", __LINE__);
@@ -672,11 +692,179 @@ START_TEST(test_wrong_secret_refused) {
       ops->wait(pr.ctx, 10);
   }
   expect(inbox.count == 0, "a packet crossed without the secret", __LINE__);
-  expect(ops->send(pr.ctx, 1 - pr.me, &iov, 1) == HC_ERR_PEER_DEAD, "later send",
-         __LINE__);
+  expect(inbox.failed_why == HC_ERR_PEER_AUTH, "failure cause", __LINE__);
+  expect(ops->send(pr.ctx, 1 - pr.me, &iov, 1) == HC_ERR_PEER_AUTH,
+         "later send", __LINE__);
   pair_barrier_progress(&pr);
   child_secret = NULL;
   pair_finish(&pr);
+}
+END_TEST
+
+/* A process of another job size: rank 0 answers its HELLO with REFUSE,
+ * and the connector marks rank 0 failed (authentication) instead of
+ * trying again; rank 0 reports nothing. */
+START_TEST(test_refused_hello_ends_the_attempt) {
+  pair_t pr;
+  child_world_size = 3;
+  pair_start(&pr);
+  if (pr.me == 1) {
+    unsigned char b = 7;
+    struct iovec iov = {&b, 1};
+    expect(ops->send(pr.ctx, 0, &iov, 1) == HC_OK, "first send", __LINE__);
+    double deadline = now_s() + GUARD_SECONDS;
+    while (inbox.failed_rank != 0) {
+      expect(now_s() < deadline, "failure never reported", __LINE__);
+      if (ops->progress(pr.ctx) == 0)
+        ops->wait(pr.ctx, 10);
+    }
+    expect(inbox.failed_why == HC_ERR_PEER_AUTH, "failure cause", __LINE__);
+  }
+  pair_barrier_progress(&pr);
+  if (pr.me == 0)
+    ck_assert_int_eq(inbox.failed_rank, -1);
+  child_world_size = 0;
+  pair_finish(&pr);
+}
+END_TEST
+
+/* Progress rank 0 until fd is closed by it (1) or the guard ends (0). */
+static int stray_closed(pair_t *pr, int fd) {
+  unsigned char buf[64];
+  double deadline = now_s() + GUARD_SECONDS;
+  while (now_s() < deadline) {
+    if (ops->progress(pr->ctx) == 0)
+      ops->wait(pr->ctx, 5);
+    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno == ECONNRESET))
+      return 1;
+  }
+  return 0;
+}
+
+/* 1 while fd is still open at rank 0's end (nothing to read, no EOF). */
+static int stray_open(int fd) {
+  unsigned char buf[64];
+  ssize_t n;
+  do
+    n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+  while (n > 0); /* a challenge is fine */
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/* Strangers that connect and say nothing, or say HELLO and never answer
+ * the challenge, are closed once HCMPI_TCP_HANDSHAKE_MS passes; the real
+ * pair works before and after and nobody is reported failed. */
+START_TEST(test_idle_strangers_closed_at_deadline) {
+  setenv("HCMPI_TCP_HANDSHAKE_MS", "200", 1);
+  pair_t pr;
+  pair_start(&pr);
+  unsetenv("HCMPI_TCP_HANDSHAKE_MS");
+  static const size_t sizes[] = {100, 5000};
+  pingpong(&pr, sizes, 1);
+  if (pr.me == 0) {
+    unsigned char nonce[32] = {1}, ch[64];
+    int quiet = stray_connect(&pr);
+    int half = stray_connect(&pr);
+    stray_hello(half, nonce);
+    ck_assert_uint_eq(stray_read(&pr, half, ch, 64), 64);
+    ck_assert_msg(stray_closed(&pr, quiet), "a silent stranger was kept");
+    ck_assert_msg(stray_closed(&pr, half), "an unanswered challenge was kept");
+    close(quiet);
+    close(half);
+    ck_assert_int_eq(inbox.failed_rank, -1);
+  }
+  pair_barrier_progress(&pr);
+  pair_finish_working(&pr, sizes[1]);
+}
+END_TEST
+
+/* With HCMPI_TCP_HANDSHAKES=3, a fourth stranger closes the oldest silent
+ * one, not the older one that said HELLO; rank 1's connection, accepted
+ * while the three strangers wait, closes another and carries a packet
+ * each way. */
+START_TEST(test_handshake_cap_closes_oldest_silent) {
+  setenv("HCMPI_TCP_HANDSHAKES", "3", 1);
+  pair_t pr;
+  pair_start(&pr);
+  unsetenv("HCMPI_TCP_HANDSHAKES");
+  int said = -1, quiet[3] = {-1, -1, -1};
+  if (pr.me == 0) {
+    unsigned char nonce[32] = {2}, ch[64];
+    said = stray_connect(&pr);
+    stray_hello(said, nonce);
+    ck_assert_uint_eq(stray_read(&pr, said, ch, 64), 64);
+    for (int i = 0; i < 3; i++) {
+      quiet[i] = stray_connect(&pr);
+      for (int k = 0; k < 5; k++)
+        ops->progress(pr.ctx); /* accepts it */
+    }
+    ck_assert_msg(stray_closed(&pr, quiet[0]), "oldest silent one kept");
+    ck_assert_msg(stray_open(said), "the one that said HELLO was closed");
+    ck_assert_msg(stray_open(quiet[1]) && stray_open(quiet[2]),
+                  "a newer stranger was closed");
+  }
+  pair_barrier_progress(&pr);
+  unsigned char b = 5;
+  struct iovec iov = {&b, 1};
+  if (pr.me == 1)
+    send_retry(&pr, &iov, 1);
+  pump_until(&pr, &inbox.count, 1);
+  if (pr.me == 0)
+    send_retry(&pr, &iov, 1);
+  expect(inbox.last_len == 1 && inbox.last[0] == 5, "packet", __LINE__);
+  expect(inbox.failed_rank == -1, "no failure reported", __LINE__);
+  pair_barrier_progress(&pr);
+  for (int i = 0; i < 3; i++)
+    if (quiet[i] >= 0)
+      close(quiet[i]);
+  if (said >= 0)
+    close(said);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* Rank 1 starts its connection, then does not progress for longer than
+ * rank 0's handshake deadline, which closes the attempt: rank 1 connects
+ * again, the packet arrives, and nobody is reported failed. */
+START_TEST(test_slow_connector_connects_again) {
+  setenv("HCMPI_TCP_HANDSHAKE_MS", "100", 1);
+  pair_t pr;
+  pair_start(&pr);
+  unsetenv("HCMPI_TCP_HANDSHAKE_MS");
+  unsigned char b = 9;
+  struct iovec iov = {&b, 1};
+  if (pr.me == 1) {
+    expect(ops->send(pr.ctx, 0, &iov, 1) == HC_OK, "send", __LINE__);
+    pair_barrier(&pr);
+    pair_barrier(&pr); /* rank 0 passed its deadline meanwhile */
+    pump_until(&pr, &inbox.count, 1);
+  } else {
+    pair_barrier(&pr);
+    double until = now_s() + 0.5;
+    while (now_s() < until)
+      if (ops->progress(pr.ctx) == 0)
+        ops->wait(pr.ctx, 5);
+    pair_barrier(&pr);
+    pump_until(&pr, &inbox.count, 1);
+    expect(inbox.last_len == 1 && inbox.last[0] == 9, "packet", __LINE__);
+    send_retry(&pr, &iov, 1);
+  }
+  expect(inbox.failed_rank == -1, "no failure reported", __LINE__);
+  pair_barrier_progress(&pr);
+  pair_finish(&pr);
+}
+END_TEST
+
+/* A peer gone before any packet: watch connects at once, the refused
+ * connect reports it (HC_ERR_PEER_DEAD) without a send. */
+START_TEST(test_watch_reports_peer_gone_before_first_packet) {
+  pair_t pr;
+  pair_start(&pr);
+  pair_child_leaves(&pr);
+  ops->watch(pr.ctx, 1);
+  pump_until_failed(&pr, HC_ERR_PEER_DEAD);
+  ops->fini(pr.ctx);
 }
 END_TEST
 
@@ -844,6 +1032,11 @@ static Suite *tcp_suite(void) {
   tcase_add_test(tc, test_fini_on_failed_init_and_null);
   tcase_add_test(tc, test_strangers_dropped);
   tcase_add_test(tc, test_wrong_secret_refused);
+  tcase_add_test(tc, test_refused_hello_ends_the_attempt);
+  tcase_add_test(tc, test_idle_strangers_closed_at_deadline);
+  tcase_add_test(tc, test_handshake_cap_closes_oldest_silent);
+  tcase_add_test(tc, test_slow_connector_connects_again);
+  tcase_add_test(tc, test_watch_reports_peer_gone_before_first_packet);
   tcase_add_test(tc, test_secret_format);
   tcase_add_test(tc, test_large_payloads_read_in_place);
   suite_add_tcase(s, tc);

@@ -4,9 +4,10 @@
  * process_vm_readv (CMA) for rendezvous.
  *
  * Segment layout (offsets from the mapping's base):
- *   0                 struct shm_seg_hdr (magic, version, shape)
- *   64                local_size x struct shm_slot (pid, doorbell, sleeping),
- *                     one cache line each
+ *   0                 struct hc_shm_seg_hdr (magic, version, shape)
+ *   HC_SHM_SLOTS_OFFSET  local_size x struct hc_shm_slot (pid, doorbell,
+ *                     sleeping), one cache line each, after the header's
+ *                     last one
  *   ring_offset       local_size x (local_size - 1) SPSC rings of small
  *                     slots, one per ordered pair (i -> j, i != j),
  *                     ring_bytes apart, in the order
@@ -14,7 +15,7 @@
  *   pool_offset       local_size pools of cell_size cells, pool_bytes apart,
  *                     one per sending rank
  * ring_offset and pool_offset are page aligned; every ring and pool is
- * cache-line aligned.
+ * cache-line aligned (shm_layout.c places them).
  *
  * A packet of up to SHM_INLINE_MAX bytes travels in its pair's ring slot;
  * a larger one in a cell of the sender's pool, whose index travels in the
@@ -51,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/shm/shm_layout.h"
 #include "transport/shm/shm_pool.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
@@ -58,7 +60,7 @@
 #include "util/log.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-#define SHM_VERSION 2
+#define SHM_VERSION 3 /* 3: the slots no longer overlap the header */
 #define SHM_NAME_MAX 40
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -87,32 +89,10 @@
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
 
-struct shm_seg_hdr {
-  uint64_t magic;
-  uint32_t version;
-  uint32_t local_size;
-  uint64_t seg_size;
-  uint64_t ring_offset;
-  uint64_t ring_bytes;
-  uint64_t pool_offset;
-  uint64_t pool_bytes;
-  uint64_t cell_size; /* pool cell payload: the largest packet */
-  uint32_t ncells;    /* cells per pool */
-  uint32_t ring_slots;
-};
-
 /* What a SHM_TAG_POOL ring slot carries. */
 struct shm_pool_ref {
   uint32_t index;
   uint32_t len;
-};
-
-struct shm_slot {
-  _Alignas(HC_SHM_RING_ALIGN) _Atomic int32_t pid;
-  _Atomic uint32_t doorbell; /* futex word, bumped by wakers */
-  /* Threads of the owner in (or entering) FUTEX_WAIT: a count, since an
-   * async progress thread may sleep beside the application thread. */
-  _Atomic uint32_t sleeping;
 };
 
 typedef struct shm_ctx {
@@ -138,8 +118,8 @@ typedef struct shm_ctx {
   _Atomic long next_liveness_ms;
   unsigned char *base;
   size_t seg_size;
-  struct shm_seg_hdr *hdr;
-  struct shm_slot *slots;
+  struct hc_shm_seg_hdr *hdr;
+  struct hc_shm_slot *slots;
   hc_shm_ring_t *in;          /* [local peer]: ring peer -> me */
   hc_shm_ring_t *out;         /* [local peer]: ring me -> peer */
   hc_shm_pool_t *pools;       /* [local rank]: its pool; mine sends */
@@ -279,7 +259,7 @@ static hc_status_t shm_map(shm_ctx_t *shm, int fd, size_t size) {
   shm->base = base;
   shm->seg_size = size;
   shm->hdr = base;
-  shm->slots = (struct shm_slot *)(shm->base + HC_SHM_RING_ALIGN);
+  shm->slots = (struct hc_shm_slot *)(shm->base + HC_SHM_SLOTS_OFFSET);
   return HC_OK;
 }
 
@@ -329,16 +309,16 @@ static void shm_plan(int n, shm_shape_t *sh) {
   sh->ring_slots = shm_ring_slots(n);
   sh->ring_bytes = hc_shm_ring_bytes(SHM_INLINE_MAX, sh->ring_slots);
   sh->pool_bytes = hc_shm_pool_bytes(sh->cell_size, sh->ncells);
-  sh->ring_offset =
-      shm_align(HC_SHM_RING_ALIGN + (size_t)n * sizeof(struct shm_slot), 4096);
-  sh->pool_offset = shm_align(
-      sh->ring_offset + (size_t)n * (size_t)(n - 1) * sh->ring_bytes, 4096);
-  sh->seg_size = sh->pool_offset + (size_t)n * sh->pool_bytes;
+  hc_shm_layout_t at;
+  hc_shm_layout_plan(n, sh->ring_bytes, sh->pool_bytes, &at);
+  sh->ring_offset = at.ring_offset;
+  sh->pool_offset = at.pool_offset;
+  sh->seg_size = at.seg_size;
 }
 
 static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   int n = shm->local_size;
-  struct shm_seg_hdr *hdr = shm->hdr;
+  struct hc_shm_seg_hdr *hdr = shm->hdr;
   hdr->version = SHM_VERSION;
   hdr->local_size = (uint32_t)n;
   hdr->seg_size = shm->seg_size;
@@ -402,6 +382,10 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   shm_shape_t sh;
   shm_plan(n, &sh);
   size_t size = sh.seg_size;
+  if (size == 0) {
+    hc_log(HC_LOG_ERROR, "shm", "a segment for %d local ranks overflows", n);
+    return HC_ERR_TRANSPORT;
+  }
   int fd = shm_create_fd(shm);
   if (fd < 0)
     return HC_ERR_SYSTEM;
@@ -489,7 +473,7 @@ static int shm_parse_address(const char *addr, char *name, size_t *size) {
 }
 
 static hc_status_t shm_check_header(shm_ctx_t *shm) {
-  struct shm_seg_hdr *hdr = shm->hdr;
+  struct hc_shm_seg_hdr *hdr = shm->hdr;
   if (hdr->magic != SHM_MAGIC || hdr->version != SHM_VERSION ||
       hdr->local_size != (uint32_t)shm->local_size ||
       hdr->seg_size != shm->seg_size) {
@@ -609,7 +593,7 @@ static void shm_futex_wake(_Atomic uint32_t *word) {
 
 /* Wakes local rank p if it sleeps; the caller has published and fenced. */
 static void shm_ring_doorbell(shm_ctx_t *shm, int p) {
-  struct shm_slot *slot = &shm->slots[p];
+  struct hc_shm_slot *slot = &shm->slots[p];
   if (atomic_load_explicit(&slot->sleeping, memory_order_relaxed) == 0)
     return;
   atomic_fetch_add_explicit(&slot->doorbell, 1, memory_order_seq_cst);
@@ -690,7 +674,8 @@ static void shm_ring_corrupt(shm_ctx_t *shm, int p, const char *what) {
          shm->local_world_ranks[p]);
   shm->in_corrupt[p] = 1;
   if (shm->peer_failed_cb != NULL)
-    shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
+    shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p],
+                        HC_ERR_PEER_CORRUPT);
 }
 
 /* Delivers one pool slot's packet and gives the cell back; 0 when bad. */
@@ -753,7 +738,8 @@ static int shm_report_deaths(shm_ctx_t *shm) {
            shm->local_world_ranks[p]);
     hc_shm_pool_reclaim(&shm->pools[shm->local_rank], (uint32_t)p);
     if (shm->peer_failed_cb != NULL)
-      shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p]);
+      shm->peer_failed_cb(shm->engine, shm->local_world_ranks[p],
+                          HC_ERR_PEER_DEAD);
     found++;
   }
   return found;
@@ -899,7 +885,7 @@ static void shm_wait(void *ctx, int timeout_ms) {
   shm_check_liveness(shm);
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     return;
-  struct shm_slot *slot = &shm->slots[shm->local_rank];
+  struct hc_shm_slot *slot = &shm->slots[shm->local_rank];
   uint32_t bell = atomic_load_explicit(&slot->doorbell, memory_order_seq_cst);
   atomic_fetch_add_explicit(&slot->sleeping, 1, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);

@@ -24,9 +24,31 @@
  * nor anything replayable crosses the wire.  A connection that fails is
  * closed before it touches any peer's state: a stray client, garbage or a
  * replayed handshake costs the job nothing.  A connector that gets a wrong
- * answer from the address it was given marks that peer failed.
+ * answer from the address it was given marks that peer failed
+ * (HC_ERR_PEER_AUTH); so does one whose HELLO the acceptor refuses with
+ * REFUSE (another job size or protocol version).
  * Packets wait in the per-peer send queue until a connection is up, so the
  * losing socket of a race never carries a byte of them.
+ *
+ * Strangers and scarce descriptors.  An accepted connection must finish
+ * its handshake within HCMPI_TCP_HANDSHAKE_MS or is closed, and at most
+ * HCMPI_TCP_HANDSHAKES of them wait at once (a new one closes the oldest,
+ * one without a HELLO first: a peer's HELLO is nearly always there when
+ * its connection is accepted, as it is read at once).  When accept or
+ * socket runs out of descriptors (EMFILE, ENFILE) the oldest of those
+ * connections gives its descriptor back; with none to give, the listener
+ * rests and our attempt waits, each for a back-off, instead of spinning.
+ * A rank says so once on stderr whatever HCMPI_LOG is.  A connector whose
+ * attempt is closed before the acceptor's verdict (that deadline or cap,
+ * or a peer that died) tries again after a back-off: a live peer's
+ * listener takes it, a dead one's refuses it (ECONNREFUSED), which marks
+ * the peer failed.  A connector that lost a race (NACK) tries again too
+ * if the winning connection has not come within the handshake deadline.
+ * Handshake steps count as no progress to the engine, so its waits sleep
+ * and its HCMPI_HANG_TIMEOUT watchdog runs while set-up stalls.
+ * watch: the engine waits for a peer (a receive names it), so the
+ * connection opens now, and a peer that died before its first packet is
+ * noticed by the refused connect instead of never.
  *
  * Framing: [u32 length, network order][packet].  send writes header and
  * packet with one sendmsg; what the socket does not take is copied into
@@ -43,9 +65,10 @@
  * before its head has been seen: only the first packet of a stream goes
  * through the buffer whole.
  *
- * A connection closed or broken after set-up, a refused connect, or a
- * malformed stream marks the peer failed (final: no reconnect) and tells
- * the engine through peer_failed_cb.
+ * A connection closed or broken after set-up or a refused connect marks
+ * the peer failed (HC_ERR_PEER_DEAD), a malformed stream too
+ * (HC_ERR_PEER_CORRUPT); final, no reconnect; the engine learns it through
+ * peer_failed_cb.
  */
 #include "config.h"
 
@@ -56,6 +79,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +100,8 @@
 #define TCP_VERSION 1
 #define TCP_REPLY_ACK 0x41434b21u
 #define TCP_REPLY_NACK 0x4e41434bu
+/* The answer to a HELLO of another job size or protocol version. */
+#define TCP_REPLY_REFUSE 0x52465344u
 #define TCP_DEFAULT_MAX_PACKET ((size_t)256 << 10)
 #define TCP_MIN_MAX_PACKET ((size_t)4 << 10)
 #define TCP_MAX_MAX_PACKET ((size_t)64 << 20)
@@ -93,6 +119,22 @@
 #define TCP_AUTH_BYTES 32 /* a nonce; also the size of a MAC */
 /* Finalize flushes queued bytes for at most this long. */
 #define TCP_FINI_FLUSH_MS 2000
+/* Set-up limits (see above): defaults of HCMPI_TCP_HANDSHAKE_MS and
+ * HCMPI_TCP_HANDSHAKES, and the least deadline taken. */
+#define TCP_DEFAULT_HANDSHAKE_MS 5000
+#define TCP_MIN_HANDSHAKE_MS 50
+#define TCP_DEFAULT_HANDSHAKES 128
+/* Connections one progress call accepts, so that a flood cannot keep the
+ * HELLOs of those accepted from being read. */
+#define TCP_ACCEPT_BATCH 16
+/* Back-off after an attempt that could not start or was closed before its
+ * verdict, and of a listener out of descriptors: doubling from MIN. */
+#define TCP_BACKOFF_MIN_MS 10
+#define TCP_BACKOFF_MAX_MS 1000
+/* Deadlines and back-offs are looked at this often at most; a wait sleeps
+ * no longer than TCP_TIMER_WAIT_MS while one is pending. */
+#define TCP_TIMER_MS 10
+#define TCP_TIMER_WAIT_MS 100
 
 /* First bytes on a new connection, connector to acceptor. */
 typedef struct tcp_hello {
@@ -130,6 +172,7 @@ typedef struct tcp_conn {
   int peer; /* world rank; -1 for an incoming one before its HELLO */
   uint32_t events;
   int claimed;   /* in: the rank its HELLO named */
+  long born_ms;  /* in: when it was accepted (tcp_clock_ms) */
   size_t hs_got; /* handshake bytes read so far */
   unsigned char hs[sizeof(tcp_challenge_t)];
   unsigned char nonce[TCP_AUTH_BYTES]; /* the one we sent */
@@ -145,13 +188,17 @@ typedef struct tcp_fifo {
 enum tcp_peer_state {
   TCP_PEER_IDLE,       /* nothing sent yet */
   TCP_PEER_CONNECTING, /* our connection attempt is under way */
-  TCP_PEER_YIELDED,    /* lost a race; the peer's connection will come */
+  TCP_PEER_RETRY,      /* none under way: ours starts at retry_ms, unless
+                          the peer's own connection wins first */
   TCP_PEER_UP,
   TCP_PEER_FAILED
 };
 
 typedef struct tcp_peer {
-  int state;
+  int state;         /* changed by tcp_peer_set only */
+  hc_status_t cause; /* FAILED: why (HC_ERR_PEER_*) */
+  long retry_ms;     /* RETRY: when our next attempt starts */
+  int tries;         /* attempts since the last connection came up */
   int has_addr;
   struct sockaddr_in addr;
   tcp_conn_t *out; /* our attempt, until it is up or dropped */
@@ -189,7 +236,24 @@ typedef struct tcp_ctx {
   int sockbuf;
   int has_secret;
   unsigned char secret[HC_TCP_SECRET_BYTES];
+  /* Set-up limits and timers (see above). */
+  long handshake_ms;  /* HCMPI_TCP_HANDSHAKE_MS */
+  int handshakes_max; /* HCMPI_TCP_HANDSHAKES */
+  int handshakes;     /* accepted connections still in their handshake */
+  int retrying;       /* peers in TCP_PEER_RETRY */
+  int listen_paused;  /* out of descriptors: the listener rests */
+  long listen_resume_ms;
+  long listen_backoff_ms;
+  long next_timer_ms;
+  /* tcp_timers_pending as the last progress left it: wait runs without
+   * the engine lock, so it reads this copy only. */
+  atomic_int timers_armed;
+  int closed_some; /* conns closed since the last sweep */
+  unsigned noted;  /* TCP_NOTE_* already reported */
 } tcp_ctx_t;
+
+/* What a rank reports once only. */
+enum { TCP_NOTE_FDS = 1, TCP_NOTE_CAP = 2, TCP_NOTE_DEADLINE = 4 };
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -258,16 +322,26 @@ static void tcp_conn_watch(tcp_ctx_t *t, tcp_conn_t *c, uint32_t events) {
     c->events = events;
 }
 
+/* An accepted connection that has not finished its handshake. */
+static int tcp_conn_in_handshake(const tcp_conn_t *c) {
+  return c->kind == TCP_KIND_IN &&
+         (c->state == TCP_CONN_HELLO_WAIT || c->state == TCP_CONN_RESP_WAIT);
+}
+
 /* Closes now, frees later: the conn may still sit in this round's events. */
-static void tcp_conn_close(tcp_conn_t *c) {
+static void tcp_conn_close(tcp_ctx_t *t, tcp_conn_t *c) {
   if (c == NULL || c->state == TCP_CONN_DEAD)
     return;
+  if (tcp_conn_in_handshake(c))
+    t->handshakes--;
   close(c->fd);
   c->fd = -1;
   c->state = TCP_CONN_DEAD;
+  t->closed_some = 1;
 }
 
 static void tcp_conns_sweep(tcp_ctx_t *t) {
+  t->closed_some = 0;
   tcp_conn_t **link = &t->conns;
   while (*link != NULL) {
     tcp_conn_t *c = *link;
@@ -280,22 +354,34 @@ static void tcp_conns_sweep(tcp_ctx_t *t) {
   }
 }
 
-static void tcp_peer_fail(tcp_ctx_t *t, int p, const char *why, int err) {
+/* Every change of a peer's state, so the count of retrying peers holds. */
+static void tcp_peer_set(tcp_ctx_t *t, tcp_peer_t *peer, int state) {
+  if (peer->state == TCP_PEER_RETRY)
+    t->retrying--;
+  if (state == TCP_PEER_RETRY)
+    t->retrying++;
+  peer->state = state;
+}
+
+/* The peer is lost for good, for cause (HC_ERR_PEER_*). */
+static void tcp_peer_fail(tcp_ctx_t *t, int p, hc_status_t cause,
+                          const char *why, int err) {
   tcp_peer_t *peer = &t->peers[p];
   if (peer->state == TCP_PEER_FAILED)
     return;
   hc_log(err == 0 ? HC_LOG_INFO : HC_LOG_WARN, "tcp", "rank %d: %s%s%s", p, why,
          err ? ": " : "", err ? strerror(err) : "");
-  tcp_conn_close(peer->out);
-  tcp_conn_close(peer->up);
+  tcp_conn_close(t, peer->out);
+  tcp_conn_close(t, peer->up);
   peer->out = NULL;
   peer->up = NULL;
-  peer->state = TCP_PEER_FAILED;
+  peer->cause = cause;
+  tcp_peer_set(t, peer, TCP_PEER_FAILED);
   /* Buffers stay allocated (progress may be parsing recvq) until fini. */
   peer->sendq.len = 0;
   peer->sendq.head = 0;
   if (t->peer_failed_cb != NULL)
-    t->peer_failed_cb(t->engine, p);
+    t->peer_failed_cb(t->engine, p, cause);
 }
 
 /* ---- address choice --------------------------------------------------- */
@@ -428,6 +514,10 @@ static void tcp_read_tunables(tcp_ctx_t *t) {
   t->sendq_max = hc_env_size("HCMPI_TCP_SENDQ", TCP_DEFAULT_SENDQ);
   size_t sb = hc_env_size("HCMPI_TCP_SOCKBUF", TCP_DEFAULT_SOCKBUF);
   t->sockbuf = sb > (size_t)1 << 30 ? 1 << 30 : (int)sb;
+  long ms = hc_env_long("HCMPI_TCP_HANDSHAKE_MS", TCP_DEFAULT_HANDSHAKE_MS);
+  t->handshake_ms = ms < TCP_MIN_HANDSHAKE_MS ? TCP_MIN_HANDSHAKE_MS : ms;
+  long hs = hc_env_long("HCMPI_TCP_HANDSHAKES", TCP_DEFAULT_HANDSHAKES);
+  t->handshakes_max = hs < 1 ? 1 : hs > (1L << 20) ? 1 << 20 : (int)hs;
 }
 
 /* ---- the job secret ---------------------------------------------------- */
@@ -604,7 +694,7 @@ static int tcp_flush(tcp_ctx_t *t, int p) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
       break;
     if (n <= 0) {
-      tcp_peer_fail(t, p, "send", n < 0 ? errno : EPIPE);
+      tcp_peer_fail(t, p, HC_ERR_PEER_DEAD, "send", n < 0 ? errno : EPIPE);
       return moved;
     }
     tcp_fifo_consume(q, (size_t)n);
@@ -615,27 +705,117 @@ static int tcp_flush(tcp_ctx_t *t, int p) {
   return moved;
 }
 
-static hc_status_t tcp_start_connect(tcp_ctx_t *t, int p) {
+/* ---- scarce descriptors, deadlines, back-offs ------------------------- */
+
+static long tcp_clock_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1 the first time this rank meets note. */
+static int tcp_first(tcp_ctx_t *t, unsigned note) {
+  if (t->noted & note)
+    return 0;
+  t->noted |= note;
+  return 1;
+}
+
+/* Errors after which the same call may work later: out of descriptors,
+ * buffers or local ports. */
+static int tcp_scarce(int err) {
+  return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM ||
+         err == EAGAIN || err == EADDRNOTAVAIL;
+}
+
+/* Which of two accepted connections in their handshake goes first: one
+ * without a HELLO before one with, then the older. */
+static int tcp_evict_before(const tcp_conn_t *a, const tcp_conn_t *b) {
+  int a_said = a->state == TCP_CONN_RESP_WAIT;
+  int b_said = b->state == TCP_CONN_RESP_WAIT;
+  if (a_said != b_said)
+    return !a_said;
+  return a->born_ms <= b->born_ms; /* conns runs newest first */
+}
+
+/* Closes the accepted connection that goes first (above); 0 when no
+ * accepted connection is in its handshake. */
+static int tcp_evict_oldest(tcp_ctx_t *t) {
+  tcp_conn_t *first = NULL;
+  for (tcp_conn_t *c = t->conns; c != NULL; c = c->next)
+    if (tcp_conn_in_handshake(c) &&
+        (first == NULL || tcp_evict_before(c, first)))
+      first = c;
+  if (first == NULL)
+    return 0;
+  tcp_conn_close(t, first);
+  return 1;
+}
+
+/* call failed with EMFILE or ENFILE.  Said once per rank on stderr
+ * whatever HCMPI_LOG is, since the job may stall on it; then an accepted
+ * connection still in its handshake gives its descriptor back.  1 when
+ * one did. */
+static int tcp_fds_exhausted(tcp_ctx_t *t, const char *call, int err) {
+  if (tcp_first(t, TCP_NOTE_FDS))
+    fprintf(stderr,
+            "hcmpi: rank %d: out of file descriptors (%s: %s); tcp closes "
+            "connections that have not authenticated and retries; raise "
+            "the limit (ulimit -n)\n",
+            t->world_rank, call, strerror(err));
+  return tcp_evict_oldest(t);
+}
+
+static long tcp_backoff_ms(tcp_peer_t *peer) {
+  int k = peer->tries < 7 ? peer->tries : 7;
+  peer->tries++;
+  long ms = (long)TCP_BACKOFF_MIN_MS << k;
+  return ms < TCP_BACKOFF_MAX_MS ? ms : TCP_BACKOFF_MAX_MS;
+}
+
+/* Our attempt on p could not start, or ended before the acceptor's
+ * verdict, while the peer may well live: the next starts in delay_ms. */
+static void tcp_retry_later(tcp_ctx_t *t, int p, long delay_ms) {
+  tcp_peer_t *peer = &t->peers[p];
+  tcp_conn_close(t, peer->out);
+  peer->out = NULL;
+  peer->retry_ms = tcp_clock_ms() + delay_ms;
+  tcp_peer_set(t, peer, TCP_PEER_RETRY);
+}
+
+/* Opens our attempt on p.  What goes wrong ends in RETRY (scarce
+ * resources) or FAILED (a refused connect: nobody listens there). */
+static void tcp_start_connect(tcp_ctx_t *t, int p) {
   tcp_peer_t *peer = &t->peers[p];
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return HC_ERR_SYSTEM;
-  tcp_tune_socket(t, fd);
-  if (connect(fd, (struct sockaddr *)&peer->addr, sizeof peer->addr) != 0 &&
-      errno != EINPROGRESS) {
-    int err = errno;
-    close(fd);
-    tcp_peer_fail(t, p, "connect", err);
-    return HC_ERR_PEER_DEAD;
+  if (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
+      tcp_fds_exhausted(t, "socket", errno))
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    tcp_tune_socket(t, fd);
+    if (connect(fd, (struct sockaddr *)&peer->addr, sizeof peer->addr) != 0 &&
+        errno != EINPROGRESS)
+      err = errno;
   }
-  peer->out =
-      tcp_conn_new(t, fd, TCP_KIND_OUT, TCP_CONN_CONNECTING, p, EPOLLOUT);
-  if (peer->out == NULL) {
-    close(fd);
-    return HC_ERR_SYSTEM;
+  if (err == 0) {
+    peer->out =
+        tcp_conn_new(t, fd, TCP_KIND_OUT, TCP_CONN_CONNECTING, p, EPOLLOUT);
+    err = peer->out == NULL ? ENOMEM : 0;
   }
-  peer->state = TCP_PEER_CONNECTING;
-  return HC_OK;
+  if (err == 0) {
+    tcp_peer_set(t, peer, TCP_PEER_CONNECTING);
+    return;
+  }
+  if (fd >= 0)
+    close(fd);
+  if (tcp_scarce(err)) {
+    hc_log(HC_LOG_DEBUG, "tcp", "rank %d: connect: %s; retrying", p,
+           strerror(err));
+    tcp_retry_later(t, p, tcp_backoff_ms(peer));
+  } else {
+    tcp_peer_fail(t, p, HC_ERR_PEER_DEAD, "connect", err);
+  }
 }
 
 /* Copies the frame (or its unsent tail, from byte skip on) into the queue. */
@@ -684,7 +864,7 @@ static ssize_t tcp_write_now(tcp_ctx_t *t, int p, const uint32_t *hdr,
       continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK)
       return 0;
-    tcp_peer_fail(t, p, "send", errno);
+    tcp_peer_fail(t, p, HC_ERR_PEER_DEAD, "send", errno);
     return -1;
   }
 }
@@ -702,22 +882,22 @@ static hc_status_t tcp_send(void *ctx, int peer_world_rank,
   if (total > t->max_packet)
     return HC_ERR_ARG;
   if (peer->state == TCP_PEER_FAILED)
-    return HC_ERR_PEER_DEAD;
+    return peer->cause;
   if (!peer->has_addr)
     return HC_ERR_STATE;
   if (peer->sendq.len >= t->sendq_max)
     return HC_ERR_AGAIN;
   if (peer->state == TCP_PEER_IDLE) {
-    hc_status_t rc = tcp_start_connect(t, p);
-    if (rc != HC_OK)
-      return rc;
+    tcp_start_connect(t, p);
+    if (peer->state == TCP_PEER_FAILED)
+      return peer->cause;
   }
   uint32_t hdr = htonl((uint32_t)total);
   ssize_t done = 0;
   if (peer->state == TCP_PEER_UP && peer->sendq.len == 0) {
     done = tcp_write_now(t, p, &hdr, iov, iovcnt);
     if (done < 0)
-      return HC_ERR_PEER_DEAD;
+      return peer->cause;
     if ((size_t)done == total + TCP_FRAME_HDR)
       return HC_OK;
   }
@@ -782,7 +962,8 @@ static int tcp_deliver(tcp_ctx_t *t, int p) {
     memcpy(&be, q->buf + q->head, sizeof be);
     size_t flen = ntohl(be);
     if (flen > t->max_packet) {
-      tcp_peer_fail(t, p, "malformed stream (frame too long)", EPROTO);
+      tcp_peer_fail(t, p, HC_ERR_PEER_CORRUPT,
+                    "malformed stream (frame too long)", EPROTO);
       break;
     }
     if (tcp_place_try(t, p, flen)) {
@@ -813,7 +994,8 @@ static int tcp_read_peer(tcp_ctx_t *t, int p) {
   while (budget > 0 && peer->state == TCP_PEER_UP) {
     /* Room for at least one whole frame, so a frame always completes. */
     if (tcp_fifo_reserve(q, t->max_packet + TCP_FRAME_HDR) != HC_OK) {
-      tcp_peer_fail(t, p, "no memory for receive buffer", ENOMEM);
+      tcp_peer_fail(t, p, HC_ERR_PEER_DEAD, "no memory for receive buffer",
+                    ENOMEM);
       break;
     }
     unsigned char *to = q->buf + q->head + q->len;
@@ -830,8 +1012,8 @@ static int tcp_read_peer(tcp_ctx_t *t, int p) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
       break;
     if (n <= 0) {
-      tcp_peer_fail(t, p, n == 0 ? "connection closed" : "recv",
-                    n == 0 ? 0 : errno);
+      tcp_peer_fail(t, p, HC_ERR_PEER_DEAD,
+                    n == 0 ? "connection closed" : "recv", n == 0 ? 0 : errno);
       break;
     }
     budget -= (size_t)n < budget ? (size_t)n : budget;
@@ -869,15 +1051,32 @@ static int tcp_read_handshake(tcp_conn_t *c, size_t want) {
 static void tcp_peer_up(tcp_ctx_t *t, int p, tcp_conn_t *c) {
   tcp_peer_t *peer = &t->peers[p];
   if (peer->out != NULL && peer->out != c)
-    tcp_conn_close(peer->out);
+    tcp_conn_close(t, peer->out);
   peer->out = NULL;
   peer->up = c;
-  peer->state = TCP_PEER_UP;
+  peer->tries = 0;
+  tcp_peer_set(t, peer, TCP_PEER_UP);
+  if (tcp_conn_in_handshake(c))
+    t->handshakes--;
   c->state = TCP_CONN_UP;
   c->peer = p;
   hc_log(HC_LOG_DEBUG, "tcp", "rank %d: connected (%s)", p,
          c->kind == TCP_KIND_OUT ? "ours" : "theirs");
   tcp_flush(t, p);
+}
+
+/* Connector: our attempt broke during set-up with err (0: closed).  The
+ * acceptor closing it before its verdict (its deadline or cap, or its
+ * death) earns another attempt, which a dead peer's listener refuses;
+ * anything else means the peer cannot be reached. */
+static void tcp_attempt_broke(tcp_ctx_t *t, tcp_conn_t *c, int err) {
+  int p = c->peer;
+  if (err == 0 || err == ECONNRESET || err == EPIPE) {
+    hc_log(HC_LOG_DEBUG, "tcp", "rank %d: closed during set-up; retrying", p);
+    tcp_retry_later(t, p, tcp_backoff_ms(&t->peers[p]));
+  } else {
+    tcp_peer_fail(t, p, HC_ERR_PEER_DEAD, "connect", err);
+  }
 }
 
 /* Connector: connect finished; check it and send the HELLO. */
@@ -900,7 +1099,7 @@ static void tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
       send(c->fd, &hello, sizeof hello, MSG_NOSIGNAL) != (ssize_t)sizeof hello)
     err = errno ? errno : EPROTO;
   if (err != 0) {
-    tcp_peer_fail(t, c->peer, "connect", err);
+    tcp_attempt_broke(t, c, err);
     return;
   }
   c->state = TCP_CONN_HELLO_SENT;
@@ -912,8 +1111,15 @@ static void tcp_on_challenge(tcp_ctx_t *t, tcp_conn_t *c) {
   int r = tcp_read_handshake(c, sizeof(tcp_challenge_t));
   if (r == 0)
     return;
+  uint32_t refuse = TCP_REPLY_REFUSE;
+  if (r < 0 && c->hs_got == sizeof refuse &&
+      memcmp(c->hs, &refuse, sizeof refuse) == 0) {
+    tcp_peer_fail(t, c->peer, HC_ERR_PEER_AUTH,
+                  "HELLO refused (another job size or hcmpi version)", EPROTO);
+    return;
+  }
   if (r < 0) {
-    tcp_peer_fail(t, c->peer, "connection refused during set-up", errno);
+    tcp_attempt_broke(t, c, errno);
     return;
   }
   tcp_challenge_t ch;
@@ -921,39 +1127,38 @@ static void tcp_on_challenge(tcp_ctx_t *t, tcp_conn_t *c) {
   memcpy(&ch, c->hs, sizeof ch);
   tcp_mac(t, 'A', c->nonce, t->world_rank, c->peer, want);
   if (!hc_bytes_equal_ct(want, ch.mac, sizeof want)) {
-    tcp_peer_fail(t, c->peer, "authentication failed (wrong job secret)", EACCES);
+    tcp_peer_fail(t, c->peer, HC_ERR_PEER_AUTH,
+                  "authentication failed (wrong job secret)", EACCES);
     return;
   }
   tcp_mac(t, 'C', ch.nonce, t->world_rank, c->peer, answer);
   if (send(c->fd, answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer) {
-    tcp_peer_fail(t, c->peer, "connect", errno ? errno : EPROTO);
+    tcp_attempt_broke(t, c, errno ? errno : EPROTO);
     return;
   }
   c->hs_got = 0;
   c->state = TCP_CONN_RESP_SENT;
 }
 
-/* Connector: ACK makes the socket the pair's; NACK means we lost a race. */
+/* Connector: ACK makes the socket the pair's; NACK means we lost a race:
+ * the peer's own connection comes instead, or ours again after the
+ * handshake deadline. */
 static void tcp_on_reply(tcp_ctx_t *t, tcp_conn_t *c) {
   int r = tcp_read_handshake(c, sizeof(uint32_t));
   if (r == 0)
     return;
   if (r < 0) {
-    tcp_peer_fail(t, c->peer, "connection refused during set-up", errno);
+    tcp_attempt_broke(t, c, errno);
     return;
   }
   uint32_t reply;
   memcpy(&reply, c->hs, sizeof reply);
-  tcp_peer_t *peer = &t->peers[c->peer];
-  if (reply == TCP_REPLY_ACK) {
+  if (reply == TCP_REPLY_ACK)
     tcp_peer_up(t, c->peer, c);
-  } else if (reply == TCP_REPLY_NACK) {
-    tcp_conn_close(c);
-    peer->out = NULL;
-    peer->state = TCP_PEER_YIELDED;
-  } else {
-    tcp_peer_fail(t, c->peer, "bad handshake reply", EPROTO);
-  }
+  else if (reply == TCP_REPLY_NACK)
+    tcp_retry_later(t, c->peer, t->handshake_ms);
+  else
+    tcp_peer_fail(t, c->peer, HC_ERR_PEER_AUTH, "bad handshake reply", EPROTO);
 }
 
 /* Acceptor: which connection of a pair carries its traffic. */
@@ -980,21 +1185,27 @@ static void tcp_on_hello(tcp_ctx_t *t, tcp_conn_t *c) {
   tcp_hello_t hello;
   memcpy(&hello, c->hs, sizeof hello);
   if (r < 0 || !tcp_hello_ok(t, &hello)) {
-    /* Not a peer of this job (or gone before it said who it is). */
-    if (r > 0)
+    /* Not a peer of this job (or gone before it said who it is).  A whole
+     * HELLO gets REFUSE, so a connector of another job size or version
+     * stops instead of retrying. */
+    if (r > 0) {
+      uint32_t refuse = TCP_REPLY_REFUSE;
       hc_log(HC_LOG_WARN, "tcp", "refused a connection with a bad HELLO");
-    tcp_conn_close(c);
+      if (send(c->fd, &refuse, sizeof refuse, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+        hc_log(HC_LOG_DEBUG, "tcp", "REFUSE: %s", strerror(errno));
+    }
+    tcp_conn_close(t, c);
     return;
   }
   tcp_challenge_t ch;
   if (tcp_random(c->nonce, sizeof c->nonce) != 0) {
-    tcp_conn_close(c);
+    tcp_conn_close(t, c);
     return;
   }
   memcpy(ch.nonce, c->nonce, sizeof ch.nonce);
   tcp_mac(t, 'A', hello.auth, hello.rank, t->world_rank, ch.mac);
   if (send(c->fd, &ch, sizeof ch, MSG_NOSIGNAL) != (ssize_t)sizeof ch) {
-    tcp_conn_close(c);
+    tcp_conn_close(t, c);
     return;
   }
   c->claimed = hello.rank;
@@ -1014,7 +1225,7 @@ static void tcp_on_response(tcp_ctx_t *t, tcp_conn_t *c) {
     if (r > 0)
       hc_log(HC_LOG_WARN, "tcp",
              "refused a connection claiming rank %d: authentication failed", p);
-    tcp_conn_close(c);
+    tcp_conn_close(t, c);
     return;
   }
   int wins = tcp_accept_wins(t, p);
@@ -1022,55 +1233,148 @@ static void tcp_on_response(tcp_ctx_t *t, tcp_conn_t *c) {
   if (send(c->fd, &reply, sizeof reply, MSG_NOSIGNAL) != (ssize_t)sizeof reply)
     wins = 0;
   if (!wins) {
-    tcp_conn_close(c);
+    tcp_conn_close(t, c);
     return;
   }
   tcp_conn_watch(t, c, EPOLLIN);
   tcp_peer_up(t, p, c);
 }
 
-static void tcp_on_listen(tcp_ctx_t *t) {
-  for (;;) {
-    int fd = accept4(t->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0 && errno == EINTR)
-      continue;
-    if (fd < 0)
-      return;
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (tcp_conn_new(t, fd, TCP_KIND_IN, TCP_CONN_HELLO_WAIT, -1, EPOLLIN) ==
-        NULL)
-      close(fd);
+/* One accepted socket joins the handshakes (closing the one that goes
+ * first when HCMPI_TCP_HANDSHAKES are waiting); its HELLO, usually there
+ * already, is read at once. */
+static void tcp_accepted(tcp_ctx_t *t, int fd) {
+  if (t->handshakes >= t->handshakes_max) {
+    if (tcp_first(t, TCP_NOTE_CAP))
+      hc_log(HC_LOG_WARN, "tcp",
+             "%d connections wait for their handshake (HCMPI_TCP_HANDSHAKES); "
+             "closing the oldest",
+             t->handshakes);
+    tcp_evict_oldest(t);
   }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  tcp_conn_t *c =
+      tcp_conn_new(t, fd, TCP_KIND_IN, TCP_CONN_HELLO_WAIT, -1, EPOLLIN);
+  if (c == NULL) {
+    close(fd);
+    return;
+  }
+  c->born_ms = tcp_clock_ms();
+  t->handshakes++;
+  tcp_on_hello(t, c);
+}
+
+/* Out of descriptors (or buffers) with none to give back: the listener
+ * rests for a back-off instead of waking every poll. */
+static void tcp_listen_pause(tcp_ctx_t *t, int err) {
+  long ms = t->listen_backoff_ms * 2;
+  ms = ms < TCP_BACKOFF_MIN_MS ? TCP_BACKOFF_MIN_MS : ms;
+  t->listen_backoff_ms = ms < TCP_BACKOFF_MAX_MS ? ms : TCP_BACKOFF_MAX_MS;
+  t->listen_resume_ms = tcp_clock_ms() + t->listen_backoff_ms;
+  t->listen_paused = 1;
+  tcp_conn_watch(t, t->listener, 0);
+  hc_log(HC_LOG_DEBUG, "tcp", "accept: %s; listener rests %ld ms",
+         strerror(err), t->listen_backoff_ms);
+}
+
+static void tcp_on_listen(tcp_ctx_t *t) {
+  for (int n = 0; n < TCP_ACCEPT_BATCH;) {
+    int fd = accept4(t->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0) {
+      t->listen_backoff_ms = 0;
+      tcp_accepted(t, fd);
+      n++;
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR || err == ECONNABORTED)
+      continue;
+    if (err == EAGAIN || err == EWOULDBLOCK)
+      return;
+    if ((err == EMFILE || err == ENFILE) && tcp_fds_exhausted(t, "accept", err))
+      continue;
+    tcp_listen_pause(t, err);
+    return;
+  }
+}
+
+/* Handshake deadlines: accepted connections past theirs are closed. */
+static void tcp_expire_handshakes(tcp_ctx_t *t, long now) {
+  for (tcp_conn_t *c = t->conns; c != NULL; c = c->next) {
+    if (!tcp_conn_in_handshake(c) || now - c->born_ms < t->handshake_ms)
+      continue;
+    if (tcp_first(t, TCP_NOTE_DEADLINE))
+      hc_log(HC_LOG_WARN, "tcp",
+             "closed a connection that did not authenticate within %ld ms "
+             "(HCMPI_TCP_HANDSHAKE_MS)",
+             t->handshake_ms);
+    tcp_conn_close(t, c);
+  }
+}
+
+static int tcp_timers_pending(const tcp_ctx_t *t) {
+  return t->handshakes > 0 || t->retrying > 0 || t->listen_paused;
+}
+
+/* Deadlines and back-offs, every TCP_TIMER_MS at most. */
+static void tcp_timers(tcp_ctx_t *t) {
+  long now = tcp_clock_ms();
+  if (now < t->next_timer_ms)
+    return;
+  t->next_timer_ms = now + TCP_TIMER_MS;
+  if (t->listen_paused && now >= t->listen_resume_ms) {
+    t->listen_paused = 0;
+    tcp_conn_watch(t, t->listener, EPOLLIN);
+  }
+  if (t->handshakes > 0)
+    tcp_expire_handshakes(t, now);
+  for (int p = 0; t->retrying > 0 && p < t->world_size; p++)
+    if (t->peers[p].state == TCP_PEER_RETRY && now >= t->peers[p].retry_ms)
+      tcp_start_connect(t, p);
+}
+
+/* The engine waits for p: our attempt opens now, so that a peer that died
+ * before sending anything is told by its refused connect. */
+static void tcp_watch(void *ctx, int p) {
+  tcp_ctx_t *t = ctx;
+  if (t == NULL || t->peers == NULL || p < 0 || p >= t->world_size ||
+      p == t->world_rank)
+    return;
+  if (t->peers[p].state == TCP_PEER_IDLE && t->peers[p].has_addr)
+    tcp_start_connect(t, p);
 }
 
 /* ---- progress / wait -------------------------------------------------- */
 
+/* Returns what moved for the engine: packets, or a connection that came
+ * up (its queue then flows).  Set-up steps alone are no progress, so that
+ * a wait stalled in them sleeps, and its watchdog looks. */
 static int tcp_dispatch(tcp_ctx_t *t, tcp_conn_t *c, uint32_t ev) {
   switch (c->state) {
   case TCP_CONN_DEAD:
     return 0;
   case TCP_CONN_CONNECTING:
     tcp_on_connected(t, c);
-    return 1;
+    return 0;
   case TCP_CONN_HELLO_SENT:
     tcp_on_challenge(t, c);
-    return 1;
+    return 0;
   case TCP_CONN_RESP_SENT:
     tcp_on_reply(t, c);
-    return 1;
+    return c->state == TCP_CONN_UP;
   case TCP_CONN_HELLO_WAIT:
     tcp_on_hello(t, c);
-    return 1;
+    return 0;
   case TCP_CONN_RESP_WAIT:
     tcp_on_response(t, c);
-    return 1;
+    return c->state == TCP_CONN_UP;
   default:
     break;
   }
   if (c == t->listener) {
     tcp_on_listen(t);
-    return 1;
+    return 0;
   }
   int moved = 0;
   if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
@@ -1089,8 +1393,12 @@ static int tcp_progress(void *ctx) {
   int moved = 0;
   for (int i = 0; i < n; i++)
     moved += tcp_dispatch(t, evs[i].data.ptr, evs[i].events);
-  if (n > 0)
+  if (tcp_timers_pending(t))
+    tcp_timers(t);
+  if (t->closed_some)
     tcp_conns_sweep(t);
+  atomic_store_explicit(&t->timers_armed, tcp_timers_pending(t),
+                        memory_order_relaxed);
   return moved;
 }
 
@@ -1098,6 +1406,10 @@ static void tcp_wait(void *ctx, int timeout_ms) {
   tcp_ctx_t *t = ctx;
   if (t == NULL || t->epfd < 0 || timeout_ms == 0)
     return;
+  /* A deadline or back-off needs a progress call to pass. */
+  if (atomic_load_explicit(&t->timers_armed, memory_order_relaxed) &&
+      (timeout_ms < 0 || timeout_ms > TCP_TIMER_WAIT_MS))
+    timeout_ms = TCP_TIMER_WAIT_MS;
   /* Level-triggered: the event stays for the next progress call. */
   struct epoll_event ev;
   epoll_wait(t->epfd, &ev, 1, timeout_ms);
@@ -1176,4 +1488,5 @@ const hc_transport_ops_t hc_transport_tcp_ops = {
     .get = hc_transport_get_not_supported,
     .wait = tcp_wait,
     .fini = tcp_fini,
+    .watch = tcp_watch,
 };

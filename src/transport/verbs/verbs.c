@@ -407,7 +407,7 @@ void hc_vb_peer_fail(vb_ctx_t *v, int p, const char *why) {
   }
   peer->ctl_tail = NULL;
   if (v->peer_failed_cb != NULL)
-    v->peer_failed_cb(v->engine, p);
+    v->peer_failed_cb(v->engine, p, HC_ERR_PEER_DEAD);
 }
 
 /* ---- sending ---------------------------------------------------------- */

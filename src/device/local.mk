@@ -1,0 +1,4 @@
+# src/device: what memory a pointer is and how to copy it; one ops table
+# per memory kind (host, acl, cuda; runtimes are dlopen()ed).
+HC_DEVICE_SOURCES = src/device/device.h src/device/device.c \
+	src/device/host.c src/device/acl.c src/device/cuda.c

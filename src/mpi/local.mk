@@ -1,0 +1,18 @@
+# src/mpi: the MPI face (argument checks, handles, error classes, PMPI_).
+HC_MPI_SOURCES = src/mpi/mpi_impl.h src/mpi/weak_alias.h src/mpi/handle.c src/mpi/handle.h \
+	src/mpi/errors.c src/mpi/errors.h src/mpi/datatype.c src/mpi/datatype.h \
+	src/mpi/errhandler.c src/mpi/comm.c src/mpi/init.c src/mpi/status.c \
+	src/mpi/request.c src/mpi/pt2pt.c src/mpi/buffer.c src/mpi/attr.c \
+	src/mpi/coll.c src/mpi/op.c src/mpi/op.h src/mpi/globals.c \
+	src/mpi/mpi_trace.c src/mpi/mpi_trace.h
+HC_MPI_SOURCES += src/mpi/coll_impl.h src/mpi/coll_ctx.c src/mpi/coll_move.c \
+	src/mpi/coll_reduce.c src/mpi/coll_check.c
+HC_MPI_SOURCES += src/mpi/group.c src/mpi/info.c
+HC_MPI_SOURCES += src/mpi/pack.c src/mpi/typebuild.c src/mpi/typemap.c src/mpi/xfer.c
+# Collectives and non-contiguous datatypes on device buffers.
+HC_MPI_SOURCES += src/mpi/devstage.c src/mpi/devstage.h
+# Process topologies: communicator attributes of the face.
+HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
+# User error classes, generalized requests, MPI_Alloc_mem (issue 15).
+HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
+	src/mpi/external32.c

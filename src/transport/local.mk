@@ -1,0 +1,17 @@
+# src/transport: how bytes reach a peer; one folder per transport.
+HC_TRANSPORT_SOURCES = src/transport/transport.h src/transport/transport.c
+HC_TRANSPORT_SOURCES += src/transport/self/self.c
+HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_ring.c \
+	src/transport/shm/shm_ring.h src/transport/shm/shm_pool.c \
+	src/transport/shm/shm_pool.h src/transport/shm/shm_layout.c \
+	src/transport/shm/shm_layout.h
+HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
+	src/transport/tcp/tcp_ip.h
+# verbs: RC queue pairs over libibverbs, dlopen()ed at init.  It compiles
+# only where infiniband/verbs.h exists (libibverbs-dev); elsewhere the
+# transport reports that it was built without verbs.
+HC_TRANSPORT_SOURCES += src/transport/verbs/verbs.c src/transport/verbs/verbs.h \
+	src/transport/verbs/regcache.c src/transport/verbs/regcache.h \
+	src/transport/verbs/conn.c src/transport/verbs/devmem.c \
+	src/transport/verbs/verbs_impl.h
+EXTRA_DIST += docs/verbs.md

@@ -1,0 +1,59 @@
+/*
+ * Where the parts of a node's shared segment lie (shm.c describes what they
+ * do): the header, one slot per local rank, the pair rings, the pools.  A
+ * module of its own so that a unit test checks that no two parts overlap.
+ */
+#ifndef HC_SHM_LAYOUT_H
+#define HC_SHM_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/shm/shm_ring.h" /* HC_SHM_RING_ALIGN */
+
+/* At offset 0, written by local rank 0 before any other rank maps the
+ * segment; magic last. */
+struct hc_shm_seg_hdr {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t local_size;
+  uint64_t seg_size;
+  uint64_t ring_offset;
+  uint64_t ring_bytes;
+  uint64_t pool_offset;
+  uint64_t pool_bytes;
+  uint64_t cell_size; /* pool cell payload: the largest packet */
+  uint32_t ncells;    /* cells per pool */
+  uint32_t ring_slots;
+};
+
+/* One per local rank, a cache line each, from HC_SHM_SLOTS_OFFSET. */
+struct hc_shm_slot {
+  _Alignas(HC_SHM_RING_ALIGN) _Atomic int32_t pid;
+  _Atomic uint32_t doorbell; /* futex word, bumped by wakers */
+  /* Threads of the owner in (or entering) FUTEX_WAIT: a count, since an
+   * async progress thread may sleep beside the application thread. */
+  _Atomic uint32_t sleeping;
+};
+
+/* The first cache line after the header. */
+#define HC_SHM_SLOTS_OFFSET                                                    \
+  ((sizeof(struct hc_shm_seg_hdr) + HC_SHM_RING_ALIGN - 1) /                   \
+   HC_SHM_RING_ALIGN * HC_SHM_RING_ALIGN)
+
+typedef struct hc_shm_layout {
+  size_t ring_offset; /* local_size x (local_size - 1) rings */
+  size_t ring_bytes;
+  size_t pool_offset; /* local_size pools */
+  size_t pool_bytes;
+  size_t seg_size;
+} hc_shm_layout_t;
+
+/* Places the rings (ring_bytes each) and pools (pool_bytes each) of n local
+ * ranks after the header and the slots, each area page aligned; fills
+ * *out.  Sizes that do not fit a size_t give seg_size 0. */
+void hc_shm_layout_plan(int n, size_t ring_bytes, size_t pool_bytes,
+                        hc_shm_layout_t *out);
+
+#endif /* HC_SHM_LAYOUT_H */

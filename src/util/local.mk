@@ -1,0 +1,12 @@
+# src/util: helpers that two or more layers need.
+HC_UTIL_SOURCES = src/util/log.c src/util/log.h src/util/env.c src/util/env.h \
+	src/util/lock.c src/util/lock.h src/util/sha256.c src/util/sha256.h
+# The table of tunables: MPI_Init and hcmpirun refuse values out of bounds.
+HC_UTIL_SOURCES += src/util/envtable.c src/util/envtable.h
+# memhooks: callbacks told of released memory, for the verbs registration
+# cache.  The interposed munmap, mremap, madvise, mmap, shmdt, brk, sbrk
+# (exported by src/libhcmpi.map) go only into the shared libraries
+# (libhcmemhooks.la), never into executables that link libhccore.
+HC_UTIL_SOURCES += src/util/memhooks.c src/util/memhooks.h
+noinst_LTLIBRARIES += libhcmemhooks.la
+libhcmemhooks_la_SOURCES = src/util/memhooks_interpose.c

@@ -1,0 +1,4 @@
+TESTS += tests/fortran/cxx.sh
+
+# Both scripts skip (77) when the Fortran layer or MPICH's mpif90 is absent.
+TESTS += tests/fortran/fortran.sh tests/fortran/relink.sh

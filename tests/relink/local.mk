@@ -1,0 +1,26 @@
+# Tests.  Programs built against MPICH are compiled by the scripts with
+# mpicc.mpich; Debian packages are installed with apt when missing (77 when
+# that is impossible).  mpich_suite.sh runs every tests/mpi scenario on
+# MPICH-built programs (about as long as the suite itself).
+TESTS += tests/relink/libs.sh tests/relink/netpipe.sh \
+	tests/relink/mpich_suite.sh tests/relink/debian_apps.sh \
+	tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
+dist_noinst_SCRIPTS += tests/relink/libs.sh tests/relink/netpipe.sh \
+	tests/relink/mpich_suite.sh tests/relink/debian_apps.sh \
+	tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
+EXTRA_DIST += tests/relink/lib.sh tests/relink/maps_probe.c \
+	tests/relink/maps_probe.f90
+check_PROGRAMS += tests/relink/data_symbols
+tests_relink_data_symbols_SOURCES = tests/relink/data_symbols.c
+tests_relink_data_symbols_LDADD = libhcmpi.la
+tests_relink_data_symbols_LDFLAGS = $(AM_LDFLAGS) -no-install
+# MPI_Status_c2f/f2c and the F08 forms, hcmpi-built and MPICH-built.
+check_PROGRAMS += tests/relink/status_conv
+tests_relink_status_conv_SOURCES = tests/relink/status_conv.c
+tests_relink_status_conv_LDADD = libhcmpi.la
+tests_relink_status_conv_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += tests/relink/status_conv.sh tests/relink/soname.sh
+dist_noinst_SCRIPTS += tests/relink/status_conv.sh tests/relink/soname.sh
+
+TESTS += tests/relink/dropin.sh tests/relink/cmake.sh
+dist_noinst_SCRIPTS += tests/relink/dropin.sh tests/relink/cmake.sh

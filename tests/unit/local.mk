@@ -1,0 +1,113 @@
+# tests/unit: one Check suite per module, each linked with libhccore.
+if HAVE_CHECK
+HC_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+HC_UNIT_LIBS = libhccore.la $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_pmi1
+TESTS += tests/unit/check_pmi1
+tests_unit_check_pmi1_SOURCES = tests/unit/check_pmi1.c
+tests_unit_check_pmi1_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_pmi1_LDADD = libhccore.la $(CHECK_LIBS)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_shm_ring tests/unit/check_shm_pool \
+	tests/unit/check_shm tests/unit/check_self
+TESTS += tests/unit/check_shm_ring tests/unit/check_shm_pool \
+	tests/unit/check_shm tests/unit/check_self
+tests_unit_check_shm_ring_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_shm_ring_LDADD = $(HC_UNIT_LIBS)
+tests_unit_check_shm_pool_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_shm_pool_LDADD = $(HC_UNIT_LIBS)
+tests_unit_check_shm_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_shm_LDADD = $(HC_UNIT_LIBS)
+tests_unit_check_self_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_self_LDADD = $(HC_UNIT_LIBS)
+check_PROGRAMS += tests/unit/check_shm_layout
+TESTS += tests/unit/check_shm_layout
+tests_unit_check_shm_layout_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_shm_layout_LDADD = $(HC_UNIT_LIBS)
+check_PROGRAMS += tests/unit/check_match
+TESTS += tests/unit/check_match
+tests_unit_check_match_SOURCES = tests/unit/check_match.c
+tests_unit_check_match_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_match_LDADD = $(HC_UNIT_LIBS)
+check_PROGRAMS += tests/unit/check_proto
+TESTS += tests/unit/check_proto
+tests_unit_check_proto_SOURCES = tests/unit/check_proto.c
+tests_unit_check_proto_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_proto_LDADD = $(HC_UNIT_LIBS)
+endif
+
+# -- MPI face handle tables (src/mpi/handle.c)
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_handles
+TESTS += tests/unit/check_handles
+tests_unit_check_handles_SOURCES = tests/unit/check_handles.c
+tests_unit_check_handles_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_handles_LDADD = $(HC_UNIT_LIBS)
+endif
+
+# -- collectives (the schedules of src/hcomm/nbc.c, the blocking forms of
+# coll.c) against a threaded mock of the engine's locked point-to-point:
+# linked with nbc.c and coll.c alone, not with libhccore.  MPI reduction
+# ops (src/mpi/op.c): every op x type against a scalar reference.
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_coll
+TESTS += tests/unit/check_coll
+tests_unit_check_coll_SOURCES = tests/unit/check_coll.c src/hcomm/coll.c \
+	src/hcomm/coll.h src/hcomm/nbc.c src/hcomm/nbc.h src/util/env.c
+tests_unit_check_coll_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_coll_LDADD = $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_op
+TESTS += tests/unit/check_op
+tests_unit_check_op_SOURCES = tests/unit/check_op.c
+tests_unit_check_op_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_op_LDADD = $(HC_UNIT_LIBS)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_pmi2
+TESTS += tests/unit/check_pmi2
+tests_unit_check_pmi2_SOURCES = tests/unit/check_pmi2.c
+tests_unit_check_pmi2_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_pmi2_LDADD = libhccore.la $(CHECK_LIBS)
+endif
+check_PROGRAMS += tests/unit/check_pmix_abi
+TESTS += tests/unit/check_pmix_abi
+tests_unit_check_pmix_abi_SOURCES = tests/unit/check_pmix_abi.c
+tests_unit_check_pmix_abi_CPPFLAGS = $(AM_CPPFLAGS) \
+	$(shell pkg-config --cflags-only-I pmix 2>/dev/null)
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_tcp
+TESTS += tests/unit/check_tcp
+tests_unit_check_tcp_SOURCES = tests/unit/check_tcp.c
+tests_unit_check_tcp_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_tcp_LDADD = $(HC_UNIT_LIBS)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_datatype
+TESTS += tests/unit/check_datatype
+tests_unit_check_datatype_SOURCES = tests/unit/check_datatype.c
+tests_unit_check_datatype_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_datatype_LDADD = $(HC_UNIT_LIBS)
+endif
+
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_sha256
+TESTS += tests/unit/check_sha256
+tests_unit_check_sha256_SOURCES = tests/unit/check_sha256.c
+tests_unit_check_sha256_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_sha256_LDADD = $(HC_UNIT_LIBS)
+check_PROGRAMS += tests/unit/check_memhooks
+TESTS += tests/unit/check_memhooks
+tests_unit_check_memhooks_SOURCES = tests/unit/check_memhooks.c
+tests_unit_check_memhooks_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_memhooks_LDADD = libhcmemhooks.la $(HC_UNIT_LIBS)
+check_PROGRAMS += tests/unit/check_regcache
+TESTS += tests/unit/check_regcache
+tests_unit_check_regcache_SOURCES = tests/unit/check_regcache.c
+tests_unit_check_regcache_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_regcache_LDADD = libhcmemhooks.la $(HC_UNIT_LIBS)
+endif
