@@ -414,6 +414,73 @@ hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
                              const size_t *rbytes, const size_t *rdispls,
                              hcomm_comm_t *comm, hcomm_request_t **req);
 
+/* ---- persistent collectives -----------------------------------------------
+ * hcomm_X_init takes the arguments of hcomm_iX and builds the same
+ * schedule once, without starting it: *req is an inactive persistent
+ * request (hcomm_test says done).  hcomm_start runs the schedule again,
+ * with no allocation of its own, reading the buffers as they are then;
+ * it completes like any request and stays valid for the next
+ * hcomm_start.  Every rank starts its collectives on comm, persistent or
+ * not, in one order.  hcomm_request_free of an inactive one frees it; of
+ * an active one, when it completes. */
+hc_status_t hcomm_barrier_init(hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_bcast_init(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_reduce_init(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, int root,
+                              hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_allreduce_init(const void *sendbuf, void *recvbuf,
+                                 size_t count, const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_scan_init(const void *sendbuf, void *recvbuf, size_t count,
+                            const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                            hcomm_request_t **req);
+hc_status_t hcomm_exscan_init(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                              hcomm_request_t **req);
+hc_status_t hcomm_reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                                      const size_t *counts,
+                                      const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm,
+                                      hcomm_request_t **req);
+hc_status_t hcomm_gather_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                              int root, hcomm_comm_t *comm,
+                              hcomm_request_t **req);
+hc_status_t hcomm_gatherv_init(const void *sendbuf, size_t sbytes,
+                               void *recvbuf, const size_t *rbytes,
+                               const size_t *rdispls, int root,
+                               hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_scatter_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                               int root, hcomm_comm_t *comm,
+                               hcomm_request_t **req);
+hc_status_t hcomm_scatterv_init(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                size_t rbytes, int root, hcomm_comm_t *comm,
+                                hcomm_request_t **req);
+hc_status_t hcomm_allgather_init(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, hcomm_comm_t *comm,
+                                 hcomm_request_t **req);
+hc_status_t hcomm_allgatherv_init(const void *sendbuf, size_t sbytes,
+                                  void *recvbuf, const size_t *rbytes,
+                                  const size_t *rdispls, hcomm_comm_t *comm,
+                                  hcomm_request_t **req);
+hc_status_t hcomm_alltoall_init(const void *sendbuf, size_t bytes,
+                                void *recvbuf, hcomm_comm_t *comm,
+                                hcomm_request_t **req);
+hc_status_t hcomm_alltoallv_init(const void *sendbuf, const size_t *sbytes,
+                                 const size_t *sdispls, void *recvbuf,
+                                 const size_t *rbytes, const size_t *rdispls,
+                                 hcomm_comm_t *comm, hcomm_request_t **req);
+/* Starts an inactive persistent collective; HC_ERR_REQUEST when req is
+ * active or not a persistent collective. */
+hc_status_t hcomm_start(hcomm_request_t *req);
+/* Hooks of an inactive persistent collective, set once: fn(arg, status)
+ * after every run, as for hcomm_icoll_on_complete; release(arg) when the
+ * request is freed.  HC_ERR_REQUEST when req is not such a request or
+ * already has hooks. */
+hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
+                                  void (*release)(void *arg), void *arg);
+
 #ifdef __cplusplus
 }
 #endif

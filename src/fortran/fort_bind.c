@@ -72,6 +72,24 @@ void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgather__ = pmpi_allgather_
 #pragma weak PMPI_ALLGATHER = pmpi_allgather_
 
+void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                          MPI_Fint *ierr) {
+  int rc = MPI_Allgather_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                              *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgather_init_ = pmpi_allgather_init_
+#pragma weak mpi_allgather_init = pmpi_allgather_init_
+#pragma weak mpi_allgather_init__ = pmpi_allgather_init_
+#pragma weak MPI_ALLGATHER_INIT = pmpi_allgather_init_
+#pragma weak pmpi_allgather_init = pmpi_allgather_init_
+#pragma weak pmpi_allgather_init__ = pmpi_allgather_init_
+#pragma weak PMPI_ALLGATHER_INIT = pmpi_allgather_init_
+
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                       MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -87,6 +105,24 @@ void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgatherv = pmpi_allgatherv_
 #pragma weak pmpi_allgatherv__ = pmpi_allgatherv_
 #pragma weak PMPI_ALLGATHERV = pmpi_allgatherv_
+
+void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
+                           MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Fint *recvcounts, MPI_Fint *displs,
+                           MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Allgatherv_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                               hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                               *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgatherv_init_ = pmpi_allgatherv_init_
+#pragma weak mpi_allgatherv_init = pmpi_allgatherv_init_
+#pragma weak mpi_allgatherv_init__ = pmpi_allgatherv_init_
+#pragma weak MPI_ALLGATHERV_INIT = pmpi_allgatherv_init_
+#pragma weak pmpi_allgatherv_init = pmpi_allgatherv_init_
+#pragma weak pmpi_allgatherv_init__ = pmpi_allgatherv_init_
+#pragma weak PMPI_ALLGATHERV_INIT = pmpi_allgatherv_init_
 
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr) {
@@ -116,6 +152,21 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce__ = pmpi_allreduce_
 #pragma weak PMPI_ALLREDUCE = pmpi_allreduce_
 
+void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Allreduce_init(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                              *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allreduce_init_ = pmpi_allreduce_init_
+#pragma weak mpi_allreduce_init = pmpi_allreduce_init_
+#pragma weak mpi_allreduce_init__ = pmpi_allreduce_init_
+#pragma weak MPI_ALLREDUCE_INIT = pmpi_allreduce_init_
+#pragma weak pmpi_allreduce_init = pmpi_allreduce_init_
+#pragma weak pmpi_allreduce_init__ = pmpi_allreduce_init_
+#pragma weak PMPI_ALLREDUCE_INIT = pmpi_allreduce_init_
+
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *comm, MPI_Fint *ierr) {
@@ -130,6 +181,23 @@ void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall = pmpi_alltoall_
 #pragma weak pmpi_alltoall__ = pmpi_alltoall_
 #pragma weak PMPI_ALLTOALL = pmpi_alltoall_
+
+void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Alltoall_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                             hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                             *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoall_init_ = pmpi_alltoall_init_
+#pragma weak mpi_alltoall_init = pmpi_alltoall_init_
+#pragma weak mpi_alltoall_init__ = pmpi_alltoall_init_
+#pragma weak MPI_ALLTOALL_INIT = pmpi_alltoall_init_
+#pragma weak pmpi_alltoall_init = pmpi_alltoall_init_
+#pragma weak pmpi_alltoall_init__ = pmpi_alltoall_init_
+#pragma weak PMPI_ALLTOALL_INIT = pmpi_alltoall_init_
 
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -148,6 +216,24 @@ void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallv__ = pmpi_alltoallv_
 #pragma weak PMPI_ALLTOALLV = pmpi_alltoallv_
 
+void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
+                          MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Alltoallv_init(hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                              hc_f_buf(recvbuf), recvcounts, rdispls, *recvtype,
+                              *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallv_init_ = pmpi_alltoallv_init_
+#pragma weak mpi_alltoallv_init = pmpi_alltoallv_init_
+#pragma weak mpi_alltoallv_init__ = pmpi_alltoallv_init_
+#pragma weak MPI_ALLTOALLV_INIT = pmpi_alltoallv_init_
+#pragma weak pmpi_alltoallv_init = pmpi_alltoallv_init_
+#pragma weak pmpi_alltoallv_init__ = pmpi_alltoallv_init_
+#pragma weak PMPI_ALLTOALLV_INIT = pmpi_alltoallv_init_
+
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
@@ -164,6 +250,24 @@ void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallw = pmpi_alltoallw_
 #pragma weak pmpi_alltoallw__ = pmpi_alltoallw_
 #pragma weak PMPI_ALLTOALLW = pmpi_alltoallw_
+
+void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
+                          MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                          MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Alltoallw_init(hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                              hc_f_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                              *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallw_init_ = pmpi_alltoallw_init_
+#pragma weak mpi_alltoallw_init = pmpi_alltoallw_init_
+#pragma weak mpi_alltoallw_init__ = pmpi_alltoallw_init_
+#pragma weak MPI_ALLTOALLW_INIT = pmpi_alltoallw_init_
+#pragma weak pmpi_alltoallw_init = pmpi_alltoallw_init_
+#pragma weak pmpi_alltoallw_init__ = pmpi_alltoallw_init_
+#pragma weak PMPI_ALLTOALLW_INIT = pmpi_alltoallw_init_
 
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Attr_delete(*comm, *keyval);
@@ -189,6 +293,19 @@ void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) {
 #pragma weak pmpi_barrier__ = pmpi_barrier_
 #pragma weak PMPI_BARRIER = pmpi_barrier_
 
+void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Barrier_init(*comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_barrier_init_ = pmpi_barrier_init_
+#pragma weak mpi_barrier_init = pmpi_barrier_init_
+#pragma weak mpi_barrier_init__ = pmpi_barrier_init_
+#pragma weak MPI_BARRIER_INIT = pmpi_barrier_init_
+#pragma weak pmpi_barrier_init = pmpi_barrier_init_
+#pragma weak pmpi_barrier_init__ = pmpi_barrier_init_
+#pragma weak PMPI_BARRIER_INIT = pmpi_barrier_init_
+
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Bcast(hc_f_buf(buffer), *count, *datatype, *root, *comm);
@@ -201,6 +318,21 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast = pmpi_bcast_
 #pragma weak pmpi_bcast__ = pmpi_bcast_
 #pragma weak PMPI_BCAST = pmpi_bcast_
+
+void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                      MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Bcast_init(hc_f_buf(buffer), *count, *datatype, *root, *comm,
+                          *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bcast_init_ = pmpi_bcast_init_
+#pragma weak mpi_bcast_init = pmpi_bcast_init_
+#pragma weak mpi_bcast_init__ = pmpi_bcast_init_
+#pragma weak MPI_BCAST_INIT = pmpi_bcast_init_
+#pragma weak pmpi_bcast_init = pmpi_bcast_init_
+#pragma weak pmpi_bcast_init__ = pmpi_bcast_init_
+#pragma weak PMPI_BCAST_INIT = pmpi_bcast_init_
 
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -894,6 +1026,21 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan__ = pmpi_exscan_
 #pragma weak PMPI_EXSCAN = pmpi_exscan_
 
+void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Exscan_init(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                           *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_exscan_init_ = pmpi_exscan_init_
+#pragma weak mpi_exscan_init = pmpi_exscan_init_
+#pragma weak mpi_exscan_init__ = pmpi_exscan_init_
+#pragma weak MPI_EXSCAN_INIT = pmpi_exscan_init_
+#pragma weak pmpi_exscan_init = pmpi_exscan_init_
+#pragma weak pmpi_exscan_init__ = pmpi_exscan_init_
+#pragma weak PMPI_EXSCAN_INIT = pmpi_exscan_init_
+
 void pmpi_finalize_(MPI_Fint *ierr) {
   int rc = MPI_Finalize();
   hc_f_err(ierr, rc);
@@ -949,6 +1096,23 @@ void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather__ = pmpi_gather_
 #pragma weak PMPI_GATHER = pmpi_gather_
 
+void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Gather_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                           hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                           *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gather_init_ = pmpi_gather_init_
+#pragma weak mpi_gather_init = pmpi_gather_init_
+#pragma weak mpi_gather_init__ = pmpi_gather_init_
+#pragma weak MPI_GATHER_INIT = pmpi_gather_init_
+#pragma weak pmpi_gather_init = pmpi_gather_init_
+#pragma weak pmpi_gather_init__ = pmpi_gather_init_
+#pragma weak PMPI_GATHER_INIT = pmpi_gather_init_
+
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -965,6 +1129,23 @@ void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv = pmpi_gatherv_
 #pragma weak pmpi_gatherv__ = pmpi_gatherv_
 #pragma weak PMPI_GATHERV = pmpi_gatherv_
+
+void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                        MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                        MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Gatherv_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                            hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                            *root, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gatherv_init_ = pmpi_gatherv_init_
+#pragma weak mpi_gatherv_init = pmpi_gatherv_init_
+#pragma weak mpi_gatherv_init__ = pmpi_gatherv_init_
+#pragma weak MPI_GATHERV_INIT = pmpi_gatherv_init_
+#pragma weak pmpi_gatherv_init = pmpi_gatherv_init_
+#pragma weak pmpi_gatherv_init__ = pmpi_gatherv_init_
+#pragma weak PMPI_GATHERV_INIT = pmpi_gatherv_init_
 
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(hc_f_buf(location), address);
@@ -2176,6 +2357,22 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce__ = pmpi_reduce_
 #pragma weak PMPI_REDUCE = pmpi_reduce_
 
+void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Reduce_init(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                           *datatype, *op, *root, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_init_ = pmpi_reduce_init_
+#pragma weak mpi_reduce_init = pmpi_reduce_init_
+#pragma weak mpi_reduce_init__ = pmpi_reduce_init_
+#pragma weak MPI_REDUCE_INIT = pmpi_reduce_init_
+#pragma weak pmpi_reduce_init = pmpi_reduce_init_
+#pragma weak pmpi_reduce_init__ = pmpi_reduce_init_
+#pragma weak PMPI_REDUCE_INIT = pmpi_reduce_init_
+
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Reduce_local(hc_f_buf(inbuf), hc_f_buf(inoutbuf), *count,
@@ -2219,6 +2416,41 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block = pmpi_reduce_scatter_block_
 #pragma weak pmpi_reduce_scatter_block__ = pmpi_reduce_scatter_block_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK = pmpi_reduce_scatter_block_
+
+void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
+                                     MPI_Fint *recvcount, MPI_Fint *datatype,
+                                     MPI_Fint *op, MPI_Fint *comm,
+                                     MPI_Fint *info, MPI_Fint *request,
+                                     MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_block_init(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                         *recvcount, *datatype, *op, *comm,
+                                         *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_block_init_ = pmpi_reduce_scatter_block_init_
+#pragma weak mpi_reduce_scatter_block_init = pmpi_reduce_scatter_block_init_
+#pragma weak mpi_reduce_scatter_block_init__ = pmpi_reduce_scatter_block_init_
+#pragma weak MPI_REDUCE_SCATTER_BLOCK_INIT = pmpi_reduce_scatter_block_init_
+#pragma weak pmpi_reduce_scatter_block_init = pmpi_reduce_scatter_block_init_
+#pragma weak pmpi_reduce_scatter_block_init__ = pmpi_reduce_scatter_block_init_
+#pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT = pmpi_reduce_scatter_block_init_
+
+void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *datatype,
+                               MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  int rc =
+      MPI_Reduce_scatter_init(hc_f_buf(sendbuf), hc_f_buf(recvbuf), recvcounts,
+                              *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_init_ = pmpi_reduce_scatter_init_
+#pragma weak mpi_reduce_scatter_init = pmpi_reduce_scatter_init_
+#pragma weak mpi_reduce_scatter_init__ = pmpi_reduce_scatter_init_
+#pragma weak MPI_REDUCE_SCATTER_INIT = pmpi_reduce_scatter_init_
+#pragma weak pmpi_reduce_scatter_init = pmpi_reduce_scatter_init_
+#pragma weak pmpi_reduce_scatter_init__ = pmpi_reduce_scatter_init_
+#pragma weak PMPI_REDUCE_SCATTER_INIT = pmpi_reduce_scatter_init_
 
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Request_free(request);
@@ -2292,6 +2524,21 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan__ = pmpi_scan_
 #pragma weak PMPI_SCAN = pmpi_scan_
 
+void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scan_init(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                         *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scan_init_ = pmpi_scan_init_
+#pragma weak mpi_scan_init = pmpi_scan_init_
+#pragma weak mpi_scan_init__ = pmpi_scan_init_
+#pragma weak MPI_SCAN_INIT = pmpi_scan_init_
+#pragma weak pmpi_scan_init = pmpi_scan_init_
+#pragma weak pmpi_scan_init__ = pmpi_scan_init_
+#pragma weak PMPI_SCAN_INIT = pmpi_scan_init_
+
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -2306,6 +2553,23 @@ void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter = pmpi_scatter_
 #pragma weak pmpi_scatter__ = pmpi_scatter_
 #pragma weak PMPI_SCATTER = pmpi_scatter_
+
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scatter_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                            hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                            *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatter_init_ = pmpi_scatter_init_
+#pragma weak mpi_scatter_init = pmpi_scatter_init_
+#pragma weak mpi_scatter_init__ = pmpi_scatter_init_
+#pragma weak MPI_SCATTER_INIT = pmpi_scatter_init_
+#pragma weak pmpi_scatter_init = pmpi_scatter_init_
+#pragma weak pmpi_scatter_init__ = pmpi_scatter_init_
+#pragma weak PMPI_SCATTER_INIT = pmpi_scatter_init_
 
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -2322,6 +2586,23 @@ void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv = pmpi_scatterv_
 #pragma weak pmpi_scatterv__ = pmpi_scatterv_
 #pragma weak PMPI_SCATTERV = pmpi_scatterv_
+
+void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
+                         MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scatterv_init(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                             hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                             *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatterv_init_ = pmpi_scatterv_init_
+#pragma weak mpi_scatterv_init = pmpi_scatterv_init_
+#pragma weak mpi_scatterv_init__ = pmpi_scatterv_init_
+#pragma weak MPI_SCATTERV_INIT = pmpi_scatterv_init_
+#pragma weak pmpi_scatterv_init = pmpi_scatterv_init_
+#pragma weak pmpi_scatterv_init__ = pmpi_scatterv_init_
+#pragma weak PMPI_SCATTERV_INIT = pmpi_scatterv_init_
 
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {

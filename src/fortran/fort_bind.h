@@ -13,29 +13,61 @@ void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                          MPI_Fint *ierr);
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                       MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
+                           MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Fint *recvcounts, MPI_Fint *displs,
+                           MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr);
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                      MPI_Fint *ierr);
+void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                         MPI_Fint *ierr);
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
                      MPI_Fint *ierr);
+void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
+                          MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
                      MPI_Fint *ierr);
+void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
+                          MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                          MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr);
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                        MPI_Fint *ierr);
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                      MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
@@ -133,16 +165,27 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen,
 void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                   MPI_Fint *ierr);
+void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_finalize_(MPI_Fint *ierr);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_free_mem_(void *base, MPI_Fint *ierr);
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                    MPI_Fint *ierr);
+void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                        MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                        MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr);
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr);
@@ -336,6 +379,10 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                   MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                       MPI_Fint *ierr);
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr);
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
@@ -344,6 +391,15 @@ void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
                                 MPI_Fint *recvcount, MPI_Fint *datatype,
                                 MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
+                                     MPI_Fint *recvcount, MPI_Fint *datatype,
+                                     MPI_Fint *op, MPI_Fint *comm,
+                                     MPI_Fint *info, MPI_Fint *request,
+                                     MPI_Fint *ierr);
+void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *datatype,
+                               MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+                               MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
                               MPI_Fint *status, MPI_Fint *ierr);
@@ -355,13 +411,24 @@ void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                 MPI_Fint *ierr);
+void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                        MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                     MPI_Fint *ierr);
+void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
+                         MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,

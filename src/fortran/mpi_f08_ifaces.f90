@@ -55,6 +55,23 @@ subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvt
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, ierror)
   import
@@ -69,6 +86,24 @@ subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
@@ -93,6 +128,21 @@ subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
   import
   implicit none
@@ -105,6 +155,23 @@ subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
@@ -124,6 +191,25 @@ subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvco
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, ierror)
   import
@@ -141,10 +227,37 @@ subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvc
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Barrier(comm, ierror)
   import
   implicit none
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Barrier_init(comm, info, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
@@ -156,6 +269,19 @@ subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
   type(MPI_Datatype) :: datatype
   integer :: root
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
@@ -620,6 +746,21 @@ subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Finalize(ierror)
   import
   implicit none
@@ -654,6 +795,24 @@ subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
     comm, ierror)
   import
@@ -669,6 +828,25 @@ subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Get_address(location, address, ierror)
@@ -1554,6 +1732,22 @@ subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
   import
   implicit none
@@ -1590,6 +1784,38 @@ subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, c
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Request_free(request, ierror)
@@ -1644,6 +1870,21 @@ subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror)
   import
@@ -1658,6 +1899,24 @@ subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtyp
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -1675,6 +1934,25 @@ subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcoun
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)

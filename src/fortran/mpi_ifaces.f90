@@ -43,6 +43,22 @@ subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvt
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: recvtype
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, ierror)
   implicit none
@@ -56,6 +72,23 @@ subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   integer :: displs(*)
   integer :: recvtype
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  integer :: recvtype
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
@@ -78,6 +111,20 @@ subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  integer :: datatype
+  integer :: op
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -89,6 +136,22 @@ subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
   integer :: recvcount
   integer :: recvtype
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: recvtype
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
@@ -107,6 +170,24 @@ subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvco
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  integer :: recvtype
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, ierror)
   implicit none
@@ -121,6 +202,24 @@ subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvc
   integer :: rdispls(*)
   integer :: recvtypes(*)
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  integer :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  integer :: recvtypes(*)
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Attr_delete(comm, keyval, ierror)
@@ -149,6 +248,13 @@ subroutine MPI_Barrier(comm, ierror)
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Barrier_init(comm, info, request, ierror)
+  implicit none
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -157,6 +263,18 @@ subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
   integer :: datatype
   integer :: root
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  integer :: datatype
+  integer :: root
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
@@ -567,6 +685,20 @@ subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  integer :: datatype
+  integer :: op
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Finalize(ierror)
   implicit none
   integer :: ierror
@@ -597,6 +729,23 @@ subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: recvtype
+  integer :: root
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
     comm, ierror)
   implicit none
@@ -611,6 +760,24 @@ subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs
   integer :: recvtype
   integer :: root
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  integer :: recvtype
+  integer :: root
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Get_address(location, address, ierror)
@@ -1424,6 +1591,21 @@ subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  integer :: datatype
+  integer :: op
+  integer :: root
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -1457,6 +1639,36 @@ subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, c
   integer :: datatype
   integer :: op
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: datatype
+  integer :: op
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+    ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: datatype
+  integer :: op
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Request_free(request, ierror)
@@ -1506,6 +1718,20 @@ subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   integer :: comm
   integer :: ierror
 end subroutine
+subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  integer :: datatype
+  integer :: op
+  integer :: comm
+  integer :: info
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror)
   implicit none
@@ -1519,6 +1745,23 @@ subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtyp
   integer :: recvtype
   integer :: root
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: recvtype
+  integer :: root
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -1535,6 +1778,24 @@ subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcoun
   integer :: recvtype
   integer :: root
   integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  integer :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  integer :: recvtype
+  integer :: root
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)

@@ -9,16 +9,40 @@
 
 #include <stddef.h>
 
-/* Messages above this many bytes are broadcast by scatter + ring allgather
- * (van de Geijn) instead of a binomial tree. */
+/* The defaults of the thresholds below (HCMPI_COLL_* override them). */
 #define HC_COLL_BCAST_LARGE ((size_t)512 * 1024)
-/* Allreduces of more bytes than this use a ring reduce-scatter + allgather
- * (commutative ops) or reduce + bcast (non-commutative ones). */
 #define HC_COLL_ALLREDUCE_LARGE ((size_t)64 * 1024)
-/* Allgathers whose total result exceeds this use the ring. */
 #define HC_COLL_ALLGATHER_LARGE ((size_t)256 * 1024)
-/* Gathers on communicators up to this size post every receive at the root. */
+#define HC_COLL_ALLTOALL_LINEAR ((size_t)32 * 1024)
+#define HC_COLL_ALLTOALL_BRUCK ((size_t)256)
 #define HC_COLL_GATHER_LINEAR_MAX 4
+
+/* Where the algorithm choices switch; the same on every rank (a mismatch
+ * would pair different schedules), so only the environment sets them. */
+typedef struct hc_coll_tuning {
+  /* Messages above this many bytes are broadcast by scatter + ring
+   * allgather (van de Geijn) instead of a binomial tree. */
+  size_t bcast_large;
+  /* Allreduces of more bytes than this use a reduce-scatter + allgather
+   * (commutative ops: Rabenseifner on power-of-two sizes, else the ring)
+   * or reduce + bcast (non-commutative ones). */
+  size_t allreduce_large;
+  /* Allgathers whose total result exceeds this use the ring. */
+  size_t allgather_large;
+  /* Alltoalls whose largest block is at most this post every message at
+   * once; larger ones exchange pairwise, one partner per round. */
+  size_t alltoall_linear;
+  /* Alltoalls of equal blocks of at most this many bytes on more than 4
+   * ranks use Bruck's algorithm (log p rounds). */
+  size_t alltoall_bruck;
+  /* Gathers and scatters on communicators up to this size post every
+   * message at the root; larger ones use a binomial tree. */
+  int gather_linear_max;
+} hc_coll_tuning_t;
+
+extern hc_coll_tuning_t hc_coll_tuning;
+/* Reads HCMPI_COLL_* (engine init). */
+void hc_coll_tuning_load(void);
 
 enum hc_coll_alg {
   HC_COLL_ALG_TRIVIAL = 0, /* one rank or nothing to move: local copy only */
@@ -27,7 +51,10 @@ enum hc_coll_alg {
   HC_COLL_ALG_RECURSIVE_DOUBLING,
   HC_COLL_ALG_RING,
   HC_COLL_ALG_REDUCE_BCAST,
-  HC_COLL_ALG_LINEAR
+  HC_COLL_ALG_LINEAR,
+  HC_COLL_ALG_RABENSEIFNER, /* reduce-scatter by halving + allgather */
+  HC_COLL_ALG_PAIRWISE,
+  HC_COLL_ALG_BRUCK
 };
 
 /* Block i of n equal-as-possible blocks of total units: the first total % n
@@ -46,5 +73,8 @@ enum hc_coll_alg hc_coll_allreduce_alg(size_t count, size_t elem_size,
                                        int commutative, int size);
 enum hc_coll_alg hc_coll_gather_alg(size_t bytes, int size);
 enum hc_coll_alg hc_coll_allgather_alg(size_t bytes, int size);
+/* most: the largest block in bytes; equal: every block is most bytes (the
+ * regular form; Bruck only then). */
+enum hc_coll_alg hc_coll_alltoall_alg(size_t most, int size, int equal);
 
 #endif /* HC_COLL_H */

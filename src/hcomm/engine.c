@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
@@ -508,6 +509,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.spin = hc_env_long("HCMPI_SPIN", 2000);
   hc_engine.wait_ms = (int)hc_env_long("HCMPI_WAIT_MS", 20);
   hc_engine.hang_timeout = (double)hc_env_long("HCMPI_HANG_TIMEOUT", 0);
+  hc_coll_tuning_load();
   hc_status_t rc = engine_start();
   engine_forget_secret();
   if (rc != HC_OK) {

@@ -54,16 +54,18 @@ typedef struct nbc_sched {
   void *done_arg;
   void (*cleanup_fn)(void *arg); /* hc_nbc_set_cleanup */
   void *cleanup_arg;
-  int yield; /* hc_nbc_yield: stop after this round until the next pass */
+  int yield;      /* hc_nbc_yield: stop after this round until the next pass */
+  int persistent; /* hcomm_*_init: kept after a run, replayed by hcomm_start */
 } nbc_sched_t;
+
+/* What the builder of a collective does with the schedule it built. */
+enum nbc_mode {
+  NBC_START, /* start it now: hcomm_i* */
+  NBC_PLAN   /* keep it inactive for hcomm_start: hcomm_*_init */
+};
 
 static nbc_sched_t *nbc_active;
 int hc_nbc_nactive;
-
-/* Below these a collective is latency-bound: all messages of an alltoall at
- * once, a linear scatter/gather without tree hops. */
-#define NBC_ALLTOALL_LINEAR_BYTES ((size_t)32 * 1024)
-#define NBC_LINEAR_MAX_SIZE 4
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -265,12 +267,15 @@ static int nbc_advance(nbc_sched_t *s) {
   }
 }
 
+/* A persistent schedule stays with its request (freed with it, through
+ * hc_nbc_plan_free); any other ends here. */
 static void nbc_complete(nbc_sched_t *s) {
   hcomm_request_t *req = s->req;
   hc_status_t error = s->error;
   if (s->done_fn != NULL)
     s->done_fn(s->done_arg, error); /* before anyone can see req done */
-  nbc_free(s);
+  if (!s->persistent)
+    nbc_free(s);
   req->status.source = HCOMM_ANY_SOURCE;
   req->status.tag = HCOMM_ANY_TAG;
   req->status.bytes = 0;
@@ -295,26 +300,34 @@ int hc_nbc_progress_locked(void) {
   return moved;
 }
 
-/* Takes s (frees it on failure); *req is the collective's request. */
-static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
-  hc_engine_lock();
-  hc_status_t rc = hc_engine_check();
-  if (rc == HC_OK)
-    rc = s->error;
-  if (rc == HC_OK)
-    rc = nbc_size_reqs(s);
+/* With the lock held: the request that s completes, or NULL (s freed, *rc
+ * set) when s failed to build or memory ran out. */
+static hcomm_request_t *nbc_bind(nbc_sched_t *s, hc_status_t *rc) {
   hcomm_request_t *r = NULL;
-  if (rc == HC_OK && (r = hc_request_alloc(HC_REQ_USER)) == NULL)
-    rc = HC_ERR_NOMEM;
-  if (rc != HC_OK) {
-    hc_engine_unlock();
+  *rc = hc_engine_check();
+  if (*rc == HC_OK)
+    *rc = s->error;
+  if (*rc == HC_OK)
+    *rc = nbc_size_reqs(s);
+  if (*rc == HC_OK && (r = hc_request_alloc(HC_REQ_USER)) == NULL)
+    *rc = HC_ERR_NOMEM;
+  if (*rc != HC_OK) {
     nbc_free(s);
-    return rc;
+    return NULL;
   }
   r->comm = s->comm;
-  hc_comm_op_begin(s->comm);
   s->req = r;
+  return r;
+}
+
+/* With the lock held: runs s from its first step under the communicator's
+ * next collective tag (every rank starts its collectives in one order). */
+static void nbc_run(nbc_sched_t *s) {
+  hc_comm_op_begin(s->comm);
   s->tag = HC_NBC_TAG_BASE + (int)(s->comm->coll_seq++ % HC_NBC_SEQS);
+  s->pos = 0;
+  s->nreqs = 0;
+  s->error = HC_OK;
   if (nbc_advance(s) == 2) {
     nbc_complete(s);
   } else {
@@ -322,9 +335,81 @@ static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
     nbc_active = s;
     hc_nbc_nactive++;
   }
+}
+
+/* Takes s (frees it on failure); *req is the collective's request. */
+static hc_status_t nbc_start(nbc_sched_t *s, hcomm_request_t **req) {
+  hc_status_t rc;
+  hc_engine_lock();
+  hcomm_request_t *r = nbc_bind(s, &rc);
+  if (r != NULL)
+    nbc_run(s);
   hc_engine_unlock();
-  *req = r;
-  return HC_OK;
+  if (r != NULL)
+    *req = r;
+  return rc;
+}
+
+/* Takes s (frees it on failure); *req is an inactive persistent request
+ * that owns s from now on: complete (done) until hcomm_start. */
+static hc_status_t nbc_plan(nbc_sched_t *s, hcomm_request_t **req) {
+  hc_status_t rc;
+  hc_engine_lock();
+  hcomm_request_t *r = nbc_bind(s, &rc);
+  if (r != NULL) {
+    s->persistent = 1;
+    r->plan = s;
+    r->status.source = HCOMM_ANY_SOURCE;
+    r->status.tag = HCOMM_ANY_TAG;
+    atomic_store(&r->done, 1);
+  }
+  hc_engine_unlock();
+  if (r != NULL)
+    *req = r;
+  return rc;
+}
+
+static hc_status_t nbc_launch(nbc_sched_t *s, hcomm_request_t **req,
+                              enum nbc_mode mode) {
+  return mode == NBC_PLAN ? nbc_plan(s, req) : nbc_start(s, req);
+}
+
+hc_status_t hcomm_start(hcomm_request_t *req) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = hc_engine_check();
+  nbc_sched_t *s = req->plan;
+  if (rc == HC_OK && (s == NULL || !atomic_load(&req->done) || req->user_freed))
+    rc = HC_ERR_REQUEST;
+  if (rc == HC_OK) {
+    req->status.error = HC_OK;
+    atomic_store(&req->done, 0);
+    nbc_run(s);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+void hc_nbc_plan_free(hc_nbc_sched_t *s) { nbc_free(s); }
+
+hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
+                                  void (*release)(void *arg), void *arg) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  nbc_sched_t *s = req->plan;
+  hc_status_t rc = HC_OK;
+  if (s == NULL || !atomic_load(&req->done) || s->done_fn != NULL)
+    rc = HC_ERR_REQUEST;
+  if (rc == HC_OK) {
+    s->done_fn = fn;
+    s->done_arg = arg;
+    s->cleanup_fn = release;
+    s->cleanup_arg = arg;
+  }
+  hc_engine_unlock();
+  return rc;
 }
 
 hc_status_t hcomm_icoll_on_complete(hcomm_request_t *req, hcomm_coll_done_fn fn,
@@ -429,6 +514,15 @@ static int nbc_virtual(int rank, int base, int size) {
   return (rank - base + size) % size;
 }
 
+/* dst = the size blocks of bytes of src from block first on, wrapping
+ * round: block i of dst is block (first + i) % size of src. */
+static void nbc_rotate(nbc_sched_t *s, const char *src, char *dst, size_t bytes,
+                       int first) {
+  size_t head = (size_t)(s->size - first) * bytes;
+  nbc_copy(s, src + (size_t)first * bytes, dst, head);
+  nbc_copy(s, src, dst + head, (size_t)first * bytes);
+}
+
 /* The binomial parent of virtual rank v is v minus its lowest set bit;
  * at the root that bit is the smallest power of two >= size. */
 static int nbc_lowbit(int v, int size) {
@@ -451,7 +545,8 @@ static void nbc_build_barrier(nbc_sched_t *s) {
   }
 }
 
-hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_barrier(hcomm_comm_t *comm, hcomm_request_t **req,
+                                    enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK)
@@ -459,7 +554,7 @@ hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
   if (rc != HC_OK)
     return rc;
   nbc_build_barrier(s);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- bcast --------------------------------------------------------------- */
@@ -520,8 +615,9 @@ static void nbc_build_bcast(nbc_sched_t *s, void *buf, size_t bytes, int root) {
   }
 }
 
-hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
-                         hcomm_request_t **req) {
+static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
+                                  hcomm_comm_t *comm, hcomm_request_t **req,
+                                  enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && buf == NULL && bytes > 0)
@@ -531,7 +627,7 @@ hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
   if (rc != HC_OK)
     return rc;
   nbc_build_bcast(s, buf, bytes, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- reduce -------------------------------------------------------------- */
@@ -588,9 +684,10 @@ static void nbc_build_reduce(nbc_sched_t *s, const void *mine, void *out,
   }
 }
 
-hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
-                          const hcomm_reduce_op_t *op, int root,
-                          hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_reduce(const void *sendbuf, void *recvbuf,
+                                   size_t count, const hcomm_reduce_op_t *op,
+                                   int root, hcomm_comm_t *comm,
+                                   hcomm_request_t **req, enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK)
@@ -604,38 +701,61 @@ hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   if (count > 0)
     nbc_build_reduce(s, mine, recvbuf, count, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- allreduce ----------------------------------------------------------- */
 
-/* Recursive doubling with a fold-in for non-powers of two: among the first
- * 2*rem ranks each even rank hands its data to the odd rank above and gets
- * the result back at the end; survivors swap ordered, adjacent ranges, the
- * lower range first in each combination, so rank order holds. */
-static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count) {
+/* Fold-in for a non-power-of-two size (rem = size - pof2): among the first
+ * 2*rem ranks each even rank hands its vector to the odd rank above (the
+ * lower rank first in the combination, so rank order holds) and gets the
+ * result back at the end (nbc_fold_out).  Returns the rank's number among
+ * the pof2 survivors, -1 for one that sat out. */
+static int nbc_fold_in(nbc_sched_t *s, void *buf, void *tmp, size_t count,
+                       int rem) {
   size_t bytes = count * s->op.elem_size;
-  int rank = s->rank, pof2 = hc_coll_pof2_floor(s->size);
-  int rem = s->size - pof2, newrank = rank - rem;
-  void *tmp = nbc_tmp(s, bytes), *acc = buf;
-  if (tmp == NULL)
-    return;
-  if (rank < 2 * rem && rank % 2 == 0) {
+  int rank = s->rank;
+  if (rank >= 2 * rem)
+    return rank - rem;
+  if (rank % 2 == 0) {
     nbc_send(s, buf, bytes, rank + 1);
     nbc_round(s);
     nbc_recv(s, buf, bytes, rank + 1);
     nbc_round(s);
-    return;
+    return -1;
   }
-  if (rank < 2 * rem) {
-    nbc_recv(s, tmp, bytes, rank - 1);
+  nbc_recv(s, tmp, bytes, rank - 1);
+  nbc_round(s);
+  nbc_reduce(s, tmp, buf, count);
+  return rank / 2;
+}
+
+static void nbc_fold_out(nbc_sched_t *s, void *buf, size_t bytes, int rem) {
+  if (s->rank < 2 * rem && s->rank % 2 == 1) {
+    nbc_send(s, buf, bytes, s->rank - 1);
     nbc_round(s);
-    nbc_reduce(s, tmp, buf, count);
-    newrank = rank / 2;
   }
+}
+
+/* The rank of survivor number v after the fold-in. */
+static int nbc_survivor(int v, int rem) {
+  return v < rem ? 2 * v + 1 : v + rem;
+}
+
+/* Recursive doubling after the fold-in: survivors swap ordered, adjacent
+ * ranges, the lower range first in each combination, so rank order
+ * holds. */
+static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count) {
+  size_t bytes = count * s->op.elem_size;
+  int pof2 = hc_coll_pof2_floor(s->size), rem = s->size - pof2;
+  void *tmp = nbc_tmp(s, bytes), *acc = buf;
+  if (tmp == NULL)
+    return;
+  int newrank = nbc_fold_in(s, buf, tmp, count, rem);
+  if (newrank < 0)
+    return;
   for (int mask = 1; mask < pof2; mask <<= 1) {
-    int pnew = newrank ^ mask;
-    int peer = pnew < rem ? 2 * pnew + 1 : pnew + rem;
+    int pnew = newrank ^ mask, peer = nbc_survivor(pnew, rem);
     nbc_recv(s, tmp, bytes, peer);
     nbc_send(s, acc, bytes, peer);
     nbc_round(s);
@@ -649,8 +769,48 @@ static void nbc_build_allreduce_rd(nbc_sched_t *s, void *buf, size_t count) {
     }
   }
   nbc_copy(s, acc, buf, bytes);
-  if (rank < 2 * rem) {
-    nbc_send(s, buf, bytes, rank - 1);
+  nbc_fold_out(s, buf, bytes, rem);
+}
+
+/* Elements [*off, *off + *len) of blocks [first, first + n) of the pof2
+ * near-equal blocks of count elements. */
+static void nbc_blocks(size_t count, int pof2, int first, int n, size_t *off,
+                       size_t *len) {
+  size_t last_off, last_len;
+  hc_coll_block(count, pof2, first, off, len);
+  hc_coll_block(count, pof2, first + n - 1, &last_off, &last_len);
+  *len = last_off + last_len - *off;
+}
+
+/* Rabenseifner on a power-of-two size p: a reduce-scatter by recursive
+ * halving (each round keeps the half of its share that its bit names and
+ * sends the partner the other half) leaves rank v with block v combined;
+ * an allgather by recursive doubling retraces the halving.  2 log p
+ * rounds, 2(p-1)/p of the vector per rank.  Halves combine out of rank
+ * order: commutative ops only. */
+static void nbc_build_allreduce_rsag(nbc_sched_t *s, char *buf, size_t count) {
+  size_t es = s->op.elem_size, off, len, poff, plen;
+  int p = s->size, v = s->rank, first = 0;
+  char *tmp = nbc_tmp(s, (count / 2 + (size_t)p) * es); /* a kept half */
+  if (tmp == NULL)
+    return;
+  for (int n = p / 2; n >= 1; n /= 2) {
+    int peer = v ^ n;
+    int keep = (v & n) ? first + n : first, give = (v & n) ? first : first + n;
+    nbc_blocks(count, p, keep, n, &off, &len);
+    nbc_blocks(count, p, give, n, &poff, &plen);
+    nbc_recv(s, tmp, len * es, peer);
+    nbc_send(s, buf + poff * es, plen * es, peer);
+    nbc_round(s);
+    nbc_reduce(s, tmp, buf + off * es, len);
+    first = keep;
+  }
+  for (int n = 1; n < p; n <<= 1) {
+    int peer = v ^ n;
+    nbc_blocks(count, p, v & ~(n - 1), n, &off, &len);
+    nbc_blocks(count, p, peer & ~(n - 1), n, &poff, &plen);
+    nbc_recv(s, buf + poff * es, plen * es, peer);
+    nbc_send(s, buf + off * es, len * es, peer);
     nbc_round(s);
   }
 }
@@ -681,9 +841,10 @@ static void nbc_build_allreduce_ring(nbc_sched_t *s, char *b, size_t count) {
   }
 }
 
-hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
-                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
-                             hcomm_request_t **req) {
+static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
+                                      size_t count, const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm, hcomm_request_t **req,
+                                      enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_op(comm, op, req);
   if (rc == HC_OK)
@@ -700,6 +861,9 @@ hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
   case HC_COLL_ALG_RING:
     nbc_build_allreduce_ring(s, recvbuf, count);
     break;
+  case HC_COLL_ALG_RABENSEIFNER:
+    nbc_build_allreduce_rsag(s, recvbuf, count);
+    break;
   case HC_COLL_ALG_REDUCE_BCAST:
     nbc_build_reduce(s, recvbuf, recvbuf, count, 0);
     nbc_build_bcast(s, recvbuf, bytes, 0);
@@ -707,7 +871,7 @@ hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
   default:
     nbc_build_allreduce_rd(s, recvbuf, count);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- scan / exscan ------------------------------------------------------- */
@@ -753,7 +917,8 @@ static void nbc_build_scan(nbc_sched_t *s, const void *mine, void *out,
 
 static hc_status_t nbc_scan(const void *sendbuf, void *recvbuf, size_t count,
                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
-                            hcomm_request_t **req, int exclusive) {
+                            hcomm_request_t **req, int exclusive,
+                            enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_op(comm, op, req);
   if (rc == HC_OK)
@@ -763,19 +928,19 @@ static hc_status_t nbc_scan(const void *sendbuf, void *recvbuf, size_t count,
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   if (count > 0)
     nbc_build_scan(s, mine, recvbuf, count, exclusive);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 hc_status_t hcomm_iscan(const void *sendbuf, void *recvbuf, size_t count,
                         const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
                         hcomm_request_t **req) {
-  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 0);
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 0, NBC_START);
 }
 
 hc_status_t hcomm_iexscan(const void *sendbuf, void *recvbuf, size_t count,
                           const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
                           hcomm_request_t **req) {
-  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1);
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1, NBC_START);
 }
 
 /* ---- gather -------------------------------------------------------------- */
@@ -833,8 +998,9 @@ static void nbc_build_gather_binomial(nbc_sched_t *s, const void *mine,
   }
 }
 
-hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
-                          int root, hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_gather(const void *sendbuf, size_t bytes,
+                                   void *recvbuf, int root, hcomm_comm_t *comm,
+                                   hcomm_request_t **req, enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -845,7 +1011,7 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
     return rc;
   int size = comm->size;
   char *own = (char *)recvbuf + (size_t)comm->rank * bytes;
-  if (size > NBC_LINEAR_MAX_SIZE && bytes > 0) {
+  if (hc_coll_gather_alg(bytes, size) == HC_COLL_ALG_BINOMIAL) {
     nbc_build_gather_binomial(s, sendbuf == HCOMM_IN_PLACE ? own : sendbuf,
                               bytes, recvbuf, root);
   } else {
@@ -853,13 +1019,14 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
     if (arr != NULL)
       nbc_build_gatherv(s, sendbuf, bytes, recvbuf, arr, arr + size, root);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
-                           const size_t *rbytes, const size_t *rdispls,
-                           int root, hcomm_comm_t *comm,
-                           hcomm_request_t **req) {
+static hc_status_t nbc_coll_gatherv(const void *sendbuf, size_t sbytes,
+                                    void *recvbuf, const size_t *rbytes,
+                                    const size_t *rdispls, int root,
+                                    hcomm_comm_t *comm, hcomm_request_t **req,
+                                    enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -871,7 +1038,7 @@ hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   nbc_build_gatherv(s, sendbuf, sbytes, recvbuf, rbytes, rdispls, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- scatter ------------------------------------------------------------- */
@@ -904,9 +1071,7 @@ static void nbc_build_scatter_binomial(nbc_sched_t *s, const char *sendbuf,
     char *rot = nbc_tmp(s, (size_t)size * bytes);
     if (rot == NULL)
       return;
-    size_t head = (size_t)(size - root) * bytes;
-    nbc_copy(s, sendbuf + (size_t)root * bytes, rot, head);
-    nbc_copy(s, sendbuf, rot + head, (size_t)root * bytes);
+    nbc_rotate(s, sendbuf, rot, bytes, root);
     col = rot;
   } else if (v != 0) {
     char *in = extent == 1 ? recvbuf : nbc_tmp(s, (size_t)extent * bytes);
@@ -928,9 +1093,9 @@ static void nbc_build_scatter_binomial(nbc_sched_t *s, const char *sendbuf,
     nbc_copy(s, col, recvbuf, bytes);
 }
 
-hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
-                           int root, hcomm_comm_t *comm,
-                           hcomm_request_t **req) {
+static hc_status_t nbc_coll_scatter(const void *sendbuf, size_t bytes,
+                                    void *recvbuf, int root, hcomm_comm_t *comm,
+                                    hcomm_request_t **req, enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -940,20 +1105,21 @@ hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
-  if (size > NBC_LINEAR_MAX_SIZE && bytes > 0) {
+  if (hc_coll_gather_alg(bytes, size) == HC_COLL_ALG_BINOMIAL) {
     nbc_build_scatter_binomial(s, sendbuf, bytes, recvbuf, root);
   } else {
     size_t *arr = nbc_even_blocks(s, bytes);
     if (arr != NULL)
       nbc_build_scatterv(s, sendbuf, arr, arr + size, recvbuf, bytes, root);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
-                            const size_t *sdispls, void *recvbuf, size_t rbytes,
-                            int root, hcomm_comm_t *comm,
-                            hcomm_request_t **req) {
+static hc_status_t nbc_coll_scatterv(const void *sendbuf, const size_t *sbytes,
+                                     const size_t *sdispls, void *recvbuf,
+                                     size_t rbytes, int root,
+                                     hcomm_comm_t *comm, hcomm_request_t **req,
+                                     enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_root(comm, root, req);
   if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
@@ -965,7 +1131,7 @@ hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
   if (rc != HC_OK)
     return rc;
   nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, root);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- allgather ----------------------------------------------------------- */
@@ -999,8 +1165,10 @@ static void nbc_build_allgather_rd(nbc_sched_t *s, char *recvbuf,
   }
 }
 
-hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
-                             hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_allgather(const void *sendbuf, size_t bytes,
+                                      void *recvbuf, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK)
@@ -1019,12 +1187,15 @@ hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
     if (arr != NULL)
       nbc_build_allgatherv_ring(s, recvbuf, arr, arr + size);
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
-                              const size_t *rbytes, const size_t *rdispls,
-                              hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_allgatherv(const void *sendbuf, size_t sbytes,
+                                       void *recvbuf, const size_t *rbytes,
+                                       const size_t *rdispls,
+                                       hcomm_comm_t *comm,
+                                       hcomm_request_t **req,
+                                       enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK && (rbytes == NULL || rdispls == NULL))
@@ -1038,15 +1209,14 @@ hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
     nbc_copy(s, sendbuf, own, sbytes);
   if (comm->size > 1)
     nbc_build_allgatherv_ring(s, recvbuf, rbytes, rdispls);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- alltoall ------------------------------------------------------------ */
 
 /*
- * Small blocks: every message in flight at once (latency-bound, one round).
- * Large: pairwise exchange, one partner per round (rank +- i), which keeps
- * a bounded number of rendezvous transfers in flight per rank.
+ * Linear (hc_coll_alltoall_alg): every message in flight at once in one
+ * round; pairwise: one partner per round (rank +- i).
  */
 static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
                                 const size_t *sbytes, const size_t *sdispls,
@@ -1064,13 +1234,13 @@ static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
     char *copy = nbc_tmp(s, span);
     if (copy == NULL)
       return;
-    memcpy(copy, recvbuf, span); /* at start: the buffer is the input now */
+    nbc_copy(s, recvbuf, copy, span); /* first step: the input of this run */
     sendbuf = copy;
     sbytes = rbytes;
     sdispls = rdispls;
   }
   nbc_copy(s, sendbuf + sdispls[rank], recvbuf + rdispls[rank], sbytes[rank]);
-  int linear = most <= NBC_ALLTOALL_LINEAR_BYTES;
+  int linear = hc_coll_alltoall_alg(most, size, 0) != HC_COLL_ALG_PAIRWISE;
   for (int i = 1; i < size; i++) {
     int to = (rank + i) % size, from = (rank - i + size) % size;
     nbc_recv(s, recvbuf + rdispls[from], rbytes[from], from);
@@ -1081,10 +1251,12 @@ static void nbc_build_alltoallv(nbc_sched_t *s, const char *sendbuf,
   nbc_round(s);
 }
 
-hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
-                             const size_t *sdispls, void *recvbuf,
-                             const size_t *rbytes, const size_t *rdispls,
-                             hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_alltoallv(const void *sendbuf, const size_t *sbytes,
+                                      const size_t *sdispls, void *recvbuf,
+                                      const size_t *rbytes,
+                                      const size_t *rdispls, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK &&
@@ -1096,11 +1268,46 @@ hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
   if (rc != HC_OK)
     return rc;
   nbc_build_alltoallv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
-hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
-                            hcomm_comm_t *comm, hcomm_request_t **req) {
+/* Bruck, for small blocks on many ranks: log p rounds instead of p - 1
+ * messages.  The blocks are rotated so that block i is bound for rank
+ * rank + i; round k sends every block whose index has bit k set to rank + k
+ * (packed into one message) and takes the same positions from rank - k;
+ * after the last round block i came from rank - i.  Reads all of in before
+ * writing out, so in may be out (in place). */
+static void nbc_build_alltoall_bruck(nbc_sched_t *s, const char *in,
+                                     size_t bytes, char *out) {
+  int size = s->size, rank = s->rank, half = (size + 1) / 2;
+  char *rot = nbc_tmp(s, (size_t)size * bytes);
+  char *pack = nbc_tmp(s, (size_t)half * bytes);
+  char *got = nbc_tmp(s, (size_t)half * bytes);
+  if (got == NULL)
+    return;
+  nbc_rotate(s, in, rot, bytes, rank);
+  for (int k = 1; k < size; k <<= 1) {
+    size_t n = 0;
+    for (int i = 1; i < size; i++)
+      if (i & k)
+        nbc_copy(s, rot + (size_t)i * bytes, pack + n++ * bytes, bytes);
+    nbc_recv(s, got, n * bytes, (rank - k + size) % size);
+    nbc_send(s, pack, n * bytes, (rank + k) % size);
+    nbc_round(s);
+    n = 0;
+    for (int i = 1; i < size; i++)
+      if (i & k)
+        nbc_copy(s, got + n++ * bytes, rot + (size_t)i * bytes, bytes);
+  }
+  for (int i = 0; i < size; i++)
+    nbc_copy(s, rot + (size_t)i * bytes,
+             out + (size_t)((rank - i + size) % size) * bytes, bytes);
+}
+
+static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
+                                     void *recvbuf, hcomm_comm_t *comm,
+                                     hcomm_request_t **req,
+                                     enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check(comm, req);
   if (rc == HC_OK)
@@ -1108,10 +1315,13 @@ hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
-  size_t *arr = nbc_even_blocks(s, bytes);
-  if (arr != NULL)
+  size_t *arr = NULL;
+  if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
+    nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
+                             bytes, recvbuf);
+  else if ((arr = nbc_even_blocks(s, bytes)) != NULL)
     nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
 }
 
 /* ---- reduce_scatter ------------------------------------------------------ */
@@ -1142,10 +1352,12 @@ static void nbc_build_reduce_scatter_ring(nbc_sched_t *s, const void *mine,
   nbc_copy(s, acc + displs[rank] * es, recvbuf, counts[rank] * es);
 }
 
-hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
-                                  const size_t *counts,
-                                  const hcomm_reduce_op_t *op,
-                                  hcomm_comm_t *comm, hcomm_request_t **req) {
+static hc_status_t nbc_coll_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                           const size_t *counts,
+                                           const hcomm_reduce_op_t *op,
+                                           hcomm_comm_t *comm,
+                                           hcomm_request_t **req,
+                                           enum nbc_mode mode) {
   nbc_sched_t *s;
   hc_status_t rc = nbc_check_op(comm, op, req);
   if (rc == HC_OK && counts == NULL)
@@ -1158,7 +1370,7 @@ hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
   size_t es = op->elem_size, total = 0;
   size_t *arr = nbc_tmp(s, 3 * (size_t)size * sizeof(size_t));
   if (arr == NULL)
-    return nbc_start(s, req); /* reports the failure */
+    return nbc_launch(s, req, mode); /* reports the failure */
   for (int r = 0; r < size; r++) {
     arr[r] = counts[r];
     arr[size + r] = total; /* element displacement */
@@ -1184,5 +1396,188 @@ hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
                          counts[comm->rank] * es, 0);
     }
   }
-  return nbc_start(s, req);
+  return nbc_launch(s, req, mode);
+}
+
+/* ---- the public forms: started now (hcomm_i*) or kept (hcomm_*_init) ---- */
+
+hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_barrier(comm, req, NBC_START);
+}
+
+hc_status_t hcomm_barrier_init(hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_barrier(comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
+                         hcomm_request_t **req) {
+  return nbc_coll_bcast(buf, bytes, root, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_bcast_init(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_bcast(buf, bytes, root, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *op, int root,
+                          hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_reduce(sendbuf, recvbuf, count, op, root, comm, req,
+                         NBC_START);
+}
+
+hc_status_t hcomm_reduce_init(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, int root,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_reduce(sendbuf, recvbuf, count, op, root, comm, req,
+                         NBC_PLAN);
+}
+
+hc_status_t hcomm_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                             hcomm_request_t **req) {
+  return nbc_coll_allreduce(sendbuf, recvbuf, count, op, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_allreduce_init(const void *sendbuf, void *recvbuf,
+                                 size_t count, const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allreduce(sendbuf, recvbuf, count, op, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
+                          int root, hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_gather(sendbuf, bytes, recvbuf, root, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_gather_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                              int root, hcomm_comm_t *comm,
+                              hcomm_request_t **req) {
+  return nbc_coll_gather(sendbuf, bytes, recvbuf, root, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                           const size_t *rbytes, const size_t *rdispls,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  return nbc_coll_gatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, root, comm,
+                          req, NBC_START);
+}
+
+hc_status_t hcomm_gatherv_init(const void *sendbuf, size_t sbytes,
+                               void *recvbuf, const size_t *rbytes,
+                               const size_t *rdispls, int root,
+                               hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_gatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, root, comm,
+                          req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  return nbc_coll_scatter(sendbuf, bytes, recvbuf, root, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_scatter_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                               int root, hcomm_comm_t *comm,
+                               hcomm_request_t **req) {
+  return nbc_coll_scatter(sendbuf, bytes, recvbuf, root, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
+                            const size_t *sdispls, void *recvbuf, size_t rbytes,
+                            int root, hcomm_comm_t *comm,
+                            hcomm_request_t **req) {
+  return nbc_coll_scatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                           comm, req, NBC_START);
+}
+
+hc_status_t hcomm_scatterv_init(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                size_t rbytes, int root, hcomm_comm_t *comm,
+                                hcomm_request_t **req) {
+  return nbc_coll_scatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                           comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allgather(sendbuf, bytes, recvbuf, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_allgather_init(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, hcomm_comm_t *comm,
+                                 hcomm_request_t **req) {
+  return nbc_coll_allgather(sendbuf, bytes, recvbuf, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                              const size_t *rbytes, const size_t *rdispls,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm,
+                             req, NBC_START);
+}
+
+hc_status_t hcomm_allgatherv_init(const void *sendbuf, size_t sbytes,
+                                  void *recvbuf, const size_t *rbytes,
+                                  const size_t *rdispls, hcomm_comm_t *comm,
+                                  hcomm_request_t **req) {
+  return nbc_coll_allgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm,
+                             req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                             const size_t *sdispls, void *recvbuf,
+                             const size_t *rbytes, const size_t *rdispls,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                            comm, req, NBC_START);
+}
+
+hc_status_t hcomm_alltoallv_init(const void *sendbuf, const size_t *sbytes,
+                                 const size_t *sdispls, void *recvbuf,
+                                 const size_t *rbytes, const size_t *rdispls,
+                                 hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                            comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
+                            hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoall(sendbuf, bytes, recvbuf, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_alltoall_init(const void *sendbuf, size_t bytes,
+                                void *recvbuf, hcomm_comm_t *comm,
+                                hcomm_request_t **req) {
+  return nbc_coll_alltoall(sendbuf, bytes, recvbuf, comm, req, NBC_PLAN);
+}
+
+hc_status_t hcomm_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                  const size_t *counts,
+                                  const hcomm_reduce_op_t *op,
+                                  hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_reduce_scatter(sendbuf, recvbuf, counts, op, comm, req,
+                                 NBC_START);
+}
+
+hc_status_t hcomm_reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                                      const size_t *counts,
+                                      const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm,
+                                      hcomm_request_t **req) {
+  return nbc_coll_reduce_scatter(sendbuf, recvbuf, counts, op, comm, req,
+                                 NBC_PLAN);
+}
+
+hc_status_t hcomm_scan_init(const void *sendbuf, void *recvbuf, size_t count,
+                            const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                            hcomm_request_t **req) {
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 0, NBC_PLAN);
+}
+
+hc_status_t hcomm_exscan_init(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
+                              hcomm_request_t **req) {
+  return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1, NBC_PLAN);
 }

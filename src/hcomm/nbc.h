@@ -10,10 +10,10 @@
 #define HC_NBC_H
 
 /* Tags of schedules: NBC_TAG_BASE + (sequence number of the collective on
- * its communicator modulo HC_NBC_SEQS).  Below HC_COLL_TAG_ENGINE_BASE and
- * above the blocking collectives' tags of coll.c, so neither can match the
- * other; collectives outstanding at once on one communicator differ in
- * tag (fewer than HC_NBC_SEQS of them). */
+ * its communicator modulo HC_NBC_SEQS).  Below HC_COLL_TAG_ENGINE_BASE, so
+ * the engine's own collectives never match them; collectives outstanding
+ * at once on one communicator differ in tag (fewer than HC_NBC_SEQS of
+ * them).  Blocking, non-blocking and persistent collectives share them. */
 #define HC_NBC_TAG_BASE 0x10000
 #define HC_NBC_SEQS 0x100000
 
@@ -51,5 +51,8 @@ void hc_nbc_yield(hc_nbc_sched_t *s);
 void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error);
 /* Takes s (frees it on failure) and starts it; *req completes at its end. */
 hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req);
+/* Frees a persistent collective's schedule (hc_request_release of its
+ * request, which is complete or never started). */
+void hc_nbc_plan_free(hc_nbc_sched_t *s);
 
 #endif /* HC_NBC_H */

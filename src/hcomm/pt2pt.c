@@ -232,23 +232,6 @@ hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
   return rc;
 }
 
-hc_status_t hc_coll_isend(const void *buf, size_t bytes, int dest, int tag,
-                          hcomm_comm_t *comm, hcomm_request_t **req) {
-  hc_engine_lock();
-  hc_status_t rc =
-      hc_isend_locked(buf, bytes, dest, tag, comm, HCOMM_SEND_STANDARD, 1, req);
-  hc_engine_unlock();
-  return rc;
-}
-
-hc_status_t hc_coll_irecv(void *buf, size_t bytes, int source, int tag,
-                          hcomm_comm_t *comm, hcomm_request_t **req) {
-  hc_engine_lock();
-  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 1, req);
-  hc_engine_unlock();
-  return rc;
-}
-
 static void pt2pt_probe_status(const hcomm_message_t *msg,
                                const hcomm_comm_t *comm,
                                hcomm_status_t *status) {

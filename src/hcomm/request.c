@@ -6,6 +6,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
+#include "hcomm/nbc.h"
 
 /* Slabs keep 10,000 outstanding requests cheap: one malloc per slab and an
  * O(1) freelist pop per request. */
@@ -76,6 +77,9 @@ void hc_request_release(hcomm_request_t *req) {
     hc_devpath_release(req);
   free(req->acc_buf); /* accessor eager send (proto.c) */
   req->acc_buf = NULL;
+  if (req->plan != NULL) /* a persistent collective's schedule (nbc.c) */
+    hc_nbc_plan_free(req->plan);
+  req->plan = NULL;
   req->released = 1;
   req->generation++;
   req->next = request_pool.freelist;

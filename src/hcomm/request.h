@@ -64,6 +64,9 @@ struct hcomm_request {
   hc_status_t join_error;
   void (*join_done_fn)(void *arg);
   void *join_arg;
+  /* Persistent collectives (hcomm_*_init): the schedule replayed by
+   * hcomm_start, freed at release; NULL for every other request. */
+  struct nbc_sched *plan;
 };
 
 /* A zeroed, active request of kind, or NULL when memory ran out. */

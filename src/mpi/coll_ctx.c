@@ -13,6 +13,11 @@
  * the collective succeeds.  The face itself never dereferences such a
  * buffer: non-contiguous types are packed from, or unpacked into, a host
  * copy of the blocks' true extent.
+ *
+ * Persistent collectives (MPI_*_init) keep the state for the request's
+ * life: what a call would pack or copy in at once is recorded as a load
+ * job instead, and the loads run at every MPI_Start, the unpack jobs at
+ * every completion.
  */
 #include "mpi/coll_impl.h"
 
@@ -32,11 +37,18 @@ typedef struct coll_job {
   hcomm_mem_info_t dev;
 } coll_job_t;
 
+/* A list of jobs: unpacks after completion, loads before a start. */
+typedef struct coll_jobs {
+  coll_job_t *job;
+  int n, cap;
+} coll_jobs_t;
+
 struct hc_mpi_coll {
   void **tmps;
   int ntmps, tmpcap;
-  coll_job_t *jobs;
-  int njobs, jobcap;
+  coll_jobs_t jobs;  /* from the views into the user's buffers */
+  coll_jobs_t loads; /* persistent: from the user's buffers into the views */
+  int persistent;
   hc_status_t err; /* a device copy that failed while staging */
   /* A reduction's op and datatype, held until the collective completes so
    * MPI_Op_free / MPI_Type_free meanwhile free nothing in use. */
@@ -44,23 +56,31 @@ struct hc_mpi_coll {
   int holds_red;
 };
 
-hc_mpi_coll_t *hc_mpi_coll_new(void) {
-  return calloc(1, sizeof(hc_mpi_coll_t));
+hc_mpi_coll_t *hc_mpi_coll_new_mode(int persistent) {
+  hc_mpi_coll_t *cx = calloc(1, sizeof(hc_mpi_coll_t));
+  if (cx != NULL)
+    cx->persistent = persistent;
+  return cx;
 }
+
+hc_mpi_coll_t *hc_mpi_coll_new(void) { return hc_mpi_coll_new_mode(0); }
 
 void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
   if (cx == NULL)
     return;
   for (int i = 0; i < cx->ntmps; i++)
     free(cx->tmps[i]);
-  for (int i = 0; i < cx->njobs; i++)
-    hc_mpi_type_release(cx->jobs[i].type);
+  for (int i = 0; i < cx->jobs.n; i++)
+    hc_mpi_type_release(cx->jobs.job[i].type);
+  for (int i = 0; i < cx->loads.n; i++)
+    hc_mpi_type_release(cx->loads.job[i].type);
   if (cx->holds_red) {
     hc_mpi_op_release(&cx->red.op);
     hc_mpi_type_release(cx->red.type);
   }
   free(cx->tmps);
-  free(cx->jobs);
+  free(cx->jobs.job);
+  free(cx->loads.job);
   free(cx);
 }
 
@@ -79,19 +99,19 @@ void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes) {
   return p;
 }
 
-static int coll_job_add(hc_mpi_coll_t *cx, const coll_job_t *job) {
-  if (cx->njobs == cx->jobcap) {
-    int cap = cx->jobcap ? 2 * cx->jobcap : 8;
-    coll_job_t *j = realloc(cx->jobs, (size_t)cap * sizeof *j);
+static int coll_job_add(coll_jobs_t *list, const coll_job_t *job) {
+  if (list->n == list->cap) {
+    int cap = list->cap ? 2 * list->cap : 8;
+    coll_job_t *j = realloc(list->job, (size_t)cap * sizeof *j);
     if (j == NULL)
       return -1;
-    cx->jobs = j;
-    cx->jobcap = cap;
+    list->job = j;
+    list->cap = cap;
   }
-  cx->jobs[cx->njobs] = *job;
-  if (job->type != NULL) /* unpacked at completion, after any Type_free */
-    cx->jobs[cx->njobs].type = hc_mpi_type_retain(job->type);
-  cx->njobs++;
+  list->job[list->n] = *job;
+  if (job->type != NULL) /* used at completion or restart, after any Type_free */
+    list->job[list->n].type = hc_mpi_type_retain(job->type);
+  list->n++;
   return 0;
 }
 
@@ -137,15 +157,32 @@ static int coll_copy(hc_mpi_coll_t *cx, void *dst,
   return coll_failed(cx, rc);
 }
 
+/* A load job: packs count elements of type at from (host or device memory
+ * as dev says) into the host view to; type NULL: copies count bytes. */
+static int coll_load_run(hc_mpi_coll_t *cx, const coll_job_t *j) {
+  hcomm_mem_info_t host = {HCOMM_MEM_HOST, -1, 0, 0};
+  if (j->type == NULL)
+    return coll_copy(cx, j->to, &host, j->from, &j->dev, (size_t)j->count);
+  if (j->dev.kind != HCOMM_MEM_HOST)
+    return coll_failed(
+        cx, hc_mpi_dev_pack(j->type, j->from, &j->dev, j->count, j->to));
+  hc_mpi_type_pack(j->type, j->from, j->count, j->to);
+  return 0;
+}
+
+/* Runs a load now, or keeps it for every start of a persistent one. */
+static int coll_load(hc_mpi_coll_t *cx, const coll_job_t *j) {
+  if (cx->persistent)
+    return coll_job_add(&cx->loads, j);
+  return coll_load_run(cx, j);
+}
+
 /* Packs block b of buf (host or device memory) into out. */
 static int coll_pack_block(hc_mpi_coll_t *cx, const void *buf,
                            const hcomm_mem_info_t *info,
                            const hc_mpi_coll_block_t *b, char *out) {
-  const char *user = (const char *)buf + b->disp;
-  if (info->kind != HCOMM_MEM_HOST)
-    return coll_failed(cx, hc_mpi_dev_pack(b->type, user, info, b->count, out));
-  hc_mpi_type_pack(b->type, user, b->count, out);
-  return 0;
+  coll_job_t job = {b->type, (const char *)buf + b->disp, b->count, out, *info};
+  return coll_load(cx, &job);
 }
 
 const void *hc_mpi_coll_send_view(hc_mpi_coll_t *cx, const void *buf, int n,
@@ -182,7 +219,7 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                       info};
     if (load && coll_pack_block(cx, buf, &info, &blocks[i], view + offs[i]))
       return NULL;
-    if (coll_job_add(cx, &job) != 0)
+    if (coll_job_add(&cx->jobs, &job) != 0)
       return NULL;
   }
   return view;
@@ -191,14 +228,14 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
 int hc_mpi_coll_stage(hc_mpi_coll_t *cx, void **buf, size_t bytes, size_t load,
                       size_t back) {
   hcomm_mem_info_t info = {HCOMM_MEM_HOST, -1, 0, 0};
-  hcomm_mem_info_t host = {HCOMM_MEM_HOST, -1, 0, 0};
   if (!hc_mpi_dev_classify(*buf, &info))
     return 0;
   char *view = hc_mpi_coll_tmp(cx, bytes);
-  if (view == NULL || coll_copy(cx, view, &host, *buf, &info, load) != 0)
+  coll_job_t in = {NULL, *buf, (MPI_Count)load, view, info};
+  if (view == NULL || (load > 0 && coll_load(cx, &in) != 0))
     return -1;
   coll_job_t job = {NULL, view, (MPI_Count)back, *buf, info};
-  if (back > 0 && coll_job_add(cx, &job) != 0)
+  if (back > 0 && coll_job_add(&cx->jobs, &job) != 0)
     return -1;
   *buf = view;
   return 0;
@@ -251,8 +288,8 @@ int hc_mpi_coll_red_stage(hc_mpi_coll_t *cx, const hc_mpi_red_t *red,
 static hc_status_t coll_unpack_all(hc_mpi_coll_t *cx) {
   hcomm_mem_info_t host = {HCOMM_MEM_HOST, -1, 0, 0};
   int bad = 0;
-  for (int i = 0; i < cx->njobs; i++) {
-    const coll_job_t *j = &cx->jobs[i];
+  for (int i = 0; i < cx->jobs.n; i++) {
+    const coll_job_t *j = &cx->jobs.job[i];
     if (j->dev.kind == HCOMM_MEM_HOST)
       hc_mpi_type_unpack(j->type, j->from, j->count, j->to);
     else if (j->type == NULL)
@@ -271,6 +308,47 @@ static void coll_done_cb(void *arg, hc_status_t status) {
   if (status == HC_OK)
     (void)coll_unpack_all(cx); /* a failure was logged; nowhere to report */
   hc_mpi_coll_free(cx);
+}
+
+/* ---- persistent collectives ---------------------------------------------- */
+
+/* After every run of a persistent collective (engine lock held). */
+static void coll_run_done_cb(void *arg, hc_status_t status) {
+  if (status == HC_OK)
+    (void)coll_unpack_all(arg); /* a failure was logged; nowhere to report */
+}
+
+static void coll_release_cb(void *arg) { hc_mpi_coll_free(arg); }
+
+/* *request: an inactive persistent request that owns eng, and through the
+ * engine's release hook, cx. */
+static int coll_persistent_wrap(const char *fn, hc_mpi_comm_t *c,
+                                hc_mpi_coll_t *cx, hcomm_request_t *eng,
+                                MPI_Request *request) {
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PERSISTENT, c);
+  if (r == NULL || hcomm_coll_init_hooks(eng, coll_run_done_cb, coll_release_cb,
+                                         cx) != HC_OK) {
+    if (r != NULL)
+      hc_mpi_request_destroy(r);
+    hcomm_request_free(eng);
+    hc_mpi_coll_free(cx);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  r->engine = eng;
+  r->coll = cx;
+  r->active = 0;
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
+  hc_mpi_coll_t *cx = r->coll;
+  int bad = 0;
+  for (int i = 0; i < cx->loads.n; i++)
+    bad |= coll_load_run(cx, &cx->loads.job[i]);
+  hc_status_t st = bad ? cx->err : hcomm_start(r->engine);
+  r->active = st == HC_OK;
+  return hc_mpi_raise_status(r->comm, fn, st);
 }
 
 hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {
@@ -292,7 +370,9 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
     hcomm_request_free(eng);
     return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
   }
-  if (cx->njobs == 0 && cx->ntmps == 0 && !cx->holds_red)
+  if (cx->persistent)
+    return coll_persistent_wrap(fn, c, cx, eng, request);
+  if (cx->jobs.n == 0 && cx->ntmps == 0 && !cx->holds_red)
     hc_mpi_coll_free(cx);
   else if (hcomm_icoll_on_complete(eng, coll_done_cb, cx) != HC_OK)
     hc_mpi_coll_free(cx); /* cannot happen for a fresh collective */
@@ -328,6 +408,13 @@ int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
       rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %d", what,
                         i, counts[i]);
   return rc;
+}
+
+int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info) {
+  if (info == MPI_INFO_NULL || hc_mpi_info_get(info) != NULL)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(hc_mpi_comm_get(comm), fn, MPI_ERR_INFO,
+                      "invalid info 0x%x", (unsigned)info);
 }
 
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx) {

@@ -21,6 +21,10 @@ typedef struct hc_mpi_coll hc_mpi_coll_t;
 
 /* NULL when memory ran out. */
 hc_mpi_coll_t *hc_mpi_coll_new(void);
+/* persistent 1: the state of an MPI_*_init call, whose inputs are packed
+ * or copied in at every MPI_Start rather than now (the views below record
+ * those loads instead of doing them). */
+hc_mpi_coll_t *hc_mpi_coll_new_mode(int persistent);
 void hc_mpi_coll_free(hc_mpi_coll_t *cx);
 /* A temporary freed with cx; NULL when memory ran out. */
 void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes);
@@ -85,8 +89,10 @@ hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc);
 
 /* Ends a collective whose engine start returned rc with request eng:
  * request NULL (blocking) waits, unpacks and frees cx; otherwise cx stays
- * alive until eng completes and *request wraps eng.  Raises errors through
- * c.  Always takes cx. */
+ * alive until eng completes and *request wraps eng.  A persistent cx
+ * (hcomm_*_init gave eng): *request is an inactive persistent request
+ * that keeps eng and cx until it is freed.  Raises errors through c.
+ * Always takes cx. */
 int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
                        hc_status_t rc, hcomm_request_t *eng,
                        MPI_Request *request);
@@ -122,6 +128,9 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                             const void *sendbuf, const void *recvbuf, int count,
                             int need_recv, const hc_mpi_type_t *t);
+/* The info argument of an MPI_*_init call on comm: MPI_INFO_NULL or a
+ * valid info (no hints are used), else MPI_ERR_INFO raised on comm. */
+int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 

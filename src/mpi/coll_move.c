@@ -1,9 +1,10 @@
 /*
- * Data-moving collectives beyond the first six (coll.c): the v-forms,
- * scatter, alltoall(v,w) and every non-blocking form.  Each collective is
- * one function serving the blocking call (request NULL: start and wait)
- * and the non-blocking one; datatypes are turned into the engine's byte
- * views by coll_ctx.c (packing where a type is not dense).
+ * Data-moving collectives: bcast, gather, scatter, allgather, alltoall,
+ * their v/w-forms, and Ibarrier/Barrier_init.  Each collective is one
+ * function serving the blocking call (request NULL: start and wait), the
+ * non-blocking one and the persistent one (persist: MPI_*_init, the
+ * request kept inactive for MPI_Start); datatypes are turned into the
+ * engine's byte views by coll_ctx.c (packing where a type is not dense).
  */
 #include "mpi/coll_impl.h"
 #include "mpi/devstage.h"
@@ -31,8 +32,8 @@ static int move_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
                           int moves_data, const hc_mpi_type_t *t,
                           const char *what) {
   if (buf == MPI_IN_PLACE)
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as %s",
-                        what);
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not allowed as %s", what);
   if (buf == NULL && moves_data && (t == NULL || t->true_lb == 0))
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
   return MPI_SUCCESS;
@@ -77,27 +78,36 @@ static size_t *move_sizes(hc_mpi_coll_t *cx, int n) {
 
 /* ---- barrier, bcast ------------------------------------------------------ */
 
-static int move_ibarrier_body(MPI_Comm comm, MPI_Request *request) {
-  static const char fn[] = "MPI_Ibarrier";
+/* persist: MPI_Barrier_init (the request is kept, inactive). */
+static int move_ibarrier_body(const char *fn, MPI_Comm comm,
+                              MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hcomm_ibarrier(c->engine, &eng);
+  hc_status_t st = persist ? hcomm_barrier_init(c->engine, &eng)
+                           : hcomm_ibarrier(c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
 /* Traced entry (mpi_trace.h). */
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_ibarrier_body(comm, request);
+  int rc = move_ibarrier_body("MPI_Ibarrier", comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBARRIER, t0, -1, -1, 0) : rc;
 }
 HC_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier);
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Barrier_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS ? rc : move_ibarrier_body(fn, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
 
 /* A blocking Bcast of more than this many bytes moves in chunks of it, so
  * a non-contiguous type costs a chunk-sized temporary, not one of the
@@ -114,9 +124,9 @@ static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
   int is_root = hcomm_comm_rank(c->engine) == root;
   size_t bytes = (size_t)count * (size_t)t->size, vb, off;
   hcomm_mem_info_t info;
-  int stream = !hc_mpi_dev_classify(buffer, &info) &&
-               !(t->contiguous && (MPI_Aint)t->size == t->extent &&
-                 t->true_lb == 0);
+  int stream =
+      !hc_mpi_dev_classify(buffer, &info) &&
+      !(t->contiguous && (MPI_Aint)t->size == t->extent && t->true_lb == 0);
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
   hc_mpi_coll_block_t b = move_one(t, count);
   char *view = NULL;
@@ -141,10 +151,11 @@ static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
   return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
 }
 
-/* request NULL: the blocking form (start and wait). */
+/* request NULL: the blocking form (start and wait); persist: the _init
+ * form (request kept, inactive). */
 static int move_bcast(const char *fn, void *buffer, int count,
                       MPI_Datatype datatype, int root, MPI_Comm comm,
-                      MPI_Request *request) {
+                      MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   hcomm_request_t *eng = NULL;
@@ -159,7 +170,7 @@ static int move_bcast(const char *fn, void *buffer, int count,
     return rc;
   if (request == NULL && (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
   if (cx != NULL && hcomm_comm_rank(c->engine) == root)
@@ -168,13 +179,15 @@ static int move_bcast(const char *fn, void *buffer, int count,
     view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
   if (view == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hcomm_ibcast(view, bytes, root, c->engine, &eng);
+  hc_status_t st = persist
+                       ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
+                       : hcomm_ibcast(view, bytes, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
-static int move_bcast_body(void *buffer, int count, MPI_Datatype datatype, int root,
-                           MPI_Comm comm) {
-  return move_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+static int move_bcast_body(void *buffer, int count, MPI_Datatype datatype,
+                           int root, MPI_Comm comm) {
+  return move_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -183,7 +196,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_bcast_body(buffer, count, datatype, root, comm);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_BCAST, t0, root, -1, hc_mpi_trace_bytes(count, datatype));
+    hc_trace_call(HC_TRACE_MPI_BCAST, t0, root, -1,
+                  hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Bcast, PMPI_Bcast);
@@ -192,12 +206,22 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                 MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc =
-      move_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+      move_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBCAST, t0, root, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Ibcast, PMPI_Ibcast);
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Bcast_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_bcast(fn, buffer, count, datatype, root, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Bcast_init, PMPI_Bcast_init);
 
 /* ---- gather -------------------------------------------------------------- */
 
@@ -238,7 +262,7 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf,
                        const int *recvcounts, const int *displs, int vform,
                        MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       MPI_Request *request) {
+                       MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
@@ -258,7 +282,7 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   if (rc != MPI_SUCCESS)
     return rc;
 
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
@@ -275,20 +299,25 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   }
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
-  if (vform)
+  size_t bytes = is_root ? sz[0] : sbytes;
+  if (vform && persist)
+    rc = hcomm_gatherv_init(sview, sbytes, rview, sz, sz + size, root,
+                            c->engine, &eng);
+  else if (vform)
     rc = hcomm_igatherv(sview, sbytes, rview, sz, sz + size, root, c->engine,
                         &eng);
+  else if (persist)
+    rc = hcomm_gather_init(sview, bytes, rview, root, c->engine, &eng);
   else
-    rc = hcomm_igather(sview, is_root ? sz[0] : sbytes, rview, root, c->engine,
-                       &eng);
+    rc = hcomm_igather(sview, bytes, rview, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_gather_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                            MPI_Comm comm) {
+static int move_gather_body(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return move_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
-                     &recvcount, NULL, 0, recvtype, root, comm, NULL);
+                     &recvcount, NULL, 0, recvtype, root, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -296,9 +325,11 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int rc = move_gather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1, hc_mpi_trace_bytes(sendcount, sendtype));
+    hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1,
+                  hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Gather, PMPI_Gather);
@@ -308,7 +339,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf,
-                       &recvcount, NULL, 0, recvtype, root, comm, request);
+                       &recvcount, NULL, 0, recvtype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHER, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -320,7 +351,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
-                       recvcounts, displs, 1, recvtype, root, comm, NULL);
+                       recvcounts, displs, 1, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_GATHERV, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -333,12 +364,38 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
-                       recvcounts, displs, 1, recvtype, root, comm, request);
+                       recvcounts, displs, 1, recvtype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHERV, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Igatherv, PMPI_Igatherv);
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request) {
+  static const char fn[] = "MPI_Gather_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, &recvcount,
+                     NULL, 0, recvtype, root, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Gather_init, PMPI_Gather_init);
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Gatherv_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                     displs, 1, recvtype, root, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Gatherv_init, PMPI_Gatherv_init);
 
 /* ---- scatter ------------------------------------------------------------- */
 
@@ -346,7 +403,7 @@ static int move_scatter(const char *fn, const void *sendbuf,
                         const int *sendcounts, const int *displs, int vform,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, int root, MPI_Comm comm,
-                        MPI_Request *request) {
+                        MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
@@ -367,7 +424,7 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (rc != MPI_SUCCESS)
     return rc;
 
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t rbytes = 0, roff, *sz = move_sizes(cx, size);
@@ -383,20 +440,26 @@ static int move_scatter(const char *fn, const void *sendbuf,
   }
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
-  if (vform)
+  size_t bytes = is_root ? sz[0] : rbytes;
+  if (vform && persist)
+    rc = hcomm_scatterv_init(sview, sz, sz + size, rview, rbytes, root,
+                             c->engine, &eng);
+  else if (vform)
     rc = hcomm_iscatterv(sview, sz, sz + size, rview, rbytes, root, c->engine,
                          &eng);
+  else if (persist)
+    rc = hcomm_scatter_init(sview, bytes, rview, root, c->engine, &eng);
   else
-    rc = hcomm_iscatter(sview, is_root ? sz[0] : rbytes, rview, root, c->engine,
-                        &eng);
+    rc = hcomm_iscatter(sview, bytes, rview, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_scatter_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+static int move_scatter_body(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, int root,
                              MPI_Comm comm) {
   return move_scatter("MPI_Scatter", sendbuf, &sendcount, NULL, 0, sendtype,
-                      recvbuf, recvcount, recvtype, root, comm, NULL);
+                      recvbuf, recvcount, recvtype, root, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -404,9 +467,11 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                  MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int rc = move_scatter_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, root, comm);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1, hc_mpi_trace_bytes(recvcount, recvtype));
+    hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1,
+                  hc_mpi_trace_bytes(recvcount, recvtype));
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Scatter, PMPI_Scatter);
@@ -416,7 +481,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_scatter("MPI_Iscatter", sendbuf, &sendcount, NULL, 0, sendtype,
-                        recvbuf, recvcount, recvtype, root, comm, request);
+                        recvbuf, recvcount, recvtype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTER, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
@@ -430,7 +495,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc =
       move_scatter("MPI_Scatterv", sendbuf, sendcounts, displs, 1, sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, NULL);
+                   recvbuf, recvcount, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCATTERV, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
@@ -444,12 +509,38 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc =
       move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1, sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, request);
+                   recvbuf, recvcount, recvtype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTERV, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Iscatterv, PMPI_Iscatterv);
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request) {
+  static const char fn[] = "MPI_Scatter_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_scatter(fn, sendbuf, &sendcount, NULL, 0, sendtype, recvbuf,
+                      recvcount, recvtype, root, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Scatter_init, PMPI_Scatter_init);
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Scatterv_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                      recvcount, recvtype, root, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Scatterv_init, PMPI_Scatterv_init);
 
 /* ---- allgather ----------------------------------------------------------- */
 
@@ -457,7 +548,7 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf,
                           const int *recvcounts, const int *displs, int vform,
                           MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Request *request) {
+                          MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
@@ -479,7 +570,7 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   if (rc != MPI_SUCCESS)
     return rc;
 
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
@@ -495,19 +586,25 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
         hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz, sz + size);
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  if (vform)
+  if (vform && persist)
+    rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
+                               &eng);
+  else if (vform)
     rc = hcomm_iallgatherv(sview, sz[rank], rview, sz, sz + size, c->engine,
                            &eng);
+  else if (persist)
+    rc = hcomm_allgather_init(sview, sz[0], rview, c->engine, &eng);
   else
     rc = hcomm_iallgather(sview, sz[0], rview, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_allgather_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+static int move_allgather_body(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               int recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm) {
   return move_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
-                        &recvcount, NULL, 0, recvtype, comm, NULL);
+                        &recvcount, NULL, 0, recvtype, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -515,9 +612,11 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int rc = move_allgather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1, hc_mpi_trace_bytes(sendcount, sendtype));
+    hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1,
+                  hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Allgather, PMPI_Allgather);
@@ -528,7 +627,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc =
       move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
-                     &recvcount, NULL, 0, recvtype, comm, request);
+                     &recvcount, NULL, 0, recvtype, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHER, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -539,8 +638,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype,
-                          recvbuf, recvcounts, displs, 1, recvtype, comm, NULL);
+  int rc =
+      move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                     recvcounts, displs, 1, recvtype, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLGATHERV, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -554,12 +654,39 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc =
       move_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                     recvcounts, displs, 1, recvtype, comm, request);
+                     recvcounts, displs, 1, recvtype, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHERV, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv);
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  static const char fn[] = "MPI_Allgather_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, &recvcount,
+                        NULL, 0, recvtype, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Allgather_init, PMPI_Allgather_init);
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request) {
+  static const char fn[] = "MPI_Allgatherv_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, 1, recvtype, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Allgatherv_init, PMPI_Allgatherv_init);
 
 /* ---- alltoall ------------------------------------------------------------ */
 
@@ -619,14 +746,14 @@ static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
 static int move_alltoall(const char *fn, const void *sendbuf,
                          const move_side_t *ss, void *recvbuf,
                          const move_side_t *rs, int vform, MPI_Comm comm,
-                         MPI_Request *request) {
+                         MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
   int size = hcomm_comm_size(c->engine), in_place = sendbuf == MPI_IN_PLACE;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
   size_t *ssz = NULL, *rsz = NULL;
   if (cx != NULL) {
@@ -658,9 +785,14 @@ static int move_alltoall(const char *fn, const void *sendbuf,
       hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, rsz, rsz + size);
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  if (vform)
+  if (vform && persist)
+    rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                              c->engine, &eng);
+  else if (vform)
     rc = hcomm_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
                           c->engine, &eng);
+  else if (persist)
+    rc = hcomm_alltoall_init(sview, rsz[0], rview, c->engine, &eng);
   else
     rc = hcomm_ialltoall(sview, rsz[0], rview, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
@@ -669,17 +801,19 @@ static int move_alltoall(const char *fn, const void *sendbuf,
 static int move_alltoall_eq(const char *fn, const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request) {
+                            MPI_Request *request, int persist) {
   move_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype};
   move_side_t rs = {&recvcount, NULL, NULL, NULL, recvtype};
-  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request);
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request,
+                       persist);
 }
 
-static int move_alltoall_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
+static int move_alltoall_body(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm) {
   return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
-                          recvcount, recvtype, comm, NULL);
+                          recvcount, recvtype, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -687,9 +821,11 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoall_body(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int rc = move_alltoall_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm);
   if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1, hc_mpi_trace_bytes(sendcount, sendtype));
+    hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1,
+                  hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Alltoall, PMPI_Alltoall);
@@ -699,7 +835,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_alltoall_eq("MPI_Ialltoall", sendbuf, sendcount, sendtype,
-                            recvbuf, recvcount, recvtype, comm, request);
+                            recvbuf, recvcount, recvtype, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALL, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -707,13 +843,14 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 HC_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall);
 
 static int move_alltoallv_body(const void *sendbuf, const int sendcounts[],
-                               const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                               const int recvcounts[], const int rdispls[],
-                               MPI_Datatype recvtype, MPI_Comm comm) {
+                               const int sdispls[], MPI_Datatype sendtype,
+                               void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype,
+                               MPI_Comm comm) {
   move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
   move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
   return move_alltoall("MPI_Alltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       NULL);
+                       NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -722,7 +859,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                    const int recvcounts[], const int rdispls[],
                    MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  int rc = move_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                               recvcounts, rdispls, recvtype, comm);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1,
                   move_trace_bytes_v(sendbuf, sendcounts, sendtype, NULL,
@@ -739,7 +877,7 @@ static int move_ialltoallv_body(const void *sendbuf, const int sendcounts[],
   move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
   move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
   return move_alltoall("MPI_Ialltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       request);
+                       request, 0);
 }
 
 /* Traced entry (mpi_trace.h). */
@@ -767,7 +905,7 @@ static int move_alltoallw_body(const void *sendbuf, const int sendcounts[],
   move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
   move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
   return move_alltoall("MPI_Alltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       NULL);
+                       NULL, 0);
 }
 
 /* Traced entry (mpi_trace.h). */
@@ -796,7 +934,7 @@ static int move_ialltoallw_body(const void *sendbuf, const int sendcounts[],
   move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
   move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
   return move_alltoall("MPI_Ialltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       request);
+                       request, 0);
 }
 
 /* Traced entry (mpi_trace.h). */
@@ -817,3 +955,46 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Ialltoallw, PMPI_Ialltoallw);
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+  static const char fn[] = "MPI_Alltoall_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Alltoall_init, PMPI_Alltoall_init);
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Alltoallv_init";
+  move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
+  move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Alltoallv_init, PMPI_Alltoallv_init);
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[],
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Alltoallw_init";
+  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Alltoallw_init, PMPI_Alltoallw_init);

@@ -4,7 +4,9 @@
  * buffers directly for predefined types and user ops, and packed views of
  * them for a predefined op on a derived type (hc_mpi_op_resolve); device
  * memory is staged through host copies by coll_ctx.c.
- * request NULL: the blocking form (start and wait).
+ * request NULL: the blocking form (start and wait); persist: the _init
+ * form (MPI-4 persistent collectives: the request is kept, inactive, and
+ * each MPI_Start replays the one schedule).
  */
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_trace.h"
@@ -15,8 +17,8 @@
 static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
                                 const hc_mpi_red_t *red, const void **send,
                                 void **recv, size_t in, size_t out,
-                                int significant, int *rc) {
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+                                int significant, int persist, int *rc) {
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx != NULL &&
       hc_mpi_coll_red_stage(cx, red, send, recv, in, out, significant) == 0)
     return cx;
@@ -26,7 +28,7 @@ static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
 
 static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
                       int count, MPI_Datatype datatype, MPI_Op op, int root,
-                      MPI_Comm comm, MPI_Request *request) {
+                      MPI_Comm comm, MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
@@ -51,11 +53,14 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
   hc_mpi_coll_t *cx =
-      red_state(fn, c, &red, &send, &recvbuf, n, n, is_root, &rc);
+      red_state(fn, c, &red, &send, &recvbuf, n, n, is_root, persist, &rc);
   if (cx == NULL)
     return rc;
-  hc_status_t st = hcomm_ireduce(send, recvbuf, hc_mpi_red_elems(&red, n),
-                                 &red.op, root, c->engine, &eng);
+  size_t elems = hc_mpi_red_elems(&red, n);
+  hc_status_t st = persist ? hcomm_reduce_init(send, recvbuf, elems, &red.op,
+                                               root, c->engine, &eng)
+                           : hcomm_ireduce(send, recvbuf, elems, &red.op, root,
+                                           c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -63,7 +68,7 @@ static int red_reduce_body(const void *sendbuf, void *recvbuf, int count,
                            MPI_Datatype datatype, MPI_Op op, int root,
                            MPI_Comm comm) {
   return red_rooted("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root,
-                    comm, NULL);
+                    comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -83,19 +88,31 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                  MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_rooted("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op,
-                      root, comm, request);
+                      root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IREDUCE, t0, root, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Ireduce, PMPI_Ireduce);
 
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Reduce_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return red_rooted(fn, sendbuf, recvbuf, count, datatype, op, root, comm,
+                    request, 1);
+}
+HC_WEAK_ALIAS(MPI_Reduce_init, PMPI_Reduce_init);
+
 enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
 
 /* Allreduce, scan and exscan share their arguments and MPI_IN_PLACE rule. */
 static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
                    int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   MPI_Request *request) {
+                   MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
@@ -115,12 +132,18 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
   int significant = kind != RED_EXSCAN || hcomm_comm_rank(c->engine) > 0 ||
                     send == HCOMM_IN_PLACE;
   hc_mpi_coll_t *cx =
-      red_state(fn, c, &red, &send, &recvbuf, n, n, significant, &rc);
+      red_state(fn, c, &red, &send, &recvbuf, n, n, significant, persist, &rc);
   if (cx == NULL)
     return rc;
   hc_status_t st;
   size_t elems = hc_mpi_red_elems(&red, n);
-  if (kind == RED_SCAN)
+  if (persist && kind == RED_SCAN)
+    st = hcomm_scan_init(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (persist && kind == RED_EXSCAN)
+    st = hcomm_exscan_init(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (persist)
+    st = hcomm_allreduce_init(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (kind == RED_SCAN)
     st = hcomm_iscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (kind == RED_EXSCAN)
     st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
@@ -130,10 +153,9 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
 }
 
 static int red_allreduce_body(const void *sendbuf, void *recvbuf, int count,
-                              MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm) {
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return red_all("MPI_Allreduce", RED_ALLREDUCE, sendbuf, recvbuf, count,
-                 datatype, op, comm, NULL);
+                 datatype, op, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -153,7 +175,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_all("MPI_Iallreduce", RED_ALLREDUCE, sendbuf, recvbuf, count,
-                   datatype, op, comm, request);
+                   datatype, op, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLREDUCE, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
@@ -164,7 +186,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_all("MPI_Scan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
-                   comm, NULL);
+                   comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCAN, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
@@ -176,7 +198,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
                MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_all("MPI_Iscan", RED_SCAN, sendbuf, recvbuf, count, datatype, op,
-                   comm, request);
+                   comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCAN, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
@@ -187,7 +209,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_all("MPI_Exscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
-                   op, comm, NULL);
+                   op, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_EXSCAN, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
@@ -199,18 +221,54 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                  MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_all("MPI_Iexscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype,
-                   op, comm, request);
+                   op, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IEXSCAN, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Iexscan, PMPI_Iexscan);
 
+/* The persistent forms of red_all's three (MPI_*_init). */
+static int red_all_init(const char *fn, int kind, const void *sendbuf,
+                        void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return red_all(fn, kind, sendbuf, recvbuf, count, datatype, op, comm, request,
+                 1);
+}
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request) {
+  return red_all_init("MPI_Allreduce_init", RED_ALLREDUCE, sendbuf, recvbuf,
+                      count, datatype, op, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Allreduce_init, PMPI_Allreduce_init);
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request) {
+  return red_all_init("MPI_Scan_init", RED_SCAN, sendbuf, recvbuf, count,
+                      datatype, op, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Scan_init, PMPI_Scan_init);
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request) {
+  return red_all_init("MPI_Exscan_init", RED_EXSCAN, sendbuf, recvbuf, count,
+                      datatype, op, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Exscan_init, PMPI_Exscan_init);
+
 /* vform 0: every block is block elements (the _block forms). */
 static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                        const int *recvcounts, int vform, int block,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                       MPI_Request *request) {
+                       MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
@@ -249,7 +307,7 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                       "(use MPI_IN_PLACE)");
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   size_t *counts = cx ? hc_mpi_coll_tmp(cx, (size_t)size * sizeof *counts) : 0;
   if (counts == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
@@ -260,8 +318,10 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   if (hc_mpi_coll_red_stage(cx, &red, &send, &recvbuf, (size_t)total,
                             (size_t)mine, 1) != 0)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st =
-      hcomm_ireduce_scatter(send, recvbuf, counts, &red.op, c->engine, &eng);
+  hc_status_t st = persist ? hcomm_reduce_scatter_init(send, recvbuf, counts,
+                                                       &red.op, c->engine, &eng)
+                           : hcomm_ireduce_scatter(send, recvbuf, counts,
+                                                   &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -270,7 +330,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                         MPI_Op op, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 1, 0,
-                       datatype, op, comm, NULL);
+                       datatype, op, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(
                   rc, HC_TRACE_MPI_REDUCE_SCATTER, t0, -1, -1,
                   hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
@@ -283,7 +343,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 1,
-                       0, datatype, op, comm, request);
+                       0, datatype, op, comm, request, 0);
   return t0 ? hc_mpi_trace_end(
                   rc, HC_TRACE_MPI_IREDUCE_SCATTER, t0, -1, -1,
                   hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
@@ -295,7 +355,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, 0,
-                       recvcount, datatype, op, comm, NULL);
+                       recvcount, datatype, op, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_REDUCE_SCATTER_BLOCK, t0, -1,
                                -1, hc_mpi_trace_bytes(recvcount, datatype))
             : rc;
@@ -307,9 +367,35 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
                                MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = red_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, 0,
-                       recvcount, datatype, op, comm, request);
+                       recvcount, datatype, op, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IREDUCE_SCATTER_BLOCK, t0, -1,
                                -1, hc_mpi_trace_bytes(recvcount, datatype))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block);
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request) {
+  static const char fn[] = "MPI_Reduce_scatter_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return red_scatter(fn, sendbuf, recvbuf, recvcounts, 1, 0, datatype, op, comm,
+                     request, 1);
+}
+HC_WEAK_ALIAS(MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init);
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                   int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
+  static const char fn[] = "MPI_Reduce_scatter_block_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return red_scatter(fn, sendbuf, recvbuf, NULL, 0, recvcount, datatype, op,
+                     comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Reduce_scatter_block_init, PMPI_Reduce_scatter_block_init);

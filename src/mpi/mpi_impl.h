@@ -246,6 +246,9 @@ typedef struct hc_mpi_request {
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
   hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
   struct hc_mpi_greq *greq; /* a generalized request (grequest.c) */
+  /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
+   * by engine, the persistent engine request kept across starts. */
+  struct hc_mpi_coll *coll;
 } hc_mpi_request_t;
 
 /* A new face request with a handle; NULL when memory runs out. */
@@ -267,6 +270,9 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
                         hcomm_request_t *eng, MPI_Request *out);
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
+/* The same for a persistent collective (coll_ctx.c): loads its inputs and
+ * restarts its schedule. */
+int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *req);
 
 /* ---- generalized requests (grequest.c) ---------------------------------- */
 

@@ -171,8 +171,10 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   hcomm_status_t st = r->local;
   if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
-    hcomm_request_free(r->engine);
-    r->engine = NULL;
+    if (r->coll == NULL) { /* a persistent collective keeps its schedule */
+      hcomm_request_free(r->engine);
+      r->engine = NULL;
+    }
   }
   hc_mpi_xfer_end(&r->xfer, st.bytes);
   hc_mpi_status_fill(status, &st);
@@ -743,6 +745,8 @@ HC_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel);
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
   hcomm_status_t done = {MPI_PROC_NULL, MPI_ANY_TAG, 0, 0, HC_OK};
   hc_status_t st = HC_OK;
+  if (r->coll != NULL)
+    return hc_mpi_coll_start(fn, r);
   r->active = 1;
   r->engine = NULL;
   if (r->peer == MPI_PROC_NULL) {

@@ -48,6 +48,25 @@ const hc_env_entry_t hc_env_table[] = {
      "polls"},
     {"HCMPI_ASYNC_PROGRESS", "0", "library",
      "1 starts a progress thread that moves data while the program computes"},
+    /* collectives: algorithm thresholds (set alike on every rank) */
+    {"HCMPI_COLL_BCAST_LARGE", "512k", "library",
+     "bcasts of more bytes use scatter + ring allgather instead of a "
+     "binomial tree (more than 2 ranks)"},
+    {"HCMPI_COLL_ALLREDUCE_LARGE", "64k", "library",
+     "allreduces of more bytes use reduce-scatter + allgather (Rabenseifner "
+     "on power-of-two sizes, else a ring) instead of recursive doubling"},
+    {"HCMPI_COLL_ALLGATHER_LARGE", "256k", "library",
+     "allgathers of a larger total use the ring instead of recursive "
+     "doubling"},
+    {"HCMPI_COLL_ALLTOALL_LINEAR", "32k", "library",
+     "alltoalls whose largest block is at most this post every message at "
+     "once; larger ones exchange pairwise"},
+    {"HCMPI_COLL_ALLTOALL_BRUCK", "256", "library",
+     "alltoalls of equal blocks of at most this many bytes on more than 4 "
+     "ranks use Bruck's algorithm (log p rounds); 0 turns it off"},
+    {"HCMPI_COLL_GATHER_LINEAR_MAX", "4", "library",
+     "gathers and scatters on at most this many ranks go straight to or "
+     "from the root; larger ones use a binomial tree"},
     /* shared memory */
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
@@ -149,6 +168,12 @@ const size_t hc_env_table_count = sizeof hc_env_table / sizeof hc_env_table[0];
 const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_HANG_TIMEOUT", 0, 0, ENV_YEAR_S},
     {"HCMPI_EAGER_LIMIT", 1, 0, ENV_GIB},
+    {"HCMPI_COLL_BCAST_LARGE", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLREDUCE_LARGE", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLGATHER_LARGE", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLTOALL_LINEAR", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_ALLTOALL_BRUCK", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},

@@ -1,7 +1,9 @@
 /*
  * MPI collectives on device buffers from the CANN test double
  * (HCMPI_ACL_LIB): Bcast (contiguous and a vector type), Reduce, Allreduce
- * (SUM on int, MAX on float, MPI_IN_PLACE), Gather, Allgather, Alltoall,
+ * (SUM on int, MAX on float, MPI_IN_PLACE), persistent Allreduce and
+ * Alltoall (MPI_*_init, restarted with new device inputs), Gather,
+ * Allgather, Alltoall,
  * Reduce_scatter_block, Scan, Iallreduce and Reduce_local at 777 ints a
  * block; then Scatter, Gatherv, Scatterv, Allgatherv, Alltoallv, Exscan and
  * Reduce_scatter, each blocking and as its I-form, at 777 ints and at
@@ -201,6 +203,55 @@ static void t_allreduce(int mode) {
   CHECK(memcmp(fgot, fsum, sizeof fgot) == 0, mode);
   dc_free(sdev, s);
   dc_free(rdev, d);
+}
+
+/* Persistent Allreduce (plain and in place) and Alltoall: the device
+ * inputs are staged in again at every MPI_Start and the results copied
+ * back at every completion; 5 starts, new inputs each time. */
+static void t_persistent(int mode) {
+  int sdev = on_dev(mode, 0), rdev = on_dev(mode, 1);
+  int h[N], want[N], *ah = malloc((size_t)size * N * sizeof *ah);
+  int *awant = malloc((size_t)size * N * sizeof *awant);
+  int *s = dc_alloc(sdev, sizeof h), *d = dc_alloc(rdev, sizeof h);
+  int *ip = dc_alloc(rdev, sizeof h);
+  int *as = dc_alloc(sdev, (size_t)size * sizeof h);
+  int *ad = dc_alloc(rdev, (size_t)size * sizeof h);
+  MPI_Request r[3];
+  MPI_Allreduce_init(s, d, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                     &r[0]);
+  MPI_Allreduce_init(MPI_IN_PLACE, ip, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                     MPI_INFO_NULL, &r[1]);
+  MPI_Alltoall_init(as, N, MPI_INT, ad, N, MPI_INT, MPI_COMM_WORLD,
+                    MPI_INFO_NULL, &r[2]);
+  for (int it = 0; it < 5; it++) {
+    fill_ints(h, N, rank, it);
+    for (int i = 0; i < N; i++) {
+      want[i] = 0;
+      for (int q = 0; q < size; q++)
+        want[i] += ival(q, i + it);
+    }
+    for (int q = 0; q < size; q++) {
+      fill_ints(ah + (size_t)q * N, N, rank * 64 + q, it);
+      fill_ints(awant + (size_t)q * N, N, q * 64 + rank, it);
+    }
+    dc_put(sdev, s, h, sizeof h);
+    dc_put(rdev, ip, h, sizeof h);
+    dc_put(sdev, as, ah, (size_t)size * sizeof h);
+    CHECK(MPI_Startall(3, r) == MPI_SUCCESS, mode);
+    CHECK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS, mode);
+    expect_ints(rdev, d, want, N, mode, "Allreduce_init");
+    expect_ints(rdev, ip, want, N, mode, "Allreduce_init in place");
+    expect_ints(rdev, ad, awant, (size_t)size * N, mode, "Alltoall_init");
+  }
+  for (int k = 0; k < 3; k++)
+    CHECK(MPI_Request_free(&r[k]) == MPI_SUCCESS, mode);
+  dc_free(sdev, s);
+  dc_free(rdev, d);
+  dc_free(rdev, ip);
+  dc_free(sdev, as);
+  dc_free(rdev, ad);
+  free(ah);
+  free(awant);
 }
 
 /* Gather (root 0), Allgather and Alltoall of N ints per rank. */
@@ -451,6 +502,7 @@ int main(int argc, char **argv) {
     t_bcast(mode);
     t_reduce(mode);
     t_allreduce(mode);
+    t_persistent(mode);
     t_move(mode);
     t_scatter_scan(mode);
     t_more(mode, N);

@@ -185,6 +185,14 @@ tests_mpi_coll_nbc_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_nbc_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_full.sh tests/mpi/coll_nbc.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_full.sh tests/mpi/coll_nbc.sh
+# MPI-4 persistent collectives (issue 16): every MPI_*_init replayed.
+check_PROGRAMS += tests/mpi/coll_persistent
+tests_mpi_coll_persistent_SOURCES = tests/mpi/coll_persistent.c \
+	tests/mpi/mpitest.h
+tests_mpi_coll_persistent_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_persistent_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_persistent.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_persistent.sh
 check_PROGRAMS += tests/mpi/coll_noncontig
 tests_mpi_coll_noncontig_SOURCES = tests/mpi/coll_noncontig.c tests/mpi/mpitest.h
 tests_mpi_coll_noncontig_LDADD = $(HC_MPITEST_LIB)

@@ -1,41 +1,32 @@
 /*
- * Collectives (src/hcomm/coll.c) against an in-process mock of the engine's
- * point-to-point: each rank is a thread, matching follows MPI's rules
- * (posted order, non-overtaking per source/tag).  The mock runs in two
- * modes: "eager" (sends complete at once, payload copied) and "sync" (a
- * send completes only when matched and its buffer is read at match time),
- * so an algorithm that relies on buffering deadlocks and one that touches
- * a send buffer before completion delivers wrong bytes.  Linked with coll.c
- * alone, not with the engine.
+ * Collectives (the schedules of src/hcomm/nbc.c, the blocking forms of
+ * src/hcomm/coll.c) against an in-process mock of the engine below them:
+ * each rank is a thread, the engine lock is one mutex, and the locked
+ * point-to-point the schedules post matches by MPI's rules (posted order,
+ * non-overtaking per source/tag).  The mock runs in two modes: "eager"
+ * (sends complete at once, payload copied) and "sync" (a send completes
+ * only when matched and its buffer is read at match time), so an algorithm
+ * that relies on buffering deadlocks and one that touches a send buffer
+ * before completion delivers wrong bytes.  Linked with nbc.c and coll.c
+ * alone, not with the rest of the engine.
  */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hcomm.h"
 #include "hcomm/coll.h"
-#include "hcomm/engine.h"
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/nbc.h"
+#include "hcomm/proto.h"
 
 /* ---- mock engine --------------------------------------------------------- */
 
 #define MOCK_MAX_RANKS 32
-
-struct hcomm_request {
-  int is_send;
-  int done;
-  int cancelled;
-  hc_status_t error;
-  int owner; /* rank that posted it */
-  int peer;  /* dest for a send, source for a receive */
-  int tag;
-  const void *sbuf;
-  void *rbuf;
-  size_t bytes;
-  size_t got;
-  struct hcomm_request *next; /* in the posted-receive queue */
-};
 
 /* An unmatched send in its destination's unexpected queue. */
 typedef struct mock_msg {
@@ -47,12 +38,10 @@ typedef struct mock_msg {
   struct mock_msg *next;
 } mock_msg_t;
 
-struct hcomm_comm {
-  int rank;
-  int size;
-};
+/* The engine lock is real (locking = 1): it is the mock's one mutex. */
+hc_engine_t hc_engine = {
+    .initialized = 1, .locking = 1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
-static pthread_mutex_t mock_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mock_cond = PTHREAD_COND_INITIALIZER;
 static hcomm_request_t *mock_posted[MOCK_MAX_RANKS];
 static mock_msg_t *mock_unexpected[MOCK_MAX_RANKS];
@@ -64,28 +53,55 @@ static int mock_matches(int want_src, int want_tag, int src, int tag) {
          (want_tag == HCOMM_ANY_TAG || want_tag == tag);
 }
 
+static void mock_done(hcomm_request_t *req, hc_status_t error) {
+  req->status.error = error;
+  atomic_store(&req->done, 1);
+  pthread_cond_broadcast(&mock_cond);
+}
+
 static void mock_deliver(hcomm_request_t *rreq, const void *data,
                          size_t bytes) {
   size_t n = bytes < rreq->bytes ? bytes : rreq->bytes;
   if (n > 0)
-    memcpy(rreq->rbuf, data, n);
-  rreq->got = n;
-  rreq->error = bytes > rreq->bytes ? HC_ERR_TRUNCATE : HC_OK;
-  rreq->done = 1;
+    memcpy(rreq->recv_buf, data, n);
+  rreq->status.bytes = n;
+  mock_done(rreq, bytes > rreq->bytes ? HC_ERR_TRUNCATE : HC_OK);
 }
 
-hc_status_t hc_coll_isend(const void *buf, size_t bytes, int dest, int tag,
-                          hcomm_comm_t *comm, hcomm_request_t **req) {
-  if (mock_fail_send != HC_OK)
-    return mock_fail_send;
-  hcomm_request_t *s = calloc(1, sizeof *s);
-  s->is_send = 1;
-  s->owner = comm->rank;
+hcomm_request_t *hc_request_alloc(hc_request_kind_t kind) {
+  hcomm_request_t *r = calloc(1, sizeof *r);
+  r->kind = kind;
+  atomic_init(&r->done, 0);
+  return r;
+}
+
+void hc_request_release(hcomm_request_t *req) {
+  if (req->plan != NULL)
+    hc_nbc_plan_free(req->plan);
+  free(req);
+}
+
+void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
+  mock_done(req, error);
+  if (req->user_freed)
+    hc_request_release(req);
+}
+
+void hc_comm_op_begin(hcomm_comm_t *comm) { comm->active_ops++; }
+
+/* The schedules post only on the collective context (coll = 1). */
+hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
+                            hcomm_comm_t *comm, int mode, int coll,
+                            hcomm_request_t **req) {
+  (void)mode;
+  if (mock_fail_send != HC_OK || !coll)
+    return mock_fail_send != HC_OK ? mock_fail_send : HC_ERR_ARG;
+  hcomm_request_t *s = hc_request_alloc(HC_REQ_SEND);
+  s->comm = comm;
   s->peer = dest;
   s->tag = tag;
-  s->sbuf = buf;
+  s->send_buf = buf;
   s->bytes = bytes;
-  pthread_mutex_lock(&mock_lock);
   hcomm_request_t **pp = &mock_posted[dest];
   while (*pp && !mock_matches((*pp)->peer, (*pp)->tag, comm->rank, tag))
     pp = &(*pp)->next;
@@ -93,7 +109,7 @@ hc_status_t hc_coll_isend(const void *buf, size_t bytes, int dest, int tag,
     hcomm_request_t *r = *pp;
     *pp = r->next;
     mock_deliver(r, buf, bytes);
-    s->done = 1;
+    mock_done(s, HC_OK);
   } else {
     mock_msg_t *m = calloc(1, sizeof *m);
     m->source = comm->rank;
@@ -103,29 +119,30 @@ hc_status_t hc_coll_isend(const void *buf, size_t bytes, int dest, int tag,
       m->sreq = s;
     } else {
       m->copy = malloc(bytes ? bytes : 1);
-      memcpy(m->copy, buf, bytes);
-      s->done = 1;
+      if (bytes > 0)
+        memcpy(m->copy, buf, bytes);
+      mock_done(s, HC_OK);
     }
     mock_msg_t **mp = &mock_unexpected[dest];
     while (*mp)
       mp = &(*mp)->next;
     *mp = m;
   }
-  pthread_cond_broadcast(&mock_cond);
-  pthread_mutex_unlock(&mock_lock);
   *req = s;
   return HC_OK;
 }
 
-hc_status_t hc_coll_irecv(void *buf, size_t bytes, int source, int tag,
-                          hcomm_comm_t *comm, hcomm_request_t **req) {
-  hcomm_request_t *r = calloc(1, sizeof *r);
-  r->owner = comm->rank;
+hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
+                            hcomm_comm_t *comm, int coll,
+                            hcomm_request_t **req) {
+  if (!coll)
+    return HC_ERR_ARG;
+  hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
+  r->comm = comm;
   r->peer = source;
   r->tag = tag;
-  r->rbuf = buf;
+  r->recv_buf = buf;
   r->bytes = bytes;
-  pthread_mutex_lock(&mock_lock);
   mock_msg_t **mp = &mock_unexpected[comm->rank];
   while (*mp && !mock_matches(source, tag, (*mp)->source, (*mp)->tag))
     mp = &(*mp)->next;
@@ -133,8 +150,8 @@ hc_status_t hc_coll_irecv(void *buf, size_t bytes, int source, int tag,
     mock_msg_t *m = *mp;
     *mp = m->next;
     if (m->sreq) {
-      mock_deliver(r, m->sreq->sbuf, m->bytes);
-      m->sreq->done = 1;
+      mock_deliver(r, m->sreq->send_buf, m->bytes);
+      mock_done(m->sreq, HC_OK);
     } else {
       mock_deliver(r, m->copy, m->bytes);
     }
@@ -146,47 +163,45 @@ hc_status_t hc_coll_irecv(void *buf, size_t bytes, int source, int tag,
       pp = &(*pp)->next;
     *pp = r;
   }
-  pthread_cond_broadcast(&mock_cond);
-  pthread_mutex_unlock(&mock_lock);
   *req = r;
   return HC_OK;
 }
 
+/* A posted receive is withdrawn; anything else is left to complete. */
+void hc_proto_cancel(hcomm_request_t *req) {
+  if (req->kind != HC_REQ_RECV || atomic_load(&req->done))
+    return;
+  hcomm_request_t **pp = &mock_posted[req->comm->rank];
+  while (*pp && *pp != req)
+    pp = &(*pp)->next;
+  if (*pp)
+    *pp = req->next;
+  req->status.cancelled = 1;
+  mock_done(req, HC_OK);
+}
+
+/* Any waiting rank drives every rank's schedules; it sleeps only when a
+ * pass moved nothing, and every match wakes the sleepers. */
 hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status) {
-  pthread_mutex_lock(&mock_lock);
-  while (!req->done)
-    pthread_cond_wait(&mock_cond, &mock_lock);
-  pthread_mutex_unlock(&mock_lock);
-  if (status) {
-    status->source = req->is_send ? req->owner : req->peer;
-    status->tag = req->tag;
-    status->bytes = req->got;
-    status->cancelled = req->cancelled;
-    status->error = req->error;
-  }
-  return req->error;
+  hc_engine_lock();
+  while (!atomic_load(&req->done))
+    if (hc_nbc_progress_locked() == 0 && !atomic_load(&req->done))
+      pthread_cond_wait(&mock_cond, &hc_engine.lock);
+  if (status)
+    *status = req->status;
+  hc_status_t rc = req->status.error;
+  hc_engine_unlock();
+  return rc;
 }
 
-hc_status_t hcomm_cancel(hcomm_request_t *req) {
-  pthread_mutex_lock(&mock_lock);
-  if (!req->is_send && !req->done) {
-    hcomm_request_t **pp = &mock_posted[req->owner];
-    while (*pp && *pp != req)
-      pp = &(*pp)->next;
-    if (*pp)
-      *pp = req->next;
-    req->cancelled = 1;
-    req->done = 1;
-  }
-  pthread_mutex_unlock(&mock_lock);
-  return HC_OK;
+void hcomm_request_free(hcomm_request_t *req) {
+  hc_engine_lock();
+  if (atomic_load(&req->done))
+    hc_request_release(req);
+  else
+    req->user_freed = 1;
+  hc_engine_unlock();
 }
-
-void hcomm_request_free(hcomm_request_t *req) { free(req); }
-
-int hcomm_comm_rank(const hcomm_comm_t *comm) { return comm->rank; }
-
-int hcomm_comm_size(const hcomm_comm_t *comm) { return comm->size; }
 
 /* Nothing may be left behind by a collective that returned. */
 static int mock_queues_empty(int size) {
@@ -219,7 +234,7 @@ static int run_ranks(int size, rank_fn fn, void *arg) {
   pthread_t th[MOCK_MAX_RANKS];
   int failures = 0;
   for (int r = 0; r < size; r++) {
-    ctx[r] = (rank_ctx_t){{r, size}, fn, arg, 0};
+    ctx[r] = (rank_ctx_t){{.rank = r, .size = size}, fn, arg, 0};
     pthread_create(&th[r], NULL, rank_main, &ctx[r]);
   }
   for (int r = 0; r < size; r++) {
@@ -341,6 +356,15 @@ START_TEST(algorithm_selection_by_size) {
   ck_assert_int_eq(hc_coll_allreduce_alg(10, 8, 1, 5),
                    HC_COLL_ALG_RECURSIVE_DOUBLING);
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 1, 5), HC_COLL_ALG_RING);
+  ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 1, 8),
+                   HC_COLL_ALG_RABENSEIFNER);
+  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR, 8, 1),
+                   HC_COLL_ALG_LINEAR);
+  ck_assert_int_eq(hc_coll_alltoall_alg(HC_COLL_ALLTOALL_LINEAR + 1, 8, 1),
+                   HC_COLL_ALG_PAIRWISE);
+  ck_assert_int_eq(hc_coll_alltoall_alg(8, 8, 1), HC_COLL_ALG_BRUCK);
+  ck_assert_int_eq(hc_coll_alltoall_alg(8, 8, 0), HC_COLL_ALG_LINEAR);
+  ck_assert_int_eq(hc_coll_alltoall_alg(8, 4, 1), HC_COLL_ALG_LINEAR);
   ck_assert_int_eq(hc_coll_allreduce_alg(1 << 20, 8, 0, 5),
                    HC_COLL_ALG_REDUCE_BCAST);
   ck_assert_int_eq(hc_coll_allreduce_alg(0, 8, 1, 5), HC_COLL_ALG_TRIVIAL);
@@ -352,6 +376,37 @@ START_TEST(algorithm_selection_by_size) {
                    HC_COLL_ALG_RING);
 }
 END_TEST
+
+/* The thresholds follow hc_coll_tuning (HCMPI_COLL_* at engine init). */
+START_TEST(algorithm_thresholds_tunable) {
+  hc_coll_tuning_t saved = hc_coll_tuning;
+  hc_coll_tuning.bcast_large = 100;
+  hc_coll_tuning.allreduce_large = 0;
+  hc_coll_tuning.allgather_large = 8;
+  hc_coll_tuning.alltoall_linear = 0;
+  hc_coll_tuning.gather_linear_max = 1;
+  ck_assert_int_eq(hc_coll_bcast_alg(101, 8), HC_COLL_ALG_SCATTER_RING);
+  ck_assert_int_eq(hc_coll_allreduce_alg(8, 8, 1, 4), HC_COLL_ALG_RABENSEIFNER);
+  ck_assert_int_eq(hc_coll_allgather_alg(8, 2), HC_COLL_ALG_RING);
+  ck_assert_int_eq(hc_coll_alltoall_alg(1, 2, 1), HC_COLL_ALG_PAIRWISE);
+  ck_assert_int_eq(hc_coll_gather_alg(8, 2), HC_COLL_ALG_BINOMIAL);
+  hc_coll_tuning = saved;
+}
+END_TEST
+
+/* _i bit 2 of the loop tests: every threshold at its lowest, so the
+ * large-message algorithms run on the small cases too. */
+static void set_thresholds(int i) {
+  static const hc_coll_tuning_t defaults = {
+      .bcast_large = HC_COLL_BCAST_LARGE,
+      .allreduce_large = HC_COLL_ALLREDUCE_LARGE,
+      .allgather_large = HC_COLL_ALLGATHER_LARGE,
+      .alltoall_linear = HC_COLL_ALLTOALL_LINEAR,
+      .alltoall_bruck = HC_COLL_ALLTOALL_BRUCK,
+      .gather_linear_max = HC_COLL_GATHER_LINEAR_MAX};
+  static const hc_coll_tuning_t lowest = {.gather_linear_max = 1};
+  hc_coll_tuning = i & 4 ? lowest : defaults;
+}
 
 /* ---- barrier ------------------------------------------------------------- */
 
@@ -407,6 +462,7 @@ static int rank_bcast(hcomm_comm_t *comm, void *arg) {
 
 START_TEST(bcast_every_root_every_size) {
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_bcast, NULL), 0);
 }
@@ -500,16 +556,18 @@ static int rank_allreduce(hcomm_comm_t *comm, void *arg) {
 
 /* _i: bit 0 sync mode, bit 1 in place. */
 START_TEST(reduce_sum_and_rank_ordered_matmul) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_reduce, &ip), 0);
 }
 END_TEST
 
 START_TEST(allreduce_sum_and_rank_ordered_matmul) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_allreduce, &ip), 0);
 }
@@ -565,16 +623,18 @@ static int rank_allgather(hcomm_comm_t *comm, void *arg) {
 }
 
 START_TEST(gather_every_root_every_size) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_gather, &ip), 0);
 }
 END_TEST
 
 START_TEST(allgather_every_size) {
-  int ip = _i / 2;
+  int ip = (_i / 2) & 1;
   set_mode(_i);
+  set_thresholds(_i);
   for (int s = 0; s < N_SIZES; s++)
     ck_assert_int_eq(run_ranks(test_sizes[s], rank_allgather, &ip), 0);
 }
@@ -633,7 +693,7 @@ START_TEST(failed_send_is_returned_and_receives_withdrawn) {
 END_TEST
 
 START_TEST(bad_arguments_rejected) {
-  hcomm_comm_t c = {0, 3};
+  hcomm_comm_t c = {.rank = 0, .size = 3};
   int64_t v = 0;
   hcomm_reduce_op_t no_fn = {NULL, NULL, 8, 1};
   ck_assert_int_eq(hcomm_bcast(&v, 8, 3, &c), HC_ERR_RANK);
@@ -653,6 +713,80 @@ START_TEST(bad_arguments_rejected) {
 }
 END_TEST
 
+/* ---- persistent collectives --------------------------------------------- */
+
+/* Built once, started 100 times with the inputs changed between starts. */
+static int rank_persistent(hcomm_comm_t *comm, void *arg) {
+  int fails = 0, me = comm->rank, size = comm->size, root = size - 1;
+  int64_t v[7] = {0}, r[7] = {0}, x = 0;
+  hcomm_request_t *ar = NULL, *bc = NULL;
+  (void)arg;
+  fails += hcomm_allreduce_init(v, r, 7, &sum_op, comm, &ar) != HC_OK;
+  fails += hcomm_bcast_init(&x, sizeof x, root, comm, &bc) != HC_OK;
+  for (int it = 0; it < 100 && fails == 0; it++) {
+    for (size_t i = 0; i < 7; i++)
+      v[i] = sum_of(me, i) + it;
+    fails += hcomm_start(ar) != HC_OK;
+    fails += hcomm_wait(ar, NULL) != HC_OK;
+    for (size_t i = 0; i < 7; i++) {
+      int64_t want = (int64_t)it * size;
+      for (int q = 0; q < size; q++)
+        want += sum_of(q, i);
+      fails += r[i] != want;
+    }
+    x = me == root ? it * 7 + 1 : -1;
+    fails += hcomm_start(bc) != HC_OK;
+    fails += hcomm_wait(bc, NULL) != HC_OK;
+    fails += x != it * 7 + 1;
+  }
+  hcomm_request_free(ar);
+  hcomm_request_free(bc);
+  return fails;
+}
+
+START_TEST(persistent_replayed_with_new_inputs) {
+  set_mode(_i);
+  for (int s = 0; s < N_SIZES; s++)
+    ck_assert_int_eq(run_ranks(test_sizes[s], rank_persistent, NULL), 0);
+}
+END_TEST
+
+static int second_start_tried;
+
+/* Rank 0 starts twice before rank 1 starts at all, so its first run cannot
+ * have finished: the second start is refused. */
+static int rank_start_active(hcomm_comm_t *comm, void *arg) {
+  int fails = 0;
+  hcomm_request_t *b = NULL;
+  (void)arg;
+  fails += hcomm_barrier_init(comm, &b) != HC_OK;
+  if (comm->rank == 0) {
+    fails += hcomm_start(b) != HC_OK;
+    fails += hcomm_start(b) != HC_ERR_REQUEST;
+    __atomic_store_n(&second_start_tried, 1, __ATOMIC_SEQ_CST);
+  } else {
+    while (!__atomic_load_n(&second_start_tried, __ATOMIC_SEQ_CST))
+      sched_yield();
+    fails += hcomm_start(b) != HC_OK;
+  }
+  fails += hcomm_wait(b, NULL) != HC_OK;
+  hcomm_request_free(b);
+  return fails;
+}
+
+START_TEST(start_of_active_persistent_refused) {
+  hcomm_request_t *plain = NULL;
+  hcomm_comm_t c = {.rank = 0, .size = 1};
+  second_start_tried = 0;
+  ck_assert_int_eq(run_ranks(2, rank_start_active, NULL), 0);
+  /* A request that is not a persistent collective cannot be started. */
+  ck_assert_int_eq(hcomm_ibarrier(&c, &plain), HC_OK);
+  ck_assert_int_eq(hcomm_wait(plain, NULL), HC_OK);
+  ck_assert_int_eq(hcomm_start(plain), HC_ERR_REQUEST);
+  hcomm_request_free(plain);
+}
+END_TEST
+
 static Suite *coll_suite(void) {
   Suite *s = suite_create("coll");
   TCase *h = tcase_create("helpers");
@@ -660,19 +794,22 @@ static Suite *coll_suite(void) {
   tcase_add_test(h, span_clamps_to_total);
   tcase_add_test(h, pof2_floor_values);
   tcase_add_test(h, algorithm_selection_by_size);
+  tcase_add_test(h, algorithm_thresholds_tunable);
   tcase_add_test(h, bad_arguments_rejected);
   suite_add_tcase(s, h);
 
   TCase *t = tcase_create("mock-ranks");
   tcase_set_timeout(t, 120);
   tcase_add_loop_test(t, barrier_waits_for_every_rank, 0, 2);
-  tcase_add_loop_test(t, bcast_every_root_every_size, 0, 2);
-  tcase_add_loop_test(t, reduce_sum_and_rank_ordered_matmul, 0, 4);
-  tcase_add_loop_test(t, allreduce_sum_and_rank_ordered_matmul, 0, 4);
-  tcase_add_loop_test(t, gather_every_root_every_size, 0, 4);
-  tcase_add_loop_test(t, allgather_every_size, 0, 4);
+  tcase_add_loop_test(t, bcast_every_root_every_size, 0, 8);
+  tcase_add_loop_test(t, reduce_sum_and_rank_ordered_matmul, 0, 8);
+  tcase_add_loop_test(t, allreduce_sum_and_rank_ordered_matmul, 0, 8);
+  tcase_add_loop_test(t, gather_every_root_every_size, 0, 8);
+  tcase_add_loop_test(t, allgather_every_size, 0, 8);
   tcase_add_loop_test(t, mixed_collectives_back_to_back, 0, 2);
   tcase_add_test(t, failed_send_is_returned_and_receives_withdrawn);
+  tcase_add_loop_test(t, persistent_replayed_with_new_inputs, 0, 2);
+  tcase_add_test(t, start_of_active_persistent_refused);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,0 +1,446 @@
+/* MPI-4 persistent collectives: every MPI_*_init (Barrier, Bcast,
+ * Gather(v), Scatter(v), Allgather(v), Alltoall(v,w), Reduce, Allreduce,
+ * Reduce_scatter(_block), Scan, Exscan) is built once and started ITERS
+ * times (argv[1], default 1000), alternately by MPI_Start and by
+ * MPI_Startall, with the input buffers rewritten before every start; each
+ * result is checked against a serial reference computed here.  The
+ * MPI_IN_PLACE forms run beside the plain ones (both started together),
+ * and a derived-type case packs a strided type at every start (the types
+ * freed right after the _init calls).  Then the
+ * errors: MPI_Start of an active persistent collective is MPI_ERR_REQUEST,
+ * MPI_Request_free of an inactive one frees it, and MPI_Startall mixes
+ * persistent point-to-point and collective requests. */
+#include "mpitest.h"
+
+#define N 4        /* elements per block */
+#define GAP (-777) /* never written: the gaps between v-form blocks */
+
+static int rank, size, iters = 1000;
+
+/* Rank r's element i of its block for peer j at iteration it. */
+static int val(int r, int j, int it, int i)
+{
+    return (r + 1) * 100000 + j * 1000 + (it % 97) * 10 + i;
+}
+
+/* Starts n persistent requests (MPI_Start one by one, or MPI_Startall),
+ * completes them, and checks they stay allocated. */
+static void run(MPI_Request *reqs, int n, int it)
+{
+    if (it % 2) {
+        CHECK(MPI_Startall(n, reqs) == MPI_SUCCESS, "Startall");
+    } else {
+        for (int k = 0; k < n; k++)
+            CHECK(MPI_Start(&reqs[k]) == MPI_SUCCESS, "Start %d", k);
+    }
+    CHECK(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "Waitall");
+    for (int k = 0; k < n; k++)
+        CHECK(reqs[k] != MPI_REQUEST_NULL, "persistent request %d freed by Wait", k);
+}
+
+static void free_all(MPI_Request *reqs, int n)
+{
+    for (int k = 0; k < n; k++) {
+        CHECK(MPI_Request_free(&reqs[k]) == MPI_SUCCESS, "Request_free");
+        CHECK(reqs[k] == MPI_REQUEST_NULL, "handle not reset by Request_free");
+    }
+}
+
+static void test_barrier_bcast(void)
+{
+    int b[N], root = size - 1;
+    MPI_Request r[2];
+    MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Bcast_init(b, N, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    for (int it = 0; it < iters; it++) {
+        for (int i = 0; i < N; i++)
+            b[i] = rank == root ? val(root, 0, it, i) : -1;
+        run(r, 2, it);
+        for (int i = 0; i < N; i++)
+            CHECK(b[i] == val(root, 0, it, i), "bcast it %d [%d] = %d", it, i, b[i]);
+    }
+    free_all(r, 2);
+}
+
+/* Gather and Gatherv (rank r's block: r+1 elements at displacement
+ * r*(N+2)), plain at root 0 and in place at root size-1. */
+static void test_gather(void)
+{
+    int s[N] = {0}, g[2][64 * N], gv[2][64 * (N + 2)], cnt[64], dis[64];
+    int roots[2] = {0, size - 1};
+    MPI_Request r[4];
+    for (int q = 0; q < size; q++) {
+        cnt[q] = q % N + 1;
+        dis[q] = q * (N + 2);
+    }
+    for (int k = 0; k < 2; k++) {
+        int ip = k == 1 && rank == roots[k];
+        MPI_Gather_init(ip ? MPI_IN_PLACE : s, N, MPI_INT, g[k], N, MPI_INT, roots[k],
+                        MPI_COMM_WORLD, MPI_INFO_NULL, &r[k]);
+        MPI_Gatherv_init(ip ? MPI_IN_PLACE : s, cnt[rank], MPI_INT, gv[k], cnt, dis, MPI_INT,
+                         roots[k], MPI_COMM_WORLD, MPI_INFO_NULL, &r[2 + k]);
+    }
+    for (int it = 0; it < iters; it++) {
+        for (int i = 0; i < N; i++)
+            s[i] = val(rank, 0, it, i);
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < size * N; i++)
+                g[k][i] = -1;
+            for (int i = 0; i < size * (N + 2); i++)
+                gv[k][i] = GAP;
+            if (k == 1 && rank == roots[k]) { /* in place: own block already there */
+                for (int i = 0; i < N; i++)
+                    g[k][rank * N + i] = val(rank, 0, it, i);
+                for (int i = 0; i < cnt[rank]; i++)
+                    gv[k][dis[rank] + i] = val(rank, 0, it, i);
+            }
+        }
+        run(r, 4, it);
+        for (int k = 0; k < 2; k++) {
+            if (rank != roots[k])
+                continue;
+            for (int q = 0; q < size; q++)
+                for (int i = 0; i < N; i++) {
+                    CHECK(g[k][q * N + i] == val(q, 0, it, i), "gather %d it %d", k, it);
+                    int want = i < cnt[q] ? val(q, 0, it, i) : GAP;
+                    CHECK(gv[k][dis[q] + i] == want, "gatherv %d it %d q %d i %d", k, it, q, i);
+                }
+        }
+    }
+    free_all(r, 4);
+}
+
+/* Scatter and Scatterv (as gather), plain at root 0 and in place at root
+ * size-1 (the root's block stays in sendbuf). */
+static void test_scatter(void)
+{
+    int s[2][64 * N] = {{0}}, sv[2][64 * (N + 2)] = {{0}}, d[2][N], dv[2][N];
+    int cnt[64], dis[64];
+    int roots[2] = {0, size - 1};
+    MPI_Request r[4];
+    for (int q = 0; q < size; q++) {
+        cnt[q] = q % N + 1;
+        dis[q] = q * (N + 2);
+    }
+    for (int k = 0; k < 2; k++) {
+        int ip = k == 1 && rank == roots[k];
+        MPI_Scatter_init(s[k], N, MPI_INT, ip ? MPI_IN_PLACE : d[k], N, MPI_INT, roots[k],
+                         MPI_COMM_WORLD, MPI_INFO_NULL, &r[k]);
+        MPI_Scatterv_init(sv[k], cnt, dis, MPI_INT, ip ? MPI_IN_PLACE : dv[k], cnt[rank],
+                          MPI_INT, roots[k], MPI_COMM_WORLD, MPI_INFO_NULL, &r[2 + k]);
+    }
+    for (int it = 0; it < iters; it++) {
+        for (int k = 0; k < 2; k++) {
+            for (int q = 0; q < size; q++)
+                for (int i = 0; i < N; i++)
+                    s[k][q * N + i] = sv[k][dis[q] + i] = val(roots[k], q, it, i);
+            for (int i = 0; i < N; i++)
+                d[k][i] = dv[k][i] = GAP;
+        }
+        run(r, 4, it);
+        for (int k = 0; k < 2; k++) {
+            if (k == 1 && rank == roots[k])
+                continue; /* in place: nothing received */
+            for (int i = 0; i < N; i++) {
+                CHECK(d[k][i] == val(roots[k], rank, it, i), "scatter %d it %d", k, it);
+                int want = i < cnt[rank] ? val(roots[k], rank, it, i) : GAP;
+                CHECK(dv[k][i] == want, "scatterv %d it %d i %d", k, it, i);
+            }
+        }
+    }
+    free_all(r, 4);
+}
+
+/* Allgather and Allgatherv, plain (k 0) and in place (k 1). */
+static void test_allgather(void)
+{
+    int s[N] = {0}, g[2][64 * N], gv[2][64 * (N + 2)], cnt[64], dis[64];
+    MPI_Request r[4];
+    for (int q = 0; q < size; q++) {
+        cnt[q] = q % N + 1;
+        dis[q] = q * (N + 2);
+    }
+    for (int k = 0; k < 2; k++) {
+        MPI_Allgather_init(k ? MPI_IN_PLACE : s, N, MPI_INT, g[k], N, MPI_INT, MPI_COMM_WORLD,
+                           MPI_INFO_NULL, &r[k]);
+        MPI_Allgatherv_init(k ? MPI_IN_PLACE : s, cnt[rank], MPI_INT, gv[k], cnt, dis, MPI_INT,
+                            MPI_COMM_WORLD, MPI_INFO_NULL, &r[2 + k]);
+    }
+    for (int it = 0; it < iters; it++) {
+        for (int i = 0; i < N; i++)
+            s[i] = val(rank, 0, it, i);
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < size * N; i++)
+                g[k][i] = -1;
+            for (int i = 0; i < size * (N + 2); i++)
+                gv[k][i] = GAP;
+        }
+        for (int i = 0; i < N; i++)
+            g[1][rank * N + i] = val(rank, 0, it, i);
+        for (int i = 0; i < cnt[rank]; i++)
+            gv[1][dis[rank] + i] = val(rank, 0, it, i);
+        run(r, 4, it);
+        for (int k = 0; k < 2; k++)
+            for (int q = 0; q < size; q++)
+                for (int i = 0; i < N; i++) {
+                    CHECK(g[k][q * N + i] == val(q, 0, it, i), "allgather %d it %d", k, it);
+                    int want = i < cnt[q] ? val(q, 0, it, i) : GAP;
+                    CHECK(gv[k][dis[q] + i] == want, "allgatherv %d it %d", k, it);
+                }
+    }
+    free_all(r, 4);
+}
+
+/* Elements rank a sends rank b in the v/w forms (symmetric). */
+static int a2a_count(int a, int b) { return (a + b) % N + 1; }
+
+/* Alltoall (plain, in place), Alltoallv (plain, in place), Alltoallw. */
+static void test_alltoall(void)
+{
+    int s[64 * N] = {0}, d[3][64 * N], v[2][64 * N], sc[64], sd[64], bd[64];
+    MPI_Datatype ty[64];
+    MPI_Request r[5];
+    for (int q = 0; q < size; q++) {
+        sc[q] = a2a_count(rank, q);
+        sd[q] = q * N;
+        bd[q] = q * N * (int)sizeof(int);
+        ty[q] = MPI_INT;
+    }
+    MPI_Alltoall_init(s, N, MPI_INT, d[0], N, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Alltoall_init(MPI_IN_PLACE, N, MPI_INT, d[1], N, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL,
+                      &r[1]);
+    MPI_Alltoallv_init(s, sc, sd, MPI_INT, v[0], sc, sd, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL,
+                       &r[2]);
+    MPI_Alltoallv_init(MPI_IN_PLACE, sc, sd, MPI_INT, v[1], sc, sd, MPI_INT, MPI_COMM_WORLD,
+                       MPI_INFO_NULL, &r[3]);
+    MPI_Alltoallw_init(s, sc, bd, ty, d[2], sc, bd, ty, MPI_COMM_WORLD, MPI_INFO_NULL, &r[4]);
+    for (int it = 0; it < iters; it++) {
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < N; i++) {
+                s[q * N + i] = d[1][q * N + i] = v[1][q * N + i] = val(rank, q, it, i);
+                d[0][q * N + i] = d[2][q * N + i] = v[0][q * N + i] = GAP;
+            }
+        for (int q = 0; q < size; q++) /* in place: beyond the counts stays */
+            for (int i = a2a_count(rank, q); i < N; i++)
+                v[1][q * N + i] = GAP;
+        run(r, 5, it);
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < N; i++) {
+                int want = val(q, rank, it, i), wantv = i < sc[q] ? want : GAP;
+                CHECK(d[0][q * N + i] == want, "alltoall it %d", it);
+                CHECK(d[1][q * N + i] == want, "alltoall in place it %d", it);
+                CHECK(v[0][q * N + i] == wantv, "alltoallv it %d q %d i %d", it, q, i);
+                CHECK(v[1][q * N + i] == wantv, "alltoallv in place it %d", it);
+                CHECK(d[2][q * N + i] == wantv, "alltoallw it %d", it);
+            }
+    }
+    free_all(r, 5);
+}
+
+/* Sum over ranks [lo, hi) of element i of their input at iteration it. */
+static int sum_of(int lo, int hi, int it, int i)
+{
+    int t = 0;
+    for (int q = lo; q < hi; q++)
+        t += val(q, 0, it, i);
+    return t;
+}
+
+/* Reduce (root 0 plain, root size-1 in place), Allreduce (sum plain, max
+ * in place), Scan and Exscan (plain and in place). */
+static void test_reductions(void)
+{
+    int s[N] = {0}, d[8][N];
+    MPI_Request r[8];
+    int top = size - 1, iptop = rank == top;
+    MPI_Reduce_init(s, d[0], N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Reduce_init(iptop ? MPI_IN_PLACE : s, d[1], N, MPI_INT, MPI_SUM, top, MPI_COMM_WORLD,
+                    MPI_INFO_NULL, &r[1]);
+    MPI_Allreduce_init(s, d[2], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+    MPI_Allreduce_init(MPI_IN_PLACE, d[3], N, MPI_INT, MPI_MAX, MPI_COMM_WORLD, MPI_INFO_NULL,
+                       &r[3]);
+    MPI_Scan_init(s, d[4], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[4]);
+    MPI_Scan_init(MPI_IN_PLACE, d[5], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[5]);
+    MPI_Exscan_init(s, d[6], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[6]);
+    MPI_Exscan_init(MPI_IN_PLACE, d[7], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                    &r[7]);
+    for (int it = 0; it < iters; it++) {
+        for (int i = 0; i < N; i++) {
+            s[i] = val(rank, 0, it, i);
+            for (int k = 0; k < 8; k++)
+                d[k][i] = -1;
+            d[1][i] = iptop ? s[i] : -1;
+            d[3][i] = d[5][i] = d[7][i] = s[i];
+        }
+        run(r, 8, it);
+        for (int i = 0; i < N; i++) {
+            int all = sum_of(0, size, it, i);
+            if (rank == 0)
+                CHECK(d[0][i] == all, "reduce it %d", it);
+            if (rank == top)
+                CHECK(d[1][i] == all, "reduce in place it %d", it);
+            CHECK(d[2][i] == all, "allreduce it %d", it);
+            CHECK(d[3][i] == val(size - 1, 0, it, i), "allreduce max in place it %d", it);
+            CHECK(d[4][i] == sum_of(0, rank + 1, it, i), "scan it %d", it);
+            CHECK(d[5][i] == sum_of(0, rank + 1, it, i), "scan in place it %d", it);
+            if (rank > 0) {
+                CHECK(d[6][i] == sum_of(0, rank, it, i), "exscan it %d", it);
+                CHECK(d[7][i] == sum_of(0, rank, it, i), "exscan in place it %d", it);
+            }
+        }
+    }
+    free_all(r, 8);
+}
+
+/* Reduce_scatter (block q: q%N+1 elements) and Reduce_scatter_block,
+ * plain and in place. */
+static void test_reduce_scatter(void)
+{
+    int s[64 * N] = {0}, d[4][64 * N], cnt[64], off[64], total = 0;
+    MPI_Request r[4];
+    for (int q = 0; q < size; q++) {
+        cnt[q] = q % N + 1;
+        off[q] = total;
+        total += cnt[q];
+    }
+    MPI_Reduce_scatter_init(s, d[0], cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Reduce_scatter_init(MPI_IN_PLACE, d[1], cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                            MPI_INFO_NULL, &r[1]);
+    MPI_Reduce_scatter_block_init(s, d[2], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                  &r[2]);
+    MPI_Reduce_scatter_block_init(MPI_IN_PLACE, d[3], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                  MPI_INFO_NULL, &r[3]);
+    for (int it = 0; it < iters; it++) {
+        /* Element e of the whole vector: val(rank, 0, it, e). */
+        for (int e = 0; e < size * N; e++) {
+            s[e] = d[1][e] = d[3][e] = val(rank, 0, it, e);
+            d[0][e] = d[2][e] = -1;
+        }
+        run(r, 4, it);
+        for (int i = 0; i < cnt[rank]; i++) {
+            int want = sum_of(0, size, it, off[rank] + i);
+            CHECK(d[0][i] == want, "reduce_scatter it %d i %d", it, i);
+            CHECK(d[1][i] == want, "reduce_scatter in place it %d", it);
+        }
+        for (int i = 0; i < N; i++) {
+            int want = sum_of(0, size, it, rank * N + i);
+            CHECK(d[2][i] == want, "reduce_scatter_block it %d", it);
+            CHECK(d[3][i] == want, "reduce_scatter_block in place it %d", it);
+        }
+    }
+    free_all(r, 4);
+}
+
+/* Derived types: a Bcast of a strided vector (every other int) and an
+ * Allreduce of 2-int contiguous elements, both packed at every start. */
+static void test_derived(void)
+{
+    int b[2 * N], s[2 * N] = {0}, d[2 * N], root = 0;
+    MPI_Datatype vec, pair;
+    MPI_Request r[2];
+    MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Bcast_init(b, 1, vec, root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Allreduce_init(s, d, N, pair, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    /* Freed at once: the persistent requests keep what they use. */
+    MPI_Type_free(&vec);
+    MPI_Type_free(&pair);
+    for (int it = 0; it < iters; it++) {
+        for (int i = 0; i < 2 * N; i++) {
+            b[i] = rank == root || i % 2 ? val(root, 1, it, i) : -1;
+            s[i] = val(rank, 2, it, i);
+            d[i] = -1;
+        }
+        run(r, 2, it);
+        for (int i = 0; i < 2 * N; i++) {
+            /* odd slots are not in the type: each rank keeps its own */
+            CHECK(b[i] == val(root, 1, it, i), "derived bcast it %d [%d]", it, i);
+            int want = 0;
+            for (int q = 0; q < size; q++)
+                want += val(q, 2, it, i);
+            CHECK(d[i] == want, "derived allreduce it %d [%d]", it, i);
+        }
+    }
+    free_all(r, 2);
+}
+
+/* MPI_Start of an active persistent collective: rank 0 starts its barrier
+ * twice before telling rank 1 to start, so the first run is still active
+ * (and on one rank, complete but not yet waited for: still active). */
+static void test_start_active(void)
+{
+    MPI_Request b;
+    int token = 0;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &b);
+    if (rank == 0) {
+        CHECK(MPI_Start(&b) == MPI_SUCCESS, "first start");
+        int rc = MPI_Start(&b);
+        CHECK(mt_class(rc) == MPI_ERR_REQUEST, "second start: %s", mt_errstr(rc));
+        if (size > 1)
+            MPI_Send(&token, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    } else {
+        if (rank == 1)
+            MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(MPI_Start(&b) == MPI_SUCCESS, "start");
+    }
+    CHECK(MPI_Wait(&b, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait");
+    /* Inactive again: it starts once more. */
+    CHECK(MPI_Start(&b) == MPI_SUCCESS, "restart");
+    CHECK(MPI_Wait(&b, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait");
+    /* A bad info is refused. */
+    MPI_Request bad = MPI_REQUEST_NULL;
+    int rc = MPI_Barrier_init(MPI_COMM_WORLD, (MPI_Info)0x1c0fffff, &bad);
+    CHECK(mt_class(rc) == MPI_ERR_INFO, "bad info: %s", mt_errstr(rc));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free_all(&b, 1);
+}
+
+/* MPI_Startall over persistent sends, receives and collectives at once. */
+static void test_startall_mixed(void)
+{
+    int out = 0, in, sum, all[64];
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    MPI_Request r[4];
+    MPI_Send_init(&out, 1, MPI_INT, right, 9, MPI_COMM_WORLD, &r[0]);
+    MPI_Allreduce_init(&out, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    MPI_Recv_init(&in, 1, MPI_INT, left, 9, MPI_COMM_WORLD, &r[2]);
+    MPI_Allgather_init(&out, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
+    for (int it = 0; it < iters; it++) {
+        out = val(rank, 0, it, 0);
+        in = sum = -1;
+        CHECK(MPI_Startall(4, r) == MPI_SUCCESS, "Startall");
+        CHECK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "Waitall");
+        CHECK(in == val(left, 0, it, 0), "ring receive it %d", it);
+        CHECK(sum == sum_of(0, size, it, 0), "allreduce it %d", it);
+        for (int q = 0; q < size; q++)
+            CHECK(all[q] == val(q, 0, it, 0), "allgather it %d", it);
+    }
+    free_all(r, 4);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size <= 64, "at most 64 ranks");
+    if (argc > 1)
+        iters = atoi(argv[1]);
+    test_barrier_bcast();
+    test_gather();
+    test_scatter();
+    test_allgather();
+    test_alltoall();
+    test_reductions();
+    test_reduce_scatter();
+    test_derived();
+    test_start_active();
+    test_startall_mixed();
+    MPI_Finalize();
+    if (rank == 0)
+        printf("coll_persistent: %d ranks, %d starts each: ok\n", size, iters);
+    return 0;
+}
