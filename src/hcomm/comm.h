@@ -26,6 +26,7 @@ struct hcomm_comm {
   int active_ops;     /* requests not yet complete */
   int free_pending;   /* hcomm_comm_free came while active_ops > 0 */
   unsigned coll_seq;  /* collectives started on it (nbc.c tags) */
+  int watched_all;    /* an ANY_SOURCE receive watched every member */
 };
 
 /* Matching context of comm for point-to-point (coll 0) or collectives. */

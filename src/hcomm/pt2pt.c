@@ -88,6 +88,20 @@ static void pt2pt_watch(hc_peer_t *peer) {
   peer->ops->watch(peer->tctx, peer->world_rank);
 }
 
+/* A receive from ANY_SOURCE may wait for any member of comm: each is
+ * watched, once per communicator, so that one that died before its first
+ * message still fails the receive (tcp connects to each). */
+static void pt2pt_watch_all(hcomm_comm_t *comm) {
+  if (comm->watched_all)
+    return;
+  comm->watched_all = 1;
+  for (int r = 0; r < comm->size; r++) {
+    int w = hc_comm_world_of_rank(comm, r);
+    if (w != hc_engine.world_rank)
+      pt2pt_watch(&hc_engine.peers[w]);
+  }
+}
+
 /* acc non-NULL: an accessor receive (buf unused). */
 static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
                                size_t bytes, int source, int tag,
@@ -127,6 +141,8 @@ static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
                          : hc_comm_world_of_rank(comm, source);
   if (source_world >= 0)
     pt2pt_watch(&hc_engine.peers[source_world]);
+  else
+    pt2pt_watch_all(comm);
   hc_proto_recv(r, source_world);
   return HC_OK;
 }
