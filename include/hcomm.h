@@ -134,7 +134,7 @@ int hcomm_comm_size(const hcomm_comm_t *comm);
 int hcomm_comm_world_rank(const hcomm_comm_t *comm, int rank);
 /* Collective over comm: same group, fresh context. */
 hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm);
-/* hcomm_comm_dup without blocking (intracommunicators): *req completes,
+/* hcomm_comm_dup without blocking (intercommunicators too): *req completes,
  * like a non-blocking collective, once *newcomm has been written with the
  * duplicate; *newcomm must stay valid until then. */
 hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
@@ -522,9 +522,10 @@ hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
                                   const size_t *sdispls, void *recvbuf,
                                   size_t rbytes, int root, hcomm_comm_t *comm,
                                   hcomm_request_t **req);
-hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t bytes,
-                                   void *recvbuf, hcomm_comm_t *comm,
-                                   hcomm_request_t **req);
+/* sbytes from each member, rbytes per member of the other group. */
+hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
+                                   void *recvbuf, size_t rbytes,
+                                   hcomm_comm_t *comm, hcomm_request_t **req);
 hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
                                     void *recvbuf, const size_t *rbytes,
                                     const size_t *rdispls, hcomm_comm_t *comm,

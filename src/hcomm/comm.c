@@ -623,7 +623,10 @@ hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
  * release it and retry).  No rank took another id of the range between its
  * snapshot and its vote, so an id every rank reserved is free everywhere. */
 
-#define COMM_VOTE_RESERVED 1u /* the agreed id is reserved here */
+static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
+                                    const int *remote_world);
+
+#define COMM_VOTE_RESERVED 1u /* the agreed ids are reserved here */
 #define COMM_VOTE_OFFERED 2u  /* this rank offered its ids */
 
 typedef struct comm_idup {
@@ -631,9 +634,11 @@ typedef struct comm_idup {
   hcomm_comm_t **out;
   uint64_t prio; /* lower goes first */
   uint32_t mask[COMM_IDUP_WORDS];
+  uint32_t theirs[COMM_IDUP_WORDS]; /* intercommunicator: the other group's */
   uint32_t vote;
   int offered;
-  int id; /* reserved here, not yet committed; -1 */
+  int nids;   /* ids needed: 2 for an intercommunicator (its local group) */
+  int id[2];  /* reserved here, not yet committed; -1 */
 } comm_idup_t;
 
 static comm_idup_t *comm_idup_holder;
@@ -646,17 +651,21 @@ static void comm_band32(const void *in, void *inout, size_t count, void *ctx) {
     b[i] &= a[i];
 }
 
-static int comm_idup_lowest(const comm_idup_t *d) {
+/* The i-th lowest id of the agreed mask, or -1. */
+static int comm_idup_nth(const comm_idup_t *d, int i) {
   for (int w = 0; w < COMM_IDUP_WORDS; w++)
-    if (d->mask[w] != 0)
-      return (COMM_IDUP_FIRST_WORD + w) * 32 + __builtin_ctz(d->mask[w]);
+    for (uint32_t bits = d->mask[w]; bits != 0; bits &= bits - 1)
+      if (i-- == 0)
+        return (COMM_IDUP_FIRST_WORD + w) * 32 + __builtin_ctz(bits);
   return -1;
 }
 
 static void comm_idup_unreserve(comm_idup_t *d) {
-  if (d->id >= 0)
-    comm_free_ids[d->id / 32] |= 1u << (d->id % 32);
-  d->id = -1;
+  for (int i = 0; i < 2; i++) {
+    if (d->id[i] >= 0)
+      comm_free_ids[d->id[i] / 32] |= 1u << (d->id[i] % 32);
+    d->id[i] = -1;
+  }
 }
 
 static void comm_idup_snapshot(hc_nbc_sched_t *s, void *arg) {
@@ -672,17 +681,33 @@ static void comm_idup_snapshot(hc_nbc_sched_t *s, void *arg) {
 
 static void comm_idup_vote(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
-  int id = comm_idup_lowest(d);
   (void)s;
   d->vote = d->offered ? COMM_VOTE_OFFERED : 0;
   if (comm_idup_holder != d)
     return; /* taken by an attempt that goes first */
   comm_idup_holder = NULL;
-  if (id < 0)
+  if (comm_idup_nth(d, d->nids - 1) < 0)
     return;
-  comm_free_ids[id / 32] &= ~(1u << (id % 32));
-  d->id = id;
+  for (int i = 0; i < d->nids; i++) {
+    d->id[i] = comm_idup_nth(d, i);
+    comm_free_ids[d->id[i] / 32] &= ~(1u << (d->id[i] % 32));
+  }
   d->vote |= COMM_VOTE_RESERVED;
+}
+
+/* The duplicate on the reserved ids. */
+static hcomm_comm_t *comm_idup_make(comm_idup_t *d) {
+  hcomm_comm_t *p = d->parent;
+  if (p->local == NULL)
+    return comm_new(d->id[0], p->size, p->world_ranks);
+  hcomm_comm_t *lc = comm_new(d->id[1], p->local->size, p->local->world_ranks);
+  hcomm_comm_t *inter =
+      lc != NULL ? comm_new_inter(d->id[0], lc, p->size, p->world_ranks) : NULL;
+  if (inter == NULL && lc != NULL) {
+    comm_destroy(lc);
+    d->id[1] = -1; /* released with lc */
+  }
+  return inter;
 }
 
 static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d);
@@ -690,16 +715,17 @@ static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d);
 static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
   if (d->vote & COMM_VOTE_RESERVED) {
-    hcomm_comm_t *p = d->parent;
-    *d->out = comm_new(d->id, p->size, p->world_ranks);
-    if (*d->out == NULL)
-      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup releases the id */
-    else
-      d->id = -1;
+    *d->out = comm_idup_make(d);
+    if (*d->out == NULL) {
+      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup releases the ids */
+    } else {
+      d->id[0] = -1;
+      d->id[1] = -1;
+    }
     return;
   }
   comm_idup_unreserve(d);
-  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_lowest(d) < 0) {
+  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_nth(d, d->nids - 1) < 0) {
     hc_nbc_fail(s, HC_ERR_NO_CONTEXT); /* every rank offered: none left */
     return;
   }
@@ -707,11 +733,33 @@ static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
   comm_idup_attempt(s, d);
 }
 
+/* In-place AND of words at every member: of the parent, or of both groups
+ * of an intercommunicator (an allreduce in each group, the leaders swap
+ * theirs, each group learns the other's and combines). */
+static void comm_idup_and(hc_nbc_sched_t *s, comm_idup_t *d, uint32_t *words,
+                          size_t n) {
+  hcomm_comm_t *p = d->parent;
+  if (p->local == NULL) {
+    hc_nbc_add_allreduce(s, words, n);
+    return;
+  }
+  hc_nbc_set_comm(s, p->local);
+  hc_nbc_add_allreduce(s, words, n);
+  hc_nbc_set_comm(s, p);
+  if (p->local->rank == 0) {
+    hc_nbc_add_recv(s, d->theirs, n * sizeof *words, 0);
+    hc_nbc_add_send(s, words, n * sizeof *words, 0);
+  }
+  hc_nbc_set_comm(s, p->local);
+  hc_nbc_add_bcast(s, d->theirs, n * sizeof *words, 0);
+  hc_nbc_add_combine(s, d->theirs, words, n);
+}
+
 static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d) {
   hc_nbc_add_call(s, comm_idup_snapshot, d);
-  hc_nbc_add_allreduce(s, d->mask, COMM_IDUP_WORDS);
+  comm_idup_and(s, d, d->mask, COMM_IDUP_WORDS);
   hc_nbc_add_call(s, comm_idup_vote, d);
-  hc_nbc_add_allreduce(s, &d->vote, 1);
+  comm_idup_and(s, d, &d->vote, 1);
   hc_nbc_add_call(s, comm_idup_decide, d);
 }
 
@@ -724,11 +772,13 @@ static void comm_idup_cleanup(void *arg) {
   free(d);
 }
 
+/* An intercommunicator's duplicate takes two ids: its own and its local
+ * group's. */
 hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
                             hcomm_request_t **req) {
   static const hcomm_reduce_op_t band = {comm_band32, NULL, sizeof(uint32_t),
                                          1};
-  if (comm == NULL || comm->local != NULL)
+  if (comm == NULL)
     return HC_ERR_COMM;
   if (newcomm == NULL || req == NULL)
     return HC_ERR_ARG;
@@ -738,7 +788,8 @@ hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
     free(d);
     return HC_ERR_NOMEM;
   }
-  *d = (comm_idup_t){.parent = comm, .out = newcomm, .id = -1};
+  *d = (comm_idup_t){.parent = comm, .out = newcomm, .id = {-1, -1}};
+  d->nids = comm->local != NULL ? 2 : 1;
   /* coll_seq: the parent's collectives start in one order everywhere. */
   d->prio = (uint64_t)comm->context_id << 32 | comm->coll_seq;
   hc_nbc_set_cleanup(s, comm_idup_cleanup, d);

@@ -303,17 +303,18 @@ hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
 
 /* ---- allgather, alltoall ------------------------------------------------- */
 
-/* recvbuf: the remote group's blocks of bytes in rank order. */
-hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t bytes,
-                                   void *recvbuf, hcomm_comm_t *comm,
-                                   hcomm_request_t **req) {
+/* sbytes from each member; recvbuf: the remote group's blocks of rbytes
+ * in rank order. */
+hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
+                                   void *recvbuf, size_t rbytes,
+                                   hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, NULL, req, &s);
   if (rc != HC_OK)
     return rc;
-  size_t theirs = (size_t)comm->size * bytes;
-  void *all = ic_gather_to_leader(s, comm, sendbuf, bytes);
-  ic_leaders_swap(s, comm, all, (size_t)comm->local->size * bytes, recvbuf,
+  size_t theirs = (size_t)comm->size * rbytes;
+  void *all = ic_gather_to_leader(s, comm, sendbuf, sbytes);
+  ic_leaders_swap(s, comm, all, (size_t)comm->local->size * sbytes, recvbuf,
                   theirs);
   ic_bcast_from_leader(s, comm, recvbuf, theirs);
   return hc_nbc_start(s, req);

@@ -620,7 +620,7 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
     rc = hcomm_inter_iallgatherv(sview, sbytes, rview, sz, sz + size,
                                  c->engine, &eng);
   else if (inter)
-    rc = hcomm_inter_iallgather(sview, sbytes, rview, c->engine, &eng);
+    rc = hcomm_inter_iallgather(sview, sbytes, rview, sz[0], c->engine, &eng);
   else if (vform && persist)
     rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
                                &eng);

@@ -314,26 +314,17 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
 }
 HC_WEAK_ALIAS(MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info);
 
-/* An intracommunicator's duplicate is agreed by the engine without
- * blocking: the handle, info and attributes are made now (attribute copy
- * callbacks run in this call), and the engine fills in the new context
- * before the request completes; the handle must not be used before (MPI
- * 4.0 section 7.4.2).  An intercommunicator is duplicated at once and the
- * request returned complete. */
+/* The duplicate (of an intra- or intercommunicator) is agreed by the
+ * engine without blocking: the handle, info and attributes are made now
+ * (attribute copy callbacks run in this call), and the engine fills in the
+ * new context before the request completes; the handle must not be used
+ * before (MPI 4.0 section 7.4.2). */
 static int comm_idup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
                      MPI_Comm *newcomm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
-  if (rc == MPI_SUCCESS && hcomm_comm_is_inter(c->engine)) {
-    hcomm_status_t st = {.source = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG};
-    rc = comm_dup(fn, comm, use_info, info, newcomm);
-    if (rc == MPI_SUCCESS &&
-        (rc = hc_mpi_request_new_done(fn, c, &st, request)) != MPI_SUCCESS)
-      comm_discard(newcomm);
-    return rc;
-  }
   hc_mpi_info_t *hints = NULL;
   if (rc == MPI_SUCCESS)
     rc = comm_dup_enter(fn, comm, use_info, info, newcomm, &c, &hints);
