@@ -438,8 +438,9 @@ hc_status_t hcomm_icoll_on_complete(hcomm_request_t *req, hcomm_coll_done_fn fn,
 
 /* ---- argument checks ----------------------------------------------------- */
 
+/* An intercommunicator's collectives are intercoll.c's hcomm_inter_*. */
 static hc_status_t nbc_check(hcomm_comm_t *comm, hcomm_request_t **req) {
-  if (comm == NULL)
+  if (comm == NULL || comm->local != NULL)
     return HC_ERR_COMM;
   if (req == NULL)
     return HC_ERR_ARG;

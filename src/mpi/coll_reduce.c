@@ -389,7 +389,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        datatype, op, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(
                   rc, HC_TRACE_MPI_REDUCE_SCATTER, t0, -1, -1,
-                  hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
+                  hc_mpi_trace_bytes_local(recvcounts, datatype, comm))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Reduce_scatter, PMPI_Reduce_scatter);
@@ -402,7 +402,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                        0, datatype, op, comm, request, 0);
   return t0 ? hc_mpi_trace_end(
                   rc, HC_TRACE_MPI_IREDUCE_SCATTER, t0, -1, -1,
-                  hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
+                  hc_mpi_trace_bytes_local(recvcounts, datatype, comm))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter, PMPI_Ireduce_scatter);

@@ -37,8 +37,10 @@ static void check_untouched(const int *buf, int n, const char *what)
         CHECK(buf[i] == SENTINEL, "%s[%d] = %d, must be untouched", what, i, buf[i]);
 }
 
-/* Waits for a collective's request: success, the request freed, an empty
- * status. */
+/* Waits for a collective's request: success, the request freed, and
+ * hcmpi's empty status (the standard defines no other field than
+ * MPI_ERROR there; MPICH 4.0.2 leaves its last message's source and tag,
+ * so MT_MPICH_QUIRKS skips that part). */
 static void ic_wait(MPI_Request *req)
 {
     MPI_Status st;
@@ -47,6 +49,8 @@ static void ic_wait(MPI_Request *req)
     int rc = MPI_Wait(req, &st);
     CHECK(rc == MPI_SUCCESS, "MPI_Wait: %s", mt_errstr(rc));
     CHECK(*req == MPI_REQUEST_NULL, "request not freed");
+    if (mt_mpich_quirks())
+        return;
     CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
           "status source %d tag %d, want an empty status", st.MPI_SOURCE, st.MPI_TAG);
     CHECK(mt_status_count(&st, MPI_BYTE) == 0, "status count %d",
@@ -119,6 +123,13 @@ static void t_bcast(const ic_t *g, int nb, int root_in_a, int root_lrank)
         ic_wait(&req);
     } else {
         MPI_Bcast(buf, 1, vec, root, g->comm);
+    }
+    /* MPICH 4.0.2's Ibcast roots the receiving group's local broadcast at
+     * the remote root's rank instead of its rank 0 (ibcast_inter_sched_flat.c):
+     * a remote root other than rank 0 loses the data there. */
+    if (nb && root_lrank != 0 && !is_root && !idle && mt_mpich_quirks()) {
+        MPI_Type_free(&vec);
+        return;
     }
     for (int i = 0; i < 5; i++) {
         int want = is_root ? val(me, i) : idle ? SENTINEL : val(rworld, i);
