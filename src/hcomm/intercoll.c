@@ -20,17 +20,20 @@
 #include "hcomm/comm.h"
 #include "hcomm/nbc.h"
 
-/* Checks comm, req and op (NULL: a collective without one) and makes the
- * schedule. */
+/* A reduction's op; the others pass none. */
+static const hcomm_reduce_op_t ic_no_op;
+
+/* Checks comm, req and op (&ic_no_op: a collective without one) and makes
+ * the schedule. */
 static hc_status_t ic_begin(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                             hcomm_request_t **req, hc_nbc_sched_t **s) {
   if (comm == NULL || comm->local == NULL)
     return HC_ERR_COMM;
-  if (req == NULL)
+  if (req == NULL || op == NULL)
     return HC_ERR_ARG;
-  if (op != NULL && (op->fn == NULL || op->elem_size == 0))
+  if (op != &ic_no_op && (op->fn == NULL || op->elem_size == 0))
     return HC_ERR_ARG;
-  return hc_nbc_new(comm, op, s);
+  return hc_nbc_new(comm, op != &ic_no_op ? op : NULL, s);
 }
 
 static hc_status_t ic_begin_rooted(hcomm_comm_t *comm,
@@ -108,10 +111,12 @@ static void ic_bcast_from_leader(hc_nbc_sched_t *s, hcomm_comm_t *comm,
  * swap a message, and each tells its group the other one has entered. */
 hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin(comm, NULL, req, &s);
+  hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc != HC_OK)
     return rc;
   char *token = hc_nbc_tmp(s, 2);
+  if (token != NULL)
+    token[0] = 1;
   hc_nbc_set_comm(s, comm->local);
   hc_nbc_add_barrier(s);
   if (token != NULL) {
@@ -124,7 +129,7 @@ hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
 hc_status_t hcomm_inter_ibcast(void *buf, size_t bytes, int root,
                                hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin_rooted(comm, NULL, root, req, &s);
+  hc_status_t rc = ic_begin_rooted(comm, &ic_no_op, root, req, &s);
   if (rc != HC_OK)
     return rc;
   if (root == HCOMM_ROOT) {
@@ -218,7 +223,7 @@ static hc_status_t ic_rooted_v(int gather, char *buf, const size_t *bytes,
                                int root, hcomm_comm_t *comm,
                                hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin_rooted(comm, NULL, root, req, &s);
+  hc_status_t rc = ic_begin_rooted(comm, &ic_no_op, root, req, &s);
   if (rc == HC_OK && root == HCOMM_ROOT && (bytes == NULL || displs == NULL))
     rc = HC_ERR_ARG;
   if (rc != HC_OK)
@@ -253,7 +258,7 @@ static hc_status_t ic_rooted_even(int gather, char *buf, size_t bytes,
                                   void *mine, int root, hcomm_comm_t *comm,
                                   hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin_rooted(comm, NULL, root, req, &s);
+  hc_status_t rc = ic_begin_rooted(comm, &ic_no_op, root, req, &s);
   if (rc != HC_OK)
     return rc;
   int n = comm->local->size;
@@ -309,7 +314,7 @@ hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
                                    void *recvbuf, size_t rbytes,
                                    hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin(comm, NULL, req, &s);
+  hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc != HC_OK)
     return rc;
   size_t theirs = (size_t)comm->size * rbytes;
@@ -327,7 +332,7 @@ hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
                                     const size_t *rdispls, hcomm_comm_t *comm,
                                     hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin(comm, NULL, req, &s);
+  hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc == HC_OK && (rbytes == NULL || rdispls == NULL))
     rc = HC_ERR_ARG;
   if (rc != HC_OK)
@@ -346,7 +351,7 @@ hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
                                    const size_t *rbytes, const size_t *rdispls,
                                    hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = ic_begin(comm, NULL, req, &s);
+  hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc == HC_OK && (sbytes == NULL || sdispls == NULL || rbytes == NULL ||
                       rdispls == NULL))
     rc = HC_ERR_ARG;
