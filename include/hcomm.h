@@ -139,7 +139,10 @@ hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm);
  * duplicate; *newcomm must stay valid until then. */
 hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
                             hcomm_request_t **req);
-/* Collective over comm.  color HCOMM_UNDEFINED gives *newcomm == NULL. */
+/* Collective over comm.  color HCOMM_UNDEFINED gives *newcomm == NULL.  On
+ * an intercommunicator both groups split at once: the result pairs the
+ * members of one color in each group (ordered by key, then rank), and a
+ * color missing from the other group gives NULL too. */
 hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
                              hcomm_comm_t **newcomm);
 /* Collective over comm: ranks (in comm) listed in ranks[0..n) form the new
