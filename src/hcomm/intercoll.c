@@ -76,8 +76,7 @@ static void ic_leaders_swap(hc_nbc_sched_t *s, hcomm_comm_t *comm,
  * op, in local rank order) at its leader: returned there (a temporary),
  * NULL elsewhere or when memory ran out. */
 static void *ic_reduce_to_leader(hc_nbc_sched_t *s, hcomm_comm_t *comm,
-                                 const void *mine, size_t bytes,
-                                 size_t count) {
+                                 const void *mine, size_t bytes, size_t count) {
   void *acc = ic_leader(comm) ? hc_nbc_tmp(s, bytes) : NULL;
   hc_nbc_set_comm(s, comm->local);
   hc_nbc_add_reduce(s, mine, acc, count, 0);
@@ -246,8 +245,8 @@ hc_status_t hcomm_inter_igatherv(const void *sendbuf, size_t sbytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, int root,
                                  hcomm_comm_t *comm, hcomm_request_t **req) {
-  return ic_rooted_v(1, recvbuf, rbytes, rdispls, (void *)sendbuf, sbytes,
-                     root, comm, req);
+  return ic_rooted_v(1, recvbuf, rbytes, rdispls, (void *)sendbuf, sbytes, root,
+                     comm, req);
 }
 
 /* The regular forms: the other group's blocks of bytes (its rank order)
@@ -302,8 +301,8 @@ hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
                                   const size_t *sdispls, void *recvbuf,
                                   size_t rbytes, int root, hcomm_comm_t *comm,
                                   hcomm_request_t **req) {
-  return ic_rooted_v(0, (char *)sendbuf, sbytes, sdispls, recvbuf, rbytes,
-                     root, comm, req);
+  return ic_rooted_v(0, (char *)sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                     comm, req);
 }
 
 /* ---- allgather, alltoall ------------------------------------------------- */
@@ -352,8 +351,8 @@ hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
                                    hcomm_comm_t *comm, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
-  if (rc == HC_OK && (sbytes == NULL || sdispls == NULL || rbytes == NULL ||
-                      rdispls == NULL))
+  if (rc == HC_OK &&
+      (sbytes == NULL || sdispls == NULL || rbytes == NULL || rdispls == NULL))
     rc = HC_ERR_ARG;
   if (rc != HC_OK)
     return rc;
