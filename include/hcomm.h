@@ -58,6 +58,9 @@ const char *hcomm_strerror(hc_status_t status);
 #define HCOMM_ANY_SOURCE (-2)
 #define HCOMM_ANY_TAG (-1)
 #define HCOMM_PROC_NULL (-1)
+/* The root of a rooted collective on an intercommunicator, as it names
+ * itself (MPI_ROOT). */
+#define HCOMM_ROOT (-3)
 #define HCOMM_UNDEFINED (-32766)
 #define HCOMM_TAG_UB 268435455 /* 2^28-1, as MPICH reports */
 #define HCOMM_IN_PLACE ((void *)-1)
@@ -131,12 +134,15 @@ int hcomm_comm_size(const hcomm_comm_t *comm);
 int hcomm_comm_world_rank(const hcomm_comm_t *comm, int rank);
 /* Collective over comm: same group, fresh context. */
 hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm);
-/* hcomm_comm_dup without blocking (intracommunicators): *req completes,
+/* hcomm_comm_dup without blocking (intercommunicators too): *req completes,
  * like a non-blocking collective, once *newcomm has been written with the
  * duplicate; *newcomm must stay valid until then. */
 hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
                             hcomm_request_t **req);
-/* Collective over comm.  color HCOMM_UNDEFINED gives *newcomm == NULL. */
+/* Collective over comm.  color HCOMM_UNDEFINED gives *newcomm == NULL.  On
+ * an intercommunicator both groups split at once: the result pairs the
+ * members of one color in each group (ordered by key, then rank), and a
+ * color missing from the other group gives NULL too. */
 hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
                              hcomm_comm_t **newcomm);
 /* Collective over comm: ranks (in comm) listed in ranks[0..n) form the new
@@ -165,8 +171,9 @@ hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
  * over peer (their ranks local_leader in local, remote_leader in peer),
  * with tag telling concurrent creations apart.  On the result, ranks in
  * point-to-point name the remote group; hcomm_comm_rank/size/world_rank
- * describe the local group.  hcomm_comm_dup and hcomm_comm_free work on
- * intercommunicators; split, create and the collectives do not. */
+ * describe the local group.  hcomm_comm_dup, _idup, _split, _split_shared
+ * and _free work on intercommunicators; collectives on them are the
+ * hcomm_inter_* calls below. */
 hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
                                    hcomm_comm_t *peer, int remote_leader,
                                    int tag, hcomm_comm_t **newcomm);
@@ -480,6 +487,56 @@ hc_status_t hcomm_start(hcomm_request_t *req);
  * already has hooks. */
 hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
                                   void (*release)(void *arg), void *arg);
+/* ---- collectives on intercommunicators -----------------------------------
+ * As the hcomm_i* calls above, with MPI's intercommunicator meaning
+ * (MPI 4.0 section 6.2.2): each group receives what the other group
+ * contributes, and arrays per peer index the remote group.  Rooted calls:
+ * in the root's group the root passes root HCOMM_ROOT and the others
+ * HCOMM_PROC_NULL (they take no part); in the other group root is the
+ * root's rank in the remote group.  HCOMM_IN_PLACE is not accepted.
+ * HC_ERR_COMM on an intracommunicator. */
+hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_inter_ibcast(void *buf, size_t bytes, int root,
+                               hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_inter_ireduce(const void *sendbuf, void *recvbuf,
+                                size_t count, const hcomm_reduce_op_t *op,
+                                int root, hcomm_comm_t *comm,
+                                hcomm_request_t **req);
+hc_status_t hcomm_inter_iallreduce(const void *sendbuf, void *recvbuf,
+                                   size_t count, const hcomm_reduce_op_t *op,
+                                   hcomm_comm_t *comm, hcomm_request_t **req);
+/* counts: one block per local rank; the sums agree between the groups. */
+hc_status_t hcomm_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                        const size_t *counts,
+                                        const hcomm_reduce_op_t *op,
+                                        hcomm_comm_t *comm,
+                                        hcomm_request_t **req);
+hc_status_t hcomm_inter_igather(const void *sendbuf, size_t bytes,
+                                void *recvbuf, int root, hcomm_comm_t *comm,
+                                hcomm_request_t **req);
+hc_status_t hcomm_inter_igatherv(const void *sendbuf, size_t sbytes,
+                                 void *recvbuf, const size_t *rbytes,
+                                 const size_t *rdispls, int root,
+                                 hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_inter_iscatter(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, int root, hcomm_comm_t *comm,
+                                 hcomm_request_t **req);
+hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
+                                  const size_t *sdispls, void *recvbuf,
+                                  size_t rbytes, int root, hcomm_comm_t *comm,
+                                  hcomm_request_t **req);
+/* sbytes from each member, rbytes per member of the other group. */
+hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
+                                   void *recvbuf, size_t rbytes,
+                                   hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
+                                    void *recvbuf, const size_t *rbytes,
+                                    const size_t *rdispls, hcomm_comm_t *comm,
+                                    hcomm_request_t **req);
+hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                                   const size_t *sdispls, void *recvbuf,
+                                   const size_t *rbytes, const size_t *rdispls,
+                                   hcomm_comm_t *comm, hcomm_request_t **req);
 
 #ifdef __cplusplus
 }

@@ -239,30 +239,44 @@ static int comm_member_cmp(const void *a, const void *b) {
   return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* The size entries of all whose color is color, ordered by (key, rank),
+ * as world ranks (from world_ranks, in rank order) into world; *n of
+ * them. */
+static hc_status_t comm_split_members(int size, const int *world_ranks,
+                                      const comm_entry_t *all, int color,
+                                      int *world, int *n) {
+  comm_member_t *m = malloc((size_t)size * sizeof *m);
+  if (m == NULL)
+    return HC_ERR_NOMEM;
+  *n = 0;
+  for (int r = 0; r < size; r++) {
+    if (all[r].color != color)
+      continue;
+    m[*n].key = all[r].key;
+    m[*n].rank = r;
+    (*n)++;
+  }
+  qsort(m, (size_t)*n, sizeof *m, comm_member_cmp);
+  for (int i = 0; i < *n; i++)
+    world[i] = world_ranks[m[i].rank];
+  free(m);
+  return HC_OK;
+}
+
 /* Members of my color ordered by (key, parent rank), as world ranks. */
 static hc_status_t comm_build_split(hcomm_comm_t *parent,
                                     const comm_entry_t *all, int color, int id,
                                     hcomm_comm_t **newcomm) {
-  comm_member_t *m = malloc((size_t)parent->size * sizeof *m);
   int *world = malloc((size_t)parent->size * sizeof *world);
   int n = 0;
-  hc_status_t rc = HC_ERR_NOMEM;
-  if (m == NULL || world == NULL)
-    goto out;
-  for (int r = 0; r < parent->size; r++) {
-    if (all[r].color != color)
-      continue;
-    m[n].key = all[r].key;
-    m[n].rank = r;
-    n++;
+  if (world == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = comm_split_members(parent->size, parent->world_ranks, all,
+                                      color, world, &n);
+  if (rc == HC_OK) {
+    *newcomm = comm_new(id, n, world);
+    rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
-  qsort(m, (size_t)n, sizeof *m, comm_member_cmp);
-  for (int i = 0; i < n; i++)
-    world[i] = parent->world_ranks[m[i].rank];
-  *newcomm = comm_new(id, n, world);
-  rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
-out:
-  free(m);
   free(world);
   return rc;
 }
@@ -279,14 +293,25 @@ static hc_status_t comm_split_locked(hcomm_comm_t *comm, int color, int key,
   return rc;
 }
 
+static hc_status_t comm_inter_split_locked(hcomm_comm_t *inter, int color,
+                                           int key, hcomm_comm_t **newcomm);
+
+/* An intercommunicator splits both groups at once (see below). */
+static hc_status_t comm_split_any_locked(hcomm_comm_t *comm, int color, int key,
+                                         hcomm_comm_t **newcomm) {
+  if (comm->local != NULL)
+    return comm_inter_split_locked(comm, color, key, newcomm);
+  return comm_split_locked(comm, color, key, newcomm);
+}
+
 hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
                              hcomm_comm_t **newcomm) {
   hc_engine_lock();
-  hc_status_t rc = comm_check_intra(comm, newcomm);
+  hc_status_t rc = comm_check_parent(comm, newcomm);
   if (rc == HC_OK && color < 0 && color != HCOMM_UNDEFINED)
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
-    rc = comm_split_locked(comm, color, key, newcomm);
+    rc = comm_split_any_locked(comm, color, key, newcomm);
   hc_engine_unlock();
   return rc;
 }
@@ -568,14 +593,16 @@ hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
 }
 
 /* The node's lowest world rank names the node: every rank of a node
- * computed the same node-local list at init. */
+ * computed the same node-local list at init.  On an intercommunicator the
+ * result pairs the members of one node in the local group with those of
+ * the same node in the remote group. */
 hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
                                     hcomm_comm_t **newcomm) {
   hc_engine_lock();
-  hc_status_t rc = comm_check_intra(comm, newcomm);
+  hc_status_t rc = comm_check_parent(comm, newcomm);
   int color = join ? hc_engine.local_world_ranks[0] : HCOMM_UNDEFINED;
   if (rc == HC_OK)
-    rc = comm_split_locked(comm, color, key, newcomm);
+    rc = comm_split_any_locked(comm, color, key, newcomm);
   hc_engine_unlock();
   return rc;
 }
@@ -596,7 +623,10 @@ hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
  * release it and retry).  No rank took another id of the range between its
  * snapshot and its vote, so an id every rank reserved is free everywhere. */
 
-#define COMM_VOTE_RESERVED 1u /* the agreed id is reserved here */
+static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
+                                    const int *remote_world);
+
+#define COMM_VOTE_RESERVED 1u /* the agreed ids are reserved here */
 #define COMM_VOTE_OFFERED 2u  /* this rank offered its ids */
 
 typedef struct comm_idup {
@@ -604,9 +634,11 @@ typedef struct comm_idup {
   hcomm_comm_t **out;
   uint64_t prio; /* lower goes first */
   uint32_t mask[COMM_IDUP_WORDS];
+  uint32_t theirs[COMM_IDUP_WORDS]; /* intercommunicator: the other group's */
   uint32_t vote;
   int offered;
-  int id; /* reserved here, not yet committed; -1 */
+  int nids;   /* ids needed: 2 for an intercommunicator (its local group) */
+  int id[2];  /* reserved here, not yet committed; -1 */
 } comm_idup_t;
 
 static comm_idup_t *comm_idup_holder;
@@ -619,17 +651,21 @@ static void comm_band32(const void *in, void *inout, size_t count, void *ctx) {
     b[i] &= a[i];
 }
 
-static int comm_idup_lowest(const comm_idup_t *d) {
+/* The i-th lowest id of the agreed mask, or -1. */
+static int comm_idup_nth(const comm_idup_t *d, int i) {
   for (int w = 0; w < COMM_IDUP_WORDS; w++)
-    if (d->mask[w] != 0)
-      return (COMM_IDUP_FIRST_WORD + w) * 32 + __builtin_ctz(d->mask[w]);
+    for (uint32_t bits = d->mask[w]; bits != 0; bits &= bits - 1)
+      if (i-- == 0)
+        return (COMM_IDUP_FIRST_WORD + w) * 32 + __builtin_ctz(bits);
   return -1;
 }
 
 static void comm_idup_unreserve(comm_idup_t *d) {
-  if (d->id >= 0)
-    comm_free_ids[d->id / 32] |= 1u << (d->id % 32);
-  d->id = -1;
+  for (int i = 0; i < 2; i++) {
+    if (d->id[i] >= 0)
+      comm_free_ids[d->id[i] / 32] |= 1u << (d->id[i] % 32);
+    d->id[i] = -1;
+  }
 }
 
 static void comm_idup_snapshot(hc_nbc_sched_t *s, void *arg) {
@@ -645,17 +681,33 @@ static void comm_idup_snapshot(hc_nbc_sched_t *s, void *arg) {
 
 static void comm_idup_vote(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
-  int id = comm_idup_lowest(d);
   (void)s;
   d->vote = d->offered ? COMM_VOTE_OFFERED : 0;
   if (comm_idup_holder != d)
     return; /* taken by an attempt that goes first */
   comm_idup_holder = NULL;
-  if (id < 0)
+  if (comm_idup_nth(d, d->nids - 1) < 0)
     return;
-  comm_free_ids[id / 32] &= ~(1u << (id % 32));
-  d->id = id;
+  for (int i = 0; i < d->nids; i++) {
+    d->id[i] = comm_idup_nth(d, i);
+    comm_free_ids[d->id[i] / 32] &= ~(1u << (d->id[i] % 32));
+  }
   d->vote |= COMM_VOTE_RESERVED;
+}
+
+/* The duplicate on the reserved ids. */
+static hcomm_comm_t *comm_idup_make(comm_idup_t *d) {
+  hcomm_comm_t *p = d->parent;
+  if (p->local == NULL)
+    return comm_new(d->id[0], p->size, p->world_ranks);
+  hcomm_comm_t *lc = comm_new(d->id[1], p->local->size, p->local->world_ranks);
+  hcomm_comm_t *inter =
+      lc != NULL ? comm_new_inter(d->id[0], lc, p->size, p->world_ranks) : NULL;
+  if (inter == NULL && lc != NULL) {
+    comm_destroy(lc);
+    d->id[1] = -1; /* released with lc */
+  }
+  return inter;
 }
 
 static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d);
@@ -663,16 +715,17 @@ static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d);
 static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
   if (d->vote & COMM_VOTE_RESERVED) {
-    hcomm_comm_t *p = d->parent;
-    *d->out = comm_new(d->id, p->size, p->world_ranks);
-    if (*d->out == NULL)
-      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup releases the id */
-    else
-      d->id = -1;
+    *d->out = comm_idup_make(d);
+    if (*d->out == NULL) {
+      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup releases the ids */
+    } else {
+      d->id[0] = -1;
+      d->id[1] = -1;
+    }
     return;
   }
   comm_idup_unreserve(d);
-  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_lowest(d) < 0) {
+  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_nth(d, d->nids - 1) < 0) {
     hc_nbc_fail(s, HC_ERR_NO_CONTEXT); /* every rank offered: none left */
     return;
   }
@@ -680,11 +733,33 @@ static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
   comm_idup_attempt(s, d);
 }
 
+/* In-place AND of words at every member: of the parent, or of both groups
+ * of an intercommunicator (an allreduce in each group, the leaders swap
+ * theirs, each group learns the other's and combines). */
+static void comm_idup_and(hc_nbc_sched_t *s, comm_idup_t *d, uint32_t *words,
+                          size_t n) {
+  hcomm_comm_t *p = d->parent;
+  if (p->local == NULL) {
+    hc_nbc_add_allreduce(s, words, n);
+    return;
+  }
+  hc_nbc_set_comm(s, p->local);
+  hc_nbc_add_allreduce(s, words, n);
+  hc_nbc_set_comm(s, p);
+  if (p->local->rank == 0) {
+    hc_nbc_add_recv(s, d->theirs, n * sizeof *words, 0);
+    hc_nbc_add_send(s, words, n * sizeof *words, 0);
+  }
+  hc_nbc_set_comm(s, p->local);
+  hc_nbc_add_bcast(s, d->theirs, n * sizeof *words, 0);
+  hc_nbc_add_combine(s, d->theirs, words, n);
+}
+
 static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d) {
   hc_nbc_add_call(s, comm_idup_snapshot, d);
-  hc_nbc_add_allreduce(s, d->mask, COMM_IDUP_WORDS);
+  comm_idup_and(s, d, d->mask, COMM_IDUP_WORDS);
   hc_nbc_add_call(s, comm_idup_vote, d);
-  hc_nbc_add_allreduce(s, &d->vote, 1);
+  comm_idup_and(s, d, &d->vote, 1);
   hc_nbc_add_call(s, comm_idup_decide, d);
 }
 
@@ -697,11 +772,13 @@ static void comm_idup_cleanup(void *arg) {
   free(d);
 }
 
+/* An intercommunicator's duplicate takes two ids: its own and its local
+ * group's. */
 hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
                             hcomm_request_t **req) {
   static const hcomm_reduce_op_t band = {comm_band32, NULL, sizeof(uint32_t),
                                          1};
-  if (comm == NULL || comm->local != NULL)
+  if (comm == NULL)
     return HC_ERR_COMM;
   if (newcomm == NULL || req == NULL)
     return HC_ERR_ARG;
@@ -711,7 +788,8 @@ hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
     free(d);
     return HC_ERR_NOMEM;
   }
-  *d = (comm_idup_t){.parent = comm, .out = newcomm, .id = -1};
+  *d = (comm_idup_t){.parent = comm, .out = newcomm, .id = {-1, -1}};
+  d->nids = comm->local != NULL ? 2 : 1;
   /* coll_seq: the parent's collectives start in one order everywhere. */
   d->prio = (uint64_t)comm->context_id << 32 | comm->coll_seq;
   hc_nbc_set_cleanup(s, comm_idup_cleanup, d);
@@ -915,5 +993,100 @@ hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
   if (rc == HC_OK)
     rc = comm_merge_locked(inter, high, newcomm);
   hc_engine_unlock();
+  return rc;
+}
+
+/* ---- intercommunicator split --------------------------------------------
+ * Every member of both groups learns every (color, key, free ids) entry:
+ * an allgather in each group, a swap between the leaders (local rank 0)
+ * and a broadcast in each group.  Two ids free at every member are taken,
+ * one for all the new local groups and one for all the new
+ * intercommunicators: results of different colors have no member in
+ * common, and the local groups of one color on the two sides never
+ * address each other. */
+
+/* The entries of the local group (local rank order) into *mine_all and of
+ * the remote group (remote rank order) into *their_all, both malloc'd. */
+static hc_status_t comm_inter_allgather(hcomm_comm_t *inter,
+                                        const comm_entry_t *mine,
+                                        comm_entry_t **mine_all,
+                                        comm_entry_t **their_all) {
+  hcomm_comm_t *local = inter->local;
+  size_t entry = sizeof *mine;
+  *mine_all = malloc((size_t)local->size * entry);
+  *their_all = malloc((size_t)inter->size * entry);
+  if (*mine_all == NULL || *their_all == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = comm_allgather_locked(local, mine, entry, *mine_all);
+  if (rc == HC_OK && local->rank == 0)
+    rc = comm_swap_locked(inter, 0, COMM_TAG_INTER_BASE, *mine_all,
+                          (size_t)local->size * entry, *their_all,
+                          (size_t)inter->size * entry);
+  if (rc == HC_OK)
+    rc = comm_bcast_locked(local, 0, *their_all, (size_t)inter->size * entry);
+  return rc;
+}
+
+/* The two lowest ids free at every member of both groups. */
+static hc_status_t comm_inter_two_ids(const comm_entry_t *a, int na,
+                                      const comm_entry_t *b, int nb, int *ids) {
+  uint32_t both[COMM_MASK_WORDS];
+  for (int w = 0; w < COMM_MASK_WORDS; w++) {
+    both[w] = ~0u;
+    for (int r = 0; r < na; r++)
+      both[w] &= a[r].free_mask[w];
+    for (int r = 0; r < nb; r++)
+      both[w] &= b[r].free_mask[w];
+  }
+  for (int i = 0; i < 2; i++) {
+    ids[i] = comm_lowest_free(both);
+    if (ids[i] < 0)
+      return HC_ERR_NO_CONTEXT;
+    both[ids[i] / 32] &= ~(1u << (ids[i] % 32));
+  }
+  return HC_OK;
+}
+
+/* The intercommunicator of my color: local members from mine_all, remote
+ * ones from their_all; NULL when the remote group has none of them. */
+static hc_status_t comm_inter_build_split(hcomm_comm_t *inter,
+                                          const comm_entry_t *mine_all,
+                                          const comm_entry_t *their_all,
+                                          int color, const int *ids,
+                                          hcomm_comm_t **newcomm) {
+  int *remote = malloc((size_t)inter->size * sizeof *remote), n = 0;
+  hcomm_comm_t *lc = NULL;
+  hc_status_t rc = remote == NULL ? HC_ERR_NOMEM : HC_OK;
+  if (rc == HC_OK)
+    rc = comm_split_members(inter->size, inter->world_ranks, their_all, color,
+                            remote, &n);
+  if (rc == HC_OK && n > 0)
+    rc = comm_build_split(inter->local, mine_all, color, ids[0], &lc);
+  if (rc == HC_OK && n > 0) {
+    *newcomm = comm_new_inter(ids[1], lc, n, remote);
+    rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+  }
+  if (rc != HC_OK && lc != NULL)
+    comm_release(lc);
+  free(remote);
+  return rc;
+}
+
+static hc_status_t comm_inter_split_locked(hcomm_comm_t *inter, int color,
+                                           int key, hcomm_comm_t **newcomm) {
+  comm_entry_t mine = {.color = color, .key = key};
+  comm_entry_t *mine_all = NULL, *their_all = NULL;
+  int ids[2];
+  *newcomm = NULL;
+  comm_blocking_mask(mine.free_mask);
+  hc_status_t rc = comm_inter_allgather(inter, &mine, &mine_all, &their_all);
+  if (rc == HC_OK)
+    rc = comm_inter_two_ids(mine_all, inter->local->size, their_all,
+                            inter->size, ids);
+  if (rc == HC_OK && color != HCOMM_UNDEFINED)
+    rc = comm_inter_build_split(inter, mine_all, their_all, color, ids,
+                                newcomm);
+  free(mine_all);
+  free(their_all);
   return rc;
 }

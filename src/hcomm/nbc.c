@@ -30,6 +30,7 @@ enum nbc_kind {
 typedef struct nbc_step {
   int kind;
   int peer;
+  hcomm_comm_t *comm; /* whose ranks peer names (hc_nbc_set_comm) */
   const void *src;
   void *dst;
   size_t n;
@@ -39,6 +40,7 @@ typedef struct nbc_step {
 typedef struct nbc_sched {
   struct nbc_sched *next;
   hcomm_comm_t *comm;
+  hcomm_comm_t *group; /* the steps added now address it; rank, size: ours */
   hcomm_request_t *req; /* what the caller waits on */
   hcomm_reduce_op_t op;
   int tag;
@@ -74,6 +76,7 @@ static nbc_sched_t *nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op) {
   if (s == NULL)
     return NULL;
   s->comm = comm;
+  s->group = comm;
   s->rank = comm->rank;
   s->size = comm->size;
   if (op != NULL)
@@ -106,7 +109,7 @@ static void nbc_add(nbc_sched_t *s, int kind, int peer, const void *src,
     s->steps = st;
     s->cap = cap;
   }
-  s->steps[s->nsteps++] = (nbc_step_t){kind, peer, src, dst, n, NULL};
+  s->steps[s->nsteps++] = (nbc_step_t){kind, peer, s->group, src, dst, n, NULL};
 }
 
 static void nbc_send(nbc_sched_t *s, const void *buf, size_t bytes, int peer) {
@@ -202,11 +205,11 @@ static void nbc_exec(nbc_sched_t *s, const nbc_step_t *st) {
   hc_status_t rc = HC_OK;
   switch (st->kind) {
   case NBC_SEND:
-    rc = hc_isend_locked(st->src, st->n, st->peer, s->tag, s->comm,
+    rc = hc_isend_locked(st->src, st->n, st->peer, s->tag, st->comm,
                          HCOMM_SEND_STANDARD, 1, &r);
     break;
   case NBC_RECV:
-    rc = hc_irecv_locked(st->dst, st->n, st->peer, s->tag, s->comm, 1, &r);
+    rc = hc_irecv_locked(st->dst, st->n, st->peer, s->tag, st->comm, 1, &r);
     break;
   case NBC_COPY:
     memmove(st->dst, st->src, st->n);
@@ -435,8 +438,9 @@ hc_status_t hcomm_icoll_on_complete(hcomm_request_t *req, hcomm_coll_done_fn fn,
 
 /* ---- argument checks ----------------------------------------------------- */
 
+/* An intercommunicator's collectives are intercoll.c's hcomm_inter_*. */
 static hc_status_t nbc_check(hcomm_comm_t *comm, hcomm_request_t **req) {
-  if (comm == NULL)
+  if (comm == NULL || comm->local != NULL)
     return HC_ERR_COMM;
   if (req == NULL)
     return HC_ERR_ARG;
@@ -1580,4 +1584,71 @@ hc_status_t hcomm_exscan_init(const void *sendbuf, void *recvbuf, size_t count,
                               const hcomm_reduce_op_t *op, hcomm_comm_t *comm,
                               hcomm_request_t **req) {
   return nbc_scan(sendbuf, recvbuf, count, op, comm, req, 1, NBC_PLAN);
+}
+
+/* ---- building blocks of schedules built outside this file (nbc.h) -------- */
+
+void hc_nbc_set_comm(hc_nbc_sched_t *s, hcomm_comm_t *group) {
+  s->group = group;
+  s->rank = group->rank;
+  s->size = group->size;
+}
+
+void hc_nbc_add_send(hc_nbc_sched_t *s, const void *buf, size_t bytes,
+                     int peer) {
+  nbc_send(s, buf, bytes, peer);
+}
+
+void hc_nbc_add_recv(hc_nbc_sched_t *s, void *buf, size_t bytes, int peer) {
+  nbc_recv(s, buf, bytes, peer);
+}
+
+void hc_nbc_add_copy(hc_nbc_sched_t *s, const void *src, void *dst,
+                     size_t bytes) {
+  nbc_copy(s, src, dst, bytes);
+}
+
+void hc_nbc_add_combine(hc_nbc_sched_t *s, const void *src, void *dst,
+                        size_t count) {
+  nbc_reduce(s, src, dst, count);
+}
+
+void hc_nbc_end_round(hc_nbc_sched_t *s) { nbc_round(s); }
+
+void *hc_nbc_tmp(hc_nbc_sched_t *s, size_t bytes) { return nbc_tmp(s, bytes); }
+
+void hc_nbc_add_barrier(hc_nbc_sched_t *s) {
+  nbc_round(s);
+  nbc_build_barrier(s);
+  nbc_round(s);
+}
+
+void hc_nbc_add_bcast(hc_nbc_sched_t *s, void *buf, size_t bytes, int root) {
+  nbc_round(s);
+  nbc_build_bcast(s, buf, bytes, root);
+  nbc_round(s);
+}
+
+void hc_nbc_add_reduce(hc_nbc_sched_t *s, const void *mine, void *out,
+                       size_t count, int root) {
+  nbc_round(s);
+  if (count > 0)
+    nbc_build_reduce(s, mine, out, count, root);
+  nbc_round(s);
+}
+
+void hc_nbc_add_gatherv(hc_nbc_sched_t *s, const void *mine, size_t bytes,
+                        void *recvbuf, const size_t *rbytes,
+                        const size_t *rdispls, int root) {
+  nbc_round(s);
+  nbc_build_gatherv(s, mine, bytes, recvbuf, rbytes, rdispls, root);
+  nbc_round(s);
+}
+
+void hc_nbc_add_scatterv(hc_nbc_sched_t *s, const void *sendbuf,
+                         const size_t *sbytes, const size_t *sdispls,
+                         void *recvbuf, size_t bytes, int root) {
+  nbc_round(s);
+  nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, bytes, root);
+  nbc_round(s);
 }

@@ -55,4 +55,43 @@ hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req);
  * request, which is complete or never started). */
 void hc_nbc_plan_free(hc_nbc_sched_t *s);
 
+/* ---- building blocks (intercoll.c) ---------------------------------------
+ * The steps added after hc_nbc_set_comm(s, group) address the ranks of
+ * group, which the schedule's communicator must keep alive (an
+ * intercommunicator's local group), on group's collective context with the
+ * schedule's tag; the builders below see group's rank and size.  Steps of
+ * one round run in order and its messages are posted together; the next
+ * round starts when they are all complete.  The hc_nbc_add_* collectives
+ * take rounds of their own, so they see what the steps before them
+ * received. */
+void hc_nbc_set_comm(hc_nbc_sched_t *s, hcomm_comm_t *group);
+void hc_nbc_add_send(hc_nbc_sched_t *s, const void *buf, size_t bytes,
+                     int peer);
+void hc_nbc_add_recv(hc_nbc_sched_t *s, void *buf, size_t bytes, int peer);
+/* bytes from src to dst (a local step). */
+void hc_nbc_add_copy(hc_nbc_sched_t *s, const void *src, void *dst,
+                     size_t bytes);
+/* dst = src op dst over count elements of the schedule's op (src holds the
+ * lower ranks' contribution). */
+void hc_nbc_add_combine(hc_nbc_sched_t *s, const void *src, void *dst,
+                        size_t count);
+/* Ends the current round (nothing when it is empty). */
+void hc_nbc_end_round(hc_nbc_sched_t *s);
+/* A temporary freed with the schedule; NULL (and the schedule failed) when
+ * memory ran out. */
+void *hc_nbc_tmp(hc_nbc_sched_t *s, size_t bytes);
+/* The collectives of nbc.c over the current group, with their arguments
+ * (buffers of bytes, reductions of count elements of the schedule's op;
+ * mine may equal out). */
+void hc_nbc_add_barrier(hc_nbc_sched_t *s);
+void hc_nbc_add_bcast(hc_nbc_sched_t *s, void *buf, size_t bytes, int root);
+void hc_nbc_add_reduce(hc_nbc_sched_t *s, const void *mine, void *out,
+                       size_t count, int root);
+void hc_nbc_add_gatherv(hc_nbc_sched_t *s, const void *mine, size_t bytes,
+                        void *recvbuf, const size_t *rbytes,
+                        const size_t *rdispls, int root);
+void hc_nbc_add_scatterv(hc_nbc_sched_t *s, const void *sendbuf,
+                         const size_t *sbytes, const size_t *sdispls,
+                         void *recvbuf, size_t bytes, int root);
+
 #endif /* HC_NBC_H */

@@ -13,7 +13,14 @@ static int coll_barrier_body(MPI_Comm comm) {
   int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
   if (rc != MPI_SUCCESS)
     return rc;
-  return hc_mpi_raise_status(c, fn, hcomm_barrier(c->engine));
+  if (!hc_mpi_coll_inter(c))
+    return hc_mpi_raise_status(c, fn, hcomm_barrier(c->engine));
+  hcomm_request_t *eng = NULL;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st = hcomm_inter_ibarrier(c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, NULL);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */

@@ -83,7 +83,7 @@ int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root, int count,
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, c);
   /* Before the root check, so a rank with a bad root agrees too and no
    * rank is left waiting in the agreement. */
-  if (rc == MPI_SUCCESS && coll_check_on())
+  if (rc == MPI_SUCCESS && coll_check_on() && !hc_mpi_coll_inter(*c))
     rc = coll_check_agree(fn, *c, root, coll_check_sig(count, type));
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_root(fn, *c, root);

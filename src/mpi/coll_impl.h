@@ -111,6 +111,16 @@ int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
 int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root,
                              int count, MPI_Datatype type,
                              MPI_Request *request, hc_mpi_comm_t **c);
+/* Intercommunicators (MPI 4.0 section 6.2.2): whether c is one; whether
+ * this rank is the root of a rooted collective (its rank on an
+ * intracommunicator, MPI_ROOT on an intercommunicator); whether it takes
+ * no part (MPI_PROC_NULL, in the root's group of an intercommunicator).
+ * The engine's calls take root as MPI names it. */
+int hc_mpi_coll_inter(const hc_mpi_comm_t *c);
+int hc_mpi_coll_is_root(const hc_mpi_comm_t *c, int root);
+int hc_mpi_coll_idle(const hc_mpi_comm_t *c, int root);
+/* MPI_ERR_COMM on an intercommunicator (scan, exscan). */
+int hc_mpi_coll_intra_only(const char *fn, hc_mpi_comm_t *c);
 /* count >= 0 and a usable committed datatype. */
 int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
                      MPI_Datatype type, const hc_mpi_type_t **t);

@@ -89,8 +89,9 @@ static int move_ibarrier_body(const char *fn, MPI_Comm comm,
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = persist ? hcomm_barrier_init(c->engine, &eng)
-                           : hcomm_ibarrier(c->engine, &eng);
+  hc_status_t st = hc_mpi_coll_inter(c) ? hcomm_inter_ibarrier(c->engine, &eng)
+                   : persist            ? hcomm_barrier_init(c->engine, &eng)
+                                        : hcomm_ibarrier(c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -159,29 +160,37 @@ static int move_bcast(const char *fn, void *buffer, int count,
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   hcomm_request_t *eng = NULL;
-  size_t bytes, off;
+  size_t bytes = 0, off;
   int rc =
       hc_mpi_coll_enter_rooted(fn, comm, root, count, datatype, request, &c);
-  if (rc == MPI_SUCCESS)
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* MPI_PROC_NULL in an intercommunicator's root group: no buffer. */
+  int idle = hc_mpi_coll_idle(c, root), inter = hc_mpi_coll_inter(c);
+  if (!idle)
     rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS && !idle)
     rc = move_buf_check(fn, c, buffer, count > 0, t, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
-  if (request == NULL && (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
+  if (request == NULL && !inter &&
+      (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
-  if (cx != NULL && hcomm_comm_rank(c->engine) == root)
+  if (cx != NULL && idle)
+    view = buffer;
+  else if (cx != NULL && hc_mpi_coll_is_root(c, root))
     view = (void *)hc_mpi_coll_send_view(cx, buffer, 1, &b, &bytes, &off);
   else if (cx != NULL)
     view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
-  if (view == NULL)
+  if (cx == NULL || (view == NULL && !idle))
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = persist
-                       ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
-                       : hcomm_ibcast(view, bytes, root, c->engine, &eng);
+  hc_status_t st =
+      inter     ? hcomm_inter_ibcast(view, bytes, root, c->engine, &eng)
+      : persist ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
+                : hcomm_ibcast(view, bytes, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -270,13 +279,17 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
                                     request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
-  int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
-  int is_root = rank == root, in_place = sendbuf == MPI_IN_PLACE;
-  rc = move_rooted_send(fn, c, is_root, sendbuf, sendcount, sendtype, &st);
+  /* size: the blocks at the root, one per rank of the sending group. */
+  int size = hcomm_comm_peer_size(c->engine), inter = hc_mpi_coll_inter(c);
+  /* An intercommunicator's root group sends nothing. */
+  int is_root = hc_mpi_coll_is_root(c, root), sends = !inter || root >= 0;
+  int in_place = sends && sendbuf == MPI_IN_PLACE;
+  if (sends)
+    rc = move_rooted_send(fn, c, is_root, sendbuf, sendcount, sendtype, &st);
   if (rc == MPI_SUCCESS && is_root)
     rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
                        "recvcounts", &rt);
-  if (rc == MPI_SUCCESS && is_root && !in_place)
+  if (rc == MPI_SUCCESS && is_root && sends && !in_place)
     rc = move_match(fn, c, move_bytes(st, sendcount),
                     move_bytes(rt, recvcounts[vform ? root : 0]));
   if (rc != MPI_SUCCESS)
@@ -289,7 +302,7 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   const void *sview = HCOMM_IN_PLACE;
   void *rview = NULL;
   hc_mpi_coll_block_t sb = {st, sendcount, 0};
-  if (!in_place)
+  if (sends && !in_place)
     sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
   if (is_root && sz != NULL) {
     hc_mpi_coll_block_t *rb = move_blocks(cx, rt, size, recvcounts, displs);
@@ -300,7 +313,12 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
-  if (vform && persist)
+  if (inter && vform)
+    rc = hcomm_inter_igatherv(sview, sbytes, rview, sz, sz + size, root,
+                              c->engine, &eng);
+  else if (inter)
+    rc = hcomm_inter_igather(sview, bytes, rview, root, c->engine, &eng);
+  else if (vform && persist)
     rc = hcomm_gatherv_init(sview, sbytes, rview, sz, sz + size, root,
                             c->engine, &eng);
   else if (vform)
@@ -411,14 +429,18 @@ static int move_scatter(const char *fn, const void *sendbuf,
                                     request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
-  int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
-  int is_root = rank == root, in_place = recvbuf == MPI_IN_PLACE;
+  /* size: the blocks at the root, one per rank of the receiving group. */
+  int size = hcomm_comm_peer_size(c->engine), inter = hc_mpi_coll_inter(c);
+  /* An intercommunicator's root group receives nothing. */
+  int is_root = hc_mpi_coll_is_root(c, root), receives = !inter || root >= 0;
+  int in_place = receives && recvbuf == MPI_IN_PLACE;
   /* MPI_IN_PLACE is the receive buffer here. */
-  rc = move_rooted_send(fn, c, is_root, recvbuf, recvcount, recvtype, &rt);
+  if (receives)
+    rc = move_rooted_send(fn, c, is_root, recvbuf, recvcount, recvtype, &rt);
   if (rc == MPI_SUCCESS && is_root)
     rc = move_per_rank(fn, c, size, sendcounts, displs, vform, sendtype,
                        "sendcounts", &st);
-  if (rc == MPI_SUCCESS && is_root && !in_place)
+  if (rc == MPI_SUCCESS && is_root && receives && !in_place)
     rc = move_match(fn, c, move_bytes(st, sendcounts[vform ? root : 0]),
                     move_bytes(rt, recvcount));
   if (rc != MPI_SUCCESS)
@@ -431,7 +453,7 @@ static int move_scatter(const char *fn, const void *sendbuf,
   const void *sview = NULL;
   void *rview = HCOMM_IN_PLACE;
   hc_mpi_coll_block_t rb = {rt, recvcount, 0};
-  if (!in_place)
+  if (receives && !in_place)
     rview = hc_mpi_coll_recv_view(cx, recvbuf, 1, &rb, 0, &rbytes, &roff);
   if (is_root && sz != NULL) {
     hc_mpi_coll_block_t *sb = move_blocks(cx, st, size, sendcounts, displs);
@@ -441,7 +463,12 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
-  if (vform && persist)
+  if (inter && vform)
+    rc = hcomm_inter_iscatterv(sview, sz, sz + size, rview, rbytes, root,
+                               c->engine, &eng);
+  else if (inter)
+    rc = hcomm_inter_iscatter(sview, bytes, rview, root, c->engine, &eng);
+  else if (vform && persist)
     rc = hcomm_scatterv_init(sview, sz, sz + size, rview, rbytes, root,
                              c->engine, &eng);
   else if (vform)
@@ -555,16 +582,19 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
-  int rank = hcomm_comm_rank(c->engine), size = hcomm_comm_size(c->engine);
+  /* size: the blocks received, one per rank of the other group on an
+   * intercommunicator (where MPI_IN_PLACE is not allowed). */
+  int rank = hcomm_comm_rank(c->engine), inter = hc_mpi_coll_inter(c);
+  int size = hcomm_comm_peer_size(c->engine);
   int in_place = sendbuf == MPI_IN_PLACE;
-  rc = move_rooted_send(fn, c, 1, sendbuf, sendcount, sendtype, &st);
+  rc = move_rooted_send(fn, c, !inter, sendbuf, sendcount, sendtype, &st);
   if (rc == MPI_SUCCESS)
     rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
                        "recvcounts", &rt);
   if (rc == MPI_SUCCESS)
     rc = move_buf_check(fn, c, recvbuf, move_any(recvcounts, vform ? size : 1),
                         rt, "recvbuf");
-  if (rc == MPI_SUCCESS && !in_place)
+  if (rc == MPI_SUCCESS && !in_place && !inter)
     rc = move_match(fn, c, move_bytes(st, sendcount),
                     move_bytes(rt, recvcounts[vform ? rank : 0]));
   if (rc != MPI_SUCCESS)
@@ -586,7 +616,12 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
         hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz, sz + size);
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  if (vform && persist)
+  if (inter && vform)
+    rc = hcomm_inter_iallgatherv(sview, sbytes, rview, sz, sz + size,
+                                 c->engine, &eng);
+  else if (inter)
+    rc = hcomm_inter_iallgather(sview, sbytes, rview, sz[0], c->engine, &eng);
+  else if (vform && persist)
     rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
                                &eng);
   else if (vform)
@@ -752,7 +787,13 @@ static int move_alltoall(const char *fn, const void *sendbuf,
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
   if (rc != MPI_SUCCESS)
     return rc;
-  int size = hcomm_comm_size(c->engine), in_place = sendbuf == MPI_IN_PLACE;
+  /* size: the blocks, one per rank of the other group on an
+   * intercommunicator (where MPI_IN_PLACE is not allowed). */
+  int size = hcomm_comm_peer_size(c->engine), inter = hc_mpi_coll_inter(c);
+  int in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && inter)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not allowed on an intercommunicator");
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
   size_t *ssz = NULL, *rsz = NULL;
@@ -785,7 +826,10 @@ static int move_alltoall(const char *fn, const void *sendbuf,
       hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, rsz, rsz + size);
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  if (vform && persist)
+  if (inter)
+    rc = hcomm_inter_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                                c->engine, &eng);
+  else if (vform && persist)
     rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
                               c->engine, &eng);
   else if (vform)

@@ -26,6 +26,36 @@ static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
   return NULL;
 }
 
+/* Reduce on an intercommunicator: the root (MPI_ROOT) receives the other
+ * group's combination and sends nothing, MPI_PROC_NULL ranks take no part,
+ * and the other group sends without receiving. */
+static int red_rooted_inter(const char *fn, hc_mpi_comm_t *c,
+                            hc_mpi_red_t *red, const void *sendbuf,
+                            void *recvbuf, int count, int root,
+                            MPI_Request *request) {
+  hcomm_request_t *eng = NULL;
+  int is_root = root == MPI_ROOT, rc = MPI_SUCCESS;
+  if (root == MPI_PROC_NULL)
+    sendbuf = recvbuf = NULL;
+  else if (is_root)
+    rc = hc_mpi_coll_reduce_bufs(fn, c, recvbuf, NULL, count, 0, red->type);
+  else
+    rc = hc_mpi_coll_reduce_bufs(fn, c, sendbuf, NULL, count, 0, red->type);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* Only the buffer this rank uses is staged. */
+  const void *send = is_root || root == MPI_PROC_NULL ? HCOMM_IN_PLACE : sendbuf;
+  size_t n = (size_t)count, in = root >= 0 ? n : 0;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  if (cx == NULL ||
+      (root != MPI_PROC_NULL &&
+       hc_mpi_coll_red_stage(cx, red, &send, &recvbuf, in, n, is_root) != 0))
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st = hcomm_inter_ireduce(send, recvbuf, hc_mpi_red_elems(red, n),
+                                       &red->op, root, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
 static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
                       int count, MPI_Datatype datatype, MPI_Op op, int root,
                       MPI_Comm comm, MPI_Request *request, int persist) {
@@ -38,6 +68,9 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
     rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &red);
   if (rc != MPI_SUCCESS)
     return rc;
+  if (hc_mpi_coll_inter(c))
+    return red_rooted_inter(fn, c, &red, sendbuf, recvbuf, count, root,
+                            request);
   int is_root = hcomm_comm_rank(c->engine) == root;
   if (sendbuf == MPI_IN_PLACE && !is_root)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
@@ -109,6 +142,15 @@ HC_WEAK_ALIAS(MPI_Reduce_init, PMPI_Reduce_init);
 
 enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
 
+/* MPI_IN_PLACE is not defined on an intercommunicator. */
+static int red_no_in_place(const char *fn, hc_mpi_comm_t *c,
+                           const void *sendbuf) {
+  if (sendbuf != MPI_IN_PLACE || !hc_mpi_coll_inter(c))
+    return MPI_SUCCESS;
+  return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE is not allowed on an intercommunicator");
+}
+
 /* Allreduce, scan and exscan share their arguments and MPI_IN_PLACE rule. */
 static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
                    int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -117,8 +159,12 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
   hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc == MPI_SUCCESS && kind != RED_ALLREDUCE)
+    rc = hc_mpi_coll_intra_only(fn, c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_coll_reduce_args(fn, c, count, datatype, op, &red);
+  if (rc == MPI_SUCCESS)
+    rc = red_no_in_place(fn, c, sendbuf);
   if (rc != MPI_SUCCESS)
     return rc;
   const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -147,6 +193,8 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     st = hcomm_iscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (kind == RED_EXSCAN)
     st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (hc_mpi_coll_inter(c))
+    st = hcomm_inter_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   else
     st = hcomm_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
@@ -273,8 +321,12 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   hc_mpi_red_t red;
   hcomm_request_t *eng = NULL;
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc == MPI_SUCCESS)
+    rc = red_no_in_place(fn, c, sendbuf);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* recvcounts: one per rank of the local group, on an intercommunicator
+   * too. */
   int size = hcomm_comm_size(c->engine), rank = hcomm_comm_rank(c->engine);
   if (vform)
     rc = hc_mpi_coll_counts(fn, c, recvcounts, size, "recvcounts");
@@ -318,10 +370,14 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   if (hc_mpi_coll_red_stage(cx, &red, &send, &recvbuf, (size_t)total,
                             (size_t)mine, 1) != 0)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = persist ? hcomm_reduce_scatter_init(send, recvbuf, counts,
-                                                       &red.op, c->engine, &eng)
-                           : hcomm_ireduce_scatter(send, recvbuf, counts,
-                                                   &red.op, c->engine, &eng);
+  hc_status_t st =
+      hc_mpi_coll_inter(c)
+          ? hcomm_inter_ireduce_scatter(send, recvbuf, counts, &red.op,
+                                        c->engine, &eng)
+      : persist ? hcomm_reduce_scatter_init(send, recvbuf, counts, &red.op,
+                                            c->engine, &eng)
+                : hcomm_ireduce_scatter(send, recvbuf, counts, &red.op,
+                                        c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -333,7 +389,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        datatype, op, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(
                   rc, HC_TRACE_MPI_REDUCE_SCATTER, t0, -1, -1,
-                  hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
+                  hc_mpi_trace_bytes_local(recvcounts, datatype, comm))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Reduce_scatter, PMPI_Reduce_scatter);
@@ -346,7 +402,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                        0, datatype, op, comm, request, 0);
   return t0 ? hc_mpi_trace_end(
                   rc, HC_TRACE_MPI_IREDUCE_SCATTER, t0, -1, -1,
-                  hc_mpi_trace_bytes_v(recvcounts, datatype, NULL, comm))
+                  hc_mpi_trace_bytes_local(recvcounts, datatype, comm))
             : rc;
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter, PMPI_Ireduce_scatter);

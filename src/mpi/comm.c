@@ -314,26 +314,17 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
 }
 HC_WEAK_ALIAS(MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info);
 
-/* An intracommunicator's duplicate is agreed by the engine without
- * blocking: the handle, info and attributes are made now (attribute copy
- * callbacks run in this call), and the engine fills in the new context
- * before the request completes; the handle must not be used before (MPI
- * 4.0 section 7.4.2).  An intercommunicator is duplicated at once and the
- * request returned complete. */
+/* The duplicate (of an intra- or intercommunicator) is agreed by the
+ * engine without blocking: the handle, info and attributes are made now
+ * (attribute copy callbacks run in this call), and the engine fills in the
+ * new context before the request completes; the handle must not be used
+ * before (MPI 4.0 section 7.4.2). */
 static int comm_idup(const char *fn, MPI_Comm comm, int use_info, MPI_Info info,
                      MPI_Comm *newcomm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
-  if (rc == MPI_SUCCESS && hcomm_comm_is_inter(c->engine)) {
-    hcomm_status_t st = {.source = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG};
-    rc = comm_dup(fn, comm, use_info, info, newcomm);
-    if (rc == MPI_SUCCESS &&
-        (rc = hc_mpi_request_new_done(fn, c, &st, request)) != MPI_SUCCESS)
-      comm_discard(newcomm);
-    return rc;
-  }
   hc_mpi_info_t *hints = NULL;
   if (rc == MPI_SUCCESS)
     rc = comm_dup_enter(fn, comm, use_info, info, newcomm, &c, &hints);
@@ -372,12 +363,19 @@ static int comm_wrap_or_null(const char *fn, hc_mpi_comm_t *parent,
   return comm_wrap(fn, parent, engine, newcomm);
 }
 
-/* Entry of the calls that build on an intracommunicator only. */
-static int comm_enter_intra(const char *fn, MPI_Comm comm, void *out,
+/* Entry of the calls that build on any communicator. */
+static int comm_enter_build(const char *fn, MPI_Comm comm, void *out,
                             hc_mpi_comm_t **c) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, *c, out, "newcomm");
+  return rc;
+}
+
+/* Entry of the calls that build on an intracommunicator only. */
+static int comm_enter_intra(const char *fn, MPI_Comm comm, void *out,
+                            hc_mpi_comm_t **c) {
+  int rc = comm_enter_build(fn, comm, out, c);
   if (rc == MPI_SUCCESS && hcomm_comm_is_inter((*c)->engine))
     rc = hc_mpi_raise(*c, fn, MPI_ERR_COMM,
                       "not supported on an intercommunicator");
@@ -428,17 +426,20 @@ static int comm_group_ranks(const char *fn, hc_mpi_comm_t *c, MPI_Group group,
 
 /* A split in disguise: a group is named by its first member's rank, and
  * the position in the group is the key, so disjoint groups (MPI-2.2) work
- * too. */
+ * too.  On an intercommunicator group is a subgroup of the local group and
+ * each side names one: every member joins color 0, and a side whose group
+ * is empty leaves everyone with MPI_COMM_NULL. */
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   static const char fn[] = "MPI_Comm_create";
   hc_mpi_comm_t *c = NULL;
   int n, *ranks = NULL, me;
-  int rc = comm_enter_intra(fn, comm, newcomm, &c);
+  int rc = comm_enter_build(fn, comm, newcomm, &c);
   if (rc == MPI_SUCCESS)
     rc = comm_group_ranks(fn, c, group, &n, &ranks, &me);
   if (rc != MPI_SUCCESS)
     return rc;
-  int color = me >= 0 ? ranks[0] : HCOMM_UNDEFINED;
+  int first = hcomm_comm_is_inter(c->engine) ? 0 : ranks[0];
+  int color = me >= 0 ? first : HCOMM_UNDEFINED;
   free(ranks);
   hcomm_comm_t *engine = NULL;
   hc_status_t st = hcomm_comm_split(c->engine, color, me, &engine);
@@ -513,7 +514,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
   static const char fn[] = "MPI_Comm_split_type";
   hc_mpi_comm_t *c = NULL;
   int join = 0;
-  int rc = comm_enter_intra(fn, comm, newcomm, &c);
+  int rc = comm_enter_build(fn, comm, newcomm, &c);
   if (rc == MPI_SUCCESS)
     rc = comm_split_join(fn, c, split_type, info, &join);
   if (rc != MPI_SUCCESS)

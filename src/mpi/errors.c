@@ -341,7 +341,12 @@ int hc_mpi_check_source(const char *fn, hc_mpi_comm_t *comm, int rank) {
   return err_rank_check(fn, comm, rank, "rank", MPI_ERR_RANK);
 }
 
+/* On an intercommunicator the root's group names MPI_ROOT and
+ * MPI_PROC_NULL; the other group, the root's rank in the remote group. */
 int hc_mpi_check_root(const char *fn, hc_mpi_comm_t *comm, int root) {
+  if ((root == MPI_ROOT || root == MPI_PROC_NULL) &&
+      hcomm_comm_is_inter(comm->engine))
+    return MPI_SUCCESS;
   return err_rank_check(fn, comm, root, "root", MPI_ERR_ROOT);
 }
 

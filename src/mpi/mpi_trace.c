@@ -10,17 +10,28 @@ size_t hc_mpi_trace_bytes(int count, MPI_Datatype type) {
   return t != NULL ? (size_t)count * t->size : 0;
 }
 
-size_t hc_mpi_trace_bytes_v(const int counts[], MPI_Datatype type,
-                            const MPI_Datatype types[], MPI_Comm comm) {
+/* The bytes of counts, one per rank of the remote group (peers) or of the
+ * local group of comm. */
+static size_t trace_sum(const int counts[], MPI_Datatype type,
+                        const MPI_Datatype types[], MPI_Comm comm, int peers) {
   const hc_mpi_comm_t *c = hc_mpi_comm_get(comm);
   if (c == NULL || c->engine == NULL || counts == NULL)
     return 0;
-  int n = hcomm_comm_is_inter(c->engine) ? hcomm_comm_remote_size(c->engine)
-                                         : hcomm_comm_size(c->engine);
+  int n = peers ? hcomm_comm_peer_size(c->engine) : hcomm_comm_size(c->engine);
   size_t sum = 0;
   for (int i = 0; i < n; i++)
     sum += hc_mpi_trace_bytes(counts[i], types != NULL ? types[i] : type);
   return sum;
+}
+
+size_t hc_mpi_trace_bytes_v(const int counts[], MPI_Datatype type,
+                            const MPI_Datatype types[], MPI_Comm comm) {
+  return trace_sum(counts, type, types, comm, 1);
+}
+
+size_t hc_mpi_trace_bytes_local(const int counts[], MPI_Datatype type,
+                                MPI_Comm comm) {
+  return trace_sum(counts, type, NULL, comm, 0);
 }
 
 int hc_mpi_trace_end(int rc, hc_trace_call_t call, uint64_t t0, int peer,

@@ -21,6 +21,9 @@ size_t hc_mpi_trace_bytes(int count, MPI_Datatype type);
  * of a v- or w-collective.  0 when comm or a type is invalid. */
 size_t hc_mpi_trace_bytes_v(const int counts[], MPI_Datatype type,
                             const MPI_Datatype types[], MPI_Comm comm);
+/* The same over the local group's ranks (reduce_scatter's recvcounts). */
+size_t hc_mpi_trace_bytes_local(const int counts[], MPI_Datatype type,
+                                MPI_Comm comm);
 /* Records a call that began at t0 and ends now; returns rc unchanged. */
 int hc_mpi_trace_end(int rc, hc_trace_call_t call, uint64_t t0, int peer,
                      int tag, size_t bytes);

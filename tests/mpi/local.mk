@@ -153,6 +153,19 @@ dist_noinst_SCRIPTS += tests/mpi/groups_comms.sh
 # Through a variable, so automake keeps its own recipe for the log.
 HC_GROUPS_LOG = tests/mpi/groups_comms.sh.log
 $(HC_GROUPS_LOG): tests/mpi/shm_snapshot.sh.log
+# -- intercommunicators: split/create/dup/idup, merge round trips, names,
+# attributes, probe, and every collective on 2+3 and 1+4 rank groups
+check_PROGRAMS += tests/mpi/intercomm_coll tests/mpi/intercomm_comm
+tests_mpi_intercomm_coll_SOURCES = tests/mpi/intercomm_coll.c tests/mpi/mpitest.h
+tests_mpi_intercomm_coll_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_intercomm_coll_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_intercomm_comm_SOURCES = tests/mpi/intercomm_comm.c tests/mpi/mpitest.h
+tests_mpi_intercomm_comm_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_intercomm_comm_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/intercomm_ops.sh
+dist_noinst_SCRIPTS += tests/mpi/intercomm_ops.sh
+HC_INTERCOMM_LOG = tests/mpi/intercomm_ops.sh.log
+$(HC_INTERCOMM_LOG): tests/mpi/shm_snapshot.sh.log
 
 # -- core gaps (issue 2 audit): a singleton start without any launcher;
 # the MPI face smoke test over every call of the core issue; success paths

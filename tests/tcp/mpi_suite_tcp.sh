@@ -21,13 +21,14 @@ export HCMPI_TRANSPORTS MPI_TEST_LAUNCHER MPI_TEST_TIMEOUT
 scenarios="pingpong_sizes wildcard_order immediate many_outstanding probe ssend_sync
 truncation self_msgs comm_split_dup collectives_basic coll_full coll_nbc coll_persistent
 cancel persistent bsend proc_null thread_multiple oversubscribed isendrecv
-coll_noncontig groups_comms killed_rank hang_timeout pending_frees"
+coll_noncontig groups_comms killed_rank hang_timeout pending_frees intercomm_ops"
 
 # The programs of a scenario: its own name unless listed here.
 scenario_programs() {
   case $1 in
   groups_comms) echo groups comm_create intercomm attributes info_objects context_ids ;;
   hang_timeout) echo deadlock ;;
+  intercomm_ops) echo intercomm_coll intercomm_comm ;;
   *) echo "$1" ;;
   esac
 }
