@@ -9,8 +9,8 @@
  * and gap by gap, with a serial reference: block k holds what source k sent
  * to this rank (on a grid, the block its neighbour sent in the opposite
  * direction; on graphs, repeated edges match in list order), and blocks of
- * MPI_PROC_NULL neighbours stay untouched.  Alltoallw receives odd blocks
- * through a strided datatype (packed by the library).  Then the errors: no
+ * MPI_PROC_NULL neighbours stay untouched.  Alltoallw sends and receives
+ * odd blocks through a strided datatype (packed by the library).  Then the errors: no
  * topology is MPI_ERR_TOPOLOGY, MPI_IN_PLACE is MPI_ERR_BUFFER. */
 #include "mpitest.h"
 
@@ -241,32 +241,42 @@ static void t_alltoallv(int form, int n)
         MPI_Request_free(&req);
 }
 
-/* Alltoallw: sends plain ints; odd receive blocks through a type that
- * places each int two apart, even ones as plain ints; byte displacements. */
+/* Where element i of block b lies in an alltoallw buffer (in ints): odd
+ * blocks go through a type that places each int two apart. */
+static int w_pos(int b, int i)
+{
+    return b * 2 * (SLOT - 1) + (b % 2 ? 2 * i : i);
+}
+
+/* Alltoallw: on both sides odd blocks through the strided type (packed
+ * and unpacked by the library), even ones as plain ints; byte
+ * displacements.  The send buffer's holes hold a poison value. */
 static void t_alltoallw(int form, int n, MPI_Datatype strided)
 {
     static int sbuf[BUF], rbuf[BUF], want[BUF];
-    int sc[MAXD] = {0}, sd[MAXD] = {0}, rcnt[MAXD] = {0};
+    int sc[MAXD] = {0}, rcnt[MAXD] = {0};
     MPI_Aint sdb[MAXD] = {0}, rdb[MAXD] = {0};
     MPI_Datatype st[MAXD], rt[MAXD];
     MPI_Request req = MPI_REQUEST_NULL;
     recv_counts(rcnt);
-    for (int k = 0; k < T.indeg; k++) {
-        rt[k] = k % 2 ? strided : MPI_INT;
-        rdb[k] = (MPI_Aint)(k * 2 * (SLOT - 1)) * (MPI_Aint)sizeof(int);
+    for (int b = 0; b < MAXD; b++) {
+        st[b] = rt[b] = b % 2 ? strided : MPI_INT;
+        sdb[b] = rdb[b] = (MPI_Aint)w_pos(b, 0) * (MPI_Aint)sizeof(int);
     }
-    for (int m = 0; m < MAXD; m++)
-        st[m] = MPI_INT;
     for (int it = 0; it < n; it++) {
         int rc = MPI_SUCCESS;
-        fill_v(sbuf, sc, sd, it);
-        for (int m = 0; m < T.outdeg; m++)
-            sdb[m] = (MPI_Aint)sd[m] * (MPI_Aint)sizeof(int);
+        for (int i = 0; i < BUF; i++)
+            sbuf[i] = -1 - it;
+        for (int m = 0; m < T.outdeg; m++) {
+            sc[m] = cnt(T.me, m);
+            for (int i = 0; i < sc[m]; i++)
+                sbuf[w_pos(m, i)] = val(T.me, m, it, i);
+        }
         reset(rbuf);
         reset(want);
         for (int k = 0, m; k < T.indeg; k++)
             for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < rcnt[k]; i++)
-                want[k * 2 * (SLOT - 1) + (k % 2 ? 2 * i : i)] = val(j, m, it, i);
+                want[w_pos(k, i)] = val(j, m, it, i);
         if (form == BLOCKING)
             rc = MPI_Neighbor_alltoallw(sbuf, sc, sdb, st, rbuf, rcnt, rdb, rt, T.comm);
         else if (form == NONBLOCKING)
