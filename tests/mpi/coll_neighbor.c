@@ -83,6 +83,40 @@ static void compare(const int *got, const int *want, const char *op, int form, i
               T.name, op, form_name[form], it, i, got[i], want[i]);
 }
 
+/* v-forms: blocks in reverse order, odd ones one element further in. */
+static int rdispl(int k)
+{
+    return (T.indeg - 1 - k) * SLOT + (k % 2);
+}
+
+static int dense_pos(int k, int i)
+{
+    return k * N + i;
+}
+
+static int v_pos(int k, int i)
+{
+    return rdispl(k) + i;
+}
+
+/* Where element i of block b lies in an alltoallw buffer (in ints): odd
+ * blocks go through a type that places each int two apart. */
+static int w_pos(int b, int i)
+{
+    return b * 2 * (SLOT - 1) + (b % 2 ? 2 * i : i);
+}
+
+/* The reference: GAP everywhere but at pos(k, i) for the counts[k] (NULL:
+ * N) elements receive block k's origin sent (gather: its one block). */
+static void expect(int *want, int it, const int *counts, int (*pos)(int, int), int gather)
+{
+    reset(want);
+    for (int k = 0, m = 0; k < T.indeg; k++)
+        for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < (counts ? counts[k] : N);
+             i++)
+            want[pos(k, i)] = val(j, gather ? 0 : m, it, i);
+}
+
 static void finish(int form, MPI_Request *req, int rc, const char *op)
 {
     CHECK(rc == MPI_SUCCESS, "%s %s %s: %s", T.name, op, form_name[form], mt_errstr(rc));
@@ -104,10 +138,7 @@ static void t_allgather(int form, int n)
         for (int i = 0; i < N; i++)
             sbuf[i] = val(T.me, 0, it, i);
         reset(rbuf);
-        reset(want);
-        for (int k = 0, m; k < T.indeg; k++)
-            for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < N; i++)
-                want[k * N + i] = val(j, 0, it, i);
+        expect(want, it, NULL, dense_pos, 1);
         if (form == BLOCKING)
             rc = MPI_Neighbor_allgather(sbuf, N, MPI_INT, rbuf, N, MPI_INT, T.comm);
         else if (form == NONBLOCKING)
@@ -120,12 +151,6 @@ static void t_allgather(int form, int n)
     }
     if (req != MPI_REQUEST_NULL)
         MPI_Request_free(&req);
-}
-
-/* v-forms: blocks in reverse order, odd ones one element further in. */
-static int rdispl(int k)
-{
-    return (T.indeg - 1 - k) * SLOT + (k % 2);
 }
 
 static void t_allgatherv(int form, int n)
@@ -143,10 +168,7 @@ static void t_allgatherv(int form, int n)
         for (int i = 0; i < mine; i++)
             sbuf[i] = val(T.me, 0, it, i);
         reset(rbuf);
-        reset(want);
-        for (int k = 0, m; k < T.indeg; k++)
-            for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < counts[k]; i++)
-                want[displs[k] + i] = val(j, 0, it, i);
+        expect(want, it, counts, v_pos, 1);
         if (form == BLOCKING)
             rc = MPI_Neighbor_allgatherv(sbuf, mine, MPI_INT, rbuf, counts, displs, MPI_INT,
                                          T.comm);
@@ -173,10 +195,7 @@ static void t_alltoall(int form, int n)
             for (int i = 0; i < N; i++)
                 sbuf[m * N + i] = val(T.me, m, it, i);
         reset(rbuf);
-        reset(want);
-        for (int k = 0, m; k < T.indeg; k++)
-            for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < N; i++)
-                want[k * N + i] = val(j, m, it, i);
+        expect(want, it, NULL, dense_pos, 0);
         if (form == BLOCKING)
             rc = MPI_Neighbor_alltoall(sbuf, N, MPI_INT, rbuf, N, MPI_INT, T.comm);
         else if (form == NONBLOCKING)
@@ -222,10 +241,7 @@ static void t_alltoallv(int form, int n)
         int rc = MPI_SUCCESS;
         fill_v(sbuf, sc, sd, it);
         reset(rbuf);
-        reset(want);
-        for (int k = 0, m; k < T.indeg; k++)
-            for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < rc_[k]; i++)
-                want[rd[k] + i] = val(j, m, it, i);
+        expect(want, it, rc_, v_pos, 0);
         if (form == BLOCKING)
             rc = MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, T.comm);
         else if (form == NONBLOCKING)
@@ -239,13 +255,6 @@ static void t_alltoallv(int form, int n)
     }
     if (req != MPI_REQUEST_NULL)
         MPI_Request_free(&req);
-}
-
-/* Where element i of block b lies in an alltoallw buffer (in ints): odd
- * blocks go through a type that places each int two apart. */
-static int w_pos(int b, int i)
-{
-    return b * 2 * (SLOT - 1) + (b % 2 ? 2 * i : i);
 }
 
 /* Alltoallw: on both sides odd blocks through the strided type (packed
@@ -273,10 +282,7 @@ static void t_alltoallw(int form, int n, MPI_Datatype strided)
                 sbuf[w_pos(m, i)] = val(T.me, m, it, i);
         }
         reset(rbuf);
-        reset(want);
-        for (int k = 0, m; k < T.indeg; k++)
-            for (int i = 0, j = origin(k, &m); j != MPI_PROC_NULL && i < rcnt[k]; i++)
-                want[w_pos(k, i)] = val(j, m, it, i);
+        expect(want, it, rcnt, w_pos, 0);
         if (form == BLOCKING)
             rc = MPI_Neighbor_alltoallw(sbuf, sc, sdb, st, rbuf, rcnt, rdb, rt, T.comm);
         else if (form == NONBLOCKING)
