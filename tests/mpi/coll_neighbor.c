@@ -4,14 +4,15 @@
  * the receive buffers reset before every start), on 2-D Cartesian grids
  * (periodic, non-periodic and mixed; MPI_Dims_create's shape and 1 x n, so
  * dimensions of size 1 and 2 occur), a symmetric graph with repeated edges
- * (two ranks) and a distributed graph whose in- and out-lists differ in
- * length and order.  Every receive buffer is compared whole, block by block
- * and gap by gap, with a serial reference: block k holds what source k sent
- * to this rank (on a grid, the block its neighbour sent in the opposite
- * direction; on graphs, repeated edges match in list order), and blocks of
- * MPI_PROC_NULL neighbours stay untouched.  Alltoallw sends and receives
- * odd blocks through a strided datatype (packed by the library).  Then the errors: no
- * topology is MPI_ERR_TOPOLOGY, MPI_IN_PLACE is MPI_ERR_BUFFER. */
+ * (two ranks), a distributed graph whose in- and out-lists differ in length
+ * and order, and a weighted one from MPI_Dist_graph_create.  Every receive
+ * buffer is compared whole, block by block and gap by gap, with a serial
+ * reference: block k holds what source k sent to this rank (on a grid, the
+ * block its neighbour sent in the opposite direction; on graphs, repeated
+ * edges match in list order), and blocks of MPI_PROC_NULL neighbours stay
+ * untouched.  Alltoallw sends and receives odd blocks through a strided
+ * datatype (packed by the library).  Then the errors: no topology is
+ * MPI_ERR_TOPOLOGY, MPI_IN_PLACE is MPI_ERR_BUFFER. */
 #include "mpitest.h"
 
 #define MAXD 8       /* most neighbours on any topology here */
@@ -395,6 +396,25 @@ static void dist_graph_case(int r, int n)
     run_all(strided_int);
 }
 
+/* MPI_Dist_graph_create (every rank names some edges of the graph, here
+ * r -> r+1 and r -> r+2, weighted), the lists as the library reports them. */
+static void dist_graph_general_case(int r, int n)
+{
+    int sources[1] = {r}, degrees[1] = {2}, dests[2] = {(r + 1) % n, (r + 2) % n};
+    int weights[2] = {1, 2};
+    CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, sources, degrees, dests, weights,
+                                MPI_INFO_NULL, 0, &T.comm) == MPI_SUCCESS,
+          "Dist_graph_create");
+    T.name = "general dist graph";
+    T.cart = 0;
+    int weighted, sw[MAXD], dw[MAXD];
+    MPI_Dist_graph_neighbors_count(T.comm, &T.indeg, &T.outdeg, &weighted);
+    CHECK(T.indeg == 2 && T.outdeg == 2 && weighted, "degrees %d %d, weighted %d", T.indeg,
+          T.outdeg, weighted);
+    MPI_Dist_graph_neighbors(T.comm, MAXD, T.in, sw, MAXD, T.out, dw);
+    run_all(strided_int);
+}
+
 /* Without a topology every neighbourhood call is MPI_ERR_TOPOLOGY; with
  * one, MPI_IN_PLACE is MPI_ERR_BUFFER.  Errors return (MPI_ERRORS_RETURN). */
 static void errors(void)
@@ -473,6 +493,7 @@ int main(int argc, char **argv)
     cart_case(line, open, "non-periodic 1 x n grid");
     graph_case(wsize);
     dist_graph_case(wrank, wsize);
+    dist_graph_general_case(wrank, wsize);
     errors();
 
     MPI_Type_free(&strided_int);
