@@ -54,6 +54,8 @@ static int nbr_block(const char *fn, hc_mpi_comm_t *c, const nbr_side_t *sd,
 static int nbr_blocks(const char *fn, hc_mpi_comm_t *c, const nbr_side_t *sd,
                       int nblocks, const int *peers, const char *what,
                       hc_mpi_coll_block_t *b) {
+  if (nblocks == 0)
+    return MPI_SUCCESS; /* no neighbours: the arrays may be NULL */
   int rc = hc_mpi_coll_counts(fn, c, sd->counts, sd->vform ? nblocks : 1, what);
   if (rc == MPI_SUCCESS && sd->vform && sd->types == NULL)
     rc = hc_mpi_check_ptr(fn, c, sd->displs, "displs");

@@ -11,7 +11,8 @@
  * block its neighbour sent in the opposite direction; on graphs, repeated
  * edges match in list order), and blocks of MPI_PROC_NULL neighbours stay
  * untouched.  Alltoallw sends and receives odd blocks through a strided
- * datatype (packed by the library).  Then the errors: no topology is
+ * datatype (packed by the library).  A one-edge graph passes NULL arrays
+ * where a rank has no neighbours.  Then the errors: no topology is
  * MPI_ERR_TOPOLOGY, MPI_IN_PLACE is MPI_ERR_BUFFER. */
 #include "mpitest.h"
 
@@ -415,6 +416,29 @@ static void dist_graph_general_case(int r, int n)
     run_all(strided_int);
 }
 
+/* A one-edge graph, 0 -> n-1: every other rank has no sources or no
+ * destinations (or neither) and passes NULL for those arrays. */
+static void sparse_case(int r, int n)
+{
+    int to = n - 1, from = 0, sendv[2] = {val(r, 0, 0, 0), val(r, 0, 0, 1)};
+    int recvv[2] = {GAP, GAP}, two = 2, zero = 0;
+    int has_out = r == 0, has_in = r == n - 1;
+    MPI_Comm g;
+    CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, has_in, has_in ? &from : NULL,
+                                         MPI_UNWEIGHTED, has_out, has_out ? &to : NULL,
+                                         MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                         &g) == MPI_SUCCESS,
+          "one-edge graph");
+    int e = MPI_Neighbor_alltoallv(sendv, has_out ? &two : NULL, has_out ? &zero : NULL,
+                                   MPI_INT, recvv, has_in ? &two : NULL,
+                                   has_in ? &zero : NULL, MPI_INT, g);
+    CHECK(e == MPI_SUCCESS, "one-edge alltoallv: %s", mt_errstr(e));
+    CHECK(recvv[0] == (has_in ? val(0, 0, 0, 0) : GAP) &&
+              recvv[1] == (has_in ? val(0, 0, 0, 1) : GAP),
+          "one-edge alltoallv got %d %d", recvv[0], recvv[1]);
+    MPI_Comm_free(&g);
+}
+
 /* Without a topology every neighbourhood call is MPI_ERR_TOPOLOGY; with
  * one, MPI_IN_PLACE is MPI_ERR_BUFFER.  Errors return (MPI_ERRORS_RETURN). */
 static void errors(void)
@@ -494,6 +518,7 @@ int main(int argc, char **argv)
     graph_case(wsize);
     dist_graph_case(wrank, wsize);
     dist_graph_general_case(wrank, wsize);
+    sparse_case(wrank, wsize);
     errors();
 
     MPI_Type_free(&strided_int);
