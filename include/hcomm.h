@@ -421,6 +421,21 @@ hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
                              const size_t *rbytes, const size_t *rdispls,
                              hcomm_comm_t *comm, hcomm_request_t **req);
 
+/* A neighbourhood collective's one side: n messages, message i of
+ * bytes[i] bytes at offs[i] from the buffer, to or from peers[i] (a rank
+ * of the communicator, or HCOMM_PROC_NULL: nothing moves).  Messages are
+ * posted in list order, so those between one pair of ranks match in it. */
+typedef struct hcomm_neighbors {
+  int n;
+  const int *peers;
+  const size_t *bytes;
+  const size_t *offs;
+} hcomm_neighbors_t;
+/* Every receive of recv and every send of send, as one collective. */
+hc_status_t hcomm_ineighbor(const void *sendbuf, const hcomm_neighbors_t *send,
+                            void *recvbuf, const hcomm_neighbors_t *recv,
+                            hcomm_comm_t *comm, hcomm_request_t **req);
+
 /* ---- persistent collectives -----------------------------------------------
  * hcomm_X_init takes the arguments of hcomm_iX and builds the same
  * schedule once, without starting it: *req is an inactive persistent
@@ -478,6 +493,10 @@ hc_status_t hcomm_alltoallv_init(const void *sendbuf, const size_t *sbytes,
                                  const size_t *sdispls, void *recvbuf,
                                  const size_t *rbytes, const size_t *rdispls,
                                  hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hcomm_neighbor_init(const void *sendbuf,
+                                const hcomm_neighbors_t *send, void *recvbuf,
+                                const hcomm_neighbors_t *recv,
+                                hcomm_comm_t *comm, hcomm_request_t **req);
 /* Starts an inactive persistent collective; HC_ERR_REQUEST when req is
  * active or not a persistent collective. */
 hc_status_t hcomm_start(hcomm_request_t *req);

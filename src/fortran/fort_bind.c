@@ -1725,6 +1725,98 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_imrecv__ = pmpi_imrecv_
 #pragma weak PMPI_IMRECV = pmpi_imrecv_
 
+void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Fint *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_allgather(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                   hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                   *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_allgather_ = pmpi_ineighbor_allgather_
+#pragma weak mpi_ineighbor_allgather = pmpi_ineighbor_allgather_
+#pragma weak mpi_ineighbor_allgather__ = pmpi_ineighbor_allgather_
+#pragma weak MPI_INEIGHBOR_ALLGATHER = pmpi_ineighbor_allgather_
+#pragma weak pmpi_ineighbor_allgather = pmpi_ineighbor_allgather_
+#pragma weak pmpi_ineighbor_allgather__ = pmpi_ineighbor_allgather_
+#pragma weak PMPI_INEIGHBOR_ALLGATHER = pmpi_ineighbor_allgather_
+
+void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Fint *recvcounts, MPI_Fint *displs,
+                                MPI_Fint *recvtype, MPI_Fint *comm,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_allgatherv(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                    hc_f_buf(recvbuf), recvcounts, displs,
+                                    *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_allgatherv_ = pmpi_ineighbor_allgatherv_
+#pragma weak mpi_ineighbor_allgatherv = pmpi_ineighbor_allgatherv_
+#pragma weak mpi_ineighbor_allgatherv__ = pmpi_ineighbor_allgatherv_
+#pragma weak MPI_INEIGHBOR_ALLGATHERV = pmpi_ineighbor_allgatherv_
+#pragma weak pmpi_ineighbor_allgatherv = pmpi_ineighbor_allgatherv_
+#pragma weak pmpi_ineighbor_allgatherv__ = pmpi_ineighbor_allgatherv_
+#pragma weak PMPI_INEIGHBOR_ALLGATHERV = pmpi_ineighbor_allgatherv_
+
+void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
+                              MPI_Fint *sendtype, void *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype,
+                              MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoall(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                  hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                  *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoall_ = pmpi_ineighbor_alltoall_
+#pragma weak mpi_ineighbor_alltoall = pmpi_ineighbor_alltoall_
+#pragma weak mpi_ineighbor_alltoall__ = pmpi_ineighbor_alltoall_
+#pragma weak MPI_INEIGHBOR_ALLTOALL = pmpi_ineighbor_alltoall_
+#pragma weak pmpi_ineighbor_alltoall = pmpi_ineighbor_alltoall_
+#pragma weak pmpi_ineighbor_alltoall__ = pmpi_ineighbor_alltoall_
+#pragma weak PMPI_INEIGHBOR_ALLTOALL = pmpi_ineighbor_alltoall_
+
+void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
+                               MPI_Fint *sdispls, MPI_Fint *sendtype,
+                               void *recvbuf, MPI_Fint *recvcounts,
+                               MPI_Fint *rdispls, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoallv(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                   *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                   rdispls, *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoallv_ = pmpi_ineighbor_alltoallv_
+#pragma weak mpi_ineighbor_alltoallv = pmpi_ineighbor_alltoallv_
+#pragma weak mpi_ineighbor_alltoallv__ = pmpi_ineighbor_alltoallv_
+#pragma weak MPI_INEIGHBOR_ALLTOALLV = pmpi_ineighbor_alltoallv_
+#pragma weak pmpi_ineighbor_alltoallv = pmpi_ineighbor_alltoallv_
+#pragma weak pmpi_ineighbor_alltoallv__ = pmpi_ineighbor_alltoallv_
+#pragma weak PMPI_INEIGHBOR_ALLTOALLV = pmpi_ineighbor_alltoallv_
+
+void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
+                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                               void *recvbuf, MPI_Fint *recvcounts,
+                               MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoallw(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                   sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                   rdispls, recvtypes, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoallw_ = pmpi_ineighbor_alltoallw_
+#pragma weak mpi_ineighbor_alltoallw = pmpi_ineighbor_alltoallw_
+#pragma weak mpi_ineighbor_alltoallw__ = pmpi_ineighbor_alltoallw_
+#pragma weak MPI_INEIGHBOR_ALLTOALLW = pmpi_ineighbor_alltoallw_
+#pragma weak pmpi_ineighbor_alltoallw = pmpi_ineighbor_alltoallw_
+#pragma weak pmpi_ineighbor_alltoallw__ = pmpi_ineighbor_alltoallw_
+#pragma weak PMPI_INEIGHBOR_ALLTOALLW = pmpi_ineighbor_alltoallw_
+
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Info_create(info);
   hc_f_err(ierr, rc);
@@ -2183,6 +2275,187 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_mrecv = pmpi_mrecv_
 #pragma weak pmpi_mrecv__ = pmpi_mrecv_
 #pragma weak PMPI_MRECV = pmpi_mrecv_
+
+void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
+                              MPI_Fint *sendtype, void *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype,
+                              MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Neighbor_allgather(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                             hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgather_ = pmpi_neighbor_allgather_
+#pragma weak mpi_neighbor_allgather = pmpi_neighbor_allgather_
+#pragma weak mpi_neighbor_allgather__ = pmpi_neighbor_allgather_
+#pragma weak MPI_NEIGHBOR_ALLGATHER = pmpi_neighbor_allgather_
+#pragma weak pmpi_neighbor_allgather = pmpi_neighbor_allgather_
+#pragma weak pmpi_neighbor_allgather__ = pmpi_neighbor_allgather_
+#pragma weak PMPI_NEIGHBOR_ALLGATHER = pmpi_neighbor_allgather_
+
+void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
+                                   MPI_Fint *sendtype, void *recvbuf,
+                                   MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgather_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                       hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                       *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgather_init_ = pmpi_neighbor_allgather_init_
+#pragma weak mpi_neighbor_allgather_init = pmpi_neighbor_allgather_init_
+#pragma weak mpi_neighbor_allgather_init__ = pmpi_neighbor_allgather_init_
+#pragma weak MPI_NEIGHBOR_ALLGATHER_INIT = pmpi_neighbor_allgather_init_
+#pragma weak pmpi_neighbor_allgather_init = pmpi_neighbor_allgather_init_
+#pragma weak pmpi_neighbor_allgather_init__ = pmpi_neighbor_allgather_init_
+#pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT = pmpi_neighbor_allgather_init_
+
+void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *displs,
+                               MPI_Fint *recvtype, MPI_Fint *comm,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgatherv(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                   hc_f_buf(recvbuf), recvcounts, displs,
+                                   *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgatherv_ = pmpi_neighbor_allgatherv_
+#pragma weak mpi_neighbor_allgatherv = pmpi_neighbor_allgatherv_
+#pragma weak mpi_neighbor_allgatherv__ = pmpi_neighbor_allgatherv_
+#pragma weak MPI_NEIGHBOR_ALLGATHERV = pmpi_neighbor_allgatherv_
+#pragma weak pmpi_neighbor_allgatherv = pmpi_neighbor_allgatherv_
+#pragma weak pmpi_neighbor_allgatherv__ = pmpi_neighbor_allgatherv_
+#pragma weak PMPI_NEIGHBOR_ALLGATHERV = pmpi_neighbor_allgatherv_
+
+void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
+                                    MPI_Fint *sendtype, void *recvbuf,
+                                    MPI_Fint *recvcounts, MPI_Fint *displs,
+                                    MPI_Fint *recvtype, MPI_Fint *comm,
+                                    MPI_Fint *info, MPI_Fint *request,
+                                    MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgatherv_init(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), recvcounts,
+      displs, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgatherv_init_ = pmpi_neighbor_allgatherv_init_
+#pragma weak mpi_neighbor_allgatherv_init = pmpi_neighbor_allgatherv_init_
+#pragma weak mpi_neighbor_allgatherv_init__ = pmpi_neighbor_allgatherv_init_
+#pragma weak MPI_NEIGHBOR_ALLGATHERV_INIT = pmpi_neighbor_allgatherv_init_
+#pragma weak pmpi_neighbor_allgatherv_init = pmpi_neighbor_allgatherv_init_
+#pragma weak pmpi_neighbor_allgatherv_init__ = pmpi_neighbor_allgatherv_init_
+#pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT = pmpi_neighbor_allgatherv_init_
+
+void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
+                             MPI_Fint *sendtype, void *recvbuf,
+                             MPI_Fint *recvcount, MPI_Fint *recvtype,
+                             MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Neighbor_alltoall(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                            hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoall_ = pmpi_neighbor_alltoall_
+#pragma weak mpi_neighbor_alltoall = pmpi_neighbor_alltoall_
+#pragma weak mpi_neighbor_alltoall__ = pmpi_neighbor_alltoall_
+#pragma weak MPI_NEIGHBOR_ALLTOALL = pmpi_neighbor_alltoall_
+#pragma weak pmpi_neighbor_alltoall = pmpi_neighbor_alltoall_
+#pragma weak pmpi_neighbor_alltoall__ = pmpi_neighbor_alltoall_
+#pragma weak PMPI_NEIGHBOR_ALLTOALL = pmpi_neighbor_alltoall_
+
+void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
+                                  MPI_Fint *sendtype, void *recvbuf,
+                                  MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                  MPI_Fint *comm, MPI_Fint *info,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoall_init(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                      hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                      *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoall_init_ = pmpi_neighbor_alltoall_init_
+#pragma weak mpi_neighbor_alltoall_init = pmpi_neighbor_alltoall_init_
+#pragma weak mpi_neighbor_alltoall_init__ = pmpi_neighbor_alltoall_init_
+#pragma weak MPI_NEIGHBOR_ALLTOALL_INIT = pmpi_neighbor_alltoall_init_
+#pragma weak pmpi_neighbor_alltoall_init = pmpi_neighbor_alltoall_init_
+#pragma weak pmpi_neighbor_alltoall_init__ = pmpi_neighbor_alltoall_init_
+#pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT = pmpi_neighbor_alltoall_init_
+
+void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
+                              MPI_Fint *sdispls, MPI_Fint *sendtype,
+                              void *recvbuf, MPI_Fint *recvcounts,
+                              MPI_Fint *rdispls, MPI_Fint *recvtype,
+                              MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallv(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                  *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                  rdispls, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallv_ = pmpi_neighbor_alltoallv_
+#pragma weak mpi_neighbor_alltoallv = pmpi_neighbor_alltoallv_
+#pragma weak mpi_neighbor_alltoallv__ = pmpi_neighbor_alltoallv_
+#pragma weak MPI_NEIGHBOR_ALLTOALLV = pmpi_neighbor_alltoallv_
+#pragma weak pmpi_neighbor_alltoallv = pmpi_neighbor_alltoallv_
+#pragma weak pmpi_neighbor_alltoallv__ = pmpi_neighbor_alltoallv_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLV = pmpi_neighbor_alltoallv_
+
+void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
+                                   MPI_Fint *sdispls, MPI_Fint *sendtype,
+                                   void *recvbuf, MPI_Fint *recvcounts,
+                                   MPI_Fint *rdispls, MPI_Fint *recvtype,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallv_init(
+      hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype, hc_f_buf(recvbuf),
+      recvcounts, rdispls, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallv_init_ = pmpi_neighbor_alltoallv_init_
+#pragma weak mpi_neighbor_alltoallv_init = pmpi_neighbor_alltoallv_init_
+#pragma weak mpi_neighbor_alltoallv_init__ = pmpi_neighbor_alltoallv_init_
+#pragma weak MPI_NEIGHBOR_ALLTOALLV_INIT = pmpi_neighbor_alltoallv_init_
+#pragma weak pmpi_neighbor_alltoallv_init = pmpi_neighbor_alltoallv_init_
+#pragma weak pmpi_neighbor_alltoallv_init__ = pmpi_neighbor_alltoallv_init_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT = pmpi_neighbor_alltoallv_init_
+
+void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
+                              MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                              void *recvbuf, MPI_Fint *recvcounts,
+                              MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                              MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallw(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                  sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                  rdispls, recvtypes, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallw_ = pmpi_neighbor_alltoallw_
+#pragma weak mpi_neighbor_alltoallw = pmpi_neighbor_alltoallw_
+#pragma weak mpi_neighbor_alltoallw__ = pmpi_neighbor_alltoallw_
+#pragma weak MPI_NEIGHBOR_ALLTOALLW = pmpi_neighbor_alltoallw_
+#pragma weak pmpi_neighbor_alltoallw = pmpi_neighbor_alltoallw_
+#pragma weak pmpi_neighbor_alltoallw__ = pmpi_neighbor_alltoallw_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLW = pmpi_neighbor_alltoallw_
+
+void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
+                                   MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                   void *recvbuf, MPI_Fint *recvcounts,
+                                   MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallw_init(
+      hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes, hc_f_buf(recvbuf),
+      recvcounts, rdispls, recvtypes, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallw_init_ = pmpi_neighbor_alltoallw_init_
+#pragma weak mpi_neighbor_alltoallw_init = pmpi_neighbor_alltoallw_init_
+#pragma weak mpi_neighbor_alltoallw_init__ = pmpi_neighbor_alltoallw_init_
+#pragma weak MPI_NEIGHBOR_ALLTOALLW_INIT = pmpi_neighbor_alltoallw_init_
+#pragma weak pmpi_neighbor_alltoallw_init = pmpi_neighbor_alltoallw_init_
+#pragma weak pmpi_neighbor_alltoallw_init__ = pmpi_neighbor_alltoallw_init_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT = pmpi_neighbor_alltoallw_init_
 
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr) {
   int commute_c = 0;

@@ -279,6 +279,33 @@ void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                    MPI_Fint *ierr);
 void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Fint *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr);
+void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Fint *recvcounts, MPI_Fint *displs,
+                                MPI_Fint *recvtype, MPI_Fint *comm,
+                                MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
+                              MPI_Fint *sendtype, void *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype,
+                              MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr);
+void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
+                               MPI_Fint *sdispls, MPI_Fint *sendtype,
+                               void *recvbuf, MPI_Fint *recvcounts,
+                               MPI_Fint *rdispls, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr);
+void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
+                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                               void *recvbuf, MPI_Fint *recvcounts,
+                               MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr);
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr,
                        size_t key_len);
@@ -351,6 +378,57 @@ void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
+                              MPI_Fint *sendtype, void *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype,
+                              MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
+                                   MPI_Fint *sendtype, void *recvbuf,
+                                   MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *displs,
+                               MPI_Fint *recvtype, MPI_Fint *comm,
+                               MPI_Fint *ierr);
+void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
+                                    MPI_Fint *sendtype, void *recvbuf,
+                                    MPI_Fint *recvcounts, MPI_Fint *displs,
+                                    MPI_Fint *recvtype, MPI_Fint *comm,
+                                    MPI_Fint *info, MPI_Fint *request,
+                                    MPI_Fint *ierr);
+void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
+                             MPI_Fint *sendtype, void *recvbuf,
+                             MPI_Fint *recvcount, MPI_Fint *recvtype,
+                             MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
+                                  MPI_Fint *sendtype, void *recvbuf,
+                                  MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                  MPI_Fint *comm, MPI_Fint *info,
+                                  MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
+                              MPI_Fint *sdispls, MPI_Fint *sendtype,
+                              void *recvbuf, MPI_Fint *recvcounts,
+                              MPI_Fint *rdispls, MPI_Fint *recvtype,
+                              MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
+                                   MPI_Fint *sdispls, MPI_Fint *sendtype,
+                                   void *recvbuf, MPI_Fint *recvcounts,
+                                   MPI_Fint *rdispls, MPI_Fint *recvtype,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
+                              MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                              void *recvbuf, MPI_Fint *recvcounts,
+                              MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                              MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
+                                   MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                   void *recvbuf, MPI_Fint *recvcounts,
+                                   MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr);
 void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
                      MPI_Fint *ierr);

@@ -1328,6 +1328,57 @@ static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
   return nbc_launch(s, req, mode);
 }
 
+/* ---- neighbourhood exchange --------------------------------------------- */
+
+/*
+ * One round: every receive posted, then every send, each list in the order
+ * the caller gave it, so the messages between one pair of ranks (a rank may
+ * be a neighbour twice) match in that order; HCOMM_PROC_NULL entries move
+ * nothing.
+ */
+static void nbc_build_neighbor(nbc_sched_t *s, const char *sendbuf,
+                               const hcomm_neighbors_t *send, char *recvbuf,
+                               const hcomm_neighbors_t *recv) {
+  for (int i = 0; i < recv->n; i++)
+    if (recv->peers[i] != HCOMM_PROC_NULL)
+      nbc_recv(s, recvbuf + recv->offs[i], recv->bytes[i], recv->peers[i]);
+  for (int i = 0; i < send->n; i++)
+    if (send->peers[i] != HCOMM_PROC_NULL)
+      nbc_send(s, sendbuf + send->offs[i], send->bytes[i], send->peers[i]);
+  nbc_round(s);
+}
+
+static int nbc_neighbors_ok(const hcomm_neighbors_t *side, int size) {
+  if (side == NULL || side->n < 0 ||
+      (side->n > 0 &&
+       (side->peers == NULL || side->bytes == NULL || side->offs == NULL)))
+    return 0;
+  for (int i = 0; i < side->n; i++)
+    if (side->peers[i] != HCOMM_PROC_NULL &&
+        (side->peers[i] < 0 || side->peers[i] >= size))
+      return 0;
+  return 1;
+}
+
+static hc_status_t nbc_coll_neighbor(const void *sendbuf,
+                                     const hcomm_neighbors_t *send,
+                                     void *recvbuf,
+                                     const hcomm_neighbors_t *recv,
+                                     hcomm_comm_t *comm, hcomm_request_t **req,
+                                     enum nbc_mode mode) {
+  nbc_sched_t *s;
+  hc_status_t rc = nbc_check(comm, req);
+  if (rc == HC_OK && (!nbc_neighbors_ok(send, comm->size) ||
+                      !nbc_neighbors_ok(recv, comm->size)))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = nbc_begin(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  nbc_build_neighbor(s, sendbuf, send, recvbuf, recv);
+  return nbc_launch(s, req, mode);
+}
+
 /* ---- reduce_scatter ------------------------------------------------------ */
 
 /* Commutative: ring reduce-scatter over the caller's blocks (each rank
@@ -1651,4 +1702,17 @@ void hc_nbc_add_scatterv(hc_nbc_sched_t *s, const void *sendbuf,
   nbc_round(s);
   nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, bytes, root);
   nbc_round(s);
+}
+
+hc_status_t hcomm_ineighbor(const void *sendbuf, const hcomm_neighbors_t *send,
+                            void *recvbuf, const hcomm_neighbors_t *recv,
+                            hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_neighbor(sendbuf, send, recvbuf, recv, comm, req, NBC_START);
+}
+
+hc_status_t hcomm_neighbor_init(const void *sendbuf,
+                                const hcomm_neighbors_t *send, void *recvbuf,
+                                const hcomm_neighbors_t *recv,
+                                hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_neighbor(sendbuf, send, recvbuf, recv, comm, req, NBC_PLAN);
 }

@@ -8,7 +8,8 @@
  * block; then Scatter, Gatherv, Scatterv, Allgatherv, Alltoallv, Exscan and
  * Reduce_scatter, each blocking and as its I-form, at 777 ints and at
  * 300,000 ints (1.2 MB, past the 1 MiB staging chunk) a block; each with the
- * send and the receive buffer on the host or the device in every combination.
+ * send and the receive buffer on the host or the device in every combination;
+ * then Neighbor_alltoall and a restarted Neighbor_allgather_init on a ring.
  * Results are copied back to the host with aclrtMemcpy and compared with values
  * computed on the host.  The double maps device memory PROT_NONE, so a
  * library that dereferenced a device pointer would crash this test.
@@ -485,6 +486,46 @@ static void t_more(int mode, size_t n) {
   free(v);
 }
 
+/* Neighbourhood collectives on a periodic ring (a 1-D Cartesian grid, so
+ * on 1 and 2 ranks both neighbours are one rank): Neighbor_alltoall
+ * blocking, and Neighbor_allgather_init started twice with new device
+ * input.  Block 0 comes from the left neighbour (what it sent right, its
+ * block 1), block 1 from the right one (its block 0). */
+static void t_neighbor(int mode) {
+  int sdev = on_dev(mode, 0), rdev = on_dev(mode, 1);
+  int dims[1] = {size}, periods[1] = {1}, h[2 * N], want[2 * N];
+  int left = (rank - 1 + size) % size, right = (rank + 1) % size;
+  MPI_Comm ring;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  fill_ints(h, 2 * N, rank, 0);
+  int *s = dc_ints(sdev, h, 2 * N), *d = dc_ints(rdev, h, 2 * N);
+  for (int i = 0; i < N; i++) {
+    want[i] = ival(left, N + i);
+    want[N + i] = ival(right, i);
+  }
+  CHECK(MPI_Neighbor_alltoall(s, N, MPI_INT, d, N, MPI_INT, ring) ==
+            MPI_SUCCESS,
+        mode);
+  expect_ints(rdev, d, want, 2 * N, mode, "Neighbor_alltoall");
+  MPI_Request req;
+  CHECK(MPI_Neighbor_allgather_init(s, N, MPI_INT, d, N, MPI_INT, ring,
+                                    MPI_INFO_NULL, &req) == MPI_SUCCESS,
+        mode);
+  for (int salt = 1; salt <= 2; salt++) {
+    fill_ints(h, N, rank, salt);
+    dc_put(sdev, s, h, N * sizeof *h);
+    CHECK(MPI_Start(&req) == MPI_SUCCESS, mode);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, mode);
+    fill_ints(want, N, left, salt);
+    fill_ints(want + N, N, right, salt);
+    expect_ints(rdev, d, want, 2 * N, mode, "Neighbor_allgather_init");
+  }
+  MPI_Request_free(&req);
+  MPI_Comm_free(&ring);
+  dc_free(sdev, s);
+  dc_free(rdev, d);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -507,6 +548,7 @@ int main(int argc, char **argv) {
     t_scatter_scan(mode);
     t_more(mode, N);
     t_more(mode, 300000);
+    t_neighbor(mode);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0)

@@ -1,7 +1,9 @@
 ! `use mpi`: a periodic ring built with MPI_Dims_create and MPI_Cart_create
 ! (LOGICAL periods and reorder), MPI_Cart_shift and MPI_Sendrecv; the same
 ! ring as a distributed graph with MPI_UNWEIGHTED (weighted comes back
-! .false.) and with weights (they come back); MPI_Isendrecv around it.
+! .false.) and with weights (they come back); MPI_Isendrecv around it;
+! MPI_Neighbor_allgather, MPI_Ineighbor_alltoall and MPI_Neighbor_alltoallw
+! (MPI_ADDRESS_KIND displacements) on the ring.
 program topo
   use mpi
   implicit none
@@ -9,6 +11,8 @@ program topo
   integer :: dims(1), periods_out(1), coords(1), indeg, outdeg, sw(1), dw(1)
   integer :: status(MPI_STATUS_SIZE), s(1), d(1)
   logical :: periods(1), weighted, lp(1)
+  integer :: nbr(2), sb(2), cnts(2), types(2)
+  integer(kind=MPI_ADDRESS_KIND) :: adis(2)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -49,6 +53,24 @@ program topo
       MPI_COMM_WORLD, req, ierr)
   call MPI_Wait(req, status, ierr)
   if (got /= src .or. status(MPI_SOURCE) /= src) nbad = nbad + 1
+  ! Block 1 comes from the -1 side (what it sent to its +1 side), block 2
+  ! from the +1 side; on 2 ranks both sides are one rank.
+  call MPI_Neighbor_allgather(rank, 1, MPI_INTEGER, nbr, 1, MPI_INTEGER, ring, ierr)
+  if (ierr /= MPI_SUCCESS .or. nbr(1) /= src .or. nbr(2) /= dst) nbad = nbad + 1
+  sb(1) = 100 * rank + 1
+  sb(2) = 100 * rank + 2
+  nbr = -1
+  call MPI_Ineighbor_alltoall(sb, 1, MPI_INTEGER, nbr, 1, MPI_INTEGER, ring, req, ierr)
+  call MPI_Wait(req, status, ierr)
+  if (nbr(1) /= 100 * src + 2 .or. nbr(2) /= 100 * dst + 1) nbad = nbad + 1
+  cnts = 1
+  types = MPI_INTEGER
+  adis(1) = 0
+  adis(2) = 4
+  nbr = -1
+  call MPI_Neighbor_alltoallw(sb, cnts, adis, types, nbr, cnts, adis, types, ring, ierr)
+  if (ierr /= MPI_SUCCESS .or. nbr(1) /= 100 * src + 2 .or. nbr(2) /= 100 * dst + 1) &
+      nbad = nbad + 1
   call MPI_Comm_free(ring, ierr)
   periods_out(1) = 0
   call MPI_Allreduce(MPI_IN_PLACE, nbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)

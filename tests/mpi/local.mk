@@ -206,6 +206,13 @@ tests_mpi_coll_persistent_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_persistent_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_persistent.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_persistent.sh
+# Neighbourhood collectives (issue 16 item 4).
+check_PROGRAMS += tests/mpi/coll_neighbor
+tests_mpi_coll_neighbor_SOURCES = tests/mpi/coll_neighbor.c tests/mpi/mpitest.h
+tests_mpi_coll_neighbor_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_neighbor_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_neighbor.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_neighbor.sh
 check_PROGRAMS += tests/mpi/coll_noncontig
 tests_mpi_coll_noncontig_SOURCES = tests/mpi/coll_noncontig.c tests/mpi/mpitest.h
 tests_mpi_coll_noncontig_LDADD = $(HC_MPITEST_LIB)
