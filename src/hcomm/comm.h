@@ -27,6 +27,7 @@ struct hcomm_comm {
   int free_pending;   /* hcomm_comm_free came while active_ops > 0 */
   unsigned coll_seq;  /* collectives started on it (nbc.c tags) */
   int watched_all;    /* an ANY_SOURCE receive watched every member */
+  unsigned persist_seq; /* persistent collectives initialised on it */
 };
 
 /* Matching context of comm for point-to-point (coll 0) or collectives. */

@@ -323,11 +323,13 @@ static hcomm_request_t *nbc_bind(nbc_sched_t *s, hc_status_t *rc) {
   return r;
 }
 
-/* With the lock held: runs s from its first step under the communicator's
- * next collective tag (every rank starts its collectives in one order). */
+/* With the lock held: runs s from its first step, a persistent one under
+ * the tag it took at init, any other under the communicator's next
+ * collective tag (every rank starts those in one order). */
 static void nbc_run(nbc_sched_t *s) {
   hc_comm_op_begin(s->comm);
-  s->tag = HC_NBC_TAG_BASE + (int)(s->comm->coll_seq++ % HC_NBC_SEQS);
+  if (!s->persistent)
+    s->tag = HC_NBC_TAG_BASE + (int)(s->comm->coll_seq++ % HC_NBC_SEQS);
   s->pos = 0;
   s->nreqs = 0;
   s->error = HC_OK;
@@ -361,6 +363,8 @@ static hc_status_t nbc_plan(nbc_sched_t *s, hcomm_request_t **req) {
   hcomm_request_t *r = nbc_bind(s, &rc);
   if (r != NULL) {
     s->persistent = 1;
+    s->tag = HC_NBC_PERSIST_TAG_BASE +
+             (int)(s->comm->persist_seq++ % HC_NBC_PERSIST_SEQS);
     r->plan = s;
     r->status.source = HCOMM_ANY_SOURCE;
     r->status.tag = HCOMM_ANY_TAG;

@@ -13,9 +13,16 @@
  * its communicator modulo HC_NBC_SEQS).  Below HC_COLL_TAG_ENGINE_BASE, so
  * the engine's own collectives never match them; collectives outstanding
  * at once on one communicator differ in tag (fewer than HC_NBC_SEQS of
- * them).  Blocking, non-blocking and persistent collectives share them. */
+ * them).  Blocking and non-blocking collectives share them. */
 #define HC_NBC_TAG_BASE 0x10000
 #define HC_NBC_SEQS 0x100000
+/* A persistent collective takes its tag once, when it is initialised:
+ * the init calls come in one order on every rank, the starts need not
+ * (MPI-4.0 6.13), so the tag cannot come from the start.  Its own range,
+ * above the other collectives' and below HC_COLL_TAG_ENGINE_BASE, so that
+ * no number of later collectives wraps onto a persistent one's tag. */
+#define HC_NBC_PERSIST_TAG_BASE 0x200000
+#define HC_NBC_PERSIST_SEQS 0x1000000
 
 /* Advances every active schedule once; returns how many moved.  Caller
  * holds the engine lock (called from hc_progress_locked). */

@@ -421,6 +421,37 @@ static void test_startall_mixed(void)
     free_all(r, 4);
 }
 
+/* Initialised in one order everywhere, started in rank-dependent orders
+ * (MPI-4.0 allows it): each start must still meet its own kind. */
+static void test_start_order(void)
+{
+    int x = 0, sum = 0, all[64], root_val = 0;
+    MPI_Request r[3];
+    MPI_Allreduce_init(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Allgather_init(&x, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    MPI_Bcast_init(&root_val, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+    for (int it = 0; it < iters / 10 + 1; it++) {
+        x = val(rank, 0, it, 0);
+        sum = -1;
+        root_val = rank == 0 ? val(0, 1, it, 0) : -1;
+        for (int k = 0; k < 3; k++) {
+            int which = (rank + it + k) % 3; /* differs from rank to rank */
+            CHECK(MPI_Start(&r[which]) == MPI_SUCCESS, "Start %d", which);
+        }
+        CHECK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "Waitall");
+        CHECK(sum == sum_of(0, size, it, 0), "allreduce started out of order, it %d", it);
+        for (int q = 0; q < size; q++)
+            CHECK(all[q] == val(q, 0, it, 0), "allgather started out of order, it %d", it);
+        CHECK(root_val == val(0, 1, it, 0), "bcast started out of order, it %d", it);
+        /* A plain collective between the rounds keeps its own sequence. */
+        int one = 1, n = 0;
+        CHECK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+              "blocking allreduce");
+        CHECK(n == size, "blocking allreduce between rounds: %d", n);
+    }
+    free_all(r, 3);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -439,6 +470,7 @@ int main(int argc, char **argv)
     test_derived();
     test_start_active();
     test_startall_mixed();
+    test_start_order();
     MPI_Finalize();
     if (rank == 0)
         printf("coll_persistent: %d ranks, %d starts each: ok\n", size, iters);
