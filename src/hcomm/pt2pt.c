@@ -82,7 +82,7 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
 /* A receive names peer: its transport is asked, once, to notice the
  * peer's death even if the two never exchanged a packet (tcp connects). */
 static void pt2pt_watch(hc_peer_t *peer) {
-  if (peer->watched || peer->ops == NULL || peer->ops->watch == NULL)
+  if (peer->watched || peer->ops == NULL)
     return;
   peer->watched = 1;
   peer->ops->watch(peer->tctx, peer->world_rank);

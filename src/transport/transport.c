@@ -50,6 +50,11 @@ int hc_transport_wait_fd_not_supported(void *ctx, int *timeout_ms) {
 
 void hc_transport_wait_done_nothing(void *ctx) { (void)ctx; }
 
+void hc_transport_watch_nothing(void *ctx, int peer_world_rank) {
+  (void)ctx;
+  (void)peer_world_rank;
+}
+
 hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex) {
   (void)ctx;
   (void)hex;

@@ -191,8 +191,9 @@ typedef struct hc_transport_ops {
   hc_status_t (*set_secret)(void *ctx, const char *hex);
   /* Releases everything; safe on NULL and on a half-initialised ctx. */
   void (*fini)(void *ctx);
-  /* Optional (NULL where a transport notices every peer's death without
-   * traffic, as shm does by its pidfds): the engine is about to wait for
+  /* hc_transport_watch_nothing where a transport notices every peer's death
+   * without traffic (shm by its pidfds, verbs by its keepalives): the
+   * engine is about to wait for
    * a packet from peer (a receive names it).  The transport makes sure
    * that the peer's death is reported through peer_failed_cb even if
    * nothing was ever sent to or received from it (tcp opens the
@@ -223,6 +224,8 @@ int hc_transport_wait_fd_not_supported(void *ctx, int *timeout_ms);
 void hc_transport_wait_done_nothing(void *ctx);
 /* set_secret: HC_ERR_NOT_SUPPORTED. */
 hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex);
+/* watch: nothing (deaths are noticed without traffic). */
+void hc_transport_watch_nothing(void *ctx, int peer_world_rank);
 
 /* Writes a fresh random job secret as hex (len >= HC_TRANSPORT_SECRET_HEX);
  * 0 or -1. */

@@ -128,5 +128,6 @@ const hc_transport_ops_t hc_transport_loopback_ops = {
     .wait_fd = loopback_wait_fd,
     .wait_done = loopback_wait_done,
     .set_secret = hc_transport_set_secret_not_supported,
+    .watch = hc_transport_watch_nothing,
     .fini = loopback_fini,
 };

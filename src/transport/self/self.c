@@ -167,5 +167,6 @@ const hc_transport_ops_t hc_transport_self_ops = {
     .wait_fd = self_wait_fd,
     .wait_done = hc_transport_wait_done_nothing,
     .set_secret = hc_transport_set_secret_not_supported,
+    .watch = hc_transport_watch_nothing,
     .fini = self_fini,
 };

@@ -945,5 +945,6 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .wait_fd = hc_transport_wait_fd_not_supported,
     .wait_done = hc_transport_wait_done_nothing,
     .set_secret = hc_transport_set_secret_not_supported,
+    .watch = hc_transport_watch_nothing,
     .fini = shm_fini,
 };

@@ -1030,5 +1030,6 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .wait_fd = vb_wait_fd,
     .wait_done = vb_wait_done,
     .set_secret = hc_transport_set_secret_not_supported,
+    .watch = hc_transport_watch_nothing,
     .fini = vb_fini,
 };
