@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +34,7 @@
 #include "bootstrap/pmi1_wire.h"
 #include "util/env.h"
 #include "util/envtable.h"
+#include "util/secret.h"
 
 #define RUN_OUT_BUF 8192
 #define RUN_EXIT_TIMEOUT 124
@@ -1203,21 +1203,11 @@ static int run_exit_status(const run_job_t *job) {
  * launchers) is kept. */
 static int run_job_secret(void) {
   const char *have = getenv("HCMPI_JOB_SECRET");
-  unsigned char k[32];
-  char hex[2 * sizeof k + 1];
-  size_t got = 0;
+  char hex[HC_SECRET_HEX];
   if (have != NULL && have[0] != '\0')
     return 0;
-  while (got < sizeof k) {
-    ssize_t n = getrandom(k + got, sizeof k - got, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return -1;
-    got += (size_t)n;
-  }
-  for (size_t i = 0; i < sizeof k; i++)
-    snprintf(hex + 2 * i, 3, "%02x", k[i]);
+  if (hc_secret_new(hex, sizeof hex) != 0)
+    return -1;
   return setenv("HCMPI_JOB_SECRET", hex, 1);
 }
 

@@ -12,6 +12,7 @@
 #include "util/env.h"
 #include "util/lock.h"
 #include "util/log.h"
+#include "util/secret.h"
 
 #define ENGINE_HOST_MAX 320
 
@@ -226,7 +227,7 @@ static hc_status_t engine_secret_share(int before_fence) {
   hc_status_t rc = HC_OK;
   if (!engine_secret_wanted() || before_fence != (hc_engine.world_rank == 0))
     return HC_OK;
-  if (before_fence && hc_transport_secret_new(hex, sizeof hex) != 0)
+  if (before_fence && hc_secret_new(hex, sizeof hex) != 0)
     return HC_ERR_SYSTEM;
   if (before_fence)
     rc = boot->put(hc_engine.boot_ctx, "hc-job-secret", hex);

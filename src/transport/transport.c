@@ -1,11 +1,6 @@
 /* The transport registration list and the defaults for optional ops. */
 #include "config.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/random.h>
-
 #include "transport/transport.h"
 
 #ifdef HC_TRANSPORT_LOOPBACK
@@ -59,23 +54,4 @@ hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex) {
   (void)ctx;
   (void)hex;
   return HC_ERR_NOT_SUPPORTED;
-}
-
-int hc_transport_secret_new(char *hex, size_t len) {
-  unsigned char k[(HC_TRANSPORT_SECRET_HEX - 1) / 2];
-  size_t got = 0;
-  if (len < HC_TRANSPORT_SECRET_HEX)
-    return -1;
-  while (got < sizeof k) {
-    ssize_t n = getrandom(k + got, sizeof k - got, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return -1;
-    got += (size_t)n;
-  }
-  for (size_t i = 0; i < sizeof k; i++)
-    snprintf(hex + 2 * i, 3, "%02x", k[i]);
-  memset(k, 0, sizeof k);
-  return 0;
 }

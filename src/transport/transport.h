@@ -227,8 +227,5 @@ hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex);
 /* watch: nothing (deaths are noticed without traffic). */
 void hc_transport_watch_nothing(void *ctx, int peer_world_rank);
 
-/* Writes a fresh random job secret as hex (len >= HC_TRANSPORT_SECRET_HEX);
- * 0 or -1. */
-int hc_transport_secret_new(char *hex, size_t len);
 
 #endif /* HC_TRANSPORT_H */

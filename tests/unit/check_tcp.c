@@ -25,6 +25,7 @@
 #include "transport/tcp/tcp_auth.h"
 #include "transport/tcp/tcp_ip.h"
 #include "transport/transport.h"
+#include "util/secret.h"
 #include "util/sha256.h"
 
 #define GUARD_SECONDS 60
@@ -870,11 +871,11 @@ END_TEST
 
 START_TEST(test_secret_format) {
   char hex[HC_TCP_SECRET_HEX], other[HC_TCP_SECRET_HEX];
-  ck_assert_int_eq(hc_transport_secret_new(hex, sizeof hex), 0);
-  ck_assert_int_eq(hc_transport_secret_new(other, sizeof other), 0);
+  ck_assert_int_eq(hc_secret_new(hex, sizeof hex), 0);
+  ck_assert_int_eq(hc_secret_new(other, sizeof other), 0);
   ck_assert_uint_eq(strlen(hex), 64);
   ck_assert_str_ne(hex, other);
-  ck_assert_int_eq(hc_transport_secret_new(hex, 10), -1);
+  ck_assert_int_eq(hc_secret_new(hex, 10), -1);
   setenv("HCMPI_JOB_SECRET", "abc", 1);
   int me = 0;
   hc_transport_init_args_t args = {.world_rank = 0,
