@@ -27,3 +27,8 @@ dist_noinst_SCRIPTS += tests/tools/install.sh
 HC_INSTALL_LOG = tests/tools/install.sh.log
 $(HC_INSTALL_LOG): tests/fortran/fortran.sh.log tests/fortran/relink.sh.log \
 	tests/relink/soname.sh.log
+
+# docs/functions.md is generated from the library's exports; this keeps it so.
+TESTS += tests/tools/function_table.sh
+dist_noinst_SCRIPTS += tests/tools/function_table.sh
+EXTRA_DIST += scripts/function_table.py scripts/mpich-4.0.2-functions.txt docs/functions.md
