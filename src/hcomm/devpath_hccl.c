@@ -1,6 +1,7 @@
 /*
  * The hccl data path: per-pair HcclComms, ordered HcclSend/HcclRecv on
- * hcmpi streams, completion by event query.  See devpath_hccl.h.
+ * hcmpi streams, completion by event query; and the hccl path's ops.
+ * See devpath_hccl.h.
  */
 #include "hcomm/devpath_hccl.h"
 
@@ -12,6 +13,7 @@
 
 #include "device/device.h"
 #include "hcomm/core.h"
+#include "hcomm/devpath_impl.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -365,3 +367,110 @@ void hc_hccl_fini(void) {
     dlclose(hx.lib);
   memset(&hx, 0, sizeof hx);
 }
+
+/* ---- the hccl path's ops (devpath_impl.h) -------------------------------- */
+
+/* Sender: the pair's root info rides the first device RTS its root sends;
+ * transports with packets too small for it get none, and the receiver
+ * then stages. */
+static void hccl_rts_fill(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (d->info.kind != HC_MEM_ACL || !hc_hccl_usable())
+    return;
+  size_t total = sizeof d->rts + HC_HCCL_ROOT_BYTES;
+  if (hc_engine.peers[req->peer].max_packet < sizeof(hc_pkt_hdr_t) + total)
+    return;
+  const void *root = hc_hccl_rts_root(req->peer, d->info.device);
+  if (root != NULL) {
+    d->rts_tail = root;
+    d->rts_tail_len = HC_HCCL_ROOT_BYTES;
+  }
+}
+
+static void hccl_rts_tail_seen(int peer, const void *tail, size_t len) {
+  if (len == HC_HCCL_ROOT_BYTES && hc_hccl_usable())
+    hc_hccl_note_root(peer, tail);
+}
+
+/* Receiver, both buffers ACL device memory: claims the next HcclRecv from
+ * the peer and tells the sender its number in our own CTS (flagged
+ * DEVICE), which may have to carry the root info. */
+static int hccl_recv_try(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (!d->peer_device || d->info.kind != HC_MEM_ACL ||
+      d->rts.kind != HC_MEM_ACL || !hc_hccl_usable() ||
+      hc_engine.peers[req->peer].max_packet <
+          sizeof(hc_pkt_hdr_t) + HC_HCCL_ROOT_BYTES)
+    return HC_DEVPATH_HOST;
+  const void *root;
+  d->hop = hc_hccl_recv_claim(req->peer, d->info.device, req->recv_buf,
+                              req->take, &root);
+  if (d->hop == NULL)
+    return HC_DEVPATH_HOST;
+  size_t root_len = root != NULL ? HC_HCCL_ROOT_BYTES : 0;
+  hc_devpath_send_cts(req, HC_PKT_FLAG_DEVICE, hc_hccl_op_seq(d->hop), root,
+                      root_len);
+  hc_devpath_note(&hc_devpath_hccl_ops, req);
+  hc_devpath_activate(d, &hc_devpath_hccl_ops, 0);
+  return HC_DEVPATH_STARTED;
+}
+
+/* Sender, on an hccl CTS: the receiver issued (or will issue) HcclRecv
+ * number hdr->offset; our HcclSend takes that place in the pair's order. */
+static void hccl_send_cts(hcomm_request_t *req, int peer,
+                          const hc_pkt_hdr_t *hdr, const void *payload) {
+  hc_devreq_t *d = req->dev;
+  hccl_rts_tail_seen(peer, payload, hdr->payload_bytes);
+  size_t bytes = hdr->total_bytes < req->bytes ? hdr->total_bytes : req->bytes;
+  d->hop = d->info.kind == HC_MEM_ACL && hc_hccl_usable()
+               ? hc_hccl_send_accept(peer, d->info.device, hdr->offset,
+                                     (void *)(uintptr_t)req->send_buf, bytes)
+               : NULL;
+  if (d->hop == NULL) {
+    hc_log(HC_LOG_ERROR, "device", "hccl send to rank %d impossible", peer);
+    hc_request_complete(req, HC_ERR_TRANSPORT);
+    return;
+  }
+  d->to = peer;
+  hc_devpath_activate(d, &hc_devpath_hccl_ops, 1);
+}
+
+/* Either side: done when its stream got past its call. */
+static int hccl_step(hc_devreq_t *d) {
+  hc_status_t rc = hc_hccl_op_poll(d->hop);
+  if (rc == HC_ERR_AGAIN)
+    return 0;
+  hcomm_request_t *req = d->req;
+  int recv = !d->sending;
+  hc_devpath_deactivate(d);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "device", "hccl %s rank %d: %s",
+           recv ? "receive from" : "send to", recv ? req->peer : d->to,
+           hcomm_strerror(rc));
+  if (recv && rc == HC_OK) {
+    req->landed = req->take;
+    hc_proto_finish_recv(req);
+  } else {
+    if (recv)
+      req->status.bytes = 0;
+    hc_request_complete(req, rc);
+  }
+  return 1;
+}
+
+static void hccl_stop(hc_devreq_t *d) {
+  hc_hccl_op_free(d->hop);
+  d->hop = NULL;
+}
+
+const hc_devpath_ops_t hc_devpath_hccl_ops = {
+    .name = "hccl",
+    .trace = HC_TRACE_PATH_HCCL,
+    .remote_only_in_auto = 1,
+    .rts_fill = hccl_rts_fill,
+    .rts_tail_seen = hccl_rts_tail_seen,
+    .recv_try = hccl_recv_try,
+    .send_cts = hccl_send_cts,
+    .step = hccl_step,
+    .stop = hccl_stop,
+};

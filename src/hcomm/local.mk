@@ -11,5 +11,6 @@ HC_ENGINE_SOURCES += src/hcomm/coll.c src/hcomm/coll.h \
 HC_ENGINE_SOURCES += src/hcomm/intercoll.c
 # Device data paths (ipc, hccl, rdma, staging) chosen after the host match.
 HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
+	src/hcomm/devpath_impl.h src/hcomm/devpath_ipc.c src/hcomm/devpath_staging.c \
 	src/hcomm/devpath_hccl.c src/hcomm/devpath_hccl.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
