@@ -8,7 +8,8 @@ tests_tools_trace_counts_SOURCES = tests/tools/trace_counts.c
 tests_tools_trace_counts_LDADD = $(HC_MPITEST_LIB)
 tests_tools_trace_counts_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/tools/trace.sh
-dist_noinst_SCRIPTS += tests/tools/trace.sh tests/tools/trace_check.py
+dist_noinst_SCRIPTS += tests/tools/trace.sh tests/tools/trace_check.py \
+	tests/tools/trace_calls.py
 # hcmpirun --progress: status line under a pty (script), none without one.
 TESTS += tests/tools/progress.sh
 dist_noinst_SCRIPTS += tests/tools/progress.sh
