@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 typedef enum hc_mem_kind {
   HC_MEM_HOST = 0,
