@@ -107,24 +107,27 @@ void hc_device_hccl_comm_destroy(int device, void *comm) {
     (void)hccl_status("HcclCommDestroy", hccl.api.comm_destroy(comm));
 }
 
-hc_status_t hc_device_hccl_send(void *buf, size_t bytes, uint32_t peer,
-                                void *comm, void *stream) {
+/* HcclSend or HcclRecv: one signature, one direction each. */
+static hc_status_t hccl_transfer(int send, void *buf, size_t bytes,
+                                 uint32_t peer, void *comm, void *stream) {
   hc_status_t rc = hc_acl_bind_device(hc_acl_stream_device(stream));
   if (rc != HC_OK)
     return rc;
-  return hccl_status("HcclSend",
-                     hccl.api.send(buf, bytes, HCCL_TYPE_UINT8, peer, comm,
-                                   hc_acl_stream_handle(stream)));
+  int (*call)(void *, uint64_t, int, uint32_t, void *, void *) =
+      send ? hccl.api.send : hccl.api.recv;
+  return hccl_status(send ? "HcclSend" : "HcclRecv",
+                     call(buf, bytes, HCCL_TYPE_UINT8, peer, comm,
+                          hc_acl_stream_handle(stream)));
+}
+
+hc_status_t hc_device_hccl_send(void *buf, size_t bytes, uint32_t peer,
+                                void *comm, void *stream) {
+  return hccl_transfer(1, buf, bytes, peer, comm, stream);
 }
 
 hc_status_t hc_device_hccl_recv(void *buf, size_t bytes, uint32_t peer,
                                 void *comm, void *stream) {
-  hc_status_t rc = hc_acl_bind_device(hc_acl_stream_device(stream));
-  if (rc != HC_OK)
-    return rc;
-  return hccl_status("HcclRecv",
-                     hccl.api.recv(buf, bytes, HCCL_TYPE_UINT8, peer, comm,
-                                   hc_acl_stream_handle(stream)));
+  return hccl_transfer(0, buf, bytes, peer, comm, stream);
 }
 
 void hc_device_hccl_unload(void) {
