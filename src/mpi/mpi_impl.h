@@ -249,6 +249,9 @@ typedef struct hc_mpi_request {
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
   struct hc_mpi_coll *coll;
+  /* A partitioned send or receive (part.c): its datatype side; engine is
+   * the persistent engine request kept across starts. */
+  struct hc_mpi_part *part;
 } hc_mpi_request_t;
 
 /* A new face request with a handle; NULL when memory runs out. */
@@ -273,6 +276,16 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* The same for a persistent collective (coll_ctx.c): loads its inputs and
  * restarts its schedule. */
 int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *req);
+
+/* ---- partitioned point-to-point (part.c) -------------------------------- */
+
+typedef struct hc_mpi_part hc_mpi_part_t;
+/* Starts a round of a partitioned request. */
+int hc_mpi_part_start(const char *fn, hc_mpi_request_t *req);
+/* A completed receive round: partitions not yet unpacked from staging are
+ * unpacked (landed: bytes of the message that arrived).  A send: nothing. */
+void hc_mpi_part_land(hc_mpi_part_t *part, size_t landed);
+void hc_mpi_part_destroy(hc_mpi_part_t *part);
 
 /* ---- generalized requests (grequest.c) ---------------------------------- */
 

@@ -115,6 +115,7 @@ void hc_mpi_request_destroy(hc_mpi_request_t *r) {
   if (r == &req_sent)
     return;
   hc_mpi_xfer_fini(&r->xfer);
+  hc_mpi_part_destroy(r->part);
   hc_handle_free(&req_table, r->handle);
   hc_mpi_comm_release(r->comm);
   req_obj_free(r);
@@ -171,12 +172,16 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   hcomm_status_t st = r->local;
   if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
-    if (r->coll == NULL) { /* a persistent collective keeps its schedule */
+    /* A persistent collective keeps its schedule, a partitioned request
+     * its channel. */
+    if (r->coll == NULL && r->part == NULL) {
       hcomm_request_free(r->engine);
       r->engine = NULL;
     }
   }
   hc_mpi_xfer_end(&r->xfer, st.bytes);
+  if (r->part)
+    hc_mpi_part_land(r->part, st.bytes);
   hc_mpi_status_fill(status, &st);
   if (r->kind == HC_REQ_PERSISTENT) {
     r->active = 0;
@@ -681,6 +686,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     return MPI_SUCCESS;
   if (r->engine)
     hc_mpi_xfer_end(&r->xfer, st.bytes); /* the data is visible now */
+  if (r->part)
+    hc_mpi_part_land(r->part, st.bytes);
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(r->comm, fn, st.error);
 }
@@ -747,6 +754,8 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
   hc_status_t st = HC_OK;
   if (r->coll != NULL)
     return hc_mpi_coll_start(fn, r);
+  if (r->part != NULL)
+    return hc_mpi_part_start(fn, r);
   r->active = 1;
   r->engine = NULL;
   if (r->peer == MPI_PROC_NULL) {

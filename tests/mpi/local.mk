@@ -388,3 +388,12 @@ HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
 TESTS += $(HC_LIFE_SH)
 dist_noinst_SCRIPTS += $(HC_LIFE_SH)
 $(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- partitioned point-to-point (src/mpi/part.c, src/hcomm/part.c)
+check_PROGRAMS += tests/mpi/partitioned
+tests_mpi_partitioned_SOURCES = tests/mpi/partitioned.c tests/mpi/mpitest.h
+tests_mpi_partitioned_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_partitioned_LDFLAGS = $(HC_MPITEST_LDF)
+HC_PART_SH = tests/mpi/partitioned.sh
+TESTS += $(HC_PART_SH)
+dist_noinst_SCRIPTS += $(HC_PART_SH)
+$(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
