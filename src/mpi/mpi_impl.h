@@ -300,6 +300,14 @@ int hc_mpi_greq_cancel(hc_mpi_request_t *r);
 /* MPI_Request_free: free_fn and the request go now when it is complete,
  * else at MPI_Grequest_complete.  Returns free_fn's code. */
 int hc_mpi_greq_free(hc_mpi_request_t *r);
+/* An MPIX request (poll_fn or wait_fn) still pending: only its callbacks
+ * move it, so waits poll it rather than sleep. */
+int hc_mpi_greq_polled(const hc_mpi_request_t *r);
+/* poll_fn once, when r has one and is pending; its code. */
+int hc_mpi_greq_poll(hc_mpi_request_t *r);
+/* Until r is complete: wait_fn once, then poll_fn and progress; the first
+ * callback error stops it.  Nothing for a request that is not polled. */
+int hc_mpi_greq_block(hc_mpi_request_t *r);
 
 /* ---- buffered sends (buffer.c) ------------------------------------------ */
 

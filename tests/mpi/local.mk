@@ -393,7 +393,12 @@ check_PROGRAMS += tests/mpi/partitioned
 tests_mpi_partitioned_SOURCES = tests/mpi/partitioned.c tests/mpi/mpitest.h
 tests_mpi_partitioned_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_partitioned_LDFLAGS = $(HC_MPITEST_LDF)
-HC_PART_SH = tests/mpi/partitioned.sh
+# -- MPICH's generalized request extension (src/mpi/grequest.c)
+check_PROGRAMS += tests/mpi/grequest_x
+tests_mpi_grequest_x_SOURCES = tests/mpi/grequest_x.c tests/mpi/mpitest.h
+tests_mpi_grequest_x_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_grequest_x_LDFLAGS = $(HC_MPITEST_LDF)
+HC_PART_SH = tests/mpi/partitioned.sh tests/mpi/grequest_x.sh
 TESTS += $(HC_PART_SH)
 dist_noinst_SCRIPTS += $(HC_PART_SH)
 $(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
