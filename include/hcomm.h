@@ -343,6 +343,10 @@ typedef struct hcomm_mem_info {
 /* 1 and *info filled when ptr is device memory; 0 for host memory (info
  * then says host).  Results are cached by allocation range. */
 int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info);
+/* 1 when memory of kind (an hcomm_mem_kind) can be used: host always, a
+ * device kind when its runtime was found and loaded (at init, or at the
+ * first call that needs it). */
+int hcomm_mem_kind_available(int kind);
 /* Synchronous copy of len bytes between any two pointers described by
  * their classifications. */
 hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,

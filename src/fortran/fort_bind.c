@@ -3265,6 +3265,45 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray__ = pmpi_type_create_darray_
 #pragma weak PMPI_TYPE_CREATE_DARRAY = pmpi_type_create_darray_
 
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_complex(*p, *r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_complex_ = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
+#pragma weak MPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
+#pragma weak PMPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_integer(*r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_integer_ = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
+#pragma weak MPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
+#pragma weak PMPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_real(*p, *r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_real_ = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real__ = pmpi_type_create_f90_real_
+#pragma weak MPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real__ = pmpi_type_create_f90_real_
+#pragma weak PMPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
+
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,
                                 MPI_Aint *array_of_displacements,

@@ -571,6 +571,12 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_psizes, MPI_Fint *order,
                               MPI_Fint *oldtype, MPI_Fint *newtype,
                               MPI_Fint *ierr);
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr);
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr);
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                MPI_Fint *ierr);
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,
                                 MPI_Aint *array_of_displacements,

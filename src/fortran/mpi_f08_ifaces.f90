@@ -2475,6 +2475,29 @@ subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_d
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+  import
+  implicit none
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+  import
+  implicit none
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+  import
+  implicit none
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
     newtype, ierror)
   import

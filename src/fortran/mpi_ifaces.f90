@@ -2277,6 +2277,26 @@ subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_d
   integer :: newtype
   integer :: ierror
 end subroutine
+subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+  implicit none
+  integer :: p
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+  implicit none
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+  implicit none
+  integer :: p
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
 subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
     newtype, ierror)
   implicit none
