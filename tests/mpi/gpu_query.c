@@ -8,6 +8,11 @@
  */
 #include "mpitest.h"
 
+/* hcmpi's own query, absent from MPICH's mpi.h and libmpich: weak, so this
+ * program also builds against MPICH (tests/relink) and finds the call in
+ * hcmpi's libmpich.so.12 at run time. */
+int MPIX_Query_ascend_support(void) __attribute__((weak));
+
 static int expect(const char *name)
 {
     const char *v = getenv(name);
@@ -24,6 +29,7 @@ int main(int argc, char **argv)
     int cuda = expect("EXPECT_CUDA"), ascend = expect("EXPECT_ASCEND");
     CHECK(MPIX_Query_cuda_support() == cuda, "MPIX_Query_cuda_support %d, not %d",
           MPIX_Query_cuda_support(), cuda);
+    CHECK(MPIX_Query_ascend_support != NULL, "MPIX_Query_ascend_support not exported");
     CHECK(MPIX_Query_ascend_support() == ascend, "MPIX_Query_ascend_support %d, not %d",
           MPIX_Query_ascend_support(), ascend);
     int yes = -1;
