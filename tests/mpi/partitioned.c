@@ -14,11 +14,15 @@
  * - MPI_Pready_range and MPI_Pready_list;
  * - matching in init order per (source, tag), whatever order rounds start
  *   in, and never with plain point-to-point of the same tag;
+ * - threads (MPI_THREAD_MULTIPLE) each filling and readying their own
+ *   partitions of one request while the main thread watches arrivals;
  * - MPI_PROC_NULL, zero partitions, truncation (MPI_ERR_TRUNCATE);
  * - bad input gets its class: MPI_Pready on an inactive or receive request
  *   (MPI_ERR_REQUEST), a partition out of range or readied twice
  *   (MPI_ERR_ARG), wildcards at MPI_Precv_init (MPI_ERR_RANK / _TAG).
  */
+#include <pthread.h>
+
 #include "mpitest.h"
 
 #define TAG_PART 7
@@ -350,6 +354,67 @@ static void pt_edges(void)
     MPI_Request_free(&req[1]);
 }
 
+/* Threads that fill and ready their own partitions (every NTHREADS-th). */
+enum { NTHREADS = 4, TPARTS = 16, TPER = 2048 };
+typedef struct ready_thread {
+    pthread_t id;
+    int first;
+    int *sbuf;
+    MPI_Request req;
+} ready_thread_t;
+
+static void *ready_main(void *arg)
+{
+    ready_thread_t *t = arg;
+    for (int i = t->first; i < TPARTS; i += NTHREADS) {
+        for (int k = i * TPER; k < (i + 1) * TPER; k++)
+            t->sbuf[k] = part_value(rank, 77, k);
+        CHECK(MPI_Pready(i, t->req) == MPI_SUCCESS, "thread pready %d", i);
+    }
+    return NULL;
+}
+
+static void pt_threads(void)
+{
+    int *sbuf = mt_malloc(TPARTS * TPER * sizeof(int));
+    int *rbuf = mt_malloc(TPARTS * TPER * sizeof(int));
+    for (int k = 0; k < TPARTS * TPER; k++)
+        rbuf[k] = -1;
+    MPI_Request req[2];
+    CHECK(MPI_Psend_init(sbuf, TPARTS, TPER, MPI_INT, next, TAG_PART, MPI_COMM_WORLD,
+                         MPI_INFO_NULL, &req[0]) == 0, "psend_init");
+    CHECK(MPI_Precv_init(rbuf, TPARTS / 2, 2 * TPER, MPI_INT, prev, TAG_PART,
+                         MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]) == 0, "precv_init");
+    CHECK(MPI_Startall(2, req) == 0, "startall");
+    ready_thread_t th[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++) {
+        th[t] = (ready_thread_t){.first = t, .sbuf = sbuf, .req = req[0]};
+        CHECK(pthread_create(&th[t].id, NULL, ready_main, &th[t]) == 0, "thread");
+    }
+    int left = TPARTS / 2;
+    char seen[TPARTS / 2] = {0};
+    while (left > 0)
+        for (int j = 0; j < TPARTS / 2; j++) {
+            int flag = 0;
+            if (seen[j])
+                continue;
+            CHECK(MPI_Parrived(req[1], j, &flag) == MPI_SUCCESS, "parrived");
+            if (!flag)
+                continue;
+            seen[j] = 1;
+            left--;
+            for (int k = j * 2 * TPER; k < (j + 1) * 2 * TPER; k++)
+                CHECK(rbuf[k] == part_value(prev, 77, k), "partition %d element %d", j, k);
+        }
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(th[t].id, NULL);
+    CHECK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE) == 0, "waitall");
+    MPI_Request_free(&req[0]);
+    MPI_Request_free(&req[1]);
+    free(sbuf);
+    free(rbuf);
+}
+
 static void expect_class(int rc, int cls, const char *what)
 {
     CHECK(mt_class(rc) == cls, "%s: got %s", what, mt_errstr(rc));
@@ -408,7 +473,8 @@ static void pt_bad_input(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     next = (rank + 1) % size;
@@ -424,6 +490,8 @@ int main(int argc, char **argv)
     pt_noncontig();
     pt_ready_list();
     pt_init_order();
+    if (provided == MPI_THREAD_MULTIPLE)
+        pt_threads();
     pt_edges();
     pt_bad_input();
     MPI_Barrier(MPI_COMM_WORLD);
