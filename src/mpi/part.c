@@ -296,14 +296,21 @@ int PMPI_Pready_list(int length, int array_of_partitions[],
   if (rc == MPI_SUCCESS && length > 0)
     rc = hc_mpi_check_ptr(fn, r->comm, array_of_partitions,
                           "array_of_partitions");
-  for (int k = 0; rc == MPI_SUCCESS && k < length; k++)
-    rc = part_check_ready(fn, r, array_of_partitions[k]);
-  for (int k = 0; rc == MPI_SUCCESS && k < length; k++) {
-    /* A partition listed twice is caught here, before it leaves twice. */
+  /* Every partition is checked (and marked, so one listed twice is
+   * caught) before any leaves: an error readies none. */
+  int k = 0;
+  for (; rc == MPI_SUCCESS && k < length; k++) {
     rc = part_check_ready(fn, r, array_of_partitions[k]);
     if (rc == MPI_SUCCESS)
-      rc = part_ready(fn, r, array_of_partitions[k]);
+      r->part->marks[array_of_partitions[k]] = 1;
   }
+  if (rc != MPI_SUCCESS) {
+    for (int j = 0; j < k - 1; j++)
+      r->part->marks[array_of_partitions[j]] = 0;
+    return rc;
+  }
+  for (k = 0; rc == MPI_SUCCESS && k < length; k++)
+    rc = part_ready(fn, r, array_of_partitions[k]);
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Pready_list, PMPI_Pready_list);

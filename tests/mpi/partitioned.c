@@ -459,7 +459,10 @@ static void pt_bad_input(void)
     expect_class(MPI_Pready_range(0, 2, sreq), MPI_ERR_ARG, "range past the end");
     int dup[] = {1, 1};
     expect_class(MPI_Pready_list(2, dup, sreq), MPI_ERR_ARG, "listed twice");
+    CHECK(MPI_Pready(1, sreq) == 0, "a failed Pready_list readied a partition");
     expect_class(MPI_Pready(1, sreq), MPI_ERR_ARG, "readied twice");
+    int past[] = {0, 2};
+    expect_class(MPI_Pready_list(2, past, sreq), MPI_ERR_ARG, "listed out of range");
     expect_class(MPI_Parrived(rreq, 2, &flag), MPI_ERR_ARG, "parrived out of range");
     expect_class(MPI_Parrived(sreq, 0, &flag), MPI_ERR_REQUEST, "parrived on a send");
     CHECK(MPI_Pready(0, sreq) == 0, "pready");
