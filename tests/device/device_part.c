@@ -186,11 +186,11 @@ static void dp_vector(int salt) {
   unsigned char *b = dp_place(1, (unsigned char *)h, bytes);
   MPI_Request req;
   if (rank == 0)
-    CHECK(MPI_Psend_init(b, SP, 1, vec, 1, salt, MPI_COMM_WORLD,
-                         MPI_INFO_NULL, &req) == 0);
+    CHECK(MPI_Psend_init(b, SP, 1, vec, 1, salt, MPI_COMM_WORLD, MPI_INFO_NULL,
+                         &req) == 0);
   else
-    CHECK(MPI_Precv_init(b, RP, 1, vec, 0, salt, MPI_COMM_WORLD,
-                         MPI_INFO_NULL, &req) == 0);
+    CHECK(MPI_Precv_init(b, RP, 1, vec, 0, salt, MPI_COMM_WORLD, MPI_INFO_NULL,
+                         &req) == 0);
   CHECK(MPI_Type_free(&vec) == 0);
   CHECK(MPI_Start(&req) == 0);
   if (rank == 0)
