@@ -7,6 +7,7 @@
 
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
+#include "hcomm/counters.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
@@ -200,6 +201,8 @@ static hc_status_t engine_transport_start(const hc_transport_ops_t *ops,
     snprintf(addr, sizeof addr, "none");
     rc = HC_OK;
   }
+  if (rc == HC_OK && !*dropped)
+    hc_counters_transport_started(hc_engine.ntransports - 1, ops->name);
   if (rc != HC_OK || ops->reach == HC_TRANSPORT_REACH_SELF)
     return rc;
   engine_address_key(key, ops, hc_engine.world_rank);

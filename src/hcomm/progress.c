@@ -13,6 +13,7 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/counters.h"
 #include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
@@ -169,6 +170,7 @@ static int progress_quiet_transports(void) {
 
 int hc_progress_locked(void) {
   int moved = 0;
+  hc_counters.progress_polls++;
   if (hc_engine.quiet_sent)
     moved += progress_quiet_transports();
   const hc_engine_polled_t *p = hc_engine.polled;
@@ -382,6 +384,14 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
   return set->now || set->nfds > 0 || set->nown > 0;
 }
 
+/* The tool interface's clock for the time waits sleep (a sleep is long
+ * beside the call). */
+static uint64_t progress_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void hc_idle_locked(long *spins) {
   if (progress_keep_polling(spins))
     return;
@@ -392,6 +402,7 @@ void hc_idle_locked(long *spins) {
     progress_watchdog();
   progress_sleep_set_t set;
   progress_sleep_begin(&set, hc_engine.wait_ms);
+  uint64_t slept_from = progress_now_ns();
   hc_engine_unlock();
   if (!progress_sleep_unlocked(&set)) {
     /* Only this process (or another of its threads) can make progress. */
@@ -399,6 +410,7 @@ void hc_idle_locked(long *spins) {
     nanosleep(&ts, NULL);
   }
   hc_engine_lock();
+  hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
 }
 
 void hc_wait_locked(hcomm_request_t *req) {
