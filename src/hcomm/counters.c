@@ -37,6 +37,12 @@ void hc_counters_unexpected_event(int source, int tag, int context,
     cb(source, tag, context, bytes);
 }
 
+void hc_counters_time_progress(int on) {
+  hc_engine_lock();
+  hc_counters.timing_progress += on ? 1 : -1;
+  hc_engine_unlock();
+}
+
 int hc_counters_threaded(void) { return hc_engine.locking; }
 
 /* Called by the engine (lock held) once transport slot i started. */

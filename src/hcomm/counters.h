@@ -45,6 +45,10 @@ typedef struct hc_counters {
    * waits slept in hc_idle_locked (the spins in between are polls). */
   uint64_t progress_polls;
   uint64_t wait_sleep_ns;
+  /* Nanoseconds in polls, counted only while timing_progress is nonzero
+   * (a tool started a handle on it: hc_counters_time_progress). */
+  uint64_t progress_ns;
+  int timing_progress;
 } hc_counters_t;
 
 /* Written by the engine only (see above). */
@@ -67,6 +71,10 @@ typedef struct hc_counters_snapshot {
 /* Fills out under the engine lock; works before init and after finalize
  * (levels then read 0).  Never blocks on the network. */
 void hc_counters_read(hc_counters_snapshot_t *out);
+
+/* One more (on) or one fewer (off) tool handle that wants progress_ns
+ * counted; under the engine lock. */
+void hc_counters_time_progress(int on);
 
 /* The name of transport slot i ("shm", "tcp", ...), or NULL when no
  * transport ran in that slot.  Slots fill at init and keep their names

@@ -37,6 +37,7 @@ typedef enum pvar_what {
   PV_POSTED_QUEUED,
   PV_PROGRESS_POLLS,
   PV_WAIT_SLEEP,
+  PV_PROGRESS_TIME,
   PV_T_SENT, /* per transport slot from here */
   PV_T_RECEIVED,
   PV_T_POOL_CELLS,
@@ -148,6 +149,10 @@ static void pvar_add_engine(void) {
   pvar_add("wait_sleep_time",
            "seconds blocking waits slept for a packet or a free slot",
            PV_WAIT_SLEEP, 0, -1, MPI_T_PVAR_CLASS_TIMER, eng);
+  pvar_add("progress_time",
+           "seconds in progress polls, counted only while a handle on this "
+           "variable is started (timing costs two clock reads a poll)",
+           PV_PROGRESS_TIME, 0, -1, MPI_T_PVAR_CLASS_TIMER, eng);
 }
 
 static void pvar_add_transport(int slot, const char *name,
@@ -246,6 +251,8 @@ static uint64_t pvar_raw(const pvar_t *v, const hc_counters_snapshot_t *s) {
     return s->c.progress_polls;
   case PV_WAIT_SLEEP:
     return s->c.wait_sleep_ns;
+  case PV_PROGRESS_TIME:
+    return s->c.progress_ns;
   case PV_T_POOL_CELLS:
     return s->pool_cells_in_use[v->slot];
   case PV_T_REGCACHE_HITS:
@@ -354,10 +361,23 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session) {
 }
 HC_WEAK_ALIAS(MPI_T_pvar_session_create, PMPI_T_pvar_session_create);
 
+/* Starts or stops h's counting; the engine times its polls only while
+ * some handle on progress_time counts. */
+static void pvar_handle_run(struct MPIR_T_pvar_handle_s *h, int on) {
+  if (h->started != on && pvars[h->index].what == PV_PROGRESS_TIME)
+    hc_counters_time_progress(on);
+  h->started = on;
+}
+
+static void pvar_handle_destroy(struct MPIR_T_pvar_handle_s *h) {
+  pvar_handle_run(h, 0);
+  free(h);
+}
+
 static void pvar_session_destroy(struct MPIR_T_pvar_session_s *s) {
-  void *h;
+  struct MPIR_T_pvar_handle_s *h;
   while ((h = hc_mpit_list_pop(&s->handles)) != NULL)
-    free(h);
+    pvar_handle_destroy(h);
   free(s);
 }
 
@@ -438,7 +458,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session,
   rc = pvar_check(session, *handle, 0);
   if (rc == MPI_SUCCESS) {
     hc_mpit_list_find(&session->handles, *handle, 1);
-    free(*handle);
+    pvar_handle_destroy(*handle);
     *handle = MPI_T_PVAR_HANDLE_NULL;
   }
   hc_mpit_unlock();
@@ -481,7 +501,7 @@ static int pvar_apply(struct MPIR_T_pvar_handle_s *h, pvar_op_t op,
     h->base = raw;
   else if (op == OP_STOP && h->started)
     h->acc += raw - h->base;
-  h->started = op == OP_START;
+  pvar_handle_run(h, op == OP_START);
   return MPI_SUCCESS;
 }
 

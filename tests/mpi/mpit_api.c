@@ -310,6 +310,46 @@ static void pvar_sessions(void)
     EXPECT_RC(MPI_T_pvar_session_free(&s), MPI_SUCCESS);
 }
 
+static double tread(MPI_T_pvar_session s, MPI_T_pvar_handle h)
+{
+    double v = -1;
+    EXPECT_RC(MPI_T_pvar_read(s, h, &v), MPI_SUCCESS);
+    return v;
+}
+
+/* progress_time counts only while its handle is started: nothing before,
+ * something over polls while started, nothing more once stopped. */
+static void progress_timer(void)
+{
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle timer, polls;
+    int count, verb, cls, bind, ro, cont, atomic;
+    MPI_Datatype type;
+    MPI_T_enum e;
+    int index = pvar_index("progress_time", MPI_T_PVAR_CLASS_TIMER);
+    EXPECT_RC(MPI_T_pvar_get_info(index, NULL, NULL, &verb, &cls, &type, &e, NULL, NULL, &bind,
+                                  &ro, &cont, &atomic), MPI_SUCCESS);
+    CHECK(type == MPI_DOUBLE && !cont && !ro, "progress_time: type %d continuous %d", (int)type,
+          cont);
+    EXPECT_RC(MPI_T_pvar_session_create(&s), MPI_SUCCESS);
+    EXPECT_RC(MPI_T_pvar_handle_alloc(s, index, NULL, &timer, &count), MPI_SUCCESS);
+    EXPECT_RC(MPI_T_pvar_handle_alloc(s, pvar_index("progress_polls", MPI_T_PVAR_CLASS_COUNTER),
+                                      NULL, &polls, &count), MPI_SUCCESS);
+    send_self(10);
+    CHECK(tread(s, timer) == 0.0, "timer moved before its start");
+    EXPECT_RC(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    send_self(100);
+    EXPECT_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+    double timed = tread(s, timer);
+    CHECK(timed > 0.0, "timer read %g after 100 sends to self while started", timed);
+    CHECK(pread(s, polls) >= 100, "%llu polls for 100 sends to self", pread(s, polls));
+    send_self(10);
+    CHECK(tread(s, timer) == timed, "stopped timer moved from %g to %g", timed, tread(s, timer));
+    /* Freeing the session with a started timer stops the engine's timing. */
+    EXPECT_RC(MPI_T_pvar_start(s, timer), MPI_SUCCESS);
+    EXPECT_RC(MPI_T_pvar_session_free(&s), MPI_SUCCESS);
+}
+
 static void events_and_sources(void)
 {
     int n = -1, index;
@@ -356,6 +396,7 @@ int main(int argc, char **argv)
     categories_cover(1);
     cvar_writes_after_init();
     pvar_sessions();
+    progress_timer();
     events_and_sources();
     MPI_Finalize();
     /* After MPI_Finalize, MPI_T still answers. */
