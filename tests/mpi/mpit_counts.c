@@ -326,6 +326,22 @@ static void sender_unexpected(void)
     MPI_Send(buf, MLATE, MPI_BYTE, 1, TAG_LATE, MPI_COMM_WORLD);
 }
 
+/* Rank 1 read every message rank 0 sent before its last "go", so every
+ * cell of rank 0's shm send pool came back. */
+static void expect_pool_returned(void)
+{
+    MPI_T_pvar_handle h;
+    int count;
+    unsigned long long cells = ~0ULL;
+    int index = -1;
+    CHECK(MPI_T_pvar_get_index("shm_pool_cells_in_use", MPI_T_PVAR_CLASS_LEVEL, &index) ==
+              MPI_SUCCESS, "no shm_pool_cells_in_use");
+    CHECK(MPI_T_pvar_handle_alloc(session, index, NULL, &h, &count) == MPI_SUCCESS, "alloc");
+    CHECK(MPI_T_pvar_read(session, h, &cells) == MPI_SUCCESS && cells == 0,
+          "%llu shm pool cells still in use", cells);
+    CHECK(MPI_T_pvar_handle_free(session, &h) == MPI_SUCCESS, "handle_free");
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank, size;
@@ -336,7 +352,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size == 2, "run on 2 ranks, not %d", size);
     const char *list = getenv("HCMPI_TRANSPORTS");
-    open_counters(list != NULL && strstr(list, "tcp") != NULL ? "tcp" : "shm");
+    const char *transport = list != NULL && strstr(list, "tcp") != NULL ? "tcp" : "shm";
+    open_counters(transport);
 
     if (rank == 0) {
         sender_phase("eager", NEAGER, MEAGER, 100, 0);
@@ -354,6 +371,8 @@ int main(int argc, char **argv)
         sender_unexpected();
         /* Nothing more goes to rank 1 before it has read its counters. */
         MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (strcmp(transport, "shm") == 0)
+            expect_pool_returned();
     } else {
         receiver_phase("eager", NEAGER, MEAGER, 100, 0);
         receiver_phase("rendezvous", NRNDV, MRNDV, 200, 1);
