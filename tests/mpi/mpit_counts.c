@@ -1,6 +1,6 @@
 /* MPI_T performance variables move by exactly what was sent, on 2 ranks,
  * over the transport the environment picks (HCMPI_TRANSPORTS=tcp: tcp,
- * else shm):
+ * HCMPI_TRANSPORTS=verbs: verbs, else shm):
  *   A. N eager messages of M bytes from rank 0 to rank 1, receives posted
  *      first: the posted queue holds N; rank 0's eager and per-transport
  *      send counts rise by N messages and N*M bytes, rank 1's receive
@@ -352,7 +352,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size == 2, "run on 2 ranks, not %d", size);
     const char *list = getenv("HCMPI_TRANSPORTS");
-    const char *transport = list != NULL && strstr(list, "tcp") != NULL ? "tcp" : "shm";
+    /* One transport named alone carries the peers; else shm does. */
+    const char *transport = "shm";
+    if (list != NULL && (strcmp(list, "tcp") == 0 || strcmp(list, "verbs") == 0))
+        transport = list;
     open_counters(transport);
 
     if (rank == 0) {
