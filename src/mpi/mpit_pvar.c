@@ -518,8 +518,9 @@ static int pvar_control(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
   rc = pvar_check(session, handle, 1);
   if (rc == MPI_SUCCESS && handle != MPI_T_PVAR_ALL_HANDLES)
     rc = pvar_apply(handle, op, &s);
-  for (hc_mpit_node_t *n = session->handles;
-       rc == MPI_SUCCESS && handle == MPI_T_PVAR_ALL_HANDLES && n != NULL;
+  /* A session that failed the check is not looked into. */
+  int all = rc == MPI_SUCCESS && handle == MPI_T_PVAR_ALL_HANDLES;
+  for (hc_mpit_node_t *n = all ? session->handles : NULL; n != NULL;
        n = n->next)
     (void)pvar_apply((struct MPIR_T_pvar_handle_s *)n, op, &s);
   hc_mpit_unlock();
