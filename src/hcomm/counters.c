@@ -16,9 +16,11 @@ _Static_assert(HC_COUNTERS_TRANSPORTS == HC_ENGINE_TRANSPORTS_MAX,
 
 hc_counters_t hc_counters;
 
-/* Names of the transports that ran in each slot (static strings). */
+/* Names of the transports that ran in each slot (static strings), and the
+ * counts slots kept until their transport stopped.  Under the engine lock. */
 static const char *counters_names[HC_COUNTERS_TRANSPORTS];
 static int counters_nnames;
+static hc_counters_transport_t counters_stopped[HC_COUNTERS_TRANSPORTS];
 
 /* Set by the tool interface from any thread, read on the unexpected path
  * under the engine lock: an atomic pointer, relaxed (the callback's own
@@ -52,6 +54,40 @@ void hc_counters_transport_started(int i, const char *name) {
   counters_names[i] = name;
   if (i >= counters_nnames)
     counters_nnames = i + 1;
+}
+
+static void counters_flow_add(hc_counters_flow_t *to,
+                              const hc_counters_flow_t *from) {
+  to->messages += from->messages;
+  to->bytes += from->bytes;
+}
+
+static void counters_transport_add(hc_counters_transport_t *to,
+                                   const hc_counters_transport_t *from) {
+  for (int p = 0; p < 2; p++) {
+    counters_flow_add(&to->sent[p], &from->sent[p]);
+    counters_flow_add(&to->received[p], &from->received[p]);
+  }
+}
+
+void hc_counters_transport_stopped(int i, const hc_counters_transport_t *kept) {
+  if (i >= 0 && i < HC_COUNTERS_TRANSPORTS)
+    counters_transport_add(&counters_stopped[i], kept);
+}
+
+/* Slot i's counts so far, into the snapshot's per-slot and protocol sums. */
+static void counters_messages(int i, hc_counters_snapshot_t *out) {
+  hc_counters_transport_t t = counters_stopped[i];
+  if (hc_engine_check() == HC_OK && i < hc_engine.ntransports)
+    counters_transport_add(&t, &hc_engine.transports[i].counts);
+  counters_flow_add(&out->eager_sent, &t.sent[0]);
+  counters_flow_add(&out->rndv_sent, &t.sent[1]);
+  counters_flow_add(&out->eager_received, &t.received[0]);
+  counters_flow_add(&out->rndv_received, &t.received[1]);
+  for (int p = 0; p < 2; p++) {
+    counters_flow_add(&out->sent[i], &t.sent[p]);
+    counters_flow_add(&out->received[i], &t.received[p]);
+  }
 }
 
 const char *hc_counters_transport_name(int i) {
@@ -89,6 +125,7 @@ void hc_counters_read(hc_counters_snapshot_t *out) {
   out->ntransports = counters_nnames;
   counters_levels(out);
   for (int i = 0; i < HC_COUNTERS_TRANSPORTS; i++) {
+    counters_messages(i, out);
     out->pool_cells_in_use[i] =
         counters_transport(i, HC_TRANSPORT_COUNTER_POOL_CELLS_IN_USE);
     out->regcache_hits[i] =

@@ -1,8 +1,10 @@
 /*
  * The engine's performance counters, as the tool interface (src/mpi/mpit*)
  * reads them.  Each counter is bumped where its path already writes the
- * data it describes, with a plain increment: every path that bumps one
- * holds the engine lock when the lock is real (THREAD_MULTIPLE or the
+ * data it describes, with a plain increment: the message counts sit in the
+ * transport's engine entry that the send path already reads
+ * (hc_engine_transport_t.counts), the rest here.  Every path that bumps
+ * one holds the engine lock when the lock is real (THREAD_MULTIPLE or the
  * progress thread), so no atomics are needed; readers take a snapshot
  * under the same lock.  Nothing here is ever reset: tools compute
  * differences (their handles keep the offsets).
@@ -26,17 +28,16 @@ typedef struct hc_counters_flow {
   uint64_t bytes;
 } hc_counters_flow_t;
 
+/* One transport's messages, by protocol: [0] eager, [1] rendezvous. */
+typedef struct hc_counters_transport {
+  hc_counters_flow_t sent[2];
+  hc_counters_flow_t received[2];
+} hc_counters_transport_t;
+
 typedef struct hc_counters {
-  /* Sends by protocol (every transport together). */
-  hc_counters_flow_t eager_sent, rndv_sent;
-  /* Arrivals by protocol. */
-  hc_counters_flow_t eager_received, rndv_received;
   /* Rendezvous payloads this rank pulled: by a single-copy get, or
    * streamed as DATA packets after a CTS (refused get, accessor, tcp). */
   hc_counters_flow_t rndv_get, rndv_pipelined;
-  /* Per transport slot of the engine (hc_counters_transport_name). */
-  hc_counters_flow_t sent[HC_COUNTERS_TRANSPORTS];
-  hc_counters_flow_t received[HC_COUNTERS_TRANSPORTS];
   /* Arrivals no posted receive took, and the longest any one matching
    * context's unexpected queue has been. */
   uint64_t unexpected;
@@ -57,6 +58,11 @@ extern hc_counters_t hc_counters;
 /* What hc_counters_read fills: the counters and the present levels. */
 typedef struct hc_counters_snapshot {
   hc_counters_t c;
+  /* Sends and arrivals by protocol, every transport together. */
+  hc_counters_flow_t eager_sent, rndv_sent, eager_received, rndv_received;
+  /* Per transport slot (hc_counters_transport_name), both protocols. */
+  hc_counters_flow_t sent[HC_COUNTERS_TRANSPORTS];
+  hc_counters_flow_t received[HC_COUNTERS_TRANSPORTS];
   uint64_t unexpected_queued; /* in every context's unexpected queue */
   uint64_t posted_queued;     /* in every context's posted queue */
   int ntransports;            /* slots in use */
@@ -95,8 +101,10 @@ void hc_counters_unexpected_event(int source, int tag, int context,
  * the callback above may run beside the application's threads. */
 int hc_counters_threaded(void);
 
-/* The engine's side: transport slot i started as name (engine.c). */
+/* The engine's side: transport slot i started as name; slot i stops with
+ * the counts it kept, which later snapshots add to the slot's (engine.c). */
 void hc_counters_transport_started(int i, const char *name);
+void hc_counters_transport_stopped(int i, const hc_counters_transport_t *kept);
 
 /* ---- run-time settings the tool interface may change (its cvars) ------ */
 typedef enum hc_setting {

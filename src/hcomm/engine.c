@@ -443,6 +443,7 @@ static void engine_teardown(void) {
   for (int i = hc_engine.ntransports - 1; i >= 0; i--) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     t->ops->fini(t->ctx);
+    hc_counters_transport_stopped(i, &t->counts);
     memset(t, 0, sizeof *t);
   }
   hc_engine.ntransports = 0;

@@ -132,17 +132,11 @@ void hc_proto_peer_setup(hc_peer_t *peer) {
   }
 }
 
-/* The tool interface's count of one message sent to or arrived from peer
- * (counters.h): an increment of the protocol's and the transport's. */
-static void proto_count(hc_counters_flow_t *protocol, hc_counters_flow_t *slots,
-                        const hc_peer_t *peer, uint64_t bytes) {
-  protocol->messages++;
-  protocol->bytes += bytes;
-  if (peer->via != NULL) {
-    hc_counters_flow_t *slot = &slots[peer->via - hc_engine.transports];
-    slot->messages++;
-    slot->bytes += bytes;
-  }
+/* The tool interface's count of one message (counters.h), in the entry of
+ * the peer's transport. */
+static void proto_count(hc_counters_flow_t *flow, uint64_t bytes) {
+  flow->messages++;
+  flow->bytes += bytes;
 }
 
 static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
@@ -369,7 +363,7 @@ void hc_proto_send(hcomm_request_t *req) {
     return;
   }
   if (eager) {
-    proto_count(&hc_counters.eager_sent, hc_counters.sent, peer, req->bytes);
+    proto_count(&peer->via->counts.sent[0], req->bytes);
     hdr.type = HC_PKT_EAGER;
     hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
     hdr.payload_bytes = req->bytes;
@@ -380,7 +374,7 @@ void hc_proto_send(hcomm_request_t *req) {
       hc_request_complete(req, HC_OK);
     return;
   }
-  proto_count(&hc_counters.rndv_sent, hc_counters.sent, peer, req->bytes);
+  proto_count(&peer->via->counts.sent[1], req->bytes);
   hdr.type = HC_PKT_RTS;
   /* 0 for an accessor send: nothing to get, so the receiver sends CTS. */
   hdr.addr = (uint64_t)(uintptr_t)req->send_buf;
@@ -413,7 +407,7 @@ hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
   /* sreq stays 0: only a synchronous or rendezvous send is answered. */
   if (proto_transmit(peer, &hdr, buf, bytes) != HC_OK)
     return HC_ERR_AGAIN;
-  proto_count(&hc_counters.eager_sent, hc_counters.sent, peer, bytes);
+  proto_count(&peer->via->counts.sent[0], bytes);
   return HC_OK;
 }
 
@@ -595,9 +589,10 @@ static void proto_store_unexpected(hc_match_context_t *ctx, int src,
 static void proto_on_envelope(int src, const hc_pkt_hdr_t *hdr,
                               const void *payload) {
   hc_match_context_t *ctx = &hc_engine.contexts[hdr->context];
-  proto_count(hdr->type == HC_PKT_EAGER ? &hc_counters.eager_received
-                                        : &hc_counters.rndv_received,
-              hc_counters.received, &hc_engine.peers[src], hdr->total_bytes);
+  hc_engine_transport_t *via = hc_engine.peers[src].via;
+  if (via != NULL)
+    proto_count(&via->counts.received[hdr->type != HC_PKT_EAGER],
+                hdr->total_bytes);
   hc_match_entry_t *e = hc_match_take_posted(ctx, src, hdr->tag);
   if (e == NULL) {
     proto_store_unexpected(ctx, src, hdr, payload);

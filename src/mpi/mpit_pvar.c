@@ -210,24 +210,23 @@ int hc_mpit_pvar_category(int index) { return pvars[index].category; }
 
 static const hc_counters_flow_t *pvar_flow(const pvar_t *v,
                                            const hc_counters_snapshot_t *s) {
-  const hc_counters_t *c = &s->c;
   switch (v->what) {
   case PV_EAGER_SENT:
-    return &c->eager_sent;
+    return &s->eager_sent;
   case PV_RNDV_SENT:
-    return &c->rndv_sent;
+    return &s->rndv_sent;
   case PV_EAGER_RECEIVED:
-    return &c->eager_received;
+    return &s->eager_received;
   case PV_RNDV_RECEIVED:
-    return &c->rndv_received;
+    return &s->rndv_received;
   case PV_RNDV_GET:
-    return &c->rndv_get;
+    return &s->c.rndv_get;
   case PV_RNDV_PIPELINED:
-    return &c->rndv_pipelined;
+    return &s->c.rndv_pipelined;
   case PV_T_SENT:
-    return &c->sent[v->slot];
+    return &s->sent[v->slot];
   case PV_T_RECEIVED:
-    return &c->received[v->slot];
+    return &s->received[v->slot];
   default:
     return NULL;
   }
