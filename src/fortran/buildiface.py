@@ -177,7 +177,8 @@ def implemented_calls():
             src = open(os.path.join(d, f)).read()
             names.update(re.findall(r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(',
                                     src, flags=re.M))
-    return names
+    # The tool interface (MPI_T_*) has no Fortran bindings in the standard.
+    return {n for n in names if not n.startswith('T_')}
 
 
 def parse_arg(call, arg):
@@ -503,7 +504,8 @@ def read_constants(cc):
         names += re.findall(r'(?:^|,)\s*(MPIX?_[A-Z0-9_]+)\b', body)
     names = sorted(set(names))
     names = [n for n in names if not n.endswith('_FN') and
-             not n.startswith('MPI_F_') and 'FMT' not in n]
+             not n.startswith('MPI_F_') and 'FMT' not in n and
+             (not n.startswith('MPI_T_') or n.startswith('MPI_T_ERR_'))]
     prog = ['#include <stdio.h>', '#include <mpi.h>', 'int main(void) {']
     for n in names:
         prog.append('  printf("%%s %%d %%lld\\n", "%s", '

@@ -11,6 +11,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "hcomm.h"
+#include "hcomm/counters.h"
 #include "hcomm/match.h"
 #include "hcomm/request.h"
 #include "transport/transport.h"
@@ -33,6 +34,7 @@ typedef struct hc_engine_transport {
   /* HC_TRANSPORT_POLL_AFTER_SEND: polled only while sent is set. */
   int poll_after_send;
   int sent; /* a packet went through it since its last poll */
+  hc_counters_transport_t counts; /* for the tool interface (counters.h) */
 } hc_engine_transport_t;
 
 /* What an empty poll reads of a transport polled every time, packed. */

@@ -16,3 +16,5 @@ HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 	src/hcomm/devpath_impl.h src/hcomm/devpath_ipc.c src/hcomm/devpath_staging.c \
 	src/hcomm/devpath_hccl.c src/hcomm/devpath_hccl.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
+# Counters, event source and settings for the tool interface (MPI_T).
+HC_ENGINE_SOURCES += src/hcomm/counters.c src/hcomm/counters.h

@@ -13,6 +13,7 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/counters.h"
 #include "hcomm/devpath.h"
 #include "hcomm/part.h"
 #include "hcomm/nbc.h"
@@ -169,7 +170,28 @@ static int progress_quiet_transports(void) {
   return moved;
 }
 
+/* The tool interface's clock: for the time waits sleep (a sleep is long
+ * beside the call), and for the time polls take while a tool times them. */
+static uint64_t progress_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int progress_poll(void);
+
 int hc_progress_locked(void) {
+  hc_counters.progress_polls++;
+  /* Two clock reads would double an empty poll: only while asked. */
+  if (!hc_counters.timing_progress)
+    return progress_poll();
+  uint64_t from = progress_now_ns();
+  int moved = progress_poll();
+  hc_counters.progress_ns += progress_now_ns() - from;
+  return moved;
+}
+
+static int progress_poll(void) {
   int moved = 0;
   if (hc_engine.quiet_sent)
     moved += progress_quiet_transports();
@@ -399,6 +421,7 @@ void hc_idle_locked(long *spins) {
     progress_watchdog();
   progress_sleep_set_t set;
   progress_sleep_begin(&set, hc_engine.wait_ms);
+  uint64_t slept_from = progress_now_ns();
   hc_engine_unlock();
   if (!progress_sleep_unlocked(&set)) {
     /* Only this process (or another of its threads) can make progress. */
@@ -406,6 +429,7 @@ void hc_idle_locked(long *spins) {
     nanosleep(&ts, NULL);
   }
   hc_engine_lock();
+  hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
 }
 
 void hc_wait_locked(hcomm_request_t *req) {

@@ -37,6 +37,7 @@ struct hcomm_request {
   int peer;           /* world rank: send destination / matched source */
   int tag;
   int mode; /* send mode */
+  int rndv; /* send: went as a rendezvous (the eager limit may change) */
   const void *send_buf;
   void *recv_buf;
   size_t bytes;       /* send: message size; receive: capacity */

@@ -22,3 +22,6 @@ HC_MPI_SOURCES += src/mpi/part.c
 HC_MPI_SOURCES += src/mpi/typef90.c
 # MPIX_Query_cuda_support, MPIX_GPU_query_support, MPIX_Query_ascend_support.
 HC_MPI_SOURCES += src/mpi/gpuquery.c
+# The tool information interface (MPI_T): cvars, pvars, categories, events.
+HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
+	src/mpi/mpit_pvar.c src/mpi/mpit_category.c src/mpi/mpit_event.c

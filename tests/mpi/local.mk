@@ -413,3 +413,21 @@ HC_PART_SH = tests/mpi/partitioned.sh tests/mpi/grequest_x.sh \
 TESTS += $(HC_PART_SH)
 dist_noinst_SCRIPTS += $(HC_PART_SH)
 $(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# The tool information interface (MPI_T): counts that move by exactly what
+# was sent, a cvar that changes the protocol, the unexpected-message event,
+# and the interface's calls and error classes on one rank.
+check_PROGRAMS += tests/mpi/mpit_counts tests/mpi/mpit_api tests/mpi/mpit_threads
+tests_mpi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
+tests_mpi_mpit_counts_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpit_api_SOURCES = tests/mpi/mpit_api.c tests/mpi/mpitest.h
+tests_mpi_mpit_api_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_api_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpit_threads_SOURCES = tests/mpi/mpit_threads.c tests/mpi/mpitest.h
+tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
+HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
+	tests/mpi/mpit_threads.sh
+TESTS += $(HC_MPIT_SH)
+dist_noinst_SCRIPTS += $(HC_MPIT_SH)
+$(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
