@@ -387,7 +387,7 @@ int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
   return rc;
 }
 
-int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
+int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                      MPI_Datatype type, const hc_mpi_type_t **t) {
   int rc = hc_mpi_check_count(fn, c, count);
   if (rc == MPI_SUCCESS)
@@ -395,13 +395,13 @@ int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
   return rc;
 }
 
-int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
+int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, hc_mpi_vec_t counts,
                        int n, const char *what) {
-  int rc = hc_mpi_check_ptr(fn, c, counts, what);
+  int rc = hc_mpi_check_ptr(fn, c, hc_mpi_vec_ptr(counts), what);
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-    if (counts[i] < 0)
-      rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %d", what,
-                        i, counts[i]);
+    if (hc_mpi_vec_at(counts, i) < 0)
+      rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %lld",
+                        what, i, (long long)hc_mpi_vec_at(counts, i));
   return rc;
 }
 

@@ -230,7 +230,7 @@ const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
   return type_object(type);
 }
 
-size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count) {
+size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count) {
   return (size_t)count * type->wire_size;
 }
 

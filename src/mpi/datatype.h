@@ -82,7 +82,7 @@ typedef struct hc_mpi_type {
  * and anything that is not a datatype handle. */
 const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type);
 /* Bytes that count elements of type put on the wire. */
-size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count);
+size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count);
 
 /* count elements at buf are exactly count * size bytes at [buf, ...):
  * point-to-point moves them without packing. */

@@ -388,3 +388,14 @@ HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
 TESTS += $(HC_LIFE_SH)
 dist_noinst_SCRIPTS += $(HC_LIFE_SH)
 $(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- large counts (the MPI-4 _c forms): above 2^31 end to end, and every
+#    _c function against its int form
+HC_LARGE_TESTS = tests/mpi/large_count
+check_PROGRAMS += $(HC_LARGE_TESTS)
+tests_mpi_large_count_SOURCES = tests/mpi/large_count.c tests/mpi/mpitest.h
+tests_mpi_large_count_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_LDFLAGS = $(HC_MPITEST_LDF)
+HC_LARGE_SH = tests/mpi/large_count.sh
+TESTS += $(HC_LARGE_SH)
+dist_noinst_SCRIPTS += $(HC_LARGE_SH)
+$(HC_LARGE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
