@@ -2618,6 +2618,28 @@ int PMPI_Neighbor_alltoallw_init_c(
     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
     MPI_Info info, MPI_Request *request);
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op);
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op);
+int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+               void *outbuf, MPI_Count outsize, MPI_Count *position,
+               MPI_Comm comm);
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                void *outbuf, MPI_Count outsize, MPI_Count *position,
+                MPI_Comm comm);
+int MPI_Pack_external_c(const char *datarep, const void *inbuf,
+                        MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                        MPI_Count outsize, MPI_Count *position);
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf,
+                         MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                         MPI_Count outsize, MPI_Count *position);
+int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
+                             MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
+                              MPI_Datatype datatype, MPI_Count *size);
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                    MPI_Count *size);
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                     MPI_Count *size);
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                int tag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
@@ -2636,6 +2658,10 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                        MPI_Datatype datatype, MPI_Op op, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op);
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op);
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm);
@@ -2744,6 +2770,118 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
                      int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
                       int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype,
+                          MPI_Datatype *newtype);
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int MPI_Type_create_darray_c(int size, int rank, int ndims,
+                             const MPI_Count array_of_gsizes[],
+                             const int array_of_distribs[],
+                             const int array_of_dargs[],
+                             const int array_of_psizes[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_darray_c(int size, int rank, int ndims,
+                              const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[],
+                              const int array_of_dargs[],
+                              const int array_of_psizes[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[],
+                                     MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_c(MPI_Count count,
+                               const MPI_Count array_of_blocklengths[],
+                               const MPI_Count array_of_displacements[],
+                               MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_c(MPI_Count count,
+                                const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[],
+                                MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength,
+                              MPI_Count stride, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype);
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength,
+                               MPI_Count stride, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                    const MPI_Count array_of_displacements[],
+                                    MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype);
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[],
+                                     MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype);
+int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb,
+                              MPI_Count extent, MPI_Datatype *newtype);
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb,
+                               MPI_Count extent, MPI_Datatype *newtype);
+int MPI_Type_create_struct_c(MPI_Count count,
+                             const MPI_Count array_of_blocklengths[],
+                             const MPI_Count array_of_displacements[],
+                             const MPI_Datatype array_of_types[],
+                             MPI_Datatype *newtype);
+int PMPI_Type_create_struct_c(MPI_Count count,
+                              const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[],
+                              MPI_Datatype *newtype);
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                               const MPI_Count array_of_subsizes[],
+                               const MPI_Count array_of_starts[], int order,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                const MPI_Count array_of_subsizes[],
+                                const MPI_Count array_of_starts[], int order,
+                                MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                            MPI_Count max_addresses, MPI_Count max_large_counts,
+                            MPI_Count max_datatypes, int array_of_integers[],
+                            MPI_Aint array_of_addresses[],
+                            MPI_Count array_of_large_counts[],
+                            MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                             MPI_Count max_addresses,
+                             MPI_Count max_large_counts,
+                             MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[]);
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                            MPI_Count *num_addresses,
+                            MPI_Count *num_large_counts,
+                            MPI_Count *num_datatypes, int *combiner);
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                             MPI_Count *num_addresses,
+                             MPI_Count *num_large_counts,
+                             MPI_Count *num_datatypes, int *combiner);
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                       const MPI_Count array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_indexed_c(MPI_Count count,
+                        const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[],
+                        MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position,
+                 void *outbuf, MPI_Count outcount, MPI_Datatype datatype,
+                 MPI_Comm comm);
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position,
+                  void *outbuf, MPI_Count outcount, MPI_Datatype datatype,
+                  MPI_Comm comm);
+int MPI_Unpack_external_c(const char datarep[], const void *inbuf,
+                          MPI_Count insize, MPI_Count *position, void *outbuf,
+                          MPI_Count outcount, MPI_Datatype datatype);
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf,
+                           MPI_Count insize, MPI_Count *position, void *outbuf,
+                           MPI_Count outcount, MPI_Datatype datatype);
 
 /* ---- MPICH extensions -------------------------------------------------- */
 /* User-level failure mitigation and GPU-awareness queries. */
