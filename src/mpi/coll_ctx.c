@@ -109,7 +109,8 @@ static int coll_job_add(coll_jobs_t *list, const coll_job_t *job) {
     list->cap = cap;
   }
   list->job[list->n] = *job;
-  if (job->type != NULL) /* used at completion or restart, after any Type_free */
+  if (job->type !=
+      NULL) /* used at completion or restart, after any Type_free */
     list->job[list->n].type = hc_mpi_type_retain(job->type);
   list->n++;
   return 0;
@@ -449,4 +450,26 @@ int hc_mpi_coll_intra_only(const char *fn, hc_mpi_comm_t *c) {
     return MPI_SUCCESS;
   return hc_mpi_raise(c, fn, MPI_ERR_COMM,
                       "not defined on an intercommunicator");
+}
+
+int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                          int moves_data, const hc_mpi_type_t *t,
+                          const char *what) {
+  if (buf == MPI_IN_PLACE)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not allowed as %s", what);
+  if (buf == NULL && moves_data && (t == NULL || t->true_lb == 0))
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
+  for (int i = 0; i < n; i++)
+    if (hc_mpi_vec_at(counts, i) > 0)
+      return 1;
+  return 0;
+}
+
+size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n) {
+  return hc_mpi_coll_tmp(cx, 2 * (size_t)n * sizeof(size_t));
 }

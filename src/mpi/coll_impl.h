@@ -136,11 +136,23 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
  * (MPI_BOTTOM allowed when t has absolute addresses), and sendbuf not
  * recvbuf (need_recv: recvbuf is used). */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
-                            const void *sendbuf, const void *recvbuf, MPI_Count count,
-                            int need_recv, const hc_mpi_type_t *t);
+                            const void *sendbuf, const void *recvbuf,
+                            MPI_Count count, int need_recv,
+                            const hc_mpi_type_t *t);
 /* The info argument of an MPI_*_init call on comm: MPI_INFO_NULL or a
  * valid info (no hints are used), else MPI_ERR_INFO raised on comm. */
 int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
+/* A user buffer: MPI_IN_PLACE is not one, NULL only when data moves
+ * (moves_data) and t, the buffer's one datatype or NULL, has no absolute
+ * addresses (MPI_BOTTOM).  Both are MPI_ERR_BUFFER, as for point-to-point;
+ * what names the argument. */
+int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                          int moves_data, const hc_mpi_type_t *t,
+                          const char *what);
+/* Whether any of n counts is positive. */
+int hc_mpi_coll_any(hc_mpi_vec_t counts, int n);
+/* 2 * n sizes in cx (bytes and offsets of n blocks); NULL on no memory. */
+size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 
