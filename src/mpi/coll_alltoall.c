@@ -140,22 +140,14 @@ static int move_alltoall_eq(const char *fn, const void *sendbuf,
                        persist);
 }
 
-static int move_alltoall_body(const char *fn, const void *sendbuf,
-                              MPI_Count sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, MPI_Count recvcount,
-                              MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_alltoall_entry(const char *fn, const void *sendbuf,
                                MPI_Count sendcount, MPI_Datatype sendtype,
                                void *recvbuf, MPI_Count recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoall_body(fn, sendbuf, sendcount, sendtype, recvbuf,
-                              recvcount, recvtype, comm);
+  int rc = move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));

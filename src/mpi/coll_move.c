@@ -347,23 +347,15 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_gather_body(const char *fn, const void *sendbuf,
-                            MPI_Count sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, MPI_Count recvcount,
-                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                     hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                     recvtype, root, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_gather_entry(const char *fn, const void *sendbuf,
                              MPI_Count sendcount, MPI_Datatype sendtype,
                              void *recvbuf, MPI_Count recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather_body(fn, sendbuf, sendcount, sendtype, recvbuf,
-                            recvcount, recvtype, root, comm);
+  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                       hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                       recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));
@@ -622,23 +614,15 @@ static int move_scatter(const char *fn, const void *sendbuf,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_scatter_body(const char *fn, const void *sendbuf,
-                             MPI_Count sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, MPI_Count recvcount,
-                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
-                      hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
-                      recvtype, root, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_scatter_entry(const char *fn, const void *sendbuf,
                               MPI_Count sendcount, MPI_Datatype sendtype,
                               void *recvbuf, MPI_Count recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter_body(fn, sendbuf, sendcount, sendtype, recvbuf,
-                             recvcount, recvtype, root, comm);
+  int rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
+                        hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1,
                   hc_mpi_trace_bytes(recvcount, recvtype));
@@ -900,23 +884,15 @@ static int move_allgather(const char *fn, const void *sendbuf,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_allgather_body(const char *fn, const void *sendbuf,
-                               MPI_Count sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, MPI_Count recvcount,
-                               MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                        hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                        recvtype, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_allgather_entry(const char *fn, const void *sendbuf,
                                 MPI_Count sendcount, MPI_Datatype sendtype,
                                 void *recvbuf, MPI_Count recvcount,
                                 MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather_body(fn, sendbuf, sendcount, sendtype, recvbuf,
-                               recvcount, recvtype, comm);
+  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                          hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                          recvtype, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));

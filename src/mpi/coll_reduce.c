@@ -98,20 +98,13 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
-static int red_reduce_body(const char *fn, const void *sendbuf, void *recvbuf,
-                           MPI_Count count, MPI_Datatype datatype, MPI_Op op,
-                           int root, MPI_Comm comm) {
-  return red_rooted(fn, sendbuf, recvbuf, count, datatype, op, root, comm, NULL,
-                    0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int red_reduce_entry(const char *fn, const void *sendbuf, void *recvbuf,
                             MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                             int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      red_reduce_body(fn, sendbuf, recvbuf, count, datatype, op, root, comm);
+  int rc = red_rooted(fn, sendbuf, recvbuf, count, datatype, op, root, comm,
+                      NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_REDUCE, t0, root, -1,
                   hc_mpi_trace_bytes(count, datatype));
@@ -247,20 +240,14 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
-static int red_allreduce_body(const char *fn, const void *sendbuf,
-                              void *recvbuf, MPI_Count count,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return red_all(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
-                 NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int red_allreduce_entry(const char *fn, const void *sendbuf,
                                void *recvbuf, MPI_Count count,
                                MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = red_allreduce_body(fn, sendbuf, recvbuf, count, datatype, op, comm);
+  int rc = red_all(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                   comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLREDUCE, t0, -1, -1,
                   hc_mpi_trace_bytes(count, datatype));
