@@ -9,7 +9,9 @@
  *  - MPI_Pack(_external)(_size)_c and MPI_Unpack(_external)_c match the
  *    int forms byte for byte; MPI_Op_create_c's function gets the whole
  *    run; MPI_Reduce_local_c matches MPI_Reduce_local;
- *  - negative counts are MPI_ERR_COUNT in the _c forms too. */
+ *  - negative counts are MPI_ERR_COUNT in the _c forms too; a bsend
+ *    buffer above 2^31 bytes detaches with size MPI_UNDEFINED in the int
+ *    form and its exact size in the _c one. */
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -216,6 +218,21 @@ static void test_big_types(void)
     CHECK(mt_class(rc) == MPI_ERR_COUNT, "Send_c(-1) gave %s", mt_errstr(rc));
     rc = MPI_Bcast_c(NULL, -3, MPI_BYTE, 0, MPI_COMM_SELF);
     CHECK(mt_class(rc) == MPI_ERR_COUNT, "Bcast_c(-3) gave %s", mt_errstr(rc));
+    /* A bsend buffer an int cannot size (never touched, so never backed
+     * by memory): the int detach says MPI_UNDEFINED, the _c one the size. */
+    char *region = malloc((size_t)BIG);
+    if (region != NULL) {
+        void *back = NULL;
+        int small = 0;
+        MPI_Count wide = 0;
+        CHECK(MPI_Buffer_attach_c(region, BIG) == MPI_SUCCESS, "Buffer_attach_c");
+        CHECK(MPI_Buffer_detach(&back, &small) == MPI_SUCCESS, "Buffer_detach");
+        CHECK(back == region && small == MPI_UNDEFINED, "Buffer_detach size %d", small);
+        CHECK(MPI_Buffer_attach_c(region, BIG) == MPI_SUCCESS, "Buffer_attach_c");
+        CHECK(MPI_Buffer_detach_c(&back, &wide) == MPI_SUCCESS, "Buffer_detach_c");
+        CHECK(back == region && wide == BIG, "Buffer_detach_c size %lld", (long long)wide);
+        free(region);
+    }
 }
 
 static void test_pack(void)
