@@ -391,9 +391,12 @@ static int pt_received_now(void *buf, const hc_mpi_type_t *t, size_t bytes,
          hcomm_recv_now(buf, bytes, source, tag, c->engine, st) == HC_OK;
 }
 
-static int pt_recv_body(const char *fn, void *buf, MPI_Count count,
-                        MPI_Datatype datatype, int source, int tag,
-                        MPI_Comm comm, MPI_Status *status) {
+/* Inlined into both MPI_Recv and MPI_Recv_c, as it was into MPI_Recv
+ * alone before the _c form shared it: the int form's receive path stays
+ * one call deep. */
+__attribute__((always_inline)) static inline int
+pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+             int source, int tag, MPI_Comm comm, MPI_Status *status) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
@@ -454,9 +457,10 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
 }
 HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
 
-static int pt_irecv_body(const char *fn, void *buf, MPI_Count count,
-                         MPI_Datatype datatype, int source, int tag,
-                         MPI_Comm comm, MPI_Request *request) {
+/* Inlined into both forms, as pt_recv_body. */
+__attribute__((always_inline)) static inline int
+pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+              int source, int tag, MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
