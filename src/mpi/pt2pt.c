@@ -781,12 +781,11 @@ static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
   return hc_mpi_raise_status(c, fn, err);
 }
 
-static int pt_isendrecv_traced(const char *fn, const void *sendbuf,
-                               MPI_Count sendcount, MPI_Datatype sendtype,
-                               int dest, int sendtag, void *recvbuf,
-                               MPI_Count recvcount, MPI_Datatype recvtype,
-                               int source, int recvtag, MPI_Comm comm,
-                               MPI_Request *request) {
+static int pt_isendrecv(const char *fn, const void *sendbuf,
+                        MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                        int sendtag, void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_xfer_t sx, rx;
   int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
@@ -802,9 +801,9 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    int dest, int sendtag, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, int source, int recvtag,
                    MPI_Comm comm, MPI_Request *request) {
-  return pt_isendrecv_traced("MPI_Isendrecv", sendbuf, sendcount, sendtype,
-                             dest, sendtag, recvbuf, recvcount, recvtype,
-                             source, recvtag, comm, request);
+  return pt_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest,
+                      sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                      comm, request);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv, PMPI_Isendrecv);
 
@@ -813,9 +812,9 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                      int source, int recvtag, MPI_Comm comm,
                      MPI_Request *request) {
-  return pt_isendrecv_traced("MPI_Isendrecv_c", sendbuf, sendcount, sendtype,
-                             dest, sendtag, recvbuf, recvcount, recvtype,
-                             source, recvtag, comm, request);
+  return pt_isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest,
+                      sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                      comm, request);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv_c, PMPI_Isendrecv_c);
 
@@ -836,11 +835,10 @@ static int pt_replace_staging(const char *fn, hc_mpi_comm_t *c, void *buf,
                       "no memory for a %zu-byte staging buffer", rx->bytes);
 }
 
-static int pt_isendrecv_replace_traced(const char *fn, void *buf,
-                                       MPI_Count count, MPI_Datatype datatype,
-                                       int dest, int sendtag, int source,
-                                       int recvtag, MPI_Comm comm,
-                                       MPI_Request *request) {
+static int pt_isendrecv_replace(const char *fn, void *buf, MPI_Count count,
+                                MPI_Datatype datatype, int dest, int sendtag,
+                                int source, int recvtag, MPI_Comm comm,
+                                MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
                             recvtag, comm, request, "request", &c);
@@ -864,18 +862,16 @@ static int pt_isendrecv_replace_traced(const char *fn, void *buf,
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                            int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Request *request) {
-  return pt_isendrecv_replace_traced("MPI_Isendrecv_replace", buf, count,
-                                     datatype, dest, sendtag, source, recvtag,
-                                     comm, request);
+  return pt_isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype,
+                              dest, sendtag, source, recvtag, comm, request);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv_replace, PMPI_Isendrecv_replace);
 
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
                              int dest, int sendtag, int source, int recvtag,
                              MPI_Comm comm, MPI_Request *request) {
-  return pt_isendrecv_replace_traced("MPI_Isendrecv_replace_c", buf, count,
-                                     datatype, dest, sendtag, source, recvtag,
-                                     comm, request);
+  return pt_isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype,
+                              dest, sendtag, source, recvtag, comm, request);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c);
 
