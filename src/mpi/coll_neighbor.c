@@ -233,21 +233,11 @@ static int nbr_alltoallw(const char *fn, const void *sendbuf,
  * Blocking: the schedule started and waited for; I-form: its request;
  * _init: built once, replayed by MPI_Start. */
 
-static int nbr_neighbor_allgather_entry(const char *fn, const void *sendbuf,
-                                        MPI_Count sendcount,
-                                        MPI_Datatype sendtype, void *recvbuf,
-                                        MPI_Count recvcount,
-                                        MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                       recvtype, comm, NULL, 0);
-}
-
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_neighbor_allgather_entry("MPI_Neighbor_allgather", sendbuf,
-                                      sendcount, sendtype, recvbuf, recvcount,
-                                      recvtype, comm);
+  return nbr_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype,
+                       recvbuf, recvcount, recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather, PMPI_Neighbor_allgather);
 
@@ -255,29 +245,17 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
                               MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm) {
-  return nbr_neighbor_allgather_entry("MPI_Neighbor_allgather_c", sendbuf,
-                                      sendcount, sendtype, recvbuf, recvcount,
-                                      recvtype, comm);
+  return nbr_allgather("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype,
+                       recvbuf, recvcount, recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c);
-
-static int nbr_ineighbor_allgather_entry(const char *fn, const void *sendbuf,
-                                         MPI_Count sendcount,
-                                         MPI_Datatype sendtype, void *recvbuf,
-                                         MPI_Count recvcount,
-                                         MPI_Datatype recvtype, MPI_Comm comm,
-                                         MPI_Request *request) {
-  return nbr_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                       recvtype, comm, request, 0);
-}
 
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
                              int recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Request *request) {
-  return nbr_ineighbor_allgather_entry("MPI_Ineighbor_allgather", sendbuf,
-                                       sendcount, sendtype, recvbuf, recvcount,
-                                       recvtype, comm, request);
+  return nbr_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype,
+                       recvbuf, recvcount, recvtype, comm, request, 0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather);
 
@@ -285,9 +263,9 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
                                MPI_Datatype sendtype, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request *request) {
-  return nbr_ineighbor_allgather_entry("MPI_Ineighbor_allgather_c", sendbuf,
-                                       sendcount, sendtype, recvbuf, recvcount,
-                                       recvtype, comm, request);
+  return nbr_allgather("MPI_Ineighbor_allgather_c", sendbuf, sendcount,
+                       sendtype, recvbuf, recvcount, recvtype, comm, request,
+                       0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c);
 
@@ -324,23 +302,13 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather_init_c, PMPI_Neighbor_allgather_init_c);
 
-static int nbr_neighbor_allgatherv_entry(const char *fn, const void *sendbuf,
-                                         MPI_Count sendcount,
-                                         MPI_Datatype sendtype, void *recvbuf,
-                                         hc_mpi_vec_t recvcounts,
-                                         hc_mpi_vec_t displs,
-                                         MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, comm, NULL, 0);
-}
-
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_neighbor_allgatherv_entry(
-      "MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-      hc_mpi_vec_int(recvcounts), hc_mpi_vec_int(displs), recvtype, comm);
+  return nbr_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype,
+                        recvbuf, hc_mpi_vec_int(recvcounts),
+                        hc_mpi_vec_int(displs), recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv);
 
@@ -349,32 +317,20 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
                                const MPI_Count recvcounts[],
                                const MPI_Aint displs[], MPI_Datatype recvtype,
                                MPI_Comm comm) {
-  return nbr_neighbor_allgatherv_entry(
-      "MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
-      hc_mpi_vec_wide(recvcounts), hc_mpi_vec_wide(displs), recvtype, comm);
+  return nbr_allgatherv("MPI_Neighbor_allgatherv_c", sendbuf, sendcount,
+                        sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                        hc_mpi_vec_wide(displs), recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c);
-
-static int nbr_ineighbor_allgatherv_entry(const char *fn, const void *sendbuf,
-                                          MPI_Count sendcount,
-                                          MPI_Datatype sendtype, void *recvbuf,
-                                          hc_mpi_vec_t recvcounts,
-                                          hc_mpi_vec_t displs,
-                                          MPI_Datatype recvtype, MPI_Comm comm,
-                                          MPI_Request *request) {
-  return nbr_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, comm, request, 0);
-}
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
                               MPI_Datatype sendtype, void *recvbuf,
                               const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request *request) {
-  return nbr_ineighbor_allgatherv_entry(
-      "MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-      hc_mpi_vec_int(recvcounts), hc_mpi_vec_int(displs), recvtype, comm,
-      request);
+  return nbr_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount,
+                        sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+                        hc_mpi_vec_int(displs), recvtype, comm, request, 0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv);
 
@@ -383,10 +339,9 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
                                 const MPI_Count recvcounts[],
                                 const MPI_Aint displs[], MPI_Datatype recvtype,
                                 MPI_Comm comm, MPI_Request *request) {
-  return nbr_ineighbor_allgatherv_entry(
-      "MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
-      hc_mpi_vec_wide(recvcounts), hc_mpi_vec_wide(displs), recvtype, comm,
-      request);
+  return nbr_allgatherv("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount,
+                        sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                        hc_mpi_vec_wide(displs), recvtype, comm, request, 0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c);
 
@@ -427,21 +382,11 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c);
 
-static int nbr_neighbor_alltoall_entry(const char *fn, const void *sendbuf,
-                                       MPI_Count sendcount,
-                                       MPI_Datatype sendtype, void *recvbuf,
-                                       MPI_Count recvcount,
-                                       MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_alltoall(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, NULL, 0);
-}
-
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_neighbor_alltoall_entry("MPI_Neighbor_alltoall", sendbuf,
-                                     sendcount, sendtype, recvbuf, recvcount,
-                                     recvtype, comm);
+  return nbr_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall);
 
@@ -449,29 +394,17 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm) {
-  return nbr_neighbor_alltoall_entry("MPI_Neighbor_alltoall_c", sendbuf,
-                                     sendcount, sendtype, recvbuf, recvcount,
-                                     recvtype, comm);
+  return nbr_alltoall("MPI_Neighbor_alltoall_c", sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c);
-
-static int nbr_ineighbor_alltoall_entry(const char *fn, const void *sendbuf,
-                                        MPI_Count sendcount,
-                                        MPI_Datatype sendtype, void *recvbuf,
-                                        MPI_Count recvcount,
-                                        MPI_Datatype recvtype, MPI_Comm comm,
-                                        MPI_Request *request) {
-  return nbr_alltoall(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, request, 0);
-}
 
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request) {
-  return nbr_ineighbor_alltoall_entry("MPI_Ineighbor_alltoall", sendbuf,
-                                      sendcount, sendtype, recvbuf, recvcount,
-                                      recvtype, comm, request);
+  return nbr_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, request, 0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall);
 
@@ -479,9 +412,8 @@ int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
                               MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request *request) {
-  return nbr_ineighbor_alltoall_entry("MPI_Ineighbor_alltoall_c", sendbuf,
-                                      sendcount, sendtype, recvbuf, recvcount,
-                                      recvtype, comm, request);
+  return nbr_alltoall("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, request, 0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c);
 
@@ -518,26 +450,15 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall_init_c, PMPI_Neighbor_alltoall_init_c);
 
-static int nbr_neighbor_alltoallv_entry(const char *fn, const void *sendbuf,
-                                        hc_mpi_vec_t sendcounts,
-                                        hc_mpi_vec_t sdispls,
-                                        MPI_Datatype sendtype, void *recvbuf,
-                                        hc_mpi_vec_t recvcounts,
-                                        hc_mpi_vec_t rdispls,
-                                        MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, NULL, 0);
-}
-
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                             const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm) {
-  return nbr_neighbor_alltoallv_entry(
-      "MPI_Neighbor_alltoallv", sendbuf, hc_mpi_vec_int(sendcounts),
-      hc_mpi_vec_int(sdispls), sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
-      hc_mpi_vec_int(rdispls), recvtype, comm);
+  return nbr_alltoallv("MPI_Neighbor_alltoallv", sendbuf,
+                       hc_mpi_vec_int(sendcounts), hc_mpi_vec_int(sdispls),
+                       sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+                       hc_mpi_vec_int(rdispls), recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv);
 
@@ -546,10 +467,10 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                               void *recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], MPI_Datatype recvtype,
                               MPI_Comm comm) {
-  return nbr_neighbor_alltoallv_entry(
-      "MPI_Neighbor_alltoallv_c", sendbuf, hc_mpi_vec_wide(sendcounts),
-      hc_mpi_vec_wide(sdispls), sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
-      hc_mpi_vec_wide(rdispls), recvtype, comm);
+  return nbr_alltoallv("MPI_Neighbor_alltoallv_c", sendbuf,
+                       hc_mpi_vec_wide(sendcounts), hc_mpi_vec_wide(sdispls),
+                       sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                       hc_mpi_vec_wide(rdispls), recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c);
 
