@@ -412,77 +412,51 @@ static int red_all_init(const char *fn, int kind, const void *sendbuf,
                  1);
 }
 
-static int red_allreduce_init_entry(const char *fn, const void *sendbuf,
-                                    void *recvbuf, MPI_Count count,
-                                    MPI_Datatype datatype, MPI_Op op,
-                                    MPI_Comm comm, MPI_Info info,
-                                    MPI_Request *request) {
-  return red_all_init(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                      comm, info, request);
-}
-
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                         MPI_Info info, MPI_Request *request) {
-  return red_allreduce_init_entry("MPI_Allreduce_init", sendbuf, recvbuf, count,
-                                  datatype, op, comm, info, request);
+  return red_all_init("MPI_Allreduce_init", RED_ALLREDUCE, sendbuf, recvbuf,
+                      count, datatype, op, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Allreduce_init, PMPI_Allreduce_init);
 
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                           MPI_Info info, MPI_Request *request) {
-  return red_allreduce_init_entry("MPI_Allreduce_init_c", sendbuf, recvbuf,
-                                  count, datatype, op, comm, info, request);
+  return red_all_init("MPI_Allreduce_init_c", RED_ALLREDUCE, sendbuf, recvbuf,
+                      count, datatype, op, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Allreduce_init_c, PMPI_Allreduce_init_c);
-
-static int red_scan_init_entry(const char *fn, const void *sendbuf,
-                               void *recvbuf, MPI_Count count,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                               MPI_Info info, MPI_Request *request) {
-  return red_all_init(fn, RED_SCAN, sendbuf, recvbuf, count, datatype, op, comm,
-                      info, request);
-}
 
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Info info, MPI_Request *request) {
-  return red_scan_init_entry("MPI_Scan_init", sendbuf, recvbuf, count, datatype,
-                             op, comm, info, request);
+  return red_all_init("MPI_Scan_init", RED_SCAN, sendbuf, recvbuf, count,
+                      datatype, op, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Scan_init, PMPI_Scan_init);
 
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                      MPI_Info info, MPI_Request *request) {
-  return red_scan_init_entry("MPI_Scan_init_c", sendbuf, recvbuf, count,
-                             datatype, op, comm, info, request);
+  return red_all_init("MPI_Scan_init_c", RED_SCAN, sendbuf, recvbuf, count,
+                      datatype, op, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Scan_init_c, PMPI_Scan_init_c);
-
-static int red_exscan_init_entry(const char *fn, const void *sendbuf,
-                                 void *recvbuf, MPI_Count count,
-                                 MPI_Datatype datatype, MPI_Op op,
-                                 MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request) {
-  return red_all_init(fn, RED_EXSCAN, sendbuf, recvbuf, count, datatype, op,
-                      comm, info, request);
-}
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                      MPI_Info info, MPI_Request *request) {
-  return red_exscan_init_entry("MPI_Exscan_init", sendbuf, recvbuf, count,
-                               datatype, op, comm, info, request);
+  return red_all_init("MPI_Exscan_init", RED_EXSCAN, sendbuf, recvbuf, count,
+                      datatype, op, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Exscan_init, PMPI_Exscan_init);
 
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                        MPI_Info info, MPI_Request *request) {
-  return red_exscan_init_entry("MPI_Exscan_init_c", sendbuf, recvbuf, count,
-                               datatype, op, comm, info, request);
+  return red_all_init("MPI_Exscan_init_c", RED_EXSCAN, sendbuf, recvbuf, count,
+                      datatype, op, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Exscan_init_c, PMPI_Exscan_init_c);
 
