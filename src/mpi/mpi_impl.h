@@ -243,8 +243,8 @@ typedef struct hc_mpi_request {
   int peer;
   int tag;
   int mode;
-  hcomm_message_t *msg;     /* HC_REQ_MESSAGE */
-  hc_mpi_xfer_t xfer;       /* typed data; xfer.type NULL when none */
+  hcomm_message_t *msg; /* HC_REQ_MESSAGE */
+  hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
   struct hc_mpi_greq *greq; /* a generalized request (grequest.c) */
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
