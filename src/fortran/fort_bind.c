@@ -72,6 +72,21 @@ void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgather__ = pmpi_allgather_
 #pragma weak PMPI_ALLGATHER = pmpi_allgather_
 
+void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Allgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                           hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgather_c_ = pmpi_allgather_c_
+#pragma weak mpi_allgather_c = pmpi_allgather_c_
+#pragma weak mpi_allgather_c__ = pmpi_allgather_c_
+#pragma weak MPI_ALLGATHER_C = pmpi_allgather_c_
+#pragma weak pmpi_allgather_c = pmpi_allgather_c_
+#pragma weak pmpi_allgather_c__ = pmpi_allgather_c_
+#pragma weak PMPI_ALLGATHER_C = pmpi_allgather_c_
+
 void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
                           MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -90,6 +105,24 @@ void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgather_init__ = pmpi_allgather_init_
 #pragma weak PMPI_ALLGATHER_INIT = pmpi_allgather_init_
 
+void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                            MPI_Fint *sendtype, void *recvbuf,
+                            MPI_Count *recvcount, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Allgather_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                                *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgather_init_c_ = pmpi_allgather_init_c_
+#pragma weak mpi_allgather_init_c = pmpi_allgather_init_c_
+#pragma weak mpi_allgather_init_c__ = pmpi_allgather_init_c_
+#pragma weak MPI_ALLGATHER_INIT_C = pmpi_allgather_init_c_
+#pragma weak pmpi_allgather_init_c = pmpi_allgather_init_c_
+#pragma weak pmpi_allgather_init_c__ = pmpi_allgather_init_c_
+#pragma weak PMPI_ALLGATHER_INIT_C = pmpi_allgather_init_c_
+
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                       MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -105,6 +138,22 @@ void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgatherv = pmpi_allgatherv_
 #pragma weak pmpi_allgatherv__ = pmpi_allgatherv_
 #pragma weak PMPI_ALLGATHERV = pmpi_allgatherv_
+
+void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Allgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                       hc_f_buf(recvbuf), recvcounts, displs, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgatherv_c_ = pmpi_allgatherv_c_
+#pragma weak mpi_allgatherv_c = pmpi_allgatherv_c_
+#pragma weak mpi_allgatherv_c__ = pmpi_allgatherv_c_
+#pragma weak MPI_ALLGATHERV_C = pmpi_allgatherv_c_
+#pragma weak pmpi_allgatherv_c = pmpi_allgatherv_c_
+#pragma weak pmpi_allgatherv_c__ = pmpi_allgatherv_c_
+#pragma weak PMPI_ALLGATHERV_C = pmpi_allgatherv_c_
 
 void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, void *recvbuf,
@@ -123,6 +172,24 @@ void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgatherv_init = pmpi_allgatherv_init_
 #pragma weak pmpi_allgatherv_init__ = pmpi_allgatherv_init_
 #pragma weak PMPI_ALLGATHERV_INIT = pmpi_allgatherv_init_
+
+void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                             MPI_Fint *sendtype, void *recvbuf,
+                             MPI_Count *recvcounts, MPI_Aint *displs,
+                             MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Allgatherv_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                 hc_f_buf(recvbuf), recvcounts, displs,
+                                 *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgatherv_init_c_ = pmpi_allgatherv_init_c_
+#pragma weak mpi_allgatherv_init_c = pmpi_allgatherv_init_c_
+#pragma weak mpi_allgatherv_init_c__ = pmpi_allgatherv_init_c_
+#pragma weak MPI_ALLGATHERV_INIT_C = pmpi_allgatherv_init_c_
+#pragma weak pmpi_allgatherv_init_c = pmpi_allgatherv_init_c_
+#pragma weak pmpi_allgatherv_init_c__ = pmpi_allgatherv_init_c_
+#pragma weak PMPI_ALLGATHERV_INIT_C = pmpi_allgatherv_init_c_
 
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr) {
@@ -152,6 +219,21 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce__ = pmpi_allreduce_
 #pragma weak PMPI_ALLREDUCE = pmpi_allreduce_
 
+void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Allreduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                           *datatype, *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allreduce_c_ = pmpi_allreduce_c_
+#pragma weak mpi_allreduce_c = pmpi_allreduce_c_
+#pragma weak mpi_allreduce_c__ = pmpi_allreduce_c_
+#pragma weak MPI_ALLREDUCE_C = pmpi_allreduce_c_
+#pragma weak pmpi_allreduce_c = pmpi_allreduce_c_
+#pragma weak pmpi_allreduce_c__ = pmpi_allreduce_c_
+#pragma weak PMPI_ALLREDUCE_C = pmpi_allreduce_c_
+
 void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                           MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
@@ -167,6 +249,21 @@ void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce_init__ = pmpi_allreduce_init_
 #pragma weak PMPI_ALLREDUCE_INIT = pmpi_allreduce_init_
 
+void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Allreduce_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                                *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allreduce_init_c_ = pmpi_allreduce_init_c_
+#pragma weak mpi_allreduce_init_c = pmpi_allreduce_init_c_
+#pragma weak mpi_allreduce_init_c__ = pmpi_allreduce_init_c_
+#pragma weak MPI_ALLREDUCE_INIT_C = pmpi_allreduce_init_c_
+#pragma weak pmpi_allreduce_init_c = pmpi_allreduce_init_c_
+#pragma weak pmpi_allreduce_init_c__ = pmpi_allreduce_init_c_
+#pragma weak PMPI_ALLREDUCE_INIT_C = pmpi_allreduce_init_c_
+
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *comm, MPI_Fint *ierr) {
@@ -181,6 +278,21 @@ void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall = pmpi_alltoall_
 #pragma weak pmpi_alltoall__ = pmpi_alltoall_
 #pragma weak PMPI_ALLTOALL = pmpi_alltoall_
+
+void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Alltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                          hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoall_c_ = pmpi_alltoall_c_
+#pragma weak mpi_alltoall_c = pmpi_alltoall_c_
+#pragma weak mpi_alltoall_c__ = pmpi_alltoall_c_
+#pragma weak MPI_ALLTOALL_C = pmpi_alltoall_c_
+#pragma weak pmpi_alltoall_c = pmpi_alltoall_c_
+#pragma weak pmpi_alltoall_c__ = pmpi_alltoall_c_
+#pragma weak PMPI_ALLTOALL_C = pmpi_alltoall_c_
 
 void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                          void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -199,6 +311,24 @@ void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall_init__ = pmpi_alltoall_init_
 #pragma weak PMPI_ALLTOALL_INIT = pmpi_alltoall_init_
 
+void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
+                           MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Alltoall_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                               hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                               *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoall_init_c_ = pmpi_alltoall_init_c_
+#pragma weak mpi_alltoall_init_c = pmpi_alltoall_init_c_
+#pragma weak mpi_alltoall_init_c__ = pmpi_alltoall_init_c_
+#pragma weak MPI_ALLTOALL_INIT_C = pmpi_alltoall_init_c_
+#pragma weak pmpi_alltoall_init_c = pmpi_alltoall_init_c_
+#pragma weak pmpi_alltoall_init_c__ = pmpi_alltoall_init_c_
+#pragma weak PMPI_ALLTOALL_INIT_C = pmpi_alltoall_init_c_
+
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
@@ -215,6 +345,23 @@ void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallv = pmpi_alltoallv_
 #pragma weak pmpi_alltoallv__ = pmpi_alltoallv_
 #pragma weak PMPI_ALLTOALLV = pmpi_alltoallv_
+
+void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts,
+                       MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                       MPI_Fint *ierr) {
+  int rc =
+      MPI_Alltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                      hc_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallv_c_ = pmpi_alltoallv_c_
+#pragma weak mpi_alltoallv_c = pmpi_alltoallv_c_
+#pragma weak mpi_alltoallv_c__ = pmpi_alltoallv_c_
+#pragma weak MPI_ALLTOALLV_C = pmpi_alltoallv_c_
+#pragma weak pmpi_alltoallv_c = pmpi_alltoallv_c_
+#pragma weak pmpi_alltoallv_c__ = pmpi_alltoallv_c_
+#pragma weak PMPI_ALLTOALLV_C = pmpi_alltoallv_c_
 
 void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
@@ -234,6 +381,25 @@ void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_alltoallv_init__ = pmpi_alltoallv_init_
 #pragma weak PMPI_ALLTOALLV_INIT = pmpi_alltoallv_init_
 
+void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                            MPI_Aint *sdispls, MPI_Fint *sendtype,
+                            void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Aint *rdispls, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Alltoallv_init_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                rdispls, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallv_init_c_ = pmpi_alltoallv_init_c_
+#pragma weak mpi_alltoallv_init_c = pmpi_alltoallv_init_c_
+#pragma weak mpi_alltoallv_init_c__ = pmpi_alltoallv_init_c_
+#pragma weak MPI_ALLTOALLV_INIT_C = pmpi_alltoallv_init_c_
+#pragma weak pmpi_alltoallv_init_c = pmpi_alltoallv_init_c_
+#pragma weak pmpi_alltoallv_init_c__ = pmpi_alltoallv_init_c_
+#pragma weak PMPI_ALLTOALLV_INIT_C = pmpi_alltoallv_init_c_
+
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
@@ -250,6 +416,23 @@ void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallw = pmpi_alltoallw_
 #pragma weak pmpi_alltoallw__ = pmpi_alltoallw_
 #pragma weak PMPI_ALLTOALLW = pmpi_alltoallw_
+
+void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                       MPI_Fint *sendtypes, void *recvbuf,
+                       MPI_Count *recvcounts, MPI_Aint *rdispls,
+                       MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Alltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                      hc_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallw_c_ = pmpi_alltoallw_c_
+#pragma weak mpi_alltoallw_c = pmpi_alltoallw_c_
+#pragma weak mpi_alltoallw_c__ = pmpi_alltoallw_c_
+#pragma weak MPI_ALLTOALLW_C = pmpi_alltoallw_c_
+#pragma weak pmpi_alltoallw_c = pmpi_alltoallw_c_
+#pragma weak pmpi_alltoallw_c__ = pmpi_alltoallw_c_
+#pragma weak PMPI_ALLTOALLW_C = pmpi_alltoallw_c_
 
 void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
@@ -268,6 +451,25 @@ void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_alltoallw_init = pmpi_alltoallw_init_
 #pragma weak pmpi_alltoallw_init__ = pmpi_alltoallw_init_
 #pragma weak PMPI_ALLTOALLW_INIT = pmpi_alltoallw_init_
+
+void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                            MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                            void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Alltoallw_init_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                rdispls, recvtypes, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallw_init_c_ = pmpi_alltoallw_init_c_
+#pragma weak mpi_alltoallw_init_c = pmpi_alltoallw_init_c_
+#pragma weak mpi_alltoallw_init_c__ = pmpi_alltoallw_init_c_
+#pragma weak MPI_ALLTOALLW_INIT_C = pmpi_alltoallw_init_c_
+#pragma weak pmpi_alltoallw_init_c = pmpi_alltoallw_init_c_
+#pragma weak pmpi_alltoallw_init_c__ = pmpi_alltoallw_init_c_
+#pragma weak PMPI_ALLTOALLW_INIT_C = pmpi_alltoallw_init_c_
 
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Attr_delete(*comm, *keyval);
@@ -319,6 +521,19 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast__ = pmpi_bcast_
 #pragma weak PMPI_BCAST = pmpi_bcast_
 
+void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Bcast_c(hc_f_buf(buffer), *count, *datatype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bcast_c_ = pmpi_bcast_c_
+#pragma weak mpi_bcast_c = pmpi_bcast_c_
+#pragma weak mpi_bcast_c__ = pmpi_bcast_c_
+#pragma weak MPI_BCAST_C = pmpi_bcast_c_
+#pragma weak pmpi_bcast_c = pmpi_bcast_c_
+#pragma weak pmpi_bcast_c__ = pmpi_bcast_c_
+#pragma weak PMPI_BCAST_C = pmpi_bcast_c_
+
 void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                       MPI_Fint *request, MPI_Fint *ierr) {
@@ -334,6 +549,21 @@ void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast_init__ = pmpi_bcast_init_
 #pragma weak PMPI_BCAST_INIT = pmpi_bcast_init_
 
+void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Bcast_init_c(hc_f_buf(buffer), *count, *datatype, *root, *comm,
+                            *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bcast_init_c_ = pmpi_bcast_init_c_
+#pragma weak mpi_bcast_init_c = pmpi_bcast_init_c_
+#pragma weak mpi_bcast_init_c__ = pmpi_bcast_init_c_
+#pragma weak MPI_BCAST_INIT_C = pmpi_bcast_init_c_
+#pragma weak pmpi_bcast_init_c = pmpi_bcast_init_c_
+#pragma weak pmpi_bcast_init_c__ = pmpi_bcast_init_c_
+#pragma weak PMPI_BCAST_INIT_C = pmpi_bcast_init_c_
+
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Bsend(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -346,6 +576,20 @@ void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_bsend = pmpi_bsend_
 #pragma weak pmpi_bsend__ = pmpi_bsend_
 #pragma weak PMPI_BSEND = pmpi_bsend_
+
+void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr) {
+  int rc = MPI_Bsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bsend_c_ = pmpi_bsend_c_
+#pragma weak mpi_bsend_c = pmpi_bsend_c_
+#pragma weak mpi_bsend_c__ = pmpi_bsend_c_
+#pragma weak MPI_BSEND_C = pmpi_bsend_c_
+#pragma weak pmpi_bsend_c = pmpi_bsend_c_
+#pragma weak pmpi_bsend_c__ = pmpi_bsend_c_
+#pragma weak PMPI_BSEND_C = pmpi_bsend_c_
 
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -362,6 +606,21 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bsend_init__ = pmpi_bsend_init_
 #pragma weak PMPI_BSEND_INIT = pmpi_bsend_init_
 
+void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Bsend_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bsend_init_c_ = pmpi_bsend_init_c_
+#pragma weak mpi_bsend_init_c = pmpi_bsend_init_c_
+#pragma weak mpi_bsend_init_c__ = pmpi_bsend_init_c_
+#pragma weak MPI_BSEND_INIT_C = pmpi_bsend_init_c_
+#pragma weak pmpi_bsend_init_c = pmpi_bsend_init_c_
+#pragma weak pmpi_bsend_init_c__ = pmpi_bsend_init_c_
+#pragma weak PMPI_BSEND_INIT_C = pmpi_bsend_init_c_
+
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Buffer_attach(hc_f_buf(buffer), *size);
   hc_f_err(ierr, rc);
@@ -373,6 +632,18 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_buffer_attach = pmpi_buffer_attach_
 #pragma weak pmpi_buffer_attach__ = pmpi_buffer_attach_
 #pragma weak PMPI_BUFFER_ATTACH = pmpi_buffer_attach_
+
+void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Buffer_attach_c(hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_buffer_attach_c_ = pmpi_buffer_attach_c_
+#pragma weak mpi_buffer_attach_c = pmpi_buffer_attach_c_
+#pragma weak mpi_buffer_attach_c__ = pmpi_buffer_attach_c_
+#pragma weak MPI_BUFFER_ATTACH_C = pmpi_buffer_attach_c_
+#pragma weak pmpi_buffer_attach_c = pmpi_buffer_attach_c_
+#pragma weak pmpi_buffer_attach_c__ = pmpi_buffer_attach_c_
+#pragma weak PMPI_BUFFER_ATTACH_C = pmpi_buffer_attach_c_
 
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Cancel(request);
@@ -1026,6 +1297,21 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan__ = pmpi_exscan_
 #pragma weak PMPI_EXSCAN = pmpi_exscan_
 
+void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                    MPI_Fint *ierr) {
+  int rc = MPI_Exscan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                        *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_exscan_c_ = pmpi_exscan_c_
+#pragma weak mpi_exscan_c = pmpi_exscan_c_
+#pragma weak mpi_exscan_c__ = pmpi_exscan_c_
+#pragma weak MPI_EXSCAN_C = pmpi_exscan_c_
+#pragma weak pmpi_exscan_c = pmpi_exscan_c_
+#pragma weak pmpi_exscan_c__ = pmpi_exscan_c_
+#pragma weak PMPI_EXSCAN_C = pmpi_exscan_c_
+
 void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                        MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
@@ -1040,6 +1326,21 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan_init = pmpi_exscan_init_
 #pragma weak pmpi_exscan_init__ = pmpi_exscan_init_
 #pragma weak PMPI_EXSCAN_INIT = pmpi_exscan_init_
+
+void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Exscan_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                             *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_exscan_init_c_ = pmpi_exscan_init_c_
+#pragma weak mpi_exscan_init_c = pmpi_exscan_init_c_
+#pragma weak mpi_exscan_init_c__ = pmpi_exscan_init_c_
+#pragma weak MPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
+#pragma weak pmpi_exscan_init_c = pmpi_exscan_init_c_
+#pragma weak pmpi_exscan_init_c__ = pmpi_exscan_init_c_
+#pragma weak PMPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
 
 void pmpi_finalize_(MPI_Fint *ierr) {
   int rc = MPI_Finalize();
@@ -1096,6 +1397,21 @@ void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather__ = pmpi_gather_
 #pragma weak PMPI_GATHER = pmpi_gather_
 
+void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                    void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Gather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                        hc_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gather_c_ = pmpi_gather_c_
+#pragma weak mpi_gather_c = pmpi_gather_c_
+#pragma weak mpi_gather_c__ = pmpi_gather_c_
+#pragma weak MPI_GATHER_C = pmpi_gather_c_
+#pragma weak pmpi_gather_c = pmpi_gather_c_
+#pragma weak pmpi_gather_c__ = pmpi_gather_c_
+#pragma weak PMPI_GATHER_C = pmpi_gather_c_
+
 void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
@@ -1112,6 +1428,24 @@ void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather_init = pmpi_gather_init_
 #pragma weak pmpi_gather_init__ = pmpi_gather_init_
 #pragma weak PMPI_GATHER_INIT = pmpi_gather_init_
+
+void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                         MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Gather_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                             hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                             *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gather_init_c_ = pmpi_gather_init_c_
+#pragma weak mpi_gather_init_c = pmpi_gather_init_c_
+#pragma weak mpi_gather_init_c__ = pmpi_gather_init_c_
+#pragma weak MPI_GATHER_INIT_C = pmpi_gather_init_c_
+#pragma weak pmpi_gather_init_c = pmpi_gather_init_c_
+#pragma weak pmpi_gather_init_c__ = pmpi_gather_init_c_
+#pragma weak PMPI_GATHER_INIT_C = pmpi_gather_init_c_
 
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -1130,6 +1464,23 @@ void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv__ = pmpi_gatherv_
 #pragma weak PMPI_GATHERV = pmpi_gatherv_
 
+void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                     MPI_Fint *ierr) {
+  int rc =
+      MPI_Gatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf),
+                    recvcounts, displs, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gatherv_c_ = pmpi_gatherv_c_
+#pragma weak mpi_gatherv_c = pmpi_gatherv_c_
+#pragma weak mpi_gatherv_c__ = pmpi_gatherv_c_
+#pragma weak MPI_GATHERV_C = pmpi_gatherv_c_
+#pragma weak pmpi_gatherv_c = pmpi_gatherv_c_
+#pragma weak pmpi_gatherv_c__ = pmpi_gatherv_c_
+#pragma weak PMPI_GATHERV_C = pmpi_gatherv_c_
+
 void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -1146,6 +1497,24 @@ void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv_init = pmpi_gatherv_init_
 #pragma weak pmpi_gatherv_init__ = pmpi_gatherv_init_
 #pragma weak PMPI_GATHERV_INIT = pmpi_gatherv_init_
+
+void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcounts, MPI_Aint *displs,
+                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Gatherv_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                              *root, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gatherv_init_c_ = pmpi_gatherv_init_c_
+#pragma weak mpi_gatherv_init_c = pmpi_gatherv_init_c_
+#pragma weak mpi_gatherv_init_c__ = pmpi_gatherv_init_c_
+#pragma weak MPI_GATHERV_INIT_C = pmpi_gatherv_init_c_
+#pragma weak pmpi_gatherv_init_c = pmpi_gatherv_init_c_
+#pragma weak pmpi_gatherv_init_c__ = pmpi_gatherv_init_c_
+#pragma weak PMPI_GATHERV_INIT_C = pmpi_gatherv_init_c_
 
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(hc_f_buf(location), address);
@@ -1172,6 +1541,19 @@ void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
 #pragma weak pmpi_get_count__ = pmpi_get_count_
 #pragma weak PMPI_GET_COUNT = pmpi_get_count_
 
+void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Get_count_c((MPI_Status *)status, *datatype, count);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_count_c_ = pmpi_get_count_c_
+#pragma weak mpi_get_count_c = pmpi_get_count_c_
+#pragma weak mpi_get_count_c__ = pmpi_get_count_c_
+#pragma weak MPI_GET_COUNT_C = pmpi_get_count_c_
+#pragma weak pmpi_get_count_c = pmpi_get_count_c_
+#pragma weak pmpi_get_count_c__ = pmpi_get_count_c_
+#pragma weak PMPI_GET_COUNT_C = pmpi_get_count_c_
+
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                         MPI_Fint *ierr) {
   int rc = MPI_Get_elements((MPI_Status *)status, *datatype, count);
@@ -1184,6 +1566,19 @@ void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
 #pragma weak pmpi_get_elements = pmpi_get_elements_
 #pragma weak pmpi_get_elements__ = pmpi_get_elements_
 #pragma weak PMPI_GET_ELEMENTS = pmpi_get_elements_
+
+void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
+                          MPI_Count *count, MPI_Fint *ierr) {
+  int rc = MPI_Get_elements_c((MPI_Status *)status, *datatype, count);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_elements_c_ = pmpi_get_elements_c_
+#pragma weak mpi_get_elements_c = pmpi_get_elements_c_
+#pragma weak mpi_get_elements_c__ = pmpi_get_elements_c_
+#pragma weak MPI_GET_ELEMENTS_C = pmpi_get_elements_c_
+#pragma weak pmpi_get_elements_c = pmpi_get_elements_c_
+#pragma weak pmpi_get_elements_c__ = pmpi_get_elements_c_
+#pragma weak PMPI_GET_ELEMENTS_C = pmpi_get_elements_c_
 
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr) {
@@ -1520,6 +1915,22 @@ void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgather__ = pmpi_iallgather_
 #pragma weak PMPI_IALLGATHER = pmpi_iallgather_
 
+void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iallgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                            hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                            request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iallgather_c_ = pmpi_iallgather_c_
+#pragma weak mpi_iallgather_c = pmpi_iallgather_c_
+#pragma weak mpi_iallgather_c__ = pmpi_iallgather_c_
+#pragma weak MPI_IALLGATHER_C = pmpi_iallgather_c_
+#pragma weak pmpi_iallgather_c = pmpi_iallgather_c_
+#pragma weak pmpi_iallgather_c__ = pmpi_iallgather_c_
+#pragma weak PMPI_IALLGATHER_C = pmpi_iallgather_c_
+
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
@@ -1537,6 +1948,24 @@ void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgatherv__ = pmpi_iallgatherv_
 #pragma weak PMPI_IALLGATHERV = pmpi_iallgatherv_
 
+void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcounts, MPI_Aint *displs,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Iallgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                             hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                             *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iallgatherv_c_ = pmpi_iallgatherv_c_
+#pragma weak mpi_iallgatherv_c = pmpi_iallgatherv_c_
+#pragma weak mpi_iallgatherv_c__ = pmpi_iallgatherv_c_
+#pragma weak MPI_IALLGATHERV_C = pmpi_iallgatherv_c_
+#pragma weak pmpi_iallgatherv_c = pmpi_iallgatherv_c_
+#pragma weak pmpi_iallgatherv_c__ = pmpi_iallgatherv_c_
+#pragma weak PMPI_IALLGATHERV_C = pmpi_iallgatherv_c_
+
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr) {
@@ -1551,6 +1980,21 @@ void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iallreduce = pmpi_iallreduce_
 #pragma weak pmpi_iallreduce__ = pmpi_iallreduce_
 #pragma weak PMPI_IALLREDUCE = pmpi_iallreduce_
+
+void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iallreduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                            *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iallreduce_c_ = pmpi_iallreduce_c_
+#pragma weak mpi_iallreduce_c = pmpi_iallreduce_c_
+#pragma weak mpi_iallreduce_c__ = pmpi_iallreduce_c_
+#pragma weak MPI_IALLREDUCE_C = pmpi_iallreduce_c_
+#pragma weak pmpi_iallreduce_c = pmpi_iallreduce_c_
+#pragma weak pmpi_iallreduce_c__ = pmpi_iallreduce_c_
+#pragma weak PMPI_IALLREDUCE_C = pmpi_iallreduce_c_
 
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1567,6 +2011,22 @@ void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_ialltoall = pmpi_ialltoall_
 #pragma weak pmpi_ialltoall__ = pmpi_ialltoall_
 #pragma weak PMPI_IALLTOALL = pmpi_ialltoall_
+
+void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc =
+      MPI_Ialltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                      hc_f_buf(recvbuf), *recvcount, *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ialltoall_c_ = pmpi_ialltoall_c_
+#pragma weak mpi_ialltoall_c = pmpi_ialltoall_c_
+#pragma weak mpi_ialltoall_c__ = pmpi_ialltoall_c_
+#pragma weak MPI_IALLTOALL_C = pmpi_ialltoall_c_
+#pragma weak pmpi_ialltoall_c = pmpi_ialltoall_c_
+#pragma weak pmpi_ialltoall_c__ = pmpi_ialltoall_c_
+#pragma weak PMPI_IALLTOALL_C = pmpi_ialltoall_c_
 
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -1585,6 +2045,24 @@ void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_ialltoallv__ = pmpi_ialltoallv_
 #pragma weak PMPI_IALLTOALLV = pmpi_ialltoallv_
 
+void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                        MPI_Fint *sendtype, void *recvbuf,
+                        MPI_Count *recvcounts, MPI_Aint *rdispls,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Ialltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                            hc_f_buf(recvbuf), recvcounts, rdispls, *recvtype,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ialltoallv_c_ = pmpi_ialltoallv_c_
+#pragma weak mpi_ialltoallv_c = pmpi_ialltoallv_c_
+#pragma weak mpi_ialltoallv_c__ = pmpi_ialltoallv_c_
+#pragma weak MPI_IALLTOALLV_C = pmpi_ialltoallv_c_
+#pragma weak pmpi_ialltoallv_c = pmpi_ialltoallv_c_
+#pragma weak pmpi_ialltoallv_c__ = pmpi_ialltoallv_c_
+#pragma weak PMPI_IALLTOALLV_C = pmpi_ialltoallv_c_
+
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                       MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
@@ -1601,6 +2079,24 @@ void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_ialltoallw = pmpi_ialltoallw_
 #pragma weak pmpi_ialltoallw__ = pmpi_ialltoallw_
 #pragma weak PMPI_IALLTOALLW = pmpi_ialltoallw_
+
+void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                        MPI_Fint *sendtypes, void *recvbuf,
+                        MPI_Count *recvcounts, MPI_Aint *rdispls,
+                        MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Ialltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                            hc_f_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ialltoallw_c_ = pmpi_ialltoallw_c_
+#pragma weak mpi_ialltoallw_c = pmpi_ialltoallw_c_
+#pragma weak mpi_ialltoallw_c__ = pmpi_ialltoallw_c_
+#pragma weak MPI_IALLTOALLW_C = pmpi_ialltoallw_c_
+#pragma weak pmpi_ialltoallw_c = pmpi_ialltoallw_c_
+#pragma weak pmpi_ialltoallw_c__ = pmpi_ialltoallw_c_
+#pragma weak PMPI_IALLTOALLW_C = pmpi_ialltoallw_c_
 
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Ibarrier(*comm, request);
@@ -1629,6 +2125,21 @@ void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibcast__ = pmpi_ibcast_
 #pragma weak PMPI_IBCAST = pmpi_ibcast_
 
+void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                    MPI_Fint *ierr) {
+  int rc =
+      MPI_Ibcast_c(hc_f_buf(buffer), *count, *datatype, *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ibcast_c_ = pmpi_ibcast_c_
+#pragma weak mpi_ibcast_c = pmpi_ibcast_c_
+#pragma weak mpi_ibcast_c__ = pmpi_ibcast_c_
+#pragma weak MPI_IBCAST_C = pmpi_ibcast_c_
+#pragma weak pmpi_ibcast_c = pmpi_ibcast_c_
+#pragma weak pmpi_ibcast_c__ = pmpi_ibcast_c_
+#pragma weak PMPI_IBCAST_C = pmpi_ibcast_c_
+
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -1644,6 +2155,21 @@ void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibsend__ = pmpi_ibsend_
 #pragma weak PMPI_IBSEND = pmpi_ibsend_
 
+void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ibsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                        request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ibsend_c_ = pmpi_ibsend_c_
+#pragma weak mpi_ibsend_c = pmpi_ibsend_c_
+#pragma weak mpi_ibsend_c__ = pmpi_ibsend_c_
+#pragma weak MPI_IBSEND_C = pmpi_ibsend_c_
+#pragma weak pmpi_ibsend_c = pmpi_ibsend_c_
+#pragma weak pmpi_ibsend_c__ = pmpi_ibsend_c_
+#pragma weak PMPI_IBSEND_C = pmpi_ibsend_c_
+
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                    MPI_Fint *request, MPI_Fint *ierr) {
@@ -1658,6 +2184,21 @@ void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iexscan = pmpi_iexscan_
 #pragma weak pmpi_iexscan__ = pmpi_iexscan_
 #pragma weak PMPI_IEXSCAN = pmpi_iexscan_
+
+void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iexscan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                         *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iexscan_c_ = pmpi_iexscan_c_
+#pragma weak mpi_iexscan_c = pmpi_iexscan_c_
+#pragma weak mpi_iexscan_c__ = pmpi_iexscan_c_
+#pragma weak MPI_IEXSCAN_C = pmpi_iexscan_c_
+#pragma weak pmpi_iexscan_c = pmpi_iexscan_c_
+#pragma weak pmpi_iexscan_c__ = pmpi_iexscan_c_
+#pragma weak PMPI_IEXSCAN_C = pmpi_iexscan_c_
 
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1676,6 +2217,23 @@ void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igather__ = pmpi_igather_
 #pragma weak PMPI_IGATHER = pmpi_igather_
 
+void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr) {
+  int rc =
+      MPI_Igather_c(hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf),
+                    *recvcount, *recvtype, *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_igather_c_ = pmpi_igather_c_
+#pragma weak mpi_igather_c = pmpi_igather_c_
+#pragma weak mpi_igather_c__ = pmpi_igather_c_
+#pragma weak MPI_IGATHER_C = pmpi_igather_c_
+#pragma weak pmpi_igather_c = pmpi_igather_c_
+#pragma weak pmpi_igather_c__ = pmpi_igather_c_
+#pragma weak PMPI_IGATHER_C = pmpi_igather_c_
+
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -1692,6 +2250,23 @@ void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igatherv = pmpi_igatherv_
 #pragma weak pmpi_igatherv__ = pmpi_igatherv_
 #pragma weak PMPI_IGATHERV = pmpi_igatherv_
+
+void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Igatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                          hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                          *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_igatherv_c_ = pmpi_igatherv_c_
+#pragma weak mpi_igatherv_c = pmpi_igatherv_c_
+#pragma weak mpi_igatherv_c__ = pmpi_igatherv_c_
+#pragma weak MPI_IGATHERV_C = pmpi_igatherv_c_
+#pragma weak pmpi_igatherv_c = pmpi_igatherv_c_
+#pragma weak pmpi_igatherv_c__ = pmpi_igatherv_c_
+#pragma weak PMPI_IGATHERV_C = pmpi_igatherv_c_
 
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                    MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status,
@@ -1725,6 +2300,19 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_imrecv__ = pmpi_imrecv_
 #pragma weak PMPI_IMRECV = pmpi_imrecv_
 
+void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Imrecv_c(hc_f_buf(buf), *count, *datatype, message, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_imrecv_c_ = pmpi_imrecv_c_
+#pragma weak mpi_imrecv_c = pmpi_imrecv_c_
+#pragma weak mpi_imrecv_c__ = pmpi_imrecv_c_
+#pragma weak MPI_IMRECV_C = pmpi_imrecv_c_
+#pragma weak pmpi_imrecv_c = pmpi_imrecv_c_
+#pragma weak pmpi_imrecv_c__ = pmpi_imrecv_c_
+#pragma weak PMPI_IMRECV_C = pmpi_imrecv_c_
+
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
                                MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1742,6 +2330,24 @@ void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_allgather = pmpi_ineighbor_allgather_
 #pragma weak pmpi_ineighbor_allgather__ = pmpi_ineighbor_allgather_
 #pragma weak PMPI_INEIGHBOR_ALLGATHER = pmpi_ineighbor_allgather_
+
+void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_allgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                     hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                     *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_allgather_c_ = pmpi_ineighbor_allgather_c_
+#pragma weak mpi_ineighbor_allgather_c = pmpi_ineighbor_allgather_c_
+#pragma weak mpi_ineighbor_allgather_c__ = pmpi_ineighbor_allgather_c_
+#pragma weak MPI_INEIGHBOR_ALLGATHER_C = pmpi_ineighbor_allgather_c_
+#pragma weak pmpi_ineighbor_allgather_c = pmpi_ineighbor_allgather_c_
+#pragma weak pmpi_ineighbor_allgather_c__ = pmpi_ineighbor_allgather_c_
+#pragma weak PMPI_INEIGHBOR_ALLGATHER_C = pmpi_ineighbor_allgather_c_
 
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                 MPI_Fint *sendtype, void *recvbuf,
@@ -1761,6 +2367,24 @@ void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_allgatherv__ = pmpi_ineighbor_allgatherv_
 #pragma weak PMPI_INEIGHBOR_ALLGATHERV = pmpi_ineighbor_allgatherv_
 
+void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                                  MPI_Fint *sendtype, void *recvbuf,
+                                  MPI_Count *recvcounts, MPI_Aint *displs,
+                                  MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_allgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                      hc_f_buf(recvbuf), recvcounts, displs,
+                                      *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_allgatherv_c_ = pmpi_ineighbor_allgatherv_c_
+#pragma weak mpi_ineighbor_allgatherv_c = pmpi_ineighbor_allgatherv_c_
+#pragma weak mpi_ineighbor_allgatherv_c__ = pmpi_ineighbor_allgatherv_c_
+#pragma weak MPI_INEIGHBOR_ALLGATHERV_C = pmpi_ineighbor_allgatherv_c_
+#pragma weak pmpi_ineighbor_allgatherv_c = pmpi_ineighbor_allgatherv_c_
+#pragma weak pmpi_ineighbor_allgatherv_c__ = pmpi_ineighbor_allgatherv_c_
+#pragma weak PMPI_INEIGHBOR_ALLGATHERV_C = pmpi_ineighbor_allgatherv_c_
+
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1778,6 +2402,24 @@ void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_alltoall = pmpi_ineighbor_alltoall_
 #pragma weak pmpi_ineighbor_alltoall__ = pmpi_ineighbor_alltoall_
 #pragma weak PMPI_INEIGHBOR_ALLTOALL = pmpi_ineighbor_alltoall_
+
+void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *request,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                    hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                    *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoall_c_ = pmpi_ineighbor_alltoall_c_
+#pragma weak mpi_ineighbor_alltoall_c = pmpi_ineighbor_alltoall_c_
+#pragma weak mpi_ineighbor_alltoall_c__ = pmpi_ineighbor_alltoall_c_
+#pragma weak MPI_INEIGHBOR_ALLTOALL_C = pmpi_ineighbor_alltoall_c_
+#pragma weak pmpi_ineighbor_alltoall_c = pmpi_ineighbor_alltoall_c_
+#pragma weak pmpi_ineighbor_alltoall_c__ = pmpi_ineighbor_alltoall_c_
+#pragma weak PMPI_INEIGHBOR_ALLTOALL_C = pmpi_ineighbor_alltoall_c_
 
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -1798,6 +2440,25 @@ void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallv__ = pmpi_ineighbor_alltoallv_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLV = pmpi_ineighbor_alltoallv_
 
+void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
+                                 MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                 void *recvbuf, MPI_Count *recvcounts,
+                                 MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                     *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                     rdispls, *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoallv_c_ = pmpi_ineighbor_alltoallv_c_
+#pragma weak mpi_ineighbor_alltoallv_c = pmpi_ineighbor_alltoallv_c_
+#pragma weak mpi_ineighbor_alltoallv_c__ = pmpi_ineighbor_alltoallv_c_
+#pragma weak MPI_INEIGHBOR_ALLTOALLV_C = pmpi_ineighbor_alltoallv_c_
+#pragma weak pmpi_ineighbor_alltoallv_c = pmpi_ineighbor_alltoallv_c_
+#pragma weak pmpi_ineighbor_alltoallv_c__ = pmpi_ineighbor_alltoallv_c_
+#pragma weak PMPI_INEIGHBOR_ALLTOALLV_C = pmpi_ineighbor_alltoallv_c_
+
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
                                void *recvbuf, MPI_Fint *recvcounts,
@@ -1816,6 +2477,25 @@ void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallw = pmpi_ineighbor_alltoallw_
 #pragma weak pmpi_ineighbor_alltoallw__ = pmpi_ineighbor_alltoallw_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLW = pmpi_ineighbor_alltoallw_
+
+void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
+                                 MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                 void *recvbuf, MPI_Count *recvcounts,
+                                 MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                     sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                     rdispls, recvtypes, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoallw_c_ = pmpi_ineighbor_alltoallw_c_
+#pragma weak mpi_ineighbor_alltoallw_c = pmpi_ineighbor_alltoallw_c_
+#pragma weak mpi_ineighbor_alltoallw_c__ = pmpi_ineighbor_alltoallw_c_
+#pragma weak MPI_INEIGHBOR_ALLTOALLW_C = pmpi_ineighbor_alltoallw_c_
+#pragma weak pmpi_ineighbor_alltoallw_c = pmpi_ineighbor_alltoallw_c_
+#pragma weak pmpi_ineighbor_alltoallw_c__ = pmpi_ineighbor_alltoallw_c_
+#pragma weak PMPI_INEIGHBOR_ALLTOALLW_C = pmpi_ineighbor_alltoallw_c_
 
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Info_create(info);
@@ -2045,6 +2725,21 @@ void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_irecv__ = pmpi_irecv_
 #pragma weak PMPI_IRECV = pmpi_irecv_
 
+void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Irecv_c(hc_f_buf(buf), *count, *datatype, *source, *tag, *comm,
+                       request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_irecv_c_ = pmpi_irecv_c_
+#pragma weak mpi_irecv_c = pmpi_irecv_c_
+#pragma weak mpi_irecv_c__ = pmpi_irecv_c_
+#pragma weak MPI_IRECV_C = pmpi_irecv_c_
+#pragma weak pmpi_irecv_c = pmpi_irecv_c_
+#pragma weak pmpi_irecv_c__ = pmpi_irecv_c_
+#pragma weak PMPI_IRECV_C = pmpi_irecv_c_
+
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
@@ -2059,6 +2754,21 @@ void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_ireduce = pmpi_ireduce_
 #pragma weak pmpi_ireduce__ = pmpi_ireduce_
 #pragma weak PMPI_IREDUCE = pmpi_ireduce_
+
+void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ireduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                         *datatype, *op, *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ireduce_c_ = pmpi_ireduce_c_
+#pragma weak mpi_ireduce_c = pmpi_ireduce_c_
+#pragma weak mpi_ireduce_c__ = pmpi_ireduce_c_
+#pragma weak MPI_IREDUCE_C = pmpi_ireduce_c_
+#pragma weak pmpi_ireduce_c = pmpi_ireduce_c_
+#pragma weak pmpi_ireduce_c__ = pmpi_ireduce_c_
+#pragma weak PMPI_IREDUCE_C = pmpi_ireduce_c_
 
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2092,6 +2802,39 @@ void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_ireduce_scatter_block__ = pmpi_ireduce_scatter_block_
 #pragma weak PMPI_IREDUCE_SCATTER_BLOCK = pmpi_ireduce_scatter_block_
 
+void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf,
+                                   MPI_Count *recvcount, MPI_Fint *datatype,
+                                   MPI_Fint *op, MPI_Fint *comm,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc =
+      MPI_Ireduce_scatter_block_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                  *recvcount, *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ireduce_scatter_block_c_ = pmpi_ireduce_scatter_block_c_
+#pragma weak mpi_ireduce_scatter_block_c = pmpi_ireduce_scatter_block_c_
+#pragma weak mpi_ireduce_scatter_block_c__ = pmpi_ireduce_scatter_block_c_
+#pragma weak MPI_IREDUCE_SCATTER_BLOCK_C = pmpi_ireduce_scatter_block_c_
+#pragma weak pmpi_ireduce_scatter_block_c = pmpi_ireduce_scatter_block_c_
+#pragma weak pmpi_ireduce_scatter_block_c__ = pmpi_ireduce_scatter_block_c_
+#pragma weak PMPI_IREDUCE_SCATTER_BLOCK_C = pmpi_ireduce_scatter_block_c_
+
+void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf,
+                             MPI_Count *recvcounts, MPI_Fint *datatype,
+                             MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Ireduce_scatter_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                 recvcounts, *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ireduce_scatter_c_ = pmpi_ireduce_scatter_c_
+#pragma weak mpi_ireduce_scatter_c = pmpi_ireduce_scatter_c_
+#pragma weak mpi_ireduce_scatter_c__ = pmpi_ireduce_scatter_c_
+#pragma weak MPI_IREDUCE_SCATTER_C = pmpi_ireduce_scatter_c_
+#pragma weak pmpi_ireduce_scatter_c = pmpi_ireduce_scatter_c_
+#pragma weak pmpi_ireduce_scatter_c__ = pmpi_ireduce_scatter_c_
+#pragma weak PMPI_IREDUCE_SCATTER_C = pmpi_ireduce_scatter_c_
+
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -2106,6 +2849,21 @@ void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_irsend = pmpi_irsend_
 #pragma weak pmpi_irsend__ = pmpi_irsend_
 #pragma weak PMPI_IRSEND = pmpi_irsend_
+
+void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Irsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                        request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_irsend_c_ = pmpi_irsend_c_
+#pragma weak mpi_irsend_c = pmpi_irsend_c_
+#pragma weak mpi_irsend_c__ = pmpi_irsend_c_
+#pragma weak MPI_IRSEND_C = pmpi_irsend_c_
+#pragma weak pmpi_irsend_c = pmpi_irsend_c_
+#pragma weak pmpi_irsend_c__ = pmpi_irsend_c_
+#pragma weak PMPI_IRSEND_C = pmpi_irsend_c_
 
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -2138,6 +2896,21 @@ void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iscan__ = pmpi_iscan_
 #pragma weak PMPI_ISCAN = pmpi_iscan_
 
+void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iscan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                       *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iscan_c_ = pmpi_iscan_c_
+#pragma weak mpi_iscan_c = pmpi_iscan_c_
+#pragma weak mpi_iscan_c__ = pmpi_iscan_c_
+#pragma weak MPI_ISCAN_C = pmpi_iscan_c_
+#pragma weak pmpi_iscan_c = pmpi_iscan_c_
+#pragma weak pmpi_iscan_c__ = pmpi_iscan_c_
+#pragma weak PMPI_ISCAN_C = pmpi_iscan_c_
+
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
@@ -2154,6 +2927,23 @@ void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iscatter = pmpi_iscatter_
 #pragma weak pmpi_iscatter__ = pmpi_iscatter_
 #pragma weak PMPI_ISCATTER = pmpi_iscatter_
+
+void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Iscatter_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                          hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                          *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iscatter_c_ = pmpi_iscatter_c_
+#pragma weak mpi_iscatter_c = pmpi_iscatter_c_
+#pragma weak mpi_iscatter_c__ = pmpi_iscatter_c_
+#pragma weak MPI_ISCATTER_C = pmpi_iscatter_c_
+#pragma weak pmpi_iscatter_c = pmpi_iscatter_c_
+#pragma weak pmpi_iscatter_c__ = pmpi_iscatter_c_
+#pragma weak PMPI_ISCATTER_C = pmpi_iscatter_c_
 
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -2172,6 +2962,23 @@ void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_iscatterv__ = pmpi_iscatterv_
 #pragma weak PMPI_ISCATTERV = pmpi_iscatterv_
 
+void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iscatterv_c(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                           hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                           *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iscatterv_c_ = pmpi_iscatterv_c_
+#pragma weak mpi_iscatterv_c = pmpi_iscatterv_c_
+#pragma weak mpi_iscatterv_c__ = pmpi_iscatterv_c_
+#pragma weak MPI_ISCATTERV_C = pmpi_iscatterv_c_
+#pragma weak pmpi_iscatterv_c = pmpi_iscatterv_c_
+#pragma weak pmpi_iscatterv_c__ = pmpi_iscatterv_c_
+#pragma weak PMPI_ISCATTERV_C = pmpi_iscatterv_c_
+
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                  MPI_Fint *ierr) {
@@ -2186,6 +2993,21 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_isend = pmpi_isend_
 #pragma weak pmpi_isend__ = pmpi_isend_
 #pragma weak PMPI_ISEND = pmpi_isend_
+
+void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Isend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                       request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isend_c_ = pmpi_isend_c_
+#pragma weak mpi_isend_c = pmpi_isend_c_
+#pragma weak mpi_isend_c__ = pmpi_isend_c_
+#pragma weak MPI_ISEND_C = pmpi_isend_c_
+#pragma weak pmpi_isend_c = pmpi_isend_c_
+#pragma weak pmpi_isend_c__ = pmpi_isend_c_
+#pragma weak PMPI_ISEND_C = pmpi_isend_c_
 
 void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -2205,6 +3027,24 @@ void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_isendrecv__ = pmpi_isendrecv_
 #pragma weak PMPI_ISENDRECV = pmpi_isendrecv_
 
+void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                       MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv_c(hc_f_buf(sendbuf), *sendcount, *sendtype, *dest,
+                           *sendtag, hc_f_buf(recvbuf), *recvcount, *recvtype,
+                           *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_c_ = pmpi_isendrecv_c_
+#pragma weak mpi_isendrecv_c = pmpi_isendrecv_c_
+#pragma weak mpi_isendrecv_c__ = pmpi_isendrecv_c_
+#pragma weak MPI_ISENDRECV_C = pmpi_isendrecv_c_
+#pragma weak pmpi_isendrecv_c = pmpi_isendrecv_c_
+#pragma weak pmpi_isendrecv_c__ = pmpi_isendrecv_c_
+#pragma weak PMPI_ISENDRECV_C = pmpi_isendrecv_c_
+
 void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *dest, MPI_Fint *sendtag,
                              MPI_Fint *source, MPI_Fint *recvtag,
@@ -2222,6 +3062,23 @@ void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_isendrecv_replace__ = pmpi_isendrecv_replace_
 #pragma weak PMPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
 
+void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *dest, MPI_Fint *sendtag,
+                               MPI_Fint *source, MPI_Fint *recvtag,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv_replace_c(hc_f_buf(buf), *count, *datatype, *dest,
+                                   *sendtag, *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_replace_c_ = pmpi_isendrecv_replace_c_
+#pragma weak mpi_isendrecv_replace_c = pmpi_isendrecv_replace_c_
+#pragma weak mpi_isendrecv_replace_c__ = pmpi_isendrecv_replace_c_
+#pragma weak MPI_ISENDRECV_REPLACE_C = pmpi_isendrecv_replace_c_
+#pragma weak pmpi_isendrecv_replace_c = pmpi_isendrecv_replace_c_
+#pragma weak pmpi_isendrecv_replace_c__ = pmpi_isendrecv_replace_c_
+#pragma weak PMPI_ISENDRECV_REPLACE_C = pmpi_isendrecv_replace_c_
+
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -2236,6 +3093,21 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_issend = pmpi_issend_
 #pragma weak pmpi_issend__ = pmpi_issend_
 #pragma weak PMPI_ISSEND = pmpi_issend_
+
+void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Issend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                        request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_issend_c_ = pmpi_issend_c_
+#pragma weak mpi_issend_c = pmpi_issend_c_
+#pragma weak mpi_issend_c__ = pmpi_issend_c_
+#pragma weak MPI_ISSEND_C = pmpi_issend_c_
+#pragma weak pmpi_issend_c = pmpi_issend_c_
+#pragma weak pmpi_issend_c__ = pmpi_issend_c_
+#pragma weak PMPI_ISSEND_C = pmpi_issend_c_
 
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Keyval_free(keyval);
@@ -2276,6 +3148,20 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_mrecv__ = pmpi_mrecv_
 #pragma weak PMPI_MRECV = pmpi_mrecv_
 
+void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Mrecv_c(hc_f_buf(buf), *count, *datatype, message,
+                       hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_mrecv_c_ = pmpi_mrecv_c_
+#pragma weak mpi_mrecv_c = pmpi_mrecv_c_
+#pragma weak mpi_mrecv_c__ = pmpi_mrecv_c_
+#pragma weak MPI_MRECV_C = pmpi_mrecv_c_
+#pragma weak pmpi_mrecv_c = pmpi_mrecv_c_
+#pragma weak pmpi_mrecv_c__ = pmpi_mrecv_c_
+#pragma weak PMPI_MRECV_C = pmpi_mrecv_c_
+
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2292,6 +3178,23 @@ void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgather = pmpi_neighbor_allgather_
 #pragma weak pmpi_neighbor_allgather__ = pmpi_neighbor_allgather_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER = pmpi_neighbor_allgather_
+
+void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Neighbor_allgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                               hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgather_c_ = pmpi_neighbor_allgather_c_
+#pragma weak mpi_neighbor_allgather_c = pmpi_neighbor_allgather_c_
+#pragma weak mpi_neighbor_allgather_c__ = pmpi_neighbor_allgather_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHER_C = pmpi_neighbor_allgather_c_
+#pragma weak pmpi_neighbor_allgather_c = pmpi_neighbor_allgather_c_
+#pragma weak pmpi_neighbor_allgather_c__ = pmpi_neighbor_allgather_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHER_C = pmpi_neighbor_allgather_c_
 
 void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                                    MPI_Fint *sendtype, void *recvbuf,
@@ -2311,6 +3214,24 @@ void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgather_init__ = pmpi_neighbor_allgather_init_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT = pmpi_neighbor_allgather_init_
 
+void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                     MPI_Fint *sendtype, void *recvbuf,
+                                     MPI_Count *recvcount, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgather_init_c(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), *recvcount,
+      *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgather_init_c_ = pmpi_neighbor_allgather_init_c_
+#pragma weak mpi_neighbor_allgather_init_c = pmpi_neighbor_allgather_init_c_
+#pragma weak mpi_neighbor_allgather_init_c__ = pmpi_neighbor_allgather_init_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHER_INIT_C = pmpi_neighbor_allgather_init_c_
+#pragma weak pmpi_neighbor_allgather_init_c = pmpi_neighbor_allgather_init_c_
+#pragma weak pmpi_neighbor_allgather_init_c__ = pmpi_neighbor_allgather_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT_C = pmpi_neighbor_allgather_init_c_
+
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -2328,6 +3249,24 @@ void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgatherv = pmpi_neighbor_allgatherv_
 #pragma weak pmpi_neighbor_allgatherv__ = pmpi_neighbor_allgatherv_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV = pmpi_neighbor_allgatherv_
+
+void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Aint *displs,
+                                 MPI_Fint *recvtype, MPI_Fint *comm,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                     hc_f_buf(recvbuf), recvcounts, displs,
+                                     *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgatherv_c_ = pmpi_neighbor_allgatherv_c_
+#pragma weak mpi_neighbor_allgatherv_c = pmpi_neighbor_allgatherv_c_
+#pragma weak mpi_neighbor_allgatherv_c__ = pmpi_neighbor_allgatherv_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHERV_C = pmpi_neighbor_allgatherv_c_
+#pragma weak pmpi_neighbor_allgatherv_c = pmpi_neighbor_allgatherv_c_
+#pragma weak pmpi_neighbor_allgatherv_c__ = pmpi_neighbor_allgatherv_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHERV_C = pmpi_neighbor_allgatherv_c_
 
 void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                                     MPI_Fint *sendtype, void *recvbuf,
@@ -2348,6 +3287,26 @@ void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgatherv_init__ = pmpi_neighbor_allgatherv_init_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT = pmpi_neighbor_allgatherv_init_
 
+void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                      MPI_Fint *sendtype, void *recvbuf,
+                                      MPI_Count *recvcounts, MPI_Aint *displs,
+                                      MPI_Fint *recvtype, MPI_Fint *comm,
+                                      MPI_Fint *info, MPI_Fint *request,
+                                      MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgatherv_init_c(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), recvcounts,
+      displs, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgatherv_init_c_ = pmpi_neighbor_allgatherv_init_c_
+#pragma weak mpi_neighbor_allgatherv_init_c = pmpi_neighbor_allgatherv_init_c_
+#pragma weak mpi_neighbor_allgatherv_init_c__ = pmpi_neighbor_allgatherv_init_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHERV_INIT_C = pmpi_neighbor_allgatherv_init_c_
+#pragma weak pmpi_neighbor_allgatherv_init_c = pmpi_neighbor_allgatherv_init_c_
+#pragma weak pmpi_neighbor_allgatherv_init_c__ =                               \
+    pmpi_neighbor_allgatherv_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT_C = pmpi_neighbor_allgatherv_init_c_
+
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *sendtype, void *recvbuf,
                              MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2364,6 +3323,23 @@ void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_alltoall = pmpi_neighbor_alltoall_
 #pragma weak pmpi_neighbor_alltoall__ = pmpi_neighbor_alltoall_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL = pmpi_neighbor_alltoall_
+
+void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Count *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Neighbor_alltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoall_c_ = pmpi_neighbor_alltoall_c_
+#pragma weak mpi_neighbor_alltoall_c = pmpi_neighbor_alltoall_c_
+#pragma weak mpi_neighbor_alltoall_c__ = pmpi_neighbor_alltoall_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALL_C = pmpi_neighbor_alltoall_c_
+#pragma weak pmpi_neighbor_alltoall_c = pmpi_neighbor_alltoall_c_
+#pragma weak pmpi_neighbor_alltoall_c__ = pmpi_neighbor_alltoall_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALL_C = pmpi_neighbor_alltoall_c_
 
 void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
                                   MPI_Fint *sendtype, void *recvbuf,
@@ -2383,6 +3359,24 @@ void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_alltoall_init__ = pmpi_neighbor_alltoall_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT = pmpi_neighbor_alltoall_init_
 
+void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                    MPI_Fint *sendtype, void *recvbuf,
+                                    MPI_Count *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *comm, MPI_Fint *info,
+                                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoall_init_c(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), *recvcount,
+      *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoall_init_c_ = pmpi_neighbor_alltoall_init_c_
+#pragma weak mpi_neighbor_alltoall_init_c = pmpi_neighbor_alltoall_init_c_
+#pragma weak mpi_neighbor_alltoall_init_c__ = pmpi_neighbor_alltoall_init_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALL_INIT_C = pmpi_neighbor_alltoall_init_c_
+#pragma weak pmpi_neighbor_alltoall_init_c = pmpi_neighbor_alltoall_init_c_
+#pragma weak pmpi_neighbor_alltoall_init_c__ = pmpi_neighbor_alltoall_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT_C = pmpi_neighbor_alltoall_init_c_
+
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Fint *sdispls, MPI_Fint *sendtype,
                               void *recvbuf, MPI_Fint *recvcounts,
@@ -2400,6 +3394,24 @@ void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv = pmpi_neighbor_alltoallv_
 #pragma weak pmpi_neighbor_alltoallv__ = pmpi_neighbor_alltoallv_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV = pmpi_neighbor_alltoallv_
+
+void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                void *recvbuf, MPI_Count *recvcounts,
+                                MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                    *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                    rdispls, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallv_c_ = pmpi_neighbor_alltoallv_c_
+#pragma weak mpi_neighbor_alltoallv_c = pmpi_neighbor_alltoallv_c_
+#pragma weak mpi_neighbor_alltoallv_c__ = pmpi_neighbor_alltoallv_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLV_C = pmpi_neighbor_alltoallv_c_
+#pragma weak pmpi_neighbor_alltoallv_c = pmpi_neighbor_alltoallv_c_
+#pragma weak pmpi_neighbor_alltoallv_c__ = pmpi_neighbor_alltoallv_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLV_C = pmpi_neighbor_alltoallv_c_
 
 void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -2420,6 +3432,25 @@ void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv_init__ = pmpi_neighbor_alltoallv_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT = pmpi_neighbor_alltoallv_init_
 
+void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                                     MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                     void *recvbuf, MPI_Count *recvcounts,
+                                     MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallv_init_c(
+      hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype, hc_f_buf(recvbuf),
+      recvcounts, rdispls, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallv_init_c_ = pmpi_neighbor_alltoallv_init_c_
+#pragma weak mpi_neighbor_alltoallv_init_c = pmpi_neighbor_alltoallv_init_c_
+#pragma weak mpi_neighbor_alltoallv_init_c__ = pmpi_neighbor_alltoallv_init_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLV_INIT_C = pmpi_neighbor_alltoallv_init_c_
+#pragma weak pmpi_neighbor_alltoallv_init_c = pmpi_neighbor_alltoallv_init_c_
+#pragma weak pmpi_neighbor_alltoallv_init_c__ = pmpi_neighbor_alltoallv_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT_C = pmpi_neighbor_alltoallv_init_c_
+
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
                               void *recvbuf, MPI_Fint *recvcounts,
@@ -2437,6 +3468,24 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw = pmpi_neighbor_alltoallw_
 #pragma weak pmpi_neighbor_alltoallw__ = pmpi_neighbor_alltoallw_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW = pmpi_neighbor_alltoallw_
+
+void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                void *recvbuf, MPI_Count *recvcounts,
+                                MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                    sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                    rdispls, recvtypes, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallw_c_ = pmpi_neighbor_alltoallw_c_
+#pragma weak mpi_neighbor_alltoallw_c = pmpi_neighbor_alltoallw_c_
+#pragma weak mpi_neighbor_alltoallw_c__ = pmpi_neighbor_alltoallw_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLW_C = pmpi_neighbor_alltoallw_c_
+#pragma weak pmpi_neighbor_alltoallw_c = pmpi_neighbor_alltoallw_c_
+#pragma weak pmpi_neighbor_alltoallw_c__ = pmpi_neighbor_alltoallw_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLW_C = pmpi_neighbor_alltoallw_c_
 
 void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -2456,6 +3505,25 @@ void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw_init = pmpi_neighbor_alltoallw_init_
 #pragma weak pmpi_neighbor_alltoallw_init__ = pmpi_neighbor_alltoallw_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT = pmpi_neighbor_alltoallw_init_
+
+void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                                     MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                     void *recvbuf, MPI_Count *recvcounts,
+                                     MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallw_init_c(
+      hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes, hc_f_buf(recvbuf),
+      recvcounts, rdispls, recvtypes, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallw_init_c_ = pmpi_neighbor_alltoallw_init_c_
+#pragma weak mpi_neighbor_alltoallw_init_c = pmpi_neighbor_alltoallw_init_c_
+#pragma weak mpi_neighbor_alltoallw_init_c__ = pmpi_neighbor_alltoallw_init_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLW_INIT_C = pmpi_neighbor_alltoallw_init_c_
+#pragma weak pmpi_neighbor_alltoallw_init_c = pmpi_neighbor_alltoallw_init_c_
+#pragma weak pmpi_neighbor_alltoallw_init_c__ = pmpi_neighbor_alltoallw_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT_C = pmpi_neighbor_alltoallw_init_c_
 
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr) {
   int commute_c = 0;
@@ -2486,6 +3554,19 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 #pragma weak pmpi_op_create__ = pmpi_op_create_
 #pragma weak PMPI_OP_CREATE = pmpi_op_create_
 
+void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Op_create_c((void *)user_fn, (*commute != 0), op);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_op_create_c_ = pmpi_op_create_c_
+#pragma weak mpi_op_create_c = pmpi_op_create_c_
+#pragma weak mpi_op_create_c__ = pmpi_op_create_c_
+#pragma weak MPI_OP_CREATE_C = pmpi_op_create_c_
+#pragma weak pmpi_op_create_c = pmpi_op_create_c_
+#pragma weak pmpi_op_create_c__ = pmpi_op_create_c_
+#pragma weak PMPI_OP_CREATE_C = pmpi_op_create_c_
+
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Op_free(op);
   hc_f_err(ierr, rc);
@@ -2513,6 +3594,21 @@ void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
 #pragma weak pmpi_pack__ = pmpi_pack_
 #pragma weak PMPI_PACK = pmpi_pack_
 
+void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype,
+                  void *outbuf, MPI_Count *outsize, MPI_Count *position,
+                  MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Pack_c(hc_f_buf(inbuf), *incount, *datatype, hc_f_buf(outbuf),
+                      *outsize, position, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_c_ = pmpi_pack_c_
+#pragma weak mpi_pack_c = pmpi_pack_c_
+#pragma weak mpi_pack_c__ = pmpi_pack_c_
+#pragma weak MPI_PACK_C = pmpi_pack_c_
+#pragma weak pmpi_pack_c = pmpi_pack_c_
+#pragma weak pmpi_pack_c__ = pmpi_pack_c_
+#pragma weak PMPI_PACK_C = pmpi_pack_c_
+
 void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
                          MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize,
                          MPI_Aint *position, MPI_Fint *ierr,
@@ -2531,6 +3627,24 @@ void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
 #pragma weak pmpi_pack_external__ = pmpi_pack_external_
 #pragma weak PMPI_PACK_EXTERNAL = pmpi_pack_external_
 
+void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount,
+                           MPI_Fint *datatype, void *outbuf, MPI_Count *outsize,
+                           MPI_Count *position, MPI_Fint *ierr,
+                           size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_Pack_external_c(datarep_c, hc_f_buf(inbuf), *incount, *datatype,
+                               hc_f_buf(outbuf), *outsize, position);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_external_c_ = pmpi_pack_external_c_
+#pragma weak mpi_pack_external_c = pmpi_pack_external_c_
+#pragma weak mpi_pack_external_c__ = pmpi_pack_external_c_
+#pragma weak MPI_PACK_EXTERNAL_C = pmpi_pack_external_c_
+#pragma weak pmpi_pack_external_c = pmpi_pack_external_c_
+#pragma weak pmpi_pack_external_c__ = pmpi_pack_external_c_
+#pragma weak PMPI_PACK_EXTERNAL_C = pmpi_pack_external_c_
+
 void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *datatype, MPI_Aint *size,
                               MPI_Fint *ierr, size_t datarep_len) {
@@ -2547,6 +3661,22 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
 #pragma weak pmpi_pack_external_size__ = pmpi_pack_external_size_
 #pragma weak PMPI_PACK_EXTERNAL_SIZE = pmpi_pack_external_size_
 
+void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
+                                MPI_Fint *datatype, MPI_Count *size,
+                                MPI_Fint *ierr, size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_Pack_external_size_c(datarep_c, *incount, *datatype, size);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_external_size_c_ = pmpi_pack_external_size_c_
+#pragma weak mpi_pack_external_size_c = pmpi_pack_external_size_c_
+#pragma weak mpi_pack_external_size_c__ = pmpi_pack_external_size_c_
+#pragma weak MPI_PACK_EXTERNAL_SIZE_C = pmpi_pack_external_size_c_
+#pragma weak pmpi_pack_external_size_c = pmpi_pack_external_size_c_
+#pragma weak pmpi_pack_external_size_c__ = pmpi_pack_external_size_c_
+#pragma weak PMPI_PACK_EXTERNAL_SIZE_C = pmpi_pack_external_size_c_
+
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
                      MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Pack_size(*incount, *datatype, *comm, size);
@@ -2559,6 +3689,19 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
 #pragma weak pmpi_pack_size = pmpi_pack_size_
 #pragma weak pmpi_pack_size__ = pmpi_pack_size_
 #pragma weak PMPI_PACK_SIZE = pmpi_pack_size_
+
+void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm,
+                       MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Pack_size_c(*incount, *datatype, *comm, size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_size_c_ = pmpi_pack_size_c_
+#pragma weak mpi_pack_size_c = pmpi_pack_size_c_
+#pragma weak mpi_pack_size_c__ = pmpi_pack_size_c_
+#pragma weak MPI_PACK_SIZE_C = pmpi_pack_size_c_
+#pragma weak pmpi_pack_size_c = pmpi_pack_size_c_
+#pragma weak pmpi_pack_size_c__ = pmpi_pack_size_c_
+#pragma weak PMPI_PACK_SIZE_C = pmpi_pack_size_c_
 
 void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
                     MPI_Fint *ierr) {
@@ -2687,6 +3830,21 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv__ = pmpi_recv_
 #pragma weak PMPI_RECV = pmpi_recv_
 
+void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                  MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                  MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Recv_c(hc_f_buf(buf), *count, *datatype, *source, *tag, *comm,
+                      hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_recv_c_ = pmpi_recv_c_
+#pragma weak mpi_recv_c = pmpi_recv_c_
+#pragma weak mpi_recv_c__ = pmpi_recv_c_
+#pragma weak MPI_RECV_C = pmpi_recv_c_
+#pragma weak pmpi_recv_c = pmpi_recv_c_
+#pragma weak pmpi_recv_c__ = pmpi_recv_c_
+#pragma weak PMPI_RECV_C = pmpi_recv_c_
+
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                      MPI_Fint *request, MPI_Fint *ierr) {
@@ -2702,6 +3860,21 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv_init__ = pmpi_recv_init_
 #pragma weak PMPI_RECV_INIT = pmpi_recv_init_
 
+void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Recv_init_c(hc_f_buf(buf), *count, *datatype, *source, *tag,
+                           *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_recv_init_c_ = pmpi_recv_init_c_
+#pragma weak mpi_recv_init_c = pmpi_recv_init_c_
+#pragma weak mpi_recv_init_c__ = pmpi_recv_init_c_
+#pragma weak MPI_RECV_INIT_C = pmpi_recv_init_c_
+#pragma weak pmpi_recv_init_c = pmpi_recv_init_c_
+#pragma weak pmpi_recv_init_c__ = pmpi_recv_init_c_
+#pragma weak PMPI_RECV_INIT_C = pmpi_recv_init_c_
+
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                   MPI_Fint *comm, MPI_Fint *ierr) {
@@ -2716,6 +3889,21 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce = pmpi_reduce_
 #pragma weak pmpi_reduce__ = pmpi_reduce_
 #pragma weak PMPI_REDUCE = pmpi_reduce_
+
+void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                    MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Reduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                        *op, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_c_ = pmpi_reduce_c_
+#pragma weak mpi_reduce_c = pmpi_reduce_c_
+#pragma weak mpi_reduce_c__ = pmpi_reduce_c_
+#pragma weak MPI_REDUCE_C = pmpi_reduce_c_
+#pragma weak pmpi_reduce_c = pmpi_reduce_c_
+#pragma weak pmpi_reduce_c__ = pmpi_reduce_c_
+#pragma weak PMPI_REDUCE_C = pmpi_reduce_c_
 
 void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -2733,6 +3921,22 @@ void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce_init__ = pmpi_reduce_init_
 #pragma weak PMPI_REDUCE_INIT = pmpi_reduce_init_
 
+void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                         MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Reduce_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                             *datatype, *op, *root, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_init_c_ = pmpi_reduce_init_c_
+#pragma weak mpi_reduce_init_c = pmpi_reduce_init_c_
+#pragma weak mpi_reduce_init_c__ = pmpi_reduce_init_c_
+#pragma weak MPI_REDUCE_INIT_C = pmpi_reduce_init_c_
+#pragma weak pmpi_reduce_init_c = pmpi_reduce_init_c_
+#pragma weak pmpi_reduce_init_c__ = pmpi_reduce_init_c_
+#pragma weak PMPI_REDUCE_INIT_C = pmpi_reduce_init_c_
+
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Reduce_local(hc_f_buf(inbuf), hc_f_buf(inoutbuf), *count,
@@ -2746,6 +3950,20 @@ void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce_local = pmpi_reduce_local_
 #pragma weak pmpi_reduce_local__ = pmpi_reduce_local_
 #pragma weak PMPI_REDUCE_LOCAL = pmpi_reduce_local_
+
+void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count,
+                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
+  int rc = MPI_Reduce_local_c(hc_f_buf(inbuf), hc_f_buf(inoutbuf), *count,
+                              *datatype, *op);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_local_c_ = pmpi_reduce_local_c_
+#pragma weak mpi_reduce_local_c = pmpi_reduce_local_c_
+#pragma weak mpi_reduce_local_c__ = pmpi_reduce_local_c_
+#pragma weak MPI_REDUCE_LOCAL_C = pmpi_reduce_local_c_
+#pragma weak pmpi_reduce_local_c = pmpi_reduce_local_c_
+#pragma weak pmpi_reduce_local_c__ = pmpi_reduce_local_c_
+#pragma weak PMPI_REDUCE_LOCAL_C = pmpi_reduce_local_c_
 
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2777,6 +3995,22 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block__ = pmpi_reduce_scatter_block_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK = pmpi_reduce_scatter_block_
 
+void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf,
+                                  MPI_Count *recvcount, MPI_Fint *datatype,
+                                  MPI_Fint *op, MPI_Fint *comm,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_block_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                      *recvcount, *datatype, *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_block_c_ = pmpi_reduce_scatter_block_c_
+#pragma weak mpi_reduce_scatter_block_c = pmpi_reduce_scatter_block_c_
+#pragma weak mpi_reduce_scatter_block_c__ = pmpi_reduce_scatter_block_c_
+#pragma weak MPI_REDUCE_SCATTER_BLOCK_C = pmpi_reduce_scatter_block_c_
+#pragma weak pmpi_reduce_scatter_block_c = pmpi_reduce_scatter_block_c_
+#pragma weak pmpi_reduce_scatter_block_c__ = pmpi_reduce_scatter_block_c_
+#pragma weak PMPI_REDUCE_SCATTER_BLOCK_C = pmpi_reduce_scatter_block_c_
+
 void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
                                      MPI_Fint *recvcount, MPI_Fint *datatype,
                                      MPI_Fint *op, MPI_Fint *comm,
@@ -2795,6 +4029,44 @@ void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block_init__ = pmpi_reduce_scatter_block_init_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT = pmpi_reduce_scatter_block_init_
 
+void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf,
+                                       MPI_Count *recvcount, MPI_Fint *datatype,
+                                       MPI_Fint *op, MPI_Fint *comm,
+                                       MPI_Fint *info, MPI_Fint *request,
+                                       MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_block_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                           *recvcount, *datatype, *op, *comm,
+                                           *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_block_init_c_ =                                \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak mpi_reduce_scatter_block_init_c = pmpi_reduce_scatter_block_init_c_
+#pragma weak mpi_reduce_scatter_block_init_c__ =                               \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak MPI_REDUCE_SCATTER_BLOCK_INIT_C = pmpi_reduce_scatter_block_init_c_
+#pragma weak pmpi_reduce_scatter_block_init_c =                                \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak pmpi_reduce_scatter_block_init_c__ =                              \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT_C =                                \
+    pmpi_reduce_scatter_block_init_c_
+
+void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                recvcounts, *datatype, *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_c_ = pmpi_reduce_scatter_c_
+#pragma weak mpi_reduce_scatter_c = pmpi_reduce_scatter_c_
+#pragma weak mpi_reduce_scatter_c__ = pmpi_reduce_scatter_c_
+#pragma weak MPI_REDUCE_SCATTER_C = pmpi_reduce_scatter_c_
+#pragma weak pmpi_reduce_scatter_c = pmpi_reduce_scatter_c_
+#pragma weak pmpi_reduce_scatter_c__ = pmpi_reduce_scatter_c_
+#pragma weak PMPI_REDUCE_SCATTER_C = pmpi_reduce_scatter_c_
+
 void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *datatype,
                                MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
@@ -2811,6 +4083,23 @@ void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_init = pmpi_reduce_scatter_init_
 #pragma weak pmpi_reduce_scatter_init__ = pmpi_reduce_scatter_init_
 #pragma weak PMPI_REDUCE_SCATTER_INIT = pmpi_reduce_scatter_init_
+
+void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Fint *datatype,
+                                 MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                     recvcounts, *datatype, *op, *comm, *info,
+                                     request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_init_c_ = pmpi_reduce_scatter_init_c_
+#pragma weak mpi_reduce_scatter_init_c = pmpi_reduce_scatter_init_c_
+#pragma weak mpi_reduce_scatter_init_c__ = pmpi_reduce_scatter_init_c_
+#pragma weak MPI_REDUCE_SCATTER_INIT_C = pmpi_reduce_scatter_init_c_
+#pragma weak pmpi_reduce_scatter_init_c = pmpi_reduce_scatter_init_c_
+#pragma weak pmpi_reduce_scatter_init_c__ = pmpi_reduce_scatter_init_c_
+#pragma weak PMPI_REDUCE_SCATTER_INIT_C = pmpi_reduce_scatter_init_c_
 
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Request_free(request);
@@ -2854,6 +4143,20 @@ void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_rsend__ = pmpi_rsend_
 #pragma weak PMPI_RSEND = pmpi_rsend_
 
+void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr) {
+  int rc = MPI_Rsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rsend_c_ = pmpi_rsend_c_
+#pragma weak mpi_rsend_c = pmpi_rsend_c_
+#pragma weak mpi_rsend_c__ = pmpi_rsend_c_
+#pragma weak MPI_RSEND_C = pmpi_rsend_c_
+#pragma weak pmpi_rsend_c = pmpi_rsend_c_
+#pragma weak pmpi_rsend_c__ = pmpi_rsend_c_
+#pragma weak PMPI_RSEND_C = pmpi_rsend_c_
+
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr) {
@@ -2868,6 +4171,21 @@ void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_rsend_init = pmpi_rsend_init_
 #pragma weak pmpi_rsend_init__ = pmpi_rsend_init_
 #pragma weak PMPI_RSEND_INIT = pmpi_rsend_init_
+
+void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Rsend_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rsend_init_c_ = pmpi_rsend_init_c_
+#pragma weak mpi_rsend_init_c = pmpi_rsend_init_c_
+#pragma weak mpi_rsend_init_c__ = pmpi_rsend_init_c_
+#pragma weak MPI_RSEND_INIT_C = pmpi_rsend_init_c_
+#pragma weak pmpi_rsend_init_c = pmpi_rsend_init_c_
+#pragma weak pmpi_rsend_init_c__ = pmpi_rsend_init_c_
+#pragma weak PMPI_RSEND_INIT_C = pmpi_rsend_init_c_
 
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2884,6 +4202,21 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan__ = pmpi_scan_
 #pragma weak PMPI_SCAN = pmpi_scan_
 
+void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                  MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Scan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                      *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scan_c_ = pmpi_scan_c_
+#pragma weak mpi_scan_c = pmpi_scan_c_
+#pragma weak mpi_scan_c__ = pmpi_scan_c_
+#pragma weak MPI_SCAN_C = pmpi_scan_c_
+#pragma weak pmpi_scan_c = pmpi_scan_c_
+#pragma weak pmpi_scan_c__ = pmpi_scan_c_
+#pragma weak PMPI_SCAN_C = pmpi_scan_c_
+
 void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                      MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
@@ -2899,6 +4232,21 @@ void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan_init__ = pmpi_scan_init_
 #pragma weak PMPI_SCAN_INIT = pmpi_scan_init_
 
+void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scan_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                           *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scan_init_c_ = pmpi_scan_init_c_
+#pragma weak mpi_scan_init_c = pmpi_scan_init_c_
+#pragma weak mpi_scan_init_c__ = pmpi_scan_init_c_
+#pragma weak MPI_SCAN_INIT_C = pmpi_scan_init_c_
+#pragma weak pmpi_scan_init_c = pmpi_scan_init_c_
+#pragma weak pmpi_scan_init_c__ = pmpi_scan_init_c_
+#pragma weak PMPI_SCAN_INIT_C = pmpi_scan_init_c_
+
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -2913,6 +4261,22 @@ void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter = pmpi_scatter_
 #pragma weak pmpi_scatter__ = pmpi_scatter_
 #pragma weak PMPI_SCATTER = pmpi_scatter_
+
+void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Scatter_c(hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf),
+                    *recvcount, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatter_c_ = pmpi_scatter_c_
+#pragma weak mpi_scatter_c = pmpi_scatter_c_
+#pragma weak mpi_scatter_c__ = pmpi_scatter_c_
+#pragma weak MPI_SCATTER_C = pmpi_scatter_c_
+#pragma weak pmpi_scatter_c = pmpi_scatter_c_
+#pragma weak pmpi_scatter_c__ = pmpi_scatter_c_
+#pragma weak PMPI_SCATTER_C = pmpi_scatter_c_
 
 void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2931,6 +4295,24 @@ void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter_init__ = pmpi_scatter_init_
 #pragma weak PMPI_SCATTER_INIT = pmpi_scatter_init_
 
+void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scatter_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                              *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatter_init_c_ = pmpi_scatter_init_c_
+#pragma weak mpi_scatter_init_c = pmpi_scatter_init_c_
+#pragma weak mpi_scatter_init_c__ = pmpi_scatter_init_c_
+#pragma weak MPI_SCATTER_INIT_C = pmpi_scatter_init_c_
+#pragma weak pmpi_scatter_init_c = pmpi_scatter_init_c_
+#pragma weak pmpi_scatter_init_c__ = pmpi_scatter_init_c_
+#pragma weak PMPI_SCATTER_INIT_C = pmpi_scatter_init_c_
+
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -2946,6 +4328,23 @@ void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv = pmpi_scatterv_
 #pragma weak pmpi_scatterv__ = pmpi_scatterv_
 #pragma weak PMPI_SCATTERV = pmpi_scatterv_
+
+void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+                      MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *ierr) {
+  int rc =
+      MPI_Scatterv_c(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                     hc_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatterv_c_ = pmpi_scatterv_c_
+#pragma weak mpi_scatterv_c = pmpi_scatterv_c_
+#pragma weak mpi_scatterv_c__ = pmpi_scatterv_c_
+#pragma weak MPI_SCATTERV_C = pmpi_scatterv_c_
+#pragma weak pmpi_scatterv_c = pmpi_scatterv_c_
+#pragma weak pmpi_scatterv_c__ = pmpi_scatterv_c_
+#pragma weak PMPI_SCATTERV_C = pmpi_scatterv_c_
 
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -2964,6 +4363,24 @@ void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv_init__ = pmpi_scatterv_init_
 #pragma weak PMPI_SCATTERV_INIT = pmpi_scatterv_init_
 
+void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                           MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scatterv_init_c(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                               hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                               *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatterv_init_c_ = pmpi_scatterv_init_c_
+#pragma weak mpi_scatterv_init_c = pmpi_scatterv_init_c_
+#pragma weak mpi_scatterv_init_c__ = pmpi_scatterv_init_c_
+#pragma weak MPI_SCATTERV_INIT_C = pmpi_scatterv_init_c_
+#pragma weak pmpi_scatterv_init_c = pmpi_scatterv_init_c_
+#pragma weak pmpi_scatterv_init_c__ = pmpi_scatterv_init_c_
+#pragma weak PMPI_SCATTERV_INIT_C = pmpi_scatterv_init_c_
+
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Send(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -2976,6 +4393,20 @@ void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_send = pmpi_send_
 #pragma weak pmpi_send__ = pmpi_send_
 #pragma weak PMPI_SEND = pmpi_send_
+
+void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                  MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Send_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_send_c_ = pmpi_send_c_
+#pragma weak mpi_send_c = pmpi_send_c_
+#pragma weak mpi_send_c__ = pmpi_send_c_
+#pragma weak MPI_SEND_C = pmpi_send_c_
+#pragma weak pmpi_send_c = pmpi_send_c_
+#pragma weak pmpi_send_c__ = pmpi_send_c_
+#pragma weak PMPI_SEND_C = pmpi_send_c_
 
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -2991,6 +4422,21 @@ void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_send_init = pmpi_send_init_
 #pragma weak pmpi_send_init__ = pmpi_send_init_
 #pragma weak PMPI_SEND_INIT = pmpi_send_init_
+
+void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Send_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                           request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_send_init_c_ = pmpi_send_init_c_
+#pragma weak mpi_send_init_c = pmpi_send_init_c_
+#pragma weak mpi_send_init_c__ = pmpi_send_init_c_
+#pragma weak MPI_SEND_INIT_C = pmpi_send_init_c_
+#pragma weak pmpi_send_init_c = pmpi_send_init_c_
+#pragma weak pmpi_send_init_c__ = pmpi_send_init_c_
+#pragma weak PMPI_SEND_INIT_C = pmpi_send_init_c_
 
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -3010,6 +4456,24 @@ void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_sendrecv__ = pmpi_sendrecv_
 #pragma weak PMPI_SENDRECV = pmpi_sendrecv_
 
+void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                      MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                      MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Sendrecv_c(hc_f_buf(sendbuf), *sendcount, *sendtype, *dest,
+                          *sendtag, hc_f_buf(recvbuf), *recvcount, *recvtype,
+                          *source, *recvtag, *comm, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_sendrecv_c_ = pmpi_sendrecv_c_
+#pragma weak mpi_sendrecv_c = pmpi_sendrecv_c_
+#pragma weak mpi_sendrecv_c__ = pmpi_sendrecv_c_
+#pragma weak MPI_SENDRECV_C = pmpi_sendrecv_c_
+#pragma weak pmpi_sendrecv_c = pmpi_sendrecv_c_
+#pragma weak pmpi_sendrecv_c__ = pmpi_sendrecv_c_
+#pragma weak PMPI_SENDRECV_C = pmpi_sendrecv_c_
+
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source,
                             MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
@@ -3027,6 +4491,24 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_sendrecv_replace__ = pmpi_sendrecv_replace_
 #pragma weak PMPI_SENDRECV_REPLACE = pmpi_sendrecv_replace_
 
+void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *dest, MPI_Fint *sendtag,
+                              MPI_Fint *source, MPI_Fint *recvtag,
+                              MPI_Fint *comm, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc =
+      MPI_Sendrecv_replace_c(hc_f_buf(buf), *count, *datatype, *dest, *sendtag,
+                             *source, *recvtag, *comm, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_sendrecv_replace_c_ = pmpi_sendrecv_replace_c_
+#pragma weak mpi_sendrecv_replace_c = pmpi_sendrecv_replace_c_
+#pragma weak mpi_sendrecv_replace_c__ = pmpi_sendrecv_replace_c_
+#pragma weak MPI_SENDRECV_REPLACE_C = pmpi_sendrecv_replace_c_
+#pragma weak pmpi_sendrecv_replace_c = pmpi_sendrecv_replace_c_
+#pragma weak pmpi_sendrecv_replace_c__ = pmpi_sendrecv_replace_c_
+#pragma weak PMPI_SENDRECV_REPLACE_C = pmpi_sendrecv_replace_c_
+
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Ssend(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -3039,6 +4521,20 @@ void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_ssend = pmpi_ssend_
 #pragma weak pmpi_ssend__ = pmpi_ssend_
 #pragma weak PMPI_SSEND = pmpi_ssend_
+
+void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr) {
+  int rc = MPI_Ssend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ssend_c_ = pmpi_ssend_c_
+#pragma weak mpi_ssend_c = pmpi_ssend_c_
+#pragma weak mpi_ssend_c__ = pmpi_ssend_c_
+#pragma weak MPI_SSEND_C = pmpi_ssend_c_
+#pragma weak pmpi_ssend_c = pmpi_ssend_c_
+#pragma weak pmpi_ssend_c__ = pmpi_ssend_c_
+#pragma weak PMPI_SSEND_C = pmpi_ssend_c_
 
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -3054,6 +4550,21 @@ void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ssend_init = pmpi_ssend_init_
 #pragma weak pmpi_ssend_init__ = pmpi_ssend_init_
 #pragma weak PMPI_SSEND_INIT = pmpi_ssend_init_
+
+void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ssend_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ssend_init_c_ = pmpi_ssend_init_c_
+#pragma weak mpi_ssend_init_c = pmpi_ssend_init_c_
+#pragma weak mpi_ssend_init_c__ = pmpi_ssend_init_c_
+#pragma weak MPI_SSEND_INIT_C = pmpi_ssend_init_c_
+#pragma weak pmpi_ssend_init_c = pmpi_ssend_init_c_
+#pragma weak pmpi_ssend_init_c__ = pmpi_ssend_init_c_
+#pragma weak PMPI_SSEND_INIT_C = pmpi_ssend_init_c_
 
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Start(request);
@@ -3245,6 +4756,19 @@ void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
 #pragma weak pmpi_type_contiguous__ = pmpi_type_contiguous_
 #pragma weak PMPI_TYPE_CONTIGUOUS = pmpi_type_contiguous_
 
+void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype,
+                             MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_contiguous_c(*count, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_contiguous_c_ = pmpi_type_contiguous_c_
+#pragma weak mpi_type_contiguous_c = pmpi_type_contiguous_c_
+#pragma weak mpi_type_contiguous_c__ = pmpi_type_contiguous_c_
+#pragma weak MPI_TYPE_CONTIGUOUS_C = pmpi_type_contiguous_c_
+#pragma weak pmpi_type_contiguous_c = pmpi_type_contiguous_c_
+#pragma weak pmpi_type_contiguous_c__ = pmpi_type_contiguous_c_
+#pragma weak PMPI_TYPE_CONTIGUOUS_C = pmpi_type_contiguous_c_
+
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_gsizes,
                               MPI_Fint *array_of_distribs,
@@ -3264,6 +4788,26 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray = pmpi_type_create_darray_
 #pragma weak pmpi_type_create_darray__ = pmpi_type_create_darray_
 #pragma weak PMPI_TYPE_CREATE_DARRAY = pmpi_type_create_darray_
+
+void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
+                                MPI_Count *array_of_gsizes,
+                                MPI_Fint *array_of_distribs,
+                                MPI_Fint *array_of_dargs,
+                                MPI_Fint *array_of_psizes, MPI_Fint *order,
+                                MPI_Fint *oldtype, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes,
+                                    array_of_distribs, array_of_dargs,
+                                    array_of_psizes, *order, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_darray_c_ = pmpi_type_create_darray_c_
+#pragma weak mpi_type_create_darray_c = pmpi_type_create_darray_c_
+#pragma weak mpi_type_create_darray_c__ = pmpi_type_create_darray_c_
+#pragma weak MPI_TYPE_CREATE_DARRAY_C = pmpi_type_create_darray_c_
+#pragma weak pmpi_type_create_darray_c = pmpi_type_create_darray_c_
+#pragma weak pmpi_type_create_darray_c__ = pmpi_type_create_darray_c_
+#pragma weak PMPI_TYPE_CREATE_DARRAY_C = pmpi_type_create_darray_c_
 
 void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
                                    MPI_Fint *ierr) {
@@ -3338,6 +4882,47 @@ void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
     pmpi_type_create_hindexed_block_
 #pragma weak PMPI_TYPE_CREATE_HINDEXED_BLOCK = pmpi_type_create_hindexed_block_
 
+void pmpi_type_create_hindexed_block_c_(MPI_Count *count,
+                                        MPI_Count *blocklength,
+                                        MPI_Count *array_of_displacements,
+                                        MPI_Fint *oldtype, MPI_Fint *newtype,
+                                        MPI_Fint *ierr) {
+  int rc = MPI_Type_create_hindexed_block_c(
+      *count, *blocklength, array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_hindexed_block_c_ =                               \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak mpi_type_create_hindexed_block_c =                                \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak mpi_type_create_hindexed_block_c__ =                              \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak MPI_TYPE_CREATE_HINDEXED_BLOCK_C =                                \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak pmpi_type_create_hindexed_block_c =                               \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak pmpi_type_create_hindexed_block_c__ =                             \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak PMPI_TYPE_CREATE_HINDEXED_BLOCK_C =                               \
+    pmpi_type_create_hindexed_block_c_
+
+void pmpi_type_create_hindexed_c_(MPI_Count *count,
+                                  MPI_Count *array_of_blocklengths,
+                                  MPI_Count *array_of_displacements,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_Type_create_hindexed_c(
+      *count, array_of_blocklengths, array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_hindexed_c_ = pmpi_type_create_hindexed_c_
+#pragma weak mpi_type_create_hindexed_c = pmpi_type_create_hindexed_c_
+#pragma weak mpi_type_create_hindexed_c__ = pmpi_type_create_hindexed_c_
+#pragma weak MPI_TYPE_CREATE_HINDEXED_C = pmpi_type_create_hindexed_c_
+#pragma weak pmpi_type_create_hindexed_c = pmpi_type_create_hindexed_c_
+#pragma weak pmpi_type_create_hindexed_c__ = pmpi_type_create_hindexed_c_
+#pragma weak PMPI_TYPE_CREATE_HINDEXED_C = pmpi_type_create_hindexed_c_
+
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
                                MPI_Aint *stride, MPI_Fint *oldtype,
                                MPI_Fint *newtype, MPI_Fint *ierr) {
@@ -3352,6 +4937,21 @@ void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_hvector = pmpi_type_create_hvector_
 #pragma weak pmpi_type_create_hvector__ = pmpi_type_create_hvector_
 #pragma weak PMPI_TYPE_CREATE_HVECTOR = pmpi_type_create_hvector_
+
+void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength,
+                                 MPI_Count *stride, MPI_Fint *oldtype,
+                                 MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_create_hvector_c(*count, *blocklength, *stride, *oldtype,
+                                     newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_hvector_c_ = pmpi_type_create_hvector_c_
+#pragma weak mpi_type_create_hvector_c = pmpi_type_create_hvector_c_
+#pragma weak mpi_type_create_hvector_c__ = pmpi_type_create_hvector_c_
+#pragma weak MPI_TYPE_CREATE_HVECTOR_C = pmpi_type_create_hvector_c_
+#pragma weak pmpi_type_create_hvector_c = pmpi_type_create_hvector_c_
+#pragma weak pmpi_type_create_hvector_c__ = pmpi_type_create_hvector_c_
+#pragma weak PMPI_TYPE_CREATE_HVECTOR_C = pmpi_type_create_hvector_c_
 
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                      MPI_Fint *array_of_displacements,
@@ -3369,6 +4969,27 @@ void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_indexed_block__ = pmpi_type_create_indexed_block_
 #pragma weak PMPI_TYPE_CREATE_INDEXED_BLOCK = pmpi_type_create_indexed_block_
 
+void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
+                                       MPI_Count *array_of_displacements,
+                                       MPI_Fint *oldtype, MPI_Fint *newtype,
+                                       MPI_Fint *ierr) {
+  int rc = MPI_Type_create_indexed_block_c(
+      *count, *blocklength, array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_indexed_block_c_ =                                \
+    pmpi_type_create_indexed_block_c_
+#pragma weak mpi_type_create_indexed_block_c = pmpi_type_create_indexed_block_c_
+#pragma weak mpi_type_create_indexed_block_c__ =                               \
+    pmpi_type_create_indexed_block_c_
+#pragma weak MPI_TYPE_CREATE_INDEXED_BLOCK_C = pmpi_type_create_indexed_block_c_
+#pragma weak pmpi_type_create_indexed_block_c =                                \
+    pmpi_type_create_indexed_block_c_
+#pragma weak pmpi_type_create_indexed_block_c__ =                              \
+    pmpi_type_create_indexed_block_c_
+#pragma weak PMPI_TYPE_CREATE_INDEXED_BLOCK_C =                                \
+    pmpi_type_create_indexed_block_c_
+
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
                                MPI_Aint *extent, MPI_Fint *newtype,
                                MPI_Fint *ierr) {
@@ -3382,6 +5003,20 @@ void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
 #pragma weak pmpi_type_create_resized = pmpi_type_create_resized_
 #pragma weak pmpi_type_create_resized__ = pmpi_type_create_resized_
 #pragma weak PMPI_TYPE_CREATE_RESIZED = pmpi_type_create_resized_
+
+void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
+                                 MPI_Count *extent, MPI_Fint *newtype,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Type_create_resized_c(*oldtype, *lb, *extent, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_resized_c_ = pmpi_type_create_resized_c_
+#pragma weak mpi_type_create_resized_c = pmpi_type_create_resized_c_
+#pragma weak mpi_type_create_resized_c__ = pmpi_type_create_resized_c_
+#pragma weak MPI_TYPE_CREATE_RESIZED_C = pmpi_type_create_resized_c_
+#pragma weak pmpi_type_create_resized_c = pmpi_type_create_resized_c_
+#pragma weak pmpi_type_create_resized_c__ = pmpi_type_create_resized_c_
+#pragma weak PMPI_TYPE_CREATE_RESIZED_C = pmpi_type_create_resized_c_
 
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                               MPI_Aint *array_of_displacements,
@@ -3400,6 +5035,24 @@ void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 #pragma weak pmpi_type_create_struct__ = pmpi_type_create_struct_
 #pragma weak PMPI_TYPE_CREATE_STRUCT = pmpi_type_create_struct_
 
+void pmpi_type_create_struct_c_(MPI_Count *count,
+                                MPI_Count *array_of_blocklengths,
+                                MPI_Count *array_of_displacements,
+                                MPI_Fint *array_of_types, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc =
+      MPI_Type_create_struct_c(*count, array_of_blocklengths,
+                               array_of_displacements, array_of_types, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_struct_c_ = pmpi_type_create_struct_c_
+#pragma weak mpi_type_create_struct_c = pmpi_type_create_struct_c_
+#pragma weak mpi_type_create_struct_c__ = pmpi_type_create_struct_c_
+#pragma weak MPI_TYPE_CREATE_STRUCT_C = pmpi_type_create_struct_c_
+#pragma weak pmpi_type_create_struct_c = pmpi_type_create_struct_c_
+#pragma weak pmpi_type_create_struct_c__ = pmpi_type_create_struct_c_
+#pragma weak PMPI_TYPE_CREATE_STRUCT_C = pmpi_type_create_struct_c_
+
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_subsizes,
                                 MPI_Fint *array_of_starts, MPI_Fint *order,
@@ -3416,6 +5069,24 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
 #pragma weak pmpi_type_create_subarray = pmpi_type_create_subarray_
 #pragma weak pmpi_type_create_subarray__ = pmpi_type_create_subarray_
 #pragma weak PMPI_TYPE_CREATE_SUBARRAY = pmpi_type_create_subarray_
+
+void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes,
+                                  MPI_Count *array_of_subsizes,
+                                  MPI_Count *array_of_starts, MPI_Fint *order,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype,
+                                  MPI_Fint *ierr) {
+  int rc =
+      MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes,
+                                 array_of_starts, *order, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_subarray_c_ = pmpi_type_create_subarray_c_
+#pragma weak mpi_type_create_subarray_c = pmpi_type_create_subarray_c_
+#pragma weak mpi_type_create_subarray_c__ = pmpi_type_create_subarray_c_
+#pragma weak MPI_TYPE_CREATE_SUBARRAY_C = pmpi_type_create_subarray_c_
+#pragma weak pmpi_type_create_subarray_c = pmpi_type_create_subarray_c_
+#pragma weak pmpi_type_create_subarray_c__ = pmpi_type_create_subarray_c_
+#pragma weak PMPI_TYPE_CREATE_SUBARRAY_C = pmpi_type_create_subarray_c_
 
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
                             MPI_Fint *ierr) {
@@ -3484,6 +5155,28 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
 #pragma weak pmpi_type_get_contents__ = pmpi_type_get_contents_
 #pragma weak PMPI_TYPE_GET_CONTENTS = pmpi_type_get_contents_
 
+void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
+                               MPI_Count *max_addresses,
+                               MPI_Count *max_large_counts,
+                               MPI_Count *max_datatypes,
+                               MPI_Fint *array_of_integers,
+                               MPI_Aint *array_of_addresses,
+                               MPI_Count *array_of_large_counts,
+                               MPI_Fint *array_of_datatypes, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses,
+                                   *max_large_counts, *max_datatypes,
+                                   array_of_integers, array_of_addresses,
+                                   array_of_large_counts, array_of_datatypes);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_contents_c_ = pmpi_type_get_contents_c_
+#pragma weak mpi_type_get_contents_c = pmpi_type_get_contents_c_
+#pragma weak mpi_type_get_contents_c__ = pmpi_type_get_contents_c_
+#pragma weak MPI_TYPE_GET_CONTENTS_C = pmpi_type_get_contents_c_
+#pragma weak pmpi_type_get_contents_c = pmpi_type_get_contents_c_
+#pragma weak pmpi_type_get_contents_c__ = pmpi_type_get_contents_c_
+#pragma weak PMPI_TYPE_GET_CONTENTS_C = pmpi_type_get_contents_c_
+
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
                              MPI_Fint *num_addresses, MPI_Fint *num_datatypes,
                              MPI_Fint *combiner, MPI_Fint *ierr) {
@@ -3499,6 +5192,23 @@ void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
 #pragma weak pmpi_type_get_envelope__ = pmpi_type_get_envelope_
 #pragma weak PMPI_TYPE_GET_ENVELOPE = pmpi_type_get_envelope_
 
+void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
+                               MPI_Count *num_addresses,
+                               MPI_Count *num_large_counts,
+                               MPI_Count *num_datatypes, MPI_Fint *combiner,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Type_get_envelope_c(*datatype, num_integers, num_addresses,
+                                   num_large_counts, num_datatypes, combiner);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_envelope_c_ = pmpi_type_get_envelope_c_
+#pragma weak mpi_type_get_envelope_c = pmpi_type_get_envelope_c_
+#pragma weak mpi_type_get_envelope_c__ = pmpi_type_get_envelope_c_
+#pragma weak MPI_TYPE_GET_ENVELOPE_C = pmpi_type_get_envelope_c_
+#pragma weak pmpi_type_get_envelope_c = pmpi_type_get_envelope_c_
+#pragma weak pmpi_type_get_envelope_c__ = pmpi_type_get_envelope_c_
+#pragma weak PMPI_TYPE_GET_ENVELOPE_C = pmpi_type_get_envelope_c_
+
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
                            MPI_Fint *ierr) {
   int rc = MPI_Type_get_extent(*datatype, lb, extent);
@@ -3511,6 +5221,19 @@ void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
 #pragma weak pmpi_type_get_extent = pmpi_type_get_extent_
 #pragma weak pmpi_type_get_extent__ = pmpi_type_get_extent_
 #pragma weak PMPI_TYPE_GET_EXTENT = pmpi_type_get_extent_
+
+void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb,
+                             MPI_Count *extent, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_extent_c(*datatype, lb, extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_extent_c_ = pmpi_type_get_extent_c_
+#pragma weak mpi_type_get_extent_c = pmpi_type_get_extent_c_
+#pragma weak mpi_type_get_extent_c__ = pmpi_type_get_extent_c_
+#pragma weak MPI_TYPE_GET_EXTENT_C = pmpi_type_get_extent_c_
+#pragma weak pmpi_type_get_extent_c = pmpi_type_get_extent_c_
+#pragma weak pmpi_type_get_extent_c__ = pmpi_type_get_extent_c_
+#pragma weak PMPI_TYPE_GET_EXTENT_C = pmpi_type_get_extent_c_
 
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb,
                              MPI_Count *extent, MPI_Fint *ierr) {
@@ -3562,6 +5285,19 @@ void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb,
 #pragma weak pmpi_type_get_true_extent__ = pmpi_type_get_true_extent_
 #pragma weak PMPI_TYPE_GET_TRUE_EXTENT = pmpi_type_get_true_extent_
 
+void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
+                                  MPI_Count *true_extent, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_true_extent_c(*datatype, true_lb, true_extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_true_extent_c_ = pmpi_type_get_true_extent_c_
+#pragma weak mpi_type_get_true_extent_c = pmpi_type_get_true_extent_c_
+#pragma weak mpi_type_get_true_extent_c__ = pmpi_type_get_true_extent_c_
+#pragma weak MPI_TYPE_GET_TRUE_EXTENT_C = pmpi_type_get_true_extent_c_
+#pragma weak pmpi_type_get_true_extent_c = pmpi_type_get_true_extent_c_
+#pragma weak pmpi_type_get_true_extent_c__ = pmpi_type_get_true_extent_c_
+#pragma weak PMPI_TYPE_GET_TRUE_EXTENT_C = pmpi_type_get_true_extent_c_
+
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr) {
   int rc = MPI_Type_get_true_extent_x(*datatype, true_lb, true_extent);
@@ -3589,6 +5325,21 @@ void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 #pragma weak pmpi_type_indexed = pmpi_type_indexed_
 #pragma weak pmpi_type_indexed__ = pmpi_type_indexed_
 #pragma weak PMPI_TYPE_INDEXED = pmpi_type_indexed_
+
+void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths,
+                          MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                          MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_indexed_c(*count, array_of_blocklengths,
+                              array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_indexed_c_ = pmpi_type_indexed_c_
+#pragma weak mpi_type_indexed_c = pmpi_type_indexed_c_
+#pragma weak mpi_type_indexed_c__ = pmpi_type_indexed_c_
+#pragma weak MPI_TYPE_INDEXED_C = pmpi_type_indexed_c_
+#pragma weak pmpi_type_indexed_c = pmpi_type_indexed_c_
+#pragma weak pmpi_type_indexed_c__ = pmpi_type_indexed_c_
+#pragma weak PMPI_TYPE_INDEXED_C = pmpi_type_indexed_c_
 
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
                            MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -3630,6 +5381,18 @@ void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_type_size__ = pmpi_type_size_
 #pragma weak PMPI_TYPE_SIZE = pmpi_type_size_
 
+void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Type_size_c(*datatype, size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_size_c_ = pmpi_type_size_c_
+#pragma weak mpi_type_size_c = pmpi_type_size_c_
+#pragma weak mpi_type_size_c__ = pmpi_type_size_c_
+#pragma weak MPI_TYPE_SIZE_C = pmpi_type_size_c_
+#pragma weak pmpi_type_size_c = pmpi_type_size_c_
+#pragma weak pmpi_type_size_c__ = pmpi_type_size_c_
+#pragma weak PMPI_TYPE_SIZE_C = pmpi_type_size_c_
+
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
   int rc = MPI_Type_size_x(*datatype, size);
   hc_f_err(ierr, rc);
@@ -3655,6 +5418,20 @@ void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
 #pragma weak pmpi_type_vector__ = pmpi_type_vector_
 #pragma weak PMPI_TYPE_VECTOR = pmpi_type_vector_
 
+void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
+                         MPI_Count *stride, MPI_Fint *oldtype,
+                         MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_vector_c_ = pmpi_type_vector_c_
+#pragma weak mpi_type_vector_c = pmpi_type_vector_c_
+#pragma weak mpi_type_vector_c__ = pmpi_type_vector_c_
+#pragma weak MPI_TYPE_VECTOR_C = pmpi_type_vector_c_
+#pragma weak pmpi_type_vector_c = pmpi_type_vector_c_
+#pragma weak pmpi_type_vector_c__ = pmpi_type_vector_c_
+#pragma weak PMPI_TYPE_VECTOR_C = pmpi_type_vector_c_
+
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
                   void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype,
                   MPI_Fint *comm, MPI_Fint *ierr) {
@@ -3669,6 +5446,21 @@ void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
 #pragma weak pmpi_unpack = pmpi_unpack_
 #pragma weak pmpi_unpack__ = pmpi_unpack_
 #pragma weak PMPI_UNPACK = pmpi_unpack_
+
+void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position,
+                    void *outbuf, MPI_Count *outcount, MPI_Fint *datatype,
+                    MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Unpack_c(hc_f_buf(inbuf), *insize, position, hc_f_buf(outbuf),
+                        *outcount, *datatype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_unpack_c_ = pmpi_unpack_c_
+#pragma weak mpi_unpack_c = pmpi_unpack_c_
+#pragma weak mpi_unpack_c__ = pmpi_unpack_c_
+#pragma weak MPI_UNPACK_C = pmpi_unpack_c_
+#pragma weak pmpi_unpack_c = pmpi_unpack_c_
+#pragma weak pmpi_unpack_c__ = pmpi_unpack_c_
+#pragma weak PMPI_UNPACK_C = pmpi_unpack_c_
 
 void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
                            MPI_Aint *position, void *outbuf, MPI_Fint *outcount,
@@ -3687,6 +5479,24 @@ void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
 #pragma weak pmpi_unpack_external = pmpi_unpack_external_
 #pragma weak pmpi_unpack_external__ = pmpi_unpack_external_
 #pragma weak PMPI_UNPACK_EXTERNAL = pmpi_unpack_external_
+
+void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
+                             MPI_Count *position, void *outbuf,
+                             MPI_Count *outcount, MPI_Fint *datatype,
+                             MPI_Fint *ierr, size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_Unpack_external_c(datarep_c, hc_f_buf(inbuf), *insize, position,
+                                 hc_f_buf(outbuf), *outcount, *datatype);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_unpack_external_c_ = pmpi_unpack_external_c_
+#pragma weak mpi_unpack_external_c = pmpi_unpack_external_c_
+#pragma weak mpi_unpack_external_c__ = pmpi_unpack_external_c_
+#pragma weak MPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
+#pragma weak pmpi_unpack_external_c = pmpi_unpack_external_c_
+#pragma weak pmpi_unpack_external_c__ = pmpi_unpack_external_c_
+#pragma weak PMPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
 
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Wait(request, hc_f_status(status));

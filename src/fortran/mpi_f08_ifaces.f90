@@ -41,71 +41,6 @@ function MPI_Aint_diff(addr1, addr2)
   integer(kind=8) :: addr1
   integer(kind=8) :: addr2
 end function
-subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
   import
   implicit none
@@ -113,137 +48,6 @@ subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
   type(MPI_Info) :: info
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
   type(*), dimension(*) :: baseptr
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Barrier(comm, ierror)
@@ -258,63 +62,6 @@ subroutine MPI_Barrier_init(comm, info, request, ierror)
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Buffer_attach(buffer, size, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: size
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
@@ -733,34 +480,6 @@ subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
   integer :: resultlen
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Finalize(ierror)
   import
   implicit none
@@ -779,98 +498,12 @@ subroutine MPI_Free_mem(base, ierror)
   type(*), dimension(*) :: base
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Get_address(location, address, ierror)
   import
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
   type(*), dimension(*) :: location
   integer(kind=8) :: address
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get_count(status, datatype, count, ierror)
-  import
-  implicit none
-  type(MPI_Status) :: status
-  type(MPI_Datatype) :: datatype
-  integer :: count
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get_elements(status, datatype, count, ierror)
-  import
-  implicit none
-  type(MPI_Status) :: status
-  type(MPI_Datatype) :: datatype
-  integer :: count
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Get_elements_x(status, datatype, count, ierror)
@@ -1062,182 +695,9 @@ subroutine MPI_Group_union(group1, group2, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Ibarrier(comm, request, ierror)
   import
   implicit none
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
@@ -1251,102 +711,6 @@ subroutine MPI_Improbe(source, tag, comm, flag, message, status, ierror)
   logical :: flag
   type(MPI_Message) :: message
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Message) :: message
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Info_create(info, ierror)
@@ -1481,191 +845,10 @@ subroutine MPI_Iprobe(source, tag, comm, flag, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: source
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Is_thread_main(flag, ierror)
   import
   implicit none
   logical :: flag
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  integer :: dest
-  integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: sendtag
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
@@ -1676,187 +859,6 @@ subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   type(MPI_Comm) :: comm
   type(MPI_Message) :: message
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Message) :: message
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Op_commutative(op, commute, ierror)
@@ -1874,56 +876,18 @@ subroutine MPI_Op_create(user_fn, commute, op, ierror)
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Op_create_c(user_fn, commute, op, ierror)
+  import
+  implicit none
+  external :: user_fn
+  logical :: commute
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Op_free(op, ierror)
   import
   implicit none
   type(MPI_Op) :: op
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outsize
-  integer :: position
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer(kind=8) :: outsize
-  integer(kind=8) :: position
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  integer(kind=8) :: size
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
-  import
-  implicit none
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Comm) :: comm
-  integer :: size
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Parrived(request, partition, flag, ierror)
@@ -2008,132 +972,6 @@ subroutine MPI_Query_thread(provided, ierror)
   integer :: provided
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: source
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: source
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-  type(*), dimension(*) :: inoutbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Request_free(request, ierror)
   import
   implicit none
@@ -2146,215 +984,6 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   type(MPI_Request) :: request
   logical :: flag
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-    root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, status, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  integer :: dest
-  integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: sendtag
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Start(request, ierror)
@@ -2451,30 +1080,6 @@ subroutine MPI_Type_commit(datatype, ierror)
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
-    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: size
-  integer :: rank
-  integer :: ndims
-  integer :: array_of_gsizes(*)
-  integer :: array_of_distribs(*)
-  integer :: array_of_dargs(*)
-  integer :: array_of_psizes(*)
-  integer :: order
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
   import
   implicit none
@@ -2498,49 +1103,6 @@ subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
-    newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: array_of_blocklengths(*)
-  integer(kind=8) :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
-    newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer(kind=8) :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer(kind=8) :: stride
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
-    newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, &
     ierror)
   import
@@ -2560,27 +1122,12 @@ subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
-    array_of_types, newtype, ierror)
+subroutine MPI_Type_create_resized_c(oldtype, lb, extent, newtype, ierror)
   import
   implicit none
-  integer :: count
-  integer :: array_of_blocklengths(*)
-  integer(kind=8) :: array_of_displacements(*)
-  type(MPI_Datatype) :: array_of_types(*)
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
-    order, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: ndims
-  integer :: array_of_sizes(*)
-  integer :: array_of_subsizes(*)
-  integer :: array_of_starts(*)
-  integer :: order
   type(MPI_Datatype) :: oldtype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
@@ -2619,31 +1166,15 @@ subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
-    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  import
-  implicit none
-  type(MPI_Datatype) :: datatype
-  integer :: max_integers
-  integer :: max_addresses
-  integer :: max_datatypes
-  integer :: array_of_integers(*)
-  integer(kind=8) :: array_of_addresses(*)
-  type(MPI_Datatype) :: array_of_datatypes(*)
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, &
-    ierror)
-  import
-  implicit none
-  type(MPI_Datatype) :: datatype
-  integer :: num_integers
-  integer :: num_addresses
-  integer :: num_datatypes
-  integer :: combiner
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Type_get_extent(datatype, lb, extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_extent_c(datatype, lb, extent, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
@@ -2675,7 +1206,7 @@ subroutine MPI_Type_get_true_extent(datatype, true_lb, true_extent, ierror)
   integer(kind=8) :: true_extent
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+subroutine MPI_Type_get_true_extent_c(datatype, true_lb, true_extent, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
@@ -2683,15 +1214,12 @@ subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   integer(kind=8) :: true_extent
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
-    ierror)
+subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   import
   implicit none
-  integer :: count
-  integer :: array_of_blocklengths(*)
-  integer :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: true_lb
+  integer(kind=8) :: true_extent
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
@@ -2717,56 +1245,11 @@ subroutine MPI_Type_set_name(datatype, type_name, ierror)
   character(len=*) :: type_name
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_size(datatype, size, ierror)
-  import
-  implicit none
-  type(MPI_Datatype) :: datatype
-  integer :: size
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Type_size_x(datatype, size, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: size
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer :: stride
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: insize
-  integer :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer(kind=8) :: insize
-  integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outcount
-  type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Wait(request, status, ierror)
@@ -2814,4 +1297,3324 @@ function MPI_Wtime()
   implicit none
   double precision :: MPI_Wtime
 end function
+end interface
+interface MPI_Allgather
+subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgather_init
+subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgatherv
+subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgatherv_init
+subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allreduce
+subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allreduce_init
+subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoall
+subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoall_init
+subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallv
+subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallv_init
+subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallw
+subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallw_init
+subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bcast
+subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bcast_init
+subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bsend
+subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bsend_init
+subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Buffer_attach
+subroutine MPI_Buffer_attach(buffer, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Buffer_attach_c(buffer, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Exscan
+subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Exscan_init
+subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gather
+subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gather_init
+subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gatherv
+subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gatherv_init
+subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_count
+subroutine MPI_Get_count(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_count_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_elements
+subroutine MPI_Get_elements(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_elements_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iallgather
+subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iallgatherv
+subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iallreduce
+subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ialltoall
+subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ialltoallv
+subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ialltoallw
+subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ibcast
+subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ibsend
+subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iexscan
+subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Igather
+subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Igatherv
+subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Imrecv
+subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_allgather
+subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_allgatherv
+subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_alltoall
+subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_alltoallv
+subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_alltoallw
+subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Irecv
+subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ireduce
+subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ireduce_scatter
+subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ireduce_scatter_block
+subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Irsend
+subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscan
+subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscatter
+subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscatterv
+subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Isend
+subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Isendrecv
+subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Isendrecv_replace
+subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Issend
+subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Mrecv
+subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgather
+subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgather_init
+subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgatherv
+subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgatherv_init
+subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoall
+subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoall_init
+subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallv
+subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallv_init
+subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallw
+subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallw_init
+subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack
+subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outsize
+  integer :: position
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack_external
+subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack_external_size
+subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_external_size_c(datarep, incount, datatype, size, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack_size
+subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
+  import
+  implicit none
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Recv
+subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Recv_init
+subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce
+subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_init
+subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_local
+subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter
+subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_block
+subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_block_init
+subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_init
+subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rsend
+subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rsend_init
+subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scan
+subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scan_init
+subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatter
+subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatter_init
+subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatterv
+subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatterv_init
+subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Send
+subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Send_init
+subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Sendrecv
+subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Sendrecv_replace
+subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ssend
+subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ssend_init
+subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_contiguous
+subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_darray
+subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer(kind=8) :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_hindexed
+subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, &
+    oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_hindexed_block
+subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_hvector
+subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_indexed_block
+subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_struct
+subroutine MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_subarray
+subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: ndims
+  integer :: array_of_sizes(*)
+  integer :: array_of_subsizes(*)
+  integer :: array_of_starts(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: ndims
+  integer(kind=8) :: array_of_sizes(*)
+  integer(kind=8) :: array_of_subsizes(*)
+  integer(kind=8) :: array_of_starts(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_get_contents
+subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
+    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: max_integers
+  integer :: max_addresses
+  integer :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=8) :: array_of_addresses(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+    array_of_datatypes, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: max_integers
+  integer(kind=8) :: max_addresses
+  integer(kind=8) :: max_large_counts
+  integer(kind=8) :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=8) :: array_of_addresses(*)
+  integer(kind=8) :: array_of_large_counts(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_get_envelope
+subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, &
+    ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: num_integers
+  integer :: num_addresses
+  integer :: num_datatypes
+  integer :: combiner
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+    num_datatypes, combiner, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: num_integers
+  integer(kind=8) :: num_addresses
+  integer(kind=8) :: num_large_counts
+  integer(kind=8) :: num_datatypes
+  integer :: combiner
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_indexed
+subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+    ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_size
+subroutine MPI_Type_size(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_size_c(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_vector
+subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Unpack
+subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: insize
+  integer :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Unpack_external
+subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
 end interface

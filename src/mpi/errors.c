@@ -268,10 +268,11 @@ int hc_mpi_raise_status(hc_mpi_comm_t *comm, const char *fn,
 
 /* ---- argument checks ---------------------------------------------------- */
 
-int hc_mpi_check_count(const char *fn, hc_mpi_comm_t *comm, int count) {
+int hc_mpi_check_count(const char *fn, hc_mpi_comm_t *comm, MPI_Count count) {
   if (count >= 0)
     return MPI_SUCCESS;
-  return hc_mpi_raise(comm, fn, MPI_ERR_COUNT, "invalid count %d", count);
+  return hc_mpi_raise(comm, fn, MPI_ERR_COUNT, "invalid count %lld",
+                      (long long)count);
 }
 
 int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
@@ -291,13 +292,13 @@ int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
 }
 
 int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
-                      int count, MPI_Datatype type, size_t *bytes) {
+                      MPI_Count count, MPI_Datatype type, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   return hc_mpi_check_data_typed(fn, comm, buf, count, type, &t, bytes);
 }
 
 int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
-                            const void *buf, int count, MPI_Datatype type,
+                            const void *buf, MPI_Count count, MPI_Datatype type,
                             const hc_mpi_type_t **out, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_check_count(fn, comm, count);
@@ -312,8 +313,8 @@ int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
   size_t n = hc_mpi_type_wire_bytes(t, count);
   /* MPI_BOTTOM (NULL) is a valid buffer for a type of absolute addresses. */
   if (n > 0 && buf == NULL && t->true_lb == 0)
-    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER, "NULL buffer for %d elements",
-                        count);
+    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER,
+                        "NULL buffer for %lld elements", (long long)count);
   *bytes = n;
   return MPI_SUCCESS;
 }

@@ -42,16 +42,17 @@ int hc_mpi_raise_status(struct hc_mpi_comm *comm, const char *fn,
                         hc_status_t status);
 
 /* Argument checks: MPI_SUCCESS or the raised class. */
-int hc_mpi_check_count(const char *fn, struct hc_mpi_comm *comm, int count);
+int hc_mpi_check_count(const char *fn, struct hc_mpi_comm *comm,
+                       MPI_Count count);
 int hc_mpi_check_type(const char *fn, struct hc_mpi_comm *comm,
                       MPI_Datatype type, const hc_mpi_type_t **out);
 /* count, datatype and buffer (NULL with data to move) together; *bytes is
  * the engine byte count. */
 int hc_mpi_check_data(const char *fn, struct hc_mpi_comm *comm, const void *buf,
-                      int count, MPI_Datatype type, size_t *bytes);
+                      MPI_Count count, MPI_Datatype type, size_t *bytes);
 /* hc_mpi_check_data that also hands out the type object. */
 int hc_mpi_check_data_typed(const char *fn, struct hc_mpi_comm *comm,
-                            const void *buf, int count, MPI_Datatype type,
+                            const void *buf, MPI_Count count, MPI_Datatype type,
                             const hc_mpi_type_t **t, size_t *bytes);
 /* A destination: [0,size) or MPI_PROC_NULL. */
 int hc_mpi_check_dest(const char *fn, struct hc_mpi_comm *comm, int rank);

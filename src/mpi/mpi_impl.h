@@ -309,6 +309,38 @@ int hc_mpi_greq_poll(hc_mpi_request_t *r);
  * callback error stops it.  Nothing for a request that is not polled. */
 int hc_mpi_greq_block(hc_mpi_request_t *r);
 
+/* ---- counts of either width --------------------------------------------- */
+
+/* A counts or displacements array as the caller passed it: int elements
+ * (the classic forms) or 64-bit ones (the MPI_Count counts and MPI_Aint
+ * displacements of the _c forms), so one implementation serves both forms
+ * without copying the int arrays.  Exactly one pointer is set (or none,
+ * for an array the caller left NULL). */
+typedef struct hc_mpi_vec {
+  const int *narrow;
+  const MPI_Count *wide;
+} hc_mpi_vec_t;
+
+_Static_assert(sizeof(MPI_Aint) == sizeof(MPI_Count) &&
+                   _Generic((MPI_Aint)0, MPI_Count: 1, default: 0),
+               "MPI_Aint displacement arrays are read as MPI_Count arrays");
+
+static inline hc_mpi_vec_t hc_mpi_vec_int(const int *v) {
+  hc_mpi_vec_t r = {v, NULL};
+  return r;
+}
+static inline hc_mpi_vec_t hc_mpi_vec_wide(const MPI_Count *v) {
+  hc_mpi_vec_t r = {NULL, v};
+  return r;
+}
+static inline MPI_Count hc_mpi_vec_at(hc_mpi_vec_t v, int i) {
+  return v.wide ? v.wide[i] : v.narrow[i];
+}
+/* The array's address (NULL when the caller passed none), for checks. */
+static inline const void *hc_mpi_vec_ptr(hc_mpi_vec_t v) {
+  return v.wide ? (const void *)v.wide : (const void *)v.narrow;
+}
+
 /* ---- buffered sends (buffer.c) ------------------------------------------ */
 
 /* Copies the message into the attached buffer and starts sending it. */
@@ -325,10 +357,10 @@ void hc_mpi_bsend_drain(void);
 
 /* Checks the arguments of a send and returns the engine byte count. */
 int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *comm, const void *buf,
-                      int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Count count, MPI_Datatype type, int dest, int tag,
                       size_t *bytes);
 int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *comm, const void *buf,
-                      int count, MPI_Datatype type, int source, int tag,
+                      MPI_Count count, MPI_Datatype type, int source, int tag,
                       size_t *bytes);
 
 #endif /* HC_MPI_IMPL_H */

@@ -431,3 +431,24 @@ HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
 TESTS += $(HC_MPIT_SH)
 dist_noinst_SCRIPTS += $(HC_MPIT_SH)
 $(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- large counts (the MPI-4 _c forms): above 2^31 end to end, and every
+#    _c function against its int form
+HC_LARGE_TESTS = tests/mpi/large_count tests/mpi/large_count_types \
+	tests/mpi/large_count_forms
+check_PROGRAMS += $(HC_LARGE_TESTS)
+tests_mpi_large_count_SOURCES = tests/mpi/large_count.c tests/mpi/mpitest.h
+tests_mpi_large_count_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_large_count_types_SOURCES = tests/mpi/large_count_types.c \
+	tests/mpi/mpitest.h
+tests_mpi_large_count_types_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_types_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_large_count_forms_SOURCES = tests/mpi/large_count_forms.c \
+	tests/mpi/mpitest.h
+tests_mpi_large_count_forms_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_forms_LDFLAGS = $(HC_MPITEST_LDF)
+HC_LARGE_SH = tests/mpi/large_count.sh tests/mpi/large_count_types.sh \
+	tests/mpi/large_count_forms.sh
+TESTS += $(HC_LARGE_SH)
+dist_noinst_SCRIPTS += $(HC_LARGE_SH)
+$(HC_LARGE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
