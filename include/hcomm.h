@@ -507,55 +507,57 @@ hc_status_t hcomm_start(hcomm_request_t *req);
 hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
                                   void (*release)(void *arg), void *arg);
 /* ---- collectives on intercommunicators -----------------------------------
- * As the hcomm_i* calls above, with MPI's intercommunicator meaning
+ * As the hcomm_i* calls above (persistent 0), or the hcomm_*_init ones
+ * (persistent 1: kept inactive for hcomm_start), with MPI's
+ * intercommunicator meaning
  * (MPI 4.0 section 6.2.2): each group receives what the other group
  * contributes, and arrays per peer index the remote group.  Rooted calls:
  * in the root's group the root passes root HCOMM_ROOT and the others
  * HCOMM_PROC_NULL (they take no part); in the other group root is the
  * root's rank in the remote group.  HCOMM_IN_PLACE is not accepted.
  * HC_ERR_COMM on an intracommunicator. */
-hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_ibcast(void *buf, size_t bytes, int root,
-                               hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_ireduce(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_barrier(hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_bcast(void *buf, size_t bytes, int root,
+                               hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_reduce(const void *sendbuf, void *recvbuf,
                                 size_t count, const hcomm_reduce_op_t *op,
                                 int root, hcomm_comm_t *comm,
-                                hcomm_request_t **req);
-hc_status_t hcomm_inter_iallreduce(const void *sendbuf, void *recvbuf,
+                                int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_allreduce(const void *sendbuf, void *recvbuf,
                                    size_t count, const hcomm_reduce_op_t *op,
-                                   hcomm_comm_t *comm, hcomm_request_t **req);
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
 /* counts: one block per local rank; the sums agree between the groups. */
-hc_status_t hcomm_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_reduce_scatter(const void *sendbuf, void *recvbuf,
                                         const size_t *counts,
                                         const hcomm_reduce_op_t *op,
                                         hcomm_comm_t *comm,
-                                        hcomm_request_t **req);
-hc_status_t hcomm_inter_igather(const void *sendbuf, size_t bytes,
+                                        int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_gather(const void *sendbuf, size_t bytes,
                                 void *recvbuf, int root, hcomm_comm_t *comm,
-                                hcomm_request_t **req);
-hc_status_t hcomm_inter_igatherv(const void *sendbuf, size_t sbytes,
+                                int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_gatherv(const void *sendbuf, size_t sbytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, int root,
-                                 hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_iscatter(const void *sendbuf, size_t bytes,
+                                 hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_scatter(const void *sendbuf, size_t bytes,
                                  void *recvbuf, int root, hcomm_comm_t *comm,
-                                 hcomm_request_t **req);
-hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
+                                 int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_scatterv(const void *sendbuf, const size_t *sbytes,
                                   const size_t *sdispls, void *recvbuf,
                                   size_t rbytes, int root, hcomm_comm_t *comm,
-                                  hcomm_request_t **req);
+                                  int persistent, hcomm_request_t **req);
 /* sbytes from each member, rbytes per member of the other group. */
-hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
+hc_status_t hcomm_inter_allgather(const void *sendbuf, size_t sbytes,
                                    void *recvbuf, size_t rbytes,
-                                   hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_allgatherv(const void *sendbuf, size_t sbytes,
                                     void *recvbuf, const size_t *rbytes,
                                     const size_t *rdispls, hcomm_comm_t *comm,
-                                    hcomm_request_t **req);
-hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                                    int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_alltoallv(const void *sendbuf, const size_t *sbytes,
                                    const size_t *sdispls, void *recvbuf,
                                    const size_t *rbytes, const size_t *rdispls,
-                                   hcomm_comm_t *comm, hcomm_request_t **req);
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
 
 #ifdef __cplusplus
 }

@@ -517,6 +517,11 @@ hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
   return nbc_start(s, req);
 }
 
+hc_status_t hc_nbc_launch(hc_nbc_sched_t *s, int persistent,
+                          hcomm_request_t **req) {
+  return nbc_launch(s, req, persistent ? NBC_PLAN : NBC_START);
+}
+
 /* ---- small tree helpers -------------------------------------------------- */
 
 static int nbc_real(int v, int base, int size) { return (v + base) % size; }

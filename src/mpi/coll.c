@@ -19,7 +19,7 @@ static int coll_barrier_body(MPI_Comm comm) {
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hcomm_inter_ibarrier(c->engine, &eng);
+  hc_status_t st = hcomm_inter_barrier(c->engine, 0, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, NULL);
 }
 

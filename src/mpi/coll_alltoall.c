@@ -112,8 +112,8 @@ static int move_alltoall(const char *fn, const void *sendbuf,
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   if (inter)
-    rc = hcomm_inter_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
-                                c->engine, &eng);
+    rc = hcomm_inter_alltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                                c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
                               c->engine, &eng);

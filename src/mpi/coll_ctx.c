@@ -407,12 +407,6 @@ int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, hc_mpi_vec_t counts,
 }
 
 int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info) {
-  hc_mpi_comm_t *c = hc_mpi_comm_get(comm);
-  /* intercoll.c has no persistent forms yet: refused, never run wrong. */
-  if (c != NULL && c->engine != NULL && hcomm_comm_is_inter(c->engine))
-    return hc_mpi_raise(c, fn, MPI_ERR_COMM,
-                        "persistent collectives on an intercommunicator are "
-                        "not implemented");
   if (info == MPI_INFO_NULL || hc_mpi_info_get(info) != NULL)
     return MPI_SUCCESS;
   return hc_mpi_raise(hc_mpi_comm_get(comm), fn, MPI_ERR_INFO,

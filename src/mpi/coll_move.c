@@ -65,7 +65,7 @@ static int move_ibarrier_body(const char *fn, MPI_Comm comm,
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hc_mpi_coll_inter(c) ? hcomm_inter_ibarrier(c->engine, &eng)
+  hc_status_t st = hc_mpi_coll_inter(c) ? hcomm_inter_barrier(c->engine, persist, &eng)
                    : persist            ? hcomm_barrier_init(c->engine, &eng)
                                         : hcomm_ibarrier(c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
@@ -165,7 +165,7 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
   if (cx == NULL || (view == NULL && !idle))
     return hc_mpi_coll_nomem(fn, c, cx);
   hc_status_t st =
-      inter     ? hcomm_inter_ibcast(view, bytes, root, c->engine, &eng)
+      inter     ? hcomm_inter_bcast(view, bytes, root, c->engine, persist, &eng)
       : persist ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
                 : hcomm_ibcast(view, bytes, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
@@ -330,10 +330,10 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
   if (inter && vform)
-    rc = hcomm_inter_igatherv(sview, sbytes, rview, sz, sz + size, root,
-                              c->engine, &eng);
+    rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
+                              c->engine, persist, &eng);
   else if (inter)
-    rc = hcomm_inter_igather(sview, bytes, rview, root, c->engine, &eng);
+    rc = hcomm_inter_gather(sview, bytes, rview, root, c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_gatherv_init(sview, sbytes, rview, sz, sz + size, root,
                             c->engine, &eng);
@@ -597,10 +597,10 @@ static int move_scatter(const char *fn, const void *sendbuf,
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
   if (inter && vform)
-    rc = hcomm_inter_iscatterv(sview, sz, sz + size, rview, rbytes, root,
-                               c->engine, &eng);
+    rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
+                               c->engine, persist, &eng);
   else if (inter)
-    rc = hcomm_inter_iscatter(sview, bytes, rview, root, c->engine, &eng);
+    rc = hcomm_inter_scatter(sview, bytes, rview, root, c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_scatterv_init(sview, sz, sz + size, rview, rbytes, root,
                              c->engine, &eng);
@@ -867,10 +867,10 @@ static int move_allgather(const char *fn, const void *sendbuf,
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   if (inter && vform)
-    rc = hcomm_inter_iallgatherv(sview, sbytes, rview, sz, sz + size, c->engine,
-                                 &eng);
+    rc = hcomm_inter_allgatherv(sview, sbytes, rview, sz, sz + size, c->engine,
+                                 persist, &eng);
   else if (inter)
-    rc = hcomm_inter_iallgather(sview, sbytes, rview, sz[0], c->engine, &eng);
+    rc = hcomm_inter_allgather(sview, sbytes, rview, sz[0], c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
                                &eng);

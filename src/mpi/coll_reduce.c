@@ -31,7 +31,7 @@ static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
  * and the other group sends without receiving. */
 static int red_rooted_inter(const char *fn, hc_mpi_comm_t *c, hc_mpi_red_t *red,
                             const void *sendbuf, void *recvbuf, MPI_Count count,
-                            int root, MPI_Request *request) {
+                            int root, MPI_Request *request, int persist) {
   hcomm_request_t *eng = NULL;
   int is_root = root == MPI_ROOT, rc = MPI_SUCCESS;
   if (root == MPI_PROC_NULL)
@@ -46,13 +46,13 @@ static int red_rooted_inter(const char *fn, hc_mpi_comm_t *c, hc_mpi_red_t *red,
   const void *send =
       is_root || root == MPI_PROC_NULL ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count, in = root >= 0 ? n : 0;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL ||
       (root != MPI_PROC_NULL &&
        hc_mpi_coll_red_stage(cx, red, &send, &recvbuf, in, n, is_root) != 0))
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hcomm_inter_ireduce(send, recvbuf, hc_mpi_red_elems(red, n),
-                                       &red->op, root, c->engine, &eng);
+  hc_status_t st = hcomm_inter_reduce(send, recvbuf, hc_mpi_red_elems(red, n),
+                                       &red->op, root, c->engine, persist, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -71,7 +71,7 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
     return rc;
   if (hc_mpi_coll_inter(c))
     return red_rooted_inter(fn, c, &red, sendbuf, recvbuf, count, root,
-                            request);
+                            request, persist);
   int is_root = hcomm_comm_rank(c->engine) == root;
   if (sendbuf == MPI_IN_PLACE && !is_root)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
@@ -223,7 +223,10 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     return rc;
   hc_status_t st;
   size_t elems = hc_mpi_red_elems(&red, n);
-  if (persist && kind == RED_SCAN)
+  if (hc_mpi_coll_inter(c)) /* allreduce: scans are intracommunicator only */
+    st = hcomm_inter_allreduce(send, recvbuf, elems, &red.op, c->engine,
+                               persist, &eng);
+  else if (persist && kind == RED_SCAN)
     st = hcomm_scan_init(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (persist && kind == RED_EXSCAN)
     st = hcomm_exscan_init(send, recvbuf, elems, &red.op, c->engine, &eng);
@@ -233,8 +236,6 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     st = hcomm_iscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (kind == RED_EXSCAN)
     st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
-  else if (hc_mpi_coll_inter(c))
-    st = hcomm_inter_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   else
     st = hcomm_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
@@ -514,8 +515,8 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                             (size_t)mine, 1) != 0)
     return hc_mpi_coll_nomem(fn, c, cx);
   hc_status_t st = hc_mpi_coll_inter(c)
-                       ? hcomm_inter_ireduce_scatter(send, recvbuf, counts,
-                                                     &red.op, c->engine, &eng)
+                       ? hcomm_inter_reduce_scatter(send, recvbuf, counts,
+                                                     &red.op, c->engine, persist, &eng)
                    : persist
                        ? hcomm_reduce_scatter_init(send, recvbuf, counts,
                                                    &red.op, c->engine, &eng)
