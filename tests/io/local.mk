@@ -1,0 +1,14 @@
+# ---- MPI-IO (src/io) ------------------------------------------------------
+# Multi-rank programs run under tools/hcmpirun through tests/mpi/lib.sh;
+# each writes its files under $TMPDIR (default /tmp) and removes them.
+HC_IOTEST_BIN = tests/io/io_access tests/io/io_files
+check_PROGRAMS += $(HC_IOTEST_BIN)
+tests_io_io_access_SOURCES = tests/io/io_access.c tests/mpi/mpitest.h
+tests_io_io_access_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_access_LDFLAGS = $(HC_MPITEST_LDF)
+tests_io_io_files_SOURCES = tests/io/io_files.c tests/mpi/mpitest.h
+tests_io_io_files_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_files_LDFLAGS = $(HC_MPITEST_LDF)
+HC_IOTEST_SH = tests/io/io_access.sh tests/io/io_files.sh
+TESTS += $(HC_IOTEST_SH)
+dist_noinst_SCRIPTS += $(HC_IOTEST_SH)
