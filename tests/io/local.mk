@@ -1,7 +1,8 @@
 # ---- MPI-IO (src/io) ------------------------------------------------------
 # Multi-rank programs run under tools/hcmpirun through tests/mpi/lib.sh;
 # each writes its files under $TMPDIR (default /tmp) and removes them.
-HC_IOTEST_BIN = tests/io/io_access tests/io/io_files
+HC_IOTEST_BIN = tests/io/io_access tests/io/io_files tests/io/io_darray \
+	tests/io/io_shared tests/io/io_ext32
 check_PROGRAMS += $(HC_IOTEST_BIN)
 tests_io_io_access_SOURCES = tests/io/io_access.c tests/mpi/mpitest.h
 tests_io_io_access_LDADD = $(HC_MPITEST_LIB)
@@ -9,6 +10,16 @@ tests_io_io_access_LDFLAGS = $(HC_MPITEST_LDF)
 tests_io_io_files_SOURCES = tests/io/io_files.c tests/mpi/mpitest.h
 tests_io_io_files_LDADD = $(HC_MPITEST_LIB)
 tests_io_io_files_LDFLAGS = $(HC_MPITEST_LDF)
-HC_IOTEST_SH = tests/io/io_access.sh tests/io/io_files.sh
+tests_io_io_darray_SOURCES = tests/io/io_darray.c tests/mpi/mpitest.h
+tests_io_io_darray_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_darray_LDFLAGS = $(HC_MPITEST_LDF)
+tests_io_io_shared_SOURCES = tests/io/io_shared.c tests/mpi/mpitest.h
+tests_io_io_shared_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_shared_LDFLAGS = $(HC_MPITEST_LDF)
+tests_io_io_ext32_SOURCES = tests/io/io_ext32.c tests/mpi/mpitest.h
+tests_io_io_ext32_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_ext32_LDFLAGS = $(HC_MPITEST_LDF)
+HC_IOTEST_SH = tests/io/io_access.sh tests/io/io_files.sh \
+	tests/io/io_darray.sh tests/io/io_shared.sh tests/io/io_ext32.sh
 TESTS += $(HC_IOTEST_SH)
 dist_noinst_SCRIPTS += $(HC_IOTEST_SH)
