@@ -45,6 +45,23 @@ SKIP = {
     'Type_size_c': 'large count', 'Type_get_extent_c': 'large count',
     'Type_get_true_extent_c': 'large count', 'Get_count_c': 'large count',
     'Get_elements_c': 'large count',
+    # The handler would be called with the C MPI_File, not the Fortran
+    # integer, and the conversion callbacks with C arguments.
+    'File_create_errhandler': 'callback',
+    'Register_datarep': 'callbacks', 'Register_datarep_c': 'callbacks',
+    # Large-count MPI-IO forms: mpi_f08 overloads, as above.
+    **{c: 'large count' for c in (
+        'File_read_c', 'File_read_all_c', 'File_read_all_begin_c',
+        'File_read_at_c', 'File_read_at_all_c', 'File_read_at_all_begin_c',
+        'File_read_ordered_c', 'File_read_ordered_begin_c',
+        'File_read_shared_c', 'File_write_c', 'File_write_all_c',
+        'File_write_all_begin_c', 'File_write_at_c', 'File_write_at_all_c',
+        'File_write_at_all_begin_c', 'File_write_ordered_c',
+        'File_write_ordered_begin_c', 'File_write_shared_c', 'File_iread_c',
+        'File_iread_all_c', 'File_iread_at_c', 'File_iread_at_all_c',
+        'File_iread_shared_c', 'File_iwrite_c', 'File_iwrite_all_c',
+        'File_iwrite_at_c', 'File_iwrite_at_all_c', 'File_iwrite_shared_c',
+        'File_get_type_extent_c')},
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).
@@ -131,6 +148,7 @@ STRING_OUT = {
     ('Get_library_version', 'version'): 'MPI_MAX_LIBRARY_VERSION_STRING',
     ('Info_get_nthkey', 'key'): 'MPI_MAX_INFO_KEY',
     ('Info_get', 'value'): '(size_t)*valuelen',
+    ('File_get_view', 'datarep'): 'MPI_MAX_DATAREP_STRING',
 }
 # 0-based C indices that are 1-based in Fortran.
 INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx')}
@@ -151,7 +169,8 @@ HANDLES = ['Comm', 'Datatype', 'Group', 'Info', 'Op', 'Errhandler',
            'Request', 'Win', 'Session', 'Message', 'File']
 PASS_FN = {'MPI_User_function', 'MPI_Comm_errhandler_function',
            'MPI_Win_errhandler_function', 'MPI_Session_errhandler_function',
-           'MPI_Comm_errhandler_fn', 'MPI_Handler_function'}
+           'MPI_Comm_errhandler_fn', 'MPI_Handler_function',
+           'MPI_File_errhandler_function'}
 
 
 # ---- reading the C library ----------------------------------------------
@@ -169,12 +188,13 @@ def read_prototypes():
 
 def implemented_calls():
     names = set()
-    d = os.path.join(ROOT, 'src', 'mpi')
-    for f in sorted(os.listdir(d)):
-        if f.endswith('.c'):
-            src = open(os.path.join(d, f)).read()
-            names.update(re.findall(r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(',
-                                    src, flags=re.M))
+    for layer in ('mpi', 'io'):
+        d = os.path.join(ROOT, 'src', layer)
+        for f in sorted(os.listdir(d)):
+            if f.endswith('.c'):
+                src = open(os.path.join(d, f)).read()
+                names.update(re.findall(
+                    r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(', src, flags=re.M))
     return names
 
 
@@ -294,6 +314,12 @@ def c_body(call, args):
     for n, k in args:
         if k == 'buf':
             actual.append('hc_f_buf(%s)' % n)
+        elif k == 'h:File':  # a pointer in C, an integer in Fortran
+            actual.append('MPI_File_f2c(*%s)' % n)
+        elif k == 'h*:File':
+            pre.append('MPI_File %s_c = MPI_File_f2c(*%s);' % (n, n))
+            actual.append('&%s_c' % n)
+            post.append('*%s = MPI_File_c2f(%s_c);' % (n, n))
         elif k in ('int', 'aint', 'count', 'offset', 'lin') or \
                 k.startswith('h:'):
             actual.append('*' + n if k != 'lin' else '(*%s != 0)' % n)
