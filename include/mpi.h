@@ -2142,6 +2142,16 @@ int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 
 /* ---- MPI-IO (MPI-4.0 chapter 14; src/io) ------------------------------ */
+/* ROMIO's names for the request of a non-blocking file access, which MPICH
+ * programs use (MPICH's mpio.h). */
+#define MPIO_Request MPI_Request
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+#define PMPIO_Wait PMPI_Wait
+#define PMPIO_Test PMPI_Test
+#define MPIO_REQUEST_DEFINED
+#define MPIO_REQUEST_NULL ((MPIO_Request)0)
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                   MPI_File *fh);
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode,

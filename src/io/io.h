@@ -67,6 +67,7 @@ struct ADIOI_FileD {
   MPI_Offset esize;             /* etype bytes in the file representation */
   io_block_t *blocks;           /* one filetype instance, nblocks runs */
   size_t nblocks;
+  int ordered;          /* runs go forward without overlap (else read-only) */
   MPI_Offset ft_size;   /* stream bytes of one instance */
   MPI_Offset ft_extent; /* file bytes one instance spans */
   int rep;              /* IO_REP_* or a registered one */

@@ -156,9 +156,11 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
     range[1] = p->mine.s[p->mine.n - 1].off + p->mine.s[p->mine.n - 1].len;
   MPI_Offset *all = malloc(sizeof(MPI_Offset) * 2 * (size_t)f->size);
   p->scount = malloc(sizeof(int) * 4 * (size_t)f->size);
-  int fail = bad || !all || !p->scount, anyfail = 0;
-  PMPI_Allreduce(&fail, &anyfail, 1, MPI_INT, MPI_MAX, f->comm);
-  if (anyfail) {
+  /* Runs out of file order (a read-only view that overlaps) cannot be cut
+   * into domains: every rank then reads on its own. */
+  int flags[2] = {bad || !all || !p->scount, !f->ordered}, any[2] = {0, 0};
+  PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->comm);
+  if (any[0]) {
     free(all);
     return MPI_ERR_NO_MEM;
   }
@@ -182,7 +184,7 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
       p->hi = all[2 * r + 1];
   }
   free(all);
-  *use_cb = p->lo >= 0 && cb_hint != IO_CB_DISABLE &&
+  *use_cb = p->lo >= 0 && cb_hint != IO_CB_DISABLE && !any[1] &&
             (cb_hint == IO_CB_ENABLE || (interleaved && f->size > 1));
   if (*use_cb) {
     p->dsize = (p->hi - p->lo + f->naggr - 1) / f->naggr;

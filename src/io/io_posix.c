@@ -180,7 +180,7 @@ static int stream_move(MPI_File f, MPI_Offset pos, char *buf, MPI_Offset n,
                        int write, MPI_Offset *done) {
   int ds = write ? f->hints.ds_write : f->hints.ds_read;
   group_t g = {.f = f, .buf = buf, .write = write};
-  g.sieve = ds != IO_CB_DISABLE && (!write || f->readable) &&
+  g.sieve = ds != IO_CB_DISABLE && (!write || f->readable) && f->ordered &&
             !(f->nblocks == 1 && f->blocks[0].len == f->ft_extent);
   g.limit = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
   g.lock_sieve = !f->atomic;

@@ -168,7 +168,9 @@ typedef struct flat {
   io_block_t *b;
   size_t n, cap;
   const char *base;
-  int bad; /* out of memory, negative or decreasing displacement */
+  int bad;            /* out of memory, negative, decreasing, refused overlap */
+  int allow_disorder; /* a read-only file may overlap runs */
+  int disorder;       /* a run starts before the previous one ends */
 } flat_t;
 
 static void flat_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
@@ -178,7 +180,12 @@ static void flat_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
   MPI_Offset off = (MPI_Offset)((uintptr_t)mem - (uintptr_t)fl->base);
   if (fl->bad)
     return;
-  if (off < 0 || (fl->n && off < fl->b[fl->n - 1].off + fl->b[fl->n - 1].len)) {
+  if (fl->n && off < fl->b[fl->n - 1].off + fl->b[fl->n - 1].len)
+    fl->disorder = 1;
+  /* Runs never go back (monotonically nondecreasing displacements); only
+   * a read-only file may overlap them. */
+  if (off < 0 || (fl->n && off < fl->b[fl->n - 1].off) ||
+      (fl->disorder && !fl->allow_disorder)) {
     fl->bad = MPI_ERR_TYPE;
     return;
   }
@@ -200,11 +207,15 @@ static void flat_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
 }
 
 /* The runs of one element of t, or a class: MPI_ERR_TYPE for negative or
- * decreasing displacements (MPI-4.0 14.3), MPI_ERR_NO_MEM. */
-static int flatten(const hc_mpi_type_t *t, io_block_t **out, size_t *n) {
+ * decreasing displacements, and for overlapping ones unless
+ * allow_disorder (MPI-4.0 14.3: filetypes of files that are written must
+ * not overlap); MPI_ERR_NO_MEM.  *ordered tells whether the runs go
+ * forward without overlap. */
+static int flatten(const hc_mpi_type_t *t, int allow_disorder, io_block_t **out,
+                   size_t *n, int *ordered) {
   /* Addresses are computed from a base far from 0 and never followed. */
   static const char *const base = (const char *)(uintptr_t)((uintptr_t)1 << 46);
-  flat_t fl = {NULL, 0, 0, base, 0};
+  flat_t fl = {NULL, 0, 0, base, 0, allow_disorder, 0};
   hc_mpi_type_visit(t, base, 0, t->size, flat_visit, &fl);
   if (fl.bad) {
     free(fl.b);
@@ -212,6 +223,7 @@ static int flatten(const hc_mpi_type_t *t, io_block_t **out, size_t *n) {
   }
   *out = fl.b;
   *n = fl.n;
+  *ordered = !fl.disorder;
   return MPI_SUCCESS;
 }
 
@@ -250,7 +262,9 @@ static int view_install(MPI_File f, MPI_Offset disp, MPI_Datatype etype,
   const hc_mpi_type_t *et = hc_mpi_type_get(etype);
   io_block_t *blocks = NULL;
   size_t nblocks = 0;
-  int cls = flatten(ft, &blocks, &nblocks);
+  int ordered = 1;
+  int cls = flatten(ft, (f->amode & MPI_MODE_RDONLY) != 0, &blocks, &nblocks,
+                    &ordered);
   if (cls != MPI_SUCCESS)
     return cls;
   MPI_Datatype ek = MPI_DATATYPE_NULL, fk = MPI_DATATYPE_NULL;
@@ -266,6 +280,7 @@ static int view_install(MPI_File f, MPI_Offset disp, MPI_Datatype etype,
   f->filetype = fk;
   f->blocks = blocks;
   f->nblocks = nblocks;
+  f->ordered = ordered;
   f->ft_size = (MPI_Offset)ft->size;
   f->ft_extent = ft->extent;
   f->esize = (MPI_Offset)et->size;

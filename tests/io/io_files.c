@@ -81,11 +81,40 @@ static void bad_access(void)
                  MPI_ERR_TYPE);
     EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL),
                  MPI_ERR_UNSUPPORTED_DATAREP);
+    /* Overlapping runs are fine on a read-only file (MPICH's
+     * tst_fileview): ints 0-2 then int 1 again. */
+    MPI_Datatype over;
+    int obl[2] = {3, 1}, odisp[2] = {0, 1};
+    MPI_Type_indexed(2, obl, odisp, MPI_INT, &over);
+    MPI_Type_commit(&over);
+    CHECK(MPI_File_set_view(fh, 0, MPI_INT, over, "native", MPI_INFO_NULL) == MPI_SUCCESS,
+          "overlapping filetype refused on a read-only file");
+    int four[4], raw[4];
+    memcpy(raw, "0123456789abcdef", 16);
+    CHECK(MPI_File_read_at(fh, 0, four, 4, MPI_INT, &st) == MPI_SUCCESS, "overlap read");
+    CHECK(four[0] == raw[0] && four[1] == raw[1] && four[2] == raw[2] && four[3] == raw[1],
+          "overlapping view read the wrong ints");
+    /* Runs that go back are refused even there. */
+    int dbl[2] = {1, 1}, ddisp[2] = {3, 0};
+    MPI_Datatype back;
+    MPI_Type_indexed(2, dbl, ddisp, MPI_INT, &back);
+    MPI_Type_commit(&back);
+    EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, back, "native", MPI_INFO_NULL),
+                 MPI_ERR_TYPE);
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     EXPECT_CLASS(MPI_File_read_at(fh, 0, &x, -1, MPI_INT, &st), MPI_ERR_COUNT);
     EXPECT_CLASS(MPI_File_read_at(fh, 0, &x, 1, MPI_DATATYPE_NULL, &st), MPI_ERR_TYPE);
     MPI_Type_free(&neg);
     MPI_Type_free(&odd);
     MPI_File_close(&fh);
+    /* On a file that may be written, overlapping runs are refused. */
+    CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh) == MPI_SUCCESS,
+          "open rdwr");
+    EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, over, "native", MPI_INFO_NULL),
+                 MPI_ERR_TYPE);
+    MPI_File_close(&fh);
+    MPI_Type_free(&over);
+    MPI_Type_free(&back);
     CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) ==
               MPI_SUCCESS,
           "open wronly");
