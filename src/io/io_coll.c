@@ -59,6 +59,16 @@ int hc_io_coll_setup(MPI_File f) {
   return 0;
 }
 
+/* The class of a failed MPI call on the file's communicator (a dead
+ * rank is MPIX_ERR_PROC_FAILED there, which every survivor then sees). */
+static int mpi_class(int code) {
+  int cls = MPI_ERR_OTHER;
+  if (code == MPI_SUCCESS)
+    return MPI_SUCCESS;
+  PMPI_Error_class(code, &cls);
+  return cls;
+}
+
 /* ---- the runs of one rank's access --------------------------------------- */
 
 typedef struct seg {
@@ -159,15 +169,19 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
   /* Runs out of file order (a read-only view that overlaps) cannot be cut
    * into domains: every rank then reads on its own. */
   int flags[2] = {bad || !all || !p->scount, !f->ordered}, any[2] = {0, 0};
-  PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->comm);
-  if (any[0]) {
+  int arc = PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->comm);
+  if (arc != MPI_SUCCESS || any[0]) {
     free(all);
-    return MPI_ERR_NO_MEM;
+    return arc != MPI_SUCCESS ? mpi_class(arc) : MPI_ERR_NO_MEM;
   }
   p->sdisp = p->scount + f->size;
   p->rcount = p->sdisp + f->size;
   p->rdisp = p->rcount + f->size;
-  PMPI_Allgather(range, 2, MPI_OFFSET, all, 2, MPI_OFFSET, f->comm);
+  int rc = PMPI_Allgather(range, 2, MPI_OFFSET, all, 2, MPI_OFFSET, f->comm);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    return mpi_class(rc);
+  }
   p->lo = -1;
   p->hi = -1;
   int interleaved = 0;
@@ -283,22 +297,22 @@ static int round_send(plan_t *p, MPI_Offset r, const char *src, int with_data) {
   return 0;
 }
 
-/* Exchanges the round's messages: counts, then the bytes. */
+/* Exchanges the round's messages: counts, then the bytes.  A class. */
 static int round_exchange(plan_t *p) {
   MPI_File f = p->f;
-  if (PMPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, f->comm))
-    return -1;
+  int rc = PMPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, f->comm);
+  if (rc != MPI_SUCCESS)
+    return mpi_class(rc);
   size_t total = 0;
   for (int q = 0; q < f->size; q++) {
     p->rdisp[q] = (int)total;
     total += (size_t)p->rcount[q];
   }
   if (grow(&p->rbuf, &p->rcap, total ? total : 1))
-    return -1;
-  return PMPI_Alltoallv(p->sbuf, p->scount, p->sdisp, MPI_BYTE, p->rbuf,
-                        p->rcount, p->rdisp, MPI_BYTE, f->comm)
-             ? -1
-             : 0;
+    return MPI_ERR_NO_MEM;
+  return mpi_class(PMPI_Alltoallv(p->sbuf, p->scount, p->sdisp, MPI_BYTE,
+                                  p->rbuf, p->rcount, p->rdisp, MPI_BYTE,
+                                  f->comm));
 }
 
 /* The span [*lo, *hi) and data bytes of every piece the aggregator got. */
@@ -441,10 +455,12 @@ static void round_read_take(plan_t *p, MPI_Offset r, char *dst) {
 /* ---- the collective calls --------------------------------------------------
  */
 
+/* Every rank's worst class: a file errno of any rank, or the failure of
+ * the agreement itself. */
 static int agree(MPI_File f, int err) {
   int cls = err ? hc_io_class_of_errno(err) : MPI_SUCCESS, worst = cls;
-  PMPI_Allreduce(&cls, &worst, 1, MPI_INT, MPI_MAX, f->comm);
-  return worst;
+  int rc = PMPI_Allreduce(&cls, &worst, 1, MPI_INT, MPI_MAX, f->comm);
+  return rc != MPI_SUCCESS ? mpi_class(rc) : worst;
 }
 
 int hc_io_coll_write(MPI_File f, MPI_Offset pos, const void *buf,
@@ -457,11 +473,8 @@ int hc_io_coll_write(MPI_File f, MPI_Offset pos, const void *buf,
   char *win = NULL;
   size_t wcap = 0;
   for (MPI_Offset r = 0; cls == MPI_SUCCESS && use_cb && r < p.rounds; r++) {
-    if (round_send(&p, r, buf, 1) || round_exchange(&p)) {
-      err = ENOMEM;
-      break;
-    }
-    int e = round_write(&p, &win, &wcap);
+    cls = round_send(&p, r, buf, 1) ? MPI_ERR_NO_MEM : round_exchange(&p);
+    int e = cls == MPI_SUCCESS ? round_write(&p, &win, &wcap) : 0;
     if (!err)
       err = e;
   }
@@ -480,19 +493,15 @@ int hc_io_coll_read(MPI_File f, MPI_Offset pos, void *buf, MPI_Offset n,
   char *win = NULL;
   size_t wcap = 0;
   for (MPI_Offset r = 0; cls == MPI_SUCCESS && use_cb && r < p.rounds; r++) {
-    if (round_send(&p, r, NULL, 0) || round_exchange(&p)) {
-      err = ENOMEM;
-      break;
-    }
-    int e = round_read_serve(&p, &win, &wcap);
+    cls = round_send(&p, r, NULL, 0) ? MPI_ERR_NO_MEM : round_exchange(&p);
+    int e = cls == MPI_SUCCESS ? round_read_serve(&p, &win, &wcap) : 0;
     if (!err)
       err = e;
     /* The replies travel back: round_read_serve left them in sbuf. */
-    if (round_exchange(&p)) {
-      err = ENOMEM;
-      break;
-    }
-    round_read_take(&p, r, buf);
+    if (cls == MPI_SUCCESS)
+      cls = round_exchange(&p);
+    if (cls == MPI_SUCCESS)
+      round_read_take(&p, r, buf);
   }
   if (use_cb && cls == MPI_SUCCESS) {
     struct stat st;
