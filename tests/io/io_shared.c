@@ -5,7 +5,9 @@
  *  - write_ordered puts rank r's r + 1 records after them in rank order;
  *  - seek_shared back to 0 and read_shared until the end of the file:
  *    the ranks together read every record once (checked by rank 0);
- *  - read_ordered from 0 gives each rank the records at its place. */
+ *  - read_ordered from 0 gives each rank the records at its place;
+ *  - iwrite_shared / iread_shared and write/read_ordered_begin/end on an
+ *    emptied file: each record once, the ordered ones in rank order. */
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -128,6 +130,55 @@ int main(int argc, char **argv)
     CHECK(rc == MPI_SUCCESS, "read_ordered: %s", mt_errstr(rc));
     MPI_File_get_position_shared(fh, &pos);
     CHECK(pos == 2L * nprocs, "after read_ordered the pointer is %ld", (long)pos);
+    /* Non-blocking shared and split ordered accesses on an emptied file:
+     * iwrite_shared puts {200 + r, 0} somewhere in the first nprocs
+     * records, write_ordered_begin/end {300 + r, 0} at place nprocs + r. */
+    MPI_File_set_size(fh, 0);
+    MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+    MPI_Request req;
+    int one[2] = {200 + rank, 0};
+    CHECK(MPI_File_iwrite_shared(fh, one, 1, rec, &req) == MPI_SUCCESS, "iwrite_shared");
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD); /* every shared write before the ordered ones */
+    int ord[2] = {300 + rank, 0};
+    CHECK(MPI_File_write_ordered_begin(fh, ord, 1, rec) == MPI_SUCCESS, "write_ordered_begin");
+    CHECK(MPI_File_write_ordered_end(fh, ord, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "write_ordered_end");
+    MPI_File_sync(fh);
+    if (rank == 0) {
+        int *img = mt_malloc(sizeof(int) * 4 * (size_t)nprocs);
+        char *seen = calloc((size_t)nprocs, 1);
+        int fd = open(path, O_RDONLY);
+        ssize_t n3 = read(fd, img, sizeof(int) * 4 * (size_t)nprocs + 1);
+        close(fd);
+        CHECK(n3 == (ssize_t)(sizeof(int) * 4 * (size_t)nprocs), "file has %zd bytes", n3);
+        for (int i = 0; i < nprocs; i++) {
+            int r = img[2 * i] - 200;
+            CHECK(r >= 0 && r < nprocs && !seen[r] && img[2 * i + 1] == 0,
+                  "iwrite_shared record %d is {%d,%d}", i, img[2 * i], img[2 * i + 1]);
+            seen[r] = 1;
+            CHECK(img[2 * (nprocs + i)] == 300 + i, "ordered record %d is %d", i,
+                  img[2 * (nprocs + i)]);
+        }
+        free(seen);
+        free(img);
+    }
+    MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+    MPI_Status st2;
+    CHECK(MPI_File_iread_shared(fh, one, 1, rec, &req) == MPI_SUCCESS, "iread_shared");
+    MPI_Wait(&req, &st2);
+    CHECK(mt_status_count(&st2, rec) == 1 && one[0] >= 200 && one[0] < 200 + nprocs,
+          "iread_shared got {%d,%d}", one[0], one[1]);
+    int *firsts = mt_malloc(sizeof(int) * (size_t)nprocs);
+    MPI_Allgather(&one[0], 1, MPI_INT, firsts, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int a = 0; a < nprocs; a++)
+        for (int b = a + 1; b < nprocs; b++)
+            CHECK(firsts[a] != firsts[b], "ranks %d and %d both read record %d", a, b, firsts[a]);
+    free(firsts);
+    CHECK(MPI_File_read_ordered_begin(fh, ord, 1, rec) == MPI_SUCCESS, "read_ordered_begin");
+    CHECK(MPI_File_read_ordered_end(fh, ord, &st2) == MPI_SUCCESS, "read_ordered_end");
+    CHECK(ord[0] == 300 + rank && mt_status_count(&st2, rec) == 1,
+          "read_ordered_begin/end gave %d", ord[0]);
     free(got);
     free(counts);
     MPI_Type_free(&rec);
