@@ -15,10 +15,11 @@
  * (io_shared.c); ordered accesses take their place from a prefix sum of
  * the ranks' sizes and rank 0 moves the shared pointer once for all.
  *
- * Non-blocking and split collective accesses are done in the call that
- * starts them; the request handed back is already complete (MPI-4.0
- * allows an implementation to finish the work at any time before the
- * completion call), so there is no worker thread and no progress hook.
+ * Independent non-blocking accesses move their bytes on a worker thread
+ * (io_async.c).  Collective non-blocking and split collective accesses
+ * are done in the call that starts them; the request handed back is
+ * already complete (MPI-4.0 allows an implementation to finish the work
+ * at any time before the completion call).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,9 @@
 
 /* ---- checks -------------------------------------------------------------- */
 
-static int access_check(const char *fn, MPI_File f, const io_how_t *how,
-                        const void *buf, MPI_Count count, MPI_Datatype datatype,
-                        const hc_mpi_type_t **t) {
+int hc_io_access_check(const char *fn, MPI_File f, const io_how_t *how,
+                       const void *buf, MPI_Count count, MPI_Datatype datatype,
+                       const hc_mpi_type_t **t) {
   int rc = hc_io_enter(fn, f);
   if (rc != MPI_SUCCESS)
     return rc;
@@ -65,25 +66,13 @@ static int access_check(const char *fn, MPI_File f, const io_how_t *how,
 
 /* ---- the memory side --------------------------------------------------- */
 
-/* The stream of an access and the buffers behind it. */
-typedef struct mem {
-  const hc_mpi_type_t *t;
-  MPI_Datatype handle;
-  void *user;
-  MPI_Count count;
-  MPI_Offset fbytes; /* stream bytes in the file representation */
-  char *stream;      /* what the file side reads or writes */
-  char *packed;      /* native packed copy (owned), or NULL */
-  char *conv;        /* representation copy (owned), or NULL */
-} mem_t;
-
-static void mem_free(mem_t *m) {
+void hc_io_mem_free(hc_io_mem_t *m) {
   free(m->packed);
   free(m->conv);
 }
 
 /* Sets up m for an access; for a write, fills the stream.  A class. */
-static int mem_prepare(MPI_File f, mem_t *m, int write) {
+int hc_io_mem_prepare(MPI_File f, hc_io_mem_t *m, int write) {
   MPI_Offset nat = (MPI_Offset)(m->t->size * m->count);
   hc_io_rep_size(f->rep, m->t, m->count, &m->fbytes);
   int user_rep = hc_io_rep_is_user(f->rep);
@@ -114,8 +103,8 @@ static int mem_prepare(MPI_File f, mem_t *m, int write) {
 
 /* After a read of done stream bytes: into the user's buffer.  *mem_bytes
  * is how many bytes of the memory representation that is. */
-static int mem_finish_read(MPI_File f, mem_t *m, MPI_Offset done,
-                           MPI_Offset *mem_bytes) {
+int hc_io_mem_finish_read(MPI_File f, hc_io_mem_t *m, MPI_Offset done,
+                          MPI_Offset *mem_bytes) {
   MPI_Offset nat = (MPI_Offset)(m->t->size * m->count);
   *mem_bytes = m->fbytes ? (MPI_Offset)((double)done / m->fbytes * nat) : 0;
   if (done == m->fbytes)
@@ -139,9 +128,9 @@ static int mem_finish_read(MPI_File f, mem_t *m, MPI_Offset done,
  */
 
 /* Where the access starts, in etypes; moves the pointers it uses. */
-static int access_place(const char *fn, MPI_File f, const io_how_t *how,
-                        MPI_Offset offset, MPI_Offset etypes,
-                        MPI_Offset *start) {
+int hc_io_access_place(const char *fn, MPI_File f, const io_how_t *how,
+                       MPI_Offset offset, MPI_Offset etypes,
+                       MPI_Offset *start) {
   switch (how->where) {
   case IO_AT_OFFSET:
     if (offset < 0)
@@ -178,7 +167,7 @@ static int access_place(const char *fn, MPI_File f, const io_how_t *how,
 /* ---- the access -------------------------------------------------------------
  */
 
-static void status_of(MPI_Status *status, MPI_Offset bytes) {
+void hc_io_status_of(MPI_Status *status, MPI_Offset bytes) {
   if (status == MPI_STATUS_IGNORE)
     return;
   hc_mpi_status_empty(status);
@@ -190,23 +179,23 @@ int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
                  MPI_Offset offset, void *buf, MPI_Count count,
                  MPI_Datatype datatype, MPI_Status *status) {
   const hc_mpi_type_t *t = NULL;
-  int rc = access_check(fn, f, how, buf, count, datatype, &t);
+  int rc = hc_io_access_check(fn, f, how, buf, count, datatype, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  mem_t m = {t, datatype, buf, count, 0, NULL, NULL, NULL};
-  int cls = mem_prepare(f, &m, how->write);
+  hc_io_mem_t m = {t, datatype, buf, count, 0, NULL, NULL, NULL};
+  int cls = hc_io_mem_prepare(f, &m, how->write);
   /* Collective accesses go on even after a local failure, with nothing
    * to move, so the other ranks are not left waiting. */
   if (cls != MPI_SUCCESS && !how->coll) {
-    mem_free(&m);
+    hc_io_mem_free(&m);
     return hc_io_raise(f, fn, cls, "preparing %ld elements", (long)count);
   }
   MPI_Offset n = cls == MPI_SUCCESS ? m.fbytes : 0, start = 0, done = 0;
   MPI_Offset etypes = (MPI_Offset)(t->size * count) / f->esize;
-  rc =
-      access_place(fn, f, how, offset, cls == MPI_SUCCESS ? etypes : 0, &start);
+  rc = hc_io_access_place(fn, f, how, offset, cls == MPI_SUCCESS ? etypes : 0,
+                          &start);
   if (rc != MPI_SUCCESS && how->where != IO_AT_ORDERED) {
-    mem_free(&m);
+    hc_io_mem_free(&m);
     return rc;
   }
   MPI_Offset pos = start * f->esize;
@@ -225,10 +214,10 @@ int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
   int io_cls = err < 0 ? -err : err ? hc_io_class_of_errno(err) : MPI_SUCCESS;
   MPI_Offset mem_bytes = (MPI_Offset)(t->size * count);
   if (cls == MPI_SUCCESS && io_cls == MPI_SUCCESS && !how->write)
-    cls = mem_finish_read(f, &m, done, &mem_bytes);
+    cls = hc_io_mem_finish_read(f, &m, done, &mem_bytes);
   if (how->where == IO_AT_POINTER && io_cls == MPI_SUCCESS)
     f->fp = start + (f->esize ? done / f->esize : 0);
-  mem_free(&m);
+  hc_io_mem_free(&m);
   if (cls == MPI_SUCCESS)
     cls = io_cls;
   if (cls == MPI_SUCCESS && rc != MPI_SUCCESS)
@@ -236,7 +225,7 @@ int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
   if (cls != MPI_SUCCESS)
     return hc_io_raise(f, fn, cls, "%s %s at stream byte %ld",
                        how->write ? "writing" : "reading", f->path, (long)pos);
-  status_of(status, mem_bytes);
+  hc_io_status_of(status, mem_bytes);
   return MPI_SUCCESS;
 }
 
@@ -245,6 +234,9 @@ int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
                 MPI_Datatype datatype, MPI_Request *request) {
   if (!request)
     return hc_io_raise(f, fn, MPI_ERR_ARG, "request is NULL");
+  *request = MPI_REQUEST_NULL; /* what a failed start leaves */
+  if (!how->coll)
+    return hc_io_async_start(fn, f, how, offset, buf, count, datatype, request);
   MPI_Status st;
   int rc = hc_io_access(fn, f, how, offset, buf, count, datatype, &st);
   if (rc != MPI_SUCCESS) {

@@ -2,7 +2,8 @@
 # Multi-rank programs run under tools/hcmpirun through tests/mpi/lib.sh;
 # each writes its files under $TMPDIR (default /tmp) and removes them.
 HC_IOTEST_BIN = tests/io/io_access tests/io/io_files tests/io/io_darray \
-	tests/io/io_shared tests/io/io_ext32 tests/io/io_cb tests/io/io_killed
+	tests/io/io_shared tests/io/io_ext32 tests/io/io_cb tests/io/io_killed \
+	tests/io/io_nonblocking
 check_PROGRAMS += $(HC_IOTEST_BIN)
 tests_io_io_access_SOURCES = tests/io/io_access.c tests/mpi/mpitest.h
 tests_io_io_access_LDADD = $(HC_MPITEST_LIB)
@@ -25,8 +26,12 @@ tests_io_io_cb_LDFLAGS = $(HC_MPITEST_LDF)
 tests_io_io_killed_SOURCES = tests/io/io_killed.c tests/mpi/mpitest.h
 tests_io_io_killed_LDADD = $(HC_MPITEST_LIB)
 tests_io_io_killed_LDFLAGS = $(HC_MPITEST_LDF)
+tests_io_io_nonblocking_SOURCES = tests/io/io_nonblocking.c tests/mpi/mpitest.h
+tests_io_io_nonblocking_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_nonblocking_LDFLAGS = $(HC_MPITEST_LDF)
 HC_IOTEST_SH = tests/io/io_access.sh tests/io/io_files.sh \
 	tests/io/io_darray.sh tests/io/io_shared.sh tests/io/io_ext32.sh \
-	tests/io/io_cb.sh tests/io/io_killed.sh
+	tests/io/io_cb.sh tests/io/io_killed.sh \
+	tests/io/io_nonblocking.sh
 TESTS += $(HC_IOTEST_SH)
 dist_noinst_SCRIPTS += $(HC_IOTEST_SH)
