@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "../mpi/mpitest.h"
+#include "iotest.h"
 
 enum { N = 96, B = 3 }; /* ints per rank, ints per block */
 
@@ -199,10 +199,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    if (rank == 0)
-        snprintf(path, sizeof path, "%s/hcmpi_io_access.%d", dir, (int)getpid());
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_test_path("hcmpi_io_access", path, sizeof path);
     for (int fam = 0; fam < F_NFAMILIES; fam++)
         for (int strided = 0; strided < 2; strided++)
             for (int sm = 0; sm < 2; sm++)

@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "../mpi/mpitest.h"
+#include "iotest.h"
 
 enum { K = 20 };
 
@@ -22,10 +22,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     char path[256];
-    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    if (rank == 0)
-        snprintf(path, sizeof path, "%s/hcmpi_io_shared.%d", dir, (int)getpid());
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_test_path("hcmpi_io_shared", path, sizeof path);
     MPI_File fh;
     int rc = MPI_File_open(MPI_COMM_WORLD, path,
                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
