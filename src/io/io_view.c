@@ -90,17 +90,17 @@ int hc_io_rep_convert(int rep, const hc_mpi_type_t *t, MPI_Datatype handle,
     return MPI_SUCCESS;
   }
   const io_rep_t *r = rep_get(rep);
-  int rc;
-  if (r->wr_c || r->rd_c) {
-    MPI_Datarep_conversion_function_c *cv = to_file ? r->wr_c : r->rd_c;
-    rc = cv ? cv(user, handle, count, file, position, r->extra) : -1;
-  } else {
-    MPI_Datarep_conversion_function *cv = to_file ? r->wr : r->rd;
-    rc = cv ? cv(user, handle, (int)count, file, position, r->extra) : -1;
-  }
-  (void)t;
-  if (rc == -1) /* MPI_CONVERSION_FN_NULL in the direction needed */
-    return MPI_ERR_UNSUPPORTED_DATAREP;
+  MPI_Datarep_conversion_function_c *cv_c = to_file ? r->wr_c : r->rd_c;
+  MPI_Datarep_conversion_function *cv = to_file ? r->wr : r->rd;
+  int rc = MPI_SUCCESS;
+  if (cv_c)
+    rc = cv_c(user, handle, count, file, position, r->extra);
+  else if (cv)
+    rc = cv(user, handle, (int)count, file, position, r->extra);
+  else if (to_file) /* MPI_CONVERSION_FN_NULL: the native bytes */
+    hc_mpi_type_pack(t, user, count, file);
+  else
+    hc_mpi_type_unpack(t, file, count, user);
   return rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_CONVERSION;
 }
 

@@ -6,7 +6,8 @@
  *    view as the values written.
  *  - MPI_Register_datarep: a representation whose conversion functions
  *    store each int plus 1000 is called on write and read (file bytes and
- *    values checked); registering the name again is MPI_ERR_DUP_DATAREP. */
+ *    values checked); registering the name again is MPI_ERR_DUP_DATAREP;
+ *    one registered with MPI_CONVERSION_FN_NULL stores the native bytes. */
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -133,6 +134,19 @@ static void registered(const char *path)
     MPI_File_read_at(fh, 0, r, 3, MPI_INT, MPI_STATUS_IGNORE);
     CHECK(calls == 2 && r[0] == 1 && r[1] == 2 && r[2] == 3, "read back %d %d %d", r[0], r[1],
           r[2]);
+    /* MPI_CONVERSION_FN_NULL: the native bytes, the functions unused. */
+    rc = MPI_Register_datarep("hcmpi-asis", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                              plus_extent, &calls);
+    CHECK(rc == MPI_SUCCESS, "register as-is: %s", mt_errstr(rc));
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "hcmpi-asis", MPI_INFO_NULL);
+    CHECK(rc == MPI_SUCCESS, "as-is view: %s", mt_errstr(rc));
+    MPI_File_write_at(fh, 0, v, 3, MPI_INT, MPI_STATUS_IGNORE);
+    MPI_File_sync(fh);
+    read_raw(path, (unsigned char *)raw, sizeof raw);
+    CHECK(raw[0] == 1 && raw[1] == 2 && raw[2] == 3, "as-is file holds %d %d %d", raw[0],
+          raw[1], raw[2]);
+    MPI_File_read_at(fh, 0, r, 3, MPI_INT, MPI_STATUS_IGNORE);
+    CHECK(calls == 2 && r[0] == 1 && r[2] == 3, "as-is read back");
     MPI_File_close(&fh);
     MPI_File_delete(path, MPI_INFO_NULL);
 }
