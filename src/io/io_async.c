@@ -11,17 +11,17 @@
  * A read is finished (unpacked, converted) by the thread that completes
  * the request, in its query function, or when the request is freed.
  *
- * The worker starts with the first such access; hcmpi's locks are turned
- * on before it (hc_lock_make_real), since from then on two threads may be
- * inside the library.  It sleeps on a condition variable when the queue
+ * The worker starts with the first such access; the engine's and the
+ * library's locks are turned on before it (hcomm_threads_enable), since
+ * from then on two threads may be inside the library.  It sleeps on a condition variable when the queue
  * is empty.  Collective non-blocking accesses (iread_all, ...) are done in
  * the call that starts them (io_access.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "hcomm.h"
 #include "io/io_access.h"
-#include "util/lock.h"
 
 typedef struct io_job {
   struct io_job *next;
@@ -72,7 +72,7 @@ static int queue_push(io_job_t *j) {
   pthread_mutex_lock(&queue_lock);
   int rc = 0;
   if (!worker_started) {
-    hc_lock_make_real();
+    hcomm_threads_enable();
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
