@@ -1,6 +1,7 @@
 /*
- * MPI-IO with device buffers from the CANN test double (device memory is
- * mapped PROT_NONE, so a host dereference would crash): on 2 ranks, a
+ * MPI-IO with device buffers from the CANN test double, or the CUDA one
+ * with DEVICE_P2P_ALLOC=cuda (device memory faults on any host access, so
+ * a host dereference would crash): on 2 ranks, a
  * contiguous and a strided (vector) memory type on the device, written
  * independently (write_at) and collectively (write_at_all) through an
  * interleaved view, and read back into device memory (read_at,
@@ -108,9 +109,13 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (fake_api_load(NULL, 0, &fa) != 0) {
+  /* DEVICE_P2P_ALLOC=cuda: CUDA memory (the CUDA double or a real GPU). */
+  const char *alloc = getenv("DEVICE_P2P_ALLOC");
+  int loaded = alloc && !strcmp(alloc, "cuda") ? fake_api_load_cuda(0, &fa)
+                                               : fake_api_load(NULL, 0, &fa);
+  if (loaded != 0) {
     if (rank == 0)
-      fprintf(stderr, "device_io: needs the CANN double\n");
+      fprintf(stderr, "device_io: needs the CANN or CUDA double\n");
     MPI_Finalize();
     return 77;
   }
