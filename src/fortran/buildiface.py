@@ -45,9 +45,8 @@ SKIP = {
     'Type_size_c': 'large count', 'Type_get_extent_c': 'large count',
     'Type_get_true_extent_c': 'large count', 'Get_count_c': 'large count',
     'Get_elements_c': 'large count',
-    # The handler would be called with the C MPI_File, not the Fortran
-    # integer, and the conversion callbacks with C arguments.
-    'File_create_errhandler': 'callback',
+    # The conversion callbacks would be called with C arguments.
+    'File_create_errhandler': 'hand',
     'Register_datarep': 'callbacks', 'Register_datarep_c': 'callbacks',
     # Large-count MPI-IO forms: mpi_f08 overloads, as above.
     **{c: 'large count' for c in (
@@ -100,6 +99,8 @@ HAND = [
                             ('type_delete_attr_fn', 'fn'),
                             ('type_keyval', 'int*'),
                             ('extra_state', 'aint')], None),
+    ('File_create_errhandler', [('file_errhandler_fn', 'fn'),
+                                ('errhandler', 'h*:Errhandler')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
     ('Aint_diff', [('addr1', 'aint'), ('addr2', 'aint')], 'aint'),
     # MPI-1: INTEGER addresses, displacements and attribute values.

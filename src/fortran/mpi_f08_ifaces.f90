@@ -774,6 +774,13 @@ subroutine MPI_File_close(fh, ierror)
   type(MPI_File) :: fh
   integer, optional :: ierror
 end subroutine
+subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  external :: file_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_File_delete(filename, info, ierror)
   import
   implicit none

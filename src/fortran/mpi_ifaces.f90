@@ -710,6 +710,12 @@ subroutine MPI_File_close(fh, ierror)
   integer :: fh
   integer :: ierror
 end subroutine
+subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  implicit none
+  external :: file_errhandler_fn
+  integer :: errhandler
+  integer :: ierror
+end subroutine
 subroutine MPI_File_delete(filename, info, ierror)
   implicit none
   character(len=*) :: filename
