@@ -2,7 +2,9 @@
  * contiguous view (each rank its own block) and through an interleaved
  * derived filetype (blocks of B ints dealt round-robin to the ranks, with
  * a hole-making resized vector), from a contiguous and a strided memory
- * type.  After each write, rank 0 reads the file with plain POSIX read()
+ * type.  The shared-pointer families (write_shared in rank order,
+ * iwrite_shared, write_ordered, its split form) use one view for all
+ * ranks: contiguous, or blocks of B ints with B-int holes left unwritten.  After each write, rank 0 reads the file with plain POSIX read()
  * and compares it byte for byte with the layout the view defines; then
  * the matching read family reads it back and the data and status counts
  * are compared.  Runs on any number of ranks (the scenario uses 1, 2, 4). */
@@ -15,39 +17,52 @@ enum { N = 96, B = 3 }; /* ints per rank, ints per block */
 
 enum family {
     F_AT, F_AT_ALL, F_PTR, F_ALL, F_IAT, F_IPTR, F_IALL, F_IAT_ALL,
-    F_ALL_SPLIT, F_AT_ALL_SPLIT, F_NFAMILIES
+    F_ALL_SPLIT, F_AT_ALL_SPLIT,
+    /* The shared-pointer families use one view for all ranks. */
+    F_SHARED, F_ISHARED, F_ORDERED, F_ORDERED_SPLIT, F_NFAMILIES
 };
 static const char *family_name[] = {"at", "at_all", "pointer", "all", "iat",
                                     "ipointer", "iall", "iat_all", "all_split",
-                                    "at_all_split"};
+                                    "at_all_split", "shared", "ishared", "ordered",
+                                    "ordered_split"};
 
 static int rank, nprocs;
 static char path[256];
 
 static int value(int r, int k, int fam) { return r * 100000 + k * 10 + fam; }
 
-/* The file offset (in ints) of int k of rank r under the layout. */
-static long file_index(int strided, int r, int k)
+static int is_shared(int fam) { return fam >= F_SHARED; }
+
+/* The file offset (in ints) of int k of rank r under the layout: each
+ * rank its view, or (shared families) one view over the ranks' data in
+ * rank order, blocks of B ints with a hole of B ints after each. */
+static long file_index(int fam, int strided, int r, int k)
 {
+    long s = (long)r * N + k;
+    if (is_shared(fam))
+        return strided ? (s / B) * 2 * B + s % B : s;
     if (!strided)
-        return (long)r * N + k;
+        return s;
     return ((long)(k / B) * nprocs + r) * B + k % B;
 }
 
-static void set_view(MPI_File fh, int strided)
+static void set_view(MPI_File fh, int fam, int strided)
 {
+    MPI_Offset disp = is_shared(fam) ? 0 : (MPI_Offset)rank * (strided ? B : N) * 4;
     if (!strided) {
-        CHECK(MPI_File_set_view(fh, (MPI_Offset)rank * N * 4, MPI_INT, MPI_INT, "native",
-                                MPI_INFO_NULL) == MPI_SUCCESS, "contiguous view");
+        CHECK(MPI_File_set_view(fh, disp, MPI_INT, MPI_INT, "native", MPI_INFO_NULL) ==
+                  MPI_SUCCESS,
+              "contiguous view");
         return;
     }
-    /* One block of B ints then a hole for the other ranks' blocks. */
+    /* One block of B ints then a hole: the other ranks' blocks, or (one
+     * shared view) B ints nobody writes. */
     MPI_Datatype blk, ft;
     MPI_Type_contiguous(B, MPI_INT, &blk);
-    MPI_Type_create_resized(blk, 0, (MPI_Aint)B * nprocs * 4, &ft);
+    MPI_Type_create_resized(blk, 0, (MPI_Aint)B * (is_shared(fam) ? 2 : nprocs) * 4, &ft);
     MPI_Type_commit(&ft);
-    CHECK(MPI_File_set_view(fh, (MPI_Offset)rank * B * 4, MPI_INT, ft, "native",
-                            MPI_INFO_NULL) == MPI_SUCCESS, "strided view");
+    CHECK(MPI_File_set_view(fh, disp, MPI_INT, ft, "native", MPI_INFO_NULL) == MPI_SUCCESS,
+          "strided view");
     MPI_Type_free(&blk);
     MPI_Type_free(&ft);
 }
@@ -120,6 +135,38 @@ static void do_access(MPI_File fh, int fam, int write, int *buf, MPI_Datatype t,
         CHECK(rc == MPI_SUCCESS, "begin: %s", mt_errstr(rc));
         rc = write ? MPI_File_write_all_end(fh, buf, st) : MPI_File_read_all_end(fh, buf, st);
         break;
+    case F_SHARED:
+    case F_ISHARED:
+        /* Rank by rank, so the shared pointer hands out places in rank
+         * order. */
+        MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+        rc = MPI_SUCCESS;
+        for (int r = 0; r < nprocs; r++) {
+            if (r == rank && fam == F_SHARED)
+                rc = write ? MPI_File_write_shared(fh, buf, count, t, st)
+                           : MPI_File_read_shared(fh, buf, count, t, st);
+            if (r == rank && fam == F_ISHARED) {
+                rc = write ? MPI_File_iwrite_shared(fh, buf, count, t, &req)
+                           : MPI_File_iread_shared(fh, buf, count, t, &req);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Wait(&req, st);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        break;
+    case F_ORDERED:
+        MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+        rc = write ? MPI_File_write_ordered(fh, buf, count, t, st)
+                   : MPI_File_read_ordered(fh, buf, count, t, st);
+        break;
+    case F_ORDERED_SPLIT:
+        MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+        rc = write ? MPI_File_write_ordered_begin(fh, buf, count, t)
+                   : MPI_File_read_ordered_begin(fh, buf, count, t);
+        CHECK(rc == MPI_SUCCESS, "begin: %s", mt_errstr(rc));
+        rc = write ? MPI_File_write_ordered_end(fh, buf, st)
+                   : MPI_File_read_ordered_end(fh, buf, st);
+        break;
     default:
         rc = write ? MPI_File_write_at_all_begin(fh, 0, buf, count, t)
                    : MPI_File_read_at_all_begin(fh, 0, buf, count, t);
@@ -131,23 +178,32 @@ static void do_access(MPI_File fh, int fam, int write, int *buf, MPI_Datatype t,
           mt_errstr(rc));
 }
 
-/* Rank 0 reads the whole file with POSIX and checks every int. */
+/* Rank 0 reads the whole file with POSIX and checks every int: each
+ * rank's data where the view puts it, zeros in holes nobody wrote, and
+ * nothing past the last int written. */
 static void check_file(int fam, int strided)
 {
-    long total = (long)N * nprocs;
+    long total = file_index(fam, strided, nprocs - 1, N - 1) + 1;
     int *img = mt_malloc(sizeof(int) * (size_t)total);
+    char *mine = calloc((size_t)total, 1);
     int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0, "open %s", path);
+    CHECK(fd >= 0 && mine, "open %s", path);
     ssize_t got = read(fd, img, sizeof(int) * (size_t)total + 1);
     close(fd);
+    const char *view = strided ? "strided" : "contig";
     CHECK(got == (ssize_t)(sizeof(int) * (size_t)total), "%s/%s: file has %zd bytes, want %zu",
-          family_name[fam], strided ? "strided" : "contig", got, sizeof(int) * (size_t)total);
+          family_name[fam], view, got, sizeof(int) * (size_t)total);
     for (int r = 0; r < nprocs; r++)
-        for (int k = 0; k < N; k++)
-            CHECK(img[file_index(strided, r, k)] == value(r, k, fam),
-                  "%s/%s: rank %d int %d at file int %ld is %d, want %d", family_name[fam],
-                  strided ? "strided" : "contig", r, k, file_index(strided, r, k),
-                  img[file_index(strided, r, k)], value(r, k, fam));
+        for (int k = 0; k < N; k++) {
+            long at = file_index(fam, strided, r, k);
+            mine[at] = 1;
+            CHECK(img[at] == value(r, k, fam), "%s/%s: rank %d int %d at file int %ld is %d, want %d",
+                  family_name[fam], view, r, k, at, img[at], value(r, k, fam));
+        }
+    for (long i = 0; i < total; i++)
+        CHECK(mine[i] || img[i] == 0, "%s/%s: hole int %ld is %d", family_name[fam], view, i,
+              img[i]);
+    free(mine);
     free(img);
 }
 
@@ -166,7 +222,7 @@ static void one_case(int fam, int strided, int strided_mem)
     MPI_Barrier(MPI_COMM_WORLD);
     int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     CHECK(rc == MPI_SUCCESS, "open: %s", mt_errstr(rc));
-    set_view(fh, strided);
+    set_view(fh, fam, strided);
     MPI_Status st;
     do_access(fh, fam, 1, buf, t, &st);
     int n = -1;
