@@ -221,6 +221,11 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
 
 /* Drives every transport once. */
 void hcomm_progress(void);
+/* Makes the engine's lock (and the library's) real for good, as
+ * HCOMM_THREAD_MULTIPLE does: for a thread of the library's own that will
+ * complete requests (the MPI-IO worker).  Call while no other thread is
+ * inside the library, before that thread starts. */
+void hcomm_threads_enable(void);
 /* Progresses once; *done 1 when req is complete (status filled if non-NULL).
  * Does not release req. */
 hc_status_t hcomm_test(hcomm_request_t *req, int *done, hcomm_status_t *status);

@@ -44,6 +44,9 @@ SKIP = {
     'Type_create_keyval': 'hand',
     # Returns an address, like Buffer_detach.
     'Buffer_detach_c': 'hand',
+    # The conversion callbacks would be called with C arguments.
+    'File_create_errhandler': 'hand',
+    'Register_datarep': 'callbacks', 'Register_datarep_c': 'callbacks',
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).
@@ -82,6 +85,8 @@ HAND = [
                             ('type_delete_attr_fn', 'fn'),
                             ('type_keyval', 'int*'),
                             ('extra_state', 'aint')], None),
+    ('File_create_errhandler', [('file_errhandler_fn', 'fn'),
+                                ('errhandler', 'h*:Errhandler')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
     ('Aint_diff', [('addr1', 'aint'), ('addr2', 'aint')], 'aint'),
     # MPI-1: INTEGER addresses, displacements and attribute values.
@@ -131,6 +136,7 @@ STRING_OUT = {
     ('Get_library_version', 'version'): 'MPI_MAX_LIBRARY_VERSION_STRING',
     ('Info_get_nthkey', 'key'): 'MPI_MAX_INFO_KEY',
     ('Info_get', 'value'): '(size_t)*valuelen',
+    ('File_get_view', 'datarep'): 'MPI_MAX_DATAREP_STRING',
 }
 # 0-based C indices that are 1-based in Fortran.
 INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx')}
@@ -151,7 +157,8 @@ HANDLES = ['Comm', 'Datatype', 'Group', 'Info', 'Op', 'Errhandler',
            'Request', 'Win', 'Session', 'Message', 'File']
 PASS_FN = {'MPI_User_function', 'MPI_User_function_c', 'MPI_Comm_errhandler_function',
            'MPI_Win_errhandler_function', 'MPI_Session_errhandler_function',
-           'MPI_Comm_errhandler_fn', 'MPI_Handler_function'}
+           'MPI_Comm_errhandler_fn', 'MPI_Handler_function',
+           'MPI_File_errhandler_function'}
 
 
 # ---- reading the C library ----------------------------------------------
@@ -169,12 +176,13 @@ def read_prototypes():
 
 def implemented_calls():
     names = set()
-    d = os.path.join(ROOT, 'src', 'mpi')
-    for f in sorted(os.listdir(d)):
-        if f.endswith('.c'):
-            src = open(os.path.join(d, f)).read()
-            names.update(re.findall(r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(',
-                                    src, flags=re.M))
+    for layer in ('mpi', 'io'):
+        d = os.path.join(ROOT, 'src', layer)
+        for f in sorted(os.listdir(d)):
+            if f.endswith('.c'):
+                src = open(os.path.join(d, f)).read()
+                names.update(re.findall(
+                    r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(', src, flags=re.M))
     # The tool interface (MPI_T_*) has no Fortran bindings in the standard.
     return {n for n in names if not n.startswith('T_')}
 
@@ -296,6 +304,12 @@ def c_body(call, args):
     for n, k in args:
         if k == 'buf':
             actual.append('hc_f_buf(%s)' % n)
+        elif k == 'h:File':  # a pointer in C, an integer in Fortran
+            actual.append('MPI_File_f2c(*%s)' % n)
+        elif k == 'h*:File':
+            pre.append('MPI_File %s_c = MPI_File_f2c(*%s);' % (n, n))
+            actual.append('&%s_c' % n)
+            post.append('*%s = MPI_File_c2f(%s_c);' % (n, n))
         elif k in ('int', 'aint', 'count', 'offset', 'lin') or \
                 k.startswith('h:'):
             actual.append('*' + n if k != 'lin' else '(*%s != 0)' % n)

@@ -1342,6 +1342,1261 @@ void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_exscan_init_c__ = pmpi_exscan_init_c_
 #pragma weak PMPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
 
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_call_errhandler(MPI_File_f2c(*fh), *errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_call_errhandler_ = pmpi_file_call_errhandler_
+#pragma weak mpi_file_call_errhandler = pmpi_file_call_errhandler_
+#pragma weak mpi_file_call_errhandler__ = pmpi_file_call_errhandler_
+#pragma weak MPI_FILE_CALL_ERRHANDLER = pmpi_file_call_errhandler_
+#pragma weak pmpi_file_call_errhandler = pmpi_file_call_errhandler_
+#pragma weak pmpi_file_call_errhandler__ = pmpi_file_call_errhandler_
+#pragma weak PMPI_FILE_CALL_ERRHANDLER = pmpi_file_call_errhandler_
+
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr) {
+  MPI_File fh_c = MPI_File_f2c(*fh);
+  int rc = MPI_File_close(&fh_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *fh = MPI_File_c2f(fh_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_close_ = pmpi_file_close_
+#pragma weak mpi_file_close = pmpi_file_close_
+#pragma weak mpi_file_close__ = pmpi_file_close_
+#pragma weak MPI_FILE_CLOSE = pmpi_file_close_
+#pragma weak pmpi_file_close = pmpi_file_close_
+#pragma weak pmpi_file_close__ = pmpi_file_close_
+#pragma weak PMPI_FILE_CLOSE = pmpi_file_close_
+
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
+                       size_t filename_len) {
+  char *filename_c = hc_f_str_in(filename, filename_len);
+  int rc = MPI_File_delete(filename_c, *info);
+  free(filename_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_delete_ = pmpi_file_delete_
+#pragma weak mpi_file_delete = pmpi_file_delete_
+#pragma weak mpi_file_delete__ = pmpi_file_delete_
+#pragma weak MPI_FILE_DELETE = pmpi_file_delete_
+#pragma weak pmpi_file_delete = pmpi_file_delete_
+#pragma weak pmpi_file_delete__ = pmpi_file_delete_
+#pragma weak PMPI_FILE_DELETE = pmpi_file_delete_
+
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr) {
+  int rc = MPI_File_get_amode(MPI_File_f2c(*fh), amode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_amode_ = pmpi_file_get_amode_
+#pragma weak mpi_file_get_amode = pmpi_file_get_amode_
+#pragma weak mpi_file_get_amode__ = pmpi_file_get_amode_
+#pragma weak MPI_FILE_GET_AMODE = pmpi_file_get_amode_
+#pragma weak pmpi_file_get_amode = pmpi_file_get_amode_
+#pragma weak pmpi_file_get_amode__ = pmpi_file_get_amode_
+#pragma weak PMPI_FILE_GET_AMODE = pmpi_file_get_amode_
+
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_File_get_atomicity(MPI_File_f2c(*fh), &flag_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_atomicity_ = pmpi_file_get_atomicity_
+#pragma weak mpi_file_get_atomicity = pmpi_file_get_atomicity_
+#pragma weak mpi_file_get_atomicity__ = pmpi_file_get_atomicity_
+#pragma weak MPI_FILE_GET_ATOMICITY = pmpi_file_get_atomicity_
+#pragma weak pmpi_file_get_atomicity = pmpi_file_get_atomicity_
+#pragma weak pmpi_file_get_atomicity__ = pmpi_file_get_atomicity_
+#pragma weak PMPI_FILE_GET_ATOMICITY = pmpi_file_get_atomicity_
+
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset,
+                                MPI_Offset *disp, MPI_Fint *ierr) {
+  int rc = MPI_File_get_byte_offset(MPI_File_f2c(*fh), *offset, disp);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_byte_offset_ = pmpi_file_get_byte_offset_
+#pragma weak mpi_file_get_byte_offset = pmpi_file_get_byte_offset_
+#pragma weak mpi_file_get_byte_offset__ = pmpi_file_get_byte_offset_
+#pragma weak MPI_FILE_GET_BYTE_OFFSET = pmpi_file_get_byte_offset_
+#pragma weak pmpi_file_get_byte_offset = pmpi_file_get_byte_offset_
+#pragma weak pmpi_file_get_byte_offset__ = pmpi_file_get_byte_offset_
+#pragma weak PMPI_FILE_GET_BYTE_OFFSET = pmpi_file_get_byte_offset_
+
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_get_errhandler(MPI_File_f2c(*file), errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_errhandler_ = pmpi_file_get_errhandler_
+#pragma weak mpi_file_get_errhandler = pmpi_file_get_errhandler_
+#pragma weak mpi_file_get_errhandler__ = pmpi_file_get_errhandler_
+#pragma weak MPI_FILE_GET_ERRHANDLER = pmpi_file_get_errhandler_
+#pragma weak pmpi_file_get_errhandler = pmpi_file_get_errhandler_
+#pragma weak pmpi_file_get_errhandler__ = pmpi_file_get_errhandler_
+#pragma weak PMPI_FILE_GET_ERRHANDLER = pmpi_file_get_errhandler_
+
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr) {
+  int rc = MPI_File_get_group(MPI_File_f2c(*fh), group);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_group_ = pmpi_file_get_group_
+#pragma weak mpi_file_get_group = pmpi_file_get_group_
+#pragma weak mpi_file_get_group__ = pmpi_file_get_group_
+#pragma weak MPI_FILE_GET_GROUP = pmpi_file_get_group_
+#pragma weak pmpi_file_get_group = pmpi_file_get_group_
+#pragma weak pmpi_file_get_group__ = pmpi_file_get_group_
+#pragma weak PMPI_FILE_GET_GROUP = pmpi_file_get_group_
+
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr) {
+  int rc = MPI_File_get_info(MPI_File_f2c(*fh), info_used);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_info_ = pmpi_file_get_info_
+#pragma weak mpi_file_get_info = pmpi_file_get_info_
+#pragma weak mpi_file_get_info__ = pmpi_file_get_info_
+#pragma weak MPI_FILE_GET_INFO = pmpi_file_get_info_
+#pragma weak pmpi_file_get_info = pmpi_file_get_info_
+#pragma weak pmpi_file_get_info__ = pmpi_file_get_info_
+#pragma weak PMPI_FILE_GET_INFO = pmpi_file_get_info_
+
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr) {
+  int rc = MPI_File_get_position(MPI_File_f2c(*fh), offset);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_position_ = pmpi_file_get_position_
+#pragma weak mpi_file_get_position = pmpi_file_get_position_
+#pragma weak mpi_file_get_position__ = pmpi_file_get_position_
+#pragma weak MPI_FILE_GET_POSITION = pmpi_file_get_position_
+#pragma weak pmpi_file_get_position = pmpi_file_get_position_
+#pragma weak pmpi_file_get_position__ = pmpi_file_get_position_
+#pragma weak PMPI_FILE_GET_POSITION = pmpi_file_get_position_
+
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset,
+                                    MPI_Fint *ierr) {
+  int rc = MPI_File_get_position_shared(MPI_File_f2c(*fh), offset);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_position_shared_ = pmpi_file_get_position_shared_
+#pragma weak mpi_file_get_position_shared = pmpi_file_get_position_shared_
+#pragma weak mpi_file_get_position_shared__ = pmpi_file_get_position_shared_
+#pragma weak MPI_FILE_GET_POSITION_SHARED = pmpi_file_get_position_shared_
+#pragma weak pmpi_file_get_position_shared = pmpi_file_get_position_shared_
+#pragma weak pmpi_file_get_position_shared__ = pmpi_file_get_position_shared_
+#pragma weak PMPI_FILE_GET_POSITION_SHARED = pmpi_file_get_position_shared_
+
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+  int rc = MPI_File_get_size(MPI_File_f2c(*fh), size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_size_ = pmpi_file_get_size_
+#pragma weak mpi_file_get_size = pmpi_file_get_size_
+#pragma weak mpi_file_get_size__ = pmpi_file_get_size_
+#pragma weak MPI_FILE_GET_SIZE = pmpi_file_get_size_
+#pragma weak pmpi_file_get_size = pmpi_file_get_size_
+#pragma weak pmpi_file_get_size__ = pmpi_file_get_size_
+#pragma weak PMPI_FILE_GET_SIZE = pmpi_file_get_size_
+
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype,
+                                MPI_Aint *extent, MPI_Fint *ierr) {
+  int rc = MPI_File_get_type_extent(MPI_File_f2c(*fh), *datatype, extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_type_extent_ = pmpi_file_get_type_extent_
+#pragma weak mpi_file_get_type_extent = pmpi_file_get_type_extent_
+#pragma weak mpi_file_get_type_extent__ = pmpi_file_get_type_extent_
+#pragma weak MPI_FILE_GET_TYPE_EXTENT = pmpi_file_get_type_extent_
+#pragma weak pmpi_file_get_type_extent = pmpi_file_get_type_extent_
+#pragma weak pmpi_file_get_type_extent__ = pmpi_file_get_type_extent_
+#pragma weak PMPI_FILE_GET_TYPE_EXTENT = pmpi_file_get_type_extent_
+
+void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
+                                  MPI_Count *extent, MPI_Fint *ierr) {
+  int rc = MPI_File_get_type_extent_c(MPI_File_f2c(*fh), *datatype, extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_type_extent_c_ = pmpi_file_get_type_extent_c_
+#pragma weak mpi_file_get_type_extent_c = pmpi_file_get_type_extent_c_
+#pragma weak mpi_file_get_type_extent_c__ = pmpi_file_get_type_extent_c_
+#pragma weak MPI_FILE_GET_TYPE_EXTENT_C = pmpi_file_get_type_extent_c_
+#pragma weak pmpi_file_get_type_extent_c = pmpi_file_get_type_extent_c_
+#pragma weak pmpi_file_get_type_extent_c__ = pmpi_file_get_type_extent_c_
+#pragma weak PMPI_FILE_GET_TYPE_EXTENT_C = pmpi_file_get_type_extent_c_
+
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *ierr,
+                         size_t datarep_len) {
+  char *datarep_c = hc_f_str_buf(MPI_MAX_DATAREP_STRING);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc =
+      MPI_File_get_view(MPI_File_f2c(*fh), disp, etype, filetype, datarep_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(datarep, datarep_len, datarep_c);
+  }
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_view_ = pmpi_file_get_view_
+#pragma weak mpi_file_get_view = pmpi_file_get_view_
+#pragma weak mpi_file_get_view__ = pmpi_file_get_view_
+#pragma weak MPI_FILE_GET_VIEW = pmpi_file_get_view_
+#pragma weak pmpi_file_get_view = pmpi_file_get_view_
+#pragma weak pmpi_file_get_view__ = pmpi_file_get_view_
+#pragma weak PMPI_FILE_GET_VIEW = pmpi_file_get_view_
+
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                          request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_ = pmpi_file_iread_
+#pragma weak mpi_file_iread = pmpi_file_iread_
+#pragma weak mpi_file_iread__ = pmpi_file_iread_
+#pragma weak MPI_FILE_IREAD = pmpi_file_iread_
+#pragma weak pmpi_file_iread = pmpi_file_iread_
+#pragma weak pmpi_file_iread__ = pmpi_file_iread_
+#pragma weak PMPI_FILE_IREAD = pmpi_file_iread_
+
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *request,
+                          MPI_Fint *ierr) {
+  int rc = MPI_File_iread_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                              *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_all_ = pmpi_file_iread_all_
+#pragma weak mpi_file_iread_all = pmpi_file_iread_all_
+#pragma weak mpi_file_iread_all__ = pmpi_file_iread_all_
+#pragma weak MPI_FILE_IREAD_ALL = pmpi_file_iread_all_
+#pragma weak pmpi_file_iread_all = pmpi_file_iread_all_
+#pragma weak pmpi_file_iread_all__ = pmpi_file_iread_all_
+#pragma weak PMPI_FILE_IREAD_ALL = pmpi_file_iread_all_
+
+void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_iread_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_all_c_ = pmpi_file_iread_all_c_
+#pragma weak mpi_file_iread_all_c = pmpi_file_iread_all_c_
+#pragma weak mpi_file_iread_all_c__ = pmpi_file_iread_all_c_
+#pragma weak MPI_FILE_IREAD_ALL_C = pmpi_file_iread_all_c_
+#pragma weak pmpi_file_iread_all_c = pmpi_file_iread_all_c_
+#pragma weak pmpi_file_iread_all_c__ = pmpi_file_iread_all_c_
+#pragma weak PMPI_FILE_IREAD_ALL_C = pmpi_file_iread_all_c_
+
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                             *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_ = pmpi_file_iread_at_
+#pragma weak mpi_file_iread_at = pmpi_file_iread_at_
+#pragma weak mpi_file_iread_at__ = pmpi_file_iread_at_
+#pragma weak MPI_FILE_IREAD_AT = pmpi_file_iread_at_
+#pragma weak pmpi_file_iread_at = pmpi_file_iread_at_
+#pragma weak pmpi_file_iread_at__ = pmpi_file_iread_at_
+#pragma weak PMPI_FILE_IREAD_AT = pmpi_file_iread_at_
+
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                 *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_all_ = pmpi_file_iread_at_all_
+#pragma weak mpi_file_iread_at_all = pmpi_file_iread_at_all_
+#pragma weak mpi_file_iread_at_all__ = pmpi_file_iread_at_all_
+#pragma weak MPI_FILE_IREAD_AT_ALL = pmpi_file_iread_at_all_
+#pragma weak pmpi_file_iread_at_all = pmpi_file_iread_at_all_
+#pragma weak pmpi_file_iread_at_all__ = pmpi_file_iread_at_all_
+#pragma weak PMPI_FILE_IREAD_AT_ALL = pmpi_file_iread_at_all_
+
+void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                   *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_all_c_ = pmpi_file_iread_at_all_c_
+#pragma weak mpi_file_iread_at_all_c = pmpi_file_iread_at_all_c_
+#pragma weak mpi_file_iread_at_all_c__ = pmpi_file_iread_at_all_c_
+#pragma weak MPI_FILE_IREAD_AT_ALL_C = pmpi_file_iread_at_all_c_
+#pragma weak pmpi_file_iread_at_all_c = pmpi_file_iread_at_all_c_
+#pragma weak pmpi_file_iread_at_all_c__ = pmpi_file_iread_at_all_c_
+#pragma weak PMPI_FILE_IREAD_AT_ALL_C = pmpi_file_iread_at_all_c_
+
+void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                               *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_c_ = pmpi_file_iread_at_c_
+#pragma weak mpi_file_iread_at_c = pmpi_file_iread_at_c_
+#pragma weak mpi_file_iread_at_c__ = pmpi_file_iread_at_c_
+#pragma weak MPI_FILE_IREAD_AT_C = pmpi_file_iread_at_c_
+#pragma weak pmpi_file_iread_at_c = pmpi_file_iread_at_c_
+#pragma weak pmpi_file_iread_at_c__ = pmpi_file_iread_at_c_
+#pragma weak PMPI_FILE_IREAD_AT_C = pmpi_file_iread_at_c_
+
+void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                            request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_c_ = pmpi_file_iread_c_
+#pragma weak mpi_file_iread_c = pmpi_file_iread_c_
+#pragma weak mpi_file_iread_c__ = pmpi_file_iread_c_
+#pragma weak MPI_FILE_IREAD_C = pmpi_file_iread_c_
+#pragma weak pmpi_file_iread_c = pmpi_file_iread_c_
+#pragma weak pmpi_file_iread_c__ = pmpi_file_iread_c_
+#pragma weak PMPI_FILE_IREAD_C = pmpi_file_iread_c_
+
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_iread_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_shared_ = pmpi_file_iread_shared_
+#pragma weak mpi_file_iread_shared = pmpi_file_iread_shared_
+#pragma weak mpi_file_iread_shared__ = pmpi_file_iread_shared_
+#pragma weak MPI_FILE_IREAD_SHARED = pmpi_file_iread_shared_
+#pragma weak pmpi_file_iread_shared = pmpi_file_iread_shared_
+#pragma weak pmpi_file_iread_shared__ = pmpi_file_iread_shared_
+#pragma weak PMPI_FILE_IREAD_SHARED = pmpi_file_iread_shared_
+
+void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_iread_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_shared_c_ = pmpi_file_iread_shared_c_
+#pragma weak mpi_file_iread_shared_c = pmpi_file_iread_shared_c_
+#pragma weak mpi_file_iread_shared_c__ = pmpi_file_iread_shared_c_
+#pragma weak MPI_FILE_IREAD_SHARED_C = pmpi_file_iread_shared_c_
+#pragma weak pmpi_file_iread_shared_c = pmpi_file_iread_shared_c_
+#pragma weak pmpi_file_iread_shared_c__ = pmpi_file_iread_shared_c_
+#pragma weak PMPI_FILE_IREAD_SHARED_C = pmpi_file_iread_shared_c_
+
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                           request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_ = pmpi_file_iwrite_
+#pragma weak mpi_file_iwrite = pmpi_file_iwrite_
+#pragma weak mpi_file_iwrite__ = pmpi_file_iwrite_
+#pragma weak MPI_FILE_IWRITE = pmpi_file_iwrite_
+#pragma weak pmpi_file_iwrite = pmpi_file_iwrite_
+#pragma weak pmpi_file_iwrite__ = pmpi_file_iwrite_
+#pragma weak PMPI_FILE_IWRITE = pmpi_file_iwrite_
+
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *request,
+                           MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                               *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_all_ = pmpi_file_iwrite_all_
+#pragma weak mpi_file_iwrite_all = pmpi_file_iwrite_all_
+#pragma weak mpi_file_iwrite_all__ = pmpi_file_iwrite_all_
+#pragma weak MPI_FILE_IWRITE_ALL = pmpi_file_iwrite_all_
+#pragma weak pmpi_file_iwrite_all = pmpi_file_iwrite_all_
+#pragma weak pmpi_file_iwrite_all__ = pmpi_file_iwrite_all_
+#pragma weak PMPI_FILE_IWRITE_ALL = pmpi_file_iwrite_all_
+
+void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_all_c_ = pmpi_file_iwrite_all_c_
+#pragma weak mpi_file_iwrite_all_c = pmpi_file_iwrite_all_c_
+#pragma weak mpi_file_iwrite_all_c__ = pmpi_file_iwrite_all_c_
+#pragma weak MPI_FILE_IWRITE_ALL_C = pmpi_file_iwrite_all_c_
+#pragma weak pmpi_file_iwrite_all_c = pmpi_file_iwrite_all_c_
+#pragma weak pmpi_file_iwrite_all_c__ = pmpi_file_iwrite_all_c_
+#pragma weak PMPI_FILE_IWRITE_ALL_C = pmpi_file_iwrite_all_c_
+
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Fint *count, MPI_Fint *datatype,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                              *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_ = pmpi_file_iwrite_at_
+#pragma weak mpi_file_iwrite_at = pmpi_file_iwrite_at_
+#pragma weak mpi_file_iwrite_at__ = pmpi_file_iwrite_at_
+#pragma weak MPI_FILE_IWRITE_AT = pmpi_file_iwrite_at_
+#pragma weak pmpi_file_iwrite_at = pmpi_file_iwrite_at_
+#pragma weak pmpi_file_iwrite_at__ = pmpi_file_iwrite_at_
+#pragma weak PMPI_FILE_IWRITE_AT = pmpi_file_iwrite_at_
+
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Fint *count, MPI_Fint *datatype,
+                              MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                  *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_all_ = pmpi_file_iwrite_at_all_
+#pragma weak mpi_file_iwrite_at_all = pmpi_file_iwrite_at_all_
+#pragma weak mpi_file_iwrite_at_all__ = pmpi_file_iwrite_at_all_
+#pragma weak MPI_FILE_IWRITE_AT_ALL = pmpi_file_iwrite_at_all_
+#pragma weak pmpi_file_iwrite_at_all = pmpi_file_iwrite_at_all_
+#pragma weak pmpi_file_iwrite_at_all__ = pmpi_file_iwrite_at_all_
+#pragma weak PMPI_FILE_IWRITE_AT_ALL = pmpi_file_iwrite_at_all_
+
+void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                MPI_Count *count, MPI_Fint *datatype,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                    *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_all_c_ = pmpi_file_iwrite_at_all_c_
+#pragma weak mpi_file_iwrite_at_all_c = pmpi_file_iwrite_at_all_c_
+#pragma weak mpi_file_iwrite_at_all_c__ = pmpi_file_iwrite_at_all_c_
+#pragma weak MPI_FILE_IWRITE_AT_ALL_C = pmpi_file_iwrite_at_all_c_
+#pragma weak pmpi_file_iwrite_at_all_c = pmpi_file_iwrite_at_all_c_
+#pragma weak pmpi_file_iwrite_at_all_c__ = pmpi_file_iwrite_at_all_c_
+#pragma weak PMPI_FILE_IWRITE_AT_ALL_C = pmpi_file_iwrite_at_all_c_
+
+void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_c_ = pmpi_file_iwrite_at_c_
+#pragma weak mpi_file_iwrite_at_c = pmpi_file_iwrite_at_c_
+#pragma weak mpi_file_iwrite_at_c__ = pmpi_file_iwrite_at_c_
+#pragma weak MPI_FILE_IWRITE_AT_C = pmpi_file_iwrite_at_c_
+#pragma weak pmpi_file_iwrite_at_c = pmpi_file_iwrite_at_c_
+#pragma weak pmpi_file_iwrite_at_c__ = pmpi_file_iwrite_at_c_
+#pragma weak PMPI_FILE_IWRITE_AT_C = pmpi_file_iwrite_at_c_
+
+void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                             *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_c_ = pmpi_file_iwrite_c_
+#pragma weak mpi_file_iwrite_c = pmpi_file_iwrite_c_
+#pragma weak mpi_file_iwrite_c__ = pmpi_file_iwrite_c_
+#pragma weak MPI_FILE_IWRITE_C = pmpi_file_iwrite_c_
+#pragma weak pmpi_file_iwrite_c = pmpi_file_iwrite_c_
+#pragma weak pmpi_file_iwrite_c__ = pmpi_file_iwrite_c_
+#pragma weak PMPI_FILE_IWRITE_C = pmpi_file_iwrite_c_
+
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                  *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_shared_ = pmpi_file_iwrite_shared_
+#pragma weak mpi_file_iwrite_shared = pmpi_file_iwrite_shared_
+#pragma weak mpi_file_iwrite_shared__ = pmpi_file_iwrite_shared_
+#pragma weak MPI_FILE_IWRITE_SHARED = pmpi_file_iwrite_shared_
+#pragma weak pmpi_file_iwrite_shared = pmpi_file_iwrite_shared_
+#pragma weak pmpi_file_iwrite_shared__ = pmpi_file_iwrite_shared_
+#pragma weak PMPI_FILE_IWRITE_SHARED = pmpi_file_iwrite_shared_
+
+void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *request,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                    *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_shared_c_ = pmpi_file_iwrite_shared_c_
+#pragma weak mpi_file_iwrite_shared_c = pmpi_file_iwrite_shared_c_
+#pragma weak mpi_file_iwrite_shared_c__ = pmpi_file_iwrite_shared_c_
+#pragma weak MPI_FILE_IWRITE_SHARED_C = pmpi_file_iwrite_shared_c_
+#pragma weak pmpi_file_iwrite_shared_c = pmpi_file_iwrite_shared_c_
+#pragma weak pmpi_file_iwrite_shared_c__ = pmpi_file_iwrite_shared_c_
+#pragma weak PMPI_FILE_IWRITE_SHARED_C = pmpi_file_iwrite_shared_c_
+
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
+                     MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr,
+                     size_t filename_len) {
+  char *filename_c = hc_f_str_in(filename, filename_len);
+  MPI_File fh_c = MPI_File_f2c(*fh);
+  int rc = MPI_File_open(*comm, filename_c, *amode, *info, &fh_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *fh = MPI_File_c2f(fh_c);
+  }
+  free(filename_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_open_ = pmpi_file_open_
+#pragma weak mpi_file_open = pmpi_file_open_
+#pragma weak mpi_file_open__ = pmpi_file_open_
+#pragma weak MPI_FILE_OPEN = pmpi_file_open_
+#pragma weak pmpi_file_open = pmpi_file_open_
+#pragma weak pmpi_file_open__ = pmpi_file_open_
+#pragma weak PMPI_FILE_OPEN = pmpi_file_open_
+
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+  int rc = MPI_File_preallocate(MPI_File_f2c(*fh), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_preallocate_ = pmpi_file_preallocate_
+#pragma weak mpi_file_preallocate = pmpi_file_preallocate_
+#pragma weak mpi_file_preallocate__ = pmpi_file_preallocate_
+#pragma weak MPI_FILE_PREALLOCATE = pmpi_file_preallocate_
+#pragma weak pmpi_file_preallocate = pmpi_file_preallocate_
+#pragma weak pmpi_file_preallocate__ = pmpi_file_preallocate_
+#pragma weak PMPI_FILE_PREALLOCATE = pmpi_file_preallocate_
+
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                         hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ = pmpi_file_read_
+#pragma weak mpi_file_read = pmpi_file_read_
+#pragma weak mpi_file_read__ = pmpi_file_read_
+#pragma weak MPI_FILE_READ = pmpi_file_read_
+#pragma weak pmpi_file_read = pmpi_file_read_
+#pragma weak pmpi_file_read__ = pmpi_file_read_
+#pragma weak PMPI_FILE_READ = pmpi_file_read_
+
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                         MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                             *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_ = pmpi_file_read_all_
+#pragma weak mpi_file_read_all = pmpi_file_read_all_
+#pragma weak mpi_file_read_all__ = pmpi_file_read_all_
+#pragma weak MPI_FILE_READ_ALL = pmpi_file_read_all_
+#pragma weak pmpi_file_read_all = pmpi_file_read_all_
+#pragma weak pmpi_file_read_all__ = pmpi_file_read_all_
+#pragma weak PMPI_FILE_READ_ALL = pmpi_file_read_all_
+
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                               MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_begin(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_begin_ = pmpi_file_read_all_begin_
+#pragma weak mpi_file_read_all_begin = pmpi_file_read_all_begin_
+#pragma weak mpi_file_read_all_begin__ = pmpi_file_read_all_begin_
+#pragma weak MPI_FILE_READ_ALL_BEGIN = pmpi_file_read_all_begin_
+#pragma weak pmpi_file_read_all_begin = pmpi_file_read_all_begin_
+#pragma weak pmpi_file_read_all_begin__ = pmpi_file_read_all_begin_
+#pragma weak PMPI_FILE_READ_ALL_BEGIN = pmpi_file_read_all_begin_
+
+void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                     *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_begin_c_ = pmpi_file_read_all_begin_c_
+#pragma weak mpi_file_read_all_begin_c = pmpi_file_read_all_begin_c_
+#pragma weak mpi_file_read_all_begin_c__ = pmpi_file_read_all_begin_c_
+#pragma weak MPI_FILE_READ_ALL_BEGIN_C = pmpi_file_read_all_begin_c_
+#pragma weak pmpi_file_read_all_begin_c = pmpi_file_read_all_begin_c_
+#pragma weak pmpi_file_read_all_begin_c__ = pmpi_file_read_all_begin_c_
+#pragma weak PMPI_FILE_READ_ALL_BEGIN_C = pmpi_file_read_all_begin_c_
+
+void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                           MPI_Fint *datatype, MPI_Fint *status,
+                           MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                               *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_c_ = pmpi_file_read_all_c_
+#pragma weak mpi_file_read_all_c = pmpi_file_read_all_c_
+#pragma weak mpi_file_read_all_c__ = pmpi_file_read_all_c_
+#pragma weak MPI_FILE_READ_ALL_C = pmpi_file_read_all_c_
+#pragma weak pmpi_file_read_all_c = pmpi_file_read_all_c_
+#pragma weak pmpi_file_read_all_c__ = pmpi_file_read_all_c_
+#pragma weak PMPI_FILE_READ_ALL_C = pmpi_file_read_all_c_
+
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                 hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_end_ = pmpi_file_read_all_end_
+#pragma weak mpi_file_read_all_end = pmpi_file_read_all_end_
+#pragma weak mpi_file_read_all_end__ = pmpi_file_read_all_end_
+#pragma weak MPI_FILE_READ_ALL_END = pmpi_file_read_all_end_
+#pragma weak pmpi_file_read_all_end = pmpi_file_read_all_end_
+#pragma weak pmpi_file_read_all_end__ = pmpi_file_read_all_end_
+#pragma weak PMPI_FILE_READ_ALL_END = pmpi_file_read_all_end_
+
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                        MPI_Fint *ierr) {
+  int rc = MPI_File_read_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                            *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_ = pmpi_file_read_at_
+#pragma weak mpi_file_read_at = pmpi_file_read_at_
+#pragma weak mpi_file_read_at__ = pmpi_file_read_at_
+#pragma weak MPI_FILE_READ_AT = pmpi_file_read_at_
+#pragma weak pmpi_file_read_at = pmpi_file_read_at_
+#pragma weak pmpi_file_read_at__ = pmpi_file_read_at_
+#pragma weak PMPI_FILE_READ_AT = pmpi_file_read_at_
+
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Fint *count, MPI_Fint *datatype,
+                            MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_ = pmpi_file_read_at_all_
+#pragma weak mpi_file_read_at_all = pmpi_file_read_at_all_
+#pragma weak mpi_file_read_at_all__ = pmpi_file_read_at_all_
+#pragma weak MPI_FILE_READ_AT_ALL = pmpi_file_read_at_all_
+#pragma weak pmpi_file_read_at_all = pmpi_file_read_at_all_
+#pragma weak pmpi_file_read_at_all__ = pmpi_file_read_at_all_
+#pragma weak PMPI_FILE_READ_AT_ALL = pmpi_file_read_at_all_
+
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                  MPI_Fint *count, MPI_Fint *datatype,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_begin(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                      *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_begin_ = pmpi_file_read_at_all_begin_
+#pragma weak mpi_file_read_at_all_begin = pmpi_file_read_at_all_begin_
+#pragma weak mpi_file_read_at_all_begin__ = pmpi_file_read_at_all_begin_
+#pragma weak MPI_FILE_READ_AT_ALL_BEGIN = pmpi_file_read_at_all_begin_
+#pragma weak pmpi_file_read_at_all_begin = pmpi_file_read_at_all_begin_
+#pragma weak pmpi_file_read_at_all_begin__ = pmpi_file_read_at_all_begin_
+#pragma weak PMPI_FILE_READ_AT_ALL_BEGIN = pmpi_file_read_at_all_begin_
+
+void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                    MPI_Count *count, MPI_Fint *datatype,
+                                    MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_begin_c(MPI_File_f2c(*fh), *offset,
+                                        hc_f_buf(buf), *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_begin_c_ = pmpi_file_read_at_all_begin_c_
+#pragma weak mpi_file_read_at_all_begin_c = pmpi_file_read_at_all_begin_c_
+#pragma weak mpi_file_read_at_all_begin_c__ = pmpi_file_read_at_all_begin_c_
+#pragma weak MPI_FILE_READ_AT_ALL_BEGIN_C = pmpi_file_read_at_all_begin_c_
+#pragma weak pmpi_file_read_at_all_begin_c = pmpi_file_read_at_all_begin_c_
+#pragma weak pmpi_file_read_at_all_begin_c__ = pmpi_file_read_at_all_begin_c_
+#pragma weak PMPI_FILE_READ_AT_ALL_BEGIN_C = pmpi_file_read_at_all_begin_c_
+
+void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                  *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_c_ = pmpi_file_read_at_all_c_
+#pragma weak mpi_file_read_at_all_c = pmpi_file_read_at_all_c_
+#pragma weak mpi_file_read_at_all_c__ = pmpi_file_read_at_all_c_
+#pragma weak MPI_FILE_READ_AT_ALL_C = pmpi_file_read_at_all_c_
+#pragma weak pmpi_file_read_at_all_c = pmpi_file_read_at_all_c_
+#pragma weak pmpi_file_read_at_all_c__ = pmpi_file_read_at_all_c_
+#pragma weak PMPI_FILE_READ_AT_ALL_C = pmpi_file_read_at_all_c_
+
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                    hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_end_ = pmpi_file_read_at_all_end_
+#pragma weak mpi_file_read_at_all_end = pmpi_file_read_at_all_end_
+#pragma weak mpi_file_read_at_all_end__ = pmpi_file_read_at_all_end_
+#pragma weak MPI_FILE_READ_AT_ALL_END = pmpi_file_read_at_all_end_
+#pragma weak pmpi_file_read_at_all_end = pmpi_file_read_at_all_end_
+#pragma weak pmpi_file_read_at_all_end__ = pmpi_file_read_at_all_end_
+#pragma weak PMPI_FILE_READ_AT_ALL_END = pmpi_file_read_at_all_end_
+
+void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Count *count, MPI_Fint *datatype,
+                          MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                              *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_c_ = pmpi_file_read_at_c_
+#pragma weak mpi_file_read_at_c = pmpi_file_read_at_c_
+#pragma weak mpi_file_read_at_c__ = pmpi_file_read_at_c_
+#pragma weak MPI_FILE_READ_AT_C = pmpi_file_read_at_c_
+#pragma weak pmpi_file_read_at_c = pmpi_file_read_at_c_
+#pragma weak pmpi_file_read_at_c__ = pmpi_file_read_at_c_
+#pragma weak PMPI_FILE_READ_AT_C = pmpi_file_read_at_c_
+
+void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                           hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_c_ = pmpi_file_read_c_
+#pragma weak mpi_file_read_c = pmpi_file_read_c_
+#pragma weak mpi_file_read_c__ = pmpi_file_read_c_
+#pragma weak MPI_FILE_READ_C = pmpi_file_read_c_
+#pragma weak pmpi_file_read_c = pmpi_file_read_c_
+#pragma weak pmpi_file_read_c__ = pmpi_file_read_c_
+#pragma weak PMPI_FILE_READ_C = pmpi_file_read_c_
+
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_ = pmpi_file_read_ordered_
+#pragma weak mpi_file_read_ordered = pmpi_file_read_ordered_
+#pragma weak mpi_file_read_ordered__ = pmpi_file_read_ordered_
+#pragma weak MPI_FILE_READ_ORDERED = pmpi_file_read_ordered_
+#pragma weak pmpi_file_read_ordered = pmpi_file_read_ordered_
+#pragma weak pmpi_file_read_ordered__ = pmpi_file_read_ordered_
+#pragma weak PMPI_FILE_READ_ORDERED = pmpi_file_read_ordered_
+
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_begin(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                       *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_begin_ = pmpi_file_read_ordered_begin_
+#pragma weak mpi_file_read_ordered_begin = pmpi_file_read_ordered_begin_
+#pragma weak mpi_file_read_ordered_begin__ = pmpi_file_read_ordered_begin_
+#pragma weak MPI_FILE_READ_ORDERED_BEGIN = pmpi_file_read_ordered_begin_
+#pragma weak pmpi_file_read_ordered_begin = pmpi_file_read_ordered_begin_
+#pragma weak pmpi_file_read_ordered_begin__ = pmpi_file_read_ordered_begin_
+#pragma weak PMPI_FILE_READ_ORDERED_BEGIN = pmpi_file_read_ordered_begin_
+
+void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                         *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_begin_c_ = pmpi_file_read_ordered_begin_c_
+#pragma weak mpi_file_read_ordered_begin_c = pmpi_file_read_ordered_begin_c_
+#pragma weak mpi_file_read_ordered_begin_c__ = pmpi_file_read_ordered_begin_c_
+#pragma weak MPI_FILE_READ_ORDERED_BEGIN_C = pmpi_file_read_ordered_begin_c_
+#pragma weak pmpi_file_read_ordered_begin_c = pmpi_file_read_ordered_begin_c_
+#pragma weak pmpi_file_read_ordered_begin_c__ = pmpi_file_read_ordered_begin_c_
+#pragma weak PMPI_FILE_READ_ORDERED_BEGIN_C = pmpi_file_read_ordered_begin_c_
+
+void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_c_ = pmpi_file_read_ordered_c_
+#pragma weak mpi_file_read_ordered_c = pmpi_file_read_ordered_c_
+#pragma weak mpi_file_read_ordered_c__ = pmpi_file_read_ordered_c_
+#pragma weak MPI_FILE_READ_ORDERED_C = pmpi_file_read_ordered_c_
+#pragma weak pmpi_file_read_ordered_c = pmpi_file_read_ordered_c_
+#pragma weak pmpi_file_read_ordered_c__ = pmpi_file_read_ordered_c_
+#pragma weak PMPI_FILE_READ_ORDERED_C = pmpi_file_read_ordered_c_
+
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                     hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_end_ = pmpi_file_read_ordered_end_
+#pragma weak mpi_file_read_ordered_end = pmpi_file_read_ordered_end_
+#pragma weak mpi_file_read_ordered_end__ = pmpi_file_read_ordered_end_
+#pragma weak MPI_FILE_READ_ORDERED_END = pmpi_file_read_ordered_end_
+#pragma weak pmpi_file_read_ordered_end = pmpi_file_read_ordered_end_
+#pragma weak pmpi_file_read_ordered_end__ = pmpi_file_read_ordered_end_
+#pragma weak PMPI_FILE_READ_ORDERED_END = pmpi_file_read_ordered_end_
+
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_read_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_shared_ = pmpi_file_read_shared_
+#pragma weak mpi_file_read_shared = pmpi_file_read_shared_
+#pragma weak mpi_file_read_shared__ = pmpi_file_read_shared_
+#pragma weak MPI_FILE_READ_SHARED = pmpi_file_read_shared_
+#pragma weak pmpi_file_read_shared = pmpi_file_read_shared_
+#pragma weak pmpi_file_read_shared__ = pmpi_file_read_shared_
+#pragma weak PMPI_FILE_READ_SHARED = pmpi_file_read_shared_
+
+void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_read_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                  *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_shared_c_ = pmpi_file_read_shared_c_
+#pragma weak mpi_file_read_shared_c = pmpi_file_read_shared_c_
+#pragma weak mpi_file_read_shared_c__ = pmpi_file_read_shared_c_
+#pragma weak MPI_FILE_READ_SHARED_C = pmpi_file_read_shared_c_
+#pragma weak pmpi_file_read_shared_c = pmpi_file_read_shared_c_
+#pragma weak pmpi_file_read_shared_c__ = pmpi_file_read_shared_c_
+#pragma weak PMPI_FILE_READ_SHARED_C = pmpi_file_read_shared_c_
+
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                     MPI_Fint *ierr) {
+  int rc = MPI_File_seek(MPI_File_f2c(*fh), *offset, *whence);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_seek_ = pmpi_file_seek_
+#pragma weak mpi_file_seek = pmpi_file_seek_
+#pragma weak mpi_file_seek__ = pmpi_file_seek_
+#pragma weak MPI_FILE_SEEK = pmpi_file_seek_
+#pragma weak pmpi_file_seek = pmpi_file_seek_
+#pragma weak pmpi_file_seek__ = pmpi_file_seek_
+#pragma weak PMPI_FILE_SEEK = pmpi_file_seek_
+
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_seek_shared(MPI_File_f2c(*fh), *offset, *whence);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_seek_shared_ = pmpi_file_seek_shared_
+#pragma weak mpi_file_seek_shared = pmpi_file_seek_shared_
+#pragma weak mpi_file_seek_shared__ = pmpi_file_seek_shared_
+#pragma weak MPI_FILE_SEEK_SHARED = pmpi_file_seek_shared_
+#pragma weak pmpi_file_seek_shared = pmpi_file_seek_shared_
+#pragma weak pmpi_file_seek_shared__ = pmpi_file_seek_shared_
+#pragma weak PMPI_FILE_SEEK_SHARED = pmpi_file_seek_shared_
+
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
+  int rc = MPI_File_set_atomicity(MPI_File_f2c(*fh), *flag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_atomicity_ = pmpi_file_set_atomicity_
+#pragma weak mpi_file_set_atomicity = pmpi_file_set_atomicity_
+#pragma weak mpi_file_set_atomicity__ = pmpi_file_set_atomicity_
+#pragma weak MPI_FILE_SET_ATOMICITY = pmpi_file_set_atomicity_
+#pragma weak pmpi_file_set_atomicity = pmpi_file_set_atomicity_
+#pragma weak pmpi_file_set_atomicity__ = pmpi_file_set_atomicity_
+#pragma weak PMPI_FILE_SET_ATOMICITY = pmpi_file_set_atomicity_
+
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_set_errhandler(MPI_File_f2c(*file), *errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_errhandler_ = pmpi_file_set_errhandler_
+#pragma weak mpi_file_set_errhandler = pmpi_file_set_errhandler_
+#pragma weak mpi_file_set_errhandler__ = pmpi_file_set_errhandler_
+#pragma weak MPI_FILE_SET_ERRHANDLER = pmpi_file_set_errhandler_
+#pragma weak pmpi_file_set_errhandler = pmpi_file_set_errhandler_
+#pragma weak pmpi_file_set_errhandler__ = pmpi_file_set_errhandler_
+#pragma weak PMPI_FILE_SET_ERRHANDLER = pmpi_file_set_errhandler_
+
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr) {
+  int rc = MPI_File_set_info(MPI_File_f2c(*fh), *info);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_info_ = pmpi_file_set_info_
+#pragma weak mpi_file_set_info = pmpi_file_set_info_
+#pragma weak mpi_file_set_info__ = pmpi_file_set_info_
+#pragma weak MPI_FILE_SET_INFO = pmpi_file_set_info_
+#pragma weak pmpi_file_set_info = pmpi_file_set_info_
+#pragma weak pmpi_file_set_info__ = pmpi_file_set_info_
+#pragma weak PMPI_FILE_SET_INFO = pmpi_file_set_info_
+
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+  int rc = MPI_File_set_size(MPI_File_f2c(*fh), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_size_ = pmpi_file_set_size_
+#pragma weak mpi_file_set_size = pmpi_file_set_size_
+#pragma weak mpi_file_set_size__ = pmpi_file_set_size_
+#pragma weak MPI_FILE_SET_SIZE = pmpi_file_set_size_
+#pragma weak pmpi_file_set_size = pmpi_file_set_size_
+#pragma weak pmpi_file_set_size__ = pmpi_file_set_size_
+#pragma weak PMPI_FILE_SET_SIZE = pmpi_file_set_size_
+
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *info,
+                         MPI_Fint *ierr, size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_File_set_view(MPI_File_f2c(*fh), *disp, *etype, *filetype,
+                             datarep_c, *info);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_view_ = pmpi_file_set_view_
+#pragma weak mpi_file_set_view = pmpi_file_set_view_
+#pragma weak mpi_file_set_view__ = pmpi_file_set_view_
+#pragma weak MPI_FILE_SET_VIEW = pmpi_file_set_view_
+#pragma weak pmpi_file_set_view = pmpi_file_set_view_
+#pragma weak pmpi_file_set_view__ = pmpi_file_set_view_
+#pragma weak PMPI_FILE_SET_VIEW = pmpi_file_set_view_
+
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr) {
+  int rc = MPI_File_sync(MPI_File_f2c(*fh));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_sync_ = pmpi_file_sync_
+#pragma weak mpi_file_sync = pmpi_file_sync_
+#pragma weak mpi_file_sync__ = pmpi_file_sync_
+#pragma weak MPI_FILE_SYNC = pmpi_file_sync_
+#pragma weak pmpi_file_sync = pmpi_file_sync_
+#pragma weak pmpi_file_sync__ = pmpi_file_sync_
+#pragma weak PMPI_FILE_SYNC = pmpi_file_sync_
+
+void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                          hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ = pmpi_file_write_
+#pragma weak mpi_file_write = pmpi_file_write_
+#pragma weak mpi_file_write__ = pmpi_file_write_
+#pragma weak MPI_FILE_WRITE = pmpi_file_write_
+#pragma weak pmpi_file_write = pmpi_file_write_
+#pragma weak pmpi_file_write__ = pmpi_file_write_
+#pragma weak PMPI_FILE_WRITE = pmpi_file_write_
+
+void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *status,
+                          MPI_Fint *ierr) {
+  int rc = MPI_File_write_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                              *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_ = pmpi_file_write_all_
+#pragma weak mpi_file_write_all = pmpi_file_write_all_
+#pragma weak mpi_file_write_all__ = pmpi_file_write_all_
+#pragma weak MPI_FILE_WRITE_ALL = pmpi_file_write_all_
+#pragma weak pmpi_file_write_all = pmpi_file_write_all_
+#pragma weak pmpi_file_write_all__ = pmpi_file_write_all_
+#pragma weak PMPI_FILE_WRITE_ALL = pmpi_file_write_all_
+
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_begin(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                    *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_begin_ = pmpi_file_write_all_begin_
+#pragma weak mpi_file_write_all_begin = pmpi_file_write_all_begin_
+#pragma weak mpi_file_write_all_begin__ = pmpi_file_write_all_begin_
+#pragma weak MPI_FILE_WRITE_ALL_BEGIN = pmpi_file_write_all_begin_
+#pragma weak pmpi_file_write_all_begin = pmpi_file_write_all_begin_
+#pragma weak pmpi_file_write_all_begin__ = pmpi_file_write_all_begin_
+#pragma weak PMPI_FILE_WRITE_ALL_BEGIN = pmpi_file_write_all_begin_
+
+void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                      *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_begin_c_ = pmpi_file_write_all_begin_c_
+#pragma weak mpi_file_write_all_begin_c = pmpi_file_write_all_begin_c_
+#pragma weak mpi_file_write_all_begin_c__ = pmpi_file_write_all_begin_c_
+#pragma weak MPI_FILE_WRITE_ALL_BEGIN_C = pmpi_file_write_all_begin_c_
+#pragma weak pmpi_file_write_all_begin_c = pmpi_file_write_all_begin_c_
+#pragma weak pmpi_file_write_all_begin_c__ = pmpi_file_write_all_begin_c_
+#pragma weak PMPI_FILE_WRITE_ALL_BEGIN_C = pmpi_file_write_all_begin_c_
+
+void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_c_ = pmpi_file_write_all_c_
+#pragma weak mpi_file_write_all_c = pmpi_file_write_all_c_
+#pragma weak mpi_file_write_all_c__ = pmpi_file_write_all_c_
+#pragma weak MPI_FILE_WRITE_ALL_C = pmpi_file_write_all_c_
+#pragma weak pmpi_file_write_all_c = pmpi_file_write_all_c_
+#pragma weak pmpi_file_write_all_c__ = pmpi_file_write_all_c_
+#pragma weak PMPI_FILE_WRITE_ALL_C = pmpi_file_write_all_c_
+
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                  hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_end_ = pmpi_file_write_all_end_
+#pragma weak mpi_file_write_all_end = pmpi_file_write_all_end_
+#pragma weak mpi_file_write_all_end__ = pmpi_file_write_all_end_
+#pragma weak MPI_FILE_WRITE_ALL_END = pmpi_file_write_all_end_
+#pragma weak pmpi_file_write_all_end = pmpi_file_write_all_end_
+#pragma weak pmpi_file_write_all_end__ = pmpi_file_write_all_end_
+#pragma weak PMPI_FILE_WRITE_ALL_END = pmpi_file_write_all_end_
+
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                         MPI_Fint *ierr) {
+  int rc = MPI_File_write_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                             *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_ = pmpi_file_write_at_
+#pragma weak mpi_file_write_at = pmpi_file_write_at_
+#pragma weak mpi_file_write_at__ = pmpi_file_write_at_
+#pragma weak MPI_FILE_WRITE_AT = pmpi_file_write_at_
+#pragma weak pmpi_file_write_at = pmpi_file_write_at_
+#pragma weak pmpi_file_write_at__ = pmpi_file_write_at_
+#pragma weak PMPI_FILE_WRITE_AT = pmpi_file_write_at_
+
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                 *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_ = pmpi_file_write_at_all_
+#pragma weak mpi_file_write_at_all = pmpi_file_write_at_all_
+#pragma weak mpi_file_write_at_all__ = pmpi_file_write_at_all_
+#pragma weak MPI_FILE_WRITE_AT_ALL = pmpi_file_write_at_all_
+#pragma weak pmpi_file_write_at_all = pmpi_file_write_at_all_
+#pragma weak pmpi_file_write_at_all__ = pmpi_file_write_at_all_
+#pragma weak PMPI_FILE_WRITE_AT_ALL = pmpi_file_write_at_all_
+
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_begin(MPI_File_f2c(*fh), *offset,
+                                       hc_f_buf(buf), *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_begin_ = pmpi_file_write_at_all_begin_
+#pragma weak mpi_file_write_at_all_begin = pmpi_file_write_at_all_begin_
+#pragma weak mpi_file_write_at_all_begin__ = pmpi_file_write_at_all_begin_
+#pragma weak MPI_FILE_WRITE_AT_ALL_BEGIN = pmpi_file_write_at_all_begin_
+#pragma weak pmpi_file_write_at_all_begin = pmpi_file_write_at_all_begin_
+#pragma weak pmpi_file_write_at_all_begin__ = pmpi_file_write_at_all_begin_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_BEGIN = pmpi_file_write_at_all_begin_
+
+void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset,
+                                     void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_begin_c(MPI_File_f2c(*fh), *offset,
+                                         hc_f_buf(buf), *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_begin_c_ = pmpi_file_write_at_all_begin_c_
+#pragma weak mpi_file_write_at_all_begin_c = pmpi_file_write_at_all_begin_c_
+#pragma weak mpi_file_write_at_all_begin_c__ = pmpi_file_write_at_all_begin_c_
+#pragma weak MPI_FILE_WRITE_AT_ALL_BEGIN_C = pmpi_file_write_at_all_begin_c_
+#pragma weak pmpi_file_write_at_all_begin_c = pmpi_file_write_at_all_begin_c_
+#pragma weak pmpi_file_write_at_all_begin_c__ = pmpi_file_write_at_all_begin_c_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_BEGIN_C = pmpi_file_write_at_all_begin_c_
+
+void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                   *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_c_ = pmpi_file_write_at_all_c_
+#pragma weak mpi_file_write_at_all_c = pmpi_file_write_at_all_c_
+#pragma weak mpi_file_write_at_all_c__ = pmpi_file_write_at_all_c_
+#pragma weak MPI_FILE_WRITE_AT_ALL_C = pmpi_file_write_at_all_c_
+#pragma weak pmpi_file_write_at_all_c = pmpi_file_write_at_all_c_
+#pragma weak pmpi_file_write_at_all_c__ = pmpi_file_write_at_all_c_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_C = pmpi_file_write_at_all_c_
+
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                     hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_end_ = pmpi_file_write_at_all_end_
+#pragma weak mpi_file_write_at_all_end = pmpi_file_write_at_all_end_
+#pragma weak mpi_file_write_at_all_end__ = pmpi_file_write_at_all_end_
+#pragma weak MPI_FILE_WRITE_AT_ALL_END = pmpi_file_write_at_all_end_
+#pragma weak pmpi_file_write_at_all_end = pmpi_file_write_at_all_end_
+#pragma weak pmpi_file_write_at_all_end__ = pmpi_file_write_at_all_end_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_END = pmpi_file_write_at_all_end_
+
+void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                               *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_c_ = pmpi_file_write_at_c_
+#pragma weak mpi_file_write_at_c = pmpi_file_write_at_c_
+#pragma weak mpi_file_write_at_c__ = pmpi_file_write_at_c_
+#pragma weak MPI_FILE_WRITE_AT_C = pmpi_file_write_at_c_
+#pragma weak pmpi_file_write_at_c = pmpi_file_write_at_c_
+#pragma weak pmpi_file_write_at_c__ = pmpi_file_write_at_c_
+#pragma weak PMPI_FILE_WRITE_AT_C = pmpi_file_write_at_c_
+
+void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                            hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_c_ = pmpi_file_write_c_
+#pragma weak mpi_file_write_c = pmpi_file_write_c_
+#pragma weak mpi_file_write_c__ = pmpi_file_write_c_
+#pragma weak MPI_FILE_WRITE_C = pmpi_file_write_c_
+#pragma weak pmpi_file_write_c = pmpi_file_write_c_
+#pragma weak pmpi_file_write_c__ = pmpi_file_write_c_
+#pragma weak PMPI_FILE_WRITE_C = pmpi_file_write_c_
+
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                  *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_ = pmpi_file_write_ordered_
+#pragma weak mpi_file_write_ordered = pmpi_file_write_ordered_
+#pragma weak mpi_file_write_ordered__ = pmpi_file_write_ordered_
+#pragma weak MPI_FILE_WRITE_ORDERED = pmpi_file_write_ordered_
+#pragma weak pmpi_file_write_ordered = pmpi_file_write_ordered_
+#pragma weak pmpi_file_write_ordered__ = pmpi_file_write_ordered_
+#pragma weak PMPI_FILE_WRITE_ORDERED = pmpi_file_write_ordered_
+
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                    MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_begin(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                        *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_begin_ = pmpi_file_write_ordered_begin_
+#pragma weak mpi_file_write_ordered_begin = pmpi_file_write_ordered_begin_
+#pragma weak mpi_file_write_ordered_begin__ = pmpi_file_write_ordered_begin_
+#pragma weak MPI_FILE_WRITE_ORDERED_BEGIN = pmpi_file_write_ordered_begin_
+#pragma weak pmpi_file_write_ordered_begin = pmpi_file_write_ordered_begin_
+#pragma weak pmpi_file_write_ordered_begin__ = pmpi_file_write_ordered_begin_
+#pragma weak PMPI_FILE_WRITE_ORDERED_BEGIN = pmpi_file_write_ordered_begin_
+
+void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                      MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                          *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_begin_c_ = pmpi_file_write_ordered_begin_c_
+#pragma weak mpi_file_write_ordered_begin_c = pmpi_file_write_ordered_begin_c_
+#pragma weak mpi_file_write_ordered_begin_c__ = pmpi_file_write_ordered_begin_c_
+#pragma weak MPI_FILE_WRITE_ORDERED_BEGIN_C = pmpi_file_write_ordered_begin_c_
+#pragma weak pmpi_file_write_ordered_begin_c = pmpi_file_write_ordered_begin_c_
+#pragma weak pmpi_file_write_ordered_begin_c__ =                               \
+    pmpi_file_write_ordered_begin_c_
+#pragma weak PMPI_FILE_WRITE_ORDERED_BEGIN_C = pmpi_file_write_ordered_begin_c_
+
+void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *status,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                    *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_c_ = pmpi_file_write_ordered_c_
+#pragma weak mpi_file_write_ordered_c = pmpi_file_write_ordered_c_
+#pragma weak mpi_file_write_ordered_c__ = pmpi_file_write_ordered_c_
+#pragma weak MPI_FILE_WRITE_ORDERED_C = pmpi_file_write_ordered_c_
+#pragma weak pmpi_file_write_ordered_c = pmpi_file_write_ordered_c_
+#pragma weak pmpi_file_write_ordered_c__ = pmpi_file_write_ordered_c_
+#pragma weak PMPI_FILE_WRITE_ORDERED_C = pmpi_file_write_ordered_c_
+
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                      hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_end_ = pmpi_file_write_ordered_end_
+#pragma weak mpi_file_write_ordered_end = pmpi_file_write_ordered_end_
+#pragma weak mpi_file_write_ordered_end__ = pmpi_file_write_ordered_end_
+#pragma weak MPI_FILE_WRITE_ORDERED_END = pmpi_file_write_ordered_end_
+#pragma weak pmpi_file_write_ordered_end = pmpi_file_write_ordered_end_
+#pragma weak pmpi_file_write_ordered_end__ = pmpi_file_write_ordered_end_
+#pragma weak PMPI_FILE_WRITE_ORDERED_END = pmpi_file_write_ordered_end_
+
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_write_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_shared_ = pmpi_file_write_shared_
+#pragma weak mpi_file_write_shared = pmpi_file_write_shared_
+#pragma weak mpi_file_write_shared__ = pmpi_file_write_shared_
+#pragma weak MPI_FILE_WRITE_SHARED = pmpi_file_write_shared_
+#pragma weak pmpi_file_write_shared = pmpi_file_write_shared_
+#pragma weak pmpi_file_write_shared__ = pmpi_file_write_shared_
+#pragma weak PMPI_FILE_WRITE_SHARED = pmpi_file_write_shared_
+
+void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_write_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_shared_c_ = pmpi_file_write_shared_c_
+#pragma weak mpi_file_write_shared_c = pmpi_file_write_shared_c_
+#pragma weak mpi_file_write_shared_c__ = pmpi_file_write_shared_c_
+#pragma weak MPI_FILE_WRITE_SHARED_C = pmpi_file_write_shared_c_
+#pragma weak pmpi_file_write_shared_c = pmpi_file_write_shared_c_
+#pragma weak pmpi_file_write_shared_c__ = pmpi_file_write_shared_c_
+#pragma weak PMPI_FILE_WRITE_SHARED_C = pmpi_file_write_shared_c_
+
 void pmpi_finalize_(MPI_Fint *ierr) {
   int rc = MPI_Finalize();
   hc_f_err(ierr, rc);

@@ -236,6 +236,209 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
+                                MPI_Fint *ierr);
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr);
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
+                       size_t filename_len);
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr);
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset,
+                                MPI_Offset *disp, MPI_Fint *ierr);
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr);
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr);
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr);
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr);
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset,
+                                    MPI_Fint *ierr);
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr);
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype,
+                                MPI_Aint *extent, MPI_Fint *ierr);
+void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
+                                  MPI_Count *extent, MPI_Fint *ierr);
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *ierr,
+                         size_t datarep_len);
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *request,
+                          MPI_Fint *ierr);
+void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *request,
+                            MPI_Fint *ierr);
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request,
+                         MPI_Fint *ierr);
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr);
+void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *request,
+                               MPI_Fint *ierr);
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *request,
+                           MPI_Fint *ierr);
+void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr);
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Fint *count, MPI_Fint *datatype,
+                          MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Fint *count, MPI_Fint *datatype,
+                              MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                MPI_Count *count, MPI_Fint *datatype,
+                                MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *request,
+                              MPI_Fint *ierr);
+void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *request,
+                                MPI_Fint *ierr);
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
+                     MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr,
+                     size_t filename_len);
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr);
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                         MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                               MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                           MPI_Fint *datatype, MPI_Fint *status,
+                           MPI_Fint *ierr);
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                             MPI_Fint *ierr);
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                        MPI_Fint *ierr);
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Fint *count, MPI_Fint *datatype,
+                            MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                  MPI_Fint *count, MPI_Fint *datatype,
+                                  MPI_Fint *ierr);
+void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                    MPI_Count *count, MPI_Fint *datatype,
+                                    MPI_Fint *ierr);
+void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                MPI_Fint *ierr);
+void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Count *count, MPI_Fint *datatype,
+                          MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr);
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr);
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr);
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr);
+void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr);
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                     MPI_Fint *ierr);
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                            MPI_Fint *ierr);
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr);
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr);
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr);
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *info,
+                         MPI_Fint *ierr, size_t datarep_len);
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr);
+void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr);
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                              MPI_Fint *ierr);
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                         MPI_Fint *ierr);
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *ierr);
+void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset,
+                                     void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr);
+void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr);
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                    MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                      MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *status,
+                                MPI_Fint *ierr);
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                  MPI_Fint *ierr);
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr);
+void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr);
 void pmpi_finalize_(MPI_Fint *ierr);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_free_mem_(void *base, MPI_Fint *ierr);

@@ -480,6 +480,255 @@ subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
   integer :: resultlen
   integer, optional :: ierror
 end subroutine
+subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_close(fh, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  external :: file_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_delete(filename, info, ierror)
+  import
+  implicit none
+  character(len=*) :: filename
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_amode(fh, amode, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: amode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_atomicity(fh, flag, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer(kind=8) :: disp
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_errhandler(file, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_group(fh, group, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_info(fh, info_used, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_position(fh, offset, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_position_shared(fh, offset, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_size(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(len=*) :: datarep
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  character(len=*) :: filename
+  integer :: amode
+  type(MPI_Info) :: info
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_preallocate(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_seek(fh, offset, whence, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_atomicity(fh, flag, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_errhandler(file, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_info(fh, info, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_size(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(len=*) :: datarep
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_sync(fh, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Finalize(ierror)
   import
   implicit none
@@ -1895,6 +2144,686 @@ subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, 
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread
+subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_all
+subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_at
+subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_at_all
+subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_shared
+subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite
+subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_all
+subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_at
+subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_at_all
+subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_shared
+subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read
+subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all
+subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all_begin
+subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at
+subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all
+subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all_begin
+subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered
+subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered_begin
+subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_shared
+subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write
+subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all
+subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all_begin
+subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at
+subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all
+subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all_begin
+subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered
+subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered_begin
+subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_shared
+subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
 end interface

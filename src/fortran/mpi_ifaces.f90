@@ -699,6 +699,500 @@ subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, re
   integer :: request
   integer :: ierror
 end subroutine
+subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
+  implicit none
+  integer :: fh
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_File_close(fh, ierror)
+  implicit none
+  integer :: fh
+  integer :: ierror
+end subroutine
+subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  implicit none
+  external :: file_errhandler_fn
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_File_delete(filename, info, ierror)
+  implicit none
+  character(len=*) :: filename
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_amode(fh, amode, ierror)
+  implicit none
+  integer :: fh
+  integer :: amode
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_atomicity(fh, flag, ierror)
+  implicit none
+  integer :: fh
+  logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer(kind=8) :: disp
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_errhandler(file, errhandler, ierror)
+  implicit none
+  integer :: file
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_group(fh, group, ierror)
+  implicit none
+  integer :: fh
+  integer :: group
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_info(fh, info_used, ierror)
+  implicit none
+  integer :: fh
+  integer :: info_used
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_position(fh, offset, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_position_shared(fh, offset, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_size(fh, size, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
+  implicit none
+  integer :: fh
+  integer :: datatype
+  integer(kind=8) :: extent
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: disp
+  integer :: etype
+  integer :: filetype
+  character(len=*) :: datarep
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
+  implicit none
+  integer :: comm
+  character(len=*) :: filename
+  integer :: amode
+  integer :: info
+  integer :: fh
+  integer :: ierror
+end subroutine
+subroutine MPI_File_preallocate(fh, size, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_seek(fh, offset, whence, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer :: ierror
+end subroutine
+subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_atomicity(fh, flag, ierror)
+  implicit none
+  integer :: fh
+  integer :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_errhandler(file, errhandler, ierror)
+  implicit none
+  integer :: file
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_info(fh, info, ierror)
+  implicit none
+  integer :: fh
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_size(fh, size, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: disp
+  integer :: etype
+  integer :: filetype
+  character(len=*) :: datarep
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_File_sync(fh, ierror)
+  implicit none
+  integer :: fh
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
 subroutine MPI_Finalize(ierror)
   implicit none
   integer :: ierror

@@ -575,3 +575,8 @@ void hcomm_abort(int code, const char *why) {
     hc_engine.boot->abort(hc_engine.boot_ctx, code, why ? why : "abort");
   _exit(code);
 }
+
+void hcomm_threads_enable(void) {
+  hc_engine.locking = 1;
+  hc_lock_make_real();
+}

@@ -208,19 +208,24 @@ static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
   err_fatal(errclass, line);
 }
 
+void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
+                       const char *fmt, va_list ap) {
+  char what[384];
+  vsnprintf(what, sizeof(what), fmt, ap);
+  const char *name = hc_mpi_class_name(errclass);
+  snprintf(line, len, "%s: %s (%s)", fn, what,
+           name ? name : "unknown error class");
+}
+
 int hc_mpi_raise(hc_mpi_comm_t *comm, const char *fn, int errclass,
                  const char *fmt, ...) {
   if (errclass == MPI_SUCCESS)
     return MPI_SUCCESS;
-  char what[384];
   char line[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof(what), fmt, ap);
+  hc_mpi_error_line(line, sizeof(line), fn, errclass, fmt, ap);
   va_end(ap);
-  const char *name = hc_mpi_class_name(errclass);
-  snprintf(line, sizeof(line), "%s: %s (%s)", fn, what,
-           name ? name : "unknown error class");
   err_dispatch(comm ? comm : hc_mpi_comm_world(), errclass, line);
   return errclass;
 }

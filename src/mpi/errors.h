@@ -9,6 +9,7 @@
 #define HC_MPI_ERRORS_H
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "hcomm.h"
@@ -32,6 +33,9 @@ int hc_mpi_err_user_class(int code, int *cls);
  * bytes) when code is a live added class or code, else 0. */
 int hc_mpi_err_user_text(int code, char *buf, size_t len);
 
+/* Formats the one line of an error: "fn: <fmt...> (CLASS)". */
+void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
+                       const char *fmt, va_list ap);
 /* Raises errclass from call fn through comm's error handler (NULL comm:
  * MPI_COMM_WORLD's).  The message is "fn: <fmt...> (CLASS)".  Returns the
  * class when the handler returns.  MPI_SUCCESS is returned untouched. */

@@ -167,11 +167,14 @@ int PMPI_Grequest_complete(MPI_Request request) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
                         "request 0x%x is not a generalized request",
                         (unsigned)request);
+  /* Read before completing: once complete, a wait in another thread may
+   * destroy the request (a freed request has no waiter). */
+  int freed = r->greq->user_freed;
   if (hcomm_request_user_complete(r->engine, NULL) != HC_OK)
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
                         "generalized request 0x%x is already complete",
                         (unsigned)request);
-  if (!r->greq->user_freed)
+  if (!freed)
     return MPI_SUCCESS;
   int rc = greq_destroy(r);
   return hc_mpi_raise(NULL, fn, rc, "free_fn returned %d", rc);

@@ -28,6 +28,7 @@ typedef struct hc_mpi_errhandler {
   MPI_Comm_errhandler_function *fn;
   int refs;   /* user references plus communicators using it */
   int handle; /* MPI_Errhandler value */
+  MPI_File_errhandler_function *file_fn; /* MPI_File_create_errhandler */
 } hc_mpi_errhandler_t;
 
 /* The handler object of a valid errhandler handle, else NULL. */
@@ -35,6 +36,12 @@ hc_mpi_errhandler_t *hc_mpi_errhandler_get(MPI_Errhandler handle);
 /* Takes / drops one reference; builtin handlers are never freed. */
 void hc_mpi_errhandler_retain(hc_mpi_errhandler_t *errh);
 void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
+/* A new user handler (one user reference) calling comm_fn or file_fn;
+ * MPI_ERR_NO_MEM raised on fn. */
+int hc_mpi_errhandler_new_user(const char *fn,
+                               MPI_Comm_errhandler_function *comm_fn,
+                               MPI_File_errhandler_function *file_fn,
+                               MPI_Errhandler *out);
 
 /* ---- communicators (comm.c) --------------------------------------------- */
 

@@ -14,9 +14,7 @@ command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not found"; exit 77; }
 [ -r "$ref" ] || { echo "SKIP: $ref not found"; exit 77; }
 
 # Matched against the name without its P (PMPI_X is judged as MPI_X).
-EXCLUDED='^MPIX?_File_
-^MPI_Register_datarep(_c)?$
-^MPIX?_Win_
+EXCLUDED='^MPIX?_Win_
 ^MPI_(Put|Get|Accumulate|Get_accumulate|Fetch_and_op|Compare_and_swap|Rput|Rget|Raccumulate|Rget_accumulate)(_c)?$
 ^MPIX?_Session_
 ^MPI_Group_from_session_pset$

@@ -69,3 +69,11 @@ tests_device_device_part_LDADD = $(HC_MPITEST_LIB) -ldl
 tests_device_device_part_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/device_part.sh
 dist_noinst_SCRIPTS += tests/device/device_part.sh
+# MPI-IO from and into device buffers (src/io stages them through the host).
+check_PROGRAMS += tests/device/device_io
+tests_device_device_io_SOURCES = tests/device/device_io.c $(HC_FAKE_API) \
+	tests/device/mpi_check.h
+tests_device_device_io_LDADD = $(HC_MPITEST_LIB) -ldl
+tests_device_device_io_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/device/device_io.sh
+dist_noinst_SCRIPTS += tests/device/device_io.sh
