@@ -55,14 +55,17 @@ END_TEST
 
 START_TEST(test_fastbox_is_full_until_the_receiver_releases) {
   box_setup(0);
+  ck_assert(!hc_shm_fastbox_readable(&box));
   put_bytes(7, HC_SHM_FASTBOX_MAX);
   ck_assert(!hc_shm_fastbox_free(&sender));
+  ck_assert(hc_shm_fastbox_readable(&box));
   /* A peek alone does not hand the box back. */
   size_t len;
   ck_assert_ptr_nonnull(hc_shm_fastbox_peek(&receiver, &len));
   ck_assert(!hc_shm_fastbox_free(&sender));
   take_and_check(7, HC_SHM_FASTBOX_MAX);
   ck_assert(hc_shm_fastbox_free(&sender));
+  ck_assert(!hc_shm_fastbox_readable(&box));
   ck_assert(!hc_shm_fastbox_holds(&receiver));
 }
 END_TEST

@@ -889,7 +889,7 @@ static int shm_pending(shm_ctx_t *shm) {
   for (int p = 0; p < shm->local_size; p++) {
     if (p == shm->local_rank)
       continue;
-    if (!shm->in_corrupt[p] && (hc_shm_fastbox_holds(&shm->box_in[p]) ||
+    if (!shm->in_corrupt[p] && (hc_shm_fastbox_readable(shm->box_in[p].box) ||
                                 hc_shm_ring_readable(&shm->in[p])))
       return 1;
     if (shm->out_blocked[p] && hc_shm_ring_writable(&shm->out[p])) {

@@ -34,6 +34,11 @@ void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
   atomic_store_explicit(&box->seq, end->last, memory_order_release);
 }
 
+int hc_shm_fastbox_readable(const struct hc_shm_fastbox *box) {
+  return atomic_load_explicit(&box->seq, memory_order_seq_cst) !=
+         atomic_load_explicit(&box->ack, memory_order_relaxed);
+}
+
 const void *hc_shm_fastbox_peek(hc_shm_fastbox_end_t *end, size_t *len) {
   struct hc_shm_fastbox *box = end->box;
   uint32_t seq = atomic_load_explicit(&box->seq, memory_order_acquire);

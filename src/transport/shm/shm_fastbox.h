@@ -68,6 +68,11 @@ static inline int hc_shm_fastbox_holds(const hc_shm_fastbox_end_t *end) {
          end->last;
 }
 
+/* Receiver: as _holds, from the box's shared words only (the sender's
+ * number against the receiver's ack), so a thread that does not own the
+ * receiving view (one about to sleep) may ask it. */
+int hc_shm_fastbox_readable(const struct hc_shm_fastbox *box);
+
 /* What hc_shm_fastbox_peek leaves in *len for a corrupt box. */
 #define HC_SHM_FASTBOX_CORRUPT SIZE_MAX
 
