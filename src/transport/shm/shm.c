@@ -147,7 +147,8 @@ typedef struct shm_ctx {
    * then fails connect instead of failing sends later. */
   size_t cell_size_hint;
   size_t cell_size_promised;
-  int rr;              /* next incoming ring progress starts at */
+  int *peers;          /* the local ranks but mine, ascending */
+  int rr;              /* index in peers of the first one progress polls */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
 } shm_ctx_t;
 
@@ -236,14 +237,18 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->in_corrupt = calloc(n, 1);
   shm->dead = calloc(n, sizeof *shm->dead);
   shm->pidfd = malloc(n * sizeof(int));
+  shm->peers = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
       shm->out_blocked == NULL || shm->cma_off == NULL ||
       shm->cma_worked == NULL || shm->in_corrupt == NULL || shm->dead == NULL ||
-      shm->pidfd == NULL)
+      shm->pidfd == NULL || shm->peers == NULL)
     return HC_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     shm->pidfd[i] = -1;
+  for (int p = 0, k = 0; p < shm->local_size; p++)
+    if (p != shm->local_rank)
+      shm->peers[k++] = p;
   memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
   return HC_OK;
 }
@@ -813,14 +818,15 @@ static int shm_progress(void *ctx) {
   int total = 0;
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     total += shm_report_deaths(shm);
-  int p = shm->rr;
-  for (int k = 0; k < n && total < SHM_BATCH_TOTAL; k++) {
-    if (p != shm->local_rank && (hc_shm_fastbox_holds(&shm->box_in[p]) ||
-                                 hc_shm_ring_may_hold(&shm->in[p])))
+  int i = shm->rr;
+  for (int k = 0; k < n - 1 && total < SHM_BATCH_TOTAL; k++) {
+    int p = shm->peers[i];
+    if (hc_shm_fastbox_holds(&shm->box_in[p]) ||
+        hc_shm_ring_may_hold(&shm->in[p]))
       total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
-    p = (p + 1 == n) ? 0 : p + 1;
+    i = (i + 2 == n) ? 0 : i + 1;
   }
-  shm->rr = p;
+  shm->rr = i;
   /* A loop of MPI_Test never sleeps, so the check a wait makes before
    * sleeping would never run: empty polls look too, now and then (the
    * check itself is rate-limited by the clock). */
@@ -974,6 +980,7 @@ static void shm_fini(void *ctx) {
     if (shm->pidfd[p] >= 0)
       close(shm->pidfd[p]);
   free(shm->pidfd);
+  free(shm->peers);
   free((void *)shm->dead);
   free(shm->local_world_ranks);
   free(shm->in);
