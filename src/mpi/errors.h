@@ -36,7 +36,8 @@ int hc_mpi_err_user_text(int code, char *buf, size_t len);
  * MPI_COMM_WORLD's).  The message is "fn: <fmt...> (CLASS)".  Returns the
  * class when the handler returns.  MPI_SUCCESS is returned untouched. */
 int hc_mpi_raise(struct hc_mpi_comm *comm, const char *fn, int errclass,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                 const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
 /* Raises the class of an engine status, with the engine's text. */
 int hc_mpi_raise_status(struct hc_mpi_comm *comm, const char *fn,
                         hc_status_t status);
