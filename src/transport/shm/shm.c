@@ -148,6 +148,7 @@ typedef struct shm_ctx {
   size_t cell_size_hint;
   size_t cell_size_promised;
   int *peers;          /* the local ranks but mine, ascending */
+  int npeers;          /* entries of peers; 0 until the segment is mapped */
   int rr;              /* index in peers of the first one progress polls */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
 } shm_ctx_t;
@@ -316,6 +317,7 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   }
   atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
                         memory_order_release);
+  shm->npeers = n - 1;
   return HC_OK;
 }
 
@@ -810,8 +812,15 @@ static int shm_report_deaths(shm_ctx_t *shm) {
 
 static void shm_check_liveness(shm_ctx_t *shm);
 
-static int shm_progress(void *ctx) {
-  shm_ctx_t *shm = ctx;
+/* 1 when p's fast box or ring may hold a packet for me: a load or three. */
+static inline int shm_peer_may_have_sent(shm_ctx_t *shm, int p) {
+  return hc_shm_fastbox_holds(&shm->box_in[p]) ||
+         hc_shm_ring_may_hold(&shm->in[p]);
+}
+
+/* Delivers what the peers sent, each peer in turn from where the last
+ * call stopped, and reports deaths. */
+static int shm_progress_deliver(shm_ctx_t *shm) {
   int n = shm->local_size;
   if (shm->base == NULL || n < 2)
     return 0;
@@ -821,21 +830,32 @@ static int shm_progress(void *ctx) {
   int i = shm->rr;
   for (int k = 0; k < n - 1 && total < SHM_BATCH_TOTAL; k++) {
     int p = shm->peers[i];
-    if (hc_shm_fastbox_holds(&shm->box_in[p]) ||
-        hc_shm_ring_may_hold(&shm->in[p]))
+    if (shm_peer_may_have_sent(shm, p))
       total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
     i = (i + 2 == n) ? 0 : i + 1;
   }
   shm->rr = i;
+  return total;
+}
+
+/* The empty poll, most polls of a wait, is a look at each peer's box and
+ * ring and no call; only what finds something goes on to deliver. */
+static int shm_progress(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
+    return shm_progress_deliver(shm);
+  for (int k = 0; k < shm->npeers; k++) {
+    int p = shm->peers[k];
+    if (shm_peer_may_have_sent(shm, p))
+      return shm_progress_deliver(shm);
+  }
   /* A loop of MPI_Test never sleeps, so the check a wait makes before
    * sleeping would never run: empty polls look too, now and then (the
    * check itself is rate-limited by the clock). */
-  if (total == 0 && ++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS == 0) {
-    shm_check_liveness(shm);
-    if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
-      total += shm_report_deaths(shm);
-  }
-  return total;
+  if (++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS != 0)
+    return 0;
+  shm_check_liveness(shm);
+  return shm_progress_deliver(shm);
 }
 
 /* EPERM and friends mean a policy (ptrace rules, seccomp, a kernel without
