@@ -136,11 +136,14 @@ typedef struct shm_ctx {
   hc_shm_fastbox_end_t *box_in;  /* [local peer]: box peer -> me */
   hc_shm_fastbox_end_t *box_out; /* [local peer]: box me -> peer */
   hc_shm_pool_t *pools;          /* [local rank]: its pool; mine sends */
-  unsigned char *out_blocked;    /* send found out[peer] full */
-  int pool_blocked;              /* send found my pool full */
-  unsigned char *cma_off;        /* CMA refused for this peer */
-  unsigned char *cma_worked;     /* a read from this peer succeeded */
-  unsigned char *in_corrupt;     /* in[peer] held garbage: no longer read */
+  /* Set by send under the engine lock, read and cleared by a thread about
+   * to sleep without it: atomic, relaxed (a stale value only costs a poll
+   * or a 1 ms turn). */
+  _Atomic unsigned char *out_blocked; /* send found out[peer] full */
+  _Atomic int pool_blocked;           /* send found my pool full */
+  unsigned char *cma_off;             /* CMA refused for this peer */
+  unsigned char *cma_worked;          /* a read from this peer succeeded */
+  unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
   int cma_enabled;
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
@@ -232,7 +235,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->box_in = calloc(n, sizeof(hc_shm_fastbox_end_t));
   shm->box_out = calloc(n, sizeof(hc_shm_fastbox_end_t));
   shm->pools = calloc(n, sizeof(hc_shm_pool_t));
-  shm->out_blocked = calloc(n, 1);
+  shm->out_blocked = calloc(n, sizeof *shm->out_blocked);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
   shm->in_corrupt = calloc(n, 1);
@@ -645,7 +648,8 @@ static hc_status_t shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag,
     hc_shm_ring_set_waiting(ring);
     rc = hc_shm_ring_push_tagged(ring, tag, iov, iovcnt);
   }
-  shm->out_blocked[peer] = rc == HC_ERR_AGAIN;
+  atomic_store_explicit(&shm->out_blocked[peer], rc == HC_ERR_AGAIN,
+                        memory_order_relaxed);
   return rc;
 }
 
@@ -661,7 +665,8 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
     hc_shm_pool_set_waiting(pool);
     rc = hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
   }
-  shm->pool_blocked = rc == HC_ERR_AGAIN;
+  atomic_store_explicit(&shm->pool_blocked, rc == HC_ERR_AGAIN,
+                        memory_order_relaxed);
   if (rc != HC_OK)
     return rc;
   ref.len = 0;
@@ -918,13 +923,15 @@ static int shm_pending(shm_ctx_t *shm) {
     if (!shm->in_corrupt[p] && (hc_shm_fastbox_readable(shm->box_in[p].box) ||
                                 hc_shm_ring_readable(&shm->in[p])))
       return 1;
-    if (shm->out_blocked[p] && hc_shm_ring_writable(&shm->out[p])) {
-      shm->out_blocked[p] = 0;
+    if (atomic_load_explicit(&shm->out_blocked[p], memory_order_relaxed) &&
+        hc_shm_ring_writable(&shm->out[p])) {
+      atomic_store_explicit(&shm->out_blocked[p], 0, memory_order_relaxed);
       return 1;
     }
   }
-  if (shm->pool_blocked && hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
-    shm->pool_blocked = 0;
+  if (atomic_load_explicit(&shm->pool_blocked, memory_order_relaxed) &&
+      hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
+    atomic_store_explicit(&shm->pool_blocked, 0, memory_order_relaxed);
     return 1;
   }
   return 0;
@@ -1008,7 +1015,7 @@ static void shm_fini(void *ctx) {
   free(shm->box_in);
   free(shm->box_out);
   free(shm->pools);
-  free(shm->out_blocked);
+  free((void *)shm->out_blocked);
   free(shm->cma_off);
   free(shm->cma_worked);
   free(shm->in_corrupt);
