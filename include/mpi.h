@@ -9,7 +9,7 @@
  * tests/abi checks every constant, size and prototype against MPICH's own
  * header.
  *
- * Not declared here: the MPI tool interface (MPI_T_*), MPI-IO (MPI_File_*),
+ * Not declared here: MPI-IO (MPI_File_*),
  * the large-count "_c" functions and MPICH's QMPI tool layer.
  */
 #ifndef HCMPI_MPI_H
@@ -409,7 +409,7 @@ enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
 #define MPI_ERR_RMA_SHARED 57
 #define MPI_ERR_RMA_FLAVOR 58
 
-/* Tool-interface classes share the numbering although MPI_T is absent. */
+/* Error classes of the tool interface (MPI_T_*). */
 #define MPI_T_ERR_MEMORY 59
 #define MPI_T_ERR_NOT_INITIALIZED 60
 #define MPI_T_ERR_CANNOT_INIT 61
@@ -2141,6 +2141,212 @@ int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 
+/* ---- The tool information interface (MPI_T, MPI-4.0 chapter 15) -------- */
+/* Handles are pointers to structures the library keeps, with MPICH's tag
+ * names (C++ mangles them into tools' symbols). */
+struct MPIR_T_enum_s;
+struct MPIR_T_cvar_handle_s;
+struct MPIR_T_pvar_handle_s;
+struct MPIR_T_pvar_session_s;
+struct MPIR_T_event_registration_s;
+struct MPIR_T_event_instance_s;
+typedef struct MPIR_T_enum_s *MPI_T_enum;
+typedef struct MPIR_T_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct MPIR_T_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct MPIR_T_pvar_session_s *MPI_T_pvar_session;
+typedef struct MPIR_T_event_registration_s *MPI_T_event_registration;
+typedef struct MPIR_T_event_instance_s *MPI_T_event_instance;
+
+/* A data object, as in MPICH: binaries built against it read the address. */
+extern struct MPIR_T_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES;
+
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+
+typedef enum MPIR_T_verbosity_t {
+  MPI_T_VERBOSITY_INVALID = 0,
+  MPI_T_VERBOSITY_USER_BASIC = 221,
+  MPI_T_VERBOSITY_USER_DETAIL,
+  MPI_T_VERBOSITY_USER_ALL,
+  MPI_T_VERBOSITY_TUNER_BASIC,
+  MPI_T_VERBOSITY_TUNER_DETAIL,
+  MPI_T_VERBOSITY_TUNER_ALL,
+  MPI_T_VERBOSITY_MPIDEV_BASIC,
+  MPI_T_VERBOSITY_MPIDEV_DETAIL,
+  MPI_T_VERBOSITY_MPIDEV_ALL
+} MPIR_T_verbosity_t;
+
+typedef enum MPIR_T_bind_t {
+  MPI_T_BIND_INVALID = 0,
+  MPI_T_BIND_NO_OBJECT = 9700,
+  MPI_T_BIND_MPI_COMM,
+  MPI_T_BIND_MPI_DATATYPE,
+  MPI_T_BIND_MPI_ERRHANDLER,
+  MPI_T_BIND_MPI_FILE,
+  MPI_T_BIND_MPI_GROUP,
+  MPI_T_BIND_MPI_OP,
+  MPI_T_BIND_MPI_REQUEST,
+  MPI_T_BIND_MPI_WIN,
+  MPI_T_BIND_MPI_MESSAGE,
+  MPI_T_BIND_MPI_INFO
+} MPIR_T_bind_t;
+
+typedef enum MPIR_T_scope_t {
+  MPI_T_SCOPE_INVALID = 0,
+  MPI_T_SCOPE_CONSTANT = 60438,
+  MPI_T_SCOPE_READONLY,
+  MPI_T_SCOPE_LOCAL,
+  MPI_T_SCOPE_GROUP,
+  MPI_T_SCOPE_GROUP_EQ,
+  MPI_T_SCOPE_ALL,
+  MPI_T_SCOPE_ALL_EQ
+} MPIR_T_scope_t;
+
+typedef enum MPIR_T_pvar_class_t {
+  MPI_T_PVAR_CLASS_INVALID = 0,
+  MPIR_T_PVAR_CLASS_FIRST = 240,
+  MPI_T_PVAR_CLASS_STATE = MPIR_T_PVAR_CLASS_FIRST,
+  MPI_T_PVAR_CLASS_LEVEL,
+  MPI_T_PVAR_CLASS_SIZE,
+  MPI_T_PVAR_CLASS_PERCENTAGE,
+  MPI_T_PVAR_CLASS_HIGHWATERMARK,
+  MPI_T_PVAR_CLASS_LOWWATERMARK,
+  MPI_T_PVAR_CLASS_COUNTER,
+  MPI_T_PVAR_CLASS_AGGREGATE,
+  MPI_T_PVAR_CLASS_TIMER,
+  MPI_T_PVAR_CLASS_GENERIC,
+  MPIR_T_PVAR_CLASS_LAST,
+  MPIR_T_PVAR_CLASS_NUMBER = MPIR_T_PVAR_CLASS_LAST - MPIR_T_PVAR_CLASS_FIRST
+} MPIR_T_pvar_class_t;
+
+typedef enum MPI_T_cb_safety {
+  MPI_T_CB_REQUIRE_NONE = 0,
+  MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+  MPI_T_CB_REQUIRE_THREAD_SAFE,
+  MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+
+typedef enum MPI_T_source_order {
+  MPI_T_SOURCE_ORDERED = 0,
+  MPI_T_SOURCE_UNORDERED
+} MPI_T_source_order;
+
+typedef void(MPI_T_event_cb_function)(
+    MPI_T_event_instance event_instance,
+    MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+    void *user_data);
+typedef void(MPI_T_event_free_cb_function)(
+    MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+    void *user_data);
+typedef void(MPI_T_event_dropped_cb_function)(
+    MPI_Count count, MPI_T_event_registration event_registration,
+    int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+
+int MPI_T_category_changed(int *update_number);
+int PMPI_T_category_changed(int *update_number);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_events(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int PMPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_num_events(int cat_index, int *num_events);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int MPI_T_cvar_get_num(int *num_cvar);
+int PMPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len);
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int MPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function);
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function);
+int MPI_T_finalize(void);
+int PMPI_T_finalize(void);
+int MPI_T_init_thread(int required, int *provided);
+int PMPI_T_init_thread(int required, int *provided);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int MPI_T_pvar_get_num(int *num_pvar);
+int PMPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info);
+int MPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+
 /* ---- MPICH extensions -------------------------------------------------- */
 /* User-level failure mitigation and GPU-awareness queries. */
 int MPIX_Comm_revoke(MPI_Comm comm);
@@ -2157,6 +2363,10 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
 int MPIX_Query_cuda_support(void);
 int PMPIX_Query_cuda_support(void);
+/* hcmpi's own: 1 when Ascend NPU buffers work (libascendcl was found at
+ * run time), else 0. */
+int MPIX_Query_ascend_support(void);
+int PMPIX_Query_ascend_support(void);
 int MPIX_Query_ze_support(void);
 int PMPIX_Query_ze_support(void);
 int MPIX_Query_hip_support(void);

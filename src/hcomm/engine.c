@@ -7,6 +7,7 @@
 
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
+#include "hcomm/counters.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
@@ -21,17 +22,6 @@ hc_engine_t hc_engine = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* What the bootstrap said at init: placement to check the host ids
  * against, the address that reached the launcher for tcp. */
 static hc_bootstrap_info_t engine_boot_info;
-
-const char *hcomm_strerror(hc_status_t status) {
-  switch (status) {
-#define HC_STATUS_TEXT(name, value, text)                                      \
-  case name:                                                                   \
-    return text;
-    HC_STATUS_LIST(HC_STATUS_TEXT)
-#undef HC_STATUS_TEXT
-  }
-  return "unknown status";
-}
 
 int hcomm_initialized(void) {
   return hc_engine.initialized && !hc_engine.finalized;
@@ -200,6 +190,8 @@ static hc_status_t engine_transport_start(const hc_transport_ops_t *ops,
     snprintf(addr, sizeof addr, "none");
     rc = HC_OK;
   }
+  if (rc == HC_OK && !*dropped)
+    hc_counters_transport_started(hc_engine.ntransports - 1, ops->name);
   if (rc != HC_OK || ops->reach == HC_TRANSPORT_REACH_SELF)
     return rc;
   engine_address_key(key, ops, hc_engine.world_rank);
@@ -440,6 +432,7 @@ static void engine_teardown(void) {
   for (int i = hc_engine.ntransports - 1; i >= 0; i--) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     t->ops->fini(t->ctx);
+    hc_counters_transport_stopped(i, &t->counts);
     memset(t, 0, sizeof *t);
   }
   hc_engine.ntransports = 0;

@@ -397,3 +397,46 @@ HC_ORDER_SH = tests/mpi/mixed_order.sh
 TESTS += $(HC_ORDER_SH)
 dist_noinst_SCRIPTS += $(HC_ORDER_SH)
 $(HC_ORDER_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- partitioned point-to-point (src/mpi/part.c, src/hcomm/part.c)
+check_PROGRAMS += tests/mpi/partitioned
+tests_mpi_partitioned_SOURCES = tests/mpi/partitioned.c tests/mpi/mpitest.h
+tests_mpi_partitioned_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_partitioned_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPICH's generalized request extension (src/mpi/grequest.c)
+check_PROGRAMS += tests/mpi/grequest_x
+tests_mpi_grequest_x_SOURCES = tests/mpi/grequest_x.c tests/mpi/mpitest.h
+tests_mpi_grequest_x_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_grequest_x_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPI_Type_create_f90_* (src/mpi/typef90.c)
+check_PROGRAMS += tests/mpi/type_f90
+tests_mpi_type_f90_SOURCES = tests/mpi/type_f90.c tests/mpi/mpitest.h
+tests_mpi_type_f90_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_type_f90_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPIX GPU queries (src/mpi/gpuquery.c)
+check_PROGRAMS += tests/mpi/gpu_query
+tests_mpi_gpu_query_SOURCES = tests/mpi/gpu_query.c tests/mpi/mpitest.h
+tests_mpi_gpu_query_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_gpu_query_LDFLAGS = $(HC_MPITEST_LDF)
+HC_PART_SH = tests/mpi/partitioned.sh tests/mpi/grequest_x.sh \
+	tests/mpi/type_f90.sh tests/mpi/gpu_query.sh
+TESTS += $(HC_PART_SH)
+dist_noinst_SCRIPTS += $(HC_PART_SH)
+$(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# The tool information interface (MPI_T): counts that move by exactly what
+# was sent, a cvar that changes the protocol, the unexpected-message event,
+# and the interface's calls and error classes on one rank.
+check_PROGRAMS += tests/mpi/mpit_counts tests/mpi/mpit_api tests/mpi/mpit_threads
+tests_mpi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
+tests_mpi_mpit_counts_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpit_api_SOURCES = tests/mpi/mpit_api.c tests/mpi/mpitest.h
+tests_mpi_mpit_api_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_api_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpit_threads_SOURCES = tests/mpi/mpit_threads.c tests/mpi/mpitest.h
+tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
+HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
+	tests/mpi/mpit_threads.sh
+TESTS += $(HC_MPIT_SH)
+dist_noinst_SCRIPTS += $(HC_MPIT_SH)
+$(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hcomm/core.h"
+#include "hcomm/counters.h"
 #include "hcomm/proto.h"
 #include "hcomm/request.h"
 
@@ -205,6 +206,8 @@ static hcomm_request_t *pt_send_req(int peer, size_t bytes, int mode) {
   req->send_buf = buf;
   req->bytes = bytes;
   req->mode = mode;
+  /* The protocol hc_proto_send chose for it. */
+  req->rndv = bytes > hc_engine.peers[peer].eager_limit;
   return req;
 }
 
@@ -362,6 +365,30 @@ START_TEST(stale_request_id_is_dropped_quietly) {
 }
 END_TEST
 
+/* The eager limit may change (MPI_T's HCMPI_EAGER_LIMIT) while sends are
+ * in flight: each keeps the protocol it left with, so the answers it gets
+ * are no violation. */
+START_TEST(sends_keep_their_protocol_when_the_eager_limit_changes) {
+  pt_engine();
+  hcomm_request_t *eager = pt_send_req(1, 100, HCOMM_SEND_SYNC);
+  hcomm_request_t *rndv = pt_send_req(2, 4000, HCOMM_SEND_STANDARD);
+  ck_assert_int_eq(rndv->rndv, 0); /* 4000 fits the default limit */
+  rndv->rndv = 1;                  /* as if it left while the limit was low */
+  hc_proto_set_eager_limit(50);
+  ck_assert_uint_eq(hc_engine.peers[1].eager_limit, 50);
+  hc_pkt_hdr_t ack = pt_hdr(HC_PKT_ACK, hc_request_id(eager), 0);
+  pt_deliver(1, &ack, NULL);
+  hc_proto_set_eager_limit(8000);
+  hc_pkt_hdr_t cts = pt_hdr(HC_PKT_CTS, hc_request_id(rndv), 57);
+  cts.total_bytes = 4000;
+  pt_deliver(2, &cts, NULL);
+  pt_expect_failed(-1);
+  ck_assert_int_eq(atomic_load(&eager->done), 1);
+  ck_assert_int_eq(atomic_load(&rndv->done), 1);
+  ck_assert_uint_eq(pt_data_bytes, 4000);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("proto");
   TCase *tc = tcase_create("core");
@@ -377,6 +404,7 @@ int main(void) {
   tcase_add_test(tc, data_from_the_owner_lands_and_completes);
   tcase_add_test(tc, fin_and_ack_must_fit_the_send);
   tcase_add_test(tc, stale_request_id_is_dropped_quietly);
+  tcase_add_test(tc, sends_keep_their_protocol_when_the_eager_limit_changes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -1022,6 +1022,18 @@ static void shm_fini(void *ctx) {
   free(shm);
 }
 
+/* The tool interface's view of this rank's send pool. */
+static hc_status_t shm_counter(void *ctx, hc_transport_counter_t which,
+                               uint64_t *value) {
+  shm_ctx_t *shm = ctx;
+  if (which != HC_TRANSPORT_COUNTER_POOL_CELLS_IN_USE)
+    return HC_ERR_NOT_SUPPORTED;
+  const hc_shm_pool_t *mine =
+      shm->pools != NULL ? &shm->pools[shm->local_rank] : NULL;
+  *value = mine != NULL && mine->cells != NULL ? hc_shm_pool_in_use(mine) : 0;
+  return HC_OK;
+}
+
 const hc_transport_ops_t hc_transport_shm_ops = {
     .name = "shm",
     .reach = HC_TRANSPORT_REACH_NODE,
@@ -1043,4 +1055,5 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,
     .fini = shm_fini,
+    .counter = shm_counter,
 };

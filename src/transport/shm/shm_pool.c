@@ -145,6 +145,14 @@ int hc_shm_pool_has_free(const hc_shm_pool_t *pool) {
   return 0;
 }
 
+uint32_t hc_shm_pool_in_use(const hc_shm_pool_t *pool) {
+  uint32_t busy = 0;
+  for (uint32_t i = 0; i < pool->ncells; i++)
+    busy += atomic_load_explicit(&shm_pool_cell_at(pool, i)->state,
+                                 memory_order_relaxed) != SHM_CELL_FREE;
+  return busy;
+}
+
 uint32_t hc_shm_pool_reclaim(hc_shm_pool_t *pool, uint32_t dest) {
   uint32_t freed = 0;
   for (uint32_t i = 0; i < pool->ncells; i++) {
