@@ -73,8 +73,27 @@ static hc_backlog_item_t *proto_item_alloc(void) {
   return item;
 }
 
+static hc_status_t pkt_decode_short(const void *packet, size_t len,
+                                    hc_pkt_hdr_t *hdr, const void **payload) {
+  hc_pkt_short_hdr_t head;
+  memcpy(&head, packet, sizeof head);
+  if (head.context >= HC_MATCH_CONTEXTS)
+    return HC_ERR_TRANSPORT;
+  memset(hdr, 0, sizeof *hdr);
+  hdr->type = HC_PKT_EAGER;
+  hdr->context = head.context;
+  hdr->tag = head.tag;
+  hdr->payload_bytes = len - sizeof head;
+  hdr->total_bytes = len - sizeof head;
+  *payload = (const unsigned char *)packet + sizeof head;
+  return HC_OK;
+}
+
 hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
                           const void **payload) {
+  if (len >= sizeof(hc_pkt_short_hdr_t) &&
+      *(const uint8_t *)packet == HC_PKT_EAGER_SHORT)
+    return pkt_decode_short(packet, len, hdr, payload);
   if (len < sizeof *hdr)
     return HC_ERR_TRANSPORT;
   memcpy(hdr, packet, sizeof *hdr);
@@ -139,11 +158,13 @@ static void proto_count(hc_counters_flow_t *flow, uint64_t bytes) {
   flow->bytes += bytes;
 }
 
-static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
-                                  const void *payload, size_t len) {
+/* One packet: head_len bytes of header at head, then len of payload. */
+static hc_status_t proto_transmit_head(hc_peer_t *peer, const void *head,
+                                       size_t head_len, const void *payload,
+                                       size_t len) {
   struct iovec iov[2];
-  iov[0].iov_base = (void *)hdr;
-  iov[0].iov_len = sizeof *hdr;
+  iov[0].iov_base = (void *)head;
+  iov[0].iov_len = head_len;
   iov[1].iov_base = (void *)payload;
   iov[1].iov_len = len;
   hc_status_t rc =
@@ -151,6 +172,11 @@ static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
   if (rc == HC_OK)
     hc_engine_sent_to(peer);
   return rc;
+}
+
+static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
+                                  const void *payload, size_t len) {
+  return proto_transmit_head(peer, hdr, sizeof *hdr, payload, len);
 }
 
 static void proto_enqueue(hc_peer_t *peer, hc_backlog_item_t *item) {
@@ -397,15 +423,10 @@ hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
   if (peer->ops == NULL || peer->failed || bytes > peer->eager_limit ||
       peer->backlog_head != NULL)
     return HC_ERR_AGAIN;
-  hc_pkt_hdr_t hdr = {0};
-  hdr.type = HC_PKT_EAGER;
-  hdr.context = match_ctx;
-  hdr.source = hc_engine.world_rank;
-  hdr.tag = tag;
-  hdr.total_bytes = bytes;
-  hdr.payload_bytes = bytes;
-  /* sreq stays 0: only a synchronous or rendezvous send is answered. */
-  if (proto_transmit(peer, &hdr, buf, bytes) != HC_OK)
+  /* Nothing answers a standard eager send: the short header will do. */
+  hc_pkt_short_hdr_t hdr = {
+      .type = HC_PKT_EAGER_SHORT, .context = match_ctx, .tag = tag};
+  if (proto_transmit_head(peer, &hdr, sizeof hdr, buf, bytes) != HC_OK)
     return HC_ERR_AGAIN;
   proto_count(&peer->via->counts.sent[0], bytes);
   return HC_OK;

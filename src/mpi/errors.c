@@ -302,9 +302,12 @@ int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
   return hc_mpi_check_data_typed(fn, comm, buf, count, type, &t, bytes);
 }
 
-int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
-                            const void *buf, MPI_Count count, MPI_Datatype type,
-                            const hc_mpi_type_t **out, size_t *bytes) {
+/* hc_mpi_check_data_typed's checks one by one, in the order their errors
+ * are raised. */
+static int err_check_data_each(const char *fn, hc_mpi_comm_t *comm,
+                               const void *buf, MPI_Count count,
+                               MPI_Datatype type,
+                               const hc_mpi_type_t **out, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_check_count(fn, comm, count);
   if (rc == MPI_SUCCESS)
@@ -322,6 +325,24 @@ int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
                         "NULL buffer for %lld elements", (long long)count);
   *bytes = n;
   return MPI_SUCCESS;
+}
+
+int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
+                            const void *buf, MPI_Count count, MPI_Datatype type,
+                            const hc_mpi_type_t **out, size_t *bytes) {
+  /* The good case in a few branches: a count, a committed type, a buffer
+   * that can hold the data.  Anything else takes the checks one by one,
+   * which name the first thing wrong. */
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  if (count >= 0 && t != NULL && t->committed && buf != MPI_IN_PLACE) {
+    size_t n = hc_mpi_type_wire_bytes(t, count);
+    if (buf != NULL || n == 0 || t->true_lb != 0) {
+      *out = t;
+      *bytes = n;
+      return MPI_SUCCESS;
+    }
+  }
+  return err_check_data_each(fn, comm, buf, count, type, out, bytes);
 }
 
 static int err_rank_check(const char *fn, hc_mpi_comm_t *comm, int rank,

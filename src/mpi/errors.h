@@ -40,7 +40,8 @@ void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
  * MPI_COMM_WORLD's).  The message is "fn: <fmt...> (CLASS)".  Returns the
  * class when the handler returns.  MPI_SUCCESS is returned untouched. */
 int hc_mpi_raise(struct hc_mpi_comm *comm, const char *fn, int errclass,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                 const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
 /* Raises the class of an engine status, with the engine's text. */
 int hc_mpi_raise_status(struct hc_mpi_comm *comm, const char *fn,
                         hc_status_t status);

@@ -388,6 +388,15 @@ HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
 TESTS += $(HC_LIFE_SH)
 dist_noinst_SCRIPTS += $(HC_LIFE_SH)
 $(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# Non-overtaking across every small-message limit (shm fast box, ring, pool).
+check_PROGRAMS += tests/mpi/mixed_order
+tests_mpi_mixed_order_SOURCES = tests/mpi/mixed_order.c tests/mpi/mpitest.h
+tests_mpi_mixed_order_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mixed_order_LDFLAGS = $(HC_MPITEST_LDF)
+HC_ORDER_SH = tests/mpi/mixed_order.sh
+TESTS += $(HC_ORDER_SH)
+dist_noinst_SCRIPTS += $(HC_ORDER_SH)
+$(HC_ORDER_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
 # -- partitioned point-to-point (src/mpi/part.c, src/hcomm/part.c)
 check_PROGRAMS += tests/mpi/partitioned
 tests_mpi_partitioned_SOURCES = tests/mpi/partitioned.c tests/mpi/mpitest.h

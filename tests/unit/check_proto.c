@@ -30,6 +30,39 @@ START_TEST(decode_accepts_header_plus_payload) {
 }
 END_TEST
 
+/* The short header of hc_proto_send_now: decoded as a whole EAGER header
+ * whose lengths are the packet's, with nobody to answer (sreq 0). */
+START_TEST(decode_expands_short_eager_header) {
+  unsigned char pkt[sizeof(hc_pkt_short_hdr_t) + 5];
+  hc_pkt_short_hdr_t head = {
+      .type = HC_PKT_EAGER_SHORT, .context = 3, .tag = 93};
+  memcpy(pkt, &head, sizeof head);
+  memcpy(pkt + sizeof head, "hello", 5);
+  hc_pkt_hdr_t out;
+  memset(&out, 0xff, sizeof out);
+  const void *payload;
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof pkt, &out, &payload), HC_OK);
+  ck_assert_uint_eq(out.type, HC_PKT_EAGER);
+  ck_assert_uint_eq(out.flags, 0);
+  ck_assert_uint_eq(out.context, 3);
+  ck_assert_int_eq(out.tag, 93);
+  ck_assert_uint_eq(out.payload_bytes, 5);
+  ck_assert_uint_eq(out.total_bytes, 5);
+  ck_assert_uint_eq(out.sreq, 0);
+  ck_assert_mem_eq(payload, "hello", 5);
+  /* No payload at all is a message of 0 bytes. */
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof head, &out, &payload), HC_OK);
+  ck_assert_uint_eq(out.total_bytes, 0);
+  /* Too short for the header, or a context out of range. */
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof head - 1, &out, &payload),
+                   HC_ERR_TRANSPORT);
+  head.context = HC_MATCH_CONTEXTS;
+  memcpy(pkt, &head, sizeof head);
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof pkt, &out, &payload),
+                   HC_ERR_TRANSPORT);
+}
+END_TEST
+
 START_TEST(decode_rejects_malformed) {
   unsigned char pkt[sizeof(hc_pkt_hdr_t) + 8];
   hc_pkt_hdr_t hdr = {0}, out;
@@ -360,6 +393,7 @@ int main(void) {
   Suite *s = suite_create("proto");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, decode_accepts_header_plus_payload);
+  tcase_add_test(tc, decode_expands_short_eager_header);
   tcase_add_test(tc, decode_rejects_malformed);
   tcase_add_test(tc, request_ids_go_stale_on_reuse);
   tcase_add_test(tc, many_requests_are_distinct_and_recycled);

@@ -1,4 +1,5 @@
 #include "transport/shm/shm_pool.h"
+#include "transport/shm/shm_ring.h" /* hc_shm_iov_gather */
 
 #include <stdatomic.h>
 #include <string.h>
@@ -113,13 +114,7 @@ hc_status_t hc_shm_pool_fill(hc_shm_pool_t *pool, uint32_t dest,
   atomic_store_explicit(&c->state, SHM_CELL_BUSY, memory_order_relaxed);
   c->dest = dest;
   c->len = (uint32_t)total;
-  unsigned char *dst = (unsigned char *)c + SHM_POOL_CELL_HDR;
-  for (int i = 0; i < iovcnt; i++) {
-    if (iov[i].iov_len == 0)
-      continue;
-    memcpy(dst, iov[i].iov_base, iov[i].iov_len);
-    dst += iov[i].iov_len;
-  }
+  hc_shm_iov_gather((unsigned char *)c + SHM_POOL_CELL_HDR, iov, iovcnt);
   pool->next = (uint32_t)found + 1 == pool->ncells ? 0 : (uint32_t)found + 1;
   *index = (uint32_t)found;
   return HC_OK;
