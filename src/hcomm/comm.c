@@ -14,6 +14,7 @@
 #include "hcomm/core.h"
 #include "hcomm/engine.h"
 #include "hcomm/nbc.h"
+#include "hcomm/shmcoll.h"
 
 #define COMM_MASK_WORDS (HC_CONTEXT_IDS / 32)
 /* Words of the mask from which non-blocking dups take their ids. */
@@ -67,6 +68,7 @@ static void comm_destroy(hcomm_comm_t *comm) {
   comm_free_ids[id / 32] |= 1u << (id % 32);
   if (comm->local != NULL)
     comm_release(comm->local);
+  hc_shmcoll_free(comm);
   free(comm->world_ranks);
   free(comm->rank_of_world);
   free(comm);

@@ -28,6 +28,7 @@ struct hcomm_comm {
   unsigned coll_seq;  /* collectives started on it (nbc.c tags) */
   int watched_all;    /* an ANY_SOURCE receive watched every member */
   unsigned persist_seq; /* persistent collectives initialised on it */
+  struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
 };
 
 /* Matching context of comm for point-to-point (coll 0) or collectives. */

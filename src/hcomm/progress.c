@@ -382,14 +382,24 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
   return set->now || set->nfds > 0 || set->nown > 0;
 }
 
-void hc_idle_locked(long *spins) {
+int hc_idle_poll_locked(long *spins) {
   if (progress_keep_polling(spins))
-    return;
+    return 1;
   *spins = 0;
   if (hc_engine.failed_peers > 0)
     progress_apply_failures();
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
+  return 0;
+}
+
+hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
+  return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;
+}
+
+void hc_idle_locked(long *spins) {
+  if (hc_idle_poll_locked(spins))
+    return;
   progress_sleep_set_t set;
   progress_sleep_begin(&set, hc_engine.wait_ms);
   hc_engine_unlock();

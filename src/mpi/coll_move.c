@@ -187,6 +187,9 @@ static int move_bcast(const char *fn, void *buffer, int count,
     view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
   if (cx == NULL || (view == NULL && !idle))
     return hc_mpi_coll_nomem(fn, c, cx);
+  if (request == NULL && !inter) /* may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn, hc_mpi_coll_end(cx, hcomm_bcast(view, bytes, root, c->engine)));
   hc_status_t st =
       inter     ? hcomm_inter_ibcast(view, bytes, root, c->engine, &eng)
       : persist ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)

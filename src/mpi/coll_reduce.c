@@ -90,6 +90,11 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
   if (cx == NULL)
     return rc;
   size_t elems = hc_mpi_red_elems(&red, n);
+  if (request == NULL) /* the engine's blocking form may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_reduce(send, recvbuf, elems, &red.op, root,
+                                         c->engine)));
   hc_status_t st = persist ? hcomm_reduce_init(send, recvbuf, elems, &red.op,
                                                root, c->engine, &eng)
                            : hcomm_ireduce(send, recvbuf, elems, &red.op, root,
@@ -195,6 +200,11 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (hc_mpi_coll_inter(c))
     st = hcomm_inter_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (request == NULL) /* the blocking form may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_allreduce(send, recvbuf, elems, &red.op,
+                                            c->engine)));
   else
     st = hcomm_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);

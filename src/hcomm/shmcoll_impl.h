@@ -1,0 +1,71 @@
+/*
+ * The shared segment of one communicator's shared-memory collectives,
+ * between shmcoll_seg.c (which makes, agrees on and frees it) and
+ * shmcoll.c (the algorithms).
+ *
+ * Layout (offsets from the mapping's base):
+ *   0                 shmcoll_hdr_t: shape, and the futex the waiters
+ *                     sleep on
+ *   SHMCOLL_LINE      n x shmcoll_line_t, one cache line per rank: the
+ *                     sequence numbers of the last collective for which
+ *                     that rank posted its data, reduced its slice, and
+ *                     finished reading everything of it
+ *   data_offset       n x 2 slots of chunk bytes (rank r, half h at
+ *                     (2r + h) x chunk), then 2 shared areas of chunk bytes
+ *                     (the broadcast data, the reduced result)
+ * Collective number s (every chunk of a long one is a number of its own)
+ * uses half s % 2, so the next one can fill the other half while readers
+ * still copy out of this one; half h is filled again only once every rank
+ * finished number s - 2.
+ */
+#ifndef HC_SHMCOLL_IMPL_H
+#define HC_SHMCOLL_IMPL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hcomm/shmcoll.h"
+#include "util/shmseg.h"
+
+#define SHMCOLL_LINE 64
+#define SHMCOLL_MAGIC 0x68636d7069636f6cULL /* "hcmpicol" */
+/* The first collective's number minus one.  Near the wrap on purpose, so
+ * that every job's 256th collective on a communicator crosses it. */
+#define SHMCOLL_SEQ0 0xffffff00u
+
+enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };
+
+typedef struct shmcoll_hdr {
+  uint64_t magic;
+  uint32_t nranks;
+  uint32_t chunk;
+  uint64_t data_offset;
+  uint64_t seg_size;
+  _Atomic uint32_t bell;     /* bumped to wake the sleepers */
+  _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
+} shmcoll_hdr_t;
+
+typedef struct shmcoll_line {
+  _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
+  unsigned char pad[SHMCOLL_LINE - 3 * sizeof(uint32_t)];
+} shmcoll_line_t;
+
+typedef struct hc_shmcoll {
+  int usable; /* 0: this communicator's collectives take the schedules */
+  int rank, size;
+  uint32_t seq; /* the number of the last collective started */
+  size_t chunk;
+  unsigned char *base;
+  size_t seg_size;
+  shmcoll_hdr_t *hdr;
+  shmcoll_line_t *lines;
+  unsigned char *data;
+} hc_shmcoll_t;
+
+/* comm's segment for a collective of bytes (the largest message one rank
+ * puts in, or 0), made at the first that may use one; NULL: this one
+ * takes the schedule.  *rc is HC_OK, or the failure met while agreeing on
+ * a new segment (this collective then fails with it). */
+hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
+
+#endif /* HC_SHMCOLL_IMPL_H */
