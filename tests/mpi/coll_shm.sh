@@ -1,0 +1,54 @@
+#!/bin/sh
+# coll_shm.c: the shared-memory Barrier, Bcast, Reduce and Allreduce
+# against a serial reference on 1, 2, 3, 5 and 8 ranks, once more with
+# 4 KiB slots (every large message a long pipeline); that they really run
+# through a communicator's segment (the debug log names one per
+# communicator), and that a named one (HCMPI_SHM_MEMFD=0) is gone after a
+# job that ends well and after one whose rank was SIGKILLed; and that a
+# rank killed in each of them fails the survivors with
+# MPIX_ERR_PROC_FAILED instead of hanging.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm
+done
+HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm
+
+[ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
+prog=$(mpi_prog_path coll_shm)
+mpi_launcher_cmd
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# Named segments: the debug log gives each one's name.
+named_segments() {
+    sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*collectives of.*|\1|p' "$out"
+}
+check_gone() { # WHAT
+    segs=$(named_segments)
+    [ -n "$segs" ] || { cat "$out"; fail "$1: no collective segment was made"; }
+    for s in $segs; do
+        [ ! -e "/dev/shm$s" ] || fail "$1: /dev/shm$s left behind"
+    done
+    echo "$1: $(echo "$segs" | wc -l) named collective segments, all gone"
+}
+HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 120 "$HCMPIRUN" -n 4 --timeout 90 \
+    "$prog" >"$out" 2>&1 || { cat "$out"; fail "named segments: job failed"; }
+# world, its dup, and the two halves of the split: one segment each.
+n=$(named_segments | wc -l)
+[ "$n" -eq 4 ] || { cat "$out"; fail "named segments: $n made, want 4"; }
+check_gone "named segments, job ended well"
+
+for kind in barrier bcast bcast-root reduce allreduce; do
+    echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm kill $kind"
+    HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure \
+        -n 4 --timeout 60 "$prog" kill $kind >"$out" 2>&1
+    rc=$?
+    grep -v ' debug ' "$out"
+    [ $rc -ne 124 ] || fail "kill $kind: job hung until the timeout"
+    [ $rc -ne 0 ] || fail "kill $kind: job exited 0 although rank 1 died"
+    grep -q "FAIL rank" "$out" && fail "kill $kind: a check failed"
+    passed=$(grep -c "PASS kill $kind" "$out")
+    [ "$passed" -eq 3 ] || fail "kill $kind: $passed of 3 survivors passed"
+    check_gone "kill $kind"
+done
+echo "coll_shm: all cases passed"
