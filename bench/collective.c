@@ -1,12 +1,14 @@
 /* Collective latency: MPI_Allreduce (MPI_SUM over doubles, size = bytes of
- * the vector) and MPI_Alltoallv (size = bytes each rank sends to every
- * other rank; displacements packed).  Time per call, the maximum over the
+ * the vector), MPI_Alltoallv (size = bytes each rank sends to every
+ * other rank; displacements packed) and MPI_Bcast from rank 0 (size
+ * bytes).  Time per call, the maximum over the
  * ranks of each rank's mean, median over the repetitions.
  *
  * Output, one line per size:
  *   bench=allreduce ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
  *   iters=K
- *   bench=alltoallv ranks=N size=B median_us=.. ... */
+ *   bench=alltoallv ranks=N size=B median_us=.. ...
+ *   bench=bcast ranks=N size=B median_us=.. ... */
 #include "common.h"
 
 #include <mpi.h>
@@ -14,7 +16,11 @@
 #include <stdlib.h>
 
 static const char co_usage[] =
-    "  -b         MPI_Alltoallv instead of MPI_Allreduce\n";
+    "  -b         MPI_Alltoallv instead of MPI_Allreduce\n"
+    "  -d         MPI_Bcast (from rank 0) instead of MPI_Allreduce\n";
+
+enum co_kind { CO_ALLREDUCE, CO_ALLTOALLV, CO_BCAST };
+static const char *const co_names[] = {"allreduce", "alltoallv", "bcast"};
 
 typedef struct co_bufs {
   char *sbuf;
@@ -23,9 +29,13 @@ typedef struct co_bufs {
   int *displs;
 } co_bufs_t;
 
-static void co_call(int alltoallv, const co_bufs_t *b, size_t size,
-                    int nranks) {
-  if (!alltoallv) {
+static void co_call(int kind, const co_bufs_t *b, size_t size, int nranks) {
+  if (kind == CO_BCAST) {
+    bench_check(MPI_Bcast(b->sbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD),
+                "MPI_Bcast");
+    return;
+  }
+  if (kind == CO_ALLREDUCE) {
     int n = (int)(size / sizeof(double));
     bench_check(MPI_Allreduce(b->sbuf, b->rbuf, n > 0 ? n : 1, MPI_DOUBLE,
                               MPI_SUM, MPI_COMM_WORLD),
@@ -41,17 +51,17 @@ static void co_call(int alltoallv, const co_bufs_t *b, size_t size,
               "MPI_Alltoallv");
 }
 
-static void co_size(int alltoallv, const bench_opts_t *o, const co_bufs_t *b,
+static void co_size(int kind, const bench_opts_t *o, const co_bufs_t *b,
                     size_t size, int rank, int nranks, double *vals,
                     double *gathered) {
   int iters = bench_iters(o, size, 2);
   for (int i = 0; i < o->warmup; i++)
-    co_call(alltoallv, b, size, nranks);
+    co_call(kind, b, size, nranks);
   for (int r = 0; r < o->reps; r++) {
     bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     double t0 = bench_now_us();
     for (int i = 0; i < iters; i++)
-      co_call(alltoallv, b, size, nranks);
+      co_call(kind, b, size, nranks);
     double mine = (bench_now_us() - t0) / iters;
     bench_gather_double(mine, gathered, rank, nranks);
     double worst = 0.0;
@@ -65,8 +75,8 @@ static void co_size(int alltoallv, const bench_opts_t *o, const co_bufs_t *b,
   bench_stats(vals, o->reps, &st);
   printf("bench=%s ranks=%d size=%zu median_us=%.3f min_us=%.3f p90_us=%.3f "
          "reps=%d iters=%d\n",
-         alltoallv ? "alltoallv" : "allreduce", nranks, size, st.median,
-         st.min, st.p90, o->reps, iters);
+         co_names[kind], nranks, size, st.median, st.min, st.p90, o->reps,
+         iters);
   fflush(stdout);
 }
 
@@ -82,8 +92,10 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return rc < 0 ? 1 : 0;
   }
-  /* -b is bench_parse's "bidirectional" flag; here it picks Alltoallv. */
-  int alltoallv = o.bidir;
+  /* -b and -d are bench_parse's "bidirectional" and "distinct" flags;
+   * here they pick Alltoallv and Bcast. */
+  int kind = o.bidir ? CO_ALLTOALLV : o.distinct ? CO_BCAST : CO_ALLREDUCE;
+  int alltoallv = kind == CO_ALLTOALLV;
   size_t max = bench_max_size(&o);
   size_t per = alltoallv ? max * (size_t)nranks : max;
   co_bufs_t b = {bench_alloc(per), bench_alloc(per),
@@ -92,9 +104,9 @@ int main(int argc, char **argv) {
   double *vals = calloc((size_t)o.reps, sizeof(double));
   double *gathered = calloc((size_t)nranks, sizeof(double));
   if (rank == 0)
-    bench_print_header(alltoallv ? "alltoallv" : "allreduce", &o, nranks);
+    bench_print_header(co_names[kind], &o, nranks);
   for (int i = 0; i < o.nsizes; i++)
-    co_size(alltoallv, &o, &b, o.sizes[i], rank, nranks, vals, gathered);
+    co_size(kind, &o, &b, o.sizes[i], rank, nranks, vals, gathered);
   free(gathered);
   free(vals);
   free(b.displs);

@@ -108,13 +108,20 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
   return HC_OK;
 }
 
-static unsigned char *shmcoll_slot(const hc_shmcoll_t *sc, int rank,
-                                   uint32_t s) {
-  return sc->data + (2 * (size_t)rank + (s & 1)) * sc->chunk;
+/* Rank's buffer (rank == size: the shared one) for collective number s
+ * of len bytes (see shmcoll_impl.h). */
+static unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank, uint32_t s,
+                                  size_t len) {
+  if (len <= SHMCOLL_SMALL)
+    return sc->data +
+           ((size_t)rank * SHMCOLL_DEPTH + s % SHMCOLL_DEPTH) * SHMCOLL_SMALL;
+  return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
 }
 
-static unsigned char *shmcoll_shared(const hc_shmcoll_t *sc, uint32_t s) {
-  return sc->data + (2 * (size_t)sc->size + (s & 1)) * sc->chunk;
+/* The collective that last used the buffers of collective s of len bytes:
+ * every rank must have finished it before they are filled again. */
+static uint32_t shmcoll_reuse(uint32_t s, size_t len) {
+  return s - (len <= SHMCOLL_SMALL ? SHMCOLL_DEPTH : 2);
 }
 
 /* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
@@ -150,10 +157,11 @@ hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
 static hc_status_t shmcoll_bcast_chunk(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                        unsigned char *buf, size_t len, int root,
                                        uint32_t s) {
-  unsigned char *area = shmcoll_shared(sc, s);
+  unsigned char *area = shmcoll_buf(sc, sc->size, s, len);
   hc_status_t rc;
   if (sc->rank == root) {
-    rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL, s - 2);
+    rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL,
+                      shmcoll_reuse(s, len));
     if (rc != HC_OK)
       return rc;
     memcpy(area, buf, len);
@@ -189,15 +197,16 @@ hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
 
 /* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
  * element first on, of collective number s. */
-static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, void *dst,
-                            size_t first, size_t count,
+static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
+                            void *dst, size_t first, size_t count,
                             const hcomm_reduce_op_t *op) {
   size_t off = first * op->elem_size;
   if (count == 0)
     return;
-  memcpy(dst, shmcoll_slot(sc, sc->size - 1, s) + off, count * op->elem_size);
+  memcpy(dst, shmcoll_buf(sc, sc->size - 1, s, len) + off,
+         count * op->elem_size);
   for (int r = sc->size - 2; r >= 0; r--)
-    op->fn(shmcoll_slot(sc, r, s) + off, dst, count, op->ctx);
+    op->fn(shmcoll_buf(sc, r, s, len) + off, dst, count, op->ctx);
 }
 
 /* One chunk of a reduction, collective number s: count elements of mine
@@ -208,23 +217,24 @@ static hc_status_t shmcoll_reduce_chunk(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                         const hcomm_reduce_op_t *op,
                                         uint32_t s) {
   size_t bytes = count * op->elem_size, first, mycount;
-  hc_status_t rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL, s - 2);
+  hc_status_t rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL,
+                                shmcoll_reuse(s, bytes));
   if (rc != HC_OK)
     return rc;
-  memcpy(shmcoll_slot(sc, sc->rank, s), mine, bytes);
+  memcpy(shmcoll_buf(sc, sc->rank, s, bytes), mine, bytes);
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
   if (bytes <= SHMCOLL_WHOLE_MAX) {
     if (out != NULL)
       rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, SHMCOLL_ALL, s);
     if (out != NULL && rc == HC_OK)
-      shmcoll_combine(sc, s, out, 0, count, op);
+      shmcoll_combine(sc, s, bytes, out, 0, count, op);
   } else {
-    unsigned char *result = shmcoll_shared(sc, s);
+    unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
     hc_coll_block(count, sc->size, sc->rank, &first, &mycount);
     rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, SHMCOLL_ALL, s);
     if (rc == HC_OK) {
-      shmcoll_combine(sc, s, result + first * op->elem_size, first, mycount,
-                      op);
+      shmcoll_combine(sc, s, bytes, result + first * op->elem_size, first,
+                      mycount, op);
       shmcoll_publish(sc, SHMCOLL_REDUCED, s);
     }
     if (rc == HC_OK && out != NULL)

@@ -10,13 +10,17 @@
  *                     sequence numbers of the last collective for which
  *                     that rank posted its data, reduced its slice, and
  *                     finished reading everything of it
- *   data_offset       n x 2 slots of chunk bytes (rank r, half h at
- *                     (2r + h) x chunk), then 2 shared areas of chunk bytes
- *                     (the broadcast data, the reduced result)
+ *   data_offset       the small buffers: (n + 1) x SHMCOLL_DEPTH of
+ *                     SHMCOLL_SMALL bytes (rank r's number d at
+ *                     (r x SHMCOLL_DEPTH + d) x SHMCOLL_SMALL; "rank" n is
+ *                     the shared area: the broadcast data, the reduced
+ *                     result), then the large ones: (n + 1) x 2 of chunk
+ *                     bytes, alike
  * Collective number s (every chunk of a long one is a number of its own)
- * uses half s % 2, so the next one can fill the other half while readers
- * still copy out of this one; half h is filled again only once every rank
- * finished number s - 2.
+ * of at most SHMCOLL_SMALL bytes uses small buffer s % SHMCOLL_DEPTH, a
+ * larger one large buffer s % 2: the next ones fill other buffers while
+ * readers still copy out of this one, and a buffer is filled again only
+ * once every rank finished the collective that used it before.
  */
 #ifndef HC_SHMCOLL_IMPL_H
 #define HC_SHMCOLL_IMPL_H
@@ -32,6 +36,11 @@
 /* The first collective's number minus one.  Near the wrap on purpose, so
  * that every job's 256th collective on a communicator crosses it. */
 #define SHMCOLL_SEQ0 0xffffff00u
+
+/* A root can run this many small collectives ahead of slow readers:
+ * ranks that share a core get there in bursts. */
+#define SHMCOLL_SMALL 512
+#define SHMCOLL_DEPTH 16
 
 enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };
 
@@ -55,6 +64,7 @@ typedef struct hc_shmcoll {
   int rank, size;
   uint32_t seq; /* the number of the last collective started */
   size_t chunk;
+  size_t small_bytes; /* of all small buffers: where the large ones start */
   unsigned char *base;
   size_t seg_size;
   shmcoll_hdr_t *hdr;

@@ -65,7 +65,7 @@ static size_t shmcoll_chunk_for(int n) {
   if (chunk < SHMCOLL_MIN_CHUNK)
     chunk = SHMCOLL_MIN_CHUNK;
   while (chunk > SHMCOLL_MIN_CHUNK &&
-         (2 * (size_t)n + 2) * chunk > SHMCOLL_SEG_BUDGET)
+         (2 * (size_t)n + 2) * chunk > SHMCOLL_SEG_BUDGET / 2)
     chunk /= 2;
   return chunk;
 }
@@ -103,8 +103,8 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
  * must, until the others opened it). */
 static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
                            int *memfd) {
-  size_t size =
-      shmcoll_data_offset(sc->size) + (2 * (size_t)sc->size + 2) * sc->chunk;
+  size_t size = shmcoll_data_offset(sc->size) + sc->small_bytes +
+                (2 * (size_t)sc->size + 2) * sc->chunk;
   *fd = hc_shmseg_create(offer->name, sizeof offer->name, memfd);
   if (*fd < 0 || hc_shmseg_reserve(*fd, offer->name, size) != HC_OK ||
       shmcoll_map(sc, *fd, size) != HC_OK)
@@ -221,6 +221,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->size = comm->size;
   use->seq = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);
+  use->small_bytes =
+      ((size_t)comm->size + 1) * SHMCOLL_DEPTH * (size_t)SHMCOLL_SMALL;
   /* A rank short of memory still takes part, and votes against. */
   *rc = shmcoll_setup(comm, use, sc == NULL);
   if (sc == NULL || !sc->usable) {

@@ -176,6 +176,15 @@ static int move_bcast(const char *fn, void *buffer, int count,
   if (request == NULL && !inter &&
       (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
+  hcomm_mem_info_t info;
+  /* Blocking, dense and in host memory: the engine takes the buffer as it
+   * is (and may broadcast it in shared memory); no state to make. */
+  if (request == NULL && !inter && hc_mpi_type_dense(t) &&
+      !hc_mpi_dev_classify(buffer, &info))
+    return hc_mpi_raise_status(
+        c, fn,
+        hcomm_bcast(count > 0 ? buffer : NULL,
+                    (size_t)count * (size_t)t->size, root, c->engine));
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
