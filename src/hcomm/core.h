@@ -141,6 +141,9 @@ void hc_idle_locked(long *spins);
  * 0 when it should sleep its own way now, failures and the hang watchdog
  * having been looked at as before any sleep. */
 int hc_idle_poll_locked(long *spins);
+/* Tells the hang watchdog that a wait that slept ended well although no
+ * request completed (a shared-memory collective). */
+void hc_watchdog_feed_locked(void);
 /* Why a member of comm's group was lost (as a collective on it fails);
  * HC_OK when none was or the engine is finalizing. */
 hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm);

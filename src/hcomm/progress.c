@@ -393,6 +393,11 @@ int hc_idle_poll_locked(long *spins) {
   return 0;
 }
 
+void hc_watchdog_feed_locked(void) {
+  if (hc_engine.hang_timeout > 0)
+    hc_engine.idle_since = progress_now();
+}
+
 hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
   return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;
 }

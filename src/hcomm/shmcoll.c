@@ -92,6 +92,7 @@ static void shmcoll_sleep(hc_shmcoll_t *sc, int kind, int who, uint32_t want) {
 static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
                                 int who, uint32_t want) {
   long spins = 0;
+  int slept = 0;
   while (!shmcoll_ready(sc, kind, who, want)) {
     hc_engine_lock();
     int moved = hc_progress_locked();
@@ -104,6 +105,12 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
       spins = 0;
     if (!poll)
       shmcoll_sleep(sc, kind, who, want);
+    slept |= !poll;
+  }
+  if (slept) { /* no request completes here for the watchdog to see */
+    hc_engine_lock();
+    hc_watchdog_feed_locked();
+    hc_engine_unlock();
   }
   return HC_OK;
 }

@@ -18,6 +18,10 @@
  *                       the survivors must get MPIX_ERR_PROC_FAILED from
  *                       one of their next few KINDs, never hang.  Run
  *                       under hcmpirun --no-kill-on-failure.
+ *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
+ *                       nothing else), results checked: under
+ *                       HCMPI_HANG_TIMEOUT with HCMPI_SPIN=0 (every wait
+ *                       sleeps) the hang watchdog must see them progress.
  */
 #include "mpitest.h"
 #include <signal.h>
@@ -323,6 +327,23 @@ static void run_kill(const char *kind)
     _exit(0);
 }
 
+static void run_soak(double secs)
+{
+    double t0 = MPI_Wtime();
+    int more = 1, it;
+    for (it = 0; more; it++) {
+        more = wrank != 0 || MPI_Wtime() - t0 < secs;
+        CHECK(MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "soak bcast");
+        CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "soak barrier");
+        int in = wrank + it, sum = -1;
+        CHECK(MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+              "soak allreduce");
+        CHECK(sum == wsize * (wsize - 1) / 2 + wsize * it, "soak: sum %d in round %d", sum, it);
+    }
+    if (wrank == 0)
+        printf("coll_shm: soak of %d rounds OK\n", it);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -330,7 +351,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (argc > 2 && strcmp(argv[1], "kill") == 0)
         run_kill(argv[2]);
-    run_checks();
+    if (argc > 2 && strcmp(argv[1], "soak") == 0)
+        run_soak(atof(argv[2]));
+    else
+        run_checks();
     MPI_Finalize();
     if (wrank == 0)
         printf("coll_shm: %d ranks OK\n", wsize);

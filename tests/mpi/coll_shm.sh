@@ -4,7 +4,8 @@
 # 4 KiB slots (every large message a long pipeline); that they really run
 # through a communicator's segment (the debug log names one per
 # communicator), and that a named one (HCMPI_SHM_MEMFD=0) is gone after a
-# job that ends well and after one whose rank was SIGKILLed; and that a
+# job that ends well and after one whose rank was SIGKILLed; that the
+# hang watchdog takes waits that sleep in them for progress; and that a
 # rank killed in each of them fails the survivors with
 # MPIX_ERR_PROC_FAILED instead of hanging.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
@@ -12,6 +13,9 @@ for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm
+# Waits that sleep in shared-memory collectives are progress, not a hang,
+# for the watchdog (no request completes there).
+HCMPI_HANG_TIMEOUT=1 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm soak 3
 
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
 prog=$(mpi_prog_path coll_shm)
