@@ -3,8 +3,9 @@
 # against a serial reference on 1, 2, 3, 5 and 8 ranks, once more with
 # 4 KiB slots (every large message a long pipeline); that they really run
 # through a communicator's segment (the debug log names one per
-# communicator), and that a named one (HCMPI_SHM_MEMFD=0) is gone after a
-# job that ends well and after one whose rank was SIGKILLed; that the
+# communicator, only where every member shares the node), and that a named
+# one (HCMPI_SHM_MEMFD=0) is gone after a job that ends well and after one
+# whose rank was SIGKILLed; that the
 # hang watchdog takes waits that sleep in them for progress; and that a
 # rank killed in each of them fails the survivors with
 # MPIX_ERR_PROC_FAILED instead of hanging.
@@ -21,7 +22,8 @@ HCMPI_HANG_TIMEOUT=1 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm soak 3
 prog=$(mpi_prog_path coll_shm)
 mpi_launcher_cmd
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+node_wrap=$(mktemp)
+trap 'rm -f "$out" "$node_wrap"' EXIT
 
 # Named segments: the debug log gives each one's name.
 named_segments() {
@@ -37,10 +39,24 @@ check_gone() { # WHAT
 }
 HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 120 "$HCMPIRUN" -n 4 --timeout 90 \
     "$prog" >"$out" 2>&1 || { cat "$out"; fail "named segments: job failed"; }
-# world, its dup, and the two halves of the split: one segment each.
+# world, its dup, the two halves of the split and the node communicator
+# (all of world here): one segment each.
 n=$(named_segments | wc -l)
-[ "$n" -eq 4 ] || { cat "$out"; fail "named segments: $n made, want 4"; }
+[ "$n" -eq 5 ] || { cat "$out"; fail "named segments: $n made, want 5"; }
 check_gone "named segments, job ended well"
+
+# Two fake nodes of two ranks (HCMPI_NODE_ID from the rank): world, its
+# dup and the split span both, so they keep the schedules; each node's
+# communicator gets a segment of its own.
+printf '#!/bin/sh\nHCMPI_NODE_ID=coll-shm-node-$((PMI_RANK / 2)) exec "$@"\n' >"$node_wrap"
+chmod +x "$node_wrap"
+HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 120 "$HCMPIRUN" -n 4 --timeout 90 \
+    "$node_wrap" "$prog" >"$out" 2>&1 || { cat "$out"; fail "two nodes: job failed"; }
+n=$(grep -c 'debug shm: segment .*collectives of 2 ranks' "$out")
+all=$(named_segments | wc -l)
+[ "$n" -eq 2 ] && [ "$all" -eq 2 ] ||
+    { cat "$out"; fail "two nodes: $all collective segments ($n of 2 ranks), want the 2 node ones"; }
+check_gone "two nodes"
 
 for kind in barrier bcast bcast-root reduce allreduce; do
     echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm kill $kind"
