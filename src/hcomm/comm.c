@@ -399,6 +399,8 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
   return rc;
 }
 
+void hc_comm_release_locked(hcomm_comm_t *comm) { comm_release(comm); }
+
 hc_status_t hcomm_comm_free(hcomm_comm_t *comm) {
   if (comm == NULL || comm->predefined)
     return HC_ERR_COMM;

@@ -78,7 +78,9 @@ static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
   for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
     if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
       return hc_engine.peers[w].failure;
-  return HC_OK;
+  return comm != NULL && comm->fails_with != NULL
+             ? progress_comm_failure(comm->fails_with)
+             : HC_OK;
 }
 
 /* A matched rendezvous receive not yet started: proto starts it later. */

@@ -14,6 +14,8 @@
  *              shared area and raises reduced), then copied out.  Slots
  *              are combined from the highest rank down, src the lower
  *              rank, so a non-commutative op sees rank order.
+ * A communicator that spans nodes runs them over its node and leader
+ * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
  * point-to-point waits do (hc_idle_poll_locked), sleeping on a futex in the
  * segment that every publication rings while someone sleeps; it fails
@@ -154,7 +156,7 @@ hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
   hc_status_t rc;
   hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
   if (sc == NULL)
-    return rc;
+    return rc == HC_ERR_NOT_SUPPORTED ? hc_shmcoll_hier_barrier(comm) : rc;
   uint32_t s = ++sc->seq;
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL, s);
@@ -193,7 +195,9 @@ hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
   hc_status_t rc;
   hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
   if (sc == NULL)
-    return rc;
+    return rc == HC_ERR_NOT_SUPPORTED
+               ? hc_shmcoll_hier_bcast(buf, bytes, root, comm)
+               : rc;
   unsigned char *p = buf;
   for (size_t at = 0; rc == HC_OK && at < bytes; at += sc->chunk) {
     size_t len = bytes - at < sc->chunk ? bytes - at : sc->chunk;
@@ -269,7 +273,9 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
   hc_status_t rc;
   hc_shmcoll_t *sc = shmcoll_enter(comm, count * op->elem_size, &rc);
   if (sc == NULL)
-    return rc;
+    return rc == HC_ERR_NOT_SUPPORTED
+               ? hc_shmcoll_hier_reduce(sendbuf, recvbuf, count, op, root, comm)
+               : rc;
   const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   unsigned char *out = gets ? recvbuf : NULL;
   size_t step = sc->chunk / op->elem_size, e = op->elem_size;

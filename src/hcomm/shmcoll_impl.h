@@ -59,8 +59,13 @@ typedef struct shmcoll_line {
   unsigned char pad[SHMCOLL_LINE - 3 * sizeof(uint32_t)];
 } shmcoll_line_t;
 
+/* A communicator that spans nodes: its node and leader communicators
+ * (shmcoll_hier.c). */
+typedef struct hc_shmcoll_hier hc_shmcoll_hier_t;
+
 typedef struct hc_shmcoll {
-  int usable; /* 0: this communicator's collectives take the schedules */
+  int usable;              /* 0: no segment of its own (maybe a hierarchy) */
+  hc_shmcoll_hier_t *hier; /* NULL unless it spans nodes, usefully */
   int rank, size;
   uint32_t seq; /* the number of the last collective started */
   size_t chunk;
@@ -77,5 +82,23 @@ typedef struct hc_shmcoll {
  * takes the schedule.  *rc is HC_OK, or the failure met while agreeing on
  * a new segment (this collective then fails with it). */
 hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
+
+/* *failed: 1 on every rank of comm when it was 1 on any (a schedule
+ * allreduce). */
+hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed);
+
+/* On a communicator that spans nodes (every member calls it alike): its
+ * state with a hierarchy, or NULL (no node holds two of its members, or
+ * *rc says what failed). */
+hc_shmcoll_t *hc_shmcoll_hier_setup(hcomm_comm_t *comm, hc_status_t *rc);
+/* With the engine lock held (the communicator is being destroyed). */
+void hc_shmcoll_hier_free(hc_shmcoll_hier_t *h);
+/* As the hc_shmcoll_* calls, over the hierarchy (root -1: allreduce). */
+hc_status_t hc_shmcoll_hier_barrier(hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_hier_bcast(void *buf, size_t bytes, int root,
+                                  hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_hier_reduce(const void *sendbuf, void *recvbuf,
+                                   size_t count, const hcomm_reduce_op_t *op,
+                                   int root, hcomm_comm_t *comm);
 
 #endif /* HC_SHMCOLL_IMPL_H */

@@ -159,8 +159,7 @@ static hc_status_t shmcoll_agree(hcomm_comm_t *comm, shmcoll_offer_t *offer) {
       hcomm_ibcast(offer, sizeof *offer, 0, comm, &req), &req);
 }
 
-/* *failed: 1 on every rank when it was 1 on any. */
-static hc_status_t shmcoll_vote(hcomm_comm_t *comm, int32_t *failed) {
+hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed) {
   hcomm_reduce_op_t max = {shmcoll_max_int, NULL, sizeof(int32_t), 1};
   hcomm_request_t *req = NULL;
   return shmcoll_schedule_wait(
@@ -182,7 +181,7 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   if (rc == HC_OK) {
     failed =
         against || !offer.ok || (sc->rank != 0 && !shmcoll_attach(sc, &offer));
-    rc = shmcoll_vote(comm, &failed);
+    rc = hc_shmcoll_vote(comm, &failed);
   }
   if (fd >= 0)
     close(fd);
@@ -210,8 +209,12 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   if (!hc_shmcoll_tuning.enabled || comm->local != NULL || comm->size < 2 ||
       hc_engine_check() != HC_OK)
     return NULL;
+  /* What the setups' own collectives on comm see: the schedules. */
+  comm->shmcoll = &shmcoll_never;
   if (!shmcoll_node_only(comm)) {
-    comm->shmcoll = &shmcoll_never;
+    sc = hc_shmcoll_hier_setup(comm, rc);
+    if (sc != NULL)
+      comm->shmcoll = sc;
     return NULL;
   }
   sc = calloc(1, sizeof *sc);
@@ -240,6 +243,7 @@ void hc_shmcoll_free(hcomm_comm_t *comm) {
   comm->shmcoll = NULL;
   if (sc == NULL || sc == &shmcoll_never)
     return;
+  hc_shmcoll_hier_free(sc->hier);
   if (sc->base != NULL)
     munmap(sc->base, sc->seg_size);
   free(sc);

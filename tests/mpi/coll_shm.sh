@@ -45,18 +45,36 @@ n=$(named_segments | wc -l)
 [ "$n" -eq 5 ] || { cat "$out"; fail "named segments: $n made, want 5"; }
 check_gone "named segments, job ended well"
 
-# Two fake nodes of two ranks (HCMPI_NODE_ID from the rank): world, its
-# dup and the split span both, so they keep the schedules; each node's
-# communicator gets a segment of its own.
+# Fake nodes of two ranks (HCMPI_NODE_ID from the rank): world and its dup
+# span them and run hierarchically, over node communicators with segments
+# of their own and a communicator of the node leaders; the even/odd split
+# has one rank per node and keeps the schedules; MPI_COMM_TYPE_SHARED gives
+# each node a segment too.
 printf '#!/bin/sh\nHCMPI_NODE_ID=coll-shm-node-$((PMI_RANK / 2)) exec "$@"\n' >"$node_wrap"
 chmod +x "$node_wrap"
 HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 120 "$HCMPIRUN" -n 4 --timeout 90 \
     "$node_wrap" "$prog" >"$out" 2>&1 || { cat "$out"; fail "two nodes: job failed"; }
 n=$(grep -c 'debug shm: segment .*collectives of 2 ranks' "$out")
 all=$(named_segments | wc -l)
-[ "$n" -eq 2 ] && [ "$all" -eq 2 ] ||
-    { cat "$out"; fail "two nodes: $all collective segments ($n of 2 ranks), want the 2 node ones"; }
+[ "$n" -eq 6 ] && [ "$all" -eq 6 ] ||
+    { cat "$out"; fail "two nodes: $all collective segments ($n of 2 ranks), want 6 of 2"; }
 check_gone "two nodes"
+for n in 3 5 6; do # nodes of 2 and 1, of 2, 2 and 1, and three of 2
+    echo "+ hcmpirun -n $n (nodes of 2) coll_shm"
+    timeout -k 5 150 "$HCMPIRUN" -n $n --timeout 120 "$node_wrap" "$prog" ||
+        fail "nodes of 2: coll_shm on $n ranks failed"
+done
+for kind in barrier bcast bcast-root reduce allreduce; do
+    echo "+ hcmpirun --no-kill-on-failure -n 4 (two nodes) coll_shm kill $kind"
+    timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 60 \
+        "$node_wrap" "$prog" kill $kind >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ $rc -ne 124 ] || fail "two nodes, kill $kind: job hung until the timeout"
+    grep -q "FAIL rank" "$out" && fail "two nodes, kill $kind: a check failed"
+    passed=$(grep -c "PASS kill $kind" "$out")
+    [ "$passed" -eq 3 ] || fail "two nodes, kill $kind: $passed of 3 survivors passed"
+done
 
 for kind in barrier bcast bcast-root reduce allreduce; do
     echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm kill $kind"
