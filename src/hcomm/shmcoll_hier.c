@@ -76,8 +76,11 @@ hc_shmcoll_t *hc_shmcoll_hier_setup(hcomm_comm_t *comm, hc_status_t *rc) {
                            comm->rank, &h->leaders);
   if (*rc == HC_OK && !failed)
     *rc = hier_leaders(comm, h);
-  /* Worth it only where some node holds two members or more. */
-  if (*rc == HC_OK && !failed && h->nnodes < comm->size) {
+  /* Worth it only where some node holds two members or more, and the
+   * members are on more than one node (on one, its peers are reached by a
+   * network transport, and the node communicator would be this one
+   * again). */
+  if (*rc == HC_OK && !failed && h->nnodes > 1 && h->nnodes < comm->size) {
     h->node->fails_with = comm;
     if (h->leaders != NULL)
       h->leaders->fails_with = comm;

@@ -14,6 +14,9 @@ for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm
+# Peers reached over tcp on one node: schedules, no hierarchy (whose node
+# communicator would be world again, and again: context ids ran out).
+HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm
 # Waits that sleep in shared-memory collectives are progress, not a hang,
 # for the watchdog (no request completes there).
 HCMPI_HANG_TIMEOUT=1 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm soak 3
