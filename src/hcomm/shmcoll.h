@@ -1,8 +1,10 @@
 /*
  * Collectives of the ranks of one node through one shared segment per
- * communicator (shmcoll.c, shmcoll_seg.c), for the blocking Barrier,
- * Bcast, Reduce and Allreduce of the engine (coll.c), whose arguments the
- * MPI face has already made contiguous host bytes.  The I-forms and the
+ * communicator (shmcoll.c, shmcoll_seg.c), and of communicators that span
+ * nodes through a node communicator of each node and the node leaders'
+ * schedules (shmcoll_hier.c), for the blocking Barrier, Bcast, Reduce and
+ * Allreduce of the engine (coll.c), whose arguments the MPI face has
+ * already made contiguous host bytes.  The I-forms and the
  * persistent forms stay schedules (nbc.c): these algorithms wait in place.
  *
  * Each call either runs the collective and returns its status, or returns

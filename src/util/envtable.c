@@ -68,9 +68,10 @@ const hc_env_entry_t hc_env_table[] = {
      "gathers and scatters on at most this many ranks go straight to or "
      "from the root; larger ones use a binomial tree"},
     {"HCMPI_COLL_SHM", "1", "library",
-     "0 leaves the blocking Barrier, Bcast, Reduce and Allreduce of ranks "
-     "of one node to point-to-point schedules instead of a shared segment "
-     "per communicator"},
+     "0 leaves the blocking Barrier, Bcast, Reduce and Allreduce to "
+     "point-to-point schedules instead of a shared segment per communicator "
+     "of one node's ranks (per node, under the node leaders' schedules, "
+     "where it spans nodes)"},
     {"HCMPI_COLL_SHM_MAX", "4m", "library",
      "bcasts and reductions of more bytes take the point-to-point schedules "
      "instead of the shared segment"},
