@@ -29,6 +29,11 @@ struct hcomm_comm {
   int watched_all;    /* an ANY_SOURCE receive watched every member */
   unsigned persist_seq; /* persistent collectives initialised on it */
   unsigned part_seq;    /* partitioned data tags handed out (part.c) */
+  struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
+  /* An engine-internal communicator that carries part of another's
+   * collectives (shmcoll_hier.c): a lost member of that one fails its
+   * collectives too, as it would the whole collective's. */
+  hcomm_comm_t *fails_with;
 };
 
 /* The matching contexts of one communicator: user point-to-point,
@@ -48,6 +53,9 @@ int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank);
 void hc_comm_op_begin(hcomm_comm_t *comm);
 void hc_comm_op_end(hcomm_comm_t *comm);
 
+/* Releases comm as hcomm_comm_free does, with the engine lock held (an
+ * engine-internal communicator owned by another one). */
+void hc_comm_release_locked(hcomm_comm_t *comm);
 /* Creates world and self (engine init) and destroys them (finalize). */
 hc_status_t hc_comm_init_predefined(void);
 void hc_comm_fini_predefined(void);

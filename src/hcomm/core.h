@@ -138,6 +138,18 @@ void hc_wait_locked(hcomm_request_t *req);
  * fruitless spins, sleeps on every transport with the lock dropped.
  * *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
+/* hc_idle_locked's policy for a loop that waits on something other than
+ * the transports (the shared-memory collectives' flags): 1 while it
+ * should poll again (past the pure polls, the core was yielded first);
+ * 0 when it should sleep its own way now, failures and the hang watchdog
+ * having been looked at as before any sleep. */
+int hc_idle_poll_locked(long *spins);
+/* Tells the hang watchdog that a wait that slept ended well although no
+ * request completed (a shared-memory collective). */
+void hc_watchdog_feed_locked(void);
+/* Why a member of comm's group was lost (as a collective on it fails);
+ * HC_OK when none was or the engine is finalizing. */
+hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm);
 /* Chooses the wait policy (oversubscribed or not) and, with a core per
  * local rank, binds the calling thread to its core (HCMPI_BIND=0: not).
  * Called once at init; idempotent. */

@@ -10,6 +10,7 @@
 #include "hcomm/counters.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
+#include "hcomm/shmcoll.h"
 #include "util/env.h"
 #include "util/lock.h"
 #include "util/log.h"
@@ -504,6 +505,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.wait_ms = (int)hc_env_long("HCMPI_WAIT_MS", 20);
   hc_engine.hang_timeout = (double)hc_env_long("HCMPI_HANG_TIMEOUT", 0);
   hc_coll_tuning_load();
+  hc_shmcoll_tuning_load();
   hc_status_t rc = engine_start();
   engine_forget_secret();
   if (rc != HC_OK) {

@@ -80,7 +80,9 @@ static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
   for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
     if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
       return hc_engine.peers[w].failure;
-  return HC_OK;
+  return comm != NULL && comm->fails_with != NULL
+             ? progress_comm_failure(comm->fails_with)
+             : HC_OK;
 }
 
 /* A matched rendezvous receive not yet started: proto starts it later. */
@@ -421,14 +423,29 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
   return set->now || set->nfds > 0 || set->nown > 0;
 }
 
-void hc_idle_locked(long *spins) {
+int hc_idle_poll_locked(long *spins) {
   if (progress_keep_polling(spins))
-    return;
+    return 1;
   *spins = 0;
   if (hc_engine.failed_peers > 0)
     progress_apply_failures();
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
+  return 0;
+}
+
+void hc_watchdog_feed_locked(void) {
+  if (hc_engine.hang_timeout > 0)
+    hc_engine.idle_since = progress_now();
+}
+
+hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
+  return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;
+}
+
+void hc_idle_locked(long *spins) {
+  if (hc_idle_poll_locked(spins))
+    return;
   progress_sleep_set_t set;
   progress_sleep_begin(&set, hc_engine.wait_ms);
   uint64_t slept_from = progress_now_ns();

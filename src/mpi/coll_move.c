@@ -153,6 +153,15 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
   if (request == NULL && !inter &&
       (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
+  hcomm_mem_info_t info;
+  /* Blocking, dense and in host memory: the engine takes the buffer as it
+   * is (and may broadcast it in shared memory); no state to make. */
+  if (request == NULL && !inter && hc_mpi_type_dense(t) &&
+      !hc_mpi_dev_classify(buffer, &info))
+    return hc_mpi_raise_status(
+        c, fn,
+        hcomm_bcast(count > 0 ? buffer : NULL,
+                    (size_t)count * (size_t)t->size, root, c->engine));
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
@@ -164,6 +173,9 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
     view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
   if (cx == NULL || (view == NULL && !idle))
     return hc_mpi_coll_nomem(fn, c, cx);
+  if (request == NULL && !inter) /* may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn, hc_mpi_coll_end(cx, hcomm_bcast(view, bytes, root, c->engine)));
   hc_status_t st =
       inter     ? hcomm_inter_bcast(view, bytes, root, c->engine, persist, &eng)
       : persist ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)

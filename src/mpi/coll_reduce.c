@@ -9,6 +9,7 @@
  * each MPI_Start replays the one schedule).
  */
 #include "mpi/coll_impl.h"
+#include "mpi/devstage.h"
 #include "mpi/mpi_trace.h"
 #include "mpi/op.h"
 
@@ -24,6 +25,17 @@ static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
     return cx;
   *rc = hc_mpi_coll_nomem(fn, c, cx);
   return NULL;
+}
+
+/* A blocking reduction whose buffers the engine reads and writes as they
+ * are (a predefined op on a predefined type, host memory) needs no state
+ * of the face: nothing to stage, hold or unpack. */
+static int red_direct(const hc_mpi_red_t *red, MPI_Op op, const void *send,
+                      const void *recv) {
+  hcomm_mem_info_t info;
+  return red->packed == 0 && red->type->predefined &&
+         hc_mpi_op_is_predefined(op) && !hc_mpi_dev_classify(send, &info) &&
+         !hc_mpi_dev_classify(recv, &info);
 }
 
 /* Reduce on an intercommunicator: the root (MPI_ROOT) receives the other
@@ -86,11 +98,19 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
+  if (request == NULL && red_direct(&red, op, send, recvbuf))
+    return hc_mpi_raise_status(
+        c, fn, hcomm_reduce(send, recvbuf, n, &red.op, root, c->engine));
   hc_mpi_coll_t *cx =
       red_state(fn, c, &red, &send, &recvbuf, n, n, is_root, persist, &rc);
   if (cx == NULL)
     return rc;
   size_t elems = hc_mpi_red_elems(&red, n);
+  if (request == NULL) /* the engine's blocking form may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_reduce(send, recvbuf, elems, &red.op, root,
+                                         c->engine)));
   hc_status_t st = persist ? hcomm_reduce_init(send, recvbuf, elems, &red.op,
                                                root, c->engine, &eng)
                            : hcomm_ireduce(send, recvbuf, elems, &red.op, root,
@@ -217,6 +237,10 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
   /* Exscan leaves rank 0's recvbuf untouched: no view to unpack there. */
   int significant = kind != RED_EXSCAN || hcomm_comm_rank(c->engine) > 0 ||
                     send == HCOMM_IN_PLACE;
+  if (request == NULL && kind == RED_ALLREDUCE && !hc_mpi_coll_inter(c) &&
+      red_direct(&red, op, send, recvbuf))
+    return hc_mpi_raise_status(
+        c, fn, hcomm_allreduce(send, recvbuf, n, &red.op, c->engine));
   hc_mpi_coll_t *cx =
       red_state(fn, c, &red, &send, &recvbuf, n, n, significant, persist, &rc);
   if (cx == NULL)
@@ -236,6 +260,11 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
     st = hcomm_iscan(send, recvbuf, elems, &red.op, c->engine, &eng);
   else if (kind == RED_EXSCAN)
     st = hcomm_iexscan(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (request == NULL) /* the blocking form may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_allreduce(send, recvbuf, elems, &red.op,
+                                            c->engine)));
   else
     st = hcomm_iallreduce(send, recvbuf, elems, &red.op, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);

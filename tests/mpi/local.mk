@@ -198,6 +198,13 @@ tests_mpi_coll_nbc_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_nbc_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_full.sh tests/mpi/coll_nbc.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_full.sh tests/mpi/coll_nbc.sh
+# -- shared-memory collectives of one node's ranks (src/hcomm/shmcoll.c)
+check_PROGRAMS += tests/mpi/coll_shm
+tests_mpi_coll_shm_SOURCES = tests/mpi/coll_shm.c tests/mpi/mpitest.h
+tests_mpi_coll_shm_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_shm_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_shm.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_shm.sh
 # MPI-4 persistent collectives (issue 16): every MPI_*_init replayed.
 check_PROGRAMS += tests/mpi/coll_persistent
 tests_mpi_coll_persistent_SOURCES = tests/mpi/coll_persistent.c \

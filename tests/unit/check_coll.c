@@ -24,6 +24,7 @@
 #include "hcomm/part.h"
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
+#include "hcomm/shmcoll.h"
 
 /* ---- mock engine --------------------------------------------------------- */
 
@@ -208,6 +209,33 @@ void hcomm_request_free(hcomm_request_t *req) {
   else
     req->user_freed = 1;
   hc_engine_unlock();
+}
+
+/* The shared-memory collectives need processes (tests/mpi/coll_shm.c):
+ * here every blocking collective takes its schedule. */
+hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
+  (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm) {
+  (void)buf, (void)bytes, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, int root,
+                              hcomm_comm_t *comm) {
+  (void)sendbuf, (void)recvbuf, (void)count, (void)op, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
+                                 size_t count, const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm) {
+  (void)sendbuf, (void)recvbuf, (void)count, (void)op, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
 }
 
 /* Nothing may be left behind by a collective that returned. */

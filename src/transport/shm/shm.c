@@ -69,10 +69,11 @@
 #include "transport/transport.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
 #define SHM_VERSION 4 /* 4: fast boxes; 3: slots apart from the header */
-#define SHM_NAME_MAX 40
+#define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
 #define SHM_MIN_CELL_SIZE ((size_t)256)
@@ -257,23 +258,6 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   return HC_OK;
 }
 
-static hc_status_t shm_random_name(char *name, size_t len) {
-  unsigned char bytes[8];
-  size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return HC_ERR_SYSTEM;
-    got += (size_t)n;
-  }
-  int w = snprintf(name, len, "/hcmpi-");
-  for (size_t i = 0; i < sizeof bytes; i++)
-    w += snprintf(name + w, len - (size_t)w, "%02x", bytes[i]);
-  return HC_OK;
-}
-
 /* Maps fd and points the context at the segment's pieces. */
 static hc_status_t shm_map(shm_ctx_t *shm, int fd, size_t size) {
   void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -376,40 +360,14 @@ static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   hdr->magic = SHM_MAGIC;
 }
 
-/* An anonymous segment (memfd) unless HCMPI_SHM_MEMFD=0 or the kernel
- * lacks it; else a POSIX segment with an unguessable name, unlinked once
- * every local rank mapped it. */
+/* The node's segment, made as every hcmpi segment is (util/shmseg.h). */
 static int shm_create_fd(shm_ctx_t *shm) {
-  if (hc_env_bool("HCMPI_SHM_MEMFD", 1)) {
-    int fd = memfd_create("hcmpi-shm", MFD_CLOEXEC);
-    /* A memfd is born mode 0777, and other local ranks reopen it through
-     * /proc/<pid>/fd: only this user may, like the named segment. */
-    if (fd >= 0 && fchmod(fd, 0600) != 0) {
-      hc_log(HC_LOG_ERROR, "shm", "fchmod of the memfd: %s", strerror(errno));
-      close(fd);
-      return -1;
-    }
-    if (fd >= 0) {
-      shm->memfd = fd;
-      snprintf(shm->name, sizeof shm->name, "memfd-%ld-%d", (long)getpid(), fd);
-      return fd;
-    }
-    hc_log(HC_LOG_INFO, "shm", "memfd_create: %s; using a named segment",
-           strerror(errno));
-  }
-  int fd = -1;
-  for (int tries = 0; fd < 0 && tries < 8; tries++) {
-    if (shm_random_name(shm->name, sizeof shm->name) != HC_OK)
-      return -1;
-    fd = shm_open(shm->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno != EEXIST)
-      break;
-  }
-  if (fd < 0) {
-    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name, strerror(errno));
-    return -1;
-  }
-  shm->linked = 1;
+  int memfd;
+  int fd = hc_shmseg_create(shm->name, sizeof shm->name, &memfd);
+  if (fd >= 0 && memfd)
+    shm->memfd = fd;
+  else if (fd >= 0)
+    shm->linked = 1;
   return fd;
 }
 
@@ -426,16 +384,8 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   int fd = shm_create_fd(shm);
   if (fd < 0)
     return HC_ERR_SYSTEM;
-  /* Reserving the pages now turns a full /dev/shm into an error here
-   * instead of a SIGBUS on some later first touch. */
-  hc_status_t rc = HC_ERR_SYSTEM;
-  int err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
-  if (err == 0)
-    err = posix_fallocate(fd, 0, (off_t)size);
-  if (err != 0)
-    hc_log(HC_LOG_ERROR, "shm", "sizing %s to %zu bytes: %s", shm->name, size,
-           strerror(err));
-  else
+  hc_status_t rc = hc_shmseg_reserve(fd, shm->name, size);
+  if (rc == HC_OK)
     rc = shm_map(shm, fd, size);
   if (fd != shm->memfd)
     close(fd);
@@ -529,23 +479,9 @@ static hc_status_t shm_check_header(shm_ctx_t *shm) {
   return HC_OK;
 }
 
-/* A memfd of local rank 0 opens through its /proc fd link (a same-user
- * process may), a named segment through shm_open. */
-static int shm_open_fd(const char *name) {
-  long pid;
-  int memfd, used = 0;
-  if (sscanf(name, "memfd-%ld-%d%n", &pid, &memfd, &used) == 2 &&
-      name[used] == '\0') {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, memfd);
-    return open(path, O_RDWR | O_CLOEXEC);
-  }
-  return shm_open(name, O_RDWR, 0);
-}
-
 static hc_status_t shm_open_segment(shm_ctx_t *shm, const char *name,
                                     size_t size) {
-  int fd = shm_open_fd(name);
+  int fd = hc_shmseg_open(name);
   if (fd < 0) {
     hc_log(HC_LOG_ERROR, "shm", "opening segment %s: %s", name,
            strerror(errno));
