@@ -121,6 +121,9 @@ int hcomm_failed_peers(int *world_ranks, int max);
  * is not known to have failed. */
 hc_status_t hcomm_peer_failure(int world_rank);
 /* The launcher's application number (-1 when none), universe size. */
+/* The world ranks on this process's node, lowest first (borrowed, valid
+ * until finalize); returns how many. */
+int hcomm_node_world_ranks(const int **world_ranks);
 int hcomm_appnum(void);
 int hcomm_universe_size(void);
 
@@ -182,6 +185,21 @@ hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
  * world rank first). */
 hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
                                   hcomm_comm_t **newcomm);
+/* Collective over the listed world ranks alone (the same list in the same
+ * order at each, the caller among them), without a parent communicator:
+ * the members agree on the context id among themselves over the world's
+ * collective context.  tag >= 0 tells concurrent creations apart (callers
+ * pass a hash of MPI's string tag). */
+hc_status_t hcomm_comm_from_world_ranks(int n, const int *world_ranks, int tag,
+                                        hcomm_comm_t **newcomm);
+/* The intercommunicator form: collective over the local list and, through
+ * the leaders, over the remote group, whose members make the mirror call
+ * with the same tag.  local_leader is a position in local_world; the remote
+ * leader is named by its world rank. */
+hc_status_t hcomm_intercomm_from_world_ranks(int n, const int *local_world,
+                                             int local_leader,
+                                             int remote_leader_world, int tag,
+                                             hcomm_comm_t **newcomm);
 int hcomm_comm_is_inter(const hcomm_comm_t *comm);
 /* Size of the remote group (0 for an intracommunicator). */
 int hcomm_comm_remote_size(const hcomm_comm_t *comm);

@@ -28,6 +28,13 @@
 #define COMM_TAG_GROUP_BASE (HC_COLL_TAG_ENGINE_BASE + 0x400)
 #define COMM_TAG_INTER_BASE (HC_COLL_TAG_ENGINE_BASE + 0x800)
 #define COMM_TAG_WINDOW 0x400
+/* Creations from bare groups (MPI_Comm_create_from_group and the
+ * intercommunicator form) carry their string tag's hash in windows of their
+ * own on the world's collective context, apart from the two above, which
+ * MPI_COMM_WORLD's create_group and intercomm_create also use. */
+#define COMM_TAG_NAMED_BASE (HC_COLL_TAG_ENGINE_BASE + 0xc00)
+#define COMM_TAG_NAMED_INTER_BASE (HC_COLL_TAG_ENGINE_BASE + 0xe00)
+#define COMM_TAG_NAMED_WINDOW 0x200
 
 /* One rank's contribution to a communicator creation. */
 typedef struct comm_entry {
@@ -558,11 +565,11 @@ static hc_status_t comm_group_mask(hcomm_comm_t *comm, int n, const int *ranks,
   return HC_OK;
 }
 
+/* etag: the engine tag of the agreement, in one of the reserved windows. */
 static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
-                                            const int *ranks, int tag,
+                                            const int *ranks, int etag,
                                             hcomm_comm_t **newcomm) {
   uint32_t mask[COMM_MASK_WORDS];
-  int etag = COMM_TAG_GROUP_BASE + tag % COMM_TAG_WINDOW;
   hc_status_t rc = comm_group_mask(comm, n, ranks, etag, mask);
   if (rc != HC_OK)
     return rc;
@@ -587,7 +594,8 @@ hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
   if (rc == HC_OK && (!me || tag < 0))
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
-    rc = comm_create_group_locked(comm, n, ranks, tag, newcomm);
+    rc = comm_create_group_locked(
+        comm, n, ranks, COMM_TAG_GROUP_BASE + tag % COMM_TAG_WINDOW, newcomm);
   hc_engine_unlock();
   return rc;
 }
@@ -882,12 +890,12 @@ static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
   return comm;
 }
 
+/* etag: the engine tag of the leaders' exchange, in a reserved window. */
 static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
                                             hcomm_comm_t *peer, int rleader,
-                                            int tag, hcomm_comm_t **newcomm) {
+                                            int etag, hcomm_comm_t **newcomm) {
   hcomm_comm_t *lc = NULL;
   int *remote = NULL, id = -1;
-  int etag = COMM_TAG_INTER_BASE + tag % COMM_TAG_WINDOW;
   comm_bridge_msg_t mine = {0}, theirs = {0};
   hc_status_t rc = comm_dup_intra_locked(local, &lc);
   if (rc != HC_OK)
@@ -931,8 +939,68 @@ hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
   if (rc == HC_OK && tag < 0)
     rc = HC_ERR_TAG;
   if (rc == HC_OK)
-    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader, tag,
+    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader,
+                                  COMM_TAG_INTER_BASE + tag % COMM_TAG_WINDOW,
                                   newcomm);
+  hc_engine_unlock();
+  return rc;
+}
+
+/* ---- communicators from bare groups ----------------------------------------
+ * MPI-4's sessions build communicators from a group alone.  Every process of
+ * the job is in the engine's world communicator, whichever model started the
+ * engine, so the members agree on a context id among themselves over the
+ * world's collective context: the group-local agreement of create_group, with
+ * no launcher round trip.  The caller's tag (a string tag's hash) keeps
+ * concurrent creations by overlapping groups apart. */
+
+static hc_status_t comm_check_world_list(int n, const int *world_ranks, int tag,
+                                         void *out) {
+  int me = 0;
+  hc_status_t rc = comm_check_parent(comm_world, out);
+  if (rc == HC_OK)
+    rc = comm_check_list(comm_world, n, world_ranks, &me);
+  if (rc == HC_OK && (n == 0 || !me))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK && tag < 0)
+    rc = HC_ERR_TAG;
+  return rc;
+}
+
+hc_status_t hcomm_comm_from_world_ranks(int n, const int *world_ranks, int tag,
+                                        hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_world_list(n, world_ranks, tag, newcomm);
+  if (rc == HC_OK)
+    rc = comm_create_group_locked(
+        comm_world, n, world_ranks,
+        COMM_TAG_NAMED_BASE + tag % COMM_TAG_NAMED_WINDOW, newcomm);
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_intercomm_from_world_ranks(int n, const int *local_world,
+                                             int local_leader,
+                                             int remote_leader_world, int tag,
+                                             hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hcomm_comm_t *local = NULL;
+  hc_status_t rc = comm_check_world_list(n, local_world, tag, newcomm);
+  if (rc == HC_OK &&
+      (local_leader < 0 || local_leader >= n || remote_leader_world < 0 ||
+       remote_leader_world >= comm_world->size))
+    rc = HC_ERR_RANK;
+  if (rc == HC_OK)
+    rc = comm_create_group_locked(
+        comm_world, n, local_world,
+        COMM_TAG_NAMED_BASE + tag % COMM_TAG_NAMED_WINDOW, &local);
+  if (rc == HC_OK) {
+    /* The intercommunicator adopts a duplicate of local, not local. */
+    rc = comm_inter_create_locked(
+        local, local_leader, comm_world, remote_leader_world,
+        COMM_TAG_NAMED_INTER_BASE + tag % COMM_TAG_NAMED_WINDOW, newcomm);
+    comm_release(local);
+  }
   hc_engine_unlock();
   return rc;
 }

@@ -12,11 +12,11 @@
 #include "mpi/mpi_impl.h"
 
 static hc_mpi_errhandler_t errh_fatal = {HC_ERRH_FATAL, NULL, 1,
-                                         MPI_ERRORS_ARE_FATAL};
+                                         MPI_ERRORS_ARE_FATAL, NULL};
 static hc_mpi_errhandler_t errh_return = {HC_ERRH_RETURN, NULL, 1,
-                                          MPI_ERRORS_RETURN};
+                                          MPI_ERRORS_RETURN, NULL};
 static hc_mpi_errhandler_t errh_abort = {HC_ERRH_ABORT, NULL, 1,
-                                         MPI_ERRORS_ABORT};
+                                         MPI_ERRORS_ABORT, NULL};
 
 static hc_handle_table_t errh_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_ERRHANDLER, 0);
@@ -77,6 +77,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = errh_lookup(fn, c, errhandler, &e);
+  if (rc == MPI_SUCCESS && e->session_fn)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG,
+                      "errhandler 0x%x was made for sessions",
+                      (unsigned)errhandler);
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_comm_set_errhandler(c, e);
@@ -119,18 +123,26 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
     rc = hc_mpi_check_ptr(fn, NULL, errhandler, "errhandler");
   if (rc != MPI_SUCCESS)
     return rc;
+  return hc_mpi_errhandler_create(fn, function, NULL, errhandler);
+}
+HC_WEAK_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler);
+
+int hc_mpi_errhandler_create(const char *fn,
+                             MPI_Comm_errhandler_function *comm_fn,
+                             MPI_Session_errhandler_function *session_fn,
+                             MPI_Errhandler *out) {
   hc_mpi_errhandler_t *e = calloc(1, sizeof(*e));
   if (!e || hc_handle_alloc(&errh_table, e, &e->handle) != 0) {
     free(e);
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   }
   e->kind = HC_ERRH_USER;
-  e->fn = function;
+  e->fn = comm_fn;
+  e->session_fn = session_fn;
   e->refs = 1;
-  *errhandler = e->handle;
+  *out = e->handle;
   return MPI_SUCCESS;
 }
-HC_WEAK_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler);
 
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *function,
                            MPI_Errhandler *errhandler) {

@@ -191,37 +191,65 @@ static void err_fatal(int errclass, const char *line) {
   hcomm_abort(errclass, line);
 }
 
-/* Calls comm's handler; the user's may return, the fatal ones do not. */
-static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
-  hc_mpi_errhandler_t *errh = hc_mpi_comm_errhandler(comm);
+/* The user's handler may return, the fatal ones do not. */
+void hc_mpi_errhandler_invoke(hc_mpi_errhandler_t *errh, int handle,
+                              int errclass, const char *line) {
   int kind = errh->kind;
   MPI_Comm_errhandler_function *fn = errh->fn;
-  MPI_Comm handle = comm->handle;
+  MPI_Session_errhandler_function *session_fn = errh->session_fn;
   int code = errclass;
   hc_mpi_errhandler_release(errh);
   if (kind == HC_ERRH_RETURN)
     return;
+  if (kind == HC_ERRH_USER && session_fn) {
+    MPI_Session session = handle;
+    session_fn(&session, &code);
+    return;
+  }
   if (kind == HC_ERRH_USER) {
-    fn(&handle, &code);
+    MPI_Comm comm = handle;
+    fn(&comm, &code);
     return;
   }
   err_fatal(errclass, line);
+}
+
+static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
+  hc_mpi_errhandler_invoke(hc_mpi_comm_errhandler(comm), comm->handle, errclass,
+                           line);
+}
+
+/* The reported line: "fn: <what> (CLASS)". */
+static void err_format(char *line, size_t len, const char *fn, int errclass,
+                       const char *fmt, va_list ap) {
+  char what[384];
+  vsnprintf(what, sizeof(what), fmt, ap);
+  const char *name = hc_mpi_class_name(errclass);
+  snprintf(line, len, "%s: %s (%s)", fn, what,
+           name ? name : "unknown error class");
 }
 
 int hc_mpi_raise(hc_mpi_comm_t *comm, const char *fn, int errclass,
                  const char *fmt, ...) {
   if (errclass == MPI_SUCCESS)
     return MPI_SUCCESS;
-  char what[384];
   char line[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof(what), fmt, ap);
+  err_format(line, sizeof line, fn, errclass, fmt, ap);
   va_end(ap);
-  const char *name = hc_mpi_class_name(errclass);
-  snprintf(line, sizeof(line), "%s: %s (%s)", fn, what,
-           name ? name : "unknown error class");
   err_dispatch(comm ? comm : hc_mpi_comm_world(), errclass, line);
+  return errclass;
+}
+
+int hc_mpi_raise_on(hc_mpi_errhandler_t *errh, int handle, const char *fn,
+                    int errclass, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  err_format(line, sizeof line, fn, errclass, fmt, ap);
+  va_end(ap);
+  hc_mpi_errhandler_invoke(errh, handle, errclass, line);
   return errclass;
 }
 
