@@ -5,7 +5,10 @@
  *                   and A and B still exchange after it;
  *   sessions-first  session A before MPI_Init, then B; A and B finalised
  *                   before MPI_Finalize, the world still exchanging after;
- *   sessions-only   A and B without the world model at all.
+ *   sessions-only   A and B without the world model at all;
+ *   world-refused   a session alone, and MPI_COMM_WORLD used (fatal).
+ * After the last finalize, MPI_Session_init fails cleanly (MPI_ERR_OTHER):
+ * the engine does not start twice.
  * Every exchange checks the bytes that arrived and the status.  The three
  * models send with the same (source, tag) in crossed order, so traffic
  * leaking between their context ids would land in the wrong buffer.
@@ -123,6 +126,8 @@ static void run_world_first(void) {
   session_open(&b, "B", 200);
   model_t *all[3] = {&b, &w, &a};
   exchange(all, 3, 0);
+  /* Errors raised on no object after the end go to the world's handler. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK(MPI_Finalize() == MPI_SUCCESS, "MPI_Finalize");
   world_flags(1, 1, "after MPI_Finalize, sessions open");
   model_t *sessions[2] = {&a, &b};
@@ -132,6 +137,14 @@ static void run_world_first(void) {
   exchange(last, 1, 2);
   session_close(&b);
   world_flags(1, 1, "at the end");
+  /* hcmpi's engine stopped with its last user and cannot start again
+   * (MPICH 4.0.2 can: nothing to check there). */
+  if (mt_mpich_quirks())
+    return;
+  MPI_Session again = MPI_SESSION_NULL;
+  int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &again);
+  CHECK(mt_class(rc) == MPI_ERR_OTHER && again == MPI_SESSION_NULL,
+        "Session_init after the end: %s", mt_errstr(rc));
 }
 
 static void run_sessions_first(void) {
@@ -168,6 +181,22 @@ static void run_sessions_only(void) {
   world_flags(0, 0, "sessions only, at the end");
 }
 
+/* Only the world model has MPI_COMM_WORLD: rank 0 of a session's
+ * communicator uses it and must be stopped by the fatal default handler
+ * (the other ranks wait until the job ends). */
+static void run_world_refused(void) {
+  model_t a;
+  int rank = -1, size = -1;
+  session_open(&a, "A", 100);
+  MPI_Comm_rank(a.comm, &rank);
+  if (rank == 0) {
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(0, "MPI_Comm_size(MPI_COMM_WORLD) returned %d with no world", size);
+  }
+  MPI_Barrier(a.comm);
+  CHECK(0, "the barrier ended without rank 0");
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "world-first") == 0)
@@ -176,6 +205,8 @@ int main(int argc, char **argv) {
     run_sessions_first();
   else if (strcmp(mode, "sessions-only") == 0)
     run_sessions_only();
+  else if (strcmp(mode, "world-refused") == 0)
+    run_world_refused();
   else
     CHECK(0, "unknown mode '%s'", mode);
   printf("PASS sessions_models %s\n", mode);
