@@ -153,6 +153,10 @@ hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
  * ranks not listed get NULL. */
 hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
                               hcomm_comm_t **newcomm);
+/* Local: returns once no operation on comm is in flight any more (each
+ * completed, with its own status), progressing meanwhile; may block for
+ * good on a receive nothing will match. */
+hc_status_t hcomm_comm_quiesce(hcomm_comm_t *comm);
 /* Local: releases once outstanding operations on it have completed. */
 hc_status_t hcomm_comm_free(hcomm_comm_t *comm);
 int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b);

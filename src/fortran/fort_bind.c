@@ -588,6 +588,18 @@ void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
 #pragma weak pmpi_comm_delete_attr__ = pmpi_comm_delete_attr_
 #pragma weak PMPI_COMM_DELETE_ATTR = pmpi_comm_delete_attr_
 
+void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Comm_disconnect(comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_disconnect_ = pmpi_comm_disconnect_
+#pragma weak mpi_comm_disconnect = pmpi_comm_disconnect_
+#pragma weak mpi_comm_disconnect__ = pmpi_comm_disconnect_
+#pragma weak MPI_COMM_DISCONNECT = pmpi_comm_disconnect_
+#pragma weak pmpi_comm_disconnect = pmpi_comm_disconnect_
+#pragma weak pmpi_comm_disconnect__ = pmpi_comm_disconnect_
+#pragma weak PMPI_COMM_DISCONNECT = pmpi_comm_disconnect_
+
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_dup(*comm, newcomm);
   hc_f_err(ierr, rc);

@@ -108,6 +108,7 @@ void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag,
                              MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
                             MPI_Fint *ierr);
+void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
                               MPI_Fint *ierr);

@@ -470,6 +470,12 @@ subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
   integer :: comm_keyval
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Comm_disconnect(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_dup(comm, newcomm, ierror)
   import
   implicit none

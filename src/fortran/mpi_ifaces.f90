@@ -442,6 +442,11 @@ subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
   integer :: comm_keyval
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_disconnect(comm, ierror)
+  implicit none
+  integer :: comm
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_dup(comm, newcomm, ierror)
   implicit none
   integer :: comm

@@ -404,6 +404,24 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
   return rc;
 }
 
+/* Progress until neither comm nor, on an intercommunicator, its local
+ * group has an operation in flight. */
+hc_status_t hcomm_comm_quiesce(hcomm_comm_t *comm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(comm, comm);
+  long spins = 0;
+  while (rc == HC_OK &&
+         (comm->active_ops > 0 ||
+          (comm->local != NULL && comm->local->active_ops > 0))) {
+    if (hc_progress_locked() > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
 hc_status_t hcomm_comm_free(hcomm_comm_t *comm) {
   if (comm == NULL || comm->predefined)
     return HC_ERR_COMM;

@@ -17,4 +17,4 @@ HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
 HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
 # MPI-4 sessions and communicators from groups (issue 21).
-HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c
+HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/dynamic.c
