@@ -2157,6 +2157,10 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
 int MPIX_Query_cuda_support(void);
 int PMPIX_Query_cuda_support(void);
+/* hcmpi's own: 1 when Ascend NPU buffers work (libascendcl was found at
+ * run time), else 0. */
+int MPIX_Query_ascend_support(void);
+int PMPIX_Query_ascend_support(void);
 int MPIX_Query_ze_support(void);
 int PMPIX_Query_ze_support(void);
 int MPIX_Query_hip_support(void);

@@ -2633,6 +2633,77 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
 #pragma weak pmpi_pack_size__ = pmpi_pack_size_
 #pragma weak PMPI_PACK_SIZE = pmpi_pack_size_
 
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
+                    MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_Parrived(*request, *partition, &flag_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_parrived_ = pmpi_parrived_
+#pragma weak mpi_parrived = pmpi_parrived_
+#pragma weak mpi_parrived__ = pmpi_parrived_
+#pragma weak MPI_PARRIVED = pmpi_parrived_
+#pragma weak pmpi_parrived = pmpi_parrived_
+#pragma weak pmpi_parrived__ = pmpi_parrived_
+#pragma weak PMPI_PARRIVED = pmpi_parrived_
+
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Pready(*partition, *request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pready_ = pmpi_pready_
+#pragma weak mpi_pready = pmpi_pready_
+#pragma weak mpi_pready__ = pmpi_pready_
+#pragma weak MPI_PREADY = pmpi_pready_
+#pragma weak pmpi_pready = pmpi_pready_
+#pragma weak pmpi_pready__ = pmpi_pready_
+#pragma weak PMPI_PREADY = pmpi_pready_
+
+void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Pready_list(*length, array_of_partitions, *request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pready_list_ = pmpi_pready_list_
+#pragma weak mpi_pready_list = pmpi_pready_list_
+#pragma weak mpi_pready_list__ = pmpi_pready_list_
+#pragma weak MPI_PREADY_LIST = pmpi_pready_list_
+#pragma weak pmpi_pready_list = pmpi_pready_list_
+#pragma weak pmpi_pready_list__ = pmpi_pready_list_
+#pragma weak PMPI_PREADY_LIST = pmpi_pready_list_
+
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Pready_range(*partition_low, *partition_high, *request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pready_range_ = pmpi_pready_range_
+#pragma weak mpi_pready_range = pmpi_pready_range_
+#pragma weak mpi_pready_range__ = pmpi_pready_range_
+#pragma weak MPI_PREADY_RANGE = pmpi_pready_range_
+#pragma weak pmpi_pready_range = pmpi_pready_range_
+#pragma weak pmpi_pready_range__ = pmpi_pready_range_
+#pragma weak PMPI_PREADY_RANGE = pmpi_pready_range_
+
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Precv_init(hc_f_buf(buf), *partitions, *count, *datatype, *dest,
+                          *tag, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_precv_init_ = pmpi_precv_init_
+#pragma weak mpi_precv_init = pmpi_precv_init_
+#pragma weak mpi_precv_init__ = pmpi_precv_init_
+#pragma weak MPI_PRECV_INIT = pmpi_precv_init_
+#pragma weak pmpi_precv_init = pmpi_precv_init_
+#pragma weak pmpi_precv_init__ = pmpi_precv_init_
+#pragma weak PMPI_PRECV_INIT = pmpi_precv_init_
+
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                  MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Probe(*source, *tag, *comm, hc_f_status(status));
@@ -2645,6 +2716,22 @@ void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 #pragma weak pmpi_probe = pmpi_probe_
 #pragma weak pmpi_probe__ = pmpi_probe_
 #pragma weak PMPI_PROBE = pmpi_probe_
+
+void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Psend_init(hc_f_buf(buf), *partitions, *count, *datatype, *dest,
+                          *tag, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_psend_init_ = pmpi_psend_init_
+#pragma weak mpi_psend_init = pmpi_psend_init_
+#pragma weak mpi_psend_init__ = pmpi_psend_init_
+#pragma weak MPI_PSEND_INIT = pmpi_psend_init_
+#pragma weak pmpi_psend_init = pmpi_psend_init_
+#pragma weak pmpi_psend_init__ = pmpi_psend_init_
+#pragma weak PMPI_PSEND_INIT = pmpi_psend_init_
 
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
   int rc = MPI_Query_thread(provided);
@@ -3370,6 +3457,45 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray = pmpi_type_create_darray_
 #pragma weak pmpi_type_create_darray__ = pmpi_type_create_darray_
 #pragma weak PMPI_TYPE_CREATE_DARRAY = pmpi_type_create_darray_
+
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_complex(*p, *r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_complex_ = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
+#pragma weak MPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
+#pragma weak PMPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_integer(*r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_integer_ = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
+#pragma weak MPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
+#pragma weak PMPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_real(*p, *r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_real_ = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real__ = pmpi_type_create_f90_real_
+#pragma weak MPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real__ = pmpi_type_create_f90_real_
+#pragma weak PMPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
 
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,

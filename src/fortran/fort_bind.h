@@ -458,8 +458,23 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *ierr, size_t datarep_len);
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
                      MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
+                    MPI_Fint *ierr);
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions,
+                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high,
+                        MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr);
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                  MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr);
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -587,6 +602,12 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_psizes, MPI_Fint *order,
                               MPI_Fint *oldtype, MPI_Fint *newtype,
                               MPI_Fint *ierr);
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr);
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr);
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                MPI_Fint *ierr);
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,
                                 MPI_Aint *array_of_displacements,

@@ -1964,10 +1964,56 @@ subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
   integer :: size
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Parrived(request, partition, flag, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer :: partition
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Pcontrol(level, ierror)
   import
   implicit none
   integer :: level
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pready(partition, request, ierror)
+  import
+  implicit none
+  integer :: partition
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+  import
+  implicit none
+  integer :: length
+  integer :: array_of_partitions(*)
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+  import
+  implicit none
+  integer :: partition_low
+  integer :: partition_high
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Probe(source, tag, comm, status, ierror)
@@ -1977,6 +2023,21 @@ subroutine MPI_Probe(source, tag, comm, status, ierror)
   integer :: tag
   type(MPI_Comm) :: comm
   type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Query_thread(provided, ierror)
@@ -2524,6 +2585,29 @@ subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_d
   integer :: array_of_psizes(*)
   integer :: order
   type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+  import
+  implicit none
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+  import
+  implicit none
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+  import
+  implicit none
+  integer :: p
+  integer :: r
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine

@@ -1810,9 +1810,50 @@ subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
   integer :: size
   integer :: ierror
 end subroutine
+subroutine MPI_Parrived(request, partition, flag, ierror)
+  implicit none
+  integer :: request
+  integer :: partition
+  logical :: flag
+  integer :: ierror
+end subroutine
 subroutine MPI_Pcontrol(level, ierror)
   implicit none
   integer :: level
+  integer :: ierror
+end subroutine
+subroutine MPI_Pready(partition, request, ierror)
+  implicit none
+  integer :: partition
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+  implicit none
+  integer :: length
+  integer :: array_of_partitions(*)
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+  implicit none
+  integer :: partition_low
+  integer :: partition_high
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  integer :: datatype
+  integer :: dest
+  integer :: tag
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Probe(source, tag, comm, status, ierror)
@@ -1821,6 +1862,20 @@ subroutine MPI_Probe(source, tag, comm, status, ierror)
   integer :: tag
   integer :: comm
   integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  integer :: datatype
+  integer :: dest
+  integer :: tag
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Query_thread(provided, ierror)
@@ -2318,6 +2373,26 @@ subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_d
   integer :: array_of_psizes(*)
   integer :: order
   integer :: oldtype
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+  implicit none
+  integer :: p
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+  implicit none
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+  implicit none
+  integer :: p
+  integer :: r
   integer :: newtype
   integer :: ierror
 end subroutine

@@ -47,9 +47,11 @@ static uint32_t comm_free_ids[COMM_MASK_WORDS]; /* bit set: id free */
 static hcomm_comm_t *comm_world;
 static hcomm_comm_t *comm_self;
 
-int hc_comm_match_ctx(const hcomm_comm_t *comm, int coll) {
-  return 2 * comm->context_id + (coll ? 1 : 0);
+int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind) {
+  return HC_MATCH_KINDS * comm->context_id + kind;
 }
+
+int hc_match_ctx_kind(int match_ctx) { return match_ctx % HC_MATCH_KINDS; }
 
 int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank) {
   if (comm == NULL || world_rank < 0 || world_rank >= hc_engine.world_size)

@@ -15,10 +15,11 @@
 #include "hcomm/request.h"
 #include "transport/transport.h"
 
-/* Context ids per process; each gives two matching contexts (point-to-point
- * at 2*id, collectives at 2*id+1). */
+/* Context ids per process; each gives HC_MATCH_KINDS matching contexts
+ * (comm.h: point-to-point, collectives, partitioned). */
 #define HC_CONTEXT_IDS 2048
-#define HC_MATCH_CONTEXTS (2 * HC_CONTEXT_IDS)
+#define HC_MATCH_KINDS 3
+#define HC_MATCH_CONTEXTS (HC_MATCH_KINDS * HC_CONTEXT_IDS)
 
 /* Most transports one engine runs (the registration list's length). */
 #define HC_ENGINE_TRANSPORTS_MAX 8
@@ -152,7 +153,8 @@ int hc_engine_is_local(int world_rank);
  * progress. */
 void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why);
 
-/* Locked point-to-point used inside the engine (comm.c, pt2pt.c). */
+/* Locked point-to-point used inside the engine (comm.c, nbc.c, part.c);
+ * coll is the hc_match_kind of the context (comm.h). */
 hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
                             hcomm_comm_t *comm, int mode, int coll,
                             hcomm_request_t **req);

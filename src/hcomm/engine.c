@@ -22,17 +22,6 @@ hc_engine_t hc_engine = {.lock = PTHREAD_MUTEX_INITIALIZER};
  * against, the address that reached the launcher for tcp. */
 static hc_bootstrap_info_t engine_boot_info;
 
-const char *hcomm_strerror(hc_status_t status) {
-  switch (status) {
-#define HC_STATUS_TEXT(name, value, text)                                      \
-  case name:                                                                   \
-    return text;
-    HC_STATUS_LIST(HC_STATUS_TEXT)
-#undef HC_STATUS_TEXT
-  }
-  return "unknown status";
-}
-
 int hcomm_initialized(void) {
   return hc_engine.initialized && !hc_engine.finalized;
 }

@@ -14,6 +14,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
+#include "hcomm/part.h"
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
@@ -100,7 +101,7 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
   if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted)
     return;
   hc_status_t why = progress_peer_failure(req->peer);
-  if (why == HC_OK && req->match_ctx % 2 == 1)
+  if (why == HC_OK && hc_match_ctx_kind(req->match_ctx) == HC_CTX_COLL)
     why = progress_comm_failure(req->comm);
   if (why == HC_OK)
     return;
@@ -127,7 +128,8 @@ static void progress_fail_posted(void) {
       hc_match_entry_t *next = e->next;
       hcomm_request_t *req = (hcomm_request_t *)e;
       hc_status_t why = progress_peer_failure(e->source);
-      if (why == HC_OK && (e->source == HCOMM_ANY_SOURCE || c % 2 == 1))
+      if (why == HC_OK && (e->source == HCOMM_ANY_SOURCE ||
+                          hc_match_ctx_kind(c) == HC_CTX_COLL))
         why = progress_comm_failure(req->comm);
       if (why != HC_OK) {
         hc_match_remove(q, e);
@@ -181,6 +183,8 @@ int hc_progress_locked(void) {
     moved += hc_proto_progress();
   if (hc_nbc_nactive > 0)
     moved += hc_nbc_progress_locked(); /* non-blocking collectives */
+  if (hc_part_nwaiting > 0)
+    moved += hc_part_progress_locked(); /* partitioned receives (part.c) */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;
@@ -200,7 +204,10 @@ static void progress_print_waiting(hcomm_request_t *req, void *arg) {
           "hcmpi: rank %d:   %s %d (world rank; -2 any) tag %d size %zu "
           "context %d%s%s\n",
           hc_engine.world_rank, what, peer, req->tag, req->bytes, ctx,
-          req->match_ctx % 2 ? " (collective)" : "",
+          hc_match_ctx_kind(req->match_ctx) == HC_CTX_COLL ? " (collective)"
+          : hc_match_ctx_kind(req->match_ctx) == HC_CTX_PART
+              ? " (partitioned)"
+              : "",
           req->posted ? " (unmatched)" : "");
   ++*count;
 }

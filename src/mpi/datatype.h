@@ -70,6 +70,9 @@ typedef struct hc_mpi_type {
   int refs;        /* derived: handle + parents + requests */
   int handle_refs; /* derived: user references to the handle */
   int combiner;    /* MPI_COMBINER_* */
+  /* A type of MPI_Type_create_f90_* (predefined, with a handle of its own):
+   * the named type it moves and reduces as; NULL for every other type. */
+  const struct hc_mpi_type *f90_named;
   int nints, naints, ntypes;
   int *ints; /* constructor arguments for MPI_Type_get_contents */
   MPI_Aint *aints;
@@ -81,6 +84,9 @@ typedef struct hc_mpi_type {
 /* The description of a valid, usable datatype; NULL for MPI_DATATYPE_NULL
  * and anything that is not a datatype handle. */
 const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type);
+/* The named type a predefined type stands for: itself, or for a type of
+ * MPI_Type_create_f90_* the named type of that kind (typef90.c). */
+const hc_mpi_type_t *hc_mpi_type_named(const hc_mpi_type_t *type);
 /* Bytes that count elements of type put on the wire. */
 size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count);
 

@@ -123,7 +123,7 @@ static void ext_walk(ext_cursor_t *c, const hc_mpi_type_t *t, MPI_Count n) {
       ext_basic(c, hc_mpi_type_get(MPI_INT), 1);
     }
   } else if (t->predefined) {
-    ext_basic(c, t, n);
+    ext_basic(c, hc_mpi_type_named(t), n);
   } else if (t->combiner == MPI_COMBINER_STRUCT) {
     for (MPI_Count k = 0; k < n; k++)
       for (int j = 0; j < t->ntypes; j++)

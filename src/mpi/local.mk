@@ -16,5 +16,11 @@ HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
 # User error classes, generalized requests, MPI_Alloc_mem (issue 15).
 HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
+# Partitioned point-to-point (MPI-4.0 chapter 4) over src/hcomm/part.c.
+HC_MPI_SOURCES += src/mpi/part.c
+# MPI_Type_create_f90_integer / _real / _complex.
+HC_MPI_SOURCES += src/mpi/typef90.c
+# MPIX_Query_cuda_support, MPIX_GPU_query_support, MPIX_Query_ascend_support.
+HC_MPI_SOURCES += src/mpi/gpuquery.c
 # MPI-4 sessions and communicators from groups (issue 21).
 HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/dynamic.c

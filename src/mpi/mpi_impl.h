@@ -285,6 +285,9 @@ typedef struct hc_mpi_request {
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
   struct hc_mpi_coll *coll;
+  /* A partitioned send or receive (part.c): its datatype side; engine is
+   * the persistent engine request kept across starts. */
+  struct hc_mpi_part *part;
 } hc_mpi_request_t;
 
 /* A new face request with a handle; NULL when memory runs out. */
@@ -310,6 +313,16 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
  * restarts its schedule. */
 int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *req);
 
+/* ---- partitioned point-to-point (part.c) -------------------------------- */
+
+typedef struct hc_mpi_part hc_mpi_part_t;
+/* Starts a round of a partitioned request. */
+int hc_mpi_part_start(const char *fn, hc_mpi_request_t *req);
+/* A completed receive round: partitions not yet unpacked from staging are
+ * unpacked (landed: bytes of the message that arrived).  A send: nothing. */
+void hc_mpi_part_land(hc_mpi_part_t *part, size_t landed);
+void hc_mpi_part_destroy(hc_mpi_part_t *part);
+
 /* ---- generalized requests (grequest.c) ---------------------------------- */
 
 /* Completes a generalized request whose work is done, as a wait or test
@@ -323,6 +336,14 @@ int hc_mpi_greq_cancel(hc_mpi_request_t *r);
 /* MPI_Request_free: free_fn and the request go now when it is complete,
  * else at MPI_Grequest_complete.  Returns free_fn's code. */
 int hc_mpi_greq_free(hc_mpi_request_t *r);
+/* An MPIX request (poll_fn or wait_fn) still pending: only its callbacks
+ * move it, so waits poll it rather than sleep. */
+int hc_mpi_greq_polled(const hc_mpi_request_t *r);
+/* poll_fn once, when r has one and is pending; its code. */
+int hc_mpi_greq_poll(hc_mpi_request_t *r);
+/* Until r is complete: wait_fn once, then poll_fn and progress; the first
+ * callback error stops it.  Nothing for a request that is not polled. */
+int hc_mpi_greq_block(hc_mpi_request_t *r);
 
 /* ---- buffered sends (buffer.c) ------------------------------------------ */
 

@@ -745,9 +745,10 @@ static int op_base_type(const hc_mpi_type_t *t, const hc_mpi_type_t **base,
   if (t->size == 0)
     return 0;
   if (t->predefined) {
-    if (*base != NULL && (*base)->handle != t->handle)
+    const hc_mpi_type_t *named = hc_mpi_type_named(t);
+    if (*base != NULL && (*base)->handle != named->handle)
       return -1;
-    *base = t;
+    *base = named;
     return 0;
   }
   if (depth > 64 || t->ntypes == 0)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 #include "util/trace_path.h"
 
 /* Called from a transport's progress for each arrived packet, in the order

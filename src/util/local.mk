@@ -12,3 +12,5 @@ HC_UTIL_SOURCES += src/util/envtable.c src/util/envtable.h
 HC_UTIL_SOURCES += src/util/memhooks.c src/util/memhooks.h
 noinst_LTLIBRARIES += libhcmemhooks.la
 libhcmemhooks_la_SOURCES = src/util/memhooks_interpose.c
+# hcomm_strerror: the text of each status of include/hcomm_status.h.
+HC_UTIL_SOURCES += src/util/status.c

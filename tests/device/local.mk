@@ -61,3 +61,11 @@ tests_device_device_mpi_p2p_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/device_mpi_p2p.sh tests/device/cuda_double.sh
 dist_noinst_SCRIPTS += tests/device/device_mpi_p2p.sh \
 	tests/device/cuda_double.sh
+# Partitioned point-to-point on device buffers (src/mpi/part.c).
+check_PROGRAMS += tests/device/device_part
+tests_device_device_part_SOURCES = tests/device/device_part.c tests/device/mpi_check.h \
+	$(HC_FAKE_API)
+tests_device_device_part_LDADD = $(HC_MPITEST_LIB) -ldl
+tests_device_device_part_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/device/device_part.sh
+dist_noinst_SCRIPTS += tests/device/device_part.sh

@@ -388,6 +388,31 @@ HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
 TESTS += $(HC_LIFE_SH)
 dist_noinst_SCRIPTS += $(HC_LIFE_SH)
 $(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- partitioned point-to-point (src/mpi/part.c, src/hcomm/part.c)
+check_PROGRAMS += tests/mpi/partitioned
+tests_mpi_partitioned_SOURCES = tests/mpi/partitioned.c tests/mpi/mpitest.h
+tests_mpi_partitioned_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_partitioned_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPICH's generalized request extension (src/mpi/grequest.c)
+check_PROGRAMS += tests/mpi/grequest_x
+tests_mpi_grequest_x_SOURCES = tests/mpi/grequest_x.c tests/mpi/mpitest.h
+tests_mpi_grequest_x_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_grequest_x_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPI_Type_create_f90_* (src/mpi/typef90.c)
+check_PROGRAMS += tests/mpi/type_f90
+tests_mpi_type_f90_SOURCES = tests/mpi/type_f90.c tests/mpi/mpitest.h
+tests_mpi_type_f90_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_type_f90_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPIX GPU queries (src/mpi/gpuquery.c)
+check_PROGRAMS += tests/mpi/gpu_query
+tests_mpi_gpu_query_SOURCES = tests/mpi/gpu_query.c tests/mpi/mpitest.h
+tests_mpi_gpu_query_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_gpu_query_LDFLAGS = $(HC_MPITEST_LDF)
+HC_PART_SH = tests/mpi/partitioned.sh tests/mpi/grequest_x.sh \
+	tests/mpi/type_f90.sh tests/mpi/gpu_query.sh
+TESTS += $(HC_PART_SH)
+dist_noinst_SCRIPTS += $(HC_PART_SH)
+$(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
 # -- MPI-4 sessions and communicators from groups (issue 21)
 check_PROGRAMS += tests/mpi/sessions_models
 tests_mpi_sessions_models_SOURCES = tests/mpi/sessions_models.c tests/mpi/mpitest.h

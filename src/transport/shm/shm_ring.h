@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 #define HC_SHM_RING_ALIGN 64
 
