@@ -2,7 +2,8 @@
 # MPI-4 sessions beside the world model (tests/mpi/sessions_models.c, in
 # each start and finalize order), process sets and session error handlers
 # (sessions_psets.c), and communicators made from groups of a session and
-# of MPI_COMM_WORLD (comm_from_groups.c); see each file for what it asserts.
+# of MPI_COMM_WORLD (comm_from_groups.c), two sessions built in two threads
+# at once (sessions_threads.c); see each file for what it asserts.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 run_mpi_ok 3 sessions_models world-first
 run_mpi_ok 4 sessions_models sessions-first
@@ -10,6 +11,8 @@ run_mpi_ok 2 sessions_models sessions-only
 run_mpi_ok 3 sessions_psets
 run_mpi_ok 4 comm_from_groups session
 run_mpi_ok 3 comm_from_groups world
+run_mpi_ok 4 sessions_threads
+run_mpi_ok 3 sessions_threads
 # MPI_COMM_WORLD used with only a session running: the fatal default ends
 # the job with MPI_ERR_COMM (5) and a line that says why (hcmpi's wording).
 if [ "${MPI_TEST_LAUNCHER:-hcmpirun}" = hcmpirun ]; then

@@ -30,7 +30,7 @@ scenario_programs() {
   groups_comms) echo groups comm_create intercomm attributes info_objects context_ids ;;
   hang_timeout) echo deadlock ;;
   intercomm_ops) echo intercomm_coll intercomm_comm ;;
-  sessions) echo sessions_models sessions_psets comm_from_groups ;;
+  sessions) echo sessions_models sessions_psets comm_from_groups sessions_threads ;;
   *) echo "$1" ;;
   esac
 }
