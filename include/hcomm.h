@@ -89,6 +89,9 @@ int hcomm_failed_peers(int *world_ranks, int max);
  * is not known to have failed. */
 hc_status_t hcomm_peer_failure(int world_rank);
 /* The launcher's application number (-1 when none), universe size. */
+/* The world ranks on this process's node, lowest first (borrowed, valid
+ * until finalize); returns how many. */
+int hcomm_node_world_ranks(const int **world_ranks);
 int hcomm_appnum(void);
 int hcomm_universe_size(void);
 
@@ -118,6 +121,10 @@ hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
  * ranks not listed get NULL. */
 hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
                               hcomm_comm_t **newcomm);
+/* Local: returns once no operation on comm is in flight any more (each
+ * completed, with its own status), progressing meanwhile; may block for
+ * good on a receive nothing will match. */
+hc_status_t hcomm_comm_quiesce(hcomm_comm_t *comm);
 /* Local: releases once outstanding operations on it have completed. */
 hc_status_t hcomm_comm_free(hcomm_comm_t *comm);
 int hcomm_comm_compare(const hcomm_comm_t *a, const hcomm_comm_t *b);
@@ -150,6 +157,21 @@ hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
  * world rank first). */
 hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
                                   hcomm_comm_t **newcomm);
+/* Collective over the listed world ranks alone (the same list in the same
+ * order at each, the caller among them), without a parent communicator:
+ * the members agree on the context id among themselves over the world's
+ * collective context.  tag >= 0 tells concurrent creations apart (callers
+ * pass a hash of MPI's string tag). */
+hc_status_t hcomm_comm_from_world_ranks(int n, const int *world_ranks, int tag,
+                                        hcomm_comm_t **newcomm);
+/* The intercommunicator form: collective over the local list and, through
+ * the leaders, over the remote group, whose members make the mirror call
+ * with the same tag.  local_leader is a position in local_world; the remote
+ * leader is named by its world rank. */
+hc_status_t hcomm_intercomm_from_world_ranks(int n, const int *local_world,
+                                             int local_leader,
+                                             int remote_leader_world, int tag,
+                                             hcomm_comm_t **newcomm);
 int hcomm_comm_is_inter(const hcomm_comm_t *comm);
 /* Size of the remote group (0 for an intracommunicator). */
 int hcomm_comm_remote_size(const hcomm_comm_t *comm);

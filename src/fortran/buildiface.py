@@ -35,6 +35,7 @@ SKIP = {
     'Pcontrol': 'hand', 'Buffer_detach': 'hand', 'Comm_get_attr': 'hand',
     'Comm_set_attr': 'hand', 'Info_create_env': 'hand',
     'Info_get_string': 'hand', 'Comm_create_keyval': 'hand',
+    'Session_get_nth_pset': 'hand',
     # MPI-1 calls whose Fortran form has INTEGER where C has MPI_Aint
     # (hand-written in fort_hand.c; not in mpi_f08, which left them out).
     'Address': 'hand', 'Type_extent': 'hand', 'Type_lb': 'hand',
@@ -73,6 +74,9 @@ HAND = [
     ('Info_get_string', [('info', 'h:Info'), ('key', 'sin'),
                          ('buflen', 'int*'), ('value', 'sout'),
                          ('flag', 'lout')], None),
+    ('Session_get_nth_pset', [('session', 'h:Session'), ('info', 'h:Info'),
+                              ('n', 'int'), ('pset_len', 'int*'),
+                              ('pset_name', 'sout')], None),
     ('Comm_create_keyval', [('comm_copy_attr_fn', 'fn'),
                             ('comm_delete_attr_fn', 'fn'),
                             ('comm_keyval', 'int*'),

@@ -815,6 +815,24 @@ void pmpi_comm_create_errhandler_(void *comm_errhandler_fn,
 #pragma weak pmpi_comm_create_errhandler__ = pmpi_comm_create_errhandler_
 #pragma weak PMPI_COMM_CREATE_ERRHANDLER = pmpi_comm_create_errhandler_
 
+void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag,
+                                  MPI_Fint *info, MPI_Fint *errhandler,
+                                  MPI_Fint *newcomm, MPI_Fint *ierr,
+                                  size_t stringtag_len) {
+  char *stringtag_c = hc_f_str_in(stringtag, stringtag_len);
+  int rc = MPI_Comm_create_from_group(*group, stringtag_c, *info, *errhandler,
+                                      newcomm);
+  free(stringtag_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_create_from_group_ = pmpi_comm_create_from_group_
+#pragma weak mpi_comm_create_from_group = pmpi_comm_create_from_group_
+#pragma weak mpi_comm_create_from_group__ = pmpi_comm_create_from_group_
+#pragma weak MPI_COMM_CREATE_FROM_GROUP = pmpi_comm_create_from_group_
+#pragma weak pmpi_comm_create_from_group = pmpi_comm_create_from_group_
+#pragma weak pmpi_comm_create_from_group__ = pmpi_comm_create_from_group_
+#pragma weak PMPI_COMM_CREATE_FROM_GROUP = pmpi_comm_create_from_group_
+
 void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag,
                              MPI_Fint *newcomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_create_group(*comm, *group, *tag, newcomm);
@@ -840,6 +858,18 @@ void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
 #pragma weak pmpi_comm_delete_attr = pmpi_comm_delete_attr_
 #pragma weak pmpi_comm_delete_attr__ = pmpi_comm_delete_attr_
 #pragma weak PMPI_COMM_DELETE_ATTR = pmpi_comm_delete_attr_
+
+void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Comm_disconnect(comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_disconnect_ = pmpi_comm_disconnect_
+#pragma weak mpi_comm_disconnect = pmpi_comm_disconnect_
+#pragma weak mpi_comm_disconnect__ = pmpi_comm_disconnect_
+#pragma weak MPI_COMM_DISCONNECT = pmpi_comm_disconnect_
+#pragma weak pmpi_comm_disconnect = pmpi_comm_disconnect_
+#pragma weak pmpi_comm_disconnect__ = pmpi_comm_disconnect_
+#pragma weak PMPI_COMM_DISCONNECT = pmpi_comm_disconnect_
 
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_dup(*comm, newcomm);
@@ -3051,6 +3081,22 @@ void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr) {
 #pragma weak pmpi_group_free__ = pmpi_group_free_
 #pragma weak PMPI_GROUP_FREE = pmpi_group_free_
 
+void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name,
+                                   MPI_Fint *newgroup, MPI_Fint *ierr,
+                                   size_t pset_name_len) {
+  char *pset_name_c = hc_f_str_in(pset_name, pset_name_len);
+  int rc = MPI_Group_from_session_pset(*session, pset_name_c, newgroup);
+  free(pset_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_group_from_session_pset_ = pmpi_group_from_session_pset_
+#pragma weak mpi_group_from_session_pset = pmpi_group_from_session_pset_
+#pragma weak mpi_group_from_session_pset__ = pmpi_group_from_session_pset_
+#pragma weak MPI_GROUP_FROM_SESSION_PSET = pmpi_group_from_session_pset_
+#pragma weak pmpi_group_from_session_pset = pmpi_group_from_session_pset_
+#pragma weak pmpi_group_from_session_pset__ = pmpi_group_from_session_pset_
+#pragma weak PMPI_GROUP_FROM_SESSION_PSET = pmpi_group_from_session_pset_
+
 void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
                       MPI_Fint *newgroup, MPI_Fint *ierr) {
   int rc = MPI_Group_incl(*group, *n, ranks, newgroup);
@@ -3934,6 +3980,33 @@ void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader,
 #pragma weak pmpi_intercomm_create = pmpi_intercomm_create_
 #pragma weak pmpi_intercomm_create__ = pmpi_intercomm_create_
 #pragma weak PMPI_INTERCOMM_CREATE = pmpi_intercomm_create_
+
+void pmpi_intercomm_create_from_groups_(
+    MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group,
+    MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info,
+    MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierr,
+    size_t stringtag_len) {
+  char *stringtag_c = hc_f_str_in(stringtag, stringtag_len);
+  int rc = MPI_Intercomm_create_from_groups(
+      *local_group, *local_leader, *remote_group, *remote_leader, stringtag_c,
+      *info, *errhandler, newintercomm);
+  free(stringtag_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_intercomm_create_from_groups_ =                               \
+    pmpi_intercomm_create_from_groups_
+#pragma weak mpi_intercomm_create_from_groups =                                \
+    pmpi_intercomm_create_from_groups_
+#pragma weak mpi_intercomm_create_from_groups__ =                              \
+    pmpi_intercomm_create_from_groups_
+#pragma weak MPI_INTERCOMM_CREATE_FROM_GROUPS =                                \
+    pmpi_intercomm_create_from_groups_
+#pragma weak pmpi_intercomm_create_from_groups =                               \
+    pmpi_intercomm_create_from_groups_
+#pragma weak pmpi_intercomm_create_from_groups__ =                             \
+    pmpi_intercomm_create_from_groups_
+#pragma weak PMPI_INTERCOMM_CREATE_FROM_GROUPS =                               \
+    pmpi_intercomm_create_from_groups_
 
 void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high,
                            MPI_Fint *newintracomm, MPI_Fint *ierr) {
@@ -5763,6 +5836,126 @@ void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_sendrecv_replace_c = pmpi_sendrecv_replace_c_
 #pragma weak pmpi_sendrecv_replace_c__ = pmpi_sendrecv_replace_c_
 #pragma weak PMPI_SENDRECV_REPLACE_C = pmpi_sendrecv_replace_c_
+
+void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Session_call_errhandler(*session, *errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_call_errhandler_ = pmpi_session_call_errhandler_
+#pragma weak mpi_session_call_errhandler = pmpi_session_call_errhandler_
+#pragma weak mpi_session_call_errhandler__ = pmpi_session_call_errhandler_
+#pragma weak MPI_SESSION_CALL_ERRHANDLER = pmpi_session_call_errhandler_
+#pragma weak pmpi_session_call_errhandler = pmpi_session_call_errhandler_
+#pragma weak pmpi_session_call_errhandler__ = pmpi_session_call_errhandler_
+#pragma weak PMPI_SESSION_CALL_ERRHANDLER = pmpi_session_call_errhandler_
+
+void pmpi_session_create_errhandler_(void *session_errhandler_fn,
+                                     MPI_Fint *errhandler, MPI_Fint *ierr) {
+  int rc =
+      MPI_Session_create_errhandler((void *)session_errhandler_fn, errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_create_errhandler_ = pmpi_session_create_errhandler_
+#pragma weak mpi_session_create_errhandler = pmpi_session_create_errhandler_
+#pragma weak mpi_session_create_errhandler__ = pmpi_session_create_errhandler_
+#pragma weak MPI_SESSION_CREATE_ERRHANDLER = pmpi_session_create_errhandler_
+#pragma weak pmpi_session_create_errhandler = pmpi_session_create_errhandler_
+#pragma weak pmpi_session_create_errhandler__ = pmpi_session_create_errhandler_
+#pragma weak PMPI_SESSION_CREATE_ERRHANDLER = pmpi_session_create_errhandler_
+
+void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr) {
+  int rc = MPI_Session_finalize(session);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_finalize_ = pmpi_session_finalize_
+#pragma weak mpi_session_finalize = pmpi_session_finalize_
+#pragma weak mpi_session_finalize__ = pmpi_session_finalize_
+#pragma weak MPI_SESSION_FINALIZE = pmpi_session_finalize_
+#pragma weak pmpi_session_finalize = pmpi_session_finalize_
+#pragma weak pmpi_session_finalize__ = pmpi_session_finalize_
+#pragma weak PMPI_SESSION_FINALIZE = pmpi_session_finalize_
+
+void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_Session_get_errhandler(*session, errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_get_errhandler_ = pmpi_session_get_errhandler_
+#pragma weak mpi_session_get_errhandler = pmpi_session_get_errhandler_
+#pragma weak mpi_session_get_errhandler__ = pmpi_session_get_errhandler_
+#pragma weak MPI_SESSION_GET_ERRHANDLER = pmpi_session_get_errhandler_
+#pragma weak pmpi_session_get_errhandler = pmpi_session_get_errhandler_
+#pragma weak pmpi_session_get_errhandler__ = pmpi_session_get_errhandler_
+#pragma weak PMPI_SESSION_GET_ERRHANDLER = pmpi_session_get_errhandler_
+
+void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Session_get_info(*session, info_used);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_get_info_ = pmpi_session_get_info_
+#pragma weak mpi_session_get_info = pmpi_session_get_info_
+#pragma weak mpi_session_get_info__ = pmpi_session_get_info_
+#pragma weak MPI_SESSION_GET_INFO = pmpi_session_get_info_
+#pragma weak pmpi_session_get_info = pmpi_session_get_info_
+#pragma weak pmpi_session_get_info__ = pmpi_session_get_info_
+#pragma weak PMPI_SESSION_GET_INFO = pmpi_session_get_info_
+
+void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info,
+                                 MPI_Fint *npset_names, MPI_Fint *ierr) {
+  int rc = MPI_Session_get_num_psets(*session, *info, npset_names);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_get_num_psets_ = pmpi_session_get_num_psets_
+#pragma weak mpi_session_get_num_psets = pmpi_session_get_num_psets_
+#pragma weak mpi_session_get_num_psets__ = pmpi_session_get_num_psets_
+#pragma weak MPI_SESSION_GET_NUM_PSETS = pmpi_session_get_num_psets_
+#pragma weak pmpi_session_get_num_psets = pmpi_session_get_num_psets_
+#pragma weak pmpi_session_get_num_psets__ = pmpi_session_get_num_psets_
+#pragma weak PMPI_SESSION_GET_NUM_PSETS = pmpi_session_get_num_psets_
+
+void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
+                                 MPI_Fint *info, MPI_Fint *ierr,
+                                 size_t pset_name_len) {
+  char *pset_name_c = hc_f_str_in(pset_name, pset_name_len);
+  int rc = MPI_Session_get_pset_info(*session, pset_name_c, info);
+  free(pset_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_get_pset_info_ = pmpi_session_get_pset_info_
+#pragma weak mpi_session_get_pset_info = pmpi_session_get_pset_info_
+#pragma weak mpi_session_get_pset_info__ = pmpi_session_get_pset_info_
+#pragma weak MPI_SESSION_GET_PSET_INFO = pmpi_session_get_pset_info_
+#pragma weak pmpi_session_get_pset_info = pmpi_session_get_pset_info_
+#pragma weak pmpi_session_get_pset_info__ = pmpi_session_get_pset_info_
+#pragma weak PMPI_SESSION_GET_PSET_INFO = pmpi_session_get_pset_info_
+
+void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Session_init(*info, *errhandler, session);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_init_ = pmpi_session_init_
+#pragma weak mpi_session_init = pmpi_session_init_
+#pragma weak mpi_session_init__ = pmpi_session_init_
+#pragma weak MPI_SESSION_INIT = pmpi_session_init_
+#pragma weak pmpi_session_init = pmpi_session_init_
+#pragma weak pmpi_session_init__ = pmpi_session_init_
+#pragma weak PMPI_SESSION_INIT = pmpi_session_init_
+
+void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_Session_set_errhandler(*session, *errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_set_errhandler_ = pmpi_session_set_errhandler_
+#pragma weak mpi_session_set_errhandler = pmpi_session_set_errhandler_
+#pragma weak mpi_session_set_errhandler__ = pmpi_session_set_errhandler_
+#pragma weak MPI_SESSION_SET_ERRHANDLER = pmpi_session_set_errhandler_
+#pragma weak pmpi_session_set_errhandler = pmpi_session_set_errhandler_
+#pragma weak pmpi_session_set_errhandler__ = pmpi_session_set_errhandler_
+#pragma weak PMPI_SESSION_SET_ERRHANDLER = pmpi_session_set_errhandler_
 
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {

@@ -162,10 +162,15 @@ void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
                        MPI_Fint *ierr);
 void pmpi_comm_create_errhandler_(void *comm_errhandler_fn,
                                   MPI_Fint *errhandler, MPI_Fint *ierr);
+void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag,
+                                  MPI_Fint *info, MPI_Fint *errhandler,
+                                  MPI_Fint *newcomm, MPI_Fint *ierr,
+                                  size_t stringtag_len);
 void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag,
                              MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
                             MPI_Fint *ierr);
+void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
                               MPI_Fint *ierr);
@@ -512,6 +517,9 @@ void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2,
 void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
                       MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr);
+void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name,
+                                   MPI_Fint *newgroup, MPI_Fint *ierr,
+                                   size_t pset_name_len);
 void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
                       MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2,
@@ -688,6 +696,11 @@ void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader,
                             MPI_Fint *peer_comm, MPI_Fint *remote_leader,
                             MPI_Fint *tag, MPI_Fint *newintercomm,
                             MPI_Fint *ierr);
+void pmpi_intercomm_create_from_groups_(
+    MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group,
+    MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info,
+    MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierr,
+    size_t stringtag_len);
 void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high,
                            MPI_Fint *newintracomm, MPI_Fint *ierr);
 void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -1083,6 +1096,24 @@ void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                               MPI_Fint *dest, MPI_Fint *sendtag,
                               MPI_Fint *source, MPI_Fint *recvtag,
                               MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
+                                   MPI_Fint *ierr);
+void pmpi_session_create_errhandler_(void *session_errhandler_fn,
+                                     MPI_Fint *errhandler, MPI_Fint *ierr);
+void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr);
+void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
+                                  MPI_Fint *ierr);
+void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used,
+                            MPI_Fint *ierr);
+void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info,
+                                 MPI_Fint *npset_names, MPI_Fint *ierr);
+void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
+                                 MPI_Fint *info, MPI_Fint *ierr,
+                                 size_t pset_name_len);
+void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
+                        MPI_Fint *ierr);
+void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
+                                  MPI_Fint *ierr);
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,

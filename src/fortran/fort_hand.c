@@ -111,6 +111,30 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen,
   hc_f_err(ierr, rc);
 }
 
+/* As MPI_INFO_GET_STRING: PSET_LEN 0 asks for the length, which Fortran
+ * counts without the NUL; a longer name is cut to the buffer. */
+void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
+                                MPI_Fint *pset_len, char *pset_name,
+                                MPI_Fint *ierr, size_t name_len) {
+  int len = *pset_len > 0 ? *pset_len : 0;
+  if ((size_t)len > name_len)
+    len = (int)name_len;
+  char *name_c = hc_f_str_buf((size_t)len);
+  if (!name_c) {
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int c_len = len > 0 ? len + 1 : 0;
+  int rc = MPI_Session_get_nth_pset(*session, *info, *n, &c_len, name_c);
+  if (rc == MPI_SUCCESS) {
+    if (len > 0)
+      hc_f_str_out(pset_name, name_len, name_c);
+    *pset_len = c_len - 1;
+  }
+  free(name_c);
+  hc_f_err(ierr, rc);
+}
+
 /* ---- keyvals: C callbacks that call the Fortran ones ---- */
 
 /* Owned by the keyval for the rest of the run: C gives no hook at

@@ -70,6 +70,13 @@
 #pragma weak pmpi_info_get_string = pmpi_info_get_string_
 #pragma weak pmpi_info_get_string__ = pmpi_info_get_string_
 #pragma weak PMPI_INFO_GET_STRING = pmpi_info_get_string_
+#pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
+#pragma weak mpi_session_get_nth_pset = pmpi_session_get_nth_pset_
+#pragma weak mpi_session_get_nth_pset__ = pmpi_session_get_nth_pset_
+#pragma weak MPI_SESSION_GET_NTH_PSET = pmpi_session_get_nth_pset_
+#pragma weak pmpi_session_get_nth_pset = pmpi_session_get_nth_pset_
+#pragma weak pmpi_session_get_nth_pset__ = pmpi_session_get_nth_pset_
+#pragma weak PMPI_SESSION_GET_NTH_PSET = pmpi_session_get_nth_pset_
 #pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
 #pragma weak mpi_comm_create_keyval = pmpi_comm_create_keyval_
 #pragma weak mpi_comm_create_keyval__ = pmpi_comm_create_keyval_

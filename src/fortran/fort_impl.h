@@ -105,6 +105,9 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen,
                            char *value, MPI_Fint *flag, MPI_Fint *ierr,
                            size_t key_len, size_t value_len);
+void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
+                                MPI_Fint *pset_len, char *pset_name,
+                                MPI_Fint *ierr, size_t name_len);
 void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
                               MPI_Fint *keyval, MPI_Aint *extra_state,
                               MPI_Fint *ierr);

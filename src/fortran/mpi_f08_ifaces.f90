@@ -181,6 +181,16 @@ subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
   type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  character(len=*) :: stringtag
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
   import
   implicit none
@@ -205,6 +215,12 @@ subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
   implicit none
   type(MPI_Comm) :: comm
   integer :: comm_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_disconnect(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Comm_dup(comm, newcomm, ierror)
@@ -877,6 +893,14 @@ subroutine MPI_Group_free(group, ierror)
   type(MPI_Group) :: group
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  character(len=*) :: pset_name
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Group_incl(group, n, ranks, newgroup, ierror)
   import
   implicit none
@@ -1076,6 +1100,20 @@ subroutine MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_lead
   type(MPI_Comm) :: newintercomm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, &
+    stringtag, info, errhandler, newintercomm, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: local_group
+  integer :: local_leader
+  type(MPI_Group) :: remote_group
+  integer :: remote_leader
+  character(len=*) :: stringtag
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Comm) :: newintercomm
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Intercomm_merge(intercomm, high, newintracomm, ierror)
   import
   implicit none
@@ -1233,6 +1271,81 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   type(MPI_Request) :: request
   logical :: flag
   type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  external :: session_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_finalize(session, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_get_errhandler(session, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_get_info(session, info_used, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info
+  integer :: n
+  integer :: pset_len
+  character(len=*) :: pset_name
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_get_num_psets(session, info, npset_names, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info
+  integer :: npset_names
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  character(len=*) :: pset_name
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_init(info, errhandler, session, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Session) :: session
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_set_errhandler(session, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Start(request, ierror)

@@ -410,6 +410,15 @@ subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
   integer :: errhandler
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+  implicit none
+  integer :: group
+  character(len=*) :: stringtag
+  integer :: info
+  integer :: errhandler
+  integer :: newcomm
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
   implicit none
   integer :: comm
@@ -431,6 +440,11 @@ subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
   implicit none
   integer :: comm
   integer :: comm_keyval
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_disconnect(comm, ierror)
+  implicit none
+  integer :: comm
   integer :: ierror
 end subroutine
 subroutine MPI_Comm_dup(comm, newcomm, ierror)
@@ -1402,6 +1416,13 @@ subroutine MPI_Group_free(group, ierror)
   integer :: group
   integer :: ierror
 end subroutine
+subroutine MPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+  implicit none
+  integer :: session
+  character(len=*) :: pset_name
+  integer :: newgroup
+  integer :: ierror
+end subroutine
 subroutine MPI_Group_incl(group, n, ranks, newgroup, ierror)
   implicit none
   integer :: group
@@ -1825,6 +1846,19 @@ subroutine MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_lead
   integer :: peer_comm
   integer :: remote_leader
   integer :: tag
+  integer :: newintercomm
+  integer :: ierror
+end subroutine
+subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, &
+    stringtag, info, errhandler, newintercomm, ierror)
+  implicit none
+  integer :: local_group
+  integer :: local_leader
+  integer :: remote_group
+  integer :: remote_leader
+  character(len=*) :: stringtag
+  integer :: info
+  integer :: errhandler
   integer :: newintercomm
   integer :: ierror
 end subroutine
@@ -2642,6 +2676,71 @@ subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, rec
   integer :: recvtag
   integer :: comm
   integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
+  implicit none
+  integer :: session
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+  implicit none
+  external :: session_errhandler_fn
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_finalize(session, ierror)
+  implicit none
+  integer :: session
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_get_errhandler(session, errhandler, ierror)
+  implicit none
+  integer :: session
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_get_info(session, info_used, ierror)
+  implicit none
+  integer :: session
+  integer :: info_used
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+  implicit none
+  integer :: session
+  integer :: info
+  integer :: n
+  integer :: pset_len
+  character(len=*) :: pset_name
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_get_num_psets(session, info, npset_names, ierror)
+  implicit none
+  integer :: session
+  integer :: info
+  integer :: npset_names
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
+  implicit none
+  integer :: session
+  character(len=*) :: pset_name
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_init(info, errhandler, session, ierror)
+  implicit none
+  integer :: info
+  integer :: errhandler
+  integer :: session
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_set_errhandler(session, errhandler, ierror)
+  implicit none
+  integer :: session
+  integer :: errhandler
   integer :: ierror
 end subroutine
 subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)

@@ -8,8 +8,10 @@
  */
 #include "hcomm/comm.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hcomm/core.h"
 #include "hcomm/engine.h"
@@ -29,6 +31,13 @@
 #define COMM_TAG_GROUP_BASE (HC_COLL_TAG_ENGINE_BASE + 0x400)
 #define COMM_TAG_INTER_BASE (HC_COLL_TAG_ENGINE_BASE + 0x800)
 #define COMM_TAG_WINDOW 0x400
+/* Creations from bare groups (MPI_Comm_create_from_group and the
+ * intercommunicator form) carry their string tag's hash in windows of their
+ * own on the world's collective context, apart from the two above, which
+ * MPI_COMM_WORLD's create_group and intercomm_create also use. */
+#define COMM_TAG_NAMED_BASE (HC_COLL_TAG_ENGINE_BASE + 0xc00)
+#define COMM_TAG_NAMED_INTER_BASE (HC_COLL_TAG_ENGINE_BASE + 0xe00)
+#define COMM_TAG_NAMED_WINDOW 0x200
 
 /* One rank's contribution to a communicator creation. */
 typedef struct comm_entry {
@@ -57,10 +66,107 @@ int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank) {
   return comm->world_ranks[rank];
 }
 
-/* The ids a blocking creation may offer: free ones below the idup range. */
+/* Ids offered by the blocking creations in flight in this process, and
+ * those of this thread's own.  The engine lock is let go while a creation
+ * waits for its peers, so two threads may create at once (two libraries
+ * building their sessions); they offer disjoint ids, and so never agree on
+ * one id for two communicators.  A creation whose agreement comes out
+ * empty withdraws its offer, lets the others go on, and tries again:
+ * every member saw the same empty result, so all retry together. */
+static uint32_t comm_offered[COMM_MASK_WORDS];
+static _Thread_local uint32_t comm_my_offer[COMM_MASK_WORDS];
+#define COMM_AGREE_TRIES 1000000
+
+/* The ids a blocking creation may offer: free ones below the idup range
+ * that no other thread's creation offers; they become this thread's. */
 static void comm_blocking_mask(uint32_t *mask) {
-  memcpy(mask, comm_free_ids, sizeof comm_free_ids);
+  uint32_t hindered = 0;
+  for (int w = 0; w < COMM_MASK_WORDS; w++) {
+    uint32_t others = comm_offered[w] & ~comm_my_offer[w];
+    mask[w] = comm_free_ids[w] & ~others;
+    if (w < COMM_IDUP_FIRST_WORD)
+      hindered |= comm_free_ids[w] & others;
+  }
   memset(mask + COMM_IDUP_FIRST_WORD, 0, COMM_IDUP_WORDS * sizeof *mask);
+  for (int w = 0; w < COMM_MASK_WORDS; w++) {
+    comm_offered[w] |= mask[w];
+    comm_my_offer[w] |= mask[w];
+  }
+  /* Id 0 is the world's, never free: its bit carries "nothing held back
+   * for another thread", which the AND keeps only when true everywhere. */
+  if (hindered == 0)
+    mask[0] |= 1u;
+}
+
+static int comm_lowest_free(const uint32_t *mask);
+
+/* Clears the flag bit of an agreed mask; 1 when no member held ids back,
+ * so an empty result means the ids are really gone. */
+static int comm_mask_unhindered(uint32_t *mask) {
+  int open = (int)(mask[0] & 1u);
+  mask[0] &= ~1u;
+  return open;
+}
+
+/* Ends this thread's offers: at the end of each blocking creation call
+ * (the id it took is marked used by then) and before a retry. */
+static void comm_offer_withdraw(void) {
+  for (int w = 0; w < COMM_MASK_WORDS; w++) {
+    comm_offered[w] &= ~comm_my_offer[w];
+    comm_my_offer[w] = 0;
+  }
+}
+
+/* The agreements in flight in this process, by key (parent's context id,
+ * then engine tag: the same at every member).  Retrying, an agreement lets
+ * those of lower key in this process go first, so the lowest one in flight
+ * finds every member's ids free of the others' offers and succeeds. */
+#define COMM_INFLIGHT_MAX 64
+static uint64_t comm_inflight[COMM_INFLIGHT_MAX];
+static int comm_ninflight;
+
+static uint64_t comm_agree_key(const hcomm_comm_t *parent, int etag) {
+  return (uint64_t)(uint32_t)parent->context_id << 32 | (uint32_t)etag;
+}
+
+static void comm_agree_begin(uint64_t key) {
+  if (comm_ninflight < COMM_INFLIGHT_MAX)
+    comm_inflight[comm_ninflight++] = key;
+}
+
+static void comm_agree_end(uint64_t key) {
+  for (int i = 0; i < comm_ninflight; i++)
+    if (comm_inflight[i] == key) {
+      comm_inflight[i] = comm_inflight[--comm_ninflight];
+      return;
+    }
+}
+
+static int comm_agree_lower_in_flight(uint64_t key) {
+  for (int i = 0; i < comm_ninflight; i++)
+    if (comm_inflight[i] < key)
+      return 1;
+  return 0;
+}
+
+/* After an empty agreement: 1 when it is worth another try (the lock is
+ * let go meanwhile, until no agreement of lower key is in flight here),
+ * 0 when the ids are really gone. */
+static int comm_agree_retry(int *tries, uint64_t key) {
+  comm_offer_withdraw();
+  if (++*tries >= COMM_AGREE_TRIES)
+    return 0;
+  do {
+    hc_engine_unlock();
+    if (*tries < 100) {
+      sched_yield();
+    } else { /* a long contention: let the others' messages move */
+      struct timespec ts = {0, 100 * 1000};
+      nanosleep(&ts, NULL);
+    }
+    hc_engine_lock();
+  } while (comm_agree_lower_in_flight(key));
+  return 1;
 }
 
 static void comm_release(hcomm_comm_t *comm);
@@ -193,25 +299,39 @@ static hc_status_t comm_agree(hcomm_comm_t *parent, int color, int key,
   comm_entry_t mine;
   mine.color = color;
   mine.key = key;
-  comm_blocking_mask(mine.free_mask);
   comm_entry_t *all = malloc((size_t)parent->size * sizeof *all);
   if (all == NULL)
     return HC_ERR_NOMEM;
-  hc_status_t rc = comm_allgather_locked(parent, &mine, sizeof mine, all);
-  if (rc != HC_OK) {
-    free(all);
-    return rc;
+  uint64_t akey = comm_agree_key(parent, COMM_TAG_ALLGATHER);
+  comm_agree_begin(akey);
+  for (int tries = 0;;) {
+    comm_blocking_mask(mine.free_mask);
+    hc_status_t rc = comm_allgather_locked(parent, &mine, sizeof mine, all);
+    if (rc != HC_OK) {
+      comm_agree_end(akey);
+      free(all);
+      return rc;
+    }
+    uint32_t both[COMM_MASK_WORDS];
+    for (int w = 0; w < COMM_MASK_WORDS; w++) {
+      both[w] = ~0u;
+      for (int r = 0; r < parent->size; r++)
+        both[w] &= all[r].free_mask[w];
+    }
+    int open = comm_mask_unhindered(both);
+    *id = comm_lowest_free(both);
+    if (*id >= 0) {
+      comm_agree_end(akey);
+      *entries = all;
+      return HC_OK;
+    }
+    if (open || !comm_agree_retry(&tries, akey)) {
+      comm_offer_withdraw();
+      comm_agree_end(akey);
+      free(all);
+      return HC_ERR_NO_CONTEXT;
+    }
   }
-  *id = -1;
-  for (int w = 0; w < COMM_MASK_WORDS && *id < 0; w++) {
-    uint32_t bits = ~0u;
-    for (int r = 0; r < parent->size; r++)
-      bits &= all[r].free_mask[w];
-    if (bits != 0)
-      *id = w * 32 + __builtin_ctz(bits);
-  }
-  *entries = all;
-  return *id < 0 ? HC_ERR_NO_CONTEXT : HC_OK;
 }
 
 static hc_status_t comm_check_parent(hcomm_comm_t *comm, void *out) {
@@ -316,6 +436,7 @@ hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
     rc = comm_split_any_locked(comm, color, key, newcomm);
+  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -342,6 +463,7 @@ hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm) {
   if (rc == HC_OK)
     rc = comm->local != NULL ? comm_dup_inter_locked(comm, newcomm)
                              : comm_dup_intra_locked(comm, newcomm);
+  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -397,6 +519,25 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
   }
   free(world);
   free(all);
+  comm_offer_withdraw();
+  hc_engine_unlock();
+  return rc;
+}
+
+/* Progress until neither comm nor, on an intercommunicator, its local
+ * group has an operation in flight. */
+hc_status_t hcomm_comm_quiesce(hcomm_comm_t *comm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_parent(comm, comm);
+  long spins = 0;
+  while (rc == HC_OK &&
+         (comm->active_ops > 0 ||
+          (comm->local != NULL && comm->local->active_ops > 0))) {
+    if (hc_progress_locked() > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
   hc_engine_unlock();
   return rc;
 }
@@ -564,17 +705,26 @@ static hc_status_t comm_group_mask(hcomm_comm_t *comm, int n, const int *ranks,
   return HC_OK;
 }
 
+/* etag: the engine tag of the agreement, in one of the reserved windows. */
 static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
-                                            const int *ranks, int tag,
+                                            const int *ranks, int etag,
                                             hcomm_comm_t **newcomm) {
   uint32_t mask[COMM_MASK_WORDS];
-  int etag = COMM_TAG_GROUP_BASE + tag % COMM_TAG_WINDOW;
-  hc_status_t rc = comm_group_mask(comm, n, ranks, etag, mask);
+  int id = -1, tries = 0;
+  uint64_t akey = comm_agree_key(comm, etag);
+  hc_status_t rc;
+  comm_agree_begin(akey);
+  int open = 1;
+  do {
+    rc = comm_group_mask(comm, n, ranks, etag, mask);
+    open = rc == HC_OK ? comm_mask_unhindered(mask) : 1;
+    id = rc == HC_OK ? comm_lowest_free(mask) : -1;
+    if (rc == HC_OK && id < 0)
+      rc = HC_ERR_NO_CONTEXT;
+  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries, akey));
+  comm_agree_end(akey);
   if (rc != HC_OK)
     return rc;
-  int id = comm_lowest_free(mask);
-  if (id < 0)
-    return HC_ERR_NO_CONTEXT;
   int *world = malloc((size_t)n * sizeof *world);
   if (world == NULL)
     return HC_ERR_NOMEM;
@@ -593,7 +743,9 @@ hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
   if (rc == HC_OK && (!me || tag < 0))
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
-    rc = comm_create_group_locked(comm, n, ranks, tag, newcomm);
+    rc = comm_create_group_locked(
+        comm, n, ranks, COMM_TAG_GROUP_BASE + tag % COMM_TAG_WINDOW, newcomm);
+  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -609,6 +761,7 @@ hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
   int color = join ? hc_engine.local_world_ranks[0] : HCOMM_UNDEFINED;
   if (rc == HC_OK)
     rc = comm_split_any_locked(comm, color, key, newcomm);
+  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -643,8 +796,8 @@ typedef struct comm_idup {
   uint32_t theirs[COMM_IDUP_WORDS]; /* intercommunicator: the other group's */
   uint32_t vote;
   int offered;
-  int nids;   /* ids needed: 2 for an intercommunicator (its local group) */
-  int id[2];  /* reserved here, not yet committed; -1 */
+  int nids;  /* ids needed: 2 for an intercommunicator (its local group) */
+  int id[2]; /* reserved here, not yet committed; -1 */
 } comm_idup_t;
 
 static comm_idup_t *comm_idup_holder;
@@ -847,10 +1000,11 @@ static hc_status_t comm_swap_locked(hcomm_comm_t *bridge, int peer, int tag,
 /* ANDs the free-id masks of the local group (over local), swaps *mine for
  * *theirs between the leaders over bridge, shares *theirs in the local
  * group, and picks the lowest id free in both groups. */
-static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
-                                     hcomm_comm_t *bridge, int peer, int tag,
-                                     comm_bridge_msg_t *mine,
-                                     comm_bridge_msg_t *theirs, int *id) {
+static hc_status_t comm_bridge_once(hcomm_comm_t *local, int leader,
+                                    hcomm_comm_t *bridge, int peer, int tag,
+                                    comm_bridge_msg_t *mine,
+                                    comm_bridge_msg_t *theirs, int *id,
+                                    int *open) {
   uint32_t *all = malloc((size_t)local->size * sizeof comm_free_ids);
   uint32_t free_ids[COMM_MASK_WORDS];
   if (all == NULL)
@@ -873,8 +1027,27 @@ static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
   uint32_t both[COMM_MASK_WORDS];
   for (int w = 0; w < COMM_MASK_WORDS; w++)
     both[w] = mine->mask[w] & theirs->mask[w];
+  *open = comm_mask_unhindered(both);
   *id = comm_lowest_free(both);
   return *id < 0 ? HC_ERR_NO_CONTEXT : HC_OK;
+}
+
+/* comm_bridge_once until the groups agree on an id (see comm_offered). */
+static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
+                                     hcomm_comm_t *bridge, int peer, int tag,
+                                     comm_bridge_msg_t *mine,
+                                     comm_bridge_msg_t *theirs, int *id) {
+  hc_status_t rc;
+  int tries = 0;
+  uint64_t akey = comm_agree_key(local, tag);
+  comm_agree_begin(akey);
+  int open = 1;
+  do
+    rc = comm_bridge_once(local, leader, bridge, peer, tag, mine, theirs, id,
+                          &open);
+  while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries, akey));
+  comm_agree_end(akey);
+  return rc;
 }
 
 /* An intercommunicator on id over local (adopted) and the remote group. */
@@ -888,12 +1061,12 @@ static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
   return comm;
 }
 
+/* etag: the engine tag of the leaders' exchange, in a reserved window. */
 static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
                                             hcomm_comm_t *peer, int rleader,
-                                            int tag, hcomm_comm_t **newcomm) {
+                                            int etag, hcomm_comm_t **newcomm) {
   hcomm_comm_t *lc = NULL;
   int *remote = NULL, id = -1;
-  int etag = COMM_TAG_INTER_BASE + tag % COMM_TAG_WINDOW;
   comm_bridge_msg_t mine = {0}, theirs = {0};
   hc_status_t rc = comm_dup_intra_locked(local, &lc);
   if (rc != HC_OK)
@@ -937,8 +1110,71 @@ hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
   if (rc == HC_OK && tag < 0)
     rc = HC_ERR_TAG;
   if (rc == HC_OK)
-    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader, tag,
+    rc = comm_inter_create_locked(local, local_leader, peer, remote_leader,
+                                  COMM_TAG_INTER_BASE + tag % COMM_TAG_WINDOW,
                                   newcomm);
+  comm_offer_withdraw();
+  hc_engine_unlock();
+  return rc;
+}
+
+/* ---- communicators from bare groups ----------------------------------------
+ * MPI-4's sessions build communicators from a group alone.  Every process of
+ * the job is in the engine's world communicator, whichever model started the
+ * engine, so the members agree on a context id among themselves over the
+ * world's collective context: the group-local agreement of create_group, with
+ * no launcher round trip.  The caller's tag (a string tag's hash) keeps
+ * concurrent creations by overlapping groups apart. */
+
+static hc_status_t comm_check_world_list(int n, const int *world_ranks, int tag,
+                                         void *out) {
+  int me = 0;
+  hc_status_t rc = comm_check_parent(comm_world, out);
+  if (rc == HC_OK)
+    rc = comm_check_list(comm_world, n, world_ranks, &me);
+  if (rc == HC_OK && (n == 0 || !me))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK && tag < 0)
+    rc = HC_ERR_TAG;
+  return rc;
+}
+
+hc_status_t hcomm_comm_from_world_ranks(int n, const int *world_ranks, int tag,
+                                        hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hc_status_t rc = comm_check_world_list(n, world_ranks, tag, newcomm);
+  if (rc == HC_OK)
+    rc = comm_create_group_locked(
+        comm_world, n, world_ranks,
+        COMM_TAG_NAMED_BASE + tag % COMM_TAG_NAMED_WINDOW, newcomm);
+  comm_offer_withdraw();
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_intercomm_from_world_ranks(int n, const int *local_world,
+                                             int local_leader,
+                                             int remote_leader_world, int tag,
+                                             hcomm_comm_t **newcomm) {
+  hc_engine_lock();
+  hcomm_comm_t *local = NULL;
+  hc_status_t rc = comm_check_world_list(n, local_world, tag, newcomm);
+  if (rc == HC_OK &&
+      (local_leader < 0 || local_leader >= n || remote_leader_world < 0 ||
+       remote_leader_world >= comm_world->size))
+    rc = HC_ERR_RANK;
+  if (rc == HC_OK)
+    rc = comm_create_group_locked(
+        comm_world, n, local_world,
+        COMM_TAG_NAMED_BASE + tag % COMM_TAG_NAMED_WINDOW, &local);
+  if (rc == HC_OK) {
+    /* The intercommunicator adopts a duplicate of local, not local. */
+    rc = comm_inter_create_locked(
+        local, local_leader, comm_world, remote_leader_world,
+        COMM_TAG_NAMED_INTER_BASE + tag % COMM_TAG_NAMED_WINDOW, newcomm);
+    comm_release(local);
+  }
+  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -998,6 +1234,7 @@ hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
     rc = HC_ERR_COMM;
   if (rc == HC_OK)
     rc = comm_merge_locked(inter, high, newcomm);
+  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -1035,7 +1272,8 @@ static hc_status_t comm_inter_allgather(hcomm_comm_t *inter,
 
 /* The two lowest ids free at every member of both groups. */
 static hc_status_t comm_inter_two_ids(const comm_entry_t *a, int na,
-                                      const comm_entry_t *b, int nb, int *ids) {
+                                      const comm_entry_t *b, int nb, int *ids,
+                                      int *open) {
   uint32_t both[COMM_MASK_WORDS];
   for (int w = 0; w < COMM_MASK_WORDS; w++) {
     both[w] = ~0u;
@@ -1044,6 +1282,7 @@ static hc_status_t comm_inter_two_ids(const comm_entry_t *a, int na,
     for (int r = 0; r < nb; r++)
       both[w] &= b[r].free_mask[w];
   }
+  *open = comm_mask_unhindered(both);
   for (int i = 0; i < 2; i++) {
     ids[i] = comm_lowest_free(both);
     if (ids[i] < 0)
@@ -1084,14 +1323,25 @@ static hc_status_t comm_inter_split_locked(hcomm_comm_t *inter, int color,
   comm_entry_t *mine_all = NULL, *their_all = NULL;
   int ids[2];
   *newcomm = NULL;
-  comm_blocking_mask(mine.free_mask);
-  hc_status_t rc = comm_inter_allgather(inter, &mine, &mine_all, &their_all);
-  if (rc == HC_OK)
-    rc = comm_inter_two_ids(mine_all, inter->local->size, their_all,
-                            inter->size, ids);
+  hc_status_t rc;
+  int tries = 0;
+  uint64_t akey = comm_agree_key(inter, COMM_TAG_ALLGATHER);
+  int open = 1;
+  comm_agree_begin(akey);
+  do {
+    free(mine_all);
+    free(their_all);
+    mine_all = their_all = NULL;
+    comm_blocking_mask(mine.free_mask);
+    rc = comm_inter_allgather(inter, &mine, &mine_all, &their_all);
+    if (rc == HC_OK)
+      rc = comm_inter_two_ids(mine_all, inter->local->size, their_all,
+                              inter->size, ids, &open);
+  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries, akey));
+  comm_agree_end(akey);
   if (rc == HC_OK && color != HCOMM_UNDEFINED)
-    rc = comm_inter_build_split(inter, mine_all, their_all, color, ids,
-                                newcomm);
+    rc =
+        comm_inter_build_split(inter, mine_all, their_all, color, ids, newcomm);
   free(mine_all);
   free(their_all);
   return rc;

@@ -28,6 +28,10 @@ int hcomm_initialized(void) {
   return hc_engine.initialized && !hc_engine.finalized;
 }
 int hcomm_finalized(void) { return hc_engine.finalized; }
+int hcomm_node_world_ranks(const int **world_ranks) {
+  *world_ranks = hc_engine.local_world_ranks;
+  return hc_engine.local_size;
+}
 int hcomm_appnum(void) { return hc_engine.appnum; }
 int hcomm_universe_size(void) { return hc_engine.universe_size; }
 

@@ -602,7 +602,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *function,
                      function ? "errhandler" : "function");
   if (rc != MPI_SUCCESS)
     return rc;
-  return hc_mpi_errhandler_new_user(fn, NULL, function, errhandler);
+  return hc_mpi_errhandler_new_user(fn, NULL, function, NULL, errhandler);
 }
 HC_WEAK_ALIAS(MPI_File_create_errhandler, PMPI_File_create_errhandler);
 

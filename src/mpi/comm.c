@@ -44,6 +44,12 @@ int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
   if (!c)
     return hc_mpi_raise(NULL, fn, MPI_ERR_COMM, "invalid communicator 0x%x",
                         (unsigned)comm);
+  /* With only sessions running, the world model's communicators are not
+   * there (MPI-4.0 11.2). */
+  if (c->builtin && !hc_mpi_world_active())
+    return hc_mpi_raise(NULL, fn, MPI_ERR_COMM,
+                        "%s exists only between MPI_Init and MPI_Finalize",
+                        c->name);
   *out = c;
   return MPI_SUCCESS;
 }
@@ -100,23 +106,31 @@ void hc_mpi_comm_bind_builtins(void) {
   comm_self_obj.engine = hcomm_comm_self();
 }
 
-/* Wraps an engine communicator; the handler is inherited from parent. */
-static int comm_wrap(const char *fn, hc_mpi_comm_t *parent,
-                     hcomm_comm_t *engine, MPI_Comm *out) {
+int hc_mpi_comm_adopt(const char *fn, hcomm_comm_t *engine,
+                      hc_mpi_errhandler_t *errh, MPI_Comm err_handle,
+                      MPI_Comm *out) {
   hc_mpi_comm_t *c = calloc(1, sizeof(*c));
   if (!c || hc_handle_alloc(&comm_table, c, &c->handle) != 0) {
     free(c);
     hcomm_comm_free(engine);
-    return hc_mpi_raise(parent, fn, MPI_ERR_NO_MEM,
-                        "out of memory for a new communicator");
+    hc_mpi_errhandler_retain(errh);
+    return hc_mpi_raise_on(errh, err_handle, fn, MPI_ERR_NO_MEM,
+                           "out of memory for a new communicator");
   }
   c->engine = engine;
   c->refs = 1;
-  hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(parent);
-  hc_mpi_comm_set_errhandler(c, e);
-  hc_mpi_errhandler_release(e);
+  hc_mpi_comm_set_errhandler(c, errh);
   *out = c->handle;
   return MPI_SUCCESS;
+}
+
+/* Wraps an engine communicator; the handler is inherited from parent. */
+static int comm_wrap(const char *fn, hc_mpi_comm_t *parent,
+                     hcomm_comm_t *engine, MPI_Comm *out) {
+  hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(parent);
+  int rc = hc_mpi_comm_adopt(fn, engine, e, parent->handle, out);
+  hc_mpi_errhandler_release(e);
+  return rc;
 }
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank) {

@@ -191,21 +191,32 @@ static void err_fatal(int errclass, const char *line) {
   hcomm_abort(errclass, line);
 }
 
-/* Calls comm's handler; the user's may return, the fatal ones do not. */
-static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
-  hc_mpi_errhandler_t *errh = hc_mpi_comm_errhandler(comm);
+/* The user's handler may return, the fatal ones do not. */
+void hc_mpi_errhandler_invoke(hc_mpi_errhandler_t *errh, int handle,
+                              int errclass, const char *line) {
   int kind = errh->kind;
   MPI_Comm_errhandler_function *fn = errh->fn;
-  MPI_Comm handle = comm->handle;
+  MPI_Session_errhandler_function *session_fn = errh->session_fn;
   int code = errclass;
   hc_mpi_errhandler_release(errh);
   if (kind == HC_ERRH_RETURN)
     return;
+  if (kind == HC_ERRH_USER && session_fn) {
+    MPI_Session session = handle;
+    session_fn(&session, &code);
+    return;
+  }
   if (kind == HC_ERRH_USER) {
-    fn(&handle, &code);
+    MPI_Comm comm = handle;
+    fn(&comm, &code);
     return;
   }
   err_fatal(errclass, line);
+}
+
+static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
+  hc_mpi_errhandler_invoke(hc_mpi_comm_errhandler(comm), comm->handle, errclass,
+                           line);
 }
 
 void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
@@ -227,6 +238,17 @@ int hc_mpi_raise(hc_mpi_comm_t *comm, const char *fn, int errclass,
   hc_mpi_error_line(line, sizeof(line), fn, errclass, fmt, ap);
   va_end(ap);
   err_dispatch(comm ? comm : hc_mpi_comm_world(), errclass, line);
+  return errclass;
+}
+
+int hc_mpi_raise_on(hc_mpi_errhandler_t *errh, int handle, const char *fn,
+                    int errclass, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  hc_mpi_error_line(line, sizeof(line), fn, errclass, fmt, ap);
+  va_end(ap);
+  hc_mpi_errhandler_invoke(errh, handle, errclass, line);
   return errclass;
 }
 

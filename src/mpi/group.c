@@ -29,6 +29,15 @@ static int group_world_size(void) {
   return hcomm_comm_size(hcomm_comm_world());
 }
 
+int hc_mpi_group_lookup(MPI_Group group, int *n, const int **world) {
+  group_obj_t *g = group_get(group);
+  if (!g)
+    return -1;
+  *n = g->n;
+  *world = g->world;
+  return 0;
+}
+
 int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
                          int *n, const int **world) {
   group_obj_t *g = group_get(group);

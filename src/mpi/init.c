@@ -12,26 +12,38 @@
 #include "mpi/mpi_impl.h"
 #include "util/envtable.h"
 
+/* The world model's life: MPI_Init once, MPI_Finalize once. */
 enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
 
 static atomic_int init_state = INIT_BEFORE;
+/* The engine serves the world model and every session alike: the first of
+ * them to initialise starts it, the last to finalise stops it (MPI-4.0
+ * 11.2: sessions and the world model live side by side in any order).
+ * The engine cannot start twice, so once it stopped no model can begin. */
+static atomic_int init_engine_users;
+static atomic_int init_engine_stopped; /* written under init_lock */
 static int init_thread_level = MPI_THREAD_SINGLE;
 static pthread_t init_main_thread;
-/* Serialises concurrent Init/Finalize attempts. */
+/* Serialises concurrent Init/Finalize and Session_init/finalize. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int hc_mpi_is_ready(void) {
+  return atomic_load_explicit(&init_engine_users, memory_order_acquire) > 0;
+}
+
+int hc_mpi_world_active(void) {
   return atomic_load_explicit(&init_state, memory_order_acquire) ==
          INIT_RUNNING;
 }
 
 int hc_mpi_check_ready(const char *fn) {
-  int state = atomic_load_explicit(&init_state, memory_order_acquire);
-  if (state == INIT_RUNNING)
+  if (hc_mpi_is_ready())
     return MPI_SUCCESS;
-  if (state == INIT_BEFORE)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER, "called before MPI_Init");
-  return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER, "called after MPI_Finalize");
+  if (atomic_load(&init_state) == INIT_BEFORE && !init_engine_stopped)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        "called before MPI_Init or MPI_Session_init");
+  return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                      "called after MPI was finalised");
 }
 
 static int init_level_clamp(int required) {
@@ -42,37 +54,76 @@ static int init_level_clamp(int required) {
   return required;
 }
 
-static int init_start(const char *fn, int required, int *provided) {
-  pthread_mutex_lock(&init_lock);
-  int state = atomic_load(&init_state);
-  if (state != INIT_BEFORE) {
-    pthread_mutex_unlock(&init_lock);
+/* Starts the engine for its first user; init_lock held. */
+static int init_engine_start_locked(const char *fn, int required) {
+  if (init_engine_stopped)
     return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
-                        state == INIT_RUNNING
-                            ? "MPI is already initialised"
-                            : "MPI was finalised and cannot start again");
-  }
+                        "MPI was finalised and cannot start again");
   char why[512];
-  if (hc_env_check("library", why, sizeof why) != 0) {
-    pthread_mutex_unlock(&init_lock);
+  if (hc_env_check("library", why, sizeof why) != 0)
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s", why);
-  }
   int granted = MPI_THREAD_SINGLE;
   hc_status_t st = hcomm_init(init_level_clamp(required), &granted);
-  if (st != HC_OK) {
-    pthread_mutex_unlock(&init_lock);
+  if (st != HC_OK)
     return hc_mpi_raise_status(NULL, fn, st);
-  }
   hc_mpi_comm_bind_builtins();
   hc_mpi_request_bind_builtins();
   hc_trace_start(); /* HCMPI_TRACE: a no-op when unset */
   init_thread_level = granted;
   init_main_thread = pthread_self();
-  atomic_store_explicit(&init_state, INIT_RUNNING, memory_order_release);
-  pthread_mutex_unlock(&init_lock);
-  if (provided)
-    *provided = granted;
   return MPI_SUCCESS;
+}
+
+static int init_engine_acquire_locked(const char *fn, int required,
+                                      int *provided) {
+  if (atomic_load(&init_engine_users) == 0) {
+    int rc = init_engine_start_locked(fn, required);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  atomic_fetch_add_explicit(&init_engine_users, 1, memory_order_release);
+  if (provided)
+    *provided = init_thread_level;
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_engine_acquire(const char *fn, int required, int *provided) {
+  pthread_mutex_lock(&init_lock);
+  int rc = init_engine_acquire_locked(fn, required, provided);
+  pthread_mutex_unlock(&init_lock);
+  return rc;
+}
+
+int hc_mpi_engine_release(const char *fn) {
+  hc_status_t st = HC_OK;
+  pthread_mutex_lock(&init_lock);
+  if (atomic_load(&init_engine_users) == 1) {
+    /* Buffered sends still in flight belong to the job: finish them. */
+    hc_mpi_bsend_drain();
+    hc_trace_stop();
+    st = hcomm_finalize();
+    init_engine_stopped = 1;
+  }
+  atomic_fetch_sub_explicit(&init_engine_users, 1, memory_order_release);
+  pthread_mutex_unlock(&init_lock);
+  return hc_mpi_raise_status(NULL, fn, st);
+}
+
+static int init_start(const char *fn, int required, int *provided) {
+  pthread_mutex_lock(&init_lock);
+  int state = atomic_load(&init_state);
+  int rc = MPI_SUCCESS;
+  if (state != INIT_BEFORE)
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                      state == INIT_RUNNING
+                          ? "MPI is already initialised"
+                          : "MPI was finalised and cannot start again");
+  if (rc == MPI_SUCCESS)
+    rc = init_engine_acquire_locked(fn, required, provided);
+  if (rc == MPI_SUCCESS)
+    atomic_store_explicit(&init_state, INIT_RUNNING, memory_order_release);
+  pthread_mutex_unlock(&init_lock);
+  return rc;
 }
 
 int PMPI_Init(int *argc, char ***argv) {
@@ -89,6 +140,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 }
 HC_WEAK_ALIAS(MPI_Init_thread, PMPI_Init_thread);
 
+/* MPI_Initialized and MPI_Finalized speak of the world model only. */
 int PMPI_Initialized(int *flag) {
   int rc = hc_mpi_check_ptr("MPI_Initialized", NULL, flag, "flag");
   if (rc != MPI_SUCCESS)
@@ -109,22 +161,19 @@ HC_WEAK_ALIAS(MPI_Finalized, PMPI_Finalized);
 
 int PMPI_Finalize(void) {
   static const char fn[] = "MPI_Finalize";
-  int rc = hc_mpi_check_ready(fn);
-  if (rc != MPI_SUCCESS)
-    return rc;
+  if (!hc_mpi_world_active())
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        atomic_load(&init_state) == INIT_BEFORE
+                            ? "called before MPI_Init"
+                            : "MPI_Finalize was already called");
   /* MPI says Finalize first frees MPI_COMM_SELF's attributes, newest
    * first, whose delete callbacks libraries use as exit hooks; MPI still
    * works inside them.  MPI_COMM_WORLD's go next, as in MPICH. */
   hc_mpi_attr_delete_all(fn, hc_mpi_comm_get(MPI_COMM_SELF));
   hc_mpi_attr_delete_all(fn, hc_mpi_comm_world());
-  /* Buffered sends still in flight belong to the job: finish them first. */
   hc_mpi_bsend_drain();
-  hc_trace_stop();
-  pthread_mutex_lock(&init_lock);
-  hc_status_t st = hcomm_finalize();
   atomic_store_explicit(&init_state, INIT_FINALIZED, memory_order_release);
-  pthread_mutex_unlock(&init_lock);
-  return hc_mpi_raise_status(NULL, fn, st);
+  return hc_mpi_engine_release(fn);
 }
 HC_WEAK_ALIAS(MPI_Finalize, PMPI_Finalize);
 

@@ -26,3 +26,5 @@ HC_MPI_SOURCES += src/mpi/gpuquery.c
 # The tool information interface (MPI_T): cvars, pvars, categories, events.
 HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
 	src/mpi/mpit_pvar.c src/mpi/mpit_category.c src/mpi/mpit_event.c
+# MPI-4 sessions and communicators from groups (issue 21).
+HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/dynamic.c

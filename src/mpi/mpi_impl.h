@@ -29,6 +29,9 @@ typedef struct hc_mpi_errhandler {
   int refs;   /* user references plus communicators using it */
   int handle; /* MPI_Errhandler value */
   MPI_File_errhandler_function *file_fn; /* MPI_File_create_errhandler */
+  /* A user handler made for sessions (fn is then NULL): it is called with
+   * an MPI_Session, and only sessions take it. */
+  MPI_Session_errhandler_function *session_fn;
 } hc_mpi_errhandler_t;
 
 /* The handler object of a valid errhandler handle, else NULL. */
@@ -36,12 +39,24 @@ hc_mpi_errhandler_t *hc_mpi_errhandler_get(MPI_Errhandler handle);
 /* Takes / drops one reference; builtin handlers are never freed. */
 void hc_mpi_errhandler_retain(hc_mpi_errhandler_t *errh);
 void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
-/* A new user handler (one user reference) calling comm_fn or file_fn;
- * MPI_ERR_NO_MEM raised on fn. */
+/* A new user handler (one user reference) calling comm_fn, file_fn or
+ * session_fn (the others NULL); MPI_ERR_NO_MEM raised on fn. */
 int hc_mpi_errhandler_new_user(const char *fn,
                                MPI_Comm_errhandler_function *comm_fn,
                                MPI_File_errhandler_function *file_fn,
+                               MPI_Session_errhandler_function *session_fn,
                                MPI_Errhandler *out);
+/* Runs errh on handle (a communicator, or a session for a session handler)
+ * as raising errclass does: a user handler is called with the class, the
+ * fatal ones end the job with line.  Releases the caller's reference. */
+void hc_mpi_errhandler_invoke(hc_mpi_errhandler_t *errh, int handle,
+                              int errclass, const char *line);
+/* hc_mpi_raise on a handler of no communicator (a session's, the one
+ * given to MPI_Comm_create_from_group); takes over the caller's reference
+ * on errh.  Returns errclass (not MPI_SUCCESS). */
+int hc_mpi_raise_on(hc_mpi_errhandler_t *errh, int handle, const char *fn,
+                    int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ---- communicators (comm.c) --------------------------------------------- */
 
@@ -77,6 +92,12 @@ void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *errh);
  * they report later still finds its handler. */
 void hc_mpi_comm_retain(hc_mpi_comm_t *comm);
 void hc_mpi_comm_release(hc_mpi_comm_t *comm);
+/* Wraps an engine communicator into a new handle with handler errh (the
+ * caller keeps its reference); on failure frees engine and raises
+ * MPI_ERR_NO_MEM on errh, telling it err_handle. */
+int hc_mpi_comm_adopt(const char *fn, hcomm_comm_t *engine,
+                      hc_mpi_errhandler_t *errh, MPI_Comm err_handle,
+                      MPI_Comm *out);
 /* Binds WORLD and SELF to the engine's communicators (MPI_Init). */
 void hc_mpi_comm_bind_builtins(void);
 /* MPI_Comm_split's work for calls that build on it (topologies): the
@@ -95,6 +116,8 @@ int hc_mpi_group_make(const char *fn, hc_mpi_comm_t *comm, int n,
  * MPI_ERR_GROUP through comm otherwise. */
 int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
                          int *n, const int **world);
+/* The same without raising: 0, or -1 for an invalid handle. */
+int hc_mpi_group_lookup(MPI_Group group, int *n, const int **world);
 
 /* ---- attributes (attr.c) ------------------------------------------------ */
 
@@ -146,10 +169,18 @@ int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
 
 /* ---- life cycle (init.c) ------------------------------------------------ */
 
-/* 1 between a successful MPI_Init and the start of MPI_Finalize. */
+/* 1 while the engine runs: from the first MPI_Init or MPI_Session_init to
+ * the finalize of the last of the world model and the sessions. */
 int hc_mpi_is_ready(void);
 /* MPI_SUCCESS when ready; otherwise raises MPI_ERR_OTHER saying why. */
 int hc_mpi_check_ready(const char *fn);
+/* 1 between MPI_Init and the end of MPI_Finalize (the world model). */
+int hc_mpi_world_active(void);
+/* The engine's users (the world model, each session): the first starts it
+ * at thread level required, the last stops it.  *provided is the level the
+ * engine runs at.  Errors are raised on fn (no object). */
+int hc_mpi_engine_acquire(const char *fn, int required, int *provided);
+int hc_mpi_engine_release(const char *fn);
 
 /* ---- statuses (status.c) ------------------------------------------------ */
 

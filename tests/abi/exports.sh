@@ -16,9 +16,7 @@ command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not found"; exit 77; }
 # Matched against the name without its P (PMPI_X is judged as MPI_X).
 EXCLUDED='^MPIX?_Win_
 ^MPI_(Put|Get|Accumulate|Get_accumulate|Fetch_and_op|Compare_and_swap|Rput|Rget|Raccumulate|Rget_accumulate)(_c)?$
-^MPIX?_Session_
-^MPI_Group_from_session_pset$
-^MPI_(Comm_spawn|Comm_spawn_multiple|Open_port|Close_port|Comm_accept|Comm_connect|Publish_name|Unpublish_name|Lookup_name|Comm_join|Comm_disconnect|Comm_get_parent)$
+^MPI_(Comm_spawn|Comm_spawn_multiple|Open_port|Close_port|Comm_accept|Comm_connect|Publish_name|Unpublish_name|Lookup_name|Comm_join|Comm_get_parent)$
 ^MPIX?_T_
 ^MPIX_Comm_(agree|failure_ack|failure_get_acked|revoke|shrink)$'
 

@@ -22,7 +22,7 @@ scenarios="pingpong_sizes wildcard_order immediate many_outstanding probe ssend_
 truncation self_msgs comm_split_dup collectives_basic coll_full coll_nbc coll_persistent coll_neighbor
 cancel persistent bsend proc_null thread_multiple oversubscribed isendrecv partitioned
 coll_noncontig groups_comms killed_rank hang_timeout pending_frees intercomm_ops
-mpit_counts large_count"
+mpit_counts large_count sessions comm_disconnect"
 
 # The programs of a scenario: its own name unless listed here.
 scenario_programs() {
@@ -30,6 +30,7 @@ scenario_programs() {
   groups_comms) echo groups comm_create intercomm attributes info_objects context_ids ;;
   hang_timeout) echo deadlock ;;
   intercomm_ops) echo intercomm_coll intercomm_comm ;;
+  sessions) echo sessions_models sessions_psets comm_from_groups sessions_threads ;;
   *) echo "$1" ;;
   esac
 }
