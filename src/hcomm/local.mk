@@ -13,3 +13,5 @@ HC_ENGINE_SOURCES += src/hcomm/intercoll.c
 HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 	src/hcomm/devpath_hccl.c src/hcomm/devpath_hccl.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
+# One-sided communication: windows, active messages, epochs (docs/rma.md).
+HC_ENGINE_SOURCES += src/hcomm/rma.c src/hcomm/rma.h src/hcomm/rma_sync.c

@@ -15,6 +15,7 @@
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
+#include "hcomm/rma.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
 #include "util/lock.h"
@@ -181,6 +182,8 @@ int hc_progress_locked(void) {
     moved += hc_proto_progress();
   if (hc_nbc_nactive > 0)
     moved += hc_nbc_progress_locked(); /* non-blocking collectives */
+  if (hc_rma_nwindows > 0)
+    moved += hc_rma_progress_locked(); /* one-sided active messages */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;

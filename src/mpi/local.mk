@@ -16,3 +16,5 @@ HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
 # User error classes, generalized requests, MPI_Alloc_mem (issue 15).
 HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
+# One-sided communication: windows, operations, epochs (docs/rma.md).
+HC_MPI_SOURCES += src/mpi/win.c src/mpi/win.h src/mpi/win_ops.c src/mpi/win_sync.c

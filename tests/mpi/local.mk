@@ -388,3 +388,13 @@ HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
 TESTS += $(HC_LIFE_SH)
 dist_noinst_SCRIPTS += $(HC_LIFE_SH)
 $(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- one-sided communication (issue 19): windows, operations, epochs
+HC_RMA_TESTS = tests/mpi/rma_ops
+check_PROGRAMS += $(HC_RMA_TESTS)
+tests_mpi_rma_ops_SOURCES = tests/mpi/rma_ops.c tests/mpi/mpitest.h
+tests_mpi_rma_ops_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_ops_LDFLAGS = $(HC_MPITEST_LDF)
+HC_RMA_SH = tests/mpi/rma_ops.sh
+TESTS += $(HC_RMA_SH)
+dist_noinst_SCRIPTS += $(HC_RMA_SH)
+$(HC_RMA_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

@@ -1,0 +1,236 @@
+/* Every one-sided operation (MPI_Put, Get, Accumulate, Get_accumulate,
+ * Fetch_and_op, Compare_and_swap and the request forms Rput, Rget,
+ * Raccumulate, Rget_accumulate) under every synchronisation mode (fence,
+ * post/start/complete/wait, lock/unlock with flush, lock_all/unlock_all
+ * with flush_all), with contiguous and derived datatypes at both ends, on
+ * this rank's own window and on a neighbour's.  Each round every rank is
+ * the origin of one operation and the target of one, and checks the bytes
+ * its window ended with and the bytes its operation brought back against
+ * a model of the operation.  Then every predefined op (MPI_REPLACE and
+ * MPI_NO_OP included) accumulates once, and MPI_MAXLOC on MPI_2INT. */
+#include "mpitest.h"
+
+#define WIN_INTS 32
+enum { M_FENCE, M_PSCW, M_LOCK, M_LOCK_ALL, NMODES };
+enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS,
+       O_RPUT, O_RGET, O_RACC, O_RGACC, NOPS };
+static const char *mode_name[] = {"fence", "pscw", "lock", "lock_all"};
+static const char *op_name[] = {"put", "get", "acc", "get_acc", "fetch_and_op",
+                                "cas", "rput", "rget", "racc", "rget_acc"};
+
+static int rank, size;
+static int *winbuf;
+static MPI_Datatype tvec, ovec; /* target: every 2nd int; origin: every 3rd */
+
+static int initial(int owner, int i) { return 1000 * owner + i; }
+static int origin_val(int owner, int i) { return 100000 * (owner + 1) + i; }
+
+/* Index lists of an operation: n elements, at target tidx, at origin oidx. */
+typedef struct shape {
+    int n;
+    int tidx[8], oidx[8];
+} shape_t;
+
+static shape_t shape_of(int op, int derived)
+{
+    shape_t s;
+    int single = op == O_FOP || op == O_CAS;
+    s.n = single ? 1 : derived ? 4 : 8;
+    for (int k = 0; k < s.n; k++) {
+        s.tidx[k] = single ? 5 : derived ? 4 + 2 * k : 4 + k;
+        s.oidx[k] = single ? 0 : derived ? 3 * k : k;
+    }
+    return s;
+}
+
+/* The model: what target's window (T, from initial()) and the origin's
+ * result buffer (R, from -1) become under op from origin o. */
+static void model(int op, int derived, int o, int t, int *T, int *R)
+{
+    shape_t s = shape_of(op, derived);
+    for (int i = 0; i < WIN_INTS; i++) {
+        T[i] = initial(t, i);
+        R[i] = -1;
+    }
+    int base = op >= O_RPUT ? op - O_RPUT + O_PUT : op;
+    for (int k = 0; k < s.n; k++) {
+        int *tv = &T[s.tidx[k]], ov = origin_val(o, s.oidx[k]);
+        switch (base) {
+        case O_PUT: *tv = ov; break;
+        case O_GET: R[s.oidx[k]] = *tv; break;
+        case O_ACC: *tv += ov; break;
+        case O_GACC: R[s.oidx[k]] = *tv; *tv += ov; break;
+        case O_FOP: R[0] = *tv; if (!derived) *tv += ov; break;
+        case O_CAS:
+            R[0] = *tv;
+            if (!derived) /* the compare value matches only then */
+                *tv = ov;
+            break;
+        }
+    }
+}
+
+static MPI_Win win;
+
+static void run_op(int op, int derived, int t, const int *obuf, int *rbuf)
+{
+    shape_t s = shape_of(op, derived);
+    MPI_Datatype ot = derived ? ovec : MPI_INT, tt = derived ? tvec : MPI_INT;
+    int count = derived ? 1 : s.n, rc = MPI_SUCCESS;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int compare = derived ? -7 : initial(t, 5);
+    switch (op) {
+    case O_PUT: rc = MPI_Put(obuf, count, ot, t, 4, count, tt, win); break;
+    case O_GET: rc = MPI_Get(rbuf, count, ot, t, 4, count, tt, win); break;
+    case O_ACC:
+        rc = MPI_Accumulate(obuf, count, ot, t, 4, count, tt, MPI_SUM, win);
+        break;
+    case O_GACC:
+        rc = MPI_Get_accumulate(obuf, count, ot, rbuf, count, ot, t, 4, count,
+                                tt, MPI_SUM, win);
+        break;
+    case O_FOP:
+        rc = MPI_Fetch_and_op(obuf, rbuf, MPI_INT, t, 5,
+                              derived ? MPI_NO_OP : MPI_SUM, win);
+        break;
+    case O_CAS:
+        rc = MPI_Compare_and_swap(obuf, &compare, rbuf, MPI_INT, t, 5, win);
+        break;
+    case O_RPUT: rc = MPI_Rput(obuf, count, ot, t, 4, count, tt, win, &req); break;
+    case O_RGET: rc = MPI_Rget(rbuf, count, ot, t, 4, count, tt, win, &req); break;
+    case O_RACC:
+        rc = MPI_Raccumulate(obuf, count, ot, t, 4, count, tt, MPI_SUM, win, &req);
+        break;
+    case O_RGACC:
+        rc = MPI_Rget_accumulate(obuf, count, ot, rbuf, count, ot, t, 4, count,
+                                 tt, MPI_SUM, win, &req);
+        break;
+    }
+    CHECK(rc == MPI_SUCCESS, "%s returned %d", op_name[op], rc);
+    if (req != MPI_REQUEST_NULL) {
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait");
+        CHECK(req == MPI_REQUEST_NULL, "request not freed");
+    }
+}
+
+static void group_of(int r, MPI_Group *g)
+{
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &r, g);
+    MPI_Group_free(&world);
+}
+
+static void round_once(int mode, int op, int derived, int shift)
+{
+    int t = (rank + shift) % size, o = (rank - shift + size) % size;
+    int obuf[WIN_INTS], rbuf[WIN_INTS], T[WIN_INTS], R[WIN_INTS];
+    for (int i = 0; i < WIN_INTS; i++) {
+        winbuf[i] = initial(rank, i);
+        obuf[i] = origin_val(rank, i);
+        rbuf[i] = -1;
+    }
+    MPI_Group tg = MPI_GROUP_NULL, og = MPI_GROUP_NULL;
+    MPI_Barrier(MPI_COMM_WORLD);
+    switch (mode) {
+    case M_FENCE: MPI_Win_fence(MPI_MODE_NOPRECEDE, win); break;
+    case M_PSCW:
+        group_of(t, &tg);
+        group_of(o, &og);
+        MPI_Win_post(og, 0, win);
+        MPI_Win_start(tg, 0, win);
+        break;
+    case M_LOCK: MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win); break;
+    case M_LOCK_ALL: MPI_Win_lock_all(0, win); break;
+    }
+    run_op(op, derived, t, obuf, rbuf);
+    switch (mode) {
+    case M_FENCE: MPI_Win_fence(MPI_MODE_NOSUCCEED, win); break;
+    case M_PSCW:
+        MPI_Win_complete(win);
+        MPI_Win_wait(win);
+        MPI_Group_free(&tg);
+        MPI_Group_free(&og);
+        break;
+    case M_LOCK:
+        MPI_Win_flush(t, win);
+        MPI_Win_unlock(t, win);
+        break;
+    case M_LOCK_ALL:
+        MPI_Win_flush_all(win);
+        MPI_Win_unlock_all(win);
+        break;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(win);
+    model(op, derived, o, rank, T, R);
+    for (int i = 0; i < WIN_INTS; i++)
+        CHECK(winbuf[i] == T[i], "%s %s %s %s: my window[%d] = %d, want %d (origin %d)",
+              mode_name[mode], op_name[op], derived ? "derived" : "contig",
+              shift ? "remote" : "self", i, winbuf[i], T[i], o);
+    model(op, derived, rank, t, T, R);
+    for (int i = 0; i < WIN_INTS; i++)
+        CHECK(rbuf[i] == R[i], "%s %s %s %s: result[%d] = %d, want %d (target %d)",
+              mode_name[mode], op_name[op], derived ? "derived" : "contig",
+              shift ? "remote" : "self", i, rbuf[i], R[i], t);
+}
+
+/* Every predefined op once, on a remote int, under fence. */
+static void every_op(void)
+{
+    static const MPI_Op ops[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND,
+                                 MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR,
+                                 MPI_REPLACE, MPI_NO_OP};
+    const int a = 12, b = 10; /* target holds a, origin brings b */
+    const int want[] = {12, 10, 22, 120, 1, 1, 0, 12 & 10, 12 | 10, 12 ^ 10, 10, 12};
+    int t = (rank + 1) % size;
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        winbuf[0] = a;
+        int got = -1;
+        MPI_Win_fence(0, win);
+        MPI_Get_accumulate(&b, 1, MPI_INT, &got, 1, MPI_INT, t, 0, 1, MPI_INT, ops[k], win);
+        MPI_Win_fence(0, win);
+        CHECK(got == a, "op #%zu: fetched %d, want %d", k, got, a);
+        CHECK(winbuf[0] == want[k], "op #%zu: window holds %d, want %d", k, winbuf[0], want[k]);
+    }
+    /* MPI_MAXLOC on (value, index) pairs. */
+    int pair_origin[2] = {50, rank}, *pair = winbuf;
+    pair[0] = 40;
+    pair[1] = 99;
+    MPI_Win_fence(0, win);
+    MPI_Accumulate(pair_origin, 1, MPI_2INT, t, 0, 1, MPI_2INT, MPI_MAXLOC, win);
+    MPI_Win_fence(0, win);
+    int from = (rank - 1 + size) % size;
+    CHECK(pair[0] == 50 && pair[1] == from, "maxloc gave (%d, %d), want (50, %d)",
+          pair[0], pair[1], from);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Type_vector(4, 1, 2, MPI_INT, &tvec);
+    MPI_Type_vector(4, 1, 3, MPI_INT, &ovec);
+    MPI_Type_commit(&tvec);
+    MPI_Type_commit(&ovec);
+    winbuf = calloc(WIN_INTS, sizeof(int));
+    CHECK(MPI_Win_create(winbuf, WIN_INTS * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                         MPI_COMM_WORLD, &win) == MPI_SUCCESS, "Win_create");
+    for (int mode = 0; mode < NMODES; mode++)
+        for (int op = 0; op < NOPS; op++)
+            for (int derived = 0; derived < 2; derived++)
+                for (int shift = 0; shift < (size > 1 ? 2 : 1); shift++)
+                    round_once(mode, op, derived, shift);
+    every_op();
+    MPI_Win_free(&win);
+    CHECK(win == MPI_WIN_NULL, "Win_free left the handle");
+    free(winbuf);
+    MPI_Type_free(&tvec);
+    MPI_Type_free(&ovec);
+    if (rank == 0)
+        printf("rma_ops: %d modes x %d operations x 2 types x %s passed\n", NMODES, NOPS,
+               size > 1 ? "self and remote" : "self");
+    MPI_Finalize();
+    return 0;
+}
