@@ -40,6 +40,7 @@ SKIP = {
     'Type_struct': 'hand', 'Attr_get': 'hand', 'Attr_put': 'hand',
     'Keyval_create': 'hand', 'Type_get_attr': 'hand', 'Type_set_attr': 'hand',
     'Type_create_keyval': 'hand',
+    'Win_get_attr': 'hand', 'Win_set_attr': 'hand', 'Win_create_keyval': 'hand',
     # MPI-4 large-count queries: in Fortran they are mpi_f08 overloads of
     # the plain names, which this generator does not write yet.
     'Type_size_c': 'large count', 'Type_get_extent_c': 'large count',
@@ -83,6 +84,14 @@ HAND = [
                             ('type_delete_attr_fn', 'fn'),
                             ('type_keyval', 'int*'),
                             ('extra_state', 'aint')], None),
+    ('Win_get_attr', [('win', 'h:Win'), ('win_keyval', 'int'),
+                      ('attribute_val', 'aint*'), ('flag', 'lout')], None),
+    ('Win_set_attr', [('win', 'h:Win'), ('win_keyval', 'int'),
+                      ('attribute_val', 'aint')], None),
+    ('Win_create_keyval', [('win_copy_attr_fn', 'fn'),
+                           ('win_delete_attr_fn', 'fn'),
+                           ('win_keyval', 'int*'),
+                           ('extra_state', 'aint')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
     ('Aint_diff', [('addr1', 'aint'), ('addr2', 'aint')], 'aint'),
     # MPI-1: INTEGER addresses, displacements and attribute values.
@@ -128,6 +137,7 @@ STRING_OUT = {
     ('Error_string', 'string'): 'MPI_MAX_ERROR_STRING',
     ('Comm_get_name', 'comm_name'): 'MPI_MAX_OBJECT_NAME',
     ('Type_get_name', 'type_name'): 'MPI_MAX_OBJECT_NAME',
+    ('Win_get_name', 'win_name'): 'MPI_MAX_OBJECT_NAME',
     ('Get_library_version', 'version'): 'MPI_MAX_LIBRARY_VERSION_STRING',
     ('Info_get_nthkey', 'key'): 'MPI_MAX_INFO_KEY',
     ('Info_get', 'value'): '(size_t)*valuelen',
@@ -598,6 +608,8 @@ def write_mpif(consts):
         '       EXTERNAL MPI_COMM_DUP_FN',
         '       EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN',
         '       EXTERNAL MPI_TYPE_DUP_FN',
+        '       EXTERNAL MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN',
+        '       EXTERNAL MPI_WIN_DUP_FN',
         '       EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN',
         '       EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF',
         '       INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF']

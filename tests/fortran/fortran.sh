@@ -10,7 +10,7 @@ RUN=$top_builddir/tools/hcmpirun
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 failures=0
-for src in basic.f basic.f90 basic_f08.f90 legacy.f topo.f90 topo_f08.f90; do
+for src in basic.f basic.f90 basic_f08.f90 legacy.f topo.f90 topo_f08.f90 rma.f90; do
   exe=$T/$(echo "$src" | tr . _)
   if ! "$W" -o "$exe" "$top_srcdir/tests/fortran/$src"; then
     echo "FAIL: compile $src"; failures=$((failures + 1)); continue
