@@ -133,9 +133,10 @@ int PMPI_Win_test(MPI_Win win, int *flag) {
 }
 HC_WEAK_ALIAS(MPI_Win_test, PMPI_Win_test);
 
+/* MPI_PROC_NULL passes: lock, unlock and flush of it do nothing. */
 static int win_check_target(const char *fn, hc_mpi_win_t *w, int rank) {
   int n = hcomm_comm_size(w->errcomm->engine);
-  if (rank >= 0 && rank < n)
+  if ((rank >= 0 && rank < n) || rank == MPI_PROC_NULL)
     return MPI_SUCCESS;
   return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RANK,
                       "invalid rank %d for a window of %d", rank, n);
@@ -151,7 +152,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
                       lock_type);
   if (rc == MPI_SUCCESS)
     rc = win_check_target(fn, w, rank);
-  if (rc != MPI_SUCCESS)
+  if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
     return rc;
   int type = lock_type == MPI_LOCK_SHARED ? HCOMM_LOCK_SHARED
                                           : HCOMM_LOCK_EXCLUSIVE;
@@ -167,7 +168,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   int rc = hc_mpi_win_enter(fn, win, &w);
   if (rc == MPI_SUCCESS)
     rc = win_check_target(fn, w, rank);
-  if (rc != MPI_SUCCESS)
+  if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
     return rc;
   return win_sync_result(fn, w, hcomm_win_unlock(w->engine, rank),
                          "this rank holds no lock on that target");
@@ -191,38 +192,36 @@ int PMPI_Win_unlock_all(MPI_Win win) {
 }
 HC_WEAK_ALIAS(MPI_Win_unlock_all, PMPI_Win_unlock_all);
 
-static int win_flush_call(const char *fn, MPI_Win win, int rank, int local) {
+/* all: every target (rank unused); local: only the origin's buffers. */
+static int win_flush_call(const char *fn, MPI_Win win, int rank, int all,
+                          int local) {
   hc_mpi_win_t *w = NULL;
   int rc = hc_mpi_win_enter(fn, win, &w);
-  if (rc == MPI_SUCCESS && rank != -1)
+  if (rc == MPI_SUCCESS && !all)
     rc = win_check_target(fn, w, rank);
-  if (rc != MPI_SUCCESS)
+  if (rc != MPI_SUCCESS || (!all && rank == MPI_PROC_NULL))
     return rc;
-  return win_sync_result(fn, w, hcomm_win_flush(w->engine, rank, local),
-                         "no passive-target epoch is open");
+  hc_status_t st = hcomm_win_flush(w->engine, all ? -1 : rank, local);
+  return win_sync_result(fn, w, st, "no passive-target epoch is open");
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win) {
-  if (rank < 0) /* -1 means "all" to the engine, not to MPI */
-    rank = -3;
-  return win_flush_call("MPI_Win_flush", win, rank, 0);
+  return win_flush_call("MPI_Win_flush", win, rank, 0, 0);
 }
 HC_WEAK_ALIAS(MPI_Win_flush, PMPI_Win_flush);
 
 int PMPI_Win_flush_all(MPI_Win win) {
-  return win_flush_call("MPI_Win_flush_all", win, -1, 0);
+  return win_flush_call("MPI_Win_flush_all", win, 0, 1, 0);
 }
 HC_WEAK_ALIAS(MPI_Win_flush_all, PMPI_Win_flush_all);
 
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
-  if (rank < 0)
-    rank = -3;
-  return win_flush_call("MPI_Win_flush_local", win, rank, 1);
+  return win_flush_call("MPI_Win_flush_local", win, rank, 0, 1);
 }
 HC_WEAK_ALIAS(MPI_Win_flush_local, PMPI_Win_flush_local);
 
 int PMPI_Win_flush_local_all(MPI_Win win) {
-  return win_flush_call("MPI_Win_flush_local_all", win, -1, 1);
+  return win_flush_call("MPI_Win_flush_local_all", win, 0, 1, 1);
 }
 HC_WEAK_ALIAS(MPI_Win_flush_local_all, PMPI_Win_flush_local_all);
 
