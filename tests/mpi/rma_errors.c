@@ -2,7 +2,8 @@
  * hang: access outside the target's window (MPI_ERR_RMA_RANGE), an
  * operation outside an epoch, an unlock, complete, wait or flush out of
  * turn, a second lock on the same target (MPI_ERR_RMA_SYNC), a freed or
- * null window (MPI_ERR_WIN), a user op in an accumulate (MPI_ERR_OP).
+ * null window (MPI_ERR_WIN), a user op in an accumulate (MPI_ERR_OP);
+ * MPI_PROC_NULL is a valid target of lock, put, flush and unlock.
  * Errors go to the window's handler: a user handler gets the window's
  * handle, and MPI_Win_call_errhandler reaches it too.  The window's
  * attributes (base, size, displacement unit, flavor, model), keyvals with
@@ -131,6 +132,17 @@ static void bad_calls(MPI_Win win)
     CHECK(MPI_Put(&v, 1, MPI_INT, right, 7, 1, MPI_INT, win) == MPI_SUCCESS,
           "the last int is inside");
     MPI_Win_unlock(right, win);
+
+    /* MPI_PROC_NULL is a valid target of every one-sided call. */
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win) == MPI_SUCCESS,
+          "lock of MPI_PROC_NULL");
+    CHECK(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 99, 1, MPI_INT, win) == MPI_SUCCESS,
+          "put to MPI_PROC_NULL");
+    CHECK(MPI_Win_flush(MPI_PROC_NULL, win) == MPI_SUCCESS, "flush of MPI_PROC_NULL");
+    CHECK(MPI_Win_flush_local(MPI_PROC_NULL, win) == MPI_SUCCESS,
+          "flush_local of MPI_PROC_NULL");
+    CHECK(MPI_Win_unlock(MPI_PROC_NULL, win) == MPI_SUCCESS, "unlock of MPI_PROC_NULL");
+    expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "flush_all without a lock");
 }
 
 int main(int argc, char **argv)
