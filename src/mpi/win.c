@@ -561,6 +561,15 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
       PMPI_Info_get(w->info, key, MPI_MAX_INFO_VAL, value, &flag);
     rc = PMPI_Info_set(out, key, flag ? value : win_hint_defaults[i][1]);
   }
+  /* A hint without a default appears when it was given: the shared
+   * mapping is contiguous either way, which is allowed. */
+  char value[MPI_MAX_INFO_VAL + 1];
+  int flag = 0;
+  if (rc == MPI_SUCCESS && w->info != MPI_INFO_NULL &&
+      PMPI_Info_get(w->info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, value,
+                    &flag) == MPI_SUCCESS &&
+      flag)
+    rc = PMPI_Info_set(out, "alloc_shared_noncontig", value);
   if (rc != MPI_SUCCESS) {
     if (out != MPI_INFO_NULL)
       PMPI_Info_free(&out);

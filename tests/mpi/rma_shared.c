@@ -6,7 +6,7 @@
  * land in the same memory: an MPI_Put to the right neighbour is read back
  * by a load there, and a store is read by an MPI_Get.  Sizes differ per
  * rank (rank 1 has none), each piece is aligned, the flavor attribute
- * says shared, and freeing the window leaves nothing in /dev/shm. */
+ * says shared, the alloc_shared_noncontig hint given is reported, and freeing the window leaves nothing in /dev/shm. */
 #include "mpitest.h"
 
 #include <dirent.h>
@@ -23,14 +23,23 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int *mine = NULL;
     MPI_Win win;
+    MPI_Info hints, used;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "alloc_shared_noncontig", "true");
     int rc = MPI_Win_allocate_shared(ints_of(rank) * (MPI_Aint)sizeof(int), sizeof(int),
-                                     MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win);
+                                     hints, MPI_COMM_WORLD, &mine, &win);
+    MPI_Info_free(&hints);
     CHECK(rc == MPI_SUCCESS, "Win_allocate_shared returned %d", rc);
     CHECK(ints_of(rank) == 0 || ((uintptr_t)mine % 64) == 0, "piece %p not aligned",
           (void *)mine);
     int *flavor = NULL, flag = 0;
     MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
     CHECK(flag && *flavor == MPI_WIN_FLAVOR_SHARED, "flavor attribute");
+    char value[MPI_MAX_INFO_VAL];
+    MPI_Win_get_info(win, &used);
+    MPI_Info_get(used, "alloc_shared_noncontig", MPI_MAX_INFO_VAL - 1, value, &flag);
+    CHECK(flag && strcmp(value, "true") == 0, "alloc_shared_noncontig hint not reported");
+    MPI_Info_free(&used);
 
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     for (int i = 0; i < ints_of(rank); i++)
