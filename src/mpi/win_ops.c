@@ -245,7 +245,7 @@ static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
                       "origin, result and target data sizes differ (%zu, "
                       "%zu, %zu bytes)",
                       obytes, rbytes, tbytes);
-  if (rc == MPI_SUCCESS && c->kind != HCOMM_RMA_PUT &&
+  if (rc == MPI_SUCCESS && tbytes > 0 && c->kind != HCOMM_RMA_PUT &&
       c->kind != HCOMM_RMA_GET)
     rc = win_check_accumulate(c, &op->type);
   if (rc == MPI_SUCCESS && (rc = win_shape_build(tt, c->tdata.count, shape)))
@@ -308,8 +308,9 @@ static int win_call(win_call_t *c, MPI_Win win) {
   const hc_mpi_type_t *ot = NULL, *rt = NULL;
   win_shape_t shape = {0};
   rc = win_prepare(c, &op, &ot, &rt, &shape);
-  if (rc == MPI_SUCCESS && c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP) {
-    free(shape.segs); /* changes nothing at the target */
+  if (rc == MPI_SUCCESS &&
+      ((c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP) || shape.n == 0)) {
+    free(shape.segs); /* no data, or nothing changes at the target */
     hcomm_status_t none = {.source = c->target};
     return c->request == NULL
                ? MPI_SUCCESS

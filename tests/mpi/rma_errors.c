@@ -131,6 +131,11 @@ static void bad_calls(MPI_Win win)
            MPI_ERR_TYPE, "accumulate of int onto float");
     CHECK(MPI_Put(&v, 1, MPI_INT, right, 7, 1, MPI_INT, win) == MPI_SUCCESS,
           "the last int is inside");
+    /* No data is no error (MPICH rma/badrma). */
+    CHECK(MPI_Accumulate(NULL, 0, MPI_INT, right, 0, 0, MPI_INT, MPI_SUM, win) ==
+              MPI_SUCCESS, "accumulate of no data");
+    CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT, NULL, 0, MPI_INT, right, 0, 0, MPI_INT,
+                             MPI_SUM, win) == MPI_SUCCESS, "get_accumulate of no data");
     MPI_Win_unlock(right, win);
 
     /* MPI_PROC_NULL is a valid target of every one-sided call. */
