@@ -97,12 +97,14 @@ static int rma_tag(hcomm_win_t *win) {
 hc_status_t hc_rma_wait(hcomm_win_t *win, hcomm_request_t *req, int target) {
   long spins = 0;
   for (;;) {
-    hc_progress_locked();
-    rma_reap(win);
+    int moved = hc_progress_locked() + rma_reap(win);
     if ((req == NULL || atomic_load(&req->done)) &&
         (target == HC_RMA_NO_TARGET || !rma_has_pending(win, target)))
       break;
-    hc_idle_locked(&spins);
+    if (moved > 0)
+      spins = 0; /* sleep only after a stretch of fruitless polls */
+    else
+      hc_idle_locked(&spins);
   }
   hc_status_t rc = win->error;
   win->error = HC_OK;

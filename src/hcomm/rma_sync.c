@@ -155,7 +155,9 @@ hc_status_t hcomm_win_wait(hcomm_win_t *win) {
   hc_status_t rc = win->posted ? HC_OK : HC_ERR_RMA_SYNC;
   long spins = 0;
   while (rc == HC_OK && !sync_exposure_done(win)) {
-    if (hc_progress_locked() == 0)
+    if (hc_progress_locked() > 0)
+      spins = 0;
+    else
       hc_idle_locked(&spins);
   }
   hc_engine_unlock();

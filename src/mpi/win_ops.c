@@ -63,7 +63,10 @@ static void win_shape_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
 static int win_shape_build(const hc_mpi_type_t *t, int count, win_shape_t *s) {
   memset(s, 0, sizeof *s);
   MPI_Count total = (MPI_Count)count * t->size;
-  if (total > 0)
+  if (total > 0 && hc_mpi_type_dense(t)) /* one piece; no walk per element */
+    win_shape_visit(s, (char *)(WIN_SHAPE_BASE + (uintptr_t)t->true_lb), 0,
+                    (MPI_Aint)total, 1);
+  else if (total > 0)
     hc_mpi_type_visit(t, (void *)WIN_SHAPE_BASE, 0, total, win_shape_visit, s);
   if (s->nomem)
     return MPI_ERR_NO_MEM;
@@ -188,7 +191,10 @@ static int win_origin_stream(const win_call_t *c, const hc_mpi_type_t *ot,
   unsigned char *s = malloc(total ? total : 1);
   if (s == NULL)
     return MPI_ERR_NO_MEM;
-  hc_mpi_type_pack(ot, c->origin.buf, c->origin.count, s);
+  if (hc_mpi_type_dense(ot))
+    memcpy(s, (const char *)c->origin.buf + ot->true_lb, bytes);
+  else
+    hc_mpi_type_pack(ot, c->origin.buf, c->origin.count, s);
   if (c->kind == HCOMM_RMA_CAS)
     hc_mpi_type_pack(ot, c->compare, 1, s + bytes);
   *out = s;
