@@ -29,6 +29,7 @@
 #include "hcomm/core.h"
 #include "hcomm/match.h"
 #include "hcomm/proto.h"
+#include "hcomm/trace.h"
 #include "util/log.h"
 
 int hc_rma_nwindows;
@@ -150,22 +151,46 @@ static hc_status_t rma_expect(hcomm_win_t *win, void *result, size_t bytes,
   return HC_OK;
 }
 
-static void *rma_message(const hc_rma_wire_t *w, const hcomm_rma_seg_t *segs,
-                         const void *data, size_t *len) {
-  size_t n = sizeof *w + (size_t)w->nsegs * 2 * sizeof(uint64_t) + w->bytes;
-  unsigned char *buf = malloc(n ? n : 1);
-  if (buf == NULL)
-    return NULL;
+static size_t rma_message_len(const hc_rma_wire_t *w) {
+  return sizeof *w + (size_t)w->nsegs * 2 * sizeof(uint64_t) + w->bytes;
+}
+
+static void rma_message_fill(unsigned char *buf, const hc_rma_wire_t *w,
+                             const hcomm_rma_seg_t *segs, const void *data) {
   memcpy(buf, w, sizeof *w);
-  uint64_t *pairs = (uint64_t *)(buf + sizeof *w);
+  unsigned char *pairs = buf + sizeof *w;
   for (size_t i = 0; i < w->nsegs; i++) {
-    pairs[2 * i] = segs[i].off;
-    pairs[2 * i + 1] = segs[i].len;
+    uint64_t pair[2] = {segs[i].off, segs[i].len};
+    memcpy(pairs + i * sizeof pair, pair, sizeof pair);
   }
   if (w->bytes > 0)
-    memcpy(buf + sizeof *w + w->nsegs * 2 * sizeof(uint64_t), data, w->bytes);
-  *len = n;
-  return buf;
+    memcpy(pairs + w->nsegs * 2 * sizeof(uint64_t), data, w->bytes);
+}
+
+/* Small messages nobody waits on leave from the stack when the transport
+ * takes them at once (no copy, no request); the rest go through a request
+ * on a copy.  *out (when out is not NULL) tracks that request: callers
+ * that need one pass out and never take the shortcut. */
+#define RMA_SEND_NOW_MAX 1024
+
+static hc_status_t rma_post(hcomm_win_t *win, const hc_rma_wire_t *w,
+                            const hcomm_rma_seg_t *segs, const void *data,
+                            int dest, int tag, int target,
+                            hc_rma_pending_t **out) {
+  size_t len = rma_message_len(w);
+  unsigned char now[RMA_SEND_NOW_MAX];
+  if (out == NULL && len <= sizeof now && !hc_trace_on) {
+    rma_message_fill(now, w, segs, data);
+    if (hc_proto_send_now(hc_comm_world_of_rank(win->comm, dest),
+                          (uint32_t)hc_comm_match_ctx(win->comm, 0), tag, now,
+                          len) == HC_OK)
+      return HC_OK;
+  }
+  unsigned char *buf = malloc(len);
+  if (buf == NULL)
+    return HC_ERR_NOMEM;
+  rma_message_fill(buf, w, segs, data);
+  return rma_send(win, buf, len, dest, tag, target, out);
 }
 
 hc_status_t hc_rma_send_ctl(hcomm_win_t *win, int target, int kind, int op,
@@ -178,11 +203,7 @@ hc_status_t hc_rma_send_ctl(hcomm_win_t *win, int target, int kind, int op,
     if (rc != HC_OK)
       return rc;
   }
-  size_t len;
-  void *buf = rma_message(&w, NULL, NULL, &len);
-  if (buf == NULL)
-    return HC_ERR_NOMEM;
-  return rma_send(win, buf, len, target, HC_RMA_TAG_REQ, target, NULL);
+  return rma_post(win, &w, NULL, NULL, target, HC_RMA_TAG_REQ, target, NULL);
 }
 
 int hc_rma_may_access(const hcomm_win_t *win, int target) {
@@ -222,12 +243,11 @@ static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
     reply->arg = op->arg;
     reply->user = user;
   }
-  size_t len;
-  void *buf = rma_message(&w, op->segs, op->data, &len);
-  if (buf == NULL)
-    return HC_ERR_NOMEM; /* a posted reply receive stays; flush drains it */
-  rc = rma_send(win, buf, len, op->target, HC_RMA_TAG_REQ, op->target, &sent);
-  if (rc == HC_OK && reply == NULL) {
+  /* The send is tracked when its completion is the operation's. */
+  int send_done = reply == NULL && (user != NULL || op->done != NULL);
+  rc = rma_post(win, &w, op->segs, op->data, op->target, HC_RMA_TAG_REQ,
+                op->target, send_done ? &sent : NULL);
+  if (rc == HC_OK && send_done) {
     sent->done = op->done;
     sent->arg = op->arg;
     sent->user = user;
@@ -305,6 +325,13 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
     free(buf);
     return;
   }
+  if (len <= RMA_SEND_NOW_MAX && !hc_trace_on &&
+      hc_proto_send_now(hc_comm_world_of_rank(win->comm, dest),
+                        (uint32_t)hc_comm_match_ctx(win->comm, 0), tag, buf,
+                        len) == HC_OK) {
+    free(buf);
+    return;
+  }
   hc_status_t rc = rma_send(win, buf, len, dest, tag, -1, NULL);
   if (rc != HC_OK)
     hc_log(HC_LOG_ERROR, "rma", "reply to rank %d lost: %s", dest,
@@ -358,7 +385,7 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
     rma_reply(win, src, w->reply_tag, NULL, 0);
     return;
   }
-  if (rma_has_result((int)w->kind) && (old = malloc(total ? total : 1)) == NULL)
+  if (rma_has_result((int)w->kind) && (old = calloc(1, total ? total : 1)) == NULL)
     total = 0; /* no memory for the reply: an empty one */
   switch (w->kind) {
   case HCOMM_RMA_PUT:
@@ -479,6 +506,17 @@ static int rma_take_arrivals(hcomm_win_t *win) {
     hcomm_message_t *msg = (hcomm_message_t *)e;
     msg->comm = win->comm;
     size_t len = msg->hdr.total_bytes;
+    /* A whole eager message with nothing queued ahead of it is applied
+     * where it lies. */
+    if (win->arr_head == NULL && msg->hdr.type == HC_PKT_EAGER &&
+        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost &&
+        msg->len == len) {
+      rma_apply(win, hc_comm_rank_of_world(win->comm, msg->hdr.source),
+                msg->data, len);
+      free(msg);
+      moved++;
+      continue;
+    }
     hc_rma_arrival_t *a = calloc(1, sizeof *a);
     void *buf = malloc(len ? len : 1);
     if (a == NULL || buf == NULL ||
