@@ -339,9 +339,9 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
 }
 
 /* The old data, then the accumulate of in onto it (GET_ACC, ACC). */
-static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w,
-                           char *addr, const uint64_t *pairs,
-                           const unsigned char *in, unsigned char *old) {
+static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
+                           const uint64_t *pairs, const unsigned char *in,
+                           unsigned char *old) {
   unsigned char *tmp = malloc(w->bytes ? w->bytes : 1);
   if (tmp == NULL) {
     hc_log(HC_LOG_ERROR, "rma", "out of memory applying an accumulate");
@@ -372,7 +372,7 @@ static uint64_t rma_total(const uint64_t *pairs, uint64_t n) {
 static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
                            const uint64_t *pairs, const unsigned char *in) {
   uint64_t total = rma_total(pairs, w->nsegs);
-  uint64_t want = w->kind == HCOMM_RMA_CAS ? 2 * total
+  uint64_t want = w->kind == HCOMM_RMA_CAS   ? 2 * total
                   : w->kind == HCOMM_RMA_GET ? 0
                                              : total;
   char *addr = rma_target(win, w->disp, pairs, w->nsegs);
@@ -385,7 +385,8 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
     rma_reply(win, src, w->reply_tag, NULL, 0);
     return;
   }
-  if (rma_has_result((int)w->kind) && (old = calloc(1, total ? total : 1)) == NULL)
+  if (rma_has_result((int)w->kind) &&
+      (old = calloc(1, total ? total : 1)) == NULL)
     total = 0; /* no memory for the reply: an empty one */
   switch (w->kind) {
   case HCOMM_RMA_PUT:
@@ -509,8 +510,7 @@ static int rma_take_arrivals(hcomm_win_t *win) {
     /* A whole eager message with nothing queued ahead of it is applied
      * where it lies. */
     if (win->arr_head == NULL && msg->hdr.type == HC_PKT_EAGER &&
-        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost &&
-        msg->len == len) {
+        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost && msg->len == len) {
       rma_apply(win, hc_comm_rank_of_world(win->comm, msg->hdr.source),
                 msg->data, len);
       free(msg);
@@ -639,8 +639,7 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->locked = calloc(n, 1);
   win->access = calloc(n, sizeof *win->access);
   hc_status_t rc = HC_ERR_NOMEM;
-  if (win->sizes && win->disp_units && win->dirty && win->locked &&
-      win->access)
+  if (win->sizes && win->disp_units && win->dirty && win->locked && win->access)
     rc = rma_exchange_shape(win, disp_unit);
   if (rc != HC_OK) {
     rma_win_destroy(win);

@@ -21,16 +21,16 @@ int hc_rma_progress_locked(void);
 
 /* Tags on a window's communicator. */
 enum {
-  HC_RMA_TAG_REQ = 0,   /* an active message for the target */
-  HC_RMA_TAG_POST = 1,  /* MPI_Win_post's notice to an origin */
-  HC_RMA_TAG_REPLY = 2  /* replies use this tag and up */
+  HC_RMA_TAG_REQ = 0,  /* an active message for the target */
+  HC_RMA_TAG_POST = 1, /* MPI_Win_post's notice to an origin */
+  HC_RMA_TAG_REPLY = 2 /* replies use this tag and up */
 };
 
 /* Control kinds of active messages, after the hcomm_rma_kind values. */
 enum {
-  HC_RMA_LOCK = 16,   /* op: lock type; reply once granted */
-  HC_RMA_UNLOCK = 17, /* reply once released (earlier operations done) */
-  HC_RMA_FLUSH = 18,  /* reply once earlier operations are done */
+  HC_RMA_LOCK = 16,    /* op: lock type; reply once granted */
+  HC_RMA_UNLOCK = 17,  /* reply once released (earlier operations done) */
+  HC_RMA_FLUSH = 18,   /* reply once earlier operations are done */
   HC_RMA_COMPLETE = 19 /* PSCW: the origin's access epoch ended */
 };
 
@@ -59,7 +59,7 @@ typedef struct hc_rma_arrival {
  * free and whom to tell when it completes. */
 typedef struct hc_rma_pending {
   hcomm_request_t *req;
-  void *buf; /* freed at completion */
+  void *buf;  /* freed at completion */
   int target; /* -1: not an operation towards a target */
   void (*done)(void *arg);
   void *arg;
@@ -117,8 +117,8 @@ struct hcomm_win;
 /* Sends a control message of kind to target (op: lock type); with reply,
  * the receive of the answer counts as an operation towards target, so
  * hc_rma_wait(win, NULL, target) waits for it. */
-hc_status_t hc_rma_send_ctl(struct hcomm_win *win, int target, int kind,
-                            int op, int reply);
+hc_status_t hc_rma_send_ctl(struct hcomm_win *win, int target, int kind, int op,
+                            int reply);
 /* Blocks (progressing) until req (NULL: none) is done and no operation of
  * this rank towards target (-1: any; HC_RMA_NO_TARGET: none) awaits its
  * reply or send.  Returns the first failure of an operation meanwhile. */

@@ -43,7 +43,7 @@ hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
   hc_status_t rc = HC_OK;
   if (win->lock_all || win->started)
     rc = HC_ERR_RMA_SYNC;
-  if (rc == HC_OK && !(assert & HCOMM_RMA_MODE_NOPRECEDE))
+  if (rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOPRECEDE))
     rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_FLUSH);
   hc_engine_unlock();
   if (rc != HC_OK)
@@ -52,7 +52,7 @@ hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
    * stores before the next epoch's accesses. */
   rc = hcomm_barrier(win->comm);
   hc_engine_lock();
-  win->fence_open = !(assert & HCOMM_RMA_MODE_NOSUCCEED);
+  win->fence_open = !(assert &HCOMM_RMA_MODE_NOSUCCEED);
   hc_engine_unlock();
   return rc;
 }
@@ -71,7 +71,7 @@ hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
   }
   /* NOCHECK: the origins' starts skip the notice (the standard asks for
    * NOCHECK on both sides or neither). */
-  for (int i = 0; rc == HC_OK && !(assert & HCOMM_RMA_MODE_NOCHECK) && i < n;
+  for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
        i++) {
     hcomm_request_t *req = NULL;
     rc = hc_isend_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm,
@@ -100,11 +100,11 @@ hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
     win->access[i] = ranks[i];
   }
   /* Wait for every target's post notice, unless the user vouches for it. */
-  for (int i = 0; rc == HC_OK && !(assert & HCOMM_RMA_MODE_NOCHECK) && i < n;
+  for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
        i++) {
     hcomm_request_t *req = NULL;
-    rc = hc_irecv_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm, 0,
-                         &req);
+    rc =
+        hc_irecv_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm, 0, &req);
     if (rc == HC_OK) {
       hc_wait_locked(req);
       rc = req->status.error;
@@ -252,7 +252,8 @@ hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
     return HC_ERR_ARG;
   hc_engine_lock();
   hc_status_t rc = HC_OK;
-  if (!win->lock_all && (rank >= 0 ? !win->locked[rank] : !sync_any_locked(win)))
+  if (!win->lock_all &&
+      (rank >= 0 ? !win->locked[rank] : !sync_any_locked(win)))
     rc = HC_ERR_RMA_SYNC;
   if (rc == HC_OK && local) /* data is copied at issue: only gets wait */
     rc = hc_rma_wait(win, NULL, rank);

@@ -93,11 +93,9 @@ static int win_enter_new(const char *fn, MPI_Comm comm, MPI_Aint size,
     rc = hc_mpi_raise(c, fn, MPI_ERR_DISP, "displacement unit %d (must be > 0)",
                       disp_unit);
   if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && !hc_mpi_info_get(info))
-    rc = hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
-                      (unsigned)info);
+    rc = hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
   if (rc == MPI_SUCCESS && hcomm_comm_is_inter(c->engine))
-    rc = hc_mpi_raise(c, fn, MPI_ERR_COMM,
-                      "windows need an intracommunicator");
+    rc = hc_mpi_raise(c, fn, MPI_ERR_COMM, "windows need an intracommunicator");
   return rc;
 }
 
@@ -157,8 +155,8 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
   hc_mpi_win_t *w = NULL;
   int rc = win_enter_new(fn, comm, size, disp_unit, info, NULL, 0, win, &c);
   if (rc == MPI_SUCCESS && size > 0 && base == NULL)
-    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG, "NULL base for %ld bytes",
-                      (long)size);
+    rc =
+        hc_mpi_raise(c, fn, MPI_ERR_ARG, "NULL base for %ld bytes", (long)size);
   if (rc == MPI_SUCCESS)
     rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_CREATE, &w);
   if (rc != MPI_SUCCESS)
@@ -191,8 +189,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
   static const char fn[] = "MPI_Win_allocate";
   hc_mpi_comm_t *c = NULL;
   hc_mpi_win_t *w = NULL;
-  int rc =
-      win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
+  int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
   if (rc == MPI_SUCCESS)
     rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_ALLOCATE, &w);
   if (rc != MPI_SUCCESS)
@@ -266,8 +263,7 @@ static void win_min_int(const void *in, void *inout, size_t count, void *ctx) {
   for (size_t i = 0; i < count; i++)
     b[i] = a[i] < b[i] ? a[i] : b[i];
 }
-static const hcomm_reduce_op_t win_all_ok = {win_min_int, NULL, sizeof(int),
-                                             1};
+static const hcomm_reduce_op_t win_all_ok = {win_min_int, NULL, sizeof(int), 1};
 
 /* Rank 0's memfd, sized; -1 on failure (errno set). */
 static int win_shm_create(size_t len) {
@@ -345,8 +341,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
   static const char fn[] = "MPI_Win_allocate_shared";
   hc_mpi_comm_t *c = NULL;
   hc_mpi_win_t *w = NULL;
-  int rc =
-      win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
+  int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
   if (rc == MPI_SUCCESS)
     rc = win_shm_check_node(fn, c);
   if (rc == MPI_SUCCESS)
@@ -372,8 +367,8 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
 }
 HC_WEAK_ALIAS(MPI_Win_allocate_shared, PMPI_Win_allocate_shared);
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
-                          int *disp_unit, void *baseptr) {
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                          void *baseptr) {
   static const char fn[] = "MPI_Win_shared_query";
   hc_mpi_win_t *w = NULL;
   int rc = hc_mpi_win_enter(fn, win, &w);
@@ -399,7 +394,8 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 }
 HC_WEAK_ALIAS(MPI_Win_shared_query, PMPI_Win_shared_query);
 
-/* ---- dynamic windows, free ------------------------------------------------ */
+/* ---- dynamic windows, free ------------------------------------------------
+ */
 
 static int win_enter_dynamic(const char *fn, MPI_Win win, hc_mpi_win_t **w) {
   int rc = hc_mpi_win_enter(fn, win, w);
@@ -461,7 +457,8 @@ int PMPI_Win_free(MPI_Win *win) {
 }
 HC_WEAK_ALIAS(MPI_Win_free, PMPI_Win_free);
 
-/* ---- group, name, info ------------------------------------------------------ */
+/* ---- group, name, info ------------------------------------------------------
+ */
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) {
   static const char fn[] = "MPI_Win_get_group";
@@ -580,7 +577,8 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
 }
 HC_WEAK_ALIAS(MPI_Win_get_info, PMPI_Win_get_info);
 
-/* ---- error handlers ------------------------------------------------------- */
+/* ---- error handlers -------------------------------------------------------
+ */
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
                                MPI_Errhandler *errhandler) {
@@ -632,7 +630,8 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
 }
 HC_WEAK_ALIAS(MPI_Win_call_errhandler, PMPI_Win_call_errhandler);
 
-/* ---- predefined attributes ------------------------------------------------ */
+/* ---- predefined attributes ------------------------------------------------
+ */
 
 int hc_mpi_win_is_predefined_key(int keyval) {
   return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE ||

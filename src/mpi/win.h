@@ -22,8 +22,8 @@ typedef struct hc_mpi_win {
   void *base;
   MPI_Aint size;
   int disp_unit;
-  int flavor; /* MPI_WIN_FLAVOR_* */
-  int model;  /* MPI_WIN_UNIFIED */
+  int flavor;      /* MPI_WIN_FLAVOR_* */
+  int model;       /* MPI_WIN_UNIFIED */
   void *allocated; /* MPI_Win_allocate's memory, freed with the window */
   /* MPI_Win_allocate_shared: the node's mapping and every member's piece */
   char *map;

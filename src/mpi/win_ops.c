@@ -18,7 +18,8 @@
 #include "mpi/op.h"
 #include "mpi/win.h"
 
-/* ---- the target's shape ---------------------------------------------------- */
+/* ---- the target's shape ----------------------------------------------------
+ */
 
 typedef struct win_shape {
   hcomm_rma_seg_t *segs;
@@ -75,7 +76,8 @@ static int win_shape_build(const hc_mpi_type_t *t, int count, win_shape_t *s) {
   return MPI_SUCCESS;
 }
 
-/* ---- results -------------------------------------------------------------- */
+/* ---- results --------------------------------------------------------------
+ */
 
 /* A result that lands packed and is unpacked into the user's buffer. */
 typedef struct win_result {
@@ -126,7 +128,8 @@ static void win_result_drop(hcomm_rma_op_t *op) {
   free(r);
 }
 
-/* ---- one operation ---------------------------------------------------------- */
+/* ---- one operation ----------------------------------------------------------
+ */
 
 /* A buffer with its count and type, as the calls give them. */
 typedef struct win_data {
@@ -245,8 +248,8 @@ static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
     rc = win_typed(c, &c->origin, ot, &obytes);
   if (rc == MPI_SUCCESS && has_result)
     rc = win_typed(c, &c->result, rt, &rbytes);
-  if (rc == MPI_SUCCESS && ((has_origin && obytes != tbytes) ||
-                            (has_result && rbytes != tbytes)))
+  if (rc == MPI_SUCCESS &&
+      ((has_origin && obytes != tbytes) || (has_result && rbytes != tbytes)))
     rc = hc_mpi_raise(e, c->fn, MPI_ERR_TYPE,
                       "origin, result and target data sizes differ (%zu, "
                       "%zu, %zu bytes)",
@@ -318,10 +321,9 @@ static int win_call(win_call_t *c, MPI_Win win) {
       ((c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP) || shape.n == 0)) {
     free(shape.segs); /* no data, or nothing changes at the target */
     hcomm_status_t none = {.source = c->target};
-    return c->request == NULL
-               ? MPI_SUCCESS
-               : hc_mpi_request_new_done(c->fn, c->w->errcomm, &none,
-                                         c->request);
+    return c->request == NULL ? MPI_SUCCESS
+                              : hc_mpi_request_new_done(c->fn, c->w->errcomm,
+                                                        &none, c->request);
   }
   if (rc == MPI_SUCCESS) {
     op.segs = shape.segs;
@@ -334,7 +336,8 @@ static int win_call(win_call_t *c, MPI_Win win) {
   return rc;
 }
 
-/* ---- the target's combine -------------------------------------------------- */
+/* ---- the target's combine --------------------------------------------------
+ */
 
 hc_status_t hc_mpi_win_combine(int op, int type, const void *in, void *inout,
                                size_t bytes) {
@@ -346,13 +349,13 @@ hc_status_t hc_mpi_win_combine(int op, int type, const void *in, void *inout,
   return HC_OK;
 }
 
-/* ---- MPI functions ----------------------------------------------------------- */
+/* ---- MPI functions
+ * ----------------------------------------------------------- */
 
 /* Put and get, with or without a request. */
 static int win_put_get(const char *fn, int kind, const void *buf, int count,
-                       MPI_Datatype type, int target, MPI_Aint disp,
-                       int tcount, MPI_Datatype ttype, MPI_Win win,
-                       MPI_Request *request) {
+                       MPI_Datatype type, int target, MPI_Aint disp, int tcount,
+                       MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
   win_data_t d = {buf, count, type};
   win_call_t c = {.fn = fn,
                   .kind = kind,
@@ -451,9 +454,8 @@ HC_WEAK_ALIAS(MPI_Raccumulate, PMPI_Raccumulate);
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
                         MPI_Datatype origin_datatype, void *result_addr,
                         int result_count, MPI_Datatype result_datatype,
-                        int target_rank, MPI_Aint target_disp,
-                        int target_count, MPI_Datatype target_datatype,
-                        MPI_Op op, MPI_Win win) {
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   win_data_t o = {origin_addr, origin_count, origin_datatype};
   win_data_t r = {result_addr, result_count, result_datatype};
   win_data_t t = {NULL, target_count, target_datatype};

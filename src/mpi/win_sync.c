@@ -11,8 +11,8 @@
 
 /* The assertion bits MPI_Win_* accept. */
 #define WIN_MODES                                                              \
-  (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT |                      \
-   MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
+  (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | \
+   MPI_MODE_NOSUCCEED)
 
 static int win_sync_result(const char *fn, hc_mpi_win_t *w, hc_status_t st,
                            const char *out_of_turn) {
@@ -154,8 +154,8 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     rc = win_check_target(fn, w, rank);
   if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
     return rc;
-  int type = lock_type == MPI_LOCK_SHARED ? HCOMM_LOCK_SHARED
-                                          : HCOMM_LOCK_EXCLUSIVE;
+  int type =
+      lock_type == MPI_LOCK_SHARED ? HCOMM_LOCK_SHARED : HCOMM_LOCK_EXCLUSIVE;
   return win_sync_result(fn, w, hcomm_win_lock(w->engine, type, rank),
                          "this rank already holds a lock on that target, or "
                          "another epoch is open");
