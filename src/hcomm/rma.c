@@ -279,6 +279,22 @@ hc_status_t hcomm_rma_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
 
 /* ---- target side: applying active messages ------------------------------ */
 
+/* 1 when attached regions cover [at, at + len): one region, or several
+ * that touch (an access may run from one attached array into the next). */
+static int rma_attached(const hcomm_win_t *win, uintptr_t at, uint64_t len) {
+  uintptr_t end = at + len;
+  while (at < end) {
+    const hc_rma_region_t *r = win->regions;
+    while (r != NULL && !((uintptr_t)r->base <= at &&
+                          at < (uintptr_t)r->base + r->size))
+      r = r->next;
+    if (r == NULL)
+      return 0;
+    at = (uintptr_t)r->base + r->size;
+  }
+  return 1;
+}
+
 /* Where the operation's data lies in this rank's memory, or NULL when a
  * piece falls outside the window (or any attached region). */
 static char *rma_target(hcomm_win_t *win, uint64_t disp, const uint64_t *pairs,
@@ -292,11 +308,7 @@ static char *rma_target(hcomm_win_t *win, uint64_t disp, const uint64_t *pairs,
         return NULL;
       continue;
     }
-    char *p = addr + off;
-    const hc_rma_region_t *r = win->regions;
-    while (r != NULL && !(p >= r->base && p + len <= r->base + r->size))
-      r = r->next;
-    if (r == NULL)
+    if (!rma_attached(win, (uintptr_t)addr + off, len))
       return NULL;
   }
   return addr;

@@ -3,7 +3,8 @@
  * longer is, and other regions stay reachable while one comes and goes.
  * Each round every rank attaches a fresh region, publishes its address,
  * and its left neighbour puts into it and into the long-lived region and
- * gets both back; then the region is detached. */
+ * gets both back; then the region is detached.  A put may straddle two
+ * regions attached side by side. */
 #include "mpitest.h"
 
 #define INTS 16
@@ -53,6 +54,27 @@ int main(int argc, char **argv)
         CHECK(MPI_Win_detach(win, fresh) == MPI_SUCCESS, "detach");
         free(fresh);
     }
+    /* One access may run from one attached region into the next (MPICH
+     * rma/win_dynamic_rma_flush_get): two halves of one array, attached
+     * apart, take a put that straddles them. */
+    int halves[2 * INTS] = {0}, vals[INTS];
+    MPI_Win_attach(win, halves, INTS * sizeof(int));
+    MPI_Win_attach(win, halves + INTS, INTS * sizeof(int));
+    MPI_Get_address(halves + INTS / 2, &addr[0]);
+    MPI_Allgather(addr, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+    for (int i = 0; i < INTS; i++)
+        vals[i] = 500 + rank * 50 + i;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    MPI_Put(vals, INTS, MPI_INT, right, all[right], INTS, MPI_INT, win);
+    MPI_Win_unlock(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 2 * INTS; i++) {
+        int k = i - INTS / 2, want = k >= 0 && k < INTS ? 500 + left * 50 + k : 0;
+        CHECK(halves[i] == want, "straddling put: [%d] = %d, want %d", i, halves[i], want);
+    }
+    MPI_Win_detach(win, halves);
+    MPI_Win_detach(win, halves + INTS);
+
     /* Detaching what is not attached is MPI_ERR_RMA_ATTACH. */
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int dummy, rc = MPI_Win_detach(win, &dummy);
