@@ -45,6 +45,7 @@ static hc_rma_pending_t *rma_track(hcomm_win_t *win, hcomm_request_t *req,
   p->req = req;
   p->buf = buf;
   p->target = target;
+  win->npending += target >= 0;
   p->next = win->pending;
   win->pending = p;
   return p;
@@ -54,6 +55,7 @@ static void rma_finish_pending(hcomm_win_t *win, hc_rma_pending_t *p) {
   hc_status_t st = p->req->status.error;
   if (st != HC_OK && p->target >= 0 && win->error == HC_OK)
     win->error = st;
+  win->npending -= p->target >= 0;
   if (p->done != NULL)
     p->done(p->arg);
   if (p->user != NULL) {
@@ -220,10 +222,26 @@ static int rma_has_result(int kind) {
          kind == HCOMM_RMA_CAS;
 }
 
+/* Operations of one origin in flight at most: past it, issuing waits for
+ * some to finish, so a loop of large gets cannot make the target hold
+ * replies for all of them at once. */
+#define RMA_IN_FLIGHT_MAX 256
+
+static void rma_throttle(hcomm_win_t *win) {
+  long spins = 0;
+  while (win->npending >= RMA_IN_FLIGHT_MAX) {
+    if (hc_progress_locked() + rma_reap(win) > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
+}
+
 static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
                                     hcomm_request_t *user) {
   if (!hc_rma_may_access(win, op->target))
     return HC_ERR_RMA_SYNC;
+  rma_throttle(win);
   hc_rma_wire_t w = {.kind = (uint32_t)op->kind,
                      .op = op->op,
                      .type = op->type,

@@ -100,6 +100,7 @@ struct hcomm_win {
   int completes_got; /* MPI_Win_complete notices arrived */
   /* origin side */
   hc_rma_pending_t *pending;
+  int npending; /* of them, operations towards a target */
   int next_tag;
   unsigned char *dirty;  /* per target: operations since its last flush */
   unsigned char *locked; /* per target: HCOMM_LOCK_* held, or 0 */

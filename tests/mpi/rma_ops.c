@@ -7,8 +7,12 @@
  * the origin of one operation and the target of one, and checks the bytes
  * its window ended with and the bytes its operation brought back against
  * a model of the operation.  Then every predefined op (MPI_REPLACE and
- * MPI_NO_OP included) accumulates once, and MPI_MAXLOC on MPI_2INT. */
+ * MPI_NO_OP included) accumulates once, and MPI_MAXLOC on MPI_2INT.
+ * Last, 2048 gets of 128 KiB in one epoch land without the target's peak
+ * memory growing by their sum. */
 #include "mpitest.h"
+
+#include <sys/resource.h>
 
 #define WIN_INTS 32
 enum { M_FENCE, M_PSCW, M_LOCK, M_LOCK_ALL, NMODES };
@@ -205,6 +209,37 @@ static void every_op(void)
           pair[0], pair[1], from);
 }
 
+/* Many large gets in one epoch (MPICH rma/manyget): all land, and the
+ * target never holds the replies of all of them at once (issuing waits
+ * once enough are in flight), so its peak memory stays far below their
+ * sum (GETS x GET_BYTES = 256 MiB). */
+#define GETS 2048
+#define GET_BYTES (128 * 1024)
+static void many_gets(void)
+{
+    char *mem = malloc(GET_BYTES), *into = malloc(GET_BYTES);
+    for (int i = 0; i < GET_BYTES; i++)
+        mem[i] = (char)(i * 7 + rank);
+    MPI_Win w;
+    MPI_Win_create(mem, GET_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    MPI_Win_fence(0, w);
+    int from = (rank + 1) % size;
+    for (int i = 0; i < GETS; i++)
+        MPI_Get(into, GET_BYTES, MPI_BYTE, from, 0, GET_BYTES, MPI_BYTE, w);
+    MPI_Win_fence(0, w);
+    getrusage(RUSAGE_SELF, &after);
+    for (int i = 0; i < GET_BYTES; i++)
+        CHECK(into[i] == (char)(i * 7 + from), "get byte %d", i);
+    long grew_kib = after.ru_maxrss - before.ru_maxrss;
+    CHECK(grew_kib < 128 * 1024, "peak memory grew by %ld KiB during %d gets of %d bytes",
+          grew_kib, GETS, GET_BYTES);
+    MPI_Win_free(&w);
+    free(mem);
+    free(into);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -224,6 +259,7 @@ int main(int argc, char **argv)
                     round_once(mode, op, derived, shift);
     every_op();
     MPI_Win_free(&win);
+    many_gets();
     CHECK(win == MPI_WIN_NULL, "Win_free left the handle");
     free(winbuf);
     MPI_Type_free(&tvec);
