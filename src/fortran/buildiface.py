@@ -46,6 +46,13 @@ SKIP = {
     'Type_size_c': 'large count', 'Type_get_extent_c': 'large count',
     'Type_get_true_extent_c': 'large count', 'Get_count_c': 'large count',
     'Get_elements_c': 'large count',
+    'Put_c': 'large count', 'Get_c': 'large count',
+    'Accumulate_c': 'large count', 'Get_accumulate_c': 'large count',
+    'Rput_c': 'large count', 'Rget_c': 'large count',
+    'Raccumulate_c': 'large count', 'Rget_accumulate_c': 'large count',
+    'Win_create_c': 'large count', 'Win_allocate_c': 'large count',
+    'Win_allocate_shared_c': 'large count',
+    'Win_shared_query_c': 'large count',
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).

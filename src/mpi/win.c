@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ static void win_destroy(hc_mpi_win_t *w) {
 
 /* Entry checks of the creating calls; need_ptr: baseptr must be given. */
 static int win_enter_new(const char *fn, MPI_Comm comm, MPI_Aint size,
-                         int disp_unit, MPI_Info info, const void *baseptr,
+                         MPI_Aint disp_unit, MPI_Info info, const void *baseptr,
                          int need_ptr, MPI_Win *win, hc_mpi_comm_t **out) {
   int rc = hc_mpi_comm_enter(fn, comm, out);
   if (rc != MPI_SUCCESS)
@@ -89,9 +90,10 @@ static int win_enter_new(const char *fn, MPI_Comm comm, MPI_Aint size,
   if (rc == MPI_SUCCESS && size < 0)
     rc = hc_mpi_raise(c, fn, MPI_ERR_SIZE, "negative window size %ld",
                       (long)size);
-  if (rc == MPI_SUCCESS && disp_unit <= 0)
-    rc = hc_mpi_raise(c, fn, MPI_ERR_DISP, "displacement unit %d (must be > 0)",
-                      disp_unit);
+  if (rc == MPI_SUCCESS && (disp_unit <= 0 || disp_unit > INT_MAX))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_DISP,
+                      "displacement unit %ld (must be 1 to %d)",
+                      (long)disp_unit, INT_MAX);
   if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && !hc_mpi_info_get(info))
     rc = hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
   if (rc == MPI_SUCCESS && hcomm_comm_is_inter(c->engine))
@@ -148,9 +150,10 @@ static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
   return MPI_SUCCESS;
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-                    MPI_Comm comm, MPI_Win *win) {
-  static const char fn[] = "MPI_Win_create";
+/* MPI_Win_create and its large-count form. */
+static int win_create(const char *fn, void *base, MPI_Aint size,
+                      MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_win_t *w = NULL;
   int rc = win_enter_new(fn, comm, size, disp_unit, info, NULL, 0, win, &c);
@@ -163,10 +166,21 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
     return rc;
   w->base = base;
   w->size = size;
-  w->disp_unit = disp_unit;
+  w->disp_unit = (int)disp_unit;
   return win_finish(fn, c, w, win);
 }
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                    MPI_Comm comm, MPI_Win *win) {
+  return win_create("MPI_Win_create", base, size, disp_unit, info, comm, win);
+}
 HC_WEAK_ALIAS(MPI_Win_create, PMPI_Win_create);
+
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
+                      MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  return win_create("MPI_Win_create_c", base, size, disp_unit, info, comm, win);
+}
+HC_WEAK_ALIAS(MPI_Win_create_c, PMPI_Win_create_c);
 
 /* mpi_minimum_memory_alignment, at least WIN_ALIGN. */
 static size_t win_alignment(MPI_Info info) {
@@ -184,9 +198,9 @@ static size_t win_alignment(MPI_Info info) {
   return align;
 }
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
-                      MPI_Comm comm, void *baseptr, MPI_Win *win) {
-  static const char fn[] = "MPI_Win_allocate";
+static int win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
+                        MPI_Info info, MPI_Comm comm, void *baseptr,
+                        MPI_Win *win) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_win_t *w = NULL;
   int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
@@ -203,13 +217,26 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
   w->allocated = mem;
   w->base = size > 0 ? mem : NULL;
   w->size = size;
-  w->disp_unit = disp_unit;
+  w->disp_unit = (int)disp_unit;
   rc = win_finish(fn, c, w, win);
   if (rc == MPI_SUCCESS)
     *(void **)baseptr = size > 0 ? mem : NULL;
   return rc;
 }
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+                      MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr,
+                      win);
+}
 HC_WEAK_ALIAS(MPI_Win_allocate, PMPI_Win_allocate);
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                        MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm,
+                      baseptr, win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate_c, PMPI_Win_allocate_c);
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   static const char fn[] = "MPI_Win_create_dynamic";
@@ -336,9 +363,9 @@ static int win_shm_check_node(const char *fn, hc_mpi_comm_t *c) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
-                             MPI_Comm comm, void *baseptr, MPI_Win *win) {
-  static const char fn[] = "MPI_Win_allocate_shared";
+static int win_allocate_shared(const char *fn, MPI_Aint size,
+                               MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_win_t *w = NULL;
   int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
@@ -359,17 +386,31 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
   int me = hcomm_comm_rank(w->errcomm->engine);
   w->base = size > 0 ? w->map + w->shm_off[me] : NULL;
   w->size = size;
-  w->disp_unit = disp_unit;
+  w->disp_unit = (int)disp_unit;
   rc = win_finish(fn, c, w, win);
   if (rc == MPI_SUCCESS)
     *(void **)baseptr = w->base;
   return rc;
 }
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                             MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate_shared("MPI_Win_allocate_shared", size, disp_unit, info,
+                             comm, baseptr, win);
+}
 HC_WEAK_ALIAS(MPI_Win_allocate_shared, PMPI_Win_allocate_shared);
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
-                          void *baseptr) {
-  static const char fn[] = "MPI_Win_shared_query";
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                               MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate_shared("MPI_Win_allocate_shared_c", size, disp_unit, info,
+                             comm, baseptr, win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate_shared_c, PMPI_Win_allocate_shared_c);
+
+/* MPI_Win_shared_query and its large-count form. */
+static int win_shared_query(const char *fn, MPI_Win win, int rank,
+                            MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr) {
   hc_mpi_win_t *w = NULL;
   int rc = hc_mpi_win_enter(fn, win, &w);
   if (rc != MPI_SUCCESS)
@@ -392,7 +433,24 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
   *(void **)baseptr = w->shm_size[r] > 0 ? w->map + w->shm_off[r] : NULL;
   return MPI_SUCCESS;
 }
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                          void *baseptr) {
+  MPI_Aint unit = 0;
+  int rc = win_shared_query("MPI_Win_shared_query", win, rank, size,
+                            disp_unit != NULL ? &unit : NULL, baseptr);
+  if (rc == MPI_SUCCESS)
+    *disp_unit = (int)unit;
+  return rc;
+}
 HC_WEAK_ALIAS(MPI_Win_shared_query, PMPI_Win_shared_query);
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
+                            MPI_Aint *disp_unit, void *baseptr) {
+  return win_shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit,
+                          baseptr);
+}
+HC_WEAK_ALIAS(MPI_Win_shared_query_c, PMPI_Win_shared_query_c);
 
 /* ---- dynamic windows, free ------------------------------------------------
  */

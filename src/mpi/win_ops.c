@@ -61,9 +61,10 @@ static void win_shape_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
 }
 
 /* The pieces of count elements of t, offsets made relative to s->lo. */
-static int win_shape_build(const hc_mpi_type_t *t, int count, win_shape_t *s) {
+static int win_shape_build(const hc_mpi_type_t *t, MPI_Count count,
+                           win_shape_t *s) {
   memset(s, 0, sizeof *s);
-  MPI_Count total = (MPI_Count)count * t->size;
+  MPI_Count total = count * t->size;     /* win_typed checked it */
   if (total > 0 && hc_mpi_type_dense(t)) /* one piece; no walk per element */
     win_shape_visit(s, (char *)(WIN_SHAPE_BASE + (uintptr_t)t->true_lb), 0,
                     (MPI_Aint)total, 1);
@@ -83,7 +84,7 @@ static int win_shape_build(const hc_mpi_type_t *t, int count, win_shape_t *s) {
 typedef struct win_result {
   void *stream;
   void *buf;
-  int count;
+  MPI_Count count;
   const hc_mpi_type_t *type;
 } win_result_t;
 
@@ -98,7 +99,7 @@ static void win_result_done(void *arg) {
 
 /* Points op's result at the user's buffer when the type is dense there,
  * else at a packed copy unpacked at completion. */
-static int win_result_setup(hcomm_rma_op_t *op, void *buf, int count,
+static int win_result_setup(hcomm_rma_op_t *op, void *buf, MPI_Count count,
                             const hc_mpi_type_t *t, size_t bytes) {
   op->result_bytes = bytes;
   if (hc_mpi_type_dense(t)) {
@@ -134,7 +135,7 @@ static void win_result_drop(hcomm_rma_op_t *op) {
 /* A buffer with its count and type, as the calls give them. */
 typedef struct win_data {
   const void *buf;
-  int count;
+  MPI_Count count; /* the plain calls' int counts widened */
   MPI_Datatype type;
 } win_data_t;
 
@@ -155,11 +156,19 @@ typedef struct win_call {
 
 static int win_typed(const win_call_t *c, const win_data_t *d,
                      const hc_mpi_type_t **t, size_t *bytes) {
-  int rc = hc_mpi_check_count(c->fn, c->w->errcomm, d->count);
+  MPI_Count total = 0;
+  if (d->count < 0)
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_COUNT,
+                        "invalid count %lld", (long long)d->count);
+  int rc = hc_mpi_check_type(c->fn, c->w->errcomm, d->type, t);
+  if (rc == MPI_SUCCESS &&
+      (__builtin_mul_overflow(d->count, (*t)->size, &total) ||
+       (unsigned long long)total > SIZE_MAX))
+    rc = hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_COUNT,
+                      "%lld elements of %lld bytes overflow",
+                      (long long)d->count, (long long)(*t)->size);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_type(c->fn, c->w->errcomm, d->type, t);
-  if (rc == MPI_SUCCESS)
-    *bytes = (size_t)d->count * (size_t)(*t)->size;
+    *bytes = (size_t)total;
   return rc;
 }
 
@@ -353,9 +362,10 @@ hc_status_t hc_mpi_win_combine(int op, int type, const void *in, void *inout,
  * ----------------------------------------------------------- */
 
 /* Put and get, with or without a request. */
-static int win_put_get(const char *fn, int kind, const void *buf, int count,
-                       MPI_Datatype type, int target, MPI_Aint disp, int tcount,
-                       MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
+static int win_put_get(const char *fn, int kind, const void *buf,
+                       MPI_Count count, MPI_Datatype type, int target,
+                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                       MPI_Win win, MPI_Request *request) {
   win_data_t d = {buf, count, type};
   win_call_t c = {.fn = fn,
                   .kind = kind,
@@ -504,3 +514,99 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
   return win_call(&c, win);
 }
 HC_WEAK_ALIAS(MPI_Compare_and_swap, PMPI_Compare_and_swap);
+
+/* ---- large-count forms ----------------------------------------------------
+ */
+
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win) {
+  return win_put_get("MPI_Put_c", HCOMM_RMA_PUT, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Put_c, PMPI_Put_c);
+
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+                MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request) {
+  return win_put_get("MPI_Rput_c", HCOMM_RMA_PUT, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rput_c, PMPI_Rput_c);
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win) {
+  return win_put_get("MPI_Get_c", HCOMM_RMA_GET, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Get_c, PMPI_Get_c);
+
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count,
+                MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request) {
+  return win_put_get("MPI_Rget_c", HCOMM_RMA_GET, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rget_c, PMPI_Rget_c);
+
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Accumulate_c", HCOMM_RMA_ACC, o, win_no_result,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Accumulate_c, PMPI_Accumulate_c);
+
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                       MPI_Request *request) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Raccumulate_c", HCOMM_RMA_ACC, o, win_no_result,
+                        target_rank, target_disp, t, op, win, request);
+}
+HC_WEAK_ALIAS(MPI_Raccumulate_c, PMPI_Raccumulate_c);
+
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr,
+                          MPI_Count result_count, MPI_Datatype result_datatype,
+                          int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype,
+                          MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t r = {result_addr, result_count, result_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Get_accumulate_c", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Get_accumulate_c, PMPI_Get_accumulate_c);
+
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr,
+                           MPI_Count result_count, MPI_Datatype result_datatype,
+                           int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype,
+                           MPI_Op op, MPI_Win win, MPI_Request *request) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t r = {result_addr, result_count, result_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Rget_accumulate_c", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rget_accumulate_c, PMPI_Rget_accumulate_c);
