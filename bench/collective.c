@@ -1,73 +1,170 @@
-/* Collective latency: MPI_Allreduce (MPI_SUM over doubles, size = bytes of
- * the vector) and MPI_Alltoallv (size = bytes each rank sends to every
- * other rank; displacements packed).  Time per call, the maximum over the
- * ranks of each rank's mean, median over the repetitions.
+/* Collective latency: one MPI call (-c NAME, default allreduce) timed per
+ * call, the maximum over the ranks of each rank's mean, median over the
+ * repetitions.  The size is the message each rank contributes:
+ *   allreduce, reduce, reduce_scatter_block, allreduce_init: bytes of the
+ *     doubles summed (reduce to rank 0; reduce_scatter_block: bytes each
+ *     rank keeps; allreduce_init: MPI-4 persistent, built once per size
+ *     and started per call);
+ *   bcast: bytes from rank 0; allgather: bytes from each rank;
+ *   alltoall, alltoallv: bytes to each rank (alltoallv with displacements
+ *     packed);
+ *   barrier: no data (give -s 0).
  *
  * Output, one line per size:
- *   bench=allreduce ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
- *   iters=K
- *   bench=alltoallv ranks=N size=B median_us=.. ... */
+ *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
+ *   iters=K */
 #include "common.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char co_usage[] =
-    "  -b         MPI_Alltoallv instead of MPI_Allreduce\n";
+    "  -c NAME    the call: allreduce (default), bcast, reduce, allgather,\n"
+    "             alltoall, alltoallv, reduce_scatter_block, barrier,\n"
+    "             allreduce_init\n";
 
-typedef struct co_bufs {
+enum co_call {
+  CO_ALLREDUCE,
+  CO_BCAST,
+  CO_REDUCE,
+  CO_ALLGATHER,
+  CO_ALLTOALL,
+  CO_ALLTOALLV,
+  CO_REDUCE_SCATTER_BLOCK,
+  CO_BARRIER,
+  CO_ALLREDUCE_INIT
+};
+
+static const char *const co_names[] = {
+    "allreduce", "bcast",    "reduce",  "allgather",     "alltoall",
+    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init"};
+
+typedef struct co_bench {
+  enum co_call call;
+  int nranks;
   char *sbuf;
   char *rbuf;
   int *counts;
   int *displs;
-} co_bufs_t;
+  MPI_Request persistent; /* allreduce_init: this size's request */
+} co_bench_t;
 
-static void co_call(int alltoallv, const co_bufs_t *b, size_t size,
-                    int nranks) {
-  if (!alltoallv) {
-    int n = (int)(size / sizeof(double));
-    bench_check(MPI_Allreduce(b->sbuf, b->rbuf, n > 0 ? n : 1, MPI_DOUBLE,
-                              MPI_SUM, MPI_COMM_WORLD),
+/* Doubles in size bytes (at least one, so that 8 B means one double). */
+static int co_doubles(size_t size) {
+  int n = (int)(size / sizeof(double));
+  return n > 0 ? n : 1;
+}
+
+static void co_call(co_bench_t *b, size_t size) {
+  int n = co_doubles(size), bytes = (int)size;
+  switch (b->call) {
+  case CO_ALLREDUCE:
+    bench_check(MPI_Allreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM,
+                              MPI_COMM_WORLD),
                 "MPI_Allreduce");
     return;
+  case CO_BCAST:
+    bench_check(MPI_Bcast(b->sbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD),
+                "MPI_Bcast");
+    return;
+  case CO_REDUCE:
+    bench_check(MPI_Reduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM, 0,
+                           MPI_COMM_WORLD),
+                "MPI_Reduce");
+    return;
+  case CO_ALLGATHER:
+    bench_check(MPI_Allgather(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes,
+                              MPI_BYTE, MPI_COMM_WORLD),
+                "MPI_Allgather");
+    return;
+  case CO_ALLTOALL:
+    bench_check(MPI_Alltoall(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes,
+                             MPI_BYTE, MPI_COMM_WORLD),
+                "MPI_Alltoall");
+    return;
+  case CO_ALLTOALLV:
+    bench_check(MPI_Alltoallv(b->sbuf, b->counts, b->displs, MPI_BYTE,
+                              b->rbuf, b->counts, b->displs, MPI_BYTE,
+                              MPI_COMM_WORLD),
+                "MPI_Alltoallv");
+    return;
+  case CO_REDUCE_SCATTER_BLOCK:
+    bench_check(MPI_Reduce_scatter_block(b->sbuf, b->rbuf, n, MPI_DOUBLE,
+                                         MPI_SUM, MPI_COMM_WORLD),
+                "MPI_Reduce_scatter_block");
+    return;
+  case CO_BARRIER:
+    bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    return;
+  case CO_ALLREDUCE_INIT:
+    bench_check(MPI_Start(&b->persistent), "MPI_Start");
+    bench_check(MPI_Wait(&b->persistent, MPI_STATUS_IGNORE), "MPI_Wait");
+    return;
   }
-  for (int r = 0; r < nranks; r++) {
+}
+
+/* Per-size set-up: alltoallv's counts, the persistent request. */
+static int co_prepare(co_bench_t *b, size_t size) {
+  for (int r = 0; r < b->nranks; r++) {
     b->counts[r] = (int)size;
     b->displs[r] = (int)(size * (size_t)r);
   }
-  bench_check(MPI_Alltoallv(b->sbuf, b->counts, b->displs, MPI_BYTE, b->rbuf,
-                            b->counts, b->displs, MPI_BYTE, MPI_COMM_WORLD),
-              "MPI_Alltoallv");
+  if (b->call != CO_ALLREDUCE_INIT)
+    return 0;
+#if MPI_VERSION >= 4
+  bench_check(MPI_Allreduce_init(b->sbuf, b->rbuf, co_doubles(size),
+                                 MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                                 MPI_INFO_NULL, &b->persistent),
+              "MPI_Allreduce_init");
+  return 0;
+#else
+  return -1; /* an MPI before 4.0 has no persistent collectives */
+#endif
 }
 
-static void co_size(int alltoallv, const bench_opts_t *o, const co_bufs_t *b,
-                    size_t size, int rank, int nranks, double *vals,
-                    double *gathered) {
+static void co_size(co_bench_t *b, const bench_opts_t *o, size_t size,
+                    int rank, double *vals, double *gathered) {
+  if (co_prepare(b, size) != 0) {
+    if (rank == 0)
+      printf("# %s: not in this MPI (MPI_VERSION %d)\n", co_names[b->call],
+             MPI_VERSION);
+    return;
+  }
   int iters = bench_iters(o, size, 2);
   for (int i = 0; i < o->warmup; i++)
-    co_call(alltoallv, b, size, nranks);
+    co_call(b, size);
   for (int r = 0; r < o->reps; r++) {
     bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     double t0 = bench_now_us();
     for (int i = 0; i < iters; i++)
-      co_call(alltoallv, b, size, nranks);
+      co_call(b, size);
     double mine = (bench_now_us() - t0) / iters;
-    bench_gather_double(mine, gathered, rank, nranks);
+    bench_gather_double(mine, gathered, rank, b->nranks);
     double worst = 0.0;
-    for (int k = 0; rank == 0 && k < nranks; k++)
+    for (int k = 0; rank == 0 && k < b->nranks; k++)
       worst = gathered[k] > worst ? gathered[k] : worst;
     vals[r] = worst;
   }
+  if (b->call == CO_ALLREDUCE_INIT)
+    bench_check(MPI_Request_free(&b->persistent), "MPI_Request_free");
   if (rank != 0)
     return;
   bench_stats_t st;
   bench_stats(vals, o->reps, &st);
   printf("bench=%s ranks=%d size=%zu median_us=%.3f min_us=%.3f p90_us=%.3f "
          "reps=%d iters=%d\n",
-         alltoallv ? "alltoallv" : "allreduce", nranks, size, st.median,
-         st.min, st.p90, o->reps, iters);
+         co_names[b->call], b->nranks, size, st.median, st.min, st.p90,
+         o->reps, iters);
   fflush(stdout);
+}
+
+static int co_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof co_names / sizeof co_names[0]; i++)
+    if (strcmp(name, co_names[i]) == 0)
+      return (int)i;
+  return -1;
 }
 
 int main(int argc, char **argv) {
@@ -78,23 +175,31 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   bench_size_range(&o, 8, 1u << 20);
   int rc = bench_parse(argc, argv, &o, co_usage);
+  int call = o.call != NULL ? co_lookup(o.call) : CO_ALLREDUCE;
+  if (rc == 0 && call < 0) {
+    if (rank == 0)
+      fprintf(stderr, "%s: unknown call -c %s\n%s", argv[0], o.call, co_usage);
+    rc = -1;
+  }
   if (rc != 0) {
     MPI_Finalize();
     return rc < 0 ? 1 : 0;
   }
-  /* -b is bench_parse's "bidirectional" flag; here it picks Alltoallv. */
-  int alltoallv = o.bidir;
-  size_t max = bench_max_size(&o);
-  size_t per = alltoallv ? max * (size_t)nranks : max;
-  co_bufs_t b = {bench_alloc(per), bench_alloc(per),
-                 calloc((size_t)nranks, sizeof(int)),
-                 calloc((size_t)nranks, sizeof(int))};
+  /* Every call's buffers fit in size bytes per rank of the communicator. */
+  size_t per = bench_max_size(&o) * (size_t)nranks;
+  co_bench_t b = {(enum co_call)call,
+                  nranks,
+                  bench_alloc(per > 0 ? per : 1),
+                  bench_alloc(per > 0 ? per : 1),
+                  calloc((size_t)nranks, sizeof(int)),
+                  calloc((size_t)nranks, sizeof(int)),
+                  MPI_REQUEST_NULL};
   double *vals = calloc((size_t)o.reps, sizeof(double));
   double *gathered = calloc((size_t)nranks, sizeof(double));
   if (rank == 0)
-    bench_print_header(alltoallv ? "alltoallv" : "allreduce", &o, nranks);
+    bench_print_header(co_names[call], &o, nranks);
   for (int i = 0; i < o.nsizes; i++)
-    co_size(alltoallv, &o, &b, o.sizes[i], rank, nranks, vals, gathered);
+    co_size(&b, &o, o.sizes[i], rank, vals, gathered);
   free(gathered);
   free(vals);
   free(b.displs);

@@ -107,6 +107,9 @@ static int bench_parse_one(bench_opts_t *opts, int c, const char *arg) {
   case 'd':
     opts->distinct = 1;
     return 0;
+  case 'c':
+    opts->call = arg;
+    return 0;
   default:
     return -1;
   }
@@ -116,7 +119,7 @@ int bench_parse(int argc, char **argv, bench_opts_t *opts,
                 const char *usage_extra) {
   int c;
   opterr = 0;
-  while ((c = getopt(argc, argv, "m:s:r:i:w:W:bdh")) != -1) {
+  while ((c = getopt(argc, argv, "m:s:r:i:w:W:c:bdh")) != -1) {
     if (c == 'h') {
       bench_usage(argv[0], usage_extra);
       return 1;

@@ -24,6 +24,7 @@ typedef struct bench_opts {
   int window;   /* messages in flight per window (bandwidth, msgrate) */
   int bidir;    /* bandwidth: both directions at once */
   int distinct; /* bandwidth/msgrate: one receive buffer per window slot */
+  const char *call; /* collective: which MPI call (-c NAME) */
 } bench_opts_t;
 
 /* Summary of the per-repetition values of one size. */

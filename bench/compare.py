@@ -46,11 +46,36 @@ CASES = [
     {"name": "allreduce", "prog": "collective", "args": [], "unit": "us",
      "higher": False,
      "title": "MPI_Allreduce (sum of doubles, us per call; lower is better)"},
-    {"name": "alltoallv", "prog": "collective", "args": ["-b"], "unit": "us",
-     "higher": False,
+    {"name": "alltoallv", "prog": "collective", "args": ["-c", "alltoallv"],
+     "unit": "us", "higher": False,
      "title": "MPI_Alltoallv (bytes to each rank, us per call; lower is "
               "better)"},
 ]
+
+
+def collective_case(call, what):
+    return {"name": call, "prog": "collective", "args": ["-c", call],
+            "unit": "us", "higher": False, "optional": True,
+            "title": f"{what} (us per call; lower is better)"}
+
+
+# Run when asked for by name or as the group "collectives" (--cases).
+CASES += [
+    collective_case("bcast", "MPI_Bcast (bytes from rank 0)"),
+    collective_case("reduce", "MPI_Reduce (sum of doubles to rank 0)"),
+    collective_case("allgather", "MPI_Allgather (bytes from each rank)"),
+    collective_case("alltoall", "MPI_Alltoall (bytes to each rank)"),
+    collective_case("reduce_scatter_block",
+                    "MPI_Reduce_scatter_block (sum of doubles, bytes each "
+                    "rank keeps)"),
+    collective_case("barrier", "MPI_Barrier"),
+    collective_case("allreduce_init",
+                    "MPI_Allreduce_init + MPI_Start/MPI_Wait (persistent, "
+                    "MPI-4; sum of doubles)"),
+]
+COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
+                    "alltoallv", "reduce_scatter_block", "barrier",
+                    "allreduce_init"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -63,6 +88,13 @@ MODES = {
         "overlap": "-s 64K,1M,4M,16M -r 5 -i 50 -w 1",
         "allreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "alltoallv": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "bcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
+        "reduce": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
+        "allgather": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "alltoall": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "reduce_scatter_block": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "barrier": "-s 0 -r 5 -i 1000 -w 50",
+        "allreduce_init": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
     },
     "full": {
@@ -74,6 +106,13 @@ MODES = {
         "overlap": "-m 64K:16M -r 11 -i 200 -w 1",
         "allreduce": "-m 8:1M -r 11 -i 200 -w 10",
         "alltoallv": "-m 8:256K -r 11 -i 200 -w 10",
+        "bcast": "-m 8:4M -r 11 -i 200 -w 10",
+        "reduce": "-m 8:4M -r 11 -i 200 -w 10",
+        "allgather": "-m 8:1M -r 11 -i 200 -w 10",
+        "alltoall": "-m 8:1M -r 11 -i 200 -w 10",
+        "reduce_scatter_block": "-m 8:1M -r 11 -i 200 -w 10",
+        "barrier": "-s 0 -r 11 -i 2000 -w 100",
+        "allreduce_init": "-m 8:1M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
@@ -86,6 +125,13 @@ MODES = {
         "overlap": "-s 1M -r 3 -i 2 -w 1",
         "allreduce": "-s 8,1K -r 3 -i 20 -w 2",
         "alltoallv": "-s 8,1K -r 3 -i 20 -w 2",
+        "bcast": "-s 8,64K -r 3 -i 20 -w 2",
+        "reduce": "-s 8,64K -r 3 -i 20 -w 2",
+        "allgather": "-s 8,1K -r 3 -i 20 -w 2",
+        "alltoall": "-s 8,1K -r 3 -i 20 -w 2",
+        "reduce_scatter_block": "-s 8,1K -r 3 -i 20 -w 2",
+        "barrier": "-s 0 -r 3 -i 50 -w 5",
+        "allreduce_init": "-s 8,1K -r 3 -i 20 -w 2",
     },
 }
 
@@ -509,7 +555,11 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=None,
                    help="interleaved rounds (default: quick 2, full 5)")
     p.add_argument("--impls", default="hcmpi,mpich,openmpi")
-    p.add_argument("--cases", default=",".join(c["name"] for c in CASES))
+    p.add_argument("--cases",
+                   default=",".join(c["name"] for c in CASES
+                                    if not c.get("optional")),
+                   help="comma-separated cases; \"collectives\" names every "
+                        "collective case")
     p.add_argument("--build", default=os.environ.get("BUILD", os.getcwd()),
                    help="hcmpi build tree (default $BUILD or the cwd)")
     p.add_argument("--hcmpicc", default=os.environ.get("HCMPICC"),
@@ -553,7 +603,10 @@ def main():
     resdir = args.results or os.path.join(args.build, "bench-results", stamp)
     os.makedirs(resdir, exist_ok=True)
     ranks_list = [int(r) for r in args.ranks.split(",") if r.strip()]
-    cases = [c for c in CASES if c["name"] in args.cases.split(",")]
+    wanted = args.cases.split(",")
+    if "collectives" in wanted:
+        wanted += COLLECTIVE_GROUP
+    cases = [c for c in CASES if c["name"] in wanted]
 
     impls, notes = define_impls(args)
     for n in notes:

@@ -17,45 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hcomm_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*
- * One list gives the status enum and its strings, so they cannot drift.
- * 0 is success, every error is negative.
- */
-#define HC_STATUS_LIST(X)                                                      \
-  X(HC_OK, 0, "success")                                                       \
-  X(HC_ERR_NOMEM, -1, "out of memory")                                         \
-  X(HC_ERR_ARG, -2, "invalid argument")                                        \
-  X(HC_ERR_RANK, -3, "invalid rank")                                           \
-  X(HC_ERR_TAG, -4, "invalid tag")                                             \
-  X(HC_ERR_COMM, -5, "invalid communicator")                                   \
-  X(HC_ERR_TRUNCATE, -6, "message truncated: receive buffer too small")        \
-  X(HC_ERR_AGAIN, -7, "resource temporarily busy, retry")                      \
-  X(HC_ERR_PEER_DEAD, -8, "peer process is gone")                              \
-  X(HC_ERR_BOOTSTRAP, -9, "launcher (PMI) exchange failed")                    \
-  X(HC_ERR_TRANSPORT, -10, "transport failure")                                \
-  X(HC_ERR_NOT_SUPPORTED, -11, "operation not supported")                      \
-  X(HC_ERR_INTERNAL, -12, "internal error")                                    \
-  X(HC_ERR_SYSTEM, -13, "operating-system call failed")                        \
-  X(HC_ERR_STATE, -14, "engine not initialised or already finalised")          \
-  X(HC_ERR_REQUEST, -15, "invalid request")                                    \
-  X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")                 \
-  X(HC_ERR_PEER_AUTH, -17, "peer failed authentication")                       \
-  X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")                      \
-  X(HC_ERR_RMA_SYNC, -19, "one-sided call outside its epoch or out of turn")  \
-  X(HC_ERR_RMA_RANGE, -20, "one-sided access outside the target's window")
-
-typedef enum {
-#define HC_STATUS_ENUM(name, value, text) name = value,
-  HC_STATUS_LIST(HC_STATUS_ENUM)
-#undef HC_STATUS_ENUM
-} hc_status_t;
-
-/* Readable text for a status; never NULL. */
-const char *hcomm_strerror(hc_status_t status);
 
 #define HCOMM_ANY_SOURCE (-2)
 #define HCOMM_ANY_TAG (-1)
@@ -255,6 +221,11 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
 
 /* Drives every transport once. */
 void hcomm_progress(void);
+/* Makes the engine's lock (and the library's) real for good, as
+ * HCOMM_THREAD_MULTIPLE does: for a thread of the library's own that will
+ * complete requests (the MPI-IO worker).  Call while no other thread is
+ * inside the library, before that thread starts. */
+void hcomm_threads_enable(void);
 /* Progresses once; *done 1 when req is complete (status filled if non-NULL).
  * Does not release req. */
 hc_status_t hcomm_test(hcomm_request_t *req, int *done, hcomm_status_t *status);
@@ -297,6 +268,34 @@ hc_status_t hcomm_request_new_pending(hcomm_request_t **req);
 hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
                                         const hcomm_status_t *status);
 
+/* ---- partitioned point-to-point (MPI-4.0 chapter 4) ----------------------
+ * One message of partitions * part_bytes bytes at buf, sent and received
+ * in partitions.  hcomm_psend_init / hcomm_precv_init are local and give
+ * an inactive persistent request (hcomm_test says done); a send and a
+ * receive on comm with the same (peer, tag) pair in the order of their
+ * inits, once, for the request's whole life.  The two sides may cut the
+ * message into different partition counts; the receiver's capacity must
+ * hold the sender's message (else HC_ERR_TRUNCATE).  hcomm_start begins a
+ * round; a send round completes once every partition was made ready and
+ * has left, a receive round once every byte landed.  buf may be device
+ * memory.  peer HCOMM_PROC_NULL: rounds complete at once.  Wildcards are
+ * not accepted (HC_ERR_RANK / HC_ERR_TAG). */
+hc_status_t hcomm_psend_init(const void *buf, size_t part_bytes, int partitions,
+                             int dest, int tag, hcomm_comm_t *comm,
+                             hcomm_request_t **req);
+hc_status_t hcomm_precv_init(void *buf, size_t part_bytes, int partitions,
+                             int source, int tag, hcomm_comm_t *comm,
+                             hcomm_request_t **req);
+/* Partition (0-based) of a started send round leaves now, without waiting
+ * for the others.  HC_ERR_REQUEST when req is not a partitioned send,
+ * HC_ERR_ARG when partition is out of range or already ready this round. */
+hc_status_t hcomm_pready(hcomm_request_t *req, int partition);
+/* Progresses once; *flag 1 when every byte of the receiver's partition
+ * has landed in this round (the sender's partitions it overlaps all
+ * arrived).  HC_ERR_REQUEST when req is not a partitioned receive,
+ * HC_ERR_ARG when partition is out of range. */
+hc_status_t hcomm_parrived(hcomm_request_t *req, int partition, int *flag);
+
 /* ---- memory kinds: what a pointer is, and copies that reach device memory
  * (the MPI face stages typed or reduced data of device buffers through the
  * host with these; it never dereferences device memory itself). ---------- */
@@ -317,6 +316,10 @@ typedef struct hcomm_mem_info {
 /* 1 and *info filled when ptr is device memory; 0 for host memory (info
  * then says host).  Results are cached by allocation range. */
 int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info);
+/* 1 when memory of kind (an hcomm_mem_kind) can be used: host always, a
+ * device kind when its runtime was found and loaded (at init, or at the
+ * first call that needs it). */
+int hcomm_mem_kind_available(int kind);
 /* Synchronous copy of len bytes between any two pointers described by
  * their classifications. */
 hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
@@ -499,8 +502,8 @@ hc_status_t hcomm_neighbor_init(const void *sendbuf,
                                 const hcomm_neighbors_t *send, void *recvbuf,
                                 const hcomm_neighbors_t *recv,
                                 hcomm_comm_t *comm, hcomm_request_t **req);
-/* Starts an inactive persistent collective; HC_ERR_REQUEST when req is
- * active or not a persistent collective. */
+/* Starts an inactive persistent collective or partitioned operation;
+ * HC_ERR_REQUEST when req is active or neither. */
 hc_status_t hcomm_start(hcomm_request_t *req);
 /* Hooks of an inactive persistent collective, set once: fn(arg, status)
  * after every run, as for hcomm_icoll_on_complete; release(arg) when the
@@ -509,55 +512,57 @@ hc_status_t hcomm_start(hcomm_request_t *req);
 hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
                                   void (*release)(void *arg), void *arg);
 /* ---- collectives on intercommunicators -----------------------------------
- * As the hcomm_i* calls above, with MPI's intercommunicator meaning
+ * As the hcomm_i* calls above (persistent 0), or the hcomm_*_init ones
+ * (persistent 1: kept inactive for hcomm_start), with MPI's
+ * intercommunicator meaning
  * (MPI 4.0 section 6.2.2): each group receives what the other group
  * contributes, and arrays per peer index the remote group.  Rooted calls:
  * in the root's group the root passes root HCOMM_ROOT and the others
  * HCOMM_PROC_NULL (they take no part); in the other group root is the
  * root's rank in the remote group.  HCOMM_IN_PLACE is not accepted.
  * HC_ERR_COMM on an intracommunicator. */
-hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_ibcast(void *buf, size_t bytes, int root,
-                               hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_ireduce(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_barrier(hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_bcast(void *buf, size_t bytes, int root,
+                               hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_reduce(const void *sendbuf, void *recvbuf,
                                 size_t count, const hcomm_reduce_op_t *op,
                                 int root, hcomm_comm_t *comm,
-                                hcomm_request_t **req);
-hc_status_t hcomm_inter_iallreduce(const void *sendbuf, void *recvbuf,
+                                int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_allreduce(const void *sendbuf, void *recvbuf,
                                    size_t count, const hcomm_reduce_op_t *op,
-                                   hcomm_comm_t *comm, hcomm_request_t **req);
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
 /* counts: one block per local rank; the sums agree between the groups. */
-hc_status_t hcomm_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_reduce_scatter(const void *sendbuf, void *recvbuf,
                                         const size_t *counts,
                                         const hcomm_reduce_op_t *op,
                                         hcomm_comm_t *comm,
-                                        hcomm_request_t **req);
-hc_status_t hcomm_inter_igather(const void *sendbuf, size_t bytes,
+                                        int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_gather(const void *sendbuf, size_t bytes,
                                 void *recvbuf, int root, hcomm_comm_t *comm,
-                                hcomm_request_t **req);
-hc_status_t hcomm_inter_igatherv(const void *sendbuf, size_t sbytes,
+                                int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_gatherv(const void *sendbuf, size_t sbytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, int root,
-                                 hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_iscatter(const void *sendbuf, size_t bytes,
+                                 hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_scatter(const void *sendbuf, size_t bytes,
                                  void *recvbuf, int root, hcomm_comm_t *comm,
-                                 hcomm_request_t **req);
-hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
+                                 int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_scatterv(const void *sendbuf, const size_t *sbytes,
                                   const size_t *sdispls, void *recvbuf,
                                   size_t rbytes, int root, hcomm_comm_t *comm,
-                                  hcomm_request_t **req);
+                                  int persistent, hcomm_request_t **req);
 /* sbytes from each member, rbytes per member of the other group. */
-hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
+hc_status_t hcomm_inter_allgather(const void *sendbuf, size_t sbytes,
                                    void *recvbuf, size_t rbytes,
-                                   hcomm_comm_t *comm, hcomm_request_t **req);
-hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_allgatherv(const void *sendbuf, size_t sbytes,
                                     void *recvbuf, const size_t *rbytes,
                                     const size_t *rdispls, hcomm_comm_t *comm,
-                                    hcomm_request_t **req);
-hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                                    int persistent, hcomm_request_t **req);
+hc_status_t hcomm_inter_alltoallv(const void *sendbuf, const size_t *sbytes,
                                    const size_t *sdispls, void *recvbuf,
                                    const size_t *rbytes, const size_t *rdispls,
-                                   hcomm_comm_t *comm, hcomm_request_t **req);
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
 
 /* ---- one-sided communication (rma.c, rma_sync.c; docs/rma.md) ----------- */
 

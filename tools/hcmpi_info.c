@@ -1,7 +1,8 @@
 /*
  * hcmpi_info: what this hcmpi build is and what it would use here.
  * Sections: version, configure, transports, devices, bootstrap,
- * environment.  --env-markdown prints docs/environment.md (generated from
+ * environment.  --mpit lists the MPI_T variables, categories and events.
+ * --env-markdown prints docs/environment.md (generated from
  * the same table, so the doc and this output cannot drift).
  */
 #include "config.h"
@@ -20,6 +21,7 @@
 #include "device/query.h"
 #include "mpi.h"
 #include "tools/hcmpi_info_config.h"
+#include "tools/hcmpi_info_mpit.h"
 #include "transport/transport.h"
 #include "util/env.h"
 #include "util/envtable.h"
@@ -224,14 +226,17 @@ static void info_markdown(void) {
 }
 
 static void info_usage(FILE *f) {
-  fprintf(f, "usage: hcmpi_info [--env | --env-markdown | --help]\n"
+  fprintf(f, "usage: hcmpi_info [--env | --env-markdown | --mpit | --help]\n"
              "  (no option)     every section: version, configure, "
              "transports, devices,\n"
              "                  bootstrap, environment\n"
              "  --env           only the HCMPI_* variables (default, current, "
              "meaning)\n"
              "  --env-markdown  docs/environment.md, generated from the same "
-             "table\n");
+             "table\n"
+             "  --mpit          the MPI_T control and performance variables, "
+             "categories\n"
+             "                  and events (after MPI_Init as a singleton)\n");
 }
 
 int main(int argc, char **argv) {
@@ -239,6 +244,8 @@ int main(int argc, char **argv) {
     info_markdown();
     return 0;
   }
+  if (argc > 1 && strcmp(argv[1], "--mpit") == 0)
+    return hc_info_mpit();
   if (argc > 1 && strcmp(argv[1], "--env") == 0) {
     info_environment();
     return 0;

@@ -79,7 +79,7 @@ endif
 # tree is missing from the table.
 bin_PROGRAMS += tools/hcmpi_info
 tools_hcmpi_info_SOURCES = tools/hcmpi_info.c src/device/query.c \
-	src/device/query.h
+	src/device/query.h tools/hcmpi_info_mpit.c tools/hcmpi_info_mpit.h
 tools_hcmpi_info_LDADD = libhccore.la
 
 nodist_tools_hcmpi_info_SOURCES = tools/hcmpi_info_config.h

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 #define HC_BOOTSTRAP_KEY_MAX 64
 #define HC_BOOTSTRAP_VALUE_MAX 1024

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/acl.h"
 #include "device/device.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -309,6 +310,10 @@ static void acl_stream_destroy(void *stream) {
 
 void *hc_acl_stream_handle(void *stream) {
   return stream != NULL ? ((acl_stream_wrap_t *)stream)->stream : NULL;
+}
+
+int hc_acl_stream_device(void *stream) {
+  return stream != NULL ? ((acl_stream_wrap_t *)stream)->device : -1;
 }
 
 hc_status_t hc_acl_bind_device(int device) { return acl_bind(device); }

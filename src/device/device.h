@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 typedef enum hc_mem_kind {
   HC_MEM_HOST = 0,
@@ -213,13 +213,5 @@ hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr);
 void hc_device_ipc_release(const hc_ipc_handle_t *handle);
 /* Closes every cached import now (before the exporters withdraw). */
 void hc_device_ipc_close_all(void);
-
-/* ---- acl backend extras for the hccl data path (src/hcomm/devpath_hccl.c)
- * HCCL calls take the runtime's own stream and need the calling thread
- * bound to the device, as every ACL call does. */
-/* The aclrtStream inside a stream from hc_device_acl_ops.stream_create. */
-void *hc_acl_stream_handle(void *stream);
-/* aclrtSetDevice(device) for the calling thread (remembered per thread). */
-hc_status_t hc_acl_bind_device(int device);
 
 #endif /* HC_DEVICE_H */

@@ -24,7 +24,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, 'src', 'fortran')
+# HCMPI_FORTRAN_OUT writes elsewhere: tests/fortran/current.sh regenerates
+# into a temporary folder and compares with what is committed.
+OUT = os.environ.get('HCMPI_FORTRAN_OUT') or os.path.join(ROOT, 'src', 'fortran')
 
 # ---- the table ----------------------------------------------------------
 # Calls the generator leaves out, with the reason (see docs/fortran.md).
@@ -41,18 +43,11 @@ SKIP = {
     'Keyval_create': 'hand', 'Type_get_attr': 'hand', 'Type_set_attr': 'hand',
     'Type_create_keyval': 'hand',
     'Win_get_attr': 'hand', 'Win_set_attr': 'hand', 'Win_create_keyval': 'hand',
-    # MPI-4 large-count queries: in Fortran they are mpi_f08 overloads of
-    # the plain names, which this generator does not write yet.
-    'Type_size_c': 'large count', 'Type_get_extent_c': 'large count',
-    'Type_get_true_extent_c': 'large count', 'Get_count_c': 'large count',
-    'Get_elements_c': 'large count',
-    'Put_c': 'large count', 'Get_c': 'large count',
-    'Accumulate_c': 'large count', 'Get_accumulate_c': 'large count',
-    'Rput_c': 'large count', 'Rget_c': 'large count',
-    'Raccumulate_c': 'large count', 'Rget_accumulate_c': 'large count',
-    'Win_create_c': 'large count', 'Win_allocate_c': 'large count',
-    'Win_allocate_shared_c': 'large count',
-    'Win_shared_query_c': 'large count',
+    # Returns an address, like Buffer_detach.
+    'Buffer_detach_c': 'hand',
+    # The conversion callbacks would be called with C arguments.
+    'File_create_errhandler': 'hand',
+    'Register_datarep': 'callbacks', 'Register_datarep_c': 'callbacks',
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).
@@ -99,6 +94,8 @@ HAND = [
                            ('win_delete_attr_fn', 'fn'),
                            ('win_keyval', 'int*'),
                            ('extra_state', 'aint')], None),
+    ('File_create_errhandler', [('file_errhandler_fn', 'fn'),
+                                ('errhandler', 'h*:Errhandler')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
     ('Aint_diff', [('addr1', 'aint'), ('addr2', 'aint')], 'aint'),
     # MPI-1: INTEGER addresses, displacements and attribute values.
@@ -129,6 +126,7 @@ HAND = [
 
 # C `int` arguments that are LOGICAL in Fortran, and `int *` outputs too.
 LOGICAL_IN = {('Status_set_cancelled', 'flag'), ('Op_create', 'commute'),
+              ('Op_create_c', 'commute'),
               ('Intercomm_merge', 'high'), ('Cart_create', 'reorder'),
               ('Graph_create', 'reorder'), ('Dist_graph_create', 'reorder'),
               ('Dist_graph_create_adjacent', 'reorder')}
@@ -148,6 +146,7 @@ STRING_OUT = {
     ('Get_library_version', 'version'): 'MPI_MAX_LIBRARY_VERSION_STRING',
     ('Info_get_nthkey', 'key'): 'MPI_MAX_INFO_KEY',
     ('Info_get', 'value'): '(size_t)*valuelen',
+    ('File_get_view', 'datarep'): 'MPI_MAX_DATAREP_STRING',
 }
 # 0-based C indices that are 1-based in Fortran.
 INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx')}
@@ -166,9 +165,10 @@ WEIGHTS = {('Dist_graph_create', 'weights'),
 
 HANDLES = ['Comm', 'Datatype', 'Group', 'Info', 'Op', 'Errhandler',
            'Request', 'Win', 'Session', 'Message', 'File']
-PASS_FN = {'MPI_User_function', 'MPI_Comm_errhandler_function',
+PASS_FN = {'MPI_User_function', 'MPI_User_function_c', 'MPI_Comm_errhandler_function',
            'MPI_Win_errhandler_function', 'MPI_Session_errhandler_function',
-           'MPI_Comm_errhandler_fn', 'MPI_Handler_function'}
+           'MPI_Comm_errhandler_fn', 'MPI_Handler_function',
+           'MPI_File_errhandler_function'}
 
 
 # ---- reading the C library ----------------------------------------------
@@ -186,13 +186,15 @@ def read_prototypes():
 
 def implemented_calls():
     names = set()
-    d = os.path.join(ROOT, 'src', 'mpi')
-    for f in sorted(os.listdir(d)):
-        if f.endswith('.c'):
-            src = open(os.path.join(d, f)).read()
-            names.update(re.findall(r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(',
-                                    src, flags=re.M))
-    return names
+    for layer in ('mpi', 'io'):
+        d = os.path.join(ROOT, 'src', layer)
+        for f in sorted(os.listdir(d)):
+            if f.endswith('.c'):
+                src = open(os.path.join(d, f)).read()
+                names.update(re.findall(
+                    r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(', src, flags=re.M))
+    # The tool interface (MPI_T_*) has no Fortran bindings in the standard.
+    return {n for n in names if not n.startswith('T_')}
 
 
 def parse_arg(call, arg):
@@ -240,6 +242,7 @@ def parse_arg(call, arg):
         return name, 'st[]'  # mpi.h spells status arrays as pointers
     if ctype == 'MPI_Status *' and not arr:
         if call in ('Get_count', 'Get_elements', 'Get_elements_x',
+                    'Get_count_c', 'Get_elements_c',
                     'Test_cancelled', 'Status_set_elements',
                     'Status_set_elements_x', 'Status_set_cancelled'):
             return name, 'stin'
@@ -311,6 +314,12 @@ def c_body(call, args):
     for n, k in args:
         if k == 'buf':
             actual.append('hc_f_buf(%s)' % n)
+        elif k == 'h:File':  # a pointer in C, an integer in Fortran
+            actual.append('MPI_File_f2c(*%s)' % n)
+        elif k == 'h*:File':
+            pre.append('MPI_File %s_c = MPI_File_f2c(*%s);' % (n, n))
+            actual.append('&%s_c' % n)
+            post.append('*%s = MPI_File_c2f(%s_c);' % (n, n))
         elif k in ('int', 'aint', 'count', 'offset', 'lin') or \
                 k.startswith('h:'):
             actual.append('*' + n if k != 'lin' else '(*%s != 0)' % n)
@@ -377,12 +386,14 @@ def alias_names(call):
 def write_c(calls):
     hdr = ['/* Generated by src/fortran/buildiface.py; do not edit. */',
            '#ifndef HC_FORT_BIND_H', '#define HC_FORT_BIND_H',
-           '#include <stddef.h>', '#include "mpi.h"', '']
+           # In the order clang-format sorts them, so that the output is
+           # the same with and without it (tests/fortran/current.sh).
+           '#include "mpi.h"', '#include <stddef.h>', '']
     src = ['/* Generated by src/fortran/buildiface.py from include/mpi.h; do',
            ' * not edit.  Each pmpi_x_ converts Fortran arguments, calls the C',
            ' * MPI_x (so C-level profiling sees Fortran calls too) and stores',
            ' * the error code; the other name forms are weak aliases. */',
-           '#include <stdlib.h>', '#include "fortran/fort_impl.h"', '']
+           '#include "fortran/fort_impl.h"', '#include <stdlib.h>', '']
     for call, args in calls:
         sig = c_signature('pmpi_%s_' % call.lower(), args)
         hdr.append(sig + ';')
@@ -474,19 +485,75 @@ def wrap(line, width=100):
     return out + [line]
 
 
+# ---- large counts in mpi_f08 ----------------------------------------------
+# MPI-4 gives mpi_f08 the _c forms as overloads of the plain names: one
+# generic MPI_X whose specifics are MPI_X (INTEGER counts) and MPI_X_c
+# (INTEGER(KIND=MPI_COUNT_KIND)).  Where nothing but MPI_ADDRESS_KIND
+# against MPI_COUNT_KIND tells them apart (both kind 8 here), the _c form
+# keeps its own name only (MPI_Type_get_extent_c ...).  `use mpi` and
+# mpif.h have no large-count forms.
+def arg_tkr(kind):
+    """Type, kind and rank of a dummy for generic resolution; None for one
+    that matches anything (assumed type, procedures)."""
+    base = kind.split(':')[0]
+    if base in ('buf', 'fn'):
+        return None
+    rank = 2 if base == 'int[][3]' else \
+        1 if base.endswith('[]') or base == 'w[]' else 0
+    if base.startswith('h'):
+        return ('MPI_' + kind.split(':')[1], rank)
+    if base in ('lin', 'lout', 'l[]'):
+        return ('logical', rank)
+    if base.startswith(('aint', 'count', 'offset')):
+        return ('integer8', rank)
+    if base.startswith(('st',)):
+        return ('status', rank)
+    if base in ('sin', 'sout'):
+        return ('character', 0)
+    return ('integer', rank)
+
+
+def distinguishable(a, b):
+    if len(a) != len(b):
+        return True
+    for (_, ka), (_, kb) in zip(a, b):
+        ta, tb = arg_tkr(ka), arg_tkr(kb)
+        if ta is not None and tb is not None and ta != tb:
+            return True
+    return False
+
+
 def write_ifaces(calls, hand):
     entries = [(c, a, None) for c, a in calls] + HAND
     entries.sort(key=lambda e: e[0])
+    by_name = {c: a for c, a, _ in entries}
+    generic = {c[:-2] for c, a, _ in entries
+               if c.endswith('_c') and c[:-2] in by_name and
+               distinguishable(by_name[c[:-2]], a)}
     for f08, fname in ((False, 'mpi_ifaces.f90'), (True, 'mpi_f08_ifaces.f90')):
         out = ['! Generated by src/fortran/buildiface.py; do not edit.',
                'interface']
+        pairs = []
         for call, args, result in entries:
             if not f08 and call in MPIF_EXTERNAL:
                 continue
             if f08 and call in NOT_F08:
                 continue
+            large = call.endswith('_c') and call[:-2] in by_name
+            if large and not f08:
+                continue
+            if f08 and (call in generic or (large and call[:-2] in generic)):
+                pairs.append((call, args, result))
+                continue
             out += f_interface(call, args, result, f08)
         out.append('end interface')
+        for call, args, result in pairs:
+            if call.endswith('_c'):
+                continue
+            out.append('interface MPI_%s' % call)
+            out += f_interface(call, args, result, f08)
+            out += f_interface(call + '_c', by_name[call + '_c'], None, f08)
+            out.append('end interface')
         open(os.path.join(OUT, fname), 'w').write('\n'.join(out) + '\n')
 
 
@@ -516,7 +583,8 @@ def read_constants(cc):
         names += re.findall(r'(?:^|,)\s*(MPIX?_[A-Z0-9_]+)\b', body)
     names = sorted(set(names))
     names = [n for n in names if not n.endswith('_FN') and
-             not n.startswith('MPI_F_') and 'FMT' not in n]
+             not n.startswith('MPI_F_') and 'FMT' not in n and
+             (not n.startswith('MPI_T_') or n.startswith('MPI_T_ERR_'))]
     prog = ['#include <stdio.h>', '#include <mpi.h>', 'int main(void) {']
     for n in names:
         prog.append('  printf("%%s %%d %%lld\\n", "%s", '

@@ -35,6 +35,24 @@ void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_accumulate__ = pmpi_accumulate_
 #pragma weak PMPI_ACCUMULATE = pmpi_accumulate_
 
+void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                        MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                        MPI_Aint *target_disp, MPI_Count *target_count,
+                        MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Accumulate_c(hc_f_buf(origin_addr), *origin_count,
+                            *origin_datatype, *target_rank, *target_disp,
+                            *target_count, *target_datatype, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_accumulate_c_ = pmpi_accumulate_c_
+#pragma weak mpi_accumulate_c = pmpi_accumulate_c_
+#pragma weak mpi_accumulate_c__ = pmpi_accumulate_c_
+#pragma weak MPI_ACCUMULATE_C = pmpi_accumulate_c_
+#pragma weak pmpi_accumulate_c = pmpi_accumulate_c_
+#pragma weak pmpi_accumulate_c__ = pmpi_accumulate_c_
+#pragma weak PMPI_ACCUMULATE_C = pmpi_accumulate_c_
+
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
   int rc = MPI_Add_error_class(errorclass);
   hc_f_err(ierr, rc);
@@ -90,6 +108,21 @@ void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgather__ = pmpi_allgather_
 #pragma weak PMPI_ALLGATHER = pmpi_allgather_
 
+void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Allgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                           hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgather_c_ = pmpi_allgather_c_
+#pragma weak mpi_allgather_c = pmpi_allgather_c_
+#pragma weak mpi_allgather_c__ = pmpi_allgather_c_
+#pragma weak MPI_ALLGATHER_C = pmpi_allgather_c_
+#pragma weak pmpi_allgather_c = pmpi_allgather_c_
+#pragma weak pmpi_allgather_c__ = pmpi_allgather_c_
+#pragma weak PMPI_ALLGATHER_C = pmpi_allgather_c_
+
 void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
                           MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -108,6 +141,24 @@ void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgather_init__ = pmpi_allgather_init_
 #pragma weak PMPI_ALLGATHER_INIT = pmpi_allgather_init_
 
+void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                            MPI_Fint *sendtype, void *recvbuf,
+                            MPI_Count *recvcount, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Allgather_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                                *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgather_init_c_ = pmpi_allgather_init_c_
+#pragma weak mpi_allgather_init_c = pmpi_allgather_init_c_
+#pragma weak mpi_allgather_init_c__ = pmpi_allgather_init_c_
+#pragma weak MPI_ALLGATHER_INIT_C = pmpi_allgather_init_c_
+#pragma weak pmpi_allgather_init_c = pmpi_allgather_init_c_
+#pragma weak pmpi_allgather_init_c__ = pmpi_allgather_init_c_
+#pragma weak PMPI_ALLGATHER_INIT_C = pmpi_allgather_init_c_
+
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                       MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -123,6 +174,22 @@ void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgatherv = pmpi_allgatherv_
 #pragma weak pmpi_allgatherv__ = pmpi_allgatherv_
 #pragma weak PMPI_ALLGATHERV = pmpi_allgatherv_
+
+void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Allgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                       hc_f_buf(recvbuf), recvcounts, displs, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgatherv_c_ = pmpi_allgatherv_c_
+#pragma weak mpi_allgatherv_c = pmpi_allgatherv_c_
+#pragma weak mpi_allgatherv_c__ = pmpi_allgatherv_c_
+#pragma weak MPI_ALLGATHERV_C = pmpi_allgatherv_c_
+#pragma weak pmpi_allgatherv_c = pmpi_allgatherv_c_
+#pragma weak pmpi_allgatherv_c__ = pmpi_allgatherv_c_
+#pragma weak PMPI_ALLGATHERV_C = pmpi_allgatherv_c_
 
 void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, void *recvbuf,
@@ -141,6 +208,24 @@ void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgatherv_init = pmpi_allgatherv_init_
 #pragma weak pmpi_allgatherv_init__ = pmpi_allgatherv_init_
 #pragma weak PMPI_ALLGATHERV_INIT = pmpi_allgatherv_init_
+
+void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                             MPI_Fint *sendtype, void *recvbuf,
+                             MPI_Count *recvcounts, MPI_Aint *displs,
+                             MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Allgatherv_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                 hc_f_buf(recvbuf), recvcounts, displs,
+                                 *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allgatherv_init_c_ = pmpi_allgatherv_init_c_
+#pragma weak mpi_allgatherv_init_c = pmpi_allgatherv_init_c_
+#pragma weak mpi_allgatherv_init_c__ = pmpi_allgatherv_init_c_
+#pragma weak MPI_ALLGATHERV_INIT_C = pmpi_allgatherv_init_c_
+#pragma weak pmpi_allgatherv_init_c = pmpi_allgatherv_init_c_
+#pragma weak pmpi_allgatherv_init_c__ = pmpi_allgatherv_init_c_
+#pragma weak PMPI_ALLGATHERV_INIT_C = pmpi_allgatherv_init_c_
 
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr) {
@@ -170,6 +255,21 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce__ = pmpi_allreduce_
 #pragma weak PMPI_ALLREDUCE = pmpi_allreduce_
 
+void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Allreduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                           *datatype, *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allreduce_c_ = pmpi_allreduce_c_
+#pragma weak mpi_allreduce_c = pmpi_allreduce_c_
+#pragma weak mpi_allreduce_c__ = pmpi_allreduce_c_
+#pragma weak MPI_ALLREDUCE_C = pmpi_allreduce_c_
+#pragma weak pmpi_allreduce_c = pmpi_allreduce_c_
+#pragma weak pmpi_allreduce_c__ = pmpi_allreduce_c_
+#pragma weak PMPI_ALLREDUCE_C = pmpi_allreduce_c_
+
 void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                           MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
@@ -185,6 +285,21 @@ void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce_init__ = pmpi_allreduce_init_
 #pragma weak PMPI_ALLREDUCE_INIT = pmpi_allreduce_init_
 
+void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Allreduce_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                                *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_allreduce_init_c_ = pmpi_allreduce_init_c_
+#pragma weak mpi_allreduce_init_c = pmpi_allreduce_init_c_
+#pragma weak mpi_allreduce_init_c__ = pmpi_allreduce_init_c_
+#pragma weak MPI_ALLREDUCE_INIT_C = pmpi_allreduce_init_c_
+#pragma weak pmpi_allreduce_init_c = pmpi_allreduce_init_c_
+#pragma weak pmpi_allreduce_init_c__ = pmpi_allreduce_init_c_
+#pragma weak PMPI_ALLREDUCE_INIT_C = pmpi_allreduce_init_c_
+
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *comm, MPI_Fint *ierr) {
@@ -199,6 +314,21 @@ void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall = pmpi_alltoall_
 #pragma weak pmpi_alltoall__ = pmpi_alltoall_
 #pragma weak PMPI_ALLTOALL = pmpi_alltoall_
+
+void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Alltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                          hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoall_c_ = pmpi_alltoall_c_
+#pragma weak mpi_alltoall_c = pmpi_alltoall_c_
+#pragma weak mpi_alltoall_c__ = pmpi_alltoall_c_
+#pragma weak MPI_ALLTOALL_C = pmpi_alltoall_c_
+#pragma weak pmpi_alltoall_c = pmpi_alltoall_c_
+#pragma weak pmpi_alltoall_c__ = pmpi_alltoall_c_
+#pragma weak PMPI_ALLTOALL_C = pmpi_alltoall_c_
 
 void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                          void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -217,6 +347,24 @@ void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall_init__ = pmpi_alltoall_init_
 #pragma weak PMPI_ALLTOALL_INIT = pmpi_alltoall_init_
 
+void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
+                           MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Alltoall_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                               hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                               *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoall_init_c_ = pmpi_alltoall_init_c_
+#pragma weak mpi_alltoall_init_c = pmpi_alltoall_init_c_
+#pragma weak mpi_alltoall_init_c__ = pmpi_alltoall_init_c_
+#pragma weak MPI_ALLTOALL_INIT_C = pmpi_alltoall_init_c_
+#pragma weak pmpi_alltoall_init_c = pmpi_alltoall_init_c_
+#pragma weak pmpi_alltoall_init_c__ = pmpi_alltoall_init_c_
+#pragma weak PMPI_ALLTOALL_INIT_C = pmpi_alltoall_init_c_
+
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
@@ -233,6 +381,23 @@ void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallv = pmpi_alltoallv_
 #pragma weak pmpi_alltoallv__ = pmpi_alltoallv_
 #pragma weak PMPI_ALLTOALLV = pmpi_alltoallv_
+
+void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts,
+                       MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                       MPI_Fint *ierr) {
+  int rc =
+      MPI_Alltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                      hc_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallv_c_ = pmpi_alltoallv_c_
+#pragma weak mpi_alltoallv_c = pmpi_alltoallv_c_
+#pragma weak mpi_alltoallv_c__ = pmpi_alltoallv_c_
+#pragma weak MPI_ALLTOALLV_C = pmpi_alltoallv_c_
+#pragma weak pmpi_alltoallv_c = pmpi_alltoallv_c_
+#pragma weak pmpi_alltoallv_c__ = pmpi_alltoallv_c_
+#pragma weak PMPI_ALLTOALLV_C = pmpi_alltoallv_c_
 
 void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
@@ -252,6 +417,25 @@ void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_alltoallv_init__ = pmpi_alltoallv_init_
 #pragma weak PMPI_ALLTOALLV_INIT = pmpi_alltoallv_init_
 
+void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                            MPI_Aint *sdispls, MPI_Fint *sendtype,
+                            void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Aint *rdispls, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Alltoallv_init_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                rdispls, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallv_init_c_ = pmpi_alltoallv_init_c_
+#pragma weak mpi_alltoallv_init_c = pmpi_alltoallv_init_c_
+#pragma weak mpi_alltoallv_init_c__ = pmpi_alltoallv_init_c_
+#pragma weak MPI_ALLTOALLV_INIT_C = pmpi_alltoallv_init_c_
+#pragma weak pmpi_alltoallv_init_c = pmpi_alltoallv_init_c_
+#pragma weak pmpi_alltoallv_init_c__ = pmpi_alltoallv_init_c_
+#pragma weak PMPI_ALLTOALLV_INIT_C = pmpi_alltoallv_init_c_
+
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
@@ -268,6 +452,23 @@ void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallw = pmpi_alltoallw_
 #pragma weak pmpi_alltoallw__ = pmpi_alltoallw_
 #pragma weak PMPI_ALLTOALLW = pmpi_alltoallw_
+
+void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                       MPI_Fint *sendtypes, void *recvbuf,
+                       MPI_Count *recvcounts, MPI_Aint *rdispls,
+                       MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Alltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                      hc_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallw_c_ = pmpi_alltoallw_c_
+#pragma weak mpi_alltoallw_c = pmpi_alltoallw_c_
+#pragma weak mpi_alltoallw_c__ = pmpi_alltoallw_c_
+#pragma weak MPI_ALLTOALLW_C = pmpi_alltoallw_c_
+#pragma weak pmpi_alltoallw_c = pmpi_alltoallw_c_
+#pragma weak pmpi_alltoallw_c__ = pmpi_alltoallw_c_
+#pragma weak PMPI_ALLTOALLW_C = pmpi_alltoallw_c_
 
 void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
@@ -286,6 +487,25 @@ void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_alltoallw_init = pmpi_alltoallw_init_
 #pragma weak pmpi_alltoallw_init__ = pmpi_alltoallw_init_
 #pragma weak PMPI_ALLTOALLW_INIT = pmpi_alltoallw_init_
+
+void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                            MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                            void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Alltoallw_init_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                rdispls, recvtypes, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_alltoallw_init_c_ = pmpi_alltoallw_init_c_
+#pragma weak mpi_alltoallw_init_c = pmpi_alltoallw_init_c_
+#pragma weak mpi_alltoallw_init_c__ = pmpi_alltoallw_init_c_
+#pragma weak MPI_ALLTOALLW_INIT_C = pmpi_alltoallw_init_c_
+#pragma weak pmpi_alltoallw_init_c = pmpi_alltoallw_init_c_
+#pragma weak pmpi_alltoallw_init_c__ = pmpi_alltoallw_init_c_
+#pragma weak PMPI_ALLTOALLW_INIT_C = pmpi_alltoallw_init_c_
 
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Attr_delete(*comm, *keyval);
@@ -337,6 +557,19 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast__ = pmpi_bcast_
 #pragma weak PMPI_BCAST = pmpi_bcast_
 
+void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Bcast_c(hc_f_buf(buffer), *count, *datatype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bcast_c_ = pmpi_bcast_c_
+#pragma weak mpi_bcast_c = pmpi_bcast_c_
+#pragma weak mpi_bcast_c__ = pmpi_bcast_c_
+#pragma weak MPI_BCAST_C = pmpi_bcast_c_
+#pragma weak pmpi_bcast_c = pmpi_bcast_c_
+#pragma weak pmpi_bcast_c__ = pmpi_bcast_c_
+#pragma weak PMPI_BCAST_C = pmpi_bcast_c_
+
 void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                       MPI_Fint *request, MPI_Fint *ierr) {
@@ -352,6 +585,21 @@ void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast_init__ = pmpi_bcast_init_
 #pragma weak PMPI_BCAST_INIT = pmpi_bcast_init_
 
+void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Bcast_init_c(hc_f_buf(buffer), *count, *datatype, *root, *comm,
+                            *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bcast_init_c_ = pmpi_bcast_init_c_
+#pragma weak mpi_bcast_init_c = pmpi_bcast_init_c_
+#pragma weak mpi_bcast_init_c__ = pmpi_bcast_init_c_
+#pragma weak MPI_BCAST_INIT_C = pmpi_bcast_init_c_
+#pragma weak pmpi_bcast_init_c = pmpi_bcast_init_c_
+#pragma weak pmpi_bcast_init_c__ = pmpi_bcast_init_c_
+#pragma weak PMPI_BCAST_INIT_C = pmpi_bcast_init_c_
+
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Bsend(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -364,6 +612,20 @@ void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_bsend = pmpi_bsend_
 #pragma weak pmpi_bsend__ = pmpi_bsend_
 #pragma weak PMPI_BSEND = pmpi_bsend_
+
+void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr) {
+  int rc = MPI_Bsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bsend_c_ = pmpi_bsend_c_
+#pragma weak mpi_bsend_c = pmpi_bsend_c_
+#pragma weak mpi_bsend_c__ = pmpi_bsend_c_
+#pragma weak MPI_BSEND_C = pmpi_bsend_c_
+#pragma weak pmpi_bsend_c = pmpi_bsend_c_
+#pragma weak pmpi_bsend_c__ = pmpi_bsend_c_
+#pragma weak PMPI_BSEND_C = pmpi_bsend_c_
 
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -380,6 +642,21 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bsend_init__ = pmpi_bsend_init_
 #pragma weak PMPI_BSEND_INIT = pmpi_bsend_init_
 
+void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Bsend_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_bsend_init_c_ = pmpi_bsend_init_c_
+#pragma weak mpi_bsend_init_c = pmpi_bsend_init_c_
+#pragma weak mpi_bsend_init_c__ = pmpi_bsend_init_c_
+#pragma weak MPI_BSEND_INIT_C = pmpi_bsend_init_c_
+#pragma weak pmpi_bsend_init_c = pmpi_bsend_init_c_
+#pragma weak pmpi_bsend_init_c__ = pmpi_bsend_init_c_
+#pragma weak PMPI_BSEND_INIT_C = pmpi_bsend_init_c_
+
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Buffer_attach(hc_f_buf(buffer), *size);
   hc_f_err(ierr, rc);
@@ -391,6 +668,18 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_buffer_attach = pmpi_buffer_attach_
 #pragma weak pmpi_buffer_attach__ = pmpi_buffer_attach_
 #pragma weak PMPI_BUFFER_ATTACH = pmpi_buffer_attach_
+
+void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Buffer_attach_c(hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_buffer_attach_c_ = pmpi_buffer_attach_c_
+#pragma weak mpi_buffer_attach_c = pmpi_buffer_attach_c_
+#pragma weak mpi_buffer_attach_c__ = pmpi_buffer_attach_c_
+#pragma weak MPI_BUFFER_ATTACH_C = pmpi_buffer_attach_c_
+#pragma weak pmpi_buffer_attach_c = pmpi_buffer_attach_c_
+#pragma weak pmpi_buffer_attach_c__ = pmpi_buffer_attach_c_
+#pragma weak PMPI_BUFFER_ATTACH_C = pmpi_buffer_attach_c_
 
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Cancel(request);
@@ -1061,6 +1350,21 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan__ = pmpi_exscan_
 #pragma weak PMPI_EXSCAN = pmpi_exscan_
 
+void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                    MPI_Fint *ierr) {
+  int rc = MPI_Exscan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                        *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_exscan_c_ = pmpi_exscan_c_
+#pragma weak mpi_exscan_c = pmpi_exscan_c_
+#pragma weak mpi_exscan_c__ = pmpi_exscan_c_
+#pragma weak MPI_EXSCAN_C = pmpi_exscan_c_
+#pragma weak pmpi_exscan_c = pmpi_exscan_c_
+#pragma weak pmpi_exscan_c__ = pmpi_exscan_c_
+#pragma weak PMPI_EXSCAN_C = pmpi_exscan_c_
+
 void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                        MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
@@ -1075,6 +1379,21 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan_init = pmpi_exscan_init_
 #pragma weak pmpi_exscan_init__ = pmpi_exscan_init_
 #pragma weak PMPI_EXSCAN_INIT = pmpi_exscan_init_
+
+void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Exscan_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                             *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_exscan_init_c_ = pmpi_exscan_init_c_
+#pragma weak mpi_exscan_init_c = pmpi_exscan_init_c_
+#pragma weak mpi_exscan_init_c__ = pmpi_exscan_init_c_
+#pragma weak MPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
+#pragma weak pmpi_exscan_init_c = pmpi_exscan_init_c_
+#pragma weak pmpi_exscan_init_c__ = pmpi_exscan_init_c_
+#pragma weak PMPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
 
 void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
                         MPI_Fint *datatype, MPI_Fint *target_rank,
@@ -1091,6 +1410,1261 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
 #pragma weak pmpi_fetch_and_op = pmpi_fetch_and_op_
 #pragma weak pmpi_fetch_and_op__ = pmpi_fetch_and_op_
 #pragma weak PMPI_FETCH_AND_OP = pmpi_fetch_and_op_
+
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_call_errhandler(MPI_File_f2c(*fh), *errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_call_errhandler_ = pmpi_file_call_errhandler_
+#pragma weak mpi_file_call_errhandler = pmpi_file_call_errhandler_
+#pragma weak mpi_file_call_errhandler__ = pmpi_file_call_errhandler_
+#pragma weak MPI_FILE_CALL_ERRHANDLER = pmpi_file_call_errhandler_
+#pragma weak pmpi_file_call_errhandler = pmpi_file_call_errhandler_
+#pragma weak pmpi_file_call_errhandler__ = pmpi_file_call_errhandler_
+#pragma weak PMPI_FILE_CALL_ERRHANDLER = pmpi_file_call_errhandler_
+
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr) {
+  MPI_File fh_c = MPI_File_f2c(*fh);
+  int rc = MPI_File_close(&fh_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *fh = MPI_File_c2f(fh_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_close_ = pmpi_file_close_
+#pragma weak mpi_file_close = pmpi_file_close_
+#pragma weak mpi_file_close__ = pmpi_file_close_
+#pragma weak MPI_FILE_CLOSE = pmpi_file_close_
+#pragma weak pmpi_file_close = pmpi_file_close_
+#pragma weak pmpi_file_close__ = pmpi_file_close_
+#pragma weak PMPI_FILE_CLOSE = pmpi_file_close_
+
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
+                       size_t filename_len) {
+  char *filename_c = hc_f_str_in(filename, filename_len);
+  int rc = MPI_File_delete(filename_c, *info);
+  free(filename_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_delete_ = pmpi_file_delete_
+#pragma weak mpi_file_delete = pmpi_file_delete_
+#pragma weak mpi_file_delete__ = pmpi_file_delete_
+#pragma weak MPI_FILE_DELETE = pmpi_file_delete_
+#pragma weak pmpi_file_delete = pmpi_file_delete_
+#pragma weak pmpi_file_delete__ = pmpi_file_delete_
+#pragma weak PMPI_FILE_DELETE = pmpi_file_delete_
+
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr) {
+  int rc = MPI_File_get_amode(MPI_File_f2c(*fh), amode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_amode_ = pmpi_file_get_amode_
+#pragma weak mpi_file_get_amode = pmpi_file_get_amode_
+#pragma weak mpi_file_get_amode__ = pmpi_file_get_amode_
+#pragma weak MPI_FILE_GET_AMODE = pmpi_file_get_amode_
+#pragma weak pmpi_file_get_amode = pmpi_file_get_amode_
+#pragma weak pmpi_file_get_amode__ = pmpi_file_get_amode_
+#pragma weak PMPI_FILE_GET_AMODE = pmpi_file_get_amode_
+
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_File_get_atomicity(MPI_File_f2c(*fh), &flag_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_atomicity_ = pmpi_file_get_atomicity_
+#pragma weak mpi_file_get_atomicity = pmpi_file_get_atomicity_
+#pragma weak mpi_file_get_atomicity__ = pmpi_file_get_atomicity_
+#pragma weak MPI_FILE_GET_ATOMICITY = pmpi_file_get_atomicity_
+#pragma weak pmpi_file_get_atomicity = pmpi_file_get_atomicity_
+#pragma weak pmpi_file_get_atomicity__ = pmpi_file_get_atomicity_
+#pragma weak PMPI_FILE_GET_ATOMICITY = pmpi_file_get_atomicity_
+
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset,
+                                MPI_Offset *disp, MPI_Fint *ierr) {
+  int rc = MPI_File_get_byte_offset(MPI_File_f2c(*fh), *offset, disp);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_byte_offset_ = pmpi_file_get_byte_offset_
+#pragma weak mpi_file_get_byte_offset = pmpi_file_get_byte_offset_
+#pragma weak mpi_file_get_byte_offset__ = pmpi_file_get_byte_offset_
+#pragma weak MPI_FILE_GET_BYTE_OFFSET = pmpi_file_get_byte_offset_
+#pragma weak pmpi_file_get_byte_offset = pmpi_file_get_byte_offset_
+#pragma weak pmpi_file_get_byte_offset__ = pmpi_file_get_byte_offset_
+#pragma weak PMPI_FILE_GET_BYTE_OFFSET = pmpi_file_get_byte_offset_
+
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_get_errhandler(MPI_File_f2c(*file), errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_errhandler_ = pmpi_file_get_errhandler_
+#pragma weak mpi_file_get_errhandler = pmpi_file_get_errhandler_
+#pragma weak mpi_file_get_errhandler__ = pmpi_file_get_errhandler_
+#pragma weak MPI_FILE_GET_ERRHANDLER = pmpi_file_get_errhandler_
+#pragma weak pmpi_file_get_errhandler = pmpi_file_get_errhandler_
+#pragma weak pmpi_file_get_errhandler__ = pmpi_file_get_errhandler_
+#pragma weak PMPI_FILE_GET_ERRHANDLER = pmpi_file_get_errhandler_
+
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr) {
+  int rc = MPI_File_get_group(MPI_File_f2c(*fh), group);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_group_ = pmpi_file_get_group_
+#pragma weak mpi_file_get_group = pmpi_file_get_group_
+#pragma weak mpi_file_get_group__ = pmpi_file_get_group_
+#pragma weak MPI_FILE_GET_GROUP = pmpi_file_get_group_
+#pragma weak pmpi_file_get_group = pmpi_file_get_group_
+#pragma weak pmpi_file_get_group__ = pmpi_file_get_group_
+#pragma weak PMPI_FILE_GET_GROUP = pmpi_file_get_group_
+
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr) {
+  int rc = MPI_File_get_info(MPI_File_f2c(*fh), info_used);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_info_ = pmpi_file_get_info_
+#pragma weak mpi_file_get_info = pmpi_file_get_info_
+#pragma weak mpi_file_get_info__ = pmpi_file_get_info_
+#pragma weak MPI_FILE_GET_INFO = pmpi_file_get_info_
+#pragma weak pmpi_file_get_info = pmpi_file_get_info_
+#pragma weak pmpi_file_get_info__ = pmpi_file_get_info_
+#pragma weak PMPI_FILE_GET_INFO = pmpi_file_get_info_
+
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr) {
+  int rc = MPI_File_get_position(MPI_File_f2c(*fh), offset);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_position_ = pmpi_file_get_position_
+#pragma weak mpi_file_get_position = pmpi_file_get_position_
+#pragma weak mpi_file_get_position__ = pmpi_file_get_position_
+#pragma weak MPI_FILE_GET_POSITION = pmpi_file_get_position_
+#pragma weak pmpi_file_get_position = pmpi_file_get_position_
+#pragma weak pmpi_file_get_position__ = pmpi_file_get_position_
+#pragma weak PMPI_FILE_GET_POSITION = pmpi_file_get_position_
+
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset,
+                                    MPI_Fint *ierr) {
+  int rc = MPI_File_get_position_shared(MPI_File_f2c(*fh), offset);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_position_shared_ = pmpi_file_get_position_shared_
+#pragma weak mpi_file_get_position_shared = pmpi_file_get_position_shared_
+#pragma weak mpi_file_get_position_shared__ = pmpi_file_get_position_shared_
+#pragma weak MPI_FILE_GET_POSITION_SHARED = pmpi_file_get_position_shared_
+#pragma weak pmpi_file_get_position_shared = pmpi_file_get_position_shared_
+#pragma weak pmpi_file_get_position_shared__ = pmpi_file_get_position_shared_
+#pragma weak PMPI_FILE_GET_POSITION_SHARED = pmpi_file_get_position_shared_
+
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+  int rc = MPI_File_get_size(MPI_File_f2c(*fh), size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_size_ = pmpi_file_get_size_
+#pragma weak mpi_file_get_size = pmpi_file_get_size_
+#pragma weak mpi_file_get_size__ = pmpi_file_get_size_
+#pragma weak MPI_FILE_GET_SIZE = pmpi_file_get_size_
+#pragma weak pmpi_file_get_size = pmpi_file_get_size_
+#pragma weak pmpi_file_get_size__ = pmpi_file_get_size_
+#pragma weak PMPI_FILE_GET_SIZE = pmpi_file_get_size_
+
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype,
+                                MPI_Aint *extent, MPI_Fint *ierr) {
+  int rc = MPI_File_get_type_extent(MPI_File_f2c(*fh), *datatype, extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_type_extent_ = pmpi_file_get_type_extent_
+#pragma weak mpi_file_get_type_extent = pmpi_file_get_type_extent_
+#pragma weak mpi_file_get_type_extent__ = pmpi_file_get_type_extent_
+#pragma weak MPI_FILE_GET_TYPE_EXTENT = pmpi_file_get_type_extent_
+#pragma weak pmpi_file_get_type_extent = pmpi_file_get_type_extent_
+#pragma weak pmpi_file_get_type_extent__ = pmpi_file_get_type_extent_
+#pragma weak PMPI_FILE_GET_TYPE_EXTENT = pmpi_file_get_type_extent_
+
+void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
+                                  MPI_Count *extent, MPI_Fint *ierr) {
+  int rc = MPI_File_get_type_extent_c(MPI_File_f2c(*fh), *datatype, extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_type_extent_c_ = pmpi_file_get_type_extent_c_
+#pragma weak mpi_file_get_type_extent_c = pmpi_file_get_type_extent_c_
+#pragma weak mpi_file_get_type_extent_c__ = pmpi_file_get_type_extent_c_
+#pragma weak MPI_FILE_GET_TYPE_EXTENT_C = pmpi_file_get_type_extent_c_
+#pragma weak pmpi_file_get_type_extent_c = pmpi_file_get_type_extent_c_
+#pragma weak pmpi_file_get_type_extent_c__ = pmpi_file_get_type_extent_c_
+#pragma weak PMPI_FILE_GET_TYPE_EXTENT_C = pmpi_file_get_type_extent_c_
+
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *ierr,
+                         size_t datarep_len) {
+  char *datarep_c = hc_f_str_buf(MPI_MAX_DATAREP_STRING);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc =
+      MPI_File_get_view(MPI_File_f2c(*fh), disp, etype, filetype, datarep_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(datarep, datarep_len, datarep_c);
+  }
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_get_view_ = pmpi_file_get_view_
+#pragma weak mpi_file_get_view = pmpi_file_get_view_
+#pragma weak mpi_file_get_view__ = pmpi_file_get_view_
+#pragma weak MPI_FILE_GET_VIEW = pmpi_file_get_view_
+#pragma weak pmpi_file_get_view = pmpi_file_get_view_
+#pragma weak pmpi_file_get_view__ = pmpi_file_get_view_
+#pragma weak PMPI_FILE_GET_VIEW = pmpi_file_get_view_
+
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                          request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_ = pmpi_file_iread_
+#pragma weak mpi_file_iread = pmpi_file_iread_
+#pragma weak mpi_file_iread__ = pmpi_file_iread_
+#pragma weak MPI_FILE_IREAD = pmpi_file_iread_
+#pragma weak pmpi_file_iread = pmpi_file_iread_
+#pragma weak pmpi_file_iread__ = pmpi_file_iread_
+#pragma weak PMPI_FILE_IREAD = pmpi_file_iread_
+
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *request,
+                          MPI_Fint *ierr) {
+  int rc = MPI_File_iread_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                              *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_all_ = pmpi_file_iread_all_
+#pragma weak mpi_file_iread_all = pmpi_file_iread_all_
+#pragma weak mpi_file_iread_all__ = pmpi_file_iread_all_
+#pragma weak MPI_FILE_IREAD_ALL = pmpi_file_iread_all_
+#pragma weak pmpi_file_iread_all = pmpi_file_iread_all_
+#pragma weak pmpi_file_iread_all__ = pmpi_file_iread_all_
+#pragma weak PMPI_FILE_IREAD_ALL = pmpi_file_iread_all_
+
+void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_iread_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_all_c_ = pmpi_file_iread_all_c_
+#pragma weak mpi_file_iread_all_c = pmpi_file_iread_all_c_
+#pragma weak mpi_file_iread_all_c__ = pmpi_file_iread_all_c_
+#pragma weak MPI_FILE_IREAD_ALL_C = pmpi_file_iread_all_c_
+#pragma weak pmpi_file_iread_all_c = pmpi_file_iread_all_c_
+#pragma weak pmpi_file_iread_all_c__ = pmpi_file_iread_all_c_
+#pragma weak PMPI_FILE_IREAD_ALL_C = pmpi_file_iread_all_c_
+
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                             *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_ = pmpi_file_iread_at_
+#pragma weak mpi_file_iread_at = pmpi_file_iread_at_
+#pragma weak mpi_file_iread_at__ = pmpi_file_iread_at_
+#pragma weak MPI_FILE_IREAD_AT = pmpi_file_iread_at_
+#pragma weak pmpi_file_iread_at = pmpi_file_iread_at_
+#pragma weak pmpi_file_iread_at__ = pmpi_file_iread_at_
+#pragma weak PMPI_FILE_IREAD_AT = pmpi_file_iread_at_
+
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                 *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_all_ = pmpi_file_iread_at_all_
+#pragma weak mpi_file_iread_at_all = pmpi_file_iread_at_all_
+#pragma weak mpi_file_iread_at_all__ = pmpi_file_iread_at_all_
+#pragma weak MPI_FILE_IREAD_AT_ALL = pmpi_file_iread_at_all_
+#pragma weak pmpi_file_iread_at_all = pmpi_file_iread_at_all_
+#pragma weak pmpi_file_iread_at_all__ = pmpi_file_iread_at_all_
+#pragma weak PMPI_FILE_IREAD_AT_ALL = pmpi_file_iread_at_all_
+
+void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                   *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_all_c_ = pmpi_file_iread_at_all_c_
+#pragma weak mpi_file_iread_at_all_c = pmpi_file_iread_at_all_c_
+#pragma weak mpi_file_iread_at_all_c__ = pmpi_file_iread_at_all_c_
+#pragma weak MPI_FILE_IREAD_AT_ALL_C = pmpi_file_iread_at_all_c_
+#pragma weak pmpi_file_iread_at_all_c = pmpi_file_iread_at_all_c_
+#pragma weak pmpi_file_iread_at_all_c__ = pmpi_file_iread_at_all_c_
+#pragma weak PMPI_FILE_IREAD_AT_ALL_C = pmpi_file_iread_at_all_c_
+
+void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                               *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_at_c_ = pmpi_file_iread_at_c_
+#pragma weak mpi_file_iread_at_c = pmpi_file_iread_at_c_
+#pragma weak mpi_file_iread_at_c__ = pmpi_file_iread_at_c_
+#pragma weak MPI_FILE_IREAD_AT_C = pmpi_file_iread_at_c_
+#pragma weak pmpi_file_iread_at_c = pmpi_file_iread_at_c_
+#pragma weak pmpi_file_iread_at_c__ = pmpi_file_iread_at_c_
+#pragma weak PMPI_FILE_IREAD_AT_C = pmpi_file_iread_at_c_
+
+void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iread_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                            request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_c_ = pmpi_file_iread_c_
+#pragma weak mpi_file_iread_c = pmpi_file_iread_c_
+#pragma weak mpi_file_iread_c__ = pmpi_file_iread_c_
+#pragma weak MPI_FILE_IREAD_C = pmpi_file_iread_c_
+#pragma weak pmpi_file_iread_c = pmpi_file_iread_c_
+#pragma weak pmpi_file_iread_c__ = pmpi_file_iread_c_
+#pragma weak PMPI_FILE_IREAD_C = pmpi_file_iread_c_
+
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_iread_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_shared_ = pmpi_file_iread_shared_
+#pragma weak mpi_file_iread_shared = pmpi_file_iread_shared_
+#pragma weak mpi_file_iread_shared__ = pmpi_file_iread_shared_
+#pragma weak MPI_FILE_IREAD_SHARED = pmpi_file_iread_shared_
+#pragma weak pmpi_file_iread_shared = pmpi_file_iread_shared_
+#pragma weak pmpi_file_iread_shared__ = pmpi_file_iread_shared_
+#pragma weak PMPI_FILE_IREAD_SHARED = pmpi_file_iread_shared_
+
+void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_iread_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iread_shared_c_ = pmpi_file_iread_shared_c_
+#pragma weak mpi_file_iread_shared_c = pmpi_file_iread_shared_c_
+#pragma weak mpi_file_iread_shared_c__ = pmpi_file_iread_shared_c_
+#pragma weak MPI_FILE_IREAD_SHARED_C = pmpi_file_iread_shared_c_
+#pragma weak pmpi_file_iread_shared_c = pmpi_file_iread_shared_c_
+#pragma weak pmpi_file_iread_shared_c__ = pmpi_file_iread_shared_c_
+#pragma weak PMPI_FILE_IREAD_SHARED_C = pmpi_file_iread_shared_c_
+
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                           request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_ = pmpi_file_iwrite_
+#pragma weak mpi_file_iwrite = pmpi_file_iwrite_
+#pragma weak mpi_file_iwrite__ = pmpi_file_iwrite_
+#pragma weak MPI_FILE_IWRITE = pmpi_file_iwrite_
+#pragma weak pmpi_file_iwrite = pmpi_file_iwrite_
+#pragma weak pmpi_file_iwrite__ = pmpi_file_iwrite_
+#pragma weak PMPI_FILE_IWRITE = pmpi_file_iwrite_
+
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *request,
+                           MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                               *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_all_ = pmpi_file_iwrite_all_
+#pragma weak mpi_file_iwrite_all = pmpi_file_iwrite_all_
+#pragma weak mpi_file_iwrite_all__ = pmpi_file_iwrite_all_
+#pragma weak MPI_FILE_IWRITE_ALL = pmpi_file_iwrite_all_
+#pragma weak pmpi_file_iwrite_all = pmpi_file_iwrite_all_
+#pragma weak pmpi_file_iwrite_all__ = pmpi_file_iwrite_all_
+#pragma weak PMPI_FILE_IWRITE_ALL = pmpi_file_iwrite_all_
+
+void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_all_c_ = pmpi_file_iwrite_all_c_
+#pragma weak mpi_file_iwrite_all_c = pmpi_file_iwrite_all_c_
+#pragma weak mpi_file_iwrite_all_c__ = pmpi_file_iwrite_all_c_
+#pragma weak MPI_FILE_IWRITE_ALL_C = pmpi_file_iwrite_all_c_
+#pragma weak pmpi_file_iwrite_all_c = pmpi_file_iwrite_all_c_
+#pragma weak pmpi_file_iwrite_all_c__ = pmpi_file_iwrite_all_c_
+#pragma weak PMPI_FILE_IWRITE_ALL_C = pmpi_file_iwrite_all_c_
+
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Fint *count, MPI_Fint *datatype,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                              *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_ = pmpi_file_iwrite_at_
+#pragma weak mpi_file_iwrite_at = pmpi_file_iwrite_at_
+#pragma weak mpi_file_iwrite_at__ = pmpi_file_iwrite_at_
+#pragma weak MPI_FILE_IWRITE_AT = pmpi_file_iwrite_at_
+#pragma weak pmpi_file_iwrite_at = pmpi_file_iwrite_at_
+#pragma weak pmpi_file_iwrite_at__ = pmpi_file_iwrite_at_
+#pragma weak PMPI_FILE_IWRITE_AT = pmpi_file_iwrite_at_
+
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Fint *count, MPI_Fint *datatype,
+                              MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                  *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_all_ = pmpi_file_iwrite_at_all_
+#pragma weak mpi_file_iwrite_at_all = pmpi_file_iwrite_at_all_
+#pragma weak mpi_file_iwrite_at_all__ = pmpi_file_iwrite_at_all_
+#pragma weak MPI_FILE_IWRITE_AT_ALL = pmpi_file_iwrite_at_all_
+#pragma weak pmpi_file_iwrite_at_all = pmpi_file_iwrite_at_all_
+#pragma weak pmpi_file_iwrite_at_all__ = pmpi_file_iwrite_at_all_
+#pragma weak PMPI_FILE_IWRITE_AT_ALL = pmpi_file_iwrite_at_all_
+
+void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                MPI_Count *count, MPI_Fint *datatype,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                    *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_all_c_ = pmpi_file_iwrite_at_all_c_
+#pragma weak mpi_file_iwrite_at_all_c = pmpi_file_iwrite_at_all_c_
+#pragma weak mpi_file_iwrite_at_all_c__ = pmpi_file_iwrite_at_all_c_
+#pragma weak MPI_FILE_IWRITE_AT_ALL_C = pmpi_file_iwrite_at_all_c_
+#pragma weak pmpi_file_iwrite_at_all_c = pmpi_file_iwrite_at_all_c_
+#pragma weak pmpi_file_iwrite_at_all_c__ = pmpi_file_iwrite_at_all_c_
+#pragma weak PMPI_FILE_IWRITE_AT_ALL_C = pmpi_file_iwrite_at_all_c_
+
+void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                *count, *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_at_c_ = pmpi_file_iwrite_at_c_
+#pragma weak mpi_file_iwrite_at_c = pmpi_file_iwrite_at_c_
+#pragma weak mpi_file_iwrite_at_c__ = pmpi_file_iwrite_at_c_
+#pragma weak MPI_FILE_IWRITE_AT_C = pmpi_file_iwrite_at_c_
+#pragma weak pmpi_file_iwrite_at_c = pmpi_file_iwrite_at_c_
+#pragma weak pmpi_file_iwrite_at_c__ = pmpi_file_iwrite_at_c_
+#pragma weak PMPI_FILE_IWRITE_AT_C = pmpi_file_iwrite_at_c_
+
+void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                             *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_c_ = pmpi_file_iwrite_c_
+#pragma weak mpi_file_iwrite_c = pmpi_file_iwrite_c_
+#pragma weak mpi_file_iwrite_c__ = pmpi_file_iwrite_c_
+#pragma weak MPI_FILE_IWRITE_C = pmpi_file_iwrite_c_
+#pragma weak pmpi_file_iwrite_c = pmpi_file_iwrite_c_
+#pragma weak pmpi_file_iwrite_c__ = pmpi_file_iwrite_c_
+#pragma weak PMPI_FILE_IWRITE_C = pmpi_file_iwrite_c_
+
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                  *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_shared_ = pmpi_file_iwrite_shared_
+#pragma weak mpi_file_iwrite_shared = pmpi_file_iwrite_shared_
+#pragma weak mpi_file_iwrite_shared__ = pmpi_file_iwrite_shared_
+#pragma weak MPI_FILE_IWRITE_SHARED = pmpi_file_iwrite_shared_
+#pragma weak pmpi_file_iwrite_shared = pmpi_file_iwrite_shared_
+#pragma weak pmpi_file_iwrite_shared__ = pmpi_file_iwrite_shared_
+#pragma weak PMPI_FILE_IWRITE_SHARED = pmpi_file_iwrite_shared_
+
+void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *request,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_iwrite_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                    *datatype, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_iwrite_shared_c_ = pmpi_file_iwrite_shared_c_
+#pragma weak mpi_file_iwrite_shared_c = pmpi_file_iwrite_shared_c_
+#pragma weak mpi_file_iwrite_shared_c__ = pmpi_file_iwrite_shared_c_
+#pragma weak MPI_FILE_IWRITE_SHARED_C = pmpi_file_iwrite_shared_c_
+#pragma weak pmpi_file_iwrite_shared_c = pmpi_file_iwrite_shared_c_
+#pragma weak pmpi_file_iwrite_shared_c__ = pmpi_file_iwrite_shared_c_
+#pragma weak PMPI_FILE_IWRITE_SHARED_C = pmpi_file_iwrite_shared_c_
+
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
+                     MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr,
+                     size_t filename_len) {
+  char *filename_c = hc_f_str_in(filename, filename_len);
+  MPI_File fh_c = MPI_File_f2c(*fh);
+  int rc = MPI_File_open(*comm, filename_c, *amode, *info, &fh_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *fh = MPI_File_c2f(fh_c);
+  }
+  free(filename_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_open_ = pmpi_file_open_
+#pragma weak mpi_file_open = pmpi_file_open_
+#pragma weak mpi_file_open__ = pmpi_file_open_
+#pragma weak MPI_FILE_OPEN = pmpi_file_open_
+#pragma weak pmpi_file_open = pmpi_file_open_
+#pragma weak pmpi_file_open__ = pmpi_file_open_
+#pragma weak PMPI_FILE_OPEN = pmpi_file_open_
+
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+  int rc = MPI_File_preallocate(MPI_File_f2c(*fh), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_preallocate_ = pmpi_file_preallocate_
+#pragma weak mpi_file_preallocate = pmpi_file_preallocate_
+#pragma weak mpi_file_preallocate__ = pmpi_file_preallocate_
+#pragma weak MPI_FILE_PREALLOCATE = pmpi_file_preallocate_
+#pragma weak pmpi_file_preallocate = pmpi_file_preallocate_
+#pragma weak pmpi_file_preallocate__ = pmpi_file_preallocate_
+#pragma weak PMPI_FILE_PREALLOCATE = pmpi_file_preallocate_
+
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                         hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ = pmpi_file_read_
+#pragma weak mpi_file_read = pmpi_file_read_
+#pragma weak mpi_file_read__ = pmpi_file_read_
+#pragma weak MPI_FILE_READ = pmpi_file_read_
+#pragma weak pmpi_file_read = pmpi_file_read_
+#pragma weak pmpi_file_read__ = pmpi_file_read_
+#pragma weak PMPI_FILE_READ = pmpi_file_read_
+
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                         MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                             *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_ = pmpi_file_read_all_
+#pragma weak mpi_file_read_all = pmpi_file_read_all_
+#pragma weak mpi_file_read_all__ = pmpi_file_read_all_
+#pragma weak MPI_FILE_READ_ALL = pmpi_file_read_all_
+#pragma weak pmpi_file_read_all = pmpi_file_read_all_
+#pragma weak pmpi_file_read_all__ = pmpi_file_read_all_
+#pragma weak PMPI_FILE_READ_ALL = pmpi_file_read_all_
+
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                               MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_begin(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_begin_ = pmpi_file_read_all_begin_
+#pragma weak mpi_file_read_all_begin = pmpi_file_read_all_begin_
+#pragma weak mpi_file_read_all_begin__ = pmpi_file_read_all_begin_
+#pragma weak MPI_FILE_READ_ALL_BEGIN = pmpi_file_read_all_begin_
+#pragma weak pmpi_file_read_all_begin = pmpi_file_read_all_begin_
+#pragma weak pmpi_file_read_all_begin__ = pmpi_file_read_all_begin_
+#pragma weak PMPI_FILE_READ_ALL_BEGIN = pmpi_file_read_all_begin_
+
+void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                     *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_begin_c_ = pmpi_file_read_all_begin_c_
+#pragma weak mpi_file_read_all_begin_c = pmpi_file_read_all_begin_c_
+#pragma weak mpi_file_read_all_begin_c__ = pmpi_file_read_all_begin_c_
+#pragma weak MPI_FILE_READ_ALL_BEGIN_C = pmpi_file_read_all_begin_c_
+#pragma weak pmpi_file_read_all_begin_c = pmpi_file_read_all_begin_c_
+#pragma weak pmpi_file_read_all_begin_c__ = pmpi_file_read_all_begin_c_
+#pragma weak PMPI_FILE_READ_ALL_BEGIN_C = pmpi_file_read_all_begin_c_
+
+void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                           MPI_Fint *datatype, MPI_Fint *status,
+                           MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                               *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_c_ = pmpi_file_read_all_c_
+#pragma weak mpi_file_read_all_c = pmpi_file_read_all_c_
+#pragma weak mpi_file_read_all_c__ = pmpi_file_read_all_c_
+#pragma weak MPI_FILE_READ_ALL_C = pmpi_file_read_all_c_
+#pragma weak pmpi_file_read_all_c = pmpi_file_read_all_c_
+#pragma weak pmpi_file_read_all_c__ = pmpi_file_read_all_c_
+#pragma weak PMPI_FILE_READ_ALL_C = pmpi_file_read_all_c_
+
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_read_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                 hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_all_end_ = pmpi_file_read_all_end_
+#pragma weak mpi_file_read_all_end = pmpi_file_read_all_end_
+#pragma weak mpi_file_read_all_end__ = pmpi_file_read_all_end_
+#pragma weak MPI_FILE_READ_ALL_END = pmpi_file_read_all_end_
+#pragma weak pmpi_file_read_all_end = pmpi_file_read_all_end_
+#pragma weak pmpi_file_read_all_end__ = pmpi_file_read_all_end_
+#pragma weak PMPI_FILE_READ_ALL_END = pmpi_file_read_all_end_
+
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                        MPI_Fint *ierr) {
+  int rc = MPI_File_read_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                            *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_ = pmpi_file_read_at_
+#pragma weak mpi_file_read_at = pmpi_file_read_at_
+#pragma weak mpi_file_read_at__ = pmpi_file_read_at_
+#pragma weak MPI_FILE_READ_AT = pmpi_file_read_at_
+#pragma weak pmpi_file_read_at = pmpi_file_read_at_
+#pragma weak pmpi_file_read_at__ = pmpi_file_read_at_
+#pragma weak PMPI_FILE_READ_AT = pmpi_file_read_at_
+
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Fint *count, MPI_Fint *datatype,
+                            MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_ = pmpi_file_read_at_all_
+#pragma weak mpi_file_read_at_all = pmpi_file_read_at_all_
+#pragma weak mpi_file_read_at_all__ = pmpi_file_read_at_all_
+#pragma weak MPI_FILE_READ_AT_ALL = pmpi_file_read_at_all_
+#pragma weak pmpi_file_read_at_all = pmpi_file_read_at_all_
+#pragma weak pmpi_file_read_at_all__ = pmpi_file_read_at_all_
+#pragma weak PMPI_FILE_READ_AT_ALL = pmpi_file_read_at_all_
+
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                  MPI_Fint *count, MPI_Fint *datatype,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_begin(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                      *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_begin_ = pmpi_file_read_at_all_begin_
+#pragma weak mpi_file_read_at_all_begin = pmpi_file_read_at_all_begin_
+#pragma weak mpi_file_read_at_all_begin__ = pmpi_file_read_at_all_begin_
+#pragma weak MPI_FILE_READ_AT_ALL_BEGIN = pmpi_file_read_at_all_begin_
+#pragma weak pmpi_file_read_at_all_begin = pmpi_file_read_at_all_begin_
+#pragma weak pmpi_file_read_at_all_begin__ = pmpi_file_read_at_all_begin_
+#pragma weak PMPI_FILE_READ_AT_ALL_BEGIN = pmpi_file_read_at_all_begin_
+
+void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                    MPI_Count *count, MPI_Fint *datatype,
+                                    MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_begin_c(MPI_File_f2c(*fh), *offset,
+                                        hc_f_buf(buf), *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_begin_c_ = pmpi_file_read_at_all_begin_c_
+#pragma weak mpi_file_read_at_all_begin_c = pmpi_file_read_at_all_begin_c_
+#pragma weak mpi_file_read_at_all_begin_c__ = pmpi_file_read_at_all_begin_c_
+#pragma weak MPI_FILE_READ_AT_ALL_BEGIN_C = pmpi_file_read_at_all_begin_c_
+#pragma weak pmpi_file_read_at_all_begin_c = pmpi_file_read_at_all_begin_c_
+#pragma weak pmpi_file_read_at_all_begin_c__ = pmpi_file_read_at_all_begin_c_
+#pragma weak PMPI_FILE_READ_AT_ALL_BEGIN_C = pmpi_file_read_at_all_begin_c_
+
+void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                  *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_c_ = pmpi_file_read_at_all_c_
+#pragma weak mpi_file_read_at_all_c = pmpi_file_read_at_all_c_
+#pragma weak mpi_file_read_at_all_c__ = pmpi_file_read_at_all_c_
+#pragma weak MPI_FILE_READ_AT_ALL_C = pmpi_file_read_at_all_c_
+#pragma weak pmpi_file_read_at_all_c = pmpi_file_read_at_all_c_
+#pragma weak pmpi_file_read_at_all_c__ = pmpi_file_read_at_all_c_
+#pragma weak PMPI_FILE_READ_AT_ALL_C = pmpi_file_read_at_all_c_
+
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                    hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_all_end_ = pmpi_file_read_at_all_end_
+#pragma weak mpi_file_read_at_all_end = pmpi_file_read_at_all_end_
+#pragma weak mpi_file_read_at_all_end__ = pmpi_file_read_at_all_end_
+#pragma weak MPI_FILE_READ_AT_ALL_END = pmpi_file_read_at_all_end_
+#pragma weak pmpi_file_read_at_all_end = pmpi_file_read_at_all_end_
+#pragma weak pmpi_file_read_at_all_end__ = pmpi_file_read_at_all_end_
+#pragma weak PMPI_FILE_READ_AT_ALL_END = pmpi_file_read_at_all_end_
+
+void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Count *count, MPI_Fint *datatype,
+                          MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                              *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_at_c_ = pmpi_file_read_at_c_
+#pragma weak mpi_file_read_at_c = pmpi_file_read_at_c_
+#pragma weak mpi_file_read_at_c__ = pmpi_file_read_at_c_
+#pragma weak MPI_FILE_READ_AT_C = pmpi_file_read_at_c_
+#pragma weak pmpi_file_read_at_c = pmpi_file_read_at_c_
+#pragma weak pmpi_file_read_at_c__ = pmpi_file_read_at_c_
+#pragma weak PMPI_FILE_READ_AT_C = pmpi_file_read_at_c_
+
+void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_read_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                           hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_c_ = pmpi_file_read_c_
+#pragma weak mpi_file_read_c = pmpi_file_read_c_
+#pragma weak mpi_file_read_c__ = pmpi_file_read_c_
+#pragma weak MPI_FILE_READ_C = pmpi_file_read_c_
+#pragma weak pmpi_file_read_c = pmpi_file_read_c_
+#pragma weak pmpi_file_read_c__ = pmpi_file_read_c_
+#pragma weak PMPI_FILE_READ_C = pmpi_file_read_c_
+
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_ = pmpi_file_read_ordered_
+#pragma weak mpi_file_read_ordered = pmpi_file_read_ordered_
+#pragma weak mpi_file_read_ordered__ = pmpi_file_read_ordered_
+#pragma weak MPI_FILE_READ_ORDERED = pmpi_file_read_ordered_
+#pragma weak pmpi_file_read_ordered = pmpi_file_read_ordered_
+#pragma weak pmpi_file_read_ordered__ = pmpi_file_read_ordered_
+#pragma weak PMPI_FILE_READ_ORDERED = pmpi_file_read_ordered_
+
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_begin(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                       *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_begin_ = pmpi_file_read_ordered_begin_
+#pragma weak mpi_file_read_ordered_begin = pmpi_file_read_ordered_begin_
+#pragma weak mpi_file_read_ordered_begin__ = pmpi_file_read_ordered_begin_
+#pragma weak MPI_FILE_READ_ORDERED_BEGIN = pmpi_file_read_ordered_begin_
+#pragma weak pmpi_file_read_ordered_begin = pmpi_file_read_ordered_begin_
+#pragma weak pmpi_file_read_ordered_begin__ = pmpi_file_read_ordered_begin_
+#pragma weak PMPI_FILE_READ_ORDERED_BEGIN = pmpi_file_read_ordered_begin_
+
+void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                         *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_begin_c_ = pmpi_file_read_ordered_begin_c_
+#pragma weak mpi_file_read_ordered_begin_c = pmpi_file_read_ordered_begin_c_
+#pragma weak mpi_file_read_ordered_begin_c__ = pmpi_file_read_ordered_begin_c_
+#pragma weak MPI_FILE_READ_ORDERED_BEGIN_C = pmpi_file_read_ordered_begin_c_
+#pragma weak pmpi_file_read_ordered_begin_c = pmpi_file_read_ordered_begin_c_
+#pragma weak pmpi_file_read_ordered_begin_c__ = pmpi_file_read_ordered_begin_c_
+#pragma weak PMPI_FILE_READ_ORDERED_BEGIN_C = pmpi_file_read_ordered_begin_c_
+
+void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_c_ = pmpi_file_read_ordered_c_
+#pragma weak mpi_file_read_ordered_c = pmpi_file_read_ordered_c_
+#pragma weak mpi_file_read_ordered_c__ = pmpi_file_read_ordered_c_
+#pragma weak MPI_FILE_READ_ORDERED_C = pmpi_file_read_ordered_c_
+#pragma weak pmpi_file_read_ordered_c = pmpi_file_read_ordered_c_
+#pragma weak pmpi_file_read_ordered_c__ = pmpi_file_read_ordered_c_
+#pragma weak PMPI_FILE_READ_ORDERED_C = pmpi_file_read_ordered_c_
+
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_File_read_ordered_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                     hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_ordered_end_ = pmpi_file_read_ordered_end_
+#pragma weak mpi_file_read_ordered_end = pmpi_file_read_ordered_end_
+#pragma weak mpi_file_read_ordered_end__ = pmpi_file_read_ordered_end_
+#pragma weak MPI_FILE_READ_ORDERED_END = pmpi_file_read_ordered_end_
+#pragma weak pmpi_file_read_ordered_end = pmpi_file_read_ordered_end_
+#pragma weak pmpi_file_read_ordered_end__ = pmpi_file_read_ordered_end_
+#pragma weak PMPI_FILE_READ_ORDERED_END = pmpi_file_read_ordered_end_
+
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_read_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_shared_ = pmpi_file_read_shared_
+#pragma weak mpi_file_read_shared = pmpi_file_read_shared_
+#pragma weak mpi_file_read_shared__ = pmpi_file_read_shared_
+#pragma weak MPI_FILE_READ_SHARED = pmpi_file_read_shared_
+#pragma weak pmpi_file_read_shared = pmpi_file_read_shared_
+#pragma weak pmpi_file_read_shared__ = pmpi_file_read_shared_
+#pragma weak PMPI_FILE_READ_SHARED = pmpi_file_read_shared_
+
+void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_read_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                  *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_read_shared_c_ = pmpi_file_read_shared_c_
+#pragma weak mpi_file_read_shared_c = pmpi_file_read_shared_c_
+#pragma weak mpi_file_read_shared_c__ = pmpi_file_read_shared_c_
+#pragma weak MPI_FILE_READ_SHARED_C = pmpi_file_read_shared_c_
+#pragma weak pmpi_file_read_shared_c = pmpi_file_read_shared_c_
+#pragma weak pmpi_file_read_shared_c__ = pmpi_file_read_shared_c_
+#pragma weak PMPI_FILE_READ_SHARED_C = pmpi_file_read_shared_c_
+
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                     MPI_Fint *ierr) {
+  int rc = MPI_File_seek(MPI_File_f2c(*fh), *offset, *whence);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_seek_ = pmpi_file_seek_
+#pragma weak mpi_file_seek = pmpi_file_seek_
+#pragma weak mpi_file_seek__ = pmpi_file_seek_
+#pragma weak MPI_FILE_SEEK = pmpi_file_seek_
+#pragma weak pmpi_file_seek = pmpi_file_seek_
+#pragma weak pmpi_file_seek__ = pmpi_file_seek_
+#pragma weak PMPI_FILE_SEEK = pmpi_file_seek_
+
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_seek_shared(MPI_File_f2c(*fh), *offset, *whence);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_seek_shared_ = pmpi_file_seek_shared_
+#pragma weak mpi_file_seek_shared = pmpi_file_seek_shared_
+#pragma weak mpi_file_seek_shared__ = pmpi_file_seek_shared_
+#pragma weak MPI_FILE_SEEK_SHARED = pmpi_file_seek_shared_
+#pragma weak pmpi_file_seek_shared = pmpi_file_seek_shared_
+#pragma weak pmpi_file_seek_shared__ = pmpi_file_seek_shared_
+#pragma weak PMPI_FILE_SEEK_SHARED = pmpi_file_seek_shared_
+
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
+  int rc = MPI_File_set_atomicity(MPI_File_f2c(*fh), *flag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_atomicity_ = pmpi_file_set_atomicity_
+#pragma weak mpi_file_set_atomicity = pmpi_file_set_atomicity_
+#pragma weak mpi_file_set_atomicity__ = pmpi_file_set_atomicity_
+#pragma weak MPI_FILE_SET_ATOMICITY = pmpi_file_set_atomicity_
+#pragma weak pmpi_file_set_atomicity = pmpi_file_set_atomicity_
+#pragma weak pmpi_file_set_atomicity__ = pmpi_file_set_atomicity_
+#pragma weak PMPI_FILE_SET_ATOMICITY = pmpi_file_set_atomicity_
+
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_set_errhandler(MPI_File_f2c(*file), *errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_errhandler_ = pmpi_file_set_errhandler_
+#pragma weak mpi_file_set_errhandler = pmpi_file_set_errhandler_
+#pragma weak mpi_file_set_errhandler__ = pmpi_file_set_errhandler_
+#pragma weak MPI_FILE_SET_ERRHANDLER = pmpi_file_set_errhandler_
+#pragma weak pmpi_file_set_errhandler = pmpi_file_set_errhandler_
+#pragma weak pmpi_file_set_errhandler__ = pmpi_file_set_errhandler_
+#pragma weak PMPI_FILE_SET_ERRHANDLER = pmpi_file_set_errhandler_
+
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr) {
+  int rc = MPI_File_set_info(MPI_File_f2c(*fh), *info);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_info_ = pmpi_file_set_info_
+#pragma weak mpi_file_set_info = pmpi_file_set_info_
+#pragma weak mpi_file_set_info__ = pmpi_file_set_info_
+#pragma weak MPI_FILE_SET_INFO = pmpi_file_set_info_
+#pragma weak pmpi_file_set_info = pmpi_file_set_info_
+#pragma weak pmpi_file_set_info__ = pmpi_file_set_info_
+#pragma weak PMPI_FILE_SET_INFO = pmpi_file_set_info_
+
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+  int rc = MPI_File_set_size(MPI_File_f2c(*fh), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_size_ = pmpi_file_set_size_
+#pragma weak mpi_file_set_size = pmpi_file_set_size_
+#pragma weak mpi_file_set_size__ = pmpi_file_set_size_
+#pragma weak MPI_FILE_SET_SIZE = pmpi_file_set_size_
+#pragma weak pmpi_file_set_size = pmpi_file_set_size_
+#pragma weak pmpi_file_set_size__ = pmpi_file_set_size_
+#pragma weak PMPI_FILE_SET_SIZE = pmpi_file_set_size_
+
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *info,
+                         MPI_Fint *ierr, size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_File_set_view(MPI_File_f2c(*fh), *disp, *etype, *filetype,
+                             datarep_c, *info);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_set_view_ = pmpi_file_set_view_
+#pragma weak mpi_file_set_view = pmpi_file_set_view_
+#pragma weak mpi_file_set_view__ = pmpi_file_set_view_
+#pragma weak MPI_FILE_SET_VIEW = pmpi_file_set_view_
+#pragma weak pmpi_file_set_view = pmpi_file_set_view_
+#pragma weak pmpi_file_set_view__ = pmpi_file_set_view_
+#pragma weak PMPI_FILE_SET_VIEW = pmpi_file_set_view_
+
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr) {
+  int rc = MPI_File_sync(MPI_File_f2c(*fh));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_sync_ = pmpi_file_sync_
+#pragma weak mpi_file_sync = pmpi_file_sync_
+#pragma weak mpi_file_sync__ = pmpi_file_sync_
+#pragma weak MPI_FILE_SYNC = pmpi_file_sync_
+#pragma weak pmpi_file_sync = pmpi_file_sync_
+#pragma weak pmpi_file_sync__ = pmpi_file_sync_
+#pragma weak PMPI_FILE_SYNC = pmpi_file_sync_
+
+void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                          hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ = pmpi_file_write_
+#pragma weak mpi_file_write = pmpi_file_write_
+#pragma weak mpi_file_write__ = pmpi_file_write_
+#pragma weak MPI_FILE_WRITE = pmpi_file_write_
+#pragma weak pmpi_file_write = pmpi_file_write_
+#pragma weak pmpi_file_write__ = pmpi_file_write_
+#pragma weak PMPI_FILE_WRITE = pmpi_file_write_
+
+void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *status,
+                          MPI_Fint *ierr) {
+  int rc = MPI_File_write_all(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                              *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_ = pmpi_file_write_all_
+#pragma weak mpi_file_write_all = pmpi_file_write_all_
+#pragma weak mpi_file_write_all__ = pmpi_file_write_all_
+#pragma weak MPI_FILE_WRITE_ALL = pmpi_file_write_all_
+#pragma weak pmpi_file_write_all = pmpi_file_write_all_
+#pragma weak pmpi_file_write_all__ = pmpi_file_write_all_
+#pragma weak PMPI_FILE_WRITE_ALL = pmpi_file_write_all_
+
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_begin(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                    *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_begin_ = pmpi_file_write_all_begin_
+#pragma weak mpi_file_write_all_begin = pmpi_file_write_all_begin_
+#pragma weak mpi_file_write_all_begin__ = pmpi_file_write_all_begin_
+#pragma weak MPI_FILE_WRITE_ALL_BEGIN = pmpi_file_write_all_begin_
+#pragma weak pmpi_file_write_all_begin = pmpi_file_write_all_begin_
+#pragma weak pmpi_file_write_all_begin__ = pmpi_file_write_all_begin_
+#pragma weak PMPI_FILE_WRITE_ALL_BEGIN = pmpi_file_write_all_begin_
+
+void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                      *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_begin_c_ = pmpi_file_write_all_begin_c_
+#pragma weak mpi_file_write_all_begin_c = pmpi_file_write_all_begin_c_
+#pragma weak mpi_file_write_all_begin_c__ = pmpi_file_write_all_begin_c_
+#pragma weak MPI_FILE_WRITE_ALL_BEGIN_C = pmpi_file_write_all_begin_c_
+#pragma weak pmpi_file_write_all_begin_c = pmpi_file_write_all_begin_c_
+#pragma weak pmpi_file_write_all_begin_c__ = pmpi_file_write_all_begin_c_
+#pragma weak PMPI_FILE_WRITE_ALL_BEGIN_C = pmpi_file_write_all_begin_c_
+
+void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_c_ = pmpi_file_write_all_c_
+#pragma weak mpi_file_write_all_c = pmpi_file_write_all_c_
+#pragma weak mpi_file_write_all_c__ = pmpi_file_write_all_c_
+#pragma weak MPI_FILE_WRITE_ALL_C = pmpi_file_write_all_c_
+#pragma weak pmpi_file_write_all_c = pmpi_file_write_all_c_
+#pragma weak pmpi_file_write_all_c__ = pmpi_file_write_all_c_
+#pragma weak PMPI_FILE_WRITE_ALL_C = pmpi_file_write_all_c_
+
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_write_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                  hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_all_end_ = pmpi_file_write_all_end_
+#pragma weak mpi_file_write_all_end = pmpi_file_write_all_end_
+#pragma weak mpi_file_write_all_end__ = pmpi_file_write_all_end_
+#pragma weak MPI_FILE_WRITE_ALL_END = pmpi_file_write_all_end_
+#pragma weak pmpi_file_write_all_end = pmpi_file_write_all_end_
+#pragma weak pmpi_file_write_all_end__ = pmpi_file_write_all_end_
+#pragma weak PMPI_FILE_WRITE_ALL_END = pmpi_file_write_all_end_
+
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                         MPI_Fint *ierr) {
+  int rc = MPI_File_write_at(MPI_File_f2c(*fh), *offset, hc_f_buf(buf), *count,
+                             *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_ = pmpi_file_write_at_
+#pragma weak mpi_file_write_at = pmpi_file_write_at_
+#pragma weak mpi_file_write_at__ = pmpi_file_write_at_
+#pragma weak MPI_FILE_WRITE_AT = pmpi_file_write_at_
+#pragma weak pmpi_file_write_at = pmpi_file_write_at_
+#pragma weak pmpi_file_write_at__ = pmpi_file_write_at_
+#pragma weak PMPI_FILE_WRITE_AT = pmpi_file_write_at_
+
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                 *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_ = pmpi_file_write_at_all_
+#pragma weak mpi_file_write_at_all = pmpi_file_write_at_all_
+#pragma weak mpi_file_write_at_all__ = pmpi_file_write_at_all_
+#pragma weak MPI_FILE_WRITE_AT_ALL = pmpi_file_write_at_all_
+#pragma weak pmpi_file_write_at_all = pmpi_file_write_at_all_
+#pragma weak pmpi_file_write_at_all__ = pmpi_file_write_at_all_
+#pragma weak PMPI_FILE_WRITE_AT_ALL = pmpi_file_write_at_all_
+
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_begin(MPI_File_f2c(*fh), *offset,
+                                       hc_f_buf(buf), *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_begin_ = pmpi_file_write_at_all_begin_
+#pragma weak mpi_file_write_at_all_begin = pmpi_file_write_at_all_begin_
+#pragma weak mpi_file_write_at_all_begin__ = pmpi_file_write_at_all_begin_
+#pragma weak MPI_FILE_WRITE_AT_ALL_BEGIN = pmpi_file_write_at_all_begin_
+#pragma weak pmpi_file_write_at_all_begin = pmpi_file_write_at_all_begin_
+#pragma weak pmpi_file_write_at_all_begin__ = pmpi_file_write_at_all_begin_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_BEGIN = pmpi_file_write_at_all_begin_
+
+void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset,
+                                     void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_begin_c(MPI_File_f2c(*fh), *offset,
+                                         hc_f_buf(buf), *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_begin_c_ = pmpi_file_write_at_all_begin_c_
+#pragma weak mpi_file_write_at_all_begin_c = pmpi_file_write_at_all_begin_c_
+#pragma weak mpi_file_write_at_all_begin_c__ = pmpi_file_write_at_all_begin_c_
+#pragma weak MPI_FILE_WRITE_AT_ALL_BEGIN_C = pmpi_file_write_at_all_begin_c_
+#pragma weak pmpi_file_write_at_all_begin_c = pmpi_file_write_at_all_begin_c_
+#pragma weak pmpi_file_write_at_all_begin_c__ = pmpi_file_write_at_all_begin_c_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_BEGIN_C = pmpi_file_write_at_all_begin_c_
+
+void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                                   *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_c_ = pmpi_file_write_at_all_c_
+#pragma weak mpi_file_write_at_all_c = pmpi_file_write_at_all_c_
+#pragma weak mpi_file_write_at_all_c__ = pmpi_file_write_at_all_c_
+#pragma weak MPI_FILE_WRITE_AT_ALL_C = pmpi_file_write_at_all_c_
+#pragma weak pmpi_file_write_at_all_c = pmpi_file_write_at_all_c_
+#pragma weak pmpi_file_write_at_all_c__ = pmpi_file_write_at_all_c_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_C = pmpi_file_write_at_all_c_
+
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_all_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                     hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_all_end_ = pmpi_file_write_at_all_end_
+#pragma weak mpi_file_write_at_all_end = pmpi_file_write_at_all_end_
+#pragma weak mpi_file_write_at_all_end__ = pmpi_file_write_at_all_end_
+#pragma weak MPI_FILE_WRITE_AT_ALL_END = pmpi_file_write_at_all_end_
+#pragma weak pmpi_file_write_at_all_end = pmpi_file_write_at_all_end_
+#pragma weak pmpi_file_write_at_all_end__ = pmpi_file_write_at_all_end_
+#pragma weak PMPI_FILE_WRITE_AT_ALL_END = pmpi_file_write_at_all_end_
+
+void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_at_c(MPI_File_f2c(*fh), *offset, hc_f_buf(buf),
+                               *count, *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_at_c_ = pmpi_file_write_at_c_
+#pragma weak mpi_file_write_at_c = pmpi_file_write_at_c_
+#pragma weak mpi_file_write_at_c__ = pmpi_file_write_at_c_
+#pragma weak MPI_FILE_WRITE_AT_C = pmpi_file_write_at_c_
+#pragma weak pmpi_file_write_at_c = pmpi_file_write_at_c_
+#pragma weak pmpi_file_write_at_c__ = pmpi_file_write_at_c_
+#pragma weak PMPI_FILE_WRITE_AT_C = pmpi_file_write_at_c_
+
+void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_File_write_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count, *datatype,
+                            hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_c_ = pmpi_file_write_c_
+#pragma weak mpi_file_write_c = pmpi_file_write_c_
+#pragma weak mpi_file_write_c__ = pmpi_file_write_c_
+#pragma weak MPI_FILE_WRITE_C = pmpi_file_write_c_
+#pragma weak pmpi_file_write_c = pmpi_file_write_c_
+#pragma weak pmpi_file_write_c__ = pmpi_file_write_c_
+#pragma weak PMPI_FILE_WRITE_C = pmpi_file_write_c_
+
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                  *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_ = pmpi_file_write_ordered_
+#pragma weak mpi_file_write_ordered = pmpi_file_write_ordered_
+#pragma weak mpi_file_write_ordered__ = pmpi_file_write_ordered_
+#pragma weak MPI_FILE_WRITE_ORDERED = pmpi_file_write_ordered_
+#pragma weak pmpi_file_write_ordered = pmpi_file_write_ordered_
+#pragma weak pmpi_file_write_ordered__ = pmpi_file_write_ordered_
+#pragma weak PMPI_FILE_WRITE_ORDERED = pmpi_file_write_ordered_
+
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                    MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_begin(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                        *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_begin_ = pmpi_file_write_ordered_begin_
+#pragma weak mpi_file_write_ordered_begin = pmpi_file_write_ordered_begin_
+#pragma weak mpi_file_write_ordered_begin__ = pmpi_file_write_ordered_begin_
+#pragma weak MPI_FILE_WRITE_ORDERED_BEGIN = pmpi_file_write_ordered_begin_
+#pragma weak pmpi_file_write_ordered_begin = pmpi_file_write_ordered_begin_
+#pragma weak pmpi_file_write_ordered_begin__ = pmpi_file_write_ordered_begin_
+#pragma weak PMPI_FILE_WRITE_ORDERED_BEGIN = pmpi_file_write_ordered_begin_
+
+void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                      MPI_Fint *datatype, MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_begin_c(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                          *count, *datatype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_begin_c_ = pmpi_file_write_ordered_begin_c_
+#pragma weak mpi_file_write_ordered_begin_c = pmpi_file_write_ordered_begin_c_
+#pragma weak mpi_file_write_ordered_begin_c__ = pmpi_file_write_ordered_begin_c_
+#pragma weak MPI_FILE_WRITE_ORDERED_BEGIN_C = pmpi_file_write_ordered_begin_c_
+#pragma weak pmpi_file_write_ordered_begin_c = pmpi_file_write_ordered_begin_c_
+#pragma weak pmpi_file_write_ordered_begin_c__ =                               \
+    pmpi_file_write_ordered_begin_c_
+#pragma weak PMPI_FILE_WRITE_ORDERED_BEGIN_C = pmpi_file_write_ordered_begin_c_
+
+void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *status,
+                                MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                    *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_c_ = pmpi_file_write_ordered_c_
+#pragma weak mpi_file_write_ordered_c = pmpi_file_write_ordered_c_
+#pragma weak mpi_file_write_ordered_c__ = pmpi_file_write_ordered_c_
+#pragma weak MPI_FILE_WRITE_ORDERED_C = pmpi_file_write_ordered_c_
+#pragma weak pmpi_file_write_ordered_c = pmpi_file_write_ordered_c_
+#pragma weak pmpi_file_write_ordered_c__ = pmpi_file_write_ordered_c_
+#pragma weak PMPI_FILE_WRITE_ORDERED_C = pmpi_file_write_ordered_c_
+
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_File_write_ordered_end(MPI_File_f2c(*fh), hc_f_buf(buf),
+                                      hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_ordered_end_ = pmpi_file_write_ordered_end_
+#pragma weak mpi_file_write_ordered_end = pmpi_file_write_ordered_end_
+#pragma weak mpi_file_write_ordered_end__ = pmpi_file_write_ordered_end_
+#pragma weak MPI_FILE_WRITE_ORDERED_END = pmpi_file_write_ordered_end_
+#pragma weak pmpi_file_write_ordered_end = pmpi_file_write_ordered_end_
+#pragma weak pmpi_file_write_ordered_end__ = pmpi_file_write_ordered_end_
+#pragma weak PMPI_FILE_WRITE_ORDERED_END = pmpi_file_write_ordered_end_
+
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr) {
+  int rc = MPI_File_write_shared(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                 *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_shared_ = pmpi_file_write_shared_
+#pragma weak mpi_file_write_shared = pmpi_file_write_shared_
+#pragma weak mpi_file_write_shared__ = pmpi_file_write_shared_
+#pragma weak MPI_FILE_WRITE_SHARED = pmpi_file_write_shared_
+#pragma weak pmpi_file_write_shared = pmpi_file_write_shared_
+#pragma weak pmpi_file_write_shared__ = pmpi_file_write_shared_
+#pragma weak PMPI_FILE_WRITE_SHARED = pmpi_file_write_shared_
+
+void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr) {
+  int rc = MPI_File_write_shared_c(MPI_File_f2c(*fh), hc_f_buf(buf), *count,
+                                   *datatype, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_file_write_shared_c_ = pmpi_file_write_shared_c_
+#pragma weak mpi_file_write_shared_c = pmpi_file_write_shared_c_
+#pragma weak mpi_file_write_shared_c__ = pmpi_file_write_shared_c_
+#pragma weak MPI_FILE_WRITE_SHARED_C = pmpi_file_write_shared_c_
+#pragma weak pmpi_file_write_shared_c = pmpi_file_write_shared_c_
+#pragma weak pmpi_file_write_shared_c__ = pmpi_file_write_shared_c_
+#pragma weak PMPI_FILE_WRITE_SHARED_C = pmpi_file_write_shared_c_
 
 void pmpi_finalize_(MPI_Fint *ierr) {
   int rc = MPI_Finalize();
@@ -1147,6 +2721,21 @@ void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather__ = pmpi_gather_
 #pragma weak PMPI_GATHER = pmpi_gather_
 
+void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                    void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Gather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                        hc_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gather_c_ = pmpi_gather_c_
+#pragma weak mpi_gather_c = pmpi_gather_c_
+#pragma weak mpi_gather_c__ = pmpi_gather_c_
+#pragma weak MPI_GATHER_C = pmpi_gather_c_
+#pragma weak pmpi_gather_c = pmpi_gather_c_
+#pragma weak pmpi_gather_c__ = pmpi_gather_c_
+#pragma weak PMPI_GATHER_C = pmpi_gather_c_
+
 void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
@@ -1163,6 +2752,24 @@ void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather_init = pmpi_gather_init_
 #pragma weak pmpi_gather_init__ = pmpi_gather_init_
 #pragma weak PMPI_GATHER_INIT = pmpi_gather_init_
+
+void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                         MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Gather_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                             hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                             *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gather_init_c_ = pmpi_gather_init_c_
+#pragma weak mpi_gather_init_c = pmpi_gather_init_c_
+#pragma weak mpi_gather_init_c__ = pmpi_gather_init_c_
+#pragma weak MPI_GATHER_INIT_C = pmpi_gather_init_c_
+#pragma weak pmpi_gather_init_c = pmpi_gather_init_c_
+#pragma weak pmpi_gather_init_c__ = pmpi_gather_init_c_
+#pragma weak PMPI_GATHER_INIT_C = pmpi_gather_init_c_
 
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -1181,6 +2788,23 @@ void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv__ = pmpi_gatherv_
 #pragma weak PMPI_GATHERV = pmpi_gatherv_
 
+void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                     MPI_Fint *ierr) {
+  int rc =
+      MPI_Gatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf),
+                    recvcounts, displs, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gatherv_c_ = pmpi_gatherv_c_
+#pragma weak mpi_gatherv_c = pmpi_gatherv_c_
+#pragma weak mpi_gatherv_c__ = pmpi_gatherv_c_
+#pragma weak MPI_GATHERV_C = pmpi_gatherv_c_
+#pragma weak pmpi_gatherv_c = pmpi_gatherv_c_
+#pragma weak pmpi_gatherv_c__ = pmpi_gatherv_c_
+#pragma weak PMPI_GATHERV_C = pmpi_gatherv_c_
+
 void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -1197,6 +2821,24 @@ void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv_init = pmpi_gatherv_init_
 #pragma weak pmpi_gatherv_init__ = pmpi_gatherv_init_
 #pragma weak PMPI_GATHERV_INIT = pmpi_gatherv_init_
+
+void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcounts, MPI_Aint *displs,
+                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Gatherv_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                              *root, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_gatherv_init_c_ = pmpi_gatherv_init_c_
+#pragma weak mpi_gatherv_init_c = pmpi_gatherv_init_c_
+#pragma weak mpi_gatherv_init_c__ = pmpi_gatherv_init_c_
+#pragma weak MPI_GATHERV_INIT_C = pmpi_gatherv_init_c_
+#pragma weak pmpi_gatherv_init_c = pmpi_gatherv_init_c_
+#pragma weak pmpi_gatherv_init_c__ = pmpi_gatherv_init_c_
+#pragma weak PMPI_GATHERV_INIT_C = pmpi_gatherv_init_c_
 
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -1235,6 +2877,26 @@ void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_get_accumulate__ = pmpi_get_accumulate_
 #pragma weak PMPI_GET_ACCUMULATE = pmpi_get_accumulate_
 
+void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                            MPI_Fint *origin_datatype, void *result_addr,
+                            MPI_Count *result_count, MPI_Fint *result_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Count *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Get_accumulate_c(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+      hc_f_buf(result_addr), *result_count, *result_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_accumulate_c_ = pmpi_get_accumulate_c_
+#pragma weak mpi_get_accumulate_c = pmpi_get_accumulate_c_
+#pragma weak mpi_get_accumulate_c__ = pmpi_get_accumulate_c_
+#pragma weak MPI_GET_ACCUMULATE_C = pmpi_get_accumulate_c_
+#pragma weak pmpi_get_accumulate_c = pmpi_get_accumulate_c_
+#pragma weak pmpi_get_accumulate_c__ = pmpi_get_accumulate_c_
+#pragma weak PMPI_GET_ACCUMULATE_C = pmpi_get_accumulate_c_
+
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(hc_f_buf(location), address);
   hc_f_err(ierr, rc);
@@ -1246,6 +2908,23 @@ void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
 #pragma weak pmpi_get_address = pmpi_get_address_
 #pragma weak pmpi_get_address__ = pmpi_get_address_
 #pragma weak PMPI_GET_ADDRESS = pmpi_get_address_
+
+void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Get_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                     *target_rank, *target_disp, *target_count,
+                     *target_datatype, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_c_ = pmpi_get_c_
+#pragma weak mpi_get_c = pmpi_get_c_
+#pragma weak mpi_get_c__ = pmpi_get_c_
+#pragma weak MPI_GET_C = pmpi_get_c_
+#pragma weak pmpi_get_c = pmpi_get_c_
+#pragma weak pmpi_get_c__ = pmpi_get_c_
+#pragma weak PMPI_GET_C = pmpi_get_c_
 
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr) {
@@ -1260,6 +2939,19 @@ void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
 #pragma weak pmpi_get_count__ = pmpi_get_count_
 #pragma weak PMPI_GET_COUNT = pmpi_get_count_
 
+void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Get_count_c((MPI_Status *)status, *datatype, count);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_count_c_ = pmpi_get_count_c_
+#pragma weak mpi_get_count_c = pmpi_get_count_c_
+#pragma weak mpi_get_count_c__ = pmpi_get_count_c_
+#pragma weak MPI_GET_COUNT_C = pmpi_get_count_c_
+#pragma weak pmpi_get_count_c = pmpi_get_count_c_
+#pragma weak pmpi_get_count_c__ = pmpi_get_count_c_
+#pragma weak PMPI_GET_COUNT_C = pmpi_get_count_c_
+
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                         MPI_Fint *ierr) {
   int rc = MPI_Get_elements((MPI_Status *)status, *datatype, count);
@@ -1272,6 +2964,19 @@ void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
 #pragma weak pmpi_get_elements = pmpi_get_elements_
 #pragma weak pmpi_get_elements__ = pmpi_get_elements_
 #pragma weak PMPI_GET_ELEMENTS = pmpi_get_elements_
+
+void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
+                          MPI_Count *count, MPI_Fint *ierr) {
+  int rc = MPI_Get_elements_c((MPI_Status *)status, *datatype, count);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_elements_c_ = pmpi_get_elements_c_
+#pragma weak mpi_get_elements_c = pmpi_get_elements_c_
+#pragma weak mpi_get_elements_c__ = pmpi_get_elements_c_
+#pragma weak MPI_GET_ELEMENTS_C = pmpi_get_elements_c_
+#pragma weak pmpi_get_elements_c = pmpi_get_elements_c_
+#pragma weak pmpi_get_elements_c__ = pmpi_get_elements_c_
+#pragma weak PMPI_GET_ELEMENTS_C = pmpi_get_elements_c_
 
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr) {
@@ -1608,6 +3313,22 @@ void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgather__ = pmpi_iallgather_
 #pragma weak PMPI_IALLGATHER = pmpi_iallgather_
 
+void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iallgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                            hc_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                            request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iallgather_c_ = pmpi_iallgather_c_
+#pragma weak mpi_iallgather_c = pmpi_iallgather_c_
+#pragma weak mpi_iallgather_c__ = pmpi_iallgather_c_
+#pragma weak MPI_IALLGATHER_C = pmpi_iallgather_c_
+#pragma weak pmpi_iallgather_c = pmpi_iallgather_c_
+#pragma weak pmpi_iallgather_c__ = pmpi_iallgather_c_
+#pragma weak PMPI_IALLGATHER_C = pmpi_iallgather_c_
+
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
@@ -1625,6 +3346,24 @@ void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgatherv__ = pmpi_iallgatherv_
 #pragma weak PMPI_IALLGATHERV = pmpi_iallgatherv_
 
+void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcounts, MPI_Aint *displs,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Iallgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                             hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                             *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iallgatherv_c_ = pmpi_iallgatherv_c_
+#pragma weak mpi_iallgatherv_c = pmpi_iallgatherv_c_
+#pragma weak mpi_iallgatherv_c__ = pmpi_iallgatherv_c_
+#pragma weak MPI_IALLGATHERV_C = pmpi_iallgatherv_c_
+#pragma weak pmpi_iallgatherv_c = pmpi_iallgatherv_c_
+#pragma weak pmpi_iallgatherv_c__ = pmpi_iallgatherv_c_
+#pragma weak PMPI_IALLGATHERV_C = pmpi_iallgatherv_c_
+
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr) {
@@ -1639,6 +3378,21 @@ void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iallreduce = pmpi_iallreduce_
 #pragma weak pmpi_iallreduce__ = pmpi_iallreduce_
 #pragma weak PMPI_IALLREDUCE = pmpi_iallreduce_
+
+void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iallreduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                            *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iallreduce_c_ = pmpi_iallreduce_c_
+#pragma weak mpi_iallreduce_c = pmpi_iallreduce_c_
+#pragma weak mpi_iallreduce_c__ = pmpi_iallreduce_c_
+#pragma weak MPI_IALLREDUCE_C = pmpi_iallreduce_c_
+#pragma weak pmpi_iallreduce_c = pmpi_iallreduce_c_
+#pragma weak pmpi_iallreduce_c__ = pmpi_iallreduce_c_
+#pragma weak PMPI_IALLREDUCE_C = pmpi_iallreduce_c_
 
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1655,6 +3409,22 @@ void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_ialltoall = pmpi_ialltoall_
 #pragma weak pmpi_ialltoall__ = pmpi_ialltoall_
 #pragma weak PMPI_IALLTOALL = pmpi_ialltoall_
+
+void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc =
+      MPI_Ialltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                      hc_f_buf(recvbuf), *recvcount, *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ialltoall_c_ = pmpi_ialltoall_c_
+#pragma weak mpi_ialltoall_c = pmpi_ialltoall_c_
+#pragma weak mpi_ialltoall_c__ = pmpi_ialltoall_c_
+#pragma weak MPI_IALLTOALL_C = pmpi_ialltoall_c_
+#pragma weak pmpi_ialltoall_c = pmpi_ialltoall_c_
+#pragma weak pmpi_ialltoall_c__ = pmpi_ialltoall_c_
+#pragma weak PMPI_IALLTOALL_C = pmpi_ialltoall_c_
 
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -1673,6 +3443,24 @@ void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_ialltoallv__ = pmpi_ialltoallv_
 #pragma weak PMPI_IALLTOALLV = pmpi_ialltoallv_
 
+void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                        MPI_Fint *sendtype, void *recvbuf,
+                        MPI_Count *recvcounts, MPI_Aint *rdispls,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Ialltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                            hc_f_buf(recvbuf), recvcounts, rdispls, *recvtype,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ialltoallv_c_ = pmpi_ialltoallv_c_
+#pragma weak mpi_ialltoallv_c = pmpi_ialltoallv_c_
+#pragma weak mpi_ialltoallv_c__ = pmpi_ialltoallv_c_
+#pragma weak MPI_IALLTOALLV_C = pmpi_ialltoallv_c_
+#pragma weak pmpi_ialltoallv_c = pmpi_ialltoallv_c_
+#pragma weak pmpi_ialltoallv_c__ = pmpi_ialltoallv_c_
+#pragma weak PMPI_IALLTOALLV_C = pmpi_ialltoallv_c_
+
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                       MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
@@ -1689,6 +3477,24 @@ void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_ialltoallw = pmpi_ialltoallw_
 #pragma weak pmpi_ialltoallw__ = pmpi_ialltoallw_
 #pragma weak PMPI_IALLTOALLW = pmpi_ialltoallw_
+
+void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                        MPI_Fint *sendtypes, void *recvbuf,
+                        MPI_Count *recvcounts, MPI_Aint *rdispls,
+                        MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Ialltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                            hc_f_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ialltoallw_c_ = pmpi_ialltoallw_c_
+#pragma weak mpi_ialltoallw_c = pmpi_ialltoallw_c_
+#pragma weak mpi_ialltoallw_c__ = pmpi_ialltoallw_c_
+#pragma weak MPI_IALLTOALLW_C = pmpi_ialltoallw_c_
+#pragma weak pmpi_ialltoallw_c = pmpi_ialltoallw_c_
+#pragma weak pmpi_ialltoallw_c__ = pmpi_ialltoallw_c_
+#pragma weak PMPI_IALLTOALLW_C = pmpi_ialltoallw_c_
 
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Ibarrier(*comm, request);
@@ -1717,6 +3523,21 @@ void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibcast__ = pmpi_ibcast_
 #pragma weak PMPI_IBCAST = pmpi_ibcast_
 
+void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                    MPI_Fint *ierr) {
+  int rc =
+      MPI_Ibcast_c(hc_f_buf(buffer), *count, *datatype, *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ibcast_c_ = pmpi_ibcast_c_
+#pragma weak mpi_ibcast_c = pmpi_ibcast_c_
+#pragma weak mpi_ibcast_c__ = pmpi_ibcast_c_
+#pragma weak MPI_IBCAST_C = pmpi_ibcast_c_
+#pragma weak pmpi_ibcast_c = pmpi_ibcast_c_
+#pragma weak pmpi_ibcast_c__ = pmpi_ibcast_c_
+#pragma weak PMPI_IBCAST_C = pmpi_ibcast_c_
+
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -1732,6 +3553,21 @@ void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibsend__ = pmpi_ibsend_
 #pragma weak PMPI_IBSEND = pmpi_ibsend_
 
+void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ibsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                        request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ibsend_c_ = pmpi_ibsend_c_
+#pragma weak mpi_ibsend_c = pmpi_ibsend_c_
+#pragma weak mpi_ibsend_c__ = pmpi_ibsend_c_
+#pragma weak MPI_IBSEND_C = pmpi_ibsend_c_
+#pragma weak pmpi_ibsend_c = pmpi_ibsend_c_
+#pragma weak pmpi_ibsend_c__ = pmpi_ibsend_c_
+#pragma weak PMPI_IBSEND_C = pmpi_ibsend_c_
+
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                    MPI_Fint *request, MPI_Fint *ierr) {
@@ -1746,6 +3582,21 @@ void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iexscan = pmpi_iexscan_
 #pragma weak pmpi_iexscan__ = pmpi_iexscan_
 #pragma weak PMPI_IEXSCAN = pmpi_iexscan_
+
+void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iexscan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                         *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iexscan_c_ = pmpi_iexscan_c_
+#pragma weak mpi_iexscan_c = pmpi_iexscan_c_
+#pragma weak mpi_iexscan_c__ = pmpi_iexscan_c_
+#pragma weak MPI_IEXSCAN_C = pmpi_iexscan_c_
+#pragma weak pmpi_iexscan_c = pmpi_iexscan_c_
+#pragma weak pmpi_iexscan_c__ = pmpi_iexscan_c_
+#pragma weak PMPI_IEXSCAN_C = pmpi_iexscan_c_
 
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1764,6 +3615,23 @@ void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igather__ = pmpi_igather_
 #pragma weak PMPI_IGATHER = pmpi_igather_
 
+void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr) {
+  int rc =
+      MPI_Igather_c(hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf),
+                    *recvcount, *recvtype, *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_igather_c_ = pmpi_igather_c_
+#pragma weak mpi_igather_c = pmpi_igather_c_
+#pragma weak mpi_igather_c__ = pmpi_igather_c_
+#pragma weak MPI_IGATHER_C = pmpi_igather_c_
+#pragma weak pmpi_igather_c = pmpi_igather_c_
+#pragma weak pmpi_igather_c__ = pmpi_igather_c_
+#pragma weak PMPI_IGATHER_C = pmpi_igather_c_
+
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -1780,6 +3648,23 @@ void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igatherv = pmpi_igatherv_
 #pragma weak pmpi_igatherv__ = pmpi_igatherv_
 #pragma weak PMPI_IGATHERV = pmpi_igatherv_
+
+void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Igatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                          hc_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                          *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_igatherv_c_ = pmpi_igatherv_c_
+#pragma weak mpi_igatherv_c = pmpi_igatherv_c_
+#pragma weak mpi_igatherv_c__ = pmpi_igatherv_c_
+#pragma weak MPI_IGATHERV_C = pmpi_igatherv_c_
+#pragma weak pmpi_igatherv_c = pmpi_igatherv_c_
+#pragma weak pmpi_igatherv_c__ = pmpi_igatherv_c_
+#pragma weak PMPI_IGATHERV_C = pmpi_igatherv_c_
 
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                    MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status,
@@ -1813,6 +3698,19 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_imrecv__ = pmpi_imrecv_
 #pragma weak PMPI_IMRECV = pmpi_imrecv_
 
+void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Imrecv_c(hc_f_buf(buf), *count, *datatype, message, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_imrecv_c_ = pmpi_imrecv_c_
+#pragma weak mpi_imrecv_c = pmpi_imrecv_c_
+#pragma weak mpi_imrecv_c__ = pmpi_imrecv_c_
+#pragma weak MPI_IMRECV_C = pmpi_imrecv_c_
+#pragma weak pmpi_imrecv_c = pmpi_imrecv_c_
+#pragma weak pmpi_imrecv_c__ = pmpi_imrecv_c_
+#pragma weak PMPI_IMRECV_C = pmpi_imrecv_c_
+
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
                                MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1830,6 +3728,24 @@ void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_allgather = pmpi_ineighbor_allgather_
 #pragma weak pmpi_ineighbor_allgather__ = pmpi_ineighbor_allgather_
 #pragma weak PMPI_INEIGHBOR_ALLGATHER = pmpi_ineighbor_allgather_
+
+void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_allgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                     hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                     *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_allgather_c_ = pmpi_ineighbor_allgather_c_
+#pragma weak mpi_ineighbor_allgather_c = pmpi_ineighbor_allgather_c_
+#pragma weak mpi_ineighbor_allgather_c__ = pmpi_ineighbor_allgather_c_
+#pragma weak MPI_INEIGHBOR_ALLGATHER_C = pmpi_ineighbor_allgather_c_
+#pragma weak pmpi_ineighbor_allgather_c = pmpi_ineighbor_allgather_c_
+#pragma weak pmpi_ineighbor_allgather_c__ = pmpi_ineighbor_allgather_c_
+#pragma weak PMPI_INEIGHBOR_ALLGATHER_C = pmpi_ineighbor_allgather_c_
 
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                 MPI_Fint *sendtype, void *recvbuf,
@@ -1849,6 +3765,24 @@ void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_allgatherv__ = pmpi_ineighbor_allgatherv_
 #pragma weak PMPI_INEIGHBOR_ALLGATHERV = pmpi_ineighbor_allgatherv_
 
+void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                                  MPI_Fint *sendtype, void *recvbuf,
+                                  MPI_Count *recvcounts, MPI_Aint *displs,
+                                  MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_allgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                      hc_f_buf(recvbuf), recvcounts, displs,
+                                      *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_allgatherv_c_ = pmpi_ineighbor_allgatherv_c_
+#pragma weak mpi_ineighbor_allgatherv_c = pmpi_ineighbor_allgatherv_c_
+#pragma weak mpi_ineighbor_allgatherv_c__ = pmpi_ineighbor_allgatherv_c_
+#pragma weak MPI_INEIGHBOR_ALLGATHERV_C = pmpi_ineighbor_allgatherv_c_
+#pragma weak pmpi_ineighbor_allgatherv_c = pmpi_ineighbor_allgatherv_c_
+#pragma weak pmpi_ineighbor_allgatherv_c__ = pmpi_ineighbor_allgatherv_c_
+#pragma weak PMPI_INEIGHBOR_ALLGATHERV_C = pmpi_ineighbor_allgatherv_c_
+
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -1866,6 +3800,24 @@ void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_alltoall = pmpi_ineighbor_alltoall_
 #pragma weak pmpi_ineighbor_alltoall__ = pmpi_ineighbor_alltoall_
 #pragma weak PMPI_INEIGHBOR_ALLTOALL = pmpi_ineighbor_alltoall_
+
+void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *request,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                    hc_f_buf(recvbuf), *recvcount, *recvtype,
+                                    *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoall_c_ = pmpi_ineighbor_alltoall_c_
+#pragma weak mpi_ineighbor_alltoall_c = pmpi_ineighbor_alltoall_c_
+#pragma weak mpi_ineighbor_alltoall_c__ = pmpi_ineighbor_alltoall_c_
+#pragma weak MPI_INEIGHBOR_ALLTOALL_C = pmpi_ineighbor_alltoall_c_
+#pragma weak pmpi_ineighbor_alltoall_c = pmpi_ineighbor_alltoall_c_
+#pragma weak pmpi_ineighbor_alltoall_c__ = pmpi_ineighbor_alltoall_c_
+#pragma weak PMPI_INEIGHBOR_ALLTOALL_C = pmpi_ineighbor_alltoall_c_
 
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -1886,6 +3838,25 @@ void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallv__ = pmpi_ineighbor_alltoallv_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLV = pmpi_ineighbor_alltoallv_
 
+void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
+                                 MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                 void *recvbuf, MPI_Count *recvcounts,
+                                 MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                     *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                     rdispls, *recvtype, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoallv_c_ = pmpi_ineighbor_alltoallv_c_
+#pragma weak mpi_ineighbor_alltoallv_c = pmpi_ineighbor_alltoallv_c_
+#pragma weak mpi_ineighbor_alltoallv_c__ = pmpi_ineighbor_alltoallv_c_
+#pragma weak MPI_INEIGHBOR_ALLTOALLV_C = pmpi_ineighbor_alltoallv_c_
+#pragma weak pmpi_ineighbor_alltoallv_c = pmpi_ineighbor_alltoallv_c_
+#pragma weak pmpi_ineighbor_alltoallv_c__ = pmpi_ineighbor_alltoallv_c_
+#pragma weak PMPI_INEIGHBOR_ALLTOALLV_C = pmpi_ineighbor_alltoallv_c_
+
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
                                void *recvbuf, MPI_Fint *recvcounts,
@@ -1904,6 +3875,25 @@ void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallw = pmpi_ineighbor_alltoallw_
 #pragma weak pmpi_ineighbor_alltoallw__ = pmpi_ineighbor_alltoallw_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLW = pmpi_ineighbor_alltoallw_
+
+void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
+                                 MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                 void *recvbuf, MPI_Count *recvcounts,
+                                 MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Ineighbor_alltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                     sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                     rdispls, recvtypes, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ineighbor_alltoallw_c_ = pmpi_ineighbor_alltoallw_c_
+#pragma weak mpi_ineighbor_alltoallw_c = pmpi_ineighbor_alltoallw_c_
+#pragma weak mpi_ineighbor_alltoallw_c__ = pmpi_ineighbor_alltoallw_c_
+#pragma weak MPI_INEIGHBOR_ALLTOALLW_C = pmpi_ineighbor_alltoallw_c_
+#pragma weak pmpi_ineighbor_alltoallw_c = pmpi_ineighbor_alltoallw_c_
+#pragma weak pmpi_ineighbor_alltoallw_c__ = pmpi_ineighbor_alltoallw_c_
+#pragma weak PMPI_INEIGHBOR_ALLTOALLW_C = pmpi_ineighbor_alltoallw_c_
 
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Info_create(info);
@@ -2133,6 +4123,21 @@ void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_irecv__ = pmpi_irecv_
 #pragma weak PMPI_IRECV = pmpi_irecv_
 
+void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Irecv_c(hc_f_buf(buf), *count, *datatype, *source, *tag, *comm,
+                       request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_irecv_c_ = pmpi_irecv_c_
+#pragma weak mpi_irecv_c = pmpi_irecv_c_
+#pragma weak mpi_irecv_c__ = pmpi_irecv_c_
+#pragma weak MPI_IRECV_C = pmpi_irecv_c_
+#pragma weak pmpi_irecv_c = pmpi_irecv_c_
+#pragma weak pmpi_irecv_c__ = pmpi_irecv_c_
+#pragma weak PMPI_IRECV_C = pmpi_irecv_c_
+
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
@@ -2147,6 +4152,21 @@ void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_ireduce = pmpi_ireduce_
 #pragma weak pmpi_ireduce__ = pmpi_ireduce_
 #pragma weak PMPI_IREDUCE = pmpi_ireduce_
+
+void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ireduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                         *datatype, *op, *root, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ireduce_c_ = pmpi_ireduce_c_
+#pragma weak mpi_ireduce_c = pmpi_ireduce_c_
+#pragma weak mpi_ireduce_c__ = pmpi_ireduce_c_
+#pragma weak MPI_IREDUCE_C = pmpi_ireduce_c_
+#pragma weak pmpi_ireduce_c = pmpi_ireduce_c_
+#pragma weak pmpi_ireduce_c__ = pmpi_ireduce_c_
+#pragma weak PMPI_IREDUCE_C = pmpi_ireduce_c_
 
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2180,6 +4200,39 @@ void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_ireduce_scatter_block__ = pmpi_ireduce_scatter_block_
 #pragma weak PMPI_IREDUCE_SCATTER_BLOCK = pmpi_ireduce_scatter_block_
 
+void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf,
+                                   MPI_Count *recvcount, MPI_Fint *datatype,
+                                   MPI_Fint *op, MPI_Fint *comm,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc =
+      MPI_Ireduce_scatter_block_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                  *recvcount, *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ireduce_scatter_block_c_ = pmpi_ireduce_scatter_block_c_
+#pragma weak mpi_ireduce_scatter_block_c = pmpi_ireduce_scatter_block_c_
+#pragma weak mpi_ireduce_scatter_block_c__ = pmpi_ireduce_scatter_block_c_
+#pragma weak MPI_IREDUCE_SCATTER_BLOCK_C = pmpi_ireduce_scatter_block_c_
+#pragma weak pmpi_ireduce_scatter_block_c = pmpi_ireduce_scatter_block_c_
+#pragma weak pmpi_ireduce_scatter_block_c__ = pmpi_ireduce_scatter_block_c_
+#pragma weak PMPI_IREDUCE_SCATTER_BLOCK_C = pmpi_ireduce_scatter_block_c_
+
+void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf,
+                             MPI_Count *recvcounts, MPI_Fint *datatype,
+                             MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Ireduce_scatter_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                 recvcounts, *datatype, *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ireduce_scatter_c_ = pmpi_ireduce_scatter_c_
+#pragma weak mpi_ireduce_scatter_c = pmpi_ireduce_scatter_c_
+#pragma weak mpi_ireduce_scatter_c__ = pmpi_ireduce_scatter_c_
+#pragma weak MPI_IREDUCE_SCATTER_C = pmpi_ireduce_scatter_c_
+#pragma weak pmpi_ireduce_scatter_c = pmpi_ireduce_scatter_c_
+#pragma weak pmpi_ireduce_scatter_c__ = pmpi_ireduce_scatter_c_
+#pragma weak PMPI_IREDUCE_SCATTER_C = pmpi_ireduce_scatter_c_
+
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -2194,6 +4247,21 @@ void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_irsend = pmpi_irsend_
 #pragma weak pmpi_irsend__ = pmpi_irsend_
 #pragma weak PMPI_IRSEND = pmpi_irsend_
+
+void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Irsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                        request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_irsend_c_ = pmpi_irsend_c_
+#pragma weak mpi_irsend_c = pmpi_irsend_c_
+#pragma weak mpi_irsend_c__ = pmpi_irsend_c_
+#pragma weak MPI_IRSEND_C = pmpi_irsend_c_
+#pragma weak pmpi_irsend_c = pmpi_irsend_c_
+#pragma weak pmpi_irsend_c__ = pmpi_irsend_c_
+#pragma weak PMPI_IRSEND_C = pmpi_irsend_c_
 
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -2226,6 +4294,21 @@ void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iscan__ = pmpi_iscan_
 #pragma weak PMPI_ISCAN = pmpi_iscan_
 
+void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iscan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                       *op, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iscan_c_ = pmpi_iscan_c_
+#pragma weak mpi_iscan_c = pmpi_iscan_c_
+#pragma weak mpi_iscan_c__ = pmpi_iscan_c_
+#pragma weak MPI_ISCAN_C = pmpi_iscan_c_
+#pragma weak pmpi_iscan_c = pmpi_iscan_c_
+#pragma weak pmpi_iscan_c__ = pmpi_iscan_c_
+#pragma weak PMPI_ISCAN_C = pmpi_iscan_c_
+
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
@@ -2242,6 +4325,23 @@ void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iscatter = pmpi_iscatter_
 #pragma weak pmpi_iscatter__ = pmpi_iscatter_
 #pragma weak PMPI_ISCATTER = pmpi_iscatter_
+
+void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Iscatter_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                          hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                          *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iscatter_c_ = pmpi_iscatter_c_
+#pragma weak mpi_iscatter_c = pmpi_iscatter_c_
+#pragma weak mpi_iscatter_c__ = pmpi_iscatter_c_
+#pragma weak MPI_ISCATTER_C = pmpi_iscatter_c_
+#pragma weak pmpi_iscatter_c = pmpi_iscatter_c_
+#pragma weak pmpi_iscatter_c__ = pmpi_iscatter_c_
+#pragma weak PMPI_ISCATTER_C = pmpi_iscatter_c_
 
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -2260,6 +4360,23 @@ void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_iscatterv__ = pmpi_iscatterv_
 #pragma weak PMPI_ISCATTERV = pmpi_iscatterv_
 
+void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Iscatterv_c(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                           hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                           *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_iscatterv_c_ = pmpi_iscatterv_c_
+#pragma weak mpi_iscatterv_c = pmpi_iscatterv_c_
+#pragma weak mpi_iscatterv_c__ = pmpi_iscatterv_c_
+#pragma weak MPI_ISCATTERV_C = pmpi_iscatterv_c_
+#pragma weak pmpi_iscatterv_c = pmpi_iscatterv_c_
+#pragma weak pmpi_iscatterv_c__ = pmpi_iscatterv_c_
+#pragma weak PMPI_ISCATTERV_C = pmpi_iscatterv_c_
+
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                  MPI_Fint *ierr) {
@@ -2274,6 +4391,21 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_isend = pmpi_isend_
 #pragma weak pmpi_isend__ = pmpi_isend_
 #pragma weak PMPI_ISEND = pmpi_isend_
+
+void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Isend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                       request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isend_c_ = pmpi_isend_c_
+#pragma weak mpi_isend_c = pmpi_isend_c_
+#pragma weak mpi_isend_c__ = pmpi_isend_c_
+#pragma weak MPI_ISEND_C = pmpi_isend_c_
+#pragma weak pmpi_isend_c = pmpi_isend_c_
+#pragma weak pmpi_isend_c__ = pmpi_isend_c_
+#pragma weak PMPI_ISEND_C = pmpi_isend_c_
 
 void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -2293,6 +4425,24 @@ void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_isendrecv__ = pmpi_isendrecv_
 #pragma weak PMPI_ISENDRECV = pmpi_isendrecv_
 
+void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                       MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv_c(hc_f_buf(sendbuf), *sendcount, *sendtype, *dest,
+                           *sendtag, hc_f_buf(recvbuf), *recvcount, *recvtype,
+                           *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_c_ = pmpi_isendrecv_c_
+#pragma weak mpi_isendrecv_c = pmpi_isendrecv_c_
+#pragma weak mpi_isendrecv_c__ = pmpi_isendrecv_c_
+#pragma weak MPI_ISENDRECV_C = pmpi_isendrecv_c_
+#pragma weak pmpi_isendrecv_c = pmpi_isendrecv_c_
+#pragma weak pmpi_isendrecv_c__ = pmpi_isendrecv_c_
+#pragma weak PMPI_ISENDRECV_C = pmpi_isendrecv_c_
+
 void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *dest, MPI_Fint *sendtag,
                              MPI_Fint *source, MPI_Fint *recvtag,
@@ -2310,6 +4460,23 @@ void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_isendrecv_replace__ = pmpi_isendrecv_replace_
 #pragma weak PMPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
 
+void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *dest, MPI_Fint *sendtag,
+                               MPI_Fint *source, MPI_Fint *recvtag,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Isendrecv_replace_c(hc_f_buf(buf), *count, *datatype, *dest,
+                                   *sendtag, *source, *recvtag, *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_isendrecv_replace_c_ = pmpi_isendrecv_replace_c_
+#pragma weak mpi_isendrecv_replace_c = pmpi_isendrecv_replace_c_
+#pragma weak mpi_isendrecv_replace_c__ = pmpi_isendrecv_replace_c_
+#pragma weak MPI_ISENDRECV_REPLACE_C = pmpi_isendrecv_replace_c_
+#pragma weak pmpi_isendrecv_replace_c = pmpi_isendrecv_replace_c_
+#pragma weak pmpi_isendrecv_replace_c__ = pmpi_isendrecv_replace_c_
+#pragma weak PMPI_ISENDRECV_REPLACE_C = pmpi_isendrecv_replace_c_
+
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr) {
@@ -2324,6 +4491,21 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_issend = pmpi_issend_
 #pragma weak pmpi_issend__ = pmpi_issend_
 #pragma weak PMPI_ISSEND = pmpi_issend_
+
+void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Issend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                        request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_issend_c_ = pmpi_issend_c_
+#pragma weak mpi_issend_c = pmpi_issend_c_
+#pragma weak mpi_issend_c__ = pmpi_issend_c_
+#pragma weak MPI_ISSEND_C = pmpi_issend_c_
+#pragma weak pmpi_issend_c = pmpi_issend_c_
+#pragma weak pmpi_issend_c__ = pmpi_issend_c_
+#pragma weak PMPI_ISSEND_C = pmpi_issend_c_
 
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Keyval_free(keyval);
@@ -2364,6 +4546,20 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_mrecv__ = pmpi_mrecv_
 #pragma weak PMPI_MRECV = pmpi_mrecv_
 
+void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Mrecv_c(hc_f_buf(buf), *count, *datatype, message,
+                       hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_mrecv_c_ = pmpi_mrecv_c_
+#pragma weak mpi_mrecv_c = pmpi_mrecv_c_
+#pragma weak mpi_mrecv_c__ = pmpi_mrecv_c_
+#pragma weak MPI_MRECV_C = pmpi_mrecv_c_
+#pragma weak pmpi_mrecv_c = pmpi_mrecv_c_
+#pragma weak pmpi_mrecv_c__ = pmpi_mrecv_c_
+#pragma weak PMPI_MRECV_C = pmpi_mrecv_c_
+
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2380,6 +4576,23 @@ void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgather = pmpi_neighbor_allgather_
 #pragma weak pmpi_neighbor_allgather__ = pmpi_neighbor_allgather_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER = pmpi_neighbor_allgather_
+
+void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Neighbor_allgather_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                               hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgather_c_ = pmpi_neighbor_allgather_c_
+#pragma weak mpi_neighbor_allgather_c = pmpi_neighbor_allgather_c_
+#pragma weak mpi_neighbor_allgather_c__ = pmpi_neighbor_allgather_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHER_C = pmpi_neighbor_allgather_c_
+#pragma weak pmpi_neighbor_allgather_c = pmpi_neighbor_allgather_c_
+#pragma weak pmpi_neighbor_allgather_c__ = pmpi_neighbor_allgather_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHER_C = pmpi_neighbor_allgather_c_
 
 void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                                    MPI_Fint *sendtype, void *recvbuf,
@@ -2399,6 +4612,24 @@ void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgather_init__ = pmpi_neighbor_allgather_init_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT = pmpi_neighbor_allgather_init_
 
+void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                     MPI_Fint *sendtype, void *recvbuf,
+                                     MPI_Count *recvcount, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgather_init_c(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), *recvcount,
+      *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgather_init_c_ = pmpi_neighbor_allgather_init_c_
+#pragma weak mpi_neighbor_allgather_init_c = pmpi_neighbor_allgather_init_c_
+#pragma weak mpi_neighbor_allgather_init_c__ = pmpi_neighbor_allgather_init_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHER_INIT_C = pmpi_neighbor_allgather_init_c_
+#pragma weak pmpi_neighbor_allgather_init_c = pmpi_neighbor_allgather_init_c_
+#pragma weak pmpi_neighbor_allgather_init_c__ = pmpi_neighbor_allgather_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT_C = pmpi_neighbor_allgather_init_c_
+
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -2416,6 +4647,24 @@ void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgatherv = pmpi_neighbor_allgatherv_
 #pragma weak pmpi_neighbor_allgatherv__ = pmpi_neighbor_allgatherv_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV = pmpi_neighbor_allgatherv_
+
+void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Aint *displs,
+                                 MPI_Fint *recvtype, MPI_Fint *comm,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgatherv_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                                     hc_f_buf(recvbuf), recvcounts, displs,
+                                     *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgatherv_c_ = pmpi_neighbor_allgatherv_c_
+#pragma weak mpi_neighbor_allgatherv_c = pmpi_neighbor_allgatherv_c_
+#pragma weak mpi_neighbor_allgatherv_c__ = pmpi_neighbor_allgatherv_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHERV_C = pmpi_neighbor_allgatherv_c_
+#pragma weak pmpi_neighbor_allgatherv_c = pmpi_neighbor_allgatherv_c_
+#pragma weak pmpi_neighbor_allgatherv_c__ = pmpi_neighbor_allgatherv_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHERV_C = pmpi_neighbor_allgatherv_c_
 
 void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                                     MPI_Fint *sendtype, void *recvbuf,
@@ -2436,6 +4685,26 @@ void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgatherv_init__ = pmpi_neighbor_allgatherv_init_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT = pmpi_neighbor_allgatherv_init_
 
+void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                      MPI_Fint *sendtype, void *recvbuf,
+                                      MPI_Count *recvcounts, MPI_Aint *displs,
+                                      MPI_Fint *recvtype, MPI_Fint *comm,
+                                      MPI_Fint *info, MPI_Fint *request,
+                                      MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_allgatherv_init_c(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), recvcounts,
+      displs, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_allgatherv_init_c_ = pmpi_neighbor_allgatherv_init_c_
+#pragma weak mpi_neighbor_allgatherv_init_c = pmpi_neighbor_allgatherv_init_c_
+#pragma weak mpi_neighbor_allgatherv_init_c__ = pmpi_neighbor_allgatherv_init_c_
+#pragma weak MPI_NEIGHBOR_ALLGATHERV_INIT_C = pmpi_neighbor_allgatherv_init_c_
+#pragma weak pmpi_neighbor_allgatherv_init_c = pmpi_neighbor_allgatherv_init_c_
+#pragma weak pmpi_neighbor_allgatherv_init_c__ =                               \
+    pmpi_neighbor_allgatherv_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT_C = pmpi_neighbor_allgatherv_init_c_
+
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *sendtype, void *recvbuf,
                              MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2452,6 +4721,23 @@ void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_alltoall = pmpi_neighbor_alltoall_
 #pragma weak pmpi_neighbor_alltoall__ = pmpi_neighbor_alltoall_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL = pmpi_neighbor_alltoall_
+
+void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Count *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Neighbor_alltoall_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoall_c_ = pmpi_neighbor_alltoall_c_
+#pragma weak mpi_neighbor_alltoall_c = pmpi_neighbor_alltoall_c_
+#pragma weak mpi_neighbor_alltoall_c__ = pmpi_neighbor_alltoall_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALL_C = pmpi_neighbor_alltoall_c_
+#pragma weak pmpi_neighbor_alltoall_c = pmpi_neighbor_alltoall_c_
+#pragma weak pmpi_neighbor_alltoall_c__ = pmpi_neighbor_alltoall_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALL_C = pmpi_neighbor_alltoall_c_
 
 void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
                                   MPI_Fint *sendtype, void *recvbuf,
@@ -2471,6 +4757,24 @@ void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_alltoall_init__ = pmpi_neighbor_alltoall_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT = pmpi_neighbor_alltoall_init_
 
+void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                    MPI_Fint *sendtype, void *recvbuf,
+                                    MPI_Count *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *comm, MPI_Fint *info,
+                                    MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoall_init_c(
+      hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf), *recvcount,
+      *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoall_init_c_ = pmpi_neighbor_alltoall_init_c_
+#pragma weak mpi_neighbor_alltoall_init_c = pmpi_neighbor_alltoall_init_c_
+#pragma weak mpi_neighbor_alltoall_init_c__ = pmpi_neighbor_alltoall_init_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALL_INIT_C = pmpi_neighbor_alltoall_init_c_
+#pragma weak pmpi_neighbor_alltoall_init_c = pmpi_neighbor_alltoall_init_c_
+#pragma weak pmpi_neighbor_alltoall_init_c__ = pmpi_neighbor_alltoall_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT_C = pmpi_neighbor_alltoall_init_c_
+
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Fint *sdispls, MPI_Fint *sendtype,
                               void *recvbuf, MPI_Fint *recvcounts,
@@ -2488,6 +4792,24 @@ void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv = pmpi_neighbor_alltoallv_
 #pragma weak pmpi_neighbor_alltoallv__ = pmpi_neighbor_alltoallv_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV = pmpi_neighbor_alltoallv_
+
+void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                void *recvbuf, MPI_Count *recvcounts,
+                                MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallv_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                    *sendtype, hc_f_buf(recvbuf), recvcounts,
+                                    rdispls, *recvtype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallv_c_ = pmpi_neighbor_alltoallv_c_
+#pragma weak mpi_neighbor_alltoallv_c = pmpi_neighbor_alltoallv_c_
+#pragma weak mpi_neighbor_alltoallv_c__ = pmpi_neighbor_alltoallv_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLV_C = pmpi_neighbor_alltoallv_c_
+#pragma weak pmpi_neighbor_alltoallv_c = pmpi_neighbor_alltoallv_c_
+#pragma weak pmpi_neighbor_alltoallv_c__ = pmpi_neighbor_alltoallv_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLV_C = pmpi_neighbor_alltoallv_c_
 
 void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -2508,6 +4830,25 @@ void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv_init__ = pmpi_neighbor_alltoallv_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT = pmpi_neighbor_alltoallv_init_
 
+void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                                     MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                     void *recvbuf, MPI_Count *recvcounts,
+                                     MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallv_init_c(
+      hc_f_buf(sendbuf), sendcounts, sdispls, *sendtype, hc_f_buf(recvbuf),
+      recvcounts, rdispls, *recvtype, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallv_init_c_ = pmpi_neighbor_alltoallv_init_c_
+#pragma weak mpi_neighbor_alltoallv_init_c = pmpi_neighbor_alltoallv_init_c_
+#pragma weak mpi_neighbor_alltoallv_init_c__ = pmpi_neighbor_alltoallv_init_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLV_INIT_C = pmpi_neighbor_alltoallv_init_c_
+#pragma weak pmpi_neighbor_alltoallv_init_c = pmpi_neighbor_alltoallv_init_c_
+#pragma weak pmpi_neighbor_alltoallv_init_c__ = pmpi_neighbor_alltoallv_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT_C = pmpi_neighbor_alltoallv_init_c_
+
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
                               void *recvbuf, MPI_Fint *recvcounts,
@@ -2525,6 +4866,24 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw = pmpi_neighbor_alltoallw_
 #pragma weak pmpi_neighbor_alltoallw__ = pmpi_neighbor_alltoallw_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW = pmpi_neighbor_alltoallw_
+
+void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                void *recvbuf, MPI_Count *recvcounts,
+                                MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallw_c(hc_f_buf(sendbuf), sendcounts, sdispls,
+                                    sendtypes, hc_f_buf(recvbuf), recvcounts,
+                                    rdispls, recvtypes, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallw_c_ = pmpi_neighbor_alltoallw_c_
+#pragma weak mpi_neighbor_alltoallw_c = pmpi_neighbor_alltoallw_c_
+#pragma weak mpi_neighbor_alltoallw_c__ = pmpi_neighbor_alltoallw_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLW_C = pmpi_neighbor_alltoallw_c_
+#pragma weak pmpi_neighbor_alltoallw_c = pmpi_neighbor_alltoallw_c_
+#pragma weak pmpi_neighbor_alltoallw_c__ = pmpi_neighbor_alltoallw_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLW_C = pmpi_neighbor_alltoallw_c_
 
 void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -2544,6 +4903,25 @@ void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw_init = pmpi_neighbor_alltoallw_init_
 #pragma weak pmpi_neighbor_alltoallw_init__ = pmpi_neighbor_alltoallw_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT = pmpi_neighbor_alltoallw_init_
+
+void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                                     MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                     void *recvbuf, MPI_Count *recvcounts,
+                                     MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Neighbor_alltoallw_init_c(
+      hc_f_buf(sendbuf), sendcounts, sdispls, sendtypes, hc_f_buf(recvbuf),
+      recvcounts, rdispls, recvtypes, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_neighbor_alltoallw_init_c_ = pmpi_neighbor_alltoallw_init_c_
+#pragma weak mpi_neighbor_alltoallw_init_c = pmpi_neighbor_alltoallw_init_c_
+#pragma weak mpi_neighbor_alltoallw_init_c__ = pmpi_neighbor_alltoallw_init_c_
+#pragma weak MPI_NEIGHBOR_ALLTOALLW_INIT_C = pmpi_neighbor_alltoallw_init_c_
+#pragma weak pmpi_neighbor_alltoallw_init_c = pmpi_neighbor_alltoallw_init_c_
+#pragma weak pmpi_neighbor_alltoallw_init_c__ = pmpi_neighbor_alltoallw_init_c_
+#pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT_C = pmpi_neighbor_alltoallw_init_c_
 
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr) {
   int commute_c = 0;
@@ -2574,6 +4952,19 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 #pragma weak pmpi_op_create__ = pmpi_op_create_
 #pragma weak PMPI_OP_CREATE = pmpi_op_create_
 
+void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
+                       MPI_Fint *ierr) {
+  int rc = MPI_Op_create_c((void *)user_fn, (*commute != 0), op);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_op_create_c_ = pmpi_op_create_c_
+#pragma weak mpi_op_create_c = pmpi_op_create_c_
+#pragma weak mpi_op_create_c__ = pmpi_op_create_c_
+#pragma weak MPI_OP_CREATE_C = pmpi_op_create_c_
+#pragma weak pmpi_op_create_c = pmpi_op_create_c_
+#pragma weak pmpi_op_create_c__ = pmpi_op_create_c_
+#pragma weak PMPI_OP_CREATE_C = pmpi_op_create_c_
+
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Op_free(op);
   hc_f_err(ierr, rc);
@@ -2601,6 +4992,21 @@ void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
 #pragma weak pmpi_pack__ = pmpi_pack_
 #pragma weak PMPI_PACK = pmpi_pack_
 
+void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype,
+                  void *outbuf, MPI_Count *outsize, MPI_Count *position,
+                  MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Pack_c(hc_f_buf(inbuf), *incount, *datatype, hc_f_buf(outbuf),
+                      *outsize, position, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_c_ = pmpi_pack_c_
+#pragma weak mpi_pack_c = pmpi_pack_c_
+#pragma weak mpi_pack_c__ = pmpi_pack_c_
+#pragma weak MPI_PACK_C = pmpi_pack_c_
+#pragma weak pmpi_pack_c = pmpi_pack_c_
+#pragma weak pmpi_pack_c__ = pmpi_pack_c_
+#pragma weak PMPI_PACK_C = pmpi_pack_c_
+
 void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
                          MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize,
                          MPI_Aint *position, MPI_Fint *ierr,
@@ -2619,6 +5025,24 @@ void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
 #pragma weak pmpi_pack_external__ = pmpi_pack_external_
 #pragma weak PMPI_PACK_EXTERNAL = pmpi_pack_external_
 
+void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount,
+                           MPI_Fint *datatype, void *outbuf, MPI_Count *outsize,
+                           MPI_Count *position, MPI_Fint *ierr,
+                           size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_Pack_external_c(datarep_c, hc_f_buf(inbuf), *incount, *datatype,
+                               hc_f_buf(outbuf), *outsize, position);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_external_c_ = pmpi_pack_external_c_
+#pragma weak mpi_pack_external_c = pmpi_pack_external_c_
+#pragma weak mpi_pack_external_c__ = pmpi_pack_external_c_
+#pragma weak MPI_PACK_EXTERNAL_C = pmpi_pack_external_c_
+#pragma weak pmpi_pack_external_c = pmpi_pack_external_c_
+#pragma weak pmpi_pack_external_c__ = pmpi_pack_external_c_
+#pragma weak PMPI_PACK_EXTERNAL_C = pmpi_pack_external_c_
+
 void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *datatype, MPI_Aint *size,
                               MPI_Fint *ierr, size_t datarep_len) {
@@ -2635,6 +5059,22 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
 #pragma weak pmpi_pack_external_size__ = pmpi_pack_external_size_
 #pragma weak PMPI_PACK_EXTERNAL_SIZE = pmpi_pack_external_size_
 
+void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
+                                MPI_Fint *datatype, MPI_Count *size,
+                                MPI_Fint *ierr, size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_Pack_external_size_c(datarep_c, *incount, *datatype, size);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_external_size_c_ = pmpi_pack_external_size_c_
+#pragma weak mpi_pack_external_size_c = pmpi_pack_external_size_c_
+#pragma weak mpi_pack_external_size_c__ = pmpi_pack_external_size_c_
+#pragma weak MPI_PACK_EXTERNAL_SIZE_C = pmpi_pack_external_size_c_
+#pragma weak pmpi_pack_external_size_c = pmpi_pack_external_size_c_
+#pragma weak pmpi_pack_external_size_c__ = pmpi_pack_external_size_c_
+#pragma weak PMPI_PACK_EXTERNAL_SIZE_C = pmpi_pack_external_size_c_
+
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
                      MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Pack_size(*incount, *datatype, *comm, size);
@@ -2648,6 +5088,90 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
 #pragma weak pmpi_pack_size__ = pmpi_pack_size_
 #pragma weak PMPI_PACK_SIZE = pmpi_pack_size_
 
+void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm,
+                       MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Pack_size_c(*incount, *datatype, *comm, size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pack_size_c_ = pmpi_pack_size_c_
+#pragma weak mpi_pack_size_c = pmpi_pack_size_c_
+#pragma weak mpi_pack_size_c__ = pmpi_pack_size_c_
+#pragma weak MPI_PACK_SIZE_C = pmpi_pack_size_c_
+#pragma weak pmpi_pack_size_c = pmpi_pack_size_c_
+#pragma weak pmpi_pack_size_c__ = pmpi_pack_size_c_
+#pragma weak PMPI_PACK_SIZE_C = pmpi_pack_size_c_
+
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
+                    MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_Parrived(*request, *partition, &flag_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_parrived_ = pmpi_parrived_
+#pragma weak mpi_parrived = pmpi_parrived_
+#pragma weak mpi_parrived__ = pmpi_parrived_
+#pragma weak MPI_PARRIVED = pmpi_parrived_
+#pragma weak pmpi_parrived = pmpi_parrived_
+#pragma weak pmpi_parrived__ = pmpi_parrived_
+#pragma weak PMPI_PARRIVED = pmpi_parrived_
+
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Pready(*partition, *request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pready_ = pmpi_pready_
+#pragma weak mpi_pready = pmpi_pready_
+#pragma weak mpi_pready__ = pmpi_pready_
+#pragma weak MPI_PREADY = pmpi_pready_
+#pragma weak pmpi_pready = pmpi_pready_
+#pragma weak pmpi_pready__ = pmpi_pready_
+#pragma weak PMPI_PREADY = pmpi_pready_
+
+void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Pready_list(*length, array_of_partitions, *request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pready_list_ = pmpi_pready_list_
+#pragma weak mpi_pready_list = pmpi_pready_list_
+#pragma weak mpi_pready_list__ = pmpi_pready_list_
+#pragma weak MPI_PREADY_LIST = pmpi_pready_list_
+#pragma weak pmpi_pready_list = pmpi_pready_list_
+#pragma weak pmpi_pready_list__ = pmpi_pready_list_
+#pragma weak PMPI_PREADY_LIST = pmpi_pready_list_
+
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Pready_range(*partition_low, *partition_high, *request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_pready_range_ = pmpi_pready_range_
+#pragma weak mpi_pready_range = pmpi_pready_range_
+#pragma weak mpi_pready_range__ = pmpi_pready_range_
+#pragma weak MPI_PREADY_RANGE = pmpi_pready_range_
+#pragma weak pmpi_pready_range = pmpi_pready_range_
+#pragma weak pmpi_pready_range__ = pmpi_pready_range_
+#pragma weak PMPI_PREADY_RANGE = pmpi_pready_range_
+
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Precv_init(hc_f_buf(buf), *partitions, *count, *datatype, *dest,
+                          *tag, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_precv_init_ = pmpi_precv_init_
+#pragma weak mpi_precv_init = pmpi_precv_init_
+#pragma weak mpi_precv_init__ = pmpi_precv_init_
+#pragma weak MPI_PRECV_INIT = pmpi_precv_init_
+#pragma weak pmpi_precv_init = pmpi_precv_init_
+#pragma weak pmpi_precv_init__ = pmpi_precv_init_
+#pragma weak PMPI_PRECV_INIT = pmpi_precv_init_
+
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                  MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Probe(*source, *tag, *comm, hc_f_status(status));
@@ -2660,6 +5184,22 @@ void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 #pragma weak pmpi_probe = pmpi_probe_
 #pragma weak pmpi_probe__ = pmpi_probe_
 #pragma weak PMPI_PROBE = pmpi_probe_
+
+void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Psend_init(hc_f_buf(buf), *partitions, *count, *datatype, *dest,
+                          *tag, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_psend_init_ = pmpi_psend_init_
+#pragma weak mpi_psend_init = pmpi_psend_init_
+#pragma weak mpi_psend_init__ = pmpi_psend_init_
+#pragma weak MPI_PSEND_INIT = pmpi_psend_init_
+#pragma weak pmpi_psend_init = pmpi_psend_init_
+#pragma weak pmpi_psend_init__ = pmpi_psend_init_
+#pragma weak PMPI_PSEND_INIT = pmpi_psend_init_
 
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -2677,6 +5217,23 @@ void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_put = pmpi_put_
 #pragma weak pmpi_put__ = pmpi_put_
 #pragma weak PMPI_PUT = pmpi_put_
+
+void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Put_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                     *target_rank, *target_disp, *target_count,
+                     *target_datatype, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_put_c_ = pmpi_put_c_
+#pragma weak mpi_put_c = pmpi_put_c_
+#pragma weak mpi_put_c__ = pmpi_put_c_
+#pragma weak MPI_PUT_C = pmpi_put_c_
+#pragma weak pmpi_put_c = pmpi_put_c_
+#pragma weak pmpi_put_c__ = pmpi_put_c_
+#pragma weak PMPI_PUT_C = pmpi_put_c_
 
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
   int rc = MPI_Query_thread(provided);
@@ -2708,6 +5265,24 @@ void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_raccumulate__ = pmpi_raccumulate_
 #pragma weak PMPI_RACCUMULATE = pmpi_raccumulate_
 
+void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                         MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                         MPI_Aint *target_disp, MPI_Count *target_count,
+                         MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                         MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Raccumulate_c(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_raccumulate_c_ = pmpi_raccumulate_c_
+#pragma weak mpi_raccumulate_c = pmpi_raccumulate_c_
+#pragma weak mpi_raccumulate_c__ = pmpi_raccumulate_c_
+#pragma weak MPI_RACCUMULATE_C = pmpi_raccumulate_c_
+#pragma weak pmpi_raccumulate_c = pmpi_raccumulate_c_
+#pragma weak pmpi_raccumulate_c__ = pmpi_raccumulate_c_
+#pragma weak PMPI_RACCUMULATE_C = pmpi_raccumulate_c_
+
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                 MPI_Fint *status, MPI_Fint *ierr) {
@@ -2722,6 +5297,21 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv = pmpi_recv_
 #pragma weak pmpi_recv__ = pmpi_recv_
 #pragma weak PMPI_RECV = pmpi_recv_
+
+void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                  MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                  MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Recv_c(hc_f_buf(buf), *count, *datatype, *source, *tag, *comm,
+                      hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_recv_c_ = pmpi_recv_c_
+#pragma weak mpi_recv_c = pmpi_recv_c_
+#pragma weak mpi_recv_c__ = pmpi_recv_c_
+#pragma weak MPI_RECV_C = pmpi_recv_c_
+#pragma weak pmpi_recv_c = pmpi_recv_c_
+#pragma weak pmpi_recv_c__ = pmpi_recv_c_
+#pragma weak PMPI_RECV_C = pmpi_recv_c_
 
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -2738,6 +5328,21 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv_init__ = pmpi_recv_init_
 #pragma weak PMPI_RECV_INIT = pmpi_recv_init_
 
+void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Recv_init_c(hc_f_buf(buf), *count, *datatype, *source, *tag,
+                           *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_recv_init_c_ = pmpi_recv_init_c_
+#pragma weak mpi_recv_init_c = pmpi_recv_init_c_
+#pragma weak mpi_recv_init_c__ = pmpi_recv_init_c_
+#pragma weak MPI_RECV_INIT_C = pmpi_recv_init_c_
+#pragma weak pmpi_recv_init_c = pmpi_recv_init_c_
+#pragma weak pmpi_recv_init_c__ = pmpi_recv_init_c_
+#pragma weak PMPI_RECV_INIT_C = pmpi_recv_init_c_
+
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                   MPI_Fint *comm, MPI_Fint *ierr) {
@@ -2752,6 +5357,21 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce = pmpi_reduce_
 #pragma weak pmpi_reduce__ = pmpi_reduce_
 #pragma weak PMPI_REDUCE = pmpi_reduce_
+
+void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                    MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Reduce_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                        *op, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_c_ = pmpi_reduce_c_
+#pragma weak mpi_reduce_c = pmpi_reduce_c_
+#pragma weak mpi_reduce_c__ = pmpi_reduce_c_
+#pragma weak MPI_REDUCE_C = pmpi_reduce_c_
+#pragma weak pmpi_reduce_c = pmpi_reduce_c_
+#pragma weak pmpi_reduce_c__ = pmpi_reduce_c_
+#pragma weak PMPI_REDUCE_C = pmpi_reduce_c_
 
 void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -2769,6 +5389,22 @@ void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce_init__ = pmpi_reduce_init_
 #pragma weak PMPI_REDUCE_INIT = pmpi_reduce_init_
 
+void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                         MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPI_Reduce_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                             *datatype, *op, *root, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_init_c_ = pmpi_reduce_init_c_
+#pragma weak mpi_reduce_init_c = pmpi_reduce_init_c_
+#pragma weak mpi_reduce_init_c__ = pmpi_reduce_init_c_
+#pragma weak MPI_REDUCE_INIT_C = pmpi_reduce_init_c_
+#pragma weak pmpi_reduce_init_c = pmpi_reduce_init_c_
+#pragma weak pmpi_reduce_init_c__ = pmpi_reduce_init_c_
+#pragma weak PMPI_REDUCE_INIT_C = pmpi_reduce_init_c_
+
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Reduce_local(hc_f_buf(inbuf), hc_f_buf(inoutbuf), *count,
@@ -2782,6 +5418,20 @@ void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce_local = pmpi_reduce_local_
 #pragma weak pmpi_reduce_local__ = pmpi_reduce_local_
 #pragma weak PMPI_REDUCE_LOCAL = pmpi_reduce_local_
+
+void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count,
+                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
+  int rc = MPI_Reduce_local_c(hc_f_buf(inbuf), hc_f_buf(inoutbuf), *count,
+                              *datatype, *op);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_local_c_ = pmpi_reduce_local_c_
+#pragma weak mpi_reduce_local_c = pmpi_reduce_local_c_
+#pragma weak mpi_reduce_local_c__ = pmpi_reduce_local_c_
+#pragma weak MPI_REDUCE_LOCAL_C = pmpi_reduce_local_c_
+#pragma weak pmpi_reduce_local_c = pmpi_reduce_local_c_
+#pragma weak pmpi_reduce_local_c__ = pmpi_reduce_local_c_
+#pragma weak PMPI_REDUCE_LOCAL_C = pmpi_reduce_local_c_
 
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2813,6 +5463,22 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block__ = pmpi_reduce_scatter_block_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK = pmpi_reduce_scatter_block_
 
+void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf,
+                                  MPI_Count *recvcount, MPI_Fint *datatype,
+                                  MPI_Fint *op, MPI_Fint *comm,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_block_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                      *recvcount, *datatype, *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_block_c_ = pmpi_reduce_scatter_block_c_
+#pragma weak mpi_reduce_scatter_block_c = pmpi_reduce_scatter_block_c_
+#pragma weak mpi_reduce_scatter_block_c__ = pmpi_reduce_scatter_block_c_
+#pragma weak MPI_REDUCE_SCATTER_BLOCK_C = pmpi_reduce_scatter_block_c_
+#pragma weak pmpi_reduce_scatter_block_c = pmpi_reduce_scatter_block_c_
+#pragma weak pmpi_reduce_scatter_block_c__ = pmpi_reduce_scatter_block_c_
+#pragma weak PMPI_REDUCE_SCATTER_BLOCK_C = pmpi_reduce_scatter_block_c_
+
 void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
                                      MPI_Fint *recvcount, MPI_Fint *datatype,
                                      MPI_Fint *op, MPI_Fint *comm,
@@ -2831,6 +5497,44 @@ void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block_init__ = pmpi_reduce_scatter_block_init_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT = pmpi_reduce_scatter_block_init_
 
+void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf,
+                                       MPI_Count *recvcount, MPI_Fint *datatype,
+                                       MPI_Fint *op, MPI_Fint *comm,
+                                       MPI_Fint *info, MPI_Fint *request,
+                                       MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_block_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                           *recvcount, *datatype, *op, *comm,
+                                           *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_block_init_c_ =                                \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak mpi_reduce_scatter_block_init_c = pmpi_reduce_scatter_block_init_c_
+#pragma weak mpi_reduce_scatter_block_init_c__ =                               \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak MPI_REDUCE_SCATTER_BLOCK_INIT_C = pmpi_reduce_scatter_block_init_c_
+#pragma weak pmpi_reduce_scatter_block_init_c =                                \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak pmpi_reduce_scatter_block_init_c__ =                              \
+    pmpi_reduce_scatter_block_init_c_
+#pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT_C =                                \
+    pmpi_reduce_scatter_block_init_c_
+
+void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                            MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                recvcounts, *datatype, *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_c_ = pmpi_reduce_scatter_c_
+#pragma weak mpi_reduce_scatter_c = pmpi_reduce_scatter_c_
+#pragma weak mpi_reduce_scatter_c__ = pmpi_reduce_scatter_c_
+#pragma weak MPI_REDUCE_SCATTER_C = pmpi_reduce_scatter_c_
+#pragma weak pmpi_reduce_scatter_c = pmpi_reduce_scatter_c_
+#pragma weak pmpi_reduce_scatter_c__ = pmpi_reduce_scatter_c_
+#pragma weak PMPI_REDUCE_SCATTER_C = pmpi_reduce_scatter_c_
+
 void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *datatype,
                                MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
@@ -2847,6 +5551,23 @@ void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_init = pmpi_reduce_scatter_init_
 #pragma weak pmpi_reduce_scatter_init__ = pmpi_reduce_scatter_init_
 #pragma weak PMPI_REDUCE_SCATTER_INIT = pmpi_reduce_scatter_init_
+
+void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Fint *datatype,
+                                 MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Reduce_scatter_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf),
+                                     recvcounts, *datatype, *op, *comm, *info,
+                                     request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_reduce_scatter_init_c_ = pmpi_reduce_scatter_init_c_
+#pragma weak mpi_reduce_scatter_init_c = pmpi_reduce_scatter_init_c_
+#pragma weak mpi_reduce_scatter_init_c__ = pmpi_reduce_scatter_init_c_
+#pragma weak MPI_REDUCE_SCATTER_INIT_C = pmpi_reduce_scatter_init_c_
+#pragma weak pmpi_reduce_scatter_init_c = pmpi_reduce_scatter_init_c_
+#pragma weak pmpi_reduce_scatter_init_c__ = pmpi_reduce_scatter_init_c_
+#pragma weak PMPI_REDUCE_SCATTER_INIT_C = pmpi_reduce_scatter_init_c_
 
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Request_free(request);
@@ -2916,6 +5637,45 @@ void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_rget_accumulate__ = pmpi_rget_accumulate_
 #pragma weak PMPI_RGET_ACCUMULATE = pmpi_rget_accumulate_
 
+void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                             MPI_Fint *origin_datatype, void *result_addr,
+                             MPI_Count *result_count, MPI_Fint *result_datatype,
+                             MPI_Fint *target_rank, MPI_Aint *target_disp,
+                             MPI_Count *target_count, MPI_Fint *target_datatype,
+                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Rget_accumulate_c(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+      hc_f_buf(result_addr), *result_count, *result_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rget_accumulate_c_ = pmpi_rget_accumulate_c_
+#pragma weak mpi_rget_accumulate_c = pmpi_rget_accumulate_c_
+#pragma weak mpi_rget_accumulate_c__ = pmpi_rget_accumulate_c_
+#pragma weak MPI_RGET_ACCUMULATE_C = pmpi_rget_accumulate_c_
+#pragma weak pmpi_rget_accumulate_c = pmpi_rget_accumulate_c_
+#pragma weak pmpi_rget_accumulate_c__ = pmpi_rget_accumulate_c_
+#pragma weak PMPI_RGET_ACCUMULATE_C = pmpi_rget_accumulate_c_
+
+void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Rget_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                      *target_rank, *target_disp, *target_count,
+                      *target_datatype, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rget_c_ = pmpi_rget_c_
+#pragma weak mpi_rget_c = pmpi_rget_c_
+#pragma weak mpi_rget_c__ = pmpi_rget_c_
+#pragma weak MPI_RGET_C = pmpi_rget_c_
+#pragma weak pmpi_rget_c = pmpi_rget_c_
+#pragma weak pmpi_rget_c__ = pmpi_rget_c_
+#pragma weak PMPI_RGET_C = pmpi_rget_c_
+
 void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                 MPI_Aint *target_disp, MPI_Fint *target_count,
@@ -2934,6 +5694,24 @@ void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_rput__ = pmpi_rput_
 #pragma weak PMPI_RPUT = pmpi_rput_
 
+void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Rput_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                      *target_rank, *target_disp, *target_count,
+                      *target_datatype, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rput_c_ = pmpi_rput_c_
+#pragma weak mpi_rput_c = pmpi_rput_c_
+#pragma weak mpi_rput_c__ = pmpi_rput_c_
+#pragma weak MPI_RPUT_C = pmpi_rput_c_
+#pragma weak pmpi_rput_c = pmpi_rput_c_
+#pragma weak pmpi_rput_c__ = pmpi_rput_c_
+#pragma weak PMPI_RPUT_C = pmpi_rput_c_
+
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Rsend(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -2946,6 +5724,20 @@ void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_rsend = pmpi_rsend_
 #pragma weak pmpi_rsend__ = pmpi_rsend_
 #pragma weak PMPI_RSEND = pmpi_rsend_
+
+void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr) {
+  int rc = MPI_Rsend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rsend_c_ = pmpi_rsend_c_
+#pragma weak mpi_rsend_c = pmpi_rsend_c_
+#pragma weak mpi_rsend_c__ = pmpi_rsend_c_
+#pragma weak MPI_RSEND_C = pmpi_rsend_c_
+#pragma weak pmpi_rsend_c = pmpi_rsend_c_
+#pragma weak pmpi_rsend_c__ = pmpi_rsend_c_
+#pragma weak PMPI_RSEND_C = pmpi_rsend_c_
 
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -2962,6 +5754,21 @@ void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_rsend_init__ = pmpi_rsend_init_
 #pragma weak PMPI_RSEND_INIT = pmpi_rsend_init_
 
+void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Rsend_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rsend_init_c_ = pmpi_rsend_init_c_
+#pragma weak mpi_rsend_init_c = pmpi_rsend_init_c_
+#pragma weak mpi_rsend_init_c__ = pmpi_rsend_init_c_
+#pragma weak MPI_RSEND_INIT_C = pmpi_rsend_init_c_
+#pragma weak pmpi_rsend_init_c = pmpi_rsend_init_c_
+#pragma weak pmpi_rsend_init_c__ = pmpi_rsend_init_c_
+#pragma weak PMPI_RSEND_INIT_C = pmpi_rsend_init_c_
+
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                 MPI_Fint *ierr) {
@@ -2976,6 +5783,21 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan = pmpi_scan_
 #pragma weak pmpi_scan__ = pmpi_scan_
 #pragma weak PMPI_SCAN = pmpi_scan_
+
+void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                  MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Scan_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count, *datatype,
+                      *op, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scan_c_ = pmpi_scan_c_
+#pragma weak mpi_scan_c = pmpi_scan_c_
+#pragma weak mpi_scan_c__ = pmpi_scan_c_
+#pragma weak MPI_SCAN_C = pmpi_scan_c_
+#pragma weak pmpi_scan_c = pmpi_scan_c_
+#pragma weak pmpi_scan_c__ = pmpi_scan_c_
+#pragma weak PMPI_SCAN_C = pmpi_scan_c_
 
 void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2992,6 +5814,21 @@ void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan_init__ = pmpi_scan_init_
 #pragma weak PMPI_SCAN_INIT = pmpi_scan_init_
 
+void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scan_init_c(hc_f_buf(sendbuf), hc_f_buf(recvbuf), *count,
+                           *datatype, *op, *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scan_init_c_ = pmpi_scan_init_c_
+#pragma weak mpi_scan_init_c = pmpi_scan_init_c_
+#pragma weak mpi_scan_init_c__ = pmpi_scan_init_c_
+#pragma weak MPI_SCAN_INIT_C = pmpi_scan_init_c_
+#pragma weak pmpi_scan_init_c = pmpi_scan_init_c_
+#pragma weak pmpi_scan_init_c__ = pmpi_scan_init_c_
+#pragma weak PMPI_SCAN_INIT_C = pmpi_scan_init_c_
+
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -3006,6 +5843,22 @@ void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter = pmpi_scatter_
 #pragma weak pmpi_scatter__ = pmpi_scatter_
 #pragma weak PMPI_SCATTER = pmpi_scatter_
+
+void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc =
+      MPI_Scatter_c(hc_f_buf(sendbuf), *sendcount, *sendtype, hc_f_buf(recvbuf),
+                    *recvcount, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatter_c_ = pmpi_scatter_c_
+#pragma weak mpi_scatter_c = pmpi_scatter_c_
+#pragma weak mpi_scatter_c__ = pmpi_scatter_c_
+#pragma weak MPI_SCATTER_C = pmpi_scatter_c_
+#pragma weak pmpi_scatter_c = pmpi_scatter_c_
+#pragma weak pmpi_scatter_c__ = pmpi_scatter_c_
+#pragma weak PMPI_SCATTER_C = pmpi_scatter_c_
 
 void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -3024,6 +5877,24 @@ void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter_init__ = pmpi_scatter_init_
 #pragma weak PMPI_SCATTER_INIT = pmpi_scatter_init_
 
+void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scatter_init_c(hc_f_buf(sendbuf), *sendcount, *sendtype,
+                              hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                              *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatter_init_c_ = pmpi_scatter_init_c_
+#pragma weak mpi_scatter_init_c = pmpi_scatter_init_c_
+#pragma weak mpi_scatter_init_c__ = pmpi_scatter_init_c_
+#pragma weak MPI_SCATTER_INIT_C = pmpi_scatter_init_c_
+#pragma weak pmpi_scatter_init_c = pmpi_scatter_init_c_
+#pragma weak pmpi_scatter_init_c__ = pmpi_scatter_init_c_
+#pragma weak PMPI_SCATTER_INIT_C = pmpi_scatter_init_c_
+
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
@@ -3039,6 +5910,23 @@ void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv = pmpi_scatterv_
 #pragma weak pmpi_scatterv__ = pmpi_scatterv_
 #pragma weak PMPI_SCATTERV = pmpi_scatterv_
+
+void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+                      MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *ierr) {
+  int rc =
+      MPI_Scatterv_c(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                     hc_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatterv_c_ = pmpi_scatterv_c_
+#pragma weak mpi_scatterv_c = pmpi_scatterv_c_
+#pragma weak mpi_scatterv_c__ = pmpi_scatterv_c_
+#pragma weak MPI_SCATTERV_C = pmpi_scatterv_c_
+#pragma weak pmpi_scatterv_c = pmpi_scatterv_c_
+#pragma weak pmpi_scatterv_c__ = pmpi_scatterv_c_
+#pragma weak PMPI_SCATTERV_C = pmpi_scatterv_c_
 
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -3057,6 +5945,24 @@ void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv_init__ = pmpi_scatterv_init_
 #pragma weak PMPI_SCATTERV_INIT = pmpi_scatterv_init_
 
+void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                           MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Scatterv_init_c(hc_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                               hc_f_buf(recvbuf), *recvcount, *recvtype, *root,
+                               *comm, *info, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_scatterv_init_c_ = pmpi_scatterv_init_c_
+#pragma weak mpi_scatterv_init_c = pmpi_scatterv_init_c_
+#pragma weak mpi_scatterv_init_c__ = pmpi_scatterv_init_c_
+#pragma weak MPI_SCATTERV_INIT_C = pmpi_scatterv_init_c_
+#pragma weak pmpi_scatterv_init_c = pmpi_scatterv_init_c_
+#pragma weak pmpi_scatterv_init_c__ = pmpi_scatterv_init_c_
+#pragma weak PMPI_SCATTERV_INIT_C = pmpi_scatterv_init_c_
+
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Send(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -3069,6 +5975,20 @@ void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_send = pmpi_send_
 #pragma weak pmpi_send__ = pmpi_send_
 #pragma weak PMPI_SEND = pmpi_send_
+
+void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                  MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Send_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_send_c_ = pmpi_send_c_
+#pragma weak mpi_send_c = pmpi_send_c_
+#pragma weak mpi_send_c__ = pmpi_send_c_
+#pragma weak MPI_SEND_C = pmpi_send_c_
+#pragma weak pmpi_send_c = pmpi_send_c_
+#pragma weak pmpi_send_c__ = pmpi_send_c_
+#pragma weak PMPI_SEND_C = pmpi_send_c_
 
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -3084,6 +6004,21 @@ void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_send_init = pmpi_send_init_
 #pragma weak pmpi_send_init__ = pmpi_send_init_
 #pragma weak PMPI_SEND_INIT = pmpi_send_init_
+
+void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Send_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm,
+                           request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_send_init_c_ = pmpi_send_init_c_
+#pragma weak mpi_send_init_c = pmpi_send_init_c_
+#pragma weak mpi_send_init_c__ = pmpi_send_init_c_
+#pragma weak MPI_SEND_INIT_C = pmpi_send_init_c_
+#pragma weak pmpi_send_init_c = pmpi_send_init_c_
+#pragma weak pmpi_send_init_c__ = pmpi_send_init_c_
+#pragma weak PMPI_SEND_INIT_C = pmpi_send_init_c_
 
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -3103,6 +6038,24 @@ void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_sendrecv__ = pmpi_sendrecv_
 #pragma weak PMPI_SENDRECV = pmpi_sendrecv_
 
+void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                      MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                      MPI_Fint *status, MPI_Fint *ierr) {
+  int rc = MPI_Sendrecv_c(hc_f_buf(sendbuf), *sendcount, *sendtype, *dest,
+                          *sendtag, hc_f_buf(recvbuf), *recvcount, *recvtype,
+                          *source, *recvtag, *comm, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_sendrecv_c_ = pmpi_sendrecv_c_
+#pragma weak mpi_sendrecv_c = pmpi_sendrecv_c_
+#pragma weak mpi_sendrecv_c__ = pmpi_sendrecv_c_
+#pragma weak MPI_SENDRECV_C = pmpi_sendrecv_c_
+#pragma weak pmpi_sendrecv_c = pmpi_sendrecv_c_
+#pragma weak pmpi_sendrecv_c__ = pmpi_sendrecv_c_
+#pragma weak PMPI_SENDRECV_C = pmpi_sendrecv_c_
+
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source,
                             MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
@@ -3120,6 +6073,24 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_sendrecv_replace__ = pmpi_sendrecv_replace_
 #pragma weak PMPI_SENDRECV_REPLACE = pmpi_sendrecv_replace_
 
+void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *dest, MPI_Fint *sendtag,
+                              MPI_Fint *source, MPI_Fint *recvtag,
+                              MPI_Fint *comm, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  int rc =
+      MPI_Sendrecv_replace_c(hc_f_buf(buf), *count, *datatype, *dest, *sendtag,
+                             *source, *recvtag, *comm, hc_f_status(status));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_sendrecv_replace_c_ = pmpi_sendrecv_replace_c_
+#pragma weak mpi_sendrecv_replace_c = pmpi_sendrecv_replace_c_
+#pragma weak mpi_sendrecv_replace_c__ = pmpi_sendrecv_replace_c_
+#pragma weak MPI_SENDRECV_REPLACE_C = pmpi_sendrecv_replace_c_
+#pragma weak pmpi_sendrecv_replace_c = pmpi_sendrecv_replace_c_
+#pragma weak pmpi_sendrecv_replace_c__ = pmpi_sendrecv_replace_c_
+#pragma weak PMPI_SENDRECV_REPLACE_C = pmpi_sendrecv_replace_c_
+
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Ssend(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -3132,6 +6103,20 @@ void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_ssend = pmpi_ssend_
 #pragma weak pmpi_ssend__ = pmpi_ssend_
 #pragma weak PMPI_SSEND = pmpi_ssend_
+
+void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr) {
+  int rc = MPI_Ssend_c(hc_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ssend_c_ = pmpi_ssend_c_
+#pragma weak mpi_ssend_c = pmpi_ssend_c_
+#pragma weak mpi_ssend_c__ = pmpi_ssend_c_
+#pragma weak MPI_SSEND_C = pmpi_ssend_c_
+#pragma weak pmpi_ssend_c = pmpi_ssend_c_
+#pragma weak pmpi_ssend_c__ = pmpi_ssend_c_
+#pragma weak PMPI_SSEND_C = pmpi_ssend_c_
 
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -3147,6 +6132,21 @@ void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ssend_init = pmpi_ssend_init_
 #pragma weak pmpi_ssend_init__ = pmpi_ssend_init_
 #pragma weak PMPI_SSEND_INIT = pmpi_ssend_init_
+
+void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Ssend_init_c(hc_f_buf(buf), *count, *datatype, *dest, *tag,
+                            *comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_ssend_init_c_ = pmpi_ssend_init_c_
+#pragma weak mpi_ssend_init_c = pmpi_ssend_init_c_
+#pragma weak mpi_ssend_init_c__ = pmpi_ssend_init_c_
+#pragma weak MPI_SSEND_INIT_C = pmpi_ssend_init_c_
+#pragma weak pmpi_ssend_init_c = pmpi_ssend_init_c_
+#pragma weak pmpi_ssend_init_c__ = pmpi_ssend_init_c_
+#pragma weak PMPI_SSEND_INIT_C = pmpi_ssend_init_c_
 
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Start(request);
@@ -3338,6 +6338,19 @@ void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
 #pragma weak pmpi_type_contiguous__ = pmpi_type_contiguous_
 #pragma weak PMPI_TYPE_CONTIGUOUS = pmpi_type_contiguous_
 
+void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype,
+                             MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_contiguous_c(*count, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_contiguous_c_ = pmpi_type_contiguous_c_
+#pragma weak mpi_type_contiguous_c = pmpi_type_contiguous_c_
+#pragma weak mpi_type_contiguous_c__ = pmpi_type_contiguous_c_
+#pragma weak MPI_TYPE_CONTIGUOUS_C = pmpi_type_contiguous_c_
+#pragma weak pmpi_type_contiguous_c = pmpi_type_contiguous_c_
+#pragma weak pmpi_type_contiguous_c__ = pmpi_type_contiguous_c_
+#pragma weak PMPI_TYPE_CONTIGUOUS_C = pmpi_type_contiguous_c_
+
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_gsizes,
                               MPI_Fint *array_of_distribs,
@@ -3357,6 +6370,65 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray = pmpi_type_create_darray_
 #pragma weak pmpi_type_create_darray__ = pmpi_type_create_darray_
 #pragma weak PMPI_TYPE_CREATE_DARRAY = pmpi_type_create_darray_
+
+void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
+                                MPI_Count *array_of_gsizes,
+                                MPI_Fint *array_of_distribs,
+                                MPI_Fint *array_of_dargs,
+                                MPI_Fint *array_of_psizes, MPI_Fint *order,
+                                MPI_Fint *oldtype, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes,
+                                    array_of_distribs, array_of_dargs,
+                                    array_of_psizes, *order, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_darray_c_ = pmpi_type_create_darray_c_
+#pragma weak mpi_type_create_darray_c = pmpi_type_create_darray_c_
+#pragma weak mpi_type_create_darray_c__ = pmpi_type_create_darray_c_
+#pragma weak MPI_TYPE_CREATE_DARRAY_C = pmpi_type_create_darray_c_
+#pragma weak pmpi_type_create_darray_c = pmpi_type_create_darray_c_
+#pragma weak pmpi_type_create_darray_c__ = pmpi_type_create_darray_c_
+#pragma weak PMPI_TYPE_CREATE_DARRAY_C = pmpi_type_create_darray_c_
+
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_complex(*p, *r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_complex_ = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
+#pragma weak MPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
+#pragma weak PMPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_integer(*r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_integer_ = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
+#pragma weak MPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
+#pragma weak PMPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Type_create_f90_real(*p, *r, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_f90_real_ = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real__ = pmpi_type_create_f90_real_
+#pragma weak MPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real__ = pmpi_type_create_f90_real_
+#pragma weak PMPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
 
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,
@@ -3392,6 +6464,47 @@ void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
     pmpi_type_create_hindexed_block_
 #pragma weak PMPI_TYPE_CREATE_HINDEXED_BLOCK = pmpi_type_create_hindexed_block_
 
+void pmpi_type_create_hindexed_block_c_(MPI_Count *count,
+                                        MPI_Count *blocklength,
+                                        MPI_Count *array_of_displacements,
+                                        MPI_Fint *oldtype, MPI_Fint *newtype,
+                                        MPI_Fint *ierr) {
+  int rc = MPI_Type_create_hindexed_block_c(
+      *count, *blocklength, array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_hindexed_block_c_ =                               \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak mpi_type_create_hindexed_block_c =                                \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak mpi_type_create_hindexed_block_c__ =                              \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak MPI_TYPE_CREATE_HINDEXED_BLOCK_C =                                \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak pmpi_type_create_hindexed_block_c =                               \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak pmpi_type_create_hindexed_block_c__ =                             \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak PMPI_TYPE_CREATE_HINDEXED_BLOCK_C =                               \
+    pmpi_type_create_hindexed_block_c_
+
+void pmpi_type_create_hindexed_c_(MPI_Count *count,
+                                  MPI_Count *array_of_blocklengths,
+                                  MPI_Count *array_of_displacements,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype,
+                                  MPI_Fint *ierr) {
+  int rc = MPI_Type_create_hindexed_c(
+      *count, array_of_blocklengths, array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_hindexed_c_ = pmpi_type_create_hindexed_c_
+#pragma weak mpi_type_create_hindexed_c = pmpi_type_create_hindexed_c_
+#pragma weak mpi_type_create_hindexed_c__ = pmpi_type_create_hindexed_c_
+#pragma weak MPI_TYPE_CREATE_HINDEXED_C = pmpi_type_create_hindexed_c_
+#pragma weak pmpi_type_create_hindexed_c = pmpi_type_create_hindexed_c_
+#pragma weak pmpi_type_create_hindexed_c__ = pmpi_type_create_hindexed_c_
+#pragma weak PMPI_TYPE_CREATE_HINDEXED_C = pmpi_type_create_hindexed_c_
+
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
                                MPI_Aint *stride, MPI_Fint *oldtype,
                                MPI_Fint *newtype, MPI_Fint *ierr) {
@@ -3406,6 +6519,21 @@ void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_hvector = pmpi_type_create_hvector_
 #pragma weak pmpi_type_create_hvector__ = pmpi_type_create_hvector_
 #pragma weak PMPI_TYPE_CREATE_HVECTOR = pmpi_type_create_hvector_
+
+void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength,
+                                 MPI_Count *stride, MPI_Fint *oldtype,
+                                 MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_create_hvector_c(*count, *blocklength, *stride, *oldtype,
+                                     newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_hvector_c_ = pmpi_type_create_hvector_c_
+#pragma weak mpi_type_create_hvector_c = pmpi_type_create_hvector_c_
+#pragma weak mpi_type_create_hvector_c__ = pmpi_type_create_hvector_c_
+#pragma weak MPI_TYPE_CREATE_HVECTOR_C = pmpi_type_create_hvector_c_
+#pragma weak pmpi_type_create_hvector_c = pmpi_type_create_hvector_c_
+#pragma weak pmpi_type_create_hvector_c__ = pmpi_type_create_hvector_c_
+#pragma weak PMPI_TYPE_CREATE_HVECTOR_C = pmpi_type_create_hvector_c_
 
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                      MPI_Fint *array_of_displacements,
@@ -3423,6 +6551,27 @@ void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_indexed_block__ = pmpi_type_create_indexed_block_
 #pragma weak PMPI_TYPE_CREATE_INDEXED_BLOCK = pmpi_type_create_indexed_block_
 
+void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
+                                       MPI_Count *array_of_displacements,
+                                       MPI_Fint *oldtype, MPI_Fint *newtype,
+                                       MPI_Fint *ierr) {
+  int rc = MPI_Type_create_indexed_block_c(
+      *count, *blocklength, array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_indexed_block_c_ =                                \
+    pmpi_type_create_indexed_block_c_
+#pragma weak mpi_type_create_indexed_block_c = pmpi_type_create_indexed_block_c_
+#pragma weak mpi_type_create_indexed_block_c__ =                               \
+    pmpi_type_create_indexed_block_c_
+#pragma weak MPI_TYPE_CREATE_INDEXED_BLOCK_C = pmpi_type_create_indexed_block_c_
+#pragma weak pmpi_type_create_indexed_block_c =                                \
+    pmpi_type_create_indexed_block_c_
+#pragma weak pmpi_type_create_indexed_block_c__ =                              \
+    pmpi_type_create_indexed_block_c_
+#pragma weak PMPI_TYPE_CREATE_INDEXED_BLOCK_C =                                \
+    pmpi_type_create_indexed_block_c_
+
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
                                MPI_Aint *extent, MPI_Fint *newtype,
                                MPI_Fint *ierr) {
@@ -3436,6 +6585,20 @@ void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
 #pragma weak pmpi_type_create_resized = pmpi_type_create_resized_
 #pragma weak pmpi_type_create_resized__ = pmpi_type_create_resized_
 #pragma weak PMPI_TYPE_CREATE_RESIZED = pmpi_type_create_resized_
+
+void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
+                                 MPI_Count *extent, MPI_Fint *newtype,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Type_create_resized_c(*oldtype, *lb, *extent, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_resized_c_ = pmpi_type_create_resized_c_
+#pragma weak mpi_type_create_resized_c = pmpi_type_create_resized_c_
+#pragma weak mpi_type_create_resized_c__ = pmpi_type_create_resized_c_
+#pragma weak MPI_TYPE_CREATE_RESIZED_C = pmpi_type_create_resized_c_
+#pragma weak pmpi_type_create_resized_c = pmpi_type_create_resized_c_
+#pragma weak pmpi_type_create_resized_c__ = pmpi_type_create_resized_c_
+#pragma weak PMPI_TYPE_CREATE_RESIZED_C = pmpi_type_create_resized_c_
 
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                               MPI_Aint *array_of_displacements,
@@ -3454,6 +6617,24 @@ void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 #pragma weak pmpi_type_create_struct__ = pmpi_type_create_struct_
 #pragma weak PMPI_TYPE_CREATE_STRUCT = pmpi_type_create_struct_
 
+void pmpi_type_create_struct_c_(MPI_Count *count,
+                                MPI_Count *array_of_blocklengths,
+                                MPI_Count *array_of_displacements,
+                                MPI_Fint *array_of_types, MPI_Fint *newtype,
+                                MPI_Fint *ierr) {
+  int rc =
+      MPI_Type_create_struct_c(*count, array_of_blocklengths,
+                               array_of_displacements, array_of_types, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_struct_c_ = pmpi_type_create_struct_c_
+#pragma weak mpi_type_create_struct_c = pmpi_type_create_struct_c_
+#pragma weak mpi_type_create_struct_c__ = pmpi_type_create_struct_c_
+#pragma weak MPI_TYPE_CREATE_STRUCT_C = pmpi_type_create_struct_c_
+#pragma weak pmpi_type_create_struct_c = pmpi_type_create_struct_c_
+#pragma weak pmpi_type_create_struct_c__ = pmpi_type_create_struct_c_
+#pragma weak PMPI_TYPE_CREATE_STRUCT_C = pmpi_type_create_struct_c_
+
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_subsizes,
                                 MPI_Fint *array_of_starts, MPI_Fint *order,
@@ -3470,6 +6651,24 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
 #pragma weak pmpi_type_create_subarray = pmpi_type_create_subarray_
 #pragma weak pmpi_type_create_subarray__ = pmpi_type_create_subarray_
 #pragma weak PMPI_TYPE_CREATE_SUBARRAY = pmpi_type_create_subarray_
+
+void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes,
+                                  MPI_Count *array_of_subsizes,
+                                  MPI_Count *array_of_starts, MPI_Fint *order,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype,
+                                  MPI_Fint *ierr) {
+  int rc =
+      MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes,
+                                 array_of_starts, *order, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_create_subarray_c_ = pmpi_type_create_subarray_c_
+#pragma weak mpi_type_create_subarray_c = pmpi_type_create_subarray_c_
+#pragma weak mpi_type_create_subarray_c__ = pmpi_type_create_subarray_c_
+#pragma weak MPI_TYPE_CREATE_SUBARRAY_C = pmpi_type_create_subarray_c_
+#pragma weak pmpi_type_create_subarray_c = pmpi_type_create_subarray_c_
+#pragma weak pmpi_type_create_subarray_c__ = pmpi_type_create_subarray_c_
+#pragma weak PMPI_TYPE_CREATE_SUBARRAY_C = pmpi_type_create_subarray_c_
 
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
                             MPI_Fint *ierr) {
@@ -3538,6 +6737,28 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
 #pragma weak pmpi_type_get_contents__ = pmpi_type_get_contents_
 #pragma weak PMPI_TYPE_GET_CONTENTS = pmpi_type_get_contents_
 
+void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
+                               MPI_Count *max_addresses,
+                               MPI_Count *max_large_counts,
+                               MPI_Count *max_datatypes,
+                               MPI_Fint *array_of_integers,
+                               MPI_Aint *array_of_addresses,
+                               MPI_Count *array_of_large_counts,
+                               MPI_Fint *array_of_datatypes, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses,
+                                   *max_large_counts, *max_datatypes,
+                                   array_of_integers, array_of_addresses,
+                                   array_of_large_counts, array_of_datatypes);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_contents_c_ = pmpi_type_get_contents_c_
+#pragma weak mpi_type_get_contents_c = pmpi_type_get_contents_c_
+#pragma weak mpi_type_get_contents_c__ = pmpi_type_get_contents_c_
+#pragma weak MPI_TYPE_GET_CONTENTS_C = pmpi_type_get_contents_c_
+#pragma weak pmpi_type_get_contents_c = pmpi_type_get_contents_c_
+#pragma weak pmpi_type_get_contents_c__ = pmpi_type_get_contents_c_
+#pragma weak PMPI_TYPE_GET_CONTENTS_C = pmpi_type_get_contents_c_
+
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
                              MPI_Fint *num_addresses, MPI_Fint *num_datatypes,
                              MPI_Fint *combiner, MPI_Fint *ierr) {
@@ -3553,6 +6774,23 @@ void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
 #pragma weak pmpi_type_get_envelope__ = pmpi_type_get_envelope_
 #pragma weak PMPI_TYPE_GET_ENVELOPE = pmpi_type_get_envelope_
 
+void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
+                               MPI_Count *num_addresses,
+                               MPI_Count *num_large_counts,
+                               MPI_Count *num_datatypes, MPI_Fint *combiner,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Type_get_envelope_c(*datatype, num_integers, num_addresses,
+                                   num_large_counts, num_datatypes, combiner);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_envelope_c_ = pmpi_type_get_envelope_c_
+#pragma weak mpi_type_get_envelope_c = pmpi_type_get_envelope_c_
+#pragma weak mpi_type_get_envelope_c__ = pmpi_type_get_envelope_c_
+#pragma weak MPI_TYPE_GET_ENVELOPE_C = pmpi_type_get_envelope_c_
+#pragma weak pmpi_type_get_envelope_c = pmpi_type_get_envelope_c_
+#pragma weak pmpi_type_get_envelope_c__ = pmpi_type_get_envelope_c_
+#pragma weak PMPI_TYPE_GET_ENVELOPE_C = pmpi_type_get_envelope_c_
+
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
                            MPI_Fint *ierr) {
   int rc = MPI_Type_get_extent(*datatype, lb, extent);
@@ -3565,6 +6803,19 @@ void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
 #pragma weak pmpi_type_get_extent = pmpi_type_get_extent_
 #pragma weak pmpi_type_get_extent__ = pmpi_type_get_extent_
 #pragma weak PMPI_TYPE_GET_EXTENT = pmpi_type_get_extent_
+
+void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb,
+                             MPI_Count *extent, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_extent_c(*datatype, lb, extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_extent_c_ = pmpi_type_get_extent_c_
+#pragma weak mpi_type_get_extent_c = pmpi_type_get_extent_c_
+#pragma weak mpi_type_get_extent_c__ = pmpi_type_get_extent_c_
+#pragma weak MPI_TYPE_GET_EXTENT_C = pmpi_type_get_extent_c_
+#pragma weak pmpi_type_get_extent_c = pmpi_type_get_extent_c_
+#pragma weak pmpi_type_get_extent_c__ = pmpi_type_get_extent_c_
+#pragma weak PMPI_TYPE_GET_EXTENT_C = pmpi_type_get_extent_c_
 
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb,
                              MPI_Count *extent, MPI_Fint *ierr) {
@@ -3616,6 +6867,19 @@ void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb,
 #pragma weak pmpi_type_get_true_extent__ = pmpi_type_get_true_extent_
 #pragma weak PMPI_TYPE_GET_TRUE_EXTENT = pmpi_type_get_true_extent_
 
+void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
+                                  MPI_Count *true_extent, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_true_extent_c(*datatype, true_lb, true_extent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_true_extent_c_ = pmpi_type_get_true_extent_c_
+#pragma weak mpi_type_get_true_extent_c = pmpi_type_get_true_extent_c_
+#pragma weak mpi_type_get_true_extent_c__ = pmpi_type_get_true_extent_c_
+#pragma weak MPI_TYPE_GET_TRUE_EXTENT_C = pmpi_type_get_true_extent_c_
+#pragma weak pmpi_type_get_true_extent_c = pmpi_type_get_true_extent_c_
+#pragma weak pmpi_type_get_true_extent_c__ = pmpi_type_get_true_extent_c_
+#pragma weak PMPI_TYPE_GET_TRUE_EXTENT_C = pmpi_type_get_true_extent_c_
+
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr) {
   int rc = MPI_Type_get_true_extent_x(*datatype, true_lb, true_extent);
@@ -3643,6 +6907,21 @@ void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 #pragma weak pmpi_type_indexed = pmpi_type_indexed_
 #pragma weak pmpi_type_indexed__ = pmpi_type_indexed_
 #pragma weak PMPI_TYPE_INDEXED = pmpi_type_indexed_
+
+void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths,
+                          MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                          MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_indexed_c(*count, array_of_blocklengths,
+                              array_of_displacements, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_indexed_c_ = pmpi_type_indexed_c_
+#pragma weak mpi_type_indexed_c = pmpi_type_indexed_c_
+#pragma weak mpi_type_indexed_c__ = pmpi_type_indexed_c_
+#pragma weak MPI_TYPE_INDEXED_C = pmpi_type_indexed_c_
+#pragma weak pmpi_type_indexed_c = pmpi_type_indexed_c_
+#pragma weak pmpi_type_indexed_c__ = pmpi_type_indexed_c_
+#pragma weak PMPI_TYPE_INDEXED_C = pmpi_type_indexed_c_
 
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
                            MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -3684,6 +6963,18 @@ void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_type_size__ = pmpi_type_size_
 #pragma weak PMPI_TYPE_SIZE = pmpi_type_size_
 
+void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Type_size_c(*datatype, size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_size_c_ = pmpi_type_size_c_
+#pragma weak mpi_type_size_c = pmpi_type_size_c_
+#pragma weak mpi_type_size_c__ = pmpi_type_size_c_
+#pragma weak MPI_TYPE_SIZE_C = pmpi_type_size_c_
+#pragma weak pmpi_type_size_c = pmpi_type_size_c_
+#pragma weak pmpi_type_size_c__ = pmpi_type_size_c_
+#pragma weak PMPI_TYPE_SIZE_C = pmpi_type_size_c_
+
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
   int rc = MPI_Type_size_x(*datatype, size);
   hc_f_err(ierr, rc);
@@ -3709,6 +7000,20 @@ void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
 #pragma weak pmpi_type_vector__ = pmpi_type_vector_
 #pragma weak PMPI_TYPE_VECTOR = pmpi_type_vector_
 
+void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
+                         MPI_Count *stride, MPI_Fint *oldtype,
+                         MPI_Fint *newtype, MPI_Fint *ierr) {
+  int rc = MPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, newtype);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_vector_c_ = pmpi_type_vector_c_
+#pragma weak mpi_type_vector_c = pmpi_type_vector_c_
+#pragma weak mpi_type_vector_c__ = pmpi_type_vector_c_
+#pragma weak MPI_TYPE_VECTOR_C = pmpi_type_vector_c_
+#pragma weak pmpi_type_vector_c = pmpi_type_vector_c_
+#pragma weak pmpi_type_vector_c__ = pmpi_type_vector_c_
+#pragma weak PMPI_TYPE_VECTOR_C = pmpi_type_vector_c_
+
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
                   void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype,
                   MPI_Fint *comm, MPI_Fint *ierr) {
@@ -3723,6 +7028,21 @@ void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
 #pragma weak pmpi_unpack = pmpi_unpack_
 #pragma weak pmpi_unpack__ = pmpi_unpack_
 #pragma weak PMPI_UNPACK = pmpi_unpack_
+
+void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position,
+                    void *outbuf, MPI_Count *outcount, MPI_Fint *datatype,
+                    MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Unpack_c(hc_f_buf(inbuf), *insize, position, hc_f_buf(outbuf),
+                        *outcount, *datatype, *comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_unpack_c_ = pmpi_unpack_c_
+#pragma weak mpi_unpack_c = pmpi_unpack_c_
+#pragma weak mpi_unpack_c__ = pmpi_unpack_c_
+#pragma weak MPI_UNPACK_C = pmpi_unpack_c_
+#pragma weak pmpi_unpack_c = pmpi_unpack_c_
+#pragma weak pmpi_unpack_c__ = pmpi_unpack_c_
+#pragma weak PMPI_UNPACK_C = pmpi_unpack_c_
 
 void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
                            MPI_Aint *position, void *outbuf, MPI_Fint *outcount,
@@ -3741,6 +7061,24 @@ void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
 #pragma weak pmpi_unpack_external = pmpi_unpack_external_
 #pragma weak pmpi_unpack_external__ = pmpi_unpack_external_
 #pragma weak PMPI_UNPACK_EXTERNAL = pmpi_unpack_external_
+
+void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
+                             MPI_Count *position, void *outbuf,
+                             MPI_Count *outcount, MPI_Fint *datatype,
+                             MPI_Fint *ierr, size_t datarep_len) {
+  char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  int rc = MPI_Unpack_external_c(datarep_c, hc_f_buf(inbuf), *insize, position,
+                                 hc_f_buf(outbuf), *outcount, *datatype);
+  free(datarep_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_unpack_external_c_ = pmpi_unpack_external_c_
+#pragma weak mpi_unpack_external_c = pmpi_unpack_external_c_
+#pragma weak mpi_unpack_external_c__ = pmpi_unpack_external_c_
+#pragma weak MPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
+#pragma weak pmpi_unpack_external_c = pmpi_unpack_external_c_
+#pragma weak pmpi_unpack_external_c__ = pmpi_unpack_external_c_
+#pragma weak PMPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
 
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Wait(request, hc_f_status(status));
@@ -3818,6 +7156,21 @@ void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
 #pragma weak pmpi_win_allocate__ = pmpi_win_allocate_
 #pragma weak PMPI_WIN_ALLOCATE = pmpi_win_allocate_
 
+void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+                          MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                          MPI_Fint *ierr) {
+  int rc = MPI_Win_allocate_c(*size, *disp_unit, *info, *comm,
+                              hc_f_buf(baseptr), win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_allocate_c_ = pmpi_win_allocate_c_
+#pragma weak mpi_win_allocate_c = pmpi_win_allocate_c_
+#pragma weak mpi_win_allocate_c__ = pmpi_win_allocate_c_
+#pragma weak MPI_WIN_ALLOCATE_C = pmpi_win_allocate_c_
+#pragma weak pmpi_win_allocate_c = pmpi_win_allocate_c_
+#pragma weak pmpi_win_allocate_c__ = pmpi_win_allocate_c_
+#pragma weak PMPI_WIN_ALLOCATE_C = pmpi_win_allocate_c_
+
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
                                MPI_Fint *info, MPI_Fint *comm, void *baseptr,
                                MPI_Fint *win, MPI_Fint *ierr) {
@@ -3832,6 +7185,21 @@ void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
 #pragma weak pmpi_win_allocate_shared = pmpi_win_allocate_shared_
 #pragma weak pmpi_win_allocate_shared__ = pmpi_win_allocate_shared_
 #pragma weak PMPI_WIN_ALLOCATE_SHARED = pmpi_win_allocate_shared_
+
+void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
+                                 MPI_Fint *info, MPI_Fint *comm, void *baseptr,
+                                 MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm,
+                                     hc_f_buf(baseptr), win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_allocate_shared_c_ = pmpi_win_allocate_shared_c_
+#pragma weak mpi_win_allocate_shared_c = pmpi_win_allocate_shared_c_
+#pragma weak mpi_win_allocate_shared_c__ = pmpi_win_allocate_shared_c_
+#pragma weak MPI_WIN_ALLOCATE_SHARED_C = pmpi_win_allocate_shared_c_
+#pragma weak pmpi_win_allocate_shared_c = pmpi_win_allocate_shared_c_
+#pragma weak pmpi_win_allocate_shared_c__ = pmpi_win_allocate_shared_c_
+#pragma weak PMPI_WIN_ALLOCATE_SHARED_C = pmpi_win_allocate_shared_c_
 
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
                       MPI_Fint *ierr) {
@@ -3884,6 +7252,21 @@ void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
 #pragma weak pmpi_win_create = pmpi_win_create_
 #pragma weak pmpi_win_create__ = pmpi_win_create_
 #pragma weak PMPI_WIN_CREATE = pmpi_win_create_
+
+void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit,
+                        MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                        MPI_Fint *ierr) {
+  int rc =
+      MPI_Win_create_c(hc_f_buf(base), *size, *disp_unit, *info, *comm, win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_create_c_ = pmpi_win_create_c_
+#pragma weak mpi_win_create_c = pmpi_win_create_c_
+#pragma weak mpi_win_create_c__ = pmpi_win_create_c_
+#pragma weak MPI_WIN_CREATE_C = pmpi_win_create_c_
+#pragma weak pmpi_win_create_c = pmpi_win_create_c_
+#pragma weak pmpi_win_create_c__ = pmpi_win_create_c_
+#pragma weak PMPI_WIN_CREATE_C = pmpi_win_create_c_
 
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
                               MPI_Fint *ierr) {
@@ -4172,6 +7555,21 @@ void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
 #pragma weak pmpi_win_shared_query = pmpi_win_shared_query_
 #pragma weak pmpi_win_shared_query__ = pmpi_win_shared_query_
 #pragma weak PMPI_WIN_SHARED_QUERY = pmpi_win_shared_query_
+
+void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+                              MPI_Aint *disp_unit, void *baseptr,
+                              MPI_Fint *ierr) {
+  int rc =
+      MPI_Win_shared_query_c(*win, *rank, size, disp_unit, hc_f_buf(baseptr));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_shared_query_c_ = pmpi_win_shared_query_c_
+#pragma weak mpi_win_shared_query_c = pmpi_win_shared_query_c_
+#pragma weak mpi_win_shared_query_c__ = pmpi_win_shared_query_c_
+#pragma weak MPI_WIN_SHARED_QUERY_C = pmpi_win_shared_query_c_
+#pragma weak pmpi_win_shared_query_c = pmpi_win_shared_query_c_
+#pragma weak pmpi_win_shared_query_c__ = pmpi_win_shared_query_c_
+#pragma weak PMPI_WIN_SHARED_QUERY_C = pmpi_win_shared_query_c_
 
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
                      MPI_Fint *ierr) {

@@ -10,6 +10,11 @@ void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                       MPI_Aint *target_disp, MPI_Fint *target_count,
                       MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
                       MPI_Fint *ierr);
+void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                        MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                        MPI_Aint *target_disp, MPI_Count *target_count,
+                        MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                        MPI_Fint *ierr);
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
 void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
                           MPI_Fint *ierr);
@@ -18,67 +23,129 @@ void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
                           MPI_Fint *recvcount, MPI_Fint *recvtype,
                           MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                           MPI_Fint *ierr);
+void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                            MPI_Fint *sendtype, void *recvbuf,
+                            MPI_Count *recvcount, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr);
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                       MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, void *recvbuf,
                            MPI_Fint *recvcounts, MPI_Fint *displs,
                            MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
                            MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                             MPI_Fint *sendtype, void *recvbuf,
+                             MPI_Count *recvcounts, MPI_Aint *displs,
+                             MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                             MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr);
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                      MPI_Fint *ierr);
+void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *ierr);
 void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                           MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                          void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                          MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                          MPI_Fint *ierr);
+void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
+                           MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                           MPI_Fint *ierr);
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
                      MPI_Fint *ierr);
+void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts,
+                       MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                       MPI_Fint *ierr);
 void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
                           MPI_Fint *recvcounts, MPI_Fint *rdispls,
                           MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
                           MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                            MPI_Aint *sdispls, MPI_Fint *sendtype,
+                            void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Aint *rdispls, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr);
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                      MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
                      MPI_Fint *ierr);
+void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                       MPI_Fint *sendtypes, void *recvbuf,
+                       MPI_Count *recvcounts, MPI_Aint *rdispls,
+                       MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
                           MPI_Fint *recvcounts, MPI_Fint *rdispls,
                           MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
                           MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                            MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                            void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr);
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr);
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                         MPI_Fint *ierr);
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                        MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr);
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr);
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
                        MPI_Fint *coords, MPI_Fint *ierr);
@@ -174,31 +241,257 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen,
 void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                   MPI_Fint *ierr);
+void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                    MPI_Fint *ierr);
 void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                        MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
                         MPI_Fint *datatype, MPI_Fint *target_rank,
                         MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win,
                         MPI_Fint *ierr);
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
+                                MPI_Fint *ierr);
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr);
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
+                       size_t filename_len);
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr);
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset,
+                                MPI_Offset *disp, MPI_Fint *ierr);
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr);
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr);
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr);
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr);
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset,
+                                    MPI_Fint *ierr);
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr);
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype,
+                                MPI_Aint *extent, MPI_Fint *ierr);
+void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
+                                  MPI_Count *extent, MPI_Fint *ierr);
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *ierr,
+                         size_t datarep_len);
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *request,
+                          MPI_Fint *ierr);
+void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *request,
+                            MPI_Fint *ierr);
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request,
+                         MPI_Fint *ierr);
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr);
+void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *request,
+                               MPI_Fint *ierr);
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *request,
+                           MPI_Fint *ierr);
+void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *request,
+                             MPI_Fint *ierr);
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Fint *count, MPI_Fint *datatype,
+                          MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Fint *count, MPI_Fint *datatype,
+                              MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                MPI_Count *count, MPI_Fint *datatype,
+                                MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *request,
+                              MPI_Fint *ierr);
+void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *request,
+                                MPI_Fint *ierr);
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
+                     MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr,
+                     size_t filename_len);
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr);
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                         MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                               MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                           MPI_Fint *datatype, MPI_Fint *status,
+                           MPI_Fint *ierr);
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                             MPI_Fint *ierr);
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                        MPI_Fint *ierr);
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                            MPI_Fint *count, MPI_Fint *datatype,
+                            MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                  MPI_Fint *count, MPI_Fint *datatype,
+                                  MPI_Fint *ierr);
+void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                    MPI_Count *count, MPI_Fint *datatype,
+                                    MPI_Fint *ierr);
+void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                              MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                MPI_Fint *ierr);
+void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                          MPI_Count *count, MPI_Fint *datatype,
+                          MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr);
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr);
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr);
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr);
+void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr);
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                     MPI_Fint *ierr);
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
+                            MPI_Fint *ierr);
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
+                               MPI_Fint *ierr);
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr);
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr);
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
+                         MPI_Fint *filetype, char *datarep, MPI_Fint *info,
+                         MPI_Fint *ierr, size_t datarep_len);
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr);
+void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr);
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                              MPI_Fint *ierr);
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
+                         MPI_Fint *ierr);
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *ierr);
+void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset,
+                                     void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                               MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                 MPI_Fint *ierr);
+void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
+                           MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr);
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                                    MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                      MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *status,
+                                MPI_Fint *ierr);
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
+                                  MPI_Fint *ierr);
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *status,
+                             MPI_Fint *ierr);
+void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr);
 void pmpi_finalize_(MPI_Fint *ierr);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_free_mem_(void *base, MPI_Fint *ierr);
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                    void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                        MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                         MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                    MPI_Fint *ierr);
+void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                     MPI_Fint *ierr);
 void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcounts, MPI_Aint *displs,
+                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                MPI_Aint *target_disp, MPI_Fint *target_count,
@@ -209,11 +502,25 @@ void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                           MPI_Fint *target_rank, MPI_Aint *target_disp,
                           MPI_Fint *target_count, MPI_Fint *target_datatype,
                           MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                            MPI_Fint *origin_datatype, void *result_addr,
+                            MPI_Count *result_count, MPI_Fint *result_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Count *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr);
+void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr);
+void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
+                       MPI_Fint *ierr);
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                         MPI_Fint *ierr);
+void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
+                          MPI_Count *count, MPI_Fint *ierr);
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr);
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
@@ -261,74 +568,144 @@ void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup,
 void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                        void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
                        MPI_Fint *ierr);
+void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcounts, MPI_Aint *displs,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                         MPI_Fint *ierr);
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                      MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                       MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                        MPI_Fint *sendtype, void *recvbuf,
+                        MPI_Count *recvcounts, MPI_Aint *rdispls,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr);
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
                       MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+                        MPI_Fint *sendtypes, void *recvbuf,
+                        MPI_Count *recvcounts, MPI_Aint *rdispls,
+                        MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr);
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                   MPI_Fint *ierr);
+void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                    MPI_Fint *ierr);
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                    MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                    MPI_Fint *ierr);
+void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr);
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                     MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                    MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status,
                    MPI_Fint *ierr);
 void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
                                MPI_Fint *recvcount, MPI_Fint *recvtype,
                                MPI_Fint *comm, MPI_Fint *request,
                                MPI_Fint *ierr);
+void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr);
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                 MPI_Fint *sendtype, void *recvbuf,
                                 MPI_Fint *recvcounts, MPI_Fint *displs,
                                 MPI_Fint *recvtype, MPI_Fint *comm,
                                 MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                                  MPI_Fint *sendtype, void *recvbuf,
+                                  MPI_Count *recvcounts, MPI_Aint *displs,
+                                  MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr);
+void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *request,
+                                MPI_Fint *ierr);
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Fint *sdispls, MPI_Fint *sendtype,
                                void *recvbuf, MPI_Fint *recvcounts,
                                MPI_Fint *rdispls, MPI_Fint *recvtype,
                                MPI_Fint *comm, MPI_Fint *request,
                                MPI_Fint *ierr);
+void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
+                                 MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                 void *recvbuf, MPI_Count *recvcounts,
+                                 MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr);
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
                                void *recvbuf, MPI_Fint *recvcounts,
                                MPI_Aint *rdispls, MPI_Fint *recvtypes,
                                MPI_Fint *comm, MPI_Fint *request,
                                MPI_Fint *ierr);
+void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
+                                 MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                 void *recvbuf, MPI_Count *recvcounts,
+                                 MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr);
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr,
                        size_t key_len);
@@ -356,9 +733,15 @@ void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                  MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                            MPI_Fint *request, MPI_Fint *ierr);
@@ -366,150 +749,309 @@ void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf,
                                  MPI_Fint *recvcount, MPI_Fint *datatype,
                                  MPI_Fint *op, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf,
+                                   MPI_Count *recvcount, MPI_Fint *datatype,
+                                   MPI_Fint *op, MPI_Fint *comm,
+                                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf,
+                             MPI_Count *recvcounts, MPI_Fint *datatype,
+                             MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr);
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                  MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                  MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                     MPI_Fint *ierr);
+void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                      MPI_Fint *ierr);
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                      MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                  MPI_Fint *ierr);
+void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
                      MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
                      MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request,
                      MPI_Fint *ierr);
+void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                       MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                       MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *dest, MPI_Fint *sendtag,
                              MPI_Fint *source, MPI_Fint *recvtag,
                              MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *dest, MPI_Fint *sendtag,
+                               MPI_Fint *source, MPI_Fint *recvtag,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr);
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr);
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
                               MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                                    MPI_Fint *sendtype, void *recvbuf,
                                    MPI_Fint *recvcount, MPI_Fint *recvtype,
                                    MPI_Fint *comm, MPI_Fint *info,
                                    MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                     MPI_Fint *sendtype, void *recvbuf,
+                                     MPI_Count *recvcount, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *displs,
                                MPI_Fint *recvtype, MPI_Fint *comm,
                                MPI_Fint *ierr);
+void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Aint *displs,
+                                 MPI_Fint *recvtype, MPI_Fint *comm,
+                                 MPI_Fint *ierr);
 void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                                     MPI_Fint *sendtype, void *recvbuf,
                                     MPI_Fint *recvcounts, MPI_Fint *displs,
                                     MPI_Fint *recvtype, MPI_Fint *comm,
                                     MPI_Fint *info, MPI_Fint *request,
                                     MPI_Fint *ierr);
+void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                      MPI_Fint *sendtype, void *recvbuf,
+                                      MPI_Count *recvcounts, MPI_Aint *displs,
+                                      MPI_Fint *recvtype, MPI_Fint *comm,
+                                      MPI_Fint *info, MPI_Fint *request,
+                                      MPI_Fint *ierr);
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *sendtype, void *recvbuf,
                              MPI_Fint *recvcount, MPI_Fint *recvtype,
                              MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
+                               MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Count *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
                                   MPI_Fint *sendtype, void *recvbuf,
                                   MPI_Fint *recvcount, MPI_Fint *recvtype,
                                   MPI_Fint *comm, MPI_Fint *info,
                                   MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
+                                    MPI_Fint *sendtype, void *recvbuf,
+                                    MPI_Count *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *comm, MPI_Fint *info,
+                                    MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Fint *sdispls, MPI_Fint *sendtype,
                               void *recvbuf, MPI_Fint *recvcounts,
                               MPI_Fint *rdispls, MPI_Fint *recvtype,
                               MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                void *recvbuf, MPI_Count *recvcounts,
+                                MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Fint *sdispls, MPI_Fint *sendtype,
                                    void *recvbuf, MPI_Fint *recvcounts,
                                    MPI_Fint *rdispls, MPI_Fint *recvtype,
                                    MPI_Fint *comm, MPI_Fint *info,
                                    MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                                     MPI_Aint *sdispls, MPI_Fint *sendtype,
+                                     void *recvbuf, MPI_Count *recvcounts,
+                                     MPI_Aint *rdispls, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
                               void *recvbuf, MPI_Fint *recvcounts,
                               MPI_Aint *rdispls, MPI_Fint *recvtypes,
                               MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                void *recvbuf, MPI_Count *recvcounts,
+                                MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Aint *sdispls, MPI_Fint *sendtypes,
                                    void *recvbuf, MPI_Fint *recvcounts,
                                    MPI_Aint *rdispls, MPI_Fint *recvtypes,
                                    MPI_Fint *comm, MPI_Fint *info,
                                    MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                                     MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                     void *recvbuf, MPI_Count *recvcounts,
+                                     MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr);
 void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
                      MPI_Fint *ierr);
+void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
+                       MPI_Fint *ierr);
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
                 void *outbuf, MPI_Fint *outsize, MPI_Fint *position,
                 MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype,
+                  void *outbuf, MPI_Count *outsize, MPI_Count *position,
+                  MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
                          MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize,
                          MPI_Aint *position, MPI_Fint *ierr,
                          size_t datarep_len);
+void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount,
+                           MPI_Fint *datatype, void *outbuf, MPI_Count *outsize,
+                           MPI_Count *position, MPI_Fint *ierr,
+                           size_t datarep_len);
 void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *datatype, MPI_Aint *size,
                               MPI_Fint *ierr, size_t datarep_len);
+void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
+                                MPI_Fint *datatype, MPI_Count *size,
+                                MPI_Fint *ierr, size_t datarep_len);
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
                      MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm,
+                       MPI_Count *size, MPI_Fint *ierr);
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
+                    MPI_Fint *ierr);
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions,
+                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high,
+                        MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr);
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                  MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
+                      MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                      MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                      MPI_Fint *ierr);
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                MPI_Aint *target_disp, MPI_Fint *target_count,
                MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
 void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count,
                        MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                        MPI_Aint *target_disp, MPI_Fint *target_count,
                        MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
                        MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                         MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                         MPI_Aint *target_disp, MPI_Count *target_count,
+                         MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                         MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                 MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                  MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                  MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                      MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                   MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                    MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                        MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                        MPI_Fint *ierr);
+void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                         MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                         MPI_Fint *ierr);
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr);
+void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count,
+                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr);
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                           MPI_Fint *ierr);
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
                                 MPI_Fint *recvcount, MPI_Fint *datatype,
                                 MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf,
+                                  MPI_Count *recvcount, MPI_Fint *datatype,
+                                  MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
                                      MPI_Fint *recvcount, MPI_Fint *datatype,
                                      MPI_Fint *op, MPI_Fint *comm,
                                      MPI_Fint *info, MPI_Fint *request,
                                      MPI_Fint *ierr);
+void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf,
+                                       MPI_Count *recvcount, MPI_Fint *datatype,
+                                       MPI_Fint *op, MPI_Fint *comm,
+                                       MPI_Fint *info, MPI_Fint *request,
+                                       MPI_Fint *ierr);
+void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                            MPI_Fint *ierr);
 void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *datatype,
                                MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Fint *datatype,
+                                 MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+                                 MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
                               MPI_Fint *status, MPI_Fint *ierr);
@@ -525,56 +1067,123 @@ void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                            MPI_Fint *target_count, MPI_Fint *target_datatype,
                            MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
                            MPI_Fint *ierr);
+void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                             MPI_Fint *origin_datatype, void *result_addr,
+                             MPI_Count *result_count, MPI_Fint *result_datatype,
+                             MPI_Fint *target_rank, MPI_Aint *target_disp,
+                             MPI_Count *target_count, MPI_Fint *target_datatype,
+                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                             MPI_Fint *ierr);
+void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr);
 void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                 MPI_Aint *target_disp, MPI_Fint *target_count,
                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
                 MPI_Fint *ierr);
+void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr);
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr);
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                 MPI_Fint *ierr);
+void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                  MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                  MPI_Fint *ierr);
 void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                      MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
+                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                         MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                          MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                     MPI_Fint *ierr);
+void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+                      MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *ierr);
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts,
+                           MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                  MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                  MPI_Fint *ierr);
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                      MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
                     MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
                     MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
                     MPI_Fint *ierr);
+void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                      MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                      MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source,
                             MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
                             MPI_Fint *ierr);
+void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *dest, MPI_Fint *sendtag,
+                              MPI_Fint *source, MPI_Fint *recvtag,
+                              MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                   MPI_Fint *ierr);
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                     MPI_Fint *ierr);
@@ -598,6 +1207,8 @@ void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
                            MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype,
+                             MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_gsizes,
                               MPI_Fint *array_of_distribs,
@@ -605,6 +1216,19 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_psizes, MPI_Fint *order,
                               MPI_Fint *oldtype, MPI_Fint *newtype,
                               MPI_Fint *ierr);
+void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
+                                MPI_Count *array_of_gsizes,
+                                MPI_Fint *array_of_distribs,
+                                MPI_Fint *array_of_dargs,
+                                MPI_Fint *array_of_psizes, MPI_Fint *order,
+                                MPI_Fint *oldtype, MPI_Fint *newtype,
+                                MPI_Fint *ierr);
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr);
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
+                                   MPI_Fint *ierr);
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
+                                MPI_Fint *ierr);
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,
                                 MPI_Aint *array_of_displacements,
@@ -614,25 +1238,55 @@ void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                       MPI_Aint *array_of_displacements,
                                       MPI_Fint *oldtype, MPI_Fint *newtype,
                                       MPI_Fint *ierr);
+void pmpi_type_create_hindexed_block_c_(MPI_Count *count,
+                                        MPI_Count *blocklength,
+                                        MPI_Count *array_of_displacements,
+                                        MPI_Fint *oldtype, MPI_Fint *newtype,
+                                        MPI_Fint *ierr);
+void pmpi_type_create_hindexed_c_(MPI_Count *count,
+                                  MPI_Count *array_of_blocklengths,
+                                  MPI_Count *array_of_displacements,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype,
+                                  MPI_Fint *ierr);
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
                                MPI_Aint *stride, MPI_Fint *oldtype,
                                MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength,
+                                 MPI_Count *stride, MPI_Fint *oldtype,
+                                 MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                      MPI_Fint *array_of_displacements,
                                      MPI_Fint *oldtype, MPI_Fint *newtype,
                                      MPI_Fint *ierr);
+void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
+                                       MPI_Count *array_of_displacements,
+                                       MPI_Fint *oldtype, MPI_Fint *newtype,
+                                       MPI_Fint *ierr);
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
                                MPI_Aint *extent, MPI_Fint *newtype,
                                MPI_Fint *ierr);
+void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
+                                 MPI_Count *extent, MPI_Fint *newtype,
+                                 MPI_Fint *ierr);
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                               MPI_Aint *array_of_displacements,
                               MPI_Fint *array_of_types, MPI_Fint *newtype,
                               MPI_Fint *ierr);
+void pmpi_type_create_struct_c_(MPI_Count *count,
+                                MPI_Count *array_of_blocklengths,
+                                MPI_Count *array_of_displacements,
+                                MPI_Fint *array_of_types, MPI_Fint *newtype,
+                                MPI_Fint *ierr);
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_subsizes,
                                 MPI_Fint *array_of_starts, MPI_Fint *order,
                                 MPI_Fint *oldtype, MPI_Fint *newtype,
                                 MPI_Fint *ierr);
+void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes,
+                                  MPI_Count *array_of_subsizes,
+                                  MPI_Count *array_of_starts, MPI_Fint *order,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype,
+                                  MPI_Fint *ierr);
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
                             MPI_Fint *ierr);
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
@@ -643,11 +1297,26 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
                              MPI_Fint *array_of_integers,
                              MPI_Aint *array_of_addresses,
                              MPI_Fint *array_of_datatypes, MPI_Fint *ierr);
+void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
+                               MPI_Count *max_addresses,
+                               MPI_Count *max_large_counts,
+                               MPI_Count *max_datatypes,
+                               MPI_Fint *array_of_integers,
+                               MPI_Aint *array_of_addresses,
+                               MPI_Count *array_of_large_counts,
+                               MPI_Fint *array_of_datatypes, MPI_Fint *ierr);
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
                              MPI_Fint *num_addresses, MPI_Fint *num_datatypes,
                              MPI_Fint *combiner, MPI_Fint *ierr);
+void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
+                               MPI_Count *num_addresses,
+                               MPI_Count *num_large_counts,
+                               MPI_Count *num_datatypes, MPI_Fint *combiner,
+                               MPI_Fint *ierr);
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
                            MPI_Fint *ierr);
+void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb,
+                             MPI_Count *extent, MPI_Fint *ierr);
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb,
                              MPI_Count *extent, MPI_Fint *ierr);
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name,
@@ -655,26 +1324,42 @@ void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name,
                          size_t type_name_len);
 void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb,
                                 MPI_Aint *true_extent, MPI_Fint *ierr);
+void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
+                                  MPI_Count *true_extent, MPI_Fint *ierr);
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr);
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                         MPI_Fint *array_of_displacements, MPI_Fint *oldtype,
                         MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths,
+                          MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                          MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
                            MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierr,
                          size_t type_name_len);
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr);
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr);
 void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
                        MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
+                         MPI_Count *stride, MPI_Fint *oldtype,
+                         MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
                   void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype,
                   MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position,
+                    void *outbuf, MPI_Count *outcount, MPI_Fint *datatype,
+                    MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
                            MPI_Aint *position, void *outbuf, MPI_Fint *outcount,
                            MPI_Fint *datatype, MPI_Fint *ierr,
                            size_t datarep_len);
+void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
+                             MPI_Count *position, void *outbuf,
+                             MPI_Count *outcount, MPI_Fint *datatype,
+                             MPI_Fint *ierr, size_t datarep_len);
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                    MPI_Fint *array_of_statuses, MPI_Fint *ierr);
@@ -686,9 +1371,15 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
                         MPI_Fint *comm, void *baseptr, MPI_Fint *win,
                         MPI_Fint *ierr);
+void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+                          MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                          MPI_Fint *ierr);
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
                                MPI_Fint *info, MPI_Fint *comm, void *baseptr,
                                MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
+                                 MPI_Fint *info, MPI_Fint *comm, void *baseptr,
+                                 MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
                       MPI_Fint *ierr);
 void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode,
@@ -697,6 +1388,9 @@ void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
                       MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
                       MPI_Fint *ierr);
+void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit,
+                        MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                        MPI_Fint *ierr);
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
                               MPI_Fint *ierr);
 void pmpi_win_create_errhandler_(void *win_errhandler_fn, MPI_Fint *errhandler,
@@ -728,6 +1422,9 @@ void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
                         size_t win_name_len);
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
                             MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierr);
+void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+                              MPI_Aint *disp_unit, void *baseptr,
+                              MPI_Fint *ierr);
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
                      MPI_Fint *ierr);
 void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr);

@@ -4,6 +4,7 @@
  * sized INTEGERs in Fortran, pointers in C) and keyval callbacks (Fortran
  * passes everything by reference).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -254,6 +255,64 @@ void pmpi_keyval_create_(hc_f_copy1_fn *copy_fn, hc_f_delete1_fn *delete_fn,
                          MPI_Fint *ierr) {
   fh_keyval_t k = {.copy1 = copy_fn, .del1 = delete_fn, .extra = *extra_state};
   fh_create_keyval(&k, FH_KEY_COMM, keyval, ierr);
+}
+
+/* File error handlers.  A C file handler gets the MPI_File, a Fortran
+ * one the INTEGER file, so every Fortran handler is one C trampoline;
+ * when called, it asks the file which handler it carries and calls that
+ * handler's Fortran procedure (the newest registration of a handle value
+ * wins, so a freed and reused handle finds its new procedure). */
+typedef struct fh_file_errh {
+  MPI_Errhandler errh;
+  hc_f_file_errh_fn *fn;
+} fh_file_errh_t;
+
+static fh_file_errh_t *fh_file_errhs;
+static size_t fh_nfile_errhs;
+static pthread_mutex_t fh_file_errh_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static hc_f_file_errh_fn *fh_file_errh_find(MPI_Errhandler errh) {
+  hc_f_file_errh_fn *fn = NULL;
+  pthread_mutex_lock(&fh_file_errh_lock);
+  for (size_t i = fh_nfile_errhs; i-- > 0 && !fn;)
+    if (fh_file_errhs[i].errh == errh)
+      fn = fh_file_errhs[i].fn;
+  pthread_mutex_unlock(&fh_file_errh_lock);
+  return fn;
+}
+
+static void fh_file_errh_call(MPI_File *file, int *code, ...) {
+  MPI_Errhandler errh;
+  if (MPI_File_get_errhandler(*file, &errh) != MPI_SUCCESS)
+    return;
+  hc_f_file_errh_fn *fn = fh_file_errh_find(errh);
+  MPI_Errhandler_free(&errh); /* the reference get_errhandler gave */
+  MPI_Fint f_file = MPI_File_c2f(*file), f_code = *code;
+  if (fn)
+    fn(&f_file, &f_code);
+}
+
+void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
+                                  MPI_Fint *errhandler, MPI_Fint *ierr) {
+  MPI_Errhandler errh;
+  int rc = MPI_File_create_errhandler(fh_file_errh_call, &errh);
+  if (rc == MPI_SUCCESS) {
+    pthread_mutex_lock(&fh_file_errh_lock);
+    fh_file_errh_t *grown =
+        realloc(fh_file_errhs, (fh_nfile_errhs + 1) * sizeof(*grown));
+    if (grown) {
+      fh_file_errhs = grown;
+      fh_file_errhs[fh_nfile_errhs++] = (fh_file_errh_t){errh, file_errhandler_fn};
+    }
+    pthread_mutex_unlock(&fh_file_errh_lock);
+    if (!grown) {
+      MPI_Errhandler_free(&errh);
+      rc = MPI_ERR_NO_MEM;
+    }
+  }
+  if (rc == MPI_SUCCESS)
+    *errhandler = errh;
+  hc_f_err(ierr, rc);
 }
 
 void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,

@@ -119,6 +119,13 @@
 #pragma weak pmpi_win_create_keyval = pmpi_win_create_keyval_
 #pragma weak pmpi_win_create_keyval__ = pmpi_win_create_keyval_
 #pragma weak PMPI_WIN_CREATE_KEYVAL = pmpi_win_create_keyval_
+#pragma weak mpi_file_create_errhandler_ = pmpi_file_create_errhandler_
+#pragma weak mpi_file_create_errhandler = pmpi_file_create_errhandler_
+#pragma weak mpi_file_create_errhandler__ = pmpi_file_create_errhandler_
+#pragma weak MPI_FILE_CREATE_ERRHANDLER = pmpi_file_create_errhandler_
+#pragma weak pmpi_file_create_errhandler = pmpi_file_create_errhandler_
+#pragma weak pmpi_file_create_errhandler__ = pmpi_file_create_errhandler_
+#pragma weak PMPI_FILE_CREATE_ERRHANDLER = pmpi_file_create_errhandler_
 #pragma weak mpi_aint_add_ = pmpi_aint_add_
 #pragma weak mpi_aint_add = pmpi_aint_add_
 #pragma weak mpi_aint_add__ = pmpi_aint_add_

@@ -86,6 +86,10 @@ typedef void(hc_f_copy1_fn)(MPI_Fint *oldcomm, MPI_Fint *keyval,
                             MPI_Fint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
 typedef void(hc_f_delete1_fn)(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attr,
                               MPI_Fint *extra_state, MPI_Fint *ierr);
+/* A Fortran file error handler: the INTEGER file and the error code. */
+typedef void(hc_f_file_errh_fn)(MPI_Fint *file, MPI_Fint *code);
+void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
+                                  MPI_Fint *errhandler, MPI_Fint *ierr);
 
 void pmpi_init_(MPI_Fint *ierr);
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);

@@ -7,22 +7,6 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Op) :: op
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Add_error_class(errorclass, ierror)
   import
   implicit none
@@ -57,71 +41,6 @@ function MPI_Aint_diff(addr1, addr2)
   integer(kind=8) :: addr1
   integer(kind=8) :: addr2
 end function
-subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
   import
   implicit none
@@ -129,137 +48,6 @@ subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
   type(MPI_Info) :: info
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
   type(*), dimension(*) :: baseptr
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Barrier(comm, ierror)
@@ -274,63 +62,6 @@ subroutine MPI_Barrier_init(comm, info, request, ierror)
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Buffer_attach(buffer, size, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: size
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
@@ -765,34 +496,6 @@ subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
   integer :: resultlen
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
     ierror)
   import
@@ -806,6 +509,255 @@ subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, tar
   integer(kind=8) :: target_disp
   type(MPI_Op) :: op
   type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_close(fh, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  external :: file_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_delete(filename, info, ierror)
+  import
+  implicit none
+  character(len=*) :: filename
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_amode(fh, amode, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: amode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_atomicity(fh, flag, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer(kind=8) :: disp
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_errhandler(file, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_group(fh, group, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_info(fh, info_used, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_position(fh, offset, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_position_shared(fh, offset, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_size(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(len=*) :: datarep
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  character(len=*) :: filename
+  integer :: amode
+  type(MPI_Info) :: info
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_preallocate(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_seek(fh, offset, whence, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_atomicity(fh, flag, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_errhandler(file, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_info(fh, info, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_size(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(len=*) :: datarep
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_sync(fh, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Finalize(ierror)
@@ -826,134 +778,12 @@ subroutine MPI_Free_mem(base, ierror)
   type(*), dimension(*) :: base
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
-    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-    win, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
-  integer :: result_count
-  type(MPI_Datatype) :: result_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Op) :: op
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Get_address(location, address, ierror)
   import
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
   type(*), dimension(*) :: location
   integer(kind=8) :: address
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get_count(status, datatype, count, ierror)
-  import
-  implicit none
-  type(MPI_Status) :: status
-  type(MPI_Datatype) :: datatype
-  integer :: count
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get_elements(status, datatype, count, ierror)
-  import
-  implicit none
-  type(MPI_Status) :: status
-  type(MPI_Datatype) :: datatype
-  integer :: count
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Get_elements_x(status, datatype, count, ierror)
@@ -1145,182 +975,9 @@ subroutine MPI_Group_union(group1, group2, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Ibarrier(comm, request, ierror)
   import
   implicit none
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
@@ -1334,102 +991,6 @@ subroutine MPI_Improbe(source, tag, comm, flag, message, status, ierror)
   logical :: flag
   type(MPI_Message) :: message
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Message) :: message
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Info_create(info, ierror)
@@ -1564,191 +1125,10 @@ subroutine MPI_Iprobe(source, tag, comm, flag, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: source
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Is_thread_main(flag, ierror)
   import
   implicit none
   logical :: flag
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  integer :: dest
-  integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: sendtag
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
@@ -1759,187 +1139,6 @@ subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   type(MPI_Comm) :: comm
   type(MPI_Message) :: message
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Message) :: message
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtypes(*)
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Op_commutative(op, commute, ierror)
@@ -1957,62 +1156,70 @@ subroutine MPI_Op_create(user_fn, commute, op, ierror)
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Op_create_c(user_fn, commute, op, ierror)
+  import
+  implicit none
+  external :: user_fn
+  logical :: commute
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Op_free(op, ierror)
   import
   implicit none
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+subroutine MPI_Parrived(request, partition, flag, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outsize
-  integer :: position
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer(kind=8) :: outsize
-  integer(kind=8) :: position
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  integer(kind=8) :: size
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
-  import
-  implicit none
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Comm) :: comm
-  integer :: size
+  type(MPI_Request) :: request
+  integer :: partition
+  logical :: flag
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Pcontrol(level, ierror)
   import
   implicit none
   integer :: level
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pready(partition, request, ierror)
+  import
+  implicit none
+  integer :: partition
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+  import
+  implicit none
+  integer :: length
+  integer :: array_of_partitions(*)
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+  import
+  implicit none
+  integer :: partition_low
+  integer :: partition_high
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Probe(source, tag, comm, status, ierror)
@@ -2024,168 +1231,25 @@ subroutine MPI_Probe(source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, ierror)
+subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Win) :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Query_thread(provided, ierror)
   import
   implicit none
   integer :: provided
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Op) :: op
-  type(MPI_Win) :: win
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: source
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: source
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-  type(*), dimension(*) :: inoutbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Request_free(request, ierror)
@@ -2200,269 +1264,6 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   type(MPI_Request) :: request
   logical :: flag
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Win) :: win
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
-    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-    win, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
-  integer :: result_count
-  type(MPI_Datatype) :: result_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Op) :: op
-  type(MPI_Win) :: win
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  integer :: origin_count
-  type(MPI_Datatype) :: origin_datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  integer :: target_count
-  type(MPI_Datatype) :: target_datatype
-  type(MPI_Win) :: win
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-    root, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, status, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  integer :: dest
-  integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: sendtag
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Start(request, ierror)
@@ -2559,70 +1360,26 @@ subroutine MPI_Type_commit(datatype, ierror)
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
+subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
   import
   implicit none
-  integer :: count
-  type(MPI_Datatype) :: oldtype
+  integer :: p
+  integer :: r
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
-    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
   import
   implicit none
-  integer :: size
-  integer :: rank
-  integer :: ndims
-  integer :: array_of_gsizes(*)
-  integer :: array_of_distribs(*)
-  integer :: array_of_dargs(*)
-  integer :: array_of_psizes(*)
-  integer :: order
-  type(MPI_Datatype) :: oldtype
+  integer :: r
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
-    newtype, ierror)
+subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
   import
   implicit none
-  integer :: count
-  integer :: array_of_blocklengths(*)
-  integer(kind=8) :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
-    newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer(kind=8) :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer(kind=8) :: stride
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
-    newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
+  integer :: p
+  integer :: r
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
@@ -2645,27 +1402,12 @@ subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
-    array_of_types, newtype, ierror)
+subroutine MPI_Type_create_resized_c(oldtype, lb, extent, newtype, ierror)
   import
   implicit none
-  integer :: count
-  integer :: array_of_blocklengths(*)
-  integer(kind=8) :: array_of_displacements(*)
-  type(MPI_Datatype) :: array_of_types(*)
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
-    order, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: ndims
-  integer :: array_of_sizes(*)
-  integer :: array_of_subsizes(*)
-  integer :: array_of_starts(*)
-  integer :: order
   type(MPI_Datatype) :: oldtype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
   type(MPI_Datatype) :: newtype
   integer, optional :: ierror
 end subroutine
@@ -2704,31 +1446,15 @@ subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
-    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  import
-  implicit none
-  type(MPI_Datatype) :: datatype
-  integer :: max_integers
-  integer :: max_addresses
-  integer :: max_datatypes
-  integer :: array_of_integers(*)
-  integer(kind=8) :: array_of_addresses(*)
-  type(MPI_Datatype) :: array_of_datatypes(*)
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, &
-    ierror)
-  import
-  implicit none
-  type(MPI_Datatype) :: datatype
-  integer :: num_integers
-  integer :: num_addresses
-  integer :: num_datatypes
-  integer :: combiner
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Type_get_extent(datatype, lb, extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_extent_c(datatype, lb, extent, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
@@ -2760,7 +1486,7 @@ subroutine MPI_Type_get_true_extent(datatype, true_lb, true_extent, ierror)
   integer(kind=8) :: true_extent
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+subroutine MPI_Type_get_true_extent_c(datatype, true_lb, true_extent, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
@@ -2768,15 +1494,12 @@ subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   integer(kind=8) :: true_extent
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
-    ierror)
+subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   import
   implicit none
-  integer :: count
-  integer :: array_of_blocklengths(*)
-  integer :: array_of_displacements(*)
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: true_lb
+  integer(kind=8) :: true_extent
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
@@ -2802,56 +1525,11 @@ subroutine MPI_Type_set_name(datatype, type_name, ierror)
   character(len=*) :: type_name
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Type_size(datatype, size, ierror)
-  import
-  implicit none
-  type(MPI_Datatype) :: datatype
-  integer :: size
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Type_size_x(datatype, size, ierror)
   import
   implicit none
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: size
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
-  import
-  implicit none
-  integer :: count
-  integer :: blocklength
-  integer :: stride
-  type(MPI_Datatype) :: oldtype
-  type(MPI_Datatype) :: newtype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: insize
-  integer :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer(kind=8) :: insize
-  integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outcount
-  type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Wait(request, status, ierror)
@@ -2889,30 +1567,6 @@ subroutine MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, 
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
-  import
-  implicit none
-  integer(kind=8) :: size
-  integer :: disp_unit
-  type(MPI_Info) :: info
-  type(MPI_Comm) :: comm
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-  type(*), dimension(*) :: baseptr
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
-  import
-  implicit none
-  integer(kind=8) :: size
-  integer :: disp_unit
-  type(MPI_Info) :: info
-  type(MPI_Comm) :: comm
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-  type(*), dimension(*) :: baseptr
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Win_attach(win, base, size, ierror)
   import
   implicit none
@@ -2932,18 +1586,6 @@ end subroutine
 subroutine MPI_Win_complete(win, ierror)
   import
   implicit none
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
-  integer(kind=8) :: size
-  integer :: disp_unit
-  type(MPI_Info) :: info
-  type(MPI_Comm) :: comm
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
@@ -3123,17 +1765,6 @@ subroutine MPI_Win_set_name(win, win_name, ierror)
   character(len=*) :: win_name
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
-  import
-  implicit none
-  type(MPI_Win) :: win
-  integer :: rank
-  integer(kind=8) :: size
-  integer :: disp_unit
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-  type(*), dimension(*) :: baseptr
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Win_start(group, assert, win, ierror)
   import
   implicit none
@@ -3184,4 +1815,4398 @@ function MPI_Wtime()
   implicit none
   double precision :: MPI_Wtime
 end function
+end interface
+interface MPI_Accumulate
+subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgather
+subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgather_init
+subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgatherv
+subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgatherv_init
+subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allreduce
+subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allreduce_init
+subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoall
+subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoall_init
+subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallv
+subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallv_init
+subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallw
+subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallw_init
+subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bcast
+subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bcast_init
+subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bsend
+subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Bsend_init
+subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Buffer_attach
+subroutine MPI_Buffer_attach(buffer, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Buffer_attach_c(buffer, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Exscan
+subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Exscan_init
+subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread
+subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_all
+subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_at
+subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_at_all
+subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_shared
+subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite
+subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_all
+subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_at
+subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_at_all
+subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_shared
+subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read
+subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all
+subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all_begin
+subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at
+subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all
+subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all_begin
+subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered
+subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered_begin
+subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_shared
+subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write
+subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all
+subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all_begin
+subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at
+subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all
+subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all_begin
+subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered
+subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered_begin
+subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_shared
+subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gather
+subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gather_init
+subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gatherv
+subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Gatherv_init
+subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get
+subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_accumulate
+subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=8) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_count
+subroutine MPI_Get_count(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_count_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_elements
+subroutine MPI_Get_elements(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_elements_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iallgather
+subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iallgatherv
+subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iallreduce
+subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ialltoall
+subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ialltoallv
+subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ialltoallw
+subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ibcast
+subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ibsend
+subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iexscan
+subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Igather
+subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Igatherv
+subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Imrecv
+subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_allgather
+subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_allgatherv
+subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_alltoall
+subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_alltoallv
+subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ineighbor_alltoallw
+subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Irecv
+subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ireduce
+subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ireduce_scatter
+subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ireduce_scatter_block
+subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Irsend
+subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscan
+subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscatter
+subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscatterv
+subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Isend
+subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Isendrecv
+subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Isendrecv_replace
+subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Issend
+subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Mrecv
+subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgather
+subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgather_init
+subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgatherv
+subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_allgatherv_init
+subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoall
+subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoall_init
+subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallv
+subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallv_init
+subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallw
+subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Neighbor_alltoallw_init
+subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack
+subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outsize
+  integer :: position
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack_external
+subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack_external_size
+subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_external_size_c(datarep, incount, datatype, size, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Pack_size
+subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
+  import
+  implicit none
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Put
+subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Raccumulate
+subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Recv
+subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Recv_init
+subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce
+subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_init
+subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_local
+subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter
+subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_block
+subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_block_init
+subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_init
+subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rget
+subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rget_accumulate
+subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=8) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rput
+subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rsend
+subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rsend_init
+subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scan
+subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scan_init
+subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatter
+subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatter_init
+subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatterv
+subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatterv_init
+subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Send
+subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Send_init
+subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Sendrecv
+subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Sendrecv_replace
+subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ssend
+subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Ssend_init
+subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_contiguous
+subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_darray
+subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer(kind=8) :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_hindexed
+subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, &
+    oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_hindexed_block
+subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_hvector
+subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_indexed_block
+subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_struct
+subroutine MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_create_subarray
+subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: ndims
+  integer :: array_of_sizes(*)
+  integer :: array_of_subsizes(*)
+  integer :: array_of_starts(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: ndims
+  integer(kind=8) :: array_of_sizes(*)
+  integer(kind=8) :: array_of_subsizes(*)
+  integer(kind=8) :: array_of_starts(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_get_contents
+subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
+    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: max_integers
+  integer :: max_addresses
+  integer :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=8) :: array_of_addresses(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+    array_of_datatypes, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: max_integers
+  integer(kind=8) :: max_addresses
+  integer(kind=8) :: max_large_counts
+  integer(kind=8) :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=8) :: array_of_addresses(*)
+  integer(kind=8) :: array_of_large_counts(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_get_envelope
+subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, &
+    ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: num_integers
+  integer :: num_addresses
+  integer :: num_datatypes
+  integer :: combiner
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+    num_datatypes, combiner, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: num_integers
+  integer(kind=8) :: num_addresses
+  integer(kind=8) :: num_large_counts
+  integer(kind=8) :: num_datatypes
+  integer :: combiner
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_indexed
+subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+    ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_size
+subroutine MPI_Type_size(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_size_c(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Type_vector
+subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Unpack
+subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: insize
+  integer :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Unpack_external
+subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_allocate
+subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_allocate_shared
+subroutine MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_create
+subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_shared_query
+subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
 end interface

@@ -743,6 +743,500 @@ subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, tar
   integer :: win
   integer :: ierror
 end subroutine
+subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
+  implicit none
+  integer :: fh
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_File_close(fh, ierror)
+  implicit none
+  integer :: fh
+  integer :: ierror
+end subroutine
+subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  implicit none
+  external :: file_errhandler_fn
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_File_delete(filename, info, ierror)
+  implicit none
+  character(len=*) :: filename
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_amode(fh, amode, ierror)
+  implicit none
+  integer :: fh
+  integer :: amode
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_atomicity(fh, flag, ierror)
+  implicit none
+  integer :: fh
+  logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer(kind=8) :: disp
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_errhandler(file, errhandler, ierror)
+  implicit none
+  integer :: file
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_group(fh, group, ierror)
+  implicit none
+  integer :: fh
+  integer :: group
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_info(fh, info_used, ierror)
+  implicit none
+  integer :: fh
+  integer :: info_used
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_position(fh, offset, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_position_shared(fh, offset, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_size(fh, size, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
+  implicit none
+  integer :: fh
+  integer :: datatype
+  integer(kind=8) :: extent
+  integer :: ierror
+end subroutine
+subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: disp
+  integer :: etype
+  integer :: filetype
+  character(len=*) :: datarep
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
+  implicit none
+  integer :: comm
+  character(len=*) :: filename
+  integer :: amode
+  integer :: info
+  integer :: fh
+  integer :: ierror
+end subroutine
+subroutine MPI_File_preallocate(fh, size, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_seek(fh, offset, whence, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer :: ierror
+end subroutine
+subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_atomicity(fh, flag, ierror)
+  implicit none
+  integer :: fh
+  integer :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_errhandler(file, errhandler, ierror)
+  implicit none
+  integer :: file
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_info(fh, info, ierror)
+  implicit none
+  integer :: fh
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_size(fh, size, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: disp
+  integer :: etype
+  integer :: filetype
+  character(len=*) :: datarep
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_File_sync(fh, ierror)
+  implicit none
+  integer :: fh
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+  implicit none
+  integer :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  integer :: datatype
+  integer :: status(5)
+  integer :: ierror
+end subroutine
 subroutine MPI_Finalize(ierror)
   implicit none
   integer :: ierror
@@ -1854,9 +2348,50 @@ subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
   integer :: size
   integer :: ierror
 end subroutine
+subroutine MPI_Parrived(request, partition, flag, ierror)
+  implicit none
+  integer :: request
+  integer :: partition
+  logical :: flag
+  integer :: ierror
+end subroutine
 subroutine MPI_Pcontrol(level, ierror)
   implicit none
   integer :: level
+  integer :: ierror
+end subroutine
+subroutine MPI_Pready(partition, request, ierror)
+  implicit none
+  integer :: partition
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+  implicit none
+  integer :: length
+  integer :: array_of_partitions(*)
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+  implicit none
+  integer :: partition_low
+  integer :: partition_high
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  integer :: datatype
+  integer :: dest
+  integer :: tag
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Probe(source, tag, comm, status, ierror)
@@ -1865,6 +2400,20 @@ subroutine MPI_Probe(source, tag, comm, status, ierror)
   integer :: tag
   integer :: comm
   integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  integer :: datatype
+  integer :: dest
+  integer :: tag
+  integer :: comm
+  integer :: info
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
@@ -2378,6 +2927,26 @@ subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_d
   integer :: array_of_psizes(*)
   integer :: order
   integer :: oldtype
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+  implicit none
+  integer :: p
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+  implicit none
+  integer :: r
+  integer :: newtype
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+  implicit none
+  integer :: p
+  integer :: r
   integer :: newtype
   integer :: ierror
 end subroutine

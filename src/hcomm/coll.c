@@ -8,6 +8,7 @@
 
 #include "hcomm.h"
 #include "hcomm/engine.h"
+#include "hcomm/shmcoll.h"
 #include "util/env.h"
 
 hc_coll_tuning_t hc_coll_tuning = {.bcast_large = HC_COLL_BCAST_LARGE,
@@ -132,12 +133,20 @@ static hc_status_t coll_wait(hc_status_t rc, hcomm_request_t *const *req) {
   return rc;
 }
 
+/* Each blocking collective below first offers itself to the shared-memory
+ * algorithms (shmcoll.h), which take it or leave it alike on every rank. */
 hc_status_t hcomm_barrier(hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_barrier(comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_ibarrier(comm, &req), &req);
 }
 
 hc_status_t hcomm_bcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_bcast(buf, bytes, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_ibcast(buf, bytes, root, comm, &req), &req);
 }
@@ -145,6 +154,9 @@ hc_status_t hcomm_bcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm) {
 hc_status_t hcomm_reduce(const void *sendbuf, void *recvbuf, size_t count,
                          const hcomm_reduce_op_t *op, int root,
                          hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_reduce(sendbuf, recvbuf, count, op, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_ireduce(sendbuf, recvbuf, count, op, root, comm, &req),
                    &req);
@@ -152,6 +164,9 @@ hc_status_t hcomm_reduce(const void *sendbuf, void *recvbuf, size_t count,
 
 hc_status_t hcomm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                             const hcomm_reduce_op_t *op, hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_allreduce(sendbuf, recvbuf, count, op, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_iallreduce(sendbuf, recvbuf, count, op, comm, &req),
                    &req);

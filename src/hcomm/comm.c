@@ -14,6 +14,7 @@
 #include "hcomm/core.h"
 #include "hcomm/engine.h"
 #include "hcomm/nbc.h"
+#include "hcomm/shmcoll.h"
 
 #define COMM_MASK_WORDS (HC_CONTEXT_IDS / 32)
 /* Words of the mask from which non-blocking dups take their ids. */
@@ -40,9 +41,11 @@ static uint32_t comm_free_ids[COMM_MASK_WORDS]; /* bit set: id free */
 static hcomm_comm_t *comm_world;
 static hcomm_comm_t *comm_self;
 
-int hc_comm_match_ctx(const hcomm_comm_t *comm, int coll) {
-  return 2 * comm->context_id + (coll ? 1 : 0);
+int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind) {
+  return HC_MATCH_KINDS * comm->context_id + kind;
 }
+
+int hc_match_ctx_kind(int match_ctx) { return match_ctx % HC_MATCH_KINDS; }
 
 int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank) {
   if (comm == NULL || world_rank < 0 || world_rank >= hc_engine.world_size)
@@ -67,6 +70,7 @@ static void comm_destroy(hcomm_comm_t *comm) {
   comm_free_ids[id / 32] |= 1u << (id % 32);
   if (comm->local != NULL)
     comm_release(comm->local);
+  hc_shmcoll_free(comm);
   free(comm->world_ranks);
   free(comm->rank_of_world);
   free(comm);
@@ -396,6 +400,8 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
   hc_engine_unlock();
   return rc;
 }
+
+void hc_comm_release_locked(hcomm_comm_t *comm) { comm_release(comm); }
 
 hc_status_t hcomm_comm_free(hcomm_comm_t *comm) {
   if (comm == NULL || comm->predefined)

@@ -28,10 +28,23 @@ struct hcomm_comm {
   unsigned coll_seq;  /* collectives started on it (nbc.c tags) */
   int watched_all;    /* an ANY_SOURCE receive watched every member */
   unsigned persist_seq; /* persistent collectives initialised on it */
+  unsigned part_seq;    /* partitioned data tags handed out (part.c) */
+  struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
+  /* An engine-internal communicator that carries part of another's
+   * collectives (shmcoll_hier.c): a lost member of that one fails its
+   * collectives too, as it would the whole collective's. */
+  hcomm_comm_t *fails_with;
 };
 
-/* Matching context of comm for point-to-point (coll 0) or collectives. */
-int hc_comm_match_ctx(const hcomm_comm_t *comm, int coll);
+/* The matching contexts of one communicator: user point-to-point,
+ * collectives, and partitioned point-to-point (part.c), so that no kind
+ * ever matches another's messages. */
+enum hc_match_kind { HC_CTX_PT2PT = 0, HC_CTX_COLL = 1, HC_CTX_PART = 2 };
+
+/* Matching context of comm for a kind (an hc_match_kind). */
+int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind);
+/* The kind of a matching context index. */
+int hc_match_ctx_kind(int match_ctx);
 /* Rank in comm of a world rank, -1 when not a member. */
 int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank);
 /* World rank of a comm rank (no check). */
@@ -40,6 +53,9 @@ int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank);
 void hc_comm_op_begin(hcomm_comm_t *comm);
 void hc_comm_op_end(hcomm_comm_t *comm);
 
+/* Releases comm as hcomm_comm_free does, with the engine lock held (an
+ * engine-internal communicator owned by another one). */
+void hc_comm_release_locked(hcomm_comm_t *comm);
 /* Creates world and self (engine init) and destroys them (finalize). */
 hc_status_t hc_comm_init_predefined(void);
 void hc_comm_fini_predefined(void);

@@ -11,14 +11,16 @@
 
 #include "bootstrap/bootstrap.h"
 #include "hcomm.h"
+#include "hcomm/counters.h"
 #include "hcomm/match.h"
 #include "hcomm/request.h"
 #include "transport/transport.h"
 
-/* Context ids per process; each gives two matching contexts (point-to-point
- * at 2*id, collectives at 2*id+1). */
+/* Context ids per process; each gives HC_MATCH_KINDS matching contexts
+ * (comm.h: point-to-point, collectives, partitioned). */
 #define HC_CONTEXT_IDS 2048
-#define HC_MATCH_CONTEXTS (2 * HC_CONTEXT_IDS)
+#define HC_MATCH_KINDS 3
+#define HC_MATCH_CONTEXTS (HC_MATCH_KINDS * HC_CONTEXT_IDS)
 
 /* Most transports one engine runs (the registration list's length). */
 #define HC_ENGINE_TRANSPORTS_MAX 8
@@ -32,6 +34,7 @@ typedef struct hc_engine_transport {
   /* HC_TRANSPORT_POLL_AFTER_SEND: polled only while sent is set. */
   int poll_after_send;
   int sent; /* a packet went through it since its last poll */
+  hc_counters_transport_t counts; /* for the tool interface (counters.h) */
 } hc_engine_transport_t;
 
 /* What an empty poll reads of a transport polled every time, packed. */
@@ -135,6 +138,18 @@ void hc_wait_locked(hcomm_request_t *req);
  * fruitless spins, sleeps on every transport with the lock dropped.
  * *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
+/* hc_idle_locked's policy for a loop that waits on something other than
+ * the transports (the shared-memory collectives' flags): 1 while it
+ * should poll again (past the pure polls, the core was yielded first);
+ * 0 when it should sleep its own way now, failures and the hang watchdog
+ * having been looked at as before any sleep. */
+int hc_idle_poll_locked(long *spins);
+/* Tells the hang watchdog that a wait that slept ended well although no
+ * request completed (a shared-memory collective). */
+void hc_watchdog_feed_locked(void);
+/* Why a member of comm's group was lost (as a collective on it fails);
+ * HC_OK when none was or the engine is finalizing. */
+hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm);
 /* Chooses the wait policy (oversubscribed or not) and, with a core per
  * local rank, binds the calling thread to its core (HCMPI_BIND=0: not).
  * Called once at init; idempotent. */
@@ -152,7 +167,8 @@ int hc_engine_is_local(int world_rank);
  * progress. */
 void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why);
 
-/* Locked point-to-point used inside the engine (comm.c, pt2pt.c). */
+/* Locked point-to-point used inside the engine (comm.c, nbc.c, part.c);
+ * coll is the hc_match_kind of the context (comm.h). */
 hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
                             hcomm_comm_t *comm, int mode, int coll,
                             hcomm_request_t **req);

@@ -19,6 +19,8 @@
  *    memory) and the transport's get READs the sender's buffer straight
  *    into it, then FIN; a refusal on either side stages;
  *  - self: both ends in this process: one copy through the device layer.
+ * Each path is one ops table (devpath_impl.h) in its own file; devpath.c
+ * tries them in one order, as its policy function permits:
  * HCMPI_DEVICE_PATH=auto|staging|ipc|hccl|rdma forces the choice (ipc,
  * hccl and rdma fall back to staging where they cannot work; auto uses
  * hccl only for peers on other nodes, and tries ipc before rdma).  Nothing

@@ -1,36 +1,21 @@
 /*
  * The hccl data path: per-pair HcclComms, ordered HcclSend/HcclRecv on
- * hcmpi streams, completion by event query.  See devpath_hccl.h.
+ * hcmpi streams, completion by event query; and the hccl path's ops.
+ * See devpath_hccl.h.
  */
 #include "hcomm/devpath_hccl.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/device.h"
+#include "device/hccl.h"
 #include "hcomm/core.h"
+#include "hcomm/devpath_impl.h"
 #include "util/env.h"
 #include "util/log.h"
-
-/* Our own declarations of the few HCCL types used: the vendor headers are
- * not valid C (shared/reference/hcomm-acl-api.md §1.9). */
-#define HCCL_OK 0
-#define HCCL_TYPE_UINT8 7
-
-typedef struct hccl_api {
-  int (*get_root_info)(void *root);
-  int (*comm_init)(uint32_t nranks, const void *root, uint32_t rank,
-                   void **comm);
-  int (*comm_destroy)(void *comm);
-  int (*send)(void *buf, uint64_t count, int type, uint32_t peer, void *comm,
-              void *stream);
-  int (*recv)(void *buf, uint64_t count, int type, uint32_t peer, void *comm,
-              void *stream);
-  const char *(*error_string)(int code);
-} hccl_api_t;
 
 enum { PAIR_NONE = 0, PAIR_INIT = 1, PAIR_READY = 2, PAIR_FAILED = 3 };
 enum { DIR_SEND = 0, DIR_RECV = 1 };
@@ -54,7 +39,7 @@ typedef struct hccl_pair {
   unsigned char root[HC_HCCL_ROOT_BYTES];
   pthread_t thread;
   atomic_int init_done;
-  int init_rc;
+  hc_status_t init_rc;
   void *comm;
   void *stream[2];      /* hc_device_acl_ops streams, per direction */
   uint64_t claimed;     /* receives numbered so far (receiver) */
@@ -64,59 +49,20 @@ typedef struct hccl_pair {
 
 static struct {
   int tried, ok;
-  void *lib, *lib_comm;
-  hccl_api_t api;
   hccl_pair_t **pairs;
   int npairs;
 } hx;
 
-static void *hccl_sym(const char *name) {
-  void *f = dlsym(hx.lib, name);
-  if (f == NULL && hx.lib_comm != NULL)
-    f = dlsym(hx.lib_comm, name);
-  return f;
-}
-
-static int hccl_load(void) {
-  const char *path = hc_env_string("HCMPI_HCCL_LIB", "libhccl.so");
-  hx.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (hx.lib == NULL) {
-    hc_log(HC_LOG_INFO, "device", "hccl path off: %s", dlerror());
-    return 0;
-  }
-  if (dlsym(hx.lib, "HcclCommInitRootInfo") == NULL)
-    hx.lib_comm = dlopen(hc_env_string("HCMPI_HCOMM_LIB", "libhcomm.so"),
-                         RTLD_NOW | RTLD_LOCAL);
-  *(void **)&hx.api.get_root_info = hccl_sym("HcclGetRootInfo");
-  *(void **)&hx.api.comm_init = hccl_sym("HcclCommInitRootInfo");
-  *(void **)&hx.api.comm_destroy = hccl_sym("HcclCommDestroy");
-  *(void **)&hx.api.send = hccl_sym("HcclSend");
-  *(void **)&hx.api.recv = hccl_sym("HcclRecv");
-  *(void **)&hx.api.error_string = hccl_sym("HcclGetErrorString");
-  if (hx.api.get_root_info == NULL || hx.api.comm_init == NULL ||
-      hx.api.comm_destroy == NULL || hx.api.send == NULL ||
-      hx.api.recv == NULL) {
-    hc_log(HC_LOG_INFO, "device", "hccl path off: %s lacks a call we need",
-           path);
-    return 0;
-  }
-  hx.pairs = calloc((size_t)hc_engine.world_size, sizeof *hx.pairs);
-  if (hx.pairs == NULL)
-    return 0;
-  hx.npairs = hc_engine.world_size;
-  return 1;
-}
-
 int hc_hccl_usable(void) {
   if (!hx.tried) {
     hx.tried = 1;
-    hx.ok = hc_device_backend(HC_MEM_ACL) != NULL && hccl_load();
+    hx.pairs = hc_device_hccl_loaded()
+                   ? calloc((size_t)hc_engine.world_size, sizeof *hx.pairs)
+                   : NULL;
+    hx.npairs = hx.pairs != NULL ? hc_engine.world_size : 0;
+    hx.ok = hx.pairs != NULL;
   }
   return hx.ok;
-}
-
-static const char *hccl_error(int code) {
-  return hx.api.error_string != NULL ? hx.api.error_string(code) : "error";
 }
 
 static hccl_pair_t *hccl_pair(int peer) {
@@ -136,13 +82,8 @@ static int hccl_is_root(int peer) { return hc_engine.world_rank < peer; }
 static int hccl_make_root(hccl_pair_t *p, int device) {
   if (p->have_root)
     return 1;
-  if (hc_acl_bind_device(device) != HC_OK)
+  if (hc_device_hccl_root_info(device, p->root) != HC_OK)
     return 0;
-  int rc = hx.api.get_root_info(p->root);
-  if (rc != HCCL_OK) {
-    hc_log(HC_LOG_ERROR, "device", "HcclGetRootInfo: %s", hccl_error(rc));
-    return 0;
-  }
   p->have_root = 1;
   p->device = device;
   return 1;
@@ -174,9 +115,7 @@ static void *hccl_init_main(void *arg) {
   hccl_init_arg_t a = *(hccl_init_arg_t *)arg;
   free(arg);
   hccl_pair_t *p = a.pair;
-  p->init_rc = -1;
-  if (hc_acl_bind_device(p->device) == HC_OK)
-    p->init_rc = hx.api.comm_init(2, p->root, a.rank, &p->comm);
+  p->init_rc = hc_device_hccl_comm_init(p->device, 2, p->root, a.rank, &p->comm);
   atomic_store(&p->init_done, 1);
   return NULL;
 }
@@ -261,7 +200,7 @@ uint64_t hc_hccl_op_seq(const hc_hccl_op_t *op) { return op->seq; }
 static void hccl_init_finish(hccl_pair_t *p, int peer) {
   pthread_join(p->thread, NULL);
   const hc_device_ops_t *ops = hc_device_backend(HC_MEM_ACL);
-  int ok = p->init_rc == HCCL_OK &&
+  int ok = p->init_rc == HC_OK &&
            ops->stream_create(p->device, &p->stream[DIR_SEND]) == HC_OK &&
            ops->stream_create(p->device, &p->stream[DIR_RECV]) == HC_OK;
   if (ok) {
@@ -272,30 +211,28 @@ static void hccl_init_finish(hccl_pair_t *p, int peer) {
   }
   p->state = PAIR_FAILED;
   hc_log(HC_LOG_ERROR, "device", "HcclComm with rank %d: %s", peer,
-         p->init_rc == HCCL_OK ? "no stream" : hccl_error(p->init_rc));
+         p->init_rc == HC_OK ? "no stream" : hcomm_strerror(p->init_rc));
 }
 
 static hc_status_t hccl_issue(hccl_pair_t *p, hc_hccl_op_t *op) {
   const hc_device_ops_t *ops = hc_device_backend(HC_MEM_ACL);
   void *stream = p->stream[op->dir];
-  hc_status_t rc = hc_acl_bind_device(p->device);
+  uint32_t peer_rank = hccl_is_root(op->peer) ? 1 : 0;
+  hc_status_t rc =
+      op->dir == DIR_SEND
+          ? hc_device_hccl_send(op->buf, op->bytes, peer_rank, p->comm, stream)
+          : hc_device_hccl_recv(op->buf, op->bytes, peer_rank, p->comm, stream);
+  /* The call bound this thread to the stream's device, where the event
+   * that tells its completion must live. */
   if (rc == HC_OK)
     rc = ops->event_create(&op->event);
+  if (rc == HC_OK)
+    rc = ops->event_record(op->event, stream);
   if (rc != HC_OK)
-    return rc;
-  void *raw = hc_acl_stream_handle(stream);
-  uint32_t peer_rank = hccl_is_root(op->peer) ? 1 : 0;
-  int hrc = op->dir == DIR_SEND
-                ? hx.api.send(op->buf, op->bytes, HCCL_TYPE_UINT8, peer_rank,
-                              p->comm, raw)
-                : hx.api.recv(op->buf, op->bytes, HCCL_TYPE_UINT8, peer_rank,
-                              p->comm, raw);
-  if (hrc != HCCL_OK) {
-    hc_log(HC_LOG_ERROR, "device", "Hccl%s with rank %d: %s",
-           op->dir == DIR_SEND ? "Send" : "Recv", op->peer, hccl_error(hrc));
-    return HC_ERR_TRANSPORT;
-  }
-  return ops->event_record(op->event, stream);
+    hc_log(HC_LOG_ERROR, "device", "hccl %s rank %d: %s",
+           op->dir == DIR_SEND ? "send to" : "receive from", op->peer,
+           hcomm_strerror(rc));
+  return rc;
 }
 
 /* Issues queued ops in seq order, per direction. */
@@ -348,9 +285,8 @@ static void hccl_pair_free(hccl_pair_t *p) {
   for (int dir = 0; dir < 2; dir++)
     if (p->stream[dir] != NULL && ops != NULL)
       ops->stream_destroy(p->stream[dir]);
-  if (p->comm != NULL && p->init_rc == HCCL_OK &&
-      hc_acl_bind_device(p->device) == HC_OK)
-    hx.api.comm_destroy(p->comm);
+  if (p->init_rc == HC_OK)
+    hc_device_hccl_comm_destroy(p->device, p->comm);
   free(p);
 }
 
@@ -359,9 +295,113 @@ void hc_hccl_fini(void) {
     if (hx.pairs[i] != NULL)
       hccl_pair_free(hx.pairs[i]);
   free(hx.pairs);
-  if (hx.lib_comm != NULL)
-    dlclose(hx.lib_comm);
-  if (hx.lib != NULL)
-    dlclose(hx.lib);
   memset(&hx, 0, sizeof hx);
+  hc_device_hccl_unload();
 }
+
+/* ---- the hccl path's ops (devpath_impl.h) -------------------------------- */
+
+/* Sender: the pair's root info rides the first device RTS its root sends;
+ * transports with packets too small for it get none, and the receiver
+ * then stages. */
+static void hccl_rts_fill(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (d->info.kind != HC_MEM_ACL || !hc_hccl_usable())
+    return;
+  size_t total = sizeof d->rts + HC_HCCL_ROOT_BYTES;
+  if (hc_engine.peers[req->peer].max_packet < sizeof(hc_pkt_hdr_t) + total)
+    return;
+  const void *root = hc_hccl_rts_root(req->peer, d->info.device);
+  if (root != NULL) {
+    d->rts_tail = root;
+    d->rts_tail_len = HC_HCCL_ROOT_BYTES;
+  }
+}
+
+static void hccl_rts_tail_seen(int peer, const void *tail, size_t len) {
+  if (len == HC_HCCL_ROOT_BYTES && hc_hccl_usable())
+    hc_hccl_note_root(peer, tail);
+}
+
+/* Receiver, both buffers ACL device memory: claims the next HcclRecv from
+ * the peer and tells the sender its number in our own CTS (flagged
+ * DEVICE), which may have to carry the root info. */
+static int hccl_recv_try(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  if (!d->peer_device || d->info.kind != HC_MEM_ACL ||
+      d->rts.kind != HC_MEM_ACL || !hc_hccl_usable() ||
+      hc_engine.peers[req->peer].max_packet <
+          sizeof(hc_pkt_hdr_t) + HC_HCCL_ROOT_BYTES)
+    return HC_DEVPATH_HOST;
+  const void *root;
+  d->hop = hc_hccl_recv_claim(req->peer, d->info.device, req->recv_buf,
+                              req->take, &root);
+  if (d->hop == NULL)
+    return HC_DEVPATH_HOST;
+  size_t root_len = root != NULL ? HC_HCCL_ROOT_BYTES : 0;
+  hc_devpath_send_cts(req, HC_PKT_FLAG_DEVICE, hc_hccl_op_seq(d->hop), root,
+                      root_len);
+  hc_devpath_note(&hc_devpath_hccl_ops, req);
+  hc_devpath_activate(d, &hc_devpath_hccl_ops, 0);
+  return HC_DEVPATH_STARTED;
+}
+
+/* Sender, on an hccl CTS: the receiver issued (or will issue) HcclRecv
+ * number hdr->offset; our HcclSend takes that place in the pair's order. */
+static void hccl_send_cts(hcomm_request_t *req, int peer,
+                          const hc_pkt_hdr_t *hdr, const void *payload) {
+  hc_devreq_t *d = req->dev;
+  hccl_rts_tail_seen(peer, payload, hdr->payload_bytes);
+  size_t bytes = hdr->total_bytes < req->bytes ? hdr->total_bytes : req->bytes;
+  d->hop = d->info.kind == HC_MEM_ACL && hc_hccl_usable()
+               ? hc_hccl_send_accept(peer, d->info.device, hdr->offset,
+                                     (void *)(uintptr_t)req->send_buf, bytes)
+               : NULL;
+  if (d->hop == NULL) {
+    hc_log(HC_LOG_ERROR, "device", "hccl send to rank %d impossible", peer);
+    hc_request_complete(req, HC_ERR_TRANSPORT);
+    return;
+  }
+  d->to = peer;
+  hc_devpath_activate(d, &hc_devpath_hccl_ops, 1);
+}
+
+/* Either side: done when its stream got past its call. */
+static int hccl_step(hc_devreq_t *d) {
+  hc_status_t rc = hc_hccl_op_poll(d->hop);
+  if (rc == HC_ERR_AGAIN)
+    return 0;
+  hcomm_request_t *req = d->req;
+  int recv = !d->sending;
+  hc_devpath_deactivate(d);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "device", "hccl %s rank %d: %s",
+           recv ? "receive from" : "send to", recv ? req->peer : d->to,
+           hcomm_strerror(rc));
+  if (recv && rc == HC_OK) {
+    req->landed = req->take;
+    hc_proto_finish_recv(req);
+  } else {
+    if (recv)
+      req->status.bytes = 0;
+    hc_request_complete(req, rc);
+  }
+  return 1;
+}
+
+static void hccl_stop(hc_devreq_t *d) {
+  hc_hccl_op_free(d->hop);
+  d->hop = NULL;
+}
+
+const hc_devpath_ops_t hc_devpath_hccl_ops = {
+    .name = "hccl",
+    .trace = HC_TRACE_PATH_HCCL,
+    .remote_only_in_auto = 1,
+    .rts_fill = hccl_rts_fill,
+    .rts_tail_seen = hccl_rts_tail_seen,
+    .recv_try = hccl_recv_try,
+    .send_cts = hccl_send_cts,
+    .step = hccl_step,
+    .stop = hccl_stop,
+};

@@ -12,10 +12,8 @@
  * arrive in.  Each direction has its own stream: a send blocks its stream
  * until the peer receives, and the peer's own sends must not wait behind.
  *
- * libhccl.so is dlopen()ed at first use (HCMPI_HCCL_LIB; the communicator
- * calls are looked up in HCMPI_HCOMM_LIB, default libhcomm.so, when
- * libhccl lacks them, as from CANN 8.5).  Everything runs under the engine
- * lock.
+ * The HCCL calls themselves go through the device layer (device/hccl.h),
+ * which loads the library.  Everything runs under the engine lock.
  */
 #ifndef HC_DEVPATH_HCCL_H
 #define HC_DEVPATH_HCCL_H
@@ -23,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/hccl.h"
 #include "hcomm.h"
 
-#define HC_HCCL_ROOT_BYTES 4108
 
 /* One HcclSend or HcclRecv of the hccl path. */
 typedef struct hc_hccl_op hc_hccl_op_t;

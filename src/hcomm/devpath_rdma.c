@@ -1,12 +1,13 @@
 /*
  * Registrations of device memory with RDMA-capable transports, cached per
- * allocation.  See devpath_rdma.h.
+ * allocation, and the rdma path that uses them.  See devpath_rdma.h.
  */
 #include "hcomm/devpath_rdma.h"
 
 #include <string.h>
 #include <unistd.h>
 
+#include "hcomm/devpath_impl.h"
 #include "util/log.h"
 
 /* Small on purpose, like the device layer's caches: a job moves a handful
@@ -158,3 +159,50 @@ void hc_devrdma_fini(void) {
       devrdma_drop(&devrdma.slot[i]);
   memset(&devrdma, 0, sizeof devrdma);
 }
+
+/* ---- the rdma path: the receiver READs the sender's buffer -------------- */
+
+/* Sender: registers its device buffer with the peer's transport, held
+ * until the request is released, and says so in the RTS. */
+static void rdma_rts_fill(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  d->rdma_ref = hc_devrdma_get(&hc_engine.peers[req->peer], &d->info);
+  d->rts.rdma = d->rdma_ref > 0;
+}
+
+/* Both ends registrable with the peer's transport (the sender's buffer by
+ * the sender, said in its RTS, or host memory; ours here, or host): one
+ * get straight from the sender's buffer into ours, then FIN.  Declines
+ * (staging follows) when either side cannot, or the get was refused. */
+static int rdma_recv_try(hcomm_request_t *req) {
+  hc_devreq_t *d = req->dev;
+  hc_peer_t *peer = &hc_engine.peers[req->peer];
+  int sender_ok = d->peer_device ? d->rts.rdma != 0 : req->remote_addr != 0;
+  if (!hc_devrdma_possible(peer) || !sender_ok || req->acc.unpack != NULL)
+    return HC_DEVPATH_HOST;
+  int ref = 0;
+  if (d->info.kind != HC_MEM_HOST &&
+      (ref = hc_devrdma_get(peer, &d->info)) == 0)
+    return HC_DEVPATH_HOST;
+  hc_status_t rc = peer->ops->get(peer->tctx, req->peer, req->recv_buf,
+                                  req->remote_addr, req->take);
+  hc_devrdma_put(ref);
+  if (rc != HC_OK && rc != HC_ERR_PEER_DEAD) {
+    hc_log(HC_LOG_DEBUG, "device",
+           "rank %d: rdma get from rank %d: %s; staging", hc_engine.world_rank,
+           req->peer, hcomm_strerror(rc));
+    return HC_DEVPATH_HOST; /* staging rewrites every byte */
+  }
+  hc_devpath_note(&hc_devpath_rdma_ops, req);
+  if (rc == HC_OK)
+    hc_proto_send_fin(req->peer, req->remote_id);
+  hc_devpath_recv_end(req, rc);
+  return HC_DEVPATH_STARTED;
+}
+
+const hc_devpath_ops_t hc_devpath_rdma_ops = {
+    .name = "rdma",
+    .trace = HC_TRACE_PATH_VERBS,
+    .rts_fill = rdma_rts_fill,
+    .recv_try = rdma_recv_try,
+};

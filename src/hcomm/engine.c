@@ -7,8 +7,10 @@
 
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
+#include "hcomm/counters.h"
 #include "hcomm/core.h"
 #include "hcomm/proto.h"
+#include "hcomm/shmcoll.h"
 #include "util/env.h"
 #include "util/lock.h"
 #include "util/log.h"
@@ -21,17 +23,6 @@ hc_engine_t hc_engine = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* What the bootstrap said at init: placement to check the host ids
  * against, the address that reached the launcher for tcp. */
 static hc_bootstrap_info_t engine_boot_info;
-
-const char *hcomm_strerror(hc_status_t status) {
-  switch (status) {
-#define HC_STATUS_TEXT(name, value, text)                                      \
-  case name:                                                                   \
-    return text;
-    HC_STATUS_LIST(HC_STATUS_TEXT)
-#undef HC_STATUS_TEXT
-  }
-  return "unknown status";
-}
 
 int hcomm_initialized(void) {
   return hc_engine.initialized && !hc_engine.finalized;
@@ -200,6 +191,8 @@ static hc_status_t engine_transport_start(const hc_transport_ops_t *ops,
     snprintf(addr, sizeof addr, "none");
     rc = HC_OK;
   }
+  if (rc == HC_OK && !*dropped)
+    hc_counters_transport_started(hc_engine.ntransports - 1, ops->name);
   if (rc != HC_OK || ops->reach == HC_TRANSPORT_REACH_SELF)
     return rc;
   engine_address_key(key, ops, hc_engine.world_rank);
@@ -440,6 +433,7 @@ static void engine_teardown(void) {
   for (int i = hc_engine.ntransports - 1; i >= 0; i--) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     t->ops->fini(t->ctx);
+    hc_counters_transport_stopped(i, &t->counts);
     memset(t, 0, sizeof *t);
   }
   hc_engine.ntransports = 0;
@@ -511,6 +505,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.wait_ms = (int)hc_env_long("HCMPI_WAIT_MS", 20);
   hc_engine.hang_timeout = (double)hc_env_long("HCMPI_HANG_TIMEOUT", 0);
   hc_coll_tuning_load();
+  hc_shmcoll_tuning_load();
   hc_status_t rc = engine_start();
   engine_forget_secret();
   if (rc != HC_OK) {
@@ -581,4 +576,9 @@ void hcomm_abort(int code, const char *why) {
   if (hc_engine.boot != NULL && hc_engine.boot_ctx != NULL)
     hc_engine.boot->abort(hc_engine.boot_ctx, code, why ? why : "abort");
   _exit(code);
+}
+
+void hcomm_threads_enable(void) {
+  hc_engine.locking = 1;
+  hc_lock_make_real();
 }

@@ -1,7 +1,8 @@
 /*
  * Collectives on intercommunicators (MPI 4.0 section 6.2.2), as schedules
  * of nbc.c: the non-blocking call starts the schedule, the blocking one
- * starts it and waits.  Each group talks to the other only through its
+ * starts it and waits, the persistent one (MPI_*_init) keeps it inactive
+ * for hcomm_start.  Each group talks to the other only through its
  * leader (local rank 0) wherever the data allows it: the group that
  * contributes combines or collects its data at its leader with the
  * collectives of nbc.c over the local group (which has a context of its
@@ -108,7 +109,7 @@ static void ic_bcast_from_leader(hc_nbc_sched_t *s, hcomm_comm_t *comm,
 
 /* Each leader knows its group has entered (a local barrier), the leaders
  * swap a message, and each tells its group the other one has entered. */
-hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
+hc_status_t hcomm_inter_barrier(hcomm_comm_t *comm, int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc != HC_OK)
@@ -122,11 +123,11 @@ hc_status_t hcomm_inter_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req) {
     ic_leaders_swap(s, comm, token, 1, token + 1, 1);
     ic_bcast_from_leader(s, comm, token + 1, 1);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
-hc_status_t hcomm_inter_ibcast(void *buf, size_t bytes, int root,
-                               hcomm_comm_t *comm, hcomm_request_t **req) {
+hc_status_t hcomm_inter_bcast(void *buf, size_t bytes, int root,
+                               hcomm_comm_t *comm, int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin_rooted(comm, &ic_no_op, root, req, &s);
   if (rc != HC_OK)
@@ -138,15 +139,15 @@ hc_status_t hcomm_inter_ibcast(void *buf, size_t bytes, int root,
       hc_nbc_add_recv(s, buf, bytes, root);
     ic_bcast_from_leader(s, comm, buf, bytes);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* ---- reductions ---------------------------------------------------------- */
 
-hc_status_t hcomm_inter_ireduce(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_reduce(const void *sendbuf, void *recvbuf,
                                 size_t count, const hcomm_reduce_op_t *op,
                                 int root, hcomm_comm_t *comm,
-                                hcomm_request_t **req) {
+                                int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin_rooted(comm, op, root, req, &s);
   if (rc != HC_OK)
@@ -161,13 +162,13 @@ hc_status_t hcomm_inter_ireduce(const void *sendbuf, void *recvbuf,
     if (ic_leader(comm))
       hc_nbc_add_send(s, acc, bytes, root);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* Each group receives the combination of the other group's data. */
-hc_status_t hcomm_inter_iallreduce(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_allreduce(const void *sendbuf, void *recvbuf,
                                    size_t count, const hcomm_reduce_op_t *op,
-                                   hcomm_comm_t *comm, hcomm_request_t **req) {
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, op, req, &s);
   if (rc != HC_OK)
@@ -176,17 +177,17 @@ hc_status_t hcomm_inter_iallreduce(const void *sendbuf, void *recvbuf,
   void *acc = ic_reduce_to_leader(s, comm, sendbuf, bytes, count);
   ic_leaders_swap(s, comm, acc, bytes, recvbuf, bytes);
   ic_bcast_from_leader(s, comm, recvbuf, bytes);
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* counts: the blocks of the local group (sum(counts) elements in all,
  * the same sum in both groups); local rank r receives block r of the
  * other group's combination. */
-hc_status_t hcomm_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
+hc_status_t hcomm_inter_reduce_scatter(const void *sendbuf, void *recvbuf,
                                         const size_t *counts,
                                         const hcomm_reduce_op_t *op,
                                         hcomm_comm_t *comm,
-                                        hcomm_request_t **req) {
+                                        int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, op, req, &s);
   if (rc == HC_OK && counts == NULL)
@@ -208,7 +209,7 @@ hc_status_t hcomm_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
     hc_nbc_set_comm(s, comm->local);
     hc_nbc_add_scatterv(s, full, arr, arr + n, recvbuf, arr[comm->rank], 0);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* ---- gather, scatter ----------------------------------------------------- */
@@ -220,7 +221,7 @@ hc_status_t hcomm_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
 static hc_status_t ic_rooted_v(int gather, char *buf, const size_t *bytes,
                                const size_t *displs, void *mine, size_t own,
                                int root, hcomm_comm_t *comm,
-                               hcomm_request_t **req) {
+                               int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin_rooted(comm, &ic_no_op, root, req, &s);
   if (rc == HC_OK && root == HCOMM_ROOT && (bytes == NULL || displs == NULL))
@@ -237,16 +238,16 @@ static hc_status_t ic_rooted_v(int gather, char *buf, const size_t *bytes,
     hc_nbc_add_send(s, mine, own, root);
   else if (root >= 0)
     hc_nbc_add_recv(s, mine, own, root);
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* rbytes, rdispls at the root: per remote rank. */
-hc_status_t hcomm_inter_igatherv(const void *sendbuf, size_t sbytes,
+hc_status_t hcomm_inter_gatherv(const void *sendbuf, size_t sbytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, int root,
-                                 hcomm_comm_t *comm, hcomm_request_t **req) {
+                                 hcomm_comm_t *comm, int persistent, hcomm_request_t **req) {
   return ic_rooted_v(1, recvbuf, rbytes, rdispls, (void *)sendbuf, sbytes, root,
-                     comm, req);
+                     comm, persistent, req);
 }
 
 /* The regular forms: the other group's blocks of bytes (its rank order)
@@ -255,7 +256,7 @@ hc_status_t hcomm_inter_igatherv(const void *sendbuf, size_t sbytes,
  * scatters them (scatter).  buf: the root's blocks. */
 static hc_status_t ic_rooted_even(int gather, char *buf, size_t bytes,
                                   void *mine, int root, hcomm_comm_t *comm,
-                                  hcomm_request_t **req) {
+                                  int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin_rooted(comm, &ic_no_op, root, req, &s);
   if (rc != HC_OK)
@@ -280,38 +281,40 @@ static hc_status_t ic_rooted_even(int gather, char *buf, size_t bytes,
     if (arr != NULL)
       hc_nbc_add_scatterv(s, all, arr, arr + n, mine, bytes, 0);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* recvbuf at the root: the remote group's blocks of bytes in rank order. */
-hc_status_t hcomm_inter_igather(const void *sendbuf, size_t bytes,
+hc_status_t hcomm_inter_gather(const void *sendbuf, size_t bytes,
                                 void *recvbuf, int root, hcomm_comm_t *comm,
-                                hcomm_request_t **req) {
-  return ic_rooted_even(1, recvbuf, bytes, (void *)sendbuf, root, comm, req);
+                                int persistent, hcomm_request_t **req) {
+  return ic_rooted_even(1, recvbuf, bytes, (void *)sendbuf, root, comm,
+                        persistent, req);
 }
 
 /* sendbuf at the root: the remote group's blocks of bytes in rank order. */
-hc_status_t hcomm_inter_iscatter(const void *sendbuf, size_t bytes,
+hc_status_t hcomm_inter_scatter(const void *sendbuf, size_t bytes,
                                  void *recvbuf, int root, hcomm_comm_t *comm,
-                                 hcomm_request_t **req) {
-  return ic_rooted_even(0, (char *)sendbuf, bytes, recvbuf, root, comm, req);
+                                 int persistent, hcomm_request_t **req) {
+  return ic_rooted_even(0, (char *)sendbuf, bytes, recvbuf, root, comm,
+                        persistent, req);
 }
 
-hc_status_t hcomm_inter_iscatterv(const void *sendbuf, const size_t *sbytes,
+hc_status_t hcomm_inter_scatterv(const void *sendbuf, const size_t *sbytes,
                                   const size_t *sdispls, void *recvbuf,
                                   size_t rbytes, int root, hcomm_comm_t *comm,
-                                  hcomm_request_t **req) {
+                                  int persistent, hcomm_request_t **req) {
   return ic_rooted_v(0, (char *)sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
-                     comm, req);
+                     comm, persistent, req);
 }
 
 /* ---- allgather, alltoall ------------------------------------------------- */
 
 /* sbytes from each member; recvbuf: the remote group's blocks of rbytes
  * in rank order. */
-hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
+hc_status_t hcomm_inter_allgather(const void *sendbuf, size_t sbytes,
                                    void *recvbuf, size_t rbytes,
-                                   hcomm_comm_t *comm, hcomm_request_t **req) {
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc != HC_OK)
@@ -321,15 +324,15 @@ hc_status_t hcomm_inter_iallgather(const void *sendbuf, size_t sbytes,
   ic_leaders_swap(s, comm, all, (size_t)comm->local->size * sbytes, recvbuf,
                   theirs);
   ic_bcast_from_leader(s, comm, recvbuf, theirs);
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* Every member sends sendbuf to every remote rank r, whose block lands at
  * recvbuf + rdispls[r]. */
-hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
+hc_status_t hcomm_inter_allgatherv(const void *sendbuf, size_t sbytes,
                                     void *recvbuf, const size_t *rbytes,
                                     const size_t *rdispls, hcomm_comm_t *comm,
-                                    hcomm_request_t **req) {
+                                    int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc == HC_OK && (rbytes == NULL || rdispls == NULL))
@@ -340,15 +343,15 @@ hc_status_t hcomm_inter_iallgatherv(const void *sendbuf, size_t sbytes,
     hc_nbc_add_recv(s, (char *)recvbuf + rdispls[r], rbytes[r], r);
     hc_nbc_add_send(s, sendbuf, sbytes, r);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }
 
 /* Block r of the send side goes to remote rank r, whose block for this
  * rank lands in block r of the receive side. */
-hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
+hc_status_t hcomm_inter_alltoallv(const void *sendbuf, const size_t *sbytes,
                                    const size_t *sdispls, void *recvbuf,
                                    const size_t *rbytes, const size_t *rdispls,
-                                   hcomm_comm_t *comm, hcomm_request_t **req) {
+                                   hcomm_comm_t *comm, int persistent, hcomm_request_t **req) {
   hc_nbc_sched_t *s;
   hc_status_t rc = ic_begin(comm, &ic_no_op, req, &s);
   if (rc == HC_OK &&
@@ -360,5 +363,5 @@ hc_status_t hcomm_inter_ialltoallv(const void *sendbuf, const size_t *sbytes,
     hc_nbc_add_recv(s, (char *)recvbuf + rdispls[r], rbytes[r], r);
     hc_nbc_add_send(s, (const char *)sendbuf + sdispls[r], sbytes[r], r);
   }
-  return hc_nbc_start(s, req);
+  return hc_nbc_launch(s, persistent, req);
 }

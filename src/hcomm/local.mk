@@ -7,11 +7,19 @@ HC_ENGINE_SOURCES = src/hcomm/engine.h src/hcomm/match.c src/hcomm/match.h \
 	src/hcomm/mem.c src/hcomm/trace.c src/hcomm/trace.h
 HC_ENGINE_SOURCES += src/hcomm/coll.c src/hcomm/coll.h \
 	src/hcomm/nbc.c src/hcomm/nbc.h
+# Partitioned point-to-point: channels matched once, a message per partition.
+HC_ENGINE_SOURCES += src/hcomm/part.c src/hcomm/part.h
 # Collectives on intercommunicators: schedules of nbc.c over both groups.
 HC_ENGINE_SOURCES += src/hcomm/intercoll.c
+# Blocking collectives of one node's ranks through a shared segment.
+HC_ENGINE_SOURCES += src/hcomm/shmcoll.c src/hcomm/shmcoll.h \
+	src/hcomm/shmcoll_impl.h src/hcomm/shmcoll_seg.c src/hcomm/shmcoll_hier.c
 # Device data paths (ipc, hccl, rdma, staging) chosen after the host match.
 HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
+	src/hcomm/devpath_impl.h src/hcomm/devpath_ipc.c src/hcomm/devpath_staging.c \
 	src/hcomm/devpath_hccl.c src/hcomm/devpath_hccl.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
+# Counters, event source and settings for the tool interface (MPI_T).
+HC_ENGINE_SOURCES += src/hcomm/counters.c src/hcomm/counters.h
 # One-sided communication: windows, active messages, epochs (docs/rma.md).
 HC_ENGINE_SOURCES += src/hcomm/rma.c src/hcomm/rma.h src/hcomm/rma_sync.c

@@ -63,6 +63,19 @@ void hc_match_add_unexpected(hc_match_context_t *ctx, hc_match_entry_t *entry,
 
 hc_match_entry_t *hc_match_take_posted(hc_match_context_t *ctx, int source,
                                        int tag) {
+  /* The newest posted receive first, when it is also the oldest (a
+   * blocking receive, a ping-pong): it alone decides, and leaving it empties
+   * the queue.  Behind older receives, one of those may accept the message
+   * first, so the walk from the oldest decides. */
+  hc_match_entry_t *newest = ctx->posted.tail;
+  if (newest != NULL && newest == ctx->posted.head) {
+    if (!hc_match_accepts(newest->source, newest->tag, source, tag))
+      return NULL;
+    ctx->posted.head = ctx->posted.tail = NULL;
+    ctx->posted.length = 0;
+    newest->prev = newest->next = NULL;
+    return newest;
+  }
   for (hc_match_entry_t *e = ctx->posted.head; e != NULL; e = e->next) {
     if (hc_match_accepts(e->source, e->tag, source, tag)) {
       hc_match_remove(&ctx->posted, e);

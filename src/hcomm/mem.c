@@ -36,3 +36,9 @@ hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
   mem_from_public(sinfo, &s);
   return hc_device_copy(dst, &d, src, &s, len);
 }
+
+int hcomm_mem_kind_available(int kind) {
+  if (kind == HCOMM_MEM_HOST)
+    return 1;
+  return hc_device_backend((hc_mem_kind_t)kind) != NULL;
+}

@@ -16,6 +16,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/engine.h"
+#include "hcomm/part.h"
 #include "hcomm/proto.h"
 
 enum nbc_kind {
@@ -384,6 +385,8 @@ static hc_status_t nbc_launch(nbc_sched_t *s, hcomm_request_t **req,
 hc_status_t hcomm_start(hcomm_request_t *req) {
   if (req == NULL)
     return HC_ERR_ARG;
+  if (req->part != NULL) /* set at init, never changed */
+    return hc_part_start(req);
   hc_engine_lock();
   hc_status_t rc = hc_engine_check();
   nbc_sched_t *s = req->plan;
@@ -512,6 +515,11 @@ void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error) {
 
 hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
   return nbc_start(s, req);
+}
+
+hc_status_t hc_nbc_launch(hc_nbc_sched_t *s, int persistent,
+                          hcomm_request_t **req) {
+  return nbc_launch(s, req, persistent ? NBC_PLAN : NBC_START);
 }
 
 /* ---- small tree helpers -------------------------------------------------- */

@@ -58,6 +58,10 @@ void hc_nbc_yield(hc_nbc_sched_t *s);
 void hc_nbc_fail(hc_nbc_sched_t *s, hc_status_t error);
 /* Takes s (frees it on failure) and starts it; *req completes at its end. */
 hc_status_t hc_nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req);
+/* As hc_nbc_start, or with persistent, keeps s as the inactive persistent
+ * request *req that hcomm_start runs (its tag taken now: MPI_*_init). */
+hc_status_t hc_nbc_launch(hc_nbc_sched_t *s, int persistent,
+                          hcomm_request_t **req);
 /* Frees a persistent collective's schedule (hc_request_release of its
  * request, which is complete or never started). */
 void hc_nbc_plan_free(hc_nbc_sched_t *s);

@@ -13,7 +13,9 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/counters.h"
 #include "hcomm/devpath.h"
+#include "hcomm/part.h"
 #include "hcomm/nbc.h"
 #include "hcomm/rma.h"
 #include "hcomm/proto.h"
@@ -79,7 +81,9 @@ static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
   for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
     if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
       return hc_engine.peers[w].failure;
-  return HC_OK;
+  return comm != NULL && comm->fails_with != NULL
+             ? progress_comm_failure(comm->fails_with)
+             : HC_OK;
 }
 
 /* A matched rendezvous receive not yet started: proto starts it later. */
@@ -101,7 +105,7 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
   if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted)
     return;
   hc_status_t why = progress_peer_failure(req->peer);
-  if (why == HC_OK && req->match_ctx % 2 == 1)
+  if (why == HC_OK && hc_match_ctx_kind(req->match_ctx) == HC_CTX_COLL)
     why = progress_comm_failure(req->comm);
   if (why == HC_OK)
     return;
@@ -128,7 +132,8 @@ static void progress_fail_posted(void) {
       hc_match_entry_t *next = e->next;
       hcomm_request_t *req = (hcomm_request_t *)e;
       hc_status_t why = progress_peer_failure(e->source);
-      if (why == HC_OK && (e->source == HCOMM_ANY_SOURCE || c % 2 == 1))
+      if (why == HC_OK && (e->source == HCOMM_ANY_SOURCE ||
+                          hc_match_ctx_kind(c) == HC_CTX_COLL))
         why = progress_comm_failure(req->comm);
       if (why != HC_OK) {
         hc_match_remove(q, e);
@@ -168,26 +173,60 @@ static int progress_quiet_transports(void) {
   return moved;
 }
 
-int hc_progress_locked(void) {
+/* The transports polled after sends, the protocol's, device's,
+ * collectives', partitioned and one-sided hooks and the failures to apply:
+ * work an empty poll (most polls of a blocking wait) has none of. */
+static int progress_hooks(void) {
   int moved = 0;
   if (hc_engine.quiet_sent)
     moved += progress_quiet_transports();
-  const hc_engine_polled_t *p = hc_engine.polled;
-  for (const hc_engine_polled_t *end = p + hc_engine.npolled; p < end; p++)
-    moved += p->progress(p->ctx);
-  /* The protocol's, device's and collectives' hooks cost calls an empty
-   * poll (most polls of a blocking wait) need not make. */
   if (hc_engine.backlogged != NULL || hc_engine.pending_head != NULL ||
       hc_devpath_nactive > 0)
     moved += hc_proto_progress();
   if (hc_nbc_nactive > 0)
     moved += hc_nbc_progress_locked(); /* non-blocking collectives */
+  if (hc_part_nwaiting > 0)
+    moved += hc_part_progress_locked(); /* partitioned receives (part.c) */
   if (hc_rma_nwindows > 0)
     moved += hc_rma_progress_locked(); /* one-sided active messages */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;
   }
+  return moved;
+}
+
+static int progress_poll(void) {
+  int moved = 0;
+  const hc_engine_polled_t *p = hc_engine.polled;
+  for (const hc_engine_polled_t *end = p + hc_engine.npolled; p < end; p++)
+    moved += p->progress(p->ctx);
+  /* One branch for all the hooks: the loads are of words that rarely
+   * change, and the empty poll takes none of the calls. */
+  if ((hc_engine.quiet_sent | hc_engine.failures_pending | hc_devpath_nactive |
+       hc_nbc_nactive | hc_part_nwaiting | hc_rma_nwindows |
+       (hc_engine.backlogged != NULL) |
+       (hc_engine.pending_head != NULL)) != 0)
+    moved += progress_hooks();
+  return moved;
+}
+
+/* The tool interface's clock: for the time waits sleep (a sleep is long
+ * beside the call), and for the time polls take while a tool times them. */
+static uint64_t progress_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int hc_progress_locked(void) {
+  hc_counters.progress_polls++;
+  /* Two clock reads would double an empty poll: only while asked. */
+  if (!hc_counters.timing_progress)
+    return progress_poll();
+  uint64_t from = progress_now_ns();
+  int moved = progress_poll();
+  hc_counters.progress_ns += progress_now_ns() - from;
   return moved;
 }
 
@@ -203,7 +242,10 @@ static void progress_print_waiting(hcomm_request_t *req, void *arg) {
           "hcmpi: rank %d:   %s %d (world rank; -2 any) tag %d size %zu "
           "context %d%s%s\n",
           hc_engine.world_rank, what, peer, req->tag, req->bytes, ctx,
-          req->match_ctx % 2 ? " (collective)" : "",
+          hc_match_ctx_kind(req->match_ctx) == HC_CTX_COLL ? " (collective)"
+          : hc_match_ctx_kind(req->match_ctx) == HC_CTX_PART
+              ? " (partitioned)"
+              : "",
           req->posted ? " (unmatched)" : "");
   ++*count;
 }
@@ -385,16 +427,32 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
   return set->now || set->nfds > 0 || set->nown > 0;
 }
 
-void hc_idle_locked(long *spins) {
+int hc_idle_poll_locked(long *spins) {
   if (progress_keep_polling(spins))
-    return;
+    return 1;
   *spins = 0;
   if (hc_engine.failed_peers > 0)
     progress_apply_failures();
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
+  return 0;
+}
+
+void hc_watchdog_feed_locked(void) {
+  if (hc_engine.hang_timeout > 0)
+    hc_engine.idle_since = progress_now();
+}
+
+hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
+  return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;
+}
+
+void hc_idle_locked(long *spins) {
+  if (hc_idle_poll_locked(spins))
+    return;
   progress_sleep_set_t set;
   progress_sleep_begin(&set, hc_engine.wait_ms);
+  uint64_t slept_from = progress_now_ns();
   hc_engine_unlock();
   if (!progress_sleep_unlocked(&set)) {
     /* Only this process (or another of its threads) can make progress. */
@@ -402,6 +460,7 @@ void hc_idle_locked(long *spins) {
     nanosleep(&ts, NULL);
   }
   hc_engine_lock();
+  hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
 }
 
 void hc_wait_locked(hcomm_request_t *req) {

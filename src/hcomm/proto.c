@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hcomm/comm.h"
+#include "hcomm/counters.h"
 #include "hcomm/devpath.h"
 #include "hcomm/trace.h"
 #include "util/env.h"
@@ -72,8 +73,27 @@ static hc_backlog_item_t *proto_item_alloc(void) {
   return item;
 }
 
+static hc_status_t pkt_decode_short(const void *packet, size_t len,
+                                    hc_pkt_hdr_t *hdr, const void **payload) {
+  hc_pkt_short_hdr_t head;
+  memcpy(&head, packet, sizeof head);
+  if (head.context >= HC_MATCH_CONTEXTS)
+    return HC_ERR_TRANSPORT;
+  memset(hdr, 0, sizeof *hdr);
+  hdr->type = HC_PKT_EAGER;
+  hdr->context = head.context;
+  hdr->tag = head.tag;
+  hdr->payload_bytes = len - sizeof head;
+  hdr->total_bytes = len - sizeof head;
+  *payload = (const unsigned char *)packet + sizeof head;
+  return HC_OK;
+}
+
 hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
                           const void **payload) {
+  if (len >= sizeof(hc_pkt_short_hdr_t) &&
+      *(const uint8_t *)packet == HC_PKT_EAGER_SHORT)
+    return pkt_decode_short(packet, len, hdr, payload);
   if (len < sizeof *hdr)
     return HC_ERR_TRANSPORT;
   memcpy(hdr, packet, sizeof *hdr);
@@ -87,14 +107,43 @@ hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
   return HC_OK;
 }
 
+/* The eager limit the tool interface set (MPI_T cvar HCMPI_EAGER_LIMIT),
+ * once it did; until then the environment's applies. */
+static size_t proto_eager_setting;
+static int proto_eager_set;
+
+size_t hc_proto_eager_limit(void) {
+  return proto_eager_set
+             ? proto_eager_setting
+             : hc_env_size("HCMPI_EAGER_LIMIT", PROTO_EAGER_DEFAULT);
+}
+
+/* The limit for peer: the setting, capped by its transport's packets. */
+static void proto_peer_eager_limit(hc_peer_t *peer) {
+  size_t room = 0;
+  if (peer->max_packet > sizeof(hc_pkt_hdr_t))
+    room = peer->max_packet - sizeof(hc_pkt_hdr_t);
+  size_t limit = hc_proto_eager_limit();
+  peer->eager_limit = limit < room ? limit : room;
+}
+
+void hc_proto_set_eager_limit(size_t bytes) {
+  hc_engine_lock();
+  proto_eager_setting = bytes;
+  proto_eager_set = 1;
+  for (int i = 0; hc_engine.peers != NULL && i < hc_engine.world_size; i++)
+    if (hc_engine.peers[i].ops != NULL)
+      proto_peer_eager_limit(&hc_engine.peers[i]);
+  hc_engine_unlock();
+}
+
 void hc_proto_peer_setup(hc_peer_t *peer) {
   proto_spares_refill();
   peer->max_packet = peer->ops->max_packet(peer->tctx);
   size_t room = 0;
   if (peer->max_packet > sizeof(hc_pkt_hdr_t))
     room = peer->max_packet - sizeof(hc_pkt_hdr_t);
-  size_t limit = hc_env_size("HCMPI_EAGER_LIMIT", PROTO_EAGER_DEFAULT);
-  peer->eager_limit = limit < room ? limit : room;
+  proto_peer_eager_limit(peer);
   if (room == 0) {
     hc_log(HC_LOG_ERROR, "engine", "transport %s packets too small for rank %d",
            peer->ops->name, peer->world_rank);
@@ -102,11 +151,20 @@ void hc_proto_peer_setup(hc_peer_t *peer) {
   }
 }
 
-static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
-                                  const void *payload, size_t len) {
+/* The tool interface's count of one message (counters.h), in the entry of
+ * the peer's transport. */
+static void proto_count(hc_counters_flow_t *flow, uint64_t bytes) {
+  flow->messages++;
+  flow->bytes += bytes;
+}
+
+/* One packet: head_len bytes of header at head, then len of payload. */
+static hc_status_t proto_transmit_head(hc_peer_t *peer, const void *head,
+                                       size_t head_len, const void *payload,
+                                       size_t len) {
   struct iovec iov[2];
-  iov[0].iov_base = (void *)hdr;
-  iov[0].iov_len = sizeof *hdr;
+  iov[0].iov_base = (void *)head;
+  iov[0].iov_len = head_len;
   iov[1].iov_base = (void *)payload;
   iov[1].iov_len = len;
   hc_status_t rc =
@@ -114,6 +172,11 @@ static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
   if (rc == HC_OK)
     hc_engine_sent_to(peer);
   return rc;
+}
+
+static hc_status_t proto_transmit(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
+                                  const void *payload, size_t len) {
+  return proto_transmit_head(peer, hdr, sizeof *hdr, payload, len);
 }
 
 static void proto_enqueue(hc_peer_t *peer, hc_backlog_item_t *item) {
@@ -316,6 +379,7 @@ void hc_proto_send(hcomm_request_t *req) {
   int queued;
   hc_status_t rc;
   int eager = req->bytes <= peer->eager_limit && req->dev == NULL;
+  req->rndv = !eager;
   if (hc_trace_on)
     hc_trace_engine(HC_TRACE_ENG_SEND, req->peer, req->tag, req->bytes,
                     hdr.sreq, req->dev != NULL,
@@ -325,6 +389,7 @@ void hc_proto_send(hcomm_request_t *req) {
     return;
   }
   if (eager) {
+    proto_count(&peer->via->counts.sent[0], req->bytes);
     hdr.type = HC_PKT_EAGER;
     hdr.flags = sync ? HC_PKT_FLAG_SYNC : 0;
     hdr.payload_bytes = req->bytes;
@@ -335,6 +400,7 @@ void hc_proto_send(hcomm_request_t *req) {
       hc_request_complete(req, HC_OK);
     return;
   }
+  proto_count(&peer->via->counts.sent[1], req->bytes);
   hdr.type = HC_PKT_RTS;
   /* 0 for an accessor send: nothing to get, so the receiver sends CTS. */
   hdr.addr = (uint64_t)(uintptr_t)req->send_buf;
@@ -357,15 +423,13 @@ hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
   if (peer->ops == NULL || peer->failed || bytes > peer->eager_limit ||
       peer->backlog_head != NULL)
     return HC_ERR_AGAIN;
-  hc_pkt_hdr_t hdr = {0};
-  hdr.type = HC_PKT_EAGER;
-  hdr.context = match_ctx;
-  hdr.source = hc_engine.world_rank;
-  hdr.tag = tag;
-  hdr.total_bytes = bytes;
-  hdr.payload_bytes = bytes;
-  /* sreq stays 0: only a synchronous or rendezvous send is answered. */
-  return proto_transmit(peer, &hdr, buf, bytes) == HC_OK ? HC_OK : HC_ERR_AGAIN;
+  /* Nothing answers a standard eager send: the short header will do. */
+  hc_pkt_short_hdr_t hdr = {
+      .type = HC_PKT_EAGER_SHORT, .context = match_ctx, .tag = tag};
+  if (proto_transmit_head(peer, &hdr, sizeof hdr, buf, bytes) != HC_OK)
+    return HC_ERR_AGAIN;
+  proto_count(&peer->via->counts.sent[0], bytes);
+  return HC_OK;
 }
 
 static void proto_finish_recv(hcomm_request_t *req) {
@@ -394,6 +458,11 @@ void hc_proto_send_ctl(int peer, hc_pkt_hdr_t *hdr, const void *payload,
            hdr->type, peer, hcomm_strerror(rc));
 }
 
+static void proto_count_pipelined(size_t bytes) {
+  hc_counters.rndv_pipelined.messages++;
+  hc_counters.rndv_pipelined.bytes += bytes;
+}
+
 /* A matched rendezvous receive: single-copy get when the transport can,
  * else ask the sender to stream DATA packets (CTS). */
 static void proto_rndv_start(hcomm_request_t *req) {
@@ -413,6 +482,8 @@ static void proto_rndv_start(hcomm_request_t *req) {
   if (hc_trace_on && acc && dev != HC_DEVPATH_CTS)
     proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_PIPELINED);
   if (dev == HC_DEVPATH_CTS || acc) {
+    if (dev != HC_DEVPATH_CTS)
+      proto_count_pipelined(req->take);
     proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
                   req->take);
     return;
@@ -422,6 +493,8 @@ static void proto_rndv_start(hcomm_request_t *req) {
   if (hc_trace_on && rc != HC_ERR_PEER_DEAD)
     proto_trace_recv(req, req->remote_id, proto_trace_rndv_path(peer, rc));
   if (rc == HC_OK) {
+    hc_counters.rndv_get.messages++;
+    hc_counters.rndv_get.bytes += req->take;
     if (hc_log_level() >= HC_LOG_DEBUG)
       hc_log(HC_LOG_DEBUG, "engine", "single-copy get of %zu B from rank %d",
              req->take, req->peer);
@@ -436,6 +509,7 @@ static void proto_rndv_start(hcomm_request_t *req) {
     return;
   }
   /* Refused (or failed part-way): the pipelined path rewrites every byte. */
+  proto_count_pipelined(req->take);
   if (hc_log_level() >= HC_LOG_DEBUG)
     hc_log(HC_LOG_DEBUG, "engine", "get from rank %d: %s; pipelining %zu B",
            req->peer, hcomm_strerror(rc), req->take);
@@ -526,11 +600,20 @@ static void proto_store_unexpected(hc_match_context_t *ctx, int src,
   if (msg->len > 0)
     memcpy(msg->data, payload, len);
   hc_match_add_unexpected(ctx, &msg->entry, src, hdr->tag);
+  hc_counters.unexpected++;
+  if (ctx->unexpected.length > hc_counters.unexpected_hwm)
+    hc_counters.unexpected_hwm = ctx->unexpected.length;
+  hc_counters_unexpected_event(src, hdr->tag, (int)hdr->context,
+                               hdr->total_bytes);
 }
 
 static void proto_on_envelope(int src, const hc_pkt_hdr_t *hdr,
                               const void *payload) {
   hc_match_context_t *ctx = &hc_engine.contexts[hdr->context];
+  hc_engine_transport_t *via = hc_engine.peers[src].via;
+  if (via != NULL)
+    proto_count(&via->counts.received[hdr->type != HC_PKT_EAGER],
+                hdr->total_bytes);
   hc_match_entry_t *e = hc_match_take_posted(ctx, src, hdr->tag);
   if (e == NULL) {
     proto_store_unexpected(ctx, src, hdr, payload);
@@ -571,11 +654,9 @@ static hcomm_request_t *proto_lookup(int src, uint64_t id,
 }
 
 /* The sends that wait for a CTS or a FIN: rendezvous ones (see
- * hc_proto_send). */
-static int proto_send_is_rndv(const hcomm_request_t *req) {
-  return req->dev != NULL ||
-         req->bytes > hc_engine.peers[req->peer].eager_limit;
-}
+ * hc_proto_send; recorded there, as the tool interface may change the
+ * eager limit while they are in flight). */
+static int proto_send_is_rndv(const hcomm_request_t *req) { return req->rndv; }
 
 /* The host send's DATA stream of req->take bytes to receive
  * req->remote_id.  Without memory for it the send waits on the pending

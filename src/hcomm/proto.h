@@ -23,6 +23,21 @@ typedef enum hc_pkt_type {
 
 #define HC_PKT_FLAG_SYNC 0x1
 
+/* An eager standard send that nobody answers (hc_proto_send_now) travels
+ * with this short header instead, so that a small message fits a
+ * transport's smallest slot (shm's fast box): the source is the one the
+ * transport reports, both lengths are what follows the header, sreq is 0.
+ * Its type byte lies outside hc_pkt_type_t, and decoding turns it into an
+ * HC_PKT_EAGER header, so nothing past hc_pkt_decode sees it. */
+#define HC_PKT_EAGER_SHORT 0x81
+typedef struct hc_pkt_short_hdr {
+  uint8_t type; /* HC_PKT_EAGER_SHORT */
+  uint8_t reserved[3];
+  uint32_t context;
+  int32_t tag;
+  uint32_t reserved2; /* keeps the payload 8-byte aligned */
+} hc_pkt_short_hdr_t;
+
 typedef struct hc_pkt_hdr {
   uint8_t type;
   uint8_t flags;
@@ -38,8 +53,9 @@ typedef struct hc_pkt_hdr {
   uint64_t offset;        /* fragment offset (DATA) */
 } hc_pkt_hdr_t;
 
-/* Checks a received packet and copies its header out; HC_ERR_TRANSPORT when
- * it is malformed.  *payload points into packet. */
+/* Checks a received packet and copies its header out (a short header
+ * expanded; its source left 0); HC_ERR_TRANSPORT when it is malformed.
+ * *payload points into packet. */
 hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
                           const void **payload);
 

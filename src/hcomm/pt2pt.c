@@ -15,6 +15,14 @@ static hc_status_t pt2pt_check_tag(int tag, int wildcard_ok) {
   return (tag < 0 || tag > HCOMM_TAG_UB) ? HC_ERR_TAG : HC_OK;
 }
 
+/* The partitioned context also carries data tags above HCOMM_TAG_UB
+ * (part.c), which user tags never reach. */
+static hc_status_t pt2pt_check_tag_in(int tag, int wildcard_ok, int kind) {
+  if (kind == HC_CTX_PART)
+    return tag < 0 ? HC_ERR_TAG : HC_OK;
+  return pt2pt_check_tag(tag, wildcard_ok);
+}
+
 /* A request that completes at once as if from HCOMM_PROC_NULL. */
 static hc_status_t pt2pt_proc_null(hc_request_kind_t kind,
                                    hcomm_request_t **req) {
@@ -42,7 +50,7 @@ static hc_status_t pt2pt_isend(const void *buf, const hcomm_accessor_t *acc,
     return pt2pt_proc_null(HC_REQ_SEND, req);
   if (dest < 0 || dest >= comm->size)
     return HC_ERR_RANK;
-  if (pt2pt_check_tag(tag, 0) != HC_OK)
+  if (pt2pt_check_tag_in(tag, 0, coll) != HC_OK)
     return HC_ERR_TAG;
   if (bytes > 0 && buf == NULL && (acc == NULL || acc->pack == NULL))
     return HC_ERR_ARG;
@@ -116,7 +124,7 @@ static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
     return pt2pt_proc_null(HC_REQ_RECV, req);
   if (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size))
     return HC_ERR_RANK;
-  if (pt2pt_check_tag(tag, 1) != HC_OK)
+  if (pt2pt_check_tag_in(tag, 1, coll) != HC_OK)
     return HC_ERR_TAG;
   if (bytes > 0 && buf == NULL && (acc == NULL || acc->unpack == NULL))
     return HC_ERR_ARG;

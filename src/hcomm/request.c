@@ -7,6 +7,7 @@
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
+#include "hcomm/part.h"
 
 /* Slabs keep 10,000 outstanding requests cheap: one malloc per slab and an
  * O(1) freelist pop per request. */
@@ -80,6 +81,9 @@ void hc_request_release(hcomm_request_t *req) {
   if (req->plan != NULL) /* a persistent collective's schedule (nbc.c) */
     hc_nbc_plan_free(req->plan);
   req->plan = NULL;
+  if (req->part != NULL) /* a partitioned channel (part.c) */
+    hc_part_free(req->part);
+  req->part = NULL;
   req->released = 1;
   req->generation++;
   req->next = request_pool.freelist;
@@ -134,6 +138,21 @@ static void request_join_part(hcomm_request_t *joined, hcomm_request_t *part,
   part->join_parent = joined;
   part->user_freed = 1; /* released by hc_request_complete */
   joined->join_pending++;
+}
+
+void hc_request_join_track(hcomm_request_t *joined, hcomm_request_t *part) {
+  part->join_reports = 0;
+  if (atomic_load(&part->done)) {
+    request_join_absorb(joined, part);
+    return;
+  }
+  part->join_parent = joined;
+  joined->join_pending++;
+}
+
+void hc_request_join_drop(hcomm_request_t *joined) {
+  if (--joined->join_pending == 0)
+    request_join_finish(joined);
 }
 
 hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,

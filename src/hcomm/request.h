@@ -37,6 +37,7 @@ struct hcomm_request {
   int peer;           /* world rank: send destination / matched source */
   int tag;
   int mode; /* send mode */
+  int rndv; /* send: went as a rendezvous (the eager limit may change) */
   const void *send_buf;
   void *recv_buf;
   size_t bytes;       /* send: message size; receive: capacity */
@@ -67,6 +68,9 @@ struct hcomm_request {
   /* Persistent collectives (hcomm_*_init): the schedule replayed by
    * hcomm_start, freed at release; NULL for every other request. */
   struct nbc_sched *plan;
+  /* Partitioned point-to-point (hcomm_psend_init / hcomm_precv_init): the
+   * channel replayed by hcomm_start, freed at release (part.c). */
+  struct hc_part *part;
 };
 
 /* A zeroed, active request of kind, or NULL when memory ran out. */
@@ -76,6 +80,14 @@ void hc_request_release(hcomm_request_t *req);
 /* Finishes req with error (status fields other than error set by caller);
  * releases it when the user already freed it. */
 void hc_request_complete(hcomm_request_t *req, hc_status_t error);
+/* A request completed by parts that come and go (partitioned rounds):
+ * hc_request_join_track counts part towards joined (which takes part's
+ * error) without taking part over: the caller still tests and releases
+ * it.  hc_request_join_drop ends one count the caller holds itself (a
+ * guard while parts are still being added); the last count to end
+ * completes joined. */
+void hc_request_join_track(hcomm_request_t *joined, hcomm_request_t *part);
+void hc_request_join_drop(hcomm_request_t *joined);
 /* The id a peer echoes back to name req. */
 uint64_t hc_request_id(const hcomm_request_t *req);
 /* The active request with that id, or NULL when stale or invalid. */

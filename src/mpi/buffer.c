@@ -7,6 +7,7 @@
  * loses nothing and exactly count*size + MPI_BSEND_OVERHEAD bytes fit one
  * message, as the standard's sizing rule promises.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,13 +147,13 @@ void hc_mpi_bsend_drain(void) {
   }
 }
 
-int PMPI_Buffer_attach(void *buffer, int size) {
-  static const char fn[] = "MPI_Buffer_attach";
+static int buffer_attach(const char *fn, void *buffer, MPI_Count size) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
   if (size < 0)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid size %d", size);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid size %lld",
+                        (long long)size);
   if (!buffer && size > 0)
     return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "buffer is NULL");
   pthread_mutex_lock(&bsend_lock);
@@ -167,21 +168,31 @@ int PMPI_Buffer_attach(void *buffer, int size) {
   pthread_mutex_unlock(&bsend_lock);
   return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_attach(void *buffer, int size) {
+  return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
 HC_WEAK_ALIAS(MPI_Buffer_attach, PMPI_Buffer_attach);
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size) {
-  static const char fn[] = "MPI_Buffer_detach";
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) {
+  return buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+HC_WEAK_ALIAS(MPI_Buffer_attach_c, PMPI_Buffer_attach_c);
+
+/* size_arg: the caller's size argument, checked; *size: the result. */
+static int buffer_detach(const char *fn, void *buffer_addr,
+                         const void *size_arg, MPI_Count *size) {
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, buffer_addr, "buffer_addr");
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, NULL, size, "size");
+    rc = hc_mpi_check_ptr(fn, NULL, size_arg, "size");
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_bsend_drain();
   pthread_mutex_lock(&bsend_lock);
   void *base = bsend_base == (char *)&bsend_size ? NULL : bsend_base;
-  int n = (int)bsend_size;
+  MPI_Count n = (MPI_Count)bsend_size;
   bsend_base = NULL;
   bsend_size = 0;
   pthread_mutex_unlock(&bsend_lock);
@@ -189,4 +200,19 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   *size = base || n ? n : 0;
   return MPI_SUCCESS;
 }
+
+/* A region too large for an int is still detached; its size reads
+ * MPI_UNDEFINED, as MPI has sizes that int cannot hold reported. */
+int PMPI_Buffer_detach(void *buffer_addr, int *size) {
+  MPI_Count n = 0;
+  int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, size, &n);
+  if (rc == MPI_SUCCESS)
+    *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+  return rc;
+}
 HC_WEAK_ALIAS(MPI_Buffer_detach, PMPI_Buffer_detach);
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
+  return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size, size);
+}
+HC_WEAK_ALIAS(MPI_Buffer_detach_c, PMPI_Buffer_detach_c);

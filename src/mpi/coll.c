@@ -19,7 +19,7 @@ static int coll_barrier_body(MPI_Comm comm) {
   hc_mpi_coll_t *cx = hc_mpi_coll_new();
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hcomm_inter_ibarrier(c->engine, &eng);
+  hc_status_t st = hcomm_inter_barrier(c->engine, 0, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, NULL);
 }
 
@@ -35,7 +35,7 @@ HC_WEAK_ALIAS(MPI_Barrier, PMPI_Barrier);
 
 
 /* Count, datatype and op of a reduction; *red ready for the engine. */
-int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
+int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                             MPI_Datatype type, MPI_Op mpi_op,
                             hc_mpi_red_t *red) {
   const hc_mpi_type_t *t = NULL;
@@ -61,7 +61,7 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
 /* Buffers of a reduction: data needed where count > 0, no aliasing.
  * MPI_BOTTOM (NULL) is a buffer for a type of absolute addresses. */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
-                            const void *sendbuf, const void *recvbuf, int count,
+                            const void *sendbuf, const void *recvbuf, MPI_Count count,
                             int need_recv, const hc_mpi_type_t *t) {
   if (count == 0)
     return MPI_SUCCESS;

@@ -38,7 +38,7 @@ static void coll_check_max(const void *in, void *inout, size_t count,
 
 /* The signature size of count elements of type, or -1 (unknown: the
  * argument checks after this one report a bad count or type). */
-static int64_t coll_check_sig(int count, MPI_Datatype type) {
+static int64_t coll_check_sig(MPI_Count count, MPI_Datatype type) {
   const hc_mpi_type_t *t =
       type != MPI_DATATYPE_NULL ? hc_mpi_type_get(type) : NULL;
   if (t == NULL || count < 0)
@@ -77,7 +77,7 @@ static int coll_check_agree(const char *fn, hc_mpi_comm_t *c, int root,
   return MPI_SUCCESS;
 }
 
-int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root, int count,
+int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root, MPI_Count count,
                              MPI_Datatype type, MPI_Request *request,
                              hc_mpi_comm_t **c) {
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, c);

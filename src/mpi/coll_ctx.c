@@ -109,7 +109,8 @@ static int coll_job_add(coll_jobs_t *list, const coll_job_t *job) {
     list->cap = cap;
   }
   list->job[list->n] = *job;
-  if (job->type != NULL) /* used at completion or restart, after any Type_free */
+  if (job->type !=
+      NULL) /* used at completion or restart, after any Type_free */
     list->job[list->n].type = hc_mpi_type_retain(job->type);
   list->n++;
   return 0;
@@ -387,7 +388,7 @@ int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
   return rc;
 }
 
-int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
+int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                      MPI_Datatype type, const hc_mpi_type_t **t) {
   int rc = hc_mpi_check_count(fn, c, count);
   if (rc == MPI_SUCCESS)
@@ -395,23 +396,17 @@ int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
   return rc;
 }
 
-int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
+int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, hc_mpi_vec_t counts,
                        int n, const char *what) {
-  int rc = hc_mpi_check_ptr(fn, c, counts, what);
+  int rc = hc_mpi_check_ptr(fn, c, hc_mpi_vec_ptr(counts), what);
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-    if (counts[i] < 0)
-      rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %d", what,
-                        i, counts[i]);
+    if (hc_mpi_vec_at(counts, i) < 0)
+      rc = hc_mpi_raise(c, fn, MPI_ERR_COUNT, "invalid count %s[%d] = %lld",
+                        what, i, (long long)hc_mpi_vec_at(counts, i));
   return rc;
 }
 
 int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info) {
-  hc_mpi_comm_t *c = hc_mpi_comm_get(comm);
-  /* intercoll.c has no persistent forms yet: refused, never run wrong. */
-  if (c != NULL && c->engine != NULL && hcomm_comm_is_inter(c->engine))
-    return hc_mpi_raise(c, fn, MPI_ERR_COMM,
-                        "persistent collectives on an intercommunicator are "
-                        "not implemented");
   if (info == MPI_INFO_NULL || hc_mpi_info_get(info) != NULL)
     return MPI_SUCCESS;
   return hc_mpi_raise(hc_mpi_comm_get(comm), fn, MPI_ERR_INFO,
@@ -449,4 +444,26 @@ int hc_mpi_coll_intra_only(const char *fn, hc_mpi_comm_t *c) {
     return MPI_SUCCESS;
   return hc_mpi_raise(c, fn, MPI_ERR_COMM,
                       "not defined on an intercommunicator");
+}
+
+int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                          int moves_data, const hc_mpi_type_t *t,
+                          const char *what) {
+  if (buf == MPI_IN_PLACE)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not allowed as %s", what);
+  if (buf == NULL && moves_data && (t == NULL || t->true_lb == 0))
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
+  for (int i = 0; i < n; i++)
+    if (hc_mpi_vec_at(counts, i) > 0)
+      return 1;
+  return 0;
+}
+
+size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n) {
+  return hc_mpi_coll_tmp(cx, 2 * (size_t)n * sizeof(size_t));
 }

@@ -109,7 +109,7 @@ int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
  * communicator (MPI_ERR_ROOT / MPI_ERR_TRUNCATE on every rank when they
  * differ). */
 int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root,
-                             int count, MPI_Datatype type,
+                             MPI_Count count, MPI_Datatype type,
                              MPI_Request *request, hc_mpi_comm_t **c);
 /* Intercommunicators (MPI 4.0 section 6.2.2): whether c is one; whether
  * this rank is the root of a rooted collective (its rank on an
@@ -122,25 +122,37 @@ int hc_mpi_coll_idle(const hc_mpi_comm_t *c, int root);
 /* MPI_ERR_COMM on an intercommunicator (scan, exscan). */
 int hc_mpi_coll_intra_only(const char *fn, hc_mpi_comm_t *c);
 /* count >= 0 and a usable committed datatype. */
-int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, int count,
+int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                      MPI_Datatype type, const hc_mpi_type_t **t);
 /* n counts, every one >= 0 (counts not NULL). */
-int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, const int *counts,
+int hc_mpi_coll_counts(const char *fn, hc_mpi_comm_t *c, hc_mpi_vec_t counts,
                        int n, const char *what);
 /* Count, datatype and op of a reduction (coll.c); *red ready for the
  * engine. */
-int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, int count,
+int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                             MPI_Datatype type, MPI_Op mpi_op,
                             hc_mpi_red_t *red);
 /* Buffers of a reduction of count elements of t: present where count > 0
  * (MPI_BOTTOM allowed when t has absolute addresses), and sendbuf not
  * recvbuf (need_recv: recvbuf is used). */
 int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
-                            const void *sendbuf, const void *recvbuf, int count,
-                            int need_recv, const hc_mpi_type_t *t);
+                            const void *sendbuf, const void *recvbuf,
+                            MPI_Count count, int need_recv,
+                            const hc_mpi_type_t *t);
 /* The info argument of an MPI_*_init call on comm: MPI_INFO_NULL or a
  * valid info (no hints are used), else MPI_ERR_INFO raised on comm. */
 int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
+/* A user buffer: MPI_IN_PLACE is not one, NULL only when data moves
+ * (moves_data) and t, the buffer's one datatype or NULL, has no absolute
+ * addresses (MPI_BOTTOM).  Both are MPI_ERR_BUFFER, as for point-to-point;
+ * what names the argument. */
+int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                          int moves_data, const hc_mpi_type_t *t,
+                          const char *what);
+/* Whether any of n counts is positive. */
+int hc_mpi_coll_any(hc_mpi_vec_t counts, int n);
+/* 2 * n sizes in cx (bytes and offsets of n blocks); NULL on no memory. */
+size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 

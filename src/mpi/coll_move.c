@@ -1,8 +1,8 @@
 /*
- * Data-moving collectives: bcast, gather, scatter, allgather, alltoall,
- * their v/w-forms, and Ibarrier/Barrier_init.  Each collective is one
- * function serving the blocking call (request NULL: start and wait), the
- * non-blocking one and the persistent one (persist: MPI_*_init, the
+ * Data-moving collectives: bcast, gather, scatter, allgather, their
+ * v-forms, and Ibarrier/Barrier_init (alltoall: coll_alltoall.c).  Each
+ * collective is one function serving the blocking call (request NULL: start and
+ * wait), the non-blocking one and the persistent one (persist: MPI_*_init, the
  * request kept inactive for MPI_Start); datatypes are turned into the
  * engine's byte views by coll_ctx.c (packing where a type is not dense).
  */
@@ -24,29 +24,6 @@ static int move_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
                       sbytes, rbytes);
 }
 
-/* A user buffer: MPI_IN_PLACE is not one, NULL only when nothing is moved.
- * Both are MPI_ERR_BUFFER, as for point-to-point. */
-/* t: the buffer's one datatype, or NULL; MPI_BOTTOM (NULL) is a valid
- * buffer for a type of absolute addresses, as in point-to-point. */
-static int move_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                          int moves_data, const hc_mpi_type_t *t,
-                          const char *what) {
-  if (buf == MPI_IN_PLACE)
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "MPI_IN_PLACE is not allowed as %s", what);
-  if (buf == NULL && moves_data && (t == NULL || t->true_lb == 0))
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
-  return MPI_SUCCESS;
-}
-
-/* Whether any of n counts is positive. */
-static int move_any(const int *counts, int n) {
-  for (int i = 0; i < n; i++)
-    if (counts[i] > 0)
-      return 1;
-  return 0;
-}
-
 static size_t move_bytes(const hc_mpi_type_t *t, MPI_Count count) {
   return (size_t)count * (size_t)t->size;
 }
@@ -61,19 +38,18 @@ static hc_mpi_coll_block_t move_one(const hc_mpi_type_t *t, MPI_Count count) {
  * consecutive blocks of counts[0]), in cx. */
 static hc_mpi_coll_block_t *move_blocks(hc_mpi_coll_t *cx,
                                         const hc_mpi_type_t *t, int n,
-                                        const int *counts, const int *displs) {
+                                        hc_mpi_vec_t counts,
+                                        hc_mpi_vec_t displs) {
   hc_mpi_coll_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
+  int vform = hc_mpi_vec_ptr(displs) != NULL;
   for (int i = 0; b != NULL && i < n; i++) {
     b[i].type = t;
-    b[i].count = counts[displs != NULL ? i : 0];
+    b[i].count = hc_mpi_vec_at(counts, vform ? i : 0);
     b[i].disp =
-        (MPI_Aint)(displs != NULL ? displs[i] : i * counts[0]) * t->extent;
+        (vform ? hc_mpi_vec_at(displs, i) : i * hc_mpi_vec_at(counts, 0)) *
+        t->extent;
   }
   return b;
-}
-
-static size_t *move_sizes(hc_mpi_coll_t *cx, int n) {
-  return hc_mpi_coll_tmp(cx, 2 * (size_t)n * sizeof(size_t));
 }
 
 /* ---- barrier, bcast ------------------------------------------------------ */
@@ -89,7 +65,7 @@ static int move_ibarrier_body(const char *fn, MPI_Comm comm,
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hc_mpi_coll_inter(c) ? hcomm_inter_ibarrier(c->engine, &eng)
+  hc_status_t st = hc_mpi_coll_inter(c) ? hcomm_inter_barrier(c->engine, persist, &eng)
                    : persist            ? hcomm_barrier_init(c->engine, &eng)
                                         : hcomm_ibarrier(c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
@@ -121,7 +97,8 @@ HC_WEAK_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
  * non-contiguous type), or a slice of the whole view (a dense buffer used
  * as it is, or a device buffer staged whole). */
 static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
-                              const hc_mpi_type_t *t, int count, int root) {
+                              const hc_mpi_type_t *t, MPI_Count count,
+                              int root) {
   int is_root = hcomm_comm_rank(c->engine) == root;
   size_t bytes = (size_t)count * (size_t)t->size, vb, off;
   hcomm_mem_info_t info;
@@ -154,7 +131,7 @@ static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
 
 /* request NULL: the blocking form (start and wait); persist: the _init
  * form (request kept, inactive). */
-static int move_bcast(const char *fn, void *buffer, int count,
+static int move_bcast(const char *fn, void *buffer, MPI_Count count,
                       MPI_Datatype datatype, int root, MPI_Comm comm,
                       MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
@@ -170,12 +147,21 @@ static int move_bcast(const char *fn, void *buffer, int count,
   if (!idle)
     rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
   if (rc == MPI_SUCCESS && !idle)
-    rc = move_buf_check(fn, c, buffer, count > 0, t, "buffer");
+    rc = hc_mpi_coll_buf_check(fn, c, buffer, count > 0, t, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
   if (request == NULL && !inter &&
       (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
+  hcomm_mem_info_t info;
+  /* Blocking, dense and in host memory: the engine takes the buffer as it
+   * is (and may broadcast it in shared memory); no state to make. */
+  if (request == NULL && !inter && hc_mpi_type_dense(t) &&
+      !hc_mpi_dev_classify(buffer, &info))
+    return hc_mpi_raise_status(
+        c, fn,
+        hcomm_bcast(count > 0 ? buffer : NULL,
+                    (size_t)count * (size_t)t->size, root, c->engine));
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
@@ -187,58 +173,99 @@ static int move_bcast(const char *fn, void *buffer, int count,
     view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
   if (cx == NULL || (view == NULL && !idle))
     return hc_mpi_coll_nomem(fn, c, cx);
+  if (request == NULL && !inter) /* may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn, hc_mpi_coll_end(cx, hcomm_bcast(view, bytes, root, c->engine)));
   hc_status_t st =
-      inter     ? hcomm_inter_ibcast(view, bytes, root, c->engine, &eng)
+      inter     ? hcomm_inter_bcast(view, bytes, root, c->engine, persist, &eng)
       : persist ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
                 : hcomm_ibcast(view, bytes, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
-static int move_bcast_body(void *buffer, int count, MPI_Datatype datatype,
-                           int root, MPI_Comm comm) {
-  return move_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, 0);
+static int move_bcast_body(const char *fn, void *buffer, MPI_Count count,
+                           MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return move_bcast(fn, buffer, count, datatype, root, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-               MPI_Comm comm) {
+static int move_bcast_entry(const char *fn, void *buffer, MPI_Count count,
+                            MPI_Datatype datatype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_bcast_body(buffer, count, datatype, root, comm);
+  int rc = move_bcast_body(fn, buffer, count, datatype, root, comm);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_BCAST, t0, root, -1,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+               MPI_Comm comm) {
+  return move_bcast_entry("MPI_Bcast", buffer, count, datatype, root, comm);
+}
 HC_WEAK_ALIAS(MPI_Bcast, PMPI_Bcast);
 
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                MPI_Comm comm, MPI_Request *request) {
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm) {
+  return move_bcast_entry("MPI_Bcast_c", buffer, count, datatype, root, comm);
+}
+HC_WEAK_ALIAS(MPI_Bcast_c, PMPI_Bcast_c);
+
+static int move_ibcast_entry(const char *fn, void *buffer, MPI_Count count,
+                             MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, 0);
+  int rc = move_bcast(fn, buffer, count, datatype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBCAST, t0, root, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, MPI_Request *request) {
+  return move_ibcast_entry("MPI_Ibcast", buffer, count, datatype, root, comm,
+                           request);
+}
 HC_WEAK_ALIAS(MPI_Ibcast, PMPI_Ibcast);
 
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Bcast_init";
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
+                  int root, MPI_Comm comm, MPI_Request *request) {
+  return move_ibcast_entry("MPI_Ibcast_c", buffer, count, datatype, root, comm,
+                           request);
+}
+HC_WEAK_ALIAS(MPI_Ibcast_c, PMPI_Ibcast_c);
+
+static int move_bcast_init_entry(const char *fn, void *buffer, MPI_Count count,
+                                 MPI_Datatype datatype, int root, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request) {
   int rc = hc_mpi_coll_info(fn, comm, info);
   if (rc != MPI_SUCCESS)
     return rc;
   return move_bcast(fn, buffer, count, datatype, root, comm, request, 1);
 }
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_bcast_init_entry("MPI_Bcast_init", buffer, count, datatype, root,
+                               comm, info, request);
+}
 HC_WEAK_ALIAS(MPI_Bcast_init, PMPI_Bcast_init);
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
+                      int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request) {
+  return move_bcast_init_entry("MPI_Bcast_init_c", buffer, count, datatype,
+                               root, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Bcast_init_c, PMPI_Bcast_init_c);
 
 /* ---- gather -------------------------------------------------------------- */
 
 /* The send side of a rooted collective: type and count checked, bytes
  * set; MPI_IN_PLACE allowed at the root only. */
 static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
-                            const void *sendbuf, int count, MPI_Datatype type,
-                            const hc_mpi_type_t **t) {
+                            const void *sendbuf, MPI_Count count,
+                            MPI_Datatype type, const hc_mpi_type_t **t) {
   if (sendbuf == MPI_IN_PLACE && !is_root)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
                         "MPI_IN_PLACE is allowed only at the root");
@@ -246,7 +273,7 @@ static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
     return MPI_SUCCESS;
   int rc = hc_mpi_coll_type(fn, c, count, type, t);
   if (rc == MPI_SUCCESS)
-    rc = move_buf_check(fn, c, sendbuf, count > 0, *t, "the buffer");
+    rc = hc_mpi_coll_buf_check(fn, c, sendbuf, count > 0, *t, "the buffer");
   return rc;
 }
 
@@ -254,22 +281,22 @@ static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
  * and displs checked in the v-forms (vform), *t with counts[0] elements in
  * the others. */
 static int move_per_rank(const char *fn, hc_mpi_comm_t *c, int size,
-                         const int *counts, const int *displs, int vform,
+                         hc_mpi_vec_t counts, hc_mpi_vec_t displs, int vform,
                          MPI_Datatype type, const char *what,
                          const hc_mpi_type_t **t) {
   int rc = MPI_SUCCESS;
   if (vform)
     rc = hc_mpi_coll_counts(fn, c, counts, size, what);
   if (rc == MPI_SUCCESS && vform)
-    rc = hc_mpi_check_ptr(fn, c, displs, "displs");
+    rc = hc_mpi_check_ptr(fn, c, hc_mpi_vec_ptr(displs), "displs");
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_type(fn, c, vform ? 0 : counts[0], type, t);
+    rc = hc_mpi_coll_type(fn, c, vform ? 0 : hc_mpi_vec_at(counts, 0), type, t);
   return rc;
 }
 
-static int move_gather(const char *fn, const void *sendbuf, int sendcount,
+static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                        MPI_Datatype sendtype, void *recvbuf,
-                       const int *recvcounts, const int *displs, int vform,
+                       hc_mpi_vec_t recvcounts, hc_mpi_vec_t displs, int vform,
                        MPI_Datatype recvtype, int root, MPI_Comm comm,
                        MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
@@ -290,15 +317,16 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
     rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
                        "recvcounts", &rt);
   if (rc == MPI_SUCCESS && is_root && sends && !in_place)
-    rc = move_match(fn, c, move_bytes(st, sendcount),
-                    move_bytes(rt, recvcounts[vform ? root : 0]));
+    rc =
+        move_match(fn, c, move_bytes(st, sendcount),
+                   move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
+  size_t sbytes = 0, soff, *sz = hc_mpi_coll_sizes(cx, size);
   const void *sview = HCOMM_IN_PLACE;
   void *rview = NULL;
   hc_mpi_coll_block_t sb = {st, sendcount, 0};
@@ -314,10 +342,10 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
   if (inter && vform)
-    rc = hcomm_inter_igatherv(sview, sbytes, rview, sz, sz + size, root,
-                              c->engine, &eng);
+    rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
+                              c->engine, persist, &eng);
   else if (inter)
-    rc = hcomm_inter_igather(sview, bytes, rview, root, c->engine, &eng);
+    rc = hcomm_inter_gather(sview, bytes, rview, root, c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_gatherv_init(sview, sbytes, rview, sz, sz + size, root,
                             c->engine, &eng);
@@ -331,97 +359,213 @@ static int move_gather(const char *fn, const void *sendbuf, int sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_gather_body(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return move_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
-                     &recvcount, NULL, 0, recvtype, root, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm) {
+static int move_gather_entry(const char *fn, const void *sendbuf,
+                             MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root, comm);
+  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                       hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                       recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  return move_gather_entry("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, root, comm);
+}
 HC_WEAK_ALIAS(MPI_Gather, PMPI_Gather);
 
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Request *request) {
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return move_gather_entry("MPI_Gather_c", sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, recvtype, root, comm);
+}
+HC_WEAK_ALIAS(MPI_Gather_c, PMPI_Gather_c);
+
+static int move_igather_entry(const char *fn, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf,
-                       &recvcount, NULL, 0, recvtype, root, comm, request, 0);
+  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                       hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                       recvtype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHER, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) {
+  return move_igather_entry("MPI_Igather", sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount, recvtype, root, comm, request);
+}
 HC_WEAK_ALIAS(MPI_Igather, PMPI_Igather);
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, const int recvcounts[], const int displs[],
-                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request) {
+  return move_igather_entry("MPI_Igather_c", sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount, recvtype, root, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Igather_c, PMPI_Igather_c);
+
+static int move_gatherv_entry(const char *fn, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, hc_mpi_vec_t recvcounts,
+                              hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                              int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
-                       recvcounts, displs, 1, recvtype, root, comm, NULL, 0);
+  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                       displs, 1, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_GATHERV, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return move_gatherv_entry("MPI_Gatherv", sendbuf, sendcount, sendtype,
+                            recvbuf, hc_mpi_vec_int(recvcounts),
+                            hc_mpi_vec_int(displs), recvtype, root, comm);
+}
 HC_WEAK_ALIAS(MPI_Gatherv, PMPI_Gatherv);
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[],
+                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return move_gatherv_entry("MPI_Gatherv_c", sendbuf, sendcount, sendtype,
+                            recvbuf, hc_mpi_vec_wide(recvcounts),
+                            hc_mpi_vec_wide(displs), recvtype, root, comm);
+}
+HC_WEAK_ALIAS(MPI_Gatherv_c, PMPI_Gatherv_c);
+
+static int move_igatherv_entry(const char *fn, const void *sendbuf,
+                               MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, hc_mpi_vec_t recvcounts,
+                               hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                               int root, MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                       displs, 1, recvtype, root, comm, request, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHERV, t0, root, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
+}
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
-                       recvcounts, displs, 1, recvtype, root, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IGATHERV, t0, root, -1,
-                               hc_mpi_trace_bytes(sendcount, sendtype))
-            : rc;
+  return move_igatherv_entry("MPI_Igatherv", sendbuf, sendcount, sendtype,
+                             recvbuf, hc_mpi_vec_int(recvcounts),
+                             hc_mpi_vec_int(displs), recvtype, root, comm,
+                             request);
 }
 HC_WEAK_ALIAS(MPI_Igatherv, PMPI_Igatherv);
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[],
+                    MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request) {
+  return move_igatherv_entry("MPI_Igatherv_c", sendbuf, sendcount, sendtype,
+                             recvbuf, hc_mpi_vec_wide(recvcounts),
+                             hc_mpi_vec_wide(displs), recvtype, root, comm,
+                             request);
+}
+HC_WEAK_ALIAS(MPI_Igatherv_c, PMPI_Igatherv_c);
+
+static int move_gather_init_entry(const char *fn, const void *sendbuf,
+                                  MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount,
+                                  MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                     hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                     recvtype, root, comm, request, 1);
+}
 
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request) {
-  static const char fn[] = "MPI_Gather_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, &recvcount,
-                     NULL, 0, recvtype, root, comm, request, 1);
+  return move_gather_init_entry("MPI_Gather_init", sendbuf, sendcount, sendtype,
+                                recvbuf, recvcount, recvtype, root, comm, info,
+                                request);
 }
 HC_WEAK_ALIAS(MPI_Gather_init, PMPI_Gather_init);
 
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const int recvcounts[], const int displs[],
-                      MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Gatherv_init";
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_gather_init_entry("MPI_Gather_init_c", sendbuf, sendcount,
+                                sendtype, recvbuf, recvcount, recvtype, root,
+                                comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Gather_init_c, PMPI_Gather_init_c);
+
+static int move_gatherv_init_entry(const char *fn, const void *sendbuf,
+                                   MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, hc_mpi_vec_t recvcounts,
+                                   hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
   int rc = hc_mpi_coll_info(fn, comm, info);
   if (rc != MPI_SUCCESS)
     return rc;
   return move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                      displs, 1, recvtype, root, comm, request, 1);
 }
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request) {
+  return move_gatherv_init_entry("MPI_Gatherv_init", sendbuf, sendcount,
+                                 sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+                                 hc_mpi_vec_int(displs), recvtype, root, comm,
+                                 info, request);
+}
 HC_WEAK_ALIAS(MPI_Gatherv_init, PMPI_Gatherv_init);
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request) {
+  return move_gatherv_init_entry("MPI_Gatherv_init_c", sendbuf, sendcount,
+                                 sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                                 hc_mpi_vec_wide(displs), recvtype, root, comm,
+                                 info, request);
+}
+HC_WEAK_ALIAS(MPI_Gatherv_init_c, PMPI_Gatherv_init_c);
 
 /* ---- scatter ------------------------------------------------------------- */
 
 static int move_scatter(const char *fn, const void *sendbuf,
-                        const int *sendcounts, const int *displs, int vform,
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                        MPI_Datatype recvtype, int root, MPI_Comm comm,
-                        MPI_Request *request, int persist) {
+                        hc_mpi_vec_t sendcounts, hc_mpi_vec_t displs, int vform,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
@@ -441,7 +585,8 @@ static int move_scatter(const char *fn, const void *sendbuf,
     rc = move_per_rank(fn, c, size, sendcounts, displs, vform, sendtype,
                        "sendcounts", &st);
   if (rc == MPI_SUCCESS && is_root && receives && !in_place)
-    rc = move_match(fn, c, move_bytes(st, sendcounts[vform ? root : 0]),
+    rc = move_match(fn, c,
+                    move_bytes(st, hc_mpi_vec_at(sendcounts, vform ? root : 0)),
                     move_bytes(rt, recvcount));
   if (rc != MPI_SUCCESS)
     return rc;
@@ -449,7 +594,7 @@ static int move_scatter(const char *fn, const void *sendbuf,
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  size_t rbytes = 0, roff, *sz = move_sizes(cx, size);
+  size_t rbytes = 0, roff, *sz = hc_mpi_coll_sizes(cx, size);
   const void *sview = NULL;
   void *rview = HCOMM_IN_PLACE;
   hc_mpi_coll_block_t rb = {rt, recvcount, 0};
@@ -464,10 +609,10 @@ static int move_scatter(const char *fn, const void *sendbuf,
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
   if (inter && vform)
-    rc = hcomm_inter_iscatterv(sview, sz, sz + size, rview, rbytes, root,
-                               c->engine, &eng);
+    rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
+                               c->engine, persist, &eng);
   else if (inter)
-    rc = hcomm_inter_iscatter(sview, bytes, rview, root, c->engine, &eng);
+    rc = hcomm_inter_scatter(sview, bytes, rview, root, c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_scatterv_init(sview, sz, sz + size, rview, rbytes, root,
                              c->engine, &eng);
@@ -481,101 +626,216 @@ static int move_scatter(const char *fn, const void *sendbuf,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_scatter_body(const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype, int root,
-                             MPI_Comm comm) {
-  return move_scatter("MPI_Scatter", sendbuf, &sendcount, NULL, 0, sendtype,
-                      recvbuf, recvcount, recvtype, root, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                 MPI_Comm comm) {
+static int move_scatter_entry(const char *fn, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, root, comm);
+  int rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
+                        hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1,
                   hc_mpi_trace_bytes(recvcount, recvtype));
   return rc;
 }
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm) {
+  return move_scatter_entry("MPI_Scatter", sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount, recvtype, root, comm);
+}
 HC_WEAK_ALIAS(MPI_Scatter, PMPI_Scatter);
 
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                  MPI_Comm comm, MPI_Request *request) {
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return move_scatter_entry("MPI_Scatter_c", sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount, recvtype, root, comm);
+}
+HC_WEAK_ALIAS(MPI_Scatter_c, PMPI_Scatter_c);
+
+static int move_iscatter_entry(const char *fn, const void *sendbuf,
+                               MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter("MPI_Iscatter", sendbuf, &sendcount, NULL, 0, sendtype,
-                        recvbuf, recvcount, recvtype, root, comm, request, 0);
+  int rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
+                        hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTER, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
 }
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request) {
+  return move_iscatter_entry("MPI_Iscatter", sendbuf, sendcount, sendtype,
+                             recvbuf, recvcount, recvtype, root, comm, request);
+}
 HC_WEAK_ALIAS(MPI_Iscatter, PMPI_Iscatter);
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request) {
+  return move_iscatter_entry("MPI_Iscatter_c", sendbuf, sendcount, sendtype,
+                             recvbuf, recvcount, recvtype, root, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Iscatter_c, PMPI_Iscatter_c);
+
+static int move_scatterv_entry(const char *fn, const void *sendbuf,
+                               hc_mpi_vec_t sendcounts, hc_mpi_vec_t displs,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype,
+                               int root, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                        recvcount, recvtype, root, comm, NULL, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCATTERV, t0, root, -1,
+                               hc_mpi_trace_bytes(recvcount, recvtype))
+            : rc;
+}
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm) {
+  return move_scatterv_entry("MPI_Scatterv", sendbuf,
+                             hc_mpi_vec_int(sendcounts), hc_mpi_vec_int(displs),
+                             sendtype, recvbuf, recvcount, recvtype, root,
+                             comm);
+}
+HC_WEAK_ALIAS(MPI_Scatterv, PMPI_Scatterv);
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                    const MPI_Aint displs[], MPI_Datatype sendtype,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm) {
+  return move_scatterv_entry("MPI_Scatterv_c", sendbuf,
+                             hc_mpi_vec_wide(sendcounts),
+                             hc_mpi_vec_wide(displs), sendtype, recvbuf,
+                             recvcount, recvtype, root, comm);
+}
+HC_WEAK_ALIAS(MPI_Scatterv_c, PMPI_Scatterv_c);
+
+static int move_iscatterv_entry(const char *fn, const void *sendbuf,
+                                hc_mpi_vec_t sendcounts, hc_mpi_vec_t displs,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype,
+                                int root, MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_scatter("MPI_Scatterv", sendbuf, sendcounts, displs, 1, sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, NULL, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCATTERV, t0, root, -1,
+  int rc = move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                        recvcount, recvtype, root, comm, request, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTERV, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
 }
-HC_WEAK_ALIAS(MPI_Scatterv, PMPI_Scatterv);
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
                    const int displs[], MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root,
                    MPI_Comm comm, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_scatter("MPI_Iscatterv", sendbuf, sendcounts, displs, 1, sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ISCATTERV, t0, root, -1,
-                               hc_mpi_trace_bytes(recvcount, recvtype))
-            : rc;
+  return move_iscatterv_entry("MPI_Iscatterv", sendbuf,
+                              hc_mpi_vec_int(sendcounts),
+                              hc_mpi_vec_int(displs), sendtype, recvbuf,
+                              recvcount, recvtype, root, comm, request);
 }
 HC_WEAK_ALIAS(MPI_Iscatterv, PMPI_Iscatterv);
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                     const MPI_Aint displs[], MPI_Datatype sendtype,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Request *request) {
+  return move_iscatterv_entry("MPI_Iscatterv_c", sendbuf,
+                              hc_mpi_vec_wide(sendcounts),
+                              hc_mpi_vec_wide(displs), sendtype, recvbuf,
+                              recvcount, recvtype, root, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Iscatterv_c, PMPI_Iscatterv_c);
+
+static int move_scatter_init_entry(const char *fn, const void *sendbuf,
+                                   MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
+                      hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
+                      recvtype, root, comm, request, 1);
+}
 
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request *request) {
-  static const char fn[] = "MPI_Scatter_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_scatter(fn, sendbuf, &sendcount, NULL, 0, sendtype, recvbuf,
-                      recvcount, recvtype, root, comm, request, 1);
+  return move_scatter_init_entry("MPI_Scatter_init", sendbuf, sendcount,
+                                 sendtype, recvbuf, recvcount, recvtype, root,
+                                 comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Scatter_init, PMPI_Scatter_init);
 
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
-                       const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Scatterv_init";
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_scatter_init_entry("MPI_Scatter_init_c", sendbuf, sendcount,
+                                 sendtype, recvbuf, recvcount, recvtype, root,
+                                 comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Scatter_init_c, PMPI_Scatter_init_c);
+
+static int move_scatterv_init_entry(const char *fn, const void *sendbuf,
+                                    hc_mpi_vec_t sendcounts,
+                                    hc_mpi_vec_t displs, MPI_Datatype sendtype,
+                                    void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
   int rc = hc_mpi_coll_info(fn, comm, info);
   if (rc != MPI_SUCCESS)
     return rc;
   return move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
                       recvcount, recvtype, root, comm, request, 1);
 }
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_scatterv_init_entry(
+      "MPI_Scatterv_init", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
+      comm, info, request);
+}
 HC_WEAK_ALIAS(MPI_Scatterv_init, PMPI_Scatterv_init);
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint displs[], MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request) {
+  return move_scatterv_init_entry(
+      "MPI_Scatterv_init_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(displs), sendtype, recvbuf, recvcount, recvtype, root,
+      comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Scatterv_init_c, PMPI_Scatterv_init_c);
 
 /* ---- allgather ----------------------------------------------------------- */
 
-static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
-                          MPI_Datatype sendtype, void *recvbuf,
-                          const int *recvcounts, const int *displs, int vform,
-                          MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Request *request, int persist) {
+static int move_allgather(const char *fn, const void *sendbuf,
+                          MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, hc_mpi_vec_t recvcounts,
+                          hc_mpi_vec_t displs, int vform, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request *request, int persist) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   hcomm_request_t *eng = NULL;
@@ -592,18 +852,20 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
     rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
                        "recvcounts", &rt);
   if (rc == MPI_SUCCESS)
-    rc = move_buf_check(fn, c, recvbuf, move_any(recvcounts, vform ? size : 1),
-                        rt, "recvbuf");
+    rc = hc_mpi_coll_buf_check(fn, c, recvbuf,
+                               hc_mpi_coll_any(recvcounts, vform ? size : 1),
+                               rt, "recvbuf");
   if (rc == MPI_SUCCESS && !in_place && !inter)
-    rc = move_match(fn, c, move_bytes(st, sendcount),
-                    move_bytes(rt, recvcounts[vform ? rank : 0]));
+    rc =
+        move_match(fn, c, move_bytes(st, sendcount),
+                   move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? rank : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
-  size_t sbytes = 0, soff, *sz = move_sizes(cx, size);
+  size_t sbytes = 0, soff, *sz = hc_mpi_coll_sizes(cx, size);
   const void *sview = HCOMM_IN_PLACE;
   void *rview = NULL;
   hc_mpi_coll_block_t sb = {st, sendcount, 0};
@@ -617,10 +879,10 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   if (sview == NULL || rview == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
   if (inter && vform)
-    rc = hcomm_inter_iallgatherv(sview, sbytes, rview, sz, sz + size,
-                                 c->engine, &eng);
+    rc = hcomm_inter_allgatherv(sview, sbytes, rview, sz, sz + size, c->engine,
+                                 persist, &eng);
   else if (inter)
-    rc = hcomm_inter_iallgather(sview, sbytes, rview, sz[0], c->engine, &eng);
+    rc = hcomm_inter_allgather(sview, sbytes, rview, sz[0], c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
                                &eng);
@@ -634,411 +896,203 @@ static int move_allgather(const char *fn, const void *sendbuf, int sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-static int move_allgather_body(const void *sendbuf, int sendcount,
-                               MPI_Datatype sendtype, void *recvbuf,
-                               int recvcount, MPI_Datatype recvtype,
-                               MPI_Comm comm) {
-  return move_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
-                        &recvcount, NULL, 0, recvtype, comm, NULL, 0);
-}
-
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm) {
+static int move_allgather_entry(const char *fn, const void *sendbuf,
+                                MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, comm);
+  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                          hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                          recvtype, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+  return move_allgather_entry("MPI_Allgather", sendbuf, sendcount, sendtype,
+                              recvbuf, recvcount, recvtype, comm);
+}
 HC_WEAK_ALIAS(MPI_Allgather, PMPI_Allgather);
 
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Request *request) {
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return move_allgather_entry("MPI_Allgather_c", sendbuf, sendcount, sendtype,
+                              recvbuf, recvcount, recvtype, comm);
+}
+HC_WEAK_ALIAS(MPI_Allgather_c, PMPI_Allgather_c);
+
+static int move_iallgather_entry(const char *fn, const void *sendbuf,
+                                 MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
-                     &recvcount, NULL, 0, recvtype, comm, request, 0);
+  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                          hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                          recvtype, comm, request, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHER, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+  return move_iallgather_entry("MPI_Iallgather", sendbuf, sendcount, sendtype,
+                               recvbuf, recvcount, recvtype, comm, request);
+}
 HC_WEAK_ALIAS(MPI_Iallgather, PMPI_Iallgather);
 
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[],
-                    MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request) {
+  return move_iallgather_entry("MPI_Iallgather_c", sendbuf, sendcount, sendtype,
+                               recvbuf, recvcount, recvtype, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Iallgather_c, PMPI_Iallgather_c);
+
+static int move_allgatherv_entry(const char *fn, const void *sendbuf,
+                                 MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, hc_mpi_vec_t recvcounts,
+                                 hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                                 MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                     recvcounts, displs, 1, recvtype, comm, NULL, 0);
+  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, 1, recvtype, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLGATHERV, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
 }
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  return move_allgatherv_entry("MPI_Allgatherv", sendbuf, sendcount, sendtype,
+                               recvbuf, hc_mpi_vec_int(recvcounts),
+                               hc_mpi_vec_int(displs), recvtype, comm);
+}
 HC_WEAK_ALIAS(MPI_Allgatherv, PMPI_Allgatherv);
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm) {
+  return move_allgatherv_entry("MPI_Allgatherv_c", sendbuf, sendcount, sendtype,
+                               recvbuf, hc_mpi_vec_wide(recvcounts),
+                               hc_mpi_vec_wide(displs), recvtype, comm);
+}
+HC_WEAK_ALIAS(MPI_Allgatherv_c, PMPI_Allgatherv_c);
+
+static int move_iallgatherv_entry(const char *fn, const void *sendbuf,
+                                  MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, hc_mpi_vec_t recvcounts,
+                                  hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, 1, recvtype, comm, request, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHERV, t0, -1, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
+}
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                     recvcounts, displs, 1, recvtype, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHERV, t0, -1, -1,
-                               hc_mpi_trace_bytes(sendcount, sendtype))
-            : rc;
+  return move_iallgatherv_entry("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
+                                recvbuf, hc_mpi_vec_int(recvcounts),
+                                hc_mpi_vec_int(displs), recvtype, comm,
+                                request);
 }
 HC_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv);
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request) {
+  return move_iallgatherv_entry("MPI_Iallgatherv_c", sendbuf, sendcount,
+                                sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                                hc_mpi_vec_wide(displs), recvtype, comm,
+                                request);
+}
+HC_WEAK_ALIAS(MPI_Iallgatherv_c, PMPI_Iallgatherv_c);
+
+static int move_allgather_init_entry(const char *fn, const void *sendbuf,
+                                     MPI_Count sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                        hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                        recvtype, comm, request, 1);
+}
 
 int PMPI_Allgather_init(const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request) {
-  static const char fn[] = "MPI_Allgather_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, &recvcount,
-                        NULL, 0, recvtype, comm, request, 1);
+  return move_allgather_init_entry("MPI_Allgather_init", sendbuf, sendcount,
+                                   sendtype, recvbuf, recvcount, recvtype, comm,
+                                   info, request);
 }
 HC_WEAK_ALIAS(MPI_Allgather_init, PMPI_Allgather_init);
 
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
-                         MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[],
-                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                         MPI_Request *request) {
-  static const char fn[] = "MPI_Allgatherv_init";
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_allgather_init_entry("MPI_Allgather_init_c", sendbuf, sendcount,
+                                   sendtype, recvbuf, recvcount, recvtype, comm,
+                                   info, request);
+}
+HC_WEAK_ALIAS(MPI_Allgather_init_c, PMPI_Allgather_init_c);
+
+static int move_allgatherv_init_entry(const char *fn, const void *sendbuf,
+                                      MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf,
+                                      hc_mpi_vec_t recvcounts,
+                                      hc_mpi_vec_t displs,
+                                      MPI_Datatype recvtype, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request *request) {
   int rc = hc_mpi_coll_info(fn, comm, info);
   if (rc != MPI_SUCCESS)
     return rc;
   return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                         displs, 1, recvtype, comm, request, 1);
 }
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request) {
+  return move_allgatherv_init_entry(
+      "MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+      hc_mpi_vec_int(recvcounts), hc_mpi_vec_int(displs), recvtype, comm, info,
+      request);
+}
 HC_WEAK_ALIAS(MPI_Allgatherv_init, PMPI_Allgatherv_init);
 
-/* ---- alltoall ------------------------------------------------------------ */
-
-/* Tracing: the bytes this rank sends in an alltoallv/w (types NULL: one
- * type); in place, the receive side says how many. */
-static size_t move_trace_bytes_v(const void *sendbuf, const int *scounts,
-                                 MPI_Datatype stype, const MPI_Datatype *stypes,
-                                 const int *rcounts, MPI_Datatype rtype,
-                                 const MPI_Datatype *rtypes, MPI_Comm comm) {
-  if (sendbuf == MPI_IN_PLACE)
-    return hc_mpi_trace_bytes_v(rcounts, rtype, rtypes, comm);
-  return hc_mpi_trace_bytes_v(scounts, stype, stypes, comm);
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[],
+                           const MPI_Aint displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_allgatherv_init_entry(
+      "MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
+      hc_mpi_vec_wide(recvcounts), hc_mpi_vec_wide(displs), recvtype, comm,
+      info, request);
 }
-
-/* Blocks of one side of an alltoall: counts[i] elements of types[i] (or of
- * one type) at byte displacement disps[i] (or displs[i] extents, or
- * consecutive when both are NULL). */
-typedef struct move_side {
-  const int *counts;
-  const int *displs;         /* in extents, or NULL */
-  const int *byte_displs;    /* alltoallw */
-  const MPI_Datatype *types; /* alltoallw */
-  MPI_Datatype type;
-} move_side_t;
-
-static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
-                           const move_side_t *sd, int vform, const char *what,
-                           hc_mpi_coll_block_t *b) {
-  int rc = hc_mpi_coll_counts(fn, c, sd->counts, vform ? size : 1, what);
-  if (rc == MPI_SUCCESS && vform)
-    rc = hc_mpi_check_ptr(fn, c,
-                          sd->types ? (const void *)sd->byte_displs
-                                    : (const void *)sd->displs,
-                          "displs");
-  if (rc == MPI_SUCCESS && sd->types != NULL)
-    rc = hc_mpi_check_ptr(fn, c, sd->types, "datatypes");
-  for (int i = 0; rc == MPI_SUCCESS && i < size; i++) {
-    const hc_mpi_type_t *t = NULL;
-    MPI_Datatype h = sd->types != NULL ? sd->types[i] : sd->type;
-    int n = sd->counts[vform ? i : 0];
-    if (i == 0 || sd->types != NULL)
-      rc = hc_mpi_coll_type(fn, c, n, h, &t);
-    else
-      t = b[0].type;
-    if (rc != MPI_SUCCESS)
-      break;
-    b[i].type = t;
-    b[i].count = n;
-    if (sd->types != NULL)
-      b[i].disp = sd->byte_displs[i];
-    else
-      b[i].disp = (MPI_Aint)(vform ? sd->displs[i] : i * n) * t->extent;
-  }
-  return rc;
-}
-
-static int move_alltoall(const char *fn, const void *sendbuf,
-                         const move_side_t *ss, void *recvbuf,
-                         const move_side_t *rs, int vform, MPI_Comm comm,
-                         MPI_Request *request, int persist) {
-  hc_mpi_comm_t *c = NULL;
-  hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  /* size: the blocks, one per rank of the other group on an
-   * intercommunicator (where MPI_IN_PLACE is not allowed). */
-  int size = hcomm_comm_peer_size(c->engine), inter = hc_mpi_coll_inter(c);
-  int in_place = sendbuf == MPI_IN_PLACE;
-  if (in_place && inter)
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "MPI_IN_PLACE is not allowed on an intercommunicator");
-  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
-  hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
-  size_t *ssz = NULL, *rsz = NULL;
-  if (cx != NULL) {
-    sb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *sb);
-    rb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *rb);
-    ssz = move_sizes(cx, size);
-    rsz = move_sizes(cx, size);
-  }
-  if (rsz == NULL || rb == NULL || sb == NULL || ssz == NULL)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  if (!in_place)
-    rc = move_side_check(fn, c, size, ss, vform, "sendcounts", sb);
-  if (rc == MPI_SUCCESS)
-    rc = move_side_check(fn, c, size, rs, vform, "recvcounts", rb);
-  if (rc == MPI_SUCCESS && !in_place)
-    rc = move_buf_check(fn, c, sendbuf, move_any(ss->counts, vform ? size : 1),
-                        NULL, "sendbuf");
-  if (rc == MPI_SUCCESS)
-    rc = move_buf_check(fn, c, recvbuf, move_any(rs->counts, vform ? size : 1),
-                        NULL, "recvbuf");
-  if (rc != MPI_SUCCESS) {
-    hc_mpi_coll_free(cx);
-    return rc;
-  }
-  const void *sview = HCOMM_IN_PLACE;
-  if (!in_place)
-    sview = hc_mpi_coll_send_view(cx, sendbuf, size, sb, ssz, ssz + size);
-  void *rview =
-      hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, rsz, rsz + size);
-  if (sview == NULL || rview == NULL)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  if (inter)
-    rc = hcomm_inter_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
-                                c->engine, &eng);
-  else if (vform && persist)
-    rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
-                              c->engine, &eng);
-  else if (vform)
-    rc = hcomm_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
-                          c->engine, &eng);
-  else if (persist)
-    rc = hcomm_alltoall_init(sview, rsz[0], rview, c->engine, &eng);
-  else
-    rc = hcomm_ialltoall(sview, rsz[0], rview, c->engine, &eng);
-  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
-}
-
-static int move_alltoall_eq(const char *fn, const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request, int persist) {
-  move_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype};
-  move_side_t rs = {&recvcount, NULL, NULL, NULL, recvtype};
-  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request,
-                       persist);
-}
-
-static int move_alltoall_body(const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf,
-                              int recvcount, MPI_Datatype recvtype,
-                              MPI_Comm comm) {
-  return move_alltoall_eq("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
-                          recvcount, recvtype, comm, NULL, 0);
-}
-
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoall_body(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, comm);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1,
-                  hc_mpi_trace_bytes(sendcount, sendtype));
-  return rc;
-}
-HC_WEAK_ALIAS(MPI_Alltoall, PMPI_Alltoall);
-
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoall_eq("MPI_Ialltoall", sendbuf, sendcount, sendtype,
-                            recvbuf, recvcount, recvtype, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALL, t0, -1, -1,
-                               hc_mpi_trace_bytes(sendcount, sendtype))
-            : rc;
-}
-HC_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall);
-
-static int move_alltoallv_body(const void *sendbuf, const int sendcounts[],
-                               const int sdispls[], MPI_Datatype sendtype,
-                               void *recvbuf, const int recvcounts[],
-                               const int rdispls[], MPI_Datatype recvtype,
-                               MPI_Comm comm) {
-  move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
-  move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
-  return move_alltoall("MPI_Alltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       NULL, 0);
-}
-
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int rdispls[],
-                   MPI_Datatype recvtype, MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                               recvcounts, rdispls, recvtype, comm);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1,
-                  move_trace_bytes_v(sendbuf, sendcounts, sendtype, NULL,
-                                     recvcounts, recvtype, NULL, comm));
-  return rc;
-}
-HC_WEAK_ALIAS(MPI_Alltoallv, PMPI_Alltoallv);
-
-static int move_ialltoallv_body(const void *sendbuf, const int sendcounts[],
-                                const int sdispls[], MPI_Datatype sendtype,
-                                void *recvbuf, const int recvcounts[],
-                                const int rdispls[], MPI_Datatype recvtype,
-                                MPI_Comm comm, MPI_Request *request) {
-  move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
-  move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
-  return move_alltoall("MPI_Ialltoallv", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       request, 0);
-}
-
-/* Traced entry (mpi_trace.h). */
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
-                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int rdispls[],
-                    MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_ialltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                recvcounts, rdispls, recvtype, comm, request);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALLV, t0, -1, -1,
-                               move_trace_bytes_v(sendbuf, sendcounts, sendtype,
-                                                  NULL, recvcounts, recvtype,
-                                                  NULL, comm))
-            : rc;
-}
-HC_WEAK_ALIAS(MPI_Ialltoallv, PMPI_Ialltoallv);
-
-static int move_alltoallw_body(const void *sendbuf, const int sendcounts[],
-                               const int sdispls[],
-                               const MPI_Datatype sendtypes[], void *recvbuf,
-                               const int recvcounts[], const int rdispls[],
-                               const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
-  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
-  return move_alltoall("MPI_Alltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       NULL, 0);
-}
-
-/* Traced entry (mpi_trace.h). */
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                   const int sdispls[], const MPI_Datatype sendtypes[],
-                   void *recvbuf, const int recvcounts[], const int rdispls[],
-                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                               recvcounts, rdispls, recvtypes, comm);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLTOALLW, t0, -1, -1,
-                               move_trace_bytes_v(sendbuf, sendcounts,
-                                                  MPI_DATATYPE_NULL, sendtypes,
-                                                  recvcounts, MPI_DATATYPE_NULL,
-                                                  recvtypes, comm))
-            : rc;
-}
-HC_WEAK_ALIAS(MPI_Alltoallw, PMPI_Alltoallw);
-
-static int move_ialltoallw_body(const void *sendbuf, const int sendcounts[],
-                                const int sdispls[],
-                                const MPI_Datatype sendtypes[], void *recvbuf,
-                                const int recvcounts[], const int rdispls[],
-                                const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                MPI_Request *request) {
-  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
-  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
-  return move_alltoall("MPI_Ialltoallw", sendbuf, &ss, recvbuf, &rs, 1, comm,
-                       request, 0);
-}
-
-/* Traced entry (mpi_trace.h). */
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
-                    const int sdispls[], const MPI_Datatype sendtypes[],
-                    void *recvbuf, const int recvcounts[], const int rdispls[],
-                    const MPI_Datatype recvtypes[], MPI_Comm comm,
-                    MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc =
-      move_ialltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                           recvcounts, rdispls, recvtypes, comm, request);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALLW, t0, -1, -1,
-                               move_trace_bytes_v(sendbuf, sendcounts,
-                                                  MPI_DATATYPE_NULL, sendtypes,
-                                                  recvcounts, MPI_DATATYPE_NULL,
-                                                  recvtypes, comm))
-            : rc;
-}
-HC_WEAK_ALIAS(MPI_Ialltoallw, PMPI_Ialltoallw);
-
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount,
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request) {
-  static const char fn[] = "MPI_Alltoall_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm, request, 1);
-}
-HC_WEAK_ALIAS(MPI_Alltoall_init, PMPI_Alltoall_init);
-
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
-                        const int sdispls[], MPI_Datatype sendtype,
-                        void *recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Alltoallv_init";
-  move_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype};
-  move_side_t rs = {recvcounts, rdispls, NULL, NULL, recvtype};
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 1);
-}
-HC_WEAK_ALIAS(MPI_Alltoallv_init, PMPI_Alltoallv_init);
-
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
-                        const int sdispls[], const MPI_Datatype sendtypes[],
-                        void *recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[],
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Alltoallw_init";
-  move_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL};
-  move_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL};
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 1);
-}
-HC_WEAK_ALIAS(MPI_Alltoallw_init, PMPI_Alltoallw_init);
+HC_WEAK_ALIAS(MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c);

@@ -14,8 +14,8 @@
  * displs[i] extents, or i blocks along when both are NULL.  single: one
  * block sent to every neighbour (the allgathers' send side). */
 typedef struct nbr_side {
-  const int *counts;
-  const int *displs;
+  hc_mpi_vec_t counts;
+  hc_mpi_vec_t displs;
   const MPI_Aint *byte_displs;
   const MPI_Datatype *types;
   MPI_Datatype type;
@@ -32,7 +32,7 @@ typedef struct nbr_lists {
 
 static int nbr_block(const char *fn, hc_mpi_comm_t *c, const nbr_side_t *sd,
                      int i, hc_mpi_coll_block_t *b) {
-  int n = sd->counts[sd->vform ? i : 0];
+  MPI_Count n = hc_mpi_vec_at(sd->counts, sd->vform ? i : 0);
   MPI_Datatype h = sd->types != NULL ? sd->types[i] : sd->type;
   const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_coll_type(fn, c, n, h, &t);
@@ -43,7 +43,8 @@ static int nbr_block(const char *fn, hc_mpi_comm_t *c, const nbr_side_t *sd,
   if (sd->byte_displs != NULL)
     b->disp = sd->byte_displs[i];
   else
-    b->disp = (MPI_Aint)(sd->displs != NULL ? sd->displs[i] : i * n) *
+    b->disp = (hc_mpi_vec_ptr(sd->displs) != NULL ? hc_mpi_vec_at(sd->displs, i)
+                                                  : i * n) *
               t->extent;
   return MPI_SUCCESS;
 }
@@ -58,7 +59,7 @@ static int nbr_blocks(const char *fn, hc_mpi_comm_t *c, const nbr_side_t *sd,
     return MPI_SUCCESS; /* no neighbours: the arrays may be NULL */
   int rc = hc_mpi_coll_counts(fn, c, sd->counts, sd->vform ? nblocks : 1, what);
   if (rc == MPI_SUCCESS && sd->vform && sd->types == NULL)
-    rc = hc_mpi_check_ptr(fn, c, sd->displs, "displs");
+    rc = hc_mpi_check_ptr(fn, c, hc_mpi_vec_ptr(sd->displs), "displs");
   if (rc == MPI_SUCCESS && sd->types != NULL) {
     rc = hc_mpi_check_ptr(fn, c, sd->byte_displs, "displs");
     if (rc == MPI_SUCCESS)
@@ -166,40 +167,48 @@ static int nbr_run(const char *fn, const void *sendbuf, const nbr_side_t *ss,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-/* ---- the five shapes ------------------------------------------------------ */
+/* ---- the five shapes ------------------------------------------------------
+ */
 
-static int nbr_allgather(const char *fn, const void *sendbuf, int sendcount,
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+static int nbr_allgather(const char *fn, const void *sendbuf,
+                         MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Request *request, int persist) {
-  nbr_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype, 0, 1};
-  nbr_side_t rs = {&recvcount, NULL, NULL, NULL, recvtype, 0, 0};
+  nbr_side_t ss = {
+      hc_mpi_vec_wide(&sendcount), {NULL, NULL}, NULL, NULL, sendtype, 0, 1};
+  nbr_side_t rs = {
+      hc_mpi_vec_wide(&recvcount), {NULL, NULL}, NULL, NULL, recvtype, 0, 0};
   return nbr_run(fn, sendbuf, &ss, recvbuf, &rs, comm, request, persist);
 }
 
-static int nbr_allgatherv(const char *fn, const void *sendbuf, int sendcount,
-                          MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int displs[],
-                          MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Request *request, int persist) {
-  nbr_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype, 0, 1};
+static int nbr_allgatherv(const char *fn, const void *sendbuf,
+                          MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, hc_mpi_vec_t recvcounts,
+                          hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request *request, int persist) {
+  nbr_side_t ss = {
+      hc_mpi_vec_wide(&sendcount), {NULL, NULL}, NULL, NULL, sendtype, 0, 1};
   nbr_side_t rs = {recvcounts, displs, NULL, NULL, recvtype, 1, 0};
   return nbr_run(fn, sendbuf, &ss, recvbuf, &rs, comm, request, persist);
 }
 
-static int nbr_alltoall(const char *fn, const void *sendbuf, int sendcount,
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+static int nbr_alltoall(const char *fn, const void *sendbuf,
+                        MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Request *request, int persist) {
-  nbr_side_t ss = {&sendcount, NULL, NULL, NULL, sendtype, 0, 0};
-  nbr_side_t rs = {&recvcount, NULL, NULL, NULL, recvtype, 0, 0};
+  nbr_side_t ss = {
+      hc_mpi_vec_wide(&sendcount), {NULL, NULL}, NULL, NULL, sendtype, 0, 0};
+  nbr_side_t rs = {
+      hc_mpi_vec_wide(&recvcount), {NULL, NULL}, NULL, NULL, recvtype, 0, 0};
   return nbr_run(fn, sendbuf, &ss, recvbuf, &rs, comm, request, persist);
 }
 
 static int nbr_alltoallv(const char *fn, const void *sendbuf,
-                         const int sendcounts[], const int sdispls[],
+                         hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
                          MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int rdispls[],
+                         hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
                          MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Request *request, int persist) {
   nbr_side_t ss = {sendcounts, sdispls, NULL, NULL, sendtype, 1, 0};
@@ -208,15 +217,15 @@ static int nbr_alltoallv(const char *fn, const void *sendbuf,
 }
 
 static int nbr_alltoallw(const char *fn, const void *sendbuf,
-                         const int sendcounts[], const MPI_Aint sdispls[],
+                         hc_mpi_vec_t sendcounts, const MPI_Aint sdispls[],
                          const MPI_Datatype sendtypes[], void *recvbuf,
-                         const int recvcounts[], const MPI_Aint rdispls[],
+                         hc_mpi_vec_t recvcounts, const MPI_Aint rdispls[],
                          const MPI_Datatype recvtypes[], MPI_Comm comm,
                          MPI_Request *request, int persist) {
-  nbr_side_t ss = {sendcounts, NULL, sdispls, sendtypes, MPI_DATATYPE_NULL,
-                   1, 0};
-  nbr_side_t rs = {recvcounts, NULL, rdispls, recvtypes, MPI_DATATYPE_NULL,
-                   1, 0};
+  nbr_side_t ss = {
+      sendcounts, {NULL, NULL}, sdispls, sendtypes, MPI_DATATYPE_NULL, 1, 0};
+  nbr_side_t rs = {
+      recvcounts, {NULL, NULL}, rdispls, recvtypes, MPI_DATATYPE_NULL, 1, 0};
   return nbr_run(fn, sendbuf, &ss, recvbuf, &rs, comm, request, persist);
 }
 
@@ -232,6 +241,15 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather, PMPI_Neighbor_allgather);
 
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  return nbr_allgather("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype,
+                       recvbuf, recvcount, recvtype, comm, NULL, 0);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c);
+
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
                              int recvcount, MPI_Datatype recvtype,
@@ -241,29 +259,69 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather);
 
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request) {
+  return nbr_allgather("MPI_Ineighbor_allgather_c", sendbuf, sendcount,
+                       sendtype, recvbuf, recvcount, recvtype, comm, request,
+                       0);
+}
+HC_WEAK_ALIAS(MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c);
+
+static int nbr_neighbor_allgather_init_entry(
+    const char *fn, const void *sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS
+             ? rc
+             : nbr_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, comm, request, 1);
+}
+
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
                                  MPI_Datatype sendtype, void *recvbuf,
                                  int recvcount, MPI_Datatype recvtype,
                                  MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request) {
-  static const char fn[] = "MPI_Neighbor_allgather_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  return rc != MPI_SUCCESS ? rc
-                           : nbr_allgather(fn, sendbuf, sendcount, sendtype,
-                                           recvbuf, recvcount, recvtype, comm,
-                                           request, 1);
+  return nbr_neighbor_allgather_init_entry(
+      "MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf,
+      recvcount, recvtype, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init);
+
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
+  return nbr_neighbor_allgather_init_entry(
+      "MPI_Neighbor_allgather_init_c", sendbuf, sendcount, sendtype, recvbuf,
+      recvcount, recvtype, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_allgather_init_c, PMPI_Neighbor_allgather_init_c);
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  return nbr_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount,
-                        sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        NULL, 0);
+  return nbr_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype,
+                        recvbuf, hc_mpi_vec_int(recvcounts),
+                        hc_mpi_vec_int(displs), recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv);
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[],
+                               const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm) {
+  return nbr_allgatherv("MPI_Neighbor_allgatherv_c", sendbuf, sendcount,
+                        sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                        hc_mpi_vec_wide(displs), recvtype, comm, NULL, 0);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c);
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
                               MPI_Datatype sendtype, void *recvbuf,
@@ -271,24 +329,58 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
                               MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request *request) {
   return nbr_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount,
-                        sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        request, 0);
+                        sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+                        hc_mpi_vec_int(displs), recvtype, comm, request, 0);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv);
+
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                const MPI_Count recvcounts[],
+                                const MPI_Aint displs[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request *request) {
+  return nbr_allgatherv("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount,
+                        sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                        hc_mpi_vec_wide(displs), recvtype, comm, request, 0);
+}
+HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c);
+
+static int nbr_neighbor_allgatherv_init_entry(
+    const char *fn, const void *sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void *recvbuf, hc_mpi_vec_t recvcounts,
+    hc_mpi_vec_t displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+    MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS
+             ? rc
+             : nbr_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf,
+                              recvcounts, displs, recvtype, comm, request, 1);
+}
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
                                   MPI_Datatype sendtype, void *recvbuf,
                                   const int recvcounts[], const int displs[],
                                   MPI_Datatype recvtype, MPI_Comm comm,
                                   MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Neighbor_allgatherv_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  return rc != MPI_SUCCESS ? rc
-                           : nbr_allgatherv(fn, sendbuf, sendcount, sendtype,
-                                            recvbuf, recvcounts, displs,
-                                            recvtype, comm, request, 1);
+  return nbr_neighbor_allgatherv_init_entry(
+      "MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+      hc_mpi_vec_int(recvcounts), hc_mpi_vec_int(displs), recvtype, comm, info,
+      request);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init);
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    const MPI_Count recvcounts[],
+                                    const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request) {
+  return nbr_neighbor_allgatherv_init_entry(
+      "MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
+      hc_mpi_vec_wide(recvcounts), hc_mpi_vec_wide(displs), recvtype, comm,
+      info, request);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c);
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -297,6 +389,15 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
                       recvbuf, recvcount, recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall);
+
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm) {
+  return nbr_alltoall("MPI_Neighbor_alltoall_c", sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, NULL, 0);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c);
 
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -307,41 +408,117 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall);
 
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request) {
+  return nbr_alltoall("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, sendtype,
+                      recvbuf, recvcount, recvtype, comm, request, 0);
+}
+HC_WEAK_ALIAS(MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c);
+
+static int nbr_neighbor_alltoall_init_entry(
+    const char *fn, const void *sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS
+             ? rc
+             : nbr_alltoall(fn, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, comm, request, 1);
+}
+
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
                                 MPI_Datatype sendtype, void *recvbuf,
                                 int recvcount, MPI_Datatype recvtype,
                                 MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request) {
-  static const char fn[] = "MPI_Neighbor_alltoall_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  return rc != MPI_SUCCESS ? rc
-                           : nbr_alltoall(fn, sendbuf, sendcount, sendtype,
-                                          recvbuf, recvcount, recvtype, comm,
-                                          request, 1);
+  return nbr_neighbor_alltoall_init_entry(
+      "MPI_Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf,
+      recvcount, recvtype, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init);
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+  return nbr_neighbor_alltoall_init_entry(
+      "MPI_Neighbor_alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf,
+      recvcount, recvtype, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_alltoall_init_c, PMPI_Neighbor_alltoall_init_c);
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                             const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm) {
-  return nbr_alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls,
-                       sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                       NULL, 0);
+  return nbr_alltoallv("MPI_Neighbor_alltoallv", sendbuf,
+                       hc_mpi_vec_int(sendcounts), hc_mpi_vec_int(sdispls),
+                       sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+                       hc_mpi_vec_int(rdispls), recvtype, comm, NULL, 0);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv);
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  return nbr_alltoallv("MPI_Neighbor_alltoallv_c", sendbuf,
+                       hc_mpi_vec_wide(sendcounts), hc_mpi_vec_wide(sdispls),
+                       sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+                       hc_mpi_vec_wide(rdispls), recvtype, comm, NULL, 0);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c);
+
+static int nbr_ineighbor_alltoallv_entry(
+    const char *fn, const void *sendbuf, hc_mpi_vec_t sendcounts,
+    hc_mpi_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+    hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls, MPI_Datatype recvtype,
+    MPI_Comm comm, MPI_Request *request) {
+  return nbr_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, request, 0);
+}
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                              const int sdispls[], MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[],
                              const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Request *request) {
-  return nbr_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls,
-                       sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                       request, 0);
+  return nbr_ineighbor_alltoallv_entry(
+      "MPI_Ineighbor_alltoallv", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtype, comm, request);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv);
+
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf,
+                               const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request) {
+  return nbr_ineighbor_alltoallv_entry(
+      "MPI_Ineighbor_alltoallv_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtype, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c);
+
+static int nbr_neighbor_alltoallv_init_entry(
+    const char *fn, const void *sendbuf, hc_mpi_vec_t sendcounts,
+    hc_mpi_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+    hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls, MPI_Datatype recvtype,
+    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS ? rc
+                           : nbr_alltoallv(fn, sendbuf, sendcounts, sdispls,
+                                           sendtype, recvbuf, recvcounts,
+                                           rdispls, recvtype, comm, request, 1);
+}
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
                                  const int sdispls[], MPI_Datatype sendtype,
@@ -349,26 +526,67 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
                                  const int rdispls[], MPI_Datatype recvtype,
                                  MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request) {
-  static const char fn[] = "MPI_Neighbor_alltoallv_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  return rc != MPI_SUCCESS
-             ? rc
-             : nbr_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype,
-                             recvbuf, recvcounts, rdispls, recvtype, comm,
-                             request, 1);
+  return nbr_neighbor_alltoallv_init_entry(
+      "MPI_Neighbor_alltoallv_init", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtype, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init);
+
+int PMPI_Neighbor_alltoallv_init_c(
+    const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+    MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Info info, MPI_Request *request) {
+  return nbr_neighbor_alltoallv_init_entry(
+      "MPI_Neighbor_alltoallv_init_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtype, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c);
+
+static int
+nbr_neighbor_alltoallw_entry(const char *fn, const void *sendbuf,
+                             hc_mpi_vec_t sendcounts, const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf,
+                             hc_mpi_vec_t recvcounts, const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return nbr_alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, NULL, 0);
+}
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                             const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf,
                             const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return nbr_alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls,
-                       sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-                       NULL, 0);
+  return nbr_neighbor_alltoallw_entry(
+      "MPI_Neighbor_alltoallw", sendbuf, hc_mpi_vec_int(sendcounts), sdispls,
+      sendtypes, recvbuf, hc_mpi_vec_int(recvcounts), rdispls, recvtypes, comm);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw);
+
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf,
+                              const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return nbr_neighbor_alltoallw_entry(
+      "MPI_Neighbor_alltoallw_c", sendbuf, hc_mpi_vec_wide(sendcounts), sdispls,
+      sendtypes, recvbuf, hc_mpi_vec_wide(recvcounts), rdispls, recvtypes,
+      comm);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c);
+
+static int nbr_ineighbor_alltoallw_entry(
+    const char *fn, const void *sendbuf, hc_mpi_vec_t sendcounts,
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+    hc_mpi_vec_t recvcounts, const MPI_Aint rdispls[],
+    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
+  return nbr_alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, request, 0);
+}
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                              const MPI_Aint sdispls[],
@@ -376,11 +594,38 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                              const int recvcounts[], const MPI_Aint rdispls[],
                              const MPI_Datatype recvtypes[], MPI_Comm comm,
                              MPI_Request *request) {
-  return nbr_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls,
-                       sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-                       request, 0);
+  return nbr_ineighbor_alltoallw_entry(
+      "MPI_Ineighbor_alltoallw", sendbuf, hc_mpi_vec_int(sendcounts), sdispls,
+      sendtypes, recvbuf, hc_mpi_vec_int(recvcounts), rdispls, recvtypes, comm,
+      request);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw);
+
+int PMPI_Ineighbor_alltoallw_c(
+    const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+    MPI_Request *request) {
+  return nbr_ineighbor_alltoallw_entry(
+      "MPI_Ineighbor_alltoallw_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      sdispls, sendtypes, recvbuf, hc_mpi_vec_wide(recvcounts), rdispls,
+      recvtypes, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c);
+
+static int nbr_neighbor_alltoallw_init_entry(
+    const char *fn, const void *sendbuf, hc_mpi_vec_t sendcounts,
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+    hc_mpi_vec_t recvcounts, const MPI_Aint rdispls[],
+    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+    MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS
+             ? rc
+             : nbr_alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes,
+                             recvbuf, recvcounts, rdispls, recvtypes, comm,
+                             request, 1);
+}
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Aint sdispls[],
@@ -389,12 +634,21 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Aint rdispls[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
                                  MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Neighbor_alltoallw_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  return rc != MPI_SUCCESS
-             ? rc
-             : nbr_alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes,
-                             recvbuf, recvcounts, rdispls, recvtypes, comm,
-                             request, 1);
+  return nbr_neighbor_alltoallw_init_entry(
+      "MPI_Neighbor_alltoallw_init", sendbuf, hc_mpi_vec_int(sendcounts),
+      sdispls, sendtypes, recvbuf, hc_mpi_vec_int(recvcounts), rdispls,
+      recvtypes, comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init);
+
+int PMPI_Neighbor_alltoallw_init_c(
+    const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+    MPI_Info info, MPI_Request *request) {
+  return nbr_neighbor_alltoallw_init_entry(
+      "MPI_Neighbor_alltoallw_init_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      sdispls, sendtypes, recvbuf, hc_mpi_vec_wide(recvcounts), rdispls,
+      recvtypes, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c);

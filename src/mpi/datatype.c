@@ -230,7 +230,7 @@ const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
   return type_object(type);
 }
 
-size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count) {
+size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count) {
   return (size_t)count * type->wire_size;
 }
 
@@ -270,6 +270,7 @@ static void type_destroy(hc_mpi_type_t *t) {
   free(t->types);
   free(t->ints);
   free(t->aints);
+  free(t->large);
   hc_mpi_type_clear_items(t);
   free(t);
 }
@@ -354,6 +355,20 @@ int hc_mpi_type_set_contents(hc_mpi_type_t *t, int combiner, int ni,
   t->naints = na;
   t->ntypes = nt;
   return 0;
+}
+
+int hc_mpi_type_set_large(hc_mpi_type_t *t, int nc, const MPI_Count *large) {
+  t->large = nc ? malloc((size_t)nc * sizeof(MPI_Count)) : NULL;
+  if (nc && !t->large)
+    return -1;
+  if (nc)
+    memcpy(t->large, large, (size_t)nc * sizeof(MPI_Count));
+  t->nlarge = nc;
+  return 0;
+}
+
+MPI_Count hc_mpi_type_struct_blocklen(const hc_mpi_type_t *t, int j) {
+  return t->large ? t->large[j + 1] : t->ints[j + 1];
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -576,14 +591,17 @@ HC_WEAK_ALIAS(MPI_Type_dup, PMPI_Type_dup);
 
 /* ---- envelope and contents ---------------------------------------------- */
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
-                           int *num_addresses, int *num_datatypes,
-                           int *combiner) {
-  static const char fn[] = "MPI_Type_get_envelope";
+/* The envelope of datatype; the int forms below narrow it. */
+static int type_envelope(const char *fn, MPI_Datatype datatype,
+                         MPI_Count *num_integers, MPI_Count *num_addresses,
+                         MPI_Count *num_large_counts, MPI_Count *num_datatypes,
+                         int *combiner) {
   const hc_mpi_type_t *t = NULL;
   int rc = type_lookup(fn, datatype, num_integers, &t);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, num_addresses, "num_addresses");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, num_large_counts, "num_large_counts");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, num_datatypes, "num_datatypes");
   if (rc == MPI_SUCCESS)
@@ -592,11 +610,94 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
     return rc;
   *num_integers = t->nints;
   *num_addresses = t->naints;
+  *num_large_counts = t->nlarge;
   *num_datatypes = t->ntypes;
   *combiner = t->combiner;
   return MPI_SUCCESS;
 }
+
+/* A type a _c constructor built has large counts, which the int forms
+ * cannot describe. */
+static int type_no_large(const char *fn, MPI_Count nlarge) {
+  if (nlarge == 0)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
+                      "the datatype was built by a large-count constructor: "
+                      "its contents need the _c form");
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                           int *num_addresses, int *num_datatypes,
+                           int *combiner) {
+  static const char fn[] = "MPI_Type_get_envelope";
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  int rc = hc_mpi_check_ptr(fn, NULL, num_integers, "num_integers");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, num_addresses, "num_addresses");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, num_datatypes, "num_datatypes");
+  if (rc == MPI_SUCCESS)
+    rc = type_envelope(fn, datatype, &ni, &na, &nc, &nd, combiner);
+  if (rc == MPI_SUCCESS)
+    rc = type_no_large(fn, nc);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *num_integers = (int)ni;
+  *num_addresses = (int)na;
+  *num_datatypes = (int)nd;
+  return MPI_SUCCESS;
+}
 HC_WEAK_ALIAS(MPI_Type_get_envelope, PMPI_Type_get_envelope);
+
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                             MPI_Count *num_addresses,
+                             MPI_Count *num_large_counts,
+                             MPI_Count *num_datatypes, int *combiner) {
+  return type_envelope("MPI_Type_get_envelope_c", datatype, num_integers,
+                       num_addresses, num_large_counts, num_datatypes,
+                       combiner);
+}
+HC_WEAK_ALIAS(MPI_Type_get_envelope_c, PMPI_Type_get_envelope_c);
+
+/* The room the caller gave for each kind of argument. */
+typedef struct type_room {
+  MPI_Count ints, aints, large, types;
+} type_room_t;
+
+static int type_contents(const char *fn, MPI_Datatype datatype,
+                         const type_room_t *room, int array_of_integers[],
+                         MPI_Aint array_of_addresses[],
+                         MPI_Count array_of_large_counts[],
+                         MPI_Datatype array_of_datatypes[]) {
+  const hc_mpi_type_t *t = type_object(datatype);
+  if (!t)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
+                        (unsigned)datatype);
+  if (t->combiner == MPI_COMBINER_NAMED)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
+                        "%s is predefined: it has no contents", t->name);
+  if (room->ints < t->nints || room->aints < t->naints ||
+      room->large < t->nlarge || room->types < t->ntypes)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "arrays too small for %d integers, %d addresses, %d "
+                        "large counts, %d datatypes",
+                        t->nints, t->naints, t->nlarge, t->ntypes);
+  if ((t->nints && !array_of_integers) || (t->naints && !array_of_addresses) ||
+      (t->nlarge && !array_of_large_counts) ||
+      (t->ntypes && !array_of_datatypes))
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL output array");
+  if (t->nints)
+    memcpy(array_of_integers, t->ints, (size_t)t->nints * sizeof(int));
+  if (t->naints)
+    memcpy(array_of_addresses, t->aints, (size_t)t->naints * sizeof(MPI_Aint));
+  if (t->nlarge)
+    memcpy(array_of_large_counts, t->large,
+           (size_t)t->nlarge * sizeof(MPI_Count));
+  for (int i = 0; i < t->ntypes; i++)
+    if (type_handle_ref(t->types[i], &array_of_datatypes[i]) != 0)
+      return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  return MPI_SUCCESS;
+}
 
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
                            int max_addresses, int max_datatypes,
@@ -605,31 +706,29 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
                            MPI_Datatype array_of_datatypes[]) {
   static const char fn[] = "MPI_Type_get_contents";
   const hc_mpi_type_t *t = type_object(datatype);
-  if (!t)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE, "invalid datatype 0x%x",
-                        (unsigned)datatype);
-  if (t->combiner == MPI_COMBINER_NAMED)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_TYPE,
-                        "%s is predefined: it has no contents", t->name);
-  if (max_integers < t->nints || max_addresses < t->naints ||
-      max_datatypes < t->ntypes)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "arrays too small for %d integers, %d addresses, %d "
-                        "datatypes",
-                        t->nints, t->naints, t->ntypes);
-  if ((t->nints && !array_of_integers) || (t->naints && !array_of_addresses) ||
-      (t->ntypes && !array_of_datatypes))
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL output array");
-  if (t->nints)
-    memcpy(array_of_integers, t->ints, (size_t)t->nints * sizeof(int));
-  if (t->naints)
-    memcpy(array_of_addresses, t->aints, (size_t)t->naints * sizeof(MPI_Aint));
-  for (int i = 0; i < t->ntypes; i++)
-    if (type_handle_ref(t->types[i], &array_of_datatypes[i]) != 0)
-      return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-  return MPI_SUCCESS;
+  int rc = type_no_large(fn, t ? t->nlarge : 0);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  type_room_t room = {max_integers, max_addresses, 0, max_datatypes};
+  return type_contents(fn, datatype, &room, array_of_integers,
+                       array_of_addresses, NULL, array_of_datatypes);
 }
 HC_WEAK_ALIAS(MPI_Type_get_contents, PMPI_Type_get_contents);
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                             MPI_Count max_addresses,
+                             MPI_Count max_large_counts,
+                             MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[]) {
+  type_room_t room = {max_integers, max_addresses, max_large_counts,
+                      max_datatypes};
+  return type_contents("MPI_Type_get_contents_c", datatype, &room,
+                       array_of_integers, array_of_addresses,
+                       array_of_large_counts, array_of_datatypes);
+}
+HC_WEAK_ALIAS(MPI_Type_get_contents_c, PMPI_Type_get_contents_c);
 
 /* ---- names -------------------------------------------------------------- */
 

@@ -70,9 +70,14 @@ typedef struct hc_mpi_type {
   int refs;        /* derived: handle + parents + requests */
   int handle_refs; /* derived: user references to the handle */
   int combiner;    /* MPI_COMBINER_* */
+  /* A type of MPI_Type_create_f90_* (predefined, with a handle of its own):
+   * the named type it moves and reduces as; NULL for every other type. */
+  const struct hc_mpi_type *f90_named;
   int nints, naints, ntypes;
   int *ints; /* constructor arguments for MPI_Type_get_contents */
   MPI_Aint *aints;
+  int nlarge;       /* the large counts of a _c constructor (MPI-4), */
+  MPI_Count *large; /* for MPI_Type_get_contents_c */
   struct hc_mpi_type **types; /* referenced (refs) */
   char name[MPI_MAX_OBJECT_NAME];
   struct hc_mpi_attr *attrs; /* MPI_Type_set_attr (attr.c, its lock) */
@@ -81,8 +86,11 @@ typedef struct hc_mpi_type {
 /* The description of a valid, usable datatype; NULL for MPI_DATATYPE_NULL
  * and anything that is not a datatype handle. */
 const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type);
+/* The named type a predefined type stands for: itself, or for a type of
+ * MPI_Type_create_f90_* the named type of that kind (typef90.c). */
+const hc_mpi_type_t *hc_mpi_type_named(const hc_mpi_type_t *type);
 /* Bytes that count elements of type put on the wire. */
-size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, int count);
+size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count);
 
 /* count elements at buf are exactly count * size bytes at [buf, ...):
  * point-to-point moves them without packing. */
@@ -144,6 +152,11 @@ int hc_mpi_type_publish(hc_mpi_type_t *t, MPI_Datatype *out);
 int hc_mpi_type_set_contents(hc_mpi_type_t *t, int combiner, int ni,
                              const int *ints, int na, const MPI_Aint *aints,
                              int nt, const hc_mpi_type_t *const *types);
+/* Records the large-count arguments of a _c constructor besides those of
+ * hc_mpi_type_set_contents; -1 when out of memory. */
+int hc_mpi_type_set_large(hc_mpi_type_t *t, int nc, const MPI_Count *large);
+/* Block length j of a struct type, whichever constructor built it. */
+MPI_Count hc_mpi_type_struct_blocklen(const hc_mpi_type_t *t, int j);
 /* Appends the data of n copies of child at disp, disp + stride, ... to
  * t's items, in constant time and memory whatever n (the copies become one
  * item, merged with the previous one where they continue it).  Returns an

@@ -12,11 +12,11 @@
 #include "mpi/mpi_impl.h"
 
 static hc_mpi_errhandler_t errh_fatal = {HC_ERRH_FATAL, NULL, 1,
-                                         MPI_ERRORS_ARE_FATAL};
+                                         MPI_ERRORS_ARE_FATAL, NULL};
 static hc_mpi_errhandler_t errh_return = {HC_ERRH_RETURN, NULL, 1,
-                                          MPI_ERRORS_RETURN};
+                                          MPI_ERRORS_RETURN, NULL};
 static hc_mpi_errhandler_t errh_abort = {HC_ERRH_ABORT, NULL, 1,
-                                         MPI_ERRORS_ABORT};
+                                         MPI_ERRORS_ABORT, NULL};
 
 static hc_handle_table_t errh_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_ERRHANDLER, 0);
@@ -59,6 +59,23 @@ void hc_mpi_errhandler_release(hc_mpi_errhandler_t *e) {
   }
 }
 
+int hc_mpi_errhandler_new_user(const char *fn,
+                               MPI_Comm_errhandler_function *comm_fn,
+                               MPI_File_errhandler_function *file_fn,
+                               MPI_Errhandler *out) {
+  hc_mpi_errhandler_t *e = calloc(1, sizeof(*e));
+  if (!e || hc_handle_alloc(&errh_table, e, &e->handle) != 0) {
+    free(e);
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  e->kind = HC_ERRH_USER;
+  e->fn = comm_fn;
+  e->file_fn = file_fn;
+  e->refs = 1;
+  *out = e->handle;
+  return MPI_SUCCESS;
+}
+
 /* A valid handler object for a call; raises MPI_ERR_ARG otherwise. */
 static int errh_lookup(const char *fn, hc_mpi_comm_t *comm,
                        MPI_Errhandler handle, hc_mpi_errhandler_t **out) {
@@ -77,6 +94,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = errh_lookup(fn, c, errhandler, &e);
+  if (rc == MPI_SUCCESS && e->kind == HC_ERRH_USER && !e->fn)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG,
+                      "errhandler 0x%x was made for files, not communicators",
+                      (unsigned)errhandler);
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_comm_set_errhandler(c, e);
@@ -119,16 +140,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
     rc = hc_mpi_check_ptr(fn, NULL, errhandler, "errhandler");
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_mpi_errhandler_t *e = calloc(1, sizeof(*e));
-  if (!e || hc_handle_alloc(&errh_table, e, &e->handle) != 0) {
-    free(e);
-    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-  }
-  e->kind = HC_ERRH_USER;
-  e->fn = function;
-  e->refs = 1;
-  *errhandler = e->handle;
-  return MPI_SUCCESS;
+  return hc_mpi_errhandler_new_user(fn, function, NULL, errhandler);
 }
 HC_WEAK_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler);
 

@@ -212,19 +212,24 @@ static void err_dispatch(hc_mpi_comm_t *comm, int errclass, const char *line) {
   err_fatal(errclass, line);
 }
 
+void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
+                       const char *fmt, va_list ap) {
+  char what[384];
+  vsnprintf(what, sizeof(what), fmt, ap);
+  const char *name = hc_mpi_class_name(errclass);
+  snprintf(line, len, "%s: %s (%s)", fn, what,
+           name ? name : "unknown error class");
+}
+
 int hc_mpi_raise(hc_mpi_comm_t *comm, const char *fn, int errclass,
                  const char *fmt, ...) {
   if (errclass == MPI_SUCCESS)
     return MPI_SUCCESS;
-  char what[384];
   char line[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof(what), fmt, ap);
+  hc_mpi_error_line(line, sizeof(line), fn, errclass, fmt, ap);
   va_end(ap);
-  const char *name = hc_mpi_class_name(errclass);
-  snprintf(line, sizeof(line), "%s: %s (%s)", fn, what,
-           name ? name : "unknown error class");
   err_dispatch(comm ? comm : hc_mpi_comm_world(), errclass, line);
   return errclass;
 }
@@ -272,10 +277,11 @@ int hc_mpi_raise_status(hc_mpi_comm_t *comm, const char *fn,
 
 /* ---- argument checks ---------------------------------------------------- */
 
-int hc_mpi_check_count(const char *fn, hc_mpi_comm_t *comm, int count) {
+int hc_mpi_check_count(const char *fn, hc_mpi_comm_t *comm, MPI_Count count) {
   if (count >= 0)
     return MPI_SUCCESS;
-  return hc_mpi_raise(comm, fn, MPI_ERR_COUNT, "invalid count %d", count);
+  return hc_mpi_raise(comm, fn, MPI_ERR_COUNT, "invalid count %lld",
+                      (long long)count);
 }
 
 int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
@@ -295,14 +301,17 @@ int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
 }
 
 int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
-                      int count, MPI_Datatype type, size_t *bytes) {
+                      MPI_Count count, MPI_Datatype type, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   return hc_mpi_check_data_typed(fn, comm, buf, count, type, &t, bytes);
 }
 
-int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
-                            const void *buf, int count, MPI_Datatype type,
-                            const hc_mpi_type_t **out, size_t *bytes) {
+/* hc_mpi_check_data_typed's checks one by one, in the order their errors
+ * are raised. */
+static int err_check_data_each(const char *fn, hc_mpi_comm_t *comm,
+                               const void *buf, MPI_Count count,
+                               MPI_Datatype type,
+                               const hc_mpi_type_t **out, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_check_count(fn, comm, count);
   if (rc == MPI_SUCCESS)
@@ -316,10 +325,28 @@ int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
   size_t n = hc_mpi_type_wire_bytes(t, count);
   /* MPI_BOTTOM (NULL) is a valid buffer for a type of absolute addresses. */
   if (n > 0 && buf == NULL && t->true_lb == 0)
-    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER, "NULL buffer for %d elements",
-                        count);
+    return hc_mpi_raise(comm, fn, MPI_ERR_BUFFER,
+                        "NULL buffer for %lld elements", (long long)count);
   *bytes = n;
   return MPI_SUCCESS;
+}
+
+int hc_mpi_check_data_typed(const char *fn, hc_mpi_comm_t *comm,
+                            const void *buf, MPI_Count count, MPI_Datatype type,
+                            const hc_mpi_type_t **out, size_t *bytes) {
+  /* The good case in a few branches: a count, a committed type, a buffer
+   * that can hold the data.  Anything else takes the checks one by one,
+   * which name the first thing wrong. */
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  if (count >= 0 && t != NULL && t->committed && buf != MPI_IN_PLACE) {
+    size_t n = hc_mpi_type_wire_bytes(t, count);
+    if (buf != NULL || n == 0 || t->true_lb != 0) {
+      *out = t;
+      *bytes = n;
+      return MPI_SUCCESS;
+    }
+  }
+  return err_check_data_each(fn, comm, buf, count, type, out, bytes);
 }
 
 static int err_rank_check(const char *fn, hc_mpi_comm_t *comm, int rank,

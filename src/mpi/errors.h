@@ -9,6 +9,7 @@
 #define HC_MPI_ERRORS_H
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "hcomm.h"
@@ -32,26 +33,31 @@ int hc_mpi_err_user_class(int code, int *cls);
  * bytes) when code is a live added class or code, else 0. */
 int hc_mpi_err_user_text(int code, char *buf, size_t len);
 
+/* Formats the one line of an error: "fn: <fmt...> (CLASS)". */
+void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
+                       const char *fmt, va_list ap);
 /* Raises errclass from call fn through comm's error handler (NULL comm:
  * MPI_COMM_WORLD's).  The message is "fn: <fmt...> (CLASS)".  Returns the
  * class when the handler returns.  MPI_SUCCESS is returned untouched. */
 int hc_mpi_raise(struct hc_mpi_comm *comm, const char *fn, int errclass,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                 const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
 /* Raises the class of an engine status, with the engine's text. */
 int hc_mpi_raise_status(struct hc_mpi_comm *comm, const char *fn,
                         hc_status_t status);
 
 /* Argument checks: MPI_SUCCESS or the raised class. */
-int hc_mpi_check_count(const char *fn, struct hc_mpi_comm *comm, int count);
+int hc_mpi_check_count(const char *fn, struct hc_mpi_comm *comm,
+                       MPI_Count count);
 int hc_mpi_check_type(const char *fn, struct hc_mpi_comm *comm,
                       MPI_Datatype type, const hc_mpi_type_t **out);
 /* count, datatype and buffer (NULL with data to move) together; *bytes is
  * the engine byte count. */
 int hc_mpi_check_data(const char *fn, struct hc_mpi_comm *comm, const void *buf,
-                      int count, MPI_Datatype type, size_t *bytes);
+                      MPI_Count count, MPI_Datatype type, size_t *bytes);
 /* hc_mpi_check_data that also hands out the type object. */
 int hc_mpi_check_data_typed(const char *fn, struct hc_mpi_comm *comm,
-                            const void *buf, int count, MPI_Datatype type,
+                            const void *buf, MPI_Count count, MPI_Datatype type,
                             const hc_mpi_type_t **t, size_t *bytes);
 /* A destination: [0,size) or MPI_PROC_NULL. */
 int hc_mpi_check_dest(const char *fn, struct hc_mpi_comm *comm, int rank);

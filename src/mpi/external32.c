@@ -123,11 +123,11 @@ static void ext_walk(ext_cursor_t *c, const hc_mpi_type_t *t, MPI_Count n) {
       ext_basic(c, hc_mpi_type_get(MPI_INT), 1);
     }
   } else if (t->predefined) {
-    ext_basic(c, t, n);
+    ext_basic(c, hc_mpi_type_named(t), n);
   } else if (t->combiner == MPI_COMBINER_STRUCT) {
     for (MPI_Count k = 0; k < n; k++)
       for (int j = 0; j < t->ntypes; j++)
-        ext_walk(c, t->types[j], t->ints[j + 1]);
+        ext_walk(c, t->types[j], hc_mpi_type_struct_blocklen(t, j));
   } else if (t->ntypes == 1 && t->types[0]->size > 0) {
     ext_walk(c, t->types[0], n * (t->size / t->types[0]->size));
   } else {

@@ -13,7 +13,6 @@ extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
 extern MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
 extern int MPIR_F08_MPI_IN_PLACE;
 extern int MPIR_F08_MPI_BOTTOM;
-extern struct MPIR_T_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES;
 
 MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
 MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
@@ -32,7 +31,4 @@ static int globals_weights_empty;
 int *const MPI_UNWEIGHTED = &globals_unweighted;
 int *const MPI_WEIGHTS_EMPTY = &globals_weights_empty;
 
-/* The tools interface is not implemented; the handle only has to exist. */
-static char globals_pvar_all;
-struct MPIR_T_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES =
-    (struct MPIR_T_pvar_handle_s *)&globals_pvar_all;
+/* MPI_T_PVAR_ALL_HANDLES is defined beside the handles (mpit_pvar.c). */

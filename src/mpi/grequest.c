@@ -11,8 +11,18 @@
  *             in a wait or test, or at MPI_Request_free of a complete
  *             request, or at MPI_Grequest_complete of one already freed;
  *   cancel_fn in MPI_Cancel, told whether MPI_Grequest_complete was called.
+ * MPICH's extension (MPIX_Grequest_start, and classes of callbacks shared
+ * by many requests: MPIX_Grequest_class_create / _allocate) adds two that
+ * let the waiting thread drive the work itself:
+ *   poll_fn   in every test of the request and in each turn of a wait's
+ *             loop, while it is pending (it may call MPI_Grequest_complete);
+ *   wait_fn   once in a blocking wait, with that request's state alone and
+ *             timeout 0 (no limit), to block until the work is done.
+ * A wait on such a request polls instead of sleeping in the engine.
  */
 #include <stdlib.h>
+
+#include "util/lock.h"
 
 #include "mpi/mpi_impl.h"
 
@@ -20,17 +30,18 @@ struct hc_mpi_greq {
   MPI_Grequest_query_function *query_fn;
   MPI_Grequest_free_function *free_fn;
   MPI_Grequest_cancel_function *cancel_fn;
+  MPIX_Grequest_poll_function *poll_fn;
+  MPIX_Grequest_wait_function *wait_fn;
   void *extra_state;
   /* MPI_Request_free came first: the handle lives until
    * MPI_Grequest_complete, which then runs free_fn and drops it. */
   int user_freed;
 };
 
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
-                        MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn,
-                        void *extra_state, MPI_Request *request) {
-  static const char fn[] = "MPI_Grequest_start";
+/* A new generalized request with these callbacks (NULL poll_fn and
+ * wait_fn: a standard one). */
+static int greq_start(const char *fn, const struct hc_mpi_greq *fns,
+                      MPI_Request *request) {
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, request, "request");
@@ -46,12 +57,96 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
     free(g);
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   }
-  *g = (struct hc_mpi_greq){query_fn, free_fn, cancel_fn, extra_state, 0};
+  *g = *fns;
+  g->user_freed = 0;
   r->greq = g;
   *request = r->handle;
   return MPI_SUCCESS;
 }
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                        MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn,
+                        void *extra_state, MPI_Request *request) {
+  struct hc_mpi_greq fns = {query_fn, free_fn,     cancel_fn, NULL,
+                            NULL,     extra_state, 0};
+  return greq_start("MPI_Grequest_start", &fns, request);
+}
 HC_WEAK_ALIAS(MPI_Grequest_start, PMPI_Grequest_start);
+
+int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn,
+                         MPI_Grequest_free_function *free_fn,
+                         MPI_Grequest_cancel_function *cancel_fn,
+                         MPIX_Grequest_poll_function *poll_fn,
+                         MPIX_Grequest_wait_function *wait_fn,
+                         void *extra_state, MPI_Request *request) {
+  struct hc_mpi_greq fns = {query_fn, free_fn,     cancel_fn, poll_fn,
+                            wait_fn,  extra_state, 0};
+  return greq_start("MPIX_Grequest_start", &fns, request);
+}
+HC_WEAK_ALIAS(MPIX_Grequest_start, PMPIX_Grequest_start);
+
+/* ---- classes ------------------------------------------------------------ */
+
+/* Classes live until the process ends (MPICH has no call that frees one);
+ * a handle is a direct handle of MPICH's generalized-request-class object
+ * type over an index into this array. */
+#define GREQ_CLASS_HANDLE_BASE 0xb4000000u
+#define GREQ_CLASS_INDEX_MASK 0x03ffffffu
+
+static struct hc_mpi_greq *greq_classes;
+static int greq_nclasses;
+static pthread_mutex_t greq_class_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
+                                MPI_Grequest_free_function *free_fn,
+                                MPI_Grequest_cancel_function *cancel_fn,
+                                MPIX_Grequest_poll_function *poll_fn,
+                                MPIX_Grequest_wait_function *wait_fn,
+                                MPIX_Grequest_class *greq_class) {
+  static const char fn[] = "MPIX_Grequest_class_create";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, greq_class, "greq_class");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_lock(&greq_class_lock);
+  struct hc_mpi_greq *grown = NULL;
+  if (greq_nclasses < (int)GREQ_CLASS_INDEX_MASK)
+    grown = realloc(greq_classes, (size_t)(greq_nclasses + 1) * sizeof *grown);
+  if (grown != NULL) {
+    greq_classes = grown;
+    grown[greq_nclasses] = (struct hc_mpi_greq){
+        query_fn, free_fn, cancel_fn, poll_fn, wait_fn, NULL, 0};
+    *greq_class = (MPIX_Grequest_class)(GREQ_CLASS_HANDLE_BASE |
+                                        (unsigned)greq_nclasses++);
+  }
+  hc_unlock(&greq_class_lock);
+  if (grown == NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPIX_Grequest_class_create, PMPIX_Grequest_class_create);
+
+int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class,
+                                  void *extra_state, MPI_Request *request) {
+  static const char fn[] = "MPIX_Grequest_class_allocate";
+  unsigned h = (unsigned)greq_class;
+  int index = (int)(h & GREQ_CLASS_INDEX_MASK);
+  struct hc_mpi_greq fns = {0};
+  hc_lock(&greq_class_lock);
+  int valid = (h & ~GREQ_CLASS_INDEX_MASK) == GREQ_CLASS_HANDLE_BASE &&
+              index < greq_nclasses;
+  if (valid)
+    fns = greq_classes[index];
+  hc_unlock(&greq_class_lock);
+  if (!valid)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "0x%x is not a generalized request class", h);
+  fns.extra_state = extra_state;
+  return greq_start(fn, &fns, request);
+}
+HC_WEAK_ALIAS(MPIX_Grequest_class_allocate, PMPIX_Grequest_class_allocate);
 
 /* free_fn, then the request and its handle go. */
 static int greq_destroy(hc_mpi_request_t *r) {
@@ -72,11 +167,14 @@ int PMPI_Grequest_complete(MPI_Request request) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
                         "request 0x%x is not a generalized request",
                         (unsigned)request);
+  /* Read before completing: once complete, a wait in another thread may
+   * destroy the request (a freed request has no waiter). */
+  int freed = r->greq->user_freed;
   if (hcomm_request_user_complete(r->engine, NULL) != HC_OK)
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
                         "generalized request 0x%x is already complete",
                         (unsigned)request);
-  if (!r->greq->user_freed)
+  if (!freed)
     return MPI_SUCCESS;
   int rc = greq_destroy(r);
   return hc_mpi_raise(NULL, fn, rc, "free_fn returned %d", rc);
@@ -109,4 +207,36 @@ int hc_mpi_greq_free(hc_mpi_request_t *r) {
     return greq_destroy(r);
   r->greq->user_freed = 1;
   return MPI_SUCCESS;
+}
+
+/* ---- poll and wait (request.c) ------------------------------------------ */
+
+int hc_mpi_greq_polled(const hc_mpi_request_t *r) {
+  return r->greq && (r->greq->poll_fn || r->greq->wait_fn) &&
+         !hcomm_request_done(r->engine);
+}
+
+int hc_mpi_greq_poll(hc_mpi_request_t *r) {
+  if (!r->greq || !r->greq->poll_fn || hcomm_request_done(r->engine))
+    return MPI_SUCCESS;
+  MPI_Status scratch;
+  hc_mpi_status_empty(&scratch);
+  return r->greq->poll_fn(r->greq->extra_state, &scratch);
+}
+
+int hc_mpi_greq_block(hc_mpi_request_t *r) {
+  if (!hc_mpi_greq_polled(r))
+    return MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  if (r->greq->wait_fn) {
+    MPI_Status scratch;
+    hc_mpi_status_empty(&scratch);
+    void *state = r->greq->extra_state;
+    rc = r->greq->wait_fn(1, &state, 0.0, &scratch);
+  }
+  while (rc == MPI_SUCCESS && !hcomm_request_done(r->engine)) {
+    rc = hc_mpi_greq_poll(r);
+    hcomm_progress();
+  }
+  return rc;
 }

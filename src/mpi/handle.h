@@ -28,7 +28,8 @@ enum hc_handle_object {
   HC_OBJ_INFO = 0x7,
   HC_OBJ_WIN = 0x8,
   HC_OBJ_KEYVAL = 0x9,
-  HC_OBJ_REQUEST = 0xb
+  HC_OBJ_REQUEST = 0xb,
+  HC_OBJ_FILE = 0xc /* not an MPICH handle: the Fortran value of a file */
 };
 
 #define HC_HANDLE_KIND_INVALID 0u

@@ -6,7 +6,8 @@ HC_MPI_SOURCES = src/mpi/mpi_impl.h src/mpi/weak_alias.h src/mpi/handle.c src/mp
 	src/mpi/coll.c src/mpi/op.c src/mpi/op.h src/mpi/globals.c \
 	src/mpi/mpi_trace.c src/mpi/mpi_trace.h
 HC_MPI_SOURCES += src/mpi/coll_impl.h src/mpi/coll_ctx.c src/mpi/coll_move.c \
-	src/mpi/coll_reduce.c src/mpi/coll_check.c src/mpi/coll_neighbor.c
+	src/mpi/coll_reduce.c src/mpi/coll_check.c src/mpi/coll_neighbor.c \
+	src/mpi/coll_alltoall.c
 HC_MPI_SOURCES += src/mpi/group.c src/mpi/info.c
 HC_MPI_SOURCES += src/mpi/pack.c src/mpi/typebuild.c src/mpi/typemap.c src/mpi/xfer.c
 # Collectives and non-contiguous datatypes on device buffers.
@@ -16,5 +17,14 @@ HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
 # User error classes, generalized requests, MPI_Alloc_mem (issue 15).
 HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
+# Partitioned point-to-point (MPI-4.0 chapter 4) over src/hcomm/part.c.
+HC_MPI_SOURCES += src/mpi/part.c
+# MPI_Type_create_f90_integer / _real / _complex.
+HC_MPI_SOURCES += src/mpi/typef90.c
+# MPIX_Query_cuda_support, MPIX_GPU_query_support, MPIX_Query_ascend_support.
+HC_MPI_SOURCES += src/mpi/gpuquery.c
+# The tool information interface (MPI_T): cvars, pvars, categories, events.
+HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
+	src/mpi/mpit_pvar.c src/mpi/mpit_category.c src/mpi/mpit_event.c
 # One-sided communication: windows, operations, epochs (docs/rma.md).
 HC_MPI_SOURCES += src/mpi/win.c src/mpi/win.h src/mpi/win_ops.c src/mpi/win_sync.c

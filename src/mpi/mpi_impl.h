@@ -28,6 +28,7 @@ typedef struct hc_mpi_errhandler {
   MPI_Comm_errhandler_function *fn;
   int refs;   /* user references plus communicators using it */
   int handle; /* MPI_Errhandler value */
+  MPI_File_errhandler_function *file_fn; /* MPI_File_create_errhandler */
 } hc_mpi_errhandler_t;
 
 /* The handler object of a valid errhandler handle, else NULL. */
@@ -35,6 +36,12 @@ hc_mpi_errhandler_t *hc_mpi_errhandler_get(MPI_Errhandler handle);
 /* Takes / drops one reference; builtin handlers are never freed. */
 void hc_mpi_errhandler_retain(hc_mpi_errhandler_t *errh);
 void hc_mpi_errhandler_release(hc_mpi_errhandler_t *errh);
+/* A new user handler (one user reference) calling comm_fn or file_fn;
+ * MPI_ERR_NO_MEM raised on fn. */
+int hc_mpi_errhandler_new_user(const char *fn,
+                               MPI_Comm_errhandler_function *comm_fn,
+                               MPI_File_errhandler_function *file_fn,
+                               MPI_Errhandler *out);
 
 /* ---- communicators (comm.c) --------------------------------------------- */
 
@@ -249,6 +256,9 @@ typedef struct hc_mpi_request {
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
   struct hc_mpi_coll *coll;
+  /* A partitioned send or receive (part.c): its datatype side; engine is
+   * the persistent engine request kept across starts. */
+  struct hc_mpi_part *part;
 } hc_mpi_request_t;
 
 /* A new face request with a handle; NULL when memory runs out. */
@@ -274,6 +284,16 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
  * restarts its schedule. */
 int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *req);
 
+/* ---- partitioned point-to-point (part.c) -------------------------------- */
+
+typedef struct hc_mpi_part hc_mpi_part_t;
+/* Starts a round of a partitioned request. */
+int hc_mpi_part_start(const char *fn, hc_mpi_request_t *req);
+/* A completed receive round: partitions not yet unpacked from staging are
+ * unpacked (landed: bytes of the message that arrived).  A send: nothing. */
+void hc_mpi_part_land(hc_mpi_part_t *part, size_t landed);
+void hc_mpi_part_destroy(hc_mpi_part_t *part);
+
 /* ---- generalized requests (grequest.c) ---------------------------------- */
 
 /* Completes a generalized request whose work is done, as a wait or test
@@ -287,6 +307,46 @@ int hc_mpi_greq_cancel(hc_mpi_request_t *r);
 /* MPI_Request_free: free_fn and the request go now when it is complete,
  * else at MPI_Grequest_complete.  Returns free_fn's code. */
 int hc_mpi_greq_free(hc_mpi_request_t *r);
+/* An MPIX request (poll_fn or wait_fn) still pending: only its callbacks
+ * move it, so waits poll it rather than sleep. */
+int hc_mpi_greq_polled(const hc_mpi_request_t *r);
+/* poll_fn once, when r has one and is pending; its code. */
+int hc_mpi_greq_poll(hc_mpi_request_t *r);
+/* Until r is complete: wait_fn once, then poll_fn and progress; the first
+ * callback error stops it.  Nothing for a request that is not polled. */
+int hc_mpi_greq_block(hc_mpi_request_t *r);
+
+/* ---- counts of either width --------------------------------------------- */
+
+/* A counts or displacements array as the caller passed it: int elements
+ * (the classic forms) or 64-bit ones (the MPI_Count counts and MPI_Aint
+ * displacements of the _c forms), so one implementation serves both forms
+ * without copying the int arrays.  Exactly one pointer is set (or none,
+ * for an array the caller left NULL). */
+typedef struct hc_mpi_vec {
+  const int *narrow;
+  const MPI_Count *wide;
+} hc_mpi_vec_t;
+
+_Static_assert(sizeof(MPI_Aint) == sizeof(MPI_Count) &&
+                   _Generic((MPI_Aint)0, MPI_Count: 1, default: 0),
+               "MPI_Aint displacement arrays are read as MPI_Count arrays");
+
+static inline hc_mpi_vec_t hc_mpi_vec_int(const int *v) {
+  hc_mpi_vec_t r = {v, NULL};
+  return r;
+}
+static inline hc_mpi_vec_t hc_mpi_vec_wide(const MPI_Count *v) {
+  hc_mpi_vec_t r = {NULL, v};
+  return r;
+}
+static inline MPI_Count hc_mpi_vec_at(hc_mpi_vec_t v, int i) {
+  return v.wide ? v.wide[i] : v.narrow[i];
+}
+/* The array's address (NULL when the caller passed none), for checks. */
+static inline const void *hc_mpi_vec_ptr(hc_mpi_vec_t v) {
+  return v.wide ? (const void *)v.wide : (const void *)v.narrow;
+}
 
 /* ---- buffered sends (buffer.c) ------------------------------------------ */
 
@@ -304,10 +364,10 @@ void hc_mpi_bsend_drain(void);
 
 /* Checks the arguments of a send and returns the engine byte count. */
 int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *comm, const void *buf,
-                      int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Count count, MPI_Datatype type, int dest, int tag,
                       size_t *bytes);
 int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *comm, const void *buf,
-                      int count, MPI_Datatype type, int source, int tag,
+                      MPI_Count count, MPI_Datatype type, int source, int tag,
                       size_t *bytes);
 
 #endif /* HC_MPI_IMPL_H */

@@ -11,18 +11,18 @@
 #include <stddef.h>
 
 #include "hcomm/trace.h"
-#include "mpi.h"
+#include "mpi/mpi_impl.h"
 
 /* count elements of type in bytes; 0 for an invalid type or count (the
  * call itself reports those; this never raises an error). */
-size_t hc_mpi_trace_bytes(int count, MPI_Datatype type);
+size_t hc_mpi_trace_bytes(MPI_Count count, MPI_Datatype type);
 /* The sum over comm's ranks (the remote group of an intercommunicator) of
  * counts[i] elements of types[i], or of type when types is NULL: the bytes
  * of a v- or w-collective.  0 when comm or a type is invalid. */
-size_t hc_mpi_trace_bytes_v(const int counts[], MPI_Datatype type,
+size_t hc_mpi_trace_bytes_v(hc_mpi_vec_t counts, MPI_Datatype type,
                             const MPI_Datatype types[], MPI_Comm comm);
 /* The same over the local group's ranks (reduce_scatter's recvcounts). */
-size_t hc_mpi_trace_bytes_local(const int counts[], MPI_Datatype type,
+size_t hc_mpi_trace_bytes_local(hc_mpi_vec_t counts, MPI_Datatype type,
                                 MPI_Comm comm);
 /* Records a call that began at t0 and ends now; returns rc unchanged. */
 int hc_mpi_trace_end(int rc, hc_trace_call_t call, uint64_t t0, int peer,

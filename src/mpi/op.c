@@ -535,6 +535,7 @@ typedef struct op_user op_user_t;
 
 typedef struct op_binding {
   MPI_User_function *fn;
+  MPI_User_function_c *fn_c; /* MPI_Op_create_c: instead of fn */
   MPI_Datatype type;
   size_t extent;
   op_user_t *owner; /* what a pending reduction keeps alive */
@@ -546,6 +547,7 @@ typedef struct op_binding {
  * that the engine will still call. */
 struct op_user {
   MPI_User_function *fn;
+  MPI_User_function_c *fn_c;
   int commute;
   int refs;               /* the handle plus pending reductions; op_lock */
   op_binding_t *bindings; /* one per datatype used so far, under op_lock */
@@ -555,9 +557,16 @@ struct op_user {
 static hc_handle_table_t op_table = HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_OP, 0);
 static pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The user function takes an int count: longer runs go in int-sized parts. */
+/* A large-count function takes the whole run; the int one takes it in
+ * int-sized parts. */
 static void op_user_call(const void *in, void *inout, size_t count, void *ctx) {
   const op_binding_t *b = ctx;
+  if (b->fn_c != NULL) {
+    MPI_Count n = (MPI_Count)count;
+    MPI_Datatype type = b->type;
+    b->fn_c((void *)in, inout, &n, &type);
+    return;
+  }
   const char *src = in;
   char *dst = inout;
   while (count > 0) {
@@ -577,7 +586,7 @@ static op_binding_t *op_user_bind(op_user_t *u, MPI_Datatype type,
   while (b != NULL && b->type != type)
     b = b->next;
   if (b == NULL && (b = malloc(sizeof *b)) != NULL) {
-    *b = (op_binding_t){u->fn, type, extent, u, u->bindings};
+    *b = (op_binding_t){u->fn, u->fn_c, type, extent, u, u->bindings};
     u->bindings = b;
   }
   pthread_mutex_unlock(&op_lock);
@@ -745,9 +754,10 @@ static int op_base_type(const hc_mpi_type_t *t, const hc_mpi_type_t **base,
   if (t->size == 0)
     return 0;
   if (t->predefined) {
-    if (*base != NULL && (*base)->handle != t->handle)
+    const hc_mpi_type_t *named = hc_mpi_type_named(t);
+    if (*base != NULL && (*base)->handle != named->handle)
       return -1;
-    *base = t;
+    *base = named;
     return 0;
   }
   if (depth > 64 || t->ntypes == 0)
@@ -846,9 +856,12 @@ int hc_mpi_op_resolve(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
 
 /* ---- MPI functions ------------------------------------------------------- */
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
-  static const char fn[] = "MPI_Op_create";
-  int rc = hc_mpi_check_ptr(fn, NULL, (const void *)user_fn, "user_fn");
+/* One of user_fn (int counts) and user_fn_c (MPI_Count counts) is set. */
+static int op_create(const char *fn, MPI_User_function *user_fn,
+                     MPI_User_function_c *user_fn_c, int commute, MPI_Op *op) {
+  int rc = hc_mpi_check_ptr(
+      fn, NULL, user_fn ? (const void *)user_fn : (const void *)user_fn_c,
+      "user_fn");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, op, "op");
   if (rc != MPI_SUCCESS)
@@ -858,6 +871,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
   if (u == NULL)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   u->fn = user_fn;
+  u->fn_c = user_fn_c;
   u->commute = commute != 0;
   u->refs = 1;
   if (hc_handle_alloc(&op_table, u, &handle) != 0) {
@@ -867,7 +881,16 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
   *op = handle;
   return MPI_SUCCESS;
 }
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
+  return op_create("MPI_Op_create", user_fn, NULL, commute, op);
+}
 HC_WEAK_ALIAS(MPI_Op_create, PMPI_Op_create);
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) {
+  return op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
+}
+HC_WEAK_ALIAS(MPI_Op_create_c, PMPI_Op_create_c);
 
 int PMPI_Op_free(MPI_Op *op) {
   static const char fn[] = "MPI_Op_free";
@@ -904,8 +927,8 @@ HC_WEAK_ALIAS(MPI_Op_commutative, PMPI_Op_commutative);
 
 const char *hc_mpi_op_name(MPI_Op op, char buf[HC_MPI_OP_NAME_MAX]) {
   static const char *const names[] = {
-      "MPI_MAX", "MPI_MIN",  "MPI_SUM",  "MPI_PROD",   "MPI_LAND",
-      "MPI_BAND", "MPI_LOR", "MPI_BOR",  "MPI_LXOR",   "MPI_BXOR",
+      "MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD", "MPI_LAND",
+      "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR", "MPI_BXOR",
       "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
   if (op == MPI_OP_NULL)
     return "MPI_OP_NULL";
@@ -915,9 +938,8 @@ const char *hc_mpi_op_name(MPI_Op op, char buf[HC_MPI_OP_NAME_MAX]) {
   return buf;
 }
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
-                      MPI_Datatype datatype, MPI_Op op) {
-  static const char fn[] = "MPI_Reduce_local";
+static int op_reduce_local(const char *fn, const void *inbuf, void *inoutbuf,
+                           MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
   hc_mpi_red_t red = {.type = hc_mpi_type_get(datatype)};
   int rc = hc_mpi_check_count(fn, NULL, count);
   if (rc != MPI_SUCCESS)
@@ -943,4 +965,17 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
   red.op.fn(in, io, hc_mpi_red_elems(&red, n), red.op.ctx);
   return hc_mpi_raise_status(NULL, fn, hc_mpi_coll_end(cx, HC_OK));
 }
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op) {
+  return op_reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype,
+                         op);
+}
 HC_WEAK_ALIAS(MPI_Reduce_local, PMPI_Reduce_local);
+
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op) {
+  return op_reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype,
+                         op);
+}
+HC_WEAK_ALIAS(MPI_Reduce_local_c, PMPI_Reduce_local_c);

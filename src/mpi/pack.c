@@ -264,7 +264,7 @@ void hc_mpi_type_swap_packed(const hc_mpi_type_t *type, void *stream,
 
 /* ---- MPI_Pack family ---------------------------------------------------- */
 
-static int pack_check(const char *fn, int count, MPI_Datatype datatype,
+static int pack_check(const char *fn, MPI_Count count, MPI_Datatype datatype,
                       MPI_Comm comm, hc_mpi_comm_t **c,
                       const hc_mpi_type_t **t) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
@@ -275,50 +275,68 @@ static int pack_check(const char *fn, int count, MPI_Datatype datatype,
   return rc;
 }
 
-static int pack_size_out(const char *fn, hc_mpi_comm_t *c, MPI_Count n,
-                         int *size) {
-  if (n > INT_MAX)
-    return hc_mpi_raise(c, fn, MPI_ERR_ARG,
-                        "packed size %lld does not fit an int", (long long)n);
-  *size = (int)n;
-  return MPI_SUCCESS;
+static int pack_size(const char *fn, MPI_Count incount, MPI_Datatype datatype,
+                     MPI_Comm comm, const void *size_arg, MPI_Count *size,
+                     hc_mpi_comm_t **c) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = pack_check(fn, incount, datatype, comm, c, &t);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *c, size_arg, "size");
+  if (rc == MPI_SUCCESS)
+    *size = incount * t->size;
+  return rc;
 }
 
+/* A packed size an int cannot hold: MPI_ERR_VALUE_TOO_LARGE, the class
+ * MPI gives a result its int form cannot represent (the _c form can). */
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
                    int *size) {
   static const char fn[] = "MPI_Pack_size";
   hc_mpi_comm_t *c = NULL;
-  const hc_mpi_type_t *t = NULL;
-  int rc = pack_check(fn, incount, datatype, comm, &c, &t);
+  MPI_Count n = 0;
+  int rc = pack_size(fn, incount, datatype, comm, size, &n, &c);
+  if (rc == MPI_SUCCESS && n > INT_MAX)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_VALUE_TOO_LARGE,
+                      "packed size %lld does not fit an int (MPI_Pack_size_c)",
+                      (long long)n);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, size, "size");
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return pack_size_out(fn, c, (MPI_Count)incount * t->size, size);
+    *size = (int)n;
+  return rc;
 }
 HC_WEAK_ALIAS(MPI_Pack_size, PMPI_Pack_size);
 
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                     MPI_Count *size) {
+  hc_mpi_comm_t *c = NULL;
+  return pack_size("MPI_Pack_size_c", incount, datatype, comm, size, size, &c);
+}
+HC_WEAK_ALIAS(MPI_Pack_size_c, PMPI_Pack_size_c);
+
 /* The window [*pos, *pos + n) of a packed buffer of the given size. */
 static int pack_window(const char *fn, hc_mpi_comm_t *c, MPI_Count n,
-                       MPI_Aint pos, MPI_Aint size, const void *packed) {
-  if (pos < 0 || n > (MPI_Count)size - pos)
+                       MPI_Count pos, MPI_Count size, const void *packed) {
+  if (pos < 0 || n > size - pos)
     return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
-                        "%lld bytes do not fit at position %ld of %ld",
-                        (long long)n, (long)pos, (long)size);
+                        "%lld bytes do not fit at position %lld of %lld",
+                        (long long)n, (long long)pos, (long long)size);
   if (n > 0 && packed == NULL)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "NULL packed buffer");
   return MPI_SUCCESS;
 }
 
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
-              void *outbuf, int outsize, int *position, MPI_Comm comm) {
-  static const char fn[] = "MPI_Pack";
+/* pos_arg: the caller's position argument, checked; *position is read and
+ * advanced.  The int forms pass a copy: every position they can reach
+ * (an int buffer size) fits their int. */
+static int pack_native(const char *fn, const void *inbuf, MPI_Count incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                       const void *pos_arg, MPI_Count *position,
+                       MPI_Comm comm) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   int rc = pack_check(fn, incount, datatype, comm, &c, &t);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, position, "position");
-  MPI_Count n = t ? (MPI_Count)incount * t->size : 0;
+    rc = hc_mpi_check_ptr(fn, c, pos_arg, "position");
+  MPI_Count n = t ? incount * t->size : 0;
   if (rc == MPI_SUCCESS)
     rc = pack_window(fn, c, n, *position, outsize, outbuf);
   if (rc != MPI_SUCCESS)
@@ -327,20 +345,43 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
       hc_mpi_pack_any(t, inbuf, incount, (char *)outbuf + *position);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
-  *position += (int)n;
+  *position += n;
   return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
+              void *outbuf, int outsize, int *position, MPI_Comm comm) {
+  MPI_Count pos = position ? *position : 0;
+  int rc = pack_native("MPI_Pack", inbuf, incount, datatype, outbuf, outsize,
+                       position, &pos, comm);
+  if (rc == MPI_SUCCESS)
+    *position = (int)pos;
+  return rc;
 }
 HC_WEAK_ALIAS(MPI_Pack, PMPI_Pack);
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
-                int outcount, MPI_Datatype datatype, MPI_Comm comm) {
-  static const char fn[] = "MPI_Unpack";
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                void *outbuf, MPI_Count outsize, MPI_Count *position,
+                MPI_Comm comm) {
+  MPI_Count pos = position ? *position : 0;
+  int rc = pack_native("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize,
+                       position, &pos, comm);
+  if (rc == MPI_SUCCESS)
+    *position = pos;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Pack_c, PMPI_Pack_c);
+
+static int unpack_native(const char *fn, const void *inbuf, MPI_Count insize,
+                         const void *pos_arg, MPI_Count *position, void *outbuf,
+                         MPI_Count outcount, MPI_Datatype datatype,
+                         MPI_Comm comm) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   int rc = pack_check(fn, outcount, datatype, comm, &c, &t);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, position, "position");
-  MPI_Count n = t ? (MPI_Count)outcount * t->size : 0;
+    rc = hc_mpi_check_ptr(fn, c, pos_arg, "position");
+  MPI_Count n = t ? outcount * t->size : 0;
   if (rc == MPI_SUCCESS)
     rc = pack_window(fn, c, n, *position, insize, inbuf);
   if (rc != MPI_SUCCESS)
@@ -349,15 +390,39 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
                                      outcount, outbuf);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
-  *position += (int)n;
+  *position += n;
   return MPI_SUCCESS;
+}
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
+                int outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  MPI_Count pos = position ? *position : 0;
+  int rc = unpack_native("MPI_Unpack", inbuf, insize, position, &pos, outbuf,
+                         outcount, datatype, comm);
+  if (rc == MPI_SUCCESS)
+    *position = (int)pos;
+  return rc;
 }
 HC_WEAK_ALIAS(MPI_Unpack, PMPI_Unpack);
 
-/* ---- external32 --------------------------------------------------------- */
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position,
+                  void *outbuf, MPI_Count outcount, MPI_Datatype datatype,
+                  MPI_Comm comm) {
+  MPI_Count pos = position ? *position : 0;
+  int rc = unpack_native("MPI_Unpack_c", inbuf, insize, position, &pos, outbuf,
+                         outcount, datatype, comm);
+  if (rc == MPI_SUCCESS)
+    *position = pos;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Unpack_c, PMPI_Unpack_c);
+
+/* ---- external32 ---------------------------------------------------------
+ * MPI_Aint and MPI_Count are one type here, so the int and _c forms share
+ * one body each and differ only in the count's width. */
 
 /* Checks datarep, count and type; local calls, no communicator. */
-static int pack_ext_check(const char *fn, const char *datarep, int count,
+static int pack_ext_check(const char *fn, const char *datarep, MPI_Count count,
                           MPI_Datatype datatype, const hc_mpi_type_t **t) {
   int rc = hc_mpi_check_ptr(fn, NULL, datarep, "datarep");
   if (rc == MPI_SUCCESS && strcmp(datarep, "external32") != 0)
@@ -372,9 +437,8 @@ static int pack_ext_check(const char *fn, const char *datarep, int count,
   return rc;
 }
 
-int PMPI_Pack_external_size(const char *datarep, int incount,
-                            MPI_Datatype datatype, MPI_Aint *size) {
-  static const char fn[] = "MPI_Pack_external_size";
+static int pack_ext_size(const char *fn, const char *datarep, MPI_Count incount,
+                         MPI_Datatype datatype, MPI_Aint *size) {
   const hc_mpi_type_t *t = NULL;
   int rc = pack_ext_check(fn, datarep, incount, datatype, &t);
   if (rc == MPI_SUCCESS)
@@ -383,12 +447,24 @@ int PMPI_Pack_external_size(const char *datarep, int incount,
     *size = (MPI_Aint)hc_mpi_ext32_size(t, incount);
   return rc;
 }
+
+int PMPI_Pack_external_size(const char *datarep, int incount,
+                            MPI_Datatype datatype, MPI_Aint *size) {
+  return pack_ext_size("MPI_Pack_external_size", datarep, incount, datatype,
+                       size);
+}
 HC_WEAK_ALIAS(MPI_Pack_external_size, PMPI_Pack_external_size);
 
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
-                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
-                       MPI_Aint *position) {
-  static const char fn[] = "MPI_Pack_external";
+int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
+                              MPI_Datatype datatype, MPI_Count *size) {
+  return pack_ext_size("MPI_Pack_external_size_c", datarep, incount, datatype,
+                       size);
+}
+HC_WEAK_ALIAS(MPI_Pack_external_size_c, PMPI_Pack_external_size_c);
+
+static int pack_ext(const char *fn, const char *datarep, const void *inbuf,
+                    MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                    MPI_Aint outsize, MPI_Aint *position) {
   const hc_mpi_type_t *t = NULL;
   int rc = pack_ext_check(fn, datarep, incount, datatype, &t);
   if (rc == MPI_SUCCESS)
@@ -412,12 +488,26 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
+
+int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                       MPI_Aint *position) {
+  return pack_ext("MPI_Pack_external", datarep, inbuf, incount, datatype,
+                  outbuf, outsize, position);
+}
 HC_WEAK_ALIAS(MPI_Pack_external, PMPI_Pack_external);
 
-int PMPI_Unpack_external(const char datarep[], const void *inbuf,
-                         MPI_Aint insize, MPI_Aint *position, void *outbuf,
-                         int outcount, MPI_Datatype datatype) {
-  static const char fn[] = "MPI_Unpack_external";
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf,
+                         MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                         MPI_Count outsize, MPI_Count *position) {
+  return pack_ext("MPI_Pack_external_c", datarep, inbuf, incount, datatype,
+                  outbuf, outsize, position);
+}
+HC_WEAK_ALIAS(MPI_Pack_external_c, PMPI_Pack_external_c);
+
+static int unpack_ext(const char *fn, const char datarep[], const void *inbuf,
+                      MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                      MPI_Count outcount, MPI_Datatype datatype) {
   const hc_mpi_type_t *t = NULL;
   int rc = pack_ext_check(fn, datarep, outcount, datatype, &t);
   if (rc == MPI_SUCCESS)
@@ -428,7 +518,7 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
   if (rc != MPI_SUCCESS)
     return rc;
   /* Converted into a private native copy: the input buffer is const. */
-  MPI_Count native = (MPI_Count)outcount * t->size;
+  MPI_Count native = outcount * t->size;
   void *tmp = native ? malloc((size_t)native) : NULL;
   if (native && !tmp)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -441,7 +531,22 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
+
+int PMPI_Unpack_external(const char datarep[], const void *inbuf,
+                         MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                         int outcount, MPI_Datatype datatype) {
+  return unpack_ext("MPI_Unpack_external", datarep, inbuf, insize, position,
+                    outbuf, outcount, datatype);
+}
 HC_WEAK_ALIAS(MPI_Unpack_external, PMPI_Unpack_external);
+
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf,
+                           MPI_Count insize, MPI_Count *position, void *outbuf,
+                           MPI_Count outcount, MPI_Datatype datatype) {
+  return unpack_ext("MPI_Unpack_external_c", datarep, inbuf, insize, position,
+                    outbuf, outcount, datatype);
+}
+HC_WEAK_ALIAS(MPI_Unpack_external_c, PMPI_Unpack_external_c);
 
 /* ---- addresses ---------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 
 /* hc_mpi_check_send that also hands out the type object. */
 static int pt_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                         int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Count count, MPI_Datatype type, int dest, int tag,
                          const hc_mpi_type_t **t, size_t *bytes) {
   int rc = hc_mpi_check_data_typed(fn, c, buf, count, type, t, bytes);
   if (rc == MPI_SUCCESS)
@@ -22,7 +22,7 @@ static int pt_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
 }
 
 int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                      int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Count count, MPI_Datatype type, int dest, int tag,
                       size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   return pt_check_send(fn, c, buf, count, type, dest, tag, &t, bytes);
@@ -39,8 +39,8 @@ static int pt_sent_now(const void *buf, const hc_mpi_type_t *t, size_t bytes,
 
 /* hc_mpi_check_recv that also hands out the type object. */
 static int pt_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                         int count, MPI_Datatype type, int source, int tag,
-                         const hc_mpi_type_t **t, size_t *bytes) {
+                         MPI_Count count, MPI_Datatype type, int source,
+                         int tag, const hc_mpi_type_t **t, size_t *bytes) {
   int rc = hc_mpi_check_data_typed(fn, c, buf, count, type, t, bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_source(fn, c, source);
@@ -50,7 +50,7 @@ static int pt_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
 }
 
 int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                      int count, MPI_Datatype type, int source, int tag,
+                      MPI_Count count, MPI_Datatype type, int source, int tag,
                       size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   return pt_check_recv(fn, c, buf, count, type, source, tag, &t, bytes);
@@ -61,8 +61,9 @@ static const hcomm_status_t pt_proc_null_status = {MPI_PROC_NULL, MPI_ANY_TAG,
 
 /* Describes and stages the data of an operation whose arguments passed
  * the checks (so the type is valid). */
-static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf, int count,
-                   MPI_Datatype type, int is_recv, hc_mpi_xfer_t *x) {
+static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                   MPI_Count count, MPI_Datatype type, int is_recv,
+                   hc_mpi_xfer_t *x) {
   hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
   int rc = hc_mpi_xfer_begin(fn, c, x);
   if (rc != MPI_SUCCESS)
@@ -73,7 +74,7 @@ static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf, int count,
 /* pt_xfer for operations started by hc_mpi_xfer_isend / irecv: large
  * non-contiguous data is pipelined by the engine, not staged whole. */
 static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                          int count, MPI_Datatype type, int is_recv,
+                          MPI_Count count, MPI_Datatype type, int is_recv,
                           hc_mpi_xfer_t *x) {
   hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
   int rc = hc_mpi_xfer_begin_stream(fn, c, x);
@@ -85,8 +86,9 @@ static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
 /* pt_xfer_stream when the checks already found the type object t: a
  * dense one needs no staging decision at all. */
 static int pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                           int count, MPI_Datatype type, const hc_mpi_type_t *t,
-                           int is_recv, hc_mpi_xfer_t *x) {
+                           MPI_Count count, MPI_Datatype type,
+                           const hc_mpi_type_t *t, int is_recv,
+                           hc_mpi_xfer_t *x) {
   if (!hc_mpi_type_dense(t))
     return pt_xfer_stream(fn, c, buf, count, type, is_recv, x);
   hc_mpi_xfer_init_dense(x, buf, count, t, is_recv);
@@ -111,7 +113,7 @@ static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
 /* ---- sends -------------------------------------------------------------- */
 
 /* Blocking send in an engine mode: start it and wait for it. */
-static int pt_send_body(const char *fn, const void *buf, int count,
+static int pt_send_body(const char *fn, const void *buf, MPI_Count count,
                         MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         int mode) {
   hc_mpi_comm_t *c = NULL;
@@ -148,7 +150,7 @@ static hc_trace_call_t pt_trace_send_call(int mode, int nonblocking) {
 }
 
 /* Every blocking send mode but buffered enters here. */
-static int pt_send(const char *fn, const void *buf, int count,
+static int pt_send(const char *fn, const void *buf, MPI_Count count,
                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    int mode) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
@@ -159,7 +161,7 @@ static int pt_send(const char *fn, const void *buf, int count,
   return rc;
 }
 
-static int pt_isend_body(const char *fn, const void *buf, int count,
+static int pt_isend_body(const char *fn, const void *buf, MPI_Count count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          int mode, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
@@ -191,7 +193,7 @@ static int pt_isend_body(const char *fn, const void *buf, int count,
   return pt_wrap(fn, c, req, &x, request);
 }
 
-static int pt_isend(const char *fn, const void *buf, int count,
+static int pt_isend(const char *fn, const void *buf, MPI_Count count,
                     MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                     int mode, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
@@ -209,12 +211,26 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Send, PMPI_Send);
 
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                int dest, int tag, MPI_Comm comm) {
+  return pt_send("MPI_Send_c", buf, count, datatype, dest, tag, comm,
+                 HCOMM_SEND_STANDARD);
+}
+HC_WEAK_ALIAS(MPI_Send_c, PMPI_Send_c);
+
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm) {
   return pt_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
                  HCOMM_SEND_SYNC);
 }
 HC_WEAK_ALIAS(MPI_Ssend, PMPI_Ssend);
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                 int dest, int tag, MPI_Comm comm) {
+  return pt_send("MPI_Ssend_c", buf, count, datatype, dest, tag, comm,
+                 HCOMM_SEND_SYNC);
+}
+HC_WEAK_ALIAS(MPI_Ssend_c, PMPI_Ssend_c);
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm) {
@@ -223,12 +239,26 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Rsend, PMPI_Rsend);
 
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                 int dest, int tag, MPI_Comm comm) {
+  return pt_send("MPI_Rsend_c", buf, count, datatype, dest, tag, comm,
+                 HCOMM_SEND_READY);
+}
+HC_WEAK_ALIAS(MPI_Rsend_c, PMPI_Rsend_c);
+
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_isend("MPI_Isend", buf, count, datatype, dest, tag, comm,
                   HCOMM_SEND_STANDARD, request);
 }
 HC_WEAK_ALIAS(MPI_Isend, PMPI_Isend);
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                 int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_isend("MPI_Isend_c", buf, count, datatype, dest, tag, comm,
+                  HCOMM_SEND_STANDARD, request);
+}
+HC_WEAK_ALIAS(MPI_Isend_c, PMPI_Isend_c);
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request) {
@@ -237,6 +267,13 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Issend, PMPI_Issend);
 
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_isend("MPI_Issend_c", buf, count, datatype, dest, tag, comm,
+                  HCOMM_SEND_SYNC, request);
+}
+HC_WEAK_ALIAS(MPI_Issend_c, PMPI_Issend_c);
+
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_isend("MPI_Irsend", buf, count, datatype, dest, tag, comm,
@@ -244,9 +281,16 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend);
 
-static int pt_bsend_body(const void *buf, int count, MPI_Datatype datatype,
-                         int dest, int tag, MPI_Comm comm) {
-  static const char fn[] = "MPI_Bsend";
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_isend("MPI_Irsend_c", buf, count, datatype, dest, tag, comm,
+                  HCOMM_SEND_READY, request);
+}
+HC_WEAK_ALIAS(MPI_Irsend_c, PMPI_Irsend_c);
+
+static int pt_bsend_body(const char *fn, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
@@ -259,20 +303,31 @@ static int pt_bsend_body(const void *buf, int count, MPI_Datatype datatype,
 }
 
 /* Traced entry (mpi_trace.h). */
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-               int tag, MPI_Comm comm) {
+static int pt_bsend_traced(const char *fn, const void *buf, MPI_Count count,
+                           MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_bsend_body(buf, count, datatype, dest, tag, comm);
+  int rc = pt_bsend_body(fn, buf, count, datatype, dest, tag, comm);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_BSEND, t0, dest, tag,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  return pt_bsend_traced("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
 HC_WEAK_ALIAS(MPI_Bsend, PMPI_Bsend);
 
-static int pt_ibsend_body(const void *buf, int count, MPI_Datatype datatype,
-                          int dest, int tag, MPI_Comm comm,
-                          MPI_Request *request) {
-  static const char fn[] = "MPI_Ibsend";
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                 int dest, int tag, MPI_Comm comm) {
+  return pt_bsend_traced("MPI_Bsend_c", buf, count, datatype, dest, tag, comm);
+}
+HC_WEAK_ALIAS(MPI_Bsend_c, PMPI_Bsend_c);
+
+static int pt_ibsend_body(const char *fn, const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
@@ -291,19 +346,33 @@ static int pt_ibsend_body(const void *buf, int count, MPI_Datatype datatype,
 }
 
 /* Traced entry (mpi_trace.h). */
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-                int tag, MPI_Comm comm, MPI_Request *request) {
+static int pt_ibsend_traced(const char *fn, const void *buf, MPI_Count count,
+                            MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_ibsend_body(buf, count, datatype, dest, tag, comm, request);
+  int rc = pt_ibsend_body(fn, buf, count, datatype, dest, tag, comm, request);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBSEND, t0, dest, tag,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_ibsend_traced("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
+                          request);
+}
 HC_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend);
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_ibsend_traced("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm,
+                          request);
+}
+HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);
 
 /* ---- receives ----------------------------------------------------------- */
 
-static int pt_irecv_checked(const char *fn, void *buf, int count,
+static int pt_irecv_checked(const char *fn, void *buf, MPI_Count count,
                             MPI_Datatype type, int source, int tag,
                             MPI_Comm comm, hc_mpi_comm_t **cp,
                             const hc_mpi_type_t **t, size_t *bytes) {
@@ -322,9 +391,12 @@ static int pt_received_now(void *buf, const hc_mpi_type_t *t, size_t bytes,
          hcomm_recv_now(buf, bytes, source, tag, c->engine, st) == HC_OK;
 }
 
-static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
-                        int tag, MPI_Comm comm, MPI_Status *status) {
-  static const char fn[] = "MPI_Recv";
+/* Inlined into both MPI_Recv and MPI_Recv_c, as it was into MPI_Recv
+ * alone before the _c form shared it: the int form's receive path stays
+ * one call deep. */
+__attribute__((always_inline)) static inline int
+pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+             int source, int tag, MPI_Comm comm, MPI_Status *status) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
@@ -360,21 +432,35 @@ static int pt_recv_body(void *buf, int count, MPI_Datatype datatype, int source,
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-              MPI_Comm comm, MPI_Status *status) {
+static int pt_recv_traced(const char *fn, void *buf, MPI_Count count,
+                          MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Status *status) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_recv_body(buf, count, datatype, source, tag, comm, status);
+  int rc = pt_recv_body(fn, buf, count, datatype, source, tag, comm, status);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Status *status) {
+  return pt_recv_traced("MPI_Recv", buf, count, datatype, source, tag, comm,
+                        status);
+}
 HC_WEAK_ALIAS(MPI_Recv, PMPI_Recv);
 
-static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype,
-                         int source, int tag, MPI_Comm comm,
-                         MPI_Request *request) {
-  static const char fn[] = "MPI_Irecv";
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
+                int tag, MPI_Comm comm, MPI_Status *status) {
+  return pt_recv_traced("MPI_Recv_c", buf, count, datatype, source, tag, comm,
+                        status);
+}
+HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
+
+/* Inlined into both forms, as pt_recv_body. */
+__attribute__((always_inline)) static inline int
+pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+              int source, int tag, MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
@@ -403,16 +489,30 @@ static int pt_irecv_body(void *buf, int count, MPI_Datatype datatype,
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-               MPI_Comm comm, MPI_Request *request) {
+static int pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
+                           MPI_Datatype datatype, int source, int tag,
+                           MPI_Comm comm, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_irecv_body(buf, count, datatype, source, tag, comm, request);
+  int rc = pt_irecv_body(fn, buf, count, datatype, source, tag, comm, request);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag,
                   hc_mpi_trace_bytes(count, datatype));
   return rc;
 }
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Request *request) {
+  return pt_irecv_traced("MPI_Irecv", buf, count, datatype, source, tag, comm,
+                         request);
+}
 HC_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv);
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
+                 int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_irecv_traced("MPI_Irecv_c", buf, count, datatype, source, tag, comm,
+                         request);
+}
+HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
 
 /* ---- sendrecv ----------------------------------------------------------- */
 
@@ -447,13 +547,14 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
 
 /* The checks of MPI_(I)sendrecv (out: the status or request pointer) and
  * the xfers of its send and receive. */
-static int pt_sendrecv_begin(const char *fn, const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, int dest, int sendtag,
-                             void *recvbuf, int recvcount,
-                             MPI_Datatype recvtype, int source, int recvtag,
-                             MPI_Comm comm, const void *out,
-                             const char *out_name, hc_mpi_comm_t **c,
-                             hc_mpi_xfer_t *sx, hc_mpi_xfer_t *rx) {
+static int pt_sendrecv_begin(const char *fn, const void *sendbuf,
+                             MPI_Count sendcount, MPI_Datatype sendtype,
+                             int dest, int sendtag, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype,
+                             int source, int recvtag, MPI_Comm comm,
+                             const void *out, const char *out_name,
+                             hc_mpi_comm_t **c, hc_mpi_xfer_t *sx,
+                             hc_mpi_xfer_t *rx) {
   size_t sbytes = 0, rbytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
@@ -477,12 +578,12 @@ static int pt_sendrecv_begin(const char *fn, const void *sendbuf, int sendcount,
   return rc;
 }
 
-static int pt_sendrecv_body(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, int dest, int sendtag,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
+static int pt_sendrecv_body(const char *fn, const void *sendbuf,
+                            MPI_Count sendcount, MPI_Datatype sendtype,
+                            int dest, int sendtag, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype,
                             int source, int recvtag, MPI_Comm comm,
                             MPI_Status *status) {
-  static const char fn[] = "MPI_Sendrecv";
   hc_mpi_comm_t *c = NULL;
   hc_mpi_xfer_t sx, rx;
   int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
@@ -501,24 +602,45 @@ static int pt_sendrecv_body(const void *sendbuf, int sendcount,
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  int dest, int sendtag, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                  MPI_Status *status) {
+static int pt_sendrecv_traced(const char *fn, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype,
+                              int dest, int sendtag, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype,
+                              int source, int recvtag, MPI_Comm comm,
+                              MPI_Status *status) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc =
-      pt_sendrecv_body(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+      pt_sendrecv_body(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                        recvcount, recvtype, source, recvtag, comm, status);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_SENDRECV, t0, dest, sendtag,
                   hc_mpi_trace_bytes(sendcount, sendtype));
   return rc;
 }
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Status *status) {
+  return pt_sendrecv_traced("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest,
+                            sendtag, recvbuf, recvcount, recvtype, source,
+                            recvtag, comm, status);
+}
 HC_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv);
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                    int recvtag, MPI_Comm comm, MPI_Status *status) {
+  return pt_sendrecv_traced("MPI_Sendrecv_c", sendbuf, sendcount, sendtype,
+                            dest, sendtag, recvbuf, recvcount, recvtype, source,
+                            recvtag, comm, status);
+}
+HC_WEAK_ALIAS(MPI_Sendrecv_c, PMPI_Sendrecv_c);
 
 /* The checks of MPI_(I)sendrecv_replace (out: the status or request
  * pointer). */
-static int pt_replace_enter(const char *fn, void *buf, int count,
+static int pt_replace_enter(const char *fn, void *buf, MPI_Count count,
                             MPI_Datatype datatype, int dest, int sendtag,
                             int source, int recvtag, MPI_Comm comm,
                             const void *out, const char *out_name,
@@ -535,11 +657,10 @@ static int pt_replace_enter(const char *fn, void *buf, int count,
   return rc;
 }
 
-static int pt_sendrecv_replace_body(void *buf, int count, MPI_Datatype datatype,
-                                    int dest, int sendtag, int source,
-                                    int recvtag, MPI_Comm comm,
-                                    MPI_Status *status) {
-  static const char fn[] = "MPI_Sendrecv_replace";
+static int pt_sendrecv_replace_body(const char *fn, void *buf, MPI_Count count,
+                                    MPI_Datatype datatype, int dest,
+                                    int sendtag, int source, int recvtag,
+                                    MPI_Comm comm, MPI_Status *status) {
   hc_mpi_comm_t *c = NULL;
   size_t bytes = 0;
   int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
@@ -581,17 +702,36 @@ static int pt_sendrecv_replace_body(void *buf, int count, MPI_Datatype datatype,
 }
 
 /* Traced entry (mpi_trace.h). */
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                          int sendtag, int source, int recvtag, MPI_Comm comm,
-                          MPI_Status *status) {
+static int pt_sendrecv_replace_traced(const char *fn, void *buf,
+                                      MPI_Count count, MPI_Datatype datatype,
+                                      int dest, int sendtag, int source,
+                                      int recvtag, MPI_Comm comm,
+                                      MPI_Status *status) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_sendrecv_replace_body(buf, count, datatype, dest, sendtag, source,
-                                    recvtag, comm, status);
+  int rc = pt_sendrecv_replace_body(fn, buf, count, datatype, dest, sendtag,
+                                    source, recvtag, comm, status);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SENDRECV_REPLACE, t0, dest,
                                sendtag, hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                          int sendtag, int source, int recvtag, MPI_Comm comm,
+                          MPI_Status *status) {
+  return pt_sendrecv_replace_traced("MPI_Sendrecv_replace", buf, count,
+                                    datatype, dest, sendtag, source, recvtag,
+                                    comm, status);
+}
 HC_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace);
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag,
+                            MPI_Comm comm, MPI_Status *status) {
+  return pt_sendrecv_replace_traced("MPI_Sendrecv_replace_c", buf, count,
+                                    datatype, dest, sendtag, source, recvtag,
+                                    comm, status);
+}
+HC_WEAK_ALIAS(MPI_Sendrecv_replace_c, PMPI_Sendrecv_replace_c);
 
 /* ---- non-blocking sendrecv ---------------------------------------------- */
 
@@ -641,11 +781,11 @@ static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
   return hc_mpi_raise_status(c, fn, err);
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   int dest, int sendtag, void *recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int source, int recvtag,
-                   MPI_Comm comm, MPI_Request *request) {
-  static const char fn[] = "MPI_Isendrecv";
+static int pt_isendrecv(const char *fn, const void *sendbuf,
+                        MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                        int sendtag, void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   hc_mpi_xfer_t sx, rx;
   int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
@@ -656,13 +796,34 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return pt_isendrecv_start(fn, c, &sx, dest, sendtag, &rx, source, recvtag,
                             request);
 }
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   int dest, int sendtag, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request) {
+  return pt_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest,
+                      sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                      comm, request);
+}
 HC_WEAK_ALIAS(MPI_Isendrecv, PMPI_Isendrecv);
+
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, int dest, int sendtag,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm,
+                     MPI_Request *request) {
+  return pt_isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest,
+                      sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                      comm, request);
+}
+HC_WEAK_ALIAS(MPI_Isendrecv_c, PMPI_Isendrecv_c);
 
 /* The receive of an MPI_Isendrecv_replace lands in a staging buffer of the
  * packed message, unpacked into buf when the request completes (after the
  * send, which reads buf or its packed copy, has finished). */
 static int pt_replace_staging(const char *fn, hc_mpi_comm_t *c, void *buf,
-                              int count, MPI_Datatype type, hc_mpi_xfer_t *rx) {
+                              MPI_Count count, MPI_Datatype type,
+                              hc_mpi_xfer_t *rx) {
   hc_mpi_xfer_init(rx, buf, count, hc_mpi_type_get(type), 1);
   if (rx->bytes == 0)
     return MPI_SUCCESS;
@@ -674,10 +835,10 @@ static int pt_replace_staging(const char *fn, hc_mpi_comm_t *c, void *buf,
                       "no memory for a %zu-byte staging buffer", rx->bytes);
 }
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
-                           int dest, int sendtag, int source, int recvtag,
-                           MPI_Comm comm, MPI_Request *request) {
-  static const char fn[] = "MPI_Isendrecv_replace";
+static int pt_isendrecv_replace(const char *fn, void *buf, MPI_Count count,
+                                MPI_Datatype datatype, int dest, int sendtag,
+                                int source, int recvtag, MPI_Comm comm,
+                                MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
                             recvtag, comm, request, "request", &c);
@@ -697,7 +858,22 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
   return pt_isendrecv_start(fn, c, &sx, dest, sendtag, &rx, source, recvtag,
                             request);
 }
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                           int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request) {
+  return pt_isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype,
+                              dest, sendtag, source, recvtag, comm, request);
+}
 HC_WEAK_ALIAS(MPI_Isendrecv_replace, PMPI_Isendrecv_replace);
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                             int dest, int sendtag, int source, int recvtag,
+                             MPI_Comm comm, MPI_Request *request) {
+  return pt_isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype,
+                              dest, sendtag, source, recvtag, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c);
 
 /* ---- probes ------------------------------------------------------------- */
 
@@ -863,7 +1039,7 @@ HC_WEAK_ALIAS(MPI_Improbe, PMPI_Improbe);
  * The message handle is consumed and set to MPI_MESSAGE_NULL; its object
  * comes back in *mp (NULL for NO_PROC) and keeps the communicator alive
  * until the caller destroys it. */
-static int pt_mrecv_start(const char *fn, void *buf, int count,
+static int pt_mrecv_start(const char *fn, void *buf, MPI_Count count,
                           MPI_Datatype type, MPI_Message *message,
                           hc_mpi_request_t **mp, hcomm_request_t **req,
                           hc_mpi_xfer_t *x) {
@@ -900,9 +1076,9 @@ static int pt_mrecv_start(const char *fn, void *buf, int count,
   return MPI_SUCCESS;
 }
 
-static int pt_mrecv_body(void *buf, int count, MPI_Datatype datatype,
-                         MPI_Message *message, MPI_Status *status) {
-  static const char fn[] = "MPI_Mrecv";
+static int pt_mrecv_body(const char *fn, void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Message *message,
+                         MPI_Status *status) {
   hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
   hc_mpi_xfer_t x;
@@ -927,19 +1103,31 @@ static int pt_mrecv_body(void *buf, int count, MPI_Datatype datatype,
 }
 
 /* Traced entry (mpi_trace.h). */
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
-               MPI_Message *message, MPI_Status *status) {
+static int pt_mrecv_traced(const char *fn, void *buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Message *message,
+                           MPI_Status *status) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_mrecv_body(buf, count, datatype, message, status);
+  int rc = pt_mrecv_body(fn, buf, count, datatype, message, status);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_MRECV, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
+               MPI_Message *message, MPI_Status *status) {
+  return pt_mrecv_traced("MPI_Mrecv", buf, count, datatype, message, status);
+}
 HC_WEAK_ALIAS(MPI_Mrecv, PMPI_Mrecv);
 
-static int pt_imrecv_body(void *buf, int count, MPI_Datatype datatype,
-                          MPI_Message *message, MPI_Request *request) {
-  static const char fn[] = "MPI_Imrecv";
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Message *message, MPI_Status *status) {
+  return pt_mrecv_traced("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+HC_WEAK_ALIAS(MPI_Mrecv_c, PMPI_Mrecv_c);
+
+static int pt_imrecv_body(const char *fn, void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Message *message,
+                          MPI_Request *request) {
   hc_mpi_request_t *m = NULL;
   hcomm_request_t *req = NULL;
   hc_mpi_xfer_t x;
@@ -957,19 +1145,32 @@ static int pt_imrecv_body(void *buf, int count, MPI_Datatype datatype,
 }
 
 /* Traced entry (mpi_trace.h). */
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
-                MPI_Message *message, MPI_Request *request) {
+static int pt_imrecv_traced(const char *fn, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Message *message,
+                            MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_imrecv_body(buf, count, datatype, message, request);
+  int rc = pt_imrecv_body(fn, buf, count, datatype, message, request);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IMRECV, t0, -1, -1,
                                hc_mpi_trace_bytes(count, datatype))
             : rc;
 }
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                MPI_Message *message, MPI_Request *request) {
+  return pt_imrecv_traced("MPI_Imrecv", buf, count, datatype, message, request);
+}
 HC_WEAK_ALIAS(MPI_Imrecv, PMPI_Imrecv);
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request) {
+  return pt_imrecv_traced("MPI_Imrecv_c", buf, count, datatype, message,
+                          request);
+}
+HC_WEAK_ALIAS(MPI_Imrecv_c, PMPI_Imrecv_c);
 
 /* ---- persistent requests ------------------------------------------------ */
 
-static int pt_persistent(const char *fn, void *buf, int count,
+static int pt_persistent(const char *fn, void *buf, MPI_Count count,
                          MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                          int is_recv, int mode, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
@@ -1005,12 +1206,26 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Send_init, PMPI_Send_init);
 
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Send_init_c", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HCOMM_SEND_STANDARD, request);
+}
+HC_WEAK_ALIAS(MPI_Send_init_c, PMPI_Send_init_c);
+
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Ssend_init", (void *)buf, count, datatype, dest,
                        tag, comm, 0, HCOMM_SEND_SYNC, request);
 }
 HC_WEAK_ALIAS(MPI_Ssend_init, PMPI_Ssend_init);
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Ssend_init_c", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HCOMM_SEND_SYNC, request);
+}
+HC_WEAK_ALIAS(MPI_Ssend_init_c, PMPI_Ssend_init_c);
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request) {
@@ -1019,6 +1234,13 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Rsend_init, PMPI_Rsend_init);
 
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Rsend_init_c", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HCOMM_SEND_READY, request);
+}
+HC_WEAK_ALIAS(MPI_Rsend_init_c, PMPI_Rsend_init_c);
+
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Bsend_init", (void *)buf, count, datatype, dest,
@@ -1026,9 +1248,23 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 HC_WEAK_ALIAS(MPI_Bsend_init, PMPI_Bsend_init);
 
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Bsend_init_c", (void *)buf, count, datatype, dest,
+                       tag, comm, 0, HC_MPI_SEND_BUFFERED, request);
+}
+HC_WEAK_ALIAS(MPI_Bsend_init_c, PMPI_Bsend_init_c);
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request) {
   return pt_persistent("MPI_Recv_init", buf, count, datatype, source, tag, comm,
                        1, 0, request);
 }
 HC_WEAK_ALIAS(MPI_Recv_init, PMPI_Recv_init);
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int source, int tag, MPI_Comm comm, MPI_Request *request) {
+  return pt_persistent("MPI_Recv_init_c", buf, count, datatype, source, tag,
+                       comm, 1, 0, request);
+}
+HC_WEAK_ALIAS(MPI_Recv_init_c, PMPI_Recv_init_c);

@@ -115,6 +115,7 @@ void hc_mpi_request_destroy(hc_mpi_request_t *r) {
   if (r == &req_sent)
     return;
   hc_mpi_xfer_fini(&r->xfer);
+  hc_mpi_part_destroy(r->part);
   hc_handle_free(&req_table, r->handle);
   hc_mpi_comm_release(r->comm);
   req_obj_free(r);
@@ -171,12 +172,16 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   hcomm_status_t st = r->local;
   if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
-    if (r->coll == NULL) { /* a persistent collective keeps its schedule */
+    /* A persistent collective keeps its schedule, a partitioned request
+     * its channel. */
+    if (r->coll == NULL && r->part == NULL) {
       hcomm_request_free(r->engine);
       r->engine = NULL;
     }
   }
   hc_mpi_xfer_end(&r->xfer, st.bytes);
+  if (r->part)
+    hc_mpi_part_land(r->part, st.bytes);
   hc_mpi_status_fill(status, &st);
   if (r->kind == HC_REQ_PERSISTENT) {
     r->active = 0;
@@ -217,6 +222,13 @@ static int req_finish_raise(const char *fn, hc_mpi_request_t *r,
   return rc;
 }
 
+/* A generalized request's poll_fn or wait_fn failed with code. */
+static int req_callback_failed(const char *fn, int code) {
+  return hc_mpi_raise(NULL, fn, code,
+                      "a callback of the generalized request returned %d",
+                      code);
+}
+
 /* A status pointer argument: MPI_STATUS_IGNORE or a real one. */
 static int req_check_status(const char *fn, const void *status,
                             const char *what) {
@@ -254,6 +266,11 @@ static int req_wait_body(MPI_Request *request, MPI_Status *status) {
     rc = req_lookup(fn, *request, -1, &r);
   if (rc != MPI_SUCCESS)
     return rc;
+  if (req_is_active(r) && r->greq) {
+    rc = hc_mpi_greq_block(r);
+    if (rc != MPI_SUCCESS)
+      return req_callback_failed(fn, rc);
+  }
   if (req_is_active(r) && r->engine)
     hcomm_wait(r->engine, NULL);
   return req_finish_raise(fn, r, request, status);
@@ -283,6 +300,11 @@ static int req_test_body(MPI_Request *request, int *flag, MPI_Status *status) {
     rc = req_lookup(fn, *request, -1, &r);
   if (rc != MPI_SUCCESS)
     return rc;
+  if (req_is_active(r) && r->greq) {
+    rc = hc_mpi_greq_poll(r);
+    if (rc != MPI_SUCCESS)
+      return req_callback_failed(fn, rc);
+  }
   int done = 1;
   if (req_is_active(r) && r->engine)
     hcomm_test(r->engine, &done, NULL);
@@ -352,11 +374,15 @@ static int req_vec_init(const char *fn, req_vec_t *v, int n,
   return MPI_SUCCESS;
 }
 
-/* Engine requests still running; returns how many. */
+/* Engine requests still running; returns how many.  Pending MPIX
+ * generalized requests get their poll_fn first (its errors show when the
+ * request completes). */
 static int req_vec_pending(req_vec_t *v) {
   int pending = 0;
   for (int i = 0; i < v->n; i++) {
     hc_mpi_request_t *r = v->reqs[i];
+    if (req_is_active(r) && r->greq)
+      (void)hc_mpi_greq_poll(r);
     v->eng[i] = NULL;
     if (req_is_active(r) && r->engine && !hcomm_request_done(r->engine)) {
       v->eng[i] = r->engine;
@@ -371,6 +397,18 @@ static int req_vec_any_active(const req_vec_t *v) {
     if (req_is_active(v->reqs[i]))
       return 1;
   return 0;
+}
+
+/* Waits until min_done of the engine requests req_vec_pending left in v
+ * are complete; while an MPIX generalized request is among them the wait
+ * polls (one turn) instead of sleeping, since only its callbacks move it. */
+static void req_vec_wait_some(req_vec_t *v, int min_done) {
+  for (int i = 0; i < v->n; i++)
+    if (v->eng[i] != NULL && hc_mpi_greq_polled(v->reqs[i])) {
+      hcomm_progress();
+      return;
+    }
+  hcomm_wait_some(v->n, v->eng, min_done);
 }
 
 static MPI_Status *req_status_at(MPI_Status *statuses, int i) {
@@ -421,9 +459,12 @@ static int req_waitall_body(int count, MPI_Request array_of_requests[],
     req_vec_fini(&v);
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "array_of_statuses is NULL");
   }
-  int pending = req_vec_pending(&v);
-  if (pending > 0)
-    hcomm_wait_some(count, v.eng, pending);
+  for (int i = 0; i < count; i++) /* wait_fn of MPIX requests first */
+    if (req_is_active(v.reqs[i]) && v.reqs[i]->greq)
+      (void)hc_mpi_greq_block(v.reqs[i]);
+  int pending;
+  while ((pending = req_vec_pending(&v)) > 0)
+    req_vec_wait_some(&v, pending);
   rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
   req_vec_fini(&v);
   return rc;
@@ -511,7 +552,7 @@ static int req_waitany_body(int count, MPI_Request array_of_requests[],
   int i;
   while ((i = req_vec_find_ready(&v)) == -1) {
     req_vec_pending(&v);
-    hcomm_wait_some(count, v.eng, 1);
+    req_vec_wait_some(&v, 1);
   }
   if (i == -2) {
     *indx = MPI_UNDEFINED;
@@ -544,6 +585,7 @@ static int req_testany_body(int count, MPI_Request array_of_requests[],
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_progress();
+  req_vec_pending(&v); /* polls MPIX generalized requests */
   int i = req_vec_find_ready(&v);
   *flag = i != -1;
   *indx = MPI_UNDEFINED;
@@ -613,10 +655,11 @@ static int req_some(const char *fn, int incount, MPI_Request *handles,
   if (block) {
     while (req_vec_find_ready(&v) == -1) {
       req_vec_pending(&v);
-      hcomm_wait_some(incount, v.eng, 1);
+      req_vec_wait_some(&v, 1);
     }
   } else {
     hcomm_progress();
+    req_vec_pending(&v); /* polls MPIX generalized requests */
   }
   if (!req_vec_any_active(&v))
     *outcount = MPI_UNDEFINED;
@@ -665,6 +708,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     return MPI_SUCCESS;
   }
   if (r->greq) {
+    rc = hc_mpi_greq_poll(r);
+    if (rc != MPI_SUCCESS)
+      return req_callback_failed(fn, rc);
     hcomm_progress();
     *flag = hcomm_request_done(r->engine);
     rc = *flag ? hc_mpi_greq_query(r, status) : MPI_SUCCESS;
@@ -681,6 +727,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     return MPI_SUCCESS;
   if (r->engine)
     hc_mpi_xfer_end(&r->xfer, st.bytes); /* the data is visible now */
+  if (r->part)
+    hc_mpi_part_land(r->part, st.bytes);
   hc_mpi_status_fill(status, &st);
   return hc_mpi_raise_status(r->comm, fn, st.error);
 }
@@ -747,6 +795,8 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
   hc_status_t st = HC_OK;
   if (r->coll != NULL)
     return hc_mpi_coll_start(fn, r);
+  if (r->part != NULL)
+    return hc_mpi_part_start(fn, r);
   r->active = 1;
   r->engine = NULL;
   if (r->peer == MPI_PROC_NULL) {

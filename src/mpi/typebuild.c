@@ -157,20 +157,23 @@ static int tb_type(const char *fn, MPI_Datatype type,
                       (unsigned)type);
 }
 
-static int tb_count(const char *fn, int count) {
+static int tb_count(const char *fn, MPI_Count count) {
   return hc_mpi_check_count(fn, NULL, count);
 }
 
-static int tb_blocklen(const char *fn, int len) {
+static int tb_blocklen(const char *fn, MPI_Count len) {
   if (len >= 0)
     return MPI_SUCCESS;
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "negative block length %d", len);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "negative block length %lld",
+                      (long long)len);
 }
 
-static int tb_arrays(const char *fn, int count, const void *a, const void *b) {
+static int tb_arrays(const char *fn, MPI_Count count, const void *a,
+                     const void *b) {
   if (count == 0 || (a && b))
     return MPI_SUCCESS;
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %d blocks", count);
+  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "NULL array for %lld blocks",
+                      (long long)count);
 }
 
 static int tb_oom(const char *fn, hc_mpi_type_t *t) {
@@ -200,8 +203,24 @@ static int tb_publish(const char *fn, hc_mpi_type_t *t, int combiner, int ni,
   return MPI_SUCCESS;
 }
 
+/* tb_publish for a _c constructor: every count, block length and
+ * displacement is a large count (MPI-4 section 5.1.13), the rest ints. */
+static int tb_publish_large(const char *fn, hc_mpi_type_t *t, int combiner,
+                            int ni, const int *ints, MPI_Count nc,
+                            const MPI_Count *large, int nt,
+                            const hc_mpi_type_t *const *types,
+                            MPI_Datatype *out) {
+  if (nc > INT32_MAX ||
+      hc_mpi_type_set_contents(t, combiner, ni, ints, 0, NULL, nt, types) !=
+          0 ||
+      hc_mpi_type_set_large(t, (int)nc, large) != 0 ||
+      hc_mpi_type_publish(t, out) != 0)
+    return tb_oom(fn, t);
+  return MPI_SUCCESS;
+}
+
 /* Start of every constructor: the old type and the output pointer. */
-static int tb_begin(const char *fn, int count, MPI_Datatype oldtype,
+static int tb_begin(const char *fn, MPI_Count count, MPI_Datatype oldtype,
                     const void *newtype, const hc_mpi_type_t **old,
                     hc_mpi_type_t **t) {
   int rc = tb_count(fn, count);
@@ -219,9 +238,9 @@ static int tb_begin(const char *fn, int count, MPI_Datatype oldtype,
 
 /* ---- contiguous, vector, hvector ---------------------------------------- */
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
-                         MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_contiguous";
+/* large: a _c form (its arguments recorded as large counts). */
+static int tb_contiguous(const char *fn, MPI_Count count, MPI_Datatype oldtype,
+                         MPI_Datatype *newtype, int large) {
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
   int rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
@@ -234,60 +253,105 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
     rc = tb_close(t, &a, 0);
   if (rc != HC_MPI_TYPE_OK)
     return tb_fail(fn, t, rc);
-  return tb_publish(fn, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &o,
+  if (large)
+    return tb_publish_large(fn, t, MPI_COMBINER_CONTIGUOUS, 0, NULL, 1, &count,
+                            1, &o, newtype);
+  int n = (int)count;
+  return tb_publish(fn, t, MPI_COMBINER_CONTIGUOUS, 1, &n, 0, NULL, 1, &o,
                     newtype);
+}
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
+                         MPI_Datatype *newtype) {
+  return tb_contiguous("MPI_Type_contiguous", count, oldtype, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous);
 
-static int tb_hvector(const char *fn, int count, int blocklength,
-                      MPI_Aint stride, int in_extents, MPI_Datatype oldtype,
-                      MPI_Datatype *newtype) {
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype) {
+  return tb_contiguous("MPI_Type_contiguous_c", count, oldtype, newtype, 1);
+}
+HC_WEAK_ALIAS(MPI_Type_contiguous_c, PMPI_Type_contiguous_c);
+
+/* The shape of a vector: count blocks of blocklength, stride apart (in
+ * old extents, or bytes). */
+typedef struct tb_vector_args {
+  MPI_Count count, blocklength;
+  MPI_Aint stride;
+  int in_extents;
+} tb_vector_args_t;
+
+static int tb_vector_publish(const char *fn, hc_mpi_type_t *t,
+                             const tb_vector_args_t *v, const hc_mpi_type_t *o,
+                             int large, MPI_Datatype *newtype) {
+  int combiner = v->in_extents ? MPI_COMBINER_VECTOR : MPI_COMBINER_HVECTOR;
+  if (large) {
+    MPI_Count counts[3] = {v->count, v->blocklength, v->stride};
+    return tb_publish_large(fn, t, combiner, 0, NULL, 3, counts, 1, &o,
+                            newtype);
+  }
+  int ints[3] = {(int)v->count, (int)v->blocklength, (int)v->stride};
+  if (v->in_extents)
+    return tb_publish(fn, t, combiner, 3, ints, 0, NULL, 1, &o, newtype);
+  return tb_publish(fn, t, combiner, 2, ints, 1, &v->stride, 1, &o, newtype);
+}
+
+static int tb_hvector(const char *fn, const tb_vector_args_t *v,
+                      MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
-  int rc = tb_blocklen(fn, blocklength);
+  int rc = tb_blocklen(fn, v->blocklength);
   if (rc == MPI_SUCCESS)
-    rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
+    rc = tb_begin(fn, v->count, oldtype, newtype, &o, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  MPI_Aint step = stride;
+  MPI_Aint step = v->stride;
   tb_acc_t a;
   tb_acc_init(&a);
-  if (in_extents && __builtin_mul_overflow(stride, o->extent, &step))
+  if (v->in_extents && __builtin_mul_overflow(v->stride, o->extent, &step))
     rc = HC_MPI_TYPE_OVERFLOW;
   else
-    rc = tb_add_blocks(t, &a, o, 0, count, blocklength, step);
+    rc = tb_add_blocks(t, &a, o, 0, v->count, v->blocklength, step);
   if (rc == HC_MPI_TYPE_OK)
     rc = tb_close(t, &a, 0);
   if (rc != HC_MPI_TYPE_OK)
     return tb_fail(fn, t, rc);
-  if (in_extents) {
-    int ints[3] = {count, blocklength, (int)stride};
-    return tb_publish(fn, t, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &o,
-                      newtype);
-  }
-  int ints[2] = {count, blocklength};
-  return tb_publish(fn, t, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &o,
-                    newtype);
+  return tb_vector_publish(fn, t, v, o, large, newtype);
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride,
                      MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  return tb_hvector("MPI_Type_vector", count, blocklength, stride, 1, oldtype,
-                    newtype);
+  tb_vector_args_t v = {count, blocklength, stride, 1};
+  return tb_hvector("MPI_Type_vector", &v, oldtype, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector);
 
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_vector_args_t v = {count, blocklength, stride, 1};
+  return tb_hvector("MPI_Type_vector_c", &v, oldtype, newtype, 1);
+}
+HC_WEAK_ALIAS(MPI_Type_vector_c, PMPI_Type_vector_c);
+
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  return tb_hvector("MPI_Type_create_hvector", count, blocklength, stride, 0,
-                    oldtype, newtype);
+  tb_vector_args_t v = {count, blocklength, stride, 0};
+  return tb_hvector("MPI_Type_create_hvector", &v, oldtype, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector);
 
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength,
+                               MPI_Count stride, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype) {
+  tb_vector_args_t v = {count, blocklength, stride, 0};
+  return tb_hvector("MPI_Type_create_hvector_c", &v, oldtype, newtype, 1);
+}
+HC_WEAK_ALIAS(MPI_Type_create_hvector_c, PMPI_Type_create_hvector_c);
+
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
                       MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  return tb_hvector("MPI_Type_hvector", count, blocklength, stride, 0, oldtype,
-                    newtype);
+  tb_vector_args_t v = {count, blocklength, stride, 0};
+  return tb_hvector("MPI_Type_hvector", &v, oldtype, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_hvector, PMPI_Type_hvector);
 
@@ -295,27 +359,31 @@ HC_WEAK_ALIAS(MPI_Type_hvector, PMPI_Type_hvector);
 
 /* One description for indexed, hindexed and their _block forms: block
  * lengths come from lens[] (or are all len), displacements from idisp[]
- * (counted in old extents) or adisp[] (bytes). */
+ * (counted in old extents) or adisp[] (bytes).  large: a _c form. */
 typedef struct tb_index_args {
-  const int *lens;
-  int len;
-  const int *idisp;
+  hc_mpi_vec_t lens;
+  MPI_Count len;
+  hc_mpi_vec_t idisp;
   const MPI_Aint *adisp;
+  int large;
 } tb_index_args_t;
 
-static int tb_index_check(const char *fn, int count, const tb_index_args_t *x) {
-  const void *d = x->idisp ? (const void *)x->idisp : (const void *)x->adisp;
-  int rc = tb_arrays(fn, count, x->lens ? (const void *)x->lens : "", d);
-  if (rc != MPI_SUCCESS || !x->lens)
+static int tb_index_check(const char *fn, MPI_Count count,
+                          const tb_index_args_t *x) {
+  const void *d = x->adisp ? (const void *)x->adisp : hc_mpi_vec_ptr(x->idisp);
+  const void *lens = hc_mpi_vec_ptr(x->lens);
+  int rc = tb_arrays(fn, count, lens ? lens : "", d);
+  if (rc != MPI_SUCCESS || !lens)
     return rc != MPI_SUCCESS ? rc : tb_blocklen(fn, x->len);
-  for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
-    rc = tb_blocklen(fn, x->lens[i]);
+  for (MPI_Count i = 0; i < count && rc == MPI_SUCCESS; i++)
+    rc = tb_blocklen(fn, hc_mpi_vec_at(x->lens, (int)i));
   return rc;
 }
 
-static int tb_index_build(const char *fn, int count, const tb_index_args_t *x,
-                          MPI_Datatype oldtype, MPI_Datatype *newtype,
-                          const hc_mpi_type_t **old, hc_mpi_type_t **out) {
+static int tb_index_build(const char *fn, MPI_Count count,
+                          const tb_index_args_t *x, MPI_Datatype oldtype,
+                          MPI_Datatype *newtype, const hc_mpi_type_t **old,
+                          hc_mpi_type_t **out) {
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
   int rc = tb_begin(fn, count, oldtype, newtype, &o, &t);
@@ -327,10 +395,12 @@ static int tb_index_build(const char *fn, int count, const tb_index_args_t *x,
   }
   tb_acc_t a;
   tb_acc_init(&a);
+  int per_block = hc_mpi_vec_ptr(x->lens) != NULL, in_extents = !x->adisp;
   for (int i = 0; i < count && rc == HC_MPI_TYPE_OK; i++) {
     MPI_Aint d = x->adisp ? x->adisp[i] : 0;
-    int n = x->lens ? x->lens[i] : x->len;
-    if (x->idisp && __builtin_mul_overflow(x->idisp[i], o->extent, &d))
+    MPI_Count n = per_block ? hc_mpi_vec_at(x->lens, i) : x->len;
+    if (in_extents &&
+        __builtin_mul_overflow(hc_mpi_vec_at(x->idisp, i), o->extent, &d))
       rc = HC_MPI_TYPE_OVERFLOW;
     else
       rc = tb_add(t, &a, o, d, n);
@@ -344,10 +414,45 @@ static int tb_index_build(const char *fn, int count, const tb_index_args_t *x,
   return MPI_SUCCESS;
 }
 
-/* Every indexed constructor; the envelope holds count, the block lengths
- * (the one length of the _block forms), then idisp in ints or adisp in
- * aints. */
-static int tb_indexed(const char *fn, int combiner, int count,
+/* The envelope of an indexed type: count, the block lengths (the one
+ * length of the _block forms), then the displacements; the int forms keep
+ * byte displacements as addresses, the _c forms keep all as large counts. */
+static int tb_index_publish(const char *fn, int combiner, MPI_Count count,
+                            const tb_index_args_t *x, hc_mpi_type_t *t,
+                            const hc_mpi_type_t *o, MPI_Datatype *newtype) {
+  int per_block = hc_mpi_vec_ptr(x->lens) != NULL;
+  size_t nlens = per_block ? (size_t)count : 1;
+  size_t ndisps = x->large || !x->adisp ? (size_t)count : 0;
+  size_t n = 1 + nlens + ndisps;
+  MPI_Count *all = malloc(n * sizeof *all);
+  int *ints = x->large ? NULL : malloc(n * sizeof *ints);
+  if (!all || (!x->large && !ints)) {
+    free(all);
+    return tb_oom(fn, t);
+  }
+  all[0] = count;
+  for (size_t i = 0; i < nlens; i++)
+    all[1 + i] = per_block ? hc_mpi_vec_at(x->lens, (int)i) : x->len;
+  for (size_t i = 0; i < ndisps; i++)
+    all[1 + nlens + i] =
+        x->adisp ? x->adisp[i] : hc_mpi_vec_at(x->idisp, (int)i);
+  int rc;
+  if (x->large) {
+    rc = tb_publish_large(fn, t, combiner, 0, NULL, (MPI_Count)n, all, 1, &o,
+                          newtype);
+  } else {
+    for (size_t i = 0; i < n; i++)
+      ints[i] = (int)all[i];
+    rc = tb_publish(fn, t, combiner, (int)n, ints, x->adisp ? (int)count : 0,
+                    x->adisp, 1, &o, newtype);
+  }
+  free(ints);
+  free(all);
+  return rc;
+}
+
+/* Every indexed constructor. */
+static int tb_indexed(const char *fn, int combiner, MPI_Count count,
                       const tb_index_args_t *x, MPI_Datatype oldtype,
                       MPI_Datatype *newtype) {
   const hc_mpi_type_t *o = NULL;
@@ -355,53 +460,58 @@ static int tb_indexed(const char *fn, int combiner, int count,
   int rc = tb_index_build(fn, count, x, oldtype, newtype, &o, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  size_t nlens = x->lens ? (size_t)count : 1;
-  size_t ndisps = x->idisp ? (size_t)count : 0;
-  int *ints = malloc((1 + nlens + ndisps) * sizeof(int));
-  if (!ints)
-    return tb_oom(fn, t);
-  ints[0] = count;
-  if (!x->lens)
-    ints[1] = x->len;
-  else if (count)
-    memcpy(ints + 1, x->lens, nlens * sizeof(int));
-  if (ndisps)
-    memcpy(ints + 1 + nlens, x->idisp, ndisps * sizeof(int));
-  rc = tb_publish(fn, t, combiner, (int)(1 + nlens + ndisps), ints,
-                  x->adisp ? count : 0, x->adisp, 1, &o, newtype);
-  free(ints);
-  return rc;
+  return tb_index_publish(fn, combiner, count, x, t, o, newtype);
 }
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype) {
-  tb_index_args_t x = {array_of_blocklengths, 0, array_of_displacements, NULL};
+  tb_index_args_t x = {hc_mpi_vec_int(array_of_blocklengths), 0,
+                       hc_mpi_vec_int(array_of_displacements), NULL, 0};
   return tb_indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, &x,
                     oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed);
 
-static int tb_hindexed(const char *fn, int count, const int *lens,
-                       const MPI_Aint *disps, MPI_Datatype oldtype,
-                       MPI_Datatype *newtype) {
-  tb_index_args_t x = {lens, 0, NULL, disps};
-  return tb_indexed(fn, MPI_COMBINER_HINDEXED, count, &x, oldtype, newtype);
+int PMPI_Type_indexed_c(MPI_Count count,
+                        const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[],
+                        MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_index_args_t x = {hc_mpi_vec_wide(array_of_blocklengths), 0,
+                       hc_mpi_vec_wide(array_of_displacements), NULL, 1};
+  return tb_indexed("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count, &x,
+                    oldtype, newtype);
 }
+HC_WEAK_ALIAS(MPI_Type_indexed_c, PMPI_Type_indexed_c);
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[],
                               MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  return tb_hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths,
-                     array_of_displacements, oldtype, newtype);
+  tb_index_args_t x = {hc_mpi_vec_int(array_of_blocklengths), 0,
+                       hc_mpi_vec_int(NULL), array_of_displacements, 0};
+  return tb_indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
+                    &x, oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed);
+
+int PMPI_Type_create_hindexed_c(MPI_Count count,
+                                const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[],
+                                MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_index_args_t x = {hc_mpi_vec_wide(array_of_blocklengths), 0,
+                       hc_mpi_vec_int(NULL), array_of_displacements, 1};
+  return tb_indexed("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count,
+                    &x, oldtype, newtype);
+}
+HC_WEAK_ALIAS(MPI_Type_create_hindexed_c, PMPI_Type_create_hindexed_c);
 
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
                        MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                        MPI_Datatype *newtype) {
-  return tb_hindexed("MPI_Type_hindexed", count, array_of_blocklengths,
-                     array_of_displacements, oldtype, newtype);
+  tb_index_args_t x = {hc_mpi_vec_int(array_of_blocklengths), 0,
+                       hc_mpi_vec_int(NULL), array_of_displacements, 0};
+  return tb_indexed("MPI_Type_hindexed", MPI_COMBINER_HINDEXED, count, &x,
+                    oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_hindexed, PMPI_Type_hindexed);
 
@@ -409,29 +519,55 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    const int array_of_displacements[],
                                    MPI_Datatype oldtype,
                                    MPI_Datatype *newtype) {
-  tb_index_args_t x = {NULL, blocklength, array_of_displacements, NULL};
+  tb_index_args_t x = {hc_mpi_vec_int(NULL), blocklength,
+                       hc_mpi_vec_int(array_of_displacements), NULL, 0};
   return tb_indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK,
                     count, &x, oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
 
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[],
+                                     MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype) {
+  tb_index_args_t x = {hc_mpi_vec_int(NULL), blocklength,
+                       hc_mpi_vec_wide(array_of_displacements), NULL, 1};
+  return tb_indexed("MPI_Type_create_indexed_block_c",
+                    MPI_COMBINER_INDEXED_BLOCK, count, &x, oldtype, newtype);
+}
+HC_WEAK_ALIAS(MPI_Type_create_indexed_block_c,
+              PMPI_Type_create_indexed_block_c);
+
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype,
                                     MPI_Datatype *newtype) {
-  tb_index_args_t x = {NULL, blocklength, NULL, array_of_displacements};
+  tb_index_args_t x = {hc_mpi_vec_int(NULL), blocklength, hc_mpi_vec_int(NULL),
+                       array_of_displacements, 0};
   return tb_indexed("MPI_Type_create_hindexed_block",
                     MPI_COMBINER_HINDEXED_BLOCK, count, &x, oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_block);
 
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype) {
+  tb_index_args_t x = {hc_mpi_vec_int(NULL), blocklength, hc_mpi_vec_int(NULL),
+                       array_of_displacements, 1};
+  return tb_indexed("MPI_Type_create_hindexed_block_c",
+                    MPI_COMBINER_HINDEXED_BLOCK, count, &x, oldtype, newtype);
+}
+HC_WEAK_ALIAS(MPI_Type_create_hindexed_block_c,
+              PMPI_Type_create_hindexed_block_c);
+
 /* ---- struct ------------------------------------------------------------- */
 
-static int tb_struct_types(const char *fn, int count, const int *lens,
+static int tb_struct_types(const char *fn, MPI_Count count, hc_mpi_vec_t lens,
                            const MPI_Datatype *types,
                            const hc_mpi_type_t **objs) {
   for (int i = 0; i < count; i++) {
-    int rc = tb_blocklen(fn, lens[i]);
+    int rc = tb_blocklen(fn, hc_mpi_vec_at(lens, i));
     if (rc == MPI_SUCCESS)
       rc = tb_type(fn, types[i], &objs[i]);
     if (rc != MPI_SUCCESS)
@@ -440,12 +576,42 @@ static int tb_struct_types(const char *fn, int count, const int *lens,
   return MPI_SUCCESS;
 }
 
-static int tb_struct(const char *fn, int count, const int *lens,
+/* The envelope: count, the block lengths, then (the int forms) the
+ * displacements as addresses, or (large) everything as large counts. */
+static int tb_struct_publish(const char *fn, hc_mpi_type_t *t, MPI_Count count,
+                             hc_mpi_vec_t lens, const MPI_Aint *disps,
+                             const hc_mpi_type_t **objs, int large,
+                             MPI_Datatype *newtype) {
+  size_t n = 1 + (size_t)count * (large ? 2 : 1);
+  MPI_Count *all = large ? malloc(n * sizeof *all) : NULL;
+  int *ints = large ? NULL : malloc(n * sizeof *ints);
+  if (!all && !ints)
+    return tb_oom(fn, t);
+  for (size_t i = 0; i < n; i++) {
+    MPI_Count v = i == 0               ? count
+                  : i <= (size_t)count ? hc_mpi_vec_at(lens, (int)(i - 1))
+                                       : disps[i - 1 - (size_t)count];
+    if (large)
+      all[i] = v;
+    else
+      ints[i] = (int)v;
+  }
+  int rc = large
+               ? tb_publish_large(fn, t, MPI_COMBINER_STRUCT, 0, NULL,
+                                  (MPI_Count)n, all, (int)count, objs, newtype)
+               : tb_publish(fn, t, MPI_COMBINER_STRUCT, (int)n, ints,
+                            (int)count, disps, (int)count, objs, newtype);
+  free(all);
+  free(ints);
+  return rc;
+}
+
+static int tb_struct(const char *fn, MPI_Count count, hc_mpi_vec_t lens,
                      const MPI_Aint *disps, const MPI_Datatype *types,
-                     MPI_Datatype *newtype) {
+                     MPI_Datatype *newtype, int large) {
   int rc = tb_count(fn, count);
   if (rc == MPI_SUCCESS)
-    rc = tb_arrays(fn, count, lens, disps);
+    rc = tb_arrays(fn, count, hc_mpi_vec_ptr(lens), disps);
   if (rc == MPI_SUCCESS)
     rc = tb_arrays(fn, count, types, types);
   if (rc == MPI_SUCCESS)
@@ -467,24 +633,14 @@ static int tb_struct(const char *fn, int count, const int *lens,
   tb_acc_t a;
   tb_acc_init(&a);
   for (int i = 0; i < count && rc == HC_MPI_TYPE_OK; i++)
-    rc = tb_add(t, &a, objs[i], disps[i], lens[i]);
+    rc = tb_add(t, &a, objs[i], disps[i], hc_mpi_vec_at(lens, i));
   if (rc == HC_MPI_TYPE_OK)
     rc = tb_close(t, &a, 1);
   if (rc != HC_MPI_TYPE_OK) {
     free(objs);
     return tb_fail(fn, t, rc);
   }
-  int *ints = malloc(((size_t)count + 1) * sizeof(int));
-  if (!ints) {
-    free(objs);
-    return tb_oom(fn, t);
-  }
-  ints[0] = count;
-  if (count)
-    memcpy(ints + 1, lens, (size_t)count * sizeof(int));
-  rc = tb_publish(fn, t, MPI_COMBINER_STRUCT, count + 1, ints, count, disps,
-                  count, objs, newtype);
-  free(ints);
+  rc = tb_struct_publish(fn, t, count, lens, disps, objs, large, newtype);
   free(objs);
   return rc;
 }
@@ -493,24 +649,36 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[],
                             MPI_Datatype *newtype) {
-  return tb_struct("MPI_Type_create_struct", count, array_of_blocklengths,
-                   array_of_displacements, array_of_types, newtype);
+  return tb_struct("MPI_Type_create_struct", count,
+                   hc_mpi_vec_int(array_of_blocklengths),
+                   array_of_displacements, array_of_types, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_create_struct, PMPI_Type_create_struct);
+
+int PMPI_Type_create_struct_c(MPI_Count count,
+                              const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[],
+                              MPI_Datatype *newtype) {
+  return tb_struct("MPI_Type_create_struct_c", count,
+                   hc_mpi_vec_wide(array_of_blocklengths),
+                   array_of_displacements, array_of_types, newtype, 1);
+}
+HC_WEAK_ALIAS(MPI_Type_create_struct_c, PMPI_Type_create_struct_c);
 
 int PMPI_Type_struct(int count, int array_of_blocklengths[],
                      MPI_Aint array_of_displacements[],
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype) {
-  return tb_struct("MPI_Type_struct", count, array_of_blocklengths,
-                   array_of_displacements, array_of_types, newtype);
+  return tb_struct("MPI_Type_struct", count,
+                   hc_mpi_vec_int(array_of_blocklengths),
+                   array_of_displacements, array_of_types, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_struct, PMPI_Type_struct);
 
 /* ---- resized ------------------------------------------------------------ */
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_create_resized";
+static int tb_resized(const char *fn, MPI_Datatype oldtype, MPI_Aint lb,
+                      MPI_Aint extent, MPI_Datatype *newtype, int large) {
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
   int rc = tb_begin(fn, 0, oldtype, newtype, &o, &t);
@@ -528,11 +696,26 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     rc = hc_mpi_type_finish(t);
   if (rc != HC_MPI_TYPE_OK)
     return tb_fail(fn, t, rc);
-  MPI_Aint aints[2] = {lb, extent};
-  return tb_publish(fn, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &o,
+  MPI_Aint bounds[2] = {lb, extent};
+  if (large)
+    return tb_publish_large(fn, t, MPI_COMBINER_RESIZED, 0, NULL, 2, bounds, 1,
+                            &o, newtype);
+  return tb_publish(fn, t, MPI_COMBINER_RESIZED, 0, NULL, 2, bounds, 1, &o,
                     newtype);
 }
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype) {
+  return tb_resized("MPI_Type_create_resized", oldtype, lb, extent, newtype, 0);
+}
 HC_WEAK_ALIAS(MPI_Type_create_resized, PMPI_Type_create_resized);
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb,
+                               MPI_Count extent, MPI_Datatype *newtype) {
+  return tb_resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype,
+                    1);
+}
+HC_WEAK_ALIAS(MPI_Type_create_resized_c, PMPI_Type_create_resized_c);
 
 /* ---- subarray and darray ------------------------------------------------ */
 
@@ -544,7 +727,7 @@ typedef struct tb_dim {
 
 typedef struct tb_grid {
   int ndims;
-  const int *gsizes;
+  hc_mpi_vec_t gsizes;
   int order;
   tb_dim_t *dims;
   MPI_Aint *stride; /* bytes between neighbours in each dimension */
@@ -560,7 +743,7 @@ static void tb_grid_free(tb_grid_t *g) {
   free(g->stride);
 }
 
-static int tb_grid_init(tb_grid_t *g, int ndims, const int *gsizes, int order,
+static int tb_grid_init(tb_grid_t *g, int ndims, hc_mpi_vec_t gsizes, int order,
                         MPI_Aint ext) {
   g->ndims = ndims;
   g->gsizes = gsizes;
@@ -573,7 +756,7 @@ static int tb_grid_init(tb_grid_t *g, int ndims, const int *gsizes, int order,
   for (int k = 0; k < ndims; k++) {
     int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
     g->stride[d] = s;
-    if (__builtin_mul_overflow(s, gsizes[d], &s))
+    if (__builtin_mul_overflow(s, hc_mpi_vec_at(gsizes, d), &s))
       return HC_MPI_TYPE_OVERFLOW;
   }
   g->total = s;
@@ -642,32 +825,70 @@ static int tb_order(const char *fn, int order) {
   return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid order %d", order);
 }
 
-static int tb_subarray_check(const char *fn, int ndims, const int *sizes,
-                             const int *subsizes, const int *starts,
-                             int order) {
-  if (ndims <= 0)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid ndims %d", ndims);
-  int rc = tb_arrays(fn, ndims, sizes, subsizes);
+/* A subarray's shape: sizes, subsizes and starts per dimension. */
+typedef struct tb_sub_args {
+  int ndims;
+  hc_mpi_vec_t sizes, subsizes, starts;
+  int order;
+} tb_sub_args_t;
+
+static int tb_subarray_check(const char *fn, const tb_sub_args_t *x) {
+  if (x->ndims <= 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid ndims %d", x->ndims);
+  int rc = tb_arrays(fn, x->ndims, hc_mpi_vec_ptr(x->sizes),
+                     hc_mpi_vec_ptr(x->subsizes));
   if (rc == MPI_SUCCESS)
-    rc = tb_arrays(fn, ndims, starts, starts);
+    rc = tb_arrays(fn, x->ndims, hc_mpi_vec_ptr(x->starts),
+                   hc_mpi_vec_ptr(x->starts));
   if (rc == MPI_SUCCESS)
-    rc = tb_order(fn, order);
-  for (int d = 0; d < ndims && rc == MPI_SUCCESS; d++)
-    if (sizes[d] <= 0 || subsizes[d] < 0 || starts[d] < 0 ||
-        subsizes[d] > sizes[d] - starts[d])
+    rc = tb_order(fn, x->order);
+  for (int d = 0; d < x->ndims && rc == MPI_SUCCESS; d++) {
+    MPI_Count size = hc_mpi_vec_at(x->sizes, d);
+    MPI_Count sub = hc_mpi_vec_at(x->subsizes, d);
+    MPI_Count start = hc_mpi_vec_at(x->starts, d);
+    if (size <= 0 || sub < 0 || start < 0 || sub > size - start)
       rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "dimension %d: size %d, subsize %d, start %d", d,
-                        sizes[d], subsizes[d], starts[d]);
+                        "dimension %d: size %lld, subsize %lld, start %lld", d,
+                        (long long)size, (long long)sub, (long long)start);
+  }
   return rc;
 }
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                              const int array_of_subsizes[],
-                              const int array_of_starts[], int order,
-                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_create_subarray";
-  int rc = tb_subarray_check(fn, ndims, array_of_sizes, array_of_subsizes,
-                             array_of_starts, order);
+/* The envelope: ndims, the three arrays, order (large: the arrays as large
+ * counts, ndims and order as ints). */
+static int tb_subarray_publish(const char *fn, hc_mpi_type_t *t,
+                               const tb_sub_args_t *x, const hc_mpi_type_t *o,
+                               int large, MPI_Datatype *newtype) {
+  int n = x->ndims;
+  MPI_Count *all = malloc((size_t)n * 3 * sizeof *all);
+  int *ints = malloc(((size_t)n * 3 + 2) * sizeof(int));
+  int rc = MPI_SUCCESS;
+  if (!all || !ints) {
+    rc = tb_oom(fn, t);
+  } else {
+    for (int d = 0; d < n; d++) {
+      all[d] = hc_mpi_vec_at(x->sizes, d);
+      all[n + d] = hc_mpi_vec_at(x->subsizes, d);
+      all[2 * n + d] = hc_mpi_vec_at(x->starts, d);
+    }
+    ints[0] = n;
+    for (int i = 0; i < 3 * n; i++)
+      ints[1 + i] = (int)all[i];
+    ints[1 + 3 * n] = x->order;
+    int large_ints[2] = {n, x->order};
+    rc = large ? tb_publish_large(fn, t, MPI_COMBINER_SUBARRAY, 2, large_ints,
+                                  3 * n, all, 1, &o, newtype)
+               : tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * n + 2, ints, 0,
+                            NULL, 1, &o, newtype);
+  }
+  free(all);
+  free(ints);
+  return rc;
+}
+
+static int tb_subarray(const char *fn, const tb_sub_args_t *x,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
+  int rc = tb_subarray_check(fn, x);
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
   if (rc == MPI_SUCCESS)
@@ -675,36 +896,45 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
   if (rc != MPI_SUCCESS)
     return rc;
   tb_grid_t g = {0};
-  rc = tb_grid_init(&g, ndims, array_of_sizes, order, o->extent);
-  for (int d = 0; d < ndims && rc == HC_MPI_TYPE_OK; d++)
-    rc = tb_dim_add(&g.dims[d], array_of_starts[d],
-                    (MPI_Aint)array_of_starts[d] + array_of_subsizes[d]);
+  rc = tb_grid_init(&g, x->ndims, x->sizes, x->order, o->extent);
+  for (int d = 0; d < x->ndims && rc == HC_MPI_TYPE_OK; d++) {
+    MPI_Count start = hc_mpi_vec_at(x->starts, d);
+    rc = tb_dim_add(&g.dims[d], start, start + hc_mpi_vec_at(x->subsizes, d));
+  }
   if (rc == HC_MPI_TYPE_OK)
     rc = tb_grid_build(t, &g, o);
   tb_grid_free(&g);
   if (rc != HC_MPI_TYPE_OK)
     return tb_fail(fn, t, rc);
-  int *ints = malloc(((size_t)ndims * 3 + 2) * sizeof(int));
-  if (!ints)
-    return tb_oom(fn, t);
-  ints[0] = ndims;
-  for (int d = 0; d < ndims; d++) {
-    ints[1 + d] = array_of_sizes[d];
-    ints[1 + ndims + d] = array_of_subsizes[d];
-    ints[1 + 2 * ndims + d] = array_of_starts[d];
-  }
-  ints[1 + 3 * ndims] = order;
-  rc = tb_publish(fn, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1,
-                  &o, newtype);
-  free(ints);
-  return rc;
+  return tb_subarray_publish(fn, t, x, o, large, newtype);
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                              const int array_of_subsizes[],
+                              const int array_of_starts[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_sub_args_t x = {ndims, hc_mpi_vec_int(array_of_sizes),
+                     hc_mpi_vec_int(array_of_subsizes),
+                     hc_mpi_vec_int(array_of_starts), order};
+  return tb_subarray("MPI_Type_create_subarray", &x, oldtype, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_create_subarray, PMPI_Type_create_subarray);
 
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                const MPI_Count array_of_subsizes[],
+                                const MPI_Count array_of_starts[], int order,
+                                MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_sub_args_t x = {ndims, hc_mpi_vec_wide(array_of_sizes),
+                     hc_mpi_vec_wide(array_of_subsizes),
+                     hc_mpi_vec_wide(array_of_starts), order};
+  return tb_subarray("MPI_Type_create_subarray_c", &x, oldtype, newtype, 1);
+}
+HC_WEAK_ALIAS(MPI_Type_create_subarray_c, PMPI_Type_create_subarray_c);
+
 /* The index ranges process coordinate c owns in one darray dimension;
  * -1 for an invalid distribution argument. */
-static int tb_darray_dim(tb_dim_t *dim, int g, int distrib, int darg, int p,
-                         int c) {
+static int tb_darray_dim(tb_dim_t *dim, MPI_Count g, int distrib, int darg,
+                         int p, int c) {
   if (distrib == MPI_DISTRIBUTE_NONE)
     return p == 1 ? tb_dim_add(dim, 0, g) : -1;
   if (distrib == MPI_DISTRIBUTE_BLOCK) {
@@ -727,7 +957,8 @@ static int tb_darray_dim(tb_dim_t *dim, int g, int distrib, int darg, int p,
 
 typedef struct tb_darray_args {
   int size, rank, ndims;
-  const int *gsizes, *distribs, *dargs, *psizes;
+  hc_mpi_vec_t gsizes;
+  const int *distribs, *dargs, *psizes;
   int order;
 } tb_darray_args_t;
 
@@ -736,17 +967,17 @@ static int tb_darray_check(const char *fn, const tb_darray_args_t *x) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
                         "invalid ndims %d, size %d or rank %d", x->ndims,
                         x->size, x->rank);
-  int rc = tb_arrays(fn, x->ndims, x->gsizes, x->distribs);
+  int rc = tb_arrays(fn, x->ndims, hc_mpi_vec_ptr(x->gsizes), x->distribs);
   if (rc == MPI_SUCCESS)
     rc = tb_arrays(fn, x->ndims, x->dargs, x->psizes);
   if (rc == MPI_SUCCESS)
     rc = tb_order(fn, x->order);
   long prod = 1;
   for (int d = 0; d < x->ndims && rc == MPI_SUCCESS; d++) {
-    if (x->gsizes[d] <= 0 || x->psizes[d] <= 0)
+    if (hc_mpi_vec_at(x->gsizes, d) <= 0 || x->psizes[d] <= 0)
       rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                        "dimension %d: gsize %d, psize %d", d, x->gsizes[d],
-                        x->psizes[d]);
+                        "dimension %d: gsize %lld, psize %d", d,
+                        (long long)hc_mpi_vec_at(x->gsizes, d), x->psizes[d]);
     prod *= x->psizes[d];
   }
   if (rc == MPI_SUCCESS && prod != x->size)
@@ -764,8 +995,8 @@ static int tb_darray_grid(const char *fn, tb_grid_t *g,
   for (int d = x->ndims - 1; d >= 0; d--) {
     int c = rest % x->psizes[d];
     rest /= x->psizes[d];
-    int r = tb_darray_dim(&g->dims[d], x->gsizes[d], x->distribs[d],
-                          x->dargs[d], x->psizes[d], c);
+    int r = tb_darray_dim(&g->dims[d], hc_mpi_vec_at(x->gsizes, d),
+                          x->distribs[d], x->dargs[d], x->psizes[d], c);
     if (r == -1)
       return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
                           "dimension %d: invalid distribution %d, argument "
@@ -777,45 +1008,43 @@ static int tb_darray_grid(const char *fn, tb_grid_t *g,
   return MPI_SUCCESS;
 }
 
+/* The envelope: size, rank, ndims, gsizes, distribs, dargs, psizes, order;
+ * large: gsizes alone are large counts, the rest ints in that order. */
 static int tb_darray_publish(const char *fn, hc_mpi_type_t *t,
                              const tb_darray_args_t *x, const hc_mpi_type_t *o,
-                             MPI_Datatype *newtype) {
-  int n = x->ndims;
+                             int large, MPI_Datatype *newtype) {
+  int n = x->ndims, ng = large ? 0 : n;
   int *ints = malloc(((size_t)n * 4 + 4) * sizeof(int));
-  if (!ints)
+  MPI_Count *gs = malloc((size_t)n * sizeof *gs);
+  if (!ints || !gs) {
+    free(ints);
+    free(gs);
     return tb_oom(fn, t);
+  }
   ints[0] = x->size;
   ints[1] = x->rank;
   ints[2] = n;
   for (int d = 0; d < n; d++) {
-    ints[3 + d] = x->gsizes[d];
-    ints[3 + n + d] = x->distribs[d];
-    ints[3 + 2 * n + d] = x->dargs[d];
-    ints[3 + 3 * n + d] = x->psizes[d];
+    gs[d] = hc_mpi_vec_at(x->gsizes, d);
+    if (!large)
+      ints[3 + d] = (int)gs[d];
+    ints[3 + ng + d] = x->distribs[d];
+    ints[3 + ng + n + d] = x->dargs[d];
+    ints[3 + ng + 2 * n + d] = x->psizes[d];
   }
-  ints[3 + 4 * n] = x->order;
-  int rc = tb_publish(fn, t, MPI_COMBINER_DARRAY, 4 * n + 4, ints, 0, NULL, 1,
-                      &o, newtype);
+  ints[3 + ng + 3 * n] = x->order;
+  int rc = large ? tb_publish_large(fn, t, MPI_COMBINER_DARRAY, 3 * n + 4, ints,
+                                    n, gs, 1, &o, newtype)
+                 : tb_publish(fn, t, MPI_COMBINER_DARRAY, 4 * n + 4, ints, 0,
+                              NULL, 1, &o, newtype);
   free(ints);
+  free(gs);
   return rc;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims,
-                            const int array_of_gsizes[],
-                            const int array_of_distribs[],
-                            const int array_of_dargs[],
-                            const int array_of_psizes[], int order,
-                            MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  static const char fn[] = "MPI_Type_create_darray";
-  tb_darray_args_t x = {size,
-                        rank,
-                        ndims,
-                        array_of_gsizes,
-                        array_of_distribs,
-                        array_of_dargs,
-                        array_of_psizes,
-                        order};
-  int rc = tb_darray_check(fn, &x);
+static int tb_darray(const char *fn, const tb_darray_args_t *x,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
+  int rc = tb_darray_check(fn, x);
   const hc_mpi_type_t *o = NULL;
   hc_mpi_type_t *t = NULL;
   if (rc == MPI_SUCCESS)
@@ -823,9 +1052,9 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
   if (rc != MPI_SUCCESS)
     return rc;
   tb_grid_t g = {0};
-  int built = tb_grid_init(&g, ndims, array_of_gsizes, order, o->extent);
+  int built = tb_grid_init(&g, x->ndims, x->gsizes, x->order, o->extent);
   if (built == HC_MPI_TYPE_OK) {
-    rc = tb_darray_grid(fn, &g, &x);
+    rc = tb_darray_grid(fn, &g, x);
     built = rc == MPI_ERR_NO_MEM ? HC_MPI_TYPE_NOMEM : HC_MPI_TYPE_OK;
   }
   if (built == HC_MPI_TYPE_OK && rc == MPI_SUCCESS)
@@ -837,6 +1066,41 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
     hc_mpi_type_release(t);
     return rc;
   }
-  return tb_darray_publish(fn, t, &x, o, newtype);
+  return tb_darray_publish(fn, t, x, o, large, newtype);
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims,
+                            const int array_of_gsizes[],
+                            const int array_of_distribs[],
+                            const int array_of_dargs[],
+                            const int array_of_psizes[], int order,
+                            MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_darray_args_t x = {size,
+                        rank,
+                        ndims,
+                        hc_mpi_vec_int(array_of_gsizes),
+                        array_of_distribs,
+                        array_of_dargs,
+                        array_of_psizes,
+                        order};
+  return tb_darray("MPI_Type_create_darray", &x, oldtype, newtype, 0);
 }
 HC_WEAK_ALIAS(MPI_Type_create_darray, PMPI_Type_create_darray);
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims,
+                              const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[],
+                              const int array_of_dargs[],
+                              const int array_of_psizes[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  tb_darray_args_t x = {size,
+                        rank,
+                        ndims,
+                        hc_mpi_vec_wide(array_of_gsizes),
+                        array_of_distribs,
+                        array_of_dargs,
+                        array_of_psizes,
+                        order};
+  return tb_darray("MPI_Type_create_darray_c", &x, oldtype, newtype, 1);
+}
+HC_WEAK_ALIAS(MPI_Type_create_darray_c, PMPI_Type_create_darray_c);

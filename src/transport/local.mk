@@ -4,7 +4,8 @@ HC_TRANSPORT_SOURCES += src/transport/self/self.c
 HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_ring.c \
 	src/transport/shm/shm_ring.h src/transport/shm/shm_pool.c \
 	src/transport/shm/shm_pool.h src/transport/shm/shm_layout.c \
-	src/transport/shm/shm_layout.h
+	src/transport/shm/shm_layout.h src/transport/shm/shm_fastbox.c \
+	src/transport/shm/shm_fastbox.h
 HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
 	src/transport/tcp/tcp_ip.h
 # verbs: RC queue pairs over libibverbs, dlopen()ed at init.  Built when

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 #include "util/trace_path.h"
 
 /* Called from a transport's progress for each arrived packet, in the order
@@ -111,6 +111,13 @@ typedef enum hc_transport_reach {
 /* A job secret as text: 64 hex digits and the NUL. */
 #define HC_TRANSPORT_SECRET_HEX 65
 
+/* The figures a transport may keep for the tool interface (counter op). */
+typedef enum hc_transport_counter {
+  HC_TRANSPORT_COUNTER_POOL_CELLS_IN_USE, /* send-pool cells in flight */
+  HC_TRANSPORT_COUNTER_REGCACHE_HITS,     /* registration-cache lookups */
+  HC_TRANSPORT_COUNTER_REGCACHE_MISSES
+} hc_transport_counter_t;
+
 typedef struct hc_transport_ops {
   /* Names the transport in HCMPI_TRANSPORTS, in its published address's
    * key, in logs and in traces. */
@@ -199,6 +206,12 @@ typedef struct hc_transport_ops {
    * nothing was ever sent to or received from it (tcp opens the
    * connection now).  Never blocks; harmless to call again. */
   void (*watch)(void *ctx, int peer_world_rank);
+  /* Optional (NULL where a transport keeps no figures; called by the tool
+   * interface with the engine lock held, never on a hot path): the
+   * present value of one figure in *value, or HC_ERR_NOT_SUPPORTED for
+   * one this transport does not keep.  Never blocks. */
+  hc_status_t (*counter)(void *ctx, hc_transport_counter_t which,
+                         uint64_t *value);
 } hc_transport_ops_t;
 
 /* The registration list: the compiled-in transports in the engine's order

@@ -67,6 +67,17 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_GATHER_LINEAR_MAX", "4", "library",
      "gathers and scatters on at most this many ranks go straight to or "
      "from the root; larger ones use a binomial tree"},
+    {"HCMPI_COLL_SHM", "1", "library",
+     "0 leaves the blocking Barrier, Bcast, Reduce and Allreduce to "
+     "point-to-point schedules instead of a shared segment per communicator "
+     "of one node's ranks (per node, under the node leaders' schedules, "
+     "where it spans nodes)"},
+    {"HCMPI_COLL_SHM_MAX", "4m", "library",
+     "bcasts and reductions of more bytes take the point-to-point schedules "
+     "instead of the shared segment"},
+    {"HCMPI_COLL_SHM_CHUNK", "64k", "library",
+     "bytes of each rank's slot in a communicator's collective segment: the "
+     "step of its pipeline (smaller on many ranks)"},
     /* shared memory */
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
@@ -174,6 +185,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_ALLTOALL_LINEAR", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_ALLTOALL_BRUCK", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
+    {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},

@@ -1,7 +1,8 @@
 # src/util: helpers that two or more layers need.
 HC_UTIL_SOURCES = src/util/log.c src/util/log.h src/util/env.c src/util/env.h \
 	src/util/lock.c src/util/lock.h src/util/sha256.c src/util/sha256.h \
-	src/util/secret.c src/util/secret.h
+	src/util/secret.c src/util/secret.h \
+	src/util/shmseg.c src/util/shmseg.h
 HC_UTIL_SOURCES += src/util/trace_path.h
 # The table of tunables: MPI_Init and hcmpirun refuse values out of bounds.
 HC_UTIL_SOURCES += src/util/envtable.c src/util/envtable.h
@@ -12,3 +13,5 @@ HC_UTIL_SOURCES += src/util/envtable.c src/util/envtable.h
 HC_UTIL_SOURCES += src/util/memhooks.c src/util/memhooks.h
 noinst_LTLIBRARIES += libhcmemhooks.la
 libhcmemhooks_la_SOURCES = src/util/memhooks_interpose.c
+# hcomm_strerror: the text of each status of include/hcomm_status.h.
+HC_UTIL_SOURCES += src/util/status.c

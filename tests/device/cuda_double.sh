@@ -1,6 +1,6 @@
 #!/bin/sh
 # The cuda backend (src/device/cuda.c) without a GPU: device_mpi_p2p,
-# device_p2p (the native API), device_coll and device_dtype on 2 ranks
+# device_p2p (the native API), device_coll, device_dtype and device_io on 2 ranks
 # with their buffers from tests/fake-cuda, a TEST DOUBLE of libcuda.so.1
 # whose device memory faults on any host access.  The point-to-point
 # programs run with the staging and the ipc path forced; the debug log
@@ -10,7 +10,7 @@ set -u
 run=./tools/hcmpirun
 lib=$PWD/tests/fake-cuda/.libs/libcuda.so
 log=cuda_double.run.log
-progs="device_mpi_p2p device_p2p device_coll device_dtype"
+progs="device_mpi_p2p device_p2p device_coll device_dtype device_io"
 for p in $progs; do
   [ -x "./tests/device/$p" ] || exit 77
 done
@@ -36,7 +36,7 @@ for path in staging ipc; do
       fail "ipc ran although staging was forced ($prog)"
   done
 done
-for prog in device_coll device_dtype; do
+for prog in device_coll device_dtype device_io; do
   echo "== $prog"
   "$run" -n 2 --timeout 120 "./tests/device/$prog" >"$log" 2>&1 ||
     fail "$prog"

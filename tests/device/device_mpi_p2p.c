@@ -152,10 +152,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   /* DEVICE_P2P_ALLOC=cuda: CUDA memory (tests/device/cuda_double.sh). */
-  const char *alloc = getenv("DEVICE_P2P_ALLOC");
-  int cuda = alloc != NULL && strcmp(alloc, "cuda") == 0;
-  if (size != 2 || (cuda ? fake_api_load_cuda(0, &fa)
-                         : fake_api_load(NULL, rank, &fa)) != 0) {
+  if (size != 2 || fake_api_load_env(rank, &fa) != 0) {
     MPI_Finalize();
     return 77;
   }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int fake_api_sym(void *lib, const char *name, void *slot) {
   void *f = dlsym(lib, name);
@@ -115,4 +116,11 @@ int fake_api_load_cuda(int ordinal, fake_api_t *api) {
   api->malloc_host = NULL;
   api->free_host = NULL;
   return 0;
+}
+
+int fake_api_load_env(int dev, fake_api_t *api) {
+  const char *alloc = getenv("DEVICE_P2P_ALLOC");
+  if (alloc != NULL && strcmp(alloc, "cuda") == 0)
+    return fake_api_load_cuda(0, api);
+  return fake_api_load(NULL, dev, api);
 }

@@ -31,5 +31,8 @@ int fake_api_load(const char *path, int dev, fake_api_t *api);
  * ordinal, from $HCMPI_CUDA_LIB (else libcuda.so.1); the IPC members stay
  * unset.  0, or -1 without a GPU. */
 int fake_api_load_cuda(int ordinal, fake_api_t *api);
+/* The memory DEVICE_P2P_ALLOC names: "cuda" the CUDA table on ordinal 0,
+ * anything else the CANN double on device dev.  0, or -1 as above. */
+int fake_api_load_env(int dev, fake_api_t *api);
 
 #endif /* FAKE_API_H */

@@ -61,3 +61,19 @@ tests_device_device_mpi_p2p_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/device_mpi_p2p.sh tests/device/cuda_double.sh
 dist_noinst_SCRIPTS += tests/device/device_mpi_p2p.sh \
 	tests/device/cuda_double.sh
+# Partitioned point-to-point on device buffers (src/mpi/part.c).
+check_PROGRAMS += tests/device/device_part
+tests_device_device_part_SOURCES = tests/device/device_part.c tests/device/mpi_check.h \
+	$(HC_FAKE_API)
+tests_device_device_part_LDADD = $(HC_MPITEST_LIB) -ldl
+tests_device_device_part_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/device/device_part.sh
+dist_noinst_SCRIPTS += tests/device/device_part.sh
+# MPI-IO from and into device buffers (src/io stages them through the host).
+check_PROGRAMS += tests/device/device_io
+tests_device_device_io_SOURCES = tests/device/device_io.c $(HC_FAKE_API) \
+	tests/device/mpi_check.h
+tests_device_device_io_LDADD = $(HC_MPITEST_LIB) -ldl
+tests_device_device_io_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/device/device_io.sh
+dist_noinst_SCRIPTS += tests/device/device_io.sh

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fortran programs built with tools/hcmpifort-build (mpif.h, `use mpi`,
 # `use mpi_f08`) run on 2 and 3 ranks under hcmpirun; each checks its data
+# (io.f90 and io_f08.f90 write and read files in the current directory)
 # and exits non-zero on a mismatch.  Skips (77) without the Fortran layer.
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
@@ -10,7 +11,8 @@ RUN=$top_builddir/tools/hcmpirun
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 failures=0
-for src in basic.f basic.f90 basic_f08.f90 legacy.f topo.f90 topo_f08.f90 rma.f90; do
+for src in basic.f basic.f90 basic_f08.f90 legacy.f topo.f90 topo_f08.f90 \
+    part_f08.f90 large_f08.f90 io.f90 io_f08.f90 rma.f90; do
   exe=$T/$(echo "$src" | tr . _)
   if ! "$W" -o "$exe" "$top_srcdir/tests/fortran/$src"; then
     echo "FAIL: compile $src"; failures=$((failures + 1)); continue

@@ -1,5 +1,7 @@
-/* Every collective on an intercommunicator, blocking and non-blocking (the
- * I-form and MPI_Wait, whose status must be empty), between the groups
+/* Every collective on an intercommunicator, blocking, non-blocking (the
+ * I-form and MPI_Wait, whose status must be empty) and persistent (the
+ * MPI_*_init form started twice, its receive buffer reset in between),
+ * between the groups
  * A = world ranks [0, h) and B = [h, size), for h = 2 and h = 1 (2+3 and
  * 1+4 at 5 ranks).  Each result is compared element by element with what a
  * serial computation over the remote group's world ranks gives: each group
@@ -57,6 +59,23 @@ static void ic_wait(MPI_Request *req)
           mt_status_count(&st, MPI_BYTE));
 }
 
+/* A persistent collective (MPI_*_init): started twice, the receive buffer
+ * (recv, n ints; NULL: none) reset to SENTINEL in between, so the checks
+ * after it see what the second start delivered; then freed. */
+static void ic_persist(MPI_Request *req, int *recv, int n)
+{
+    for (int round = 0; round < 2; round++) {
+        if (round == 1 && recv != NULL)
+            fill(recv, n, SENTINEL);
+        int rc = MPI_Start(req);
+        CHECK(rc == MPI_SUCCESS, "MPI_Start: %s", mt_errstr(rc));
+        rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "MPI_Wait: %s", mt_errstr(rc));
+        CHECK(*req != MPI_REQUEST_NULL, "MPI_Wait freed a persistent request");
+    }
+    MPI_Request_free(req);
+}
+
 /* "left": the lower ranks' operand wins (associative, not commutative). */
 static void op_left(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -90,7 +109,10 @@ static void t_barrier(const ic_t *g, MPI_Comm side, int nb)
         usleep(20000);
     MPI_Iprobe(MPI_ANY_SOURCE, 7, side, &flag, MPI_STATUS_IGNORE);
     CHECK(!flag, "a remote rank left the barrier before this rank entered");
-    if (nb) {
+    if (nb == 2) {
+        MPI_Barrier_init(g->comm, MPI_INFO_NULL, &req);
+        ic_persist(&req, NULL, 0);
+    } else if (nb) {
         MPI_Ibarrier(g->comm, &req);
         ic_wait(&req);
     } else {
@@ -118,7 +140,10 @@ static void t_bcast(const ic_t *g, int nb, int root_in_a, int root_lrank)
     for (int i = 0; is_root && i < 5; i++)
         buf[2 * i] = val(me, i);
     MPI_Request req;
-    if (nb) {
+    if (nb == 2) {
+        MPI_Bcast_init(buf, 1, vec, root, g->comm, MPI_INFO_NULL, &req);
+        ic_persist(&req, is_root ? NULL : buf, 10);
+    } else if (nb) {
         MPI_Ibcast(buf, 1, vec, root, g->comm, &req);
         ic_wait(&req);
     } else {
@@ -127,7 +152,7 @@ static void t_bcast(const ic_t *g, int nb, int root_in_a, int root_lrank)
     /* MPICH 4.0.2's Ibcast roots the receiving group's local broadcast at
      * the remote root's rank instead of its rank 0 (ibcast_inter_sched_flat.c):
      * a remote root other than rank 0 loses the data there. */
-    if (nb && root_lrank != 0 && !is_root && !idle && mt_mpich_quirks()) {
+    if (nb == 1 && root_lrank != 0 && !is_root && !idle && mt_mpich_quirks()) {
         MPI_Type_free(&vec);
         return;
     }
@@ -161,7 +186,10 @@ static void t_reduce(const ic_t *g, int nb, int root_in_a, int root_lrank, MPI_O
         send[i] = val(me, i);
     fill(recv, 4, SENTINEL);
     MPI_Request req;
-    if (nb) {
+    if (nb == 2) {
+        MPI_Reduce_init(send, recv, 4, MPI_INT, op, root, g->comm, MPI_INFO_NULL, &req);
+        ic_persist(&req, recv, 4);
+    } else if (nb) {
         MPI_Ireduce(send, recv, 4, MPI_INT, op, root, g->comm, &req);
         ic_wait(&req);
     } else {
@@ -183,7 +211,10 @@ static void t_allreduce(const ic_t *g, int nb, MPI_Op op)
         send[i] = val(me, i);
     fill(recv, 4, SENTINEL);
     MPI_Request req;
-    if (nb) {
+    if (nb == 2) {
+        MPI_Allreduce_init(send, recv, 4, MPI_INT, op, g->comm, MPI_INFO_NULL, &req);
+        ic_persist(&req, recv, 4);
+    } else if (nb) {
         MPI_Iallreduce(send, recv, 4, MPI_INT, op, g->comm, &req);
         ic_wait(&req);
     } else {
@@ -210,7 +241,13 @@ static void t_reduce_scatter(const ic_t *g, int nb, int block)
         send[i] = val(me, i);
     fill(recv, NMAX, SENTINEL);
     MPI_Request req;
-    if (block && nb)
+    if (block && nb == 2)
+        MPI_Reduce_scatter_block_init(send, recv, counts[0], MPI_INT, MPI_SUM, g->comm,
+                                      MPI_INFO_NULL, &req);
+    else if (nb == 2)
+        MPI_Reduce_scatter_init(send, recv, counts, MPI_INT, MPI_SUM, g->comm, MPI_INFO_NULL,
+                                &req);
+    else if (block && nb)
         MPI_Ireduce_scatter_block(send, recv, counts[0], MPI_INT, MPI_SUM, g->comm, &req);
     else if (block)
         MPI_Reduce_scatter_block(send, recv, counts[0], MPI_INT, MPI_SUM, g->comm);
@@ -218,7 +255,9 @@ static void t_reduce_scatter(const ic_t *g, int nb, int block)
         MPI_Ireduce_scatter(send, recv, counts, MPI_INT, MPI_SUM, g->comm, &req);
     else
         MPI_Reduce_scatter(send, recv, counts, MPI_INT, MPI_SUM, g->comm);
-    if (nb)
+    if (nb == 2)
+        ic_persist(&req, recv, NMAX);
+    else if (nb)
         ic_wait(&req);
     int mine = counts[g->lrank], at = displs[g->lrank];
     for (int i = 0; i < mine; i++)
@@ -251,7 +290,13 @@ static void t_gather(const ic_t *g, int nb, int root_in_a, int root_lrank, int v
         send[i] = val(me, i);
     fill(recv, NMAX * 5, SENTINEL);
     MPI_Request req;
-    if (vform && nb)
+    if (vform && nb == 2)
+        MPI_Gatherv_init(send, scount, MPI_INT, recv, counts, displs, MPI_INT, root, g->comm,
+                         MPI_INFO_NULL, &req);
+    else if (nb == 2)
+        MPI_Gather_init(send, scount, MPI_INT, recv, 3, MPI_INT, root, g->comm, MPI_INFO_NULL,
+                        &req);
+    else if (vform && nb)
         MPI_Igatherv(send, scount, MPI_INT, recv, counts, displs, MPI_INT, root, g->comm, &req);
     else if (vform)
         MPI_Gatherv(send, scount, MPI_INT, recv, counts, displs, MPI_INT, root, g->comm);
@@ -259,7 +304,9 @@ static void t_gather(const ic_t *g, int nb, int root_in_a, int root_lrank, int v
         MPI_Igather(send, scount, MPI_INT, recv, 3, MPI_INT, root, g->comm, &req);
     else
         MPI_Gather(send, scount, MPI_INT, recv, 3, MPI_INT, root, g->comm);
-    if (nb)
+    if (nb == 2)
+        ic_persist(&req, recv, NMAX * 5);
+    else if (nb)
         ic_wait(&req);
     if (!is_root) {
         check_untouched(recv, NMAX * 5, "gather recvbuf off the root");
@@ -286,7 +333,13 @@ static void t_scatter(const ic_t *g, int nb, int root_in_a, int root_lrank, int 
         send[i] = val(me, i);
     fill(recv, 8, SENTINEL);
     MPI_Request req;
-    if (vform && nb)
+    if (vform && nb == 2)
+        MPI_Scatterv_init(send, counts, displs, MPI_INT, recv, rcount, MPI_INT, root, g->comm,
+                          MPI_INFO_NULL, &req);
+    else if (nb == 2)
+        MPI_Scatter_init(send, 3, MPI_INT, recv, rcount, MPI_INT, root, g->comm, MPI_INFO_NULL,
+                         &req);
+    else if (vform && nb)
         MPI_Iscatterv(send, counts, displs, MPI_INT, recv, rcount, MPI_INT, root, g->comm, &req);
     else if (vform)
         MPI_Scatterv(send, counts, displs, MPI_INT, recv, rcount, MPI_INT, root, g->comm);
@@ -294,7 +347,9 @@ static void t_scatter(const ic_t *g, int nb, int root_in_a, int root_lrank, int 
         MPI_Iscatter(send, 3, MPI_INT, recv, rcount, MPI_INT, root, g->comm, &req);
     else
         MPI_Scatter(send, 3, MPI_INT, recv, rcount, MPI_INT, root, g->comm);
-    if (nb)
+    if (nb == 2)
+        ic_persist(&req, recv, 8);
+    else if (nb)
         ic_wait(&req);
     if (is_root || idle) {
         check_untouched(recv, 8, "scatter recvbuf in the root's group");
@@ -320,7 +375,12 @@ static void t_allgather(const ic_t *g, int nb, int vform)
         send[i] = val(me, i);
     fill(recv, NMAX * 4, SENTINEL);
     MPI_Request req;
-    if (vform && nb)
+    if (vform && nb == 2)
+        MPI_Allgatherv_init(send, scount, MPI_INT, recv, counts, displs, MPI_INT, g->comm,
+                            MPI_INFO_NULL, &req);
+    else if (nb == 2)
+        MPI_Allgather_init(send, scount, MPI_INT, recv, 2, MPI_INT, g->comm, MPI_INFO_NULL, &req);
+    else if (vform && nb)
         MPI_Iallgatherv(send, scount, MPI_INT, recv, counts, displs, MPI_INT, g->comm, &req);
     else if (vform)
         MPI_Allgatherv(send, scount, MPI_INT, recv, counts, displs, MPI_INT, g->comm);
@@ -328,7 +388,9 @@ static void t_allgather(const ic_t *g, int nb, int vform)
         MPI_Iallgather(send, scount, MPI_INT, recv, 2, MPI_INT, g->comm, &req);
     else
         MPI_Allgather(send, scount, MPI_INT, recv, 2, MPI_INT, g->comm);
-    if (nb)
+    if (nb == 2)
+        ic_persist(&req, recv, NMAX * 4);
+    else if (nb)
         ic_wait(&req);
     for (int r = 0; r < g->rsize; r++) {
         for (int i = 0; i < counts[r]; i++)
@@ -357,8 +419,16 @@ static void t_alltoall(const ic_t *g, int nb, int kind)
         send[i] = val(me, i);
     fill(recv, NMAX * 4, SENTINEL);
     MPI_Request req;
-    MPI_Request *rp = nb ? &req : NULL;
-    if (kind == 0 && rp)
+    MPI_Request *rp = nb == 1 ? &req : NULL;
+    if (kind == 0 && nb == 2)
+        MPI_Alltoall_init(send, 2, MPI_INT, recv, 2, MPI_INT, g->comm, MPI_INFO_NULL, &req);
+    else if (kind == 1 && nb == 2)
+        MPI_Alltoallv_init(send, sc, sd, MPI_INT, recv, rc, rd, MPI_INT, g->comm, MPI_INFO_NULL,
+                           &req);
+    else if (nb == 2)
+        MPI_Alltoallw_init(send, sc, sdb, types, recv, rc, rdb, types, g->comm, MPI_INFO_NULL,
+                           &req);
+    else if (kind == 0 && rp)
         MPI_Ialltoall(send, 2, MPI_INT, recv, 2, MPI_INT, g->comm, rp);
     else if (kind == 0)
         MPI_Alltoall(send, 2, MPI_INT, recv, 2, MPI_INT, g->comm);
@@ -370,7 +440,9 @@ static void t_alltoall(const ic_t *g, int nb, int kind)
         MPI_Ialltoallw(send, sc, sdb, types, recv, rc, rdb, types, g->comm, rp);
     else
         MPI_Alltoallw(send, sc, sdb, types, recv, rc, rdb, types, g->comm);
-    if (nb)
+    if (nb == 2)
+        ic_persist(&req, recv, NMAX * 4);
+    else if (nb)
         ic_wait(&req);
     for (int r = 0; r < g->rsize; r++) {
         /* remote r sent its block for local rank lrank: from its offset
@@ -415,7 +487,8 @@ static void t_outstanding(const ic_t *g)
 
 static void ic_all(const ic_t *g, MPI_Comm side)
 {
-    for (int nb = 0; nb < 2; nb++) {
+    /* nb: 0 blocking, 1 non-blocking, 2 persistent (MPI_*_init). */
+    for (int nb = 0; nb < 3; nb++) {
         t_barrier(g, side, nb);
         for (int in_a = 1; in_a >= 0; in_a--) {
             int last = (in_a == g->in_a ? g->lsize : g->rsize) - 1;

@@ -198,6 +198,13 @@ tests_mpi_coll_nbc_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_nbc_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_full.sh tests/mpi/coll_nbc.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_full.sh tests/mpi/coll_nbc.sh
+# -- shared-memory collectives of one node's ranks (src/hcomm/shmcoll.c)
+check_PROGRAMS += tests/mpi/coll_shm
+tests_mpi_coll_shm_SOURCES = tests/mpi/coll_shm.c tests/mpi/mpitest.h
+tests_mpi_coll_shm_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_shm_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_shm.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_shm.sh
 # MPI-4 persistent collectives (issue 16): every MPI_*_init replayed.
 check_PROGRAMS += tests/mpi/coll_persistent
 tests_mpi_coll_persistent_SOURCES = tests/mpi/coll_persistent.c \
@@ -388,6 +395,79 @@ HC_LIFE_SH = tests/mpi/pending_frees.sh tests/mpi/attr_callbacks.sh \
 TESTS += $(HC_LIFE_SH)
 dist_noinst_SCRIPTS += $(HC_LIFE_SH)
 $(HC_LIFE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# Non-overtaking across every small-message limit (shm fast box, ring, pool).
+check_PROGRAMS += tests/mpi/mixed_order
+tests_mpi_mixed_order_SOURCES = tests/mpi/mixed_order.c tests/mpi/mpitest.h
+tests_mpi_mixed_order_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mixed_order_LDFLAGS = $(HC_MPITEST_LDF)
+HC_ORDER_SH = tests/mpi/mixed_order.sh
+TESTS += $(HC_ORDER_SH)
+dist_noinst_SCRIPTS += $(HC_ORDER_SH)
+$(HC_ORDER_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- partitioned point-to-point (src/mpi/part.c, src/hcomm/part.c)
+check_PROGRAMS += tests/mpi/partitioned
+tests_mpi_partitioned_SOURCES = tests/mpi/partitioned.c tests/mpi/mpitest.h
+tests_mpi_partitioned_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_partitioned_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPICH's generalized request extension (src/mpi/grequest.c)
+check_PROGRAMS += tests/mpi/grequest_x
+tests_mpi_grequest_x_SOURCES = tests/mpi/grequest_x.c tests/mpi/mpitest.h
+tests_mpi_grequest_x_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_grequest_x_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPI_Type_create_f90_* (src/mpi/typef90.c)
+check_PROGRAMS += tests/mpi/type_f90
+tests_mpi_type_f90_SOURCES = tests/mpi/type_f90.c tests/mpi/mpitest.h
+tests_mpi_type_f90_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_type_f90_LDFLAGS = $(HC_MPITEST_LDF)
+# -- MPIX GPU queries (src/mpi/gpuquery.c)
+check_PROGRAMS += tests/mpi/gpu_query
+tests_mpi_gpu_query_SOURCES = tests/mpi/gpu_query.c tests/mpi/mpitest.h
+tests_mpi_gpu_query_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_gpu_query_LDFLAGS = $(HC_MPITEST_LDF)
+HC_PART_SH = tests/mpi/partitioned.sh tests/mpi/grequest_x.sh \
+	tests/mpi/type_f90.sh tests/mpi/gpu_query.sh
+TESTS += $(HC_PART_SH)
+dist_noinst_SCRIPTS += $(HC_PART_SH)
+$(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# The tool information interface (MPI_T): counts that move by exactly what
+# was sent, a cvar that changes the protocol, the unexpected-message event,
+# and the interface's calls and error classes on one rank.
+check_PROGRAMS += tests/mpi/mpit_counts tests/mpi/mpit_api tests/mpi/mpit_threads
+tests_mpi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
+tests_mpi_mpit_counts_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpit_api_SOURCES = tests/mpi/mpit_api.c tests/mpi/mpitest.h
+tests_mpi_mpit_api_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_api_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpit_threads_SOURCES = tests/mpi/mpit_threads.c tests/mpi/mpitest.h
+tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
+HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
+	tests/mpi/mpit_threads.sh
+TESTS += $(HC_MPIT_SH)
+dist_noinst_SCRIPTS += $(HC_MPIT_SH)
+$(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- large counts (the MPI-4 _c forms): above 2^31 end to end, and every
+#    _c function against its int form
+HC_LARGE_TESTS = tests/mpi/large_count tests/mpi/large_count_types \
+	tests/mpi/large_count_forms
+check_PROGRAMS += $(HC_LARGE_TESTS)
+tests_mpi_large_count_SOURCES = tests/mpi/large_count.c tests/mpi/mpitest.h
+tests_mpi_large_count_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_large_count_types_SOURCES = tests/mpi/large_count_types.c \
+	tests/mpi/mpitest.h
+tests_mpi_large_count_types_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_types_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_large_count_forms_SOURCES = tests/mpi/large_count_forms.c \
+	tests/mpi/mpitest.h
+tests_mpi_large_count_forms_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_large_count_forms_LDFLAGS = $(HC_MPITEST_LDF)
+HC_LARGE_SH = tests/mpi/large_count.sh tests/mpi/large_count_types.sh \
+	tests/mpi/large_count_forms.sh
+TESTS += $(HC_LARGE_SH)
+dist_noinst_SCRIPTS += $(HC_LARGE_SH)
+$(HC_LARGE_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
 # -- one-sided communication (issue 19): windows, operations, epochs
 HC_RMA_TESTS = tests/mpi/rma_ops tests/mpi/rma_atomic tests/mpi/rma_shared \
 	tests/mpi/rma_dynamic tests/mpi/rma_errors tests/mpi/rma_killed

@@ -17,10 +17,14 @@ named_job() { # WHAT N PROG ARGS...
     shift
     [ -x "$run" ] && [ -x "$2" ] || { echo "named $what: not built, skipped"; return; }
     log=$(HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 60 "$run" -n "$@" 2>&1)
-    seg=$(echo "$log" | sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*|\1|p')
-    [ -n "$seg" ] || { echo "$log"; echo "FAIL: named $what: no named segment was created" >&2; exit 1; }
-    [ ! -e "/dev/shm$seg" ] || { echo "FAIL: named $what: /dev/shm$seg left" >&2; exit 1; }
-    echo "named $what: /dev/shm$seg created and gone"
+    # The transport's segment, and one per communicator that ran a
+    # shared-memory collective.
+    segs=$(echo "$log" | sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*|\1|p')
+    [ -n "$segs" ] || { echo "$log"; echo "FAIL: named $what: no named segment was created" >&2; exit 1; }
+    for seg in $segs; do
+        [ ! -e "/dev/shm$seg" ] || { echo "FAIL: named $what: /dev/shm$seg left" >&2; exit 1; }
+        echo "named $what: /dev/shm$seg created and gone"
+    done
 }
 bin="${top_builddir:-.}/tests/mpi"
 named_job "job" 4 "$bin/collectives_basic"

@@ -24,3 +24,7 @@ dist_noinst_SCRIPTS += tests/relink/status_conv.sh tests/relink/soname.sh
 
 TESTS += tests/relink/dropin.sh tests/relink/cmake.sh
 dist_noinst_SCRIPTS += tests/relink/dropin.sh tests/relink/cmake.sh
+# Parallel HDF5 (Debian's libhdf5-mpich) writing and reading through MPI-IO.
+TESTS += tests/relink/hdf5.sh
+dist_noinst_SCRIPTS += tests/relink/hdf5.sh
+EXTRA_DIST += tests/relink/hdf5_rw.c

@@ -20,9 +20,9 @@ export HCMPI_TRANSPORTS MPI_TEST_LAUNCHER MPI_TEST_TIMEOUT
 
 scenarios="pingpong_sizes wildcard_order immediate many_outstanding probe ssend_sync
 truncation self_msgs comm_split_dup collectives_basic coll_full coll_nbc coll_persistent coll_neighbor
-cancel persistent bsend proc_null thread_multiple oversubscribed isendrecv
+cancel persistent bsend proc_null thread_multiple oversubscribed isendrecv partitioned
 coll_noncontig groups_comms killed_rank hang_timeout pending_frees intercomm_ops
-rma_ops rma_atomic rma_dynamic"
+mpit_counts large_count rma_ops rma_atomic rma_dynamic"
 
 # The programs of a scenario: its own name unless listed here.
 scenario_programs() {

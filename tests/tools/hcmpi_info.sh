@@ -34,6 +34,20 @@ if [ -f tests/fake-cann/.libs/libascendcl.so ]; then
   grep -q "^  acl   library .*libascendcl.so, version .*, [0-9][0-9]* device(s)" "$out" ||
     { cat "$out"; fail "ACL double not reported with a device count"; }
 fi
+# --mpit: every variable of the table is a control variable, and the
+# performance variables, categories and the event are listed.
+"$INFO" --mpit >"$out" 2>&1 || fail "hcmpi_info --mpit exited $?"
+for s in "control variables" "performance variables" categories events; do
+  grep -q "^\[mpit $s\] [1-9]" "$out" || fail "no [mpit $s] section"
+done
+for n in $names; do
+  grep -q "^  $n " "$out" || fail "$n is not an MPI_T control variable"
+done
+for v in eager_sent_messages rndv_received_bytes unexpected_queue_hwm \
+  posted_queue_length wait_sleep_time self_sent_messages hcmpi_engine \
+  unexpected_message; do
+  grep -q "^  $v " "$out" || fail "--mpit does not list $v"
+done
 "$INFO" --bogus >/dev/null 2>&1 && fail "bad option accepted"
 [ "$failures" -eq 0 ] || { cat "$out"; exit 1; }
-echo "PASS: hcmpi_info sections and all $(echo $names | wc -w) variables"
+echo "PASS: hcmpi_info sections and all $(echo $names | wc -w) variables, also as MPI_T cvars"

@@ -8,7 +8,8 @@ tests_tools_trace_counts_SOURCES = tests/tools/trace_counts.c
 tests_tools_trace_counts_LDADD = $(HC_MPITEST_LIB)
 tests_tools_trace_counts_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/tools/trace.sh
-dist_noinst_SCRIPTS += tests/tools/trace.sh tests/tools/trace_check.py
+dist_noinst_SCRIPTS += tests/tools/trace.sh tests/tools/trace_check.py \
+	tests/tools/trace_calls.py
 # hcmpirun --progress: status line under a pty (script), none without one.
 TESTS += tests/tools/progress.sh
 dist_noinst_SCRIPTS += tests/tools/progress.sh
@@ -27,3 +28,8 @@ dist_noinst_SCRIPTS += tests/tools/install.sh
 HC_INSTALL_LOG = tests/tools/install.sh.log
 $(HC_INSTALL_LOG): tests/fortran/fortran.sh.log tests/fortran/relink.sh.log \
 	tests/relink/soname.sh.log
+
+# docs/functions.md is generated from the library's exports; this keeps it so.
+TESTS += tests/tools/function_table.sh
+dist_noinst_SCRIPTS += tests/tools/function_table.sh
+EXTRA_DIST += scripts/function_table.py scripts/mpich-4.0.2-functions.txt docs/functions.md

@@ -14,6 +14,8 @@
 # - report.html rendered by headless Chromium has no script error, draws
 #   the heatmap cells, one timeline box per traced call and the per-path
 #   table, and its screenshot is a 1000x1400 PNG that is not blank.
+# - hcmpi-trace's hand-written table of call names agrees with trace.h
+#   (trace_calls.py).
 # SKIP (77) when gnuplot or chromium is missing, after the other checks ran.
 top_srcdir=${top_srcdir:-.}
 RUN=./tools/hcmpirun
@@ -28,6 +30,8 @@ trap 'rm -rf "$T"' EXIT
 failures=0
 missing=""
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+python3 "$top_srcdir/tests/tools/trace_calls.py" "$top_srcdir" ||
+  fail "hcmpi-trace's call names disagree with src/hcomm/trace.h"
 
 # traced NAME [env settings] -- program and arguments: runs it on 4 ranks
 # with HCMPI_TRACE=$T/NAME, output in $T/NAME.out, then hcmpi-trace.

@@ -3,7 +3,9 @@
 # -fsanitize=thread) in $TSAN_BUILD (default $builddir/tsan-build), then
 # tests/mpi/thread_multiple (4 threads per rank: point-to-point, Probe and
 # collectives on per-thread communicators; 2 and 4 ranks, and 2 over tcp)
-# and tests/engine/engine_threads (2 ranks) under it.  Every TSan report fails the run; the reports stay in
+# and tests/engine/engine_threads (2 ranks), tests/mpi/mpit_threads (MPI_T
+# beside THREAD_MULTIPLE traffic, 2 ranks) and tests/io/io_nonblocking (2
+# ranks) under it.  Every TSan report fails the run; the reports stay in
 # $TSAN_BUILD/tsan-logs/.  Exits 77 when the compiler cannot build or run
 # a -fsanitize=thread program.
 #   srcdir=... builddir=... [TSAN_CC=cc] [TSAN_JOBS=2] tests/tsan/run.sh
@@ -29,7 +31,8 @@ if [ ! -f Makefile ]; then
         { echo "FAIL: configure"; exit 1; }
 fi
 make -j"$TSAN_JOBS" >build.log 2>&1 &&
-    make -j"$TSAN_JOBS" tests/mpi/thread_multiple tests/engine/engine_threads >>build.log 2>&1 ||
+    make -j"$TSAN_JOBS" tests/mpi/thread_multiple tests/engine/engine_threads \
+        tests/mpi/mpit_threads tests/io/io_nonblocking >>build.log 2>&1 ||
     { tail -30 build.log; echo "FAIL: build (see $TSAN_BUILD/build.log)"; exit 1; }
 
 logs="$TSAN_BUILD/tsan-logs"
@@ -47,6 +50,9 @@ step "$run" -n 2 --timeout 600 ./tests/mpi/thread_multiple
 step "$run" -n 4 --timeout 600 ./tests/mpi/thread_multiple
 step env HCMPI_TRANSPORTS=tcp "$run" -n 2 --timeout 600 ./tests/mpi/thread_multiple 100
 step "$run" -n 2 --timeout 600 ./tests/engine/engine_threads
+step "$run" -n 2 --timeout 600 ./tests/mpi/mpit_threads
+# The MPI-IO worker thread completing requests the application waits on.
+step "$run" -n 2 --timeout 600 ./tests/io/io_nonblocking
 
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer')
 if [ "$reports" -gt 0 ]; then
@@ -56,4 +62,4 @@ if [ "$reports" -gt 0 ]; then
     exit 1
 fi
 [ "$failed" -eq 0 ] || { echo "FAIL: a run failed"; exit 1; }
-echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp) and engine_threads (2 ranks) clean under ThreadSanitizer"
+echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads and mpit_threads (2 ranks) clean under ThreadSanitizer"

@@ -21,8 +21,10 @@
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/part.h"
 #include "hcomm/nbc.h"
 #include "hcomm/proto.h"
+#include "hcomm/shmcoll.h"
 
 /* ---- mock engine --------------------------------------------------------- */
 
@@ -180,6 +182,12 @@ void hc_proto_cancel(hcomm_request_t *req) {
   mock_done(req, HC_OK);
 }
 
+/* hcomm_start hands partitioned requests to part.c; this test makes none. */
+hc_status_t hc_part_start(hcomm_request_t *req) {
+  (void)req;
+  return HC_ERR_REQUEST;
+}
+
 /* Any waiting rank drives every rank's schedules; it sleeps only when a
  * pass moved nothing, and every match wakes the sleepers. */
 hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status) {
@@ -201,6 +209,33 @@ void hcomm_request_free(hcomm_request_t *req) {
   else
     req->user_freed = 1;
   hc_engine_unlock();
+}
+
+/* The shared-memory collectives need processes (tests/mpi/coll_shm.c):
+ * here every blocking collective takes its schedule. */
+hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
+  (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm) {
+  (void)buf, (void)bytes, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, int root,
+                              hcomm_comm_t *comm) {
+  (void)sendbuf, (void)recvbuf, (void)count, (void)op, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
+                                 size_t count, const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm) {
+  (void)sendbuf, (void)recvbuf, (void)count, (void)op, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
 }
 
 /* Nothing may be left behind by a collective that returned. */

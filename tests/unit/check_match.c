@@ -25,6 +25,42 @@ START_TEST(posted_first_fifo_same_source_tag) {
 }
 END_TEST
 
+/* A lone posted receive (the newest is the oldest, checked first): a
+ * message it does not accept leaves it posted, one it accepts empties the
+ * queue, and the queue then takes new posts as before. */
+START_TEST(lone_posted_receive_taken_or_left) {
+  hc_match_entry_t r, s;
+  hc_match_post(&ctxs[0], &r, 3, HCOMM_ANY_TAG);
+  ck_assert_ptr_null(hc_match_take_posted(&ctxs[0], 4, 1));
+  ck_assert_uint_eq(ctxs[0].posted.length, 1);
+  ck_assert_ptr_eq(hc_match_take_posted(&ctxs[0], 3, 9), &r);
+  ck_assert_uint_eq(ctxs[0].posted.length, 0);
+  ck_assert_ptr_null(ctxs[0].posted.head);
+  ck_assert_ptr_null(ctxs[0].posted.tail);
+  ck_assert_ptr_null(hc_match_take_posted(&ctxs[0], 3, 9));
+  hc_match_post(&ctxs[0], &s, HCOMM_ANY_SOURCE, 2);
+  hc_match_post(&ctxs[0], &r, 3, 2);
+  ck_assert_ptr_eq(hc_match_take_posted(&ctxs[0], 3, 2), &s);
+  ck_assert_ptr_eq(hc_match_take_posted(&ctxs[0], 3, 2), &r);
+  ck_assert_uint_eq(ctxs[0].posted.length, 0);
+}
+END_TEST
+
+/* The newest posted receive accepts the message, but an older one does
+ * too: the older one is taken (MPI's order), the newer stays. */
+START_TEST(newest_posted_does_not_overtake_older) {
+  hc_match_entry_t older, newer, other;
+  hc_match_post(&ctxs[0], &older, HCOMM_ANY_SOURCE, HCOMM_ANY_TAG);
+  hc_match_post(&ctxs[0], &other, 8, 8);
+  hc_match_post(&ctxs[0], &newer, 1, 7);
+  ck_assert_ptr_eq(hc_match_take_posted(&ctxs[0], 1, 7), &older);
+  ck_assert_ptr_eq(hc_match_take_posted(&ctxs[0], 1, 7), &newer);
+  ck_assert_ptr_eq(ctxs[0].posted.head, &other);
+  ck_assert_ptr_eq(ctxs[0].posted.tail, &other);
+  ck_assert_ptr_eq(hc_match_take_posted(&ctxs[0], 8, 8), &other);
+}
+END_TEST
+
 START_TEST(unexpected_first_fifo_same_source_tag) {
   hc_match_entry_t m[4];
   for (int i = 0; i < 4; i++)
@@ -152,6 +188,8 @@ static Suite *match_suite(void) {
   tcase_add_test(tc, probe_does_not_remove);
   tcase_add_test(tc, contexts_are_isolated);
   tcase_add_test(tc, many_entries_stay_in_order);
+  tcase_add_test(tc, lone_posted_receive_taken_or_left);
+  tcase_add_test(tc, newest_posted_does_not_overtake_older);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hcomm/core.h"
+#include "hcomm/counters.h"
 #include "hcomm/proto.h"
 #include "hcomm/request.h"
 
@@ -26,6 +27,39 @@ START_TEST(decode_accepts_header_plus_payload) {
   ck_assert_int_eq(out.tag, 9);
   ck_assert_uint_eq(out.context, 3);
   ck_assert_mem_eq(payload, "hello", 5);
+}
+END_TEST
+
+/* The short header of hc_proto_send_now: decoded as a whole EAGER header
+ * whose lengths are the packet's, with nobody to answer (sreq 0). */
+START_TEST(decode_expands_short_eager_header) {
+  unsigned char pkt[sizeof(hc_pkt_short_hdr_t) + 5];
+  hc_pkt_short_hdr_t head = {
+      .type = HC_PKT_EAGER_SHORT, .context = 3, .tag = 93};
+  memcpy(pkt, &head, sizeof head);
+  memcpy(pkt + sizeof head, "hello", 5);
+  hc_pkt_hdr_t out;
+  memset(&out, 0xff, sizeof out);
+  const void *payload;
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof pkt, &out, &payload), HC_OK);
+  ck_assert_uint_eq(out.type, HC_PKT_EAGER);
+  ck_assert_uint_eq(out.flags, 0);
+  ck_assert_uint_eq(out.context, 3);
+  ck_assert_int_eq(out.tag, 93);
+  ck_assert_uint_eq(out.payload_bytes, 5);
+  ck_assert_uint_eq(out.total_bytes, 5);
+  ck_assert_uint_eq(out.sreq, 0);
+  ck_assert_mem_eq(payload, "hello", 5);
+  /* No payload at all is a message of 0 bytes. */
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof head, &out, &payload), HC_OK);
+  ck_assert_uint_eq(out.total_bytes, 0);
+  /* Too short for the header, or a context out of range. */
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof head - 1, &out, &payload),
+                   HC_ERR_TRANSPORT);
+  head.context = HC_MATCH_CONTEXTS;
+  memcpy(pkt, &head, sizeof head);
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof pkt, &out, &payload),
+                   HC_ERR_TRANSPORT);
 }
 END_TEST
 
@@ -172,6 +206,8 @@ static hcomm_request_t *pt_send_req(int peer, size_t bytes, int mode) {
   req->send_buf = buf;
   req->bytes = bytes;
   req->mode = mode;
+  /* The protocol hc_proto_send chose for it. */
+  req->rndv = bytes > hc_engine.peers[peer].eager_limit;
   return req;
 }
 
@@ -329,10 +365,35 @@ START_TEST(stale_request_id_is_dropped_quietly) {
 }
 END_TEST
 
+/* The eager limit may change (MPI_T's HCMPI_EAGER_LIMIT) while sends are
+ * in flight: each keeps the protocol it left with, so the answers it gets
+ * are no violation. */
+START_TEST(sends_keep_their_protocol_when_the_eager_limit_changes) {
+  pt_engine();
+  hcomm_request_t *eager = pt_send_req(1, 100, HCOMM_SEND_SYNC);
+  hcomm_request_t *rndv = pt_send_req(2, 4000, HCOMM_SEND_STANDARD);
+  ck_assert_int_eq(rndv->rndv, 0); /* 4000 fits the default limit */
+  rndv->rndv = 1;                  /* as if it left while the limit was low */
+  hc_proto_set_eager_limit(50);
+  ck_assert_uint_eq(hc_engine.peers[1].eager_limit, 50);
+  hc_pkt_hdr_t ack = pt_hdr(HC_PKT_ACK, hc_request_id(eager), 0);
+  pt_deliver(1, &ack, NULL);
+  hc_proto_set_eager_limit(8000);
+  hc_pkt_hdr_t cts = pt_hdr(HC_PKT_CTS, hc_request_id(rndv), 57);
+  cts.total_bytes = 4000;
+  pt_deliver(2, &cts, NULL);
+  pt_expect_failed(-1);
+  ck_assert_int_eq(atomic_load(&eager->done), 1);
+  ck_assert_int_eq(atomic_load(&rndv->done), 1);
+  ck_assert_uint_eq(pt_data_bytes, 4000);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("proto");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, decode_accepts_header_plus_payload);
+  tcase_add_test(tc, decode_expands_short_eager_header);
   tcase_add_test(tc, decode_rejects_malformed);
   tcase_add_test(tc, request_ids_go_stale_on_reuse);
   tcase_add_test(tc, many_requests_are_distinct_and_recycled);
@@ -343,6 +404,7 @@ int main(void) {
   tcase_add_test(tc, data_from_the_owner_lands_and_completes);
   tcase_add_test(tc, fin_and_ack_must_fit_the_send);
   tcase_add_test(tc, stale_request_id_is_dropped_quietly);
+  tcase_add_test(tc, sends_keep_their_protocol_when_the_eager_limit_changes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

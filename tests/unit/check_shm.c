@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/shm/shm_fastbox.h" /* HC_SHM_FASTBOX_MAX */
 #include "transport/transport.h"
 
 #define MAX_RANKS 4
@@ -103,7 +104,14 @@ static unsigned char stream_byte(uint32_t seq, size_t i) {
  * A body sets stream_base on every rank before it streams. */
 #define STREAM_BASE_MAX 512
 static size_t stream_base;
-static size_t stream_len(uint32_t seq) { return stream_base + 4 + seq % 2000; }
+/* Or, when a body sets them, lengths taken in turn from stream_sizes. */
+static const size_t *stream_sizes;
+static size_t stream_nsizes;
+static size_t stream_len(uint32_t seq) {
+  if (stream_nsizes > 0)
+    return stream_sizes[seq % stream_nsizes];
+  return stream_base + 4 + seq % 2000;
+}
 
 static void inbox_stream(int src, const unsigned char *packet, size_t len) {
   int from = stream_src_index(cb_harness, src);
@@ -380,6 +388,24 @@ static void stream_send(harness_t *h, int to, uint32_t seq, int retry,
 
 #define FLOOD_TOTAL 30000
 
+/* Rank 0: packets first .. total - 1 of the stream to rank 1, each retried
+ * until it fits. */
+static void stream_send_rest(harness_t *h, uint32_t first, uint32_t total) {
+  hc_status_t rc;
+  for (uint32_t seq = first; seq < total; seq++)
+    stream_send(h, 1, seq, 1, &rc);
+}
+
+/* Rank 1's half of a stream from rank 0 that starts at a barrier: every
+ * one of total packets arrives once, whole and in order. */
+static void stream_receive_all(harness_t *h, uint32_t total) {
+  inbox.mode = INBOX_STREAM;
+  harness_barrier(h);
+  pump_until(h, total);
+  expect(inbox.bad == 0, "every packet intact and in order", __LINE__);
+  expect(inbox.next_seq[0] == total, "all packets", __LINE__);
+}
+
 static void body_flood(harness_t *h) {
   if (h->me == 0) {
     uint32_t seq = 0;
@@ -395,14 +421,9 @@ static void body_flood(harness_t *h) {
     harness_barrier(h); /* lets rank 1 drain */
     /* Sleep for space with no timeout: only rank 1 freeing cells wakes. */
     ops->wait(h->ctx, -1);
-    for (; seq < FLOOD_TOTAL; seq++)
-      stream_send(h, 1, seq, 1, &rc);
+    stream_send_rest(h, seq, FLOOD_TOTAL);
   } else {
-    inbox.mode = INBOX_STREAM;
-    harness_barrier(h);
-    pump_until(h, FLOOD_TOTAL);
-    expect(inbox.bad == 0, "every flood packet intact and in order", __LINE__);
-    expect(inbox.next_seq[0] == FLOOD_TOTAL, "all flood packets", __LINE__);
+    stream_receive_all(h, FLOOD_TOTAL);
   }
 }
 
@@ -595,6 +616,54 @@ START_TEST(test_shm_four_ranks_all_pairs_stream_in_order) {
 }
 END_TEST
 
+/* Lengths on both sides of each limit: the fast box's, a ring slot's
+ * (240 B) and beyond (a pool cell), small ones between large ones. */
+static const size_t mixed_sizes[] = {8,
+                                     HC_SHM_FASTBOX_MAX,
+                                     HC_SHM_FASTBOX_MAX + 1,
+                                     4,
+                                     240,
+                                     8,
+                                     241,
+                                     2000,
+                                     8,
+                                     8,
+                                     64,
+                                     239,
+                                     16,
+                                     1000,
+                                     HC_SHM_FASTBOX_MAX,
+                                     200,
+                                     5,
+                                     HC_SHM_FASTBOX_MAX - 1};
+#define MIXED_BURST 40
+#define MIXED_TOTAL 20000
+
+/* First a burst the receiver does not take yet, so the fast box fills and
+ * the packets after it go through the ring and the pool; then a stream
+ * taken while it flows.  Every packet must arrive once, whole, in the
+ * order sent, whichever way each one went. */
+static void body_mixed_sizes(harness_t *h) {
+  stream_sizes = mixed_sizes;
+  stream_nsizes = sizeof mixed_sizes / sizeof mixed_sizes[0];
+  if (h->me == 0) {
+    hc_status_t rc;
+    for (uint32_t seq = 0; seq < MIXED_BURST; seq++) {
+      stream_send(h, 1, seq, 0, &rc);
+      expect(rc == HC_OK, "the burst fits the box, ring and pool", __LINE__);
+    }
+    harness_barrier(h);
+    stream_send_rest(h, MIXED_BURST, MIXED_TOTAL);
+  } else {
+    stream_receive_all(h, MIXED_TOTAL);
+  }
+}
+
+START_TEST(test_shm_fastbox_ring_and_pool_keep_order) {
+  harness_run(2, body_mixed_sizes);
+}
+END_TEST
+
 START_TEST(test_shm_small_cells_from_env_and_fini_on_half_init) {
   setenv("HCMPI_SHM_CELL_SIZE", "1k", 1);
   setenv("HCMPI_SHM_CELLS", "4", 1);
@@ -626,6 +695,7 @@ static Suite *shm_suite(void) {
   tcase_add_test(tc, test_shm_segment_name_gone_after_connected);
   tcase_add_test(tc, test_shm_named_segment_when_memfd_disabled);
   tcase_add_test(tc, test_shm_four_ranks_all_pairs_stream_in_order);
+  tcase_add_test(tc, test_shm_fastbox_ring_and_pool_keep_order);
   tcase_add_test(tc, test_shm_small_cells_from_env_and_fini_on_half_init);
   suite_add_tcase(s, tc);
   return s;

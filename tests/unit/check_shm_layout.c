@@ -1,9 +1,9 @@
 /*
- * The shared segment's layout: the header, the per-rank slots, the rings
- * and the pools never overlap, whatever the number of local ranks; each
- * part is aligned as its users need; and writing every field of every slot
- * of a segment laid out in memory leaves every header field as written
- * (the slots once began inside the header, over its cell and ring-slot
+ * The shared segment's layout: the header, the per-rank slots, the rings,
+ * the fast boxes and the pools never overlap, whatever the number of local
+ * ranks; each part is aligned as its users need; and writing every field of
+ * every slot of a segment laid out in memory leaves every header field as
+ * written (the slots once began inside the header, over its cell and ring-slot
  * counts).
  */
 #include <check.h>
@@ -26,8 +26,8 @@ START_TEST(test_slots_follow_the_header) {
 }
 END_TEST
 
-/* [slots, rings, pools] follow one another in that order, page aligned,
- * and the segment ends where the last pool does. */
+/* [slots, rings, boxes, pools] follow one another in that order, page
+ * aligned, and the segment ends where the last pool does. */
 START_TEST(test_parts_do_not_overlap) {
   int n = rank_counts[_i];
   size_t ring_bytes = hc_shm_ring_bytes(240, 16);
@@ -38,8 +38,14 @@ START_TEST(test_parts_do_not_overlap) {
       HC_SHM_SLOTS_OFFSET + (size_t)n * sizeof(struct hc_shm_slot);
   size_t rings_end =
       at.ring_offset + (size_t)n * (size_t)(n - 1) * at.ring_bytes;
+  size_t boxes_end = at.box_offset + (size_t)n * (size_t)(n - 1) *
+                                         sizeof(struct hc_shm_fastbox);
   ck_assert_uint_ge(at.ring_offset, slots_end);
-  ck_assert_uint_ge(at.pool_offset, rings_end);
+  ck_assert_uint_ge(at.box_offset, rings_end);
+  ck_assert_uint_ge(at.pool_offset, boxes_end);
+  ck_assert_uint_eq(at.box_offset % 4096, 0);
+  /* A box is whole cache lines: two boxes never share one. */
+  ck_assert_uint_eq(sizeof(struct hc_shm_fastbox) % HC_SHM_RING_ALIGN, 0);
   ck_assert_uint_eq(at.seg_size, at.pool_offset + (size_t)n * at.pool_bytes);
   ck_assert_uint_eq(at.ring_offset % 4096, 0);
   ck_assert_uint_eq(at.pool_offset % 4096, 0);
@@ -81,6 +87,7 @@ START_TEST(test_slot_writes_leave_the_header_alone) {
       .cell_size = 256,
       .ncells = 0xb1b2b3b4u,
       .ring_slots = 0xc1c2c3c4u,
+      .box_offset = at.box_offset,
   };
   memcpy(seg, &want, sizeof want);
   struct hc_shm_slot *slots = (struct hc_shm_slot *)(seg + HC_SHM_SLOTS_OFFSET);

@@ -12,16 +12,26 @@
  *                     slots, one per ordered pair (i -> j, i != j),
  *                     ring_bytes apart, in the order
  *                     i * (local_size - 1) + (j < i ? j : j - 1)
+ *   box_offset        local_size x (local_size - 1) fast boxes, one per
+ *                     ordered pair, HC_SHM_FASTBOX_BYTES apart, same order
  *   pool_offset       local_size pools of cell_size cells, pool_bytes apart,
  *                     one per sending rank
- * ring_offset and pool_offset are page aligned; every ring and pool is
- * cache-line aligned (shm_layout.c places them).
+ * ring_offset, box_offset and pool_offset are page aligned; every ring and pool
+ * is cache-line aligned (shm_layout.c places them).
  *
  * A packet of up to SHM_INLINE_MAX bytes travels in its pair's ring slot;
  * a larger one in a cell of the sender's pool, whose index travels in the
  * ring (tag SHM_TAG_POOL), so order per pair stays the ring's.  Bulk memory
  * is per sender and the per-pair part shrinks as ranks grow, so the segment
  * grows linearly with local ranks, not with pairs.
+ *
+ * A packet of up to HC_SHM_FASTBOX_MAX bytes goes into the pair's fast box
+ * instead when the box is free and the ring is empty (every packet of the
+ * ring was taken), which the receiver polls before the ring: one word to
+ * look at, one cache line or two to copy.  Since the box is filled only
+ * behind an empty ring, a packet in it is older than any in the ring, so
+ * the receiver takes the box first whenever it holds one, also between
+ * two packets of the ring.
  *
  * Sleeping without lost wake-ups (a Dekker pattern on both sides):
  *   sleeper: read doorbell; sleeping = 1; fence; re-check its rings;
@@ -52,16 +62,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/shm/shm_fastbox.h"
 #include "transport/shm/shm_layout.h"
 #include "transport/shm/shm_pool.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-#define SHM_VERSION 3 /* 3: the slots no longer overlap the header */
-#define SHM_NAME_MAX 40
+#define SHM_VERSION 4 /* 4: fast boxes; 3: slots apart from the header */
+#define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
 #define SHM_MIN_CELL_SIZE ((size_t)256)
@@ -120,21 +132,28 @@ typedef struct shm_ctx {
   size_t seg_size;
   struct hc_shm_seg_hdr *hdr;
   struct hc_shm_slot *slots;
-  hc_shm_ring_t *in;          /* [local peer]: ring peer -> me */
-  hc_shm_ring_t *out;         /* [local peer]: ring me -> peer */
-  hc_shm_pool_t *pools;       /* [local rank]: its pool; mine sends */
-  unsigned char *out_blocked; /* send found out[peer] full */
-  int pool_blocked;           /* send found my pool full */
-  unsigned char *cma_off;     /* CMA refused for this peer */
-  unsigned char *cma_worked;  /* a read from this peer succeeded */
-  unsigned char *in_corrupt;  /* in[peer] held garbage: no longer read */
+  hc_shm_ring_t *in;             /* [local peer]: ring peer -> me */
+  hc_shm_ring_t *out;            /* [local peer]: ring me -> peer */
+  hc_shm_fastbox_end_t *box_in;  /* [local peer]: box peer -> me */
+  hc_shm_fastbox_end_t *box_out; /* [local peer]: box me -> peer */
+  hc_shm_pool_t *pools;          /* [local rank]: its pool; mine sends */
+  /* Set by send under the engine lock, read and cleared by a thread about
+   * to sleep without it: atomic, relaxed (a stale value only costs a poll
+   * or a 1 ms turn). */
+  _Atomic unsigned char *out_blocked; /* send found out[peer] full */
+  _Atomic int pool_blocked;           /* send found my pool full */
+  unsigned char *cma_off;             /* CMA refused for this peer */
+  unsigned char *cma_worked;          /* a read from this peer succeeded */
+  unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
   int cma_enabled;
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
    * then fails connect instead of failing sends later. */
   size_t cell_size_hint;
   size_t cell_size_promised;
-  int rr;              /* next incoming ring progress starts at */
+  int *peers;          /* the local ranks but mine, ascending */
+  int npeers;          /* entries of peers; 0 until the segment is mapped */
+  int rr;              /* index in peers of the first one progress polls */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
 } shm_ctx_t;
 
@@ -214,38 +233,28 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->local_world_ranks = malloc(n * sizeof(int));
   shm->in = calloc(n, sizeof(hc_shm_ring_t));
   shm->out = calloc(n, sizeof(hc_shm_ring_t));
+  shm->box_in = calloc(n, sizeof(hc_shm_fastbox_end_t));
+  shm->box_out = calloc(n, sizeof(hc_shm_fastbox_end_t));
   shm->pools = calloc(n, sizeof(hc_shm_pool_t));
-  shm->out_blocked = calloc(n, 1);
+  shm->out_blocked = calloc(n, sizeof *shm->out_blocked);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
   shm->in_corrupt = calloc(n, 1);
   shm->dead = calloc(n, sizeof *shm->dead);
   shm->pidfd = malloc(n * sizeof(int));
+  shm->peers = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
-      shm->pools == NULL || shm->out_blocked == NULL || shm->cma_off == NULL ||
+      shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
+      shm->out_blocked == NULL || shm->cma_off == NULL ||
       shm->cma_worked == NULL || shm->in_corrupt == NULL || shm->dead == NULL ||
-      shm->pidfd == NULL)
+      shm->pidfd == NULL || shm->peers == NULL)
     return HC_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     shm->pidfd[i] = -1;
+  for (int p = 0, k = 0; p < shm->local_size; p++)
+    if (p != shm->local_rank)
+      shm->peers[k++] = p;
   memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
-  return HC_OK;
-}
-
-static hc_status_t shm_random_name(char *name, size_t len) {
-  unsigned char bytes[8];
-  size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return HC_ERR_SYSTEM;
-    got += (size_t)n;
-  }
-  int w = snprintf(name, len, "/hcmpi-");
-  for (size_t i = 0; i < sizeof bytes; i++)
-    w += snprintf(name + w, len - (size_t)w, "%02x", bytes[i]);
   return HC_OK;
 }
 
@@ -288,9 +297,14 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
         hc_shm_ring_attach(&shm->out[p],
                            rings + shm_ring_index(me, p, n) * rb) != HC_OK)
       return HC_ERR_TRANSPORT;
+    struct hc_shm_fastbox *boxes =
+        (struct hc_shm_fastbox *)(shm->base + shm->hdr->box_offset);
+    hc_shm_fastbox_attach(&shm->box_in[p], &boxes[shm_ring_index(p, me, n)]);
+    hc_shm_fastbox_attach(&shm->box_out[p], &boxes[shm_ring_index(me, p, n)]);
   }
   atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
                         memory_order_release);
+  shm->npeers = n - 1;
   return HC_OK;
 }
 
@@ -300,6 +314,7 @@ typedef struct shm_shape {
   uint32_t ncells;
   uint32_t ring_slots;
   size_t ring_offset, ring_bytes;
+  size_t box_offset;
   size_t pool_offset, pool_bytes;
   size_t seg_size;
 } shm_shape_t;
@@ -312,6 +327,7 @@ static void shm_plan(int n, shm_shape_t *sh) {
   hc_shm_layout_t at;
   hc_shm_layout_plan(n, sh->ring_bytes, sh->pool_bytes, &at);
   sh->ring_offset = at.ring_offset;
+  sh->box_offset = at.box_offset;
   sh->pool_offset = at.pool_offset;
   sh->seg_size = at.seg_size;
 }
@@ -329,9 +345,14 @@ static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   hdr->cell_size = sh->cell_size;
   hdr->ncells = sh->ncells;
   hdr->ring_slots = sh->ring_slots;
-  for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++)
+  hdr->box_offset = sh->box_offset;
+  struct hc_shm_fastbox *boxes =
+      (struct hc_shm_fastbox *)(shm->base + sh->box_offset);
+  for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++) {
     hc_shm_ring_format(shm->base + sh->ring_offset + i * sh->ring_bytes,
                        SHM_INLINE_MAX, sh->ring_slots);
+    hc_shm_fastbox_format(&boxes[i], 0);
+  }
   for (int p = 0; p < n; p++)
     hc_shm_pool_format(shm->base + sh->pool_offset + (size_t)p * sh->pool_bytes,
                        sh->cell_size, sh->ncells);
@@ -339,40 +360,14 @@ static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   hdr->magic = SHM_MAGIC;
 }
 
-/* An anonymous segment (memfd) unless HCMPI_SHM_MEMFD=0 or the kernel
- * lacks it; else a POSIX segment with an unguessable name, unlinked once
- * every local rank mapped it. */
+/* The node's segment, made as every hcmpi segment is (util/shmseg.h). */
 static int shm_create_fd(shm_ctx_t *shm) {
-  if (hc_env_bool("HCMPI_SHM_MEMFD", 1)) {
-    int fd = memfd_create("hcmpi-shm", MFD_CLOEXEC);
-    /* A memfd is born mode 0777, and other local ranks reopen it through
-     * /proc/<pid>/fd: only this user may, like the named segment. */
-    if (fd >= 0 && fchmod(fd, 0600) != 0) {
-      hc_log(HC_LOG_ERROR, "shm", "fchmod of the memfd: %s", strerror(errno));
-      close(fd);
-      return -1;
-    }
-    if (fd >= 0) {
-      shm->memfd = fd;
-      snprintf(shm->name, sizeof shm->name, "memfd-%ld-%d", (long)getpid(), fd);
-      return fd;
-    }
-    hc_log(HC_LOG_INFO, "shm", "memfd_create: %s; using a named segment",
-           strerror(errno));
-  }
-  int fd = -1;
-  for (int tries = 0; fd < 0 && tries < 8; tries++) {
-    if (shm_random_name(shm->name, sizeof shm->name) != HC_OK)
-      return -1;
-    fd = shm_open(shm->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno != EEXIST)
-      break;
-  }
-  if (fd < 0) {
-    hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", shm->name, strerror(errno));
-    return -1;
-  }
-  shm->linked = 1;
+  int memfd;
+  int fd = hc_shmseg_create(shm->name, sizeof shm->name, &memfd);
+  if (fd >= 0 && memfd)
+    shm->memfd = fd;
+  else if (fd >= 0)
+    shm->linked = 1;
   return fd;
 }
 
@@ -389,16 +384,8 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   int fd = shm_create_fd(shm);
   if (fd < 0)
     return HC_ERR_SYSTEM;
-  /* Reserving the pages now turns a full /dev/shm into an error here
-   * instead of a SIGBUS on some later first touch. */
-  hc_status_t rc = HC_ERR_SYSTEM;
-  int err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
-  if (err == 0)
-    err = posix_fallocate(fd, 0, (off_t)size);
-  if (err != 0)
-    hc_log(HC_LOG_ERROR, "shm", "sizing %s to %zu bytes: %s", shm->name, size,
-           strerror(err));
-  else
+  hc_status_t rc = hc_shmseg_reserve(fd, shm->name, size);
+  if (rc == HC_OK)
     rc = shm_map(shm, fd, size);
   if (fd != shm->memfd)
     close(fd);
@@ -492,23 +479,9 @@ static hc_status_t shm_check_header(shm_ctx_t *shm) {
   return HC_OK;
 }
 
-/* A memfd of local rank 0 opens through its /proc fd link (a same-user
- * process may), a named segment through shm_open. */
-static int shm_open_fd(const char *name) {
-  long pid;
-  int memfd, used = 0;
-  if (sscanf(name, "memfd-%ld-%d%n", &pid, &memfd, &used) == 2 &&
-      name[used] == '\0') {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, memfd);
-    return open(path, O_RDWR | O_CLOEXEC);
-  }
-  return shm_open(name, O_RDWR, 0);
-}
-
 static hc_status_t shm_open_segment(shm_ctx_t *shm, const char *name,
                                     size_t size) {
-  int fd = shm_open_fd(name);
+  int fd = hc_shmseg_open(name);
   if (fd < 0) {
     hc_log(HC_LOG_ERROR, "shm", "opening segment %s: %s", name,
            strerror(errno));
@@ -611,7 +584,8 @@ static hc_status_t shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag,
     hc_shm_ring_set_waiting(ring);
     rc = hc_shm_ring_push_tagged(ring, tag, iov, iovcnt);
   }
-  shm->out_blocked[peer] = rc == HC_ERR_AGAIN;
+  atomic_store_explicit(&shm->out_blocked[peer], rc == HC_ERR_AGAIN,
+                        memory_order_relaxed);
   return rc;
 }
 
@@ -627,7 +601,8 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
     hc_shm_pool_set_waiting(pool);
     rc = hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
   }
-  shm->pool_blocked = rc == HC_ERR_AGAIN;
+  atomic_store_explicit(&shm->pool_blocked, rc == HC_ERR_AGAIN,
+                        memory_order_relaxed);
   if (rc != HC_OK)
     return rc;
   ref.len = 0;
@@ -651,9 +626,16 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
   size_t total = 0;
   for (int i = 0; i < iovcnt; i++)
     total += iov[i].iov_len;
-  hc_status_t rc = total <= SHM_INLINE_MAX
-                       ? shm_push_slot(shm, peer, 0, iov, iovcnt)
-                       : shm_push_pooled(shm, peer, iov, iovcnt);
+  hc_status_t rc;
+  if (total <= HC_SHM_FASTBOX_MAX && hc_shm_ring_drained(&shm->out[peer]) &&
+      hc_shm_fastbox_free(&shm->box_out[peer])) {
+    hc_shm_fastbox_put(&shm->box_out[peer], iov, iovcnt, total);
+    rc = HC_OK;
+  } else if (total <= SHM_INLINE_MAX) {
+    rc = shm_push_slot(shm, peer, 0, iov, iovcnt);
+  } else {
+    rc = shm_push_pooled(shm, peer, iov, iovcnt);
+  }
   /* A dead reader never frees its ring or cells: fail instead of queueing. */
   if (rc == HC_ERR_AGAIN &&
       atomic_load_explicit(&shm->dead[peer], memory_order_relaxed))
@@ -695,16 +677,40 @@ static int shm_deliver_pooled(shm_ctx_t *shm, int p, const void *slot,
   return 1;
 }
 
-/* Delivers up to max packets from ring p; wakes p if it waits for ring
- * space or for the pool cells handed back. */
-static int shm_drain_ring(shm_ctx_t *shm, int p, int max) {
+/* Delivers the packet in p's fast box, if one waits; 1 when it did. */
+static int shm_take_box(shm_ctx_t *shm, int p) {
+  size_t len;
+  const void *data = hc_shm_fastbox_peek(&shm->box_in[p], &len);
+  if (data == NULL) {
+    if (len == HC_SHM_FASTBOX_CORRUPT)
+      shm_ring_corrupt(shm, p, "a corrupt fast box");
+    return 0;
+  }
+  shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
+  hc_shm_fastbox_release(&shm->box_in[p]);
+  return 1;
+}
+
+/* Delivers up to max packets from p's fast box and ring, oldest first;
+ * wakes p if it waits for ring space or for the pool cells handed back. */
+static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
   hc_shm_ring_t *ring = &shm->in[p];
   int done = 0, pooled = 0;
   const void *data = NULL;
   size_t len = 0;
   uint32_t tag;
-  while (done < max && !shm->in_corrupt[p] &&
-         (data = hc_shm_ring_peek_tagged(ring, &len, &tag)) != NULL) {
+  while (done < max && !shm->in_corrupt[p]) {
+    /* The box's packet is older than the ring's; seeing the ring's packet
+     * (an acquire of its index) made a box filled before it visible. */
+    if (hc_shm_fastbox_holds(&shm->box_in[p])) {
+      done += shm_take_box(shm, p);
+      continue;
+    }
+    data = hc_shm_ring_peek_tagged(ring, &len, &tag);
+    if (data == NULL)
+      break;
+    if (hc_shm_fastbox_holds(&shm->box_in[p]))
+      continue;
     if (tag != SHM_TAG_POOL)
       shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
     else if (shm_deliver_pooled(shm, p, data, len))
@@ -714,7 +720,7 @@ static int shm_drain_ring(shm_ctx_t *shm, int p, int max) {
     hc_shm_ring_release(ring);
     done++;
   }
-  if (data == NULL && len == HC_SHM_RING_CORRUPT)
+  if (data == NULL && len == HC_SHM_RING_CORRUPT && !shm->in_corrupt[p])
     shm_ring_corrupt(shm, p, "a corrupt ring");
   if (done > 0) {
     atomic_thread_fence(memory_order_seq_cst);
@@ -747,30 +753,50 @@ static int shm_report_deaths(shm_ctx_t *shm) {
 
 static void shm_check_liveness(shm_ctx_t *shm);
 
-static int shm_progress(void *ctx) {
-  shm_ctx_t *shm = ctx;
+/* 1 when p's fast box or ring may hold a packet for me: a load or three. */
+static inline int shm_peer_may_have_sent(shm_ctx_t *shm, int p) {
+  return hc_shm_fastbox_holds(&shm->box_in[p]) ||
+         hc_shm_ring_may_hold(&shm->in[p]);
+}
+
+/* Delivers what the peers sent, each peer in turn from where the last
+ * call stopped, and reports deaths. */
+static int shm_progress_deliver(shm_ctx_t *shm) {
   int n = shm->local_size;
   if (shm->base == NULL || n < 2)
     return 0;
   int total = 0;
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     total += shm_report_deaths(shm);
-  int p = shm->rr;
-  for (int k = 0; k < n && total < SHM_BATCH_TOTAL; k++) {
-    if (p != shm->local_rank && hc_shm_ring_may_hold(&shm->in[p]))
-      total += shm_drain_ring(shm, p, SHM_BATCH_PER_RING);
-    p = (p + 1 == n) ? 0 : p + 1;
+  int i = shm->rr;
+  for (int k = 0; k < n - 1 && total < SHM_BATCH_TOTAL; k++) {
+    int p = shm->peers[i];
+    if (shm_peer_may_have_sent(shm, p))
+      total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
+    i = (i + 2 == n) ? 0 : i + 1;
   }
-  shm->rr = p;
+  shm->rr = i;
+  return total;
+}
+
+/* The empty poll, most polls of a wait, is a look at each peer's box and
+ * ring and no call; only what finds something goes on to deliver. */
+static int shm_progress(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
+    return shm_progress_deliver(shm);
+  for (int k = 0; k < shm->npeers; k++) {
+    int p = shm->peers[k];
+    if (shm_peer_may_have_sent(shm, p))
+      return shm_progress_deliver(shm);
+  }
   /* A loop of MPI_Test never sleeps, so the check a wait makes before
    * sleeping would never run: empty polls look too, now and then (the
    * check itself is rate-limited by the clock). */
-  if (total == 0 && ++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS == 0) {
-    shm_check_liveness(shm);
-    if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
-      total += shm_report_deaths(shm);
-  }
-  return total;
+  if (++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS != 0)
+    return 0;
+  shm_check_liveness(shm);
+  return shm_progress_deliver(shm);
 }
 
 /* EPERM and friends mean a policy (ptrace rules, seccomp, a kernel without
@@ -830,15 +856,18 @@ static int shm_pending(shm_ctx_t *shm) {
   for (int p = 0; p < shm->local_size; p++) {
     if (p == shm->local_rank)
       continue;
-    if (!shm->in_corrupt[p] && hc_shm_ring_readable(&shm->in[p]))
+    if (!shm->in_corrupt[p] && (hc_shm_fastbox_readable(shm->box_in[p].box) ||
+                                hc_shm_ring_readable(&shm->in[p])))
       return 1;
-    if (shm->out_blocked[p] && hc_shm_ring_writable(&shm->out[p])) {
-      shm->out_blocked[p] = 0;
+    if (atomic_load_explicit(&shm->out_blocked[p], memory_order_relaxed) &&
+        hc_shm_ring_writable(&shm->out[p])) {
+      atomic_store_explicit(&shm->out_blocked[p], 0, memory_order_relaxed);
       return 1;
     }
   }
-  if (shm->pool_blocked && hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
-    shm->pool_blocked = 0;
+  if (atomic_load_explicit(&shm->pool_blocked, memory_order_relaxed) &&
+      hc_shm_pool_has_free(&shm->pools[shm->local_rank])) {
+    atomic_store_explicit(&shm->pool_blocked, 0, memory_order_relaxed);
     return 1;
   }
   return 0;
@@ -914,16 +943,31 @@ static void shm_fini(void *ctx) {
     if (shm->pidfd[p] >= 0)
       close(shm->pidfd[p]);
   free(shm->pidfd);
+  free(shm->peers);
   free((void *)shm->dead);
   free(shm->local_world_ranks);
   free(shm->in);
   free(shm->out);
+  free(shm->box_in);
+  free(shm->box_out);
   free(shm->pools);
-  free(shm->out_blocked);
+  free((void *)shm->out_blocked);
   free(shm->cma_off);
   free(shm->cma_worked);
   free(shm->in_corrupt);
   free(shm);
+}
+
+/* The tool interface's view of this rank's send pool. */
+static hc_status_t shm_counter(void *ctx, hc_transport_counter_t which,
+                               uint64_t *value) {
+  shm_ctx_t *shm = ctx;
+  if (which != HC_TRANSPORT_COUNTER_POOL_CELLS_IN_USE)
+    return HC_ERR_NOT_SUPPORTED;
+  const hc_shm_pool_t *mine =
+      shm->pools != NULL ? &shm->pools[shm->local_rank] : NULL;
+  *value = mine != NULL && mine->cells != NULL ? hc_shm_pool_in_use(mine) : 0;
+  return HC_OK;
 }
 
 const hc_transport_ops_t hc_transport_shm_ops = {
@@ -947,4 +991,5 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,
     .fini = shm_fini,
+    .counter = shm_counter,
 };

@@ -22,8 +22,10 @@ void hc_shm_layout_plan(int n, size_t ring_bytes, size_t pool_bytes,
   out->pool_bytes = pool_bytes;
   out->ring_offset = shm_layout_end(
       HC_SHM_SLOTS_OFFSET, shm_layout_times(ranks, sizeof(struct hc_shm_slot)));
-  out->pool_offset =
+  out->box_offset =
       shm_layout_end(out->ring_offset, shm_layout_times(pairs, ring_bytes));
+  out->pool_offset = shm_layout_end(
+      out->box_offset, shm_layout_times(pairs, HC_SHM_FASTBOX_BYTES));
   size_t pools = shm_layout_times(ranks, pool_bytes);
   out->seg_size = out->pool_offset == 0 || pools > SIZE_MAX - out->pool_offset
                       ? 0

@@ -1,7 +1,8 @@
 /*
  * Where the parts of a node's shared segment lie (shm.c describes what they
- * do): the header, one slot per local rank, the pair rings, the pools.  A
- * module of its own so that a unit test checks that no two parts overlap.
+ * do): the header, one slot per local rank, the pair rings, the pair fast
+ * boxes, the pools.  A module of its own so that a unit test checks that no
+ * two parts overlap.
  */
 #ifndef HC_SHM_LAYOUT_H
 #define HC_SHM_LAYOUT_H
@@ -10,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport/shm/shm_ring.h" /* HC_SHM_RING_ALIGN */
+#include "transport/shm/shm_fastbox.h" /* HC_SHM_FASTBOX_BYTES */
+#include "transport/shm/shm_ring.h"    /* HC_SHM_RING_ALIGN */
 
 /* At offset 0, written by local rank 0 before any other rank maps the
  * segment; magic last. */
@@ -26,6 +28,7 @@ struct hc_shm_seg_hdr {
   uint64_t cell_size; /* pool cell payload: the largest packet */
   uint32_t ncells;    /* cells per pool */
   uint32_t ring_slots;
+  uint64_t box_offset;
 };
 
 /* One per local rank, a cache line each, from HC_SHM_SLOTS_OFFSET. */
@@ -45,14 +48,16 @@ struct hc_shm_slot {
 typedef struct hc_shm_layout {
   size_t ring_offset; /* local_size x (local_size - 1) rings */
   size_t ring_bytes;
+  size_t box_offset;  /* local_size x (local_size - 1) fast boxes */
   size_t pool_offset; /* local_size pools */
   size_t pool_bytes;
   size_t seg_size;
 } hc_shm_layout_t;
 
-/* Places the rings (ring_bytes each) and pools (pool_bytes each) of n local
- * ranks after the header and the slots, each area page aligned; fills
- * *out.  Sizes that do not fit a size_t give seg_size 0. */
+/* Places the rings (ring_bytes each), the fast boxes (HC_SHM_FASTBOX_BYTES
+ * each) and the pools (pool_bytes each) of n local ranks after the header
+ * and the slots, each area page aligned; fills *out.  Sizes that do not fit
+ * a size_t give seg_size 0. */
 void hc_shm_layout_plan(int n, size_t ring_bytes, size_t pool_bytes,
                         hc_shm_layout_t *out);
 

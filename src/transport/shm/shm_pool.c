@@ -1,4 +1,5 @@
 #include "transport/shm/shm_pool.h"
+#include "transport/shm/shm_ring.h" /* hc_shm_iov_gather */
 
 #include <stdatomic.h>
 #include <string.h>
@@ -113,13 +114,7 @@ hc_status_t hc_shm_pool_fill(hc_shm_pool_t *pool, uint32_t dest,
   atomic_store_explicit(&c->state, SHM_CELL_BUSY, memory_order_relaxed);
   c->dest = dest;
   c->len = (uint32_t)total;
-  unsigned char *dst = (unsigned char *)c + SHM_POOL_CELL_HDR;
-  for (int i = 0; i < iovcnt; i++) {
-    if (iov[i].iov_len == 0)
-      continue;
-    memcpy(dst, iov[i].iov_base, iov[i].iov_len);
-    dst += iov[i].iov_len;
-  }
+  hc_shm_iov_gather((unsigned char *)c + SHM_POOL_CELL_HDR, iov, iovcnt);
   pool->next = (uint32_t)found + 1 == pool->ncells ? 0 : (uint32_t)found + 1;
   *index = (uint32_t)found;
   return HC_OK;
@@ -148,6 +143,14 @@ int hc_shm_pool_has_free(const hc_shm_pool_t *pool) {
                              memory_order_seq_cst) == SHM_CELL_FREE)
       return 1;
   return 0;
+}
+
+uint32_t hc_shm_pool_in_use(const hc_shm_pool_t *pool) {
+  uint32_t busy = 0;
+  for (uint32_t i = 0; i < pool->ncells; i++)
+    busy += atomic_load_explicit(&shm_pool_cell_at(pool, i)->state,
+                                 memory_order_relaxed) != SHM_CELL_FREE;
+  return busy;
 }
 
 uint32_t hc_shm_pool_reclaim(hc_shm_pool_t *pool, uint32_t dest) {

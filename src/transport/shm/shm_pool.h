@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 struct hc_shm_pool_shared;
 
@@ -66,6 +66,9 @@ void hc_shm_pool_release(hc_shm_pool_t *pool, uint32_t index);
 
 /* Owner: nonzero when at least one cell is free. */
 int hc_shm_pool_has_free(const hc_shm_pool_t *pool);
+
+/* Owner: how many cells are in flight (a scan, for the tool interface). */
+uint32_t hc_shm_pool_in_use(const hc_shm_pool_t *pool);
 
 /* Owner, after dest died: frees the cells it never handed back; returns
  * how many. */

@@ -33,6 +33,16 @@ static size_t shm_ring_stride(size_t cell_size) {
   return shm_ring_align(SHM_RING_CELL_HDR + cell_size);
 }
 
+void hc_shm_iov_gather(unsigned char *dst, const struct iovec *iov,
+                       int iovcnt) {
+  for (int i = 0; i < iovcnt; i++) {
+    if (iov[i].iov_len == 0)
+      continue;
+    memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+    dst += iov[i].iov_len;
+  }
+}
+
 size_t hc_shm_ring_bytes(size_t cell_size, uint32_t ncells) {
   if (cell_size == 0 || cell_size > UINT32_MAX - SHM_RING_CELL_HDR ||
       ncells < 2 || (ncells & (ncells - 1)) != 0)
@@ -101,13 +111,7 @@ hc_status_t hc_shm_ring_push_tagged(hc_shm_ring_t *ring, uint32_t tag,
       return HC_ERR_AGAIN;
   }
   struct shm_ring_cell *cell = shm_ring_cell_at(ring, tail);
-  unsigned char *dst = (unsigned char *)cell + SHM_RING_CELL_HDR;
-  for (int i = 0; i < iovcnt; i++) {
-    if (iov[i].iov_len == 0)
-      continue;
-    memcpy(dst, iov[i].iov_base, iov[i].iov_len);
-    dst += iov[i].iov_len;
-  }
+  hc_shm_iov_gather((unsigned char *)cell + SHM_RING_CELL_HDR, iov, iovcnt);
   cell->len = (uint32_t)total;
   cell->tag = tag;
   atomic_store_explicit(&s->tail, tail + 1, memory_order_release);
@@ -159,6 +163,15 @@ int hc_shm_ring_writable(hc_shm_ring_t *ring) {
   uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
   return tail - atomic_load_explicit(&s->head, memory_order_seq_cst) <=
          ring->mask;
+}
+
+int hc_shm_ring_drained(hc_shm_ring_t *ring) {
+  uint64_t tail = atomic_load_explicit(ring->tail_word, memory_order_relaxed);
+  if (tail == ring->cached_head)
+    return 1;
+  ring->cached_head =
+      atomic_load_explicit(ring->head_word, memory_order_acquire);
+  return tail == ring->cached_head;
 }
 
 void hc_shm_ring_set_waiting(hc_shm_ring_t *ring) {

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 #define HC_SHM_RING_ALIGN 64
 
@@ -38,6 +38,10 @@ typedef struct hc_shm_ring {
   uint64_t cached_head; /* producer: last head seen */
   uint64_t cached_tail; /* consumer: last tail seen */
 } hc_shm_ring_t;
+
+/* Copies the iov pieces one after another to dst (which has room); the
+ * gather of every shm queue. */
+void hc_shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt);
 
 /* Bytes a ring of ncells cells of cell_size payload bytes occupies; a
  * multiple of HC_SHM_RING_ALIGN.  0 when the shape is invalid (cell_size 0,
@@ -99,6 +103,11 @@ static inline int hc_shm_ring_may_hold(hc_shm_ring_t *ring) {
 /* Producer: nonzero when at least one cell is free (reads the shared
  * head). */
 int hc_shm_ring_writable(hc_shm_ring_t *ring);
+
+/* Producer: nonzero when the consumer released every cell pushed so far.
+ * Reads the consumer's index only when a push happened since it last
+ * found the ring empty. */
+int hc_shm_ring_drained(hc_shm_ring_t *ring);
 
 /* Producer: records that it found the ring full and waits for space. */
 void hc_shm_ring_set_waiting(hc_shm_ring_t *ring);

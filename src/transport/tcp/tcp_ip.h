@@ -7,7 +7,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 
-#include "hcomm.h"
+#include "hcomm_status.h"
 
 /* Picks from list (getifaddrs' output), by precedence: the first UP IPv4
  * address matching spec (HCMPI_TCP_IF: interface name or a.b.c.d/n; none

@@ -1010,6 +1010,21 @@ static void vb_fini(void *ctx) {
   free(v);
 }
 
+/* The tool interface's view of the registration cache. */
+static hc_status_t vb_counter(void *ctx, hc_transport_counter_t which,
+                              uint64_t *value) {
+  vb_ctx_t *v = ctx;
+  if (which != HC_TRANSPORT_COUNTER_REGCACHE_HITS &&
+      which != HC_TRANSPORT_COUNTER_REGCACHE_MISSES)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_vb_rcache_stats_t s = {0};
+  if (v != NULL && v->rcache != NULL)
+    s = hc_vb_rcache_stats(v->rcache);
+  long n = which == HC_TRANSPORT_COUNTER_REGCACHE_HITS ? s.hits : s.misses;
+  *value = n > 0 ? (uint64_t)n : 0;
+  return HC_OK;
+}
+
 const hc_transport_ops_t hc_transport_verbs_ops = {
     .name = "verbs",
     .reach = HC_TRANSPORT_REACH_ANY,
@@ -1032,4 +1047,5 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,
     .fini = vb_fini,
+    .counter = vb_counter,
 };

@@ -1,0 +1,303 @@
+/*
+ * Shared-memory collectives of one node's ranks (see shmcoll.h and, for
+ * the segment, shmcoll_impl.h).  Each rank announces its progress by
+ * raising its own sequence numbers; nobody else writes them, so no atomic
+ * read-modify-write is needed on the fast path.
+ *   barrier:   raise done, wait until every rank's done reached it;
+ *   bcast:     the root copies a chunk into the shared area and raises
+ *              posted; the others copy it out in parallel and raise done;
+ *              chunks alternate between the two halves (a pipeline);
+ *   reduce, allreduce: every rank copies its input into its slot and
+ *              raises posted; small vectors are then combined whole by
+ *              every rank that needs the result, larger ones slice by
+ *              slice (each rank combines its slice of every slot into the
+ *              shared area and raises reduced), then copied out.  Slots
+ *              are combined from the highest rank down, src the lower
+ *              rank, so a non-commutative op sees rank order.
+ * A communicator that spans nodes runs them over its node and leader
+ * communicators instead (shmcoll_hier.c).
+ * A wait polls the flag and the engine's progress, yields and sleeps as
+ * point-to-point waits do (hc_idle_poll_locked), sleeping on a futex in the
+ * segment that every publication rings while someone sleeps; it fails
+ * with the peer's failure when a member of the communicator is lost.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hcomm/coll.h"
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/shmcoll_impl.h"
+
+/* Vectors of at most this many bytes are combined whole by each rank
+ * that needs the result: one synchronisation instead of two, at a cost of
+ * (size - 1) combinations of a few cache lines. */
+#define SHMCOLL_WHOLE_MAX ((size_t)4 << 10)
+
+/* Every rank: -1 as the rank a wait names. */
+#define SHMCOLL_ALL (-1)
+
+/* flag has reached want, modulo 2^32 (sequence numbers wrap). */
+static int shmcoll_reached(uint32_t flag, uint32_t want) {
+  return (int32_t)(flag - want) >= 0;
+}
+
+static int shmcoll_ready(const hc_shmcoll_t *sc, int kind, int who,
+                         uint32_t want) {
+  if (who != SHMCOLL_ALL)
+    return shmcoll_reached(
+        atomic_load_explicit(&sc->lines[who].flag[kind], memory_order_acquire),
+        want);
+  for (int r = 0; r < sc->size; r++)
+    if (!shmcoll_reached(atomic_load_explicit(&sc->lines[r].flag[kind],
+                                              memory_order_acquire),
+                         want))
+      return 0;
+  return 1;
+}
+
+/* Raises this rank's flag to s and wakes the sleepers (Dekker with
+ * shmcoll_sleep: either the sleeper sees the flag, or this sees it
+ * counted and rings). */
+static void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
+  atomic_store_explicit(&sc->lines[sc->rank].flag[kind], s,
+                        memory_order_release);
+  atomic_thread_fence(memory_order_seq_cst);
+  shmcoll_hdr_t *hdr = sc->hdr;
+  if (atomic_load_explicit(&hdr->sleepers, memory_order_relaxed) == 0)
+    return;
+  atomic_fetch_add_explicit(&hdr->bell, 1, memory_order_seq_cst);
+  syscall(SYS_futex, (uint32_t *)&hdr->bell, FUTEX_WAKE, INT_MAX, NULL, NULL,
+          0);
+}
+
+/* Sleeps until a publication or the engine's longest sleep (so progress
+ * and the failure checks still run now and then). */
+static void shmcoll_sleep(hc_shmcoll_t *sc, int kind, int who, uint32_t want) {
+  shmcoll_hdr_t *hdr = sc->hdr;
+  uint32_t bell = atomic_load_explicit(&hdr->bell, memory_order_seq_cst);
+  atomic_fetch_add_explicit(&hdr->sleepers, 1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
+  if (!shmcoll_ready(sc, kind, who, want)) {
+    int ms = hc_engine.wait_ms;
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    syscall(SYS_futex, (uint32_t *)&hdr->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
+  }
+  atomic_fetch_sub_explicit(&hdr->sleepers, 1, memory_order_relaxed);
+}
+
+/* Until flag kind of rank who (or of every rank) reached want. */
+static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
+                                int who, uint32_t want) {
+  long spins = 0;
+  int slept = 0;
+  while (!shmcoll_ready(sc, kind, who, want)) {
+    hc_engine_lock();
+    int moved = hc_progress_locked();
+    hc_status_t why = hc_comm_failure_locked(comm);
+    int poll = why != HC_OK || moved > 0 || hc_idle_poll_locked(&spins);
+    hc_engine_unlock();
+    if (why != HC_OK)
+      return why;
+    if (moved > 0)
+      spins = 0;
+    if (!poll)
+      shmcoll_sleep(sc, kind, who, want);
+    slept |= !poll;
+  }
+  if (slept) { /* no request completes here for the watchdog to see */
+    hc_engine_lock();
+    hc_watchdog_feed_locked();
+    hc_engine_unlock();
+  }
+  return HC_OK;
+}
+
+/* Rank's buffer (rank == size: the shared one) for collective number s
+ * of len bytes (see shmcoll_impl.h). */
+static unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank, uint32_t s,
+                                  size_t len) {
+  if (len <= SHMCOLL_SMALL)
+    return sc->data +
+           ((size_t)rank * SHMCOLL_DEPTH + s % SHMCOLL_DEPTH) * SHMCOLL_SMALL;
+  return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
+}
+
+/* The collective that last used the buffers of collective s of len bytes:
+ * every rank must have finished it before they are filled again. */
+static uint32_t shmcoll_reuse(uint32_t s, size_t len) {
+  return s - (len <= SHMCOLL_SMALL ? SHMCOLL_DEPTH : 2);
+}
+
+/* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
+ * the failure that ends it). */
+static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
+                                   hc_status_t *rc) {
+  *rc = HC_ERR_NOT_SUPPORTED;
+  if (comm == NULL)
+    return NULL;
+  hc_status_t setup;
+  hc_shmcoll_t *sc = hc_shmcoll_get(comm, bytes, &setup);
+  if (setup != HC_OK)
+    *rc = setup;
+  if (sc == NULL)
+    return NULL;
+  hc_engine_lock();
+  *rc = hc_comm_failure_locked(comm);
+  hc_engine_unlock();
+  return *rc == HC_OK ? sc : NULL;
+}
+
+hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  if (sc == NULL)
+    return rc == HC_ERR_NOT_SUPPORTED ? hc_shmcoll_hier_barrier(comm) : rc;
+  uint32_t s = ++sc->seq;
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL, s);
+}
+
+/* One chunk of a bcast, collective number s. */
+static hc_status_t shmcoll_bcast_chunk(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                       unsigned char *buf, size_t len, int root,
+                                       uint32_t s) {
+  unsigned char *area = shmcoll_buf(sc, sc->size, s, len);
+  hc_status_t rc;
+  if (sc->rank == root) {
+    rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL,
+                      shmcoll_reuse(s, len));
+    if (rc != HC_OK)
+      return rc;
+    memcpy(area, buf, len);
+    atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
+                          memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    return HC_OK;
+  }
+  rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, root, s);
+  if (rc != HC_OK)
+    return rc;
+  memcpy(buf, area, len);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return HC_OK;
+}
+
+hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm) {
+  if (comm == NULL || root < 0 || root >= comm->size ||
+      (buf == NULL && bytes > 0))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
+  if (sc == NULL)
+    return rc == HC_ERR_NOT_SUPPORTED
+               ? hc_shmcoll_hier_bcast(buf, bytes, root, comm)
+               : rc;
+  unsigned char *p = buf;
+  for (size_t at = 0; rc == HC_OK && at < bytes; at += sc->chunk) {
+    size_t len = bytes - at < sc->chunk ? bytes - at : sc->chunk;
+    rc = shmcoll_bcast_chunk(sc, comm, p + at, len, root, ++sc->seq);
+  }
+  return rc;
+}
+
+/* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
+ * element first on, of collective number s. */
+static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
+                            void *dst, size_t first, size_t count,
+                            const hcomm_reduce_op_t *op) {
+  size_t off = first * op->elem_size;
+  if (count == 0)
+    return;
+  memcpy(dst, shmcoll_buf(sc, sc->size - 1, s, len) + off,
+         count * op->elem_size);
+  for (int r = sc->size - 2; r >= 0; r--)
+    op->fn(shmcoll_buf(sc, r, s, len) + off, dst, count, op->ctx);
+}
+
+/* One chunk of a reduction, collective number s: count elements of mine
+ * combined into out (NULL: this rank does not get the result). */
+static hc_status_t shmcoll_reduce_chunk(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                        const void *mine, void *out,
+                                        size_t count,
+                                        const hcomm_reduce_op_t *op,
+                                        uint32_t s) {
+  size_t bytes = count * op->elem_size, first, mycount;
+  hc_status_t rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL,
+                                shmcoll_reuse(s, bytes));
+  if (rc != HC_OK)
+    return rc;
+  memcpy(shmcoll_buf(sc, sc->rank, s, bytes), mine, bytes);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (bytes <= SHMCOLL_WHOLE_MAX) {
+    if (out != NULL)
+      rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, SHMCOLL_ALL, s);
+    if (out != NULL && rc == HC_OK)
+      shmcoll_combine(sc, s, bytes, out, 0, count, op);
+  } else {
+    unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
+    hc_coll_block(count, sc->size, sc->rank, &first, &mycount);
+    rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, SHMCOLL_ALL, s);
+    if (rc == HC_OK) {
+      shmcoll_combine(sc, s, bytes, result + first * op->elem_size, first,
+                      mycount, op);
+      shmcoll_publish(sc, SHMCOLL_REDUCED, s);
+    }
+    if (rc == HC_OK && out != NULL)
+      rc = shmcoll_wait(sc, comm, SHMCOLL_REDUCED, SHMCOLL_ALL, s);
+    if (rc == HC_OK && out != NULL)
+      memcpy(out, result, bytes);
+  }
+  if (rc == HC_OK)
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return rc;
+}
+
+/* root -1: every rank gets the result (allreduce). */
+static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
+                                     size_t count, const hcomm_reduce_op_t *op,
+                                     int root, hcomm_comm_t *comm) {
+  if (comm == NULL || op == NULL || op->fn == NULL || op->elem_size == 0 ||
+      op->elem_size > hc_shmcoll_tuning.chunk || root >= comm->size ||
+      count > SIZE_MAX / op->elem_size)
+    return HC_ERR_NOT_SUPPORTED;
+  int gets = root < 0 || root == comm->rank;
+  if ((sendbuf == HCOMM_IN_PLACE && !gets) ||
+      (count > 0 && (recvbuf == NULL || sendbuf == NULL) && gets))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, count * op->elem_size, &rc);
+  if (sc == NULL)
+    return rc == HC_ERR_NOT_SUPPORTED
+               ? hc_shmcoll_hier_reduce(sendbuf, recvbuf, count, op, root, comm)
+               : rc;
+  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  unsigned char *out = gets ? recvbuf : NULL;
+  size_t step = sc->chunk / op->elem_size, e = op->elem_size;
+  for (size_t at = 0; rc == HC_OK && at < count; at += step) {
+    size_t n = count - at < step ? count - at : step;
+    rc = shmcoll_reduce_chunk(sc, comm, in + at * e,
+                              out != NULL ? out + at * e : NULL, n, op,
+                              ++sc->seq);
+  }
+  return rc;
+}
+
+hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *op, int root,
+                              hcomm_comm_t *comm) {
+  if (root < 0)
+    return HC_ERR_NOT_SUPPORTED;
+  return shmcoll_reduction(sendbuf, recvbuf, count, op, root, comm);
+}
+
+hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
+                                 size_t count, const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm) {
+  return shmcoll_reduction(sendbuf, recvbuf, count, op, -1, comm);
+}

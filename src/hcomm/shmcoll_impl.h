@@ -1,0 +1,104 @@
+/*
+ * The shared segment of one communicator's shared-memory collectives,
+ * between shmcoll_seg.c (which makes, agrees on and frees it) and
+ * shmcoll.c (the algorithms).
+ *
+ * Layout (offsets from the mapping's base):
+ *   0                 shmcoll_hdr_t: shape, and the futex the waiters
+ *                     sleep on
+ *   SHMCOLL_LINE      n x shmcoll_line_t, one cache line per rank: the
+ *                     sequence numbers of the last collective for which
+ *                     that rank posted its data, reduced its slice, and
+ *                     finished reading everything of it
+ *   data_offset       the small buffers: (n + 1) x SHMCOLL_DEPTH of
+ *                     SHMCOLL_SMALL bytes (rank r's number d at
+ *                     (r x SHMCOLL_DEPTH + d) x SHMCOLL_SMALL; "rank" n is
+ *                     the shared area: the broadcast data, the reduced
+ *                     result), then the large ones: (n + 1) x 2 of chunk
+ *                     bytes, alike
+ * Collective number s (every chunk of a long one is a number of its own)
+ * of at most SHMCOLL_SMALL bytes uses small buffer s % SHMCOLL_DEPTH, a
+ * larger one large buffer s % 2: the next ones fill other buffers while
+ * readers still copy out of this one, and a buffer is filled again only
+ * once every rank finished the collective that used it before.
+ */
+#ifndef HC_SHMCOLL_IMPL_H
+#define HC_SHMCOLL_IMPL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hcomm/shmcoll.h"
+#include "util/shmseg.h"
+
+#define SHMCOLL_LINE 64
+#define SHMCOLL_MAGIC 0x68636d7069636f6cULL /* "hcmpicol" */
+/* The first collective's number minus one.  Near the wrap on purpose, so
+ * that every job's 256th collective on a communicator crosses it. */
+#define SHMCOLL_SEQ0 0xffffff00u
+
+/* A root can run this many small collectives ahead of slow readers:
+ * ranks that share a core get there in bursts. */
+#define SHMCOLL_SMALL 512
+#define SHMCOLL_DEPTH 16
+
+enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };
+
+typedef struct shmcoll_hdr {
+  uint64_t magic;
+  uint32_t nranks;
+  uint32_t chunk;
+  uint64_t data_offset;
+  uint64_t seg_size;
+  _Atomic uint32_t bell;     /* bumped to wake the sleepers */
+  _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
+} shmcoll_hdr_t;
+
+typedef struct shmcoll_line {
+  _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
+  unsigned char pad[SHMCOLL_LINE - 3 * sizeof(uint32_t)];
+} shmcoll_line_t;
+
+/* A communicator that spans nodes: its node and leader communicators
+ * (shmcoll_hier.c). */
+typedef struct hc_shmcoll_hier hc_shmcoll_hier_t;
+
+typedef struct hc_shmcoll {
+  int usable;              /* 0: no segment of its own (maybe a hierarchy) */
+  hc_shmcoll_hier_t *hier; /* NULL unless it spans nodes, usefully */
+  int rank, size;
+  uint32_t seq; /* the number of the last collective started */
+  size_t chunk;
+  size_t small_bytes; /* of all small buffers: where the large ones start */
+  unsigned char *base;
+  size_t seg_size;
+  shmcoll_hdr_t *hdr;
+  shmcoll_line_t *lines;
+  unsigned char *data;
+} hc_shmcoll_t;
+
+/* comm's segment for a collective of bytes (the largest message one rank
+ * puts in, or 0), made at the first that may use one; NULL: this one
+ * takes the schedule.  *rc is HC_OK, or the failure met while agreeing on
+ * a new segment (this collective then fails with it). */
+hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
+
+/* *failed: 1 on every rank of comm when it was 1 on any (a schedule
+ * allreduce). */
+hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed);
+
+/* On a communicator that spans nodes (every member calls it alike): its
+ * state with a hierarchy, or NULL (no node holds two of its members, or
+ * *rc says what failed). */
+hc_shmcoll_t *hc_shmcoll_hier_setup(hcomm_comm_t *comm, hc_status_t *rc);
+/* With the engine lock held (the communicator is being destroyed). */
+void hc_shmcoll_hier_free(hc_shmcoll_hier_t *h);
+/* As the hc_shmcoll_* calls, over the hierarchy (root -1: allreduce). */
+hc_status_t hc_shmcoll_hier_barrier(hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_hier_bcast(void *buf, size_t bytes, int root,
+                                  hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_hier_reduce(const void *sendbuf, void *recvbuf,
+                                   size_t count, const hcomm_reduce_op_t *op,
+                                   int root, hcomm_comm_t *comm);
+
+#endif /* HC_SHMCOLL_IMPL_H */

@@ -1,0 +1,250 @@
+/*
+ * The per-communicator segment of the shared-memory collectives: whether a
+ * communicator may have one, how its ranks agree on it, and its end.
+ *
+ * It is made at the first collective that may use it, by the
+ * communicator's rank 0, as every hcmpi segment is (util/shmseg.h: a
+ * memfd by default, so a rank killed at any moment leaves nothing), and
+ * agreed on with two schedule collectives: a bcast of its name, then an
+ * allreduce of whether each rank mapped it.  Only then does rank 0 close
+ * the memfd (or unlink the name); any failure on any rank leaves the
+ * communicator on schedules for good, on every rank alike.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/shmcoll_impl.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Above this the slots shrink, so that a communicator of many ranks does
+ * not reserve hundreds of megabytes. */
+#define SHMCOLL_SEG_BUDGET ((size_t)8 << 20)
+#define SHMCOLL_MIN_CHUNK ((size_t)4 << 10)
+
+hc_shmcoll_tuning_t hc_shmcoll_tuning = {
+    .enabled = 1, .max = HC_SHMCOLL_MAX, .chunk = HC_SHMCOLL_CHUNK};
+
+void hc_shmcoll_tuning_load(void) {
+  hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
+  t->enabled = hc_env_bool("HCMPI_COLL_SHM", 1);
+  t->max = hc_env_size("HCMPI_COLL_SHM_MAX", HC_SHMCOLL_MAX);
+  t->chunk = hc_env_size("HCMPI_COLL_SHM_CHUNK", HC_SHMCOLL_CHUNK);
+}
+
+/* A communicator whose collectives never use shared memory. */
+static hc_shmcoll_t shmcoll_never;
+
+/* Every other member is reached through a transport of the node (shm):
+ * the same answer on every member. */
+static int shmcoll_node_only(const hcomm_comm_t *comm) {
+  for (int r = 0; r < comm->size; r++) {
+    int w = comm->world_ranks[r];
+    const hc_peer_t *peer = &hc_engine.peers[w];
+    if (w != hc_engine.world_rank &&
+        (peer->ops == NULL || peer->ops->reach != HC_TRANSPORT_REACH_NODE))
+      return 0;
+  }
+  return 1;
+}
+
+/* What rank 0 tells the others. */
+typedef struct shmcoll_offer {
+  char name[HC_SHMSEG_NAME_MAX];
+  uint64_t size;
+  int32_t ok;
+} shmcoll_offer_t;
+
+static size_t shmcoll_chunk_for(int n) {
+  size_t chunk = hc_shmcoll_tuning.chunk / SHMCOLL_LINE * SHMCOLL_LINE;
+  if (chunk < SHMCOLL_MIN_CHUNK)
+    chunk = SHMCOLL_MIN_CHUNK;
+  while (chunk > SHMCOLL_MIN_CHUNK &&
+         (2 * (size_t)n + 2) * chunk > SHMCOLL_SEG_BUDGET / 2)
+    chunk /= 2;
+  return chunk;
+}
+
+static size_t shmcoll_data_offset(int n) {
+  size_t at = SHMCOLL_LINE + (size_t)n * sizeof(shmcoll_line_t);
+  return (at + 4095) / 4096 * 4096;
+}
+
+static hc_status_t shmcoll_map(hc_shmcoll_t *sc, int fd, size_t size) {
+  void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED)
+    return HC_ERR_SYSTEM;
+  sc->base = base;
+  sc->seg_size = size;
+  sc->hdr = base;
+  sc->lines = (shmcoll_line_t *)(sc->base + SHMCOLL_LINE);
+  return HC_OK;
+}
+
+static void shmcoll_format(hc_shmcoll_t *sc) {
+  shmcoll_hdr_t *hdr = sc->hdr;
+  hdr->nranks = (uint32_t)sc->size;
+  hdr->chunk = (uint32_t)sc->chunk;
+  hdr->data_offset = shmcoll_data_offset(sc->size);
+  hdr->seg_size = sc->seg_size;
+  for (int r = 0; r < sc->size; r++)
+    for (int f = 0; f < 3; f++)
+      atomic_store(&sc->lines[r].flag[f], SHMCOLL_SEQ0);
+  atomic_thread_fence(memory_order_release);
+  hdr->magic = SHMCOLL_MAGIC;
+}
+
+/* Rank 0: makes, maps and formats the segment; *fd stays open (a memfd
+ * must, until the others opened it). */
+static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
+                           int *memfd) {
+  size_t size = shmcoll_data_offset(sc->size) + sc->small_bytes +
+                (2 * (size_t)sc->size + 2) * sc->chunk;
+  *fd = hc_shmseg_create(offer->name, sizeof offer->name, memfd);
+  if (*fd < 0 || hc_shmseg_reserve(*fd, offer->name, size) != HC_OK ||
+      shmcoll_map(sc, *fd, size) != HC_OK)
+    return;
+  shmcoll_format(sc);
+  offer->size = size;
+  offer->ok = 1;
+  hc_log(HC_LOG_DEBUG, "shm", "segment %s: %zu bytes, collectives of %d ranks",
+         offer->name, size, sc->size);
+}
+
+/* The others: opens and checks what rank 0 offered; 1 when usable. */
+static int shmcoll_attach(hc_shmcoll_t *sc, const shmcoll_offer_t *offer) {
+  int fd = hc_shmseg_open(offer->name);
+  struct stat st;
+  int ok = fd >= 0 && fstat(fd, &st) == 0 &&
+           (uint64_t)st.st_size == offer->size &&
+           shmcoll_map(sc, fd, (size_t)offer->size) == HC_OK;
+  if (fd >= 0)
+    close(fd);
+  if (!ok)
+    return 0;
+  atomic_thread_fence(memory_order_acquire);
+  return sc->hdr->magic == SHMCOLL_MAGIC &&
+         sc->hdr->nranks == (uint32_t)sc->size &&
+         sc->hdr->chunk == (uint32_t)sc->chunk;
+}
+
+static void shmcoll_max_int(const void *in, void *inout, size_t count,
+                            void *ctx) {
+  (void)ctx;
+  const int32_t *a = in;
+  int32_t *b = inout;
+  for (size_t i = 0; i < count; i++)
+    b[i] = a[i] > b[i] ? a[i] : b[i];
+}
+
+/* The agreement runs on schedule collectives (the I-forms never come
+ * here): rank 0's offer to all, then whether any rank failed to map it. */
+static hc_status_t shmcoll_schedule_wait(hc_status_t rc,
+                                         hcomm_request_t *const *req) {
+  if (rc != HC_OK)
+    return rc;
+  rc = hcomm_wait(*req, NULL);
+  hcomm_request_free(*req);
+  return rc;
+}
+
+static hc_status_t shmcoll_agree(hcomm_comm_t *comm, shmcoll_offer_t *offer) {
+  hcomm_request_t *req = NULL;
+  return shmcoll_schedule_wait(
+      hcomm_ibcast(offer, sizeof *offer, 0, comm, &req), &req);
+}
+
+hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed) {
+  hcomm_reduce_op_t max = {shmcoll_max_int, NULL, sizeof(int32_t), 1};
+  hcomm_request_t *req = NULL;
+  return shmcoll_schedule_wait(
+      hcomm_iallreduce(HCOMM_IN_PLACE, failed, 1, &max, comm, &req), &req);
+}
+
+/* Makes and agrees on comm's segment; sc->usable says how it went.
+ * against: this rank cannot use one whatever happens (out of memory), but
+ * takes part so that the others learn it. */
+static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
+                                 int against) {
+  shmcoll_offer_t offer;
+  memset(&offer, 0, sizeof offer);
+  int fd = -1, memfd = 0;
+  if (sc->rank == 0)
+    shmcoll_create(sc, &offer, &fd, &memfd);
+  int32_t failed = 0;
+  hc_status_t rc = shmcoll_agree(comm, &offer);
+  if (rc == HC_OK) {
+    failed =
+        against || !offer.ok || (sc->rank != 0 && !shmcoll_attach(sc, &offer));
+    rc = hc_shmcoll_vote(comm, &failed);
+  }
+  if (fd >= 0)
+    close(fd);
+  if (sc->rank == 0 && offer.ok && !memfd)
+    shm_unlink(offer.name);
+  sc->usable = rc == HC_OK && !failed;
+  if (!sc->usable && sc->base != NULL) {
+    munmap(sc->base, sc->seg_size);
+    sc->base = NULL;
+  }
+  if (rc == HC_OK && failed)
+    hc_log(HC_LOG_INFO, "shm",
+           "a communicator's collective segment failed; using schedules");
+  return rc;
+}
+
+hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
+                             hc_status_t *rc) {
+  *rc = HC_OK;
+  if (bytes > hc_shmcoll_tuning.max)
+    return NULL;
+  hc_shmcoll_t *sc = comm->shmcoll;
+  if (sc != NULL)
+    return sc->usable ? sc : NULL;
+  if (!hc_shmcoll_tuning.enabled || comm->local != NULL || comm->size < 2 ||
+      hc_engine_check() != HC_OK)
+    return NULL;
+  /* What the setups' own collectives on comm see: the schedules. */
+  comm->shmcoll = &shmcoll_never;
+  if (!shmcoll_node_only(comm)) {
+    sc = hc_shmcoll_hier_setup(comm, rc);
+    if (sc != NULL)
+      comm->shmcoll = sc;
+    return NULL;
+  }
+  sc = calloc(1, sizeof *sc);
+  hc_shmcoll_t local = {0};
+  hc_shmcoll_t *use = sc != NULL ? sc : &local;
+  use->rank = comm->rank;
+  use->size = comm->size;
+  use->seq = SHMCOLL_SEQ0;
+  use->chunk = shmcoll_chunk_for(comm->size);
+  use->small_bytes =
+      ((size_t)comm->size + 1) * SHMCOLL_DEPTH * (size_t)SHMCOLL_SMALL;
+  /* A rank short of memory still takes part, and votes against. */
+  *rc = shmcoll_setup(comm, use, sc == NULL);
+  if (sc == NULL || !sc->usable) {
+    free(sc);
+    comm->shmcoll = &shmcoll_never;
+    return NULL;
+  }
+  sc->data = sc->base + sc->hdr->data_offset;
+  comm->shmcoll = sc;
+  return sc;
+}
+
+void hc_shmcoll_free(hcomm_comm_t *comm) {
+  hc_shmcoll_t *sc = comm->shmcoll;
+  comm->shmcoll = NULL;
+  if (sc == NULL || sc == &shmcoll_never)
+    return;
+  hc_shmcoll_hier_free(sc->hier);
+  if (sc->base != NULL)
+    munmap(sc->base, sc->seg_size);
+  free(sc);
+}

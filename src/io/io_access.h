@@ -1,0 +1,78 @@
+/*
+ * The one data access path of MPI-IO (io_access.c) that every read and
+ * write call of io_calls.c goes through.
+ */
+#ifndef HC_IO_ACCESS_H
+#define HC_IO_ACCESS_H
+
+#include "io/io.h"
+
+/* Where an access starts. */
+enum {
+  IO_AT_OFFSET = 0,  /* explicit offset (_at) */
+  IO_AT_POINTER = 1, /* the individual file pointer */
+  IO_AT_SHARED = 2,  /* the shared file pointer (_shared) */
+  IO_AT_ORDERED = 3  /* the shared pointer in rank order (_ordered) */
+};
+
+typedef struct io_how {
+  int write;
+  int coll;  /* collective: every rank of the file calls it */
+  int where; /* IO_AT_* */
+} io_how_t;
+
+/* The stream of an access and the buffers behind it. */
+typedef struct hc_io_mem {
+  const hc_mpi_type_t *t;
+  MPI_Datatype handle;
+  void *user;
+  MPI_Count count;
+  MPI_Offset fbytes; /* stream bytes in the file representation */
+  char *stream;      /* what the file side reads or writes */
+  char *packed;      /* native packed copy (owned), or NULL */
+  char *conv;        /* representation copy (owned), or NULL */
+} hc_io_mem_t;
+
+/* The parts of an access (io_access.c), for the non-blocking path
+ * (io_async.c).  Checks: MPI_SUCCESS or a raised class. */
+int hc_io_access_check(const char *fn, MPI_File f, const io_how_t *how,
+                       const void *buf, MPI_Count count, MPI_Datatype datatype,
+                       const hc_mpi_type_t **t);
+/* Sets up m for an access, filling the stream of a write; a class. */
+int hc_io_mem_prepare(MPI_File f, hc_io_mem_t *m, int write);
+/* After a read of done stream bytes: into the user's buffer; *mem_bytes
+ * the bytes of the memory representation that is.  A class. */
+int hc_io_mem_finish_read(MPI_File f, hc_io_mem_t *m, MPI_Offset done,
+                          MPI_Offset *mem_bytes);
+void hc_io_mem_free(hc_io_mem_t *m);
+/* Where the access starts, in etypes; moves the shared pointer it uses.
+ * MPI_SUCCESS or a raised class. */
+int hc_io_access_place(const char *fn, MPI_File f, const io_how_t *how,
+                       MPI_Offset offset, MPI_Offset etypes, MPI_Offset *start);
+/* An access's status: bytes of the memory representation. */
+void hc_io_status_of(MPI_Status *status, MPI_Offset bytes);
+
+/* Starts an independent non-blocking access on the io worker thread
+ * (io_async.c): positions and pointers move now, the bytes later; the
+ * request completes when they have moved. */
+int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
+                      MPI_Offset offset, void *buf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Request *request);
+
+/* A blocking access of count elements of datatype at buf; offset (in
+ * etypes) is used by IO_AT_OFFSET only.  MPI_SUCCESS or a raised class. */
+int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
+                 MPI_Offset offset, void *buf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Status *status);
+/* The non-blocking form: the access is done now and *request is a
+ * complete request carrying its status. */
+int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
+                MPI_Offset offset, void *buf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Request *request);
+/* Split collectives: begin does the access and keeps its status for end. */
+int hc_io_split_begin(const char *fn, MPI_File f, const io_how_t *how,
+                      MPI_Offset offset, void *buf, MPI_Count count,
+                      MPI_Datatype datatype);
+int hc_io_split_end(const char *fn, MPI_File f, MPI_Status *status);
+
+#endif /* HC_IO_ACCESS_H */

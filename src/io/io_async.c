@@ -1,0 +1,178 @@
+/*
+ * Independent non-blocking file accesses (MPI_File_iread, iwrite, _at,
+ * _shared) on one worker thread.
+ *
+ * The call does what must happen in order: it checks the arguments, packs
+ * and converts the data of a write (so device buffers are staged by the
+ * calling thread, as everywhere else), and moves the individual or shared
+ * file pointer by the amount requested, as the standard asks.  The bytes
+ * then move on the worker, which pwrites / preads the stream and completes
+ * the request (a generalized request, so every wait and test works on it).
+ * A read is finished (unpacked, converted) by the thread that completes
+ * the request, in its query function, or when the request is freed.
+ *
+ * The worker starts with the first such access; the engine's and the
+ * library's locks are turned on before it (hcomm_threads_enable), since
+ * from then on two threads may be inside the library.  It sleeps on a condition variable when the queue
+ * is empty.  Collective non-blocking accesses (iread_all, ...) are done in
+ * the call that starts them (io_access.c).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "hcomm.h"
+#include "io/io_access.h"
+
+typedef struct io_job {
+  struct io_job *next;
+  MPI_File f;
+  const char *fn;
+  int write;
+  hc_io_mem_t m;
+  MPI_Offset pos, n;
+  MPI_Request req;
+  /* set by the worker before it completes the request */
+  int err;         /* errno */
+  MPI_Offset done; /* stream bytes moved */
+  /* set by the thread that finishes it */
+  int finished;
+  int cls;
+  MPI_Offset mem_bytes;
+} io_job_t;
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static io_job_t *queue_head, *queue_tail;
+static int worker_started;
+
+static void *worker_main(void *arg) {
+  (void)arg;
+  for (;;) {
+    pthread_mutex_lock(&queue_lock);
+    while (!queue_head)
+      pthread_cond_wait(&queue_cond, &queue_lock);
+    io_job_t *j = queue_head;
+    queue_head = j->next;
+    if (!queue_head)
+      queue_tail = NULL;
+    pthread_mutex_unlock(&queue_lock);
+    if (j->write) {
+      j->err = hc_io_stream_write(j->f, j->pos, j->m.stream, j->n);
+      j->done = j->err ? 0 : j->n;
+    } else {
+      j->err = hc_io_stream_read(j->f, j->pos, j->m.stream, j->n, &j->done);
+    }
+    PMPI_Grequest_complete(j->req);
+  }
+  return NULL;
+}
+
+/* Queues j, starting the worker the first time; 0 or -1. */
+static int queue_push(io_job_t *j) {
+  pthread_mutex_lock(&queue_lock);
+  int rc = 0;
+  if (!worker_started) {
+    hcomm_threads_enable();
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    rc = pthread_create(&t, &attr, worker_main, NULL) == 0 ? 0 : -1;
+    pthread_attr_destroy(&attr);
+    worker_started = rc == 0;
+  }
+  if (rc == 0) {
+    j->next = NULL;
+    if (queue_tail)
+      queue_tail->next = j;
+    else
+      queue_head = j;
+    queue_tail = j;
+    pthread_cond_signal(&queue_cond);
+  }
+  pthread_mutex_unlock(&queue_lock);
+  return rc;
+}
+
+/* The outcome of a job whose bytes have moved: a read goes into the
+ * user's buffer.  Runs once. */
+static void job_finish(io_job_t *j) {
+  if (j->finished)
+    return;
+  j->finished = 1;
+  j->mem_bytes = j->write ? (MPI_Offset)(j->m.t->size * j->m.count) : 0;
+  j->cls = j->err ? hc_io_class_of_errno(j->err) : MPI_SUCCESS;
+  if (!j->write && j->cls == MPI_SUCCESS)
+    j->cls = hc_io_mem_finish_read(j->f, &j->m, j->done, &j->mem_bytes);
+}
+
+static int job_query(void *extra, MPI_Status *status) {
+  io_job_t *j = extra;
+  int first = !j->finished;
+  job_finish(j);
+  hc_io_status_of(status, j->cls == MPI_SUCCESS ? j->mem_bytes : 0);
+  if (j->cls != MPI_SUCCESS && first)
+    return hc_io_raise(j->f, j->fn, j->cls, "%s %s at stream byte %ld",
+                       j->write ? "writing" : "reading", j->f->path,
+                       (long)j->pos);
+  return j->cls;
+}
+
+static int job_free(void *extra) {
+  io_job_t *j = extra;
+  job_finish(j); /* a request freed before its wait still lands its data */
+  hc_io_mem_free(&j->m);
+  free(j);
+  return MPI_SUCCESS;
+}
+
+/* The bytes of a started access cannot be called back. */
+static int job_cancel(void *extra, int complete) {
+  (void)extra;
+  (void)complete;
+  return MPI_SUCCESS;
+}
+
+int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
+                      MPI_Offset offset, void *buf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Request *request) {
+  const hc_mpi_type_t *t = NULL;
+  int rc = hc_io_access_check(fn, f, how, buf, count, datatype, &t);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  io_job_t *j = calloc(1, sizeof(*j));
+  if (!j)
+    return hc_io_raise(f, fn, MPI_ERR_NO_MEM, "out of memory");
+  *j = (io_job_t){.f = f, .fn = fn, .write = how->write};
+  j->m = (hc_io_mem_t){t, datatype, buf, count, 0, NULL, NULL, NULL};
+  int cls = hc_io_mem_prepare(f, &j->m, how->write);
+  if (cls != MPI_SUCCESS) {
+    hc_io_mem_free(&j->m);
+    free(j);
+    return hc_io_raise(f, fn, cls, "preparing %ld elements", (long)count);
+  }
+  MPI_Offset start = 0, etypes = (MPI_Offset)(t->size * count) / f->esize;
+  rc = hc_io_access_place(fn, f, how, offset, etypes, &start);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Grequest_start(job_query, job_free, job_cancel, j, &j->req);
+  if (rc != MPI_SUCCESS) {
+    hc_io_mem_free(&j->m);
+    free(j);
+    return rc;
+  }
+  /* The individual pointer moves by what was asked, now (MPI-4.0 14.4.3). */
+  if (how->where == IO_AT_POINTER)
+    f->fp = start + etypes;
+  j->pos = start * f->esize;
+  j->n = j->m.fbytes;
+  *request = j->req;
+  if (queue_push(j) != 0) {
+    /* No thread: the bytes move here and the request completes now. */
+    j->err = how->write
+                 ? hc_io_stream_write(f, j->pos, j->m.stream, j->n)
+                 : hc_io_stream_read(f, j->pos, j->m.stream, j->n, &j->done);
+    j->done = how->write && !j->err ? j->n : j->done;
+    PMPI_Grequest_complete(j->req);
+  }
+  return MPI_SUCCESS;
+}

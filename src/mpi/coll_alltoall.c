@@ -1,0 +1,523 @@
+/*
+ * Alltoall, alltoallv and alltoallw in their blocking, I- and _init forms,
+ * int and large-count: each side's blocks (one per rank of the other
+ * group on an intercommunicator) become the engine's byte views through
+ * coll_ctx.c, as for the other data-moving collectives (coll_move.c).
+ */
+#include "mpi/coll_impl.h"
+#include "mpi/mpi_trace.h"
+
+/* ---- alltoall ------------------------------------------------------------ */
+
+/* Tracing: the bytes this rank sends in an alltoallv/w (types NULL: one
+ * type); in place, the receive side says how many. */
+static size_t move_trace_bytes_v(const void *sendbuf, hc_mpi_vec_t scounts,
+                                 MPI_Datatype stype, const MPI_Datatype *stypes,
+                                 hc_mpi_vec_t rcounts, MPI_Datatype rtype,
+                                 const MPI_Datatype *rtypes, MPI_Comm comm) {
+  if (sendbuf == MPI_IN_PLACE)
+    return hc_mpi_trace_bytes_v(rcounts, rtype, rtypes, comm);
+  return hc_mpi_trace_bytes_v(scounts, stype, stypes, comm);
+}
+
+/* Blocks of one side of an alltoall: counts[i] elements of types[i] (or of
+ * one type) at byte displacement disps[i] (or displs[i] extents, or
+ * consecutive when both are NULL). */
+typedef struct move_side {
+  hc_mpi_vec_t counts;
+  hc_mpi_vec_t displs;       /* in extents, or none */
+  hc_mpi_vec_t byte_displs;  /* alltoallw */
+  const MPI_Datatype *types; /* alltoallw */
+  MPI_Datatype type;
+} move_side_t;
+
+static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
+                           const move_side_t *sd, int vform, const char *what,
+                           hc_mpi_coll_block_t *b) {
+  int rc = hc_mpi_coll_counts(fn, c, sd->counts, vform ? size : 1, what);
+  if (rc == MPI_SUCCESS && vform)
+    rc = hc_mpi_check_ptr(
+        fn, c, hc_mpi_vec_ptr(sd->types ? sd->byte_displs : sd->displs),
+        "displs");
+  if (rc == MPI_SUCCESS && sd->types != NULL)
+    rc = hc_mpi_check_ptr(fn, c, sd->types, "datatypes");
+  for (int i = 0; rc == MPI_SUCCESS && i < size; i++) {
+    const hc_mpi_type_t *t = NULL;
+    MPI_Datatype h = sd->types != NULL ? sd->types[i] : sd->type;
+    MPI_Count n = hc_mpi_vec_at(sd->counts, vform ? i : 0);
+    if (i == 0 || sd->types != NULL)
+      rc = hc_mpi_coll_type(fn, c, n, h, &t);
+    else
+      t = b[0].type;
+    if (rc != MPI_SUCCESS)
+      break;
+    b[i].type = t;
+    b[i].count = n;
+    if (sd->types != NULL)
+      b[i].disp = hc_mpi_vec_at(sd->byte_displs, i);
+    else
+      b[i].disp = (vform ? hc_mpi_vec_at(sd->displs, i) : i * n) * t->extent;
+  }
+  return rc;
+}
+
+static int move_alltoall(const char *fn, const void *sendbuf,
+                         const move_side_t *ss, void *recvbuf,
+                         const move_side_t *rs, int vform, MPI_Comm comm,
+                         MPI_Request *request, int persist) {
+  hc_mpi_comm_t *c = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* size: the blocks, one per rank of the other group on an
+   * intercommunicator (where MPI_IN_PLACE is not allowed). */
+  int size = hcomm_comm_peer_size(c->engine), inter = hc_mpi_coll_inter(c);
+  int in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && inter)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not allowed on an intercommunicator");
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
+  size_t *ssz = NULL, *rsz = NULL;
+  if (cx != NULL) {
+    sb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *sb);
+    rb = hc_mpi_coll_tmp(cx, (size_t)size * sizeof *rb);
+    ssz = hc_mpi_coll_sizes(cx, size);
+    rsz = hc_mpi_coll_sizes(cx, size);
+  }
+  if (rsz == NULL || rb == NULL || sb == NULL || ssz == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (!in_place)
+    rc = move_side_check(fn, c, size, ss, vform, "sendcounts", sb);
+  if (rc == MPI_SUCCESS)
+    rc = move_side_check(fn, c, size, rs, vform, "recvcounts", rb);
+  if (rc == MPI_SUCCESS && !in_place)
+    rc = hc_mpi_coll_buf_check(fn, c, sendbuf,
+                               hc_mpi_coll_any(ss->counts, vform ? size : 1),
+                               NULL, "sendbuf");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_buf_check(fn, c, recvbuf,
+                               hc_mpi_coll_any(rs->counts, vform ? size : 1),
+                               NULL, "recvbuf");
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_coll_free(cx);
+    return rc;
+  }
+  const void *sview = HCOMM_IN_PLACE;
+  if (!in_place)
+    sview = hc_mpi_coll_send_view(cx, sendbuf, size, sb, ssz, ssz + size);
+  void *rview =
+      hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, rsz, rsz + size);
+  if (sview == NULL || rview == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  if (inter)
+    rc = hcomm_inter_alltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                                c->engine, persist, &eng);
+  else if (vform && persist)
+    rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                              c->engine, &eng);
+  else if (vform)
+    rc = hcomm_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
+                          c->engine, &eng);
+  else if (persist)
+    rc = hcomm_alltoall_init(sview, rsz[0], rview, c->engine, &eng);
+  else
+    rc = hcomm_ialltoall(sview, rsz[0], rview, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
+}
+
+static int move_alltoall_eq(const char *fn, const void *sendbuf,
+                            MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request, int persist) {
+  move_side_t ss = {
+      hc_mpi_vec_wide(&sendcount), {NULL, NULL}, {NULL, NULL}, NULL, sendtype};
+  move_side_t rs = {
+      hc_mpi_vec_wide(&recvcount), {NULL, NULL}, {NULL, NULL}, NULL, recvtype};
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 0, comm, request,
+                       persist);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+static int move_alltoall_entry(const char *fn, const void *sendbuf,
+                               MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, comm, NULL, 0);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLTOALL, t0, -1, -1,
+                  hc_mpi_trace_bytes(sendcount, sendtype));
+  return rc;
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm) {
+  return move_alltoall_entry("MPI_Alltoall", sendbuf, sendcount, sendtype,
+                             recvbuf, recvcount, recvtype, comm);
+}
+HC_WEAK_ALIAS(MPI_Alltoall, PMPI_Alltoall);
+
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  return move_alltoall_entry("MPI_Alltoall_c", sendbuf, sendcount, sendtype,
+                             recvbuf, recvcount, recvtype, comm);
+}
+HC_WEAK_ALIAS(MPI_Alltoall_c, PMPI_Alltoall_c);
+
+static int move_ialltoall_entry(const char *fn, const void *sendbuf,
+                                MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, comm, request, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALL, t0, -1, -1,
+                               hc_mpi_trace_bytes(sendcount, sendtype))
+            : rc;
+}
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request *request) {
+  return move_ialltoall_entry("MPI_Ialltoall", sendbuf, sendcount, sendtype,
+                              recvbuf, recvcount, recvtype, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall);
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request) {
+  return move_ialltoall_entry("MPI_Ialltoall_c", sendbuf, sendcount, sendtype,
+                              recvbuf, recvcount, recvtype, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ialltoall_c, PMPI_Ialltoall_c);
+
+static int move_alltoallv_body(const char *fn, const void *sendbuf,
+                               hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  move_side_t ss = {sendcounts, sdispls, {NULL, NULL}, NULL, sendtype};
+  move_side_t rs = {recvcounts, rdispls, {NULL, NULL}, NULL, recvtype};
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, NULL, 0);
+}
+
+/* Traced entry: one test of hc_trace_on when tracing is off. */
+static int move_alltoallv_entry(const char *fn, const void *sendbuf,
+                                hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                                MPI_Datatype recvtype, MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoallv_body(fn, sendbuf, sendcounts, sdispls, sendtype,
+                               recvbuf, recvcounts, rdispls, recvtype, comm);
+  if (hc_trace_on)
+    hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1,
+                  move_trace_bytes_v(sendbuf, sendcounts, sendtype, NULL,
+                                     recvcounts, recvtype, NULL, comm));
+  return rc;
+}
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  return move_alltoallv_entry(
+      "MPI_Alltoallv", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtype, comm);
+}
+HC_WEAK_ALIAS(MPI_Alltoallv, PMPI_Alltoallv);
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm comm) {
+  return move_alltoallv_entry(
+      "MPI_Alltoallv_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtype, comm);
+}
+HC_WEAK_ALIAS(MPI_Alltoallv_c, PMPI_Alltoallv_c);
+
+static int move_ialltoallv_body(const char *fn, const void *sendbuf,
+                                hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                                MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request) {
+  move_side_t ss = {sendcounts, sdispls, {NULL, NULL}, NULL, sendtype};
+  move_side_t rs = {recvcounts, rdispls, {NULL, NULL}, NULL, recvtype};
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 0);
+}
+
+/* Traced entry (mpi_trace.h). */
+static int move_ialltoallv_entry(const char *fn, const void *sendbuf,
+                                 hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                                 MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_ialltoallv_body(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                           recvcounts, rdispls, recvtype, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALLV, t0, -1, -1,
+                               move_trace_bytes_v(sendbuf, sendcounts, sendtype,
+                                                  NULL, recvcounts, recvtype,
+                                                  NULL, comm))
+            : rc;
+}
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request) {
+  return move_ialltoallv_entry(
+      "MPI_Ialltoallv", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtype, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ialltoallv, PMPI_Ialltoallv);
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                      const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Request *request) {
+  return move_ialltoallv_entry(
+      "MPI_Ialltoallv_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtype, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ialltoallv_c, PMPI_Ialltoallv_c);
+
+static int move_alltoallw_body(const char *fn, const void *sendbuf,
+                               hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                               const MPI_Datatype sendtypes[], void *recvbuf,
+                               hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                               const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  move_side_t ss = {
+      sendcounts, {NULL, NULL}, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {
+      recvcounts, {NULL, NULL}, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, NULL, 0);
+}
+
+/* Traced entry (mpi_trace.h). */
+static int move_alltoallw_entry(const char *fn, const void *sendbuf,
+                                hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                                const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = move_alltoallw_body(fn, sendbuf, sendcounts, sdispls, sendtypes,
+                               recvbuf, recvcounts, rdispls, recvtypes, comm);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLTOALLW, t0, -1, -1,
+                               move_trace_bytes_v(sendbuf, sendcounts,
+                                                  MPI_DATATYPE_NULL, sendtypes,
+                                                  recvcounts, MPI_DATATYPE_NULL,
+                                                  recvtypes, comm))
+            : rc;
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return move_alltoallw_entry(
+      "MPI_Alltoallw", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtypes, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtypes, comm);
+}
+HC_WEAK_ALIAS(MPI_Alltoallw, PMPI_Alltoallw);
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                     void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                     MPI_Comm comm) {
+  return move_alltoallw_entry(
+      "MPI_Alltoallw_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtypes, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtypes, comm);
+}
+HC_WEAK_ALIAS(MPI_Alltoallw_c, PMPI_Alltoallw_c);
+
+static int move_ialltoallw_body(const char *fn, const void *sendbuf,
+                                hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Request *request) {
+  move_side_t ss = {
+      sendcounts, {NULL, NULL}, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {
+      recvcounts, {NULL, NULL}, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 0);
+}
+
+/* Traced entry (mpi_trace.h). */
+static int move_ialltoallw_entry(const char *fn, const void *sendbuf,
+                                 hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                                 const MPI_Datatype sendtypes[], void *recvbuf,
+                                 hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                 MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc =
+      move_ialltoallw_body(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                           recvcounts, rdispls, recvtypes, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLTOALLW, t0, -1, -1,
+                               move_trace_bytes_v(sendbuf, sendcounts,
+                                                  MPI_DATATYPE_NULL, sendtypes,
+                                                  recvcounts, MPI_DATATYPE_NULL,
+                                                  recvtypes, comm))
+            : rc;
+}
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request) {
+  return move_ialltoallw_entry(
+      "MPI_Ialltoallw", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtypes, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtypes, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ialltoallw, PMPI_Ialltoallw);
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                      void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                      MPI_Comm comm, MPI_Request *request) {
+  return move_ialltoallw_entry(
+      "MPI_Ialltoallw_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtypes, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtypes, comm, request);
+}
+HC_WEAK_ALIAS(MPI_Ialltoallw_c, PMPI_Ialltoallw_c);
+
+static int move_alltoall_init_entry(const char *fn, const void *sendbuf,
+                                    MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request) {
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_alltoall_eq(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, comm, request, 1);
+}
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+  return move_alltoall_init_entry("MPI_Alltoall_init", sendbuf, sendcount,
+                                  sendtype, recvbuf, recvcount, recvtype, comm,
+                                  info, request);
+}
+HC_WEAK_ALIAS(MPI_Alltoall_init, PMPI_Alltoall_init);
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_alltoall_init_entry("MPI_Alltoall_init_c", sendbuf, sendcount,
+                                  sendtype, recvbuf, recvcount, recvtype, comm,
+                                  info, request);
+}
+HC_WEAK_ALIAS(MPI_Alltoall_init_c, PMPI_Alltoall_init_c);
+
+static int move_alltoallv_init_entry(
+    const char *fn, const void *sendbuf, hc_mpi_vec_t sendcounts,
+    hc_mpi_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+    hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls, MPI_Datatype recvtype,
+    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  move_side_t ss = {sendcounts, sdispls, {NULL, NULL}, NULL, sendtype};
+  move_side_t rs = {recvcounts, rdispls, {NULL, NULL}, NULL, recvtype};
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 1);
+}
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_alltoallv_init_entry(
+      "MPI_Alltoallv_init", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtype, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtype, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Alltoallv_init, PMPI_Alltoallv_init);
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_alltoallv_init_entry(
+      "MPI_Alltoallv_init_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtype, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c);
+
+static int
+move_alltoallw_init_entry(const char *fn, const void *sendbuf,
+                          hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                          const MPI_Datatype sendtypes[], void *recvbuf,
+                          hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                          const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request) {
+  move_side_t ss = {
+      sendcounts, {NULL, NULL}, sdispls, sendtypes, MPI_DATATYPE_NULL};
+  move_side_t rs = {
+      recvcounts, {NULL, NULL}, rdispls, recvtypes, MPI_DATATYPE_NULL};
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, request, 1);
+}
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[],
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return move_alltoallw_init_entry(
+      "MPI_Alltoallw_init", sendbuf, hc_mpi_vec_int(sendcounts),
+      hc_mpi_vec_int(sdispls), sendtypes, recvbuf, hc_mpi_vec_int(recvcounts),
+      hc_mpi_vec_int(rdispls), recvtypes, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Alltoallw_init, PMPI_Alltoallw_init);
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf,
+                          const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request) {
+  return move_alltoallw_init_entry(
+      "MPI_Alltoallw_init_c", sendbuf, hc_mpi_vec_wide(sendcounts),
+      hc_mpi_vec_wide(sdispls), sendtypes, recvbuf, hc_mpi_vec_wide(recvcounts),
+      hc_mpi_vec_wide(rdispls), recvtypes, comm, info, request);
+}
+HC_WEAK_ALIAS(MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c);

@@ -1,0 +1,62 @@
+#include "transport/shm/shm_fastbox.h"
+
+#include <string.h>
+
+_Static_assert(sizeof(struct hc_shm_fastbox) == HC_SHM_FASTBOX_BYTES,
+               "a fast box is two cache lines");
+_Static_assert(offsetof(struct hc_shm_fastbox, data) == HC_SHM_FASTBOX_HDR,
+               "the box's words fit its header");
+
+void hc_shm_fastbox_format(struct hc_shm_fastbox *box, uint32_t first) {
+  atomic_init(&box->seq, first - 1);
+  atomic_init(&box->ack, first - 1);
+  box->len = 0;
+  box->pad = 0;
+}
+
+void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
+                           struct hc_shm_fastbox *box) {
+  end->box = box;
+  end->last = atomic_load_explicit(&box->seq, memory_order_acquire);
+}
+
+int hc_shm_fastbox_free(const hc_shm_fastbox_end_t *end) {
+  return atomic_load_explicit(&end->box->ack, memory_order_acquire) ==
+         end->last;
+}
+
+void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
+                        int iovcnt, size_t total) {
+  struct hc_shm_fastbox *box = end->box;
+  hc_shm_iov_gather(box->data, iov, iovcnt);
+  box->len = (uint32_t)total;
+  end->last++;
+  atomic_store_explicit(&box->seq, end->last, memory_order_release);
+}
+
+int hc_shm_fastbox_readable(const struct hc_shm_fastbox *box) {
+  return atomic_load_explicit(&box->seq, memory_order_seq_cst) !=
+         atomic_load_explicit(&box->ack, memory_order_relaxed);
+}
+
+const void *hc_shm_fastbox_peek(hc_shm_fastbox_end_t *end, size_t *len) {
+  struct hc_shm_fastbox *box = end->box;
+  uint32_t seq = atomic_load_explicit(&box->seq, memory_order_acquire);
+  *len = 0;
+  if (seq == end->last)
+    return NULL;
+  /* The sender's words come from another process: a number that is not
+   * the next one, or a length past the box, ends the box. */
+  uint32_t box_len = box->len;
+  if (seq != end->last + 1 || box_len > HC_SHM_FASTBOX_MAX) {
+    *len = HC_SHM_FASTBOX_CORRUPT;
+    return NULL;
+  }
+  *len = box_len;
+  return box->data;
+}
+
+void hc_shm_fastbox_release(hc_shm_fastbox_end_t *end) {
+  end->last++;
+  atomic_store_explicit(&end->box->ack, end->last, memory_order_release);
+}

@@ -1,0 +1,88 @@
+/*
+ * A fast box: one small packet in flight from one local rank to another,
+ * in two cache lines of the shared segment, ahead of the pair's ring.
+ *
+ * The sender writes the bytes and then a release store of the box's
+ * sequence number; the receiver polls that one word, reads the bytes and
+ * hands the box back with a release store of the same number in ack.  Each
+ * side keeps the number it last wrote or took in its own view, so a poll
+ * of an empty box is one load and one compare.  Numbers are 32-bit and
+ * wrap; only equality and "one more" are ever asked of them.
+ *
+ * The box holds one packet: a sender that finds it taken sends through the
+ * ring.  Order between the two is the caller's (shm.c): it fills the box
+ * only while the ring to that peer is empty, so a packet in the box is
+ * always older than every packet in the ring.
+ */
+#ifndef HC_SHM_FASTBOX_H
+#define HC_SHM_FASTBOX_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "transport/shm/shm_ring.h" /* HC_SHM_RING_ALIGN */
+
+#define HC_SHM_FASTBOX_BYTES (2 * HC_SHM_RING_ALIGN)
+#define HC_SHM_FASTBOX_HDR 16
+/* The largest packet a box holds. */
+#define HC_SHM_FASTBOX_MAX (HC_SHM_FASTBOX_BYTES - HC_SHM_FASTBOX_HDR)
+
+struct hc_shm_fastbox {
+  _Alignas(HC_SHM_RING_ALIGN) _Atomic uint32_t seq; /* sender: last put */
+  _Atomic uint32_t ack;                             /* receiver: last taken */
+  uint32_t len;
+  uint32_t pad;
+  unsigned char data[HC_SHM_FASTBOX_MAX];
+};
+
+/* One side's view: the box and the number this side last put (sender) or
+ * took (receiver). */
+typedef struct hc_shm_fastbox_end {
+  struct hc_shm_fastbox *box;
+  uint32_t last;
+} hc_shm_fastbox_end_t;
+
+/* Formats an empty box whose numbers start after first - 1 (0 in a
+ * segment; tests start near the wrap).  Before either side attaches. */
+void hc_shm_fastbox_format(struct hc_shm_fastbox *box, uint32_t first);
+
+/* Fills end with a view of a formatted box, for either side. */
+void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
+                           struct hc_shm_fastbox *box);
+
+/* Sender: 1 when the receiver took the last packet put (the box is free). */
+int hc_shm_fastbox_free(const hc_shm_fastbox_end_t *end);
+
+/* Sender: copies total bytes (the iov pieces, total <= HC_SHM_FASTBOX_MAX)
+ * into a free box and publishes them.  Call only after _free said 1. */
+void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
+                        int iovcnt, size_t total);
+
+/* Receiver: nonzero when a packet waits.  Inline and one load, since every
+ * poll asks it of every peer; an impossible number counts as waiting so
+ * that peek reports it. */
+static inline int hc_shm_fastbox_holds(const hc_shm_fastbox_end_t *end) {
+  return atomic_load_explicit(&end->box->seq, memory_order_acquire) !=
+         end->last;
+}
+
+/* Receiver: as _holds, from the box's shared words only (the sender's
+ * number against the receiver's ack), so a thread that does not own the
+ * receiving view (one about to sleep) may ask it. */
+int hc_shm_fastbox_readable(const struct hc_shm_fastbox *box);
+
+/* What hc_shm_fastbox_peek leaves in *len for a corrupt box. */
+#define HC_SHM_FASTBOX_CORRUPT SIZE_MAX
+
+/* Receiver: the waiting packet's bytes (valid until _release) and length,
+ * or NULL when none waits.  NULL with *len == HC_SHM_FASTBOX_CORRUPT when
+ * the sender's words are impossible (a number that skipped, a length past
+ * the box). */
+const void *hc_shm_fastbox_peek(hc_shm_fastbox_end_t *end, size_t *len);
+
+/* Receiver: hands the packet of the last peek back to the sender. */
+void hc_shm_fastbox_release(hc_shm_fastbox_end_t *end);
+
+#endif /* HC_SHM_FASTBOX_H */

@@ -1,0 +1,384 @@
+/* The shared-memory Barrier, Bcast, Reduce and Allreduce of one node's
+ * ranks (src/hcomm/shmcoll.c), checked against a serial reference.
+ *
+ *   coll_shm            every one of them, in place and not, on
+ *                       MPI_COMM_WORLD, a dup and an even/odd split, over
+ *                       sizes that take the whole-vector path, the sliced
+ *                       one and several pipeline chunks, with a sum, a
+ *                       max, a maxloc and a non-commutative user op (2x2
+ *                       matrix products, whose order shows); buffers change
+ *                       every iteration, and enough collectives run on each
+ *                       communicator to wrap its sequence numbers.  Each
+ *                       iteration also runs a ring of point-to-point
+ *                       messages and schedule collectives (Iallreduce left
+ *                       in flight across the blocking ones, Allgather on
+ *                       the dup); a node communicator too
+ *                       (MPI_COMM_TYPE_SHARED), for jobs that span nodes.
+ *   coll_shm kill KIND  rank 1 dies (SIGKILL) on entering its 6th KIND
+ *                       (barrier, bcast, bcast-root, reduce, allreduce);
+ *                       the survivors must get MPIX_ERR_PROC_FAILED from
+ *                       one of their next few KINDs, never hang.  Run
+ *                       under hcmpirun --no-kill-on-failure.
+ *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
+ *                       nothing else), results checked: under
+ *                       HCMPI_HANG_TIMEOUT with HCMPI_SPIN=0 (every wait
+ *                       sleeps) the hang watchdog must see them progress.
+ */
+#include "mpitest.h"
+#include <signal.h>
+#include <stdint.h>
+#include <unistd.h>
+
+static int wrank, wsize;
+
+/* Element i of rank r's input in iteration it: small, so sums of 8 ranks
+ * stay exact. */
+static int val(int r, int it, size_t i)
+{
+    return (int)((unsigned)(r * 131 + it * 17) + (unsigned)i * 7u) % 1000 - 500;
+}
+
+/* ---- the non-commutative op: products of 2x2 matrices mod 2^32 --------- */
+
+static void mat_mul(const uint32_t *a, const uint32_t *b, uint32_t *out)
+{
+    uint32_t t[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                     a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+    memcpy(out, t, sizeof t);
+}
+
+/* inout = in * inout: in holds the lower ranks. */
+static void mat_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int k = 0; k < *len; k++)
+        mat_mul((uint32_t *)in + 4 * k, (uint32_t *)inout + 4 * k, (uint32_t *)inout + 4 * k);
+}
+
+static void mat_of(int r, int it, size_t k, uint32_t *m)
+{
+    for (int j = 0; j < 4; j++)
+        m[j] = (uint32_t)val(r, it, 4 * k + (size_t)j) * 2654435761u + (uint32_t)j;
+}
+
+/* ---- checks --------------------------------------------------------------- */
+
+typedef struct ctx {
+    MPI_Comm comm;
+    const char *name;
+    int rank, size;
+    int *a, *b;       /* int buffers of MAXN */
+    uint32_t *m, *mr; /* matrix buffers of MAXM matrices */
+    MPI_Datatype mat;
+    MPI_Op matop;
+} ctx_t;
+
+#define MAXN 70000
+#define MAXM 4000
+
+/* Sums, maxes and maxlocs of count ints; in place or not; root -1:
+ * Allreduce. */
+static void check_int_reduction(ctx_t *c, int it, size_t count, MPI_Op op, int root, int inplace)
+{
+    int gets = root < 0 || root == c->rank, rc;
+    for (size_t i = 0; i < count; i++) {
+        c->a[i] = val(c->rank, it, i);
+        c->b[i] = -12345;
+    }
+    const void *send = inplace && gets ? MPI_IN_PLACE : c->a;
+    int *recv = inplace && gets ? c->a : c->b;
+    if (root < 0)
+        rc = MPI_Allreduce(send, recv, (int)count, MPI_INT, op, c->comm);
+    else
+        rc = MPI_Reduce(send, recv, (int)count, MPI_INT, op, root, c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: reduction of %zu ints: %s", c->name, count, mt_errstr(rc));
+    if (!gets) {
+        for (size_t i = 0; i < count; i++)
+            CHECK(c->b[i] == -12345, "%s: non-root recvbuf written", c->name);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) {
+        int want = op == MPI_SUM ? 0 : val(0, it, i);
+        for (int r = 0; r < c->size; r++) {
+            int v = val(r, it, i);
+            want = op == MPI_SUM ? want + v : (v > want ? v : want);
+        }
+        CHECK(recv[i] == want, "%s it %d: %s of %zu ints (root %d, in place %d): [%zu] = %d, want %d",
+              c->name, it, op == MPI_SUM ? "sum" : "max", count, root, inplace, i, recv[i], want);
+    }
+}
+
+static void check_maxloc(ctx_t *c, int it, int root)
+{
+    enum { N = 33 };
+    int in[2 * N], out[2 * N];
+    for (int i = 0; i < N; i++) {
+        in[2 * i] = val(c->rank, it, (size_t)i) % 7;
+        in[2 * i + 1] = c->rank;
+    }
+    int rc = root < 0 ? MPI_Allreduce(in, out, N, MPI_2INT, MPI_MAXLOC, c->comm)
+                      : MPI_Reduce(in, out, N, MPI_2INT, MPI_MAXLOC, root, c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: maxloc: %s", c->name, mt_errstr(rc));
+    if (root >= 0 && root != c->rank)
+        return;
+    for (int i = 0; i < N; i++) {
+        int best = -100, where = -1;
+        for (int r = 0; r < c->size; r++)
+            if (val(r, it, (size_t)i) % 7 > best) {
+                best = val(r, it, (size_t)i) % 7;
+                where = r;
+            }
+        CHECK(out[2 * i] == best && out[2 * i + 1] == where, "%s it %d: maxloc[%d] = (%d, %d), want (%d, %d)",
+              c->name, it, i, out[2 * i], out[2 * i + 1], best, where);
+    }
+}
+
+/* The product of every rank's matrices in rank order. */
+static void check_matrix(ctx_t *c, int it, size_t count, int root, int inplace)
+{
+    int gets = root < 0 || root == c->rank, rc;
+    for (size_t k = 0; k < count; k++)
+        mat_of(c->rank, it, k, c->m + 4 * k);
+    const void *send = inplace && gets ? MPI_IN_PLACE : c->m;
+    uint32_t *recv = inplace && gets ? c->m : c->mr;
+    rc = root < 0 ? MPI_Allreduce(send, recv, (int)count, c->mat, c->matop, c->comm)
+                  : MPI_Reduce(send, recv, (int)count, c->mat, c->matop, root, c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: matrix product: %s", c->name, mt_errstr(rc));
+    if (!gets)
+        return;
+    for (size_t k = 0; k < count; k++) {
+        uint32_t want[4], m[4];
+        mat_of(0, it, k, want);
+        for (int r = 1; r < c->size; r++) {
+            mat_of(r, it, k, m);
+            mat_mul(want, m, want);
+        }
+        CHECK(memcmp(want, recv + 4 * k, sizeof want) == 0,
+              "%s it %d: product of %zu matrices (root %d, in place %d) wrong at %zu", c->name, it,
+              count, root, inplace, k);
+    }
+}
+
+static void check_bcast(ctx_t *c, int it, size_t bytes, int root)
+{
+    unsigned char *buf = (unsigned char *)c->a;
+    unsigned seed = (unsigned)(it * 31 + root);
+    if (c->rank == root)
+        mt_fill(buf, bytes, seed);
+    else
+        memset(buf, 0xee, bytes);
+    int rc = MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: bcast of %zu bytes: %s", c->name, bytes, mt_errstr(rc));
+    size_t bad = mt_verify(buf, bytes, seed);
+    CHECK(bad == MT_OK, "%s it %d: bcast of %zu bytes from %d wrong at byte %zu", c->name, it,
+          bytes, root, bad);
+}
+
+/* A ring message crosses each barrier: point-to-point mixed with it. */
+static void check_barrier(ctx_t *c, int it)
+{
+    int token = it, got = -1;
+    int next = (c->rank + 1) % c->size, prev = (c->rank + c->size - 1) % c->size;
+    MPI_Request req;
+    MPI_Irecv(&got, 1, MPI_INT, prev, 77, c->comm, &req);
+    MPI_Send(&token, 1, MPI_INT, next, 77, c->comm);
+    int rc = MPI_Barrier(c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: barrier: %s", c->name, mt_errstr(rc));
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(got == it, "%s: ring token %d, want %d", c->name, got, it);
+}
+
+static void one_iteration(ctx_t *c, int it, int big)
+{
+    static const size_t counts[] = {1, 3, 1000, 1500, 40000};
+    static const size_t mats[] = {1, 200, 3000};
+    static const size_t bcasts[] = {1, 8, 5000, 200000};
+    int root = it % c->size;
+    /* A schedule collective in flight across the blocking ones. */
+    int sin = c->rank + it, sout = -1;
+    MPI_Request ireq;
+    MPI_Iallreduce(&sin, &sout, 1, MPI_INT, MPI_SUM, c->comm, &ireq);
+    check_barrier(c, it);
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        if (counts[k] > 2000 && !big)
+            continue;
+        check_int_reduction(c, it, counts[k], MPI_SUM, -1, it % 2);
+        check_int_reduction(c, it, counts[k], MPI_MAX, root, (it / 2) % 2);
+    }
+    check_maxloc(c, it, -1);
+    check_maxloc(c, it, root);
+    for (size_t k = 0; k < sizeof mats / sizeof mats[0]; k++) {
+        if (mats[k] > 300 && !big)
+            continue;
+        check_matrix(c, it, mats[k], -1, it % 2);
+        check_matrix(c, it, mats[k], (root + 1) % c->size, (it + 1) % 2);
+    }
+    for (size_t k = 0; k < sizeof bcasts / sizeof bcasts[0]; k++) {
+        if (bcasts[k] > 10000 && !big)
+            continue;
+        check_bcast(c, it, bcasts[k], (root + (int)k) % c->size);
+    }
+    MPI_Wait(&ireq, MPI_STATUS_IGNORE);
+    int want = c->size * (c->size - 1) / 2 + c->size * it;
+    CHECK(sout == want, "%s: Iallreduce across the blocking ones: %d, want %d", c->name, sout, want);
+}
+
+static void ctx_init(ctx_t *c, MPI_Comm comm, const char *name, MPI_Datatype mat, MPI_Op op)
+{
+    c->comm = comm;
+    c->name = name;
+    MPI_Comm_rank(comm, &c->rank);
+    MPI_Comm_size(comm, &c->size);
+    c->a = mt_malloc(MAXN * sizeof(int));
+    c->b = mt_malloc(MAXN * sizeof(int));
+    c->m = mt_malloc(MAXM * 4 * sizeof(uint32_t));
+    c->mr = mt_malloc(MAXM * 4 * sizeof(uint32_t));
+    c->mat = mat;
+    c->matop = op;
+}
+
+static void ctx_free(ctx_t *c)
+{
+    free(c->a);
+    free(c->b);
+    free(c->m);
+    free(c->mr);
+}
+
+static void run_checks(void)
+{
+    MPI_Datatype mat;
+    MPI_Op matop;
+    MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
+    MPI_Type_commit(&mat);
+    MPI_Op_create(mat_op, 0, &matop);
+    MPI_Comm dup, half, node;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &half); /* reversed order */
+    /* The ranks of this node: shared memory even where the job spans
+     * nodes. */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    ctx_t world, d, h, nd;
+    ctx_init(&world, MPI_COMM_WORLD, "world", mat, matop);
+    ctx_init(&d, dup, "dup", mat, matop);
+    ctx_init(&h, half, "split", mat, matop);
+    ctx_init(&nd, node, "node", mat, matop);
+    int gathered[64];
+    for (int it = 0; it < 24; it++) {
+        one_iteration(&world, it, it % 6 == 0);
+        one_iteration(&h, it, 0);
+        int rc = MPI_Allgather(&it, 1, MPI_INT, gathered, 1, MPI_INT, dup);
+        CHECK(rc == MPI_SUCCESS && gathered[wsize - 1] == it, "dup: Allgather");
+        if (it % 3 == 0)
+            one_iteration(&d, it, 0);
+        if (it % 4 == 0)
+            one_iteration(&nd, it, it == 0);
+    }
+    /* Enough small ones to wrap every communicator's sequence numbers. */
+    for (int it = 0; it < 300; it++) {
+        check_int_reduction(&d, it, 2, MPI_SUM, -1, 1);
+        check_bcast(&h, it, 16, it % h.size);
+        CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+    }
+    ctx_free(&world);
+    ctx_free(&d);
+    ctx_free(&h);
+    ctx_free(&nd);
+    MPI_Comm_free(&node);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&half);
+    MPI_Op_free(&matop);
+    MPI_Type_free(&mat);
+}
+
+/* ---- a rank killed inside a collective ----------------------------------- */
+
+#define VICTIM 1
+#define VICTIM_ROUND 5
+/* A bcast root or a reduce sender that needs nothing of the dead rank runs
+ * on while a small buffer is free (16 of them), then waits for the dead
+ * rank to finish with one, and fails.  The victim may run as far ahead of
+ * a slow survivor, which then fails in an earlier round. */
+#define ROUNDS_AHEAD 17
+
+static int run_kind(const char *kind, int round)
+{
+    int in[4] = {wrank, round, 1, 2}, out[4] = {0};
+    if (strcmp(kind, "barrier") == 0)
+        return MPI_Barrier(MPI_COMM_WORLD);
+    if (strcmp(kind, "bcast") == 0)
+        return MPI_Bcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD);
+    if (strcmp(kind, "bcast-root") == 0)
+        return MPI_Bcast(in, 4, MPI_INT, VICTIM, MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce") == 0)
+        return MPI_Reduce(in, out, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static void run_kill(const char *kind)
+{
+    CHECK(wsize >= 3, "needs 3 ranks");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int round, rc = MPI_SUCCESS;
+    for (round = 0; round < VICTIM_ROUND + 2 * ROUNDS_AHEAD; round++) {
+        if (wrank == VICTIM && round == VICTIM_ROUND) {
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        rc = run_kind(kind, round);
+        if (rc != MPI_SUCCESS)
+            break;
+    }
+    CHECK(rc != MPI_SUCCESS, "%s: still succeeding %d rounds after the death", kind, round);
+    CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED, "%s: round %d: class %d (%s), want MPIX_ERR_PROC_FAILED",
+          kind, round, mt_class(rc), mt_errstr(rc));
+    CHECK(round <= VICTIM_ROUND + ROUNDS_AHEAD, "%s: failed in round %d", kind, round);
+    /* No survivor leaves before all failed: one that only ends when another
+     * exits would pass here by that exit, not by its own detection. */
+    int x = round;
+    for (int r = 1; wrank == 0 && r < wsize; r++)
+        if (r != VICTIM)
+            CHECK(MPI_Recv(&x, 1, MPI_INT, r, 55, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                      MPI_SUCCESS,
+                  "survivor %d's report", r);
+    if (wrank != 0)
+        CHECK(MPI_Send(&x, 1, MPI_INT, 0, 55, MPI_COMM_WORLD) == MPI_SUCCESS, "report to 0");
+    printf("rank %d: PASS kill %s (round %d)\n", wrank, kind, round);
+    fflush(stdout);
+    /* Exit without MPI_Finalize: its barrier would need the dead rank. */
+    _exit(0);
+}
+
+static void run_soak(double secs)
+{
+    double t0 = MPI_Wtime();
+    int more = 1, it;
+    for (it = 0; more; it++) {
+        more = wrank != 0 || MPI_Wtime() - t0 < secs;
+        CHECK(MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "soak bcast");
+        CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "soak barrier");
+        int in = wrank + it, sum = -1;
+        CHECK(MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+              "soak allreduce");
+        CHECK(sum == wsize * (wsize - 1) / 2 + wsize * it, "soak: sum %d in round %d", sum, it);
+    }
+    if (wrank == 0)
+        printf("coll_shm: soak of %d rounds OK\n", it);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (argc > 2 && strcmp(argv[1], "kill") == 0)
+        run_kill(argv[2]);
+    if (argc > 2 && strcmp(argv[1], "soak") == 0)
+        run_soak(atof(argv[2]));
+    else
+        run_checks();
+    MPI_Finalize();
+    if (wrank == 0)
+        printf("coll_shm: %d ranks OK\n", wsize);
+    return 0;
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# coll_shm.c: the shared-memory Barrier, Bcast, Reduce and Allreduce
+# against a serial reference on 1, 2, 3, 5 and 8 ranks, once more with
+# 4 KiB slots (every large message a long pipeline); that they really run
+# through a communicator's segment (the debug log names one per
+# communicator, only where every member shares the node), and that a named
+# one (HCMPI_SHM_MEMFD=0) is gone after a job that ends well and after one
+# whose rank was SIGKILLed; that the
+# hang watchdog takes waits that sleep in them for progress; and that a
+# rank killed in each of them fails the survivors with
+# MPIX_ERR_PROC_FAILED instead of hanging.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm
+done
+HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm
+# Peers reached over tcp on one node: schedules, no hierarchy (whose node
+# communicator would be world again, and again: context ids ran out).
+HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm
+# Waits that sleep in shared-memory collectives are progress, not a hang,
+# for the watchdog (no request completes there).
+HCMPI_HANG_TIMEOUT=1 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm soak 3
+
+[ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
+prog=$(mpi_prog_path coll_shm)
+mpi_launcher_cmd
+out=$(mktemp)
+node_wrap=$(mktemp)
+trap 'rm -f "$out" "$node_wrap"' EXIT
+
+# Named segments: the debug log gives each one's name.
+named_segments() {
+    sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*collectives of.*|\1|p' "$out"
+}
+check_gone() { # WHAT
+    segs=$(named_segments)
+    [ -n "$segs" ] || { cat "$out"; fail "$1: no collective segment was made"; }
+    for s in $segs; do
+        [ ! -e "/dev/shm$s" ] || fail "$1: /dev/shm$s left behind"
+    done
+    echo "$1: $(echo "$segs" | wc -l) named collective segments, all gone"
+}
+HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 120 "$HCMPIRUN" -n 4 --timeout 90 \
+    "$prog" >"$out" 2>&1 || { cat "$out"; fail "named segments: job failed"; }
+# world, its dup, the two halves of the split and the node communicator
+# (all of world here): one segment each.
+n=$(named_segments | wc -l)
+[ "$n" -eq 5 ] || { cat "$out"; fail "named segments: $n made, want 5"; }
+check_gone "named segments, job ended well"
+
+# Fake nodes of two ranks (HCMPI_NODE_ID from the rank): world and its dup
+# span them and run hierarchically, over node communicators with segments
+# of their own and a communicator of the node leaders; the even/odd split
+# has one rank per node and keeps the schedules; MPI_COMM_TYPE_SHARED gives
+# each node a segment too.
+printf '#!/bin/sh\nHCMPI_NODE_ID=coll-shm-node-$((PMI_RANK / 2)) exec "$@"\n' >"$node_wrap"
+chmod +x "$node_wrap"
+HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 120 "$HCMPIRUN" -n 4 --timeout 90 \
+    "$node_wrap" "$prog" >"$out" 2>&1 || { cat "$out"; fail "two nodes: job failed"; }
+n=$(grep -c 'debug shm: segment .*collectives of 2 ranks' "$out")
+all=$(named_segments | wc -l)
+[ "$n" -eq 6 ] && [ "$all" -eq 6 ] ||
+    { cat "$out"; fail "two nodes: $all collective segments ($n of 2 ranks), want 6 of 2"; }
+check_gone "two nodes"
+for n in 3 5 6; do # nodes of 2 and 1, of 2, 2 and 1, and three of 2
+    echo "+ hcmpirun -n $n (nodes of 2) coll_shm"
+    timeout -k 5 150 "$HCMPIRUN" -n $n --timeout 120 "$node_wrap" "$prog" ||
+        fail "nodes of 2: coll_shm on $n ranks failed"
+done
+for kind in barrier bcast bcast-root reduce allreduce; do
+    echo "+ hcmpirun --no-kill-on-failure -n 4 (two nodes) coll_shm kill $kind"
+    timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 60 \
+        "$node_wrap" "$prog" kill $kind >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ $rc -ne 124 ] || fail "two nodes, kill $kind: job hung until the timeout"
+    grep -q "FAIL rank" "$out" && fail "two nodes, kill $kind: a check failed"
+    passed=$(grep -c "PASS kill $kind" "$out")
+    [ "$passed" -eq 3 ] || fail "two nodes, kill $kind: $passed of 3 survivors passed"
+done
+
+for kind in barrier bcast bcast-root reduce allreduce; do
+    echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm kill $kind"
+    HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure \
+        -n 4 --timeout 60 "$prog" kill $kind >"$out" 2>&1
+    rc=$?
+    grep -v ' debug ' "$out"
+    [ $rc -ne 124 ] || fail "kill $kind: job hung until the timeout"
+    [ $rc -ne 0 ] || fail "kill $kind: job exited 0 although rank 1 died"
+    grep -q "FAIL rank" "$out" && fail "kill $kind: a check failed"
+    passed=$(grep -c "PASS kill $kind" "$out")
+    [ "$passed" -eq 3 ] || fail "kill $kind: $passed of 3 survivors passed"
+    check_gone "kill $kind"
+done
+echo "coll_shm: all cases passed"

@@ -1,0 +1,136 @@
+/*
+ * The shm fast box alone, in ordinary memory (both ends in one process):
+ * a box holds one packet, so a second put must wait for the receiver to
+ * hand it back; sequence numbers cross the 32-bit wrap without a packet
+ * lost or seen twice; impossible words from the sender are reported as
+ * corruption, never read past.  Order between the box and the ring is
+ * shm.c's and is checked in check_shm.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/shm/shm_fastbox.h"
+
+static struct hc_shm_fastbox box;
+static hc_shm_fastbox_end_t sender, receiver;
+
+static void box_setup(uint32_t first) {
+  memset(&box, 0xa5, sizeof box);
+  hc_shm_fastbox_format(&box, first);
+  hc_shm_fastbox_attach(&sender, &box);
+  hc_shm_fastbox_attach(&receiver, &box);
+}
+
+static void put_bytes(unsigned char first_byte, size_t len) {
+  unsigned char buf[HC_SHM_FASTBOX_MAX];
+  for (size_t i = 0; i < len; i++)
+    buf[i] = (unsigned char)(first_byte + i);
+  /* Two pieces, as the engine sends header and payload. */
+  struct iovec iov[2] = {{buf, len / 2}, {buf + len / 2, len - len / 2}};
+  hc_shm_fastbox_put(&sender, iov, 2, len);
+}
+
+static void take_and_check(unsigned char first_byte, size_t want_len) {
+  ck_assert(hc_shm_fastbox_holds(&receiver));
+  size_t len = 0;
+  const unsigned char *data = hc_shm_fastbox_peek(&receiver, &len);
+  ck_assert_ptr_nonnull(data);
+  ck_assert_uint_eq(len, want_len);
+  for (size_t i = 0; i < len; i++)
+    ck_assert_uint_eq(data[i], (unsigned char)(first_byte + i));
+  hc_shm_fastbox_release(&receiver);
+}
+
+START_TEST(test_fastbox_empty_after_format) {
+  box_setup(0);
+  ck_assert(hc_shm_fastbox_free(&sender));
+  ck_assert(!hc_shm_fastbox_holds(&receiver));
+  size_t len = 1;
+  ck_assert_ptr_null(hc_shm_fastbox_peek(&receiver, &len));
+  ck_assert_uint_eq(len, 0);
+}
+END_TEST
+
+START_TEST(test_fastbox_is_full_until_the_receiver_releases) {
+  box_setup(0);
+  ck_assert(!hc_shm_fastbox_readable(&box));
+  put_bytes(7, HC_SHM_FASTBOX_MAX);
+  ck_assert(!hc_shm_fastbox_free(&sender));
+  ck_assert(hc_shm_fastbox_readable(&box));
+  /* A peek alone does not hand the box back. */
+  size_t len;
+  ck_assert_ptr_nonnull(hc_shm_fastbox_peek(&receiver, &len));
+  ck_assert(!hc_shm_fastbox_free(&sender));
+  take_and_check(7, HC_SHM_FASTBOX_MAX);
+  ck_assert(hc_shm_fastbox_free(&sender));
+  ck_assert(!hc_shm_fastbox_readable(&box));
+  ck_assert(!hc_shm_fastbox_holds(&receiver));
+}
+END_TEST
+
+/* Numbers starting a few before 2^32: every packet arrives once, in
+ * order, with its own bytes, across the wrap. */
+START_TEST(test_fastbox_sequence_wraps_around) {
+  box_setup(UINT32_MAX - 4);
+  for (unsigned k = 0; k < 12; k++) {
+    ck_assert(hc_shm_fastbox_free(&sender));
+    ck_assert(!hc_shm_fastbox_holds(&receiver));
+    put_bytes((unsigned char)(k * 17), k + 1);
+    take_and_check((unsigned char)(k * 17), k + 1);
+  }
+  /* UINT32_MAX - 5, plus 12, modulo 2^32. */
+  ck_assert_uint_eq(sender.last, 6);
+  ck_assert_uint_eq(receiver.last, 6);
+}
+END_TEST
+
+START_TEST(test_fastbox_zero_length_packet) {
+  box_setup(3);
+  struct iovec none = {NULL, 0};
+  hc_shm_fastbox_put(&sender, &none, 1, 0);
+  size_t len = 1;
+  ck_assert_ptr_nonnull(hc_shm_fastbox_peek(&receiver, &len));
+  ck_assert_uint_eq(len, 0);
+  hc_shm_fastbox_release(&receiver);
+  ck_assert(hc_shm_fastbox_free(&sender));
+}
+END_TEST
+
+START_TEST(test_fastbox_skipped_number_is_corrupt) {
+  box_setup(0);
+  atomic_store(&box.seq, 2); /* 1 never came */
+  size_t len = 0;
+  ck_assert(hc_shm_fastbox_holds(&receiver));
+  ck_assert_ptr_null(hc_shm_fastbox_peek(&receiver, &len));
+  ck_assert_uint_eq(len, HC_SHM_FASTBOX_CORRUPT);
+}
+END_TEST
+
+START_TEST(test_fastbox_length_past_the_box_is_corrupt) {
+  box_setup(0);
+  put_bytes(1, 4);
+  box.len = HC_SHM_FASTBOX_MAX + 1;
+  size_t len = 0;
+  ck_assert_ptr_null(hc_shm_fastbox_peek(&receiver, &len));
+  ck_assert_uint_eq(len, HC_SHM_FASTBOX_CORRUPT);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("shm_fastbox");
+  TCase *tc = tcase_create("fastbox");
+  tcase_add_test(tc, test_fastbox_empty_after_format);
+  tcase_add_test(tc, test_fastbox_is_full_until_the_receiver_releases);
+  tcase_add_test(tc, test_fastbox_sequence_wraps_around);
+  tcase_add_test(tc, test_fastbox_zero_length_packet);
+  tcase_add_test(tc, test_fastbox_skipped_number_is_corrupt);
+  tcase_add_test(tc, test_fastbox_length_past_the_box_is_corrupt);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
