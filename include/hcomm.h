@@ -586,6 +586,98 @@ hc_status_t hcomm_inter_alltoallv(const void *sendbuf, const size_t *sbytes,
                                    const size_t *rbytes, const size_t *rdispls,
                                    hcomm_comm_t *comm, int persistent, hcomm_request_t **req);
 
+/* ---- one-sided communication (rma.c, rma_sync.c; docs/rma.md) ----------- */
+
+/* A window: memory of every member of a communicator that the others read
+ * and write.  Operations travel as active messages on the window's own
+ * communicator and are applied by the target's progress engine, one at a
+ * time, in the order each origin issued them. */
+typedef struct hcomm_win hcomm_win_t;
+
+/* Combines bytes of the packed stream in into inout under op on elements of
+ * type (both opaque to the engine: the MPI face's handles).  Called by the
+ * target under the engine lock; must not call hcomm. */
+typedef hc_status_t (*hcomm_rma_combine_fn)(int op, int type, const void *in,
+                                           void *inout, size_t bytes);
+
+/* One contiguous piece of the target's data: len bytes at off bytes from
+ * the operation's target address, in stream order. */
+typedef struct hcomm_rma_seg {
+  size_t off;
+  size_t len;
+} hcomm_rma_seg_t;
+
+enum hcomm_rma_kind {
+  HCOMM_RMA_PUT = 1,
+  HCOMM_RMA_GET = 2,
+  HCOMM_RMA_ACC = 3,     /* op applied element-wise, atomic per element */
+  HCOMM_RMA_GET_ACC = 4, /* the old data comes back, then op applies */
+  HCOMM_RMA_CAS = 5      /* data: new value then compare value */
+};
+
+/* What an operation moves.  data (bytes) is the origin's packed stream,
+ * copied before hcomm_rma_issue returns; result (result_bytes) receives the
+ * target's old data as a packed stream.  done(arg), when set, runs once the
+ * result landed (or the operation failed), under the engine lock, and must
+ * not call hcomm. */
+typedef struct hcomm_rma_op {
+  int kind;   /* an hcomm_rma_kind */
+  int target; /* rank in the window's communicator */
+  size_t disp; /* bytes from the target's base (dynamic: an address) */
+  const hcomm_rma_seg_t *segs;
+  size_t nsegs;
+  const void *data;
+  size_t bytes;
+  void *result;
+  size_t result_bytes;
+  int op, type; /* for hcomm_rma_combine_fn */
+  void (*done)(void *arg);
+  void *arg;
+} hcomm_rma_op_t;
+
+/* Collective over comm, which the window uses for all its traffic (the
+ * caller gives it a communicator of its own and frees it after
+ * hcomm_win_free).  dynamic: no memory until hcomm_win_attach. */
+hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
+                             int disp_unit, int dynamic,
+                             hcomm_rma_combine_fn combine, hcomm_win_t **out);
+/* Collective: completes every operation on the window, then frees it. */
+hc_status_t hcomm_win_free(hcomm_win_t *win);
+/* A target's window size and displacement unit (0 for dynamic windows). */
+size_t hcomm_win_target_size(const hcomm_win_t *win, int rank);
+int hcomm_win_target_disp_unit(const hcomm_win_t *win, int rank);
+int hcomm_win_is_dynamic(const hcomm_win_t *win);
+/* Dynamic windows: local memory others may reach from now on / no more. */
+hc_status_t hcomm_win_attach(hcomm_win_t *win, void *base, size_t size);
+hc_status_t hcomm_win_detach(hcomm_win_t *win, const void *base);
+/* Starts one operation; HC_ERR_RMA_SYNC outside an access epoch to the
+ * target.  req NULL: completed by the next synchronisation; else *req is a
+ * request that completes once the result landed (get kinds) or the data
+ * was taken (others). */
+hc_status_t hcomm_rma_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                            hcomm_request_t **req);
+/* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
+ * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
+ * completion of the epoch, NOSUCCEED opens none). */
+#define HCOMM_RMA_MODE_NOCHECK 1024
+#define HCOMM_RMA_MODE_NOPRECEDE 8192
+#define HCOMM_RMA_MODE_NOSUCCEED 16384
+hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert);
+hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
+                           int assert);
+hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
+                            int assert);
+hc_status_t hcomm_win_complete(hcomm_win_t *win);
+hc_status_t hcomm_win_wait(hcomm_win_t *win);
+hc_status_t hcomm_win_test(hcomm_win_t *win, int *flag);
+enum { HCOMM_LOCK_SHARED = 1, HCOMM_LOCK_EXCLUSIVE = 2 };
+hc_status_t hcomm_win_lock(hcomm_win_t *win, int type, int rank);
+hc_status_t hcomm_win_unlock(hcomm_win_t *win, int rank);
+hc_status_t hcomm_win_lock_all(hcomm_win_t *win);
+hc_status_t hcomm_win_unlock_all(hcomm_win_t *win);
+/* rank -1: every target.  local: only the origin's buffers are done. */
+hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,7 +33,9 @@ extern "C" {
   X(HC_ERR_REQUEST, -15, "invalid request")                                    \
   X(HC_ERR_NO_CONTEXT, -16, "no free communicator context id")                 \
   X(HC_ERR_PEER_AUTH, -17, "peer failed authentication")                       \
-  X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")
+  X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")                      \
+  X(HC_ERR_RMA_SYNC, -19, "one-sided call outside its epoch or out of turn")  \
+  X(HC_ERR_RMA_RANGE, -20, "one-sided access outside the target's window")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,

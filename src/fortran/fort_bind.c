@@ -17,6 +17,42 @@ void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
 #pragma weak pmpi_abort__ = pmpi_abort_
 #pragma weak PMPI_ABORT = pmpi_abort_
 
+void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
+                      MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                      MPI_Aint *target_disp, MPI_Fint *target_count,
+                      MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Accumulate(hc_f_buf(origin_addr), *origin_count,
+                          *origin_datatype, *target_rank, *target_disp,
+                          *target_count, *target_datatype, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_accumulate_ = pmpi_accumulate_
+#pragma weak mpi_accumulate = pmpi_accumulate_
+#pragma weak mpi_accumulate__ = pmpi_accumulate_
+#pragma weak MPI_ACCUMULATE = pmpi_accumulate_
+#pragma weak pmpi_accumulate = pmpi_accumulate_
+#pragma weak pmpi_accumulate__ = pmpi_accumulate_
+#pragma weak PMPI_ACCUMULATE = pmpi_accumulate_
+
+void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                        MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                        MPI_Aint *target_disp, MPI_Count *target_count,
+                        MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Accumulate_c(hc_f_buf(origin_addr), *origin_count,
+                            *origin_datatype, *target_rank, *target_disp,
+                            *target_count, *target_datatype, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_accumulate_c_ = pmpi_accumulate_c_
+#pragma weak mpi_accumulate_c = pmpi_accumulate_c_
+#pragma weak mpi_accumulate_c__ = pmpi_accumulate_c_
+#pragma weak MPI_ACCUMULATE_C = pmpi_accumulate_c_
+#pragma weak pmpi_accumulate_c = pmpi_accumulate_c_
+#pragma weak pmpi_accumulate_c__ = pmpi_accumulate_c_
+#pragma weak PMPI_ACCUMULATE_C = pmpi_accumulate_c_
+
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
   int rc = MPI_Add_error_class(errorclass);
   hc_f_err(ierr, rc);
@@ -1137,6 +1173,23 @@ void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_test_inter__ = pmpi_comm_test_inter_
 #pragma weak PMPI_COMM_TEST_INTER = pmpi_comm_test_inter_
 
+void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr,
+                            void *result_addr, MPI_Fint *datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Compare_and_swap(hc_f_buf(origin_addr), hc_f_buf(compare_addr),
+                                hc_f_buf(result_addr), *datatype, *target_rank,
+                                *target_disp, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_compare_and_swap_ = pmpi_compare_and_swap_
+#pragma weak mpi_compare_and_swap = pmpi_compare_and_swap_
+#pragma weak mpi_compare_and_swap__ = pmpi_compare_and_swap_
+#pragma weak MPI_COMPARE_AND_SWAP = pmpi_compare_and_swap_
+#pragma weak pmpi_compare_and_swap = pmpi_compare_and_swap_
+#pragma weak pmpi_compare_and_swap__ = pmpi_compare_and_swap_
+#pragma weak PMPI_COMPARE_AND_SWAP = pmpi_compare_and_swap_
+
 void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
                        MPI_Fint *ierr) {
   int rc = MPI_Dims_create(*nnodes, *ndims, dims);
@@ -1371,6 +1424,22 @@ void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_exscan_init_c = pmpi_exscan_init_c_
 #pragma weak pmpi_exscan_init_c__ = pmpi_exscan_init_c_
 #pragma weak PMPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
+
+void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
+                        MPI_Fint *datatype, MPI_Fint *target_rank,
+                        MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win,
+                        MPI_Fint *ierr) {
+  int rc = MPI_Fetch_and_op(hc_f_buf(origin_addr), hc_f_buf(result_addr),
+                            *datatype, *target_rank, *target_disp, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_fetch_and_op_ = pmpi_fetch_and_op_
+#pragma weak mpi_fetch_and_op = pmpi_fetch_and_op_
+#pragma weak mpi_fetch_and_op__ = pmpi_fetch_and_op_
+#pragma weak MPI_FETCH_AND_OP = pmpi_fetch_and_op_
+#pragma weak pmpi_fetch_and_op = pmpi_fetch_and_op_
+#pragma weak pmpi_fetch_and_op__ = pmpi_fetch_and_op_
+#pragma weak PMPI_FETCH_AND_OP = pmpi_fetch_and_op_
 
 void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
@@ -2801,6 +2870,63 @@ void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_gatherv_init_c__ = pmpi_gatherv_init_c_
 #pragma weak PMPI_GATHERV_INIT_C = pmpi_gatherv_init_c_
 
+void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
+               MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+               MPI_Aint *target_disp, MPI_Fint *target_count,
+               MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Get(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                   *target_rank, *target_disp, *target_count, *target_datatype,
+                   *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_ = pmpi_get_
+#pragma weak mpi_get = pmpi_get_
+#pragma weak mpi_get__ = pmpi_get_
+#pragma weak MPI_GET = pmpi_get_
+#pragma weak pmpi_get = pmpi_get_
+#pragma weak pmpi_get__ = pmpi_get_
+#pragma weak PMPI_GET = pmpi_get_
+
+void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count,
+                          MPI_Fint *origin_datatype, void *result_addr,
+                          MPI_Fint *result_count, MPI_Fint *result_datatype,
+                          MPI_Fint *target_rank, MPI_Aint *target_disp,
+                          MPI_Fint *target_count, MPI_Fint *target_datatype,
+                          MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Get_accumulate(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+      hc_f_buf(result_addr), *result_count, *result_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_accumulate_ = pmpi_get_accumulate_
+#pragma weak mpi_get_accumulate = pmpi_get_accumulate_
+#pragma weak mpi_get_accumulate__ = pmpi_get_accumulate_
+#pragma weak MPI_GET_ACCUMULATE = pmpi_get_accumulate_
+#pragma weak pmpi_get_accumulate = pmpi_get_accumulate_
+#pragma weak pmpi_get_accumulate__ = pmpi_get_accumulate_
+#pragma weak PMPI_GET_ACCUMULATE = pmpi_get_accumulate_
+
+void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                            MPI_Fint *origin_datatype, void *result_addr,
+                            MPI_Count *result_count, MPI_Fint *result_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Count *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Get_accumulate_c(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+      hc_f_buf(result_addr), *result_count, *result_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_accumulate_c_ = pmpi_get_accumulate_c_
+#pragma weak mpi_get_accumulate_c = pmpi_get_accumulate_c_
+#pragma weak mpi_get_accumulate_c__ = pmpi_get_accumulate_c_
+#pragma weak MPI_GET_ACCUMULATE_C = pmpi_get_accumulate_c_
+#pragma weak pmpi_get_accumulate_c = pmpi_get_accumulate_c_
+#pragma weak pmpi_get_accumulate_c__ = pmpi_get_accumulate_c_
+#pragma weak PMPI_GET_ACCUMULATE_C = pmpi_get_accumulate_c_
+
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(hc_f_buf(location), address);
   hc_f_err(ierr, rc);
@@ -2812,6 +2938,23 @@ void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
 #pragma weak pmpi_get_address = pmpi_get_address_
 #pragma weak pmpi_get_address__ = pmpi_get_address_
 #pragma weak PMPI_GET_ADDRESS = pmpi_get_address_
+
+void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Get_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                     *target_rank, *target_disp, *target_count,
+                     *target_datatype, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_c_ = pmpi_get_c_
+#pragma weak mpi_get_c = pmpi_get_c_
+#pragma weak mpi_get_c__ = pmpi_get_c_
+#pragma weak MPI_GET_C = pmpi_get_c_
+#pragma weak pmpi_get_c = pmpi_get_c_
+#pragma weak pmpi_get_c__ = pmpi_get_c_
+#pragma weak PMPI_GET_C = pmpi_get_c_
 
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr) {
@@ -5131,6 +5274,40 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
 #pragma weak pmpi_psend_init__ = pmpi_psend_init_
 #pragma weak PMPI_PSEND_INIT = pmpi_psend_init_
 
+void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
+               MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+               MPI_Aint *target_disp, MPI_Fint *target_count,
+               MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Put(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                   *target_rank, *target_disp, *target_count, *target_datatype,
+                   *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_put_ = pmpi_put_
+#pragma weak mpi_put = pmpi_put_
+#pragma weak mpi_put__ = pmpi_put_
+#pragma weak MPI_PUT = pmpi_put_
+#pragma weak pmpi_put = pmpi_put_
+#pragma weak pmpi_put__ = pmpi_put_
+#pragma weak PMPI_PUT = pmpi_put_
+
+void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Put_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                     *target_rank, *target_disp, *target_count,
+                     *target_datatype, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_put_c_ = pmpi_put_c_
+#pragma weak mpi_put_c = pmpi_put_c_
+#pragma weak mpi_put_c__ = pmpi_put_c_
+#pragma weak MPI_PUT_C = pmpi_put_c_
+#pragma weak pmpi_put_c = pmpi_put_c_
+#pragma weak pmpi_put_c__ = pmpi_put_c_
+#pragma weak PMPI_PUT_C = pmpi_put_c_
+
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
   int rc = MPI_Query_thread(provided);
   hc_f_err(ierr, rc);
@@ -5142,6 +5319,42 @@ void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
 #pragma weak pmpi_query_thread = pmpi_query_thread_
 #pragma weak pmpi_query_thread__ = pmpi_query_thread_
 #pragma weak PMPI_QUERY_THREAD = pmpi_query_thread_
+
+void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count,
+                       MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                       MPI_Aint *target_disp, MPI_Fint *target_count,
+                       MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                       MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Raccumulate(hc_f_buf(origin_addr), *origin_count,
+                           *origin_datatype, *target_rank, *target_disp,
+                           *target_count, *target_datatype, *op, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_raccumulate_ = pmpi_raccumulate_
+#pragma weak mpi_raccumulate = pmpi_raccumulate_
+#pragma weak mpi_raccumulate__ = pmpi_raccumulate_
+#pragma weak MPI_RACCUMULATE = pmpi_raccumulate_
+#pragma weak pmpi_raccumulate = pmpi_raccumulate_
+#pragma weak pmpi_raccumulate__ = pmpi_raccumulate_
+#pragma weak PMPI_RACCUMULATE = pmpi_raccumulate_
+
+void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                         MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                         MPI_Aint *target_disp, MPI_Count *target_count,
+                         MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                         MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Raccumulate_c(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_raccumulate_c_ = pmpi_raccumulate_c_
+#pragma weak mpi_raccumulate_c = pmpi_raccumulate_c_
+#pragma weak mpi_raccumulate_c__ = pmpi_raccumulate_c_
+#pragma weak MPI_RACCUMULATE_C = pmpi_raccumulate_c_
+#pragma weak pmpi_raccumulate_c = pmpi_raccumulate_c_
+#pragma weak pmpi_raccumulate_c__ = pmpi_raccumulate_c_
+#pragma weak PMPI_RACCUMULATE_C = pmpi_raccumulate_c_
 
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -5457,6 +5670,120 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
 #pragma weak pmpi_request_get_status = pmpi_request_get_status_
 #pragma weak pmpi_request_get_status__ = pmpi_request_get_status_
 #pragma weak PMPI_REQUEST_GET_STATUS = pmpi_request_get_status_
+
+void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
+                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                MPI_Aint *target_disp, MPI_Fint *target_count,
+                MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                MPI_Fint *ierr) {
+  int rc = MPI_Rget(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                    *target_rank, *target_disp, *target_count, *target_datatype,
+                    *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rget_ = pmpi_rget_
+#pragma weak mpi_rget = pmpi_rget_
+#pragma weak mpi_rget__ = pmpi_rget_
+#pragma weak MPI_RGET = pmpi_rget_
+#pragma weak pmpi_rget = pmpi_rget_
+#pragma weak pmpi_rget__ = pmpi_rget_
+#pragma weak PMPI_RGET = pmpi_rget_
+
+void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count,
+                           MPI_Fint *origin_datatype, void *result_addr,
+                           MPI_Fint *result_count, MPI_Fint *result_datatype,
+                           MPI_Fint *target_rank, MPI_Aint *target_disp,
+                           MPI_Fint *target_count, MPI_Fint *target_datatype,
+                           MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Rget_accumulate(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+      hc_f_buf(result_addr), *result_count, *result_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rget_accumulate_ = pmpi_rget_accumulate_
+#pragma weak mpi_rget_accumulate = pmpi_rget_accumulate_
+#pragma weak mpi_rget_accumulate__ = pmpi_rget_accumulate_
+#pragma weak MPI_RGET_ACCUMULATE = pmpi_rget_accumulate_
+#pragma weak pmpi_rget_accumulate = pmpi_rget_accumulate_
+#pragma weak pmpi_rget_accumulate__ = pmpi_rget_accumulate_
+#pragma weak PMPI_RGET_ACCUMULATE = pmpi_rget_accumulate_
+
+void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                             MPI_Fint *origin_datatype, void *result_addr,
+                             MPI_Count *result_count, MPI_Fint *result_datatype,
+                             MPI_Fint *target_rank, MPI_Aint *target_disp,
+                             MPI_Count *target_count, MPI_Fint *target_datatype,
+                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Rget_accumulate_c(
+      hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+      hc_f_buf(result_addr), *result_count, *result_datatype, *target_rank,
+      *target_disp, *target_count, *target_datatype, *op, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rget_accumulate_c_ = pmpi_rget_accumulate_c_
+#pragma weak mpi_rget_accumulate_c = pmpi_rget_accumulate_c_
+#pragma weak mpi_rget_accumulate_c__ = pmpi_rget_accumulate_c_
+#pragma weak MPI_RGET_ACCUMULATE_C = pmpi_rget_accumulate_c_
+#pragma weak pmpi_rget_accumulate_c = pmpi_rget_accumulate_c_
+#pragma weak pmpi_rget_accumulate_c__ = pmpi_rget_accumulate_c_
+#pragma weak PMPI_RGET_ACCUMULATE_C = pmpi_rget_accumulate_c_
+
+void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Rget_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                      *target_rank, *target_disp, *target_count,
+                      *target_datatype, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rget_c_ = pmpi_rget_c_
+#pragma weak mpi_rget_c = pmpi_rget_c_
+#pragma weak mpi_rget_c__ = pmpi_rget_c_
+#pragma weak MPI_RGET_C = pmpi_rget_c_
+#pragma weak pmpi_rget_c = pmpi_rget_c_
+#pragma weak pmpi_rget_c__ = pmpi_rget_c_
+#pragma weak PMPI_RGET_C = pmpi_rget_c_
+
+void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
+                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                MPI_Aint *target_disp, MPI_Fint *target_count,
+                MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                MPI_Fint *ierr) {
+  int rc = MPI_Rput(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                    *target_rank, *target_disp, *target_count, *target_datatype,
+                    *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rput_ = pmpi_rput_
+#pragma weak mpi_rput = pmpi_rput_
+#pragma weak mpi_rput__ = pmpi_rput_
+#pragma weak MPI_RPUT = pmpi_rput_
+#pragma weak pmpi_rput = pmpi_rput_
+#pragma weak pmpi_rput__ = pmpi_rput_
+#pragma weak PMPI_RPUT = pmpi_rput_
+
+void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr) {
+  int rc = MPI_Rput_c(hc_f_buf(origin_addr), *origin_count, *origin_datatype,
+                      *target_rank, *target_disp, *target_count,
+                      *target_datatype, *win, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_rput_c_ = pmpi_rput_c_
+#pragma weak mpi_rput_c = pmpi_rput_c_
+#pragma weak mpi_rput_c__ = pmpi_rput_c_
+#pragma weak MPI_RPUT_C = pmpi_rput_c_
+#pragma weak pmpi_rput_c = pmpi_rput_c_
+#pragma weak pmpi_rput_c__ = pmpi_rput_c_
+#pragma weak PMPI_RPUT_C = pmpi_rput_c_
 
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -7006,3 +7333,510 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
 #pragma weak pmpi_waitsome = pmpi_waitsome_
 #pragma weak pmpi_waitsome__ = pmpi_waitsome_
 #pragma weak PMPI_WAITSOME = pmpi_waitsome_
+
+void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
+                        MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                        MPI_Fint *ierr) {
+  int rc =
+      MPI_Win_allocate(*size, *disp_unit, *info, *comm, hc_f_buf(baseptr), win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_allocate_ = pmpi_win_allocate_
+#pragma weak mpi_win_allocate = pmpi_win_allocate_
+#pragma weak mpi_win_allocate__ = pmpi_win_allocate_
+#pragma weak MPI_WIN_ALLOCATE = pmpi_win_allocate_
+#pragma weak pmpi_win_allocate = pmpi_win_allocate_
+#pragma weak pmpi_win_allocate__ = pmpi_win_allocate_
+#pragma weak PMPI_WIN_ALLOCATE = pmpi_win_allocate_
+
+void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+                          MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                          MPI_Fint *ierr) {
+  int rc = MPI_Win_allocate_c(*size, *disp_unit, *info, *comm,
+                              hc_f_buf(baseptr), win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_allocate_c_ = pmpi_win_allocate_c_
+#pragma weak mpi_win_allocate_c = pmpi_win_allocate_c_
+#pragma weak mpi_win_allocate_c__ = pmpi_win_allocate_c_
+#pragma weak MPI_WIN_ALLOCATE_C = pmpi_win_allocate_c_
+#pragma weak pmpi_win_allocate_c = pmpi_win_allocate_c_
+#pragma weak pmpi_win_allocate_c__ = pmpi_win_allocate_c_
+#pragma weak PMPI_WIN_ALLOCATE_C = pmpi_win_allocate_c_
+
+void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
+                               MPI_Fint *info, MPI_Fint *comm, void *baseptr,
+                               MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_allocate_shared(*size, *disp_unit, *info, *comm,
+                                   hc_f_buf(baseptr), win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_allocate_shared_ = pmpi_win_allocate_shared_
+#pragma weak mpi_win_allocate_shared = pmpi_win_allocate_shared_
+#pragma weak mpi_win_allocate_shared__ = pmpi_win_allocate_shared_
+#pragma weak MPI_WIN_ALLOCATE_SHARED = pmpi_win_allocate_shared_
+#pragma weak pmpi_win_allocate_shared = pmpi_win_allocate_shared_
+#pragma weak pmpi_win_allocate_shared__ = pmpi_win_allocate_shared_
+#pragma weak PMPI_WIN_ALLOCATE_SHARED = pmpi_win_allocate_shared_
+
+void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
+                                 MPI_Fint *info, MPI_Fint *comm, void *baseptr,
+                                 MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm,
+                                     hc_f_buf(baseptr), win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_allocate_shared_c_ = pmpi_win_allocate_shared_c_
+#pragma weak mpi_win_allocate_shared_c = pmpi_win_allocate_shared_c_
+#pragma weak mpi_win_allocate_shared_c__ = pmpi_win_allocate_shared_c_
+#pragma weak MPI_WIN_ALLOCATE_SHARED_C = pmpi_win_allocate_shared_c_
+#pragma weak pmpi_win_allocate_shared_c = pmpi_win_allocate_shared_c_
+#pragma weak pmpi_win_allocate_shared_c__ = pmpi_win_allocate_shared_c_
+#pragma weak PMPI_WIN_ALLOCATE_SHARED_C = pmpi_win_allocate_shared_c_
+
+void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Win_attach(*win, hc_f_buf(base), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_attach_ = pmpi_win_attach_
+#pragma weak mpi_win_attach = pmpi_win_attach_
+#pragma weak mpi_win_attach__ = pmpi_win_attach_
+#pragma weak MPI_WIN_ATTACH = pmpi_win_attach_
+#pragma weak pmpi_win_attach = pmpi_win_attach_
+#pragma weak pmpi_win_attach__ = pmpi_win_attach_
+#pragma weak PMPI_WIN_ATTACH = pmpi_win_attach_
+
+void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode,
+                               MPI_Fint *ierr) {
+  int rc = MPI_Win_call_errhandler(*win, *errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_call_errhandler_ = pmpi_win_call_errhandler_
+#pragma weak mpi_win_call_errhandler = pmpi_win_call_errhandler_
+#pragma weak mpi_win_call_errhandler__ = pmpi_win_call_errhandler_
+#pragma weak MPI_WIN_CALL_ERRHANDLER = pmpi_win_call_errhandler_
+#pragma weak pmpi_win_call_errhandler = pmpi_win_call_errhandler_
+#pragma weak pmpi_win_call_errhandler__ = pmpi_win_call_errhandler_
+#pragma weak PMPI_WIN_CALL_ERRHANDLER = pmpi_win_call_errhandler_
+
+void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_complete(*win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_complete_ = pmpi_win_complete_
+#pragma weak mpi_win_complete = pmpi_win_complete_
+#pragma weak mpi_win_complete__ = pmpi_win_complete_
+#pragma weak MPI_WIN_COMPLETE = pmpi_win_complete_
+#pragma weak pmpi_win_complete = pmpi_win_complete_
+#pragma weak pmpi_win_complete__ = pmpi_win_complete_
+#pragma weak PMPI_WIN_COMPLETE = pmpi_win_complete_
+
+void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
+                      MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                      MPI_Fint *ierr) {
+  int rc = MPI_Win_create(hc_f_buf(base), *size, *disp_unit, *info, *comm, win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_create_ = pmpi_win_create_
+#pragma weak mpi_win_create = pmpi_win_create_
+#pragma weak mpi_win_create__ = pmpi_win_create_
+#pragma weak MPI_WIN_CREATE = pmpi_win_create_
+#pragma weak pmpi_win_create = pmpi_win_create_
+#pragma weak pmpi_win_create__ = pmpi_win_create_
+#pragma weak PMPI_WIN_CREATE = pmpi_win_create_
+
+void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit,
+                        MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                        MPI_Fint *ierr) {
+  int rc =
+      MPI_Win_create_c(hc_f_buf(base), *size, *disp_unit, *info, *comm, win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_create_c_ = pmpi_win_create_c_
+#pragma weak mpi_win_create_c = pmpi_win_create_c_
+#pragma weak mpi_win_create_c__ = pmpi_win_create_c_
+#pragma weak MPI_WIN_CREATE_C = pmpi_win_create_c_
+#pragma weak pmpi_win_create_c = pmpi_win_create_c_
+#pragma weak pmpi_win_create_c__ = pmpi_win_create_c_
+#pragma weak PMPI_WIN_CREATE_C = pmpi_win_create_c_
+
+void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Win_create_dynamic(*info, *comm, win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_create_dynamic_ = pmpi_win_create_dynamic_
+#pragma weak mpi_win_create_dynamic = pmpi_win_create_dynamic_
+#pragma weak mpi_win_create_dynamic__ = pmpi_win_create_dynamic_
+#pragma weak MPI_WIN_CREATE_DYNAMIC = pmpi_win_create_dynamic_
+#pragma weak pmpi_win_create_dynamic = pmpi_win_create_dynamic_
+#pragma weak pmpi_win_create_dynamic__ = pmpi_win_create_dynamic_
+#pragma weak PMPI_WIN_CREATE_DYNAMIC = pmpi_win_create_dynamic_
+
+void pmpi_win_create_errhandler_(void *win_errhandler_fn, MPI_Fint *errhandler,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Win_create_errhandler((void *)win_errhandler_fn, errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
+#pragma weak mpi_win_create_errhandler = pmpi_win_create_errhandler_
+#pragma weak mpi_win_create_errhandler__ = pmpi_win_create_errhandler_
+#pragma weak MPI_WIN_CREATE_ERRHANDLER = pmpi_win_create_errhandler_
+#pragma weak pmpi_win_create_errhandler = pmpi_win_create_errhandler_
+#pragma weak pmpi_win_create_errhandler__ = pmpi_win_create_errhandler_
+#pragma weak PMPI_WIN_CREATE_ERRHANDLER = pmpi_win_create_errhandler_
+
+void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Win_delete_attr(*win, *win_keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_delete_attr_ = pmpi_win_delete_attr_
+#pragma weak mpi_win_delete_attr = pmpi_win_delete_attr_
+#pragma weak mpi_win_delete_attr__ = pmpi_win_delete_attr_
+#pragma weak MPI_WIN_DELETE_ATTR = pmpi_win_delete_attr_
+#pragma weak pmpi_win_delete_attr = pmpi_win_delete_attr_
+#pragma weak pmpi_win_delete_attr__ = pmpi_win_delete_attr_
+#pragma weak PMPI_WIN_DELETE_ATTR = pmpi_win_delete_attr_
+
+void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr) {
+  int rc = MPI_Win_detach(*win, hc_f_buf(base));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_detach_ = pmpi_win_detach_
+#pragma weak mpi_win_detach = pmpi_win_detach_
+#pragma weak mpi_win_detach__ = pmpi_win_detach_
+#pragma weak MPI_WIN_DETACH = pmpi_win_detach_
+#pragma weak pmpi_win_detach = pmpi_win_detach_
+#pragma weak pmpi_win_detach__ = pmpi_win_detach_
+#pragma weak PMPI_WIN_DETACH = pmpi_win_detach_
+
+void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_fence(*assert, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_fence_ = pmpi_win_fence_
+#pragma weak mpi_win_fence = pmpi_win_fence_
+#pragma weak mpi_win_fence__ = pmpi_win_fence_
+#pragma weak MPI_WIN_FENCE = pmpi_win_fence_
+#pragma weak pmpi_win_fence = pmpi_win_fence_
+#pragma weak pmpi_win_fence__ = pmpi_win_fence_
+#pragma weak PMPI_WIN_FENCE = pmpi_win_fence_
+
+void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_flush(*rank, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_flush_ = pmpi_win_flush_
+#pragma weak mpi_win_flush = pmpi_win_flush_
+#pragma weak mpi_win_flush__ = pmpi_win_flush_
+#pragma weak MPI_WIN_FLUSH = pmpi_win_flush_
+#pragma weak pmpi_win_flush = pmpi_win_flush_
+#pragma weak pmpi_win_flush__ = pmpi_win_flush_
+#pragma weak PMPI_WIN_FLUSH = pmpi_win_flush_
+
+void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_flush_all(*win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_flush_all_ = pmpi_win_flush_all_
+#pragma weak mpi_win_flush_all = pmpi_win_flush_all_
+#pragma weak mpi_win_flush_all__ = pmpi_win_flush_all_
+#pragma weak MPI_WIN_FLUSH_ALL = pmpi_win_flush_all_
+#pragma weak pmpi_win_flush_all = pmpi_win_flush_all_
+#pragma weak pmpi_win_flush_all__ = pmpi_win_flush_all_
+#pragma weak PMPI_WIN_FLUSH_ALL = pmpi_win_flush_all_
+
+void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_flush_local(*rank, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_flush_local_ = pmpi_win_flush_local_
+#pragma weak mpi_win_flush_local = pmpi_win_flush_local_
+#pragma weak mpi_win_flush_local__ = pmpi_win_flush_local_
+#pragma weak MPI_WIN_FLUSH_LOCAL = pmpi_win_flush_local_
+#pragma weak pmpi_win_flush_local = pmpi_win_flush_local_
+#pragma weak pmpi_win_flush_local__ = pmpi_win_flush_local_
+#pragma weak PMPI_WIN_FLUSH_LOCAL = pmpi_win_flush_local_
+
+void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_flush_local_all(*win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_flush_local_all_ = pmpi_win_flush_local_all_
+#pragma weak mpi_win_flush_local_all = pmpi_win_flush_local_all_
+#pragma weak mpi_win_flush_local_all__ = pmpi_win_flush_local_all_
+#pragma weak MPI_WIN_FLUSH_LOCAL_ALL = pmpi_win_flush_local_all_
+#pragma weak pmpi_win_flush_local_all = pmpi_win_flush_local_all_
+#pragma weak pmpi_win_flush_local_all__ = pmpi_win_flush_local_all_
+#pragma weak PMPI_WIN_FLUSH_LOCAL_ALL = pmpi_win_flush_local_all_
+
+void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_free(win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_free_ = pmpi_win_free_
+#pragma weak mpi_win_free = pmpi_win_free_
+#pragma weak mpi_win_free__ = pmpi_win_free_
+#pragma weak MPI_WIN_FREE = pmpi_win_free_
+#pragma weak pmpi_win_free = pmpi_win_free_
+#pragma weak pmpi_win_free__ = pmpi_win_free_
+#pragma weak PMPI_WIN_FREE = pmpi_win_free_
+
+void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr) {
+  int rc = MPI_Win_free_keyval(win_keyval);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_free_keyval_ = pmpi_win_free_keyval_
+#pragma weak mpi_win_free_keyval = pmpi_win_free_keyval_
+#pragma weak mpi_win_free_keyval__ = pmpi_win_free_keyval_
+#pragma weak MPI_WIN_FREE_KEYVAL = pmpi_win_free_keyval_
+#pragma weak pmpi_win_free_keyval = pmpi_win_free_keyval_
+#pragma weak pmpi_win_free_keyval__ = pmpi_win_free_keyval_
+#pragma weak PMPI_WIN_FREE_KEYVAL = pmpi_win_free_keyval_
+
+void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Win_get_errhandler(*win, errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_get_errhandler_ = pmpi_win_get_errhandler_
+#pragma weak mpi_win_get_errhandler = pmpi_win_get_errhandler_
+#pragma weak mpi_win_get_errhandler__ = pmpi_win_get_errhandler_
+#pragma weak MPI_WIN_GET_ERRHANDLER = pmpi_win_get_errhandler_
+#pragma weak pmpi_win_get_errhandler = pmpi_win_get_errhandler_
+#pragma weak pmpi_win_get_errhandler__ = pmpi_win_get_errhandler_
+#pragma weak PMPI_WIN_GET_ERRHANDLER = pmpi_win_get_errhandler_
+
+void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr) {
+  int rc = MPI_Win_get_group(*win, group);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_get_group_ = pmpi_win_get_group_
+#pragma weak mpi_win_get_group = pmpi_win_get_group_
+#pragma weak mpi_win_get_group__ = pmpi_win_get_group_
+#pragma weak MPI_WIN_GET_GROUP = pmpi_win_get_group_
+#pragma weak pmpi_win_get_group = pmpi_win_get_group_
+#pragma weak pmpi_win_get_group__ = pmpi_win_get_group_
+#pragma weak PMPI_WIN_GET_GROUP = pmpi_win_get_group_
+
+void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr) {
+  int rc = MPI_Win_get_info(*win, info_used);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_get_info_ = pmpi_win_get_info_
+#pragma weak mpi_win_get_info = pmpi_win_get_info_
+#pragma weak mpi_win_get_info__ = pmpi_win_get_info_
+#pragma weak MPI_WIN_GET_INFO = pmpi_win_get_info_
+#pragma weak pmpi_win_get_info = pmpi_win_get_info_
+#pragma weak pmpi_win_get_info__ = pmpi_win_get_info_
+#pragma weak PMPI_WIN_GET_INFO = pmpi_win_get_info_
+
+void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen,
+                        MPI_Fint *ierr, size_t win_name_len) {
+  char *win_name_c = hc_f_str_buf(MPI_MAX_OBJECT_NAME);
+  if (!win_name_c) {
+    free(win_name_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc = MPI_Win_get_name(*win, win_name_c, resultlen);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(win_name, win_name_len, win_name_c);
+  }
+  free(win_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_get_name_ = pmpi_win_get_name_
+#pragma weak mpi_win_get_name = pmpi_win_get_name_
+#pragma weak mpi_win_get_name__ = pmpi_win_get_name_
+#pragma weak MPI_WIN_GET_NAME = pmpi_win_get_name_
+#pragma weak pmpi_win_get_name = pmpi_win_get_name_
+#pragma weak pmpi_win_get_name__ = pmpi_win_get_name_
+#pragma weak PMPI_WIN_GET_NAME = pmpi_win_get_name_
+
+void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert,
+                    MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_lock(*lock_type, *rank, *assert, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_lock_ = pmpi_win_lock_
+#pragma weak mpi_win_lock = pmpi_win_lock_
+#pragma weak mpi_win_lock__ = pmpi_win_lock_
+#pragma weak MPI_WIN_LOCK = pmpi_win_lock_
+#pragma weak pmpi_win_lock = pmpi_win_lock_
+#pragma weak pmpi_win_lock__ = pmpi_win_lock_
+#pragma weak PMPI_WIN_LOCK = pmpi_win_lock_
+
+void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_lock_all(*assert, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_lock_all_ = pmpi_win_lock_all_
+#pragma weak mpi_win_lock_all = pmpi_win_lock_all_
+#pragma weak mpi_win_lock_all__ = pmpi_win_lock_all_
+#pragma weak MPI_WIN_LOCK_ALL = pmpi_win_lock_all_
+#pragma weak pmpi_win_lock_all = pmpi_win_lock_all_
+#pragma weak pmpi_win_lock_all__ = pmpi_win_lock_all_
+#pragma weak PMPI_WIN_LOCK_ALL = pmpi_win_lock_all_
+
+void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
+                    MPI_Fint *ierr) {
+  int rc = MPI_Win_post(*group, *assert, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_post_ = pmpi_win_post_
+#pragma weak mpi_win_post = pmpi_win_post_
+#pragma weak mpi_win_post__ = pmpi_win_post_
+#pragma weak MPI_WIN_POST = pmpi_win_post_
+#pragma weak pmpi_win_post = pmpi_win_post_
+#pragma weak pmpi_win_post__ = pmpi_win_post_
+#pragma weak PMPI_WIN_POST = pmpi_win_post_
+
+void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Win_set_errhandler(*win, *errhandler);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_set_errhandler_ = pmpi_win_set_errhandler_
+#pragma weak mpi_win_set_errhandler = pmpi_win_set_errhandler_
+#pragma weak mpi_win_set_errhandler__ = pmpi_win_set_errhandler_
+#pragma weak MPI_WIN_SET_ERRHANDLER = pmpi_win_set_errhandler_
+#pragma weak pmpi_win_set_errhandler = pmpi_win_set_errhandler_
+#pragma weak pmpi_win_set_errhandler__ = pmpi_win_set_errhandler_
+#pragma weak PMPI_WIN_SET_ERRHANDLER = pmpi_win_set_errhandler_
+
+void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr) {
+  int rc = MPI_Win_set_info(*win, *info);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_set_info_ = pmpi_win_set_info_
+#pragma weak mpi_win_set_info = pmpi_win_set_info_
+#pragma weak mpi_win_set_info__ = pmpi_win_set_info_
+#pragma weak MPI_WIN_SET_INFO = pmpi_win_set_info_
+#pragma weak pmpi_win_set_info = pmpi_win_set_info_
+#pragma weak pmpi_win_set_info__ = pmpi_win_set_info_
+#pragma weak PMPI_WIN_SET_INFO = pmpi_win_set_info_
+
+void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
+                        size_t win_name_len) {
+  char *win_name_c = hc_f_str_in(win_name, win_name_len);
+  int rc = MPI_Win_set_name(*win, win_name_c);
+  free(win_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_set_name_ = pmpi_win_set_name_
+#pragma weak mpi_win_set_name = pmpi_win_set_name_
+#pragma weak mpi_win_set_name__ = pmpi_win_set_name_
+#pragma weak MPI_WIN_SET_NAME = pmpi_win_set_name_
+#pragma weak pmpi_win_set_name = pmpi_win_set_name_
+#pragma weak pmpi_win_set_name__ = pmpi_win_set_name_
+#pragma weak PMPI_WIN_SET_NAME = pmpi_win_set_name_
+
+void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+                            MPI_Fint *disp_unit, void *baseptr,
+                            MPI_Fint *ierr) {
+  int rc =
+      MPI_Win_shared_query(*win, *rank, size, disp_unit, hc_f_buf(baseptr));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_shared_query_ = pmpi_win_shared_query_
+#pragma weak mpi_win_shared_query = pmpi_win_shared_query_
+#pragma weak mpi_win_shared_query__ = pmpi_win_shared_query_
+#pragma weak MPI_WIN_SHARED_QUERY = pmpi_win_shared_query_
+#pragma weak pmpi_win_shared_query = pmpi_win_shared_query_
+#pragma weak pmpi_win_shared_query__ = pmpi_win_shared_query_
+#pragma weak PMPI_WIN_SHARED_QUERY = pmpi_win_shared_query_
+
+void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+                              MPI_Aint *disp_unit, void *baseptr,
+                              MPI_Fint *ierr) {
+  int rc =
+      MPI_Win_shared_query_c(*win, *rank, size, disp_unit, hc_f_buf(baseptr));
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_shared_query_c_ = pmpi_win_shared_query_c_
+#pragma weak mpi_win_shared_query_c = pmpi_win_shared_query_c_
+#pragma weak mpi_win_shared_query_c__ = pmpi_win_shared_query_c_
+#pragma weak MPI_WIN_SHARED_QUERY_C = pmpi_win_shared_query_c_
+#pragma weak pmpi_win_shared_query_c = pmpi_win_shared_query_c_
+#pragma weak pmpi_win_shared_query_c__ = pmpi_win_shared_query_c_
+#pragma weak PMPI_WIN_SHARED_QUERY_C = pmpi_win_shared_query_c_
+
+void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
+                     MPI_Fint *ierr) {
+  int rc = MPI_Win_start(*group, *assert, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_start_ = pmpi_win_start_
+#pragma weak mpi_win_start = pmpi_win_start_
+#pragma weak mpi_win_start__ = pmpi_win_start_
+#pragma weak MPI_WIN_START = pmpi_win_start_
+#pragma weak pmpi_win_start = pmpi_win_start_
+#pragma weak pmpi_win_start__ = pmpi_win_start_
+#pragma weak PMPI_WIN_START = pmpi_win_start_
+
+void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_sync(*win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_sync_ = pmpi_win_sync_
+#pragma weak mpi_win_sync = pmpi_win_sync_
+#pragma weak mpi_win_sync__ = pmpi_win_sync_
+#pragma weak MPI_WIN_SYNC = pmpi_win_sync_
+#pragma weak pmpi_win_sync = pmpi_win_sync_
+#pragma weak pmpi_win_sync__ = pmpi_win_sync_
+#pragma weak PMPI_WIN_SYNC = pmpi_win_sync_
+
+void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_Win_test(*win, &flag_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_test_ = pmpi_win_test_
+#pragma weak mpi_win_test = pmpi_win_test_
+#pragma weak mpi_win_test__ = pmpi_win_test_
+#pragma weak MPI_WIN_TEST = pmpi_win_test_
+#pragma weak pmpi_win_test = pmpi_win_test_
+#pragma weak pmpi_win_test__ = pmpi_win_test_
+#pragma weak PMPI_WIN_TEST = pmpi_win_test_
+
+void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_unlock(*rank, *win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_unlock_ = pmpi_win_unlock_
+#pragma weak mpi_win_unlock = pmpi_win_unlock_
+#pragma weak mpi_win_unlock__ = pmpi_win_unlock_
+#pragma weak MPI_WIN_UNLOCK = pmpi_win_unlock_
+#pragma weak pmpi_win_unlock = pmpi_win_unlock_
+#pragma weak pmpi_win_unlock__ = pmpi_win_unlock_
+#pragma weak PMPI_WIN_UNLOCK = pmpi_win_unlock_
+
+void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_unlock_all(*win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_unlock_all_ = pmpi_win_unlock_all_
+#pragma weak mpi_win_unlock_all = pmpi_win_unlock_all_
+#pragma weak mpi_win_unlock_all__ = pmpi_win_unlock_all_
+#pragma weak MPI_WIN_UNLOCK_ALL = pmpi_win_unlock_all_
+#pragma weak pmpi_win_unlock_all = pmpi_win_unlock_all_
+#pragma weak pmpi_win_unlock_all__ = pmpi_win_unlock_all_
+#pragma weak PMPI_WIN_UNLOCK_ALL = pmpi_win_unlock_all_
+
+void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) {
+  int rc = MPI_Win_wait(*win);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_win_wait_ = pmpi_win_wait_
+#pragma weak mpi_win_wait = pmpi_win_wait_
+#pragma weak mpi_win_wait__ = pmpi_win_wait_
+#pragma weak MPI_WIN_WAIT = pmpi_win_wait_
+#pragma weak pmpi_win_wait = pmpi_win_wait_
+#pragma weak pmpi_win_wait__ = pmpi_win_wait_
+#pragma weak PMPI_WIN_WAIT = pmpi_win_wait_

@@ -5,6 +5,16 @@
 #include <stddef.h>
 
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
+                      MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                      MPI_Aint *target_disp, MPI_Fint *target_count,
+                      MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                      MPI_Fint *ierr);
+void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                        MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                        MPI_Aint *target_disp, MPI_Count *target_count,
+                        MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                        MPI_Fint *ierr);
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
 void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
                           MPI_Fint *ierr);
@@ -201,6 +211,10 @@ void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key,
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key,
                            MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr,
+                            void *result_addr, MPI_Fint *datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
                        MPI_Fint *ierr);
 void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
@@ -241,6 +255,10 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
+                        MPI_Fint *datatype, MPI_Fint *target_rank,
+                        MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win,
+                        MPI_Fint *ierr);
 void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
                                 MPI_Fint *ierr);
 void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr);
@@ -479,7 +497,27 @@ void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
                           MPI_Count *recvcounts, MPI_Aint *displs,
                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                           MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
+               MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+               MPI_Aint *target_disp, MPI_Fint *target_count,
+               MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count,
+                          MPI_Fint *origin_datatype, void *result_addr,
+                          MPI_Fint *result_count, MPI_Fint *result_datatype,
+                          MPI_Fint *target_rank, MPI_Aint *target_disp,
+                          MPI_Fint *target_count, MPI_Fint *target_datatype,
+                          MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                            MPI_Fint *origin_datatype, void *result_addr,
+                            MPI_Count *result_count, MPI_Fint *result_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Count *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr);
+void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr);
 void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
@@ -948,7 +986,25 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                       MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                       MPI_Fint *ierr);
+void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
+               MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+               MPI_Aint *target_disp, MPI_Fint *target_count,
+               MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count,
+                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                 MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
+void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count,
+                       MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                       MPI_Aint *target_disp, MPI_Fint *target_count,
+                       MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                       MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                         MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                         MPI_Aint *target_disp, MPI_Count *target_count,
+                         MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                         MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                 MPI_Fint *status, MPI_Fint *ierr);
@@ -1012,6 +1068,40 @@ void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf,
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
                               MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
+                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                MPI_Aint *target_disp, MPI_Fint *target_count,
+                MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                MPI_Fint *ierr);
+void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count,
+                           MPI_Fint *origin_datatype, void *result_addr,
+                           MPI_Fint *result_count, MPI_Fint *result_datatype,
+                           MPI_Fint *target_rank, MPI_Aint *target_disp,
+                           MPI_Fint *target_count, MPI_Fint *target_datatype,
+                           MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                           MPI_Fint *ierr);
+void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
+                             MPI_Fint *origin_datatype, void *result_addr,
+                             MPI_Count *result_count, MPI_Fint *result_datatype,
+                             MPI_Fint *target_rank, MPI_Aint *target_disp,
+                             MPI_Count *target_count, MPI_Fint *target_datatype,
+                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                             MPI_Fint *ierr);
+void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr);
+void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
+                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                MPI_Aint *target_disp, MPI_Fint *target_count,
+                MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                MPI_Fint *ierr);
+void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count,
+                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                  MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request,
+                  MPI_Fint *ierr);
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
@@ -1309,5 +1399,69 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
 void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
                     MPI_Fint *outcount, MPI_Fint *array_of_indices,
                     MPI_Fint *array_of_statuses, MPI_Fint *ierr);
+void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
+                        MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                        MPI_Fint *ierr);
+void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+                          MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                          MPI_Fint *ierr);
+void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
+                               MPI_Fint *info, MPI_Fint *comm, void *baseptr,
+                               MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
+                                 MPI_Fint *info, MPI_Fint *comm, void *baseptr,
+                                 MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
+                      MPI_Fint *ierr);
+void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode,
+                               MPI_Fint *ierr);
+void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
+                      MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                      MPI_Fint *ierr);
+void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit,
+                        MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                        MPI_Fint *ierr);
+void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
+                              MPI_Fint *ierr);
+void pmpi_win_create_errhandler_(void *win_errhandler_fn, MPI_Fint *errhandler,
+                                 MPI_Fint *ierr);
+void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr);
+void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr);
+void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr);
+void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
+                              MPI_Fint *ierr);
+void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr);
+void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr);
+void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen,
+                        MPI_Fint *ierr, size_t win_name_len);
+void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert,
+                    MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
+                    MPI_Fint *ierr);
+void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
+                              MPI_Fint *ierr);
+void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr);
+void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
+                        size_t win_name_len);
+void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+                            MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierr);
+void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+                              MPI_Aint *disp_unit, void *baseptr,
+                              MPI_Fint *ierr);
+void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
+                     MPI_Fint *ierr);
+void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr);
 
 #endif

@@ -77,6 +77,35 @@ void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
   hc_f_err(ierr, MPI_Type_set_attr(*datatype, *keyval, (void *)*val));
 }
 
+/* Window attributes.  The predefined keys hand out the base address
+ * itself, a pointer to the MPI_Aint size, or pointers to ints (displacement
+ * unit, flavor, model); Fortran gets the values. */
+void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *flag, MPI_Fint *ierr) {
+  int key = *keyval;
+  int predefined = ((unsigned)key >> 30) == 1;
+  if (predefined && (key & 1) == 0)
+    key -= 1;
+  void *c_val = NULL;
+  int c_flag = 0;
+  int rc = MPI_Win_get_attr(*win, key, &c_val, &c_flag);
+  if (rc == MPI_SUCCESS) {
+    *flag = hc_f_logical(c_flag);
+    if (c_flag && (!predefined || key == MPI_WIN_BASE))
+      *val = (MPI_Aint)c_val;
+    else if (c_flag && key == MPI_WIN_SIZE)
+      *val = *(MPI_Aint *)c_val;
+    else if (c_flag)
+      *val = *(int *)c_val;
+  }
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *ierr) {
+  hc_f_err(ierr, MPI_Win_set_attr(*win, *keyval, (void *)*val));
+}
+
 void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
   hc_f_err(ierr, MPI_Info_create_env(0, NULL, info));
 }
@@ -193,8 +222,20 @@ static int fh_type_delete(MPI_Datatype type, int keyval, void *attr,
   return fh_delete((MPI_Comm)type, keyval, attr, extra);
 }
 
-/* for_type: a datatype keyval, else a communicator one. */
-static void fh_create_keyval(fh_keyval_t *proto, int for_type, MPI_Fint *keyval,
+/* Windows' too (never copied: MPI has no MPI_Win_dup). */
+static int fh_win_copy(MPI_Win oldwin, int keyval, void *extra, void *attr_in,
+                       void *attr_out, int *flag) {
+  return fh_copy((MPI_Comm)oldwin, keyval, extra, attr_in, attr_out, flag);
+}
+
+static int fh_win_delete(MPI_Win win, int keyval, void *attr, void *extra) {
+  return fh_delete((MPI_Comm)win, keyval, attr, extra);
+}
+
+enum { FH_KEY_COMM, FH_KEY_TYPE, FH_KEY_WIN };
+
+/* kind: whose keyval (an FH_KEY_*). */
+static void fh_create_keyval(fh_keyval_t *proto, int kind, MPI_Fint *keyval,
                              MPI_Fint *ierr) {
   fh_keyval_t *k = malloc(sizeof(*k));
   if (!k) {
@@ -202,8 +243,10 @@ static void fh_create_keyval(fh_keyval_t *proto, int for_type, MPI_Fint *keyval,
     return;
   }
   *k = *proto;
-  int rc = for_type
+  int rc = kind == FH_KEY_TYPE
                ? MPI_Type_create_keyval(fh_type_copy, fh_type_delete, keyval, k)
+           : kind == FH_KEY_WIN
+               ? MPI_Win_create_keyval(fh_win_copy, fh_win_delete, keyval, k)
                : MPI_Comm_create_keyval(fh_copy, fh_delete, keyval, k);
   if (rc != MPI_SUCCESS)
     free(k);
@@ -214,21 +257,28 @@ void pmpi_comm_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
                               MPI_Fint *keyval, MPI_Aint *extra_state,
                               MPI_Fint *ierr) {
   fh_keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = *extra_state};
-  fh_create_keyval(&k, 0, keyval, ierr);
+  fh_create_keyval(&k, FH_KEY_COMM, keyval, ierr);
 }
 
 void pmpi_type_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
                               MPI_Fint *keyval, MPI_Aint *extra_state,
                               MPI_Fint *ierr) {
   fh_keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = *extra_state};
-  fh_create_keyval(&k, 1, keyval, ierr);
+  fh_create_keyval(&k, FH_KEY_TYPE, keyval, ierr);
+}
+
+void pmpi_win_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
+                             MPI_Fint *keyval, MPI_Aint *extra_state,
+                             MPI_Fint *ierr) {
+  fh_keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = *extra_state};
+  fh_create_keyval(&k, FH_KEY_WIN, keyval, ierr);
 }
 
 void pmpi_keyval_create_(hc_f_copy1_fn *copy_fn, hc_f_delete1_fn *delete_fn,
                          MPI_Fint *keyval, MPI_Fint *extra_state,
                          MPI_Fint *ierr) {
   fh_keyval_t k = {.copy1 = copy_fn, .del1 = delete_fn, .extra = *extra_state};
-  fh_create_keyval(&k, 0, keyval, ierr);
+  fh_create_keyval(&k, FH_KEY_COMM, keyval, ierr);
 }
 
 /* File error handlers.  A C file handler gets the MPI_File, a Fortran
@@ -329,6 +379,26 @@ void mpi_type_dup_fn_(MPI_Fint *oldtype, MPI_Fint *keyval,
 void mpi_type_null_delete_fn_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *attr,
                               MPI_Aint *extra_state, MPI_Fint *ierr) {
   mpi_comm_null_delete_fn_(type, keyval, attr, extra_state, ierr);
+}
+
+/* MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN: the same
+ * again for windows. */
+void mpi_win_null_copy_fn_(MPI_Fint *oldwin, MPI_Fint *keyval,
+                           MPI_Aint *extra_state, MPI_Aint *attr_in,
+                           MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr) {
+  mpi_comm_null_copy_fn_(oldwin, keyval, extra_state, attr_in, attr_out, flag,
+                         ierr);
+}
+
+void mpi_win_dup_fn_(MPI_Fint *oldwin, MPI_Fint *keyval, MPI_Aint *extra_state,
+                     MPI_Aint *attr_in, MPI_Aint *attr_out, MPI_Fint *flag,
+                     MPI_Fint *ierr) {
+  mpi_comm_dup_fn_(oldwin, keyval, extra_state, attr_in, attr_out, flag, ierr);
+}
+
+void mpi_win_null_delete_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attr,
+                             MPI_Aint *extra_state, MPI_Fint *ierr) {
+  mpi_comm_null_delete_fn_(win, keyval, attr, extra_state, ierr);
 }
 
 /* MPI-1's predefined callbacks: the same behaviour on default INTEGERs. */

@@ -126,6 +126,21 @@ void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
 void pmpi_type_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
                               MPI_Fint *keyval, MPI_Aint *extra_state,
                               MPI_Fint *ierr);
+void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *flag, MPI_Fint *ierr);
+void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *ierr);
+void mpi_win_null_copy_fn_(MPI_Fint *oldwin, MPI_Fint *keyval,
+                           MPI_Aint *extra_state, MPI_Aint *attr_in,
+                           MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_win_dup_fn_(MPI_Fint *oldwin, MPI_Fint *keyval, MPI_Aint *extra_state,
+                     MPI_Aint *attr_in, MPI_Aint *attr_out, MPI_Fint *flag,
+                     MPI_Fint *ierr);
+void mpi_win_null_delete_fn_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attr,
+                             MPI_Aint *extra_state, MPI_Fint *ierr);
+void pmpi_win_create_keyval_(hc_f_copy_fn *copy_fn, hc_f_delete_fn *delete_fn,
+                             MPI_Fint *keyval, MPI_Aint *extra_state,
+                             MPI_Fint *ierr);
 void mpi_type_null_copy_fn_(MPI_Fint *oldtype, MPI_Fint *keyval,
                             MPI_Aint *extra_state, MPI_Aint *attr_in,
                             MPI_Aint *attr_out, MPI_Fint *flag, MPI_Fint *ierr);

@@ -388,6 +388,22 @@ subroutine MPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+    target_disp, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+  type(*), dimension(*) :: compare_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
   import
   implicit none
@@ -494,6 +510,21 @@ subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
   integer :: errorcode
   character(len=*) :: string
   integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
 subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
@@ -1649,6 +1680,244 @@ subroutine MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, 
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Win_attach(win, base, size, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_call_errhandler(win, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_complete(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_create_dynamic(info, comm, win, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  external :: win_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, &
+    ierror)
+  import
+  implicit none
+  external :: win_copy_attr_fn
+  external :: win_delete_attr_fn
+  integer :: win_keyval
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_delete_attr(win, win_keyval, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_detach(win, base, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_fence(assert, win, ierror)
+  import
+  implicit none
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_flush(rank, win, ierror)
+  import
+  implicit none
+  integer :: rank
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_flush_all(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_flush_local(rank, win, ierror)
+  import
+  implicit none
+  integer :: rank
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_flush_local_all(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_free(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_free_keyval(win_keyval, ierror)
+  import
+  implicit none
+  integer :: win_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_get_errhandler(win, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_get_group(win, group, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_get_info(win, info_used, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_get_name(win, win_name, resultlen, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  character(len=*) :: win_name
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_lock(lock_type, rank, assert, win, ierror)
+  import
+  implicit none
+  integer :: lock_type
+  integer :: rank
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_lock_all(assert, win, ierror)
+  import
+  implicit none
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_post(group, assert, win, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer(kind=8) :: attribute_val
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_set_errhandler(win, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_set_info(win, info, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_set_name(win, win_name, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  character(len=*) :: win_name
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_start(group, assert, win, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_sync(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_test(win, flag, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_unlock(rank, win, ierror)
+  import
+  implicit none
+  integer :: rank
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_unlock_all(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_wait(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
 function MPI_Wtick()
   import
   implicit none
@@ -1659,6 +1928,40 @@ function MPI_Wtime()
   implicit none
   double precision :: MPI_Wtime
 end function
+end interface
+interface MPI_Accumulate
+subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
 end interface
 interface MPI_Allgather
 subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
@@ -3085,6 +3388,82 @@ subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get
+subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_accumulate
+subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=8) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
 end interface
@@ -4566,6 +4945,74 @@ subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Put
+subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Raccumulate
+subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
 interface MPI_Recv
 subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
   import
@@ -4833,6 +5280,120 @@ subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op,
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rget
+subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rget_accumulate
+subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=8) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Rput
+subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
@@ -5657,6 +6218,108 @@ subroutine MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outco
   type(*), dimension(*) :: outbuf
   integer(kind=8) :: outcount
   type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_allocate
+subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_allocate_shared
+subroutine MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_create
+subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_shared_query
+subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
   integer, optional :: ierror
 end subroutine
 end interface

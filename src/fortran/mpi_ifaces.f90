@@ -6,6 +6,21 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer :: errorcode
   integer :: ierror
 end subroutine
+subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: op
+  integer :: win
+  integer :: ierror
+end subroutine
 subroutine MPI_Add_error_class(errorclass, ierror)
   implicit none
   integer :: errorclass
@@ -590,6 +605,21 @@ subroutine MPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer :: ierror
 end subroutine
+subroutine MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+    target_disp, win, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+  type(*), dimension(*) :: compare_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: win
+  integer :: ierror
+end subroutine
 subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
   implicit none
   integer :: nnodes
@@ -711,6 +741,20 @@ subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, re
   integer :: comm
   integer :: info
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
+    ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: op
+  integer :: win
   integer :: ierror
 end subroutine
 subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
@@ -1286,6 +1330,40 @@ subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, d
   integer :: comm
   integer :: info
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  integer :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: op
+  integer :: win
   integer :: ierror
 end subroutine
 subroutine MPI_Get_address(location, address, ierror)
@@ -2372,9 +2450,39 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   integer :: request
   integer :: ierror
 end subroutine
+subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: win
+  integer :: ierror
+end subroutine
 subroutine MPI_Query_thread(provided, ierror)
   implicit none
   integer :: provided
+  integer :: ierror
+end subroutine
+subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: op
+  integer :: win
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
@@ -2504,6 +2612,57 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   integer :: request
   logical :: flag
   integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: win
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  integer :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: op
+  integer :: win
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  integer :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  integer :: target_datatype
+  integer :: win
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
@@ -3208,6 +3367,254 @@ subroutine MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, 
   integer :: outcount
   integer :: array_of_indices(*)
   integer :: array_of_statuses(5, *)
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  integer :: info
+  integer :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  integer :: info
+  integer :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_attach(win, base, size, ierror)
+  implicit none
+  integer :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_call_errhandler(win, errorcode, ierror)
+  implicit none
+  integer :: win
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_complete(win, ierror)
+  implicit none
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer :: disp_unit
+  integer :: info
+  integer :: comm
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_create_dynamic(info, comm, win, ierror)
+  implicit none
+  integer :: info
+  integer :: comm
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+  implicit none
+  external :: win_errhandler_fn
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, &
+    ierror)
+  implicit none
+  external :: win_copy_attr_fn
+  external :: win_delete_attr_fn
+  integer :: win_keyval
+  integer(kind=8) :: extra_state
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_delete_attr(win, win_keyval, ierror)
+  implicit none
+  integer :: win
+  integer :: win_keyval
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_detach(win, base, ierror)
+  implicit none
+  integer :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_fence(assert, win, ierror)
+  implicit none
+  integer :: assert
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_flush(rank, win, ierror)
+  implicit none
+  integer :: rank
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_flush_all(win, ierror)
+  implicit none
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_flush_local(rank, win, ierror)
+  implicit none
+  integer :: rank
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_flush_local_all(win, ierror)
+  implicit none
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_free(win, ierror)
+  implicit none
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_free_keyval(win_keyval, ierror)
+  implicit none
+  integer :: win_keyval
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+  implicit none
+  integer :: win
+  integer :: win_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_get_errhandler(win, errhandler, ierror)
+  implicit none
+  integer :: win
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_get_group(win, group, ierror)
+  implicit none
+  integer :: win
+  integer :: group
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_get_info(win, info_used, ierror)
+  implicit none
+  integer :: win
+  integer :: info_used
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_get_name(win, win_name, resultlen, ierror)
+  implicit none
+  integer :: win
+  character(len=*) :: win_name
+  integer :: resultlen
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_lock(lock_type, rank, assert, win, ierror)
+  implicit none
+  integer :: lock_type
+  integer :: rank
+  integer :: assert
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_lock_all(assert, win, ierror)
+  implicit none
+  integer :: assert
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_post(group, assert, win, ierror)
+  implicit none
+  integer :: group
+  integer :: assert
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+  implicit none
+  integer :: win
+  integer :: win_keyval
+  integer(kind=8) :: attribute_val
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_set_errhandler(win, errhandler, ierror)
+  implicit none
+  integer :: win
+  integer :: errhandler
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_set_info(win, info, ierror)
+  implicit none
+  integer :: win
+  integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_set_name(win, win_name, ierror)
+  implicit none
+  integer :: win
+  character(len=*) :: win_name
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+  implicit none
+  integer :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_start(group, assert, win, ierror)
+  implicit none
+  integer :: group
+  integer :: assert
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_sync(win, ierror)
+  implicit none
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_test(win, flag, ierror)
+  implicit none
+  integer :: win
+  logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_unlock(rank, win, ierror)
+  implicit none
+  integer :: rank
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_unlock_all(win, ierror)
+  implicit none
+  integer :: win
+  integer :: ierror
+end subroutine
+subroutine MPI_Win_wait(win, ierror)
+  implicit none
+  integer :: win
   integer :: ierror
 end subroutine
 end interface

@@ -175,5 +175,8 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
 hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
                             hcomm_comm_t *comm, int coll,
                             hcomm_request_t **req);
+/* hcomm_imrecv with the lock held (rma.c takes its messages this way). */
+hc_status_t hc_imrecv_locked(void *buf, size_t bytes, hcomm_message_t *msg,
+                             hcomm_request_t **req);
 
 #endif /* HC_CORE_H */

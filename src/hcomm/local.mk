@@ -21,3 +21,5 @@ HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
 # Counters, event source and settings for the tool interface (MPI_T).
 HC_ENGINE_SOURCES += src/hcomm/counters.c src/hcomm/counters.h
+# One-sided communication: windows, active messages, epochs (docs/rma.md).
+HC_ENGINE_SOURCES += src/hcomm/rma.c src/hcomm/rma.h src/hcomm/rma_sync.c

@@ -17,6 +17,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/part.h"
 #include "hcomm/nbc.h"
+#include "hcomm/rma.h"
 #include "hcomm/proto.h"
 #include "util/env.h"
 #include "util/lock.h"
@@ -173,8 +174,8 @@ static int progress_quiet_transports(void) {
 }
 
 /* The transports polled after sends, the protocol's, device's,
- * collectives' and partitioned hooks and the failures to apply: work an
- * empty poll (most polls of a blocking wait) has none of. */
+ * collectives', partitioned and one-sided hooks and the failures to apply:
+ * work an empty poll (most polls of a blocking wait) has none of. */
 static int progress_hooks(void) {
   int moved = 0;
   if (hc_engine.quiet_sent)
@@ -186,6 +187,8 @@ static int progress_hooks(void) {
     moved += hc_nbc_progress_locked(); /* non-blocking collectives */
   if (hc_part_nwaiting > 0)
     moved += hc_part_progress_locked(); /* partitioned receives (part.c) */
+  if (hc_rma_nwindows > 0)
+    moved += hc_rma_progress_locked(); /* one-sided active messages */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;
@@ -201,7 +204,8 @@ static int progress_poll(void) {
   /* One branch for all the hooks: the loads are of words that rarely
    * change, and the empty poll takes none of the calls. */
   if ((hc_engine.quiet_sent | hc_engine.failures_pending | hc_devpath_nactive |
-       hc_nbc_nactive | hc_part_nwaiting | (hc_engine.backlogged != NULL) |
+       hc_nbc_nactive | hc_part_nwaiting | hc_rma_nwindows |
+       (hc_engine.backlogged != NULL) |
        (hc_engine.pending_head != NULL)) != 0)
     moved += progress_hooks();
   return moved;

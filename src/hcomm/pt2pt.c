@@ -368,16 +368,11 @@ hc_status_t hcomm_mprobe(int source, int tag, hcomm_comm_t *comm,
   return pt2pt_probe(source, tag, comm, 1, 1, &flag, msg, status);
 }
 
-hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
-                         hcomm_request_t **req) {
-  if (msg == NULL || req == NULL || (bytes > 0 && buf == NULL))
-    return HC_ERR_ARG;
-  hc_engine_lock();
+hc_status_t hc_imrecv_locked(void *buf, size_t bytes, hcomm_message_t *msg,
+                             hcomm_request_t **req) {
   hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
-  if (r == NULL) {
-    hc_engine_unlock();
+  if (r == NULL)
     return HC_ERR_NOMEM;
-  }
   r->comm = msg->proc_null ? NULL : msg->comm;
   if (r->comm != NULL) {
     hc_comm_op_begin(r->comm);
@@ -389,10 +384,18 @@ hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
   if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
     free(msg);
     hc_request_complete(r, HC_ERR_NOMEM);
-    hc_engine_unlock();
     return HC_OK;
   }
   hc_proto_recv_message(r, msg);
-  hc_engine_unlock();
   return HC_OK;
+}
+
+hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
+                         hcomm_request_t **req) {
+  if (msg == NULL || req == NULL || (bytes > 0 && buf == NULL))
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = hc_imrecv_locked(buf, bytes, msg, req);
+  hc_engine_unlock();
+  return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * Attributes of communicators and datatypes.  Predefined communicator keys
+ * Attributes of communicators, datatypes and windows.  Predefined communicator keys
  * (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE,
  * MPI_APPNUM, MPI_LASTUSEDCODE) hand out a pointer to an int the library
  * owns, as the standard says.  User keyvals carry copy and delete
@@ -20,19 +20,22 @@
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/win.h"
 
 /* What kind of object a keyval's attributes hang on. */
-enum attr_kind { ATTR_COMM = 0, ATTR_TYPE = 1 };
+enum attr_kind { ATTR_COMM = 0, ATTR_TYPE = 1, ATTR_WIN = 2 };
 
 typedef struct attr_keyval {
   int kind; /* an attr_kind: a keyval is used on that kind only */
   union {
     MPI_Comm_copy_attr_function *comm;
     MPI_Type_copy_attr_function *type;
+    MPI_Win_copy_attr_function *win; /* windows are never copied */
   } copy_fn;
   union {
     MPI_Comm_delete_attr_function *comm;
     MPI_Type_delete_attr_function *type;
+    MPI_Win_delete_attr_function *win;
   } delete_fn;
   void *extra_state;
   int refs;   /* the handle plus each attribute using it; under attr_lock */
@@ -60,7 +63,8 @@ static hc_handle_table_t keyval_table =
 /* Guards every object's attribute list and keyval reference counts. */
 static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const attr_kind_name[] = {"communicator", "datatype"};
+static const char *const attr_kind_name[] = {"communicator", "datatype",
+                                             "window"};
 
 static attr_owner_t attr_comm_owner(hc_mpi_comm_t *c) {
   return (attr_owner_t){ATTR_COMM, &c->attrs, c->handle, c};
@@ -68,6 +72,10 @@ static attr_owner_t attr_comm_owner(hc_mpi_comm_t *c) {
 
 static attr_owner_t attr_type_owner(hc_mpi_type_t *t) {
   return (attr_owner_t){ATTR_TYPE, &t->attrs, t->handle, NULL};
+}
+
+static attr_owner_t attr_win_owner(hc_mpi_win_t *w) {
+  return (attr_owner_t){ATTR_WIN, &w->attrs, w->handle, w->errcomm};
 }
 
 /* ---- predefined keys ------------------------------------------------------
@@ -154,7 +162,7 @@ static int attr_keyval_get(const char *fn, const attr_owner_t *o, int keyval,
                         "keyval 0x%x is a %s keyval, not a %s one",
                         (unsigned)keyval, attr_kind_name[kv->kind],
                         attr_kind_name[o->kind]);
-  if (attr_is_predefined_key(keyval))
+  if (attr_is_predefined_key(keyval) || hc_mpi_win_is_predefined_key(keyval))
     return hc_mpi_raise(o->errcomm, fn, MPI_ERR_KEYVAL,
                         "keyval 0x%x is predefined and read-only",
                         (unsigned)keyval);
@@ -175,6 +183,8 @@ static int attr_call_delete(const attr_owner_t *o, attr_keyval_t *kv,
                             void *value) {
   if (kv->kind == ATTR_TYPE)
     return kv->delete_fn.type(o->handle, kv->handle, value, kv->extra_state);
+  if (kv->kind == ATTR_WIN)
+    return kv->delete_fn.win(o->handle, kv->handle, value, kv->extra_state);
   return kv->delete_fn.comm(o->handle, kv->handle, value, kv->extra_state);
 }
 
@@ -351,6 +361,9 @@ static int attr_create_keyval(const char *fn, int kind, void (*copy_fn)(void),
   if (kind == ATTR_TYPE) {
     kv->copy_fn.type = (MPI_Type_copy_attr_function *)copy_fn;
     kv->delete_fn.type = (MPI_Type_delete_attr_function *)delete_fn;
+  } else if (kind == ATTR_WIN) {
+    kv->copy_fn.win = (MPI_Win_copy_attr_function *)copy_fn;
+    kv->delete_fn.win = (MPI_Win_delete_attr_function *)delete_fn;
   } else {
     kv->copy_fn.comm = (MPI_Comm_copy_attr_function *)copy_fn;
     kv->delete_fn.comm = (MPI_Comm_delete_attr_function *)delete_fn;
@@ -463,6 +476,11 @@ static int attr_get(const char *fn, const attr_owner_t *o, int keyval,
     *flag = v != NULL;
     if (v)
       *(int **)value = v;
+    return MPI_SUCCESS;
+  }
+  if (o->kind == ATTR_WIN &&
+      hc_mpi_win_predefined_attr(o->handle, keyval, (void **)value)) {
+    *flag = 1;
     return MPI_SUCCESS;
   }
   rc = attr_keyval_get(fn, o, keyval, &kv);
@@ -588,3 +606,59 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   return rc == MPI_SUCCESS ? attr_delete(fn, &o, type_keyval) : rc;
 }
 HC_WEAK_ALIAS(MPI_Type_delete_attr, PMPI_Type_delete_attr);
+
+/* ---- windows --------------------------------------------------------------
+ */
+
+int hc_mpi_win_attr_delete_all(const char *fn, hc_mpi_win_t *win) {
+  attr_owner_t o = attr_win_owner(win);
+  return attr_delete_all(fn, &o);
+}
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn,
+                           int *win_keyval, void *extra_state) {
+  return attr_create_keyval(
+      "MPI_Win_create_keyval", ATTR_WIN, (void (*)(void))win_copy_attr_fn,
+      (void (*)(void))win_delete_attr_fn, win_keyval, extra_state);
+}
+HC_WEAK_ALIAS(MPI_Win_create_keyval, PMPI_Win_create_keyval);
+
+int PMPI_Win_free_keyval(int *win_keyval) {
+  return attr_free_keyval("MPI_Win_free_keyval", ATTR_WIN, win_keyval);
+}
+HC_WEAK_ALIAS(MPI_Win_free_keyval, PMPI_Win_free_keyval);
+
+static int attr_win_enter(const char *fn, MPI_Win win, attr_owner_t *o) {
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc == MPI_SUCCESS)
+    *o = attr_win_owner(w);
+  return rc;
+}
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
+  static const char fn[] = "MPI_Win_set_attr";
+  attr_owner_t o;
+  int rc = attr_win_enter(fn, win, &o);
+  return rc == MPI_SUCCESS ? attr_set(fn, &o, win_keyval, attribute_val) : rc;
+}
+HC_WEAK_ALIAS(MPI_Win_set_attr, PMPI_Win_set_attr);
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
+                      int *flag) {
+  static const char fn[] = "MPI_Win_get_attr";
+  attr_owner_t o;
+  int rc = attr_win_enter(fn, win, &o);
+  return rc == MPI_SUCCESS ? attr_get(fn, &o, win_keyval, attribute_val, flag)
+                           : rc;
+}
+HC_WEAK_ALIAS(MPI_Win_get_attr, PMPI_Win_get_attr);
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  static const char fn[] = "MPI_Win_delete_attr";
+  attr_owner_t o;
+  int rc = attr_win_enter(fn, win, &o);
+  return rc == MPI_SUCCESS ? attr_delete(fn, &o, win_keyval) : rc;
+}
+HC_WEAK_ALIAS(MPI_Win_delete_attr, PMPI_Win_delete_attr);

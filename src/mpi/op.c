@@ -813,6 +813,25 @@ static int op_resolve_derived(MPI_Op op, const hc_mpi_type_t *t,
   return op_resolve_packed(op, ti, base, out);
 }
 
+int hc_mpi_op_basic_type(MPI_Datatype type, MPI_Datatype *base) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(type), *b = NULL;
+  if (t == NULL || op_base_type(t, &b, 0) != 0 || b == NULL)
+    return MPI_ERR_TYPE;
+  *base = b->handle;
+  return MPI_SUCCESS;
+}
+
+int hc_mpi_op_resolve_stream(MPI_Op op, MPI_Datatype base,
+                             hcomm_reduce_op_t *out) {
+  const op_type_info_t *ti = op_type_find(base);
+  const hc_mpi_type_t *t = hc_mpi_type_get(base);
+  if (!hc_mpi_op_is_predefined(op))
+    return MPI_ERR_OP;
+  if (ti == NULL || t == NULL)
+    return MPI_ERR_TYPE;
+  return op_resolve_packed(op, ti, t, out);
+}
+
 static int op_resolve_any(MPI_Op op, MPI_Datatype type, hcomm_reduce_op_t *out,
                           size_t *per) {
   if (!hc_mpi_op_is_predefined(op)) {

@@ -52,6 +52,16 @@ void hc_mpi_op_release(const hcomm_reduce_op_t *op);
 #define HC_MPI_OP_NAME_MAX 16
 const char *hc_mpi_op_name(MPI_Op op, char buf[HC_MPI_OP_NAME_MAX]);
 
+/* One-sided accumulates.  *base: the one predefined type of every basic
+ * element of type (type itself when predefined); MPI_ERR_TYPE when they
+ * differ, type has no data or is invalid. */
+int hc_mpi_op_basic_type(MPI_Datatype type, MPI_Datatype *base);
+/* The kernel of predefined op on the packed stream of predefined type
+ * base (pair types packed without padding); MPI_ERR_OP for a user op or
+ * one the standard does not define on base. */
+int hc_mpi_op_resolve_stream(MPI_Op op, MPI_Datatype base,
+                             hcomm_reduce_op_t *out);
+
 /* 1 for a predefined op handle (MPI_MAX .. MPI_NO_OP), else 0. */
 int hc_mpi_op_is_predefined(MPI_Op op);
 

@@ -1,0 +1,767 @@
+/*
+ * One-sided communication: windows and active messages.
+ *
+ * Every operation is an active message on the window's own communicator
+ * (tag HC_RMA_TAG_REQ): a header (hc_rma_wire_t), the target data's shape
+ * as (offset, length) pieces, and the origin's packed data.  The target
+ * takes these messages in its progress engine (hc_rma_progress_locked, run
+ * by every wait and by the progress thread of HCMPI_ASYNC_PROGRESS=1),
+ * receives each whole (eager or rendezvous, whatever the transport does),
+ * and applies them one at a time in arrival order.  Messages of one origin
+ * arrive in the order it sent them, so its operations apply in that order,
+ * and one at a time under the engine lock, so an accumulate is atomic per
+ * element against every other accumulate.  Operations that return data
+ * (get, get_accumulate, compare_and_swap) and control messages that need
+ * an answer (lock, unlock, flush) name a reply tag; the origin posted the
+ * receive for it before sending.
+ *
+ * The engine never asks which transport carries a message: point-to-point
+ * does.  Direct transport ops (shared mappings, CMA, RDMA) can replace the
+ * active message of a kind later without changing the synchronisation,
+ * which only relies on per-origin order and the flush reply.
+ */
+#include "hcomm/rma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/match.h"
+#include "hcomm/proto.h"
+#include "hcomm/trace.h"
+#include "util/log.h"
+
+int hc_rma_nwindows;
+static hcomm_win_t *rma_windows;
+
+/* ---- origin-side bookkeeping -------------------------------------------- */
+
+static hc_rma_pending_t *rma_track(hcomm_win_t *win, hcomm_request_t *req,
+                                   void *buf, int target) {
+  hc_rma_pending_t *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return NULL;
+  p->req = req;
+  p->buf = buf;
+  p->target = target;
+  win->npending += target >= 0;
+  p->next = win->pending;
+  win->pending = p;
+  return p;
+}
+
+static void rma_finish_pending(hcomm_win_t *win, hc_rma_pending_t *p) {
+  hc_status_t st = p->req->status.error;
+  if (st != HC_OK && p->target >= 0 && win->error == HC_OK)
+    win->error = st;
+  win->npending -= p->target >= 0;
+  if (p->done != NULL)
+    p->done(p->arg);
+  if (p->user != NULL) {
+    p->user->status.error = st;
+    hc_request_complete(p->user, st);
+  }
+  hc_request_release(p->req);
+  free(p->buf);
+  free(p);
+}
+
+/* Finishes the window's requests that completed; returns how many. */
+static int rma_reap(hcomm_win_t *win) {
+  int moved = 0;
+  hc_rma_pending_t **link = &win->pending;
+  while (*link != NULL) {
+    hc_rma_pending_t *p = *link;
+    if (!atomic_load(&p->req->done)) {
+      link = &p->next;
+      continue;
+    }
+    *link = p->next;
+    rma_finish_pending(win, p);
+    moved++;
+  }
+  return moved;
+}
+
+static int rma_has_pending(const hcomm_win_t *win, int target) {
+  for (const hc_rma_pending_t *p = win->pending; p != NULL; p = p->next)
+    if (p->target >= 0 && (target < 0 || p->target == target))
+      return 1;
+  return 0;
+}
+
+static int rma_tag(hcomm_win_t *win) {
+  if (win->next_tag < HC_RMA_TAG_REPLY || win->next_tag >= HCOMM_TAG_UB)
+    win->next_tag = HC_RMA_TAG_REPLY;
+  return win->next_tag++;
+}
+
+hc_status_t hc_rma_wait(hcomm_win_t *win, hcomm_request_t *req, int target) {
+  long spins = 0;
+  for (;;) {
+    int moved = hc_progress_locked() + rma_reap(win);
+    if ((req == NULL || atomic_load(&req->done)) &&
+        (target == HC_RMA_NO_TARGET || !rma_has_pending(win, target)))
+      break;
+    if (moved > 0)
+      spins = 0; /* sleep only after a stretch of fruitless polls */
+    else
+      hc_idle_locked(&spins);
+  }
+  hc_status_t rc = win->error;
+  win->error = HC_OK;
+  return rc;
+}
+
+/* Sends the message buf (owned: freed once sent) to target. */
+static hc_status_t rma_send(hcomm_win_t *win, void *buf, size_t len, int dest,
+                            int tag, int target, hc_rma_pending_t **out) {
+  hcomm_request_t *req = NULL;
+  hc_status_t rc = hc_isend_locked(buf, len, dest, tag, win->comm,
+                                   HCOMM_SEND_STANDARD, 0, &req);
+  if (rc != HC_OK) {
+    free(buf);
+    return rc;
+  }
+  hc_rma_pending_t *p = rma_track(win, req, buf, target);
+  if (p == NULL) { /* keep it correct: wait for the send here */
+    hc_wait_locked(req);
+    hc_request_release(req);
+    free(buf);
+    return HC_ERR_NOMEM;
+  }
+  if (out != NULL)
+    *out = p;
+  return HC_OK;
+}
+
+/* Posts the receive of a reply of bytes at result from target. */
+static hc_status_t rma_expect(hcomm_win_t *win, void *result, size_t bytes,
+                              int target, int tag, hc_rma_pending_t **out) {
+  hcomm_request_t *req = NULL;
+  hc_status_t rc =
+      hc_irecv_locked(result, bytes, target, tag, win->comm, 0, &req);
+  if (rc != HC_OK)
+    return rc;
+  *out = rma_track(win, req, NULL, target);
+  if (*out == NULL) {
+    hc_wait_locked(req);
+    hc_request_release(req);
+    return HC_ERR_NOMEM;
+  }
+  return HC_OK;
+}
+
+static size_t rma_message_len(const hc_rma_wire_t *w) {
+  return sizeof *w + (size_t)w->nsegs * 2 * sizeof(uint64_t) + w->bytes;
+}
+
+static void rma_message_fill(unsigned char *buf, const hc_rma_wire_t *w,
+                             const hcomm_rma_seg_t *segs, const void *data) {
+  memcpy(buf, w, sizeof *w);
+  unsigned char *pairs = buf + sizeof *w;
+  for (size_t i = 0; i < w->nsegs; i++) {
+    uint64_t pair[2] = {segs[i].off, segs[i].len};
+    memcpy(pairs + i * sizeof pair, pair, sizeof pair);
+  }
+  if (w->bytes > 0)
+    memcpy(pairs + w->nsegs * 2 * sizeof(uint64_t), data, w->bytes);
+}
+
+/* Small messages nobody waits on leave from the stack when the transport
+ * takes them at once (no copy, no request); the rest go through a request
+ * on a copy.  *out (when out is not NULL) tracks that request: callers
+ * that need one pass out and never take the shortcut. */
+#define RMA_SEND_NOW_MAX 1024
+
+static hc_status_t rma_post(hcomm_win_t *win, const hc_rma_wire_t *w,
+                            const hcomm_rma_seg_t *segs, const void *data,
+                            int dest, int tag, int target,
+                            hc_rma_pending_t **out) {
+  size_t len = rma_message_len(w);
+  unsigned char now[RMA_SEND_NOW_MAX];
+  if (out == NULL && len <= sizeof now && !hc_trace_on) {
+    rma_message_fill(now, w, segs, data);
+    if (hc_proto_send_now(hc_comm_world_of_rank(win->comm, dest),
+                          (uint32_t)hc_comm_match_ctx(win->comm, 0), tag, now,
+                          len) == HC_OK)
+      return HC_OK;
+  }
+  unsigned char *buf = malloc(len);
+  if (buf == NULL)
+    return HC_ERR_NOMEM;
+  rma_message_fill(buf, w, segs, data);
+  return rma_send(win, buf, len, dest, tag, target, out);
+}
+
+hc_status_t hc_rma_send_ctl(hcomm_win_t *win, int target, int kind, int op,
+                            int reply) {
+  hc_rma_wire_t w = {.kind = (uint32_t)kind, .op = op};
+  hc_rma_pending_t *p = NULL;
+  if (reply) {
+    w.reply_tag = rma_tag(win);
+    hc_status_t rc = rma_expect(win, NULL, 0, target, w.reply_tag, &p);
+    if (rc != HC_OK)
+      return rc;
+  }
+  return rma_post(win, &w, NULL, NULL, target, HC_RMA_TAG_REQ, target, NULL);
+}
+
+int hc_rma_may_access(const hcomm_win_t *win, int target) {
+  if (win->fence_open || win->lock_all || win->locked[target])
+    return 1;
+  for (int i = 0; win->started && i < win->naccess; i++)
+    if (win->access[i] == target)
+      return 1;
+  return 0;
+}
+
+static int rma_has_result(int kind) {
+  return kind == HCOMM_RMA_GET || kind == HCOMM_RMA_GET_ACC ||
+         kind == HCOMM_RMA_CAS;
+}
+
+/* Operations of one origin in flight at most: past it, issuing waits for
+ * some to finish, so a loop of large gets cannot make the target hold
+ * replies for all of them at once. */
+#define RMA_IN_FLIGHT_MAX 256
+
+static void rma_throttle(hcomm_win_t *win) {
+  long spins = 0;
+  while (win->npending >= RMA_IN_FLIGHT_MAX) {
+    if (hc_progress_locked() + rma_reap(win) > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
+}
+
+static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                    hcomm_request_t *user) {
+  if (!hc_rma_may_access(win, op->target))
+    return HC_ERR_RMA_SYNC;
+  rma_throttle(win);
+  hc_rma_wire_t w = {.kind = (uint32_t)op->kind,
+                     .op = op->op,
+                     .type = op->type,
+                     .disp = op->disp,
+                     .nsegs = op->nsegs,
+                     .bytes = op->bytes,
+                     .result_bytes = op->result_bytes};
+  hc_rma_pending_t *reply = NULL, *sent = NULL;
+  hc_status_t rc;
+  if (rma_has_result(op->kind)) {
+    w.reply_tag = rma_tag(win);
+    rc = rma_expect(win, op->result, op->result_bytes, op->target, w.reply_tag,
+                    &reply);
+    if (rc != HC_OK)
+      return rc;
+    reply->done = op->done;
+    reply->arg = op->arg;
+    reply->user = user;
+  }
+  /* The send is tracked when its completion is the operation's. */
+  int send_done = reply == NULL && (user != NULL || op->done != NULL);
+  rc = rma_post(win, &w, op->segs, op->data, op->target, HC_RMA_TAG_REQ,
+                op->target, send_done ? &sent : NULL);
+  if (rc == HC_OK && send_done) {
+    sent->done = op->done;
+    sent->arg = op->arg;
+    sent->user = user;
+  }
+  win->dirty[op->target] = 1;
+  return rc;
+}
+
+hc_status_t hcomm_rma_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                            hcomm_request_t **req) {
+  if (win == NULL || op == NULL || op->target < 0 || op->target >= win->size)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hcomm_request_t *user = NULL;
+  hc_status_t rc = HC_OK;
+  if (req != NULL && (user = hc_request_alloc(HC_REQ_USER)) == NULL)
+    rc = HC_ERR_NOMEM;
+  if (rc == HC_OK)
+    rc = rma_issue_locked(win, op, user);
+  if (rc != HC_OK && user != NULL) {
+    hc_request_release(user);
+    user = NULL;
+  }
+  if (req != NULL)
+    *req = user;
+  hc_engine_unlock();
+  return rc;
+}
+
+/* ---- target side: applying active messages ------------------------------ */
+
+/* 1 when attached regions cover [at, at + len): one region, or several
+ * that touch (an access may run from one attached array into the next). */
+static int rma_attached(const hcomm_win_t *win, uintptr_t at, uint64_t len) {
+  uintptr_t end = at + len;
+  while (at < end) {
+    const hc_rma_region_t *r = win->regions;
+    while (r != NULL && !((uintptr_t)r->base <= at &&
+                          at < (uintptr_t)r->base + r->size))
+      r = r->next;
+    if (r == NULL)
+      return 0;
+    at = (uintptr_t)r->base + r->size;
+  }
+  return 1;
+}
+
+/* Where the operation's data lies in this rank's memory, or NULL when a
+ * piece falls outside the window (or any attached region). */
+static char *rma_target(hcomm_win_t *win, uint64_t disp, const uint64_t *pairs,
+                        uint64_t nsegs) {
+  char *addr = win->dynamic ? (char *)(uintptr_t)disp : win->base + disp;
+  for (uint64_t i = 0; i < nsegs; i++) {
+    uint64_t off = pairs[2 * i], len = pairs[2 * i + 1];
+    if (!win->dynamic) {
+      if (disp + off < disp || disp + off + len > win->bytes ||
+          disp + off + len < disp + off)
+        return NULL;
+      continue;
+    }
+    if (!rma_attached(win, (uintptr_t)addr + off, len))
+      return NULL;
+  }
+  return addr;
+}
+
+static void rma_gather(const char *addr, const uint64_t *pairs, uint64_t n,
+                       unsigned char *out) {
+  for (uint64_t i = 0; i < n; i++) {
+    memcpy(out, addr + pairs[2 * i], pairs[2 * i + 1]);
+    out += pairs[2 * i + 1];
+  }
+}
+
+static void rma_scatter(char *addr, const uint64_t *pairs, uint64_t n,
+                        const unsigned char *in) {
+  for (uint64_t i = 0; i < n; i++) {
+    memcpy(addr + pairs[2 * i], in, pairs[2 * i + 1]);
+    in += pairs[2 * i + 1];
+  }
+}
+
+/* Sends a reply (buf owned, freed once sent; NULL with len 0). */
+static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
+                      size_t len) {
+  if (tag == 0) {
+    free(buf);
+    return;
+  }
+  if (len <= RMA_SEND_NOW_MAX && !hc_trace_on &&
+      hc_proto_send_now(hc_comm_world_of_rank(win->comm, dest),
+                        (uint32_t)hc_comm_match_ctx(win->comm, 0), tag, buf,
+                        len) == HC_OK) {
+    free(buf);
+    return;
+  }
+  hc_status_t rc = rma_send(win, buf, len, dest, tag, -1, NULL);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "rma", "reply to rank %d lost: %s", dest,
+           hcomm_strerror(rc));
+}
+
+/* The old data, then the accumulate of in onto it (GET_ACC, ACC). */
+static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
+                           const uint64_t *pairs, const unsigned char *in,
+                           unsigned char *old) {
+  unsigned char *tmp = malloc(w->bytes ? w->bytes : 1);
+  if (tmp == NULL) {
+    hc_log(HC_LOG_ERROR, "rma", "out of memory applying an accumulate");
+    return;
+  }
+  rma_gather(addr, pairs, w->nsegs, tmp);
+  if (old != NULL)
+    memcpy(old, tmp, w->bytes);
+  hc_status_t rc = win->combine(w->op, w->type, in, tmp, w->bytes);
+  if (rc == HC_OK)
+    rma_scatter(addr, pairs, w->nsegs, tmp);
+  else
+    hc_log(HC_LOG_ERROR, "rma", "accumulate op 0x%x on type 0x%x: %s",
+           (unsigned)w->op, (unsigned)w->type, hcomm_strerror(rc));
+  free(tmp);
+}
+
+static uint64_t rma_total(const uint64_t *pairs, uint64_t n) {
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < n; i++)
+    total += pairs[2 * i + 1];
+  return total;
+}
+
+/* A data operation.  Malformed or out-of-range ones are dropped (the
+ * origin checks ranges; a dynamic window's target alone can) with a
+ * short reply, so the origin does not wait forever. */
+static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
+                           const uint64_t *pairs, const unsigned char *in) {
+  uint64_t total = rma_total(pairs, w->nsegs);
+  uint64_t want = w->kind == HCOMM_RMA_CAS   ? 2 * total
+                  : w->kind == HCOMM_RMA_GET ? 0
+                                             : total;
+  char *addr = rma_target(win, w->disp, pairs, w->nsegs);
+  unsigned char *old = NULL;
+  if (addr == NULL || w->bytes != want ||
+      (rma_has_result((int)w->kind) && w->result_bytes != total)) {
+    hc_log(HC_LOG_ERROR, "rma",
+           "rank %d: operation from rank %d outside the window, dropped",
+           win->rank, src);
+    rma_reply(win, src, w->reply_tag, NULL, 0);
+    return;
+  }
+  if (rma_has_result((int)w->kind) &&
+      (old = calloc(1, total ? total : 1)) == NULL)
+    total = 0; /* no memory for the reply: an empty one */
+  switch (w->kind) {
+  case HCOMM_RMA_PUT:
+    rma_scatter(addr, pairs, w->nsegs, in);
+    break;
+  case HCOMM_RMA_GET:
+    if (old != NULL)
+      rma_gather(addr, pairs, w->nsegs, old);
+    break;
+  case HCOMM_RMA_ACC:
+    rma_accumulate(win, w, addr, pairs, in, NULL);
+    break;
+  case HCOMM_RMA_GET_ACC:
+    if (old != NULL)
+      rma_accumulate(win, w, addr, pairs, in, old);
+    break;
+  case HCOMM_RMA_CAS:
+    if (old == NULL)
+      break;
+    rma_gather(addr, pairs, w->nsegs, old);
+    if (memcmp(old, in + total, total) == 0)
+      rma_scatter(addr, pairs, w->nsegs, in);
+    break;
+  }
+  if (rma_has_result((int)w->kind))
+    rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
+}
+
+static int rma_lock_free_for(const hcomm_win_t *win, int type) {
+  return win->excl_holder < 0 &&
+         (type == HCOMM_LOCK_SHARED || win->shared_holders == 0);
+}
+
+static void rma_grant(hcomm_win_t *win, int rank, int type, int tag) {
+  if (type == HCOMM_LOCK_EXCLUSIVE)
+    win->excl_holder = rank;
+  else
+    win->shared_holders++;
+  rma_reply(win, rank, tag, NULL, 0);
+}
+
+static void rma_lock_request(hcomm_win_t *win, int src,
+                             const hc_rma_wire_t *w) {
+  if (win->wait_head == NULL && rma_lock_free_for(win, w->op)) {
+    rma_grant(win, src, w->op, w->reply_tag);
+    return;
+  }
+  hc_rma_waiter_t *q = calloc(1, sizeof *q);
+  if (q == NULL) {
+    hc_log(HC_LOG_ERROR, "rma", "out of memory queueing a lock request");
+    return;
+  }
+  *q = (hc_rma_waiter_t){src, w->op, w->reply_tag, NULL};
+  if (win->wait_tail != NULL)
+    win->wait_tail->next = q;
+  else
+    win->wait_head = q;
+  win->wait_tail = q;
+}
+
+static void rma_unlock_request(hcomm_win_t *win, int src,
+                               const hc_rma_wire_t *w) {
+  if (win->excl_holder == src)
+    win->excl_holder = -1;
+  else if (win->shared_holders > 0)
+    win->shared_holders--;
+  rma_reply(win, src, w->reply_tag, NULL, 0);
+  while (win->wait_head != NULL &&
+         rma_lock_free_for(win, win->wait_head->type)) {
+    hc_rma_waiter_t *q = win->wait_head;
+    win->wait_head = q->next;
+    if (win->wait_head == NULL)
+      win->wait_tail = NULL;
+    rma_grant(win, q->rank, q->type, q->reply_tag);
+    free(q);
+  }
+}
+
+static void rma_apply(hcomm_win_t *win, int src, const unsigned char *buf,
+                      size_t len) {
+  hc_rma_wire_t w;
+  if (len < sizeof w)
+    return;
+  memcpy(&w, buf, sizeof w);
+  size_t shape = (size_t)w.nsegs * 2 * sizeof(uint64_t);
+  if (w.nsegs > len / (2 * sizeof(uint64_t)) ||
+      sizeof w + shape + w.bytes != len) {
+    hc_log(HC_LOG_ERROR, "rma", "malformed active message from rank %d", src);
+    return;
+  }
+  const uint64_t *pairs = (const uint64_t *)(buf + sizeof w);
+  switch (w.kind) {
+  case HC_RMA_LOCK:
+    rma_lock_request(win, src, &w);
+    break;
+  case HC_RMA_UNLOCK:
+    rma_unlock_request(win, src, &w);
+    break;
+  case HC_RMA_FLUSH:
+    rma_reply(win, src, w.reply_tag, NULL, 0);
+    break;
+  case HC_RMA_COMPLETE:
+    win->completes_got++;
+    break;
+  default:
+    rma_apply_data(win, src, &w, pairs, buf + sizeof w + shape);
+  }
+}
+
+/* Takes every waiting active message off the matching queue. */
+static int rma_take_arrivals(hcomm_win_t *win) {
+  int moved = 0;
+  hc_match_context_t *ctx =
+      &hc_engine.contexts[hc_comm_match_ctx(win->comm, 0)];
+  hc_match_entry_t *e;
+  while ((e = hc_match_find_unexpected(ctx, HCOMM_ANY_SOURCE, HC_RMA_TAG_REQ,
+                                       1)) != NULL) {
+    hcomm_message_t *msg = (hcomm_message_t *)e;
+    msg->comm = win->comm;
+    size_t len = msg->hdr.total_bytes;
+    /* A whole eager message with nothing queued ahead of it is applied
+     * where it lies. */
+    if (win->arr_head == NULL && msg->hdr.type == HC_PKT_EAGER &&
+        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost && msg->len == len) {
+      rma_apply(win, hc_comm_rank_of_world(win->comm, msg->hdr.source),
+                msg->data, len);
+      free(msg);
+      moved++;
+      continue;
+    }
+    hc_rma_arrival_t *a = calloc(1, sizeof *a);
+    void *buf = malloc(len ? len : 1);
+    if (a == NULL || buf == NULL ||
+        hc_imrecv_locked(buf, len, msg, &a->req) != HC_OK) {
+      hc_log(HC_LOG_ERROR, "rma", "out of memory taking an active message");
+      free(a);
+      free(buf);
+      continue;
+    }
+    a->buf = buf;
+    if (win->arr_tail != NULL)
+      win->arr_tail->next = a;
+    else
+      win->arr_head = a;
+    win->arr_tail = a;
+    moved++;
+  }
+  return moved;
+}
+
+static int rma_apply_arrivals(hcomm_win_t *win) {
+  int moved = 0;
+  hc_rma_arrival_t *a;
+  while ((a = win->arr_head) != NULL && atomic_load(&a->req->done)) {
+    win->arr_head = a->next;
+    if (win->arr_head == NULL)
+      win->arr_tail = NULL;
+    if (a->req->status.error == HC_OK)
+      rma_apply(win, a->req->status.source, a->buf, a->req->status.bytes);
+    hc_request_release(a->req);
+    free(a->buf);
+    free(a);
+    moved++;
+  }
+  return moved;
+}
+
+int hc_rma_progress_locked(void) {
+  int moved = 0;
+  for (hcomm_win_t *w = rma_windows; w != NULL; w = w->next_win) {
+    moved += rma_take_arrivals(w);
+    moved += rma_apply_arrivals(w);
+    moved += rma_reap(w);
+  }
+  return moved;
+}
+
+/* ---- windows ------------------------------------------------------------ */
+
+/* What only a mistaken program leaves at free: messages not yet applied
+ * (a lock request after the last fence, ...), lock requests queued. */
+static void rma_drop_target_state(hcomm_win_t *win) {
+  while (win->arr_head != NULL) {
+    hc_rma_arrival_t *a = win->arr_head;
+    win->arr_head = a->next;
+    hc_wait_locked(a->req);
+    hc_request_release(a->req);
+    free(a->buf);
+    free(a);
+  }
+  win->arr_tail = NULL;
+  while (win->wait_head != NULL) {
+    hc_rma_waiter_t *q = win->wait_head;
+    win->wait_head = q->next;
+    free(q);
+  }
+  win->wait_tail = NULL;
+}
+
+static void rma_win_destroy(hcomm_win_t *win) {
+  while (win->regions != NULL) {
+    hc_rma_region_t *r = win->regions;
+    win->regions = r->next;
+    free(r);
+  }
+  free(win->sizes);
+  free(win->disp_units);
+  free(win->dirty);
+  free(win->locked);
+  free(win->access);
+  free(win);
+}
+
+/* Every member's size and displacement unit. */
+static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit) {
+  uint64_t mine[2] = {win->bytes, (uint64_t)disp_unit};
+  uint64_t *all = malloc((size_t)win->size * sizeof mine);
+  if (all == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = hcomm_allgather(mine, sizeof mine, all, win->comm);
+  for (int i = 0; rc == HC_OK && i < win->size; i++) {
+    win->sizes[i] = (size_t)all[2 * i];
+    win->disp_units[i] = (int)all[2 * i + 1];
+  }
+  free(all);
+  return rc;
+}
+
+hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
+                             int disp_unit, int dynamic,
+                             hcomm_rma_combine_fn combine, hcomm_win_t **out) {
+  if (comm == NULL || combine == NULL || out == NULL ||
+      hcomm_comm_is_inter(comm))
+    return HC_ERR_ARG;
+  hcomm_win_t *win = calloc(1, sizeof *win);
+  if (win == NULL)
+    return HC_ERR_NOMEM;
+  win->comm = comm;
+  win->rank = hcomm_comm_rank(comm);
+  win->size = hcomm_comm_size(comm);
+  win->base = dynamic ? NULL : base;
+  win->bytes = dynamic ? 0 : size;
+  win->dynamic = dynamic;
+  win->combine = combine;
+  win->excl_holder = -1;
+  size_t n = (size_t)win->size;
+  win->sizes = calloc(n, sizeof *win->sizes);
+  win->disp_units = calloc(n, sizeof *win->disp_units);
+  win->dirty = calloc(n, 1);
+  win->locked = calloc(n, 1);
+  win->access = calloc(n, sizeof *win->access);
+  hc_status_t rc = HC_ERR_NOMEM;
+  if (win->sizes && win->disp_units && win->dirty && win->locked && win->access)
+    rc = rma_exchange_shape(win, disp_unit);
+  if (rc != HC_OK) {
+    rma_win_destroy(win);
+    return rc;
+  }
+  hc_engine_lock();
+  win->next_win = rma_windows;
+  rma_windows = win;
+  hc_rma_nwindows++;
+  hc_engine_unlock();
+  *out = win;
+  return HC_OK;
+}
+
+hc_status_t hcomm_win_free(hcomm_win_t *win) {
+  if (win == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (win->lock_all || win->started || win->posted)
+    rc = HC_ERR_RMA_SYNC;
+  for (int i = 0; rc == HC_OK && i < win->size; i++)
+    if (win->locked[i])
+      rc = HC_ERR_RMA_SYNC;
+  hc_engine_unlock();
+  if (rc != HC_OK)
+    return rc;
+  /* A fence completes this rank's operations everywhere and, with its
+   * barrier, everyone's here. */
+  win->fence_open = 0;
+  rc = hcomm_win_fence(win, HCOMM_RMA_MODE_NOSUCCEED);
+  hc_engine_lock();
+  hc_rma_wait(win, NULL, -1);
+  rma_reap(win);
+  for (hcomm_win_t **link = &rma_windows; *link != NULL;
+       link = &(*link)->next_win)
+    if (*link == win) {
+      *link = win->next_win;
+      hc_rma_nwindows--;
+      break;
+    }
+  while (win->pending != NULL) { /* replies still leaving: wait for them */
+    hc_rma_pending_t *p = win->pending;
+    hc_wait_locked(p->req);
+    win->pending = p->next;
+    rma_finish_pending(win, p);
+  }
+  rma_drop_target_state(win);
+  hc_engine_unlock();
+  rma_win_destroy(win);
+  return rc;
+}
+
+size_t hcomm_win_target_size(const hcomm_win_t *win, int rank) {
+  return rank >= 0 && rank < win->size ? win->sizes[rank] : 0;
+}
+
+int hcomm_win_target_disp_unit(const hcomm_win_t *win, int rank) {
+  return rank >= 0 && rank < win->size ? win->disp_units[rank] : 1;
+}
+
+int hcomm_win_is_dynamic(const hcomm_win_t *win) { return win->dynamic; }
+
+hc_status_t hcomm_win_attach(hcomm_win_t *win, void *base, size_t size) {
+  if (win == NULL || !win->dynamic || (base == NULL && size > 0))
+    return HC_ERR_ARG;
+  hc_rma_region_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return HC_ERR_NOMEM;
+  r->base = base;
+  r->size = size;
+  hc_engine_lock();
+  r->next = win->regions;
+  win->regions = r;
+  hc_engine_unlock();
+  return HC_OK;
+}
+
+hc_status_t hcomm_win_detach(hcomm_win_t *win, const void *base) {
+  if (win == NULL || !win->dynamic)
+    return HC_ERR_ARG;
+  hc_status_t rc = HC_ERR_ARG;
+  hc_engine_lock();
+  for (hc_rma_region_t **link = &win->regions; *link != NULL;
+       link = &(*link)->next)
+    if ((*link)->base == base) {
+      hc_rma_region_t *r = *link;
+      *link = r->next;
+      free(r);
+      rc = HC_OK;
+      break;
+    }
+  hc_engine_unlock();
+  return rc;
+}

@@ -1,0 +1,266 @@
+/*
+ * One-sided synchronisation: fence, post/start/complete/wait, and passive
+ * target locks and flushes.
+ *
+ * Everything rests on two facts of rma.c: a target applies one origin's
+ * active messages in the order they were sent, and answers a FLUSH (or an
+ * UNLOCK) only when it reaches it, after everything sent before.  So a
+ * flush is one round trip per target that saw operations since the last
+ * one; a fence is that, towards every such target, then a barrier; an
+ * unlock is a flush that also releases the lock.  A lock is granted by the
+ * target (queued there, first come first served, while it cannot be), and
+ * the origin waits for the grant before sending operations, so operations
+ * only reach a target inside the epoch that allows them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/core.h"
+#include "hcomm/rma.h"
+
+/* Flushes every target in ranks (NULL: all) that saw operations since its
+ * last flush: sends each its FLUSH, then waits for every answer. */
+static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks, int n,
+                                    int kind) {
+  hc_status_t rc = HC_OK;
+  for (int i = 0; i < n; i++) {
+    int t = ranks != NULL ? ranks[i] : i;
+    if (!win->dirty[t] && kind == HC_RMA_FLUSH)
+      continue;
+    hc_status_t st = hc_rma_send_ctl(win, t, kind, 0, 1);
+    if (rc == HC_OK)
+      rc = st;
+    win->dirty[t] = 0;
+  }
+  hc_status_t st = hc_rma_wait(win, NULL, -1);
+  return rc != HC_OK ? rc : st;
+}
+
+hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
+  if (win == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (win->lock_all || win->started)
+    rc = HC_ERR_RMA_SYNC;
+  if (rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOPRECEDE))
+    rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_FLUSH);
+  hc_engine_unlock();
+  if (rc != HC_OK)
+    return rc;
+  /* Even with nothing to complete, the barrier orders the targets' own
+   * stores before the next epoch's accesses. */
+  rc = hcomm_barrier(win->comm);
+  hc_engine_lock();
+  win->fence_open = !(assert &HCOMM_RMA_MODE_NOSUCCEED);
+  hc_engine_unlock();
+  return rc;
+}
+
+/* ---- post / start / complete / wait ------------------------------------- */
+
+hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
+                           int assert) {
+  if (win == NULL || n < 0 || (n > 0 && ranks == NULL))
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->posted ? HC_ERR_RMA_SYNC : HC_OK;
+  if (rc == HC_OK) {
+    win->posted = 1;
+    win->post_count = n;
+  }
+  /* NOCHECK: the origins' starts skip the notice (the standard asks for
+   * NOCHECK on both sides or neither). */
+  for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
+       i++) {
+    hcomm_request_t *req = NULL;
+    rc = hc_isend_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm,
+                         HCOMM_SEND_STANDARD, 0, &req);
+    if (rc == HC_OK) {
+      hc_wait_locked(req); /* a zero-byte eager send leaves at once */
+      rc = req->status.error;
+      hc_request_release(req);
+    }
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
+                            int assert) {
+  if (win == NULL || n < 0 || (n > 0 && ranks == NULL))
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->started || win->lock_all ? HC_ERR_RMA_SYNC : HC_OK;
+  for (int i = 0; rc == HC_OK && i < n; i++) {
+    if (ranks[i] < 0 || ranks[i] >= win->size) {
+      rc = HC_ERR_RANK;
+      break;
+    }
+    win->access[i] = ranks[i];
+  }
+  /* Wait for every target's post notice, unless the user vouches for it. */
+  for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
+       i++) {
+    hcomm_request_t *req = NULL;
+    rc =
+        hc_irecv_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm, 0, &req);
+    if (rc == HC_OK) {
+      hc_wait_locked(req);
+      rc = req->status.error;
+      hc_request_release(req);
+    }
+  }
+  if (rc == HC_OK) {
+    win->started = 1;
+    win->naccess = n;
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_complete(hcomm_win_t *win) {
+  if (win == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->started ? HC_OK : HC_ERR_RMA_SYNC;
+  for (int i = 0; rc == HC_OK && i < win->naccess; i++) {
+    rc = hc_rma_send_ctl(win, win->access[i], HC_RMA_COMPLETE, 0, 0);
+    win->dirty[win->access[i]] = 0;
+  }
+  if (win->started) {
+    hc_status_t st = hc_rma_wait(win, NULL, -1);
+    if (rc == HC_OK)
+      rc = st;
+    win->started = 0;
+    win->naccess = 0;
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+static int sync_exposure_done(hcomm_win_t *win) {
+  if (win->completes_got < win->post_count)
+    return 0;
+  win->completes_got -= win->post_count;
+  win->posted = 0;
+  win->post_count = 0;
+  return 1;
+}
+
+hc_status_t hcomm_win_wait(hcomm_win_t *win) {
+  if (win == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->posted ? HC_OK : HC_ERR_RMA_SYNC;
+  long spins = 0;
+  while (rc == HC_OK && !sync_exposure_done(win)) {
+    if (hc_progress_locked() > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_test(hcomm_win_t *win, int *flag) {
+  if (win == NULL || flag == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->posted ? HC_OK : HC_ERR_RMA_SYNC;
+  if (rc == HC_OK) {
+    hc_progress_locked();
+    *flag = sync_exposure_done(win);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+/* ---- passive target ------------------------------------------------------ */
+
+static int sync_any_locked(const hcomm_win_t *win) {
+  for (int i = 0; i < win->size; i++)
+    if (win->locked[i])
+      return 1;
+  return 0;
+}
+
+hc_status_t hcomm_win_lock(hcomm_win_t *win, int type, int rank) {
+  if (win == NULL || rank < 0 || rank >= win->size ||
+      (type != HCOMM_LOCK_SHARED && type != HCOMM_LOCK_EXCLUSIVE))
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (win->locked[rank] || win->lock_all || win->started)
+    rc = HC_ERR_RMA_SYNC;
+  if (rc == HC_OK)
+    rc = hc_rma_send_ctl(win, rank, HC_RMA_LOCK, type, 1);
+  if (rc == HC_OK)
+    rc = hc_rma_wait(win, NULL, rank); /* the grant */
+  if (rc == HC_OK)
+    win->locked[rank] = (unsigned char)type;
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_unlock(hcomm_win_t *win, int rank) {
+  if (win == NULL || rank < 0 || rank >= win->size)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->locked[rank] ? HC_OK : HC_ERR_RMA_SYNC;
+  if (rc == HC_OK) {
+    rc = sync_flush_dirty(win, &rank, 1, HC_RMA_UNLOCK);
+    win->locked[rank] = 0;
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_lock_all(hcomm_win_t *win) {
+  if (win == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (win->lock_all || win->started || sync_any_locked(win))
+    rc = HC_ERR_RMA_SYNC;
+  for (int i = 0; rc == HC_OK && i < win->size; i++)
+    rc = hc_rma_send_ctl(win, i, HC_RMA_LOCK, HCOMM_LOCK_SHARED, 1);
+  if (rc == HC_OK)
+    rc = hc_rma_wait(win, NULL, -1);
+  if (rc == HC_OK)
+    win->lock_all = 1;
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_unlock_all(hcomm_win_t *win) {
+  if (win == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = win->lock_all ? HC_OK : HC_ERR_RMA_SYNC;
+  if (rc == HC_OK) {
+    rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_UNLOCK);
+    win->lock_all = 0;
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
+  if (win == NULL || rank < -1 || rank >= win->size)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (!win->lock_all &&
+      (rank >= 0 ? !win->locked[rank] : !sync_any_locked(win)))
+    rc = HC_ERR_RMA_SYNC;
+  if (rc == HC_OK && local) /* data is copied at issue: only gets wait */
+    rc = hc_rma_wait(win, NULL, rank);
+  else if (rc == HC_OK && rank >= 0)
+    rc = sync_flush_dirty(win, &rank, 1, HC_RMA_FLUSH);
+  else if (rc == HC_OK)
+    rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_FLUSH);
+  hc_engine_unlock();
+  return rc;
+}

@@ -1,0 +1,721 @@
+/*
+ * MPI windows: creation (MPI_Win_create, _allocate, _allocate_shared,
+ * _create_dynamic), shared mappings, attach/detach, free, and what hangs
+ * on a window (group, name, info, error handler, predefined attributes).
+ *
+ * Every window gets a communicator of its own (an engine dup of the one
+ * given), so its active messages never meet the user's traffic.
+ *
+ * MPI_Win_allocate_shared maps one anonymous memory file (memfd) on the
+ * node: rank 0 of the communicator creates it, the others open it through
+ * /proc/<pid>/fd/<fd> (same user only, like the shm transport's segment)
+ * and rank 0 closes its descriptor once everyone mapped it.  The file has
+ * no name, so nothing is left in /dev/shm when a rank crashes; the memory
+ * goes with the last mapping.
+ */
+#define _GNU_SOURCE
+#include "mpi/win.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mpi/handle.h"
+
+/* Alignment of MPI_Win_allocate(_shared) memory unless a larger
+ * mpi_minimum_memory_alignment hint asks for more. */
+#define WIN_ALIGN 64
+
+static hc_handle_table_t win_table = HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_WIN, 0);
+
+int hc_mpi_win_enter(const char *fn, MPI_Win win, hc_mpi_win_t **out) {
+  int rc = hc_mpi_check_ready(fn);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_win_t *w = hc_handle_get(&win_table, win);
+  if (w == NULL && win == MPI_WIN_NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_WIN, "invalid window MPI_WIN_NULL");
+  if (w == NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_WIN, "invalid window 0x%x",
+                        (unsigned)win);
+  *out = w;
+  return MPI_SUCCESS;
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+/* The window's private communicator object (see win.h). */
+static hc_mpi_comm_t *win_private_comm(hcomm_comm_t *engine) {
+  hc_mpi_comm_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  c->engine = engine;
+  c->refs = 1;
+  hc_mpi_comm_set_errhandler(c, hc_mpi_errhandler_get(MPI_ERRORS_ARE_FATAL));
+  return c;
+}
+
+static void win_destroy(hc_mpi_win_t *w) {
+  if (w->errcomm != NULL)
+    hc_mpi_comm_release(w->errcomm); /* frees the engine communicator */
+  if (w->map != NULL)
+    munmap(w->map, w->map_len);
+  free(w->allocated);
+  free(w->shm_off);
+  free(w->shm_size);
+  free(w->shm_disp);
+  if (w->info != MPI_INFO_NULL)
+    PMPI_Info_free(&w->info);
+  free(w);
+}
+
+/* Entry checks of the creating calls; need_ptr: baseptr must be given. */
+static int win_enter_new(const char *fn, MPI_Comm comm, MPI_Aint size,
+                         MPI_Aint disp_unit, MPI_Info info, const void *baseptr,
+                         int need_ptr, MPI_Win *win, hc_mpi_comm_t **out) {
+  int rc = hc_mpi_comm_enter(fn, comm, out);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_comm_t *c = *out;
+  rc = hc_mpi_check_ptr(fn, c, win, "win");
+  if (rc == MPI_SUCCESS && need_ptr)
+    rc = hc_mpi_check_ptr(fn, c, baseptr, "baseptr");
+  if (rc == MPI_SUCCESS && size < 0)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_SIZE, "negative window size %ld",
+                      (long)size);
+  if (rc == MPI_SUCCESS && (disp_unit <= 0 || disp_unit > INT_MAX))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_DISP,
+                      "displacement unit %ld (must be 1 to %d)",
+                      (long)disp_unit, INT_MAX);
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && !hc_mpi_info_get(info))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
+  if (rc == MPI_SUCCESS && hcomm_comm_is_inter(c->engine))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_COMM, "windows need an intracommunicator");
+  return rc;
+}
+
+/* The new window's object with its own communicator (collective). */
+static int win_begin(const char *fn, hc_mpi_comm_t *c, MPI_Info info,
+                     int flavor, hc_mpi_win_t **out) {
+  hc_mpi_win_t *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  w->flavor = flavor;
+  w->model = MPI_WIN_UNIFIED;
+  w->info = MPI_INFO_NULL;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_comm_dup(c->engine, &engine);
+  if (st != HC_OK) {
+    free(w);
+    return hc_mpi_raise_status(c, fn, st);
+  }
+  w->errcomm = win_private_comm(engine);
+  if (w->errcomm == NULL) {
+    hcomm_comm_free(engine);
+    free(w);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &w->info) != MPI_SUCCESS)
+    w->info = MPI_INFO_NULL;
+  *out = w;
+  return MPI_SUCCESS;
+}
+
+/* Starts the engine's window over memory already in w and hands out the
+ * handle (collective). */
+static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
+                      MPI_Win *win) {
+  int dynamic = w->flavor == MPI_WIN_FLAVOR_DYNAMIC;
+  hc_status_t st =
+      hcomm_win_create(w->errcomm->engine, w->base, (size_t)w->size,
+                       w->disp_unit, dynamic, hc_mpi_win_combine, &w->engine);
+  if (st != HC_OK) {
+    win_destroy(w);
+    return hc_mpi_raise_status(c, fn, st);
+  }
+  if (hc_handle_alloc(&win_table, w, &w->handle) != 0) {
+    hcomm_win_free(w->engine);
+    win_destroy(w);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  w->errcomm->handle = w->handle;
+  *win = w->handle;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Win_create and its large-count form. */
+static int win_create(const char *fn, void *base, MPI_Aint size,
+                      MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win) {
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_new(fn, comm, size, disp_unit, info, NULL, 0, win, &c);
+  if (rc == MPI_SUCCESS && size > 0 && base == NULL)
+    rc =
+        hc_mpi_raise(c, fn, MPI_ERR_ARG, "NULL base for %ld bytes", (long)size);
+  if (rc == MPI_SUCCESS)
+    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_CREATE, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  w->base = base;
+  w->size = size;
+  w->disp_unit = (int)disp_unit;
+  return win_finish(fn, c, w, win);
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                    MPI_Comm comm, MPI_Win *win) {
+  return win_create("MPI_Win_create", base, size, disp_unit, info, comm, win);
+}
+HC_WEAK_ALIAS(MPI_Win_create, PMPI_Win_create);
+
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
+                      MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  return win_create("MPI_Win_create_c", base, size, disp_unit, info, comm, win);
+}
+HC_WEAK_ALIAS(MPI_Win_create_c, PMPI_Win_create_c);
+
+/* mpi_minimum_memory_alignment, at least WIN_ALIGN. */
+static size_t win_alignment(MPI_Info info) {
+  size_t align = WIN_ALIGN;
+  char value[32];
+  int flag = 0;
+  if (info != MPI_INFO_NULL &&
+      PMPI_Info_get(info, "mpi_minimum_memory_alignment", sizeof value - 1,
+                    value, &flag) == MPI_SUCCESS &&
+      flag) {
+    unsigned long want = strtoul(value, NULL, 10);
+    while (align < want && align < ((size_t)1 << 30))
+      align *= 2;
+  }
+  return align;
+}
+
+static int win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
+                        MPI_Info info, MPI_Comm comm, void *baseptr,
+                        MPI_Win *win) {
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
+  if (rc == MPI_SUCCESS)
+    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_ALLOCATE, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  void *mem = NULL;
+  if (posix_memalign(&mem, win_alignment(info), size > 0 ? (size_t)size : 1)) {
+    win_destroy(w);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
+                        "out of memory for a %ld-byte window", (long)size);
+  }
+  w->allocated = mem;
+  w->base = size > 0 ? mem : NULL;
+  w->size = size;
+  w->disp_unit = (int)disp_unit;
+  rc = win_finish(fn, c, w, win);
+  if (rc == MPI_SUCCESS)
+    *(void **)baseptr = size > 0 ? mem : NULL;
+  return rc;
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+                      MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr,
+                      win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate, PMPI_Win_allocate);
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                        MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm,
+                      baseptr, win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate_c, PMPI_Win_allocate_c);
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  static const char fn[] = "MPI_Win_create_dynamic";
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_new(fn, comm, 0, 1, info, NULL, 0, win, &c);
+  if (rc == MPI_SUCCESS)
+    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_DYNAMIC, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  w->base = MPI_BOTTOM;
+  w->disp_unit = 1;
+  return win_finish(fn, c, w, win);
+}
+HC_WEAK_ALIAS(MPI_Win_create_dynamic, PMPI_Win_create_dynamic);
+
+/* ---- shared windows ------------------------------------------------------ */
+
+/* Every member's piece of the mapping, each aligned. */
+static int win_shm_layout(hc_mpi_win_t *w, MPI_Aint size, int disp_unit,
+                          size_t align) {
+  hcomm_comm_t *e = w->errcomm->engine;
+  int n = hcomm_comm_size(e);
+  int64_t mine[2] = {size, disp_unit};
+  int64_t *all = malloc((size_t)n * sizeof mine);
+  w->shm_off = calloc((size_t)n, sizeof *w->shm_off);
+  w->shm_size = calloc((size_t)n, sizeof *w->shm_size);
+  w->shm_disp = calloc((size_t)n, sizeof *w->shm_disp);
+  if (all == NULL || !w->shm_off || !w->shm_size || !w->shm_disp) {
+    free(all);
+    return MPI_ERR_NO_MEM; /* every rank allocates alike */
+  }
+  hc_status_t st = hcomm_allgather(mine, sizeof mine, all, e);
+  size_t off = 0;
+  for (int i = 0; st == HC_OK && i < n; i++) {
+    w->shm_off[i] = (MPI_Aint)off;
+    w->shm_size[i] = (MPI_Aint)all[2 * i];
+    w->shm_disp[i] = (int)all[2 * i + 1];
+    off += ((size_t)all[2 * i] + align - 1) / align * align;
+  }
+  w->map_len = off > 0 ? off : (size_t)getpagesize();
+  free(all);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_class_of_status(st);
+}
+
+/* inout[i] = min(in[i], inout[i]): "did every rank succeed". */
+static void win_min_int(const void *in, void *inout, size_t count, void *ctx) {
+  const int *a = in;
+  int *b = inout;
+  (void)ctx;
+  for (size_t i = 0; i < count; i++)
+    b[i] = a[i] < b[i] ? a[i] : b[i];
+}
+static const hcomm_reduce_op_t win_all_ok = {win_min_int, NULL, sizeof(int), 1};
+
+/* Rank 0's memfd, sized; -1 on failure (errno set). */
+static int win_shm_create(size_t len) {
+  int fd = memfd_create("hcmpi-win", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  int err = fchmod(fd, 0600) != 0 ? errno : 0;
+  if (err == 0 && ftruncate(fd, (off_t)len) != 0)
+    err = errno;
+  if (err == 0)
+    err = posix_fallocate(fd, 0, (off_t)len);
+  if (err != 0) {
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+/* Maps the node's file on every member (collective).  Returns an MPI
+ * class, the same on every rank. */
+static int win_shm_map(hc_mpi_win_t *w) {
+  hcomm_comm_t *e = w->errcomm->engine;
+  int64_t where[2] = {-1, -1}; /* rank 0's pid and fd */
+  int fd = -1;
+  if (hcomm_comm_rank(e) == 0 && (fd = win_shm_create(w->map_len)) >= 0) {
+    where[0] = getpid();
+    where[1] = fd;
+  }
+  hc_status_t st = hcomm_bcast(where, sizeof where, 0, e);
+  if (st == HC_OK && where[1] < 0)
+    st = HC_ERR_SYSTEM;
+  int mine = fd;
+  if (st == HC_OK && mine < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)where[0],
+             (long long)where[1]);
+    mine = open(path, O_RDWR | O_CLOEXEC);
+  }
+  void *map = MAP_FAILED;
+  if (mine >= 0)
+    map = mmap(NULL, w->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0);
+  int ok = map != MAP_FAILED, all_ok = 0;
+  if (st == HC_OK)
+    st = hcomm_allreduce(&ok, &all_ok, 1, &win_all_ok, e);
+  if (mine >= 0)
+    close(mine); /* the mappings keep the memory */
+  if (ok)
+    w->map = map;
+  if (st != HC_OK)
+    return hc_mpi_class_of_status(st);
+  return all_ok ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* MPI_ERR_RMA_SHARED unless every member runs on this node (collective). */
+static int win_shm_check_node(const char *fn, hc_mpi_comm_t *c) {
+  hcomm_comm_t *node = NULL;
+  hc_status_t st = hcomm_comm_split_shared(c->engine, 1, 0, &node);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  int whole = hcomm_comm_size(node) == hcomm_comm_size(c->engine);
+  hcomm_comm_free(node);
+  int all = 0;
+  st = hcomm_allreduce(&whole, &all, 1, &win_all_ok, c->engine);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  if (!all)
+    return hc_mpi_raise(c, fn, MPI_ERR_RMA_SHARED,
+                        "the communicator spans more than one node");
+  return MPI_SUCCESS;
+}
+
+static int win_allocate_shared(const char *fn, MPI_Aint size,
+                               MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win) {
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
+  if (rc == MPI_SUCCESS)
+    rc = win_shm_check_node(fn, c);
+  if (rc == MPI_SUCCESS)
+    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_SHARED, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = win_shm_layout(w, size, disp_unit, win_alignment(info));
+  if (rc == MPI_SUCCESS)
+    rc = win_shm_map(w);
+  if (rc != MPI_SUCCESS) {
+    win_destroy(w);
+    return hc_mpi_raise(c, fn, rc, "cannot map a shared window of %ld bytes",
+                        (long)size);
+  }
+  int me = hcomm_comm_rank(w->errcomm->engine);
+  w->base = size > 0 ? w->map + w->shm_off[me] : NULL;
+  w->size = size;
+  w->disp_unit = (int)disp_unit;
+  rc = win_finish(fn, c, w, win);
+  if (rc == MPI_SUCCESS)
+    *(void **)baseptr = w->base;
+  return rc;
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                             MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate_shared("MPI_Win_allocate_shared", size, disp_unit, info,
+                             comm, baseptr, win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate_shared, PMPI_Win_allocate_shared);
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                               MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate_shared("MPI_Win_allocate_shared_c", size, disp_unit, info,
+                             comm, baseptr, win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate_shared_c, PMPI_Win_allocate_shared_c);
+
+/* MPI_Win_shared_query and its large-count form. */
+static int win_shared_query(const char *fn, MPI_Win win, int rank,
+                            MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr) {
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int n = hcomm_comm_size(w->errcomm->engine);
+  if (!size || !disp_unit || !baseptr)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ARG, "NULL output argument");
+  if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_FLAVOR,
+                        "not a window of MPI_Win_allocate_shared");
+  if (rank != MPI_PROC_NULL && (rank < 0 || rank >= n))
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RANK,
+                        "invalid rank %d for a window of %d", rank, n);
+  int r = rank;
+  if (rank == MPI_PROC_NULL) /* the lowest rank with memory */
+    for (r = 0; r < n - 1 && w->shm_size[r] == 0; r++)
+      ;
+  *size = w->shm_size[r];
+  *disp_unit = w->shm_disp[r];
+  *(void **)baseptr = w->shm_size[r] > 0 ? w->map + w->shm_off[r] : NULL;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                          void *baseptr) {
+  MPI_Aint unit = 0;
+  int rc = win_shared_query("MPI_Win_shared_query", win, rank, size,
+                            disp_unit != NULL ? &unit : NULL, baseptr);
+  if (rc == MPI_SUCCESS)
+    *disp_unit = (int)unit;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Win_shared_query, PMPI_Win_shared_query);
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
+                            MPI_Aint *disp_unit, void *baseptr) {
+  return win_shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit,
+                          baseptr);
+}
+HC_WEAK_ALIAS(MPI_Win_shared_query_c, PMPI_Win_shared_query_c);
+
+/* ---- dynamic windows, free ------------------------------------------------
+ */
+
+static int win_enter_dynamic(const char *fn, MPI_Win win, hc_mpi_win_t **w) {
+  int rc = hc_mpi_win_enter(fn, win, w);
+  if (rc == MPI_SUCCESS && (*w)->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+    rc = hc_mpi_raise((*w)->errcomm, fn, MPI_ERR_RMA_FLAVOR,
+                      "not a window of MPI_Win_create_dynamic");
+  return rc;
+}
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  static const char fn[] = "MPI_Win_attach";
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_dynamic(fn, win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (size < 0)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_SIZE, "negative size %ld",
+                        (long)size);
+  if (base == NULL && size > 0)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_ATTACH,
+                        "NULL base for %ld bytes", (long)size);
+  return hc_mpi_raise_status(w->errcomm, fn,
+                             hcomm_win_attach(w->engine, base, (size_t)size));
+}
+HC_WEAK_ALIAS(MPI_Win_attach, PMPI_Win_attach);
+
+int PMPI_Win_detach(MPI_Win win, const void *base) {
+  static const char fn[] = "MPI_Win_detach";
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_dynamic(fn, win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (hcomm_win_detach(w->engine, base) != HC_OK)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_ATTACH,
+                        "%p is not attached to the window", base);
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_detach, PMPI_Win_detach);
+
+int PMPI_Win_free(MPI_Win *win) {
+  static const char fn[] = "MPI_Win_free";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_check_ptr(fn, NULL, win, "win");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_win_enter(fn, *win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t st = hcomm_win_free(w->engine);
+  if (st == HC_ERR_RMA_SYNC)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_SYNC,
+                        "an access or exposure epoch is still open");
+  rc = hc_mpi_win_attr_delete_all(fn, w);
+  hc_handle_free(&win_table, w->handle);
+  win_destroy(w);
+  *win = MPI_WIN_NULL;
+  if (rc == MPI_SUCCESS && st != HC_OK)
+    rc = hc_mpi_raise_status(NULL, fn, st);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Win_free, PMPI_Win_free);
+
+/* ---- group, name, info ------------------------------------------------------
+ */
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) {
+  static const char fn[] = "MPI_Win_get_group";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, w->errcomm, group, "group");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *e = w->errcomm->engine;
+  int n = hcomm_comm_size(e);
+  int *world = malloc((size_t)n * sizeof *world);
+  if (world == NULL)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_NO_MEM, "out of memory");
+  for (int i = 0; i < n; i++)
+    world[i] = hcomm_comm_world_rank(e, i);
+  rc = hc_mpi_group_make(fn, w->errcomm, n, world, group);
+  free(world);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Win_get_group, PMPI_Win_get_group);
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name) {
+  static const char fn[] = "MPI_Win_set_name";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, w->errcomm, win_name, "win_name");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  snprintf(w->name, sizeof w->name, "%s", win_name);
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_set_name, PMPI_Win_set_name);
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
+  static const char fn[] = "MPI_Win_get_name";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, w->errcomm, win_name, "win_name");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, w->errcomm, resultlen, "resultlen");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+  *resultlen = (int)strlen(win_name);
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_get_name, PMPI_Win_get_name);
+
+/* The hints a window reports, with the value each has by default (the
+ * implementation honours every default; a given value replaces it). */
+static const char *const win_hint_defaults[][2] = {
+    {"no_locks", "false"},
+    {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"},
+    {"same_size", "false"},
+    {"same_disp_unit", "false"},
+    {"mpi_minimum_memory_alignment", "64"}};
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  static const char fn[] = "MPI_Win_set_info";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (info == MPI_INFO_NULL || !hc_mpi_info_get(info))
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_INFO, "invalid info 0x%x",
+                        (unsigned)info);
+  MPI_Info copy = MPI_INFO_NULL;
+  if (PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_NO_MEM, "out of memory");
+  if (w->info != MPI_INFO_NULL)
+    PMPI_Info_free(&w->info);
+  w->info = copy;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_set_info, PMPI_Win_set_info);
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
+  static const char fn[] = "MPI_Win_get_info";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, w->errcomm, info_used, "info_used");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  MPI_Info out = MPI_INFO_NULL;
+  rc = PMPI_Info_create(&out);
+  size_t nhints = sizeof win_hint_defaults / sizeof win_hint_defaults[0];
+  for (size_t i = 0; rc == MPI_SUCCESS && i < nhints; i++) {
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    const char *key = win_hint_defaults[i][0];
+    if (w->info != MPI_INFO_NULL)
+      PMPI_Info_get(w->info, key, MPI_MAX_INFO_VAL, value, &flag);
+    rc = PMPI_Info_set(out, key, flag ? value : win_hint_defaults[i][1]);
+  }
+  /* A hint without a default appears when it was given: the shared
+   * mapping is contiguous either way, which is allowed. */
+  char value[MPI_MAX_INFO_VAL + 1];
+  int flag = 0;
+  if (rc == MPI_SUCCESS && w->info != MPI_INFO_NULL &&
+      PMPI_Info_get(w->info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, value,
+                    &flag) == MPI_SUCCESS &&
+      flag)
+    rc = PMPI_Info_set(out, "alloc_shared_noncontig", value);
+  if (rc != MPI_SUCCESS) {
+    if (out != MPI_INFO_NULL)
+      PMPI_Info_free(&out);
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  *info_used = out;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_get_info, PMPI_Win_get_info);
+
+/* ---- error handlers -------------------------------------------------------
+ */
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
+                               MPI_Errhandler *errhandler) {
+  /* The same object as a communicator's: both are called with a pointer
+   * to the handle and the code. */
+  return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)function,
+                                     errhandler);
+}
+HC_WEAK_ALIAS(MPI_Win_create_errhandler, PMPI_Win_create_errhandler);
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+  static const char fn[] = "MPI_Win_set_errhandler";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(errhandler);
+  if (e == NULL)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ARG, "invalid errhandler 0x%x",
+                        (unsigned)errhandler);
+  hc_mpi_comm_set_errhandler(w->errcomm, e);
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_set_errhandler, PMPI_Win_set_errhandler);
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
+  static const char fn[] = "MPI_Win_get_errhandler";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, w->errcomm, errhandler, "errhandler");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* The caller's reference (MPI_Errhandler_free drops it). */
+  hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(w->errcomm);
+  *errhandler = e->handle;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_get_errhandler, PMPI_Win_get_errhandler);
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  static const char fn[] = "MPI_Win_call_errhandler";
+  hc_mpi_win_t *w = NULL;
+  int rc = hc_mpi_win_enter(fn, win, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_raise(w->errcomm, fn, errorcode, "called by the application");
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Win_call_errhandler, PMPI_Win_call_errhandler);
+
+/* ---- predefined attributes ------------------------------------------------
+ */
+
+int hc_mpi_win_is_predefined_key(int keyval) {
+  return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE ||
+         keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR ||
+         keyval == MPI_WIN_MODEL;
+}
+
+int hc_mpi_win_predefined_attr(int win, int keyval, void **value) {
+  hc_mpi_win_t *w = hc_handle_get(&win_table, win);
+  if (w == NULL || !hc_mpi_win_is_predefined_key(keyval))
+    return 0;
+  switch (keyval) {
+  case MPI_WIN_BASE:
+    *value = w->base;
+    break;
+  case MPI_WIN_SIZE:
+    *value = &w->size;
+    break;
+  case MPI_WIN_DISP_UNIT:
+    *value = &w->disp_unit;
+    break;
+  case MPI_WIN_CREATE_FLAVOR:
+    *value = &w->flavor;
+    break;
+  default:
+    *value = &w->model;
+  }
+  return 1;
+}

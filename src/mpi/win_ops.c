@@ -1,0 +1,612 @@
+/*
+ * One-sided operations: MPI_Put, MPI_Get, MPI_Accumulate,
+ * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and the
+ * request forms.
+ *
+ * The face turns each into the engine's hcomm_rma_op_t: the origin data
+ * as a packed stream (hc_mpi_type_pack), and the target datatype as the
+ * list of contiguous pieces the type walker (hc_mpi_type_visit) finds in
+ * target_count elements, so the target needs no copy of the type.  The
+ * range check happens here, against the target's window size every rank
+ * learnt at creation.  Accumulates name the op and the one predefined
+ * type of their elements; the target combines through hc_mpi_win_combine.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/op.h"
+#include "mpi/win.h"
+
+/* ---- the target's shape ----------------------------------------------------
+ */
+
+typedef struct win_shape {
+  hcomm_rma_seg_t *segs;
+  size_t n, cap;
+  MPI_Aint lo, hi; /* bounds of the pieces, from the target address */
+  int nomem;
+} win_shape_t;
+
+/* The type walker computes piece addresses from this made-up base (never
+ * dereferenced), so offsets below zero stay representable. */
+#define WIN_SHAPE_BASE ((uintptr_t)1 << 46)
+
+static void win_shape_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
+                            int unit) {
+  win_shape_t *s = ctx;
+  (void)pos;
+  (void)unit;
+  MPI_Aint off = (MPI_Aint)((uintptr_t)mem - WIN_SHAPE_BASE);
+  if (s->n == 0 || off < s->lo)
+    s->lo = off;
+  if (s->n == 0 || off + len > s->hi)
+    s->hi = off + len;
+  hcomm_rma_seg_t *last = s->n > 0 ? &s->segs[s->n - 1] : NULL;
+  if (last != NULL && (MPI_Aint)(last->off + last->len) == off) {
+    last->len += (size_t)len;
+    return;
+  }
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 8;
+    hcomm_rma_seg_t *segs = realloc(s->segs, cap * sizeof *segs);
+    if (segs == NULL) {
+      s->nomem = 1;
+      return;
+    }
+    s->segs = segs;
+    s->cap = cap;
+  }
+  s->segs[s->n++] = (hcomm_rma_seg_t){(size_t)off, (size_t)len};
+}
+
+/* The pieces of count elements of t, offsets made relative to s->lo. */
+static int win_shape_build(const hc_mpi_type_t *t, MPI_Count count,
+                           win_shape_t *s) {
+  memset(s, 0, sizeof *s);
+  MPI_Count total = count * t->size;     /* win_typed checked it */
+  if (total > 0 && hc_mpi_type_dense(t)) /* one piece; no walk per element */
+    win_shape_visit(s, (char *)(WIN_SHAPE_BASE + (uintptr_t)t->true_lb), 0,
+                    (MPI_Aint)total, 1);
+  else if (total > 0)
+    hc_mpi_type_visit(t, (void *)WIN_SHAPE_BASE, 0, total, win_shape_visit, s);
+  if (s->nomem)
+    return MPI_ERR_NO_MEM;
+  for (size_t i = 0; i < s->n; i++)
+    s->segs[i].off = (size_t)((MPI_Aint)s->segs[i].off - s->lo);
+  return MPI_SUCCESS;
+}
+
+/* ---- results --------------------------------------------------------------
+ */
+
+/* A result that lands packed and is unpacked into the user's buffer. */
+typedef struct win_result {
+  void *stream;
+  void *buf;
+  MPI_Count count;
+  const hc_mpi_type_t *type;
+} win_result_t;
+
+/* Runs under the engine lock once the result landed: no hcomm calls. */
+static void win_result_done(void *arg) {
+  win_result_t *r = arg;
+  hc_mpi_type_unpack(r->type, r->stream, r->count, r->buf);
+  hc_mpi_type_release(r->type);
+  free(r->stream);
+  free(r);
+}
+
+/* Points op's result at the user's buffer when the type is dense there,
+ * else at a packed copy unpacked at completion. */
+static int win_result_setup(hcomm_rma_op_t *op, void *buf, MPI_Count count,
+                            const hc_mpi_type_t *t, size_t bytes) {
+  op->result_bytes = bytes;
+  if (hc_mpi_type_dense(t)) {
+    op->result = (char *)buf + t->true_lb;
+    return MPI_SUCCESS;
+  }
+  win_result_t *r = calloc(1, sizeof *r);
+  void *stream = malloc(bytes ? bytes : 1);
+  if (r == NULL || stream == NULL) {
+    free(r);
+    free(stream);
+    return MPI_ERR_NO_MEM;
+  }
+  *r = (win_result_t){stream, buf, count, hc_mpi_type_retain(t)};
+  op->result = stream;
+  op->done = win_result_done;
+  op->arg = r;
+  return MPI_SUCCESS;
+}
+
+static void win_result_drop(hcomm_rma_op_t *op) {
+  win_result_t *r = op->arg;
+  if (r == NULL)
+    return;
+  hc_mpi_type_release(r->type);
+  free(r->stream);
+  free(r);
+}
+
+/* ---- one operation ----------------------------------------------------------
+ */
+
+/* A buffer with its count and type, as the calls give them. */
+typedef struct win_data {
+  const void *buf;
+  MPI_Count count; /* the plain calls' int counts widened */
+  MPI_Datatype type;
+} win_data_t;
+
+/* What a call asks for. */
+typedef struct win_call {
+  const char *fn;
+  hc_mpi_win_t *w;
+  int kind; /* hcomm_rma_kind */
+  win_data_t origin;
+  win_data_t result;
+  const void *compare; /* MPI_Compare_and_swap */
+  int target;
+  MPI_Aint disp;
+  win_data_t tdata; /* buf unused */
+  MPI_Op op;
+  MPI_Request *request; /* NULL: no request form */
+} win_call_t;
+
+static int win_typed(const win_call_t *c, const win_data_t *d,
+                     const hc_mpi_type_t **t, size_t *bytes) {
+  MPI_Count total = 0;
+  if (d->count < 0)
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_COUNT,
+                        "invalid count %lld", (long long)d->count);
+  int rc = hc_mpi_check_type(c->fn, c->w->errcomm, d->type, t);
+  if (rc == MPI_SUCCESS &&
+      (__builtin_mul_overflow(d->count, (*t)->size, &total) ||
+       (unsigned long long)total > SIZE_MAX))
+    rc = hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_COUNT,
+                      "%lld elements of %lld bytes overflow",
+                      (long long)d->count, (long long)(*t)->size);
+  if (rc == MPI_SUCCESS)
+    *bytes = (size_t)total;
+  return rc;
+}
+
+/* Accumulate kinds: a predefined op, both sides of one predefined type. */
+static int win_check_accumulate(const win_call_t *c, int *base) {
+  MPI_Datatype tb = MPI_DATATYPE_NULL, ob = MPI_DATATYPE_NULL;
+  hcomm_reduce_op_t kernel;
+  hc_mpi_comm_t *e = c->w->errcomm;
+  if (!hc_mpi_op_is_predefined(c->op))
+    return hc_mpi_raise(e, c->fn, MPI_ERR_OP,
+                        "one-sided accumulates take predefined ops only");
+  if (hc_mpi_op_basic_type(c->tdata.type, &tb) != MPI_SUCCESS ||
+      (c->op != MPI_NO_OP &&
+       hc_mpi_op_basic_type(c->origin.type, &ob) != MPI_SUCCESS) ||
+      (c->op != MPI_NO_OP && ob != tb))
+    return hc_mpi_raise(e, c->fn, MPI_ERR_TYPE,
+                        "origin and target must consist of one and the same "
+                        "predefined type");
+  int rc = hc_mpi_op_resolve_stream(c->op, tb, &kernel);
+  if (rc != MPI_SUCCESS)
+    return hc_mpi_raise(e, c->fn, rc, "op 0x%x is not defined on type 0x%x",
+                        (unsigned)c->op, (unsigned)tb);
+  *base = tb;
+  return MPI_SUCCESS;
+}
+
+/* The origin stream (packed origin data; for compare-and-swap the compare
+ * value follows). */
+static int win_origin_stream(const win_call_t *c, const hc_mpi_type_t *ot,
+                             size_t bytes, void **out) {
+  size_t total = c->kind == HCOMM_RMA_CAS ? 2 * bytes : bytes;
+  unsigned char *s = malloc(total ? total : 1);
+  if (s == NULL)
+    return MPI_ERR_NO_MEM;
+  if (hc_mpi_type_dense(ot))
+    memcpy(s, (const char *)c->origin.buf + ot->true_lb, bytes);
+  else
+    hc_mpi_type_pack(ot, c->origin.buf, c->origin.count, s);
+  if (c->kind == HCOMM_RMA_CAS)
+    hc_mpi_type_pack(ot, c->compare, 1, s + bytes);
+  *out = s;
+  return MPI_SUCCESS;
+}
+
+static int win_raise_issue(const win_call_t *c, hc_status_t st) {
+  if (st == HC_ERR_RMA_SYNC)
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RMA_SYNC,
+                        "no access epoch to rank %d is open", c->target);
+  return hc_mpi_raise_status(c->w->errcomm, c->fn, st);
+}
+
+/* Bounds of the access against the target's window. */
+static int win_check_range(const win_call_t *c, const win_shape_t *s,
+                           size_t *disp) {
+  hcomm_win_t *e = c->w->engine;
+  if (hcomm_win_is_dynamic(e)) {
+    *disp = (size_t)(c->disp + s->lo);
+    return MPI_SUCCESS;
+  }
+  MPI_Aint unit = hcomm_win_target_disp_unit(e, c->target);
+  MPI_Aint size = (MPI_Aint)hcomm_win_target_size(e, c->target);
+  MPI_Aint at;
+  if (s->n > 0 && (c->disp < 0 || __builtin_mul_overflow(c->disp, unit, &at) ||
+                   at + s->lo < 0 || at + s->hi > size))
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RMA_RANGE,
+                        "displacement %ld (unit %ld) and %ld bytes of data "
+                        "fall outside rank %d's window of %ld bytes",
+                        (long)c->disp, (long)unit, (long)(s->hi - s->lo),
+                        c->target, (long)size);
+  *disp = s->n > 0 ? (size_t)(at + s->lo) : 0;
+  return MPI_SUCCESS;
+}
+
+/* Checks and sizes of every side; *done when nothing is to move. */
+static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
+                       const hc_mpi_type_t **ot, const hc_mpi_type_t **rt,
+                       win_shape_t *shape) {
+  const hc_mpi_type_t *tt = NULL;
+  size_t tbytes = 0, obytes = 0, rbytes = 0;
+  hc_mpi_comm_t *e = c->w->errcomm;
+  int has_origin = c->kind != HCOMM_RMA_GET && c->op != MPI_NO_OP;
+  int has_result = c->kind == HCOMM_RMA_GET || c->kind == HCOMM_RMA_GET_ACC ||
+                   c->kind == HCOMM_RMA_CAS;
+  int rc = win_typed(c, &c->tdata, &tt, &tbytes);
+  if (rc == MPI_SUCCESS && has_origin)
+    rc = win_typed(c, &c->origin, ot, &obytes);
+  if (rc == MPI_SUCCESS && has_result)
+    rc = win_typed(c, &c->result, rt, &rbytes);
+  if (rc == MPI_SUCCESS &&
+      ((has_origin && obytes != tbytes) || (has_result && rbytes != tbytes)))
+    rc = hc_mpi_raise(e, c->fn, MPI_ERR_TYPE,
+                      "origin, result and target data sizes differ (%zu, "
+                      "%zu, %zu bytes)",
+                      obytes, rbytes, tbytes);
+  if (rc == MPI_SUCCESS && tbytes > 0 && c->kind != HCOMM_RMA_PUT &&
+      c->kind != HCOMM_RMA_GET)
+    rc = win_check_accumulate(c, &op->type);
+  if (rc == MPI_SUCCESS && (rc = win_shape_build(tt, c->tdata.count, shape)))
+    rc = hc_mpi_raise(e, c->fn, rc, "out of memory");
+  if (rc == MPI_SUCCESS)
+    rc = win_check_range(c, shape, &op->disp);
+  op->bytes = has_origin ? obytes : 0;
+  op->result_bytes = has_result ? rbytes : 0;
+  return rc;
+}
+
+static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
+                     const hc_mpi_type_t *ot, const hc_mpi_type_t *rt) {
+  void *stream = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = MPI_SUCCESS;
+  if (op->bytes > 0)
+    rc = win_origin_stream(c, ot, op->bytes, &stream);
+  size_t rbytes = op->result_bytes;
+  if (rc == MPI_SUCCESS && rt != NULL)
+    rc = win_result_setup(op, (void *)c->result.buf, c->result.count, rt,
+                          rbytes);
+  if (rc != MPI_SUCCESS) {
+    free(stream);
+    return hc_mpi_raise(c->w->errcomm, c->fn, rc, "out of memory");
+  }
+  if (c->kind == HCOMM_RMA_CAS)
+    op->bytes *= 2;
+  op->data = stream;
+  hc_status_t st =
+      hcomm_rma_issue(c->w->engine, op, c->request != NULL ? &eng : NULL);
+  free(stream); /* the engine copied it */
+  if (st != HC_OK) {
+    win_result_drop(op);
+    return win_raise_issue(c, st);
+  }
+  if (c->request != NULL)
+    return hc_mpi_request_wrap(c->fn, c->w->errcomm, eng, c->request);
+  return MPI_SUCCESS;
+}
+
+static int win_call(win_call_t *c, MPI_Win win) {
+  int rc = hc_mpi_win_enter(c->fn, win, &c->w);
+  if (rc == MPI_SUCCESS && c->request != NULL)
+    rc = hc_mpi_check_ptr(c->fn, c->w->errcomm, c->request, "request");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int n = hcomm_comm_size(c->w->errcomm->engine);
+  if (c->target == MPI_PROC_NULL) {
+    if (c->request == NULL)
+      return MPI_SUCCESS;
+    hcomm_status_t none = {.source = MPI_PROC_NULL, .tag = MPI_ANY_TAG};
+    return hc_mpi_request_new_done(c->fn, c->w->errcomm, &none, c->request);
+  }
+  if (c->target < 0 || c->target >= n)
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RANK,
+                        "invalid target rank %d for a window of %d", c->target,
+                        n);
+  hcomm_rma_op_t op = {.kind = c->kind, .target = c->target, .op = c->op};
+  const hc_mpi_type_t *ot = NULL, *rt = NULL;
+  win_shape_t shape = {0};
+  rc = win_prepare(c, &op, &ot, &rt, &shape);
+  if (rc == MPI_SUCCESS &&
+      ((c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP) || shape.n == 0)) {
+    free(shape.segs); /* no data, or nothing changes at the target */
+    hcomm_status_t none = {.source = c->target};
+    return c->request == NULL ? MPI_SUCCESS
+                              : hc_mpi_request_new_done(c->fn, c->w->errcomm,
+                                                        &none, c->request);
+  }
+  if (rc == MPI_SUCCESS) {
+    op.segs = shape.segs;
+    op.nsegs = shape.n;
+    if (c->kind == HCOMM_RMA_GET_ACC && c->op == MPI_NO_OP)
+      op.kind = HCOMM_RMA_GET; /* an atomic read is all it asks */
+    rc = win_issue(c, &op, ot, rt);
+  }
+  free(shape.segs);
+  return rc;
+}
+
+/* ---- the target's combine --------------------------------------------------
+ */
+
+hc_status_t hc_mpi_win_combine(int op, int type, const void *in, void *inout,
+                               size_t bytes) {
+  hcomm_reduce_op_t kernel;
+  if (hc_mpi_op_resolve_stream(op, type, &kernel) != MPI_SUCCESS ||
+      kernel.elem_size == 0)
+    return HC_ERR_ARG;
+  kernel.fn(in, inout, bytes / kernel.elem_size, kernel.ctx);
+  return HC_OK;
+}
+
+/* ---- MPI functions
+ * ----------------------------------------------------------- */
+
+/* Put and get, with or without a request. */
+static int win_put_get(const char *fn, int kind, const void *buf,
+                       MPI_Count count, MPI_Datatype type, int target,
+                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                       MPI_Win win, MPI_Request *request) {
+  win_data_t d = {buf, count, type};
+  win_call_t c = {.fn = fn,
+                  .kind = kind,
+                  .target = target,
+                  .disp = disp,
+                  .tdata = {NULL, tcount, ttype},
+                  .op = kind == HCOMM_RMA_PUT ? MPI_REPLACE : MPI_NO_OP,
+                  .request = request};
+  if (kind == HCOMM_RMA_PUT)
+    c.origin = d;
+  else
+    c.result = d;
+  return win_call(&c, win);
+}
+
+/* The accumulate family: kind HCOMM_RMA_ACC has no result. */
+static int win_accumulate(const char *fn, int kind, win_data_t origin,
+                          win_data_t result, int target, MPI_Aint disp,
+                          win_data_t tdata, MPI_Op op, MPI_Win win,
+                          MPI_Request *request) {
+  win_call_t c = {.fn = fn,
+                  .kind = kind,
+                  .origin = origin,
+                  .result = result,
+                  .target = target,
+                  .disp = disp,
+                  .tdata = tdata,
+                  .op = op,
+                  .request = request};
+  return win_call(&c, win);
+}
+
+static const win_data_t win_no_result = {NULL, 0, MPI_DATATYPE_NULL};
+
+int PMPI_Put(const void *origin_addr, int origin_count,
+             MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win) {
+  return win_put_get("MPI_Put", HCOMM_RMA_PUT, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Put, PMPI_Put);
+
+int PMPI_Rput(const void *origin_addr, int origin_count,
+              MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+  return win_put_get("MPI_Rput", HCOMM_RMA_PUT, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rput, PMPI_Rput);
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win) {
+  return win_put_get("MPI_Get", HCOMM_RMA_GET, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Get, PMPI_Get);
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+  return win_put_get("MPI_Rget", HCOMM_RMA_GET, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rget, PMPI_Rget);
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count,
+                    MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Accumulate", HCOMM_RMA_ACC, o, win_no_result,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Accumulate, PMPI_Accumulate);
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+                     MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Raccumulate", HCOMM_RMA_ACC, o, win_no_result,
+                        target_rank, target_disp, t, op, win, request);
+}
+HC_WEAK_ALIAS(MPI_Raccumulate, PMPI_Raccumulate);
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, void *result_addr,
+                        int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t r = {result_addr, result_count, result_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Get_accumulate", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Get_accumulate, PMPI_Get_accumulate);
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr,
+                         int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype,
+                         MPI_Op op, MPI_Win win, MPI_Request *request) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t r = {result_addr, result_count, result_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Rget_accumulate", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rget_accumulate, PMPI_Rget_accumulate);
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
+                      MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, 1, datatype};
+  win_data_t r = {result_addr, 1, datatype};
+  win_data_t t = {NULL, 1, datatype};
+  return win_accumulate("MPI_Fetch_and_op", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Fetch_and_op, PMPI_Fetch_and_op);
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+                          void *result_addr, MPI_Datatype datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  win_call_t c = {.fn = "MPI_Compare_and_swap",
+                  .kind = HCOMM_RMA_CAS,
+                  .origin = {origin_addr, 1, datatype},
+                  .result = {result_addr, 1, datatype},
+                  .compare = compare_addr,
+                  .target = target_rank,
+                  .disp = target_disp,
+                  .tdata = {NULL, 1, datatype},
+                  .op = MPI_REPLACE};
+  return win_call(&c, win);
+}
+HC_WEAK_ALIAS(MPI_Compare_and_swap, PMPI_Compare_and_swap);
+
+/* ---- large-count forms ----------------------------------------------------
+ */
+
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win) {
+  return win_put_get("MPI_Put_c", HCOMM_RMA_PUT, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Put_c, PMPI_Put_c);
+
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+                MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request) {
+  return win_put_get("MPI_Rput_c", HCOMM_RMA_PUT, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rput_c, PMPI_Rput_c);
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win) {
+  return win_put_get("MPI_Get_c", HCOMM_RMA_GET, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Get_c, PMPI_Get_c);
+
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count,
+                MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request) {
+  return win_put_get("MPI_Rget_c", HCOMM_RMA_GET, origin_addr, origin_count,
+                     origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rget_c, PMPI_Rget_c);
+
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Accumulate_c", HCOMM_RMA_ACC, o, win_no_result,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Accumulate_c, PMPI_Accumulate_c);
+
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                       MPI_Request *request) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Raccumulate_c", HCOMM_RMA_ACC, o, win_no_result,
+                        target_rank, target_disp, t, op, win, request);
+}
+HC_WEAK_ALIAS(MPI_Raccumulate_c, PMPI_Raccumulate_c);
+
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr,
+                          MPI_Count result_count, MPI_Datatype result_datatype,
+                          int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype,
+                          MPI_Op op, MPI_Win win) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t r = {result_addr, result_count, result_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Get_accumulate_c", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, NULL);
+}
+HC_WEAK_ALIAS(MPI_Get_accumulate_c, PMPI_Get_accumulate_c);
+
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr,
+                           MPI_Count result_count, MPI_Datatype result_datatype,
+                           int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype,
+                           MPI_Op op, MPI_Win win, MPI_Request *request) {
+  win_data_t o = {origin_addr, origin_count, origin_datatype};
+  win_data_t r = {result_addr, result_count, result_datatype};
+  win_data_t t = {NULL, target_count, target_datatype};
+  return win_accumulate("MPI_Rget_accumulate_c", HCOMM_RMA_GET_ACC, o, r,
+                        target_rank, target_disp, t, op, win, request);
+}
+HC_WEAK_ALIAS(MPI_Rget_accumulate_c, PMPI_Rget_accumulate_c);
