@@ -67,6 +67,7 @@ HAND = [
     ('Wtick', [], 'double'),
     ('Pcontrol', [('level', 'int')], None),
     ('Buffer_detach', [('buffer_addr', 'buf'), ('size', 'int*')], None),
+    ('Buffer_detach_c', [('buffer_addr', 'buf'), ('size', 'count*')], None),
     ('Comm_get_attr', [('comm', 'h:Comm'), ('comm_keyval', 'int'),
                        ('attribute_val', 'aint*'), ('flag', 'lout')], None),
     ('Comm_set_attr', [('comm', 'h:Comm'), ('comm_keyval', 'int'),

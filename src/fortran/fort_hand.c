@@ -34,6 +34,17 @@ void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr) {
   hc_f_err(ierr, rc);
 }
 
+/* The same with a large count (mpi_f08's MPI_Buffer_detach overload). */
+void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
+                           MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  MPI_Count c_size = 0;
+  int rc = MPI_Buffer_detach_c(&c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
 /* Predefined keys are even in Fortran (one more than C's); their C values
  * point at ints.  Other attributes hold the address-sized value itself.
  * get is MPI_Comm_get_attr or MPI_Attr_get (the same in C). */

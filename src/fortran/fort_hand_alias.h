@@ -42,6 +42,13 @@
 #pragma weak pmpi_buffer_detach = pmpi_buffer_detach_
 #pragma weak pmpi_buffer_detach__ = pmpi_buffer_detach_
 #pragma weak PMPI_BUFFER_DETACH = pmpi_buffer_detach_
+#pragma weak mpi_buffer_detach_c_ = pmpi_buffer_detach_c_
+#pragma weak mpi_buffer_detach_c = pmpi_buffer_detach_c_
+#pragma weak mpi_buffer_detach_c__ = pmpi_buffer_detach_c_
+#pragma weak MPI_BUFFER_DETACH_C = pmpi_buffer_detach_c_
+#pragma weak pmpi_buffer_detach_c = pmpi_buffer_detach_c_
+#pragma weak pmpi_buffer_detach_c__ = pmpi_buffer_detach_c_
+#pragma weak PMPI_BUFFER_DETACH_C = pmpi_buffer_detach_c_
 #pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
 #pragma weak mpi_comm_get_attr = pmpi_comm_get_attr_
 #pragma weak mpi_comm_get_attr__ = pmpi_comm_get_attr_

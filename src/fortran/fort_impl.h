@@ -97,6 +97,8 @@ double pmpi_wtime_(void);
 double pmpi_wtick_(void);
 void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
 void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
+                           MPI_Fint *ierr);
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,

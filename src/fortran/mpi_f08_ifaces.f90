@@ -64,14 +64,6 @@ subroutine MPI_Barrier_init(comm, info, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-  type(*), dimension(*) :: buffer_addr
-  integer :: size
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Cancel(request, ierror)
   import
   implicit none
@@ -2499,6 +2491,24 @@ subroutine MPI_Buffer_attach_c(buffer, size, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
   type(*), dimension(*) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Buffer_detach
+subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Buffer_detach_c(buffer_addr, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
   integer(kind=8) :: size
   integer, optional :: ierror
 end subroutine

@@ -1,14 +1,15 @@
 ! The large-count (_c) forms in `use mpi_f08`: MPI_Send, MPI_Recv,
 ! MPI_Get_count, MPI_Bcast, MPI_Allreduce and MPI_Type_contiguous called
 ! with INTEGER(KIND=MPI_COUNT_KIND) counts resolve to the _c specifics
-! and move what the INTEGER forms move; MPI_Type_get_extent_c keeps its
-! own name.  Exits non-zero on any mismatch.
+! and move what the INTEGER forms move; MPI_Buffer_detach with a count
+! of that kind gives the attached size back; MPI_Type_get_extent_c keeps
+! its own name.  Exits non-zero on any mismatch.
 program large_f08
   use mpi_f08
   implicit none
   integer :: rank, nprocs, i, ierr, n
   integer(kind=MPI_COUNT_KIND) :: cnt, got, lb, extent, sz
-  integer :: sendbuf(10), recvbuf(10), sums(4), csums(4)
+  integer :: sendbuf(10), recvbuf(10), sums(4), csums(4), bbuf(1024)
   type(MPI_Status) :: st
   type(MPI_Datatype) :: t
 
@@ -47,6 +48,10 @@ program large_f08
   call MPI_Type_get_extent_c(t, lb, extent)
   if (lb /= 0 .or. extent /= 3000000000_MPI_COUNT_KIND) call fail('MPI_Type_get_extent_c')
   call MPI_Type_free(t)
+  call MPI_Buffer_attach(bbuf, 4096_MPI_COUNT_KIND)
+  sz = -1
+  call MPI_Buffer_detach(bbuf, sz)
+  if (sz /= 4096_MPI_COUNT_KIND) call fail('MPI_Buffer_detach_c size')
   call MPI_Finalize()
 contains
   subroutine fail(what)
