@@ -4,7 +4,9 @@
  * MPI_Isend/MPI_Irecv, MPI_Sendrecv, and MPI_Probe / MPI_Iprobe with
  * MPI_ANY_SOURCE and MPI_ANY_TAG followed by a receive of what was probed,
  * for device->device, device->host and host->device, at 1 B, 100,000 B and
- * 3 MiB + 5 B (several staging chunks).  Every status (source, tag,
+ * 3 MiB + 5 B (several staging chunks); and the large-count forms
+ * MPI_Send_c/MPI_Recv_c (MPI_Get_count_c) and MPI_Bcast_c on the same
+ * buffers.  Every status (source, tag,
  * MPI_Get_count) and every byte is checked; the data path is whatever
  * HCMPI_DEVICE_PATH forces (device_mpi_p2p.sh runs each).  With
  * DEVICE_MPI_P2P_FAIL=1 (and the double's FAKE_CANN_FAIL_H2D=1) it checks
@@ -128,6 +130,29 @@ static void mp_sendrecv(int sdev, int rdev, size_t n, int salt) {
   mp_free(rdev, r);
 }
 
+/* The large-count forms move device buffers as the int forms do. */
+static void mp_large_count(int sdev, int rdev, size_t n, int salt) {
+  MPI_Status st;
+  MPI_Count got = -1;
+  int peer = 1 - rank;
+  unsigned char *b = mp_buf(rank == 0 ? sdev : rdev, n, rank == 0 ? salt : 0);
+  if (rank == 0) {
+    CHECK(MPI_Send_c(b, (MPI_Count)n, MPI_BYTE, peer, salt, MPI_COMM_WORLD) ==
+          0);
+  } else {
+    CHECK(MPI_Recv_c(b, (MPI_Count)n, MPI_BYTE, peer, salt, MPI_COMM_WORLD,
+                     &st) == 0);
+    CHECK(MPI_Get_count_c(&st, MPI_BYTE, &got) == 0 && got == (MPI_Count)n);
+    mp_expect(rdev, b, n, salt);
+  }
+  mp_free(rank == 0 ? sdev : rdev, b);
+  /* Bcast from rank 0: the root's kind is sdev, the other's rdev. */
+  b = mp_buf(rank == 0 ? sdev : rdev, n, rank == 0 ? salt + 1 : 0);
+  CHECK(MPI_Bcast_c(b, (MPI_Count)n, MPI_BYTE, 0, MPI_COMM_WORLD) == 0);
+  mp_expect(rank == 0 ? sdev : rdev, b, n, salt + 1);
+  mp_free(rank == 0 ? sdev : rdev, b);
+}
+
 /* The receive's first host-to-device copy fails (FAKE_CANN_FAIL_H2D=1). */
 static void mp_copy_fails(void) {
   const size_t n = 100000;
@@ -172,6 +197,8 @@ int main(int argc, char **argv) {
       mp_round(kinds[k][0], kinds[k][1], sizes[i], salt);
       mp_sendrecv(kinds[k][0], kinds[k][1], sizes[i], salt + 5);
     }
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++, salt += 10)
+    mp_large_count(kinds[k][0], kinds[k][1], (3u << 20) + 5, salt);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0)
     printf("device_mpi_p2p: ok\n");
