@@ -268,7 +268,10 @@ static int *session_pset_members(int pset, int *n) {
   int me = hcomm_comm_rank(hcomm_comm_world());
   hcomm_node_world_ranks(&node);
   *n = session_pset_size(pset);
-  int *members = malloc((size_t)*n * sizeof *members);
+  if (*n < 0) /* no engine: hcomm's sizes are -1 (never once initialised) */
+    *n = 0;
+  /* One spare int: an empty set still gets an array, not NULL (no memory). */
+  int *members = malloc((size_t)*n * sizeof *members + sizeof *members);
   for (int i = 0; members && i < *n; i++)
     members[i] = pset == PSET_WORLD ? i : pset == PSET_SELF ? me : node[i];
   return members;

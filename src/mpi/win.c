@@ -528,6 +528,8 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) {
     return rc;
   hcomm_comm_t *e = w->errcomm->engine;
   int n = hcomm_comm_size(e);
+  if (n < 1) /* a window's communicator has its members */
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_WIN, "window without a group");
   int *world = malloc((size_t)n * sizeof *world);
   if (world == NULL)
     return hc_mpi_raise(w->errcomm, fn, MPI_ERR_NO_MEM, "out of memory");
