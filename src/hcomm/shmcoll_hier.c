@@ -62,7 +62,12 @@ static hc_status_t hier_leaders(hcomm_comm_t *comm, hc_shmcoll_hier_t *h) {
 hc_shmcoll_t *hc_shmcoll_hier_setup(hcomm_comm_t *comm, hc_status_t *rc) {
   hc_shmcoll_t *sc = calloc(1, sizeof *sc);
   hc_shmcoll_hier_t *h = calloc(1, sizeof *h);
-  int32_t failed = sc == NULL || h == NULL;
+  /* The setup makes communicators inside a collective.  Where several
+   * threads may run collectives at once (a real engine lock), two setups
+   * on different communicators can each wait in the other's context-id
+   * agreement across processes, so the vote keeps such jobs on the
+   * schedules. */
+  int32_t failed = sc == NULL || h == NULL || hc_engine.locking;
   if (h != NULL) {
     h->leader_of = calloc((size_t)comm->size, sizeof(int));
     h->leader_rank = calloc((size_t)comm->size, sizeof(int));

@@ -53,6 +53,16 @@ static int shmcoll_node_only(const hcomm_comm_t *comm) {
   return 1;
 }
 
+/* Every member on this node, whatever transport reaches it (every rank
+ * of comm answers alike: node placement is the bootstrap's, the same for
+ * all). */
+static int shmcoll_one_node(const hcomm_comm_t *comm) {
+  for (int r = 0; r < comm->size; r++)
+    if (!hc_engine_is_local(comm->world_ranks[r]))
+      return 0;
+  return 1;
+}
+
 /* What rank 0 tells the others. */
 typedef struct shmcoll_offer {
   char name[HC_SHMSEG_NAME_MAX];
@@ -212,6 +222,10 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   /* What the setups' own collectives on comm see: the schedules. */
   comm->shmcoll = &shmcoll_never;
   if (!shmcoll_node_only(comm)) {
+    /* All on this node but reached by a network transport (tcp only):
+     * there is no segment to share and no hierarchy to build. */
+    if (shmcoll_one_node(comm))
+      return NULL;
     sc = hc_shmcoll_hier_setup(comm, rc);
     if (sc != NULL)
       comm->shmcoll = sc;
