@@ -1,6 +1,7 @@
 /*
  * Independent non-blocking file accesses (MPI_File_iread, iwrite, _at,
- * _shared) on one worker thread.
+ * _shared): on the kernel's io_uring where it is there (io_ring.c), many
+ * in flight at once, else on one worker thread.
  *
  * The call does what must happen in order: it checks the arguments, packs
  * and converts the data of a write (so device buffers are staged by the
@@ -22,6 +23,11 @@
 
 #include "hcomm.h"
 #include "io/io_access.h"
+#include "io/io_ring.h"
+
+/* A view cutting an access into more runs than this, averaging fewer
+ * bytes than RING_SMALL_RUN, goes to the worker, which sieves. */
+enum { RING_MANY_RUNS = 64, RING_SMALL_RUN = 4096 };
 
 typedef struct io_job {
   struct io_job *next;
@@ -31,6 +37,7 @@ typedef struct io_job {
   hc_io_mem_t m;
   MPI_Offset pos, n;
   MPI_Request req;
+  hc_io_ring_op_t *ring; /* on the ring until its runs are done */
   /* set by the worker before it completes the request */
   int err;         /* errno */
   MPI_Offset done; /* stream bytes moved */
@@ -92,6 +99,58 @@ static int queue_push(io_job_t *j) {
   }
   pthread_mutex_unlock(&queue_lock);
   return rc;
+}
+
+/* ---- on the ring --------------------------------------------------------- */
+
+static int ring_count_run(void *ctx, MPI_Offset off, MPI_Offset len,
+                          MPI_Offset at) {
+  (void)off;
+  (void)len;
+  (void)at;
+  ++*(size_t *)ctx;
+  return 0;
+}
+
+static int ring_add_run(void *ctx, MPI_Offset off, MPI_Offset len,
+                        MPI_Offset at) {
+  hc_io_ring_add(ctx, off, len, at);
+  return 0;
+}
+
+/* On the ring's thread, once every run of j is done. */
+static void ring_job_done(void *arg) {
+  io_job_t *j = arg;
+  MPI_Offset moved = 0;
+  j->err = hc_io_ring_result(j->ring, &moved);
+  j->done = j->write ? (j->err ? 0 : j->n) : moved;
+  hc_io_ring_free(j->ring);
+  j->ring = NULL;
+  PMPI_Grequest_complete(j->req);
+}
+
+/* Puts j's runs on the ring; 0, or -1 when j is for the worker. */
+static int ring_push(io_job_t *j) {
+  if (j->f->atomic || !hc_io_ring_usable())
+    return -1;
+  size_t runs = 0;
+  (void)hc_io_view_walk(j->f, j->pos, j->n, ring_count_run, &runs);
+  if (runs > RING_MANY_RUNS && j->n / (MPI_Offset)runs < RING_SMALL_RUN)
+    return -1;
+  hc_io_ring_op_t *op = hc_io_ring_new(j->f->fd, j->write, j->m.stream, runs,
+                                       ring_job_done, j);
+  if (!op)
+    return -1;
+  (void)hc_io_view_walk(j->f, j->pos, j->n, ring_add_run, op);
+  /* The ring's thread completes requests: the locks must be real. */
+  hcomm_threads_enable();
+  j->ring = op;
+  if (hc_io_ring_start(op) != 0) {
+    j->ring = NULL;
+    hc_io_ring_free(op);
+    return -1;
+  }
+  return 0;
 }
 
 /* The outcome of a job whose bytes have moved: a read goes into the
@@ -166,7 +225,7 @@ int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
   j->pos = start * f->esize;
   j->n = j->m.fbytes;
   *request = j->req;
-  if (queue_push(j) != 0) {
+  if (ring_push(j) != 0 && queue_push(j) != 0) {
     /* No thread: the bytes move here and the request completes now. */
     j->err = how->write
                  ? hc_io_stream_write(f, j->pos, j->m.stream, j->n)

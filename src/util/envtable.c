@@ -137,6 +137,10 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_MEMHOOKS", "1", "library",
      "tests only: 0 leaves the memory-release hooks inert (a pinned "
      "registration cache then serves stale regions)"},
+    /* MPI-IO */
+    {"HCMPI_IO_URING", "1", "library",
+     "0: non-blocking file accesses use the worker thread (pread / pwrite) "
+     "even where the kernel offers io_uring"},
     /* device buffers */
     {"HCMPI_DEVICE", "auto", "library",
      "device runtime for accelerator buffers: auto, acl, cuda, none"},

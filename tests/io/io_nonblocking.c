@@ -8,8 +8,16 @@
  *    pointer has moved by all three at once, and the data lands in order;
  *  - an iread completed by an MPI_Test loop; an iread past the end of the
  *    file reads 0 ints; iwrite on a read-only file fails at the call with
- *    MPI_ERR_READ_ONLY and MPI_REQUEST_NULL. */
+ *    MPI_ERR_READ_ONLY and MPI_REQUEST_NULL;
+ *  - 300 single-int iwrite_at in flight at once (more than the io_uring
+ *    ring holds, so some wait in its queue), then 300 iread_at of them;
+ *  - the path taken: where the kernel gives this process an io_uring and
+ *    HCMPI_IO_URING is not 0, the accesses went on a ring (the process
+ *    holds an io_uring descriptor); with HCMPI_IO_URING=0 it holds none. */
+#include <dirent.h>
 #include <fcntl.h>
+#include <linux/io_uring.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "iotest.h"
@@ -19,6 +27,65 @@ enum { NB = 16, M = 1000 };
 static int rank, nprocs;
 
 static int value(int r, int b, int k) { return r * 10000000 + b * 10000 + k; }
+
+/* 1 when the kernel lets this process make an io_uring. */
+static int kernel_has_uring(void)
+{
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    int fd = (int)syscall(__NR_io_uring_setup, 4, &p);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/* Descriptors of this process that are io_uring instances. */
+static int uring_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        char link[300], target[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        if (len > 0) {
+            target[len] = 0;
+            n += strstr(target, "io_uring") != NULL;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+enum { MANY = 300 };
+
+/* MANY one-int accesses in flight at once, at ints base + i. */
+static void many_in_flight(MPI_File fh, MPI_Offset base)
+{
+    int vals[MANY], back[MANY];
+    MPI_Request reqs[MANY];
+    MPI_Status sts[MANY];
+    for (int i = 0; i < MANY; i++) {
+        vals[i] = value(rank, 7, i);
+        back[i] = -1;
+        CHECK(MPI_File_iwrite_at(fh, base + i, &vals[i], 1, MPI_INT, &reqs[i]) == MPI_SUCCESS,
+              "iwrite_at %d of many", i);
+    }
+    CHECK(MPI_Waitall(MANY, reqs, sts) == MPI_SUCCESS, "Waitall of many writes");
+    for (int i = 0; i < MANY; i++) {
+        CHECK(mt_status_count(&sts[i], MPI_INT) == 1, "many write %d counted %d", i,
+              mt_status_count(&sts[i], MPI_INT));
+        CHECK(MPI_File_iread_at(fh, base + i, &back[i], 1, MPI_INT, &reqs[i]) == MPI_SUCCESS,
+              "iread_at %d of many", i);
+    }
+    CHECK(MPI_Waitall(MANY, reqs, sts) == MPI_SUCCESS, "Waitall of many reads");
+    for (int i = 0; i < MANY; i++)
+        CHECK(back[i] == vals[i] && mt_status_count(&sts[i], MPI_INT) == 1,
+              "many read %d: %d, want %d", i, back[i], vals[i]);
+}
 
 int main(int argc, char **argv)
 {
@@ -109,6 +176,11 @@ int main(int argc, char **argv)
     MPI_Wait(&rq, &st);
     CHECK(mt_status_count(&st, MPI_INT) == 0, "read past the end counted %d",
           mt_status_count(&st, MPI_INT));
+    many_in_flight(fh, ((MPI_Offset)NB * nprocs + 3 * nprocs) * M + (MPI_Offset)rank * MANY);
+    const char *knob = getenv("HCMPI_IO_URING");
+    int ring_expected = !(knob && !strcmp(knob, "0")) && kernel_has_uring();
+    CHECK((uring_fds() > 0) == ring_expected, "io_uring descriptors %d, ring %sexpected",
+          uring_fds(), ring_expected ? "" : "not ");
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File ro;
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &ro);
