@@ -17,17 +17,24 @@
  * romio_cb_* = disable, every rank accesses the file on its own (with
  * data sieving, io_posix.c).
  *
+ * Where the kernel has io_uring (io_ring.c), an aggregator's window write
+ * that needs no byte-range lock (no holes, not atomic) goes on the ring
+ * and the next round's exchange runs while the kernel writes; two window
+ * buffers alternate, and a buffer is reused only after its write is done.
+ *
  * Aggregators: cb_nodes ranks spread evenly over the communicator when the
  * hint is given, else the first rank of each node (MPI_Comm_split_type).
  * Every rank learns the outcome: the worst error class of any rank.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "io/io.h"
+#include "io/io_ring.h"
 
 int hc_io_coll_setup(MPI_File f) {
   int n = 0, *aggr = malloc(sizeof(int) * (size_t)f->size);
@@ -337,9 +344,70 @@ static void round_span(const plan_t *p, MPI_Offset *lo, MPI_Offset *hi,
   }
 }
 
-/* The aggregator's part of a write round: one pwrite of the window's
- * pieces (read first when they leave holes).  Returns an errno. */
-static int round_write(plan_t *p, char **win, size_t *wcap) {
+/* ---- window writes on the ring ------------------------------------------ */
+
+/* One window's write in flight on the ring. */
+typedef struct window_write {
+  hc_io_ring_op_t *op; /* NULL: nothing in flight */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+  int err;
+} window_write_t;
+
+#define WINDOW_WRITE_INIT \
+  {NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0}
+
+/* On the ring's thread: the write is done. */
+static void window_write_done(void *arg) {
+  window_write_t *w = arg;
+  MPI_Offset moved = 0;
+  pthread_mutex_lock(&w->lock);
+  w->err = hc_io_ring_result(w->op, &moved);
+  w->done = 1;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+}
+
+/* Waits until w's write, if any, is done; its errno. */
+static int window_write_wait(window_write_t *w) {
+  if (!w->op)
+    return 0;
+  pthread_mutex_lock(&w->lock);
+  while (!w->done)
+    pthread_cond_wait(&w->cond, &w->lock);
+  int err = w->err;
+  pthread_mutex_unlock(&w->lock);
+  hc_io_ring_free(w->op);
+  w->op = NULL;
+  w->done = 0;
+  return err;
+}
+
+/* Puts the write of len bytes of buf at file offset off on the ring; 0,
+ * or -1 when the caller writes them itself. */
+static int window_write_start(window_write_t *w, int fd, char *buf,
+                              MPI_Offset len, MPI_Offset off) {
+  if (!hc_io_ring_usable())
+    return -1;
+  hc_io_ring_op_t *op = hc_io_ring_new(fd, 1, buf, 1, window_write_done, w);
+  if (!op)
+    return -1;
+  hc_io_ring_add(op, off, len, 0);
+  w->op = op;
+  if (hc_io_ring_start(op) != 0) {
+    w->op = NULL;
+    hc_io_ring_free(op);
+    return -1;
+  }
+  return 0;
+}
+
+/* The aggregator's part of a write round: one write of the window's
+ * pieces (read first when they leave holes), left in flight on w when it
+ * needs no lock.  Returns an errno. */
+static int round_write(plan_t *p, char **win, size_t *wcap,
+                       window_write_t *w) {
   MPI_Offset lo, hi, bytes;
   round_span(p, &lo, &hi, &bytes);
   if (lo < 0)
@@ -375,7 +443,8 @@ static int round_write(plan_t *p, char **win, size_t *wcap) {
         err = hc_io_pwrite_all(f->fd, *win + (h[1 + 2 * i] - lo), h[2 + 2 * i],
                                h[1 + 2 * i]);
     }
-  } else if (!err) {
+  } else if (!err && (holes || f->atomic ||
+                      window_write_start(w, f->fd, *win, hi - lo, lo) != 0)) {
     err = hc_io_pwrite_all(f->fd, *win, hi - lo, lo);
   }
   if (holes || f->atomic)
@@ -470,15 +539,23 @@ int hc_io_coll_write(MPI_File f, MPI_Offset pos, const void *buf,
   int cls = plan_make(&p, f, pos, n, f->hints.cb_write, &use_cb);
   if (cls == MPI_SUCCESS && !use_cb)
     err = hc_io_stream_write(f, pos, buf, n);
-  char *win = NULL;
-  size_t wcap = 0;
+  char *win[2] = {NULL, NULL};
+  size_t wcap[2] = {0, 0};
+  window_write_t writes[2] = {WINDOW_WRITE_INIT, WINDOW_WRITE_INIT};
   for (MPI_Offset r = 0; cls == MPI_SUCCESS && use_cb && r < p.rounds; r++) {
     cls = round_send(&p, r, buf, 1) ? MPI_ERR_NO_MEM : round_exchange(&p);
-    int e = cls == MPI_SUCCESS ? round_write(&p, &win, &wcap) : 0;
+    int b = (int)(r & 1), e = window_write_wait(&writes[b]);
+    if (cls == MPI_SUCCESS && !e)
+      e = round_write(&p, &win[b], &wcap[b], &writes[b]);
     if (!err)
       err = e;
   }
-  free(win);
+  for (int b = 0; b < 2; b++) {
+    int e = window_write_wait(&writes[b]);
+    if (!err)
+      err = e;
+    free(win[b]);
+  }
   plan_free(&p);
   return cls != MPI_SUCCESS ? cls : agree(f, err);
 }

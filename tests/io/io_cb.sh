@@ -3,7 +3,10 @@
 # (tests/io/io_cb.c).  Where strace works, the "cb" run is traced and must
 # write the 1 MiB matrix with exactly one pwrite64 of 1048576 bytes (the
 # other pwrites are the 8-byte shared-pointer file), while the "nocb" run
-# makes one pwrite per row and rank (4 x 64 of 4096 bytes).
+# makes one pwrite per row and rank (4 x 64 of 4096 bytes).  Those two run
+# with HCMPI_IO_URING=0, since writes on the io_uring are no pwrite64
+# calls; a third "cb" run with the ring (where the kernel has it) must
+# write the matrix with no pwrite64 at all, through io_uring_enter.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 file="${TMPDIR:-/tmp}/hcmpi_io_cb.$$"
 trace="${TMPDIR:-/tmp}/hcmpi_io_cb.$$.strace"
@@ -14,8 +17,8 @@ if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null 
     [ -z "$HCMPI_TEST_SANITIZED" ]; then
     for mode in cb nocb; do
         rm -f "$file"
-        echo "+ strace -f -e trace=pwrite64 hcmpirun -n 4 io_cb $mode"
-        timeout 300 strace -f -qq -e trace=pwrite64 -o "$trace" \
+        echo "+ HCMPI_IO_URING=0 strace -f -e trace=pwrite64 hcmpirun -n 4 io_cb $mode"
+        HCMPI_IO_URING=0 timeout 300 strace -f -qq -e trace=pwrite64 -o "$trace" \
             "$top_builddir/tools/hcmpirun" -n 4 --timeout 240 \
             "$top_builddir/tests/io/io_cb" $mode "$file" || fail "io_cb $mode under strace"
         # The size is the argument before the offset, on the line of the
@@ -33,6 +36,18 @@ if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null 
                 fail "romio_cb_write=disable: expected 256 row writes"
         fi
     done
+    rm -f "$file"
+    echo "+ strace -f -e trace=pwrite64,io_uring_enter hcmpirun -n 4 io_cb cb"
+    timeout 300 strace -f -qq -e trace=pwrite64,io_uring_enter -o "$trace" \
+        "$top_builddir/tools/hcmpirun" -n 4 --timeout 240 \
+        "$top_builddir/tests/io/io_cb" cb "$file" || fail "io_cb cb on the ring under strace"
+    if grep -q 'io_uring_enter(.*= [0-9]' "$trace"; then
+        data=$(grep 'pwrite64(' "$trace" | grep -vc ', 8, [0-9]*)')
+        echo "io_cb cb on the ring: $data pwrite64 calls of data"
+        [ "$data" -eq 0 ] || fail "with the ring, the aggregator still wrote with pwrite64"
+    else
+        echo "io_cb: no io_uring here: the ring run used pwrite64"
+    fi
 else
     echo "io_cb: strace unusable here: the access sizes are not checked"
     run_mpi_ok 4 tests/io/io_cb cb "$file"
