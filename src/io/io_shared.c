@@ -1,7 +1,11 @@
 /*
  * The shared file pointer (MPI-4.0 14.4.4) lives in a small hidden file
  * beside the data file, ".<name>.hcmpi-shfp.<pid>.<n>" (8 bytes: the
- * pointer in etypes), made by rank 0 at MPI_File_open and removed at
+ * pointer in etypes), made by rank 0 at MPI_File_open.  When every rank of
+ * the file is on one node, rank 0 removes the name as soon as all have the
+ * file open: the descriptors and their locks live on, and nothing is left
+ * behind however the job ends.  Across nodes the name has to stay (an NFS
+ * client cannot use a file another client removed) and is removed at
  * MPI_File_close.  Every rank updates it under an exclusive fcntl lock,
  * so the pointer is shared by all ranks of the file's communicator on
  * any node that sees the same file system with working locks (local
@@ -35,6 +39,22 @@ static char *shfp_name(const char *path) {
   return name;
 }
 
+/* 1 when every rank of f runs on this rank's node (collective). */
+static int shared_one_node(MPI_File f) {
+  MPI_Comm node;
+  int size = 0;
+  if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                           &node) != MPI_SUCCESS)
+    return 0;
+  PMPI_Comm_size(node, &size);
+  PMPI_Comm_free(&node);
+  int mine = size == f->size, all = 0;
+  if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, f->comm) !=
+      MPI_SUCCESS)
+    return 0;
+  return all;
+}
+
 void hc_io_shared_open(MPI_File f) {
   int len = 0;
   char *name = NULL;
@@ -61,6 +81,13 @@ void hc_io_shared_open(MPI_File f) {
     f->shfp_fd = open(name, O_RDWR | O_CLOEXEC);
   } else {
     free(name);
+  }
+  if (len > 0 && shared_one_node(f)) {
+    /* Everyone has opened it (the check is collective): drop the name. */
+    if (f->rank == 0)
+      unlink(f->shfp_path);
+    free(f->shfp_path);
+    f->shfp_path = NULL;
   }
 }
 

@@ -7,13 +7,33 @@
  *    the ranks together read every record once (checked by rank 0);
  *  - read_ordered from 0 gives each rank the records at its place;
  *  - iwrite_shared / iread_shared and write/read_ordered_begin/end on an
- *    emptied file: each record once, the ordered ones in rank order. */
+ *    emptied file: each record once, the ordered ones in rank order;
+ *  - with every rank on one node, the pointer's side file has no name in
+ *    the directory once the file is open (nothing can be left behind). */
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "iotest.h"
 
 enum { K = 20 };
+
+/* Entries of path's directory named ".<base>.hcmpi-shfp.*". */
+static int side_files(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[256], prefix[300];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    snprintf(prefix, sizeof prefix, ".%s.hcmpi-shfp.", slash ? slash + 1 : path);
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,6 +48,9 @@ int main(int argc, char **argv)
                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
                            MPI_INFO_NULL, &fh);
     CHECK(rc == MPI_SUCCESS, "open: %s", mt_errstr(rc));
+    if (rank == 0)
+        CHECK(side_files(path) == 0, "%d shared-pointer side files named beside %s",
+              side_files(path), path);
     MPI_Datatype rec;
     MPI_Type_contiguous(2, MPI_INT, &rec);
     MPI_Type_commit(&rec);
