@@ -22,7 +22,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective"]
+SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective",
+           "fileio"]
 # Built with the plain C compiler: no MPI in the physical floors.
 FLOOR_SOURCE = "floor"
 COMMON = ["common.c"]
@@ -73,6 +74,26 @@ CASES += [
                     "MPI_Allreduce_init + MPI_Start/MPI_Wait (persistent, "
                     "MPI-4; sum of doubles)"),
 ]
+
+
+def fileio_case(call, what):
+    return {"name": "io_" + call, "prog": "fileio", "args": ["-c", call],
+            "unit": "MB/s", "higher": True, "optional": True,
+            "title": f"MPI-IO {what} (MB/s of all ranks, open to close; "
+                     "higher is better)"}
+
+
+# Run when asked for by name or as the group "io" (--cases).
+CASES += [
+    fileio_case("cwrite", "collective write of an interleaved subarray "
+                "(bytes per rank)"),
+    fileio_case("cread", "collective read of an interleaved subarray "
+                "(bytes per rank)"),
+    fileio_case("write", "independent contiguous write_at (bytes per rank)"),
+    fileio_case("read", "independent contiguous read_at (bytes per rank)"),
+]
+IO_GROUP = ["io_cwrite", "io_cread", "io_write", "io_read"]
+
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
                     "allreduce_init"]
@@ -95,6 +116,10 @@ MODES = {
         "reduce_scatter_block": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "barrier": "-s 0 -r 5 -i 1000 -w 50",
         "allreduce_init": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "io_cwrite": "-s 16M,64M -r 3 -w 1",
+        "io_cread": "-s 16M,64M -r 3 -w 1",
+        "io_write": "-s 16M,64M -r 3 -w 1",
+        "io_read": "-s 16M,64M -r 3 -w 1",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
     },
     "full": {
@@ -113,6 +138,10 @@ MODES = {
         "reduce_scatter_block": "-m 8:1M -r 11 -i 200 -w 10",
         "barrier": "-s 0 -r 11 -i 2000 -w 100",
         "allreduce_init": "-m 8:1M -r 11 -i 200 -w 10",
+        "io_cwrite": "-s 4M,16M,64M -r 7 -w 1",
+        "io_cread": "-s 4M,16M,64M -r 7 -w 1",
+        "io_write": "-s 4M,16M,64M -r 7 -w 1",
+        "io_read": "-s 4M,16M,64M -r 7 -w 1",
         "floor": "-m 1:16M -r 11 -i 100000",
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
@@ -132,6 +161,10 @@ MODES = {
         "reduce_scatter_block": "-s 8,1K -r 3 -i 20 -w 2",
         "barrier": "-s 0 -r 3 -i 50 -w 5",
         "allreduce_init": "-s 8,1K -r 3 -i 20 -w 2",
+        "io_cwrite": "-s 4M -r 3 -w 0",
+        "io_cread": "-s 4M -r 3 -w 0",
+        "io_write": "-s 4M -r 3 -w 0",
+        "io_read": "-s 4M -r 3 -w 0",
     },
 }
 
@@ -559,7 +592,7 @@ def parse_args():
                    default=",".join(c["name"] for c in CASES
                                     if not c.get("optional")),
                    help="comma-separated cases; \"collectives\" names every "
-                        "collective case")
+                        "collective case, \"io\" every MPI-IO case")
     p.add_argument("--build", default=os.environ.get("BUILD", os.getcwd()),
                    help="hcmpi build tree (default $BUILD or the cwd)")
     p.add_argument("--hcmpicc", default=os.environ.get("HCMPICC"),
@@ -606,6 +639,8 @@ def main():
     wanted = args.cases.split(",")
     if "collectives" in wanted:
         wanted += COLLECTIVE_GROUP
+    if "io" in wanted:
+        wanted += IO_GROUP
     cases = [c for c in CASES if c["name"] in wanted]
 
     impls, notes = define_impls(args)

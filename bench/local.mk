@@ -9,7 +9,7 @@ HC_BENCH_FILES = bench/common.c bench/common.h bench/latency.c \
 	bench/bandwidth.c bench/msgrate.c bench/overlap.c bench/compare.py \
 	bench/run.sh bench/smoke.sh docs/benchmarks.md
 # issue 7: floors, collectives, the one-command compare, notes and results
-HC_BENCH_FILES += bench/floor.c bench/collective.c bench/compare \
+HC_BENCH_FILES += bench/floor.c bench/collective.c bench/fileio.c bench/compare \
 	bench/NOTES.md bench/RESULTS.md bench/results/quick-2-4-8.md \
 	bench/results/quick-2-4-8.csv bench/results/quick-2-4-8.png \
 	bench/results/full-2-4-8.md bench/results/full-2-4-8.csv \

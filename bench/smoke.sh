@@ -56,7 +56,7 @@ run_case() { # name prog nsizes pattern flags...
   echo "PASS: $name"
 }
 
-for p in latency bandwidth msgrate overlap collective; do
+for p in latency bandwidth msgrate overlap collective fileio; do
   if ! "$CC" -O2 -I"$SRC" -o "$T/$p" "$SRC/$p.c" "$SRC/common.c" \
     >"$T/cc" 2>&1; then
     echo "FAIL: building $p with $CC"
@@ -71,6 +71,7 @@ BW="^bench=bandwidth mode=(uni|bi) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps
 MR="^bench=msgrate ranks=2 pairs=1 size=[0-9]+ median_msgs=$NUM min_msgs=$NUM max_msgs=$NUM reps=2 iters=[0-9]+ window=64$"
 CO="^bench=(allreduce|bcast|reduce|allgather|alltoall|alltoallv|reduce_scatter_block|barrier|allreduce_init) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
 FL="^bench=floor_(pp|memcpy|cma) size=[0-9]+ median_(us|MBps)=$NUM min_(us|MBps)=$NUM (p90|max)_(us|MBps)=$NUM reps=2( iters=[0-9]+)?$"
+IO="^bench=io_(cwrite|cread|write|read) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2$"
 OV="^bench=overlap ranks=2 size=[0-9]+ median_pct=$NUM min_pct=$NUM max_pct=$NUM comm_us=$NUM total_us=$NUM reps=2 iters=[0-9]+$"
 
 [ -x "$T/latency" ] && run_case latency latency 2 "$LAT" -s 8,1M -r 2 -i 20 -w 2
@@ -84,6 +85,9 @@ for call in bcast reduce allgather alltoall alltoallv reduce_scatter_block allre
   [ -x "$T/collective" ] && run_case "$call" collective 2 "$CO" -c "$call" -s 8,64K -r 2 -i 2 -w 1
 done
 [ -x "$T/collective" ] && run_case barrier collective 1 "$CO" -c barrier -s 0 -r 2 -i 2 -w 1
+for call in cwrite cread write read; do
+  [ -x "$T/fileio" ] && TMPDIR="$T" run_case "io_$call" fileio 2 "$IO" -c "$call" -s 4K,64K -r 2 -w 0
+done
 
 # The physical floors need no MPI: plain cc, no launcher.  process_vm_readv
 # may be refused here (then no floor_cma lines, which is not a failure).

@@ -61,6 +61,7 @@ struct ADIOI_FileD {
   io_hints_t hints;
   int *aggr; /* ranks of the aggregators, naggr of them */
   int naggr;
+  int nodes; /* nodes the file's ranks run on */
   /* the view (io_view.c) */
   MPI_Offset disp;
   MPI_Datatype etype, filetype; /* derived ones are our duplicates */

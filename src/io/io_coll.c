@@ -40,23 +40,25 @@ int hc_io_coll_setup(MPI_File f) {
   int n = 0, *aggr = malloc(sizeof(int) * (size_t)f->size);
   if (!aggr)
     return -1;
+  /* The first rank of each node: the default aggregators, and the count
+   * of nodes (the shared pointer's side file needs it). */
+  MPI_Comm node;
+  int node_rank = 0;
+  if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank,
+                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_rank(node, &node_rank);
+    PMPI_Comm_free(&node);
+  }
+  int first = node_rank == 0;
+  PMPI_Allgather(&first, 1, MPI_INT, aggr, 1, MPI_INT, f->comm);
+  for (int r = 0; r < f->size; r++)
+    if (aggr[r])
+      aggr[n++] = r;
+  f->nodes = n;
   if (f->hints.cb_nodes > 0) {
     n = f->hints.cb_nodes < f->size ? f->hints.cb_nodes : f->size;
     for (int i = 0; i < n; i++)
       aggr[i] = (int)((long)i * f->size / n);
-  } else {
-    MPI_Comm node;
-    int node_rank = 0;
-    if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank,
-                             MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-      PMPI_Comm_rank(node, &node_rank);
-      PMPI_Comm_free(&node);
-    }
-    int first = node_rank == 0;
-    PMPI_Allgather(&first, 1, MPI_INT, aggr, 1, MPI_INT, f->comm);
-    for (int r = 0; r < f->size; r++)
-      if (aggr[r])
-        aggr[n++] = r;
   }
   free(f->aggr);
   f->aggr = aggr;

@@ -39,22 +39,6 @@ static char *shfp_name(const char *path) {
   return name;
 }
 
-/* 1 when every rank of f runs on this rank's node (collective). */
-static int shared_one_node(MPI_File f) {
-  MPI_Comm node;
-  int size = 0;
-  if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                           &node) != MPI_SUCCESS)
-    return 0;
-  PMPI_Comm_size(node, &size);
-  PMPI_Comm_free(&node);
-  int mine = size == f->size, all = 0;
-  if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, f->comm) !=
-      MPI_SUCCESS)
-    return 0;
-  return all;
-}
-
 void hc_io_shared_open(MPI_File f) {
   int len = 0;
   char *name = NULL;
@@ -82,8 +66,9 @@ void hc_io_shared_open(MPI_File f) {
   } else {
     free(name);
   }
-  if (len > 0 && shared_one_node(f)) {
-    /* Everyone has opened it (the check is collective): drop the name. */
+  if (len > 0 && f->nodes == 1) {
+    /* Once everyone has opened it, the name can go. */
+    PMPI_Barrier(f->comm);
     if (f->rank == 0)
       unlink(f->shfp_path);
     free(f->shfp_path);
