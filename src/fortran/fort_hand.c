@@ -350,6 +350,90 @@ void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
   hc_f_err(ierr, rc);
 }
 
+/* ---- MPI_Register_datarep ------------------------------------------------
+ * The library calls a representation's functions with C arguments; each
+ * registration keeps the Fortran procedures and extra state in a record
+ * (kept for the life of the process, as the representation is: MPI has no
+ * way to unregister one) that reaches the C trampolines as extra_state.
+ * MPI_CONVERSION_FN_NULL is a procedure of ours, recognised by address. */
+typedef struct fh_datarep {
+  hc_f_datarep_conv_fn *read_fn, *write_fn;
+  hc_f_datarep_extent_fn *extent_fn;
+  MPI_Aint extra_state;
+} fh_datarep_t;
+
+void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
+                             void *filebuf, MPI_Offset *position,
+                             MPI_Aint *extra_state, MPI_Fint *ierr) {
+  (void)userbuf;
+  (void)datatype;
+  (void)count;
+  (void)filebuf;
+  (void)position;
+  (void)extra_state;
+  *ierr = MPI_SUCCESS;
+}
+
+static int fh_datarep_convert(hc_f_datarep_conv_fn *fn, void *userbuf,
+                              MPI_Datatype datatype, int count, void *filebuf,
+                              MPI_Offset position, void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  MPI_Fint f_type = MPI_Type_c2f(datatype), f_count = count;
+  MPI_Fint ierr = MPI_SUCCESS;
+  MPI_Aint extra = d->extra_state;
+  fn(userbuf, &f_type, &f_count, filebuf, &position, &extra, &ierr);
+  return ierr;
+}
+
+static int fh_datarep_read(void *userbuf, MPI_Datatype datatype, int count,
+                           void *filebuf, MPI_Offset position,
+                           void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  return fh_datarep_convert(d->read_fn, userbuf, datatype, count, filebuf,
+                            position, extra_state);
+}
+
+static int fh_datarep_write(void *userbuf, MPI_Datatype datatype, int count,
+                            void *filebuf, MPI_Offset position,
+                            void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  return fh_datarep_convert(d->write_fn, userbuf, datatype, count, filebuf,
+                            position, extra_state);
+}
+
+static int fh_datarep_extent(MPI_Datatype datatype, MPI_Aint *extent,
+                             void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  MPI_Fint f_type = MPI_Type_c2f(datatype), ierr = MPI_SUCCESS;
+  MPI_Aint extra = d->extra_state;
+  d->extent_fn(&f_type, extent, &extra, &ierr);
+  return ierr;
+}
+
+void pmpi_register_datarep_(char *datarep, hc_f_datarep_conv_fn *read_fn,
+                            hc_f_datarep_conv_fn *write_fn,
+                            hc_f_datarep_extent_fn *extent_fn,
+                            MPI_Aint *extra_state, MPI_Fint *ierr,
+                            size_t datarep_len) {
+  char *name = hc_f_str_in(datarep, datarep_len);
+  fh_datarep_t *d = malloc(sizeof(*d));
+  if (!name || !d) {
+    free(name);
+    free(d);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  *d = (fh_datarep_t){read_fn, write_fn, extent_fn, *extra_state};
+  int rc = MPI_Register_datarep(
+      name, read_fn == mpi_conversion_fn_null_ ? NULL : fh_datarep_read,
+      write_fn == mpi_conversion_fn_null_ ? NULL : fh_datarep_write,
+      fh_datarep_extent, d);
+  free(name);
+  if (rc != MPI_SUCCESS)
+    free(d); /* not registered: nothing will call through it */
+  hc_f_err(ierr, rc);
+}
+
 void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
                             MPI_Aint *extra_state, MPI_Aint *attr_in,
                             MPI_Aint *attr_out, MPI_Fint *flag,
@@ -549,6 +633,9 @@ MPI_Aint pmpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2) {
   return MPI_Aint_diff(*addr1, *addr2);
 }
 
+#pragma weak mpi_conversion_fn_null = mpi_conversion_fn_null_
+#pragma weak mpi_conversion_fn_null__ = mpi_conversion_fn_null_
+#pragma weak MPI_CONVERSION_FN_NULL = mpi_conversion_fn_null_
 #pragma weak mpi_comm_null_copy_fn = mpi_comm_null_copy_fn_
 #pragma weak mpi_comm_null_copy_fn__ = mpi_comm_null_copy_fn_
 #pragma weak MPI_COMM_NULL_COPY_FN = mpi_comm_null_copy_fn_

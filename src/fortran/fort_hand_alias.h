@@ -140,6 +140,13 @@
 #pragma weak pmpi_file_create_errhandler = pmpi_file_create_errhandler_
 #pragma weak pmpi_file_create_errhandler__ = pmpi_file_create_errhandler_
 #pragma weak PMPI_FILE_CREATE_ERRHANDLER = pmpi_file_create_errhandler_
+#pragma weak mpi_register_datarep_ = pmpi_register_datarep_
+#pragma weak mpi_register_datarep = pmpi_register_datarep_
+#pragma weak mpi_register_datarep__ = pmpi_register_datarep_
+#pragma weak MPI_REGISTER_DATAREP = pmpi_register_datarep_
+#pragma weak pmpi_register_datarep = pmpi_register_datarep_
+#pragma weak pmpi_register_datarep__ = pmpi_register_datarep_
+#pragma weak PMPI_REGISTER_DATAREP = pmpi_register_datarep_
 #pragma weak mpi_aint_add_ = pmpi_aint_add_
 #pragma weak mpi_aint_add = pmpi_aint_add_
 #pragma weak mpi_aint_add__ = pmpi_aint_add_

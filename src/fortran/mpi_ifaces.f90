@@ -2602,6 +2602,16 @@ subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, c
   integer :: request
   integer :: ierror
 end subroutine
+subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+    dtype_file_extent_fn, extra_state, ierror)
+  implicit none
+  character(len=*) :: datarep
+  external :: read_conversion_fn
+  external :: write_conversion_fn
+  external :: dtype_file_extent_fn
+  integer(kind=8) :: extra_state
+  integer :: ierror
+end subroutine
 subroutine MPI_Request_free(request, ierror)
   implicit none
   integer :: request

@@ -3,15 +3,21 @@
 ! size is checked, and each rank reads its neighbour's block back with
 ! MPI_File_read_at and a view.  A Fortran file error handler (on
 ! MPI_FILE_NULL for a failed open, then on the file) is called with the
-! INTEGER file and the error code.
+! INTEGER file and the error code.  MPI_Register_datarep with Fortran
+! conversion procedures: a view in representation "hcmpi_f_plus" stores
+! each integer plus the registration's extra state (checked through a
+! native view), and reads convert back; one registered with
+! MPI_CONVERSION_FN_NULL stores the native bytes.
 program io
   use mpi
   implicit none
   integer, parameter :: n = 100
   integer :: buf(n), got(n), ierr, rank, nprocs, fh, i, nbad, cnt, peer
-  integer :: eh, calls, lastcls, lastfh, bad
+  integer :: eh, calls, lastcls, lastfh, bad, rfh
   common /errcount/ calls, lastcls, lastfh
-  external :: file_err
+  external :: file_err, rep_plus_read, rep_plus_write, rep_extent
+  integer(kind=MPI_ADDRESS_KIND) :: shift
+  character(len=64) :: rname
   integer :: status(MPI_STATUS_SIZE)
   integer(kind=MPI_OFFSET_KIND) :: off, fsize
   character(len=64) :: fname
@@ -54,6 +60,44 @@ program io
   call MPI_Errhandler_free(eh, ierr)
   call MPI_File_close(fh, ierr)
   if (ierr /= MPI_SUCCESS .or. fh /= MPI_FILE_NULL) nbad = nbad + 1
+
+  shift = 100000
+  call MPI_Register_datarep('hcmpi_f_plus', rep_plus_read, rep_plus_write, &
+       rep_extent, shift, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_Register_datarep('hcmpi_f_same', MPI_CONVERSION_FN_NULL, &
+       MPI_CONVERSION_FN_NULL, rep_extent, shift, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  write (rname, '(a,i0,a)') 'hcmpi_fortran_rep', rank, '.dat'
+  call MPI_File_open(MPI_COMM_SELF, rname, MPI_MODE_CREATE + MPI_MODE_RDWR + &
+       MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, rfh, ierr)
+  off = 0
+  call MPI_File_set_view(rfh, off, MPI_INTEGER, MPI_INTEGER, 'hcmpi_f_plus', &
+       MPI_INFO_NULL, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_File_write_at(rfh, off, buf, n, MPI_INTEGER, status, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_File_read_at(rfh, off, got, n, MPI_INTEGER, status, ierr)
+  do i = 1, n
+    if (got(i) /= buf(i)) nbad = nbad + 1
+  end do
+  call MPI_File_set_view(rfh, off, MPI_INTEGER, MPI_INTEGER, 'native', &
+       MPI_INFO_NULL, ierr)
+  call MPI_File_read_at(rfh, off, got, n, MPI_INTEGER, status, ierr)
+  do i = 1, n
+    if (got(i) /= buf(i) + shift) nbad = nbad + 1
+  end do
+  call MPI_File_set_view(rfh, off, MPI_INTEGER, MPI_INTEGER, 'hcmpi_f_same', &
+       MPI_INFO_NULL, ierr)
+  call MPI_File_write_at(rfh, off, buf, n, MPI_INTEGER, status, ierr)
+  call MPI_File_set_view(rfh, off, MPI_INTEGER, MPI_INTEGER, 'native', &
+       MPI_INFO_NULL, ierr)
+  call MPI_File_read_at(rfh, off, got, n, MPI_INTEGER, status, ierr)
+  do i = 1, n
+    if (got(i) /= buf(i)) nbad = nbad + 1
+  end do
+  call MPI_File_close(rfh, ierr)
+
   if (nbad /= 0) then
     print *, 'io.f90: rank', rank, nbad, 'mismatches'
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
@@ -73,3 +117,42 @@ subroutine file_err(fh, code)
   lastcls = cls
   lastfh = fh
 end subroutine file_err
+
+! Representation "hcmpi_f_plus": an integer is stored plus extra_state.
+subroutine rep_plus_write(userbuf, datatype, count, filebuf, position, &
+     extra_state, ierror)
+  use mpi
+  implicit none
+  integer :: userbuf(*), filebuf(*), datatype, count, ierror, i
+  integer(kind=MPI_OFFSET_KIND) :: position
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  if (datatype /= MPI_INTEGER) then
+    ierror = MPI_ERR_TYPE
+    return
+  end if
+  do i = 1, count
+    filebuf(i) = userbuf(position + i) + int(extra_state)
+  end do
+  ierror = MPI_SUCCESS
+end subroutine rep_plus_write
+
+subroutine rep_plus_read(userbuf, datatype, count, filebuf, position, &
+     extra_state, ierror)
+  use mpi
+  implicit none
+  integer :: userbuf(*), filebuf(*), datatype, count, ierror, i
+  integer(kind=MPI_OFFSET_KIND) :: position
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  do i = 1, count
+    userbuf(position + i) = filebuf(i) - int(extra_state)
+  end do
+  ierror = MPI_SUCCESS
+end subroutine rep_plus_read
+
+subroutine rep_extent(datatype, extent, extra_state, ierror)
+  use mpi
+  implicit none
+  integer :: datatype, ierror
+  integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state, lb
+  call MPI_Type_get_extent(datatype, lb, extent, ierror)
+end subroutine rep_extent
