@@ -115,30 +115,30 @@ OP_INTEGER_KERNELS(op_max_u64, op_min_u64, op_sum_u64, op_prod_u64, op_land_u64,
                    op_lor_u64, op_lxor_u64, op_band_u64, op_bor_u64,
                    op_bxor_u64, uint64_t, uint64_t)
 
-OP_MAX_KERNEL(op_max_f32, float)
-OP_MIN_KERNEL(op_min_f32, float)
-OP_SUM_KERNEL(op_sum_f32, float, float)
-OP_PROD_KERNEL(op_prod_f32, float, float)
-OP_MAX_KERNEL(op_max_f64, double)
-OP_MIN_KERNEL(op_min_f64, double)
-OP_SUM_KERNEL(op_sum_f64, double, double)
-OP_PROD_KERNEL(op_prod_f64, double, double)
-OP_MAX_KERNEL(op_max_ldbl, long double)
-OP_MIN_KERNEL(op_min_ldbl, long double)
-OP_SUM_KERNEL(op_sum_ldbl, long double, long double)
-OP_PROD_KERNEL(op_prod_ldbl, long double, long double)
+/* All seven kernels of one floating type. */
+#define OP_FLOAT_KERNELS(max, min, sum, prod, land, lor, lxor, type)           \
+  OP_MAX_KERNEL(max, type)                                                     \
+  OP_MIN_KERNEL(min, type)                                                     \
+  OP_SUM_KERNEL(sum, type, type)                                               \
+  OP_PROD_KERNEL(prod, type, type)                                             \
+  OP_LAND_KERNEL(land, type)                                                   \
+  OP_LOR_KERNEL(lor, type)                                                     \
+  OP_LXOR_KERNEL(lxor, type)
+
+OP_FLOAT_KERNELS(op_max_f32, op_min_f32, op_sum_f32, op_prod_f32, op_land_f32,
+                 op_lor_f32, op_lxor_f32, float)
+OP_FLOAT_KERNELS(op_max_f64, op_min_f64, op_sum_f64, op_prod_f64, op_land_f64,
+                 op_lor_f64, op_lxor_f64, double)
+OP_FLOAT_KERNELS(op_max_ldbl, op_min_ldbl, op_sum_ldbl, op_prod_ldbl,
+                 op_land_ldbl, op_lor_ldbl, op_lxor_ldbl, long double)
 #ifdef __FLT16_MAX__
-OP_MAX_KERNEL(op_max_f16, _Float16)
-OP_MIN_KERNEL(op_min_f16, _Float16)
-OP_SUM_KERNEL(op_sum_f16, _Float16, _Float16)
-OP_PROD_KERNEL(op_prod_f16, _Float16, _Float16)
+OP_FLOAT_KERNELS(op_max_f16, op_min_f16, op_sum_f16, op_prod_f16, op_land_f16,
+                 op_lor_f16, op_lxor_f16, _Float16)
 #endif
 /* Fortran REAL*16 is IEEE binary128, not the x87 long double. */
 #ifdef HC_HAVE_FLOAT128
-OP_MAX_KERNEL(op_max_f128, _Float128)
-OP_MIN_KERNEL(op_min_f128, _Float128)
-OP_SUM_KERNEL(op_sum_f128, _Float128, _Float128)
-OP_PROD_KERNEL(op_prod_f128, _Float128, _Float128)
+OP_FLOAT_KERNELS(op_max_f128, op_min_f128, op_sum_f128, op_prod_f128,
+                 op_land_f128, op_lor_f128, op_lxor_f128, _Float128)
 typedef _Complex _Float128 op_c128_t;
 OP_SUM_KERNEL(op_sum_c128, op_c128_t, op_c128_t)
 OP_PROD_KERNEL(op_prod_c128, op_c128_t, op_c128_t)
@@ -291,9 +291,13 @@ static const unsigned op_allowed[OP_NPREDEF] = {
     [OP_MIN] = OPG_CINT | OPG_FINT | OPG_FLOAT | OPG_MULTI,
     [OP_SUM] = OPG_CINT | OPG_FINT | OPG_FLOAT | OPG_COMPLEX | OPG_MULTI,
     [OP_PROD] = OPG_CINT | OPG_FINT | OPG_FLOAT | OPG_COMPLEX | OPG_MULTI,
-    [OP_LAND] = OPG_CINT | OPG_LOGICAL,
-    [OP_LOR] = OPG_CINT | OPG_LOGICAL,
-    [OP_LXOR] = OPG_CINT | OPG_LOGICAL,
+    /* The standard stops the logical ops at C integers and logicals;
+     * MPICH also takes floating point and MPI_AINT / MPI_OFFSET /
+     * MPI_COUNT (zero is false), and programs built against it may rely
+     * on that, so they work here too. */
+    [OP_LAND] = OPG_CINT | OPG_LOGICAL | OPG_FLOAT | OPG_MULTI,
+    [OP_LOR] = OPG_CINT | OPG_LOGICAL | OPG_FLOAT | OPG_MULTI,
+    [OP_LXOR] = OPG_CINT | OPG_LOGICAL | OPG_FLOAT | OPG_MULTI,
     [OP_BAND] = OPG_CINT | OPG_FINT | OPG_BYTE | OPG_MULTI,
     [OP_BOR] = OPG_CINT | OPG_FINT | OPG_BYTE | OPG_MULTI,
     [OP_BXOR] = OPG_CINT | OPG_FINT | OPG_BYTE | OPG_MULTI,
@@ -476,25 +480,40 @@ static const hcomm_reduce_fn op_kernels[OPK_COUNT][OP_NPREDEF] = {
     [OPK_F16] = {[OP_MAX] = op_max_f16,
                  [OP_MIN] = op_min_f16,
                  [OP_SUM] = op_sum_f16,
-                 [OP_PROD] = op_prod_f16},
+                 [OP_PROD] = op_prod_f16,
+                 [OP_LAND] = op_land_f16,
+                 [OP_LOR] = op_lor_f16,
+                 [OP_LXOR] = op_lxor_f16},
 #endif
     [OPK_F32] = {[OP_MAX] = op_max_f32,
                  [OP_MIN] = op_min_f32,
                  [OP_SUM] = op_sum_f32,
-                 [OP_PROD] = op_prod_f32},
+                 [OP_PROD] = op_prod_f32,
+                 [OP_LAND] = op_land_f32,
+                 [OP_LOR] = op_lor_f32,
+                 [OP_LXOR] = op_lxor_f32},
     [OPK_F64] = {[OP_MAX] = op_max_f64,
                  [OP_MIN] = op_min_f64,
                  [OP_SUM] = op_sum_f64,
-                 [OP_PROD] = op_prod_f64},
+                 [OP_PROD] = op_prod_f64,
+                 [OP_LAND] = op_land_f64,
+                 [OP_LOR] = op_lor_f64,
+                 [OP_LXOR] = op_lxor_f64},
     [OPK_LDBL] = {[OP_MAX] = op_max_ldbl,
                   [OP_MIN] = op_min_ldbl,
                   [OP_SUM] = op_sum_ldbl,
-                  [OP_PROD] = op_prod_ldbl},
+                  [OP_PROD] = op_prod_ldbl,
+                 [OP_LAND] = op_land_ldbl,
+                 [OP_LOR] = op_lor_ldbl,
+                 [OP_LXOR] = op_lxor_ldbl},
 #ifdef HC_HAVE_FLOAT128
     [OPK_F128] = {[OP_MAX] = op_max_f128,
                   [OP_MIN] = op_min_f128,
                   [OP_SUM] = op_sum_f128,
-                  [OP_PROD] = op_prod_f128},
+                  [OP_PROD] = op_prod_f128,
+                 [OP_LAND] = op_land_f128,
+                 [OP_LOR] = op_lor_f128,
+                 [OP_LXOR] = op_lxor_f128},
     [OPK_C128] = {[OP_SUM] = op_sum_c128, [OP_PROD] = op_prod_c128},
 #endif
     [OPK_CF] = {[OP_SUM] = op_sum_cf, [OP_PROD] = op_prod_cf},
