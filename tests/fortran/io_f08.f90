@@ -1,5 +1,7 @@
 ! MPI-IO through `use mpi_f08`: TYPE(MPI_File), the individual file pointer
-! (write_all, seek, get_position, read_all) and MPI_File_get_amode.
+! (write_all, seek, get_position, read_all) and MPI_File_get_amode; with
+! counts of MPI_COUNT_KIND the generic names resolve to the _c forms
+! (write_at, read_at_all, get_count of the status).
 program io_f08
   use mpi_f08
   implicit none
@@ -8,6 +10,7 @@ program io_f08
   type(MPI_File) :: fh
   type(MPI_Status) :: status
   integer(kind=MPI_OFFSET_KIND) :: pos
+  integer(kind=MPI_COUNT_KIND) :: cn, ccnt
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -25,6 +28,15 @@ program io_f08
   if (pos /= n) nbad = nbad + 1
   call MPI_File_seek(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET)
   call MPI_File_read_all(fh, got, n, MPI_INTEGER, status)
+  if (any(got /= buf)) nbad = nbad + 1
+  ! The same through the large-count forms, at the second half.
+  cn = n
+  buf = [(rank * 100 + 5000 + i, i = 1, n)]
+  call MPI_File_write_at(fh, int(n, MPI_OFFSET_KIND) * nprocs, buf, cn, MPI_INTEGER, status)
+  call MPI_Get_count(status, MPI_INTEGER, ccnt)
+  if (ccnt /= cn) nbad = nbad + 1
+  got = 0
+  call MPI_File_read_at_all(fh, int(n, MPI_OFFSET_KIND) * nprocs, got, cn, MPI_INTEGER, status)
   if (any(got /= buf)) nbad = nbad + 1
   call MPI_File_close(fh)
   if (nbad /= 0) then
