@@ -89,6 +89,9 @@ struct ADIOI_FileD {
  * the class; MPI_SUCCESS untouched. */
 int hc_io_raise(MPI_File f, const char *fn, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The class of a failed MPI call (on the file's communicator a dead rank
+ * is MPIX_ERR_PROC_FAILED, which every survivor then sees). */
+int hc_io_class_of_code(int code);
 /* The MPI error class of an errno value from a file operation. */
 int hc_io_class_of_errno(int err);
 /* Entry check of every call on a file: MPI ready and f a live file.
@@ -121,6 +124,13 @@ int hc_io_rep_size(int rep, const hc_mpi_type_t *t, MPI_Count count,
 int hc_io_rep_convert(int rep, const hc_mpi_type_t *t, MPI_Datatype handle,
                       MPI_Count count, void *user, void *file,
                       MPI_Offset position, int to_file);
+
+/* The layout of type in an external32 file (io_filetype.c): type itself
+ * when no width changes, else a committed stand-in with the same
+ * constructors over file widths.  A class.  Free with
+ * hc_io_file_layout_free(type, layout). */
+int hc_io_file_layout_type(MPI_Datatype type, MPI_Datatype *layout);
+void hc_io_file_layout_free(MPI_Datatype type, MPI_Datatype *layout);
 
 /* 1 for a registered representation. */
 int hc_io_rep_is_user(int rep);

@@ -56,11 +56,14 @@ int hc_io_access_check(const char *fn, MPI_File f, const io_how_t *how,
     return hc_io_raise(f, fn, MPI_ERR_UNSUPPORTED_OPERATION,
                        "explicit offsets on a file opened "
                        "MPI_MODE_SEQUENTIAL");
-  if ((MPI_Offset)(*t)->size % f->esize != 0)
+  /* Both sizes as the file holds them (external32 may change widths). */
+  MPI_Offset fsize = (MPI_Offset)(*t)->size;
+  hc_io_rep_size(f->rep, *t, 1, &fsize);
+  if (fsize % f->esize != 0)
     return hc_io_raise(f, fn, MPI_ERR_TYPE,
-                       "the datatype (%ld bytes) is not a whole number of "
-                       "etypes (%ld bytes)",
-                       (long)(*t)->size, (long)f->esize);
+                       "the datatype (%ld bytes in the file) is not a whole "
+                       "number of etypes (%ld bytes)",
+                       (long)fsize, (long)f->esize);
   return MPI_SUCCESS;
 }
 
@@ -191,7 +194,7 @@ int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
     return hc_io_raise(f, fn, cls, "preparing %ld elements", (long)count);
   }
   MPI_Offset n = cls == MPI_SUCCESS ? m.fbytes : 0, start = 0, done = 0;
-  MPI_Offset etypes = (MPI_Offset)(t->size * count) / f->esize;
+  MPI_Offset etypes = n / f->esize;
   rc = hc_io_access_place(fn, f, how, offset, cls == MPI_SUCCESS ? etypes : 0,
                           &start);
   if (rc != MPI_SUCCESS && how->where != IO_AT_ORDERED) {

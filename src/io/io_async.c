@@ -210,7 +210,7 @@ int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
     free(j);
     return hc_io_raise(f, fn, cls, "preparing %ld elements", (long)count);
   }
-  MPI_Offset start = 0, etypes = (MPI_Offset)(t->size * count) / f->esize;
+  MPI_Offset start = 0, etypes = j->m.fbytes / f->esize;
   rc = hc_io_access_place(fn, f, how, offset, etypes, &start);
   if (rc == MPI_SUCCESS)
     rc = PMPI_Grequest_start(job_query, job_free, job_cancel, j, &j->req);

@@ -68,16 +68,6 @@ int hc_io_coll_setup(MPI_File f) {
   return 0;
 }
 
-/* The class of a failed MPI call on the file's communicator (a dead
- * rank is MPIX_ERR_PROC_FAILED there, which every survivor then sees). */
-static int mpi_class(int code) {
-  int cls = MPI_ERR_OTHER;
-  if (code == MPI_SUCCESS)
-    return MPI_SUCCESS;
-  PMPI_Error_class(code, &cls);
-  return cls;
-}
-
 /* ---- the runs of one rank's access --------------------------------------- */
 
 typedef struct seg {
@@ -181,7 +171,7 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
   int arc = PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->comm);
   if (arc != MPI_SUCCESS || any[0]) {
     free(all);
-    return arc != MPI_SUCCESS ? mpi_class(arc) : MPI_ERR_NO_MEM;
+    return arc != MPI_SUCCESS ? hc_io_class_of_code(arc) : MPI_ERR_NO_MEM;
   }
   p->sdisp = p->scount + f->size;
   p->rcount = p->sdisp + f->size;
@@ -189,7 +179,7 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
   int rc = PMPI_Allgather(range, 2, MPI_OFFSET, all, 2, MPI_OFFSET, f->comm);
   if (rc != MPI_SUCCESS) {
     free(all);
-    return mpi_class(rc);
+    return hc_io_class_of_code(rc);
   }
   p->lo = -1;
   p->hi = -1;
@@ -311,7 +301,7 @@ static int round_exchange(plan_t *p) {
   MPI_File f = p->f;
   int rc = PMPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, f->comm);
   if (rc != MPI_SUCCESS)
-    return mpi_class(rc);
+    return hc_io_class_of_code(rc);
   size_t total = 0;
   for (int q = 0; q < f->size; q++) {
     p->rdisp[q] = (int)total;
@@ -319,7 +309,7 @@ static int round_exchange(plan_t *p) {
   }
   if (grow(&p->rbuf, &p->rcap, total ? total : 1))
     return MPI_ERR_NO_MEM;
-  return mpi_class(PMPI_Alltoallv(p->sbuf, p->scount, p->sdisp, MPI_BYTE,
+  return hc_io_class_of_code(PMPI_Alltoallv(p->sbuf, p->scount, p->sdisp, MPI_BYTE,
                                   p->rbuf, p->rcount, p->rdisp, MPI_BYTE,
                                   f->comm));
 }
@@ -531,7 +521,7 @@ static void round_read_take(plan_t *p, MPI_Offset r, char *dst) {
 static int agree(MPI_File f, int err) {
   int cls = err ? hc_io_class_of_errno(err) : MPI_SUCCESS, worst = cls;
   int rc = PMPI_Allreduce(&cls, &worst, 1, MPI_INT, MPI_MAX, f->comm);
-  return rc != MPI_SUCCESS ? mpi_class(rc) : worst;
+  return rc != MPI_SUCCESS ? hc_io_class_of_code(rc) : worst;
 }
 
 int hc_io_coll_write(MPI_File f, MPI_Offset pos, const void *buf,

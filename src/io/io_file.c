@@ -66,6 +66,14 @@ int hc_io_raise(MPI_File f, const char *fn, int errclass, const char *fmt,
   return errclass;
 }
 
+int hc_io_class_of_code(int code) {
+  int cls = MPI_ERR_OTHER;
+  if (code == MPI_SUCCESS)
+    return MPI_SUCCESS;
+  PMPI_Error_class(code, &cls);
+  return cls;
+}
+
 int hc_io_class_of_errno(int err) {
   switch (err) {
   case ENOENT:

@@ -12,11 +12,11 @@
  * Representations: native and internal are the memory bytes; external32
  * is converted by src/mpi/external32.c (the one encoder of the library);
  * a registered representation calls the user's conversion functions.
- * The layout of a view is computed from the filetype's native
- * displacements, so an external32 view whose etype or filetype holds a
- * type whose external32 width differs from its native one (MPI_LONG,
- * MPI_UNSIGNED_LONG, MPI_WCHAR) is refused with
- * MPI_ERR_UNSUPPORTED_DATAREP; memory types holding them convert fine.
+ * The layout of a view is the filetype's layout in the file's
+ * representation: native displacements, except in external32 when the
+ * etype or filetype holds a type whose width changes there (MPI_LONG,
+ * MPI_UNSIGNED_LONG, MPI_WCHAR, the pair types), where io_filetype.c
+ * rebuilds it with file widths as MPI-4.0 14.5 says.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -255,11 +255,14 @@ static int type_keep(MPI_Datatype in, MPI_Datatype *out) {
   return PMPI_Type_dup(in, out);
 }
 
-/* Installs a checked view; a class on failure (the old view stays). */
+/* Installs a checked view; a class on failure (the old view stays).
+ * elay and flay are the layouts of etype and filetype in the file (the
+ * types themselves unless widths change, io_filetype.c). */
 static int view_install(MPI_File f, MPI_Offset disp, MPI_Datatype etype,
-                        MPI_Datatype filetype, int rep) {
-  const hc_mpi_type_t *ft = hc_mpi_type_get(filetype);
-  const hc_mpi_type_t *et = hc_mpi_type_get(etype);
+                        MPI_Datatype filetype, MPI_Datatype elay,
+                        MPI_Datatype flay, int rep) {
+  const hc_mpi_type_t *ft = hc_mpi_type_get(flay);
+  const hc_mpi_type_t *et = hc_mpi_type_get(elay);
   io_block_t *blocks = NULL;
   size_t nblocks = 0;
   int ordered = 1;
@@ -290,7 +293,8 @@ static int view_install(MPI_File f, MPI_Offset disp, MPI_Datatype etype,
 }
 
 int hc_io_view_default(MPI_File f) {
-  return view_install(f, 0, MPI_BYTE, MPI_BYTE, IO_REP_NATIVE);
+  return view_install(f, 0, MPI_BYTE, MPI_BYTE, MPI_BYTE, MPI_BYTE,
+                      IO_REP_NATIVE);
 }
 
 /* Checks etype and filetype for a view in rep; a raised class. */
@@ -307,12 +311,6 @@ static int view_check_types(const char *fn, MPI_File f, const hc_mpi_type_t *et,
   if (ft->extent <= 0)
     return hc_io_raise(f, fn, MPI_ERR_TYPE, "the filetype's extent is %ld",
                        (long)ft->extent);
-  if (rep == IO_REP_EXTERNAL32 && (hc_mpi_ext32_size(et, 1) != et->size ||
-                                   hc_mpi_ext32_size(ft, 1) != ft->size))
-    return hc_io_raise(f, fn, MPI_ERR_UNSUPPORTED_DATAREP,
-                       "an external32 view whose etype or filetype holds "
-                       "MPI_LONG, MPI_UNSIGNED_LONG or MPI_WCHAR (external32 "
-                       "width differs from native) is not supported");
   if (rep > IO_REP_EXTERNAL32) {
     MPI_Aint ext = 0;
     int cls = rep_user_extent(rep_get(rep), et, &ext);
@@ -325,6 +323,26 @@ static int view_check_types(const char *fn, MPI_File f, const hc_mpi_type_t *et,
                          (long)et->size);
   }
   return MPI_SUCCESS;
+}
+
+/* The layouts of etype and filetype in an external32 file; a raised
+ * class (nothing left to free) on failure. */
+static int view_layouts(const char *fn, MPI_File f, MPI_Datatype etype,
+                        MPI_Datatype filetype, MPI_Datatype *elay,
+                        MPI_Datatype *flay) {
+  int rc = hc_io_file_layout_type(etype, elay);
+  if (rc == MPI_SUCCESS) {
+    rc = hc_io_file_layout_type(filetype, flay);
+    if (rc != MPI_SUCCESS)
+      hc_io_file_layout_free(etype, elay);
+  }
+  if (rc == MPI_SUCCESS)
+    return rc;
+  *elay = etype;
+  *flay = filetype;
+  return hc_io_raise(f, fn, hc_io_class_of_code(rc),
+                     "laying out the view in external32 (a type built with "
+                     "a large-count constructor cannot be)");
 }
 
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
@@ -357,13 +375,22 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   if (disp < 0)
     return hc_io_raise(fh, fn, MPI_ERR_ARG, "negative displacement %ld",
                        (long)disp);
-  rc = view_check_types(fn, fh, et, ft, rep);
+  MPI_Datatype elay = etype, flay = filetype;
+  if (rep == IO_REP_EXTERNAL32)
+    rc = view_layouts(fn, fh, etype, filetype, &elay, &flay);
+  if (rc == MPI_SUCCESS)
+    rc = view_check_types(fn, fh, hc_mpi_type_get(elay),
+                          hc_mpi_type_get(flay), rep);
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && !hc_mpi_info_get(info))
+    rc = hc_io_raise(fh, fn, MPI_ERR_INFO, "invalid info 0x%x",
+                     (unsigned)info);
+  int cls = rc == MPI_SUCCESS
+                ? view_install(fh, disp, etype, filetype, elay, flay, rep)
+                : rc;
+  hc_io_file_layout_free(etype, &elay);
+  hc_io_file_layout_free(filetype, &flay);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
-    return hc_io_raise(fh, fn, MPI_ERR_INFO, "invalid info 0x%x",
-                       (unsigned)info);
-  int cls = view_install(fh, disp, etype, filetype, rep);
   if (cls == MPI_SUCCESS && info != MPI_INFO_NULL)
     cls = PMPI_File_set_info(fh, info);
   /* Collective: the shared pointer restarts at 0 in the new view. */
@@ -490,8 +517,13 @@ static int type_extent_in_file(const char *fn, MPI_File fh,
   if (rc != MPI_SUCCESS)
     return rc;
   if (fh->rep == IO_REP_EXTERNAL32) {
-    /* The extent grows or shrinks by what the data does. */
-    *extent = t->extent + (hc_mpi_ext32_size(t, 1) - t->size);
+    MPI_Datatype lay = datatype;
+    int cls = hc_io_file_layout_type(datatype, &lay);
+    if (cls != MPI_SUCCESS)
+      return hc_io_raise(fh, fn, hc_io_class_of_code(cls), "laying out the type in "
+                                                 "external32");
+    *extent = hc_mpi_type_get(lay)->extent;
+    hc_io_file_layout_free(datatype, &lay);
   } else if (fh->rep > IO_REP_EXTERNAL32) {
     MPI_Aint ext = 0;
     int cls = rep_user_extent(rep_get(fh->rep), t, &ext);

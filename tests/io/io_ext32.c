@@ -4,6 +4,11 @@
  *    (compared with literal reference bytes; MPI_LONG is 4 bytes there),
  *    the same bytes MPI_Pack_external gives, and read back through the
  *    view as the values written.
+ *  - external32 views whose types change width there (MPI-4.0 14.5): etype
+ *    MPI_LONG and a filetype vector of 3 longs with stride 2 lay the longs
+ *    4 bytes apart in 8-byte steps, an hvector's byte stride (10) is kept
+ *    as given, a struct of a long and an int at byte 4 is 8 bytes, and
+ *    MPI_File_get_type_extent gives those file extents; bytes compared.
  *  - MPI_Register_datarep: a representation whose conversion functions
  *    store each int plus 1000 is called on write and read (file bytes and
  *    values checked); registering the name again is MPI_ERR_DUP_DATAREP;
@@ -112,6 +117,73 @@ static void external32(const char *path)
     MPI_File_delete(path, MPI_INFO_NULL);
 }
 
+/* A view of ft (etype MPI_LONG or the struct's) written with vals:
+ * checks the file's extent of ft and its bytes against want. */
+static void ext32_view(const char *path, MPI_Datatype etype, MPI_Datatype ft, MPI_Aint want_ext,
+                       const void *vals, int n, MPI_Datatype mtype, const unsigned char *want,
+                       size_t nwant)
+{
+    MPI_File fh;
+    MPI_File_delete(path, MPI_INFO_NULL);
+    MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    int rc = MPI_File_set_view(fh, 0, etype, ft, "external32", MPI_INFO_NULL);
+    CHECK(rc == MPI_SUCCESS, "external32 view of longs: %s", mt_errstr(rc));
+    MPI_Aint ext = 0;
+    MPI_File_get_type_extent(fh, ft, &ext);
+    CHECK(ext == want_ext, "file extent %ld, want %ld", (long)ext, (long)want_ext);
+    MPI_Status st;
+    rc = MPI_File_write(fh, vals, n, mtype, &st);
+    CHECK(rc == MPI_SUCCESS && mt_status_count(&st, mtype) == n, "write: %s", mt_errstr(rc));
+    MPI_File_sync(fh);
+    unsigned char raw[64];
+    read_raw(path, raw, nwant);
+    for (size_t i = 0; i < nwant; i++)
+        CHECK(raw[i] == want[i], "byte %zu is 0x%02x, want 0x%02x", i, raw[i], want[i]);
+    long back[8] = {0};
+    MPI_File_seek(fh, 0, MPI_SEEK_SET);
+    rc = MPI_File_read(fh, back, n, mtype, &st);
+    CHECK(rc == MPI_SUCCESS && !memcmp(back, vals, (size_t)n * (mtype == MPI_LONG ? sizeof(long) : 16)),
+          "read back through the view: %s", mt_errstr(rc));
+    MPI_File_close(&fh);
+    MPI_File_delete(path, MPI_INFO_NULL);
+}
+
+static void external32_widths(const char *path)
+{
+    long vals[3] = {1, -2, 0x01020304};
+    /* vector(3, 1, 2) of MPI_LONG: longs at 0, 8, 16, extent 20. */
+    static const unsigned char vec[] = {0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfe,
+                                        0, 0, 0, 0, 1, 2, 3, 4};
+    MPI_Datatype v, hv, st;
+    MPI_Type_vector(3, 1, 2, MPI_LONG, &v);
+    MPI_Type_commit(&v);
+    ext32_view(path, MPI_LONG, v, 20, vals, 3, MPI_LONG, vec, sizeof vec);
+    /* hvector(3, 1, 10 bytes) of MPI_LONG: longs at 0, 10, 20. */
+    static const unsigned char hvec[] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfe,
+                                         0, 0, 0, 0, 0, 0, 1, 2, 3, 4};
+    MPI_Type_create_hvector(3, 1, 10, MPI_LONG, &hv);
+    MPI_Type_commit(&hv);
+    ext32_view(path, MPI_LONG, hv, 24, vals, 3, MPI_LONG, hvec, sizeof hvec);
+    /* struct {long at 0, int at 4}: 8 bytes in the file; two of them. */
+    struct { long l; int i; } mem[2];
+    memset(mem, 0, sizeof mem); /* the padding too: compared below */
+    mem[0].l = 5, mem[0].i = 6, mem[1].l = -5, mem[1].i = -6;
+    int bl[2] = {1, 1};
+    MPI_Aint fdisp[2] = {0, 4}, mdisp[2] = {offsetof(struct { long l; int i; }, l), sizeof(long)};
+    MPI_Datatype types[2] = {MPI_LONG, MPI_INT}, mt;
+    MPI_Type_create_struct(2, bl, fdisp, types, &st);
+    MPI_Type_commit(&st);
+    MPI_Type_create_struct(2, bl, mdisp, types, &mt);
+    MPI_Type_commit(&mt);
+    static const unsigned char sw[] = {0, 0, 0, 5, 0, 0, 0, 6, 0xff, 0xff, 0xff, 0xfb,
+                                       0xff, 0xff, 0xff, 0xfa};
+    ext32_view(path, st, st, 8, mem, 2, mt, sw, sizeof sw);
+    MPI_Type_free(&v);
+    MPI_Type_free(&hv);
+    MPI_Type_free(&st);
+    MPI_Type_free(&mt);
+}
+
 static void registered(const char *path)
 {
     int calls = 0;
@@ -160,6 +232,7 @@ int main(int argc, char **argv)
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(path, sizeof path, "%s/hcmpi_io_ext32.%d.%d", dir, (int)getpid(), rank);
     external32(path);
+    external32_widths(path);
     registered(path);
     if (rank == 0)
         printf("io_ext32: external32 bytes and a registered representation: ok\n");
