@@ -34,6 +34,11 @@ static _Atomic(reqpool_slot_t *) reqpool_slabs[REQPOOL_MAX_SLABS];
 static pthread_mutex_t reqpool_lock = PTHREAD_MUTEX_INITIALIZER;
 static reqpool_slot_t *reqpool_shared; /* free slots; under reqpool_lock */
 static uint32_t reqpool_nslabs;        /* under reqpool_lock */
+/* Caches of threads that ended.  Pushed without reqpool_lock, because a
+ * thread may end while another is inside hcmpi below
+ * MPI_THREAD_MULTIPLE, where that lock is no lock (util/lock.h); taken
+ * whole by a refill that found the shared list empty. */
+static _Atomic(reqpool_slot_t *) reqpool_orphans;
 
 typedef struct reqpool_cache {
   reqpool_slot_t *head;
@@ -91,11 +96,37 @@ static void reqpool_drain(reqpool_cache_t *c, int keep) {
   hc_unlock(&reqpool_lock);
 }
 
-/* A thread ends: its cache goes back whole (the slots outlive it). */
+/* A thread ends: its cache goes to the orphans whole (the slots outlive
+ * it). */
 static void reqpool_cache_exit(void *arg) {
   reqpool_cache_t *c = arg;
-  reqpool_drain(c, 0);
+  reqpool_slot_t *first = c->head;
+  c->head = NULL;
+  c->len = 0;
   c->registered = 0;
+  if (first == NULL)
+    return;
+  reqpool_slot_t *last = first;
+  while (last->next != NULL)
+    last = last->next;
+  reqpool_slot_t *old =
+      atomic_load_explicit(&reqpool_orphans, memory_order_relaxed);
+  do
+    last->next = old;
+  while (!atomic_compare_exchange_weak_explicit(&reqpool_orphans, &old, first,
+                                                memory_order_release,
+                                                memory_order_relaxed));
+}
+
+/* The shared list is empty: adopt the orphans, else add a slab.  Caller
+ * holds the lock. */
+static void reqpool_restock_locked(void) {
+  reqpool_slot_t *orphans =
+      atomic_exchange_explicit(&reqpool_orphans, NULL, memory_order_acquire);
+  if (orphans != NULL)
+    reqpool_shared = orphans;
+  else
+    (void)reqpool_grow_locked();
 }
 
 static void reqpool_exit_key_make(void) {
@@ -114,7 +145,7 @@ static int reqpool_refill(reqpool_cache_t *c) {
   }
   hc_lock(&reqpool_lock);
   if (reqpool_shared == NULL)
-    (void)reqpool_grow_locked();
+    reqpool_restock_locked();
   for (int i = 0; i < REQPOOL_BATCH && reqpool_shared != NULL; i++) {
     reqpool_slot_t *s = reqpool_shared;
     reqpool_shared = s->next;

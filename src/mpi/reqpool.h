@@ -18,7 +18,7 @@
  * MPI_THREAD_MULTIPLE allocate and free without meeting each other.  An
  * object may be freed on another thread than the one that allocated it: it
  * then joins the freeing thread's cache.  A thread's cache goes back to the
- * shared list when the thread exits.
+ * pool when the thread exits.
  */
 #ifndef HC_MPI_REQPOOL_H
 #define HC_MPI_REQPOOL_H

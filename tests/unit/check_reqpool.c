@@ -178,6 +178,37 @@ START_TEST(objects_cross_threads_without_sharing_a_slot) {
 }
 END_TEST
 
+/* A thread that ends with slots in its cache: those slots are handed out
+ * again (by a later refill that finds the shared list empty) rather than
+ * lost, so the first slab serves everything below. */
+static void *exiting_thread(void *p) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  *(int *)p = r->handle;
+  hc_reqpool_free(r);
+  return NULL;
+}
+
+START_TEST(ended_threads_give_their_cache_back) {
+  enum { FIRST_SLAB = 256 };
+  int handle = 0;
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, exiting_thread, &handle), 0);
+  ck_assert_int_eq(pthread_join(t, NULL), 0);
+  ck_assert_ptr_null(hc_reqpool_get(handle));
+  static hc_mpi_request_t *rs[FIRST_SLAB];
+  int seen = 0;
+  for (int i = 0; i < FIRST_SLAB; i++) {
+    rs[i] = hc_reqpool_alloc();
+    ck_assert_ptr_nonnull(rs[i]);
+    ck_assert_uint_lt(handle_index(rs[i]->handle), FIRST_SLAB);
+    seen += handle_index(rs[i]->handle) == handle_index(handle);
+  }
+  ck_assert_int_eq(seen, 1);
+  for (int i = 0; i < FIRST_SLAB; i++)
+    hc_reqpool_free(rs[i]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("reqpool");
   TCase *tc = tcase_create("core");
@@ -189,6 +220,7 @@ int main(void) {
   tcase_add_test(tc, foreign_handles_are_rejected);
   tcase_add_test(tc, live_objects_have_distinct_indices);
   tcase_add_test(tc, objects_cross_threads_without_sharing_a_slot);
+  tcase_add_test(tc, ended_threads_give_their_cache_back);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
