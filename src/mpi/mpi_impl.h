@@ -267,9 +267,11 @@ enum hc_mpi_req_kind {
 /* Send modes of persistent requests, beyond the engine's three. */
 #define HC_MPI_SEND_BUFFERED 3
 
+/* Objects come from the request pool (reqpool.h), whose handles encode
+ * their index and generation. */
 typedef struct hc_mpi_request {
   int kind;
-  int handle;
+  int handle; /* set by the pool */
   hcomm_request_t *engine; /* NULL: nothing in flight */
   hc_mpi_comm_t *comm;
   int active; /* persistent: started and not yet completed */

@@ -3,94 +3,23 @@
  * complete, test, free, cancel and start them.  Blocking goes through
  * hcomm_wait / hcomm_wait_some, which sleep instead of spinning forever.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
-#include "util/lock.h"
-
-static hc_handle_table_t req_table =
-    HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_REQUEST, 0);
-
-/* Destroyed request objects kept for reuse, so the steady Isend/Irecv path
- * does no calloc/free (about a fifth of the face's cost per message).
- * Bounded so a burst of many outstanding requests gives its memory back.
- * A spin flag rather than a mutex: the critical section is two pointer
- * moves, and under MPI_THREAD_MULTIPLE contention is brief. */
-#define REQ_CACHE_MAX 256
-
-typedef union req_cached {
-  union req_cached *next;
-  hc_mpi_request_t req;
-} req_cached_t;
-
-static req_cached_t *req_cache;
-static int req_cache_len;
-static atomic_flag req_cache_busy = ATOMIC_FLAG_INIT;
-
-static void req_cache_lock(void) {
-  if (!hc_lock_real)
-    return;
-  while (
-      atomic_flag_test_and_set_explicit(&req_cache_busy, memory_order_acquire))
-    ;
-}
-
-static void req_cache_unlock(void) {
-  if (hc_lock_real)
-    atomic_flag_clear_explicit(&req_cache_busy, memory_order_release);
-}
-
-/* A zeroed object, as calloc gave: a recycled one keeps no stale field. */
-static hc_mpi_request_t *req_obj_alloc(void) {
-  req_cache_lock();
-  req_cached_t *c = req_cache;
-  if (c != NULL) {
-    req_cache = c->next;
-    req_cache_len--;
-  }
-  req_cache_unlock();
-  if (c == NULL)
-    return calloc(1, sizeof(req_cached_t));
-  memset(c, 0, sizeof(*c));
-  return &c->req;
-}
-
-static void req_obj_free(hc_mpi_request_t *r) {
-  req_cached_t *c = (req_cached_t *)r;
-  req_cache_lock();
-  int keep = req_cache_len < REQ_CACHE_MAX;
-  if (keep) {
-    c->next = req_cache;
-    req_cache = c;
-    req_cache_len++;
-  }
-  req_cache_unlock();
-  if (!keep)
-    free(c);
-}
+#include "mpi/reqpool.h"
 
 hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm) {
   hc_mpi_xfer_sweep();
-  hc_mpi_request_t *r = req_obj_alloc();
+  hc_mpi_request_t *r = hc_reqpool_alloc();
   if (!r)
     return NULL;
-  if (hc_handle_alloc(&req_table, r, &r->handle) != 0) {
-    req_obj_free(r);
-    return NULL;
-  }
   r->kind = kind;
   r->comm = comm;
   r->active = 1;
   hc_mpi_comm_retain(comm);
   return r;
-}
-
-hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
-  return hc_handle_get(&req_table, handle);
 }
 
 /* What every send that left at once (hcomm_send_now) hands back: one
@@ -104,9 +33,18 @@ static hc_mpi_request_t req_sent = {
     .handle = REQ_SENT_HANDLE,
     .local = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, HC_OK}};
 
+/* Set by MPI_Init: before it, the shared request is no request. */
+static hc_mpi_request_t *req_sent_bound;
+
 void hc_mpi_request_bind_builtins(void) {
   req_sent.comm = hc_mpi_comm_get(MPI_COMM_WORLD);
-  hc_handle_set_builtin(&req_table, REQ_SENT_HANDLE, &req_sent);
+  req_sent_bound = &req_sent;
+}
+
+hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
+  if (handle == REQ_SENT_HANDLE)
+    return req_sent_bound;
+  return hc_reqpool_get(handle);
 }
 
 MPI_Request hc_mpi_request_sent(void) { return REQ_SENT_HANDLE; }
@@ -116,9 +54,8 @@ void hc_mpi_request_destroy(hc_mpi_request_t *r) {
     return;
   hc_mpi_xfer_fini(&r->xfer);
   hc_mpi_part_destroy(r->part);
-  hc_handle_free(&req_table, r->handle);
   hc_mpi_comm_release(r->comm);
-  req_obj_free(r);
+  hc_reqpool_free(r);
 }
 
 int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,

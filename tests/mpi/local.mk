@@ -256,6 +256,12 @@ tests_mpi_request_churn_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_request_churn_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/request_churn.sh
 dist_noinst_SCRIPTS += tests/mpi/request_churn.sh
+check_PROGRAMS += tests/mpi/request_threads
+tests_mpi_request_threads_SOURCES = tests/mpi/request_threads.c tests/mpi/mpitest.h
+tests_mpi_request_threads_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_request_threads_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/request_threads.sh
+dist_noinst_SCRIPTS += tests/mpi/request_threads.sh
 
 # -- types: derived datatypes, pack/unpack, datatypes in point-to-point
 HC_TYPES_TESTS = tests/mpi/dtype_layout tests/mpi/dtype_misc tests/mpi/dtype_large

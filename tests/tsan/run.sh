@@ -32,7 +32,7 @@ if [ ! -f Makefile ]; then
 fi
 make -j"$TSAN_JOBS" >build.log 2>&1 &&
     make -j"$TSAN_JOBS" tests/mpi/thread_multiple tests/engine/engine_threads \
-        tests/mpi/mpit_threads tests/io/io_nonblocking >>build.log 2>&1 ||
+        tests/mpi/mpit_threads tests/io/io_nonblocking tests/mpi/request_threads >>build.log 2>&1 ||
     { tail -30 build.log; echo "FAIL: build (see $TSAN_BUILD/build.log)"; exit 1; }
 
 logs="$TSAN_BUILD/tsan-logs"
@@ -53,6 +53,8 @@ step "$run" -n 2 --timeout 600 ./tests/engine/engine_threads
 step "$run" -n 2 --timeout 600 ./tests/mpi/mpit_threads
 # The MPI-IO worker thread completing requests the application waits on.
 step "$run" -n 2 --timeout 600 ./tests/io/io_nonblocking
+# Request objects made on one thread and freed on another (reqpool.c).
+step "$run" -n 2 --timeout 600 ./tests/mpi/request_threads 30
 
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer')
 if [ "$reports" -gt 0 ]; then
@@ -62,4 +64,4 @@ if [ "$reports" -gt 0 ]; then
     exit 1
 fi
 [ "$failed" -eq 0 ] || { echo "FAIL: a run failed"; exit 1; }
-echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads and mpit_threads (2 ranks) clean under ThreadSanitizer"
+echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads, mpit_threads and request_threads (2 ranks) clean under ThreadSanitizer"

@@ -62,6 +62,16 @@ tests_unit_check_handles_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_handles_LDADD = $(HC_UNIT_LIBS)
 endif
 
+# -- the face request pool (src/mpi/reqpool.c): handle encoding, stale
+# handles, objects crossing threads
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_reqpool
+TESTS += tests/unit/check_reqpool
+tests_unit_check_reqpool_SOURCES = tests/unit/check_reqpool.c
+tests_unit_check_reqpool_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_reqpool_LDADD = $(HC_UNIT_LIBS)
+endif
+
 # -- collectives (the schedules of src/hcomm/nbc.c, the blocking forms of
 # coll.c) against a threaded mock of the engine's locked point-to-point:
 # linked with nbc.c and coll.c alone, not with libhccore.  MPI reduction

@@ -1,0 +1,209 @@
+/* The face request pool; reqpool.h gives the handle layout and the caches. */
+#include "mpi/reqpool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/handle.h"
+#include "mpi/mpi_impl.h"
+#include "util/lock.h"
+
+#define REQPOOL_SLAB_SHIFT 8
+#define REQPOOL_SLAB (1u << REQPOOL_SLAB_SHIFT)
+#define REQPOOL_MAX_SLABS (HC_REQPOOL_CAPACITY / REQPOOL_SLAB)
+#define REQPOOL_INDEX_MASK (HC_REQPOOL_CAPACITY - 1u)
+#define REQPOOL_GEN_MASK ((1u << HC_REQPOOL_GEN_BITS) - 1u)
+/* Slots a thread's cache takes from the shared list at a time; a cache
+ * that grows past two batches keeps one and gives the rest back, so a
+ * thread that only frees (requests made elsewhere) does not hoard. */
+#define REQPOOL_BATCH 32
+
+typedef struct reqpool_slot {
+  hc_mpi_request_t req; /* first: the object the face sees */
+  atomic_int live;      /* its handle while allocated, 0 while free */
+  uint32_t index;
+  uint32_t generation;
+  struct reqpool_slot *next; /* in a cache or the shared list */
+} reqpool_slot_t;
+
+/* Slabs by index / REQPOOL_SLAB: each written once, under reqpool_lock,
+ * and read by lookups without it. */
+static _Atomic(reqpool_slot_t *) reqpool_slabs[REQPOOL_MAX_SLABS];
+static pthread_mutex_t reqpool_lock = PTHREAD_MUTEX_INITIALIZER;
+static reqpool_slot_t *reqpool_shared; /* free slots; under reqpool_lock */
+static uint32_t reqpool_nslabs;        /* under reqpool_lock */
+/* Caches of threads that ended.  Pushed without reqpool_lock, because a
+ * thread may end while another is inside hcmpi below
+ * MPI_THREAD_MULTIPLE, where that lock is no lock (util/lock.h); taken
+ * whole by a refill that found the shared list empty. */
+static _Atomic(reqpool_slot_t *) reqpool_orphans;
+
+typedef struct reqpool_cache {
+  reqpool_slot_t *head;
+  int len;
+  int registered; /* the thread-exit destructor will drain it */
+} reqpool_cache_t;
+
+/* initial-exec: a plain offset from the thread pointer, not a call to
+ * __tls_get_addr on every allocation. */
+static __thread reqpool_cache_t reqpool_cache
+    __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t reqpool_exit_key;
+static pthread_once_t reqpool_exit_once = PTHREAD_ONCE_INIT;
+static int reqpool_exit_ok;
+
+/* Adds one slab of free slots to the shared list.  Caller holds the lock. */
+static int reqpool_grow_locked(void) {
+  if (reqpool_nslabs == REQPOOL_MAX_SLABS)
+    return -1;
+  reqpool_slot_t *slab = calloc(REQPOOL_SLAB, sizeof(*slab));
+  if (slab == NULL)
+    return -1;
+  uint32_t base = reqpool_nslabs * REQPOOL_SLAB;
+  for (int i = (int)REQPOOL_SLAB - 1; i >= 0; i--) {
+    slab[i].index = base + (uint32_t)i;
+    atomic_init(&slab[i].live, 0);
+    slab[i].next = reqpool_shared;
+    reqpool_shared = &slab[i];
+  }
+  atomic_store_explicit(&reqpool_slabs[reqpool_nslabs], slab,
+                        memory_order_release);
+  reqpool_nslabs++;
+  return 0;
+}
+
+/* Gives every slot of c past its newest keep back to the shared list: the
+ * ones kept are the likeliest still in this core's cache.  The walk is
+ * outside the lock; the splice under it is two stores. */
+static void reqpool_drain(reqpool_cache_t *c, int keep) {
+  reqpool_slot_t **cut = &c->head;
+  for (int i = 0; i < keep && *cut != NULL; i++)
+    cut = &(*cut)->next;
+  reqpool_slot_t *first = *cut;
+  if (first == NULL)
+    return;
+  reqpool_slot_t *last = first;
+  while (last->next != NULL)
+    last = last->next;
+  *cut = NULL;
+  c->len = keep;
+  hc_lock(&reqpool_lock);
+  last->next = reqpool_shared;
+  reqpool_shared = first;
+  hc_unlock(&reqpool_lock);
+}
+
+/* A thread ends: its cache goes to the orphans whole (the slots outlive
+ * it). */
+static void reqpool_cache_exit(void *arg) {
+  reqpool_cache_t *c = arg;
+  reqpool_slot_t *first = c->head;
+  c->head = NULL;
+  c->len = 0;
+  c->registered = 0;
+  if (first == NULL)
+    return;
+  reqpool_slot_t *last = first;
+  while (last->next != NULL)
+    last = last->next;
+  reqpool_slot_t *old =
+      atomic_load_explicit(&reqpool_orphans, memory_order_relaxed);
+  do
+    last->next = old;
+  while (!atomic_compare_exchange_weak_explicit(&reqpool_orphans, &old, first,
+                                                memory_order_release,
+                                                memory_order_relaxed));
+}
+
+/* The shared list is empty: adopt the orphans, else add a slab.  Caller
+ * holds the lock. */
+static void reqpool_restock_locked(void) {
+  reqpool_slot_t *orphans =
+      atomic_exchange_explicit(&reqpool_orphans, NULL, memory_order_acquire);
+  if (orphans != NULL)
+    reqpool_shared = orphans;
+  else
+    (void)reqpool_grow_locked();
+}
+
+static void reqpool_exit_key_make(void) {
+  reqpool_exit_ok =
+      pthread_key_create(&reqpool_exit_key, reqpool_cache_exit) == 0;
+}
+
+/* Moves a batch of free slots from the shared list (grown when empty) to
+ * c.  Returns 0 when c has one. */
+static int reqpool_refill(reqpool_cache_t *c) {
+  if (!c->registered) {
+    pthread_once(&reqpool_exit_once, reqpool_exit_key_make);
+    if (reqpool_exit_ok)
+      (void)pthread_setspecific(reqpool_exit_key, c);
+    c->registered = 1;
+  }
+  hc_lock(&reqpool_lock);
+  if (reqpool_shared == NULL)
+    reqpool_restock_locked();
+  for (int i = 0; i < REQPOOL_BATCH && reqpool_shared != NULL; i++) {
+    reqpool_slot_t *s = reqpool_shared;
+    reqpool_shared = s->next;
+    s->next = c->head;
+    c->head = s;
+    c->len++;
+  }
+  hc_unlock(&reqpool_lock);
+  return c->head != NULL ? 0 : -1;
+}
+
+static int reqpool_handle(const reqpool_slot_t *s) {
+  unsigned gen = s->generation & REQPOOL_GEN_MASK;
+  return (int)((HC_HANDLE_KIND_DIRECT << HC_HANDLE_KIND_SHIFT) |
+               ((unsigned)HC_OBJ_REQUEST << HC_HANDLE_OBJECT_SHIFT) |
+               (gen << HC_REQPOOL_INDEX_BITS) | s->index);
+}
+
+hc_mpi_request_t *hc_reqpool_alloc(void) {
+  reqpool_cache_t *c = &reqpool_cache;
+  if (c->head == NULL && reqpool_refill(c) != 0)
+    return NULL;
+  reqpool_slot_t *s = c->head;
+  c->head = s->next;
+  c->len--;
+  memset(&s->req, 0, sizeof(s->req));
+  s->req.handle = reqpool_handle(s);
+  atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
+  return &s->req;
+}
+
+void hc_reqpool_free(hc_mpi_request_t *r) {
+  reqpool_slot_t *s = (reqpool_slot_t *)r;
+  atomic_store_explicit(&s->live, 0, memory_order_relaxed);
+  s->generation++;
+  reqpool_cache_t *c = &reqpool_cache;
+  s->next = c->head;
+  c->head = s;
+  c->len++;
+  if (c->len > 2 * REQPOOL_BATCH)
+    reqpool_drain(c, REQPOOL_BATCH);
+}
+
+/* No lock: slabs never move, and a handle is valid only while the object
+ * holds it.  The caller's own ordering (it got the handle from the thread
+ * that made it) makes the object's contents visible; the relaxed load only
+ * keeps a stale handle read concurrently with a reuse well defined. */
+hc_mpi_request_t *hc_reqpool_get(int handle) {
+  if (hc_handle_kind(handle) != HC_HANDLE_KIND_DIRECT ||
+      hc_handle_object(handle) != HC_OBJ_REQUEST)
+    return NULL;
+  uint32_t index = (uint32_t)handle & REQPOOL_INDEX_MASK;
+  reqpool_slot_t *slab = atomic_load_explicit(
+      &reqpool_slabs[index / REQPOOL_SLAB], memory_order_acquire);
+  if (slab == NULL)
+    return NULL;
+  reqpool_slot_t *s = &slab[index % REQPOOL_SLAB];
+  if (atomic_load_explicit(&s->live, memory_order_relaxed) != handle)
+    return NULL;
+  return &s->req;
+}

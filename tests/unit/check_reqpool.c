@@ -1,0 +1,230 @@
+/* Unit tests of the face request pool (src/mpi/reqpool.c): the handle
+ * encoding, stale and foreign handles rejected, and objects allocated on
+ * one thread and freed on another under real locking. */
+#include "mpi/reqpool.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "mpi/handle.h"
+#include "mpi/mpi_impl.h"
+#include "util/lock.h"
+
+#define INDEX_MASK (HC_REQPOOL_CAPACITY - 1u)
+
+static unsigned handle_index(int h) { return (unsigned)h & INDEX_MASK; }
+
+START_TEST(handle_is_direct_request_naming_its_object) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  ck_assert_ptr_nonnull(r);
+  ck_assert_uint_eq(hc_handle_kind(r->handle), HC_HANDLE_KIND_DIRECT);
+  ck_assert_uint_eq(hc_handle_object(r->handle), HC_OBJ_REQUEST);
+  ck_assert_ptr_eq(hc_reqpool_get(r->handle), r);
+  ck_assert_int_ne(r->handle, hc_handle_null(HC_OBJ_REQUEST));
+  hc_reqpool_free(r);
+}
+END_TEST
+
+START_TEST(alloc_gives_zeroed_object) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  r->kind = 3;
+  r->peer = 7;
+  r->buf = r;
+  hc_reqpool_free(r);
+  hc_mpi_request_t *again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r); /* the cache hands back the newest free */
+  ck_assert_int_eq(again->kind, 0);
+  ck_assert_int_eq(again->peer, 0);
+  ck_assert_ptr_null(again->buf);
+  hc_reqpool_free(again);
+}
+END_TEST
+
+START_TEST(freed_handle_is_rejected) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  int h = r->handle;
+  hc_reqpool_free(r);
+  ck_assert_ptr_null(hc_reqpool_get(h));
+}
+END_TEST
+
+/* The same object handed out again gets a new handle; the old one stays
+ * invalid for as many reuses as the generation bits count. */
+START_TEST(reused_object_rejects_its_old_handles) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  int first = r->handle;
+  hc_reqpool_free(r);
+  int reuses = (1 << HC_REQPOOL_GEN_BITS) - 1;
+  for (int i = 0; i < reuses; i++) {
+    hc_mpi_request_t *n = hc_reqpool_alloc();
+    ck_assert_ptr_eq(n, r);
+    ck_assert_uint_eq(handle_index(n->handle), handle_index(first));
+    ck_assert_int_ne(n->handle, first);
+    ck_assert_ptr_null(hc_reqpool_get(first));
+    ck_assert_ptr_eq(hc_reqpool_get(n->handle), n);
+    hc_reqpool_free(n);
+  }
+}
+END_TEST
+
+START_TEST(foreign_handles_are_rejected) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  unsigned idx = handle_index(r->handle);
+  unsigned upper = (unsigned)r->handle & ~INDEX_MASK;
+  ck_assert_ptr_null(hc_reqpool_get(hc_handle_null(HC_OBJ_REQUEST)));
+  ck_assert_ptr_null(hc_reqpool_get(0x6c000001)); /* a builtin request */
+  /* The same index and generation under another object type or kind. */
+  unsigned low = (unsigned)r->handle & 0x03ffffffu;
+  ck_assert_ptr_null(hc_reqpool_get((int)(0x84000000u | low)));
+  ck_assert_ptr_null(hc_reqpool_get((int)(0xec000000u | low)));
+  /* An index far past every slab handed out. */
+  ck_assert_ptr_null(hc_reqpool_get((int)(upper | (INDEX_MASK - 1))));
+  /* A neighbour that was never allocated (still free in the cache). */
+  ck_assert_ptr_null(hc_reqpool_get((int)(upper | (idx ^ 1u))));
+  ck_assert_ptr_null(hc_reqpool_get(0));
+  ck_assert_ptr_null(hc_reqpool_get(-1));
+  hc_reqpool_free(r);
+}
+END_TEST
+
+START_TEST(live_objects_have_distinct_indices) {
+  enum { N = 1000 }; /* several batches and slabs */
+  hc_mpi_request_t *rs[N];
+  for (int i = 0; i < N; i++) {
+    rs[i] = hc_reqpool_alloc();
+    ck_assert_ptr_nonnull(rs[i]);
+  }
+  for (int i = 0; i < N; i++) {
+    ck_assert_ptr_eq(hc_reqpool_get(rs[i]->handle), rs[i]);
+    for (int j = i + 1; j < N; j++)
+      ck_assert_uint_ne(handle_index(rs[i]->handle),
+                        handle_index(rs[j]->handle));
+  }
+  for (int i = 0; i < N; i++)
+    hc_reqpool_free(rs[i]);
+  for (int i = 0; i < N; i++)
+    ck_assert_ptr_null(hc_reqpool_get(rs[i]->handle));
+}
+END_TEST
+
+/* Threads in a ring: each allocates a batch, hands it to the next thread,
+ * which checks and frees it.  Every live object must resolve and carry its
+ * maker's mark, so no slot is handed to two threads at once. */
+#define RING_THREADS 4
+#define RING_BATCH 100
+#define RING_ROUNDS 200
+
+typedef struct ring {
+  pthread_barrier_t barrier;
+  hc_mpi_request_t *box[RING_THREADS][RING_BATCH];
+  int failures[RING_THREADS];
+} ring_t;
+
+typedef struct ring_arg {
+  ring_t *ring;
+  int id;
+} ring_arg_t;
+
+static void *ring_thread(void *p) {
+  ring_arg_t *a = p;
+  ring_t *g = a->ring;
+  int next = (a->id + 1) % RING_THREADS;
+  for (int round = 0; round < RING_ROUNDS; round++) {
+    for (int i = 0; i < RING_BATCH; i++) {
+      hc_mpi_request_t *r = hc_reqpool_alloc();
+      if (r == NULL) {
+        g->failures[a->id]++;
+        continue;
+      }
+      r->tag = a->id * 1000000 + round * 1000 + i;
+      g->box[next][i] = r;
+    }
+    pthread_barrier_wait(&g->barrier);
+    int from = (a->id + RING_THREADS - 1) % RING_THREADS;
+    for (int i = 0; i < RING_BATCH; i++) {
+      hc_mpi_request_t *r = g->box[a->id][i];
+      if (r == NULL)
+        continue;
+      if (hc_reqpool_get(r->handle) != r ||
+          r->tag != from * 1000000 + round * 1000 + i)
+        g->failures[a->id]++;
+      int h = r->handle;
+      hc_reqpool_free(r);
+      if (hc_reqpool_get(h) != NULL)
+        g->failures[a->id]++;
+      g->box[a->id][i] = NULL;
+    }
+    pthread_barrier_wait(&g->barrier);
+  }
+  return NULL;
+}
+
+START_TEST(objects_cross_threads_without_sharing_a_slot) {
+  hc_lock_make_real();
+  static ring_t g;
+  pthread_barrier_init(&g.barrier, NULL, RING_THREADS);
+  pthread_t t[RING_THREADS];
+  ring_arg_t args[RING_THREADS];
+  for (int i = 0; i < RING_THREADS; i++) {
+    args[i] = (ring_arg_t){&g, i};
+    ck_assert_int_eq(pthread_create(&t[i], NULL, ring_thread, &args[i]), 0);
+  }
+  for (int i = 0; i < RING_THREADS; i++)
+    pthread_join(t[i], NULL);
+  for (int i = 0; i < RING_THREADS; i++)
+    ck_assert_int_eq(g.failures[i], 0);
+  pthread_barrier_destroy(&g.barrier);
+}
+END_TEST
+
+/* A thread that ends with slots in its cache: those slots are handed out
+ * again (by a later refill that finds the shared list empty) rather than
+ * lost, so the first slab serves everything below. */
+static void *exiting_thread(void *p) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  *(int *)p = r->handle;
+  hc_reqpool_free(r);
+  return NULL;
+}
+
+START_TEST(ended_threads_give_their_cache_back) {
+  enum { FIRST_SLAB = 256 };
+  int handle = 0;
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, exiting_thread, &handle), 0);
+  ck_assert_int_eq(pthread_join(t, NULL), 0);
+  ck_assert_ptr_null(hc_reqpool_get(handle));
+  static hc_mpi_request_t *rs[FIRST_SLAB];
+  int seen = 0;
+  for (int i = 0; i < FIRST_SLAB; i++) {
+    rs[i] = hc_reqpool_alloc();
+    ck_assert_ptr_nonnull(rs[i]);
+    ck_assert_uint_lt(handle_index(rs[i]->handle), FIRST_SLAB);
+    seen += handle_index(rs[i]->handle) == handle_index(handle);
+  }
+  ck_assert_int_eq(seen, 1);
+  for (int i = 0; i < FIRST_SLAB; i++)
+    hc_reqpool_free(rs[i]);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("reqpool");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, handle_is_direct_request_naming_its_object);
+  tcase_add_test(tc, alloc_gives_zeroed_object);
+  tcase_add_test(tc, freed_handle_is_rejected);
+  tcase_add_test(tc, reused_object_rejects_its_old_handles);
+  tcase_add_test(tc, foreign_handles_are_rejected);
+  tcase_add_test(tc, live_objects_have_distinct_indices);
+  tcase_add_test(tc, objects_cross_threads_without_sharing_a_slot);
+  tcase_add_test(tc, ended_threads_give_their_cache_back);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
