@@ -144,9 +144,13 @@ static void test_revoke_coll(void)
     }
     if (rank != 0) {
         expect_class(rc, MPIX_ERR_REVOKED, "Allreduce cut by the revoke");
-        CHECK(round == 5, "rank %d: Allreduce failed at round %d, not 5", rank, round);
-        expect_class(MPI_Wait(&ib, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
-                     "Ibarrier pending at the revoke");
+        /* Rank 0 finished round 4 before revoking: others still in it
+         * (waiting for their part of the result) may see the revoke there. */
+        CHECK(round == 4 || round == 5, "rank %d: Allreduce failed at round %d, not 4 or 5",
+              rank, round);
+        if (round == 5)
+            expect_class(MPI_Wait(&ib, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
+                         "Ibarrier pending at the revoke");
     }
     int one = 1, sum;
     expect_class(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm), MPIX_ERR_REVOKED,
@@ -230,7 +234,7 @@ static unsigned seed;
 static void *killer(void *arg)
 {
     (void)arg;
-    usleep((useconds_t)(rand_r(&seed) % 500));
+    usleep((useconds_t)(rand_r(&seed) % 50));
     die();
     return NULL;
 }
@@ -242,7 +246,10 @@ static void test_agree_kill(void)
     int doom_round = 10 + (int)(rand_r(&seed) % (ROUNDS / 2));
     MPI_Barrier(MPI_COMM_WORLD);
     int failures = 0;
-    for (int i = 0; i < ROUNDS; i++) {
+    /* The victim goes on until killed: it dies 50 us at most after its
+     * round doom_round (< ROUNDS / 2 + 10), far less than the agreements
+     * left take, each of which waits for it while it lives. */
+    for (int i = 0; i < ROUNDS || rank == victim; i++) {
         if (rank == victim && i == doom_round) {
             pthread_t t;
             pthread_create(&t, NULL, killer, NULL);
@@ -258,9 +265,10 @@ static void test_agree_kill(void)
         for (int r = 0; r < size; r++)
             CHECK(r == victim || !(flag & (1 << r)), "agree %d lacks survivor %d's vote: %#x",
                   i, r, flag);
-        results[i] = flag;
+        if (i < ROUNDS)
+            results[i] = flag;
     }
-    CHECK(rank != victim, "the victim outlived %d agreements", ROUNDS);
+    CHECK(results[ROUNDS - 1] & (1 << victim), "the victim voted in the last agreement");
     /* Compare with the lowest survivor over a communicator of survivors. */
     MPI_Comm live;
     int rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &live);
