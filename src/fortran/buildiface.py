@@ -11,7 +11,8 @@ Writes, all committed:
   src/fortran/mpi_ifaces.f90  interface bodies for `use mpi`
   src/fortran/mpi_f08_ifaces.f90  interface bodies and constants for mpi_f08
 
-What gets a binding: every PMPI_x defined in src/mpi/*.c whose C prototype
+What gets a binding: every PMPI_x (and of MPICH's extensions, the
+fault-tolerance PMPIX_Comm_x) defined in src/mpi/*.c whose C prototype
 in include/mpi.h maps onto the argument kinds below, minus SKIP, plus the
 hand-written calls in HAND (C bodies in fort_hand.c).  A new C call gets
 its binding by re-running this script; one whose arguments need special
