@@ -11,3 +11,8 @@ examples_ring_allgather_LDFLAGS = $(HC_MPITEST_LDF)
 examples_comm_split_SOURCES = examples/comm_split.c $(HC_DEVBUF)
 examples_comm_split_LDADD = $(HC_MPITEST_LIB) -ldl
 examples_comm_split_LDFLAGS = $(HC_MPITEST_LDF)
+# Survives the loss of a rank: revoke, shrink, in-memory buddy checkpoints.
+noinst_PROGRAMS += examples/resilient_jacobi
+examples_resilient_jacobi_SOURCES = examples/resilient_jacobi.c
+examples_resilient_jacobi_LDADD = $(HC_MPITEST_LIB) -lm
+examples_resilient_jacobi_LDFLAGS = $(HC_MPITEST_LDF)

@@ -290,6 +290,32 @@ hc_status_t hcomm_request_new_pending(hcomm_request_t **req);
 hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
                                         const hcomm_status_t *status);
 
+/* ---- fault tolerance (User-Level Failure Mitigation) ----------------------
+ * For survivors of a peer's death (docs/ft.md).  Revoke is local and
+ * reaches every member: their pending and later operations on comm (not
+ * these calls) fail with HC_ERR_REVOKED.  Agreement and shrink are
+ * collective over the members still alive and complete despite failures
+ * during them; the request is released with hcomm_request_free.
+ * hcomm_comm_iagree ANDs *flag over the live members and writes it back
+ * when the request completes, with HC_ERR_PEER_DEAD as its error when the
+ * agreed failed set holds a member whose failure this process did not
+ * acknowledge on comm.  hcomm_comm_ishrink writes *newcomm, the
+ * survivors in comm's order on a context id agreed among them alone.
+ * Intracommunicators only (HC_ERR_COMM). */
+hc_status_t hcomm_comm_revoke(hcomm_comm_t *comm);
+int hcomm_comm_is_revoked(const hcomm_comm_t *comm);
+hc_status_t hcomm_comm_iagree(hcomm_comm_t *comm, uint32_t *flag,
+                              hcomm_request_t **req);
+hc_status_t hcomm_comm_ishrink(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
+                               hcomm_request_t **req);
+/* Members of comm known here to have failed, as comm ranks in the order
+ * this process learnt of them: returns how many, writes the first max. */
+int hcomm_comm_failed(hcomm_comm_t *comm, int *ranks, int max);
+/* Acknowledges the first count of them (count < 0: all known now; never
+ * fewer than before); returns how many are acknowledged.  ANY_SOURCE
+ * receives on comm no longer fail for acknowledged failures. */
+int hcomm_comm_ack_failed(hcomm_comm_t *comm, int count);
+
 /* ---- partitioned point-to-point (MPI-4.0 chapter 4) ----------------------
  * One message of partitions * part_bytes bytes at buf, sent and received
  * in partitions.  hcomm_psend_init / hcomm_precv_init are local and give

@@ -11,7 +11,8 @@ Writes, all committed:
   src/fortran/mpi_ifaces.f90  interface bodies for `use mpi`
   src/fortran/mpi_f08_ifaces.f90  interface bodies and constants for mpi_f08
 
-What gets a binding: every PMPI_x defined in src/mpi/*.c whose C prototype
+What gets a binding: every PMPI_x (and of MPICH's extensions, the
+fault-tolerance PMPIX_Comm_x) defined in src/mpi/*.c whose C prototype
 in include/mpi.h maps onto the argument kinds below, minus SKIP, plus the
 hand-written calls in HAND (C bodies in fort_hand.c).  A new C call gets
 its binding by re-running this script; one whose arguments need special
@@ -141,6 +142,9 @@ LOGICAL_IN = {('Status_set_cancelled', 'flag'), ('Op_create', 'commute'),
               ('Graph_create', 'reorder'), ('Dist_graph_create', 'reorder'),
               ('Dist_graph_create_adjacent', 'reorder')}
 LOGICAL_OUT_NAMES = {'flag', 'commute', 'weighted'}
+# `int *` arguments named like those that are INTEGER all the same: the
+# agreement's flag is a bit mask, read and written (passed through).
+INTEGER_FLAGS = {('X_Comm_agree', 'flag'), ('X_Comm_iagree', 'flag')}
 # C `int` arrays that are LOGICAL arrays in Fortran (passed through: a
 # LOGICAL is 0 or 1 in gfortran, and C only tests them for non-zero or
 # writes 0 and 1).
@@ -182,15 +186,21 @@ PASS_FN = {'MPI_User_function', 'MPI_User_function_c', 'MPI_Comm_errhandler_func
 
 
 # ---- reading the C library ----------------------------------------------
+def c_name(call):
+    """The C name of a call: MPI_x, or MPIX_x for the MPICH extensions
+    bound here (kept as X_x in the tables)."""
+    return 'MPIX_' + call[2:] if call.startswith('X_') else 'MPI_' + call
+
+
 def read_prototypes():
     text = open(os.path.join(ROOT, 'include', 'mpi.h')).read()
     text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
     text = re.sub(r'^\s*#.*$', ' ', text, flags=re.M)
     text = re.sub(r'\s+', ' ', text)
     protos = {}
-    for ret, name, args in re.findall(
-            r'\b(int|double)\s+PMPI_(\w+)\s*\(([^;{}]*?)\)\s*;', text):
-        protos[name] = (ret, args.strip())
+    for ret, x, name, args in re.findall(
+            r'\b(int|double)\s+PMPI(X?)_(\w+)\s*\(([^;{}]*?)\)\s*;', text):
+        protos[('X_' if x else '') + name] = (ret, args.strip())
     return protos
 
 
@@ -203,6 +213,10 @@ def implemented_calls():
                 src = open(os.path.join(d, f)).read()
                 names.update(re.findall(
                     r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(', src, flags=re.M))
+                # Of MPICH's extensions, the fault-tolerance calls
+                # (MPIX_Comm_*), as MPICH binds them in Fortran too.
+                names.update('X_' + n for n in re.findall(
+                    r'^int\s*\n?PMPIX_(Comm_\w+)\s*\(', src, flags=re.M))
     # The tool interface (MPI_T_*) has no Fortran bindings in the standard.
     return {n for n in names if not n.startswith('T_')}
 
@@ -233,7 +247,7 @@ def parse_arg(call, arg):
             return name, 'l[]'
         return name, 'int[]'
     if ctype == 'int *':
-        if name in LOGICAL_OUT_NAMES:
+        if name in LOGICAL_OUT_NAMES and (call, name) not in INTEGER_FLAGS:
             return name, 'lout'
         if (call, name) in INDEX_OUT:
             return name, 'idx*'
@@ -376,7 +390,7 @@ def c_body(call, args):
         lines.append('    hc_f_err(ierr, MPI_ERR_NO_MEM);')
         lines.append('    return;')
         lines.append('  }')
-    lines.append('  int rc = MPI_%s(%s);' % (call, ', '.join(actual)))
+    lines.append('  int rc = %s(%s);' % (c_name(call), ', '.join(actual)))
     if post:
         lines.append('  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {')
         lines += ['    ' + p for p in post]
@@ -387,10 +401,9 @@ def c_body(call, args):
 
 
 def alias_names(call):
-    low = call.lower()
-    return ['mpi_%s_' % low, 'mpi_%s' % low, 'mpi_%s__' % low,
-            'MPI_%s' % call.upper(), 'pmpi_%s' % low, 'pmpi_%s__' % low,
-            'PMPI_%s' % call.upper()]
+    low = c_name(call).lower()
+    return [low + '_', low, low + '__', c_name(call).upper(), 'p' + low,
+            'p' + low + '__', 'P' + c_name(call).upper()]
 
 
 def write_c(calls):
@@ -405,14 +418,14 @@ def write_c(calls):
            ' * the error code; the other name forms are weak aliases. */',
            '#include "fortran/fort_impl.h"', '#include <stdlib.h>', '']
     for call, args in calls:
-        sig = c_signature('pmpi_%s_' % call.lower(), args)
+        sig = c_signature('p%s_' % c_name(call).lower(), args)
         hdr.append(sig + ';')
         src.append(sig)
         src.append('{')
         src.append(c_body(call, args))
         src.append('}')
         for a in alias_names(call):
-            src.append('#pragma weak %s = pmpi_%s_' % (a, call.lower()))
+            src.append('#pragma weak %s = p%s_' % (a, c_name(call).lower()))
         src.append('')
     hdr += ['', '#endif']
     open(os.path.join(OUT, 'fort_bind.h'), 'w').write('\n'.join(hdr) + '\n')
@@ -426,7 +439,7 @@ def write_aliases(hand):
            ' * forms of the calls written by hand in fort_hand.c. */']
     for call, _, _ in hand:
         for a in alias_names(call):
-            src.append('#pragma weak %s = pmpi_%s_' % (a, call.lower()))
+            src.append('#pragma weak %s = p%s_' % (a, c_name(call).lower()))
     open(os.path.join(OUT, 'fort_hand_alias.h'), 'w').write('\n'.join(src) + '\n')
 
 
@@ -471,13 +484,13 @@ def f_interface(call, args, result, f08):
     names = [n for n, k in args]
     if result is None:
         names.append('ierror')
-    head = '%s MPI_%s(%s)' % ('function' if result else 'subroutine', call,
+    head = '%s %s(%s)' % ('function' if result else 'subroutine', c_name(call),
                               ', '.join(names))
     out = wrap(head) + (['  import'] if f08 else []) + ['  implicit none']
     if result:
         rtype = 'double precision' if result == 'double' else \
             'integer(kind=8)'
-        out.append('  %s :: MPI_%s' % (rtype, call))
+        out.append('  %s :: %s' % (rtype, c_name(call)))
     for n, k in args:
         out += ['  ' + d for d in f_decl(n, k, f08)]
     if result is None:
@@ -560,7 +573,7 @@ def write_ifaces(calls, hand):
         for call, args, result in pairs:
             if call.endswith('_c'):
                 continue
-            out.append('interface MPI_%s' % call)
+            out.append('interface %s' % c_name(call))
             out += f_interface(call, args, result, f08)
             out += f_interface(call + '_c', by_name[call + '_c'], None, f08)
             out.append('end interface')
@@ -739,7 +752,7 @@ def main():
     print('%d generated bindings, %d hand-written, %d constants' %
           (len(calls), len(HAND), len(consts)))
     for name, why in skipped:
-        print('  no binding for MPI_%s: %s' % (name, why))
+        print('  no binding for %s: %s' % (c_name(name), why))
 
 
 if __name__ == '__main__':

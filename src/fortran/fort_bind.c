@@ -7840,3 +7840,132 @@ void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_wait = pmpi_win_wait_
 #pragma weak pmpi_win_wait__ = pmpi_win_wait_
 #pragma weak PMPI_WIN_WAIT = pmpi_win_wait_
+
+void pmpix_comm_ack_failed_(MPI_Fint *comm, MPI_Fint *num_to_ack,
+                            MPI_Fint *num_acked, MPI_Fint *ierr) {
+  int rc = MPIX_Comm_ack_failed(*comm, *num_to_ack, num_acked);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_ack_failed_ = pmpix_comm_ack_failed_
+#pragma weak mpix_comm_ack_failed = pmpix_comm_ack_failed_
+#pragma weak mpix_comm_ack_failed__ = pmpix_comm_ack_failed_
+#pragma weak MPIX_COMM_ACK_FAILED = pmpix_comm_ack_failed_
+#pragma weak pmpix_comm_ack_failed = pmpix_comm_ack_failed_
+#pragma weak pmpix_comm_ack_failed__ = pmpix_comm_ack_failed_
+#pragma weak PMPIX_COMM_ACK_FAILED = pmpix_comm_ack_failed_
+
+void pmpix_comm_agree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
+  int rc = MPIX_Comm_agree(*comm, flag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_agree_ = pmpix_comm_agree_
+#pragma weak mpix_comm_agree = pmpix_comm_agree_
+#pragma weak mpix_comm_agree__ = pmpix_comm_agree_
+#pragma weak MPIX_COMM_AGREE = pmpix_comm_agree_
+#pragma weak pmpix_comm_agree = pmpix_comm_agree_
+#pragma weak pmpix_comm_agree__ = pmpix_comm_agree_
+#pragma weak PMPIX_COMM_AGREE = pmpix_comm_agree_
+
+void pmpix_comm_failure_ack_(MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPIX_Comm_failure_ack(*comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_failure_ack_ = pmpix_comm_failure_ack_
+#pragma weak mpix_comm_failure_ack = pmpix_comm_failure_ack_
+#pragma weak mpix_comm_failure_ack__ = pmpix_comm_failure_ack_
+#pragma weak MPIX_COMM_FAILURE_ACK = pmpix_comm_failure_ack_
+#pragma weak pmpix_comm_failure_ack = pmpix_comm_failure_ack_
+#pragma weak pmpix_comm_failure_ack__ = pmpix_comm_failure_ack_
+#pragma weak PMPIX_COMM_FAILURE_ACK = pmpix_comm_failure_ack_
+
+void pmpix_comm_failure_get_acked_(MPI_Fint *comm, MPI_Fint *failedgrp,
+                                   MPI_Fint *ierr) {
+  int rc = MPIX_Comm_failure_get_acked(*comm, failedgrp);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_failure_get_acked_ = pmpix_comm_failure_get_acked_
+#pragma weak mpix_comm_failure_get_acked = pmpix_comm_failure_get_acked_
+#pragma weak mpix_comm_failure_get_acked__ = pmpix_comm_failure_get_acked_
+#pragma weak MPIX_COMM_FAILURE_GET_ACKED = pmpix_comm_failure_get_acked_
+#pragma weak pmpix_comm_failure_get_acked = pmpix_comm_failure_get_acked_
+#pragma weak pmpix_comm_failure_get_acked__ = pmpix_comm_failure_get_acked_
+#pragma weak PMPIX_COMM_FAILURE_GET_ACKED = pmpix_comm_failure_get_acked_
+
+void pmpix_comm_get_failed_(MPI_Fint *comm, MPI_Fint *failedgrp,
+                            MPI_Fint *ierr) {
+  int rc = MPIX_Comm_get_failed(*comm, failedgrp);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_get_failed_ = pmpix_comm_get_failed_
+#pragma weak mpix_comm_get_failed = pmpix_comm_get_failed_
+#pragma weak mpix_comm_get_failed__ = pmpix_comm_get_failed_
+#pragma weak MPIX_COMM_GET_FAILED = pmpix_comm_get_failed_
+#pragma weak pmpix_comm_get_failed = pmpix_comm_get_failed_
+#pragma weak pmpix_comm_get_failed__ = pmpix_comm_get_failed_
+#pragma weak PMPIX_COMM_GET_FAILED = pmpix_comm_get_failed_
+
+void pmpix_comm_iagree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *request,
+                        MPI_Fint *ierr) {
+  int rc = MPIX_Comm_iagree(*comm, flag, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_iagree_ = pmpix_comm_iagree_
+#pragma weak mpix_comm_iagree = pmpix_comm_iagree_
+#pragma weak mpix_comm_iagree__ = pmpix_comm_iagree_
+#pragma weak MPIX_COMM_IAGREE = pmpix_comm_iagree_
+#pragma weak pmpix_comm_iagree = pmpix_comm_iagree_
+#pragma weak pmpix_comm_iagree__ = pmpix_comm_iagree_
+#pragma weak PMPIX_COMM_IAGREE = pmpix_comm_iagree_
+
+void pmpix_comm_is_revoked_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPIX_Comm_is_revoked(*comm, &flag_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_is_revoked_ = pmpix_comm_is_revoked_
+#pragma weak mpix_comm_is_revoked = pmpix_comm_is_revoked_
+#pragma weak mpix_comm_is_revoked__ = pmpix_comm_is_revoked_
+#pragma weak MPIX_COMM_IS_REVOKED = pmpix_comm_is_revoked_
+#pragma weak pmpix_comm_is_revoked = pmpix_comm_is_revoked_
+#pragma weak pmpix_comm_is_revoked__ = pmpix_comm_is_revoked_
+#pragma weak PMPIX_COMM_IS_REVOKED = pmpix_comm_is_revoked_
+
+void pmpix_comm_ishrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  int rc = MPIX_Comm_ishrink(*comm, newcomm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_ishrink_ = pmpix_comm_ishrink_
+#pragma weak mpix_comm_ishrink = pmpix_comm_ishrink_
+#pragma weak mpix_comm_ishrink__ = pmpix_comm_ishrink_
+#pragma weak MPIX_COMM_ISHRINK = pmpix_comm_ishrink_
+#pragma weak pmpix_comm_ishrink = pmpix_comm_ishrink_
+#pragma weak pmpix_comm_ishrink__ = pmpix_comm_ishrink_
+#pragma weak PMPIX_COMM_ISHRINK = pmpix_comm_ishrink_
+
+void pmpix_comm_revoke_(MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPIX_Comm_revoke(*comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_revoke_ = pmpix_comm_revoke_
+#pragma weak mpix_comm_revoke = pmpix_comm_revoke_
+#pragma weak mpix_comm_revoke__ = pmpix_comm_revoke_
+#pragma weak MPIX_COMM_REVOKE = pmpix_comm_revoke_
+#pragma weak pmpix_comm_revoke = pmpix_comm_revoke_
+#pragma weak pmpix_comm_revoke__ = pmpix_comm_revoke_
+#pragma weak PMPIX_COMM_REVOKE = pmpix_comm_revoke_
+
+void pmpix_comm_shrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
+  int rc = MPIX_Comm_shrink(*comm, newcomm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_comm_shrink_ = pmpix_comm_shrink_
+#pragma weak mpix_comm_shrink = pmpix_comm_shrink_
+#pragma weak mpix_comm_shrink__ = pmpix_comm_shrink_
+#pragma weak MPIX_COMM_SHRINK = pmpix_comm_shrink_
+#pragma weak pmpix_comm_shrink = pmpix_comm_shrink_
+#pragma weak pmpix_comm_shrink__ = pmpix_comm_shrink_
+#pragma weak PMPIX_COMM_SHRINK = pmpix_comm_shrink_

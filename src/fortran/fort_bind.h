@@ -1463,5 +1463,20 @@ void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr);
+void pmpix_comm_ack_failed_(MPI_Fint *comm, MPI_Fint *num_to_ack,
+                            MPI_Fint *num_acked, MPI_Fint *ierr);
+void pmpix_comm_agree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpix_comm_failure_ack_(MPI_Fint *comm, MPI_Fint *ierr);
+void pmpix_comm_failure_get_acked_(MPI_Fint *comm, MPI_Fint *failedgrp,
+                                   MPI_Fint *ierr);
+void pmpix_comm_get_failed_(MPI_Fint *comm, MPI_Fint *failedgrp,
+                            MPI_Fint *ierr);
+void pmpix_comm_iagree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *request,
+                        MPI_Fint *ierr);
+void pmpix_comm_is_revoked_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void pmpix_comm_ishrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
+                         MPI_Fint *ierr);
+void pmpix_comm_revoke_(MPI_Fint *comm, MPI_Fint *ierr);
+void pmpix_comm_shrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
 
 #endif

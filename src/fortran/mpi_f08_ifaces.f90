@@ -1931,6 +1931,77 @@ function MPI_Wtime()
   implicit none
   double precision :: MPI_Wtime
 end function
+subroutine MPIX_Comm_ack_failed(comm, num_to_ack, num_acked, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: num_to_ack
+  integer :: num_acked
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_agree(comm, flag, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_failure_ack(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_failure_get_acked(comm, failedgrp, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: failedgrp
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_get_failed(comm, failedgrp, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: failedgrp
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_iagree(comm, flag, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: flag
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_is_revoked(comm, flag, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_ishrink(comm, newcomm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_revoke(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Comm_shrink(comm, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
 end interface
 interface MPI_Accumulate
 subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &

@@ -3627,4 +3627,65 @@ subroutine MPI_Win_wait(win, ierror)
   integer :: win
   integer :: ierror
 end subroutine
+subroutine MPIX_Comm_ack_failed(comm, num_to_ack, num_acked, ierror)
+  implicit none
+  integer :: comm
+  integer :: num_to_ack
+  integer :: num_acked
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_agree(comm, flag, ierror)
+  implicit none
+  integer :: comm
+  integer :: flag
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_failure_ack(comm, ierror)
+  implicit none
+  integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_failure_get_acked(comm, failedgrp, ierror)
+  implicit none
+  integer :: comm
+  integer :: failedgrp
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_get_failed(comm, failedgrp, ierror)
+  implicit none
+  integer :: comm
+  integer :: failedgrp
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_iagree(comm, flag, request, ierror)
+  implicit none
+  integer :: comm
+  integer :: flag
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_is_revoked(comm, flag, ierror)
+  implicit none
+  integer :: comm
+  logical :: flag
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_ishrink(comm, newcomm, request, ierror)
+  implicit none
+  integer :: comm
+  integer :: newcomm
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_revoke(comm, ierror)
+  implicit none
+  integer :: comm
+  integer :: ierror
+end subroutine
+subroutine MPIX_Comm_shrink(comm, newcomm, ierror)
+  implicit none
+  integer :: comm
+  integer :: newcomm
+  integer :: ierror
+end subroutine
 end interface

@@ -15,10 +15,12 @@
 
 #include "hcomm/core.h"
 #include "hcomm/engine.h"
+#include "hcomm/ft.h"
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll.h"
 
 #define COMM_MASK_WORDS (HC_CONTEXT_IDS / 32)
+_Static_assert(COMM_MASK_WORDS == HC_COMM_ID_WORDS, "comm.h names the mask size");
 /* Words of the mask from which non-blocking dups take their ids. */
 #define COMM_IDUP_FIRST_WORD (COMM_MASK_WORDS * 3 / 4)
 #define COMM_IDUP_WORDS (COMM_MASK_WORDS - COMM_IDUP_FIRST_WORD)
@@ -173,6 +175,7 @@ static void comm_release(hcomm_comm_t *comm);
 
 static void comm_destroy(hcomm_comm_t *comm) {
   int id = comm->context_id;
+  hc_ft_comm_gone(comm);
   comm_free_ids[id / 32] |= 1u << (id % 32);
   if (comm->local != NULL)
     comm_release(comm->local);
@@ -732,6 +735,23 @@ static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
     world[i] = comm->world_ranks[ranks[i]];
   *newcomm = comm_new(id, n, world);
   free(world);
+  return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
+/* ---- fault-tolerant creation (ft.c's shrink) ----------------------------- */
+
+void hc_comm_ids_offer(uint32_t *mask) { comm_blocking_mask(mask); }
+
+void hc_comm_ids_withdraw(void) { comm_offer_withdraw(); }
+
+hc_status_t hc_comm_new_agreed(uint32_t *mask, int n, const int *world_ranks,
+                               hcomm_comm_t **newcomm) {
+  int open = comm_mask_unhindered(mask);
+  int id = comm_lowest_free(mask);
+  comm_offer_withdraw();
+  if (id < 0)
+    return open ? HC_ERR_NO_CONTEXT : HC_ERR_AGAIN;
+  *newcomm = comm_new(id, n, world_ranks);
   return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
 }
 

@@ -13,6 +13,8 @@
 #ifndef HC_COMM_H
 #define HC_COMM_H
 
+#include <stdint.h>
+
 #include "hcomm.h"
 
 struct hcomm_comm {
@@ -61,5 +63,17 @@ hc_status_t hc_comm_init_predefined(void);
 void hc_comm_fini_predefined(void);
 /* A barrier over comm on its collective context (point-to-point). */
 hc_status_t hc_comm_barrier_locked(hcomm_comm_t *comm);
+
+/* Fault-tolerant creation (ft.c's shrink), which agrees on the ids itself:
+ * offer writes the ids this thread may offer (HC_COMM_ID_WORDS words, a
+ * flag in bit 0 as comm.c's agreements carry it); new_agreed makes the
+ * communicator on the lowest id of the agreed mask and ends the offer
+ * (HC_ERR_AGAIN: another thread held ids back, agree again); withdraw ends
+ * an offer that came to nothing. */
+#define HC_COMM_ID_WORDS 64
+void hc_comm_ids_offer(uint32_t *mask);
+void hc_comm_ids_withdraw(void);
+hc_status_t hc_comm_new_agreed(uint32_t *mask, int n, const int *world_ranks,
+                               hcomm_comm_t **newcomm);
 
 #endif /* HC_COMM_H */

@@ -9,6 +9,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/counters.h"
 #include "hcomm/core.h"
+#include "hcomm/ft.h"
 #include "hcomm/proto.h"
 #include "hcomm/shmcoll.h"
 #include "util/env.h"
@@ -433,6 +434,7 @@ static hc_status_t engine_transports_init(void) {
 static void engine_teardown(void) {
   hc_comm_fini_predefined();
   hc_proto_fini();
+  hc_ft_fini();
   /* The reverse of the start order: what reaches other nodes goes first. */
   for (int i = hc_engine.ntransports - 1; i >= 0; i--) {
     hc_engine_transport_t *t = &hc_engine.transports[i];

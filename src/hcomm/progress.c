@@ -15,6 +15,7 @@
 #include "hcomm/core.h"
 #include "hcomm/counters.h"
 #include "hcomm/devpath.h"
+#include "hcomm/ft.h"
 #include "hcomm/part.h"
 #include "hcomm/nbc.h"
 #include "hcomm/rma.h"
@@ -86,6 +87,17 @@ static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
              : HC_OK;
 }
 
+/* HC_ERR_REVOKED for an operation on a revoked communicator (or on an
+ * engine-internal one that carries a revoked one's collectives). */
+static hc_status_t progress_revoked(const hcomm_comm_t *comm) {
+  if (hc_ft_nrevoked == 0)
+    return HC_OK;
+  for (; comm != NULL; comm = comm->fails_with)
+    if (hc_ft_comm_revoked(comm))
+      return HC_ERR_REVOKED;
+  return HC_OK;
+}
+
 /* A matched rendezvous receive not yet started: proto starts it later. */
 static int progress_rndv_pending(const hcomm_request_t *req) {
   for (const hcomm_request_t *p = hc_engine.pending_head; p != NULL;
@@ -104,7 +116,9 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
   (void)arg;
   if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted)
     return;
-  hc_status_t why = progress_peer_failure(req->peer);
+  hc_status_t why = progress_revoked(req->comm);
+  if (why == HC_OK)
+    why = progress_peer_failure(req->peer);
   if (why == HC_OK && hc_match_ctx_kind(req->match_ctx) == HC_CTX_COLL)
     why = progress_comm_failure(req->comm);
   if (why == HC_OK)
@@ -122,8 +136,9 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
 
 /* Posted receives naming a failed peer as their source; ANY_SOURCE ones
  * (MPICH raises MPIX_ERR_PROC_FAILED there too: the dead one might have
- * been the sender) and collective ones on a communicator with a failed
- * member. */
+ * been the sender) unless the failure was acknowledged on the
+ * communicator (MPIX_Comm_failure_ack); collective ones on a communicator
+ * with a failed member; any on a revoked communicator. */
 static void progress_fail_posted(void) {
   for (int c = 0; c < HC_MATCH_CONTEXTS; c++) {
     hc_match_queue_t *q = &hc_engine.contexts[c].posted;
@@ -131,10 +146,13 @@ static void progress_fail_posted(void) {
     while (e != NULL) {
       hc_match_entry_t *next = e->next;
       hcomm_request_t *req = (hcomm_request_t *)e;
-      hc_status_t why = progress_peer_failure(e->source);
-      if (why == HC_OK && (e->source == HCOMM_ANY_SOURCE ||
-                          hc_match_ctx_kind(c) == HC_CTX_COLL))
+      hc_status_t why = progress_revoked(req->comm);
+      if (why == HC_OK)
+        why = progress_peer_failure(e->source);
+      if (why == HC_OK && hc_match_ctx_kind(c) == HC_CTX_COLL)
         why = progress_comm_failure(req->comm);
+      else if (why == HC_OK && e->source == HCOMM_ANY_SOURCE)
+        why = hc_ft_any_source_failure(req->comm); /* acknowledged: waits */
       if (why != HC_OK) {
         hc_match_remove(q, e);
         req->posted = 0;
@@ -189,6 +207,8 @@ static int progress_hooks(void) {
     moved += hc_part_progress_locked(); /* partitioned receives (part.c) */
   if (hc_rma_nwindows > 0)
     moved += hc_rma_progress_locked(); /* one-sided active messages */
+  if (hc_ft_nactive > 0)
+    moved += hc_ft_progress_locked(); /* agreements and shrinks (ft.c) */
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;
@@ -204,7 +224,7 @@ static int progress_poll(void) {
   /* One branch for all the hooks: the loads are of words that rarely
    * change, and the empty poll takes none of the calls. */
   if ((hc_engine.quiet_sent | hc_engine.failures_pending | hc_devpath_nactive |
-       hc_nbc_nactive | hc_part_nwaiting | hc_rma_nwindows |
+       hc_nbc_nactive | hc_part_nwaiting | hc_rma_nwindows | hc_ft_nactive |
        (hc_engine.backlogged != NULL) |
        (hc_engine.pending_head != NULL)) != 0)
     moved += progress_hooks();
@@ -431,7 +451,7 @@ int hc_idle_poll_locked(long *spins) {
   if (progress_keep_polling(spins))
     return 1;
   *spins = 0;
-  if (hc_engine.failed_peers > 0)
+  if (hc_engine.failed_peers > 0 || hc_ft_nrevoked > 0)
     progress_apply_failures();
   if (hc_engine.hang_timeout > 0)
     progress_watchdog();
@@ -444,6 +464,9 @@ void hc_watchdog_feed_locked(void) {
 }
 
 hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
+  hc_status_t why = progress_revoked(comm);
+  if (why != HC_OK)
+    return why;
   return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;
 }
 

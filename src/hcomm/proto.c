@@ -6,6 +6,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/counters.h"
 #include "hcomm/devpath.h"
+#include "hcomm/ft.h"
 #include "hcomm/trace.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -33,6 +34,7 @@ struct hc_backlog_item {
    * even when the transport refuses it and the drain retries */
   unsigned char *packed;
   int packed_ready;
+  void *owned; /* a payload copied for the backlog (ft.c's packets) */
 };
 
 /* Small blocks set aside while memory is plentiful, for what must not fail
@@ -272,6 +274,7 @@ static hc_status_t proto_stream(hc_peer_t *peer, hc_backlog_item_t *item,
 
 static void proto_item_free(hc_backlog_item_t *item) {
   free(item->packed);
+  free(item->owned);
   free(item);
 }
 
@@ -430,6 +433,37 @@ hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
     return HC_ERR_AGAIN;
   proto_count(&peer->via->counts.sent[0], bytes);
   return HC_OK;
+}
+
+void hc_proto_send_ft(int peer_rank, hc_pkt_hdr_t *hdr, const void *payload,
+                      size_t len) {
+  hc_peer_t *peer = &hc_engine.peers[peer_rank];
+  if (peer->ops == NULL || peer->failed)
+    return;
+  hdr->type = HC_PKT_FT;
+  hdr->source = hc_engine.world_rank;
+  hdr->payload_bytes = len;
+  void *copy = NULL;
+  if (peer->backlog_head != NULL ||
+      proto_transmit(peer, hdr, payload, len) == HC_ERR_AGAIN) {
+    copy = len > 0 ? malloc(len) : NULL;
+    hc_backlog_item_t *item = proto_item_alloc();
+    if (item == NULL || (len > 0 && copy == NULL)) {
+      free(item);
+      free(copy);
+      hc_log(HC_LOG_ERROR, "engine", "no memory to queue a packet to rank %d",
+             peer_rank);
+      return;
+    }
+    if (len > 0)
+      memcpy(copy, payload, len);
+    item->kind = ITEM_PACKET;
+    item->hdr = *hdr;
+    item->payload = copy;
+    item->len = len;
+    item->owned = copy;
+    proto_enqueue(peer, item);
+  }
 }
 
 static void proto_finish_recv(hcomm_request_t *req) {
@@ -824,6 +858,9 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
     break;
   case HC_PKT_DATA:
     proto_on_data(src_world_rank, &hdr, payload);
+    break;
+  case HC_PKT_FT:
+    hc_ft_on_packet(src_world_rank, &hdr, payload);
     break;
   default: /* FIN and ACK both finish the sender */
     proto_on_done(src_world_rank, &hdr);

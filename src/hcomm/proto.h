@@ -18,7 +18,8 @@ typedef enum hc_pkt_type {
   HC_PKT_DATA = 4,  /* one fragment at offset for receiver request rreq */
   HC_PKT_FIN = 5,   /* receiver finished its get: sender request done */
   HC_PKT_ACK = 6,   /* synchronous eager send matched */
-  HC_PKT_TYPE_MAX = 6
+  HC_PKT_FT = 7,    /* fault tolerance (ft.c): revoke, agreement votes */
+  HC_PKT_TYPE_MAX = 7
 } hc_pkt_type_t;
 
 #define HC_PKT_FLAG_SYNC 0x1
@@ -114,6 +115,11 @@ void hc_proto_send_fin(int peer, uint64_t sreq);
 void hc_proto_send_ctl(int peer, hc_pkt_hdr_t *hdr, const void *payload,
                        size_t len);
 void hc_proto_finish_recv(hcomm_request_t *req);
+/* Fault tolerance (ft.c): a header-only packet built like
+ * hc_proto_send_ctl's, whose payload is copied when it has to wait in the
+ * backlog (the caller's buffer may go at once); dropped for a failed peer. */
+void hc_proto_send_ft(int peer, hc_pkt_hdr_t *hdr, const void *payload,
+                      size_t len);
 /* Frees unexpected messages and backlogs (finalize). */
 void hc_proto_fini(void);
 

@@ -6,6 +6,7 @@
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
 #include "hcomm/engine.h"
+#include "hcomm/ft.h"
 #include "hcomm/proto.h"
 #include "hcomm/trace.h"
 
@@ -70,6 +71,10 @@ static hc_status_t pt2pt_isend(const void *buf, const hcomm_accessor_t *acc,
   *req = r;
   if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
     hc_request_complete(r, HC_ERR_NOMEM);
+    return HC_OK;
+  }
+  if (hc_ft_nrevoked > 0 && hc_ft_comm_revoked(comm)) {
+    hc_request_complete(r, HC_ERR_REVOKED);
     return HC_OK;
   }
   if (hc_engine.peers[r->peer].failed) { /* known lost: fail, never queue */
@@ -144,6 +149,10 @@ static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
+  if (hc_ft_nrevoked > 0 && hc_ft_comm_revoked(comm)) {
+    hc_request_complete(r, HC_ERR_REVOKED);
+    return HC_OK;
+  }
   int source_world = source == HCOMM_ANY_SOURCE
                          ? HCOMM_ANY_SOURCE
                          : hc_comm_world_of_rank(comm, source);
@@ -187,7 +196,9 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
  * records the send. */
 static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
                                   int tag, hcomm_comm_t *comm) {
-  if (hc_trace_on || hc_engine_check() != HC_OK || comm == NULL || dest < 0 ||
+  /* A revoked communicator's sends fail: the request path says so. */
+  if (hc_trace_on || hc_ft_nrevoked > 0 || hc_engine_check() != HC_OK ||
+      comm == NULL || dest < 0 ||
       dest >= comm->size || pt2pt_check_tag(tag, 0) != HC_OK ||
       (bytes > 0 && buf == NULL))
     return HC_ERR_AGAIN;
@@ -210,7 +221,8 @@ hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
 /* hcomm_recv_now under the lock. */
 static hc_status_t pt2pt_recv_now(void *buf, size_t bytes, int source, int tag,
                                   hcomm_comm_t *comm, hcomm_status_t *status) {
-  if (hc_engine_check() != HC_OK || comm == NULL || status == NULL)
+  if (hc_ft_nrevoked > 0 || hc_engine_check() != HC_OK || comm == NULL ||
+      status == NULL)
     return HC_ERR_AGAIN;
   int match_ctx = hc_comm_match_ctx(comm, 0);
   /* Most receives are posted before their message: miss in a few loads. */

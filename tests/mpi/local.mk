@@ -310,7 +310,13 @@ check_PROGRAMS += tests/mpi/nomem_recv
 tests_mpi_nomem_recv_SOURCES = tests/mpi/nomem_recv.c tests/mpi/mpitest.h
 tests_mpi_nomem_recv_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_nomem_recv_LDFLAGS = $(HC_MPITEST_LDF)
-HC_RELY_SH = tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \
+# User-Level Failure Mitigation: revoke, agree, shrink (issue 23).
+check_PROGRAMS += tests/mpi/ulfm
+tests_mpi_ulfm_SOURCES = tests/mpi/ulfm.c tests/mpi/mpitest.h
+tests_mpi_ulfm_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_ulfm_LDFLAGS = $(HC_MPITEST_LDF)
+HC_RELY_SH = tests/mpi/ulfm.sh tests/mpi/example_resilient_jacobi.sh \
+	tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \
 	tests/mpi/no_leaks.sh tests/mpi/launcher_wrapped.sh \
 	tests/mpi/nomem_recv.sh tests/mpi/bad_tunables.sh
 EXTRA_DIST += tests/mpi/leak_lib.sh

@@ -1,0 +1,410 @@
+/* User-Level Failure Mitigation: revoke, agree, shrink (ulfm.sh runs each
+ * mode under hcmpirun --no-kill-on-failure, over shm and over tcp).
+ *
+ *   ulfm revoke_p2p   a ring of point-to-point messages on a duplicate of
+ *                     world; the last rank revokes it mid-ring: every
+ *                     rank's blocked or later operation on it fails with
+ *                     MPIX_ERR_REVOKED, an ANY_SOURCE Irecv posted before
+ *                     too; all see MPIX_Comm_is_revoked; agree and shrink
+ *                     still work on it, and the shrunken one carries data
+ *   ulfm revoke_coll  Allreduce on a duplicate; rank 0 revokes instead of
+ *                     its 6th Ibarrier + Allreduce: the others' Allreduce
+ *                     and pending Ibarrier fail with MPIX_ERR_REVOKED
+ *   ulfm agree        AND of flags; then rank 1 dies: agree returns
+ *                     MPIX_ERR_PROC_FAILED with the survivors' AND until
+ *                     the failure is acknowledged, then succeeds;
+ *                     get_failed / failure_get_acked / ack_failed name
+ *                     rank 1; ANY_SOURCE receives fail before the
+ *                     acknowledgement and match after it
+ *   ulfm agree_kill   200 agreements in a row; a thread of rank VICTIM
+ *                     (argv[2]; 0 is the coordinator) SIGKILLs it after a
+ *                     random delay, inside one of them: every survivor
+ *                     finishes all 200, and their results agree, each
+ *                     holding every survivor's vote
+ *   ulfm shrink_loop  a rank dies, the others shrink, check the new
+ *                     communicator (members, Allreduce) and repeat until
+ *                     one rank is left
+ *   ulfm bad          shrink of MPI_COMM_NULL (MPI_ERR_COMM), agree with a
+ *                     NULL flag (MPI_ERR_ARG), ack_failed of a negative
+ *                     count (MPI_ERR_ARG), each with a readable string
+ */
+#include "mpitest.h"
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS 200
+
+static int rank, size;
+
+static void die(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    raise(SIGKILL);
+}
+
+static void expect_class(int rc, int want, const char *what)
+{
+    CHECK(mt_class(rc) == want, "%s: class %d (%s), want %d", what, mt_class(rc),
+          mt_errstr(rc), want);
+}
+
+/* Shrinks comm (no failure) and checks that the result has everyone and
+ * carries an Allreduce. */
+static void shrink_works(MPI_Comm comm, int expect_size)
+{
+    MPI_Comm small;
+    int rc = MPIX_Comm_shrink(comm, &small);
+    CHECK(rc == MPI_SUCCESS, "shrink: %s", mt_errstr(rc));
+    int n, sum = -1, one = 1;
+    MPI_Comm_size(small, &n);
+    CHECK(n == expect_size, "shrunken size %d, want %d", n, expect_size);
+    MPI_Comm_set_errhandler(small, MPI_ERRORS_RETURN);
+    rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, small);
+    CHECK(rc == MPI_SUCCESS && sum == n, "Allreduce on the shrunken: %s sum %d",
+          mt_errstr(rc), sum);
+    MPI_Comm_free(&small);
+}
+
+static void test_revoke_p2p(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, x = 0, rc;
+    MPI_Request any;
+    MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 99, comm, &any);
+    int round = 0;
+    for (;; round++) {
+        if (rank == size - 1 && round == 10) {
+            rc = MPIX_Comm_revoke(comm);
+            CHECK(rc == MPI_SUCCESS, "revoke: %s", mt_errstr(rc));
+            break;
+        }
+        int out = round * 100 + rank, in = -1;
+        rc = MPI_Sendrecv(&out, 1, MPI_INT, next, 1, &in, 1, MPI_INT, prev, 1, comm,
+                          MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            break;
+        CHECK(in == round * 100 + prev, "ring round %d got %d", round, in);
+    }
+    if (rank != size - 1)
+        expect_class(rc, MPIX_ERR_REVOKED, "ring operation cut by the revoke");
+    /* Rank 0 needs the revoker's round 10; each rank after it may finish
+     * one round more than its predecessor with the message sent before
+     * the predecessor's receive failed. */
+    CHECK(round <= 10 + rank, "rank %d failed at round %d, after a revoke at round 10", rank,
+          round);
+    expect_class(MPI_Wait(&any, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
+                 "ANY_SOURCE Irecv posted before the revoke");
+    expect_class(MPI_Send(&x, 1, MPI_INT, next, 2, comm), MPIX_ERR_REVOKED,
+                 "Send after the revoke");
+    expect_class(MPI_Recv(&x, 1, MPI_INT, prev, 2, comm, MPI_STATUS_IGNORE),
+                 MPIX_ERR_REVOKED, "Recv after the revoke");
+    expect_class(MPI_Barrier(comm), MPIX_ERR_REVOKED, "Barrier after the revoke");
+    int flag = 0;
+    MPIX_Comm_is_revoked(comm, &flag);
+    CHECK(flag == 1, "is_revoked says %d", flag);
+    flag = rank == 0 ? 0x6 : 0x7;
+    rc = MPIX_Comm_agree(comm, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == 0x6, "agree on the revoked: %s flag %#x",
+          mt_errstr(rc), flag);
+    shrink_works(comm, size);
+    MPI_Comm_free(&comm);
+    /* A fresh duplicate is not revoked. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPIX_Comm_is_revoked(comm, &flag);
+    CHECK(flag == 0, "a new communicator reads revoked");
+    MPI_Comm_free(&comm);
+    printf("rank %d: PASS revoke_p2p\n", rank);
+}
+
+static void test_revoke_coll(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Request ib = MPI_REQUEST_NULL;
+    int rc = MPI_SUCCESS, round;
+    for (round = 0;; round++) {
+        if (rank == 0 && round == 5) {
+            rc = MPIX_Comm_revoke(comm);
+            CHECK(rc == MPI_SUCCESS, "revoke: %s", mt_errstr(rc));
+            break;
+        }
+        if (round == 5)
+            MPI_Ibarrier(comm, &ib); /* rank 0 revokes instead */
+        int one = 1, sum = -1;
+        rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+        if (rc != MPI_SUCCESS)
+            break;
+        CHECK(sum == size, "Allreduce round %d: %d", round, sum);
+    }
+    if (rank != 0) {
+        expect_class(rc, MPIX_ERR_REVOKED, "Allreduce cut by the revoke");
+        /* Rank 0 finished round 4 before revoking: others still in it
+         * (waiting for their part of the result) may see the revoke there. */
+        CHECK(round == 4 || round == 5, "rank %d: Allreduce failed at round %d, not 4 or 5",
+              rank, round);
+        if (round == 5)
+            expect_class(MPI_Wait(&ib, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
+                         "Ibarrier pending at the revoke");
+    }
+    int one = 1, sum;
+    expect_class(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm), MPIX_ERR_REVOKED,
+                 "Allreduce after the revoke");
+    shrink_works(comm, size);
+    MPI_Comm_free(&comm);
+    printf("rank %d: PASS revoke_coll\n", rank);
+}
+
+static void test_agree(void)
+{
+    int flag = ~(1 << rank), rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == ~((1 << size) - 1), "agree: %s flag %#x",
+          mt_errstr(rc), flag);
+    if (rank == 1)
+        die();
+    /* Rank 1 is gone: wait until this rank knows (a receive from it). */
+    int x;
+    expect_class(MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "Recv from the dead rank");
+    MPI_Request rq;
+    MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &rq);
+    expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED,
+                 "ANY_SOURCE before the acknowledgement");
+    flag = ~(1 << rank);
+    rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+    expect_class(rc, MPIX_ERR_PROC_FAILED, "agree with an unacknowledged failure");
+    int want = ~((1 << size) - 1) | (1 << 1);
+    CHECK(flag == want, "agree flag %#x, want %#x", flag, want);
+    MPI_Group failed, acked;
+    int n = -1, r1 = 1, rr = -1;
+    MPIX_Comm_get_failed(MPI_COMM_WORLD, &failed);
+    MPI_Group_size(failed, &n);
+    CHECK(n == 1, "get_failed has %d members", n);
+    MPI_Group world_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_translate_ranks(failed, 1, (int[]){0}, world_group, &rr);
+    CHECK(rr == r1, "the failed member is world rank %d", rr);
+    MPIX_Comm_failure_get_acked(MPI_COMM_WORLD, &acked);
+    MPI_Group_size(acked, &n);
+    CHECK(n == 0, "acked before the acknowledgement: %d", n);
+    MPI_Group_free(&acked);
+    rc = MPIX_Comm_ack_failed(MPI_COMM_WORLD, 5, &n);
+    CHECK(rc == MPI_SUCCESS && n == 1, "ack_failed: %s acked %d", mt_errstr(rc), n);
+    MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+    MPIX_Comm_failure_get_acked(MPI_COMM_WORLD, &acked);
+    MPI_Group_size(acked, &n);
+    CHECK(n == 1, "acked after the acknowledgement: %d", n);
+    MPI_Group_free(&acked);
+    MPI_Group_free(&failed);
+    MPI_Group_free(&world_group);
+    flag = ~(1 << rank);
+    rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == want, "agree after the acknowledgement: %s %#x",
+          mt_errstr(rc), flag);
+    /* Acknowledged: an ANY_SOURCE receive waits for (and gets) a live sender. */
+    int src = rank == 0 ? 2 : 0;
+    MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &rq);
+    if (rank == 0 || rank == 2) {
+        int v = 70 + rank;
+        MPI_Send(&v, 1, MPI_INT, rank == 0 ? 2 : 0, 7, MPI_COMM_WORLD);
+    }
+    if (rank == 0 || rank == 2) {
+        MPI_Status st;
+        rc = MPI_Wait(&rq, &st);
+        CHECK(rc == MPI_SUCCESS && x == 70 + src && st.MPI_SOURCE == src,
+              "acknowledged ANY_SOURCE: %s x %d from %d", mt_errstr(rc), x, st.MPI_SOURCE);
+    } else {
+        MPI_Cancel(&rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    }
+    printf("rank %d: PASS agree\n", rank);
+}
+
+static int victim;
+
+static unsigned seed;
+
+/* Kills the process from beside its main thread, which is inside (or
+ * about to enter) an agreement. */
+static void *killer(void *arg)
+{
+    (void)arg;
+    usleep((useconds_t)(rand_r(&seed) % 50));
+    die();
+    return NULL;
+}
+
+static void test_agree_kill(void)
+{
+    static int results[ROUNDS];
+    seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+    int doom_round = 10 + (int)(rand_r(&seed) % (ROUNDS / 2));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int failures = 0;
+    /* The victim goes on until killed: it dies 50 us at most after its
+     * round doom_round (< ROUNDS / 2 + 10), far less than the agreements
+     * left take, each of which waits for it while it lives. */
+    for (int i = 0; i < ROUNDS || rank == victim; i++) {
+        if (rank == victim && i == doom_round) {
+            pthread_t t;
+            pthread_create(&t, NULL, killer, NULL);
+        }
+        int flag = ~(1 << rank);
+        int rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+        if (mt_class(rc) == MPIX_ERR_PROC_FAILED) {
+            failures++;
+            MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+        } else {
+            CHECK(rc == MPI_SUCCESS, "agree %d: %s", i, mt_errstr(rc));
+        }
+        for (int r = 0; r < size; r++)
+            CHECK(r == victim || !(flag & (1 << r)), "agree %d lacks survivor %d's vote: %#x",
+                  i, r, flag);
+        if (i < ROUNDS)
+            results[i] = flag;
+    }
+    CHECK(results[ROUNDS - 1] & (1 << victim), "the victim voted in the last agreement");
+    /* Compare with the lowest survivor over a communicator of survivors. */
+    MPI_Comm live;
+    int rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &live);
+    CHECK(rc == MPI_SUCCESS, "shrink: %s", mt_errstr(rc));
+    static int first[ROUNDS];
+    memcpy(first, results, sizeof first);
+    rc = MPI_Bcast(first, ROUNDS, MPI_INT, 0, live);
+    CHECK(rc == MPI_SUCCESS, "Bcast: %s", mt_errstr(rc));
+    for (int i = 0; i < ROUNDS; i++)
+        CHECK(first[i] == results[i], "agreement %d differs: %#x here, %#x at the first", i,
+              results[i], first[i]);
+    int with = 0;
+    for (int i = 0; i < ROUNDS; i++)
+        with += !(results[i] & (1 << victim));
+    printf("rank %d: victim %d voted in %d of %d agreements, %d reported the failure\n",
+           rank, victim, with, ROUNDS, failures);
+    MPI_Comm_free(&live);
+    printf("rank %d: PASS agree_kill\n", rank);
+}
+
+/* The world ranks of comm's members. */
+static void members(MPI_Comm comm, int n, int *world)
+{
+    MPI_Group g, wg;
+    int idx[64];
+    MPI_Comm_group(comm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    MPI_Group_translate_ranks(g, n, idx, wg, world);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+}
+
+static void test_shrink_loop(void)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int dead[64] = {0};
+    for (int it = 0;; it++) {
+        int n, me;
+        MPI_Comm_size(comm, &n);
+        MPI_Comm_rank(comm, &me);
+        if (n == 1)
+            break;
+        int doomed = (it * 3 + 1) % n;
+        int world[64];
+        members(comm, n, world);
+        dead[world[doomed]] = 1;
+        MPI_Barrier(comm);
+        if (me == doomed)
+            die();
+        MPI_Comm next;
+        int rc = MPIX_Comm_shrink(comm, &next);
+        CHECK(rc == MPI_SUCCESS, "shrink %d: %s", it, mt_errstr(rc));
+        int m;
+        MPI_Comm_size(next, &m);
+        CHECK(m == n - 1, "shrink %d: %d members, want %d", it, m, n - 1);
+        int nw[64];
+        members(next, m, nw);
+        for (int i = 0; i < m; i++)
+            CHECK(!dead[nw[i]] && (i == 0 || nw[i] > nw[i - 1]),
+                  "shrink %d: member %d is world rank %d", it, i, nw[i]);
+        MPI_Comm_set_errhandler(next, MPI_ERRORS_RETURN);
+        int sum = -1;
+        rc = MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, next);
+        int want = 0;
+        for (int i = 0; i < m; i++)
+            want += nw[i];
+        CHECK(rc == MPI_SUCCESS && sum == want, "shrink %d: Allreduce %s sum %d want %d", it,
+              mt_errstr(rc), sum, want);
+        if (comm != MPI_COMM_WORLD)
+            MPI_Comm_free(&comm);
+        comm = next;
+        printf("rank %d: shrink %d left %d ranks\n", rank, it, m);
+    }
+    if (comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&comm);
+    printf("rank %d: PASS shrink_loop\n", rank);
+}
+
+static void test_bad(void)
+{
+    MPI_Comm out;
+    int rc = MPIX_Comm_shrink(MPI_COMM_NULL, &out);
+    expect_class(rc, MPI_ERR_COMM, "shrink of MPI_COMM_NULL");
+    CHECK(strlen(mt_errstr(rc)) > 10, "no readable string: '%s'", mt_errstr(rc));
+    rc = MPIX_Comm_agree(MPI_COMM_WORLD, NULL);
+    expect_class(rc, MPI_ERR_ARG, "agree with a NULL flag");
+    CHECK(strlen(mt_errstr(rc)) > 10, "no readable string: '%s'", mt_errstr(rc));
+    MPI_Request rq;
+    expect_class(MPIX_Comm_iagree(MPI_COMM_WORLD, NULL, &rq), MPI_ERR_ARG,
+                 "iagree with a NULL flag");
+    int n;
+    expect_class(MPIX_Comm_ack_failed(MPI_COMM_WORLD, -1, &n), MPI_ERR_ARG,
+                 "ack_failed of -1");
+    expect_class(MPIX_Comm_revoke(MPI_COMM_NULL), MPI_ERR_COMM, "revoke of MPI_COMM_NULL");
+    /* Nothing failed: a non-blocking agreement and shrink just work. */
+    int flag = rank + 1 == size ? 1 : 3;
+    rc = MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq);
+    CHECK(rc == MPI_SUCCESS, "iagree: %s", mt_errstr(rc));
+    rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && flag == (size > 1 ? 1 : 3), "iagree: %s flag %d",
+          mt_errstr(rc), flag);
+    rc = MPIX_Comm_ishrink(MPI_COMM_WORLD, &out, &rq);
+    CHECK(rc == MPI_SUCCESS, "ishrink: %s", mt_errstr(rc));
+    rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "ishrink wait: %s", mt_errstr(rc));
+    MPI_Comm_size(out, &n);
+    CHECK(n == size, "ishrink size %d", n);
+    MPI_Comm_free(&out);
+    printf("rank %d: PASS bad\n", rank);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size >= 3 && size <= 30, "needs 3 to 30 ranks");
+    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|agree_kill V|shrink_loop|bad");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    victim = argc > 2 ? atoi(argv[2]) : 1;
+    if (strcmp(argv[1], "revoke_p2p") == 0)
+        test_revoke_p2p();
+    else if (strcmp(argv[1], "revoke_coll") == 0)
+        test_revoke_coll();
+    else if (strcmp(argv[1], "agree") == 0)
+        test_agree();
+    else if (strcmp(argv[1], "agree_kill") == 0)
+        test_agree_kill();
+    else if (strcmp(argv[1], "shrink_loop") == 0)
+        test_shrink_loop();
+    else if (strcmp(argv[1], "bad") == 0)
+        test_bad();
+    else
+        CHECK(0, "unknown mode %s", argv[1]);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,46 @@
+#!/bin/sh
+# ulfm.c under hcmpirun --no-kill-on-failure on 4 ranks, over shm and again
+# over tcp alone: revoke racing point-to-point and collectives, agreement
+# (with a failure, acknowledged or not, and with a rank killed during a
+# run of agreements: the coordinator, then another), shrink repeated until
+# one rank is left, bad input.  Modes where a rank dies must end with the
+# launcher reporting it; the others exit 0.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+[ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "needs hcmpirun --no-kill-on-failure"
+prog=$(mpi_prog_path ulfm)
+[ -x "$prog" ] || skip "$prog not built"
+mpi_launcher_cmd
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+run_ulfm() { # EXPECT(ok|death) SURVIVORS MODE [ARG] -- env assignments
+    expect=$1 survivors=$2 mode=$3
+    shift 3
+    echo "+ hcmpirun --no-kill-on-failure -n 4 ulfm $* ($env)"
+    env $env timeout -k 5 120 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 90 \
+        "$prog" "$@" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ $rc -ne 124 ] || fail "$mode: job hung until the timeout"
+    grep -q "FAIL rank" "$out" && fail "$mode: a check failed"
+    if [ "$expect" = ok ]; then
+        [ $rc -eq 0 ] || fail "$mode: job exited $rc"
+    else
+        [ $rc -ne 0 ] || fail "$mode: job exited 0 although a rank died"
+        grep -q "killed by signal 9" "$out" || fail "$mode: no death reported"
+    fi
+    n=$(grep -c "PASS $mode" "$out")
+    [ "$n" -eq "$survivors" ] || fail "$mode: $n of $survivors ranks passed"
+}
+
+for transports in shm,self tcp; do
+    env="HCMPI_LOG=warn HCMPI_TRANSPORTS=$transports"
+    run_ulfm ok 4 revoke_p2p revoke_p2p
+    run_ulfm ok 4 revoke_coll revoke_coll
+    run_ulfm ok 4 bad bad
+    run_ulfm death 3 agree agree
+    run_ulfm death 3 agree_kill agree_kill 0
+    run_ulfm death 3 agree_kill agree_kill 2
+    run_ulfm death 1 shrink_loop shrink_loop
+done
+echo "ulfm: all modes passed"
