@@ -1,5 +1,7 @@
 /*
- * Schedules of the non-blocking collectives (src/hcomm/nbc.c).  A started
+ * Schedules of the collectives (the engine in src/hcomm/nbc.c, the
+ * algorithms in nbc_reduce.c, nbc_gather.c, nbc_alltoall.c, nbc_scan.c;
+ * nbc_impl.h is what those files share).  A started
  * collective is a list of rounds; each round runs its local steps (copies,
  * reductions) in order, posts its sends and receives on the communicator's
  * collective context, and the next round starts once all of them are
@@ -30,7 +32,7 @@ int hc_nbc_progress_locked(void);
 /* Schedules active; lets an idle poll skip hc_nbc_progress_locked. */
 extern int hc_nbc_nactive;
 
-/* ---- schedules built outside nbc.c (comm.c's non-blocking dup) ----------
+/* ---- schedules built from steps (the collectives, comm.c's idup) --------
  * A schedule is built with these, then started; everything runs with the
  * engine lock held.  A call step runs local work when the schedule reaches
  * it and may append more steps (a retry), the same on every rank. */
@@ -66,7 +68,7 @@ hc_status_t hc_nbc_launch(hc_nbc_sched_t *s, int persistent,
  * request, which is complete or never started). */
 void hc_nbc_plan_free(hc_nbc_sched_t *s);
 
-/* ---- building blocks (intercoll.c) ---------------------------------------
+/* ---- building blocks (the collectives' builders, intercoll.c) -----------
  * The steps added after hc_nbc_set_comm(s, group) address the ranks of
  * group, which the schedule's communicator must keep alive (an
  * intercommunicator's local group), on group's collective context with the
@@ -91,7 +93,7 @@ void hc_nbc_end_round(hc_nbc_sched_t *s);
 /* A temporary freed with the schedule; NULL (and the schedule failed) when
  * memory ran out. */
 void *hc_nbc_tmp(hc_nbc_sched_t *s, size_t bytes);
-/* The collectives of nbc.c over the current group, with their arguments
+/* The collectives of the nbc_*.c builders over the current group, with their arguments
  * (buffers of bytes, reductions of count elements of the schedule's op;
  * mine may equal out). */
 void hc_nbc_add_barrier(hc_nbc_sched_t *s);
