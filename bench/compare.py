@@ -72,10 +72,13 @@ CASES += [
     collective_case("allreduce_init",
                     "MPI_Allreduce_init + MPI_Start/MPI_Wait (persistent, "
                     "MPI-4; sum of doubles)"),
+    collective_case("iallreduce",
+                    "MPI_Iallreduce + MPI_Wait (sum of doubles)"),
+    collective_case("ibcast", "MPI_Ibcast + MPI_Wait (bytes from rank 0)"),
 ]
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
-                    "allreduce_init"]
+                    "allreduce_init", "iallreduce", "ibcast"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -95,6 +98,8 @@ MODES = {
         "reduce_scatter_block": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "barrier": "-s 0 -r 5 -i 1000 -w 50",
         "allreduce_init": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "iallreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "ibcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
     },
     "full": {
@@ -113,6 +118,8 @@ MODES = {
         "reduce_scatter_block": "-m 8:1M -r 11 -i 200 -w 10",
         "barrier": "-s 0 -r 11 -i 2000 -w 100",
         "allreduce_init": "-m 8:1M -r 11 -i 200 -w 10",
+        "iallreduce": "-m 8:1M -r 11 -i 200 -w 10",
+        "ibcast": "-m 8:4M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
@@ -132,6 +139,8 @@ MODES = {
         "reduce_scatter_block": "-s 8,1K -r 3 -i 20 -w 2",
         "barrier": "-s 0 -r 3 -i 50 -w 5",
         "allreduce_init": "-s 8,1K -r 3 -i 20 -w 2",
+        "iallreduce": "-s 8,1K -r 3 -i 20 -w 2",
+        "ibcast": "-s 8,64K -r 3 -i 20 -w 2",
     },
 }
 
