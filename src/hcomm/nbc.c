@@ -26,7 +26,8 @@ enum nbc_kind {
   NBC_COPY,   /* n bytes src -> dst */
   NBC_REDUCE, /* dst = src op dst, n elements */
   NBC_ROUND,  /* the end of a round */
-  NBC_CALL    /* call(s, dst): local work that may append steps */
+  NBC_CALL,   /* call(s, dst): local work that may append steps */
+  NBC_SHM     /* dst: a shared-memory collective, the round waits for it */
 };
 
 typedef struct nbc_step {
@@ -41,6 +42,7 @@ typedef struct nbc_step {
 
 static hc_nbc_sched_t *nbc_active;
 int hc_nbc_nactive;
+int hc_nbc_nshm;
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -201,6 +203,11 @@ static void nbc_exec(hc_nbc_sched_t *s, const nbc_step_t *st) {
   case NBC_REDUCE:
     s->op.fn(st->src, st->dst, st->n, s->op.ctx);
     break;
+  case NBC_SHM:
+    s->shm = st->dst;
+    hc_shmcoll_op_start(s->shm);
+    hc_nbc_nshm++;
+    break;
   case NBC_CALL:
     st->call(s, st->dst);
     if (s->error == HC_OK)
@@ -226,10 +233,37 @@ static void nbc_run_round(hc_nbc_sched_t *s) {
   }
 }
 
+/* 1 when the round's shared-memory collective finished (its status in
+ * s->error), 0 while it is under way. */
+static int nbc_shm_done(hc_nbc_sched_t *s) {
+  hc_status_t rc;
+  if (!hc_shmcoll_op_poll(s->shm, &rc))
+    return 0;
+  s->shm = NULL;
+  hc_nbc_nshm--;
+  if (rc != HC_OK && s->error == HC_OK)
+    s->error = rc;
+  return 1;
+}
+
+int hc_nbc_shm_sleep_locked(int ms) {
+  hc_nbc_sched_t *s = nbc_active;
+  while (s != NULL && s->shm == NULL)
+    s = s->next;
+  if (s == NULL || hc_engine.locking)
+    return 0;
+  hc_engine_unlock();
+  hc_shmcoll_op_sleep(s->shm, ms);
+  hc_engine_lock();
+  return 1;
+}
+
 /* 0: waiting on the current round; 1: moved on; 2: finished. */
 static int nbc_advance(hc_nbc_sched_t *s) {
   int moved = 0;
   for (;;) {
+    if (s->shm != NULL && !nbc_shm_done(s))
+      return moved;
     for (size_t i = 0; i < s->nreqs; i++) {
       if (!atomic_load(&s->reqs[i]->done)) {
         if (s->error != HC_OK)
@@ -454,6 +488,16 @@ hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                        hc_nbc_sched_t **out) {
   *out = nbc_new(comm, op);
   return *out != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
+void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op) {
+  hc_shmcoll_op_t *mine = hc_nbc_tmp(s, sizeof *mine);
+  if (mine == NULL)
+    return;
+  *mine = *op;
+  hc_nbc_end_round(s);
+  nbc_add(s, NBC_SHM, 0, NULL, mine, 0);
+  hc_nbc_end_round(s);
 }
 
 void hc_nbc_add_call(hc_nbc_sched_t *s, hc_nbc_call_fn fn, void *arg) {

@@ -31,12 +31,20 @@
 int hc_nbc_progress_locked(void);
 /* Schedules active; lets an idle poll skip hc_nbc_progress_locked. */
 extern int hc_nbc_nactive;
+/* Schedules in a shared-memory step (hc_nbc_add_shmcoll), which wakes
+ * nobody's transport: an idle wait sleeps on the segment instead. */
+extern int hc_nbc_nshm;
+/* Where the engine lock is no real lock: sleeps (the lock dropped) until
+ * a publication in the segment of an active shared-memory step, at most
+ * ms, and returns 1; else returns 0 at once. */
+int hc_nbc_shm_sleep_locked(int ms);
 
 /* ---- schedules built from steps (the collectives, comm.c's idup) --------
  * A schedule is built with these, then started; everything runs with the
  * engine lock held.  A call step runs local work when the schedule reaches
  * it and may append more steps (a retry), the same on every rank. */
 #include "hcomm/core.h"
+#include "hcomm/shmcoll.h"
 
 typedef struct nbc_sched hc_nbc_sched_t;
 typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
@@ -44,6 +52,9 @@ typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
 /* A schedule on comm whose reductions use op (NULL: none). */
 hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                        hc_nbc_sched_t **s);
+/* The shared-memory collective *op (copied) in a round of its own: started
+ * when the schedule reaches it, advanced by progress (shmcoll.h). */
+void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op);
 /* fn(s, arg) as a step of its own; it may call the hc_nbc_add_* below. */
 void hc_nbc_add_call(hc_nbc_sched_t *s, hc_nbc_call_fn fn, void *arg);
 /* In-place allreduce of count elements of the schedule's op in rounds of
@@ -93,9 +104,9 @@ void hc_nbc_end_round(hc_nbc_sched_t *s);
 /* A temporary freed with the schedule; NULL (and the schedule failed) when
  * memory ran out. */
 void *hc_nbc_tmp(hc_nbc_sched_t *s, size_t bytes);
-/* The collectives of the nbc_*.c builders over the current group, with their arguments
- * (buffers of bytes, reductions of count elements of the schedule's op;
- * mine may equal out). */
+/* The collectives of the nbc_*.c builders over the current group, with their
+ * arguments (buffers of bytes, reductions of count elements of the schedule's
+ * op; mine may equal out). */
 void hc_nbc_add_barrier(hc_nbc_sched_t *s);
 void hc_nbc_add_bcast(hc_nbc_sched_t *s, void *buf, size_t bytes, int root);
 void hc_nbc_add_reduce(hc_nbc_sched_t *s, const void *mine, void *out,

@@ -10,6 +10,7 @@
 
 #include "hcomm/core.h"
 #include "hcomm/nbc.h"
+#include "hcomm/shmcoll.h"
 
 struct nbc_step;
 
@@ -34,6 +35,7 @@ struct nbc_sched {
   void *cleanup_arg;
   int yield;      /* hc_nbc_yield: stop after this round until the next pass */
   int persistent; /* hcomm_*_init: kept after a run, replayed by hcomm_start */
+  hc_shmcoll_op_t *shm; /* the shared-memory collective under way */
 };
 
 /* What the builder of a collective does with the schedule it built:

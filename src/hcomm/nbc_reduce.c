@@ -83,7 +83,13 @@ static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
     rc = hc_nbc_new(comm, NULL, &s);
   if (rc != HC_OK)
     return rc;
-  nbc_build_bcast(s, buf, bytes, root);
+  /* The persistent forms stay point-to-point (shmcoll.h says why). */
+  hc_shmcoll_op_t shm;
+  if (mode == HC_NBC_START &&
+      hc_shmcoll_ibcast_prepare(&shm, buf, bytes, root, comm) == HC_OK)
+    hc_nbc_add_shmcoll(s, &shm);
+  else
+    nbc_build_bcast(s, buf, bytes, root);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 
@@ -157,7 +163,12 @@ static hc_status_t nbc_coll_reduce(const void *sendbuf, void *recvbuf,
   if (rc != HC_OK)
     return rc;
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
-  if (count > 0)
+  hc_shmcoll_op_t shm;
+  if (count > 0 && mode == HC_NBC_START &&
+      hc_shmcoll_ireduce_prepare(&shm, sendbuf, recvbuf, count, op, root,
+                                 comm) == HC_OK)
+    hc_nbc_add_shmcoll(s, &shm);
+  else if (count > 0)
     nbc_build_reduce(s, mine, recvbuf, count, root);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
@@ -300,21 +311,15 @@ static void nbc_build_allreduce_ring(hc_nbc_sched_t *s, char *b, size_t count) {
   }
 }
 
-static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
-                                      size_t count, const hcomm_reduce_op_t *op,
-                                      hcomm_comm_t *comm, hcomm_request_t **req,
-                                      enum hc_nbc_mode mode) {
-  hc_nbc_sched_t *s;
-  hc_status_t rc = hc_nbc_check_op(comm, op, req);
-  if (rc == HC_OK)
-    rc = hc_nbc_new(comm, op, &s);
-  if (rc != HC_OK)
-    return rc;
+/* Point-to-point, by size and commutativity (hc_coll_allreduce_alg). */
+static void nbc_build_allreduce(hc_nbc_sched_t *s, const void *sendbuf,
+                                void *recvbuf, size_t count) {
+  const hcomm_reduce_op_t *op = &s->op;
   size_t bytes = count * op->elem_size;
   if (sendbuf != HCOMM_IN_PLACE)
     hc_nbc_add_copy(s, sendbuf, recvbuf, bytes);
-  switch (hc_coll_allreduce_alg(count, op->elem_size, op->commutative,
-                                comm->size)) {
+  switch (
+      hc_coll_allreduce_alg(count, op->elem_size, op->commutative, s->size)) {
   case HC_COLL_ALG_TRIVIAL:
     break;
   case HC_COLL_ALG_RING:
@@ -330,6 +335,26 @@ static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
   default:
     nbc_build_allreduce_rd(s, recvbuf, count);
   }
+}
+
+static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
+                                      size_t count, const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm, hcomm_request_t **req,
+                                      enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check_op(comm, op, req);
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, op, &s);
+  if (rc != HC_OK)
+    return rc;
+  /* The persistent forms stay point-to-point (shmcoll.h says why). */
+  hc_shmcoll_op_t shm;
+  if (mode == HC_NBC_START &&
+      hc_shmcoll_ireduce_prepare(&shm, sendbuf, recvbuf, count, op, -1, comm) ==
+          HC_OK)
+    hc_nbc_add_shmcoll(s, &shm);
+  else
+    nbc_build_allreduce(s, sendbuf, recvbuf, count);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 
