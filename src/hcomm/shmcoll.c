@@ -272,6 +272,7 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
   *rc = HC_OK;
   if (op->nchunks == 0)
     return 1;
+  uint32_t from = op->at;
   while (sc->turn == op->first - 1 + op->at && op->at < op->nchunks) {
     uint32_t s = op->first + op->at;
     int done = op->what == SHMCOLL_OP_BARRIER ? shmcoll_barrier_step(op, s)
@@ -283,6 +284,8 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
     op->at++;
     op->phase = 0;
   }
+  if (op->at != from) /* no request completes here for the watchdog */
+    hc_watchdog_feed_locked();
   if (op->at == op->nchunks)
     return 1;
   *rc = hc_comm_failure_locked(op->comm);

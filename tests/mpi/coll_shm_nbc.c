@@ -22,8 +22,15 @@
  *                       check would see if the I-forms took messages).
  *   coll_shm_nbc plain  results only, no counters (another MPI, another
  *                       launcher).
+ *   coll_shm_nbc kill   rank 1 dies (SIGKILL) in its 6th round of an
+ *                       Iallreduce and an Ibcast; the survivors must get
+ *                       MPIX_ERR_PROC_FAILED from a Wait within a few
+ *                       rounds, never hang.  Run under hcmpirun
+ *                       --no-kill-on-failure.
  */
 #include "mpitest.h"
+#include <signal.h>
+#include <unistd.h>
 
 enum { ITERS = 60, NSMALL = 16, NWHOLE = 600, NSLICED = 6000, NBIG = 90000 };
 
@@ -246,12 +253,72 @@ static void iteration(bufs_t *b, int it, MPI_Comm dup, MPI_Request *pers)
     check_persistent(b, it);
 }
 
+/* ---- a rank killed inside a shared-memory I-form ------------------------ */
+
+#define VICTIM 1
+#define VICTIM_ROUND 5
+/* How far a survivor may run on before it must see the death: a bcast
+ * root needs nothing of the others while one of 16 small buffers is free
+ * (see coll_shm.c), and each round here is two collectives. */
+#define ROUNDS_AHEAD 17
+
+static int kill_round(int round)
+{
+    int in[4] = {wrank, round, 1, 2}, out[4] = {0};
+    MPI_Request r;
+    int rc = MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ibcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD, &r);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    return rc;
+}
+
+static void run_kill(void)
+{
+    CHECK(wsize >= 3, "needs 3 ranks");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "Barrier"); /* the segment */
+    int round, rc = MPI_SUCCESS;
+    for (round = 0; round < VICTIM_ROUND + 3 * ROUNDS_AHEAD; round++) {
+        if (wrank == VICTIM && round == VICTIM_ROUND) {
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        rc = kill_round(round);
+        if (rc != MPI_SUCCESS)
+            break;
+    }
+    CHECK(rc != MPI_SUCCESS, "still succeeding %d rounds after the death", round);
+    CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED, "round %d: class %d (%s), want MPIX_ERR_PROC_FAILED",
+          round, mt_class(rc), mt_errstr(rc));
+    CHECK(round <= VICTIM_ROUND + ROUNDS_AHEAD, "failed only in round %d", round);
+    /* No survivor leaves before all failed: one that only ends when another
+     * exits would pass by that exit, not by its own detection. */
+    int x = round;
+    for (int r = 1; wrank == 0 && r < wsize; r++)
+        if (r != VICTIM)
+            CHECK(MPI_Recv(&x, 1, MPI_INT, r, 55, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                      MPI_SUCCESS,
+                  "survivor %d's report", r);
+    if (wrank != 0)
+        CHECK(MPI_Send(&x, 1, MPI_INT, 0, 55, MPI_COMM_WORLD) == MPI_SUCCESS, "report to 0");
+    printf("rank %d: PASS kill (round %d)\n", wrank, round);
+    fflush(stdout);
+    /* Exit without MPI_Finalize: its barrier would need the dead rank. */
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (argc > 1 && strcmp(argv[1], "kill") == 0)
+        run_kill();
     int p2p = argc > 1 && strcmp(argv[1], "p2p") == 0;
     int counted = argc < 2 || p2p;
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
