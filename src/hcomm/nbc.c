@@ -23,12 +23,21 @@
 enum nbc_kind {
   NBC_SEND = 1,
   NBC_RECV,
-  NBC_COPY,   /* n bytes src -> dst */
-  NBC_REDUCE, /* dst = src op dst, n elements */
-  NBC_ROUND,  /* the end of a round */
-  NBC_CALL,   /* call(s, dst): local work that may append steps */
-  NBC_SHM     /* dst: a shared-memory collective, the round waits for it */
+  NBC_COPY,     /* n bytes src -> dst */
+  NBC_REDUCE,   /* dst = src op dst, n elements */
+  NBC_ROUND,    /* the end of a round */
+  NBC_CALL,     /* call(s, dst): local work that may append steps */
+  NBC_SHM,      /* dst: a shared-memory collective, the round waits for it */
+  NBC_SEND_ACC, /* src: an nbc_slice_t, n bytes of its stream */
+  NBC_RECV_ACC
 };
+
+/* Bytes [base, base + n) of an accessor's stream, as the accessor of a
+ * message of n bytes (hc_nbc_add_send_acc). */
+typedef struct nbc_slice {
+  hcomm_accessor_t acc;
+  size_t base;
+} nbc_slice_t;
 
 typedef struct nbc_step {
   int kind;
@@ -168,7 +177,9 @@ static hc_status_t nbc_size_reqs(hc_nbc_sched_t *s) {
   size_t most = 0, n = 0;
   for (size_t i = 0; i < s->nsteps; i++) {
     int kind = s->steps[i].kind;
-    n = kind == NBC_ROUND ? 0 : n + (kind == NBC_SEND || kind == NBC_RECV);
+    n = kind == NBC_ROUND ? 0
+                          : n + (kind == NBC_SEND || kind == NBC_RECV ||
+                                 kind == NBC_SEND_ACC || kind == NBC_RECV_ACC);
     most = n > most ? n : most;
   }
   if (s->reqs != NULL && most <= s->reqcap)
@@ -184,6 +195,25 @@ static hc_status_t nbc_size_reqs(hc_nbc_sched_t *s) {
 
 static void nbc_track(hc_nbc_sched_t *s, hcomm_request_t *r) {
   s->reqs[s->nreqs++] = r;
+}
+
+static void nbc_slice_pack(void *ctx, size_t off, void *dst, size_t len) {
+  const nbc_slice_t *sl = ctx;
+  sl->acc.pack(sl->acc.ctx, sl->base + off, dst, len);
+}
+
+static void nbc_slice_unpack(void *ctx, size_t off, const void *src,
+                             size_t len) {
+  const nbc_slice_t *sl = ctx;
+  sl->acc.unpack(sl->acc.ctx, sl->base + off, src, len);
+}
+
+static hc_status_t nbc_post_slice(hc_nbc_sched_t *s, const nbc_step_t *st,
+                                  hcomm_request_t **r) {
+  hcomm_accessor_t a = {nbc_slice_pack, nbc_slice_unpack, (void *)st->src};
+  if (st->kind == NBC_SEND_ACC)
+    return hc_isend_acc_locked(&a, st->n, st->peer, s->tag, st->comm, 1, r);
+  return hc_irecv_acc_locked(&a, st->n, st->peer, s->tag, st->comm, 1, r);
 }
 
 static void nbc_exec(hc_nbc_sched_t *s, const nbc_step_t *st) {
@@ -202,6 +232,10 @@ static void nbc_exec(hc_nbc_sched_t *s, const nbc_step_t *st) {
     break;
   case NBC_REDUCE:
     s->op.fn(st->src, st->dst, st->n, s->op.ctx);
+    break;
+  case NBC_SEND_ACC:
+  case NBC_RECV_ACC:
+    rc = nbc_post_slice(s, st, &r);
     break;
   case NBC_SHM:
     s->shm = st->dst;
@@ -488,6 +522,27 @@ hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                        hc_nbc_sched_t **out) {
   *out = nbc_new(comm, op);
   return *out != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
+/* A step moving bytes [off, off + bytes) of acc's stream. */
+static void nbc_add_slice(hc_nbc_sched_t *s, int kind,
+                          const hcomm_accessor_t *acc, size_t off, size_t bytes,
+                          int peer) {
+  nbc_slice_t *sl = hc_nbc_tmp(s, sizeof *sl);
+  if (sl == NULL)
+    return;
+  *sl = (nbc_slice_t){*acc, off};
+  nbc_add(s, kind, peer, sl, NULL, bytes);
+}
+
+void hc_nbc_add_send_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
+                         size_t off, size_t bytes, int peer) {
+  nbc_add_slice(s, NBC_SEND_ACC, acc, off, bytes, peer);
+}
+
+void hc_nbc_add_recv_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
+                         size_t off, size_t bytes, int peer) {
+  nbc_add_slice(s, NBC_RECV_ACC, acc, off, bytes, peer);
 }
 
 void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op) {

@@ -92,6 +92,13 @@ void hc_nbc_set_comm(hc_nbc_sched_t *s, hcomm_comm_t *group);
 void hc_nbc_add_send(hc_nbc_sched_t *s, const void *buf, size_t bytes,
                      int peer);
 void hc_nbc_add_recv(hc_nbc_sched_t *s, void *buf, size_t bytes, int peer);
+/* As send and recv, moving bytes [off, off + bytes) of the packed stream
+ * that acc reaches (pack for the send, unpack for the receive) in
+ * fragments; *acc is copied, acc->ctx must outlive the schedule's run. */
+void hc_nbc_add_send_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
+                         size_t off, size_t bytes, int peer);
+void hc_nbc_add_recv_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
+                         size_t off, size_t bytes, int peer);
 /* bytes from src to dst (a local step). */
 void hc_nbc_add_copy(hc_nbc_sched_t *s, const void *src, void *dst,
                      size_t bytes);

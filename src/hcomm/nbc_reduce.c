@@ -14,37 +14,63 @@
 
 /* ---- bcast --------------------------------------------------------------- */
 
-static void nbc_build_bcast_binomial(hc_nbc_sched_t *s, void *buf, size_t bytes,
-                                     int root) {
+/* A bcast buffer: bytes at p, or (p NULL) the packed stream of a derived
+ * type reached through acc, which the messages then move fragment by
+ * fragment with no whole-message copy. */
+typedef struct nbc_bytes {
+  char *p;
+  const hcomm_accessor_t *acc;
+} nbc_bytes_t;
+
+/* Bytes [off, off + len) of b to or from peer. */
+static void nbc_bytes_send(hc_nbc_sched_t *s, const nbc_bytes_t *b, size_t off,
+                           size_t len, int peer) {
+  if (b->p != NULL)
+    hc_nbc_add_send(s, b->p + off, len, peer);
+  else
+    hc_nbc_add_send_acc(s, b->acc, off, len, peer);
+}
+
+static void nbc_bytes_recv(hc_nbc_sched_t *s, const nbc_bytes_t *b, size_t off,
+                           size_t len, int peer) {
+  if (b->p != NULL)
+    hc_nbc_add_recv(s, b->p + off, len, peer);
+  else
+    hc_nbc_add_recv_acc(s, b->acc, off, len, peer);
+}
+
+static void nbc_build_bcast_binomial(hc_nbc_sched_t *s, const nbc_bytes_t *b,
+                                     size_t bytes, int root) {
   int v = hc_coll_virtual(s->rank, root, s->size),
       low = hc_coll_lowbit(v, s->size);
   if (v != 0) {
-    hc_nbc_add_recv(s, buf, bytes, hc_coll_real(v - low, root, s->size));
+    nbc_bytes_recv(s, b, 0, bytes, hc_coll_real(v - low, root, s->size));
     hc_nbc_end_round(s);
   }
   for (int mask = low >> 1; mask > 0; mask >>= 1)
     if (v + mask < s->size)
-      hc_nbc_add_send(s, buf, bytes, hc_coll_real(v + mask, root, s->size));
+      nbc_bytes_send(s, b, 0, bytes, hc_coll_real(v + mask, root, s->size));
   hc_nbc_end_round(s);
 }
 
 /* Binomial scatter of blk-byte blocks (virtual rank v gets its subtree's
  * blocks), then a ring allgather of the blocks in virtual order. */
-static void nbc_build_bcast_scatter_ring(hc_nbc_sched_t *s, char *buf,
-                                         size_t bytes, int root) {
+static void nbc_build_bcast_scatter_ring(hc_nbc_sched_t *s,
+                                         const nbc_bytes_t *b, size_t bytes,
+                                         int root) {
   int size = s->size, v = hc_coll_virtual(s->rank, root, size);
   int low = hc_coll_lowbit(v, size);
   size_t blk = (bytes + (size_t)size - 1) / (size_t)size, lo, hi;
   if (v != 0) {
     hc_coll_span(bytes, blk, v, low, &lo, &hi);
-    hc_nbc_add_recv(s, buf + lo, hi - lo, hc_coll_real(v - low, root, size));
+    nbc_bytes_recv(s, b, lo, hi - lo, hc_coll_real(v - low, root, size));
     hc_nbc_end_round(s);
   }
   for (int mask = low >> 1; mask > 0; mask >>= 1) {
     if (v + mask >= size)
       continue;
     hc_coll_span(bytes, blk, v + mask, mask, &lo, &hi);
-    hc_nbc_add_send(s, buf + lo, hi - lo, hc_coll_real(v + mask, root, size));
+    nbc_bytes_send(s, b, lo, hi - lo, hc_coll_real(v + mask, root, size));
   }
   hc_nbc_end_round(s);
   int right = hc_coll_real(v + 1, root, size),
@@ -53,23 +79,29 @@ static void nbc_build_bcast_scatter_ring(hc_nbc_sched_t *s, char *buf,
     size_t slo, shi, rlo, rhi;
     hc_coll_span(bytes, blk, (v - st + size) % size, 1, &slo, &shi);
     hc_coll_span(bytes, blk, (v - st - 1 + 2 * size) % size, 1, &rlo, &rhi);
-    hc_nbc_add_recv(s, buf + rlo, rhi - rlo, left);
-    hc_nbc_add_send(s, buf + slo, shi - slo, right);
+    nbc_bytes_recv(s, b, rlo, rhi - rlo, left);
+    nbc_bytes_send(s, b, slo, shi - slo, right);
     hc_nbc_end_round(s);
+  }
+}
+
+static void nbc_build_bcast_of(hc_nbc_sched_t *s, const nbc_bytes_t *b,
+                               size_t bytes, int root) {
+  switch (hc_coll_bcast_alg(bytes, s->size)) {
+  case HC_COLL_ALG_TRIVIAL:
+    return;
+  case HC_COLL_ALG_SCATTER_RING:
+    nbc_build_bcast_scatter_ring(s, b, bytes, root);
+    return;
+  default:
+    nbc_build_bcast_binomial(s, b, bytes, root);
   }
 }
 
 static void nbc_build_bcast(hc_nbc_sched_t *s, void *buf, size_t bytes,
                             int root) {
-  switch (hc_coll_bcast_alg(bytes, s->size)) {
-  case HC_COLL_ALG_TRIVIAL:
-    return;
-  case HC_COLL_ALG_SCATTER_RING:
-    nbc_build_bcast_scatter_ring(s, buf, bytes, root);
-    return;
-  default:
-    nbc_build_bcast_binomial(s, buf, bytes, root);
-  }
+  nbc_bytes_t b = {buf, NULL};
+  nbc_build_bcast_of(s, &b, bytes, root);
 }
 
 static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
@@ -90,6 +122,31 @@ static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
     hc_nbc_add_shmcoll(s, &shm);
   else
     nbc_build_bcast(s, buf, bytes, root);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* The root packs, every other rank unpacks (and packs again to forward):
+ * never in shared memory, whose slots need the bytes in one place. */
+static hc_status_t nbc_coll_bcast_acc(const hcomm_accessor_t *acc, size_t bytes,
+                                      int root, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check_root(comm, root, req);
+  if (rc == HC_OK && bytes > 0 &&
+      (acc == NULL || acc->pack == NULL ||
+       (comm->rank != root && acc->unpack == NULL)))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  hcomm_accessor_t *mine = hc_nbc_tmp(s, sizeof *mine);
+  if (mine != NULL && bytes > 0) {
+    *mine = *acc;
+    nbc_bytes_t b = {NULL, mine};
+    nbc_build_bcast_of(s, &b, bytes, root);
+  }
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 
@@ -438,6 +495,18 @@ static hc_status_t nbc_coll_reduce_scatter(const void *sendbuf, void *recvbuf,
 hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
                          hcomm_request_t **req) {
   return nbc_coll_bcast(buf, bytes, root, comm, req, HC_NBC_START);
+}
+
+hc_status_t hcomm_ibcast_acc(const hcomm_accessor_t *acc, size_t bytes,
+                             int root, hcomm_comm_t *comm,
+                             hcomm_request_t **req) {
+  return nbc_coll_bcast_acc(acc, bytes, root, comm, req, HC_NBC_START);
+}
+
+hc_status_t hcomm_bcast_acc_init(const hcomm_accessor_t *acc, size_t bytes,
+                                 int root, hcomm_comm_t *comm,
+                                 hcomm_request_t **req) {
+  return nbc_coll_bcast_acc(acc, bytes, root, comm, req, HC_NBC_PLAN);
 }
 
 hc_status_t hcomm_bcast_init(void *buf, size_t bytes, int root,

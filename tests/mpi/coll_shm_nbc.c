@@ -62,33 +62,11 @@ static int max_of(int it, int i)
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle sent[2];
-
-static void open_counters(void)
-{
-    const char *names[2] = {"eager_sent_messages", "rndv_sent_messages"};
-    CHECK(MPI_T_pvar_session_create(&session) == MPI_SUCCESS, "session_create");
-    for (int c = 0; c < 2; c++) {
-        int index = -1, count = 0;
-        CHECK(MPI_T_pvar_get_index(names[c], MPI_T_PVAR_CLASS_COUNTER, &index) ==
-                  MPI_SUCCESS,
-              "no counter %s", names[c]);
-        CHECK(MPI_T_pvar_handle_alloc(session, index, NULL, &sent[c], &count) ==
-                      MPI_SUCCESS &&
-                  count == 1,
-              "handle_alloc %s", names[c]);
-    }
-    CHECK(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "start");
-}
+static const char *const sent_names[2] = {"eager_sent_messages", "rndv_sent_messages"};
 
 static unsigned long long messages_sent(void)
 {
-    unsigned long long total = 0;
-    for (int c = 0; c < 2; c++) {
-        unsigned long long v = 0;
-        CHECK(MPI_T_pvar_read(session, sent[c], &v) == MPI_SUCCESS, "pvar_read");
-        total += v;
-    }
-    return total;
+    return mt_counters_sum(session, 2, sent);
 }
 
 /* ---- one iteration ------------------------------------------------------- */
@@ -323,7 +301,7 @@ int main(int argc, char **argv)
     int counted = argc < 2 || p2p;
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
     if (counted)
-        open_counters();
+        mt_counters_open(&session, 2, sent_names, sent);
     MPI_Comm dup;
     CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS, "dup");
     /* Blocking collectives make the segments (an I-form never does). */
