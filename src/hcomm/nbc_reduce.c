@@ -125,8 +125,9 @@ static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 
-/* The root packs, every other rank unpacks (and packs again to forward):
- * never in shared memory, whose slots need the bytes in one place. */
+/* The root packs, every other rank unpacks (and packs again to forward);
+ * in shared memory where a plain buffer would be (a rank of a dense type
+ * takes that path for the same bytes), chunks packed into the segment. */
 static hc_status_t nbc_coll_bcast_acc(const hcomm_accessor_t *acc, size_t bytes,
                                       int root, hcomm_comm_t *comm,
                                       hcomm_request_t **req,
@@ -142,10 +143,15 @@ static hc_status_t nbc_coll_bcast_acc(const hcomm_accessor_t *acc, size_t bytes,
   if (rc != HC_OK)
     return rc;
   hcomm_accessor_t *mine = hc_nbc_tmp(s, sizeof *mine);
-  if (mine != NULL && bytes > 0) {
+  hc_shmcoll_op_t shm;
+  nbc_bytes_t b = {NULL, mine};
+  if (mine != NULL && bytes > 0) { /* NULL: the launch reports it */
     *mine = *acc;
-    nbc_bytes_t b = {NULL, mine};
-    nbc_build_bcast_of(s, &b, bytes, root);
+    if (mode == HC_NBC_START &&
+        hc_shmcoll_ibcast_acc_prepare(&shm, mine, bytes, root, comm) == HC_OK)
+      hc_nbc_add_shmcoll(s, &shm);
+    else
+      nbc_build_bcast_of(s, &b, bytes, root);
   }
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }

@@ -187,7 +187,10 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (sc->rank == op->root) {
     if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(s, len)))
       return 0;
-    memcpy(area, op->out + at, len);
+    if (op->acc != NULL)
+      op->acc->pack(op->acc->ctx, at, area, len);
+    else
+      memcpy(area, op->out + at, len);
     atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
                           memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
@@ -195,7 +198,10 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   }
   if (!shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
     return 0;
-  memcpy(op->out + at, area, len);
+  if (op->acc != NULL)
+    op->acc->unpack(op->acc->ctx, at, area, len);
+  else
+    memcpy(op->out + at, area, len);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }
@@ -458,6 +464,19 @@ hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_bcast_op(op, sc, comm, buf, bytes, root);
   return HC_OK;
+}
+
+hc_status_t hc_shmcoll_ibcast_acc_prepare(hc_shmcoll_op_t *op,
+                                          const hcomm_accessor_t *acc,
+                                          size_t bytes, int root,
+                                          hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_ibcast_prepare(op, (void *)acc, bytes, root, comm);
+  if (rc == HC_OK) {
+    op->out = NULL;
+    op->acc = acc;
+  }
+  return rc;
 }
 
 hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,

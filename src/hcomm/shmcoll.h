@@ -55,13 +55,15 @@ struct hc_shmcoll;
 typedef struct hc_shmcoll_op {
   hcomm_comm_t *comm;
   struct hc_shmcoll *sc;
-  int what;                /* enum shmcoll_what (shmcoll.c) */
-  int root;                /* bcast, reduce: the root; allreduce: -1 */
-  unsigned char *out;      /* bcast: the buffer; reductions: the result,
-                              NULL on a rank that gets none */
-  const unsigned char *in; /* reductions: this rank's input */
-  size_t size;             /* bcast: bytes; reductions: elements */
-  size_t step;             /* of one chunk, in the same unit */
+  int what;                    /* enum shmcoll_what (shmcoll.c) */
+  int root;                    /* bcast, reduce: the root; allreduce: -1 */
+  unsigned char *out;          /* bcast: the buffer; reductions: the result,
+                                  NULL on a rank that gets none */
+  const unsigned char *in;     /* reductions: this rank's input */
+  const hcomm_accessor_t *acc; /* bcast through an accessor: its stream
+                                  (out NULL); it must outlive op */
+  size_t size;                 /* bcast: bytes; reductions: elements */
+  size_t step;                 /* of one chunk, in the same unit */
   hcomm_reduce_op_t op;
   uint32_t first;   /* sequence number of the first chunk */
   uint32_t nchunks; /* chunks, each a collective number of its own */
@@ -80,6 +82,14 @@ hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
 hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
                                       size_t bytes, int root,
                                       hcomm_comm_t *comm);
+/* As hc_shmcoll_ibcast_prepare, the buffer reached through acc (the root
+ * packs each chunk into the segment, the others unpack it from there):
+ * the same choice as for a plain buffer of bytes, so ranks whose
+ * datatypes differ in layout but not in signature take one path. */
+hc_status_t hc_shmcoll_ibcast_acc_prepare(hc_shmcoll_op_t *op,
+                                          const hcomm_accessor_t *acc,
+                                          size_t bytes, int root,
+                                          hcomm_comm_t *comm);
 hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
                                        void *recvbuf, size_t count,
                                        const hcomm_reduce_op_t *rop, int root,

@@ -13,6 +13,12 @@
  *                       fragments, none by a single-copy read of a packed
  *                       buffer (which a whole-message temporary would
  *                       have allowed).
+ *                       Then, after a blocking Barrier (which makes the
+ *                       shared-memory segment), Ibcasts whose root uses
+ *                       the strided type while the others receive plain
+ *                       doubles, and the other way round: one signature,
+ *                       two layouts, so every rank must take the same path
+ *                       (the segment or messages) whichever it has.
  *   coll_stream plain   the data checks only (no counters).
  */
 #include "mpitest.h"
@@ -105,6 +111,32 @@ int main(int argc, char **argv)
         CHECK(piped > 0, "no pipelined rendezvous arrived (%llu single-copy reads)", got);
         CHECK(got == 0, "%llu large messages were read whole from a packed buffer", got);
     }
+    /* Mixed layouts, in the segment where there is one. */
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "Barrier");
+    MPI_Datatype strided;
+    MPI_Type_vector(NELEM, 1, STRIDE, MPI_DOUBLE, &strided);
+    MPI_Type_commit(&strided);
+    for (int k = 0; k < 4; k++, it++) {
+        int root = k % wsize, root_strided = k % 2 == 0;
+        int mine_strided = wrank == root ? root_strided : !root_strided;
+        MPI_Request r;
+        if (mine_strided) {
+            fill(buf, NELEM, it, wrank == root);
+        } else {
+            for (int i = 0; i < NELEM; i++)
+                buf[i] = wrank == root ? value(it, i) : -2.0;
+        }
+        CHECK(MPI_Ibcast(buf, mine_strided ? 1 : NELEM, mine_strided ? strided : MPI_DOUBLE,
+                         root, MPI_COMM_WORLD, &r) == MPI_SUCCESS,
+              "Ibcast, mixed layouts");
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+        if (mine_strided)
+            verify(buf, NELEM, it, "Ibcast, mixed layouts, strided here");
+        for (int i = 0; !mine_strided && i < NELEM; i++)
+            CHECK(buf[i] == value(it, i), "Ibcast, mixed layouts, plain here: [%d] = %g", i,
+                  buf[i]);
+    }
+    MPI_Type_free(&strided);
     MPI_Type_free(&small);
     free(buf);
     if (counted)

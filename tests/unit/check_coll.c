@@ -253,6 +253,14 @@ hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_shmcoll_ibcast_acc_prepare(hc_shmcoll_op_t *op,
+                                          const hcomm_accessor_t *acc,
+                                          size_t bytes, int root,
+                                          hcomm_comm_t *comm) {
+  (void)op, (void)acc, (void)bytes, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
 hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
                                        void *recvbuf, size_t count,
                                        const hcomm_reduce_op_t *rop, int root,
