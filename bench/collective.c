@@ -8,7 +8,9 @@
  *   bcast: bytes from rank 0; allgather: bytes from each rank;
  *   alltoall, alltoallv: bytes to each rank (alltoallv with displacements
  *     packed);
- *   barrier: no data (give -s 0).
+ *   barrier: no data (give -s 0);
+ *   iallreduce, ibcast: the I-form started and waited for at once, as
+ *     allreduce and bcast (what starting a schedule costs).
  *
  * Output, one line per size:
  *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
@@ -23,7 +25,7 @@
 static const char co_usage[] =
     "  -c NAME    the call: allreduce (default), bcast, reduce, allgather,\n"
     "             alltoall, alltoallv, reduce_scatter_block, barrier,\n"
-    "             allreduce_init\n";
+    "             allreduce_init, iallreduce, ibcast\n";
 
 enum co_call {
   CO_ALLREDUCE,
@@ -34,12 +36,14 @@ enum co_call {
   CO_ALLTOALLV,
   CO_REDUCE_SCATTER_BLOCK,
   CO_BARRIER,
-  CO_ALLREDUCE_INIT
+  CO_ALLREDUCE_INIT,
+  CO_IALLREDUCE,
+  CO_IBCAST
 };
 
 static const char *const co_names[] = {
     "allreduce", "bcast",    "reduce",  "allgather",     "alltoall",
-    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init"};
+    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast"};
 
 typedef struct co_bench {
   enum co_call call;
@@ -59,6 +63,7 @@ static int co_doubles(size_t size) {
 
 static void co_call(co_bench_t *b, size_t size) {
   int n = co_doubles(size), bytes = (int)size;
+  MPI_Request req;
   switch (b->call) {
   case CO_ALLREDUCE:
     bench_check(MPI_Allreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM,
@@ -101,6 +106,17 @@ static void co_call(co_bench_t *b, size_t size) {
   case CO_ALLREDUCE_INIT:
     bench_check(MPI_Start(&b->persistent), "MPI_Start");
     bench_check(MPI_Wait(&b->persistent, MPI_STATUS_IGNORE), "MPI_Wait");
+    return;
+  case CO_IALLREDUCE:
+    bench_check(MPI_Iallreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM,
+                               MPI_COMM_WORLD, &req),
+                "MPI_Iallreduce");
+    bench_check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+    return;
+  case CO_IBCAST:
+    bench_check(MPI_Ibcast(b->sbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req),
+                "MPI_Ibcast");
+    bench_check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
     return;
   }
 }

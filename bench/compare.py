@@ -73,6 +73,9 @@ CASES += [
     collective_case("allreduce_init",
                     "MPI_Allreduce_init + MPI_Start/MPI_Wait (persistent, "
                     "MPI-4; sum of doubles)"),
+    collective_case("iallreduce",
+                    "MPI_Iallreduce + MPI_Wait (sum of doubles)"),
+    collective_case("ibcast", "MPI_Ibcast + MPI_Wait (bytes from rank 0)"),
 ]
 
 
@@ -96,7 +99,7 @@ IO_GROUP = ["io_cwrite", "io_cread", "io_write", "io_read"]
 
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
-                    "allreduce_init"]
+                    "allreduce_init", "iallreduce", "ibcast"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -120,6 +123,8 @@ MODES = {
         "io_cread": "-s 16M,64M -r 3 -w 1",
         "io_write": "-s 16M,64M -r 3 -w 1",
         "io_read": "-s 16M,64M -r 3 -w 1",
+        "iallreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "ibcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
     },
     "full": {
@@ -142,6 +147,8 @@ MODES = {
         "io_cread": "-s 4M,16M,64M -r 7 -w 1",
         "io_write": "-s 4M,16M,64M -r 7 -w 1",
         "io_read": "-s 4M,16M,64M -r 7 -w 1",
+        "iallreduce": "-m 8:1M -r 11 -i 200 -w 10",
+        "ibcast": "-m 8:4M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
@@ -165,6 +172,8 @@ MODES = {
         "io_cread": "-s 4M -r 3 -w 0",
         "io_write": "-s 4M -r 3 -w 0",
         "io_read": "-s 4M -r 3 -w 0",
+        "iallreduce": "-s 8,1K -r 3 -i 20 -w 2",
+        "ibcast": "-s 8,64K -r 3 -i 20 -w 2",
     },
 }
 

@@ -418,6 +418,18 @@ hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
 hc_status_t hcomm_ibarrier(hcomm_comm_t *comm, hcomm_request_t **req);
 hc_status_t hcomm_ibcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm,
                          hcomm_request_t **req);
+/* hcomm_ibcast (and hcomm_bcast_acc_init: hcomm_bcast_init) of bytes bytes
+ * reached through acc instead of one buffer (a derived datatype): the
+ * root needs pack, the others unpack and pack (they may forward what they
+ * received); the messages move in packed fragments, so no rank holds the
+ * whole message in a temporary.  The engine copies *acc; acc->ctx must
+ * stay valid until the request completes (until it is freed, for _init). */
+hc_status_t hcomm_ibcast_acc(const hcomm_accessor_t *acc, size_t bytes,
+                             int root, hcomm_comm_t *comm,
+                             hcomm_request_t **req);
+hc_status_t hcomm_bcast_acc_init(const hcomm_accessor_t *acc, size_t bytes,
+                                 int root, hcomm_comm_t *comm,
+                                 hcomm_request_t **req);
 hc_status_t hcomm_ireduce(const void *sendbuf, void *recvbuf, size_t count,
                           const hcomm_reduce_op_t *op, int root,
                           hcomm_comm_t *comm, hcomm_request_t **req);

@@ -57,6 +57,21 @@ int hc_coll_pof2_floor(int n) {
   return p;
 }
 
+int hc_coll_real(int v, int base, int size) { return (v + base) % size; }
+
+int hc_coll_virtual(int rank, int base, int size) {
+  return (rank - base + size) % size;
+}
+
+int hc_coll_lowbit(int v, int size) {
+  if (v != 0)
+    return v & -v;
+  int p = 1;
+  while (p < size)
+    p <<= 1;
+  return p;
+}
+
 enum hc_coll_alg hc_coll_bcast_alg(size_t bytes, int size) {
   if (size <= 1 || bytes == 0)
     return HC_COLL_ALG_TRIVIAL;

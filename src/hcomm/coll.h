@@ -66,6 +66,12 @@ void hc_coll_span(size_t total, size_t blk, int first, int nblocks, size_t *lo,
                   size_t *hi);
 /* Largest power of two <= n (n >= 1). */
 int hc_coll_pof2_floor(int n);
+/* Trees rooted at base: virtual rank v is rank (v + base) % size. */
+int hc_coll_real(int v, int base, int size);
+int hc_coll_virtual(int rank, int base, int size);
+/* The binomial parent of virtual rank v is v minus its lowest set bit;
+ * at the root that bit is the smallest power of two >= size. */
+int hc_coll_lowbit(int v, int size);
 
 /* The algorithm each collective picks for these arguments. */
 enum hc_coll_alg hc_coll_bcast_alg(size_t bytes, int size);

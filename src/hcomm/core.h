@@ -175,6 +175,13 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
 hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
                             hcomm_comm_t *comm, int coll,
                             hcomm_request_t **req);
+/* The same through an accessor (schedules of derived types, nbc.c). */
+hc_status_t hc_isend_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
+                                int dest, int tag, hcomm_comm_t *comm,
+                                int coll, hcomm_request_t **req);
+hc_status_t hc_irecv_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
+                                int source, int tag, hcomm_comm_t *comm,
+                                int coll, hcomm_request_t **req);
 /* hcomm_imrecv with the lock held (rma.c takes its messages this way). */
 hc_status_t hc_imrecv_locked(void *buf, size_t bytes, hcomm_message_t *msg,
                              hcomm_request_t **req);

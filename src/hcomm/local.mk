@@ -6,7 +6,9 @@ HC_ENGINE_SOURCES = src/hcomm/engine.h src/hcomm/match.c src/hcomm/match.h \
 	src/hcomm/progress.c src/hcomm/pt2pt.c src/hcomm/comm.c src/hcomm/comm.h \
 	src/hcomm/mem.c src/hcomm/trace.c src/hcomm/trace.h
 HC_ENGINE_SOURCES += src/hcomm/coll.c src/hcomm/coll.h \
-	src/hcomm/nbc.c src/hcomm/nbc.h
+	src/hcomm/nbc.c src/hcomm/nbc.h \
+	src/hcomm/nbc_impl.h src/hcomm/nbc_reduce.c src/hcomm/nbc_gather.c \
+	src/hcomm/nbc_alltoall.c src/hcomm/nbc_scan.c
 # Partitioned point-to-point: channels matched once, a message per partition.
 HC_ENGINE_SOURCES += src/hcomm/part.c src/hcomm/part.h
 # Collectives on intercommunicators: schedules of nbc.c over both groups.

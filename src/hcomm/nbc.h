@@ -1,5 +1,7 @@
 /*
- * Schedules of the non-blocking collectives (src/hcomm/nbc.c).  A started
+ * Schedules of the collectives (the engine in src/hcomm/nbc.c, the
+ * algorithms in nbc_reduce.c, nbc_gather.c, nbc_alltoall.c, nbc_scan.c;
+ * nbc_impl.h is what those files share).  A started
  * collective is a list of rounds; each round runs its local steps (copies,
  * reductions) in order, posts its sends and receives on the communicator's
  * collective context, and the next round starts once all of them are
@@ -29,12 +31,20 @@
 int hc_nbc_progress_locked(void);
 /* Schedules active; lets an idle poll skip hc_nbc_progress_locked. */
 extern int hc_nbc_nactive;
+/* Schedules in a shared-memory step (hc_nbc_add_shmcoll), which wakes
+ * nobody's transport: an idle wait sleeps on the segment instead. */
+extern int hc_nbc_nshm;
+/* Where the engine lock is no real lock: sleeps (the lock dropped) until
+ * a publication in the segment of an active shared-memory step, at most
+ * ms, and returns 1; else returns 0 at once. */
+int hc_nbc_shm_sleep_locked(int ms);
 
-/* ---- schedules built outside nbc.c (comm.c's non-blocking dup) ----------
+/* ---- schedules built from steps (the collectives, comm.c's idup) --------
  * A schedule is built with these, then started; everything runs with the
  * engine lock held.  A call step runs local work when the schedule reaches
  * it and may append more steps (a retry), the same on every rank. */
 #include "hcomm/core.h"
+#include "hcomm/shmcoll.h"
 
 typedef struct nbc_sched hc_nbc_sched_t;
 typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
@@ -42,6 +52,9 @@ typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
 /* A schedule on comm whose reductions use op (NULL: none). */
 hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
                        hc_nbc_sched_t **s);
+/* The shared-memory collective *op (copied) in a round of its own: started
+ * when the schedule reaches it, advanced by progress (shmcoll.h). */
+void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op);
 /* fn(s, arg) as a step of its own; it may call the hc_nbc_add_* below. */
 void hc_nbc_add_call(hc_nbc_sched_t *s, hc_nbc_call_fn fn, void *arg);
 /* In-place allreduce of count elements of the schedule's op in rounds of
@@ -66,7 +79,7 @@ hc_status_t hc_nbc_launch(hc_nbc_sched_t *s, int persistent,
  * request, which is complete or never started). */
 void hc_nbc_plan_free(hc_nbc_sched_t *s);
 
-/* ---- building blocks (intercoll.c) ---------------------------------------
+/* ---- building blocks (the collectives' builders, intercoll.c) -----------
  * The steps added after hc_nbc_set_comm(s, group) address the ranks of
  * group, which the schedule's communicator must keep alive (an
  * intercommunicator's local group), on group's collective context with the
@@ -79,6 +92,13 @@ void hc_nbc_set_comm(hc_nbc_sched_t *s, hcomm_comm_t *group);
 void hc_nbc_add_send(hc_nbc_sched_t *s, const void *buf, size_t bytes,
                      int peer);
 void hc_nbc_add_recv(hc_nbc_sched_t *s, void *buf, size_t bytes, int peer);
+/* As send and recv, moving bytes [off, off + bytes) of the packed stream
+ * that acc reaches (pack for the send, unpack for the receive) in
+ * fragments; *acc is copied, acc->ctx must outlive the schedule's run. */
+void hc_nbc_add_send_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
+                         size_t off, size_t bytes, int peer);
+void hc_nbc_add_recv_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
+                         size_t off, size_t bytes, int peer);
 /* bytes from src to dst (a local step). */
 void hc_nbc_add_copy(hc_nbc_sched_t *s, const void *src, void *dst,
                      size_t bytes);
@@ -91,9 +111,9 @@ void hc_nbc_end_round(hc_nbc_sched_t *s);
 /* A temporary freed with the schedule; NULL (and the schedule failed) when
  * memory ran out. */
 void *hc_nbc_tmp(hc_nbc_sched_t *s, size_t bytes);
-/* The collectives of nbc.c over the current group, with their arguments
- * (buffers of bytes, reductions of count elements of the schedule's op;
- * mine may equal out). */
+/* The collectives of the nbc_*.c builders over the current group, with their
+ * arguments (buffers of bytes, reductions of count elements of the schedule's
+ * op; mine may equal out). */
 void hc_nbc_add_barrier(hc_nbc_sched_t *s);
 void hc_nbc_add_bcast(hc_nbc_sched_t *s, void *buf, size_t bytes, int root);
 void hc_nbc_add_reduce(hc_nbc_sched_t *s, const void *mine, void *out,

@@ -28,6 +28,10 @@
  * see the others' wake-ups, nor they its: beside others each sleeps this
  * long at most and they take turns. */
 #define PROGRESS_SHARED_WAIT_MS 1
+/* The longest idle sleep while a schedule is in a shared-memory step:
+ * such a step's partners ring the segment's bell, messages ring the
+ * transports', and one sleep hears only one of them. */
+#define PROGRESS_SHM_STEP_WAIT_MS 1
 
 void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why) {
   (void)engine;
@@ -473,8 +477,13 @@ hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
 void hc_idle_locked(long *spins) {
   if (hc_idle_poll_locked(spins))
     return;
+  /* A shared-memory collective step is woken by its segment's bell, not
+   * by a transport; the bell sleep is kept short, as no message wakes it. */
+  if (hc_nbc_nshm > 0 && hc_nbc_shm_sleep_locked(PROGRESS_SHM_STEP_WAIT_MS))
+    return;
   progress_sleep_set_t set;
-  progress_sleep_begin(&set, hc_engine.wait_ms);
+  progress_sleep_begin(&set, hc_nbc_nshm > 0 ? PROGRESS_SHM_STEP_WAIT_MS
+                                             : hc_engine.wait_ms);
   uint64_t slept_from = progress_now_ns();
   hc_engine_unlock();
   if (!progress_sleep_unlocked(&set)) {

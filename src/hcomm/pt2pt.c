@@ -170,6 +170,19 @@ hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
   return pt2pt_irecv(buf, NULL, bytes, source, tag, comm, coll, req);
 }
 
+hc_status_t hc_isend_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
+                                int dest, int tag, hcomm_comm_t *comm,
+                                int coll, hcomm_request_t **req) {
+  return pt2pt_isend(NULL, acc, bytes, dest, tag, comm, HCOMM_SEND_STANDARD,
+                     coll, req);
+}
+
+hc_status_t hc_irecv_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
+                                int source, int tag, hcomm_comm_t *comm,
+                                int coll, hcomm_request_t **req) {
+  return pt2pt_irecv(NULL, acc, bytes, source, tag, comm, coll, req);
+}
+
 hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
                             int tag, hcomm_comm_t *comm, int mode,
                             hcomm_request_t **req) {

@@ -75,15 +75,16 @@ static void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
           0);
 }
 
-/* Sleeps until a publication or the engine's longest sleep (so progress
- * and the failure checks still run now and then). */
-static void shmcoll_sleep(hc_shmcoll_t *sc, int kind, int who, uint32_t want) {
+/* Sleeps until a publication or ms (the blocking forms: the engine's
+ * longest sleep, so progress and the failure checks still run now and
+ * then). */
+static void shmcoll_sleep(hc_shmcoll_t *sc, int kind, int who, uint32_t want,
+                          int ms) {
   shmcoll_hdr_t *hdr = sc->hdr;
   uint32_t bell = atomic_load_explicit(&hdr->bell, memory_order_seq_cst);
   atomic_fetch_add_explicit(&hdr->sleepers, 1, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
   if (!shmcoll_ready(sc, kind, who, want)) {
-    int ms = hc_engine.wait_ms;
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     syscall(SYS_futex, (uint32_t *)&hdr->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
   }
@@ -106,7 +107,7 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
     if (moved > 0)
       spins = 0;
     if (!poll)
-      shmcoll_sleep(sc, kind, who, want);
+      shmcoll_sleep(sc, kind, who, want, hc_engine.wait_ms);
     slept |= !poll;
   }
   if (slept) { /* no request completes here for the watchdog to see */
@@ -152,66 +153,57 @@ static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
   return *rc == HC_OK ? sc : NULL;
 }
 
-hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
-  hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
-  if (sc == NULL)
-    return rc == HC_ERR_NOT_SUPPORTED ? hc_shmcoll_hier_barrier(comm) : rc;
-  uint32_t s = ++sc->seq;
-  shmcoll_publish(sc, SHMCOLL_DONE, s);
-  return shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL, s);
+/* ---- one collective as a sequence of chunks, each in phases ------------- */
+
+enum shmcoll_what { SHMCOLL_OP_BARRIER, SHMCOLL_OP_BCAST, SHMCOLL_OP_REDUCE };
+
+/* 1 when flag kind of who (or of every rank) reached want; else 0, and
+ * the condition is what the segment's waiters sleep on. */
+static int shmcoll_need(hc_shmcoll_t *sc, int kind, int who, uint32_t want) {
+  if (shmcoll_ready(sc, kind, who, want))
+    return 1;
+  sc->wait_kind = kind;
+  sc->wait_who = who;
+  sc->wait_want = want;
+  return 0;
 }
 
-/* One chunk of a bcast, collective number s. */
-static hc_status_t shmcoll_bcast_chunk(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                       unsigned char *buf, size_t len, int root,
-                                       uint32_t s) {
+static int shmcoll_barrier_step(hc_shmcoll_op_t *op, uint32_t s) {
+  if (op->phase == 0) {
+    shmcoll_publish(op->sc, SHMCOLL_DONE, s);
+    op->phase = 1;
+  }
+  return shmcoll_need(op->sc, SHMCOLL_DONE, SHMCOLL_ALL, s);
+}
+
+/* Chunk at of a bcast, collective number s: the root copies it into the
+ * shared area once every rank finished with that area's last use, the
+ * others copy it out once the root posted it. */
+static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t at = (size_t)op->at * op->step;
+  size_t len = op->size - at < op->step ? op->size - at : op->step;
   unsigned char *area = shmcoll_buf(sc, sc->size, s, len);
-  hc_status_t rc;
-  if (sc->rank == root) {
-    rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL,
-                      shmcoll_reuse(s, len));
-    if (rc != HC_OK)
-      return rc;
-    memcpy(area, buf, len);
+  if (sc->rank == op->root) {
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(s, len)))
+      return 0;
+    if (op->acc != NULL)
+      op->acc->pack(op->acc->ctx, at, area, len);
+    else
+      memcpy(area, op->out + at, len);
     atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
                           memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    return HC_OK;
+    return 1;
   }
-  rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, root, s);
-  if (rc != HC_OK)
-    return rc;
-  memcpy(buf, area, len);
+  if (!shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
+    return 0;
+  if (op->acc != NULL)
+    op->acc->unpack(op->acc->ctx, at, area, len);
+  else
+    memcpy(op->out + at, area, len);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
-  return HC_OK;
-}
-
-/* Two ranks: above this a Bcast is one point-to-point message, which moves
- * it with one CMA read, where the segment copies it in and out (measured
- * with bench/collective -c bcast on 2 ranks: the segment is ahead up to
- * 16 KiB, 0.16 against 0.55 us at 1 KiB, and behind from 64 KiB on, 10.7
- * against 9.1 us, 42 against 31 us at 256 KiB). */
-#define SHMCOLL_PAIR_BCAST_MAX ((size_t)32 << 10)
-
-hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
-                             hcomm_comm_t *comm) {
-  if (comm == NULL || root < 0 || root >= comm->size ||
-      (buf == NULL && bytes > 0) ||
-      (comm->size == 2 && bytes > SHMCOLL_PAIR_BCAST_MAX))
-    return HC_ERR_NOT_SUPPORTED;
-  hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
-  if (sc == NULL)
-    return rc == HC_ERR_NOT_SUPPORTED
-               ? hc_shmcoll_hier_bcast(buf, bytes, root, comm)
-               : rc;
-  unsigned char *p = buf;
-  for (size_t at = 0; rc == HC_OK && at < bytes; at += sc->chunk) {
-    size_t len = bytes - at < sc->chunk ? bytes - at : sc->chunk;
-    rc = shmcoll_bcast_chunk(sc, comm, p + at, len, root, ++sc->seq);
-  }
-  return rc;
+  return 1;
 }
 
 /* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
@@ -228,55 +220,203 @@ static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
     op->fn(shmcoll_buf(sc, r, s, len) + off, dst, count, op->ctx);
 }
 
-/* One chunk of a reduction, collective number s: count elements of mine
- * combined into out (NULL: this rank does not get the result). */
-static hc_status_t shmcoll_reduce_chunk(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                        const void *mine, void *out,
-                                        size_t count,
-                                        const hcomm_reduce_op_t *op,
-                                        uint32_t s) {
-  size_t bytes = count * op->elem_size, first, mycount;
-  hc_status_t rc = shmcoll_wait(sc, comm, SHMCOLL_DONE, SHMCOLL_ALL,
-                                shmcoll_reuse(s, bytes));
-  if (rc != HC_OK)
-    return rc;
-  memcpy(shmcoll_buf(sc, sc->rank, s, bytes), mine, bytes);
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (bytes <= SHMCOLL_WHOLE_MAX) {
-    if (out != NULL)
-      rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, SHMCOLL_ALL, s);
-    if (out != NULL && rc == HC_OK)
-      shmcoll_combine(sc, s, bytes, out, 0, count, op);
-  } else {
-    unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
-    hc_coll_block(count, sc->size, sc->rank, &first, &mycount);
-    rc = shmcoll_wait(sc, comm, SHMCOLL_POSTED, SHMCOLL_ALL, s);
-    if (rc == HC_OK) {
-      shmcoll_combine(sc, s, bytes, result + first * op->elem_size, first,
-                      mycount, op);
-      shmcoll_publish(sc, SHMCOLL_REDUCED, s);
+/* Chunk at of a reduction, collective number s.  Phase 0 posts this
+ * rank's input in its slot; small vectors are then combined whole by
+ * every rank that gets the result (phase 1), larger ones slice by slice
+ * into the shared area (phase 1) and copied out (phase 2). */
+static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  const hcomm_reduce_op_t *rop = &op->op;
+  size_t es = rop->elem_size, at = (size_t)op->at * op->step;
+  size_t count = op->size - at < op->step ? op->size - at : op->step;
+  size_t bytes = count * es;
+  unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
+  unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
+  switch (op->phase) {
+  case 0:
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(s, bytes)))
+      return 0;
+    memcpy(shmcoll_buf(sc, sc->rank, s, bytes), op->in + at * es, bytes);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+    /* fall through */
+  case 1:
+    if (bytes <= SHMCOLL_WHOLE_MAX && out == NULL)
+      break;
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+      return 0;
+    if (bytes <= SHMCOLL_WHOLE_MAX) {
+      shmcoll_combine(sc, s, bytes, out, 0, count, rop);
+      break;
     }
-    if (rc == HC_OK && out != NULL)
-      rc = shmcoll_wait(sc, comm, SHMCOLL_REDUCED, SHMCOLL_ALL, s);
-    if (rc == HC_OK && out != NULL)
-      memcpy(out, result, bytes);
+    size_t first, mine;
+    hc_coll_block(count, sc->size, sc->rank, &first, &mine);
+    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop);
+    shmcoll_publish(sc, SHMCOLL_REDUCED, s);
+    op->phase = 2;
+    /* fall through */
+  default:
+    if (out == NULL)
+      break;
+    if (!shmcoll_need(sc, SHMCOLL_REDUCED, SHMCOLL_ALL, s))
+      return 0;
+    memcpy(out, result, bytes);
   }
-  if (rc == HC_OK)
-    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
+  op->first = op->sc->seq + 1;
+  op->sc->seq += op->nchunks;
+  op->at = 0;
+  op->phase = 0;
+}
+
+int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
+  hc_shmcoll_t *sc = op->sc;
+  *rc = HC_OK;
+  if (op->nchunks == 0)
+    return 1;
+  uint32_t from = op->at;
+  while (sc->turn == op->first - 1 + op->at && op->at < op->nchunks) {
+    uint32_t s = op->first + op->at;
+    int done = op->what == SHMCOLL_OP_BARRIER ? shmcoll_barrier_step(op, s)
+               : op->what == SHMCOLL_OP_BCAST ? shmcoll_bcast_step(op, s)
+                                              : shmcoll_reduce_step(op, s);
+    if (!done)
+      break;
+    sc->turn = s;
+    op->at++;
+    op->phase = 0;
+  }
+  if (op->at != from) /* no request completes here for the watchdog */
+    hc_watchdog_feed_locked();
+  if (op->at == op->nchunks)
+    return 1;
+  *rc = hc_comm_failure_locked(op->comm);
+  return *rc != HC_OK;
+}
+
+void hc_shmcoll_op_sleep(const hc_shmcoll_op_t *op, int ms) {
+  hc_shmcoll_t *sc = op->sc;
+  shmcoll_sleep(sc, sc->wait_kind, sc->wait_who, sc->wait_want, ms);
+}
+
+/* The blocking forms: start op and wait for it, behind the I-forms
+ * started before it on this communicator (progress moves those). */
+static hc_status_t shmcoll_run(hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  hc_status_t rc;
+  hc_engine_lock();
+  hc_shmcoll_op_start(op);
+  for (;;) {
+    if (sc->turn != op->first - 1 + op->at)
+      hc_progress_locked();
+    if (hc_shmcoll_op_poll(op, &rc))
+      break;
+    int kind = sc->wait_kind, who = sc->wait_who;
+    uint32_t want = sc->wait_want;
+    hc_engine_unlock();
+    rc = shmcoll_wait(sc, op->comm, kind, who, want);
+    hc_engine_lock();
+    if (rc != HC_OK)
+      break;
+  }
+  hc_engine_unlock();
   return rc;
 }
 
+/* ---- the four collectives: which arguments they take, and their ops ---- */
+
+static void shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                            hcomm_comm_t *comm, int what, uint32_t nchunks) {
+  *op = (hc_shmcoll_op_t){
+      .comm = comm, .sc = sc, .what = what, .nchunks = nchunks};
+}
+
+/* Two ranks: above this a Bcast is one point-to-point message, which moves
+ * it with one CMA read, where the segment copies it in and out (measured
+ * with bench/collective -c bcast on 2 ranks: the segment is ahead up to
+ * 16 KiB, 0.16 against 0.55 us at 1 KiB, and behind from 64 KiB on, 10.7
+ * against 9.1 us, 42 against 31 us at 256 KiB). */
+#define SHMCOLL_PAIR_BCAST_MAX ((size_t)32 << 10)
+
+static int shmcoll_bcast_takes(const void *buf, size_t bytes, int root,
+                               const hcomm_comm_t *comm) {
+  return comm != NULL && root >= 0 && root < comm->size &&
+         (buf != NULL || bytes == 0) &&
+         (comm->size != 2 || bytes <= SHMCOLL_PAIR_BCAST_MAX);
+}
+
+static void shmcoll_bcast_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                             hcomm_comm_t *comm, void *buf, size_t bytes,
+                             int root) {
+  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BCAST,
+                  (uint32_t)((bytes + sc->chunk - 1) / sc->chunk));
+  op->root = root;
+  op->out = buf;
+  op->size = bytes;
+  op->step = sc->chunk;
+}
+
 /* root -1: every rank gets the result (allreduce). */
-static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
-                                     size_t count, const hcomm_reduce_op_t *op,
-                                     int root, hcomm_comm_t *comm) {
+static int shmcoll_reduce_takes(const void *sendbuf, const void *recvbuf,
+                                size_t count, const hcomm_reduce_op_t *op,
+                                int root, const hcomm_comm_t *comm) {
   if (comm == NULL || op == NULL || op->fn == NULL || op->elem_size == 0 ||
       op->elem_size > hc_shmcoll_tuning.chunk || root >= comm->size ||
       count > SIZE_MAX / op->elem_size)
-    return HC_ERR_NOT_SUPPORTED;
+    return 0;
   int gets = root < 0 || root == comm->rank;
-  if ((sendbuf == HCOMM_IN_PLACE && !gets) ||
-      (count > 0 && (recvbuf == NULL || sendbuf == NULL) && gets))
+  return !((sendbuf == HCOMM_IN_PLACE && !gets) ||
+           (count > 0 && (recvbuf == NULL || sendbuf == NULL) && gets));
+}
+
+static void shmcoll_reduce_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                              hcomm_comm_t *comm, const void *sendbuf,
+                              void *recvbuf, size_t count,
+                              const hcomm_reduce_op_t *rop, int root) {
+  size_t step = sc->chunk / rop->elem_size;
+  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE,
+                  (uint32_t)((count + step - 1) / step));
+  op->root = root;
+  op->in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  op->out = root < 0 || root == comm->rank ? recvbuf : NULL;
+  op->size = count;
+  op->step = step;
+  op->op = *rop;
+}
+
+hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  if (sc == NULL)
+    return rc == HC_ERR_NOT_SUPPORTED ? hc_shmcoll_hier_barrier(comm) : rc;
+  hc_shmcoll_op_t op;
+  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BARRIER, 1);
+  return shmcoll_run(&op);
+}
+
+hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
+                             hcomm_comm_t *comm) {
+  if (!shmcoll_bcast_takes(buf, bytes, root, comm))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
+  if (sc == NULL)
+    return rc == HC_ERR_NOT_SUPPORTED
+               ? hc_shmcoll_hier_bcast(buf, bytes, root, comm)
+               : rc;
+  hc_shmcoll_op_t op;
+  shmcoll_bcast_op(&op, sc, comm, buf, bytes, root);
+  return shmcoll_run(&op);
+}
+
+static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
+                                     size_t count, const hcomm_reduce_op_t *op,
+                                     int root, hcomm_comm_t *comm) {
+  if (!shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
   hc_shmcoll_t *sc = shmcoll_enter(comm, count * op->elem_size, &rc);
@@ -284,16 +424,9 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
     return rc == HC_ERR_NOT_SUPPORTED
                ? hc_shmcoll_hier_reduce(sendbuf, recvbuf, count, op, root, comm)
                : rc;
-  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
-  unsigned char *out = gets ? recvbuf : NULL;
-  size_t step = sc->chunk / op->elem_size, e = op->elem_size;
-  for (size_t at = 0; rc == HC_OK && at < count; at += step) {
-    size_t n = count - at < step ? count - at : step;
-    rc = shmcoll_reduce_chunk(sc, comm, in + at * e,
-                              out != NULL ? out + at * e : NULL, n, op,
-                              ++sc->seq);
-  }
-  return rc;
+  hc_shmcoll_op_t sop;
+  shmcoll_reduce_op(&sop, sc, comm, sendbuf, recvbuf, count, op, root);
+  return shmcoll_run(&sop);
 }
 
 hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
@@ -308,4 +441,54 @@ hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
                                  size_t count, const hcomm_reduce_op_t *op,
                                  hcomm_comm_t *comm) {
   return shmcoll_reduction(sendbuf, recvbuf, count, op, -1, comm);
+}
+
+/* ---- the I-forms' steps -------------------------------------------------- */
+
+hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
+                                        hcomm_comm_t *comm) {
+  hc_shmcoll_t *sc = comm != NULL ? hc_shmcoll_made(comm, 0) : NULL;
+  if (sc == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BARRIER, 1);
+  return HC_OK;
+}
+
+hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
+                                      size_t bytes, int root,
+                                      hcomm_comm_t *comm) {
+  hc_shmcoll_t *sc = shmcoll_bcast_takes(buf, bytes, root, comm)
+                         ? hc_shmcoll_made(comm, bytes)
+                         : NULL;
+  if (sc == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  shmcoll_bcast_op(op, sc, comm, buf, bytes, root);
+  return HC_OK;
+}
+
+hc_status_t hc_shmcoll_ibcast_acc_prepare(hc_shmcoll_op_t *op,
+                                          const hcomm_accessor_t *acc,
+                                          size_t bytes, int root,
+                                          hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_ibcast_prepare(op, (void *)acc, bytes, root, comm);
+  if (rc == HC_OK) {
+    op->out = NULL;
+    op->acc = acc;
+  }
+  return rc;
+}
+
+hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
+                                       void *recvbuf, size_t count,
+                                       const hcomm_reduce_op_t *rop, int root,
+                                       hcomm_comm_t *comm) {
+  hc_shmcoll_t *sc =
+      shmcoll_reduce_takes(sendbuf, recvbuf, count, rop, root, comm)
+          ? hc_shmcoll_made(comm, count * rop->elem_size)
+          : NULL;
+  if (sc == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  shmcoll_reduce_op(op, sc, comm, sendbuf, recvbuf, count, rop, root);
+  return HC_OK;
 }

@@ -47,6 +47,66 @@ hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
                                  size_t count, const hcomm_reduce_op_t *op,
                                  hcomm_comm_t *comm);
 
+/* One shared-memory collective that a schedule advances (or a blocking
+ * call waits on); its fields are shmcoll.c's.  It lives in the schedule's
+ * memory: set up by an hc_shmcoll_i*_prepare, started when the schedule
+ * reaches its step, polled by the engine's progress. */
+struct hc_shmcoll;
+typedef struct hc_shmcoll_op {
+  hcomm_comm_t *comm;
+  struct hc_shmcoll *sc;
+  int what;                    /* enum shmcoll_what (shmcoll.c) */
+  int root;                    /* bcast, reduce: the root; allreduce: -1 */
+  unsigned char *out;          /* bcast: the buffer; reductions: the result,
+                                  NULL on a rank that gets none */
+  const unsigned char *in;     /* reductions: this rank's input */
+  const hcomm_accessor_t *acc; /* bcast through an accessor: its stream
+                                  (out NULL); it must outlive op */
+  size_t size;                 /* bcast: bytes; reductions: elements */
+  size_t step;                 /* of one chunk, in the same unit */
+  hcomm_reduce_op_t op;
+  uint32_t first;   /* sequence number of the first chunk */
+  uint32_t nchunks; /* chunks, each a collective number of its own */
+  uint32_t at;      /* the chunk under way */
+  int phase;        /* how far that chunk got */
+} hc_shmcoll_op_t;
+
+/* Set *op up for the I-form when comm already has a segment (made by an
+ * earlier blocking collective: making one is an agreement that waits, so
+ * an I-form never makes it) that takes these arguments; the answer is the
+ * same on every rank.  HC_ERR_NOT_SUPPORTED: use the point-to-point
+ * schedule.  sendbuf, recvbuf as for the blocking forms; root -1 in
+ * hc_shmcoll_ireduce_prepare: allreduce. */
+hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
+                                        hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
+                                      size_t bytes, int root,
+                                      hcomm_comm_t *comm);
+/* As hc_shmcoll_ibcast_prepare, the buffer reached through acc (the root
+ * packs each chunk into the segment, the others unpack it from there):
+ * the same choice as for a plain buffer of bytes, so ranks whose
+ * datatypes differ in layout but not in signature take one path. */
+hc_status_t hc_shmcoll_ibcast_acc_prepare(hc_shmcoll_op_t *op,
+                                          const hcomm_accessor_t *acc,
+                                          size_t bytes, int root,
+                                          hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
+                                       void *recvbuf, size_t count,
+                                       const hcomm_reduce_op_t *rop, int root,
+                                       hcomm_comm_t *comm);
+/* With the engine lock held, when the collective starts (every rank
+ * starts its collectives on comm in one order): takes its sequence
+ * numbers. */
+void hc_shmcoll_op_start(hc_shmcoll_op_t *op);
+/* With the engine lock held: advances op as far as it goes without
+ * waiting.  0: not finished; 1: finished, *rc its status (a lost member
+ * of the communicator fails it). */
+int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc);
+/* Without the engine lock: sleeps at most ms until another rank of op's
+ * segment publishes (op is not finished, and its memory stays while this
+ * runs: the engine lock is no real lock, so no other thread frees it). */
+void hc_shmcoll_op_sleep(const hc_shmcoll_op_t *op, int ms);
+
 /* Unmaps comm's segment, if it has one (the communicator is going away). */
 void hc_shmcoll_free(hcomm_comm_t *comm);
 

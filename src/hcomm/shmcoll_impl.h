@@ -67,7 +67,13 @@ typedef struct hc_shmcoll {
   int usable;              /* 0: no segment of its own (maybe a hierarchy) */
   hc_shmcoll_hier_t *hier; /* NULL unless it spans nodes, usefully */
   int rank, size;
-  uint32_t seq; /* the number of the last collective started */
+  uint32_t seq;  /* the number of the last collective started */
+  uint32_t turn; /* the number of the last one this rank finished: the
+                    collectives run here in their order, one at a time */
+  /* What the collective under way waits for (flag kind of rank who, or
+   * of every rank, to reach want): where a waiter behind it sleeps. */
+  int wait_kind, wait_who;
+  uint32_t wait_want;
   size_t chunk;
   size_t small_bytes; /* of all small buffers: where the large ones start */
   unsigned char *base;
@@ -82,6 +88,10 @@ typedef struct hc_shmcoll {
  * takes the schedule.  *rc is HC_OK, or the failure met while agreeing on
  * a new segment (this collective then fails with it). */
 hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
+
+/* comm's segment when it has one already and a collective of bytes may
+ * use it (the I-forms: they never make one); else NULL. */
+hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes);
 
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */

@@ -237,6 +237,7 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->rank = comm->rank;
   use->size = comm->size;
   use->seq = SHMCOLL_SEQ0;
+  use->turn = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);
   use->small_bytes =
       ((size_t)comm->size + 1) * SHMCOLL_DEPTH * (size_t)SHMCOLL_SMALL;
@@ -249,6 +250,13 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   }
   sc->data = sc->base + sc->hdr->data_offset;
   comm->shmcoll = sc;
+  return sc;
+}
+
+hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes) {
+  hc_shmcoll_t *sc = comm->shmcoll;
+  if (bytes > hc_shmcoll_tuning.max || sc == NULL || !sc->usable)
+    return NULL;
   return sc;
 }
 

@@ -54,7 +54,15 @@ struct hc_mpi_coll {
    * MPI_Op_free / MPI_Type_free meanwhile free nothing in use. */
   hc_mpi_red_t red;
   int holds_red;
+  const hc_mpi_type_t *streamed; /* hc_mpi_coll_stream's, held likewise */
 };
+
+/* The packed stream of a derived type in the user's buffer. */
+typedef struct coll_stream {
+  hcomm_accessor_t acc;
+  const hc_mpi_type_t *type;
+  void *user;
+} coll_stream_t;
 
 hc_mpi_coll_t *hc_mpi_coll_new_mode(int persistent) {
   hc_mpi_coll_t *cx = calloc(1, sizeof(hc_mpi_coll_t));
@@ -74,6 +82,7 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
     hc_mpi_type_release(cx->jobs.job[i].type);
   for (int i = 0; i < cx->loads.n; i++)
     hc_mpi_type_release(cx->loads.job[i].type);
+  hc_mpi_type_release(cx->streamed);
   if (cx->holds_red) {
     hc_mpi_op_release(&cx->red.op);
     hc_mpi_type_release(cx->red.type);
@@ -82,6 +91,31 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
   free(cx->jobs.job);
   free(cx->loads.job);
   free(cx);
+}
+
+static void coll_stream_pack(void *ctx, size_t off, void *dst, size_t len) {
+  const coll_stream_t *st = ctx;
+  hc_mpi_type_pack_range(st->type, st->user, (MPI_Count)off, (MPI_Count)len,
+                         dst);
+}
+
+static void coll_stream_unpack(void *ctx, size_t off, const void *src,
+                               size_t len) {
+  const coll_stream_t *st = ctx;
+  hc_mpi_type_unpack_range(st->type, src, (MPI_Count)off, (MPI_Count)len,
+                           st->user);
+}
+
+const hcomm_accessor_t *hc_mpi_coll_stream(hc_mpi_coll_t *cx, void *buf,
+                                           const hc_mpi_type_t *type) {
+  if (cx->streamed != NULL)
+    return NULL; /* one stream per call */
+  coll_stream_t *st = hc_mpi_coll_tmp(cx, sizeof *st);
+  if (st == NULL)
+    return NULL;
+  cx->streamed = hc_mpi_type_retain(type);
+  *st = (coll_stream_t){{coll_stream_pack, coll_stream_unpack, st}, type, buf};
+  return &st->acc;
 }
 
 void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes) {

@@ -29,6 +29,13 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx);
 /* A temporary freed with cx; NULL when memory ran out. */
 void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes);
 
+/* The packed stream of buf's elements of type (host memory) as an
+ * accessor the engine packs and unpacks fragment by fragment
+ * (hcomm_ibcast_acc): no whole-message temporary.  type is held until cx
+ * is freed; one stream per cx; NULL when memory ran out. */
+const hcomm_accessor_t *hc_mpi_coll_stream(hc_mpi_coll_t *cx, void *buf,
+                                           const hc_mpi_type_t *type);
+
 /* The engine's view of n blocks of buf (NULL on no memory): buf itself when
  * every block's type is dense (contiguous, size == extent), else a packed
  * temporary.  Fills bytes[i] (count * size) and offs[i] (where block i

@@ -129,6 +129,27 @@ static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
   return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
 }
 
+/* Above this many packed bytes an I- or persistent Bcast of a derived
+ * type in host memory streams it through the engine (hcomm_ibcast_acc):
+ * every message moves in packed fragments, and no rank holds a packed
+ * copy of the whole buffer, as point-to-point does (xfer.c). */
+#define MOVE_BCAST_STREAM_MIN ((size_t)64 << 10)
+
+static int move_bcast_stream(const char *fn, hc_mpi_comm_t *c, void *buffer,
+                             const hc_mpi_type_t *t, size_t bytes, int root,
+                             MPI_Request *request, int persist) {
+  hcomm_request_t *eng = NULL;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  const hcomm_accessor_t *acc =
+      cx != NULL ? hc_mpi_coll_stream(cx, buffer, t) : NULL;
+  if (acc == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st =
+      persist ? hcomm_bcast_acc_init(acc, bytes, root, c->engine, &eng)
+              : hcomm_ibcast_acc(acc, bytes, root, c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
 /* request NULL: the blocking form (start and wait); persist: the _init
  * form (request kept, inactive). */
 static int move_bcast(const char *fn, void *buffer, MPI_Count count,
@@ -154,6 +175,10 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
       (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
   hcomm_mem_info_t info;
+  size_t total = idle ? 0 : (size_t)count * (size_t)t->size;
+  if (request != NULL && !inter && !hc_mpi_type_dense(t) &&
+      total > MOVE_BCAST_STREAM_MIN && !hc_mpi_dev_classify(buffer, &info))
+    return move_bcast_stream(fn, c, buffer, t, total, root, request, persist);
   /* Blocking, dense and in host memory: the engine takes the buffer as it
    * is (and may broadcast it in shared memory); no state to make. */
   if (request == NULL && !inter && hc_mpi_type_dense(t) &&

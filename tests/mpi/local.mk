@@ -205,6 +205,20 @@ tests_mpi_coll_shm_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_shm_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_shm.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_shm.sh
+# Their I-forms as schedule steps of the shared-memory algorithms.
+check_PROGRAMS += tests/mpi/coll_shm_nbc
+tests_mpi_coll_shm_nbc_SOURCES = tests/mpi/coll_shm_nbc.c tests/mpi/mpitest.h
+tests_mpi_coll_shm_nbc_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_shm_nbc_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_shm_nbc.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_shm_nbc.sh
+# I- and persistent Bcast of a derived type in packed fragments.
+check_PROGRAMS += tests/mpi/coll_stream
+tests_mpi_coll_stream_SOURCES = tests/mpi/coll_stream.c tests/mpi/mpitest.h
+tests_mpi_coll_stream_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_stream_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_stream.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_stream.sh
 # MPI-4 persistent collectives (issue 16): every MPI_*_init replayed.
 check_PROGRAMS += tests/mpi/coll_persistent
 tests_mpi_coll_persistent_SOURCES = tests/mpi/coll_persistent.c \

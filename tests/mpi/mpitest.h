@@ -77,6 +77,37 @@ static inline const char *mt_errstr(int code)
     return buf;
 }
 
+/* Opens the n MPI_T counters names[] (class COUNTER) in a new *session and
+ * starts them; mt_counters_sum reads them and returns their sum. */
+static inline void mt_counters_open(MPI_T_pvar_session *session, int n,
+                                    const char *const *names, MPI_T_pvar_handle *handles)
+{
+    CHECK(MPI_T_pvar_session_create(session) == MPI_SUCCESS, "session_create");
+    for (int c = 0; c < n; c++) {
+        int index = -1, count = 0;
+        CHECK(MPI_T_pvar_get_index(names[c], MPI_T_PVAR_CLASS_COUNTER, &index) ==
+                  MPI_SUCCESS,
+              "no counter %s", names[c]);
+        CHECK(MPI_T_pvar_handle_alloc(*session, index, NULL, &handles[c], &count) ==
+                      MPI_SUCCESS &&
+                  count == 1,
+              "handle_alloc %s", names[c]);
+    }
+    CHECK(MPI_T_pvar_start(*session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "pvar_start");
+}
+
+static inline unsigned long long mt_counters_sum(MPI_T_pvar_session session, int n,
+                                                 MPI_T_pvar_handle *handles)
+{
+    unsigned long long total = 0;
+    for (int c = 0; c < n; c++) {
+        unsigned long long v = 0;
+        CHECK(MPI_T_pvar_read(session, handles[c], &v) == MPI_SUCCESS, "pvar_read");
+        total += v;
+    }
+    return total;
+}
+
 /* A byte pattern that differs per message (seed) and per position, and is not
  * periodic at any power of two, so a misplaced chunk is caught. */
 static inline unsigned char mt_pattern_byte(size_t i, unsigned seed)

@@ -21,8 +21,8 @@
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
-#include "hcomm/part.h"
 #include "hcomm/nbc.h"
+#include "hcomm/part.h"
 #include "hcomm/proto.h"
 #include "hcomm/shmcoll.h"
 
@@ -236,6 +236,71 @@ hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
                                  hcomm_comm_t *comm) {
   (void)sendbuf, (void)recvbuf, (void)count, (void)op, (void)comm;
   return HC_ERR_NOT_SUPPORTED;
+}
+
+/* ... and every I-form its point-to-point schedule: no step of theirs is
+ * ever a shared-memory one, so the step calls below are never reached. */
+hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
+                                        hcomm_comm_t *comm) {
+  (void)op, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
+                                      size_t bytes, int root,
+                                      hcomm_comm_t *comm) {
+  (void)op, (void)buf, (void)bytes, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_ibcast_acc_prepare(hc_shmcoll_op_t *op,
+                                          const hcomm_accessor_t *acc,
+                                          size_t bytes, int root,
+                                          hcomm_comm_t *comm) {
+  (void)op, (void)acc, (void)bytes, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
+                                       void *recvbuf, size_t count,
+                                       const hcomm_reduce_op_t *rop, int root,
+                                       hcomm_comm_t *comm) {
+  (void)op, (void)sendbuf, (void)recvbuf, (void)count, (void)rop, (void)root,
+      (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
+  (void)op;
+  abort();
+}
+
+int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
+  (void)op, (void)rc;
+  abort();
+}
+
+void hc_shmcoll_op_sleep(const hc_shmcoll_op_t *op, int ms) {
+  (void)op, (void)ms;
+  abort();
+}
+
+/* The schedules of derived types (hcomm_ibcast_acc) need the MPI face's
+ * datatypes: tests/mpi/coll_stream.c. */
+hc_status_t hc_isend_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
+                                int dest, int tag, hcomm_comm_t *comm,
+                                int coll, hcomm_request_t **req) {
+  (void)acc, (void)bytes, (void)dest, (void)tag, (void)comm, (void)coll,
+      (void)req;
+  abort();
+}
+
+hc_status_t hc_irecv_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
+                                int source, int tag, hcomm_comm_t *comm,
+                                int coll, hcomm_request_t **req) {
+  (void)acc, (void)bytes, (void)source, (void)tag, (void)comm, (void)coll,
+      (void)req;
+  abort();
 }
 
 /* Nothing may be left behind by a collective that returned. */

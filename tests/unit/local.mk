@@ -72,15 +72,17 @@ tests_unit_check_reqpool_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_reqpool_LDADD = $(HC_UNIT_LIBS)
 endif
 
-# -- collectives (the schedules of src/hcomm/nbc.c, the blocking forms of
+# -- collectives (the schedules of src/hcomm/nbc*.c, the blocking forms of
 # coll.c) against a threaded mock of the engine's locked point-to-point:
-# linked with nbc.c and coll.c alone, not with libhccore.  MPI reduction
+# linked with nbc*.c and coll.c alone, not with libhccore.  MPI reduction
 # ops (src/mpi/op.c): every op x type against a scalar reference.
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/check_coll
 TESTS += tests/unit/check_coll
 tests_unit_check_coll_SOURCES = tests/unit/check_coll.c src/hcomm/coll.c \
-	src/hcomm/coll.h src/hcomm/nbc.c src/hcomm/nbc.h src/util/env.c
+	src/hcomm/coll.h src/hcomm/nbc.c src/hcomm/nbc.h src/hcomm/nbc_impl.h \
+	src/hcomm/nbc_reduce.c src/hcomm/nbc_gather.c src/hcomm/nbc_alltoall.c \
+	src/hcomm/nbc_scan.c src/util/env.c
 tests_unit_check_coll_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_coll_LDADD = $(CHECK_LIBS)
 check_PROGRAMS += tests/unit/check_op

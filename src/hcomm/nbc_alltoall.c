@@ -1,0 +1,224 @@
+/*
+ * The schedules of Alltoall(v) and of the neighbourhood exchanges, and
+ * their I- and persistent forms (hcomm_i*, hcomm_*_init).
+ * Each builder appends its rounds to a schedule of nbc.c (nbc_impl.h);
+ * the builders pick pointers at build time, e.g. swapping two temporaries
+ * instead of copying one into the other.  Everything here runs with the
+ * engine lock held, or on a schedule no other thread sees yet.
+ */
+#include "hcomm/nbc.h"
+
+#include "hcomm/coll.h"
+#include "hcomm/comm.h"
+#include "hcomm/nbc_impl.h"
+
+/* ---- alltoall ------------------------------------------------------------ */
+
+/*
+ * Linear (hc_coll_alltoall_alg): every message in flight at once in one
+ * round; pairwise: one partner per round (rank +- i).
+ */
+static void nbc_build_alltoallv(hc_nbc_sched_t *s, const char *sendbuf,
+                                const size_t *sbytes, const size_t *sdispls,
+                                char *recvbuf, const size_t *rbytes,
+                                const size_t *rdispls) {
+  int size = s->size, rank = s->rank;
+  size_t most = 0;
+  for (int r = 0; r < size; r++)
+    most = rbytes[r] > most ? rbytes[r] : most;
+  if (sendbuf == HCOMM_IN_PLACE) {
+    size_t span = 0;
+    for (int r = 0; r < size; r++)
+      if (rdispls[r] + rbytes[r] > span)
+        span = rdispls[r] + rbytes[r];
+    char *copy = hc_nbc_tmp(s, span);
+    if (copy == NULL)
+      return;
+    hc_nbc_add_copy(s, recvbuf, copy,
+                    span); /* first step: the input of this run */
+    sendbuf = copy;
+    sbytes = rbytes;
+    sdispls = rdispls;
+  }
+  hc_nbc_add_copy(s, sendbuf + sdispls[rank], recvbuf + rdispls[rank],
+                  sbytes[rank]);
+  int linear = hc_coll_alltoall_alg(most, size, 0) != HC_COLL_ALG_PAIRWISE;
+  for (int i = 1; i < size; i++) {
+    int to = (rank + i) % size, from = (rank - i + size) % size;
+    hc_nbc_add_recv(s, recvbuf + rdispls[from], rbytes[from], from);
+    hc_nbc_add_send(s, sendbuf + sdispls[to], sbytes[to], to);
+    if (!linear)
+      hc_nbc_end_round(s);
+  }
+  hc_nbc_end_round(s);
+}
+
+static hc_status_t nbc_coll_alltoallv(const void *sendbuf, const size_t *sbytes,
+                                      const size_t *sdispls, void *recvbuf,
+                                      const size_t *rbytes,
+                                      const size_t *rdispls, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check(comm, req);
+  if (rc == HC_OK &&
+      (rbytes == NULL || rdispls == NULL ||
+       (sendbuf != HCOMM_IN_PLACE && (sbytes == NULL || sdispls == NULL))))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  nbc_build_alltoallv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* Bruck, for small blocks on many ranks: log p rounds instead of p - 1
+ * messages.  The blocks are rotated so that block i is bound for rank
+ * rank + i; round k sends every block whose index has bit k set to rank + k
+ * (packed into one message) and takes the same positions from rank - k;
+ * after the last round block i came from rank - i.  Reads all of in before
+ * writing out, so in may be out (in place). */
+static void nbc_build_alltoall_bruck(hc_nbc_sched_t *s, const char *in,
+                                     size_t bytes, char *out) {
+  int size = s->size, rank = s->rank, half = (size + 1) / 2;
+  char *rot = hc_nbc_tmp(s, (size_t)size * bytes);
+  char *pack = hc_nbc_tmp(s, (size_t)half * bytes);
+  char *got = hc_nbc_tmp(s, (size_t)half * bytes);
+  if (got == NULL)
+    return;
+  hc_nbc_add_rotate(s, in, rot, bytes, rank);
+  for (int k = 1; k < size; k <<= 1) {
+    size_t n = 0;
+    for (int i = 1; i < size; i++)
+      if (i & k)
+        hc_nbc_add_copy(s, rot + (size_t)i * bytes, pack + n++ * bytes, bytes);
+    hc_nbc_add_recv(s, got, n * bytes, (rank - k + size) % size);
+    hc_nbc_add_send(s, pack, n * bytes, (rank + k) % size);
+    hc_nbc_end_round(s);
+    n = 0;
+    for (int i = 1; i < size; i++)
+      if (i & k)
+        hc_nbc_add_copy(s, got + n++ * bytes, rot + (size_t)i * bytes, bytes);
+  }
+  for (int i = 0; i < size; i++)
+    hc_nbc_add_copy(s, rot + (size_t)i * bytes,
+                    out + (size_t)((rank - i + size) % size) * bytes, bytes);
+}
+
+static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
+                                     void *recvbuf, hcomm_comm_t *comm,
+                                     hcomm_request_t **req,
+                                     enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check(comm, req);
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  int size = comm->size;
+  size_t *arr = NULL;
+  if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
+    nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
+                             bytes, recvbuf);
+  else if ((arr = hc_nbc_even_blocks(s, bytes)) != NULL)
+    nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* ---- neighbourhood exchange --------------------------------------------- */
+
+/*
+ * One round: every receive posted, then every send, each list in the order
+ * the caller gave it, so the messages between one pair of ranks (a rank may
+ * be a neighbour twice) match in that order; HCOMM_PROC_NULL entries move
+ * nothing.
+ */
+static void nbc_build_neighbor(hc_nbc_sched_t *s, const char *sendbuf,
+                               const hcomm_neighbors_t *send, char *recvbuf,
+                               const hcomm_neighbors_t *recv) {
+  for (int i = 0; i < recv->n; i++)
+    if (recv->peers[i] != HCOMM_PROC_NULL)
+      hc_nbc_add_recv(s, recvbuf + recv->offs[i], recv->bytes[i],
+                      recv->peers[i]);
+  for (int i = 0; i < send->n; i++)
+    if (send->peers[i] != HCOMM_PROC_NULL)
+      hc_nbc_add_send(s, sendbuf + send->offs[i], send->bytes[i],
+                      send->peers[i]);
+  hc_nbc_end_round(s);
+}
+
+static int nbc_neighbors_ok(const hcomm_neighbors_t *side, int size) {
+  if (side == NULL || side->n < 0 ||
+      (side->n > 0 &&
+       (side->peers == NULL || side->bytes == NULL || side->offs == NULL)))
+    return 0;
+  for (int i = 0; i < side->n; i++)
+    if (side->peers[i] != HCOMM_PROC_NULL &&
+        (side->peers[i] < 0 || side->peers[i] >= size))
+      return 0;
+  return 1;
+}
+
+static hc_status_t nbc_coll_neighbor(const void *sendbuf,
+                                     const hcomm_neighbors_t *send,
+                                     void *recvbuf,
+                                     const hcomm_neighbors_t *recv,
+                                     hcomm_comm_t *comm, hcomm_request_t **req,
+                                     enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check(comm, req);
+  if (rc == HC_OK && (!nbc_neighbors_ok(send, comm->size) ||
+                      !nbc_neighbors_ok(recv, comm->size)))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  nbc_build_neighbor(s, sendbuf, send, recvbuf, recv);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* ---- the public forms: started now (hcomm_i*) or kept (hcomm_*_init) ---- */
+
+hc_status_t hcomm_ialltoallv(const void *sendbuf, const size_t *sbytes,
+                             const size_t *sdispls, void *recvbuf,
+                             const size_t *rbytes, const size_t *rdispls,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                            comm, req, HC_NBC_START);
+}
+
+hc_status_t hcomm_alltoallv_init(const void *sendbuf, const size_t *sbytes,
+                                 const size_t *sdispls, void *recvbuf,
+                                 const size_t *rbytes, const size_t *rdispls,
+                                 hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                            comm, req, HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_ialltoall(const void *sendbuf, size_t bytes, void *recvbuf,
+                            hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_alltoall(sendbuf, bytes, recvbuf, comm, req, HC_NBC_START);
+}
+
+hc_status_t hcomm_alltoall_init(const void *sendbuf, size_t bytes,
+                                void *recvbuf, hcomm_comm_t *comm,
+                                hcomm_request_t **req) {
+  return nbc_coll_alltoall(sendbuf, bytes, recvbuf, comm, req, HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_ineighbor(const void *sendbuf, const hcomm_neighbors_t *send,
+                            void *recvbuf, const hcomm_neighbors_t *recv,
+                            hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_neighbor(sendbuf, send, recvbuf, recv, comm, req,
+                           HC_NBC_START);
+}
+
+hc_status_t hcomm_neighbor_init(const void *sendbuf,
+                                const hcomm_neighbors_t *send, void *recvbuf,
+                                const hcomm_neighbors_t *recv,
+                                hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_neighbor(sendbuf, send, recvbuf, recv, comm, req,
+                           HC_NBC_PLAN);
+}

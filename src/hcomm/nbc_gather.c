@@ -1,0 +1,391 @@
+/*
+ * The schedules of Gather(v), Scatter(v) and Allgather(v), and their I- and
+ * persistent forms (hcomm_i*, hcomm_*_init).
+ * Each builder appends its rounds to a schedule of nbc.c (nbc_impl.h);
+ * the builders pick pointers at build time, e.g. swapping two temporaries
+ * instead of copying one into the other.  Everything here runs with the
+ * engine lock held, or on a schedule no other thread sees yet.
+ */
+#include "hcomm/nbc.h"
+
+#include "hcomm/coll.h"
+#include "hcomm/comm.h"
+#include "hcomm/nbc_impl.h"
+
+/* ---- gather -------------------------------------------------------------- */
+
+/* Root posts every receive at once: fine while p is small, and the only
+ * sensible choice for varying block sizes. */
+static void nbc_build_gatherv(hc_nbc_sched_t *s, const void *mine,
+                              size_t sbytes, char *recvbuf,
+                              const size_t *rbytes, const size_t *rdispls,
+                              int root) {
+  if (s->rank != root) {
+    hc_nbc_add_send(s, mine, sbytes, root);
+    hc_nbc_end_round(s);
+    return;
+  }
+  if (mine != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, mine, recvbuf + rdispls[root], rbytes[root]);
+  for (int r = 0; r < s->size; r++)
+    if (r != root)
+      hc_nbc_add_recv(s, recvbuf + rdispls[r], rbytes[r], r);
+  hc_nbc_end_round(s);
+}
+
+/* Binomial: each virtual rank collects its subtree's blocks in virtual
+ * order and passes them up in one message (log p hops instead of p
+ * messages into the root). */
+static void nbc_build_gather_binomial(hc_nbc_sched_t *s, const void *mine,
+                                      size_t bytes, char *recvbuf, int root) {
+  int size = s->size, v = hc_coll_virtual(s->rank, root, size);
+  int low = hc_coll_lowbit(v, size);
+  int extent = low < size - v ? low : size - v;
+  if (extent == 1) {
+    hc_nbc_add_send(s, mine, bytes, hc_coll_real(v - low, root, size));
+    hc_nbc_end_round(s);
+    return;
+  }
+  char *col =
+      (v == 0 && root == 0) ? recvbuf : hc_nbc_tmp(s, (size_t)extent * bytes);
+  if (col == NULL)
+    return;
+  hc_nbc_add_copy(s, mine, col, bytes);
+  for (int mask = 1; mask < extent; mask <<= 1) {
+    int nblk = extent - mask < mask ? extent - mask : mask;
+    hc_nbc_add_recv(s, col + (size_t)mask * bytes, (size_t)nblk * bytes,
+                    hc_coll_real(v + mask, root, size));
+  }
+  hc_nbc_end_round(s);
+  if (v != 0) {
+    hc_nbc_add_send(s, col, (size_t)extent * bytes,
+                    hc_coll_real(v - low, root, size));
+    hc_nbc_end_round(s);
+  } else if (col != recvbuf) {
+    /* virtual v is rank (v + root) % size: two contiguous runs */
+    size_t head = (size_t)(size - root) * bytes;
+    hc_nbc_add_copy(s, col, recvbuf + (size_t)root * bytes, head);
+    hc_nbc_add_copy(s, col + head, recvbuf, (size_t)root * bytes);
+  }
+}
+
+static hc_status_t nbc_coll_gather(const void *sendbuf, size_t bytes,
+                                   void *recvbuf, int root, hcomm_comm_t *comm,
+                                   hcomm_request_t **req,
+                                   enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check_root(comm, root, req);
+  if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  int size = comm->size;
+  char *own = (char *)recvbuf + (size_t)comm->rank * bytes;
+  if (hc_coll_gather_alg(bytes, size) == HC_COLL_ALG_BINOMIAL) {
+    nbc_build_gather_binomial(s, sendbuf == HCOMM_IN_PLACE ? own : sendbuf,
+                              bytes, recvbuf, root);
+  } else {
+    size_t *arr = hc_nbc_even_blocks(s, bytes);
+    if (arr != NULL)
+      nbc_build_gatherv(s, sendbuf, bytes, recvbuf, arr, arr + size, root);
+  }
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+static hc_status_t nbc_coll_gatherv(const void *sendbuf, size_t sbytes,
+                                    void *recvbuf, const size_t *rbytes,
+                                    const size_t *rdispls, int root,
+                                    hcomm_comm_t *comm, hcomm_request_t **req,
+                                    enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check_root(comm, root, req);
+  if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK && comm->rank == root && (rbytes == NULL || rdispls == NULL))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  nbc_build_gatherv(s, sendbuf, sbytes, recvbuf, rbytes, rdispls, root);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* ---- scatter ------------------------------------------------------------- */
+
+void hc_nbc_build_scatterv(hc_nbc_sched_t *s, const char *sendbuf,
+                           const size_t *sbytes, const size_t *sdispls,
+                           void *recvbuf, size_t rbytes, int root) {
+  if (s->rank != root) {
+    hc_nbc_add_recv(s, recvbuf, rbytes, root);
+    hc_nbc_end_round(s);
+    return;
+  }
+  if (recvbuf != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, sendbuf + sdispls[root], recvbuf, sbytes[root]);
+  for (int r = 0; r < s->size; r++)
+    if (r != root)
+      hc_nbc_add_send(s, sendbuf + sdispls[r], sbytes[r], r);
+  hc_nbc_end_round(s);
+}
+
+/* Binomial, the mirror of the gather: each virtual rank receives its
+ * subtree's blocks in one message and forwards the children's parts. */
+static void nbc_build_scatter_binomial(hc_nbc_sched_t *s, const char *sendbuf,
+                                       size_t bytes, void *recvbuf, int root) {
+  int size = s->size, v = hc_coll_virtual(s->rank, root, size);
+  int low = hc_coll_lowbit(v, size);
+  int extent = low < size - v ? low : size - v;
+  const char *col = sendbuf;
+  if (v == 0 && root != 0) {
+    char *rot = hc_nbc_tmp(s, (size_t)size * bytes);
+    if (rot == NULL)
+      return;
+    hc_nbc_add_rotate(s, sendbuf, rot, bytes, root);
+    col = rot;
+  } else if (v != 0) {
+    char *in = extent == 1 ? recvbuf : hc_nbc_tmp(s, (size_t)extent * bytes);
+    if (in == NULL)
+      return;
+    hc_nbc_add_recv(s, in, (size_t)extent * bytes,
+                    hc_coll_real(v - low, root, size));
+    hc_nbc_end_round(s);
+    col = in;
+  }
+  for (int mask = low >> 1; mask > 0; mask >>= 1) {
+    if (v + mask >= size)
+      continue;
+    int nblk = size - v - mask < mask ? size - v - mask : mask;
+    hc_nbc_add_send(s, col + (size_t)mask * bytes, (size_t)nblk * bytes,
+                    hc_coll_real(v + mask, root, size));
+  }
+  hc_nbc_end_round(s);
+  if (recvbuf != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, col, recvbuf, bytes);
+}
+
+static hc_status_t nbc_coll_scatter(const void *sendbuf, size_t bytes,
+                                    void *recvbuf, int root, hcomm_comm_t *comm,
+                                    hcomm_request_t **req,
+                                    enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check_root(comm, root, req);
+  if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  int size = comm->size;
+  if (hc_coll_gather_alg(bytes, size) == HC_COLL_ALG_BINOMIAL) {
+    nbc_build_scatter_binomial(s, sendbuf, bytes, recvbuf, root);
+  } else {
+    size_t *arr = hc_nbc_even_blocks(s, bytes);
+    if (arr != NULL)
+      hc_nbc_build_scatterv(s, sendbuf, arr, arr + size, recvbuf, bytes, root);
+  }
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+static hc_status_t nbc_coll_scatterv(const void *sendbuf, const size_t *sbytes,
+                                     const size_t *sdispls, void *recvbuf,
+                                     size_t rbytes, int root,
+                                     hcomm_comm_t *comm, hcomm_request_t **req,
+                                     enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check_root(comm, root, req);
+  if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK && comm->rank == root && (sbytes == NULL || sdispls == NULL))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  hc_nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, root);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* ---- allgather ----------------------------------------------------------- */
+
+/* Ring: p-1 rounds, each passing one block to the right; bandwidth-optimal
+ * for any p and any block sizes. */
+static void nbc_build_allgatherv_ring(hc_nbc_sched_t *s, char *recvbuf,
+                                      const size_t *rbytes,
+                                      const size_t *rdispls) {
+  int size = s->size, rank = s->rank;
+  int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+  for (int st = 0; st < size - 1; st++) {
+    int sb = (rank - st + size) % size, rb = (rank - st - 1 + 2 * size) % size;
+    hc_nbc_add_recv(s, recvbuf + rdispls[rb], rbytes[rb], left);
+    hc_nbc_add_send(s, recvbuf + rdispls[sb], rbytes[sb], right);
+    hc_nbc_end_round(s);
+  }
+}
+
+/* Power-of-two sizes, small totals: log p rounds, swapping the blocks
+ * gathered so far with rank ^ 2^k (both runs contiguous). */
+static void nbc_build_allgather_rd(hc_nbc_sched_t *s, char *recvbuf,
+                                   size_t bytes) {
+  for (int mask = 1; mask < s->size; mask <<= 1) {
+    int peer = s->rank ^ mask;
+    size_t mine = (size_t)(s->rank & ~(mask - 1)) * bytes;
+    size_t theirs = (size_t)(peer & ~(mask - 1)) * bytes;
+    hc_nbc_add_recv(s, recvbuf + theirs, (size_t)mask * bytes, peer);
+    hc_nbc_add_send(s, recvbuf + mine, (size_t)mask * bytes, peer);
+    hc_nbc_end_round(s);
+  }
+}
+
+static hc_status_t nbc_coll_allgather(const void *sendbuf, size_t bytes,
+                                      void *recvbuf, hcomm_comm_t *comm,
+                                      hcomm_request_t **req,
+                                      enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check(comm, req);
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  int size = comm->size;
+  char *own = (char *)recvbuf + (size_t)comm->rank * bytes;
+  if (sendbuf != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, sendbuf, own, bytes);
+  enum hc_coll_alg alg = hc_coll_allgather_alg(bytes, size);
+  if (alg == HC_COLL_ALG_RECURSIVE_DOUBLING) {
+    nbc_build_allgather_rd(s, recvbuf, bytes);
+  } else if (alg != HC_COLL_ALG_TRIVIAL) {
+    size_t *arr = hc_nbc_even_blocks(s, bytes);
+    if (arr != NULL)
+      nbc_build_allgatherv_ring(s, recvbuf, arr, arr + size);
+  }
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+static hc_status_t nbc_coll_allgatherv(const void *sendbuf, size_t sbytes,
+                                       void *recvbuf, const size_t *rbytes,
+                                       const size_t *rdispls,
+                                       hcomm_comm_t *comm,
+                                       hcomm_request_t **req,
+                                       enum hc_nbc_mode mode) {
+  hc_nbc_sched_t *s;
+  hc_status_t rc = hc_nbc_check(comm, req);
+  if (rc == HC_OK && (rbytes == NULL || rdispls == NULL))
+    rc = HC_ERR_ARG;
+  if (rc == HC_OK)
+    rc = hc_nbc_new(comm, NULL, &s);
+  if (rc != HC_OK)
+    return rc;
+  char *own = (char *)recvbuf + rdispls[comm->rank];
+  if (sendbuf != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, sendbuf, own, sbytes);
+  if (comm->size > 1)
+    nbc_build_allgatherv_ring(s, recvbuf, rbytes, rdispls);
+  return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+}
+
+/* ---- the public forms: started now (hcomm_i*) or kept (hcomm_*_init) ---- */
+
+hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
+                          int root, hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_gather(sendbuf, bytes, recvbuf, root, comm, req,
+                         HC_NBC_START);
+}
+
+hc_status_t hcomm_gather_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                              int root, hcomm_comm_t *comm,
+                              hcomm_request_t **req) {
+  return nbc_coll_gather(sendbuf, bytes, recvbuf, root, comm, req, HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                           const size_t *rbytes, const size_t *rdispls,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  return nbc_coll_gatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, root, comm,
+                          req, HC_NBC_START);
+}
+
+hc_status_t hcomm_gatherv_init(const void *sendbuf, size_t sbytes,
+                               void *recvbuf, const size_t *rbytes,
+                               const size_t *rdispls, int root,
+                               hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_gatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, root, comm,
+                          req, HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
+                           int root, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  return nbc_coll_scatter(sendbuf, bytes, recvbuf, root, comm, req,
+                          HC_NBC_START);
+}
+
+hc_status_t hcomm_scatter_init(const void *sendbuf, size_t bytes, void *recvbuf,
+                               int root, hcomm_comm_t *comm,
+                               hcomm_request_t **req) {
+  return nbc_coll_scatter(sendbuf, bytes, recvbuf, root, comm, req,
+                          HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,
+                            const size_t *sdispls, void *recvbuf, size_t rbytes,
+                            int root, hcomm_comm_t *comm,
+                            hcomm_request_t **req) {
+  return nbc_coll_scatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                           comm, req, HC_NBC_START);
+}
+
+hc_status_t hcomm_scatterv_init(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                size_t rbytes, int root, hcomm_comm_t *comm,
+                                hcomm_request_t **req) {
+  return nbc_coll_scatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes, root,
+                           comm, req, HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_iallgather(const void *sendbuf, size_t bytes, void *recvbuf,
+                             hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allgather(sendbuf, bytes, recvbuf, comm, req, HC_NBC_START);
+}
+
+hc_status_t hcomm_allgather_init(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, hcomm_comm_t *comm,
+                                 hcomm_request_t **req) {
+  return nbc_coll_allgather(sendbuf, bytes, recvbuf, comm, req, HC_NBC_PLAN);
+}
+
+hc_status_t hcomm_iallgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                              const size_t *rbytes, const size_t *rdispls,
+                              hcomm_comm_t *comm, hcomm_request_t **req) {
+  return nbc_coll_allgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm,
+                             req, HC_NBC_START);
+}
+
+hc_status_t hcomm_allgatherv_init(const void *sendbuf, size_t sbytes,
+                                  void *recvbuf, const size_t *rbytes,
+                                  const size_t *rdispls, hcomm_comm_t *comm,
+                                  hcomm_request_t **req) {
+  return nbc_coll_allgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm,
+                             req, HC_NBC_PLAN);
+}
+
+/* ---- building blocks of other schedules (nbc.h) ------------------------- */
+
+void hc_nbc_add_gatherv(hc_nbc_sched_t *s, const void *mine, size_t bytes,
+                        void *recvbuf, const size_t *rbytes,
+                        const size_t *rdispls, int root) {
+  hc_nbc_end_round(s);
+  nbc_build_gatherv(s, mine, bytes, recvbuf, rbytes, rdispls, root);
+  hc_nbc_end_round(s);
+}
+
+void hc_nbc_add_scatterv(hc_nbc_sched_t *s, const void *sendbuf,
+                         const size_t *sbytes, const size_t *sdispls,
+                         void *recvbuf, size_t bytes, int root) {
+  hc_nbc_end_round(s);
+  hc_nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, bytes, root);
+  hc_nbc_end_round(s);
+}

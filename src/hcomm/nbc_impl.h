@@ -1,0 +1,72 @@
+/*
+ * What the schedule engine (nbc.c) shares with the builders of the
+ * collectives (nbc_reduce.c, nbc_gather.c, nbc_alltoall.c, nbc_scan.c):
+ * the schedule itself, whose rank, size and op the builders read, and the
+ * helpers every family uses.  The steps themselves (hc_nbc_add_send and
+ * the rest) are declared in nbc.h.
+ */
+#ifndef HC_NBC_IMPL_H
+#define HC_NBC_IMPL_H
+
+#include "hcomm/core.h"
+#include "hcomm/nbc.h"
+#include "hcomm/shmcoll.h"
+
+struct nbc_step;
+
+struct nbc_sched {
+  struct nbc_sched *next;
+  hcomm_comm_t *comm;
+  hcomm_comm_t *group;  /* the steps added now address it; rank, size: ours */
+  hcomm_request_t *req; /* what the caller waits on */
+  hcomm_reduce_op_t op;
+  int tag;
+  int rank, size;
+  struct nbc_step *steps;
+  size_t nsteps, cap, pos;
+  hcomm_request_t **reqs; /* the current round's sends and receives */
+  size_t nreqs, reqcap;
+  void **bufs; /* temporaries, freed with the schedule */
+  size_t nbufs, bufcap;
+  hc_status_t error;
+  hcomm_coll_done_fn done_fn; /* hcomm_icoll_on_complete */
+  void *done_arg;
+  void (*cleanup_fn)(void *arg); /* hc_nbc_set_cleanup */
+  void *cleanup_arg;
+  int yield;      /* hc_nbc_yield: stop after this round until the next pass */
+  int persistent; /* hcomm_*_init: kept after a run, replayed by hcomm_start */
+  hc_shmcoll_op_t *shm; /* the shared-memory collective under way */
+};
+
+/* What the builder of a collective does with the schedule it built:
+ * hc_nbc_launch(s, mode == HC_NBC_PLAN, req). */
+enum hc_nbc_mode {
+  HC_NBC_START, /* start it now: hcomm_i* */
+  HC_NBC_PLAN   /* keep it inactive for hcomm_start: hcomm_*_init */
+};
+
+/* The checks every collective makes before it builds: an intracommunicator
+ * (an intercommunicator's collectives are intercoll.c's), a request
+ * pointer, a root in range, a usable op. */
+hc_status_t hc_nbc_check(hcomm_comm_t *comm, hcomm_request_t **req);
+hc_status_t hc_nbc_check_root(hcomm_comm_t *comm, int root,
+                              hcomm_request_t **req);
+hc_status_t hc_nbc_check_op(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
+                            hcomm_request_t **req);
+
+/* The regular forms' layout for the v-form builders: one block of bytes
+ * per rank, back to back; sizes, then displacements (size each), in the
+ * schedule's memory.  NULL as for hc_nbc_tmp. */
+size_t *hc_nbc_even_blocks(hc_nbc_sched_t *s, size_t bytes);
+/* dst = the size blocks of bytes of src from block first on, wrapping
+ * round: block i of dst is block (first + i) % size of src (local steps). */
+void hc_nbc_add_rotate(hc_nbc_sched_t *s, const char *src, char *dst,
+                       size_t bytes, int first);
+
+/* The linear scatterv of nbc_gather.c, which the non-commutative
+ * reduce_scatter of nbc_reduce.c ends with. */
+void hc_nbc_build_scatterv(hc_nbc_sched_t *s, const char *sendbuf,
+                           const size_t *sbytes, const size_t *sdispls,
+                           void *recvbuf, size_t rbytes, int root);
+
+#endif /* HC_NBC_IMPL_H */

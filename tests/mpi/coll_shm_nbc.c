@@ -1,0 +1,346 @@
+/* The I-forms of Barrier, Bcast, Reduce and Allreduce on a communicator
+ * with a shared-memory segment run the segment's algorithms as a step of
+ * their schedule (src/hcomm/shmcoll.c, hc_nbc_add_shmcoll).
+ *
+ *   coll_shm_nbc        after a blocking Barrier made the segments, every
+ *                       iteration starts seven I-collectives at once on
+ *                       MPI_COMM_WORLD (small and multi-chunk vectors, the
+ *                       whole-vector and the sliced reduction, roots that
+ *                       move, in place and not) and one on a dup, runs a
+ *                       blocking Allreduce and Bcast behind them, then
+ *                       completes them in an order that changes (Waitall,
+ *                       reverse Waits, a Test loop) and checks every byte
+ *                       against a serial reference.  The transport message
+ *                       counters (MPI_T) must not move across an even
+ *                       iteration on 2 or more ranks: all its collectives
+ *                       went through the segments.  In the odd ones a
+ *                       persistent Allreduce and Bcast (point-to-point
+ *                       schedules, started 30 times each with inputs
+ *                       changed in between) run beside them.
+ *   coll_shm_nbc p2p    the same under HCMPI_COLL_SHM=0: results alike,
+ *                       and the counters must move (what the first mode's
+ *                       check would see if the I-forms took messages).
+ *   coll_shm_nbc plain  results only, no counters (another MPI, another
+ *                       launcher).
+ *   coll_shm_nbc kill   rank 1 dies (SIGKILL) in its 6th round of an
+ *                       Iallreduce and an Ibcast; the survivors must get
+ *                       MPIX_ERR_PROC_FAILED from a Wait within a few
+ *                       rounds, never hang.  Run under hcmpirun
+ *                       --no-kill-on-failure.
+ */
+#include "mpitest.h"
+#include <signal.h>
+#include <unistd.h>
+
+enum { ITERS = 60, NSMALL = 16, NWHOLE = 600, NSLICED = 6000, NBIG = 90000 };
+
+static int wrank, wsize;
+
+/* Element i of rank r's input in iteration it (sums of 8 ranks exact). */
+static int val(int r, int it, int i)
+{
+    return (int)((unsigned)(r * 131 + it * 17) + (unsigned)i * 7u) % 1000 - 500;
+}
+
+static long long sum_of(int it, int i)
+{
+    long long s = 0;
+    for (int r = 0; r < wsize; r++)
+        s += val(r, it, i);
+    return s;
+}
+
+static int max_of(int it, int i)
+{
+    int m = val(0, it, i);
+    for (int r = 1; r < wsize; r++)
+        m = val(r, it, i) > m ? val(r, it, i) : m;
+    return m;
+}
+
+/* ---- transport messages sent, through MPI_T ------------------------------ */
+
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle sent[2];
+static const char *const sent_names[2] = {"eager_sent_messages", "rndv_sent_messages"};
+
+static unsigned long long messages_sent(void)
+{
+    return mt_counters_sum(session, 2, sent);
+}
+
+/* ---- one iteration ------------------------------------------------------- */
+
+typedef struct bufs {
+    int small[NSMALL], small_out[NSMALL];
+    int bc[NSMALL];
+    int whole[NWHOLE], whole_out[NWHOLE];
+    int sliced[NSLICED], sliced_out[NSLICED];
+    int big[NBIG];     /* in place, MPI_MAX */
+    char *bcast_big;   /* several pipeline chunks where the segment takes it */
+    int dup_in[NSMALL], dup_out[NSMALL];
+    int block_in[NSMALL], block_out[NSMALL];
+    int block_bc[NSMALL];
+    int pers_in[NSMALL], pers_out[NSMALL];
+    int pers_bc[NSMALL];
+} bufs_t;
+
+/* Bytes of the large Bcast: two ranks broadcast above 32 KiB point to
+ * point (one CMA read), so there it stays at 32 KiB. */
+static size_t big_bcast_bytes(void)
+{
+    return wsize == 2 ? (size_t)32 << 10 : (size_t)200000;
+}
+
+static char bcast_byte(int it, size_t i)
+{
+    return (char)((size_t)it * 31u + i * 13u);
+}
+
+static void fill(bufs_t *b, int it)
+{
+    for (int i = 0; i < NSMALL; i++) {
+        b->small[i] = val(wrank, it, i);
+        b->bc[i] = wrank == it % wsize ? val(99, it, i) : -1;
+        b->dup_in[i] = val(wrank, it + 5, i);
+        b->block_in[i] = val(wrank, it + 9, i);
+        b->block_bc[i] = wrank == (it + 1) % wsize ? val(98, it, i) : -1;
+        b->pers_in[i] = val(wrank, it + 3, i);
+        b->pers_bc[i] = wrank == 0 ? val(97, it, i) : -1;
+    }
+    for (int i = 0; i < NWHOLE; i++)
+        b->whole[i] = val(wrank, it + 1, i);
+    for (int i = 0; i < NSLICED; i++)
+        b->sliced[i] = val(wrank, it + 2, i);
+    for (int i = 0; i < NBIG; i++)
+        b->big[i] = val(wrank, it + 4, i);
+    size_t nb = big_bcast_bytes();
+    for (size_t i = 0; i < nb; i++)
+        b->bcast_big[i] = wrank == (it + 2) % wsize ? bcast_byte(it, i) : 0;
+    memset(b->small_out, 0, sizeof b->small_out);
+    memset(b->whole_out, 0, sizeof b->whole_out);
+    memset(b->sliced_out, 0, sizeof b->sliced_out);
+}
+
+static void verify(const bufs_t *b, int it)
+{
+    for (int i = 0; i < NSMALL; i++) {
+        CHECK(b->small_out[i] == sum_of(it, i), "it %d: Iallreduce small [%d] = %d", it, i,
+              b->small_out[i]);
+        CHECK(b->bc[i] == val(99, it, i), "it %d: Ibcast small [%d] = %d", it, i, b->bc[i]);
+        long long d = 0, k = 0;
+        for (int r = 0; r < wsize; r++) {
+            d += val(r, it + 5, i);
+            k += val(r, it + 9, i);
+        }
+        CHECK(b->dup_out[i] == d, "it %d: Iallreduce on the dup [%d] = %d", it, i,
+              b->dup_out[i]);
+        CHECK(b->block_out[i] == k, "it %d: blocking Allreduce [%d] = %d", it, i,
+              b->block_out[i]);
+        CHECK(b->block_bc[i] == val(98, it, i), "it %d: blocking Bcast [%d]", it, i);
+    }
+    int wroot = (it + 1) % wsize, sroot = (it + 3) % wsize;
+    for (int i = 0; i < NWHOLE && wrank == wroot; i++)
+        CHECK(b->whole_out[i] == sum_of(it + 1, i), "it %d: Ireduce whole [%d] = %d", it, i,
+              b->whole_out[i]);
+    for (int i = 0; i < NWHOLE && wrank != wroot; i++)
+        CHECK(b->whole_out[i] == 0, "it %d: Ireduce wrote a non-root's recvbuf", it);
+    for (int i = 0; i < NSLICED && wrank == sroot; i++)
+        CHECK(b->sliced_out[i] == sum_of(it + 2, i), "it %d: Ireduce sliced [%d] = %d", it,
+              i, b->sliced_out[i]);
+    for (int i = 0; i < NBIG; i++)
+        CHECK(b->big[i] == max_of(it + 4, i), "it %d: Iallreduce in place [%d] = %d", it, i,
+              b->big[i]);
+    size_t nb = big_bcast_bytes();
+    for (size_t i = 0; i < nb; i++)
+        CHECK(b->bcast_big[i] == bcast_byte(it, i), "it %d: Ibcast large byte %zu", it, i);
+}
+
+/* Persistent requests, built once: [0] Allreduce, [1] Bcast. */
+static void check_persistent(const bufs_t *b, int it)
+{
+    for (int i = 0; i < NSMALL; i++) {
+        long long s = 0;
+        for (int r = 0; r < wsize; r++)
+            s += val(r, it + 3, i);
+        CHECK(b->pers_out[i] == s, "it %d: persistent Allreduce [%d] = %d", it, i,
+              b->pers_out[i]);
+        CHECK(b->pers_bc[i] == val(97, it, i), "it %d: persistent Bcast [%d]", it, i);
+    }
+}
+
+static void complete(MPI_Request *reqs, int n, int it)
+{
+    if (it % 3 == 0) {
+        MPI_Status st[16];
+        CHECK(MPI_Waitall(n, reqs, st) == MPI_SUCCESS, "Waitall");
+    } else if (it % 3 == 1) {
+        for (int k = n - 1; k >= 0; k--)
+            CHECK(MPI_Wait(&reqs[k], MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait %d", k);
+    } else {
+        int done = 0;
+        while (!done)
+            CHECK(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+                  "Testall");
+    }
+    for (int k = 0; k < n; k++)
+        CHECK(reqs[k] == MPI_REQUEST_NULL, "request %d not freed", k);
+}
+
+static void iteration(bufs_t *b, int it, MPI_Comm dup, MPI_Request *pers)
+{
+    MPI_Request r[12];
+    int n = 0;
+    fill(b, it);
+    if (pers != NULL)
+        CHECK(MPI_Startall(2, pers) == MPI_SUCCESS, "Startall");
+    CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &r[n++]) == MPI_SUCCESS, "Ibarrier");
+    CHECK(MPI_Ibcast(b->bc, NSMALL, MPI_INT, it % wsize, MPI_COMM_WORLD, &r[n++]) ==
+              MPI_SUCCESS,
+          "Ibcast");
+    CHECK(MPI_Iallreduce(b->small, b->small_out, NSMALL, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                         &r[n++]) == MPI_SUCCESS,
+          "Iallreduce");
+    CHECK(MPI_Ireduce(b->whole, b->whole_out, NWHOLE, MPI_INT, MPI_SUM, (it + 1) % wsize,
+                      MPI_COMM_WORLD, &r[n++]) == MPI_SUCCESS,
+          "Ireduce whole");
+    CHECK(MPI_Ibcast(b->bcast_big, (int)big_bcast_bytes(), MPI_BYTE, (it + 2) % wsize,
+                     MPI_COMM_WORLD, &r[n++]) == MPI_SUCCESS,
+          "Ibcast large");
+    CHECK(MPI_Ireduce(b->sliced, b->sliced_out, NSLICED, MPI_INT, MPI_SUM, (it + 3) % wsize,
+                      MPI_COMM_WORLD, &r[n++]) == MPI_SUCCESS,
+          "Ireduce sliced");
+    CHECK(MPI_Iallreduce(MPI_IN_PLACE, b->big, NBIG, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+                         &r[n++]) == MPI_SUCCESS,
+          "Iallreduce in place");
+    CHECK(MPI_Iallreduce(b->dup_in, b->dup_out, NSMALL, MPI_INT, MPI_SUM, dup, &r[n++]) ==
+              MPI_SUCCESS,
+          "Iallreduce on the dup");
+    /* Blocking ones behind the I-forms still under way. */
+    CHECK(MPI_Allreduce(b->block_in, b->block_out, NSMALL, MPI_INT, MPI_SUM,
+                        MPI_COMM_WORLD) == MPI_SUCCESS,
+          "Allreduce");
+    CHECK(MPI_Bcast(b->block_bc, NSMALL, MPI_INT, (it + 1) % wsize, MPI_COMM_WORLD) ==
+              MPI_SUCCESS,
+          "Bcast");
+    complete(r, n, it);
+    verify(b, it);
+    if (pers == NULL)
+        return;
+    CHECK(MPI_Waitall(2, pers, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "persistent Waitall");
+    check_persistent(b, it);
+}
+
+/* ---- a rank killed inside a shared-memory I-form ------------------------ */
+
+#define VICTIM 1
+#define VICTIM_ROUND 5
+/* How far a survivor may run on before it must see the death: a bcast
+ * root needs nothing of the others while one of 16 small buffers is free
+ * (see coll_shm.c), and each round here is two collectives. */
+#define ROUNDS_AHEAD 17
+
+static int kill_round(int round)
+{
+    int in[4] = {wrank, round, 1, 2}, out[4] = {0};
+    MPI_Request r;
+    int rc = MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ibcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD, &r);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    return rc;
+}
+
+static void run_kill(void)
+{
+    CHECK(wsize >= 3, "needs 3 ranks");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "Barrier"); /* the segment */
+    int round, rc = MPI_SUCCESS;
+    for (round = 0; round < VICTIM_ROUND + 3 * ROUNDS_AHEAD; round++) {
+        if (wrank == VICTIM && round == VICTIM_ROUND) {
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        rc = kill_round(round);
+        if (rc != MPI_SUCCESS)
+            break;
+    }
+    CHECK(rc != MPI_SUCCESS, "still succeeding %d rounds after the death", round);
+    CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED, "round %d: class %d (%s), want MPIX_ERR_PROC_FAILED",
+          round, mt_class(rc), mt_errstr(rc));
+    CHECK(round <= VICTIM_ROUND + ROUNDS_AHEAD, "failed only in round %d", round);
+    /* No survivor leaves before all failed: one that only ends when another
+     * exits would pass by that exit, not by its own detection. */
+    int x = round;
+    for (int r = 1; wrank == 0 && r < wsize; r++)
+        if (r != VICTIM)
+            CHECK(MPI_Recv(&x, 1, MPI_INT, r, 55, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                      MPI_SUCCESS,
+                  "survivor %d's report", r);
+    if (wrank != 0)
+        CHECK(MPI_Send(&x, 1, MPI_INT, 0, 55, MPI_COMM_WORLD) == MPI_SUCCESS, "report to 0");
+    printf("rank %d: PASS kill (round %d)\n", wrank, round);
+    fflush(stdout);
+    /* Exit without MPI_Finalize: its barrier would need the dead rank. */
+    _exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (argc > 1 && strcmp(argv[1], "kill") == 0)
+        run_kill();
+    int p2p = argc > 1 && strcmp(argv[1], "p2p") == 0;
+    int counted = argc < 2 || p2p;
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
+    if (counted)
+        mt_counters_open(&session, 2, sent_names, sent);
+    MPI_Comm dup;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS, "dup");
+    /* Blocking collectives make the segments (an I-form never does). */
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "Barrier");
+    CHECK(MPI_Barrier(dup) == MPI_SUCCESS, "Barrier on the dup");
+    bufs_t *b = calloc(1, sizeof *b);
+    CHECK(b != NULL, "calloc");
+    b->bcast_big = malloc(big_bcast_bytes());
+    CHECK(b->bcast_big != NULL, "malloc");
+    MPI_Request pers[2];
+    CHECK(MPI_Allreduce_init(b->pers_in, b->pers_out, NSMALL, MPI_INT, MPI_SUM,
+                             MPI_COMM_WORLD, MPI_INFO_NULL, &pers[0]) == MPI_SUCCESS,
+          "Allreduce_init");
+    CHECK(MPI_Bcast_init(b->pers_bc, NSMALL, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                         &pers[1]) == MPI_SUCCESS,
+          "Bcast_init");
+    unsigned long long moved = 0;
+    for (int it = 0; it < ITERS; it++) {
+        unsigned long long before = counted ? messages_sent() : 0;
+        iteration(b, it, dup, it % 2 ? pers : NULL);
+        if (counted && it % 2 == 0)
+            moved += messages_sent() - before;
+    }
+    if (wsize > 1 && counted && !p2p)
+        CHECK(moved == 0, "%llu transport messages in the I-collectives of %d iterations",
+              moved, ITERS / 2);
+    if (wsize > 1 && p2p)
+        CHECK(moved > 0, "HCMPI_COLL_SHM=0: the I-collectives sent no message");
+    for (int k = 0; k < 2; k++)
+        CHECK(MPI_Request_free(&pers[k]) == MPI_SUCCESS, "Request_free");
+    free(b->bcast_big);
+    free(b);
+    MPI_Comm_free(&dup);
+    if (counted)
+        MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
+    MPI_Finalize();
+    if (wrank == 0)
+        printf("coll_shm_nbc: %d iterations on %d ranks passed (%s)\n", ITERS, wsize,
+               p2p ? "point to point" : counted ? "shared memory" : "results only");
+    return 0;
+}
