@@ -246,14 +246,18 @@ static void test_agree_kill(void)
     int doom_round = 10 + (int)(rand_r(&seed) % (ROUNDS / 2));
     MPI_Barrier(MPI_COMM_WORLD);
     int failures = 0;
-    /* The victim goes on until killed: it dies 50 us at most after its
-     * round doom_round (< ROUNDS / 2 + 10), far less than the agreements
-     * left take, each of which waits for it while it lives. */
+    /* The victim goes on until killed: its killer thread starts at round
+     * doom_round (< ROUNDS / 2 + 10) and kills it within 50 us of being
+     * scheduled, during one of the next agreements.  On a loaded machine
+     * that thread may wait for a core long after, so the victim stops at
+     * round doom_round + 8 and waits to die there (the others' agreement
+     * waits for it while it lives). */
+    pthread_t kt;
     for (int i = 0; i < ROUNDS || rank == victim; i++) {
-        if (rank == victim && i == doom_round) {
-            pthread_t t;
-            pthread_create(&t, NULL, killer, NULL);
-        }
+        if (rank == victim && i == doom_round)
+            pthread_create(&kt, NULL, killer, NULL);
+        if (rank == victim && i == doom_round + 8)
+            pthread_join(kt, NULL); /* never returns: the killer kills */
         int flag = ~(1 << rank);
         int rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
         if (mt_class(rc) == MPIX_ERR_PROC_FAILED) {
