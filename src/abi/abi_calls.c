@@ -606,9 +606,7 @@ int PMPI_Init_thread(int * argc, char ** * argv, int required, int * provided)
 {
   int provided_m = provided ? 0 : 0;
   int rc = hc_mpich.Init_thread(argc, argv, hc_abi_thread_in(required), provided ? &provided_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (provided) *provided = hc_abi_thread_out(provided_m);
-  }
+  if (provided) *provided = hc_abi_thread_out(provided_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Init_thread, PMPI_Init_thread);
@@ -645,9 +643,7 @@ int PMPI_Query_thread(int * provided)
 {
   int provided_m = provided ? 0 : 0;
   int rc = hc_mpich.Query_thread(provided ? &provided_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (provided) *provided = hc_abi_thread_out(provided_m);
-  }
+  if (provided) *provided = hc_abi_thread_out(provided_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Query_thread, PMPI_Query_thread);
@@ -722,9 +718,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session * se
 {
   int session_m = session ? hc_abi_session_in(*session) : 0;
   int rc = hc_mpich.Session_init(hc_abi_info_in(info), hc_abi_errhandler_in(errhandler), session ? &session_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (session) *session = hc_abi_session_out(session_m);
-  }
+  if (session) *session = hc_abi_session_out(session_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Session_init, PMPI_Session_init);
@@ -733,9 +727,7 @@ int PMPI_Session_finalize(MPI_Session * session)
 {
   int session_m = session ? hc_abi_session_in(*session) : 0;
   int rc = hc_mpich.Session_finalize(session ? &session_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (session) *session = hc_abi_session_out(session_m);
-  }
+  if (session) *session = hc_abi_session_out(session_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Session_finalize, PMPI_Session_finalize);
@@ -744,9 +736,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info * info_used)
 {
   int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
   int rc = hc_mpich.Session_get_info(hc_abi_session_in(session), info_used ? &info_used_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info_used) *info_used = hc_abi_info_out(info_used_m);
-  }
+  if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Session_get_info, PMPI_Session_get_info);
@@ -769,9 +759,7 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char * pset_name, MPI_
 {
   int info_m = info ? hc_abi_info_in(*info) : 0;
   int rc = hc_mpich.Session_get_pset_info(hc_abi_session_in(session), pset_name, info ? &info_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info) *info = hc_abi_info_out(info_m);
-  }
+  if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Session_get_pset_info, PMPI_Session_get_pset_info);
@@ -780,9 +768,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char * pset_name, MP
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_from_session_pset(hc_abi_session_in(session), pset_name, newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_from_session_pset, PMPI_Group_from_session_pset);
@@ -791,9 +777,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char * stringtag, MPI_Inf
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_create_from_group(hc_abi_group_in(group), stringtag, hc_abi_info_in(info), hc_abi_errhandler_in(errhandler), newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_create_from_group, PMPI_Comm_create_from_group);
@@ -809,9 +793,7 @@ int PMPI_Recv(void * buf, int count, MPI_Datatype datatype, int source, int tag,
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Recv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Recv, PMPI_Recv);
@@ -841,9 +823,7 @@ int PMPI_Isend(const void * buf, int count, MPI_Datatype datatype, int dest, int
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Isend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Isend, PMPI_Isend);
@@ -852,9 +832,7 @@ int PMPI_Irecv(void * buf, int count, MPI_Datatype datatype, int source, int tag
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Irecv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv);
@@ -863,9 +841,7 @@ int PMPI_Ibsend(const void * buf, int count, MPI_Datatype datatype, int dest, in
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ibsend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend);
@@ -874,9 +850,7 @@ int PMPI_Issend(const void * buf, int count, MPI_Datatype datatype, int dest, in
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Issend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Issend, PMPI_Issend);
@@ -885,9 +859,7 @@ int PMPI_Irsend(const void * buf, int count, MPI_Datatype datatype, int dest, in
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Irsend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend);
@@ -896,9 +868,7 @@ int PMPI_Sendrecv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, in
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Sendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv);
@@ -907,9 +877,7 @@ int PMPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Sendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace);
@@ -918,9 +886,7 @@ int PMPI_Isendrecv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, i
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Isendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv, PMPI_Isendrecv);
@@ -929,9 +895,7 @@ int PMPI_Isendrecv_replace(void * buf, int count, MPI_Datatype datatype, int des
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Isendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv_replace, PMPI_Isendrecv_replace);
@@ -954,9 +918,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Probe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Probe, PMPI_Probe);
@@ -965,9 +927,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int * flag, MPI_Status * sta
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Iprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe);
@@ -977,10 +937,8 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message * message, MPI_S
   int message_m = message ? hc_abi_message_in(*message) : 0;
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Mprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (message) *message = hc_abi_message_out(message_m);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (message) *message = hc_abi_message_out(message_m);
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Mprobe, PMPI_Mprobe);
@@ -990,10 +948,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int * flag, MPI_Message * m
   int message_m = message ? hc_abi_message_in(*message) : 0;
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Improbe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (message) *message = hc_abi_message_out(message_m);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (message) *message = hc_abi_message_out(message_m);
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Improbe, PMPI_Improbe);
@@ -1003,10 +959,8 @@ int PMPI_Mrecv(void * buf, int count, MPI_Datatype datatype, MPI_Message * messa
   int message_m = message ? hc_abi_message_in(*message) : 0;
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Mrecv(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (message) *message = hc_abi_message_out(message_m);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (message) *message = hc_abi_message_out(message_m);
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Mrecv, PMPI_Mrecv);
@@ -1016,10 +970,8 @@ int PMPI_Imrecv(void * buf, int count, MPI_Datatype datatype, MPI_Message * mess
   int message_m = message ? hc_abi_message_in(*message) : 0;
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Imrecv(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (message) *message = hc_abi_message_out(message_m);
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (message) *message = hc_abi_message_out(message_m);
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Imrecv, PMPI_Imrecv);
@@ -1068,9 +1020,7 @@ int PMPI_Send_init(const void * buf, int count, MPI_Datatype datatype, int dest,
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Send_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Send_init, PMPI_Send_init);
@@ -1079,9 +1029,7 @@ int PMPI_Bsend_init(const void * buf, int count, MPI_Datatype datatype, int dest
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Bsend_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Bsend_init, PMPI_Bsend_init);
@@ -1090,9 +1038,7 @@ int PMPI_Ssend_init(const void * buf, int count, MPI_Datatype datatype, int dest
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ssend_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ssend_init, PMPI_Ssend_init);
@@ -1101,9 +1047,7 @@ int PMPI_Rsend_init(const void * buf, int count, MPI_Datatype datatype, int dest
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rsend_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rsend_init, PMPI_Rsend_init);
@@ -1112,9 +1056,7 @@ int PMPI_Recv_init(void * buf, int count, MPI_Datatype datatype, int source, int
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Recv_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Recv_init, PMPI_Recv_init);
@@ -1123,9 +1065,7 @@ int PMPI_Start(MPI_Request * request)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Start(request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Start, PMPI_Start);
@@ -1138,9 +1078,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
   if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
   if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
   int rc = hc_mpich.Startall(count, array_of_requests ? array_of_requests_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   return hc_abi_err_out(rc);
 }
@@ -1150,9 +1088,7 @@ int PMPI_Psend_init(const void * buf, int partitions, MPI_Count count, MPI_Datat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Psend_init(buf, partitions, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Psend_init, PMPI_Psend_init);
@@ -1161,9 +1097,7 @@ int PMPI_Precv_init(void * buf, int partitions, MPI_Count count, MPI_Datatype da
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Precv_init(buf, partitions, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Precv_init, PMPI_Precv_init);
@@ -1201,10 +1135,8 @@ int PMPI_Wait(MPI_Request * request, MPI_Status * status)
   int request_m = request ? hc_abi_request_in(*request) : 0;
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Wait(request ? &request_m : NULL, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Wait, PMPI_Wait);
@@ -1218,10 +1150,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int * indx, MPI_Sta
   if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Waitany(count, array_of_requests ? array_of_requests_m : NULL, indx, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
+  hc_abi_status_out(status, &status_m);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   return hc_abi_err_out(rc);
 }
@@ -1239,10 +1169,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status * array_
   hc_mpich_status_t *array_of_statuses_m = hc_abi_statuses_in(array_of_statuses, array_of_statuses_s, array_of_statuses_n);
   if (array_of_statuses && !array_of_statuses_m) return MPI_ERR_NO_MEM;
   int rc = hc_mpich.Waitall(count, array_of_requests ? array_of_requests_m : NULL, array_of_statuses ? array_of_statuses_m : HC_MPICH_STATUSES_IGNORE);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-    hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
+  hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   hc_abi_scratch_free(array_of_statuses_s, array_of_statuses_m);
   return hc_abi_err_out(rc);
@@ -1261,10 +1189,8 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int * outcount, 
   hc_mpich_status_t *array_of_statuses_m = hc_abi_statuses_in(array_of_statuses, array_of_statuses_s, array_of_statuses_n);
   if (array_of_statuses && !array_of_statuses_m) return MPI_ERR_NO_MEM;
   int rc = hc_mpich.Waitsome(incount, array_of_requests ? array_of_requests_m : NULL, outcount, array_of_indices, array_of_statuses ? array_of_statuses_m : HC_MPICH_STATUSES_IGNORE);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-    hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
+  hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   hc_abi_scratch_free(array_of_statuses_s, array_of_statuses_m);
   return hc_abi_err_out(rc);
@@ -1276,10 +1202,8 @@ int PMPI_Test(MPI_Request * request, int * flag, MPI_Status * status)
   int request_m = request ? hc_abi_request_in(*request) : 0;
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Test(request ? &request_m : NULL, flag, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Test, PMPI_Test);
@@ -1293,10 +1217,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int * indx, int * f
   if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Testany(count, array_of_requests ? array_of_requests_m : NULL, indx, flag, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
+  hc_abi_status_out(status, &status_m);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   return hc_abi_err_out(rc);
 }
@@ -1314,10 +1236,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int * flag, MPI_Sta
   hc_mpich_status_t *array_of_statuses_m = hc_abi_statuses_in(array_of_statuses, array_of_statuses_s, array_of_statuses_n);
   if (array_of_statuses && !array_of_statuses_m) return MPI_ERR_NO_MEM;
   int rc = hc_mpich.Testall(count, array_of_requests ? array_of_requests_m : NULL, flag, array_of_statuses ? array_of_statuses_m : HC_MPICH_STATUSES_IGNORE);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-    hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
+  hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   hc_abi_scratch_free(array_of_statuses_s, array_of_statuses_m);
   return hc_abi_err_out(rc);
@@ -1336,10 +1256,8 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int * outcount, 
   hc_mpich_status_t *array_of_statuses_m = hc_abi_statuses_in(array_of_statuses, array_of_statuses_s, array_of_statuses_n);
   if (array_of_statuses && !array_of_statuses_m) return MPI_ERR_NO_MEM;
   int rc = hc_mpich.Testsome(incount, array_of_requests ? array_of_requests_m : NULL, outcount, array_of_indices, array_of_statuses ? array_of_statuses_m : HC_MPICH_STATUSES_IGNORE);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
-    hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
-  }
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
+  hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   hc_abi_scratch_free(array_of_statuses_s, array_of_statuses_m);
   return hc_abi_err_out(rc);
@@ -1350,9 +1268,7 @@ int PMPI_Request_get_status(MPI_Request request, int * flag, MPI_Status * status
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Request_get_status(hc_abi_request_in(request), flag, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Request_get_status, PMPI_Request_get_status);
@@ -1361,9 +1277,7 @@ int PMPI_Request_free(MPI_Request * request)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Request_free(request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Request_free, PMPI_Request_free);
@@ -1372,9 +1286,7 @@ int PMPI_Cancel(MPI_Request * request)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Cancel(request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel);
@@ -1391,9 +1303,7 @@ int PMPI_Status_set_cancelled(MPI_Status * status, int flag)
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Status_set_cancelled(hc_abi_status_in(status, &status_m), flag);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Status_set_cancelled, PMPI_Status_set_cancelled);
@@ -1402,9 +1312,7 @@ int PMPI_Status_set_elements(MPI_Status * status, MPI_Datatype datatype, int cou
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Status_set_elements(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Status_set_elements, PMPI_Status_set_elements);
@@ -1413,9 +1321,7 @@ int PMPI_Status_set_elements_x(MPI_Status * status, MPI_Datatype datatype, MPI_C
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Status_set_elements_x(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Status_set_elements_x, PMPI_Status_set_elements_x);
@@ -1569,9 +1475,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request * request)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ibarrier(hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier);
@@ -1580,9 +1484,7 @@ int PMPI_Ibcast(void * buffer, int count, MPI_Datatype datatype, int root, MPI_C
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ibcast(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ibcast, PMPI_Ibcast);
@@ -1591,9 +1493,7 @@ int PMPI_Igather(const void * sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Igather(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Igather, PMPI_Igather);
@@ -1602,9 +1502,7 @@ int PMPI_Igatherv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Igatherv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Igatherv, PMPI_Igatherv);
@@ -1613,9 +1511,7 @@ int PMPI_Iscatter(const void * sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iscatter(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iscatter, PMPI_Iscatter);
@@ -1624,9 +1520,7 @@ int PMPI_Iscatterv(const void * sendbuf, const int sendcounts[], const int displ
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iscatterv(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iscatterv, PMPI_Iscatterv);
@@ -1635,9 +1529,7 @@ int PMPI_Iallgather(const void * sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iallgather(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iallgather, PMPI_Iallgather);
@@ -1646,9 +1538,7 @@ int PMPI_Iallgatherv(const void * sendbuf, int sendcount, MPI_Datatype sendtype,
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iallgatherv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv);
@@ -1657,9 +1547,7 @@ int PMPI_Ialltoall(const void * sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ialltoall(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall);
@@ -1668,9 +1556,7 @@ int PMPI_Ialltoallv(const void * sendbuf, const int sendcounts[], const int sdis
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ialltoallv(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ialltoallv, PMPI_Ialltoallv);
@@ -1689,9 +1575,7 @@ int PMPI_Ialltoallw(const void * sendbuf, const int sendcounts[], const int sdis
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ialltoallw(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -1702,9 +1586,7 @@ int PMPI_Ireduce(const void * sendbuf, void * recvbuf, int count, MPI_Datatype d
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ireduce(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ireduce, PMPI_Ireduce);
@@ -1713,9 +1595,7 @@ int PMPI_Iallreduce(const void * sendbuf, void * recvbuf, int count, MPI_Datatyp
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iallreduce(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iallreduce, PMPI_Iallreduce);
@@ -1724,9 +1604,7 @@ int PMPI_Ireduce_scatter(const void * sendbuf, void * recvbuf, const int recvcou
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ireduce_scatter(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter, PMPI_Ireduce_scatter);
@@ -1735,9 +1613,7 @@ int PMPI_Ireduce_scatter_block(const void * sendbuf, void * recvbuf, int recvcou
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ireduce_scatter_block(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block);
@@ -1746,9 +1622,7 @@ int PMPI_Iscan(const void * sendbuf, void * recvbuf, int count, MPI_Datatype dat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iscan(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iscan, PMPI_Iscan);
@@ -1757,9 +1631,7 @@ int PMPI_Iexscan(const void * sendbuf, void * recvbuf, int count, MPI_Datatype d
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iexscan(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iexscan, PMPI_Iexscan);
@@ -1768,9 +1640,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Barrier_init(hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
@@ -1779,9 +1649,7 @@ int PMPI_Bcast_init(void * buffer, int count, MPI_Datatype datatype, int root, M
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Bcast_init(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Bcast_init, PMPI_Bcast_init);
@@ -1790,9 +1658,7 @@ int PMPI_Gather_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype,
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Gather_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Gather_init, PMPI_Gather_init);
@@ -1801,9 +1667,7 @@ int PMPI_Gatherv_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Gatherv_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Gatherv_init, PMPI_Gatherv_init);
@@ -1812,9 +1676,7 @@ int PMPI_Scatter_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Scatter_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Scatter_init, PMPI_Scatter_init);
@@ -1823,9 +1685,7 @@ int PMPI_Scatterv_init(const void * sendbuf, const int sendcounts[], const int d
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Scatterv_init(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Scatterv_init, PMPI_Scatterv_init);
@@ -1834,9 +1694,7 @@ int PMPI_Allgather_init(const void * sendbuf, int sendcount, MPI_Datatype sendty
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Allgather_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Allgather_init, PMPI_Allgather_init);
@@ -1845,9 +1703,7 @@ int PMPI_Allgatherv_init(const void * sendbuf, int sendcount, MPI_Datatype sendt
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Allgatherv_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Allgatherv_init, PMPI_Allgatherv_init);
@@ -1856,9 +1712,7 @@ int PMPI_Alltoall_init(const void * sendbuf, int sendcount, MPI_Datatype sendtyp
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Alltoall_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Alltoall_init, PMPI_Alltoall_init);
@@ -1867,9 +1721,7 @@ int PMPI_Alltoallv_init(const void * sendbuf, const int sendcounts[], const int 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Alltoallv_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Alltoallv_init, PMPI_Alltoallv_init);
@@ -1888,9 +1740,7 @@ int PMPI_Alltoallw_init(const void * sendbuf, const int sendcounts[], const int 
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Alltoallw_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -1901,9 +1751,7 @@ int PMPI_Reduce_init(const void * sendbuf, void * recvbuf, int count, MPI_Dataty
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Reduce_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Reduce_init, PMPI_Reduce_init);
@@ -1912,9 +1760,7 @@ int PMPI_Allreduce_init(const void * sendbuf, void * recvbuf, int count, MPI_Dat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Allreduce_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Allreduce_init, PMPI_Allreduce_init);
@@ -1923,9 +1769,7 @@ int PMPI_Reduce_scatter_init(const void * sendbuf, void * recvbuf, const int rec
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Reduce_scatter_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init);
@@ -1934,9 +1778,7 @@ int PMPI_Reduce_scatter_block_init(const void * sendbuf, void * recvbuf, int rec
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Reduce_scatter_block_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Reduce_scatter_block_init, PMPI_Reduce_scatter_block_init);
@@ -1945,9 +1787,7 @@ int PMPI_Scan_init(const void * sendbuf, void * recvbuf, int count, MPI_Datatype
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Scan_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Scan_init, PMPI_Scan_init);
@@ -1956,9 +1796,7 @@ int PMPI_Exscan_init(const void * sendbuf, void * recvbuf, int count, MPI_Dataty
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Exscan_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Exscan_init, PMPI_Exscan_init);
@@ -2014,9 +1852,7 @@ int PMPI_Ineighbor_allgather(const void * sendbuf, int sendcount, MPI_Datatype s
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_allgather(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather);
@@ -2025,9 +1861,7 @@ int PMPI_Ineighbor_allgatherv(const void * sendbuf, int sendcount, MPI_Datatype 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_allgatherv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv);
@@ -2036,9 +1870,7 @@ int PMPI_Ineighbor_alltoall(const void * sendbuf, int sendcount, MPI_Datatype se
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_alltoall(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall);
@@ -2047,9 +1879,7 @@ int PMPI_Ineighbor_alltoallv(const void * sendbuf, const int sendcounts[], const
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_alltoallv(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv);
@@ -2068,9 +1898,7 @@ int PMPI_Ineighbor_alltoallw(const void * sendbuf, const int sendcounts[], const
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_alltoallw(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -2081,9 +1909,7 @@ int PMPI_Neighbor_allgather_init(const void * sendbuf, int sendcount, MPI_Dataty
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_allgather_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init);
@@ -2092,9 +1918,7 @@ int PMPI_Neighbor_allgatherv_init(const void * sendbuf, int sendcount, MPI_Datat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_allgatherv_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init);
@@ -2103,9 +1927,7 @@ int PMPI_Neighbor_alltoall_init(const void * sendbuf, int sendcount, MPI_Datatyp
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_alltoall_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init);
@@ -2114,9 +1936,7 @@ int PMPI_Neighbor_alltoallv_init(const void * sendbuf, const int sendcounts[], c
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_alltoallv_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init);
@@ -2135,9 +1955,7 @@ int PMPI_Neighbor_alltoallw_init(const void * sendbuf, const int sendcounts[], c
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_alltoallw_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -2148,9 +1966,7 @@ int PMPI_Op_free(MPI_Op * op)
 {
   int op_m = op ? hc_abi_op_in(*op) : 0;
   int rc = hc_mpich.Op_free(op ? &op_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (op) *op = hc_abi_op_out(op_m);
-  }
+  if (op) *op = hc_abi_op_out(op_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Op_free, PMPI_Op_free);
@@ -2180,9 +1996,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int * result)
 {
   int result_m = result ? 0 : 0;
   int rc = hc_mpich.Group_compare(hc_abi_group_in(group1), hc_abi_group_in(group2), result ? &result_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (result) *result = hc_abi_compare_out(result_m);
-  }
+  if (result) *result = hc_abi_compare_out(result_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_compare, PMPI_Group_compare);
@@ -2191,9 +2005,7 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group * newgroup)
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_union(hc_abi_group_in(group1), hc_abi_group_in(group2), newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_union, PMPI_Group_union);
@@ -2202,9 +2014,7 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group * newg
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_intersection(hc_abi_group_in(group1), hc_abi_group_in(group2), newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_intersection, PMPI_Group_intersection);
@@ -2213,9 +2023,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group * newgro
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_difference(hc_abi_group_in(group1), hc_abi_group_in(group2), newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_difference, PMPI_Group_difference);
@@ -2224,9 +2032,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group * newgr
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_incl(hc_abi_group_in(group), n, ranks, newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_incl, PMPI_Group_incl);
@@ -2235,9 +2041,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group * newgr
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_excl(hc_abi_group_in(group), n, ranks, newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_excl, PMPI_Group_excl);
@@ -2246,9 +2050,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group * n
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_range_incl(hc_abi_group_in(group), n, ranges, newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_range_incl, PMPI_Group_range_incl);
@@ -2257,9 +2059,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group * n
 {
   int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
   int rc = hc_mpich.Group_range_excl(hc_abi_group_in(group), n, ranges, newgroup ? &newgroup_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
-  }
+  if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_range_excl, PMPI_Group_range_excl);
@@ -2268,9 +2068,7 @@ int PMPI_Group_free(MPI_Group * group)
 {
   int group_m = group ? hc_abi_group_in(*group) : 0;
   int rc = hc_mpich.Group_free(group ? &group_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (group) *group = hc_abi_group_out(group_m);
-  }
+  if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Group_free, PMPI_Group_free);
@@ -2293,9 +2091,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int * result)
 {
   int result_m = result ? 0 : 0;
   int rc = hc_mpich.Comm_compare(hc_abi_comm_in(comm1), hc_abi_comm_in(comm2), result ? &result_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (result) *result = hc_abi_compare_out(result_m);
-  }
+  if (result) *result = hc_abi_compare_out(result_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_compare, PMPI_Comm_compare);
@@ -2304,9 +2100,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group * group)
 {
   int group_m = group ? hc_abi_group_in(*group) : 0;
   int rc = hc_mpich.Comm_group(hc_abi_comm_in(comm), group ? &group_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (group) *group = hc_abi_group_out(group_m);
-  }
+  if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_group, PMPI_Comm_group);
@@ -2315,9 +2109,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm * newcomm)
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_dup(hc_abi_comm_in(comm), newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_dup, PMPI_Comm_dup);
@@ -2326,9 +2118,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm)
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_dup_with_info(hc_abi_comm_in(comm), hc_abi_info_in(info), newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info);
@@ -2338,10 +2128,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request)
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Comm_idup(hc_abi_comm_in(comm), newcomm ? &newcomm_m : NULL, request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_idup, PMPI_Comm_idup);
@@ -2351,10 +2139,8 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm, M
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Comm_idup_with_info(hc_abi_comm_in(comm), hc_abi_info_in(info), newcomm ? &newcomm_m : NULL, request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_idup_with_info, PMPI_Comm_idup_with_info);
@@ -2363,9 +2149,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm * newcomm)
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_create(hc_abi_comm_in(comm), hc_abi_group_in(group), newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_create, PMPI_Comm_create);
@@ -2374,9 +2158,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm * n
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_create_group(hc_abi_comm_in(comm), hc_abi_group_in(group), hc_abi_tag_in(tag), newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
@@ -2385,9 +2167,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm * newcomm)
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_split(hc_abi_comm_in(comm), color, key, newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_split, PMPI_Comm_split);
@@ -2396,9 +2176,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Comm_split_type(hc_abi_comm_in(comm), hc_abi_split_in(split_type), key, hc_abi_info_in(info), newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_split_type, PMPI_Comm_split_type);
@@ -2407,9 +2185,7 @@ int PMPI_Comm_free(MPI_Comm * comm)
 {
   int comm_m = comm ? hc_abi_comm_in(*comm) : 0;
   int rc = hc_mpich.Comm_free(comm ? &comm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm) *comm = hc_abi_comm_out(comm_m);
-  }
+  if (comm) *comm = hc_abi_comm_out(comm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_free, PMPI_Comm_free);
@@ -2425,9 +2201,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info * info_used)
 {
   int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
   int rc = hc_mpich.Comm_get_info(hc_abi_comm_in(comm), info_used ? &info_used_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info_used) *info_used = hc_abi_info_out(info_used_m);
-  }
+  if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_get_info, PMPI_Comm_get_info);
@@ -2464,9 +2238,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group * group)
 {
   int group_m = group ? hc_abi_group_in(*group) : 0;
   int rc = hc_mpich.Comm_remote_group(hc_abi_comm_in(comm), group ? &group_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (group) *group = hc_abi_group_out(group_m);
-  }
+  if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_remote_group, PMPI_Comm_remote_group);
@@ -2475,9 +2247,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 {
   int newintercomm_m = newintercomm ? hc_abi_comm_in(*newintercomm) : 0;
   int rc = hc_mpich.Intercomm_create(hc_abi_comm_in(local_comm), local_leader, hc_abi_comm_in(peer_comm), remote_leader, hc_abi_tag_in(tag), newintercomm ? &newintercomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newintercomm) *newintercomm = hc_abi_comm_out(newintercomm_m);
-  }
+  if (newintercomm) *newintercomm = hc_abi_comm_out(newintercomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Intercomm_create, PMPI_Intercomm_create);
@@ -2486,9 +2256,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 {
   int newintercomm_m = newintercomm ? hc_abi_comm_in(*newintercomm) : 0;
   int rc = hc_mpich.Intercomm_create_from_groups(hc_abi_group_in(local_group), local_leader, hc_abi_group_in(remote_group), remote_leader, stringtag, hc_abi_info_in(info), hc_abi_errhandler_in(errhandler), newintercomm ? &newintercomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newintercomm) *newintercomm = hc_abi_comm_out(newintercomm_m);
-  }
+  if (newintercomm) *newintercomm = hc_abi_comm_out(newintercomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Intercomm_create_from_groups, PMPI_Intercomm_create_from_groups);
@@ -2497,9 +2265,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm * newintracomm)
 {
   int newintracomm_m = newintracomm ? hc_abi_comm_in(*newintracomm) : 0;
   int rc = hc_mpich.Intercomm_merge(hc_abi_comm_in(intercomm), high, newintracomm ? &newintracomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newintracomm) *newintracomm = hc_abi_comm_out(newintracomm_m);
-  }
+  if (newintracomm) *newintracomm = hc_abi_comm_out(newintracomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Intercomm_merge, PMPI_Intercomm_merge);
@@ -2508,9 +2274,7 @@ int PMPI_Comm_free_keyval(int * comm_keyval)
 {
   int comm_keyval_m = comm_keyval ? hc_abi_keyval_in(*comm_keyval) : 0;
   int rc = hc_mpich.Comm_free_keyval(comm_keyval ? &comm_keyval_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm_keyval) *comm_keyval = hc_abi_keyval_out(comm_keyval_m);
-  }
+  if (comm_keyval) *comm_keyval = hc_abi_keyval_out(comm_keyval_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_free_keyval, PMPI_Comm_free_keyval);
@@ -2540,9 +2304,7 @@ int PMPI_Type_free_keyval(int * type_keyval)
 {
   int type_keyval_m = type_keyval ? hc_abi_keyval_in(*type_keyval) : 0;
   int rc = hc_mpich.Type_free_keyval(type_keyval ? &type_keyval_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (type_keyval) *type_keyval = hc_abi_keyval_out(type_keyval_m);
-  }
+  if (type_keyval) *type_keyval = hc_abi_keyval_out(type_keyval_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_free_keyval, PMPI_Type_free_keyval);
@@ -2572,9 +2334,7 @@ int PMPI_Win_free_keyval(int * win_keyval)
 {
   int win_keyval_m = win_keyval ? hc_abi_keyval_in(*win_keyval) : 0;
   int rc = hc_mpich.Win_free_keyval(win_keyval ? &win_keyval_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win_keyval) *win_keyval = hc_abi_keyval_out(win_keyval_m);
-  }
+  if (win_keyval) *win_keyval = hc_abi_keyval_out(win_keyval_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_free_keyval, PMPI_Win_free_keyval);
@@ -2597,9 +2357,7 @@ int PMPI_Keyval_free(int * keyval)
 {
   int keyval_m = keyval ? hc_abi_keyval_in(*keyval) : 0;
   int rc = hc_mpich.Keyval_free(keyval ? &keyval_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (keyval) *keyval = hc_abi_keyval_out(keyval_m);
-  }
+  if (keyval) *keyval = hc_abi_keyval_out(keyval_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Keyval_free, PMPI_Keyval_free);
@@ -2629,9 +2387,7 @@ int PMPI_Info_create(MPI_Info * info)
 {
   int info_m = info ? hc_abi_info_in(*info) : 0;
   int rc = hc_mpich.Info_create(info ? &info_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info) *info = hc_abi_info_out(info_m);
-  }
+  if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Info_create, PMPI_Info_create);
@@ -2640,9 +2396,7 @@ int PMPI_Info_create_env(int argc, char * argv[], MPI_Info * info)
 {
   int info_m = info ? hc_abi_info_in(*info) : 0;
   int rc = hc_mpich.Info_create_env(argc, argv, info ? &info_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info) *info = hc_abi_info_out(info_m);
-  }
+  if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Info_create_env, PMPI_Info_create_env);
@@ -2651,9 +2405,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info * newinfo)
 {
   int newinfo_m = newinfo ? hc_abi_info_in(*newinfo) : 0;
   int rc = hc_mpich.Info_dup(hc_abi_info_in(info), newinfo ? &newinfo_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newinfo) *newinfo = hc_abi_info_out(newinfo_m);
-  }
+  if (newinfo) *newinfo = hc_abi_info_out(newinfo_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Info_dup, PMPI_Info_dup);
@@ -2662,9 +2414,7 @@ int PMPI_Info_free(MPI_Info * info)
 {
   int info_m = info ? hc_abi_info_in(*info) : 0;
   int rc = hc_mpich.Info_free(info ? &info_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info) *info = hc_abi_info_out(info_m);
-  }
+  if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Info_free, PMPI_Info_free);
@@ -2722,9 +2472,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype * newtype
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_contiguous(count, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous);
@@ -2733,9 +2481,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_vector(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector);
@@ -2744,9 +2490,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_hvector(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector);
@@ -2755,9 +2499,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int ar
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_indexed(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed);
@@ -2766,9 +2508,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], cons
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed);
@@ -2777,9 +2517,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_indexed_block(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
@@ -2788,9 +2526,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint a
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_hindexed_block(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_block);
@@ -2804,9 +2540,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
   if (array_of_types) hc_abi_type_array_in(array_of_types_m, array_of_types, array_of_types_n);
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types ? array_of_types_m : NULL, newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   hc_abi_scratch_free(array_of_types_s, array_of_types_m);
   return hc_abi_err_out(rc);
 }
@@ -2816,9 +2550,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, hc_abi_order_in(order), hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_subarray, PMPI_Type_create_subarray);
@@ -2827,9 +2559,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_resized(hc_abi_type_in(oldtype), lb, extent, newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_resized, PMPI_Type_create_resized);
@@ -2838,9 +2568,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_dup(hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_dup, PMPI_Type_dup);
@@ -2849,9 +2577,7 @@ int PMPI_Type_commit(MPI_Datatype * datatype)
 {
   int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
   int rc = hc_mpich.Type_commit(datatype ? &datatype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (datatype) *datatype = hc_abi_type_out(datatype_m);
-  }
+  if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_commit, PMPI_Type_commit);
@@ -2860,9 +2586,7 @@ int PMPI_Type_free(MPI_Datatype * datatype)
 {
   int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
   int rc = hc_mpich.Type_free(datatype ? &datatype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (datatype) *datatype = hc_abi_type_out(datatype_m);
-  }
+  if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_free, PMPI_Type_free);
@@ -2934,9 +2658,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int * num_integers, int * num_
 {
   int combiner_m = combiner ? 0 : 0;
   int rc = hc_mpich.Type_get_envelope(hc_abi_type_in(datatype), num_integers, num_addresses, num_datatypes, combiner ? &combiner_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (combiner) *combiner = hc_abi_combiner_out(combiner_m);
-  }
+  if (combiner) *combiner = hc_abi_combiner_out(combiner_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_get_envelope, PMPI_Type_get_envelope);
@@ -2949,9 +2671,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
   if (array_of_datatypes && !array_of_datatypes_m) return MPI_ERR_NO_MEM;
   if (array_of_datatypes) hc_abi_type_array_in(array_of_datatypes_m, array_of_datatypes, array_of_datatypes_n);
   int rc = hc_mpich.Type_get_contents(hc_abi_type_in(datatype), max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes ? array_of_datatypes_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_datatypes) hc_abi_type_array_out(array_of_datatypes, array_of_datatypes_m, array_of_datatypes_n);
-  }
+  if (array_of_datatypes) hc_abi_type_array_out(array_of_datatypes, array_of_datatypes_m, array_of_datatypes_n);
   hc_abi_scratch_free(array_of_datatypes_s, array_of_datatypes_m);
   return hc_abi_err_out(rc);
 }
@@ -2975,9 +2695,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype * datatype)
 {
   int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
   int rc = hc_mpich.Type_match_size(hc_abi_typeclass_in(typeclass), size, datatype ? &datatype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (datatype) *datatype = hc_abi_type_out(datatype_m);
-  }
+  if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_match_size, PMPI_Type_match_size);
@@ -3035,9 +2753,7 @@ int PMPI_Error_class(int errorcode, int * errorclass)
 {
   int errorclass_m = errorclass ? 0 : 0;
   int rc = hc_mpich.Error_class(hc_abi_err_in(errorcode), errorclass ? &errorclass_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errorclass) *errorclass = hc_abi_err_out(errorclass_m);
-  }
+  if (errorclass) *errorclass = hc_abi_err_out(errorclass_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Error_class, PMPI_Error_class);
@@ -3053,9 +2769,7 @@ int PMPI_Add_error_class(int * errorclass)
 {
   int errorclass_m = errorclass ? 0 : 0;
   int rc = hc_mpich.Add_error_class(errorclass ? &errorclass_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errorclass) *errorclass = hc_abi_err_out(errorclass_m);
-  }
+  if (errorclass) *errorclass = hc_abi_err_out(errorclass_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Add_error_class, PMPI_Add_error_class);
@@ -3064,9 +2778,7 @@ int PMPI_Add_error_code(int errorclass, int * errorcode)
 {
   int errorcode_m = errorcode ? 0 : 0;
   int rc = hc_mpich.Add_error_code(hc_abi_err_in(errorclass), errorcode ? &errorcode_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errorcode) *errorcode = hc_abi_err_out(errorcode_m);
-  }
+  if (errorcode) *errorcode = hc_abi_err_out(errorcode_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Add_error_code, PMPI_Add_error_code);
@@ -3082,9 +2794,7 @@ int PMPI_Errhandler_free(MPI_Errhandler * errhandler)
 {
   int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
   int rc = hc_mpich.Errhandler_free(errhandler ? &errhandler_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
-  }
+  if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Errhandler_free, PMPI_Errhandler_free);
@@ -3100,9 +2810,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler * errhandler)
 {
   int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
   int rc = hc_mpich.Comm_get_errhandler(hc_abi_comm_in(comm), errhandler ? &errhandler_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
-  }
+  if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler);
@@ -3125,9 +2833,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler * errhandler)
 {
   int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
   int rc = hc_mpich.Win_get_errhandler(hc_abi_win_in(win), errhandler ? &errhandler_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
-  }
+  if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_get_errhandler, PMPI_Win_get_errhandler);
@@ -3150,9 +2856,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler * errhandler
 {
   int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
   int rc = hc_mpich.Session_get_errhandler(hc_abi_session_in(session), errhandler ? &errhandler_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
-  }
+  if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Session_get_errhandler, PMPI_Session_get_errhandler);
@@ -3175,9 +2879,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 {
   int comm_cart_m = comm_cart ? hc_abi_comm_in(*comm_cart) : 0;
   int rc = hc_mpich.Cart_create(hc_abi_comm_in(comm_old), ndims, dims, periods, reorder, comm_cart ? &comm_cart_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm_cart) *comm_cart = hc_abi_comm_out(comm_cart_m);
-  }
+  if (comm_cart) *comm_cart = hc_abi_comm_out(comm_cart_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Cart_create, PMPI_Cart_create);
@@ -3215,10 +2917,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int * rank_source, i
   int rank_source_m = rank_source ? 0 : 0;
   int rank_dest_m = rank_dest ? 0 : 0;
   int rc = hc_mpich.Cart_shift(hc_abi_comm_in(comm), direction, disp, rank_source ? &rank_source_m : NULL, rank_dest ? &rank_dest_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (rank_source) *rank_source = hc_abi_rank_out(rank_source_m);
-    if (rank_dest) *rank_dest = hc_abi_rank_out(rank_dest_m);
-  }
+  if (rank_source) *rank_source = hc_abi_rank_out(rank_source_m);
+  if (rank_dest) *rank_dest = hc_abi_rank_out(rank_dest_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Cart_shift, PMPI_Cart_shift);
@@ -3227,9 +2927,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm * newcomm)
 {
   int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
   int rc = hc_mpich.Cart_sub(hc_abi_comm_in(comm), remain_dims, newcomm ? &newcomm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
-  }
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Cart_sub, PMPI_Cart_sub);
@@ -3245,9 +2943,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
 {
   int comm_graph_m = comm_graph ? hc_abi_comm_in(*comm_graph) : 0;
   int rc = hc_mpich.Graph_create(hc_abi_comm_in(comm_old), nnodes, indx, edges, reorder, comm_graph ? &comm_graph_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm_graph) *comm_graph = hc_abi_comm_out(comm_graph_m);
-  }
+  if (comm_graph) *comm_graph = hc_abi_comm_out(comm_graph_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Graph_create, PMPI_Graph_create);
@@ -3291,9 +2987,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 {
   int comm_dist_graph_m = comm_dist_graph ? hc_abi_comm_in(*comm_dist_graph) : 0;
   int rc = hc_mpich.Dist_graph_create(hc_abi_comm_in(comm_old), n, sources, degrees, destinations, weights, hc_abi_info_in(info), reorder, comm_dist_graph ? &comm_dist_graph_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm_dist_graph) *comm_dist_graph = hc_abi_comm_out(comm_dist_graph_m);
-  }
+  if (comm_dist_graph) *comm_dist_graph = hc_abi_comm_out(comm_dist_graph_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Dist_graph_create, PMPI_Dist_graph_create);
@@ -3302,9 +2996,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 {
   int comm_dist_graph_m = comm_dist_graph ? hc_abi_comm_in(*comm_dist_graph) : 0;
   int rc = hc_mpich.Dist_graph_create_adjacent(hc_abi_comm_in(comm_old), indegree, sources, sourceweights, outdegree, destinations, destweights, hc_abi_info_in(info), reorder, comm_dist_graph ? &comm_dist_graph_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm_dist_graph) *comm_dist_graph = hc_abi_comm_out(comm_dist_graph_m);
-  }
+  if (comm_dist_graph) *comm_dist_graph = hc_abi_comm_out(comm_dist_graph_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Dist_graph_create_adjacent, PMPI_Dist_graph_create_adjacent);
@@ -3327,9 +3019,7 @@ int PMPI_Topo_test(MPI_Comm comm, int * status)
 {
   int status_m = status ? 0 : 0;
   int rc = hc_mpich.Topo_test(hc_abi_comm_in(comm), status ? &status_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (status) *status = hc_abi_topo_out(status_m);
-  }
+  if (status) *status = hc_abi_topo_out(status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Topo_test, PMPI_Topo_test);
@@ -3338,9 +3028,7 @@ int PMPI_Win_create(void * base, MPI_Aint size, int disp_unit, MPI_Info info, MP
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_create(base, size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_create, PMPI_Win_create);
@@ -3349,9 +3037,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_allocate(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_allocate, PMPI_Win_allocate);
@@ -3360,9 +3046,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_allocate_shared(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_allocate_shared, PMPI_Win_allocate_shared);
@@ -3371,9 +3055,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win * win)
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_create_dynamic(hc_abi_info_in(info), hc_abi_comm_in(comm), win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_create_dynamic, PMPI_Win_create_dynamic);
@@ -3403,9 +3085,7 @@ int PMPI_Win_free(MPI_Win * win)
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_free(win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_free, PMPI_Win_free);
@@ -3414,9 +3094,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group * group)
 {
   int group_m = group ? hc_abi_group_in(*group) : 0;
   int rc = hc_mpich.Win_get_group(hc_abi_win_in(win), group ? &group_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (group) *group = hc_abi_group_out(group_m);
-  }
+  if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_get_group, PMPI_Win_get_group);
@@ -3432,9 +3110,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info * info_used)
 {
   int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
   int rc = hc_mpich.Win_get_info(hc_abi_win_in(win), info_used ? &info_used_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info_used) *info_used = hc_abi_info_out(info_used_m);
-  }
+  if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_get_info, PMPI_Win_get_info);
@@ -3499,9 +3175,7 @@ int PMPI_Rput(const void * origin_addr, int origin_count, MPI_Datatype origin_da
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rput(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rput, PMPI_Rput);
@@ -3510,9 +3184,7 @@ int PMPI_Rget(void * origin_addr, int origin_count, MPI_Datatype origin_datatype
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rget(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rget, PMPI_Rget);
@@ -3521,9 +3193,7 @@ int PMPI_Raccumulate(const void * origin_addr, int origin_count, MPI_Datatype or
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Raccumulate(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Raccumulate, PMPI_Raccumulate);
@@ -3532,9 +3202,7 @@ int PMPI_Rget_accumulate(const void * origin_addr, int origin_count, MPI_Datatyp
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rget_accumulate(origin_addr, origin_count, hc_abi_type_in(origin_datatype), result_addr, result_count, hc_abi_type_in(result_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rget_accumulate, PMPI_Rget_accumulate);
@@ -3648,9 +3316,7 @@ int PMPI_Win_create_c(void * base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info i
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_create_c(base, size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_create_c, PMPI_Win_create_c);
@@ -3659,9 +3325,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_allocate_c(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_allocate_c, PMPI_Win_allocate_c);
@@ -3670,9 +3334,7 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 {
   int win_m = win ? hc_abi_win_in(*win) : 0;
   int rc = hc_mpich.Win_allocate_shared_c(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (win) *win = hc_abi_win_out(win_m);
-  }
+  if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Win_allocate_shared_c, PMPI_Win_allocate_shared_c);
@@ -3716,9 +3378,7 @@ int PMPI_Rput_c(const void * origin_addr, MPI_Count origin_count, MPI_Datatype o
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rput_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rput_c, PMPI_Rput_c);
@@ -3727,9 +3387,7 @@ int PMPI_Rget_c(void * origin_addr, MPI_Count origin_count, MPI_Datatype origin_
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rget_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rget_c, PMPI_Rget_c);
@@ -3738,9 +3396,7 @@ int PMPI_Raccumulate_c(const void * origin_addr, MPI_Count origin_count, MPI_Dat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Raccumulate_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Raccumulate_c, PMPI_Raccumulate_c);
@@ -3749,9 +3405,7 @@ int PMPI_Rget_accumulate_c(const void * origin_addr, MPI_Count origin_count, MPI
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rget_accumulate_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), result_addr, result_count, hc_abi_type_in(result_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rget_accumulate_c, PMPI_Rget_accumulate_c);
@@ -3760,9 +3414,7 @@ int PMPI_Comm_disconnect(MPI_Comm * comm)
 {
   int comm_m = comm ? hc_abi_comm_in(*comm) : 0;
   int rc = hc_mpich.Comm_disconnect(comm ? &comm_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (comm) *comm = hc_abi_comm_out(comm_m);
-  }
+  if (comm) *comm = hc_abi_comm_out(comm_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_disconnect, PMPI_Comm_disconnect);
@@ -3841,9 +3493,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char * name, int * name_len, int * verb
 {
   int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
   int rc = hc_mpich.T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind, scope);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (datatype) *datatype = hc_abi_type_out(datatype_m);
-  }
+  if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_cvar_get_info, PMPI_T_cvar_get_info);
@@ -3901,9 +3551,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
 {
   int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
   int rc = hc_mpich.T_event_callback_get_info((void *)event_registration, cb_safety, info_used ? &info_used_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info_used) *info_used = hc_abi_info_out(info_used_m);
-  }
+  if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_event_callback_get_info, PMPI_T_event_callback_get_info);
@@ -3961,9 +3609,7 @@ int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MP
 {
   int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
   int rc = hc_mpich.T_event_handle_get_info((void *)event_registration, info_used ? &info_used_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info_used) *info_used = hc_abi_info_out(info_used_m);
-  }
+  if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_event_handle_get_info, PMPI_T_event_handle_get_info);
@@ -3993,9 +3639,7 @@ int PMPI_T_init_thread(int required, int * provided)
 {
   int provided_m = provided ? 0 : 0;
   int rc = hc_mpich.T_init_thread(hc_abi_thread_in(required), provided ? &provided_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (provided) *provided = hc_abi_thread_out(provided_m);
-  }
+  if (provided) *provided = hc_abi_thread_out(provided_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_init_thread, PMPI_T_init_thread);
@@ -4011,9 +3655,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char * name, int * name_len, int * verb
 {
   int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
   int rc = hc_mpich.T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind, readonly, continuous, atomic);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (datatype) *datatype = hc_abi_type_out(datatype_m);
-  }
+  if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_get_info, PMPI_T_pvar_get_info);
@@ -4099,9 +3741,7 @@ int PMPI_T_source_get_info(int source_index, char * name, int * name_len, char *
 {
   int info_m = info ? hc_abi_info_in(*info) : 0;
   int rc = hc_mpich.T_source_get_info(source_index, name, name_len, desc, desc_len, (int *)ordering, ticks_per_second, max_ticks, info ? &info_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info) *info = hc_abi_info_out(info_m);
-  }
+  if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_source_get_info, PMPI_T_source_get_info);
@@ -4131,9 +3771,7 @@ int PMPI_Allgather_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatyp
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Allgather_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Allgather_init_c, PMPI_Allgather_init_c);
@@ -4149,9 +3787,7 @@ int PMPI_Allgatherv_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Dataty
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Allgatherv_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c);
@@ -4167,9 +3803,7 @@ int PMPI_Allreduce_init_c(const void * sendbuf, void * recvbuf, MPI_Count count,
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Allreduce_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Allreduce_init_c, PMPI_Allreduce_init_c);
@@ -4185,9 +3819,7 @@ int PMPI_Alltoall_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Alltoall_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Alltoall_init_c, PMPI_Alltoall_init_c);
@@ -4203,9 +3835,7 @@ int PMPI_Alltoallv_init_c(const void * sendbuf, const MPI_Count sendcounts[], co
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Alltoallv_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c);
@@ -4243,9 +3873,7 @@ int PMPI_Alltoallw_init_c(const void * sendbuf, const MPI_Count sendcounts[], co
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Alltoallw_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -4263,9 +3891,7 @@ int PMPI_Bcast_init_c(void * buffer, MPI_Count count, MPI_Datatype datatype, int
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Bcast_init_c(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Bcast_init_c, PMPI_Bcast_init_c);
@@ -4281,9 +3907,7 @@ int PMPI_Bsend_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Bsend_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Bsend_init_c, PMPI_Bsend_init_c);
@@ -4313,9 +3937,7 @@ int PMPI_Exscan_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MP
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Exscan_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Exscan_init_c, PMPI_Exscan_init_c);
@@ -4331,9 +3953,7 @@ int PMPI_Gather_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Gather_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Gather_init_c, PMPI_Gather_init_c);
@@ -4349,9 +3969,7 @@ int PMPI_Gatherv_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Gatherv_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Gatherv_init_c, PMPI_Gatherv_init_c);
@@ -4360,9 +3978,7 @@ int PMPI_Iallgather_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype se
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iallgather_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iallgather_c, PMPI_Iallgather_c);
@@ -4371,9 +3987,7 @@ int PMPI_Iallgatherv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iallgatherv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iallgatherv_c, PMPI_Iallgatherv_c);
@@ -4382,9 +3996,7 @@ int PMPI_Iallreduce_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iallreduce_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iallreduce_c, PMPI_Iallreduce_c);
@@ -4393,9 +4005,7 @@ int PMPI_Ialltoall_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ialltoall_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ialltoall_c, PMPI_Ialltoall_c);
@@ -4404,9 +4014,7 @@ int PMPI_Ialltoallv_c(const void * sendbuf, const MPI_Count sendcounts[], const 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ialltoallv_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ialltoallv_c, PMPI_Ialltoallv_c);
@@ -4425,9 +4033,7 @@ int PMPI_Ialltoallw_c(const void * sendbuf, const MPI_Count sendcounts[], const 
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ialltoallw_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -4438,9 +4044,7 @@ int PMPI_Ibcast_c(void * buffer, MPI_Count count, MPI_Datatype datatype, int roo
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ibcast_c(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ibcast_c, PMPI_Ibcast_c);
@@ -4449,9 +4053,7 @@ int PMPI_Ibsend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ibsend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);
@@ -4460,9 +4062,7 @@ int PMPI_Iexscan_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Da
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iexscan_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iexscan_c, PMPI_Iexscan_c);
@@ -4471,9 +4071,7 @@ int PMPI_Igather_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Igather_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Igather_c, PMPI_Igather_c);
@@ -4482,9 +4080,7 @@ int PMPI_Igatherv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Igatherv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Igatherv_c, PMPI_Igatherv_c);
@@ -4494,10 +4090,8 @@ int PMPI_Imrecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Messag
   int message_m = message ? hc_abi_message_in(*message) : 0;
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Imrecv_c(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (message) *message = hc_abi_message_out(message_m);
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (message) *message = hc_abi_message_out(message_m);
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Imrecv_c, PMPI_Imrecv_c);
@@ -4506,9 +4100,7 @@ int PMPI_Ineighbor_allgather_c(const void * sendbuf, MPI_Count sendcount, MPI_Da
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_allgather_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c);
@@ -4517,9 +4109,7 @@ int PMPI_Ineighbor_allgatherv_c(const void * sendbuf, MPI_Count sendcount, MPI_D
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_allgatherv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c);
@@ -4528,9 +4118,7 @@ int PMPI_Ineighbor_alltoall_c(const void * sendbuf, MPI_Count sendcount, MPI_Dat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_alltoall_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c);
@@ -4539,9 +4127,7 @@ int PMPI_Ineighbor_alltoallv_c(const void * sendbuf, const MPI_Count sendcounts[
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_alltoallv_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c);
@@ -4560,9 +4146,7 @@ int PMPI_Ineighbor_alltoallw_c(const void * sendbuf, const MPI_Count sendcounts[
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ineighbor_alltoallw_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -4573,9 +4157,7 @@ int PMPI_Irecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source,
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Irecv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
@@ -4584,9 +4166,7 @@ int PMPI_Ireduce_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Da
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ireduce_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ireduce_c, PMPI_Ireduce_c);
@@ -4595,9 +4175,7 @@ int PMPI_Ireduce_scatter_block_c(const void * sendbuf, void * recvbuf, MPI_Count
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ireduce_scatter_block_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c);
@@ -4606,9 +4184,7 @@ int PMPI_Ireduce_scatter_c(const void * sendbuf, void * recvbuf, const MPI_Count
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ireduce_scatter_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c);
@@ -4617,9 +4193,7 @@ int PMPI_Irsend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Irsend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Irsend_c, PMPI_Irsend_c);
@@ -4628,9 +4202,7 @@ int PMPI_Iscan_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Data
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iscan_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iscan_c, PMPI_Iscan_c);
@@ -4639,9 +4211,7 @@ int PMPI_Iscatter_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iscatter_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iscatter_c, PMPI_Iscatter_c);
@@ -4650,9 +4220,7 @@ int PMPI_Iscatterv_c(const void * sendbuf, const MPI_Count sendcounts[], const M
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Iscatterv_c(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Iscatterv_c, PMPI_Iscatterv_c);
@@ -4661,9 +4229,7 @@ int PMPI_Isend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int d
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Isend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Isend_c, PMPI_Isend_c);
@@ -4672,9 +4238,7 @@ int PMPI_Isendrecv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Isendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv_c, PMPI_Isendrecv_c);
@@ -4683,9 +4247,7 @@ int PMPI_Isendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype,
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Isendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c);
@@ -4694,9 +4256,7 @@ int PMPI_Issend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Issend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Issend_c, PMPI_Issend_c);
@@ -4706,10 +4266,8 @@ int PMPI_Mrecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
   int message_m = message ? hc_abi_message_in(*message) : 0;
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Mrecv_c(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (message) *message = hc_abi_message_out(message_m);
-    hc_abi_status_out(status, &status_m);
-  }
+  if (message) *message = hc_abi_message_out(message_m);
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Mrecv_c, PMPI_Mrecv_c);
@@ -4725,9 +4283,7 @@ int PMPI_Neighbor_allgather_init_c(const void * sendbuf, MPI_Count sendcount, MP
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_allgather_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgather_init_c, PMPI_Neighbor_allgather_init_c);
@@ -4743,9 +4299,7 @@ int PMPI_Neighbor_allgatherv_init_c(const void * sendbuf, MPI_Count sendcount, M
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_allgatherv_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c);
@@ -4761,9 +4315,7 @@ int PMPI_Neighbor_alltoall_init_c(const void * sendbuf, MPI_Count sendcount, MPI
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_alltoall_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoall_init_c, PMPI_Neighbor_alltoall_init_c);
@@ -4779,9 +4331,7 @@ int PMPI_Neighbor_alltoallv_init_c(const void * sendbuf, const MPI_Count sendcou
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_alltoallv_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c);
@@ -4819,9 +4369,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void * sendbuf, const MPI_Count sendcou
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Neighbor_alltoallw_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
   hc_abi_scratch_free(recvtypes_s, recvtypes_m);
   return hc_abi_err_out(rc);
@@ -4860,9 +4408,7 @@ int PMPI_Recv_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source, 
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Recv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
@@ -4871,9 +4417,7 @@ int PMPI_Recv_init_c(void * buf, MPI_Count count, MPI_Datatype datatype, int sou
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Recv_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Recv_init_c, PMPI_Recv_init_c);
@@ -4889,9 +4433,7 @@ int PMPI_Reduce_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MP
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Reduce_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Reduce_init_c, PMPI_Reduce_init_c);
@@ -4914,9 +4456,7 @@ int PMPI_Reduce_scatter_block_init_c(const void * sendbuf, void * recvbuf, MPI_C
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Reduce_scatter_block_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Reduce_scatter_block_init_c, PMPI_Reduce_scatter_block_init_c);
@@ -4932,9 +4472,7 @@ int PMPI_Reduce_scatter_init_c(const void * sendbuf, void * recvbuf, const MPI_C
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Reduce_scatter_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c);
@@ -4950,9 +4488,7 @@ int PMPI_Rsend_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Rsend_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Rsend_init_c, PMPI_Rsend_init_c);
@@ -4968,9 +4504,7 @@ int PMPI_Scan_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Scan_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Scan_init_c, PMPI_Scan_init_c);
@@ -4986,9 +4520,7 @@ int PMPI_Scatter_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Scatter_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Scatter_init_c, PMPI_Scatter_init_c);
@@ -5004,9 +4536,7 @@ int PMPI_Scatterv_init_c(const void * sendbuf, const MPI_Count sendcounts[], con
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Scatterv_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Scatterv_init_c, PMPI_Scatterv_init_c);
@@ -5022,9 +4552,7 @@ int PMPI_Send_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, i
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Send_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Send_init_c, PMPI_Send_init_c);
@@ -5033,9 +4561,7 @@ int PMPI_Sendrecv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Sendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Sendrecv_c, PMPI_Sendrecv_c);
@@ -5044,9 +4570,7 @@ int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, 
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.Sendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Sendrecv_replace_c, PMPI_Sendrecv_replace_c);
@@ -5062,9 +4586,7 @@ int PMPI_Ssend_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.Ssend_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Ssend_init_c, PMPI_Ssend_init_c);
@@ -5073,9 +4595,7 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_contiguous_c(count, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_contiguous_c, PMPI_Type_contiguous_c);
@@ -5084,9 +4604,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, co
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_hindexed_block_c(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hindexed_block_c, PMPI_Type_create_hindexed_block_c);
@@ -5095,9 +4613,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hindexed_c, PMPI_Type_create_hindexed_c);
@@ -5106,9 +4622,7 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_hvector_c(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_hvector_c, PMPI_Type_create_hvector_c);
@@ -5117,9 +4631,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, con
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_indexed_block_c(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_indexed_block_c, PMPI_Type_create_indexed_block_c);
@@ -5128,9 +4640,7 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_resized_c(hc_abi_type_in(oldtype), lb, extent, newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_resized_c, PMPI_Type_create_resized_c);
@@ -5144,9 +4654,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
   if (array_of_types) hc_abi_type_array_in(array_of_types_m, array_of_types, array_of_types_n);
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types ? array_of_types_m : NULL, newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   hc_abi_scratch_free(array_of_types_s, array_of_types_m);
   return hc_abi_err_out(rc);
 }
@@ -5156,9 +4664,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], con
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, hc_abi_order_in(order), hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_create_subarray_c, PMPI_Type_create_subarray_c);
@@ -5171,9 +4677,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
   if (array_of_datatypes && !array_of_datatypes_m) return MPI_ERR_NO_MEM;
   if (array_of_datatypes) hc_abi_type_array_in(array_of_datatypes_m, array_of_datatypes, array_of_datatypes_n);
   int rc = hc_mpich.Type_get_contents_c(hc_abi_type_in(datatype), max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes ? array_of_datatypes_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (array_of_datatypes) hc_abi_type_array_out(array_of_datatypes, array_of_datatypes_m, array_of_datatypes_n);
-  }
+  if (array_of_datatypes) hc_abi_type_array_out(array_of_datatypes, array_of_datatypes_m, array_of_datatypes_n);
   hc_abi_scratch_free(array_of_datatypes_s, array_of_datatypes_m);
   return hc_abi_err_out(rc);
 }
@@ -5183,9 +4687,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count * num_integers, MP
 {
   int combiner_m = combiner ? 0 : 0;
   int rc = hc_mpich.Type_get_envelope_c(hc_abi_type_in(datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner ? &combiner_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (combiner) *combiner = hc_abi_combiner_out(combiner_m);
-  }
+  if (combiner) *combiner = hc_abi_combiner_out(combiner_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_get_envelope_c, PMPI_Type_get_envelope_c);
@@ -5194,9 +4696,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_indexed_c(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_indexed_c, PMPI_Type_indexed_c);
@@ -5205,9 +4705,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 {
   int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
   int rc = hc_mpich.Type_vector_c(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (newtype) *newtype = hc_abi_type_out(newtype_m);
-  }
+  if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Type_vector_c, PMPI_Type_vector_c);
@@ -5230,9 +4728,7 @@ int PMPI_File_open(MPI_Comm comm, const char * filename, int amode, MPI_Info inf
 {
   hc_mpich_file fh_m = fh ? hc_abi_file_in(*fh) : 0;
   int rc = hc_mpich.File_open(hc_abi_comm_in(comm), filename, hc_abi_amode_in(amode), hc_abi_info_in(info), fh ? &fh_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (fh) *fh = hc_abi_file_out(fh_m);
-  }
+  if (fh) *fh = hc_abi_file_out(fh_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_open, PMPI_File_open);
@@ -5241,9 +4737,7 @@ int PMPI_File_close(MPI_File * fh)
 {
   hc_mpich_file fh_m = fh ? hc_abi_file_in(*fh) : 0;
   int rc = hc_mpich.File_close(fh ? &fh_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (fh) *fh = hc_abi_file_out(fh_m);
-  }
+  if (fh) *fh = hc_abi_file_out(fh_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_close, PMPI_File_close);
@@ -5280,9 +4774,7 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group * group)
 {
   int group_m = group ? hc_abi_group_in(*group) : 0;
   int rc = hc_mpich.File_get_group(hc_abi_file_in(fh), group ? &group_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (group) *group = hc_abi_group_out(group_m);
-  }
+  if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_get_group, PMPI_File_get_group);
@@ -5291,9 +4783,7 @@ int PMPI_File_get_amode(MPI_File fh, int * amode)
 {
   int amode_m = amode ? 0 : 0;
   int rc = hc_mpich.File_get_amode(hc_abi_file_in(fh), amode ? &amode_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (amode) *amode = hc_abi_amode_out(amode_m);
-  }
+  if (amode) *amode = hc_abi_amode_out(amode_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_get_amode, PMPI_File_get_amode);
@@ -5309,9 +4799,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info * info_used)
 {
   int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
   int rc = hc_mpich.File_get_info(hc_abi_file_in(fh), info_used ? &info_used_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (info_used) *info_used = hc_abi_info_out(info_used_m);
-  }
+  if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_get_info, PMPI_File_get_info);
@@ -5328,10 +4816,8 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset * disp, MPI_Datatype * etype, MPI
   int etype_m = etype ? hc_abi_type_in(*etype) : 0;
   int filetype_m = filetype ? hc_abi_type_in(*filetype) : 0;
   int rc = hc_mpich.File_get_view(hc_abi_file_in(fh), disp, etype ? &etype_m : NULL, filetype ? &filetype_m : NULL, datarep);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (etype) *etype = hc_abi_type_out(etype_m);
-    if (filetype) *filetype = hc_abi_type_out(filetype_m);
-  }
+  if (etype) *etype = hc_abi_type_out(etype_m);
+  if (filetype) *filetype = hc_abi_type_out(filetype_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_get_view, PMPI_File_get_view);
@@ -5340,9 +4826,7 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at, PMPI_File_read_at);
@@ -5351,9 +4835,7 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count,
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all, PMPI_File_read_at_all);
@@ -5362,9 +4844,7 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void * buf, int cou
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at, PMPI_File_write_at);
@@ -5373,9 +4853,7 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void * buf, int
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all, PMPI_File_write_at_all);
@@ -5384,9 +4862,7 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void * buf, int count, MP
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_at, PMPI_File_iread_at);
@@ -5395,9 +4871,7 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void * buf, int co
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_at, PMPI_File_iwrite_at);
@@ -5406,9 +4880,7 @@ int PMPI_File_read(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MP
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read, PMPI_File_read);
@@ -5417,9 +4889,7 @@ int PMPI_File_read_all(MPI_File fh, void * buf, int count, MPI_Datatype datatype
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_all, PMPI_File_read_all);
@@ -5428,9 +4898,7 @@ int PMPI_File_write(MPI_File fh, const void * buf, int count, MPI_Datatype datat
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write, PMPI_File_write);
@@ -5439,9 +4907,7 @@ int PMPI_File_write_all(MPI_File fh, const void * buf, int count, MPI_Datatype d
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_all, PMPI_File_write_all);
@@ -5450,9 +4916,7 @@ int PMPI_File_iread(MPI_File fh, void * buf, int count, MPI_Datatype datatype, M
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread, PMPI_File_iread);
@@ -5461,9 +4925,7 @@ int PMPI_File_iwrite(MPI_File fh, const void * buf, int count, MPI_Datatype data
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite, PMPI_File_iwrite);
@@ -5493,9 +4955,7 @@ int PMPI_File_read_shared(MPI_File fh, void * buf, int count, MPI_Datatype datat
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_shared, PMPI_File_read_shared);
@@ -5504,9 +4964,7 @@ int PMPI_File_write_shared(MPI_File fh, const void * buf, int count, MPI_Datatyp
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_shared, PMPI_File_write_shared);
@@ -5515,9 +4973,7 @@ int PMPI_File_iread_shared(MPI_File fh, void * buf, int count, MPI_Datatype data
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_shared, PMPI_File_iread_shared);
@@ -5526,9 +4982,7 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void * buf, int count, MPI_Dataty
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_shared, PMPI_File_iwrite_shared);
@@ -5537,9 +4991,7 @@ int PMPI_File_read_ordered(MPI_File fh, void * buf, int count, MPI_Datatype data
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered, PMPI_File_read_ordered);
@@ -5548,9 +5000,7 @@ int PMPI_File_write_ordered(MPI_File fh, const void * buf, int count, MPI_Dataty
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered, PMPI_File_write_ordered);
@@ -5580,9 +5030,7 @@ int PMPI_File_read_at_all_end(MPI_File fh, void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all_end, PMPI_File_read_at_all_end);
@@ -5598,9 +5046,7 @@ int PMPI_File_write_at_all_end(MPI_File fh, const void * buf, MPI_Status * statu
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all_end, PMPI_File_write_at_all_end);
@@ -5616,9 +5062,7 @@ int PMPI_File_read_all_end(MPI_File fh, void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_all_end, PMPI_File_read_all_end);
@@ -5634,9 +5078,7 @@ int PMPI_File_write_all_end(MPI_File fh, const void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_all_end, PMPI_File_write_all_end);
@@ -5652,9 +5094,7 @@ int PMPI_File_read_ordered_end(MPI_File fh, void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered_end, PMPI_File_read_ordered_end);
@@ -5670,9 +5110,7 @@ int PMPI_File_write_ordered_end(MPI_File fh, const void * buf, MPI_Status * stat
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered_end, PMPI_File_write_ordered_end);
@@ -5716,9 +5154,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler * errhandler)
 {
   int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
   int rc = hc_mpich.File_get_errhandler(hc_abi_file_in(file), errhandler ? &errhandler_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
-  }
+  if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_get_errhandler, PMPI_File_get_errhandler);
@@ -5727,9 +5163,7 @@ int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_at_all, PMPI_File_iread_at_all);
@@ -5738,9 +5172,7 @@ int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void * buf, in
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all);
@@ -5749,9 +5181,7 @@ int PMPI_File_iread_all(MPI_File fh, void * buf, int count, MPI_Datatype datatyp
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_all, PMPI_File_iread_all);
@@ -5760,9 +5190,7 @@ int PMPI_File_iwrite_all(MPI_File fh, const void * buf, int count, MPI_Datatype 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_all, PMPI_File_iwrite_all);
@@ -5771,9 +5199,7 @@ int PMPI_File_read_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype data
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_c, PMPI_File_read_c);
@@ -5782,9 +5208,7 @@ int PMPI_File_read_all_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype 
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_all_c, PMPI_File_read_all_c);
@@ -5800,9 +5224,7 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count co
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at_c, PMPI_File_read_at_c);
@@ -5811,9 +5233,7 @@ int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Coun
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all_c, PMPI_File_read_at_all_c);
@@ -5829,9 +5249,7 @@ int PMPI_File_read_ordered_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datat
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered_c, PMPI_File_read_ordered_c);
@@ -5847,9 +5265,7 @@ int PMPI_File_read_shared_c(MPI_File fh, void * buf, MPI_Count count, MPI_Dataty
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_read_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_shared_c, PMPI_File_read_shared_c);
@@ -5858,9 +5274,7 @@ int PMPI_File_write_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Dataty
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_c, PMPI_File_write_c);
@@ -5869,9 +5283,7 @@ int PMPI_File_write_all_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Da
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_all_c, PMPI_File_write_all_c);
@@ -5887,9 +5299,7 @@ int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_C
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_c, PMPI_File_write_at_c);
@@ -5898,9 +5308,7 @@ int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void * buf, M
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all_c, PMPI_File_write_at_all_c);
@@ -5916,9 +5324,7 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void * buf, MPI_Count count, MP
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered_c, PMPI_File_write_ordered_c);
@@ -5934,9 +5340,7 @@ int PMPI_File_write_shared_c(MPI_File fh, const void * buf, MPI_Count count, MPI
 {
   hc_mpich_status_t status_m;
   int rc = hc_mpich.File_write_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    hc_abi_status_out(status, &status_m);
-  }
+  hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_shared_c, PMPI_File_write_shared_c);
@@ -5945,9 +5349,7 @@ int PMPI_File_iread_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype dat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_c, PMPI_File_iread_c);
@@ -5956,9 +5358,7 @@ int PMPI_File_iread_all_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_all_c, PMPI_File_iread_all_c);
@@ -5967,9 +5367,7 @@ int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count c
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_at_c, PMPI_File_iread_at_c);
@@ -5978,9 +5376,7 @@ int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Cou
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_at_all_c, PMPI_File_iread_at_all_c);
@@ -5989,9 +5385,7 @@ int PMPI_File_iread_shared_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iread_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iread_shared_c, PMPI_File_iread_shared_c);
@@ -6000,9 +5394,7 @@ int PMPI_File_iwrite_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datat
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_c, PMPI_File_iwrite_c);
@@ -6011,9 +5403,7 @@ int PMPI_File_iwrite_all_c(MPI_File fh, const void * buf, MPI_Count count, MPI_D
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_all_c, PMPI_File_iwrite_all_c);
@@ -6022,9 +5412,7 @@ int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_at_c, PMPI_File_iwrite_at_c);
@@ -6033,9 +5421,7 @@ int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void * buf, 
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_at_all_c, PMPI_File_iwrite_at_all_c);
@@ -6044,9 +5430,7 @@ int PMPI_File_iwrite_shared_c(MPI_File fh, const void * buf, MPI_Count count, MP
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   int rc = hc_mpich.File_iwrite_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
-  if (rc == 0 || rc == HC_MPICH_ERR_IN_STATUS) {
-    if (request) *request = hc_abi_request_out(request_m);
-  }
+  if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_shared_c, PMPI_File_iwrite_shared_c);

@@ -32,7 +32,6 @@
 /* An MPICH value that is no valid argument of any kind. */
 #define HC_ABI_NO_VALUE (-0x7eadbeef)
 /* MPICH's values the layer needs by name. */
-#define HC_MPICH_ERR_IN_STATUS 17
 #define HC_MPICH_STATUS_IGNORE ((hc_mpich_status_t *)1)
 #define HC_MPICH_STATUSES_IGNORE ((hc_mpich_status_t *)1)
 #define HC_MPICH_IN_PLACE ((void *)-1)
