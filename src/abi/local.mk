@@ -18,3 +18,24 @@ libmpi_abi_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
 	-Wl,-rpath,'$$ORIGIN'
 EXTRA_libmpi_abi_la_DEPENDENCIES = $(top_srcdir)/src/abi/libmpi_abi.map
 EXTRA_DIST += src/abi/buildabi.py src/abi/libmpi_abi.map
+
+# <mpi.h> of standard-ABI programs, pkg-config hcmpi-abi, and hcmpicc_abi
+# (hcmpicc -abi by default; tools/hcmpicc.in).  hcmpicc_abi-build points
+# into this build tree like hcmpicc-build.
+mpiabiincdir = $(includedir)/mpi-abi
+mpiabiinc_HEADERS = include/mpi-abi/mpi.h
+pkgconfig_DATA += hcmpi-abi.pc
+EXTRA_DIST += hcmpi-abi.pc.in
+bin_SCRIPTS += tools/hcmpicc_abi
+noinst_SCRIPTS += tools/hcmpicc_abi-build
+CLEANFILES += tools/hcmpicc_abi tools/hcmpicc_abi-build
+HC_HCMPICC_ABI_SED = sed -e 's|@HC_CC[@]|$(CC)|g' -e 's|@HC_ABI_DEFAULT[@]|yes|g'
+tools/hcmpicc_abi: $(srcdir)/tools/hcmpicc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) tools && $(HC_HCMPICC_ABI_SED) \
+	  -e 's|@HC_INCDIR[@]|$(includedir)|g' -e 's|@HC_LIBDIR[@]|$(libdir)|g' \
+	  $(srcdir)/tools/hcmpicc.in >$@.tmp && chmod +x $@.tmp && mv -f $@.tmp $@
+tools/hcmpicc_abi-build: $(srcdir)/tools/hcmpicc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) tools && $(HC_HCMPICC_ABI_SED) \
+	  -e 's|@HC_INCDIR[@]|$(abs_top_srcdir)/include|g' \
+	  -e 's|@HC_LIBDIR[@]|$(abs_top_builddir)/.libs|g' \
+	  $(srcdir)/tools/hcmpicc.in >$@.tmp && chmod +x $@.tmp && mv -f $@.tmp $@

@@ -96,8 +96,7 @@ tests_abi_abi_grequest_CPPFLAGS = $(HC_ABI_CPPFLAGS)
 tests_abi_abi_grequest_CFLAGS = $(HC_ABI_TEST_CFLAGS)
 tests_abi_abi_grequest_LDADD = libmpi_abi.la -lm
 tests_abi_abi_grequest_LDFLAGS = $(HC_MPITEST_LDF)
-TESTS += tests/abi/mpi_abi_values.sh tests/abi/abi_version.sh \
+TESTS += tests/abi/mpi_abi_values.sh tests/abi/abi_version.sh tests/abi/hcmpicc_abi.sh \
 	tests/abi/abi_programs.sh
-EXTRA_DIST += tests/abi/mpi_abi_values.sh tests/abi/abi_version.sh \
+EXTRA_DIST += tests/abi/mpi_abi_values.sh tests/abi/abi_version.sh tests/abi/hcmpicc_abi.sh \
 	tests/abi/abi_programs.sh
-tests/abi/abi_programs.sh.log: $(HC_ABI_TEST_BIN) tools/hcmpirun
