@@ -98,19 +98,18 @@ int hc_abi_keyval_out(int k) {
 }
 
 /* ---- ranks ---- */
+const int hc_abi_rank_neg[5] = {
+    [0] = 0,
+    [-MPI_ANY_SOURCE] = HC_MPICH_ANY_SOURCE,
+    [2] = HC_ABI_NO_VALUE,
+    [-MPI_PROC_NULL] = HC_MPICH_PROC_NULL,
+    [-MPI_ROOT] = HC_MPICH_ROOT,
+};
+
+/* Below -4: only MPI_UNDEFINED means something (MPI_Comm_split colors
+ * pass through other calls, not this one). */
 int hc_abi_rank_in_slow(int r) {
-  switch (r) {
-  case MPI_ANY_SOURCE:
-    return HC_MPICH_ANY_SOURCE;
-  case MPI_PROC_NULL:
-    return HC_MPICH_PROC_NULL;
-  case MPI_ROOT:
-    return HC_MPICH_ROOT;
-  case MPI_UNDEFINED:
-    return r;
-  default:
-    return HC_ABI_NO_VALUE;
-  }
+  return r == MPI_UNDEFINED ? r : HC_ABI_NO_VALUE;
 }
 
 int hc_abi_rank_out_slow(int r) {

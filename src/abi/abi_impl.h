@@ -121,8 +121,14 @@ static inline void *hc_abi_buf_in(void *b) {
 static inline const void *hc_abi_cbuf_in(const void *b) {
   return b == MPI_IN_PLACE ? HC_MPICH_IN_PLACE : b;
 }
+/* MPICH's value of ABI rank -i for i in 0..4 (MPI_ANY_SOURCE -1,
+ * MPI_PROC_NULL -3, MPI_ROOT -4; -2 is no rank).  A table, not a call,
+ * so that a send to MPI_PROC_NULL costs what any send does. */
+extern const int hc_abi_rank_neg[5];
 static inline int hc_abi_rank_in(int r) {
-  return r >= 0 ? r : hc_abi_rank_in_slow(r);
+  if (r >= 0)
+    return r;
+  return r >= -4 ? hc_abi_rank_neg[-r] : hc_abi_rank_in_slow(r);
 }
 static inline int hc_abi_rank_out(int r) {
   return r >= 0 ? r : hc_abi_rank_out_slow(r);
