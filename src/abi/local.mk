@@ -17,7 +17,8 @@ libmpi_abi_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
 	-Wl,--version-script=$(top_srcdir)/src/abi/libmpi_abi.map \
 	-Wl,-rpath,'$$ORIGIN'
 EXTRA_libmpi_abi_la_DEPENDENCIES = $(top_srcdir)/src/abi/libmpi_abi.map
-EXTRA_DIST += src/abi/buildabi.py src/abi/libmpi_abi.map
+EXTRA_DIST += src/abi/buildabi.py src/abi/libmpi_abi.map docs/abi.md \
+	bench/abi_compare.sh
 
 # <mpi.h> of standard-ABI programs, pkg-config hcmpi-abi, and hcmpicc_abi
 # (hcmpicc -abi by default; tools/hcmpicc.in).  hcmpicc_abi-build points
