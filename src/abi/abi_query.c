@@ -227,27 +227,39 @@ static void abi_pair_free(int *stack_a, int *stack_b, int *a, int *b) {
     hc_abi_scratch_free(stack_b, b);
 }
 
+/* Both darray forms: gsizes_c is used when large is set. */
+static int abi_darray(int size, int rank, int ndims, const int *gsizes,
+                      const MPI_Count *gsizes_c, int large, const int *distribs,
+                      const int *dargs, const int *psizes, int order,
+                      MPI_Datatype oldtype, MPI_Datatype *newtype) {
+  if (ndims < 0 || (ndims > 0 && (!distribs || !dargs)) || !newtype)
+    return MPI_ERR_ARG;
+  int sd[HC_ABI_STACK], sa[HC_ABI_STACK], *d, *a, m = 0;
+  int rc = MPI_ERR_NO_MEM;
+  if (abi_int_pair(ndims, sd, sa, &d, &a)) {
+    abi_darray_args(ndims, distribs, dargs, d, a);
+    int mo = hc_abi_order_in(order), mt = hc_abi_type_in(oldtype);
+    rc = hc_abi_err_out(
+        large ? hc_mpich.Type_create_darray_c(size, rank, ndims, gsizes_c, d, a,
+                                              psizes, mo, mt, &m)
+              : hc_mpich.Type_create_darray(size, rank, ndims, gsizes, d, a,
+                                            psizes, mo, mt, &m));
+    if (rc == MPI_SUCCESS)
+      *newtype = hc_abi_type_out(m);
+  }
+  abi_pair_free(sd, sa, d, a);
+  return rc;
+}
+
 int PMPI_Type_create_darray(int size, int rank, int ndims,
                             const int array_of_gsizes[],
                             const int array_of_distribs[],
                             const int array_of_dargs[],
                             const int array_of_psizes[], int order,
                             MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  if (ndims < 0 || (ndims > 0 && (!array_of_distribs || !array_of_dargs)) ||
-      !newtype)
-    return MPI_ERR_ARG;
-  int sd[HC_ABI_STACK], sa[HC_ABI_STACK], *d, *a, m = 0;
-  int rc = MPI_ERR_NO_MEM;
-  if (abi_int_pair(ndims, sd, sa, &d, &a)) {
-    abi_darray_args(ndims, array_of_distribs, array_of_dargs, d, a);
-    rc = hc_abi_err_out(hc_mpich.Type_create_darray(
-        size, rank, ndims, array_of_gsizes, d, a, array_of_psizes,
-        hc_abi_order_in(order), hc_abi_type_in(oldtype), &m));
-    if (rc == MPI_SUCCESS)
-      *newtype = hc_abi_type_out(m);
-  }
-  abi_pair_free(sd, sa, d, a);
-  return rc;
+  return abi_darray(size, rank, ndims, array_of_gsizes, NULL, 0,
+                    array_of_distribs, array_of_dargs, array_of_psizes, order,
+                    oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_darray, PMPI_Type_create_darray);
 
@@ -257,21 +269,9 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims,
                               const int array_of_dargs[],
                               const int array_of_psizes[], int order,
                               MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  if (ndims < 0 || (ndims > 0 && (!array_of_distribs || !array_of_dargs)) ||
-      !newtype)
-    return MPI_ERR_ARG;
-  int sd[HC_ABI_STACK], sa[HC_ABI_STACK], *d, *a, m = 0;
-  int rc = MPI_ERR_NO_MEM;
-  if (abi_int_pair(ndims, sd, sa, &d, &a)) {
-    abi_darray_args(ndims, array_of_distribs, array_of_dargs, d, a);
-    rc = hc_abi_err_out(hc_mpich.Type_create_darray_c(
-        size, rank, ndims, array_of_gsizes, d, a, array_of_psizes,
-        hc_abi_order_in(order), hc_abi_type_in(oldtype), &m));
-    if (rc == MPI_SUCCESS)
-      *newtype = hc_abi_type_out(m);
-  }
-  abi_pair_free(sd, sa, d, a);
-  return rc;
+  return abi_darray(size, rank, ndims, NULL, array_of_gsizes, 1,
+                    array_of_distribs, array_of_dargs, array_of_psizes, order,
+                    oldtype, newtype);
 }
 HC_WEAK_ALIAS(MPI_Type_create_darray_c, PMPI_Type_create_darray_c);
 

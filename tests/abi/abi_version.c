@@ -74,6 +74,41 @@ static void check_standard_abi(void) {
   CHECK(dup == MPI_COMM_NULL, "freed comm is MPI_COMM_NULL");
   CHECK(MPI_Type_fromint(MPI_Type_toint(MPI_DOUBLE)) == MPI_DOUBLE,
         "MPI_DOUBLE round trip");
+  /* Constants inside arrays and outputs convert both ways. */
+  int gsizes[2] = {4, 6}, distribs[2] = {MPI_DISTRIBUTE_BLOCK,
+                                         MPI_DISTRIBUTE_NONE};
+  int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+  int psizes[2] = {1, 1};
+  MPI_Datatype darray = MPI_DATATYPE_NULL;
+  CHECK(MPI_Type_create_darray(1, 0, 2, gsizes, distribs, dargs, psizes,
+                               MPI_ORDER_C, MPI_INT, &darray) == MPI_SUCCESS,
+        "Type_create_darray");
+  int tsize = 0, ni, na, nd, combiner = -1;
+  MPI_Type_size(darray, &tsize);
+  CHECK(tsize == 24 * (int)sizeof(int), "darray size %d", tsize);
+  MPI_Type_get_envelope(darray, &ni, &na, &nd, &combiner);
+  CHECK(combiner == MPI_COMBINER_DARRAY, "combiner %d", combiner);
+  MPI_Type_free(&darray);
+  int ranks1[2] = {0, MPI_PROC_NULL}, ranks2[2] = {-7, -7};
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_translate_ranks(world, 2, ranks1, world, ranks2);
+  CHECK(ranks2[0] == 0 && ranks2[1] == MPI_PROC_NULL, "translate %d %d",
+        ranks2[0], ranks2[1]);
+  MPI_Group_free(&world);
+  MPI_Comm shared;
+  CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                            MPI_INFO_NULL, &shared) == MPI_SUCCESS &&
+            shared != MPI_COMM_NULL,
+        "split_type shared");
+  MPI_Comm_free(&shared);
+  int cls = -1;
+  MPI_Error_class(MPI_ERR_TRUNCATE, &cls);
+  CHECK(cls == MPI_ERR_TRUNCATE, "Error_class(MPI_ERR_TRUNCATE) = %d", cls);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Send(&cls, 1, MPI_INT, 0, -5, MPI_COMM_WORLD);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_TAG, "send with tag -5 gave class %d", cls);
   int provided = -1;
   MPI_Query_thread(&provided);
   CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED ||
