@@ -716,7 +716,7 @@ HC_WEAK_ALIAS(MPI_Aint_diff, PMPI_Aint_diff);
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session * session)
 {
-  int session_m = session ? hc_abi_session_in(*session) : 0;
+  int session_m = 0;
   int rc = hc_mpich.Session_init(hc_abi_info_in(info), hc_abi_errhandler_in(errhandler), session ? &session_m : NULL);
   if (session) *session = hc_abi_session_out(session_m);
   return hc_abi_err_out(rc);
@@ -734,7 +734,7 @@ HC_WEAK_ALIAS(MPI_Session_finalize, PMPI_Session_finalize);
 
 int PMPI_Session_get_info(MPI_Session session, MPI_Info * info_used)
 {
-  int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
+  int info_used_m = 0;
   int rc = hc_mpich.Session_get_info(hc_abi_session_in(session), info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
@@ -757,7 +757,7 @@ HC_WEAK_ALIAS(MPI_Session_get_nth_pset, PMPI_Session_get_nth_pset);
 
 int PMPI_Session_get_pset_info(MPI_Session session, const char * pset_name, MPI_Info * info)
 {
-  int info_m = info ? hc_abi_info_in(*info) : 0;
+  int info_m = 0;
   int rc = hc_mpich.Session_get_pset_info(hc_abi_session_in(session), pset_name, info ? &info_m : NULL);
   if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
@@ -766,7 +766,7 @@ HC_WEAK_ALIAS(MPI_Session_get_pset_info, PMPI_Session_get_pset_info);
 
 int PMPI_Group_from_session_pset(MPI_Session session, const char * pset_name, MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_from_session_pset(hc_abi_session_in(session), pset_name, newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -775,7 +775,7 @@ HC_WEAK_ALIAS(MPI_Group_from_session_pset, PMPI_Group_from_session_pset);
 
 int PMPI_Comm_create_from_group(MPI_Group group, const char * stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_create_from_group(hc_abi_group_in(group), stringtag, hc_abi_info_in(info), hc_abi_errhandler_in(errhandler), newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -791,8 +791,8 @@ HC_WEAK_ALIAS(MPI_Send, PMPI_Send);
 
 int PMPI_Recv(void * buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Recv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Recv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -821,7 +821,7 @@ HC_WEAK_ALIAS(MPI_Rsend, PMPI_Rsend);
 
 int PMPI_Isend(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Isend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -830,7 +830,7 @@ HC_WEAK_ALIAS(MPI_Isend, PMPI_Isend);
 
 int PMPI_Irecv(void * buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Irecv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -839,7 +839,7 @@ HC_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv);
 
 int PMPI_Ibsend(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ibsend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -848,7 +848,7 @@ HC_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend);
 
 int PMPI_Issend(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Issend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -857,7 +857,7 @@ HC_WEAK_ALIAS(MPI_Issend, PMPI_Issend);
 
 int PMPI_Irsend(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Irsend(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -866,8 +866,8 @@ HC_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend);
 
 int PMPI_Sendrecv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Sendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Sendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -875,8 +875,8 @@ HC_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv);
 
 int PMPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Sendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Sendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -884,7 +884,7 @@ HC_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace);
 
 int PMPI_Isendrecv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Isendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -893,7 +893,7 @@ HC_WEAK_ALIAS(MPI_Isendrecv, PMPI_Isendrecv);
 
 int PMPI_Isendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Isendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -916,8 +916,8 @@ HC_WEAK_ALIAS(MPI_Buffer_detach, PMPI_Buffer_detach);
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Probe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Probe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -925,8 +925,8 @@ HC_WEAK_ALIAS(MPI_Probe, PMPI_Probe);
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int * flag, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Iprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Iprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -934,9 +934,9 @@ HC_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe);
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message * message, MPI_Status * status)
 {
-  int message_m = message ? hc_abi_message_in(*message) : 0;
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Mprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
+  int message_m = 0;
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Mprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), message ? &message_m : NULL, hc_abi_status_slot(status, &status_m));
   if (message) *message = hc_abi_message_out(message_m);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -945,9 +945,9 @@ HC_WEAK_ALIAS(MPI_Mprobe, PMPI_Mprobe);
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int * flag, MPI_Message * message, MPI_Status * status)
 {
-  int message_m = message ? hc_abi_message_in(*message) : 0;
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Improbe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
+  int message_m = 0;
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Improbe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, message ? &message_m : NULL, hc_abi_status_slot(status, &status_m));
   if (message) *message = hc_abi_message_out(message_m);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -957,8 +957,8 @@ HC_WEAK_ALIAS(MPI_Improbe, PMPI_Improbe);
 int PMPI_Mrecv(void * buf, int count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
 {
   int message_m = message ? hc_abi_message_in(*message) : 0;
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Mrecv(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Mrecv(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_slot(status, &status_m));
   if (message) *message = hc_abi_message_out(message_m);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -978,7 +978,7 @@ HC_WEAK_ALIAS(MPI_Imrecv, PMPI_Imrecv);
 
 int PMPI_Get_count(const MPI_Status * status, MPI_Datatype datatype, int * count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Get_count(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   return hc_abi_err_out(rc);
 }
@@ -986,7 +986,7 @@ HC_WEAK_ALIAS(MPI_Get_count, PMPI_Get_count);
 
 int PMPI_Get_elements(const MPI_Status * status, MPI_Datatype datatype, int * count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Get_elements(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   return hc_abi_err_out(rc);
 }
@@ -994,7 +994,7 @@ HC_WEAK_ALIAS(MPI_Get_elements, PMPI_Get_elements);
 
 int PMPI_Get_elements_x(const MPI_Status * status, MPI_Datatype datatype, MPI_Count * count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Get_elements_x(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   return hc_abi_err_out(rc);
 }
@@ -1002,7 +1002,7 @@ HC_WEAK_ALIAS(MPI_Get_elements_x, PMPI_Get_elements_x);
 
 int PMPI_Get_count_c(const MPI_Status * status, MPI_Datatype datatype, MPI_Count * count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Get_count_c(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   return hc_abi_err_out(rc);
 }
@@ -1010,7 +1010,7 @@ HC_WEAK_ALIAS(MPI_Get_count_c, PMPI_Get_count_c);
 
 int PMPI_Get_elements_c(const MPI_Status * status, MPI_Datatype datatype, MPI_Count * count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Get_elements_c(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   return hc_abi_err_out(rc);
 }
@@ -1018,7 +1018,7 @@ HC_WEAK_ALIAS(MPI_Get_elements_c, PMPI_Get_elements_c);
 
 int PMPI_Send_init(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Send_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1027,7 +1027,7 @@ HC_WEAK_ALIAS(MPI_Send_init, PMPI_Send_init);
 
 int PMPI_Bsend_init(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Bsend_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1036,7 +1036,7 @@ HC_WEAK_ALIAS(MPI_Bsend_init, PMPI_Bsend_init);
 
 int PMPI_Ssend_init(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ssend_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1045,7 +1045,7 @@ HC_WEAK_ALIAS(MPI_Ssend_init, PMPI_Ssend_init);
 
 int PMPI_Rsend_init(const void * buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rsend_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1054,7 +1054,7 @@ HC_WEAK_ALIAS(MPI_Rsend_init, PMPI_Rsend_init);
 
 int PMPI_Recv_init(void * buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Recv_init(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1086,7 +1086,7 @@ HC_WEAK_ALIAS(MPI_Startall, PMPI_Startall);
 
 int PMPI_Psend_init(const void * buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Psend_init(buf, partitions, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1095,7 +1095,7 @@ HC_WEAK_ALIAS(MPI_Psend_init, PMPI_Psend_init);
 
 int PMPI_Precv_init(void * buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Precv_init(buf, partitions, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1133,8 +1133,8 @@ HC_WEAK_ALIAS(MPI_Parrived, PMPI_Parrived);
 int PMPI_Wait(MPI_Request * request, MPI_Status * status)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Wait(request ? &request_m : NULL, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Wait(request ? &request_m : NULL, hc_abi_status_slot(status, &status_m));
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -1148,8 +1148,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int * indx, MPI_Sta
   int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
   if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
   if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Waitany(count, array_of_requests ? array_of_requests_m : NULL, indx, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Waitany(count, array_of_requests ? array_of_requests_m : NULL, indx, hc_abi_status_slot(status, &status_m));
   if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_status_out(status, &status_m);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
@@ -1200,8 +1200,8 @@ HC_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome);
 int PMPI_Test(MPI_Request * request, int * flag, MPI_Status * status)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Test(request ? &request_m : NULL, flag, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Test(request ? &request_m : NULL, flag, hc_abi_status_slot(status, &status_m));
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -1215,8 +1215,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int * indx, int * f
   int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
   if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
   if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Testany(count, array_of_requests ? array_of_requests_m : NULL, indx, flag, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Testany(count, array_of_requests ? array_of_requests_m : NULL, indx, flag, hc_abi_status_slot(status, &status_m));
   if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_status_out(status, &status_m);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
@@ -1266,8 +1266,8 @@ HC_WEAK_ALIAS(MPI_Testsome, PMPI_Testsome);
 
 int PMPI_Request_get_status(MPI_Request request, int * flag, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Request_get_status(hc_abi_request_in(request), flag, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Request_get_status(hc_abi_request_in(request), flag, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -1293,7 +1293,7 @@ HC_WEAK_ALIAS(MPI_Cancel, PMPI_Cancel);
 
 int PMPI_Test_cancelled(const MPI_Status * status, int * flag)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Test_cancelled(hc_abi_status_in(status, &status_m), flag);
   return hc_abi_err_out(rc);
 }
@@ -1301,7 +1301,7 @@ HC_WEAK_ALIAS(MPI_Test_cancelled, PMPI_Test_cancelled);
 
 int PMPI_Status_set_cancelled(MPI_Status * status, int flag)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Status_set_cancelled(hc_abi_status_in(status, &status_m), flag);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -1310,7 +1310,7 @@ HC_WEAK_ALIAS(MPI_Status_set_cancelled, PMPI_Status_set_cancelled);
 
 int PMPI_Status_set_elements(MPI_Status * status, MPI_Datatype datatype, int count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Status_set_elements(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -1319,7 +1319,7 @@ HC_WEAK_ALIAS(MPI_Status_set_elements, PMPI_Status_set_elements);
 
 int PMPI_Status_set_elements_x(MPI_Status * status, MPI_Datatype datatype, MPI_Count count)
 {
-  hc_mpich_status_t status_m;
+  hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Status_set_elements_x(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -1473,7 +1473,7 @@ HC_WEAK_ALIAS(MPI_Reduce_local, PMPI_Reduce_local);
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ibarrier(hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1482,7 +1482,7 @@ HC_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier);
 
 int PMPI_Ibcast(void * buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ibcast(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1491,7 +1491,7 @@ HC_WEAK_ALIAS(MPI_Ibcast, PMPI_Ibcast);
 
 int PMPI_Igather(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Igather(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1500,7 +1500,7 @@ HC_WEAK_ALIAS(MPI_Igather, PMPI_Igather);
 
 int PMPI_Igatherv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Igatherv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1509,7 +1509,7 @@ HC_WEAK_ALIAS(MPI_Igatherv, PMPI_Igatherv);
 
 int PMPI_Iscatter(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iscatter(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1518,7 +1518,7 @@ HC_WEAK_ALIAS(MPI_Iscatter, PMPI_Iscatter);
 
 int PMPI_Iscatterv(const void * sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iscatterv(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1527,7 +1527,7 @@ HC_WEAK_ALIAS(MPI_Iscatterv, PMPI_Iscatterv);
 
 int PMPI_Iallgather(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iallgather(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1536,7 +1536,7 @@ HC_WEAK_ALIAS(MPI_Iallgather, PMPI_Iallgather);
 
 int PMPI_Iallgatherv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iallgatherv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1545,7 +1545,7 @@ HC_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv);
 
 int PMPI_Ialltoall(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ialltoall(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1554,7 +1554,7 @@ HC_WEAK_ALIAS(MPI_Ialltoall, PMPI_Ialltoall);
 
 int PMPI_Ialltoallv(const void * sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ialltoallv(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1573,7 +1573,7 @@ int PMPI_Ialltoallw(const void * sendbuf, const int sendcounts[], const int sdis
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ialltoallw(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -1584,7 +1584,7 @@ HC_WEAK_ALIAS(MPI_Ialltoallw, PMPI_Ialltoallw);
 
 int PMPI_Ireduce(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ireduce(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1593,7 +1593,7 @@ HC_WEAK_ALIAS(MPI_Ireduce, PMPI_Ireduce);
 
 int PMPI_Iallreduce(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iallreduce(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1602,7 +1602,7 @@ HC_WEAK_ALIAS(MPI_Iallreduce, PMPI_Iallreduce);
 
 int PMPI_Ireduce_scatter(const void * sendbuf, void * recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ireduce_scatter(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1611,7 +1611,7 @@ HC_WEAK_ALIAS(MPI_Ireduce_scatter, PMPI_Ireduce_scatter);
 
 int PMPI_Ireduce_scatter_block(const void * sendbuf, void * recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ireduce_scatter_block(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1620,7 +1620,7 @@ HC_WEAK_ALIAS(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block);
 
 int PMPI_Iscan(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iscan(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1629,7 +1629,7 @@ HC_WEAK_ALIAS(MPI_Iscan, PMPI_Iscan);
 
 int PMPI_Iexscan(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iexscan(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1638,7 +1638,7 @@ HC_WEAK_ALIAS(MPI_Iexscan, PMPI_Iexscan);
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Barrier_init(hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1647,7 +1647,7 @@ HC_WEAK_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
 
 int PMPI_Bcast_init(void * buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Bcast_init(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1656,7 +1656,7 @@ HC_WEAK_ALIAS(MPI_Bcast_init, PMPI_Bcast_init);
 
 int PMPI_Gather_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Gather_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1665,7 +1665,7 @@ HC_WEAK_ALIAS(MPI_Gather_init, PMPI_Gather_init);
 
 int PMPI_Gatherv_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Gatherv_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1674,7 +1674,7 @@ HC_WEAK_ALIAS(MPI_Gatherv_init, PMPI_Gatherv_init);
 
 int PMPI_Scatter_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Scatter_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1683,7 +1683,7 @@ HC_WEAK_ALIAS(MPI_Scatter_init, PMPI_Scatter_init);
 
 int PMPI_Scatterv_init(const void * sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Scatterv_init(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1692,7 +1692,7 @@ HC_WEAK_ALIAS(MPI_Scatterv_init, PMPI_Scatterv_init);
 
 int PMPI_Allgather_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Allgather_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1701,7 +1701,7 @@ HC_WEAK_ALIAS(MPI_Allgather_init, PMPI_Allgather_init);
 
 int PMPI_Allgatherv_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Allgatherv_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1710,7 +1710,7 @@ HC_WEAK_ALIAS(MPI_Allgatherv_init, PMPI_Allgatherv_init);
 
 int PMPI_Alltoall_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Alltoall_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1719,7 +1719,7 @@ HC_WEAK_ALIAS(MPI_Alltoall_init, PMPI_Alltoall_init);
 
 int PMPI_Alltoallv_init(const void * sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Alltoallv_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1738,7 +1738,7 @@ int PMPI_Alltoallw_init(const void * sendbuf, const int sendcounts[], const int 
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Alltoallw_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -1749,7 +1749,7 @@ HC_WEAK_ALIAS(MPI_Alltoallw_init, PMPI_Alltoallw_init);
 
 int PMPI_Reduce_init(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Reduce_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1758,7 +1758,7 @@ HC_WEAK_ALIAS(MPI_Reduce_init, PMPI_Reduce_init);
 
 int PMPI_Allreduce_init(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Allreduce_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1767,7 +1767,7 @@ HC_WEAK_ALIAS(MPI_Allreduce_init, PMPI_Allreduce_init);
 
 int PMPI_Reduce_scatter_init(const void * sendbuf, void * recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Reduce_scatter_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1776,7 +1776,7 @@ HC_WEAK_ALIAS(MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init);
 
 int PMPI_Reduce_scatter_block_init(const void * sendbuf, void * recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Reduce_scatter_block_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1785,7 +1785,7 @@ HC_WEAK_ALIAS(MPI_Reduce_scatter_block_init, PMPI_Reduce_scatter_block_init);
 
 int PMPI_Scan_init(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Scan_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1794,7 +1794,7 @@ HC_WEAK_ALIAS(MPI_Scan_init, PMPI_Scan_init);
 
 int PMPI_Exscan_init(const void * sendbuf, void * recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Exscan_init(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1850,7 +1850,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw);
 
 int PMPI_Ineighbor_allgather(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_allgather(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1859,7 +1859,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather);
 
 int PMPI_Ineighbor_allgatherv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_allgatherv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1868,7 +1868,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv);
 
 int PMPI_Ineighbor_alltoall(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_alltoall(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1877,7 +1877,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall);
 
 int PMPI_Ineighbor_alltoallv(const void * sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_alltoallv(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1896,7 +1896,7 @@ int PMPI_Ineighbor_alltoallw(const void * sendbuf, const int sendcounts[], const
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_alltoallw(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -1907,7 +1907,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw);
 
 int PMPI_Neighbor_allgather_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_allgather_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1916,7 +1916,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init);
 
 int PMPI_Neighbor_allgatherv_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_allgatherv_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1925,7 +1925,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init);
 
 int PMPI_Neighbor_alltoall_init(const void * sendbuf, int sendcount, MPI_Datatype sendtype, void * recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_alltoall_init(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1934,7 +1934,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init);
 
 int PMPI_Neighbor_alltoallv_init(const void * sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void * recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_alltoallv_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -1953,7 +1953,7 @@ int PMPI_Neighbor_alltoallw_init(const void * sendbuf, const int sendcounts[], c
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_alltoallw_init(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -2003,7 +2003,7 @@ HC_WEAK_ALIAS(MPI_Group_compare, PMPI_Group_compare);
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_union(hc_abi_group_in(group1), hc_abi_group_in(group2), newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2012,7 +2012,7 @@ HC_WEAK_ALIAS(MPI_Group_union, PMPI_Group_union);
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_intersection(hc_abi_group_in(group1), hc_abi_group_in(group2), newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2021,7 +2021,7 @@ HC_WEAK_ALIAS(MPI_Group_intersection, PMPI_Group_intersection);
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_difference(hc_abi_group_in(group1), hc_abi_group_in(group2), newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2030,7 +2030,7 @@ HC_WEAK_ALIAS(MPI_Group_difference, PMPI_Group_difference);
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_incl(hc_abi_group_in(group), n, ranks, newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2039,7 +2039,7 @@ HC_WEAK_ALIAS(MPI_Group_incl, PMPI_Group_incl);
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_excl(hc_abi_group_in(group), n, ranks, newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2048,7 +2048,7 @@ HC_WEAK_ALIAS(MPI_Group_excl, PMPI_Group_excl);
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_range_incl(hc_abi_group_in(group), n, ranges, newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2057,7 +2057,7 @@ HC_WEAK_ALIAS(MPI_Group_range_incl, PMPI_Group_range_incl);
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group * newgroup)
 {
-  int newgroup_m = newgroup ? hc_abi_group_in(*newgroup) : 0;
+  int newgroup_m = 0;
   int rc = hc_mpich.Group_range_excl(hc_abi_group_in(group), n, ranges, newgroup ? &newgroup_m : NULL);
   if (newgroup) *newgroup = hc_abi_group_out(newgroup_m);
   return hc_abi_err_out(rc);
@@ -2098,7 +2098,7 @@ HC_WEAK_ALIAS(MPI_Comm_compare, PMPI_Comm_compare);
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group * group)
 {
-  int group_m = group ? hc_abi_group_in(*group) : 0;
+  int group_m = 0;
   int rc = hc_mpich.Comm_group(hc_abi_comm_in(comm), group ? &group_m : NULL);
   if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
@@ -2107,7 +2107,7 @@ HC_WEAK_ALIAS(MPI_Comm_group, PMPI_Comm_group);
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_dup(hc_abi_comm_in(comm), newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2116,7 +2116,7 @@ HC_WEAK_ALIAS(MPI_Comm_dup, PMPI_Comm_dup);
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_dup_with_info(hc_abi_comm_in(comm), hc_abi_info_in(info), newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2125,8 +2125,8 @@ HC_WEAK_ALIAS(MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info);
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int newcomm_m = 0;
+  int request_m = 0;
   int rc = hc_mpich.Comm_idup(hc_abi_comm_in(comm), newcomm ? &newcomm_m : NULL, request ? &request_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   if (request) *request = hc_abi_request_out(request_m);
@@ -2136,8 +2136,8 @@ HC_WEAK_ALIAS(MPI_Comm_idup, PMPI_Comm_idup);
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm, MPI_Request * request)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int newcomm_m = 0;
+  int request_m = 0;
   int rc = hc_mpich.Comm_idup_with_info(hc_abi_comm_in(comm), hc_abi_info_in(info), newcomm ? &newcomm_m : NULL, request ? &request_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   if (request) *request = hc_abi_request_out(request_m);
@@ -2147,7 +2147,7 @@ HC_WEAK_ALIAS(MPI_Comm_idup_with_info, PMPI_Comm_idup_with_info);
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_create(hc_abi_comm_in(comm), hc_abi_group_in(group), newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2156,7 +2156,7 @@ HC_WEAK_ALIAS(MPI_Comm_create, PMPI_Comm_create);
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_create_group(hc_abi_comm_in(comm), hc_abi_group_in(group), hc_abi_tag_in(tag), newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2165,7 +2165,7 @@ HC_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_split(hc_abi_comm_in(comm), color, key, newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2174,7 +2174,7 @@ HC_WEAK_ALIAS(MPI_Comm_split, PMPI_Comm_split);
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Comm_split_type(hc_abi_comm_in(comm), hc_abi_split_in(split_type), key, hc_abi_info_in(info), newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2199,7 +2199,7 @@ HC_WEAK_ALIAS(MPI_Comm_set_info, PMPI_Comm_set_info);
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info * info_used)
 {
-  int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
+  int info_used_m = 0;
   int rc = hc_mpich.Comm_get_info(hc_abi_comm_in(comm), info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
@@ -2236,7 +2236,7 @@ HC_WEAK_ALIAS(MPI_Comm_remote_size, PMPI_Comm_remote_size);
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group * group)
 {
-  int group_m = group ? hc_abi_group_in(*group) : 0;
+  int group_m = 0;
   int rc = hc_mpich.Comm_remote_group(hc_abi_comm_in(comm), group ? &group_m : NULL);
   if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
@@ -2245,7 +2245,7 @@ HC_WEAK_ALIAS(MPI_Comm_remote_group, PMPI_Comm_remote_group);
 
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm * newintercomm)
 {
-  int newintercomm_m = newintercomm ? hc_abi_comm_in(*newintercomm) : 0;
+  int newintercomm_m = 0;
   int rc = hc_mpich.Intercomm_create(hc_abi_comm_in(local_comm), local_leader, hc_abi_comm_in(peer_comm), remote_leader, hc_abi_tag_in(tag), newintercomm ? &newintercomm_m : NULL);
   if (newintercomm) *newintercomm = hc_abi_comm_out(newintercomm_m);
   return hc_abi_err_out(rc);
@@ -2254,7 +2254,7 @@ HC_WEAK_ALIAS(MPI_Intercomm_create, PMPI_Intercomm_create);
 
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char * stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm * newintercomm)
 {
-  int newintercomm_m = newintercomm ? hc_abi_comm_in(*newintercomm) : 0;
+  int newintercomm_m = 0;
   int rc = hc_mpich.Intercomm_create_from_groups(hc_abi_group_in(local_group), local_leader, hc_abi_group_in(remote_group), remote_leader, stringtag, hc_abi_info_in(info), hc_abi_errhandler_in(errhandler), newintercomm ? &newintercomm_m : NULL);
   if (newintercomm) *newintercomm = hc_abi_comm_out(newintercomm_m);
   return hc_abi_err_out(rc);
@@ -2263,7 +2263,7 @@ HC_WEAK_ALIAS(MPI_Intercomm_create_from_groups, PMPI_Intercomm_create_from_group
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm * newintracomm)
 {
-  int newintracomm_m = newintracomm ? hc_abi_comm_in(*newintracomm) : 0;
+  int newintracomm_m = 0;
   int rc = hc_mpich.Intercomm_merge(hc_abi_comm_in(intercomm), high, newintracomm ? &newintracomm_m : NULL);
   if (newintracomm) *newintracomm = hc_abi_comm_out(newintracomm_m);
   return hc_abi_err_out(rc);
@@ -2385,7 +2385,7 @@ HC_WEAK_ALIAS(MPI_Attr_delete, PMPI_Attr_delete);
 
 int PMPI_Info_create(MPI_Info * info)
 {
-  int info_m = info ? hc_abi_info_in(*info) : 0;
+  int info_m = 0;
   int rc = hc_mpich.Info_create(info ? &info_m : NULL);
   if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
@@ -2394,7 +2394,7 @@ HC_WEAK_ALIAS(MPI_Info_create, PMPI_Info_create);
 
 int PMPI_Info_create_env(int argc, char * argv[], MPI_Info * info)
 {
-  int info_m = info ? hc_abi_info_in(*info) : 0;
+  int info_m = 0;
   int rc = hc_mpich.Info_create_env(argc, argv, info ? &info_m : NULL);
   if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
@@ -2403,7 +2403,7 @@ HC_WEAK_ALIAS(MPI_Info_create_env, PMPI_Info_create_env);
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info * newinfo)
 {
-  int newinfo_m = newinfo ? hc_abi_info_in(*newinfo) : 0;
+  int newinfo_m = 0;
   int rc = hc_mpich.Info_dup(hc_abi_info_in(info), newinfo ? &newinfo_m : NULL);
   if (newinfo) *newinfo = hc_abi_info_out(newinfo_m);
   return hc_abi_err_out(rc);
@@ -2470,7 +2470,7 @@ HC_WEAK_ALIAS(MPI_Info_get_nthkey, PMPI_Info_get_nthkey);
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_contiguous(count, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2479,7 +2479,7 @@ HC_WEAK_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous);
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_vector(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2488,7 +2488,7 @@ HC_WEAK_ALIAS(MPI_Type_vector, PMPI_Type_vector);
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_hvector(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2497,7 +2497,7 @@ HC_WEAK_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector);
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_indexed(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2506,7 +2506,7 @@ HC_WEAK_ALIAS(MPI_Type_indexed, PMPI_Type_indexed);
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2515,7 +2515,7 @@ HC_WEAK_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed);
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_indexed_block(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2524,7 +2524,7 @@ HC_WEAK_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_hindexed_block(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2538,7 +2538,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
   int *array_of_types_m = hc_abi_scratch(array_of_types_s, array_of_types_n, sizeof(int));
   if (array_of_types && !array_of_types_m) return MPI_ERR_NO_MEM;
   if (array_of_types) hc_abi_type_array_in(array_of_types_m, array_of_types, array_of_types_n);
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types ? array_of_types_m : NULL, newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   hc_abi_scratch_free(array_of_types_s, array_of_types_m);
@@ -2548,7 +2548,7 @@ HC_WEAK_ALIAS(MPI_Type_create_struct, PMPI_Type_create_struct);
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, hc_abi_order_in(order), hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2557,7 +2557,7 @@ HC_WEAK_ALIAS(MPI_Type_create_subarray, PMPI_Type_create_subarray);
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_resized(hc_abi_type_in(oldtype), lb, extent, newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2566,7 +2566,7 @@ HC_WEAK_ALIAS(MPI_Type_create_resized, PMPI_Type_create_resized);
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_dup(hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -2693,7 +2693,7 @@ HC_WEAK_ALIAS(MPI_Type_get_name, PMPI_Type_get_name);
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype * datatype)
 {
-  int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
+  int datatype_m = 0;
   int rc = hc_mpich.Type_match_size(hc_abi_typeclass_in(typeclass), size, datatype ? &datatype_m : NULL);
   if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
@@ -2808,7 +2808,7 @@ HC_WEAK_ALIAS(MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler);
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler * errhandler)
 {
-  int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
+  int errhandler_m = 0;
   int rc = hc_mpich.Comm_get_errhandler(hc_abi_comm_in(comm), errhandler ? &errhandler_m : NULL);
   if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
@@ -2831,7 +2831,7 @@ HC_WEAK_ALIAS(MPI_Win_set_errhandler, PMPI_Win_set_errhandler);
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler * errhandler)
 {
-  int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
+  int errhandler_m = 0;
   int rc = hc_mpich.Win_get_errhandler(hc_abi_win_in(win), errhandler ? &errhandler_m : NULL);
   if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
@@ -2854,7 +2854,7 @@ HC_WEAK_ALIAS(MPI_Session_set_errhandler, PMPI_Session_set_errhandler);
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler * errhandler)
 {
-  int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
+  int errhandler_m = 0;
   int rc = hc_mpich.Session_get_errhandler(hc_abi_session_in(session), errhandler ? &errhandler_m : NULL);
   if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
@@ -2877,7 +2877,7 @@ HC_WEAK_ALIAS(MPI_Dims_create, PMPI_Dims_create);
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm * comm_cart)
 {
-  int comm_cart_m = comm_cart ? hc_abi_comm_in(*comm_cart) : 0;
+  int comm_cart_m = 0;
   int rc = hc_mpich.Cart_create(hc_abi_comm_in(comm_old), ndims, dims, periods, reorder, comm_cart ? &comm_cart_m : NULL);
   if (comm_cart) *comm_cart = hc_abi_comm_out(comm_cart_m);
   return hc_abi_err_out(rc);
@@ -2925,7 +2925,7 @@ HC_WEAK_ALIAS(MPI_Cart_shift, PMPI_Cart_shift);
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm * newcomm)
 {
-  int newcomm_m = newcomm ? hc_abi_comm_in(*newcomm) : 0;
+  int newcomm_m = 0;
   int rc = hc_mpich.Cart_sub(hc_abi_comm_in(comm), remain_dims, newcomm ? &newcomm_m : NULL);
   if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
   return hc_abi_err_out(rc);
@@ -2941,7 +2941,7 @@ HC_WEAK_ALIAS(MPI_Cart_map, PMPI_Cart_map);
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm * comm_graph)
 {
-  int comm_graph_m = comm_graph ? hc_abi_comm_in(*comm_graph) : 0;
+  int comm_graph_m = 0;
   int rc = hc_mpich.Graph_create(hc_abi_comm_in(comm_old), nnodes, indx, edges, reorder, comm_graph ? &comm_graph_m : NULL);
   if (comm_graph) *comm_graph = hc_abi_comm_out(comm_graph_m);
   return hc_abi_err_out(rc);
@@ -2985,7 +2985,7 @@ HC_WEAK_ALIAS(MPI_Graph_map, PMPI_Graph_map);
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm * comm_dist_graph)
 {
-  int comm_dist_graph_m = comm_dist_graph ? hc_abi_comm_in(*comm_dist_graph) : 0;
+  int comm_dist_graph_m = 0;
   int rc = hc_mpich.Dist_graph_create(hc_abi_comm_in(comm_old), n, sources, degrees, destinations, weights, hc_abi_info_in(info), reorder, comm_dist_graph ? &comm_dist_graph_m : NULL);
   if (comm_dist_graph) *comm_dist_graph = hc_abi_comm_out(comm_dist_graph_m);
   return hc_abi_err_out(rc);
@@ -2994,7 +2994,7 @@ HC_WEAK_ALIAS(MPI_Dist_graph_create, PMPI_Dist_graph_create);
 
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm * comm_dist_graph)
 {
-  int comm_dist_graph_m = comm_dist_graph ? hc_abi_comm_in(*comm_dist_graph) : 0;
+  int comm_dist_graph_m = 0;
   int rc = hc_mpich.Dist_graph_create_adjacent(hc_abi_comm_in(comm_old), indegree, sources, sourceweights, outdegree, destinations, destweights, hc_abi_info_in(info), reorder, comm_dist_graph ? &comm_dist_graph_m : NULL);
   if (comm_dist_graph) *comm_dist_graph = hc_abi_comm_out(comm_dist_graph_m);
   return hc_abi_err_out(rc);
@@ -3026,7 +3026,7 @@ HC_WEAK_ALIAS(MPI_Topo_test, PMPI_Topo_test);
 
 int PMPI_Win_create(void * base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_create(base, size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3035,7 +3035,7 @@ HC_WEAK_ALIAS(MPI_Win_create, PMPI_Win_create);
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void * baseptr, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_allocate(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3044,7 +3044,7 @@ HC_WEAK_ALIAS(MPI_Win_allocate, PMPI_Win_allocate);
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void * baseptr, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_allocate_shared(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3053,7 +3053,7 @@ HC_WEAK_ALIAS(MPI_Win_allocate_shared, PMPI_Win_allocate_shared);
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_create_dynamic(hc_abi_info_in(info), hc_abi_comm_in(comm), win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3092,7 +3092,7 @@ HC_WEAK_ALIAS(MPI_Win_free, PMPI_Win_free);
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group * group)
 {
-  int group_m = group ? hc_abi_group_in(*group) : 0;
+  int group_m = 0;
   int rc = hc_mpich.Win_get_group(hc_abi_win_in(win), group ? &group_m : NULL);
   if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
@@ -3108,7 +3108,7 @@ HC_WEAK_ALIAS(MPI_Win_set_info, PMPI_Win_set_info);
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info * info_used)
 {
-  int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
+  int info_used_m = 0;
   int rc = hc_mpich.Win_get_info(hc_abi_win_in(win), info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
@@ -3173,7 +3173,7 @@ HC_WEAK_ALIAS(MPI_Compare_and_swap, PMPI_Compare_and_swap);
 
 int PMPI_Rput(const void * origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rput(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3182,7 +3182,7 @@ HC_WEAK_ALIAS(MPI_Rput, PMPI_Rput);
 
 int PMPI_Rget(void * origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rget(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3191,7 +3191,7 @@ HC_WEAK_ALIAS(MPI_Rget, PMPI_Rget);
 
 int PMPI_Raccumulate(const void * origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Raccumulate(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3200,7 +3200,7 @@ HC_WEAK_ALIAS(MPI_Raccumulate, PMPI_Raccumulate);
 
 int PMPI_Rget_accumulate(const void * origin_addr, int origin_count, MPI_Datatype origin_datatype, void * result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rget_accumulate(origin_addr, origin_count, hc_abi_type_in(origin_datatype), result_addr, result_count, hc_abi_type_in(result_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3314,7 +3314,7 @@ HC_WEAK_ALIAS(MPI_Win_sync, PMPI_Win_sync);
 
 int PMPI_Win_create_c(void * base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_create_c(base, size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3323,7 +3323,7 @@ HC_WEAK_ALIAS(MPI_Win_create_c, PMPI_Win_create_c);
 
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void * baseptr, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_allocate_c(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3332,7 +3332,7 @@ HC_WEAK_ALIAS(MPI_Win_allocate_c, PMPI_Win_allocate_c);
 
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void * baseptr, MPI_Win * win)
 {
-  int win_m = win ? hc_abi_win_in(*win) : 0;
+  int win_m = 0;
   int rc = hc_mpich.Win_allocate_shared_c(size, disp_unit, hc_abi_info_in(info), hc_abi_comm_in(comm), baseptr, win ? &win_m : NULL);
   if (win) *win = hc_abi_win_out(win_m);
   return hc_abi_err_out(rc);
@@ -3376,7 +3376,7 @@ HC_WEAK_ALIAS(MPI_Get_accumulate_c, PMPI_Get_accumulate_c);
 
 int PMPI_Rput_c(const void * origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rput_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3385,7 +3385,7 @@ HC_WEAK_ALIAS(MPI_Rput_c, PMPI_Rput_c);
 
 int PMPI_Rget_c(void * origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rget_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3394,7 +3394,7 @@ HC_WEAK_ALIAS(MPI_Rget_c, PMPI_Rget_c);
 
 int PMPI_Raccumulate_c(const void * origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Raccumulate_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3403,7 +3403,7 @@ HC_WEAK_ALIAS(MPI_Raccumulate_c, PMPI_Raccumulate_c);
 
 int PMPI_Rget_accumulate_c(const void * origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void * result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rget_accumulate_c(origin_addr, origin_count, hc_abi_type_in(origin_datatype), result_addr, result_count, hc_abi_type_in(result_datatype), hc_abi_rank_in(target_rank), target_disp, target_count, hc_abi_type_in(target_datatype), hc_abi_op_in(op), hc_abi_win_in(win), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3491,7 +3491,7 @@ HC_WEAK_ALIAS(MPI_T_cvar_get_index, PMPI_T_cvar_get_index);
 
 int PMPI_T_cvar_get_info(int cvar_index, char * name, int * name_len, int * verbosity, MPI_Datatype * datatype, MPI_T_enum * enumtype, char * desc, int * desc_len, int * bind, int * scope)
 {
-  int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
+  int datatype_m = 0;
   int rc = hc_mpich.T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind, scope);
   if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
@@ -3549,7 +3549,7 @@ HC_WEAK_ALIAS(MPI_T_enum_get_item, PMPI_T_enum_get_item);
 
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info * info_used)
 {
-  int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
+  int info_used_m = 0;
   int rc = hc_mpich.T_event_callback_get_info((void *)event_registration, cb_safety, info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
@@ -3607,7 +3607,7 @@ HC_WEAK_ALIAS(MPI_T_event_handle_alloc, PMPI_T_event_handle_alloc);
 
 int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info * info_used)
 {
-  int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
+  int info_used_m = 0;
   int rc = hc_mpich.T_event_handle_get_info((void *)event_registration, info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
@@ -3653,7 +3653,7 @@ HC_WEAK_ALIAS(MPI_T_pvar_get_index, PMPI_T_pvar_get_index);
 
 int PMPI_T_pvar_get_info(int pvar_index, char * name, int * name_len, int * verbosity, int * var_class, MPI_Datatype * datatype, MPI_T_enum * enumtype, char * desc, int * desc_len, int * bind, int * readonly, int * continuous, int * atomic)
 {
-  int datatype_m = datatype ? hc_abi_type_in(*datatype) : 0;
+  int datatype_m = 0;
   int rc = hc_mpich.T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind, readonly, continuous, atomic);
   if (datatype) *datatype = hc_abi_type_out(datatype_m);
   return hc_abi_err_out(rc);
@@ -3739,7 +3739,7 @@ HC_WEAK_ALIAS(MPI_T_pvar_write, PMPI_T_pvar_write);
 
 int PMPI_T_source_get_info(int source_index, char * name, int * name_len, char * desc, int * desc_len, MPI_T_source_order * ordering, MPI_Count * ticks_per_second, MPI_Count * max_ticks, MPI_Info * info)
 {
-  int info_m = info ? hc_abi_info_in(*info) : 0;
+  int info_m = 0;
   int rc = hc_mpich.T_source_get_info(source_index, name, name_len, desc, desc_len, (int *)ordering, ticks_per_second, max_ticks, info ? &info_m : NULL);
   if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
@@ -3769,7 +3769,7 @@ HC_WEAK_ALIAS(MPI_Allgather_c, PMPI_Allgather_c);
 
 int PMPI_Allgather_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Allgather_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3785,7 +3785,7 @@ HC_WEAK_ALIAS(MPI_Allgatherv_c, PMPI_Allgatherv_c);
 
 int PMPI_Allgatherv_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Allgatherv_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3801,7 +3801,7 @@ HC_WEAK_ALIAS(MPI_Allreduce_c, PMPI_Allreduce_c);
 
 int PMPI_Allreduce_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Allreduce_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3817,7 +3817,7 @@ HC_WEAK_ALIAS(MPI_Alltoall_c, PMPI_Alltoall_c);
 
 int PMPI_Alltoall_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Alltoall_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3833,7 +3833,7 @@ HC_WEAK_ALIAS(MPI_Alltoallv_c, PMPI_Alltoallv_c);
 
 int PMPI_Alltoallv_init_c(const void * sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Alltoallv_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3871,7 +3871,7 @@ int PMPI_Alltoallw_init_c(const void * sendbuf, const MPI_Count sendcounts[], co
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Alltoallw_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -3889,7 +3889,7 @@ HC_WEAK_ALIAS(MPI_Bcast_c, PMPI_Bcast_c);
 
 int PMPI_Bcast_init_c(void * buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Bcast_init_c(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3905,7 +3905,7 @@ HC_WEAK_ALIAS(MPI_Bsend_c, PMPI_Bsend_c);
 
 int PMPI_Bsend_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Bsend_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3935,7 +3935,7 @@ HC_WEAK_ALIAS(MPI_Exscan_c, PMPI_Exscan_c);
 
 int PMPI_Exscan_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Exscan_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3951,7 +3951,7 @@ HC_WEAK_ALIAS(MPI_Gather_c, PMPI_Gather_c);
 
 int PMPI_Gather_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Gather_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3967,7 +3967,7 @@ HC_WEAK_ALIAS(MPI_Gatherv_c, PMPI_Gatherv_c);
 
 int PMPI_Gatherv_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Gatherv_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3976,7 +3976,7 @@ HC_WEAK_ALIAS(MPI_Gatherv_init_c, PMPI_Gatherv_init_c);
 
 int PMPI_Iallgather_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iallgather_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3985,7 +3985,7 @@ HC_WEAK_ALIAS(MPI_Iallgather_c, PMPI_Iallgather_c);
 
 int PMPI_Iallgatherv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iallgatherv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -3994,7 +3994,7 @@ HC_WEAK_ALIAS(MPI_Iallgatherv_c, PMPI_Iallgatherv_c);
 
 int PMPI_Iallreduce_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iallreduce_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4003,7 +4003,7 @@ HC_WEAK_ALIAS(MPI_Iallreduce_c, PMPI_Iallreduce_c);
 
 int PMPI_Ialltoall_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ialltoall_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4012,7 +4012,7 @@ HC_WEAK_ALIAS(MPI_Ialltoall_c, PMPI_Ialltoall_c);
 
 int PMPI_Ialltoallv_c(const void * sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ialltoallv_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4031,7 +4031,7 @@ int PMPI_Ialltoallw_c(const void * sendbuf, const MPI_Count sendcounts[], const 
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ialltoallw_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -4042,7 +4042,7 @@ HC_WEAK_ALIAS(MPI_Ialltoallw_c, PMPI_Ialltoallw_c);
 
 int PMPI_Ibcast_c(void * buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ibcast_c(buffer, count, hc_abi_type_in(datatype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4051,7 +4051,7 @@ HC_WEAK_ALIAS(MPI_Ibcast_c, PMPI_Ibcast_c);
 
 int PMPI_Ibsend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ibsend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4060,7 +4060,7 @@ HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);
 
 int PMPI_Iexscan_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iexscan_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4069,7 +4069,7 @@ HC_WEAK_ALIAS(MPI_Iexscan_c, PMPI_Iexscan_c);
 
 int PMPI_Igather_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Igather_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4078,7 +4078,7 @@ HC_WEAK_ALIAS(MPI_Igather_c, PMPI_Igather_c);
 
 int PMPI_Igatherv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Igatherv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4098,7 +4098,7 @@ HC_WEAK_ALIAS(MPI_Imrecv_c, PMPI_Imrecv_c);
 
 int PMPI_Ineighbor_allgather_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_allgather_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4107,7 +4107,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c);
 
 int PMPI_Ineighbor_allgatherv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_allgatherv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4116,7 +4116,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c);
 
 int PMPI_Ineighbor_alltoall_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_alltoall_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4125,7 +4125,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c);
 
 int PMPI_Ineighbor_alltoallv_c(const void * sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_alltoallv_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4144,7 +4144,7 @@ int PMPI_Ineighbor_alltoallw_c(const void * sendbuf, const MPI_Count sendcounts[
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ineighbor_alltoallw_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -4155,7 +4155,7 @@ HC_WEAK_ALIAS(MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c);
 
 int PMPI_Irecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Irecv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4164,7 +4164,7 @@ HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
 
 int PMPI_Ireduce_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ireduce_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4173,7 +4173,7 @@ HC_WEAK_ALIAS(MPI_Ireduce_c, PMPI_Ireduce_c);
 
 int PMPI_Ireduce_scatter_block_c(const void * sendbuf, void * recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ireduce_scatter_block_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4182,7 +4182,7 @@ HC_WEAK_ALIAS(MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c);
 
 int PMPI_Ireduce_scatter_c(const void * sendbuf, void * recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ireduce_scatter_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4191,7 +4191,7 @@ HC_WEAK_ALIAS(MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c);
 
 int PMPI_Irsend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Irsend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4200,7 +4200,7 @@ HC_WEAK_ALIAS(MPI_Irsend_c, PMPI_Irsend_c);
 
 int PMPI_Iscan_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iscan_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4209,7 +4209,7 @@ HC_WEAK_ALIAS(MPI_Iscan_c, PMPI_Iscan_c);
 
 int PMPI_Iscatter_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iscatter_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4218,7 +4218,7 @@ HC_WEAK_ALIAS(MPI_Iscatter_c, PMPI_Iscatter_c);
 
 int PMPI_Iscatterv_c(const void * sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Iscatterv_c(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4227,7 +4227,7 @@ HC_WEAK_ALIAS(MPI_Iscatterv_c, PMPI_Iscatterv_c);
 
 int PMPI_Isend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Isend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4236,7 +4236,7 @@ HC_WEAK_ALIAS(MPI_Isend_c, PMPI_Isend_c);
 
 int PMPI_Isendrecv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Isendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4245,7 +4245,7 @@ HC_WEAK_ALIAS(MPI_Isendrecv_c, PMPI_Isendrecv_c);
 
 int PMPI_Isendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Isendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4254,7 +4254,7 @@ HC_WEAK_ALIAS(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c);
 
 int PMPI_Issend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Issend_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4264,8 +4264,8 @@ HC_WEAK_ALIAS(MPI_Issend_c, PMPI_Issend_c);
 int PMPI_Mrecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
 {
   int message_m = message ? hc_abi_message_in(*message) : 0;
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Mrecv_c(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Mrecv_c(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_slot(status, &status_m));
   if (message) *message = hc_abi_message_out(message_m);
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
@@ -4281,7 +4281,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c);
 
 int PMPI_Neighbor_allgather_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_allgather_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4297,7 +4297,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c);
 
 int PMPI_Neighbor_allgatherv_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_allgatherv_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, displs, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4313,7 +4313,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c);
 
 int PMPI_Neighbor_alltoall_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_alltoall_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4329,7 +4329,7 @@ HC_WEAK_ALIAS(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c);
 
 int PMPI_Neighbor_alltoallv_init_c(const void * sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void * recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_alltoallv_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcounts, rdispls, hc_abi_type_in(recvtype), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4367,7 +4367,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void * sendbuf, const MPI_Count sendcou
   int *recvtypes_m = hc_abi_scratch(recvtypes_s, recvtypes_n, sizeof(int));
   if (recvtypes && !recvtypes_m) return MPI_ERR_NO_MEM;
   if (recvtypes) hc_abi_type_array_in(recvtypes_m, recvtypes, recvtypes_n);
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Neighbor_alltoallw_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, sdispls, sendtypes ? sendtypes_m : NULL, hc_abi_buf_in(recvbuf), recvcounts, rdispls, recvtypes ? recvtypes_m : NULL, hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   hc_abi_scratch_free(sendtypes_s, sendtypes_m);
@@ -4406,8 +4406,8 @@ HC_WEAK_ALIAS(MPI_Pack_size_c, PMPI_Pack_size_c);
 
 int PMPI_Recv_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Recv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Recv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4415,7 +4415,7 @@ HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
 
 int PMPI_Recv_init_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Recv_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4431,7 +4431,7 @@ HC_WEAK_ALIAS(MPI_Reduce_c, PMPI_Reduce_c);
 
 int PMPI_Reduce_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Reduce_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4454,7 +4454,7 @@ HC_WEAK_ALIAS(MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c);
 
 int PMPI_Reduce_scatter_block_init_c(const void * sendbuf, void * recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Reduce_scatter_block_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4470,7 +4470,7 @@ HC_WEAK_ALIAS(MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c);
 
 int PMPI_Reduce_scatter_init_c(const void * sendbuf, void * recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Reduce_scatter_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), recvcounts, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4486,7 +4486,7 @@ HC_WEAK_ALIAS(MPI_Rsend_c, PMPI_Rsend_c);
 
 int PMPI_Rsend_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Rsend_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4502,7 +4502,7 @@ HC_WEAK_ALIAS(MPI_Scan_c, PMPI_Scan_c);
 
 int PMPI_Scan_init_c(const void * sendbuf, void * recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Scan_init_c(hc_abi_cbuf_in(sendbuf), hc_abi_buf_in(recvbuf), count, hc_abi_type_in(datatype), hc_abi_op_in(op), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4518,7 +4518,7 @@ HC_WEAK_ALIAS(MPI_Scatter_c, PMPI_Scatter_c);
 
 int PMPI_Scatter_init_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Scatter_init_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4534,7 +4534,7 @@ HC_WEAK_ALIAS(MPI_Scatterv_c, PMPI_Scatterv_c);
 
 int PMPI_Scatterv_init_c(const void * sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Scatterv_init_c(hc_abi_cbuf_in(sendbuf), sendcounts, displs, hc_abi_type_in(sendtype), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(root), hc_abi_comm_in(comm), hc_abi_info_in(info), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4550,7 +4550,7 @@ HC_WEAK_ALIAS(MPI_Send_c, PMPI_Send_c);
 
 int PMPI_Send_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Send_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4559,8 +4559,8 @@ HC_WEAK_ALIAS(MPI_Send_init_c, PMPI_Send_init_c);
 
 int PMPI_Sendrecv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Sendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Sendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4568,8 +4568,8 @@ HC_WEAK_ALIAS(MPI_Sendrecv_c, PMPI_Sendrecv_c);
 
 int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.Sendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Sendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4584,7 +4584,7 @@ HC_WEAK_ALIAS(MPI_Ssend_c, PMPI_Ssend_c);
 
 int PMPI_Ssend_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.Ssend_init_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(tag), hc_abi_comm_in(comm), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4593,7 +4593,7 @@ HC_WEAK_ALIAS(MPI_Ssend_init_c, PMPI_Ssend_init_c);
 
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_contiguous_c(count, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4602,7 +4602,7 @@ HC_WEAK_ALIAS(MPI_Type_contiguous_c, PMPI_Type_contiguous_c);
 
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_hindexed_block_c(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4611,7 +4611,7 @@ HC_WEAK_ALIAS(MPI_Type_create_hindexed_block_c, PMPI_Type_create_hindexed_block_
 
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4620,7 +4620,7 @@ HC_WEAK_ALIAS(MPI_Type_create_hindexed_c, PMPI_Type_create_hindexed_c);
 
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_hvector_c(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4629,7 +4629,7 @@ HC_WEAK_ALIAS(MPI_Type_create_hvector_c, PMPI_Type_create_hvector_c);
 
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_indexed_block_c(count, blocklength, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4638,7 +4638,7 @@ HC_WEAK_ALIAS(MPI_Type_create_indexed_block_c, PMPI_Type_create_indexed_block_c)
 
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_resized_c(hc_abi_type_in(oldtype), lb, extent, newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4652,7 +4652,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
   int *array_of_types_m = hc_abi_scratch(array_of_types_s, array_of_types_n, sizeof(int));
   if (array_of_types && !array_of_types_m) return MPI_ERR_NO_MEM;
   if (array_of_types) hc_abi_type_array_in(array_of_types_m, array_of_types, array_of_types_n);
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types ? array_of_types_m : NULL, newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   hc_abi_scratch_free(array_of_types_s, array_of_types_m);
@@ -4662,7 +4662,7 @@ HC_WEAK_ALIAS(MPI_Type_create_struct_c, PMPI_Type_create_struct_c);
 
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, hc_abi_order_in(order), hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4694,7 +4694,7 @@ HC_WEAK_ALIAS(MPI_Type_get_envelope_c, PMPI_Type_get_envelope_c);
 
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_indexed_c(count, array_of_blocklengths, array_of_displacements, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4703,7 +4703,7 @@ HC_WEAK_ALIAS(MPI_Type_indexed_c, PMPI_Type_indexed_c);
 
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype * newtype)
 {
-  int newtype_m = newtype ? hc_abi_type_in(*newtype) : 0;
+  int newtype_m = 0;
   int rc = hc_mpich.Type_vector_c(count, blocklength, stride, hc_abi_type_in(oldtype), newtype ? &newtype_m : NULL);
   if (newtype) *newtype = hc_abi_type_out(newtype_m);
   return hc_abi_err_out(rc);
@@ -4726,7 +4726,7 @@ HC_WEAK_ALIAS(MPI_Unpack_external_c, PMPI_Unpack_external_c);
 
 int PMPI_File_open(MPI_Comm comm, const char * filename, int amode, MPI_Info info, MPI_File * fh)
 {
-  hc_mpich_file fh_m = fh ? hc_abi_file_in(*fh) : 0;
+  hc_mpich_file fh_m = 0;
   int rc = hc_mpich.File_open(hc_abi_comm_in(comm), filename, hc_abi_amode_in(amode), hc_abi_info_in(info), fh ? &fh_m : NULL);
   if (fh) *fh = hc_abi_file_out(fh_m);
   return hc_abi_err_out(rc);
@@ -4772,7 +4772,7 @@ HC_WEAK_ALIAS(MPI_File_get_size, PMPI_File_get_size);
 
 int PMPI_File_get_group(MPI_File fh, MPI_Group * group)
 {
-  int group_m = group ? hc_abi_group_in(*group) : 0;
+  int group_m = 0;
   int rc = hc_mpich.File_get_group(hc_abi_file_in(fh), group ? &group_m : NULL);
   if (group) *group = hc_abi_group_out(group_m);
   return hc_abi_err_out(rc);
@@ -4797,7 +4797,7 @@ HC_WEAK_ALIAS(MPI_File_set_info, PMPI_File_set_info);
 
 int PMPI_File_get_info(MPI_File fh, MPI_Info * info_used)
 {
-  int info_used_m = info_used ? hc_abi_info_in(*info_used) : 0;
+  int info_used_m = 0;
   int rc = hc_mpich.File_get_info(hc_abi_file_in(fh), info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
@@ -4813,8 +4813,8 @@ HC_WEAK_ALIAS(MPI_File_set_view, PMPI_File_set_view);
 
 int PMPI_File_get_view(MPI_File fh, MPI_Offset * disp, MPI_Datatype * etype, MPI_Datatype * filetype, char * datarep)
 {
-  int etype_m = etype ? hc_abi_type_in(*etype) : 0;
-  int filetype_m = filetype ? hc_abi_type_in(*filetype) : 0;
+  int etype_m = 0;
+  int filetype_m = 0;
   int rc = hc_mpich.File_get_view(hc_abi_file_in(fh), disp, etype ? &etype_m : NULL, filetype ? &filetype_m : NULL, datarep);
   if (etype) *etype = hc_abi_type_out(etype_m);
   if (filetype) *filetype = hc_abi_type_out(filetype_m);
@@ -4824,8 +4824,8 @@ HC_WEAK_ALIAS(MPI_File_get_view, PMPI_File_get_view);
 
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4833,8 +4833,8 @@ HC_WEAK_ALIAS(MPI_File_read_at, PMPI_File_read_at);
 
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4842,8 +4842,8 @@ HC_WEAK_ALIAS(MPI_File_read_at_all, PMPI_File_read_at_all);
 
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4851,8 +4851,8 @@ HC_WEAK_ALIAS(MPI_File_write_at, PMPI_File_write_at);
 
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4860,7 +4860,7 @@ HC_WEAK_ALIAS(MPI_File_write_at_all, PMPI_File_write_at_all);
 
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4869,7 +4869,7 @@ HC_WEAK_ALIAS(MPI_File_iread_at, PMPI_File_iread_at);
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4878,8 +4878,8 @@ HC_WEAK_ALIAS(MPI_File_iwrite_at, PMPI_File_iwrite_at);
 
 int PMPI_File_read(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4887,8 +4887,8 @@ HC_WEAK_ALIAS(MPI_File_read, PMPI_File_read);
 
 int PMPI_File_read_all(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4896,8 +4896,8 @@ HC_WEAK_ALIAS(MPI_File_read_all, PMPI_File_read_all);
 
 int PMPI_File_write(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4905,8 +4905,8 @@ HC_WEAK_ALIAS(MPI_File_write, PMPI_File_write);
 
 int PMPI_File_write_all(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4914,7 +4914,7 @@ HC_WEAK_ALIAS(MPI_File_write_all, PMPI_File_write_all);
 
 int PMPI_File_iread(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4923,7 +4923,7 @@ HC_WEAK_ALIAS(MPI_File_iread, PMPI_File_iread);
 
 int PMPI_File_iwrite(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4953,8 +4953,8 @@ HC_WEAK_ALIAS(MPI_File_get_byte_offset, PMPI_File_get_byte_offset);
 
 int PMPI_File_read_shared(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4962,8 +4962,8 @@ HC_WEAK_ALIAS(MPI_File_read_shared, PMPI_File_read_shared);
 
 int PMPI_File_write_shared(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4971,7 +4971,7 @@ HC_WEAK_ALIAS(MPI_File_write_shared, PMPI_File_write_shared);
 
 int PMPI_File_iread_shared(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4980,7 +4980,7 @@ HC_WEAK_ALIAS(MPI_File_iread_shared, PMPI_File_iread_shared);
 
 int PMPI_File_iwrite_shared(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -4989,8 +4989,8 @@ HC_WEAK_ALIAS(MPI_File_iwrite_shared, PMPI_File_iwrite_shared);
 
 int PMPI_File_read_ordered(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -4998,8 +4998,8 @@ HC_WEAK_ALIAS(MPI_File_read_ordered, PMPI_File_read_ordered);
 
 int PMPI_File_write_ordered(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5028,8 +5028,8 @@ HC_WEAK_ALIAS(MPI_File_read_at_all_begin, PMPI_File_read_at_all_begin);
 
 int PMPI_File_read_at_all_end(MPI_File fh, void * buf, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5044,8 +5044,8 @@ HC_WEAK_ALIAS(MPI_File_write_at_all_begin, PMPI_File_write_at_all_begin);
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void * buf, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5060,8 +5060,8 @@ HC_WEAK_ALIAS(MPI_File_read_all_begin, PMPI_File_read_all_begin);
 
 int PMPI_File_read_all_end(MPI_File fh, void * buf, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5076,8 +5076,8 @@ HC_WEAK_ALIAS(MPI_File_write_all_begin, PMPI_File_write_all_begin);
 
 int PMPI_File_write_all_end(MPI_File fh, const void * buf, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_all_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5092,8 +5092,8 @@ HC_WEAK_ALIAS(MPI_File_read_ordered_begin, PMPI_File_read_ordered_begin);
 
 int PMPI_File_read_ordered_end(MPI_File fh, void * buf, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5108,8 +5108,8 @@ HC_WEAK_ALIAS(MPI_File_write_ordered_begin, PMPI_File_write_ordered_begin);
 
 int PMPI_File_write_ordered_end(MPI_File fh, const void * buf, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5152,7 +5152,7 @@ HC_WEAK_ALIAS(MPI_File_set_errhandler, PMPI_File_set_errhandler);
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler * errhandler)
 {
-  int errhandler_m = errhandler ? hc_abi_errhandler_in(*errhandler) : 0;
+  int errhandler_m = 0;
   int rc = hc_mpich.File_get_errhandler(hc_abi_file_in(file), errhandler ? &errhandler_m : NULL);
   if (errhandler) *errhandler = hc_abi_errhandler_out(errhandler_m);
   return hc_abi_err_out(rc);
@@ -5161,7 +5161,7 @@ HC_WEAK_ALIAS(MPI_File_get_errhandler, PMPI_File_get_errhandler);
 
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5170,7 +5170,7 @@ HC_WEAK_ALIAS(MPI_File_iread_at_all, PMPI_File_iread_at_all);
 
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5179,7 +5179,7 @@ HC_WEAK_ALIAS(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all);
 
 int PMPI_File_iread_all(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5188,7 +5188,7 @@ HC_WEAK_ALIAS(MPI_File_iread_all, PMPI_File_iread_all);
 
 int PMPI_File_iwrite_all(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5197,8 +5197,8 @@ HC_WEAK_ALIAS(MPI_File_iwrite_all, PMPI_File_iwrite_all);
 
 int PMPI_File_read_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5206,8 +5206,8 @@ HC_WEAK_ALIAS(MPI_File_read_c, PMPI_File_read_c);
 
 int PMPI_File_read_all_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5222,8 +5222,8 @@ HC_WEAK_ALIAS(MPI_File_read_all_begin_c, PMPI_File_read_all_begin_c);
 
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5231,8 +5231,8 @@ HC_WEAK_ALIAS(MPI_File_read_at_c, PMPI_File_read_at_c);
 
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5247,8 +5247,8 @@ HC_WEAK_ALIAS(MPI_File_read_at_all_begin_c, PMPI_File_read_at_all_begin_c);
 
 int PMPI_File_read_ordered_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5263,8 +5263,8 @@ HC_WEAK_ALIAS(MPI_File_read_ordered_begin_c, PMPI_File_read_ordered_begin_c);
 
 int PMPI_File_read_shared_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_read_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_read_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5272,8 +5272,8 @@ HC_WEAK_ALIAS(MPI_File_read_shared_c, PMPI_File_read_shared_c);
 
 int PMPI_File_write_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5281,8 +5281,8 @@ HC_WEAK_ALIAS(MPI_File_write_c, PMPI_File_write_c);
 
 int PMPI_File_write_all_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5297,8 +5297,8 @@ HC_WEAK_ALIAS(MPI_File_write_all_begin_c, PMPI_File_write_all_begin_c);
 
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5306,8 +5306,8 @@ HC_WEAK_ALIAS(MPI_File_write_at_c, PMPI_File_write_at_c);
 
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5322,8 +5322,8 @@ HC_WEAK_ALIAS(MPI_File_write_at_all_begin_c, PMPI_File_write_at_all_begin_c);
 
 int PMPI_File_write_ordered_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5338,8 +5338,8 @@ HC_WEAK_ALIAS(MPI_File_write_ordered_begin_c, PMPI_File_write_ordered_begin_c);
 
 int PMPI_File_write_shared_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
-  hc_mpich_status_t status_m;
-  int rc = hc_mpich.File_write_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_in(status, &status_m));
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.File_write_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
@@ -5347,7 +5347,7 @@ HC_WEAK_ALIAS(MPI_File_write_shared_c, PMPI_File_write_shared_c);
 
 int PMPI_File_iread_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5356,7 +5356,7 @@ HC_WEAK_ALIAS(MPI_File_iread_c, PMPI_File_iread_c);
 
 int PMPI_File_iread_all_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5365,7 +5365,7 @@ HC_WEAK_ALIAS(MPI_File_iread_all_c, PMPI_File_iread_all_c);
 
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5374,7 +5374,7 @@ HC_WEAK_ALIAS(MPI_File_iread_at_c, PMPI_File_iread_at_c);
 
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5383,7 +5383,7 @@ HC_WEAK_ALIAS(MPI_File_iread_at_all_c, PMPI_File_iread_at_all_c);
 
 int PMPI_File_iread_shared_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iread_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5392,7 +5392,7 @@ HC_WEAK_ALIAS(MPI_File_iread_shared_c, PMPI_File_iread_shared_c);
 
 int PMPI_File_iwrite_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5401,7 +5401,7 @@ HC_WEAK_ALIAS(MPI_File_iwrite_c, PMPI_File_iwrite_c);
 
 int PMPI_File_iwrite_all_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5410,7 +5410,7 @@ HC_WEAK_ALIAS(MPI_File_iwrite_all_c, PMPI_File_iwrite_all_c);
 
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5419,7 +5419,7 @@ HC_WEAK_ALIAS(MPI_File_iwrite_at_c, PMPI_File_iwrite_at_c);
 
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);
@@ -5428,7 +5428,7 @@ HC_WEAK_ALIAS(MPI_File_iwrite_at_all_c, PMPI_File_iwrite_at_all_c);
 
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Request * request)
 {
-  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int request_m = 0;
   int rc = hc_mpich.File_iwrite_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), request ? &request_m : NULL);
   if (request) *request = hc_abi_request_out(request_m);
   return hc_abi_err_out(rc);

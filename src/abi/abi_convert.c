@@ -166,6 +166,10 @@ hc_mpich_status_t *hc_abi_status_in(const MPI_Status *s, hc_mpich_status_t *m) {
   return m;
 }
 
+hc_mpich_status_t *hc_abi_status_slot(MPI_Status *s, hc_mpich_status_t *m) {
+  return s == MPI_STATUS_IGNORE ? HC_MPICH_STATUS_IGNORE : m;
+}
+
 void hc_abi_status_out(MPI_Status *s, const hc_mpich_status_t *m) {
   if (s == MPI_STATUS_IGNORE || m == HC_MPICH_STATUS_IGNORE)
     return;
@@ -188,17 +192,15 @@ void hc_abi_scratch_free(void *stack, void *p) {
     free(p);
 }
 
-/* Statuses arrays copy in as well as out: entries the call leaves alone
- * (Testall that finds a request pending) must read back unchanged. */
+/* Arrays of statuses are outputs: zeroed scratch, converted back after
+ * the call (entries it left alone read as an empty status). */
 hc_mpich_status_t *hc_abi_statuses_in(const MPI_Status *s,
                                       hc_mpich_status_t *stack, int n) {
   if (s == MPI_STATUSES_IGNORE)
     return NULL;
   hc_mpich_status_t *m = hc_abi_scratch(stack, n, sizeof *m);
-  if (!m)
-    return NULL;
-  for (int i = 0; i < n; i++)
-    hc_abi_status_in(&s[i], &m[i]);
+  if (m && n > 0)
+    memset(m, 0, (size_t)n * sizeof *m);
   return m;
 }
 

@@ -90,6 +90,8 @@ void *hc_abi_scratch(void *stack, int n, size_t elem);
 void hc_abi_scratch_free(void *stack, void *p);
 hc_mpich_status_t *hc_abi_status_in(const MPI_Status *s, hc_mpich_status_t *m);
 void hc_abi_status_out(MPI_Status *s, const hc_mpich_status_t *m);
+/* The MPICH status an output status is written to: m, or MPICH's ignore. */
+hc_mpich_status_t *hc_abi_status_slot(MPI_Status *s, hc_mpich_status_t *m);
 hc_mpich_status_t *hc_abi_statuses_in(const MPI_Status *s,
                                       hc_mpich_status_t *stack, int n);
 void hc_abi_statuses_out(MPI_Status *s, const hc_mpich_status_t *m, int n);

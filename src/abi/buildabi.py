@@ -54,6 +54,11 @@ NOT_YET = {'Register_datarep', 'Register_datarep_c', 'T_event_register_callback'
            'T_event_set_dropped_handler', 'T_event_get_info'}
 
 BUF_IN = {'sendbuf', 'recvbuf'}
+# Calls whose handle pointer is read as well as written; in all others it
+# is an output only and is not read.
+INOUT_HANDLE = re.compile(r'(_free|_finalize|^Type_commit|^Wait|^Test|'
+                          r'^Start|^Cancel|^Comm_disconnect|^File_close|'
+                          r'^Mrecv|^Imrecv)(_c)?$')
 RANK_IN = {'dest', 'source', 'root', 'target_rank', 'rank'}
 RANK_OUT = {('Cart_shift', 'rank_source'), ('Cart_shift', 'rank_dest')}
 TAG_IN = {'tag', 'sendtag', 'recvtag'}
@@ -277,8 +282,11 @@ def wrapper(ret, call, plist):
             actual.append('hc_abi_%s_in(%s)' % (detail, name))
         elif kind == 'hptr':
             mtype = 'hc_mpich_file' if detail == 'file' else 'int'
-            pre.append('%s %s_m = %s ? hc_abi_%s_in(*%s) : 0;' %
-                       (mtype, name, name, detail, name))
+            if INOUT_HANDLE.search(call):
+                pre.append('%s %s_m = %s ? hc_abi_%s_in(*%s) : 0;' %
+                           (mtype, name, name, detail, name))
+            else:  # an output: the caller's variable may be unset
+                pre.append('%s %s_m = 0;' % (mtype, name))
             actual.append('%s ? &%s_m : NULL' % (name, name))
             post.append('if (%s) *%s = hc_abi_%s_out(%s_m);' %
                         (name, name, detail, name))
@@ -297,8 +305,10 @@ def wrapper(ret, call, plist):
                             (name, short, name, name, name))
             cleanup.append('hc_abi_scratch_free(%s_s, %s_m);' % (name, name))
         elif kind in ('st', 'stin'):
-            pre.append('hc_mpich_status_t %s_m;' % name)
-            actual.append('hc_abi_status_in(%s, &%s_m)' % (name, name))
+            pre.append('hc_mpich_status_t %s_m = {0};' % name)
+            reads = kind == 'stin' or call.startswith('Status_set')
+            actual.append('hc_abi_status_%s(%s, &%s_m)' %
+                          ('in' if reads else 'slot', name, name))
             if kind == 'st':
                 post.append('hc_abi_status_out(%s, &%s_m);' % (name, name))
         elif kind == 'starr':
