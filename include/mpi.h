@@ -609,6 +609,9 @@ int MPI_Is_thread_main(int *flag);
 int PMPI_Is_thread_main(int *flag);
 int MPI_Get_version(int *version, int *subversion);
 int PMPI_Get_version(int *version, int *subversion);
+/* MPI-5.0: the standard ABI's version; -1.-1 here (the MPICH ABI). */
+int MPI_Abi_get_version(int *abi_major, int *abi_minor);
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor);
 int MPI_Get_library_version(char *version, int *resultlen);
 int PMPI_Get_library_version(char *version, int *resultlen);
 int MPI_Get_processor_name(char *name, int *resultlen);

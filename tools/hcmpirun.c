@@ -133,9 +133,11 @@ static void run_usage(FILE *f) {
           "                the others (they see MPIX_ERR_PROC_FAILED); the\n"
           "                exit status still reports it (also HCMPI_FT=1)\n"
           "  -genv K V, -env K V   the same, mpiexec style\n"
-          "  --relink      run a program built against MPICH on hcmpi: put\n"
-          "                hcmpi's libmpi.so.12/libmpich.so.12 first on\n"
-          "                the ranks' LD_LIBRARY_PATH\n"
+          "  --relink      run a program built against MPICH, or against\n"
+          "                another MPI's standard ABI (libmpi_abi.so.1), on\n"
+          "                hcmpi: put hcmpi's libmpi.so.12/libmpich.so.12\n"
+          "                and libmpi_abi.so.1 first on the ranks'\n"
+          "                LD_LIBRARY_PATH\n"
           "  -ppn N, -hosts H[,H...]   accepted where every rank stays on\n"
           "                this host (H is localhost or this host's name)\n"
           "Not supported (hcmpirun starts ranks on this host only; use\n"
@@ -321,16 +323,18 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
 
 /* ---- --relink ------------------------------------------------------------ */
 
-static int run_has_libmpi(const char *dir) {
-  char path[PATH_MAX + 32];
+static int run_has_lib(const char *dir, const char *lib) {
+  char path[PATH_MAX + 64];
   struct stat st;
-  snprintf(path, sizeof path, "%s/libmpi.so.12", dir);
+  snprintf(path, sizeof path, "%s/%s", dir, lib);
   return stat(path, &st) == 0;
 }
 
-/* The MPICH-named libraries that belong to this hcmpirun: those of its
- * build tree when it runs from one, else the installed ones. */
-static int run_relink_dir(char *dir, size_t len) {
+/* The folder of lib that belongs to this hcmpirun: tree_sub of its build
+ * tree when it runs from one, else the installed one; -1 when neither
+ * has it. */
+static int run_lib_dir(char *dir, size_t len, const char *tree_sub,
+                       const char *installed, const char *lib) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {
@@ -338,13 +342,19 @@ static int run_relink_dir(char *dir, size_t len) {
     char *slash = strrchr(exe, '/');
     if (slash != NULL) {
       *slash = '\0';
-      snprintf(dir, len, "%s/../mpich-abi/.libs", exe);
-      if (run_has_libmpi(dir))
+      snprintf(dir, len, "%s/../%s", exe, tree_sub);
+      if (run_has_lib(dir, lib))
         return 0;
     }
   }
-  snprintf(dir, len, "%s", HC_MPICH_ABI_DIR);
-  if (run_has_libmpi(dir))
+  snprintf(dir, len, "%s", installed);
+  return run_has_lib(dir, lib) ? 0 : -1;
+}
+
+/* The MPICH-named libraries (libmpi.so.12, libmpich.so.12). */
+static int run_relink_dir(char *dir, size_t len) {
+  if (run_lib_dir(dir, len, "mpich-abi/.libs", HC_MPICH_ABI_DIR,
+                  "libmpi.so.12") == 0)
     return 0;
   fprintf(stderr,
           "hcmpirun: --relink: libmpi.so.12 is neither in the build tree "
@@ -353,20 +363,27 @@ static int run_relink_dir(char *dir, size_t len) {
   return -1;
 }
 
+/* hcmpi's libmpi_abi.so.1 (the MPI-5.0 standard ABI); "" when absent. */
+static void run_abi_dir(char *dir, size_t len) {
+  if (run_lib_dir(dir, len, ".libs", HC_LIB_DIR, "libmpi_abi.so.1") != 0)
+    dir[0] = '\0';
+}
+
 static int run_relink_setup(run_opts_t *o) {
   char dir[PATH_MAX + 32], real[PATH_MAX];
+  char abi[PATH_MAX + 32], abi_real[PATH_MAX];
   if (run_relink_dir(dir, sizeof dir) != 0)
     return -1;
   const char *use = realpath(dir, real) ? real : dir;
+  run_abi_dir(abi, sizeof abi);
+  const char *use_abi = abi[0] && realpath(abi, abi_real) ? abi_real : abi;
   const char *old = getenv("LD_LIBRARY_PATH");
-  size_t len = strlen(use) + (old ? strlen(old) : 0) + 2;
+  size_t len = strlen(use) + strlen(use_abi) + (old ? strlen(old) : 0) + 3;
   o->ld_path = malloc(len);
   if (o->ld_path == NULL)
     return -1;
-  if (old != NULL && *old != '\0')
-    snprintf(o->ld_path, len, "%s:%s", use, old);
-  else
-    snprintf(o->ld_path, len, "%s", use);
+  snprintf(o->ld_path, len, "%s%s%s%s%s", use, use_abi[0] ? ":" : "", use_abi,
+           old && *old ? ":" : "", old && *old ? old : "");
   return 0;
 }
 

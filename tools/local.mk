@@ -11,7 +11,7 @@ bin_SCRIPTS += tools/hcmpicc
 noinst_SCRIPTS += tools/hcmpicc-build
 CLEANFILES += tools/hcmpicc tools/hcmpicc-build
 EXTRA_DIST += tools/hcmpicc.in tests/tools/hcmpirun.sh tests/tools/hcmpicc.sh
-HC_HCMPICC_SED = sed -e 's|@HC_CC[@]|$(CC)|g'
+HC_HCMPICC_SED = sed -e 's|@HC_CC[@]|$(CC)|g' -e 's|@HC_ABI_DEFAULT[@]|no|g'
 tools/hcmpicc: $(srcdir)/tools/hcmpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tools && $(HC_HCMPICC_SED) \
 	  -e 's|@HC_INCDIR[@]|$(includedir)|g' -e 's|@HC_LIBDIR[@]|$(libdir)|g' \
@@ -23,7 +23,7 @@ tools/hcmpicc-build: $(srcdir)/tools/hcmpicc.in Makefile
 	  $(srcdir)/tools/hcmpicc.in >$@.tmp && chmod +x $@.tmp && mv -f $@.tmp $@
 
 tools_hcmpirun_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DHC_MPICH_ABI_DIR='"$(mpichabidir)"'
+	-DHC_MPICH_ABI_DIR='"$(mpichabidir)"' -DHC_LIB_DIR='"$(libdir)"'
 
 # Drop-in names (configure --enable-mpi-names; off by default so a system
 # MPI is never shadowed): mpicc -> hcmpicc, mpiexec and mpirun -> hcmpirun.

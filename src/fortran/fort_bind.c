@@ -5,6 +5,19 @@
 #include "fortran/fort_impl.h"
 #include <stdlib.h>
 
+void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor,
+                           MPI_Fint *ierr) {
+  int rc = MPI_Abi_get_version(abi_major, abi_minor);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_abi_get_version_ = pmpi_abi_get_version_
+#pragma weak mpi_abi_get_version = pmpi_abi_get_version_
+#pragma weak mpi_abi_get_version__ = pmpi_abi_get_version_
+#pragma weak MPI_ABI_GET_VERSION = pmpi_abi_get_version_
+#pragma weak pmpi_abi_get_version = pmpi_abi_get_version_
+#pragma weak pmpi_abi_get_version__ = pmpi_abi_get_version_
+#pragma weak PMPI_ABI_GET_VERSION = pmpi_abi_get_version_
+
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
   int rc = MPI_Abort(*comm, *errorcode);
   hc_f_err(ierr, rc);

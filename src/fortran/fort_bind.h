@@ -4,6 +4,8 @@
 #include "mpi.h"
 #include <stddef.h>
 
+void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor,
+                           MPI_Fint *ierr);
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
 void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                       MPI_Fint *origin_datatype, MPI_Fint *target_rank,

@@ -220,6 +220,20 @@ int PMPI_Get_version(int *version, int *subversion) {
 }
 HC_WEAK_ALIAS(MPI_Get_version, PMPI_Get_version);
 
+/* This library is the MPICH ABI; the standard ABI is libmpi_abi's. */
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor) {
+  static const char fn[] = "MPI_Abi_get_version";
+  int rc = hc_mpi_check_ptr(fn, NULL, abi_major, "abi_major");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, abi_minor, "abi_minor");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *abi_major = -1;
+  *abi_minor = -1;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Abi_get_version, PMPI_Abi_get_version);
+
 static const char init_library_version[] =
     "hcmpi 0.1.0 (MPICH ABI 4.0 compatible, MPI 4.0 subset)\n"
     "engine: hcomm (self, shm transports; PMI-1 and singleton bootstrap)";

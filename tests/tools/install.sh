@@ -17,7 +17,8 @@
 # (mpif.h), hcmpif90 (`use mpi_f08`), by pkg-config's flags and by a CMake
 # project's find_package(hcmpi) run on 2 ranks under the installed
 # hcmpirun and map libhcmpi from the prefix (the run path works); the
-# installed hcmpirun --relink points at the installed mpich-abi/, where an
+# installed hcmpirun --relink points at the installed mpich-abi/ (then the
+# libdir of libmpi_abi.so.1), where an
 # MPICH-built program (libmpich.so.12) and one linked against libmpi.so.12
 # map only those libraries; mpicc, mpiexec and mpirun work.  Without root
 # and unshare the staged checks still run and the test skips (77).
@@ -60,7 +61,10 @@ stage_files() {
         "$includedir/mpi.h" "$includedir/hcomm.h" "$libdir/libhcmpi.so" \
         "$libdir/pkgconfig/hcmpi.pc" "$libdir/cmake/hcmpi/hcmpi-config.cmake" \
         "$libdir/cmake/hcmpi/hcmpi-config-version.cmake" \
-        "$abidir/libmpi.so.12" "$abidir/libmpich.so.12"; do
+        "$abidir/libmpi.so.12" "$abidir/libmpich.so.12" \
+        "$bindir/hcmpicc_abi" "$includedir/mpi_abi.h" \
+        "$includedir/mpi-abi/mpi.h" "$libdir/libmpi_abi.so.1" \
+        "$libdir/pkgconfig/hcmpi-abi.pc"; do
         [ -e "$D$f" ] || fail "$f is not installed"
     done
     if [ $have_fc = yes ]; then
@@ -202,7 +206,7 @@ CM
 
 ns_relink() {
     expect_line "installed hcmpirun --relink" \
-        "$("$bindir/hcmpirun" --relink -n 1 sh -c 'echo "$LD_LIBRARY_PATH"')" "$abidir"
+        "$("$bindir/hcmpirun" --relink -n 1 sh -c 'echo "$LD_LIBRARY_PATH"')" "$abidir:$libdir"
     command -v mpicc.mpich >/dev/null 2>&1 || { echo "no mpicc.mpich: relink runs left out"; return 0; }
     mpicc.mpich -c -o "$T/mp.o" "$top_srcdir/tests/relink/maps_probe.c" || fail "mpicc.mpich -c"
     mpicc.mpich -o "$T/mp_mpich" "$T/mp.o" || fail "mpicc.mpich"

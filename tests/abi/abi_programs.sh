@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/mpi programs built against the MPI-5.0 standard ABI (mpi_abi.h,
+# libmpi_abi.so.1; tests/abi/local.mk): point-to-point with wildcards and
+# statuses (also on truncation and MPI_PROC_NULL), persistent requests,
+# collectives with user ops and derived types, attribute copy/delete
+# callbacks, user error handlers and generalized requests.  Each binary
+# must name libmpi_abi and not libhcmpi, so the checks ran through the
+# translation layer.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+for p in pingpong_sizes probe proc_null truncation persistent \
+    collectives_basic coll_full coll_derived_reduce attr_callbacks \
+    success_paths grequest; do
+    bin="$top_builddir/tests/abi/abi_$p"
+    [ -x "$bin" ] || skip "$bin not built"
+    needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+    echo "$needed" | grep -qx 'libmpi_abi.so.1' ||
+        fail "abi_$p does not link libmpi_abi.so.1: $needed"
+    echo "$needed" | grep -q 'libhcmpi' && fail "abi_$p links libhcmpi itself"
+done
+for n in 2 3; do
+    run_mpi_ok $n tests/abi/abi_pingpong_sizes
+    run_mpi_ok $n tests/abi/abi_probe
+    run_mpi_ok $n tests/abi/abi_proc_null
+    run_mpi_ok $n tests/abi/abi_truncation
+    run_mpi_ok $n tests/abi/abi_persistent
+    run_mpi_ok $n tests/abi/abi_collectives_basic
+    run_mpi_ok $n tests/abi/abi_coll_derived_reduce
+    run_mpi_ok $n tests/abi/abi_attr_callbacks
+    run_mpi_ok $n tests/abi/abi_success_paths
+    run_mpi_ok $n tests/abi/abi_grequest
+done
+run_mpi_ok 4 tests/abi/abi_coll_full big
+run_mpi_ok 4 tests/abi/abi_collectives_basic
