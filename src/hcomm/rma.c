@@ -237,18 +237,27 @@ static void rma_throttle(hcomm_win_t *win) {
   }
 }
 
+hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op) {
+  return (hc_rma_wire_t){.kind = (uint32_t)op->kind,
+                         .op = op->op,
+                         .type = op->type,
+                         .disp = op->disp,
+                         .nsegs = op->nsegs,
+                         .bytes = op->bytes,
+                         .result_bytes = op->result_bytes};
+}
+
 static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
                                     hcomm_request_t *user) {
   if (!hc_rma_may_access(win, op->target))
     return HC_ERR_RMA_SYNC;
+  hc_status_t direct = hc_rma_direct_issue(win, op, user);
+  if (direct != HC_ERR_NOT_SUPPORTED)
+    return direct;
+  hc_counters.rma_active.messages++;
+  hc_counters.rma_active.bytes += op->bytes + op->result_bytes;
   rma_throttle(win);
-  hc_rma_wire_t w = {.kind = (uint32_t)op->kind,
-                     .op = op->op,
-                     .type = op->type,
-                     .disp = op->disp,
-                     .nsegs = op->nsegs,
-                     .bytes = op->bytes,
-                     .result_bytes = op->result_bytes};
+  hc_rma_wire_t w = hc_rma_wire_of(op);
   hc_rma_pending_t *reply = NULL, *sent = NULL;
   hc_status_t rc;
   if (rma_has_result(op->kind)) {
@@ -418,31 +427,34 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
   if (rma_has_result((int)w->kind) &&
       (old = calloc(1, total ? total : 1)) == NULL)
     total = 0; /* no memory for the reply: an empty one */
+  if (!rma_has_result((int)w->kind) || old != NULL)
+    hc_rma_apply_at(win, w, addr, pairs, in, old);
+  if (rma_has_result((int)w->kind))
+    rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
+}
+
+void hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
+                     const uint64_t *pairs, const unsigned char *in,
+                     unsigned char *old) {
   switch (w->kind) {
   case HCOMM_RMA_PUT:
     rma_scatter(addr, pairs, w->nsegs, in);
     break;
   case HCOMM_RMA_GET:
-    if (old != NULL)
-      rma_gather(addr, pairs, w->nsegs, old);
+    rma_gather(addr, pairs, w->nsegs, old);
     break;
   case HCOMM_RMA_ACC:
     rma_accumulate(win, w, addr, pairs, in, NULL);
     break;
   case HCOMM_RMA_GET_ACC:
-    if (old != NULL)
-      rma_accumulate(win, w, addr, pairs, in, old);
+    rma_accumulate(win, w, addr, pairs, in, old);
     break;
   case HCOMM_RMA_CAS:
-    if (old == NULL)
-      break;
     rma_gather(addr, pairs, w->nsegs, old);
-    if (memcmp(old, in + total, total) == 0)
+    if (memcmp(old, in + w->result_bytes, w->result_bytes) == 0)
       rma_scatter(addr, pairs, w->nsegs, in);
     break;
   }
-  if (rma_has_result((int)w->kind))
-    rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
 }
 
 static int rma_lock_free_for(const hcomm_win_t *win, int type) {
@@ -624,22 +636,27 @@ static void rma_win_destroy(hcomm_win_t *win) {
   }
   free(win->sizes);
   free(win->disp_units);
+  free(win->remote_bases);
+  free(win->via);
+  free(win->shared_bases);
   free(win->dirty);
   free(win->locked);
   free(win->access);
   free(win);
 }
 
-/* Every member's size and displacement unit. */
+/* Every member's size, displacement unit and base address. */
 static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit) {
-  uint64_t mine[2] = {win->bytes, (uint64_t)disp_unit};
+  uint64_t mine[3] = {win->bytes, (uint64_t)disp_unit,
+                      (uint64_t)(uintptr_t)win->base};
   uint64_t *all = malloc((size_t)win->size * sizeof mine);
   if (all == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = hcomm_allgather(mine, sizeof mine, all, win->comm);
   for (int i = 0; rc == HC_OK && i < win->size; i++) {
-    win->sizes[i] = (size_t)all[2 * i];
-    win->disp_units[i] = (int)all[2 * i + 1];
+    win->sizes[i] = (size_t)all[3 * i];
+    win->disp_units[i] = (int)all[3 * i + 1];
+    win->remote_bases[i] = all[3 * i + 2];
   }
   free(all);
   return rc;
@@ -668,14 +685,18 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->dirty = calloc(n, 1);
   win->locked = calloc(n, 1);
   win->access = calloc(n, sizeof *win->access);
+  win->remote_bases = calloc(n, sizeof *win->remote_bases);
+  win->via = calloc(n, sizeof *win->via);
   hc_status_t rc = HC_ERR_NOMEM;
-  if (win->sizes && win->disp_units && win->dirty && win->locked && win->access)
+  if (win->sizes && win->disp_units && win->dirty && win->locked &&
+      win->access && win->remote_bases && win->via)
     rc = rma_exchange_shape(win, disp_unit);
   if (rc != HC_OK) {
     rma_win_destroy(win);
     return rc;
   }
   hc_engine_lock();
+  hc_rma_direct_choose(win);
   win->next_win = rma_windows;
   rma_windows = win;
   hc_rma_nwindows++;

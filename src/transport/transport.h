@@ -102,6 +102,10 @@ typedef enum hc_transport_reach {
 /* Authenticates peers with the job's shared secret: set_secret is called
  * when the launcher gave none (HCMPI_JOB_SECRET, read by init). */
 #define HC_TRANSPORT_WANTS_SECRET 0x8u
+/* get and put reach any address of the peer's memory without the peer's
+ * help (it need not progress, nothing registers on its side): one-sided
+ * communication may move window data through them directly (CMA). */
+#define HC_TRANSPORT_PEER_MEMORY 0x10u
 
 /* What wait_fd returns besides a file descriptor. */
 #define HC_TRANSPORT_WAIT_NONE (-1) /* nothing from outside can arrive */
@@ -158,6 +162,12 @@ typedef struct hc_transport_ops {
    * HC_ERR_NOT_SUPPORTED when this transport or this pair cannot (the
    * engine then pipelines the data through send). */
   hc_status_t (*get)(void *ctx, int peer_world_rank, void *local,
+                     uint64_t remote_addr, size_t len);
+  /* Optional (NULL where a transport has none): the mirror of get, a
+   * single-copy write of len bytes from local to remote_addr in the peer's
+   * address space, done when it returns.  HC_ERR_NOT_SUPPORTED when this
+   * pair cannot (the engine then sends the data as a message). */
+  hc_status_t (*put)(void *ctx, int peer_world_rank, const void *local,
                      uint64_t remote_addr, size_t len);
   /* Optional (NULL where a transport has none; called once per device
    * allocation, never per packet): registers mem so that get serves

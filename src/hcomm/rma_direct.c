@@ -1,0 +1,212 @@
+/*
+ * One-sided operations that move without the target's help.
+ *
+ * At window creation each target gets a way in (hcomm_win_t.via):
+ *   - SHARED: every member's memory is one mapping of this node
+ *     (hcomm_win_share).  Every operation is a load and store here; the
+ *     ones that must be atomic (accumulate, get_accumulate, compare and
+ *     swap) hold the target's lock word in the mapping while they apply.
+ *     The choice is collective (all members or none), so no accumulate to
+ *     the window ever runs in a target's progress beside one under the
+ *     word, and accumulates from one origin apply in issue order because
+ *     each is done before the call returns.
+ *   - SELF and PEER_MEMORY: the origin's own memory, or another local
+ *     rank's through a transport that reaches it without the peer's help
+ *     (HC_TRANSPORT_PEER_MEMORY: CMA).  Only puts and gets go this way;
+ *     accumulates keep to active messages, where the target applies them
+ *     one at a time, so their atomicity and order are those of rma.c.
+ *     The standard orders no put or get against another operation, and a
+ *     put or get that conflicts with an accumulate in one epoch is
+ *     erroneous, so the two paths need no ordering between them.
+ *
+ * A direct operation is complete when it returns: it marks nothing dirty,
+ * so a flush or fence that follows only direct operations sends no
+ * message.  Lock and post notices still travel as messages, and an origin
+ * waits for them before any access (rma_sync.c), so a direct access stays
+ * inside the epoch that allows it.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/rma.h"
+#include "util/env.h"
+
+/* Pieces of one operation through the transport: past it, one active
+ * message costs less than that many system calls. */
+#define RMA_DIRECT_SEGS_MAX 64
+/* Pieces whose (offset, length) pairs live on the stack. */
+#define RMA_DIRECT_PAIRS_STACK 16
+
+static int direct_enabled(void) { return hc_env_bool("HCMPI_RMA_DIRECT", 1); }
+
+void hc_rma_direct_choose(hcomm_win_t *win) {
+  int on = direct_enabled();
+  for (int t = 0; t < win->size; t++) {
+    win->via[t] = HC_RMA_VIA_MESSAGE;
+    if (!on || win->dynamic)
+      continue;
+    if (t == win->rank) {
+      win->via[t] = HC_RMA_VIA_SELF;
+      continue;
+    }
+    const hc_peer_t *peer =
+        &hc_engine.peers[hc_comm_world_of_rank(win->comm, t)];
+    if (peer->ops != NULL && (peer->ops->flags & HC_TRANSPORT_PEER_MEMORY) &&
+        peer->ops->put != NULL)
+      win->via[t] = HC_RMA_VIA_PEER_MEMORY;
+  }
+}
+
+hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks) {
+  if (win == NULL || locks == NULL || win->dynamic)
+    return HC_ERR_ARG;
+  size_t n = (size_t)win->size;
+  int mine = bases != NULL && direct_enabled();
+  int *all = malloc(n * sizeof *all);
+  char **copy = malloc(n * sizeof *copy);
+  if (all == NULL || copy == NULL)
+    mine = 0; /* still take part: the others wait for this rank */
+  hc_status_t rc = hcomm_allgather(&mine, sizeof mine, all, win->comm);
+  int every = all != NULL && copy != NULL && rc == HC_OK;
+  for (size_t i = 0; every && i < n; i++)
+    every = all[i];
+  free(all);
+  if (!every) {
+    free(copy);
+    return rc;
+  }
+  memcpy(copy, bases, n * sizeof *copy);
+  hc_engine_lock();
+  win->shared_bases = copy;
+  win->shared_locks = locks;
+  memset(win->via, HC_RMA_VIA_SHARED, n);
+  hc_engine_unlock();
+  return HC_OK;
+}
+
+/* 1 when every piece lies inside the target's window. */
+static int direct_in_range(const hcomm_win_t *win, const hcomm_rma_op_t *op) {
+  size_t limit = win->sizes[op->target];
+  for (size_t i = 0; i < op->nsegs; i++) {
+    size_t off = op->disp + op->segs[i].off;
+    if (off < op->disp || off + op->segs[i].len < off ||
+        off + op->segs[i].len > limit)
+      return 0;
+  }
+  return 1;
+}
+
+static int direct_is_atomic(int kind) {
+  return kind == HCOMM_RMA_ACC || kind == HCOMM_RMA_GET_ACC ||
+         kind == HCOMM_RMA_CAS;
+}
+
+static _Atomic uint32_t *direct_lock_word(const hcomm_win_t *win, int target) {
+  return (_Atomic uint32_t *)(void *)(win->shared_locks +
+                                      (size_t)target * HCOMM_WIN_LOCK_BYTES);
+}
+
+/* Held only for one operation's copy and combine; yields now and then so
+ * an oversubscribed node lets the holder run. */
+static void direct_lock(_Atomic uint32_t *word) {
+  unsigned spins = 0;
+  while (atomic_exchange_explicit(word, 1, memory_order_acquire) != 0)
+    while (atomic_load_explicit(word, memory_order_relaxed) != 0)
+      if (++spins % 64 == 0)
+        sched_yield();
+}
+
+static void direct_unlock(_Atomic uint32_t *word) {
+  atomic_store_explicit(word, 0, memory_order_release);
+}
+
+/* Applies op at addr, a target's memory as this process maps it. */
+static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                         char *addr, const uint64_t *pairs) {
+  hc_rma_wire_t w = hc_rma_wire_of(op);
+  int atomic = direct_is_atomic(op->kind);
+  _Atomic uint32_t *word = atomic ? direct_lock_word(win, op->target) : NULL;
+  if (word != NULL)
+    direct_lock(word);
+  hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
+  if (word != NULL)
+    direct_unlock(word);
+}
+
+/* Puts and gets through the transport, one call per piece.  A refusal
+ * (HC_ERR_NOT_SUPPORTED) at any piece leaves the whole operation to an
+ * active message, which rewrites or rereads every piece. */
+static hc_status_t direct_peer_memory(hcomm_win_t *win,
+                                      const hcomm_rma_op_t *op) {
+  const hc_peer_t *peer =
+      &hc_engine.peers[hc_comm_world_of_rank(win->comm, op->target)];
+  uint64_t at = win->remote_bases[op->target] + op->disp;
+  size_t pos = 0;
+  for (size_t i = 0; i < op->nsegs; i++) {
+    const hcomm_rma_seg_t *seg = &op->segs[i];
+    hc_status_t rc =
+        op->kind == HCOMM_RMA_PUT
+            ? peer->ops->put(peer->tctx, peer->world_rank,
+                             (const char *)op->data + pos, at + seg->off,
+                             seg->len)
+            : peer->ops->get(peer->tctx, peer->world_rank,
+                             (char *)op->result + pos, at + seg->off, seg->len);
+    if (rc != HC_OK)
+      return rc;
+    pos += seg->len;
+  }
+  return HC_OK;
+}
+
+/* Copies or applies op in memory this process maps (SELF, SHARED). */
+static hc_status_t direct_mapped(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                 char *base) {
+  uint64_t stack[2 * RMA_DIRECT_PAIRS_STACK];
+  uint64_t *pairs = stack;
+  if (op->nsegs > RMA_DIRECT_PAIRS_STACK &&
+      (pairs = malloc(op->nsegs * 2 * sizeof *pairs)) == NULL)
+    return HC_ERR_NOT_SUPPORTED; /* the message path copes */
+  for (size_t i = 0; i < op->nsegs; i++) {
+    pairs[2 * i] = op->segs[i].off;
+    pairs[2 * i + 1] = op->segs[i].len;
+  }
+  direct_apply(win, op, base + op->disp, pairs);
+  if (pairs != stack)
+    free(pairs);
+  return HC_OK;
+}
+
+static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {
+  int via = win->via[op->target];
+  if (via == HC_RMA_VIA_MESSAGE || !direct_in_range(win, op))
+    return HC_ERR_NOT_SUPPORTED;
+  if (via == HC_RMA_VIA_SHARED)
+    return direct_mapped(win, op, win->shared_bases[op->target]);
+  if (op->kind != HCOMM_RMA_PUT && op->kind != HCOMM_RMA_GET)
+    return HC_ERR_NOT_SUPPORTED;
+  if (via == HC_RMA_VIA_SELF)
+    return direct_mapped(win, op, win->base);
+  if (op->nsegs > RMA_DIRECT_SEGS_MAX)
+    return HC_ERR_NOT_SUPPORTED;
+  return direct_peer_memory(win, op);
+}
+
+hc_status_t hc_rma_direct_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                hcomm_request_t *user) {
+  hc_status_t rc = direct_move(win, op);
+  if (rc != HC_OK)
+    return rc;
+  hc_counters.rma_direct.messages++;
+  hc_counters.rma_direct.bytes += op->bytes + op->result_bytes;
+  if (op->done != NULL)
+    op->done(op->arg);
+  if (user != NULL) {
+    user->status.error = HC_OK;
+    hc_request_complete(user, HC_OK);
+  }
+  return HC_OK;
+}
