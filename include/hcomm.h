@@ -76,6 +76,14 @@ typedef struct hcomm_status {
 hc_status_t hcomm_init(int thread_level, int *provided);
 /* Collective over the world; waits for outstanding traffic of this rank. */
 hc_status_t hcomm_finalize(void);
+/* Registers host memory with every transport that registers memory
+ * (verbs), so that transfers from or into any part of it skip on-demand
+ * registration (MPI_Alloc_mem).  *handle is NULL when none did (no such
+ * transport, before init, a refusal); hcomm_mem_deregister (safe on NULL)
+ * must come before the memory is freed. */
+typedef struct hcomm_memreg hcomm_memreg_t;
+hc_status_t hcomm_mem_register(void *addr, size_t len, hcomm_memreg_t **handle);
+void hcomm_mem_deregister(hcomm_memreg_t *handle);
 int hcomm_initialized(void); /* 1 between init and finalize */
 int hcomm_finalized(void);   /* 1 after finalize */
 /* Tells the launcher to end the job and exits this process with code. */

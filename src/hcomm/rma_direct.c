@@ -125,8 +125,8 @@ static void direct_unlock(_Atomic uint32_t *word) {
 }
 
 /* Applies op at addr, a target's memory as this process maps it. */
-static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op,
-                         char *addr, const uint64_t *pairs) {
+static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
+                         const uint64_t *pairs) {
   hc_rma_wire_t w = hc_rma_wire_of(op);
   int atomic = direct_is_atomic(op->kind);
   _Atomic uint32_t *word = atomic ? direct_lock_word(win, op->target) : NULL;

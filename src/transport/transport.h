@@ -182,6 +182,14 @@ typedef struct hc_transport_ops {
   /* Releases what mem_reg registered; no get may be using it (the engine
    * keeps a registration while a send of its memory is in flight). */
   void (*mem_dereg)(void *ctx, void *handle);
+  /* Optional (NULL where a transport needs no registration of host
+   * memory): registers [addr, addr+len) of this process's memory ahead of
+   * use (MPI_Alloc_mem), so that gets into it and peers' gets from it find
+   * a registration of any part at once.  *handle is for host_dereg, which
+   * is called before the memory is freed.  HC_ERR_NOT_SUPPORTED when it
+   * cannot (the transport then registers on demand, as for other memory). */
+  hc_status_t (*host_reg)(void *ctx, void *addr, size_t len, void **handle);
+  void (*host_dereg)(void *ctx, void *handle);
   /* Sleeps until a packet may have arrived for this rank, space freed in a
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */

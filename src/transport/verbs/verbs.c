@@ -1011,6 +1011,28 @@ static void vb_fini(void *ctx) {
 }
 
 /* The tool interface's view of the registration cache. */
+/* MPI_Alloc_mem's memory: a reference on its cache entry keeps the
+ * registration (entries in use are never evicted) until host_dereg, with
+ * the access every later lookup asks (a get's destination, a peer's get's
+ * source). */
+static hc_status_t vb_host_reg(void *ctx, void *addr, size_t len,
+                               void **handle) {
+  vb_ctx_t *v = ctx;
+  hc_vb_rentry_t *ref = NULL;
+  struct ibv_mr *mr =
+      hc_vb_rcache_get(v->rcache, addr, len,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, &ref);
+  if (mr == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  *handle = ref;
+  return HC_OK;
+}
+
+static void vb_host_dereg(void *ctx, void *handle) {
+  vb_ctx_t *v = ctx;
+  hc_vb_rcache_put(v->rcache, handle);
+}
+
 static hc_status_t vb_counter(void *ctx, hc_transport_counter_t which,
                               uint64_t *value) {
   vb_ctx_t *v = ctx;
@@ -1041,6 +1063,8 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .get = vb_get,
     .mem_reg = hc_vb_mem_reg,
     .mem_dereg = hc_vb_mem_dereg,
+    .host_reg = vb_host_reg,
+    .host_dereg = vb_host_dereg,
     .wait = vb_wait,
     .wait_fd = vb_wait_fd,
     .wait_done = vb_wait_done,
