@@ -22,7 +22,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective"]
+SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective", "rma"]
 # Built with the plain C compiler: no MPI in the physical floors.
 FLOOR_SOURCE = "floor"
 COMMON = ["common.c"]
@@ -73,6 +73,36 @@ CASES += [
                     "MPI_Allreduce_init + MPI_Start/MPI_Wait (persistent, "
                     "MPI-4; sum of doubles)"),
 ]
+
+
+def rma_case(call, what, bandwidth=False):
+    if bandwidth:
+        return {"name": call, "prog": "rma", "args": ["-c", call],
+                "unit": "MB/s", "higher": True, "optional": True,
+                "title": f"{what} (MB/s; higher is better)"}
+    return {"name": call, "prog": "rma", "args": ["-c", call], "unit": "us",
+            "higher": False, "optional": True,
+            "title": f"{what} (us per operation; lower is better)"}
+
+
+# One-sided communication (bench/rma.c), run as the group "rma" (--cases).
+CASES += [
+    rma_case("put_lock", "MPI_Put, lock/unlock around each"),
+    rma_case("get_lock", "MPI_Get, lock/unlock around each"),
+    rma_case("put_fence", "MPI_Put + MPI_Win_fence"),
+    rma_case("get_fence", "MPI_Get + MPI_Win_fence"),
+    rma_case("put_bw_lock", "MPI_Put bandwidth, 32 per lock/unlock", True),
+    rma_case("get_bw_lock", "MPI_Get bandwidth, 32 per lock/unlock", True),
+    rma_case("put_bw_fence", "MPI_Put bandwidth, 32 per fence", True),
+    rma_case("get_bw_fence", "MPI_Get bandwidth, 32 per fence", True),
+    rma_case("fetch_and_op", "MPI_Fetch_and_op (long, MPI_SUM) + flush"),
+    rma_case("cas", "MPI_Compare_and_swap (long) + flush"),
+    rma_case("accumulate", "MPI_Accumulate (long, MPI_SUM) + flush"),
+]
+RMA_GROUP = [c["name"] for c in CASES if c["prog"] == "rma"]
+RMA_LATENCY = [c for c in RMA_GROUP if "_bw_" not in c]
+RMA_BANDWIDTH = [c for c in RMA_GROUP if "_bw_" in c]
+
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
                     "allreduce_init"]
@@ -96,6 +126,8 @@ MODES = {
         "barrier": "-s 0 -r 5 -i 1000 -w 50",
         "allreduce_init": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
+        **{c: "-s 8 -r 5 -i 500 -w 50" for c in RMA_LATENCY},
+        **{c: "-s 4K,64K,1M,4M -r 5 -i 20 -w 2" for c in RMA_BANDWIDTH},
     },
     "full": {
         "rounds": 5,
@@ -114,6 +146,8 @@ MODES = {
         "barrier": "-s 0 -r 11 -i 2000 -w 100",
         "allreduce_init": "-m 8:1M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
+        **{c: "-s 8 -r 11 -i 2000 -w 200" for c in RMA_LATENCY},
+        **{c: "-m 4K:4M -r 11 -i 100 -w 10" for c in RMA_BANDWIDTH},
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
     # per hand-off (milliseconds), so oversubscribed runs stay tiny.
@@ -132,6 +166,8 @@ MODES = {
         "reduce_scatter_block": "-s 8,1K -r 3 -i 20 -w 2",
         "barrier": "-s 0 -r 3 -i 50 -w 5",
         "allreduce_init": "-s 8,1K -r 3 -i 20 -w 2",
+        **{c: "-s 8 -r 3 -i 50 -w 5" for c in RMA_LATENCY},
+        **{c: "-s 64K,1M -r 3 -i 4 -w 1" for c in RMA_BANDWIDTH},
     },
 }
 
@@ -559,7 +595,7 @@ def parse_args():
                    default=",".join(c["name"] for c in CASES
                                     if not c.get("optional")),
                    help="comma-separated cases; \"collectives\" names every "
-                        "collective case")
+                        "collective case, \"rma\" every one-sided case")
     p.add_argument("--build", default=os.environ.get("BUILD", os.getcwd()),
                    help="hcmpi build tree (default $BUILD or the cwd)")
     p.add_argument("--hcmpicc", default=os.environ.get("HCMPICC"),
@@ -606,6 +642,8 @@ def main():
     wanted = args.cases.split(",")
     if "collectives" in wanted:
         wanted += COLLECTIVE_GROUP
+    if "rma" in wanted:
+        wanted += RMA_GROUP
     cases = [c for c in CASES if c["name"] in wanted]
 
     impls, notes = define_impls(args)

@@ -56,7 +56,7 @@ run_case() { # name prog nsizes pattern flags...
   echo "PASS: $name"
 }
 
-for p in latency bandwidth msgrate overlap collective; do
+for p in latency bandwidth msgrate overlap collective rma; do
   if ! "$CC" -O2 -I"$SRC" -o "$T/$p" "$SRC/$p.c" "$SRC/common.c" \
     >"$T/cc" 2>&1; then
     echo "FAIL: building $p with $CC"
@@ -71,6 +71,8 @@ BW="^bench=bandwidth mode=(uni|bi) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps
 MR="^bench=msgrate ranks=2 pairs=1 size=[0-9]+ median_msgs=$NUM min_msgs=$NUM max_msgs=$NUM reps=2 iters=[0-9]+ window=64$"
 CO="^bench=(allreduce|bcast|reduce|allgather|alltoall|alltoallv|reduce_scatter_block|barrier|allreduce_init) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
 FL="^bench=floor_(pp|memcpy|cma) size=[0-9]+ median_(us|MBps)=$NUM min_(us|MBps)=$NUM (p90|max)_(us|MBps)=$NUM reps=2( iters=[0-9]+)?$"
+RL="^bench=(put_lock|get_lock|put_fence|get_fence|fetch_and_op|cas|accumulate) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
+RB="^bench=(put|get)_bw_(lock|fence) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2 iters=[0-9]+ window=32$"
 OV="^bench=overlap ranks=2 size=[0-9]+ median_pct=$NUM min_pct=$NUM max_pct=$NUM comm_us=$NUM total_us=$NUM reps=2 iters=[0-9]+$"
 
 [ -x "$T/latency" ] && run_case latency latency 2 "$LAT" -s 8,1M -r 2 -i 20 -w 2
@@ -84,6 +86,12 @@ for call in bcast reduce allgather alltoall alltoallv reduce_scatter_block allre
   [ -x "$T/collective" ] && run_case "$call" collective 2 "$CO" -c "$call" -s 8,64K -r 2 -i 2 -w 1
 done
 [ -x "$T/collective" ] && run_case barrier collective 1 "$CO" -c barrier -s 0 -r 2 -i 2 -w 1
+for call in put_lock get_lock put_fence get_fence fetch_and_op cas accumulate; do
+  [ -x "$T/rma" ] && run_case "$call" rma 1 "$RL" -c "$call" -s 8 -r 2 -i 2 -w 1
+done
+for call in put_bw_lock get_bw_lock put_bw_fence get_bw_fence; do
+  [ -x "$T/rma" ] && run_case "$call" rma 2 "$RB" -c "$call" -s 4K,1M -r 2 -i 2 -w 1
+done
 
 # The physical floors need no MPI: plain cc, no launcher.  process_vm_readv
 # may be refused here (then no floor_cma lines, which is not a failure).
