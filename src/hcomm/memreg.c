@@ -32,8 +32,9 @@ hc_status_t hcomm_mem_register(void *addr, size_t len,
        memreg_transports_up() && len > 0 && i < hc_engine.ntransports; i++) {
     const hc_engine_transport_t *t = &hc_engine.transports[i];
     /* A refusal leaves that transport to register on demand. */
+    uint64_t key; /* for one-sided access by peers: not used here */
     if (t->ops->host_reg != NULL &&
-        t->ops->host_reg(t->ctx, addr, len, &reg->handles[i]) == HC_OK)
+        t->ops->host_reg(t->ctx, addr, len, &reg->handles[i], &key) == HC_OK)
       any = 1;
   }
   hc_engine_unlock();

@@ -637,6 +637,7 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->sizes);
   free(win->disp_units);
   free(win->remote_bases);
+  free(win->rdma_keys);
   free(win->via);
   free(win->shared_bases);
   free(win->dirty);
@@ -645,18 +646,20 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win);
 }
 
-/* Every member's size, displacement unit and base address. */
-static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit) {
-  uint64_t mine[3] = {win->bytes, (uint64_t)disp_unit,
-                      (uint64_t)(uintptr_t)win->base};
+/* Every member's size, displacement unit, base address and key. */
+static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit,
+                                      uint64_t key) {
+  uint64_t mine[4] = {win->bytes, (uint64_t)disp_unit,
+                      (uint64_t)(uintptr_t)win->base, key};
   uint64_t *all = malloc((size_t)win->size * sizeof mine);
   if (all == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = hcomm_allgather(mine, sizeof mine, all, win->comm);
   for (int i = 0; rc == HC_OK && i < win->size; i++) {
-    win->sizes[i] = (size_t)all[3 * i];
-    win->disp_units[i] = (int)all[3 * i + 1];
-    win->remote_bases[i] = all[3 * i + 2];
+    win->sizes[i] = (size_t)all[4 * i];
+    win->disp_units[i] = (int)all[4 * i + 1];
+    win->remote_bases[i] = all[4 * i + 2];
+    win->rdma_keys[i] = all[4 * i + 3];
   }
   free(all);
   return rc;
@@ -687,11 +690,20 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->access = calloc(n, sizeof *win->access);
   win->remote_bases = calloc(n, sizeof *win->remote_bases);
   win->via = calloc(n, sizeof *win->via);
+  win->rdma_keys = calloc(n, sizeof *win->rdma_keys);
+  win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
   if (win->sizes && win->disp_units && win->dirty && win->locked &&
-      win->access && win->remote_bases && win->via)
-    rc = rma_exchange_shape(win, disp_unit);
+      win->access && win->remote_bases && win->via && win->rdma_keys) {
+    hc_engine_lock();
+    uint64_t key = hc_rma_direct_register(win);
+    hc_engine_unlock();
+    rc = rma_exchange_shape(win, disp_unit, key);
+  }
   if (rc != HC_OK) {
+    hc_engine_lock();
+    hc_rma_direct_deregister(win);
+    hc_engine_unlock();
     rma_win_destroy(win);
     return rc;
   }
@@ -739,6 +751,8 @@ hc_status_t hcomm_win_free(hcomm_win_t *win) {
     rma_finish_pending(win, p);
   }
   rma_drop_target_state(win);
+  /* After the fence's barrier no peer reaches this memory any more. */
+  hc_rma_direct_deregister(win);
   hc_engine_unlock();
   rma_win_destroy(win);
   return rc;

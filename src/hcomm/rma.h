@@ -85,8 +85,12 @@ enum {
   HC_RMA_VIA_MESSAGE = 0, /* active messages, applied by the target */
   HC_RMA_VIA_SELF,        /* own memory: puts and gets copy directly */
   HC_RMA_VIA_PEER_MEMORY, /* puts and gets through the transport (CMA) */
-  HC_RMA_VIA_SHARED       /* loads and stores in a shared mapping */
+  HC_RMA_VIA_SHARED,      /* loads and stores in a shared mapping */
+  HC_RMA_VIA_RDMA         /* puts and gets by RDMA into registered memory */
 };
+
+/* hcomm_win_t.rdma_keys entry of a member that registered nothing. */
+#define HC_RMA_NO_KEY UINT64_MAX
 
 struct hcomm_win {
   hcomm_comm_t *comm;
@@ -100,6 +104,11 @@ struct hcomm_win {
   unsigned char *via;      /* per target: an HC_RMA_VIA_* */
   char **shared_bases;     /* HC_RMA_VIA_SHARED: each base in this process */
   unsigned char *shared_locks; /* and the lock words (hcomm_win_share) */
+  /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
+   * rank's memory (-1: none), its handle, and every member's key. */
+  int rdma_slot;
+  void *rdma_handle;
+  uint64_t *rdma_keys;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* target side */
@@ -150,7 +159,12 @@ hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op);
 void hc_rma_apply_at(struct hcomm_win *win, const hc_rma_wire_t *w, char *addr,
                      const uint64_t *pairs, const unsigned char *in,
                      unsigned char *old);
-/* rma_direct.c: how each target is reached, once the shape is known
+/* rma_direct.c, lock held: registers the window's memory with the first
+ * transport that offers one-sided access; returns the key peers use, or
+ * HC_RMA_NO_KEY.  _deregister undoes it (safe when nothing was). */
+uint64_t hc_rma_direct_register(struct hcomm_win *win);
+void hc_rma_direct_deregister(struct hcomm_win *win);
+/* How each target is reached, once the shape and keys are known
  * (collective with hcomm_win_create). */
 void hc_rma_direct_choose(struct hcomm_win *win);
 /* Moves op directly when its target's memory is within reach: HC_OK (or

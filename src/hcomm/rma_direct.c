@@ -10,9 +10,12 @@
  *     the window ever runs in a target's progress beside one under the
  *     word, and accumulates from one origin apply in issue order because
  *     each is done before the call returns.
- *   - SELF and PEER_MEMORY: the origin's own memory, or another local
+ *   - SELF, PEER_MEMORY and RDMA: the origin's own memory, another local
  *     rank's through a transport that reaches it without the peer's help
- *     (HC_TRANSPORT_PEER_MEMORY: CMA).  Only puts and gets go this way;
+ *     (HC_TRANSPORT_PEER_MEMORY: CMA), or memory the target registered at
+ *     creation (host_reg) and whose key every member published, written
+ *     and read with the transport's rdma_write and rdma_read (verbs RDMA
+ *     WRITE and READ).  Only puts and gets go these ways;
  *     accumulates keep to active messages, where the target applies them
  *     one at a time, so their atomicity and order are those of rma.c.
  *     The standard orders no put or get against another operation, and a
@@ -43,21 +46,55 @@
 
 static int direct_enabled(void) { return hc_env_bool("HCMPI_RMA_DIRECT", 1); }
 
+uint64_t hc_rma_direct_register(hcomm_win_t *win) {
+  if (!direct_enabled() || win->dynamic || win->bytes == 0 ||
+      !hc_engine.initialized)
+    return HC_RMA_NO_KEY;
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    const hc_engine_transport_t *t = &hc_engine.transports[i];
+    uint64_t key = HC_RMA_NO_KEY;
+    if (t->ops->host_reg == NULL || t->ops->rdma_write == NULL ||
+        t->ops->host_reg(t->ctx, win->base, win->bytes, &win->rdma_handle,
+                         &key) != HC_OK)
+      continue;
+    win->rdma_slot = i;
+    return key;
+  }
+  return HC_RMA_NO_KEY;
+}
+
+void hc_rma_direct_deregister(hcomm_win_t *win) {
+  if (win->rdma_slot < 0)
+    return;
+  const hc_engine_transport_t *t = &hc_engine.transports[win->rdma_slot];
+  t->ops->host_dereg(t->ctx, win->rdma_handle);
+  win->rdma_slot = -1;
+  win->rdma_handle = NULL;
+}
+
+/* The direct way to target t other than this rank, or MESSAGE. */
+static int direct_way_to_peer(const hcomm_win_t *win, int t) {
+  const hc_peer_t *peer = &hc_engine.peers[hc_comm_world_of_rank(win->comm, t)];
+  if (peer->ops == NULL)
+    return HC_RMA_VIA_MESSAGE;
+  if ((peer->ops->flags & HC_TRANSPORT_PEER_MEMORY) && peer->ops->put != NULL)
+    return HC_RMA_VIA_PEER_MEMORY;
+  /* Its key is for the same kind of transport as the one reaching it. */
+  if (peer->ops->rdma_write != NULL && peer->ops->rdma_read != NULL &&
+      win->rdma_keys[t] != HC_RMA_NO_KEY)
+    return HC_RMA_VIA_RDMA;
+  return HC_RMA_VIA_MESSAGE;
+}
+
 void hc_rma_direct_choose(hcomm_win_t *win) {
   int on = direct_enabled();
   for (int t = 0; t < win->size; t++) {
-    win->via[t] = HC_RMA_VIA_MESSAGE;
     if (!on || win->dynamic)
-      continue;
-    if (t == win->rank) {
+      win->via[t] = HC_RMA_VIA_MESSAGE;
+    else if (t == win->rank)
       win->via[t] = HC_RMA_VIA_SELF;
-      continue;
-    }
-    const hc_peer_t *peer =
-        &hc_engine.peers[hc_comm_world_of_rank(win->comm, t)];
-    if (peer->ops != NULL && (peer->ops->flags & HC_TRANSPORT_PEER_MEMORY) &&
-        peer->ops->put != NULL)
-      win->via[t] = HC_RMA_VIA_PEER_MEMORY;
+    else
+      win->via[t] = (unsigned char)direct_way_to_peer(win, t);
   }
 }
 
@@ -137,6 +174,19 @@ static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
     direct_unlock(word);
 }
 
+/* One piece of a put or get through the peer's transport. */
+static hc_status_t direct_piece(const hc_peer_t *peer, int via, uint64_t key,
+                                int put, void *local, uint64_t remote,
+                                size_t len) {
+  void *ctx = peer->tctx;
+  int p = peer->world_rank;
+  if (via == HC_RMA_VIA_RDMA)
+    return put ? peer->ops->rdma_write(ctx, p, local, remote, len, key)
+               : peer->ops->rdma_read(ctx, p, local, remote, len, key);
+  return put ? peer->ops->put(ctx, p, local, remote, len)
+             : peer->ops->get(ctx, p, local, remote, len);
+}
+
 /* Puts and gets through the transport, one call per piece.  A refusal
  * (HC_ERR_NOT_SUPPORTED) at any piece leaves the whole operation to an
  * active message, which rewrites or rereads every piece. */
@@ -144,20 +194,16 @@ static hc_status_t direct_peer_memory(hcomm_win_t *win,
                                       const hcomm_rma_op_t *op) {
   const hc_peer_t *peer =
       &hc_engine.peers[hc_comm_world_of_rank(win->comm, op->target)];
+  int via = win->via[op->target], put = op->kind == HCOMM_RMA_PUT;
   uint64_t at = win->remote_bases[op->target] + op->disp;
-  size_t pos = 0;
+  char *local = put ? (char *)(uintptr_t)op->data : (char *)op->result;
   for (size_t i = 0; i < op->nsegs; i++) {
     const hcomm_rma_seg_t *seg = &op->segs[i];
-    hc_status_t rc =
-        op->kind == HCOMM_RMA_PUT
-            ? peer->ops->put(peer->tctx, peer->world_rank,
-                             (const char *)op->data + pos, at + seg->off,
-                             seg->len)
-            : peer->ops->get(peer->tctx, peer->world_rank,
-                             (char *)op->result + pos, at + seg->off, seg->len);
+    hc_status_t rc = direct_piece(peer, via, win->rdma_keys[op->target], put,
+                                  local, at + seg->off, seg->len);
     if (rc != HC_OK)
       return rc;
-    pos += seg->len;
+    local += seg->len;
   }
   return HC_OK;
 }

@@ -184,12 +184,24 @@ typedef struct hc_transport_ops {
   void (*mem_dereg)(void *ctx, void *handle);
   /* Optional (NULL where a transport needs no registration of host
    * memory): registers [addr, addr+len) of this process's memory ahead of
-   * use (MPI_Alloc_mem), so that gets into it and peers' gets from it find
-   * a registration of any part at once.  *handle is for host_dereg, which
-   * is called before the memory is freed.  HC_ERR_NOT_SUPPORTED when it
-   * cannot (the transport then registers on demand, as for other memory). */
-  hc_status_t (*host_reg)(void *ctx, void *addr, size_t len, void **handle);
+   * use (MPI_Alloc_mem, window memory), so that gets into it and peers'
+   * gets from it find a registration of any part at once, and peers may
+   * rdma_write and rdma_read it with *key.  *handle is for host_dereg,
+   * which is called before the memory is freed.  HC_ERR_NOT_SUPPORTED
+   * when it cannot (the transport then registers on demand, as for other
+   * memory). */
+  hc_status_t (*host_reg)(void *ctx, void *addr, size_t len, void **handle,
+                          uint64_t *key);
   void (*host_dereg)(void *ctx, void *handle);
+  /* Optional (with host_reg): one-sided write or read of len bytes
+   * between local and remote_addr in memory the peer registered with
+   * host_reg under key, without the peer's help; complete at the peer
+   * when it returns.  HC_ERR_NOT_SUPPORTED when this pair cannot now (the
+   * engine then sends an active message). */
+  hc_status_t (*rdma_write)(void *ctx, int peer_world_rank, const void *local,
+                            uint64_t remote_addr, size_t len, uint64_t key);
+  hc_status_t (*rdma_read)(void *ctx, int peer_world_rank, void *local,
+                           uint64_t remote_addr, size_t len, uint64_t key);
   /* Sleeps until a packet may have arrived for this rank, space freed in a
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */
