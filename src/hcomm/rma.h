@@ -167,6 +167,13 @@ void hc_rma_direct_deregister(struct hcomm_win *win);
 /* How each target is reached, once the shape and keys are known
  * (collective with hcomm_win_create). */
 void hc_rma_direct_choose(struct hcomm_win *win);
+/* Shared windows: 1 when target's passive-target locks are taken in the
+ * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
+ * messages.  Lock waits (progressing) until granted; both fail with the
+ * target's failure once its process is gone. */
+int hc_rma_direct_locks(const struct hcomm_win *win, int target);
+hc_status_t hc_rma_direct_lock(struct hcomm_win *win, int type, int target);
+hc_status_t hc_rma_direct_unlock(struct hcomm_win *win, int type, int target);
 /* Moves op directly when its target's memory is within reach: HC_OK (or
  * the failure) once done, HC_ERR_NOT_SUPPORTED to send it as an active
  * message instead. */

@@ -24,9 +24,13 @@
  *
  * A direct operation is complete when it returns: it marks nothing dirty,
  * so a flush or fence that follows only direct operations sends no
- * message.  Lock and post notices still travel as messages, and an origin
- * waits for them before any access (rma_sync.c), so a direct access stays
- * inside the epoch that allows it.
+ * message.  Post notices travel as messages, and an origin waits for them
+ * before any access (rma_sync.c), so a direct access stays inside the
+ * epoch that allows it.  Passive-target locks are messages too, except on
+ * a shared window, where every member takes them in the mapping (the
+ * second word of the target's lock area: an exclusive bit and a count of
+ * shared holders), so a lock, its operations and the unlock touch no
+ * other process.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -159,6 +163,65 @@ static void direct_lock(_Atomic uint32_t *word) {
 
 static void direct_unlock(_Atomic uint32_t *word) {
   atomic_store_explicit(word, 0, memory_order_release);
+}
+
+/* ---- passive-target locks of shared windows ------------------------------ */
+
+#define DIRECT_EPOCH_EXCLUSIVE 0x80000000u
+
+static _Atomic uint32_t *direct_epoch_word(const hcomm_win_t *win, int target) {
+  return direct_lock_word(win, target) + 1;
+}
+
+static int direct_epoch_try(_Atomic uint32_t *word, int type) {
+  uint32_t v = 0;
+  if (type == HCOMM_LOCK_EXCLUSIVE)
+    return atomic_compare_exchange_strong_explicit(
+        word, &v, DIRECT_EPOCH_EXCLUSIVE, memory_order_acquire,
+        memory_order_relaxed);
+  v = atomic_load_explicit(word, memory_order_relaxed);
+  while (!(v & DIRECT_EPOCH_EXCLUSIVE))
+    if (atomic_compare_exchange_weak_explicit(word, &v, v + 1,
+                                              memory_order_acquire,
+                                              memory_order_relaxed))
+      return 1;
+  return 0;
+}
+
+/* HC_OK, or why the target's process is gone. */
+static hc_status_t direct_target_alive(const hcomm_win_t *win, int target) {
+  const hc_peer_t *peer =
+      &hc_engine.peers[hc_comm_world_of_rank(win->comm, target)];
+  return peer->failed ? peer->failure : HC_OK;
+}
+
+int hc_rma_direct_locks(const hcomm_win_t *win, int target) {
+  return win->via[target] == HC_RMA_VIA_SHARED;
+}
+
+hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
+  _Atomic uint32_t *word = direct_epoch_word(win, target);
+  long spins = 0;
+  /* Progress while waiting: the holder may need this rank's answers. */
+  while (!direct_epoch_try(word, type)) {
+    hc_status_t rc = direct_target_alive(win, target);
+    if (rc != HC_OK)
+      return rc;
+    if (hc_progress_locked() > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
+  return HC_OK;
+}
+
+hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
+  _Atomic uint32_t *word = direct_epoch_word(win, target);
+  if (type == HCOMM_LOCK_EXCLUSIVE)
+    atomic_store_explicit(word, 0, memory_order_release);
+  else
+    atomic_fetch_sub_explicit(word, 1, memory_order_release);
+  return direct_target_alive(win, target);
 }
 
 /* Applies op at addr, a target's memory as this process maps it. */

@@ -15,9 +15,12 @@
  * one word of rank 0 with MPI_Accumulate(MPI_SUM) and fetches-and-adds 1
  * to the same word with MPI_Fetch_and_op, ITERS times each, under a shared
  * lock; a second word takes MPI_Accumulate(MPI_SUM) of 0.5 in double and a
- * third MPI_Get_accumulate(MPI_SUM).  The word must end at exactly
+ * third MPI_Get_accumulate(MPI_SUM), and a fourth is read, incremented and
+ * written back with MPI_Get and MPI_Put under an exclusive lock (on shared
+ * windows a word in the mapping).  The word must end at exactly
  * 2 * size * ITERS, every value MPI_Fetch_and_op returned (across all
- * ranks) must differ, and the double must be exact.  The MPI_Win_create
+ * ranks) must differ, the double must be exact and the locked counter
+ * size * ITERS.  The MPI_Win_create
  * phase puts a 4 KiB block and a strided vector into the right
  * neighbour's window and reads the block back, under fence, and puts and
  * gets on this rank's own window, checking every byte. */
@@ -95,12 +98,13 @@ static void check_fetched(const long *mine, long limit, const char *phase)
 }
 
 /* The word layout of the atomic phase: [0] long counter, [1] double sum,
- * [2] long get_accumulate counter. */
+ * [2] long get_accumulate counter, [3] a counter each rank reads and
+ * writes back plus one under an exclusive lock. */
 static void atomic_phase(const char *phase, MPI_Win win, long *words, int direct)
 {
     long one = 1, fetched[ITERS], old = 0;
     double half = 0.5;
-    memset(words, 0, 3 * sizeof(long));
+    memset(words, 0, 4 * sizeof(long));
     MPI_Barrier(MPI_COMM_WORLD);
     counts_t before = read_counts();
     for (int i = 0; i < ITERS; i++) {
@@ -113,7 +117,16 @@ static void atomic_phase(const char *phase, MPI_Win win, long *words, int direct
         MPI_Win_unlock(0, win);
         CHECK(old >= 0 && old < (long)size * ITERS, "%s: get_accumulate saw %ld", phase, old);
     }
-    unsigned long long ops = 4ull * ITERS;
+    for (int i = 0; i < ITERS; i++) { /* a read-modify-write only the lock guards */
+        long v = -1;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Get(&v, 1, MPI_LONG, 0, 3 * sizeof(long), 1, MPI_LONG, win);
+        MPI_Win_flush(0, win);
+        v++;
+        MPI_Put(&v, 1, MPI_LONG, 0, 3 * sizeof(long), 1, MPI_LONG, win);
+        MPI_Win_unlock(0, win);
+    }
+    unsigned long long ops = 6ull * ITERS;
     expect_paths(phase, before, direct ? ops : 0, direct ? 0 : ops);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
@@ -125,6 +138,8 @@ static void atomic_phase(const char *phase, MPI_Win win, long *words, int direct
               0.5 * size * ITERS);
         CHECK(words[2] == (long)size * ITERS, "%s: get_accumulate word %ld, want %ld", phase,
               words[2], (long)size * ITERS);
+        CHECK(words[3] == (long)size * ITERS, "%s: counter under exclusive locks %ld, want %ld",
+              phase, words[3], (long)size * ITERS);
     }
     check_fetched(fetched, 2L * size * ITERS, phase);
     MPI_Barrier(MPI_COMM_WORLD);
