@@ -198,7 +198,14 @@ static int win_check_accumulate(const win_call_t *c, int *base) {
 /* The origin stream (packed origin data; for compare-and-swap the compare
  * value follows). */
 static int win_origin_stream(const win_call_t *c, const hc_mpi_type_t *ot,
-                             size_t bytes, void **out) {
+                             size_t bytes, void **out, int *owned) {
+  /* Dense origin data is its own stream: the engine copies or moves it
+   * before hcomm_rma_issue returns. */
+  *owned = c->kind == HCOMM_RMA_CAS || !hc_mpi_type_dense(ot);
+  if (!*owned) {
+    *out = (char *)(uintptr_t)c->origin.buf + ot->true_lb;
+    return MPI_SUCCESS;
+  }
   size_t total = c->kind == HCOMM_RMA_CAS ? 2 * bytes : bytes;
   unsigned char *s = malloc(total ? total : 1);
   if (s == NULL)
@@ -278,16 +285,18 @@ static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
 static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
                      const hc_mpi_type_t *ot, const hc_mpi_type_t *rt) {
   void *stream = NULL;
+  int owned = 0;
   hcomm_request_t *eng = NULL;
   int rc = MPI_SUCCESS;
   if (op->bytes > 0)
-    rc = win_origin_stream(c, ot, op->bytes, &stream);
+    rc = win_origin_stream(c, ot, op->bytes, &stream, &owned);
   size_t rbytes = op->result_bytes;
   if (rc == MPI_SUCCESS && rt != NULL)
     rc = win_result_setup(op, (void *)c->result.buf, c->result.count, rt,
                           rbytes);
   if (rc != MPI_SUCCESS) {
-    free(stream);
+    if (owned)
+      free(stream);
     return hc_mpi_raise(c->w->errcomm, c->fn, rc, "out of memory");
   }
   if (c->kind == HCOMM_RMA_CAS)
@@ -295,7 +304,8 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
   op->data = stream;
   hc_status_t st =
       hcomm_rma_issue(c->w->engine, op, c->request != NULL ? &eng : NULL);
-  free(stream); /* the engine copied it */
+  if (owned)
+    free(stream); /* the engine copied it */
   if (st != HC_OK) {
     win_result_drop(op);
     return win_raise_issue(c, st);
