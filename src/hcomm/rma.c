@@ -16,9 +16,10 @@
  * receive for it before sending.
  *
  * The engine never asks which transport carries a message: point-to-point
- * does.  Direct transport ops (shared mappings, CMA, RDMA) can replace the
- * active message of a kind later without changing the synchronisation,
- * which only relies on per-origin order and the flush reply.
+ * does.  Where the target's memory is in reach (shared mappings, CMA,
+ * RDMA), rma_direct.c moves an operation instead of its active message,
+ * complete at issue, without changing the synchronisation, which only
+ * relies on per-origin order and the flush reply.
  */
 #include "hcomm/rma.h"
 
