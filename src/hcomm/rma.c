@@ -99,6 +99,10 @@ static int rma_tag(hcomm_win_t *win) {
 }
 
 hc_status_t hc_rma_wait(hcomm_win_t *win, hcomm_request_t *req, int target) {
+  /* Nothing of the window in flight (direct operations, say): the
+   * answer needs no poll. */
+  if (req == NULL && win->pending == NULL && win->error == HC_OK)
+    return HC_OK;
   long spins = 0;
   for (;;) {
     int moved = hc_progress_locked() + rma_reap(win);
@@ -378,11 +382,15 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
            hcomm_strerror(rc));
 }
 
+/* Accumulates up to this many bytes combine on the stack. */
+#define RMA_ACC_STACK 256
+
 /* The old data, then the accumulate of in onto it (GET_ACC, ACC). */
 static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
                            const uint64_t *pairs, const unsigned char *in,
                            unsigned char *old) {
-  unsigned char *tmp = malloc(w->bytes ? w->bytes : 1);
+  unsigned char small[RMA_ACC_STACK];
+  unsigned char *tmp = w->bytes <= sizeof small ? small : malloc(w->bytes);
   if (tmp == NULL) {
     hc_log(HC_LOG_ERROR, "rma", "out of memory applying an accumulate");
     return;
@@ -396,7 +404,8 @@ static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
   else
     hc_log(HC_LOG_ERROR, "rma", "accumulate op 0x%x on type 0x%x: %s",
            (unsigned)w->op, (unsigned)w->type, hcomm_strerror(rc));
-  free(tmp);
+  if (tmp != small)
+    free(tmp);
 }
 
 static uint64_t rma_total(const uint64_t *pairs, uint64_t n) {
