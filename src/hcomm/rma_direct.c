@@ -103,7 +103,7 @@ void hc_rma_direct_choose(hcomm_win_t *win) {
 }
 
 hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks) {
-  if (win == NULL || locks == NULL || win->dynamic)
+  if (win == NULL || locks == NULL || win->dynamic || win->size <= 0)
     return HC_ERR_ARG;
   size_t n = (size_t)win->size;
   int mine = bases != NULL && direct_enabled();

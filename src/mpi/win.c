@@ -132,7 +132,7 @@ static int win_begin(const char *fn, hc_mpi_comm_t *c, MPI_Info info,
  * here (collective; a rank out of memory keeps the window on messages). */
 static hc_status_t win_share(hc_mpi_win_t *w) {
   int n = hcomm_comm_size(w->errcomm->engine);
-  char **bases = malloc((size_t)n * sizeof *bases);
+  char **bases = n > 0 ? malloc((size_t)n * sizeof *bases) : NULL;
   for (int i = 0; bases != NULL && i < n; i++)
     bases[i] = w->map + w->shm_off[i];
   hc_status_t st = hcomm_win_share(w->engine, bases, w->map + w->lock_off);
