@@ -176,13 +176,6 @@ static void co_size(co_bench_t *b, const bench_opts_t *o, size_t size,
   fflush(stdout);
 }
 
-static int co_lookup(const char *name) {
-  for (size_t i = 0; i < sizeof co_names / sizeof co_names[0]; i++)
-    if (strcmp(name, co_names[i]) == 0)
-      return (int)i;
-  return -1;
-}
-
 int main(int argc, char **argv) {
   bench_opts_t o = {.reps = 11, .iters = 1000, .warmup = 10, .window = 1};
   int rank, nranks;
@@ -191,7 +184,9 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   bench_size_range(&o, 8, 1u << 20);
   int rc = bench_parse(argc, argv, &o, co_usage);
-  int call = o.call != NULL ? co_lookup(o.call) : CO_ALLREDUCE;
+  int ncalls = (int)(sizeof co_names / sizeof co_names[0]);
+  int call = o.call != NULL ? bench_lookup(co_names, ncalls, o.call)
+                            : CO_ALLREDUCE;
   if (rc == 0 && call < 0) {
     if (rank == 0)
       fprintf(stderr, "%s: unknown call -c %s\n%s", argv[0], o.call, co_usage);

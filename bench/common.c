@@ -306,3 +306,10 @@ double bench_window_rep(const bench_opts_t *opts, enum bench_role role,
   free(req);
   return t0;
 }
+
+int bench_lookup(const char *const *names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(name, names[i]) == 0)
+      return i;
+  return -1;
+}

@@ -88,6 +88,9 @@ double bench_window_rep(const bench_opts_t *opts, enum bench_role role,
 void bench_print_header(const char *bench, const bench_opts_t *opts,
                         int nranks);
 
+/* The index of name among names[n] (a -c argument), or -1. */
+int bench_lookup(const char *const *names, int n, const char *name);
+
 /* Aborts the MPI job with a message when rc is not MPI_SUCCESS. */
 void bench_check(int rc, const char *what);
 

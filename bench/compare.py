@@ -23,7 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective",
-           "fileio"]
+           "fileio", "rma"]
 # Built with the plain C compiler: no MPI in the physical floors.
 FLOOR_SOURCE = "floor"
 COMMON = ["common.c"]
@@ -96,6 +96,33 @@ CASES += [
     fileio_case("read", "independent contiguous read_at (bytes per rank)"),
 ]
 IO_GROUP = ["io_cwrite", "io_cread", "io_write", "io_read"]
+def rma_case(call, what, bandwidth=False):
+    if bandwidth:
+        return {"name": call, "prog": "rma", "args": ["-c", call],
+                "unit": "MB/s", "higher": True, "optional": True,
+                "title": f"{what} (MB/s; higher is better)"}
+    return {"name": call, "prog": "rma", "args": ["-c", call], "unit": "us",
+            "higher": False, "optional": True,
+            "title": f"{what} (us per operation; lower is better)"}
+
+
+# One-sided communication (bench/rma.c), run as the group "rma" (--cases).
+CASES += [
+    rma_case("put_lock", "MPI_Put, lock/unlock around each"),
+    rma_case("get_lock", "MPI_Get, lock/unlock around each"),
+    rma_case("put_fence", "MPI_Put + MPI_Win_fence"),
+    rma_case("get_fence", "MPI_Get + MPI_Win_fence"),
+    rma_case("put_bw_lock", "MPI_Put bandwidth, 32 per lock/unlock", True),
+    rma_case("get_bw_lock", "MPI_Get bandwidth, 32 per lock/unlock", True),
+    rma_case("put_bw_fence", "MPI_Put bandwidth, 32 per fence", True),
+    rma_case("get_bw_fence", "MPI_Get bandwidth, 32 per fence", True),
+    rma_case("fetch_and_op", "MPI_Fetch_and_op (long, MPI_SUM) + flush"),
+    rma_case("cas", "MPI_Compare_and_swap (long) + flush"),
+    rma_case("accumulate", "MPI_Accumulate (long, MPI_SUM) + flush"),
+]
+RMA_GROUP = [c["name"] for c in CASES if c["prog"] == "rma"]
+RMA_LATENCY = [c for c in RMA_GROUP if "_bw_" not in c]
+RMA_BANDWIDTH = [c for c in RMA_GROUP if "_bw_" in c]
 
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
@@ -126,6 +153,8 @@ MODES = {
         "iallreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "ibcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
+        **{c: "-s 8 -r 5 -i 500 -w 50" for c in RMA_LATENCY},
+        **{c: "-s 4K,64K,1M,4M -r 5 -i 20 -w 2" for c in RMA_BANDWIDTH},
     },
     "full": {
         "rounds": 5,
@@ -150,6 +179,8 @@ MODES = {
         "iallreduce": "-m 8:1M -r 11 -i 200 -w 10",
         "ibcast": "-m 8:4M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
+        **{c: "-s 8 -r 11 -i 2000 -w 200" for c in RMA_LATENCY},
+        **{c: "-m 4K:4M -r 11 -i 100 -w 10" for c in RMA_BANDWIDTH},
     },
     # With more ranks than CPUs a busy-polling MPI pays a scheduler tick
     # per hand-off (milliseconds), so oversubscribed runs stay tiny.
@@ -174,6 +205,8 @@ MODES = {
         "io_read": "-s 4M -r 3 -w 0",
         "iallreduce": "-s 8,1K -r 3 -i 20 -w 2",
         "ibcast": "-s 8,64K -r 3 -i 20 -w 2",
+        **{c: "-s 8 -r 3 -i 50 -w 5" for c in RMA_LATENCY},
+        **{c: "-s 64K,1M -r 3 -i 4 -w 1" for c in RMA_BANDWIDTH},
     },
 }
 
@@ -601,7 +634,8 @@ def parse_args():
                    default=",".join(c["name"] for c in CASES
                                     if not c.get("optional")),
                    help="comma-separated cases; \"collectives\" names every "
-                        "collective case, \"io\" every MPI-IO case")
+                        "collective case, \"io\" every MPI-IO case, "
+                        "\"rma\" every one-sided case")
     p.add_argument("--build", default=os.environ.get("BUILD", os.getcwd()),
                    help="hcmpi build tree (default $BUILD or the cwd)")
     p.add_argument("--hcmpicc", default=os.environ.get("HCMPICC"),
@@ -650,6 +684,8 @@ def main():
         wanted += COLLECTIVE_GROUP
     if "io" in wanted:
         wanted += IO_GROUP
+    if "rma" in wanted:
+        wanted += RMA_GROUP
     cases = [c for c in CASES if c["name"] in wanted]
 
     impls, notes = define_impls(args)

@@ -33,15 +33,9 @@ typedef enum fio_call { FIO_CWRITE, FIO_CREAD, FIO_WRITE, FIO_READ } fio_call_t;
 
 static const char *const fio_names[] = {"io_cwrite", "io_cread", "io_write",
                                         "io_read"};
+static const char *const fio_calls[] = {"cwrite", "cread", "write", "read"};
 static const char fio_usage[] =
     "  -c CALL   cwrite (default), cread, write or read\n";
-
-static int fio_lookup(const char *name) {
-  for (int i = 0; i < 4; i++)
-    if (strcmp(name, fio_names[i] + 3) == 0)
-      return i;
-  return -1;
-}
 
 /* The subarray view: rows of nranks blocks, this rank's block in each. */
 static MPI_Datatype fio_view(size_t size, int rank, int nranks) {
@@ -128,7 +122,7 @@ int main(int argc, char **argv) {
   o.sizes[0] = 16u << 20;
   o.nsizes = 1;
   int rc = bench_parse(argc, argv, &o, fio_usage);
-  int call = o.call != NULL ? fio_lookup(o.call) : FIO_CWRITE;
+  int call = o.call != NULL ? bench_lookup(fio_calls, 4, o.call) : FIO_CWRITE;
   if (rc == 0 && call < 0) {
     if (rank == 0)
       fprintf(stderr, "%s: unknown call -c %s\n%s", argv[0], o.call,

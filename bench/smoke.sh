@@ -56,7 +56,7 @@ run_case() { # name prog nsizes pattern flags...
   echo "PASS: $name"
 }
 
-for p in latency bandwidth msgrate overlap collective fileio; do
+for p in latency bandwidth msgrate overlap collective fileio rma; do
   if ! "$CC" -O2 -I"$SRC" -o "$T/$p" "$SRC/$p.c" "$SRC/common.c" \
     >"$T/cc" 2>&1; then
     echo "FAIL: building $p with $CC"
@@ -72,6 +72,8 @@ MR="^bench=msgrate ranks=2 pairs=1 size=[0-9]+ median_msgs=$NUM min_msgs=$NUM ma
 CO="^bench=(allreduce|bcast|reduce|allgather|alltoall|alltoallv|reduce_scatter_block|barrier|allreduce_init) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
 FL="^bench=floor_(pp|memcpy|cma) size=[0-9]+ median_(us|MBps)=$NUM min_(us|MBps)=$NUM (p90|max)_(us|MBps)=$NUM reps=2( iters=[0-9]+)?$"
 IO="^bench=io_(cwrite|cread|write|read) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2$"
+RL="^bench=(put_lock|get_lock|put_fence|get_fence|fetch_and_op|cas|accumulate) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
+RB="^bench=(put|get)_bw_(lock|fence) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2 iters=[0-9]+ window=32$"
 OV="^bench=overlap ranks=2 size=[0-9]+ median_pct=$NUM min_pct=$NUM max_pct=$NUM comm_us=$NUM total_us=$NUM reps=2 iters=[0-9]+$"
 
 [ -x "$T/latency" ] && run_case latency latency 2 "$LAT" -s 8,1M -r 2 -i 20 -w 2
@@ -87,6 +89,12 @@ done
 [ -x "$T/collective" ] && run_case barrier collective 1 "$CO" -c barrier -s 0 -r 2 -i 2 -w 1
 for call in cwrite cread write read; do
   [ -x "$T/fileio" ] && TMPDIR="$T" run_case "io_$call" fileio 2 "$IO" -c "$call" -s 4K,64K -r 2 -w 0
+done
+for call in put_lock get_lock put_fence get_fence fetch_and_op cas accumulate; do
+  [ -x "$T/rma" ] && run_case "$call" rma 1 "$RL" -c "$call" -s 8 -r 2 -i 2 -w 1
+done
+for call in put_bw_lock get_bw_lock put_bw_fence get_bw_fence; do
+  [ -x "$T/rma" ] && run_case "$call" rma 2 "$RB" -c "$call" -s 4K,1M -r 2 -i 2 -w 1
 done
 
 # The physical floors need no MPI: plain cc, no launcher.  process_vm_readv

@@ -76,6 +76,14 @@ typedef struct hcomm_status {
 hc_status_t hcomm_init(int thread_level, int *provided);
 /* Collective over the world; waits for outstanding traffic of this rank. */
 hc_status_t hcomm_finalize(void);
+/* Registers host memory with every transport that registers memory
+ * (verbs), so that transfers from or into any part of it skip on-demand
+ * registration (MPI_Alloc_mem).  *handle is NULL when none did (no such
+ * transport, before init, a refusal); hcomm_mem_deregister (safe on NULL)
+ * must come before the memory is freed. */
+typedef struct hcomm_memreg hcomm_memreg_t;
+hc_status_t hcomm_mem_register(void *addr, size_t len, hcomm_memreg_t **handle);
+void hcomm_mem_deregister(hcomm_memreg_t *handle);
 int hcomm_initialized(void); /* 1 between init and finalize */
 int hcomm_finalized(void);   /* 1 after finalize */
 /* Tells the launcher to end the job and exits this process with code. */
@@ -681,6 +689,16 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
                              hcomm_rma_combine_fn combine, hcomm_win_t **out);
 /* Collective: completes every operation on the window, then frees it. */
 hc_status_t hcomm_win_free(hcomm_win_t *win);
+/* Bytes of a shared window's lock area per member (hcomm_win_share). */
+#define HCOMM_WIN_LOCK_BYTES 64
+/* Collective, right after hcomm_win_create, for a window whose members'
+ * memory is one mapping of this node: bases[i] is member i's window
+ * memory as this process maps it; locks, in the same shared mapping and
+ * zeroed at first, holds HCOMM_WIN_LOCK_BYTES per member.  Unless
+ * HCMPI_RMA_DIRECT=0 on any member, every operation then moves by loads
+ * and stores, accumulates under the target's word of locks.  bases NULL:
+ * this member takes part, and the window stays on active messages. */
+hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks);
 /* A target's window size and displacement unit (0 for dynamic windows). */
 size_t hcomm_win_target_size(const hcomm_win_t *win, int rank);
 int hcomm_win_target_disp_unit(const hcomm_win_t *win, int rank);

@@ -38,6 +38,9 @@ typedef struct hc_counters {
   /* Rendezvous payloads this rank pulled: by a single-copy get, or
    * streamed as DATA packets after a CTS (refused get, accessor, tcp). */
   hc_counters_flow_t rndv_get, rndv_pipelined;
+  /* One-sided data operations this rank issued: moved directly (shared
+   * mapping, CMA) or sent as active messages to the target's progress. */
+  hc_counters_flow_t rma_direct, rma_active;
   /* Arrivals no posted receive took, and the longest any one matching
    * context's unexpected queue has been. */
   uint64_t unexpected;

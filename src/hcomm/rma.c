@@ -16,9 +16,10 @@
  * receive for it before sending.
  *
  * The engine never asks which transport carries a message: point-to-point
- * does.  Direct transport ops (shared mappings, CMA, RDMA) can replace the
- * active message of a kind later without changing the synchronisation,
- * which only relies on per-origin order and the flush reply.
+ * does.  Where the target's memory is in reach (shared mappings, CMA,
+ * RDMA), rma_direct.c moves an operation instead of its active message,
+ * complete at issue, without changing the synchronisation, which only
+ * relies on per-origin order and the flush reply.
  */
 #include "hcomm/rma.h"
 
@@ -98,6 +99,10 @@ static int rma_tag(hcomm_win_t *win) {
 }
 
 hc_status_t hc_rma_wait(hcomm_win_t *win, hcomm_request_t *req, int target) {
+  /* Nothing of the window in flight (direct operations, say): the
+   * answer needs no poll. */
+  if (req == NULL && win->pending == NULL && win->error == HC_OK)
+    return HC_OK;
   long spins = 0;
   for (;;) {
     int moved = hc_progress_locked() + rma_reap(win);
@@ -237,18 +242,27 @@ static void rma_throttle(hcomm_win_t *win) {
   }
 }
 
+hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op) {
+  return (hc_rma_wire_t){.kind = (uint32_t)op->kind,
+                         .op = op->op,
+                         .type = op->type,
+                         .disp = op->disp,
+                         .nsegs = op->nsegs,
+                         .bytes = op->bytes,
+                         .result_bytes = op->result_bytes};
+}
+
 static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
                                     hcomm_request_t *user) {
   if (!hc_rma_may_access(win, op->target))
     return HC_ERR_RMA_SYNC;
+  hc_status_t direct = hc_rma_direct_issue(win, op, user);
+  if (direct != HC_ERR_NOT_SUPPORTED)
+    return direct;
+  hc_counters.rma_active.messages++;
+  hc_counters.rma_active.bytes += op->bytes + op->result_bytes;
   rma_throttle(win);
-  hc_rma_wire_t w = {.kind = (uint32_t)op->kind,
-                     .op = op->op,
-                     .type = op->type,
-                     .disp = op->disp,
-                     .nsegs = op->nsegs,
-                     .bytes = op->bytes,
-                     .result_bytes = op->result_bytes};
+  hc_rma_wire_t w = hc_rma_wire_of(op);
   hc_rma_pending_t *reply = NULL, *sent = NULL;
   hc_status_t rc;
   if (rma_has_result(op->kind)) {
@@ -368,11 +382,15 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
            hcomm_strerror(rc));
 }
 
+/* Accumulates up to this many bytes combine on the stack. */
+#define RMA_ACC_STACK 256
+
 /* The old data, then the accumulate of in onto it (GET_ACC, ACC). */
 static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
                            const uint64_t *pairs, const unsigned char *in,
                            unsigned char *old) {
-  unsigned char *tmp = malloc(w->bytes ? w->bytes : 1);
+  unsigned char small[RMA_ACC_STACK];
+  unsigned char *tmp = w->bytes <= sizeof small ? small : malloc(w->bytes);
   if (tmp == NULL) {
     hc_log(HC_LOG_ERROR, "rma", "out of memory applying an accumulate");
     return;
@@ -386,7 +404,8 @@ static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
   else
     hc_log(HC_LOG_ERROR, "rma", "accumulate op 0x%x on type 0x%x: %s",
            (unsigned)w->op, (unsigned)w->type, hcomm_strerror(rc));
-  free(tmp);
+  if (tmp != small)
+    free(tmp);
 }
 
 static uint64_t rma_total(const uint64_t *pairs, uint64_t n) {
@@ -418,31 +437,34 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
   if (rma_has_result((int)w->kind) &&
       (old = calloc(1, total ? total : 1)) == NULL)
     total = 0; /* no memory for the reply: an empty one */
+  if (!rma_has_result((int)w->kind) || old != NULL)
+    hc_rma_apply_at(win, w, addr, pairs, in, old);
+  if (rma_has_result((int)w->kind))
+    rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
+}
+
+void hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
+                     const uint64_t *pairs, const unsigned char *in,
+                     unsigned char *old) {
   switch (w->kind) {
   case HCOMM_RMA_PUT:
     rma_scatter(addr, pairs, w->nsegs, in);
     break;
   case HCOMM_RMA_GET:
-    if (old != NULL)
-      rma_gather(addr, pairs, w->nsegs, old);
+    rma_gather(addr, pairs, w->nsegs, old);
     break;
   case HCOMM_RMA_ACC:
     rma_accumulate(win, w, addr, pairs, in, NULL);
     break;
   case HCOMM_RMA_GET_ACC:
-    if (old != NULL)
-      rma_accumulate(win, w, addr, pairs, in, old);
+    rma_accumulate(win, w, addr, pairs, in, old);
     break;
   case HCOMM_RMA_CAS:
-    if (old == NULL)
-      break;
     rma_gather(addr, pairs, w->nsegs, old);
-    if (memcmp(old, in + total, total) == 0)
+    if (memcmp(old, in + w->result_bytes, w->result_bytes) == 0)
       rma_scatter(addr, pairs, w->nsegs, in);
     break;
   }
-  if (rma_has_result((int)w->kind))
-    rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
 }
 
 static int rma_lock_free_for(const hcomm_win_t *win, int type) {
@@ -624,22 +646,30 @@ static void rma_win_destroy(hcomm_win_t *win) {
   }
   free(win->sizes);
   free(win->disp_units);
+  free(win->remote_bases);
+  free(win->rdma_keys);
+  free(win->via);
+  free(win->shared_bases);
   free(win->dirty);
   free(win->locked);
   free(win->access);
   free(win);
 }
 
-/* Every member's size and displacement unit. */
-static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit) {
-  uint64_t mine[2] = {win->bytes, (uint64_t)disp_unit};
+/* Every member's size, displacement unit, base address and key. */
+static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit,
+                                      uint64_t key) {
+  uint64_t mine[4] = {win->bytes, (uint64_t)disp_unit,
+                      (uint64_t)(uintptr_t)win->base, key};
   uint64_t *all = malloc((size_t)win->size * sizeof mine);
   if (all == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = hcomm_allgather(mine, sizeof mine, all, win->comm);
   for (int i = 0; rc == HC_OK && i < win->size; i++) {
-    win->sizes[i] = (size_t)all[2 * i];
-    win->disp_units[i] = (int)all[2 * i + 1];
+    win->sizes[i] = (size_t)all[4 * i];
+    win->disp_units[i] = (int)all[4 * i + 1];
+    win->remote_bases[i] = all[4 * i + 2];
+    win->rdma_keys[i] = all[4 * i + 3];
   }
   free(all);
   return rc;
@@ -668,14 +698,27 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->dirty = calloc(n, 1);
   win->locked = calloc(n, 1);
   win->access = calloc(n, sizeof *win->access);
+  win->remote_bases = calloc(n, sizeof *win->remote_bases);
+  win->via = calloc(n, sizeof *win->via);
+  win->rdma_keys = calloc(n, sizeof *win->rdma_keys);
+  win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
-  if (win->sizes && win->disp_units && win->dirty && win->locked && win->access)
-    rc = rma_exchange_shape(win, disp_unit);
+  if (win->sizes && win->disp_units && win->dirty && win->locked &&
+      win->access && win->remote_bases && win->via && win->rdma_keys) {
+    hc_engine_lock();
+    uint64_t key = hc_rma_direct_register(win);
+    hc_engine_unlock();
+    rc = rma_exchange_shape(win, disp_unit, key);
+  }
   if (rc != HC_OK) {
+    hc_engine_lock();
+    hc_rma_direct_deregister(win);
+    hc_engine_unlock();
     rma_win_destroy(win);
     return rc;
   }
   hc_engine_lock();
+  hc_rma_direct_choose(win);
   win->next_win = rma_windows;
   rma_windows = win;
   hc_rma_nwindows++;
@@ -718,6 +761,8 @@ hc_status_t hcomm_win_free(hcomm_win_t *win) {
     rma_finish_pending(win, p);
   }
   rma_drop_target_state(win);
+  /* After the fence's barrier no peer reaches this memory any more. */
+  hc_rma_direct_deregister(win);
   hc_engine_unlock();
   rma_win_destroy(win);
   return rc;

@@ -80,6 +80,18 @@ typedef struct hc_rma_waiter {
   struct hc_rma_waiter *next;
 } hc_rma_waiter_t;
 
+/* How an origin reaches a target's window memory (hcomm_win_t.via). */
+enum {
+  HC_RMA_VIA_MESSAGE = 0, /* active messages, applied by the target */
+  HC_RMA_VIA_SELF,        /* own memory: puts and gets copy directly */
+  HC_RMA_VIA_PEER_MEMORY, /* puts and gets through the transport (CMA) */
+  HC_RMA_VIA_SHARED,      /* loads and stores in a shared mapping */
+  HC_RMA_VIA_RDMA         /* puts and gets by RDMA into registered memory */
+};
+
+/* hcomm_win_t.rdma_keys entry of a member that registered nothing. */
+#define HC_RMA_NO_KEY UINT64_MAX
+
 struct hcomm_win {
   hcomm_comm_t *comm;
   int rank, size;
@@ -88,6 +100,15 @@ struct hcomm_win {
   int dynamic;
   size_t *sizes;   /* every member's window size */
   int *disp_units; /* and displacement unit */
+  uint64_t *remote_bases;  /* every member's base in its own process */
+  unsigned char *via;      /* per target: an HC_RMA_VIA_* */
+  char **shared_bases;     /* HC_RMA_VIA_SHARED: each base in this process */
+  unsigned char *shared_locks; /* and the lock words (hcomm_win_share) */
+  /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
+   * rank's memory (-1: none), its handle, and every member's key. */
+  int rdma_slot;
+  void *rdma_handle;
+  uint64_t *rdma_keys;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* target side */
@@ -128,5 +149,35 @@ hc_status_t hc_rma_wait(struct hcomm_win *win, hcomm_request_t *req,
                         int target);
 /* 1 when an operation may go to target in the current epochs. */
 int hc_rma_may_access(const struct hcomm_win *win, int target);
+/* The header of op's active message (reply_tag 0). */
+hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op);
+/* Applies one data operation described by w at addr (target memory this
+ * process can touch; pairs: its w->nsegs (offset, length) pieces) with the
+ * origin's data in; old (w->result_bytes, or NULL) receives the data the
+ * operation returns.  Shared by the target's active messages and the
+ * origin's direct path. */
+void hc_rma_apply_at(struct hcomm_win *win, const hc_rma_wire_t *w, char *addr,
+                     const uint64_t *pairs, const unsigned char *in,
+                     unsigned char *old);
+/* rma_direct.c, lock held: registers the window's memory with the first
+ * transport that offers one-sided access; returns the key peers use, or
+ * HC_RMA_NO_KEY.  _deregister undoes it (safe when nothing was). */
+uint64_t hc_rma_direct_register(struct hcomm_win *win);
+void hc_rma_direct_deregister(struct hcomm_win *win);
+/* How each target is reached, once the shape and keys are known
+ * (collective with hcomm_win_create). */
+void hc_rma_direct_choose(struct hcomm_win *win);
+/* Shared windows: 1 when target's passive-target locks are taken in the
+ * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
+ * messages.  Lock waits (progressing) until granted; both fail with the
+ * target's failure once its process is gone. */
+int hc_rma_direct_locks(const struct hcomm_win *win, int target);
+hc_status_t hc_rma_direct_lock(struct hcomm_win *win, int type, int target);
+hc_status_t hc_rma_direct_unlock(struct hcomm_win *win, int type, int target);
+/* Moves op directly when its target's memory is within reach: HC_OK (or
+ * the failure) once done, HC_ERR_NOT_SUPPORTED to send it as an active
+ * message instead. */
+hc_status_t hc_rma_direct_issue(struct hcomm_win *win, const hcomm_rma_op_t *op,
+                                hcomm_request_t *user);
 
 #endif /* HC_RMA_H */

@@ -10,7 +10,9 @@
  * unlock is a flush that also releases the lock.  A lock is granted by the
  * target (queued there, first come first served, while it cannot be), and
  * the origin waits for the grant before sending operations, so operations
- * only reach a target inside the epoch that allows them.
+ * only reach a target inside the epoch that allows them.  On a shared
+ * window, whose operations all complete at issue (rma_direct.c), locks are
+ * words in the mapping instead and an unlock sends nothing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,14 @@
 
 /* Flushes every target in ranks (NULL: all) that saw operations since its
  * last flush: sends each its FLUSH, then waits for every answer. */
-static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks, int n,
-                                    int kind) {
+static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks,
+                                    int n) {
   hc_status_t rc = HC_OK;
   for (int i = 0; i < n; i++) {
     int t = ranks != NULL ? ranks[i] : i;
-    if (!win->dirty[t] && kind == HC_RMA_FLUSH)
+    if (!win->dirty[t])
       continue;
-    hc_status_t st = hc_rma_send_ctl(win, t, kind, 0, 1);
+    hc_status_t st = hc_rma_send_ctl(win, t, HC_RMA_FLUSH, 0, 1);
     if (rc == HC_OK)
       rc = st;
     win->dirty[t] = 0;
@@ -44,7 +46,7 @@ hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
   if (win->lock_all || win->started)
     rc = HC_ERR_RMA_SYNC;
   if (rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOPRECEDE))
-    rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_FLUSH);
+    rc = sync_flush_dirty(win, NULL, win->size);
   hc_engine_unlock();
   if (rc != HC_OK)
     return rc;
@@ -186,6 +188,24 @@ static int sync_any_locked(const hcomm_win_t *win) {
   return 0;
 }
 
+/* Asks target for a lock and waits for the grant. */
+static hc_status_t sync_lock_by_message(hcomm_win_t *win, int type,
+                                        int target) {
+  hc_status_t rc = hc_rma_send_ctl(win, target, HC_RMA_LOCK, type, 1);
+  return rc == HC_OK ? hc_rma_wait(win, NULL, target) : rc;
+}
+
+/* Ends the lock epoch on target: its operations done there, the lock
+ * released (in the mapping, or by an UNLOCK answered once the target
+ * applied everything before it). */
+static hc_status_t sync_unlock(hcomm_win_t *win, int type, int target) {
+  if (hc_rma_direct_locks(win, target))
+    return hc_rma_direct_unlock(win, type, target);
+  hc_status_t rc = hc_rma_send_ctl(win, target, HC_RMA_UNLOCK, 0, 1);
+  win->dirty[target] = 0;
+  return rc;
+}
+
 hc_status_t hcomm_win_lock(hcomm_win_t *win, int type, int rank) {
   if (win == NULL || rank < 0 || rank >= win->size ||
       (type != HCOMM_LOCK_SHARED && type != HCOMM_LOCK_EXCLUSIVE))
@@ -194,10 +214,10 @@ hc_status_t hcomm_win_lock(hcomm_win_t *win, int type, int rank) {
   hc_status_t rc = HC_OK;
   if (win->locked[rank] || win->lock_all || win->started)
     rc = HC_ERR_RMA_SYNC;
-  if (rc == HC_OK)
-    rc = hc_rma_send_ctl(win, rank, HC_RMA_LOCK, type, 1);
-  if (rc == HC_OK)
-    rc = hc_rma_wait(win, NULL, rank); /* the grant */
+  if (rc == HC_OK && hc_rma_direct_locks(win, rank))
+    rc = hc_rma_direct_lock(win, type, rank);
+  else if (rc == HC_OK)
+    rc = sync_lock_by_message(win, type, rank);
   if (rc == HC_OK)
     win->locked[rank] = (unsigned char)type;
   hc_engine_unlock();
@@ -210,7 +230,10 @@ hc_status_t hcomm_win_unlock(hcomm_win_t *win, int rank) {
   hc_engine_lock();
   hc_status_t rc = win->locked[rank] ? HC_OK : HC_ERR_RMA_SYNC;
   if (rc == HC_OK) {
-    rc = sync_flush_dirty(win, &rank, 1, HC_RMA_UNLOCK);
+    rc = sync_unlock(win, win->locked[rank], rank);
+    hc_status_t st = hc_rma_wait(win, NULL, -1);
+    if (rc == HC_OK)
+      rc = st;
     win->locked[rank] = 0;
   }
   hc_engine_unlock();
@@ -225,7 +248,9 @@ hc_status_t hcomm_win_lock_all(hcomm_win_t *win) {
   if (win->lock_all || win->started || sync_any_locked(win))
     rc = HC_ERR_RMA_SYNC;
   for (int i = 0; rc == HC_OK && i < win->size; i++)
-    rc = hc_rma_send_ctl(win, i, HC_RMA_LOCK, HCOMM_LOCK_SHARED, 1);
+    rc = hc_rma_direct_locks(win, i)
+             ? hc_rma_direct_lock(win, HCOMM_LOCK_SHARED, i)
+             : hc_rma_send_ctl(win, i, HC_RMA_LOCK, HCOMM_LOCK_SHARED, 1);
   if (rc == HC_OK)
     rc = hc_rma_wait(win, NULL, -1);
   if (rc == HC_OK)
@@ -239,8 +264,15 @@ hc_status_t hcomm_win_unlock_all(hcomm_win_t *win) {
     return HC_ERR_ARG;
   hc_engine_lock();
   hc_status_t rc = win->lock_all ? HC_OK : HC_ERR_RMA_SYNC;
-  if (rc == HC_OK) {
-    rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_UNLOCK);
+  for (int i = 0; win->lock_all && i < win->size; i++) {
+    hc_status_t st = sync_unlock(win, HCOMM_LOCK_SHARED, i);
+    if (rc == HC_OK)
+      rc = st;
+  }
+  if (win->lock_all) {
+    hc_status_t st = hc_rma_wait(win, NULL, -1);
+    if (rc == HC_OK)
+      rc = st;
     win->lock_all = 0;
   }
   hc_engine_unlock();
@@ -258,9 +290,9 @@ hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
   if (rc == HC_OK && local) /* data is copied at issue: only gets wait */
     rc = hc_rma_wait(win, NULL, rank);
   else if (rc == HC_OK && rank >= 0)
-    rc = sync_flush_dirty(win, &rank, 1, HC_RMA_FLUSH);
+    rc = sync_flush_dirty(win, &rank, 1);
   else if (rc == HC_OK)
-    rc = sync_flush_dirty(win, NULL, win->size, HC_RMA_FLUSH);
+    rc = sync_flush_dirty(win, NULL, win->size);
   hc_engine_unlock();
   return rc;
 }

@@ -31,6 +31,8 @@ typedef enum pvar_what {
   PV_RNDV_RECEIVED,
   PV_RNDV_GET,
   PV_RNDV_PIPELINED,
+  PV_RMA_DIRECT,
+  PV_RMA_ACTIVE,
   PV_UNEXPECTED,
   PV_UNEXPECTED_QUEUED,
   PV_UNEXPECTED_HWM,
@@ -133,6 +135,13 @@ static void pvar_add_engine(void) {
   pvar_add_flow("rndv_pipelined",
                 "received as a stream of DATA packets after a CTS",
                 PV_RNDV_PIPELINED, -1, eng);
+  pvar_add_flow("rma_direct",
+                "of one-sided operations this rank moved directly (shared "
+                "mapping, CMA)",
+                PV_RMA_DIRECT, -1, eng);
+  pvar_add_flow("rma_active",
+                "of one-sided operations this rank sent as active messages",
+                PV_RMA_ACTIVE, -1, eng);
   pvar_add("unexpected_messages",
            "messages that arrived before a receive was posted for them",
            PV_UNEXPECTED, 0, -1, MPI_T_PVAR_CLASS_COUNTER, eng);
@@ -223,6 +232,10 @@ static const hc_counters_flow_t *pvar_flow(const pvar_t *v,
     return &s->c.rndv_get;
   case PV_RNDV_PIPELINED:
     return &s->c.rndv_pipelined;
+  case PV_RMA_DIRECT:
+    return &s->c.rma_direct;
+  case PV_RMA_ACTIVE:
+    return &s->c.rma_active;
   case PV_T_SENT:
     return &s->sent[v->slot];
   case PV_T_RECEIVED:

@@ -128,6 +128,18 @@ static int win_begin(const char *fn, hc_mpi_comm_t *c, MPI_Info info,
   return MPI_SUCCESS;
 }
 
+/* Tells the engine where every member's piece of the node's mapping lies
+ * here (collective; a rank out of memory keeps the window on messages). */
+static hc_status_t win_share(hc_mpi_win_t *w) {
+  int n = hcomm_comm_size(w->errcomm->engine);
+  char **bases = n > 0 ? malloc((size_t)n * sizeof *bases) : NULL;
+  for (int i = 0; bases != NULL && i < n; i++)
+    bases[i] = w->map + w->shm_off[i];
+  hc_status_t st = hcomm_win_share(w->engine, bases, w->map + w->lock_off);
+  free(bases);
+  return st;
+}
+
 /* Starts the engine's window over memory already in w and hands out the
  * handle (collective). */
 static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
@@ -136,7 +148,11 @@ static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
   hc_status_t st =
       hcomm_win_create(w->errcomm->engine, w->base, (size_t)w->size,
                        w->disp_unit, dynamic, hc_mpi_win_combine, &w->engine);
+  if (st == HC_OK && w->map != NULL)
+    st = win_share(w);
   if (st != HC_OK) {
+    if (w->engine != NULL)
+      hcomm_win_free(w->engine);
     win_destroy(w);
     return hc_mpi_raise_status(c, fn, st);
   }
@@ -198,61 +214,6 @@ static size_t win_alignment(MPI_Info info) {
   return align;
 }
 
-static int win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
-                        MPI_Info info, MPI_Comm comm, void *baseptr,
-                        MPI_Win *win) {
-  hc_mpi_comm_t *c = NULL;
-  hc_mpi_win_t *w = NULL;
-  int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
-  if (rc == MPI_SUCCESS)
-    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_ALLOCATE, &w);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  void *mem = NULL;
-  if (posix_memalign(&mem, win_alignment(info), size > 0 ? (size_t)size : 1)) {
-    win_destroy(w);
-    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM,
-                        "out of memory for a %ld-byte window", (long)size);
-  }
-  w->allocated = mem;
-  w->base = size > 0 ? mem : NULL;
-  w->size = size;
-  w->disp_unit = (int)disp_unit;
-  rc = win_finish(fn, c, w, win);
-  if (rc == MPI_SUCCESS)
-    *(void **)baseptr = size > 0 ? mem : NULL;
-  return rc;
-}
-
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
-                      MPI_Comm comm, void *baseptr, MPI_Win *win) {
-  return win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr,
-                      win);
-}
-HC_WEAK_ALIAS(MPI_Win_allocate, PMPI_Win_allocate);
-
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                        MPI_Comm comm, void *baseptr, MPI_Win *win) {
-  return win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm,
-                      baseptr, win);
-}
-HC_WEAK_ALIAS(MPI_Win_allocate_c, PMPI_Win_allocate_c);
-
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  static const char fn[] = "MPI_Win_create_dynamic";
-  hc_mpi_comm_t *c = NULL;
-  hc_mpi_win_t *w = NULL;
-  int rc = win_enter_new(fn, comm, 0, 1, info, NULL, 0, win, &c);
-  if (rc == MPI_SUCCESS)
-    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_DYNAMIC, &w);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  w->base = MPI_BOTTOM;
-  w->disp_unit = 1;
-  return win_finish(fn, c, w, win);
-}
-HC_WEAK_ALIAS(MPI_Win_create_dynamic, PMPI_Win_create_dynamic);
-
 /* ---- shared windows ------------------------------------------------------ */
 
 /* Every member's piece of the mapping, each aligned. */
@@ -277,7 +238,8 @@ static int win_shm_layout(hc_mpi_win_t *w, MPI_Aint size, int disp_unit,
     w->shm_disp[i] = (int)all[2 * i + 1];
     off += ((size_t)all[2 * i] + align - 1) / align * align;
   }
-  w->map_len = off > 0 ? off : (size_t)getpagesize();
+  w->lock_off = off;
+  w->map_len = off + (size_t)n * HCOMM_WIN_LOCK_BYTES;
   free(all);
   return st == HC_OK ? MPI_SUCCESS : hc_mpi_class_of_status(st);
 }
@@ -345,16 +307,22 @@ static int win_shm_map(hc_mpi_win_t *w) {
   return all_ok ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-/* MPI_ERR_RMA_SHARED unless every member runs on this node (collective). */
-static int win_shm_check_node(const char *fn, hc_mpi_comm_t *c) {
+/* *all: 1 when every member runs on this node (collective). */
+static hc_status_t win_on_one_node(hc_mpi_comm_t *c, int *all) {
   hcomm_comm_t *node = NULL;
   hc_status_t st = hcomm_comm_split_shared(c->engine, 1, 0, &node);
   if (st != HC_OK)
-    return hc_mpi_raise_status(c, fn, st);
+    return st;
   int whole = hcomm_comm_size(node) == hcomm_comm_size(c->engine);
   hcomm_comm_free(node);
+  *all = 0;
+  return hcomm_allreduce(&whole, all, 1, &win_all_ok, c->engine);
+}
+
+/* MPI_ERR_RMA_SHARED unless every member runs on this node (collective). */
+static int win_shm_check_node(const char *fn, hc_mpi_comm_t *c) {
   int all = 0;
-  st = hcomm_allreduce(&whole, &all, 1, &win_all_ok, c->engine);
+  hc_status_t st = win_on_one_node(c, &all);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   if (!all)
@@ -362,6 +330,103 @@ static int win_shm_check_node(const char *fn, hc_mpi_comm_t *c) {
                         "the communicator spans more than one node");
   return MPI_SUCCESS;
 }
+
+/* Lays out and maps the node's file for w (collective). */
+static int win_shm_setup(hc_mpi_win_t *w, MPI_Aint size, MPI_Aint disp_unit,
+                         MPI_Info info) {
+  w->size = size;
+  int rc = win_shm_layout(w, size, (int)disp_unit, win_alignment(info));
+  if (rc == MPI_SUCCESS)
+    rc = win_shm_map(w);
+  if (rc == MPI_SUCCESS) {
+    int me = hcomm_comm_rank(w->errcomm->engine);
+    w->base = size > 0 ? w->map + w->shm_off[me] : NULL;
+    w->disp_unit = (int)disp_unit;
+  }
+  return rc;
+}
+
+/* Ends MPI_Win_allocate(_shared) once its memory was set up (rc): the
+ * window, and its base in *baseptr. */
+static int win_finish_memory(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
+                             int rc, void *baseptr, MPI_Win *win) {
+  if (rc != MPI_SUCCESS) {
+    long size = (long)w->size;
+    win_destroy(w);
+    return hc_mpi_raise(c, fn, rc, "cannot set up a window of %ld bytes", size);
+  }
+  rc = win_finish(fn, c, w, win);
+  if (rc == MPI_SUCCESS)
+    *(void **)baseptr = w->base;
+  return rc;
+}
+
+/* MPI_Win_allocate's memory of this process only. */
+static int win_private_memory(hc_mpi_win_t *w, MPI_Aint size,
+                              MPI_Aint disp_unit, MPI_Info info) {
+  void *mem = NULL;
+  w->size = size;
+  if (posix_memalign(&mem, win_alignment(info), size > 0 ? (size_t)size : 1))
+    return MPI_ERR_NO_MEM;
+  w->allocated = mem;
+  w->base = size > 0 ? mem : NULL;
+  w->disp_unit = (int)disp_unit;
+  return MPI_SUCCESS;
+}
+
+static int win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
+                        MPI_Info info, MPI_Comm comm, void *baseptr,
+                        MPI_Win *win) {
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_new(fn, comm, size, disp_unit, info, baseptr, 1, win, &c);
+  if (rc == MPI_SUCCESS)
+    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_ALLOCATE, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* On one node the memory is a shared mapping, so that every operation
+   * moves by loads and stores (rma_direct.c). */
+  int one_node = 0;
+  hc_status_t st = win_on_one_node(c, &one_node);
+  if (st != HC_OK) {
+    win_destroy(w);
+    return hc_mpi_raise_status(c, fn, st);
+  }
+  if (one_node)
+    rc = win_shm_setup(w, size, disp_unit, info);
+  else
+    rc = win_private_memory(w, size, disp_unit, info);
+  return win_finish_memory(fn, c, w, rc, baseptr, win);
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+                      MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr,
+                      win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate, PMPI_Win_allocate);
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                        MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  return win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm,
+                      baseptr, win);
+}
+HC_WEAK_ALIAS(MPI_Win_allocate_c, PMPI_Win_allocate_c);
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  static const char fn[] = "MPI_Win_create_dynamic";
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_win_t *w = NULL;
+  int rc = win_enter_new(fn, comm, 0, 1, info, NULL, 0, win, &c);
+  if (rc == MPI_SUCCESS)
+    rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_DYNAMIC, &w);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  w->base = MPI_BOTTOM;
+  w->disp_unit = 1;
+  return win_finish(fn, c, w, win);
+}
+HC_WEAK_ALIAS(MPI_Win_create_dynamic, PMPI_Win_create_dynamic);
 
 static int win_allocate_shared(const char *fn, MPI_Aint size,
                                MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
@@ -375,22 +440,8 @@ static int win_allocate_shared(const char *fn, MPI_Aint size,
     rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_SHARED, &w);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = win_shm_layout(w, size, disp_unit, win_alignment(info));
-  if (rc == MPI_SUCCESS)
-    rc = win_shm_map(w);
-  if (rc != MPI_SUCCESS) {
-    win_destroy(w);
-    return hc_mpi_raise(c, fn, rc, "cannot map a shared window of %ld bytes",
-                        (long)size);
-  }
-  int me = hcomm_comm_rank(w->errcomm->engine);
-  w->base = size > 0 ? w->map + w->shm_off[me] : NULL;
-  w->size = size;
-  w->disp_unit = (int)disp_unit;
-  rc = win_finish(fn, c, w, win);
-  if (rc == MPI_SUCCESS)
-    *(void **)baseptr = w->base;
-  return rc;
+  rc = win_shm_setup(w, size, disp_unit, info);
+  return win_finish_memory(fn, c, w, rc, baseptr, win);
 }
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,

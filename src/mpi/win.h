@@ -25,9 +25,11 @@ typedef struct hc_mpi_win {
   int flavor;      /* MPI_WIN_FLAVOR_* */
   int model;       /* MPI_WIN_UNIFIED */
   void *allocated; /* MPI_Win_allocate's memory, freed with the window */
-  /* MPI_Win_allocate_shared: the node's mapping and every member's piece */
+  /* MPI_Win_allocate_shared, and MPI_Win_allocate on one node: the node's
+   * mapping, every member's piece, and the engine's lock words at lock_off
+   * (hcomm_win_share) */
   char *map;
-  size_t map_len;
+  size_t map_len, lock_off;
   MPI_Aint *shm_off, *shm_size;
   int *shm_disp;
   MPI_Info info; /* the hints given (a duplicate), or MPI_INFO_NULL */

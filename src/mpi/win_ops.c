@@ -22,7 +22,8 @@
  */
 
 typedef struct win_shape {
-  hcomm_rma_seg_t *segs;
+  hcomm_rma_seg_t *segs; /* &first until a second piece comes */
+  hcomm_rma_seg_t first;
   size_t n, cap;
   MPI_Aint lo, hi; /* bounds of the pieces, from the target address */
   int nomem;
@@ -49,21 +50,32 @@ static void win_shape_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
   }
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 8;
-    hcomm_rma_seg_t *segs = realloc(s->segs, cap * sizeof *segs);
+    int inline_first = s->segs == &s->first;
+    hcomm_rma_seg_t *segs = inline_first ? malloc(cap * sizeof *segs)
+                                         : realloc(s->segs, cap * sizeof *segs);
     if (segs == NULL) {
       s->nomem = 1;
       return;
     }
+    if (inline_first)
+      segs[0] = s->first;
     s->segs = segs;
     s->cap = cap;
   }
   s->segs[s->n++] = (hcomm_rma_seg_t){(size_t)off, (size_t)len};
 }
 
+static void win_shape_free(win_shape_t *s) {
+  if (s->segs != &s->first)
+    free(s->segs);
+}
+
 /* The pieces of count elements of t, offsets made relative to s->lo. */
 static int win_shape_build(const hc_mpi_type_t *t, MPI_Count count,
                            win_shape_t *s) {
   memset(s, 0, sizeof *s);
+  s->segs = &s->first; /* most shapes are one piece: no allocation */
+  s->cap = 1;
   MPI_Count total = count * t->size;     /* win_typed checked it */
   if (total > 0 && hc_mpi_type_dense(t)) /* one piece; no walk per element */
     win_shape_visit(s, (char *)(WIN_SHAPE_BASE + (uintptr_t)t->true_lb), 0,
@@ -198,7 +210,14 @@ static int win_check_accumulate(const win_call_t *c, int *base) {
 /* The origin stream (packed origin data; for compare-and-swap the compare
  * value follows). */
 static int win_origin_stream(const win_call_t *c, const hc_mpi_type_t *ot,
-                             size_t bytes, void **out) {
+                             size_t bytes, void **out, int *owned) {
+  /* Dense origin data is its own stream: the engine copies or moves it
+   * before hcomm_rma_issue returns. */
+  *owned = c->kind == HCOMM_RMA_CAS || !hc_mpi_type_dense(ot);
+  if (!*owned) {
+    *out = (char *)(uintptr_t)c->origin.buf + ot->true_lb;
+    return MPI_SUCCESS;
+  }
   size_t total = c->kind == HCOMM_RMA_CAS ? 2 * bytes : bytes;
   unsigned char *s = malloc(total ? total : 1);
   if (s == NULL)
@@ -278,16 +297,18 @@ static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
 static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
                      const hc_mpi_type_t *ot, const hc_mpi_type_t *rt) {
   void *stream = NULL;
+  int owned = 0;
   hcomm_request_t *eng = NULL;
   int rc = MPI_SUCCESS;
   if (op->bytes > 0)
-    rc = win_origin_stream(c, ot, op->bytes, &stream);
+    rc = win_origin_stream(c, ot, op->bytes, &stream, &owned);
   size_t rbytes = op->result_bytes;
   if (rc == MPI_SUCCESS && rt != NULL)
     rc = win_result_setup(op, (void *)c->result.buf, c->result.count, rt,
                           rbytes);
   if (rc != MPI_SUCCESS) {
-    free(stream);
+    if (owned)
+      free(stream);
     return hc_mpi_raise(c->w->errcomm, c->fn, rc, "out of memory");
   }
   if (c->kind == HCOMM_RMA_CAS)
@@ -295,7 +316,8 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
   op->data = stream;
   hc_status_t st =
       hcomm_rma_issue(c->w->engine, op, c->request != NULL ? &eng : NULL);
-  free(stream); /* the engine copied it */
+  if (owned)
+    free(stream); /* the engine copied it */
   if (st != HC_OK) {
     win_result_drop(op);
     return win_raise_issue(c, st);
@@ -328,7 +350,7 @@ static int win_call(win_call_t *c, MPI_Win win) {
   rc = win_prepare(c, &op, &ot, &rt, &shape);
   if (rc == MPI_SUCCESS &&
       ((c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP) || shape.n == 0)) {
-    free(shape.segs); /* no data, or nothing changes at the target */
+    win_shape_free(&shape); /* no data, or nothing changes at the target */
     hcomm_status_t none = {.source = c->target};
     return c->request == NULL ? MPI_SUCCESS
                               : hc_mpi_request_new_done(c->fn, c->w->errcomm,
@@ -341,7 +363,7 @@ static int win_call(win_call_t *c, MPI_Win win) {
       op.kind = HCOMM_RMA_GET; /* an atomic read is all it asks */
     rc = win_issue(c, &op, ot, rt);
   }
-  free(shape.segs);
+  win_shape_free(&shape);
   return rc;
 }
 

@@ -102,6 +102,10 @@ typedef enum hc_transport_reach {
 /* Authenticates peers with the job's shared secret: set_secret is called
  * when the launcher gave none (HCMPI_JOB_SECRET, read by init). */
 #define HC_TRANSPORT_WANTS_SECRET 0x8u
+/* get and put reach any address of the peer's memory without the peer's
+ * help (it need not progress, nothing registers on its side): one-sided
+ * communication may move window data through them directly (CMA). */
+#define HC_TRANSPORT_PEER_MEMORY 0x10u
 
 /* What wait_fd returns besides a file descriptor. */
 #define HC_TRANSPORT_WAIT_NONE (-1) /* nothing from outside can arrive */
@@ -159,6 +163,12 @@ typedef struct hc_transport_ops {
    * engine then pipelines the data through send). */
   hc_status_t (*get)(void *ctx, int peer_world_rank, void *local,
                      uint64_t remote_addr, size_t len);
+  /* Optional (NULL where a transport has none): the mirror of get, a
+   * single-copy write of len bytes from local to remote_addr in the peer's
+   * address space, done when it returns.  HC_ERR_NOT_SUPPORTED when this
+   * pair cannot (the engine then sends the data as a message). */
+  hc_status_t (*put)(void *ctx, int peer_world_rank, const void *local,
+                     uint64_t remote_addr, size_t len);
   /* Optional (NULL where a transport has none; called once per device
    * allocation, never per packet): registers mem so that get serves
    * [addr, addr+len) at either end, as the local destination or as the
@@ -172,6 +182,26 @@ typedef struct hc_transport_ops {
   /* Releases what mem_reg registered; no get may be using it (the engine
    * keeps a registration while a send of its memory is in flight). */
   void (*mem_dereg)(void *ctx, void *handle);
+  /* Optional (NULL where a transport needs no registration of host
+   * memory): registers [addr, addr+len) of this process's memory ahead of
+   * use (MPI_Alloc_mem, window memory), so that gets into it and peers'
+   * gets from it find a registration of any part at once, and peers may
+   * rdma_write and rdma_read it with *key.  *handle is for host_dereg,
+   * which is called before the memory is freed.  HC_ERR_NOT_SUPPORTED
+   * when it cannot (the transport then registers on demand, as for other
+   * memory). */
+  hc_status_t (*host_reg)(void *ctx, void *addr, size_t len, void **handle,
+                          uint64_t *key);
+  void (*host_dereg)(void *ctx, void *handle);
+  /* Optional (with host_reg): one-sided write or read of len bytes
+   * between local and remote_addr in memory the peer registered with
+   * host_reg under key, without the peer's help; complete at the peer
+   * when it returns.  HC_ERR_NOT_SUPPORTED when this pair cannot now (the
+   * engine then sends an active message). */
+  hc_status_t (*rdma_write)(void *ctx, int peer_world_rank, const void *local,
+                            uint64_t remote_addr, size_t len, uint64_t key);
+  hc_status_t (*rdma_read)(void *ctx, int peer_world_rank, void *local,
+                           uint64_t remote_addr, size_t len, uint64_t key);
   /* Sleeps until a packet may have arrived for this rank, space freed in a
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */

@@ -48,6 +48,10 @@ const hc_env_entry_t hc_env_table[] = {
      "polls"},
     {"HCMPI_ASYNC_PROGRESS", "0", "library",
      "1 starts a progress thread that moves data while the program computes"},
+    {"HCMPI_RMA_DIRECT", "1", "library",
+     "0 sends every one-sided operation as an active message; 1 moves them "
+     "directly where the target's memory is in reach (shared windows, CMA "
+     "to local ranks)"},
     /* collectives: algorithm thresholds (set alike on every rank) */
     {"HCMPI_COLL_BCAST_LARGE", "512k", "library",
      "bcasts of more bytes use scatter + ring allgather instead of a "

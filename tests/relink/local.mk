@@ -28,3 +28,7 @@ dist_noinst_SCRIPTS += tests/relink/dropin.sh tests/relink/cmake.sh
 TESTS += tests/relink/hdf5.sh
 dist_noinst_SCRIPTS += tests/relink/hdf5.sh
 EXTRA_DIST += tests/relink/hdf5_rw.c
+# Fortran coarrays (Debian's OpenCoarrays for MPICH) over one-sided MPI.
+TESTS += tests/relink/coarrays.sh
+dist_noinst_SCRIPTS += tests/relink/coarrays.sh
+EXTRA_DIST += tests/relink/coarray_check.f90

@@ -51,3 +51,12 @@ tests_verbs_verbs_regcache_reuse_SOURCES = tests/verbs/verbs_regcache_reuse.c \
 	tests/mpi/mpitest.h
 tests_verbs_verbs_regcache_reuse_LDADD = $(HC_MPITEST_LIB)
 tests_verbs_verbs_regcache_reuse_LDFLAGS = $(HC_MPITEST_LDF)
+# verbs_allocmem: MPI_Alloc_mem's memory registered ahead of use
+# (verbs_allocmem.sh).
+check_PROGRAMS += tests/verbs/verbs_allocmem
+tests_verbs_verbs_allocmem_SOURCES = tests/verbs/verbs_allocmem.c \
+	tests/mpi/mpitest.h
+tests_verbs_verbs_allocmem_LDADD = $(HC_MPITEST_LIB)
+tests_verbs_verbs_allocmem_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/verbs/verbs_allocmem.sh
+dist_noinst_SCRIPTS += tests/verbs/verbs_allocmem.sh

@@ -802,26 +802,27 @@ static int shm_progress(void *ctx) {
 /* EPERM and friends mean a policy (ptrace rules, seccomp, a kernel without
  * CMA); an EFAULT before any byte moved on a pair that never worked is
  * treated the same, since some policies report it that way. */
-static hc_status_t shm_get_error(shm_ctx_t *shm, int peer, int err,
+static hc_status_t shm_cma_error(shm_ctx_t *shm, int peer, int err,
                                  size_t done) {
   if (err == ESRCH)
     return HC_ERR_PEER_DEAD;
   int policy = err == EPERM || err == EACCES || err == ENOSYS ||
                (err == EFAULT && done == 0 && !shm->cma_worked[peer]);
   if (policy) {
-    hc_log(HC_LOG_INFO, "shm", "CMA from local rank %d refused (%s): off", peer,
-           strerror(err));
+    hc_log(HC_LOG_INFO, "shm", "CMA with local rank %d refused (%s): off",
+           peer, strerror(err));
     shm->cma_off[peer] = 1;
     return HC_ERR_NOT_SUPPORTED;
   }
-  hc_log(HC_LOG_WARN, "shm", "process_vm_readv from local rank %d: %s", peer,
+  hc_log(HC_LOG_WARN, "shm", "CMA with local rank %d: %s", peer,
          strerror(err));
   return err == EFAULT ? HC_ERR_NOT_SUPPORTED : HC_ERR_SYSTEM;
 }
 
-static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
-                           uint64_t remote_addr, size_t len) {
-  shm_ctx_t *shm = ctx;
+/* One single-copy transfer between local and the peer's remote_addr:
+ * a read into local, or (write) a write from it. */
+static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
+                           uint64_t remote_addr, size_t len, int write) {
   int peer = shm_local_of(shm, peer_world_rank);
   if (peer < 0 || peer == shm->local_rank)
     return HC_ERR_RANK;
@@ -838,17 +839,30 @@ static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
      * call near 2 GiB), so loop on what it reports. */
     struct iovec l = {(unsigned char *)local + done, len - done};
     struct iovec r = {(void *)(uintptr_t)(remote_addr + done), len - done};
-    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                      : process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
-      return shm_get_error(shm, peer, errno, done);
+      return shm_cma_error(shm, peer, errno, done);
     if (n == 0)
       return HC_ERR_TRANSPORT;
     done += (size_t)n;
   }
   shm->cma_worked[peer] = 1;
   return HC_OK;
+}
+
+static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
+                           uint64_t remote_addr, size_t len) {
+  return shm_cma(ctx, peer_world_rank, local, remote_addr, len, 0);
+}
+
+static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
+                           uint64_t remote_addr, size_t len) {
+  /* process_vm_writev only reads the local iovec's bytes. */
+  return shm_cma(ctx, peer_world_rank, (void *)(uintptr_t)local, remote_addr,
+                 len, 1);
 }
 
 /* Nonzero when progress or send would now find something to do. */
@@ -973,7 +987,7 @@ static hc_status_t shm_counter(void *ctx, hc_transport_counter_t which,
 const hc_transport_ops_t hc_transport_shm_ops = {
     .name = "shm",
     .reach = HC_TRANSPORT_REACH_NODE,
-    .flags = 0,
+    .flags = HC_TRANSPORT_PEER_MEMORY,
     .trace_path = HC_TRACE_PATH_SHM,
     .trace_get_path = HC_TRACE_PATH_CMA,
     .init = shm_init,
@@ -984,6 +998,7 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .send = shm_send,
     .progress = shm_progress,
     .get = shm_get,
+    .put = shm_put,
     .wait = shm_wait,
     /* The doorbell is a futex in the segment: no descriptor to poll. */
     .wait_fd = hc_transport_wait_fd_not_supported,

@@ -808,23 +808,27 @@ static hc_status_t vb_get_wait(vb_ctx_t *v, int p, const int *flag) {
   return HC_OK;
 }
 
-/* One RDMA READ of n bytes at remote into the registered local (lkey). */
-static hc_status_t vb_read_one(vb_ctx_t *v, int p, uint32_t lkey, void *local,
-                               uint64_t remote, size_t n, uint32_t rkey) {
+/* One RDMA READ or WRITE (opcode) of n bytes between the registered local
+ * (lkey) and remote, waited for (its completion is a VB_WR_READ one). */
+static hc_status_t vb_rdma_one(vb_ctx_t *v, int p, enum ibv_wr_opcode opcode,
+                               uint32_t lkey, void *local, uint64_t remote,
+                               size_t n, uint32_t rkey) {
   struct ibv_sge sge = {
       .addr = (uint64_t)(uintptr_t)local, .length = (uint32_t)n, .lkey = lkey};
   struct ibv_send_wr wr = {.wr_id =
                                VB_WR_READ | ((uint64_t)p << 32) | VB_WR_NOBUF,
                            .sg_list = &sge,
                            .num_sge = 1,
-                           .opcode = IBV_WR_RDMA_READ,
+                           .opcode = opcode,
                            .send_flags = IBV_SEND_SIGNALED};
   wr.wr.rdma.remote_addr = remote;
   wr.wr.rdma.rkey = rkey;
   struct ibv_send_wr *bad;
   v->read_done = 0;
   if (ibv_post_send(v->peers[p].qp, &wr, &bad) != 0) {
-    hc_vb_peer_fail(v, p, "post RDMA READ failed");
+    hc_vb_peer_fail(v, p, opcode == IBV_WR_RDMA_READ
+                              ? "post RDMA READ failed"
+                              : "post RDMA WRITE failed");
     return HC_ERR_PEER_DEAD;
   }
   v->peers[p].sq_used++;
@@ -832,6 +836,12 @@ static hc_status_t vb_read_one(vb_ctx_t *v, int p, uint32_t lkey, void *local,
   if (rc == HC_OK && v->read_status != IBV_WC_SUCCESS)
     rc = HC_ERR_PEER_DEAD;
   return rc;
+}
+
+/* One RDMA READ of n bytes at remote into the registered local (lkey). */
+static hc_status_t vb_read_one(vb_ctx_t *v, int p, uint32_t lkey, void *local,
+                               uint64_t remote, size_t n, uint32_t rkey) {
+  return vb_rdma_one(v, p, IBV_WR_RDMA_READ, lkey, local, remote, n, rkey);
 }
 
 /* Reads len bytes into local: straight into it through mr, or (mr NULL)
@@ -879,9 +889,8 @@ static struct ibv_mr *vb_get_dest(vb_ctx_t *v, void *local, size_t len,
   return NULL;
 }
 
-static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
-                          size_t len) {
-  vb_ctx_t *v = ctx;
+/* HC_OK when one-sided transfers of len bytes with p may start now. */
+static hc_status_t vb_rdma_ready(const vb_ctx_t *v, int p, size_t len) {
   if (p < 0 || p >= v->world_size || p == v->world_rank ||
       !hc_env_bool("HCMPI_VERBS_RDMA", 1))
     return HC_ERR_NOT_SUPPORTED;
@@ -889,10 +898,26 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
     return HC_ERR_PEER_DEAD;
   if (v->peers[p].state != VB_PEER_UP || len == 0)
     return HC_ERR_NOT_SUPPORTED;
+  return HC_OK;
+}
+
+/* The destination's region of a read from p (vb_get_dest), once p is
+ * ready for one; *rc says why not. */
+static struct ibv_mr *vb_read_dest(vb_ctx_t *v, int p, void *local, size_t len,
+                                   hc_vb_rentry_t **ref, int *device,
+                                   hc_status_t *rc) {
+  *device = 0;
+  *rc = vb_rdma_ready(v, p, len);
+  return *rc == HC_OK ? vb_get_dest(v, local, len, ref, device, rc) : NULL;
+}
+
+static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
+                          size_t len) {
+  vb_ctx_t *v = ctx;
   hc_vb_rentry_t *ref = NULL;
   int device;
   hc_status_t rc;
-  struct ibv_mr *mr = vb_get_dest(v, local, len, &ref, &device, &rc);
+  struct ibv_mr *mr = vb_read_dest(v, p, local, len, &ref, &device, &rc);
   if (rc != HC_OK)
     return rc;
   vb_reg_msg_t req = {
@@ -914,6 +939,43 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
     if (v->peers[p].state == VB_PEER_UP)
       vb_send_ctl(v, p, VB_REG_DONE, &done);
   }
+  hc_vb_rcache_put(v->rcache, ref);
+  return rc;
+}
+
+/* One-sided window access: the peer registered the target with host_reg
+ * and published key, so no REG_REQ round trip is needed. */
+static hc_status_t vb_rdma_write(void *ctx, int p, const void *local,
+                                 uint64_t remote_addr, size_t len,
+                                 uint64_t key) {
+  vb_ctx_t *v = ctx;
+  hc_status_t rc = vb_rdma_ready(v, p, len);
+  if (rc != HC_OK)
+    return rc;
+  unsigned char *src = (unsigned char *)(uintptr_t)local; /* only read */
+  hc_vb_rentry_t *ref = NULL;
+  struct ibv_mr *mr = hc_vb_rcache_get(v->rcache, src, len, 0, &ref);
+  if (mr == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  for (size_t off = 0; off < len && rc == HC_OK; off += VB_READ_CHUNK) {
+    size_t n = len - off < VB_READ_CHUNK ? len - off : VB_READ_CHUNK;
+    rc = vb_rdma_one(v, p, IBV_WR_RDMA_WRITE, mr->lkey, src + off,
+                     remote_addr + off, n, (uint32_t)key);
+  }
+  hc_vb_rcache_put(v->rcache, ref);
+  return rc;
+}
+
+static hc_status_t vb_rdma_read(void *ctx, int p, void *local,
+                                uint64_t remote_addr, size_t len,
+                                uint64_t key) {
+  vb_ctx_t *v = ctx;
+  hc_vb_rentry_t *ref = NULL;
+  int device;
+  hc_status_t rc;
+  struct ibv_mr *mr = vb_read_dest(v, p, local, len, &ref, &device, &rc);
+  if (rc == HC_OK)
+    rc = vb_read(v, p, mr, local, remote_addr, len, (uint32_t)key);
   hc_vb_rcache_put(v->rcache, ref);
   return rc;
 }
@@ -1011,6 +1073,31 @@ static void vb_fini(void *ctx) {
 }
 
 /* The tool interface's view of the registration cache. */
+/* MPI_Alloc_mem's and windows' memory: a reference on its cache entry
+ * keeps the registration (entries in use are never evicted) until
+ * host_dereg, with the access every later lookup asks (a get's
+ * destination, a peer's get's source) and peers' RDMA WRITE. */
+static hc_status_t vb_host_reg(void *ctx, void *addr, size_t len,
+                               void **handle, uint64_t *key) {
+  vb_ctx_t *v = ctx;
+  hc_vb_rentry_t *ref = NULL;
+  struct ibv_mr *mr = hc_vb_rcache_get(v->rcache, addr, len,
+                                       IBV_ACCESS_LOCAL_WRITE |
+                                           IBV_ACCESS_REMOTE_READ |
+                                           IBV_ACCESS_REMOTE_WRITE,
+                                       &ref);
+  if (mr == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  *handle = ref;
+  *key = mr->rkey;
+  return HC_OK;
+}
+
+static void vb_host_dereg(void *ctx, void *handle) {
+  vb_ctx_t *v = ctx;
+  hc_vb_rcache_put(v->rcache, handle);
+}
+
 static hc_status_t vb_counter(void *ctx, hc_transport_counter_t which,
                               uint64_t *value) {
   vb_ctx_t *v = ctx;
@@ -1041,6 +1128,10 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .get = vb_get,
     .mem_reg = hc_vb_mem_reg,
     .mem_dereg = hc_vb_mem_dereg,
+    .host_reg = vb_host_reg,
+    .host_dereg = vb_host_dereg,
+    .rdma_write = vb_rdma_write,
+    .rdma_read = vb_rdma_read,
     .wait = vb_wait,
     .wait_fd = vb_wait_fd,
     .wait_done = vb_wait_done,

@@ -205,7 +205,7 @@ typedef struct vb_ctx {
 /* wr_id layout: bit 63 send side; bits 32..47 peer; low bits the buffer
  * (VB_WR_NOBUF for inline and RDMA work requests). */
 #define VB_WR_SEND (1ull << 63)
-#define VB_WR_READ (1ull << 62)
+#define VB_WR_READ (1ull << 62) /* an RDMA READ or WRITE, waited for */
 #define VB_WR_PING (1ull << 61)
 #define VB_WR_UD (1ull << 60)
 #define VB_WR_NOBUF 0xffffffffu

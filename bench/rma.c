@@ -1,0 +1,230 @@
+/* One-sided communication between pairs (-c NAME): rank i < N/2 is the
+ * origin, rank i + N/2 the target, over one MPI_Win_allocate window.
+ *   put_lock, get_lock        latency: lock (exclusive), one operation,
+ *                             unlock, per iteration
+ *   put_fence, get_fence      latency: one operation, then MPI_Win_fence
+ *                             on every rank, per iteration
+ *   put_bw_lock, get_bw_lock  bandwidth: lock, a window of operations
+ *                             (-W, default 32) on the same target bytes,
+ *                             unlock
+ *   put_bw_fence, get_bw_fence  the same between two fences
+ *   fetch_and_op, cas, accumulate  latency of one 8-byte MPI_Fetch_and_op
+ *                             (MPI_SUM of a long), MPI_Compare_and_swap or
+ *                             MPI_Accumulate (MPI_SUM), each followed by
+ *                             MPI_Win_flush, inside one lock_all epoch
+ * Latencies are per operation (us), medians over repetitions of each
+ * origin's mean; bandwidths are MB/s (10^6 B/s) of the origin.
+ *
+ * Output, one line per size:
+ *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps iters
+ *   bench=NAME ranks=N size=B median_MBps=.. min_MBps=.. ... */
+#include "common.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char rma_usage[] =
+    "  -c NAME    put_lock, get_lock, put_fence, get_fence, put_bw_lock,\n"
+    "             get_bw_lock, put_bw_fence, get_bw_fence, fetch_and_op,\n"
+    "             cas, accumulate\n";
+
+enum rma_case {
+  RMA_PUT_LOCK,
+  RMA_GET_LOCK,
+  RMA_PUT_FENCE,
+  RMA_GET_FENCE,
+  RMA_PUT_BW_LOCK,
+  RMA_GET_BW_LOCK,
+  RMA_PUT_BW_FENCE,
+  RMA_GET_BW_FENCE,
+  RMA_FETCH_AND_OP,
+  RMA_CAS,
+  RMA_ACCUMULATE
+};
+
+static const char *const rma_names[] = {
+    "put_lock",     "get_lock",    "put_fence",    "get_fence",
+    "put_bw_lock",  "get_bw_lock", "put_bw_fence", "get_bw_fence",
+    "fetch_and_op", "cas",         "accumulate"};
+
+typedef struct rma_bench {
+  enum rma_case which;
+  enum bench_role role;
+  int peer, nranks, window;
+  char *buf; /* origin data or get destination */
+  MPI_Win win;
+} rma_bench_t;
+
+static int rma_is_get(enum rma_case c) {
+  return c == RMA_GET_LOCK || c == RMA_GET_FENCE || c == RMA_GET_BW_LOCK ||
+         c == RMA_GET_BW_FENCE;
+}
+
+static int rma_is_fence(enum rma_case c) {
+  return c == RMA_PUT_FENCE || c == RMA_GET_FENCE || c == RMA_PUT_BW_FENCE ||
+         c == RMA_GET_BW_FENCE;
+}
+
+static int rma_is_bw(enum rma_case c) {
+  return c == RMA_PUT_BW_LOCK || c == RMA_GET_BW_LOCK ||
+         c == RMA_PUT_BW_FENCE || c == RMA_GET_BW_FENCE;
+}
+
+static int rma_is_atomic(enum rma_case c) {
+  return c == RMA_FETCH_AND_OP || c == RMA_CAS || c == RMA_ACCUMULATE;
+}
+
+static void rma_transfer(rma_bench_t *b, size_t size) {
+  int n = (int)size;
+  if (rma_is_get(b->which))
+    bench_check(MPI_Get(b->buf, n, MPI_BYTE, b->peer, 0, n, MPI_BYTE, b->win),
+                "MPI_Get");
+  else
+    bench_check(MPI_Put(b->buf, n, MPI_BYTE, b->peer, 0, n, MPI_BYTE, b->win),
+                "MPI_Put");
+}
+
+static void rma_atomic(rma_bench_t *b) {
+  long one = 1, old = 0, expect = 0;
+  switch (b->which) {
+  case RMA_FETCH_AND_OP:
+    bench_check(
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, b->peer, 0, MPI_SUM, b->win),
+        "MPI_Fetch_and_op");
+    break;
+  case RMA_CAS:
+    bench_check(
+        MPI_Compare_and_swap(&one, &expect, &old, MPI_LONG, b->peer, 0, b->win),
+        "MPI_Compare_and_swap");
+    break;
+  default:
+    bench_check(MPI_Accumulate(&one, 1, MPI_LONG, b->peer, 0, 1, MPI_LONG,
+                               MPI_SUM, b->win),
+                "MPI_Accumulate");
+  }
+  bench_check(MPI_Win_flush(b->peer, b->win), "MPI_Win_flush");
+}
+
+/* One iteration: ops operations inside their synchronisation.  Fence
+ * cases involve every rank; the others only the origin. */
+static void rma_iteration(rma_bench_t *b, size_t size, int ops) {
+  int origin = b->role == BENCH_INITIATOR;
+  if (rma_is_fence(b->which)) {
+    for (int k = 0; origin && k < ops; k++)
+      rma_transfer(b, size);
+    bench_check(MPI_Win_fence(0, b->win), "MPI_Win_fence");
+    return;
+  }
+  if (!origin)
+    return;
+  if (rma_is_atomic(b->which)) {
+    rma_atomic(b);
+    return;
+  }
+  bench_check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, b->peer, 0, b->win),
+              "MPI_Win_lock");
+  for (int k = 0; k < ops; k++)
+    rma_transfer(b, size);
+  bench_check(MPI_Win_unlock(b->peer, b->win), "MPI_Win_unlock");
+}
+
+/* One timed repetition; returns this rank's microseconds. */
+static double rma_rep(rma_bench_t *b, size_t size, int iters, int ops) {
+  int atomic = rma_is_atomic(b->which) && b->role == BENCH_INITIATOR;
+  if (atomic)
+    bench_check(MPI_Win_lock_all(0, b->win), "MPI_Win_lock_all");
+  double t0 = bench_now_us();
+  for (int i = 0; i < iters; i++)
+    rma_iteration(b, size, ops);
+  double t = bench_now_us() - t0;
+  if (atomic)
+    bench_check(MPI_Win_unlock_all(b->win), "MPI_Win_unlock_all");
+  return t;
+}
+
+static void rma_size(rma_bench_t *b, const bench_opts_t *o, size_t size,
+                     int rank, double *vals, double *gathered) {
+  int bw = rma_is_bw(b->which);
+  int ops = bw ? b->window : 1;
+  int iters = bench_iters(o, size, 2);
+  if (o->warmup > 0)
+    rma_rep(b, size, o->warmup, ops);
+  for (int r = 0; r < o->reps; r++) {
+    bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    double us = rma_rep(b, size, iters, ops);
+    /* Origins report; rank 0 is always one. */
+    double mine = b->role == BENCH_INITIATOR
+                      ? (bw ? (double)size * ops * iters / us
+                            : us / ((double)iters * ops))
+                      : 0.0;
+    bench_gather_double(mine, gathered, rank, b->nranks);
+    vals[r] = gathered[0];
+  }
+  if (rank != 0)
+    return;
+  bench_stats_t st;
+  bench_stats(vals, o->reps, &st);
+  if (bw)
+    printf("bench=%s ranks=%d size=%zu median_MBps=%.2f min_MBps=%.2f "
+           "max_MBps=%.2f reps=%d iters=%d window=%d\n",
+           rma_names[b->which], b->nranks, size, st.median, st.min, st.max,
+           o->reps, iters, ops);
+  else
+    printf("bench=%s ranks=%d size=%zu median_us=%.3f min_us=%.3f "
+           "p90_us=%.3f reps=%d iters=%d\n",
+           rma_names[b->which], b->nranks, size, st.median, st.min, st.p90,
+           o->reps, iters);
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  bench_opts_t o = {.reps = 11, .iters = 1000, .warmup = 10, .window = 32};
+  int rank, nranks;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  bench_size_range(&o, 8, 8);
+  int rc = bench_parse(argc, argv, &o, rma_usage);
+  int ncalls = (int)(sizeof rma_names / sizeof rma_names[0]);
+  int which =
+      o.call != NULL ? bench_lookup(rma_names, ncalls, o.call) : RMA_PUT_LOCK;
+  if (rc == 0 && (which < 0 || nranks < 2)) {
+    if (rank == 0)
+      fprintf(stderr, "%s: needs 2 ranks and one of -c\n%s", argv[0],
+              rma_usage);
+    rc = -1;
+  }
+  if (rc != 0) {
+    MPI_Finalize();
+    return rc < 0 ? 1 : 0;
+  }
+  rma_bench_t b = {.which = (enum rma_case)which,
+                   .nranks = nranks,
+                   .window = o.window > 0 ? o.window : 1};
+  b.role = bench_pair(rank, nranks, &b.peer);
+  size_t max = bench_max_size(&o);
+  if (max < sizeof(long))
+    max = sizeof(long);
+  b.buf = bench_alloc(max);
+  void *mem = NULL;
+  bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                               &mem, &b.win),
+              "MPI_Win_allocate");
+  memset(mem, 0, max);
+  bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
+  double *vals = calloc((size_t)o.reps, sizeof(double));
+  double *gathered = calloc((size_t)nranks, sizeof(double));
+  if (rank == 0)
+    bench_print_header(rma_names[which], &o, nranks);
+  for (int i = 0; i < o.nsizes; i++)
+    rma_size(&b, &o, o.sizes[i], rank, vals, gathered);
+  bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
+  bench_check(MPI_Win_free(&b.win), "MPI_Win_free");
+  free(gathered);
+  free(vals);
+  free(b.buf);
+  MPI_Finalize();
+  return 0;
+}

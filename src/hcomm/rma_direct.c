@@ -1,0 +1,321 @@
+/*
+ * One-sided operations that move without the target's help.
+ *
+ * At window creation each target gets a way in (hcomm_win_t.via):
+ *   - SHARED: every member's memory is one mapping of this node
+ *     (hcomm_win_share).  Every operation is a load and store here; the
+ *     ones that must be atomic (accumulate, get_accumulate, compare and
+ *     swap) hold the target's lock word in the mapping while they apply.
+ *     The choice is collective (all members or none), so no accumulate to
+ *     the window ever runs in a target's progress beside one under the
+ *     word, and accumulates from one origin apply in issue order because
+ *     each is done before the call returns.
+ *   - SELF, PEER_MEMORY and RDMA: the origin's own memory, another local
+ *     rank's through a transport that reaches it without the peer's help
+ *     (HC_TRANSPORT_PEER_MEMORY: CMA), or memory the target registered at
+ *     creation (host_reg) and whose key every member published, written
+ *     and read with the transport's rdma_write and rdma_read (verbs RDMA
+ *     WRITE and READ).  Only puts and gets go these ways;
+ *     accumulates keep to active messages, where the target applies them
+ *     one at a time, so their atomicity and order are those of rma.c.
+ *     The standard orders no put or get against another operation, and a
+ *     put or get that conflicts with an accumulate in one epoch is
+ *     erroneous, so the two paths need no ordering between them.
+ *
+ * A direct operation is complete when it returns: it marks nothing dirty,
+ * so a flush or fence that follows only direct operations sends no
+ * message.  Post notices travel as messages, and an origin waits for them
+ * before any access (rma_sync.c), so a direct access stays inside the
+ * epoch that allows it.  Passive-target locks are messages too, except on
+ * a shared window, where every member takes them in the mapping (the
+ * second word of the target's lock area: an exclusive bit and a count of
+ * shared holders), so a lock, its operations and the unlock touch no
+ * other process.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/rma.h"
+#include "util/env.h"
+
+/* Pieces of one operation through the transport: past it, one active
+ * message costs less than that many system calls. */
+#define RMA_DIRECT_SEGS_MAX 64
+/* Pieces whose (offset, length) pairs live on the stack. */
+#define RMA_DIRECT_PAIRS_STACK 16
+
+static int direct_enabled(void) { return hc_env_bool("HCMPI_RMA_DIRECT", 1); }
+
+uint64_t hc_rma_direct_register(hcomm_win_t *win) {
+  if (!direct_enabled() || win->dynamic || win->bytes == 0 ||
+      !hc_engine.initialized)
+    return HC_RMA_NO_KEY;
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    const hc_engine_transport_t *t = &hc_engine.transports[i];
+    uint64_t key = HC_RMA_NO_KEY;
+    if (t->ops->host_reg == NULL || t->ops->rdma_write == NULL ||
+        t->ops->host_reg(t->ctx, win->base, win->bytes, &win->rdma_handle,
+                         &key) != HC_OK)
+      continue;
+    win->rdma_slot = i;
+    return key;
+  }
+  return HC_RMA_NO_KEY;
+}
+
+void hc_rma_direct_deregister(hcomm_win_t *win) {
+  if (win->rdma_slot < 0)
+    return;
+  const hc_engine_transport_t *t = &hc_engine.transports[win->rdma_slot];
+  t->ops->host_dereg(t->ctx, win->rdma_handle);
+  win->rdma_slot = -1;
+  win->rdma_handle = NULL;
+}
+
+/* The direct way to target t other than this rank, or MESSAGE. */
+static int direct_way_to_peer(const hcomm_win_t *win, int t) {
+  const hc_peer_t *peer = &hc_engine.peers[hc_comm_world_of_rank(win->comm, t)];
+  if (peer->ops == NULL)
+    return HC_RMA_VIA_MESSAGE;
+  if ((peer->ops->flags & HC_TRANSPORT_PEER_MEMORY) && peer->ops->put != NULL)
+    return HC_RMA_VIA_PEER_MEMORY;
+  /* Its key is for the same kind of transport as the one reaching it. */
+  if (peer->ops->rdma_write != NULL && peer->ops->rdma_read != NULL &&
+      win->rdma_keys[t] != HC_RMA_NO_KEY)
+    return HC_RMA_VIA_RDMA;
+  return HC_RMA_VIA_MESSAGE;
+}
+
+void hc_rma_direct_choose(hcomm_win_t *win) {
+  int on = direct_enabled();
+  for (int t = 0; t < win->size; t++) {
+    if (!on || win->dynamic)
+      win->via[t] = HC_RMA_VIA_MESSAGE;
+    else if (t == win->rank)
+      win->via[t] = HC_RMA_VIA_SELF;
+    else
+      win->via[t] = (unsigned char)direct_way_to_peer(win, t);
+  }
+}
+
+hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks) {
+  if (win == NULL || locks == NULL || win->dynamic || win->size <= 0)
+    return HC_ERR_ARG;
+  size_t n = (size_t)win->size;
+  int mine = bases != NULL && direct_enabled();
+  int *all = malloc(n * sizeof *all);
+  char **copy = malloc(n * sizeof *copy);
+  if (all == NULL || copy == NULL)
+    mine = 0; /* still take part: the others wait for this rank */
+  hc_status_t rc = hcomm_allgather(&mine, sizeof mine, all, win->comm);
+  int every = all != NULL && copy != NULL && rc == HC_OK;
+  for (size_t i = 0; every && i < n; i++)
+    every = all[i];
+  free(all);
+  if (!every) {
+    free(copy);
+    return rc;
+  }
+  memcpy(copy, bases, n * sizeof *copy);
+  hc_engine_lock();
+  win->shared_bases = copy;
+  win->shared_locks = locks;
+  memset(win->via, HC_RMA_VIA_SHARED, n);
+  hc_engine_unlock();
+  return HC_OK;
+}
+
+/* 1 when every piece lies inside the target's window. */
+static int direct_in_range(const hcomm_win_t *win, const hcomm_rma_op_t *op) {
+  size_t limit = win->sizes[op->target];
+  for (size_t i = 0; i < op->nsegs; i++) {
+    size_t off = op->disp + op->segs[i].off;
+    if (off < op->disp || off + op->segs[i].len < off ||
+        off + op->segs[i].len > limit)
+      return 0;
+  }
+  return 1;
+}
+
+static int direct_is_atomic(int kind) {
+  return kind == HCOMM_RMA_ACC || kind == HCOMM_RMA_GET_ACC ||
+         kind == HCOMM_RMA_CAS;
+}
+
+static _Atomic uint32_t *direct_lock_word(const hcomm_win_t *win, int target) {
+  return (_Atomic uint32_t *)(void *)(win->shared_locks +
+                                      (size_t)target * HCOMM_WIN_LOCK_BYTES);
+}
+
+/* Held only for one operation's copy and combine; yields now and then so
+ * an oversubscribed node lets the holder run. */
+static void direct_lock(_Atomic uint32_t *word) {
+  unsigned spins = 0;
+  while (atomic_exchange_explicit(word, 1, memory_order_acquire) != 0)
+    while (atomic_load_explicit(word, memory_order_relaxed) != 0)
+      if (++spins % 64 == 0)
+        sched_yield();
+}
+
+static void direct_unlock(_Atomic uint32_t *word) {
+  atomic_store_explicit(word, 0, memory_order_release);
+}
+
+/* ---- passive-target locks of shared windows ------------------------------ */
+
+#define DIRECT_EPOCH_EXCLUSIVE 0x80000000u
+
+static _Atomic uint32_t *direct_epoch_word(const hcomm_win_t *win, int target) {
+  return direct_lock_word(win, target) + 1;
+}
+
+static int direct_epoch_try(_Atomic uint32_t *word, int type) {
+  uint32_t v = 0;
+  if (type == HCOMM_LOCK_EXCLUSIVE)
+    return atomic_compare_exchange_strong_explicit(
+        word, &v, DIRECT_EPOCH_EXCLUSIVE, memory_order_acquire,
+        memory_order_relaxed);
+  v = atomic_load_explicit(word, memory_order_relaxed);
+  while (!(v & DIRECT_EPOCH_EXCLUSIVE))
+    if (atomic_compare_exchange_weak_explicit(word, &v, v + 1,
+                                              memory_order_acquire,
+                                              memory_order_relaxed))
+      return 1;
+  return 0;
+}
+
+/* HC_OK, or why the target's process is gone. */
+static hc_status_t direct_target_alive(const hcomm_win_t *win, int target) {
+  const hc_peer_t *peer =
+      &hc_engine.peers[hc_comm_world_of_rank(win->comm, target)];
+  return peer->failed ? peer->failure : HC_OK;
+}
+
+int hc_rma_direct_locks(const hcomm_win_t *win, int target) {
+  return win->via[target] == HC_RMA_VIA_SHARED;
+}
+
+hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
+  _Atomic uint32_t *word = direct_epoch_word(win, target);
+  long spins = 0;
+  /* Progress while waiting: the holder may need this rank's answers. */
+  while (!direct_epoch_try(word, type)) {
+    hc_status_t rc = direct_target_alive(win, target);
+    if (rc != HC_OK)
+      return rc;
+    if (hc_progress_locked() > 0)
+      spins = 0;
+    else
+      hc_idle_locked(&spins);
+  }
+  return HC_OK;
+}
+
+hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
+  _Atomic uint32_t *word = direct_epoch_word(win, target);
+  if (type == HCOMM_LOCK_EXCLUSIVE)
+    atomic_store_explicit(word, 0, memory_order_release);
+  else
+    atomic_fetch_sub_explicit(word, 1, memory_order_release);
+  return direct_target_alive(win, target);
+}
+
+/* Applies op at addr, a target's memory as this process maps it. */
+static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
+                         const uint64_t *pairs) {
+  hc_rma_wire_t w = hc_rma_wire_of(op);
+  int atomic = direct_is_atomic(op->kind);
+  _Atomic uint32_t *word = atomic ? direct_lock_word(win, op->target) : NULL;
+  if (word != NULL)
+    direct_lock(word);
+  hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
+  if (word != NULL)
+    direct_unlock(word);
+}
+
+/* One piece of a put or get through the peer's transport. */
+static hc_status_t direct_piece(const hc_peer_t *peer, int via, uint64_t key,
+                                int put, void *local, uint64_t remote,
+                                size_t len) {
+  void *ctx = peer->tctx;
+  int p = peer->world_rank;
+  if (via == HC_RMA_VIA_RDMA)
+    return put ? peer->ops->rdma_write(ctx, p, local, remote, len, key)
+               : peer->ops->rdma_read(ctx, p, local, remote, len, key);
+  return put ? peer->ops->put(ctx, p, local, remote, len)
+             : peer->ops->get(ctx, p, local, remote, len);
+}
+
+/* Puts and gets through the transport, one call per piece.  A refusal
+ * (HC_ERR_NOT_SUPPORTED) at any piece leaves the whole operation to an
+ * active message, which rewrites or rereads every piece. */
+static hc_status_t direct_peer_memory(hcomm_win_t *win,
+                                      const hcomm_rma_op_t *op) {
+  const hc_peer_t *peer =
+      &hc_engine.peers[hc_comm_world_of_rank(win->comm, op->target)];
+  int via = win->via[op->target], put = op->kind == HCOMM_RMA_PUT;
+  uint64_t at = win->remote_bases[op->target] + op->disp;
+  char *local = put ? (char *)(uintptr_t)op->data : (char *)op->result;
+  for (size_t i = 0; i < op->nsegs; i++) {
+    const hcomm_rma_seg_t *seg = &op->segs[i];
+    hc_status_t rc = direct_piece(peer, via, win->rdma_keys[op->target], put,
+                                  local, at + seg->off, seg->len);
+    if (rc != HC_OK)
+      return rc;
+    local += seg->len;
+  }
+  return HC_OK;
+}
+
+/* Copies or applies op in memory this process maps (SELF, SHARED). */
+static hc_status_t direct_mapped(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                 char *base) {
+  uint64_t stack[2 * RMA_DIRECT_PAIRS_STACK];
+  uint64_t *pairs = stack;
+  if (op->nsegs > RMA_DIRECT_PAIRS_STACK &&
+      (pairs = malloc(op->nsegs * 2 * sizeof *pairs)) == NULL)
+    return HC_ERR_NOT_SUPPORTED; /* the message path copes */
+  for (size_t i = 0; i < op->nsegs; i++) {
+    pairs[2 * i] = op->segs[i].off;
+    pairs[2 * i + 1] = op->segs[i].len;
+  }
+  direct_apply(win, op, base + op->disp, pairs);
+  if (pairs != stack)
+    free(pairs);
+  return HC_OK;
+}
+
+static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {
+  int via = win->via[op->target];
+  if (via == HC_RMA_VIA_MESSAGE || !direct_in_range(win, op))
+    return HC_ERR_NOT_SUPPORTED;
+  if (via == HC_RMA_VIA_SHARED)
+    return direct_mapped(win, op, win->shared_bases[op->target]);
+  if (op->kind != HCOMM_RMA_PUT && op->kind != HCOMM_RMA_GET)
+    return HC_ERR_NOT_SUPPORTED;
+  if (via == HC_RMA_VIA_SELF)
+    return direct_mapped(win, op, win->base);
+  if (op->nsegs > RMA_DIRECT_SEGS_MAX)
+    return HC_ERR_NOT_SUPPORTED;
+  return direct_peer_memory(win, op);
+}
+
+hc_status_t hc_rma_direct_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                hcomm_request_t *user) {
+  hc_status_t rc = direct_move(win, op);
+  if (rc != HC_OK)
+    return rc;
+  hc_counters.rma_direct.messages++;
+  hc_counters.rma_direct.bytes += op->bytes + op->result_bytes;
+  if (op->done != NULL)
+    op->done(op->arg);
+  if (user != NULL) {
+    user->status.error = HC_OK;
+    hc_request_complete(user, HC_OK);
+  }
+  return HC_OK;
+}
