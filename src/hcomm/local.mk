@@ -23,3 +23,5 @@ HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 HC_ENGINE_SOURCES += src/hcomm/counters.c src/hcomm/counters.h
 # One-sided communication: windows, active messages, epochs (docs/rma.md).
 HC_ENGINE_SOURCES += src/hcomm/rma.c src/hcomm/rma.h src/hcomm/rma_sync.c
+# Application streams: stream-ordered copies and host functions (MPIX).
+HC_ENGINE_SOURCES += src/hcomm/stream.c

@@ -10,6 +10,7 @@
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/stream.h"
 #include "util/lock.h"
 
 static hc_mpi_comm_t comm_world_obj = {.handle = MPI_COMM_WORLD,
@@ -98,6 +99,7 @@ void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
     hc_mpi_errhandler_release(comm->errh);
   hc_mpi_info_destroy(comm->info);
   hc_mpi_topo_destroy(comm->topo);
+  hc_mpi_stream_detach(comm->streams);
   free(comm);
 }
 

@@ -30,3 +30,5 @@ HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
 HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/dynamic.c
 # One-sided communication: windows, operations, epochs (docs/rma.md).
 HC_MPI_SOURCES += src/mpi/win.c src/mpi/win.h src/mpi/win_ops.c src/mpi/win_sync.c
+# MPIX streams and stream-ordered (enqueued) operations.
+HC_MPI_SOURCES += src/mpi/stream.c src/mpi/stream.h src/mpi/stream_enqueue.c
