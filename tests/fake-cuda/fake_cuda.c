@@ -194,6 +194,15 @@ CUresult cuInit(unsigned int Flags) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuDeviceGetCount(int *count) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (count == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  *count = fc_devices();
+  return CUDA_SUCCESS;
+}
+
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;

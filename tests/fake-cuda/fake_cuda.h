@@ -51,6 +51,7 @@ typedef struct CUipcMemHandle_st {
 
 /* The driver-API entry points the double exports. */
 CUresult cuInit(unsigned int Flags);
+CUresult cuDeviceGetCount(int *count);
 CUresult cuDeviceGet(CUdevice *device, int ordinal);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
