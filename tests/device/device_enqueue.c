@@ -20,10 +20,12 @@
  */
 #include <dlfcn.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_api.h"
 #include "mpi_check.h"
@@ -108,6 +110,12 @@ static void rt_load(void) {
   rt.adds = rt.launch_add != NULL;
   *(void **)&rt.acl_copy = rt.cuda ? NULL : rt_sym(lib, "aclrtMemcpyAsync");
   *(void **)&rt.cu_copy = rt.cuda ? rt_sym(lib, "cuMemcpyAsync") : NULL;
+}
+
+static int err_class(int rc) {
+  int cls = -1;
+  MPI_Error_class(rc, &cls);
+  return cls;
 }
 
 static void *dev_alloc(size_t bytes) {
@@ -356,12 +364,6 @@ static void test_multiplex(void) {
     CHECK(MPIX_Stream_free(&s[i]) == MPI_SUCCESS);
 }
 
-static int err_class(int rc) {
-  int cls = -1;
-  MPI_Error_class(rc, &cls);
-  return cls;
-}
-
 static void test_bad_input(sctx_t *c) {
   MPI_Info info;
   MPIX_Stream s = MPIX_STREAM_NULL;
@@ -407,6 +409,32 @@ static void test_info_hex(void) {
   MPI_Info_free(&info);
 }
 
+/* "killed" mode (run under hcmpirun --no-kill-on-failure): rank 1 dies
+ * while rank 0 has a receive from it and a kernel behind it enqueued.  The
+ * stream must not hang (the host function gets the failure), and the next
+ * enqueue call on the stream reports MPIX_ERR_PROC_FAILED. */
+static void test_killed_peer(void) {
+  sctx_t c;
+  sctx_open(&c);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    fflush(stdout);
+    raise(SIGKILL);
+  }
+  void *in = dev_alloc(N * 4), *out = dev_alloc(N * 4);
+  CHECK(MPIX_Recv_enqueue(in, N, MPI_INT, 1, 21, c.comm, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS);
+  CHECK(kernel(c.dev, out, in, 1, 0) == 0);
+  CHECK(rt.sync(c.dev) == 0);
+  int x = 0;
+  int rc = MPIX_Send_enqueue(&x, 1, MPI_INT, 0, 22, c.comm);
+  CHECK(err_class(rc) == MPIX_ERR_PROC_FAILED);
+  printf("device_enqueue killed: the stream reported %s\n",
+         rc == MPI_SUCCESS ? "nothing" : "MPIX_ERR_PROC_FAILED");
+  fflush(stdout);
+  _exit(0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -415,6 +443,8 @@ int main(int argc, char **argv) {
   CHECK(fake_api_load_env(0, &api) == 0);
   rt_load();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (argc > 1 && strcmp(argv[1], "killed") == 0)
+    test_killed_peer();
   test_info_hex();
   sctx_t c;
   sctx_open(&c);

@@ -1,6 +1,8 @@
 #!/bin/sh
 # device_enqueue (MPIX streams and enqueue operations) on 2 ranks, over the
 # CANN double's aclrtStream and then the CUDA double's cudaStream_t; then
+# a peer killed while a receive from it is enqueued (the stream goes on,
+# the next enqueue call reports MPIX_ERR_PROC_FAILED); then
 # examples/pipeline --enqueue on 3 ranks over each, whose enqueued form
 # must take no host synchronisation in any micro-batch.  Skips (77) when
 # the doubles or the programs were not built.
@@ -25,6 +27,18 @@ DEVICE_ENQUEUE_AS_REAL=1 HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda \
   fail "run (cuda, real form)"
 grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
   fail "no summary (cuda, real form)"
+killed() { # runtime name, then env settings
+  name=$1
+  shift
+  echo "== a peer killed with operations enqueued ($name)"
+  env "$@" timeout -k 5 90 "$run" --no-kill-on-failure -n 2 --timeout 60 \
+    "$prog" killed >"$log" 2>&1
+  [ $? -ne 124 ] || fail "killed peer: hung ($name)"
+  grep -q "the stream reported MPIX_ERR_PROC_FAILED" "$log" ||
+    fail "killed peer: no MPIX_ERR_PROC_FAILED ($name)"
+}
+killed acl
+killed cuda HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda" DEVICE_P2P_ALLOC=cuda
 pipeline() { # device kind, then env settings
   kind=$1
   shift
