@@ -45,7 +45,8 @@ struct hc_mpi_enq {
   int kind;
   MPI_Comm comm;
   MPI_Count count;
-  MPI_Datatype type;
+  MPI_Datatype type; /* a derived type is our own duplicate (own_type) */
+  int own_type;
   MPI_Op op;
   int peer, tag;
   enq_data_t data;   /* sent or received data (allreduce: the result) */
@@ -123,6 +124,8 @@ static int enq_unstage(const char *fn, hc_mpi_comm_t *c, hc_mpi_stream_t *s,
 }
 
 static void enq_free(hc_mpi_enq_t *e) {
+  if (e->own_type)
+    PMPI_Type_free(&e->type);
   if (e->data.stage != NULL)
     hcomm_stream_host_free(e->stream->engine, e->data.stage);
   if (e->input.stage != NULL)
@@ -262,6 +265,17 @@ static hc_mpi_enq_t *enq_new(hc_mpi_stream_t *s, int kind, MPI_Comm comm,
   e->data.user = buf;
   e->count = count;
   e->type = type;
+  /* The application may free a derived type once the call returned; the
+   * stream uses it later.  Predefined types need no copy. */
+  int ni, na, nd, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+  if (combiner != MPI_COMBINER_NAMED) {
+    if (PMPI_Type_dup(type, &e->type) != MPI_SUCCESS) {
+      free(e);
+      return NULL;
+    }
+    e->own_type = 1;
+  }
   e->peer = peer;
   e->tag = tag;
   e->status_out = MPI_STATUS_IGNORE;
@@ -391,7 +405,7 @@ static int enq_start_request(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e,
   int rc = PMPI_Grequest_start(enq_greq_query, enq_greq_free, enq_greq_cancel,
                                e, &e->greq);
   if (rc != MPI_SUCCESS) {
-    free(e);
+    enq_free(e);
     return rc;
   }
   MPI_Request greq = e->greq;

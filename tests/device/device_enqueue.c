@@ -10,6 +10,7 @@
  * MPIX_Send_enqueue sends what a slow kernel queued before it wrote; many
  * I-form operations in flight on three streams and communicators; an
  * Allreduce_enqueue (and its in-place form) against a serial reference;
+ * a strided type freed right after the call, whose holes stay untouched;
  * (on a real runtime, which has no such kernel, a device-to-device copy on
  * the stream stands in for it and syncs are not counted: tests/device/
  * cuda.sh runs it so on a GPU);
@@ -232,6 +233,34 @@ static void test_send_after_kernel(sctx_t *c) {
   api.free_dev(msg);
 }
 
+/* A strided type: Recv_enqueue fills every other int of a device buffer
+ * and leaves the holes as they were, although the application frees the
+ * type right after the call, before the stream ran the receive. */
+static void test_strided_type(sctx_t *c) {
+  static int32_t host[N];
+  if (rank == 0) {
+    for (int i = 0; i < N / 2; i++)
+      host[i] = pattern(0, 4, 0, i);
+    CHECK(MPI_Send(host, N / 2, MPI_INT, 1, 13, c->comm) == MPI_SUCCESS);
+    return;
+  }
+  MPI_Datatype every_other;
+  MPI_Type_vector(N / 2, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  void *buf = dev_alloc(N * 4);
+  for (int i = 0; i < N; i++)
+    host[i] = -1;
+  dev_put(buf, host, N);
+  CHECK(MPIX_Recv_enqueue(buf, 1, every_other, 0, 13, c->comm,
+                          MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  MPI_Type_free(&every_other);
+  CHECK(rt.sync(c->dev) == 0);
+  dev_get(host, buf, N);
+  for (int i = 0; i < N; i++)
+    CHECK(host[i] == (i % 2 ? -1 : pattern(0, 4, 0, i / 2)));
+  api.free_dev(buf);
+}
+
 /* Each rank exchanges OPS messages with the other on each of STREAMS
  * streams (I-forms, Waitall_enqueue), a kernel behind each adds j. */
 static void test_many_in_flight(void) {
@@ -451,6 +480,7 @@ int main(int argc, char **argv) {
   test_kernel_after_recv(&c);
   test_send_after_kernel(&c);
   test_allreduce(&c);
+  test_strided_type(&c);
   test_bad_input(&c);
   sctx_close(&c);
   test_many_in_flight();
