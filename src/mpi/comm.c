@@ -286,6 +286,7 @@ int PMPI_Comm_free(MPI_Comm *comm) {
   rc = hc_mpi_attr_delete_all(fn, c);
   if (rc != MPI_SUCCESS)
     return rc;
+  hc_mpi_stream_quiesce(c->streams); /* enqueued work names the handle */
   hc_handle_free(&comm_table, c->handle);
   hc_mpi_comm_release(c);
   *comm = MPI_COMM_NULL;

@@ -211,6 +211,12 @@ void hc_mpi_stream_detach(hc_mpi_stream_attach_t *a) {
   free(a);
 }
 
+void hc_mpi_stream_quiesce(hc_mpi_stream_attach_t *a) {
+  for (int i = 0; a != NULL && i < a->nlocal; i++)
+    if (a->local[i] != NULL && a->local[i]->engine != NULL)
+      hcomm_stream_drain(a->local[i]->engine);
+}
+
 /* The hidden duplicates of a communicator some rank gave several streams:
  * one per (source index, destination index), made in the same order on
  * every rank. */

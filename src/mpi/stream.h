@@ -44,6 +44,9 @@ typedef struct hc_mpi_stream_attach {
 
 /* The stream object of a valid handle, else NULL. */
 hc_mpi_stream_t *hc_mpi_stream_get(MPIX_Stream handle);
+/* Waits until the device streams attached have run what was enqueued on
+ * them (MPI_Comm_free: the operations queued name the handle). */
+void hc_mpi_stream_quiesce(hc_mpi_stream_attach_t *attach);
 /* Detaches comm's streams (last release of the communicator). */
 void hc_mpi_stream_detach(hc_mpi_stream_attach_t *attach);
 /* Frees the staging of enqueued operations the stream has finished. */

@@ -11,6 +11,7 @@
  * I-form operations in flight on three streams and communicators; an
  * Allreduce_enqueue (and its in-place form) against a serial reference;
  * a strided type freed right after the call, whose holes stay untouched;
+ * a stream communicator freed before the stream ran its operations;
  * (on a real runtime, which has no such kernel, a device-to-device copy on
  * the stream stands in for it and syncs are not counted: tests/device/
  * cuda.sh runs it so on a GPU);
@@ -261,6 +262,31 @@ static void test_strided_type(sctx_t *c) {
   api.free_dev(buf);
 }
 
+/* MPI_Comm_free right after the enqueue calls, before the stream ran
+ * them: the operations still complete with the right bytes. */
+static void test_free_comm_early(void) {
+  static int32_t host[N];
+  sctx_t c;
+  sctx_open(&c);
+  void *buf = dev_alloc(N * 4);
+  for (int i = 0; i < N; i++)
+    host[i] = rank == 0 ? pattern(0, 5, 0, i) : 0;
+  dev_put(buf, host, N);
+  if (rank == 0)
+    CHECK(MPIX_Send_enqueue(buf, N, MPI_INT, 1, 14, c.comm) == MPI_SUCCESS);
+  else
+    CHECK(MPIX_Recv_enqueue(buf, N, MPI_INT, 0, 14, c.comm,
+                            MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(MPI_Comm_free(&c.comm) == MPI_SUCCESS);
+  CHECK(rt.sync(c.dev) == 0);
+  dev_get(host, buf, N);
+  for (int i = 0; i < N; i++)
+    CHECK(host[i] == pattern(0, 5, 0, i));
+  CHECK(MPIX_Stream_free(&c.stream) == MPI_SUCCESS);
+  CHECK(rt.destroy(c.dev) == 0);
+  api.free_dev(buf);
+}
+
 /* Each rank exchanges OPS messages with the other on each of STREAMS
  * streams (I-forms, Waitall_enqueue), a kernel behind each adds j. */
 static void test_many_in_flight(void) {
@@ -483,6 +509,7 @@ int main(int argc, char **argv) {
   test_strided_type(&c);
   test_bad_input(&c);
   sctx_close(&c);
+  test_free_comm_early();
   test_many_in_flight();
   test_host_stream();
   test_multiplex();
