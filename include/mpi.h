@@ -3589,6 +3589,12 @@ int PMPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count,
                                        MPI_Comm *newcomm);
 int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
 int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
+int MPIX_Stream_progress(MPIX_Stream stream);
+int PMPIX_Stream_progress(MPIX_Stream stream);
+int MPIX_Start_progress_thread(MPIX_Stream stream);
+int PMPIX_Start_progress_thread(MPIX_Stream stream);
+int MPIX_Stop_progress_thread(MPIX_Stream stream);
+int PMPIX_Stop_progress_thread(MPIX_Stream stream);
 int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype,
                      int dest, int tag, MPI_Comm comm, int source_stream_index,
                      int dest_stream_index);

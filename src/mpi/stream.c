@@ -11,6 +11,7 @@
  * so a message sent between two streams only matches a receive naming the
  * same pair.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,11 @@ int PMPIX_Stream_free(MPIX_Stream *stream) {
                         "stream 0x%x is still attached to %d "
                         "communicator(s): free them first",
                         *stream, attached);
+  if (s->progressing)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        "stream 0x%x still has a progress thread "
+                        "(MPIX_Stop_progress_thread first)",
+                        *stream);
   rc = s->engine != NULL ? hc_mpi_enq_drain(s) : MPI_SUCCESS;
   hc_handle_free(&stream_table, s->handle);
   stream_destroy(s);
@@ -191,6 +197,78 @@ int PMPIX_Stream_free(MPIX_Stream *stream) {
   return rc;
 }
 HC_WEAK_ALIAS(MPIX_Stream_free, PMPIX_Stream_free);
+
+/* ---- progress ------------------------------------------------------------ */
+
+/* One engine makes progress for every stream: progressing any stream (or
+ * MPIX_STREAM_NULL) progresses all of them. */
+int PMPIX_Stream_progress(MPIX_Stream stream) {
+  static const char fn[] = "MPIX_Stream_progress";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (stream != MPIX_STREAM_NULL && hc_mpi_stream_get(stream) == NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid stream 0x%x", stream);
+  hcomm_progress();
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPIX_Stream_progress, PMPIX_Stream_progress);
+
+static void *stream_progress_main(void *arg) {
+  hc_mpi_stream_t *s = arg;
+  while (!atomic_load(&s->stop_progress)) {
+    hcomm_progress();
+    sched_yield();
+  }
+  return NULL;
+}
+
+/* Looks up a stream for the progress-thread calls (MPIX_STREAM_NULL is
+ * not a stream that can own a thread). */
+static int stream_lookup(const char *fn, MPIX_Stream stream,
+                         hc_mpi_stream_t **out) {
+  int rc = hc_mpi_check_ready(fn);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *out = hc_mpi_stream_get(stream);
+  if (*out == NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid stream 0x%x", stream);
+  return MPI_SUCCESS;
+}
+
+int PMPIX_Start_progress_thread(MPIX_Stream stream) {
+  static const char fn[] = "MPIX_Start_progress_thread";
+  hc_mpi_stream_t *s = NULL;
+  int rc = stream_lookup(fn, stream, &s);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (s->progressing)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        "stream 0x%x already has a progress thread", stream);
+  hcomm_threads_enable(); /* before the thread can enter the engine */
+  atomic_init(&s->stop_progress, 0);
+  if (pthread_create(&s->progress_thread, NULL, stream_progress_main, s) != 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER, "cannot start a thread");
+  s->progressing = 1;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPIX_Start_progress_thread, PMPIX_Start_progress_thread);
+
+int PMPIX_Stop_progress_thread(MPIX_Stream stream) {
+  static const char fn[] = "MPIX_Stop_progress_thread";
+  hc_mpi_stream_t *s = NULL;
+  int rc = stream_lookup(fn, stream, &s);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!s->progressing)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
+                        "stream 0x%x has no progress thread", stream);
+  atomic_store(&s->stop_progress, 1);
+  pthread_join(s->progress_thread, NULL);
+  s->progressing = 0;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPIX_Stop_progress_thread, PMPIX_Stop_progress_thread);
 
 /* ---- stream communicators ----------------------------------------------- */
 

@@ -30,6 +30,10 @@ typedef struct hc_mpi_stream {
    * (a host function may not call the runtime that would free it). */
   pthread_mutex_t lock;
   hc_mpi_enq_t *pending;
+  /* MPIX_Start_progress_thread: a thread progressing until stopped. */
+  int progressing;
+  atomic_int stop_progress;
+  pthread_t progress_thread;
 } hc_mpi_stream_t;
 
 /* What MPIX_Stream_comm_create(_multiplex) attached to a communicator. */

@@ -362,12 +362,19 @@ static void test_allreduce(sctx_t *c) {
   api.free_dev(sum);
 }
 
-/* A host stream: operations run at the call, in order. */
+/* A host stream: operations run at the call, in order, here beside the
+ * stream's progress thread (MPIX_Start/Stop_progress_thread). */
 static void test_host_stream(void) {
   MPIX_Stream s;
   MPI_Comm comm;
   CHECK(MPIX_Stream_create(MPI_INFO_NULL, &s) == MPI_SUCCESS);
   CHECK(MPIX_Stream_comm_create(MPI_COMM_WORLD, s, &comm) == MPI_SUCCESS);
+  /* A progress thread runs beside the traffic below. */
+  CHECK(MPIX_Stream_progress(s) == MPI_SUCCESS);
+  CHECK(MPIX_Stream_progress(MPIX_STREAM_NULL) == MPI_SUCCESS);
+  CHECK(err_class(MPIX_Stop_progress_thread(s)) == MPI_ERR_OTHER);
+  CHECK(MPIX_Start_progress_thread(s) == MPI_SUCCESS);
+  CHECK(err_class(MPIX_Start_progress_thread(s)) == MPI_ERR_OTHER);
   int out[4] = {rank, rank + 10, rank + 20, rank + 30}, in[4] = {0};
   MPI_Request r[2];
   MPI_Status st[2];
@@ -384,6 +391,8 @@ static void test_host_stream(void) {
         MPI_SUCCESS);
   CHECK(total == size * (size - 1) / 2);
   CHECK(MPI_Comm_free(&comm) == MPI_SUCCESS);
+  CHECK(err_class(MPIX_Stream_free(&s)) == MPI_ERR_OTHER); /* thread on */
+  CHECK(MPIX_Stop_progress_thread(s) == MPI_SUCCESS);
   CHECK(MPIX_Stream_free(&s) == MPI_SUCCESS);
 }
 
