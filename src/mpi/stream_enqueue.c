@@ -62,8 +62,7 @@ struct hc_mpi_enq {
 static pthread_mutex_t enq_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
 static hc_mpi_enq_t *enq_waiting;
 
-/* ---- staging --------------------------------------------------------------
- */
+/* ---- staging ------------------------------------------------------------ */
 
 /* Where count elements of type at buf lie: *lb and *span in bytes. */
 static void enq_span(MPI_Count count, MPI_Datatype type, MPI_Count *lb,
@@ -163,8 +162,7 @@ int hc_mpi_enq_drain(hc_mpi_stream_t *s) {
   return err;
 }
 
-/* ---- host functions (run by the stream) -----------------------------------
- */
+/* ---- host functions (run by the stream) --------------------------------- */
 
 static void enq_note(hc_mpi_enq_t *e, int rc) {
   int none = MPI_SUCCESS;
@@ -228,8 +226,7 @@ static void enq_run_complete(void *arg) {
   atomic_store(&e->done, 1);
 }
 
-/* ---- queuing ----------------------------------------------------------------
- */
+/* ---- queuing ------------------------------------------------------------ */
 
 /* The stream of an enqueue call's communicator, its reported error first. */
 static int enq_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **c,
@@ -335,8 +332,7 @@ static int enq_queue(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e) {
   return MPI_SUCCESS;
 }
 
-/* ---- the grequest the I-forms hand out ------------------------------------
- */
+/* ---- the grequest the I-forms hand out ---------------------------------- */
 
 /* Only MPIX_Wait_enqueue reads the operation's status; a host wait on the
  * handle sees an empty one. */
@@ -381,8 +377,7 @@ static hc_mpi_enq_t *enq_wait_take(MPI_Request handle) {
   return found;
 }
 
-/* ---- point-to-point ---------------------------------------------------------
- */
+/* ---- point-to-point ----------------------------------------------------- */
 
 static int enq_host_p2p(int kind, void *buf, MPI_Count count, MPI_Datatype type,
                         int peer, int tag, MPI_Comm comm, MPI_Status *status,
@@ -506,8 +501,7 @@ int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
 }
 HC_WEAK_ALIAS(MPIX_Irecv_enqueue, PMPIX_Irecv_enqueue);
 
-/* ---- waits
- * -------------------------------------------------------------------- */
+/* ---- waits -------------------------------------------------------------- */
 
 int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) {
   static const char fn[] = "MPIX_Wait_enqueue";
@@ -560,8 +554,7 @@ int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
 }
 HC_WEAK_ALIAS(MPIX_Waitall_enqueue, PMPIX_Waitall_enqueue);
 
-/* ---- collectives -----------------------------------------------------------
- */
+/* ---- collectives -------------------------------------------------------- */
 
 int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf,
                               MPI_Count count, MPI_Datatype datatype, MPI_Op op,
