@@ -375,6 +375,11 @@ static int stream_comm_make(const char *fn, MPI_Comm comm, int count,
   if (count < 0 || (count > 0 && streams == NULL))
     return hc_mpi_raise(c, fn, MPI_ERR_ARG, "%d streams at %p", count,
                         (const void *)streams);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    return hc_mpi_raise(c, fn, MPI_ERR_COMM,
+                        "streams attach to intracommunicators only");
   rc = hc_mpi_check_ptr(fn, c, newcomm, "newcomm");
   hc_mpi_stream_t **local = NULL;
   int n = 0;

@@ -448,6 +448,15 @@ static void test_bad_input(sctx_t *c) {
                                      &r)) == MPI_ERR_COMM);
   CHECK(err_class(MPIX_Send_enqueue(&x, 1, MPI_INT, size, 0, c->comm)) ==
         MPI_ERR_RANK);
+  MPI_Comm inter, half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank, 9, &inter);
+  MPI_Comm none = MPI_COMM_NULL;
+  CHECK(err_class(MPIX_Stream_comm_create(inter, c->stream, &none)) ==
+        MPI_ERR_COMM);
+  CHECK(none == MPI_COMM_NULL);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
   MPIX_Stream attached = c->stream;
   CHECK(err_class(MPIX_Stream_free(&attached)) == MPI_ERR_OTHER);
   CHECK(attached == c->stream);
