@@ -102,13 +102,26 @@ typedef struct acl_stream {
   acl_stream_t stream;
   int device;
   int adopted; /* the application's stream: never destroyed here */
-  /* Adopted streams: the thread that runs the stream's host callbacks,
-   * one per stream, because a callback may block on a message that only
-   * another stream's callback lets through. */
-  int reporting;
-  atomic_int stop;
-  pthread_t reporter;
+  struct acl_reporter *reporter; /* adopted: its callbacks' thread; NULL */
 } acl_stream_wrap_t;
+
+/* The thread that runs an application stream's host callbacks: one per
+ * stream (ACL lets one thread subscribe to a stream), shared by every
+ * wrapper of that stream, and one per stream rather than one for all,
+ * because a callback may block on a message that only another stream's
+ * callback lets through. */
+typedef struct acl_reporter {
+  struct acl_reporter *next;
+  acl_stream_t stream;
+  int device;
+  int refs;    /* wrappers using it, under acl_reporters_lock */
+  int stopped; /* by fini: its thread is gone, only the object is left */
+  atomic_int stop;
+  pthread_t thread;
+} acl_reporter_t;
+
+static pthread_mutex_t acl_reporters_lock = PTHREAD_MUTEX_INITIALIZER;
+static acl_reporter_t *acl_reporters;
 
 typedef struct acl_event {
   acl_event_t event;
@@ -207,7 +220,10 @@ static hc_status_t acl_init(char *why, size_t len) {
   return HC_OK;
 }
 
+static void acl_reporters_stop_all(void);
+
 static void acl_fini(void) {
+  acl_reporters_stop_all();
   if (acl_we_initialised && acl_api.finalize != NULL)
     acl_api.finalize();
   acl_we_initialised = 0;
@@ -323,14 +339,14 @@ static hc_status_t acl_stream_create(int device, void **stream) {
   return HC_OK;
 }
 
-static void acl_reporter_stop(acl_stream_wrap_t *s);
+static void acl_reporter_release(acl_reporter_t *r);
 
 static void acl_stream_destroy(void *stream) {
   acl_stream_wrap_t *s = stream;
   if (s == NULL)
     return;
   if (s->adopted) {
-    acl_reporter_stop(s);
+    acl_reporter_release(s->reporter);
     free(s);
     return;
   }
@@ -477,11 +493,11 @@ static hc_status_t acl_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
 /* ---- application streams and host callbacks ---------------------------- */
 
 static void *acl_reporter_main(void *arg) {
-  acl_stream_wrap_t *s = arg;
-  if (acl_bind(s->device) != HC_OK)
+  acl_reporter_t *r = arg;
+  if (acl_bind(r->device) != HC_OK)
     return NULL;
   /* A timeout is not an error here: it is the moment to look at stop. */
-  while (!atomic_load(&s->stop))
+  while (!atomic_load(&r->stop))
     acl_api.process_report(ACL_REPORT_WAIT_MS);
   return NULL;
 }
@@ -491,31 +507,90 @@ static int acl_callbacks_available(void) {
          acl_api.unsubscribe_report != NULL && acl_api.process_report != NULL;
 }
 
-static void acl_reporter_start(acl_stream_wrap_t *s) {
-  if (!acl_callbacks_available())
-    return;
-  if (pthread_create(&s->reporter, NULL, acl_reporter_main, s) != 0)
-    return;
-  acl_error_t err = acl_api.subscribe_report((uint64_t)s->reporter, s->stream);
-  if (err == ACL_OK) {
-    s->reporting = 1;
-    return;
+/* A new reporter subscribed to stream; NULL when that fails. */
+static acl_reporter_t *acl_reporter_start(acl_stream_t stream, int device) {
+  acl_reporter_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  r->stream = stream;
+  r->device = device;
+  r->refs = 1;
+  atomic_init(&r->stop, 0);
+  if (pthread_create(&r->thread, NULL, acl_reporter_main, r) != 0) {
+    free(r);
+    return NULL;
   }
+  acl_error_t err = acl_api.subscribe_report((uint64_t)r->thread, stream);
+  if (err == ACL_OK)
+    return r;
   acl_report("aclrtSubscribeReport", err);
-  atomic_store(&s->stop, 1);
-  pthread_join(s->reporter, NULL);
+  atomic_store(&r->stop, 1);
+  pthread_join(r->thread, NULL);
+  free(r);
+  return NULL;
 }
 
-static void acl_reporter_stop(acl_stream_wrap_t *s) {
-  if (!s->reporting)
+/* The reporter of stream, shared; NULL without host callbacks. */
+static acl_reporter_t *acl_reporter_get(acl_stream_t stream, int device) {
+  if (!acl_callbacks_available())
+    return NULL;
+  pthread_mutex_lock(&acl_reporters_lock);
+  acl_reporter_t *r = acl_reporters;
+  while (r != NULL && r->stream != stream)
+    r = r->next;
+  if (r != NULL) {
+    r->refs++;
+  } else if ((r = acl_reporter_start(stream, device)) != NULL) {
+    r->next = acl_reporters;
+    acl_reporters = r;
+  }
+  pthread_mutex_unlock(&acl_reporters_lock);
+  return r;
+}
+
+static void acl_reporter_release(acl_reporter_t *r) {
+  if (r == NULL)
+    return;
+  pthread_mutex_lock(&acl_reporters_lock);
+  int last = --r->refs == 0;
+  if (last && r->stopped) {
+    pthread_mutex_unlock(&acl_reporters_lock);
+    free(r);
+    return;
+  }
+  if (last) {
+    acl_reporter_t **p = &acl_reporters;
+    while (*p != r)
+      p = &(*p)->next;
+    *p = r->next;
+  }
+  pthread_mutex_unlock(&acl_reporters_lock);
+  if (!last)
     return;
   /* Callbacks still queued must run before nobody serves them. */
-  if (acl_bind(s->device) == HC_OK)
-    acl_api.stream_sync(s->stream);
-  acl_api.unsubscribe_report((uint64_t)s->reporter, s->stream);
-  atomic_store(&s->stop, 1);
-  pthread_join(s->reporter, NULL);
-  s->reporting = 0;
+  if (acl_bind(r->device) == HC_OK)
+    acl_api.stream_sync(r->stream);
+  acl_api.unsubscribe_report((uint64_t)r->thread, r->stream);
+  atomic_store(&r->stop, 1);
+  pthread_join(r->thread, NULL);
+  free(r);
+}
+
+/* At fini: streams the application has not freed yet keep no thread
+ * running into an unloaded library. */
+static void acl_reporters_stop_all(void) {
+  pthread_mutex_lock(&acl_reporters_lock);
+  acl_reporter_t *r = acl_reporters;
+  acl_reporters = NULL;
+  pthread_mutex_unlock(&acl_reporters_lock);
+  while (r != NULL) {
+    acl_reporter_t *next = r->next;
+    acl_api.unsubscribe_report((uint64_t)r->thread, r->stream);
+    atomic_store(&r->stop, 1);
+    pthread_join(r->thread, NULL);
+    r->stopped = 1; /* freed by the last wrapper's release */
+    r = next;
+  }
 }
 
 static hc_status_t acl_stream_adopt(void *app_stream, void **stream) {
@@ -528,8 +603,7 @@ static hc_status_t acl_stream_adopt(void *app_stream, void **stream) {
   s->stream = app_stream;
   s->device = device < 0 ? 0 : device;
   s->adopted = 1;
-  atomic_init(&s->stop, 0);
-  acl_reporter_start(s);
+  s->reporter = acl_reporter_get(app_stream, s->device);
   *stream = s;
   return HC_OK;
 }
@@ -537,7 +611,7 @@ static hc_status_t acl_stream_adopt(void *app_stream, void **stream) {
 static hc_status_t acl_launch_host_fn(void *stream, void (*fn)(void *arg),
                                       void *arg) {
   acl_stream_wrap_t *s = stream;
-  if (!s->reporting)
+  if (s->reporter == NULL)
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc = acl_bind(s->device);
   if (rc != HC_OK)

@@ -12,6 +12,7 @@
  * Allreduce_enqueue (and its in-place form) against a serial reference;
  * a strided type freed right after the call, whose holes stay untouched;
  * a stream communicator freed before the stream ran its operations;
+ * the run-length form of "value"; host buffers on a device stream;
  * (on a real runtime, which has no such kernel, a device-to-device copy on
  * the stream stands in for it and syncs are not counted: tests/device/
  * cuda.sh runs it so on a GPU);
@@ -232,6 +233,44 @@ static void test_send_after_kernel(sctx_t *c) {
   CHECK(rt.sync(c->dev) == 0);
   api.free_dev(src);
   api.free_dev(msg);
+}
+
+/* The "value" in the run-length form newer MPICH writes ("[N]" for N zero
+ * bytes) names the same stream; host buffers enqueued on it arrive. */
+static void test_value_run_length(sctx_t *c) {
+  unsigned char b[sizeof c->dev];
+  char value[4 * sizeof c->dev + 1] = "";
+  memcpy(b, &c->dev, sizeof b);
+  for (size_t i = 0; i < sizeof b;) {
+    size_t zeros = 0;
+    while (i + zeros < sizeof b && b[i + zeros] == 0)
+      zeros++;
+    char part[8];
+    if (zeros >= 2)
+      snprintf(part, sizeof part, "[%zu]", zeros), i += zeros;
+    else
+      snprintf(part, sizeof part, "%02X", b[i]), i++;
+    strcat(value, part);
+  }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "type", rt.type);
+  MPI_Info_set(info, "value", value);
+  MPIX_Stream s;
+  MPI_Comm comm;
+  CHECK(MPIX_Stream_create(info, &s) == MPI_SUCCESS);
+  MPI_Info_free(&info);
+  CHECK(MPIX_Stream_comm_create(MPI_COMM_WORLD, s, &comm) == MPI_SUCCESS);
+  int x = rank == 0 ? 42 : 0;
+  if (rank == 0)
+    CHECK(MPIX_Send_enqueue(&x, 1, MPI_INT, 1, 15, comm) == MPI_SUCCESS);
+  else
+    CHECK(MPIX_Recv_enqueue(&x, 1, MPI_INT, 0, 15, comm, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS);
+  CHECK(rt.sync(c->dev) == 0);
+  CHECK(x == 42);
+  CHECK(MPI_Comm_free(&comm) == MPI_SUCCESS);
+  CHECK(MPIX_Stream_free(&s) == MPI_SUCCESS);
 }
 
 /* A strided type: Recv_enqueue fills every other int of a device buffer
@@ -525,6 +564,7 @@ int main(int argc, char **argv) {
   test_send_after_kernel(&c);
   test_allreduce(&c);
   test_strided_type(&c);
+  test_value_run_length(&c);
   test_bad_input(&c);
   sctx_close(&c);
   test_free_comm_early();
