@@ -15,6 +15,9 @@ HC_BENCH_FILES += bench/floor.c bench/collective.c bench/fileio.c bench/compare 
 	bench/results/quick-2-4-8.csv bench/results/quick-2-4-8.png \
 	bench/results/full-2-4-8.md bench/results/full-2-4-8.csv \
 	bench/results/full-2-4-8.png
+# Stream-ordered pipeline (examples/pipeline --enqueue) on the doubles.
+HC_BENCH_FILES += bench/pipeline_enqueue.sh \
+	bench/results/pipeline-enqueue-doubles.md
 EXTRA_DIST += $(HC_BENCH_FILES)
 TESTS += bench/smoke.sh
 BENCH_ARGS =

@@ -21,7 +21,16 @@ static struct {
     int (*cu_free)(unsigned long long);
     int (*cu_htod)(unsigned long long, const void *, size_t);
     int (*cu_dtoh)(void *, unsigned long long, size_t);
-} db = {DB_HOST, "host", 0, 0, 0, 0, 0, 0, 0};
+    /* Streams, of either runtime (aclrtStream and CUstream are pointers). */
+    void *lib;
+    int (*stream_sync)(void *);
+    int (*stream_destroy)(void *);
+    int (*acl_stream_create)(void **);
+    int (*cu_stream_create)(void **, unsigned);
+    /* The test doubles' kernel and sync counter; NULL elsewhere. */
+    int (*kernel_add)(void *, void *, const void *, size_t, int32_t, unsigned);
+    unsigned long (*host_syncs)(void);
+} db = {.kind = DB_HOST, .name = "host"};
 
 const char *devbuf_option(int *argc, char **argv)
 {
@@ -63,6 +72,11 @@ static int db_init_npu(int device)
     *(void **)&db.acl_malloc = db_sym(lib, "aclrtMalloc", &bad);
     *(void **)&db.acl_free = db_sym(lib, "aclrtFree", &bad);
     *(void **)&db.acl_memcpy = db_sym(lib, "aclrtMemcpy", &bad);
+    *(void **)&db.acl_stream_create = db_sym(lib, "aclrtCreateStream", &bad);
+    *(void **)&db.stream_sync = db_sym(lib, "aclrtSynchronizeStream", &bad);
+    *(void **)&db.stream_destroy = db_sym(lib, "aclrtDestroyStream", &bad);
+    *(void **)&db.kernel_add = dlsym(lib, "fakecann_launch_add");
+    *(void **)&db.host_syncs = dlsym(lib, "fakecann_host_syncs");
     if (bad)
         return -1;
     int rc = init(NULL);
@@ -76,7 +90,8 @@ static int db_init_npu(int device)
 
 static int db_init_cuda(int device)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    const char *path = getenv("HCMPI_CUDA_LIB") ? getenv("HCMPI_CUDA_LIB") : "libcuda.so.1";
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
         fprintf(stderr, "devbuf: no CUDA driver (%s)\n", dlerror());
         return -1;
@@ -93,6 +108,11 @@ static int db_init_cuda(int device)
     *(void **)&db.cu_free = db_sym(lib, "cuMemFree_v2", &bad);
     *(void **)&db.cu_htod = db_sym(lib, "cuMemcpyHtoD_v2", &bad);
     *(void **)&db.cu_dtoh = db_sym(lib, "cuMemcpyDtoH_v2", &bad);
+    *(void **)&db.cu_stream_create = db_sym(lib, "cuStreamCreate", &bad);
+    *(void **)&db.stream_sync = db_sym(lib, "cuStreamSynchronize", &bad);
+    *(void **)&db.stream_destroy = db_sym(lib, "cuStreamDestroy_v2", &bad);
+    *(void **)&db.kernel_add = dlsym(lib, "fakecuda_launch_add");
+    *(void **)&db.host_syncs = dlsym(lib, "fakecuda_host_syncs");
     if (bad || init(0) != 0 || count(&n) != 0 || n == 0)
         return -1;
     if (get(&dev, device % n) != 0 || retain(&ctx, dev) != 0 || setctx(ctx) != 0)
@@ -176,4 +196,45 @@ void devbuf_get(void *dst, const void *src, size_t n)
         db_die("cuMemcpyDtoH");
     if (db.kind == DB_HOST)
         memcpy(dst, src, n);
+}
+
+void *devbuf_stream_create(void)
+{
+    void *s = NULL;
+    if (db.kind == DB_NPU && db.acl_stream_create(&s) != 0)
+        db_die("aclrtCreateStream");
+    if (db.kind == DB_CUDA && db.cu_stream_create(&s, 0) != 0)
+        db_die("cuStreamCreate");
+    return s;
+}
+
+void devbuf_stream_sync(void *stream)
+{
+    if (stream != NULL && db.stream_sync(stream) != 0)
+        db_die("stream synchronisation");
+}
+
+void devbuf_stream_destroy(void *stream)
+{
+    if (stream != NULL)
+        db.stream_destroy(stream);
+}
+
+const char *devbuf_stream_type(void)
+{
+    return db.kind == DB_NPU ? "aclrtStream" : db.kind == DB_CUDA ? "cudaStream_t" : NULL;
+}
+
+int devbuf_kernel_add(void *stream, void *y, const void *x, size_t n, int add)
+{
+    if (db.kernel_add == NULL || stream == NULL)
+        return -1;
+    return db.kernel_add(stream, y, x, n, add, 0) == 0 ? 0 : -1;
+}
+
+int devbuf_has_kernel(void) { return db.kernel_add != NULL; }
+
+long devbuf_host_syncs(void)
+{
+    return db.host_syncs != NULL ? (long)db.host_syncs() : -1;
 }

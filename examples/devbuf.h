@@ -23,4 +23,20 @@ void devbuf_free(void *p);
 void devbuf_put(void *dst, const void *src, size_t n);
 void devbuf_get(void *dst, const void *src, size_t n);
 
+
+/* Stream-ordered work (pipeline --enqueue): a stream of the runtime
+ * (NULL for host memory), its MPIX_Stream_create "type", a wait for it. */
+void *devbuf_stream_create(void);
+void devbuf_stream_sync(void *stream);
+void devbuf_stream_destroy(void *stream);
+const char *devbuf_stream_type(void);
+/* A "layer kernel" on stream: y[i] = x[i] + add for n int32 elements.
+ * Only the test doubles of the runtimes provide one (fakecann_launch_add,
+ * fakecuda_launch_add); -1 without it. */
+int devbuf_kernel_add(void *stream, void *y, const void *x, size_t n, int add);
+int devbuf_has_kernel(void);
+/* The host synchronisations the test double counted; -1 when the runtime
+ * does not count them. */
+long devbuf_host_syncs(void);
+
 #endif

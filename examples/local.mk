@@ -2,7 +2,8 @@ noinst_PROGRAMS += examples/pingpong examples/pipeline examples/ring_allgather e
 examples_pingpong_SOURCES = examples/pingpong.c
 examples_pingpong_LDADD = $(HC_MPITEST_LIB)
 examples_pingpong_LDFLAGS = $(HC_MPITEST_LDF)
-examples_pipeline_SOURCES = examples/pipeline.c $(HC_DEVBUF)
+examples_pipeline_SOURCES = examples/pipeline.c examples/pipeline_enqueue.c \
+	examples/pipeline_enqueue.h $(HC_DEVBUF)
 examples_pipeline_LDADD = $(HC_MPITEST_LIB) -ldl
 examples_pipeline_LDFLAGS = $(HC_MPITEST_LDF)
 examples_ring_allgather_SOURCES = examples/ring_allgather.c

@@ -9,7 +9,11 @@
  * 8 x hidden 4096, in device buffers (devbuf.h) handed straight to MPI;
  * each stage computes on a host copy and uploads its result, and the next
  * stage's receive into device memory overlaps that compute.
- *   pipeline --device npu [microbatches]   default: 8 */
+ *   pipeline --device npu [microbatches]   default: 8
+ * With --enqueue as well, activations are passed stream-ordered (MPIX
+ * streams) and the host synchronisations per micro-batch are printed next
+ * to the synchronised form's (pipeline_enqueue.c).
+ *   pipeline --device npu --enqueue [microbatches] [elements]  16, 65536 */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +21,22 @@
 #include <string.h>
 
 #include "devbuf.h"
+#include "pipeline_enqueue.h"
+
+/* Removes "--enqueue" from argv; 1 when it was there. */
+static int pl_enqueue_option(int *argc, char **argv)
+{
+    int found = 0, out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--enqueue") == 0)
+            found = 1;
+        else
+            argv[out++] = argv[i];
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return found;
+}
 
 static float pl_w(int s) { return 1.0f + 0.125f * (float)(s % 4); }
 static float pl_b(int s) { return (float)(s % 3) - 1.0f; }
@@ -141,6 +161,7 @@ int main(int argc, char **argv)
 {
     int s, stages;
     const char *device = devbuf_option(&argc, argv);
+    int enqueue = pl_enqueue_option(&argc, argv);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &s);
     MPI_Comm_size(MPI_COMM_WORLD, &stages);
@@ -148,6 +169,12 @@ int main(int argc, char **argv)
         if (devbuf_init(device, s) != 0) {
             MPI_Finalize();
             return 77;
+        }
+        if (enqueue) {
+            int rc = pipeline_enqueue(s, stages, argc > 1 ? atoi(argv[1]) : 16,
+                                      argc > 2 ? (size_t)atol(argv[2]) : 65536);
+            MPI_Finalize();
+            return rc;
         }
         int mbs = argc > 1 ? atoi(argv[1]) : 8;
         long bad = pl_run_device(s, stages, mbs);

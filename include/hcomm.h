@@ -382,6 +382,38 @@ hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
                            const void *src, const hcomm_mem_info_t *sinfo,
                            size_t len);
 
+/* ---- application streams (MPIX streams): stream-ordered work -------------
+ * An application's device stream (aclrtStream, CUstream) on which the MPI
+ * face queues copies to and from pinned host staging and host functions
+ * that run operations once the stream reaches them. */
+
+typedef struct hcomm_stream hcomm_stream_t;
+
+/* Wraps app_stream, a stream of memory kind (HCOMM_MEM_ACL or
+ * HCOMM_MEM_CUDA) on the device the calling thread is bound to; the
+ * application keeps owning it.  Turns the engine's locks on (host
+ * functions run on the runtime's threads).  HC_ERR_NOT_SUPPORTED when
+ * that runtime is not loaded. */
+hc_status_t hcomm_stream_adopt(int kind, void *app_stream,
+                               hcomm_stream_t **out);
+/* Forgets the wrapper (call hcomm_stream_drain first). */
+void hcomm_stream_release(hcomm_stream_t *s);
+/* Queues fn(arg) in stream order; later work on the stream waits until it
+ * returned.  fn may block on messages but must not call the runtime.
+ * HC_ERR_NOT_SUPPORTED when the runtime has no host functions. */
+hc_status_t hcomm_stream_launch(hcomm_stream_t *s, void (*fn)(void *arg),
+                                void *arg);
+/* Queues a copy of len bytes between pinned host staging (from
+ * hcomm_stream_host_alloc) and device memory: host to device when
+ * to_device, else device to host. */
+hc_status_t hcomm_stream_copy(hcomm_stream_t *s, void *dst, const void *src,
+                              size_t len, int to_device);
+hc_status_t hcomm_stream_host_alloc(hcomm_stream_t *s, size_t len, void **ptr);
+void hcomm_stream_host_free(hcomm_stream_t *s, void *ptr);
+/* Returns once everything queued on s so far has run, progressing the
+ * engine meanwhile; the error of a failed stream otherwise. */
+hc_status_t hcomm_stream_drain(hcomm_stream_t *s);
+
 /* ---- collectives (on a context of their own: never match user traffic) -- */
 
 /* Element-wise inout[i] = in[i] op inout[i] for count elements. */

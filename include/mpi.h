@@ -55,6 +55,8 @@ typedef int MPI_Info;
 typedef int MPI_Win;
 typedef int MPI_Session;
 typedef int MPIX_Grequest_class;
+/* MPICH's execution streams (handle object type 0xf). */
+typedef int MPIX_Stream;
 
 /* MPICH takes MPI_File from ROMIO; the struct tag is kept so that C++ code
  * mangles MPI_File parameters the same way. */
@@ -73,6 +75,7 @@ typedef struct ADIOI_FileD *MPI_File;
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
 #define MPI_SESSION_NULL ((MPI_Session)0x38000000)
+#define MPIX_STREAM_NULL ((MPIX_Stream)0x3c000000)
 #define MPI_FILE_NULL ((MPI_File)0)
 
 /* ---- Predefined objects ------------------------------------------------ */
@@ -3579,6 +3582,142 @@ int MPIX_Query_ze_support(void);
 int PMPIX_Query_ze_support(void);
 int MPIX_Query_hip_support(void);
 int PMPIX_Query_hip_support(void);
+/* Streams and stream-ordered (enqueued) operations, as MPICH 4.1+. */
+int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
+                      int value_size);
+int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
+                       int value_size);
+int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+int MPIX_Stream_free(MPIX_Stream *stream);
+int PMPIX_Stream_free(MPIX_Stream *stream);
+int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream,
+                            MPI_Comm *newcomm);
+int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream,
+                             MPI_Comm *newcomm);
+int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count,
+                                      MPIX_Stream array_of_streams[],
+                                      MPI_Comm *newcomm);
+int PMPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count,
+                                       MPIX_Stream array_of_streams[],
+                                       MPI_Comm *newcomm);
+int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
+int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
+int MPIX_Stream_progress(MPIX_Stream stream);
+int PMPIX_Stream_progress(MPIX_Stream stream);
+int MPIX_Start_progress_thread(MPIX_Stream stream);
+int PMPIX_Start_progress_thread(MPIX_Stream stream);
+int MPIX_Stop_progress_thread(MPIX_Stream stream);
+int PMPIX_Stop_progress_thread(MPIX_Stream stream);
+int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype,
+                     int dest, int tag, MPI_Comm comm, int source_stream_index,
+                     int dest_stream_index);
+int PMPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, int source_stream_index,
+                      int dest_stream_index);
+int MPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, int source_stream_index,
+                      int dest_stream_index, MPI_Request *request);
+int PMPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype,
+                       int dest, int tag, MPI_Comm comm,
+                       int source_stream_index, int dest_stream_index,
+                       MPI_Request *request);
+int MPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source,
+                     int tag, MPI_Comm comm, int source_stream_index,
+                     int dest_stream_index, MPI_Status *status);
+int PMPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, int source_stream_index,
+                      int dest_stream_index, MPI_Status *status);
+int MPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, int source_stream_index,
+                      int dest_stream_index, MPI_Request *request);
+int PMPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source,
+                       int tag, MPI_Comm comm, int source_stream_index,
+                       int dest_stream_index, MPI_Request *request);
+int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm);
+int PMPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype,
+                       int dest, int tag, MPI_Comm comm);
+int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, MPI_Status *status);
+int PMPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
+                       int tag, MPI_Comm comm, MPI_Status *status);
+int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype,
+                       int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int MPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
+                       int tag, MPI_Comm comm, MPI_Request *request);
+int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
+                        int tag, MPI_Comm comm, MPI_Request *request);
+int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
+int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
+int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                         MPI_Status *array_of_statuses);
+int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                          MPI_Status *array_of_statuses);
+int MPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                       int dest, int tag, MPI_Comm comm,
+                       int source_stream_index, int dest_stream_index);
+int PMPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm,
+                        int source_stream_index, int dest_stream_index);
+int MPIX_Stream_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm,
+                        int source_stream_index, int dest_stream_index,
+                        MPI_Request *request);
+int PMPIX_Stream_isend_c(const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, int source_stream_index,
+                         int dest_stream_index, MPI_Request *request);
+int MPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                       int source, int tag, MPI_Comm comm,
+                       int source_stream_index, int dest_stream_index,
+                       MPI_Status *status);
+int PMPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int source, int tag, MPI_Comm comm,
+                        int source_stream_index, int dest_stream_index,
+                        MPI_Status *status);
+int MPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int source, int tag, MPI_Comm comm,
+                        int source_stream_index, int dest_stream_index,
+                        MPI_Request *request);
+int PMPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm,
+                         int source_stream_index, int dest_stream_index,
+                         MPI_Request *request);
+int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm);
+int PMPIX_Send_enqueue_c(const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm);
+int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                        int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm,
+                         MPI_Status *status);
+int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request);
+int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *request);
+int MPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm,
+                         MPI_Request *request);
+int PMPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                          int source, int tag, MPI_Comm comm,
+                          MPI_Request *request);
+int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf,
+                             MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm);
+int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf,
+                              MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm);
 
 #if defined(__cplusplus)
 }

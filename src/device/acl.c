@@ -5,6 +5,8 @@
  * from the documented ABI (docs: shared/reference/hcomm-acl-api.md, §3).
  */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,10 @@ typedef void *acl_event_t;
 #define ACL_EVENT_COMPLETE 1          /* ACL_EVENT_RECORDED_STATUS_COMPLETE */
 #define ACL_EXPORT_NO_PID_CHECK 0x1UL /* ..._FLAG_DISABLE_PID_VALIDATION */
 #define ACL_IMPORT_PEER_ACCESS 0x1UL  /* ..._FLAG_ENABLE_PEER_ACCESS */
+#define ACL_CALLBACK_BLOCK 1          /* aclrtCallbackBlockType */
+/* How long a reporter thread waits in aclrtProcessReport before it looks
+ * whether its stream is going away. */
+#define ACL_REPORT_WAIT_MS 50
 
 typedef struct acl_mem_location {
   uint32_t id;
@@ -76,6 +82,14 @@ typedef struct acl_api {
   acl_error_t (*ipc_import)(void **ptr, const char *key, uint64_t flags);
   acl_error_t (*ipc_close)(const char *key);
   const char *(*recent_error)(void);
+  /* Host callbacks on streams (optional): run by a thread subscribed to
+   * the stream, inside its aclrtProcessReport. */
+  acl_error_t (*get_device)(int32_t *device);
+  acl_error_t (*launch_callback)(void (*fn)(void *arg), void *arg, int block,
+                                 acl_stream_t stream);
+  acl_error_t (*subscribe_report)(uint64_t thread, acl_stream_t stream);
+  acl_error_t (*unsubscribe_report)(uint64_t thread, acl_stream_t stream);
+  acl_error_t (*process_report)(int32_t timeout_ms);
 } acl_api_t;
 
 static acl_api_t acl_api;
@@ -87,7 +101,27 @@ static __thread int acl_thread_device = -1;
 typedef struct acl_stream {
   acl_stream_t stream;
   int device;
+  int adopted; /* the application's stream: never destroyed here */
+  struct acl_reporter *reporter; /* adopted: its callbacks' thread; NULL */
 } acl_stream_wrap_t;
+
+/* The thread that runs an application stream's host callbacks: one per
+ * stream (ACL lets one thread subscribe to a stream), shared by every
+ * wrapper of that stream, and one per stream rather than one for all,
+ * because a callback may block on a message that only another stream's
+ * callback lets through. */
+typedef struct acl_reporter {
+  struct acl_reporter *next;
+  acl_stream_t stream;
+  int device;
+  int refs;    /* wrappers using it, under acl_reporters_lock */
+  int stopped; /* by fini: its thread is gone, only the object is left */
+  atomic_int stop;
+  pthread_t thread;
+} acl_reporter_t;
+
+static pthread_mutex_t acl_reporters_lock = PTHREAD_MUTEX_INITIALIZER;
+static acl_reporter_t *acl_reporters;
 
 typedef struct acl_event {
   acl_event_t event;
@@ -154,6 +188,11 @@ static const char *acl_resolve(void) {
   ACL_LOAD(ipc_import, "aclrtIpcMemImportByKey", 0);
   ACL_LOAD(ipc_close, "aclrtIpcMemClose", 0);
   ACL_LOAD(recent_error, "aclGetRecentErrMsg", 0);
+  ACL_LOAD(get_device, "aclrtGetDevice", 0);
+  ACL_LOAD(launch_callback, "aclrtLaunchCallback", 0);
+  ACL_LOAD(subscribe_report, "aclrtSubscribeReport", 0);
+  ACL_LOAD(unsubscribe_report, "aclrtUnSubscribeReport", 0);
+  ACL_LOAD(process_report, "aclrtProcessReport", 0);
   return missing;
 }
 
@@ -181,7 +220,10 @@ static hc_status_t acl_init(char *why, size_t len) {
   return HC_OK;
 }
 
+static void acl_reporters_stop_all(void);
+
 static void acl_fini(void) {
+  acl_reporters_stop_all();
   if (acl_we_initialised && acl_api.finalize != NULL)
     acl_api.finalize();
   acl_we_initialised = 0;
@@ -297,10 +339,17 @@ static hc_status_t acl_stream_create(int device, void **stream) {
   return HC_OK;
 }
 
+static void acl_reporter_release(acl_reporter_t *r);
+
 static void acl_stream_destroy(void *stream) {
   acl_stream_wrap_t *s = stream;
   if (s == NULL)
     return;
+  if (s->adopted) {
+    acl_reporter_release(s->reporter);
+    free(s);
+    return;
+  }
   if (acl_bind(s->device) == HC_OK) {
     acl_api.stream_sync(s->stream);
     acl_api.stream_destroy(s->stream);
@@ -441,6 +490,137 @@ static hc_status_t acl_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
                     acl_api.ipc_close((const char *)handle->data));
 }
 
+/* ---- application streams and host callbacks ---------------------------- */
+
+static void *acl_reporter_main(void *arg) {
+  acl_reporter_t *r = arg;
+  if (acl_bind(r->device) != HC_OK)
+    return NULL;
+  /* A timeout is not an error here: it is the moment to look at stop. */
+  while (!atomic_load(&r->stop))
+    acl_api.process_report(ACL_REPORT_WAIT_MS);
+  return NULL;
+}
+
+static int acl_callbacks_available(void) {
+  return acl_api.launch_callback != NULL && acl_api.subscribe_report != NULL &&
+         acl_api.unsubscribe_report != NULL && acl_api.process_report != NULL;
+}
+
+/* A new reporter subscribed to stream; NULL when that fails. */
+static acl_reporter_t *acl_reporter_start(acl_stream_t stream, int device) {
+  acl_reporter_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  r->stream = stream;
+  r->device = device;
+  r->refs = 1;
+  atomic_init(&r->stop, 0);
+  if (pthread_create(&r->thread, NULL, acl_reporter_main, r) != 0) {
+    free(r);
+    return NULL;
+  }
+  acl_error_t err = acl_api.subscribe_report((uint64_t)r->thread, stream);
+  if (err == ACL_OK)
+    return r;
+  acl_report("aclrtSubscribeReport", err);
+  atomic_store(&r->stop, 1);
+  pthread_join(r->thread, NULL);
+  free(r);
+  return NULL;
+}
+
+/* The reporter of stream, shared; NULL without host callbacks. */
+static acl_reporter_t *acl_reporter_get(acl_stream_t stream, int device) {
+  if (!acl_callbacks_available())
+    return NULL;
+  pthread_mutex_lock(&acl_reporters_lock);
+  acl_reporter_t *r = acl_reporters;
+  while (r != NULL && r->stream != stream)
+    r = r->next;
+  if (r != NULL) {
+    r->refs++;
+  } else if ((r = acl_reporter_start(stream, device)) != NULL) {
+    r->next = acl_reporters;
+    acl_reporters = r;
+  }
+  pthread_mutex_unlock(&acl_reporters_lock);
+  return r;
+}
+
+static void acl_reporter_release(acl_reporter_t *r) {
+  if (r == NULL)
+    return;
+  pthread_mutex_lock(&acl_reporters_lock);
+  int last = --r->refs == 0;
+  if (last && r->stopped) {
+    pthread_mutex_unlock(&acl_reporters_lock);
+    free(r);
+    return;
+  }
+  if (last) {
+    acl_reporter_t **p = &acl_reporters;
+    while (*p != r)
+      p = &(*p)->next;
+    *p = r->next;
+  }
+  pthread_mutex_unlock(&acl_reporters_lock);
+  if (!last)
+    return;
+  /* Callbacks still queued must run before nobody serves them. */
+  if (acl_bind(r->device) == HC_OK)
+    acl_api.stream_sync(r->stream);
+  acl_api.unsubscribe_report((uint64_t)r->thread, r->stream);
+  atomic_store(&r->stop, 1);
+  pthread_join(r->thread, NULL);
+  free(r);
+}
+
+/* At fini: streams the application has not freed yet keep no thread
+ * running into an unloaded library. */
+static void acl_reporters_stop_all(void) {
+  pthread_mutex_lock(&acl_reporters_lock);
+  acl_reporter_t *r = acl_reporters;
+  acl_reporters = NULL;
+  pthread_mutex_unlock(&acl_reporters_lock);
+  while (r != NULL) {
+    acl_reporter_t *next = r->next;
+    acl_api.unsubscribe_report((uint64_t)r->thread, r->stream);
+    atomic_store(&r->stop, 1);
+    pthread_join(r->thread, NULL);
+    r->stopped = 1; /* freed by the last wrapper's release */
+    r = next;
+  }
+}
+
+static hc_status_t acl_stream_adopt(void *app_stream, void **stream) {
+  acl_stream_wrap_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return HC_ERR_NOMEM;
+  int32_t device = acl_thread_device;
+  if (acl_api.get_device != NULL && acl_api.get_device(&device) != ACL_OK)
+    device = acl_thread_device;
+  s->stream = app_stream;
+  s->device = device < 0 ? 0 : device;
+  s->adopted = 1;
+  s->reporter = acl_reporter_get(app_stream, s->device);
+  *stream = s;
+  return HC_OK;
+}
+
+static hc_status_t acl_launch_host_fn(void *stream, void (*fn)(void *arg),
+                                      void *arg) {
+  acl_stream_wrap_t *s = stream;
+  if (s->reporter == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = acl_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status(
+      "aclrtLaunchCallback",
+      acl_api.launch_callback(fn, arg, ACL_CALLBACK_BLOCK, s->stream));
+}
+
 const hc_device_ops_t hc_device_acl_ops = {
     .name = "acl",
     .kind = HC_MEM_ACL,
@@ -464,4 +644,6 @@ const hc_device_ops_t hc_device_acl_ops = {
     .ipc_close = acl_ipc_close,
     /* Ascend RDMA goes through HCCL (devpath_hccl.c), not dma-buf. */
     .dmabuf_export = hc_device_dmabuf_export_not_supported,
+    .stream_adopt = acl_stream_adopt,
+    .launch_host_fn = acl_launch_host_fn,
 };

@@ -63,6 +63,9 @@ typedef struct cuda_api {
   /* Optional (drivers since CUDA 11.7): NULL where the library lacks it. */
   cu_result_t (*range_handle)(void *handle, cu_ptr_t ptr, size_t size, int type,
                               unsigned long long flags);
+  /* Optional (CUDA 10+): host functions in stream order. */
+  cu_result_t (*launch_host_func)(cu_stream_t stream, void (*fn)(void *arg),
+                                  void *arg);
 } cuda_api_t;
 
 static cuda_api_t cuda_api;
@@ -73,6 +76,7 @@ static __thread int cuda_thread_device = -1;
 typedef struct cuda_stream {
   cu_stream_t stream;
   int device;
+  int adopted; /* the application's stream: never destroyed here */
 } cuda_stream_wrap_t;
 
 typedef struct cuda_event {
@@ -145,6 +149,7 @@ static const char *cuda_resolve(void) {
   CUDA_LOAD(ipc_close, "cuIpcCloseMemHandle");
   *(void **)(&cuda_api.range_handle) =
       dlsym(cuda_lib, "cuMemGetHandleForAddressRange");
+  *(void **)(&cuda_api.launch_host_func) = dlsym(cuda_lib, "cuLaunchHostFunc");
   return missing;
 }
 
@@ -276,7 +281,7 @@ static void cuda_stream_destroy(void *stream) {
   cuda_stream_wrap_t *s = stream;
   if (s == NULL)
     return;
-  if (cuda_bind(s->device) == HC_OK) {
+  if (!s->adopted && cuda_bind(s->device) == HC_OK) {
     cuda_api.stream_sync(s->stream);
     cuda_api.stream_destroy(s->stream);
   }
@@ -425,6 +430,29 @@ static hc_status_t cuda_dmabuf_export(void *base, size_t size, int device,
   return HC_OK;
 }
 
+static hc_status_t cuda_stream_adopt(void *app_stream, void **stream) {
+  cuda_stream_wrap_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return HC_ERR_NOMEM;
+  s->stream = app_stream;
+  s->device = cuda_thread_device < 0 ? 0 : cuda_thread_device;
+  s->adopted = 1;
+  *stream = s;
+  return HC_OK;
+}
+
+static hc_status_t cuda_launch_host_fn(void *stream, void (*fn)(void *arg),
+                                       void *arg) {
+  cuda_stream_wrap_t *s = stream;
+  if (cuda_api.launch_host_func == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = cuda_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return cuda_status("cuLaunchHostFunc",
+                     cuda_api.launch_host_func(s->stream, fn, arg));
+}
+
 const hc_device_ops_t hc_device_cuda_ops = {
     .name = "cuda",
     .kind = HC_MEM_CUDA,
@@ -447,4 +475,6 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .ipc_import = cuda_ipc_import,
     .ipc_close = cuda_ipc_close,
     .dmabuf_export = cuda_dmabuf_export,
+    .stream_adopt = cuda_stream_adopt,
+    .launch_host_fn = cuda_launch_host_fn,
 };

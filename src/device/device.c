@@ -87,6 +87,19 @@ hc_status_t hc_device_dmabuf_export_not_supported(void *base, size_t size,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_device_stream_adopt_not_supported(void *app_stream,
+                                                 void **stream) {
+  (void)app_stream, (void)stream;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_device_launch_host_fn_not_supported(void *stream,
+                                                   void (*fn)(void *arg),
+                                                   void *arg) {
+  (void)stream, (void)fn, (void)arg;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
 /* The registration list: every compiled-in device backend, in the order
  * HCMPI_DEVICE=auto tries them. */
 static const hc_device_ops_t *const device_candidates[] = {

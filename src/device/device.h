@@ -124,6 +124,18 @@ typedef struct hc_device_ops {
    * driver cannot (quietly: the caller stages). */
   hc_status_t (*dmabuf_export)(void *base, size_t size, int device, int *fd,
                                uint64_t *offset);
+  /* Wraps an application's stream (aclrtStream, CUstream) of the device
+   * the calling thread is bound to (0 when none), for copy_async,
+   * event_record and launch_host_fn.  stream_destroy of the wrapper
+   * forgets it and leaves the application's stream alone.
+   * HC_ERR_NOT_SUPPORTED for a backend without streams. */
+  hc_status_t (*stream_adopt)(void *app_stream, void **stream);
+  /* Queues fn(arg) on stream: it runs on a host thread once the work
+   * queued before it finished, and the work queued after it waits until
+   * fn returned.  fn may block (on messages) but must not call the
+   * runtime.  HC_ERR_NOT_SUPPORTED where the runtime cannot (quietly). */
+  hc_status_t (*launch_host_fn)(void *stream, void (*fn)(void *arg),
+                                void *arg);
 } hc_device_ops_t;
 
 /* The compiled-in backends (registered in device.c). */
@@ -143,6 +155,11 @@ hc_status_t hc_device_ipc_close_not_supported(const hc_ipc_handle_t *handle,
 hc_status_t hc_device_dmabuf_export_not_supported(void *base, size_t size,
                                                   int device, int *fd,
                                                   uint64_t *offset);
+hc_status_t hc_device_stream_adopt_not_supported(void *app_stream,
+                                                 void **stream);
+hc_status_t hc_device_launch_host_fn_not_supported(void *stream,
+                                                   void (*fn)(void *arg),
+                                                   void *arg);
 
 /* ---- the layer ----------------------------------------------------------
  * Initialisation is lazy (first hc_device_* call) and idempotent.  The

@@ -108,4 +108,6 @@ const hc_device_ops_t hc_device_host_ops = {
     .ipc_import = hc_device_ipc_import_not_supported,
     .ipc_close = hc_device_ipc_close_not_supported,
     .dmabuf_export = hc_device_dmabuf_export_not_supported,
+    .stream_adopt = hc_device_stream_adopt_not_supported,
+    .launch_host_fn = hc_device_launch_host_fn_not_supported,
 };

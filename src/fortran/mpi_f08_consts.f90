@@ -12,6 +12,7 @@ integer, parameter :: MPIX_ERR_REVOKED = 103
 integer, parameter :: MPIX_GPU_SUPPORT_CUDA = 0
 integer, parameter :: MPIX_GPU_SUPPORT_HIP = 2
 integer, parameter :: MPIX_GPU_SUPPORT_ZE = 1
+integer, parameter :: MPIX_STREAM_NULL = 1006632960
 type(MPI_Datatype), parameter :: MPI_2DOUBLE_PRECISION = MPI_Datatype(1275072547)
 type(MPI_Datatype), parameter :: MPI_2INT = MPI_Datatype(1275070486)
 type(MPI_Datatype), parameter :: MPI_2INTEGER = MPI_Datatype(1275070496)

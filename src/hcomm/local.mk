@@ -31,3 +31,5 @@ HC_ENGINE_SOURCES += src/hcomm/ft.c src/hcomm/ft.h
 HC_ENGINE_SOURCES += src/hcomm/rma_direct.c
 # Host memory registered ahead of use (MPI_Alloc_mem).
 HC_ENGINE_SOURCES += src/hcomm/memreg.c
+# Application streams: stream-ordered copies and host functions (MPIX).
+HC_ENGINE_SOURCES += src/hcomm/stream.c

@@ -10,6 +10,7 @@
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/stream.h"
 #include "util/lock.h"
 
 static hc_mpi_comm_t comm_world_obj = {.handle = MPI_COMM_WORLD,
@@ -98,6 +99,7 @@ void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
     hc_mpi_errhandler_release(comm->errh);
   hc_mpi_info_destroy(comm->info);
   hc_mpi_topo_destroy(comm->topo);
+  hc_mpi_stream_detach(comm->streams);
   free(comm);
 }
 
@@ -284,6 +286,7 @@ int PMPI_Comm_free(MPI_Comm *comm) {
   rc = hc_mpi_attr_delete_all(fn, c);
   if (rc != MPI_SUCCESS)
     return rc;
+  hc_mpi_stream_quiesce(c->streams); /* enqueued work names the handle */
   hc_handle_free(&comm_table, c->handle);
   hc_mpi_comm_release(c);
   *comm = MPI_COMM_NULL;

@@ -30,7 +30,8 @@ enum hc_handle_object {
   HC_OBJ_KEYVAL = 0x9,
   HC_OBJ_REQUEST = 0xb,
   HC_OBJ_FILE = 0xc, /* not an MPICH handle: the Fortran value of a file */
-  HC_OBJ_SESSION = 0xe
+  HC_OBJ_SESSION = 0xe,
+  HC_OBJ_STREAM = 0xf /* MPIX_Stream */
 };
 
 #define HC_HANDLE_KIND_INVALID 0u

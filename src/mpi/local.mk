@@ -33,3 +33,5 @@ HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/dynamic.c
 HC_MPI_SOURCES += src/mpi/win.c src/mpi/win.h src/mpi/win_ops.c src/mpi/win_sync.c
 # User-Level Failure Mitigation: revoke, shrink, agree (issue 23).
 HC_MPI_SOURCES += src/mpi/ulfm.c
+# MPIX streams and stream-ordered (enqueued) operations.
+HC_MPI_SOURCES += src/mpi/stream.c src/mpi/stream.h src/mpi/stream_enqueue.c

@@ -74,6 +74,8 @@ typedef struct hc_mpi_comm {
   hc_mpi_attr_t *attrs;           /* cached attributes, under attr.c's lock */
   hc_mpi_info_t *info;            /* hints (Comm_set_info); NULL: none */
   hc_mpi_topo_t *topo; /* process topology; NULL: none; fixed once set */
+  /* MPIX streams attached (stream.c); NULL: not a stream communicator. */
+  struct hc_mpi_stream_attach *streams;
 } hc_mpi_comm_t;
 
 /* The object of a valid communicator handle (builtins included), else NULL.

@@ -4,7 +4,8 @@
 # cuda_bw with cuMemAlloc buffers with the ipc and the staging path forced
 # (HCMPI_LOG=debug shows which path ran), printing each path's bandwidth
 # next to cuMemcpy's measured in the same run, then device_coll and
-# device_dtype on GPU buffers.  cuda_bw also proves host-only traffic left
+# device_dtype on GPU buffers, and device_enqueue (MPIX streams and
+# enqueued operations on cudaStream_t streams).  cuda_bw also proves host-only traffic left
 # the GPU's primary context inactive.  Exits 77 (skip) at once without an
 # NVIDIA GPU and libcuda.so.1.  make check runs it in the build directory;
 # run anywhere else (tests/device/cuda.sh in the source tree, on a GPU
@@ -15,7 +16,7 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 ||
 ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' ||
   { echo "no libcuda.so.1: skipped"; exit 77; }
 progs="tests/device/device_p2p tests/device/cuda_bw tests/device/device_coll
-  tests/device/device_dtype"
+  tests/device/device_dtype tests/device/device_enqueue"
 if [ ! -x ./tools/hcmpirun ]; then
   src=$(cd "$(dirname "$0")/../.." && pwd)
   build=${TMPDIR:-/tmp}/hcmpi-cuda-build
@@ -54,7 +55,7 @@ for path in ipc staging; do
   done
 done
 # Collectives and a vector datatype on GPU buffers (staged by the face).
-for prog in device_coll device_dtype; do
+for prog in device_coll device_dtype device_enqueue; do
   if "$run" -n 2 --timeout 600 "./tests/device/$prog" >"$log" 2>&1; then
     note "$prog" ok
   else

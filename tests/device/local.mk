@@ -77,3 +77,11 @@ tests_device_device_io_LDADD = $(HC_MPITEST_LIB) -ldl
 tests_device_device_io_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/device_io.sh
 dist_noinst_SCRIPTS += tests/device/device_io.sh
+# Stream-ordered MPI (MPIX streams, enqueue) on the CANN and CUDA doubles.
+check_PROGRAMS += tests/device/device_enqueue
+tests_device_device_enqueue_SOURCES = tests/device/device_enqueue.c \
+	tests/device/mpi_check.h $(HC_FAKE_API)
+tests_device_device_enqueue_LDADD = $(HC_MPITEST_LIB) -ldl
+tests_device_device_enqueue_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/device/device_enqueue.sh
+dist_noinst_SCRIPTS += tests/device/device_enqueue.sh

@@ -29,6 +29,8 @@ typedef void *aclrtEvent;
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
 #define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
 #define ACL_ERROR_RT_INTERNAL_ERROR 507000
+/* aclrtProcessReport found no callback to run before its timeout. */
+#define ACL_ERROR_WAIT_CALLBACK_TIMEOUT 100018
 
 #define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
@@ -73,6 +75,13 @@ typedef enum aclrtStreamStatus {
   ACL_STREAM_STATUS_NOT_READY = 1
 } aclrtStreamStatus;
 
+typedef void (*aclrtCallback)(void *userData);
+
+typedef enum aclrtCallbackBlockType {
+  ACL_CALLBACK_NO_BLOCK = 0,
+  ACL_CALLBACK_BLOCK = 1
+} aclrtCallbackBlockType;
+
 typedef enum aclrtEventRecordedStatus {
   ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
   ACL_EVENT_RECORDED_STATUS_COMPLETE = 1
@@ -112,6 +121,12 @@ aclError aclrtQueryEventStatus(aclrtEvent event,
                                aclrtEventRecordedStatus *status);
 aclError aclrtSynchronizeEvent(aclrtEvent event);
 aclError aclrtDestroyEvent(aclrtEvent event);
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+                             aclrtCallbackBlockType blockType,
+                             aclrtStream stream);
+aclError aclrtProcessReport(int32_t timeout);
 
 aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
                                  size_t len, uint64_t flags);
@@ -157,5 +172,14 @@ void fakecann_release_h2d(void);
 /* Async host-to-device copies queued while an earlier one on the same
  * stream had not finished yet (a measure of copy/receive overlap). */
 unsigned long fakecann_h2d_overlaps(void);
+/* Times the host waited for a stream: aclrtSynchronizeStream,
+ * aclrtSynchronizeEvent, and async copies of pageable host memory (which
+ * return only after the stream ran them). */
+unsigned long fakecann_host_syncs(void);
+/* A "kernel" on stream: dst[i] = src[i] + add for n int32 elements of two
+ * owned device buffers, after sleeping delay_us (a slow kernel that work
+ * queued after it must still wait for). */
+aclError fakecann_launch_add(aclrtStream stream, void *dst, const void *src,
+                             size_t n, int32_t add, unsigned delay_us);
 
 #endif /* FAKE_ACL_H */

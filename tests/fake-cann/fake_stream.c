@@ -4,8 +4,12 @@
  * really are asynchronous and an event completes only when the work queued
  * before it has run.
  */
+#include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fake_acl_int.h"
 
@@ -38,6 +42,8 @@ typedef struct fake_stream {
   int h2d_pending; /* host-to-device copies queued or running */
   int device;
   pthread_t worker;
+  int subscribed;    /* aclrtSubscribeReport named a thread for callbacks */
+  uint64_t reporter; /* that thread */
 } fake_stream_t;
 
 /* ---- test hooks (fake_acl.h): held and failing host-to-device copies */
@@ -175,10 +181,18 @@ static void fake_stream_drain(fake_stream_t *s) {
   pthread_mutex_unlock(&s->mu);
 }
 
+/* Host synchronisations the application asked for (fakecann_host_syncs). */
+static atomic_ulong fake_host_syncs;
+
+unsigned long fakecann_host_syncs(void) {
+  return atomic_load(&fake_host_syncs);
+}
+
 aclError aclrtSynchronizeStream(aclrtStream stream) {
   fake_stream_t *s = stream;
   if (s == NULL)
     return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
+  atomic_fetch_add(&fake_host_syncs, 1);
   fake_stream_drain(s);
   return s->failed ? fake_fail(ACL_ERROR_RT_INTERNAL_ERROR,
                                "a task on the stream failed")
@@ -239,7 +253,8 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
       kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_HOST;
   if (host_side && !c.pinned) {
     /* Documented: with pageable host memory the call returns after the
-     * copy (in stream order). */
+     * copy (in stream order): the host waits for the stream. */
+    atomic_fetch_add(&fake_host_syncs, 1);
     fake_stream_drain(stream);
     if (count > 0)
       memmove(c.dst, c.src, count);
@@ -318,10 +333,7 @@ aclError aclrtQueryEventStatus(aclrtEvent event,
   return ACL_SUCCESS;
 }
 
-aclError aclrtSynchronizeEvent(aclrtEvent event) {
-  fake_event_t *e = event;
-  if (e == NULL)
-    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+static aclError fake_event_wait(fake_event_t *e) {
   pthread_mutex_lock(&e->mu);
   while (e->reached < e->recorded)
     pthread_cond_wait(&e->cv, &e->mu);
@@ -332,14 +344,219 @@ aclError aclrtSynchronizeEvent(aclrtEvent event) {
                 : ACL_SUCCESS;
 }
 
+aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  if (event == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  atomic_fetch_add(&fake_host_syncs, 1);
+  return fake_event_wait(event);
+}
+
 aclError aclrtDestroyEvent(aclrtEvent event) {
   fake_event_t *e = event;
   if (e == NULL)
     return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
   /* A record still queued would touch freed memory: wait it out. */
-  aclrtSynchronizeEvent(e);
+  fake_event_wait(e);
   pthread_mutex_destroy(&e->mu);
   pthread_cond_destroy(&e->cv);
   free(e);
   return ACL_SUCCESS;
+}
+
+/* ---- host callbacks: aclrtLaunchCallback, run by subscribed threads ----- */
+
+typedef struct fake_callback {
+  struct fake_callback *next;
+  uint64_t thread; /* the subscribed thread that must run it */
+  aclrtCallback fn;
+  void *arg;
+  int block; /* the stream waits until it ran */
+  int done;
+} fake_callback_t;
+
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  fake_callback_t *head, *tail;
+} fake_reports = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                  .cv = PTHREAD_COND_INITIALIZER};
+
+/* The stream reached a callback: hand it to its thread, and with
+ * ACL_CALLBACK_BLOCK hold the stream until it returned. */
+static int fake_callback_task(void *arg) {
+  fake_callback_t *cb = arg;
+  int block = cb->block;
+  pthread_mutex_lock(&fake_reports.mu);
+  if (fake_reports.tail != NULL)
+    fake_reports.tail->next = cb;
+  else
+    fake_reports.head = cb;
+  fake_reports.tail = cb;
+  pthread_cond_broadcast(&fake_reports.cv);
+  while (block && !cb->done)
+    pthread_cond_wait(&fake_reports.cv, &fake_reports.mu);
+  pthread_mutex_unlock(&fake_reports.mu);
+  if (block)
+    free(cb);
+  return 0;
+}
+
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
+  fake_stream_t *s = stream;
+  if (s == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
+  pthread_mutex_lock(&s->mu);
+  int taken = s->subscribed;
+  if (!taken) {
+    s->subscribed = 1;
+    s->reporter = threadId;
+  }
+  pthread_mutex_unlock(&s->mu);
+  return taken ? fake_fail(ACL_ERROR_RT_PARAM_INVALID,
+                           "the stream already has a subscribed thread")
+               : ACL_SUCCESS;
+}
+
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
+  fake_stream_t *s = stream;
+  if (s == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL stream");
+  pthread_mutex_lock(&s->mu);
+  int ours = s->subscribed && s->reporter == threadId;
+  if (ours)
+    s->subscribed = 0;
+  pthread_mutex_unlock(&s->mu);
+  return ours ? ACL_SUCCESS
+              : fake_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "that thread is not subscribed to the stream");
+}
+
+aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+                             aclrtCallbackBlockType blockType,
+                             aclrtStream stream) {
+  fake_stream_t *s = stream;
+  if (s == NULL || fn == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "NULL argument");
+  if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "bad block type");
+  pthread_mutex_lock(&s->mu);
+  int subscribed = s->subscribed;
+  uint64_t thread = s->reporter;
+  pthread_mutex_unlock(&s->mu);
+  if (!subscribed)
+    return fake_fail(
+        ACL_ERROR_RT_PARAM_INVALID,
+        "no thread subscribed to the stream (aclrtSubscribeReport)");
+  fake_callback_t *cb = calloc(1, sizeof *cb);
+  if (cb == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  cb->thread = thread;
+  cb->fn = fn;
+  cb->arg = userData;
+  cb->block = blockType == ACL_CALLBACK_BLOCK;
+  return fakecann_stream_call(stream, fake_callback_task, cb);
+}
+
+/* The first callback queued for the calling thread, unlinked; NULL. */
+static fake_callback_t *fake_report_take_locked(uint64_t self) {
+  fake_callback_t *prev = NULL;
+  for (fake_callback_t *cb = fake_reports.head; cb != NULL;
+       prev = cb, cb = cb->next) {
+    if (cb->thread != self)
+      continue;
+    if (prev != NULL)
+      prev->next = cb->next;
+    else
+      fake_reports.head = cb->next;
+    if (fake_reports.tail == cb)
+      fake_reports.tail = prev;
+    cb->next = NULL;
+    return cb;
+  }
+  return NULL;
+}
+
+aclError aclrtProcessReport(int32_t timeout) {
+  if (timeout == 0 || timeout < -1)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "timeout must be -1 or > 0");
+  uint64_t self = (uint64_t)pthread_self();
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += timeout / 1000;
+  until.tv_nsec += (long)(timeout % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&fake_reports.mu);
+  fake_callback_t *cb;
+  int timed_out = 0;
+  while ((cb = fake_report_take_locked(self)) == NULL && !timed_out) {
+    if (timeout == -1)
+      pthread_cond_wait(&fake_reports.cv, &fake_reports.mu);
+    else
+      timed_out = pthread_cond_timedwait(&fake_reports.cv, &fake_reports.mu,
+                                         &until) == ETIMEDOUT;
+  }
+  pthread_mutex_unlock(&fake_reports.mu);
+  if (cb == NULL)
+    return ACL_ERROR_WAIT_CALLBACK_TIMEOUT;
+  cb->fn(cb->arg);
+  pthread_mutex_lock(&fake_reports.mu);
+  int block = cb->block;
+  cb->done = 1;
+  pthread_cond_broadcast(&fake_reports.cv);
+  pthread_mutex_unlock(&fake_reports.mu);
+  if (!block)
+    free(cb);
+  return ACL_SUCCESS;
+}
+
+/* ---- "kernels" (test hook) ---------------------------------------------- */
+
+typedef struct fake_kernel {
+  int32_t *dst;
+  const int32_t *src;
+  size_t n;
+  int32_t add;
+  unsigned delay_us;
+} fake_kernel_t;
+
+static int fake_kernel_run(void *arg) {
+  fake_kernel_t *k = arg;
+  if (k->delay_us > 0)
+    usleep(k->delay_us); /* a slow kernel: later work must still wait */
+  for (size_t i = 0; i < k->n; i++) {
+    int32_t v;
+    memcpy(&v, k->src + i, sizeof v);
+    v += k->add;
+    memcpy(k->dst + i, &v, sizeof v);
+  }
+  free(k);
+  return 0;
+}
+
+aclError fakecann_launch_add(aclrtStream stream, void *dst, const void *src,
+                             size_t n, int32_t add, unsigned delay_us) {
+  void *dshadow, *sshadow;
+  int fd;
+  uint64_t off;
+  size_t bytes = n * sizeof(int32_t);
+  aclError err = fakecann_device_span(dst, bytes, &dshadow, &fd, &off);
+  if (err == ACL_SUCCESS)
+    err = fakecann_device_span(src, bytes, &sshadow, &fd, &off);
+  if (err != ACL_SUCCESS)
+    return err;
+  fake_kernel_t *k = calloc(1, sizeof *k);
+  if (k == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  k->dst = dshadow;
+  k->src = sshadow;
+  k->n = n;
+  k->add = add;
+  k->delay_us = delay_us;
+  err = fakecann_stream_call(stream, fake_kernel_run, k);
+  if (err != ACL_SUCCESS)
+    free(k);
+  return err;
 }

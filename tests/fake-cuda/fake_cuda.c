@@ -12,9 +12,10 @@
  * second mapping private to the double.  Freed device addresses are handed
  * out again (same span, most recently freed first) with a new buffer id.
  *
- * Streams are honest but simple: every copy runs at the call, on the
- * calling thread; an event answers CUDA_ERROR_NOT_READY to the first query
- * after each record, so a caller's polling loop runs at least once.
+ * Streams: a worker thread per created stream runs its copies, event
+ * records, host functions (cuLaunchHostFunc) and the double's "kernels" in
+ * order; the NULL stream runs work at the call.  Host waits on streams
+ * are counted (fakecuda_host_syncs).
  *
  * IPC: a CUipcMemHandle names the exporter's pid and memfd; the importer
  * maps /proc/<pid>/fd/<fd>.  cuMemGetHandleForAddressRange (dma-buf) hands
@@ -29,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,16 +75,6 @@ typedef struct fc_pinned {
 struct fc_ctx {
   int device;
   int retained;
-};
-
-struct fc_stream {
-  uint32_t magic;
-  int device;
-};
-
-struct fc_event {
-  uint32_t magic;
-  int polls_left; /* NOT_READY answers still due after the last record */
 };
 
 /* What a CUipcMemHandle holds here (64 bytes at most). */
@@ -199,6 +191,15 @@ CUresult cuInit(unsigned int Flags) {
   for (int d = 0; d < FC_DEVICES_MAX; d++)
     fc.ctx[d].device = d;
   pthread_mutex_unlock(&fc.lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int *count) {
+  if (!fc.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (count == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  *count = fc_devices();
   return CUDA_SUCCESS;
 }
 
@@ -502,10 +503,97 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                  ByteCount);
 }
 
-/* ---- streams and events ----------------------------------------------- */
+/* ---- streams and events -----------------------------------------------
+ * Each created stream has a worker thread that runs its queued work (copies,
+ * event records, host functions, kernels) in order, so asynchronous work
+ * really is asynchronous.  The NULL (default) stream runs work at the call,
+ * on the calling thread. */
+
+typedef struct fc_task {
+  struct fc_task *next;
+  void (*fn)(void *arg);
+  void *arg;
+} fc_task_t;
+
+struct fc_stream {
+  uint32_t magic;
+  int device;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  fc_task_t *head, *tail;
+  int running;
+  int stop;
+  pthread_t worker;
+};
+
+struct fc_event {
+  uint32_t magic;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned long recorded; /* records issued */
+  unsigned long reached;  /* records a stream got to */
+};
+
+/* Times the host waited for streams (fakecuda_host_syncs). */
+static atomic_ulong fc_host_syncs;
+
+unsigned long fakecuda_host_syncs(void) { return atomic_load(&fc_host_syncs); }
 
 static int fc_stream_ok(CUstream s) {
   return s == NULL || s->magic == FC_STREAM_MAGIC; /* NULL: default stream */
+}
+
+static void *fc_stream_main(void *arg) {
+  CUstream s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (s->head == NULL && !s->stop)
+      pthread_cond_wait(&s->cv, &s->mu);
+    if (s->head == NULL)
+      break;
+    fc_task_t *t = s->head;
+    s->head = t->next;
+    if (s->head == NULL)
+      s->tail = NULL;
+    s->running = 1;
+    pthread_mutex_unlock(&s->mu);
+    t->fn(t->arg);
+    free(t);
+    pthread_mutex_lock(&s->mu);
+    s->running = 0;
+    pthread_cond_broadcast(&s->cv);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* Queues fn(arg) on s (at once, on this thread, for the NULL stream). */
+static CUresult fc_stream_push(CUstream s, void (*fn)(void *arg), void *arg) {
+  if (s == NULL) {
+    fn(arg);
+    return CUDA_SUCCESS;
+  }
+  fc_task_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  t->fn = fn;
+  t->arg = arg;
+  pthread_mutex_lock(&s->mu);
+  if (s->tail != NULL)
+    s->tail->next = t;
+  else
+    s->head = t;
+  s->tail = t;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  return CUDA_SUCCESS;
+}
+
+static void fc_stream_drain(CUstream s) {
+  pthread_mutex_lock(&s->mu);
+  while (s->head != NULL || s->running)
+    pthread_cond_wait(&s->cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
 }
 
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags) {
@@ -519,30 +607,84 @@ CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   s->magic = FC_STREAM_MAGIC;
   s->device = fc_current->device;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  if (pthread_create(&s->worker, NULL, fc_stream_main, s) != 0) {
+    free(s);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   *phStream = s;
   return CUDA_SUCCESS;
 }
 
+/* As the driver's: work still queued completes before the stream goes. */
 CUresult cuStreamDestroy_v2(CUstream hStream) {
   if (hStream == NULL || hStream->magic != FC_STREAM_MAGIC)
     return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&hStream->mu);
+  hStream->stop = 1;
+  pthread_cond_broadcast(&hStream->cv);
+  pthread_mutex_unlock(&hStream->mu);
+  pthread_join(hStream->worker, NULL);
   hStream->magic = 0;
+  pthread_mutex_destroy(&hStream->mu);
+  pthread_cond_destroy(&hStream->cv);
   free(hStream);
   return CUDA_SUCCESS;
 }
 
-/* Copies ran at their call: nothing is ever left to wait for. */
 CUresult cuStreamSynchronize(CUstream hStream) {
-  return fc_stream_ok(hStream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!fc_stream_ok(hStream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  atomic_fetch_add(&fc_host_syncs, 1);
+  if (hStream != NULL)
+    fc_stream_drain(hStream);
+  return CUDA_SUCCESS;
 }
 
-CUresult cuCtxSynchronize(void) { return fc_need_context(); }
+/* Counted; the double keeps no list of streams to drain, so callers of the
+ * double synchronise streams one by one. */
+CUresult cuCtxSynchronize(void) {
+  atomic_fetch_add(&fc_host_syncs, 1);
+  return fc_need_context();
+}
 
+typedef struct fc_copy_task {
+  unsigned char *dst;
+  const unsigned char *src;
+  size_t n;
+} fc_copy_task_t;
+
+static void fc_copy_run(void *arg) {
+  fc_copy_task_t *c = arg;
+  memmove(c->dst, c->src, c->n);
+  free(c);
+}
+
+/* Checked at the call, copied when the stream gets there. */
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                        CUstream hStream) {
   if (!fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
-  return fc_copy(dst, FC_SIDE_ANY, src, FC_SIDE_ANY, ByteCount);
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS || ByteCount == 0)
+    return rc;
+  fc_copy_task_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&fc.lock);
+  c->dst = fc_reach(dst, ByteCount, FC_SIDE_ANY);
+  c->src = fc_reach(src, ByteCount, FC_SIDE_ANY);
+  pthread_mutex_unlock(&fc.lock);
+  c->n = ByteCount;
+  if (c->dst == NULL || c->src == NULL) {
+    free(c);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  rc = fc_stream_push(hStream, fc_copy_run, c);
+  if (rc != CUDA_SUCCESS)
+    free(c);
+  return rc;
 }
 
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) {
@@ -555,35 +697,133 @@ CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) {
   if (e == NULL)
     return CUDA_ERROR_OUT_OF_MEMORY;
   e->magic = FC_EVENT_MAGIC;
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_cond_init(&e->cv, NULL);
   *phEvent = e;
   return CUDA_SUCCESS;
+}
+
+typedef struct fc_record {
+  CUevent event;
+  unsigned long ticket;
+} fc_record_t;
+
+static void fc_record_run(void *arg) {
+  fc_record_t *r = arg;
+  pthread_mutex_lock(&r->event->mu);
+  if (r->ticket > r->event->reached)
+    r->event->reached = r->ticket;
+  pthread_cond_broadcast(&r->event->cv);
+  pthread_mutex_unlock(&r->event->mu);
+  free(r);
 }
 
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC ||
       !fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
-  hEvent->polls_left = 1;
-  return CUDA_SUCCESS;
+  fc_record_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  r->event = hEvent;
+  pthread_mutex_lock(&hEvent->mu);
+  r->ticket = ++hEvent->recorded;
+  pthread_mutex_unlock(&hEvent->mu);
+  CUresult rc = fc_stream_push(hStream, fc_record_run, r);
+  if (rc != CUDA_SUCCESS)
+    free(r);
+  return rc;
 }
 
 /* A never-recorded event counts as complete, as the driver's does. */
 CUresult cuEventQuery(CUevent hEvent) {
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (hEvent->polls_left > 0) {
-    hEvent->polls_left--;
-    return CUDA_ERROR_NOT_READY;
-  }
+  pthread_mutex_lock(&hEvent->mu);
+  int done = hEvent->reached >= hEvent->recorded;
+  pthread_mutex_unlock(&hEvent->mu);
+  return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+static void fc_event_wait(CUevent e) {
+  pthread_mutex_lock(&e->mu);
+  while (e->reached < e->recorded)
+    pthread_cond_wait(&e->cv, &e->mu);
+  pthread_mutex_unlock(&e->mu);
+}
+
+CUresult cuEventSynchronize(CUevent hEvent) {
+  if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
+    return CUDA_ERROR_INVALID_HANDLE;
+  atomic_fetch_add(&fc_host_syncs, 1);
+  fc_event_wait(hEvent);
   return CUDA_SUCCESS;
 }
 
+/* A record still queued would touch freed memory: it is waited out. */
 CUresult cuEventDestroy_v2(CUevent hEvent) {
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
     return CUDA_ERROR_INVALID_HANDLE;
+  fc_event_wait(hEvent);
   hEvent->magic = 0;
+  pthread_mutex_destroy(&hEvent->mu);
+  pthread_cond_destroy(&hEvent->cv);
   free(hEvent);
   return CUDA_SUCCESS;
+}
+
+/* Host functions run on the stream's worker, which waits for them. */
+CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData) {
+  if (!fc_stream_ok(hStream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (fn == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  return fc_stream_push(hStream, fn, userData);
+}
+
+/* ---- "kernels" (test hook) ---------------------------------------------- */
+
+typedef struct fc_kernel {
+  unsigned char *dst;
+  const unsigned char *src;
+  size_t n;
+  int32_t add;
+  unsigned delay_us;
+} fc_kernel_t;
+
+static void fc_kernel_run(void *arg) {
+  fc_kernel_t *k = arg;
+  if (k->delay_us > 0)
+    usleep(k->delay_us); /* a slow kernel: later work must still wait */
+  for (size_t i = 0; i < k->n; i++) {
+    int32_t v;
+    memcpy(&v, k->src + i * sizeof v, sizeof v);
+    v += k->add;
+    memcpy(k->dst + i * sizeof v, &v, sizeof v);
+  }
+  free(k);
+}
+
+CUresult fakecuda_launch_add(CUstream hStream, CUdeviceptr dst, CUdeviceptr src,
+                             size_t n, int32_t add, unsigned delay_us) {
+  if (!fc_stream_ok(hStream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  fc_kernel_t *k = calloc(1, sizeof *k);
+  if (k == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&fc.lock);
+  k->dst = fc_reach(dst, n * sizeof(int32_t), FC_SIDE_DEVICE);
+  k->src = fc_reach(src, n * sizeof(int32_t), FC_SIDE_DEVICE);
+  pthread_mutex_unlock(&fc.lock);
+  k->n = n;
+  k->add = add;
+  k->delay_us = delay_us;
+  CUresult rc = k->dst != NULL && k->src != NULL
+                    ? fc_stream_push(hStream, fc_kernel_run, k)
+                    : CUDA_ERROR_INVALID_VALUE;
+  if (rc != CUDA_SUCCESS)
+    free(k);
+  return rc;
 }
 
 /* ---- IPC -------------------------------------------------------------- */

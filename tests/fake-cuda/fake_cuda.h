@@ -7,6 +7,7 @@
 #define FAKE_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -14,6 +15,7 @@ typedef unsigned long long CUdeviceptr;
 typedef struct fc_ctx *CUcontext;
 typedef struct fc_stream *CUstream;
 typedef struct fc_event *CUevent;
+typedef void (*CUhostFn)(void *userData);
 typedef struct CUipcMemHandle_st {
   char reserved[64];
 } CUipcMemHandle;
@@ -49,6 +51,7 @@ typedef struct CUipcMemHandle_st {
 
 /* The driver-API entry points the double exports. */
 CUresult cuInit(unsigned int Flags);
+CUresult cuDeviceGetCount(int *count);
 CUresult cuDeviceGet(CUdevice *device, int ordinal);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
@@ -76,7 +79,9 @@ CUresult cuStreamSynchronize(CUstream hStream);
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags);
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult cuEventQuery(CUevent hEvent);
+CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventDestroy_v2(CUevent hEvent);
+CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
 CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
                                unsigned int Flags);
@@ -84,5 +89,14 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr);
 CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
                                        size_t size, int handleType,
                                        unsigned long long flags);
+
+/* ---- test hooks (not CUDA) ---------------------------------------------- */
+/* Times the host waited for a stream or event (cuStreamSynchronize,
+ * cuEventSynchronize, cuCtxSynchronize). */
+unsigned long fakecuda_host_syncs(void);
+/* A "kernel" on hStream: dst[i] = src[i] + add for n int32 elements of
+ * device memory, after sleeping delay_us. */
+CUresult fakecuda_launch_add(CUstream hStream, CUdeviceptr dst, CUdeviceptr src,
+                             size_t n, int32_t add, unsigned delay_us);
 
 #endif /* FAKE_CUDA_H */

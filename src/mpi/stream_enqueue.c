@@ -1,0 +1,587 @@
+/*
+ * Stream-ordered operations (MPICH's MPIX_*_enqueue) on a communicator with
+ * one stream attached.
+ *
+ * Host stream: the operation runs at the call; the calling thread is the
+ * stream.  Device stream: the call queues, on the application's stream,
+ *   - a copy of the device data into pinned host staging (the kernels
+ *     queued before it have then finished writing it),
+ *   - a host function that runs the operation through the MPI face when
+ *     the stream reaches it (a blocking one holds the stream until done),
+ *   - for data received, a copy from staging back into device memory, so
+ *     the kernels queued after it see the bytes,
+ * and returns at once.  Host buffers are used as they are.  A host
+ * function may not call the runtime, so the staging is freed later, by the
+ * application's thread, once a last host function marked the operation
+ * done (hc_mpi_enq_reclaim, at each enqueue call and MPIX_Stream_free).
+ *
+ * MPIX_Isend/Irecv_enqueue hand out a generalized request; only
+ * MPIX_Wait_enqueue / MPIX_Waitall_enqueue complete it, in stream order.
+ * An error of an operation run by the stream goes through the
+ * communicator's error handler on that thread; when it returns, the next
+ * enqueue call on the stream (or MPIX_Wait_enqueue) reports it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/stream.h"
+#include "util/lock.h"
+
+enum enq_kind { ENQ_SEND, ENQ_RECV, ENQ_ISEND, ENQ_IRECV, ENQ_ALLREDUCE };
+
+/* One side of an operation's data: the user's buffer, or its staging. */
+typedef struct enq_data {
+  void *user;   /* the user's buffer (MPI_IN_PLACE allowed for reduce) */
+  void *stage;  /* pinned copy of the span; NULL: the user's is used */
+  MPI_Count lb; /* the span starts at user + lb */
+  size_t span;  /* bytes from the true lower to the true upper bound */
+} enq_data_t;
+
+struct hc_mpi_enq {
+  hc_mpi_enq_t *next; /* in the stream's pending list */
+  hc_mpi_enq_t *next_waiting;
+  hc_mpi_stream_t *stream;
+  int kind;
+  MPI_Comm comm;
+  MPI_Count count;
+  MPI_Datatype type; /* a derived type is our own duplicate (own_type) */
+  int own_type;
+  MPI_Op op;
+  int peer, tag;
+  enq_data_t data;   /* sent or received data (allreduce: the result) */
+  enq_data_t input;  /* allreduce: the contribution */
+  MPI_Status status; /* the operation's own */
+  MPI_Status *status_out;
+  MPI_Request inner; /* I-forms: the operation the stream started */
+  MPI_Request greq;  /* I-forms: what the user holds */
+  atomic_int done;   /* the stream is past the operation's last piece */
+};
+
+/* I-form operations whose MPIX_Wait_enqueue has not come yet. */
+static pthread_mutex_t enq_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
+static hc_mpi_enq_t *enq_waiting;
+
+/* ---- staging ------------------------------------------------------------ */
+
+/* Where count elements of type at buf lie: *lb and *span in bytes. */
+static void enq_span(MPI_Count count, MPI_Datatype type, MPI_Count *lb,
+                     size_t *span) {
+  MPI_Count tlb = 0, text = 0, elb = 0, ext = 0;
+  *lb = 0;
+  *span = 0;
+  if (count <= 0)
+    return;
+  PMPI_Type_get_true_extent_x(type, &tlb, &text);
+  PMPI_Type_get_extent_x(type, &elb, &ext);
+  *lb = tlb;
+  *span = (size_t)((count - 1) * ext + text);
+}
+
+/* The buffer the operation itself reads or writes. */
+static void *enq_buf(const enq_data_t *d) {
+  if (d->stage == NULL)
+    return d->user;
+  return (void *)((uintptr_t)d->stage - (uintptr_t)d->lb);
+}
+
+static void *enq_user_span(const enq_data_t *d) {
+  return (void *)((uintptr_t)d->user + (uintptr_t)d->lb);
+}
+
+/* Stages d when it lies in memory of the stream's device: allocates the
+ * staging and queues the copy of the device bytes into it (holes of the
+ * type included, so a copy back leaves them as they were). */
+static int enq_stage(const char *fn, hc_mpi_comm_t *c, hc_mpi_stream_t *s,
+                     enq_data_t *d, MPI_Count count, MPI_Datatype type) {
+  hcomm_mem_info_t info;
+  if (d->user == MPI_IN_PLACE || d->user == NULL ||
+      !hcomm_mem_classify(d->user, &info))
+    return MPI_SUCCESS;
+  if (info.kind != s->kind)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "buffer %p is memory of another device than the "
+                        "communicator's stream",
+                        d->user);
+  enq_span(count, type, &d->lb, &d->span);
+  if (d->span == 0)
+    return MPI_SUCCESS;
+  hc_status_t st = hcomm_stream_host_alloc(s->engine, d->span, &d->stage);
+  if (st == HC_OK)
+    st = hcomm_stream_copy(s->engine, d->stage, enq_user_span(d), d->span, 0);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(c, fn, st);
+}
+
+/* Queues the copy of received staging back into device memory. */
+static int enq_unstage(const char *fn, hc_mpi_comm_t *c, hc_mpi_stream_t *s,
+                       const enq_data_t *d) {
+  if (d->stage == NULL)
+    return MPI_SUCCESS;
+  hc_status_t st =
+      hcomm_stream_copy(s->engine, enq_user_span(d), d->stage, d->span, 1);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(c, fn, st);
+}
+
+static void enq_free(hc_mpi_enq_t *e) {
+  if (e->own_type)
+    PMPI_Type_free(&e->type);
+  if (e->data.stage != NULL)
+    hcomm_stream_host_free(e->stream->engine, e->data.stage);
+  if (e->input.stage != NULL)
+    hcomm_stream_host_free(e->stream->engine, e->input.stage);
+  free(e);
+}
+
+void hc_mpi_enq_reclaim(hc_mpi_stream_t *s) {
+  hc_mpi_enq_t *done = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (hc_mpi_enq_t **p = &s->pending; *p != NULL;) {
+    hc_mpi_enq_t *e = *p;
+    if (atomic_load(&e->done)) {
+      *p = e->next;
+      e->next = done;
+      done = e;
+    } else {
+      p = &e->next;
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  while (done != NULL) {
+    hc_mpi_enq_t *e = done;
+    done = e->next;
+    enq_free(e);
+  }
+}
+
+int hc_mpi_enq_drain(hc_mpi_stream_t *s) {
+  hc_status_t st = hcomm_stream_drain(s->engine);
+  hc_mpi_enq_reclaim(s);
+  int err = atomic_exchange(&s->error, MPI_SUCCESS);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(NULL, "MPIX_Stream_free", st);
+  return err;
+}
+
+/* ---- host functions (run by the stream) --------------------------------- */
+
+static void enq_note(hc_mpi_enq_t *e, int rc) {
+  int none = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS)
+    atomic_compare_exchange_strong(&e->stream->error, &none, rc);
+}
+
+static void enq_status_out(hc_mpi_enq_t *e) {
+  if (e->status_out != MPI_STATUS_IGNORE)
+    *e->status_out = e->status;
+}
+
+static void enq_mark_done(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  atomic_store(&e->done, 1);
+}
+
+static void enq_run(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  int rc = MPI_SUCCESS;
+  switch (e->kind) {
+  case ENQ_SEND:
+    rc = PMPI_Send_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
+                     e->comm);
+    break;
+  case ENQ_RECV:
+    rc = PMPI_Recv_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
+                     e->comm, &e->status);
+    enq_status_out(e);
+    break;
+  case ENQ_ISEND:
+    rc = PMPI_Isend_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
+                      e->comm, &e->inner);
+    break;
+  case ENQ_IRECV:
+    rc = PMPI_Irecv_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
+                      e->comm, &e->inner);
+    break;
+  default: /* ENQ_ALLREDUCE */
+    rc = PMPI_Allreduce_c(e->input.user == MPI_IN_PLACE ? MPI_IN_PLACE
+                                                        : enq_buf(&e->input),
+                          enq_buf(&e->data), e->count, e->type, e->op, e->comm);
+    break;
+  }
+  enq_note(e, rc);
+}
+
+static void enq_run_wait(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  enq_note(e, PMPI_Wait(&e->inner, &e->status));
+  enq_status_out(e);
+  if (e->kind == ENQ_ISEND || e->data.stage == NULL) {
+    PMPI_Grequest_complete(e->greq);
+    atomic_store(&e->done, 1);
+  }
+}
+
+static void enq_run_complete(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  PMPI_Grequest_complete(e->greq);
+  atomic_store(&e->done, 1);
+}
+
+/* ---- queuing ------------------------------------------------------------ */
+
+/* The stream of an enqueue call's communicator, its reported error first. */
+static int enq_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **c,
+                     hc_mpi_stream_t **s) {
+  int rc = hc_mpi_comm_enter(fn, comm, c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_stream_attach_t *a = (*c)->streams;
+  if (a == NULL || a->nlocal != 1 || a->local[0] == NULL)
+    return hc_mpi_raise(*c, fn, MPI_ERR_COMM,
+                        "the communicator has no stream: make it with "
+                        "MPIX_Stream_comm_create and a stream");
+  *s = a->local[0];
+  if ((*s)->kind == HCOMM_MEM_HOST)
+    return MPI_SUCCESS;
+  hc_mpi_enq_reclaim(*s);
+  int err = atomic_exchange(&(*s)->error, MPI_SUCCESS);
+  if (err != MPI_SUCCESS)
+    return hc_mpi_raise(*c, fn, err,
+                        "an operation the stream ran earlier failed");
+  return MPI_SUCCESS;
+}
+
+static hc_mpi_enq_t *enq_new(hc_mpi_stream_t *s, int kind, MPI_Comm comm,
+                             void *buf, MPI_Count count, MPI_Datatype type,
+                             int peer, int tag) {
+  hc_mpi_enq_t *e = calloc(1, sizeof *e);
+  if (e == NULL)
+    return NULL;
+  e->stream = s;
+  e->kind = kind;
+  e->comm = comm;
+  e->data.user = buf;
+  e->count = count;
+  e->type = type;
+  /* The application may free a derived type once the call returned; the
+   * stream uses it later.  Predefined types need no copy. */
+  int ni, na, nd, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+  if (combiner != MPI_COMBINER_NAMED) {
+    if (PMPI_Type_dup(type, &e->type) != MPI_SUCCESS) {
+      free(e);
+      return NULL;
+    }
+    e->own_type = 1;
+  }
+  e->peer = peer;
+  e->tag = tag;
+  e->status_out = MPI_STATUS_IGNORE;
+  e->inner = MPI_REQUEST_NULL;
+  e->greq = MPI_REQUEST_NULL;
+  atomic_init(&e->done, 0);
+  return e;
+}
+
+/* Hands e to the stream's pending list (its staging is freed from there). */
+static void enq_track(hc_mpi_enq_t *e) {
+  hc_mpi_stream_t *s = e->stream;
+  pthread_mutex_lock(&s->lock);
+  e->next = s->pending;
+  s->pending = e;
+  pthread_mutex_unlock(&s->lock);
+}
+
+static int enq_launch(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e,
+                      void (*run)(void *arg)) {
+  hc_status_t st = hcomm_stream_launch(e->stream->engine, run, e);
+  if (st == HC_OK)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(c, fn,
+                      st == HC_ERR_NOT_SUPPORTED ? MPI_ERR_UNSUPPORTED_OPERATION
+                                                 : hc_mpi_class_of_status(st),
+                      "cannot queue a host function on the stream (%s)",
+                      hcomm_strerror(st));
+}
+
+/* An operation that could not be queued whole: whatever was queued runs
+ * out before its staging goes. */
+static int enq_abandon(hc_mpi_enq_t *e, int rc) {
+  hcomm_stream_drain(e->stream->engine);
+  enq_free(e);
+  return rc;
+}
+
+/* Queues e's pieces: staging in, the operation, staging out (blocking
+ * forms), and tracks it. */
+static int enq_queue(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e) {
+  hc_mpi_stream_t *s = e->stream;
+  int blocking =
+      e->kind == ENQ_SEND || e->kind == ENQ_RECV || e->kind == ENQ_ALLREDUCE;
+  int rc = enq_stage(fn, c, s, &e->data, e->count, e->type);
+  if (rc == MPI_SUCCESS && e->kind == ENQ_ALLREDUCE)
+    rc = enq_stage(fn, c, s, &e->input, e->count, e->type);
+  if (rc == MPI_SUCCESS)
+    rc = enq_launch(fn, c, e, enq_run);
+  if (rc == MPI_SUCCESS && blocking && e->kind != ENQ_SEND)
+    rc = enq_unstage(fn, c, s, &e->data);
+  if (rc == MPI_SUCCESS && blocking)
+    rc = enq_launch(fn, c, e, enq_mark_done);
+  if (rc != MPI_SUCCESS)
+    return enq_abandon(e, rc);
+  enq_track(e);
+  return MPI_SUCCESS;
+}
+
+/* ---- the grequest the I-forms hand out ---------------------------------- */
+
+/* Only MPIX_Wait_enqueue reads the operation's status; a host wait on the
+ * handle sees an empty one. */
+static int enq_greq_query(void *extra, MPI_Status *status) {
+  (void)extra;
+  PMPI_Status_set_elements_x(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+/* The operation belongs to its stream's pending list, not to the handle. */
+static int enq_greq_free(void *extra) {
+  (void)extra;
+  return MPI_SUCCESS;
+}
+
+static int enq_greq_cancel(void *extra, int complete) {
+  (void)extra, (void)complete;
+  return MPI_SUCCESS;
+}
+
+static void enq_wait_push(hc_mpi_enq_t *e) {
+  hc_lock(&enq_waiting_lock);
+  e->next_waiting = enq_waiting;
+  enq_waiting = e;
+  hc_unlock(&enq_waiting_lock);
+}
+
+/* Takes the operation behind an I-form handle off the waiting list. */
+static hc_mpi_enq_t *enq_wait_take(MPI_Request handle) {
+  hc_lock(&enq_waiting_lock);
+  hc_mpi_enq_t *found = NULL;
+  for (hc_mpi_enq_t **p = &enq_waiting; *p != NULL; p = &(*p)->next_waiting)
+    if ((*p)->greq == handle) {
+      found = *p;
+      *p = found->next_waiting;
+      break;
+    }
+  hc_unlock(&enq_waiting_lock);
+  return found;
+}
+
+/* ---- point-to-point ----------------------------------------------------- */
+
+static int enq_host_p2p(int kind, void *buf, MPI_Count count, MPI_Datatype type,
+                        int peer, int tag, MPI_Comm comm, MPI_Status *status,
+                        MPI_Request *request) {
+  switch (kind) {
+  case ENQ_SEND:
+    return PMPI_Send_c(buf, count, type, peer, tag, comm);
+  case ENQ_RECV:
+    return PMPI_Recv_c(buf, count, type, peer, tag, comm, status);
+  case ENQ_ISEND:
+    return PMPI_Isend_c(buf, count, type, peer, tag, comm, request);
+  default:
+    return PMPI_Irecv_c(buf, count, type, peer, tag, comm, request);
+  }
+}
+
+/* An I-form's request: a generalized request the stream completes. */
+static int enq_start_request(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e,
+                             MPI_Request *request) {
+  int rc = PMPI_Grequest_start(enq_greq_query, enq_greq_free, enq_greq_cancel,
+                               e, &e->greq);
+  if (rc != MPI_SUCCESS) {
+    enq_free(e);
+    return rc;
+  }
+  MPI_Request greq = e->greq;
+  rc = enq_queue(fn, c, e);
+  if (rc != MPI_SUCCESS) {
+    PMPI_Grequest_complete(greq);
+    PMPI_Request_free(&greq);
+    return rc;
+  }
+  enq_wait_push(e);
+  *request = greq;
+  return MPI_SUCCESS;
+}
+
+static int enq_p2p(const char *fn, int kind, void *buf, MPI_Count count,
+                   MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                   MPI_Status *status, MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_stream_t *s = NULL;
+  int sends = kind == ENQ_SEND || kind == ENQ_ISEND;
+  size_t bytes = 0;
+  int rc = enq_enter(fn, comm, &c, &s);
+  if (rc == MPI_SUCCESS && sends)
+    rc = hc_mpi_check_send(fn, c, buf, count, type, peer, tag, &bytes);
+  else if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_recv(fn, c, buf, count, type, peer, tag, &bytes);
+  if (rc == MPI_SUCCESS && (kind == ENQ_ISEND || kind == ENQ_IRECV))
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (s->kind == HCOMM_MEM_HOST)
+    return enq_host_p2p(kind, buf, count, type, peer, tag, comm, status,
+                        request);
+  hc_mpi_enq_t *e = enq_new(s, kind, comm, buf, count, type, peer, tag);
+  if (e == NULL)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  e->status_out = status;
+  if (kind == ENQ_ISEND || kind == ENQ_IRECV)
+    return enq_start_request(fn, c, e, request);
+  return enq_queue(fn, c, e);
+}
+
+int PMPIX_Send_enqueue_c(const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return enq_p2p("MPIX_Send_enqueue", ENQ_SEND, (void *)buf, count, datatype,
+                 dest, tag, comm, MPI_STATUS_IGNORE, NULL);
+}
+HC_WEAK_ALIAS(MPIX_Send_enqueue_c, PMPIX_Send_enqueue_c);
+
+int PMPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm,
+                         MPI_Status *status) {
+  return enq_p2p("MPIX_Recv_enqueue", ENQ_RECV, buf, count, datatype, source,
+                 tag, comm, status, NULL);
+}
+HC_WEAK_ALIAS(MPIX_Recv_enqueue_c, PMPIX_Recv_enqueue_c);
+
+int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *request) {
+  return enq_p2p("MPIX_Isend_enqueue", ENQ_ISEND, (void *)buf, count, datatype,
+                 dest, tag, comm, MPI_STATUS_IGNORE, request);
+}
+HC_WEAK_ALIAS(MPIX_Isend_enqueue_c, PMPIX_Isend_enqueue_c);
+
+int PMPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                          int source, int tag, MPI_Comm comm,
+                          MPI_Request *request) {
+  return enq_p2p("MPIX_Irecv_enqueue", ENQ_IRECV, buf, count, datatype, source,
+                 tag, comm, MPI_STATUS_IGNORE, request);
+}
+HC_WEAK_ALIAS(MPIX_Irecv_enqueue_c, PMPIX_Irecv_enqueue_c);
+
+int PMPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype,
+                       int dest, int tag, MPI_Comm comm) {
+  return PMPIX_Send_enqueue_c(buf, count, datatype, dest, tag, comm);
+}
+HC_WEAK_ALIAS(MPIX_Send_enqueue, PMPIX_Send_enqueue);
+
+int PMPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
+                       int tag, MPI_Comm comm, MPI_Status *status) {
+  return PMPIX_Recv_enqueue_c(buf, count, datatype, source, tag, comm, status);
+}
+HC_WEAK_ALIAS(MPIX_Recv_enqueue, PMPIX_Recv_enqueue);
+
+int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request) {
+  return PMPIX_Isend_enqueue_c(buf, count, datatype, dest, tag, comm, request);
+}
+HC_WEAK_ALIAS(MPIX_Isend_enqueue, PMPIX_Isend_enqueue);
+
+int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
+                        int tag, MPI_Comm comm, MPI_Request *request) {
+  return PMPIX_Irecv_enqueue_c(buf, count, datatype, source, tag, comm,
+                               request);
+}
+HC_WEAK_ALIAS(MPIX_Irecv_enqueue, PMPIX_Irecv_enqueue);
+
+/* ---- waits -------------------------------------------------------------- */
+
+int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) {
+  static const char fn[] = "MPIX_Wait_enqueue";
+  int rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_enq_t *e = enq_wait_take(*request);
+  if (e == NULL) /* a host stream's request, or an ordinary one */
+    return PMPI_Wait(request, status);
+  hc_mpi_comm_t *c = hc_mpi_comm_get(e->comm);
+  hc_mpi_stream_t *s = NULL;
+  rc = enq_enter(fn, e->comm, &c, &s);
+  e->status_out = status;
+  /* Read before the stream may finish e (another thread may free it). */
+  int copy_back = e->kind == ENQ_IRECV && e->data.stage != NULL;
+  if (rc == MPI_SUCCESS)
+    rc = enq_launch(fn, c, e, enq_run_wait);
+  if (rc == MPI_SUCCESS && copy_back) {
+    rc = enq_unstage(fn, c, s, &e->data);
+    if (rc == MPI_SUCCESS)
+      rc = enq_launch(fn, c, e, enq_run_complete);
+  }
+  if (rc != MPI_SUCCESS) {
+    enq_wait_push(e); /* still the caller's to wait for */
+    return rc;
+  }
+  /* The handle goes now; the request itself when the stream completes it. */
+  PMPI_Request_free(request);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPIX_Wait_enqueue, PMPIX_Wait_enqueue);
+
+int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                          MPI_Status *array_of_statuses) {
+  static const char fn[] = "MPIX_Waitall_enqueue";
+  if (count < 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_COUNT, "count %d", count);
+  if (count > 0 && array_of_requests == NULL)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "array_of_requests is NULL");
+  for (int i = 0; i < count; i++) {
+    MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE
+                         ? MPI_STATUS_IGNORE
+                         : &array_of_statuses[i];
+    int rc = PMPIX_Wait_enqueue(&array_of_requests[i], st);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPIX_Waitall_enqueue, PMPIX_Waitall_enqueue);
+
+/* ---- collectives -------------------------------------------------------- */
+
+int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf,
+                              MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  static const char fn[] = "MPIX_Allreduce_enqueue";
+  hc_mpi_comm_t *c = NULL;
+  hc_mpi_stream_t *s = NULL;
+  size_t bytes = 0;
+  int rc = enq_enter(fn, comm, &c, &s);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_data(fn, c, recvbuf, count, datatype, &bytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (s->kind == HCOMM_MEM_HOST)
+    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+  hc_mpi_enq_t *e = enq_new(s, ENQ_ALLREDUCE, comm, recvbuf, count, datatype,
+                            MPI_PROC_NULL, 0);
+  if (e == NULL)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  e->op = op;
+  e->input.user = (void *)sendbuf;
+  return enq_queue(fn, c, e);
+}
+HC_WEAK_ALIAS(MPIX_Allreduce_enqueue_c, PMPIX_Allreduce_enqueue_c);
+
+int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return PMPIX_Allreduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+HC_WEAK_ALIAS(MPIX_Allreduce_enqueue, PMPIX_Allreduce_enqueue);

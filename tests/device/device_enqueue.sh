@@ -1,0 +1,57 @@
+#!/bin/sh
+# device_enqueue (MPIX streams and enqueue operations) on 2 ranks, over the
+# CANN double's aclrtStream and then the CUDA double's cudaStream_t; then
+# a peer killed while a receive from it is enqueued (the stream goes on,
+# the next enqueue call reports MPIX_ERR_PROC_FAILED); then
+# examples/pipeline --enqueue on 3 ranks over each, whose enqueued form
+# must take no host synchronisation in any micro-batch.  Skips (77) when
+# the doubles or the programs were not built.
+set -u
+prog=./tests/device/device_enqueue
+log=device_enqueue.run.log
+. "${top_srcdir:-.}/tests/device/lib.sh"
+cuda=$PWD/tests/fake-cuda/.libs/libcuda.so
+[ -r "$cuda" ] && [ -x ./examples/pipeline ] || exit 77
+echo "== aclrtStream (CANN double)"
+"$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (acl)"
+grep -q "device_enqueue: 2 ranks OK (aclrtStream)" "$log" ||
+  fail "no summary (acl)"
+echo "== cudaStream_t (CUDA double)"
+HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda DEVICE_P2P_ALLOC=cuda \
+  "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (cuda)"
+grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
+  fail "no summary (cuda)"
+echo "== cudaStream_t, as on a real GPU (a copy for the kernel, no counts)"
+DEVICE_ENQUEUE_AS_REAL=1 HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda \
+  DEVICE_P2P_ALLOC=cuda "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
+  fail "run (cuda, real form)"
+grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
+  fail "no summary (cuda, real form)"
+killed() { # runtime name, then env settings
+  name=$1
+  shift
+  echo "== a peer killed with operations enqueued ($name)"
+  env "$@" timeout -k 5 90 "$run" --no-kill-on-failure -n 2 --timeout 60 \
+    "$prog" killed >"$log" 2>&1
+  [ $? -ne 124 ] || fail "killed peer: hung ($name)"
+  grep -q "the stream reported MPIX_ERR_PROC_FAILED" "$log" ||
+    fail "killed peer: no MPIX_ERR_PROC_FAILED ($name)"
+}
+killed acl
+killed cuda HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda" DEVICE_P2P_ALLOC=cuda
+pipeline() { # device kind, then env settings
+  kind=$1
+  shift
+  echo "== examples/pipeline --device $kind --enqueue"
+  env "$@" "$run" -n 3 --timeout 120 ./examples/pipeline --device "$kind" \
+    --enqueue 8 4096 >"$log" 2>&1 || fail "pipeline ($kind)"
+  grep -q "synchronised: .* per micro-batch: OK" "$log" ||
+    fail "synchronised pipeline wrong ($kind)"
+  grep -q "enqueued: *0.00 host syncs per micro-batch, .*: OK" "$log" ||
+    fail "enqueued pipeline wrong or synchronised the host ($kind)"
+}
+pipeline npu HCMPI_DEVICE=acl
+pipeline cuda HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda"
+no_keys_left
+rm -f "$log"
+exit 0
