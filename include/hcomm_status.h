@@ -35,7 +35,8 @@ extern "C" {
   X(HC_ERR_PEER_AUTH, -17, "peer failed authentication")                       \
   X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")                      \
   X(HC_ERR_RMA_SYNC, -19, "one-sided call outside its epoch or out of turn")  \
-  X(HC_ERR_RMA_RANGE, -20, "one-sided access outside the target's window")
+  X(HC_ERR_RMA_RANGE, -20, "one-sided access outside the target's window")  \
+  X(HC_ERR_PORT, -21, "no process accepts on that port")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,

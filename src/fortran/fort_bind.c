@@ -799,6 +799,36 @@ void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
 #pragma weak pmpi_cartdim_get__ = pmpi_cartdim_get_
 #pragma weak PMPI_CARTDIM_GET = pmpi_cartdim_get_
 
+void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len) {
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Close_port(port_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_close_port_ = pmpi_close_port_
+#pragma weak mpi_close_port = pmpi_close_port_
+#pragma weak mpi_close_port__ = pmpi_close_port_
+#pragma weak MPI_CLOSE_PORT = pmpi_close_port_
+#pragma weak pmpi_close_port = pmpi_close_port_
+#pragma weak pmpi_close_port__ = pmpi_close_port_
+#pragma weak PMPI_CLOSE_PORT = pmpi_close_port_
+
+void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                       size_t port_name_len) {
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Comm_accept(port_name_c, *info, *root, *comm, newcomm);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_accept_ = pmpi_comm_accept_
+#pragma weak mpi_comm_accept = pmpi_comm_accept_
+#pragma weak mpi_comm_accept__ = pmpi_comm_accept_
+#pragma weak MPI_COMM_ACCEPT = pmpi_comm_accept_
+#pragma weak pmpi_comm_accept = pmpi_comm_accept_
+#pragma weak pmpi_comm_accept__ = pmpi_comm_accept_
+#pragma weak PMPI_COMM_ACCEPT = pmpi_comm_accept_
+
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
   int rc = MPI_Comm_call_errhandler(*comm, *errorcode);
@@ -824,6 +854,22 @@ void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
 #pragma weak pmpi_comm_compare = pmpi_comm_compare_
 #pragma weak pmpi_comm_compare__ = pmpi_comm_compare_
 #pragma weak PMPI_COMM_COMPARE = pmpi_comm_compare_
+
+void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                        size_t port_name_len) {
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Comm_connect(port_name_c, *info, *root, *comm, newcomm);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_connect_ = pmpi_comm_connect_
+#pragma weak mpi_comm_connect = pmpi_comm_connect_
+#pragma weak mpi_comm_connect__ = pmpi_comm_connect_
+#pragma weak MPI_COMM_CONNECT = pmpi_comm_connect_
+#pragma weak pmpi_comm_connect = pmpi_comm_connect_
+#pragma weak pmpi_comm_connect__ = pmpi_comm_connect_
+#pragma weak PMPI_COMM_CONNECT = pmpi_comm_connect_
 
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
                        MPI_Fint *ierr) {
@@ -1042,6 +1088,18 @@ void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
 #pragma weak pmpi_comm_idup_with_info = pmpi_comm_idup_with_info_
 #pragma weak pmpi_comm_idup_with_info__ = pmpi_comm_idup_with_info_
 #pragma weak PMPI_COMM_IDUP_WITH_INFO = pmpi_comm_idup_with_info_
+
+void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr) {
+  int rc = MPI_Comm_join(*fd, intercomm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_join_ = pmpi_comm_join_
+#pragma weak mpi_comm_join = pmpi_comm_join_
+#pragma weak mpi_comm_join__ = pmpi_comm_join_
+#pragma weak MPI_COMM_JOIN = pmpi_comm_join_
+#pragma weak pmpi_comm_join = pmpi_comm_join_
+#pragma weak pmpi_comm_join__ = pmpi_comm_join_
+#pragma weak PMPI_COMM_JOIN = pmpi_comm_join_
 
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr) {
   int rc = MPI_Comm_rank(*comm, rank);
@@ -5049,6 +5107,29 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
 #pragma weak pmpi_op_free = pmpi_op_free_
 #pragma weak pmpi_op_free__ = pmpi_op_free_
 #pragma weak PMPI_OP_FREE = pmpi_op_free_
+
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
+                     size_t port_name_len) {
+  char *port_name_c = hc_f_str_buf(MPI_MAX_PORT_NAME);
+  if (!port_name_c) {
+    free(port_name_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc = MPI_Open_port(*info, port_name_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(port_name, port_name_len, port_name_c);
+  }
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_open_port_ = pmpi_open_port_
+#pragma weak mpi_open_port = pmpi_open_port_
+#pragma weak mpi_open_port__ = pmpi_open_port_
+#pragma weak MPI_OPEN_PORT = pmpi_open_port_
+#pragma weak pmpi_open_port = pmpi_open_port_
+#pragma weak pmpi_open_port__ = pmpi_open_port_
+#pragma weak PMPI_OPEN_PORT = pmpi_open_port_
 
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
                 void *outbuf, MPI_Fint *outsize, MPI_Fint *position,

@@ -164,10 +164,17 @@ void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
 void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
                     MPI_Fint *ierr);
 void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr);
+void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len);
+void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                       size_t port_name_len);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
                         MPI_Fint *ierr);
+void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                        size_t port_name_len);
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
                        MPI_Fint *ierr);
 void pmpi_comm_create_errhandler_(void *comm_errhandler_fn,
@@ -197,6 +204,7 @@ void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
 void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *newcomm, MPI_Fint *request,
                                MPI_Fint *ierr);
+void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr);
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
@@ -945,6 +953,8 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
                        MPI_Fint *ierr);
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
+                     size_t port_name_len);
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
                 void *outbuf, MPI_Fint *outsize, MPI_Fint *position,
                 MPI_Fint *comm, MPI_Fint *ierr);

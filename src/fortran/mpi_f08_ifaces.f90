@@ -143,6 +143,22 @@ subroutine MPI_Cartdim_get(comm, ndims, ierror)
   integer :: ndims
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Close_port(port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   import
   implicit none
@@ -156,6 +172,16 @@ subroutine MPI_Comm_compare(comm1, comm2, result, ierror)
   type(MPI_Comm) :: comm1
   type(MPI_Comm) :: comm2
   integer :: result
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Comm_create(comm, group, newcomm, ierror)
@@ -295,6 +321,13 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   type(MPI_Info) :: info
   type(MPI_Comm) :: newcomm
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_join(fd, intercomm, ierror)
+  import
+  implicit none
+  integer :: fd
+  type(MPI_Comm) :: intercomm
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -1198,6 +1231,13 @@ subroutine MPI_Op_free(op, ierror)
   import
   implicit none
   type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Open_port(info, port_name, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Parrived(request, partition, flag, ierror)

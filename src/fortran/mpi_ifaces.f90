@@ -399,6 +399,20 @@ subroutine MPI_Cartdim_get(comm, ndims, ierror)
   integer :: ndims
   integer :: ierror
 end subroutine
+subroutine MPI_Close_port(port_name, ierror)
+  implicit none
+  character(len=*) :: port_name
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+  implicit none
+  character(len=*) :: port_name
+  integer :: info
+  integer :: root
+  integer :: comm
+  integer :: newcomm
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   implicit none
   integer :: comm
@@ -410,6 +424,15 @@ subroutine MPI_Comm_compare(comm1, comm2, result, ierror)
   integer :: comm1
   integer :: comm2
   integer :: result
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+  implicit none
+  character(len=*) :: port_name
+  integer :: info
+  integer :: root
+  integer :: comm
+  integer :: newcomm
   integer :: ierror
 end subroutine
 subroutine MPI_Comm_create(comm, group, newcomm, ierror)
@@ -531,6 +554,12 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   integer :: info
   integer :: newcomm
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_join(fd, intercomm, ierror)
+  implicit none
+  integer :: fd
+  integer :: intercomm
   integer :: ierror
 end subroutine
 subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -2338,6 +2367,12 @@ end subroutine
 subroutine MPI_Op_free(op, ierror)
   implicit none
   integer :: op
+  integer :: ierror
+end subroutine
+subroutine MPI_Open_port(info, port_name, ierror)
+  implicit none
+  integer :: info
+  character(len=*) :: port_name
   integer :: ierror
 end subroutine
 subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)

@@ -1,9 +1,150 @@
 /*
- * The dynamic-process chapter (MPI-4.0 11.10): for now MPI_Comm_disconnect,
- * which needs no second job.  Ports, accept/connect, join and spawn need
- * peers outside the launcher's world, which the engine does not have yet.
+ * The dynamic-process chapter (MPI-4.0 11.10): ports, accept/connect,
+ * join and disconnect.  The engine (src/hcomm/dynamic.c) meets the other
+ * job's processes; here are the argument checks and the handles.
+ * docs/dynamic.md says what works under which launcher.
  */
+#include <string.h>
+
 #include "mpi/mpi_impl.h"
+
+/* info is MPI_INFO_NULL or a valid info (its hints are all optional). */
+static int dyn_check_info(const char *fn, hc_mpi_comm_t *c, MPI_Info info) {
+  if (info == MPI_INFO_NULL || hc_mpi_info_get(info) != NULL)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
+}
+
+/* A port name argument: present and not longer than MPI allows. */
+static int dyn_check_port(const char *fn, hc_mpi_comm_t *c, const char *name) {
+  int rc = hc_mpi_check_ptr(fn, c, name, "port_name");
+  if (rc == MPI_SUCCESS &&
+      strnlen(name, MPI_MAX_PORT_NAME) >= MPI_MAX_PORT_NAME)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_PORT, "port name longer than %d",
+                      MPI_MAX_PORT_NAME - 1);
+  return rc;
+}
+
+/* A new intercommunicator's handle, with the handler of parent. */
+static int dyn_wrap(const char *fn, hc_mpi_comm_t *parent, hcomm_comm_t *engine,
+                    MPI_Comm *out) {
+  hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(parent);
+  int rc = hc_mpi_comm_adopt(fn, engine, e, parent->handle, out);
+  hc_mpi_errhandler_release(e);
+  return rc;
+}
+
+int PMPI_Open_port(MPI_Info info, char *port_name) {
+  static const char fn[] = "MPI_Open_port";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_info(fn, NULL, info);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, port_name, "port_name");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t st = hcomm_port_open(port_name, MPI_MAX_PORT_NAME);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(NULL, fn, st);
+}
+HC_WEAK_ALIAS(MPI_Open_port, PMPI_Open_port);
+
+int PMPI_Close_port(const char *port_name) {
+  static const char fn[] = "MPI_Close_port";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_port(fn, NULL, port_name);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t st = hcomm_port_close(port_name);
+  if (st == HC_ERR_PORT)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_PORT,
+                        "\"%s\" is no port this process opened", port_name);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(NULL, fn, st);
+}
+HC_WEAK_ALIAS(MPI_Close_port, PMPI_Close_port);
+
+/* What accept and connect check: info and port at root only (MPI-4.0
+ * 11.10.2: "used only on root"). */
+static int dyn_enter(const char *fn, const char *port_name, MPI_Info info,
+                     int root, MPI_Comm comm, MPI_Comm *newcomm,
+                     hc_mpi_comm_t **c) {
+  int rc = hc_mpi_comm_enter(fn, comm, c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *c, newcomm, "newcomm");
+  if (rc == MPI_SUCCESS && hcomm_comm_is_inter((*c)->engine))
+    rc = hc_mpi_raise(*c, fn, MPI_ERR_COMM, "comm is an intercommunicator");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_root(fn, *c, root);
+  int at_root = rc == MPI_SUCCESS && hcomm_comm_rank((*c)->engine) == root;
+  if (at_root)
+    rc = dyn_check_info(fn, *c, info);
+  if (at_root && rc == MPI_SUCCESS)
+    rc = dyn_check_port(fn, *c, port_name);
+  return rc;
+}
+
+/* hcomm_comm_accept or hcomm_comm_connect, the one error that differs
+ * said in words. */
+typedef hc_status_t (*dyn_meet_fn)(const char *port, hcomm_comm_t *comm,
+                                   int root, hcomm_comm_t **newcomm);
+
+static int dyn_meet(const char *fn, dyn_meet_fn meet, const char *no_port,
+                    const char *port_name, MPI_Info info, int root,
+                    MPI_Comm comm, MPI_Comm *newcomm) {
+  hc_mpi_comm_t *c = NULL;
+  int rc = dyn_enter(fn, port_name, info, root, comm, newcomm, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int at_root = hcomm_comm_rank(c->engine) == root;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = meet(at_root ? port_name : NULL, c->engine, root, &engine);
+  if (st == HC_ERR_PORT)
+    return hc_mpi_raise(c, fn, MPI_ERR_PORT, "%s", no_port);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return dyn_wrap(fn, c, engine, newcomm);
+}
+
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root,
+                     MPI_Comm comm, MPI_Comm *newcomm) {
+  return dyn_meet("MPI_Comm_accept", hcomm_comm_accept,
+                  "no port of this name is open at the root", port_name, info,
+                  root, comm, newcomm);
+}
+HC_WEAK_ALIAS(MPI_Comm_accept, PMPI_Comm_accept);
+
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root,
+                      MPI_Comm comm, MPI_Comm *newcomm) {
+  return dyn_meet("MPI_Comm_connect", hcomm_comm_connect,
+                  "nobody accepts on the port named at the root", port_name,
+                  info, root, comm, newcomm);
+}
+HC_WEAK_ALIAS(MPI_Comm_connect, PMPI_Comm_connect);
+
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm) {
+  static const char fn[] = "MPI_Comm_join";
+  hc_mpi_comm_t *self = NULL;
+  int rc = hc_mpi_comm_enter(fn, MPI_COMM_SELF, &self);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, self, intercomm, "intercomm");
+  if (rc == MPI_SUCCESS && fd < 0)
+    rc = hc_mpi_raise(self, fn, MPI_ERR_ARG, "invalid socket %d", fd);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_comm_join(fd, &engine);
+  if (st == HC_ERR_PORT) {
+    /* MPI-4.0 11.10.4: a join that fails gives MPI_COMM_NULL. */
+    *intercomm = MPI_COMM_NULL;
+    return hc_mpi_raise(self, fn, MPI_ERR_ARG,
+                        "no MPI process joined at the other end of socket %d",
+                        fd);
+  }
+  if (st != HC_OK)
+    return hc_mpi_raise_status(self, fn, st);
+  return dyn_wrap(fn, self, engine, intercomm);
+}
+HC_WEAK_ALIAS(MPI_Comm_join, PMPI_Comm_join);
 
 /* MPI-4.0 11.10.4: collective over comm; waits for the communication
  * pending on it to complete internally (the requests stay the caller's,

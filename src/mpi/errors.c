@@ -177,6 +177,8 @@ int hc_mpi_class_of_status(hc_status_t status) {
     return MPI_ERR_RMA_SYNC;
   case HC_ERR_RMA_RANGE:
     return MPI_ERR_RMA_RANGE;
+  case HC_ERR_PORT:
+    return MPI_ERR_PORT;
   case HC_ERR_NO_CONTEXT:
   case HC_ERR_BOOTSTRAP:
   case HC_ERR_TRANSPORT:

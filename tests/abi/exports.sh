@@ -15,7 +15,7 @@ command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not found"; exit 77; }
 [ -r "$ref" ] || { echo "SKIP: $ref not found"; exit 77; }
 
 # Matched against the name without its P (PMPI_X is judged as MPI_X).
-EXCLUDED='^MPI_(Comm_spawn|Comm_spawn_multiple|Open_port|Close_port|Comm_accept|Comm_connect|Publish_name|Unpublish_name|Lookup_name|Comm_join|Comm_get_parent)$
+EXCLUDED='^MPI_(Comm_spawn|Comm_spawn_multiple|Publish_name|Unpublish_name|Lookup_name|Comm_get_parent)$
 ^MPIX_Comm_(agree|failure_ack|failure_get_acked|revoke|shrink)$'
 
 # The defined functions of a library named P?MPIX?_*, one a line, sorted.
