@@ -204,6 +204,13 @@ hc_status_t hcomm_comm_connect(const char *port, hcomm_comm_t *comm, int root,
  * fd, a connected socket (used for the set-up only; it stays the
  * caller's). */
 hc_status_t hcomm_comm_join(int fd, hcomm_comm_t **newcomm);
+/* The name service (MPI_Publish_name): service names that map to port
+ * names across jobs.  HC_ERR_SERVICE: publish of a name taken, unpublish
+ * of one not published with that port; HC_ERR_NAME: lookup of a name not
+ * published. */
+hc_status_t hcomm_name_publish(const char *service, const char *port);
+hc_status_t hcomm_name_unpublish(const char *service, const char *port);
+hc_status_t hcomm_name_lookup(const char *service, char *port, size_t len);
 /* The world ranks in use: the launcher's world and the processes met
  * since. */
 int hcomm_process_count(void);

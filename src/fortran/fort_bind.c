@@ -4650,6 +4650,33 @@ void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
 #pragma weak pmpi_keyval_free__ = pmpi_keyval_free_
 #pragma weak PMPI_KEYVAL_FREE = pmpi_keyval_free_
 
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name,
+                       MPI_Fint *ierr, size_t service_name_len,
+                       size_t port_name_len) {
+  char *service_name_c = hc_f_str_in(service_name, service_name_len);
+  char *port_name_c = hc_f_str_buf(MPI_MAX_PORT_NAME);
+  if (!port_name_c) {
+    free(service_name_c);
+    free(port_name_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc = MPI_Lookup_name(service_name_c, *info, port_name_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(port_name, port_name_len, port_name_c);
+  }
+  free(service_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_lookup_name_ = pmpi_lookup_name_
+#pragma weak mpi_lookup_name = pmpi_lookup_name_
+#pragma weak mpi_lookup_name__ = pmpi_lookup_name_
+#pragma weak MPI_LOOKUP_NAME = pmpi_lookup_name_
+#pragma weak pmpi_lookup_name = pmpi_lookup_name_
+#pragma weak pmpi_lookup_name__ = pmpi_lookup_name_
+#pragma weak PMPI_LOOKUP_NAME = pmpi_lookup_name_
+
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Mprobe(*source, *tag, *comm, message, hc_f_status(status));
@@ -5354,6 +5381,24 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
 #pragma weak pmpi_psend_init = pmpi_psend_init_
 #pragma weak pmpi_psend_init__ = pmpi_psend_init_
 #pragma weak PMPI_PSEND_INIT = pmpi_psend_init_
+
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                        MPI_Fint *ierr, size_t service_name_len,
+                        size_t port_name_len) {
+  char *service_name_c = hc_f_str_in(service_name, service_name_len);
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Publish_name(service_name_c, *info, port_name_c);
+  free(service_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_publish_name_ = pmpi_publish_name_
+#pragma weak mpi_publish_name = pmpi_publish_name_
+#pragma weak mpi_publish_name__ = pmpi_publish_name_
+#pragma weak MPI_PUBLISH_NAME = pmpi_publish_name_
+#pragma weak pmpi_publish_name = pmpi_publish_name_
+#pragma weak pmpi_publish_name__ = pmpi_publish_name_
+#pragma weak PMPI_PUBLISH_NAME = pmpi_publish_name_
 
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -7353,6 +7398,24 @@ void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
 #pragma weak pmpi_unpack_external_c = pmpi_unpack_external_c_
 #pragma weak pmpi_unpack_external_c__ = pmpi_unpack_external_c_
 #pragma weak PMPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
+
+void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                          MPI_Fint *ierr, size_t service_name_len,
+                          size_t port_name_len) {
+  char *service_name_c = hc_f_str_in(service_name, service_name_len);
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Unpublish_name(service_name_c, *info, port_name_c);
+  free(service_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_unpublish_name_ = pmpi_unpublish_name_
+#pragma weak mpi_unpublish_name = pmpi_unpublish_name_
+#pragma weak mpi_unpublish_name__ = pmpi_unpublish_name_
+#pragma weak MPI_UNPUBLISH_NAME = pmpi_unpublish_name_
+#pragma weak pmpi_unpublish_name = pmpi_unpublish_name_
+#pragma weak pmpi_unpublish_name__ = pmpi_unpublish_name_
+#pragma weak PMPI_UNPUBLISH_NAME = pmpi_unpublish_name_
 
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Wait(request, hc_f_status(status));

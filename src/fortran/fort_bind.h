@@ -839,6 +839,9 @@ void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                     MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr);
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name,
+                       MPI_Fint *ierr, size_t service_name_len,
+                       size_t port_name_len);
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
@@ -996,6 +999,9 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                       MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                       MPI_Fint *ierr);
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                        MPI_Fint *ierr, size_t service_name_len,
+                        size_t port_name_len);
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                MPI_Aint *target_disp, MPI_Fint *target_count,
@@ -1401,6 +1407,9 @@ void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
                              MPI_Count *position, void *outbuf,
                              MPI_Count *outcount, MPI_Fint *datatype,
                              MPI_Fint *ierr, size_t datarep_len);
+void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                          MPI_Fint *ierr, size_t service_name_len,
+                          size_t port_name_len);
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                    MPI_Fint *array_of_statuses, MPI_Fint *ierr);

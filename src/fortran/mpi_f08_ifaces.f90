@@ -1194,6 +1194,14 @@ subroutine MPI_Is_thread_main(flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   import
   implicit none
@@ -1314,6 +1322,14 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Publish_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Query_thread(provided, ierror)
@@ -1675,6 +1691,14 @@ subroutine MPI_Type_size_x(datatype, size, ierror)
   implicit none
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Wait(request, status, ierror)

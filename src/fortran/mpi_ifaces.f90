@@ -2172,6 +2172,13 @@ subroutine MPI_Keyval_free(keyval, ierror)
   integer :: keyval
   integer :: ierror
 end subroutine
+subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
+  implicit none
+  character(len=*) :: service_name
+  integer :: info
+  character(len=*) :: port_name
+  integer :: ierror
+end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   implicit none
   integer :: source
@@ -2483,6 +2490,13 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   integer :: comm
   integer :: info
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Publish_name(service_name, info, port_name, ierror)
+  implicit none
+  character(len=*) :: service_name
+  integer :: info
+  character(len=*) :: port_name
   integer :: ierror
 end subroutine
 subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
@@ -3371,6 +3385,13 @@ subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcoun
   type(*), dimension(*) :: outbuf
   integer :: outcount
   integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
+  implicit none
+  character(len=*) :: service_name
+  integer :: info
+  character(len=*) :: port_name
   integer :: ierror
 end subroutine
 subroutine MPI_Wait(request, status, ierror)

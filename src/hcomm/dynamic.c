@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bootstrap/names.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "util/env.h"
@@ -48,6 +49,18 @@ typedef struct dyn_group_msg {
 
 static int dyn_timeout_ms(void) {
   return (int)hc_env_long("HCMPI_LINK_TIMEOUT_MS", 60000);
+}
+
+hc_status_t hcomm_name_publish(const char *service, const char *port) {
+  return hc_names_publish(service, port);
+}
+
+hc_status_t hcomm_name_unpublish(const char *service, const char *port) {
+  return hc_names_unpublish(service, port);
+}
+
+hc_status_t hcomm_name_lookup(const char *service, char *port, size_t len) {
+  return hc_names_lookup(service, port, len);
 }
 
 int hcomm_process_count(void) {

@@ -175,3 +175,73 @@ int PMPI_Comm_disconnect(MPI_Comm *comm) {
   return PMPI_Comm_free(comm);
 }
 HC_WEAK_ALIAS(MPI_Comm_disconnect, PMPI_Comm_disconnect);
+
+/* A service name argument: present and not empty. */
+static int dyn_check_service(const char *fn, const char *service) {
+  int rc = hc_mpi_check_ptr(fn, NULL, service, "service_name");
+  if (rc == MPI_SUCCESS && service[0] == '\0')
+    rc = hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "empty service name");
+  return rc;
+}
+
+/* The checks of publish and unpublish. */
+static int dyn_enter_names(const char *fn, const char *service, MPI_Info info,
+                           const char *port) {
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_service(fn, service);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_info(fn, NULL, info);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_port(fn, NULL, port);
+  return rc;
+}
+
+int PMPI_Publish_name(const char *service_name, MPI_Info info,
+                      const char *port_name) {
+  static const char fn[] = "MPI_Publish_name";
+  int rc = dyn_enter_names(fn, service_name, info, port_name);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t st = hcomm_name_publish(service_name, port_name);
+  if (st == HC_ERR_SERVICE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_SERVICE,
+                        "service \"%s\" is published already", service_name);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(NULL, fn, st);
+}
+HC_WEAK_ALIAS(MPI_Publish_name, PMPI_Publish_name);
+
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
+                        const char *port_name) {
+  static const char fn[] = "MPI_Unpublish_name";
+  int rc = dyn_enter_names(fn, service_name, info, port_name);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t st = hcomm_name_unpublish(service_name, port_name);
+  if (st == HC_ERR_SERVICE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_SERVICE,
+                        "service \"%s\" is not published with that port",
+                        service_name);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(NULL, fn, st);
+}
+HC_WEAK_ALIAS(MPI_Unpublish_name, PMPI_Unpublish_name);
+
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) {
+  static const char fn[] = "MPI_Lookup_name";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_service(fn, service_name);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_info(fn, NULL, info);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, port_name, "port_name");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_status_t st =
+      hcomm_name_lookup(service_name, port_name, MPI_MAX_PORT_NAME);
+  if (st == HC_ERR_NAME)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NAME,
+                        "no port is published as \"%s\"", service_name);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(NULL, fn, st);
+}
+HC_WEAK_ALIAS(MPI_Lookup_name, PMPI_Lookup_name);

@@ -118,6 +118,9 @@ const hc_env_entry_t hc_env_table[] = {
      "processes of other jobs one process may connect to over its life"},
     {"HCMPI_LINK_TIMEOUT_MS", "60000", "library",
      "ms a connection to another job's process may take to set up"},
+    {"HCMPI_NAME_DIR", "$TMPDIR/hcmpi-names-$UID", "library",
+     "directory of the names MPI_Publish_name publishes, shared by the jobs "
+     "that look them up"},
     /* verbs (InfiniBand, RoCE) */
     {"HCMPI_VERBS_LIB", "libibverbs.so.1", "library",
      "libibverbs to dlopen for the verbs transport"},

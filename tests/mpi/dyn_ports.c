@@ -4,6 +4,10 @@
  *   dyn_ports server DIR NREMOTE   opens a port, writes its name to
  *                                  DIR/port, accepts on MPI_COMM_WORLD
  *   dyn_ports client DIR NREMOTE   reads DIR/port, connects
+ *   dyn_ports pubserver SERVICE N  publishes its port as SERVICE, accepts;
+ *                                  unpublishes, then SERVICE is unknown
+ *   dyn_ports pubclient SERVICE N  looks SERVICE up (until published),
+ *                                  connects
  *   dyn_ports join                 2 ranks: a TCP pair between them,
  *                                  MPI_Comm_join on each end
  *   dyn_ports bad                  bad input: connect to a closed port and
@@ -181,6 +185,50 @@ static void client(const char *dir, int nremote) {
   check_inter(inter, 1, nremote);
 }
 
+static void pub_server(const char *service, int nremote) {
+  char port[MPI_MAX_PORT_NAME] = "", found[MPI_MAX_PORT_NAME];
+  if (wrank == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "open port");
+    CHECK(MPI_Publish_name(service, MPI_INFO_NULL, port) == MPI_SUCCESS, "publish");
+    int rc = MPI_Publish_name(service, MPI_INFO_NULL, port);
+    CHECK(mt_class(rc) == MPI_ERR_SERVICE, "second publish: %s", mt_errstr(rc));
+  }
+  MPI_Comm inter;
+  CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_SUCCESS,
+        "accept");
+  check_inter(inter, 0, nremote);
+  if (wrank == 0) {
+    CHECK(MPI_Unpublish_name(service, MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
+    int rc = MPI_Unpublish_name(service, MPI_INFO_NULL, port);
+    CHECK(mt_class(rc) == MPI_ERR_SERVICE, "second unpublish: %s", mt_errstr(rc));
+    rc = MPI_Lookup_name(service, MPI_INFO_NULL, found);
+    CHECK(mt_class(rc) == MPI_ERR_NAME, "lookup after unpublish: %s", mt_errstr(rc));
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    CHECK(len > 0 && strstr(text, "name") != NULL, "error string: %s", text);
+    CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
+  }
+}
+
+static void pub_client(const char *service, int nremote) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  if (wrank == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc;
+    /* Unknown until the other job publishes it. */
+    while ((rc = MPI_Lookup_name(service, MPI_INFO_NULL, port)) != MPI_SUCCESS) {
+      CHECK(mt_class(rc) == MPI_ERR_NAME, "lookup: %s", mt_errstr(rc));
+      usleep(10000);
+    }
+  }
+  MPI_Comm inter;
+  CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_SUCCESS,
+        "connect");
+  check_inter(inter, 1, nremote);
+}
+
 /* Rank 0 listens on loopback, rank 1 connects; each joins over its end. */
 static void join(void) {
   CHECK(wsize == 2, "join runs on 2 ranks");
@@ -266,6 +314,10 @@ int main(int argc, char **argv) {
     server(argv[2], atoi(argv[3]));
   else if (strcmp(argv[1], "client") == 0 && argc == 4)
     client(argv[2], atoi(argv[3]));
+  else if (strcmp(argv[1], "pubserver") == 0 && argc == 4)
+    pub_server(argv[2], atoi(argv[3]));
+  else if (strcmp(argv[1], "pubclient") == 0 && argc == 4)
+    pub_client(argv[2], atoi(argv[3]));
   else if (strcmp(argv[1], "join") == 0)
     join();
   else if (strcmp(argv[1], "bad") == 0)
