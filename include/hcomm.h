@@ -211,6 +211,23 @@ hc_status_t hcomm_comm_join(int fd, hcomm_comm_t **newcomm);
 hc_status_t hcomm_name_publish(const char *service, const char *port);
 hc_status_t hcomm_name_unpublish(const char *service, const char *port);
 hc_status_t hcomm_name_lookup(const char *service, char *port, size_t len);
+/* Collective over comm (cmds and ncmds matter at root only): the launcher
+ * starts the commands' processes as a new job, which connects back; the
+ * result is the intercommunicator with them.  HC_ERR_SPAWN when the
+ * launcher could not start them (nothing started), HC_ERR_NOT_SUPPORTED
+ * when it cannot spawn (hcomm_launcher_name says which it is). */
+typedef struct hcomm_spawn_cmd {
+  const char *const *argv; /* program and arguments, NULL-terminated */
+  int nprocs;
+} hcomm_spawn_cmd_t;
+hc_status_t hcomm_comm_spawn(const hcomm_spawn_cmd_t *cmds, int ncmds,
+                             hcomm_comm_t *comm, int root,
+                             hcomm_comm_t **newcomm);
+/* In a spawned process, the intercommunicator with the parents; NULL in
+ * the others and once it was freed. */
+hcomm_comm_t *hcomm_comm_parent(void);
+/* The bootstrap backend the launcher spoke (pmi1, pmi2, pmix, singleton). */
+const char *hcomm_launcher_name(void);
 /* The world ranks in use: the launcher's world and the processes met
  * since. */
 int hcomm_process_count(void);

@@ -38,7 +38,8 @@ extern "C" {
   X(HC_ERR_RMA_RANGE, -20, "one-sided access outside the target's window")  \
   X(HC_ERR_PORT, -21, "no process accepts on that port")                     \
   X(HC_ERR_NAME, -22, "no port is published under that service name")        \
-  X(HC_ERR_SERVICE, -23, "service name published already, or not by that port")
+  X(HC_ERR_SERVICE, -23, "service name published already, or not by that port") \
+  X(HC_ERR_SPAWN, -24, "the launcher could not start the processes")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,

@@ -38,6 +38,8 @@
 
 #define RUN_OUT_BUF 8192
 #define RUN_EXIT_TIMEOUT 124
+/* Commands one MPI_Comm_spawn_multiple may start (PMI fields per line). */
+#define RUN_SPAWN_CMDS 6
 
 typedef struct run_stream {
   int fd; /* -1 once closed */
@@ -60,7 +62,28 @@ typedef struct run_rank {
   int kv_told_total; /* (bound of the whole store) */
   run_stream_t out;
   run_stream_t err;
+  int world;   /* its run_world_t */
+  int wrank;   /* its rank there */
+  int appnum;  /* which command of a spawn started it */
+  char **argv; /* what it runs */
 } run_rank_t;
+
+/* Ranks that share a PMI world (rank numbers, fences, key-value store):
+ * the job's own ranks (world 0), or the children of one MPI_Comm_spawn,
+ * which connect back to their parents' port. */
+typedef struct run_world {
+  int base; /* its first rank in job->ranks */
+  int n;
+  int nbarrier;
+  char *port; /* the parents' port; NULL for world 0 */
+  int ncmds;
+  /* Command c: its argument strings back to back (NULL for world 0), its
+   * argv, and its ranks, [first[c], first[c + 1]) of the world. */
+  char *args[RUN_SPAWN_CMDS];
+  char **argv[RUN_SPAWN_CMDS];
+  int first[RUN_SPAWN_CMDS + 1];
+  int asked_by; /* the rank whose spawn made it, answered once started */
+} run_world_t;
 
 typedef struct run_opts {
   int n;
@@ -78,8 +101,12 @@ typedef struct run_opts {
 typedef struct run_job {
   run_opts_t opt;
   run_rank_t *ranks;
+  int nranks; /* opt.n and the spawned ones */
+  run_world_t *worlds;
+  int nworlds;
+  run_world_t *pending; /* a spawn to start once the PMI line is served */
+  const sigset_t *oldmask;
   int nalive;
-  int nbarrier;
   hc_kvstore_t kv;
   size_t kv_bytes;    /* what the ranks' entries cost in all */
   size_t kv_rank_max; /* HCMPI_KVS_RANK_BYTES */
@@ -385,11 +412,11 @@ static void run_status_clear(run_job_t *job) {
 static void run_status_draw(run_job_t *job) {
   char line[160];
   long secs = (long)(run_now() - job->started);
-  int finished = job->opt.n - job->nalive - job->nfailed;
+  int finished = job->nranks - job->nalive - job->nfailed;
   int len = snprintf(line, sizeof line,
                      "\r\033[Khcmpirun: %d ranks: %d running, %d finished, "
                      "%d failed, %ld:%02ld:%02ld elapsed",
-                     job->opt.n, job->nalive, finished, job->nfailed,
+                     job->nranks, job->nalive, finished, job->nfailed,
                      secs / 3600, secs / 60 % 60, secs % 60);
   if (len > 0 && hc_pmi1_write_all(2, line, (size_t)len) == 0)
     job->status_shown = 1;
@@ -522,7 +549,7 @@ static void run_stdin_write(run_job_t *job) {
  * its group is signalled during the teardown as well; a rank that moved to
  * another group still gets the signal itself. */
 static void run_signal_all(run_job_t *job, int sig) {
-  for (int r = 0; r < job->opt.n; r++) {
+  for (int r = 0; r < job->nranks; r++) {
     run_rank_t *rk = &job->ranks[r];
     if (rk->pid <= 0 || (!rk->alive && !job->terminating))
       continue;
@@ -580,9 +607,11 @@ static void pmi_cmd_maxes(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
 
 static void pmi_cmd_appnum(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[64];
+  char num[24];
+  snprintf(num, sizeof num, "%d", job->ranks[r].appnum);
   run_reply(job, r, line,
             hc_pmi1_format(line, sizeof line, "appnum", "rc", "0", "appnum",
-                           "0", NULL));
+                           num, NULL));
 }
 
 static void pmi_cmd_universe(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
@@ -662,9 +691,21 @@ static const char *run_kv_put(run_job_t *job, int r, const char *key,
   return NULL;
 }
 
+/* A spawned world's keys live apart from the others' (each world numbers
+ * its ranks from 0): prefixed with the world's number. */
+static const char *run_kv_key(const run_job_t *job, int r, const char *key,
+                              char *buf, size_t len) {
+  int w = job->ranks[r].world;
+  if (w == 0 || key == NULL)
+    return key;
+  snprintf(buf, len, "w%d/%s", w, key);
+  return buf;
+}
+
 static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
-  char line[128];
-  const char *key = hc_pmi1_get(m, "key");
+  char line[128], kbuf[96];
+  const char *key =
+      run_kv_key(job, r, hc_pmi1_get(m, "key"), kbuf, sizeof kbuf);
   const char *value = hc_pmi1_get(m, "value");
   const char *why = NULL;
   if (key == NULL || value == NULL || *key == '\0')
@@ -680,8 +721,9 @@ static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
 }
 
 static void pmi_cmd_get(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
-  char line[HC_PMI1_LINE_MAX];
-  const char *key = hc_pmi1_get(m, "key");
+  char line[HC_PMI1_LINE_MAX], kbuf[96];
+  const char *key =
+      run_kv_key(job, r, hc_pmi1_get(m, "key"), kbuf, sizeof kbuf);
   const char *value = key ? hc_kvstore_get(&job->kv, key) : NULL;
   if (value != NULL)
     run_reply(job, r, line,
@@ -699,26 +741,31 @@ static void pmi_cmd_barrier(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   if (job->ranks[r].in_barrier)
     return;
   job->ranks[r].in_barrier = 1;
-  job->nbarrier++;
+  job->worlds[job->ranks[r].world].nbarrier++;
   run_barrier_check(job);
 }
 
-/* Releases the barrier once every rank that can still enter it did: with
- * --no-kill-on-failure the dead ones no longer count. */
-static void run_barrier_check(run_job_t *job) {
-  int need = job->opt.n;
+/* Releases a world's barrier once every rank of it that can still enter
+ * it did: with --no-kill-on-failure the dead ones no longer count. */
+static void run_world_barrier_check(run_job_t *job, run_world_t *w) {
+  int need = w->n;
   if (job->opt.keep_going)
-    for (int i = 0; i < job->opt.n; i++)
+    for (int i = w->base; i < w->base + w->n; i++)
       need -= !job->ranks[i].alive && !job->ranks[i].in_barrier;
-  if (job->nbarrier == 0 || job->nbarrier < need)
+  if (w->nbarrier == 0 || w->nbarrier < need)
     return;
   char line[64];
   int len = hc_pmi1_format(line, sizeof line, "barrier_out", "rc", "0", NULL);
-  job->nbarrier = 0;
-  for (int i = 0; i < job->opt.n; i++) {
+  w->nbarrier = 0;
+  for (int i = w->base; i < w->base + w->n; i++) {
     job->ranks[i].in_barrier = 0;
     run_reply(job, i, line, len);
   }
+}
+
+static void run_barrier_check(run_job_t *job) {
+  for (int w = 0; w < job->nworlds; w++)
+    run_world_barrier_check(job, &job->worlds[w]);
 }
 
 static void pmi_cmd_finalize(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
@@ -742,6 +789,118 @@ typedef struct pmi_cmd {
   void (*handle)(run_job_t *job, int r, const hc_pmi1_msg_t *m);
 } pmi_cmd_t;
 
+/* ---- MPI_Comm_spawn ------------------------------------------------------
+ * "cmd=hc_spawn ncmds=K port=P nprocs<c>=N argv<c>=HEX" (c < K; HEX: the
+ * command's argv, each string with its NUL, in hex) asks for a new world of
+ * the commands' ranks, told P (HCMPI_PARENT_PORT) to connect back to.  The
+ * answer, hc_spawn_result, comes once they are started, or at once with
+ * rc=-1 when a program cannot be executed (nothing is started then). */
+
+/* Whether execvp would find prog executable. */
+static int run_can_exec(const char *prog) {
+  struct stat st;
+  char buf[4096];
+  if (strchr(prog, '/') != NULL)
+    return stat(prog, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(prog, X_OK) == 0;
+  const char *path = getenv("PATH");
+  for (const char *p = path != NULL ? path : "/usr/bin:/bin";;) {
+    size_t len = strcspn(p, ":");
+    snprintf(buf, sizeof buf, "%.*s/%s", (int)(len ? len : 1), len ? p : ".",
+             prog);
+    if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+      return 1;
+    if (p[len] == '\0')
+      return 0;
+    p += len + 1;
+  }
+}
+
+static int run_hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+/* Command c's argv from its hex form; NULL when malformed. */
+static const char *run_spawn_argv(run_world_t *w, int c, const char *hex) {
+  size_t n = hex != NULL ? strlen(hex) / 2 : 0, nargs = 0;
+  if (n == 0 || strlen(hex) % 2 != 0 || (w->args[c] = malloc(n)) == NULL)
+    return "bad_argv";
+  for (size_t i = 0; i < n; i++) {
+    int hi = run_hex_digit(hex[2 * i]), lo = run_hex_digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return "bad_argv";
+    w->args[c][i] = (char)(hi << 4 | lo);
+    nargs += w->args[c][i] == '\0';
+  }
+  if (w->args[c][n - 1] != '\0' ||
+      (w->argv[c] = calloc(nargs + 1, sizeof(char *))) == NULL)
+    return "bad_argv";
+  for (size_t i = 0, a = 0; i < n; i += strlen(w->args[c] + i) + 1)
+    w->argv[c][a++] = w->args[c] + i;
+  return run_can_exec(w->argv[c][0]) ? NULL : "cannot_execute";
+}
+
+static void run_world_free(run_world_t *w) {
+  for (int c = 0; c < w->ncmds; c++) {
+    free(w->args[c]);
+    free(w->argv[c]);
+  }
+  free(w->port);
+  free(w);
+}
+
+static const char *run_spawn_parse(const hc_pmi1_msg_t *m, run_world_t *w) {
+  char key[24];
+  long ncmds = hc_pmi1_get_long(m, "ncmds", 0);
+  const char *port = hc_pmi1_get(m, "port");
+  if (ncmds < 1 || ncmds > RUN_SPAWN_CMDS || port == NULL)
+    return "bad_request";
+  if ((w->port = strdup(port)) == NULL)
+    return "out_of_memory";
+  for (int c = 0; c < ncmds; c++) {
+    w->ncmds = c + 1;
+    snprintf(key, sizeof key, "nprocs%d", c);
+    long n = hc_pmi1_get_long(m, key, 0);
+    if (n < 1 || n > 4096)
+      return "bad_nprocs";
+    w->first[c] = w->n;
+    w->n += (int)n;
+    snprintf(key, sizeof key, "argv%d", c);
+    const char *why = run_spawn_argv(w, c, hc_pmi1_get(m, key));
+    if (why != NULL)
+      return why;
+  }
+  w->first[ncmds] = w->n;
+  return NULL;
+}
+
+static void run_spawn_reply(run_job_t *job, int r, const char *why) {
+  char line[128];
+  run_reply(job, r, line,
+            hc_pmi1_format(line, sizeof line, "hc_spawn_result", "rc",
+                           why ? "-1" : "0", "msg", why ? why : "success",
+                           NULL));
+}
+
+static void pmi_cmd_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  run_world_t *w = calloc(1, sizeof *w);
+  const char *why = w == NULL      ? "out_of_memory"
+                    : job->pending ? "busy"
+                                   : run_spawn_parse(m, w);
+  if (why != NULL) {
+    if (w != NULL)
+      run_world_free(w);
+    run_spawn_reply(job, r, why);
+    return;
+  }
+  w->asked_by = r;
+  job->pending = w; /* started by the main loop: ranks may move */
+}
+
 static const pmi_cmd_t pmi_cmds[] = {
     {"init", pmi_cmd_init},
     {"get_maxes", pmi_cmd_maxes},
@@ -753,6 +912,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {"barrier_in", pmi_cmd_barrier},
     {"finalize", pmi_cmd_finalize},
     {"abort", pmi_cmd_abort},
+    {"hc_spawn", pmi_cmd_spawn},
 };
 
 static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
@@ -856,7 +1016,7 @@ static void run_reap(run_job_t *job) {
   int status;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    for (int r = 0; r < job->opt.n; r++) {
+    for (int r = 0; r < job->nranks; r++) {
       run_rank_t *rk = &job->ranks[r];
       if (rk->pid != pid || !rk->alive)
         continue;
@@ -904,12 +1064,20 @@ static void run_close_from(int lowfd) {
 
 static void run_set_env(const run_job_t *job, int r) {
   char num[24];
-  snprintf(num, sizeof num, "%d", r);
+  const run_world_t *w = &job->worlds[job->ranks[r].world];
+  snprintf(num, sizeof num, "%d", job->ranks[r].wrank);
   setenv("PMI_RANK", num, 1);
   setenv("MPI_LOCALRANKID", num, 1);
-  snprintf(num, sizeof num, "%d", job->opt.n);
+  snprintf(num, sizeof num, "%d", w->n);
   setenv("PMI_SIZE", num, 1);
   setenv("MPI_LOCALNRANKS", num, 1);
+  /* What lets the ranks ask for more (MPI_Comm_spawn), and, spawned,
+   * where the parents wait (src/hcomm/dynamic.c connects). */
+  setenv("HCMPI_LAUNCHER", "hcmpirun", 1);
+  if (w->port != NULL)
+    setenv("HCMPI_PARENT_PORT", w->port, 1);
+  else
+    unsetenv("HCMPI_PARENT_PORT");
   setenv("PMI_FD", "3", 1);
   unsetenv("PMI_PORT");
   unsetenv("PMI_ID");
@@ -952,8 +1120,9 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
-  execvp(job->opt.argv[0], job->opt.argv);
-  fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", job->opt.argv[0],
+  char **argv = job->ranks[r].argv;
+  execvp(argv[0], argv);
+  fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", argv[0],
           strerror(errno));
   _exit(127);
 }
@@ -1004,6 +1173,44 @@ static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
   return 0;
 }
 
+/* Starts the pending spawn's world and answers the rank that asked. */
+static void run_spawn_pending(run_job_t *job) {
+  run_world_t *w = job->pending;
+  job->pending = NULL;
+  run_rank_t *ranks =
+      realloc(job->ranks, (size_t)(job->nranks + w->n) * sizeof *ranks);
+  if (ranks != NULL)
+    job->ranks = ranks;
+  run_world_t *worlds =
+      realloc(job->worlds, (size_t)(job->nworlds + 1) * sizeof *worlds);
+  if (worlds != NULL)
+    job->worlds = worlds;
+  if (ranks == NULL || worlds == NULL) {
+    run_spawn_reply(job, w->asked_by, "out_of_memory");
+    run_world_free(w);
+    return;
+  }
+  int wi = job->nworlds++, asked = w->asked_by;
+  w->base = job->nranks;
+  for (int c = 0; c < w->ncmds; c++)
+    for (int i = w->first[c]; i < w->first[c + 1]; i++)
+      job->ranks[w->base + i] = (run_rank_t){.world = wi,
+                                             .wrank = i,
+                                             .appnum = c,
+                                             .argv = w->argv[c],
+                                             .pmi_fd = -1,
+                                             .out.fd = -1,
+                                             .err.fd = -1};
+  job->worlds[wi] = *w;
+  free(w);
+  job->nranks += job->worlds[wi].n;
+  const char *why = NULL;
+  for (int r = job->worlds[wi].base; why == NULL && r < job->nranks; r++)
+    if (run_spawn(job, r, job->oldmask) != 0)
+      why = "cannot_start";
+  run_spawn_reply(job, asked, why);
+}
+
 /* ---- main loop ----------------------------------------------------------- */
 
 enum {
@@ -1035,7 +1242,7 @@ static void run_poll_add(run_pollset_t *ps, int fd, int rank, int kind) {
 static void run_poll_build(run_job_t *job, run_pollset_t *ps) {
   ps->n = 0;
   run_poll_add(ps, job->sigfd, -1, RUN_FD_SIG);
-  for (int r = 0; r < job->opt.n; r++) {
+  for (int r = 0; r < job->nranks; r++) {
     run_poll_add(ps, job->ranks[r].pmi_fd, r, RUN_FD_PMI);
     run_poll_add(ps, job->ranks[r].out.fd, r, RUN_FD_OUT);
     run_poll_add(ps, job->ranks[r].err.fd, r, RUN_FD_ERR);
@@ -1115,16 +1322,27 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
   }
 }
 
-static void run_loop(run_job_t *job) {
-  size_t cap = 2 + 3 * (size_t)job->opt.n;
-  run_pollset_t ps = {calloc(cap, sizeof *ps.fds), calloc(cap, sizeof *ps.rank),
-                      calloc(cap, sizeof *ps.kind), 0};
-  if (ps.fds == NULL || ps.rank == NULL || ps.kind == NULL) {
+/* Room in the poll set for every rank's descriptors. */
+static void run_poll_room(run_job_t *job, run_pollset_t *ps, size_t *cap) {
+  size_t want = 2 + 3 * (size_t)job->nranks;
+  if (want <= *cap)
+    return;
+  ps->fds = realloc(ps->fds, want * sizeof *ps->fds);
+  ps->rank = realloc(ps->rank, want * sizeof *ps->rank);
+  ps->kind = realloc(ps->kind, want * sizeof *ps->kind);
+  if (ps->fds == NULL || ps->rank == NULL || ps->kind == NULL) {
     perror("hcmpirun");
     exit(1);
   }
+  *cap = want;
+}
+
+static void run_loop(run_job_t *job) {
+  size_t cap = 0;
+  run_pollset_t ps = {NULL, NULL, NULL, 0};
   run_status_tick(job);
   for (;;) {
+    run_poll_room(job, &ps, &cap);
     run_poll_build(job, &ps);
     if (job->nalive == 0 && ps.n == 1)
       break;
@@ -1138,10 +1356,12 @@ static void run_loop(run_job_t *job) {
     run_check_deadlines(job);
     if (n > 0)
       run_handle(job, &ps);
+    if (job->pending != NULL)
+      run_spawn_pending(job);
     run_status_tick(job);
   }
   run_status_clear(job);
-  for (int r = 0; r < job->opt.n; r++) {
+  for (int r = 0; r < job->nranks; r++) {
     if (job->ranks[r].out.fd >= 0)
       run_stream_close(job, r, &job->ranks[r].out);
     if (job->ranks[r].err.fd >= 0)
@@ -1186,8 +1406,17 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
   snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->opt.n);
   hc_kvstore_set(&job->kv, "PMI_process_mapping", mapping, 0);
   job->stdin_to = -1;
+  job->oldmask = oldmask;
   job->ranks = calloc((size_t)job->opt.n, sizeof *job->ranks);
-  return job->ranks ? 0 : -1;
+  job->worlds = calloc(1, sizeof *job->worlds);
+  if (job->ranks == NULL || job->worlds == NULL)
+    return -1;
+  job->nranks = job->opt.n;
+  job->nworlds = 1;
+  job->worlds[0] = (run_world_t){.n = job->opt.n, .ncmds = 1, .asked_by = -1};
+  for (int r = 0; r < job->opt.n; r++)
+    job->ranks[r] = (run_rank_t){.wrank = r, .argv = job->opt.argv};
+  return 0;
 }
 
 static int run_exit_status(const run_job_t *job) {
@@ -1252,5 +1481,14 @@ int main(int argc, char **argv) {
     job.deadline = run_now() + (double)job.opt.timeout_s;
   run_loop(&job);
   hc_kvstore_fini(&job.kv);
+  for (int w = 1; w < job.nworlds; w++) {
+    for (int c = 0; c < job.worlds[w].ncmds; c++) {
+      free(job.worlds[w].args[c]);
+      free(job.worlds[w].argv[c]);
+    }
+    free(job.worlds[w].port);
+  }
+  free(job.worlds);
+  free(job.ranks);
   return run_exit_status(&job);
 }

@@ -1050,6 +1050,18 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
 #pragma weak pmpi_comm_get_name__ = pmpi_comm_get_name_
 #pragma weak PMPI_COMM_GET_NAME = pmpi_comm_get_name_
 
+void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr) {
+  int rc = MPI_Comm_get_parent(parent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_get_parent_ = pmpi_comm_get_parent_
+#pragma weak mpi_comm_get_parent = pmpi_comm_get_parent_
+#pragma weak mpi_comm_get_parent__ = pmpi_comm_get_parent_
+#pragma weak MPI_COMM_GET_PARENT = pmpi_comm_get_parent_
+#pragma weak pmpi_comm_get_parent = pmpi_comm_get_parent_
+#pragma weak pmpi_comm_get_parent__ = pmpi_comm_get_parent_
+#pragma weak PMPI_COMM_GET_PARENT = pmpi_comm_get_parent_
+
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_Comm_group(*comm, group);
   hc_f_err(ierr, rc);

@@ -198,6 +198,7 @@ void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
 void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
 void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
                          MPI_Fint *ierr, size_t comm_name_len);
+void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr);
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
                      MPI_Fint *ierr);

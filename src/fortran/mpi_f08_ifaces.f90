@@ -299,6 +299,12 @@ subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
   integer :: resultlen
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Comm_get_parent(parent, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: parent
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_group(comm, group, ierror)
   import
   implicit none

@@ -535,6 +535,11 @@ subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
   integer :: resultlen
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_get_parent(parent, ierror)
+  implicit none
+  integer :: parent
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_group(comm, group, ierror)
   implicit none
   integer :: comm

@@ -552,6 +552,8 @@ hc_status_t hcomm_comm_free(hcomm_comm_t *comm) {
   if (comm == NULL || comm->predefined)
     return HC_ERR_COMM;
   hc_engine_lock();
+  if (comm == hc_engine.parent)
+    hc_engine.parent = NULL; /* hcomm_comm_parent gives NULL from now on */
   comm_release(comm);
   hc_engine_unlock();
   return HC_OK;

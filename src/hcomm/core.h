@@ -92,6 +92,9 @@ typedef struct hc_engine {
   int failures_pending; /* a failure not yet applied to requests */
   int finalizing;       /* in hcomm_finalize: peers may leave normally */
   hc_peer_t *peers;
+  /* Spawned: the intercommunicator with the parents (dynamic.c); NULL
+   * otherwise or once freed. */
+  hcomm_comm_t *parent;
   hc_match_context_t *contexts;
   hc_peer_t *backlogged;         /* peers with packets waiting */
   hcomm_request_t *pending_head; /* matched rendezvous receives to start */
@@ -172,6 +175,9 @@ hc_status_t hc_engine_runtime_transport(hc_engine_transport_t **t);
  * through t once their sockets are adopted; HC_ERR_NOMEM when that would
  * pass peers_max.  Caller holds the lock. */
 hc_status_t hc_engine_peers_add(hc_engine_transport_t *t, int n, int *first);
+/* Spawned (HCMPI_PARENT_PORT): connects to the parents at the end of
+ * init, without the lock (dynamic.c). */
+hc_status_t hc_dynamic_init_parent(void);
 /* 1 when world_rank runs on this rank's node. */
 int hc_engine_is_local(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and

@@ -450,3 +450,78 @@ hc_status_t hcomm_comm_join(int fd, hcomm_comm_t **newcomm) {
   dyn_finish_failed(bridge);
   return rc;
 }
+
+/* ---- spawn ----------------------------------------------------------------
+ * The root opens a port and asks the launcher for the processes, told the
+ * port; the group then accepts on it while the children connect from their
+ * init (hc_dynamic_init_parent). */
+
+#define DYN_SPAWN_CMDS 6 /* what hcmpirun takes in one request */
+
+const char *hcomm_launcher_name(void) {
+  return hc_engine.boot != NULL ? hc_engine.boot->name : "none";
+}
+
+hcomm_comm_t *hcomm_comm_parent(void) {
+  hc_engine_lock();
+  hcomm_comm_t *parent = hc_engine.parent;
+  hc_engine_unlock();
+  return parent;
+}
+
+/* The root's part: the launcher starts the commands, told port. */
+static hc_status_t dyn_spawn_ask(const hcomm_spawn_cmd_t *cmds, int ncmds,
+                                 const char *port) {
+  hc_bootstrap_spawn_t boot[DYN_SPAWN_CMDS];
+  if (ncmds < 1 || ncmds > DYN_SPAWN_CMDS)
+    return ncmds < 1 ? HC_ERR_ARG : HC_ERR_NOT_SUPPORTED;
+  for (int k = 0; k < ncmds; k++)
+    boot[k] = (hc_bootstrap_spawn_t){cmds[k].argv, cmds[k].nprocs};
+  hc_engine_lock();
+  hc_status_t rc =
+      hc_engine.boot->spawn == NULL
+          ? HC_ERR_NOT_SUPPORTED
+          : hc_engine.boot->spawn(hc_engine.boot_ctx, boot, ncmds, port);
+  hc_engine_unlock();
+  return rc;
+}
+
+hc_status_t hcomm_comm_spawn(const hcomm_spawn_cmd_t *cmds, int ncmds,
+                             hcomm_comm_t *comm, int root,
+                             hcomm_comm_t **newcomm) {
+  char port[HCOMM_PORT_NAME_MAX] = "";
+  hc_status_t rc = dyn_check_args(comm, root, newcomm);
+  if (rc != HC_OK)
+    return rc;
+  int is_root = hcomm_comm_rank(comm) == root;
+  int32_t asked = HC_OK;
+  if (is_root) {
+    asked = hcomm_port_open(port, sizeof port);
+    if (asked == HC_OK)
+      asked = dyn_spawn_ask(cmds, ncmds, port);
+  }
+  rc = hcomm_bcast(&asked, sizeof asked, root, comm);
+  if (rc == HC_OK)
+    rc = asked;
+  if (rc == HC_OK)
+    rc = hcomm_comm_accept(is_root ? port : NULL, comm, root, newcomm);
+  if (is_root && port[0] != '\0')
+    hcomm_port_close(port);
+  return rc;
+}
+
+hc_status_t hc_dynamic_init_parent(void) {
+  const char *given = getenv("HCMPI_PARENT_PORT");
+  char port[HCOMM_PORT_NAME_MAX];
+  hcomm_comm_t *parent = NULL;
+  if (given == NULL || given[0] == '\0')
+    return HC_OK;
+  snprintf(port, sizeof port, "%s", given);
+  /* A process this one starts is no child of the parents. */
+  unsetenv("HCMPI_PARENT_PORT");
+  hc_status_t rc = hcomm_comm_connect(port, hcomm_comm_world(), 0, &parent);
+  hc_engine_lock();
+  hc_engine.parent = parent;
+  hc_engine_unlock();
+  return rc;
+}

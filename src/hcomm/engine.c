@@ -493,6 +493,9 @@ static hc_status_t engine_transports_init(void) {
 }
 
 static void engine_teardown(void) {
+  if (hc_engine.parent != NULL)
+    hc_comm_release_locked(hc_engine.parent);
+  hc_engine.parent = NULL;
   hc_comm_fini_predefined();
   hc_proto_fini();
   /* The reverse of the start order: what reaches other nodes goes first. */
@@ -587,6 +590,12 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.initialized = 1;
   hc_progress_policy_init();
   hc_progress_thread_start();
+  rc = hc_dynamic_init_parent();
+  if (rc != HC_OK) {
+    hc_log(HC_LOG_ERROR, "engine", "cannot reach the parents: %s",
+           hcomm_strerror(rc));
+    return rc;
+  }
   if (provided != NULL)
     *provided = thread_level;
   return HC_OK;

@@ -4,6 +4,7 @@
  * job's processes; here are the argument checks and the handles.
  * docs/dynamic.md says what works under which launcher.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
@@ -245,3 +246,151 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) {
   return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(NULL, fn, st);
 }
 HC_WEAK_ALIAS(MPI_Lookup_name, PMPI_Lookup_name);
+
+/* ---- spawn ----------------------------------------------------------------
+ */
+
+#define DYN_SPAWN_MAX_CMDS 64
+
+/* Checks one command at the root and makes its argv (the program, then
+ * argv up to its NULL; MPI_ARGV_NULL: none), malloc'd. */
+static int dyn_spawn_cmd(const char *fn, hc_mpi_comm_t *c, const char *command,
+                         char *argv[], int maxprocs, MPI_Info info,
+                         hcomm_spawn_cmd_t *out) {
+  int rc = hc_mpi_check_ptr(fn, c, command, "command");
+  if (rc == MPI_SUCCESS && maxprocs < 1)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG, "maxprocs %d, at least 1 is needed",
+                      maxprocs);
+  if (rc == MPI_SUCCESS)
+    rc = dyn_check_info(fn, c, info);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int n = 0;
+  while (argv != MPI_ARGV_NULL && argv[n] != NULL)
+    n++;
+  const char **all = malloc((size_t)(n + 2) * sizeof *all);
+  if (all == NULL)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  all[0] = command;
+  for (int i = 0; i < n; i++)
+    all[i + 1] = argv[i];
+  all[n + 1] = NULL;
+  *out = (hcomm_spawn_cmd_t){all, maxprocs};
+  return MPI_SUCCESS;
+}
+
+/* Every process's code: MPI_SUCCESS for all, or MPI_ERR_SPAWN for all when
+ * the launcher started none.  n: the processes asked for (root only). */
+static void dyn_spawn_codes(int *codes, int n, int code) {
+  for (int i = 0; codes != MPI_ERRCODES_IGNORE && i < n; i++)
+    codes[i] = code;
+}
+
+/* The common part of spawn and spawn_multiple, after the root built its
+ * commands (cmds NULL elsewhere). */
+static int dyn_spawn_run(const char *fn, hc_mpi_comm_t *c, int root,
+                         hcomm_spawn_cmd_t *cmds, int ncmds,
+                         MPI_Comm *intercomm, int *codes) {
+  int total = 0;
+  for (int k = 0; cmds != NULL && k < ncmds; k++)
+    total += cmds[k].nprocs;
+  hcomm_comm_t *engine = NULL;
+  hc_status_t st = hcomm_comm_spawn(cmds, ncmds, c->engine, root, &engine);
+  for (int k = 0; cmds != NULL && k < ncmds; k++)
+    free((void *)cmds[k].argv);
+  dyn_spawn_codes(codes, total, st == HC_OK ? MPI_SUCCESS : MPI_ERR_SPAWN);
+  if (st == HC_ERR_NOT_SUPPORTED || st == HC_ERR_SPAWN) {
+    *intercomm = MPI_COMM_NULL;
+    if (st == HC_ERR_NOT_SUPPORTED)
+      return hc_mpi_raise(c, fn, MPI_ERR_SPAWN,
+                          "the launcher (bootstrap %s) cannot start processes; "
+                          "hcmpirun can",
+                          hcomm_launcher_name());
+    return hc_mpi_raise(c, fn, MPI_ERR_SPAWN,
+                        "the launcher started no process: a program it cannot "
+                        "execute");
+  }
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return dyn_wrap(fn, c, engine, intercomm);
+}
+
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs,
+                    MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm,
+                    int array_of_errcodes[]) {
+  static const char fn[] = "MPI_Comm_spawn";
+  hc_mpi_comm_t *c = NULL;
+  hcomm_spawn_cmd_t cmd;
+  int rc = dyn_enter(fn, "", MPI_INFO_NULL, root, comm, intercomm, &c);
+  int at_root = rc == MPI_SUCCESS && hcomm_comm_rank(c->engine) == root;
+  if (at_root)
+    rc = dyn_spawn_cmd(fn, c, command, argv, maxprocs, info, &cmd);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return dyn_spawn_run(fn, c, root, at_root ? &cmd : NULL, 1, intercomm,
+                       array_of_errcodes);
+}
+HC_WEAK_ALIAS(MPI_Comm_spawn, PMPI_Comm_spawn);
+
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
+                             char **array_of_argv[],
+                             const int array_of_maxprocs[],
+                             const MPI_Info array_of_info[], int root,
+                             MPI_Comm comm, MPI_Comm *intercomm,
+                             int array_of_errcodes[]) {
+  static const char fn[] = "MPI_Comm_spawn_multiple";
+  hc_mpi_comm_t *c = NULL;
+  hcomm_spawn_cmd_t cmds[DYN_SPAWN_MAX_CMDS];
+  int rc = dyn_enter(fn, "", MPI_INFO_NULL, root, comm, intercomm, &c);
+  int at_root = rc == MPI_SUCCESS && hcomm_comm_rank(c->engine) == root;
+  int made = 0;
+  if (at_root && (count < 1 || count > DYN_SPAWN_MAX_CMDS))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG, "count %d, 1 to %d allowed", count,
+                      DYN_SPAWN_MAX_CMDS);
+  if (at_root && rc == MPI_SUCCESS &&
+      (array_of_commands == NULL || array_of_maxprocs == NULL ||
+       array_of_info == NULL))
+    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG, "NULL array argument");
+  for (; at_root && rc == MPI_SUCCESS && made < count; made++)
+    rc = dyn_spawn_cmd(
+        fn, c, array_of_commands[made],
+        array_of_argv == MPI_ARGVS_NULL ? MPI_ARGV_NULL : array_of_argv[made],
+        array_of_maxprocs[made], array_of_info[made], &cmds[made]);
+  if (rc != MPI_SUCCESS) {
+    for (int k = 0; k < made - 1; k++)
+      free((void *)cmds[k].argv);
+    return rc;
+  }
+  return dyn_spawn_run(fn, c, root, at_root ? cmds : NULL, count, intercomm,
+                       array_of_errcodes);
+}
+HC_WEAK_ALIAS(MPI_Comm_spawn_multiple, PMPI_Comm_spawn_multiple);
+
+/* The parents' intercommunicator gets one handle, made on the first call
+ * (MPI-4.0 11.8.2: the same handle each time, MPI_COMM_NULL once freed). */
+static MPI_Comm dyn_parent_handle = MPI_COMM_NULL;
+static hcomm_comm_t *dyn_parent_engine;
+
+int PMPI_Comm_get_parent(MPI_Comm *parent) {
+  static const char fn[] = "MPI_Comm_get_parent";
+  hc_mpi_comm_t *world = NULL;
+  int rc = hc_mpi_comm_enter(fn, MPI_COMM_WORLD, &world);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, world, parent, "parent");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_comm_t *engine = hcomm_comm_parent();
+  if (engine == NULL) {
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  if (engine != dyn_parent_engine) {
+    rc = dyn_wrap(fn, world, engine, &dyn_parent_handle);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    dyn_parent_engine = engine;
+  }
+  *parent = dyn_parent_handle;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Comm_get_parent, PMPI_Comm_get_parent);

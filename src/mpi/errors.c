@@ -183,6 +183,8 @@ int hc_mpi_class_of_status(hc_status_t status) {
     return MPI_ERR_NAME;
   case HC_ERR_SERVICE:
     return MPI_ERR_SERVICE;
+  case HC_ERR_SPAWN:
+    return MPI_ERR_SPAWN;
   case HC_ERR_NO_CONTEXT:
   case HC_ERR_BOOTSTRAP:
   case HC_ERR_TRANSPORT:

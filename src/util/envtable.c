@@ -118,6 +118,10 @@ const hc_env_entry_t hc_env_table[] = {
      "processes of other jobs one process may connect to over its life"},
     {"HCMPI_LINK_TIMEOUT_MS", "60000", "library",
      "ms a connection to another job's process may take to set up"},
+    {"HCMPI_LAUNCHER", "(set by hcmpirun)", "library",
+     "hcmpirun: the launcher takes MPI_Comm_spawn requests over PMI"},
+    {"HCMPI_PARENT_PORT", "(set by hcmpirun)", "library",
+     "in spawned processes: the port their parents accept on"},
     {"HCMPI_NAME_DIR", "$TMPDIR/hcmpi-names-$UID", "library",
      "directory of the names MPI_Publish_name publishes, shared by the jobs "
      "that look them up"},

@@ -2,8 +2,7 @@
 # Every MPI_, PMPI_ and MPIX_ function that Debian's libmpich.so.12 exports
 # is exported by libhcmpi.so and by hcmpi's libmpich.so.12 copy, so that a
 # binary built against MPICH finds each function it calls (else it dies at
-# that call with "symbol lookup error").  Left out (EXCLUDED below): the
-# spawn calls hcmpi does not have yet (issue 21), and
+# that call with "symbol lookup error").  Left out (EXCLUDED below):
 # MPIX_Comm_agree with the other ULFM calls (the fault-tolerance issue).
 # Prints every missing name, then fails.
 # Skips (77) without nm or without Debian's library
@@ -15,8 +14,7 @@ command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not found"; exit 77; }
 [ -r "$ref" ] || { echo "SKIP: $ref not found"; exit 77; }
 
 # Matched against the name without its P (PMPI_X is judged as MPI_X).
-EXCLUDED='^MPI_(Comm_spawn|Comm_spawn_multiple|Comm_get_parent)$
-^MPIX_Comm_(agree|failure_ack|failure_get_acked|revoke|shrink)$'
+EXCLUDED='^MPIX_Comm_(agree|failure_ack|failure_get_acked|revoke|shrink)$'
 
 # The defined functions of a library named P?MPIX?_*, one a line, sorted.
 functions() {
