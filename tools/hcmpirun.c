@@ -36,107 +36,7 @@
 #include "util/envtable.h"
 #include "util/secret.h"
 
-#define RUN_OUT_BUF 8192
-#define RUN_EXIT_TIMEOUT 124
-/* Commands one MPI_Comm_spawn_multiple may start (PMI fields per line). */
-#define RUN_SPAWN_CMDS 6
-
-typedef struct run_stream {
-  int fd; /* -1 once closed */
-  int to; /* 1 or 2: where the lines go */
-  int at_line_start;
-  size_t len;
-  char buf[RUN_OUT_BUF];
-} run_stream_t;
-
-typedef struct run_rank {
-  pid_t pid;
-  int alive;
-  int initialized;
-  int finalized;
-  int in_barrier;
-  int pmi_fd; /* launcher's end; -1 once closed */
-  hc_pmi1_reader_t reader;
-  size_t kv_bytes;   /* what its entries in the key-value store cost */
-  int kv_told_rank;  /* its refusals were reported (per-rank bound) */
-  int kv_told_total; /* (bound of the whole store) */
-  run_stream_t out;
-  run_stream_t err;
-  int world;   /* its run_world_t */
-  int wrank;   /* its rank there */
-  int appnum;  /* which command of a spawn started it */
-  char **argv; /* what it runs */
-} run_rank_t;
-
-/* Ranks that share a PMI world (rank numbers, fences, key-value store):
- * the job's own ranks (world 0), or the children of one MPI_Comm_spawn,
- * which connect back to their parents' port. */
-typedef struct run_world {
-  int base; /* its first rank in job->ranks */
-  int n;
-  int nbarrier;
-  char *port; /* the parents' port; NULL for world 0 */
-  int ncmds;
-  /* Command c: its argument strings back to back (NULL for world 0), its
-   * argv, and its ranks, [first[c], first[c + 1]) of the world. */
-  char *args[RUN_SPAWN_CMDS];
-  char **argv[RUN_SPAWN_CMDS];
-  int first[RUN_SPAWN_CMDS + 1];
-  int asked_by; /* the rank whose spawn made it, answered once started */
-} run_world_t;
-
-typedef struct run_opts {
-  int n;
-  int label;
-  int relink;
-  int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
-  int progress;   /* --progress: live status line when stderr is a tty */
-  long timeout_s;
-  int nenv;
-  char **env;
-  char **argv;
-  char *ld_path; /* with --relink: LD_LIBRARY_PATH for the ranks */
-} run_opts_t;
-
-typedef struct run_job {
-  run_opts_t opt;
-  run_rank_t *ranks;
-  int nranks; /* opt.n and the spawned ones */
-  run_world_t *worlds;
-  int nworlds;
-  run_world_t *pending; /* a spawn to start once the PMI line is served */
-  const sigset_t *oldmask;
-  int nalive;
-  hc_kvstore_t kv;
-  size_t kv_bytes;    /* what the ranks' entries cost in all */
-  size_t kv_rank_max; /* HCMPI_KVS_RANK_BYTES */
-  size_t kv_max;      /* HCMPI_KVS_BYTES */
-  char kvsname[64];
-  int sigfd;
-  int terminating;
-  int killed; /* SIGKILL sent */
-  double kill_at;
-  int term_sig;    /* what the teardown sent first */
-  double deadline; /* 0: none */
-  int have_code;
-  int exit_code;
-  int interrupt_sig;
-  pid_t launcher; /* this process: a child whose parent changed is orphaned */
-  int nfailed;
-  double started;
-  int status_on;     /* --progress and stderr is a terminal */
-  int status_shown;  /* the status line is on the screen now */
-  double status_due; /* when to redraw it next */
-  int status_alive;  /* nalive and nfailed when it was drawn */
-  int status_failed;
-  /* Rank 0's standard input when ours is a terminal goes through a pipe:
-   * rank 0 leads a process group of its own, which the terminal would stop
-   * (SIGTTIN) if it read from it itself. */
-  int stdin_to;     /* the pipe's write end; -1 when not forwarding */
-  size_t stdin_len; /* bytes read from the terminal, not yet written */
-  size_t stdin_off;
-  char stdin_buf[4096];
-} run_job_t;
+#include "hcmpirun.h"
 
 static double run_now(void) {
   struct timespec ts;
@@ -579,7 +479,7 @@ static void run_fail(run_job_t *job, int code) {
 
 /* ---- PMI server ---------------------------------------------------------- */
 
-static void run_reply(run_job_t *job, int r, const char *line, int len) {
+void run_reply(run_job_t *job, int r, const char *line, int len) {
   if (len < 0 || job->ranks[r].pmi_fd < 0)
     return;
   /* A rank that died with a reply pending is handled by its exit status. */
@@ -789,118 +689,6 @@ typedef struct pmi_cmd {
   void (*handle)(run_job_t *job, int r, const hc_pmi1_msg_t *m);
 } pmi_cmd_t;
 
-/* ---- MPI_Comm_spawn ------------------------------------------------------
- * "cmd=hc_spawn ncmds=K port=P nprocs<c>=N argv<c>=HEX" (c < K; HEX: the
- * command's argv, each string with its NUL, in hex) asks for a new world of
- * the commands' ranks, told P (HCMPI_PARENT_PORT) to connect back to.  The
- * answer, hc_spawn_result, comes once they are started, or at once with
- * rc=-1 when a program cannot be executed (nothing is started then). */
-
-/* Whether execvp would find prog executable. */
-static int run_can_exec(const char *prog) {
-  struct stat st;
-  char buf[4096];
-  if (strchr(prog, '/') != NULL)
-    return stat(prog, &st) == 0 && S_ISREG(st.st_mode) &&
-           access(prog, X_OK) == 0;
-  const char *path = getenv("PATH");
-  for (const char *p = path != NULL ? path : "/usr/bin:/bin";;) {
-    size_t len = strcspn(p, ":");
-    snprintf(buf, sizeof buf, "%.*s/%s", (int)(len ? len : 1), len ? p : ".",
-             prog);
-    if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-      return 1;
-    if (p[len] == '\0')
-      return 0;
-    p += len + 1;
-  }
-}
-
-static int run_hex_digit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
-}
-
-/* Command c's argv from its hex form; NULL when malformed. */
-static const char *run_spawn_argv(run_world_t *w, int c, const char *hex) {
-  size_t n = hex != NULL ? strlen(hex) / 2 : 0, nargs = 0;
-  if (n == 0 || strlen(hex) % 2 != 0 || (w->args[c] = malloc(n)) == NULL)
-    return "bad_argv";
-  for (size_t i = 0; i < n; i++) {
-    int hi = run_hex_digit(hex[2 * i]), lo = run_hex_digit(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0)
-      return "bad_argv";
-    w->args[c][i] = (char)(hi << 4 | lo);
-    nargs += w->args[c][i] == '\0';
-  }
-  if (w->args[c][n - 1] != '\0' ||
-      (w->argv[c] = calloc(nargs + 1, sizeof(char *))) == NULL)
-    return "bad_argv";
-  for (size_t i = 0, a = 0; i < n; i += strlen(w->args[c] + i) + 1)
-    w->argv[c][a++] = w->args[c] + i;
-  return run_can_exec(w->argv[c][0]) ? NULL : "cannot_execute";
-}
-
-static void run_world_free(run_world_t *w) {
-  for (int c = 0; c < w->ncmds; c++) {
-    free(w->args[c]);
-    free(w->argv[c]);
-  }
-  free(w->port);
-  free(w);
-}
-
-static const char *run_spawn_parse(const hc_pmi1_msg_t *m, run_world_t *w) {
-  char key[24];
-  long ncmds = hc_pmi1_get_long(m, "ncmds", 0);
-  const char *port = hc_pmi1_get(m, "port");
-  if (ncmds < 1 || ncmds > RUN_SPAWN_CMDS || port == NULL)
-    return "bad_request";
-  if ((w->port = strdup(port)) == NULL)
-    return "out_of_memory";
-  for (int c = 0; c < ncmds; c++) {
-    w->ncmds = c + 1;
-    snprintf(key, sizeof key, "nprocs%d", c);
-    long n = hc_pmi1_get_long(m, key, 0);
-    if (n < 1 || n > 4096)
-      return "bad_nprocs";
-    w->first[c] = w->n;
-    w->n += (int)n;
-    snprintf(key, sizeof key, "argv%d", c);
-    const char *why = run_spawn_argv(w, c, hc_pmi1_get(m, key));
-    if (why != NULL)
-      return why;
-  }
-  w->first[ncmds] = w->n;
-  return NULL;
-}
-
-static void run_spawn_reply(run_job_t *job, int r, const char *why) {
-  char line[128];
-  run_reply(job, r, line,
-            hc_pmi1_format(line, sizeof line, "hc_spawn_result", "rc",
-                           why ? "-1" : "0", "msg", why ? why : "success",
-                           NULL));
-}
-
-static void pmi_cmd_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
-  run_world_t *w = calloc(1, sizeof *w);
-  const char *why = w == NULL      ? "out_of_memory"
-                    : job->pending ? "busy"
-                                   : run_spawn_parse(m, w);
-  if (why != NULL) {
-    if (w != NULL)
-      run_world_free(w);
-    run_spawn_reply(job, r, why);
-    return;
-  }
-  w->asked_by = r;
-  job->pending = w; /* started by the main loop: ranks may move */
-}
-
 static const pmi_cmd_t pmi_cmds[] = {
     {"init", pmi_cmd_init},
     {"get_maxes", pmi_cmd_maxes},
@@ -912,7 +700,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {"barrier_in", pmi_cmd_barrier},
     {"finalize", pmi_cmd_finalize},
     {"abort", pmi_cmd_abort},
-    {"hc_spawn", pmi_cmd_spawn},
+    {"hc_spawn", run_pmi_spawn},
 };
 
 static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
@@ -1134,7 +922,7 @@ static void run_stream_init(run_stream_t *s, int fd, int to) {
   s->len = 0;
 }
 
-static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
+int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
   int sv[2], po[2], pe[2], pi[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return -1;
@@ -1171,44 +959,6 @@ static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
   run_stream_init(&rk->err, pe[0], 2);
   job->nalive++;
   return 0;
-}
-
-/* Starts the pending spawn's world and answers the rank that asked. */
-static void run_spawn_pending(run_job_t *job) {
-  run_world_t *w = job->pending;
-  job->pending = NULL;
-  run_rank_t *ranks =
-      realloc(job->ranks, (size_t)(job->nranks + w->n) * sizeof *ranks);
-  if (ranks != NULL)
-    job->ranks = ranks;
-  run_world_t *worlds =
-      realloc(job->worlds, (size_t)(job->nworlds + 1) * sizeof *worlds);
-  if (worlds != NULL)
-    job->worlds = worlds;
-  if (ranks == NULL || worlds == NULL) {
-    run_spawn_reply(job, w->asked_by, "out_of_memory");
-    run_world_free(w);
-    return;
-  }
-  int wi = job->nworlds++, asked = w->asked_by;
-  w->base = job->nranks;
-  for (int c = 0; c < w->ncmds; c++)
-    for (int i = w->first[c]; i < w->first[c + 1]; i++)
-      job->ranks[w->base + i] = (run_rank_t){.world = wi,
-                                             .wrank = i,
-                                             .appnum = c,
-                                             .argv = w->argv[c],
-                                             .pmi_fd = -1,
-                                             .out.fd = -1,
-                                             .err.fd = -1};
-  job->worlds[wi] = *w;
-  free(w);
-  job->nranks += job->worlds[wi].n;
-  const char *why = NULL;
-  for (int r = job->worlds[wi].base; why == NULL && r < job->nranks; r++)
-    if (run_spawn(job, r, job->oldmask) != 0)
-      why = "cannot_start";
-  run_spawn_reply(job, asked, why);
 }
 
 /* ---- main loop ----------------------------------------------------------- */
