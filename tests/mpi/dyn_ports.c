@@ -241,7 +241,9 @@ static void join(void) {
     CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0,
           "listen");
     getsockname(l, (struct sockaddr *)&a, &alen);
-    MPI_Send(&a.sin_port, sizeof a.sin_port, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+    /* Ssend: the port must have arrived before this rank blocks in
+     * accept (over tcp a plain send may still wait for progress here). */
+    MPI_Ssend(&a.sin_port, sizeof a.sin_port, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
     fd = accept(l, NULL, NULL);
     close(l);
   } else {

@@ -22,7 +22,8 @@ scenarios="pingpong_sizes wildcard_order immediate many_outstanding probe ssend_
 truncation self_msgs comm_split_dup collectives_basic coll_full coll_nbc coll_persistent coll_neighbor
 cancel persistent bsend proc_null thread_multiple oversubscribed isendrecv partitioned
 coll_noncontig groups_comms killed_rank hang_timeout pending_frees intercomm_ops
-mpit_counts large_count sessions comm_disconnect rma_ops rma_atomic rma_dynamic"
+mpit_counts large_count sessions comm_disconnect rma_ops rma_atomic rma_dynamic
+dyn_ports dyn_spawn"
 
 # The programs of a scenario: its own name unless listed here.
 scenario_programs() {
