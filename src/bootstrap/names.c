@@ -46,12 +46,15 @@ static hc_status_t names_path(const char *service, const char *suffix,
   hc_status_t rc = names_dir(dir, sizeof dir);
   if (rc != HC_OK)
     return rc;
-  size_t at = (size_t)snprintf(path, len, "%s/", dir);
-  for (size_t i = 0; i < n && at + 3 < len; i++)
+  size_t at = strlen(dir) + 1;
+  if (at + 2 * n + strlen(suffix) + 1 > len)
+    return HC_ERR_ARG;
+  snprintf(path, len, "%s/", dir);
+  for (size_t i = 0; i < n; i++)
     at += (size_t)snprintf(path + at, len - at, "%02x",
                            (unsigned char)service[i]);
-  int w = snprintf(path + at, len - at, "%s", suffix);
-  return w < 0 || (size_t)w >= len - at ? HC_ERR_ARG : HC_OK;
+  snprintf(path + at, len - at, "%s", suffix);
+  return HC_OK;
 }
 
 hc_status_t hc_names_publish(const char *service, const char *port) {

@@ -178,6 +178,9 @@ hc_status_t hc_engine_peers_add(hc_engine_transport_t *t, int n, int *first);
 /* Spawned (HCMPI_PARENT_PORT): connects to the parents at the end of
  * init, without the lock (dynamic.c). */
 hc_status_t hc_dynamic_init_parent(void);
+/* Finalize: closes the ports the program left open, before the
+ * transports stop.  Caller holds the lock. */
+void hc_dynamic_fini_locked(void);
 /* 1 when world_rank runs on this rank's node. */
 int hc_engine_is_local(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and

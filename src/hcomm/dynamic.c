@@ -510,6 +510,20 @@ hc_status_t hcomm_comm_spawn(const hcomm_spawn_cmd_t *cmds, int ncmds,
   return rc;
 }
 
+void hc_dynamic_fini_locked(void) {
+  hc_engine_transport_t *t = NULL;
+  for (int i = 0; i < hc_engine.ntransports; i++)
+    if (hc_engine.transports[i].ops->reach == HC_TRANSPORT_REACH_RUNTIME)
+      t = &hc_engine.transports[i];
+  while (dyn_ports != NULL) {
+    dyn_port_t *port = dyn_ports;
+    dyn_ports = port->next;
+    if (t != NULL)
+      t->ops->runtime->unlisten(t->ctx, port->listener);
+    free(port);
+  }
+}
+
 hc_status_t hc_dynamic_init_parent(void) {
   const char *given = getenv("HCMPI_PARENT_PORT");
   char port[HCOMM_PORT_NAME_MAX];

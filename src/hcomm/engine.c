@@ -493,6 +493,7 @@ static hc_status_t engine_transports_init(void) {
 }
 
 static void engine_teardown(void) {
+  hc_dynamic_fini_locked();
   if (hc_engine.parent != NULL)
     hc_comm_release_locked(hc_engine.parent);
   hc_engine.parent = NULL;
