@@ -280,7 +280,7 @@ static int dyn_spawn_cmd(const char *fn, hc_mpi_comm_t *c, const char *command,
 }
 
 /* Every process's code: MPI_SUCCESS for all, or MPI_ERR_SPAWN for all when
- * the launcher started none.  n: the processes asked for (root only). */
+ * the launcher started none.  n: the processes asked for. */
 static void dyn_spawn_codes(int *codes, int n, int code) {
   for (int i = 0; codes != MPI_ERRCODES_IGNORE && i < n; i++)
     codes[i] = code;
@@ -298,7 +298,10 @@ static int dyn_spawn_run(const char *fn, hc_mpi_comm_t *c, int root,
   hc_status_t st = hcomm_comm_spawn(cmds, ncmds, c->engine, root, &engine);
   for (int k = 0; cmds != NULL && k < ncmds; k++)
     free((void *)cmds[k].argv);
-  dyn_spawn_codes(codes, total, st == HC_OK ? MPI_SUCCESS : MPI_ERR_SPAWN);
+  /* Every process fills its codes, as MPICH does: the count is the root's. */
+  hc_status_t bst = hcomm_bcast(&total, sizeof total, root, c->engine);
+  if (bst == HC_OK)
+    dyn_spawn_codes(codes, total, st == HC_OK ? MPI_SUCCESS : MPI_ERR_SPAWN);
   if (st == HC_ERR_NOT_SUPPORTED || st == HC_ERR_SPAWN) {
     *intercomm = MPI_COMM_NULL;
     if (st == HC_ERR_NOT_SUPPORTED)
