@@ -189,6 +189,57 @@ int hcomm_comm_remote_world_rank(const hcomm_comm_t *comm, int rank);
  * intercommunicator, the size otherwise. */
 int hcomm_comm_peer_size(const hcomm_comm_t *comm);
 
+/* ---- processes met at run time (src/hcomm/dynamic.c) ---------------------
+ * Jobs started apart connect through ports; the processes of the other job
+ * become peers numbered after the world's ranks ("world ranks" from
+ * hcomm_process_count's range).  A port name is "ip:port:token", the token
+ * random: only a process that was given the name can connect. */
+
+#define HCOMM_PORT_NAME_MAX 256
+/* Opens a port of this process and writes its name. */
+hc_status_t hcomm_port_open(char *name, size_t len);
+/* HC_ERR_PORT when name is no open port of this process. */
+hc_status_t hcomm_port_close(const char *name);
+/* Collective over comm; port matters at root only.  accept waits for one
+ * connect to the port (HC_ERR_PORT: not a port open here); connect reaches
+ * it (HC_ERR_PORT: nobody accepts there).  Both give the
+ * intercommunicator between the two groups. */
+hc_status_t hcomm_comm_accept(const char *port, hcomm_comm_t *comm, int root,
+                              hcomm_comm_t **newcomm);
+hc_status_t hcomm_comm_connect(const char *port, hcomm_comm_t *comm, int root,
+                               hcomm_comm_t **newcomm);
+/* The intercommunicator of this process and the one at the other end of
+ * fd, a connected socket (used for the set-up only; it stays the
+ * caller's). */
+hc_status_t hcomm_comm_join(int fd, hcomm_comm_t **newcomm);
+/* The name service (MPI_Publish_name): service names that map to port
+ * names across jobs.  HC_ERR_SERVICE: publish of a name taken, unpublish
+ * of one not published with that port; HC_ERR_NAME: lookup of a name not
+ * published. */
+hc_status_t hcomm_name_publish(const char *service, const char *port);
+hc_status_t hcomm_name_unpublish(const char *service, const char *port);
+hc_status_t hcomm_name_lookup(const char *service, char *port, size_t len);
+/* Collective over comm (cmds and ncmds matter at root only): the launcher
+ * starts the commands' processes as a new job, which connects back; the
+ * result is the intercommunicator with them.  HC_ERR_SPAWN when the
+ * launcher could not start them (nothing started), HC_ERR_NOT_SUPPORTED
+ * when it cannot spawn (hcomm_launcher_name says which it is). */
+typedef struct hcomm_spawn_cmd {
+  const char *const *argv; /* program and arguments, NULL-terminated */
+  int nprocs;
+} hcomm_spawn_cmd_t;
+hc_status_t hcomm_comm_spawn(const hcomm_spawn_cmd_t *cmds, int ncmds,
+                             hcomm_comm_t *comm, int root,
+                             hcomm_comm_t **newcomm);
+/* In a spawned process, the intercommunicator with the parents; NULL in
+ * the others and once it was freed. */
+hcomm_comm_t *hcomm_comm_parent(void);
+/* The bootstrap backend the launcher spoke (pmi1, pmi2, pmix, singleton). */
+const char *hcomm_launcher_name(void);
+/* The world ranks in use: the launcher's world and the processes met
+ * since. */
+int hcomm_process_count(void);
+
 /* ---- point-to-point ------------------------------------------------------ */
 
 /* buf is not read after the request completes.  dest may be HCOMM_PROC_NULL

@@ -36,7 +36,11 @@ extern "C" {
   X(HC_ERR_PEER_CORRUPT, -18, "peer sent corrupt data")                      \
   X(HC_ERR_RMA_SYNC, -19, "one-sided call outside its epoch or out of turn")  \
   X(HC_ERR_RMA_RANGE, -20, "one-sided access outside the target's window")  \
-  X(HC_ERR_REVOKED, -21, "communicator revoked")
+  X(HC_ERR_REVOKED, -21, "communicator revoked")                             \
+  X(HC_ERR_PORT, -22, "no process accepts on that port")                     \
+  X(HC_ERR_NAME, -23, "no port is published under that service name")        \
+  X(HC_ERR_SERVICE, -24, "service name published already, or not by that port") \
+  X(HC_ERR_SPAWN, -25, "the launcher could not start the processes")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,

@@ -36,80 +36,7 @@
 #include "util/envtable.h"
 #include "util/secret.h"
 
-#define RUN_OUT_BUF 8192
-#define RUN_EXIT_TIMEOUT 124
-
-typedef struct run_stream {
-  int fd; /* -1 once closed */
-  int to; /* 1 or 2: where the lines go */
-  int at_line_start;
-  size_t len;
-  char buf[RUN_OUT_BUF];
-} run_stream_t;
-
-typedef struct run_rank {
-  pid_t pid;
-  int alive;
-  int initialized;
-  int finalized;
-  int in_barrier;
-  int pmi_fd; /* launcher's end; -1 once closed */
-  hc_pmi1_reader_t reader;
-  size_t kv_bytes;   /* what its entries in the key-value store cost */
-  int kv_told_rank;  /* its refusals were reported (per-rank bound) */
-  int kv_told_total; /* (bound of the whole store) */
-  run_stream_t out;
-  run_stream_t err;
-} run_rank_t;
-
-typedef struct run_opts {
-  int n;
-  int label;
-  int relink;
-  int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
-  int progress;   /* --progress: live status line when stderr is a tty */
-  long timeout_s;
-  int nenv;
-  char **env;
-  char **argv;
-  char *ld_path; /* with --relink: LD_LIBRARY_PATH for the ranks */
-} run_opts_t;
-
-typedef struct run_job {
-  run_opts_t opt;
-  run_rank_t *ranks;
-  int nalive;
-  int nbarrier;
-  hc_kvstore_t kv;
-  size_t kv_bytes;    /* what the ranks' entries cost in all */
-  size_t kv_rank_max; /* HCMPI_KVS_RANK_BYTES */
-  size_t kv_max;      /* HCMPI_KVS_BYTES */
-  char kvsname[64];
-  int sigfd;
-  int terminating;
-  int killed; /* SIGKILL sent */
-  double kill_at;
-  int term_sig;    /* what the teardown sent first */
-  double deadline; /* 0: none */
-  int have_code;
-  int exit_code;
-  int interrupt_sig;
-  pid_t launcher; /* this process: a child whose parent changed is orphaned */
-  int nfailed;
-  double started;
-  int status_on;     /* --progress and stderr is a terminal */
-  int status_shown;  /* the status line is on the screen now */
-  double status_due; /* when to redraw it next */
-  int status_alive;  /* nalive and nfailed when it was drawn */
-  int status_failed;
-  /* Rank 0's standard input when ours is a terminal goes through a pipe:
-   * rank 0 leads a process group of its own, which the terminal would stop
-   * (SIGTTIN) if it read from it itself. */
-  int stdin_to;     /* the pipe's write end; -1 when not forwarding */
-  size_t stdin_len; /* bytes read from the terminal, not yet written */
-  size_t stdin_off;
-  char stdin_buf[4096];
-} run_job_t;
+#include "hcmpirun.h"
 
 static double run_now(void) {
   struct timespec ts;
@@ -402,11 +329,11 @@ static void run_status_clear(run_job_t *job) {
 static void run_status_draw(run_job_t *job) {
   char line[160];
   long secs = (long)(run_now() - job->started);
-  int finished = job->opt.n - job->nalive - job->nfailed;
+  int finished = job->nranks - job->nalive - job->nfailed;
   int len = snprintf(line, sizeof line,
                      "\r\033[Khcmpirun: %d ranks: %d running, %d finished, "
                      "%d failed, %ld:%02ld:%02ld elapsed",
-                     job->opt.n, job->nalive, finished, job->nfailed,
+                     job->nranks, job->nalive, finished, job->nfailed,
                      secs / 3600, secs / 60 % 60, secs % 60);
   if (len > 0 && hc_pmi1_write_all(2, line, (size_t)len) == 0)
     job->status_shown = 1;
@@ -539,7 +466,7 @@ static void run_stdin_write(run_job_t *job) {
  * its group is signalled during the teardown as well; a rank that moved to
  * another group still gets the signal itself. */
 static void run_signal_all(run_job_t *job, int sig) {
-  for (int r = 0; r < job->opt.n; r++) {
+  for (int r = 0; r < job->nranks; r++) {
     run_rank_t *rk = &job->ranks[r];
     if (rk->pid <= 0 || (!rk->alive && !job->terminating))
       continue;
@@ -569,7 +496,7 @@ static void run_fail(run_job_t *job, int code) {
 
 /* ---- PMI server ---------------------------------------------------------- */
 
-static void run_reply(run_job_t *job, int r, const char *line, int len) {
+void run_reply(run_job_t *job, int r, const char *line, int len) {
   if (len < 0 || job->ranks[r].pmi_fd < 0)
     return;
   /* A rank that died with a reply pending is handled by its exit status. */
@@ -597,9 +524,11 @@ static void pmi_cmd_maxes(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
 
 static void pmi_cmd_appnum(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[64];
+  char num[24];
+  snprintf(num, sizeof num, "%d", job->ranks[r].appnum);
   run_reply(job, r, line,
             hc_pmi1_format(line, sizeof line, "appnum", "rc", "0", "appnum",
-                           "0", NULL));
+                           num, NULL));
 }
 
 static void pmi_cmd_universe(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
@@ -679,9 +608,21 @@ static const char *run_kv_put(run_job_t *job, int r, const char *key,
   return NULL;
 }
 
+/* A spawned world's keys live apart from the others' (each world numbers
+ * its ranks from 0): prefixed with the world's number. */
+static const char *run_kv_key(const run_job_t *job, int r, const char *key,
+                              char *buf, size_t len) {
+  int w = job->ranks[r].world;
+  if (w == 0 || key == NULL)
+    return key;
+  snprintf(buf, len, "w%d/%s", w, key);
+  return buf;
+}
+
 static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
-  char line[128];
-  const char *key = hc_pmi1_get(m, "key");
+  char line[128], kbuf[96];
+  const char *key =
+      run_kv_key(job, r, hc_pmi1_get(m, "key"), kbuf, sizeof kbuf);
   const char *value = hc_pmi1_get(m, "value");
   const char *why = NULL;
   if (key == NULL || value == NULL || *key == '\0')
@@ -697,8 +638,9 @@ static void pmi_cmd_put(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
 }
 
 static void pmi_cmd_get(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
-  char line[HC_PMI1_LINE_MAX];
-  const char *key = hc_pmi1_get(m, "key");
+  char line[HC_PMI1_LINE_MAX], kbuf[96];
+  const char *key =
+      run_kv_key(job, r, hc_pmi1_get(m, "key"), kbuf, sizeof kbuf);
   const char *value = key ? hc_kvstore_get(&job->kv, key) : NULL;
   if (value != NULL)
     run_reply(job, r, line,
@@ -716,26 +658,31 @@ static void pmi_cmd_barrier(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   if (job->ranks[r].in_barrier)
     return;
   job->ranks[r].in_barrier = 1;
-  job->nbarrier++;
+  job->worlds[job->ranks[r].world].nbarrier++;
   run_barrier_check(job);
 }
 
-/* Releases the barrier once every rank that can still enter it did: with
- * --no-kill-on-failure the dead ones no longer count. */
-static void run_barrier_check(run_job_t *job) {
-  int need = job->opt.n;
+/* Releases a world's barrier once every rank of it that can still enter
+ * it did: with --no-kill-on-failure the dead ones no longer count. */
+static void run_world_barrier_check(run_job_t *job, run_world_t *w) {
+  int need = w->n;
   if (job->opt.keep_going)
-    for (int i = 0; i < job->opt.n; i++)
+    for (int i = w->base; i < w->base + w->n; i++)
       need -= !job->ranks[i].alive && !job->ranks[i].in_barrier;
-  if (job->nbarrier == 0 || job->nbarrier < need)
+  if (w->nbarrier == 0 || w->nbarrier < need)
     return;
   char line[64];
   int len = hc_pmi1_format(line, sizeof line, "barrier_out", "rc", "0", NULL);
-  job->nbarrier = 0;
-  for (int i = 0; i < job->opt.n; i++) {
+  w->nbarrier = 0;
+  for (int i = w->base; i < w->base + w->n; i++) {
     job->ranks[i].in_barrier = 0;
     run_reply(job, i, line, len);
   }
+}
+
+static void run_barrier_check(run_job_t *job) {
+  for (int w = 0; w < job->nworlds; w++)
+    run_world_barrier_check(job, &job->worlds[w]);
 }
 
 static void pmi_cmd_finalize(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
@@ -770,6 +717,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {"barrier_in", pmi_cmd_barrier},
     {"finalize", pmi_cmd_finalize},
     {"abort", pmi_cmd_abort},
+    {"hc_spawn", run_pmi_spawn},
 };
 
 static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
@@ -873,7 +821,7 @@ static void run_reap(run_job_t *job) {
   int status;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    for (int r = 0; r < job->opt.n; r++) {
+    for (int r = 0; r < job->nranks; r++) {
       run_rank_t *rk = &job->ranks[r];
       if (rk->pid != pid || !rk->alive)
         continue;
@@ -921,12 +869,20 @@ static void run_close_from(int lowfd) {
 
 static void run_set_env(const run_job_t *job, int r) {
   char num[24];
-  snprintf(num, sizeof num, "%d", r);
+  const run_world_t *w = &job->worlds[job->ranks[r].world];
+  snprintf(num, sizeof num, "%d", job->ranks[r].wrank);
   setenv("PMI_RANK", num, 1);
   setenv("MPI_LOCALRANKID", num, 1);
-  snprintf(num, sizeof num, "%d", job->opt.n);
+  snprintf(num, sizeof num, "%d", w->n);
   setenv("PMI_SIZE", num, 1);
   setenv("MPI_LOCALNRANKS", num, 1);
+  /* What lets the ranks ask for more (MPI_Comm_spawn), and, spawned,
+   * where the parents wait (src/hcomm/dynamic.c connects). */
+  setenv("HCMPI_LAUNCHER", "hcmpirun", 1);
+  if (w->port != NULL)
+    setenv("HCMPI_PARENT_PORT", w->port, 1);
+  else
+    unsetenv("HCMPI_PARENT_PORT");
   setenv("PMI_FD", "3", 1);
   unsetenv("PMI_PORT");
   unsetenv("PMI_ID");
@@ -969,8 +925,9 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
-  execvp(job->opt.argv[0], job->opt.argv);
-  fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", job->opt.argv[0],
+  char **argv = job->ranks[r].argv;
+  execvp(argv[0], argv);
+  fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", argv[0],
           strerror(errno));
   _exit(127);
 }
@@ -982,7 +939,7 @@ static void run_stream_init(run_stream_t *s, int fd, int to) {
   s->len = 0;
 }
 
-static int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
+int run_spawn(run_job_t *job, int r, const sigset_t *oldmask) {
   int sv[2], po[2], pe[2], pi[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return -1;
@@ -1052,7 +1009,7 @@ static void run_poll_add(run_pollset_t *ps, int fd, int rank, int kind) {
 static void run_poll_build(run_job_t *job, run_pollset_t *ps) {
   ps->n = 0;
   run_poll_add(ps, job->sigfd, -1, RUN_FD_SIG);
-  for (int r = 0; r < job->opt.n; r++) {
+  for (int r = 0; r < job->nranks; r++) {
     run_poll_add(ps, job->ranks[r].pmi_fd, r, RUN_FD_PMI);
     run_poll_add(ps, job->ranks[r].out.fd, r, RUN_FD_OUT);
     run_poll_add(ps, job->ranks[r].err.fd, r, RUN_FD_ERR);
@@ -1132,16 +1089,27 @@ static void run_handle(run_job_t *job, const run_pollset_t *ps) {
   }
 }
 
-static void run_loop(run_job_t *job) {
-  size_t cap = 2 + 3 * (size_t)job->opt.n;
-  run_pollset_t ps = {calloc(cap, sizeof *ps.fds), calloc(cap, sizeof *ps.rank),
-                      calloc(cap, sizeof *ps.kind), 0};
-  if (ps.fds == NULL || ps.rank == NULL || ps.kind == NULL) {
+/* Room in the poll set for every rank's descriptors. */
+static void run_poll_room(run_job_t *job, run_pollset_t *ps, size_t *cap) {
+  size_t want = 2 + 3 * (size_t)job->nranks;
+  if (want <= *cap)
+    return;
+  ps->fds = realloc(ps->fds, want * sizeof *ps->fds);
+  ps->rank = realloc(ps->rank, want * sizeof *ps->rank);
+  ps->kind = realloc(ps->kind, want * sizeof *ps->kind);
+  if (ps->fds == NULL || ps->rank == NULL || ps->kind == NULL) {
     perror("hcmpirun");
     exit(1);
   }
+  *cap = want;
+}
+
+static void run_loop(run_job_t *job) {
+  size_t cap = 0;
+  run_pollset_t ps = {NULL, NULL, NULL, 0};
   run_status_tick(job);
   for (;;) {
+    run_poll_room(job, &ps, &cap);
     run_poll_build(job, &ps);
     if (job->nalive == 0 && ps.n == 1)
       break;
@@ -1155,10 +1123,12 @@ static void run_loop(run_job_t *job) {
     run_check_deadlines(job);
     if (n > 0)
       run_handle(job, &ps);
+    if (job->pending != NULL)
+      run_spawn_pending(job);
     run_status_tick(job);
   }
   run_status_clear(job);
-  for (int r = 0; r < job->opt.n; r++) {
+  for (int r = 0; r < job->nranks; r++) {
     if (job->ranks[r].out.fd >= 0)
       run_stream_close(job, r, &job->ranks[r].out);
     if (job->ranks[r].err.fd >= 0)
@@ -1203,8 +1173,17 @@ static int run_setup(run_job_t *job, sigset_t *oldmask) {
   snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->opt.n);
   hc_kvstore_set(&job->kv, "PMI_process_mapping", mapping, 0);
   job->stdin_to = -1;
+  job->oldmask = oldmask;
   job->ranks = calloc((size_t)job->opt.n, sizeof *job->ranks);
-  return job->ranks ? 0 : -1;
+  job->worlds = calloc(1, sizeof *job->worlds);
+  if (job->ranks == NULL || job->worlds == NULL)
+    return -1;
+  job->nranks = job->opt.n;
+  job->nworlds = 1;
+  job->worlds[0] = (run_world_t){.n = job->opt.n, .ncmds = 1, .asked_by = -1};
+  for (int r = 0; r < job->opt.n; r++)
+    job->ranks[r] = (run_rank_t){.wrank = r, .argv = job->opt.argv};
+  return 0;
 }
 
 static int run_exit_status(const run_job_t *job) {
@@ -1269,5 +1248,14 @@ int main(int argc, char **argv) {
     job.deadline = run_now() + (double)job.opt.timeout_s;
   run_loop(&job);
   hc_kvstore_fini(&job.kv);
+  for (int w = 1; w < job.nworlds; w++) {
+    for (int c = 0; c < job.worlds[w].ncmds; c++) {
+      free(job.worlds[w].args[c]);
+      free(job.worlds[w].argv[c]);
+    }
+    free(job.worlds[w].port);
+  }
+  free(job.worlds);
+  free(job.ranks);
   return run_exit_status(&job);
 }

@@ -33,6 +33,13 @@ typedef struct hc_bootstrap_info {
   char reached_ip[HC_BOOTSTRAP_IP_MAX];
 } hc_bootstrap_info_t;
 
+/* One command of a spawn: nprocs processes running argv (the program and
+ * its arguments, NULL-terminated). */
+typedef struct hc_bootstrap_spawn {
+  const char *const *argv;
+  int nprocs;
+} hc_bootstrap_spawn_t;
+
 typedef struct hc_bootstrap_ops {
   const char *name;
   /* 1 when this process was started by this backend's launcher (from the
@@ -53,6 +60,14 @@ typedef struct hc_bootstrap_ops {
   void (*abort)(void *ctx, int code, const char *message);
   /* Says goodbye to the launcher and releases ctx; safe on NULL. */
   void (*fini)(void *ctx);
+  /* NULL where the backend's launchers cannot start processes at run
+   * time.  Asks the launcher to start the commands' processes as a new job
+   * whose processes connect to port (HCMPI_PARENT_PORT); returns once they
+   * are started.  HC_ERR_SPAWN when the launcher refused (a program it
+   * cannot execute: then nothing was started), HC_ERR_NOT_SUPPORTED when
+   * this launcher of the backend cannot spawn.  Blocks. */
+  hc_status_t (*spawn)(void *ctx, const hc_bootstrap_spawn_t *cmds, int ncmds,
+                       const char *port);
 } hc_bootstrap_ops_t;
 
 extern const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops;

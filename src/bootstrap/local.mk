@@ -7,3 +7,5 @@ HC_BOOTSTRAP_SOURCES += $(HC_PMI1_WIRE_SOURCES) src/bootstrap/pmi1.c \
 	src/bootstrap/singleton.c
 HC_BOOTSTRAP_SOURCES += src/bootstrap/pmi2_wire.c src/bootstrap/pmi2_wire.h \
 	src/bootstrap/pmi2.c src/bootstrap/pmix.c src/bootstrap/pmix_abi.h
+# The name service of MPI_Publish_name (a directory jobs share).
+HC_BOOTSTRAP_SOURCES += src/bootstrap/names.c src/bootstrap/names.h

@@ -33,7 +33,8 @@ typedef struct pmi1_ctx {
   int size;
   int keylen_max;
   int vallen_max;
-  int ready; /* init completed: fini owes the launcher a finalize */
+  int ready;     /* init completed: fini owes the launcher a finalize */
+  int can_spawn; /* the launcher is hcmpirun (HCMPI_LAUNCHER) */
   char kvsname[257];
   hc_kvstore_t cache;
   hc_pmi1_reader_t reader;
@@ -288,6 +289,7 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
     return HC_ERR_BOOTSTRAP;
   }
   c->ready = 1;
+  c->can_spawn = strcmp(hc_env_string("HCMPI_LAUNCHER", ""), "hcmpirun") == 0;
   pmi1_watch_start(c);
   got.rank = c->rank;
   got.size = c->size;
@@ -399,6 +401,58 @@ static void pmi1_fini(void *ctx) {
   free(c);
 }
 
+/* Appends argv (each string and its NUL) in hex to buf at *at; -1 when
+ * it does not fit. */
+static int pmi1_hex_argv(const char *const *argv, char *buf, size_t len,
+                         size_t *at) {
+  for (int a = 0; argv[a] != NULL; a++)
+    for (size_t i = 0; i == 0 || argv[a][i - 1] != '\0'; i++) {
+      if (*at + 3 > len)
+        return -1;
+      snprintf(buf + *at, 3, "%02x", (unsigned char)argv[a][i]);
+      *at += 2;
+    }
+  return 0;
+}
+
+/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ..."): PMI-1's
+ * spawn is a multi-line command Hydra serves through its proxies, which
+ * hcmpi does not speak yet. */
+static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
+                              int ncmds, const char *port) {
+  pmi1_ctx_t *c = ctx;
+  char line[HC_PMI1_LINE_MAX];
+  size_t at;
+  if (c == NULL || !c->can_spawn)
+    return HC_ERR_NOT_SUPPORTED;
+  int w =
+      snprintf(line, sizeof line, "cmd=hc_spawn ncmds=%d port=%s", ncmds, port);
+  at = w > 0 ? (size_t)w : sizeof line;
+  for (int k = 0; k < ncmds && at < sizeof line; k++) {
+    w = snprintf(line + at, sizeof line - at, " nprocs%d=%d argv%d=", k,
+                 cmds[k].nprocs, k);
+    at += w > 0 ? (size_t)w : sizeof line;
+    if (at >= sizeof line ||
+        pmi1_hex_argv(cmds[k].argv, line, sizeof line - 1, &at) != 0)
+      at = sizeof line;
+  }
+  if (at + 2 > sizeof line) {
+    hc_log(HC_LOG_ERROR, "pmi1", "spawn: the commands do not fit a PMI line");
+    return HC_ERR_ARG;
+  }
+  line[at++] = '\n';
+  hc_status_t st = pmi1_send(c, line, (int)at);
+  if (st == HC_OK)
+    st = pmi1_expect(c, "hc_spawn_result");
+  if (st == HC_OK && hc_pmi1_rc(&c->msg) != 0) {
+    const char *why = hc_pmi1_get(&c->msg, "msg");
+    hc_log(HC_LOG_WARN, "pmi1", "hcmpirun refused the spawn: %s",
+           why != NULL ? why : "?");
+    st = HC_ERR_SPAWN;
+  }
+  return st;
+}
+
 const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops = {
     .name = "pmi1",
     .detect = pmi1_detect,
@@ -408,4 +462,5 @@ const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops = {
     .get = pmi1_get,
     .abort = pmi1_abort,
     .fini = pmi1_fini,
+    .spawn = pmi1_spawn,
 };

@@ -161,6 +161,8 @@ STRING_OUT = {
     ('Info_get_nthkey', 'key'): 'MPI_MAX_INFO_KEY',
     ('Info_get', 'value'): '(size_t)*valuelen',
     ('File_get_view', 'datarep'): 'MPI_MAX_DATAREP_STRING',
+    ('Open_port', 'port_name'): 'MPI_MAX_PORT_NAME',
+    ('Lookup_name', 'port_name'): 'MPI_MAX_PORT_NAME',
 }
 # 0-based C indices that are 1-based in Fortran.
 INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx')}

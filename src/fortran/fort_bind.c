@@ -812,6 +812,36 @@ void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
 #pragma weak pmpi_cartdim_get__ = pmpi_cartdim_get_
 #pragma weak PMPI_CARTDIM_GET = pmpi_cartdim_get_
 
+void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len) {
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Close_port(port_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_close_port_ = pmpi_close_port_
+#pragma weak mpi_close_port = pmpi_close_port_
+#pragma weak mpi_close_port__ = pmpi_close_port_
+#pragma weak MPI_CLOSE_PORT = pmpi_close_port_
+#pragma weak pmpi_close_port = pmpi_close_port_
+#pragma weak pmpi_close_port__ = pmpi_close_port_
+#pragma weak PMPI_CLOSE_PORT = pmpi_close_port_
+
+void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                       size_t port_name_len) {
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Comm_accept(port_name_c, *info, *root, *comm, newcomm);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_accept_ = pmpi_comm_accept_
+#pragma weak mpi_comm_accept = pmpi_comm_accept_
+#pragma weak mpi_comm_accept__ = pmpi_comm_accept_
+#pragma weak MPI_COMM_ACCEPT = pmpi_comm_accept_
+#pragma weak pmpi_comm_accept = pmpi_comm_accept_
+#pragma weak pmpi_comm_accept__ = pmpi_comm_accept_
+#pragma weak PMPI_COMM_ACCEPT = pmpi_comm_accept_
+
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
   int rc = MPI_Comm_call_errhandler(*comm, *errorcode);
@@ -837,6 +867,22 @@ void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
 #pragma weak pmpi_comm_compare = pmpi_comm_compare_
 #pragma weak pmpi_comm_compare__ = pmpi_comm_compare_
 #pragma weak PMPI_COMM_COMPARE = pmpi_comm_compare_
+
+void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                        size_t port_name_len) {
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Comm_connect(port_name_c, *info, *root, *comm, newcomm);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_connect_ = pmpi_comm_connect_
+#pragma weak mpi_comm_connect = pmpi_comm_connect_
+#pragma weak mpi_comm_connect__ = pmpi_comm_connect_
+#pragma weak MPI_COMM_CONNECT = pmpi_comm_connect_
+#pragma weak pmpi_comm_connect = pmpi_comm_connect_
+#pragma weak pmpi_comm_connect__ = pmpi_comm_connect_
+#pragma weak PMPI_COMM_CONNECT = pmpi_comm_connect_
 
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
                        MPI_Fint *ierr) {
@@ -1017,6 +1063,18 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
 #pragma weak pmpi_comm_get_name__ = pmpi_comm_get_name_
 #pragma weak PMPI_COMM_GET_NAME = pmpi_comm_get_name_
 
+void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr) {
+  int rc = MPI_Comm_get_parent(parent);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_get_parent_ = pmpi_comm_get_parent_
+#pragma weak mpi_comm_get_parent = pmpi_comm_get_parent_
+#pragma weak mpi_comm_get_parent__ = pmpi_comm_get_parent_
+#pragma weak MPI_COMM_GET_PARENT = pmpi_comm_get_parent_
+#pragma weak pmpi_comm_get_parent = pmpi_comm_get_parent_
+#pragma weak pmpi_comm_get_parent__ = pmpi_comm_get_parent_
+#pragma weak PMPI_COMM_GET_PARENT = pmpi_comm_get_parent_
+
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_Comm_group(*comm, group);
   hc_f_err(ierr, rc);
@@ -1055,6 +1113,18 @@ void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
 #pragma weak pmpi_comm_idup_with_info = pmpi_comm_idup_with_info_
 #pragma weak pmpi_comm_idup_with_info__ = pmpi_comm_idup_with_info_
 #pragma weak PMPI_COMM_IDUP_WITH_INFO = pmpi_comm_idup_with_info_
+
+void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr) {
+  int rc = MPI_Comm_join(*fd, intercomm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_join_ = pmpi_comm_join_
+#pragma weak mpi_comm_join = pmpi_comm_join_
+#pragma weak mpi_comm_join__ = pmpi_comm_join_
+#pragma weak MPI_COMM_JOIN = pmpi_comm_join_
+#pragma weak pmpi_comm_join = pmpi_comm_join_
+#pragma weak pmpi_comm_join__ = pmpi_comm_join_
+#pragma weak PMPI_COMM_JOIN = pmpi_comm_join_
 
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr) {
   int rc = MPI_Comm_rank(*comm, rank);
@@ -4605,6 +4675,33 @@ void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
 #pragma weak pmpi_keyval_free__ = pmpi_keyval_free_
 #pragma weak PMPI_KEYVAL_FREE = pmpi_keyval_free_
 
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name,
+                       MPI_Fint *ierr, size_t service_name_len,
+                       size_t port_name_len) {
+  char *service_name_c = hc_f_str_in(service_name, service_name_len);
+  char *port_name_c = hc_f_str_buf(MPI_MAX_PORT_NAME);
+  if (!port_name_c) {
+    free(service_name_c);
+    free(port_name_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc = MPI_Lookup_name(service_name_c, *info, port_name_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(port_name, port_name_len, port_name_c);
+  }
+  free(service_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_lookup_name_ = pmpi_lookup_name_
+#pragma weak mpi_lookup_name = pmpi_lookup_name_
+#pragma weak mpi_lookup_name__ = pmpi_lookup_name_
+#pragma weak MPI_LOOKUP_NAME = pmpi_lookup_name_
+#pragma weak pmpi_lookup_name = pmpi_lookup_name_
+#pragma weak pmpi_lookup_name__ = pmpi_lookup_name_
+#pragma weak PMPI_LOOKUP_NAME = pmpi_lookup_name_
+
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Mprobe(*source, *tag, *comm, message, hc_f_status(status));
@@ -5063,6 +5160,29 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
 #pragma weak pmpi_op_free__ = pmpi_op_free_
 #pragma weak PMPI_OP_FREE = pmpi_op_free_
 
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
+                     size_t port_name_len) {
+  char *port_name_c = hc_f_str_buf(MPI_MAX_PORT_NAME);
+  if (!port_name_c) {
+    free(port_name_c);
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  int rc = MPI_Open_port(*info, port_name_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_str_out(port_name, port_name_len, port_name_c);
+  }
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_open_port_ = pmpi_open_port_
+#pragma weak mpi_open_port = pmpi_open_port_
+#pragma weak mpi_open_port__ = pmpi_open_port_
+#pragma weak MPI_OPEN_PORT = pmpi_open_port_
+#pragma weak pmpi_open_port = pmpi_open_port_
+#pragma weak pmpi_open_port__ = pmpi_open_port_
+#pragma weak PMPI_OPEN_PORT = pmpi_open_port_
+
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
                 void *outbuf, MPI_Fint *outsize, MPI_Fint *position,
                 MPI_Fint *comm, MPI_Fint *ierr) {
@@ -5286,6 +5406,24 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
 #pragma weak pmpi_psend_init = pmpi_psend_init_
 #pragma weak pmpi_psend_init__ = pmpi_psend_init_
 #pragma weak PMPI_PSEND_INIT = pmpi_psend_init_
+
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                        MPI_Fint *ierr, size_t service_name_len,
+                        size_t port_name_len) {
+  char *service_name_c = hc_f_str_in(service_name, service_name_len);
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Publish_name(service_name_c, *info, port_name_c);
+  free(service_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_publish_name_ = pmpi_publish_name_
+#pragma weak mpi_publish_name = pmpi_publish_name_
+#pragma weak mpi_publish_name__ = pmpi_publish_name_
+#pragma weak MPI_PUBLISH_NAME = pmpi_publish_name_
+#pragma weak pmpi_publish_name = pmpi_publish_name_
+#pragma weak pmpi_publish_name__ = pmpi_publish_name_
+#pragma weak PMPI_PUBLISH_NAME = pmpi_publish_name_
 
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -7285,6 +7423,24 @@ void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
 #pragma weak pmpi_unpack_external_c = pmpi_unpack_external_c_
 #pragma weak pmpi_unpack_external_c__ = pmpi_unpack_external_c_
 #pragma weak PMPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
+
+void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                          MPI_Fint *ierr, size_t service_name_len,
+                          size_t port_name_len) {
+  char *service_name_c = hc_f_str_in(service_name, service_name_len);
+  char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  int rc = MPI_Unpublish_name(service_name_c, *info, port_name_c);
+  free(service_name_c);
+  free(port_name_c);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_unpublish_name_ = pmpi_unpublish_name_
+#pragma weak mpi_unpublish_name = pmpi_unpublish_name_
+#pragma weak mpi_unpublish_name__ = pmpi_unpublish_name_
+#pragma weak MPI_UNPUBLISH_NAME = pmpi_unpublish_name_
+#pragma weak pmpi_unpublish_name = pmpi_unpublish_name_
+#pragma weak pmpi_unpublish_name__ = pmpi_unpublish_name_
+#pragma weak PMPI_UNPUBLISH_NAME = pmpi_unpublish_name_
 
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Wait(request, hc_f_status(status));

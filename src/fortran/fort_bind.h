@@ -166,10 +166,17 @@ void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
 void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
                     MPI_Fint *ierr);
 void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr);
+void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len);
+void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                       size_t port_name_len);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
                         MPI_Fint *ierr);
+void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
+                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
+                        size_t port_name_len);
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
                        MPI_Fint *ierr);
 void pmpi_comm_create_errhandler_(void *comm_errhandler_fn,
@@ -193,12 +200,14 @@ void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
 void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
 void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
                          MPI_Fint *ierr, size_t comm_name_len);
+void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr);
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
                      MPI_Fint *ierr);
 void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *newcomm, MPI_Fint *request,
                                MPI_Fint *ierr);
+void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr);
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
@@ -833,6 +842,9 @@ void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                     MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr);
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name,
+                       MPI_Fint *ierr, size_t service_name_len,
+                       size_t port_name_len);
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
@@ -947,6 +959,8 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
                        MPI_Fint *ierr);
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
+                     size_t port_name_len);
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
                 void *outbuf, MPI_Fint *outsize, MPI_Fint *position,
                 MPI_Fint *comm, MPI_Fint *ierr);
@@ -988,6 +1002,9 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                       MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                       MPI_Fint *ierr);
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                        MPI_Fint *ierr, size_t service_name_len,
+                        size_t port_name_len);
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                MPI_Aint *target_disp, MPI_Fint *target_count,
@@ -1393,6 +1410,9 @@ void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
                              MPI_Count *position, void *outbuf,
                              MPI_Count *outcount, MPI_Fint *datatype,
                              MPI_Fint *ierr, size_t datarep_len);
+void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
+                          MPI_Fint *ierr, size_t service_name_len,
+                          size_t port_name_len);
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                    MPI_Fint *array_of_statuses, MPI_Fint *ierr);

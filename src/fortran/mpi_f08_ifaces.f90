@@ -150,6 +150,22 @@ subroutine MPI_Cartdim_get(comm, ndims, ierror)
   integer :: ndims
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Close_port(port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   import
   implicit none
@@ -163,6 +179,16 @@ subroutine MPI_Comm_compare(comm1, comm2, result, ierror)
   type(MPI_Comm) :: comm1
   type(MPI_Comm) :: comm2
   integer :: result
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Comm_create(comm, group, newcomm, ierror)
@@ -280,6 +306,12 @@ subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
   integer :: resultlen
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Comm_get_parent(parent, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: parent
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_group(comm, group, ierror)
   import
   implicit none
@@ -302,6 +334,13 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   type(MPI_Info) :: info
   type(MPI_Comm) :: newcomm
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_join(fd, intercomm, ierror)
+  import
+  implicit none
+  integer :: fd
+  type(MPI_Comm) :: intercomm
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -1168,6 +1207,14 @@ subroutine MPI_Is_thread_main(flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   import
   implicit none
@@ -1205,6 +1252,13 @@ subroutine MPI_Op_free(op, ierror)
   import
   implicit none
   type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Open_port(info, port_name, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Parrived(request, partition, flag, ierror)
@@ -1281,6 +1335,14 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Publish_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Query_thread(provided, ierror)
@@ -1653,6 +1715,14 @@ subroutine MPI_Type_size_x(datatype, size, ierror)
   implicit none
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Wait(request, status, ierror)

@@ -405,6 +405,20 @@ subroutine MPI_Cartdim_get(comm, ndims, ierror)
   integer :: ndims
   integer :: ierror
 end subroutine
+subroutine MPI_Close_port(port_name, ierror)
+  implicit none
+  character(len=*) :: port_name
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+  implicit none
+  character(len=*) :: port_name
+  integer :: info
+  integer :: root
+  integer :: comm
+  integer :: newcomm
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   implicit none
   integer :: comm
@@ -416,6 +430,15 @@ subroutine MPI_Comm_compare(comm1, comm2, result, ierror)
   integer :: comm1
   integer :: comm2
   integer :: result
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+  implicit none
+  character(len=*) :: port_name
+  integer :: info
+  integer :: root
+  integer :: comm
+  integer :: newcomm
   integer :: ierror
 end subroutine
 subroutine MPI_Comm_create(comm, group, newcomm, ierror)
@@ -518,6 +541,11 @@ subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
   integer :: resultlen
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_get_parent(parent, ierror)
+  implicit none
+  integer :: parent
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_group(comm, group, ierror)
   implicit none
   integer :: comm
@@ -537,6 +565,12 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   integer :: info
   integer :: newcomm
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_join(fd, intercomm, ierror)
+  implicit none
+  integer :: fd
+  integer :: intercomm
   integer :: ierror
 end subroutine
 subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -2149,6 +2183,13 @@ subroutine MPI_Keyval_free(keyval, ierror)
   integer :: keyval
   integer :: ierror
 end subroutine
+subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
+  implicit none
+  character(len=*) :: service_name
+  integer :: info
+  character(len=*) :: port_name
+  integer :: ierror
+end subroutine
 subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   implicit none
   integer :: source
@@ -2346,6 +2387,12 @@ subroutine MPI_Op_free(op, ierror)
   integer :: op
   integer :: ierror
 end subroutine
+subroutine MPI_Open_port(info, port_name, ierror)
+  implicit none
+  integer :: info
+  character(len=*) :: port_name
+  integer :: ierror
+end subroutine
 subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -2454,6 +2501,13 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   integer :: comm
   integer :: info
   integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Publish_name(service_name, info, port_name, ierror)
+  implicit none
+  character(len=*) :: service_name
+  integer :: info
+  character(len=*) :: port_name
   integer :: ierror
 end subroutine
 subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
@@ -3352,6 +3406,13 @@ subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcoun
   type(*), dimension(*) :: outbuf
   integer :: outcount
   integer :: datatype
+  integer :: ierror
+end subroutine
+subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
+  implicit none
+  character(len=*) :: service_name
+  integer :: info
+  character(len=*) :: port_name
   integer :: ierror
 end subroutine
 subroutine MPI_Wait(request, status, ierror)

@@ -28,6 +28,10 @@ _Static_assert(COMM_MASK_WORDS == HC_COMM_ID_WORDS, "comm.h names the mask size"
 #define COMM_TAG_BCAST (HC_COLL_TAG_ENGINE_BASE + 2)
 #define COMM_TAG_BARRIER (HC_COLL_TAG_ENGINE_BASE + 3)
 #define COMM_TAG_LOCAL_BCAST (HC_COLL_TAG_ENGINE_BASE + 4)
+#define COMM_TAG_LINK (HC_COLL_TAG_ENGINE_BASE + 5)
+/* The context id of the bridges between processes met at run time: taken
+ * at init, never offered to a creation. */
+#define COMM_LINK_ID 2
 /* Creations that name a user tag map it into these reserved windows, so a
  * leader exchange or a group-only agreement never matches coll.c traffic. */
 #define COMM_TAG_GROUP_BASE (HC_COLL_TAG_ENGINE_BASE + 0x400)
@@ -59,7 +63,7 @@ int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind) {
 int hc_match_ctx_kind(int match_ctx) { return match_ctx % HC_MATCH_KINDS; }
 
 int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank) {
-  if (comm == NULL || world_rank < 0 || world_rank >= hc_engine.world_size)
+  if (comm == NULL || world_rank < 0 || world_rank >= hc_engine.npeers)
     return -1;
   return comm->rank_of_world[world_rank];
 }
@@ -207,14 +211,14 @@ static hcomm_comm_t *comm_new(int id, int n, const int *world_ranks) {
   if (comm == NULL)
     return NULL;
   comm->world_ranks = malloc((size_t)n * sizeof(int));
-  comm->rank_of_world = malloc((size_t)hc_engine.world_size * sizeof(int));
+  comm->rank_of_world = malloc((size_t)hc_engine.peers_max * sizeof(int));
   if (comm->world_ranks == NULL || comm->rank_of_world == NULL) {
     free(comm->world_ranks);
     free(comm->rank_of_world);
     free(comm);
     return NULL;
   }
-  for (int w = 0; w < hc_engine.world_size; w++)
+  for (int w = 0; w < hc_engine.peers_max; w++)
     comm->rank_of_world[w] = -1;
   for (int r = 0; r < n; r++) {
     comm->world_ranks[r] = world_ranks[r];
@@ -551,6 +555,8 @@ hc_status_t hcomm_comm_free(hcomm_comm_t *comm) {
   if (comm == NULL || comm->predefined)
     return HC_ERR_COMM;
   hc_engine_lock();
+  if (comm == hc_engine.parent)
+    hc_engine.parent = NULL; /* hcomm_comm_parent gives NULL from now on */
   comm_release(comm);
   hc_engine_unlock();
   return HC_OK;
@@ -642,6 +648,7 @@ hc_status_t hc_comm_init_predefined(void) {
   }
   comm_world->predefined = 1;
   comm_self->predefined = 1;
+  comm_free_ids[COMM_LINK_ID / 32] &= ~(1u << (COMM_LINK_ID % 32));
   return HC_OK;
 }
 
@@ -882,6 +889,8 @@ static hcomm_comm_t *comm_idup_make(comm_idup_t *d) {
   hcomm_comm_t *lc = comm_new(d->id[1], p->local->size, p->local->world_ranks);
   hcomm_comm_t *inter =
       lc != NULL ? comm_new_inter(d->id[0], lc, p->size, p->world_ranks) : NULL;
+  if (inter != NULL)
+    inter->merge_order = p->merge_order;
   if (inter == NULL && lc != NULL) {
     comm_destroy(lc);
     d->id[1] = -1; /* released with lc */
@@ -1199,6 +1208,58 @@ hc_status_t hcomm_intercomm_from_world_ranks(int n, const int *local_world,
   return rc;
 }
 
+/* ---- intercommunicators over run-time links ------------------------------
+ * Two jobs met at run time share no communicator to agree on a context id
+ * over: their leaders talk through a bridge (comm.h). */
+
+hcomm_comm_t *hc_comm_link_bridge_new(int peer) {
+  int members[2] = {hc_engine.world_rank, peer};
+  return comm_new(COMM_LINK_ID, 2, members);
+}
+
+/* Not comm_destroy: that would offer COMM_LINK_ID to creations. */
+void hc_comm_link_bridge_free(hcomm_comm_t *bridge) {
+  if (bridge == NULL)
+    return;
+  free(bridge->world_ranks);
+  free(bridge->rank_of_world);
+  free(bridge);
+}
+
+hc_status_t hc_comm_link_swap_locked(hcomm_comm_t *bridge, const void *out,
+                                     size_t out_bytes, void *in,
+                                     size_t in_bytes) {
+  return comm_swap_locked(bridge, 1, COMM_TAG_LINK, out, out_bytes, in,
+                          in_bytes);
+}
+
+hc_status_t hc_comm_inter_from_link_locked(hcomm_comm_t *local, int leader,
+                                           hcomm_comm_t *bridge, int n,
+                                           const int *remote, int merge_order,
+                                           hcomm_comm_t **newcomm) {
+  hcomm_comm_t *lc = NULL;
+  comm_bridge_msg_t mine = {0}, theirs = {0};
+  int id = -1;
+  hc_status_t rc = comm_dup_intra_locked(local, &lc);
+  if (rc != HC_OK)
+    return rc;
+  mine.size = lc->size;
+  rc = comm_bridge_agree(lc, leader, bridge, 1, COMM_TAG_LINK, &mine, &theirs,
+                         &id);
+  if (rc == HC_OK && theirs.size != n)
+    rc = HC_ERR_INTERNAL;
+  if (rc == HC_OK) {
+    *newcomm = comm_new_inter(id, lc, n, remote);
+    rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+  }
+  if (rc == HC_OK)
+    (*newcomm)->merge_order = merge_order;
+  else
+    comm_release(lc);
+  comm_offer_withdraw();
+  return rc;
+}
+
 static hc_status_t comm_dup_inter_locked(hcomm_comm_t *inter,
                                          hcomm_comm_t **newcomm) {
   hcomm_comm_t *lc = NULL;
@@ -1213,6 +1274,8 @@ static hc_status_t comm_dup_inter_locked(hcomm_comm_t *inter,
     *newcomm = comm_new_inter(id, lc, inter->size, inter->world_ranks);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
+  if (rc == HC_OK)
+    (*newcomm)->merge_order = inter->merge_order;
   if (rc != HC_OK)
     comm_release(lc);
   return rc;
@@ -1229,8 +1292,9 @@ static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
                                      &mine, &theirs, &id);
   if (rc != HC_OK)
     return rc;
-  int local_first = mine.high != theirs.high
-                        ? !mine.high
+  int local_first = mine.high != theirs.high ? !mine.high
+                    : inter->merge_order != 0
+                        ? inter->merge_order == 1
                         : mine.leader_world < theirs.leader_world;
   int n = local->size + inter->size;
   int *world = malloc((size_t)n * sizeof *world);

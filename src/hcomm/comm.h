@@ -36,6 +36,11 @@ struct hcomm_comm {
    * collectives (shmcoll_hier.c): a lost member of that one fails its
    * collectives too, as it would the whole collective's. */
   hcomm_comm_t *fails_with;
+  /* An intercommunicator between jobs met at run time, whose leaders'
+   * world ranks are not comparable: 1 when this group goes first in a
+   * merge where both sides pass the same high, 2 when second; 0 for the
+   * others (the lower leader world rank goes first). */
+  int merge_order;
 };
 
 /* The matching contexts of one communicator: user point-to-point,
@@ -61,6 +66,25 @@ void hc_comm_release_locked(hcomm_comm_t *comm);
 /* Creates world and self (engine init) and destroys them (finalize). */
 hc_status_t hc_comm_init_predefined(void);
 void hc_comm_fini_predefined(void);
+/* Bridges between two processes met at run time (dynamic.c): a
+ * communicator of this process (rank 0) and peer (rank 1) on a context id
+ * kept for them, for the set-up of an intercommunicator between their
+ * groups, one at a time per pair.  Caller holds the lock. */
+hcomm_comm_t *hc_comm_link_bridge_new(int peer);
+void hc_comm_link_bridge_free(hcomm_comm_t *bridge);
+/* Sends out to the bridge's other end and receives its bytes into in
+ * (in_bytes at most). */
+hc_status_t hc_comm_link_swap_locked(hcomm_comm_t *bridge, const void *out,
+                                     size_t out_bytes, void *in,
+                                     size_t in_bytes);
+/* The intercommunicator between local's group and the n run-time peers
+ * remote (in their group's order), agreeing on its context id through
+ * bridge at local's leader (NULL elsewhere); merge_order as above.  Every
+ * member of local calls it. */
+hc_status_t hc_comm_inter_from_link_locked(hcomm_comm_t *local, int leader,
+                                           hcomm_comm_t *bridge, int n,
+                                           const int *remote, int merge_order,
+                                           hcomm_comm_t **newcomm);
 /* A barrier over comm on its collective context (point-to-point). */
 hc_status_t hc_comm_barrier_locked(hcomm_comm_t *comm);
 

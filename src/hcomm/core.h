@@ -84,10 +84,17 @@ typedef struct hc_engine {
   hc_engine_polled_t polled[HC_ENGINE_TRANSPORTS_MAX];
   int npolled;
   int quiet_sent;
+  /* Peers in use: the world ranks, then the processes met at run time
+   * (dynamic.c), numbered on from world_size below peers_max. */
+  int npeers;
+  int peers_max;
   int failed_peers;     /* peers marked failed so far */
   int failures_pending; /* a failure not yet applied to requests */
   int finalizing;       /* in hcomm_finalize: peers may leave normally */
   hc_peer_t *peers;
+  /* Spawned: the intercommunicator with the parents (dynamic.c); NULL
+   * otherwise or once freed. */
+  hcomm_comm_t *parent;
   hc_match_context_t *contexts;
   hc_peer_t *backlogged;         /* peers with packets waiting */
   hcomm_request_t *pending_head; /* matched rendezvous receives to start */
@@ -160,6 +167,20 @@ void hc_progress_policy_init(void);
  * finalize. */
 int hc_progress_thread_start(void);
 void hc_progress_thread_stop(void);
+/* The transport of run-time peers (REACH_RUNTIME), started on the first
+ * call; HC_ERR_NOT_SUPPORTED when none is compiled in.  Caller holds the
+ * lock. */
+hc_status_t hc_engine_runtime_transport(hc_engine_transport_t **t);
+/* Numbers the next n run-time peers (the first in *first), reached
+ * through t once their sockets are adopted; HC_ERR_NOMEM when that would
+ * pass peers_max.  Caller holds the lock. */
+hc_status_t hc_engine_peers_add(hc_engine_transport_t *t, int n, int *first);
+/* Spawned (HCMPI_PARENT_PORT): connects to the parents at the end of
+ * init, without the lock (dynamic.c). */
+hc_status_t hc_dynamic_init_parent(void);
+/* Finalize: closes the ports the program left open, before the
+ * transports stop.  Caller holds the lock. */
+void hc_dynamic_fini_locked(void);
 /* 1 when world_rank runs on this rank's node. */
 int hc_engine_is_local(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and

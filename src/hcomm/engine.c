@@ -24,6 +24,8 @@ hc_engine_t hc_engine = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* What the bootstrap said at init: placement to check the host ids
  * against, the address that reached the launcher for tcp. */
 static hc_bootstrap_info_t engine_boot_info;
+/* What the transports started with (a run-time one starts later). */
+static hc_transport_init_args_t engine_transport_args;
 
 int hcomm_initialized(void) {
   return hc_engine.initialized && !hc_engine.finalized;
@@ -157,6 +159,8 @@ static int engine_node_transport_enabled(void) {
 static int engine_transport_wanted(const hc_transport_ops_t *ops) {
   if (ops->reach == HC_TRANSPORT_REACH_SELF)
     return 1;
+  if (ops->reach == HC_TRANSPORT_REACH_RUNTIME)
+    return 0; /* hc_engine_runtime_transport starts it when needed */
   if (!engine_transport_enabled(ops->name))
     return 0;
   if (ops->reach == HC_TRANSPORT_REACH_NODE)
@@ -288,6 +292,8 @@ static int engine_transport_covers(hc_transport_reach_t reach, int r) {
     return r != me && hc_engine_is_local(r);
   case HC_TRANSPORT_REACH_ANY:
     return r != me && !engine_narrower_covers(reach, r);
+  case HC_TRANSPORT_REACH_RUNTIME:
+    return 0;
   }
   return 0;
 }
@@ -382,12 +388,66 @@ static void engine_peers_setup(void) {
   }
 }
 
+/* Room for the world and HCMPI_RUNTIME_PEERS processes met later, all
+ * at once: peers never move (backlog lists link them). */
 static hc_status_t engine_peers_alloc(void) {
-  hc_engine.peers = calloc((size_t)hc_engine.world_size, sizeof(hc_peer_t));
+  long more = hc_env_long("HCMPI_RUNTIME_PEERS", 1024);
+  hc_engine.npeers = hc_engine.world_size;
+  hc_engine.peers_max = hc_engine.world_size + (int)more;
+  hc_engine.peers = calloc((size_t)hc_engine.peers_max, sizeof(hc_peer_t));
   if (hc_engine.peers == NULL)
     return HC_ERR_NOMEM;
-  for (int r = 0; r < hc_engine.world_size; r++)
+  for (int r = 0; r < hc_engine.peers_max; r++)
     hc_engine.peers[r].world_rank = r;
+  return HC_OK;
+}
+
+hc_status_t hc_engine_runtime_transport(hc_engine_transport_t **out) {
+  const hc_transport_ops_t *const *list;
+  int n = hc_transport_registered(&list);
+  for (int i = 0; i < hc_engine.ntransports; i++)
+    if (hc_engine.transports[i].ops->reach == HC_TRANSPORT_REACH_RUNTIME) {
+      *out = &hc_engine.transports[i];
+      return HC_OK;
+    }
+  for (int i = 0; i < n; i++) {
+    if (list[i]->reach != HC_TRANSPORT_REACH_RUNTIME)
+      continue;
+    if (hc_engine.ntransports >= HC_ENGINE_TRANSPORTS_MAX)
+      return HC_ERR_INTERNAL;
+    hc_engine_transport_t *t = &hc_engine.transports[hc_engine.ntransports];
+    t->ops = list[i];
+    hc_status_t rc = t->ops->init(&engine_transport_args, &t->ctx);
+    if (rc != HC_OK) {
+      t->ops->fini(t->ctx);
+      memset(t, 0, sizeof *t);
+      return rc;
+    }
+    hc_counters_transport_started(hc_engine.ntransports++, t->ops->name);
+    hc_engine.polled[hc_engine.npolled++] =
+        (hc_engine_polled_t){t->ops->progress, t->ctx};
+    *out = t;
+    return HC_OK;
+  }
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_engine_peers_add(hc_engine_transport_t *t, int n, int *first) {
+  if (n < 0 || n > hc_engine.peers_max - hc_engine.npeers) {
+    hc_log(HC_LOG_ERROR, "engine",
+           "room for %d processes besides the world (HCMPI_RUNTIME_PEERS), "
+           "%d more asked",
+           hc_engine.peers_max - hc_engine.world_size, n);
+    return HC_ERR_NOMEM;
+  }
+  *first = hc_engine.npeers;
+  for (int i = 0; i < n; i++) {
+    hc_peer_t *peer = &hc_engine.peers[hc_engine.npeers++];
+    peer->via = t;
+    peer->ops = t->ops;
+    peer->tctx = t->ctx;
+    hc_proto_peer_setup(peer);
+  }
   return HC_OK;
 }
 
@@ -413,6 +473,8 @@ static hc_status_t engine_transports_init(void) {
   const hc_transport_ops_t *dropped[HC_ENGINE_TRANSPORTS_MAX];
   int ndropped = 0;
   hc_status_t rc = engine_peers_alloc();
+  args.peers_max = hc_engine.peers_max;
+  engine_transport_args = args;
   if (rc == HC_OK)
     rc = engine_transports_start(&args, dropped, &ndropped);
   hc_status_t frc = hc_engine.boot->fence(hc_engine.boot_ctx);
@@ -432,6 +494,10 @@ static hc_status_t engine_transports_init(void) {
 }
 
 static void engine_teardown(void) {
+  hc_dynamic_fini_locked();
+  if (hc_engine.parent != NULL)
+    hc_comm_release_locked(hc_engine.parent);
+  hc_engine.parent = NULL;
   hc_comm_fini_predefined();
   hc_proto_fini();
   hc_ft_fini();
@@ -447,6 +513,8 @@ static void engine_teardown(void) {
   hc_engine.quiet_sent = 0;
   hc_engine.failed_peers = 0;
   hc_engine.failures_pending = 0;
+  hc_engine.npeers = 0;
+  hc_engine.peers_max = 0;
   free(hc_engine.peers);
   free(hc_engine.contexts);
   free(hc_engine.local_world_ranks);
@@ -525,6 +593,12 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.initialized = 1;
   hc_progress_policy_init();
   hc_progress_thread_start();
+  rc = hc_dynamic_init_parent();
+  if (rc != HC_OK) {
+    hc_log(HC_LOG_ERROR, "engine", "cannot reach the parents: %s",
+           hcomm_strerror(rc));
+    return rc;
+  }
   if (provided != NULL)
     *provided = thread_level;
   return HC_OK;

@@ -36,7 +36,7 @@
 void hc_engine_peer_failed(void *engine, int world_rank, hc_status_t why) {
   (void)engine;
   if (hc_engine.peers == NULL || world_rank < 0 ||
-      world_rank >= hc_engine.world_size || hc_engine.peers[world_rank].failed)
+      world_rank >= hc_engine.npeers || hc_engine.peers[world_rank].failed)
     return;
   hc_engine.peers[world_rank].failed = 1;
   hc_engine.peers[world_rank].failure = why;
@@ -62,7 +62,7 @@ hc_status_t hcomm_peer_failure(int world_rank) {
   hc_engine_lock();
   hc_status_t why = HC_OK;
   if (hc_engine.peers != NULL && world_rank >= 0 &&
-      world_rank < hc_engine.world_size && hc_engine.peers[world_rank].failed)
+      world_rank < hc_engine.npeers && hc_engine.peers[world_rank].failed)
     why = hc_engine.peers[world_rank].failure;
   hc_engine_unlock();
   return why;
@@ -70,7 +70,7 @@ hc_status_t hcomm_peer_failure(int world_rank) {
 
 /* Why world_rank was lost; HC_OK when it was not. */
 static hc_status_t progress_peer_failure(int world_rank) {
-  if (world_rank < 0 || world_rank >= hc_engine.world_size ||
+  if (world_rank < 0 || world_rank >= hc_engine.npeers ||
       !hc_engine.peers[world_rank].failed)
     return HC_OK;
   return hc_engine.peers[world_rank].failure;
@@ -83,7 +83,7 @@ static hc_status_t progress_peer_failure(int world_rank) {
 static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
   if (hc_engine.finalizing)
     return HC_OK;
-  for (int w = 0; comm != NULL && w < hc_engine.world_size; w++)
+  for (int w = 0; comm != NULL && w < hc_engine.npeers; w++)
     if (hc_engine.peers[w].failed && comm->rank_of_world[w] >= 0)
       return hc_engine.peers[w].failure;
   return comm != NULL && comm->fails_with != NULL

@@ -133,7 +133,7 @@ void hc_proto_set_eager_limit(size_t bytes) {
   hc_engine_lock();
   proto_eager_setting = bytes;
   proto_eager_set = 1;
-  for (int i = 0; hc_engine.peers != NULL && i < hc_engine.world_size; i++)
+  for (int i = 0; hc_engine.peers != NULL && i < hc_engine.npeers; i++)
     if (hc_engine.peers[i].ops != NULL)
       proto_peer_eager_limit(&hc_engine.peers[i]);
   hc_engine_unlock();
@@ -794,7 +794,7 @@ int hc_proto_place_cb(void *engine, int src_world_rank, const void *head,
   (void)engine;
   hc_pkt_hdr_t hdr;
   const void *payload;
-  if (src_world_rank < 0 || src_world_rank >= hc_engine.world_size ||
+  if (src_world_rank < 0 || src_world_rank >= hc_engine.npeers ||
       hc_pkt_decode(head, packet_len, &hdr, &payload) != HC_OK ||
       hdr.type != HC_PKT_DATA)
     return 0;
@@ -839,7 +839,7 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
   (void)engine;
   hc_pkt_hdr_t hdr;
   const void *payload;
-  if (src_world_rank < 0 || src_world_rank >= hc_engine.world_size) {
+  if (src_world_rank < 0 || src_world_rank >= hc_engine.npeers) {
     hc_log(HC_LOG_ERROR, "engine", "packet from unknown rank %d",
            src_world_rank);
     return;
@@ -1026,7 +1026,7 @@ void hc_proto_fini(void) {
                                          1)) != NULL)
       free(e);
   }
-  for (int r = 0; hc_engine.peers != NULL && r < hc_engine.world_size; r++) {
+  for (int r = 0; hc_engine.peers != NULL && r < hc_engine.npeers; r++) {
     hc_peer_t *peer = &hc_engine.peers[r];
     while (peer->backlog_head != NULL) {
       hc_backlog_item_t *item = peer->backlog_head;

@@ -409,7 +409,7 @@ static int comm_group_ranks(const char *fn, hc_mpi_comm_t *c, MPI_Group group,
   if (rc != MPI_SUCCESS)
     return rc;
   int size = hcomm_comm_size(c->engine);
-  int wsize = hcomm_comm_size(hcomm_comm_world());
+  int wsize = hcomm_process_count(); /* the world and run-time peers */
   int myworld = hcomm_comm_world_rank(c->engine, hcomm_comm_rank(c->engine));
   if (size < 0 || wsize < 0)
     return hc_mpi_raise(c, fn, MPI_ERR_INTERN, "communicator without members");

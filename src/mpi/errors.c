@@ -179,6 +179,14 @@ int hc_mpi_class_of_status(hc_status_t status) {
     return MPI_ERR_RMA_RANGE;
   case HC_ERR_REVOKED:
     return MPIX_ERR_REVOKED;
+  case HC_ERR_PORT:
+    return MPI_ERR_PORT;
+  case HC_ERR_NAME:
+    return MPI_ERR_NAME;
+  case HC_ERR_SERVICE:
+    return MPI_ERR_SERVICE;
+  case HC_ERR_SPAWN:
+    return MPI_ERR_SPAWN;
   case HC_ERR_NO_CONTEXT:
   case HC_ERR_BOOTSTRAP:
   case HC_ERR_TRANSPORT:

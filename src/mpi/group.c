@@ -25,9 +25,9 @@ static group_obj_t *group_get(MPI_Group handle) {
   return hc_handle_get(&group_table, handle);
 }
 
-static int group_world_size(void) {
-  return hcomm_comm_size(hcomm_comm_world());
-}
+/* Group members are engine world ranks: the launcher's world and the
+ * processes met at run time (ports, join). */
+static int group_world_size(void) { return hcomm_process_count(); }
 
 int hc_mpi_group_lookup(MPI_Group group, int *n, const int **world) {
   group_obj_t *g = group_get(group);

@@ -8,6 +8,8 @@ HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_ring.c \
 	src/transport/shm/shm_fastbox.h
 HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
 	src/transport/tcp/tcp_ip.h
+# link: sockets to processes met at run time (ports, join, spawn).
+HC_TRANSPORT_SOURCES += src/transport/link/link.c
 # verbs: RC queue pairs over libibverbs, dlopen()ed at init.  Built when
 # configure finds infiniband/verbs.h (--with-verbs, default auto; its
 # summary says which), otherwise left out of the registration list.

@@ -18,6 +18,7 @@ int hc_transport_registered(const hc_transport_ops_t *const **list) {
       &hc_transport_verbs_ops,
 #endif
       &hc_transport_tcp_ops,
+      &hc_transport_link_ops, /* run-time peers only */
 #ifdef HC_TRANSPORT_LOOPBACK
       &hc_transport_loopback_ops,
 #endif

@@ -62,6 +62,9 @@ typedef struct hc_transport_init_args {
   hc_transport_place_cb place_cb;
   hc_transport_placed_cb placed_cb;
   size_t place_head;
+  /* Peer numbers run below this: the world ranks, then the processes
+   * met at run time (REACH_RUNTIME). */
+  int peers_max;
 } hc_transport_init_args_t;
 
 #define HC_TRANSPORT_ADDRESS_MAX 512
@@ -85,7 +88,11 @@ typedef struct hc_transport_mem {
 typedef enum hc_transport_reach {
   HC_TRANSPORT_REACH_SELF, /* this rank only; always started */
   HC_TRANSPORT_REACH_NODE, /* the other ranks of this node */
-  HC_TRANSPORT_REACH_ANY   /* any other rank, on this node or another */
+  HC_TRANSPORT_REACH_ANY,  /* any other rank, on this node or another */
+  /* Processes outside the launcher's world, met at run time: never
+   * connected at init; started by the engine when the first such process
+   * comes, reached through its runtime ops. */
+  HC_TRANSPORT_REACH_RUNTIME
 } hc_transport_reach_t;
 
 /* hc_transport_ops_t.flags */
@@ -121,6 +128,37 @@ typedef enum hc_transport_counter {
   HC_TRANSPORT_COUNTER_REGCACHE_HITS,     /* registration-cache lookups */
   HC_TRANSPORT_COUNTER_REGCACHE_MISSES
 } hc_transport_counter_t;
+
+/* The set-up of connections to run-time peers (REACH_RUNTIME).  The
+ * socket calls may block up to their timeout and touch no state that
+ * progress uses, so the engine makes them without its lock; adopt and
+ * release run with it.  A token is HC_TRANSPORT_SECRET_HEX - 1 hex
+ * digits. */
+typedef struct hc_transport_runtime_ops {
+  /* Opens a listener; writes its address ("ip:port") into addr. */
+  hc_status_t (*listen)(void *ctx, char *addr, size_t len, void **listener);
+  /* Closes it; safe on NULL. */
+  void (*unlisten)(void *ctx, void *listener);
+  /* Connects to a listener's address presenting token and value (which
+   * member of its group the caller is); *fd is the set-up socket.
+   * HC_ERR_PORT when nothing listens there or it refused the token. */
+  hc_status_t (*dial)(void *ctx, const char *addr, const char *token,
+                      int value, int timeout_ms, int *fd);
+  /* Waits (timeout_ms < 0: for ever) for a connection that presents token
+   * and a value below nvalues, refusing others; *fd and *value.
+   * HC_ERR_PEER_DEAD when none came in time. */
+  hc_status_t (*accept)(void *ctx, void *listener, const char *token,
+                        int nvalues, int timeout_ms, int *fd, int *value);
+  /* MPI_Comm_join: over the user's connected socket (left as it was),
+   * sets up a new one with the process at its other end; *side is 0 on
+   * one end and 1 on the other. */
+  hc_status_t (*join)(void *ctx, int user_fd, const char *token,
+                      int timeout_ms, int *fd, int *side);
+  /* From now on fd (from dial, accept or join) carries the packets of
+   * peer.  fd is the transport's now, also when adopt fails (it closes
+   * it then). */
+  hc_status_t (*adopt)(void *ctx, int peer, int fd);
+} hc_transport_runtime_ops_t;
 
 typedef struct hc_transport_ops {
   /* Names the transport in HCMPI_TRANSPORTS, in its published address's
@@ -242,6 +280,8 @@ typedef struct hc_transport_ops {
    * one this transport does not keep.  Never blocks. */
   hc_status_t (*counter)(void *ctx, hc_transport_counter_t which,
                          uint64_t *value);
+  /* REACH_RUNTIME only (NULL for the others): run-time connections. */
+  const hc_transport_runtime_ops_t *runtime;
 } hc_transport_ops_t;
 
 /* The registration list: the compiled-in transports in the engine's order
@@ -255,6 +295,7 @@ extern const hc_transport_ops_t hc_transport_self_ops;
 extern const hc_transport_ops_t hc_transport_shm_ops;
 extern const hc_transport_ops_t hc_transport_tcp_ops;
 extern const hc_transport_ops_t hc_transport_verbs_ops;
+extern const hc_transport_ops_t hc_transport_link_ops;
 
 /* Defaults for the ops a transport need not have. */
 /* get: HC_ERR_NOT_SUPPORTED (transports that cannot do single-copy reads). */

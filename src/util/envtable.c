@@ -117,6 +117,18 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_TCP_HANDSHAKES", "128", "library",
      "accepted TCP connections that may wait for their handshake at once; "
      "a new one closes the oldest"},
+    /* processes of other jobs (ports, join, spawn) */
+    {"HCMPI_RUNTIME_PEERS", "1024", "library",
+     "processes of other jobs one process may connect to over its life"},
+    {"HCMPI_LINK_TIMEOUT_MS", "60000", "library",
+     "ms a connection to another job's process may take to set up"},
+    {"HCMPI_LAUNCHER", "(set by hcmpirun)", "library",
+     "hcmpirun: the launcher takes MPI_Comm_spawn requests over PMI"},
+    {"HCMPI_PARENT_PORT", "(set by hcmpirun)", "library",
+     "in spawned processes: the port their parents accept on"},
+    {"HCMPI_NAME_DIR", "$TMPDIR/hcmpi-names-$UID", "library",
+     "directory of the names MPI_Publish_name publishes, shared by the jobs "
+     "that look them up"},
     /* verbs (InfiniBand, RoCE) */
     {"HCMPI_VERBS_LIB", "libibverbs.so.1", "library",
      "libibverbs to dlopen for the verbs transport"},
@@ -205,6 +217,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_TCP_SOCKBUF", 1, 0, ENV_GIB},
     {"HCMPI_TCP_HANDSHAKE_MS", 0, 50, ENV_DAY_MS},
     {"HCMPI_TCP_HANDSHAKES", 0, 1, 1 << 20},
+    {"HCMPI_RUNTIME_PEERS", 0, 0, 1 << 20},
+    {"HCMPI_LINK_TIMEOUT_MS", 0, 1, ENV_DAY_MS},
     {"HCMPI_IB_PORT", 0, 1, 255},
     {"HCMPI_IB_GID_INDEX", 0, 0, 65535},
     {"HCMPI_VERBS_RECVS", 0, 4, 65536},

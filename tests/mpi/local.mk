@@ -551,3 +551,17 @@ HC_RMA_SH = tests/mpi/rma_ops.sh tests/mpi/rma_atomic.sh tests/mpi/rma_shared.sh
 TESTS += $(HC_RMA_SH)
 dist_noinst_SCRIPTS += $(HC_RMA_SH)
 $(HC_RMA_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+# -- processes met at run time (issue 21): ports, accept/connect, join,
+# names, spawn
+check_PROGRAMS += tests/mpi/dyn_ports
+tests_mpi_dyn_ports_SOURCES = tests/mpi/dyn_ports.c tests/mpi/mpitest.h
+tests_mpi_dyn_ports_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_dyn_ports_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/dyn_spawn
+tests_mpi_dyn_spawn_SOURCES = tests/mpi/dyn_spawn.c tests/mpi/mpitest.h
+tests_mpi_dyn_spawn_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_dyn_spawn_LDFLAGS = $(HC_MPITEST_LDF)
+HC_DYNPROC_SH = tests/mpi/dyn_ports.sh tests/mpi/dyn_spawn.sh
+TESTS += $(HC_DYNPROC_SH)
+dist_noinst_SCRIPTS += $(HC_DYNPROC_SH)
+$(HC_DYNPROC_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

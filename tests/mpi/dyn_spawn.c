@@ -1,0 +1,164 @@
+/* MPI_Comm_spawn and _spawn_multiple under hcmpirun (MPI-4.0 11.8).
+ *
+ *   dyn_spawn parent      every rank of the job spawns 2 children of this
+ *                         program (MPI_Comm_spawn), then 1 + 2 more
+ *                         (MPI_Comm_spawn_multiple, 2 commands);
+ *                         a missing program gives MPI_ERR_SPAWN
+ *   dyn_spawn child N     what the parents start (N: their count)
+ *   dyn_spawn nolauncher  a singleton, without launcher: MPI_ERR_SPAWN
+ *
+ * Over each parent-child intercommunicator: sizes; from every parent to
+ * every child and back a small and a 1 MiB message, bytes and statuses
+ * checked; an Allreduce across; a merge (parents first), its ranks and an
+ * Allgather checked; a disconnect.  MPI_Comm_get_parent is MPI_COMM_NULL
+ * in the parents.  The job ends (hcmpirun waits for every child), so no
+ * child is left running. */
+#include "mpitest.h"
+
+#define SMALL 64
+#define LARGE (1u << 20)
+
+static int wrank, wsize;
+
+static unsigned seed_of(int from_parent, int from, int to) {
+  return 500u * (unsigned)from_parent + 31u * (unsigned)from + (unsigned)to;
+}
+
+/* Every rank to every remote rank and back; is_parent says which side. */
+static void exchange(MPI_Comm inter, int is_parent) {
+  int rsize;
+  MPI_Comm_remote_size(inter, &rsize);
+  unsigned char *out = mt_malloc(LARGE), *in = mt_malloc(LARGE);
+  unsigned char sout[SMALL], sin[SMALL];
+  for (int turn = 0; turn < 2; turn++) {
+    /* Parents send first, then children: no pair waits on another. */
+    int sending = (turn == 0) == is_parent;
+    for (int p = 0; p < rsize; p++) {
+      if (sending) {
+        mt_fill(out, LARGE, seed_of(is_parent, wrank, p));
+        mt_fill(sout, SMALL, seed_of(is_parent, wrank, p) + 7);
+        MPI_Send(out, LARGE, MPI_BYTE, p, 1, inter);
+        MPI_Send(sout, SMALL, MPI_BYTE, p, 2, inter);
+        continue;
+      }
+      MPI_Status st;
+      MPI_Recv(in, LARGE, MPI_BYTE, p, 1, inter, &st);
+      CHECK(st.MPI_SOURCE == p && mt_status_count(&st, MPI_BYTE) == (int)LARGE,
+            "large status from %d", p);
+      size_t bad = mt_verify(in, LARGE, seed_of(!is_parent, p, wrank));
+      CHECK(bad == MT_OK, "large message from %d: byte %zu wrong", p, bad);
+      MPI_Recv(sin, SMALL, MPI_BYTE, p, 2, inter, &st);
+      bad = mt_verify(sin, SMALL, seed_of(!is_parent, p, wrank) + 7);
+      CHECK(bad == MT_OK, "small message from %d: byte %zu wrong", p, bad);
+    }
+  }
+  free(out);
+  free(in);
+}
+
+/* The checks both sides run; nparents and nchildren are the group sizes. */
+static void check_family(MPI_Comm inter, int is_parent, int nparents,
+                         int nchildren) {
+  int lsize, rsize;
+  MPI_Comm_size(inter, &lsize);
+  MPI_Comm_remote_size(inter, &rsize);
+  CHECK(lsize == (is_parent ? nparents : nchildren), "local size %d", lsize);
+  CHECK(rsize == (is_parent ? nchildren : nparents), "remote size %d", rsize);
+  exchange(inter, is_parent);
+  int mine = (is_parent ? 1000 : 0) + wrank, sum = -1, want = 0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter);
+  for (int r = 0; r < rsize; r++)
+    want += (is_parent ? 0 : 1000) + r;
+  CHECK(sum == want, "allreduce across: %d, expected %d", sum, want);
+  MPI_Comm merged;
+  CHECK(MPI_Intercomm_merge(inter, !is_parent, &merged) == MPI_SUCCESS, "merge");
+  int mrank, msize;
+  MPI_Comm_rank(merged, &mrank);
+  MPI_Comm_size(merged, &msize);
+  CHECK(msize == nparents + nchildren, "merged size %d", msize);
+  CHECK(mrank == (is_parent ? wrank : nparents + wrank), "merged rank %d", mrank);
+  int *all = mt_malloc((size_t)msize * sizeof *all);
+  MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, merged);
+  for (int r = 0; r < msize; r++) {
+    int expect = r < nparents ? 1000 + r : r - nparents;
+    CHECK(all[r] == expect, "merged allgather[%d] = %d", r, all[r]);
+  }
+  free(all);
+  MPI_Comm_free(&merged);
+  CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS, "disconnect");
+}
+
+static void parent(const char *self) {
+  MPI_Comm inter, none;
+  char nstr[16];
+  snprintf(nstr, sizeof nstr, "%d", wsize);
+  char *args[] = {"child", nstr, NULL};
+  int codes[3] = {-1, -1, -1};
+  MPI_Comm_get_parent(&none);
+  CHECK(none == MPI_COMM_NULL, "a parent has a parent");
+  CHECK(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       codes) == MPI_SUCCESS,
+        "spawn");
+  CHECK(codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS, "error codes %d %d",
+        codes[0], codes[1]);
+  check_family(inter, 1, wsize, 2);
+
+  /* Two commands, 1 and 2 processes: one world of 3 children. */
+  char *cmds[] = {(char *)self, (char *)self};
+  char **argvs[] = {args, args};
+  int np[] = {1, 2};
+  MPI_Info infos[] = {MPI_INFO_NULL, MPI_INFO_NULL};
+  CHECK(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_WORLD,
+                                &inter, codes) == MPI_SUCCESS,
+        "spawn_multiple");
+  CHECK(codes[0] == MPI_SUCCESS && codes[2] == MPI_SUCCESS, "error codes");
+  check_family(inter, 1, wsize, 3);
+
+  /* A program that does not exist: MPI_ERR_SPAWN, every code says so. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  codes[0] = codes[1] = -1;
+  inter = MPI_COMM_WORLD;
+  int rc = MPI_Comm_spawn("/nonexistent/hcmpi-no-such-program", MPI_ARGV_NULL, 2,
+                          MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+  CHECK(mt_class(rc) == MPI_ERR_SPAWN, "missing program: %s", mt_errstr(rc));
+  CHECK(inter == MPI_COMM_NULL, "a failed spawn gave a communicator");
+  CHECK(codes[0] == MPI_ERR_SPAWN && codes[1] == MPI_ERR_SPAWN, "codes %d %d",
+        codes[0], codes[1]);
+}
+
+static void child(int nparents) {
+  MPI_Comm p, again;
+  CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL, "no parent");
+  MPI_Comm_get_parent(&again);
+  CHECK(again == p, "MPI_Comm_get_parent gave another handle");
+  check_family(p, 0, nparents, wsize);
+  MPI_Comm_get_parent(&again);
+  CHECK(again == MPI_COMM_NULL, "parent after disconnect");
+}
+
+static void no_launcher(void) {
+  MPI_Comm inter = MPI_COMM_WORLD;
+  int codes[1] = {-1};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Comm_spawn("/bin/true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
+                          MPI_COMM_WORLD, &inter, codes);
+  CHECK(mt_class(rc) == MPI_ERR_SPAWN, "spawn without launcher: %s", mt_errstr(rc));
+  CHECK(inter == MPI_COMM_NULL && codes[0] == MPI_ERR_SPAWN, "outputs");
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  CHECK(argc >= 2, "usage: dyn_spawn parent | child N | nolauncher");
+  if (strcmp(argv[1], "parent") == 0)
+    parent(argv[0]);
+  else if (strcmp(argv[1], "child") == 0 && argc == 3)
+    child(atoi(argv[2]));
+  else if (strcmp(argv[1], "nolauncher") == 0)
+    no_launcher();
+  else
+    CHECK(0, "unknown mode %s", argv[1]);
+  MPI_Finalize();
+  return 0;
+}

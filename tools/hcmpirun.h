@@ -1,0 +1,128 @@
+/*
+ * hcmpirun's state, shared by its files: hcmpirun.c (start-up, the PMI
+ * server, the main loop) and hcmpirun_spawn.c (MPI_Comm_spawn's requests).
+ */
+#ifndef HC_TOOLS_HCMPIRUN_H
+#define HC_TOOLS_HCMPIRUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "bootstrap/kvstore.h"
+#include "bootstrap/pmi1_wire.h"
+
+#define RUN_OUT_BUF 8192
+#define RUN_EXIT_TIMEOUT 124
+/* Commands one MPI_Comm_spawn_multiple may start (PMI fields per line). */
+#define RUN_SPAWN_CMDS 6
+
+typedef struct run_stream {
+  int fd; /* -1 once closed */
+  int to; /* 1 or 2: where the lines go */
+  int at_line_start;
+  size_t len;
+  char buf[RUN_OUT_BUF];
+} run_stream_t;
+
+typedef struct run_rank {
+  pid_t pid;
+  int alive;
+  int initialized;
+  int finalized;
+  int in_barrier;
+  int pmi_fd; /* launcher's end; -1 once closed */
+  hc_pmi1_reader_t reader;
+  size_t kv_bytes;   /* what its entries in the key-value store cost */
+  int kv_told_rank;  /* its refusals were reported (per-rank bound) */
+  int kv_told_total; /* (bound of the whole store) */
+  run_stream_t out;
+  run_stream_t err;
+  int world;   /* its run_world_t */
+  int wrank;   /* its rank there */
+  int appnum;  /* which command of a spawn started it */
+  char **argv; /* what it runs */
+} run_rank_t;
+
+/* Ranks that share a PMI world (rank numbers, fences, key-value store):
+ * the job's own ranks (world 0), or the children of one MPI_Comm_spawn,
+ * which connect back to their parents' port. */
+typedef struct run_world {
+  int base; /* its first rank in job->ranks */
+  int n;
+  int nbarrier;
+  char *port; /* the parents' port; NULL for world 0 */
+  int ncmds;
+  /* Command c: its argument strings back to back (NULL for world 0), its
+   * argv, and its ranks, [first[c], first[c + 1]) of the world. */
+  char *args[RUN_SPAWN_CMDS];
+  char **argv[RUN_SPAWN_CMDS];
+  int first[RUN_SPAWN_CMDS + 1];
+  int asked_by; /* the rank whose spawn made it, answered once started */
+} run_world_t;
+
+typedef struct run_opts {
+  int n;
+  int label;
+  int relink;
+  int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
+  int progress;   /* --progress: live status line when stderr is a tty */
+  long timeout_s;
+  int nenv;
+  char **env;
+  char **argv;
+  char *ld_path; /* with --relink: LD_LIBRARY_PATH for the ranks */
+} run_opts_t;
+
+typedef struct run_job {
+  run_opts_t opt;
+  run_rank_t *ranks;
+  int nranks; /* opt.n and the spawned ones */
+  run_world_t *worlds;
+  int nworlds;
+  run_world_t *pending; /* a spawn to start once the PMI line is served */
+  const sigset_t *oldmask;
+  int nalive;
+  hc_kvstore_t kv;
+  size_t kv_bytes;    /* what the ranks' entries cost in all */
+  size_t kv_rank_max; /* HCMPI_KVS_RANK_BYTES */
+  size_t kv_max;      /* HCMPI_KVS_BYTES */
+  char kvsname[64];
+  int sigfd;
+  int terminating;
+  int killed; /* SIGKILL sent */
+  double kill_at;
+  int term_sig;    /* what the teardown sent first */
+  double deadline; /* 0: none */
+  int have_code;
+  int exit_code;
+  int interrupt_sig;
+  pid_t launcher; /* this process: a child whose parent changed is orphaned */
+  int nfailed;
+  double started;
+  int status_on;     /* --progress and stderr is a terminal */
+  int status_shown;  /* the status line is on the screen now */
+  double status_due; /* when to redraw it next */
+  int status_alive;  /* nalive and nfailed when it was drawn */
+  int status_failed;
+  /* Rank 0's standard input when ours is a terminal goes through a pipe:
+   * rank 0 leads a process group of its own, which the terminal would stop
+   * (SIGTTIN) if it read from it itself. */
+  int stdin_to;     /* the pipe's write end; -1 when not forwarding */
+  size_t stdin_len; /* bytes read from the terminal, not yet written */
+  size_t stdin_off;
+  char stdin_buf[4096];
+} run_job_t;
+
+/* Writes a PMI reply line to rank r (nothing once its socket closed). */
+void run_reply(run_job_t *job, int r, const char *line, int len);
+/* Starts rank r (its world, wrank and argv set); 0 or -1. */
+int run_spawn(run_job_t *job, int r, const sigset_t *oldmask);
+/* The hc_spawn PMI command (hcmpirun_spawn.c): checks the request and
+ * leaves it in job->pending, or answers its refusal. */
+void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m);
+/* Starts job->pending's world and answers the rank that asked; call
+ * where no rank pointer is held (the ranks array may move). */
+void run_spawn_pending(run_job_t *job);
+
+#endif /* HC_TOOLS_HCMPIRUN_H */
