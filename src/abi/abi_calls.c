@@ -4,7 +4,7 @@
  * back; MPI_x is a weak alias. */
 #include "abi/abi_impl.h"
 
-const char *const hc_mpich_call_names[588] = {
+const char *const hc_mpich_call_names[599] = {
   "PMPI_Init",
   "PMPI_Init_thread",
   "PMPI_Initialized",
@@ -348,7 +348,18 @@ const char *const hc_mpich_call_names[588] = {
   "PMPI_Rget_c",
   "PMPI_Raccumulate_c",
   "PMPI_Rget_accumulate_c",
+  "PMPI_Comm_spawn",
+  "PMPI_Comm_spawn_multiple",
+  "PMPI_Comm_get_parent",
+  "PMPI_Open_port",
+  "PMPI_Close_port",
+  "PMPI_Comm_accept",
+  "PMPI_Comm_connect",
   "PMPI_Comm_disconnect",
+  "PMPI_Comm_join",
+  "PMPI_Publish_name",
+  "PMPI_Unpublish_name",
+  "PMPI_Lookup_name",
   "PMPI_T_category_changed",
   "PMPI_T_category_get_categories",
   "PMPI_T_category_get_cvars",
@@ -3410,6 +3421,71 @@ int PMPI_Rget_accumulate_c(const void * origin_addr, MPI_Count origin_count, MPI
 }
 HC_WEAK_ALIAS(MPI_Rget_accumulate_c, PMPI_Rget_accumulate_c);
 
+int PMPI_Comm_spawn(const char * command, char * argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm * intercomm, int array_of_errcodes[])
+{
+  int intercomm_m = 0;
+  int rc = hc_mpich.Comm_spawn(command, argv, maxprocs, hc_abi_info_in(info), hc_abi_rank_in(root), hc_abi_comm_in(comm), intercomm ? &intercomm_m : NULL, array_of_errcodes);
+  if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_spawn, PMPI_Comm_spawn);
+
+int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm * intercomm, int array_of_errcodes[])
+{
+  int array_of_info_n = count;
+  int array_of_info_s[HC_ABI_STACK];
+  int *array_of_info_m = hc_abi_scratch(array_of_info_s, array_of_info_n, sizeof(int));
+  if (array_of_info && !array_of_info_m) return MPI_ERR_NO_MEM;
+  if (array_of_info) hc_abi_info_array_in(array_of_info_m, array_of_info, array_of_info_n);
+  int intercomm_m = 0;
+  int rc = hc_mpich.Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info ? array_of_info_m : NULL, hc_abi_rank_in(root), hc_abi_comm_in(comm), intercomm ? &intercomm_m : NULL, array_of_errcodes);
+  if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  hc_abi_scratch_free(array_of_info_s, array_of_info_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_spawn_multiple, PMPI_Comm_spawn_multiple);
+
+int PMPI_Comm_get_parent(MPI_Comm * parent)
+{
+  int parent_m = 0;
+  int rc = hc_mpich.Comm_get_parent(parent ? &parent_m : NULL);
+  if (parent) *parent = hc_abi_comm_out(parent_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_get_parent, PMPI_Comm_get_parent);
+
+int PMPI_Open_port(MPI_Info info, char * port_name)
+{
+  int rc = hc_mpich.Open_port(hc_abi_info_in(info), port_name);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Open_port, PMPI_Open_port);
+
+int PMPI_Close_port(const char * port_name)
+{
+  int rc = hc_mpich.Close_port(port_name);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Close_port, PMPI_Close_port);
+
+int PMPI_Comm_accept(const char * port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm * newcomm)
+{
+  int newcomm_m = 0;
+  int rc = hc_mpich.Comm_accept(port_name, hc_abi_info_in(info), hc_abi_rank_in(root), hc_abi_comm_in(comm), newcomm ? &newcomm_m : NULL);
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_accept, PMPI_Comm_accept);
+
+int PMPI_Comm_connect(const char * port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm * newcomm)
+{
+  int newcomm_m = 0;
+  int rc = hc_mpich.Comm_connect(port_name, hc_abi_info_in(info), hc_abi_rank_in(root), hc_abi_comm_in(comm), newcomm ? &newcomm_m : NULL);
+  if (newcomm) *newcomm = hc_abi_comm_out(newcomm_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_connect, PMPI_Comm_connect);
+
 int PMPI_Comm_disconnect(MPI_Comm * comm)
 {
   int comm_m = comm ? hc_abi_comm_in(*comm) : 0;
@@ -3418,6 +3494,36 @@ int PMPI_Comm_disconnect(MPI_Comm * comm)
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_disconnect, PMPI_Comm_disconnect);
+
+int PMPI_Comm_join(int fd, MPI_Comm * intercomm)
+{
+  int intercomm_m = 0;
+  int rc = hc_mpich.Comm_join(fd, intercomm ? &intercomm_m : NULL);
+  if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_join, PMPI_Comm_join);
+
+int PMPI_Publish_name(const char * service_name, MPI_Info info, const char * port_name)
+{
+  int rc = hc_mpich.Publish_name(service_name, hc_abi_info_in(info), port_name);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Publish_name, PMPI_Publish_name);
+
+int PMPI_Unpublish_name(const char * service_name, MPI_Info info, const char * port_name)
+{
+  int rc = hc_mpich.Unpublish_name(service_name, hc_abi_info_in(info), port_name);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Unpublish_name, PMPI_Unpublish_name);
+
+int PMPI_Lookup_name(const char * service_name, MPI_Info info, char * port_name)
+{
+  int rc = hc_mpich.Lookup_name(service_name, hc_abi_info_in(info), port_name);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Lookup_name, PMPI_Lookup_name);
 
 int PMPI_T_category_changed(int * update_number)
 {

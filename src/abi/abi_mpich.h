@@ -351,7 +351,18 @@ struct hc_mpich_calls {
   int (*Rget_c)(void *, MPI_Count, int, int, MPI_Aint, MPI_Count, int, int, int *);
   int (*Raccumulate_c)(const void *, MPI_Count, int, int, MPI_Aint, MPI_Count, int, int, int, int *);
   int (*Rget_accumulate_c)(const void *, MPI_Count, int, void *, MPI_Count, int, int, MPI_Aint, MPI_Count, int, int, int, int *);
+  int (*Comm_spawn)(const char *, char * *, int, int, int, int, int *, int *);
+  int (*Comm_spawn_multiple)(int, char * *, char ** *, const int *, const int *, int, int, int *, int *);
+  int (*Comm_get_parent)(int *);
+  int (*Open_port)(int, char *);
+  int (*Close_port)(const char *);
+  int (*Comm_accept)(const char *, int, int, int, int *);
+  int (*Comm_connect)(const char *, int, int, int, int *);
   int (*Comm_disconnect)(int *);
+  int (*Comm_join)(int, int *);
+  int (*Publish_name)(const char *, int, const char *);
+  int (*Unpublish_name)(const char *, int, const char *);
+  int (*Lookup_name)(const char *, int, char *);
   int (*T_category_changed)(int *);
   int (*T_category_get_categories)(int, int, int *);
   int (*T_category_get_cvars)(int, int, int *);
@@ -599,7 +610,7 @@ struct hc_mpich_calls {
 };
 
 /* The names, in the order of the members. */
-extern const char *const hc_mpich_call_names[588];
+extern const char *const hc_mpich_call_names[599];
 extern struct hc_mpich_calls hc_mpich;
 
 #endif
