@@ -27,6 +27,10 @@
  *   ulfm bad          shrink of MPI_COMM_NULL (MPI_ERR_COMM), agree with a
  *                     NULL flag (MPI_ERR_ARG), ack_failed of a negative
  *                     count (MPI_ERR_ARG), each with a readable string
+ *
+ * Built against MPICH's mpi.h (tests/relink/mpich_suite.sh) the checks of
+ * the MPI Forum's names MPICH 4.0 lacks (is_revoked, iagree, ishrink,
+ * get_failed, ack_failed) are left out: HCMPI is defined by our mpi.h only.
  */
 #include "mpitest.h"
 #include <pthread.h>
@@ -105,8 +109,10 @@ static void test_revoke_p2p(void)
                  MPIX_ERR_REVOKED, "Recv after the revoke");
     expect_class(MPI_Barrier(comm), MPIX_ERR_REVOKED, "Barrier after the revoke");
     int flag = 0;
+#ifdef HCMPI /* the MPI Forum's names; MPICH 4.0 has only its own */
     MPIX_Comm_is_revoked(comm, &flag);
     CHECK(flag == 1, "is_revoked says %d", flag);
+#endif
     flag = rank == 0 ? 0x6 : 0x7;
     rc = MPIX_Comm_agree(comm, &flag);
     CHECK(rc == MPI_SUCCESS && flag == 0x6, "agree on the revoked: %s flag %#x",
@@ -115,8 +121,10 @@ static void test_revoke_p2p(void)
     MPI_Comm_free(&comm);
     /* A fresh duplicate is not revoked. */
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+#ifdef HCMPI
     MPIX_Comm_is_revoked(comm, &flag);
     CHECK(flag == 0, "a new communicator reads revoked");
+#endif
     MPI_Comm_free(&comm);
     printf("rank %d: PASS revoke_p2p\n", rank);
 }
@@ -180,8 +188,11 @@ static void test_agree(void)
     expect_class(rc, MPIX_ERR_PROC_FAILED, "agree with an unacknowledged failure");
     int want = ~((1 << size) - 1) | (1 << 1);
     CHECK(flag == want, "agree flag %#x, want %#x", flag, want);
-    MPI_Group failed, acked;
-    int n = -1, r1 = 1, rr = -1;
+    MPI_Group acked;
+    int n = -1;
+#ifdef HCMPI
+    MPI_Group failed;
+    int r1 = 1, rr = -1;
     MPIX_Comm_get_failed(MPI_COMM_WORLD, &failed);
     MPI_Group_size(failed, &n);
     CHECK(n == 1, "get_failed has %d members", n);
@@ -189,19 +200,22 @@ static void test_agree(void)
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     MPI_Group_translate_ranks(failed, 1, (int[]){0}, world_group, &rr);
     CHECK(rr == r1, "the failed member is world rank %d", rr);
+    MPI_Group_free(&failed);
+    MPI_Group_free(&world_group);
+#endif
     MPIX_Comm_failure_get_acked(MPI_COMM_WORLD, &acked);
     MPI_Group_size(acked, &n);
     CHECK(n == 0, "acked before the acknowledgement: %d", n);
     MPI_Group_free(&acked);
+#ifdef HCMPI
     rc = MPIX_Comm_ack_failed(MPI_COMM_WORLD, 5, &n);
     CHECK(rc == MPI_SUCCESS && n == 1, "ack_failed: %s acked %d", mt_errstr(rc), n);
+#endif
     MPIX_Comm_failure_ack(MPI_COMM_WORLD);
     MPIX_Comm_failure_get_acked(MPI_COMM_WORLD, &acked);
     MPI_Group_size(acked, &n);
     CHECK(n == 1, "acked after the acknowledgement: %d", n);
     MPI_Group_free(&acked);
-    MPI_Group_free(&failed);
-    MPI_Group_free(&world_group);
     flag = ~(1 << rank);
     rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
     CHECK(rc == MPI_SUCCESS && flag == want, "agree after the acknowledgement: %s %#x",
@@ -362,13 +376,14 @@ static void test_bad(void)
     rc = MPIX_Comm_agree(MPI_COMM_WORLD, NULL);
     expect_class(rc, MPI_ERR_ARG, "agree with a NULL flag");
     CHECK(strlen(mt_errstr(rc)) > 10, "no readable string: '%s'", mt_errstr(rc));
+    expect_class(MPIX_Comm_revoke(MPI_COMM_NULL), MPI_ERR_COMM, "revoke of MPI_COMM_NULL");
+#ifdef HCMPI /* the non-blocking and acknowledgement calls MPICH 4.0 lacks */
     MPI_Request rq;
     expect_class(MPIX_Comm_iagree(MPI_COMM_WORLD, NULL, &rq), MPI_ERR_ARG,
                  "iagree with a NULL flag");
     int n;
     expect_class(MPIX_Comm_ack_failed(MPI_COMM_WORLD, -1, &n), MPI_ERR_ARG,
                  "ack_failed of -1");
-    expect_class(MPIX_Comm_revoke(MPI_COMM_NULL), MPI_ERR_COMM, "revoke of MPI_COMM_NULL");
     /* Nothing failed: a non-blocking agreement and shrink just work. */
     int flag = rank + 1 == size ? 1 : 3;
     rc = MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq);
@@ -383,6 +398,7 @@ static void test_bad(void)
     MPI_Comm_size(out, &n);
     CHECK(n == size, "ishrink size %d", n);
     MPI_Comm_free(&out);
+#endif
     printf("rank %d: PASS bad\n", rank);
 }
 

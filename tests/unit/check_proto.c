@@ -166,6 +166,7 @@ static hc_engine_transport_t pt_via = {.ops = &pt_ops};
 /* Each test runs in its own forked process, so this state starts fresh. */
 static void pt_engine(void) {
   hc_engine.world_size = PT_RANKS;
+  hc_engine.npeers = PT_RANKS; /* no run-time peers */
   hc_engine.world_rank = 0;
   hc_engine.contexts = calloc(HC_MATCH_CONTEXTS, sizeof(hc_match_context_t));
   hc_engine.peers = calloc(PT_RANKS, sizeof(hc_peer_t));
