@@ -104,6 +104,16 @@ int hc_mpi_bsend_typed(const char *fn, hc_mpi_comm_t *c, const void *buf,
   }
   bsend_reclaim();
   bsend_block_t *b = bsend_reserve(need);
+  /* Full: earlier buffered sends may be done but not yet known to be
+   * (their last packets wait for a poll).  Poll and look again, twice, as
+   * MPICH does, before calling the buffer too small. */
+  for (int pass = 0; !b && pass < 2 && bsend_blocks; pass++) {
+    pthread_mutex_unlock(&bsend_lock);
+    hcomm_progress();
+    pthread_mutex_lock(&bsend_lock);
+    bsend_reclaim();
+    b = bsend_reserve(need);
+  }
   if (!b) {
     size_t size = bsend_size, used = bsend_in_use();
     pthread_mutex_unlock(&bsend_lock);
