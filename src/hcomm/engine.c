@@ -659,6 +659,8 @@ void hcomm_abort(int code, const char *why) {
 }
 
 void hcomm_threads_enable(void) {
-  hc_engine.locking = 1;
+  /* Other threads may already read the switch: write it only once. */
+  if (!hc_engine.locking)
+    hc_engine.locking = 1;
   hc_lock_make_real();
 }

@@ -48,6 +48,14 @@ typedef struct io_job {
 } io_job_t;
 
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The engine's and the library's locks become real, once, before the
+ * first thread of ours that calls into the library starts (once it runs
+ * it reads the switch, so turning it on again would race). */
+static void locks_on(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, hcomm_threads_enable);
+}
 static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
 static io_job_t *queue_head, *queue_tail;
 static int worker_started;
@@ -79,7 +87,7 @@ static int queue_push(io_job_t *j) {
   pthread_mutex_lock(&queue_lock);
   int rc = 0;
   if (!worker_started) {
-    hcomm_threads_enable();
+    locks_on();
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -142,8 +150,7 @@ static int ring_push(io_job_t *j) {
   if (!op)
     return -1;
   (void)hc_io_view_walk(j->f, j->pos, j->n, ring_add_run, op);
-  /* The ring's thread completes requests: the locks must be real. */
-  hcomm_threads_enable();
+  locks_on(); /* the ring's thread completes requests */
   j->ring = op;
   if (hc_io_ring_start(op) != 0) {
     j->ring = NULL;
