@@ -83,9 +83,21 @@ static uint32_t comm_offered[COMM_MASK_WORDS];
 static _Thread_local uint32_t comm_my_offer[COMM_MASK_WORDS];
 #define COMM_AGREE_TRIES 1000000
 
+/* The key of this thread's agreement in flight (comm_agree_begin), 0 when
+ * none; see comm_agree_lower_in_flight. */
+static _Thread_local uint64_t comm_my_key;
+static int comm_agree_lower_in_flight(uint64_t key);
+
 /* The ids a blocking creation may offer: free ones below the idup range
  * that no other thread's creation offers; they become this thread's. */
 static void comm_blocking_mask(uint32_t *mask) {
+  /* An agreement of lower key is in flight in this process: it goes
+   * first, so this round offers nothing (and says it held back), yet
+   * still takes part, so that the members waiting on it are answered. */
+  if (comm_my_key != 0 && comm_agree_lower_in_flight(comm_my_key)) {
+    memset(mask, 0, COMM_MASK_WORDS * sizeof *mask);
+    return;
+  }
   uint32_t hindered = 0;
   for (int w = 0; w < COMM_MASK_WORDS; w++) {
     uint32_t others = comm_offered[w] & ~comm_my_offer[w];
@@ -138,9 +150,11 @@ static uint64_t comm_agree_key(const hcomm_comm_t *parent, int etag) {
 static void comm_agree_begin(uint64_t key) {
   if (comm_ninflight < COMM_INFLIGHT_MAX)
     comm_inflight[comm_ninflight++] = key;
+  comm_my_key = key;
 }
 
 static void comm_agree_end(uint64_t key) {
+  comm_my_key = 0;
   for (int i = 0; i < comm_ninflight; i++)
     if (comm_inflight[i] == key) {
       comm_inflight[i] = comm_inflight[--comm_ninflight];
@@ -156,22 +170,24 @@ static int comm_agree_lower_in_flight(uint64_t key) {
 }
 
 /* After an empty agreement: 1 when it is worth another try (the lock is
- * let go meanwhile, until no agreement of lower key is in flight here),
- * 0 when the ids are really gone. */
-static int comm_agree_retry(int *tries, uint64_t key) {
+ * let go a moment meanwhile), 0 when the ids are really gone.  The retry
+ * does not wait for agreements of lower key here to end: a member that
+ * held back would leave the others of its round waiting for its message,
+ * among them a holder of ids the lower agreement needs (a deadlock seen
+ * with two threads creating communicators at once); instead its rounds
+ * offer nothing while a lower key is in flight (comm_blocking_mask). */
+static int comm_agree_retry(int *tries) {
   comm_offer_withdraw();
   if (++*tries >= COMM_AGREE_TRIES)
     return 0;
-  do {
-    hc_engine_unlock();
-    if (*tries < 100) {
-      sched_yield();
-    } else { /* a long contention: let the others' messages move */
-      struct timespec ts = {0, 100 * 1000};
-      nanosleep(&ts, NULL);
-    }
-    hc_engine_lock();
-  } while (comm_agree_lower_in_flight(key));
+  hc_engine_unlock();
+  if (*tries < 100) {
+    sched_yield();
+  } else { /* a long contention: let the others' messages move */
+    struct timespec ts = {0, 100 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  hc_engine_lock();
   return 1;
 }
 
@@ -332,7 +348,7 @@ static hc_status_t comm_agree(hcomm_comm_t *parent, int color, int key,
       *entries = all;
       return HC_OK;
     }
-    if (open || !comm_agree_retry(&tries, akey)) {
+    if (open || !comm_agree_retry(&tries)) {
       comm_offer_withdraw();
       comm_agree_end(akey);
       free(all);
@@ -731,7 +747,7 @@ static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
     id = rc == HC_OK ? comm_lowest_free(mask) : -1;
     if (rc == HC_OK && id < 0)
       rc = HC_ERR_NO_CONTEXT;
-  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries, akey));
+  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries));
   comm_agree_end(akey);
   if (rc != HC_OK)
     return rc;
@@ -1074,7 +1090,7 @@ static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
   do
     rc = comm_bridge_once(local, leader, bridge, peer, tag, mine, theirs, id,
                           &open);
-  while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries, akey));
+  while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries));
   comm_agree_end(akey);
   return rc;
 }
@@ -1421,7 +1437,7 @@ static hc_status_t comm_inter_split_locked(hcomm_comm_t *inter, int color,
     if (rc == HC_OK)
       rc = comm_inter_two_ids(mine_all, inter->local->size, their_all,
                               inter->size, ids, &open);
-  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries, akey));
+  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries));
   comm_agree_end(akey);
   if (rc == HC_OK && color != HCOMM_UNDEFINED)
     rc =

@@ -161,11 +161,19 @@ static void exchange(void)
     free(rq);
 }
 
+/* The listing of /proc/self/fd, opened before any stranger comes: with a
+ * low descriptor limit the strangers may hold every free descriptor when
+ * the count is taken, and procfs lists afresh after a rewind. */
+static DIR *fd_dir;
+
 /* How many descriptors are open, and the highest. */
 static int open_descriptors(int *highest)
 {
-    DIR *d = opendir("/proc/self/fd");
+    if (fd_dir == NULL)
+        fd_dir = opendir("/proc/self/fd");
+    DIR *d = fd_dir;
     CHECK(d != NULL, "opendir /proc/self/fd");
+    rewinddir(d);
     int n = 0, top = -1;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -175,7 +183,6 @@ static int open_descriptors(int *highest)
         n++;
         top = fd > top ? fd : top;
     }
-    closedir(d);
     if (highest != NULL)
         *highest = top;
     return n;
@@ -207,6 +214,7 @@ int main(int argc, char **argv)
     }
     CHECK(atoi(argv[1]) > 0, "usage: tcp_strangers N|nofds");
     CHECK(size >= 2, "needs 2 ranks");
+    open_descriptors(NULL); /* opens the listing while descriptors are free */
     pid_t helper = start_strangers(atoi(argv[1]));
     exchange();
     int sum = 0, rc = MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
