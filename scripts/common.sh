@@ -68,6 +68,17 @@ hc_trs_counts() {
         END { printf "%d %d %d\n", p, f, s }'
 }
 
+# hc_slowest_tests N DIR...: the N tests with the longest "duration: S s"
+# line (tests/bounded.sh) in their logs under the given build directories.
+hc_slowest_tests() {
+    local n=$1
+    shift
+    find "$@" -name '*.log' -path '*/tests/*' -o -name '*.log' -path '*/bench/*' 2>/dev/null |
+        xargs grep -H '^duration: [0-9]* s$' 2>/dev/null |
+        sed -E 's|^(.*)/([^/]*)/(tests\|bench)/(.*)\.log:duration: ([0-9]+) s$|\5 \3/\4 (\2)|' |
+        sort -rn | head -n "$n"
+}
+
 # hc_print_failed_logs DIR: the log of every failed test under DIR.
 hc_print_failed_logs() {
     local trs
