@@ -8,11 +8,27 @@
  */
 #include "hcomm/nbc.h"
 
+#include <stdbool.h>
+
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/nbc_impl.h"
 
 /* ---- gather -------------------------------------------------------------- */
+
+/* What every rooted schedule checks before it is built: a valid root,
+ * HCOMM_IN_PLACE only at the root (in_place_off_root: the caller saw it
+ * elsewhere), and the per-rank tables of a v-form at the root. */
+static hc_status_t nbc_rooted_new(hcomm_comm_t *comm, int root,
+                                  bool in_place_off_root, bool tables_missing,
+                                  hcomm_request_t **req, hc_nbc_sched_t **s) {
+  hc_status_t rc = hc_nbc_check_root(comm, root, req);
+  if (rc != HC_OK)
+    return rc;
+  if (comm->rank != root ? in_place_off_root : tables_missing)
+    return HC_ERR_ARG;
+  return hc_nbc_new(comm, NULL, s);
+}
 
 /* Root posts every receive at once: fine while p is small, and the only
  * sensible choice for varying block sizes. */
@@ -74,11 +90,8 @@ static hc_status_t nbc_coll_gather(const void *sendbuf, size_t bytes,
                                    hcomm_request_t **req,
                                    enum hc_nbc_mode mode) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = hc_nbc_check_root(comm, root, req);
-  if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
-    rc = HC_ERR_ARG;
-  if (rc == HC_OK)
-    rc = hc_nbc_new(comm, NULL, &s);
+  hc_status_t rc = nbc_rooted_new(comm, root, sendbuf == HCOMM_IN_PLACE,
+                                  false, req, &s);
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
@@ -100,13 +113,9 @@ static hc_status_t nbc_coll_gatherv(const void *sendbuf, size_t sbytes,
                                     hcomm_comm_t *comm, hcomm_request_t **req,
                                     enum hc_nbc_mode mode) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = hc_nbc_check_root(comm, root, req);
-  if (rc == HC_OK && sendbuf == HCOMM_IN_PLACE && comm->rank != root)
-    rc = HC_ERR_ARG;
-  if (rc == HC_OK && comm->rank == root && (rbytes == NULL || rdispls == NULL))
-    rc = HC_ERR_ARG;
-  if (rc == HC_OK)
-    rc = hc_nbc_new(comm, NULL, &s);
+  hc_status_t rc =
+      nbc_rooted_new(comm, root, sendbuf == HCOMM_IN_PLACE,
+                     rbytes == NULL || rdispls == NULL, req, &s);
   if (rc != HC_OK)
     return rc;
   nbc_build_gatherv(s, sendbuf, sbytes, recvbuf, rbytes, rdispls, root);
@@ -171,11 +180,8 @@ static hc_status_t nbc_coll_scatter(const void *sendbuf, size_t bytes,
                                     hcomm_request_t **req,
                                     enum hc_nbc_mode mode) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = hc_nbc_check_root(comm, root, req);
-  if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
-    rc = HC_ERR_ARG;
-  if (rc == HC_OK)
-    rc = hc_nbc_new(comm, NULL, &s);
+  hc_status_t rc = nbc_rooted_new(comm, root, recvbuf == HCOMM_IN_PLACE,
+                                  false, req, &s);
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
@@ -195,13 +201,9 @@ static hc_status_t nbc_coll_scatterv(const void *sendbuf, const size_t *sbytes,
                                      hcomm_comm_t *comm, hcomm_request_t **req,
                                      enum hc_nbc_mode mode) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = hc_nbc_check_root(comm, root, req);
-  if (rc == HC_OK && recvbuf == HCOMM_IN_PLACE && comm->rank != root)
-    rc = HC_ERR_ARG;
-  if (rc == HC_OK && comm->rank == root && (sbytes == NULL || sdispls == NULL))
-    rc = HC_ERR_ARG;
-  if (rc == HC_OK)
-    rc = hc_nbc_new(comm, NULL, &s);
+  hc_status_t rc =
+      nbc_rooted_new(comm, root, recvbuf == HCOMM_IN_PLACE,
+                     sbytes == NULL || sdispls == NULL, req, &s);
   if (rc != HC_OK)
     return rc;
   hc_nbc_build_scatterv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, root);
