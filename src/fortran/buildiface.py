@@ -36,7 +36,8 @@ SKIP = {
     'Pcontrol': 'hand', 'Buffer_detach': 'hand', 'Comm_get_attr': 'hand',
     'Comm_set_attr': 'hand', 'Info_create_env': 'hand',
     'Info_get_string': 'hand', 'Comm_create_keyval': 'hand',
-    'Session_get_nth_pset': 'hand',
+    'Session_get_nth_pset': 'hand', 'Grequest_start': 'hand',
+    'Comm_spawn': 'hand', 'Comm_spawn_multiple': 'hand',
     # MPI-1 calls whose Fortran form has INTEGER where C has MPI_Aint
     # (hand-written in fort_hand.c; not in mpi_f08, which left them out).
     'Address': 'hand', 'Type_extent': 'hand', 'Type_lb': 'hand',
@@ -108,6 +109,40 @@ HAND = [
                           ('dtype_file_extent_fn', 'fn'),
                           ('extra_state', 'aint')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
+    # Generalized requests: C callbacks that call the Fortran procedures.
+    ('Grequest_start', [('query_fn', 'fn'), ('free_fn', 'fn'),
+                        ('cancel_fn', 'fn'), ('extra_state', 'aint'),
+                        ('request', 'h*:Request')], None),
+    ('X_Grequest_start', [('query_fn', 'fn'), ('free_fn', 'fn'),
+                          ('cancel_fn', 'fn'), ('poll_fn', 'fn'),
+                          ('wait_fn', 'fn'), ('extra_state', 'aint'),
+                          ('request', 'h*:Request')], None),
+    ('X_Grequest_class_create', [('query_fn', 'fn'), ('free_fn', 'fn'),
+                                 ('cancel_fn', 'fn'), ('poll_fn', 'fn'),
+                                 ('wait_fn', 'fn'), ('greq_class', 'int*')],
+     None),
+    ('X_Grequest_class_allocate', [('greq_class', 'int'),
+                                   ('extra_state', 'aint'),
+                                   ('request', 'h*:Request')], None),
+    # Arrays of blank-padded strings, each list ended by a blank one.
+    ('Comm_spawn', [('command', 'sin'), ('argv', 's[]'), ('maxprocs', 'int'),
+                    ('info', 'h:Info'), ('root', 'int'), ('comm', 'h:Comm'),
+                    ('intercomm', 'h*:Comm'), ('array_of_errcodes', 'int[]')],
+     None),
+    ('Comm_spawn_multiple', [('count', 'int'), ('array_of_commands', 's[]'),
+                             ('array_of_argv', 's[][]'),
+                             ('array_of_maxprocs', 'int[]'),
+                             ('array_of_info', 'h[]:Info'), ('root', 'int'),
+                             ('comm', 'h:Comm'), ('intercomm', 'h*:Comm'),
+                             ('array_of_errcodes', 'int[]')], None),
+    # MPICH's binding: the C result (1 or 0) arrives in the one INTEGER.
+    ('X_Query_cuda_support', [], None),
+    ('X_Query_hip_support', [], None),
+    ('X_Query_ze_support', [], None),
+    ('X_Query_ascend_support', [], None),
+    # MPI_F_SYNC_REG has no IERROR: it only tells the compiler that the
+    # buffer may change.
+    ('F_sync_reg', [('buf', 'buf')], 'noerr'),
     ('Aint_diff', [('addr1', 'aint'), ('addr2', 'aint')], 'aint'),
     # MPI-1: INTEGER addresses, displacements and attribute values.
     ('Address', [('location', 'buf'), ('address', 'int*')], None),
@@ -141,7 +176,7 @@ LOGICAL_IN = {('Status_set_cancelled', 'flag'), ('Op_create', 'commute'),
               ('Intercomm_merge', 'high'), ('Cart_create', 'reorder'),
               ('Graph_create', 'reorder'), ('Dist_graph_create', 'reorder'),
               ('Dist_graph_create_adjacent', 'reorder')}
-LOGICAL_OUT_NAMES = {'flag', 'commute', 'weighted'}
+LOGICAL_OUT_NAMES = {'flag', 'commute', 'weighted', 'is_supported'}
 # `int *` arguments named like those that are INTEGER all the same: the
 # agreement's flag is a bit mask, read and written (passed through).
 INTEGER_FLAGS = {('X_Comm_agree', 'flag'), ('X_Comm_iagree', 'flag')}
@@ -215,10 +250,12 @@ def implemented_calls():
                 src = open(os.path.join(d, f)).read()
                 names.update(re.findall(
                     r'^(?:int|double)\s*\n?PMPI_(\w+)\s*\(', src, flags=re.M))
-                # Of MPICH's extensions, the fault-tolerance calls
-                # (MPIX_Comm_*), as MPICH binds them in Fortran too.
+                # Of MPICH's extensions, those MPICH binds in Fortran too:
+                # fault tolerance (MPIX_Comm_*), error-class removal and
+                # the GPU query.
                 names.update('X_' + n for n in re.findall(
-                    r'^int\s*\n?PMPIX_(Comm_\w+)\s*\(', src, flags=re.M))
+                    r'^int\s*\n?PMPIX_(Comm_\w+|Delete_error_\w+|'
+                    r'GPU_query_support)\s*\(', src, flags=re.M))
     # The tool interface (MPI_T_*) has no Fortran bindings in the standard.
     return {n for n in names if not n.startswith('T_')}
 
@@ -460,6 +497,10 @@ def f_decl(name, kind, f08):
         return ['logical :: %s(*)' % name]
     if base in ('sin', 'sout'):
         return ['character(len=*) :: ' + name]
+    if base == 's[]':
+        return ['character(len=*) :: %s(*)' % name]
+    if base == 's[][]':
+        return ['character(len=*) :: %s(count, *)' % name]
     if base == 'fn':
         return ['external :: ' + name]
     if base.startswith('aint') or base.startswith('offset'):
@@ -486,10 +527,11 @@ def f_interface(call, args, result, f08):
     names = [n for n, k in args]
     if result is None:
         names.append('ierror')
-    head = '%s %s(%s)' % ('function' if result else 'subroutine', c_name(call),
-                              ', '.join(names))
+    sub = result in (None, 'noerr')
+    head = '%s %s(%s)' % ('subroutine' if sub else 'function', c_name(call),
+                          ', '.join(names))
     out = wrap(head) + (['  import'] if f08 else []) + ['  implicit none']
-    if result:
+    if not sub:
         rtype = 'double precision' if result == 'double' else \
             'integer(kind=8)'
         out.append('  %s :: %s' % (rtype, c_name(call)))
@@ -497,7 +539,7 @@ def f_interface(call, args, result, f08):
         out += ['  ' + d for d in f_decl(n, k, f08)]
     if result is None:
         out.append('  integer%s :: ierror' % (', optional' if f08 else ''))
-    out.append('end %s' % ('function' if result else 'subroutine'))
+    out.append('end %s' % ('subroutine' if sub else 'function'))
     return out
 
 

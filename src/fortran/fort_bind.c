@@ -8138,3 +8138,56 @@ void pmpix_comm_shrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
 #pragma weak pmpix_comm_shrink = pmpix_comm_shrink_
 #pragma weak pmpix_comm_shrink__ = pmpix_comm_shrink_
 #pragma weak PMPIX_COMM_SHRINK = pmpix_comm_shrink_
+
+void pmpix_delete_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
+  int rc = MPIX_Delete_error_class(*errorclass);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_delete_error_class_ = pmpix_delete_error_class_
+#pragma weak mpix_delete_error_class = pmpix_delete_error_class_
+#pragma weak mpix_delete_error_class__ = pmpix_delete_error_class_
+#pragma weak MPIX_DELETE_ERROR_CLASS = pmpix_delete_error_class_
+#pragma weak pmpix_delete_error_class = pmpix_delete_error_class_
+#pragma weak pmpix_delete_error_class__ = pmpix_delete_error_class_
+#pragma weak PMPIX_DELETE_ERROR_CLASS = pmpix_delete_error_class_
+
+void pmpix_delete_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr) {
+  int rc = MPIX_Delete_error_code(*errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_delete_error_code_ = pmpix_delete_error_code_
+#pragma weak mpix_delete_error_code = pmpix_delete_error_code_
+#pragma weak mpix_delete_error_code__ = pmpix_delete_error_code_
+#pragma weak MPIX_DELETE_ERROR_CODE = pmpix_delete_error_code_
+#pragma weak pmpix_delete_error_code = pmpix_delete_error_code_
+#pragma weak pmpix_delete_error_code__ = pmpix_delete_error_code_
+#pragma weak PMPIX_DELETE_ERROR_CODE = pmpix_delete_error_code_
+
+void pmpix_delete_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr) {
+  int rc = MPIX_Delete_error_string(*errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_delete_error_string_ = pmpix_delete_error_string_
+#pragma weak mpix_delete_error_string = pmpix_delete_error_string_
+#pragma weak mpix_delete_error_string__ = pmpix_delete_error_string_
+#pragma weak MPIX_DELETE_ERROR_STRING = pmpix_delete_error_string_
+#pragma weak pmpix_delete_error_string = pmpix_delete_error_string_
+#pragma weak pmpix_delete_error_string__ = pmpix_delete_error_string_
+#pragma weak PMPIX_DELETE_ERROR_STRING = pmpix_delete_error_string_
+
+void pmpix_gpu_query_support_(MPI_Fint *gpu_type, MPI_Fint *is_supported,
+                              MPI_Fint *ierr) {
+  int is_supported_c = 0;
+  int rc = MPIX_GPU_query_support(*gpu_type, &is_supported_c);
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *is_supported = hc_f_logical(is_supported_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpix_gpu_query_support_ = pmpix_gpu_query_support_
+#pragma weak mpix_gpu_query_support = pmpix_gpu_query_support_
+#pragma weak mpix_gpu_query_support__ = pmpix_gpu_query_support_
+#pragma weak MPIX_GPU_QUERY_SUPPORT = pmpix_gpu_query_support_
+#pragma weak pmpix_gpu_query_support = pmpix_gpu_query_support_
+#pragma weak pmpix_gpu_query_support__ = pmpix_gpu_query_support_
+#pragma weak PMPIX_GPU_QUERY_SUPPORT = pmpix_gpu_query_support_

@@ -1500,5 +1500,10 @@ void pmpix_comm_ishrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
                          MPI_Fint *ierr);
 void pmpix_comm_revoke_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpix_comm_shrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
+void pmpix_delete_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
+void pmpix_delete_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr);
+void pmpix_delete_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr);
+void pmpix_gpu_query_support_(MPI_Fint *gpu_type, MPI_Fint *is_supported,
+                              MPI_Fint *ierr);
 
 #endif

@@ -633,6 +633,310 @@ MPI_Aint pmpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2) {
   return MPI_Aint_diff(*addr1, *addr2);
 }
 
+/* ---- generalized requests: C callbacks that call the Fortran ones ---- */
+
+/* A request's Fortran procedures, and (for MPIX's classes) the poll and
+ * wait ones; a class's set lives for the rest of the run, as the class. */
+typedef struct fh_greq_fns {
+  hc_f_greq_query_fn *query;
+  hc_f_greq_free_fn *free;
+  hc_f_greq_cancel_fn *cancel;
+  hc_f_greq_poll_fn *poll;
+  hc_f_greq_wait_fn *wait;
+} fh_greq_fns_t;
+
+/* The C extra_state of a request started from Fortran: its procedures and
+ * the Fortran extra_state they take; freed after the free callback. */
+typedef struct fh_greq {
+  const fh_greq_fns_t *fns;
+  fh_greq_fns_t own; /* fns points here unless the request has a class */
+  MPI_Aint extra;
+} fh_greq_t;
+
+/* query_fn and poll_fn: the Fortran status in, as the C one, and out. */
+static int fh_greq_status_call(hc_f_greq_query_fn *fn, fh_greq_t *g,
+                               MPI_Status *status) {
+  MPI_Fint f_status[MPI_F_STATUS_SIZE], f_err = MPI_SUCCESS;
+  MPI_Status_c2f(status, f_status);
+  fn(&g->extra, f_status, &f_err);
+  MPI_Status_f2c(f_status, status);
+  return f_err;
+}
+
+static int fh_greq_query(void *state, MPI_Status *status) {
+  fh_greq_t *g = state;
+  return fh_greq_status_call(g->fns->query, g, status);
+}
+
+static int fh_greq_free(void *state) {
+  fh_greq_t *g = state;
+  MPI_Fint f_err = MPI_SUCCESS;
+  g->fns->free(&g->extra, &f_err);
+  free(g);
+  return f_err;
+}
+
+static int fh_greq_cancel(void *state, int complete) {
+  fh_greq_t *g = state;
+  MPI_Fint f_complete = hc_f_logical(complete), f_err = MPI_SUCCESS;
+  g->fns->cancel(&g->extra, &f_complete, &f_err);
+  return f_err;
+}
+
+static int fh_greq_poll(void *state, MPI_Status *status) {
+  fh_greq_t *g = state;
+  return fh_greq_status_call(g->fns->poll, g, status);
+}
+
+/* The states of one class's requests, each its Fortran extra_state. */
+static int fh_greq_wait(int count, void **states, double timeout,
+                        MPI_Status *status) {
+  if (count <= 0)
+    return MPI_SUCCESS;
+  MPI_Aint *extras = malloc((size_t)count * sizeof(*extras));
+  if (!extras)
+    return MPI_ERR_NO_MEM;
+  for (int i = 0; i < count; i++)
+    extras[i] = ((fh_greq_t *)states[i])->extra;
+  MPI_Fint f_count = count, f_status[MPI_F_STATUS_SIZE], f_err = MPI_SUCCESS;
+  MPI_Status_c2f(status, f_status);
+  ((fh_greq_t *)states[0])->fns->wait(&f_count, extras, &timeout, f_status,
+                                      &f_err);
+  MPI_Status_f2c(f_status, status);
+  free(extras);
+  return f_err;
+}
+
+static fh_greq_t *fh_greq_new(const fh_greq_fns_t *fns, MPI_Aint extra) {
+  fh_greq_t *g = malloc(sizeof(*g));
+  if (g)
+    *g = (fh_greq_t){.fns = fns, .extra = extra};
+  return g;
+}
+
+void pmpi_grequest_start_(hc_f_greq_query_fn *query_fn,
+                          hc_f_greq_free_fn *free_fn,
+                          hc_f_greq_cancel_fn *cancel_fn,
+                          MPI_Aint *extra_state, MPI_Fint *request,
+                          MPI_Fint *ierr) {
+  pmpix_grequest_start_(query_fn, free_fn, cancel_fn, NULL, NULL, extra_state,
+                        request, ierr);
+}
+
+/* NULL poll_fn and wait_fn (from MPI_GREQUEST_START): a standard request. */
+void pmpix_grequest_start_(hc_f_greq_query_fn *query_fn,
+                           hc_f_greq_free_fn *free_fn,
+                           hc_f_greq_cancel_fn *cancel_fn,
+                           hc_f_greq_poll_fn *poll_fn,
+                           hc_f_greq_wait_fn *wait_fn, MPI_Aint *extra_state,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  fh_greq_t *g = fh_greq_new(NULL, *extra_state);
+  if (!g) {
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  g->own = (fh_greq_fns_t){query_fn, free_fn, cancel_fn, poll_fn, wait_fn};
+  g->fns = &g->own;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPIX_Grequest_start(fh_greq_query, fh_greq_free, fh_greq_cancel,
+                               poll_fn ? fh_greq_poll : NULL,
+                               wait_fn ? fh_greq_wait : NULL, g, &req);
+  if (rc == MPI_SUCCESS)
+    *request = req;
+  else
+    free(g); /* no request: its free callback never runs */
+  hc_f_err(ierr, rc);
+}
+
+/* Classes made from Fortran, by handle (never freed: MPIX has no call to
+ * free a class). */
+typedef struct fh_greq_class {
+  MPIX_Grequest_class handle;
+  fh_greq_fns_t fns;
+  struct fh_greq_class *next;
+} fh_greq_class_t;
+
+static pthread_mutex_t fh_greq_classes_lock = PTHREAD_MUTEX_INITIALIZER;
+static fh_greq_class_t *fh_greq_classes;
+
+void pmpix_grequest_class_create_(hc_f_greq_query_fn *query_fn,
+                                  hc_f_greq_free_fn *free_fn,
+                                  hc_f_greq_cancel_fn *cancel_fn,
+                                  hc_f_greq_poll_fn *poll_fn,
+                                  hc_f_greq_wait_fn *wait_fn,
+                                  MPI_Fint *greq_class, MPI_Fint *ierr) {
+  fh_greq_class_t *c = malloc(sizeof(*c));
+  if (!c) {
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  c->fns = (fh_greq_fns_t){query_fn, free_fn, cancel_fn, poll_fn, wait_fn};
+  int rc = MPIX_Grequest_class_create(fh_greq_query, fh_greq_free,
+                                      fh_greq_cancel, fh_greq_poll,
+                                      fh_greq_wait, &c->handle);
+  if (rc != MPI_SUCCESS) {
+    free(c);
+    hc_f_err(ierr, rc);
+    return;
+  }
+  pthread_mutex_lock(&fh_greq_classes_lock);
+  c->next = fh_greq_classes;
+  fh_greq_classes = c;
+  pthread_mutex_unlock(&fh_greq_classes_lock);
+  *greq_class = c->handle;
+  hc_f_err(ierr, MPI_SUCCESS);
+}
+
+/* A class made in C has C callbacks: they get the Fortran extra_state as
+ * their pointer-sized state, and the C call judges the handle. */
+void pmpix_grequest_class_allocate_(MPI_Fint *greq_class,
+                                    MPI_Aint *extra_state, MPI_Fint *request,
+                                    MPI_Fint *ierr) {
+  const fh_greq_fns_t *fns = NULL;
+  pthread_mutex_lock(&fh_greq_classes_lock);
+  for (fh_greq_class_t *c = fh_greq_classes; c && !fns; c = c->next)
+    if (c->handle == *greq_class)
+      fns = &c->fns;
+  pthread_mutex_unlock(&fh_greq_classes_lock);
+  fh_greq_t *g = NULL;
+  if (fns && !(g = fh_greq_new(fns, *extra_state))) {
+    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    return;
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPIX_Grequest_class_allocate(*greq_class,
+                                        g ? (void *)g : (void *)*extra_state,
+                                        &req);
+  if (rc == MPI_SUCCESS)
+    *request = req;
+  else
+    free(g);
+  hc_f_err(ierr, rc);
+}
+
+/* ---- spawn: arrays of blank-padded strings ---- */
+
+static void fh_argv_free(char **argv) {
+  if (argv == MPI_ARGV_NULL)
+    return;
+  for (char **a = argv; *a; a++)
+    free(*a);
+  free(argv);
+}
+
+/* A C argv (NULL-ended, malloc'd) from Fortran strings of length len, the
+ * first at f and each next stride strings further on, up to the first
+ * blank one; NULL when out of memory. */
+static char **fh_argv_in(const char *f, size_t len, size_t stride) {
+  size_t n = 0;
+  for (;; n++) {
+    const char *s = f + n * stride * len;
+    size_t k = 0;
+    while (k < len && s[k] == ' ')
+      k++;
+    if (k == len)
+      break;
+  }
+  char **argv = calloc(n + 1, sizeof(*argv));
+  for (size_t i = 0; argv && i < n; i++) {
+    argv[i] = hc_f_str_in(f + i * stride * len, len);
+    if (!argv[i]) {
+      fh_argv_free(argv);
+      return NULL;
+    }
+  }
+  return argv;
+}
+
+static int fh_is_argv_null(const char *argv) {
+  return argv == mpiprivc_.argv_null || argv == hc_f08_argv_null;
+}
+
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs,
+                      MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *intercomm, MPI_Fint *array_of_errcodes,
+                      MPI_Fint *ierr, size_t command_len, size_t argv_len) {
+  int argv_null = fh_is_argv_null(argv);
+  char *cmd = hc_f_str_in(command, command_len);
+  char **c_argv = argv_null ? MPI_ARGV_NULL : fh_argv_in(argv, argv_len, 1);
+  int rc = MPI_ERR_NO_MEM;
+  if (cmd && (argv_null || c_argv)) {
+    MPI_Comm inter = MPI_COMM_NULL;
+    rc = MPI_Comm_spawn(cmd, c_argv, *maxprocs, *info, *root, *comm, &inter,
+                        hc_f_errcodes(array_of_errcodes));
+    *intercomm = inter;
+  }
+  free(cmd);
+  if (c_argv)
+    fh_argv_free(c_argv);
+  hc_f_err(ierr, rc);
+}
+
+/* array_of_argv(count, *): argument j of command i is element (i, j), so
+ * one command's arguments lie count strings apart. */
+void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands,
+                               char *array_of_argv, MPI_Fint *array_of_maxprocs,
+                               MPI_Fint *array_of_info, MPI_Fint *root,
+                               MPI_Fint *comm, MPI_Fint *intercomm,
+                               MPI_Fint *array_of_errcodes, MPI_Fint *ierr,
+                               size_t commands_len, size_t argv_len) {
+  int n = *count > 0 ? *count : 0;
+  int argvs_null = array_of_argv == mpiprivc_.argvs_null ||
+                   array_of_argv == hc_f08_argvs_null;
+  char **cmds = calloc((size_t)n + 1, sizeof(*cmds));
+  char ***argvs =
+      argvs_null ? MPI_ARGVS_NULL : calloc((size_t)n + 1, sizeof(*argvs));
+  int rc = cmds && (argvs_null || argvs) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+    cmds[i] = hc_f_str_in(array_of_commands + (size_t)i * commands_len,
+                          commands_len);
+    if (!argvs_null)
+      argvs[i] = fh_argv_in(array_of_argv + (size_t)i * argv_len, argv_len,
+                            (size_t)n);
+    if (!cmds[i] || (!argvs_null && !argvs[i]))
+      rc = MPI_ERR_NO_MEM;
+  }
+  if (rc == MPI_SUCCESS) {
+    MPI_Comm inter = MPI_COMM_NULL;
+    rc = MPI_Comm_spawn_multiple(*count, cmds, argvs, array_of_maxprocs,
+                                 array_of_info, *root, *comm, &inter,
+                                 hc_f_errcodes(array_of_errcodes));
+    *intercomm = inter;
+  }
+  for (int i = 0; i < n; i++) {
+    if (cmds)
+      free(cmds[i]);
+    if (!argvs_null && argvs && argvs[i])
+      fh_argv_free(argvs[i]);
+  }
+  free(cmds);
+  if (!argvs_null)
+    free(argvs);
+  hc_f_err(ierr, rc);
+}
+
+/* ---- MPICH's GPU queries: the C result in the one INTEGER ---- */
+
+void pmpix_query_cuda_support_(MPI_Fint *supported) {
+  *supported = MPIX_Query_cuda_support();
+}
+
+void pmpix_query_hip_support_(MPI_Fint *supported) {
+  *supported = MPIX_Query_hip_support();
+}
+
+void pmpix_query_ze_support_(MPI_Fint *supported) {
+  *supported = MPIX_Query_ze_support();
+}
+
+void pmpix_query_ascend_support_(MPI_Fint *supported) {
+  *supported = MPIX_Query_ascend_support();
+}
+
+/* Nothing to do at run time: the call exists so that the compiler, which
+ * cannot see inside it, treats buf as read and written here. */
+void pmpi_f_sync_reg_(void *buf) { (void)buf; }
+
 #pragma weak mpi_conversion_fn_null = mpi_conversion_fn_null_
 #pragma weak mpi_conversion_fn_null__ = mpi_conversion_fn_null_
 #pragma weak MPI_CONVERSION_FN_NULL = mpi_conversion_fn_null_

@@ -46,12 +46,18 @@ extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
 extern MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
 extern int MPIR_F08_MPI_IN_PLACE;
 extern int MPIR_F08_MPI_BOTTOM;
+/* mpi_f08's spawn sentinels (fort_util.c). */
+extern char hc_f08_argv_null[1];
+extern char hc_f08_argvs_null[1];
+extern MPI_Fint hc_f08_errcodes_ignore[1];
 
 /* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
 void *hc_f_buf(void *buf);
 /* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, use mpi and mpi_f08 (the
  * COMMON blocks /MPIFCMB5/ and /MPIFCMB9/) become the C sentinels. */
 int *hc_f_weights(MPI_Fint *weights);
+/* MPI_ERRCODES_IGNORE of mpif.h, use mpi and mpi_f08 as C's. */
+int *hc_f_errcodes(MPI_Fint *errcodes);
 /* A Fortran status with MPI_STATUS_IGNORE mapped to C's value. */
 MPI_Status *hc_f_status(MPI_Fint *status);
 /* An array of statuses with MPI_STATUSES_IGNORE mapped to C's value. */
@@ -104,6 +110,53 @@ void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
                              MPI_Aint *extra_state, MPI_Fint *ierr);
 void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
                                   MPI_Fint *errhandler, MPI_Fint *ierr);
+
+/* Generalized requests' callbacks (all by reference). */
+typedef void(hc_f_greq_query_fn)(MPI_Aint *extra_state, MPI_Fint *status,
+                                 MPI_Fint *ierr);
+typedef void(hc_f_greq_free_fn)(MPI_Aint *extra_state, MPI_Fint *ierr);
+typedef void(hc_f_greq_cancel_fn)(MPI_Aint *extra_state, MPI_Fint *complete,
+                                  MPI_Fint *ierr);
+/* MPIX's poll_fn takes what query_fn takes. */
+typedef hc_f_greq_query_fn hc_f_greq_poll_fn;
+typedef void(hc_f_greq_wait_fn)(MPI_Fint *count, MPI_Aint *array_of_states,
+                                double *timeout, MPI_Fint *status,
+                                MPI_Fint *ierr);
+void pmpi_grequest_start_(hc_f_greq_query_fn *query_fn,
+                          hc_f_greq_free_fn *free_fn,
+                          hc_f_greq_cancel_fn *cancel_fn,
+                          MPI_Aint *extra_state, MPI_Fint *request,
+                          MPI_Fint *ierr);
+void pmpix_grequest_start_(hc_f_greq_query_fn *query_fn,
+                           hc_f_greq_free_fn *free_fn,
+                           hc_f_greq_cancel_fn *cancel_fn,
+                           hc_f_greq_poll_fn *poll_fn,
+                           hc_f_greq_wait_fn *wait_fn, MPI_Aint *extra_state,
+                           MPI_Fint *request, MPI_Fint *ierr);
+void pmpix_grequest_class_create_(hc_f_greq_query_fn *query_fn,
+                                  hc_f_greq_free_fn *free_fn,
+                                  hc_f_greq_cancel_fn *cancel_fn,
+                                  hc_f_greq_poll_fn *poll_fn,
+                                  hc_f_greq_wait_fn *wait_fn,
+                                  MPI_Fint *greq_class, MPI_Fint *ierr);
+void pmpix_grequest_class_allocate_(MPI_Fint *greq_class,
+                                    MPI_Aint *extra_state, MPI_Fint *request,
+                                    MPI_Fint *ierr);
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs,
+                      MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *intercomm, MPI_Fint *array_of_errcodes,
+                      MPI_Fint *ierr, size_t command_len, size_t argv_len);
+void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands,
+                               char *array_of_argv, MPI_Fint *array_of_maxprocs,
+                               MPI_Fint *array_of_info, MPI_Fint *root,
+                               MPI_Fint *comm, MPI_Fint *intercomm,
+                               MPI_Fint *array_of_errcodes, MPI_Fint *ierr,
+                               size_t commands_len, size_t argv_len);
+void pmpix_query_cuda_support_(MPI_Fint *supported);
+void pmpix_query_hip_support_(MPI_Fint *supported);
+void pmpix_query_ze_support_(MPI_Fint *supported);
+void pmpix_query_ascend_support_(MPI_Fint *supported);
+void pmpi_f_sync_reg_(void *buf);
 
 void pmpi_init_(MPI_Fint *ierr);
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);

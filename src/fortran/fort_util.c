@@ -15,6 +15,11 @@ hc_f_priv2_t mpipriv2_ __attribute__((aligned(32)));
 hc_f_privc_t mpiprivc_ __attribute__((aligned(32)));
 MPI_Fint mpifcmb5_ __attribute__((aligned(32)));
 MPI_Fint mpifcmb9_ __attribute__((aligned(32)));
+/* mpi_f08's MPI_ARGV_NULL, MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE: a module
+ * variable binds to a whole C object, not to a field of a COMMON block. */
+char hc_f08_argv_null[1];
+char hc_f08_argvs_null[1];
+MPI_Fint hc_f08_errcodes_ignore[1];
 
 void *hc_f_buf(void *buf) {
   if (buf == (void *)&mpipriv1_.bottom || buf == (void *)&MPIR_F08_MPI_BOTTOM)
@@ -23,6 +28,13 @@ void *hc_f_buf(void *buf) {
       buf == (void *)&MPIR_F08_MPI_IN_PLACE)
     return MPI_IN_PLACE;
   return buf;
+}
+
+int *hc_f_errcodes(MPI_Fint *errcodes) {
+  if (errcodes == mpipriv2_.errcodes_ignore ||
+      errcodes == hc_f08_errcodes_ignore)
+    return MPI_ERRCODES_IGNORE;
+  return (int *)errcodes;
 }
 
 int *hc_f_weights(MPI_Fint *weights) {

@@ -4,9 +4,9 @@
 ! themselves (mpi_send_ ...) with typed interfaces and OPTIONAL ierror
 ! (an absent one arrives as NULL, which the bindings allow for).
 module mpi_f08
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_char
   implicit none
-  private :: c_int
+  private :: c_int, c_char
 
   type, bind(C) :: MPI_Comm
     integer(c_int) :: MPI_VAL
@@ -62,6 +62,12 @@ module mpi_f08
       MPI_STATUSES_IGNORE(1)
   integer(c_int), bind(C, name="MPIR_F08_MPI_IN_PLACE") :: MPI_IN_PLACE
   integer(c_int), bind(C, name="MPIR_F08_MPI_BOTTOM") :: MPI_BOTTOM
+  ! The spawn sentinels: objects of libhcmpifort (fort_util.c).
+  character(kind=c_char), bind(C, name="hc_f08_argv_null") :: MPI_ARGV_NULL(1)
+  character(kind=c_char), bind(C, name="hc_f08_argvs_null") :: &
+      MPI_ARGVS_NULL(1, 1)
+  integer(c_int), bind(C, name="hc_f08_errcodes_ignore") :: &
+      MPI_ERRCODES_IGNORE(1)
   ! The weight sentinels share the COMMON blocks of mpif.h (fort_util.c).
   integer(c_int), bind(C, name="mpifcmb5_") :: MPI_UNWEIGHTED
   integer(c_int), bind(C, name="mpifcmb9_") :: MPI_WEIGHTS_EMPTY

@@ -400,6 +400,35 @@ subroutine MPI_Comm_size(comm, size, ierror)
   integer :: size
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: command
+  character(len=*) :: argv(*)
+  integer :: maxprocs
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: intercomm
+  integer :: array_of_errcodes(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, &
+    array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+  import
+  implicit none
+  integer :: count
+  character(len=*) :: array_of_commands(*)
+  character(len=*) :: array_of_argv(count, *)
+  integer :: array_of_maxprocs(*)
+  type(MPI_Info) :: array_of_info(*)
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: intercomm
+  integer :: array_of_errcodes(*)
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_split(comm, color, key, newcomm, ierror)
   import
   implicit none
@@ -549,6 +578,12 @@ subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
   character(len=*) :: string
   integer :: resultlen
   integer, optional :: ierror
+end subroutine
+subroutine MPI_F_sync_reg(buf)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
 end subroutine
 subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
     ierror)
@@ -928,6 +963,16 @@ end subroutine
 subroutine MPI_Grequest_complete(request, ierror)
   import
   implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+  import
+  implicit none
+  external :: query_fn
+  external :: free_fn
+  external :: cancel_fn
+  integer(kind=8) :: extra_state
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
@@ -2077,6 +2122,84 @@ subroutine MPIX_Comm_shrink(comm, newcomm, ierror)
   implicit none
   type(MPI_Comm) :: comm
   type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Delete_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Delete_error_code(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Delete_error_string(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_GPU_query_support(gpu_type, is_supported, ierror)
+  import
+  implicit none
+  integer :: gpu_type
+  logical :: is_supported
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Grequest_class_allocate(greq_class, extra_state, request, ierror)
+  import
+  implicit none
+  integer :: greq_class
+  integer(kind=8) :: extra_state
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class, &
+    ierror)
+  import
+  implicit none
+  external :: query_fn
+  external :: free_fn
+  external :: cancel_fn
+  external :: poll_fn
+  external :: wait_fn
+  integer :: greq_class
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, &
+    request, ierror)
+  import
+  implicit none
+  external :: query_fn
+  external :: free_fn
+  external :: cancel_fn
+  external :: poll_fn
+  external :: wait_fn
+  integer(kind=8) :: extra_state
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Query_ascend_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Query_cuda_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Query_hip_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine MPIX_Query_ze_support(ierror)
+  import
+  implicit none
   integer, optional :: ierror
 end subroutine
 end interface

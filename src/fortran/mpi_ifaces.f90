@@ -622,6 +622,33 @@ subroutine MPI_Comm_size(comm, size, ierror)
   integer :: size
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+    ierror)
+  implicit none
+  character(len=*) :: command
+  character(len=*) :: argv(*)
+  integer :: maxprocs
+  integer :: info
+  integer :: root
+  integer :: comm
+  integer :: intercomm
+  integer :: array_of_errcodes(*)
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, &
+    array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+  implicit none
+  integer :: count
+  character(len=*) :: array_of_commands(*)
+  character(len=*) :: array_of_argv(count, *)
+  integer :: array_of_maxprocs(*)
+  integer :: array_of_info(*)
+  integer :: root
+  integer :: comm
+  integer :: intercomm
+  integer :: array_of_errcodes(*)
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_split(comm, color, key, newcomm, ierror)
   implicit none
   integer :: comm
@@ -782,6 +809,11 @@ subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, re
   integer :: info
   integer :: request
   integer :: ierror
+end subroutine
+subroutine MPI_F_sync_reg(buf)
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
 end subroutine
 subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
     ierror)
@@ -1504,6 +1536,15 @@ subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
 end subroutine
 subroutine MPI_Grequest_complete(request, ierror)
   implicit none
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+  implicit none
+  external :: query_fn
+  external :: free_fn
+  external :: cancel_fn
+  integer(kind=8) :: extra_state
   integer :: request
   integer :: ierror
 end subroutine
@@ -3753,6 +3794,73 @@ subroutine MPIX_Comm_shrink(comm, newcomm, ierror)
   implicit none
   integer :: comm
   integer :: newcomm
+  integer :: ierror
+end subroutine
+subroutine MPIX_Delete_error_class(errorclass, ierror)
+  implicit none
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+subroutine MPIX_Delete_error_code(errorcode, ierror)
+  implicit none
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPIX_Delete_error_string(errorcode, ierror)
+  implicit none
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPIX_GPU_query_support(gpu_type, is_supported, ierror)
+  implicit none
+  integer :: gpu_type
+  logical :: is_supported
+  integer :: ierror
+end subroutine
+subroutine MPIX_Grequest_class_allocate(greq_class, extra_state, request, ierror)
+  implicit none
+  integer :: greq_class
+  integer(kind=8) :: extra_state
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class, &
+    ierror)
+  implicit none
+  external :: query_fn
+  external :: free_fn
+  external :: cancel_fn
+  external :: poll_fn
+  external :: wait_fn
+  integer :: greq_class
+  integer :: ierror
+end subroutine
+subroutine MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, &
+    request, ierror)
+  implicit none
+  external :: query_fn
+  external :: free_fn
+  external :: cancel_fn
+  external :: poll_fn
+  external :: wait_fn
+  integer(kind=8) :: extra_state
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPIX_Query_ascend_support(ierror)
+  implicit none
+  integer :: ierror
+end subroutine
+subroutine MPIX_Query_cuda_support(ierror)
+  implicit none
+  integer :: ierror
+end subroutine
+subroutine MPIX_Query_hip_support(ierror)
+  implicit none
+  integer :: ierror
+end subroutine
+subroutine MPIX_Query_ze_support(ierror)
+  implicit none
   integer :: ierror
 end subroutine
 end interface
