@@ -107,7 +107,9 @@ const hc_env_entry_t hc_env_table[] = {
      "largest TCP packet in bytes"},
     {"HCMPI_TCP_SENDQ", "8m", "library",
      "queued bytes per TCP peer before senders wait"},
-    {"HCMPI_TCP_SOCKBUF", "4m", "library", "TCP socket buffer size"},
+    {"HCMPI_TCP_SOCKBUF", "4m", "library",
+     "TCP socket buffer size; 0 leaves the kernel's, others are raised to "
+     "256k (smaller buffers stall on 64 KiB segments)"},
     {"HCMPI_TCP_PLACE", "1", "library",
      "0: rendezvous payloads go through the receive buffer instead of being "
      "read straight into the user's buffer"},

@@ -107,6 +107,12 @@
 #define TCP_MAX_MAX_PACKET ((size_t)64 << 20)
 #define TCP_DEFAULT_SENDQ ((size_t)8 << 20)
 #define TCP_DEFAULT_SOCKBUF ((size_t)4 << 20)
+/* The least socket buffer set: four segments of loopback's 64 KiB MSS.
+ * Below a few segments the receiving kernel drops whole segments it has
+ * no room for, the sender backs off (RTO doubling) and a busy pair stalls
+ * for seconds to minutes (seen: 64 KiB buffers, both sides' data unsent
+ * with the window open, nothing received for 15 s). */
+#define TCP_MIN_SOCKBUF ((size_t)256 << 10)
 #define TCP_FRAME_HDR 4
 #define TCP_EVENTS 64
 /* Placement (see above): the least still-unread payload worth reading in
@@ -513,6 +519,8 @@ static void tcp_read_tunables(tcp_ctx_t *t) {
   t->max_packet = mp;
   t->sendq_max = hc_env_size("HCMPI_TCP_SENDQ", TCP_DEFAULT_SENDQ);
   size_t sb = hc_env_size("HCMPI_TCP_SOCKBUF", TCP_DEFAULT_SOCKBUF);
+  if (sb > 0 && sb < TCP_MIN_SOCKBUF)
+    sb = TCP_MIN_SOCKBUF;
   t->sockbuf = sb > (size_t)1 << 30 ? 1 << 30 : (int)sb;
   long ms = hc_env_long("HCMPI_TCP_HANDSHAKE_MS", TCP_DEFAULT_HANDSHAKE_MS);
   t->handshake_ms = ms < TCP_MIN_HANDSHAKE_MS ? TCP_MIN_HANDSHAKE_MS : ms;
