@@ -75,7 +75,7 @@ hc_slowest_tests() {
     shift
     find "$@" -name '*.log' -path '*/tests/*' -o -name '*.log' -path '*/bench/*' 2>/dev/null |
         xargs grep -H '^duration: [0-9]* s$' 2>/dev/null |
-        sed -E 's|^(.*)/([^/]*)/(tests\|bench)/(.*)\.log:duration: ([0-9]+) s$|\5 \3/\4 (\2)|' |
+        sed -E 's|^(.*/)?([^/]+)/(tests\|bench)/(.*)\.log:duration: ([0-9]+) s$|\5 \3/\4 (\2)|' |
         sort -rn | head -n "$n"
 }
 
