@@ -17,6 +17,9 @@ void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor,
 #pragma weak pmpi_abi_get_version = pmpi_abi_get_version_
 #pragma weak pmpi_abi_get_version__ = pmpi_abi_get_version_
 #pragma weak PMPI_ABI_GET_VERSION = pmpi_abi_get_version_
+#pragma weak pmpi_abi_get_version_f08_ = pmpi_abi_get_version_
+#pragma weak mpi_abi_get_version_f08_ = pmpi_abi_get_version_
+#pragma weak pmpir_abi_get_version_f08_ = pmpi_abi_get_version_
 
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
   int rc = MPI_Abort(*comm, *errorcode);
@@ -29,6 +32,9 @@ void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
 #pragma weak pmpi_abort = pmpi_abort_
 #pragma weak pmpi_abort__ = pmpi_abort_
 #pragma weak PMPI_ABORT = pmpi_abort_
+#pragma weak pmpi_abort_f08_ = pmpi_abort_
+#pragma weak mpi_abort_f08_ = pmpi_abort_
+#pragma weak pmpir_abort_f08_ = pmpi_abort_
 
 void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                       MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -47,6 +53,21 @@ void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_accumulate = pmpi_accumulate_
 #pragma weak pmpi_accumulate__ = pmpi_accumulate_
 #pragma weak PMPI_ACCUMULATE = pmpi_accumulate_
+void pmpi_accumulate_f08ts_(hc_f_gfc_desc_t *origin_addr,
+                            MPI_Fint *origin_count, MPI_Fint *origin_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Fint *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Accumulate", ierr);
+    return;
+  }
+  pmpi_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                   target_rank, target_disp, target_count, target_datatype, op,
+                   win, ierr);
+}
+#pragma weak mpi_accumulate_f08ts_ = pmpi_accumulate_f08ts_
+#pragma weak pmpir_accumulate_f08ts_ = pmpi_accumulate_f08ts_
 
 void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
                         MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -65,6 +86,23 @@ void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_accumulate_c = pmpi_accumulate_c_
 #pragma weak pmpi_accumulate_c__ = pmpi_accumulate_c_
 #pragma weak PMPI_ACCUMULATE_C = pmpi_accumulate_c_
+void pmpi_accumulate_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
+                                  MPI_Count *origin_count,
+                                  MPI_Fint *origin_datatype,
+                                  MPI_Fint *target_rank, MPI_Aint *target_disp,
+                                  MPI_Count *target_count,
+                                  MPI_Fint *target_datatype, MPI_Fint *op,
+                                  MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Accumulate_c", ierr);
+    return;
+  }
+  pmpi_accumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                     target_rank, target_disp, target_count, target_datatype,
+                     op, win, ierr);
+}
+#pragma weak mpi_accumulate_f08ts_large_ = pmpi_accumulate_f08ts_large_
+#pragma weak pmpir_accumulate_f08ts_large_ = pmpi_accumulate_f08ts_large_
 
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
   int rc = MPI_Add_error_class(errorclass);
@@ -77,6 +115,9 @@ void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
 #pragma weak pmpi_add_error_class = pmpi_add_error_class_
 #pragma weak pmpi_add_error_class__ = pmpi_add_error_class_
 #pragma weak PMPI_ADD_ERROR_CLASS = pmpi_add_error_class_
+#pragma weak pmpi_add_error_class_f08_ = pmpi_add_error_class_
+#pragma weak mpi_add_error_class_f08_ = pmpi_add_error_class_
+#pragma weak pmpir_add_error_class_f08_ = pmpi_add_error_class_
 
 void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
                           MPI_Fint *ierr) {
@@ -90,6 +131,9 @@ void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
 #pragma weak pmpi_add_error_code = pmpi_add_error_code_
 #pragma weak pmpi_add_error_code__ = pmpi_add_error_code_
 #pragma weak PMPI_ADD_ERROR_CODE = pmpi_add_error_code_
+#pragma weak pmpi_add_error_code_f08_ = pmpi_add_error_code_
+#pragma weak mpi_add_error_code_f08_ = pmpi_add_error_code_
+#pragma weak pmpir_add_error_code_f08_ = pmpi_add_error_code_
 
 void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
                             size_t string_len) {
@@ -105,6 +149,9 @@ void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
 #pragma weak pmpi_add_error_string = pmpi_add_error_string_
 #pragma weak pmpi_add_error_string__ = pmpi_add_error_string_
 #pragma weak PMPI_ADD_ERROR_STRING = pmpi_add_error_string_
+#pragma weak pmpi_add_error_string_f08_ = pmpi_add_error_string_
+#pragma weak mpi_add_error_string_f08_ = pmpi_add_error_string_
+#pragma weak pmpir_add_error_string_f08_ = pmpi_add_error_string_
 
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -120,6 +167,19 @@ void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgather = pmpi_allgather_
 #pragma weak pmpi_allgather__ = pmpi_allgather_
 #pragma weak PMPI_ALLGATHER = pmpi_allgather_
+void pmpi_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                           MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                           MPI_Fint *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgather", ierr);
+    return;
+  }
+  pmpi_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+}
+#pragma weak mpi_allgather_f08ts_ = pmpi_allgather_f08ts_
+#pragma weak pmpir_allgather_f08ts_ = pmpi_allgather_f08ts_
 
 void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -135,6 +195,19 @@ void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgather_c = pmpi_allgather_c_
 #pragma weak pmpi_allgather_c__ = pmpi_allgather_c_
 #pragma weak PMPI_ALLGATHER_C = pmpi_allgather_c_
+void pmpi_allgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgather_c", ierr);
+    return;
+  }
+  pmpi_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+}
+#pragma weak mpi_allgather_f08ts_large_ = pmpi_allgather_f08ts_large_
+#pragma weak pmpir_allgather_f08ts_large_ = pmpi_allgather_f08ts_large_
 
 void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
@@ -153,6 +226,21 @@ void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgather_init = pmpi_allgather_init_
 #pragma weak pmpi_allgather_init__ = pmpi_allgather_init_
 #pragma weak PMPI_ALLGATHER_INIT = pmpi_allgather_init_
+void pmpi_allgather_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                                MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *info,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgather_init", ierr);
+    return;
+  }
+  pmpi_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, info,
+                       request, ierr);
+}
+#pragma weak mpi_allgather_init_f08ts_ = pmpi_allgather_init_f08ts_
+#pragma weak pmpir_allgather_init_f08ts_ = pmpi_allgather_init_f08ts_
 
 void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
                             MPI_Fint *sendtype, void *recvbuf,
@@ -171,6 +259,23 @@ void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_allgather_init_c = pmpi_allgather_init_c_
 #pragma weak pmpi_allgather_init_c__ = pmpi_allgather_init_c_
 #pragma weak PMPI_ALLGATHER_INIT_C = pmpi_allgather_init_c_
+void pmpi_allgather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                      MPI_Count *sendcount, MPI_Fint *sendtype,
+                                      hc_f_gfc_desc_t *recvbuf,
+                                      MPI_Count *recvcount, MPI_Fint *recvtype,
+                                      MPI_Fint *comm, MPI_Fint *info,
+                                      MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgather_init_c", ierr);
+    return;
+  }
+  pmpi_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                         hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                         info, request, ierr);
+}
+#pragma weak mpi_allgather_init_f08ts_large_ = pmpi_allgather_init_f08ts_large_
+#pragma weak pmpir_allgather_init_f08ts_large_ =                               \
+    pmpi_allgather_init_f08ts_large_
 
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -187,6 +292,21 @@ void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgatherv = pmpi_allgatherv_
 #pragma weak pmpi_allgatherv__ = pmpi_allgatherv_
 #pragma weak PMPI_ALLGATHERV = pmpi_allgatherv_
+void pmpi_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                            MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                            MPI_Fint *recvcounts, MPI_Fint *displs,
+                            MPI_Fint *recvtype, MPI_Fint *comm,
+                            MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgatherv", ierr);
+    return;
+  }
+  pmpi_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, comm,
+                   ierr);
+}
+#pragma weak mpi_allgatherv_f08ts_ = pmpi_allgatherv_f08ts_
+#pragma weak pmpir_allgatherv_f08ts_ = pmpi_allgatherv_f08ts_
 
 void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
@@ -203,6 +323,22 @@ void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_allgatherv_c = pmpi_allgatherv_c_
 #pragma weak pmpi_allgatherv_c__ = pmpi_allgatherv_c_
 #pragma weak PMPI_ALLGATHERV_C = pmpi_allgatherv_c_
+void pmpi_allgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                  MPI_Count *sendcount, MPI_Fint *sendtype,
+                                  hc_f_gfc_desc_t *recvbuf,
+                                  MPI_Count *recvcounts, MPI_Aint *displs,
+                                  MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgatherv_c", ierr);
+    return;
+  }
+  pmpi_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                     comm, ierr);
+}
+#pragma weak mpi_allgatherv_f08ts_large_ = pmpi_allgatherv_f08ts_large_
+#pragma weak pmpir_allgatherv_f08ts_large_ = pmpi_allgatherv_f08ts_large_
 
 void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, void *recvbuf,
@@ -221,6 +357,22 @@ void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_allgatherv_init = pmpi_allgatherv_init_
 #pragma weak pmpi_allgatherv_init__ = pmpi_allgatherv_init_
 #pragma weak PMPI_ALLGATHERV_INIT = pmpi_allgatherv_init_
+void pmpi_allgatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                                 MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Fint *recvcounts, MPI_Fint *displs,
+                                 MPI_Fint *recvtype, MPI_Fint *comm,
+                                 MPI_Fint *info, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgatherv_init", ierr);
+    return;
+  }
+  pmpi_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                        comm, info, request, ierr);
+}
+#pragma weak mpi_allgatherv_init_f08ts_ = pmpi_allgatherv_init_f08ts_
+#pragma weak pmpir_allgatherv_init_f08ts_ = pmpi_allgatherv_init_f08ts_
 
 void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
                              MPI_Fint *sendtype, void *recvbuf,
@@ -239,6 +391,25 @@ void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_allgatherv_init_c = pmpi_allgatherv_init_c_
 #pragma weak pmpi_allgatherv_init_c__ = pmpi_allgatherv_init_c_
 #pragma weak PMPI_ALLGATHERV_INIT_C = pmpi_allgatherv_init_c_
+void pmpi_allgatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                       MPI_Count *sendcount, MPI_Fint *sendtype,
+                                       hc_f_gfc_desc_t *recvbuf,
+                                       MPI_Count *recvcounts, MPI_Aint *displs,
+                                       MPI_Fint *recvtype, MPI_Fint *comm,
+                                       MPI_Fint *info, MPI_Fint *request,
+                                       MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allgatherv_init_c", ierr);
+    return;
+  }
+  pmpi_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                          hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                          comm, info, request, ierr);
+}
+#pragma weak mpi_allgatherv_init_f08ts_large_ =                                \
+    pmpi_allgatherv_init_f08ts_large_
+#pragma weak pmpir_allgatherv_init_f08ts_large_ =                              \
+    pmpi_allgatherv_init_f08ts_large_
 
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr) {
@@ -252,6 +423,9 @@ void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
 #pragma weak pmpi_alloc_mem = pmpi_alloc_mem_
 #pragma weak pmpi_alloc_mem__ = pmpi_alloc_mem_
 #pragma weak PMPI_ALLOC_MEM = pmpi_alloc_mem_
+#pragma weak pmpi_alloc_mem_f08_ = pmpi_alloc_mem_
+#pragma weak mpi_alloc_mem_f08_ = pmpi_alloc_mem_
+#pragma weak pmpir_alloc_mem_f08_ = pmpi_alloc_mem_
 
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -267,6 +441,18 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce = pmpi_allreduce_
 #pragma weak pmpi_allreduce__ = pmpi_allreduce_
 #pragma weak PMPI_ALLREDUCE = pmpi_allreduce_
+void pmpi_allreduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                           MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                           MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allreduce", ierr);
+    return;
+  }
+  pmpi_allreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, comm, ierr);
+}
+#pragma weak mpi_allreduce_f08ts_ = pmpi_allreduce_f08ts_
+#pragma weak pmpir_allreduce_f08ts_ = pmpi_allreduce_f08ts_
 
 void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -282,6 +468,19 @@ void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_allreduce_c = pmpi_allreduce_c_
 #pragma weak pmpi_allreduce_c__ = pmpi_allreduce_c_
 #pragma weak PMPI_ALLREDUCE_C = pmpi_allreduce_c_
+void pmpi_allreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                 hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *op,
+                                 MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allreduce_c", ierr);
+    return;
+  }
+  pmpi_allreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, comm, ierr);
+}
+#pragma weak mpi_allreduce_f08ts_large_ = pmpi_allreduce_f08ts_large_
+#pragma weak pmpir_allreduce_f08ts_large_ = pmpi_allreduce_f08ts_large_
 
 void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -297,6 +496,20 @@ void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_allreduce_init = pmpi_allreduce_init_
 #pragma weak pmpi_allreduce_init__ = pmpi_allreduce_init_
 #pragma weak PMPI_ALLREDUCE_INIT = pmpi_allreduce_init_
+void pmpi_allreduce_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                hc_f_gfc_desc_t *recvbuf, MPI_Fint *count,
+                                MPI_Fint *datatype, MPI_Fint *op,
+                                MPI_Fint *comm, MPI_Fint *info,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allreduce_init", ierr);
+    return;
+  }
+  pmpi_allreduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                       datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_allreduce_init_f08ts_ = pmpi_allreduce_init_f08ts_
+#pragma weak pmpir_allreduce_init_f08ts_ = pmpi_allreduce_init_f08ts_
 
 void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -312,6 +525,22 @@ void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_allreduce_init_c = pmpi_allreduce_init_c_
 #pragma weak pmpi_allreduce_init_c__ = pmpi_allreduce_init_c_
 #pragma weak PMPI_ALLREDUCE_INIT_C = pmpi_allreduce_init_c_
+void pmpi_allreduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                      hc_f_gfc_desc_t *recvbuf,
+                                      MPI_Count *count, MPI_Fint *datatype,
+                                      MPI_Fint *op, MPI_Fint *comm,
+                                      MPI_Fint *info, MPI_Fint *request,
+                                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Allreduce_init_c", ierr);
+    return;
+  }
+  pmpi_allreduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                         count, datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_allreduce_init_f08ts_large_ = pmpi_allreduce_init_f08ts_large_
+#pragma weak pmpir_allreduce_init_f08ts_large_ =                               \
+    pmpi_allreduce_init_f08ts_large_
 
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -327,6 +556,19 @@ void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall = pmpi_alltoall_
 #pragma weak pmpi_alltoall__ = pmpi_alltoall_
 #pragma weak PMPI_ALLTOALL = pmpi_alltoall_
+void pmpi_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                          MPI_Fint *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoall", ierr);
+    return;
+  }
+  pmpi_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+}
+#pragma weak mpi_alltoall_f08ts_ = pmpi_alltoall_f08ts_
+#pragma weak pmpir_alltoall_f08ts_ = pmpi_alltoall_f08ts_
 
 void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -342,6 +584,19 @@ void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall_c = pmpi_alltoall_c_
 #pragma weak pmpi_alltoall_c__ = pmpi_alltoall_c_
 #pragma weak PMPI_ALLTOALL_C = pmpi_alltoall_c_
+void pmpi_alltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoall_c", ierr);
+    return;
+  }
+  pmpi_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+}
+#pragma weak mpi_alltoall_f08ts_large_ = pmpi_alltoall_f08ts_large_
+#pragma weak pmpir_alltoall_f08ts_large_ = pmpi_alltoall_f08ts_large_
 
 void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                          void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -359,6 +614,21 @@ void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_alltoall_init = pmpi_alltoall_init_
 #pragma weak pmpi_alltoall_init__ = pmpi_alltoall_init_
 #pragma weak PMPI_ALLTOALL_INIT = pmpi_alltoall_init_
+void pmpi_alltoall_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                               MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                               MPI_Fint *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *info,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoall_init", ierr);
+    return;
+  }
+  pmpi_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, info,
+                      request, ierr);
+}
+#pragma weak mpi_alltoall_init_f08ts_ = pmpi_alltoall_init_f08ts_
+#pragma weak pmpir_alltoall_init_f08ts_ = pmpi_alltoall_init_f08ts_
 
 void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
                            MPI_Fint *sendtype, void *recvbuf,
@@ -377,6 +647,22 @@ void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_alltoall_init_c = pmpi_alltoall_init_c_
 #pragma weak pmpi_alltoall_init_c__ = pmpi_alltoall_init_c_
 #pragma weak PMPI_ALLTOALL_INIT_C = pmpi_alltoall_init_c_
+void pmpi_alltoall_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                     MPI_Count *sendcount, MPI_Fint *sendtype,
+                                     hc_f_gfc_desc_t *recvbuf,
+                                     MPI_Count *recvcount, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoall_init_c", ierr);
+    return;
+  }
+  pmpi_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                        info, request, ierr);
+}
+#pragma weak mpi_alltoall_init_f08ts_large_ = pmpi_alltoall_init_f08ts_large_
+#pragma weak pmpir_alltoall_init_f08ts_large_ = pmpi_alltoall_init_f08ts_large_
 
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -394,6 +680,21 @@ void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallv = pmpi_alltoallv_
 #pragma weak pmpi_alltoallv__ = pmpi_alltoallv_
 #pragma weak PMPI_ALLTOALLV = pmpi_alltoallv_
+void pmpi_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                           MPI_Fint *sdispls, MPI_Fint *sendtype,
+                           hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                           MPI_Fint *rdispls, MPI_Fint *recvtype,
+                           MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallv", ierr);
+    return;
+  }
+  pmpi_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype, comm,
+                  ierr);
+}
+#pragma weak mpi_alltoallv_f08ts_ = pmpi_alltoallv_f08ts_
+#pragma weak pmpir_alltoallv_f08ts_ = pmpi_alltoallv_f08ts_
 
 void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
                        MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts,
@@ -411,6 +712,22 @@ void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
 #pragma weak pmpi_alltoallv_c = pmpi_alltoallv_c_
 #pragma weak pmpi_alltoallv_c__ = pmpi_alltoallv_c_
 #pragma weak PMPI_ALLTOALLV_C = pmpi_alltoallv_c_
+void pmpi_alltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                 MPI_Count *sendcounts, MPI_Aint *sdispls,
+                                 MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Aint *rdispls,
+                                 MPI_Fint *recvtype, MPI_Fint *comm,
+                                 MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallv_c", ierr);
+    return;
+  }
+  pmpi_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                    comm, ierr);
+}
+#pragma weak mpi_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
+#pragma weak pmpir_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
 
 void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
@@ -429,6 +746,22 @@ void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_alltoallv_init = pmpi_alltoallv_init_
 #pragma weak pmpi_alltoallv_init__ = pmpi_alltoallv_init_
 #pragma weak PMPI_ALLTOALLV_INIT = pmpi_alltoallv_init_
+void pmpi_alltoallv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                                MPI_Fint *sdispls, MPI_Fint *sendtype,
+                                hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                                MPI_Fint *rdispls, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *info,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallv_init", ierr);
+    return;
+  }
+  pmpi_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                       comm, info, request, ierr);
+}
+#pragma weak mpi_alltoallv_init_f08ts_ = pmpi_alltoallv_init_f08ts_
+#pragma weak pmpir_alltoallv_init_f08ts_ = pmpi_alltoallv_init_f08ts_
 
 void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
                             MPI_Aint *sdispls, MPI_Fint *sendtype,
@@ -448,6 +781,22 @@ void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_alltoallv_init_c = pmpi_alltoallv_init_c_
 #pragma weak pmpi_alltoallv_init_c__ = pmpi_alltoallv_init_c_
 #pragma weak PMPI_ALLTOALLV_INIT_C = pmpi_alltoallv_init_c_
+void pmpi_alltoallv_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallv_init_c", ierr);
+    return;
+  }
+  pmpi_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                         hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                         comm, info, request, ierr);
+}
+#pragma weak mpi_alltoallv_init_f08ts_large_ = pmpi_alltoallv_init_f08ts_large_
+#pragma weak pmpir_alltoallv_init_f08ts_large_ =                               \
+    pmpi_alltoallv_init_f08ts_large_
 
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
@@ -465,6 +814,21 @@ void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_alltoallw = pmpi_alltoallw_
 #pragma weak pmpi_alltoallw__ = pmpi_alltoallw_
 #pragma weak PMPI_ALLTOALLW = pmpi_alltoallw_
+void pmpi_alltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                           MPI_Fint *sdispls, MPI_Fint *sendtypes,
+                           hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                           MPI_Fint *rdispls, MPI_Fint *recvtypes,
+                           MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallw", ierr);
+    return;
+  }
+  pmpi_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                  hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes, comm,
+                  ierr);
+}
+#pragma weak mpi_alltoallw_f08ts_ = pmpi_alltoallw_f08ts_
+#pragma weak pmpir_alltoallw_f08ts_ = pmpi_alltoallw_f08ts_
 
 void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
                        MPI_Fint *sendtypes, void *recvbuf,
@@ -482,6 +846,22 @@ void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
 #pragma weak pmpi_alltoallw_c = pmpi_alltoallw_c_
 #pragma weak pmpi_alltoallw_c__ = pmpi_alltoallw_c_
 #pragma weak PMPI_ALLTOALLW_C = pmpi_alltoallw_c_
+void pmpi_alltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                 MPI_Count *sendcounts, MPI_Aint *sdispls,
+                                 MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Count *recvcounts, MPI_Aint *rdispls,
+                                 MPI_Fint *recvtypes, MPI_Fint *comm,
+                                 MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallw_c", ierr);
+    return;
+  }
+  pmpi_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                    hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                    comm, ierr);
+}
+#pragma weak mpi_alltoallw_f08ts_large_ = pmpi_alltoallw_f08ts_large_
+#pragma weak pmpir_alltoallw_f08ts_large_ = pmpi_alltoallw_f08ts_large_
 
 void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
@@ -500,6 +880,22 @@ void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_alltoallw_init = pmpi_alltoallw_init_
 #pragma weak pmpi_alltoallw_init__ = pmpi_alltoallw_init_
 #pragma weak PMPI_ALLTOALLW_INIT = pmpi_alltoallw_init_
+void pmpi_alltoallw_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                                MPI_Fint *sdispls, MPI_Fint *sendtypes,
+                                hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                                MPI_Fint *rdispls, MPI_Fint *recvtypes,
+                                MPI_Fint *comm, MPI_Fint *info,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallw_init", ierr);
+    return;
+  }
+  pmpi_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                       comm, info, request, ierr);
+}
+#pragma weak mpi_alltoallw_init_f08ts_ = pmpi_alltoallw_init_f08ts_
+#pragma weak pmpir_alltoallw_init_f08ts_ = pmpi_alltoallw_init_f08ts_
 
 void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
                             MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -519,6 +915,22 @@ void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_alltoallw_init_c = pmpi_alltoallw_init_c_
 #pragma weak pmpi_alltoallw_init_c__ = pmpi_alltoallw_init_c_
 #pragma weak PMPI_ALLTOALLW_INIT_C = pmpi_alltoallw_init_c_
+void pmpi_alltoallw_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Alltoallw_init_c", ierr);
+    return;
+  }
+  pmpi_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                         sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                         rdispls, recvtypes, comm, info, request, ierr);
+}
+#pragma weak mpi_alltoallw_init_f08ts_large_ = pmpi_alltoallw_init_f08ts_large_
+#pragma weak pmpir_alltoallw_init_f08ts_large_ =                               \
+    pmpi_alltoallw_init_f08ts_large_
 
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Attr_delete(*comm, *keyval);
@@ -543,6 +955,9 @@ void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) {
 #pragma weak pmpi_barrier = pmpi_barrier_
 #pragma weak pmpi_barrier__ = pmpi_barrier_
 #pragma weak PMPI_BARRIER = pmpi_barrier_
+#pragma weak pmpi_barrier_f08_ = pmpi_barrier_
+#pragma weak mpi_barrier_f08_ = pmpi_barrier_
+#pragma weak pmpir_barrier_f08_ = pmpi_barrier_
 
 void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                         MPI_Fint *ierr) {
@@ -556,6 +971,9 @@ void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
 #pragma weak pmpi_barrier_init = pmpi_barrier_init_
 #pragma weak pmpi_barrier_init__ = pmpi_barrier_init_
 #pragma weak PMPI_BARRIER_INIT = pmpi_barrier_init_
+#pragma weak pmpi_barrier_init_f08_ = pmpi_barrier_init_
+#pragma weak mpi_barrier_init_f08_ = pmpi_barrier_init_
+#pragma weak pmpir_barrier_init_f08_ = pmpi_barrier_init_
 
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -569,6 +987,17 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast = pmpi_bcast_
 #pragma weak pmpi_bcast__ = pmpi_bcast_
 #pragma weak PMPI_BCAST = pmpi_bcast_
+void pmpi_bcast_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                       MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Bcast", ierr);
+    return;
+  }
+  pmpi_bcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
+}
+#pragma weak mpi_bcast_f08ts_ = pmpi_bcast_f08ts_
+#pragma weak pmpir_bcast_f08ts_ = pmpi_bcast_f08ts_
 
 void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -582,6 +1011,17 @@ void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast_c = pmpi_bcast_c_
 #pragma weak pmpi_bcast_c__ = pmpi_bcast_c_
 #pragma weak PMPI_BCAST_C = pmpi_bcast_c_
+void pmpi_bcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Bcast_c", ierr);
+    return;
+  }
+  pmpi_bcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
+}
+#pragma weak mpi_bcast_f08ts_large_ = pmpi_bcast_f08ts_large_
+#pragma weak pmpir_bcast_f08ts_large_ = pmpi_bcast_f08ts_large_
 
 void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
@@ -597,6 +1037,18 @@ void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast_init = pmpi_bcast_init_
 #pragma weak pmpi_bcast_init__ = pmpi_bcast_init_
 #pragma weak PMPI_BCAST_INIT = pmpi_bcast_init_
+void pmpi_bcast_init_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Bcast_init", ierr);
+    return;
+  }
+  pmpi_bcast_init_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
+                   request, ierr);
+}
+#pragma weak mpi_bcast_init_f08ts_ = pmpi_bcast_init_f08ts_
+#pragma weak pmpir_bcast_init_f08ts_ = pmpi_bcast_init_f08ts_
 
 void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
@@ -612,6 +1064,19 @@ void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_bcast_init_c = pmpi_bcast_init_c_
 #pragma weak pmpi_bcast_init_c__ = pmpi_bcast_init_c_
 #pragma weak PMPI_BCAST_INIT_C = pmpi_bcast_init_c_
+void pmpi_bcast_init_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *root,
+                                  MPI_Fint *comm, MPI_Fint *info,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Bcast_init_c", ierr);
+    return;
+  }
+  pmpi_bcast_init_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
+                     request, ierr);
+}
+#pragma weak mpi_bcast_init_f08ts_large_ = pmpi_bcast_init_f08ts_large_
+#pragma weak pmpir_bcast_init_f08ts_large_ = pmpi_bcast_init_f08ts_large_
 
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -625,6 +1090,17 @@ void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_bsend = pmpi_bsend_
 #pragma weak pmpi_bsend__ = pmpi_bsend_
 #pragma weak PMPI_BSEND = pmpi_bsend_
+void pmpi_bsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                       MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Bsend", ierr);
+    return;
+  }
+  pmpi_bsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_bsend_f08ts_ = pmpi_bsend_f08ts_
+#pragma weak pmpir_bsend_f08ts_ = pmpi_bsend_f08ts_
 
 void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -639,6 +1115,17 @@ void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_bsend_c = pmpi_bsend_c_
 #pragma weak pmpi_bsend_c__ = pmpi_bsend_c_
 #pragma weak PMPI_BSEND_C = pmpi_bsend_c_
+void pmpi_bsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                             MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Bsend_c", ierr);
+    return;
+  }
+  pmpi_bsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_bsend_f08ts_large_ = pmpi_bsend_f08ts_large_
+#pragma weak pmpir_bsend_f08ts_large_ = pmpi_bsend_f08ts_large_
 
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -654,6 +1141,18 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_bsend_init = pmpi_bsend_init_
 #pragma weak pmpi_bsend_init__ = pmpi_bsend_init_
 #pragma weak PMPI_BSEND_INIT = pmpi_bsend_init_
+void pmpi_bsend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Bsend_init", ierr);
+    return;
+  }
+  pmpi_bsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                   request, ierr);
+}
+#pragma weak mpi_bsend_init_f08ts_ = pmpi_bsend_init_f08ts_
+#pragma weak pmpir_bsend_init_f08ts_ = pmpi_bsend_init_f08ts_
 
 void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                         MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -669,6 +1168,19 @@ void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_bsend_init_c = pmpi_bsend_init_c_
 #pragma weak pmpi_bsend_init_c__ = pmpi_bsend_init_c_
 #pragma weak PMPI_BSEND_INIT_C = pmpi_bsend_init_c_
+void pmpi_bsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *dest,
+                                  MPI_Fint *tag, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Bsend_init_c", ierr);
+    return;
+  }
+  pmpi_bsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                     request, ierr);
+}
+#pragma weak mpi_bsend_init_f08ts_large_ = pmpi_bsend_init_f08ts_large_
+#pragma weak pmpir_bsend_init_f08ts_large_ = pmpi_bsend_init_f08ts_large_
 
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Buffer_attach(hc_f_buf(buffer), *size);
@@ -681,6 +1193,16 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_buffer_attach = pmpi_buffer_attach_
 #pragma weak pmpi_buffer_attach__ = pmpi_buffer_attach_
 #pragma weak PMPI_BUFFER_ATTACH = pmpi_buffer_attach_
+void pmpi_buffer_attach_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *size,
+                               MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Buffer_attach", ierr);
+    return;
+  }
+  pmpi_buffer_attach_(hc_f_f08ts_buf(buffer), size, ierr);
+}
+#pragma weak mpi_buffer_attach_f08ts_ = pmpi_buffer_attach_f08ts_
+#pragma weak pmpir_buffer_attach_f08ts_ = pmpi_buffer_attach_f08ts_
 
 void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
   int rc = MPI_Buffer_attach_c(hc_f_buf(buffer), *size);
@@ -693,6 +1215,16 @@ void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
 #pragma weak pmpi_buffer_attach_c = pmpi_buffer_attach_c_
 #pragma weak pmpi_buffer_attach_c__ = pmpi_buffer_attach_c_
 #pragma weak PMPI_BUFFER_ATTACH_C = pmpi_buffer_attach_c_
+void pmpi_buffer_attach_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *size,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Buffer_attach_c", ierr);
+    return;
+  }
+  pmpi_buffer_attach_c_(hc_f_f08ts_buf(buffer), size, ierr);
+}
+#pragma weak mpi_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
+#pragma weak pmpir_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
 
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Cancel(request);
@@ -705,6 +1237,9 @@ void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_cancel = pmpi_cancel_
 #pragma weak pmpi_cancel__ = pmpi_cancel_
 #pragma weak PMPI_CANCEL = pmpi_cancel_
+#pragma weak pmpi_cancel_f08_ = pmpi_cancel_
+#pragma weak mpi_cancel_f08_ = pmpi_cancel_
+#pragma weak pmpir_cancel_f08_ = pmpi_cancel_
 
 void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
                        MPI_Fint *coords, MPI_Fint *ierr) {
@@ -718,6 +1253,9 @@ void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
 #pragma weak pmpi_cart_coords = pmpi_cart_coords_
 #pragma weak pmpi_cart_coords__ = pmpi_cart_coords_
 #pragma weak PMPI_CART_COORDS = pmpi_cart_coords_
+#pragma weak pmpi_cart_coords_f08_ = pmpi_cart_coords_
+#pragma weak mpi_cart_coords_f08_ = pmpi_cart_coords_
+#pragma weak pmpir_cart_coords_f08_ = pmpi_cart_coords_
 
 void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims,
                        MPI_Fint *periods, MPI_Fint *reorder,
@@ -733,6 +1271,9 @@ void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims,
 #pragma weak pmpi_cart_create = pmpi_cart_create_
 #pragma weak pmpi_cart_create__ = pmpi_cart_create_
 #pragma weak PMPI_CART_CREATE = pmpi_cart_create_
+#pragma weak pmpi_cart_create_f08_ = pmpi_cart_create_
+#pragma weak mpi_cart_create_f08_ = pmpi_cart_create_
+#pragma weak pmpir_cart_create_f08_ = pmpi_cart_create_
 
 void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims,
                     MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr) {
@@ -746,6 +1287,9 @@ void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims,
 #pragma weak pmpi_cart_get = pmpi_cart_get_
 #pragma weak pmpi_cart_get__ = pmpi_cart_get_
 #pragma weak PMPI_CART_GET = pmpi_cart_get_
+#pragma weak pmpi_cart_get_f08_ = pmpi_cart_get_
+#pragma weak mpi_cart_get_f08_ = pmpi_cart_get_
+#pragma weak pmpir_cart_get_f08_ = pmpi_cart_get_
 
 void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims,
                     MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr) {
@@ -759,6 +1303,9 @@ void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims,
 #pragma weak pmpi_cart_map = pmpi_cart_map_
 #pragma weak pmpi_cart_map__ = pmpi_cart_map_
 #pragma weak PMPI_CART_MAP = pmpi_cart_map_
+#pragma weak pmpi_cart_map_f08_ = pmpi_cart_map_
+#pragma weak mpi_cart_map_f08_ = pmpi_cart_map_
+#pragma weak pmpir_cart_map_f08_ = pmpi_cart_map_
 
 void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank,
                      MPI_Fint *ierr) {
@@ -772,6 +1319,9 @@ void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank,
 #pragma weak pmpi_cart_rank = pmpi_cart_rank_
 #pragma weak pmpi_cart_rank__ = pmpi_cart_rank_
 #pragma weak PMPI_CART_RANK = pmpi_cart_rank_
+#pragma weak pmpi_cart_rank_f08_ = pmpi_cart_rank_
+#pragma weak mpi_cart_rank_f08_ = pmpi_cart_rank_
+#pragma weak pmpir_cart_rank_f08_ = pmpi_cart_rank_
 
 void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
                       MPI_Fint *rank_source, MPI_Fint *rank_dest,
@@ -786,6 +1336,9 @@ void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp,
 #pragma weak pmpi_cart_shift = pmpi_cart_shift_
 #pragma weak pmpi_cart_shift__ = pmpi_cart_shift_
 #pragma weak PMPI_CART_SHIFT = pmpi_cart_shift_
+#pragma weak pmpi_cart_shift_f08_ = pmpi_cart_shift_
+#pragma weak mpi_cart_shift_f08_ = pmpi_cart_shift_
+#pragma weak pmpir_cart_shift_f08_ = pmpi_cart_shift_
 
 void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
                     MPI_Fint *ierr) {
@@ -799,6 +1352,9 @@ void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm,
 #pragma weak pmpi_cart_sub = pmpi_cart_sub_
 #pragma weak pmpi_cart_sub__ = pmpi_cart_sub_
 #pragma weak PMPI_CART_SUB = pmpi_cart_sub_
+#pragma weak pmpi_cart_sub_f08_ = pmpi_cart_sub_
+#pragma weak mpi_cart_sub_f08_ = pmpi_cart_sub_
+#pragma weak pmpir_cart_sub_f08_ = pmpi_cart_sub_
 
 void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
   int rc = MPI_Cartdim_get(*comm, ndims);
@@ -811,6 +1367,9 @@ void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
 #pragma weak pmpi_cartdim_get = pmpi_cartdim_get_
 #pragma weak pmpi_cartdim_get__ = pmpi_cartdim_get_
 #pragma weak PMPI_CARTDIM_GET = pmpi_cartdim_get_
+#pragma weak pmpi_cartdim_get_f08_ = pmpi_cartdim_get_
+#pragma weak mpi_cartdim_get_f08_ = pmpi_cartdim_get_
+#pragma weak pmpir_cartdim_get_f08_ = pmpi_cartdim_get_
 
 void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len) {
   char *port_name_c = hc_f_str_in(port_name, port_name_len);
@@ -825,6 +1384,9 @@ void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len) {
 #pragma weak pmpi_close_port = pmpi_close_port_
 #pragma weak pmpi_close_port__ = pmpi_close_port_
 #pragma weak PMPI_CLOSE_PORT = pmpi_close_port_
+#pragma weak pmpi_close_port_f08_ = pmpi_close_port_
+#pragma weak mpi_close_port_f08_ = pmpi_close_port_
+#pragma weak pmpir_close_port_f08_ = pmpi_close_port_
 
 void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
@@ -841,6 +1403,9 @@ void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
 #pragma weak pmpi_comm_accept = pmpi_comm_accept_
 #pragma weak pmpi_comm_accept__ = pmpi_comm_accept_
 #pragma weak PMPI_COMM_ACCEPT = pmpi_comm_accept_
+#pragma weak pmpi_comm_accept_f08_ = pmpi_comm_accept_
+#pragma weak mpi_comm_accept_f08_ = pmpi_comm_accept_
+#pragma weak pmpir_comm_accept_f08_ = pmpi_comm_accept_
 
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
@@ -854,6 +1419,9 @@ void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
 #pragma weak pmpi_comm_call_errhandler = pmpi_comm_call_errhandler_
 #pragma weak pmpi_comm_call_errhandler__ = pmpi_comm_call_errhandler_
 #pragma weak PMPI_COMM_CALL_ERRHANDLER = pmpi_comm_call_errhandler_
+#pragma weak pmpi_comm_call_errhandler_f08_ = pmpi_comm_call_errhandler_
+#pragma weak mpi_comm_call_errhandler_f08_ = pmpi_comm_call_errhandler_
+#pragma weak pmpir_comm_call_errhandler_f08_ = pmpi_comm_call_errhandler_
 
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
                         MPI_Fint *ierr) {
@@ -867,6 +1435,9 @@ void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
 #pragma weak pmpi_comm_compare = pmpi_comm_compare_
 #pragma weak pmpi_comm_compare__ = pmpi_comm_compare_
 #pragma weak PMPI_COMM_COMPARE = pmpi_comm_compare_
+#pragma weak pmpi_comm_compare_f08_ = pmpi_comm_compare_
+#pragma weak mpi_comm_compare_f08_ = pmpi_comm_compare_
+#pragma weak pmpir_comm_compare_f08_ = pmpi_comm_compare_
 
 void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
                         MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
@@ -883,6 +1454,9 @@ void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
 #pragma weak pmpi_comm_connect = pmpi_comm_connect_
 #pragma weak pmpi_comm_connect__ = pmpi_comm_connect_
 #pragma weak PMPI_COMM_CONNECT = pmpi_comm_connect_
+#pragma weak pmpi_comm_connect_f08_ = pmpi_comm_connect_
+#pragma weak mpi_comm_connect_f08_ = pmpi_comm_connect_
+#pragma weak pmpir_comm_connect_f08_ = pmpi_comm_connect_
 
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
                        MPI_Fint *ierr) {
@@ -896,6 +1470,9 @@ void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm,
 #pragma weak pmpi_comm_create = pmpi_comm_create_
 #pragma weak pmpi_comm_create__ = pmpi_comm_create_
 #pragma weak PMPI_COMM_CREATE = pmpi_comm_create_
+#pragma weak pmpi_comm_create_f08_ = pmpi_comm_create_
+#pragma weak mpi_comm_create_f08_ = pmpi_comm_create_
+#pragma weak pmpir_comm_create_f08_ = pmpi_comm_create_
 
 void pmpi_comm_create_errhandler_(void *comm_errhandler_fn,
                                   MPI_Fint *errhandler, MPI_Fint *ierr) {
@@ -909,6 +1486,9 @@ void pmpi_comm_create_errhandler_(void *comm_errhandler_fn,
 #pragma weak pmpi_comm_create_errhandler = pmpi_comm_create_errhandler_
 #pragma weak pmpi_comm_create_errhandler__ = pmpi_comm_create_errhandler_
 #pragma weak PMPI_COMM_CREATE_ERRHANDLER = pmpi_comm_create_errhandler_
+#pragma weak pmpi_comm_create_errhandler_f08_ = pmpi_comm_create_errhandler_
+#pragma weak mpi_comm_create_errhandler_f08_ = pmpi_comm_create_errhandler_
+#pragma weak pmpir_comm_create_errhandler_f08_ = pmpi_comm_create_errhandler_
 
 void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag,
                                   MPI_Fint *info, MPI_Fint *errhandler,
@@ -927,6 +1507,9 @@ void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag,
 #pragma weak pmpi_comm_create_from_group = pmpi_comm_create_from_group_
 #pragma weak pmpi_comm_create_from_group__ = pmpi_comm_create_from_group_
 #pragma weak PMPI_COMM_CREATE_FROM_GROUP = pmpi_comm_create_from_group_
+#pragma weak pmpi_comm_create_from_group_f08_ = pmpi_comm_create_from_group_
+#pragma weak mpi_comm_create_from_group_f08_ = pmpi_comm_create_from_group_
+#pragma weak pmpir_comm_create_from_group_f08_ = pmpi_comm_create_from_group_
 
 void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag,
                              MPI_Fint *newcomm, MPI_Fint *ierr) {
@@ -940,6 +1523,9 @@ void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag,
 #pragma weak pmpi_comm_create_group = pmpi_comm_create_group_
 #pragma weak pmpi_comm_create_group__ = pmpi_comm_create_group_
 #pragma weak PMPI_COMM_CREATE_GROUP = pmpi_comm_create_group_
+#pragma weak pmpi_comm_create_group_f08_ = pmpi_comm_create_group_
+#pragma weak mpi_comm_create_group_f08_ = pmpi_comm_create_group_
+#pragma weak pmpir_comm_create_group_f08_ = pmpi_comm_create_group_
 
 void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
                             MPI_Fint *ierr) {
@@ -953,6 +1539,9 @@ void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
 #pragma weak pmpi_comm_delete_attr = pmpi_comm_delete_attr_
 #pragma weak pmpi_comm_delete_attr__ = pmpi_comm_delete_attr_
 #pragma weak PMPI_COMM_DELETE_ATTR = pmpi_comm_delete_attr_
+#pragma weak pmpi_comm_delete_attr_f08_ = pmpi_comm_delete_attr_
+#pragma weak mpi_comm_delete_attr_f08_ = pmpi_comm_delete_attr_
+#pragma weak pmpir_comm_delete_attr_f08_ = pmpi_comm_delete_attr_
 
 void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Comm_disconnect(comm);
@@ -965,6 +1554,9 @@ void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_disconnect = pmpi_comm_disconnect_
 #pragma weak pmpi_comm_disconnect__ = pmpi_comm_disconnect_
 #pragma weak PMPI_COMM_DISCONNECT = pmpi_comm_disconnect_
+#pragma weak pmpi_comm_disconnect_f08_ = pmpi_comm_disconnect_
+#pragma weak mpi_comm_disconnect_f08_ = pmpi_comm_disconnect_
+#pragma weak pmpir_comm_disconnect_f08_ = pmpi_comm_disconnect_
 
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_dup(*comm, newcomm);
@@ -977,6 +1569,9 @@ void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_dup = pmpi_comm_dup_
 #pragma weak pmpi_comm_dup__ = pmpi_comm_dup_
 #pragma weak PMPI_COMM_DUP = pmpi_comm_dup_
+#pragma weak pmpi_comm_dup_f08_ = pmpi_comm_dup_
+#pragma weak mpi_comm_dup_f08_ = pmpi_comm_dup_
+#pragma weak pmpir_comm_dup_f08_ = pmpi_comm_dup_
 
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
                               MPI_Fint *ierr) {
@@ -990,6 +1585,9 @@ void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
 #pragma weak pmpi_comm_dup_with_info = pmpi_comm_dup_with_info_
 #pragma weak pmpi_comm_dup_with_info__ = pmpi_comm_dup_with_info_
 #pragma weak PMPI_COMM_DUP_WITH_INFO = pmpi_comm_dup_with_info_
+#pragma weak pmpi_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
+#pragma weak mpi_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
+#pragma weak pmpir_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
 
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Comm_free(comm);
@@ -1002,6 +1600,9 @@ void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_free = pmpi_comm_free_
 #pragma weak pmpi_comm_free__ = pmpi_comm_free_
 #pragma weak PMPI_COMM_FREE = pmpi_comm_free_
+#pragma weak pmpi_comm_free_f08_ = pmpi_comm_free_
+#pragma weak mpi_comm_free_f08_ = pmpi_comm_free_
+#pragma weak pmpir_comm_free_f08_ = pmpi_comm_free_
 
 void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr) {
   int rc = MPI_Comm_free_keyval(comm_keyval);
@@ -1014,6 +1615,9 @@ void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_free_keyval = pmpi_comm_free_keyval_
 #pragma weak pmpi_comm_free_keyval__ = pmpi_comm_free_keyval_
 #pragma weak PMPI_COMM_FREE_KEYVAL = pmpi_comm_free_keyval_
+#pragma weak pmpi_comm_free_keyval_f08_ = pmpi_comm_free_keyval_
+#pragma weak mpi_comm_free_keyval_f08_ = pmpi_comm_free_keyval_
+#pragma weak pmpir_comm_free_keyval_f08_ = pmpi_comm_free_keyval_
 
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
                                MPI_Fint *ierr) {
@@ -1027,6 +1631,9 @@ void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
 #pragma weak pmpi_comm_get_errhandler = pmpi_comm_get_errhandler_
 #pragma weak pmpi_comm_get_errhandler__ = pmpi_comm_get_errhandler_
 #pragma weak PMPI_COMM_GET_ERRHANDLER = pmpi_comm_get_errhandler_
+#pragma weak pmpi_comm_get_errhandler_f08_ = pmpi_comm_get_errhandler_
+#pragma weak mpi_comm_get_errhandler_f08_ = pmpi_comm_get_errhandler_
+#pragma weak pmpir_comm_get_errhandler_f08_ = pmpi_comm_get_errhandler_
 
 void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr) {
   int rc = MPI_Comm_get_info(*comm, info_used);
@@ -1039,6 +1646,9 @@ void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_get_info = pmpi_comm_get_info_
 #pragma weak pmpi_comm_get_info__ = pmpi_comm_get_info_
 #pragma weak PMPI_COMM_GET_INFO = pmpi_comm_get_info_
+#pragma weak pmpi_comm_get_info_f08_ = pmpi_comm_get_info_
+#pragma weak mpi_comm_get_info_f08_ = pmpi_comm_get_info_
+#pragma weak pmpir_comm_get_info_f08_ = pmpi_comm_get_info_
 
 void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
                          MPI_Fint *ierr, size_t comm_name_len) {
@@ -1062,6 +1672,9 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
 #pragma weak pmpi_comm_get_name = pmpi_comm_get_name_
 #pragma weak pmpi_comm_get_name__ = pmpi_comm_get_name_
 #pragma weak PMPI_COMM_GET_NAME = pmpi_comm_get_name_
+#pragma weak pmpi_comm_get_name_f08_ = pmpi_comm_get_name_
+#pragma weak mpi_comm_get_name_f08_ = pmpi_comm_get_name_
+#pragma weak pmpir_comm_get_name_f08_ = pmpi_comm_get_name_
 
 void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr) {
   int rc = MPI_Comm_get_parent(parent);
@@ -1074,6 +1687,9 @@ void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_get_parent = pmpi_comm_get_parent_
 #pragma weak pmpi_comm_get_parent__ = pmpi_comm_get_parent_
 #pragma weak PMPI_COMM_GET_PARENT = pmpi_comm_get_parent_
+#pragma weak pmpi_comm_get_parent_f08_ = pmpi_comm_get_parent_
+#pragma weak mpi_comm_get_parent_f08_ = pmpi_comm_get_parent_
+#pragma weak pmpir_comm_get_parent_f08_ = pmpi_comm_get_parent_
 
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_Comm_group(*comm, group);
@@ -1086,6 +1702,9 @@ void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_group = pmpi_comm_group_
 #pragma weak pmpi_comm_group__ = pmpi_comm_group_
 #pragma weak PMPI_COMM_GROUP = pmpi_comm_group_
+#pragma weak pmpi_comm_group_f08_ = pmpi_comm_group_
+#pragma weak mpi_comm_group_f08_ = pmpi_comm_group_
+#pragma weak pmpir_comm_group_f08_ = pmpi_comm_group_
 
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
                      MPI_Fint *ierr) {
@@ -1099,6 +1718,9 @@ void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
 #pragma weak pmpi_comm_idup = pmpi_comm_idup_
 #pragma weak pmpi_comm_idup__ = pmpi_comm_idup_
 #pragma weak PMPI_COMM_IDUP = pmpi_comm_idup_
+#pragma weak pmpi_comm_idup_f08_ = pmpi_comm_idup_
+#pragma weak mpi_comm_idup_f08_ = pmpi_comm_idup_
+#pragma weak pmpir_comm_idup_f08_ = pmpi_comm_idup_
 
 void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *newcomm, MPI_Fint *request,
@@ -1113,6 +1735,9 @@ void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
 #pragma weak pmpi_comm_idup_with_info = pmpi_comm_idup_with_info_
 #pragma weak pmpi_comm_idup_with_info__ = pmpi_comm_idup_with_info_
 #pragma weak PMPI_COMM_IDUP_WITH_INFO = pmpi_comm_idup_with_info_
+#pragma weak pmpi_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
+#pragma weak mpi_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
+#pragma weak pmpir_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
 
 void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_join(*fd, intercomm);
@@ -1125,6 +1750,9 @@ void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_join = pmpi_comm_join_
 #pragma weak pmpi_comm_join__ = pmpi_comm_join_
 #pragma weak PMPI_COMM_JOIN = pmpi_comm_join_
+#pragma weak pmpi_comm_join_f08_ = pmpi_comm_join_
+#pragma weak mpi_comm_join_f08_ = pmpi_comm_join_
+#pragma weak pmpir_comm_join_f08_ = pmpi_comm_join_
 
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr) {
   int rc = MPI_Comm_rank(*comm, rank);
@@ -1137,6 +1765,9 @@ void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_rank = pmpi_comm_rank_
 #pragma weak pmpi_comm_rank__ = pmpi_comm_rank_
 #pragma weak PMPI_COMM_RANK = pmpi_comm_rank_
+#pragma weak pmpi_comm_rank_f08_ = pmpi_comm_rank_
+#pragma weak mpi_comm_rank_f08_ = pmpi_comm_rank_
+#pragma weak pmpir_comm_rank_f08_ = pmpi_comm_rank_
 
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_Comm_remote_group(*comm, group);
@@ -1149,6 +1780,9 @@ void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_remote_group = pmpi_comm_remote_group_
 #pragma weak pmpi_comm_remote_group__ = pmpi_comm_remote_group_
 #pragma weak PMPI_COMM_REMOTE_GROUP = pmpi_comm_remote_group_
+#pragma weak pmpi_comm_remote_group_f08_ = pmpi_comm_remote_group_
+#pragma weak mpi_comm_remote_group_f08_ = pmpi_comm_remote_group_
+#pragma weak pmpir_comm_remote_group_f08_ = pmpi_comm_remote_group_
 
 void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Comm_remote_size(*comm, size);
@@ -1161,6 +1795,9 @@ void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_remote_size = pmpi_comm_remote_size_
 #pragma weak pmpi_comm_remote_size__ = pmpi_comm_remote_size_
 #pragma weak PMPI_COMM_REMOTE_SIZE = pmpi_comm_remote_size_
+#pragma weak pmpi_comm_remote_size_f08_ = pmpi_comm_remote_size_
+#pragma weak mpi_comm_remote_size_f08_ = pmpi_comm_remote_size_
+#pragma weak pmpir_comm_remote_size_f08_ = pmpi_comm_remote_size_
 
 void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
                                MPI_Fint *ierr) {
@@ -1174,6 +1811,9 @@ void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
 #pragma weak pmpi_comm_set_errhandler = pmpi_comm_set_errhandler_
 #pragma weak pmpi_comm_set_errhandler__ = pmpi_comm_set_errhandler_
 #pragma weak PMPI_COMM_SET_ERRHANDLER = pmpi_comm_set_errhandler_
+#pragma weak pmpi_comm_set_errhandler_f08_ = pmpi_comm_set_errhandler_
+#pragma weak mpi_comm_set_errhandler_f08_ = pmpi_comm_set_errhandler_
+#pragma weak pmpir_comm_set_errhandler_f08_ = pmpi_comm_set_errhandler_
 
 void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Comm_set_info(*comm, *info);
@@ -1186,6 +1826,9 @@ void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_set_info = pmpi_comm_set_info_
 #pragma weak pmpi_comm_set_info__ = pmpi_comm_set_info_
 #pragma weak PMPI_COMM_SET_INFO = pmpi_comm_set_info_
+#pragma weak pmpi_comm_set_info_f08_ = pmpi_comm_set_info_
+#pragma weak mpi_comm_set_info_f08_ = pmpi_comm_set_info_
+#pragma weak pmpir_comm_set_info_f08_ = pmpi_comm_set_info_
 
 void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr,
                          size_t comm_name_len) {
@@ -1201,6 +1844,9 @@ void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr,
 #pragma weak pmpi_comm_set_name = pmpi_comm_set_name_
 #pragma weak pmpi_comm_set_name__ = pmpi_comm_set_name_
 #pragma weak PMPI_COMM_SET_NAME = pmpi_comm_set_name_
+#pragma weak pmpi_comm_set_name_f08_ = pmpi_comm_set_name_
+#pragma weak mpi_comm_set_name_f08_ = pmpi_comm_set_name_
+#pragma weak pmpir_comm_set_name_f08_ = pmpi_comm_set_name_
 
 void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Comm_size(*comm, size);
@@ -1213,6 +1859,9 @@ void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_size = pmpi_comm_size_
 #pragma weak pmpi_comm_size__ = pmpi_comm_size_
 #pragma weak PMPI_COMM_SIZE = pmpi_comm_size_
+#pragma weak pmpi_comm_size_f08_ = pmpi_comm_size_
+#pragma weak mpi_comm_size_f08_ = pmpi_comm_size_
+#pragma weak pmpir_comm_size_f08_ = pmpi_comm_size_
 
 void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key,
                       MPI_Fint *newcomm, MPI_Fint *ierr) {
@@ -1226,6 +1875,9 @@ void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key,
 #pragma weak pmpi_comm_split = pmpi_comm_split_
 #pragma weak pmpi_comm_split__ = pmpi_comm_split_
 #pragma weak PMPI_COMM_SPLIT = pmpi_comm_split_
+#pragma weak pmpi_comm_split_f08_ = pmpi_comm_split_
+#pragma weak mpi_comm_split_f08_ = pmpi_comm_split_
+#pragma weak pmpir_comm_split_f08_ = pmpi_comm_split_
 
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key,
                            MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr) {
@@ -1239,6 +1891,9 @@ void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key,
 #pragma weak pmpi_comm_split_type = pmpi_comm_split_type_
 #pragma weak pmpi_comm_split_type__ = pmpi_comm_split_type_
 #pragma weak PMPI_COMM_SPLIT_TYPE = pmpi_comm_split_type_
+#pragma weak pmpi_comm_split_type_f08_ = pmpi_comm_split_type_
+#pragma weak mpi_comm_split_type_f08_ = pmpi_comm_split_type_
+#pragma weak pmpir_comm_split_type_f08_ = pmpi_comm_split_type_
 
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -1255,6 +1910,9 @@ void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_comm_test_inter = pmpi_comm_test_inter_
 #pragma weak pmpi_comm_test_inter__ = pmpi_comm_test_inter_
 #pragma weak PMPI_COMM_TEST_INTER = pmpi_comm_test_inter_
+#pragma weak pmpi_comm_test_inter_f08_ = pmpi_comm_test_inter_
+#pragma weak mpi_comm_test_inter_f08_ = pmpi_comm_test_inter_
+#pragma weak pmpir_comm_test_inter_f08_ = pmpi_comm_test_inter_
 
 void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr,
                             void *result_addr, MPI_Fint *datatype,
@@ -1272,6 +1930,25 @@ void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr,
 #pragma weak pmpi_compare_and_swap = pmpi_compare_and_swap_
 #pragma weak pmpi_compare_and_swap__ = pmpi_compare_and_swap_
 #pragma weak PMPI_COMPARE_AND_SWAP = pmpi_compare_and_swap_
+void pmpi_compare_and_swap_f08ts_(hc_f_gfc_desc_t *origin_addr,
+                                  hc_f_gfc_desc_t *compare_addr,
+                                  hc_f_gfc_desc_t *result_addr,
+                                  MPI_Fint *datatype, MPI_Fint *target_rank,
+                                  MPI_Aint *target_disp, MPI_Fint *win,
+                                  MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr) ||
+      !hc_f_f08ts_contiguous(compare_addr) ||
+      !hc_f_f08ts_contiguous(result_addr)) {
+    hc_f_f08ts_refuse("MPI_Compare_and_swap", ierr);
+    return;
+  }
+  pmpi_compare_and_swap_(hc_f_f08ts_buf(origin_addr),
+                         hc_f_f08ts_buf(compare_addr),
+                         hc_f_f08ts_buf(result_addr), datatype, target_rank,
+                         target_disp, win, ierr);
+}
+#pragma weak mpi_compare_and_swap_f08ts_ = pmpi_compare_and_swap_f08ts_
+#pragma weak pmpir_compare_and_swap_f08ts_ = pmpi_compare_and_swap_f08ts_
 
 void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
                        MPI_Fint *ierr) {
@@ -1285,6 +1962,9 @@ void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims,
 #pragma weak pmpi_dims_create = pmpi_dims_create_
 #pragma weak pmpi_dims_create__ = pmpi_dims_create_
 #pragma weak PMPI_DIMS_CREATE = pmpi_dims_create_
+#pragma weak pmpi_dims_create_f08_ = pmpi_dims_create_
+#pragma weak mpi_dims_create_f08_ = pmpi_dims_create_
+#pragma weak pmpir_dims_create_f08_ = pmpi_dims_create_
 
 void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
                              MPI_Fint *degrees, MPI_Fint *destinations,
@@ -1303,6 +1983,9 @@ void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
 #pragma weak pmpi_dist_graph_create = pmpi_dist_graph_create_
 #pragma weak pmpi_dist_graph_create__ = pmpi_dist_graph_create_
 #pragma weak PMPI_DIST_GRAPH_CREATE = pmpi_dist_graph_create_
+#pragma weak pmpi_dist_graph_create_f08_ = pmpi_dist_graph_create_
+#pragma weak mpi_dist_graph_create_f08_ = pmpi_dist_graph_create_
+#pragma weak pmpir_dist_graph_create_f08_ = pmpi_dist_graph_create_
 
 void pmpi_dist_graph_create_adjacent_(
     MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources,
@@ -1323,6 +2006,12 @@ void pmpi_dist_graph_create_adjacent_(
 #pragma weak pmpi_dist_graph_create_adjacent__ =                               \
     pmpi_dist_graph_create_adjacent_
 #pragma weak PMPI_DIST_GRAPH_CREATE_ADJACENT = pmpi_dist_graph_create_adjacent_
+#pragma weak pmpi_dist_graph_create_adjacent_f08_ =                            \
+    pmpi_dist_graph_create_adjacent_
+#pragma weak mpi_dist_graph_create_adjacent_f08_ =                             \
+    pmpi_dist_graph_create_adjacent_
+#pragma weak pmpir_dist_graph_create_adjacent_f08_ =                           \
+    pmpi_dist_graph_create_adjacent_
 
 void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree,
                                 MPI_Fint *sources, MPI_Fint *sourceweights,
@@ -1340,6 +2029,9 @@ void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree,
 #pragma weak pmpi_dist_graph_neighbors = pmpi_dist_graph_neighbors_
 #pragma weak pmpi_dist_graph_neighbors__ = pmpi_dist_graph_neighbors_
 #pragma weak PMPI_DIST_GRAPH_NEIGHBORS = pmpi_dist_graph_neighbors_
+#pragma weak pmpi_dist_graph_neighbors_f08_ = pmpi_dist_graph_neighbors_
+#pragma weak mpi_dist_graph_neighbors_f08_ = pmpi_dist_graph_neighbors_
+#pragma weak pmpir_dist_graph_neighbors_f08_ = pmpi_dist_graph_neighbors_
 
 void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree,
                                       MPI_Fint *outdegree, MPI_Fint *weighted,
@@ -1360,6 +2052,12 @@ void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree,
 #pragma weak pmpi_dist_graph_neighbors_count__ =                               \
     pmpi_dist_graph_neighbors_count_
 #pragma weak PMPI_DIST_GRAPH_NEIGHBORS_COUNT = pmpi_dist_graph_neighbors_count_
+#pragma weak pmpi_dist_graph_neighbors_count_f08_ =                            \
+    pmpi_dist_graph_neighbors_count_
+#pragma weak mpi_dist_graph_neighbors_count_f08_ =                             \
+    pmpi_dist_graph_neighbors_count_
+#pragma weak pmpir_dist_graph_neighbors_count_f08_ =                           \
+    pmpi_dist_graph_neighbors_count_
 
 void pmpi_errhandler_create_(void *comm_errhandler_fn, MPI_Fint *errhandler,
                              MPI_Fint *ierr) {
@@ -1373,6 +2071,9 @@ void pmpi_errhandler_create_(void *comm_errhandler_fn, MPI_Fint *errhandler,
 #pragma weak pmpi_errhandler_create = pmpi_errhandler_create_
 #pragma weak pmpi_errhandler_create__ = pmpi_errhandler_create_
 #pragma weak PMPI_ERRHANDLER_CREATE = pmpi_errhandler_create_
+#pragma weak pmpi_errhandler_create_f08_ = pmpi_errhandler_create_
+#pragma weak mpi_errhandler_create_f08_ = pmpi_errhandler_create_
+#pragma weak pmpir_errhandler_create_f08_ = pmpi_errhandler_create_
 
 void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr) {
   int rc = MPI_Errhandler_free(errhandler);
@@ -1385,6 +2086,9 @@ void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr) {
 #pragma weak pmpi_errhandler_free = pmpi_errhandler_free_
 #pragma weak pmpi_errhandler_free__ = pmpi_errhandler_free_
 #pragma weak PMPI_ERRHANDLER_FREE = pmpi_errhandler_free_
+#pragma weak pmpi_errhandler_free_f08_ = pmpi_errhandler_free_
+#pragma weak mpi_errhandler_free_f08_ = pmpi_errhandler_free_
+#pragma weak pmpir_errhandler_free_f08_ = pmpi_errhandler_free_
 
 void pmpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler,
                           MPI_Fint *ierr) {
@@ -1398,6 +2102,9 @@ void pmpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler,
 #pragma weak pmpi_errhandler_get = pmpi_errhandler_get_
 #pragma weak pmpi_errhandler_get__ = pmpi_errhandler_get_
 #pragma weak PMPI_ERRHANDLER_GET = pmpi_errhandler_get_
+#pragma weak pmpi_errhandler_get_f08_ = pmpi_errhandler_get_
+#pragma weak mpi_errhandler_get_f08_ = pmpi_errhandler_get_
+#pragma weak pmpir_errhandler_get_f08_ = pmpi_errhandler_get_
 
 void pmpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler,
                           MPI_Fint *ierr) {
@@ -1411,6 +2118,9 @@ void pmpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler,
 #pragma weak pmpi_errhandler_set = pmpi_errhandler_set_
 #pragma weak pmpi_errhandler_set__ = pmpi_errhandler_set_
 #pragma weak PMPI_ERRHANDLER_SET = pmpi_errhandler_set_
+#pragma weak pmpi_errhandler_set_f08_ = pmpi_errhandler_set_
+#pragma weak mpi_errhandler_set_f08_ = pmpi_errhandler_set_
+#pragma weak pmpir_errhandler_set_f08_ = pmpi_errhandler_set_
 
 void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass,
                        MPI_Fint *ierr) {
@@ -1424,6 +2134,9 @@ void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass,
 #pragma weak pmpi_error_class = pmpi_error_class_
 #pragma weak pmpi_error_class__ = pmpi_error_class_
 #pragma weak PMPI_ERROR_CLASS = pmpi_error_class_
+#pragma weak pmpi_error_class_f08_ = pmpi_error_class_
+#pragma weak mpi_error_class_f08_ = pmpi_error_class_
+#pragma weak pmpir_error_class_f08_ = pmpi_error_class_
 
 void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen,
                         MPI_Fint *ierr, size_t string_len) {
@@ -1447,6 +2160,9 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen,
 #pragma weak pmpi_error_string = pmpi_error_string_
 #pragma weak pmpi_error_string__ = pmpi_error_string_
 #pragma weak PMPI_ERROR_STRING = pmpi_error_string_
+#pragma weak pmpi_error_string_f08_ = pmpi_error_string_
+#pragma weak mpi_error_string_f08_ = pmpi_error_string_
+#pragma weak pmpir_error_string_f08_ = pmpi_error_string_
 
 void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -1462,6 +2178,18 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan = pmpi_exscan_
 #pragma weak pmpi_exscan__ = pmpi_exscan_
 #pragma weak PMPI_EXSCAN = pmpi_exscan_
+void pmpi_exscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                        MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Exscan", ierr);
+    return;
+  }
+  pmpi_exscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+               datatype, op, comm, ierr);
+}
+#pragma weak mpi_exscan_f08ts_ = pmpi_exscan_f08ts_
+#pragma weak pmpir_exscan_f08ts_ = pmpi_exscan_f08ts_
 
 void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -1477,6 +2205,19 @@ void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_exscan_c = pmpi_exscan_c_
 #pragma weak pmpi_exscan_c__ = pmpi_exscan_c_
 #pragma weak PMPI_EXSCAN_C = pmpi_exscan_c_
+void pmpi_exscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                              hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Exscan_c", ierr);
+    return;
+  }
+  pmpi_exscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                 datatype, op, comm, ierr);
+}
+#pragma weak mpi_exscan_f08ts_large_ = pmpi_exscan_f08ts_large_
+#pragma weak pmpir_exscan_f08ts_large_ = pmpi_exscan_f08ts_large_
 
 void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -1492,6 +2233,19 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_exscan_init = pmpi_exscan_init_
 #pragma weak pmpi_exscan_init__ = pmpi_exscan_init_
 #pragma weak PMPI_EXSCAN_INIT = pmpi_exscan_init_
+void pmpi_exscan_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                             MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                             MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Exscan_init", ierr);
+    return;
+  }
+  pmpi_exscan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_exscan_init_f08ts_ = pmpi_exscan_init_f08ts_
+#pragma weak pmpir_exscan_init_f08ts_ = pmpi_exscan_init_f08ts_
 
 void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -1507,6 +2261,20 @@ void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_exscan_init_c = pmpi_exscan_init_c_
 #pragma weak pmpi_exscan_init_c__ = pmpi_exscan_init_c_
 #pragma weak PMPI_EXSCAN_INIT_C = pmpi_exscan_init_c_
+void pmpi_exscan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                   hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                                   MPI_Fint *datatype, MPI_Fint *op,
+                                   MPI_Fint *comm, MPI_Fint *info,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Exscan_init_c", ierr);
+    return;
+  }
+  pmpi_exscan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                      datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_exscan_init_f08ts_large_ = pmpi_exscan_init_f08ts_large_
+#pragma weak pmpir_exscan_init_f08ts_large_ = pmpi_exscan_init_f08ts_large_
 
 void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
                         MPI_Fint *datatype, MPI_Fint *target_rank,
@@ -1523,6 +2291,20 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
 #pragma weak pmpi_fetch_and_op = pmpi_fetch_and_op_
 #pragma weak pmpi_fetch_and_op__ = pmpi_fetch_and_op_
 #pragma weak PMPI_FETCH_AND_OP = pmpi_fetch_and_op_
+void pmpi_fetch_and_op_f08ts_(hc_f_gfc_desc_t *origin_addr,
+                              hc_f_gfc_desc_t *result_addr, MPI_Fint *datatype,
+                              MPI_Fint *target_rank, MPI_Aint *target_disp,
+                              MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr) ||
+      !hc_f_f08ts_contiguous(result_addr)) {
+    hc_f_f08ts_refuse("MPI_Fetch_and_op", ierr);
+    return;
+  }
+  pmpi_fetch_and_op_(hc_f_f08ts_buf(origin_addr), hc_f_f08ts_buf(result_addr),
+                     datatype, target_rank, target_disp, op, win, ierr);
+}
+#pragma weak mpi_fetch_and_op_f08ts_ = pmpi_fetch_and_op_f08ts_
+#pragma weak pmpir_fetch_and_op_f08ts_ = pmpi_fetch_and_op_f08ts_
 
 void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
@@ -1536,6 +2318,9 @@ void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
 #pragma weak pmpi_file_call_errhandler = pmpi_file_call_errhandler_
 #pragma weak pmpi_file_call_errhandler__ = pmpi_file_call_errhandler_
 #pragma weak PMPI_FILE_CALL_ERRHANDLER = pmpi_file_call_errhandler_
+#pragma weak pmpi_file_call_errhandler_f08_ = pmpi_file_call_errhandler_
+#pragma weak mpi_file_call_errhandler_f08_ = pmpi_file_call_errhandler_
+#pragma weak pmpir_file_call_errhandler_f08_ = pmpi_file_call_errhandler_
 
 void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr) {
   MPI_File fh_c = MPI_File_f2c(*fh);
@@ -1552,6 +2337,9 @@ void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr) {
 #pragma weak pmpi_file_close = pmpi_file_close_
 #pragma weak pmpi_file_close__ = pmpi_file_close_
 #pragma weak PMPI_FILE_CLOSE = pmpi_file_close_
+#pragma weak pmpi_file_close_f08_ = pmpi_file_close_
+#pragma weak mpi_file_close_f08_ = pmpi_file_close_
+#pragma weak pmpir_file_close_f08_ = pmpi_file_close_
 
 void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
                        size_t filename_len) {
@@ -1567,6 +2355,9 @@ void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
 #pragma weak pmpi_file_delete = pmpi_file_delete_
 #pragma weak pmpi_file_delete__ = pmpi_file_delete_
 #pragma weak PMPI_FILE_DELETE = pmpi_file_delete_
+#pragma weak pmpi_file_delete_f08_ = pmpi_file_delete_
+#pragma weak mpi_file_delete_f08_ = pmpi_file_delete_
+#pragma weak pmpir_file_delete_f08_ = pmpi_file_delete_
 
 void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr) {
   int rc = MPI_File_get_amode(MPI_File_f2c(*fh), amode);
@@ -1579,6 +2370,9 @@ void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr) {
 #pragma weak pmpi_file_get_amode = pmpi_file_get_amode_
 #pragma weak pmpi_file_get_amode__ = pmpi_file_get_amode_
 #pragma weak PMPI_FILE_GET_AMODE = pmpi_file_get_amode_
+#pragma weak pmpi_file_get_amode_f08_ = pmpi_file_get_amode_
+#pragma weak mpi_file_get_amode_f08_ = pmpi_file_get_amode_
+#pragma weak pmpir_file_get_amode_f08_ = pmpi_file_get_amode_
 
 void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -1595,6 +2389,9 @@ void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_file_get_atomicity = pmpi_file_get_atomicity_
 #pragma weak pmpi_file_get_atomicity__ = pmpi_file_get_atomicity_
 #pragma weak PMPI_FILE_GET_ATOMICITY = pmpi_file_get_atomicity_
+#pragma weak pmpi_file_get_atomicity_f08_ = pmpi_file_get_atomicity_
+#pragma weak mpi_file_get_atomicity_f08_ = pmpi_file_get_atomicity_
+#pragma weak pmpir_file_get_atomicity_f08_ = pmpi_file_get_atomicity_
 
 void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset,
                                 MPI_Offset *disp, MPI_Fint *ierr) {
@@ -1608,6 +2405,9 @@ void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset,
 #pragma weak pmpi_file_get_byte_offset = pmpi_file_get_byte_offset_
 #pragma weak pmpi_file_get_byte_offset__ = pmpi_file_get_byte_offset_
 #pragma weak PMPI_FILE_GET_BYTE_OFFSET = pmpi_file_get_byte_offset_
+#pragma weak pmpi_file_get_byte_offset_f08_ = pmpi_file_get_byte_offset_
+#pragma weak mpi_file_get_byte_offset_f08_ = pmpi_file_get_byte_offset_
+#pragma weak pmpir_file_get_byte_offset_f08_ = pmpi_file_get_byte_offset_
 
 void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
                                MPI_Fint *ierr) {
@@ -1621,6 +2421,9 @@ void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
 #pragma weak pmpi_file_get_errhandler = pmpi_file_get_errhandler_
 #pragma weak pmpi_file_get_errhandler__ = pmpi_file_get_errhandler_
 #pragma weak PMPI_FILE_GET_ERRHANDLER = pmpi_file_get_errhandler_
+#pragma weak pmpi_file_get_errhandler_f08_ = pmpi_file_get_errhandler_
+#pragma weak mpi_file_get_errhandler_f08_ = pmpi_file_get_errhandler_
+#pragma weak pmpir_file_get_errhandler_f08_ = pmpi_file_get_errhandler_
 
 void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_File_get_group(MPI_File_f2c(*fh), group);
@@ -1633,6 +2436,9 @@ void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr) {
 #pragma weak pmpi_file_get_group = pmpi_file_get_group_
 #pragma weak pmpi_file_get_group__ = pmpi_file_get_group_
 #pragma weak PMPI_FILE_GET_GROUP = pmpi_file_get_group_
+#pragma weak pmpi_file_get_group_f08_ = pmpi_file_get_group_
+#pragma weak mpi_file_get_group_f08_ = pmpi_file_get_group_
+#pragma weak pmpir_file_get_group_f08_ = pmpi_file_get_group_
 
 void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr) {
   int rc = MPI_File_get_info(MPI_File_f2c(*fh), info_used);
@@ -1645,6 +2451,9 @@ void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr) {
 #pragma weak pmpi_file_get_info = pmpi_file_get_info_
 #pragma weak pmpi_file_get_info__ = pmpi_file_get_info_
 #pragma weak PMPI_FILE_GET_INFO = pmpi_file_get_info_
+#pragma weak pmpi_file_get_info_f08_ = pmpi_file_get_info_
+#pragma weak mpi_file_get_info_f08_ = pmpi_file_get_info_
+#pragma weak pmpir_file_get_info_f08_ = pmpi_file_get_info_
 
 void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr) {
   int rc = MPI_File_get_position(MPI_File_f2c(*fh), offset);
@@ -1657,6 +2466,9 @@ void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr) {
 #pragma weak pmpi_file_get_position = pmpi_file_get_position_
 #pragma weak pmpi_file_get_position__ = pmpi_file_get_position_
 #pragma weak PMPI_FILE_GET_POSITION = pmpi_file_get_position_
+#pragma weak pmpi_file_get_position_f08_ = pmpi_file_get_position_
+#pragma weak mpi_file_get_position_f08_ = pmpi_file_get_position_
+#pragma weak pmpir_file_get_position_f08_ = pmpi_file_get_position_
 
 void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset,
                                     MPI_Fint *ierr) {
@@ -1670,6 +2482,10 @@ void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset,
 #pragma weak pmpi_file_get_position_shared = pmpi_file_get_position_shared_
 #pragma weak pmpi_file_get_position_shared__ = pmpi_file_get_position_shared_
 #pragma weak PMPI_FILE_GET_POSITION_SHARED = pmpi_file_get_position_shared_
+#pragma weak pmpi_file_get_position_shared_f08_ = pmpi_file_get_position_shared_
+#pragma weak mpi_file_get_position_shared_f08_ = pmpi_file_get_position_shared_
+#pragma weak pmpir_file_get_position_shared_f08_ =                             \
+    pmpi_file_get_position_shared_
 
 void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
   int rc = MPI_File_get_size(MPI_File_f2c(*fh), size);
@@ -1682,6 +2498,9 @@ void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
 #pragma weak pmpi_file_get_size = pmpi_file_get_size_
 #pragma weak pmpi_file_get_size__ = pmpi_file_get_size_
 #pragma weak PMPI_FILE_GET_SIZE = pmpi_file_get_size_
+#pragma weak pmpi_file_get_size_f08_ = pmpi_file_get_size_
+#pragma weak mpi_file_get_size_f08_ = pmpi_file_get_size_
+#pragma weak pmpir_file_get_size_f08_ = pmpi_file_get_size_
 
 void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype,
                                 MPI_Aint *extent, MPI_Fint *ierr) {
@@ -1695,6 +2514,9 @@ void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype,
 #pragma weak pmpi_file_get_type_extent = pmpi_file_get_type_extent_
 #pragma weak pmpi_file_get_type_extent__ = pmpi_file_get_type_extent_
 #pragma weak PMPI_FILE_GET_TYPE_EXTENT = pmpi_file_get_type_extent_
+#pragma weak pmpi_file_get_type_extent_f08_ = pmpi_file_get_type_extent_
+#pragma weak mpi_file_get_type_extent_f08_ = pmpi_file_get_type_extent_
+#pragma weak pmpir_file_get_type_extent_f08_ = pmpi_file_get_type_extent_
 
 void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
                                   MPI_Count *extent, MPI_Fint *ierr) {
@@ -1708,6 +2530,10 @@ void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
 #pragma weak pmpi_file_get_type_extent_c = pmpi_file_get_type_extent_c_
 #pragma weak pmpi_file_get_type_extent_c__ = pmpi_file_get_type_extent_c_
 #pragma weak PMPI_FILE_GET_TYPE_EXTENT_C = pmpi_file_get_type_extent_c_
+#pragma weak pmpi_file_get_type_extent_f08_large_ = pmpi_file_get_type_extent_c_
+#pragma weak mpi_file_get_type_extent_f08_large_ = pmpi_file_get_type_extent_c_
+#pragma weak pmpir_file_get_type_extent_f08_large_ =                           \
+    pmpi_file_get_type_extent_c_
 
 void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
                          MPI_Fint *filetype, char *datarep, MPI_Fint *ierr,
@@ -1733,6 +2559,9 @@ void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
 #pragma weak pmpi_file_get_view = pmpi_file_get_view_
 #pragma weak pmpi_file_get_view__ = pmpi_file_get_view_
 #pragma weak PMPI_FILE_GET_VIEW = pmpi_file_get_view_
+#pragma weak pmpi_file_get_view_f08_ = pmpi_file_get_view_
+#pragma weak mpi_file_get_view_f08_ = pmpi_file_get_view_
+#pragma weak pmpir_file_get_view_f08_ = pmpi_file_get_view_
 
 void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
@@ -1747,6 +2576,17 @@ void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_iread = pmpi_file_iread_
 #pragma weak pmpi_file_iread__ = pmpi_file_iread_
 #pragma weak PMPI_FILE_IREAD = pmpi_file_iread_
+void pmpi_file_iread_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *request,
+                            MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread", ierr);
+    return;
+  }
+  pmpi_file_iread_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+}
+#pragma weak mpi_file_iread_f08ts_ = pmpi_file_iread_f08ts_
+#pragma weak pmpir_file_iread_f08ts_ = pmpi_file_iread_f08ts_
 
 void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *request,
@@ -1762,6 +2602,17 @@ void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_iread_all = pmpi_file_iread_all_
 #pragma weak pmpi_file_iread_all__ = pmpi_file_iread_all_
 #pragma weak PMPI_FILE_IREAD_ALL = pmpi_file_iread_all_
+void pmpi_file_iread_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                MPI_Fint *count, MPI_Fint *datatype,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_all", ierr);
+    return;
+  }
+  pmpi_file_iread_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+}
+#pragma weak mpi_file_iread_all_f08ts_ = pmpi_file_iread_all_f08ts_
+#pragma weak pmpir_file_iread_all_f08ts_ = pmpi_file_iread_all_f08ts_
 
 void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *request,
@@ -1777,6 +2628,19 @@ void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_iread_all_c = pmpi_file_iread_all_c_
 #pragma weak pmpi_file_iread_all_c__ = pmpi_file_iread_all_c_
 #pragma weak PMPI_FILE_IREAD_ALL_C = pmpi_file_iread_all_c_
+void pmpi_file_iread_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                      MPI_Count *count, MPI_Fint *datatype,
+                                      MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_all_c", ierr);
+    return;
+  }
+  pmpi_file_iread_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                         ierr);
+}
+#pragma weak mpi_file_iread_all_f08ts_large_ = pmpi_file_iread_all_f08ts_large_
+#pragma weak pmpir_file_iread_all_f08ts_large_ =                               \
+    pmpi_file_iread_all_f08ts_large_
 
 void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request,
@@ -1792,6 +2656,19 @@ void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iread_at = pmpi_file_iread_at_
 #pragma weak pmpi_file_iread_at__ = pmpi_file_iread_at_
 #pragma weak PMPI_FILE_IREAD_AT = pmpi_file_iread_at_
+void pmpi_file_iread_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                               hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                               MPI_Fint *datatype, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_at", ierr);
+    return;
+  }
+  pmpi_file_iread_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, request,
+                      ierr);
+}
+#pragma weak mpi_file_iread_at_f08ts_ = pmpi_file_iread_at_f08ts_
+#pragma weak pmpir_file_iread_at_f08ts_ = pmpi_file_iread_at_f08ts_
 
 void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                              MPI_Fint *count, MPI_Fint *datatype,
@@ -1807,6 +2684,19 @@ void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iread_at_all = pmpi_file_iread_at_all_
 #pragma weak pmpi_file_iread_at_all__ = pmpi_file_iread_at_all_
 #pragma weak PMPI_FILE_IREAD_AT_ALL = pmpi_file_iread_at_all_
+void pmpi_file_iread_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                   hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *request,
+                                   MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_at_all", ierr);
+    return;
+  }
+  pmpi_file_iread_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                          request, ierr);
+}
+#pragma weak mpi_file_iread_at_all_f08ts_ = pmpi_file_iread_at_all_f08ts_
+#pragma weak pmpir_file_iread_at_all_f08ts_ = pmpi_file_iread_at_all_f08ts_
 
 void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                MPI_Count *count, MPI_Fint *datatype,
@@ -1822,6 +2712,21 @@ void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iread_at_all_c = pmpi_file_iread_at_all_c_
 #pragma weak pmpi_file_iread_at_all_c__ = pmpi_file_iread_at_all_c_
 #pragma weak PMPI_FILE_IREAD_AT_ALL_C = pmpi_file_iread_at_all_c_
+void pmpi_file_iread_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                         hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                         MPI_Fint *datatype, MPI_Fint *request,
+                                         MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_at_all_c", ierr);
+    return;
+  }
+  pmpi_file_iread_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                            request, ierr);
+}
+#pragma weak mpi_file_iread_at_all_f08ts_large_ =                              \
+    pmpi_file_iread_at_all_f08ts_large_
+#pragma weak pmpir_file_iread_at_all_f08ts_large_ =                            \
+    pmpi_file_iread_at_all_f08ts_large_
 
 void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                            MPI_Count *count, MPI_Fint *datatype,
@@ -1837,6 +2742,19 @@ void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iread_at_c = pmpi_file_iread_at_c_
 #pragma weak pmpi_file_iread_at_c__ = pmpi_file_iread_at_c_
 #pragma weak PMPI_FILE_IREAD_AT_C = pmpi_file_iread_at_c_
+void pmpi_file_iread_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                     hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *request,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_at_c", ierr);
+    return;
+  }
+  pmpi_file_iread_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                        request, ierr);
+}
+#pragma weak mpi_file_iread_at_f08ts_large_ = pmpi_file_iread_at_f08ts_large_
+#pragma weak pmpir_file_iread_at_f08ts_large_ = pmpi_file_iread_at_f08ts_large_
 
 void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                         MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
@@ -1851,6 +2769,17 @@ void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_iread_c = pmpi_file_iread_c_
 #pragma weak pmpi_file_iread_c__ = pmpi_file_iread_c_
 #pragma weak PMPI_FILE_IREAD_C = pmpi_file_iread_c_
+void pmpi_file_iread_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                  MPI_Count *count, MPI_Fint *datatype,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_c", ierr);
+    return;
+  }
+  pmpi_file_iread_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+}
+#pragma weak mpi_file_iread_f08ts_large_ = pmpi_file_iread_f08ts_large_
+#pragma weak pmpir_file_iread_f08ts_large_ = pmpi_file_iread_f08ts_large_
 
 void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                              MPI_Fint *datatype, MPI_Fint *request,
@@ -1866,6 +2795,18 @@ void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_iread_shared = pmpi_file_iread_shared_
 #pragma weak pmpi_file_iread_shared__ = pmpi_file_iread_shared_
 #pragma weak PMPI_FILE_IREAD_SHARED = pmpi_file_iread_shared_
+void pmpi_file_iread_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_shared", ierr);
+    return;
+  }
+  pmpi_file_iread_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                          ierr);
+}
+#pragma weak mpi_file_iread_shared_f08ts_ = pmpi_file_iread_shared_f08ts_
+#pragma weak pmpir_file_iread_shared_f08ts_ = pmpi_file_iread_shared_f08ts_
 
 void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                MPI_Fint *datatype, MPI_Fint *request,
@@ -1881,6 +2822,20 @@ void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_iread_shared_c = pmpi_file_iread_shared_c_
 #pragma weak pmpi_file_iread_shared_c__ = pmpi_file_iread_shared_c_
 #pragma weak PMPI_FILE_IREAD_SHARED_C = pmpi_file_iread_shared_c_
+void pmpi_file_iread_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                         MPI_Count *count, MPI_Fint *datatype,
+                                         MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iread_shared_c", ierr);
+    return;
+  }
+  pmpi_file_iread_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                            ierr);
+}
+#pragma weak mpi_file_iread_shared_f08ts_large_ =                              \
+    pmpi_file_iread_shared_f08ts_large_
+#pragma weak pmpir_file_iread_shared_f08ts_large_ =                            \
+    pmpi_file_iread_shared_f08ts_large_
 
 void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
@@ -1895,6 +2850,17 @@ void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_iwrite = pmpi_file_iwrite_
 #pragma weak pmpi_file_iwrite__ = pmpi_file_iwrite_
 #pragma weak PMPI_FILE_IWRITE = pmpi_file_iwrite_
+void pmpi_file_iwrite_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                             MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite", ierr);
+    return;
+  }
+  pmpi_file_iwrite_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+}
+#pragma weak mpi_file_iwrite_f08ts_ = pmpi_file_iwrite_f08ts_
+#pragma weak pmpir_file_iwrite_f08ts_ = pmpi_file_iwrite_f08ts_
 
 void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *request,
@@ -1910,6 +2876,18 @@ void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_iwrite_all = pmpi_file_iwrite_all_
 #pragma weak pmpi_file_iwrite_all__ = pmpi_file_iwrite_all_
 #pragma weak PMPI_FILE_IWRITE_ALL = pmpi_file_iwrite_all_
+void pmpi_file_iwrite_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                 MPI_Fint *count, MPI_Fint *datatype,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_all", ierr);
+    return;
+  }
+  pmpi_file_iwrite_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                        ierr);
+}
+#pragma weak mpi_file_iwrite_all_f08ts_ = pmpi_file_iwrite_all_f08ts_
+#pragma weak pmpir_file_iwrite_all_f08ts_ = pmpi_file_iwrite_all_f08ts_
 
 void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *request,
@@ -1925,6 +2903,20 @@ void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_iwrite_all_c = pmpi_file_iwrite_all_c_
 #pragma weak pmpi_file_iwrite_all_c__ = pmpi_file_iwrite_all_c_
 #pragma weak PMPI_FILE_IWRITE_ALL_C = pmpi_file_iwrite_all_c_
+void pmpi_file_iwrite_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                       MPI_Count *count, MPI_Fint *datatype,
+                                       MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_all_c", ierr);
+    return;
+  }
+  pmpi_file_iwrite_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                          ierr);
+}
+#pragma weak mpi_file_iwrite_all_f08ts_large_ =                                \
+    pmpi_file_iwrite_all_f08ts_large_
+#pragma weak pmpir_file_iwrite_all_f08ts_large_ =                              \
+    pmpi_file_iwrite_all_f08ts_large_
 
 void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                           MPI_Fint *count, MPI_Fint *datatype,
@@ -1940,6 +2932,19 @@ void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iwrite_at = pmpi_file_iwrite_at_
 #pragma weak pmpi_file_iwrite_at__ = pmpi_file_iwrite_at_
 #pragma weak PMPI_FILE_IWRITE_AT = pmpi_file_iwrite_at_
+void pmpi_file_iwrite_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                MPI_Fint *datatype, MPI_Fint *request,
+                                MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_at", ierr);
+    return;
+  }
+  pmpi_file_iwrite_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                       request, ierr);
+}
+#pragma weak mpi_file_iwrite_at_f08ts_ = pmpi_file_iwrite_at_f08ts_
+#pragma weak pmpir_file_iwrite_at_f08ts_ = pmpi_file_iwrite_at_f08ts_
 
 void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                               MPI_Fint *count, MPI_Fint *datatype,
@@ -1955,6 +2960,19 @@ void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iwrite_at_all = pmpi_file_iwrite_at_all_
 #pragma weak pmpi_file_iwrite_at_all__ = pmpi_file_iwrite_at_all_
 #pragma weak PMPI_FILE_IWRITE_AT_ALL = pmpi_file_iwrite_at_all_
+void pmpi_file_iwrite_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                    hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                    MPI_Fint *datatype, MPI_Fint *request,
+                                    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_at_all", ierr);
+    return;
+  }
+  pmpi_file_iwrite_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                           request, ierr);
+}
+#pragma weak mpi_file_iwrite_at_all_f08ts_ = pmpi_file_iwrite_at_all_f08ts_
+#pragma weak pmpir_file_iwrite_at_all_f08ts_ = pmpi_file_iwrite_at_all_f08ts_
 
 void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                 MPI_Count *count, MPI_Fint *datatype,
@@ -1970,6 +2988,21 @@ void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iwrite_at_all_c = pmpi_file_iwrite_at_all_c_
 #pragma weak pmpi_file_iwrite_at_all_c__ = pmpi_file_iwrite_at_all_c_
 #pragma weak PMPI_FILE_IWRITE_AT_ALL_C = pmpi_file_iwrite_at_all_c_
+void pmpi_file_iwrite_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                          hc_f_gfc_desc_t *buf,
+                                          MPI_Count *count, MPI_Fint *datatype,
+                                          MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_at_all_c", ierr);
+    return;
+  }
+  pmpi_file_iwrite_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                             request, ierr);
+}
+#pragma weak mpi_file_iwrite_at_all_f08ts_large_ =                             \
+    pmpi_file_iwrite_at_all_f08ts_large_
+#pragma weak pmpir_file_iwrite_at_all_f08ts_large_ =                           \
+    pmpi_file_iwrite_at_all_f08ts_large_
 
 void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                             MPI_Count *count, MPI_Fint *datatype,
@@ -1985,6 +3018,20 @@ void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_iwrite_at_c = pmpi_file_iwrite_at_c_
 #pragma weak pmpi_file_iwrite_at_c__ = pmpi_file_iwrite_at_c_
 #pragma weak PMPI_FILE_IWRITE_AT_C = pmpi_file_iwrite_at_c_
+void pmpi_file_iwrite_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                      hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                      MPI_Fint *datatype, MPI_Fint *request,
+                                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_at_c", ierr);
+    return;
+  }
+  pmpi_file_iwrite_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                         request, ierr);
+}
+#pragma weak mpi_file_iwrite_at_f08ts_large_ = pmpi_file_iwrite_at_f08ts_large_
+#pragma weak pmpir_file_iwrite_at_f08ts_large_ =                               \
+    pmpi_file_iwrite_at_f08ts_large_
 
 void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                          MPI_Fint *datatype, MPI_Fint *request,
@@ -2000,6 +3047,17 @@ void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_iwrite_c = pmpi_file_iwrite_c_
 #pragma weak pmpi_file_iwrite_c__ = pmpi_file_iwrite_c_
 #pragma weak PMPI_FILE_IWRITE_C = pmpi_file_iwrite_c_
+void pmpi_file_iwrite_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                   MPI_Count *count, MPI_Fint *datatype,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_c", ierr);
+    return;
+  }
+  pmpi_file_iwrite_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+}
+#pragma weak mpi_file_iwrite_f08ts_large_ = pmpi_file_iwrite_f08ts_large_
+#pragma weak pmpir_file_iwrite_f08ts_large_ = pmpi_file_iwrite_f08ts_large_
 
 void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                               MPI_Fint *datatype, MPI_Fint *request,
@@ -2015,6 +3073,18 @@ void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_iwrite_shared = pmpi_file_iwrite_shared_
 #pragma weak pmpi_file_iwrite_shared__ = pmpi_file_iwrite_shared_
 #pragma weak PMPI_FILE_IWRITE_SHARED = pmpi_file_iwrite_shared_
+void pmpi_file_iwrite_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                    MPI_Fint *count, MPI_Fint *datatype,
+                                    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_shared", ierr);
+    return;
+  }
+  pmpi_file_iwrite_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                           ierr);
+}
+#pragma weak mpi_file_iwrite_shared_f08ts_ = pmpi_file_iwrite_shared_f08ts_
+#pragma weak pmpir_file_iwrite_shared_f08ts_ = pmpi_file_iwrite_shared_f08ts_
 
 void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                 MPI_Fint *datatype, MPI_Fint *request,
@@ -2030,6 +3100,20 @@ void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_iwrite_shared_c = pmpi_file_iwrite_shared_c_
 #pragma weak pmpi_file_iwrite_shared_c__ = pmpi_file_iwrite_shared_c_
 #pragma weak PMPI_FILE_IWRITE_SHARED_C = pmpi_file_iwrite_shared_c_
+void pmpi_file_iwrite_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                          MPI_Count *count, MPI_Fint *datatype,
+                                          MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_iwrite_shared_c", ierr);
+    return;
+  }
+  pmpi_file_iwrite_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                             ierr);
+}
+#pragma weak mpi_file_iwrite_shared_f08ts_large_ =                             \
+    pmpi_file_iwrite_shared_f08ts_large_
+#pragma weak pmpir_file_iwrite_shared_f08ts_large_ =                           \
+    pmpi_file_iwrite_shared_f08ts_large_
 
 void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
                      MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr,
@@ -2050,6 +3134,9 @@ void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
 #pragma weak pmpi_file_open = pmpi_file_open_
 #pragma weak pmpi_file_open__ = pmpi_file_open_
 #pragma weak PMPI_FILE_OPEN = pmpi_file_open_
+#pragma weak pmpi_file_open_f08_ = pmpi_file_open_
+#pragma weak mpi_file_open_f08_ = pmpi_file_open_
+#pragma weak pmpir_file_open_f08_ = pmpi_file_open_
 
 void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
   int rc = MPI_File_preallocate(MPI_File_f2c(*fh), *size);
@@ -2062,6 +3149,9 @@ void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
 #pragma weak pmpi_file_preallocate = pmpi_file_preallocate_
 #pragma weak pmpi_file_preallocate__ = pmpi_file_preallocate_
 #pragma weak PMPI_FILE_PREALLOCATE = pmpi_file_preallocate_
+#pragma weak pmpi_file_preallocate_f08_ = pmpi_file_preallocate_
+#pragma weak mpi_file_preallocate_f08_ = pmpi_file_preallocate_
+#pragma weak pmpir_file_preallocate_f08_ = pmpi_file_preallocate_
 
 void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -2076,6 +3166,17 @@ void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_read = pmpi_file_read_
 #pragma weak pmpi_file_read__ = pmpi_file_read_
 #pragma weak PMPI_FILE_READ = pmpi_file_read_
+void pmpi_file_read_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *status,
+                           MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read", ierr);
+    return;
+  }
+  pmpi_file_read_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_read_f08ts_ = pmpi_file_read_f08ts_
+#pragma weak pmpir_file_read_f08ts_ = pmpi_file_read_f08ts_
 
 void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                          MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -2090,6 +3191,17 @@ void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_read_all = pmpi_file_read_all_
 #pragma weak pmpi_file_read_all__ = pmpi_file_read_all_
 #pragma weak PMPI_FILE_READ_ALL = pmpi_file_read_all_
+void pmpi_file_read_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                               MPI_Fint *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_all", ierr);
+    return;
+  }
+  pmpi_file_read_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_read_all_f08ts_ = pmpi_file_read_all_f08ts_
+#pragma weak pmpir_file_read_all_f08ts_ = pmpi_file_read_all_f08ts_
 
 void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                                MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2104,6 +3216,17 @@ void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_read_all_begin = pmpi_file_read_all_begin_
 #pragma weak pmpi_file_read_all_begin__ = pmpi_file_read_all_begin_
 #pragma weak PMPI_FILE_READ_ALL_BEGIN = pmpi_file_read_all_begin_
+void pmpi_file_read_all_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                     MPI_Fint *count, MPI_Fint *datatype,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_all_begin", ierr);
+    return;
+  }
+  pmpi_file_read_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+}
+#pragma weak mpi_file_read_all_begin_f08ts_ = pmpi_file_read_all_begin_f08ts_
+#pragma weak pmpir_file_read_all_begin_f08ts_ = pmpi_file_read_all_begin_f08ts_
 
 void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                  MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2118,6 +3241,19 @@ void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_read_all_begin_c = pmpi_file_read_all_begin_c_
 #pragma weak pmpi_file_read_all_begin_c__ = pmpi_file_read_all_begin_c_
 #pragma weak PMPI_FILE_READ_ALL_BEGIN_C = pmpi_file_read_all_begin_c_
+void pmpi_file_read_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                           MPI_Count *count, MPI_Fint *datatype,
+                                           MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_all_begin_c", ierr);
+    return;
+  }
+  pmpi_file_read_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+}
+#pragma weak mpi_file_read_all_begin_f08ts_large_ =                            \
+    pmpi_file_read_all_begin_f08ts_large_
+#pragma weak pmpir_file_read_all_begin_f08ts_large_ =                          \
+    pmpi_file_read_all_begin_f08ts_large_
 
 void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                            MPI_Fint *datatype, MPI_Fint *status,
@@ -2133,6 +3269,17 @@ void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_read_all_c = pmpi_file_read_all_c_
 #pragma weak pmpi_file_read_all_c__ = pmpi_file_read_all_c_
 #pragma weak PMPI_FILE_READ_ALL_C = pmpi_file_read_all_c_
+void pmpi_file_read_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                     MPI_Count *count, MPI_Fint *datatype,
+                                     MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_all_c", ierr);
+    return;
+  }
+  pmpi_file_read_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_read_all_f08ts_large_ = pmpi_file_read_all_f08ts_large_
+#pragma weak pmpir_file_read_all_f08ts_large_ = pmpi_file_read_all_f08ts_large_
 
 void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                              MPI_Fint *ierr) {
@@ -2147,6 +3294,16 @@ void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak pmpi_file_read_all_end = pmpi_file_read_all_end_
 #pragma weak pmpi_file_read_all_end__ = pmpi_file_read_all_end_
 #pragma weak PMPI_FILE_READ_ALL_END = pmpi_file_read_all_end_
+void pmpi_file_read_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                   MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_all_end", ierr);
+    return;
+  }
+  pmpi_file_read_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
+}
+#pragma weak mpi_file_read_all_end_f08ts_ = pmpi_file_read_all_end_f08ts_
+#pragma weak pmpir_file_read_all_end_f08ts_ = pmpi_file_read_all_end_f08ts_
 
 void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
@@ -2162,6 +3319,19 @@ void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_read_at = pmpi_file_read_at_
 #pragma weak pmpi_file_read_at__ = pmpi_file_read_at_
 #pragma weak PMPI_FILE_READ_AT = pmpi_file_read_at_
+void pmpi_file_read_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                              hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *status,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at", ierr);
+    return;
+  }
+  pmpi_file_read_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
+                     ierr);
+}
+#pragma weak mpi_file_read_at_f08ts_ = pmpi_file_read_at_f08ts_
+#pragma weak pmpir_file_read_at_f08ts_ = pmpi_file_read_at_f08ts_
 
 void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                             MPI_Fint *count, MPI_Fint *datatype,
@@ -2177,6 +3347,19 @@ void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_read_at_all = pmpi_file_read_at_all_
 #pragma weak pmpi_file_read_at_all__ = pmpi_file_read_at_all_
 #pragma weak PMPI_FILE_READ_AT_ALL = pmpi_file_read_at_all_
+void pmpi_file_read_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                  hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                  MPI_Fint *datatype, MPI_Fint *status,
+                                  MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at_all", ierr);
+    return;
+  }
+  pmpi_file_read_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                         status, ierr);
+}
+#pragma weak mpi_file_read_at_all_f08ts_ = pmpi_file_read_at_all_f08ts_
+#pragma weak pmpir_file_read_at_all_f08ts_ = pmpi_file_read_at_all_f08ts_
 
 void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                   MPI_Fint *count, MPI_Fint *datatype,
@@ -2192,6 +3375,20 @@ void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_read_at_all_begin = pmpi_file_read_at_all_begin_
 #pragma weak pmpi_file_read_at_all_begin__ = pmpi_file_read_at_all_begin_
 #pragma weak PMPI_FILE_READ_AT_ALL_BEGIN = pmpi_file_read_at_all_begin_
+void pmpi_file_read_at_all_begin_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                        hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                        MPI_Fint *datatype, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at_all_begin", ierr);
+    return;
+  }
+  pmpi_file_read_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                               ierr);
+}
+#pragma weak mpi_file_read_at_all_begin_f08ts_ =                               \
+    pmpi_file_read_at_all_begin_f08ts_
+#pragma weak pmpir_file_read_at_all_begin_f08ts_ =                             \
+    pmpi_file_read_at_all_begin_f08ts_
 
 void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                     MPI_Count *count, MPI_Fint *datatype,
@@ -2207,6 +3404,22 @@ void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_read_at_all_begin_c = pmpi_file_read_at_all_begin_c_
 #pragma weak pmpi_file_read_at_all_begin_c__ = pmpi_file_read_at_all_begin_c_
 #pragma weak PMPI_FILE_READ_AT_ALL_BEGIN_C = pmpi_file_read_at_all_begin_c_
+void pmpi_file_read_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                              hc_f_gfc_desc_t *buf,
+                                              MPI_Count *count,
+                                              MPI_Fint *datatype,
+                                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at_all_begin_c", ierr);
+    return;
+  }
+  pmpi_file_read_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                 datatype, ierr);
+}
+#pragma weak mpi_file_read_at_all_begin_f08ts_large_ =                         \
+    pmpi_file_read_at_all_begin_f08ts_large_
+#pragma weak pmpir_file_read_at_all_begin_f08ts_large_ =                       \
+    pmpi_file_read_at_all_begin_f08ts_large_
 
 void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                               MPI_Count *count, MPI_Fint *datatype,
@@ -2222,6 +3435,21 @@ void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_read_at_all_c = pmpi_file_read_at_all_c_
 #pragma weak pmpi_file_read_at_all_c__ = pmpi_file_read_at_all_c_
 #pragma weak PMPI_FILE_READ_AT_ALL_C = pmpi_file_read_at_all_c_
+void pmpi_file_read_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                        hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                        MPI_Fint *datatype, MPI_Fint *status,
+                                        MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at_all_c", ierr);
+    return;
+  }
+  pmpi_file_read_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                           status, ierr);
+}
+#pragma weak mpi_file_read_at_all_f08ts_large_ =                               \
+    pmpi_file_read_at_all_f08ts_large_
+#pragma weak pmpir_file_read_at_all_f08ts_large_ =                             \
+    pmpi_file_read_at_all_f08ts_large_
 
 void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                                 MPI_Fint *ierr) {
@@ -2236,6 +3464,17 @@ void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak pmpi_file_read_at_all_end = pmpi_file_read_at_all_end_
 #pragma weak pmpi_file_read_at_all_end__ = pmpi_file_read_at_all_end_
 #pragma weak PMPI_FILE_READ_AT_ALL_END = pmpi_file_read_at_all_end_
+void pmpi_file_read_at_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                      MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at_all_end", ierr);
+    return;
+  }
+  pmpi_file_read_at_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
+}
+#pragma weak mpi_file_read_at_all_end_f08ts_ = pmpi_file_read_at_all_end_f08ts_
+#pragma weak pmpir_file_read_at_all_end_f08ts_ =                               \
+    pmpi_file_read_at_all_end_f08ts_
 
 void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                           MPI_Count *count, MPI_Fint *datatype,
@@ -2251,6 +3490,19 @@ void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_read_at_c = pmpi_file_read_at_c_
 #pragma weak pmpi_file_read_at_c__ = pmpi_file_read_at_c_
 #pragma weak PMPI_FILE_READ_AT_C = pmpi_file_read_at_c_
+void pmpi_file_read_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                    hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                    MPI_Fint *datatype, MPI_Fint *status,
+                                    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_at_c", ierr);
+    return;
+  }
+  pmpi_file_read_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
+                       ierr);
+}
+#pragma weak mpi_file_read_at_f08ts_large_ = pmpi_file_read_at_f08ts_large_
+#pragma weak pmpir_file_read_at_f08ts_large_ = pmpi_file_read_at_f08ts_large_
 
 void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                        MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -2265,6 +3517,17 @@ void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_read_c = pmpi_file_read_c_
 #pragma weak pmpi_file_read_c__ = pmpi_file_read_c_
 #pragma weak PMPI_FILE_READ_C = pmpi_file_read_c_
+void pmpi_file_read_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                 MPI_Count *count, MPI_Fint *datatype,
+                                 MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_c", ierr);
+    return;
+  }
+  pmpi_file_read_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_read_f08ts_large_ = pmpi_file_read_f08ts_large_
+#pragma weak pmpir_file_read_f08ts_large_ = pmpi_file_read_f08ts_large_
 
 void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                              MPI_Fint *datatype, MPI_Fint *status,
@@ -2280,6 +3543,18 @@ void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_read_ordered = pmpi_file_read_ordered_
 #pragma weak pmpi_file_read_ordered__ = pmpi_file_read_ordered_
 #pragma weak PMPI_FILE_READ_ORDERED = pmpi_file_read_ordered_
+void pmpi_file_read_ordered_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_ordered", ierr);
+    return;
+  }
+  pmpi_file_read_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                          ierr);
+}
+#pragma weak mpi_file_read_ordered_f08ts_ = pmpi_file_read_ordered_f08ts_
+#pragma weak pmpir_file_read_ordered_f08ts_ = pmpi_file_read_ordered_f08ts_
 
 void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                                    MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2294,6 +3569,19 @@ void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_read_ordered_begin = pmpi_file_read_ordered_begin_
 #pragma weak pmpi_file_read_ordered_begin__ = pmpi_file_read_ordered_begin_
 #pragma weak PMPI_FILE_READ_ORDERED_BEGIN = pmpi_file_read_ordered_begin_
+void pmpi_file_read_ordered_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                         MPI_Fint *count, MPI_Fint *datatype,
+                                         MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_ordered_begin", ierr);
+    return;
+  }
+  pmpi_file_read_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+}
+#pragma weak mpi_file_read_ordered_begin_f08ts_ =                              \
+    pmpi_file_read_ordered_begin_f08ts_
+#pragma weak pmpir_file_read_ordered_begin_f08ts_ =                            \
+    pmpi_file_read_ordered_begin_f08ts_
 
 void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                      MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2308,6 +3596,22 @@ void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_read_ordered_begin_c = pmpi_file_read_ordered_begin_c_
 #pragma weak pmpi_file_read_ordered_begin_c__ = pmpi_file_read_ordered_begin_c_
 #pragma weak PMPI_FILE_READ_ORDERED_BEGIN_C = pmpi_file_read_ordered_begin_c_
+void pmpi_file_read_ordered_begin_f08ts_large_(MPI_Fint *fh,
+                                               hc_f_gfc_desc_t *buf,
+                                               MPI_Count *count,
+                                               MPI_Fint *datatype,
+                                               MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_ordered_begin_c", ierr);
+    return;
+  }
+  pmpi_file_read_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                  ierr);
+}
+#pragma weak mpi_file_read_ordered_begin_f08ts_large_ =                        \
+    pmpi_file_read_ordered_begin_f08ts_large_
+#pragma weak pmpir_file_read_ordered_begin_f08ts_large_ =                      \
+    pmpi_file_read_ordered_begin_f08ts_large_
 
 void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                MPI_Fint *datatype, MPI_Fint *status,
@@ -2323,6 +3627,20 @@ void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_read_ordered_c = pmpi_file_read_ordered_c_
 #pragma weak pmpi_file_read_ordered_c__ = pmpi_file_read_ordered_c_
 #pragma weak PMPI_FILE_READ_ORDERED_C = pmpi_file_read_ordered_c_
+void pmpi_file_read_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                         MPI_Count *count, MPI_Fint *datatype,
+                                         MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_ordered_c", ierr);
+    return;
+  }
+  pmpi_file_read_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                            ierr);
+}
+#pragma weak mpi_file_read_ordered_f08ts_large_ =                              \
+    pmpi_file_read_ordered_f08ts_large_
+#pragma weak pmpir_file_read_ordered_f08ts_large_ =                            \
+    pmpi_file_read_ordered_f08ts_large_
 
 void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                                  MPI_Fint *ierr) {
@@ -2337,6 +3655,18 @@ void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak pmpi_file_read_ordered_end = pmpi_file_read_ordered_end_
 #pragma weak pmpi_file_read_ordered_end__ = pmpi_file_read_ordered_end_
 #pragma weak PMPI_FILE_READ_ORDERED_END = pmpi_file_read_ordered_end_
+void pmpi_file_read_ordered_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                       MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_ordered_end", ierr);
+    return;
+  }
+  pmpi_file_read_ordered_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
+}
+#pragma weak mpi_file_read_ordered_end_f08ts_ =                                \
+    pmpi_file_read_ordered_end_f08ts_
+#pragma weak pmpir_file_read_ordered_end_f08ts_ =                              \
+    pmpi_file_read_ordered_end_f08ts_
 
 void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *status,
@@ -2352,6 +3682,18 @@ void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_read_shared = pmpi_file_read_shared_
 #pragma weak pmpi_file_read_shared__ = pmpi_file_read_shared_
 #pragma weak PMPI_FILE_READ_SHARED = pmpi_file_read_shared_
+void pmpi_file_read_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                  MPI_Fint *count, MPI_Fint *datatype,
+                                  MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_shared", ierr);
+    return;
+  }
+  pmpi_file_read_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                         ierr);
+}
+#pragma weak mpi_file_read_shared_f08ts_ = pmpi_file_read_shared_f08ts_
+#pragma weak pmpir_file_read_shared_f08ts_ = pmpi_file_read_shared_f08ts_
 
 void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *status,
@@ -2367,6 +3709,20 @@ void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_read_shared_c = pmpi_file_read_shared_c_
 #pragma weak pmpi_file_read_shared_c__ = pmpi_file_read_shared_c_
 #pragma weak PMPI_FILE_READ_SHARED_C = pmpi_file_read_shared_c_
+void pmpi_file_read_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                        MPI_Count *count, MPI_Fint *datatype,
+                                        MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_read_shared_c", ierr);
+    return;
+  }
+  pmpi_file_read_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                           ierr);
+}
+#pragma weak mpi_file_read_shared_f08ts_large_ =                               \
+    pmpi_file_read_shared_f08ts_large_
+#pragma weak pmpir_file_read_shared_f08ts_large_ =                             \
+    pmpi_file_read_shared_f08ts_large_
 
 void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
                      MPI_Fint *ierr) {
@@ -2380,6 +3736,9 @@ void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
 #pragma weak pmpi_file_seek = pmpi_file_seek_
 #pragma weak pmpi_file_seek__ = pmpi_file_seek_
 #pragma weak PMPI_FILE_SEEK = pmpi_file_seek_
+#pragma weak pmpi_file_seek_f08_ = pmpi_file_seek_
+#pragma weak mpi_file_seek_f08_ = pmpi_file_seek_
+#pragma weak pmpir_file_seek_f08_ = pmpi_file_seek_
 
 void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
                             MPI_Fint *ierr) {
@@ -2393,6 +3752,9 @@ void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
 #pragma weak pmpi_file_seek_shared = pmpi_file_seek_shared_
 #pragma weak pmpi_file_seek_shared__ = pmpi_file_seek_shared_
 #pragma weak PMPI_FILE_SEEK_SHARED = pmpi_file_seek_shared_
+#pragma weak pmpi_file_seek_shared_f08_ = pmpi_file_seek_shared_
+#pragma weak mpi_file_seek_shared_f08_ = pmpi_file_seek_shared_
+#pragma weak pmpir_file_seek_shared_f08_ = pmpi_file_seek_shared_
 
 void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
   int rc = MPI_File_set_atomicity(MPI_File_f2c(*fh), *flag);
@@ -2405,6 +3767,9 @@ void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_file_set_atomicity = pmpi_file_set_atomicity_
 #pragma weak pmpi_file_set_atomicity__ = pmpi_file_set_atomicity_
 #pragma weak PMPI_FILE_SET_ATOMICITY = pmpi_file_set_atomicity_
+#pragma weak pmpi_file_set_atomicity_f08_ = pmpi_file_set_atomicity_
+#pragma weak mpi_file_set_atomicity_f08_ = pmpi_file_set_atomicity_
+#pragma weak pmpir_file_set_atomicity_f08_ = pmpi_file_set_atomicity_
 
 void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
                                MPI_Fint *ierr) {
@@ -2418,6 +3783,9 @@ void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler,
 #pragma weak pmpi_file_set_errhandler = pmpi_file_set_errhandler_
 #pragma weak pmpi_file_set_errhandler__ = pmpi_file_set_errhandler_
 #pragma weak PMPI_FILE_SET_ERRHANDLER = pmpi_file_set_errhandler_
+#pragma weak pmpi_file_set_errhandler_f08_ = pmpi_file_set_errhandler_
+#pragma weak mpi_file_set_errhandler_f08_ = pmpi_file_set_errhandler_
+#pragma weak pmpir_file_set_errhandler_f08_ = pmpi_file_set_errhandler_
 
 void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_File_set_info(MPI_File_f2c(*fh), *info);
@@ -2430,6 +3798,9 @@ void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr) {
 #pragma weak pmpi_file_set_info = pmpi_file_set_info_
 #pragma weak pmpi_file_set_info__ = pmpi_file_set_info_
 #pragma weak PMPI_FILE_SET_INFO = pmpi_file_set_info_
+#pragma weak pmpi_file_set_info_f08_ = pmpi_file_set_info_
+#pragma weak mpi_file_set_info_f08_ = pmpi_file_set_info_
+#pragma weak pmpir_file_set_info_f08_ = pmpi_file_set_info_
 
 void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
   int rc = MPI_File_set_size(MPI_File_f2c(*fh), *size);
@@ -2442,6 +3813,9 @@ void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
 #pragma weak pmpi_file_set_size = pmpi_file_set_size_
 #pragma weak pmpi_file_set_size__ = pmpi_file_set_size_
 #pragma weak PMPI_FILE_SET_SIZE = pmpi_file_set_size_
+#pragma weak pmpi_file_set_size_f08_ = pmpi_file_set_size_
+#pragma weak mpi_file_set_size_f08_ = pmpi_file_set_size_
+#pragma weak pmpir_file_set_size_f08_ = pmpi_file_set_size_
 
 void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
                          MPI_Fint *filetype, char *datarep, MPI_Fint *info,
@@ -2459,6 +3833,9 @@ void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
 #pragma weak pmpi_file_set_view = pmpi_file_set_view_
 #pragma weak pmpi_file_set_view__ = pmpi_file_set_view_
 #pragma weak PMPI_FILE_SET_VIEW = pmpi_file_set_view_
+#pragma weak pmpi_file_set_view_f08_ = pmpi_file_set_view_
+#pragma weak mpi_file_set_view_f08_ = pmpi_file_set_view_
+#pragma weak pmpir_file_set_view_f08_ = pmpi_file_set_view_
 
 void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr) {
   int rc = MPI_File_sync(MPI_File_f2c(*fh));
@@ -2471,6 +3848,9 @@ void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr) {
 #pragma weak pmpi_file_sync = pmpi_file_sync_
 #pragma weak pmpi_file_sync__ = pmpi_file_sync_
 #pragma weak PMPI_FILE_SYNC = pmpi_file_sync_
+#pragma weak pmpi_file_sync_f08_ = pmpi_file_sync_
+#pragma weak mpi_file_sync_f08_ = pmpi_file_sync_
+#pragma weak pmpir_file_sync_f08_ = pmpi_file_sync_
 
 void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -2485,6 +3865,17 @@ void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_write = pmpi_file_write_
 #pragma weak pmpi_file_write__ = pmpi_file_write_
 #pragma weak PMPI_FILE_WRITE = pmpi_file_write_
+void pmpi_file_write_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *status,
+                            MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write", ierr);
+    return;
+  }
+  pmpi_file_write_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_write_f08ts_ = pmpi_file_write_f08ts_
+#pragma weak pmpir_file_write_f08ts_ = pmpi_file_write_f08ts_
 
 void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *status,
@@ -2500,6 +3891,17 @@ void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_write_all = pmpi_file_write_all_
 #pragma weak pmpi_file_write_all__ = pmpi_file_write_all_
 #pragma weak PMPI_FILE_WRITE_ALL = pmpi_file_write_all_
+void pmpi_file_write_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                MPI_Fint *count, MPI_Fint *datatype,
+                                MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_all", ierr);
+    return;
+  }
+  pmpi_file_write_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_write_all_f08ts_ = pmpi_file_write_all_f08ts_
+#pragma weak pmpir_file_write_all_f08ts_ = pmpi_file_write_all_f08ts_
 
 void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                                 MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2514,6 +3916,18 @@ void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_write_all_begin = pmpi_file_write_all_begin_
 #pragma weak pmpi_file_write_all_begin__ = pmpi_file_write_all_begin_
 #pragma weak PMPI_FILE_WRITE_ALL_BEGIN = pmpi_file_write_all_begin_
+void pmpi_file_write_all_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                      MPI_Fint *count, MPI_Fint *datatype,
+                                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_all_begin", ierr);
+    return;
+  }
+  pmpi_file_write_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+}
+#pragma weak mpi_file_write_all_begin_f08ts_ = pmpi_file_write_all_begin_f08ts_
+#pragma weak pmpir_file_write_all_begin_f08ts_ =                               \
+    pmpi_file_write_all_begin_f08ts_
 
 void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                   MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2528,6 +3942,20 @@ void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_write_all_begin_c = pmpi_file_write_all_begin_c_
 #pragma weak pmpi_file_write_all_begin_c__ = pmpi_file_write_all_begin_c_
 #pragma weak PMPI_FILE_WRITE_ALL_BEGIN_C = pmpi_file_write_all_begin_c_
+void pmpi_file_write_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                            MPI_Count *count,
+                                            MPI_Fint *datatype,
+                                            MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_all_begin_c", ierr);
+    return;
+  }
+  pmpi_file_write_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+}
+#pragma weak mpi_file_write_all_begin_f08ts_large_ =                           \
+    pmpi_file_write_all_begin_f08ts_large_
+#pragma weak pmpir_file_write_all_begin_f08ts_large_ =                         \
+    pmpi_file_write_all_begin_f08ts_large_
 
 void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *status,
@@ -2543,6 +3971,19 @@ void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_write_all_c = pmpi_file_write_all_c_
 #pragma weak pmpi_file_write_all_c__ = pmpi_file_write_all_c_
 #pragma weak PMPI_FILE_WRITE_ALL_C = pmpi_file_write_all_c_
+void pmpi_file_write_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                      MPI_Count *count, MPI_Fint *datatype,
+                                      MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_all_c", ierr);
+    return;
+  }
+  pmpi_file_write_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                         ierr);
+}
+#pragma weak mpi_file_write_all_f08ts_large_ = pmpi_file_write_all_f08ts_large_
+#pragma weak pmpir_file_write_all_f08ts_large_ =                               \
+    pmpi_file_write_all_f08ts_large_
 
 void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                               MPI_Fint *ierr) {
@@ -2557,6 +3998,16 @@ void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak pmpi_file_write_all_end = pmpi_file_write_all_end_
 #pragma weak pmpi_file_write_all_end__ = pmpi_file_write_all_end_
 #pragma weak PMPI_FILE_WRITE_ALL_END = pmpi_file_write_all_end_
+void pmpi_file_write_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                    MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_all_end", ierr);
+    return;
+  }
+  pmpi_file_write_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
+}
+#pragma weak mpi_file_write_all_end_f08ts_ = pmpi_file_write_all_end_f08ts_
+#pragma weak pmpir_file_write_all_end_f08ts_ = pmpi_file_write_all_end_f08ts_
 
 void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status,
@@ -2572,6 +4023,19 @@ void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_write_at = pmpi_file_write_at_
 #pragma weak pmpi_file_write_at__ = pmpi_file_write_at_
 #pragma weak PMPI_FILE_WRITE_AT = pmpi_file_write_at_
+void pmpi_file_write_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                               hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                               MPI_Fint *datatype, MPI_Fint *status,
+                               MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at", ierr);
+    return;
+  }
+  pmpi_file_write_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
+                      ierr);
+}
+#pragma weak mpi_file_write_at_f08ts_ = pmpi_file_write_at_f08ts_
+#pragma weak pmpir_file_write_at_f08ts_ = pmpi_file_write_at_f08ts_
 
 void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                              MPI_Fint *count, MPI_Fint *datatype,
@@ -2587,6 +4051,19 @@ void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_write_at_all = pmpi_file_write_at_all_
 #pragma weak pmpi_file_write_at_all__ = pmpi_file_write_at_all_
 #pragma weak PMPI_FILE_WRITE_AT_ALL = pmpi_file_write_at_all_
+void pmpi_file_write_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                   hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *status,
+                                   MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at_all", ierr);
+    return;
+  }
+  pmpi_file_write_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                          status, ierr);
+}
+#pragma weak mpi_file_write_at_all_f08ts_ = pmpi_file_write_at_all_f08ts_
+#pragma weak pmpir_file_write_at_all_f08ts_ = pmpi_file_write_at_all_f08ts_
 
 void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
@@ -2602,6 +4079,20 @@ void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_write_at_all_begin = pmpi_file_write_at_all_begin_
 #pragma weak pmpi_file_write_at_all_begin__ = pmpi_file_write_at_all_begin_
 #pragma weak PMPI_FILE_WRITE_AT_ALL_BEGIN = pmpi_file_write_at_all_begin_
+void pmpi_file_write_at_all_begin_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
+                                         hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                         MPI_Fint *datatype, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at_all_begin", ierr);
+    return;
+  }
+  pmpi_file_write_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                datatype, ierr);
+}
+#pragma weak mpi_file_write_at_all_begin_f08ts_ =                              \
+    pmpi_file_write_at_all_begin_f08ts_
+#pragma weak pmpir_file_write_at_all_begin_f08ts_ =                            \
+    pmpi_file_write_at_all_begin_f08ts_
 
 void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset,
                                      void *buf, MPI_Count *count,
@@ -2617,6 +4108,22 @@ void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset,
 #pragma weak pmpi_file_write_at_all_begin_c = pmpi_file_write_at_all_begin_c_
 #pragma weak pmpi_file_write_at_all_begin_c__ = pmpi_file_write_at_all_begin_c_
 #pragma weak PMPI_FILE_WRITE_AT_ALL_BEGIN_C = pmpi_file_write_at_all_begin_c_
+void pmpi_file_write_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                               hc_f_gfc_desc_t *buf,
+                                               MPI_Count *count,
+                                               MPI_Fint *datatype,
+                                               MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at_all_begin_c", ierr);
+    return;
+  }
+  pmpi_file_write_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                  datatype, ierr);
+}
+#pragma weak mpi_file_write_at_all_begin_f08ts_large_ =                        \
+    pmpi_file_write_at_all_begin_f08ts_large_
+#pragma weak pmpir_file_write_at_all_begin_f08ts_large_ =                      \
+    pmpi_file_write_at_all_begin_f08ts_large_
 
 void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                MPI_Count *count, MPI_Fint *datatype,
@@ -2632,6 +4139,21 @@ void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_write_at_all_c = pmpi_file_write_at_all_c_
 #pragma weak pmpi_file_write_at_all_c__ = pmpi_file_write_at_all_c_
 #pragma weak PMPI_FILE_WRITE_AT_ALL_C = pmpi_file_write_at_all_c_
+void pmpi_file_write_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                         hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                         MPI_Fint *datatype, MPI_Fint *status,
+                                         MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at_all_c", ierr);
+    return;
+  }
+  pmpi_file_write_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                            status, ierr);
+}
+#pragma weak mpi_file_write_at_all_f08ts_large_ =                              \
+    pmpi_file_write_at_all_f08ts_large_
+#pragma weak pmpir_file_write_at_all_f08ts_large_ =                            \
+    pmpi_file_write_at_all_f08ts_large_
 
 void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                                  MPI_Fint *ierr) {
@@ -2646,6 +4168,18 @@ void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak pmpi_file_write_at_all_end = pmpi_file_write_at_all_end_
 #pragma weak pmpi_file_write_at_all_end__ = pmpi_file_write_at_all_end_
 #pragma weak PMPI_FILE_WRITE_AT_ALL_END = pmpi_file_write_at_all_end_
+void pmpi_file_write_at_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                       MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at_all_end", ierr);
+    return;
+  }
+  pmpi_file_write_at_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
+}
+#pragma weak mpi_file_write_at_all_end_f08ts_ =                                \
+    pmpi_file_write_at_all_end_f08ts_
+#pragma weak pmpir_file_write_at_all_end_f08ts_ =                              \
+    pmpi_file_write_at_all_end_f08ts_
 
 void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                            MPI_Count *count, MPI_Fint *datatype,
@@ -2661,6 +4195,19 @@ void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 #pragma weak pmpi_file_write_at_c = pmpi_file_write_at_c_
 #pragma weak pmpi_file_write_at_c__ = pmpi_file_write_at_c_
 #pragma weak PMPI_FILE_WRITE_AT_C = pmpi_file_write_at_c_
+void pmpi_file_write_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
+                                     hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *status,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_at_c", ierr);
+    return;
+  }
+  pmpi_file_write_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                        status, ierr);
+}
+#pragma weak mpi_file_write_at_f08ts_large_ = pmpi_file_write_at_f08ts_large_
+#pragma weak pmpir_file_write_at_f08ts_large_ = pmpi_file_write_at_f08ts_large_
 
 void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                         MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -2675,6 +4222,17 @@ void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_write_c = pmpi_file_write_c_
 #pragma weak pmpi_file_write_c__ = pmpi_file_write_c_
 #pragma weak PMPI_FILE_WRITE_C = pmpi_file_write_c_
+void pmpi_file_write_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                  MPI_Count *count, MPI_Fint *datatype,
+                                  MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_c", ierr);
+    return;
+  }
+  pmpi_file_write_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+}
+#pragma weak mpi_file_write_f08ts_large_ = pmpi_file_write_f08ts_large_
+#pragma weak pmpir_file_write_f08ts_large_ = pmpi_file_write_f08ts_large_
 
 void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                               MPI_Fint *datatype, MPI_Fint *status,
@@ -2690,6 +4248,18 @@ void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_write_ordered = pmpi_file_write_ordered_
 #pragma weak pmpi_file_write_ordered__ = pmpi_file_write_ordered_
 #pragma weak PMPI_FILE_WRITE_ORDERED = pmpi_file_write_ordered_
+void pmpi_file_write_ordered_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                    MPI_Fint *count, MPI_Fint *datatype,
+                                    MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_ordered", ierr);
+    return;
+  }
+  pmpi_file_write_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                           ierr);
+}
+#pragma weak mpi_file_write_ordered_f08ts_ = pmpi_file_write_ordered_f08ts_
+#pragma weak pmpir_file_write_ordered_f08ts_ = pmpi_file_write_ordered_f08ts_
 
 void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                                     MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2704,6 +4274,20 @@ void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_write_ordered_begin = pmpi_file_write_ordered_begin_
 #pragma weak pmpi_file_write_ordered_begin__ = pmpi_file_write_ordered_begin_
 #pragma weak PMPI_FILE_WRITE_ORDERED_BEGIN = pmpi_file_write_ordered_begin_
+void pmpi_file_write_ordered_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                          MPI_Fint *count, MPI_Fint *datatype,
+                                          MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_ordered_begin", ierr);
+    return;
+  }
+  pmpi_file_write_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                 ierr);
+}
+#pragma weak mpi_file_write_ordered_begin_f08ts_ =                             \
+    pmpi_file_write_ordered_begin_f08ts_
+#pragma weak pmpir_file_write_ordered_begin_f08ts_ =                           \
+    pmpi_file_write_ordered_begin_f08ts_
 
 void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                       MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -2719,6 +4303,22 @@ void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_write_ordered_begin_c__ =                               \
     pmpi_file_write_ordered_begin_c_
 #pragma weak PMPI_FILE_WRITE_ORDERED_BEGIN_C = pmpi_file_write_ordered_begin_c_
+void pmpi_file_write_ordered_begin_f08ts_large_(MPI_Fint *fh,
+                                                hc_f_gfc_desc_t *buf,
+                                                MPI_Count *count,
+                                                MPI_Fint *datatype,
+                                                MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_ordered_begin_c", ierr);
+    return;
+  }
+  pmpi_file_write_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                   ierr);
+}
+#pragma weak mpi_file_write_ordered_begin_f08ts_large_ =                       \
+    pmpi_file_write_ordered_begin_f08ts_large_
+#pragma weak pmpir_file_write_ordered_begin_f08ts_large_ =                     \
+    pmpi_file_write_ordered_begin_f08ts_large_
 
 void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                 MPI_Fint *datatype, MPI_Fint *status,
@@ -2734,6 +4334,20 @@ void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_write_ordered_c = pmpi_file_write_ordered_c_
 #pragma weak pmpi_file_write_ordered_c__ = pmpi_file_write_ordered_c_
 #pragma weak PMPI_FILE_WRITE_ORDERED_C = pmpi_file_write_ordered_c_
+void pmpi_file_write_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                          MPI_Count *count, MPI_Fint *datatype,
+                                          MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_ordered_c", ierr);
+    return;
+  }
+  pmpi_file_write_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                             ierr);
+}
+#pragma weak mpi_file_write_ordered_f08ts_large_ =                             \
+    pmpi_file_write_ordered_f08ts_large_
+#pragma weak pmpir_file_write_ordered_f08ts_large_ =                           \
+    pmpi_file_write_ordered_f08ts_large_
 
 void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                                   MPI_Fint *ierr) {
@@ -2748,6 +4362,18 @@ void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak pmpi_file_write_ordered_end = pmpi_file_write_ordered_end_
 #pragma weak pmpi_file_write_ordered_end__ = pmpi_file_write_ordered_end_
 #pragma weak PMPI_FILE_WRITE_ORDERED_END = pmpi_file_write_ordered_end_
+void pmpi_file_write_ordered_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                        MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_ordered_end", ierr);
+    return;
+  }
+  pmpi_file_write_ordered_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
+}
+#pragma weak mpi_file_write_ordered_end_f08ts_ =                               \
+    pmpi_file_write_ordered_end_f08ts_
+#pragma weak pmpir_file_write_ordered_end_f08ts_ =                             \
+    pmpi_file_write_ordered_end_f08ts_
 
 void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                              MPI_Fint *datatype, MPI_Fint *status,
@@ -2763,6 +4389,18 @@ void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 #pragma weak pmpi_file_write_shared = pmpi_file_write_shared_
 #pragma weak pmpi_file_write_shared__ = pmpi_file_write_shared_
 #pragma weak PMPI_FILE_WRITE_SHARED = pmpi_file_write_shared_
+void pmpi_file_write_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                   MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_shared", ierr);
+    return;
+  }
+  pmpi_file_write_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                          ierr);
+}
+#pragma weak mpi_file_write_shared_f08ts_ = pmpi_file_write_shared_f08ts_
+#pragma weak pmpir_file_write_shared_f08ts_ = pmpi_file_write_shared_f08ts_
 
 void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                MPI_Fint *datatype, MPI_Fint *status,
@@ -2778,6 +4416,20 @@ void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 #pragma weak pmpi_file_write_shared_c = pmpi_file_write_shared_c_
 #pragma weak pmpi_file_write_shared_c__ = pmpi_file_write_shared_c_
 #pragma weak PMPI_FILE_WRITE_SHARED_C = pmpi_file_write_shared_c_
+void pmpi_file_write_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
+                                         MPI_Count *count, MPI_Fint *datatype,
+                                         MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_File_write_shared_c", ierr);
+    return;
+  }
+  pmpi_file_write_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                            ierr);
+}
+#pragma weak mpi_file_write_shared_f08ts_large_ =                              \
+    pmpi_file_write_shared_f08ts_large_
+#pragma weak pmpir_file_write_shared_f08ts_large_ =                            \
+    pmpi_file_write_shared_f08ts_large_
 
 void pmpi_finalize_(MPI_Fint *ierr) {
   int rc = MPI_Finalize();
@@ -2790,6 +4442,9 @@ void pmpi_finalize_(MPI_Fint *ierr) {
 #pragma weak pmpi_finalize = pmpi_finalize_
 #pragma weak pmpi_finalize__ = pmpi_finalize_
 #pragma weak PMPI_FINALIZE = pmpi_finalize_
+#pragma weak pmpi_finalize_f08_ = pmpi_finalize_
+#pragma weak mpi_finalize_f08_ = pmpi_finalize_
+#pragma weak pmpir_finalize_f08_ = pmpi_finalize_
 
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -2806,6 +4461,9 @@ void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_finalized = pmpi_finalized_
 #pragma weak pmpi_finalized__ = pmpi_finalized_
 #pragma weak PMPI_FINALIZED = pmpi_finalized_
+#pragma weak pmpi_finalized_f08_ = pmpi_finalized_
+#pragma weak mpi_finalized_f08_ = pmpi_finalized_
+#pragma weak pmpir_finalized_f08_ = pmpi_finalized_
 
 void pmpi_free_mem_(void *base, MPI_Fint *ierr) {
   int rc = MPI_Free_mem(hc_f_buf(base));
@@ -2818,6 +4476,15 @@ void pmpi_free_mem_(void *base, MPI_Fint *ierr) {
 #pragma weak pmpi_free_mem = pmpi_free_mem_
 #pragma weak pmpi_free_mem__ = pmpi_free_mem_
 #pragma weak PMPI_FREE_MEM = pmpi_free_mem_
+void pmpi_free_mem_f08ts_(hc_f_gfc_desc_t *base, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(base)) {
+    hc_f_f08ts_refuse("MPI_Free_mem", ierr);
+    return;
+  }
+  pmpi_free_mem_(hc_f_f08ts_buf(base), ierr);
+}
+#pragma weak mpi_free_mem_f08ts_ = pmpi_free_mem_f08ts_
+#pragma weak pmpir_free_mem_f08ts_ = pmpi_free_mem_f08ts_
 
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2833,6 +4500,19 @@ void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather = pmpi_gather_
 #pragma weak pmpi_gather__ = pmpi_gather_
 #pragma weak PMPI_GATHER = pmpi_gather_
+void pmpi_gather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                        MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                        MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,
+                        MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gather", ierr);
+    return;
+  }
+  pmpi_gather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+               hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm, ierr);
+}
+#pragma weak mpi_gather_f08ts_ = pmpi_gather_f08ts_
+#pragma weak pmpir_gather_f08ts_ = pmpi_gather_f08ts_
 
 void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -2848,6 +4528,20 @@ void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather_c = pmpi_gather_c_
 #pragma weak pmpi_gather_c__ = pmpi_gather_c_
 #pragma weak PMPI_GATHER_C = pmpi_gather_c_
+void pmpi_gather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                              MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                              MPI_Count *recvcount, MPI_Fint *recvtype,
+                              MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gather_c", ierr);
+    return;
+  }
+  pmpi_gather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                 ierr);
+}
+#pragma weak mpi_gather_f08ts_large_ = pmpi_gather_f08ts_large_
+#pragma weak pmpir_gather_f08ts_large_ = pmpi_gather_f08ts_large_
 
 void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -2865,6 +4559,21 @@ void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gather_init = pmpi_gather_init_
 #pragma weak pmpi_gather_init__ = pmpi_gather_init_
 #pragma weak PMPI_GATHER_INIT = pmpi_gather_init_
+void pmpi_gather_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                             MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                             MPI_Fint *recvcount, MPI_Fint *recvtype,
+                             MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gather_init", ierr);
+    return;
+  }
+  pmpi_gather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                    info, request, ierr);
+}
+#pragma weak mpi_gather_init_f08ts_ = pmpi_gather_init_f08ts_
+#pragma weak pmpir_gather_init_f08ts_ = pmpi_gather_init_f08ts_
 
 void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount,
                          MPI_Fint *sendtype, void *recvbuf,
@@ -2883,6 +4592,23 @@ void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_gather_init_c = pmpi_gather_init_c_
 #pragma weak pmpi_gather_init_c__ = pmpi_gather_init_c_
 #pragma weak PMPI_GATHER_INIT_C = pmpi_gather_init_c_
+void pmpi_gather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                   MPI_Count *sendcount, MPI_Fint *sendtype,
+                                   hc_f_gfc_desc_t *recvbuf,
+                                   MPI_Count *recvcount, MPI_Fint *recvtype,
+                                   MPI_Fint *root, MPI_Fint *comm,
+                                   MPI_Fint *info, MPI_Fint *request,
+                                   MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gather_init_c", ierr);
+    return;
+  }
+  pmpi_gather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                      info, request, ierr);
+}
+#pragma weak mpi_gather_init_f08ts_large_ = pmpi_gather_init_f08ts_large_
+#pragma weak pmpir_gather_init_f08ts_large_ = pmpi_gather_init_f08ts_large_
 
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -2900,6 +4626,21 @@ void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv = pmpi_gatherv_
 #pragma weak pmpi_gatherv__ = pmpi_gatherv_
 #pragma weak PMPI_GATHERV = pmpi_gatherv_
+void pmpi_gatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                         MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                         MPI_Fint *recvcounts, MPI_Fint *displs,
+                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                         MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gatherv", ierr);
+    return;
+  }
+  pmpi_gatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                comm, ierr);
+}
+#pragma weak mpi_gatherv_f08ts_ = pmpi_gatherv_f08ts_
+#pragma weak pmpir_gatherv_f08ts_ = pmpi_gatherv_f08ts_
 
 void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
@@ -2917,6 +4658,21 @@ void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv_c = pmpi_gatherv_c_
 #pragma weak pmpi_gatherv_c__ = pmpi_gatherv_c_
 #pragma weak PMPI_GATHERV_C = pmpi_gatherv_c_
+void pmpi_gatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                               MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                               MPI_Count *recvcounts, MPI_Aint *displs,
+                               MPI_Fint *recvtype, MPI_Fint *root,
+                               MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gatherv_c", ierr);
+    return;
+  }
+  pmpi_gatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                  comm, ierr);
+}
+#pragma weak mpi_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
+#pragma weak pmpir_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
 
 void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -2934,6 +4690,22 @@ void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_gatherv_init = pmpi_gatherv_init_
 #pragma weak pmpi_gatherv_init__ = pmpi_gatherv_init_
 #pragma weak PMPI_GATHERV_INIT = pmpi_gatherv_init_
+void pmpi_gatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                              MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                              MPI_Fint *recvcounts, MPI_Fint *displs,
+                              MPI_Fint *recvtype, MPI_Fint *root,
+                              MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gatherv_init", ierr);
+    return;
+  }
+  pmpi_gatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                     root, comm, info, request, ierr);
+}
+#pragma weak mpi_gatherv_init_f08ts_ = pmpi_gatherv_init_f08ts_
+#pragma weak pmpir_gatherv_init_f08ts_ = pmpi_gatherv_init_f08ts_
 
 void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
@@ -2952,6 +4724,23 @@ void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_gatherv_init_c = pmpi_gatherv_init_c_
 #pragma weak pmpi_gatherv_init_c__ = pmpi_gatherv_init_c_
 #pragma weak PMPI_GATHERV_INIT_C = pmpi_gatherv_init_c_
+void pmpi_gatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                    MPI_Count *sendcount, MPI_Fint *sendtype,
+                                    hc_f_gfc_desc_t *recvbuf,
+                                    MPI_Count *recvcounts, MPI_Aint *displs,
+                                    MPI_Fint *recvtype, MPI_Fint *root,
+                                    MPI_Fint *comm, MPI_Fint *info,
+                                    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Gatherv_init_c", ierr);
+    return;
+  }
+  pmpi_gatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                       root, comm, info, request, ierr);
+}
+#pragma weak mpi_gatherv_init_f08ts_large_ = pmpi_gatherv_init_f08ts_large_
+#pragma weak pmpir_gatherv_init_f08ts_large_ = pmpi_gatherv_init_f08ts_large_
 
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -2969,6 +4758,19 @@ void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_get = pmpi_get_
 #pragma weak pmpi_get__ = pmpi_get_
 #pragma weak PMPI_GET = pmpi_get_
+void pmpi_get_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
+                     MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                     MPI_Aint *target_disp, MPI_Fint *target_count,
+                     MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Get", ierr);
+    return;
+  }
+  pmpi_get_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+            target_rank, target_disp, target_count, target_datatype, win, ierr);
+}
+#pragma weak mpi_get_f08ts_ = pmpi_get_f08ts_
+#pragma weak pmpir_get_f08ts_ = pmpi_get_f08ts_
 
 void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                           MPI_Fint *origin_datatype, void *result_addr,
@@ -2989,6 +4791,24 @@ void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_get_accumulate = pmpi_get_accumulate_
 #pragma weak pmpi_get_accumulate__ = pmpi_get_accumulate_
 #pragma weak PMPI_GET_ACCUMULATE = pmpi_get_accumulate_
+void pmpi_get_accumulate_f08ts_(
+    hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
+    MPI_Fint *origin_datatype, hc_f_gfc_desc_t *result_addr,
+    MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
+    MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype,
+    MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr) ||
+      !hc_f_f08ts_contiguous(result_addr)) {
+    hc_f_f08ts_refuse("MPI_Get_accumulate", ierr);
+    return;
+  }
+  pmpi_get_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
+                       origin_datatype, hc_f_f08ts_buf(result_addr),
+                       result_count, result_datatype, target_rank, target_disp,
+                       target_count, target_datatype, op, win, ierr);
+}
+#pragma weak mpi_get_accumulate_f08ts_ = pmpi_get_accumulate_f08ts_
+#pragma weak pmpir_get_accumulate_f08ts_ = pmpi_get_accumulate_f08ts_
 
 void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
                             MPI_Fint *origin_datatype, void *result_addr,
@@ -3009,6 +4829,25 @@ void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_get_accumulate_c = pmpi_get_accumulate_c_
 #pragma weak pmpi_get_accumulate_c__ = pmpi_get_accumulate_c_
 #pragma weak PMPI_GET_ACCUMULATE_C = pmpi_get_accumulate_c_
+void pmpi_get_accumulate_f08ts_large_(
+    hc_f_gfc_desc_t *origin_addr, MPI_Count *origin_count,
+    MPI_Fint *origin_datatype, hc_f_gfc_desc_t *result_addr,
+    MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
+    MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype,
+    MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr) ||
+      !hc_f_f08ts_contiguous(result_addr)) {
+    hc_f_f08ts_refuse("MPI_Get_accumulate_c", ierr);
+    return;
+  }
+  pmpi_get_accumulate_c_(
+      hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+      hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
+      target_disp, target_count, target_datatype, op, win, ierr);
+}
+#pragma weak mpi_get_accumulate_f08ts_large_ = pmpi_get_accumulate_f08ts_large_
+#pragma weak pmpir_get_accumulate_f08ts_large_ =                               \
+    pmpi_get_accumulate_f08ts_large_
 
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(hc_f_buf(location), address);
@@ -3021,6 +4860,16 @@ void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
 #pragma weak pmpi_get_address = pmpi_get_address_
 #pragma weak pmpi_get_address__ = pmpi_get_address_
 #pragma weak PMPI_GET_ADDRESS = pmpi_get_address_
+void pmpi_get_address_f08ts_(hc_f_gfc_desc_t *location, MPI_Aint *address,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(location)) {
+    hc_f_f08ts_refuse("MPI_Get_address", ierr);
+    return;
+  }
+  pmpi_get_address_(hc_f_f08ts_buf(location), address, ierr);
+}
+#pragma weak mpi_get_address_f08ts_ = pmpi_get_address_f08ts_
+#pragma weak pmpir_get_address_f08ts_ = pmpi_get_address_f08ts_
 
 void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count,
                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -3038,6 +4887,21 @@ void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_get_c = pmpi_get_c_
 #pragma weak pmpi_get_c__ = pmpi_get_c_
 #pragma weak PMPI_GET_C = pmpi_get_c_
+void pmpi_get_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
+                           MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                           MPI_Fint *target_rank, MPI_Aint *target_disp,
+                           MPI_Count *target_count, MPI_Fint *target_datatype,
+                           MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Get_c", ierr);
+    return;
+  }
+  pmpi_get_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+              target_rank, target_disp, target_count, target_datatype, win,
+              ierr);
+}
+#pragma weak mpi_get_f08ts_large_ = pmpi_get_f08ts_large_
+#pragma weak pmpir_get_f08ts_large_ = pmpi_get_f08ts_large_
 
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr) {
@@ -3051,6 +4915,9 @@ void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
 #pragma weak pmpi_get_count = pmpi_get_count_
 #pragma weak pmpi_get_count__ = pmpi_get_count_
 #pragma weak PMPI_GET_COUNT = pmpi_get_count_
+#pragma weak pmpi_get_count_f08_ = pmpi_get_count_
+#pragma weak mpi_get_count_f08_ = pmpi_get_count_
+#pragma weak pmpir_get_count_f08_ = pmpi_get_count_
 
 void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
                        MPI_Fint *ierr) {
@@ -3064,6 +4931,9 @@ void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
 #pragma weak pmpi_get_count_c = pmpi_get_count_c_
 #pragma weak pmpi_get_count_c__ = pmpi_get_count_c_
 #pragma weak PMPI_GET_COUNT_C = pmpi_get_count_c_
+#pragma weak pmpi_get_count_f08_large_ = pmpi_get_count_c_
+#pragma weak mpi_get_count_f08_large_ = pmpi_get_count_c_
+#pragma weak pmpir_get_count_f08_large_ = pmpi_get_count_c_
 
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                         MPI_Fint *ierr) {
@@ -3077,6 +4947,9 @@ void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
 #pragma weak pmpi_get_elements = pmpi_get_elements_
 #pragma weak pmpi_get_elements__ = pmpi_get_elements_
 #pragma weak PMPI_GET_ELEMENTS = pmpi_get_elements_
+#pragma weak pmpi_get_elements_f08_ = pmpi_get_elements_
+#pragma weak mpi_get_elements_f08_ = pmpi_get_elements_
+#pragma weak pmpir_get_elements_f08_ = pmpi_get_elements_
 
 void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr) {
@@ -3090,6 +4963,9 @@ void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_get_elements_c = pmpi_get_elements_c_
 #pragma weak pmpi_get_elements_c__ = pmpi_get_elements_c_
 #pragma weak PMPI_GET_ELEMENTS_C = pmpi_get_elements_c_
+#pragma weak pmpi_get_elements_f08_large_ = pmpi_get_elements_c_
+#pragma weak mpi_get_elements_f08_large_ = pmpi_get_elements_c_
+#pragma weak pmpir_get_elements_f08_large_ = pmpi_get_elements_c_
 
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr) {
@@ -3103,6 +4979,9 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_get_elements_x = pmpi_get_elements_x_
 #pragma weak pmpi_get_elements_x__ = pmpi_get_elements_x_
 #pragma weak PMPI_GET_ELEMENTS_X = pmpi_get_elements_x_
+#pragma weak pmpi_get_elements_x_f08_ = pmpi_get_elements_x_
+#pragma weak mpi_get_elements_x_f08_ = pmpi_get_elements_x_
+#pragma weak pmpir_get_elements_x_f08_ = pmpi_get_elements_x_
 
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
                                MPI_Fint *ierr, size_t version_len) {
@@ -3126,6 +5005,9 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
 #pragma weak pmpi_get_library_version = pmpi_get_library_version_
 #pragma weak pmpi_get_library_version__ = pmpi_get_library_version_
 #pragma weak PMPI_GET_LIBRARY_VERSION = pmpi_get_library_version_
+#pragma weak pmpi_get_library_version_f08_ = pmpi_get_library_version_
+#pragma weak mpi_get_library_version_f08_ = pmpi_get_library_version_
+#pragma weak pmpir_get_library_version_f08_ = pmpi_get_library_version_
 
 void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr,
                               size_t name_len) {
@@ -3149,6 +5031,9 @@ void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr,
 #pragma weak pmpi_get_processor_name = pmpi_get_processor_name_
 #pragma weak pmpi_get_processor_name__ = pmpi_get_processor_name_
 #pragma weak PMPI_GET_PROCESSOR_NAME = pmpi_get_processor_name_
+#pragma weak pmpi_get_processor_name_f08_ = pmpi_get_processor_name_
+#pragma weak mpi_get_processor_name_f08_ = pmpi_get_processor_name_
+#pragma weak pmpir_get_processor_name_f08_ = pmpi_get_processor_name_
 
 void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion,
                        MPI_Fint *ierr) {
@@ -3162,6 +5047,9 @@ void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion,
 #pragma weak pmpi_get_version = pmpi_get_version_
 #pragma weak pmpi_get_version__ = pmpi_get_version_
 #pragma weak PMPI_GET_VERSION = pmpi_get_version_
+#pragma weak pmpi_get_version_f08_ = pmpi_get_version_
+#pragma weak mpi_get_version_f08_ = pmpi_get_version_
+#pragma weak pmpir_get_version_f08_ = pmpi_get_version_
 
 void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx,
                         MPI_Fint *edges, MPI_Fint *reorder,
@@ -3177,6 +5065,9 @@ void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx,
 #pragma weak pmpi_graph_create = pmpi_graph_create_
 #pragma weak pmpi_graph_create__ = pmpi_graph_create_
 #pragma weak PMPI_GRAPH_CREATE = pmpi_graph_create_
+#pragma weak pmpi_graph_create_f08_ = pmpi_graph_create_
+#pragma weak mpi_graph_create_f08_ = pmpi_graph_create_
+#pragma weak pmpir_graph_create_f08_ = pmpi_graph_create_
 
 void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges,
                      MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *ierr) {
@@ -3190,6 +5081,9 @@ void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges,
 #pragma weak pmpi_graph_get = pmpi_graph_get_
 #pragma weak pmpi_graph_get__ = pmpi_graph_get_
 #pragma weak PMPI_GRAPH_GET = pmpi_graph_get_
+#pragma weak pmpi_graph_get_f08_ = pmpi_graph_get_
+#pragma weak mpi_graph_get_f08_ = pmpi_graph_get_
+#pragma weak pmpir_graph_get_f08_ = pmpi_graph_get_
 
 void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx,
                      MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr) {
@@ -3203,6 +5097,9 @@ void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx,
 #pragma weak pmpi_graph_map = pmpi_graph_map_
 #pragma weak pmpi_graph_map__ = pmpi_graph_map_
 #pragma weak PMPI_GRAPH_MAP = pmpi_graph_map_
+#pragma weak pmpi_graph_map_f08_ = pmpi_graph_map_
+#pragma weak mpi_graph_map_f08_ = pmpi_graph_map_
+#pragma weak pmpir_graph_map_f08_ = pmpi_graph_map_
 
 void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank,
                            MPI_Fint *maxneighbors, MPI_Fint *neighbors,
@@ -3217,6 +5114,9 @@ void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank,
 #pragma weak pmpi_graph_neighbors = pmpi_graph_neighbors_
 #pragma weak pmpi_graph_neighbors__ = pmpi_graph_neighbors_
 #pragma weak PMPI_GRAPH_NEIGHBORS = pmpi_graph_neighbors_
+#pragma weak pmpi_graph_neighbors_f08_ = pmpi_graph_neighbors_
+#pragma weak mpi_graph_neighbors_f08_ = pmpi_graph_neighbors_
+#pragma weak pmpir_graph_neighbors_f08_ = pmpi_graph_neighbors_
 
 void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
                                  MPI_Fint *nneighbors, MPI_Fint *ierr) {
@@ -3230,6 +5130,9 @@ void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank,
 #pragma weak pmpi_graph_neighbors_count = pmpi_graph_neighbors_count_
 #pragma weak pmpi_graph_neighbors_count__ = pmpi_graph_neighbors_count_
 #pragma weak PMPI_GRAPH_NEIGHBORS_COUNT = pmpi_graph_neighbors_count_
+#pragma weak pmpi_graph_neighbors_count_f08_ = pmpi_graph_neighbors_count_
+#pragma weak mpi_graph_neighbors_count_f08_ = pmpi_graph_neighbors_count_
+#pragma weak pmpir_graph_neighbors_count_f08_ = pmpi_graph_neighbors_count_
 
 void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
                          MPI_Fint *ierr) {
@@ -3243,6 +5146,9 @@ void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges,
 #pragma weak pmpi_graphdims_get = pmpi_graphdims_get_
 #pragma weak pmpi_graphdims_get__ = pmpi_graphdims_get_
 #pragma weak PMPI_GRAPHDIMS_GET = pmpi_graphdims_get_
+#pragma weak pmpi_graphdims_get_f08_ = pmpi_graphdims_get_
+#pragma weak mpi_graphdims_get_f08_ = pmpi_graphdims_get_
+#pragma weak pmpir_graphdims_get_f08_ = pmpi_graphdims_get_
 
 void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Grequest_complete(*request);
@@ -3255,6 +5161,9 @@ void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_grequest_complete = pmpi_grequest_complete_
 #pragma weak pmpi_grequest_complete__ = pmpi_grequest_complete_
 #pragma weak PMPI_GREQUEST_COMPLETE = pmpi_grequest_complete_
+#pragma weak pmpi_grequest_complete_f08_ = pmpi_grequest_complete_
+#pragma weak mpi_grequest_complete_f08_ = pmpi_grequest_complete_
+#pragma weak pmpir_grequest_complete_f08_ = pmpi_grequest_complete_
 
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
                          MPI_Fint *ierr) {
@@ -3268,6 +5177,9 @@ void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result,
 #pragma weak pmpi_group_compare = pmpi_group_compare_
 #pragma weak pmpi_group_compare__ = pmpi_group_compare_
 #pragma weak PMPI_GROUP_COMPARE = pmpi_group_compare_
+#pragma weak pmpi_group_compare_f08_ = pmpi_group_compare_
+#pragma weak mpi_group_compare_f08_ = pmpi_group_compare_
+#pragma weak pmpir_group_compare_f08_ = pmpi_group_compare_
 
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2,
                             MPI_Fint *newgroup, MPI_Fint *ierr) {
@@ -3281,6 +5193,9 @@ void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2,
 #pragma weak pmpi_group_difference = pmpi_group_difference_
 #pragma weak pmpi_group_difference__ = pmpi_group_difference_
 #pragma weak PMPI_GROUP_DIFFERENCE = pmpi_group_difference_
+#pragma weak pmpi_group_difference_f08_ = pmpi_group_difference_
+#pragma weak mpi_group_difference_f08_ = pmpi_group_difference_
+#pragma weak pmpir_group_difference_f08_ = pmpi_group_difference_
 
 void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
                       MPI_Fint *newgroup, MPI_Fint *ierr) {
@@ -3294,6 +5209,9 @@ void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
 #pragma weak pmpi_group_excl = pmpi_group_excl_
 #pragma weak pmpi_group_excl__ = pmpi_group_excl_
 #pragma weak PMPI_GROUP_EXCL = pmpi_group_excl_
+#pragma weak pmpi_group_excl_f08_ = pmpi_group_excl_
+#pragma weak mpi_group_excl_f08_ = pmpi_group_excl_
+#pragma weak pmpir_group_excl_f08_ = pmpi_group_excl_
 
 void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_Group_free(group);
@@ -3306,6 +5224,9 @@ void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr) {
 #pragma weak pmpi_group_free = pmpi_group_free_
 #pragma weak pmpi_group_free__ = pmpi_group_free_
 #pragma weak PMPI_GROUP_FREE = pmpi_group_free_
+#pragma weak pmpi_group_free_f08_ = pmpi_group_free_
+#pragma weak mpi_group_free_f08_ = pmpi_group_free_
+#pragma weak pmpir_group_free_f08_ = pmpi_group_free_
 
 void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name,
                                    MPI_Fint *newgroup, MPI_Fint *ierr,
@@ -3322,6 +5243,9 @@ void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name,
 #pragma weak pmpi_group_from_session_pset = pmpi_group_from_session_pset_
 #pragma weak pmpi_group_from_session_pset__ = pmpi_group_from_session_pset_
 #pragma weak PMPI_GROUP_FROM_SESSION_PSET = pmpi_group_from_session_pset_
+#pragma weak pmpi_group_from_session_pset_f08_ = pmpi_group_from_session_pset_
+#pragma weak mpi_group_from_session_pset_f08_ = pmpi_group_from_session_pset_
+#pragma weak pmpir_group_from_session_pset_f08_ = pmpi_group_from_session_pset_
 
 void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
                       MPI_Fint *newgroup, MPI_Fint *ierr) {
@@ -3335,6 +5259,9 @@ void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks,
 #pragma weak pmpi_group_incl = pmpi_group_incl_
 #pragma weak pmpi_group_incl__ = pmpi_group_incl_
 #pragma weak PMPI_GROUP_INCL = pmpi_group_incl_
+#pragma weak pmpi_group_incl_f08_ = pmpi_group_incl_
+#pragma weak mpi_group_incl_f08_ = pmpi_group_incl_
+#pragma weak pmpir_group_incl_f08_ = pmpi_group_incl_
 
 void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2,
                               MPI_Fint *newgroup, MPI_Fint *ierr) {
@@ -3348,6 +5275,9 @@ void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2,
 #pragma weak pmpi_group_intersection = pmpi_group_intersection_
 #pragma weak pmpi_group_intersection__ = pmpi_group_intersection_
 #pragma weak PMPI_GROUP_INTERSECTION = pmpi_group_intersection_
+#pragma weak pmpi_group_intersection_f08_ = pmpi_group_intersection_
+#pragma weak mpi_group_intersection_f08_ = pmpi_group_intersection_
+#pragma weak pmpir_group_intersection_f08_ = pmpi_group_intersection_
 
 void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges,
                             MPI_Fint *newgroup, MPI_Fint *ierr) {
@@ -3361,6 +5291,9 @@ void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges,
 #pragma weak pmpi_group_range_excl = pmpi_group_range_excl_
 #pragma weak pmpi_group_range_excl__ = pmpi_group_range_excl_
 #pragma weak PMPI_GROUP_RANGE_EXCL = pmpi_group_range_excl_
+#pragma weak pmpi_group_range_excl_f08_ = pmpi_group_range_excl_
+#pragma weak mpi_group_range_excl_f08_ = pmpi_group_range_excl_
+#pragma weak pmpir_group_range_excl_f08_ = pmpi_group_range_excl_
 
 void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges,
                             MPI_Fint *newgroup, MPI_Fint *ierr) {
@@ -3374,6 +5307,9 @@ void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges,
 #pragma weak pmpi_group_range_incl = pmpi_group_range_incl_
 #pragma weak pmpi_group_range_incl__ = pmpi_group_range_incl_
 #pragma weak PMPI_GROUP_RANGE_INCL = pmpi_group_range_incl_
+#pragma weak pmpi_group_range_incl_f08_ = pmpi_group_range_incl_
+#pragma weak mpi_group_range_incl_f08_ = pmpi_group_range_incl_
+#pragma weak pmpir_group_range_incl_f08_ = pmpi_group_range_incl_
 
 void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr) {
   int rc = MPI_Group_rank(*group, rank);
@@ -3386,6 +5322,9 @@ void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr) {
 #pragma weak pmpi_group_rank = pmpi_group_rank_
 #pragma weak pmpi_group_rank__ = pmpi_group_rank_
 #pragma weak PMPI_GROUP_RANK = pmpi_group_rank_
+#pragma weak pmpi_group_rank_f08_ = pmpi_group_rank_
+#pragma weak mpi_group_rank_f08_ = pmpi_group_rank_
+#pragma weak pmpir_group_rank_f08_ = pmpi_group_rank_
 
 void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Group_size(*group, size);
@@ -3398,6 +5337,9 @@ void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_group_size = pmpi_group_size_
 #pragma weak pmpi_group_size__ = pmpi_group_size_
 #pragma weak PMPI_GROUP_SIZE = pmpi_group_size_
+#pragma weak pmpi_group_size_f08_ = pmpi_group_size_
+#pragma weak mpi_group_size_f08_ = pmpi_group_size_
+#pragma weak pmpir_group_size_f08_ = pmpi_group_size_
 
 void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n,
                                  MPI_Fint *ranks1, MPI_Fint *group2,
@@ -3412,6 +5354,9 @@ void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n,
 #pragma weak pmpi_group_translate_ranks = pmpi_group_translate_ranks_
 #pragma weak pmpi_group_translate_ranks__ = pmpi_group_translate_ranks_
 #pragma weak PMPI_GROUP_TRANSLATE_RANKS = pmpi_group_translate_ranks_
+#pragma weak pmpi_group_translate_ranks_f08_ = pmpi_group_translate_ranks_
+#pragma weak mpi_group_translate_ranks_f08_ = pmpi_group_translate_ranks_
+#pragma weak pmpir_group_translate_ranks_f08_ = pmpi_group_translate_ranks_
 
 void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup,
                        MPI_Fint *ierr) {
@@ -3425,6 +5370,9 @@ void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup,
 #pragma weak pmpi_group_union = pmpi_group_union_
 #pragma weak pmpi_group_union__ = pmpi_group_union_
 #pragma weak PMPI_GROUP_UNION = pmpi_group_union_
+#pragma weak pmpi_group_union_f08_ = pmpi_group_union_
+#pragma weak mpi_group_union_f08_ = pmpi_group_union_
+#pragma weak pmpir_group_union_f08_ = pmpi_group_union_
 
 void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -3441,6 +5389,20 @@ void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgather = pmpi_iallgather_
 #pragma weak pmpi_iallgather__ = pmpi_iallgather_
 #pragma weak PMPI_IALLGATHER = pmpi_iallgather_
+void pmpi_iallgather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                            MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                            MPI_Fint *recvcount, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iallgather", ierr);
+    return;
+  }
+  pmpi_iallgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
+                   ierr);
+}
+#pragma weak mpi_iallgather_f08ts_ = pmpi_iallgather_f08ts_
+#pragma weak pmpir_iallgather_f08ts_ = pmpi_iallgather_f08ts_
 
 void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -3457,6 +5419,22 @@ void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgather_c = pmpi_iallgather_c_
 #pragma weak pmpi_iallgather_c__ = pmpi_iallgather_c_
 #pragma weak PMPI_IALLGATHER_C = pmpi_iallgather_c_
+void pmpi_iallgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                  MPI_Count *sendcount, MPI_Fint *sendtype,
+                                  hc_f_gfc_desc_t *recvbuf,
+                                  MPI_Count *recvcount, MPI_Fint *recvtype,
+                                  MPI_Fint *comm, MPI_Fint *request,
+                                  MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iallgather_c", ierr);
+    return;
+  }
+  pmpi_iallgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                     request, ierr);
+}
+#pragma weak mpi_iallgather_f08ts_large_ = pmpi_iallgather_f08ts_large_
+#pragma weak pmpir_iallgather_f08ts_large_ = pmpi_iallgather_f08ts_large_
 
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -3474,6 +5452,21 @@ void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iallgatherv = pmpi_iallgatherv_
 #pragma weak pmpi_iallgatherv__ = pmpi_iallgatherv_
 #pragma weak PMPI_IALLGATHERV = pmpi_iallgatherv_
+void pmpi_iallgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                             MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                             MPI_Fint *recvcounts, MPI_Fint *displs,
+                             MPI_Fint *recvtype, MPI_Fint *comm,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iallgatherv", ierr);
+    return;
+  }
+  pmpi_iallgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, comm,
+                    request, ierr);
+}
+#pragma weak mpi_iallgatherv_f08ts_ = pmpi_iallgatherv_f08ts_
+#pragma weak pmpir_iallgatherv_f08ts_ = pmpi_iallgatherv_f08ts_
 
 void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount,
                          MPI_Fint *sendtype, void *recvbuf,
@@ -3492,6 +5485,22 @@ void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_iallgatherv_c = pmpi_iallgatherv_c_
 #pragma weak pmpi_iallgatherv_c__ = pmpi_iallgatherv_c_
 #pragma weak PMPI_IALLGATHERV_C = pmpi_iallgatherv_c_
+void pmpi_iallgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                   MPI_Count *sendcount, MPI_Fint *sendtype,
+                                   hc_f_gfc_desc_t *recvbuf,
+                                   MPI_Count *recvcounts, MPI_Aint *displs,
+                                   MPI_Fint *recvtype, MPI_Fint *comm,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iallgatherv_c", ierr);
+    return;
+  }
+  pmpi_iallgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                      comm, request, ierr);
+}
+#pragma weak mpi_iallgatherv_f08ts_large_ = pmpi_iallgatherv_f08ts_large_
+#pragma weak pmpir_iallgatherv_f08ts_large_ = pmpi_iallgatherv_f08ts_large_
 
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -3507,6 +5516,18 @@ void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iallreduce = pmpi_iallreduce_
 #pragma weak pmpi_iallreduce__ = pmpi_iallreduce_
 #pragma weak PMPI_IALLREDUCE = pmpi_iallreduce_
+void pmpi_iallreduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                            MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iallreduce", ierr);
+    return;
+  }
+  pmpi_iallreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                   datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_iallreduce_f08ts_ = pmpi_iallreduce_f08ts_
+#pragma weak pmpir_iallreduce_f08ts_ = pmpi_iallreduce_f08ts_
 
 void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -3522,6 +5543,20 @@ void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_iallreduce_c = pmpi_iallreduce_c_
 #pragma weak pmpi_iallreduce_c__ = pmpi_iallreduce_c_
 #pragma weak PMPI_IALLREDUCE_C = pmpi_iallreduce_c_
+void pmpi_iallreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                  hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *op,
+                                  MPI_Fint *comm, MPI_Fint *request,
+                                  MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iallreduce_c", ierr);
+    return;
+  }
+  pmpi_iallreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                     datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_iallreduce_f08ts_large_ = pmpi_iallreduce_f08ts_large_
+#pragma weak pmpir_iallreduce_f08ts_large_ = pmpi_iallreduce_f08ts_large_
 
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -3538,6 +5573,20 @@ void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_ialltoall = pmpi_ialltoall_
 #pragma weak pmpi_ialltoall__ = pmpi_ialltoall_
 #pragma weak PMPI_IALLTOALL = pmpi_ialltoall_
+void pmpi_ialltoall_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                           MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                           MPI_Fint *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ialltoall", ierr);
+    return;
+  }
+  pmpi_ialltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
+                  ierr);
+}
+#pragma weak mpi_ialltoall_f08ts_ = pmpi_ialltoall_f08ts_
+#pragma weak pmpir_ialltoall_f08ts_ = pmpi_ialltoall_f08ts_
 
 void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -3554,6 +5603,21 @@ void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_ialltoall_c = pmpi_ialltoall_c_
 #pragma weak pmpi_ialltoall_c__ = pmpi_ialltoall_c_
 #pragma weak PMPI_IALLTOALL_C = pmpi_ialltoall_c_
+void pmpi_ialltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ialltoall_c", ierr);
+    return;
+  }
+  pmpi_ialltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
+                    ierr);
+}
+#pragma weak mpi_ialltoall_f08ts_large_ = pmpi_ialltoall_f08ts_large_
+#pragma weak pmpir_ialltoall_f08ts_large_ = pmpi_ialltoall_f08ts_large_
 
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -3571,6 +5635,21 @@ void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_ialltoallv = pmpi_ialltoallv_
 #pragma weak pmpi_ialltoallv__ = pmpi_ialltoallv_
 #pragma weak PMPI_IALLTOALLV = pmpi_ialltoallv_
+void pmpi_ialltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                            MPI_Fint *sdispls, MPI_Fint *sendtype,
+                            hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                            MPI_Fint *rdispls, MPI_Fint *recvtype,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ialltoallv", ierr);
+    return;
+  }
+  pmpi_ialltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype, comm,
+                   request, ierr);
+}
+#pragma weak mpi_ialltoallv_f08ts_ = pmpi_ialltoallv_f08ts_
+#pragma weak pmpir_ialltoallv_f08ts_ = pmpi_ialltoallv_f08ts_
 
 void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
                         MPI_Fint *sendtype, void *recvbuf,
@@ -3589,6 +5668,22 @@ void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
 #pragma weak pmpi_ialltoallv_c = pmpi_ialltoallv_c_
 #pragma weak pmpi_ialltoallv_c__ = pmpi_ialltoallv_c_
 #pragma weak PMPI_IALLTOALLV_C = pmpi_ialltoallv_c_
+void pmpi_ialltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                  MPI_Count *sendcounts, MPI_Aint *sdispls,
+                                  MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                  MPI_Count *recvcounts, MPI_Aint *rdispls,
+                                  MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ialltoallv_c", ierr);
+    return;
+  }
+  pmpi_ialltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                     comm, request, ierr);
+}
+#pragma weak mpi_ialltoallv_f08ts_large_ = pmpi_ialltoallv_f08ts_large_
+#pragma weak pmpir_ialltoallv_f08ts_large_ = pmpi_ialltoallv_f08ts_large_
 
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
@@ -3606,6 +5701,21 @@ void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 #pragma weak pmpi_ialltoallw = pmpi_ialltoallw_
 #pragma weak pmpi_ialltoallw__ = pmpi_ialltoallw_
 #pragma weak PMPI_IALLTOALLW = pmpi_ialltoallw_
+void pmpi_ialltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                            MPI_Fint *sdispls, MPI_Fint *sendtypes,
+                            hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                            MPI_Fint *rdispls, MPI_Fint *recvtypes,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ialltoallw", ierr);
+    return;
+  }
+  pmpi_ialltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                   hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                   comm, request, ierr);
+}
+#pragma weak mpi_ialltoallw_f08ts_ = pmpi_ialltoallw_f08ts_
+#pragma weak pmpir_ialltoallw_f08ts_ = pmpi_ialltoallw_f08ts_
 
 void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
                         MPI_Fint *sendtypes, void *recvbuf,
@@ -3624,6 +5734,22 @@ void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
 #pragma weak pmpi_ialltoallw_c = pmpi_ialltoallw_c_
 #pragma weak pmpi_ialltoallw_c__ = pmpi_ialltoallw_c_
 #pragma weak PMPI_IALLTOALLW_C = pmpi_ialltoallw_c_
+void pmpi_ialltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                  MPI_Count *sendcounts, MPI_Aint *sdispls,
+                                  MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf,
+                                  MPI_Count *recvcounts, MPI_Aint *rdispls,
+                                  MPI_Fint *recvtypes, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ialltoallw_c", ierr);
+    return;
+  }
+  pmpi_ialltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                     comm, request, ierr);
+}
+#pragma weak mpi_ialltoallw_f08ts_large_ = pmpi_ialltoallw_f08ts_large_
+#pragma weak pmpir_ialltoallw_f08ts_large_ = pmpi_ialltoallw_f08ts_large_
 
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Ibarrier(*comm, request);
@@ -3636,6 +5762,9 @@ void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_ibarrier = pmpi_ibarrier_
 #pragma weak pmpi_ibarrier__ = pmpi_ibarrier_
 #pragma weak PMPI_IBARRIER = pmpi_ibarrier_
+#pragma weak pmpi_ibarrier_f08_ = pmpi_ibarrier_
+#pragma weak mpi_ibarrier_f08_ = pmpi_ibarrier_
+#pragma weak pmpir_ibarrier_f08_ = pmpi_ibarrier_
 
 void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
@@ -3651,6 +5780,18 @@ void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibcast = pmpi_ibcast_
 #pragma weak pmpi_ibcast__ = pmpi_ibcast_
 #pragma weak PMPI_IBCAST = pmpi_ibcast_
+void pmpi_ibcast_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
+                        MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Ibcast", ierr);
+    return;
+  }
+  pmpi_ibcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
+               ierr);
+}
+#pragma weak mpi_ibcast_f08ts_ = pmpi_ibcast_f08ts_
+#pragma weak pmpir_ibcast_f08ts_ = pmpi_ibcast_f08ts_
 
 void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
@@ -3666,6 +5807,19 @@ void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibcast_c = pmpi_ibcast_c_
 #pragma weak pmpi_ibcast_c__ = pmpi_ibcast_c_
 #pragma weak PMPI_IBCAST_C = pmpi_ibcast_c_
+void pmpi_ibcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *root,
+                              MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buffer)) {
+    hc_f_f08ts_refuse("MPI_Ibcast_c", ierr);
+    return;
+  }
+  pmpi_ibcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
+                 ierr);
+}
+#pragma weak mpi_ibcast_f08ts_large_ = pmpi_ibcast_f08ts_large_
+#pragma weak pmpir_ibcast_f08ts_large_ = pmpi_ibcast_f08ts_large_
 
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -3681,6 +5835,18 @@ void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibsend = pmpi_ibsend_
 #pragma weak pmpi_ibsend__ = pmpi_ibsend_
 #pragma weak PMPI_IBSEND = pmpi_ibsend_
+void pmpi_ibsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Ibsend", ierr);
+    return;
+  }
+  pmpi_ibsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+               ierr);
+}
+#pragma weak mpi_ibsend_f08ts_ = pmpi_ibsend_f08ts_
+#pragma weak pmpir_ibsend_f08ts_ = pmpi_ibsend_f08ts_
 
 void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -3696,6 +5862,19 @@ void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_ibsend_c = pmpi_ibsend_c_
 #pragma weak pmpi_ibsend_c__ = pmpi_ibsend_c_
 #pragma weak PMPI_IBSEND_C = pmpi_ibsend_c_
+void pmpi_ibsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                              MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Ibsend_c", ierr);
+    return;
+  }
+  pmpi_ibsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                 ierr);
+}
+#pragma weak mpi_ibsend_f08ts_large_ = pmpi_ibsend_f08ts_large_
+#pragma weak pmpir_ibsend_f08ts_large_ = pmpi_ibsend_f08ts_large_
 
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -3711,6 +5890,18 @@ void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iexscan = pmpi_iexscan_
 #pragma weak pmpi_iexscan__ = pmpi_iexscan_
 #pragma weak PMPI_IEXSCAN = pmpi_iexscan_
+void pmpi_iexscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iexscan", ierr);
+    return;
+  }
+  pmpi_iexscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_iexscan_f08ts_ = pmpi_iexscan_f08ts_
+#pragma weak pmpir_iexscan_f08ts_ = pmpi_iexscan_f08ts_
 
 void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -3726,6 +5917,19 @@ void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_iexscan_c = pmpi_iexscan_c_
 #pragma weak pmpi_iexscan_c__ = pmpi_iexscan_c_
 #pragma weak PMPI_IEXSCAN_C = pmpi_iexscan_c_
+void pmpi_iexscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                               hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iexscan_c", ierr);
+    return;
+  }
+  pmpi_iexscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_iexscan_f08ts_large_ = pmpi_iexscan_f08ts_large_
+#pragma weak pmpir_iexscan_f08ts_large_ = pmpi_iexscan_f08ts_large_
 
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -3743,6 +5947,21 @@ void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igather = pmpi_igather_
 #pragma weak pmpi_igather__ = pmpi_igather_
 #pragma weak PMPI_IGATHER = pmpi_igather_
+void pmpi_igather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                         MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                         MPI_Fint *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Igather", ierr);
+    return;
+  }
+  pmpi_igather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                request, ierr);
+}
+#pragma weak mpi_igather_f08ts_ = pmpi_igather_f08ts_
+#pragma weak pmpir_igather_f08ts_ = pmpi_igather_f08ts_
 
 void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -3760,6 +5979,21 @@ void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igather_c = pmpi_igather_c_
 #pragma weak pmpi_igather_c__ = pmpi_igather_c_
 #pragma weak PMPI_IGATHER_C = pmpi_igather_c_
+void pmpi_igather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                               MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                               MPI_Count *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *root, MPI_Fint *comm,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Igather_c", ierr);
+    return;
+  }
+  pmpi_igather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                  request, ierr);
+}
+#pragma weak mpi_igather_f08ts_large_ = pmpi_igather_f08ts_large_
+#pragma weak pmpir_igather_f08ts_large_ = pmpi_igather_f08ts_large_
 
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -3777,6 +6011,21 @@ void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igatherv = pmpi_igatherv_
 #pragma weak pmpi_igatherv__ = pmpi_igatherv_
 #pragma weak PMPI_IGATHERV = pmpi_igatherv_
+void pmpi_igatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *displs,
+                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                          MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Igatherv", ierr);
+    return;
+  }
+  pmpi_igatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                 hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                 comm, request, ierr);
+}
+#pragma weak mpi_igatherv_f08ts_ = pmpi_igatherv_f08ts_
+#pragma weak pmpir_igatherv_f08ts_ = pmpi_igatherv_f08ts_
 
 void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
@@ -3794,6 +6043,22 @@ void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_igatherv_c = pmpi_igatherv_c_
 #pragma weak pmpi_igatherv_c__ = pmpi_igatherv_c_
 #pragma weak PMPI_IGATHERV_C = pmpi_igatherv_c_
+void pmpi_igatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                MPI_Count *recvcounts, MPI_Aint *displs,
+                                MPI_Fint *recvtype, MPI_Fint *root,
+                                MPI_Fint *comm, MPI_Fint *request,
+                                MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Igatherv_c", ierr);
+    return;
+  }
+  pmpi_igatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                   comm, request, ierr);
+}
+#pragma weak mpi_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
+#pragma weak pmpir_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
 
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                    MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status,
@@ -3813,6 +6078,9 @@ void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 #pragma weak pmpi_improbe = pmpi_improbe_
 #pragma weak pmpi_improbe__ = pmpi_improbe_
 #pragma weak PMPI_IMPROBE = pmpi_improbe_
+#pragma weak pmpi_improbe_f08_ = pmpi_improbe_
+#pragma weak mpi_improbe_f08_ = pmpi_improbe_
+#pragma weak pmpir_improbe_f08_ = pmpi_improbe_
 
 void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr) {
@@ -3826,6 +6094,17 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_imrecv = pmpi_imrecv_
 #pragma weak pmpi_imrecv__ = pmpi_imrecv_
 #pragma weak PMPI_IMRECV = pmpi_imrecv_
+void pmpi_imrecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                        MPI_Fint *datatype, MPI_Fint *message,
+                        MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Imrecv", ierr);
+    return;
+  }
+  pmpi_imrecv_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
+}
+#pragma weak mpi_imrecv_f08ts_ = pmpi_imrecv_f08ts_
+#pragma weak pmpir_imrecv_f08ts_ = pmpi_imrecv_f08ts_
 
 void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr) {
@@ -3839,6 +6118,17 @@ void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_imrecv_c = pmpi_imrecv_c_
 #pragma weak pmpi_imrecv_c__ = pmpi_imrecv_c_
 #pragma weak PMPI_IMRECV_C = pmpi_imrecv_c_
+void pmpi_imrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *message,
+                              MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Imrecv_c", ierr);
+    return;
+  }
+  pmpi_imrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
+}
+#pragma weak mpi_imrecv_f08ts_large_ = pmpi_imrecv_f08ts_large_
+#pragma weak pmpir_imrecv_f08ts_large_ = pmpi_imrecv_f08ts_large_
 
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
@@ -3857,6 +6147,22 @@ void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_allgather = pmpi_ineighbor_allgather_
 #pragma weak pmpi_ineighbor_allgather__ = pmpi_ineighbor_allgather_
 #pragma weak PMPI_INEIGHBOR_ALLGATHER = pmpi_ineighbor_allgather_
+void pmpi_ineighbor_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                     MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                     hc_f_gfc_desc_t *recvbuf,
+                                     MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *request,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgather", ierr);
+    return;
+  }
+  pmpi_ineighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                            hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                            request, ierr);
+}
+#pragma weak mpi_ineighbor_allgather_f08ts_ = pmpi_ineighbor_allgather_f08ts_
+#pragma weak pmpir_ineighbor_allgather_f08ts_ = pmpi_ineighbor_allgather_f08ts_
 
 void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
                                  MPI_Fint *sendtype, void *recvbuf,
@@ -3875,6 +6181,22 @@ void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_ineighbor_allgather_c = pmpi_ineighbor_allgather_c_
 #pragma weak pmpi_ineighbor_allgather_c__ = pmpi_ineighbor_allgather_c_
 #pragma weak PMPI_INEIGHBOR_ALLGATHER_C = pmpi_ineighbor_allgather_c_
+void pmpi_ineighbor_allgather_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgather_c", ierr);
+    return;
+  }
+  pmpi_ineighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                              hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                              comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_allgather_f08ts_large_ =                            \
+    pmpi_ineighbor_allgather_f08ts_large_
+#pragma weak pmpir_ineighbor_allgather_f08ts_large_ =                          \
+    pmpi_ineighbor_allgather_f08ts_large_
 
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                 MPI_Fint *sendtype, void *recvbuf,
@@ -3893,6 +6215,23 @@ void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_allgatherv = pmpi_ineighbor_allgatherv_
 #pragma weak pmpi_ineighbor_allgatherv__ = pmpi_ineighbor_allgatherv_
 #pragma weak PMPI_INEIGHBOR_ALLGATHERV = pmpi_ineighbor_allgatherv_
+void pmpi_ineighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                      MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                      hc_f_gfc_desc_t *recvbuf,
+                                      MPI_Fint *recvcounts, MPI_Fint *displs,
+                                      MPI_Fint *recvtype, MPI_Fint *comm,
+                                      MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv", ierr);
+    return;
+  }
+  pmpi_ineighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                             hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                             recvtype, comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_allgatherv_f08ts_ = pmpi_ineighbor_allgatherv_f08ts_
+#pragma weak pmpir_ineighbor_allgatherv_f08ts_ =                               \
+    pmpi_ineighbor_allgatherv_f08ts_
 
 void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
                                   MPI_Fint *sendtype, void *recvbuf,
@@ -3911,6 +6250,22 @@ void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_ineighbor_allgatherv_c = pmpi_ineighbor_allgatherv_c_
 #pragma weak pmpi_ineighbor_allgatherv_c__ = pmpi_ineighbor_allgatherv_c_
 #pragma weak PMPI_INEIGHBOR_ALLGATHERV_C = pmpi_ineighbor_allgatherv_c_
+void pmpi_ineighbor_allgatherv_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+    MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv_c", ierr);
+    return;
+  }
+  pmpi_ineighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                               hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                               recvtype, comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_allgatherv_f08ts_large_ =                           \
+    pmpi_ineighbor_allgatherv_f08ts_large_
+#pragma weak pmpir_ineighbor_allgatherv_f08ts_large_ =                         \
+    pmpi_ineighbor_allgatherv_f08ts_large_
 
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
@@ -3929,6 +6284,22 @@ void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_ineighbor_alltoall = pmpi_ineighbor_alltoall_
 #pragma weak pmpi_ineighbor_alltoall__ = pmpi_ineighbor_alltoall_
 #pragma weak PMPI_INEIGHBOR_ALLTOALL = pmpi_ineighbor_alltoall_
+void pmpi_ineighbor_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                    MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                    hc_f_gfc_desc_t *recvbuf,
+                                    MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *comm, MPI_Fint *request,
+                                    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall", ierr);
+    return;
+  }
+  pmpi_ineighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                           hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                           request, ierr);
+}
+#pragma weak mpi_ineighbor_alltoall_f08ts_ = pmpi_ineighbor_alltoall_f08ts_
+#pragma weak pmpir_ineighbor_alltoall_f08ts_ = pmpi_ineighbor_alltoall_f08ts_
 
 void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *sendtype, void *recvbuf,
@@ -3947,6 +6318,22 @@ void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_ineighbor_alltoall_c = pmpi_ineighbor_alltoall_c_
 #pragma weak pmpi_ineighbor_alltoall_c__ = pmpi_ineighbor_alltoall_c_
 #pragma weak PMPI_INEIGHBOR_ALLTOALL_C = pmpi_ineighbor_alltoall_c_
+void pmpi_ineighbor_alltoall_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall_c", ierr);
+    return;
+  }
+  pmpi_ineighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                             hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                             request, ierr);
+}
+#pragma weak mpi_ineighbor_alltoall_f08ts_large_ =                             \
+    pmpi_ineighbor_alltoall_f08ts_large_
+#pragma weak pmpir_ineighbor_alltoall_f08ts_large_ =                           \
+    pmpi_ineighbor_alltoall_f08ts_large_
 
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -3966,6 +6353,23 @@ void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallv = pmpi_ineighbor_alltoallv_
 #pragma weak pmpi_ineighbor_alltoallv__ = pmpi_ineighbor_alltoallv_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLV = pmpi_ineighbor_alltoallv_
+void pmpi_ineighbor_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                     MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                                     MPI_Fint *sendtype,
+                                     hc_f_gfc_desc_t *recvbuf,
+                                     MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                                     MPI_Fint *recvtype, MPI_Fint *comm,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv", ierr);
+    return;
+  }
+  pmpi_ineighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                            sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                            rdispls, recvtype, comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_alltoallv_f08ts_ = pmpi_ineighbor_alltoallv_f08ts_
+#pragma weak pmpir_ineighbor_alltoallv_f08ts_ = pmpi_ineighbor_alltoallv_f08ts_
 
 void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
                                  MPI_Aint *sdispls, MPI_Fint *sendtype,
@@ -3985,6 +6389,23 @@ void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallv_c = pmpi_ineighbor_alltoallv_c_
 #pragma weak pmpi_ineighbor_alltoallv_c__ = pmpi_ineighbor_alltoallv_c_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLV_C = pmpi_ineighbor_alltoallv_c_
+void pmpi_ineighbor_alltoallv_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv_c", ierr);
+    return;
+  }
+  pmpi_ineighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                              sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                              rdispls, recvtype, comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_alltoallv_f08ts_large_ =                            \
+    pmpi_ineighbor_alltoallv_f08ts_large_
+#pragma weak pmpir_ineighbor_alltoallv_f08ts_large_ =                          \
+    pmpi_ineighbor_alltoallv_f08ts_large_
 
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -4004,6 +6425,23 @@ void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallw = pmpi_ineighbor_alltoallw_
 #pragma weak pmpi_ineighbor_alltoallw__ = pmpi_ineighbor_alltoallw_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLW = pmpi_ineighbor_alltoallw_
+void pmpi_ineighbor_alltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                     MPI_Fint *sendcounts, MPI_Aint *sdispls,
+                                     MPI_Fint *sendtypes,
+                                     hc_f_gfc_desc_t *recvbuf,
+                                     MPI_Fint *recvcounts, MPI_Aint *rdispls,
+                                     MPI_Fint *recvtypes, MPI_Fint *comm,
+                                     MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw", ierr);
+    return;
+  }
+  pmpi_ineighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                            sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                            rdispls, recvtypes, comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_alltoallw_f08ts_ = pmpi_ineighbor_alltoallw_f08ts_
+#pragma weak pmpir_ineighbor_alltoallw_f08ts_ = pmpi_ineighbor_alltoallw_f08ts_
 
 void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
                                  MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -4023,6 +6461,23 @@ void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_ineighbor_alltoallw_c = pmpi_ineighbor_alltoallw_c_
 #pragma weak pmpi_ineighbor_alltoallw_c__ = pmpi_ineighbor_alltoallw_c_
 #pragma weak PMPI_INEIGHBOR_ALLTOALLW_C = pmpi_ineighbor_alltoallw_c_
+void pmpi_ineighbor_alltoallw_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
+    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw_c", ierr);
+    return;
+  }
+  pmpi_ineighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                              sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                              rdispls, recvtypes, comm, request, ierr);
+}
+#pragma weak mpi_ineighbor_alltoallw_f08ts_large_ =                            \
+    pmpi_ineighbor_alltoallw_f08ts_large_
+#pragma weak pmpir_ineighbor_alltoallw_f08ts_large_ =                          \
+    pmpi_ineighbor_alltoallw_f08ts_large_
 
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Info_create(info);
@@ -4035,6 +6490,9 @@ void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
 #pragma weak pmpi_info_create = pmpi_info_create_
 #pragma weak pmpi_info_create__ = pmpi_info_create_
 #pragma weak PMPI_INFO_CREATE = pmpi_info_create_
+#pragma weak pmpi_info_create_f08_ = pmpi_info_create_
+#pragma weak mpi_info_create_f08_ = pmpi_info_create_
+#pragma weak pmpir_info_create_f08_ = pmpi_info_create_
 
 void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr,
                        size_t key_len) {
@@ -4050,6 +6508,9 @@ void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr,
 #pragma weak pmpi_info_delete = pmpi_info_delete_
 #pragma weak pmpi_info_delete__ = pmpi_info_delete_
 #pragma weak PMPI_INFO_DELETE = pmpi_info_delete_
+#pragma weak pmpi_info_delete_f08_ = pmpi_info_delete_
+#pragma weak mpi_info_delete_f08_ = pmpi_info_delete_
+#pragma weak pmpir_info_delete_f08_ = pmpi_info_delete_
 
 void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr) {
   int rc = MPI_Info_dup(*info, newinfo);
@@ -4062,6 +6523,9 @@ void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr) {
 #pragma weak pmpi_info_dup = pmpi_info_dup_
 #pragma weak pmpi_info_dup__ = pmpi_info_dup_
 #pragma weak PMPI_INFO_DUP = pmpi_info_dup_
+#pragma weak pmpi_info_dup_f08_ = pmpi_info_dup_
+#pragma weak mpi_info_dup_f08_ = pmpi_info_dup_
+#pragma weak pmpir_info_dup_f08_ = pmpi_info_dup_
 
 void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Info_free(info);
@@ -4074,6 +6538,9 @@ void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr) {
 #pragma weak pmpi_info_free = pmpi_info_free_
 #pragma weak pmpi_info_free__ = pmpi_info_free_
 #pragma weak PMPI_INFO_FREE = pmpi_info_free_
+#pragma weak pmpi_info_free_f08_ = pmpi_info_free_
+#pragma weak mpi_info_free_f08_ = pmpi_info_free_
+#pragma weak pmpir_info_free_f08_ = pmpi_info_free_
 
 void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
                     MPI_Fint *flag, MPI_Fint *ierr, size_t key_len,
@@ -4103,6 +6570,9 @@ void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
 #pragma weak pmpi_info_get = pmpi_info_get_
 #pragma weak pmpi_info_get__ = pmpi_info_get_
 #pragma weak PMPI_INFO_GET = pmpi_info_get_
+#pragma weak pmpi_info_get_f08_ = pmpi_info_get_
+#pragma weak mpi_info_get_f08_ = pmpi_info_get_
+#pragma weak pmpir_info_get_f08_ = pmpi_info_get_
 
 void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr) {
   int rc = MPI_Info_get_nkeys(*info, nkeys);
@@ -4115,6 +6585,9 @@ void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr) {
 #pragma weak pmpi_info_get_nkeys = pmpi_info_get_nkeys_
 #pragma weak pmpi_info_get_nkeys__ = pmpi_info_get_nkeys_
 #pragma weak PMPI_INFO_GET_NKEYS = pmpi_info_get_nkeys_
+#pragma weak pmpi_info_get_nkeys_f08_ = pmpi_info_get_nkeys_
+#pragma weak mpi_info_get_nkeys_f08_ = pmpi_info_get_nkeys_
+#pragma weak pmpir_info_get_nkeys_f08_ = pmpi_info_get_nkeys_
 
 void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key,
                            MPI_Fint *ierr, size_t key_len) {
@@ -4138,6 +6611,9 @@ void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key,
 #pragma weak pmpi_info_get_nthkey = pmpi_info_get_nthkey_
 #pragma weak pmpi_info_get_nthkey__ = pmpi_info_get_nthkey_
 #pragma weak PMPI_INFO_GET_NTHKEY = pmpi_info_get_nthkey_
+#pragma weak pmpi_info_get_nthkey_f08_ = pmpi_info_get_nthkey_
+#pragma weak mpi_info_get_nthkey_f08_ = pmpi_info_get_nthkey_
+#pragma weak pmpir_info_get_nthkey_f08_ = pmpi_info_get_nthkey_
 
 void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen,
                              MPI_Fint *flag, MPI_Fint *ierr, size_t key_len) {
@@ -4157,6 +6633,9 @@ void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen,
 #pragma weak pmpi_info_get_valuelen = pmpi_info_get_valuelen_
 #pragma weak pmpi_info_get_valuelen__ = pmpi_info_get_valuelen_
 #pragma weak PMPI_INFO_GET_VALUELEN = pmpi_info_get_valuelen_
+#pragma weak pmpi_info_get_valuelen_f08_ = pmpi_info_get_valuelen_
+#pragma weak mpi_info_get_valuelen_f08_ = pmpi_info_get_valuelen_
+#pragma weak pmpir_info_get_valuelen_f08_ = pmpi_info_get_valuelen_
 
 void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierr,
                     size_t key_len, size_t value_len) {
@@ -4174,6 +6653,9 @@ void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierr,
 #pragma weak pmpi_info_set = pmpi_info_set_
 #pragma weak pmpi_info_set__ = pmpi_info_set_
 #pragma weak PMPI_INFO_SET = pmpi_info_set_
+#pragma weak pmpi_info_set_f08_ = pmpi_info_set_
+#pragma weak mpi_info_set_f08_ = pmpi_info_set_
+#pragma weak pmpir_info_set_f08_ = pmpi_info_set_
 
 void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -4190,6 +6672,9 @@ void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_initialized = pmpi_initialized_
 #pragma weak pmpi_initialized__ = pmpi_initialized_
 #pragma weak PMPI_INITIALIZED = pmpi_initialized_
+#pragma weak pmpi_initialized_f08_ = pmpi_initialized_
+#pragma weak mpi_initialized_f08_ = pmpi_initialized_
+#pragma weak pmpir_initialized_f08_ = pmpi_initialized_
 
 void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader,
                             MPI_Fint *peer_comm, MPI_Fint *remote_leader,
@@ -4206,6 +6691,9 @@ void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader,
 #pragma weak pmpi_intercomm_create = pmpi_intercomm_create_
 #pragma weak pmpi_intercomm_create__ = pmpi_intercomm_create_
 #pragma weak PMPI_INTERCOMM_CREATE = pmpi_intercomm_create_
+#pragma weak pmpi_intercomm_create_f08_ = pmpi_intercomm_create_
+#pragma weak mpi_intercomm_create_f08_ = pmpi_intercomm_create_
+#pragma weak pmpir_intercomm_create_f08_ = pmpi_intercomm_create_
 
 void pmpi_intercomm_create_from_groups_(
     MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group,
@@ -4233,6 +6721,12 @@ void pmpi_intercomm_create_from_groups_(
     pmpi_intercomm_create_from_groups_
 #pragma weak PMPI_INTERCOMM_CREATE_FROM_GROUPS =                               \
     pmpi_intercomm_create_from_groups_
+#pragma weak pmpi_intercomm_create_from_groups_f08_ =                          \
+    pmpi_intercomm_create_from_groups_
+#pragma weak mpi_intercomm_create_from_groups_f08_ =                           \
+    pmpi_intercomm_create_from_groups_
+#pragma weak pmpir_intercomm_create_from_groups_f08_ =                         \
+    pmpi_intercomm_create_from_groups_
 
 void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high,
                            MPI_Fint *newintracomm, MPI_Fint *ierr) {
@@ -4246,6 +6740,9 @@ void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high,
 #pragma weak pmpi_intercomm_merge = pmpi_intercomm_merge_
 #pragma weak pmpi_intercomm_merge__ = pmpi_intercomm_merge_
 #pragma weak PMPI_INTERCOMM_MERGE = pmpi_intercomm_merge_
+#pragma weak pmpi_intercomm_merge_f08_ = pmpi_intercomm_merge_
+#pragma weak mpi_intercomm_merge_f08_ = pmpi_intercomm_merge_
+#pragma weak pmpir_intercomm_merge_f08_ = pmpi_intercomm_merge_
 
 void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) {
@@ -4263,6 +6760,9 @@ void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 #pragma weak pmpi_iprobe = pmpi_iprobe_
 #pragma weak pmpi_iprobe__ = pmpi_iprobe_
 #pragma weak PMPI_IPROBE = pmpi_iprobe_
+#pragma weak pmpi_iprobe_f08_ = pmpi_iprobe_
+#pragma weak mpi_iprobe_f08_ = pmpi_iprobe_
+#pragma weak pmpir_iprobe_f08_ = pmpi_iprobe_
 
 void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -4278,6 +6778,18 @@ void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_irecv = pmpi_irecv_
 #pragma weak pmpi_irecv__ = pmpi_irecv_
 #pragma weak PMPI_IRECV = pmpi_irecv_
+void pmpi_irecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Irecv", ierr);
+    return;
+  }
+  pmpi_irecv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, request,
+              ierr);
+}
+#pragma weak mpi_irecv_f08ts_ = pmpi_irecv_f08ts_
+#pragma weak pmpir_irecv_f08ts_ = pmpi_irecv_f08ts_
 
 void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -4293,6 +6805,19 @@ void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_irecv_c = pmpi_irecv_c_
 #pragma weak pmpi_irecv_c__ = pmpi_irecv_c_
 #pragma weak PMPI_IRECV_C = pmpi_irecv_c_
+void pmpi_irecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *source,
+                             MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Irecv_c", ierr);
+    return;
+  }
+  pmpi_irecv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                request, ierr);
+}
+#pragma weak mpi_irecv_f08ts_large_ = pmpi_irecv_f08ts_large_
+#pragma weak pmpir_irecv_f08ts_large_ = pmpi_irecv_f08ts_large_
 
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -4308,6 +6833,19 @@ void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_ireduce = pmpi_ireduce_
 #pragma weak pmpi_ireduce__ = pmpi_ireduce_
 #pragma weak PMPI_IREDUCE = pmpi_ireduce_
+void pmpi_ireduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                         MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ireduce", ierr);
+    return;
+  }
+  pmpi_ireduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                datatype, op, root, comm, request, ierr);
+}
+#pragma weak mpi_ireduce_f08ts_ = pmpi_ireduce_f08ts_
+#pragma weak pmpir_ireduce_f08ts_ = pmpi_ireduce_f08ts_
 
 void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -4323,6 +6861,20 @@ void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_ireduce_c = pmpi_ireduce_c_
 #pragma weak pmpi_ireduce_c__ = pmpi_ireduce_c_
 #pragma weak PMPI_IREDUCE_C = pmpi_ireduce_c_
+void pmpi_ireduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                               hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                               MPI_Fint *comm, MPI_Fint *request,
+                               MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ireduce_c", ierr);
+    return;
+  }
+  pmpi_ireduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, root, comm, request, ierr);
+}
+#pragma weak mpi_ireduce_f08ts_large_ = pmpi_ireduce_f08ts_large_
+#pragma weak pmpir_ireduce_f08ts_large_ = pmpi_ireduce_f08ts_large_
 
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -4338,6 +6890,20 @@ void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
 #pragma weak pmpi_ireduce_scatter = pmpi_ireduce_scatter_
 #pragma weak pmpi_ireduce_scatter__ = pmpi_ireduce_scatter_
 #pragma weak PMPI_IREDUCE_SCATTER = pmpi_ireduce_scatter_
+void pmpi_ireduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                 hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                                 MPI_Fint *datatype, MPI_Fint *op,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter", ierr);
+    return;
+  }
+  pmpi_ireduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                        recvcounts, datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_ireduce_scatter_f08ts_ = pmpi_ireduce_scatter_f08ts_
+#pragma weak pmpir_ireduce_scatter_f08ts_ = pmpi_ireduce_scatter_f08ts_
 
 void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf,
                                  MPI_Fint *recvcount, MPI_Fint *datatype,
@@ -4355,6 +6921,22 @@ void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_ireduce_scatter_block = pmpi_ireduce_scatter_block_
 #pragma weak pmpi_ireduce_scatter_block__ = pmpi_ireduce_scatter_block_
 #pragma weak PMPI_IREDUCE_SCATTER_BLOCK = pmpi_ireduce_scatter_block_
+void pmpi_ireduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                       hc_f_gfc_desc_t *recvbuf,
+                                       MPI_Fint *recvcount, MPI_Fint *datatype,
+                                       MPI_Fint *op, MPI_Fint *comm,
+                                       MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block", ierr);
+    return;
+  }
+  pmpi_ireduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                              recvcount, datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_ireduce_scatter_block_f08ts_ =                                \
+    pmpi_ireduce_scatter_block_f08ts_
+#pragma weak pmpir_ireduce_scatter_block_f08ts_ =                              \
+    pmpi_ireduce_scatter_block_f08ts_
 
 void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf,
                                    MPI_Count *recvcount, MPI_Fint *datatype,
@@ -4372,6 +6954,24 @@ void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_ireduce_scatter_block_c = pmpi_ireduce_scatter_block_c_
 #pragma weak pmpi_ireduce_scatter_block_c__ = pmpi_ireduce_scatter_block_c_
 #pragma weak PMPI_IREDUCE_SCATTER_BLOCK_C = pmpi_ireduce_scatter_block_c_
+void pmpi_ireduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                             hc_f_gfc_desc_t *recvbuf,
+                                             MPI_Count *recvcount,
+                                             MPI_Fint *datatype, MPI_Fint *op,
+                                             MPI_Fint *comm, MPI_Fint *request,
+                                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block_c", ierr);
+    return;
+  }
+  pmpi_ireduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf),
+                                hc_f_f08ts_buf(recvbuf), recvcount, datatype,
+                                op, comm, request, ierr);
+}
+#pragma weak mpi_ireduce_scatter_block_f08ts_large_ =                          \
+    pmpi_ireduce_scatter_block_f08ts_large_
+#pragma weak pmpir_ireduce_scatter_block_f08ts_large_ =                        \
+    pmpi_ireduce_scatter_block_f08ts_large_
 
 void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf,
                              MPI_Count *recvcounts, MPI_Fint *datatype,
@@ -4388,6 +6988,23 @@ void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_ireduce_scatter_c = pmpi_ireduce_scatter_c_
 #pragma weak pmpi_ireduce_scatter_c__ = pmpi_ireduce_scatter_c_
 #pragma weak PMPI_IREDUCE_SCATTER_C = pmpi_ireduce_scatter_c_
+void pmpi_ireduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                       hc_f_gfc_desc_t *recvbuf,
+                                       MPI_Count *recvcounts,
+                                       MPI_Fint *datatype, MPI_Fint *op,
+                                       MPI_Fint *comm, MPI_Fint *request,
+                                       MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter_c", ierr);
+    return;
+  }
+  pmpi_ireduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                          recvcounts, datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_ireduce_scatter_f08ts_large_ =                                \
+    pmpi_ireduce_scatter_f08ts_large_
+#pragma weak pmpir_ireduce_scatter_f08ts_large_ =                              \
+    pmpi_ireduce_scatter_f08ts_large_
 
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -4403,6 +7020,18 @@ void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_irsend = pmpi_irsend_
 #pragma weak pmpi_irsend__ = pmpi_irsend_
 #pragma weak PMPI_IRSEND = pmpi_irsend_
+void pmpi_irsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Irsend", ierr);
+    return;
+  }
+  pmpi_irsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+               ierr);
+}
+#pragma weak mpi_irsend_f08ts_ = pmpi_irsend_f08ts_
+#pragma weak pmpir_irsend_f08ts_ = pmpi_irsend_f08ts_
 
 void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -4418,6 +7047,19 @@ void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_irsend_c = pmpi_irsend_c_
 #pragma weak pmpi_irsend_c__ = pmpi_irsend_c_
 #pragma weak PMPI_IRSEND_C = pmpi_irsend_c_
+void pmpi_irsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                              MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Irsend_c", ierr);
+    return;
+  }
+  pmpi_irsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                 ierr);
+}
+#pragma weak mpi_irsend_f08ts_large_ = pmpi_irsend_f08ts_large_
+#pragma weak pmpir_irsend_f08ts_large_ = pmpi_irsend_f08ts_large_
 
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -4434,6 +7076,9 @@ void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_is_thread_main = pmpi_is_thread_main_
 #pragma weak pmpi_is_thread_main__ = pmpi_is_thread_main_
 #pragma weak PMPI_IS_THREAD_MAIN = pmpi_is_thread_main_
+#pragma weak pmpi_is_thread_main_f08_ = pmpi_is_thread_main_
+#pragma weak mpi_is_thread_main_f08_ = pmpi_is_thread_main_
+#pragma weak pmpir_is_thread_main_f08_ = pmpi_is_thread_main_
 
 void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                  MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -4449,6 +7094,18 @@ void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_iscan = pmpi_iscan_
 #pragma weak pmpi_iscan__ = pmpi_iscan_
 #pragma weak PMPI_ISCAN = pmpi_iscan_
+void pmpi_iscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                       MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iscan", ierr);
+    return;
+  }
+  pmpi_iscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count, datatype,
+              op, comm, request, ierr);
+}
+#pragma weak mpi_iscan_f08ts_ = pmpi_iscan_f08ts_
+#pragma weak pmpir_iscan_f08ts_ = pmpi_iscan_f08ts_
 
 void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -4464,6 +7121,19 @@ void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_iscan_c = pmpi_iscan_c_
 #pragma weak pmpi_iscan_c__ = pmpi_iscan_c_
 #pragma weak PMPI_ISCAN_C = pmpi_iscan_c_
+void pmpi_iscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                             MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
+                             MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iscan_c", ierr);
+    return;
+  }
+  pmpi_iscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                datatype, op, comm, request, ierr);
+}
+#pragma weak mpi_iscan_f08ts_large_ = pmpi_iscan_f08ts_large_
+#pragma weak pmpir_iscan_f08ts_large_ = pmpi_iscan_f08ts_large_
 
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -4481,6 +7151,21 @@ void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iscatter = pmpi_iscatter_
 #pragma weak pmpi_iscatter__ = pmpi_iscatter_
 #pragma weak PMPI_ISCATTER = pmpi_iscatter_
+void pmpi_iscatter_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                          MPI_Fint *recvcount, MPI_Fint *recvtype,
+                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                          MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iscatter", ierr);
+    return;
+  }
+  pmpi_iscatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                 request, ierr);
+}
+#pragma weak mpi_iscatter_f08ts_ = pmpi_iscatter_f08ts_
+#pragma weak pmpir_iscatter_f08ts_ = pmpi_iscatter_f08ts_
 
 void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -4498,6 +7183,21 @@ void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_iscatter_c = pmpi_iscatter_c_
 #pragma weak pmpi_iscatter_c__ = pmpi_iscatter_c_
 #pragma weak PMPI_ISCATTER_C = pmpi_iscatter_c_
+void pmpi_iscatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *root, MPI_Fint *comm,
+                                MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iscatter_c", ierr);
+    return;
+  }
+  pmpi_iscatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                   request, ierr);
+}
+#pragma weak mpi_iscatter_f08ts_large_ = pmpi_iscatter_f08ts_large_
+#pragma weak pmpir_iscatter_f08ts_large_ = pmpi_iscatter_f08ts_large_
 
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -4515,6 +7215,21 @@ void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_iscatterv = pmpi_iscatterv_
 #pragma weak pmpi_iscatterv__ = pmpi_iscatterv_
 #pragma weak PMPI_ISCATTERV = pmpi_iscatterv_
+void pmpi_iscatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                           MPI_Fint *displs, MPI_Fint *sendtype,
+                           hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount,
+                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iscatterv", ierr);
+    return;
+  }
+  pmpi_iscatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                  request, ierr);
+}
+#pragma weak mpi_iscatterv_f08ts_ = pmpi_iscatterv_f08ts_
+#pragma weak pmpir_iscatterv_f08ts_ = pmpi_iscatterv_f08ts_
 
 void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
                        MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
@@ -4532,6 +7247,22 @@ void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
 #pragma weak pmpi_iscatterv_c = pmpi_iscatterv_c_
 #pragma weak pmpi_iscatterv_c__ = pmpi_iscatterv_c_
 #pragma weak PMPI_ISCATTERV_C = pmpi_iscatterv_c_
+void pmpi_iscatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                 MPI_Count *sendcounts, MPI_Aint *displs,
+                                 MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *root, MPI_Fint *comm,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Iscatterv_c", ierr);
+    return;
+  }
+  pmpi_iscatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                    request, ierr);
+}
+#pragma weak mpi_iscatterv_f08ts_large_ = pmpi_iscatterv_f08ts_large_
+#pragma weak pmpir_iscatterv_f08ts_large_ = pmpi_iscatterv_f08ts_large_
 
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
@@ -4547,6 +7278,18 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_isend = pmpi_isend_
 #pragma weak pmpi_isend__ = pmpi_isend_
 #pragma weak PMPI_ISEND = pmpi_isend_
+void pmpi_isend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Isend", ierr);
+    return;
+  }
+  pmpi_isend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+              ierr);
+}
+#pragma weak mpi_isend_f08ts_ = pmpi_isend_f08ts_
+#pragma weak pmpir_isend_f08ts_ = pmpi_isend_f08ts_
 
 void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -4562,6 +7305,19 @@ void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_isend_c = pmpi_isend_c_
 #pragma weak pmpi_isend_c__ = pmpi_isend_c_
 #pragma weak PMPI_ISEND_C = pmpi_isend_c_
+void pmpi_isend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                             MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Isend_c", ierr);
+    return;
+  }
+  pmpi_isend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                ierr);
+}
+#pragma weak mpi_isend_f08ts_large_ = pmpi_isend_f08ts_large_
+#pragma weak pmpir_isend_f08ts_large_ = pmpi_isend_f08ts_large_
 
 void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -4580,6 +7336,22 @@ void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_isendrecv = pmpi_isendrecv_
 #pragma weak pmpi_isendrecv__ = pmpi_isendrecv_
 #pragma weak PMPI_ISENDRECV = pmpi_isendrecv_
+void pmpi_isendrecv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                           MPI_Fint *sendtype, MPI_Fint *dest,
+                           MPI_Fint *sendtag, hc_f_gfc_desc_t *recvbuf,
+                           MPI_Fint *recvcount, MPI_Fint *recvtype,
+                           MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
+                           MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Isendrecv", ierr);
+    return;
+  }
+  pmpi_isendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source, recvtag,
+                  comm, request, ierr);
+}
+#pragma weak mpi_isendrecv_f08ts_ = pmpi_isendrecv_f08ts_
+#pragma weak pmpir_isendrecv_f08ts_ = pmpi_isendrecv_f08ts_
 
 void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                        MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -4598,6 +7370,23 @@ void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_isendrecv_c = pmpi_isendrecv_c_
 #pragma weak pmpi_isendrecv_c__ = pmpi_isendrecv_c_
 #pragma weak PMPI_ISENDRECV_C = pmpi_isendrecv_c_
+void pmpi_isendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                 MPI_Fint *sendtype, MPI_Fint *dest,
+                                 MPI_Fint *sendtag, hc_f_gfc_desc_t *recvbuf,
+                                 MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *source, MPI_Fint *recvtag,
+                                 MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Isendrecv_c", ierr);
+    return;
+  }
+  pmpi_isendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source,
+                    recvtag, comm, request, ierr);
+}
+#pragma weak mpi_isendrecv_f08ts_large_ = pmpi_isendrecv_f08ts_large_
+#pragma weak pmpir_isendrecv_f08ts_large_ = pmpi_isendrecv_f08ts_large_
 
 void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *dest, MPI_Fint *sendtag,
@@ -4615,6 +7404,20 @@ void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_isendrecv_replace = pmpi_isendrecv_replace_
 #pragma weak pmpi_isendrecv_replace__ = pmpi_isendrecv_replace_
 #pragma weak PMPI_ISENDRECV_REPLACE = pmpi_isendrecv_replace_
+void pmpi_isendrecv_replace_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *dest,
+                                   MPI_Fint *sendtag, MPI_Fint *source,
+                                   MPI_Fint *recvtag, MPI_Fint *comm,
+                                   MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Isendrecv_replace", ierr);
+    return;
+  }
+  pmpi_isendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
+                          source, recvtag, comm, request, ierr);
+}
+#pragma weak mpi_isendrecv_replace_f08ts_ = pmpi_isendrecv_replace_f08ts_
+#pragma weak pmpir_isendrecv_replace_f08ts_ = pmpi_isendrecv_replace_f08ts_
 
 void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                                MPI_Fint *dest, MPI_Fint *sendtag,
@@ -4632,6 +7435,22 @@ void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_isendrecv_replace_c = pmpi_isendrecv_replace_c_
 #pragma weak pmpi_isendrecv_replace_c__ = pmpi_isendrecv_replace_c_
 #pragma weak PMPI_ISENDRECV_REPLACE_C = pmpi_isendrecv_replace_c_
+void pmpi_isendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                         MPI_Fint *datatype, MPI_Fint *dest,
+                                         MPI_Fint *sendtag, MPI_Fint *source,
+                                         MPI_Fint *recvtag, MPI_Fint *comm,
+                                         MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Isendrecv_replace_c", ierr);
+    return;
+  }
+  pmpi_isendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
+                            source, recvtag, comm, request, ierr);
+}
+#pragma weak mpi_isendrecv_replace_f08ts_large_ =                              \
+    pmpi_isendrecv_replace_f08ts_large_
+#pragma weak pmpir_isendrecv_replace_f08ts_large_ =                            \
+    pmpi_isendrecv_replace_f08ts_large_
 
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -4647,6 +7466,18 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_issend = pmpi_issend_
 #pragma weak pmpi_issend__ = pmpi_issend_
 #pragma weak PMPI_ISSEND = pmpi_issend_
+void pmpi_issend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Issend", ierr);
+    return;
+  }
+  pmpi_issend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+               ierr);
+}
+#pragma weak mpi_issend_f08ts_ = pmpi_issend_f08ts_
+#pragma weak pmpir_issend_f08ts_ = pmpi_issend_f08ts_
 
 void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                     MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -4662,6 +7493,19 @@ void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_issend_c = pmpi_issend_c_
 #pragma weak pmpi_issend_c__ = pmpi_issend_c_
 #pragma weak PMPI_ISSEND_C = pmpi_issend_c_
+void pmpi_issend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                              MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Issend_c", ierr);
+    return;
+  }
+  pmpi_issend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                 ierr);
+}
+#pragma weak mpi_issend_f08ts_large_ = pmpi_issend_f08ts_large_
+#pragma weak pmpir_issend_f08ts_large_ = pmpi_issend_f08ts_large_
 
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Keyval_free(keyval);
@@ -4701,6 +7545,9 @@ void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name,
 #pragma weak pmpi_lookup_name = pmpi_lookup_name_
 #pragma weak pmpi_lookup_name__ = pmpi_lookup_name_
 #pragma weak PMPI_LOOKUP_NAME = pmpi_lookup_name_
+#pragma weak pmpi_lookup_name_f08_ = pmpi_lookup_name_
+#pragma weak mpi_lookup_name_f08_ = pmpi_lookup_name_
+#pragma weak pmpir_lookup_name_f08_ = pmpi_lookup_name_
 
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                   MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
@@ -4714,6 +7561,9 @@ void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 #pragma weak pmpi_mprobe = pmpi_mprobe_
 #pragma weak pmpi_mprobe__ = pmpi_mprobe_
 #pragma weak PMPI_MPROBE = pmpi_mprobe_
+#pragma weak pmpi_mprobe_f08_ = pmpi_mprobe_
+#pragma weak mpi_mprobe_f08_ = pmpi_mprobe_
+#pragma weak pmpir_mprobe_f08_ = pmpi_mprobe_
 
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                  MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
@@ -4728,6 +7578,17 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_mrecv = pmpi_mrecv_
 #pragma weak pmpi_mrecv__ = pmpi_mrecv_
 #pragma weak PMPI_MRECV = pmpi_mrecv_
+void pmpi_mrecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status,
+                       MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Mrecv", ierr);
+    return;
+  }
+  pmpi_mrecv_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
+}
+#pragma weak mpi_mrecv_f08ts_ = pmpi_mrecv_f08ts_
+#pragma weak pmpir_mrecv_f08ts_ = pmpi_mrecv_f08ts_
 
 void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr) {
@@ -4742,6 +7603,17 @@ void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_mrecv_c = pmpi_mrecv_c_
 #pragma weak pmpi_mrecv_c__ = pmpi_mrecv_c_
 #pragma weak PMPI_MRECV_C = pmpi_mrecv_c_
+void pmpi_mrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *message,
+                             MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Mrecv_c", ierr);
+    return;
+  }
+  pmpi_mrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
+}
+#pragma weak mpi_mrecv_f08ts_large_ = pmpi_mrecv_f08ts_large_
+#pragma weak pmpir_mrecv_f08ts_large_ = pmpi_mrecv_f08ts_large_
 
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
@@ -4759,6 +7631,21 @@ void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgather = pmpi_neighbor_allgather_
 #pragma weak pmpi_neighbor_allgather__ = pmpi_neighbor_allgather_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER = pmpi_neighbor_allgather_
+void pmpi_neighbor_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                    MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                    hc_f_gfc_desc_t *recvbuf,
+                                    MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather", ierr);
+    return;
+  }
+  pmpi_neighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                           hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                           ierr);
+}
+#pragma weak mpi_neighbor_allgather_f08ts_ = pmpi_neighbor_allgather_f08ts_
+#pragma weak pmpir_neighbor_allgather_f08ts_ = pmpi_neighbor_allgather_f08ts_
 
 void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *sendtype, void *recvbuf,
@@ -4776,6 +7663,22 @@ void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_neighbor_allgather_c = pmpi_neighbor_allgather_c_
 #pragma weak pmpi_neighbor_allgather_c__ = pmpi_neighbor_allgather_c_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER_C = pmpi_neighbor_allgather_c_
+void pmpi_neighbor_allgather_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather_c", ierr);
+    return;
+  }
+  pmpi_neighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                             hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                             ierr);
+}
+#pragma weak mpi_neighbor_allgather_f08ts_large_ =                             \
+    pmpi_neighbor_allgather_f08ts_large_
+#pragma weak pmpir_neighbor_allgather_f08ts_large_ =                           \
+    pmpi_neighbor_allgather_f08ts_large_
 
 void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                                    MPI_Fint *sendtype, void *recvbuf,
@@ -4794,6 +7697,22 @@ void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgather_init = pmpi_neighbor_allgather_init_
 #pragma weak pmpi_neighbor_allgather_init__ = pmpi_neighbor_allgather_init_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT = pmpi_neighbor_allgather_init_
+void pmpi_neighbor_allgather_init_f08ts_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init", ierr);
+    return;
+  }
+  pmpi_neighbor_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_allgather_init_f08ts_ =                              \
+    pmpi_neighbor_allgather_init_f08ts_
+#pragma weak pmpir_neighbor_allgather_init_f08ts_ =                            \
+    pmpi_neighbor_allgather_init_f08ts_
 
 void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
                                      MPI_Fint *sendtype, void *recvbuf,
@@ -4812,6 +7731,22 @@ void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_neighbor_allgather_init_c = pmpi_neighbor_allgather_init_c_
 #pragma weak pmpi_neighbor_allgather_init_c__ = pmpi_neighbor_allgather_init_c_
 #pragma weak PMPI_NEIGHBOR_ALLGATHER_INIT_C = pmpi_neighbor_allgather_init_c_
+void pmpi_neighbor_allgather_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init_c", ierr);
+    return;
+  }
+  pmpi_neighbor_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                  comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_allgather_init_f08ts_large_ =                        \
+    pmpi_neighbor_allgather_init_f08ts_large_
+#pragma weak pmpir_neighbor_allgather_init_f08ts_large_ =                      \
+    pmpi_neighbor_allgather_init_f08ts_large_
 
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
@@ -4830,6 +7765,22 @@ void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgatherv = pmpi_neighbor_allgatherv_
 #pragma weak pmpi_neighbor_allgatherv__ = pmpi_neighbor_allgatherv_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV = pmpi_neighbor_allgatherv_
+void pmpi_neighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                     MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                     hc_f_gfc_desc_t *recvbuf,
+                                     MPI_Fint *recvcounts, MPI_Fint *displs,
+                                     MPI_Fint *recvtype, MPI_Fint *comm,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv", ierr);
+    return;
+  }
+  pmpi_neighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                            hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                            recvtype, comm, ierr);
+}
+#pragma weak mpi_neighbor_allgatherv_f08ts_ = pmpi_neighbor_allgatherv_f08ts_
+#pragma weak pmpir_neighbor_allgatherv_f08ts_ = pmpi_neighbor_allgatherv_f08ts_
 
 void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
                                  MPI_Fint *sendtype, void *recvbuf,
@@ -4848,6 +7799,22 @@ void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_neighbor_allgatherv_c = pmpi_neighbor_allgatherv_c_
 #pragma weak pmpi_neighbor_allgatherv_c__ = pmpi_neighbor_allgatherv_c_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV_C = pmpi_neighbor_allgatherv_c_
+void pmpi_neighbor_allgatherv_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+    MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_c", ierr);
+    return;
+  }
+  pmpi_neighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                              hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                              recvtype, comm, ierr);
+}
+#pragma weak mpi_neighbor_allgatherv_f08ts_large_ =                            \
+    pmpi_neighbor_allgatherv_f08ts_large_
+#pragma weak pmpir_neighbor_allgatherv_f08ts_large_ =                          \
+    pmpi_neighbor_allgatherv_f08ts_large_
 
 void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                                     MPI_Fint *sendtype, void *recvbuf,
@@ -4867,6 +7834,23 @@ void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_allgatherv_init = pmpi_neighbor_allgatherv_init_
 #pragma weak pmpi_neighbor_allgatherv_init__ = pmpi_neighbor_allgatherv_init_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT = pmpi_neighbor_allgatherv_init_
+void pmpi_neighbor_allgatherv_init_f08ts_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+    MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init", ierr);
+    return;
+  }
+  pmpi_neighbor_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                 hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                                 recvtype, comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_allgatherv_init_f08ts_ =                             \
+    pmpi_neighbor_allgatherv_init_f08ts_
+#pragma weak pmpir_neighbor_allgatherv_init_f08ts_ =                           \
+    pmpi_neighbor_allgatherv_init_f08ts_
 
 void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
                                       MPI_Fint *sendtype, void *recvbuf,
@@ -4887,6 +7871,23 @@ void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_neighbor_allgatherv_init_c__ =                               \
     pmpi_neighbor_allgatherv_init_c_
 #pragma weak PMPI_NEIGHBOR_ALLGATHERV_INIT_C = pmpi_neighbor_allgatherv_init_c_
+void pmpi_neighbor_allgatherv_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
+    MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init_c", ierr);
+    return;
+  }
+  pmpi_neighbor_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                   hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                                   recvtype, comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_allgatherv_init_f08ts_large_ =                       \
+    pmpi_neighbor_allgatherv_init_f08ts_large_
+#pragma weak pmpir_neighbor_allgatherv_init_f08ts_large_ =                     \
+    pmpi_neighbor_allgatherv_init_f08ts_large_
 
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *sendtype, void *recvbuf,
@@ -4904,6 +7905,21 @@ void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_alltoall = pmpi_neighbor_alltoall_
 #pragma weak pmpi_neighbor_alltoall__ = pmpi_neighbor_alltoall_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL = pmpi_neighbor_alltoall_
+void pmpi_neighbor_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                   MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                   hc_f_gfc_desc_t *recvbuf,
+                                   MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                   MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                          hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                          ierr);
+}
+#pragma weak mpi_neighbor_alltoall_f08ts_ = pmpi_neighbor_alltoall_f08ts_
+#pragma weak pmpir_neighbor_alltoall_f08ts_ = pmpi_neighbor_alltoall_f08ts_
 
 void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
@@ -4921,6 +7937,22 @@ void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_neighbor_alltoall_c = pmpi_neighbor_alltoall_c_
 #pragma weak pmpi_neighbor_alltoall_c__ = pmpi_neighbor_alltoall_c_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL_C = pmpi_neighbor_alltoall_c_
+void pmpi_neighbor_alltoall_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_c", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                            hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                            ierr);
+}
+#pragma weak mpi_neighbor_alltoall_f08ts_large_ =                              \
+    pmpi_neighbor_alltoall_f08ts_large_
+#pragma weak pmpir_neighbor_alltoall_f08ts_large_ =                            \
+    pmpi_neighbor_alltoall_f08ts_large_
 
 void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
                                   MPI_Fint *sendtype, void *recvbuf,
@@ -4939,6 +7971,24 @@ void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
 #pragma weak pmpi_neighbor_alltoall_init = pmpi_neighbor_alltoall_init_
 #pragma weak pmpi_neighbor_alltoall_init__ = pmpi_neighbor_alltoall_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT = pmpi_neighbor_alltoall_init_
+void pmpi_neighbor_alltoall_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                        MPI_Fint *sendcount, MPI_Fint *sendtype,
+                                        hc_f_gfc_desc_t *recvbuf,
+                                        MPI_Fint *recvcount, MPI_Fint *recvtype,
+                                        MPI_Fint *comm, MPI_Fint *info,
+                                        MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                               hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                               comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_alltoall_init_f08ts_ =                               \
+    pmpi_neighbor_alltoall_init_f08ts_
+#pragma weak pmpir_neighbor_alltoall_init_f08ts_ =                             \
+    pmpi_neighbor_alltoall_init_f08ts_
 
 void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
                                     MPI_Fint *sendtype, void *recvbuf,
@@ -4957,6 +8007,22 @@ void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_neighbor_alltoall_init_c = pmpi_neighbor_alltoall_init_c_
 #pragma weak pmpi_neighbor_alltoall_init_c__ = pmpi_neighbor_alltoall_init_c_
 #pragma weak PMPI_NEIGHBOR_ALLTOALL_INIT_C = pmpi_neighbor_alltoall_init_c_
+void pmpi_neighbor_alltoall_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+    hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init_c", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                 comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_alltoall_init_f08ts_large_ =                         \
+    pmpi_neighbor_alltoall_init_f08ts_large_
+#pragma weak pmpir_neighbor_alltoall_init_f08ts_large_ =                       \
+    pmpi_neighbor_alltoall_init_f08ts_large_
 
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -4975,6 +8041,20 @@ void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv = pmpi_neighbor_alltoallv_
 #pragma weak pmpi_neighbor_alltoallv__ = pmpi_neighbor_alltoallv_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV = pmpi_neighbor_alltoallv_
+void pmpi_neighbor_alltoallv_f08ts_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+    MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                           sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                           rdispls, recvtype, comm, ierr);
+}
+#pragma weak mpi_neighbor_alltoallv_f08ts_ = pmpi_neighbor_alltoallv_f08ts_
+#pragma weak pmpir_neighbor_alltoallv_f08ts_ = pmpi_neighbor_alltoallv_f08ts_
 
 void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
                                 MPI_Aint *sdispls, MPI_Fint *sendtype,
@@ -4993,6 +8073,22 @@ void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv_c = pmpi_neighbor_alltoallv_c_
 #pragma weak pmpi_neighbor_alltoallv_c__ = pmpi_neighbor_alltoallv_c_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV_C = pmpi_neighbor_alltoallv_c_
+void pmpi_neighbor_alltoallv_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_c", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                             sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                             rdispls, recvtype, comm, ierr);
+}
+#pragma weak mpi_neighbor_alltoallv_f08ts_large_ =                             \
+    pmpi_neighbor_alltoallv_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallv_f08ts_large_ =                           \
+    pmpi_neighbor_alltoallv_f08ts_large_
 
 void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -5012,6 +8108,23 @@ void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv_init = pmpi_neighbor_alltoallv_init_
 #pragma weak pmpi_neighbor_alltoallv_init__ = pmpi_neighbor_alltoallv_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT = pmpi_neighbor_alltoallv_init_
+void pmpi_neighbor_alltoallv_init_f08ts_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+    MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                                rdispls, recvtype, comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_alltoallv_init_f08ts_ =                              \
+    pmpi_neighbor_alltoallv_init_f08ts_
+#pragma weak pmpir_neighbor_alltoallv_init_f08ts_ =                            \
+    pmpi_neighbor_alltoallv_init_f08ts_
 
 void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
                                      MPI_Aint *sdispls, MPI_Fint *sendtype,
@@ -5031,6 +8144,23 @@ void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_neighbor_alltoallv_init_c = pmpi_neighbor_alltoallv_init_c_
 #pragma weak pmpi_neighbor_alltoallv_init_c__ = pmpi_neighbor_alltoallv_init_c_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLV_INIT_C = pmpi_neighbor_alltoallv_init_c_
+void pmpi_neighbor_alltoallv_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init_c", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                  sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                                  rdispls, recvtype, comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_alltoallv_init_f08ts_large_ =                        \
+    pmpi_neighbor_alltoallv_init_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallv_init_f08ts_large_ =                      \
+    pmpi_neighbor_alltoallv_init_f08ts_large_
 
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -5049,6 +8179,20 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw = pmpi_neighbor_alltoallw_
 #pragma weak pmpi_neighbor_alltoallw__ = pmpi_neighbor_alltoallw_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW = pmpi_neighbor_alltoallw_
+void pmpi_neighbor_alltoallw_f08ts_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                           sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                           rdispls, recvtypes, comm, ierr);
+}
+#pragma weak mpi_neighbor_alltoallw_f08ts_ = pmpi_neighbor_alltoallw_f08ts_
+#pragma weak pmpir_neighbor_alltoallw_f08ts_ = pmpi_neighbor_alltoallw_f08ts_
 
 void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
                                 MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -5067,6 +8211,22 @@ void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw_c = pmpi_neighbor_alltoallw_c_
 #pragma weak pmpi_neighbor_alltoallw_c__ = pmpi_neighbor_alltoallw_c_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW_C = pmpi_neighbor_alltoallw_c_
+void pmpi_neighbor_alltoallw_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_c", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                             sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                             rdispls, recvtypes, comm, ierr);
+}
+#pragma weak mpi_neighbor_alltoallw_f08ts_large_ =                             \
+    pmpi_neighbor_alltoallw_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallw_f08ts_large_ =                           \
+    pmpi_neighbor_alltoallw_f08ts_large_
 
 void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                                    MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -5086,6 +8246,23 @@ void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw_init = pmpi_neighbor_alltoallw_init_
 #pragma weak pmpi_neighbor_alltoallw_init__ = pmpi_neighbor_alltoallw_init_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT = pmpi_neighbor_alltoallw_init_
+void pmpi_neighbor_alltoallw_init_f08ts_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                                rdispls, recvtypes, comm, info, request, ierr);
+}
+#pragma weak mpi_neighbor_alltoallw_init_f08ts_ =                              \
+    pmpi_neighbor_alltoallw_init_f08ts_
+#pragma weak pmpir_neighbor_alltoallw_init_f08ts_ =                            \
+    pmpi_neighbor_alltoallw_init_f08ts_
 
 void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
                                      MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -5105,6 +8282,24 @@ void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_neighbor_alltoallw_init_c = pmpi_neighbor_alltoallw_init_c_
 #pragma weak pmpi_neighbor_alltoallw_init_c__ = pmpi_neighbor_alltoallw_init_c_
 #pragma weak PMPI_NEIGHBOR_ALLTOALLW_INIT_C = pmpi_neighbor_alltoallw_init_c_
+void pmpi_neighbor_alltoallw_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
+    MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
+    MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init_c", ierr);
+    return;
+  }
+  pmpi_neighbor_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                  sendtypes, hc_f_f08ts_buf(recvbuf),
+                                  recvcounts, rdispls, recvtypes, comm, info,
+                                  request, ierr);
+}
+#pragma weak mpi_neighbor_alltoallw_init_f08ts_large_ =                        \
+    pmpi_neighbor_alltoallw_init_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallw_init_f08ts_large_ =                      \
+    pmpi_neighbor_alltoallw_init_f08ts_large_
 
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr) {
   int commute_c = 0;
@@ -5121,6 +8316,9 @@ void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr) {
 #pragma weak pmpi_op_commutative = pmpi_op_commutative_
 #pragma weak pmpi_op_commutative__ = pmpi_op_commutative_
 #pragma weak PMPI_OP_COMMUTATIVE = pmpi_op_commutative_
+#pragma weak pmpi_op_commutative_f08_ = pmpi_op_commutative_
+#pragma weak mpi_op_commutative_f08_ = pmpi_op_commutative_
+#pragma weak pmpir_op_commutative_f08_ = pmpi_op_commutative_
 
 void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
                      MPI_Fint *ierr) {
@@ -5134,6 +8332,9 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 #pragma weak pmpi_op_create = pmpi_op_create_
 #pragma weak pmpi_op_create__ = pmpi_op_create_
 #pragma weak PMPI_OP_CREATE = pmpi_op_create_
+#pragma weak pmpi_op_create_f08_ = pmpi_op_create_
+#pragma weak mpi_op_create_f08_ = pmpi_op_create_
+#pragma weak pmpir_op_create_f08_ = pmpi_op_create_
 
 void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
                        MPI_Fint *ierr) {
@@ -5147,6 +8348,9 @@ void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 #pragma weak pmpi_op_create_c = pmpi_op_create_c_
 #pragma weak pmpi_op_create_c__ = pmpi_op_create_c_
 #pragma weak PMPI_OP_CREATE_C = pmpi_op_create_c_
+#pragma weak pmpi_op_create_f08_large_ = pmpi_op_create_c_
+#pragma weak mpi_op_create_f08_large_ = pmpi_op_create_c_
+#pragma weak pmpir_op_create_f08_large_ = pmpi_op_create_c_
 
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Op_free(op);
@@ -5159,6 +8363,9 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
 #pragma weak pmpi_op_free = pmpi_op_free_
 #pragma weak pmpi_op_free__ = pmpi_op_free_
 #pragma weak PMPI_OP_FREE = pmpi_op_free_
+#pragma weak pmpi_op_free_f08_ = pmpi_op_free_
+#pragma weak mpi_op_free_f08_ = pmpi_op_free_
+#pragma weak pmpir_op_free_f08_ = pmpi_op_free_
 
 void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
                      size_t port_name_len) {
@@ -5182,6 +8389,9 @@ void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
 #pragma weak pmpi_open_port = pmpi_open_port_
 #pragma weak pmpi_open_port__ = pmpi_open_port_
 #pragma weak PMPI_OPEN_PORT = pmpi_open_port_
+#pragma weak pmpi_open_port_f08_ = pmpi_open_port_
+#pragma weak mpi_open_port_f08_ = pmpi_open_port_
+#pragma weak pmpir_open_port_f08_ = pmpi_open_port_
 
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
                 void *outbuf, MPI_Fint *outsize, MPI_Fint *position,
@@ -5197,6 +8407,19 @@ void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
 #pragma weak pmpi_pack = pmpi_pack_
 #pragma weak pmpi_pack__ = pmpi_pack_
 #pragma weak PMPI_PACK = pmpi_pack_
+void pmpi_pack_f08ts_(hc_f_gfc_desc_t *inbuf, MPI_Fint *incount,
+                      MPI_Fint *datatype, hc_f_gfc_desc_t *outbuf,
+                      MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm,
+                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Pack", ierr);
+    return;
+  }
+  pmpi_pack_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
+             outsize, position, comm, ierr);
+}
+#pragma weak mpi_pack_f08ts_ = pmpi_pack_f08ts_
+#pragma weak pmpir_pack_f08ts_ = pmpi_pack_f08ts_
 
 void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype,
                   void *outbuf, MPI_Count *outsize, MPI_Count *position,
@@ -5212,6 +8435,19 @@ void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype,
 #pragma weak pmpi_pack_c = pmpi_pack_c_
 #pragma weak pmpi_pack_c__ = pmpi_pack_c_
 #pragma weak PMPI_PACK_C = pmpi_pack_c_
+void pmpi_pack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *incount,
+                            MPI_Fint *datatype, hc_f_gfc_desc_t *outbuf,
+                            MPI_Count *outsize, MPI_Count *position,
+                            MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Pack_c", ierr);
+    return;
+  }
+  pmpi_pack_c_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
+               outsize, position, comm, ierr);
+}
+#pragma weak mpi_pack_f08ts_large_ = pmpi_pack_f08ts_large_
+#pragma weak pmpir_pack_f08ts_large_ = pmpi_pack_f08ts_large_
 
 void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
                          MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize,
@@ -5230,6 +8466,21 @@ void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
 #pragma weak pmpi_pack_external = pmpi_pack_external_
 #pragma weak pmpi_pack_external__ = pmpi_pack_external_
 #pragma weak PMPI_PACK_EXTERNAL = pmpi_pack_external_
+void pmpi_pack_external_f08ts_(char *datarep, hc_f_gfc_desc_t *inbuf,
+                               MPI_Fint *incount, MPI_Fint *datatype,
+                               hc_f_gfc_desc_t *outbuf, MPI_Aint *outsize,
+                               MPI_Aint *position, MPI_Fint *ierr,
+                               size_t datarep_len) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Pack_external", ierr);
+    return;
+  }
+  pmpi_pack_external_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
+                      hc_f_f08ts_buf(outbuf), outsize, position, ierr,
+                      datarep_len);
+}
+#pragma weak mpi_pack_external_f08ts_ = pmpi_pack_external_f08ts_
+#pragma weak pmpir_pack_external_f08ts_ = pmpi_pack_external_f08ts_
 
 void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount,
                            MPI_Fint *datatype, void *outbuf, MPI_Count *outsize,
@@ -5248,6 +8499,21 @@ void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount,
 #pragma weak pmpi_pack_external_c = pmpi_pack_external_c_
 #pragma weak pmpi_pack_external_c__ = pmpi_pack_external_c_
 #pragma weak PMPI_PACK_EXTERNAL_C = pmpi_pack_external_c_
+void pmpi_pack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
+                                     MPI_Count *incount, MPI_Fint *datatype,
+                                     hc_f_gfc_desc_t *outbuf,
+                                     MPI_Count *outsize, MPI_Count *position,
+                                     MPI_Fint *ierr, size_t datarep_len) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Pack_external_c", ierr);
+    return;
+  }
+  pmpi_pack_external_c_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
+                        hc_f_f08ts_buf(outbuf), outsize, position, ierr,
+                        datarep_len);
+}
+#pragma weak mpi_pack_external_f08ts_large_ = pmpi_pack_external_f08ts_large_
+#pragma weak pmpir_pack_external_f08ts_large_ = pmpi_pack_external_f08ts_large_
 
 void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *datatype, MPI_Aint *size,
@@ -5264,6 +8530,9 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
 #pragma weak pmpi_pack_external_size = pmpi_pack_external_size_
 #pragma weak pmpi_pack_external_size__ = pmpi_pack_external_size_
 #pragma weak PMPI_PACK_EXTERNAL_SIZE = pmpi_pack_external_size_
+#pragma weak pmpi_pack_external_size_f08_ = pmpi_pack_external_size_
+#pragma weak mpi_pack_external_size_f08_ = pmpi_pack_external_size_
+#pragma weak pmpir_pack_external_size_f08_ = pmpi_pack_external_size_
 
 void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
                                 MPI_Fint *datatype, MPI_Count *size,
@@ -5280,6 +8549,9 @@ void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
 #pragma weak pmpi_pack_external_size_c = pmpi_pack_external_size_c_
 #pragma weak pmpi_pack_external_size_c__ = pmpi_pack_external_size_c_
 #pragma weak PMPI_PACK_EXTERNAL_SIZE_C = pmpi_pack_external_size_c_
+#pragma weak pmpi_pack_external_size_f08_large_ = pmpi_pack_external_size_c_
+#pragma weak mpi_pack_external_size_f08_large_ = pmpi_pack_external_size_c_
+#pragma weak pmpir_pack_external_size_f08_large_ = pmpi_pack_external_size_c_
 
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
                      MPI_Fint *size, MPI_Fint *ierr) {
@@ -5293,6 +8565,9 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
 #pragma weak pmpi_pack_size = pmpi_pack_size_
 #pragma weak pmpi_pack_size__ = pmpi_pack_size_
 #pragma weak PMPI_PACK_SIZE = pmpi_pack_size_
+#pragma weak pmpi_pack_size_f08_ = pmpi_pack_size_
+#pragma weak mpi_pack_size_f08_ = pmpi_pack_size_
+#pragma weak pmpir_pack_size_f08_ = pmpi_pack_size_
 
 void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm,
                        MPI_Count *size, MPI_Fint *ierr) {
@@ -5306,6 +8581,9 @@ void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm,
 #pragma weak pmpi_pack_size_c = pmpi_pack_size_c_
 #pragma weak pmpi_pack_size_c__ = pmpi_pack_size_c_
 #pragma weak PMPI_PACK_SIZE_C = pmpi_pack_size_c_
+#pragma weak pmpi_pack_size_f08_large_ = pmpi_pack_size_c_
+#pragma weak mpi_pack_size_f08_large_ = pmpi_pack_size_c_
+#pragma weak pmpir_pack_size_f08_large_ = pmpi_pack_size_c_
 
 void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
                     MPI_Fint *ierr) {
@@ -5323,6 +8601,9 @@ void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
 #pragma weak pmpi_parrived = pmpi_parrived_
 #pragma weak pmpi_parrived__ = pmpi_parrived_
 #pragma weak PMPI_PARRIVED = pmpi_parrived_
+#pragma weak pmpi_parrived_f08_ = pmpi_parrived_
+#pragma weak mpi_parrived_f08_ = pmpi_parrived_
+#pragma weak pmpir_parrived_f08_ = pmpi_parrived_
 
 void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Pready(*partition, *request);
@@ -5335,6 +8616,9 @@ void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_pready = pmpi_pready_
 #pragma weak pmpi_pready__ = pmpi_pready_
 #pragma weak PMPI_PREADY = pmpi_pready_
+#pragma weak pmpi_pready_f08_ = pmpi_pready_
+#pragma weak mpi_pready_f08_ = pmpi_pready_
+#pragma weak pmpir_pready_f08_ = pmpi_pready_
 
 void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions,
                        MPI_Fint *request, MPI_Fint *ierr) {
@@ -5348,6 +8632,9 @@ void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions,
 #pragma weak pmpi_pready_list = pmpi_pready_list_
 #pragma weak pmpi_pready_list__ = pmpi_pready_list_
 #pragma weak PMPI_PREADY_LIST = pmpi_pready_list_
+#pragma weak pmpi_pready_list_f08_ = pmpi_pready_list_
+#pragma weak mpi_pready_list_f08_ = pmpi_pready_list_
+#pragma weak pmpir_pready_list_f08_ = pmpi_pready_list_
 
 void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high,
                         MPI_Fint *request, MPI_Fint *ierr) {
@@ -5361,6 +8648,9 @@ void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high,
 #pragma weak pmpi_pready_range = pmpi_pready_range_
 #pragma weak pmpi_pready_range__ = pmpi_pready_range_
 #pragma weak PMPI_PREADY_RANGE = pmpi_pready_range_
+#pragma weak pmpi_pready_range_f08_ = pmpi_pready_range_
+#pragma weak mpi_pready_range_f08_ = pmpi_pready_range_
+#pragma weak pmpir_pready_range_f08_ = pmpi_pready_range_
 
 void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
@@ -5377,6 +8667,19 @@ void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
 #pragma weak pmpi_precv_init = pmpi_precv_init_
 #pragma weak pmpi_precv_init__ = pmpi_precv_init_
 #pragma weak PMPI_PRECV_INIT = pmpi_precv_init_
+void pmpi_precv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
+                            MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Precv_init", ierr);
+    return;
+  }
+  pmpi_precv_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest, tag,
+                   comm, info, request, ierr);
+}
+#pragma weak mpi_precv_init_f08ts_ = pmpi_precv_init_f08ts_
+#pragma weak pmpir_precv_init_f08ts_ = pmpi_precv_init_f08ts_
 
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                  MPI_Fint *status, MPI_Fint *ierr) {
@@ -5390,6 +8693,9 @@ void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
 #pragma weak pmpi_probe = pmpi_probe_
 #pragma weak pmpi_probe__ = pmpi_probe_
 #pragma weak PMPI_PROBE = pmpi_probe_
+#pragma weak pmpi_probe_f08_ = pmpi_probe_
+#pragma weak mpi_probe_f08_ = pmpi_probe_
+#pragma weak pmpir_probe_f08_ = pmpi_probe_
 
 void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
@@ -5406,6 +8712,19 @@ void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count,
 #pragma weak pmpi_psend_init = pmpi_psend_init_
 #pragma weak pmpi_psend_init__ = pmpi_psend_init_
 #pragma weak PMPI_PSEND_INIT = pmpi_psend_init_
+void pmpi_psend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
+                            MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Psend_init", ierr);
+    return;
+  }
+  pmpi_psend_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest, tag,
+                   comm, info, request, ierr);
+}
+#pragma weak mpi_psend_init_f08ts_ = pmpi_psend_init_f08ts_
+#pragma weak pmpir_psend_init_f08ts_ = pmpi_psend_init_f08ts_
 
 void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
                         MPI_Fint *ierr, size_t service_name_len,
@@ -5424,6 +8743,9 @@ void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
 #pragma weak pmpi_publish_name = pmpi_publish_name_
 #pragma weak pmpi_publish_name__ = pmpi_publish_name_
 #pragma weak PMPI_PUBLISH_NAME = pmpi_publish_name_
+#pragma weak pmpi_publish_name_f08_ = pmpi_publish_name_
+#pragma weak mpi_publish_name_f08_ = pmpi_publish_name_
+#pragma weak pmpir_publish_name_f08_ = pmpi_publish_name_
 
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5441,6 +8763,19 @@ void pmpi_put_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_put = pmpi_put_
 #pragma weak pmpi_put__ = pmpi_put_
 #pragma weak PMPI_PUT = pmpi_put_
+void pmpi_put_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
+                     MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                     MPI_Aint *target_disp, MPI_Fint *target_count,
+                     MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Put", ierr);
+    return;
+  }
+  pmpi_put_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+            target_rank, target_disp, target_count, target_datatype, win, ierr);
+}
+#pragma weak mpi_put_f08ts_ = pmpi_put_f08ts_
+#pragma weak pmpir_put_f08ts_ = pmpi_put_f08ts_
 
 void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count,
                  MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5458,6 +8793,21 @@ void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_put_c = pmpi_put_c_
 #pragma weak pmpi_put_c__ = pmpi_put_c_
 #pragma weak PMPI_PUT_C = pmpi_put_c_
+void pmpi_put_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
+                           MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                           MPI_Fint *target_rank, MPI_Aint *target_disp,
+                           MPI_Count *target_count, MPI_Fint *target_datatype,
+                           MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Put_c", ierr);
+    return;
+  }
+  pmpi_put_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+              target_rank, target_disp, target_count, target_datatype, win,
+              ierr);
+}
+#pragma weak mpi_put_f08ts_large_ = pmpi_put_f08ts_large_
+#pragma weak pmpir_put_f08ts_large_ = pmpi_put_f08ts_large_
 
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
   int rc = MPI_Query_thread(provided);
@@ -5470,6 +8820,9 @@ void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
 #pragma weak pmpi_query_thread = pmpi_query_thread_
 #pragma weak pmpi_query_thread__ = pmpi_query_thread_
 #pragma weak PMPI_QUERY_THREAD = pmpi_query_thread_
+#pragma weak pmpi_query_thread_f08_ = pmpi_query_thread_
+#pragma weak mpi_query_thread_f08_ = pmpi_query_thread_
+#pragma weak pmpir_query_thread_f08_ = pmpi_query_thread_
 
 void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count,
                        MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5488,6 +8841,22 @@ void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_raccumulate = pmpi_raccumulate_
 #pragma weak pmpi_raccumulate__ = pmpi_raccumulate_
 #pragma weak PMPI_RACCUMULATE = pmpi_raccumulate_
+void pmpi_raccumulate_f08ts_(hc_f_gfc_desc_t *origin_addr,
+                             MPI_Fint *origin_count, MPI_Fint *origin_datatype,
+                             MPI_Fint *target_rank, MPI_Aint *target_disp,
+                             MPI_Fint *target_count, MPI_Fint *target_datatype,
+                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                             MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Raccumulate", ierr);
+    return;
+  }
+  pmpi_raccumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                    target_rank, target_disp, target_count, target_datatype, op,
+                    win, request, ierr);
+}
+#pragma weak mpi_raccumulate_f08ts_ = pmpi_raccumulate_f08ts_
+#pragma weak pmpir_raccumulate_f08ts_ = pmpi_raccumulate_f08ts_
 
 void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count,
                          MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5506,6 +8875,21 @@ void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_raccumulate_c = pmpi_raccumulate_c_
 #pragma weak pmpi_raccumulate_c__ = pmpi_raccumulate_c_
 #pragma weak PMPI_RACCUMULATE_C = pmpi_raccumulate_c_
+void pmpi_raccumulate_f08ts_large_(
+    hc_f_gfc_desc_t *origin_addr, MPI_Count *origin_count,
+    MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp,
+    MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op,
+    MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Raccumulate_c", ierr);
+    return;
+  }
+  pmpi_raccumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count,
+                      origin_datatype, target_rank, target_disp, target_count,
+                      target_datatype, op, win, request, ierr);
+}
+#pragma weak mpi_raccumulate_f08ts_large_ = pmpi_raccumulate_f08ts_large_
+#pragma weak pmpir_raccumulate_f08ts_large_ = pmpi_raccumulate_f08ts_large_
 
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -5521,6 +8905,18 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv = pmpi_recv_
 #pragma weak pmpi_recv__ = pmpi_recv_
 #pragma weak PMPI_RECV = pmpi_recv_
+void pmpi_recv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count, MPI_Fint *datatype,
+                      MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
+                      MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Recv", ierr);
+    return;
+  }
+  pmpi_recv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
+             ierr);
+}
+#pragma weak mpi_recv_f08ts_ = pmpi_recv_f08ts_
+#pragma weak pmpir_recv_f08ts_ = pmpi_recv_f08ts_
 
 void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                   MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -5536,6 +8932,18 @@ void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv_c = pmpi_recv_c_
 #pragma weak pmpi_recv_c__ = pmpi_recv_c_
 #pragma weak PMPI_RECV_C = pmpi_recv_c_
+void pmpi_recv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                            MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Recv_c", ierr);
+    return;
+  }
+  pmpi_recv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
+               ierr);
+}
+#pragma weak mpi_recv_f08ts_large_ = pmpi_recv_f08ts_large_
+#pragma weak pmpir_recv_f08ts_large_ = pmpi_recv_f08ts_large_
 
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -5551,6 +8959,18 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv_init = pmpi_recv_init_
 #pragma weak pmpi_recv_init__ = pmpi_recv_init_
 #pragma weak PMPI_RECV_INIT = pmpi_recv_init_
+void pmpi_recv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                           MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Recv_init", ierr);
+    return;
+  }
+  pmpi_recv_init_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                  request, ierr);
+}
+#pragma weak mpi_recv_init_f08ts_ = pmpi_recv_init_f08ts_
+#pragma weak pmpir_recv_init_f08ts_ = pmpi_recv_init_f08ts_
 
 void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                        MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -5566,6 +8986,19 @@ void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_recv_init_c = pmpi_recv_init_c_
 #pragma weak pmpi_recv_init_c__ = pmpi_recv_init_c_
 #pragma weak PMPI_RECV_INIT_C = pmpi_recv_init_c_
+void pmpi_recv_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *source,
+                                 MPI_Fint *tag, MPI_Fint *comm,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Recv_init_c", ierr);
+    return;
+  }
+  pmpi_recv_init_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                    request, ierr);
+}
+#pragma weak mpi_recv_init_f08ts_large_ = pmpi_recv_init_f08ts_large_
+#pragma weak pmpir_recv_init_f08ts_large_ = pmpi_recv_init_f08ts_large_
 
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -5581,6 +9014,18 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce = pmpi_reduce_
 #pragma weak pmpi_reduce__ = pmpi_reduce_
 #pragma weak PMPI_REDUCE = pmpi_reduce_
+void pmpi_reduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                        MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce", ierr);
+    return;
+  }
+  pmpi_reduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+               datatype, op, root, comm, ierr);
+}
+#pragma weak mpi_reduce_f08ts_ = pmpi_reduce_f08ts_
+#pragma weak pmpir_reduce_f08ts_ = pmpi_reduce_f08ts_
 
 void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -5596,6 +9041,19 @@ void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_reduce_c = pmpi_reduce_c_
 #pragma weak pmpi_reduce_c__ = pmpi_reduce_c_
 #pragma weak PMPI_REDUCE_C = pmpi_reduce_c_
+void pmpi_reduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                              hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                              MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_c", ierr);
+    return;
+  }
+  pmpi_reduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                 datatype, op, root, comm, ierr);
+}
+#pragma weak mpi_reduce_f08ts_large_ = pmpi_reduce_f08ts_large_
+#pragma weak pmpir_reduce_f08ts_large_ = pmpi_reduce_f08ts_large_
 
 void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -5612,6 +9070,19 @@ void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce_init = pmpi_reduce_init_
 #pragma weak pmpi_reduce_init__ = pmpi_reduce_init_
 #pragma weak PMPI_REDUCE_INIT = pmpi_reduce_init_
+void pmpi_reduce_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                             MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                             MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                             MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_init", ierr);
+    return;
+  }
+  pmpi_reduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, root, comm, info, request, ierr);
+}
+#pragma weak mpi_reduce_init_f08ts_ = pmpi_reduce_init_f08ts_
+#pragma weak pmpir_reduce_init_f08ts_ = pmpi_reduce_init_f08ts_
 
 void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                          MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -5628,6 +9099,21 @@ void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_reduce_init_c = pmpi_reduce_init_c_
 #pragma weak pmpi_reduce_init_c__ = pmpi_reduce_init_c_
 #pragma weak PMPI_REDUCE_INIT_C = pmpi_reduce_init_c_
+void pmpi_reduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                   hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                                   MPI_Fint *datatype, MPI_Fint *op,
+                                   MPI_Fint *root, MPI_Fint *comm,
+                                   MPI_Fint *info, MPI_Fint *request,
+                                   MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_init_c", ierr);
+    return;
+  }
+  pmpi_reduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                      datatype, op, root, comm, info, request, ierr);
+}
+#pragma weak mpi_reduce_init_f08ts_large_ = pmpi_reduce_init_f08ts_large_
+#pragma weak pmpir_reduce_init_f08ts_large_ = pmpi_reduce_init_f08ts_large_
 
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
@@ -5642,6 +9128,18 @@ void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
 #pragma weak pmpi_reduce_local = pmpi_reduce_local_
 #pragma weak pmpi_reduce_local__ = pmpi_reduce_local_
 #pragma weak PMPI_REDUCE_LOCAL = pmpi_reduce_local_
+void pmpi_reduce_local_f08ts_(hc_f_gfc_desc_t *inbuf, hc_f_gfc_desc_t *inoutbuf,
+                              MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                              MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(inoutbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_local", ierr);
+    return;
+  }
+  pmpi_reduce_local_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
+                     datatype, op, ierr);
+}
+#pragma weak mpi_reduce_local_f08ts_ = pmpi_reduce_local_f08ts_
+#pragma weak pmpir_reduce_local_f08ts_ = pmpi_reduce_local_f08ts_
 
 void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
@@ -5656,6 +9154,19 @@ void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count,
 #pragma weak pmpi_reduce_local_c = pmpi_reduce_local_c_
 #pragma weak pmpi_reduce_local_c__ = pmpi_reduce_local_c_
 #pragma weak PMPI_REDUCE_LOCAL_C = pmpi_reduce_local_c_
+void pmpi_reduce_local_f08ts_large_(hc_f_gfc_desc_t *inbuf,
+                                    hc_f_gfc_desc_t *inoutbuf, MPI_Count *count,
+                                    MPI_Fint *datatype, MPI_Fint *op,
+                                    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(inoutbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_local_c", ierr);
+    return;
+  }
+  pmpi_reduce_local_c_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
+                       datatype, op, ierr);
+}
+#pragma weak mpi_reduce_local_f08ts_large_ = pmpi_reduce_local_f08ts_large_
+#pragma weak pmpir_reduce_local_f08ts_large_ = pmpi_reduce_local_f08ts_large_
 
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -5671,6 +9182,19 @@ void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
 #pragma weak pmpi_reduce_scatter = pmpi_reduce_scatter_
 #pragma weak pmpi_reduce_scatter__ = pmpi_reduce_scatter_
 #pragma weak PMPI_REDUCE_SCATTER = pmpi_reduce_scatter_
+void pmpi_reduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
+                                MPI_Fint *datatype, MPI_Fint *op,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                       recvcounts, datatype, op, comm, ierr);
+}
+#pragma weak mpi_reduce_scatter_f08ts_ = pmpi_reduce_scatter_f08ts_
+#pragma weak pmpir_reduce_scatter_f08ts_ = pmpi_reduce_scatter_f08ts_
 
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
                                 MPI_Fint *recvcount, MPI_Fint *datatype,
@@ -5686,6 +9210,21 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block = pmpi_reduce_scatter_block_
 #pragma weak pmpi_reduce_scatter_block__ = pmpi_reduce_scatter_block_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK = pmpi_reduce_scatter_block_
+void pmpi_reduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                      hc_f_gfc_desc_t *recvbuf,
+                                      MPI_Fint *recvcount, MPI_Fint *datatype,
+                                      MPI_Fint *op, MPI_Fint *comm,
+                                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                             recvcount, datatype, op, comm, ierr);
+}
+#pragma weak mpi_reduce_scatter_block_f08ts_ = pmpi_reduce_scatter_block_f08ts_
+#pragma weak pmpir_reduce_scatter_block_f08ts_ =                               \
+    pmpi_reduce_scatter_block_f08ts_
 
 void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf,
                                   MPI_Count *recvcount, MPI_Fint *datatype,
@@ -5702,6 +9241,22 @@ void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block_c = pmpi_reduce_scatter_block_c_
 #pragma weak pmpi_reduce_scatter_block_c__ = pmpi_reduce_scatter_block_c_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK_C = pmpi_reduce_scatter_block_c_
+void pmpi_reduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                            hc_f_gfc_desc_t *recvbuf,
+                                            MPI_Count *recvcount,
+                                            MPI_Fint *datatype, MPI_Fint *op,
+                                            MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_c", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                               recvcount, datatype, op, comm, ierr);
+}
+#pragma weak mpi_reduce_scatter_block_f08ts_large_ =                           \
+    pmpi_reduce_scatter_block_f08ts_large_
+#pragma weak pmpir_reduce_scatter_block_f08ts_large_ =                         \
+    pmpi_reduce_scatter_block_f08ts_large_
 
 void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
                                      MPI_Fint *recvcount, MPI_Fint *datatype,
@@ -5720,6 +9275,24 @@ void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_block_init = pmpi_reduce_scatter_block_init_
 #pragma weak pmpi_reduce_scatter_block_init__ = pmpi_reduce_scatter_block_init_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT = pmpi_reduce_scatter_block_init_
+void pmpi_reduce_scatter_block_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                           hc_f_gfc_desc_t *recvbuf,
+                                           MPI_Fint *recvcount,
+                                           MPI_Fint *datatype, MPI_Fint *op,
+                                           MPI_Fint *comm, MPI_Fint *info,
+                                           MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_block_init_(hc_f_f08ts_buf(sendbuf),
+                                  hc_f_f08ts_buf(recvbuf), recvcount, datatype,
+                                  op, comm, info, request, ierr);
+}
+#pragma weak mpi_reduce_scatter_block_init_f08ts_ =                            \
+    pmpi_reduce_scatter_block_init_f08ts_
+#pragma weak pmpir_reduce_scatter_block_init_f08ts_ =                          \
+    pmpi_reduce_scatter_block_init_f08ts_
 
 void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf,
                                        MPI_Count *recvcount, MPI_Fint *datatype,
@@ -5743,6 +9316,22 @@ void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf,
     pmpi_reduce_scatter_block_init_c_
 #pragma weak PMPI_REDUCE_SCATTER_BLOCK_INIT_C =                                \
     pmpi_reduce_scatter_block_init_c_
+void pmpi_reduce_scatter_block_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount,
+    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init_c", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_block_init_c_(hc_f_f08ts_buf(sendbuf),
+                                    hc_f_f08ts_buf(recvbuf), recvcount,
+                                    datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_reduce_scatter_block_init_f08ts_large_ =                      \
+    pmpi_reduce_scatter_block_init_f08ts_large_
+#pragma weak pmpir_reduce_scatter_block_init_f08ts_large_ =                    \
+    pmpi_reduce_scatter_block_init_f08ts_large_
 
 void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
                             MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -5758,6 +9347,21 @@ void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
 #pragma weak pmpi_reduce_scatter_c = pmpi_reduce_scatter_c_
 #pragma weak pmpi_reduce_scatter_c__ = pmpi_reduce_scatter_c_
 #pragma weak PMPI_REDUCE_SCATTER_C = pmpi_reduce_scatter_c_
+void pmpi_reduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                      hc_f_gfc_desc_t *recvbuf,
+                                      MPI_Count *recvcounts, MPI_Fint *datatype,
+                                      MPI_Fint *op, MPI_Fint *comm,
+                                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_c", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                         recvcounts, datatype, op, comm, ierr);
+}
+#pragma weak mpi_reduce_scatter_f08ts_large_ = pmpi_reduce_scatter_f08ts_large_
+#pragma weak pmpir_reduce_scatter_f08ts_large_ =                               \
+    pmpi_reduce_scatter_f08ts_large_
 
 void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *datatype,
@@ -5775,6 +9379,22 @@ void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_init = pmpi_reduce_scatter_init_
 #pragma weak pmpi_reduce_scatter_init__ = pmpi_reduce_scatter_init_
 #pragma weak PMPI_REDUCE_SCATTER_INIT = pmpi_reduce_scatter_init_
+void pmpi_reduce_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
+                                     hc_f_gfc_desc_t *recvbuf,
+                                     MPI_Fint *recvcounts, MPI_Fint *datatype,
+                                     MPI_Fint *op, MPI_Fint *comm,
+                                     MPI_Fint *info, MPI_Fint *request,
+                                     MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_init", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                            recvcounts, datatype, op, comm, info, request,
+                            ierr);
+}
+#pragma weak mpi_reduce_scatter_init_f08ts_ = pmpi_reduce_scatter_init_f08ts_
+#pragma weak pmpir_reduce_scatter_init_f08ts_ = pmpi_reduce_scatter_init_f08ts_
 
 void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf,
                                  MPI_Count *recvcounts, MPI_Fint *datatype,
@@ -5792,6 +9412,24 @@ void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf,
 #pragma weak pmpi_reduce_scatter_init_c = pmpi_reduce_scatter_init_c_
 #pragma weak pmpi_reduce_scatter_init_c__ = pmpi_reduce_scatter_init_c_
 #pragma weak PMPI_REDUCE_SCATTER_INIT_C = pmpi_reduce_scatter_init_c_
+void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                           hc_f_gfc_desc_t *recvbuf,
+                                           MPI_Count *recvcounts,
+                                           MPI_Fint *datatype, MPI_Fint *op,
+                                           MPI_Fint *comm, MPI_Fint *info,
+                                           MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_init_c", ierr);
+    return;
+  }
+  pmpi_reduce_scatter_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                              recvcounts, datatype, op, comm, info, request,
+                              ierr);
+}
+#pragma weak mpi_reduce_scatter_init_f08ts_large_ =                            \
+    pmpi_reduce_scatter_init_f08ts_large_
+#pragma weak pmpir_reduce_scatter_init_f08ts_large_ =                          \
+    pmpi_reduce_scatter_init_f08ts_large_
 
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Request_free(request);
@@ -5804,6 +9442,9 @@ void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_request_free = pmpi_request_free_
 #pragma weak pmpi_request_free__ = pmpi_request_free_
 #pragma weak PMPI_REQUEST_FREE = pmpi_request_free_
+#pragma weak pmpi_request_free_f08_ = pmpi_request_free_
+#pragma weak mpi_request_free_f08_ = pmpi_request_free_
+#pragma weak pmpir_request_free_f08_ = pmpi_request_free_
 
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
                               MPI_Fint *status, MPI_Fint *ierr) {
@@ -5821,6 +9462,9 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
 #pragma weak pmpi_request_get_status = pmpi_request_get_status_
 #pragma weak pmpi_request_get_status__ = pmpi_request_get_status_
 #pragma weak PMPI_REQUEST_GET_STATUS = pmpi_request_get_status_
+#pragma weak pmpi_request_get_status_f08_ = pmpi_request_get_status_
+#pragma weak mpi_request_get_status_f08_ = pmpi_request_get_status_
+#pragma weak pmpir_request_get_status_f08_ = pmpi_request_get_status_
 
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5839,6 +9483,21 @@ void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_rget = pmpi_rget_
 #pragma weak pmpi_rget__ = pmpi_rget_
 #pragma weak PMPI_RGET = pmpi_rget_
+void pmpi_rget_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
+                      MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                      MPI_Aint *target_disp, MPI_Fint *target_count,
+                      MPI_Fint *target_datatype, MPI_Fint *win,
+                      MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Rget", ierr);
+    return;
+  }
+  pmpi_rget_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+             target_rank, target_disp, target_count, target_datatype, win,
+             request, ierr);
+}
+#pragma weak mpi_rget_f08ts_ = pmpi_rget_f08ts_
+#pragma weak pmpir_rget_f08ts_ = pmpi_rget_f08ts_
 
 void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count,
                            MPI_Fint *origin_datatype, void *result_addr,
@@ -5860,6 +9519,24 @@ void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_rget_accumulate = pmpi_rget_accumulate_
 #pragma weak pmpi_rget_accumulate__ = pmpi_rget_accumulate_
 #pragma weak PMPI_RGET_ACCUMULATE = pmpi_rget_accumulate_
+void pmpi_rget_accumulate_f08ts_(
+    hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
+    MPI_Fint *origin_datatype, hc_f_gfc_desc_t *result_addr,
+    MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
+    MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype,
+    MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr) ||
+      !hc_f_f08ts_contiguous(result_addr)) {
+    hc_f_f08ts_refuse("MPI_Rget_accumulate", ierr);
+    return;
+  }
+  pmpi_rget_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
+                        origin_datatype, hc_f_f08ts_buf(result_addr),
+                        result_count, result_datatype, target_rank, target_disp,
+                        target_count, target_datatype, op, win, request, ierr);
+}
+#pragma weak mpi_rget_accumulate_f08ts_ = pmpi_rget_accumulate_f08ts_
+#pragma weak pmpir_rget_accumulate_f08ts_ = pmpi_rget_accumulate_f08ts_
 
 void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
                              MPI_Fint *origin_datatype, void *result_addr,
@@ -5881,6 +9558,26 @@ void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_rget_accumulate_c = pmpi_rget_accumulate_c_
 #pragma weak pmpi_rget_accumulate_c__ = pmpi_rget_accumulate_c_
 #pragma weak PMPI_RGET_ACCUMULATE_C = pmpi_rget_accumulate_c_
+void pmpi_rget_accumulate_f08ts_large_(
+    hc_f_gfc_desc_t *origin_addr, MPI_Count *origin_count,
+    MPI_Fint *origin_datatype, hc_f_gfc_desc_t *result_addr,
+    MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
+    MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype,
+    MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr) ||
+      !hc_f_f08ts_contiguous(result_addr)) {
+    hc_f_f08ts_refuse("MPI_Rget_accumulate_c", ierr);
+    return;
+  }
+  pmpi_rget_accumulate_c_(
+      hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+      hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
+      target_disp, target_count, target_datatype, op, win, request, ierr);
+}
+#pragma weak mpi_rget_accumulate_f08ts_large_ =                                \
+    pmpi_rget_accumulate_f08ts_large_
+#pragma weak pmpir_rget_accumulate_f08ts_large_ =                              \
+    pmpi_rget_accumulate_f08ts_large_
 
 void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
                   MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5899,6 +9596,21 @@ void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_rget_c = pmpi_rget_c_
 #pragma weak pmpi_rget_c__ = pmpi_rget_c_
 #pragma weak PMPI_RGET_C = pmpi_rget_c_
+void pmpi_rget_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
+                            MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Count *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Rget_c", ierr);
+    return;
+  }
+  pmpi_rget_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+               target_rank, target_disp, target_count, target_datatype, win,
+               request, ierr);
+}
+#pragma weak mpi_rget_f08ts_large_ = pmpi_rget_f08ts_large_
+#pragma weak pmpir_rget_f08ts_large_ = pmpi_rget_f08ts_large_
 
 void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5917,6 +9629,21 @@ void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
 #pragma weak pmpi_rput = pmpi_rput_
 #pragma weak pmpi_rput__ = pmpi_rput_
 #pragma weak PMPI_RPUT = pmpi_rput_
+void pmpi_rput_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
+                      MPI_Fint *origin_datatype, MPI_Fint *target_rank,
+                      MPI_Aint *target_disp, MPI_Fint *target_count,
+                      MPI_Fint *target_datatype, MPI_Fint *win,
+                      MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Rput", ierr);
+    return;
+  }
+  pmpi_rput_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+             target_rank, target_disp, target_count, target_datatype, win,
+             request, ierr);
+}
+#pragma weak mpi_rput_f08ts_ = pmpi_rput_f08ts_
+#pragma weak pmpir_rput_f08ts_ = pmpi_rput_f08ts_
 
 void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count,
                   MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5935,6 +9662,21 @@ void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count,
 #pragma weak pmpi_rput_c = pmpi_rput_c_
 #pragma weak pmpi_rput_c__ = pmpi_rput_c_
 #pragma weak PMPI_RPUT_C = pmpi_rput_c_
+void pmpi_rput_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
+                            MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp,
+                            MPI_Count *target_count, MPI_Fint *target_datatype,
+                            MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(origin_addr)) {
+    hc_f_f08ts_refuse("MPI_Rput_c", ierr);
+    return;
+  }
+  pmpi_rput_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+               target_rank, target_disp, target_count, target_datatype, win,
+               request, ierr);
+}
+#pragma weak mpi_rput_f08ts_large_ = pmpi_rput_f08ts_large_
+#pragma weak pmpir_rput_f08ts_large_ = pmpi_rput_f08ts_large_
 
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -5948,6 +9690,17 @@ void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_rsend = pmpi_rsend_
 #pragma weak pmpi_rsend__ = pmpi_rsend_
 #pragma weak PMPI_RSEND = pmpi_rsend_
+void pmpi_rsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                       MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Rsend", ierr);
+    return;
+  }
+  pmpi_rsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_rsend_f08ts_ = pmpi_rsend_f08ts_
+#pragma weak pmpir_rsend_f08ts_ = pmpi_rsend_f08ts_
 
 void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -5962,6 +9715,17 @@ void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_rsend_c = pmpi_rsend_c_
 #pragma weak pmpi_rsend_c__ = pmpi_rsend_c_
 #pragma weak PMPI_RSEND_C = pmpi_rsend_c_
+void pmpi_rsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                             MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Rsend_c", ierr);
+    return;
+  }
+  pmpi_rsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_rsend_f08ts_large_ = pmpi_rsend_f08ts_large_
+#pragma weak pmpir_rsend_f08ts_large_ = pmpi_rsend_f08ts_large_
 
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -5977,6 +9741,18 @@ void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_rsend_init = pmpi_rsend_init_
 #pragma weak pmpi_rsend_init__ = pmpi_rsend_init_
 #pragma weak PMPI_RSEND_INIT = pmpi_rsend_init_
+void pmpi_rsend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Rsend_init", ierr);
+    return;
+  }
+  pmpi_rsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                   request, ierr);
+}
+#pragma weak mpi_rsend_init_f08ts_ = pmpi_rsend_init_f08ts_
+#pragma weak pmpir_rsend_init_f08ts_ = pmpi_rsend_init_f08ts_
 
 void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                         MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -5992,6 +9768,19 @@ void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_rsend_init_c = pmpi_rsend_init_c_
 #pragma weak pmpi_rsend_init_c__ = pmpi_rsend_init_c_
 #pragma weak PMPI_RSEND_INIT_C = pmpi_rsend_init_c_
+void pmpi_rsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *dest,
+                                  MPI_Fint *tag, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Rsend_init_c", ierr);
+    return;
+  }
+  pmpi_rsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                     request, ierr);
+}
+#pragma weak mpi_rsend_init_f08ts_large_ = pmpi_rsend_init_f08ts_large_
+#pragma weak pmpir_rsend_init_f08ts_large_ = pmpi_rsend_init_f08ts_large_
 
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -6007,6 +9796,18 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan = pmpi_scan_
 #pragma weak pmpi_scan__ = pmpi_scan_
 #pragma weak PMPI_SCAN = pmpi_scan_
+void pmpi_scan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                      MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                      MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scan", ierr);
+    return;
+  }
+  pmpi_scan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count, datatype,
+             op, comm, ierr);
+}
+#pragma weak mpi_scan_f08ts_ = pmpi_scan_f08ts_
+#pragma weak pmpir_scan_f08ts_ = pmpi_scan_f08ts_
 
 void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -6022,6 +9823,18 @@ void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_scan_c = pmpi_scan_c_
 #pragma weak pmpi_scan_c__ = pmpi_scan_c_
 #pragma weak PMPI_SCAN_C = pmpi_scan_c_
+void pmpi_scan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                            MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
+                            MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scan_c", ierr);
+    return;
+  }
+  pmpi_scan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+               datatype, op, comm, ierr);
+}
+#pragma weak mpi_scan_f08ts_large_ = pmpi_scan_f08ts_large_
+#pragma weak pmpir_scan_f08ts_large_ = pmpi_scan_f08ts_large_
 
 void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -6037,6 +9850,19 @@ void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 #pragma weak pmpi_scan_init = pmpi_scan_init_
 #pragma weak pmpi_scan_init__ = pmpi_scan_init_
 #pragma weak PMPI_SCAN_INIT = pmpi_scan_init_
+void pmpi_scan_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
+                           MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                           MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                           MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scan_init", ierr);
+    return;
+  }
+  pmpi_scan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_scan_init_f08ts_ = pmpi_scan_init_f08ts_
+#pragma weak pmpir_scan_init_f08ts_ = pmpi_scan_init_f08ts_
 
 void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -6052,6 +9878,20 @@ void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 #pragma weak pmpi_scan_init_c = pmpi_scan_init_c_
 #pragma weak pmpi_scan_init_c__ = pmpi_scan_init_c_
 #pragma weak PMPI_SCAN_INIT_C = pmpi_scan_init_c_
+void pmpi_scan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                 hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *op,
+                                 MPI_Fint *comm, MPI_Fint *info,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scan_init_c", ierr);
+    return;
+  }
+  pmpi_scan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, comm, info, request, ierr);
+}
+#pragma weak mpi_scan_init_f08ts_large_ = pmpi_scan_init_f08ts_large_
+#pragma weak pmpir_scan_init_f08ts_large_ = pmpi_scan_init_f08ts_large_
 
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -6067,6 +9907,19 @@ void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter = pmpi_scatter_
 #pragma weak pmpi_scatter__ = pmpi_scatter_
 #pragma weak PMPI_SCATTER = pmpi_scatter_
+void pmpi_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                         MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                         MPI_Fint *recvcount, MPI_Fint *recvtype,
+                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatter", ierr);
+    return;
+  }
+  pmpi_scatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm, ierr);
+}
+#pragma weak mpi_scatter_f08ts_ = pmpi_scatter_f08ts_
+#pragma weak pmpir_scatter_f08ts_ = pmpi_scatter_f08ts_
 
 void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
@@ -6083,6 +9936,20 @@ void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter_c = pmpi_scatter_c_
 #pragma weak pmpi_scatter_c__ = pmpi_scatter_c_
 #pragma weak PMPI_SCATTER_C = pmpi_scatter_c_
+void pmpi_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                               MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                               MPI_Count *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatter_c", ierr);
+    return;
+  }
+  pmpi_scatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                  ierr);
+}
+#pragma weak mpi_scatter_f08ts_large_ = pmpi_scatter_f08ts_large_
+#pragma weak pmpir_scatter_f08ts_large_ = pmpi_scatter_f08ts_large_
 
 void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -6100,6 +9967,21 @@ void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_scatter_init = pmpi_scatter_init_
 #pragma weak pmpi_scatter_init__ = pmpi_scatter_init_
 #pragma weak PMPI_SCATTER_INIT = pmpi_scatter_init_
+void pmpi_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                              MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype,
+                              MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                              MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatter_init", ierr);
+    return;
+  }
+  pmpi_scatter_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                     info, request, ierr);
+}
+#pragma weak mpi_scatter_init_f08ts_ = pmpi_scatter_init_f08ts_
+#pragma weak pmpir_scatter_init_f08ts_ = pmpi_scatter_init_f08ts_
 
 void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
@@ -6118,6 +10000,23 @@ void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount,
 #pragma weak pmpi_scatter_init_c = pmpi_scatter_init_c_
 #pragma weak pmpi_scatter_init_c__ = pmpi_scatter_init_c_
 #pragma weak PMPI_SCATTER_INIT_C = pmpi_scatter_init_c_
+void pmpi_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
+                                    MPI_Count *sendcount, MPI_Fint *sendtype,
+                                    hc_f_gfc_desc_t *recvbuf,
+                                    MPI_Count *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *root, MPI_Fint *comm,
+                                    MPI_Fint *info, MPI_Fint *request,
+                                    MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatter_init_c", ierr);
+    return;
+  }
+  pmpi_scatter_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                       info, request, ierr);
+}
+#pragma weak mpi_scatter_init_f08ts_large_ = pmpi_scatter_init_f08ts_large_
+#pragma weak pmpir_scatter_init_f08ts_large_ = pmpi_scatter_init_f08ts_large_
 
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -6134,6 +10033,21 @@ void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv = pmpi_scatterv_
 #pragma weak pmpi_scatterv__ = pmpi_scatterv_
 #pragma weak PMPI_SCATTERV = pmpi_scatterv_
+void pmpi_scatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                          MPI_Fint *displs, MPI_Fint *sendtype,
+                          hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount,
+                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                          MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatterv", ierr);
+    return;
+  }
+  pmpi_scatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                 ierr);
+}
+#pragma weak mpi_scatterv_f08ts_ = pmpi_scatterv_f08ts_
+#pragma weak pmpir_scatterv_f08ts_ = pmpi_scatterv_f08ts_
 
 void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
@@ -6151,6 +10065,21 @@ void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
 #pragma weak pmpi_scatterv_c = pmpi_scatterv_c_
 #pragma weak pmpi_scatterv_c__ = pmpi_scatterv_c_
 #pragma weak PMPI_SCATTERV_C = pmpi_scatterv_c_
+void pmpi_scatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts,
+                                MPI_Aint *displs, MPI_Fint *sendtype,
+                                hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount,
+                                MPI_Fint *recvtype, MPI_Fint *root,
+                                MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatterv_c", ierr);
+    return;
+  }
+  pmpi_scatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                   ierr);
+}
+#pragma weak mpi_scatterv_f08ts_large_ = pmpi_scatterv_f08ts_large_
+#pragma weak pmpir_scatterv_f08ts_large_ = pmpi_scatterv_f08ts_large_
 
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -6168,6 +10097,22 @@ void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
 #pragma weak pmpi_scatterv_init = pmpi_scatterv_init_
 #pragma weak pmpi_scatterv_init__ = pmpi_scatterv_init_
 #pragma weak PMPI_SCATTERV_INIT = pmpi_scatterv_init_
+void pmpi_scatterv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
+                               MPI_Fint *displs, MPI_Fint *sendtype,
+                               hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount,
+                               MPI_Fint *recvtype, MPI_Fint *root,
+                               MPI_Fint *comm, MPI_Fint *info,
+                               MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatterv_init", ierr);
+    return;
+  }
+  pmpi_scatterv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                      info, request, ierr);
+}
+#pragma weak mpi_scatterv_init_f08ts_ = pmpi_scatterv_init_f08ts_
+#pragma weak pmpir_scatterv_init_f08ts_ = pmpi_scatterv_init_f08ts_
 
 void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts,
                            MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf,
@@ -6186,6 +10131,21 @@ void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts,
 #pragma weak pmpi_scatterv_init_c = pmpi_scatterv_init_c_
 #pragma weak pmpi_scatterv_init_c__ = pmpi_scatterv_init_c_
 #pragma weak PMPI_SCATTERV_INIT_C = pmpi_scatterv_init_c_
+void pmpi_scatterv_init_f08ts_large_(
+    hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs,
+    MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount,
+    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+    MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Scatterv_init_c", ierr);
+    return;
+  }
+  pmpi_scatterv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root,
+                        comm, info, request, ierr);
+}
+#pragma weak mpi_scatterv_init_f08ts_large_ = pmpi_scatterv_init_f08ts_large_
+#pragma weak pmpir_scatterv_init_f08ts_large_ = pmpi_scatterv_init_f08ts_large_
 
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -6199,6 +10159,17 @@ void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_send = pmpi_send_
 #pragma weak pmpi_send__ = pmpi_send_
 #pragma weak PMPI_SEND = pmpi_send_
+void pmpi_send_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count, MPI_Fint *datatype,
+                      MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
+                      MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Send", ierr);
+    return;
+  }
+  pmpi_send_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_send_f08ts_ = pmpi_send_f08ts_
+#pragma weak pmpir_send_f08ts_ = pmpi_send_f08ts_
 
 void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6213,6 +10184,17 @@ void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_send_c = pmpi_send_c_
 #pragma weak pmpi_send_c__ = pmpi_send_c_
 #pragma weak PMPI_SEND_C = pmpi_send_c_
+void pmpi_send_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                            MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Send_c", ierr);
+    return;
+  }
+  pmpi_send_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_send_f08ts_large_ = pmpi_send_f08ts_large_
+#pragma weak pmpir_send_f08ts_large_ = pmpi_send_f08ts_large_
 
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6228,6 +10210,18 @@ void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_send_init = pmpi_send_init_
 #pragma weak pmpi_send_init__ = pmpi_send_init_
 #pragma weak PMPI_SEND_INIT = pmpi_send_init_
+void pmpi_send_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                           MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                           MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Send_init", ierr);
+    return;
+  }
+  pmpi_send_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                  request, ierr);
+}
+#pragma weak mpi_send_init_f08ts_ = pmpi_send_init_f08ts_
+#pragma weak pmpir_send_init_f08ts_ = pmpi_send_init_f08ts_
 
 void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                        MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6243,6 +10237,19 @@ void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_send_init_c = pmpi_send_init_c_
 #pragma weak pmpi_send_init_c__ = pmpi_send_init_c_
 #pragma weak PMPI_SEND_INIT_C = pmpi_send_init_c_
+void pmpi_send_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                 MPI_Fint *datatype, MPI_Fint *dest,
+                                 MPI_Fint *tag, MPI_Fint *comm,
+                                 MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Send_init_c", ierr);
+    return;
+  }
+  pmpi_send_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                    request, ierr);
+}
+#pragma weak mpi_send_init_f08ts_large_ = pmpi_send_init_f08ts_large_
+#pragma weak pmpir_send_init_f08ts_large_ = pmpi_send_init_f08ts_large_
 
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -6261,6 +10268,22 @@ void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_sendrecv = pmpi_sendrecv_
 #pragma weak pmpi_sendrecv__ = pmpi_sendrecv_
 #pragma weak PMPI_SENDRECV = pmpi_sendrecv_
+void pmpi_sendrecv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag,
+                          hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount,
+                          MPI_Fint *recvtype, MPI_Fint *source,
+                          MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                          MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Sendrecv", ierr);
+    return;
+  }
+  pmpi_sendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
+                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source, recvtag,
+                 comm, status, ierr);
+}
+#pragma weak mpi_sendrecv_f08ts_ = pmpi_sendrecv_f08ts_
+#pragma weak pmpir_sendrecv_f08ts_ = pmpi_sendrecv_f08ts_
 
 void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
                       MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -6279,6 +10302,23 @@ void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
 #pragma weak pmpi_sendrecv_c = pmpi_sendrecv_c_
 #pragma weak pmpi_sendrecv_c__ = pmpi_sendrecv_c_
 #pragma weak PMPI_SENDRECV_C = pmpi_sendrecv_c_
+void pmpi_sendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
+                                MPI_Fint *sendtype, MPI_Fint *dest,
+                                MPI_Fint *sendtag, hc_f_gfc_desc_t *recvbuf,
+                                MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *source, MPI_Fint *recvtag,
+                                MPI_Fint *comm, MPI_Fint *status,
+                                MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
+    hc_f_f08ts_refuse("MPI_Sendrecv_c", ierr);
+    return;
+  }
+  pmpi_sendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source,
+                   recvtag, comm, status, ierr);
+}
+#pragma weak mpi_sendrecv_f08ts_large_ = pmpi_sendrecv_f08ts_large_
+#pragma weak pmpir_sendrecv_f08ts_large_ = pmpi_sendrecv_f08ts_large_
 
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source,
@@ -6296,6 +10336,20 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_sendrecv_replace = pmpi_sendrecv_replace_
 #pragma weak pmpi_sendrecv_replace__ = pmpi_sendrecv_replace_
 #pragma weak PMPI_SENDRECV_REPLACE = pmpi_sendrecv_replace_
+void pmpi_sendrecv_replace_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                                  MPI_Fint *datatype, MPI_Fint *dest,
+                                  MPI_Fint *sendtag, MPI_Fint *source,
+                                  MPI_Fint *recvtag, MPI_Fint *comm,
+                                  MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Sendrecv_replace", ierr);
+    return;
+  }
+  pmpi_sendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
+                         source, recvtag, comm, status, ierr);
+}
+#pragma weak mpi_sendrecv_replace_f08ts_ = pmpi_sendrecv_replace_f08ts_
+#pragma weak pmpir_sendrecv_replace_f08ts_ = pmpi_sendrecv_replace_f08ts_
 
 void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                               MPI_Fint *dest, MPI_Fint *sendtag,
@@ -6314,6 +10368,22 @@ void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_sendrecv_replace_c = pmpi_sendrecv_replace_c_
 #pragma weak pmpi_sendrecv_replace_c__ = pmpi_sendrecv_replace_c_
 #pragma weak PMPI_SENDRECV_REPLACE_C = pmpi_sendrecv_replace_c_
+void pmpi_sendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                        MPI_Fint *datatype, MPI_Fint *dest,
+                                        MPI_Fint *sendtag, MPI_Fint *source,
+                                        MPI_Fint *recvtag, MPI_Fint *comm,
+                                        MPI_Fint *status, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Sendrecv_replace_c", ierr);
+    return;
+  }
+  pmpi_sendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
+                           source, recvtag, comm, status, ierr);
+}
+#pragma weak mpi_sendrecv_replace_f08ts_large_ =                               \
+    pmpi_sendrecv_replace_f08ts_large_
+#pragma weak pmpir_sendrecv_replace_f08ts_large_ =                             \
+    pmpi_sendrecv_replace_f08ts_large_
 
 void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
                                    MPI_Fint *ierr) {
@@ -6327,6 +10397,9 @@ void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
 #pragma weak pmpi_session_call_errhandler = pmpi_session_call_errhandler_
 #pragma weak pmpi_session_call_errhandler__ = pmpi_session_call_errhandler_
 #pragma weak PMPI_SESSION_CALL_ERRHANDLER = pmpi_session_call_errhandler_
+#pragma weak pmpi_session_call_errhandler_f08_ = pmpi_session_call_errhandler_
+#pragma weak mpi_session_call_errhandler_f08_ = pmpi_session_call_errhandler_
+#pragma weak pmpir_session_call_errhandler_f08_ = pmpi_session_call_errhandler_
 
 void pmpi_session_create_errhandler_(void *session_errhandler_fn,
                                      MPI_Fint *errhandler, MPI_Fint *ierr) {
@@ -6341,6 +10414,12 @@ void pmpi_session_create_errhandler_(void *session_errhandler_fn,
 #pragma weak pmpi_session_create_errhandler = pmpi_session_create_errhandler_
 #pragma weak pmpi_session_create_errhandler__ = pmpi_session_create_errhandler_
 #pragma weak PMPI_SESSION_CREATE_ERRHANDLER = pmpi_session_create_errhandler_
+#pragma weak pmpi_session_create_errhandler_f08_ =                             \
+    pmpi_session_create_errhandler_
+#pragma weak mpi_session_create_errhandler_f08_ =                              \
+    pmpi_session_create_errhandler_
+#pragma weak pmpir_session_create_errhandler_f08_ =                            \
+    pmpi_session_create_errhandler_
 
 void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr) {
   int rc = MPI_Session_finalize(session);
@@ -6353,6 +10432,9 @@ void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr) {
 #pragma weak pmpi_session_finalize = pmpi_session_finalize_
 #pragma weak pmpi_session_finalize__ = pmpi_session_finalize_
 #pragma weak PMPI_SESSION_FINALIZE = pmpi_session_finalize_
+#pragma weak pmpi_session_finalize_f08_ = pmpi_session_finalize_
+#pragma weak mpi_session_finalize_f08_ = pmpi_session_finalize_
+#pragma weak pmpir_session_finalize_f08_ = pmpi_session_finalize_
 
 void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
                                   MPI_Fint *ierr) {
@@ -6366,6 +10448,9 @@ void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
 #pragma weak pmpi_session_get_errhandler = pmpi_session_get_errhandler_
 #pragma weak pmpi_session_get_errhandler__ = pmpi_session_get_errhandler_
 #pragma weak PMPI_SESSION_GET_ERRHANDLER = pmpi_session_get_errhandler_
+#pragma weak pmpi_session_get_errhandler_f08_ = pmpi_session_get_errhandler_
+#pragma weak mpi_session_get_errhandler_f08_ = pmpi_session_get_errhandler_
+#pragma weak pmpir_session_get_errhandler_f08_ = pmpi_session_get_errhandler_
 
 void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used,
                             MPI_Fint *ierr) {
@@ -6379,6 +10464,9 @@ void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used,
 #pragma weak pmpi_session_get_info = pmpi_session_get_info_
 #pragma weak pmpi_session_get_info__ = pmpi_session_get_info_
 #pragma weak PMPI_SESSION_GET_INFO = pmpi_session_get_info_
+#pragma weak pmpi_session_get_info_f08_ = pmpi_session_get_info_
+#pragma weak mpi_session_get_info_f08_ = pmpi_session_get_info_
+#pragma weak pmpir_session_get_info_f08_ = pmpi_session_get_info_
 
 void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info,
                                  MPI_Fint *npset_names, MPI_Fint *ierr) {
@@ -6392,6 +10480,9 @@ void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info,
 #pragma weak pmpi_session_get_num_psets = pmpi_session_get_num_psets_
 #pragma weak pmpi_session_get_num_psets__ = pmpi_session_get_num_psets_
 #pragma weak PMPI_SESSION_GET_NUM_PSETS = pmpi_session_get_num_psets_
+#pragma weak pmpi_session_get_num_psets_f08_ = pmpi_session_get_num_psets_
+#pragma weak mpi_session_get_num_psets_f08_ = pmpi_session_get_num_psets_
+#pragma weak pmpir_session_get_num_psets_f08_ = pmpi_session_get_num_psets_
 
 void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
                                  MPI_Fint *info, MPI_Fint *ierr,
@@ -6408,6 +10499,9 @@ void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
 #pragma weak pmpi_session_get_pset_info = pmpi_session_get_pset_info_
 #pragma weak pmpi_session_get_pset_info__ = pmpi_session_get_pset_info_
 #pragma weak PMPI_SESSION_GET_PSET_INFO = pmpi_session_get_pset_info_
+#pragma weak pmpi_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
+#pragma weak mpi_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
+#pragma weak pmpir_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
 
 void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
                         MPI_Fint *ierr) {
@@ -6421,6 +10515,9 @@ void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
 #pragma weak pmpi_session_init = pmpi_session_init_
 #pragma weak pmpi_session_init__ = pmpi_session_init_
 #pragma weak PMPI_SESSION_INIT = pmpi_session_init_
+#pragma weak pmpi_session_init_f08_ = pmpi_session_init_
+#pragma weak mpi_session_init_f08_ = pmpi_session_init_
+#pragma weak pmpir_session_init_f08_ = pmpi_session_init_
 
 void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
                                   MPI_Fint *ierr) {
@@ -6434,6 +10531,9 @@ void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
 #pragma weak pmpi_session_set_errhandler = pmpi_session_set_errhandler_
 #pragma weak pmpi_session_set_errhandler__ = pmpi_session_set_errhandler_
 #pragma weak PMPI_SESSION_SET_ERRHANDLER = pmpi_session_set_errhandler_
+#pragma weak pmpi_session_set_errhandler_f08_ = pmpi_session_set_errhandler_
+#pragma weak mpi_session_set_errhandler_f08_ = pmpi_session_set_errhandler_
+#pragma weak pmpir_session_set_errhandler_f08_ = pmpi_session_set_errhandler_
 
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -6447,6 +10547,17 @@ void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 #pragma weak pmpi_ssend = pmpi_ssend_
 #pragma weak pmpi_ssend__ = pmpi_ssend_
 #pragma weak PMPI_SSEND = pmpi_ssend_
+void pmpi_ssend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                       MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                       MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Ssend", ierr);
+    return;
+  }
+  pmpi_ssend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_ssend_f08ts_ = pmpi_ssend_f08ts_
+#pragma weak pmpir_ssend_f08ts_ = pmpi_ssend_f08ts_
 
 void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                    MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6461,6 +10572,17 @@ void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_ssend_c = pmpi_ssend_c_
 #pragma weak pmpi_ssend_c__ = pmpi_ssend_c_
 #pragma weak PMPI_SSEND_C = pmpi_ssend_c_
+void pmpi_ssend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                             MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Ssend_c", ierr);
+    return;
+  }
+  pmpi_ssend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+}
+#pragma weak mpi_ssend_f08ts_large_ = pmpi_ssend_f08ts_large_
+#pragma weak pmpir_ssend_f08ts_large_ = pmpi_ssend_f08ts_large_
 
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6476,6 +10598,18 @@ void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 #pragma weak pmpi_ssend_init = pmpi_ssend_init_
 #pragma weak pmpi_ssend_init__ = pmpi_ssend_init_
 #pragma weak PMPI_SSEND_INIT = pmpi_ssend_init_
+void pmpi_ssend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
+                            MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Ssend_init", ierr);
+    return;
+  }
+  pmpi_ssend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                   request, ierr);
+}
+#pragma weak mpi_ssend_init_f08ts_ = pmpi_ssend_init_f08ts_
+#pragma weak pmpir_ssend_init_f08ts_ = pmpi_ssend_init_f08ts_
 
 void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
                         MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6491,6 +10625,19 @@ void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 #pragma weak pmpi_ssend_init_c = pmpi_ssend_init_c_
 #pragma weak pmpi_ssend_init_c__ = pmpi_ssend_init_c_
 #pragma weak PMPI_SSEND_INIT_C = pmpi_ssend_init_c_
+void pmpi_ssend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
+                                  MPI_Fint *datatype, MPI_Fint *dest,
+                                  MPI_Fint *tag, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(buf)) {
+    hc_f_f08ts_refuse("MPI_Ssend_init_c", ierr);
+    return;
+  }
+  pmpi_ssend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                     request, ierr);
+}
+#pragma weak mpi_ssend_init_f08ts_large_ = pmpi_ssend_init_f08ts_large_
+#pragma weak pmpir_ssend_init_f08ts_large_ = pmpi_ssend_init_f08ts_large_
 
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Start(request);
@@ -6503,6 +10650,9 @@ void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr) {
 #pragma weak pmpi_start = pmpi_start_
 #pragma weak pmpi_start__ = pmpi_start_
 #pragma weak PMPI_START = pmpi_start_
+#pragma weak pmpi_start_f08_ = pmpi_start_
+#pragma weak mpi_start_f08_ = pmpi_start_
+#pragma weak pmpir_start_f08_ = pmpi_start_
 
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                     MPI_Fint *ierr) {
@@ -6516,6 +10666,9 @@ void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests,
 #pragma weak pmpi_startall = pmpi_startall_
 #pragma weak pmpi_startall__ = pmpi_startall_
 #pragma weak PMPI_STARTALL = pmpi_startall_
+#pragma weak pmpi_startall_f08_ = pmpi_startall_
+#pragma weak mpi_startall_f08_ = pmpi_startall_
+#pragma weak pmpir_startall_f08_ = pmpi_startall_
 
 void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag,
                                 MPI_Fint *ierr) {
@@ -6529,6 +10682,9 @@ void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag,
 #pragma weak pmpi_status_set_cancelled = pmpi_status_set_cancelled_
 #pragma weak pmpi_status_set_cancelled__ = pmpi_status_set_cancelled_
 #pragma weak PMPI_STATUS_SET_CANCELLED = pmpi_status_set_cancelled_
+#pragma weak pmpi_status_set_cancelled_f08_ = pmpi_status_set_cancelled_
+#pragma weak mpi_status_set_cancelled_f08_ = pmpi_status_set_cancelled_
+#pragma weak pmpir_status_set_cancelled_f08_ = pmpi_status_set_cancelled_
 
 void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype,
                                MPI_Fint *count, MPI_Fint *ierr) {
@@ -6542,6 +10698,9 @@ void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_status_set_elements = pmpi_status_set_elements_
 #pragma weak pmpi_status_set_elements__ = pmpi_status_set_elements_
 #pragma weak PMPI_STATUS_SET_ELEMENTS = pmpi_status_set_elements_
+#pragma weak pmpi_status_set_elements_f08_ = pmpi_status_set_elements_
+#pragma weak mpi_status_set_elements_f08_ = pmpi_status_set_elements_
+#pragma weak pmpir_status_set_elements_f08_ = pmpi_status_set_elements_
 
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                                  MPI_Count *count, MPI_Fint *ierr) {
@@ -6555,6 +10714,9 @@ void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_status_set_elements_x = pmpi_status_set_elements_x_
 #pragma weak pmpi_status_set_elements_x__ = pmpi_status_set_elements_x_
 #pragma weak PMPI_STATUS_SET_ELEMENTS_X = pmpi_status_set_elements_x_
+#pragma weak pmpi_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
+#pragma weak mpi_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
+#pragma weak pmpir_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
 
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
                 MPI_Fint *ierr) {
@@ -6572,6 +10734,9 @@ void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
 #pragma weak pmpi_test = pmpi_test_
 #pragma weak pmpi_test__ = pmpi_test_
 #pragma weak PMPI_TEST = pmpi_test_
+#pragma weak pmpi_test_f08_ = pmpi_test_
+#pragma weak mpi_test_f08_ = pmpi_test_
+#pragma weak pmpir_test_f08_ = pmpi_test_
 
 void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -6588,6 +10753,9 @@ void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_test_cancelled = pmpi_test_cancelled_
 #pragma weak pmpi_test_cancelled__ = pmpi_test_cancelled_
 #pragma weak PMPI_TEST_CANCELLED = pmpi_test_cancelled_
+#pragma weak pmpi_test_cancelled_f08_ = pmpi_test_cancelled_
+#pragma weak mpi_test_cancelled_f08_ = pmpi_test_cancelled_
+#pragma weak pmpir_test_cancelled_f08_ = pmpi_test_cancelled_
 
 void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag,
                    MPI_Fint *array_of_statuses, MPI_Fint *ierr) {
@@ -6606,6 +10774,9 @@ void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag,
 #pragma weak pmpi_testall = pmpi_testall_
 #pragma weak pmpi_testall__ = pmpi_testall_
 #pragma weak PMPI_TESTALL = pmpi_testall_
+#pragma weak pmpi_testall_f08_ = pmpi_testall_
+#pragma weak mpi_testall_f08_ = pmpi_testall_
+#pragma weak pmpir_testall_f08_ = pmpi_testall_
 
 void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
                    MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) {
@@ -6626,6 +10797,9 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
 #pragma weak pmpi_testany = pmpi_testany_
 #pragma weak pmpi_testany__ = pmpi_testany_
 #pragma weak PMPI_TESTANY = pmpi_testany_
+#pragma weak pmpi_testany_f08_ = pmpi_testany_
+#pragma weak mpi_testany_f08_ = pmpi_testany_
+#pragma weak pmpir_testany_f08_ = pmpi_testany_
 
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
                     MPI_Fint *outcount, MPI_Fint *array_of_indices,
@@ -6644,6 +10818,9 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
 #pragma weak pmpi_testsome = pmpi_testsome_
 #pragma weak pmpi_testsome__ = pmpi_testsome_
 #pragma weak PMPI_TESTSOME = pmpi_testsome_
+#pragma weak pmpi_testsome_f08_ = pmpi_testsome_
+#pragma weak mpi_testsome_f08_ = pmpi_testsome_
+#pragma weak pmpir_testsome_f08_ = pmpi_testsome_
 
 void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Topo_test(*comm, status);
@@ -6656,6 +10833,9 @@ void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
 #pragma weak pmpi_topo_test = pmpi_topo_test_
 #pragma weak pmpi_topo_test__ = pmpi_topo_test_
 #pragma weak PMPI_TOPO_TEST = pmpi_topo_test_
+#pragma weak pmpi_topo_test_f08_ = pmpi_topo_test_
+#pragma weak mpi_topo_test_f08_ = pmpi_topo_test_
+#pragma weak pmpir_topo_test_f08_ = pmpi_topo_test_
 
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr) {
   int rc = MPI_Type_commit(datatype);
@@ -6668,6 +10848,9 @@ void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr) {
 #pragma weak pmpi_type_commit = pmpi_type_commit_
 #pragma weak pmpi_type_commit__ = pmpi_type_commit_
 #pragma weak PMPI_TYPE_COMMIT = pmpi_type_commit_
+#pragma weak pmpi_type_commit_f08_ = pmpi_type_commit_
+#pragma weak mpi_type_commit_f08_ = pmpi_type_commit_
+#pragma weak pmpir_type_commit_f08_ = pmpi_type_commit_
 
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
                            MPI_Fint *newtype, MPI_Fint *ierr) {
@@ -6681,6 +10864,9 @@ void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype,
 #pragma weak pmpi_type_contiguous = pmpi_type_contiguous_
 #pragma weak pmpi_type_contiguous__ = pmpi_type_contiguous_
 #pragma weak PMPI_TYPE_CONTIGUOUS = pmpi_type_contiguous_
+#pragma weak pmpi_type_contiguous_f08_ = pmpi_type_contiguous_
+#pragma weak mpi_type_contiguous_f08_ = pmpi_type_contiguous_
+#pragma weak pmpir_type_contiguous_f08_ = pmpi_type_contiguous_
 
 void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype,
                              MPI_Fint *newtype, MPI_Fint *ierr) {
@@ -6694,6 +10880,9 @@ void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype,
 #pragma weak pmpi_type_contiguous_c = pmpi_type_contiguous_c_
 #pragma weak pmpi_type_contiguous_c__ = pmpi_type_contiguous_c_
 #pragma weak PMPI_TYPE_CONTIGUOUS_C = pmpi_type_contiguous_c_
+#pragma weak pmpi_type_contiguous_f08_large_ = pmpi_type_contiguous_c_
+#pragma weak mpi_type_contiguous_f08_large_ = pmpi_type_contiguous_c_
+#pragma weak pmpir_type_contiguous_f08_large_ = pmpi_type_contiguous_c_
 
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_gsizes,
@@ -6714,6 +10903,9 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray = pmpi_type_create_darray_
 #pragma weak pmpi_type_create_darray__ = pmpi_type_create_darray_
 #pragma weak PMPI_TYPE_CREATE_DARRAY = pmpi_type_create_darray_
+#pragma weak pmpi_type_create_darray_f08_ = pmpi_type_create_darray_
+#pragma weak mpi_type_create_darray_f08_ = pmpi_type_create_darray_
+#pragma weak pmpir_type_create_darray_f08_ = pmpi_type_create_darray_
 
 void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                                 MPI_Count *array_of_gsizes,
@@ -6734,6 +10926,9 @@ void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray_c = pmpi_type_create_darray_c_
 #pragma weak pmpi_type_create_darray_c__ = pmpi_type_create_darray_c_
 #pragma weak PMPI_TYPE_CREATE_DARRAY_C = pmpi_type_create_darray_c_
+#pragma weak pmpi_type_create_darray_f08_large_ = pmpi_type_create_darray_c_
+#pragma weak mpi_type_create_darray_f08_large_ = pmpi_type_create_darray_c_
+#pragma weak pmpir_type_create_darray_f08_large_ = pmpi_type_create_darray_c_
 
 void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
                                    MPI_Fint *ierr) {
@@ -6747,6 +10942,9 @@ void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
 #pragma weak pmpi_type_create_f90_complex = pmpi_type_create_f90_complex_
 #pragma weak pmpi_type_create_f90_complex__ = pmpi_type_create_f90_complex_
 #pragma weak PMPI_TYPE_CREATE_F90_COMPLEX = pmpi_type_create_f90_complex_
+#pragma weak pmpi_type_create_f90_complex_f08_ = pmpi_type_create_f90_complex_
+#pragma weak mpi_type_create_f90_complex_f08_ = pmpi_type_create_f90_complex_
+#pragma weak pmpir_type_create_f90_complex_f08_ = pmpi_type_create_f90_complex_
 
 void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
                                    MPI_Fint *ierr) {
@@ -6760,6 +10958,9 @@ void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
 #pragma weak pmpi_type_create_f90_integer = pmpi_type_create_f90_integer_
 #pragma weak pmpi_type_create_f90_integer__ = pmpi_type_create_f90_integer_
 #pragma weak PMPI_TYPE_CREATE_F90_INTEGER = pmpi_type_create_f90_integer_
+#pragma weak pmpi_type_create_f90_integer_f08_ = pmpi_type_create_f90_integer_
+#pragma weak mpi_type_create_f90_integer_f08_ = pmpi_type_create_f90_integer_
+#pragma weak pmpir_type_create_f90_integer_f08_ = pmpi_type_create_f90_integer_
 
 void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
                                 MPI_Fint *ierr) {
@@ -6773,6 +10974,9 @@ void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
 #pragma weak pmpi_type_create_f90_real = pmpi_type_create_f90_real_
 #pragma weak pmpi_type_create_f90_real__ = pmpi_type_create_f90_real_
 #pragma weak PMPI_TYPE_CREATE_F90_REAL = pmpi_type_create_f90_real_
+#pragma weak pmpi_type_create_f90_real_f08_ = pmpi_type_create_f90_real_
+#pragma weak mpi_type_create_f90_real_f08_ = pmpi_type_create_f90_real_
+#pragma weak pmpir_type_create_f90_real_f08_ = pmpi_type_create_f90_real_
 
 void pmpi_type_create_hindexed_(MPI_Fint *count,
                                 MPI_Fint *array_of_blocklengths,
@@ -6790,6 +10994,9 @@ void pmpi_type_create_hindexed_(MPI_Fint *count,
 #pragma weak pmpi_type_create_hindexed = pmpi_type_create_hindexed_
 #pragma weak pmpi_type_create_hindexed__ = pmpi_type_create_hindexed_
 #pragma weak PMPI_TYPE_CREATE_HINDEXED = pmpi_type_create_hindexed_
+#pragma weak pmpi_type_create_hindexed_f08_ = pmpi_type_create_hindexed_
+#pragma weak mpi_type_create_hindexed_f08_ = pmpi_type_create_hindexed_
+#pragma weak pmpir_type_create_hindexed_f08_ = pmpi_type_create_hindexed_
 
 void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                       MPI_Aint *array_of_displacements,
@@ -6807,6 +11014,12 @@ void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_hindexed_block__ =                               \
     pmpi_type_create_hindexed_block_
 #pragma weak PMPI_TYPE_CREATE_HINDEXED_BLOCK = pmpi_type_create_hindexed_block_
+#pragma weak pmpi_type_create_hindexed_block_f08_ =                            \
+    pmpi_type_create_hindexed_block_
+#pragma weak mpi_type_create_hindexed_block_f08_ =                             \
+    pmpi_type_create_hindexed_block_
+#pragma weak pmpir_type_create_hindexed_block_f08_ =                           \
+    pmpi_type_create_hindexed_block_
 
 void pmpi_type_create_hindexed_block_c_(MPI_Count *count,
                                         MPI_Count *blocklength,
@@ -6831,6 +11044,12 @@ void pmpi_type_create_hindexed_block_c_(MPI_Count *count,
     pmpi_type_create_hindexed_block_c_
 #pragma weak PMPI_TYPE_CREATE_HINDEXED_BLOCK_C =                               \
     pmpi_type_create_hindexed_block_c_
+#pragma weak pmpi_type_create_hindexed_block_f08_large_ =                      \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak mpi_type_create_hindexed_block_f08_large_ =                       \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak pmpir_type_create_hindexed_block_f08_large_ =                     \
+    pmpi_type_create_hindexed_block_c_
 
 void pmpi_type_create_hindexed_c_(MPI_Count *count,
                                   MPI_Count *array_of_blocklengths,
@@ -6848,6 +11067,10 @@ void pmpi_type_create_hindexed_c_(MPI_Count *count,
 #pragma weak pmpi_type_create_hindexed_c = pmpi_type_create_hindexed_c_
 #pragma weak pmpi_type_create_hindexed_c__ = pmpi_type_create_hindexed_c_
 #pragma weak PMPI_TYPE_CREATE_HINDEXED_C = pmpi_type_create_hindexed_c_
+#pragma weak pmpi_type_create_hindexed_f08_large_ = pmpi_type_create_hindexed_c_
+#pragma weak mpi_type_create_hindexed_f08_large_ = pmpi_type_create_hindexed_c_
+#pragma weak pmpir_type_create_hindexed_f08_large_ =                           \
+    pmpi_type_create_hindexed_c_
 
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
                                MPI_Aint *stride, MPI_Fint *oldtype,
@@ -6863,6 +11086,9 @@ void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_hvector = pmpi_type_create_hvector_
 #pragma weak pmpi_type_create_hvector__ = pmpi_type_create_hvector_
 #pragma weak PMPI_TYPE_CREATE_HVECTOR = pmpi_type_create_hvector_
+#pragma weak pmpi_type_create_hvector_f08_ = pmpi_type_create_hvector_
+#pragma weak mpi_type_create_hvector_f08_ = pmpi_type_create_hvector_
+#pragma weak pmpir_type_create_hvector_f08_ = pmpi_type_create_hvector_
 
 void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength,
                                  MPI_Count *stride, MPI_Fint *oldtype,
@@ -6878,6 +11104,9 @@ void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength,
 #pragma weak pmpi_type_create_hvector_c = pmpi_type_create_hvector_c_
 #pragma weak pmpi_type_create_hvector_c__ = pmpi_type_create_hvector_c_
 #pragma weak PMPI_TYPE_CREATE_HVECTOR_C = pmpi_type_create_hvector_c_
+#pragma weak pmpi_type_create_hvector_f08_large_ = pmpi_type_create_hvector_c_
+#pragma weak mpi_type_create_hvector_f08_large_ = pmpi_type_create_hvector_c_
+#pragma weak pmpir_type_create_hvector_f08_large_ = pmpi_type_create_hvector_c_
 
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                      MPI_Fint *array_of_displacements,
@@ -6894,6 +11123,12 @@ void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
 #pragma weak pmpi_type_create_indexed_block = pmpi_type_create_indexed_block_
 #pragma weak pmpi_type_create_indexed_block__ = pmpi_type_create_indexed_block_
 #pragma weak PMPI_TYPE_CREATE_INDEXED_BLOCK = pmpi_type_create_indexed_block_
+#pragma weak pmpi_type_create_indexed_block_f08_ =                             \
+    pmpi_type_create_indexed_block_
+#pragma weak mpi_type_create_indexed_block_f08_ =                              \
+    pmpi_type_create_indexed_block_
+#pragma weak pmpir_type_create_indexed_block_f08_ =                            \
+    pmpi_type_create_indexed_block_
 
 void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
                                        MPI_Count *array_of_displacements,
@@ -6915,6 +11150,12 @@ void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
     pmpi_type_create_indexed_block_c_
 #pragma weak PMPI_TYPE_CREATE_INDEXED_BLOCK_C =                                \
     pmpi_type_create_indexed_block_c_
+#pragma weak pmpi_type_create_indexed_block_f08_large_ =                       \
+    pmpi_type_create_indexed_block_c_
+#pragma weak mpi_type_create_indexed_block_f08_large_ =                        \
+    pmpi_type_create_indexed_block_c_
+#pragma weak pmpir_type_create_indexed_block_f08_large_ =                      \
+    pmpi_type_create_indexed_block_c_
 
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
                                MPI_Aint *extent, MPI_Fint *newtype,
@@ -6929,6 +11170,9 @@ void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
 #pragma weak pmpi_type_create_resized = pmpi_type_create_resized_
 #pragma weak pmpi_type_create_resized__ = pmpi_type_create_resized_
 #pragma weak PMPI_TYPE_CREATE_RESIZED = pmpi_type_create_resized_
+#pragma weak pmpi_type_create_resized_f08_ = pmpi_type_create_resized_
+#pragma weak mpi_type_create_resized_f08_ = pmpi_type_create_resized_
+#pragma weak pmpir_type_create_resized_f08_ = pmpi_type_create_resized_
 
 void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
                                  MPI_Count *extent, MPI_Fint *newtype,
@@ -6943,6 +11187,9 @@ void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
 #pragma weak pmpi_type_create_resized_c = pmpi_type_create_resized_c_
 #pragma weak pmpi_type_create_resized_c__ = pmpi_type_create_resized_c_
 #pragma weak PMPI_TYPE_CREATE_RESIZED_C = pmpi_type_create_resized_c_
+#pragma weak pmpi_type_create_resized_f08_large_ = pmpi_type_create_resized_c_
+#pragma weak mpi_type_create_resized_f08_large_ = pmpi_type_create_resized_c_
+#pragma weak pmpir_type_create_resized_f08_large_ = pmpi_type_create_resized_c_
 
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                               MPI_Aint *array_of_displacements,
@@ -6960,6 +11207,9 @@ void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 #pragma weak pmpi_type_create_struct = pmpi_type_create_struct_
 #pragma weak pmpi_type_create_struct__ = pmpi_type_create_struct_
 #pragma weak PMPI_TYPE_CREATE_STRUCT = pmpi_type_create_struct_
+#pragma weak pmpi_type_create_struct_f08_ = pmpi_type_create_struct_
+#pragma weak mpi_type_create_struct_f08_ = pmpi_type_create_struct_
+#pragma weak pmpir_type_create_struct_f08_ = pmpi_type_create_struct_
 
 void pmpi_type_create_struct_c_(MPI_Count *count,
                                 MPI_Count *array_of_blocklengths,
@@ -6978,6 +11228,9 @@ void pmpi_type_create_struct_c_(MPI_Count *count,
 #pragma weak pmpi_type_create_struct_c = pmpi_type_create_struct_c_
 #pragma weak pmpi_type_create_struct_c__ = pmpi_type_create_struct_c_
 #pragma weak PMPI_TYPE_CREATE_STRUCT_C = pmpi_type_create_struct_c_
+#pragma weak pmpi_type_create_struct_f08_large_ = pmpi_type_create_struct_c_
+#pragma weak mpi_type_create_struct_f08_large_ = pmpi_type_create_struct_c_
+#pragma weak pmpir_type_create_struct_f08_large_ = pmpi_type_create_struct_c_
 
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_subsizes,
@@ -6995,6 +11248,9 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
 #pragma weak pmpi_type_create_subarray = pmpi_type_create_subarray_
 #pragma weak pmpi_type_create_subarray__ = pmpi_type_create_subarray_
 #pragma weak PMPI_TYPE_CREATE_SUBARRAY = pmpi_type_create_subarray_
+#pragma weak pmpi_type_create_subarray_f08_ = pmpi_type_create_subarray_
+#pragma weak mpi_type_create_subarray_f08_ = pmpi_type_create_subarray_
+#pragma weak pmpir_type_create_subarray_f08_ = pmpi_type_create_subarray_
 
 void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes,
                                   MPI_Count *array_of_subsizes,
@@ -7013,6 +11269,10 @@ void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes,
 #pragma weak pmpi_type_create_subarray_c = pmpi_type_create_subarray_c_
 #pragma weak pmpi_type_create_subarray_c__ = pmpi_type_create_subarray_c_
 #pragma weak PMPI_TYPE_CREATE_SUBARRAY_C = pmpi_type_create_subarray_c_
+#pragma weak pmpi_type_create_subarray_f08_large_ = pmpi_type_create_subarray_c_
+#pragma weak mpi_type_create_subarray_f08_large_ = pmpi_type_create_subarray_c_
+#pragma weak pmpir_type_create_subarray_f08_large_ =                           \
+    pmpi_type_create_subarray_c_
 
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
                             MPI_Fint *ierr) {
@@ -7026,6 +11286,9 @@ void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
 #pragma weak pmpi_type_delete_attr = pmpi_type_delete_attr_
 #pragma weak pmpi_type_delete_attr__ = pmpi_type_delete_attr_
 #pragma weak PMPI_TYPE_DELETE_ATTR = pmpi_type_delete_attr_
+#pragma weak pmpi_type_delete_attr_f08_ = pmpi_type_delete_attr_
+#pragma weak mpi_type_delete_attr_f08_ = pmpi_type_delete_attr_
+#pragma weak pmpir_type_delete_attr_f08_ = pmpi_type_delete_attr_
 
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr) {
   int rc = MPI_Type_dup(*oldtype, newtype);
@@ -7038,6 +11301,9 @@ void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr) {
 #pragma weak pmpi_type_dup = pmpi_type_dup_
 #pragma weak pmpi_type_dup__ = pmpi_type_dup_
 #pragma weak PMPI_TYPE_DUP = pmpi_type_dup_
+#pragma weak pmpi_type_dup_f08_ = pmpi_type_dup_
+#pragma weak mpi_type_dup_f08_ = pmpi_type_dup_
+#pragma weak pmpir_type_dup_f08_ = pmpi_type_dup_
 
 void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr) {
   int rc = MPI_Type_free(datatype);
@@ -7050,6 +11316,9 @@ void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr) {
 #pragma weak pmpi_type_free = pmpi_type_free_
 #pragma weak pmpi_type_free__ = pmpi_type_free_
 #pragma weak PMPI_TYPE_FREE = pmpi_type_free_
+#pragma weak pmpi_type_free_f08_ = pmpi_type_free_
+#pragma weak mpi_type_free_f08_ = pmpi_type_free_
+#pragma weak pmpir_type_free_f08_ = pmpi_type_free_
 
 void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr) {
   int rc = MPI_Type_free_keyval(type_keyval);
@@ -7062,6 +11331,9 @@ void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr) {
 #pragma weak pmpi_type_free_keyval = pmpi_type_free_keyval_
 #pragma weak pmpi_type_free_keyval__ = pmpi_type_free_keyval_
 #pragma weak PMPI_TYPE_FREE_KEYVAL = pmpi_type_free_keyval_
+#pragma weak pmpi_type_free_keyval_f08_ = pmpi_type_free_keyval_
+#pragma weak mpi_type_free_keyval_f08_ = pmpi_type_free_keyval_
+#pragma weak pmpir_type_free_keyval_f08_ = pmpi_type_free_keyval_
 
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
                              MPI_Fint *max_addresses, MPI_Fint *max_datatypes,
@@ -7080,6 +11352,9 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers,
 #pragma weak pmpi_type_get_contents = pmpi_type_get_contents_
 #pragma weak pmpi_type_get_contents__ = pmpi_type_get_contents_
 #pragma weak PMPI_TYPE_GET_CONTENTS = pmpi_type_get_contents_
+#pragma weak pmpi_type_get_contents_f08_ = pmpi_type_get_contents_
+#pragma weak mpi_type_get_contents_f08_ = pmpi_type_get_contents_
+#pragma weak pmpir_type_get_contents_f08_ = pmpi_type_get_contents_
 
 void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
                                MPI_Count *max_addresses,
@@ -7102,6 +11377,9 @@ void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
 #pragma weak pmpi_type_get_contents_c = pmpi_type_get_contents_c_
 #pragma weak pmpi_type_get_contents_c__ = pmpi_type_get_contents_c_
 #pragma weak PMPI_TYPE_GET_CONTENTS_C = pmpi_type_get_contents_c_
+#pragma weak pmpi_type_get_contents_f08_large_ = pmpi_type_get_contents_c_
+#pragma weak mpi_type_get_contents_f08_large_ = pmpi_type_get_contents_c_
+#pragma weak pmpir_type_get_contents_f08_large_ = pmpi_type_get_contents_c_
 
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
                              MPI_Fint *num_addresses, MPI_Fint *num_datatypes,
@@ -7117,6 +11395,9 @@ void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
 #pragma weak pmpi_type_get_envelope = pmpi_type_get_envelope_
 #pragma weak pmpi_type_get_envelope__ = pmpi_type_get_envelope_
 #pragma weak PMPI_TYPE_GET_ENVELOPE = pmpi_type_get_envelope_
+#pragma weak pmpi_type_get_envelope_f08_ = pmpi_type_get_envelope_
+#pragma weak mpi_type_get_envelope_f08_ = pmpi_type_get_envelope_
+#pragma weak pmpir_type_get_envelope_f08_ = pmpi_type_get_envelope_
 
 void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
                                MPI_Count *num_addresses,
@@ -7134,6 +11415,9 @@ void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
 #pragma weak pmpi_type_get_envelope_c = pmpi_type_get_envelope_c_
 #pragma weak pmpi_type_get_envelope_c__ = pmpi_type_get_envelope_c_
 #pragma weak PMPI_TYPE_GET_ENVELOPE_C = pmpi_type_get_envelope_c_
+#pragma weak pmpi_type_get_envelope_f08_large_ = pmpi_type_get_envelope_c_
+#pragma weak mpi_type_get_envelope_f08_large_ = pmpi_type_get_envelope_c_
+#pragma weak pmpir_type_get_envelope_f08_large_ = pmpi_type_get_envelope_c_
 
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
                            MPI_Fint *ierr) {
@@ -7147,6 +11431,9 @@ void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
 #pragma weak pmpi_type_get_extent = pmpi_type_get_extent_
 #pragma weak pmpi_type_get_extent__ = pmpi_type_get_extent_
 #pragma weak PMPI_TYPE_GET_EXTENT = pmpi_type_get_extent_
+#pragma weak pmpi_type_get_extent_f08_ = pmpi_type_get_extent_
+#pragma weak mpi_type_get_extent_f08_ = pmpi_type_get_extent_
+#pragma weak pmpir_type_get_extent_f08_ = pmpi_type_get_extent_
 
 void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb,
                              MPI_Count *extent, MPI_Fint *ierr) {
@@ -7160,6 +11447,9 @@ void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb,
 #pragma weak pmpi_type_get_extent_c = pmpi_type_get_extent_c_
 #pragma weak pmpi_type_get_extent_c__ = pmpi_type_get_extent_c_
 #pragma weak PMPI_TYPE_GET_EXTENT_C = pmpi_type_get_extent_c_
+#pragma weak pmpi_type_get_extent_f08_large_ = pmpi_type_get_extent_c_
+#pragma weak mpi_type_get_extent_f08_large_ = pmpi_type_get_extent_c_
+#pragma weak pmpir_type_get_extent_f08_large_ = pmpi_type_get_extent_c_
 
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb,
                              MPI_Count *extent, MPI_Fint *ierr) {
@@ -7173,6 +11463,9 @@ void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb,
 #pragma weak pmpi_type_get_extent_x = pmpi_type_get_extent_x_
 #pragma weak pmpi_type_get_extent_x__ = pmpi_type_get_extent_x_
 #pragma weak PMPI_TYPE_GET_EXTENT_X = pmpi_type_get_extent_x_
+#pragma weak pmpi_type_get_extent_x_f08_ = pmpi_type_get_extent_x_
+#pragma weak mpi_type_get_extent_x_f08_ = pmpi_type_get_extent_x_
+#pragma weak pmpir_type_get_extent_x_f08_ = pmpi_type_get_extent_x_
 
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name,
                          MPI_Fint *resultlen, MPI_Fint *ierr,
@@ -7197,6 +11490,9 @@ void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name,
 #pragma weak pmpi_type_get_name = pmpi_type_get_name_
 #pragma weak pmpi_type_get_name__ = pmpi_type_get_name_
 #pragma weak PMPI_TYPE_GET_NAME = pmpi_type_get_name_
+#pragma weak pmpi_type_get_name_f08_ = pmpi_type_get_name_
+#pragma weak mpi_type_get_name_f08_ = pmpi_type_get_name_
+#pragma weak pmpir_type_get_name_f08_ = pmpi_type_get_name_
 
 void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb,
                                 MPI_Aint *true_extent, MPI_Fint *ierr) {
@@ -7210,6 +11506,9 @@ void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb,
 #pragma weak pmpi_type_get_true_extent = pmpi_type_get_true_extent_
 #pragma weak pmpi_type_get_true_extent__ = pmpi_type_get_true_extent_
 #pragma weak PMPI_TYPE_GET_TRUE_EXTENT = pmpi_type_get_true_extent_
+#pragma weak pmpi_type_get_true_extent_f08_ = pmpi_type_get_true_extent_
+#pragma weak mpi_type_get_true_extent_f08_ = pmpi_type_get_true_extent_
+#pragma weak pmpir_type_get_true_extent_f08_ = pmpi_type_get_true_extent_
 
 void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr) {
@@ -7223,6 +11522,10 @@ void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
 #pragma weak pmpi_type_get_true_extent_c = pmpi_type_get_true_extent_c_
 #pragma weak pmpi_type_get_true_extent_c__ = pmpi_type_get_true_extent_c_
 #pragma weak PMPI_TYPE_GET_TRUE_EXTENT_C = pmpi_type_get_true_extent_c_
+#pragma weak pmpi_type_get_true_extent_f08_large_ = pmpi_type_get_true_extent_c_
+#pragma weak mpi_type_get_true_extent_f08_large_ = pmpi_type_get_true_extent_c_
+#pragma weak pmpir_type_get_true_extent_f08_large_ =                           \
+    pmpi_type_get_true_extent_c_
 
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr) {
@@ -7236,6 +11539,9 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
 #pragma weak pmpi_type_get_true_extent_x = pmpi_type_get_true_extent_x_
 #pragma weak pmpi_type_get_true_extent_x__ = pmpi_type_get_true_extent_x_
 #pragma weak PMPI_TYPE_GET_TRUE_EXTENT_X = pmpi_type_get_true_extent_x_
+#pragma weak pmpi_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
+#pragma weak mpi_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
+#pragma weak pmpir_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
 
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                         MPI_Fint *array_of_displacements, MPI_Fint *oldtype,
@@ -7251,6 +11557,9 @@ void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 #pragma weak pmpi_type_indexed = pmpi_type_indexed_
 #pragma weak pmpi_type_indexed__ = pmpi_type_indexed_
 #pragma weak PMPI_TYPE_INDEXED = pmpi_type_indexed_
+#pragma weak pmpi_type_indexed_f08_ = pmpi_type_indexed_
+#pragma weak mpi_type_indexed_f08_ = pmpi_type_indexed_
+#pragma weak pmpir_type_indexed_f08_ = pmpi_type_indexed_
 
 void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths,
                           MPI_Count *array_of_displacements, MPI_Fint *oldtype,
@@ -7266,6 +11575,9 @@ void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths,
 #pragma weak pmpi_type_indexed_c = pmpi_type_indexed_c_
 #pragma weak pmpi_type_indexed_c__ = pmpi_type_indexed_c_
 #pragma weak PMPI_TYPE_INDEXED_C = pmpi_type_indexed_c_
+#pragma weak pmpi_type_indexed_f08_large_ = pmpi_type_indexed_c_
+#pragma weak mpi_type_indexed_f08_large_ = pmpi_type_indexed_c_
+#pragma weak pmpir_type_indexed_f08_large_ = pmpi_type_indexed_c_
 
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
                            MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -7279,6 +11591,9 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
 #pragma weak pmpi_type_match_size = pmpi_type_match_size_
 #pragma weak pmpi_type_match_size__ = pmpi_type_match_size_
 #pragma weak PMPI_TYPE_MATCH_SIZE = pmpi_type_match_size_
+#pragma weak pmpi_type_match_size_f08_ = pmpi_type_match_size_
+#pragma weak mpi_type_match_size_f08_ = pmpi_type_match_size_
+#pragma weak pmpir_type_match_size_f08_ = pmpi_type_match_size_
 
 void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierr,
                          size_t type_name_len) {
@@ -7294,6 +11609,9 @@ void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierr,
 #pragma weak pmpi_type_set_name = pmpi_type_set_name_
 #pragma weak pmpi_type_set_name__ = pmpi_type_set_name_
 #pragma weak PMPI_TYPE_SET_NAME = pmpi_type_set_name_
+#pragma weak pmpi_type_set_name_f08_ = pmpi_type_set_name_
+#pragma weak mpi_type_set_name_f08_ = pmpi_type_set_name_
+#pragma weak pmpir_type_set_name_f08_ = pmpi_type_set_name_
 
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Type_size(*datatype, size);
@@ -7306,6 +11624,9 @@ void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak pmpi_type_size = pmpi_type_size_
 #pragma weak pmpi_type_size__ = pmpi_type_size_
 #pragma weak PMPI_TYPE_SIZE = pmpi_type_size_
+#pragma weak pmpi_type_size_f08_ = pmpi_type_size_
+#pragma weak mpi_type_size_f08_ = pmpi_type_size_
+#pragma weak pmpir_type_size_f08_ = pmpi_type_size_
 
 void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
   int rc = MPI_Type_size_c(*datatype, size);
@@ -7318,6 +11639,9 @@ void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
 #pragma weak pmpi_type_size_c = pmpi_type_size_c_
 #pragma weak pmpi_type_size_c__ = pmpi_type_size_c_
 #pragma weak PMPI_TYPE_SIZE_C = pmpi_type_size_c_
+#pragma weak pmpi_type_size_f08_large_ = pmpi_type_size_c_
+#pragma weak mpi_type_size_f08_large_ = pmpi_type_size_c_
+#pragma weak pmpir_type_size_f08_large_ = pmpi_type_size_c_
 
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
   int rc = MPI_Type_size_x(*datatype, size);
@@ -7330,6 +11654,9 @@ void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
 #pragma weak pmpi_type_size_x = pmpi_type_size_x_
 #pragma weak pmpi_type_size_x__ = pmpi_type_size_x_
 #pragma weak PMPI_TYPE_SIZE_X = pmpi_type_size_x_
+#pragma weak pmpi_type_size_x_f08_ = pmpi_type_size_x_
+#pragma weak mpi_type_size_x_f08_ = pmpi_type_size_x_
+#pragma weak pmpir_type_size_x_f08_ = pmpi_type_size_x_
 
 void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
                        MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr) {
@@ -7343,6 +11670,9 @@ void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
 #pragma weak pmpi_type_vector = pmpi_type_vector_
 #pragma weak pmpi_type_vector__ = pmpi_type_vector_
 #pragma weak PMPI_TYPE_VECTOR = pmpi_type_vector_
+#pragma weak pmpi_type_vector_f08_ = pmpi_type_vector_
+#pragma weak mpi_type_vector_f08_ = pmpi_type_vector_
+#pragma weak pmpir_type_vector_f08_ = pmpi_type_vector_
 
 void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
                          MPI_Count *stride, MPI_Fint *oldtype,
@@ -7357,6 +11687,9 @@ void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
 #pragma weak pmpi_type_vector_c = pmpi_type_vector_c_
 #pragma weak pmpi_type_vector_c__ = pmpi_type_vector_c_
 #pragma weak PMPI_TYPE_VECTOR_C = pmpi_type_vector_c_
+#pragma weak pmpi_type_vector_f08_large_ = pmpi_type_vector_c_
+#pragma weak mpi_type_vector_f08_large_ = pmpi_type_vector_c_
+#pragma weak pmpir_type_vector_f08_large_ = pmpi_type_vector_c_
 
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
                   void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype,
@@ -7372,6 +11705,19 @@ void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
 #pragma weak pmpi_unpack = pmpi_unpack_
 #pragma weak pmpi_unpack__ = pmpi_unpack_
 #pragma weak PMPI_UNPACK = pmpi_unpack_
+void pmpi_unpack_f08ts_(hc_f_gfc_desc_t *inbuf, MPI_Fint *insize,
+                        MPI_Fint *position, hc_f_gfc_desc_t *outbuf,
+                        MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm,
+                        MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Unpack", ierr);
+    return;
+  }
+  pmpi_unpack_(hc_f_f08ts_buf(inbuf), insize, position, hc_f_f08ts_buf(outbuf),
+               outcount, datatype, comm, ierr);
+}
+#pragma weak mpi_unpack_f08ts_ = pmpi_unpack_f08ts_
+#pragma weak pmpir_unpack_f08ts_ = pmpi_unpack_f08ts_
 
 void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position,
                     void *outbuf, MPI_Count *outcount, MPI_Fint *datatype,
@@ -7387,6 +11733,19 @@ void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position,
 #pragma weak pmpi_unpack_c = pmpi_unpack_c_
 #pragma weak pmpi_unpack_c__ = pmpi_unpack_c_
 #pragma weak PMPI_UNPACK_C = pmpi_unpack_c_
+void pmpi_unpack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *insize,
+                              MPI_Count *position, hc_f_gfc_desc_t *outbuf,
+                              MPI_Count *outcount, MPI_Fint *datatype,
+                              MPI_Fint *comm, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Unpack_c", ierr);
+    return;
+  }
+  pmpi_unpack_c_(hc_f_f08ts_buf(inbuf), insize, position,
+                 hc_f_f08ts_buf(outbuf), outcount, datatype, comm, ierr);
+}
+#pragma weak mpi_unpack_f08ts_large_ = pmpi_unpack_f08ts_large_
+#pragma weak pmpir_unpack_f08ts_large_ = pmpi_unpack_f08ts_large_
 
 void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
                            MPI_Aint *position, void *outbuf, MPI_Fint *outcount,
@@ -7405,6 +11764,21 @@ void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
 #pragma weak pmpi_unpack_external = pmpi_unpack_external_
 #pragma weak pmpi_unpack_external__ = pmpi_unpack_external_
 #pragma weak PMPI_UNPACK_EXTERNAL = pmpi_unpack_external_
+void pmpi_unpack_external_f08ts_(char *datarep, hc_f_gfc_desc_t *inbuf,
+                                 MPI_Aint *insize, MPI_Aint *position,
+                                 hc_f_gfc_desc_t *outbuf, MPI_Fint *outcount,
+                                 MPI_Fint *datatype, MPI_Fint *ierr,
+                                 size_t datarep_len) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Unpack_external", ierr);
+    return;
+  }
+  pmpi_unpack_external_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
+                        hc_f_f08ts_buf(outbuf), outcount, datatype, ierr,
+                        datarep_len);
+}
+#pragma weak mpi_unpack_external_f08ts_ = pmpi_unpack_external_f08ts_
+#pragma weak pmpir_unpack_external_f08ts_ = pmpi_unpack_external_f08ts_
 
 void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
                              MPI_Count *position, void *outbuf,
@@ -7423,6 +11797,23 @@ void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
 #pragma weak pmpi_unpack_external_c = pmpi_unpack_external_c_
 #pragma weak pmpi_unpack_external_c__ = pmpi_unpack_external_c_
 #pragma weak PMPI_UNPACK_EXTERNAL_C = pmpi_unpack_external_c_
+void pmpi_unpack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
+                                       MPI_Count *insize, MPI_Count *position,
+                                       hc_f_gfc_desc_t *outbuf,
+                                       MPI_Count *outcount, MPI_Fint *datatype,
+                                       MPI_Fint *ierr, size_t datarep_len) {
+  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
+    hc_f_f08ts_refuse("MPI_Unpack_external_c", ierr);
+    return;
+  }
+  pmpi_unpack_external_c_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
+                          hc_f_f08ts_buf(outbuf), outcount, datatype, ierr,
+                          datarep_len);
+}
+#pragma weak mpi_unpack_external_f08ts_large_ =                                \
+    pmpi_unpack_external_f08ts_large_
+#pragma weak pmpir_unpack_external_f08ts_large_ =                              \
+    pmpi_unpack_external_f08ts_large_
 
 void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
                           MPI_Fint *ierr, size_t service_name_len,
@@ -7441,6 +11832,9 @@ void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
 #pragma weak pmpi_unpublish_name = pmpi_unpublish_name_
 #pragma weak pmpi_unpublish_name__ = pmpi_unpublish_name_
 #pragma weak PMPI_UNPUBLISH_NAME = pmpi_unpublish_name_
+#pragma weak pmpi_unpublish_name_f08_ = pmpi_unpublish_name_
+#pragma weak mpi_unpublish_name_f08_ = pmpi_unpublish_name_
+#pragma weak pmpir_unpublish_name_f08_ = pmpi_unpublish_name_
 
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
   int rc = MPI_Wait(request, hc_f_status(status));
@@ -7453,6 +11847,9 @@ void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
 #pragma weak pmpi_wait = pmpi_wait_
 #pragma weak pmpi_wait__ = pmpi_wait_
 #pragma weak PMPI_WAIT = pmpi_wait_
+#pragma weak pmpi_wait_f08_ = pmpi_wait_
+#pragma weak mpi_wait_f08_ = pmpi_wait_
+#pragma weak pmpir_wait_f08_ = pmpi_wait_
 
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                    MPI_Fint *array_of_statuses, MPI_Fint *ierr) {
@@ -7467,6 +11864,9 @@ void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests,
 #pragma weak pmpi_waitall = pmpi_waitall_
 #pragma weak pmpi_waitall__ = pmpi_waitall_
 #pragma weak PMPI_WAITALL = pmpi_waitall_
+#pragma weak pmpi_waitall_f08_ = pmpi_waitall_
+#pragma weak mpi_waitall_f08_ = pmpi_waitall_
+#pragma weak pmpir_waitall_f08_ = pmpi_waitall_
 
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
                    MPI_Fint *status, MPI_Fint *ierr) {
@@ -7484,6 +11884,9 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx,
 #pragma weak pmpi_waitany = pmpi_waitany_
 #pragma weak pmpi_waitany__ = pmpi_waitany_
 #pragma weak PMPI_WAITANY = pmpi_waitany_
+#pragma weak pmpi_waitany_f08_ = pmpi_waitany_
+#pragma weak mpi_waitany_f08_ = pmpi_waitany_
+#pragma weak pmpir_waitany_f08_ = pmpi_waitany_
 
 void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
                     MPI_Fint *outcount, MPI_Fint *array_of_indices,
@@ -7502,6 +11905,9 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests,
 #pragma weak pmpi_waitsome = pmpi_waitsome_
 #pragma weak pmpi_waitsome__ = pmpi_waitsome_
 #pragma weak PMPI_WAITSOME = pmpi_waitsome_
+#pragma weak pmpi_waitsome_f08_ = pmpi_waitsome_
+#pragma weak mpi_waitsome_f08_ = pmpi_waitsome_
+#pragma weak pmpir_waitsome_f08_ = pmpi_waitsome_
 
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
                         MPI_Fint *comm, void *baseptr, MPI_Fint *win,
@@ -7517,6 +11923,9 @@ void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
 #pragma weak pmpi_win_allocate = pmpi_win_allocate_
 #pragma weak pmpi_win_allocate__ = pmpi_win_allocate_
 #pragma weak PMPI_WIN_ALLOCATE = pmpi_win_allocate_
+#pragma weak pmpi_win_allocate_f08_ = pmpi_win_allocate_
+#pragma weak mpi_win_allocate_f08_ = pmpi_win_allocate_
+#pragma weak pmpir_win_allocate_f08_ = pmpi_win_allocate_
 
 void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
                           MPI_Fint *comm, void *baseptr, MPI_Fint *win,
@@ -7532,6 +11941,9 @@ void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
 #pragma weak pmpi_win_allocate_c = pmpi_win_allocate_c_
 #pragma weak pmpi_win_allocate_c__ = pmpi_win_allocate_c_
 #pragma weak PMPI_WIN_ALLOCATE_C = pmpi_win_allocate_c_
+#pragma weak pmpi_win_allocate_f08_large_ = pmpi_win_allocate_c_
+#pragma weak mpi_win_allocate_f08_large_ = pmpi_win_allocate_c_
+#pragma weak pmpir_win_allocate_f08_large_ = pmpi_win_allocate_c_
 
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
                                MPI_Fint *info, MPI_Fint *comm, void *baseptr,
@@ -7547,6 +11959,9 @@ void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
 #pragma weak pmpi_win_allocate_shared = pmpi_win_allocate_shared_
 #pragma weak pmpi_win_allocate_shared__ = pmpi_win_allocate_shared_
 #pragma weak PMPI_WIN_ALLOCATE_SHARED = pmpi_win_allocate_shared_
+#pragma weak pmpi_win_allocate_shared_f08_ = pmpi_win_allocate_shared_
+#pragma weak mpi_win_allocate_shared_f08_ = pmpi_win_allocate_shared_
+#pragma weak pmpir_win_allocate_shared_f08_ = pmpi_win_allocate_shared_
 
 void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
                                  MPI_Fint *info, MPI_Fint *comm, void *baseptr,
@@ -7562,6 +11977,9 @@ void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
 #pragma weak pmpi_win_allocate_shared_c = pmpi_win_allocate_shared_c_
 #pragma weak pmpi_win_allocate_shared_c__ = pmpi_win_allocate_shared_c_
 #pragma weak PMPI_WIN_ALLOCATE_SHARED_C = pmpi_win_allocate_shared_c_
+#pragma weak pmpi_win_allocate_shared_f08_large_ = pmpi_win_allocate_shared_c_
+#pragma weak mpi_win_allocate_shared_f08_large_ = pmpi_win_allocate_shared_c_
+#pragma weak pmpir_win_allocate_shared_f08_large_ = pmpi_win_allocate_shared_c_
 
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
                       MPI_Fint *ierr) {
@@ -7575,6 +11993,16 @@ void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
 #pragma weak pmpi_win_attach = pmpi_win_attach_
 #pragma weak pmpi_win_attach__ = pmpi_win_attach_
 #pragma weak PMPI_WIN_ATTACH = pmpi_win_attach_
+void pmpi_win_attach_f08ts_(MPI_Fint *win, hc_f_gfc_desc_t *base,
+                            MPI_Aint *size, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(base)) {
+    hc_f_f08ts_refuse("MPI_Win_attach", ierr);
+    return;
+  }
+  pmpi_win_attach_(win, hc_f_f08ts_buf(base), size, ierr);
+}
+#pragma weak mpi_win_attach_f08ts_ = pmpi_win_attach_f08ts_
+#pragma weak pmpir_win_attach_f08ts_ = pmpi_win_attach_f08ts_
 
 void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode,
                                MPI_Fint *ierr) {
@@ -7588,6 +12016,9 @@ void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode,
 #pragma weak pmpi_win_call_errhandler = pmpi_win_call_errhandler_
 #pragma weak pmpi_win_call_errhandler__ = pmpi_win_call_errhandler_
 #pragma weak PMPI_WIN_CALL_ERRHANDLER = pmpi_win_call_errhandler_
+#pragma weak pmpi_win_call_errhandler_f08_ = pmpi_win_call_errhandler_
+#pragma weak mpi_win_call_errhandler_f08_ = pmpi_win_call_errhandler_
+#pragma weak pmpir_win_call_errhandler_f08_ = pmpi_win_call_errhandler_
 
 void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_complete(*win);
@@ -7600,6 +12031,9 @@ void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_complete = pmpi_win_complete_
 #pragma weak pmpi_win_complete__ = pmpi_win_complete_
 #pragma weak PMPI_WIN_COMPLETE = pmpi_win_complete_
+#pragma weak pmpi_win_complete_f08_ = pmpi_win_complete_
+#pragma weak mpi_win_complete_f08_ = pmpi_win_complete_
+#pragma weak pmpir_win_complete_f08_ = pmpi_win_complete_
 
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
                       MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
@@ -7614,6 +12048,18 @@ void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
 #pragma weak pmpi_win_create = pmpi_win_create_
 #pragma weak pmpi_win_create__ = pmpi_win_create_
 #pragma weak PMPI_WIN_CREATE = pmpi_win_create_
+void pmpi_win_create_f08ts_(hc_f_gfc_desc_t *base, MPI_Aint *size,
+                            MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
+                            MPI_Fint *win, MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(base)) {
+    hc_f_f08ts_refuse("MPI_Win_create", ierr);
+    return;
+  }
+  pmpi_win_create_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
+                   ierr);
+}
+#pragma weak mpi_win_create_f08ts_ = pmpi_win_create_f08ts_
+#pragma weak pmpir_win_create_f08ts_ = pmpi_win_create_f08ts_
 
 void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit,
                         MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
@@ -7629,6 +12075,19 @@ void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit,
 #pragma weak pmpi_win_create_c = pmpi_win_create_c_
 #pragma weak pmpi_win_create_c__ = pmpi_win_create_c_
 #pragma weak PMPI_WIN_CREATE_C = pmpi_win_create_c_
+void pmpi_win_create_f08ts_large_(hc_f_gfc_desc_t *base, MPI_Aint *size,
+                                  MPI_Aint *disp_unit, MPI_Fint *info,
+                                  MPI_Fint *comm, MPI_Fint *win,
+                                  MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(base)) {
+    hc_f_f08ts_refuse("MPI_Win_create_c", ierr);
+    return;
+  }
+  pmpi_win_create_c_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
+                     ierr);
+}
+#pragma weak mpi_win_create_f08ts_large_ = pmpi_win_create_f08ts_large_
+#pragma weak pmpir_win_create_f08ts_large_ = pmpi_win_create_f08ts_large_
 
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
                               MPI_Fint *ierr) {
@@ -7642,6 +12101,9 @@ void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
 #pragma weak pmpi_win_create_dynamic = pmpi_win_create_dynamic_
 #pragma weak pmpi_win_create_dynamic__ = pmpi_win_create_dynamic_
 #pragma weak PMPI_WIN_CREATE_DYNAMIC = pmpi_win_create_dynamic_
+#pragma weak pmpi_win_create_dynamic_f08_ = pmpi_win_create_dynamic_
+#pragma weak mpi_win_create_dynamic_f08_ = pmpi_win_create_dynamic_
+#pragma weak pmpir_win_create_dynamic_f08_ = pmpi_win_create_dynamic_
 
 void pmpi_win_create_errhandler_(void *win_errhandler_fn, MPI_Fint *errhandler,
                                  MPI_Fint *ierr) {
@@ -7655,6 +12117,9 @@ void pmpi_win_create_errhandler_(void *win_errhandler_fn, MPI_Fint *errhandler,
 #pragma weak pmpi_win_create_errhandler = pmpi_win_create_errhandler_
 #pragma weak pmpi_win_create_errhandler__ = pmpi_win_create_errhandler_
 #pragma weak PMPI_WIN_CREATE_ERRHANDLER = pmpi_win_create_errhandler_
+#pragma weak pmpi_win_create_errhandler_f08_ = pmpi_win_create_errhandler_
+#pragma weak mpi_win_create_errhandler_f08_ = pmpi_win_create_errhandler_
+#pragma weak pmpir_win_create_errhandler_f08_ = pmpi_win_create_errhandler_
 
 void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval,
                            MPI_Fint *ierr) {
@@ -7668,6 +12133,9 @@ void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval,
 #pragma weak pmpi_win_delete_attr = pmpi_win_delete_attr_
 #pragma weak pmpi_win_delete_attr__ = pmpi_win_delete_attr_
 #pragma weak PMPI_WIN_DELETE_ATTR = pmpi_win_delete_attr_
+#pragma weak pmpi_win_delete_attr_f08_ = pmpi_win_delete_attr_
+#pragma weak mpi_win_delete_attr_f08_ = pmpi_win_delete_attr_
+#pragma weak pmpir_win_delete_attr_f08_ = pmpi_win_delete_attr_
 
 void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr) {
   int rc = MPI_Win_detach(*win, hc_f_buf(base));
@@ -7680,6 +12148,16 @@ void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr) {
 #pragma weak pmpi_win_detach = pmpi_win_detach_
 #pragma weak pmpi_win_detach__ = pmpi_win_detach_
 #pragma weak PMPI_WIN_DETACH = pmpi_win_detach_
+void pmpi_win_detach_f08ts_(MPI_Fint *win, hc_f_gfc_desc_t *base,
+                            MPI_Fint *ierr) {
+  if (!hc_f_f08ts_contiguous(base)) {
+    hc_f_f08ts_refuse("MPI_Win_detach", ierr);
+    return;
+  }
+  pmpi_win_detach_(win, hc_f_f08ts_buf(base), ierr);
+}
+#pragma weak mpi_win_detach_f08ts_ = pmpi_win_detach_f08ts_
+#pragma weak pmpir_win_detach_f08ts_ = pmpi_win_detach_f08ts_
 
 void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_fence(*assert, *win);
@@ -7692,6 +12170,9 @@ void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_fence = pmpi_win_fence_
 #pragma weak pmpi_win_fence__ = pmpi_win_fence_
 #pragma weak PMPI_WIN_FENCE = pmpi_win_fence_
+#pragma weak pmpi_win_fence_f08_ = pmpi_win_fence_
+#pragma weak mpi_win_fence_f08_ = pmpi_win_fence_
+#pragma weak pmpir_win_fence_f08_ = pmpi_win_fence_
 
 void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_flush(*rank, *win);
@@ -7704,6 +12185,9 @@ void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_flush = pmpi_win_flush_
 #pragma weak pmpi_win_flush__ = pmpi_win_flush_
 #pragma weak PMPI_WIN_FLUSH = pmpi_win_flush_
+#pragma weak pmpi_win_flush_f08_ = pmpi_win_flush_
+#pragma weak mpi_win_flush_f08_ = pmpi_win_flush_
+#pragma weak pmpir_win_flush_f08_ = pmpi_win_flush_
 
 void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_flush_all(*win);
@@ -7716,6 +12200,9 @@ void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_flush_all = pmpi_win_flush_all_
 #pragma weak pmpi_win_flush_all__ = pmpi_win_flush_all_
 #pragma weak PMPI_WIN_FLUSH_ALL = pmpi_win_flush_all_
+#pragma weak pmpi_win_flush_all_f08_ = pmpi_win_flush_all_
+#pragma weak mpi_win_flush_all_f08_ = pmpi_win_flush_all_
+#pragma weak pmpir_win_flush_all_f08_ = pmpi_win_flush_all_
 
 void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_flush_local(*rank, *win);
@@ -7728,6 +12215,9 @@ void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_flush_local = pmpi_win_flush_local_
 #pragma weak pmpi_win_flush_local__ = pmpi_win_flush_local_
 #pragma weak PMPI_WIN_FLUSH_LOCAL = pmpi_win_flush_local_
+#pragma weak pmpi_win_flush_local_f08_ = pmpi_win_flush_local_
+#pragma weak mpi_win_flush_local_f08_ = pmpi_win_flush_local_
+#pragma weak pmpir_win_flush_local_f08_ = pmpi_win_flush_local_
 
 void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_flush_local_all(*win);
@@ -7740,6 +12230,9 @@ void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_flush_local_all = pmpi_win_flush_local_all_
 #pragma weak pmpi_win_flush_local_all__ = pmpi_win_flush_local_all_
 #pragma weak PMPI_WIN_FLUSH_LOCAL_ALL = pmpi_win_flush_local_all_
+#pragma weak pmpi_win_flush_local_all_f08_ = pmpi_win_flush_local_all_
+#pragma weak mpi_win_flush_local_all_f08_ = pmpi_win_flush_local_all_
+#pragma weak pmpir_win_flush_local_all_f08_ = pmpi_win_flush_local_all_
 
 void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_free(win);
@@ -7752,6 +12245,9 @@ void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_free = pmpi_win_free_
 #pragma weak pmpi_win_free__ = pmpi_win_free_
 #pragma weak PMPI_WIN_FREE = pmpi_win_free_
+#pragma weak pmpi_win_free_f08_ = pmpi_win_free_
+#pragma weak mpi_win_free_f08_ = pmpi_win_free_
+#pragma weak pmpir_win_free_f08_ = pmpi_win_free_
 
 void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr) {
   int rc = MPI_Win_free_keyval(win_keyval);
@@ -7764,6 +12260,9 @@ void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr) {
 #pragma weak pmpi_win_free_keyval = pmpi_win_free_keyval_
 #pragma weak pmpi_win_free_keyval__ = pmpi_win_free_keyval_
 #pragma weak PMPI_WIN_FREE_KEYVAL = pmpi_win_free_keyval_
+#pragma weak pmpi_win_free_keyval_f08_ = pmpi_win_free_keyval_
+#pragma weak mpi_win_free_keyval_f08_ = pmpi_win_free_keyval_
+#pragma weak pmpir_win_free_keyval_f08_ = pmpi_win_free_keyval_
 
 void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
                               MPI_Fint *ierr) {
@@ -7777,6 +12276,9 @@ void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
 #pragma weak pmpi_win_get_errhandler = pmpi_win_get_errhandler_
 #pragma weak pmpi_win_get_errhandler__ = pmpi_win_get_errhandler_
 #pragma weak PMPI_WIN_GET_ERRHANDLER = pmpi_win_get_errhandler_
+#pragma weak pmpi_win_get_errhandler_f08_ = pmpi_win_get_errhandler_
+#pragma weak mpi_win_get_errhandler_f08_ = pmpi_win_get_errhandler_
+#pragma weak pmpir_win_get_errhandler_f08_ = pmpi_win_get_errhandler_
 
 void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr) {
   int rc = MPI_Win_get_group(*win, group);
@@ -7789,6 +12291,9 @@ void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr) {
 #pragma weak pmpi_win_get_group = pmpi_win_get_group_
 #pragma weak pmpi_win_get_group__ = pmpi_win_get_group_
 #pragma weak PMPI_WIN_GET_GROUP = pmpi_win_get_group_
+#pragma weak pmpi_win_get_group_f08_ = pmpi_win_get_group_
+#pragma weak mpi_win_get_group_f08_ = pmpi_win_get_group_
+#pragma weak pmpir_win_get_group_f08_ = pmpi_win_get_group_
 
 void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr) {
   int rc = MPI_Win_get_info(*win, info_used);
@@ -7801,6 +12306,9 @@ void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr) {
 #pragma weak pmpi_win_get_info = pmpi_win_get_info_
 #pragma weak pmpi_win_get_info__ = pmpi_win_get_info_
 #pragma weak PMPI_WIN_GET_INFO = pmpi_win_get_info_
+#pragma weak pmpi_win_get_info_f08_ = pmpi_win_get_info_
+#pragma weak mpi_win_get_info_f08_ = pmpi_win_get_info_
+#pragma weak pmpir_win_get_info_f08_ = pmpi_win_get_info_
 
 void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen,
                         MPI_Fint *ierr, size_t win_name_len) {
@@ -7824,6 +12332,9 @@ void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen,
 #pragma weak pmpi_win_get_name = pmpi_win_get_name_
 #pragma weak pmpi_win_get_name__ = pmpi_win_get_name_
 #pragma weak PMPI_WIN_GET_NAME = pmpi_win_get_name_
+#pragma weak pmpi_win_get_name_f08_ = pmpi_win_get_name_
+#pragma weak mpi_win_get_name_f08_ = pmpi_win_get_name_
+#pragma weak pmpir_win_get_name_f08_ = pmpi_win_get_name_
 
 void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert,
                     MPI_Fint *win, MPI_Fint *ierr) {
@@ -7837,6 +12348,9 @@ void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert,
 #pragma weak pmpi_win_lock = pmpi_win_lock_
 #pragma weak pmpi_win_lock__ = pmpi_win_lock_
 #pragma weak PMPI_WIN_LOCK = pmpi_win_lock_
+#pragma weak pmpi_win_lock_f08_ = pmpi_win_lock_
+#pragma weak mpi_win_lock_f08_ = pmpi_win_lock_
+#pragma weak pmpir_win_lock_f08_ = pmpi_win_lock_
 
 void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_lock_all(*assert, *win);
@@ -7849,6 +12363,9 @@ void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_lock_all = pmpi_win_lock_all_
 #pragma weak pmpi_win_lock_all__ = pmpi_win_lock_all_
 #pragma weak PMPI_WIN_LOCK_ALL = pmpi_win_lock_all_
+#pragma weak pmpi_win_lock_all_f08_ = pmpi_win_lock_all_
+#pragma weak mpi_win_lock_all_f08_ = pmpi_win_lock_all_
+#pragma weak pmpir_win_lock_all_f08_ = pmpi_win_lock_all_
 
 void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
                     MPI_Fint *ierr) {
@@ -7862,6 +12379,9 @@ void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
 #pragma weak pmpi_win_post = pmpi_win_post_
 #pragma weak pmpi_win_post__ = pmpi_win_post_
 #pragma weak PMPI_WIN_POST = pmpi_win_post_
+#pragma weak pmpi_win_post_f08_ = pmpi_win_post_
+#pragma weak mpi_win_post_f08_ = pmpi_win_post_
+#pragma weak pmpir_win_post_f08_ = pmpi_win_post_
 
 void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
                               MPI_Fint *ierr) {
@@ -7875,6 +12395,9 @@ void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
 #pragma weak pmpi_win_set_errhandler = pmpi_win_set_errhandler_
 #pragma weak pmpi_win_set_errhandler__ = pmpi_win_set_errhandler_
 #pragma weak PMPI_WIN_SET_ERRHANDLER = pmpi_win_set_errhandler_
+#pragma weak pmpi_win_set_errhandler_f08_ = pmpi_win_set_errhandler_
+#pragma weak mpi_win_set_errhandler_f08_ = pmpi_win_set_errhandler_
+#pragma weak pmpir_win_set_errhandler_f08_ = pmpi_win_set_errhandler_
 
 void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr) {
   int rc = MPI_Win_set_info(*win, *info);
@@ -7887,6 +12410,9 @@ void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr) {
 #pragma weak pmpi_win_set_info = pmpi_win_set_info_
 #pragma weak pmpi_win_set_info__ = pmpi_win_set_info_
 #pragma weak PMPI_WIN_SET_INFO = pmpi_win_set_info_
+#pragma weak pmpi_win_set_info_f08_ = pmpi_win_set_info_
+#pragma weak mpi_win_set_info_f08_ = pmpi_win_set_info_
+#pragma weak pmpir_win_set_info_f08_ = pmpi_win_set_info_
 
 void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
                         size_t win_name_len) {
@@ -7902,6 +12428,9 @@ void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
 #pragma weak pmpi_win_set_name = pmpi_win_set_name_
 #pragma weak pmpi_win_set_name__ = pmpi_win_set_name_
 #pragma weak PMPI_WIN_SET_NAME = pmpi_win_set_name_
+#pragma weak pmpi_win_set_name_f08_ = pmpi_win_set_name_
+#pragma weak mpi_win_set_name_f08_ = pmpi_win_set_name_
+#pragma weak pmpir_win_set_name_f08_ = pmpi_win_set_name_
 
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
                             MPI_Fint *disp_unit, void *baseptr,
@@ -7917,6 +12446,9 @@ void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
 #pragma weak pmpi_win_shared_query = pmpi_win_shared_query_
 #pragma weak pmpi_win_shared_query__ = pmpi_win_shared_query_
 #pragma weak PMPI_WIN_SHARED_QUERY = pmpi_win_shared_query_
+#pragma weak pmpi_win_shared_query_f08_ = pmpi_win_shared_query_
+#pragma weak mpi_win_shared_query_f08_ = pmpi_win_shared_query_
+#pragma weak pmpir_win_shared_query_f08_ = pmpi_win_shared_query_
 
 void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
                               MPI_Aint *disp_unit, void *baseptr,
@@ -7932,6 +12464,9 @@ void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
 #pragma weak pmpi_win_shared_query_c = pmpi_win_shared_query_c_
 #pragma weak pmpi_win_shared_query_c__ = pmpi_win_shared_query_c_
 #pragma weak PMPI_WIN_SHARED_QUERY_C = pmpi_win_shared_query_c_
+#pragma weak pmpi_win_shared_query_f08_large_ = pmpi_win_shared_query_c_
+#pragma weak mpi_win_shared_query_f08_large_ = pmpi_win_shared_query_c_
+#pragma weak pmpir_win_shared_query_f08_large_ = pmpi_win_shared_query_c_
 
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
                      MPI_Fint *ierr) {
@@ -7945,6 +12480,9 @@ void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
 #pragma weak pmpi_win_start = pmpi_win_start_
 #pragma weak pmpi_win_start__ = pmpi_win_start_
 #pragma weak PMPI_WIN_START = pmpi_win_start_
+#pragma weak pmpi_win_start_f08_ = pmpi_win_start_
+#pragma weak mpi_win_start_f08_ = pmpi_win_start_
+#pragma weak pmpir_win_start_f08_ = pmpi_win_start_
 
 void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_sync(*win);
@@ -7957,6 +12495,9 @@ void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_sync = pmpi_win_sync_
 #pragma weak pmpi_win_sync__ = pmpi_win_sync_
 #pragma weak PMPI_WIN_SYNC = pmpi_win_sync_
+#pragma weak pmpi_win_sync_f08_ = pmpi_win_sync_
+#pragma weak mpi_win_sync_f08_ = pmpi_win_sync_
+#pragma weak pmpir_win_sync_f08_ = pmpi_win_sync_
 
 void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -7973,6 +12514,9 @@ void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpi_win_test = pmpi_win_test_
 #pragma weak pmpi_win_test__ = pmpi_win_test_
 #pragma weak PMPI_WIN_TEST = pmpi_win_test_
+#pragma weak pmpi_win_test_f08_ = pmpi_win_test_
+#pragma weak mpi_win_test_f08_ = pmpi_win_test_
+#pragma weak pmpir_win_test_f08_ = pmpi_win_test_
 
 void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_unlock(*rank, *win);
@@ -7985,6 +12529,9 @@ void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_unlock = pmpi_win_unlock_
 #pragma weak pmpi_win_unlock__ = pmpi_win_unlock_
 #pragma weak PMPI_WIN_UNLOCK = pmpi_win_unlock_
+#pragma weak pmpi_win_unlock_f08_ = pmpi_win_unlock_
+#pragma weak mpi_win_unlock_f08_ = pmpi_win_unlock_
+#pragma weak pmpir_win_unlock_f08_ = pmpi_win_unlock_
 
 void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_unlock_all(*win);
@@ -7997,6 +12544,9 @@ void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_unlock_all = pmpi_win_unlock_all_
 #pragma weak pmpi_win_unlock_all__ = pmpi_win_unlock_all_
 #pragma weak PMPI_WIN_UNLOCK_ALL = pmpi_win_unlock_all_
+#pragma weak pmpi_win_unlock_all_f08_ = pmpi_win_unlock_all_
+#pragma weak mpi_win_unlock_all_f08_ = pmpi_win_unlock_all_
+#pragma weak pmpir_win_unlock_all_f08_ = pmpi_win_unlock_all_
 
 void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) {
   int rc = MPI_Win_wait(*win);
@@ -8009,6 +12559,9 @@ void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) {
 #pragma weak pmpi_win_wait = pmpi_win_wait_
 #pragma weak pmpi_win_wait__ = pmpi_win_wait_
 #pragma weak PMPI_WIN_WAIT = pmpi_win_wait_
+#pragma weak pmpi_win_wait_f08_ = pmpi_win_wait_
+#pragma weak mpi_win_wait_f08_ = pmpi_win_wait_
+#pragma weak pmpir_win_wait_f08_ = pmpi_win_wait_
 
 void pmpix_comm_ack_failed_(MPI_Fint *comm, MPI_Fint *num_to_ack,
                             MPI_Fint *num_acked, MPI_Fint *ierr) {
@@ -8022,6 +12575,9 @@ void pmpix_comm_ack_failed_(MPI_Fint *comm, MPI_Fint *num_to_ack,
 #pragma weak pmpix_comm_ack_failed = pmpix_comm_ack_failed_
 #pragma weak pmpix_comm_ack_failed__ = pmpix_comm_ack_failed_
 #pragma weak PMPIX_COMM_ACK_FAILED = pmpix_comm_ack_failed_
+#pragma weak pmpix_comm_ack_failed_f08_ = pmpix_comm_ack_failed_
+#pragma weak mpix_comm_ack_failed_f08_ = pmpix_comm_ack_failed_
+#pragma weak pmpixr_comm_ack_failed_f08_ = pmpix_comm_ack_failed_
 
 void pmpix_comm_agree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
   int rc = MPIX_Comm_agree(*comm, flag);
@@ -8034,6 +12590,9 @@ void pmpix_comm_agree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpix_comm_agree = pmpix_comm_agree_
 #pragma weak pmpix_comm_agree__ = pmpix_comm_agree_
 #pragma weak PMPIX_COMM_AGREE = pmpix_comm_agree_
+#pragma weak pmpix_comm_agree_f08_ = pmpix_comm_agree_
+#pragma weak mpix_comm_agree_f08_ = pmpix_comm_agree_
+#pragma weak pmpixr_comm_agree_f08_ = pmpix_comm_agree_
 
 void pmpix_comm_failure_ack_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPIX_Comm_failure_ack(*comm);
@@ -8046,6 +12605,9 @@ void pmpix_comm_failure_ack_(MPI_Fint *comm, MPI_Fint *ierr) {
 #pragma weak pmpix_comm_failure_ack = pmpix_comm_failure_ack_
 #pragma weak pmpix_comm_failure_ack__ = pmpix_comm_failure_ack_
 #pragma weak PMPIX_COMM_FAILURE_ACK = pmpix_comm_failure_ack_
+#pragma weak pmpix_comm_failure_ack_f08_ = pmpix_comm_failure_ack_
+#pragma weak mpix_comm_failure_ack_f08_ = pmpix_comm_failure_ack_
+#pragma weak pmpixr_comm_failure_ack_f08_ = pmpix_comm_failure_ack_
 
 void pmpix_comm_failure_get_acked_(MPI_Fint *comm, MPI_Fint *failedgrp,
                                    MPI_Fint *ierr) {
@@ -8059,6 +12621,9 @@ void pmpix_comm_failure_get_acked_(MPI_Fint *comm, MPI_Fint *failedgrp,
 #pragma weak pmpix_comm_failure_get_acked = pmpix_comm_failure_get_acked_
 #pragma weak pmpix_comm_failure_get_acked__ = pmpix_comm_failure_get_acked_
 #pragma weak PMPIX_COMM_FAILURE_GET_ACKED = pmpix_comm_failure_get_acked_
+#pragma weak pmpix_comm_failure_get_acked_f08_ = pmpix_comm_failure_get_acked_
+#pragma weak mpix_comm_failure_get_acked_f08_ = pmpix_comm_failure_get_acked_
+#pragma weak pmpixr_comm_failure_get_acked_f08_ = pmpix_comm_failure_get_acked_
 
 void pmpix_comm_get_failed_(MPI_Fint *comm, MPI_Fint *failedgrp,
                             MPI_Fint *ierr) {
@@ -8072,6 +12637,9 @@ void pmpix_comm_get_failed_(MPI_Fint *comm, MPI_Fint *failedgrp,
 #pragma weak pmpix_comm_get_failed = pmpix_comm_get_failed_
 #pragma weak pmpix_comm_get_failed__ = pmpix_comm_get_failed_
 #pragma weak PMPIX_COMM_GET_FAILED = pmpix_comm_get_failed_
+#pragma weak pmpix_comm_get_failed_f08_ = pmpix_comm_get_failed_
+#pragma weak mpix_comm_get_failed_f08_ = pmpix_comm_get_failed_
+#pragma weak pmpixr_comm_get_failed_f08_ = pmpix_comm_get_failed_
 
 void pmpix_comm_iagree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *request,
                         MPI_Fint *ierr) {
@@ -8085,6 +12653,9 @@ void pmpix_comm_iagree_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *request,
 #pragma weak pmpix_comm_iagree = pmpix_comm_iagree_
 #pragma weak pmpix_comm_iagree__ = pmpix_comm_iagree_
 #pragma weak PMPIX_COMM_IAGREE = pmpix_comm_iagree_
+#pragma weak pmpix_comm_iagree_f08_ = pmpix_comm_iagree_
+#pragma weak mpix_comm_iagree_f08_ = pmpix_comm_iagree_
+#pragma weak pmpixr_comm_iagree_f08_ = pmpix_comm_iagree_
 
 void pmpix_comm_is_revoked_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -8101,6 +12672,9 @@ void pmpix_comm_is_revoked_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr) {
 #pragma weak pmpix_comm_is_revoked = pmpix_comm_is_revoked_
 #pragma weak pmpix_comm_is_revoked__ = pmpix_comm_is_revoked_
 #pragma weak PMPIX_COMM_IS_REVOKED = pmpix_comm_is_revoked_
+#pragma weak pmpix_comm_is_revoked_f08_ = pmpix_comm_is_revoked_
+#pragma weak mpix_comm_is_revoked_f08_ = pmpix_comm_is_revoked_
+#pragma weak pmpixr_comm_is_revoked_f08_ = pmpix_comm_is_revoked_
 
 void pmpix_comm_ishrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
                          MPI_Fint *ierr) {
@@ -8114,6 +12688,9 @@ void pmpix_comm_ishrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
 #pragma weak pmpix_comm_ishrink = pmpix_comm_ishrink_
 #pragma weak pmpix_comm_ishrink__ = pmpix_comm_ishrink_
 #pragma weak PMPIX_COMM_ISHRINK = pmpix_comm_ishrink_
+#pragma weak pmpix_comm_ishrink_f08_ = pmpix_comm_ishrink_
+#pragma weak mpix_comm_ishrink_f08_ = pmpix_comm_ishrink_
+#pragma weak pmpixr_comm_ishrink_f08_ = pmpix_comm_ishrink_
 
 void pmpix_comm_revoke_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPIX_Comm_revoke(*comm);
@@ -8126,6 +12703,9 @@ void pmpix_comm_revoke_(MPI_Fint *comm, MPI_Fint *ierr) {
 #pragma weak pmpix_comm_revoke = pmpix_comm_revoke_
 #pragma weak pmpix_comm_revoke__ = pmpix_comm_revoke_
 #pragma weak PMPIX_COMM_REVOKE = pmpix_comm_revoke_
+#pragma weak pmpix_comm_revoke_f08_ = pmpix_comm_revoke_
+#pragma weak mpix_comm_revoke_f08_ = pmpix_comm_revoke_
+#pragma weak pmpixr_comm_revoke_f08_ = pmpix_comm_revoke_
 
 void pmpix_comm_shrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
   int rc = MPIX_Comm_shrink(*comm, newcomm);
@@ -8138,6 +12718,9 @@ void pmpix_comm_shrink_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
 #pragma weak pmpix_comm_shrink = pmpix_comm_shrink_
 #pragma weak pmpix_comm_shrink__ = pmpix_comm_shrink_
 #pragma weak PMPIX_COMM_SHRINK = pmpix_comm_shrink_
+#pragma weak pmpix_comm_shrink_f08_ = pmpix_comm_shrink_
+#pragma weak mpix_comm_shrink_f08_ = pmpix_comm_shrink_
+#pragma weak pmpixr_comm_shrink_f08_ = pmpix_comm_shrink_
 
 void pmpix_delete_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
   int rc = MPIX_Delete_error_class(*errorclass);
@@ -8150,6 +12733,11 @@ void pmpix_delete_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
 #pragma weak pmpix_delete_error_class = pmpix_delete_error_class_
 #pragma weak pmpix_delete_error_class__ = pmpix_delete_error_class_
 #pragma weak PMPIX_DELETE_ERROR_CLASS = pmpix_delete_error_class_
+#pragma weak pmpix_delete_error_class_f08_ = pmpix_delete_error_class_
+#pragma weak mpix_delete_error_class_f08_ = pmpix_delete_error_class_
+#pragma weak pmpixr_delete_error_class_f08_ = pmpix_delete_error_class_
+#pragma weak mpi_delete_error_class_f08_ = pmpix_delete_error_class_
+#pragma weak pmpir_delete_error_class_f08_ = pmpix_delete_error_class_
 
 void pmpix_delete_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr) {
   int rc = MPIX_Delete_error_code(*errorcode);
@@ -8162,6 +12750,11 @@ void pmpix_delete_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr) {
 #pragma weak pmpix_delete_error_code = pmpix_delete_error_code_
 #pragma weak pmpix_delete_error_code__ = pmpix_delete_error_code_
 #pragma weak PMPIX_DELETE_ERROR_CODE = pmpix_delete_error_code_
+#pragma weak pmpix_delete_error_code_f08_ = pmpix_delete_error_code_
+#pragma weak mpix_delete_error_code_f08_ = pmpix_delete_error_code_
+#pragma weak pmpixr_delete_error_code_f08_ = pmpix_delete_error_code_
+#pragma weak mpi_delete_error_code_f08_ = pmpix_delete_error_code_
+#pragma weak pmpir_delete_error_code_f08_ = pmpix_delete_error_code_
 
 void pmpix_delete_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr) {
   int rc = MPIX_Delete_error_string(*errorcode);
@@ -8174,6 +12767,11 @@ void pmpix_delete_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr) {
 #pragma weak pmpix_delete_error_string = pmpix_delete_error_string_
 #pragma weak pmpix_delete_error_string__ = pmpix_delete_error_string_
 #pragma weak PMPIX_DELETE_ERROR_STRING = pmpix_delete_error_string_
+#pragma weak pmpix_delete_error_string_f08_ = pmpix_delete_error_string_
+#pragma weak mpix_delete_error_string_f08_ = pmpix_delete_error_string_
+#pragma weak pmpixr_delete_error_string_f08_ = pmpix_delete_error_string_
+#pragma weak mpi_delete_error_string_f08_ = pmpix_delete_error_string_
+#pragma weak pmpir_delete_error_string_f08_ = pmpix_delete_error_string_
 
 void pmpix_gpu_query_support_(MPI_Fint *gpu_type, MPI_Fint *is_supported,
                               MPI_Fint *ierr) {
@@ -8191,3 +12789,6 @@ void pmpix_gpu_query_support_(MPI_Fint *gpu_type, MPI_Fint *is_supported,
 #pragma weak pmpix_gpu_query_support = pmpix_gpu_query_support_
 #pragma weak pmpix_gpu_query_support__ = pmpix_gpu_query_support_
 #pragma weak PMPIX_GPU_QUERY_SUPPORT = pmpix_gpu_query_support_
+#pragma weak pmpix_gpu_query_support_f08_ = pmpix_gpu_query_support_
+#pragma weak mpix_gpu_query_support_f08_ = pmpix_gpu_query_support_
+#pragma weak pmpixr_gpu_query_support_f08_ = pmpix_gpu_query_support_

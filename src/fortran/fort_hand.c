@@ -34,6 +34,22 @@ void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr) {
   hc_f_err(ierr, rc);
 }
 
+/* MPICH's mpi_f08 binding: buffer_addr is a TYPE(C_PTR), which gets the
+ * address (mpi_buffer_detach_f08_, and _large_ with the large size). */
+void pmpi_buffer_detach_f08_(void **buffer_addr, MPI_Fint *size,
+                             MPI_Fint *ierr) {
+  int c_size = 0;
+  int rc = MPI_Buffer_detach(buffer_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_buffer_detach_f08_large_(void **buffer_addr, MPI_Count *size,
+                                   MPI_Fint *ierr) {
+  hc_f_err(ierr, MPI_Buffer_detach_c(buffer_addr, size));
+}
+
 /* The same with a large count (mpi_f08's MPI_Buffer_detach overload). */
 void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
                            MPI_Fint *ierr) {
@@ -937,27 +953,36 @@ void pmpix_query_ascend_support_(MPI_Fint *supported) {
  * cannot see inside it, treats buf as read and written here. */
 void pmpi_f_sync_reg_(void *buf) { (void)buf; }
 
-#pragma weak mpi_conversion_fn_null = mpi_conversion_fn_null_
-#pragma weak mpi_conversion_fn_null__ = mpi_conversion_fn_null_
-#pragma weak MPI_CONVERSION_FN_NULL = mpi_conversion_fn_null_
-#pragma weak mpi_comm_null_copy_fn = mpi_comm_null_copy_fn_
-#pragma weak mpi_comm_null_copy_fn__ = mpi_comm_null_copy_fn_
-#pragma weak MPI_COMM_NULL_COPY_FN = mpi_comm_null_copy_fn_
-#pragma weak mpi_comm_dup_fn = mpi_comm_dup_fn_
-#pragma weak mpi_comm_dup_fn__ = mpi_comm_dup_fn_
-#pragma weak MPI_COMM_DUP_FN = mpi_comm_dup_fn_
-#pragma weak mpi_comm_null_delete_fn = mpi_comm_null_delete_fn_
-#pragma weak mpi_comm_null_delete_fn__ = mpi_comm_null_delete_fn_
-#pragma weak MPI_COMM_NULL_DELETE_FN = mpi_comm_null_delete_fn_
-
-#pragma weak mpi_null_copy_fn = mpi_null_copy_fn_
-#pragma weak mpi_null_copy_fn__ = mpi_null_copy_fn_
-#pragma weak MPI_NULL_COPY_FN = mpi_null_copy_fn_
-#pragma weak mpi_dup_fn = mpi_dup_fn_
-#pragma weak mpi_dup_fn__ = mpi_dup_fn_
-#pragma weak MPI_DUP_FN = mpi_dup_fn_
-#pragma weak mpi_null_delete_fn = mpi_null_delete_fn_
-#pragma weak mpi_null_delete_fn__ = mpi_null_delete_fn_
-#pragma weak MPI_NULL_DELETE_FN = mpi_null_delete_fn_
+#pragma weak mpi_buffer_detach_f08_ = pmpi_buffer_detach_f08_
+#pragma weak pmpir_buffer_detach_f08_ = pmpi_buffer_detach_f08_
+#pragma weak mpi_buffer_detach_f08_large_ = pmpi_buffer_detach_f08_large_
+#pragma weak pmpir_buffer_detach_f08_large_ = pmpi_buffer_detach_f08_large_
+/* Its buffer descriptor is as unread as the mpif.h form's buffer. */
+#pragma weak mpi_f_sync_reg_f08ts_ = pmpi_f_sync_reg_
+#pragma weak pmpir_f_sync_reg_f08ts_ = pmpi_f_sync_reg_
+/* The other name forms of the predefined callbacks (gfortran's is n_), as
+ * MPICH's libmpichfort has them, PMPI ones included. */
+#define FH_PRAGMA(x) _Pragma(#x)
+/* N without its MPI_: mpi.h defines some of the C names as macros. */
+#define FH_CALLBACK_NAMES(n, N)                                                \
+  FH_PRAGMA(weak n = n##_)                                                     \
+  FH_PRAGMA(weak n##__ = n##_)                                                 \
+  FH_PRAGMA(weak MPI_##N = n##_)                                               \
+  FH_PRAGMA(weak p##n##_ = n##_)                                               \
+  FH_PRAGMA(weak p##n##__ = n##_)                                              \
+  FH_PRAGMA(weak PMPI_##N = n##_)
+FH_CALLBACK_NAMES(mpi_conversion_fn_null, CONVERSION_FN_NULL)
+FH_CALLBACK_NAMES(mpi_comm_null_copy_fn, COMM_NULL_COPY_FN)
+FH_CALLBACK_NAMES(mpi_comm_dup_fn, COMM_DUP_FN)
+FH_CALLBACK_NAMES(mpi_comm_null_delete_fn, COMM_NULL_DELETE_FN)
+FH_CALLBACK_NAMES(mpi_type_null_copy_fn, TYPE_NULL_COPY_FN)
+FH_CALLBACK_NAMES(mpi_type_dup_fn, TYPE_DUP_FN)
+FH_CALLBACK_NAMES(mpi_type_null_delete_fn, TYPE_NULL_DELETE_FN)
+FH_CALLBACK_NAMES(mpi_win_null_copy_fn, WIN_NULL_COPY_FN)
+FH_CALLBACK_NAMES(mpi_win_dup_fn, WIN_DUP_FN)
+FH_CALLBACK_NAMES(mpi_win_null_delete_fn, WIN_NULL_DELETE_FN)
+FH_CALLBACK_NAMES(mpi_null_copy_fn, NULL_COPY_FN)
+FH_CALLBACK_NAMES(mpi_dup_fn, DUP_FN)
+FH_CALLBACK_NAMES(mpi_null_delete_fn, NULL_DELETE_FN)
 
 #include "fortran/fort_hand_alias.h"

@@ -7,6 +7,9 @@
 #pragma weak pmpi_init = pmpi_init_
 #pragma weak pmpi_init__ = pmpi_init_
 #pragma weak PMPI_INIT = pmpi_init_
+#pragma weak pmpi_init_f08_ = pmpi_init_
+#pragma weak mpi_init_f08_ = pmpi_init_
+#pragma weak pmpir_init_f08_ = pmpi_init_
 #pragma weak mpi_init_thread_ = pmpi_init_thread_
 #pragma weak mpi_init_thread = pmpi_init_thread_
 #pragma weak mpi_init_thread__ = pmpi_init_thread_
@@ -14,6 +17,9 @@
 #pragma weak pmpi_init_thread = pmpi_init_thread_
 #pragma weak pmpi_init_thread__ = pmpi_init_thread_
 #pragma weak PMPI_INIT_THREAD = pmpi_init_thread_
+#pragma weak pmpi_init_thread_f08_ = pmpi_init_thread_
+#pragma weak mpi_init_thread_f08_ = pmpi_init_thread_
+#pragma weak pmpir_init_thread_f08_ = pmpi_init_thread_
 #pragma weak mpi_wtime_ = pmpi_wtime_
 #pragma weak mpi_wtime = pmpi_wtime_
 #pragma weak mpi_wtime__ = pmpi_wtime_
@@ -21,6 +27,9 @@
 #pragma weak pmpi_wtime = pmpi_wtime_
 #pragma weak pmpi_wtime__ = pmpi_wtime_
 #pragma weak PMPI_WTIME = pmpi_wtime_
+#pragma weak pmpi_wtime_f08_ = pmpi_wtime_
+#pragma weak mpi_wtime_f08_ = pmpi_wtime_
+#pragma weak pmpir_wtime_f08_ = pmpi_wtime_
 #pragma weak mpi_wtick_ = pmpi_wtick_
 #pragma weak mpi_wtick = pmpi_wtick_
 #pragma weak mpi_wtick__ = pmpi_wtick_
@@ -28,6 +37,9 @@
 #pragma weak pmpi_wtick = pmpi_wtick_
 #pragma weak pmpi_wtick__ = pmpi_wtick_
 #pragma weak PMPI_WTICK = pmpi_wtick_
+#pragma weak pmpi_wtick_f08_ = pmpi_wtick_
+#pragma weak mpi_wtick_f08_ = pmpi_wtick_
+#pragma weak pmpir_wtick_f08_ = pmpi_wtick_
 #pragma weak mpi_pcontrol_ = pmpi_pcontrol_
 #pragma weak mpi_pcontrol = pmpi_pcontrol_
 #pragma weak mpi_pcontrol__ = pmpi_pcontrol_
@@ -35,6 +47,9 @@
 #pragma weak pmpi_pcontrol = pmpi_pcontrol_
 #pragma weak pmpi_pcontrol__ = pmpi_pcontrol_
 #pragma weak PMPI_PCONTROL = pmpi_pcontrol_
+#pragma weak pmpi_pcontrol_f08_ = pmpi_pcontrol_
+#pragma weak mpi_pcontrol_f08_ = pmpi_pcontrol_
+#pragma weak pmpir_pcontrol_f08_ = pmpi_pcontrol_
 #pragma weak mpi_buffer_detach_ = pmpi_buffer_detach_
 #pragma weak mpi_buffer_detach = pmpi_buffer_detach_
 #pragma weak mpi_buffer_detach__ = pmpi_buffer_detach_
@@ -56,6 +71,9 @@
 #pragma weak pmpi_comm_get_attr = pmpi_comm_get_attr_
 #pragma weak pmpi_comm_get_attr__ = pmpi_comm_get_attr_
 #pragma weak PMPI_COMM_GET_ATTR = pmpi_comm_get_attr_
+#pragma weak pmpi_comm_get_attr_f08_ = pmpi_comm_get_attr_
+#pragma weak mpi_comm_get_attr_f08_ = pmpi_comm_get_attr_
+#pragma weak pmpir_comm_get_attr_f08_ = pmpi_comm_get_attr_
 #pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
 #pragma weak mpi_comm_set_attr = pmpi_comm_set_attr_
 #pragma weak mpi_comm_set_attr__ = pmpi_comm_set_attr_
@@ -63,6 +81,9 @@
 #pragma weak pmpi_comm_set_attr = pmpi_comm_set_attr_
 #pragma weak pmpi_comm_set_attr__ = pmpi_comm_set_attr_
 #pragma weak PMPI_COMM_SET_ATTR = pmpi_comm_set_attr_
+#pragma weak pmpi_comm_set_attr_f08_ = pmpi_comm_set_attr_
+#pragma weak mpi_comm_set_attr_f08_ = pmpi_comm_set_attr_
+#pragma weak pmpir_comm_set_attr_f08_ = pmpi_comm_set_attr_
 #pragma weak mpi_info_create_env_ = pmpi_info_create_env_
 #pragma weak mpi_info_create_env = pmpi_info_create_env_
 #pragma weak mpi_info_create_env__ = pmpi_info_create_env_
@@ -70,6 +91,9 @@
 #pragma weak pmpi_info_create_env = pmpi_info_create_env_
 #pragma weak pmpi_info_create_env__ = pmpi_info_create_env_
 #pragma weak PMPI_INFO_CREATE_ENV = pmpi_info_create_env_
+#pragma weak pmpi_info_create_env_f08_ = pmpi_info_create_env_
+#pragma weak mpi_info_create_env_f08_ = pmpi_info_create_env_
+#pragma weak pmpir_info_create_env_f08_ = pmpi_info_create_env_
 #pragma weak mpi_info_get_string_ = pmpi_info_get_string_
 #pragma weak mpi_info_get_string = pmpi_info_get_string_
 #pragma weak mpi_info_get_string__ = pmpi_info_get_string_
@@ -77,6 +101,9 @@
 #pragma weak pmpi_info_get_string = pmpi_info_get_string_
 #pragma weak pmpi_info_get_string__ = pmpi_info_get_string_
 #pragma weak PMPI_INFO_GET_STRING = pmpi_info_get_string_
+#pragma weak pmpi_info_get_string_f08_ = pmpi_info_get_string_
+#pragma weak mpi_info_get_string_f08_ = pmpi_info_get_string_
+#pragma weak pmpir_info_get_string_f08_ = pmpi_info_get_string_
 #pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
 #pragma weak mpi_session_get_nth_pset = pmpi_session_get_nth_pset_
 #pragma weak mpi_session_get_nth_pset__ = pmpi_session_get_nth_pset_
@@ -84,6 +111,9 @@
 #pragma weak pmpi_session_get_nth_pset = pmpi_session_get_nth_pset_
 #pragma weak pmpi_session_get_nth_pset__ = pmpi_session_get_nth_pset_
 #pragma weak PMPI_SESSION_GET_NTH_PSET = pmpi_session_get_nth_pset_
+#pragma weak pmpi_session_get_nth_pset_f08_ = pmpi_session_get_nth_pset_
+#pragma weak mpi_session_get_nth_pset_f08_ = pmpi_session_get_nth_pset_
+#pragma weak pmpir_session_get_nth_pset_f08_ = pmpi_session_get_nth_pset_
 #pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
 #pragma weak mpi_comm_create_keyval = pmpi_comm_create_keyval_
 #pragma weak mpi_comm_create_keyval__ = pmpi_comm_create_keyval_
@@ -91,6 +121,9 @@
 #pragma weak pmpi_comm_create_keyval = pmpi_comm_create_keyval_
 #pragma weak pmpi_comm_create_keyval__ = pmpi_comm_create_keyval_
 #pragma weak PMPI_COMM_CREATE_KEYVAL = pmpi_comm_create_keyval_
+#pragma weak pmpi_comm_create_keyval_f08_ = pmpi_comm_create_keyval_
+#pragma weak mpi_comm_create_keyval_f08_ = pmpi_comm_create_keyval_
+#pragma weak pmpir_comm_create_keyval_f08_ = pmpi_comm_create_keyval_
 #pragma weak mpi_type_get_attr_ = pmpi_type_get_attr_
 #pragma weak mpi_type_get_attr = pmpi_type_get_attr_
 #pragma weak mpi_type_get_attr__ = pmpi_type_get_attr_
@@ -98,6 +131,9 @@
 #pragma weak pmpi_type_get_attr = pmpi_type_get_attr_
 #pragma weak pmpi_type_get_attr__ = pmpi_type_get_attr_
 #pragma weak PMPI_TYPE_GET_ATTR = pmpi_type_get_attr_
+#pragma weak pmpi_type_get_attr_f08_ = pmpi_type_get_attr_
+#pragma weak mpi_type_get_attr_f08_ = pmpi_type_get_attr_
+#pragma weak pmpir_type_get_attr_f08_ = pmpi_type_get_attr_
 #pragma weak mpi_type_set_attr_ = pmpi_type_set_attr_
 #pragma weak mpi_type_set_attr = pmpi_type_set_attr_
 #pragma weak mpi_type_set_attr__ = pmpi_type_set_attr_
@@ -105,6 +141,9 @@
 #pragma weak pmpi_type_set_attr = pmpi_type_set_attr_
 #pragma weak pmpi_type_set_attr__ = pmpi_type_set_attr_
 #pragma weak PMPI_TYPE_SET_ATTR = pmpi_type_set_attr_
+#pragma weak pmpi_type_set_attr_f08_ = pmpi_type_set_attr_
+#pragma weak mpi_type_set_attr_f08_ = pmpi_type_set_attr_
+#pragma weak pmpir_type_set_attr_f08_ = pmpi_type_set_attr_
 #pragma weak mpi_type_create_keyval_ = pmpi_type_create_keyval_
 #pragma weak mpi_type_create_keyval = pmpi_type_create_keyval_
 #pragma weak mpi_type_create_keyval__ = pmpi_type_create_keyval_
@@ -112,6 +151,9 @@
 #pragma weak pmpi_type_create_keyval = pmpi_type_create_keyval_
 #pragma weak pmpi_type_create_keyval__ = pmpi_type_create_keyval_
 #pragma weak PMPI_TYPE_CREATE_KEYVAL = pmpi_type_create_keyval_
+#pragma weak pmpi_type_create_keyval_f08_ = pmpi_type_create_keyval_
+#pragma weak mpi_type_create_keyval_f08_ = pmpi_type_create_keyval_
+#pragma weak pmpir_type_create_keyval_f08_ = pmpi_type_create_keyval_
 #pragma weak mpi_win_get_attr_ = pmpi_win_get_attr_
 #pragma weak mpi_win_get_attr = pmpi_win_get_attr_
 #pragma weak mpi_win_get_attr__ = pmpi_win_get_attr_
@@ -119,6 +161,9 @@
 #pragma weak pmpi_win_get_attr = pmpi_win_get_attr_
 #pragma weak pmpi_win_get_attr__ = pmpi_win_get_attr_
 #pragma weak PMPI_WIN_GET_ATTR = pmpi_win_get_attr_
+#pragma weak pmpi_win_get_attr_f08_ = pmpi_win_get_attr_
+#pragma weak mpi_win_get_attr_f08_ = pmpi_win_get_attr_
+#pragma weak pmpir_win_get_attr_f08_ = pmpi_win_get_attr_
 #pragma weak mpi_win_set_attr_ = pmpi_win_set_attr_
 #pragma weak mpi_win_set_attr = pmpi_win_set_attr_
 #pragma weak mpi_win_set_attr__ = pmpi_win_set_attr_
@@ -126,6 +171,9 @@
 #pragma weak pmpi_win_set_attr = pmpi_win_set_attr_
 #pragma weak pmpi_win_set_attr__ = pmpi_win_set_attr_
 #pragma weak PMPI_WIN_SET_ATTR = pmpi_win_set_attr_
+#pragma weak pmpi_win_set_attr_f08_ = pmpi_win_set_attr_
+#pragma weak mpi_win_set_attr_f08_ = pmpi_win_set_attr_
+#pragma weak pmpir_win_set_attr_f08_ = pmpi_win_set_attr_
 #pragma weak mpi_win_create_keyval_ = pmpi_win_create_keyval_
 #pragma weak mpi_win_create_keyval = pmpi_win_create_keyval_
 #pragma weak mpi_win_create_keyval__ = pmpi_win_create_keyval_
@@ -133,6 +181,9 @@
 #pragma weak pmpi_win_create_keyval = pmpi_win_create_keyval_
 #pragma weak pmpi_win_create_keyval__ = pmpi_win_create_keyval_
 #pragma weak PMPI_WIN_CREATE_KEYVAL = pmpi_win_create_keyval_
+#pragma weak pmpi_win_create_keyval_f08_ = pmpi_win_create_keyval_
+#pragma weak mpi_win_create_keyval_f08_ = pmpi_win_create_keyval_
+#pragma weak pmpir_win_create_keyval_f08_ = pmpi_win_create_keyval_
 #pragma weak mpi_file_create_errhandler_ = pmpi_file_create_errhandler_
 #pragma weak mpi_file_create_errhandler = pmpi_file_create_errhandler_
 #pragma weak mpi_file_create_errhandler__ = pmpi_file_create_errhandler_
@@ -140,6 +191,9 @@
 #pragma weak pmpi_file_create_errhandler = pmpi_file_create_errhandler_
 #pragma weak pmpi_file_create_errhandler__ = pmpi_file_create_errhandler_
 #pragma weak PMPI_FILE_CREATE_ERRHANDLER = pmpi_file_create_errhandler_
+#pragma weak pmpi_file_create_errhandler_f08_ = pmpi_file_create_errhandler_
+#pragma weak mpi_file_create_errhandler_f08_ = pmpi_file_create_errhandler_
+#pragma weak pmpir_file_create_errhandler_f08_ = pmpi_file_create_errhandler_
 #pragma weak mpi_register_datarep_ = pmpi_register_datarep_
 #pragma weak mpi_register_datarep = pmpi_register_datarep_
 #pragma weak mpi_register_datarep__ = pmpi_register_datarep_
@@ -147,6 +201,9 @@
 #pragma weak pmpi_register_datarep = pmpi_register_datarep_
 #pragma weak pmpi_register_datarep__ = pmpi_register_datarep_
 #pragma weak PMPI_REGISTER_DATAREP = pmpi_register_datarep_
+#pragma weak pmpi_register_datarep_f08_ = pmpi_register_datarep_
+#pragma weak mpi_register_datarep_f08_ = pmpi_register_datarep_
+#pragma weak pmpir_register_datarep_f08_ = pmpi_register_datarep_
 #pragma weak mpi_aint_add_ = pmpi_aint_add_
 #pragma weak mpi_aint_add = pmpi_aint_add_
 #pragma weak mpi_aint_add__ = pmpi_aint_add_
@@ -154,6 +211,9 @@
 #pragma weak pmpi_aint_add = pmpi_aint_add_
 #pragma weak pmpi_aint_add__ = pmpi_aint_add_
 #pragma weak PMPI_AINT_ADD = pmpi_aint_add_
+#pragma weak pmpi_aint_add_f08_ = pmpi_aint_add_
+#pragma weak mpi_aint_add_f08_ = pmpi_aint_add_
+#pragma weak pmpir_aint_add_f08_ = pmpi_aint_add_
 #pragma weak mpi_grequest_start_ = pmpi_grequest_start_
 #pragma weak mpi_grequest_start = pmpi_grequest_start_
 #pragma weak mpi_grequest_start__ = pmpi_grequest_start_
@@ -161,6 +221,9 @@
 #pragma weak pmpi_grequest_start = pmpi_grequest_start_
 #pragma weak pmpi_grequest_start__ = pmpi_grequest_start_
 #pragma weak PMPI_GREQUEST_START = pmpi_grequest_start_
+#pragma weak pmpi_grequest_start_f08_ = pmpi_grequest_start_
+#pragma weak mpi_grequest_start_f08_ = pmpi_grequest_start_
+#pragma weak pmpir_grequest_start_f08_ = pmpi_grequest_start_
 #pragma weak mpix_grequest_start_ = pmpix_grequest_start_
 #pragma weak mpix_grequest_start = pmpix_grequest_start_
 #pragma weak mpix_grequest_start__ = pmpix_grequest_start_
@@ -168,6 +231,9 @@
 #pragma weak pmpix_grequest_start = pmpix_grequest_start_
 #pragma weak pmpix_grequest_start__ = pmpix_grequest_start_
 #pragma weak PMPIX_GREQUEST_START = pmpix_grequest_start_
+#pragma weak pmpix_grequest_start_f08_ = pmpix_grequest_start_
+#pragma weak mpix_grequest_start_f08_ = pmpix_grequest_start_
+#pragma weak pmpixr_grequest_start_f08_ = pmpix_grequest_start_
 #pragma weak mpix_grequest_class_create_ = pmpix_grequest_class_create_
 #pragma weak mpix_grequest_class_create = pmpix_grequest_class_create_
 #pragma weak mpix_grequest_class_create__ = pmpix_grequest_class_create_
@@ -175,6 +241,9 @@
 #pragma weak pmpix_grequest_class_create = pmpix_grequest_class_create_
 #pragma weak pmpix_grequest_class_create__ = pmpix_grequest_class_create_
 #pragma weak PMPIX_GREQUEST_CLASS_CREATE = pmpix_grequest_class_create_
+#pragma weak pmpix_grequest_class_create_f08_ = pmpix_grequest_class_create_
+#pragma weak mpix_grequest_class_create_f08_ = pmpix_grequest_class_create_
+#pragma weak pmpixr_grequest_class_create_f08_ = pmpix_grequest_class_create_
 #pragma weak mpix_grequest_class_allocate_ = pmpix_grequest_class_allocate_
 #pragma weak mpix_grequest_class_allocate = pmpix_grequest_class_allocate_
 #pragma weak mpix_grequest_class_allocate__ = pmpix_grequest_class_allocate_
@@ -182,6 +251,9 @@
 #pragma weak pmpix_grequest_class_allocate = pmpix_grequest_class_allocate_
 #pragma weak pmpix_grequest_class_allocate__ = pmpix_grequest_class_allocate_
 #pragma weak PMPIX_GREQUEST_CLASS_ALLOCATE = pmpix_grequest_class_allocate_
+#pragma weak pmpix_grequest_class_allocate_f08_ = pmpix_grequest_class_allocate_
+#pragma weak mpix_grequest_class_allocate_f08_ = pmpix_grequest_class_allocate_
+#pragma weak pmpixr_grequest_class_allocate_f08_ = pmpix_grequest_class_allocate_
 #pragma weak mpi_comm_spawn_ = pmpi_comm_spawn_
 #pragma weak mpi_comm_spawn = pmpi_comm_spawn_
 #pragma weak mpi_comm_spawn__ = pmpi_comm_spawn_
@@ -189,6 +261,9 @@
 #pragma weak pmpi_comm_spawn = pmpi_comm_spawn_
 #pragma weak pmpi_comm_spawn__ = pmpi_comm_spawn_
 #pragma weak PMPI_COMM_SPAWN = pmpi_comm_spawn_
+#pragma weak pmpi_comm_spawn_f08_ = pmpi_comm_spawn_
+#pragma weak mpi_comm_spawn_f08_ = pmpi_comm_spawn_
+#pragma weak pmpir_comm_spawn_f08_ = pmpi_comm_spawn_
 #pragma weak mpi_comm_spawn_multiple_ = pmpi_comm_spawn_multiple_
 #pragma weak mpi_comm_spawn_multiple = pmpi_comm_spawn_multiple_
 #pragma weak mpi_comm_spawn_multiple__ = pmpi_comm_spawn_multiple_
@@ -196,6 +271,9 @@
 #pragma weak pmpi_comm_spawn_multiple = pmpi_comm_spawn_multiple_
 #pragma weak pmpi_comm_spawn_multiple__ = pmpi_comm_spawn_multiple_
 #pragma weak PMPI_COMM_SPAWN_MULTIPLE = pmpi_comm_spawn_multiple_
+#pragma weak pmpi_comm_spawn_multiple_f08_ = pmpi_comm_spawn_multiple_
+#pragma weak mpi_comm_spawn_multiple_f08_ = pmpi_comm_spawn_multiple_
+#pragma weak pmpir_comm_spawn_multiple_f08_ = pmpi_comm_spawn_multiple_
 #pragma weak mpix_query_cuda_support_ = pmpix_query_cuda_support_
 #pragma weak mpix_query_cuda_support = pmpix_query_cuda_support_
 #pragma weak mpix_query_cuda_support__ = pmpix_query_cuda_support_
@@ -203,6 +281,9 @@
 #pragma weak pmpix_query_cuda_support = pmpix_query_cuda_support_
 #pragma weak pmpix_query_cuda_support__ = pmpix_query_cuda_support_
 #pragma weak PMPIX_QUERY_CUDA_SUPPORT = pmpix_query_cuda_support_
+#pragma weak pmpix_query_cuda_support_f08_ = pmpix_query_cuda_support_
+#pragma weak mpix_query_cuda_support_f08_ = pmpix_query_cuda_support_
+#pragma weak pmpixr_query_cuda_support_f08_ = pmpix_query_cuda_support_
 #pragma weak mpix_query_hip_support_ = pmpix_query_hip_support_
 #pragma weak mpix_query_hip_support = pmpix_query_hip_support_
 #pragma weak mpix_query_hip_support__ = pmpix_query_hip_support_
@@ -210,6 +291,9 @@
 #pragma weak pmpix_query_hip_support = pmpix_query_hip_support_
 #pragma weak pmpix_query_hip_support__ = pmpix_query_hip_support_
 #pragma weak PMPIX_QUERY_HIP_SUPPORT = pmpix_query_hip_support_
+#pragma weak pmpix_query_hip_support_f08_ = pmpix_query_hip_support_
+#pragma weak mpix_query_hip_support_f08_ = pmpix_query_hip_support_
+#pragma weak pmpixr_query_hip_support_f08_ = pmpix_query_hip_support_
 #pragma weak mpix_query_ze_support_ = pmpix_query_ze_support_
 #pragma weak mpix_query_ze_support = pmpix_query_ze_support_
 #pragma weak mpix_query_ze_support__ = pmpix_query_ze_support_
@@ -217,6 +301,9 @@
 #pragma weak pmpix_query_ze_support = pmpix_query_ze_support_
 #pragma weak pmpix_query_ze_support__ = pmpix_query_ze_support_
 #pragma weak PMPIX_QUERY_ZE_SUPPORT = pmpix_query_ze_support_
+#pragma weak pmpix_query_ze_support_f08_ = pmpix_query_ze_support_
+#pragma weak mpix_query_ze_support_f08_ = pmpix_query_ze_support_
+#pragma weak pmpixr_query_ze_support_f08_ = pmpix_query_ze_support_
 #pragma weak mpix_query_ascend_support_ = pmpix_query_ascend_support_
 #pragma weak mpix_query_ascend_support = pmpix_query_ascend_support_
 #pragma weak mpix_query_ascend_support__ = pmpix_query_ascend_support_
@@ -224,6 +311,9 @@
 #pragma weak pmpix_query_ascend_support = pmpix_query_ascend_support_
 #pragma weak pmpix_query_ascend_support__ = pmpix_query_ascend_support_
 #pragma weak PMPIX_QUERY_ASCEND_SUPPORT = pmpix_query_ascend_support_
+#pragma weak pmpix_query_ascend_support_f08_ = pmpix_query_ascend_support_
+#pragma weak mpix_query_ascend_support_f08_ = pmpix_query_ascend_support_
+#pragma weak pmpixr_query_ascend_support_f08_ = pmpix_query_ascend_support_
 #pragma weak mpi_f_sync_reg_ = pmpi_f_sync_reg_
 #pragma weak mpi_f_sync_reg = pmpi_f_sync_reg_
 #pragma weak mpi_f_sync_reg__ = pmpi_f_sync_reg_
@@ -238,6 +328,9 @@
 #pragma weak pmpi_aint_diff = pmpi_aint_diff_
 #pragma weak pmpi_aint_diff__ = pmpi_aint_diff_
 #pragma weak PMPI_AINT_DIFF = pmpi_aint_diff_
+#pragma weak pmpi_aint_diff_f08_ = pmpi_aint_diff_
+#pragma weak mpi_aint_diff_f08_ = pmpi_aint_diff_
+#pragma weak pmpir_aint_diff_f08_ = pmpi_aint_diff_
 #pragma weak mpi_address_ = pmpi_address_
 #pragma weak mpi_address = pmpi_address_
 #pragma weak mpi_address__ = pmpi_address_

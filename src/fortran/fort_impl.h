@@ -51,6 +51,14 @@ extern char hc_f08_argv_null[1];
 extern char hc_f08_argvs_null[1];
 extern MPI_Fint hc_f08_errcodes_ignore[1];
 
+/* The buffer's first element (what the mpif.h binding would get). */
+void *hc_f_f08ts_buf(const hc_f_gfc_desc_t *d);
+/* 1 when the described elements are one contiguous run (so the base
+ * address and the count describe them). */
+int hc_f_f08ts_contiguous(const hc_f_gfc_desc_t *d);
+/* A non-contiguous section passed as a buffer: MPI_ERR_BUFFER, said on
+ * stderr when the caller has no ierror to read it from. */
+void hc_f_f08ts_refuse(const char *fn, MPI_Fint *ierr);
 /* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
 void *hc_f_buf(void *buf);
 /* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, use mpi and mpi_f08 (the
@@ -164,6 +172,10 @@ double pmpi_wtime_(void);
 double pmpi_wtick_(void);
 void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
 void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_buffer_detach_f08_(void **buffer_addr, MPI_Fint *size,
+                             MPI_Fint *ierr);
+void pmpi_buffer_detach_f08_large_(void **buffer_addr, MPI_Count *size,
+                                   MPI_Fint *ierr);
 void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
                            MPI_Fint *ierr);
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,

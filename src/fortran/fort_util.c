@@ -2,6 +2,7 @@
  * Argument conversion for the Fortran bindings, and the COMMON blocks that
  * hold the Fortran sentinels.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,36 @@ void *hc_f_buf(void *buf) {
       buf == (void *)&MPIR_F08_MPI_IN_PLACE)
     return MPI_IN_PLACE;
   return buf;
+}
+
+void *hc_f_f08ts_buf(const hc_f_gfc_desc_t *d) { return d->base_addr; }
+
+int hc_f_f08ts_contiguous(const hc_f_gfc_desc_t *d) {
+  if (d->dtype.rank < 0 || d->dtype.rank > 15)
+    return 0;
+  ptrdiff_t run = 1; /* elements a contiguous array has before dim i */
+  int strided = 0;
+  for (int i = 0; i < d->dtype.rank; i++) {
+    ptrdiff_t extent = d->dim[i].upper_bound - d->dim[i].lower_bound + 1;
+    if (extent <= 0)
+      return 1; /* no element at all */
+    if (extent > 1 && d->dim[i].stride != run)
+      strided = 1;
+    run *= extent;
+  }
+  /* A component of an array of derived type is laid out span bytes apart. */
+  if (run > 1 && d->span != (ptrdiff_t)d->dtype.elem_len)
+    strided = 1;
+  return !strided;
+}
+
+void hc_f_f08ts_refuse(const char *fn, MPI_Fint *ierr) {
+  if (ierr == NULL)
+    fprintf(stderr,
+            "hcmpi: %s: a non-contiguous array section as a buffer of "
+            "MPICH's mpi_f08 binding (pass a contiguous copy)\n",
+            fn);
+  hc_f_err(ierr, MPI_ERR_BUFFER);
 }
 
 int *hc_f_errcodes(MPI_Fint *errcodes) {

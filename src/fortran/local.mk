@@ -10,7 +10,8 @@ HC_FORT_GEN = src/fortran/fort_bind.c src/fortran/fort_bind.h \
 	src/fortran/mpi_ifaces.f90 src/fortran/mpi_f08_ifaces.f90 \
 	src/fortran/mpi_f08_consts.f90
 EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
-	src/fortran/mpi_f08.f90 src/fortran/fort_impl.h src/fortran/fort_util.c \
+	src/fortran/mpi_f08.f90 src/fortran/fort_impl.h src/fortran/fort_gfc.h \
+	src/fortran/fort_util.c tests/fortran/greq.f90 tests/fortran/spawn_f08.f90 tests/fortran/f08ts.f90 \
 	src/fortran/fort_hand.c tools/hcmpifort.in tools/hcmpicxx.in \
 	tests/fortran/fortran.sh tests/fortran/cxx.sh tests/fortran/relink.sh \
 	tests/fortran/basic.f tests/fortran/basic.f90 \
@@ -20,7 +21,7 @@ EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
 
 if HC_HAVE_FC
 noinst_LTLIBRARIES += libhcfort.la
-libhcfort_la_SOURCES = src/fortran/fort_impl.h src/fortran/fort_util.c \
+libhcfort_la_SOURCES = src/fortran/fort_impl.h src/fortran/fort_gfc.h src/fortran/fort_util.c \
 	src/fortran/fort_hand.c src/fortran/fort_bind.c src/fortran/fort_bind.h \
 	src/fortran/fort_hand_alias.h src/fortran/mpi.f90 src/fortran/mpi_f08.f90
 # Modules land in src/fortran of the build tree (mpif.h stays in srcdir).

@@ -41,3 +41,24 @@ run_check probe "sum 3 (expect 3)" timeout 90 "$HCMPIRUN" -n 2 --timeout 60 \
   --env "LD_LIBRARY_PATH=$ABI_DIR" "$T/probe"
 check_maps "$T/probe.log" "$ABI_DIR" 2 libmpichfort.so.12 libmpich.so.12
 echo "PASS: running MPICH-built ranks map only $ABI_DIR's MPI libraries"
+
+# Every Fortran entry point Debian's libmpichfort.so.12 exports for mpif.h,
+# `use mpi` and its mpi_f08 (mpi_x_, mpi_x_f08_, mpi_x_f08ts_, their
+# _large_ forms, the pmpi_/pmpir_ ones), ours exports too.  Left out: the
+# gfortran module symbols (__*_MOD_*: MPICH's own modules' procedures and
+# data, which a program built with MPICH's mpi_f08 module also needs; not
+# provided yet) and the C functions MPI_Status_c2f08/_f082c, which
+# libhcmpi exports.
+ref=/usr/lib/x86_64-linux-gnu/libmpichfort.so.12
+if [ -r "$ref" ] && command -v nm >/dev/null 2>&1; then
+  fort_names() {
+    nm -D --defined-only "$1" | awk '$2 ~ /^[TWi]$/ { print $3 }' | sed 's/@.*//' |
+      grep -E '^p?mpi[xr]*_[a-z0-9_]*_$' | grep -v '^p\?mpi_status_\(c2f08\|f082c\)' | sort -u
+  }
+  missing=$(fort_names "$ABI_DIR/libmpichfort.so.12" | comm -13 - "$(fort_names "$ref" >"$T/ref.txt"; echo "$T/ref.txt")")
+  if [ -n "$missing" ]; then
+    echo "$missing"
+    fail "our libmpichfort.so.12 lacks $(echo "$missing" | wc -l) of MPICH's Fortran entry points"
+  fi
+  echo "PASS: every Fortran entry point of $ref ($(wc -l <"$T/ref.txt")) is exported"
+fi
