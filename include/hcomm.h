@@ -289,6 +289,29 @@ typedef struct hcomm_accessor {
   void *ctx;
 } hcomm_accessor_t;
 
+/* A place for an engine request inside an object of the caller (the MPI
+ * face keeps one in each pooled request), so that one allocation serves
+ * both layers.  hcomm_request_home_init prepares it once; each
+ * hcomm_isend_at / hcomm_irecv_at then makes *req the request kept there,
+ * for one operation at a time.  When the engine is done with it (completed
+ * and hcomm_request_free'd, in either order) it calls drop, on whichever
+ * thread released it and under the engine's lock (drop must not call
+ * hcomm); until then the memory stays the engine's.  A call that returns
+ * an error leaves the home unused and drop uncalled. */
+#define HCOMM_REQUEST_HOME_BYTES 384
+typedef struct hcomm_request_home {
+  _Alignas(16) unsigned char bytes[HCOMM_REQUEST_HOME_BYTES];
+} hcomm_request_home_t;
+typedef void (*hcomm_request_drop_fn)(hcomm_request_home_t *home);
+void hcomm_request_home_init(hcomm_request_home_t *home,
+                             hcomm_request_drop_fn drop);
+hc_status_t hcomm_isend_at(hcomm_request_home_t *home, const void *buf,
+                           size_t bytes, int dest, int tag, hcomm_comm_t *comm,
+                           int mode, hcomm_request_t **req);
+hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
+                           int source, int tag, hcomm_comm_t *comm,
+                           hcomm_request_t **req);
+
 /* hcomm_isend / hcomm_irecv of a message of bytes bytes reached through
  * acc (pack for a send, unpack for a receive). */
 hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
