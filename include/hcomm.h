@@ -342,6 +342,9 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done);
 int hcomm_request_done(const hcomm_request_t *req);
 /* Releases req.  If it is still active it is released when it completes. */
 void hcomm_request_free(hcomm_request_t *req);
+/* hcomm_wait, then hcomm_request_free, under one taking of the engine's
+ * lock: what a blocking operation or a completing wait does last. */
+hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status);
 /* Receives not yet matched are cancelled at once; sends not yet handed to a
  * transport too; otherwise the request completes normally and
  * status.cancelled stays 0. */

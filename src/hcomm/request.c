@@ -75,8 +75,8 @@ static int request_grow(void) {
 
 /* Zeroes req for a new operation of kind, keeping what outlives
  * operations: its place in the table, the next generation, its home. */
-static hcomm_request_t *request_reset(hcomm_request_t *req,
-                                      hc_request_kind_t kind) {
+__attribute__((always_inline)) static inline hcomm_request_t *
+request_reset(hcomm_request_t *req, hc_request_kind_t kind) {
   uint32_t index = req->index;
   uint32_t generation = req->generation + 1;
   uint32_t epoch = req->table_epoch;
