@@ -726,15 +726,18 @@ int PMPI_Request_free(MPI_Request *request) {
    * (hc_mpi_request_issue) takes the slot over, and may give it back as
    * soon as it is freed. */
   hcomm_request_t *eng = r->engine;
+  if (!eng) { /* nothing running; the shared sent request is never written */
+    hc_mpi_request_destroy(r);
+    return MPI_SUCCESS;
+  }
   hc_mpi_xfer_t staged = r->xfer;
   r->xfer = (hc_mpi_xfer_t){0};
   hc_mpi_request_destroy(r);
-  if (eng && (staged.tmp || staged.acc)) {
+  if (staged.tmp || staged.acc) {
     hc_mpi_xfer_orphan(eng, &staged);
   } else {
     hc_mpi_xfer_fini(&staged);
-    if (eng)
-      hcomm_request_free(eng);
+    hcomm_request_free(eng);
   }
   return MPI_SUCCESS;
 }
