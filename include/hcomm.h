@@ -289,6 +289,29 @@ typedef struct hcomm_accessor {
   void *ctx;
 } hcomm_accessor_t;
 
+/* A place for an engine request inside an object of the caller (the MPI
+ * face keeps one in each pooled request), so that one allocation serves
+ * both layers.  hcomm_request_home_init prepares it once; each
+ * hcomm_isend_at / hcomm_irecv_at then makes *req the request kept there,
+ * for one operation at a time.  When the engine is done with it (completed
+ * and hcomm_request_free'd, in either order) it calls drop, on whichever
+ * thread released it and under the engine's lock (drop must not call
+ * hcomm); until then the memory stays the engine's.  A call that returns
+ * an error leaves the home unused and drop uncalled. */
+#define HCOMM_REQUEST_HOME_BYTES 384
+typedef struct hcomm_request_home {
+  _Alignas(16) unsigned char bytes[HCOMM_REQUEST_HOME_BYTES];
+} hcomm_request_home_t;
+typedef void (*hcomm_request_drop_fn)(hcomm_request_home_t *home);
+void hcomm_request_home_init(hcomm_request_home_t *home,
+                             hcomm_request_drop_fn drop);
+hc_status_t hcomm_isend_at(hcomm_request_home_t *home, const void *buf,
+                           size_t bytes, int dest, int tag, hcomm_comm_t *comm,
+                           int mode, hcomm_request_t **req);
+hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
+                           int source, int tag, hcomm_comm_t *comm,
+                           hcomm_request_t **req);
+
 /* hcomm_isend / hcomm_irecv of a message of bytes bytes reached through
  * acc (pack for a send, unpack for a receive). */
 hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
@@ -319,6 +342,9 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done);
 int hcomm_request_done(const hcomm_request_t *req);
 /* Releases req.  If it is still active it is released when it completes. */
 void hcomm_request_free(hcomm_request_t *req);
+/* hcomm_wait, then hcomm_request_free, under one taking of the engine's
+ * lock: what a blocking operation or a completing wait does last. */
+hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status);
 /* Receives not yet matched are cancelled at once; sends not yet handed to a
  * transport too; otherwise the request completes normally and
  * status.cancelled stays 0. */

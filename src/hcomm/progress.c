@@ -608,6 +608,26 @@ void hcomm_request_free(hcomm_request_t *req) {
   hc_engine_unlock();
 }
 
+hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status) {
+  if (req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_OK;
+  if (!atomic_load(&req->done) && (rc = hc_engine_check()) == HC_OK)
+    hc_wait_locked(req);
+  if (rc != HC_OK) { /* cannot wait: released when it completes */
+    req->user_freed = 1;
+    hc_engine_unlock();
+    return rc;
+  }
+  if (status != NULL)
+    *status = req->status;
+  rc = req->status.error;
+  hc_request_release(req);
+  hc_engine_unlock();
+  return rc;
+}
+
 hc_status_t hcomm_cancel(hcomm_request_t *req) {
   if (req == NULL)
     return HC_ERR_ARG;

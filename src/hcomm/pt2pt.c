@@ -24,10 +24,19 @@ static hc_status_t pt2pt_check_tag_in(int tag, int wildcard_ok, int kind) {
   return pt2pt_check_tag(tag, wildcard_ok);
 }
 
+/* A new request of kind: kept in home when the caller gave one
+ * (hcomm_isend_at / hcomm_irecv_at), else from the pool. */
+static hcomm_request_t *pt2pt_request(hc_request_kind_t kind,
+                                      hcomm_request_home_t *home) {
+  return home != NULL ? hc_request_alloc_at(home, kind)
+                      : hc_request_alloc(kind);
+}
+
 /* A request that completes at once as if from HCOMM_PROC_NULL. */
 static hc_status_t pt2pt_proc_null(hc_request_kind_t kind,
+                                   hcomm_request_home_t *home,
                                    hcomm_request_t **req) {
-  hcomm_request_t *r = hc_request_alloc(kind);
+  hcomm_request_t *r = pt2pt_request(kind, home);
   if (r == NULL)
     return HC_ERR_NOMEM;
   r->status.source = HCOMM_PROC_NULL;
@@ -37,25 +46,26 @@ static hc_status_t pt2pt_proc_null(hc_request_kind_t kind,
   return HC_OK;
 }
 
-/* acc non-NULL: an accessor send (buf unused). */
-static hc_status_t pt2pt_isend(const void *buf, const hcomm_accessor_t *acc,
-                               size_t bytes, int dest, int tag,
-                               hcomm_comm_t *comm, int mode, int coll,
-                               hcomm_request_t **req) {
+/* acc non-NULL: an accessor send (buf unused).  home non-NULL: the
+ * request is kept there. */
+static hc_status_t pt2pt_isend(hcomm_request_home_t *home, const void *buf,
+                               const hcomm_accessor_t *acc, size_t bytes,
+                               int dest, int tag, hcomm_comm_t *comm, int mode,
+                               int coll, hcomm_request_t **req) {
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
   if (comm == NULL || req == NULL)
     return comm == NULL ? HC_ERR_COMM : HC_ERR_ARG;
   if (dest == HCOMM_PROC_NULL)
-    return pt2pt_proc_null(HC_REQ_SEND, req);
+    return pt2pt_proc_null(HC_REQ_SEND, home, req);
   if (dest < 0 || dest >= comm->size)
     return HC_ERR_RANK;
   if (pt2pt_check_tag_in(tag, 0, coll) != HC_OK)
     return HC_ERR_TAG;
   if (bytes > 0 && buf == NULL && (acc == NULL || acc->pack == NULL))
     return HC_ERR_ARG;
-  hcomm_request_t *r = hc_request_alloc(HC_REQ_SEND);
+  hcomm_request_t *r = pt2pt_request(HC_REQ_SEND, home);
   if (r == NULL)
     return HC_ERR_NOMEM;
   r->comm = comm;
@@ -89,7 +99,7 @@ static hc_status_t pt2pt_isend(const void *buf, const hcomm_accessor_t *acc,
 hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
                             hcomm_comm_t *comm, int mode, int coll,
                             hcomm_request_t **req) {
-  return pt2pt_isend(buf, NULL, bytes, dest, tag, comm, mode, coll, req);
+  return pt2pt_isend(NULL, buf, NULL, bytes, dest, tag, comm, mode, coll, req);
 }
 
 /* A receive names peer: its transport is asked, once, to notice the
@@ -115,25 +125,26 @@ static void pt2pt_watch_all(hcomm_comm_t *comm) {
   }
 }
 
-/* acc non-NULL: an accessor receive (buf unused). */
-static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
-                               size_t bytes, int source, int tag,
-                               hcomm_comm_t *comm, int coll,
-                               hcomm_request_t **req) {
+/* acc non-NULL: an accessor receive (buf unused).  home as for
+ * pt2pt_isend. */
+static hc_status_t pt2pt_irecv(hcomm_request_home_t *home, void *buf,
+                               const hcomm_accessor_t *acc, size_t bytes,
+                               int source, int tag, hcomm_comm_t *comm,
+                               int coll, hcomm_request_t **req) {
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
   if (comm == NULL || req == NULL)
     return comm == NULL ? HC_ERR_COMM : HC_ERR_ARG;
   if (source == HCOMM_PROC_NULL)
-    return pt2pt_proc_null(HC_REQ_RECV, req);
+    return pt2pt_proc_null(HC_REQ_RECV, home, req);
   if (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size))
     return HC_ERR_RANK;
   if (pt2pt_check_tag_in(tag, 1, coll) != HC_OK)
     return HC_ERR_TAG;
   if (bytes > 0 && buf == NULL && (acc == NULL || acc->unpack == NULL))
     return HC_ERR_ARG;
-  hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
+  hcomm_request_t *r = pt2pt_request(HC_REQ_RECV, home);
   if (r == NULL)
     return HC_ERR_NOMEM;
   r->comm = comm;
@@ -167,20 +178,47 @@ static hc_status_t pt2pt_irecv(void *buf, const hcomm_accessor_t *acc,
 hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
                             hcomm_comm_t *comm, int coll,
                             hcomm_request_t **req) {
-  return pt2pt_irecv(buf, NULL, bytes, source, tag, comm, coll, req);
+  return pt2pt_irecv(NULL, buf, NULL, bytes, source, tag, comm, coll, req);
 }
 
 hc_status_t hc_isend_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
                                 int dest, int tag, hcomm_comm_t *comm,
                                 int coll, hcomm_request_t **req) {
-  return pt2pt_isend(NULL, acc, bytes, dest, tag, comm, HCOMM_SEND_STANDARD,
-                     coll, req);
+  return pt2pt_isend(NULL, NULL, acc, bytes, dest, tag, comm,
+                     HCOMM_SEND_STANDARD, coll, req);
 }
 
 hc_status_t hc_irecv_acc_locked(const hcomm_accessor_t *acc, size_t bytes,
                                 int source, int tag, hcomm_comm_t *comm,
                                 int coll, hcomm_request_t **req) {
-  return pt2pt_irecv(NULL, acc, bytes, source, tag, comm, coll, req);
+  return pt2pt_irecv(NULL, NULL, acc, bytes, source, tag, comm, coll, req);
+}
+
+/* The public sends and receives: pt2pt_isend / pt2pt_irecv under the
+ * engine's lock, in the user's context. */
+static hc_status_t pt2pt_isend_locking(hcomm_request_home_t *home,
+                                       const void *buf,
+                                       const hcomm_accessor_t *acc,
+                                       size_t bytes, int dest, int tag,
+                                       hcomm_comm_t *comm, int mode,
+                                       hcomm_request_t **req) {
+  hc_engine_lock();
+  hc_status_t rc =
+      pt2pt_isend(home, buf, acc, bytes, dest, tag, comm, mode, 0, req);
+  hc_engine_unlock();
+  return rc;
+}
+
+static hc_status_t pt2pt_irecv_locking(hcomm_request_home_t *home, void *buf,
+                                       const hcomm_accessor_t *acc,
+                                       size_t bytes, int source, int tag,
+                                       hcomm_comm_t *comm,
+                                       hcomm_request_t **req) {
+  hc_engine_lock();
+  hc_status_t rc =
+      pt2pt_irecv(home, buf, acc, bytes, source, tag, comm, 0, req);
+  hc_engine_unlock();
+  return rc;
 }
 
 hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
@@ -188,10 +226,8 @@ hc_status_t hcomm_isend_acc(const hcomm_accessor_t *acc, size_t bytes, int dest,
                             hcomm_request_t **req) {
   if (acc == NULL || acc->pack == NULL)
     return HC_ERR_ARG;
-  hc_engine_lock();
-  hc_status_t rc = pt2pt_isend(NULL, acc, bytes, dest, tag, comm, mode, 0, req);
-  hc_engine_unlock();
-  return rc;
+  return pt2pt_isend_locking(NULL, NULL, acc, bytes, dest, tag, comm, mode,
+                             req);
 }
 
 hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
@@ -199,10 +235,7 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
                             hcomm_request_t **req) {
   if (acc == NULL || acc->unpack == NULL)
     return HC_ERR_ARG;
-  hc_engine_lock();
-  hc_status_t rc = pt2pt_irecv(NULL, acc, bytes, source, tag, comm, 0, req);
-  hc_engine_unlock();
-  return rc;
+  return pt2pt_irecv_locking(NULL, NULL, acc, bytes, source, tag, comm, req);
 }
 
 /* hcomm_send_now under the lock.  Tracing takes the request path, which
@@ -267,18 +300,30 @@ hc_status_t hcomm_recv_now(void *buf, size_t bytes, int source, int tag,
 
 hc_status_t hcomm_isend(const void *buf, size_t bytes, int dest, int tag,
                         hcomm_comm_t *comm, int mode, hcomm_request_t **req) {
-  hc_engine_lock();
-  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm, mode, 0, req);
-  hc_engine_unlock();
-  return rc;
+  return pt2pt_isend_locking(NULL, buf, NULL, bytes, dest, tag, comm, mode,
+                             req);
 }
 
 hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
                         hcomm_comm_t *comm, hcomm_request_t **req) {
-  hc_engine_lock();
-  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 0, req);
-  hc_engine_unlock();
-  return rc;
+  return pt2pt_irecv_locking(NULL, buf, NULL, bytes, source, tag, comm, req);
+}
+
+hc_status_t hcomm_isend_at(hcomm_request_home_t *home, const void *buf,
+                           size_t bytes, int dest, int tag, hcomm_comm_t *comm,
+                           int mode, hcomm_request_t **req) {
+  if (home == NULL)
+    return HC_ERR_ARG;
+  return pt2pt_isend_locking(home, buf, NULL, bytes, dest, tag, comm, mode,
+                             req);
+}
+
+hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
+                           int source, int tag, hcomm_comm_t *comm,
+                           hcomm_request_t **req) {
+  if (home == NULL)
+    return HC_ERR_ARG;
+  return pt2pt_irecv_locking(home, buf, NULL, bytes, source, tag, comm, req);
 }
 
 static void pt2pt_probe_status(const hcomm_message_t *msg,

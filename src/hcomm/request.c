@@ -25,17 +25,35 @@ typedef struct request_pool {
 } request_pool_t;
 
 static request_pool_t request_pool;
+/* Bumped when the pool is torn down: homes registered before hold indices
+ * of a table that is gone.  Starts at 1, since a fresh home reads 0. */
+static uint32_t request_epoch = 1;
+
+_Static_assert(sizeof(hcomm_request_t) <= sizeof(hcomm_request_home_t),
+               "HCOMM_REQUEST_HOME_BYTES must hold an hcomm_request_t");
+_Static_assert(_Alignof(hcomm_request_t) <= _Alignof(hcomm_request_home_t),
+               "a home must be aligned for an hcomm_request_t");
+
+/* Room in the table for n more objects. */
+static int request_table_reserve(uint32_t n) {
+  request_pool_t *p = &request_pool;
+  if (p->count + n <= p->capacity)
+    return 0;
+  uint32_t cap = p->capacity ? p->capacity * 2 : 4 * REQUEST_SLAB;
+  while (cap < p->count + n)
+    cap *= 2;
+  hcomm_request_t **t = realloc(p->table, cap * sizeof *t);
+  if (t == NULL)
+    return -1;
+  p->table = t;
+  p->capacity = cap;
+  return 0;
+}
 
 static int request_grow(void) {
   request_pool_t *p = &request_pool;
-  if (p->count + REQUEST_SLAB > p->capacity) {
-    uint32_t cap = p->capacity ? p->capacity * 2 : 4 * REQUEST_SLAB;
-    hcomm_request_t **t = realloc(p->table, cap * sizeof *t);
-    if (t == NULL)
-      return -1;
-    p->table = t;
-    p->capacity = cap;
-  }
+  if (request_table_reserve(REQUEST_SLAB) != 0)
+    return -1;
   void **slabs = realloc(p->slabs, (p->nslabs + 1) * sizeof *slabs);
   if (slabs == NULL)
     return -1;
@@ -55,22 +73,58 @@ static int request_grow(void) {
   return 0;
 }
 
+/* Zeroes req for a new operation of kind, keeping what outlives
+ * operations: its place in the table, the next generation, its home. */
+__attribute__((always_inline)) static inline hcomm_request_t *
+request_reset(hcomm_request_t *req, hc_request_kind_t kind) {
+  uint32_t index = req->index;
+  uint32_t generation = req->generation + 1;
+  uint32_t epoch = req->table_epoch;
+  hcomm_request_drop_fn drop = req->home_drop;
+  memset(req, 0, sizeof *req);
+  req->index = index;
+  req->generation = generation;
+  req->table_epoch = epoch;
+  req->home_drop = drop;
+  req->kind = kind;
+  atomic_init(&req->done, 0);
+  if (kind == HC_REQ_SEND)
+    request_pool.active_sends++;
+  return req;
+}
+
 hcomm_request_t *hc_request_alloc(hc_request_kind_t kind) {
   request_pool_t *p = &request_pool;
   if (p->freelist == NULL && request_grow() != 0)
     return NULL;
   hcomm_request_t *req = p->freelist;
   p->freelist = req->next;
-  uint32_t index = req->index;
-  uint32_t generation = req->generation + 1;
-  memset(req, 0, sizeof *req);
-  req->index = index;
-  req->generation = generation;
-  req->kind = kind;
-  atomic_init(&req->done, 0);
-  if (kind == HC_REQ_SEND)
-    p->active_sends++;
-  return req;
+  return request_reset(req, kind);
+}
+
+void hcomm_request_home_init(hcomm_request_home_t *home,
+                             hcomm_request_drop_fn drop) {
+  memset(home, 0, sizeof *home);
+  hcomm_request_t *req = (hcomm_request_t *)(void *)home;
+  req->home_drop = drop;
+  req->released = 1;
+}
+
+/* A home gets its table index at its first use in this pool's life and
+ * keeps it, as a slab's objects do: requests found by id or walked
+ * (hc_request_foreach_active) are found in homes too. */
+hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
+                                     hc_request_kind_t kind) {
+  request_pool_t *p = &request_pool;
+  hcomm_request_t *req = (hcomm_request_t *)(void *)home;
+  if (req->table_epoch != request_epoch) {
+    if (request_table_reserve(1) != 0)
+      return NULL;
+    req->index = p->count++;
+    req->table_epoch = request_epoch;
+    p->table[req->index] = req;
+  }
+  return request_reset(req, kind);
 }
 
 void hc_request_release(hcomm_request_t *req) {
@@ -86,6 +140,10 @@ void hc_request_release(hcomm_request_t *req) {
   req->part = NULL;
   req->released = 1;
   req->generation++;
+  if (req->home_drop != NULL) { /* its owner reuses the memory from now */
+    req->home_drop((hcomm_request_home_t *)(void *)req);
+    return;
+  }
   req->next = request_pool.freelist;
   request_pool.freelist = req;
 }
@@ -216,4 +274,5 @@ void hc_request_pool_fini(void) {
   free(p->slabs);
   free(p->table);
   memset(p, 0, sizeof *p);
+  request_epoch++;
 }

@@ -1,8 +1,10 @@
 /*
  * Requests: engine objects for one operation each.  Work finishes only
  * through hc_request_complete().  Objects come from slabs and are recycled
- * through a freelist; each has a fixed table index and a generation, so an
- * id sent to a peer (hc_request_id) is validated on the way back.
+ * through a freelist, or live in a home inside a caller's object (the MPI
+ * face's pooled request, so that one object serves both layers); each has
+ * a fixed table index and a generation, so an id sent to a peer
+ * (hc_request_id) is validated on the way back.
  */
 #ifndef HC_REQUEST_H
 #define HC_REQUEST_H
@@ -56,6 +58,12 @@ struct hcomm_request {
   hcomm_accessor_t acc;
   void *acc_buf;
   hcomm_request_t *next;                /* freelist / pending-work list */
+  /* A request kept in a caller's home (hcomm_request_home_t): drop is
+   * called where a pooled request would join the freelist; table_epoch
+   * says which pool's table its index belongs to (the pool is made anew
+   * after a finalize).  NULL and 0 for pooled requests. */
+  hcomm_request_drop_fn home_drop;
+  uint32_t table_epoch;
   /* hcomm_request_join: a part names the joined request and whether its
    * status is the one reported; the joined request counts the parts still
    * running, keeps their first error and what to run at its end. */
@@ -75,7 +83,11 @@ struct hcomm_request {
 
 /* A zeroed, active request of kind, or NULL when memory ran out. */
 hcomm_request_t *hc_request_alloc(hc_request_kind_t kind);
-/* Returns req to the freelist (it must be complete or never started). */
+/* The same kept in home (hcomm_request_home_init'ed, not in use). */
+hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
+                                     hc_request_kind_t kind);
+/* Returns req to the freelist, or to its home's owner through drop (it must
+ * be complete or never started). */
 void hc_request_release(hcomm_request_t *req);
 /* Finishes req with error (status fields other than error set by caller);
  * releases it when the user already freed it. */

@@ -313,6 +313,10 @@ int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,
 /* Wraps an engine request into a new MPI_Request; frees eng on failure. */
 int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
                         hcomm_request_t *eng, MPI_Request *out);
+/* Starts the engine operation of r (pooled; r->xfer staged, r->is_recv
+ * set) with peer, its engine request in r->engine. */
+hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
+                                 int mode);
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* The same for a persistent collective (coll_ctx.c): loads its inputs and

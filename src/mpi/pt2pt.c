@@ -95,7 +95,9 @@ static int pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
   return MPI_SUCCESS;
 }
 
-/* Wraps an engine request and its staged data into a new MPI_Request. */
+/* Wraps an engine request and its staged data into a new MPI_Request:
+ * for operations the engine makes in requests of its own pool (a joined
+ * send and receive, a matched receive). */
 static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
                    hc_mpi_xfer_t *x, MPI_Request *out) {
   hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
@@ -106,6 +108,32 @@ static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
   r->engine = eng;
   r->xfer = *x;
   r->is_recv = x->is_recv;
+  *out = r->handle;
+  return MPI_SUCCESS;
+}
+
+/* A new MPI_Request for an operation on (buf, count, type) with peer:
+ * its data described in the request itself (pt_xfer_checked), its engine
+ * request kept there too (hc_mpi_request_issue): one object for both
+ * layers, one allocation. */
+static int pt_start(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                    MPI_Count count, MPI_Datatype type, const hc_mpi_type_t *t,
+                    int is_recv, int peer, int tag, int mode,
+                    MPI_Request *out) {
+  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
+  if (!r)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  r->is_recv = is_recv;
+  int rc = pt_xfer_checked(fn, c, buf, count, type, t, is_recv, &r->xfer);
+  if (rc != MPI_SUCCESS) {
+    hc_mpi_request_destroy(r);
+    return rc;
+  }
+  hc_status_t st = hc_mpi_request_issue(r, peer, tag, mode);
+  if (st != HC_OK) {
+    hc_mpi_request_destroy(r);
+    return hc_mpi_raise_status(c, fn, st);
+  }
   *out = r->handle;
   return MPI_SUCCESS;
 }
@@ -132,10 +160,8 @@ static int pt_send_body(const char *fn, const void *buf, MPI_Count count,
     return rc;
   hcomm_request_t *req = NULL;
   hc_status_t st = hc_mpi_xfer_isend(&x, dest, tag, c->engine, mode, &req);
-  if (st == HC_OK) {
-    st = hcomm_wait(req, NULL);
-    hcomm_request_free(req);
-  }
+  if (st == HC_OK)
+    st = hcomm_wait_free(req, NULL);
   hc_mpi_xfer_fini(&x);
   return hc_mpi_raise_status(c, fn, st);
 }
@@ -180,17 +206,7 @@ static int pt_isend_body(const char *fn, const void *buf, MPI_Count count,
     *request = hc_mpi_request_sent();
     return MPI_SUCCESS;
   }
-  hc_mpi_xfer_t x;
-  rc = pt_xfer_checked(fn, c, buf, count, type, t, 0, &x);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  hcomm_request_t *req = NULL;
-  hc_status_t st = hc_mpi_xfer_isend(&x, dest, tag, c->engine, mode, &req);
-  if (st != HC_OK) {
-    hc_mpi_xfer_fini(&x);
-    return hc_mpi_raise_status(c, fn, st);
-  }
-  return pt_wrap(fn, c, req, &x, request);
+  return pt_start(fn, c, buf, count, type, t, 0, dest, tag, mode, request);
 }
 
 static int pt_isend(const char *fn, const void *buf, MPI_Count count,
@@ -422,8 +438,7 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   hcomm_request_t *req = NULL;
   hc_status_t err = hc_mpi_xfer_irecv(&x, source, tag, c->engine, &req);
   if (err == HC_OK) {
-    err = hcomm_wait(req, &st);
-    hcomm_request_free(req);
+    err = hcomm_wait_free(req, &st);
     hc_mpi_xfer_end(&x, st.bytes);
     hc_mpi_status_fill(status, &st);
   }
@@ -475,17 +490,8 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   hcomm_status_t st;
   if (pt_received_now(buf, t, bytes, source, tag, c, &st))
     return hc_mpi_request_new_done(fn, c, &st, request);
-  hc_mpi_xfer_t x;
-  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, 1, &x);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  hcomm_request_t *req = NULL;
-  hc_status_t err = hc_mpi_xfer_irecv(&x, source, tag, c->engine, &req);
-  if (err != HC_OK) {
-    hc_mpi_xfer_fini(&x);
-    return hc_mpi_raise_status(c, fn, err);
-  }
-  return pt_wrap(fn, c, req, &x, request);
+  return pt_start(fn, c, buf, count, datatype, t, 1, source, tag,
+                  HCOMM_SEND_STANDARD, request);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -532,13 +538,10 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
     hcomm_cancel(reqs[0]);
   }
   hc_status_t serr = HC_OK;
-  if (reqs[1]) {
-    serr = hcomm_wait(reqs[1], NULL);
-    hcomm_request_free(reqs[1]);
-  }
+  if (reqs[1])
+    serr = hcomm_wait_free(reqs[1], NULL);
   if (reqs[0]) {
-    hc_status_t rerr = hcomm_wait(reqs[0], rst);
-    hcomm_request_free(reqs[0]);
+    hc_status_t rerr = hcomm_wait_free(reqs[0], rst);
     if (err == HC_OK)
       err = rerr;
   }
@@ -1092,8 +1095,7 @@ static int pt_mrecv_body(const char *fn, void *buf, MPI_Count count,
     return MPI_SUCCESS;
   }
   hcomm_status_t st;
-  hc_status_t err = hcomm_wait(req, &st);
-  hcomm_request_free(req);
+  hc_status_t err = hcomm_wait_free(req, &st);
   hc_mpi_xfer_end(&x, st.bytes);
   hc_mpi_xfer_fini(&x);
   hc_mpi_status_fill(status, &st);

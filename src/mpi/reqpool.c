@@ -2,6 +2,7 @@
 #include "mpi/reqpool.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,20 @@
 
 typedef struct reqpool_slot {
   hc_mpi_request_t req; /* first: the object the face sees */
-  atomic_int live;      /* its handle while allocated, 0 while free */
+  /* The engine request of a point-to-point operation (hcomm_isend_at):
+   * one object serves both layers. */
+  hcomm_request_home_t home;
+  atomic_int live; /* its handle while allocated, 0 while free */
+  /* The engine holds home (from hc_reqpool_home_take until its drop), and
+   * the face is gone (hc_reqpool_free came while the engine held home):
+   * whichever of the free and the drop comes second recycles the slot.
+   * Each side stores its flag, then reads the other's (sequentially
+   * consistent, so at least one sees both); an exchange of face_gone
+   * decides who recycles when both do.  The usual case (the engine done
+   * before the face is freed) costs the drop one store and one load and
+   * the free one load. */
+  atomic_int engine_holds;
+  atomic_int face_gone;
   uint32_t index;
   uint32_t generation;
   struct reqpool_slot *next; /* in a cache or the shared list */
@@ -51,6 +65,8 @@ typedef struct reqpool_cache {
 static __thread reqpool_cache_t reqpool_cache
     __attribute__((tls_model("initial-exec")));
 
+static void reqpool_home_drop(hcomm_request_home_t *home);
+
 static pthread_key_t reqpool_exit_key;
 static pthread_once_t reqpool_exit_once = PTHREAD_ONCE_INIT;
 static int reqpool_exit_ok;
@@ -66,6 +82,9 @@ static int reqpool_grow_locked(void) {
   for (int i = (int)REQPOOL_SLAB - 1; i >= 0; i--) {
     slab[i].index = base + (uint32_t)i;
     atomic_init(&slab[i].live, 0);
+    atomic_init(&slab[i].engine_holds, 0);
+    atomic_init(&slab[i].face_gone, 0);
+    hcomm_request_home_init(&slab[i].home, reqpool_home_drop);
     slab[i].next = reqpool_shared;
     reqpool_shared = &slab[i];
   }
@@ -136,13 +155,17 @@ static void reqpool_exit_key_make(void) {
 
 /* Moves a batch of free slots from the shared list (grown when empty) to
  * c.  Returns 0 when c has one. */
+/* c's slots go back to the pool when its thread ends. */
+static void reqpool_register(reqpool_cache_t *c) {
+  pthread_once(&reqpool_exit_once, reqpool_exit_key_make);
+  if (reqpool_exit_ok)
+    (void)pthread_setspecific(reqpool_exit_key, c);
+  c->registered = 1;
+}
+
 static int reqpool_refill(reqpool_cache_t *c) {
-  if (!c->registered) {
-    pthread_once(&reqpool_exit_once, reqpool_exit_key_make);
-    if (reqpool_exit_ok)
-      (void)pthread_setspecific(reqpool_exit_key, c);
-    c->registered = 1;
-  }
+  if (!c->registered)
+    reqpool_register(c);
   hc_lock(&reqpool_lock);
   if (reqpool_shared == NULL)
     reqpool_restock_locked();
@@ -177,16 +200,52 @@ hc_mpi_request_t *hc_reqpool_alloc(void) {
   return &s->req;
 }
 
-void hc_reqpool_free(hc_mpi_request_t *r) {
-  reqpool_slot_t *s = (reqpool_slot_t *)r;
-  atomic_store_explicit(&s->live, 0, memory_order_relaxed);
-  s->generation++;
+/* Puts a slot nobody holds in this thread's cache.  Inlined: it is the
+ * free's whole work. */
+__attribute__((always_inline)) static inline void
+reqpool_recycle(reqpool_slot_t *s) {
   reqpool_cache_t *c = &reqpool_cache;
+  if (!c->registered) /* a thread that frees but never allocates */
+    reqpool_register(c);
   s->next = c->head;
   c->head = s;
   c->len++;
   if (c->len > 2 * REQPOOL_BATCH)
     reqpool_drain(c, REQPOOL_BATCH);
+}
+
+void hc_reqpool_free(hc_mpi_request_t *r) {
+  reqpool_slot_t *s = (reqpool_slot_t *)r;
+  atomic_store_explicit(&s->live, 0, memory_order_relaxed);
+  s->generation++;
+  if (!atomic_load(&s->engine_holds)) {
+    reqpool_recycle(s);
+    return;
+  }
+  atomic_store(&s->face_gone, 1); /* the drop recycles it */
+  if (!atomic_load(&s->engine_holds) && atomic_exchange(&s->face_gone, 0))
+    reqpool_recycle(s); /* the drop came in between and left it */
+}
+
+hcomm_request_home_t *hc_reqpool_home_take(hc_mpi_request_t *r) {
+  reqpool_slot_t *s = (reqpool_slot_t *)r;
+  atomic_store_explicit(&s->engine_holds, 1, memory_order_relaxed);
+  return &s->home;
+}
+
+void hc_reqpool_home_unused(hc_mpi_request_t *r) {
+  reqpool_slot_t *s = (reqpool_slot_t *)r;
+  atomic_store_explicit(&s->engine_holds, 0, memory_order_relaxed);
+}
+
+/* The engine is done with the request in home (hcomm_request_drop_fn). */
+static void reqpool_home_drop(hcomm_request_home_t *home) {
+  reqpool_slot_t *s =
+      (reqpool_slot_t *)(void *)((char *)home - offsetof(reqpool_slot_t, home));
+  atomic_store(&s->engine_holds, 0);
+  /* Still 0 when the face has it (a persistent request, a wait). */
+  if (atomic_load(&s->face_gone) && atomic_exchange(&s->face_gone, 0))
+    reqpool_recycle(s);
 }
 
 /* No lock: slabs never move, and a handle is valid only while the object

@@ -13,6 +13,9 @@
  * as invalid instead of as another request.  Six bits of generation catch
  * every reuse up to 64 deep.
  *
+ * Each object carries the home of its engine request (hcomm_isend_at), so
+ * a point-to-point operation is one object for the face and the engine.
+ *
  * Free objects sit in a per-thread cache in front of a shared list, moved
  * between the two in batches under the shared lock, so threads under
  * MPI_THREAD_MULTIPLE allocate and free without meeting each other.  An
@@ -25,6 +28,8 @@
 
 #include <stdint.h>
 
+#include "hcomm.h"
+
 struct hc_mpi_request;
 
 /* Handle layout below the kind and object type fields. */
@@ -35,8 +40,19 @@ struct hc_mpi_request;
 /* A zeroed object with its handle field set to a fresh handle; NULL when
  * memory or the index space (HC_REQPOOL_CAPACITY live objects) runs out. */
 struct hc_mpi_request *hc_reqpool_alloc(void);
-/* Invalidates r's handle and keeps r for reuse; r must be live. */
+/* Invalidates r's handle and keeps r for reuse (once the engine no longer
+ * holds its home); r must be live. */
 void hc_reqpool_free(struct hc_mpi_request *r);
+/* The home of r's engine request (hcomm_isend_at / hcomm_irecv_at), one
+ * operation at a time; an engine call that failed leaves it unused: say so
+ * with hc_reqpool_home_unused.  The engine gives it back by its drop (from
+ * hcomm_wait_free or hcomm_request_free once the request is complete, or
+ * at completion after hcomm_request_free); the slot is reused once both
+ * that and hc_reqpool_free have come, in either order, on any threads.
+ * After hc_reqpool_free, r belongs to the engine: free its engine request
+ * after, not before, when it must stay valid until then. */
+hcomm_request_home_t *hc_reqpool_home_take(struct hc_mpi_request *r);
+void hc_reqpool_home_unused(struct hc_mpi_request *r);
 /* The live object of a handle made by hc_reqpool_alloc, else NULL (wrong
  * kind or object type, index never handed out, object freed since). */
 struct hc_mpi_request *hc_reqpool_get(int handle);

@@ -80,6 +80,29 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
   return MPI_SUCCESS;
 }
 
+/* The engine request lives in r's pooled object, so that one object serves
+ * the face and the engine.  A transfer through an accessor (large
+ * non-contiguous data) takes one from the engine's pool: the engine keeps
+ * requests in a home only for plain buffers, which is what the latency
+ * and message-rate paths carry. */
+hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
+                                 int mode) {
+  hc_mpi_xfer_t *x = &r->xfer;
+  hcomm_comm_t *comm = r->comm->engine;
+  if (x->acc != NULL)
+    return r->is_recv ? hc_mpi_xfer_irecv(x, peer, tag, comm, &r->engine)
+                      : hc_mpi_xfer_isend(x, peer, tag, comm, mode, &r->engine);
+  hcomm_request_home_t *home = hc_reqpool_home_take(r);
+  void *buf = x->tmp ? x->tmp : x->user; /* hc_mpi_xfer_buf */
+  hc_status_t st = r->is_recv ? hcomm_irecv_at(home, buf, x->bytes, peer, tag,
+                                               comm, &r->engine)
+                              : hcomm_isend_at(home, buf, x->bytes, peer, tag,
+                                               comm, mode, &r->engine);
+  if (st != HC_OK)
+    hc_reqpool_home_unused(r);
+  return st;
+}
+
 /* ---- completion --------------------------------------------------------- */
 
 /* Non-null and not an inactive persistent request. */
@@ -107,14 +130,13 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
     return HC_OK;
   }
   hcomm_status_t st = r->local;
-  if (r->engine) {
+  /* A persistent collective keeps its schedule, a partitioned request its
+   * channel: their engine requests stay. */
+  if (r->engine && r->coll == NULL && r->part == NULL) {
+    st.error = hcomm_wait_free(r->engine, &st);
+    r->engine = NULL;
+  } else if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
-    /* A persistent collective keeps its schedule, a partitioned request
-     * its channel. */
-    if (r->coll == NULL && r->part == NULL) {
-      hcomm_request_free(r->engine);
-      r->engine = NULL;
-    }
   }
   hc_mpi_xfer_end(&r->xfer, st.bytes);
   if (r->part)
@@ -699,12 +721,24 @@ int PMPI_Request_free(MPI_Request *request) {
   }
   /* A running operation goes on; the engine drops it when it completes,
    * and staged data (a temporary, or the accessor the engine packs or
-   * unpacks each fragment through, with its datatype) stays until then. */
-  if (r->engine && (r->xfer.tmp || r->xfer.acc))
-    hc_mpi_xfer_orphan(r->engine, &r->xfer);
-  else if (r->engine)
-    hcomm_request_free(r->engine);
+   * unpacks each fragment through, with its datatype) stays until then.
+   * The face object goes first: an engine request kept in it
+   * (hc_mpi_request_issue) takes the slot over, and may give it back as
+   * soon as it is freed. */
+  hcomm_request_t *eng = r->engine;
+  if (!eng) { /* nothing running; the shared sent request is never written */
+    hc_mpi_request_destroy(r);
+    return MPI_SUCCESS;
+  }
+  hc_mpi_xfer_t staged = r->xfer;
+  r->xfer = (hc_mpi_xfer_t){0};
   hc_mpi_request_destroy(r);
+  if (staged.tmp || staged.acc) {
+    hc_mpi_xfer_orphan(eng, &staged);
+  } else {
+    hc_mpi_xfer_fini(&staged);
+    hcomm_request_free(eng);
+  }
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Request_free, PMPI_Request_free);
@@ -754,12 +788,7 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
     r->active = 0;
     return rc;
   }
-  if (r->is_recv)
-    st = hc_mpi_xfer_irecv(&r->xfer, r->peer, r->tag, r->comm->engine,
-                           &r->engine);
-  else
-    st = hc_mpi_xfer_isend(&r->xfer, r->peer, r->tag, r->comm->engine, r->mode,
-                           &r->engine);
+  st = hc_mpi_request_issue(r, r->peer, r->tag, r->mode);
   if (st != HC_OK) {
     r->active = 0;
     r->engine = NULL;

@@ -1,12 +1,15 @@
 /* Unit tests of the face request pool (src/mpi/reqpool.c): the handle
- * encoding, stale and foreign handles rejected, and objects allocated on
- * one thread and freed on another under real locking. */
+ * encoding, stale and foreign handles rejected, objects allocated on one
+ * thread and freed on another under real locking, and the engine request
+ * kept in a slot (hc_reqpool_home_take): the slot is reused only once
+ * both the face and the engine let go, in either order. */
 #include "mpi/reqpool.h"
 
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "hcomm/request.h"
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "util/lock.h"
@@ -209,6 +212,134 @@ START_TEST(ended_threads_give_their_cache_back) {
 }
 END_TEST
 
+/* A slot with a running engine request kept in its home. */
+static hc_mpi_request_t *slot_with_engine_request(hcomm_request_t **eng) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  ck_assert_ptr_nonnull(r);
+  *eng = hc_request_alloc_at(hc_reqpool_home_take(r), HC_REQ_RECV);
+  ck_assert_ptr_nonnull(*eng);
+  return r;
+}
+
+/* The engine finishes its request and drops it (hcomm_request_free after
+ * completion). */
+static void engine_lets_go(hcomm_request_t *eng) {
+  hc_request_complete(eng, HC_OK);
+  hc_request_release(eng);
+}
+
+START_TEST(slot_waits_for_the_engine_after_face_free) {
+  hcomm_request_t *eng;
+  hc_mpi_request_t *r = slot_with_engine_request(&eng);
+  ck_assert_ptr_eq(hc_request_lookup(hc_request_id(eng)), eng);
+  hc_reqpool_free(r); /* MPI_Request_free of a running receive */
+  hc_mpi_request_t *other = hc_reqpool_alloc();
+  ck_assert_ptr_ne(other, r); /* the engine still uses the slot */
+  hc_reqpool_free(other);
+  engine_lets_go(eng);
+  hc_mpi_request_t *again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r); /* back in the cache, newest first */
+  hc_reqpool_free(again);
+}
+END_TEST
+
+START_TEST(slot_waits_for_the_face_after_engine_release) {
+  hcomm_request_t *eng;
+  hc_mpi_request_t *r = slot_with_engine_request(&eng);
+  int h = r->handle;
+  engine_lets_go(eng); /* completed and freed as a wait does */
+  ck_assert_ptr_eq(hc_reqpool_get(h), r); /* the face still holds it */
+  hc_mpi_request_t *other = hc_reqpool_alloc();
+  ck_assert_ptr_ne(other, r);
+  hc_reqpool_free(other);
+  hc_reqpool_free(r);
+  ck_assert_ptr_eq(hc_reqpool_get(h), NULL);
+  hc_mpi_request_t *again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r);
+  hc_reqpool_free(again);
+}
+END_TEST
+
+START_TEST(unused_home_lets_the_slot_go_with_the_face) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  (void)hc_reqpool_home_take(r);
+  hc_reqpool_home_unused(r); /* the engine refused the operation */
+  hc_reqpool_free(r);
+  hc_mpi_request_t *again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r);
+  hc_reqpool_free(again);
+}
+END_TEST
+
+/* A home keeps its engine table index from one operation to the next,
+ * with a new generation: the old id no longer finds it. */
+START_TEST(home_keeps_its_engine_index_with_new_generations) {
+  hcomm_request_t *eng;
+  hc_mpi_request_t *r = slot_with_engine_request(&eng);
+  uint64_t first = hc_request_id(eng);
+  engine_lets_go(eng);
+  ck_assert_ptr_null(hc_request_lookup(first));
+  hcomm_request_t *next =
+      hc_request_alloc_at(hc_reqpool_home_take(r), HC_REQ_SEND);
+  ck_assert_ptr_eq(next, eng);
+  uint64_t second = hc_request_id(next);
+  ck_assert_uint_eq((uint32_t)second, (uint32_t)first);
+  ck_assert_uint_ne(second >> 32, first >> 32);
+  ck_assert_ptr_eq(hc_request_lookup(second), next);
+  ck_assert_ptr_null(hc_request_lookup(first));
+  engine_lets_go(next);
+  hc_reqpool_free(r);
+}
+END_TEST
+
+/* The face's free and the engine's drop race on two threads, round after
+ * round: exactly one of them recycles the slot (into its own thread's
+ * cache, whose next allocation hands it out first). */
+enum { RACE_ROUNDS = 2000 };
+
+typedef struct race {
+  pthread_barrier_t barrier;
+  hc_mpi_request_t *slot;
+  hcomm_request_t *eng;
+  hc_mpi_request_t *next[2]; /* each thread's allocation after the race */
+} race_t;
+
+static void *race_engine_thread(void *p) {
+  race_t *g = p;
+  for (int i = 0; i < RACE_ROUNDS; i++) {
+    pthread_barrier_wait(&g->barrier); /* the slot is ready */
+    engine_lets_go(g->eng);
+    g->next[1] = hc_reqpool_alloc();
+    pthread_barrier_wait(&g->barrier); /* both allocated */
+    pthread_barrier_wait(&g->barrier); /* checked */
+    hc_reqpool_free(g->next[1]);
+  }
+  return NULL;
+}
+
+START_TEST(free_and_drop_racing_recycle_once) {
+  hc_lock_make_real();
+  static race_t g;
+  pthread_barrier_init(&g.barrier, NULL, 2);
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, race_engine_thread, &g), 0);
+  int once = 0;
+  for (int i = 0; i < RACE_ROUNDS; i++) {
+    g.slot = slot_with_engine_request(&g.eng);
+    pthread_barrier_wait(&g.barrier);
+    hc_reqpool_free(g.slot);
+    g.next[0] = hc_reqpool_alloc();
+    pthread_barrier_wait(&g.barrier);
+    once += (g.next[0] == g.slot) + (g.next[1] == g.slot) == 1;
+    pthread_barrier_wait(&g.barrier);
+    hc_reqpool_free(g.next[0]);
+  }
+  pthread_join(t, NULL);
+  pthread_barrier_destroy(&g.barrier);
+  ck_assert_int_eq(once, RACE_ROUNDS);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("reqpool");
   TCase *tc = tcase_create("core");
@@ -221,6 +352,11 @@ int main(void) {
   tcase_add_test(tc, live_objects_have_distinct_indices);
   tcase_add_test(tc, objects_cross_threads_without_sharing_a_slot);
   tcase_add_test(tc, ended_threads_give_their_cache_back);
+  tcase_add_test(tc, slot_waits_for_the_engine_after_face_free);
+  tcase_add_test(tc, slot_waits_for_the_face_after_engine_release);
+  tcase_add_test(tc, unused_home_lets_the_slot_go_with_the_face);
+  tcase_add_test(tc, home_keeps_its_engine_index_with_new_generations);
+  tcase_add_test(tc, free_and_drop_racing_recycle_once);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
