@@ -865,7 +865,8 @@ static char **fh_argv_in(const char *f, size_t len, size_t stride) {
 }
 
 static int fh_is_argv_null(const char *argv) {
-  return argv == mpiprivc_.argv_null || argv == hc_f08_argv_null;
+  return argv == mpiprivc_.argv_null || argv == hc_f08_argv_null ||
+         argv == __mpi_f08_link_constants_MOD_mpi_argv_null;
 }
 
 void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs,
@@ -898,7 +899,8 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands,
                                size_t commands_len, size_t argv_len) {
   int n = *count > 0 ? *count : 0;
   int argvs_null = array_of_argv == mpiprivc_.argvs_null ||
-                   array_of_argv == hc_f08_argvs_null;
+                   array_of_argv == hc_f08_argvs_null ||
+                   array_of_argv == __mpi_f08_link_constants_MOD_mpi_argvs_null;
   char **cmds = calloc((size_t)n + 1, sizeof(*cmds));
   char ***argvs =
       argvs_null ? MPI_ARGVS_NULL : calloc((size_t)n + 1, sizeof(*argvs));

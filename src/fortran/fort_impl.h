@@ -46,6 +46,12 @@ extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
 extern MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
 extern int MPIR_F08_MPI_IN_PLACE;
 extern int MPIR_F08_MPI_BOTTOM;
+/* The sentinels of MPICH's mpi_f08 module (fort_mpich_f08.c). */
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_unweighted[1];
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_weights_empty[1];
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_errcodes_ignore[1];
+extern char __mpi_f08_link_constants_MOD_mpi_argv_null[1];
+extern char __mpi_f08_link_constants_MOD_mpi_argvs_null[1];
 /* mpi_f08's spawn sentinels (fort_util.c). */
 extern char hc_f08_argv_null[1];
 extern char hc_f08_argvs_null[1];

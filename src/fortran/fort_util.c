@@ -63,15 +63,18 @@ void hc_f_f08ts_refuse(const char *fn, MPI_Fint *ierr) {
 
 int *hc_f_errcodes(MPI_Fint *errcodes) {
   if (errcodes == mpipriv2_.errcodes_ignore ||
-      errcodes == hc_f08_errcodes_ignore)
+      errcodes == hc_f08_errcodes_ignore ||
+      errcodes == __mpi_f08_link_constants_MOD_mpi_errcodes_ignore)
     return MPI_ERRCODES_IGNORE;
   return (int *)errcodes;
 }
 
 int *hc_f_weights(MPI_Fint *weights) {
-  if (weights == &mpifcmb5_)
+  if (weights == &mpifcmb5_ ||
+      weights == __mpi_f08_link_constants_MOD_mpi_unweighted)
     return MPI_UNWEIGHTED;
-  if (weights == &mpifcmb9_)
+  if (weights == &mpifcmb9_ ||
+      weights == __mpi_f08_link_constants_MOD_mpi_weights_empty)
     return MPI_WEIGHTS_EMPTY;
   return (int *)weights;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Fortran programs compiled and linked by Debian MPICH's mpif90 (mpif.h and
-# MPICH's own `use mpi` module) run on hcmpi: LD_LIBRARY_PATH points at
+# Fortran programs compiled and linked by Debian MPICH's mpif90 (mpif.h,
+# MPICH's own `use mpi` and `use mpi_f08` modules) run on hcmpi: LD_LIBRARY_PATH points at
 # mpich-abi/ (our libmpichfort.so.12 and libmpich.so.12), no MPICH library
 # is loaded, and the programs' data checks pass, including MPICH-compiled
 # MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE and MPI_IN_PLACE (COMMON blocks).
@@ -13,7 +13,7 @@ need_built
 command -v mpif90.mpich >/dev/null 2>&1 || skip "no mpif90.mpich"
 [ -e "$ABI_DIR/libmpichfort.so.12" ] || skip "no $ABI_DIR/libmpichfort.so.12 (no gfortran)"
 failures=0
-for src in basic.f basic.f90 legacy.f; do
+for src in basic.f basic.f90 legacy.f basic_f08.f90 topo_f08.f90 part_f08.f90 spawn_f08.f90; do
   exe=$T/$(echo "$src" | tr . _)
   if ! mpif90.mpich -w -o "$exe" "$top_srcdir/tests/fortran/$src"; then
     echo "FAIL: mpif90.mpich $src"; failures=$((failures + 1)); continue
@@ -45,10 +45,10 @@ echo "PASS: running MPICH-built ranks map only $ABI_DIR's MPI libraries"
 # Every Fortran entry point Debian's libmpichfort.so.12 exports for mpif.h,
 # `use mpi` and its mpi_f08 (mpi_x_, mpi_x_f08_, mpi_x_f08ts_, their
 # _large_ forms, the pmpi_/pmpir_ ones), ours exports too.  Left out: the
-# gfortran module symbols (__*_MOD_*: MPICH's own modules' procedures and
-# data, which a program built with MPICH's mpi_f08 module also needs; not
-# provided yet) and the C functions MPI_Status_c2f08/_f082c, which
-# libhcmpi exports.
+# gfortran module symbols (__*_MOD_*: of MPICH's modules' procedures and
+# data hcmpi has the handle comparisons and conversions and the sentinels,
+# src/fortran/fort_mpich_f08.c, which the mpi_f08 programs above need) and
+# the C functions MPI_Status_c2f08/_f082c, which libhcmpi exports.
 ref=/usr/lib/x86_64-linux-gnu/libmpichfort.so.12
 if [ -r "$ref" ] && command -v nm >/dev/null 2>&1; then
   fort_names() {
