@@ -1,29 +1,23 @@
 /*
- * Communicators and context ids.  Each process keeps a bitmap of free
- * context ids; creating a communicator ANDs the bitmaps of the parent's
- * members (an allgather on the parent's collective context) and takes the
- * lowest id free everywhere.  Disjoint results of one split share an id:
- * their groups never exchange messages.  The top quarter of the ids is
- * kept for non-blocking dups (see "non-blocking dup" below).
+ * Communicators.  Creating one agrees on a context id free at every member
+ * (ctxid.h) through ANDs over the parent's collective context, or the
+ * group's, or both groups' through their leaders.  Disjoint results of one
+ * split share an id: their groups never exchange messages.
  */
 #include "hcomm/comm.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hcomm/core.h"
+#include "hcomm/ctxid.h"
 #include "hcomm/engine.h"
 #include "hcomm/ft.h"
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll.h"
 
-#define COMM_MASK_WORDS (HC_CONTEXT_IDS / 32)
-_Static_assert(COMM_MASK_WORDS == HC_COMM_ID_WORDS, "comm.h names the mask size");
-/* Words of the mask from which non-blocking dups take their ids. */
-#define COMM_IDUP_FIRST_WORD (COMM_MASK_WORDS * 3 / 4)
-#define COMM_IDUP_WORDS (COMM_MASK_WORDS - COMM_IDUP_FIRST_WORD)
+_Static_assert(HC_CTXID_WORDS == HC_COMM_ID_WORDS,
+               "comm.h names the mask size");
 #define COMM_TAG_ALLGATHER (HC_COLL_TAG_ENGINE_BASE + 1)
 #define COMM_TAG_BCAST (HC_COLL_TAG_ENGINE_BASE + 2)
 #define COMM_TAG_BARRIER (HC_COLL_TAG_ENGINE_BASE + 3)
@@ -45,14 +39,12 @@ _Static_assert(COMM_MASK_WORDS == HC_COMM_ID_WORDS, "comm.h names the mask size"
 #define COMM_TAG_NAMED_INTER_BASE (HC_COLL_TAG_ENGINE_BASE + 0xe00)
 #define COMM_TAG_NAMED_WINDOW 0x200
 
-/* One rank's contribution to a communicator creation. */
+/* One rank's place in a split. */
 typedef struct comm_entry {
   int color;
   int key;
-  uint32_t free_mask[COMM_MASK_WORDS];
 } comm_entry_t;
 
-static uint32_t comm_free_ids[COMM_MASK_WORDS]; /* bit set: id free */
 static hcomm_comm_t *comm_world;
 static hcomm_comm_t *comm_self;
 
@@ -72,123 +64,10 @@ int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank) {
   return comm->world_ranks[rank];
 }
 
-/* Ids offered by the blocking creations in flight in this process, and
- * those of this thread's own.  The engine lock is let go while a creation
- * waits for its peers, so two threads may create at once (two libraries
- * building their sessions); they offer disjoint ids, and so never agree on
- * one id for two communicators.  A creation whose agreement comes out
- * empty withdraws its offer, lets the others go on, and tries again:
- * every member saw the same empty result, so all retry together. */
-static uint32_t comm_offered[COMM_MASK_WORDS];
-static _Thread_local uint32_t comm_my_offer[COMM_MASK_WORDS];
-#define COMM_AGREE_TRIES 1000000
-
-/* The key of this thread's agreement in flight (comm_agree_begin), 0 when
- * none; see comm_agree_lower_in_flight. */
-static _Thread_local uint64_t comm_my_key;
-static int comm_agree_lower_in_flight(uint64_t key);
-
-/* The ids a blocking creation may offer: free ones below the idup range
- * that no other thread's creation offers; they become this thread's. */
-static void comm_blocking_mask(uint32_t *mask) {
-  /* An agreement of lower key is in flight in this process: it goes
-   * first, so this round offers nothing (and says it held back), yet
-   * still takes part, so that the members waiting on it are answered. */
-  if (comm_my_key != 0 && comm_agree_lower_in_flight(comm_my_key)) {
-    memset(mask, 0, COMM_MASK_WORDS * sizeof *mask);
-    return;
-  }
-  uint32_t hindered = 0;
-  for (int w = 0; w < COMM_MASK_WORDS; w++) {
-    uint32_t others = comm_offered[w] & ~comm_my_offer[w];
-    mask[w] = comm_free_ids[w] & ~others;
-    if (w < COMM_IDUP_FIRST_WORD)
-      hindered |= comm_free_ids[w] & others;
-  }
-  memset(mask + COMM_IDUP_FIRST_WORD, 0, COMM_IDUP_WORDS * sizeof *mask);
-  for (int w = 0; w < COMM_MASK_WORDS; w++) {
-    comm_offered[w] |= mask[w];
-    comm_my_offer[w] |= mask[w];
-  }
-  /* Id 0 is the world's, never free: its bit carries "nothing held back
-   * for another thread", which the AND keeps only when true everywhere. */
-  if (hindered == 0)
-    mask[0] |= 1u;
-}
-
-static int comm_lowest_free(const uint32_t *mask);
-
-/* Clears the flag bit of an agreed mask; 1 when no member held ids back,
- * so an empty result means the ids are really gone. */
-static int comm_mask_unhindered(uint32_t *mask) {
-  int open = (int)(mask[0] & 1u);
-  mask[0] &= ~1u;
-  return open;
-}
-
-/* Ends this thread's offers: at the end of each blocking creation call
- * (the id it took is marked used by then) and before a retry. */
-static void comm_offer_withdraw(void) {
-  for (int w = 0; w < COMM_MASK_WORDS; w++) {
-    comm_offered[w] &= ~comm_my_offer[w];
-    comm_my_offer[w] = 0;
-  }
-}
-
-/* The agreements in flight in this process, by key (parent's context id,
- * then engine tag: the same at every member).  Retrying, an agreement lets
- * those of lower key in this process go first, so the lowest one in flight
- * finds every member's ids free of the others' offers and succeeds. */
-#define COMM_INFLIGHT_MAX 64
-static uint64_t comm_inflight[COMM_INFLIGHT_MAX];
-static int comm_ninflight;
-
-static uint64_t comm_agree_key(const hcomm_comm_t *parent, int etag) {
-  return (uint64_t)(uint32_t)parent->context_id << 32 | (uint32_t)etag;
-}
-
-static void comm_agree_begin(uint64_t key) {
-  if (comm_ninflight < COMM_INFLIGHT_MAX)
-    comm_inflight[comm_ninflight++] = key;
-  comm_my_key = key;
-}
-
-static void comm_agree_end(uint64_t key) {
-  comm_my_key = 0;
-  for (int i = 0; i < comm_ninflight; i++)
-    if (comm_inflight[i] == key) {
-      comm_inflight[i] = comm_inflight[--comm_ninflight];
-      return;
-    }
-}
-
-static int comm_agree_lower_in_flight(uint64_t key) {
-  for (int i = 0; i < comm_ninflight; i++)
-    if (comm_inflight[i] < key)
-      return 1;
-  return 0;
-}
-
-/* After an empty agreement: 1 when it is worth another try (the lock is
- * let go a moment meanwhile), 0 when the ids are really gone.  The retry
- * does not wait for agreements of lower key here to end: a member that
- * held back would leave the others of its round waiting for its message,
- * among them a holder of ids the lower agreement needs (a deadlock seen
- * with two threads creating communicators at once); instead its rounds
- * offer nothing while a lower key is in flight (comm_blocking_mask). */
-static int comm_agree_retry(int *tries) {
-  comm_offer_withdraw();
-  if (++*tries >= COMM_AGREE_TRIES)
-    return 0;
-  hc_engine_unlock();
-  if (*tries < 100) {
-    sched_yield();
-  } else { /* a long contention: let the others' messages move */
-    struct timespec ts = {0, 100 * 1000};
-    nanosleep(&ts, NULL);
-  }
-  hc_engine_lock();
-  return 1;
+/* The key of an agreement (ctxid.h): the parent's context id, then the
+ * engine tag of the agreement, the same at every member. */
+static uint64_t comm_agree_key(int parent_id, int etag) {
+  return (uint64_t)(uint32_t)parent_id << 32 | (uint32_t)etag;
 }
 
 static void comm_release(hcomm_comm_t *comm);
@@ -196,7 +75,7 @@ static void comm_release(hcomm_comm_t *comm);
 static void comm_destroy(hcomm_comm_t *comm) {
   int id = comm->context_id;
   hc_ft_comm_gone(comm);
-  comm_free_ids[id / 32] |= 1u << (id % 32);
+  hc_ctxid_put(id);
   if (comm->local != NULL)
     comm_release(comm->local);
   hc_shmcoll_free(comm);
@@ -243,7 +122,7 @@ static hcomm_comm_t *comm_new(int id, int n, const int *world_ranks) {
   comm->context_id = id;
   comm->size = n;
   comm->rank = comm->rank_of_world[hc_engine.world_rank];
-  comm_free_ids[id / 32] &= ~(1u << (id % 32));
+  hc_ctxid_take(id);
   return comm;
 }
 
@@ -315,46 +194,70 @@ hc_status_t hc_comm_barrier_locked(hcomm_comm_t *comm) {
   return HC_OK;
 }
 
-/* Allgathers every member's (color, key, free ids) and picks the lowest
- * context id free at all of them.  *entries is malloc'd. */
-static hc_status_t comm_agree(hcomm_comm_t *parent, int color, int key,
-                              comm_entry_t **entries, int *id) {
-  comm_entry_t mine;
-  mine.color = color;
-  mine.key = key;
-  comm_entry_t *all = malloc((size_t)parent->size * sizeof *all);
-  if (all == NULL)
-    return HC_ERR_NOMEM;
-  uint64_t akey = comm_agree_key(parent, COMM_TAG_ALLGATHER);
-  comm_agree_begin(akey);
-  for (int tries = 0;;) {
-    comm_blocking_mask(mine.free_mask);
-    hc_status_t rc = comm_allgather_locked(parent, &mine, sizeof mine, all);
-    if (rc != HC_OK) {
-      comm_agree_end(akey);
-      free(all);
-      return rc;
-    }
-    uint32_t both[COMM_MASK_WORDS];
-    for (int w = 0; w < COMM_MASK_WORDS; w++) {
-      both[w] = ~0u;
-      for (int r = 0; r < parent->size; r++)
-        both[w] &= all[r].free_mask[w];
-    }
-    int open = comm_mask_unhindered(both);
-    *id = comm_lowest_free(both);
-    if (*id >= 0) {
-      comm_agree_end(akey);
-      *entries = all;
-      return HC_OK;
-    }
-    if (open || !comm_agree_retry(&tries)) {
-      comm_offer_withdraw();
-      comm_agree_end(akey);
-      free(all);
-      return HC_ERR_NO_CONTEXT;
-    }
+static hc_status_t comm_send_wait(const void *buf, size_t bytes, int dest,
+                                  int tag, hcomm_comm_t *comm) {
+  hcomm_request_t *req;
+  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm,
+                                   HCOMM_SEND_STANDARD, 1, &req);
+  return rc == HC_OK ? comm_wait_release(req) : rc;
+}
+
+static hc_status_t comm_recv_wait(void *buf, size_t bytes, int source, int tag,
+                                  hcomm_comm_t *comm) {
+  hcomm_request_t *req;
+  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 1, &req);
+  return rc == HC_OK ? comm_wait_release(req) : rc;
+}
+
+/* The members of a context-id agreement on comm's collective context: the
+ * n ranks listed (the first gathers), or all of comm when ranks is NULL;
+ * tag: the engine tag of its messages. */
+typedef struct comm_members {
+  hcomm_comm_t *comm;
+  int n;
+  const int *ranks;
+  int tag;
+} comm_members_t;
+
+static int comm_member(const comm_members_t *m, int i) {
+  return m->ranks != NULL ? m->ranks[i] : i;
+}
+
+/* In-place AND of words over the members, through the first of them (an
+ * hc_ctxid_and_cb). */
+static hc_status_t comm_and_members(void *arg, uint32_t *words, size_t n) {
+  const comm_members_t *m = arg;
+  size_t bytes = n * sizeof *words;
+  int root = comm_member(m, 0);
+  if (m->comm->rank != root) {
+    hc_status_t rc = comm_send_wait(words, bytes, root, m->tag, m->comm);
+    return rc == HC_OK ? comm_recv_wait(words, bytes, root, m->tag, m->comm)
+                       : rc;
   }
+  uint32_t theirs[HC_CTXID_WORDS];
+  for (int i = 1; i < m->n; i++) {
+    hc_status_t rc =
+        comm_recv_wait(theirs, bytes, comm_member(m, i), m->tag, m->comm);
+    if (rc != HC_OK)
+      return rc;
+    for (size_t k = 0; k < n; k++)
+      words[k] &= theirs[k];
+  }
+  for (int i = 1; i < m->n; i++) {
+    hc_status_t rc =
+        comm_send_wait(words, bytes, comm_member(m, i), m->tag, m->comm);
+    if (rc != HC_OK)
+      return rc;
+  }
+  return HC_OK;
+}
+
+/* A context id agreed by every member of parent (taken here). */
+static hc_status_t comm_agree_id(hcomm_comm_t *parent, int *id) {
+  comm_members_t m = {parent, parent->size, NULL, COMM_TAG_ALLGATHER};
+  return hc_ctxid_agree_locked(
+      comm_agree_key(parent->context_id, COMM_TAG_ALLGATHER), 1,
+      comm_and_members, &m, id);
 }
 
 static hc_status_t comm_check_parent(hcomm_comm_t *comm, void *out) {
@@ -428,14 +331,22 @@ static hc_status_t comm_build_split(hcomm_comm_t *parent,
   return rc;
 }
 
+/* Every member learns every (color, key), then all agree on one id. */
 static hc_status_t comm_split_locked(hcomm_comm_t *comm, int color, int key,
                                      hcomm_comm_t **newcomm) {
-  comm_entry_t *all = NULL;
-  int id;
+  comm_entry_t mine = {.color = color, .key = key};
+  comm_entry_t *all = malloc((size_t)comm->size * sizeof *all);
+  int id = -1;
   *newcomm = NULL;
-  hc_status_t rc = comm_agree(comm, color, key, &all, &id);
+  if (all == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = comm_allgather_locked(comm, &mine, sizeof mine, all);
+  if (rc == HC_OK)
+    rc = comm_agree_id(comm, &id);
   if (rc == HC_OK && color != HCOMM_UNDEFINED)
     rc = comm_build_split(comm, all, color, id, newcomm);
+  if (id >= 0 && *newcomm == NULL)
+    hc_ctxid_put(id); /* agreed, but nothing made on it here */
   free(all);
   return rc;
 }
@@ -459,21 +370,20 @@ hc_status_t hcomm_comm_split(hcomm_comm_t *comm, int color, int key,
     rc = HC_ERR_ARG;
   if (rc == HC_OK)
     rc = comm_split_any_locked(comm, color, key, newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
 
 static hc_status_t comm_dup_intra_locked(hcomm_comm_t *comm,
                                          hcomm_comm_t **newcomm) {
-  comm_entry_t *all = NULL;
   int id;
-  hc_status_t rc = comm_agree(comm, 0, comm->rank, &all, &id);
+  hc_status_t rc = comm_agree_id(comm, &id);
   if (rc == HC_OK) {
     *newcomm = comm_new(id, comm->size, comm->world_ranks);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+    if (*newcomm == NULL)
+      hc_ctxid_put(id);
   }
-  free(all);
   return rc;
 }
 
@@ -486,7 +396,6 @@ hc_status_t hcomm_comm_dup(hcomm_comm_t *comm, hcomm_comm_t **newcomm) {
   if (rc == HC_OK)
     rc = comm->local != NULL ? comm_dup_inter_locked(comm, newcomm)
                              : comm_dup_intra_locked(comm, newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -525,11 +434,10 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
   hc_engine_lock();
   int me = 0;
   hc_status_t rc = comm_check_create(comm, n, ranks, newcomm, &me);
-  comm_entry_t *all = NULL;
   int *world = NULL;
-  int id;
+  int id = -1;
   if (rc == HC_OK)
-    rc = comm_agree(comm, 0, 0, &all, &id);
+    rc = comm_agree_id(comm, &id);
   if (rc == HC_OK && me) {
     world = malloc((size_t)n * sizeof *world);
     rc = world == NULL ? HC_ERR_NOMEM : HC_OK;
@@ -540,9 +448,9 @@ hc_status_t hcomm_comm_create(hcomm_comm_t *comm, int n, const int *ranks,
     if (rc == HC_OK && *newcomm == NULL)
       rc = HC_ERR_NOMEM;
   }
+  if (id >= 0 && *newcomm == NULL)
+    hc_ctxid_put(id);
   free(world);
-  free(all);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -647,8 +555,7 @@ int hcomm_comm_peer_size(const hcomm_comm_t *comm) {
 }
 
 hc_status_t hc_comm_init_predefined(void) {
-  for (int w = 0; w < COMM_MASK_WORDS; w++)
-    comm_free_ids[w] = ~0u;
+  hc_ctxid_init();
   int n = hc_engine.world_size;
   int *world = malloc((size_t)n * sizeof *world);
   if (world == NULL)
@@ -664,7 +571,7 @@ hc_status_t hc_comm_init_predefined(void) {
   }
   comm_world->predefined = 1;
   comm_self->predefined = 1;
-  comm_free_ids[COMM_LINK_ID / 32] &= ~(1u << (COMM_LINK_ID % 32));
+  hc_ctxid_take(COMM_LINK_ID);
   return HC_OK;
 }
 
@@ -679,102 +586,51 @@ void hc_comm_fini_predefined(void) {
 
 /* ---- creation over a group, split by node -------------------------------- */
 
-static int comm_lowest_free(const uint32_t *mask) {
-  for (int w = 0; w < COMM_MASK_WORDS; w++)
-    if (mask[w] != 0)
-      return w * 32 + __builtin_ctz(mask[w]);
-  return -1;
-}
-
-static hc_status_t comm_send_wait(const void *buf, size_t bytes, int dest,
-                                  int tag, hcomm_comm_t *comm) {
-  hcomm_request_t *req;
-  hc_status_t rc = hc_isend_locked(buf, bytes, dest, tag, comm,
-                                   HCOMM_SEND_STANDARD, 1, &req);
-  return rc == HC_OK ? comm_wait_release(req) : rc;
-}
-
-static hc_status_t comm_recv_wait(void *buf, size_t bytes, int source, int tag,
-                                  hcomm_comm_t *comm) {
-  hcomm_request_t *req;
-  hc_status_t rc = hc_irecv_locked(buf, bytes, source, tag, comm, 1, &req);
-  return rc == HC_OK ? comm_wait_release(req) : rc;
-}
-
-/* ANDs the free-id masks of the listed members through the first of them,
- * on comm's collective context: only the members take part. */
-static hc_status_t comm_group_mask(hcomm_comm_t *comm, int n, const int *ranks,
-                                   int tag, uint32_t *mask) {
-  comm_blocking_mask(mask);
-  int root = ranks[0];
-  if (comm->rank != root) {
-    hc_status_t rc =
-        comm_send_wait(mask, sizeof comm_free_ids, root, tag, comm);
-    return rc == HC_OK
-               ? comm_recv_wait(mask, sizeof comm_free_ids, root, tag, comm)
-               : rc;
-  }
-  uint32_t theirs[COMM_MASK_WORDS];
-  for (int i = 1; i < n; i++) {
-    hc_status_t rc = comm_recv_wait(theirs, sizeof theirs, ranks[i], tag, comm);
-    if (rc != HC_OK)
-      return rc;
-    for (int w = 0; w < COMM_MASK_WORDS; w++)
-      mask[w] &= theirs[w];
-  }
-  for (int i = 1; i < n; i++) {
-    hc_status_t rc =
-        comm_send_wait(mask, sizeof comm_free_ids, ranks[i], tag, comm);
-    if (rc != HC_OK)
-      return rc;
-  }
-  return HC_OK;
-}
-
 /* etag: the engine tag of the agreement, in one of the reserved windows. */
 static hc_status_t comm_create_group_locked(hcomm_comm_t *comm, int n,
                                             const int *ranks, int etag,
                                             hcomm_comm_t **newcomm) {
-  uint32_t mask[COMM_MASK_WORDS];
-  int id = -1, tries = 0;
-  uint64_t akey = comm_agree_key(comm, etag);
-  hc_status_t rc;
-  comm_agree_begin(akey);
-  int open = 1;
-  do {
-    rc = comm_group_mask(comm, n, ranks, etag, mask);
-    open = rc == HC_OK ? comm_mask_unhindered(mask) : 1;
-    id = rc == HC_OK ? comm_lowest_free(mask) : -1;
-    if (rc == HC_OK && id < 0)
-      rc = HC_ERR_NO_CONTEXT;
-  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries));
-  comm_agree_end(akey);
+  comm_members_t m = {comm, n, ranks, etag};
+  int id = -1;
+  hc_status_t rc = hc_ctxid_agree_locked(comm_agree_key(comm->context_id, etag),
+                                         1, comm_and_members, &m, &id);
   if (rc != HC_OK)
     return rc;
   int *world = malloc((size_t)n * sizeof *world);
-  if (world == NULL)
+  if (world == NULL) {
+    hc_ctxid_put(id);
     return HC_ERR_NOMEM;
+  }
   for (int i = 0; i < n; i++)
     world[i] = comm->world_ranks[ranks[i]];
   *newcomm = comm_new(id, n, world);
   free(world);
+  if (*newcomm == NULL)
+    hc_ctxid_put(id);
   return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
 }
 
 /* ---- fault-tolerant creation (ft.c's shrink) ----------------------------- */
 
-void hc_comm_ids_offer(uint32_t *mask) { comm_blocking_mask(mask); }
+void hc_comm_ids_offer(uint32_t *mask) { hc_ctxid_hold(mask); }
 
-void hc_comm_ids_withdraw(void) { comm_offer_withdraw(); }
+void hc_comm_ids_withdraw(void) { hc_ctxid_unhold(); }
 
+/* The ids were held at every member (hc_ctxid_hold), so the lowest of the
+ * AND is free everywhere; bit 0 says whether anyone held some back. */
 hc_status_t hc_comm_new_agreed(uint32_t *mask, int n, const int *world_ranks,
                                hcomm_comm_t **newcomm) {
-  int open = comm_mask_unhindered(mask);
-  int id = comm_lowest_free(mask);
-  comm_offer_withdraw();
+  int open = (int)(mask[0] & 1u);
+  int id = -1;
+  mask[0] &= ~1u;
+  for (int w = 0; w < HC_CTXID_WORDS && id < 0; w++)
+    if (mask[w] != 0)
+      id = w * 32 + __builtin_ctz(mask[w]);
+  if (id >= 0)
+    *newcomm = comm_new(id, n, world_ranks);
+  hc_ctxid_unhold();
   if (id < 0)
     return open ? HC_ERR_NO_CONTEXT : HC_ERR_AGAIN;
-  *newcomm = comm_new(id, n, world_ranks);
   return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
 }
 
@@ -788,7 +644,6 @@ hc_status_t hcomm_comm_create_group(hcomm_comm_t *comm, int n, const int *ranks,
   if (rc == HC_OK)
     rc = comm_create_group_locked(
         comm, n, ranks, COMM_TAG_GROUP_BASE + tag % COMM_TAG_WINDOW, newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -804,46 +659,32 @@ hc_status_t hcomm_comm_split_shared(hcomm_comm_t *comm, int join, int key,
   int color = join ? hc_engine.local_world_ranks[0] : HCOMM_UNDEFINED;
   if (rc == HC_OK)
     rc = comm_split_any_locked(comm, color, key, newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
 
 /* ---- non-blocking dup ------------------------------------------------------
- * hcomm_comm_idup must not block: its context id is agreed by a schedule on
- * the parent (nbc.c) that the engine's progress advances while the caller
- * goes on.  Its ids come from a range of their own (the top quarter), so a
- * blocking creation, which agrees over its whole call, never picks an id
- * an idup reserved meanwhile, and an idup never waits for one.  Idups take
- * turns among themselves: an attempt offers this rank's free ids only while
- * it holds the process's idup mask (comm_idup_holder); the attempt with the
- * lower priority key (parent's context id, then start order) takes the mask
- * from another, and one that cannot have it offers nothing, which empties
- * the AND, so every rank retries.  An attempt: snapshot; allreduce (AND) of
- * the masks; vote (the lowest common id is reserved if this rank still
- * holds the mask); allreduce (AND) of the votes; decide (commit the id, or
- * release it and retry).  No rank took another id of the range between its
- * snapshot and its vote, so an id every rank reserved is free everywhere. */
+ * hcomm_comm_idup must not block: its context ids are agreed (ctxid.h) by a
+ * schedule on the parent (nbc.c) that the engine's progress advances while
+ * the caller goes on.  A round: offer; AND of the offers; vote; AND of the
+ * votes; decide (take the ids and make the duplicate, or run another
+ * round). */
 
 static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
                                     const int *remote_world);
 
-#define COMM_VOTE_RESERVED 1u /* the agreed ids are reserved here */
-#define COMM_VOTE_OFFERED 2u  /* this rank offered its ids */
-
 typedef struct comm_idup {
   hcomm_comm_t *parent;
   hcomm_comm_t **out;
-  uint64_t prio; /* lower goes first */
-  uint32_t mask[COMM_IDUP_WORDS];
-  uint32_t theirs[COMM_IDUP_WORDS]; /* intercommunicator: the other group's */
+  uint64_t key;
+  int begun; /* agree is in flight (begun in the first round) */
+  hc_ctxid_agreement_t agree;
+  uint32_t mask[HC_CTXID_WORDS];
+  uint32_t theirs[HC_CTXID_WORDS]; /* intercommunicator: the other group's */
   uint32_t vote;
-  int offered;
   int nids;  /* ids needed: 2 for an intercommunicator (its local group) */
-  int id[2]; /* reserved here, not yet committed; -1 */
+  int id[2]; /* agreed and taken, not yet made into the duplicate; -1 */
 } comm_idup_t;
-
-static comm_idup_t *comm_idup_holder;
 
 static void comm_band32(const void *in, void *inout, size_t count, void *ctx) {
   const uint32_t *a = in;
@@ -853,51 +694,30 @@ static void comm_band32(const void *in, void *inout, size_t count, void *ctx) {
     b[i] &= a[i];
 }
 
-/* The i-th lowest id of the agreed mask, or -1. */
-static int comm_idup_nth(const comm_idup_t *d, int i) {
-  for (int w = 0; w < COMM_IDUP_WORDS; w++)
-    for (uint32_t bits = d->mask[w]; bits != 0; bits &= bits - 1)
-      if (i-- == 0)
-        return (COMM_IDUP_FIRST_WORD + w) * 32 + __builtin_ctz(bits);
-  return -1;
-}
-
-static void comm_idup_unreserve(comm_idup_t *d) {
+static void comm_idup_put(comm_idup_t *d) {
   for (int i = 0; i < 2; i++) {
     if (d->id[i] >= 0)
-      comm_free_ids[d->id[i] / 32] |= 1u << (d->id[i] % 32);
+      hc_ctxid_put(d->id[i]);
     d->id[i] = -1;
   }
 }
 
-static void comm_idup_snapshot(hc_nbc_sched_t *s, void *arg) {
+static void comm_idup_offer(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
   (void)s;
-  memset(d->mask, 0, sizeof d->mask);
-  d->offered = comm_idup_holder == NULL || comm_idup_holder->prio >= d->prio;
-  if (!d->offered)
-    return; /* the holder goes first; this attempt fails everywhere */
-  comm_idup_holder = d;
-  memcpy(d->mask, comm_free_ids + COMM_IDUP_FIRST_WORD, sizeof d->mask);
+  if (!d->begun)
+    hc_ctxid_begin(&d->agree, d->key, d->nids);
+  d->begun = 1;
+  hc_ctxid_offer(&d->agree, d->mask);
 }
 
 static void comm_idup_vote(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
   (void)s;
-  d->vote = d->offered ? COMM_VOTE_OFFERED : 0;
-  if (comm_idup_holder != d)
-    return; /* taken by an attempt that goes first */
-  comm_idup_holder = NULL;
-  if (comm_idup_nth(d, d->nids - 1) < 0)
-    return;
-  for (int i = 0; i < d->nids; i++) {
-    d->id[i] = comm_idup_nth(d, i);
-    comm_free_ids[d->id[i] / 32] &= ~(1u << (d->id[i] % 32));
-  }
-  d->vote |= COMM_VOTE_RESERVED;
+  d->vote = hc_ctxid_vote(&d->agree, d->mask);
 }
 
-/* The duplicate on the reserved ids. */
+/* The duplicate on the agreed ids. */
 static hcomm_comm_t *comm_idup_make(comm_idup_t *d) {
   hcomm_comm_t *p = d->parent;
   if (p->local == NULL)
@@ -918,23 +738,21 @@ static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d);
 
 static void comm_idup_decide(hc_nbc_sched_t *s, void *arg) {
   comm_idup_t *d = arg;
-  if (d->vote & COMM_VOTE_RESERVED) {
+  hc_status_t rc = hc_ctxid_decide(&d->agree, d->vote, d->id);
+  if (rc == HC_OK) {
     *d->out = comm_idup_make(d);
     if (*d->out == NULL) {
-      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup releases the ids */
+      hc_nbc_fail(s, HC_ERR_NOMEM); /* the cleanup puts the ids back */
     } else {
       d->id[0] = -1;
       d->id[1] = -1;
     }
-    return;
+  } else if (rc == HC_ERR_AGAIN) {
+    hc_nbc_yield(s); /* the agreement that goes first must move */
+    comm_idup_attempt(s, d);
+  } else {
+    hc_nbc_fail(s, rc);
   }
-  comm_idup_unreserve(d);
-  if ((d->vote & COMM_VOTE_OFFERED) && comm_idup_nth(d, d->nids - 1) < 0) {
-    hc_nbc_fail(s, HC_ERR_NO_CONTEXT); /* every rank offered: none left */
-    return;
-  }
-  hc_nbc_yield(s); /* the holder's schedule must move before a retry */
-  comm_idup_attempt(s, d);
 }
 
 /* In-place AND of words at every member: of the parent, or of both groups
@@ -960,8 +778,8 @@ static void comm_idup_and(hc_nbc_sched_t *s, comm_idup_t *d, uint32_t *words,
 }
 
 static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d) {
-  hc_nbc_add_call(s, comm_idup_snapshot, d);
-  comm_idup_and(s, d, d->mask, COMM_IDUP_WORDS);
+  hc_nbc_add_call(s, comm_idup_offer, d);
+  comm_idup_and(s, d, d->mask, HC_CTXID_WORDS);
   hc_nbc_add_call(s, comm_idup_vote, d);
   comm_idup_and(s, d, &d->vote, 1);
   hc_nbc_add_call(s, comm_idup_decide, d);
@@ -970,9 +788,9 @@ static void comm_idup_attempt(hc_nbc_sched_t *s, comm_idup_t *d) {
 /* Runs with the engine lock held when the schedule is freed. */
 static void comm_idup_cleanup(void *arg) {
   comm_idup_t *d = arg;
-  if (comm_idup_holder == d)
-    comm_idup_holder = NULL;
-  comm_idup_unreserve(d);
+  if (d->begun)
+    hc_ctxid_end(&d->agree);
+  comm_idup_put(d);
   free(d);
 }
 
@@ -995,7 +813,7 @@ hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
   *d = (comm_idup_t){.parent = comm, .out = newcomm, .id = {-1, -1}};
   d->nids = comm->local != NULL ? 2 : 1;
   /* coll_seq: the parent's collectives start in one order everywhere. */
-  d->prio = (uint64_t)comm->context_id << 32 | comm->coll_seq;
+  d->key = (uint64_t)comm->context_id << 32 | comm->coll_seq;
   hc_nbc_set_cleanup(s, comm_idup_cleanup, d);
   comm_idup_attempt(s, d);
   return hc_nbc_start(s, req);
@@ -1008,8 +826,19 @@ typedef struct comm_bridge_msg {
   int size;
   int high;
   int leader_world;
-  uint32_t mask[COMM_MASK_WORDS];
+  int bridge_id; /* the bridge's context id: the agreement's key */
 } comm_bridge_msg_t;
+
+/* Two groups that agree through their leaders: local's members, its
+ * leader, and the bridge over which the leaders talk (peer: the other
+ * leader's rank there; tag: the engine tag of their messages). */
+typedef struct comm_bridge {
+  hcomm_comm_t *local;
+  int leader;
+  hcomm_comm_t *bridge;
+  int peer;
+  int tag;
+} comm_bridge_t;
 
 /* Linear broadcast from root over comm's collective context. */
 static hc_status_t comm_bcast_locked(hcomm_comm_t *comm, int root, void *buf,
@@ -1042,57 +871,40 @@ static hc_status_t comm_swap_locked(hcomm_comm_t *bridge, int peer, int tag,
   return rc == HC_OK ? rc2 : rc;
 }
 
-/* ANDs the free-id masks of the local group (over local), swaps *mine for
- * *theirs between the leaders over bridge, shares *theirs in the local
- * group, and picks the lowest id free in both groups. */
-static hc_status_t comm_bridge_once(hcomm_comm_t *local, int leader,
-                                    hcomm_comm_t *bridge, int peer, int tag,
-                                    comm_bridge_msg_t *mine,
-                                    comm_bridge_msg_t *theirs, int *id,
-                                    int *open) {
-  uint32_t *all = malloc((size_t)local->size * sizeof comm_free_ids);
-  uint32_t free_ids[COMM_MASK_WORDS];
-  if (all == NULL)
-    return HC_ERR_NOMEM;
-  comm_blocking_mask(free_ids);
-  hc_status_t rc = comm_allgather_locked(local, free_ids, sizeof free_ids, all);
-  for (int w = 0; w < COMM_MASK_WORDS; w++) {
-    mine->mask[w] = ~0u;
-    for (int r = 0; r < local->size; r++)
-      mine->mask[w] &= all[(size_t)r * COMM_MASK_WORDS + (size_t)w];
-  }
-  free(all);
-  if (rc == HC_OK && local->rank == leader)
-    rc = comm_swap_locked(bridge, peer, tag, mine, sizeof *mine, theirs,
-                          sizeof *theirs);
-  if (rc == HC_OK)
-    rc = comm_bcast_locked(local, leader, theirs, sizeof *theirs);
-  if (rc != HC_OK)
-    return rc;
-  uint32_t both[COMM_MASK_WORDS];
-  for (int w = 0; w < COMM_MASK_WORDS; w++)
-    both[w] = mine->mask[w] & theirs->mask[w];
-  *open = comm_mask_unhindered(both);
-  *id = comm_lowest_free(both);
-  return *id < 0 ? HC_ERR_NO_CONTEXT : HC_OK;
+/* The leaders swap out (bytes, significant at the leader) and every
+ * member of local receives the other leader's into in. */
+static hc_status_t comm_bridge_swap(const comm_bridge_t *b, const void *out,
+                                    void *in, size_t bytes) {
+  hc_status_t rc = HC_OK;
+  if (b->local->rank == b->leader)
+    rc = comm_swap_locked(b->bridge, b->peer, b->tag, out, bytes, in, bytes);
+  return rc == HC_OK ? comm_bcast_locked(b->local, b->leader, in, bytes) : rc;
 }
 
-/* comm_bridge_once until the groups agree on an id (see comm_offered). */
-static hc_status_t comm_bridge_agree(hcomm_comm_t *local, int leader,
-                                     hcomm_comm_t *bridge, int peer, int tag,
-                                     comm_bridge_msg_t *mine,
-                                     comm_bridge_msg_t *theirs, int *id) {
-  hc_status_t rc;
-  int tries = 0;
-  uint64_t akey = comm_agree_key(local, tag);
-  comm_agree_begin(akey);
-  int open = 1;
-  do
-    rc = comm_bridge_once(local, leader, bridge, peer, tag, mine, theirs, id,
-                          &open);
-  while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries));
-  comm_agree_end(akey);
+/* In-place AND of words over both groups (an hc_ctxid_and_cb). */
+static hc_status_t comm_and_bridge(void *arg, uint32_t *words, size_t n) {
+  const comm_bridge_t *b = arg;
+  comm_members_t m = {b->local, b->local->size, NULL, b->tag};
+  uint32_t theirs[HC_CTXID_WORDS];
+  hc_status_t rc = comm_and_members(&m, words, n);
+  if (rc == HC_OK)
+    rc = comm_bridge_swap(b, words, theirs, n * sizeof *words);
+  for (size_t k = 0; rc == HC_OK && k < n; k++)
+    words[k] &= theirs[k];
   return rc;
+}
+
+/* The leaders swap *mine (every member learns *theirs), then both groups
+ * agree on an id (taken here). */
+static hc_status_t comm_bridge_agree(comm_bridge_t *b, comm_bridge_msg_t *mine,
+                                     comm_bridge_msg_t *theirs, int *id) {
+  if (b->local->rank == b->leader)
+    mine->bridge_id = b->bridge->context_id;
+  hc_status_t rc = comm_bridge_swap(b, mine, theirs, sizeof *mine);
+  if (rc != HC_OK)
+    return rc;
+  return hc_ctxid_agree_locked(comm_agree_key(theirs->bridge_id, b->tag), 1,
+                               comm_and_bridge, b, id);
 }
 
 /* An intercommunicator on id over local (adopted) and the remote group. */
@@ -1118,7 +930,8 @@ static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
     return rc;
   mine.size = lc->size;
   mine.leader_world = lc->world_ranks[leader];
-  rc = comm_bridge_agree(lc, leader, peer, rleader, etag, &mine, &theirs, &id);
+  comm_bridge_t b = {lc, leader, peer, rleader, etag};
+  rc = comm_bridge_agree(&b, &mine, &theirs, &id);
   if (rc == HC_OK) {
     remote = malloc((size_t)theirs.size * sizeof *remote);
     rc = remote == NULL ? HC_ERR_NOMEM : HC_OK;
@@ -1134,6 +947,8 @@ static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
     *newcomm = comm_new_inter(id, lc, theirs.size, remote);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
+  if (rc != HC_OK && id >= 0)
+    hc_ctxid_put(id);
   if (rc != HC_OK)
     comm_release(lc);
   free(remote);
@@ -1158,7 +973,6 @@ hc_status_t hcomm_intercomm_create(hcomm_comm_t *local, int local_leader,
     rc = comm_inter_create_locked(local, local_leader, peer, remote_leader,
                                   COMM_TAG_INTER_BASE + tag % COMM_TAG_WINDOW,
                                   newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -1192,7 +1006,6 @@ hc_status_t hcomm_comm_from_world_ranks(int n, const int *world_ranks, int tag,
     rc = comm_create_group_locked(
         comm_world, n, world_ranks,
         COMM_TAG_NAMED_BASE + tag % COMM_TAG_NAMED_WINDOW, newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -1219,7 +1032,6 @@ hc_status_t hcomm_intercomm_from_world_ranks(int n, const int *local_world,
         COMM_TAG_NAMED_INTER_BASE + tag % COMM_TAG_NAMED_WINDOW, newcomm);
     comm_release(local);
   }
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
@@ -1260,19 +1072,21 @@ hc_status_t hc_comm_inter_from_link_locked(hcomm_comm_t *local, int leader,
   if (rc != HC_OK)
     return rc;
   mine.size = lc->size;
-  rc = comm_bridge_agree(lc, leader, bridge, 1, COMM_TAG_LINK, &mine, &theirs,
-                         &id);
+  comm_bridge_t b = {lc, leader, bridge, 1, COMM_TAG_LINK};
+  rc = comm_bridge_agree(&b, &mine, &theirs, &id);
   if (rc == HC_OK && theirs.size != n)
     rc = HC_ERR_INTERNAL;
   if (rc == HC_OK) {
     *newcomm = comm_new_inter(id, lc, n, remote);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
     (*newcomm)->merge_order = merge_order;
-  else
-    comm_release(lc);
-  comm_offer_withdraw();
+    return rc;
+  }
+  if (id >= 0)
+    hc_ctxid_put(id);
+  comm_release(lc);
   return rc;
 }
 
@@ -1284,16 +1098,19 @@ static hc_status_t comm_dup_inter_locked(hcomm_comm_t *inter,
   hc_status_t rc = comm_dup_intra_locked(inter->local, &lc);
   if (rc != HC_OK)
     return rc;
-  rc = comm_bridge_agree(lc, 0, inter, 0, COMM_TAG_INTER_BASE, &mine, &theirs,
-                         &id);
+  comm_bridge_t b = {lc, 0, inter, 0, COMM_TAG_INTER_BASE};
+  rc = comm_bridge_agree(&b, &mine, &theirs, &id);
   if (rc == HC_OK) {
     *newcomm = comm_new_inter(id, lc, inter->size, inter->world_ranks);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
     (*newcomm)->merge_order = inter->merge_order;
-  if (rc != HC_OK)
-    comm_release(lc);
+    return rc;
+  }
+  if (id >= 0)
+    hc_ctxid_put(id);
+  comm_release(lc);
   return rc;
 }
 
@@ -1304,8 +1121,8 @@ static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
   int id = -1;
   mine.high = high != 0;
   mine.leader_world = local->world_ranks[0];
-  hc_status_t rc = comm_bridge_agree(local, 0, inter, 0, COMM_TAG_INTER_BASE,
-                                     &mine, &theirs, &id);
+  comm_bridge_t b = {local, 0, inter, 0, COMM_TAG_INTER_BASE};
+  hc_status_t rc = comm_bridge_agree(&b, &mine, &theirs, &id);
   if (rc != HC_OK)
     return rc;
   int local_first = mine.high != theirs.high ? !mine.high
@@ -1314,8 +1131,10 @@ static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
                         : mine.leader_world < theirs.leader_world;
   int n = local->size + inter->size;
   int *world = malloc((size_t)n * sizeof *world);
-  if (world == NULL)
+  if (world == NULL) {
+    hc_ctxid_put(id);
     return HC_ERR_NOMEM;
+  }
   const hcomm_comm_t *first = local_first ? local : inter;
   const hcomm_comm_t *second = local_first ? inter : local;
   memcpy(world, first->world_ranks, (size_t)first->size * sizeof(int));
@@ -1323,6 +1142,8 @@ static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
          (size_t)second->size * sizeof(int));
   *newcomm = comm_new(id, n, world);
   free(world);
+  if (*newcomm == NULL)
+    hc_ctxid_put(id);
   return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
 }
 
@@ -1334,15 +1155,14 @@ hc_status_t hcomm_intercomm_merge(hcomm_comm_t *inter, int high,
     rc = HC_ERR_COMM;
   if (rc == HC_OK)
     rc = comm_merge_locked(inter, high, newcomm);
-  comm_offer_withdraw();
   hc_engine_unlock();
   return rc;
 }
 
 /* ---- intercommunicator split --------------------------------------------
- * Every member of both groups learns every (color, key, free ids) entry:
- * an allgather in each group, a swap between the leaders (local rank 0)
- * and a broadcast in each group.  Two ids free at every member are taken,
+ * Every member of both groups learns every (color, key) entry: an
+ * allgather in each group, a swap between the leaders (local rank 0) and a
+ * broadcast in each group.  Two ids free at every member are agreed,
  * one for all the new local groups and one for all the new
  * intercommunicators: results of different colors have no member in
  * common, and the local groups of one color on the two sides never
@@ -1370,30 +1190,9 @@ static hc_status_t comm_inter_allgather(hcomm_comm_t *inter,
   return rc;
 }
 
-/* The two lowest ids free at every member of both groups. */
-static hc_status_t comm_inter_two_ids(const comm_entry_t *a, int na,
-                                      const comm_entry_t *b, int nb, int *ids,
-                                      int *open) {
-  uint32_t both[COMM_MASK_WORDS];
-  for (int w = 0; w < COMM_MASK_WORDS; w++) {
-    both[w] = ~0u;
-    for (int r = 0; r < na; r++)
-      both[w] &= a[r].free_mask[w];
-    for (int r = 0; r < nb; r++)
-      both[w] &= b[r].free_mask[w];
-  }
-  *open = comm_mask_unhindered(both);
-  for (int i = 0; i < 2; i++) {
-    ids[i] = comm_lowest_free(both);
-    if (ids[i] < 0)
-      return HC_ERR_NO_CONTEXT;
-    both[ids[i] / 32] &= ~(1u << (ids[i] % 32));
-  }
-  return HC_OK;
-}
-
 /* The intercommunicator of my color: local members from mine_all, remote
- * ones from their_all; NULL when the remote group has none of them. */
+ * ones from their_all; NULL when the remote group has none of them.  The
+ * agreed ids it makes nothing on go back. */
 static hc_status_t comm_inter_build_split(hcomm_comm_t *inter,
                                           const comm_entry_t *mine_all,
                                           const comm_entry_t *their_all,
@@ -1411,8 +1210,13 @@ static hc_status_t comm_inter_build_split(hcomm_comm_t *inter,
     *newcomm = comm_new_inter(ids[1], lc, n, remote);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
   }
-  if (rc != HC_OK && lc != NULL)
-    comm_release(lc);
+  if (*newcomm == NULL) {
+    hc_ctxid_put(ids[1]);
+    if (lc != NULL)
+      comm_release(lc); /* which puts ids[0] back */
+    else
+      hc_ctxid_put(ids[0]);
+  }
   free(remote);
   return rc;
 }
@@ -1421,27 +1225,21 @@ static hc_status_t comm_inter_split_locked(hcomm_comm_t *inter, int color,
                                            int key, hcomm_comm_t **newcomm) {
   comm_entry_t mine = {.color = color, .key = key};
   comm_entry_t *mine_all = NULL, *their_all = NULL;
-  int ids[2];
+  int ids[2] = {-1, -1};
   *newcomm = NULL;
-  hc_status_t rc;
-  int tries = 0;
-  uint64_t akey = comm_agree_key(inter, COMM_TAG_ALLGATHER);
-  int open = 1;
-  comm_agree_begin(akey);
-  do {
-    free(mine_all);
-    free(their_all);
-    mine_all = their_all = NULL;
-    comm_blocking_mask(mine.free_mask);
-    rc = comm_inter_allgather(inter, &mine, &mine_all, &their_all);
-    if (rc == HC_OK)
-      rc = comm_inter_two_ids(mine_all, inter->local->size, their_all,
-                              inter->size, ids, &open);
-  } while (rc == HC_ERR_NO_CONTEXT && !open && comm_agree_retry(&tries));
-  comm_agree_end(akey);
-  if (rc == HC_OK && color != HCOMM_UNDEFINED)
+  comm_bridge_t b = {inter->local, 0, inter, 0, COMM_TAG_INTER_BASE};
+  hc_status_t rc = comm_inter_allgather(inter, &mine, &mine_all, &their_all);
+  if (rc == HC_OK)
+    rc = hc_ctxid_agree_locked(
+        comm_agree_key(inter->context_id, COMM_TAG_ALLGATHER), 2,
+        comm_and_bridge, &b, ids);
+  if (rc == HC_OK && color != HCOMM_UNDEFINED) {
     rc =
         comm_inter_build_split(inter, mine_all, their_all, color, ids, newcomm);
+  } else if (rc == HC_OK) {
+    hc_ctxid_put(ids[0]);
+    hc_ctxid_put(ids[1]);
+  }
   free(mine_all);
   free(their_all);
   return rc;

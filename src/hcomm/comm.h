@@ -89,8 +89,9 @@ hc_status_t hc_comm_inter_from_link_locked(hcomm_comm_t *local, int leader,
 hc_status_t hc_comm_barrier_locked(hcomm_comm_t *comm);
 
 /* Fault-tolerant creation (ft.c's shrink), which agrees on the ids itself:
- * offer writes the ids this thread may offer (HC_COMM_ID_WORDS words, a
- * flag in bit 0 as comm.c's agreements carry it); new_agreed makes the
+ * offer holds for this thread the ids no other agreement has and writes
+ * them (HC_COMM_ID_WORDS words, bit 0 set when none was held back;
+ * hc_ctxid_hold in ctxid.h); new_agreed makes the
  * communicator on the lowest id of the agreed mask and ends the offer
  * (HC_ERR_AGAIN: another thread held ids back, agree again); withdraw ends
  * an offer that came to nothing. */

@@ -9,6 +9,8 @@ HC_ENGINE_SOURCES += src/hcomm/coll.c src/hcomm/coll.h \
 	src/hcomm/nbc.c src/hcomm/nbc.h \
 	src/hcomm/nbc_impl.h src/hcomm/nbc_reduce.c src/hcomm/nbc_gather.c \
 	src/hcomm/nbc_alltoall.c src/hcomm/nbc_scan.c
+# Context ids and the agreement on new ones (threads may create at once).
+HC_ENGINE_SOURCES += src/hcomm/ctxid.c src/hcomm/ctxid.h
 # Partitioned point-to-point: channels matched once, a message per partition.
 HC_ENGINE_SOURCES += src/hcomm/part.c src/hcomm/part.h
 # Collectives on intercommunicators: schedules of nbc.c over both groups.

@@ -186,7 +186,7 @@ static void flat_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
    * a read-only file may overlap them. */
   if (off < 0 || (fl->n && off < fl->b[fl->n - 1].off) ||
       (fl->disorder && !fl->allow_disorder)) {
-    fl->bad = MPI_ERR_TYPE;
+    fl->bad = MPI_ERR_IO; /* see io_view_order */
     return;
   }
   if (fl->n && fl->b[fl->n - 1].off + fl->b[fl->n - 1].len == off) {
@@ -206,7 +206,7 @@ static void flat_visit(void *ctx, char *mem, MPI_Count pos, MPI_Aint len,
   fl->b[fl->n++] = (io_block_t){off, len, (MPI_Offset)pos};
 }
 
-/* The runs of one element of t, or a class: MPI_ERR_TYPE for negative or
+/* The runs of one element of t, or a class: MPI_ERR_IO for negative or
  * decreasing displacements, and for overlapping ones unless
  * allow_disorder (MPI-4.0 14.3: filetypes of files that are written must
  * not overlap); MPI_ERR_NO_MEM.  *ordered tells whether the runs go
@@ -228,6 +228,13 @@ static int flatten(const hc_mpi_type_t *t, int allow_disorder, io_block_t **out,
 }
 
 /* ---- the view ------------------------------------------------------------ */
+
+/* A filetype whose displacements break MPI-4.0 14.3 is a valid datatype
+ * used where it cannot be, so its class is the I/O one MPICH (ROMIO) gives
+ * it, MPI_ERR_IO, not MPI_ERR_TYPE (the standard names none). */
+static const char io_view_order[] =
+    "the filetype's displacements must be non-negative and nondecreasing, "
+    "and may overlap only in a file opened read-only";
 
 static void type_drop(MPI_Datatype *t) {
   const hc_mpi_type_t *o = hc_mpi_type_get(*t);
@@ -306,8 +313,7 @@ static int view_check_types(const char *fn, MPI_File f, const hc_mpi_type_t *et,
                        "non-zero number of etypes (%ld bytes)",
                        (long)ft->size, (long)et->size);
   if (ft->true_lb < 0 || ft->lb < 0)
-    return hc_io_raise(f, fn, MPI_ERR_TYPE,
-                       "the filetype has a negative displacement");
+    return hc_io_raise(f, fn, MPI_ERR_IO, "%s", io_view_order);
   if (ft->extent <= 0)
     return hc_io_raise(f, fn, MPI_ERR_TYPE, "the filetype's extent is %ld",
                        (long)ft->extent);
@@ -398,7 +404,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   if (cls == MPI_SUCCESS && fh->rank == 0 && fh->shfp_fd >= 0)
     cls = hc_io_shared_set(fn, fh, 0);
   PMPI_Barrier(fh->comm);
-  return hc_io_raise(fh, fn, cls, "installing the view");
+  return hc_io_raise(fh, fn, cls, "%s",
+                     cls == MPI_ERR_IO ? io_view_order : "installing the view");
 }
 HC_WEAK_ALIAS(MPI_File_set_view, PMPI_File_set_view);
 

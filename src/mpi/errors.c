@@ -332,6 +332,13 @@ int hc_mpi_check_type(const char *fn, hc_mpi_comm_t *comm, MPI_Datatype type,
   return MPI_SUCCESS;
 }
 
+/* No element moves, so no type is needed: an empty message of bytes.
+ * MPICH, too, looks at a message's datatype only when count > 0, and
+ * programs send "nothing" as (NULL, 0, MPI_DATATYPE_NULL). */
+MPI_Datatype hc_mpi_message_type(MPI_Datatype type, MPI_Count count) {
+  return count == 0 && type == MPI_DATATYPE_NULL ? MPI_BYTE : type;
+}
+
 int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
                       MPI_Count count, MPI_Datatype type, size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
@@ -342,12 +349,12 @@ int hc_mpi_check_data(const char *fn, hc_mpi_comm_t *comm, const void *buf,
  * are raised. */
 static int err_check_data_each(const char *fn, hc_mpi_comm_t *comm,
                                const void *buf, MPI_Count count,
-                               MPI_Datatype type,
-                               const hc_mpi_type_t **out, size_t *bytes) {
+                               MPI_Datatype type, const hc_mpi_type_t **out,
+                               size_t *bytes) {
   const hc_mpi_type_t *t = NULL;
   int rc = hc_mpi_check_count(fn, comm, count);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_type(fn, comm, type, &t);
+    rc = hc_mpi_check_type(fn, comm, hc_mpi_message_type(type, count), &t);
   if (rc != MPI_SUCCESS)
     return rc;
   *out = t;

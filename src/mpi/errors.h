@@ -51,6 +51,9 @@ int hc_mpi_check_count(const char *fn, struct hc_mpi_comm *comm,
                        MPI_Count count);
 int hc_mpi_check_type(const char *fn, struct hc_mpi_comm *comm,
                       MPI_Datatype type, const hc_mpi_type_t **out);
+/* The datatype a message of count elements of type moves as: MPI_BYTE
+ * for MPI_DATATYPE_NULL with count 0, else type. */
+MPI_Datatype hc_mpi_message_type(MPI_Datatype type, MPI_Count count);
 /* count, datatype and buffer (NULL with data to move) together; *bytes is
  * the engine byte count. */
 int hc_mpi_check_data(const char *fn, struct hc_mpi_comm *comm, const void *buf,

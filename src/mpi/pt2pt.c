@@ -64,7 +64,8 @@ static const hcomm_status_t pt_proc_null_status = {MPI_PROC_NULL, MPI_ANY_TAG,
 static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf,
                    MPI_Count count, MPI_Datatype type, int is_recv,
                    hc_mpi_xfer_t *x) {
-  hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
+  hc_mpi_xfer_init(x, buf, count,
+                   hc_mpi_type_get(hc_mpi_message_type(type, count)), is_recv);
   int rc = hc_mpi_xfer_begin(fn, c, x);
   if (rc != MPI_SUCCESS)
     hc_mpi_xfer_fini(x);
@@ -76,7 +77,8 @@ static int pt_xfer(const char *fn, hc_mpi_comm_t *c, const void *buf,
 static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
                           MPI_Count count, MPI_Datatype type, int is_recv,
                           hc_mpi_xfer_t *x) {
-  hc_mpi_xfer_init(x, buf, count, hc_mpi_type_get(type), is_recv);
+  hc_mpi_xfer_init(x, buf, count,
+                   hc_mpi_type_get(hc_mpi_message_type(type, count)), is_recv);
   int rc = hc_mpi_xfer_begin_stream(fn, c, x);
   if (rc != MPI_SUCCESS)
     hc_mpi_xfer_fini(x);
@@ -314,8 +316,9 @@ static int pt_bsend_body(const char *fn, const void *buf, MPI_Count count,
     rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, tag, &bytes);
   if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
     return rc;
-  return hc_mpi_bsend_typed(fn, c, buf, count, hc_mpi_type_get(datatype), dest,
-                            tag);
+  return hc_mpi_bsend_typed(
+      fn, c, buf, count, hc_mpi_type_get(hc_mpi_message_type(datatype, count)),
+      dest, tag);
 }
 
 /* Traced entry (mpi_trace.h). */
@@ -352,8 +355,9 @@ static int pt_ibsend_body(const char *fn, const void *buf, MPI_Count count,
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, request, "request");
   if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
-    rc = hc_mpi_bsend_typed(fn, c, buf, count, hc_mpi_type_get(datatype), dest,
-                            tag);
+    rc = hc_mpi_bsend_typed(
+        fn, c, buf, count,
+        hc_mpi_type_get(hc_mpi_message_type(datatype, count)), dest, tag);
   if (rc != MPI_SUCCESS)
     return rc;
   /* The data now sits in the attached buffer: the send is complete. */
@@ -827,7 +831,8 @@ HC_WEAK_ALIAS(MPI_Isendrecv_c, PMPI_Isendrecv_c);
 static int pt_replace_staging(const char *fn, hc_mpi_comm_t *c, void *buf,
                               MPI_Count count, MPI_Datatype type,
                               hc_mpi_xfer_t *rx) {
-  hc_mpi_xfer_init(rx, buf, count, hc_mpi_type_get(type), 1);
+  hc_mpi_xfer_init(rx, buf, count,
+                   hc_mpi_type_get(hc_mpi_message_type(type, count)), 1);
   if (rx->bytes == 0)
     return MPI_SUCCESS;
   rx->tmp = malloc(rx->bytes);
@@ -1193,7 +1198,8 @@ static int pt_persistent(const char *fn, void *buf, MPI_Count count,
   r->is_recv = is_recv;
   r->buf = buf;
   r->bytes = bytes;
-  hc_mpi_xfer_init(&r->xfer, buf, count, hc_mpi_type_get(type), is_recv);
+  hc_mpi_xfer_init(&r->xfer, buf, count,
+                   hc_mpi_type_get(hc_mpi_message_type(type, count)), is_recv);
   r->peer = peer;
   r->tag = tag;
   r->mode = mode;

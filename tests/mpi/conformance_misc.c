@@ -10,8 +10,11 @@
  *   - MPI_Pack_external_size gives the external32 sizes of MPI 4.0 table
  *     13.2 (MPI_LONG 4 bytes, MPI_WCHAR 2, ...), and MPI_Pack_external /
  *     MPI_Unpack_external write those bytes big-endian and read them back,
- *     alone and inside a struct.
- * Local checks on every rank. */
+ *     alone and inside a struct;
+ *   - a message of count 0 may name MPI_DATATYPE_NULL (send, receive,
+ *     sendrecv, to itself and between ranks 0 and 1): it arrives empty with
+ *     its source and tag; with count 1 that datatype is MPI_ERR_TYPE.
+ * Local checks on every rank, but the last between ranks 0 and 1. */
 #include <stddef.h>
 #include <stdint.h>
 #include <wchar.h>
@@ -175,6 +178,45 @@ static void external32_round_trip(void) {
   MPI_Type_free(&rec);
 }
 
+/* An empty message from source with tag arrived. */
+static void check_empty(const MPI_Status *st, int source, int tag,
+                        const char *what) {
+  int n = -1;
+  MPI_Get_count(st, MPI_BYTE, &n);
+  CHECK(n == 0 && st->MPI_SOURCE == source && st->MPI_TAG == tag,
+        "%s: count %d from %d tag %d", what, n, st->MPI_SOURCE, st->MPI_TAG);
+}
+
+static void empty_null_type(int rank, int size) {
+  MPI_Request req;
+  MPI_Status st;
+  int rc = MPI_Isend(NULL, 0, MPI_DATATYPE_NULL, 0, 4, MPI_COMM_SELF, &req);
+  CHECK(rc == MPI_SUCCESS, "Isend of 0 MPI_DATATYPE_NULL: %s", mt_errstr(rc));
+  rc = MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, 0, 4, MPI_COMM_SELF, &st);
+  CHECK(rc == MPI_SUCCESS, "Recv of 0 MPI_DATATYPE_NULL: %s", mt_errstr(rc));
+  check_empty(&st, 0, 4, "to itself");
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  rc = MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, 0, 5, NULL, 0,
+                    MPI_DATATYPE_NULL, 0, 5, MPI_COMM_SELF, &st);
+  CHECK(rc == MPI_SUCCESS, "Sendrecv: %s", mt_errstr(rc));
+  check_empty(&st, 0, 5, "sendrecv");
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  int one = 1;
+  rc = MPI_Send(&one, 1, MPI_DATATYPE_NULL, 0, 6, MPI_COMM_SELF);
+  CHECK(mt_class(rc) == MPI_ERR_TYPE, "Send of 1 MPI_DATATYPE_NULL: %s",
+        mt_errstr(rc));
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+  if (size < 2 || rank > 1)
+    return;
+  if (rank == 0) {
+    MPI_Send(NULL, 0, MPI_DATATYPE_NULL, 1, 7, MPI_COMM_WORLD);
+  } else {
+    rc = MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, 0, 7, MPI_COMM_WORLD, &st);
+    CHECK(rc == MPI_SUCCESS, "Recv from 0: %s", mt_errstr(rc));
+    check_empty(&st, 0, 7, "between ranks");
+  }
+}
+
 int main(int argc, char **argv) {
   int rank;
   MPI_Init(&argc, &argv);
@@ -184,6 +226,9 @@ int main(int argc, char **argv) {
   comm_info_ignored();
   external32_sizes();
   external32_round_trip();
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  empty_null_type(rank, size);
   MPI_Finalize();
   if (rank == 0)
     printf("conformance_misc: ok\n");
