@@ -171,6 +171,14 @@ hc_status_t hc_ft_any_source_failure(const hcomm_comm_t *comm) {
   return why;
 }
 
+hc_status_t hc_ft_recv_stalled(const hcomm_request_t *req) {
+  if (hc_engine.failed_peers == 0 || req->kind != HC_REQ_RECV || !req->posted ||
+      req->entry.source != HCOMM_ANY_SOURCE || req->join_parent != NULL ||
+      hc_match_ctx_kind(req->match_ctx) != HC_CTX_PT2PT)
+    return HC_OK;
+  return hc_ft_any_source_failure(req->comm);
+}
+
 /* Asks the transport, once, to notice world's death without traffic (tcp
  * connects), as a receive naming it does. */
 static void ft_watch(int world) {

@@ -87,9 +87,11 @@ static int req_is_active(const hc_mpi_request_t *r) {
   return r && (r->kind != HC_REQ_PERSISTENT || r->active);
 }
 
-/* Completing it would not block. */
+/* Completing it would not block: done, or a wildcard receive whose wait
+ * returns MPIX_ERR_PROC_FAILED_PENDING (ULFM). */
 static int req_is_ready(const hc_mpi_request_t *r) {
-  return !req_is_active(r) || !r->engine || hcomm_request_done(r->engine);
+  return !req_is_active(r) || !r->engine || hcomm_request_done(r->engine) ||
+         hcomm_request_failure_pending(r->engine);
 }
 
 /* Completes a ready request: status written (unless ignored), a persistent
@@ -106,6 +108,10 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
     *handle = MPI_REQUEST_NULL;
     return HC_OK;
   }
+  /* ULFM: the request stays active (a live sender may still match it, or
+   * MPI_Cancel end it); only the error tells. */
+  if (r->engine && hcomm_request_failure_pending(r->engine))
+    return HC_ERR_PEER_DEAD_PENDING;
   hcomm_status_t st = r->local;
   if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
@@ -209,7 +215,7 @@ static int req_wait_body(MPI_Request *request, MPI_Status *status) {
       return req_callback_failed(fn, rc);
   }
   if (req_is_active(r) && r->engine)
-    hcomm_wait(r->engine, NULL);
+    hcomm_wait_some(1, &r->engine, 1); /* or failure-pending: req_finish */
   return req_finish_raise(fn, r, request, status);
 }
 
@@ -243,11 +249,12 @@ static int req_test_body(MPI_Request *request, int *flag, MPI_Status *status) {
       return req_callback_failed(fn, rc);
   }
   int done = 1;
+  hc_status_t st = HC_OK;
   if (req_is_active(r) && r->engine)
-    hcomm_test(r->engine, &done, NULL);
+    st = hcomm_test(r->engine, &done, NULL);
   *flag = done;
-  if (!done)
-    return MPI_SUCCESS;
+  if (!done) /* HC_OK, or failure-pending: the request stays */
+    return hc_mpi_raise_status(r->comm, fn, st);
   return req_finish_raise(fn, r, request, status);
 }
 
@@ -321,12 +328,20 @@ static int req_vec_pending(req_vec_t *v) {
     if (req_is_active(r) && r->greq)
       (void)hc_mpi_greq_poll(r);
     v->eng[i] = NULL;
-    if (req_is_active(r) && r->engine && !hcomm_request_done(r->engine)) {
+    if (!req_is_ready(r)) {
       v->eng[i] = r->engine;
       pending++;
     }
   }
   return pending;
+}
+
+static int req_vec_any_failure_pending(const req_vec_t *v) {
+  for (int i = 0; i < v->n; i++)
+    if (req_is_active(v->reqs[i]) && v->reqs[i]->engine &&
+        hcomm_request_failure_pending(v->reqs[i]->engine))
+      return 1;
+  return 0;
 }
 
 static int req_vec_any_active(const req_vec_t *v) {
@@ -431,8 +446,11 @@ static int req_testall_body(int count, MPI_Request array_of_requests[],
                         flag ? "array_of_statuses" : "flag");
   }
   hcomm_progress();
-  *flag = req_vec_pending(&v) == 0;
-  if (*flag)
+  int ready = req_vec_pending(&v) == 0;
+  *flag = ready && !req_vec_any_failure_pending(&v);
+  /* Failure-pending ones stay with MPIX_ERR_PROC_FAILED_PENDING in their
+   * status; the others complete (MPI_ERR_IN_STATUS). */
+  if (ready)
     rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
   req_vec_fini(&v);
   return rc;
