@@ -369,16 +369,20 @@ hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
  * agreed failed set holds a member whose failure this process did not
  * acknowledge on comm.  hcomm_comm_ishrink writes *newcomm, the
  * survivors in comm's order on a context id agreed among them alone.
- * Intracommunicators only (HC_ERR_COMM). */
+ * On an intercommunicator both groups agree together and the shrunken one
+ * is an intercommunicator of each group's survivors (HC_ERR_PEER_DEAD
+ * when the whole remote group failed); one between jobs met at run time
+ * is refused (HC_ERR_NOT_SUPPORTED). */
 hc_status_t hcomm_comm_revoke(hcomm_comm_t *comm);
 int hcomm_comm_is_revoked(const hcomm_comm_t *comm);
 hc_status_t hcomm_comm_iagree(hcomm_comm_t *comm, uint32_t *flag,
                               hcomm_request_t **req);
 hc_status_t hcomm_comm_ishrink(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
                                hcomm_request_t **req);
-/* Members of comm known here to have failed, as comm ranks in the order
- * this process learnt of them: returns how many, writes the first max. */
-int hcomm_comm_failed(hcomm_comm_t *comm, int *ranks, int max);
+/* Members of comm (both groups of an intercommunicator) known here to
+ * have failed, as world ranks in the order this process learnt of them:
+ * returns how many, writes the first max. */
+int hcomm_comm_failed(hcomm_comm_t *comm, int *world_ranks, int max);
 /* Acknowledges the first count of them (count < 0: all known now; never
  * fewer than before); returns how many are acknowledged.  ANY_SOURCE
  * receives on comm are no longer failure-pending for acknowledged

@@ -25,6 +25,13 @@
  *                     cancels it, rank 0 acknowledges (its Test no longer
  *                     fails) and a live sender matches it: bytes, source,
  *                     tag and count checked
+ *   ulfm inter        an intercommunicator of the even and the odd world
+ *                     ranks: agree ANDs over both groups; world rank 3
+ *                     dies: agree returns MPIX_ERR_PROC_FAILED until the
+ *                     acknowledgement (get_acked names rank 3), then
+ *                     succeeds; shrink gives an intercommunicator of each
+ *                     group's survivors (sizes, remote members) that
+ *                     carries an Allreduce
  *   ulfm agree_kill   200 agreements in a row; a thread of rank VICTIM
  *                     (argv[2]; 0 is the coordinator) SIGKILLs it after a
  *                     random delay, inside one of them: every survivor
@@ -353,6 +360,93 @@ static void test_pending(void)
     printf("rank %d: PASS pending\n", rank);
 }
 
+/* The world ranks of comm's remote group. */
+static void remote_members(MPI_Comm comm, int n, int *world)
+{
+    MPI_Group g, wg;
+    int idx[64];
+    MPI_Comm_remote_group(comm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    MPI_Group_translate_ranks(g, n, idx, wg, world);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+}
+
+/* The shrunken intercommunicator: each group's survivors (world rank 3
+ * is gone), and an Allreduce across it (each side gets the sum of the
+ * other side's world ranks). */
+static void inter_check_shrunk(MPI_Comm small, int color)
+{
+    int inter = 0, n = -1, rn = -1, world[64];
+    MPI_Comm_test_inter(small, &inter);
+    MPI_Comm_size(small, &n);
+    MPI_Comm_remote_size(small, &rn);
+    int want_n = color == 0 ? (size + 1) / 2 : size / 2 - 1;
+    int want_rn = color == 0 ? size / 2 - 1 : (size + 1) / 2;
+    CHECK(inter && n == want_n && rn == want_rn, "shrunken: inter %d sizes %d/%d, want %d/%d",
+          inter, n, rn, want_n, want_rn);
+    remote_members(small, rn, world);
+    int want_sum = 0;
+    for (int i = 0; i < rn; i++) {
+        CHECK(world[i] % 2 != color && world[i] != 3 && (i == 0 || world[i] > world[i - 1]),
+              "shrunken: remote member %d is world rank %d", i, world[i]);
+        want_sum += world[i];
+    }
+    MPI_Comm_set_errhandler(small, MPI_ERRORS_RETURN);
+    int sum = -1, rc = MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, small);
+    CHECK(rc == MPI_SUCCESS && sum == want_sum, "Allreduce on the shrunken: %s sum %d, want %d",
+          mt_errstr(rc), sum, want_sum);
+}
+
+static void test_inter(void)
+{
+    CHECK(size >= 4, "inter needs 4 ranks");
+    MPI_Comm half, inter;
+    int color = rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 40, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int flag = ~(1 << rank), all = ~((1 << size) - 1);
+    int rc = MPIX_Comm_agree(inter, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == all, "agree over both groups: %s flag %#x, want %#x",
+          mt_errstr(rc), flag, all);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 3)
+        die();
+    int x;
+    expect_class(MPI_Recv(&x, 1, MPI_INT, 3, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "Recv from the dead rank");
+    flag = ~(1 << rank);
+    rc = MPIX_Comm_agree(inter, &flag);
+    expect_class(rc, MPIX_ERR_PROC_FAILED, "agree with an unacknowledged failure");
+    CHECK(flag == (all | (1 << 3)), "agree flag %#x, want %#x", flag, all | (1 << 3));
+    MPIX_Comm_failure_ack(inter);
+    MPI_Group acked, wg;
+    int n = -1, w = -1;
+    MPIX_Comm_failure_get_acked(inter, &acked);
+    MPI_Group_size(acked, &n);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    if (n == 1)
+        MPI_Group_translate_ranks(acked, 1, (int[]){0}, wg, &w);
+    CHECK(n == 1 && w == 3, "acked: %d members, the first world rank %d", n, w);
+    MPI_Group_free(&acked);
+    MPI_Group_free(&wg);
+    flag = ~(1 << rank);
+    rc = MPIX_Comm_agree(inter, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == (all | (1 << 3)), "agree after the acknowledgement: %s %#x",
+          mt_errstr(rc), flag);
+    MPI_Comm small;
+    rc = MPIX_Comm_shrink(inter, &small);
+    CHECK(rc == MPI_SUCCESS, "shrink: %s", mt_errstr(rc));
+    inter_check_shrunk(small, color);
+    MPI_Comm_free(&small);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    printf("rank %d: PASS inter\n", rank);
+}
+
 static int victim;
 
 static unsigned seed;
@@ -522,7 +616,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 3 && size <= 30, "needs 3 to 30 ranks");
-    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|pending|agree_kill V|shrink_loop|bad");
+    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|pending|inter|agree_kill V|shrink_loop|bad");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     victim = argc > 2 ? atoi(argv[2]) : 1;
     if (strcmp(argv[1], "revoke_p2p") == 0)
@@ -533,6 +627,8 @@ int main(int argc, char **argv)
         test_agree();
     else if (strcmp(argv[1], "pending") == 0)
         test_pending();
+    else if (strcmp(argv[1], "inter") == 0)
+        test_inter();
     else if (strcmp(argv[1], "agree_kill") == 0)
         test_agree_kill();
     else if (strcmp(argv[1], "shrink_loop") == 0)
