@@ -360,19 +360,7 @@ static void test_pending(void)
     printf("rank %d: PASS pending\n", rank);
 }
 
-/* The world ranks of comm's remote group. */
-static void remote_members(MPI_Comm comm, int n, int *world)
-{
-    MPI_Group g, wg;
-    int idx[64];
-    MPI_Comm_remote_group(comm, &g);
-    MPI_Comm_group(MPI_COMM_WORLD, &wg);
-    for (int i = 0; i < n; i++)
-        idx[i] = i;
-    MPI_Group_translate_ranks(g, n, idx, wg, world);
-    MPI_Group_free(&g);
-    MPI_Group_free(&wg);
-}
+static void group_world_ranks(MPI_Group g, int n, int *world);
 
 /* The shrunken intercommunicator: each group's survivors (world rank 3
  * is gone), and an Allreduce across it (each side gets the sum of the
@@ -387,7 +375,10 @@ static void inter_check_shrunk(MPI_Comm small, int color)
     int want_rn = color == 0 ? size / 2 - 1 : (size + 1) / 2;
     CHECK(inter && n == want_n && rn == want_rn, "shrunken: inter %d sizes %d/%d, want %d/%d",
           inter, n, rn, want_n, want_rn);
-    remote_members(small, rn, world);
+    MPI_Group remote;
+    MPI_Comm_remote_group(small, &remote);
+    group_world_ranks(remote, rn, world);
+    MPI_Group_free(&remote);
     int want_sum = 0;
     for (int i = 0; i < rn; i++) {
         CHECK(world[i] % 2 != color && world[i] != 3 && (i == 0 || world[i] > world[i - 1]),
@@ -515,18 +506,25 @@ static void test_agree_kill(void)
     printf("rank %d: PASS agree_kill\n", rank);
 }
 
-/* The world ranks of comm's members. */
-static void members(MPI_Comm comm, int n, int *world)
+/* The world ranks of the first n members of g. */
+static void group_world_ranks(MPI_Group g, int n, int *world)
 {
-    MPI_Group g, wg;
+    MPI_Group wg;
     int idx[64];
-    MPI_Comm_group(comm, &g);
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     for (int i = 0; i < n; i++)
         idx[i] = i;
     MPI_Group_translate_ranks(g, n, idx, wg, world);
-    MPI_Group_free(&g);
     MPI_Group_free(&wg);
+}
+
+/* The world ranks of comm's members. */
+static void members(MPI_Comm comm, int n, int *world)
+{
+    MPI_Group g;
+    MPI_Comm_group(comm, &g);
+    group_world_ranks(g, n, world);
+    MPI_Group_free(&g);
 }
 
 static void test_shrink_loop(void)
