@@ -465,15 +465,39 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 }
 HC_WEAK_ALIAS(MPI_Testall, PMPI_Testall);
 
-/* Index of an active, ready request, -1 if none is ready, -2 if no
- * request is active at all. */
+/* Index of an active, ready request (a complete one before one that is
+ * only failure-pending), -1 if none is ready, -2 if no request is active
+ * at all. */
 static int req_vec_find_ready(const req_vec_t *v) {
   if (!req_vec_any_active(v))
     return -2;
-  for (int i = 0; i < v->n; i++)
-    if (req_is_active(v->reqs[i]) && req_is_ready(v->reqs[i]))
+  int pending = -1;
+  for (int i = 0; i < v->n; i++) {
+    const hc_mpi_request_t *r = v->reqs[i];
+    if (!req_is_active(r) || !req_is_ready(r))
+      continue;
+    if (!r->engine || hcomm_request_done(r->engine))
       return i;
-  return -1;
+    pending = pending < 0 ? i : pending;
+  }
+  return pending;
+}
+
+/* Blocks until a request of v is ready; see req_vec_find_ready.  When
+ * only failure-pending ones are, one more turn of progress lets a request
+ * that is about to complete (a message already there) go first. */
+static int req_vec_wait_ready(req_vec_t *v) {
+  for (int turn = 0;; turn++) {
+    int i;
+    while ((i = req_vec_find_ready(v)) == -1) {
+      req_vec_pending(v);
+      req_vec_wait_some(v, 1);
+    }
+    const hc_mpi_request_t *r = i >= 0 ? v->reqs[i] : NULL;
+    if (turn > 0 || r == NULL || !r->engine || hcomm_request_done(r->engine))
+      return i;
+    hcomm_progress();
+  }
 }
 
 /* Completes one request of v and reports it through *indx. */
@@ -504,11 +528,7 @@ static int req_waitany_body(int count, MPI_Request array_of_requests[],
   int rc = req_any_args(fn, &v, count, array_of_requests, indx, status);
   if (rc != MPI_SUCCESS)
     return rc;
-  int i;
-  while ((i = req_vec_find_ready(&v)) == -1) {
-    req_vec_pending(&v);
-    req_vec_wait_some(&v, 1);
-  }
+  int i = req_vec_wait_ready(&v);
   if (i == -2) {
     *indx = MPI_UNDEFINED;
     hc_mpi_status_empty(status);
@@ -608,10 +628,7 @@ static int req_some(const char *fn, int incount, MPI_Request *handles,
                                    : "array_of_statuses");
   }
   if (block) {
-    while (req_vec_find_ready(&v) == -1) {
-      req_vec_pending(&v);
-      req_vec_wait_some(&v, 1);
-    }
+    req_vec_wait_ready(&v);
   } else {
     hcomm_progress();
     req_vec_pending(&v); /* polls MPIX generalized requests */

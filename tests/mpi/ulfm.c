@@ -19,7 +19,8 @@
  *   ulfm pending      rank 1 dies while an ANY_SOURCE Irecv is posted on
  *                     every survivor: Wait, Test, Waitall, Waitany on it
  *                     give MPIX_ERR_PROC_FAILED_PENDING and leave it
- *                     valid, a blocking ANY_SOURCE Recv gives
+ *                     valid (Waitany completes a complete request beside
+ *                     it first), a blocking ANY_SOURCE Recv gives
  *                     MPIX_ERR_PROC_FAILED; then on rank 2 a live sender
  *                     matches it before any acknowledgement, rank 3
  *                     cancels it, rank 0 acknowledges (its Test no longer
@@ -312,6 +313,14 @@ static void pending_checks(MPI_Request *any)
     expect_class(MPI_Waitany(1, any, &idx, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING,
                  "Waitany");
     CHECK(idx == 0 && *any != MPI_REQUEST_NULL, "Waitany: index %d", idx);
+    /* Beside a complete request, Waitany completes that one. */
+    rq[0] = *any;
+    z = 0;
+    MPI_Irecv(&z, 1, MPI_INT, rank, PD_TAG + 4, MPI_COMM_WORLD, &rq[1]);
+    MPI_Send(&y, 1, MPI_INT, rank, PD_TAG + 4, MPI_COMM_WORLD);
+    int rc = MPI_Waitany(2, rq, &idx, &st[1]);
+    CHECK(rc == MPI_SUCCESS && idx == 1 && z == 7 && rq[0] == *any,
+          "Waitany beside a complete request: %s index %d z %d", mt_errstr(rc), idx, z);
 }
 
 static void test_pending(void)
