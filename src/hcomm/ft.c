@@ -191,6 +191,17 @@ hc_status_t hc_ft_recv_stalled(const hcomm_request_t *req) {
   return hc_ft_any_source_failure(req->comm);
 }
 
+hc_status_t hc_ft_probe_failure(const hcomm_comm_t *comm, int source_world) {
+  if (hc_ft_nrevoked > 0 && hc_ft_comm_revoked(comm))
+    return HC_ERR_REVOKED;
+  if (hc_engine.failed_peers == 0)
+    return HC_OK;
+  if (source_world == HCOMM_ANY_SOURCE)
+    return hc_ft_any_source_failure(comm);
+  const hc_peer_t *peer = &hc_engine.peers[source_world];
+  return peer->failed ? peer->failure : HC_OK;
+}
+
 /* Asks the transport, once, to notice world's death without traffic (tcp
  * connects), as a receive naming it does. */
 static void ft_watch(int world) {

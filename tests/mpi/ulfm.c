@@ -20,8 +20,9 @@
  *                     every survivor: Wait, Test, Waitall, Waitany on it
  *                     give MPIX_ERR_PROC_FAILED_PENDING and leave it
  *                     valid (Waitany completes a complete request beside
- *                     it first), a blocking ANY_SOURCE Recv gives
- *                     MPIX_ERR_PROC_FAILED; then on rank 2 a live sender
+ *                     it first), a blocking ANY_SOURCE Recv or Probe and a
+ *                     Probe of the dead rank give MPIX_ERR_PROC_FAILED;
+ *                     then on rank 2 a live sender
  *                     matches it before any acknowledgement, rank 3
  *                     cancels it, rank 0 acknowledges (its Test no longer
  *                     fails) and a live sender matches it: bytes, source,
@@ -299,6 +300,10 @@ static void pending_checks(MPI_Request *any)
     expect_class(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, PD_TAG + 1, MPI_COMM_WORLD,
                           MPI_STATUS_IGNORE),
                  MPIX_ERR_PROC_FAILED, "blocking ANY_SOURCE Recv");
+    expect_class(MPI_Probe(MPI_ANY_SOURCE, PD_TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "blocking ANY_SOURCE Probe");
+    expect_class(MPI_Probe(1, PD_TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "blocking Probe of the dead rank");
     MPI_Request rq[2] = {*any, MPI_REQUEST_NULL};
     MPI_Status st[2];
     MPI_Irecv(&z, 1, MPI_INT, rank, PD_TAG + 2, MPI_COMM_WORLD, &rq[1]);
