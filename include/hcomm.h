@@ -331,15 +331,24 @@ void hcomm_progress(void);
  * inside the library, before that thread starts. */
 void hcomm_threads_enable(void);
 /* Progresses once; *done 1 when req is complete (status filled if non-NULL).
- * Does not release req. */
+ * Does not release req.  Not complete: HC_ERR_PEER_DEAD_PENDING when req
+ * is failure-pending (hcomm_request_failure_pending), else HC_OK. */
 hc_status_t hcomm_test(hcomm_request_t *req, int *done, hcomm_status_t *status);
 /* Blocks (spin, then sleep) until req completes; does not release it.
- * Returns the request's own error. */
+ * Returns the request's own error.  A failure-pending receive is given up
+ * (completed with the failure): the blocking receive's outcome. */
 hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status);
-/* Blocks until at least min_done of the non-NULL reqs[0..n) are complete. */
+/* Blocks until at least min_done of the non-NULL reqs[0..n) are complete
+ * or failure-pending. */
 hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done);
 /* Cheap check without progress. */
 int hcomm_request_done(const hcomm_request_t *req);
+/* 1 when req is an HCOMM_ANY_SOURCE receive, not matched yet, on a
+ * communicator with a member whose failure was not acknowledged
+ * (hcomm_comm_ack_failed): it stays posted, as a live sender may still
+ * match it, and no wait on it ends by itself until the acknowledgement
+ * (ULFM's MPIX_ERR_PROC_FAILED_PENDING).  hcomm_cancel ends it. */
+int hcomm_request_failure_pending(const hcomm_request_t *req);
 /* Releases req.  If it is still active it is released when it completes. */
 void hcomm_request_free(hcomm_request_t *req);
 /* hcomm_wait, then hcomm_request_free, under one taking of the engine's
@@ -386,19 +395,24 @@ hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
  * agreed failed set holds a member whose failure this process did not
  * acknowledge on comm.  hcomm_comm_ishrink writes *newcomm, the
  * survivors in comm's order on a context id agreed among them alone.
- * Intracommunicators only (HC_ERR_COMM). */
+ * On an intercommunicator both groups agree together and the shrunken one
+ * is an intercommunicator of each group's survivors (HC_ERR_PEER_DEAD
+ * when the whole remote group failed); one between jobs met at run time
+ * is refused (HC_ERR_NOT_SUPPORTED). */
 hc_status_t hcomm_comm_revoke(hcomm_comm_t *comm);
 int hcomm_comm_is_revoked(const hcomm_comm_t *comm);
 hc_status_t hcomm_comm_iagree(hcomm_comm_t *comm, uint32_t *flag,
                               hcomm_request_t **req);
 hc_status_t hcomm_comm_ishrink(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
                                hcomm_request_t **req);
-/* Members of comm known here to have failed, as comm ranks in the order
- * this process learnt of them: returns how many, writes the first max. */
-int hcomm_comm_failed(hcomm_comm_t *comm, int *ranks, int max);
+/* Members of comm (both groups of an intercommunicator) known here to
+ * have failed, as world ranks in the order this process learnt of them:
+ * returns how many, writes the first max. */
+int hcomm_comm_failed(hcomm_comm_t *comm, int *world_ranks, int max);
 /* Acknowledges the first count of them (count < 0: all known now; never
  * fewer than before); returns how many are acknowledged.  ANY_SOURCE
- * receives on comm no longer fail for acknowledged failures. */
+ * receives on comm are no longer failure-pending for acknowledged
+ * failures. */
 int hcomm_comm_ack_failed(hcomm_comm_t *comm, int count);
 
 /* ---- partitioned point-to-point (MPI-4.0 chapter 4) ----------------------

@@ -40,7 +40,9 @@ extern "C" {
   X(HC_ERR_PORT, -22, "no process accepts on that port")                     \
   X(HC_ERR_NAME, -23, "no port is published under that service name")        \
   X(HC_ERR_SERVICE, -24, "service name published already, or not by that port") \
-  X(HC_ERR_SPAWN, -25, "the launcher could not start the processes")
+  X(HC_ERR_SPAWN, -25, "the launcher could not start the processes")        \
+  X(HC_ERR_PEER_DEAD_PENDING, -26,                                             \
+    "a process that may be the sender failed; the receive is still pending")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,

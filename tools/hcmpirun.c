@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,7 +65,8 @@ static void run_usage(FILE *f) {
           "                another MPI's standard ABI (libmpi_abi.so.1), on\n"
           "                hcmpi: put hcmpi's libmpi.so.12/libmpich.so.12\n"
           "                and libmpi_abi.so.1 first on the ranks'\n"
-          "                LD_LIBRARY_PATH\n"
+          "                LD_LIBRARY_PATH (a build with --enable-sanitizers\n"
+          "                also preloads the ASan runtime it needs)\n"
           "  -ppn N, -hosts H[,H...]   accepted where every rank stays on\n"
           "                this host (H is localhost or this host's name)\n"
           "Not supported (hcmpirun starts ranks on this host only; use\n"
@@ -296,6 +298,40 @@ static void run_abi_dir(char *dir, size_t len) {
     dir[0] = '\0';
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+static int run_asan_runtime_cb(struct dl_phdr_info *info, size_t size,
+                               void *found) {
+  (void)size;
+  if (strstr(info->dlpi_name, "/libasan.so") == NULL)
+    return 0;
+  *(const char **)found = info->dlpi_name;
+  return 1;
+}
+#endif
+
+/* A sanitized hcmpi's libmpi.so.12 needs the ASan runtime, which it brings
+ * as a dependency.  A program built against MPICH loads it behind its own
+ * first library's dependencies; when that library is libm (or any that
+ * needs ld.so), ld.so comes before the runtime in the global scope, the
+ * runtime's dlsym(RTLD_NEXT, "_dl_get_tls_static_info") finds nothing and
+ * it calls a null pointer at start-up.  So the ranks preload the runtime
+ * this hcmpirun runs with (the same build's).  NULL when not sanitized. */
+static char *run_sanitizer_preload(void) {
+  const char *runtime = NULL;
+#if defined(__SANITIZE_ADDRESS__)
+  dl_iterate_phdr(run_asan_runtime_cb, &runtime);
+#endif
+  if (runtime == NULL)
+    return NULL;
+  const char *old = getenv("LD_PRELOAD");
+  size_t len = strlen(runtime) + (old ? strlen(old) : 0) + 2;
+  char *preload = malloc(len);
+  if (preload != NULL)
+    snprintf(preload, len, "%s%s%s", runtime, old && *old ? ":" : "",
+             old && *old ? old : "");
+  return preload;
+}
+
 static int run_relink_setup(run_opts_t *o) {
   char dir[PATH_MAX + 32], real[PATH_MAX];
   char abi[PATH_MAX + 32], abi_real[PATH_MAX];
@@ -311,6 +347,7 @@ static int run_relink_setup(run_opts_t *o) {
     return -1;
   snprintf(o->ld_path, len, "%s%s%s%s%s", use, use_abi[0] ? ":" : "", use_abi,
            old && *old ? ":" : "", old && *old ? old : "");
+  o->preload = run_sanitizer_preload();
   return 0;
 }
 
@@ -888,6 +925,8 @@ static void run_set_env(const run_job_t *job, int r) {
   unsetenv("PMI_ID");
   if (job->opt.ld_path != NULL)
     setenv("LD_LIBRARY_PATH", job->opt.ld_path, 1);
+  if (job->opt.preload != NULL)
+    setenv("LD_PRELOAD", job->opt.preload, 1);
   for (int i = 0; i < job->opt.nenv; i++)
     putenv(job->opt.env[i]);
 }

@@ -72,6 +72,7 @@ typedef struct run_opts {
   char **env;
   char **argv;
   char *ld_path; /* with --relink: LD_LIBRARY_PATH for the ranks */
+  char *preload; /* with --relink of a sanitized build: LD_PRELOAD */
 } run_opts_t;
 
 typedef struct run_job {

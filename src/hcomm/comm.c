@@ -918,6 +918,28 @@ static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
   return comm;
 }
 
+/* ft.c's shrink of an intercommunicator (comm.h). */
+hc_status_t hc_comm_new_inter_agreed(uint32_t *mask, int nlocal,
+                                     const int *local_world, int nremote,
+                                     const int *remote_world,
+                                     hcomm_comm_t **newcomm) {
+  int open = comm_mask_unhindered(mask);
+  int inter_id = comm_lowest_free(mask);
+  if (inter_id >= 0)
+    mask[inter_id / 32] &= ~(1u << (inter_id % 32));
+  int local_id = comm_lowest_free(mask);
+  comm_offer_withdraw();
+  if (local_id < 0)
+    return open ? HC_ERR_NO_CONTEXT : HC_ERR_AGAIN;
+  hcomm_comm_t *local = comm_new(local_id, nlocal, local_world);
+  *newcomm = local != NULL
+                 ? comm_new_inter(inter_id, local, nremote, remote_world)
+                 : NULL;
+  if (local != NULL && *newcomm == NULL)
+    comm_release(local);
+  return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
+}
+
 /* etag: the engine tag of the leaders' exchange, in a reserved window. */
 static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
                                             hcomm_comm_t *peer, int rleader,

@@ -100,5 +100,12 @@ void hc_comm_ids_offer(uint32_t *mask);
 void hc_comm_ids_withdraw(void);
 hc_status_t hc_comm_new_agreed(uint32_t *mask, int n, const int *world_ranks,
                                hcomm_comm_t **newcomm);
+/* The same for an intercommunicator of the nlocal local and nremote remote
+ * members: the lowest agreed id for it, the next for its local group (two
+ * groups may use one id, as no process is in both). */
+hc_status_t hc_comm_new_inter_agreed(uint32_t *mask, int nlocal,
+                                     const int *local_world, int nremote,
+                                     const int *remote_world,
+                                     hcomm_comm_t **newcomm);
 
 #endif /* HC_COMM_H */

@@ -65,11 +65,16 @@ typedef struct ft_agree {
   hcomm_request_t *req;
   uint64_t fp;
   unsigned seq;
+  /* The members that agree, by index: comm's group, or both groups of an
+   * intercommunicator, the one with the lower first world rank first. */
+  int n;
+  int *world; /* their world ranks */
+  int me;     /* this process's index */
   int nwords;
   int mask_words;      /* words [0, mask_words): the live-member mask */
   uint32_t *vote;      /* own vote ANDed with those received */
-  unsigned char *seen; /* comm ranks whose vote arrived */
-  int sent_to;         /* comm rank our vote went to; -1 none */
+  unsigned char *seen; /* members whose vote arrived */
+  int sent_to;         /* member our vote went to; -1 none */
   int decided;
   int shrink;             /* else an agreement on *flag */
   uint32_t *flag;         /* agree: in and out */
@@ -128,29 +133,36 @@ static void ft_note_failures(void) {
   }
 }
 
-/* The failed members of comm's (point-to-point) group as comm ranks, in
- * the order they were learnt; returns how many, writes the first max. */
-static int ft_comm_failed(const hcomm_comm_t *comm, int *ranks, int max) {
+/* World rank w is in comm's group or, for an intercommunicator, in its
+ * local group. */
+static int ft_is_member(const hcomm_comm_t *comm, int w) {
+  return comm->rank_of_world[w] >= 0 ||
+         (comm->local != NULL && comm->local->rank_of_world[w] >= 0);
+}
+
+/* The failed members of comm (both groups of an intercommunicator) as
+ * world ranks, in the order they were learnt; returns how many, writes the
+ * first max. */
+static int ft_comm_failed(const hcomm_comm_t *comm, int *world, int max) {
   ft_note_failures();
   int n = 0;
   for (int i = 0; i < ft_norder; i++) {
-    int r = comm->rank_of_world[ft_order[i]];
-    if (r < 0)
+    if (!ft_is_member(comm, ft_order[i]))
       continue;
-    if (n < max && ranks != NULL)
-      ranks[n] = r;
+    if (n < max && world != NULL)
+      world[n] = ft_order[i];
     n++;
   }
   return n;
 }
 
-/* The index in comm's failed list of comm rank r, or -1. */
-static int ft_failed_index(const hcomm_comm_t *comm, int r) {
-  int w = comm->world_ranks[r], n = 0;
+/* The index in comm's failed list of world rank w, or -1. */
+static int ft_failed_index(const hcomm_comm_t *comm, int w) {
+  int n = 0;
   for (int i = 0; i < ft_norder; i++) {
     if (ft_order[i] == w)
       return n;
-    n += comm->rank_of_world[ft_order[i]] >= 0;
+    n += ft_is_member(comm, ft_order[i]);
   }
   return -1;
 }
@@ -162,13 +174,32 @@ hc_status_t hc_ft_any_source_failure(const hcomm_comm_t *comm) {
   int n = ft_comm_failed(comm, NULL, 0);
   if (n <= nacked)
     return HC_OK;
-  int *ranks = malloc((size_t)n * sizeof *ranks);
-  if (ranks == NULL)
+  int *world = malloc((size_t)n * sizeof *world);
+  if (world == NULL)
     return HC_ERR_PEER_DEAD;
-  ft_comm_failed(comm, ranks, n);
-  hc_status_t why = hc_engine.peers[comm->world_ranks[ranks[nacked]]].failure;
-  free(ranks);
+  ft_comm_failed(comm, world, n);
+  hc_status_t why = hc_engine.peers[world[nacked]].failure;
+  free(world);
   return why;
+}
+
+hc_status_t hc_ft_recv_stalled(const hcomm_request_t *req) {
+  if (hc_engine.failed_peers == 0 || req->kind != HC_REQ_RECV || !req->posted ||
+      req->entry.source != HCOMM_ANY_SOURCE || req->join_parent != NULL ||
+      hc_match_ctx_kind(req->match_ctx) != HC_CTX_PT2PT)
+    return HC_OK;
+  return hc_ft_any_source_failure(req->comm);
+}
+
+hc_status_t hc_ft_probe_failure(const hcomm_comm_t *comm, int source_world) {
+  if (hc_ft_nrevoked > 0 && hc_ft_comm_revoked(comm))
+    return HC_ERR_REVOKED;
+  if (hc_engine.failed_peers == 0)
+    return HC_OK;
+  if (source_world == HCOMM_ANY_SOURCE)
+    return hc_ft_any_source_failure(comm);
+  const hc_peer_t *peer = &hc_engine.peers[source_world];
+  return peer->failed ? peer->failure : HC_OK;
 }
 
 /* Asks the transport, once, to notice world's death without traffic (tcp
@@ -256,9 +287,9 @@ int hcomm_comm_is_revoked(const hcomm_comm_t *comm) {
 
 /* ---- acknowledgement ---------------------------------------------------- */
 
-int hcomm_comm_failed(hcomm_comm_t *comm, int *ranks, int max) {
+int hcomm_comm_failed(hcomm_comm_t *comm, int *world_ranks, int max) {
   hc_engine_lock();
-  int n = comm != NULL ? ft_comm_failed(comm, ranks, max) : 0;
+  int n = comm != NULL ? ft_comm_failed(comm, world_ranks, max) : 0;
   hc_engine_unlock();
   return n;
 }
@@ -324,23 +355,31 @@ void hc_ft_on_packet(int src, const hc_pkt_hdr_t *hdr, const void *payload) {
 /* ---- the agreement ------------------------------------------------------ */
 
 static int ft_coordinator(const ft_agree_t *a) {
-  for (int r = 0; r < a->comm->size; r++)
-    if (ft_alive(a->comm->world_ranks[r]))
+  for (int r = 0; r < a->n; r++)
+    if (ft_alive(a->world[r]))
       return r;
-  return a->comm->rank;
+  return a->me;
+}
+
+/* The index of world rank w among a's members, or -1. */
+static int ft_member_index(const ft_agree_t *a, int w) {
+  for (int r = 0; r < a->n; r++)
+    if (a->world[r] == w)
+      return r;
+  return -1;
 }
 
 /* ANDs this process's current view of who is alive into the mask. */
 static void ft_and_alive(const ft_agree_t *a, uint32_t *words) {
-  for (int r = 0; r < a->comm->size; r++)
-    if (!ft_alive(a->comm->world_ranks[r]))
+  for (int r = 0; r < a->n; r++)
+    if (!ft_alive(a->world[r]))
       words[r / 32] &= ~(1u << (r % 32));
 }
 
 static void ft_send_all(const ft_agree_t *a, int kind) {
-  for (int r = 0; r < a->comm->size; r++)
-    ft_send(a->comm->world_ranks[r], kind, a->comm->context_id, a->seq, a->fp,
-            a->vote, (size_t)a->nwords * sizeof(uint32_t));
+  for (int r = 0; r < a->n; r++)
+    ft_send(a->world[r], kind, a->comm->context_id, a->seq, a->fp, a->vote,
+            (size_t)a->nwords * sizeof(uint32_t));
 }
 
 /* Takes the kept votes and decision of this agreement; drops those of
@@ -357,7 +396,7 @@ static void ft_take(ft_agree_t *a) {
       continue;
     }
     *link = m->next;
-    int r = hc_comm_rank_of_world(a->comm, m->src);
+    int r = ft_member_index(a, m->src);
     if (mine && m->kind == FT_DECISION && !a->decided) {
       memcpy(a->vote, m->words, (size_t)a->nwords * sizeof(uint32_t));
       a->decided = 1;
@@ -372,9 +411,9 @@ static void ft_take(ft_agree_t *a) {
 }
 
 static int ft_all_voted(const ft_agree_t *a) {
-  for (int r = 0; r < a->comm->size; r++) {
-    int w = a->comm->world_ranks[r];
-    if (r != a->comm->rank && ft_alive(w) && !a->seen[r]) {
+  for (int r = 0; r < a->n; r++) {
+    int w = a->world[r];
+    if (r != a->me && ft_alive(w) && !a->seen[r]) {
       ft_watch(w);
       return 0;
     }
@@ -389,16 +428,16 @@ static void ft_step(ft_agree_t *a) {
   if (a->decided)
     return;
   int coord = ft_coordinator(a);
-  if (coord == a->comm->rank) {
+  if (coord == a->me) {
     if (!ft_all_voted(a))
       return;
     ft_and_alive(a, a->vote);
     a->decided = 1;
     ft_send_all(a, FT_DECISION);
   } else if (coord != a->sent_to) {
-    ft_send(a->comm->world_ranks[coord], FT_VOTE, a->comm->context_id, a->seq,
-            a->fp, a->vote, (size_t)a->nwords * sizeof(uint32_t));
-    ft_watch(a->comm->world_ranks[coord]);
+    ft_send(a->world[coord], FT_VOTE, a->comm->context_id, a->seq, a->fp,
+            a->vote, (size_t)a->nwords * sizeof(uint32_t));
+    ft_watch(a->world[coord]);
     a->sent_to = coord;
   }
 }
@@ -409,11 +448,41 @@ static void ft_begin(ft_agree_t *a) {
   a->seq = s->seq++;
   a->sent_to = -1;
   a->decided = 0;
-  memset(a->seen, 0, (size_t)a->comm->size);
+  memset(a->seen, 0, (size_t)a->n);
   memset(a->vote, 0, (size_t)a->mask_words * sizeof(uint32_t));
-  for (int r = 0; r < a->comm->size; r++)
+  for (int r = 0; r < a->n; r++)
     a->vote[r / 32] |= 1u << (r % 32);
   ft_and_alive(a, a->vote);
+}
+
+static void ft_agree_free(ft_agree_t *a) {
+  free(a->world);
+  free(a->vote);
+  free(a->seen);
+  free(a);
+}
+
+/* Lists a's members: comm's group, or for an intercommunicator both
+ * groups, the one whose first member has the lower world rank first, so
+ * that every member of either lists them alike.  0 when out of memory. */
+static int ft_list_members(ft_agree_t *a) {
+  const hcomm_comm_t *comm = a->comm, *local = comm->local;
+  const hcomm_comm_t *first = comm, *second = NULL;
+  if (local != NULL) {
+    int local_first = local->world_ranks[0] < comm->world_ranks[0];
+    first = local_first ? local : comm;
+    second = local_first ? comm : local;
+  }
+  a->n = first->size + (second != NULL ? second->size : 0);
+  a->world = malloc((size_t)a->n * sizeof *a->world);
+  if (a->world == NULL)
+    return 0;
+  for (int r = 0; r < first->size; r++)
+    a->world[r] = first->world_ranks[r];
+  for (int r = first->size; r < a->n; r++)
+    a->world[r] = second->world_ranks[r - first->size];
+  a->me = ft_member_index(a, hc_engine.world_rank);
+  return 1;
 }
 
 static ft_agree_t *ft_agree_new(hcomm_comm_t *comm, int payload_words) {
@@ -422,17 +491,17 @@ static ft_agree_t *ft_agree_new(hcomm_comm_t *comm, int payload_words) {
     return NULL;
   a->comm = comm;
   a->fp = ft_fingerprint(comm);
-  a->mask_words = (comm->size + 31) / 32;
-  a->nwords = a->mask_words + payload_words;
-  a->vote = calloc((size_t)a->nwords, sizeof *a->vote);
-  a->seen = calloc((size_t)comm->size, 1);
-  a->req = hc_request_alloc(HC_REQ_USER);
+  if (ft_list_members(a)) {
+    a->mask_words = (a->n + 31) / 32;
+    a->nwords = a->mask_words + payload_words;
+    a->vote = calloc((size_t)a->nwords, sizeof *a->vote);
+    a->seen = calloc((size_t)a->n, 1);
+    a->req = hc_request_alloc(HC_REQ_USER);
+  }
   if (a->vote == NULL || a->seen == NULL || a->req == NULL) {
     if (a->req != NULL)
       hc_request_release(a->req);
-    free(a->vote);
-    free(a->seen);
-    free(a);
+    ft_agree_free(a);
     return NULL;
   }
   return a;
@@ -443,32 +512,53 @@ static ft_agree_t *ft_agree_new(hcomm_comm_t *comm, int payload_words) {
 static hc_status_t ft_unacked_in(const ft_agree_t *a) {
   ft_note_failures();
   int nacked = ft_slots[a->comm->context_id].nacked;
-  for (int r = 0; r < a->comm->size; r++) {
+  for (int r = 0; r < a->n; r++) {
     if (a->vote[r / 32] & (1u << (r % 32)))
       continue;
-    int i = ft_failed_index(a->comm, r);
+    int i = ft_failed_index(a->comm, a->world[r]);
     if (i < 0 || i >= nacked)
       return HC_ERR_PEER_DEAD;
   }
   return HC_OK;
 }
 
-/* Shrink's end: the survivors in comm order on the agreed id.  HC_ERR_AGAIN
- * when another thread held ids back everywhere: agree again. */
+/* The survivors on the agreed ids: of an intracommunicator, in its order;
+ * of an intercommunicator, each group's in its order (local ones in
+ * world[0, nlocal), remote ones after). */
+static hc_status_t ft_shrink_build(ft_agree_t *a, int *world, int nlocal,
+                                   int n) {
+  uint32_t *ids = a->vote + a->mask_words;
+  if (a->comm->local == NULL)
+    return hc_comm_new_agreed(ids, n, world, a->newcomm);
+  if (n == nlocal) { /* the whole remote group failed */
+    hc_comm_ids_withdraw();
+    return HC_ERR_PEER_DEAD;
+  }
+  return hc_comm_new_inter_agreed(ids, nlocal, world, n - nlocal,
+                                  world + nlocal, a->newcomm);
+}
+
+/* Shrink's end.  HC_ERR_AGAIN when another thread held ids back
+ * everywhere: agree again. */
 static hc_status_t ft_shrink_make(ft_agree_t *a) {
-  int *world = malloc((size_t)a->comm->size * sizeof *world), n = 0, in = 0;
+  int *world = malloc((size_t)a->n * sizeof *world), n = 0, nlocal = 0;
   if (world == NULL) {
     hc_comm_ids_withdraw();
     return HC_ERR_NOMEM;
   }
-  for (int r = 0; r < a->comm->size; r++)
-    if (a->vote[r / 32] & (1u << (r % 32))) {
-      in |= r == a->comm->rank;
-      world[n++] = a->comm->world_ranks[r];
+  const hcomm_comm_t *local = a->comm->local;
+  for (int pass = 0; pass < (local != NULL ? 2 : 1); pass++) {
+    for (int r = 0; r < a->n; r++) {
+      int w = a->world[r];
+      int is_local = local == NULL || local->rank_of_world[w] >= 0;
+      if ((a->vote[r / 32] & (1u << (r % 32))) && is_local == (pass == 0))
+        world[n++] = w;
     }
+    nlocal = pass == 0 ? n : nlocal;
+  }
   hc_status_t rc = HC_ERR_PEER_DEAD;
-  if (in) {
-    rc = hc_comm_new_agreed(a->vote + a->mask_words, n, world, a->newcomm);
+  if (a->vote[a->me / 32] & (1u << (a->me % 32))) {
+    rc = ft_shrink_build(a, world, nlocal, n);
   } else {
     hc_log(HC_LOG_WARN, "ft", "shrink: the survivors count this rank failed");
     hc_comm_ids_withdraw();
@@ -482,12 +572,6 @@ static void ft_offer(ft_agree_t *a) {
     hc_comm_ids_offer(a->vote + a->mask_words);
   else
     a->vote[a->mask_words] = *a->flag;
-}
-
-static void ft_agree_free(ft_agree_t *a) {
-  free(a->vote);
-  free(a->seen);
-  free(a);
 }
 
 /* Runs a's turn; when decided, writes the outputs, completes its request
@@ -538,8 +622,12 @@ static hc_status_t ft_start(hcomm_comm_t *comm, uint32_t *flag,
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
-  if (comm == NULL || comm->local != NULL)
+  if (comm == NULL)
     return HC_ERR_COMM;
+  /* Between jobs met at run time world ranks name processes differently
+   * on the two sides, and the members are listed by them. */
+  if (comm->local != NULL && comm->merge_order != 0)
+    return HC_ERR_NOT_SUPPORTED;
   if (req == NULL || (flag == NULL && newcomm == NULL))
     return HC_ERR_ARG;
   ft_agree_t *a = ft_agree_new(comm, newcomm != NULL ? HC_COMM_ID_WORDS : 1);

@@ -138,15 +138,28 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
   hc_request_complete(req, why);
 }
 
-/* Posted receives naming a failed peer as their source; ANY_SOURCE ones
- * (MPICH raises MPIX_ERR_PROC_FAILED there too: the dead one might have
- * been the sender) unless the failure was acknowledged on the
- * communicator (MPIX_Comm_failure_ack); collective ones on a communicator
- * with a failed member; any on a revoked communicator. */
+/* Takes a posted receive out of its queue and completes it with why. */
+static void progress_fail_posted_one(hcomm_request_t *req, hc_status_t why) {
+  hc_match_entry_t *e = &req->entry;
+  hc_match_remove(&hc_engine.contexts[req->match_ctx].posted, e);
+  req->posted = 0;
+  req->status.source = e->source == HCOMM_ANY_SOURCE
+                           ? HCOMM_ANY_SOURCE
+                           : hc_comm_rank_of_world(req->comm, e->source);
+  req->status.bytes = 0;
+  hc_request_complete(req, why);
+}
+
+/* Posted receives naming a failed peer as their source; collective ones on
+ * a communicator with a failed member; any on a revoked communicator.  An
+ * ANY_SOURCE receive stays posted while a failure is unacknowledged (ULFM:
+ * a live sender may still match it; waits and tests report it pending,
+ * a blocking wait gives it up, see hc_ft_recv_stalled), except the part
+ * of a joined request, which fails as the dead one might have been its
+ * sender. */
 static void progress_fail_posted(void) {
   for (int c = 0; c < HC_MATCH_CONTEXTS; c++) {
-    hc_match_queue_t *q = &hc_engine.contexts[c].posted;
-    hc_match_entry_t *e = q->head;
+    hc_match_entry_t *e = hc_engine.contexts[c].posted.head;
     while (e != NULL) {
       hc_match_entry_t *next = e->next;
       hcomm_request_t *req = (hcomm_request_t *)e;
@@ -155,17 +168,11 @@ static void progress_fail_posted(void) {
         why = progress_peer_failure(e->source);
       if (why == HC_OK && hc_match_ctx_kind(c) == HC_CTX_COLL)
         why = progress_comm_failure(req->comm);
-      else if (why == HC_OK && e->source == HCOMM_ANY_SOURCE)
+      else if (why == HC_OK && e->source == HCOMM_ANY_SOURCE &&
+               req->join_parent != NULL)
         why = hc_ft_any_source_failure(req->comm); /* acknowledged: waits */
-      if (why != HC_OK) {
-        hc_match_remove(q, e);
-        req->posted = 0;
-        req->status.source = e->source == HCOMM_ANY_SOURCE
-                                 ? HCOMM_ANY_SOURCE
-                                 : hc_comm_rank_of_world(req->comm, e->source);
-        req->status.bytes = 0;
-        hc_request_complete(req, why);
-      }
+      if (why != HC_OK)
+        progress_fail_posted_one(req, why);
       e = next;
     }
   }
@@ -495,6 +502,17 @@ void hc_idle_locked(long *spins) {
   hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
 }
 
+/* A blocking wait cannot leave a request pending: a wildcard receive
+ * that an unacknowledged failure stalls is given up with that failure
+ * (MPI_Recv from MPI_ANY_SOURCE returns MPIX_ERR_PROC_FAILED). */
+static int progress_give_up_stalled(hcomm_request_t *req) {
+  hc_status_t why = hc_ft_recv_stalled(req);
+  if (why == HC_OK)
+    return 0;
+  progress_fail_posted_one(req, why);
+  return 1;
+}
+
 void hc_wait_locked(hcomm_request_t *req) {
   long spins = 0;
   while (!atomic_load(&req->done)) {
@@ -502,8 +520,9 @@ void hc_wait_locked(hcomm_request_t *req) {
       spins = 0;
       continue;
     }
-    if (!atomic_load(&req->done))
-      hc_idle_locked(&spins);
+    if (atomic_load(&req->done) || progress_give_up_stalled(req))
+      break;
+    hc_idle_locked(&spins);
   }
 }
 
@@ -516,6 +535,15 @@ void hcomm_progress(void) {
 
 int hcomm_request_done(const hcomm_request_t *req) {
   return req != NULL && atomic_load(&req->done);
+}
+
+int hcomm_request_failure_pending(const hcomm_request_t *req) {
+  if (req == NULL || atomic_load(&req->done))
+    return 0;
+  hc_engine_lock();
+  int stalled = hc_ft_recv_stalled(req) != HC_OK;
+  hc_engine_unlock();
+  return stalled;
 }
 
 hc_status_t hcomm_test(hcomm_request_t *req, int *done,
@@ -531,6 +559,8 @@ hc_status_t hcomm_test(hcomm_request_t *req, int *done,
     if (status != NULL)
       *status = req->status;
     rc = req->status.error;
+  } else if (hc_ft_recv_stalled(req) != HC_OK) {
+    rc = HC_ERR_PEER_DEAD_PENDING;
   }
   hc_engine_unlock();
   return rc;
@@ -555,15 +585,22 @@ hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status) {
   return rc;
 }
 
-static int progress_count_done(int n, hcomm_request_t *const *reqs,
-                               int *active) {
+/* Counts the requests that are complete or stalled by a failure (whose
+ * wait would not end by itself); *stalled how many are the latter. */
+static int progress_count_done(int n, hcomm_request_t *const *reqs, int *active,
+                               int *stalled) {
   int done = 0;
-  *active = 0;
+  *active = *stalled = 0;
   for (int i = 0; i < n; i++) {
     if (reqs[i] == NULL)
       continue;
     (*active)++;
-    done += atomic_load(&reqs[i]->done) != 0;
+    if (atomic_load(&reqs[i]->done)) {
+      done++;
+    } else if (hc_ft_recv_stalled(reqs[i]) != HC_OK) {
+      done++;
+      (*stalled)++;
+    }
   }
   return done;
 }
@@ -573,10 +610,11 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done) {
     return HC_ERR_ARG;
   hc_engine_lock();
   long spins = 0;
-  int active;
-  int done = progress_count_done(n, reqs, &active);
+  int active, stalled;
+  int done = progress_count_done(n, reqs, &active, &stalled);
   int want = min_done < active ? min_done : active;
   unsigned long seen = hc_request_completions();
+  int failed_seen = hc_engine.failed_peers;
   hc_status_t rc = HC_OK;
   while (done < want) {
     rc = hc_engine_check();
@@ -587,12 +625,19 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done) {
     else
       hc_idle_locked(&spins);
     /* Rescanning n requests on every spin would make large waits
-     * quadratic; only a completion somewhere can change the count. */
-    if (hc_request_completions() != seen) {
+     * quadratic; only a completion somewhere, or a failure that stalls a
+     * wildcard receive, can change the count. */
+    if (hc_request_completions() != seen ||
+        hc_engine.failed_peers != failed_seen) {
       seen = hc_request_completions();
-      done = progress_count_done(n, reqs, &active);
+      failed_seen = hc_engine.failed_peers;
+      done = progress_count_done(n, reqs, &active, &stalled);
     }
   }
+  /* A wait that returns for a stalled receive moves messages once, as a
+   * test does: a loop of such waits must see a live sender's message. */
+  if (stalled > 0 && rc == HC_OK)
+    hc_progress_locked();
   hc_engine_unlock();
   return rc;
 }

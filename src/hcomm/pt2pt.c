@@ -375,6 +375,18 @@ static hc_status_t pt2pt_probe_once(int source, int tag, hcomm_comm_t *comm,
   return HC_OK;
 }
 
+/* A blocking probe's source as a world rank (or HCOMM_ANY_SOURCE), whose
+ * death the transports are asked to notice as for a receive. */
+static int pt2pt_probe_watch(int source, hcomm_comm_t *comm) {
+  if (source == HCOMM_ANY_SOURCE) {
+    pt2pt_watch_all(comm);
+    return HCOMM_ANY_SOURCE;
+  }
+  int world = hc_comm_world_of_rank(comm, source);
+  pt2pt_watch(&hc_engine.peers[world]);
+  return world;
+}
+
 static hc_status_t pt2pt_probe(int source, int tag, hcomm_comm_t *comm,
                                int take, int block, int *flag,
                                hcomm_message_t **msg, hcomm_status_t *status) {
@@ -398,6 +410,12 @@ static hc_status_t pt2pt_probe(int source, int tag, hcomm_comm_t *comm,
   for (;;) {
     rc = pt2pt_probe_once(source, tag, comm, take, &found, status);
     if (rc != HC_OK || found != NULL || !block)
+      break;
+    /* Nothing yet: a blocking probe cannot wait for a failed (or, with
+     * ANY_SOURCE, possibly failed) sender, nor on a revoked comm. */
+    int world = pt2pt_probe_watch(source, comm);
+    rc = hc_ft_probe_failure(comm, world);
+    if (rc != HC_OK)
       break;
     hc_idle_locked(&spins);
   }

@@ -167,6 +167,8 @@ int hc_mpi_class_of_status(hc_status_t status) {
     /* The peer is lost to this rank whatever the cause: the fault-
      * tolerance calls (and MPI_Comm_shrink) treat it as failed. */
     return MPIX_ERR_PROC_FAILED;
+  case HC_ERR_PEER_DEAD_PENDING:
+    return MPIX_ERR_PROC_FAILED_PENDING;
   case HC_ERR_NOT_SUPPORTED:
     return MPI_ERR_UNSUPPORTED_OPERATION;
   case HC_ERR_INTERNAL:

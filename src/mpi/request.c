@@ -110,9 +110,11 @@ static int req_is_active(const hc_mpi_request_t *r) {
   return r && (r->kind != HC_REQ_PERSISTENT || r->active);
 }
 
-/* Completing it would not block. */
+/* Completing it would not block: done, or a wildcard receive whose wait
+ * returns MPIX_ERR_PROC_FAILED_PENDING (ULFM). */
 static int req_is_ready(const hc_mpi_request_t *r) {
-  return !req_is_active(r) || !r->engine || hcomm_request_done(r->engine);
+  return !req_is_active(r) || !r->engine || hcomm_request_done(r->engine) ||
+         hcomm_request_failure_pending(r->engine);
 }
 
 /* Completes a ready request: status written (unless ignored), a persistent
@@ -129,6 +131,10 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
     *handle = MPI_REQUEST_NULL;
     return HC_OK;
   }
+  /* ULFM: the request stays active (a live sender may still match it, or
+   * MPI_Cancel end it); only the error tells. */
+  if (r->engine && hcomm_request_failure_pending(r->engine))
+    return HC_ERR_PEER_DEAD_PENDING;
   hcomm_status_t st = r->local;
   /* A persistent collective keeps its schedule, a partitioned request its
    * channel: their engine requests stay. */
@@ -231,7 +237,7 @@ static int req_wait_body(MPI_Request *request, MPI_Status *status) {
       return req_callback_failed(fn, rc);
   }
   if (req_is_active(r) && r->engine)
-    hcomm_wait(r->engine, NULL);
+    hcomm_wait_some(1, &r->engine, 1); /* or failure-pending: req_finish */
   return req_finish_raise(fn, r, request, status);
 }
 
@@ -265,11 +271,12 @@ static int req_test_body(MPI_Request *request, int *flag, MPI_Status *status) {
       return req_callback_failed(fn, rc);
   }
   int done = 1;
+  hc_status_t st = HC_OK;
   if (req_is_active(r) && r->engine)
-    hcomm_test(r->engine, &done, NULL);
+    st = hcomm_test(r->engine, &done, NULL);
   *flag = done;
-  if (!done)
-    return MPI_SUCCESS;
+  if (!done) /* HC_OK, or failure-pending: the request stays */
+    return hc_mpi_raise_status(r->comm, fn, st);
   return req_finish_raise(fn, r, request, status);
 }
 
@@ -343,12 +350,20 @@ static int req_vec_pending(req_vec_t *v) {
     if (req_is_active(r) && r->greq)
       (void)hc_mpi_greq_poll(r);
     v->eng[i] = NULL;
-    if (req_is_active(r) && r->engine && !hcomm_request_done(r->engine)) {
+    if (!req_is_ready(r)) {
       v->eng[i] = r->engine;
       pending++;
     }
   }
   return pending;
+}
+
+static int req_vec_any_failure_pending(const req_vec_t *v) {
+  for (int i = 0; i < v->n; i++)
+    if (req_is_active(v->reqs[i]) && v->reqs[i]->engine &&
+        hcomm_request_failure_pending(v->reqs[i]->engine))
+      return 1;
+  return 0;
 }
 
 static int req_vec_any_active(const req_vec_t *v) {
@@ -453,8 +468,11 @@ static int req_testall_body(int count, MPI_Request array_of_requests[],
                         flag ? "array_of_statuses" : "flag");
   }
   hcomm_progress();
-  *flag = req_vec_pending(&v) == 0;
-  if (*flag)
+  int ready = req_vec_pending(&v) == 0;
+  *flag = ready && !req_vec_any_failure_pending(&v);
+  /* Failure-pending ones stay with MPIX_ERR_PROC_FAILED_PENDING in their
+   * status; the others complete (MPI_ERR_IN_STATUS). */
+  if (ready)
     rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
   req_vec_fini(&v);
   return rc;
@@ -469,15 +487,39 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 }
 HC_WEAK_ALIAS(MPI_Testall, PMPI_Testall);
 
-/* Index of an active, ready request, -1 if none is ready, -2 if no
- * request is active at all. */
+/* Index of an active, ready request (a complete one before one that is
+ * only failure-pending), -1 if none is ready, -2 if no request is active
+ * at all. */
 static int req_vec_find_ready(const req_vec_t *v) {
   if (!req_vec_any_active(v))
     return -2;
-  for (int i = 0; i < v->n; i++)
-    if (req_is_active(v->reqs[i]) && req_is_ready(v->reqs[i]))
+  int pending = -1;
+  for (int i = 0; i < v->n; i++) {
+    const hc_mpi_request_t *r = v->reqs[i];
+    if (!req_is_active(r) || !req_is_ready(r))
+      continue;
+    if (!r->engine || hcomm_request_done(r->engine))
       return i;
-  return -1;
+    pending = pending < 0 ? i : pending;
+  }
+  return pending;
+}
+
+/* Blocks until a request of v is ready; see req_vec_find_ready.  When
+ * only failure-pending ones are, one more turn of progress lets a request
+ * that is about to complete (a message already there) go first. */
+static int req_vec_wait_ready(req_vec_t *v) {
+  for (int turn = 0;; turn++) {
+    int i;
+    while ((i = req_vec_find_ready(v)) == -1) {
+      req_vec_pending(v);
+      req_vec_wait_some(v, 1);
+    }
+    const hc_mpi_request_t *r = i >= 0 ? v->reqs[i] : NULL;
+    if (turn > 0 || r == NULL || !r->engine || hcomm_request_done(r->engine))
+      return i;
+    hcomm_progress();
+  }
 }
 
 /* Completes one request of v and reports it through *indx. */
@@ -508,11 +550,7 @@ static int req_waitany_body(int count, MPI_Request array_of_requests[],
   int rc = req_any_args(fn, &v, count, array_of_requests, indx, status);
   if (rc != MPI_SUCCESS)
     return rc;
-  int i;
-  while ((i = req_vec_find_ready(&v)) == -1) {
-    req_vec_pending(&v);
-    req_vec_wait_some(&v, 1);
-  }
+  int i = req_vec_wait_ready(&v);
   if (i == -2) {
     *indx = MPI_UNDEFINED;
     hc_mpi_status_empty(status);
@@ -612,10 +650,7 @@ static int req_some(const char *fn, int incount, MPI_Request *handles,
                                    : "array_of_statuses");
   }
   if (block) {
-    while (req_vec_find_ready(&v) == -1) {
-      req_vec_pending(&v);
-      req_vec_wait_some(&v, 1);
-    }
+    req_vec_wait_ready(&v);
   } else {
     hcomm_progress();
     req_vec_pending(&v); /* polls MPIX generalized requests */

@@ -31,15 +31,12 @@ int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag) {
 }
 HC_WEAK_ALIAS(MPIX_Comm_is_revoked, PMPIX_Comm_is_revoked);
 
-/* Entry of agree and shrink: an intracommunicator and an output. */
+/* Entry of agree and shrink: a communicator and an output. */
 static int ulfm_enter(const char *fn, MPI_Comm comm, const void *out,
                       const char *what, hc_mpi_comm_t **c) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, *c, out, what);
-  if (rc == MPI_SUCCESS && hcomm_comm_is_inter((*c)->engine))
-    rc = hc_mpi_raise(*c, fn, MPI_ERR_COMM,
-                      "not supported on an intercommunicator");
   return rc;
 }
 
@@ -135,8 +132,8 @@ HC_WEAK_ALIAS(MPIX_Comm_ishrink, PMPIX_Comm_ishrink);
 
 /* ---- failures and their acknowledgement --------------------------------- */
 
-/* A group of the first n (< 0: all) failed members of c, as this process
- * learnt of them. */
+/* A group of the first n (< 0: all) failed members of c (of both groups of
+ * an intercommunicator), as this process learnt of them. */
 static int ulfm_failed_group(const char *fn, hc_mpi_comm_t *c, int n,
                              MPI_Group *group) {
   int total = hcomm_comm_failed(c->engine, NULL, 0);
@@ -146,8 +143,6 @@ static int ulfm_failed_group(const char *fn, hc_mpi_comm_t *c, int n,
   if (world == NULL)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   hcomm_comm_failed(c->engine, world, n);
-  for (int i = 0; i < n; i++)
-    world[i] = hcomm_comm_world_rank(c->engine, world[i]);
   int rc = hc_mpi_group_make(fn, c, n, world, group);
   free(world);
   return rc;

@@ -94,6 +94,10 @@ const hc_env_entry_t hc_env_table[] = {
      "pair's ring)"},
     {"HCMPI_SHM_MEMFD", "1", "library",
      "0 puts the segment in /dev/shm instead of an anonymous memfd"},
+    {"HCMPI_SHM_LIVENESS_MS", "100", "library",
+     "ms between checks whether a local peer's process exited (made as a "
+     "wait sleeps, or every 64 empty polls): how late a death on the node "
+     "is noticed; a live but hung peer is never taken for dead"},
     /* tcp */
     {"HCMPI_JOB_SECRET", "(set by hcmpirun)", "library",
      "64 hex digits: the per-job key that authenticates tcp connections "
@@ -214,6 +218,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_WAIT_MS", 0, 0, 60000},
     {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
+    {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},
     {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},
     {"HCMPI_TCP_SENDQ", 1, 1, ENV_GIB},
     {"HCMPI_TCP_SOCKBUF", 1, 0, ENV_GIB},

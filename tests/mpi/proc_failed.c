@@ -2,16 +2,19 @@
  * MPI_ERRORS_RETURN instead of hanging, while operations among live ranks
  * keep working.  Run under hcmpirun --no-kill-on-failure (proc_failed.sh).
  *
- *   proc_failed p2p        blocking, non-blocking, ANY_SOURCE, Waitall
- *                          (MPI_ERR_IN_STATUS), eager data that arrived
- *                          before the death, a rendezvous from the dead rank
+ *   proc_failed p2p        blocking, non-blocking, ANY_SOURCE (a blocking
+ *                          Recv fails, an Irecv is failure-pending),
+ *                          Waitall (MPI_ERR_IN_STATUS), eager data that
+ *                          arrived before the death, a rendezvous from the
+ *                          dead rank
  *   proc_failed midstream  the victim dies in the middle of a large
  *                          pipelined send (run with HCMPI_SHM_CMA=0)
  *   proc_failed coll       Barrier and Allreduce with a dead member
- *   proc_failed pending    Irecv/Isend (eager and rendezvous) and an
- *                          ANY_SOURCE Irecv already pending at the death,
- *                          finished by MPI_Wait on rank 0 and by MPI_Test
- *                          loops on the other survivors
+ *   proc_failed pending    Irecv/Isend (eager and rendezvous) already
+ *                          pending at the death, finished by MPI_Wait on
+ *                          rank 0 and by MPI_Test loops on the other
+ *                          survivors; an ANY_SOURCE Irecv pending then is
+ *                          failure-pending there, and cancelled
  *   proc_failed inflight   Iallreduce and Barrier on MPI_COMM_WORLD entered
  *                          before the victim dies (it never joins them)
  *   proc_failed fatal      MPI_ERRORS_ARE_FATAL: the job ends naming the rank
@@ -44,6 +47,23 @@ static void expect_failed(int rc, const char *what)
 {
     CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED, "%s: got class %d (%s), want MPIX_ERR_PROC_FAILED",
           what, mt_class(rc), mt_errstr(rc));
+}
+
+/* Expects MPIX_ERR_PROC_FAILED_PENDING from MPI_Wait on a wildcard
+ * receive, which must stay valid; then cancels it. */
+static void expect_failure_pending(MPI_Request *req, const char *what)
+{
+    int rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED_PENDING && *req != MPI_REQUEST_NULL,
+          "%s: got class %d (%s), want MPIX_ERR_PROC_FAILED_PENDING and the request kept", what,
+          mt_class(rc), mt_errstr(rc));
+    MPI_Status st;
+    int cancelled = 0;
+    MPI_Cancel(req);
+    rc = MPI_Wait(req, &st);
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(rc == MPI_SUCCESS && cancelled, "%s: Wait after Cancel: %s cancelled %d", what,
+          mt_errstr(rc), cancelled);
 }
 
 /* Blocks until this rank noticed the victim's death; returns the seconds it
@@ -138,7 +158,7 @@ static void test_p2p(void)
     expect_failed(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &st[0]),
                   "ANY_SOURCE Recv");
     MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 78, MPI_COMM_WORLD, &rq[0]);
-    expect_failed(MPI_Wait(&rq[0], &st[0]), "ANY_SOURCE Irecv + Wait");
+    expect_failure_pending(&rq[0], "ANY_SOURCE Irecv + Wait");
     /* Waitall: one request with a live peer (self), one with the dead. */
     int y = 9, z = 0;
     MPI_Irecv(&z, 1, MPI_INT, rank, 6, MPI_COMM_WORLD, &rq[0]);
@@ -221,8 +241,10 @@ static void pending_post(MPI_Request rq[PD_N], int *small, unsigned char *big)
 }
 
 /* Finishes req with MPI_Wait (use_test 0) or a loop of MPI_Test, expecting
- * MPIX_ERR_PROC_FAILED. */
-static void pending_finish(MPI_Request *req, int use_test, const char *what, double t0)
+ * MPIX_ERR_PROC_FAILED; a wildcard receive (any) stays, failure-pending,
+ * and is cancelled. */
+static void pending_finish(MPI_Request *req, int use_test, int any, const char *what,
+                           double t0)
 {
     MPI_Status st;
     int rc, flag = 0;
@@ -235,6 +257,12 @@ static void pending_finish(MPI_Request *req, int use_test, const char *what, dou
     }
     char msg[96];
     snprintf(msg, sizeof msg, "pending %s at MPI_%s", what, use_test ? "Test" : "Wait");
+    if (any) {
+        CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED_PENDING && !flag, "%s: class %d (%s) flag %d",
+              msg, mt_class(rc), mt_errstr(rc), flag);
+        expect_failure_pending(req, msg);
+        return;
+    }
     /* Single-completion calls return the error; MPI_ERROR in the status
      * is only defined for the multiple-completion ones (MPI 3.2.5). */
     expect_failed(rc, msg);
@@ -254,7 +282,7 @@ static void test_pending(void)
         die();
     double t0 = MPI_Wtime();
     for (int k = 0; k < PD_N; k++)
-        pending_finish(&rq[k], rank != 0, pd_names[k], t0);
+        pending_finish(&rq[k], rank != 0, k == PD_RECV_ANY, pd_names[k], t0);
     live_ring();
     printf("rank %d: PASS pending\n", rank);
 }
@@ -288,12 +316,13 @@ static void test_early(void)
     int x = 0;
     MPI_Request rq;
     /* First a receive from anyone, which no one answers: the dead rank
-     * might be the sender, so it fails instead of waiting for ever (over
-     * tcp the receive has the transport watch every member). */
+     * might be the sender, so its wait returns failure-pending instead of
+     * waiting for ever (over tcp the receive has the transport watch
+     * every member). */
     double t0 = MPI_Wtime();
     MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &rq);
-    expect_failed(MPI_Wait(&rq, MPI_STATUS_IGNORE), "ANY_SOURCE Irecv + Wait");
-    printf("rank %d: ANY_SOURCE failed after %.3f s\n", rank, MPI_Wtime() - t0);
+    expect_failure_pending(&rq, "ANY_SOURCE Irecv + Wait");
+    printf("rank %d: ANY_SOURCE failure-pending after %.3f s\n", rank, MPI_Wtime() - t0);
     printf("rank %d: death noticed after %.3f s\n", rank, wait_for_death());
     MPI_Irecv(&x, 1, MPI_INT, VICTIM, 2, MPI_COMM_WORLD, &rq);
     expect_failed(MPI_Wait(&rq, MPI_STATUS_IGNORE), "Irecv + Wait");

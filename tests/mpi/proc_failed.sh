@@ -42,6 +42,10 @@ for transports in shm,self tcp; do
         all_passed $mode
     done
 done
+# The shortest liveness interval (checked on every sleep) finds the death
+# as well.
+run_ft pending HCMPI_LOG=warn HCMPI_TRANSPORTS=shm,self HCMPI_SHM_LIVENESS_MS=1
+all_passed pending
 # Without CMA the rendezvous streams through the (small) ring: the victim
 # dies with most of its 256 MiB unsent.  Over tcp it streams through the
 # socket; small send queue, socket buffers and packets keep what three

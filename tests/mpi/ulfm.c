@@ -14,8 +14,26 @@
  *                     MPIX_ERR_PROC_FAILED with the survivors' AND until
  *                     the failure is acknowledged, then succeeds;
  *                     get_failed / failure_get_acked / ack_failed name
- *                     rank 1; ANY_SOURCE receives fail before the
- *                     acknowledgement and match after it
+ *                     rank 1; ANY_SOURCE receives are failure-pending
+ *                     before the acknowledgement and match after it
+ *   ulfm pending      rank 1 dies while an ANY_SOURCE Irecv is posted on
+ *                     every survivor: Wait, Test, Waitall, Waitany on it
+ *                     give MPIX_ERR_PROC_FAILED_PENDING and leave it
+ *                     valid (Waitany completes a complete request beside
+ *                     it first), a blocking ANY_SOURCE Recv or Probe and a
+ *                     Probe of the dead rank give MPIX_ERR_PROC_FAILED;
+ *                     then on rank 2 a live sender
+ *                     matches it before any acknowledgement, rank 3
+ *                     cancels it, rank 0 acknowledges (its Test no longer
+ *                     fails) and a live sender matches it: bytes, source,
+ *                     tag and count checked
+ *   ulfm inter        an intercommunicator of the even and the odd world
+ *                     ranks: agree ANDs over both groups; world rank 3
+ *                     dies: agree returns MPIX_ERR_PROC_FAILED until the
+ *                     acknowledgement (get_acked names rank 3), then
+ *                     succeeds; shrink gives an intercommunicator of each
+ *                     group's survivors (sizes, remote members) that
+ *                     carries an Allreduce
  *   ulfm agree_kill   200 agreements in a row; a thread of rank VICTIM
  *                     (argv[2]; 0 is the coordinator) SIGKILLs it after a
  *                     random delay, inside one of them: every survivor
@@ -181,8 +199,11 @@ static void test_agree(void)
                  MPIX_ERR_PROC_FAILED, "Recv from the dead rank");
     MPI_Request rq;
     MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &rq);
-    expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED,
+    expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING,
                  "ANY_SOURCE before the acknowledgement");
+    CHECK(rq != MPI_REQUEST_NULL, "a failure-pending request was freed");
+    MPI_Cancel(&rq);
+    CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait after the cancel");
     flag = ~(1 << rank);
     rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
     expect_class(rc, MPIX_ERR_PROC_FAILED, "agree with an unacknowledged failure");
@@ -237,6 +258,198 @@ static void test_agree(void)
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
     }
     printf("rank %d: PASS agree\n", rank);
+}
+
+#define PD_TAG 30
+#define PD_N 1000
+
+/* Waits on the failure-pending request until a live sender matches it;
+ * checks what arrived. */
+static void pending_matched(MPI_Request *rq, const int *buf, int from, const char *what)
+{
+    MPI_Status st;
+    int rc;
+    do
+        rc = MPI_Wait(rq, &st);
+    while (mt_class(rc) == MPIX_ERR_PROC_FAILED_PENDING);
+    CHECK(rc == MPI_SUCCESS && *rq == MPI_REQUEST_NULL, "%s: %s", what, mt_errstr(rc));
+    int count = -1;
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(st.MPI_SOURCE == from && st.MPI_TAG == PD_TAG && count == PD_N,
+          "%s: source %d tag %d count %d", what, st.MPI_SOURCE, st.MPI_TAG, count);
+    CHECK(mt_verify(buf, sizeof(int) * PD_N, (unsigned)from) == MT_OK, "%s: wrong bytes", what);
+}
+
+static void pending_send(int to)
+{
+    static int out[PD_N];
+    mt_fill(out, sizeof out, (unsigned)rank);
+    int rc = MPI_Send(out, PD_N, MPI_INT, to, PD_TAG, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "send to %d: %s", to, mt_errstr(rc));
+}
+
+/* Wait, Test, Waitall and Waitany on the failure-pending request. */
+static void pending_checks(MPI_Request *any)
+{
+    int flag = 1, idx = -1, x, y = 7, z = 0;
+    expect_class(MPI_Wait(any, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING, "Wait");
+    CHECK(*any != MPI_REQUEST_NULL, "Wait freed the failure-pending request");
+    CHECK(strlen(mt_errstr(MPIX_ERR_PROC_FAILED_PENDING)) > 10, "no readable string");
+    expect_class(MPI_Test(any, &flag, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING, "Test");
+    CHECK(flag == 0 && *any != MPI_REQUEST_NULL, "Test: flag %d", flag);
+    expect_class(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, PD_TAG + 1, MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "blocking ANY_SOURCE Recv");
+    expect_class(MPI_Probe(MPI_ANY_SOURCE, PD_TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "blocking ANY_SOURCE Probe");
+    expect_class(MPI_Probe(1, PD_TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "blocking Probe of the dead rank");
+    MPI_Request rq[2] = {*any, MPI_REQUEST_NULL};
+    MPI_Status st[2];
+    MPI_Irecv(&z, 1, MPI_INT, rank, PD_TAG + 2, MPI_COMM_WORLD, &rq[1]);
+    MPI_Send(&y, 1, MPI_INT, rank, PD_TAG + 2, MPI_COMM_WORLD);
+    expect_class(MPI_Waitall(2, rq, st), MPI_ERR_IN_STATUS, "Waitall");
+    CHECK(rq[0] == *any && st[0].MPI_ERROR == MPIX_ERR_PROC_FAILED_PENDING,
+          "Waitall: failure-pending request %s, error %d",
+          rq[0] == *any ? "kept" : "freed", st[0].MPI_ERROR);
+    CHECK(rq[1] == MPI_REQUEST_NULL && st[1].MPI_ERROR == MPI_SUCCESS && z == 7 &&
+              st[1].MPI_SOURCE == rank,
+          "Waitall: the live request: error %d z %d", st[1].MPI_ERROR, z);
+    expect_class(MPI_Waitany(1, any, &idx, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING,
+                 "Waitany");
+    CHECK(idx == 0 && *any != MPI_REQUEST_NULL, "Waitany: index %d", idx);
+    /* Beside a complete request, Waitany completes that one. */
+    rq[0] = *any;
+    z = 0;
+    MPI_Irecv(&z, 1, MPI_INT, rank, PD_TAG + 4, MPI_COMM_WORLD, &rq[1]);
+    MPI_Send(&y, 1, MPI_INT, rank, PD_TAG + 4, MPI_COMM_WORLD);
+    int rc = MPI_Waitany(2, rq, &idx, &st[1]);
+    CHECK(rc == MPI_SUCCESS && idx == 1 && z == 7 && rq[0] == *any,
+          "Waitany beside a complete request: %s index %d z %d", mt_errstr(rc), idx, z);
+}
+
+static void test_pending(void)
+{
+    static int in[PD_N];
+    MPI_Request any = MPI_REQUEST_NULL;
+    CHECK(size >= 4, "pending needs 4 ranks");
+    if (rank != 1)
+        MPI_Irecv(in, PD_N, MPI_INT, MPI_ANY_SOURCE, PD_TAG, MPI_COMM_WORLD, &any);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1)
+        die();
+    int x;
+    expect_class(MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "Recv from the dead rank");
+    pending_checks(&any);
+    /* Who sends to a failure-pending request waits until its owner has
+     * checked it (a match would end it before): a message tagged go. */
+    int go = 0;
+    if (rank == 0) {
+        MPI_Recv(&go, 1, MPI_INT, 2, PD_TAG + 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        pending_send(2); /* matches rank 2's, which acknowledged nothing */
+        MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+        int flag = 1, rc = MPI_Test(&any, &flag, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS && flag == 0, "Test after the acknowledgement: %s flag %d",
+              mt_errstr(rc), flag);
+        MPI_Send(&go, 1, MPI_INT, 3, PD_TAG + 3, MPI_COMM_WORLD);
+        pending_matched(&any, in, 3, "matched after the acknowledgement");
+    } else if (rank == 2) {
+        MPI_Send(&go, 1, MPI_INT, 0, PD_TAG + 3, MPI_COMM_WORLD);
+        pending_matched(&any, in, 0, "matched before any acknowledgement");
+    } else if (rank == 3) {
+        MPI_Status st;
+        int cancelled = 0;
+        MPI_Cancel(&any);
+        int rc = MPI_Wait(&any, &st);
+        MPI_Test_cancelled(&st, &cancelled);
+        CHECK(rc == MPI_SUCCESS && cancelled && any == MPI_REQUEST_NULL,
+              "cancelled: %s cancelled %d", mt_errstr(rc), cancelled);
+        MPI_Recv(&go, 1, MPI_INT, 0, PD_TAG + 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        pending_send(0);
+    } else {
+        MPI_Cancel(&any);
+        MPI_Wait(&any, MPI_STATUS_IGNORE);
+    }
+    printf("rank %d: PASS pending\n", rank);
+}
+
+static void group_world_ranks(MPI_Group g, int n, int *world);
+
+/* The shrunken intercommunicator: each group's survivors (world rank 3
+ * is gone), and an Allreduce across it (each side gets the sum of the
+ * other side's world ranks). */
+static void inter_check_shrunk(MPI_Comm small, int color)
+{
+    int inter = 0, n = -1, rn = -1, world[64];
+    MPI_Comm_test_inter(small, &inter);
+    MPI_Comm_size(small, &n);
+    MPI_Comm_remote_size(small, &rn);
+    int want_n = color == 0 ? (size + 1) / 2 : size / 2 - 1;
+    int want_rn = color == 0 ? size / 2 - 1 : (size + 1) / 2;
+    CHECK(inter && n == want_n && rn == want_rn, "shrunken: inter %d sizes %d/%d, want %d/%d",
+          inter, n, rn, want_n, want_rn);
+    MPI_Group remote;
+    MPI_Comm_remote_group(small, &remote);
+    group_world_ranks(remote, rn, world);
+    MPI_Group_free(&remote);
+    int want_sum = 0;
+    for (int i = 0; i < rn; i++) {
+        CHECK(world[i] % 2 != color && world[i] != 3 && (i == 0 || world[i] > world[i - 1]),
+              "shrunken: remote member %d is world rank %d", i, world[i]);
+        want_sum += world[i];
+    }
+    MPI_Comm_set_errhandler(small, MPI_ERRORS_RETURN);
+    int sum = -1, rc = MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, small);
+    CHECK(rc == MPI_SUCCESS && sum == want_sum, "Allreduce on the shrunken: %s sum %d, want %d",
+          mt_errstr(rc), sum, want_sum);
+}
+
+static void test_inter(void)
+{
+    CHECK(size >= 4, "inter needs 4 ranks");
+    MPI_Comm half, inter;
+    int color = rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 40, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int flag = ~(1 << rank), all = ~((1 << size) - 1);
+    int rc = MPIX_Comm_agree(inter, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == all, "agree over both groups: %s flag %#x, want %#x",
+          mt_errstr(rc), flag, all);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 3)
+        die();
+    int x;
+    expect_class(MPI_Recv(&x, 1, MPI_INT, 3, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "Recv from the dead rank");
+    flag = ~(1 << rank);
+    rc = MPIX_Comm_agree(inter, &flag);
+    expect_class(rc, MPIX_ERR_PROC_FAILED, "agree with an unacknowledged failure");
+    CHECK(flag == (all | (1 << 3)), "agree flag %#x, want %#x", flag, all | (1 << 3));
+    MPIX_Comm_failure_ack(inter);
+    MPI_Group acked, wg;
+    int n = -1, w = -1;
+    MPIX_Comm_failure_get_acked(inter, &acked);
+    MPI_Group_size(acked, &n);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    if (n == 1)
+        MPI_Group_translate_ranks(acked, 1, (int[]){0}, wg, &w);
+    CHECK(n == 1 && w == 3, "acked: %d members, the first world rank %d", n, w);
+    MPI_Group_free(&acked);
+    MPI_Group_free(&wg);
+    flag = ~(1 << rank);
+    rc = MPIX_Comm_agree(inter, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == (all | (1 << 3)), "agree after the acknowledgement: %s %#x",
+          mt_errstr(rc), flag);
+    MPI_Comm small;
+    rc = MPIX_Comm_shrink(inter, &small);
+    CHECK(rc == MPI_SUCCESS, "shrink: %s", mt_errstr(rc));
+    inter_check_shrunk(small, color);
+    MPI_Comm_free(&small);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    printf("rank %d: PASS inter\n", rank);
 }
 
 static int victim;
@@ -307,18 +520,25 @@ static void test_agree_kill(void)
     printf("rank %d: PASS agree_kill\n", rank);
 }
 
-/* The world ranks of comm's members. */
-static void members(MPI_Comm comm, int n, int *world)
+/* The world ranks of the first n members of g. */
+static void group_world_ranks(MPI_Group g, int n, int *world)
 {
-    MPI_Group g, wg;
+    MPI_Group wg;
     int idx[64];
-    MPI_Comm_group(comm, &g);
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     for (int i = 0; i < n; i++)
         idx[i] = i;
     MPI_Group_translate_ranks(g, n, idx, wg, world);
-    MPI_Group_free(&g);
     MPI_Group_free(&wg);
+}
+
+/* The world ranks of comm's members. */
+static void members(MPI_Comm comm, int n, int *world)
+{
+    MPI_Group g;
+    MPI_Comm_group(comm, &g);
+    group_world_ranks(g, n, world);
+    MPI_Group_free(&g);
 }
 
 static void test_shrink_loop(void)
@@ -408,7 +628,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 3 && size <= 30, "needs 3 to 30 ranks");
-    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|agree_kill V|shrink_loop|bad");
+    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|pending|inter|agree_kill V|shrink_loop|bad");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     victim = argc > 2 ? atoi(argv[2]) : 1;
     if (strcmp(argv[1], "revoke_p2p") == 0)
@@ -417,6 +637,10 @@ int main(int argc, char **argv)
         test_revoke_coll();
     else if (strcmp(argv[1], "agree") == 0)
         test_agree();
+    else if (strcmp(argv[1], "pending") == 0)
+        test_pending();
+    else if (strcmp(argv[1], "inter") == 0)
+        test_inter();
     else if (strcmp(argv[1], "agree_kill") == 0)
         test_agree_kill();
     else if (strcmp(argv[1], "shrink_loop") == 0)

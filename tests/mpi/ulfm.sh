@@ -2,7 +2,10 @@
 # ulfm.c under hcmpirun --no-kill-on-failure on 4 ranks, over shm and again
 # over tcp alone: revoke racing point-to-point and collectives, agreement
 # (with a failure, acknowledged or not, and with a rank killed during a
-# run of agreements: the coordinator, then another), shrink repeated until
+# run of agreements: the coordinator, then another), ANY_SOURCE receives
+# left failure-pending by a death (Wait/Test/Waitall/Waitany, then matched,
+# cancelled, acknowledged), agree and shrink of an intercommunicator,
+# shrink repeated until
 # one rank is left, bad input.  Modes where a rank dies must end with the
 # launcher reporting it; the others exit 0.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
@@ -39,6 +42,8 @@ for transports in shm,self tcp; do
     run_ulfm ok 4 revoke_coll revoke_coll
     run_ulfm ok 4 bad bad
     run_ulfm death 3 agree agree
+    run_ulfm death 3 pending pending
+    run_ulfm death 3 inter inter
     run_ulfm death 3 agree_kill agree_kill 0
     run_ulfm death 3 agree_kill agree_kill 2
     run_ulfm death 1 shrink_loop shrink_loop

@@ -93,8 +93,11 @@
 #define SHM_RING_BYTES_PER_RANK ((size_t)256 << 10)
 /* Ring tag of a slot that names a pool cell instead of holding a packet. */
 #define SHM_TAG_POOL 1u
-/* Shortest interval between two checks of whether local peers still live. */
-#define SHM_LIVENESS_MS 100
+/* Shortest interval between two checks of whether local peers still live
+ * (HCMPI_SHM_LIVENESS_MS): with a wait's sleep, the bound on how long a
+ * local peer's death goes unnoticed.  A peer that lives but hangs is never
+ * taken for dead: only its process's exit counts. */
+#define SHM_DEFAULT_LIVENESS_MS 100
 /* Empty progress calls between two looks at the clock for that check. */
 #define SHM_IDLE_POLLS_PER_LIVENESS 64
 /* Packets one progress call delivers from one ring, and in all. */
@@ -128,6 +131,7 @@ typedef struct shm_ctx {
   _Atomic unsigned char *dead; /* 1 found dead, 2 reported */
   _Atomic int deaths_pending;
   _Atomic long next_liveness_ms;
+  long liveness_ms; /* HCMPI_SHM_LIVENESS_MS */
   unsigned char *base;
   size_t seg_size;
   struct hc_shm_seg_hdr *hdr;
@@ -416,6 +420,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->peer_failed_cb = args->peer_failed_cb;
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
+  shm->liveness_ms =
+      hc_env_long("HCMPI_SHM_LIVENESS_MS", SHM_DEFAULT_LIVENESS_MS);
   uint32_t ncells_hint;
   shm_choose_shape(shm->local_size, &shm->cell_size_hint, &ncells_hint);
   hc_status_t rc = shm_alloc_arrays(shm, args->local_world_ranks);
@@ -902,14 +908,14 @@ static int shm_peer_gone(shm_ctx_t *shm, int p) {
   return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-/* A blocked rank is about to sleep: at most every SHM_LIVENESS_MS, look
+/* A blocked rank is about to sleep: at most every liveness_ms, look
  * whether a local peer exited (a pidfd turns readable even while the
  * launcher has not reaped it; kill(pid, 0) is the fallback). */
 static void shm_check_liveness(shm_ctx_t *shm) {
   long now = shm_now_ms();
   long due = atomic_load_explicit(&shm->next_liveness_ms, memory_order_relaxed);
   if (now < due || !atomic_compare_exchange_strong(&shm->next_liveness_ms, &due,
-                                                   now + SHM_LIVENESS_MS))
+                                                   now + shm->liveness_ms))
     return;
   for (int p = 0; p < shm->local_size; p++) {
     if (p == shm->local_rank || atomic_load(&shm->dead[p]) != 0)
