@@ -618,14 +618,22 @@ void hc_comm_ids_withdraw(void) { hc_ctxid_unhold(); }
 
 /* The ids were held at every member (hc_ctxid_hold), so the lowest of the
  * AND is free everywhere; bit 0 says whether anyone held some back. */
+/* Takes the lowest id set in an agreed mask out of it; -1 when none is. */
+static int comm_mask_pop(uint32_t *mask) {
+  for (int w = 0; w < HC_CTXID_WORDS; w++)
+    if (mask[w] != 0) {
+      int id = w * 32 + __builtin_ctz(mask[w]);
+      mask[w] &= ~(1u << (id % 32));
+      return id;
+    }
+  return -1;
+}
+
 hc_status_t hc_comm_new_agreed(uint32_t *mask, int n, const int *world_ranks,
                                hcomm_comm_t **newcomm) {
   int open = (int)(mask[0] & 1u);
-  int id = -1;
   mask[0] &= ~1u;
-  for (int w = 0; w < HC_CTXID_WORDS && id < 0; w++)
-    if (mask[w] != 0)
-      id = w * 32 + __builtin_ctz(mask[w]);
+  int id = comm_mask_pop(mask);
   if (id >= 0)
     *newcomm = comm_new(id, n, world_ranks);
   hc_ctxid_unhold();
@@ -918,25 +926,25 @@ static hcomm_comm_t *comm_new_inter(int id, hcomm_comm_t *local, int n,
   return comm;
 }
 
-/* ft.c's shrink of an intercommunicator (comm.h). */
+/* ft.c's shrink of an intercommunicator (comm.h): the two lowest agreed
+ * ids, the intercommunicator's and its local group's. */
 hc_status_t hc_comm_new_inter_agreed(uint32_t *mask, int nlocal,
                                      const int *local_world, int nremote,
                                      const int *remote_world,
                                      hcomm_comm_t **newcomm) {
-  int open = comm_mask_unhindered(mask);
-  int inter_id = comm_lowest_free(mask);
-  if (inter_id >= 0)
-    mask[inter_id / 32] &= ~(1u << (inter_id % 32));
-  int local_id = comm_lowest_free(mask);
-  comm_offer_withdraw();
-  if (local_id < 0)
-    return open ? HC_ERR_NO_CONTEXT : HC_ERR_AGAIN;
-  hcomm_comm_t *local = comm_new(local_id, nlocal, local_world);
-  *newcomm = local != NULL
-                 ? comm_new_inter(inter_id, local, nremote, remote_world)
-                 : NULL;
+  int open = (int)(mask[0] & 1u);
+  mask[0] &= ~1u;
+  int inter_id = comm_mask_pop(mask);
+  int local_id = comm_mask_pop(mask);
+  hcomm_comm_t *local = NULL;
+  *newcomm = NULL;
+  if (local_id >= 0 && (local = comm_new(local_id, nlocal, local_world)))
+    *newcomm = comm_new_inter(inter_id, local, nremote, remote_world);
   if (local != NULL && *newcomm == NULL)
     comm_release(local);
+  hc_ctxid_unhold();
+  if (local_id < 0)
+    return open ? HC_ERR_NO_CONTEXT : HC_ERR_AGAIN;
   return *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
 }
 
