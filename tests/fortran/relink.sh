@@ -42,6 +42,14 @@ run_check probe "sum 3 (expect 3)" timeout 90 "$HCMPIRUN" -n 2 --timeout 60 \
 check_maps "$T/probe.log" "$ABI_DIR" 2 libmpichfort.so.12 libmpich.so.12
 echo "PASS: running MPICH-built ranks map only $ABI_DIR's MPI libraries"
 
+mpif90.mpich -o "$T/probe08" "$top_srcdir/tests/relink/maps_probe_f08.f90" ||
+  fail "mpif90.mpich maps_probe_f08.f90"
+run_check probe08 "sum 3 (expect 3)" timeout 90 "$HCMPIRUN" -n 2 --timeout 60 \
+  --env "LD_LIBRARY_PATH=$ABI_DIR" "$T/probe08"
+grep -q 'status mismatch' "$T/probe08.log" && fail "mpi_f08 probe: a status field is wrong"
+check_maps "$T/probe08.log" "$ABI_DIR" 2 libmpichfort.so.12 libmpich.so.12
+echo "PASS: MPICH-built use mpi_f08 ranks map only $ABI_DIR's MPI libraries"
+
 # Every Fortran entry point Debian's libmpichfort.so.12 exports for mpif.h,
 # `use mpi` and its mpi_f08 (mpi_x_, mpi_x_f08_, mpi_x_f08ts_, their
 # _large_ forms, the pmpi_/pmpir_ ones), ours exports too.  Left out: the

@@ -9,7 +9,7 @@ dist_noinst_SCRIPTS += tests/relink/libs.sh tests/relink/netpipe.sh \
 	tests/relink/mpich_suite.sh tests/relink/debian_apps.sh \
 	tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
 EXTRA_DIST += tests/relink/lib.sh tests/relink/maps_probe.c \
-	tests/relink/maps_probe.f90
+	tests/relink/maps_probe.f90 tests/relink/maps_probe_f08.f90
 check_PROGRAMS += tests/relink/data_symbols
 tests_relink_data_symbols_SOURCES = tests/relink/data_symbols.c
 tests_relink_data_symbols_LDADD = libhcmpi.la
