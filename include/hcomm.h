@@ -800,6 +800,9 @@ typedef struct hcomm_rma_op {
   void *result;
   size_t result_bytes;
   int op, type; /* for hcomm_rma_combine_fn */
+  /* GET only: an atomic read (MPI_Get_accumulate or MPI_Fetch_and_op with
+   * MPI_NO_OP), which must not see an accumulate half applied. */
+  int atomic_read;
   void (*done)(void *arg);
   void *arg;
 } hcomm_rma_op_t;

@@ -228,8 +228,12 @@ hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
 static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
                          const uint64_t *pairs) {
   hc_rma_wire_t w = hc_rma_wire_of(op);
-  int atomic = direct_is_atomic(op->kind);
-  _Atomic uint32_t *word = atomic ? direct_lock_word(win, op->target) : NULL;
+  int atomic = direct_is_atomic(op->kind) || op->atomic_read;
+  /* Without a shared mapping (this rank's own memory) the engine lock,
+   * which the target's accumulates also run under, keeps them apart. */
+  _Atomic uint32_t *word = atomic && win->shared_locks != NULL
+                               ? direct_lock_word(win, op->target)
+                               : NULL;
   if (word != NULL)
     direct_lock(word);
   hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
@@ -295,7 +299,10 @@ static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {
     return HC_ERR_NOT_SUPPORTED;
   if (via == HC_RMA_VIA_SHARED)
     return direct_mapped(win, op, win->shared_bases[op->target]);
-  if (op->kind != HCOMM_RMA_PUT && op->kind != HCOMM_RMA_GET)
+  /* Only the target applies accumulates to memory not mapped here, so an
+   * atomic read must be applied there too, in turn with them. */
+  if ((op->kind != HCOMM_RMA_PUT && op->kind != HCOMM_RMA_GET) ||
+      (op->atomic_read && via != HC_RMA_VIA_SELF))
     return HC_ERR_NOT_SUPPORTED;
   if (via == HC_RMA_VIA_SELF)
     return direct_mapped(win, op, win->base);

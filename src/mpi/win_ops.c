@@ -359,8 +359,10 @@ static int win_call(win_call_t *c, MPI_Win win) {
   if (rc == MPI_SUCCESS) {
     op.segs = shape.segs;
     op.nsegs = shape.n;
-    if (c->kind == HCOMM_RMA_GET_ACC && c->op == MPI_NO_OP)
+    if (c->kind == HCOMM_RMA_GET_ACC && c->op == MPI_NO_OP) {
       op.kind = HCOMM_RMA_GET; /* an atomic read is all it asks */
+      op.atomic_read = 1;
+    }
     rc = win_issue(c, &op, ot, rt);
   }
   win_shape_free(&shape);

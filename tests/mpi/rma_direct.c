@@ -20,7 +20,8 @@
  * windows a word in the mapping).  The word must end at exactly
  * 2 * size * ITERS, every value MPI_Fetch_and_op returned (across all
  * ranks) must differ, the double must be exact and the locked counter
- * size * ITERS.  The MPI_Win_create
+ * size * ITERS.  Then atomic reads of a {short, int} pair another rank
+ * keeps replacing must never be torn.  The MPI_Win_create
  * phase puts a 4 KiB block and a strided vector into the right
  * neighbour's window and reads the block back, under fence, and puts and
  * gets on this rank's own window, checking every byte. */
@@ -28,6 +29,8 @@
 
 #define ITERS 100
 #define BLOCK 4096
+#define READS 4000
+#define PAIRS 64
 
 static int rank, size;
 static MPI_T_pvar_session session;
@@ -145,6 +148,47 @@ static void atomic_phase(const char *phase, MPI_Win win, long *words, int direct
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Atomic reads: rank 1 replaces PAIRS {short, int} pairs in rank 0's
+ * window with {v, v} again and again while rank 2 reads them with
+ * MPI_Get_accumulate and MPI_Fetch_and_op (MPI_NO_OP, which the library
+ * moves as a read); every pair read must be whole.  Its own window, made
+ * by MPI_Win_allocate or (shared) MPI_Win_allocate_shared. */
+static void atomic_read_phase(const char *phase, int shared)
+{
+    typedef struct { short s; int i; } pair_t;
+    pair_t put[PAIRS], got[PAIRS], *mem = NULL;
+    MPI_Aint bytes = rank == 0 ? (MPI_Aint)sizeof put : 0;
+    MPI_Win win;
+    int rc = shared ? MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win)
+                    : MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    CHECK(rc == MPI_SUCCESS, "%s: window for atomic reads", phase);
+    if (rank == 0)
+        memset(mem, 0, sizeof put);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int k = 1; size >= 3 && rank == 1 && k <= READS; k++) {
+        for (int e = 0; e < PAIRS; e++) {
+            put[e].s = (short)(k % 30000);
+            put[e].i = k % 30000;
+        }
+        MPI_Accumulate(put, PAIRS, MPI_SHORT_INT, 0, 0, PAIRS, MPI_SHORT_INT, MPI_REPLACE, win);
+    }
+    for (int k = 0; size >= 3 && rank == 2 && k < READS; k++) {
+        int n = k % 4 ? PAIRS : 1;
+        if (n == 1)
+            MPI_Fetch_and_op(NULL, got, MPI_SHORT_INT, 0, 0, MPI_NO_OP, win);
+        else
+            MPI_Get_accumulate(NULL, 0, MPI_SHORT_INT, got, n, MPI_SHORT_INT, 0, 0, n,
+                               MPI_SHORT_INT, MPI_NO_OP, win);
+        MPI_Win_flush(0, win);
+        for (int e = 0; e < n; e++)
+            CHECK(got[e].s == got[e].i, "%s: read a torn pair {%d, %d}", phase, got[e].s,
+                  got[e].i);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+}
+
 static unsigned char stamp(int from, int i) { return (unsigned char)(from * 31 + i * 7 + 1); }
 
 /* MPI_Win_create: a block and a vector to the right, the block read back,
@@ -223,6 +267,8 @@ int main(int argc, char **argv)
     atomic_phase("allocate_shared", win, words, direct);
     MPI_Win_free(&win);
 
+    atomic_read_phase("allocate", 0);
+    atomic_read_phase("allocate_shared", 1);
     create_phase(direct, peer);
 
     MPI_T_pvar_session_free(&session);
