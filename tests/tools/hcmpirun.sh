@@ -154,8 +154,12 @@ rc=$?
 if [ $rc -eq 127 ] && grep -q 'cannot execute' "$T/err"; then pass "exec failure"; else fail "exec failure (rc=$rc)"; fi
 
 # 10b. SIGTERM to hcmpirun reaches every rank; all of them are gone when it
-#     exits with 128+15.
-timeout 60 $RUN -n 2 sh -c 'echo $$ >"$0/pid.$PMI_RANK"; exec sleep 100' "$T" >"$T/out" 2>"$T/err" &
+#     exits with 128+15.  The signal goes to hcmpirun itself, bounded by its
+#     own --timeout: timeout(1) would follow the forwarded SIGTERM with a
+#     SIGCONT, and a sanitized hcmpirun then hangs for good in
+#     LeakSanitizer's exit-time stop-the-world (a runtime defect: 7 in 20
+#     exits under a burst of SIGCONTs), which is not what this case tests.
+$RUN -n 2 --timeout 60 sh -c 'echo $$ >"$0/pid.$PMI_RANK"; exec sleep 100' "$T" >"$T/out" 2>"$T/err" &
 P=$!
 n=0
 while [ ! -s "$T/pid.0" ] || [ ! -s "$T/pid.1" ]; do
