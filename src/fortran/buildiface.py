@@ -372,6 +372,21 @@ def c_signature(fname, args):
     return 'void %s(%s)' % (fname, ', '.join(params))
 
 
+BIND_KIND = {'h:Comm': 'HC_MPI_BIND_COMM', 'h:Win': 'HC_MPI_BIND_WIN',
+             'h:File': 'HC_MPI_BIND_FILE', 'h:Session': 'HC_MPI_BIND_SESSION'}
+
+
+def bind_object(args):
+    """The object whose error handler sees an error the wrapper finds
+    itself: the first communicator, window, file or session argument (as
+    kind, Fortran handle expression); none raises on MPI_COMM_WORLD's, as
+    the C face does."""
+    for n, k in args:
+        if k in BIND_KIND:
+            return BIND_KIND[k], '*' + n
+    return 'HC_MPI_BIND_NONE', '0'
+
+
 def c_body(call, args):
     pre, actual, post, cleanup = [], [], [], []
     for n, k in args:
@@ -422,11 +437,15 @@ def c_body(call, args):
         else:  # pointers and arrays pass through: same layout in C
             actual.append(n)
     lines = ['  ' + p for p in pre]
-    if any(k == 'sout' for n, k in args):
-        names = [n for n, k in args if k == 'sout']
-        lines.append('  if (%s) {' % ' || '.join('!%s_c' % n for n in names))
+    copies = [n for n, k in args if k in ('sin', 'sout')]
+    if copies:
+        lines.append('  if (%s) {' % ' || '.join('!%s_c' % n for n in copies))
         lines += ['    ' + c for c in cleanup]
-        lines.append('    hc_f_err(ierr, MPI_ERR_NO_MEM);')
+        kind, handle = bind_object(args)
+        what = 'no memory for a C copy of %s' % ' or '.join(copies)
+        lines.append('    hc_f_raise(ierr, "%s", %s, %s, MPI_ERR_NO_MEM,' %
+                     (c_name(call), kind, handle))
+        lines.append('               "%s");' % what)
         lines.append('    return;')
         lines.append('  }')
     lines.append('  int rc = %s(%s);' % (c_name(call), ', '.join(actual)))
@@ -507,7 +526,8 @@ def f08_entry(call, args, names, hdr):
         out += [sig, '{',
                 '  if (%s) {' % ' || '.join('!hc_f_f08ts_contiguous(%s)' % b
                                             for b in bufs),
-                '    hc_f_f08ts_refuse("%s", ierr);' % c_name(call),
+                '    hc_f_f08ts_refuse("%s", %s, ierr);' %
+                (c_name(call), ', '.join(bind_object(args))),
                 '    return;', '  }',
                 '  %s(%s);' % (target, ', '.join(actual)), '}']
         target = 'p%s_' % f08

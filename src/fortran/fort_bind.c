@@ -59,7 +59,7 @@ void pmpi_accumulate_f08ts_(hc_f_gfc_desc_t *origin_addr,
                             MPI_Fint *target_count, MPI_Fint *target_datatype,
                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Accumulate", ierr);
+    hc_f_f08ts_refuse("MPI_Accumulate", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -94,7 +94,7 @@ void pmpi_accumulate_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                                   MPI_Fint *target_datatype, MPI_Fint *op,
                                   MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Accumulate_c", ierr);
+    hc_f_f08ts_refuse("MPI_Accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_accumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -138,6 +138,12 @@ void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode,
 void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr,
                             size_t string_len) {
   char *string_c = hc_f_str_in(string, string_len);
+  if (!string_c) {
+    free(string_c);
+    hc_f_raise(ierr, "MPI_Add_error_string", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of string");
+    return;
+  }
   int rc = MPI_Add_error_string(*errorcode, string_c);
   free(string_c);
   hc_f_err(ierr, rc);
@@ -172,7 +178,7 @@ void pmpi_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *recvcount, MPI_Fint *recvtype,
                            MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather", ierr);
+    hc_f_f08ts_refuse("MPI_Allgather", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -200,7 +206,7 @@ void pmpi_allgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                  MPI_Count *recvcount, MPI_Fint *recvtype,
                                  MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather_c", ierr);
+    hc_f_f08ts_refuse("MPI_Allgather_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -232,7 +238,7 @@ void pmpi_allgather_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather_init", ierr);
+    hc_f_f08ts_refuse("MPI_Allgather_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -266,7 +272,7 @@ void pmpi_allgather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *comm, MPI_Fint *info,
                                       MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Allgather_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -298,7 +304,7 @@ void pmpi_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                             MPI_Fint *recvtype, MPI_Fint *comm,
                             MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv", ierr);
+    hc_f_f08ts_refuse("MPI_Allgatherv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -330,7 +336,7 @@ void pmpi_allgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Fint *recvtype, MPI_Fint *comm,
                                   MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Allgatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -364,7 +370,7 @@ void pmpi_allgatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                                  MPI_Fint *info, MPI_Fint *request,
                                  MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Allgatherv_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -399,7 +405,7 @@ void pmpi_allgatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                        MPI_Fint *info, MPI_Fint *request,
                                        MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Allgatherv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -445,7 +451,7 @@ void pmpi_allreduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                            MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                            MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce", ierr);
+    hc_f_f08ts_refuse("MPI_Allreduce", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -473,7 +479,7 @@ void pmpi_allreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *datatype, MPI_Fint *op,
                                  MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce_c", ierr);
+    hc_f_f08ts_refuse("MPI_Allreduce_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -502,7 +508,7 @@ void pmpi_allreduce_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce_init", ierr);
+    hc_f_f08ts_refuse("MPI_Allreduce_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allreduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -532,7 +538,7 @@ void pmpi_allreduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *info, MPI_Fint *request,
                                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Allreduce_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_allreduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -561,7 +567,7 @@ void pmpi_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *recvcount, MPI_Fint *recvtype,
                           MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoall", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -589,7 +595,7 @@ void pmpi_alltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Count *recvcount, MPI_Fint *recvtype,
                                 MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall_c", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -620,7 +626,7 @@ void pmpi_alltoall_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall_init", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoall_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -654,7 +660,7 @@ void pmpi_alltoall_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *comm, MPI_Fint *info,
                                      MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoall_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -686,7 +692,7 @@ void pmpi_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                            MPI_Fint *rdispls, MPI_Fint *recvtype,
                            MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
@@ -719,7 +725,7 @@ void pmpi_alltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *recvtype, MPI_Fint *comm,
                                  MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
@@ -753,7 +759,7 @@ void pmpi_alltoallv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallv_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
@@ -787,7 +793,7 @@ void pmpi_alltoallv_init_f08ts_large_(
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
@@ -820,7 +826,7 @@ void pmpi_alltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                            MPI_Fint *rdispls, MPI_Fint *recvtypes,
                            MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
@@ -853,7 +859,7 @@ void pmpi_alltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *recvtypes, MPI_Fint *comm,
                                  MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw_c", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallw_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
@@ -887,7 +893,7 @@ void pmpi_alltoallw_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw_init", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallw_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
@@ -921,7 +927,7 @@ void pmpi_alltoallw_init_f08ts_large_(
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Alltoallw_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -991,7 +997,7 @@ void pmpi_bcast_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                        MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast", ierr);
+    hc_f_f08ts_refuse("MPI_Bcast", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
@@ -1015,7 +1021,7 @@ void pmpi_bcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast_c", ierr);
+    hc_f_f08ts_refuse("MPI_Bcast_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
@@ -1041,7 +1047,7 @@ void pmpi_bcast_init_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                             MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast_init", ierr);
+    hc_f_f08ts_refuse("MPI_Bcast_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bcast_init_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
@@ -1069,7 +1075,7 @@ void pmpi_bcast_init_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
                                   MPI_Fint *comm, MPI_Fint *info,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Bcast_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bcast_init_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
@@ -1094,7 +1100,7 @@ void pmpi_bsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend", ierr);
+    hc_f_f08ts_refuse("MPI_Bsend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -1119,7 +1125,7 @@ void pmpi_bsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Bsend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -1145,7 +1151,7 @@ void pmpi_bsend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend_init", ierr);
+    hc_f_f08ts_refuse("MPI_Bsend_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -1173,7 +1179,7 @@ void pmpi_bsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                   MPI_Fint *tag, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Bsend_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_bsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -1196,7 +1202,7 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
 void pmpi_buffer_attach_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *size,
                                MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Buffer_attach", ierr);
+    hc_f_f08ts_refuse("MPI_Buffer_attach", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_buffer_attach_(hc_f_f08ts_buf(buffer), size, ierr);
@@ -1218,7 +1224,7 @@ void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
 void pmpi_buffer_attach_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *size,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Buffer_attach_c", ierr);
+    hc_f_f08ts_refuse("MPI_Buffer_attach_c", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_buffer_attach_c_(hc_f_f08ts_buf(buffer), size, ierr);
@@ -1373,6 +1379,12 @@ void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr) {
 
 void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len) {
   char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  if (!port_name_c) {
+    free(port_name_c);
+    hc_f_raise(ierr, "MPI_Close_port", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of port_name");
+    return;
+  }
   int rc = MPI_Close_port(port_name_c);
   free(port_name_c);
   hc_f_err(ierr, rc);
@@ -1392,6 +1404,12 @@ void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
                        size_t port_name_len) {
   char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  if (!port_name_c) {
+    free(port_name_c);
+    hc_f_raise(ierr, "MPI_Comm_accept", HC_MPI_BIND_COMM, *comm, MPI_ERR_NO_MEM,
+               "no memory for a C copy of port_name");
+    return;
+  }
   int rc = MPI_Comm_accept(port_name_c, *info, *root, *comm, newcomm);
   free(port_name_c);
   hc_f_err(ierr, rc);
@@ -1443,6 +1461,12 @@ void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root,
                         MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
                         size_t port_name_len) {
   char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  if (!port_name_c) {
+    free(port_name_c);
+    hc_f_raise(ierr, "MPI_Comm_connect", HC_MPI_BIND_COMM, *comm,
+               MPI_ERR_NO_MEM, "no memory for a C copy of port_name");
+    return;
+  }
   int rc = MPI_Comm_connect(port_name_c, *info, *root, *comm, newcomm);
   free(port_name_c);
   hc_f_err(ierr, rc);
@@ -1495,6 +1519,12 @@ void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag,
                                   MPI_Fint *newcomm, MPI_Fint *ierr,
                                   size_t stringtag_len) {
   char *stringtag_c = hc_f_str_in(stringtag, stringtag_len);
+  if (!stringtag_c) {
+    free(stringtag_c);
+    hc_f_raise(ierr, "MPI_Comm_create_from_group", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of stringtag");
+    return;
+  }
   int rc = MPI_Comm_create_from_group(*group, stringtag_c, *info, *errhandler,
                                       newcomm);
   free(stringtag_c);
@@ -1655,7 +1685,8 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen,
   char *comm_name_c = hc_f_str_buf(MPI_MAX_OBJECT_NAME);
   if (!comm_name_c) {
     free(comm_name_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Comm_get_name", HC_MPI_BIND_COMM, *comm,
+               MPI_ERR_NO_MEM, "no memory for a C copy of comm_name");
     return;
   }
   int rc = MPI_Comm_get_name(*comm, comm_name_c, resultlen);
@@ -1833,6 +1864,12 @@ void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr) {
 void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr,
                          size_t comm_name_len) {
   char *comm_name_c = hc_f_str_in(comm_name, comm_name_len);
+  if (!comm_name_c) {
+    free(comm_name_c);
+    hc_f_raise(ierr, "MPI_Comm_set_name", HC_MPI_BIND_COMM, *comm,
+               MPI_ERR_NO_MEM, "no memory for a C copy of comm_name");
+    return;
+  }
   int rc = MPI_Comm_set_name(*comm, comm_name_c);
   free(comm_name_c);
   hc_f_err(ierr, rc);
@@ -1939,7 +1976,7 @@ void pmpi_compare_and_swap_f08ts_(hc_f_gfc_desc_t *origin_addr,
   if (!hc_f_f08ts_contiguous(origin_addr) ||
       !hc_f_f08ts_contiguous(compare_addr) ||
       !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Compare_and_swap", ierr);
+    hc_f_f08ts_refuse("MPI_Compare_and_swap", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_compare_and_swap_(hc_f_f08ts_buf(origin_addr),
@@ -2143,7 +2180,8 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen,
   char *string_c = hc_f_str_buf(MPI_MAX_ERROR_STRING);
   if (!string_c) {
     free(string_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Error_string", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of string");
     return;
   }
   int rc = MPI_Error_string(*errorcode, string_c, resultlen);
@@ -2182,7 +2220,7 @@ void pmpi_exscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                         MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan", ierr);
+    hc_f_f08ts_refuse("MPI_Exscan", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_exscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -2210,7 +2248,7 @@ void pmpi_exscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                               MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan_c", ierr);
+    hc_f_f08ts_refuse("MPI_Exscan_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_exscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -2238,7 +2276,7 @@ void pmpi_exscan_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                              MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan_init", ierr);
+    hc_f_f08ts_refuse("MPI_Exscan_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_exscan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -2267,7 +2305,7 @@ void pmpi_exscan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *comm, MPI_Fint *info,
                                    MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Exscan_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_exscan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -2297,7 +2335,7 @@ void pmpi_fetch_and_op_f08ts_(hc_f_gfc_desc_t *origin_addr,
                               MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr) ||
       !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Fetch_and_op", ierr);
+    hc_f_f08ts_refuse("MPI_Fetch_and_op", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_fetch_and_op_(hc_f_f08ts_buf(origin_addr), hc_f_f08ts_buf(result_addr),
@@ -2344,6 +2382,12 @@ void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr) {
 void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr,
                        size_t filename_len) {
   char *filename_c = hc_f_str_in(filename, filename_len);
+  if (!filename_c) {
+    free(filename_c);
+    hc_f_raise(ierr, "MPI_File_delete", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of filename");
+    return;
+  }
   int rc = MPI_File_delete(filename_c, *info);
   free(filename_c);
   hc_f_err(ierr, rc);
@@ -2541,7 +2585,8 @@ void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
   char *datarep_c = hc_f_str_buf(MPI_MAX_DATAREP_STRING);
   if (!datarep_c) {
     free(datarep_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_File_get_view", HC_MPI_BIND_FILE, *fh, MPI_ERR_NO_MEM,
+               "no memory for a C copy of datarep");
     return;
   }
   int rc =
@@ -2580,7 +2625,7 @@ void pmpi_file_iread_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *request,
                             MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
@@ -2606,7 +2651,7 @@ void pmpi_file_iread_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                 MPI_Fint *count, MPI_Fint *datatype,
                                 MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
@@ -2632,7 +2677,7 @@ void pmpi_file_iread_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Count *count, MPI_Fint *datatype,
                                       MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -2661,7 +2706,7 @@ void pmpi_file_iread_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                MPI_Fint *datatype, MPI_Fint *request,
                                MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_at", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -2689,7 +2734,7 @@ void pmpi_file_iread_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                    MPI_Fint *datatype, MPI_Fint *request,
                                    MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_at_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -2717,7 +2762,7 @@ void pmpi_file_iread_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                          MPI_Fint *datatype, MPI_Fint *request,
                                          MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -2747,7 +2792,7 @@ void pmpi_file_iread_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                      MPI_Fint *datatype, MPI_Fint *request,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_at_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -2773,7 +2818,7 @@ void pmpi_file_iread_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                   MPI_Count *count, MPI_Fint *datatype,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
@@ -2799,7 +2844,7 @@ void pmpi_file_iread_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_shared", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_shared", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -2826,7 +2871,7 @@ void pmpi_file_iread_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Count *count, MPI_Fint *datatype,
                                          MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_shared_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iread_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iread_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -2854,7 +2899,7 @@ void pmpi_file_iwrite_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                              MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
@@ -2880,7 +2925,7 @@ void pmpi_file_iwrite_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                  MPI_Fint *count, MPI_Fint *datatype,
                                  MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -2907,7 +2952,7 @@ void pmpi_file_iwrite_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                        MPI_Count *count, MPI_Fint *datatype,
                                        MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -2937,7 +2982,7 @@ void pmpi_file_iwrite_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                 MPI_Fint *datatype, MPI_Fint *request,
                                 MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_at", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -2965,7 +3010,7 @@ void pmpi_file_iwrite_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                     MPI_Fint *datatype, MPI_Fint *request,
                                     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_at_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -2993,7 +3038,7 @@ void pmpi_file_iwrite_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                           MPI_Count *count, MPI_Fint *datatype,
                                           MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -3023,7 +3068,7 @@ void pmpi_file_iwrite_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                       MPI_Fint *datatype, MPI_Fint *request,
                                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_at_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -3051,7 +3096,7 @@ void pmpi_file_iwrite_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Count *count, MPI_Fint *datatype,
                                    MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
@@ -3077,7 +3122,7 @@ void pmpi_file_iwrite_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                     MPI_Fint *count, MPI_Fint *datatype,
                                     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_shared", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_shared", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -3104,7 +3149,7 @@ void pmpi_file_iwrite_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                           MPI_Count *count, MPI_Fint *datatype,
                                           MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_shared_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_iwrite_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_iwrite_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
@@ -3120,6 +3165,12 @@ void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
                      size_t filename_len) {
   char *filename_c = hc_f_str_in(filename, filename_len);
   MPI_File fh_c = MPI_File_f2c(*fh);
+  if (!filename_c) {
+    free(filename_c);
+    hc_f_raise(ierr, "MPI_File_open", HC_MPI_BIND_COMM, *comm, MPI_ERR_NO_MEM,
+               "no memory for a C copy of filename");
+    return;
+  }
   int rc = MPI_File_open(*comm, filename_c, *amode, *info, &fh_c);
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
     *fh = MPI_File_c2f(fh_c);
@@ -3170,7 +3221,7 @@ void pmpi_file_read_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *status,
                            MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read", ierr);
+    hc_f_f08ts_refuse("MPI_File_read", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -3195,7 +3246,7 @@ void pmpi_file_read_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                MPI_Fint *count, MPI_Fint *datatype,
                                MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -3220,7 +3271,7 @@ void pmpi_file_read_all_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                      MPI_Fint *count, MPI_Fint *datatype,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_begin", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_all_begin", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
@@ -3245,7 +3296,7 @@ void pmpi_file_read_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                            MPI_Count *count, MPI_Fint *datatype,
                                            MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_begin_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_all_begin_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
@@ -3273,7 +3324,7 @@ void pmpi_file_read_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                      MPI_Count *count, MPI_Fint *datatype,
                                      MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -3297,7 +3348,7 @@ void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 void pmpi_file_read_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_end", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_all_end", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
@@ -3324,7 +3375,7 @@ void pmpi_file_read_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                               MPI_Fint *datatype, MPI_Fint *status,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -3352,7 +3403,7 @@ void pmpi_file_read_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                   MPI_Fint *datatype, MPI_Fint *status,
                                   MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -3379,7 +3430,8 @@ void pmpi_file_read_at_all_begin_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                         hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                         MPI_Fint *datatype, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_begin", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at_all_begin", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_read_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -3410,7 +3462,8 @@ void pmpi_file_read_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                               MPI_Fint *datatype,
                                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_begin_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at_all_begin_c", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_read_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
@@ -3440,7 +3493,7 @@ void pmpi_file_read_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                         MPI_Fint *datatype, MPI_Fint *status,
                                         MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -3467,7 +3520,7 @@ void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 void pmpi_file_read_at_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_end", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at_all_end", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_at_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
@@ -3495,7 +3548,7 @@ void pmpi_file_read_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                     MPI_Fint *datatype, MPI_Fint *status,
                                     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_at_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -3521,7 +3574,7 @@ void pmpi_file_read_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                  MPI_Count *count, MPI_Fint *datatype,
                                  MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -3547,7 +3600,7 @@ void pmpi_file_read_ordered_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_ordered", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -3573,7 +3626,8 @@ void pmpi_file_read_ordered_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Fint *count, MPI_Fint *datatype,
                                          MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_begin", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_ordered_begin", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_read_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
@@ -3602,7 +3656,8 @@ void pmpi_file_read_ordered_begin_f08ts_large_(MPI_Fint *fh,
                                                MPI_Fint *datatype,
                                                MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_begin_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_ordered_begin_c", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_read_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
@@ -3631,7 +3686,7 @@ void pmpi_file_read_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Count *count, MPI_Fint *datatype,
                                          MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_ordered_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -3658,7 +3713,7 @@ void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 void pmpi_file_read_ordered_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                        MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_end", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_ordered_end", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_ordered_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
@@ -3686,7 +3741,7 @@ void pmpi_file_read_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                   MPI_Fint *count, MPI_Fint *datatype,
                                   MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_shared", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_shared", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -3713,7 +3768,7 @@ void pmpi_file_read_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                         MPI_Count *count, MPI_Fint *datatype,
                                         MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_shared_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_read_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_read_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -3821,6 +3876,12 @@ void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
                          MPI_Fint *filetype, char *datarep, MPI_Fint *info,
                          MPI_Fint *ierr, size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_File_set_view", HC_MPI_BIND_FILE, *fh, MPI_ERR_NO_MEM,
+               "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_File_set_view(MPI_File_f2c(*fh), *disp, *etype, *filetype,
                              datarep_c, *info);
   free(datarep_c);
@@ -3869,7 +3930,7 @@ void pmpi_file_write_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *status,
                             MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write", ierr);
+    hc_f_f08ts_refuse("MPI_File_write", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -3895,7 +3956,7 @@ void pmpi_file_write_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                 MPI_Fint *count, MPI_Fint *datatype,
                                 MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -3920,7 +3981,7 @@ void pmpi_file_write_all_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Fint *count, MPI_Fint *datatype,
                                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_begin", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_all_begin", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
@@ -3947,7 +4008,8 @@ void pmpi_file_write_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                             MPI_Fint *datatype,
                                             MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_begin_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_all_begin_c", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_write_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
@@ -3975,7 +4037,7 @@ void pmpi_file_write_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Count *count, MPI_Fint *datatype,
                                       MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -4001,7 +4063,7 @@ void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 void pmpi_file_write_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                     MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_end", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_all_end", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
@@ -4028,7 +4090,7 @@ void pmpi_file_write_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                MPI_Fint *datatype, MPI_Fint *status,
                                MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -4056,7 +4118,7 @@ void pmpi_file_write_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                    MPI_Fint *datatype, MPI_Fint *status,
                                    MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at_all", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -4083,7 +4145,8 @@ void pmpi_file_write_at_all_begin_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                          hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                          MPI_Fint *datatype, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_begin", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at_all_begin", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_write_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count,
@@ -4114,7 +4177,8 @@ void pmpi_file_write_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                                MPI_Fint *datatype,
                                                MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_begin_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at_all_begin_c", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_write_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
@@ -4144,7 +4208,7 @@ void pmpi_file_write_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                          MPI_Fint *datatype, MPI_Fint *status,
                                          MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -4171,7 +4235,7 @@ void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 void pmpi_file_write_at_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                        MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_end", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at_all_end", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_at_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
@@ -4200,7 +4264,7 @@ void pmpi_file_write_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                      MPI_Fint *datatype, MPI_Fint *status,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_at_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
@@ -4226,7 +4290,7 @@ void pmpi_file_write_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                   MPI_Count *count, MPI_Fint *datatype,
                                   MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
@@ -4252,7 +4316,7 @@ void pmpi_file_write_ordered_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                     MPI_Fint *count, MPI_Fint *datatype,
                                     MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_ordered", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -4278,7 +4342,8 @@ void pmpi_file_write_ordered_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                           MPI_Fint *count, MPI_Fint *datatype,
                                           MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_begin", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_ordered_begin", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_write_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype,
@@ -4309,7 +4374,8 @@ void pmpi_file_write_ordered_begin_f08ts_large_(MPI_Fint *fh,
                                                 MPI_Fint *datatype,
                                                 MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_begin_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_ordered_begin_c", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_write_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
@@ -4338,7 +4404,7 @@ void pmpi_file_write_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                           MPI_Count *count, MPI_Fint *datatype,
                                           MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_ordered_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -4365,7 +4431,8 @@ void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 void pmpi_file_write_ordered_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                         MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_end", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_ordered_end", HC_MPI_BIND_FILE, *fh,
+                      ierr);
     return;
   }
   pmpi_file_write_ordered_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
@@ -4393,7 +4460,7 @@ void pmpi_file_write_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_shared", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_shared", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -4420,7 +4487,7 @@ void pmpi_file_write_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Count *count, MPI_Fint *datatype,
                                          MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_shared_c", ierr);
+    hc_f_f08ts_refuse("MPI_File_write_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
     return;
   }
   pmpi_file_write_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
@@ -4478,7 +4545,7 @@ void pmpi_free_mem_(void *base, MPI_Fint *ierr) {
 #pragma weak PMPI_FREE_MEM = pmpi_free_mem_
 void pmpi_free_mem_f08ts_(hc_f_gfc_desc_t *base, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Free_mem", ierr);
+    hc_f_f08ts_refuse("MPI_Free_mem", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_free_mem_(hc_f_f08ts_buf(base), ierr);
@@ -4505,7 +4572,7 @@ void pmpi_gather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                         MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,
                         MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather", ierr);
+    hc_f_f08ts_refuse("MPI_Gather", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4533,7 +4600,7 @@ void pmpi_gather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                               MPI_Count *recvcount, MPI_Fint *recvtype,
                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather_c", ierr);
+    hc_f_f08ts_refuse("MPI_Gather_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4565,7 +4632,7 @@ void pmpi_gather_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                              MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather_init", ierr);
+    hc_f_f08ts_refuse("MPI_Gather_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4600,7 +4667,7 @@ void pmpi_gather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *info, MPI_Fint *request,
                                    MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Gather_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4632,7 +4699,7 @@ void pmpi_gatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                          MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv", ierr);
+    hc_f_f08ts_refuse("MPI_Gatherv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4664,7 +4731,7 @@ void pmpi_gatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                MPI_Fint *recvtype, MPI_Fint *root,
                                MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Gatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4697,7 +4764,7 @@ void pmpi_gatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Gatherv_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4732,7 +4799,7 @@ void pmpi_gatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *comm, MPI_Fint *info,
                                     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Gatherv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_gatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -4763,7 +4830,7 @@ void pmpi_get_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                      MPI_Aint *target_disp, MPI_Fint *target_count,
                      MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Get", ierr);
+    hc_f_f08ts_refuse("MPI_Get", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_get_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -4799,7 +4866,7 @@ void pmpi_get_accumulate_f08ts_(
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr) ||
       !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Get_accumulate", ierr);
+    hc_f_f08ts_refuse("MPI_Get_accumulate", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_get_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
@@ -4837,7 +4904,7 @@ void pmpi_get_accumulate_f08ts_large_(
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr) ||
       !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Get_accumulate_c", ierr);
+    hc_f_f08ts_refuse("MPI_Get_accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_get_accumulate_c_(
@@ -4863,7 +4930,7 @@ void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
 void pmpi_get_address_f08ts_(hc_f_gfc_desc_t *location, MPI_Aint *address,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(location)) {
-    hc_f_f08ts_refuse("MPI_Get_address", ierr);
+    hc_f_f08ts_refuse("MPI_Get_address", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_get_address_(hc_f_f08ts_buf(location), address, ierr);
@@ -4893,7 +4960,7 @@ void pmpi_get_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                            MPI_Count *target_count, MPI_Fint *target_datatype,
                            MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Get_c", ierr);
+    hc_f_f08ts_refuse("MPI_Get_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_get_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -4988,7 +5055,8 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
   char *version_c = hc_f_str_buf(MPI_MAX_LIBRARY_VERSION_STRING);
   if (!version_c) {
     free(version_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Get_library_version", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of version");
     return;
   }
   int rc = MPI_Get_library_version(version_c, resultlen);
@@ -5014,7 +5082,8 @@ void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr,
   char *name_c = hc_f_str_buf(MPI_MAX_PROCESSOR_NAME);
   if (!name_c) {
     free(name_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Get_processor_name", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of name");
     return;
   }
   int rc = MPI_Get_processor_name(name_c, resultlen);
@@ -5232,6 +5301,12 @@ void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name,
                                    MPI_Fint *newgroup, MPI_Fint *ierr,
                                    size_t pset_name_len) {
   char *pset_name_c = hc_f_str_in(pset_name, pset_name_len);
+  if (!pset_name_c) {
+    free(pset_name_c);
+    hc_f_raise(ierr, "MPI_Group_from_session_pset", HC_MPI_BIND_SESSION,
+               *session, MPI_ERR_NO_MEM, "no memory for a C copy of pset_name");
+    return;
+  }
   int rc = MPI_Group_from_session_pset(*session, pset_name_c, newgroup);
   free(pset_name_c);
   hc_f_err(ierr, rc);
@@ -5394,7 +5469,7 @@ void pmpi_iallgather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                             MPI_Fint *recvcount, MPI_Fint *recvtype,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgather", ierr);
+    hc_f_f08ts_refuse("MPI_Iallgather", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iallgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5426,7 +5501,7 @@ void pmpi_iallgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Fint *comm, MPI_Fint *request,
                                   MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgather_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iallgather_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iallgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5458,7 +5533,7 @@ void pmpi_iallgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *recvtype, MPI_Fint *comm,
                              MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgatherv", ierr);
+    hc_f_f08ts_refuse("MPI_Iallgatherv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iallgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5492,7 +5567,7 @@ void pmpi_iallgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *recvtype, MPI_Fint *comm,
                                    MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgatherv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iallgatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iallgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5520,7 +5595,7 @@ void pmpi_iallreduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                             MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallreduce", ierr);
+    hc_f_f08ts_refuse("MPI_Iallreduce", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iallreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -5549,7 +5624,7 @@ void pmpi_iallreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Fint *comm, MPI_Fint *request,
                                   MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallreduce_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iallreduce_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iallreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -5578,7 +5653,7 @@ void pmpi_ialltoall_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *recvcount, MPI_Fint *recvtype,
                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoall", ierr);
+    hc_f_f08ts_refuse("MPI_Ialltoall", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ialltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5609,7 +5684,7 @@ void pmpi_ialltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                  MPI_Fint *comm, MPI_Fint *request,
                                  MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoall_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ialltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ialltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5641,7 +5716,7 @@ void pmpi_ialltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                             MPI_Fint *rdispls, MPI_Fint *recvtype,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallv", ierr);
+    hc_f_f08ts_refuse("MPI_Ialltoallv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ialltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
@@ -5675,7 +5750,7 @@ void pmpi_ialltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Fint *recvtype, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ialltoallv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ialltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
@@ -5707,7 +5782,7 @@ void pmpi_ialltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                             MPI_Fint *rdispls, MPI_Fint *recvtypes,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallw", ierr);
+    hc_f_f08ts_refuse("MPI_Ialltoallw", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ialltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
@@ -5741,7 +5816,7 @@ void pmpi_ialltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Fint *recvtypes, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallw_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ialltoallw_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ialltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
@@ -5784,7 +5859,7 @@ void pmpi_ibcast_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                         MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Ibcast", ierr);
+    hc_f_f08ts_refuse("MPI_Ibcast", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ibcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
@@ -5812,7 +5887,7 @@ void pmpi_ibcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Ibcast_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ibcast_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ibcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
@@ -5839,7 +5914,7 @@ void pmpi_ibsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ibsend", ierr);
+    hc_f_f08ts_refuse("MPI_Ibsend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ibsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -5867,7 +5942,7 @@ void pmpi_ibsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ibsend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ibsend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ibsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -5894,7 +5969,7 @@ void pmpi_iexscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                          MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iexscan", ierr);
+    hc_f_f08ts_refuse("MPI_Iexscan", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iexscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -5922,7 +5997,7 @@ void pmpi_iexscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                                MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iexscan_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iexscan_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iexscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -5953,7 +6028,7 @@ void pmpi_igather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                          MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igather", ierr);
+    hc_f_f08ts_refuse("MPI_Igather", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_igather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -5985,7 +6060,7 @@ void pmpi_igather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                MPI_Fint *root, MPI_Fint *comm,
                                MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igather_c", ierr);
+    hc_f_f08ts_refuse("MPI_Igather_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_igather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6017,7 +6092,7 @@ void pmpi_igatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                           MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igatherv", ierr);
+    hc_f_f08ts_refuse("MPI_Igatherv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_igatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6050,7 +6125,7 @@ void pmpi_igatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *comm, MPI_Fint *request,
                                 MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igatherv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Igatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_igatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6098,7 +6173,7 @@ void pmpi_imrecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *message,
                         MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Imrecv", ierr);
+    hc_f_f08ts_refuse("MPI_Imrecv", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_imrecv_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
@@ -6122,7 +6197,7 @@ void pmpi_imrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *message,
                               MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Imrecv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Imrecv_c", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_imrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
@@ -6154,7 +6229,7 @@ void pmpi_ineighbor_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *comm, MPI_Fint *request,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgather", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgather", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ineighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6186,7 +6261,8 @@ void pmpi_ineighbor_allgather_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgather_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgather_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ineighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6222,7 +6298,8 @@ void pmpi_ineighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *recvtype, MPI_Fint *comm,
                                       MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ineighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6255,7 +6332,8 @@ void pmpi_ineighbor_allgatherv_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ineighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6291,7 +6369,7 @@ void pmpi_ineighbor_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *comm, MPI_Fint *request,
                                     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ineighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6323,7 +6401,8 @@ void pmpi_ineighbor_alltoall_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ineighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -6361,7 +6440,7 @@ void pmpi_ineighbor_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvtype, MPI_Fint *comm,
                                      MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ineighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -6395,7 +6474,8 @@ void pmpi_ineighbor_alltoallv_f08ts_large_(
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ineighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -6433,7 +6513,7 @@ void pmpi_ineighbor_alltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvtypes, MPI_Fint *comm,
                                      MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ineighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -6467,7 +6547,8 @@ void pmpi_ineighbor_alltoallw_f08ts_large_(
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ineighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -6497,6 +6578,12 @@ void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
 void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr,
                        size_t key_len) {
   char *key_c = hc_f_str_in(key, key_len);
+  if (!key_c) {
+    free(key_c);
+    hc_f_raise(ierr, "MPI_Info_delete", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of key");
+    return;
+  }
   int rc = MPI_Info_delete(*info, key_c);
   free(key_c);
   hc_f_err(ierr, rc);
@@ -6548,10 +6635,11 @@ void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
   char *key_c = hc_f_str_in(key, key_len);
   char *value_c = hc_f_str_buf((size_t)*valuelen);
   int flag_c = 0;
-  if (!value_c) {
+  if (!key_c || !value_c) {
     free(key_c);
     free(value_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Info_get", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of key or value");
     return;
   }
   int rc = MPI_Info_get(*info, key_c, *valuelen, value_c, &flag_c);
@@ -6594,7 +6682,8 @@ void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key,
   char *key_c = hc_f_str_buf(MPI_MAX_INFO_KEY);
   if (!key_c) {
     free(key_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Info_get_nthkey", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of key");
     return;
   }
   int rc = MPI_Info_get_nthkey(*info, *n, key_c);
@@ -6619,6 +6708,12 @@ void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen,
                              MPI_Fint *flag, MPI_Fint *ierr, size_t key_len) {
   char *key_c = hc_f_str_in(key, key_len);
   int flag_c = 0;
+  if (!key_c) {
+    free(key_c);
+    hc_f_raise(ierr, "MPI_Info_get_valuelen", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of key");
+    return;
+  }
   int rc = MPI_Info_get_valuelen(*info, key_c, valuelen, &flag_c);
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
     *flag = hc_f_logical(flag_c);
@@ -6641,6 +6736,13 @@ void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierr,
                     size_t key_len, size_t value_len) {
   char *key_c = hc_f_str_in(key, key_len);
   char *value_c = hc_f_str_in(value, value_len);
+  if (!key_c || !value_c) {
+    free(key_c);
+    free(value_c);
+    hc_f_raise(ierr, "MPI_Info_set", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of key or value");
+    return;
+  }
   int rc = MPI_Info_set(*info, key_c, value_c);
   free(key_c);
   free(value_c);
@@ -6701,6 +6803,12 @@ void pmpi_intercomm_create_from_groups_(
     MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierr,
     size_t stringtag_len) {
   char *stringtag_c = hc_f_str_in(stringtag, stringtag_len);
+  if (!stringtag_c) {
+    free(stringtag_c);
+    hc_f_raise(ierr, "MPI_Intercomm_create_from_groups", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of stringtag");
+    return;
+  }
   int rc = MPI_Intercomm_create_from_groups(
       *local_group, *local_leader, *remote_group, *remote_leader, stringtag_c,
       *info, *errhandler, newintercomm);
@@ -6782,7 +6890,7 @@ void pmpi_irecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irecv", ierr);
+    hc_f_f08ts_refuse("MPI_Irecv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_irecv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, request,
@@ -6810,7 +6918,7 @@ void pmpi_irecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irecv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Irecv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_irecv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
@@ -6838,7 +6946,7 @@ void pmpi_ireduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                          MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce", ierr);
+    hc_f_f08ts_refuse("MPI_Ireduce", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ireduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -6867,7 +6975,7 @@ void pmpi_ireduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                MPI_Fint *comm, MPI_Fint *request,
                                MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ireduce_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ireduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -6896,7 +7004,7 @@ void pmpi_ireduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *comm, MPI_Fint *request,
                                  MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter", ierr);
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ireduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -6927,7 +7035,8 @@ void pmpi_ireduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                        MPI_Fint *op, MPI_Fint *comm,
                                        MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block", ierr);
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ireduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -6961,7 +7070,8 @@ void pmpi_ireduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                              MPI_Fint *comm, MPI_Fint *request,
                                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_ireduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf),
@@ -6995,7 +7105,7 @@ void pmpi_ireduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                        MPI_Fint *comm, MPI_Fint *request,
                                        MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ireduce_scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ireduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -7024,7 +7134,7 @@ void pmpi_irsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irsend", ierr);
+    hc_f_f08ts_refuse("MPI_Irsend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_irsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -7052,7 +7162,7 @@ void pmpi_irsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irsend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Irsend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_irsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -7098,7 +7208,7 @@ void pmpi_iscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscan", ierr);
+    hc_f_f08ts_refuse("MPI_Iscan", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count, datatype,
@@ -7126,7 +7236,7 @@ void pmpi_iscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                              MPI_Fint *comm, MPI_Fint *request,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscan_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iscan_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -7157,7 +7267,7 @@ void pmpi_iscatter_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                           MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatter", ierr);
+    hc_f_f08ts_refuse("MPI_Iscatter", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iscatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7189,7 +7299,7 @@ void pmpi_iscatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *root, MPI_Fint *comm,
                                 MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatter_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iscatter_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iscatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7221,7 +7331,7 @@ void pmpi_iscatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                            MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                            MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatterv", ierr);
+    hc_f_f08ts_refuse("MPI_Iscatterv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iscatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
@@ -7254,7 +7364,7 @@ void pmpi_iscatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *root, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatterv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Iscatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_iscatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
@@ -7282,7 +7392,7 @@ void pmpi_isend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isend", ierr);
+    hc_f_f08ts_refuse("MPI_Isend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_isend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -7310,7 +7420,7 @@ void pmpi_isend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *comm, MPI_Fint *request,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Isend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_isend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -7343,7 +7453,7 @@ void pmpi_isendrecv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
                            MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv", ierr);
+    hc_f_f08ts_refuse("MPI_Isendrecv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_isendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
@@ -7378,7 +7488,7 @@ void pmpi_isendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                  MPI_Fint *comm, MPI_Fint *request,
                                  MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Isendrecv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_isendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
@@ -7410,7 +7520,7 @@ void pmpi_isendrecv_replace_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                    MPI_Fint *recvtag, MPI_Fint *comm,
                                    MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv_replace", ierr);
+    hc_f_f08ts_refuse("MPI_Isendrecv_replace", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_isendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
@@ -7441,7 +7551,7 @@ void pmpi_isendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                          MPI_Fint *recvtag, MPI_Fint *comm,
                                          MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv_replace_c", ierr);
+    hc_f_f08ts_refuse("MPI_Isendrecv_replace_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_isendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
@@ -7470,7 +7580,7 @@ void pmpi_issend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Issend", ierr);
+    hc_f_f08ts_refuse("MPI_Issend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_issend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -7498,7 +7608,7 @@ void pmpi_issend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Issend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Issend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_issend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
@@ -7524,10 +7634,11 @@ void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name,
                        size_t port_name_len) {
   char *service_name_c = hc_f_str_in(service_name, service_name_len);
   char *port_name_c = hc_f_str_buf(MPI_MAX_PORT_NAME);
-  if (!port_name_c) {
+  if (!service_name_c || !port_name_c) {
     free(service_name_c);
     free(port_name_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Lookup_name", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of service_name or port_name");
     return;
   }
   int rc = MPI_Lookup_name(service_name_c, *info, port_name_c);
@@ -7582,7 +7693,7 @@ void pmpi_mrecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status,
                        MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Mrecv", ierr);
+    hc_f_f08ts_refuse("MPI_Mrecv", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_mrecv_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
@@ -7607,7 +7718,7 @@ void pmpi_mrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *message,
                              MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Mrecv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Mrecv_c", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_mrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
@@ -7637,7 +7748,7 @@ void pmpi_neighbor_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *recvcount, MPI_Fint *recvtype,
                                     MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_neighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7668,7 +7779,8 @@ void pmpi_neighbor_allgather_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7702,7 +7814,8 @@ void pmpi_neighbor_allgather_init_f08ts_(
     hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7736,7 +7849,8 @@ void pmpi_neighbor_allgather_init_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7772,7 +7886,7 @@ void pmpi_neighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvtype, MPI_Fint *comm,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_neighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7804,7 +7918,8 @@ void pmpi_neighbor_allgatherv_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7840,7 +7955,8 @@ void pmpi_neighbor_allgatherv_init_f08ts_(
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7877,7 +7993,8 @@ void pmpi_neighbor_allgatherv_init_f08ts_large_(
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7911,7 +8028,7 @@ void pmpi_neighbor_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *recvcount, MPI_Fint *recvtype,
                                    MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_neighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7942,7 +8059,7 @@ void pmpi_neighbor_alltoall_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_neighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -7978,7 +8095,8 @@ void pmpi_neighbor_alltoall_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                         MPI_Fint *comm, MPI_Fint *info,
                                         MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -8012,7 +8130,8 @@ void pmpi_neighbor_alltoall_init_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -8046,7 +8165,7 @@ void pmpi_neighbor_alltoallv_f08ts_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
     MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_neighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8078,7 +8197,8 @@ void pmpi_neighbor_alltoallv_f08ts_large_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8114,7 +8234,8 @@ void pmpi_neighbor_alltoallv_init_f08ts_(
     MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8150,7 +8271,8 @@ void pmpi_neighbor_alltoallv_init_f08ts_large_(
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8184,7 +8306,7 @@ void pmpi_neighbor_alltoallw_f08ts_(
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_neighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8216,7 +8338,8 @@ void pmpi_neighbor_alltoallw_f08ts_large_(
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8252,7 +8375,8 @@ void pmpi_neighbor_alltoallw_init_f08ts_(
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8288,7 +8412,8 @@ void pmpi_neighbor_alltoallw_init_f08ts_large_(
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_neighbor_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
@@ -8372,7 +8497,8 @@ void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr,
   char *port_name_c = hc_f_str_buf(MPI_MAX_PORT_NAME);
   if (!port_name_c) {
     free(port_name_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Open_port", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of port_name");
     return;
   }
   int rc = MPI_Open_port(*info, port_name_c);
@@ -8412,7 +8538,7 @@ void pmpi_pack_f08ts_(hc_f_gfc_desc_t *inbuf, MPI_Fint *incount,
                       MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm,
                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack", ierr);
+    hc_f_f08ts_refuse("MPI_Pack", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_pack_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
@@ -8440,7 +8566,7 @@ void pmpi_pack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *incount,
                             MPI_Count *outsize, MPI_Count *position,
                             MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack_c", ierr);
+    hc_f_f08ts_refuse("MPI_Pack_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_pack_c_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
@@ -8454,6 +8580,12 @@ void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
                          MPI_Aint *position, MPI_Fint *ierr,
                          size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_Pack_external", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_Pack_external(datarep_c, hc_f_buf(inbuf), *incount, *datatype,
                              hc_f_buf(outbuf), *outsize, position);
   free(datarep_c);
@@ -8472,7 +8604,7 @@ void pmpi_pack_external_f08ts_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                MPI_Aint *position, MPI_Fint *ierr,
                                size_t datarep_len) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack_external", ierr);
+    hc_f_f08ts_refuse("MPI_Pack_external", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_pack_external_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
@@ -8487,6 +8619,12 @@ void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount,
                            MPI_Count *position, MPI_Fint *ierr,
                            size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_Pack_external_c", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_Pack_external_c(datarep_c, hc_f_buf(inbuf), *incount, *datatype,
                                hc_f_buf(outbuf), *outsize, position);
   free(datarep_c);
@@ -8505,7 +8643,7 @@ void pmpi_pack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                      MPI_Count *outsize, MPI_Count *position,
                                      MPI_Fint *ierr, size_t datarep_len) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack_external_c", ierr);
+    hc_f_f08ts_refuse("MPI_Pack_external_c", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_pack_external_c_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
@@ -8519,6 +8657,12 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *datatype, MPI_Aint *size,
                               MPI_Fint *ierr, size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_Pack_external_size", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_Pack_external_size(datarep_c, *incount, *datatype, size);
   free(datarep_c);
   hc_f_err(ierr, rc);
@@ -8538,6 +8682,12 @@ void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
                                 MPI_Fint *datatype, MPI_Count *size,
                                 MPI_Fint *ierr, size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_Pack_external_size_c", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_Pack_external_size_c(datarep_c, *incount, *datatype, size);
   free(datarep_c);
   hc_f_err(ierr, rc);
@@ -8672,7 +8822,7 @@ void pmpi_precv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
                             MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                             MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Precv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Precv_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_precv_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest, tag,
@@ -8717,7 +8867,7 @@ void pmpi_psend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
                             MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                             MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Psend_init", ierr);
+    hc_f_f08ts_refuse("MPI_Psend_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_psend_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest, tag,
@@ -8731,6 +8881,13 @@ void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name,
                         size_t port_name_len) {
   char *service_name_c = hc_f_str_in(service_name, service_name_len);
   char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  if (!service_name_c || !port_name_c) {
+    free(service_name_c);
+    free(port_name_c);
+    hc_f_raise(ierr, "MPI_Publish_name", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of service_name or port_name");
+    return;
+  }
   int rc = MPI_Publish_name(service_name_c, *info, port_name_c);
   free(service_name_c);
   free(port_name_c);
@@ -8768,7 +8925,7 @@ void pmpi_put_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                      MPI_Aint *target_disp, MPI_Fint *target_count,
                      MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Put", ierr);
+    hc_f_f08ts_refuse("MPI_Put", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_put_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -8799,7 +8956,7 @@ void pmpi_put_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                            MPI_Count *target_count, MPI_Fint *target_datatype,
                            MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Put_c", ierr);
+    hc_f_f08ts_refuse("MPI_Put_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_put_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -8848,7 +9005,7 @@ void pmpi_raccumulate_f08ts_(hc_f_gfc_desc_t *origin_addr,
                              MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
                              MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Raccumulate", ierr);
+    hc_f_f08ts_refuse("MPI_Raccumulate", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_raccumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -8881,7 +9038,7 @@ void pmpi_raccumulate_f08ts_large_(
     MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op,
     MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Raccumulate_c", ierr);
+    hc_f_f08ts_refuse("MPI_Raccumulate_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_raccumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count,
@@ -8909,7 +9066,7 @@ void pmpi_recv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv", ierr);
+    hc_f_f08ts_refuse("MPI_Recv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_recv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
@@ -8936,7 +9093,7 @@ void pmpi_recv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Recv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_recv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
@@ -8963,7 +9120,7 @@ void pmpi_recv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Recv_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_recv_init_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
@@ -8991,7 +9148,7 @@ void pmpi_recv_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                  MPI_Fint *tag, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Recv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_recv_init_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
@@ -9018,7 +9175,7 @@ void pmpi_reduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9046,7 +9203,7 @@ void pmpi_reduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                               MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                               MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9075,7 +9232,7 @@ void pmpi_reduce_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                              MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                              MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_init", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9106,7 +9263,7 @@ void pmpi_reduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *info, MPI_Fint *request,
                                    MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9132,7 +9289,7 @@ void pmpi_reduce_local_f08ts_(hc_f_gfc_desc_t *inbuf, hc_f_gfc_desc_t *inoutbuf,
                               MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                               MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(inoutbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_local", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_local", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_reduce_local_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
@@ -9159,7 +9316,7 @@ void pmpi_reduce_local_f08ts_large_(hc_f_gfc_desc_t *inbuf,
                                     MPI_Fint *datatype, MPI_Fint *op,
                                     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(inoutbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_local_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_local_c", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_reduce_local_c_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
@@ -9187,7 +9344,7 @@ void pmpi_reduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                 MPI_Fint *datatype, MPI_Fint *op,
                                 MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -9216,7 +9373,8 @@ void pmpi_reduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *op, MPI_Fint *comm,
                                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_reduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -9247,7 +9405,8 @@ void pmpi_reduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                             MPI_Fint *datatype, MPI_Fint *op,
                                             MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_reduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -9282,7 +9441,8 @@ void pmpi_reduce_scatter_block_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                            MPI_Fint *comm, MPI_Fint *info,
                                            MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_reduce_scatter_block_init_(hc_f_f08ts_buf(sendbuf),
@@ -9321,7 +9481,8 @@ void pmpi_reduce_scatter_block_init_f08ts_large_(
     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init_c", HC_MPI_BIND_COMM,
+                      *comm, ierr);
     return;
   }
   pmpi_reduce_scatter_block_init_c_(hc_f_f08ts_buf(sendbuf),
@@ -9353,7 +9514,7 @@ void pmpi_reduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *op, MPI_Fint *comm,
                                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -9386,7 +9547,7 @@ void pmpi_reduce_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *info, MPI_Fint *request,
                                      MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_init", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_reduce_scatter_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -9419,7 +9580,8 @@ void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                            MPI_Fint *comm, MPI_Fint *info,
                                            MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Reduce_scatter_init_c", HC_MPI_BIND_COMM, *comm,
+                      ierr);
     return;
   }
   pmpi_reduce_scatter_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
@@ -9489,7 +9651,7 @@ void pmpi_rget_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                       MPI_Fint *target_datatype, MPI_Fint *win,
                       MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget", ierr);
+    hc_f_f08ts_refuse("MPI_Rget", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_rget_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -9527,7 +9689,7 @@ void pmpi_rget_accumulate_f08ts_(
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr) ||
       !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget_accumulate", ierr);
+    hc_f_f08ts_refuse("MPI_Rget_accumulate", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_rget_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
@@ -9566,7 +9728,7 @@ void pmpi_rget_accumulate_f08ts_large_(
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr) ||
       !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget_accumulate_c", ierr);
+    hc_f_f08ts_refuse("MPI_Rget_accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_rget_accumulate_c_(
@@ -9602,7 +9764,7 @@ void pmpi_rget_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                             MPI_Count *target_count, MPI_Fint *target_datatype,
                             MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget_c", ierr);
+    hc_f_f08ts_refuse("MPI_Rget_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_rget_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -9635,7 +9797,7 @@ void pmpi_rput_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                       MPI_Fint *target_datatype, MPI_Fint *win,
                       MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rput", ierr);
+    hc_f_f08ts_refuse("MPI_Rput", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_rput_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -9668,7 +9830,7 @@ void pmpi_rput_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                             MPI_Count *target_count, MPI_Fint *target_datatype,
                             MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rput_c", ierr);
+    hc_f_f08ts_refuse("MPI_Rput_c", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_rput_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
@@ -9694,7 +9856,7 @@ void pmpi_rsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend", ierr);
+    hc_f_f08ts_refuse("MPI_Rsend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_rsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -9719,7 +9881,7 @@ void pmpi_rsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Rsend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_rsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -9745,7 +9907,7 @@ void pmpi_rsend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend_init", ierr);
+    hc_f_f08ts_refuse("MPI_Rsend_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_rsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -9773,7 +9935,7 @@ void pmpi_rsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                   MPI_Fint *tag, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Rsend_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_rsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -9800,7 +9962,7 @@ void pmpi_scan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                       MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                       MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan", ierr);
+    hc_f_f08ts_refuse("MPI_Scan", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count, datatype,
@@ -9827,7 +9989,7 @@ void pmpi_scan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                             MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
                             MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan_c", ierr);
+    hc_f_f08ts_refuse("MPI_Scan_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9855,7 +10017,7 @@ void pmpi_scan_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                            MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan_init", ierr);
+    hc_f_f08ts_refuse("MPI_Scan_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9884,7 +10046,7 @@ void pmpi_scan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *comm, MPI_Fint *info,
                                  MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Scan_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
@@ -9912,7 +10074,7 @@ void pmpi_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                          MPI_Fint *recvcount, MPI_Fint *recvtype,
                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter", ierr);
+    hc_f_f08ts_refuse("MPI_Scatter", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -9941,7 +10103,7 @@ void pmpi_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                MPI_Count *recvcount, MPI_Fint *recvtype,
                                MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter_c", ierr);
+    hc_f_f08ts_refuse("MPI_Scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -9973,7 +10135,7 @@ void pmpi_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                               MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter_init", ierr);
+    hc_f_f08ts_refuse("MPI_Scatter_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatter_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -10008,7 +10170,7 @@ void pmpi_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *info, MPI_Fint *request,
                                     MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Scatter_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatter_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
@@ -10039,7 +10201,7 @@ void pmpi_scatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                           MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv", ierr);
+    hc_f_f08ts_refuse("MPI_Scatterv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
@@ -10071,7 +10233,7 @@ void pmpi_scatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts,
                                 MPI_Fint *recvtype, MPI_Fint *root,
                                 MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Scatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
@@ -10104,7 +10266,7 @@ void pmpi_scatterv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                                MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv_init", ierr);
+    hc_f_f08ts_refuse("MPI_Scatterv_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatterv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
@@ -10137,7 +10299,7 @@ void pmpi_scatterv_init_f08ts_large_(
     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Scatterv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_scatterv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
@@ -10163,7 +10325,7 @@ void pmpi_send_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send", ierr);
+    hc_f_f08ts_refuse("MPI_Send", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_send_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -10188,7 +10350,7 @@ void pmpi_send_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send_c", ierr);
+    hc_f_f08ts_refuse("MPI_Send_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_send_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -10214,7 +10376,7 @@ void pmpi_send_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send_init", ierr);
+    hc_f_f08ts_refuse("MPI_Send_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_send_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -10242,7 +10404,7 @@ void pmpi_send_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                  MPI_Fint *tag, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Send_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_send_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -10275,7 +10437,7 @@ void pmpi_sendrecv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
                           MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv", ierr);
+    hc_f_f08ts_refuse("MPI_Sendrecv", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_sendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
@@ -10310,7 +10472,7 @@ void pmpi_sendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *comm, MPI_Fint *status,
                                 MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv_c", ierr);
+    hc_f_f08ts_refuse("MPI_Sendrecv_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_sendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
@@ -10342,7 +10504,7 @@ void pmpi_sendrecv_replace_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                   MPI_Fint *recvtag, MPI_Fint *comm,
                                   MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv_replace", ierr);
+    hc_f_f08ts_refuse("MPI_Sendrecv_replace", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_sendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
@@ -10374,7 +10536,7 @@ void pmpi_sendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                         MPI_Fint *recvtag, MPI_Fint *comm,
                                         MPI_Fint *status, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv_replace_c", ierr);
+    hc_f_f08ts_refuse("MPI_Sendrecv_replace_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_sendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
@@ -10488,6 +10650,12 @@ void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
                                  MPI_Fint *info, MPI_Fint *ierr,
                                  size_t pset_name_len) {
   char *pset_name_c = hc_f_str_in(pset_name, pset_name_len);
+  if (!pset_name_c) {
+    free(pset_name_c);
+    hc_f_raise(ierr, "MPI_Session_get_pset_info", HC_MPI_BIND_SESSION, *session,
+               MPI_ERR_NO_MEM, "no memory for a C copy of pset_name");
+    return;
+  }
   int rc = MPI_Session_get_pset_info(*session, pset_name_c, info);
   free(pset_name_c);
   hc_f_err(ierr, rc);
@@ -10551,7 +10719,7 @@ void pmpi_ssend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend", ierr);
+    hc_f_f08ts_refuse("MPI_Ssend", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ssend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -10576,7 +10744,7 @@ void pmpi_ssend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ssend_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ssend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
@@ -10602,7 +10770,7 @@ void pmpi_ssend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend_init", ierr);
+    hc_f_f08ts_refuse("MPI_Ssend_init", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ssend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -10630,7 +10798,7 @@ void pmpi_ssend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                   MPI_Fint *tag, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend_init_c", ierr);
+    hc_f_f08ts_refuse("MPI_Ssend_init_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_ssend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
@@ -11473,7 +11641,8 @@ void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name,
   char *type_name_c = hc_f_str_buf(MPI_MAX_OBJECT_NAME);
   if (!type_name_c) {
     free(type_name_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Type_get_name", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of type_name");
     return;
   }
   int rc = MPI_Type_get_name(*datatype, type_name_c, resultlen);
@@ -11598,6 +11767,12 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
 void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierr,
                          size_t type_name_len) {
   char *type_name_c = hc_f_str_in(type_name, type_name_len);
+  if (!type_name_c) {
+    free(type_name_c);
+    hc_f_raise(ierr, "MPI_Type_set_name", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of type_name");
+    return;
+  }
   int rc = MPI_Type_set_name(*datatype, type_name_c);
   free(type_name_c);
   hc_f_err(ierr, rc);
@@ -11710,7 +11885,7 @@ void pmpi_unpack_f08ts_(hc_f_gfc_desc_t *inbuf, MPI_Fint *insize,
                         MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm,
                         MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack", ierr);
+    hc_f_f08ts_refuse("MPI_Unpack", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_unpack_(hc_f_f08ts_buf(inbuf), insize, position, hc_f_f08ts_buf(outbuf),
@@ -11738,7 +11913,7 @@ void pmpi_unpack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *insize,
                               MPI_Count *outcount, MPI_Fint *datatype,
                               MPI_Fint *comm, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack_c", ierr);
+    hc_f_f08ts_refuse("MPI_Unpack_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_unpack_c_(hc_f_f08ts_buf(inbuf), insize, position,
@@ -11752,6 +11927,12 @@ void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
                            MPI_Fint *datatype, MPI_Fint *ierr,
                            size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_Unpack_external", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_Unpack_external(datarep_c, hc_f_buf(inbuf), *insize, position,
                                hc_f_buf(outbuf), *outcount, *datatype);
   free(datarep_c);
@@ -11770,7 +11951,7 @@ void pmpi_unpack_external_f08ts_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                  MPI_Fint *datatype, MPI_Fint *ierr,
                                  size_t datarep_len) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack_external", ierr);
+    hc_f_f08ts_refuse("MPI_Unpack_external", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_unpack_external_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
@@ -11785,6 +11966,12 @@ void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize,
                              MPI_Count *outcount, MPI_Fint *datatype,
                              MPI_Fint *ierr, size_t datarep_len) {
   char *datarep_c = hc_f_str_in(datarep, datarep_len);
+  if (!datarep_c) {
+    free(datarep_c);
+    hc_f_raise(ierr, "MPI_Unpack_external_c", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of datarep");
+    return;
+  }
   int rc = MPI_Unpack_external_c(datarep_c, hc_f_buf(inbuf), *insize, position,
                                  hc_f_buf(outbuf), *outcount, *datatype);
   free(datarep_c);
@@ -11803,7 +11990,7 @@ void pmpi_unpack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                        MPI_Count *outcount, MPI_Fint *datatype,
                                        MPI_Fint *ierr, size_t datarep_len) {
   if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack_external_c", ierr);
+    hc_f_f08ts_refuse("MPI_Unpack_external_c", HC_MPI_BIND_NONE, 0, ierr);
     return;
   }
   pmpi_unpack_external_c_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
@@ -11820,6 +12007,13 @@ void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
                           size_t port_name_len) {
   char *service_name_c = hc_f_str_in(service_name, service_name_len);
   char *port_name_c = hc_f_str_in(port_name, port_name_len);
+  if (!service_name_c || !port_name_c) {
+    free(service_name_c);
+    free(port_name_c);
+    hc_f_raise(ierr, "MPI_Unpublish_name", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of service_name or port_name");
+    return;
+  }
   int rc = MPI_Unpublish_name(service_name_c, *info, port_name_c);
   free(service_name_c);
   free(port_name_c);
@@ -11996,7 +12190,7 @@ void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
 void pmpi_win_attach_f08ts_(MPI_Fint *win, hc_f_gfc_desc_t *base,
                             MPI_Aint *size, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_attach", ierr);
+    hc_f_f08ts_refuse("MPI_Win_attach", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_win_attach_(win, hc_f_f08ts_buf(base), size, ierr);
@@ -12052,7 +12246,7 @@ void pmpi_win_create_f08ts_(hc_f_gfc_desc_t *base, MPI_Aint *size,
                             MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
                             MPI_Fint *win, MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_create", ierr);
+    hc_f_f08ts_refuse("MPI_Win_create", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_win_create_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
@@ -12080,7 +12274,7 @@ void pmpi_win_create_f08ts_large_(hc_f_gfc_desc_t *base, MPI_Aint *size,
                                   MPI_Fint *comm, MPI_Fint *win,
                                   MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_create_c", ierr);
+    hc_f_f08ts_refuse("MPI_Win_create_c", HC_MPI_BIND_COMM, *comm, ierr);
     return;
   }
   pmpi_win_create_c_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
@@ -12151,7 +12345,7 @@ void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr) {
 void pmpi_win_detach_f08ts_(MPI_Fint *win, hc_f_gfc_desc_t *base,
                             MPI_Fint *ierr) {
   if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_detach", ierr);
+    hc_f_f08ts_refuse("MPI_Win_detach", HC_MPI_BIND_WIN, *win, ierr);
     return;
   }
   pmpi_win_detach_(win, hc_f_f08ts_buf(base), ierr);
@@ -12315,7 +12509,8 @@ void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen,
   char *win_name_c = hc_f_str_buf(MPI_MAX_OBJECT_NAME);
   if (!win_name_c) {
     free(win_name_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Win_get_name", HC_MPI_BIND_WIN, *win, MPI_ERR_NO_MEM,
+               "no memory for a C copy of win_name");
     return;
   }
   int rc = MPI_Win_get_name(*win, win_name_c, resultlen);
@@ -12417,6 +12612,12 @@ void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr) {
 void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
                         size_t win_name_len) {
   char *win_name_c = hc_f_str_in(win_name, win_name_len);
+  if (!win_name_c) {
+    free(win_name_c);
+    hc_f_raise(ierr, "MPI_Win_set_name", HC_MPI_BIND_WIN, *win, MPI_ERR_NO_MEM,
+               "no memory for a C copy of win_name");
+    return;
+  }
   int rc = MPI_Win_set_name(*win, win_name_c);
   free(win_name_c);
   hc_f_err(ierr, rc);

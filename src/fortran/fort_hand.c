@@ -148,7 +148,8 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen,
   if (!key_c || !value_c) {
     free(key_c);
     free(value_c);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Info_get_string", HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of key or value");
     return;
   }
   int c_len = n + 1;
@@ -177,7 +178,8 @@ void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
     len = (int)name_len;
   char *name_c = hc_f_str_buf((size_t)len);
   if (!name_c) {
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Session_get_nth_pset", HC_MPI_BIND_SESSION, *session,
+               MPI_ERR_NO_MEM, "no memory for a C copy of pset_name");
     return;
   }
   int c_len = len > 0 ? len + 1 : 0;
@@ -264,9 +266,13 @@ enum { FH_KEY_COMM, FH_KEY_TYPE, FH_KEY_WIN };
 /* kind: whose keyval (an FH_KEY_*). */
 static void fh_create_keyval(fh_keyval_t *proto, int kind, MPI_Fint *keyval,
                              MPI_Fint *ierr) {
+  static const char *const fns[] = {[FH_KEY_COMM] = "MPI_Comm_create_keyval",
+                                    [FH_KEY_TYPE] = "MPI_Type_create_keyval",
+                                    [FH_KEY_WIN] = "MPI_Win_create_keyval"};
   fh_keyval_t *k = malloc(sizeof(*k));
   if (!k) {
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, fns[kind], HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for the Fortran callbacks' record");
     return;
   }
   *k = *proto;
@@ -358,7 +364,9 @@ void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
     pthread_mutex_unlock(&fh_file_errh_lock);
     if (!grown) {
       MPI_Errhandler_free(&errh);
-      rc = MPI_ERR_NO_MEM;
+      rc = hc_mpi_raise_binding(HC_MPI_BIND_NONE, 0,
+                                "MPI_File_create_errhandler", MPI_ERR_NO_MEM,
+                                "no memory for the Fortran handler's record");
     }
   }
   if (rc == MPI_SUCCESS)
@@ -436,7 +444,8 @@ void pmpi_register_datarep_(char *datarep, hc_f_datarep_conv_fn *read_fn,
   if (!name || !d) {
     free(name);
     free(d);
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPI_Register_datarep", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for a C copy of datarep");
     return;
   }
   *d = (fh_datarep_t){read_fn, write_fn, extent_fn, *extra_state};
@@ -584,13 +593,15 @@ void pmpi_type_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
 
 /* Widened copies of count INTEGER displacements (NULL for count <= 0 or
  * out of memory; *rc tells which). */
-static MPI_Aint *fh_widen(const MPI_Fint *v, MPI_Fint count, int *rc) {
+static MPI_Aint *fh_widen(const char *fn, const MPI_Fint *v, MPI_Fint count,
+                          int *rc) {
   *rc = MPI_SUCCESS;
   if (count <= 0)
     return NULL;
   MPI_Aint *w = malloc((size_t)count * sizeof(*w));
   if (!w) {
-    *rc = MPI_ERR_NO_MEM;
+    *rc = hc_mpi_raise_binding(HC_MPI_BIND_NONE, 0, fn, MPI_ERR_NO_MEM,
+                               "no memory for widened displacements");
     return NULL;
   }
   for (MPI_Fint i = 0; i < count; i++)
@@ -602,7 +613,7 @@ void pmpi_type_hindexed_(MPI_Fint *count, MPI_Fint *blocklengths,
                          MPI_Fint *displacements, MPI_Fint *oldtype,
                          MPI_Fint *newtype, MPI_Fint *ierr) {
   int rc;
-  MPI_Aint *d = fh_widen(displacements, *count, &rc);
+  MPI_Aint *d = fh_widen("MPI_Type_hindexed", displacements, *count, &rc);
   if (rc == MPI_SUCCESS)
     rc = MPI_Type_hindexed(*count, blocklengths, d, *oldtype, newtype);
   free(d);
@@ -613,7 +624,7 @@ void pmpi_type_struct_(MPI_Fint *count, MPI_Fint *blocklengths,
                        MPI_Fint *displacements, MPI_Fint *types,
                        MPI_Fint *newtype, MPI_Fint *ierr) {
   int rc;
-  MPI_Aint *d = fh_widen(displacements, *count, &rc);
+  MPI_Aint *d = fh_widen("MPI_Type_struct", displacements, *count, &rc);
   if (rc == MPI_SUCCESS)
     rc = MPI_Type_struct(*count, blocklengths, d, types, newtype);
   free(d);
@@ -748,7 +759,10 @@ void pmpix_grequest_start_(hc_f_greq_query_fn *query_fn,
                            MPI_Fint *request, MPI_Fint *ierr) {
   fh_greq_t *g = fh_greq_new(NULL, *extra_state);
   if (!g) {
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(
+        ierr, poll_fn || wait_fn ? "MPIX_Grequest_start" : "MPI_Grequest_start",
+        HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+        "no memory for the Fortran callbacks' record");
     return;
   }
   g->own = (fh_greq_fns_t){query_fn, free_fn, cancel_fn, poll_fn, wait_fn};
@@ -783,7 +797,8 @@ void pmpix_grequest_class_create_(hc_f_greq_query_fn *query_fn,
                                   MPI_Fint *greq_class, MPI_Fint *ierr) {
   fh_greq_class_t *c = malloc(sizeof(*c));
   if (!c) {
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPIX_Grequest_class_create", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for the Fortran callbacks' record");
     return;
   }
   c->fns = (fh_greq_fns_t){query_fn, free_fn, cancel_fn, poll_fn, wait_fn};
@@ -816,7 +831,8 @@ void pmpix_grequest_class_allocate_(MPI_Fint *greq_class,
   pthread_mutex_unlock(&fh_greq_classes_lock);
   fh_greq_t *g = NULL;
   if (fns && !(g = fh_greq_new(fns, *extra_state))) {
-    hc_f_err(ierr, MPI_ERR_NO_MEM);
+    hc_f_raise(ierr, "MPIX_Grequest_class_allocate", HC_MPI_BIND_NONE, 0,
+               MPI_ERR_NO_MEM, "no memory for the request's Fortran record");
     return;
   }
   MPI_Request req = MPI_REQUEST_NULL;
@@ -876,12 +892,16 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs,
   int argv_null = fh_is_argv_null(argv);
   char *cmd = hc_f_str_in(command, command_len);
   char **c_argv = argv_null ? MPI_ARGV_NULL : fh_argv_in(argv, argv_len, 1);
-  int rc = MPI_ERR_NO_MEM;
+  int rc;
   if (cmd && (argv_null || c_argv)) {
     MPI_Comm inter = MPI_COMM_NULL;
     rc = MPI_Comm_spawn(cmd, c_argv, *maxprocs, *info, *root, *comm, &inter,
                         hc_f_errcodes(array_of_errcodes));
     *intercomm = inter;
+  } else {
+    rc = hc_mpi_raise_binding(HC_MPI_BIND_COMM, *comm, "MPI_Comm_spawn",
+                              MPI_ERR_NO_MEM,
+                              "no memory for C copies of command and argv");
   }
   free(cmd);
   if (c_argv)
@@ -914,7 +934,12 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands,
     if (!cmds[i] || (!argvs_null && !argvs[i]))
       rc = MPI_ERR_NO_MEM;
   }
-  if (rc == MPI_SUCCESS) {
+  if (rc != MPI_SUCCESS) {
+    rc = hc_mpi_raise_binding(HC_MPI_BIND_COMM, *comm,
+                              "MPI_Comm_spawn_multiple", rc,
+                              "no memory for C copies of the commands and "
+                              "their arguments");
+  } else {
     MPI_Comm inter = MPI_COMM_NULL;
     rc = MPI_Comm_spawn_multiple(*count, cmds, argvs, array_of_maxprocs,
                                  array_of_info, *root, *comm, &inter,

@@ -16,6 +16,7 @@
 
 #include "fortran/fort_bind.h"
 #include "mpi.h"
+#include "mpi/binding_error.h"
 
 /* MPICH's COMMON block layouts (sizes must match: programs built by MPICH
  * get copy relocations of these exact sizes). */
@@ -62,9 +63,10 @@ void *hc_f_f08ts_buf(const hc_f_gfc_desc_t *d);
 /* 1 when the described elements are one contiguous run (so the base
  * address and the count describe them). */
 int hc_f_f08ts_contiguous(const hc_f_gfc_desc_t *d);
-/* A non-contiguous section passed as a buffer: MPI_ERR_BUFFER, said on
- * stderr when the caller has no ierror to read it from. */
-void hc_f_f08ts_refuse(const char *fn, MPI_Fint *ierr);
+/* A non-contiguous section passed as a buffer to fn: MPI_ERR_BUFFER,
+ * raised as hc_f_raise does on the object (kind, handle) of the call. */
+void hc_f_f08ts_refuse(const char *fn, int kind, MPI_Fint handle,
+                       MPI_Fint *ierr);
 /* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
 void *hc_f_buf(void *buf);
 /* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, use mpi and mpi_f08 (the
@@ -84,6 +86,11 @@ MPI_Fint hc_f_index(int c_index);
 void hc_f_indices(MPI_Fint *indices, int n);
 /* Stores rc unless ierror is absent (mpi_f08 makes it OPTIONAL). */
 void hc_f_err(MPI_Fint *ierr, int rc);
+/* An error the wrapper of C call fn finds itself: raised through the error
+ * handler of the object (kind HC_MPI_BIND_*, Fortran handle) the call
+ * names, as the C call raises its own, then stored as hc_f_err does. */
+void hc_f_raise(MPI_Fint *ierr, const char *fn, int kind, MPI_Fint handle,
+                int errclass, const char *what);
 /* A NUL-terminated malloc'd copy of a Fortran string, trailing and leading
  * blanks removed; NULL when out of memory. */
 char *hc_f_str_in(const char *s, size_t len);

@@ -2,7 +2,6 @@
  * Argument conversion for the Fortran bindings, and the COMMON blocks that
  * hold the Fortran sentinels.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,13 +51,11 @@ int hc_f_f08ts_contiguous(const hc_f_gfc_desc_t *d) {
   return !strided;
 }
 
-void hc_f_f08ts_refuse(const char *fn, MPI_Fint *ierr) {
-  if (ierr == NULL)
-    fprintf(stderr,
-            "hcmpi: %s: a non-contiguous array section as a buffer of "
-            "MPICH's mpi_f08 binding (pass a contiguous copy)\n",
-            fn);
-  hc_f_err(ierr, MPI_ERR_BUFFER);
+void hc_f_f08ts_refuse(const char *fn, int kind, MPI_Fint handle,
+                       MPI_Fint *ierr) {
+  hc_f_raise(ierr, fn, kind, handle, MPI_ERR_BUFFER,
+             "a non-contiguous array section as a buffer of MPICH's mpi_f08 "
+             "binding (pass a contiguous copy)");
 }
 
 int *hc_f_errcodes(MPI_Fint *errcodes) {
@@ -107,6 +104,11 @@ void hc_f_indices(MPI_Fint *indices, int n) {
 void hc_f_err(MPI_Fint *ierr, int rc) {
   if (ierr)
     *ierr = rc;
+}
+
+void hc_f_raise(MPI_Fint *ierr, const char *fn, int kind, MPI_Fint handle,
+                int errclass, const char *what) {
+  hc_f_err(ierr, hc_mpi_raise_binding(kind, handle, fn, errclass, what));
 }
 
 char *hc_f_str_in(const char *s, size_t len) {

@@ -57,6 +57,10 @@ void hc_mpi_errhandler_invoke(hc_mpi_errhandler_t *errh, int handle,
 int hc_mpi_raise_on(hc_mpi_errhandler_t *errh, int handle, const char *fn,
                     int errclass, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Raises errclass from fn on the session's handler (the world's when
+ * session names none); returns errclass. */
+int hc_mpi_session_raise(MPI_Session session, const char *fn, int errclass,
+                         const char *what);
 
 /* ---- communicators (comm.c) --------------------------------------------- */
 

@@ -73,6 +73,15 @@ static void session_set_errhandler(session_obj_t *s, hc_mpi_errhandler_t *e) {
 }
 
 /* A handler a session may take: a builtin or one made for sessions. */
+int hc_mpi_session_raise(MPI_Session session, const char *fn, int errclass,
+                         const char *what) {
+  session_obj_t *s = hc_handle_get(&session_table, session);
+  if (s == NULL)
+    return hc_mpi_raise(NULL, fn, errclass, "%s", what);
+  return hc_mpi_raise_on(session_errhandler(s), session, fn, errclass, "%s",
+                         what);
+}
+
 static int session_errhandler_ok(const hc_mpi_errhandler_t *e) {
   return e->kind != HC_ERRH_USER || e->session_fn != NULL;
 }

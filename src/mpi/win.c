@@ -49,6 +49,11 @@ int hc_mpi_win_enter(const char *fn, MPI_Win win, hc_mpi_win_t **out) {
   return MPI_SUCCESS;
 }
 
+hc_mpi_comm_t *hc_mpi_win_errcomm(MPI_Win win) {
+  hc_mpi_win_t *w = hc_handle_get(&win_table, win);
+  return w != NULL ? w->errcomm : NULL;
+}
+
 /* ---- creation ------------------------------------------------------------ */
 
 /* The window's private communicator object (see win.h). */

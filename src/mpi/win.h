@@ -40,6 +40,9 @@ typedef struct hc_mpi_win {
 /* Entry check of every call on a window: MPI initialised, win valid (else
  * MPI_ERR_WIN raised on MPI_COMM_WORLD's handler). */
 int hc_mpi_win_enter(const char *fn, MPI_Win win, hc_mpi_win_t **out);
+/* The communicator whose error handler is the window's (MPI_Win_set_
+ * errhandler sets it); NULL when win names no window. */
+hc_mpi_comm_t *hc_mpi_win_errcomm(MPI_Win win);
 /* The value of a predefined window attribute (MPI_WIN_BASE ...) of the
  * window with handle win: 1 and *value set (what MPI_Win_get_attr stores),
  * or 0 when keyval is not one. */

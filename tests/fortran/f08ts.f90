@@ -2,14 +2,36 @@
 ! buffer arrives at mpi_x_f08ts_ as gfortran's descriptor of an assumed-rank
 ! array (what a program built with MPICH's `use mpi_f08` passes), the other
 ! arguments as in mpif.h's binding.  Arrays of rank 0 to 2 and a contiguous
-! section arrive whole; a strided section is refused with MPI_ERR_BUFFER;
-! MPI_IN_PLACE passes through.  Run on 2 or more ranks; exits non-zero on a
+! section arrive whole; a strided section is refused with MPI_ERR_BUFFER,
+! raised through the error handler of the communicator the call names (a
+! user handler on a duplicate sees it once); MPI_IN_PLACE passes through.  Run on 2 or more ranks; exits non-zero on a
 ! mismatch.
+! What the user error handler saw.
+module f08ts_handler
+  use mpi_f08, only: MPI_Comm
+  implicit none
+  type(MPI_Comm) :: dupc
+  integer :: handler_calls, handler_class
+  logical :: handler_on_dupc
+contains
+  subroutine count_errors(comm, error_code)
+    use mpi_f08, only: MPI_Comm_compare, MPI_IDENT, MPI_Error_class
+    type(MPI_Comm) :: comm
+    integer :: error_code, res
+    handler_calls = handler_calls + 1
+    call MPI_Error_class(error_code, handler_class)
+    call MPI_Comm_compare(comm, dupc, res)
+    handler_on_dupc = res == MPI_IDENT
+  end subroutine
+end module f08ts_handler
+
 program f08ts
+  use f08ts_handler
   use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_Status, MPI_COMM_WORLD, &
        MPI_INTEGER, MPI_SUM, MPI_SUCCESS, MPI_ERR_BUFFER, MPI_IN_PLACE, &
        MPI_Init, MPI_Finalize, MPI_Comm_set_errhandler, MPI_ERRORS_RETURN, &
-       MPI_Error_class, MPI_Get_count
+       MPI_Error_class, MPI_Get_count, MPI_Comm_dup, MPI_Comm_free, &
+       MPI_Errhandler, MPI_Comm_create_errhandler, MPI_Errhandler_free
   implicit none
   interface
     subroutine mpi_send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
@@ -49,6 +71,7 @@ program f08ts
   integer :: rank, nbad, ierr, cls, i, j, n, one
   integer :: a(4, 3), b(12), x(5)
   type(MPI_Status) :: st
+  type(MPI_Errhandler) :: counting
 
   nbad = 0
   call MPI_Init()
@@ -64,7 +87,27 @@ program f08ts
     call mpi_send_f08ts(a(1, :), 3, MPI_INTEGER, 1, 4, MPI_COMM_WORLD, ierr)
     call MPI_Error_class(ierr, cls)
     if (cls /= MPI_ERR_BUFFER) nbad = nbad + 1
-  else if (rank == 1) then
+  end if
+  ! The same refusal on a duplicate with a user handler: the handler of the
+  ! communicator the call names runs once, with the class ierror gets.
+  call MPI_Comm_dup(MPI_COMM_WORLD, dupc)
+  call MPI_Comm_create_errhandler(count_errors, counting)
+  call MPI_Comm_set_errhandler(dupc, counting)
+  handler_calls = 0
+  handler_class = MPI_SUCCESS
+  handler_on_dupc = .false.
+  if (rank == 0) then
+    call mpi_send_f08ts(a(2, :), 3, MPI_INTEGER, 1, 5, dupc, ierr)
+    call MPI_Error_class(ierr, cls)
+    if (cls /= MPI_ERR_BUFFER .or. handler_calls /= 1 .or. &
+        handler_class /= MPI_ERR_BUFFER .or. .not. handler_on_dupc) then
+      print *, 'f08ts: strided section on a duplicate: class ', cls, &
+           ' handler calls ', handler_calls, ' class ', handler_class
+      nbad = nbad + 1
+    end if
+  end if
+  call MPI_Errhandler_free(counting)
+  if (rank == 1) then
     b = 0
     call mpi_recv_f08ts(b, 12, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, st)
     if (any(b /= [(i, i = 1, 12)]) .or. st%MPI_SOURCE /= 0) nbad = nbad + 1
@@ -80,6 +123,7 @@ program f08ts
   x = [(rank + j, j = 1, 5)]
   call mpi_allreduce_f08ts(MPI_IN_PLACE, x, 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   call mpi_comm_size_check(x, nbad)
+  call MPI_Comm_free(dupc)
   call MPI_Finalize()
   if (nbad /= 0) then
     print *, 'f08ts: rank ', rank, ': ', nbad, ' checks failed'
