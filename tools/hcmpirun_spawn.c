@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hcmpirun.h"
+#include "util/findexec.h"
 
 /* ---- MPI_Comm_spawn ------------------------------------------------------
  * "cmd=hc_spawn ncmds=K port=P nprocs<c>=N argv<c>=HEX" (c < K; HEX: the
@@ -16,26 +16,6 @@
  * the commands' ranks, told P (HCMPI_PARENT_PORT) to connect back to.  The
  * answer, hc_spawn_result, comes once they are started, or at once with
  * rc=-1 when a program cannot be executed (nothing is started then). */
-
-/* Whether execvp would find prog executable. */
-static int run_can_exec(const char *prog) {
-  struct stat st;
-  char buf[4096];
-  if (strchr(prog, '/') != NULL)
-    return stat(prog, &st) == 0 && S_ISREG(st.st_mode) &&
-           access(prog, X_OK) == 0;
-  const char *path = getenv("PATH");
-  for (const char *p = path != NULL ? path : "/usr/bin:/bin";;) {
-    size_t len = strcspn(p, ":");
-    snprintf(buf, sizeof buf, "%.*s/%s", (int)(len ? len : 1), len ? p : ".",
-             prog);
-    if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-      return 1;
-    if (p[len] == '\0')
-      return 0;
-    p += len + 1;
-  }
-}
 
 static int run_hex_digit(char c) {
   if (c >= '0' && c <= '9')
@@ -62,7 +42,7 @@ static const char *run_spawn_argv(run_world_t *w, int c, const char *hex) {
     return "bad_argv";
   for (size_t i = 0, a = 0; i < n; i += strlen(w->args[c] + i) + 1)
     w->argv[c][a++] = w->args[c] + i;
-  return run_can_exec(w->argv[c][0]) ? NULL : "cannot_execute";
+  return hc_can_exec(w->argv[c][0]) ? NULL : "cannot_execute";
 }
 
 static void run_world_free(run_world_t *w) {

@@ -15,6 +15,11 @@
 
 #define HC_BOOTSTRAP_NODE_MAX 64
 #define HC_BOOTSTRAP_IP_MAX 16 /* "255.255.255.255" and its NUL */
+#define HC_BOOTSTRAP_PORT_MAX 256 /* as HCOMM_PORT_NAME_MAX */
+
+/* The key under which a spawning process hands its port to the children
+ * through the launcher's key-value space (PMI-1's preput). */
+#define HC_BOOTSTRAP_PARENT_PORT_KEY "HCMPI_PARENT_PORT"
 
 typedef struct hc_bootstrap_info {
   int rank;
@@ -31,6 +36,10 @@ typedef struct hc_bootstrap_info {
    * when that is a TCP socket, else "": an address the launcher's network
    * proved routable, which tcp prefers for its listener. */
   char reached_ip[HC_BOOTSTRAP_IP_MAX];
+  /* Started by MPI_Comm_spawn through a launcher that hands over the
+   * parents' port itself (Hydra): that port, else "" (hcmpirun passes it
+   * in the environment, HCMPI_PARENT_PORT). */
+  char parent_port[HC_BOOTSTRAP_PORT_MAX];
 } hc_bootstrap_info_t;
 
 /* One command of a spawn: nprocs processes running argv (the program and
@@ -62,8 +71,8 @@ typedef struct hc_bootstrap_ops {
   void (*fini)(void *ctx);
   /* NULL where the backend's launchers cannot start processes at run
    * time.  Asks the launcher to start the commands' processes as a new job
-   * whose processes connect to port (HCMPI_PARENT_PORT); returns once they
-   * are started.  HC_ERR_SPAWN when the launcher refused (a program it
+   * whose processes connect to port (HCMPI_PARENT_PORT, or the info's
+   * parent_port); returns once they are started.  HC_ERR_SPAWN when the launcher refused (a program it
    * cannot execute: then nothing was started), HC_ERR_NOT_SUPPORTED when
    * this launcher of the backend cannot spawn.  Blocks. */
   hc_status_t (*spawn)(void *ctx, const hc_bootstrap_spawn_t *cmds, int ncmds,

@@ -20,6 +20,7 @@
 #include "bootstrap/kvstore.h"
 #include "bootstrap/pmi1_wire.h"
 #include "util/env.h"
+#include "util/findexec.h"
 #include "util/log.h"
 
 /* Cache flags: our own puts survive a fence, fetched values do not (another
@@ -34,7 +35,7 @@ typedef struct pmi1_ctx {
   int keylen_max;
   int vallen_max;
   int ready;     /* init completed: fini owes the launcher a finalize */
-  int can_spawn; /* the launcher is hcmpirun (HCMPI_LAUNCHER) */
+  int by_hcmpirun; /* the launcher is hcmpirun (HCMPI_LAUNCHER) */
   char kvsname[257];
   hc_kvstore_t cache;
   hc_pmi1_reader_t reader;
@@ -265,6 +266,29 @@ static void pmi1_watch_stop(pmi1_ctx_t *c) {
   c->watch_stop[0] = c->watch_stop[1] = -1;
 }
 
+static int pmi1_bad_text(const char *s) { return strpbrk(s, " \n\r") != NULL; }
+
+/* A process Hydra started for MPI_Comm_spawn (PMI_SPAWNED=1) finds the
+ * parents' port where the spawning root preput it: in its own job's key
+ * space, readable before any fence. */
+static void pmi1_parent_port(pmi1_ctx_t *c, hc_bootstrap_info_t *info) {
+  if (hc_env_long("PMI_SPAWNED", 0) != 1)
+    return;
+  char line[HC_PMI1_LINE_MAX];
+  int n = hc_pmi1_format(line, sizeof line, "get", "kvsname", c->kvsname, "key",
+                         HC_BOOTSTRAP_PARENT_PORT_KEY, NULL);
+  const char *v = NULL;
+  if (pmi1_call(c, line, n, "get_result") == HC_OK)
+    v = hc_pmi1_get(&c->msg, "value");
+  if (v != NULL && strlen(v) < sizeof info->parent_port)
+    snprintf(info->parent_port, sizeof info->parent_port, "%s", v);
+  else
+    hc_log(HC_LOG_WARN, "pmi1",
+           "spawned (PMI_SPAWNED=1) but the launcher has no %s: "
+           "MPI_Comm_get_parent will be MPI_COMM_NULL",
+           HC_BOOTSTRAP_PARENT_PORT_KEY);
+}
+
 static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   *ctxp = NULL;
   pmi1_ctx_t *c = calloc(1, sizeof *c);
@@ -289,7 +313,10 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
     return HC_ERR_BOOTSTRAP;
   }
   c->ready = 1;
-  c->can_spawn = strcmp(hc_env_string("HCMPI_LAUNCHER", ""), "hcmpirun") == 0;
+  c->by_hcmpirun =
+      strcmp(hc_env_string("HCMPI_LAUNCHER", ""), "hcmpirun") == 0;
+  if (!c->by_hcmpirun)
+    pmi1_parent_port(c, &got);
   pmi1_watch_start(c);
   got.rank = c->rank;
   got.size = c->size;
@@ -298,7 +325,6 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   return HC_OK;
 }
 
-static int pmi1_bad_text(const char *s) { return strpbrk(s, " \n\r") != NULL; }
 
 static hc_status_t pmi1_put(void *ctx, const char *key, const char *value) {
   pmi1_ctx_t *c = ctx;
@@ -415,16 +441,94 @@ static int pmi1_hex_argv(const char *const *argv, char *buf, size_t len,
   return 0;
 }
 
-/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ..."): PMI-1's
- * spawn is a multi-line command Hydra serves through its proxies, which
- * hcmpi does not speak yet. */
+/* Appends "key=value\n" (just "key\n" for a NULL value) to buf at *at;
+ * -1 when it does not fit or value holds a newline (it would end the line
+ * early). */
+static int pmi1_add_line(char *buf, size_t len, size_t *at, const char *key,
+                         const char *value) {
+  if (value != NULL && strchr(value, '\n') != NULL)
+    return -1;
+  int w = value != NULL ? snprintf(buf + *at, len - *at, "%s=%s\n", key, value)
+                        : snprintf(buf + *at, len - *at, "%s\n", key);
+  if (w < 0 || (size_t)w >= len - *at)
+    return -1;
+  *at += (size_t)w;
+  return 0;
+}
+
+/* PMI-1's spawn as Hydra serves it: per command one multi-line request
+ * ("mcmd=spawn" ... "endcmd"), numbered spawnssofar of totspawns, the
+ * arguments from arg1, the port preput into the children's key space;
+ * one "spawn_result" answers them all. */
+static hc_status_t pmi1_spawn_multiline(pmi1_ctx_t *c,
+                                        const hc_bootstrap_spawn_t *cmds,
+                                        int ncmds, const char *port) {
+  char req[4 * HC_PMI1_LINE_MAX], num[24], key[24];
+  /* Hydra starts what it can and fails the whole job on a program it
+   * cannot execute: refuse here first, as hcmpirun does (checked on this
+   * host, which is where a one-host Hydra starts them). */
+  for (int k = 0; k < ncmds; k++)
+    if (!hc_can_exec(cmds[k].argv[0])) {
+      hc_log(HC_LOG_WARN, "pmi1", "spawn: cannot execute %s", cmds[k].argv[0]);
+      return HC_ERR_SPAWN;
+    }
+  for (int k = 0; k < ncmds; k++) {
+    size_t at = 0;
+    int argc = 0, bad = 0;
+    while (cmds[k].argv[argc] != NULL)
+      argc++;
+    bad |= pmi1_add_line(req, sizeof req, &at, "mcmd", "spawn");
+    snprintf(num, sizeof num, "%d", cmds[k].nprocs);
+    bad |= pmi1_add_line(req, sizeof req, &at, "nprocs", num);
+    bad |= pmi1_add_line(req, sizeof req, &at, "execname", cmds[k].argv[0]);
+    snprintf(num, sizeof num, "%d", ncmds);
+    bad |= pmi1_add_line(req, sizeof req, &at, "totspawns", num);
+    snprintf(num, sizeof num, "%d", k + 1);
+    bad |= pmi1_add_line(req, sizeof req, &at, "spawnssofar", num);
+    for (int a = 1; a < argc; a++) {
+      snprintf(key, sizeof key, "arg%d", a);
+      bad |= pmi1_add_line(req, sizeof req, &at, key, cmds[k].argv[a]);
+    }
+    snprintf(num, sizeof num, "%d", argc - 1);
+    bad |= pmi1_add_line(req, sizeof req, &at, "argcnt", num);
+    bad |= pmi1_add_line(req, sizeof req, &at, "preput_num", "1");
+    bad |= pmi1_add_line(req, sizeof req, &at, "preput_key_0",
+                         HC_BOOTSTRAP_PARENT_PORT_KEY);
+    bad |= pmi1_add_line(req, sizeof req, &at, "preput_val_0", port);
+    bad |= pmi1_add_line(req, sizeof req, &at, "info_num", "0");
+    bad |= pmi1_add_line(req, sizeof req, &at, "endcmd", NULL);
+    if (bad) {
+      hc_log(HC_LOG_ERROR, "pmi1",
+             "spawn: command %d does not fit a PMI request (or an argument "
+             "holds a newline)",
+             k);
+      return HC_ERR_ARG;
+    }
+    hc_status_t st = pmi1_send(c, req, (int)at);
+    if (st != HC_OK)
+      return st;
+  }
+  hc_status_t st = pmi1_expect(c, "spawn_result");
+  if (st == HC_OK && hc_pmi1_rc(&c->msg) != 0) {
+    hc_log(HC_LOG_WARN, "pmi1", "the launcher refused the spawn (rc %d)",
+           hc_pmi1_rc(&c->msg));
+    st = HC_ERR_SPAWN;
+  }
+  return st;
+}
+
+/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ..."), which
+ * checks every program before it starts any; other PMI-1 launchers get
+ * PMI-1's multi-line spawn (Hydra). */
 static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
                               int ncmds, const char *port) {
   pmi1_ctx_t *c = ctx;
   char line[HC_PMI1_LINE_MAX];
   size_t at;
-  if (c == NULL || !c->can_spawn)
+  if (c == NULL)
     return HC_ERR_NOT_SUPPORTED;
+  if (!c->by_hcmpirun)
+    return pmi1_spawn_multiline(c, cmds, ncmds, port);
   int w =
       snprintf(line, sizeof line, "cmd=hc_spawn ncmds=%d port=%s", ncmds, port);
   at = w > 0 ? (size_t)w : sizeof line;

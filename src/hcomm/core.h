@@ -175,9 +175,10 @@ hc_status_t hc_engine_runtime_transport(hc_engine_transport_t **t);
  * through t once their sockets are adopted; HC_ERR_NOMEM when that would
  * pass peers_max.  Caller holds the lock. */
 hc_status_t hc_engine_peers_add(hc_engine_transport_t *t, int n, int *first);
-/* Spawned (HCMPI_PARENT_PORT): connects to the parents at the end of
- * init, without the lock (dynamic.c). */
-hc_status_t hc_dynamic_init_parent(void);
+/* Spawned: connects to the parents' port (HCMPI_PARENT_PORT from
+ * hcmpirun, else launcher_port, what the bootstrap was handed; "" when not
+ * spawned) at the end of init, without the lock (dynamic.c). */
+hc_status_t hc_dynamic_init_parent(const char *launcher_port);
 /* Finalize: closes the ports the program left open, before the
  * transports stop.  Caller holds the lock. */
 void hc_dynamic_fini_locked(void);

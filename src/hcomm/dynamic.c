@@ -524,8 +524,10 @@ void hc_dynamic_fini_locked(void) {
   }
 }
 
-hc_status_t hc_dynamic_init_parent(void) {
+hc_status_t hc_dynamic_init_parent(const char *launcher_port) {
   const char *given = getenv("HCMPI_PARENT_PORT");
+  if (given == NULL || given[0] == '\0')
+    given = launcher_port;
   char port[HCOMM_PORT_NAME_MAX];
   hcomm_comm_t *parent = NULL;
   if (given == NULL || given[0] == '\0')

@@ -593,7 +593,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
   hc_engine.initialized = 1;
   hc_progress_policy_init();
   hc_progress_thread_start();
-  rc = hc_dynamic_init_parent();
+  rc = hc_dynamic_init_parent(engine_boot_info.parent_port);
   if (rc != HC_OK) {
     hc_log(HC_LOG_ERROR, "engine", "cannot reach the parents: %s",
            hcomm_strerror(rc));

@@ -1,4 +1,5 @@
-/* MPI_Comm_spawn and _spawn_multiple under hcmpirun (MPI-4.0 11.8).
+/* MPI_Comm_spawn and _spawn_multiple under hcmpirun and Hydra (MPI-4.0
+ * 11.8).
  *
  *   dyn_spawn parent      every rank of the job spawns 2 children of this
  *                         program (MPI_Comm_spawn), then 1 + 2 more
@@ -11,7 +12,7 @@
  * every child and back a small and a 1 MiB message, bytes and statuses
  * checked; an Allreduce across; a merge (parents first), its ranks and an
  * Allgather checked; a disconnect.  MPI_Comm_get_parent is MPI_COMM_NULL
- * in the parents.  The job ends (hcmpirun waits for every child), so no
+ * in the parents.  The job ends (the launcher waits for every child), so no
  * child is left running. */
 #include "mpitest.h"
 
