@@ -15,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/kvstore.h"
 #include "bootstrap/pmix_abi.h"
 #include "util/env.h"
+#include "util/findexec.h"
 #include "util/log.h"
 
 #define PMIX_KV_OWN 1
@@ -39,6 +41,10 @@ typedef struct pmix_lib {
   hc_pmix_status_t (*abort)(int, const char *, hc_pmix_proc_t *, size_t);
   const char *(*error_string)(hc_pmix_status_t);
   void (*value_destruct)(hc_pmix_value_t *); /* absent before PMIx 4 */
+  /* Blocks until the launcher started the processes; NULL where libpmix
+   * lacks it. */
+  hc_pmix_status_t (*spawn)(const hc_pmix_info_t *, size_t,
+                            const hc_pmix_app_t *, size_t, char *);
 } pmix_lib_t;
 
 static pmix_lib_t pmix_lib;
@@ -96,7 +102,8 @@ static int pmix_load(void) {
       pmix_sym(lib, "PMIx_Fence", &pmix_lib.fence, 1) != 0 ||
       pmix_sym(lib, "PMIx_Abort", &pmix_lib.abort, 1) != 0 ||
       pmix_sym(lib, "PMIx_Error_string", &pmix_lib.error_string, 1) != 0 ||
-      pmix_sym(lib, "PMIx_Value_destruct", &pmix_lib.value_destruct, 0) != 0)
+      pmix_sym(lib, "PMIx_Value_destruct", &pmix_lib.value_destruct, 0) != 0 ||
+      pmix_sym(lib, "PMIx_Spawn", &pmix_lib.spawn, 0) != 0)
     return -1;
   pmix_lib.loaded = 1;
   return 1;
@@ -384,6 +391,44 @@ static void pmix_fini(void *ctx) {
   free(c);
 }
 
+/* PMIx_Spawn: one application per command, started in this process's
+ * working directory with the port in HCMPI_PARENT_PORT, as hcmpirun passes
+ * it.  A program that cannot be executed here refuses the whole spawn
+ * first (the launcher would start the others and fail the job). */
+static hc_status_t pmix_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
+                              int ncmds, const char *port) {
+  pmix_ctx_t *c = ctx;
+  if (c == NULL || c->solo != NULL || pmix_lib.spawn == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  for (int k = 0; k < ncmds; k++)
+    if (!hc_can_exec(cmds[k].argv[0])) {
+      hc_log(HC_LOG_WARN, "pmix", "spawn: cannot execute %s", cmds[k].argv[0]);
+      return HC_ERR_SPAWN;
+    }
+  char env_port[HC_BOOTSTRAP_PORT_MAX + 32], cwd[4096];
+  char *env[] = {env_port, NULL};
+  snprintf(env_port, sizeof env_port, "HCMPI_PARENT_PORT=%s", port);
+  if (getcwd(cwd, sizeof cwd) == NULL)
+    snprintf(cwd, sizeof cwd, "/");
+  hc_pmix_app_t *apps = calloc((size_t)ncmds, sizeof *apps);
+  if (apps == NULL)
+    return HC_ERR_NOMEM;
+  for (int k = 0; k < ncmds; k++)
+    apps[k] = (hc_pmix_app_t){.cmd = (char *)cmds[k].argv[0],
+                              .argv = (char **)cmds[k].argv,
+                              .env = env,
+                              .cwd = cwd,
+                              .maxprocs = cmds[k].nprocs};
+  char nspace[HC_PMIX_MAX_NSLEN + 1] = "";
+  hc_pmix_status_t rc = pmix_lib.spawn(NULL, 0, apps, (size_t)ncmds, nspace);
+  free(apps);
+  if (rc != HC_PMIX_SUCCESS) {
+    hc_log(HC_LOG_WARN, "pmix", "PMIx_Spawn: %s", pmix_strerror(rc));
+    return HC_ERR_SPAWN;
+  }
+  return HC_OK;
+}
+
 const hc_bootstrap_ops_t hc_bootstrap_pmix_ops = {
     .name = "pmix",
     .detect = pmix_detect,
@@ -393,4 +438,5 @@ const hc_bootstrap_ops_t hc_bootstrap_pmix_ops = {
     .get = pmix_get,
     .abort = pmix_abort,
     .fini = pmix_fini,
+    .spawn = pmix_spawn,
 };

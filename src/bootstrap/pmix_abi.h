@@ -91,4 +91,16 @@ typedef struct hc_pmix_info {
   hc_pmix_value_t value;
 } hc_pmix_info_t;
 
+/* One application of PMIx_Spawn: argv includes the program as argv[0];
+ * env entries ("K=V") are added to the launched processes' environment. */
+typedef struct hc_pmix_app {
+  char *cmd;
+  char **argv;
+  char **env;
+  char *cwd;
+  int maxprocs;
+  hc_pmix_info_t *info;
+  size_t ninfo;
+} hc_pmix_app_t;
+
 #endif /* HC_PMIX_ABI_H */

@@ -3,7 +3,8 @@
 # ranks exchange keys through tests/tools/pmi_client, engine_p2p runs its
 # point-to-point checks, then MPI programs of tests/mpi (pingpong sizes
 # through eager and rendezvous, wildcard order, collectives, communicator
-# split, create and split_type, node_split) run with -n 4 --oversubscribe.
+# split, create and split_type, node_split) run with -n 4 --oversubscribe,
+# and MPI_Comm_spawn goes through PMIx_Spawn.
 # Skips (77) without mpirun.openmpi.
 # Run from the build directory (make check does).
 set -u
@@ -59,6 +60,12 @@ for r in 0 1; do
     failures=$((failures + 1))
   fi
 done
+
+# MPI_Comm_spawn through PMIx_Spawn: the parents spawn 2, then 1 + 2
+# children (bytes, statuses, merge checked on both sides) and get
+# MPI_ERR_SPAWN, nothing started, for a program that cannot be executed.
+run -n 2 "$(pwd)/tests/mpi/dyn_spawn" parent
+check "mpirun -n 2 dyn_spawn parent (PMIx_Spawn)" $? 2 '^dyn_spawn: parent [01] of 2 OK$'
 
 [ "$failures" -eq 0 ] || exit 1
 exit 0

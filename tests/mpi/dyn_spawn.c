@@ -161,5 +161,7 @@ int main(int argc, char **argv) {
   else
     CHECK(0, "unknown mode %s", argv[1]);
   MPI_Finalize();
+  if (strcmp(argv[1], "parent") == 0)
+    printf("dyn_spawn: parent %d of %d OK\n", wrank, wsize);
   return 0;
 }
