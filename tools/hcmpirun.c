@@ -19,7 +19,6 @@
 #include <limits.h>
 #include <link.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +55,6 @@ static void run_usage(FILE *f) {
           "  --label, -l   prefix each output line with \"[rank] \"\n"
           "  --timeout S   end the job after S seconds (exit status 124)\n"
           "  --env K=V     set K=V in every rank's environment\n"
-          "  -usize N|SYSTEM|INFINITE   MPI_UNIVERSE_SIZE: N; SYSTEM (the\n"
-          "                default) the CPUs hcmpirun may use, at least -n;\n"
-          "                INFINITE leaves it unset (Hydra's default)\n"
           "  --progress    show a live status line (ranks running, finished,\n"
           "                failed, elapsed time) when stderr is a terminal\n"
           "  --no-kill-on-failure   a rank that dies or fails does not end\n"
@@ -94,20 +90,6 @@ static int run_parse_long(const char *text, long min, long *out) {
     return -1;
   *out = v;
   return 0;
-}
-
-/* -usize's argument: a count of at least 1, SYSTEM or INFINITE (Hydra's
- * spellings). */
-static int run_parse_usize(const char *text, long *out) {
-  if (text != NULL && strcmp(text, "SYSTEM") == 0) {
-    *out = RUN_USIZE_SYSTEM;
-    return 0;
-  }
-  if (text != NULL && strcmp(text, "INFINITE") == 0) {
-    *out = RUN_USIZE_INFINITE;
-    return 0;
-  }
-  return run_parse_long(text, 1, out);
 }
 
 /* "K" "V" (mpiexec's -genv/-env) as one "K=V" string for putenv. */
@@ -251,9 +233,6 @@ static int run_parse_args(int argc, char **argv, run_opts_t *o) {
     } else if (strcmp(a, "--timeout") == 0 &&
                run_parse_long(argv[i + 1], 1, &v) == 0) {
       o->timeout_s = v;
-      i++;
-    } else if ((strcmp(a, "-usize") == 0 || strcmp(a, "--usize") == 0) &&
-               run_parse_usize(argv[i + 1], &o->usize) == 0) {
       i++;
     } else if (strcmp(a, "--env") == 0 && argv[i + 1] != NULL &&
                strchr(argv[i + 1], '=') != NULL && argv[i + 1][0] != '=') {
@@ -589,23 +568,9 @@ static void pmi_cmd_appnum(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
                            num, NULL));
 }
 
-/* MPI_UNIVERSE_SIZE: how many processes the job may usefully have, spawned
- * ones included; -1 (no limit) leaves the attribute unset. */
-static long run_universe_size(const run_job_t *job) {
-  if (job->opt.usize != RUN_USIZE_SYSTEM)
-    return job->opt.usize;
-  long cpus = 0;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    cpus = CPU_COUNT(&set);
-  if (cpus <= 0)
-    cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > job->opt.n ? cpus : job->opt.n;
-}
-
 static void pmi_cmd_universe(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[64], num[24];
-  snprintf(num, sizeof num, "%ld", run_universe_size(job));
+  snprintf(num, sizeof num, "%d", job->opt.n);
   run_reply(job, r, line,
             hc_pmi1_format(line, sizeof line, "universe_size", "rc", "0",
                            "size", num, NULL));

@@ -61,11 +61,6 @@ typedef struct run_world {
   int asked_by; /* the rank whose spawn made it, answered once started */
 } run_world_t;
 
-/* -usize SYSTEM (the default): the CPUs hcmpirun may run on, at least -n;
- * -usize INFINITE: no limit, so MPI_UNIVERSE_SIZE is not set (Hydra's
- * default). */
-enum { RUN_USIZE_SYSTEM = 0, RUN_USIZE_INFINITE = -1 };
-
 typedef struct run_opts {
   int n;
   int label;
@@ -73,7 +68,6 @@ typedef struct run_opts {
   int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
   int progress;   /* --progress: live status line when stderr is a tty */
   long timeout_s;
-  long usize; /* MPI_UNIVERSE_SIZE: > 0 as given, or an RUN_USIZE_* */
   int nenv;
   char **env;
   char **argv;

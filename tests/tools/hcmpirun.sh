@@ -34,24 +34,6 @@ rc=$?
 ok=$(grep -c '^pmi_client: rank [0-3] of 4 ok (pmi1)$' "$T/out")
 if [ $rc -eq 0 ] && [ "$ok" -eq 4 ]; then pass "-n 4 exchange"; else fail "-n 4 exchange (rc=$rc, ok lines=$ok)"; fi
 
-# 1b. MPI_UNIVERSE_SIZE through PMI's get_universe_size: by default the CPUs
-#     hcmpirun may use, never below -n; -usize N as given; INFINITE none.
-cpus=$(nproc 2>/dev/null || echo 1)
-want=$((cpus > 3 ? cpus : 3))
-launch $RUN -n 3 $CLIENT --expect-universe "$want"
-rc1=$?
-launch $RUN -n 2 -usize 9 $CLIENT --expect-universe 9
-rc2=$?
-launch $RUN -n 2 --usize INFINITE $CLIENT --expect-universe -1
-rc3=$?
-launch $RUN -n 2 -usize 0 $CLIENT
-rc4=$?
-if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ $rc4 -eq 1 ]; then
-  pass "universe size"
-else
-  fail "universe size (default rc=$rc1, 9 rc=$rc2, INFINITE rc=$rc3, 0 rc=$rc4)"
-fi
-
 # 2. --label prefixes every line with its rank; a last line without a
 #    newline is still flushed.
 launch $RUN -np 3 --label sh -c 'echo "hello $PMI_RANK/$PMI_SIZE/$MPI_LOCALNRANKS"; printf tail'

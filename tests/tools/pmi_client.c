@@ -31,8 +31,7 @@ typedef struct client_opts {
   int exit_code;
   int read_stdin;
   int no_fini;
-  int flood_rank;      /* -2: none, -1: every rank */
-  int expect_universe; /* -2: not checked; -1: none given */
+  int flood_rank; /* -2: none, -1: every rank */
 } client_opts_t;
 
 static int client_fail(int rank, const char *what) {
@@ -46,7 +45,6 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
                        .kill_rank = -1,
                        .abort_rank = -1,
                        .flood_rank = -2,
-                       .expect_universe = -2,
                        .exit_code = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -71,8 +69,6 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
       o->exit_code = atoi(v);
     else if (strcmp(a, "--flood-rank") == 0)
       o->flood_rank = atoi(v);
-    else if (strcmp(a, "--expect-universe") == 0)
-      o->expect_universe = atoi(v);
     else {
       fprintf(stderr, "pmi_client: unknown option %s\n", a);
       exit(2);
@@ -116,11 +112,6 @@ static int client_check_info(const client_opts_t *o, const char *backend,
     return client_fail(info->rank, "unexpected size");
   if (o->expect_backend && strcmp(o->expect_backend, backend) != 0)
     return client_fail(info->rank, "unexpected backend");
-  if (o->expect_universe > -2 && info->universe_size != o->expect_universe) {
-    fprintf(stderr, "pmi_client: rank %d: universe size %d, want %d\n",
-            info->rank, info->universe_size, o->expect_universe);
-    return 1;
-  }
   if (info->rank < 0 || info->rank >= info->size)
     return client_fail(info->rank, "rank out of range");
   return 0;
