@@ -7,13 +7,15 @@
  *   dyn_spawn child N     what the parents start (N: their count)
  *   dyn_spawn nolauncher  a singleton, without launcher: MPI_ERR_SPAWN
  *   dyn_spawn selfspawn U every rank spawns 2 children alone (MPI_COMM_SELF),
- *                         all ranks at once: hcmpirun serves requests that
+ *                         by the program's bare name and the "path" info
+ *                         key, all ranks at once: hcmpirun serves requests that
  *                         arrive together, each parent gets its own pair
  *                         (their ranks, its rank, checked over the
  *                         intercommunicator); MPI_UNIVERSE_SIZE is U in
  *                         parents and children (hcmpirun -usize U), unset
  *                         for U 0 (no -usize, as under Hydra)
- *   dyn_spawn selfchild U what selfspawn starts
+ *   dyn_spawn selfchild U what selfspawn starts; its parent communicator's
+ *                         default name is MPI_COMM_PARENT
  *
  * Over each parent-child intercommunicator: sizes; from every parent to
  * every child and back a small and a 1 MiB message, bytes and statuses
@@ -170,9 +172,20 @@ static void self_spawn(const char *self, const char *ustr) {
   char *args[] = {"selfchild", (char *)ustr, NULL};
   int codes[2] = {-1, -1};
   check_universe(atoi(ustr));
-  CHECK(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter,
+  /* The program by its bare name, found through the "path" info key (its
+   * first directory has no such program). */
+  char dirs[4096];
+  const char *slash = strrchr(self, '/');
+  CHECK(slash != NULL, "argv[0] %s has no directory", self);
+  snprintf(dirs, sizeof dirs, "/nonexistent-hcmpi-dir:%.*s",
+           (int)(slash - self), self);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "path", dirs);
+  CHECK(MPI_Comm_spawn(slash + 1, args, 2, info, 0, MPI_COMM_SELF, &inter,
                        codes) == MPI_SUCCESS,
         "spawn on MPI_COMM_SELF");
+  MPI_Info_free(&info);
   CHECK(codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS, "codes %d %d",
         codes[0], codes[1]);
   int rsize = -1;
@@ -199,6 +212,11 @@ static void self_child(int universe) {
   CHECK(wsize == 2, "child world size %d", wsize);
   MPI_Comm_remote_size(p, &rsize);
   CHECK(rsize == 1, "a self-spawned child sees %d parents", rsize);
+  char name[MPI_MAX_OBJECT_NAME];
+  int nlen = -1;
+  MPI_Comm_get_name(p, name, &nlen);
+  CHECK(nlen == 15 && strcmp(name, "MPI_COMM_PARENT") == 0,
+        "the parent's default name is \"%s\" (%d)", name, nlen);
   check_universe(universe);
   MPI_Recv(&from, 1, MPI_INT, 0, 5, p, MPI_STATUS_IGNORE);
   int reply[2] = {wrank, from};
