@@ -69,6 +69,8 @@ static void run_usage(FILE *f) {
           "                also preloads the ASan runtime it needs)\n"
           "  -ppn N, -hosts H[,H...]   accepted where every rank stays on\n"
           "                this host (H is localhost or this host's name)\n"
+          "  -usize N      MPI_UNIVERSE_SIZE is N (as in Hydra; unset\n"
+          "                without it: spawn is not limited to -n)\n"
           "Not supported (hcmpirun starts ranks on this host only; use\n"
           "mpiexec.mpich for more): -f/-hostfile/-machinefile, remote "
           "-hosts,\n-genvnone, -genvlist, -wdir, -bind-to, and ':' "
@@ -167,6 +169,13 @@ static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
     /* Every rank is on this host whatever the count per node. */
     if (run_parse_long(argv[*i + 1], 1, &v) != 0)
       return -1;
+    ++*i;
+    return 1;
+  }
+  if (strcmp(a, "-usize") == 0) {
+    if (run_parse_long(argv[*i + 1], 1, &v) != 0 || v > INT_MAX)
+      return -1;
+    o->usize = (int)v;
     ++*i;
     return 1;
   }
@@ -568,9 +577,12 @@ static void pmi_cmd_appnum(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
                            num, NULL));
 }
 
+/* The universe is -usize; without it, unknown (size -1, MPI_UNIVERSE_SIZE
+ * unset), as under Hydra: answering -n would tell programs that no process
+ * can be spawned, which hcmpirun does on demand. */
 static void pmi_cmd_universe(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   char line[64], num[24];
-  snprintf(num, sizeof num, "%d", job->opt.n);
+  snprintf(num, sizeof num, "%d", job->opt.usize > 0 ? job->opt.usize : -1);
   run_reply(job, r, line,
             hc_pmi1_format(line, sizeof line, "universe_size", "rc", "0",
                            "size", num, NULL));
@@ -1162,7 +1174,7 @@ static void run_loop(run_job_t *job) {
     run_check_deadlines(job);
     if (n > 0)
       run_handle(job, &ps);
-    if (job->pending != NULL)
+    while (job->pending != NULL)
       run_spawn_pending(job);
     run_status_tick(job);
   }

@@ -59,6 +59,7 @@ typedef struct run_world {
   char **argv[RUN_SPAWN_CMDS];
   int first[RUN_SPAWN_CMDS + 1];
   int asked_by; /* the rank whose spawn made it, answered once started */
+  struct run_world *next; /* the next spawn waiting in job->pending */
 } run_world_t;
 
 typedef struct run_opts {
@@ -68,6 +69,7 @@ typedef struct run_opts {
   int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
   int progress;   /* --progress: live status line when stderr is a tty */
   long timeout_s;
+  int usize; /* -usize N: MPI_UNIVERSE_SIZE; 0 when not given (unset) */
   int nenv;
   char **env;
   char **argv;
@@ -81,7 +83,9 @@ typedef struct run_job {
   int nranks; /* opt.n and the spawned ones */
   run_world_t *worlds;
   int nworlds;
-  run_world_t *pending; /* a spawn to start once the PMI line is served */
+  /* Spawns to start once the PMI line is served, oldest first: ranks of
+   * different parent jobs may ask at the same time. */
+  run_world_t *pending;
   const sigset_t *oldmask;
   int nalive;
   hc_kvstore_t kv;
@@ -120,9 +124,10 @@ void run_reply(run_job_t *job, int r, const char *line, int len);
 /* Starts rank r (its world, wrank and argv set); 0 or -1. */
 int run_spawn(run_job_t *job, int r, const sigset_t *oldmask);
 /* The hc_spawn PMI command (hcmpirun_spawn.c): checks the request and
- * leaves it in job->pending, or answers its refusal. */
+ * queues it on job->pending, or answers its refusal. */
 void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m);
-/* Starts job->pending's world and answers the rank that asked; call
+/* Starts the oldest of job->pending's worlds and answers the rank that
+ * asked; call
  * where no rank pointer is held (the ranks array may move). */
 void run_spawn_pending(run_job_t *job);
 

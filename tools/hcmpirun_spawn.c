@@ -89,9 +89,7 @@ static void run_spawn_reply(run_job_t *job, int r, const char *why) {
 
 void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   run_world_t *w = calloc(1, sizeof *w);
-  const char *why = w == NULL      ? "out_of_memory"
-                    : job->pending ? "busy"
-                                   : run_spawn_parse(m, w);
+  const char *why = w == NULL ? "out_of_memory" : run_spawn_parse(m, w);
   if (why != NULL) {
     if (w != NULL)
       run_world_free(w);
@@ -99,13 +97,18 @@ void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
     return;
   }
   w->asked_by = r;
-  job->pending = w; /* started by the main loop: ranks may move */
+  /* Started by the main loop (ranks may move), after any asked before. */
+  run_world_t **tail = &job->pending;
+  while (*tail != NULL)
+    tail = &(*tail)->next;
+  *tail = w;
 }
 
-/* Starts the pending spawn's world and answers the rank that asked. */
+/* Starts the oldest pending spawn's world and answers the rank that asked. */
 void run_spawn_pending(run_job_t *job) {
   run_world_t *w = job->pending;
-  job->pending = NULL;
+  job->pending = w->next;
+  w->next = NULL;
   run_rank_t *ranks =
       realloc(job->ranks, (size_t)(job->nranks + w->n) * sizeof *ranks);
   if (ranks != NULL)

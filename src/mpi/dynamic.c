@@ -4,8 +4,11 @@
  * job's processes; here are the argument checks and the handles.
  * docs/dynamic.md says what works under which launcher.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi/mpi_impl.h"
 
@@ -252,6 +255,28 @@ HC_WEAK_ALIAS(MPI_Lookup_name, PMPI_Lookup_name);
 
 #define DYN_SPAWN_MAX_CMDS 64
 
+/* The reserved info key "path" (MPI-4.0 11.8.4): directories, separated by
+ * ':', where a command without '/' is looked for before the launcher's
+ * PATH.  Returns 1 with the first executable found, made absolute (the
+ * children need not start in the root's directory), in found. */
+static int dyn_spawn_find(const char *command, MPI_Info info,
+                          char found[PATH_MAX]) {
+  char dirs[MPI_MAX_INFO_VAL + 1], cand[PATH_MAX];
+  int len = (int)sizeof dirs, flag = 0;
+  if (info == MPI_INFO_NULL || strchr(command, '/') != NULL ||
+      PMPI_Info_get_string(info, "path", &len, dirs, &flag) != MPI_SUCCESS ||
+      !flag)
+    return 0;
+  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d != NULL;
+       d = strtok_r(NULL, ":", &save)) {
+    int w = snprintf(cand, sizeof cand, "%s/%s", d, command);
+    if (w > 0 && (size_t)w < sizeof cand && access(cand, X_OK) == 0 &&
+        realpath(cand, found) != NULL)
+      return 1;
+  }
+  return 0;
+}
+
 /* Checks one command at the root and makes its argv (the program, then
  * argv up to its NULL; MPI_ARGV_NULL: none), malloc'd. */
 static int dyn_spawn_cmd(const char *fn, hc_mpi_comm_t *c, const char *command,
@@ -268,10 +293,17 @@ static int dyn_spawn_cmd(const char *fn, hc_mpi_comm_t *c, const char *command,
   int n = 0;
   while (argv != MPI_ARGV_NULL && argv[n] != NULL)
     n++;
-  const char **all = malloc((size_t)(n + 2) * sizeof *all);
+  char found[PATH_MAX];
+  const char *prog = dyn_spawn_find(command, info, found) ? found : command;
+  /* The argv array, then the program's name when found on "path": one
+   * block, freed as one. */
+  size_t head = (size_t)(n + 2) * sizeof(const char *);
+  const char **all = malloc(head + (prog == found ? strlen(found) + 1 : 0));
   if (all == NULL)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   all[0] = command;
+  if (prog == found)
+    all[0] = strcpy((char *)all + head, found);
   for (int i = 0; i < n; i++)
     all[i + 1] = argv[i];
   all[n + 1] = NULL;
@@ -392,6 +424,10 @@ int PMPI_Comm_get_parent(MPI_Comm *parent) {
     if (rc != MPI_SUCCESS)
       return rc;
     dyn_parent_engine = engine;
+    /* Its default name (MPI-4.0 7.8), which MPI_Comm_set_name may change. */
+    hc_mpi_comm_t *p = hc_mpi_comm_get(dyn_parent_handle);
+    if (p != NULL)
+      snprintf(p->name, sizeof p->name, "%s", "MPI_COMM_PARENT");
   }
   *parent = dyn_parent_handle;
   return MPI_SUCCESS;

@@ -143,8 +143,8 @@ static int at_builtin(int key)
 /* What the launcher (hcmpirun, and Hydra for the MPICH check) and the
  * library promise: no distinguished host (MPI_PROC_NULL); every rank may do
  * I/O (MPI_ANY_SOURCE); clocks are not synchronised across the job, which
- * may span nodes (MPI_WTIME_IS_GLOBAL set to 0); the universe is the
- * launched job (hcmpirun answers -n; Hydra sets it only when given -usize);
+ * may span nodes (MPI_WTIME_IS_GLOBAL set to 0); the universe is unknown
+ * (unset) unless the launcher was given -usize (hcmpirun and Hydra alike);
  * one application, number 0.  A singleton has universe 1 and no APPNUM. */
 static void at_builtin_keys(int size)
 {
@@ -155,11 +155,8 @@ static void at_builtin_keys(int size)
     CHECK(at_builtin(MPI_WTIME_IS_GLOBAL) == 0, "MPI_WTIME_IS_GLOBAL %d",
           at_builtin(MPI_WTIME_IS_GLOBAL));
     int universe = at_builtin(MPI_UNIVERSE_SIZE);
-    if (mt_mpich_quirks()) /* Hydra sets it only when given -usize */
-        CHECK(universe == INT_MIN || universe >= size, "MPI_UNIVERSE_SIZE %d < size %d",
-              universe, size);
-    else
-        CHECK(universe == (launched ? size : 1), "MPI_UNIVERSE_SIZE %d, size %d", universe, size);
+    /* hcmpirun, like Hydra, sets it only when given -usize. */
+    CHECK(universe == (launched ? INT_MIN : 1), "MPI_UNIVERSE_SIZE %d, size %d", universe, size);
     int appnum = at_builtin(MPI_APPNUM);
     CHECK(appnum == (launched ? 0 : INT_MIN), "MPI_APPNUM %d (launched %d)", appnum, launched);
 }

@@ -7,6 +7,16 @@
  *                         a missing program gives MPI_ERR_SPAWN
  *   dyn_spawn child N     what the parents start (N: their count)
  *   dyn_spawn nolauncher  a singleton, without launcher: MPI_ERR_SPAWN
+ *   dyn_spawn selfspawn U every rank spawns 2 children alone (MPI_COMM_SELF),
+ *                         by the program's bare name and the "path" info
+ *                         key, all ranks at once: hcmpirun serves requests that
+ *                         arrive together, each parent gets its own pair
+ *                         (their ranks, its rank, checked over the
+ *                         intercommunicator); MPI_UNIVERSE_SIZE is U in
+ *                         parents and children (hcmpirun -usize U), unset
+ *                         for U 0 (no -usize, as under Hydra)
+ *   dyn_spawn selfchild U what selfspawn starts; its parent communicator's
+ *                         default name is MPI_COMM_PARENT
  *
  * Over each parent-child intercommunicator: sizes; from every parent to
  * every child and back a small and a 1 MiB message, bytes and statuses
@@ -147,17 +157,90 @@ static void no_launcher(void) {
   CHECK(inter == MPI_COMM_NULL && codes[0] == MPI_ERR_SPAWN, "outputs");
 }
 
+/* MPI_UNIVERSE_SIZE as set by the launcher; want 0: unset. */
+static void check_universe(int want) {
+  int *v = NULL, flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag);
+  if (want == 0)
+    CHECK(!flag, "MPI_UNIVERSE_SIZE set (%d) without -usize", *v);
+  else
+    CHECK(flag && *v == want, "MPI_UNIVERSE_SIZE: flag %d, %d, expected %d",
+          flag, flag ? *v : -1, want);
+}
+
+static void self_spawn(const char *self, const char *ustr) {
+  MPI_Comm inter;
+  char *args[] = {"selfchild", (char *)ustr, NULL};
+  int codes[2] = {-1, -1};
+  check_universe(atoi(ustr));
+  /* The program by its bare name, found through the "path" info key (its
+   * first directory has no such program). */
+  char dirs[4096];
+  const char *slash = strrchr(self, '/');
+  CHECK(slash != NULL, "argv[0] %s has no directory", self);
+  snprintf(dirs, sizeof dirs, "/nonexistent-hcmpi-dir:%.*s",
+           (int)(slash - self), self);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "path", dirs);
+  CHECK(MPI_Comm_spawn(slash + 1, args, 2, info, 0, MPI_COMM_SELF, &inter,
+                       codes) == MPI_SUCCESS,
+        "spawn on MPI_COMM_SELF");
+  MPI_Info_free(&info);
+  CHECK(codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS, "codes %d %d",
+        codes[0], codes[1]);
+  int rsize = -1;
+  MPI_Comm_remote_size(inter, &rsize);
+  CHECK(rsize == 2, "remote size %d", rsize);
+  for (int c = 0; c < 2; c++) {
+    int got[2] = {-1, -1};
+    MPI_Status st;
+    MPI_Send(&wrank, 1, MPI_INT, c, 5, inter);
+    MPI_Recv(got, 2, MPI_INT, c, 6, inter, &st);
+    CHECK(st.MPI_SOURCE == c && got[0] == c && got[1] == wrank,
+          "child %d answered (%d, %d) from %d", c, got[0], got[1],
+          st.MPI_SOURCE);
+  }
+  CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS, "disconnect");
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void self_child(int universe) {
+  MPI_Comm p;
+  int from = -1, rsize = -1;
+  CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL,
+        "no parent");
+  CHECK(wsize == 2, "child world size %d", wsize);
+  MPI_Comm_remote_size(p, &rsize);
+  CHECK(rsize == 1, "a self-spawned child sees %d parents", rsize);
+  char name[MPI_MAX_OBJECT_NAME];
+  int nlen = -1;
+  MPI_Comm_get_name(p, name, &nlen);
+  CHECK(nlen == 15 && strcmp(name, "MPI_COMM_PARENT") == 0,
+        "the parent's default name is \"%s\" (%d)", name, nlen);
+  check_universe(universe);
+  MPI_Recv(&from, 1, MPI_INT, 0, 5, p, MPI_STATUS_IGNORE);
+  int reply[2] = {wrank, from};
+  MPI_Send(reply, 2, MPI_INT, 0, 6, p);
+  CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS, "disconnect");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  CHECK(argc >= 2, "usage: dyn_spawn parent | child N | nolauncher");
+  CHECK(argc >= 2, "usage: dyn_spawn parent | child N | nolauncher | "
+                   "selfspawn U | selfchild U");
   if (strcmp(argv[1], "parent") == 0)
     parent(argv[0]);
   else if (strcmp(argv[1], "child") == 0 && argc == 3)
     child(atoi(argv[2]));
   else if (strcmp(argv[1], "nolauncher") == 0)
     no_launcher();
+  else if (strcmp(argv[1], "selfspawn") == 0 && argc == 3)
+    self_spawn(argv[0], argv[2]);
+  else if (strcmp(argv[1], "selfchild") == 0 && argc == 3)
+    self_child(atoi(argv[2]));
   else
     CHECK(0, "unknown mode %s", argv[1]);
   MPI_Finalize();
