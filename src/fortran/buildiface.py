@@ -50,8 +50,7 @@ SKIP = {
     'Buffer_detach_c': 'hand',
     # Callbacks the library calls with C arguments: C trampolines.
     'File_create_errhandler': 'hand', 'Register_datarep': 'hand',
-    # Its callbacks take MPI_Count: an mpi_f08 overload, not generated yet.
-    'Register_datarep_c': 'callbacks',
+    'Register_datarep_c': 'hand',
 }
 # Hand-written calls that mpi_f08 does not have (MPI-3.0 dropped the
 # deprecated MPI-1 forms from it).
@@ -108,6 +107,10 @@ HAND = [
                           ('write_conversion_fn', 'fn'),
                           ('dtype_file_extent_fn', 'fn'),
                           ('extra_state', 'aint')], None),
+    ('Register_datarep_c', [('datarep', 'sin'), ('read_conversion_fn', 'fn'),
+                            ('write_conversion_fn', 'fn'),
+                            ('dtype_file_extent_fn', 'fn'),
+                            ('extra_state', 'aint')], None),
     ('Aint_add', [('base', 'aint'), ('disp', 'aint')], 'aint'),
     # Generalized requests: C callbacks that call the Fortran procedures.
     ('Grequest_start', [('query_fn', 'fn'), ('free_fn', 'fn'),
@@ -831,7 +834,7 @@ def write_mpif(consts):
         '       EXTERNAL MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN',
         '       EXTERNAL MPI_WIN_DUP_FN',
         '       EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN',
-        '       EXTERNAL MPI_CONVERSION_FN_NULL',
+        '       EXTERNAL MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL_C',
         '       EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF',
         '       INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF']
     open(os.path.join(OUT, 'mpif.h'), 'w').write('\n'.join(out) + '\n')

@@ -382,9 +382,24 @@ void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
  * MPI_CONVERSION_FN_NULL is a procedure of ours, recognised by address. */
 typedef struct fh_datarep {
   hc_f_datarep_conv_fn *read_fn, *write_fn;
+  /* MPI_Register_datarep_c's: the count an INTEGER(KIND=MPI_COUNT_KIND). */
+  hc_f_datarep_conv_c_fn *read_c_fn, *write_c_fn;
   hc_f_datarep_extent_fn *extent_fn;
   MPI_Aint extra_state;
 } fh_datarep_t;
+
+void mpi_conversion_fn_null_c_(void *userbuf, MPI_Fint *datatype,
+                               MPI_Count *count, void *filebuf,
+                               MPI_Offset *position, MPI_Aint *extra_state,
+                               MPI_Fint *ierr) {
+  (void)userbuf;
+  (void)datatype;
+  (void)count;
+  (void)filebuf;
+  (void)position;
+  (void)extra_state;
+  *ierr = MPI_SUCCESS;
+}
 
 void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
                              void *filebuf, MPI_Offset *position,
@@ -434,29 +449,93 @@ static int fh_datarep_extent(MPI_Datatype datatype, MPI_Aint *extent,
   return ierr;
 }
 
-void pmpi_register_datarep_(char *datarep, hc_f_datarep_conv_fn *read_fn,
-                            hc_f_datarep_conv_fn *write_fn,
-                            hc_f_datarep_extent_fn *extent_fn,
-                            MPI_Aint *extra_state, MPI_Fint *ierr,
-                            size_t datarep_len) {
+static int fh_datarep_convert_c(hc_f_datarep_conv_c_fn *fn, void *userbuf,
+                                MPI_Datatype datatype, MPI_Count count,
+                                void *filebuf, MPI_Offset position,
+                                void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  MPI_Fint f_type = MPI_Type_c2f(datatype), ierr = MPI_SUCCESS;
+  MPI_Aint extra = d->extra_state;
+  fn(userbuf, &f_type, &count, filebuf, &position, &extra, &ierr);
+  return ierr;
+}
+
+static int fh_datarep_read_c(void *userbuf, MPI_Datatype datatype,
+                             MPI_Count count, void *filebuf,
+                             MPI_Offset position, void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  return fh_datarep_convert_c(d->read_c_fn, userbuf, datatype, count, filebuf,
+                              position, extra_state);
+}
+
+static int fh_datarep_write_c(void *userbuf, MPI_Datatype datatype,
+                              MPI_Count count, void *filebuf,
+                              MPI_Offset position, void *extra_state) {
+  const fh_datarep_t *d = extra_state;
+  return fh_datarep_convert_c(d->write_c_fn, userbuf, datatype, count, filebuf,
+                              position, extra_state);
+}
+
+/* Registers the record proto describes under the Fortran name datarep:
+ * large picks MPI_Register_datarep_c and its trampolines.  The record
+ * lives as long as the representation (for good) once registered. */
+static void fh_register_datarep(const char *fn, int large, char *datarep,
+                                size_t datarep_len, const fh_datarep_t *proto,
+                                MPI_Fint *ierr) {
   char *name = hc_f_str_in(datarep, datarep_len);
   fh_datarep_t *d = malloc(sizeof(*d));
   if (!name || !d) {
     free(name);
     free(d);
-    hc_f_raise(ierr, "MPI_Register_datarep", HC_MPI_BIND_NONE, 0,
-               MPI_ERR_NO_MEM, "no memory for a C copy of datarep");
+    hc_f_raise(ierr, fn, HC_MPI_BIND_NONE, 0, MPI_ERR_NO_MEM,
+               "no memory for a C copy of datarep");
     return;
   }
-  *d = (fh_datarep_t){read_fn, write_fn, extent_fn, *extra_state};
-  int rc = MPI_Register_datarep(
-      name, read_fn == mpi_conversion_fn_null_ ? NULL : fh_datarep_read,
-      write_fn == mpi_conversion_fn_null_ ? NULL : fh_datarep_write,
-      fh_datarep_extent, d);
+  *d = *proto;
+  int rc;
+  if (large)
+    rc = MPI_Register_datarep_c(
+        name,
+        d->read_c_fn == mpi_conversion_fn_null_c_ ? NULL : fh_datarep_read_c,
+        d->write_c_fn == mpi_conversion_fn_null_c_ ? NULL : fh_datarep_write_c,
+        fh_datarep_extent, d);
+  else
+    rc = MPI_Register_datarep(
+        name, d->read_fn == mpi_conversion_fn_null_ ? NULL : fh_datarep_read,
+        d->write_fn == mpi_conversion_fn_null_ ? NULL : fh_datarep_write,
+        fh_datarep_extent, d);
   free(name);
   if (rc != MPI_SUCCESS)
     free(d); /* not registered: nothing will call through it */
   hc_f_err(ierr, rc);
+}
+
+/* As MPI_REGISTER_DATAREP, with conversion procedures whose count is an
+ * INTEGER(KIND=MPI_COUNT_KIND) (MPI_Datarep_conversion_function_c). */
+void pmpi_register_datarep_c_(char *datarep, hc_f_datarep_conv_c_fn *read_fn,
+                              hc_f_datarep_conv_c_fn *write_fn,
+                              hc_f_datarep_extent_fn *extent_fn,
+                              MPI_Aint *extra_state, MPI_Fint *ierr,
+                              size_t datarep_len) {
+  fh_datarep_t proto = {.read_c_fn = read_fn,
+                        .write_c_fn = write_fn,
+                        .extent_fn = extent_fn,
+                        .extra_state = *extra_state};
+  fh_register_datarep("MPI_Register_datarep_c", 1, datarep, datarep_len, &proto,
+                      ierr);
+}
+
+void pmpi_register_datarep_(char *datarep, hc_f_datarep_conv_fn *read_fn,
+                            hc_f_datarep_conv_fn *write_fn,
+                            hc_f_datarep_extent_fn *extent_fn,
+                            MPI_Aint *extra_state, MPI_Fint *ierr,
+                            size_t datarep_len) {
+  fh_datarep_t proto = {.read_fn = read_fn,
+                        .write_fn = write_fn,
+                        .extent_fn = extent_fn,
+                        .extra_state = *extra_state};
+  fh_register_datarep("MPI_Register_datarep", 0, datarep, datarep_len, &proto,
+                      ierr);
 }
 
 void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
@@ -999,6 +1078,7 @@ void pmpi_f_sync_reg_(void *buf) { (void)buf; }
   FH_PRAGMA(weak p##n##__ = n##_)                                              \
   FH_PRAGMA(weak PMPI_##N = n##_)
 FH_CALLBACK_NAMES(mpi_conversion_fn_null, CONVERSION_FN_NULL)
+FH_CALLBACK_NAMES(mpi_conversion_fn_null_c, CONVERSION_FN_NULL_C)
 FH_CALLBACK_NAMES(mpi_comm_null_copy_fn, COMM_NULL_COPY_FN)
 FH_CALLBACK_NAMES(mpi_comm_dup_fn, COMM_DUP_FN)
 FH_CALLBACK_NAMES(mpi_comm_null_delete_fn, COMM_NULL_DELETE_FN)

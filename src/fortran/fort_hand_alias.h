@@ -204,6 +204,16 @@
 #pragma weak pmpi_register_datarep_f08_ = pmpi_register_datarep_
 #pragma weak mpi_register_datarep_f08_ = pmpi_register_datarep_
 #pragma weak pmpir_register_datarep_f08_ = pmpi_register_datarep_
+#pragma weak mpi_register_datarep_c_ = pmpi_register_datarep_c_
+#pragma weak mpi_register_datarep_c = pmpi_register_datarep_c_
+#pragma weak mpi_register_datarep_c__ = pmpi_register_datarep_c_
+#pragma weak MPI_REGISTER_DATAREP_C = pmpi_register_datarep_c_
+#pragma weak pmpi_register_datarep_c = pmpi_register_datarep_c_
+#pragma weak pmpi_register_datarep_c__ = pmpi_register_datarep_c_
+#pragma weak PMPI_REGISTER_DATAREP_C = pmpi_register_datarep_c_
+#pragma weak pmpi_register_datarep_f08_large_ = pmpi_register_datarep_c_
+#pragma weak mpi_register_datarep_f08_large_ = pmpi_register_datarep_c_
+#pragma weak pmpir_register_datarep_f08_large_ = pmpi_register_datarep_c_
 #pragma weak mpi_aint_add_ = pmpi_aint_add_
 #pragma weak mpi_aint_add = pmpi_aint_add_
 #pragma weak mpi_aint_add__ = pmpi_aint_add_

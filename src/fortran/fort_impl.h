@@ -119,6 +119,10 @@ typedef void(hc_f_datarep_conv_fn)(void *userbuf, MPI_Fint *datatype,
                                    MPI_Fint *count, void *filebuf,
                                    MPI_Offset *position, MPI_Aint *extra_state,
                                    MPI_Fint *ierr);
+typedef void(hc_f_datarep_conv_c_fn)(void *userbuf, MPI_Fint *datatype,
+                                     MPI_Count *count, void *filebuf,
+                                     MPI_Offset *position,
+                                     MPI_Aint *extra_state, MPI_Fint *ierr);
 typedef void(hc_f_datarep_extent_fn)(MPI_Fint *datatype, MPI_Aint *extent,
                                      MPI_Aint *extra_state, MPI_Fint *ierr);
 void pmpi_register_datarep_(char *datarep, hc_f_datarep_conv_fn *read_fn,
@@ -129,6 +133,15 @@ void pmpi_register_datarep_(char *datarep, hc_f_datarep_conv_fn *read_fn,
 void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
                              void *filebuf, MPI_Offset *position,
                              MPI_Aint *extra_state, MPI_Fint *ierr);
+void pmpi_register_datarep_c_(char *datarep, hc_f_datarep_conv_c_fn *read_fn,
+                              hc_f_datarep_conv_c_fn *write_fn,
+                              hc_f_datarep_extent_fn *extent_fn,
+                              MPI_Aint *extra_state, MPI_Fint *ierr,
+                              size_t datarep_len);
+void mpi_conversion_fn_null_c_(void *userbuf, MPI_Fint *datatype,
+                               MPI_Count *count, void *filebuf,
+                               MPI_Offset *position, MPI_Aint *extra_state,
+                               MPI_Fint *ierr);
 void pmpi_file_create_errhandler_(hc_f_file_errh_fn *file_errhandler_fn,
                                   MPI_Fint *errhandler, MPI_Fint *ierr);
 

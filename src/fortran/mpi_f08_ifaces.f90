@@ -1407,6 +1407,17 @@ subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn
   integer(kind=8) :: extra_state
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, &
+    dtype_file_extent_fn, extra_state, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  external :: read_conversion_fn
+  external :: write_conversion_fn
+  external :: dtype_file_extent_fn
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Request_free(request, ierror)
   import
   implicit none

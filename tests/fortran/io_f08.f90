@@ -1,9 +1,55 @@
 ! MPI-IO through `use mpi_f08`: TYPE(MPI_File), the individual file pointer
 ! (write_all, seek, get_position, read_all) and MPI_File_get_amode; with
 ! counts of MPI_COUNT_KIND the generic names resolve to the _c forms
-! (write_at, read_at_all, get_count of the status).
+! (write_at, read_at_all, get_count of the status).  MPI_Register_datarep_c
+! with conversion procedures whose count is of MPI_COUNT_KIND: a view in
+! representation "hcmpi_f08_times3" stores each integer times 3 (checked
+! through a native view), reads divide back; MPI_CONVERSION_FN_NULL_C
+! stores the native bytes.
+module io_f08_rep
+  use mpi_f08
+  implicit none
+  integer :: conversions = 0
+contains
+  subroutine times3_write(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    integer :: userbuf(*), filebuf(*), ierror
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count, i
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    ierror = MPI_ERR_TYPE
+    if (datatype /= MPI_INTEGER .or. extra_state /= 3) return
+    do i = 1, count
+      filebuf(i) = 3 * userbuf(position + i)
+    end do
+    conversions = conversions + 1
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine times3_read(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    integer :: userbuf(*), filebuf(*), ierror
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count, i
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    ierror = MPI_ERR_TYPE
+    if (datatype /= MPI_INTEGER) return
+    do i = 1, count
+      userbuf(position + i) = filebuf(i) / int(extra_state)
+    end do
+    conversions = conversions + 1
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine int_extent(datatype, extent, extra_state, ierror)
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state, lb
+    integer :: ierror
+    call MPI_Type_get_extent(datatype, lb, extent, ierror)
+  end subroutine
+end module io_f08_rep
+
 program io_f08
   use mpi_f08
+  use io_f08_rep
   implicit none
   integer, parameter :: n = 64
   integer :: buf(n), got(n), rank, nprocs, i, nbad, amode
@@ -11,6 +57,10 @@ program io_f08
   type(MPI_Status) :: status
   integer(kind=MPI_OFFSET_KIND) :: pos
   integer(kind=MPI_COUNT_KIND) :: cn, ccnt
+  integer(kind=MPI_ADDRESS_KIND) :: three
+  type(MPI_File) :: rfh
+  character(len=64) :: rname
+  external :: MPI_CONVERSION_FN_NULL_C
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -39,6 +89,35 @@ program io_f08
   call MPI_File_read_at_all(fh, int(n, MPI_OFFSET_KIND) * nprocs, got, cn, MPI_INTEGER, status)
   if (any(got /= buf)) nbad = nbad + 1
   call MPI_File_close(fh)
+
+  three = 3
+  call MPI_Register_datarep_c('hcmpi_f08_times3', times3_read, times3_write, &
+       int_extent, three)
+  call MPI_Register_datarep_c('hcmpi_f08_same', MPI_CONVERSION_FN_NULL_C, &
+       MPI_CONVERSION_FN_NULL_C, int_extent, three)
+  write (rname, '(a,i0,a)') 'hcmpi_fortran_rep_f08_', rank, '.dat'
+  call MPI_File_open(MPI_COMM_SELF, rname, MPI_MODE_CREATE + MPI_MODE_RDWR + &
+       MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, rfh)
+  buf = [(rank * 100 + i, i = 1, n)]
+  call MPI_File_set_view(rfh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+       'hcmpi_f08_times3', MPI_INFO_NULL)
+  call MPI_File_write_at(rfh, 0_MPI_OFFSET_KIND, buf, n, MPI_INTEGER, status)
+  got = 0
+  call MPI_File_read_at(rfh, 0_MPI_OFFSET_KIND, got, n, MPI_INTEGER, status)
+  if (any(got /= buf) .or. conversions < 2) nbad = nbad + 1
+  call MPI_File_set_view(rfh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+       'native', MPI_INFO_NULL)
+  call MPI_File_read_at(rfh, 0_MPI_OFFSET_KIND, got, n, MPI_INTEGER, status)
+  if (any(got /= 3 * buf)) nbad = nbad + 1
+  call MPI_File_set_view(rfh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+       'hcmpi_f08_same', MPI_INFO_NULL)
+  call MPI_File_write_at(rfh, 0_MPI_OFFSET_KIND, buf, n, MPI_INTEGER, status)
+  call MPI_File_set_view(rfh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+       'native', MPI_INFO_NULL)
+  call MPI_File_read_at(rfh, 0_MPI_OFFSET_KIND, got, n, MPI_INTEGER, status)
+  if (any(got /= buf)) nbad = nbad + 1
+  call MPI_File_close(rfh)
+
   if (nbad /= 0) then
     print *, 'io_f08.f90: rank', rank, nbad, 'mismatches'
     call MPI_Abort(MPI_COMM_WORLD, 1)
