@@ -217,13 +217,17 @@ void hc_request_join_drop(hcomm_request_t *joined) {
     request_join_finish(joined);
 }
 
-hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
-                               void (*done_fn)(void *arg), void *arg,
-                               hcomm_request_t **req) {
+/* hcomm_request_join, the joined request kept in home when not NULL. */
+static hc_status_t request_join(hcomm_request_home_t *home,
+                                hcomm_request_t *send, hcomm_request_t *recv,
+                                void (*done_fn)(void *arg), void *arg,
+                                hcomm_request_t **req) {
   if (req == NULL)
     return HC_ERR_ARG;
   hc_engine_lock();
-  hcomm_request_t *joined = hc_request_alloc(HC_REQ_USER);
+  hcomm_request_t *joined = home != NULL
+                                ? hc_request_alloc_at(home, HC_REQ_USER)
+                                : hc_request_alloc(HC_REQ_USER);
   if (joined == NULL) {
     hc_engine_unlock();
     return HC_ERR_NOMEM;
@@ -241,6 +245,21 @@ hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
   hc_engine_unlock();
   *req = joined;
   return HC_OK;
+}
+
+hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
+                               void (*done_fn)(void *arg), void *arg,
+                               hcomm_request_t **req) {
+  return request_join(NULL, send, recv, done_fn, arg, req);
+}
+
+hc_status_t hcomm_request_join_at(hcomm_request_home_t *home,
+                                  hcomm_request_t *send, hcomm_request_t *recv,
+                                  void (*done_fn)(void *arg), void *arg,
+                                  hcomm_request_t **req) {
+  if (home == NULL)
+    return HC_ERR_ARG;
+  return request_join(home, send, recv, done_fn, arg, req);
 }
 
 uint64_t hc_request_id(const hcomm_request_t *req) {

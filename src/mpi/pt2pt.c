@@ -8,6 +8,7 @@
 #include "mpi/devstage.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
+#include "mpi/reqpool.h"
 
 /* hc_mpi_check_send that also hands out the type object. */
 static int pt_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
@@ -98,8 +99,8 @@ static int pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
 }
 
 /* Wraps an engine request and its staged data into a new MPI_Request:
- * for operations the engine makes in requests of its own pool (a joined
- * send and receive, a matched receive). */
+ * for operations the engine makes in requests of its own pool (a matched
+ * receive). */
 static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
                    hc_mpi_xfer_t *x, MPI_Request *out) {
   hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
@@ -761,16 +762,18 @@ static void pt_send_staging_free(void *arg) {
 }
 
 /* Starts the receive and the send of an MPI_Isendrecv(_replace) as one
- * engine request (hcomm_request_join) wrapped into *request: the receive's
- * xfer stays with the face request, which unpacks it at completion; the
- * send's goes to the engine.  Takes sx and rx on success and failure. */
+ * engine request (hcomm_request_join_at) kept in the face request that
+ * *request names, as an MPI_Isend's is: the receive's xfer stays with the
+ * face request, which unpacks it at completion; the send's goes to the
+ * engine.  Takes sx and rx on success and failure. */
 static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
                               hc_mpi_xfer_t *sx, int dest, int stag,
                               hc_mpi_xfer_t *rx, int source, int rtag,
                               MPI_Request *request) {
   hc_mpi_xfer_t *owned = malloc(sizeof *owned);
+  hc_mpi_request_t *r = owned ? hc_mpi_request_new(HC_REQ_PLAIN, c) : NULL;
   hcomm_request_t *rreq = NULL, *sreq = NULL, *joined = NULL;
-  hc_status_t err = owned ? HC_OK : HC_ERR_NOMEM;
+  hc_status_t err = r ? HC_OK : HC_ERR_NOMEM;
   if (err == HC_OK && source != MPI_PROC_NULL)
     err = hc_mpi_xfer_irecv(rx, source, rtag, c->engine, &rreq);
   if (err == HC_OK && dest != MPI_PROC_NULL)
@@ -778,11 +781,21 @@ static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
                             &sreq);
   if (err == HC_OK) {
     *owned = *sx;
-    err = hcomm_request_join(sreq, rreq, pt_send_staging_free, owned, &joined);
+    err = hcomm_request_join_at(hc_reqpool_home_take(r), sreq, rreq,
+                                pt_send_staging_free, owned, &joined);
+    if (err != HC_OK)
+      hc_reqpool_home_unused(r);
   }
-  if (err == HC_OK)
-    return pt_wrap(fn, c, joined, rx, request);
+  if (err == HC_OK) {
+    r->engine = joined;
+    r->xfer = *rx;
+    r->is_recv = rx->is_recv;
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
   /* Nothing was joined: undo what started, then drop the staging. */
+  if (r)
+    hc_mpi_request_destroy(r);
   if (rreq) {
     hcomm_cancel(rreq);
     hcomm_wait(rreq, NULL);
