@@ -370,6 +370,11 @@ hc_status_t hcomm_cancel(hcomm_request_t *req);
 hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
                                void (*done_fn)(void *arg), void *arg,
                                hcomm_request_t **req);
+/* The same with the joined request kept in home (as hcomm_isend_at). */
+hc_status_t hcomm_request_join_at(hcomm_request_home_t *home,
+                                  hcomm_request_t *send, hcomm_request_t *recv,
+                                  void (*done_fn)(void *arg), void *arg,
+                                  hcomm_request_t **req);
 /* A request that the caller completes itself (used for operations the
  * engine runs on the caller's behalf, e.g. buffered sends). */
 hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,

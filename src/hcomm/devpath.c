@@ -117,6 +117,7 @@ hc_status_t hc_devpath_classify(hcomm_request_t *req) {
   devpath_configure();
   d->req = req;
   d->info = info;
+  hc_request_mark_rare(req);
   req->dev = d;
   return HC_OK;
 }
@@ -172,6 +173,7 @@ void hc_devpath_on_rts(hcomm_request_t *req, const hc_pkt_hdr_t *hdr,
           req->peer, (const unsigned char *)payload + sizeof rts, tail);
   if (req->dev == NULL) {
     /* A host receive buffer: only the peer's side is device memory. */
+    hc_request_mark_rare(req);
     req->dev = calloc(1, sizeof *req->dev);
     if (req->dev == NULL)
       return; /* the receive stays host-only: CTS is still forced below */

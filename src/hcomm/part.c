@@ -275,6 +275,7 @@ static hc_status_t part_announce(hc_part_t *p) {
     free(an);
     return rc;
   }
+  hc_request_mark_rare(p->announce_req);
   p->announce_req->acc_buf = an; /* freed when the request is released */
   return HC_OK;
 }

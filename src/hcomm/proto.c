@@ -344,6 +344,7 @@ static void proto_trace_recv(const hcomm_request_t *req, uint64_t key,
 static hc_status_t proto_acc_pack_all(hcomm_request_t *req) {
   if (req->bytes == 0)
     return HC_OK;
+  hc_request_mark_rare(req);
   req->acc_buf = malloc(req->bytes);
   if (req->acc_buf == NULL)
     return HC_ERR_NOMEM;

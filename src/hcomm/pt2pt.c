@@ -76,8 +76,10 @@ static hc_status_t pt2pt_isend(hcomm_request_home_t *home, const void *buf,
   r->mode = mode;
   r->send_buf = buf;
   r->bytes = bytes;
-  if (acc != NULL)
+  if (acc != NULL) {
+    hc_request_mark_rare(r);
     r->acc = *acc;
+  }
   *req = r;
   if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
     hc_request_complete(r, HC_ERR_NOMEM);
@@ -153,8 +155,10 @@ static hc_status_t pt2pt_irecv(hcomm_request_home_t *home, void *buf,
   r->tag = tag;
   r->recv_buf = buf;
   r->bytes = bytes;
-  if (acc != NULL)
+  if (acc != NULL) {
+    hc_request_mark_rare(r);
     r->acc = *acc;
+  }
   *req = r;
   if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
     hc_request_complete(r, HC_ERR_NOMEM);

@@ -1,5 +1,6 @@
 #include "hcomm/request.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,21 +74,17 @@ static int request_grow(void) {
   return 0;
 }
 
-/* Zeroes req for a new operation of kind, keeping what outlives
- * operations: its place in the table, the next generation, its home. */
+/* Zeroes req's per-operation fields for a new operation of kind; what
+ * outlives operations (its place in the table, its generation, its home)
+ * stays, and the rare fields are zero already (hc_request_release). */
 __attribute__((always_inline)) static inline hcomm_request_t *
 request_reset(hcomm_request_t *req, hc_request_kind_t kind) {
-  uint32_t index = req->index;
-  uint32_t generation = req->generation + 1;
-  uint32_t epoch = req->table_epoch;
-  hcomm_request_drop_fn drop = req->home_drop;
-  memset(req, 0, sizeof *req);
-  req->index = index;
-  req->generation = generation;
-  req->table_epoch = epoch;
-  req->home_drop = drop;
+  memset(req, 0, offsetof(hcomm_request_t, index));
+  req->generation++;
   req->kind = kind;
   atomic_init(&req->done, 0);
+  if (kind == HC_REQ_USER) /* joins, schedules, channels */
+    hc_request_mark_rare(req);
   if (kind == HC_REQ_SEND)
     request_pool.active_sends++;
   return req;
@@ -127,17 +124,22 @@ hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
   return request_reset(req, kind);
 }
 
-void hc_request_release(hcomm_request_t *req) {
+/* Frees what the rare fields hold and zeroes them all, so that the next
+ * allocation can leave them alone. */
+static void request_clear_rare(hcomm_request_t *req) {
   if (req->dev != NULL) /* device path state (devpath.c) */
     hc_devpath_release(req);
   free(req->acc_buf); /* accessor eager send (proto.c) */
-  req->acc_buf = NULL;
   if (req->plan != NULL) /* a persistent collective's schedule (nbc.c) */
     hc_nbc_plan_free(req->plan);
-  req->plan = NULL;
   if (req->part != NULL) /* a partitioned channel (part.c) */
     hc_part_free(req->part);
-  req->part = NULL;
+  memset(&req->rare, 0, sizeof *req - offsetof(hcomm_request_t, rare));
+}
+
+void hc_request_release(hcomm_request_t *req) {
+  if (req->rare)
+    request_clear_rare(req);
   req->released = 1;
   req->generation++;
   if (req->home_drop != NULL) { /* its owner reuses the memory from now */
@@ -187,6 +189,7 @@ static void request_join_part(hcomm_request_t *joined, hcomm_request_t *part,
                               int reports) {
   if (part == NULL)
     return;
+  hc_request_mark_rare(part);
   part->join_reports = reports;
   if (atomic_load(&part->done)) {
     request_join_absorb(joined, part);
@@ -199,6 +202,7 @@ static void request_join_part(hcomm_request_t *joined, hcomm_request_t *part,
 }
 
 void hc_request_join_track(hcomm_request_t *joined, hcomm_request_t *part) {
+  hc_request_mark_rare(part);
   part->join_reports = 0;
   if (atomic_load(&part->done)) {
     request_join_absorb(joined, part);
@@ -213,13 +217,17 @@ void hc_request_join_drop(hcomm_request_t *joined) {
     request_join_finish(joined);
 }
 
-hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
-                               void (*done_fn)(void *arg), void *arg,
-                               hcomm_request_t **req) {
+/* hcomm_request_join, the joined request kept in home when not NULL. */
+static hc_status_t request_join(hcomm_request_home_t *home,
+                                hcomm_request_t *send, hcomm_request_t *recv,
+                                void (*done_fn)(void *arg), void *arg,
+                                hcomm_request_t **req) {
   if (req == NULL)
     return HC_ERR_ARG;
   hc_engine_lock();
-  hcomm_request_t *joined = hc_request_alloc(HC_REQ_USER);
+  hcomm_request_t *joined = home != NULL
+                                ? hc_request_alloc_at(home, HC_REQ_USER)
+                                : hc_request_alloc(HC_REQ_USER);
   if (joined == NULL) {
     hc_engine_unlock();
     return HC_ERR_NOMEM;
@@ -237,6 +245,21 @@ hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
   hc_engine_unlock();
   *req = joined;
   return HC_OK;
+}
+
+hc_status_t hcomm_request_join(hcomm_request_t *send, hcomm_request_t *recv,
+                               void (*done_fn)(void *arg), void *arg,
+                               hcomm_request_t **req) {
+  return request_join(NULL, send, recv, done_fn, arg, req);
+}
+
+hc_status_t hcomm_request_join_at(hcomm_request_home_t *home,
+                                  hcomm_request_t *send, hcomm_request_t *recv,
+                                  void (*done_fn)(void *arg), void *arg,
+                                  hcomm_request_t **req) {
+  if (home == NULL)
+    return HC_ERR_ARG;
+  return request_join(home, send, recv, done_fn, arg, req);
 }
 
 uint64_t hc_request_id(const hcomm_request_t *req) {

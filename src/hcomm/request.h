@@ -25,14 +25,13 @@ struct hc_backlog_item;
 struct hc_devreq;
 
 struct hcomm_request {
+  /* ---- per operation: zeroed by every allocation ---- */
   hc_match_entry_t entry; /* link in a posted-receive queue */
   hc_request_kind_t kind;
   atomic_int done;
   int user_freed; /* hcomm_request_free came before completion */
   int posted;     /* receive sits in a posted queue (cancellable) */
   int released;   /* back on the freelist */
-  uint32_t index;
-  uint32_t generation;
   hcomm_status_t status;
   hcomm_comm_t *comm; /* NULL for user requests */
   int match_ctx;      /* matching context index */
@@ -49,6 +48,24 @@ struct hcomm_request {
   uint64_t remote_id; /* the peer's request id (rendezvous) */
   uint64_t remote_addr;
   struct hc_backlog_item *backlog_item; /* first packet not yet sent */
+  hcomm_request_t *next;                /* freelist / pending-work list */
+  /* ---- kept from one operation to the next (request_reset) ---- */
+  uint32_t index;
+  uint32_t generation;
+  /* A request kept in a caller's home (hcomm_request_home_t): drop is
+   * called where a pooled request would join the freelist; table_epoch
+   * says which pool's table its index belongs to (the pool is made anew
+   * after a finalize).  NULL and 0 for pooled requests. */
+  hcomm_request_drop_fn home_drop;
+  uint32_t table_epoch;
+  /* ---- rare: zero in every released request ----
+   * Only some operations use these (device buffers, accessors, joins,
+   * persistent collectives, partitioned channels), so an allocation
+   * leaves them alone: whoever sets one on a send or receive request
+   * calls hc_request_mark_rare first, and hc_request_release clears them
+   * all when rare is set.  User requests (HC_REQ_USER: joins, schedules,
+   * channels) are marked at allocation. */
+  int rare;
   /* Device buffers: state of the device data path (src/hcomm/devpath.c),
    * NULL for host-only messages; freed at release. */
   struct hc_devreq *dev;
@@ -57,13 +74,6 @@ struct hcomm_request {
    * release. */
   hcomm_accessor_t acc;
   void *acc_buf;
-  hcomm_request_t *next;                /* freelist / pending-work list */
-  /* A request kept in a caller's home (hcomm_request_home_t): drop is
-   * called where a pooled request would join the freelist; table_epoch
-   * says which pool's table its index belongs to (the pool is made anew
-   * after a finalize).  NULL and 0 for pooled requests. */
-  hcomm_request_drop_fn home_drop;
-  uint32_t table_epoch;
   /* hcomm_request_join: a part names the joined request and whether its
    * status is the one reported; the joined request counts the parts still
    * running, keeps their first error and what to run at its end. */
@@ -81,7 +91,14 @@ struct hcomm_request {
   struct hc_part *part;
 };
 
-/* A zeroed, active request of kind, or NULL when memory ran out. */
+/* req is about to get one of the rare fields (dev, acc, acc_buf, join_*,
+ * plan, part): its release must clear them. */
+static inline void hc_request_mark_rare(hcomm_request_t *req) {
+  req->rare = 1;
+}
+
+/* An active request of kind, its per-operation fields zeroed (the rare
+ * ones are zero already), or NULL when memory ran out. */
 hcomm_request_t *hc_request_alloc(hc_request_kind_t kind);
 /* The same kept in home (hcomm_request_home_init'ed, not in use). */
 hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,

@@ -75,17 +75,13 @@ void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *e) {
     hc_mpi_errhandler_release(old);
 }
 
-void hc_mpi_comm_retain(hc_mpi_comm_t *comm) {
-  if (comm->builtin)
-    return;
+void hc_mpi_comm_retain_counted(hc_mpi_comm_t *comm) {
   hc_lock(&comm_lock);
   comm->refs++;
   hc_unlock(&comm_lock);
 }
 
-void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
-  if (comm->builtin)
-    return;
+void hc_mpi_comm_release_counted(hc_mpi_comm_t *comm) {
   hc_lock(&comm_lock);
   int last = --comm->refs == 0;
   hc_unlock(&comm_lock);

@@ -95,9 +95,18 @@ hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm);
 /* Replaces comm's handler (takes a reference on errh). */
 void hc_mpi_comm_set_errhandler(hc_mpi_comm_t *comm, hc_mpi_errhandler_t *errh);
 /* Requests keep their communicator alive past MPI_Comm_free, so an error
- * they report later still finds its handler. */
-void hc_mpi_comm_retain(hc_mpi_comm_t *comm);
-void hc_mpi_comm_release(hc_mpi_comm_t *comm);
+ * they report later still finds its handler.  WORLD and SELF are never
+ * freed: their references are not counted, and cost one test inline. */
+void hc_mpi_comm_retain_counted(hc_mpi_comm_t *comm);
+void hc_mpi_comm_release_counted(hc_mpi_comm_t *comm);
+static inline void hc_mpi_comm_retain(hc_mpi_comm_t *comm) {
+  if (!comm->builtin)
+    hc_mpi_comm_retain_counted(comm);
+}
+static inline void hc_mpi_comm_release(hc_mpi_comm_t *comm) {
+  if (!comm->builtin)
+    hc_mpi_comm_release_counted(comm);
+}
 /* Wraps an engine communicator into a new handle with handler errh (the
  * caller keeps its reference); on failure frees engine and raises
  * MPI_ERR_NO_MEM on errh, telling it err_handle. */
@@ -276,12 +285,20 @@ enum hc_mpi_req_kind {
 /* Objects come from the request pool (reqpool.h), whose handles encode
  * their index and generation. */
 typedef struct hc_mpi_request {
+  /* ---- zeroed by every allocation (hc_reqpool_alloc) ---- */
   int kind;
   int handle; /* set by the pool */
   hcomm_request_t *engine; /* NULL: nothing in flight */
   hc_mpi_comm_t *comm;
   int active; /* persistent: started and not yet completed */
   int is_recv;
+  hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
+  /* ---- rare: zero in every free object ----
+   * A plain request (HC_REQ_PLAIN, what MPI_Isend and MPI_Irecv make)
+   * never sets these but greq, so an allocation leaves them alone and
+   * hc_reqpool_free clears them for the other kinds and for a
+   * generalized request (HC_MPI_REQUEST_RARE). */
+  struct hc_mpi_greq *greq; /* a generalized request (grequest.c) */
   hcomm_status_t local; /* result when no engine request carries one */
   /* persistent arguments */
   void *buf;
@@ -290,8 +307,6 @@ typedef struct hc_mpi_request {
   int tag;
   int mode;
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
-  hc_mpi_xfer_t xfer;   /* typed data; xfer.type NULL when none */
-  struct hc_mpi_greq *greq; /* a generalized request (grequest.c) */
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
   struct hc_mpi_coll *coll;
@@ -299,6 +314,9 @@ typedef struct hc_mpi_request {
    * the persistent engine request kept across starts. */
   struct hc_mpi_part *part;
 } hc_mpi_request_t;
+
+/* Where the rare fields of a face request begin. */
+#define HC_MPI_REQUEST_RARE offsetof(hc_mpi_request_t, greq)
 
 /* A new face request with a handle; NULL when memory runs out. */
 hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm);

@@ -8,6 +8,7 @@
 #include "mpi/devstage.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
+#include "mpi/reqpool.h"
 
 /* hc_mpi_check_send that also hands out the type object. */
 static int pt_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
@@ -31,9 +32,9 @@ int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
 /* A send that needs no request: dense data in a standard or ready mode
  * send that the engine could put on the wire at once (small, host memory,
  * nothing queued ahead).  1 when it left. */
-static int pt_sent_now(const void *buf, const hc_mpi_type_t *t, size_t bytes,
-                       int dest, int tag, hc_mpi_comm_t *c, int mode) {
-  return mode != HCOMM_SEND_SYNC && hc_mpi_type_dense(t) &&
+static int pt_sent_now(const void *buf, int dense, size_t bytes, int dest,
+                       int tag, hc_mpi_comm_t *c, int mode) {
+  return mode != HCOMM_SEND_SYNC && dense &&
          hcomm_send_now(buf, bytes, dest, tag, c->engine) == HC_OK;
 }
 
@@ -89,17 +90,17 @@ static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
  * dense one needs no staging decision at all. */
 static int pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
                            MPI_Count count, MPI_Datatype type,
-                           const hc_mpi_type_t *t, int is_recv,
+                           const hc_mpi_type_t *t, int dense, int is_recv,
                            hc_mpi_xfer_t *x) {
-  if (!hc_mpi_type_dense(t))
+  if (!dense)
     return pt_xfer_stream(fn, c, buf, count, type, is_recv, x);
   hc_mpi_xfer_init_dense(x, buf, count, t, is_recv);
   return MPI_SUCCESS;
 }
 
 /* Wraps an engine request and its staged data into a new MPI_Request:
- * for operations the engine makes in requests of its own pool (a joined
- * send and receive, a matched receive). */
+ * for operations the engine makes in requests of its own pool (a matched
+ * receive). */
 static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
                    hc_mpi_xfer_t *x, MPI_Request *out) {
   hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
@@ -120,13 +121,14 @@ static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
  * layers, one allocation. */
 static int pt_start(const char *fn, hc_mpi_comm_t *c, const void *buf,
                     MPI_Count count, MPI_Datatype type, const hc_mpi_type_t *t,
-                    int is_recv, int peer, int tag, int mode,
+                    int dense, int is_recv, int peer, int tag, int mode,
                     MPI_Request *out) {
   hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
   if (!r)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   r->is_recv = is_recv;
-  int rc = pt_xfer_checked(fn, c, buf, count, type, t, is_recv, &r->xfer);
+  int rc =
+      pt_xfer_checked(fn, c, buf, count, type, t, dense, is_recv, &r->xfer);
   if (rc != MPI_SUCCESS) {
     hc_mpi_request_destroy(r);
     return rc;
@@ -154,10 +156,13 @@ static int pt_send_body(const char *fn, const void *buf, MPI_Count count,
     rc = pt_check_send(fn, c, buf, count, type, dest, tag, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (dest == MPI_PROC_NULL || pt_sent_now(buf, t, bytes, dest, tag, c, mode))
+  if (dest == MPI_PROC_NULL)
+    return MPI_SUCCESS;
+  int dense = hc_mpi_type_dense(t); /* once: both tests below need it */
+  if (pt_sent_now(buf, dense, bytes, dest, tag, c, mode))
     return MPI_SUCCESS;
   hc_mpi_xfer_t x;
-  rc = pt_xfer_checked(fn, c, buf, count, type, t, 0, &x);
+  rc = pt_xfer_checked(fn, c, buf, count, type, t, dense, 0, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -189,9 +194,12 @@ static int pt_send(const char *fn, const void *buf, MPI_Count count,
   return rc;
 }
 
-static int pt_isend_body(const char *fn, const void *buf, MPI_Count count,
-                         MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                         int mode, MPI_Request *request) {
+/* Inlined into pt_isend, as pt_irecv_body is: an out-of-line body took
+ * its nine arguments through the stack on every MPI_Isend. */
+__attribute__((always_inline)) static inline int
+pt_isend_body(const char *fn, const void *buf, MPI_Count count,
+              MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
+              MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
@@ -204,11 +212,13 @@ static int pt_isend_body(const char *fn, const void *buf, MPI_Count count,
     return rc;
   if (dest == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
-  if (pt_sent_now(buf, t, bytes, dest, tag, c, mode)) {
+  int dense = hc_mpi_type_dense(t);
+  if (pt_sent_now(buf, dense, bytes, dest, tag, c, mode)) {
     *request = hc_mpi_request_sent();
     return MPI_SUCCESS;
   }
-  return pt_start(fn, c, buf, count, type, t, 0, dest, tag, mode, request);
+  return pt_start(fn, c, buf, count, type, t, dense, 0, dest, tag, mode,
+                  request);
 }
 
 static int pt_isend(const char *fn, const void *buf, MPI_Count count,
@@ -404,10 +414,9 @@ static int pt_irecv_checked(const char *fn, void *buf, MPI_Count count,
 
 /* A receive that needs no request: dense data whose message has already
  * arrived whole (hcomm_recv_now).  1 and *st filled when it was taken. */
-static int pt_received_now(void *buf, const hc_mpi_type_t *t, size_t bytes,
-                           int source, int tag, hc_mpi_comm_t *c,
-                           hcomm_status_t *st) {
-  return hc_mpi_type_dense(t) &&
+static int pt_received_now(void *buf, int dense, size_t bytes, int source,
+                           int tag, hc_mpi_comm_t *c, hcomm_status_t *st) {
+  return dense &&
          hcomm_recv_now(buf, bytes, source, tag, c->engine, st) == HC_OK;
 }
 
@@ -431,12 +440,13 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
     return MPI_SUCCESS;
   }
   hcomm_status_t st;
-  if (pt_received_now(buf, t, bytes, source, tag, c, &st)) {
+  int dense = hc_mpi_type_dense(t);
+  if (pt_received_now(buf, dense, bytes, source, tag, c, &st)) {
     hc_mpi_status_fill(status, &st);
     return MPI_SUCCESS;
   }
   hc_mpi_xfer_t x;
-  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, 1, &x);
+  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, dense, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -492,9 +502,10 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   if (source == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
   hcomm_status_t st;
-  if (pt_received_now(buf, t, bytes, source, tag, c, &st))
+  int dense = hc_mpi_type_dense(t);
+  if (pt_received_now(buf, dense, bytes, source, tag, c, &st))
     return hc_mpi_request_new_done(fn, c, &st, request);
-  return pt_start(fn, c, buf, count, datatype, t, 1, source, tag,
+  return pt_start(fn, c, buf, count, datatype, t, dense, 1, source, tag,
                   HCOMM_SEND_STANDARD, request);
 }
 
@@ -751,16 +762,18 @@ static void pt_send_staging_free(void *arg) {
 }
 
 /* Starts the receive and the send of an MPI_Isendrecv(_replace) as one
- * engine request (hcomm_request_join) wrapped into *request: the receive's
- * xfer stays with the face request, which unpacks it at completion; the
- * send's goes to the engine.  Takes sx and rx on success and failure. */
+ * engine request (hcomm_request_join_at) kept in the face request that
+ * *request names, as an MPI_Isend's is: the receive's xfer stays with the
+ * face request, which unpacks it at completion; the send's goes to the
+ * engine.  Takes sx and rx on success and failure. */
 static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
                               hc_mpi_xfer_t *sx, int dest, int stag,
                               hc_mpi_xfer_t *rx, int source, int rtag,
                               MPI_Request *request) {
   hc_mpi_xfer_t *owned = malloc(sizeof *owned);
+  hc_mpi_request_t *r = owned ? hc_mpi_request_new(HC_REQ_PLAIN, c) : NULL;
   hcomm_request_t *rreq = NULL, *sreq = NULL, *joined = NULL;
-  hc_status_t err = owned ? HC_OK : HC_ERR_NOMEM;
+  hc_status_t err = r ? HC_OK : HC_ERR_NOMEM;
   if (err == HC_OK && source != MPI_PROC_NULL)
     err = hc_mpi_xfer_irecv(rx, source, rtag, c->engine, &rreq);
   if (err == HC_OK && dest != MPI_PROC_NULL)
@@ -768,11 +781,21 @@ static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
                             &sreq);
   if (err == HC_OK) {
     *owned = *sx;
-    err = hcomm_request_join(sreq, rreq, pt_send_staging_free, owned, &joined);
+    err = hcomm_request_join_at(hc_reqpool_home_take(r), sreq, rreq,
+                                pt_send_staging_free, owned, &joined);
+    if (err != HC_OK)
+      hc_reqpool_home_unused(r);
   }
-  if (err == HC_OK)
-    return pt_wrap(fn, c, joined, rx, request);
+  if (err == HC_OK) {
+    r->engine = joined;
+    r->xfer = *rx;
+    r->is_recv = rx->is_recv;
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
   /* Nothing was joined: undo what started, then drop the staging. */
+  if (r)
+    hc_mpi_request_destroy(r);
   if (rreq) {
     hcomm_cancel(rreq);
     hcomm_wait(rreq, NULL);

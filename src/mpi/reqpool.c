@@ -194,7 +194,7 @@ hc_mpi_request_t *hc_reqpool_alloc(void) {
   reqpool_slot_t *s = c->head;
   c->head = s->next;
   c->len--;
-  memset(&s->req, 0, sizeof(s->req));
+  memset(&s->req, 0, HC_MPI_REQUEST_RARE); /* the rest is zero already */
   s->req.handle = reqpool_handle(s);
   atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
   return &s->req;
@@ -216,6 +216,9 @@ reqpool_recycle(reqpool_slot_t *s) {
 
 void hc_reqpool_free(hc_mpi_request_t *r) {
   reqpool_slot_t *s = (reqpool_slot_t *)r;
+  if (r->kind != HC_REQ_PLAIN || r->greq != NULL) /* see hc_mpi_request_t */
+    memset((char *)r + HC_MPI_REQUEST_RARE, 0,
+           sizeof *r - HC_MPI_REQUEST_RARE);
   atomic_store_explicit(&s->live, 0, memory_order_relaxed);
   s->generation++;
   if (!atomic_load(&s->engine_holds)) {

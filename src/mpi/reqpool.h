@@ -38,9 +38,13 @@ struct hc_mpi_request;
 #define HC_REQPOOL_CAPACITY (1u << HC_REQPOOL_INDEX_BITS)
 
 /* A zeroed object with its handle field set to a fresh handle; NULL when
- * memory or the index space (HC_REQPOOL_CAPACITY live objects) runs out. */
+ * memory or the index space (HC_REQPOOL_CAPACITY live objects) runs out.
+ * Only the fields before HC_MPI_REQUEST_RARE are cleared here: the rest
+ * are cleared by hc_reqpool_free, unless the object was a plain request
+ * (HC_REQ_PLAIN) without greq, which never sets them. */
 struct hc_mpi_request *hc_reqpool_alloc(void);
-/* Invalidates r's handle and keeps r for reuse (once the engine no longer
+/* Clears r's rare fields (see hc_reqpool_alloc), invalidates r's handle
+ * and keeps r for reuse (once the engine no longer
  * holds its home); r must be live. */
 void hc_reqpool_free(struct hc_mpi_request *r);
 /* The home of r's engine request (hcomm_isend_at / hcomm_irecv_at), one

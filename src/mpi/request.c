@@ -53,8 +53,9 @@ void hc_mpi_request_destroy(hc_mpi_request_t *r) {
   if (r == &req_sent)
     return;
   hc_mpi_xfer_fini(&r->xfer);
-  hc_mpi_part_destroy(r->part);
   hc_mpi_comm_release(r->comm);
+  if (r->part != NULL)
+    hc_mpi_part_destroy(r->part);
   hc_reqpool_free(r);
 }
 

@@ -44,6 +44,48 @@ START_TEST(alloc_gives_zeroed_object) {
 }
 END_TEST
 
+/* The per-operation fields are cleared at every allocation; the rare ones
+ * (persistent arguments, status, message, generalized state) by the free
+ * of any kind but a plain request, which never sets them but greq. */
+START_TEST(alloc_clears_what_each_kind_set) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  r->kind = HC_REQ_PERSISTENT;
+  r->local.bytes = 12;
+  r->tag = 4;
+  r->mode = 2;
+  r->xfer.bytes = 8;
+  r->active = 1;
+  hc_reqpool_free(r);
+  hc_mpi_request_t *again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r);
+  ck_assert_uint_eq(again->local.bytes, 0);
+  ck_assert_int_eq(again->tag, 0);
+  ck_assert_int_eq(again->mode, 0);
+  ck_assert_uint_eq(again->xfer.bytes, 0);
+  ck_assert_int_eq(again->active, 0);
+  /* A plain generalized request: greq set, so cleared too. */
+  again->greq = (struct hc_mpi_greq *)(void *)again;
+  again->local.error = HC_ERR_TRUNCATE;
+  hc_reqpool_free(again);
+  r = hc_reqpool_alloc();
+  ck_assert_ptr_eq(r, again);
+  ck_assert_ptr_null(r->greq);
+  ck_assert_int_eq(r->local.error, HC_OK);
+  /* A plain request: its operation fields go at the next allocation. */
+  r->is_recv = 1;
+  r->xfer.user = r;
+  r->engine = (hcomm_request_t *)(void *)r;
+  hc_reqpool_free(r);
+  again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r);
+  ck_assert_int_eq(again->kind, HC_REQ_PLAIN);
+  ck_assert_int_eq(again->is_recv, 0);
+  ck_assert_ptr_null(again->xfer.user);
+  ck_assert_ptr_null(again->engine);
+  hc_reqpool_free(again);
+}
+END_TEST
+
 START_TEST(freed_handle_is_rejected) {
   hc_mpi_request_t *r = hc_reqpool_alloc();
   int h = r->handle;
@@ -346,6 +388,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, handle_is_direct_request_naming_its_object);
   tcase_add_test(tc, alloc_gives_zeroed_object);
+  tcase_add_test(tc, alloc_clears_what_each_kind_set);
   tcase_add_test(tc, freed_handle_is_rejected);
   tcase_add_test(tc, reused_object_rejects_its_old_handles);
   tcase_add_test(tc, foreign_handles_are_rejected);
