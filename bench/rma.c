@@ -8,6 +8,11 @@
  *                             (-W, default 32) on the same target bytes,
  *                             unlock
  *   put_bw_fence, get_bw_fence  the same between two fences
+ *   acc_bw_flush_local        bandwidth: lock_all, a window of MPI_SUM
+ *                             accumulates of signed chars each followed by
+ *                             MPI_Win_flush_local, unlock_all, over an
+ *                             MPI_Win_create window (the pattern of MPICH's
+ *                             rma/large_acc_flush_local; docs/rma.md)
  *   fetch_and_op, cas, accumulate  latency of one 8-byte MPI_Fetch_and_op
  *                             (MPI_SUM of a long), MPI_Compare_and_swap or
  *                             MPI_Accumulate (MPI_SUM), each followed by
@@ -28,7 +33,7 @@
 static const char rma_usage[] =
     "  -c NAME    put_lock, get_lock, put_fence, get_fence, put_bw_lock,\n"
     "             get_bw_lock, put_bw_fence, get_bw_fence, fetch_and_op,\n"
-    "             cas, accumulate\n";
+    "             cas, accumulate, acc_bw_flush_local\n";
 
 enum rma_case {
   RMA_PUT_LOCK,
@@ -41,13 +46,14 @@ enum rma_case {
   RMA_GET_BW_FENCE,
   RMA_FETCH_AND_OP,
   RMA_CAS,
-  RMA_ACCUMULATE
+  RMA_ACCUMULATE,
+  RMA_ACC_BW_FLUSH_LOCAL
 };
 
 static const char *const rma_names[] = {
     "put_lock",     "get_lock",    "put_fence",    "get_fence",
     "put_bw_lock",  "get_bw_lock", "put_bw_fence", "get_bw_fence",
-    "fetch_and_op", "cas",         "accumulate"};
+    "fetch_and_op", "cas",         "accumulate",   "acc_bw_flush_local"};
 
 typedef struct rma_bench {
   enum rma_case which;
@@ -69,7 +75,8 @@ static int rma_is_fence(enum rma_case c) {
 
 static int rma_is_bw(enum rma_case c) {
   return c == RMA_PUT_BW_LOCK || c == RMA_GET_BW_LOCK ||
-         c == RMA_PUT_BW_FENCE || c == RMA_GET_BW_FENCE;
+         c == RMA_PUT_BW_FENCE || c == RMA_GET_BW_FENCE ||
+         c == RMA_ACC_BW_FLUSH_LOCAL;
 }
 
 static int rma_is_atomic(enum rma_case c) {
@@ -78,7 +85,12 @@ static int rma_is_atomic(enum rma_case c) {
 
 static void rma_transfer(rma_bench_t *b, size_t size) {
   int n = (int)size;
-  if (rma_is_get(b->which))
+  if (b->which == RMA_ACC_BW_FLUSH_LOCAL) {
+    bench_check(MPI_Accumulate(b->buf, n, MPI_SIGNED_CHAR, b->peer, 0, n,
+                               MPI_SIGNED_CHAR, MPI_SUM, b->win),
+                "MPI_Accumulate");
+    bench_check(MPI_Win_flush_local(b->peer, b->win), "MPI_Win_flush_local");
+  } else if (rma_is_get(b->which))
     bench_check(MPI_Get(b->buf, n, MPI_BYTE, b->peer, 0, n, MPI_BYTE, b->win),
                 "MPI_Get");
   else
@@ -121,6 +133,13 @@ static void rma_iteration(rma_bench_t *b, size_t size, int ops) {
     return;
   if (rma_is_atomic(b->which)) {
     rma_atomic(b);
+    return;
+  }
+  if (b->which == RMA_ACC_BW_FLUSH_LOCAL) {
+    bench_check(MPI_Win_lock_all(0, b->win), "MPI_Win_lock_all");
+    for (int k = 0; k < ops; k++)
+      rma_transfer(b, size);
+    bench_check(MPI_Win_unlock_all(b->win), "MPI_Win_unlock_all");
     return;
   }
   bench_check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, b->peer, 0, b->win),
@@ -208,10 +227,15 @@ int main(int argc, char **argv) {
   if (max < sizeof(long))
     max = sizeof(long);
   b.buf = bench_alloc(max);
-  void *mem = NULL;
-  bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &mem, &b.win),
-              "MPI_Win_allocate");
+  void *mem = NULL, *own = NULL;
+  if (b.which == RMA_ACC_BW_FLUSH_LOCAL) /* active messages, not a mapping */
+    bench_check(MPI_Win_create(own = mem = bench_alloc(max), (MPI_Aint)max, 1,
+                               MPI_INFO_NULL, MPI_COMM_WORLD, &b.win),
+                "MPI_Win_create");
+  else
+    bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL,
+                                 MPI_COMM_WORLD, &mem, &b.win),
+                "MPI_Win_allocate");
   memset(mem, 0, max);
   bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
   double *vals = calloc((size_t)o.reps, sizeof(double));
@@ -222,6 +246,7 @@ int main(int argc, char **argv) {
     rma_size(&b, &o, o.sizes[i], rank, vals, gathered);
   bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
   bench_check(MPI_Win_free(&b.win), "MPI_Win_free");
+  free(own);
   free(gathered);
   free(vals);
   free(b.buf);

@@ -843,6 +843,26 @@ hc_status_t hcomm_win_detach(hcomm_win_t *win, const void *base);
  * was taken (others). */
 hc_status_t hcomm_rma_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
                             hcomm_request_t **req);
+/* One element of elem bytes at disp bytes of target's window, for the
+ * accumulate kinds' common case: kernel (ACC, GET_ACC: one element of
+ * in combined into the target's) or, with kernel NULL, a compare and swap
+ * (in replaces the element when it equals compare).  old, when not NULL,
+ * receives the element as it was. */
+typedef struct hcomm_rma_atomic {
+  int target;
+  size_t disp;
+  size_t elem;
+  const hcomm_reduce_op_t *kernel;
+  const void *in;
+  const void *compare;
+  void *old;
+} hcomm_rma_atomic_t;
+/* Applies a at once, complete on return, where the target's memory is
+ * mapped here (shared windows) and the access lies inside the window and
+ * an epoch; HC_ERR_NOT_SUPPORTED otherwise (the caller issues it with
+ * hcomm_rma_issue, which knows every other case).  Atomic against every
+ * other accumulate kind on the window. */
+hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a);
 /* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
  * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
  * completion of the epoch, NOSUCCEED opens none). */

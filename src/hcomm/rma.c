@@ -36,6 +36,40 @@
 int hc_rma_nwindows;
 static hcomm_win_t *rma_windows;
 
+/* ---- message buffers ----------------------------------------------------- */
+
+/* Buffers from this size up are kept as the window's spare when freed (a
+ * smaller one costs less to allocate than the memory it would hold), up
+ * to the largest below. */
+#define RMA_SPARE_MIN ((size_t)64 * 1024)
+#define RMA_SPARE_MAX ((size_t)16 * 1024 * 1024)
+
+/* A buffer of at least len bytes (its size in *cap), or NULL. */
+static void *rma_buf_alloc(hcomm_win_t *win, size_t len, size_t *cap) {
+  if (len >= RMA_SPARE_MIN && win->spare != NULL && win->spare_cap >= len) {
+    void *buf = win->spare;
+    *cap = win->spare_cap;
+    win->spare = NULL;
+    win->spare_cap = 0;
+    return buf;
+  }
+  *cap = len ? len : 1;
+  return malloc(*cap);
+}
+
+/* Frees buf (cap bytes), or keeps it as the spare when it is larger. */
+static void rma_buf_free(hcomm_win_t *win, void *buf, size_t cap) {
+  if (buf == NULL)
+    return;
+  if (cap < RMA_SPARE_MIN || cap > RMA_SPARE_MAX || cap <= win->spare_cap) {
+    free(buf);
+    return;
+  }
+  free(win->spare);
+  win->spare = buf;
+  win->spare_cap = cap;
+}
+
 /* ---- origin-side bookkeeping -------------------------------------------- */
 
 static hc_rma_pending_t *rma_track(hcomm_win_t *win, hcomm_request_t *req,
@@ -64,7 +98,7 @@ static void rma_finish_pending(hcomm_win_t *win, hc_rma_pending_t *p) {
     hc_request_complete(p->user, st);
   }
   hc_request_release(p->req);
-  free(p->buf);
+  rma_buf_free(win, p->buf, p->cap);
   free(p);
 }
 
@@ -119,23 +153,26 @@ hc_status_t hc_rma_wait(hcomm_win_t *win, hcomm_request_t *req, int target) {
   return rc;
 }
 
-/* Sends the message buf (owned: freed once sent) to target. */
-static hc_status_t rma_send(hcomm_win_t *win, void *buf, size_t len, int dest,
-                            int tag, int target, hc_rma_pending_t **out) {
+/* Sends len bytes of the message buf (cap bytes allocated; owned: freed
+ * once sent) to target. */
+static hc_status_t rma_send(hcomm_win_t *win, void *buf, size_t cap, size_t len,
+                            int dest, int tag, int target,
+                            hc_rma_pending_t **out) {
   hcomm_request_t *req = NULL;
   hc_status_t rc = hc_isend_locked(buf, len, dest, tag, win->comm,
                                    HCOMM_SEND_STANDARD, 0, &req);
   if (rc != HC_OK) {
-    free(buf);
+    rma_buf_free(win, buf, cap);
     return rc;
   }
   hc_rma_pending_t *p = rma_track(win, req, buf, target);
   if (p == NULL) { /* keep it correct: wait for the send here */
     hc_wait_locked(req);
     hc_request_release(req);
-    free(buf);
+    rma_buf_free(win, buf, cap);
     return HC_ERR_NOMEM;
   }
+  p->cap = cap;
   if (out != NULL)
     *out = p;
   return HC_OK;
@@ -193,11 +230,12 @@ static hc_status_t rma_post(hcomm_win_t *win, const hc_rma_wire_t *w,
                           len) == HC_OK)
       return HC_OK;
   }
-  unsigned char *buf = malloc(len);
+  size_t cap = 0;
+  unsigned char *buf = rma_buf_alloc(win, len, &cap);
   if (buf == NULL)
     return HC_ERR_NOMEM;
   rma_message_fill(buf, w, segs, data);
-  return rma_send(win, buf, len, dest, tag, target, out);
+  return rma_send(win, buf, cap, len, dest, tag, target, out);
 }
 
 hc_status_t hc_rma_send_ctl(hcomm_win_t *win, int target, int kind, int op,
@@ -376,7 +414,7 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
     free(buf);
     return;
   }
-  hc_status_t rc = rma_send(win, buf, len, dest, tag, -1, NULL);
+  hc_status_t rc = rma_send(win, buf, len, len, dest, tag, -1, NULL);
   if (rc != HC_OK)
     hc_log(HC_LOG_ERROR, "rma", "reply to rank %d lost: %s", dest,
            hcomm_strerror(rc));
@@ -385,10 +423,32 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
 /* Accumulates up to this many bytes combine on the stack. */
 #define RMA_ACC_STACK 256
 
+static void rma_combine_failed(const hc_rma_wire_t *w, hc_status_t rc) {
+  hc_log(HC_LOG_ERROR, "rma", "accumulate op 0x%x on type 0x%x: %s",
+         (unsigned)w->op, (unsigned)w->type, hcomm_strerror(rc));
+}
+
 /* The old data, then the accumulate of in onto it (GET_ACC, ACC). */
 static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
                            const uint64_t *pairs, const unsigned char *in,
                            unsigned char *old) {
+  /* One piece is the stream itself: combine straight into the window, one
+   * pass over the data (a combine that fails writes nothing).  The kernel
+   * reads elements in place, so the piece must be aligned as they are:
+   * an element's alignment divides its size, hence the lowest set bit of
+   * the byte count (16 at most). */
+  char *at = addr + (w->nsegs > 0 ? pairs[0] : 0);
+  uint64_t align = w->bytes & (~w->bytes + 1);
+  if (align == 0 || align > 16)
+    align = 16;
+  if (w->nsegs == 1 && (uintptr_t)at % align == 0) {
+    if (old != NULL)
+      memcpy(old, at, w->bytes);
+    hc_status_t rc = win->combine(w->op, w->type, in, at, w->bytes);
+    if (rc != HC_OK)
+      rma_combine_failed(w, rc);
+    return;
+  }
   unsigned char small[RMA_ACC_STACK];
   unsigned char *tmp = w->bytes <= sizeof small ? small : malloc(w->bytes);
   if (tmp == NULL) {
@@ -402,8 +462,7 @@ static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
   if (rc == HC_OK)
     rma_scatter(addr, pairs, w->nsegs, tmp);
   else
-    hc_log(HC_LOG_ERROR, "rma", "accumulate op 0x%x on type 0x%x: %s",
-           (unsigned)w->op, (unsigned)w->type, hcomm_strerror(rc));
+    rma_combine_failed(w, rc);
   if (tmp != small)
     free(tmp);
 }
@@ -570,15 +629,17 @@ static int rma_take_arrivals(hcomm_win_t *win) {
       continue;
     }
     hc_rma_arrival_t *a = calloc(1, sizeof *a);
-    void *buf = malloc(len ? len : 1);
+    size_t cap = 0;
+    void *buf = rma_buf_alloc(win, len, &cap);
     if (a == NULL || buf == NULL ||
         hc_imrecv_locked(buf, len, msg, &a->req) != HC_OK) {
       hc_log(HC_LOG_ERROR, "rma", "out of memory taking an active message");
       free(a);
-      free(buf);
+      rma_buf_free(win, buf, cap);
       continue;
     }
     a->buf = buf;
+    a->cap = cap;
     if (win->arr_tail != NULL)
       win->arr_tail->next = a;
     else
@@ -599,7 +660,7 @@ static int rma_apply_arrivals(hcomm_win_t *win) {
     if (a->req->status.error == HC_OK)
       rma_apply(win, a->req->status.source, a->buf, a->req->status.bytes);
     hc_request_release(a->req);
-    free(a->buf);
+    rma_buf_free(win, a->buf, a->cap);
     free(a);
     moved++;
   }
@@ -653,6 +714,7 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->dirty);
   free(win->locked);
   free(win->access);
+  free(win->spare);
   free(win);
 }
 

@@ -51,6 +51,7 @@ typedef struct hc_rma_wire {
 typedef struct hc_rma_arrival {
   hcomm_request_t *req;
   void *buf;
+  size_t cap; /* bytes allocated at buf */
   struct hc_rma_arrival *next;
 } hc_rma_arrival_t;
 
@@ -60,6 +61,7 @@ typedef struct hc_rma_arrival {
 typedef struct hc_rma_pending {
   hcomm_request_t *req;
   void *buf;  /* freed at completion */
+  size_t cap; /* bytes allocated at buf */
   int target; /* -1: not an operation towards a target */
   void (*done)(void *arg);
   void *arg;
@@ -111,6 +113,11 @@ struct hcomm_win {
   uint64_t *rdma_keys;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
+  /* A large message buffer kept for the next large message of either
+   * side (rma.c: rma_buf_alloc), so a stream of big operations does not
+   * fault fresh pages in for each one. */
+  void *spare;
+  size_t spare_cap;
   /* target side */
   hc_rma_arrival_t *arr_head, *arr_tail;
   int excl_holder; /* rank holding the exclusive lock, or -1 */

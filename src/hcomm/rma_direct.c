@@ -241,6 +241,44 @@ static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
     direct_unlock(word);
 }
 
+/* The single-element case needs none of the general path's shape: one
+ * check that the element is in reach and in an epoch, then the target's
+ * lock word around a copy and one kernel call (or a compare). */
+hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
+  if (win == NULL || a == NULL || a->target < 0 || a->target >= win->size ||
+      a->elem == 0 || a->elem > 16)
+    return HC_ERR_ARG;
+  int t = a->target;
+  hc_engine_lock();
+  if (win->via[t] != HC_RMA_VIA_SHARED || !hc_rma_may_access(win, t) ||
+      a->disp > win->sizes[t] || a->elem > win->sizes[t] - a->disp) {
+    hc_engine_unlock();
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  char *at = win->shared_bases[t] + a->disp;
+  /* The kernel reads the element in place: aligned as its size asks (a
+   * power of two divides both), else the general path copies it out. */
+  size_t align = a->elem & (~a->elem + 1);
+  if ((uintptr_t)at % align != 0) {
+    hc_engine_unlock();
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  _Atomic uint32_t *word = direct_lock_word(win, t);
+  direct_lock(word);
+  if (a->old != NULL)
+    memcpy(a->old, at, a->elem);
+  if (a->kernel != NULL)
+    a->kernel->fn(a->in, at, 1, a->kernel->ctx);
+  else if (memcmp(at, a->compare, a->elem) == 0)
+    memcpy(at, a->in, a->elem);
+  direct_unlock(word);
+  hc_counters.rma_direct.messages++; /* as the general path counts */
+  hc_counters.rma_direct.bytes +=
+      a->elem * ((a->kernel != NULL ? 1 : 2) + (a->old != NULL ? 1 : 0));
+  hc_engine_unlock();
+  return HC_OK;
+}
+
 /* One piece of a put or get through the peer's transport. */
 static hc_status_t direct_piece(const hc_peer_t *peer, int via, uint64_t key,
                                 int put, void *local, uint64_t remote,

@@ -327,6 +327,66 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
   return MPI_SUCCESS;
 }
 
+/* ---- one element of a predefined type --------------------------------------
+ */
+
+/* The kernel this thread last resolved for the fast path, by (op, type). */
+typedef struct win_memo {
+  int valid;
+  MPI_Op op;
+  MPI_Datatype type;
+  hcomm_reduce_op_t kernel;
+} win_memo_t;
+
+static _Thread_local win_memo_t win_memo;
+
+/* The kernel of op on one element of type, when type is predefined and
+ * its element is its own packed stream (no gap, at most 16 bytes); else
+ * NULL. */
+static const hcomm_reduce_op_t *win_memo_kernel(MPI_Op op, MPI_Datatype type) {
+  if (win_memo.valid && win_memo.op == op && win_memo.type == type)
+    return &win_memo.kernel;
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  hcomm_reduce_op_t k;
+  if (t == NULL || !t->predefined || t->size <= 0 || t->size > 16 ||
+      t->size != t->extent || t->true_lb != 0 ||
+      hc_mpi_op_resolve_stream(op, type, &k) != MPI_SUCCESS ||
+      k.elem_size != (size_t)t->size)
+    return NULL;
+  win_memo = (win_memo_t){1, op, type, k};
+  return &win_memo.kernel;
+}
+
+/* MPI_Fetch_and_op, MPI_Compare_and_swap and accumulates of one element of
+ * one predefined type at both ends, without a request: straight to the
+ * engine's single-element path.  MPI_SUCCESS when done there; -1 to take
+ * the general path, which also finds and raises every error. */
+static int win_atomic_fast(const win_call_t *c) {
+  MPI_Datatype type = c->tdata.type;
+  int reads = c->kind == HCOMM_RMA_GET_ACC || c->kind == HCOMM_RMA_CAS;
+  int writes = c->kind == HCOMM_RMA_CAS || c->op != MPI_NO_OP;
+  if (c->request != NULL || c->tdata.count != 1 || c->disp < 0 ||
+      (c->kind != HCOMM_RMA_ACC && !reads) ||
+      (reads && (c->result.count != 1 || c->result.type != type)) ||
+      (writes && (c->origin.count != 1 || c->origin.type != type)))
+    return -1;
+  const hcomm_reduce_op_t *k = win_memo_kernel(c->op, type);
+  hcomm_win_t *e = c->w->engine;
+  MPI_Aint at;
+  if (k == NULL ||
+      __builtin_mul_overflow(
+          c->disp, (MPI_Aint)hcomm_win_target_disp_unit(e, c->target), &at))
+    return -1;
+  hcomm_rma_atomic_t a = {.target = c->target,
+                          .disp = (size_t)at,
+                          .elem = k->elem_size,
+                          .kernel = c->kind == HCOMM_RMA_CAS ? NULL : k,
+                          .in = c->origin.buf,
+                          .compare = c->compare,
+                          .old = reads ? (void *)c->result.buf : NULL};
+  return hcomm_rma_atomic(e, &a) == HC_OK ? MPI_SUCCESS : -1;
+}
+
 static int win_call(win_call_t *c, MPI_Win win) {
   int rc = hc_mpi_win_enter(c->fn, win, &c->w);
   if (rc == MPI_SUCCESS && c->request != NULL)
@@ -344,6 +404,8 @@ static int win_call(win_call_t *c, MPI_Win win) {
     return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RANK,
                         "invalid target rank %d for a window of %d", c->target,
                         n);
+  if (win_atomic_fast(c) == MPI_SUCCESS)
+    return MPI_SUCCESS;
   hcomm_rma_op_t op = {.kind = c->kind, .target = c->target, .op = c->op};
   const hc_mpi_type_t *ot = NULL, *rt = NULL;
   win_shape_t shape = {0};
