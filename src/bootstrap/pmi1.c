@@ -415,7 +415,8 @@ static int pmi1_hex_argv(const char *const *argv, char *buf, size_t len,
   return 0;
 }
 
-/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ..."): PMI-1's
+/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ...", with
+ * "wdir<k>=HEX" for a command given a working directory): PMI-1's
  * spawn is a multi-line command Hydra serves through its proxies, which
  * hcmpi does not speak yet. */
 static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
@@ -435,6 +436,14 @@ static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
     if (at >= sizeof line ||
         pmi1_hex_argv(cmds[k].argv, line, sizeof line - 1, &at) != 0)
       at = sizeof line;
+    if (cmds[k].wdir != NULL && at < sizeof line) {
+      const char *wd[] = {cmds[k].wdir, NULL};
+      w = snprintf(line + at, sizeof line - at, " wdir%d=", k);
+      at += w > 0 ? (size_t)w : sizeof line;
+      if (at >= sizeof line ||
+          pmi1_hex_argv(wd, line, sizeof line - 1, &at) != 0)
+        at = sizeof line;
+    }
   }
   if (at + 2 > sizeof line) {
     hc_log(HC_LOG_ERROR, "pmi1", "spawn: the commands do not fit a PMI line");
