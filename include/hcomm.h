@@ -227,6 +227,7 @@ hc_status_t hcomm_name_lookup(const char *service, char *port, size_t len);
 typedef struct hcomm_spawn_cmd {
   const char *const *argv; /* program and arguments, NULL-terminated */
   int nprocs;
+  const char *wdir; /* the processes' working directory; NULL: the launcher's */
 } hcomm_spawn_cmd_t;
 hc_status_t hcomm_comm_spawn(const hcomm_spawn_cmd_t *cmds, int ncmds,
                              hcomm_comm_t *comm, int root,

@@ -977,6 +977,11 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
   signal(SIGTERM, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
   char **argv = job->ranks[r].argv;
+  if (job->ranks[r].wdir != NULL && chdir(job->ranks[r].wdir) != 0) {
+    fprintf(stderr, "hcmpirun: cannot enter %s: %s\n", job->ranks[r].wdir,
+            strerror(errno));
+    _exit(127);
+  }
   execvp(argv[0], argv);
   fprintf(stderr, "hcmpirun: cannot execute %s: %s\n", argv[0],
           strerror(errno));

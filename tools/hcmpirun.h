@@ -42,6 +42,7 @@ typedef struct run_rank {
   int wrank;   /* its rank there */
   int appnum;  /* which command of a spawn started it */
   char **argv; /* what it runs */
+  char *wdir;  /* where (NULL: hcmpirun's directory) */
 } run_rank_t;
 
 /* Ranks that share a PMI world (rank numbers, fences, key-value store):
@@ -57,6 +58,7 @@ typedef struct run_world {
    * argv, and its ranks, [first[c], first[c + 1]) of the world. */
   char *args[RUN_SPAWN_CMDS];
   char **argv[RUN_SPAWN_CMDS];
+  char *wdir[RUN_SPAWN_CMDS]; /* its working directory, NULL: hcmpirun's */
   int first[RUN_SPAWN_CMDS + 1];
   int asked_by; /* the rank whose spawn made it, answered once started */
   struct run_world *next; /* the next spawn waiting in job->pending */

@@ -11,8 +11,9 @@
 #include "util/findexec.h"
 
 /* ---- MPI_Comm_spawn ------------------------------------------------------
- * "cmd=hc_spawn ncmds=K port=P nprocs<c>=N argv<c>=HEX" (c < K; HEX: the
- * command's argv, each string with its NUL, in hex) asks for a new world of
+ * "cmd=hc_spawn ncmds=K port=P nprocs<c>=N argv<c>=HEX [wdir<c>=HEX]" (c <
+ * K; HEX: the command's argv, each string with its NUL, in hex; the
+ * working directory the same way) asks for a new world of
  * the commands' ranks, told P (HCMPI_PARENT_PORT) to connect back to.  The
  * answer, hc_spawn_result, comes once they are started, or at once with
  * rc=-1 when a program cannot be executed (nothing is started then). */
@@ -45,10 +46,32 @@ static const char *run_spawn_argv(run_world_t *w, int c, const char *hex) {
   return hc_can_exec(w->argv[c][0]) ? NULL : "cannot_execute";
 }
 
+/* Command c's working directory from its hex form (one string and its
+ * NUL), when given; it must be a directory. */
+static const char *run_spawn_wdir(run_world_t *w, int c, const char *hex) {
+  struct stat st;
+  size_t n = hex != NULL ? strlen(hex) / 2 : 0;
+  if (hex == NULL)
+    return NULL;
+  if (n < 2 || strlen(hex) % 2 != 0 || (w->wdir[c] = malloc(n)) == NULL)
+    return "bad_wdir";
+  for (size_t i = 0; i < n; i++) {
+    int hi = run_hex_digit(hex[2 * i]), lo = run_hex_digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return "bad_wdir";
+    w->wdir[c][i] = (char)(hi << 4 | lo);
+  }
+  if (w->wdir[c][n - 1] != '\0' || strlen(w->wdir[c]) != n - 1)
+    return "bad_wdir";
+  return stat(w->wdir[c], &st) == 0 && S_ISDIR(st.st_mode) ? NULL
+                                                          : "no_such_wdir";
+}
+
 static void run_world_free(run_world_t *w) {
   for (int c = 0; c < w->ncmds; c++) {
     free(w->args[c]);
     free(w->argv[c]);
+    free(w->wdir[c]);
   }
   free(w->port);
   free(w);
@@ -72,6 +95,10 @@ static const char *run_spawn_parse(const hc_pmi1_msg_t *m, run_world_t *w) {
     w->n += (int)n;
     snprintf(key, sizeof key, "argv%d", c);
     const char *why = run_spawn_argv(w, c, hc_pmi1_get(m, key));
+    if (why != NULL)
+      return why;
+    snprintf(key, sizeof key, "wdir%d", c);
+    why = run_spawn_wdir(w, c, hc_pmi1_get(m, key));
     if (why != NULL)
       return why;
   }
@@ -130,6 +157,7 @@ void run_spawn_pending(run_job_t *job) {
                                              .wrank = i,
                                              .appnum = c,
                                              .argv = w->argv[c],
+                                             .wdir = w->wdir[c],
                                              .pmi_fd = -1,
                                              .out.fd = -1,
                                              .err.fd = -1};

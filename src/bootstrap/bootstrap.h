@@ -47,6 +47,7 @@ typedef struct hc_bootstrap_info {
 typedef struct hc_bootstrap_spawn {
   const char *const *argv;
   int nprocs;
+  const char *wdir; /* NULL: the launcher's own */
 } hc_bootstrap_spawn_t;
 
 typedef struct hc_bootstrap_ops {

@@ -458,8 +458,9 @@ static int pmi1_add_line(char *buf, size_t len, size_t *at, const char *key,
 
 /* PMI-1's spawn as Hydra serves it: per command one multi-line request
  * ("mcmd=spawn" ... "endcmd"), numbered spawnssofar of totspawns, the
- * arguments from arg1, the port preput into the children's key space;
- * one "spawn_result" answers them all. */
+ * arguments from arg1, the port preput into the children's key space, a
+ * working directory as the info key "wdir"; one "spawn_result" answers
+ * them all. */
 static hc_status_t pmi1_spawn_multiline(pmi1_ctx_t *c,
                                         const hc_bootstrap_spawn_t *cmds,
                                         int ncmds, const char *port) {
@@ -495,7 +496,14 @@ static hc_status_t pmi1_spawn_multiline(pmi1_ctx_t *c,
     bad |= pmi1_add_line(req, sizeof req, &at, "preput_key_0",
                          HC_BOOTSTRAP_PARENT_PORT_KEY);
     bad |= pmi1_add_line(req, sizeof req, &at, "preput_val_0", port);
-    bad |= pmi1_add_line(req, sizeof req, &at, "info_num", "0");
+    /* Hydra's own info key for the working directory. */
+    if (cmds[k].wdir != NULL) {
+      bad |= pmi1_add_line(req, sizeof req, &at, "info_num", "1");
+      bad |= pmi1_add_line(req, sizeof req, &at, "info_key_0", "wdir");
+      bad |= pmi1_add_line(req, sizeof req, &at, "info_val_0", cmds[k].wdir);
+    } else {
+      bad |= pmi1_add_line(req, sizeof req, &at, "info_num", "0");
+    }
     bad |= pmi1_add_line(req, sizeof req, &at, "endcmd", NULL);
     if (bad) {
       hc_log(HC_LOG_ERROR, "pmi1",
@@ -517,9 +525,10 @@ static hc_status_t pmi1_spawn_multiline(pmi1_ctx_t *c,
   return st;
 }
 
-/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ..."), which
- * checks every program before it starts any; other PMI-1 launchers get
- * PMI-1's multi-line spawn (Hydra). */
+/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ...", with
+ * "wdir<k>=HEX" for a command given a working directory), which checks
+ * every program before it starts any; other PMI-1 launchers get PMI-1's
+ * multi-line spawn (Hydra). */
 static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
                               int ncmds, const char *port) {
   pmi1_ctx_t *c = ctx;
@@ -539,6 +548,14 @@ static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
     if (at >= sizeof line ||
         pmi1_hex_argv(cmds[k].argv, line, sizeof line - 1, &at) != 0)
       at = sizeof line;
+    if (cmds[k].wdir != NULL && at < sizeof line) {
+      const char *wd[] = {cmds[k].wdir, NULL};
+      w = snprintf(line + at, sizeof line - at, " wdir%d=", k);
+      at += w > 0 ? (size_t)w : sizeof line;
+      if (at >= sizeof line ||
+          pmi1_hex_argv(wd, line, sizeof line - 1, &at) != 0)
+        at = sizeof line;
+    }
   }
   if (at + 2 > sizeof line) {
     hc_log(HC_LOG_ERROR, "pmi1", "spawn: the commands do not fit a PMI line");

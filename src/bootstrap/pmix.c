@@ -391,10 +391,10 @@ static void pmix_fini(void *ctx) {
   free(c);
 }
 
-/* PMIx_Spawn: one application per command, started in this process's
- * working directory with the port in HCMPI_PARENT_PORT, as hcmpirun passes
- * it.  A program that cannot be executed here refuses the whole spawn
- * first (the launcher would start the others and fail the job). */
+/* PMIx_Spawn: one application per command, started in its "wdir" (else
+ * this process's working directory) with the port in HCMPI_PARENT_PORT, as
+ * hcmpirun passes it.  A program that cannot be executed here refuses the whole
+ * spawn first (the launcher would start the others and fail the job). */
 static hc_status_t pmix_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
                               int ncmds, const char *port) {
   pmix_ctx_t *c = ctx;
@@ -417,7 +417,8 @@ static hc_status_t pmix_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
     apps[k] = (hc_pmix_app_t){.cmd = (char *)cmds[k].argv[0],
                               .argv = (char **)cmds[k].argv,
                               .env = env,
-                              .cwd = cwd,
+                              .cwd = cmds[k].wdir != NULL ? (char *)cmds[k].wdir
+                                                          : cwd,
                               .maxprocs = cmds[k].nprocs};
   char nspace[HC_PMIX_MAX_NSLEN + 1] = "";
   hc_pmix_status_t rc = pmix_lib.spawn(NULL, 0, apps, (size_t)ncmds, nspace);

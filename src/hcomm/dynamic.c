@@ -476,7 +476,8 @@ static hc_status_t dyn_spawn_ask(const hcomm_spawn_cmd_t *cmds, int ncmds,
   if (ncmds < 1 || ncmds > DYN_SPAWN_CMDS)
     return ncmds < 1 ? HC_ERR_ARG : HC_ERR_NOT_SUPPORTED;
   for (int k = 0; k < ncmds; k++)
-    boot[k] = (hc_bootstrap_spawn_t){cmds[k].argv, cmds[k].nprocs};
+    boot[k] = (hc_bootstrap_spawn_t){cmds[k].argv, cmds[k].nprocs,
+                                     cmds[k].wdir};
   hc_engine_lock();
   hc_status_t rc =
       hc_engine.boot->spawn == NULL

@@ -293,21 +293,27 @@ static int dyn_spawn_cmd(const char *fn, hc_mpi_comm_t *c, const char *command,
   int n = 0;
   while (argv != MPI_ARGV_NULL && argv[n] != NULL)
     n++;
-  char found[PATH_MAX];
+  char found[PATH_MAX], wdir[MPI_MAX_INFO_VAL + 1];
   const char *prog = dyn_spawn_find(command, info, found) ? found : command;
-  /* The argv array, then the program's name when found on "path": one
-   * block, freed as one. */
+  int wlen = (int)sizeof wdir, has_wdir = 0;
+  if (info != MPI_INFO_NULL)
+    PMPI_Info_get_string(info, "wdir", &wlen, wdir, &has_wdir);
+  /* The argv array, then the program's name when found on "path", then
+   * the working directory ("wdir"): one block, freed as one. */
   size_t head = (size_t)(n + 2) * sizeof(const char *);
-  const char **all = malloc(head + (prog == found ? strlen(found) + 1 : 0));
+  size_t plen = prog == found ? strlen(found) + 1 : 0;
+  const char **all =
+      malloc(head + plen + (has_wdir ? strlen(wdir) + 1 : 0));
   if (all == NULL)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   all[0] = command;
   if (prog == found)
     all[0] = strcpy((char *)all + head, found);
+  const char *wd = has_wdir ? strcpy((char *)all + head + plen, wdir) : NULL;
   for (int i = 0; i < n; i++)
     all[i + 1] = argv[i];
   all[n + 1] = NULL;
-  *out = (hcomm_spawn_cmd_t){all, maxprocs};
+  *out = (hcomm_spawn_cmd_t){all, maxprocs, wd};
   return MPI_SUCCESS;
 }
 

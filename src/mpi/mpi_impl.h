@@ -202,7 +202,8 @@ int hc_mpi_engine_release(const char *fn);
 /* Writes count, cancel bit, source and tag of st into status (unless
  * MPI_STATUS_IGNORE); MPI_ERROR is left alone. */
 void hc_mpi_status_fill(MPI_Status *status, const hcomm_status_t *st);
-/* The status of an inactive or null request: any source, any tag, 0. */
+/* The status of an inactive or null request: any source, any tag, 0,
+ * error MPI_SUCCESS. */
 void hc_mpi_status_empty(MPI_Status *status);
 /* The status of a receive from MPI_PROC_NULL. */
 void hc_mpi_status_proc_null(MPI_Status *status);

@@ -45,6 +45,7 @@ void hc_mpi_status_empty(MPI_Status *status) {
   status->count_hi_and_cancelled = 0;
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS; /* part of "empty" (MPI-4.0 3.7.3) */
 }
 
 void hc_mpi_status_proc_null(MPI_Status *status) {

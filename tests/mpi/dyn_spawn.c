@@ -9,14 +9,15 @@
  *   dyn_spawn nolauncher  a singleton, without launcher: MPI_ERR_SPAWN
  *   dyn_spawn selfspawn U every rank spawns 2 children alone (MPI_COMM_SELF),
  *                         by the program's bare name and the "path" info
- *                         key, all ranks at once: hcmpirun serves requests that
+ *                         key, in "wdir" /, all ranks at once: hcmpirun serves requests that
  *                         arrive together, each parent gets its own pair
  *                         (their ranks, its rank, checked over the
  *                         intercommunicator); MPI_UNIVERSE_SIZE is U in
  *                         parents and children (hcmpirun -usize U), unset
  *                         for U 0 (no -usize, as under Hydra)
- *   dyn_spawn selfchild U what selfspawn starts; its parent communicator's
- *                         default name is MPI_COMM_PARENT
+ *   dyn_spawn selfchild U W what selfspawn starts; its parent
+ *                         communicator's default name is MPI_COMM_PARENT,
+ *                         and it runs in directory W
  *
  * Over each parent-child intercommunicator: sizes; from every parent to
  * every child and back a small and a 1 MiB message, bytes and statuses
@@ -25,6 +26,8 @@
  * in the parents.  The job ends (the launcher waits for every child), so no
  * child is left running. */
 #include "mpitest.h"
+#include <limits.h>
+#include <unistd.h>
 
 #define SMALL 64
 #define LARGE (1u << 20)
@@ -170,7 +173,10 @@ static void check_universe(int want) {
 
 static void self_spawn(const char *self, const char *ustr) {
   MPI_Comm inter;
-  char *args[] = {"selfchild", (char *)ustr, NULL};
+  /* The children start in "wdir", not here; they say where they are. */
+  char wdir[PATH_MAX];
+  CHECK(realpath("/", wdir) != NULL, "realpath /");
+  char *args[] = {"selfchild", (char *)ustr, wdir, NULL};
   int codes[2] = {-1, -1};
   check_universe(atoi(ustr));
   /* The program by its bare name, found through the "path" info key (its
@@ -183,6 +189,7 @@ static void self_spawn(const char *self, const char *ustr) {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "path", dirs);
+  MPI_Info_set(info, "wdir", wdir);
   CHECK(MPI_Comm_spawn(slash + 1, args, 2, info, 0, MPI_COMM_SELF, &inter,
                        codes) == MPI_SUCCESS,
         "spawn on MPI_COMM_SELF");
@@ -205,8 +212,11 @@ static void self_spawn(const char *self, const char *ustr) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void self_child(int universe) {
+static void self_child(int universe, const char *wdir) {
   MPI_Comm p;
+  char here[PATH_MAX];
+  CHECK(getcwd(here, sizeof here) != NULL && strcmp(here, wdir) == 0,
+        "a child runs in %s, not in wdir %s", here, wdir);
   int from = -1, rsize = -1;
   CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL,
         "no parent");
@@ -230,7 +240,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   CHECK(argc >= 2, "usage: dyn_spawn parent | child N | nolauncher | "
-                   "selfspawn U | selfchild U");
+                   "selfspawn U | selfchild U W");
   if (strcmp(argv[1], "parent") == 0)
     parent(argv[0]);
   else if (strcmp(argv[1], "child") == 0 && argc == 3)
@@ -239,8 +249,8 @@ int main(int argc, char **argv) {
     no_launcher();
   else if (strcmp(argv[1], "selfspawn") == 0 && argc == 3)
     self_spawn(argv[0], argv[2]);
-  else if (strcmp(argv[1], "selfchild") == 0 && argc == 3)
-    self_child(atoi(argv[2]));
+  else if (strcmp(argv[1], "selfchild") == 0 && argc == 4)
+    self_child(atoi(argv[2]), argv[3]);
   else
     CHECK(0, "unknown mode %s", argv[1]);
   MPI_Finalize();

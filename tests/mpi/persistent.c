@@ -2,7 +2,9 @@
  * against Recv_init on the peer, each started 20 times (Start and Startall)
  * with the send buffer refilled between starts, so every start must send the
  * buffer's current contents.  Waiting on an inactive persistent request
- * returns at once with an empty status; Request_free releases them. */
+ * returns at once with an empty status (error MPI_SUCCESS included), as
+ * MPI_Request_get_status of MPI_REQUEST_NULL does; Request_free releases
+ * them. */
 #include "mpitest.h"
 
 #define PE_ITERS 20
@@ -68,12 +70,24 @@ static void pe_kind(int rank, int kind, int n)
             CHECK(buf[i] == kind * 1000000 + it * 10000 + i, "kind %d it %d n %d: buf[%d] = %d",
                   kind, it, n, i, buf[i]);
     }
-    /* Inactive persistent request: Wait returns at once, empty status. */
+    /* Inactive persistent request: Wait returns at once, empty status
+     * (MPI-4.0 3.7.3: any source, any tag, error MPI_SUCCESS, count 0);
+     * the fields start as garbage so that each must be written. */
+    st.MPI_SOURCE = st.MPI_TAG = st.MPI_ERROR = 12345;
     MPI_Wait(&req, &st);
     CHECK(req != MPI_REQUEST_NULL, "Wait on an inactive request freed it");
-    if (rank == 1)
-        CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
-              "inactive Wait status %d/%d", st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG &&
+              st.MPI_ERROR == MPI_SUCCESS && mt_status_count(&st, MPI_INT) == 0,
+          "inactive Wait status %d/%d/%d", st.MPI_SOURCE, st.MPI_TAG, st.MPI_ERROR);
+    /* So does MPI_Request_get_status of MPI_REQUEST_NULL (MPICH
+     * pt2pt/rqstatus). */
+    int flag = 0;
+    st.MPI_SOURCE = st.MPI_TAG = st.MPI_ERROR = 12345;
+    MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st);
+    CHECK(flag && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG &&
+              st.MPI_ERROR == MPI_SUCCESS,
+          "get_status of MPI_REQUEST_NULL: flag %d, %d/%d/%d", flag, st.MPI_SOURCE,
+          st.MPI_TAG, st.MPI_ERROR);
     MPI_Request_free(&req);
     CHECK(req == MPI_REQUEST_NULL, "Request_free did not null the handle");
     free(buf);
