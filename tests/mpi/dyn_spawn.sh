@@ -3,12 +3,14 @@
 # spawn_multiple, then a missing program, under hcmpirun and under MPICH's
 # Hydra (PMI-1's multi-line spawn) where installed; a singleton without
 # launcher (MPI_ERR_SPAWN); 4 ranks each spawning 2 children on
-# MPI_COMM_SELF at once, without and with -usize.  See that file for what
+# MPI_COMM_SELF at once (info path and wdir), without and with -usize,
+# under Hydra too.  See that file for what
 # it asserts.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 run_mpi_ok 2 dyn_spawn parent
 if [ "$MPI_TEST_LAUNCHER" = hcmpirun ] && command -v mpiexec.mpich >/dev/null 2>&1; then
   MPI_TEST_LAUNCHER=mpich run_mpi_ok 2 dyn_spawn parent
+  MPI_TEST_LAUNCHER=mpich run_mpi_ok 4 dyn_spawn selfspawn 0
 fi
 run_mpi_ok 4 dyn_spawn selfspawn 0
 prog=$(mpi_prog_path dyn_spawn)
