@@ -1308,6 +1308,7 @@ int main(int argc, char **argv) {
     for (int c = 0; c < job.worlds[w].ncmds; c++) {
       free(job.worlds[w].args[c]);
       free(job.worlds[w].argv[c]);
+      free(job.worlds[w].wdir[c]);
     }
     free(job.worlds[w].port);
   }
