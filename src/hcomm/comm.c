@@ -15,6 +15,7 @@
 #include "hcomm/ft.h"
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll.h"
+#include "util/secret.h"
 
 _Static_assert(HC_CTXID_WORDS == HC_COMM_ID_WORDS,
                "comm.h names the mask size");
@@ -833,8 +834,9 @@ hc_status_t hcomm_comm_idup(hcomm_comm_t *comm, hcomm_comm_t **newcomm,
 typedef struct comm_bridge_msg {
   int size;
   int high;
-  int leader_world;
   int bridge_id; /* the bridge's context id: the agreement's key */
+  int unused;
+  hc_proc_name_t leader; /* the group's first member (merge's order) */
 } comm_bridge_msg_t;
 
 /* Two groups that agree through their leaders: local's members, its
@@ -949,30 +951,141 @@ hc_status_t hc_comm_new_inter_agreed(uint32_t *mask, int nlocal,
 }
 
 /* etag: the engine tag of the leaders' exchange, in a reserved window. */
+/* The names of comm's members, in rank order (malloc'd). */
+static hc_proc_name_t *comm_names(const hcomm_comm_t *comm) {
+  hc_proc_name_t *names = malloc((size_t)comm->size * sizeof *names);
+  for (int r = 0; names != NULL && r < comm->size; r++)
+    names[r] = hc_peer_name(comm->world_ranks[r]);
+  return names;
+}
+
+/* An accepting member's entry in the linking of two jobs' groups. */
+typedef struct comm_link_entry {
+  int32_t status;                 /* its listener opened (or it needs none) */
+  char addr[HC_DYNAMIC_ADDR_MAX]; /* "" when it lacks no link */
+} comm_link_entry_t;
+
+/* What the accepting leader hands the dialing group. */
+typedef struct comm_link_offer {
+  char token[HC_SECRET_HEX];
+  comm_link_entry_t members[]; /* the accepting group's, in rank order */
+} comm_link_offer_t;
+
+/* The accepting group's part: members lacking links listen, the leader
+ * sends their addresses and a fresh token to the other leader and shares
+ * the token, and each accepts the dials of the members it lacks. */
+static hc_status_t comm_link_accept(const comm_bridge_t *b, int nremote,
+                                    const hc_proc_name_t *rnames, int lacking,
+                                    int *remote) {
+  hcomm_comm_t *lc = b->local;
+  size_t bytes =
+      sizeof(comm_link_offer_t) + (size_t)lc->size * sizeof(comm_link_entry_t);
+  comm_link_offer_t *offer = calloc(1, bytes);
+  comm_link_entry_t mine = {HC_OK, ""};
+  void *listener = NULL;
+  if (offer == NULL)
+    return HC_ERR_NOMEM; /* the others wait out their timeouts */
+  if (lacking > 0)
+    mine.status = hc_dynamic_listen_locked(mine.addr, &listener);
+  hc_status_t rc =
+      comm_allgather_locked(lc, &mine, sizeof mine, offer->members);
+  if (rc == HC_OK && lc->rank == b->leader &&
+      hc_secret_new(offer->token, sizeof offer->token) != 0)
+    offer->members[b->leader].status = HC_ERR_SYSTEM;
+  if (rc == HC_OK && lc->rank == b->leader)
+    rc = comm_swap_locked(b->bridge, b->peer, b->tag, offer, bytes, NULL, 0);
+  if (rc == HC_OK)
+    rc = comm_bcast_locked(lc, b->leader, offer, bytes);
+  for (int r = 0; rc == HC_OK && r < lc->size; r++)
+    rc = offer->members[r].status;
+  if (rc == HC_OK && lacking > 0)
+    rc = hc_dynamic_accept_locked(listener, offer->token, lacking, nremote,
+                                  rnames, remote);
+  hc_dynamic_unlisten_locked(listener);
+  free(offer);
+  return rc;
+}
+
+/* The dialing group's part: the leader receives the offer and shares it;
+ * each member dials the accepting members it lacks. */
+static hc_status_t comm_link_dial(const comm_bridge_t *b, int nremote,
+                                  const hc_proc_name_t *rnames, int *remote) {
+  hcomm_comm_t *lc = b->local;
+  size_t bytes =
+      sizeof(comm_link_offer_t) + (size_t)nremote * sizeof(comm_link_entry_t);
+  comm_link_offer_t *offer = calloc(1, bytes);
+  if (offer == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = HC_OK;
+  if (lc->rank == b->leader)
+    rc = comm_swap_locked(b->bridge, b->peer, b->tag, NULL, 0, offer, bytes);
+  if (rc == HC_OK)
+    rc = comm_bcast_locked(lc, b->leader, offer, bytes);
+  for (int r = 0; rc == HC_OK && r < nremote; r++)
+    rc = offer->members[r].status;
+  offer->token[HC_SECRET_HEX - 1] = '\0';
+  for (int r = 0; rc == HC_OK && r < nremote; r++) {
+    offer->members[r].addr[HC_DYNAMIC_ADDR_MAX - 1] = '\0';
+    if (remote[r] < 0)
+      rc = hc_dynamic_dial_locked(offer->members[r].addr, offer->token,
+                                  lc->rank, &rnames[r], &remote[r]);
+  }
+  free(offer);
+  return rc;
+}
+
+/* Members of two groups of different jobs (a spawn's children and their
+ * parents' world, say) may lack links to each other: every member maps
+ * the other group's names to its peers (-1 where it has none) and,
+ * when the groups span more than one job, the group whose first member's
+ * name is lower accepts while the other dials the pairs that lack a link.
+ * Links are symmetric, so both ends of a pair see the same lack. */
+static hc_status_t comm_inter_link(const comm_bridge_t *b,
+                                   const hc_proc_name_t *lnames, int nremote,
+                                   const hc_proc_name_t *rnames, int *remote) {
+  int lacking = 0;
+  for (int r = 0; r < nremote; r++)
+    if ((remote[r] = hc_peer_of_name(&rnames[r])) < 0)
+      lacking++;
+  if (!hc_proc_names_span_jobs(lnames, b->local->size, rnames, nremote))
+    return lacking > 0 ? HC_ERR_PEER_CORRUPT : HC_OK;
+  if (hc_proc_name_cmp(&lnames[0], &rnames[0]) < 0)
+    return comm_link_accept(b, nremote, rnames, lacking, remote);
+  return comm_link_dial(b, nremote, rnames, remote);
+}
+
+/* The leaders swap their groups' names over the peer communicator (world
+ * ranks would mean nothing to another job), each shares the other's in
+ * its group, and members link where they must (comm_inter_link). */
 static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
                                             hcomm_comm_t *peer, int rleader,
                                             int etag, hcomm_comm_t **newcomm) {
   hcomm_comm_t *lc = NULL;
   int *remote = NULL, id = -1;
+  hc_proc_name_t *lnames = NULL, *rnames = NULL;
   comm_bridge_msg_t mine = {0}, theirs = {0};
   hc_status_t rc = comm_dup_intra_locked(local, &lc);
   if (rc != HC_OK)
     return rc;
   mine.size = lc->size;
-  mine.leader_world = lc->world_ranks[leader];
   comm_bridge_t b = {lc, leader, peer, rleader, etag};
   rc = comm_bridge_agree(&b, &mine, &theirs, &id);
   if (rc == HC_OK) {
     remote = malloc((size_t)theirs.size * sizeof *remote);
-    rc = remote == NULL ? HC_ERR_NOMEM : HC_OK;
+    rnames = malloc((size_t)theirs.size * sizeof *rnames);
+    lnames = comm_names(lc);
+    rc = remote == NULL || rnames == NULL || lnames == NULL ? HC_ERR_NOMEM
+                                                            : HC_OK;
   }
   if (rc == HC_OK && lc->rank == leader)
-    rc = comm_swap_locked(peer, rleader, etag, lc->world_ranks,
-                          (size_t)lc->size * sizeof(int), remote,
-                          (size_t)theirs.size * sizeof(int));
+    rc = comm_swap_locked(peer, rleader, etag, lnames,
+                          (size_t)lc->size * sizeof *lnames, rnames,
+                          (size_t)theirs.size * sizeof *rnames);
   if (rc == HC_OK)
-    rc = comm_bcast_locked(lc, leader, remote,
-                           (size_t)theirs.size * sizeof(int));
+    rc = comm_bcast_locked(lc, leader, rnames,
+                           (size_t)theirs.size * sizeof *rnames);
+  if (rc == HC_OK)
+    rc = comm_inter_link(&b, lnames, theirs.size, rnames, remote);
   if (rc == HC_OK) {
     *newcomm = comm_new_inter(id, lc, theirs.size, remote);
     rc = *newcomm != NULL ? HC_OK : HC_ERR_NOMEM;
@@ -982,6 +1095,8 @@ static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
   if (rc != HC_OK)
     comm_release(lc);
   free(remote);
+  free(lnames);
+  free(rnames);
   return rc;
 }
 
@@ -1150,7 +1265,7 @@ static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
   comm_bridge_msg_t mine = {0}, theirs = {0};
   int id = -1;
   mine.high = high != 0;
-  mine.leader_world = local->world_ranks[0];
+  mine.leader = hc_peer_name(local->world_ranks[0]);
   comm_bridge_t b = {local, 0, inter, 0, COMM_TAG_INTER_BASE};
   hc_status_t rc = comm_bridge_agree(&b, &mine, &theirs, &id);
   if (rc != HC_OK)
@@ -1158,7 +1273,7 @@ static hc_status_t comm_merge_locked(hcomm_comm_t *inter, int high,
   int local_first = mine.high != theirs.high ? !mine.high
                     : inter->merge_order != 0
                         ? inter->merge_order == 1
-                        : mine.leader_world < theirs.leader_world;
+                        : hc_proc_name_cmp(&mine.leader, &theirs.leader) < 0;
   int n = local->size + inter->size;
   int *world = malloc((size_t)n * sizeof *world);
   if (world == NULL) {

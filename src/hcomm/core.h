@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bootstrap/bootstrap.h"
 #include "hcomm.h"
@@ -43,8 +44,22 @@ typedef struct hc_engine_polled {
   void *ctx;
 } hc_engine_polled_t;
 
+/* A process's name across jobs: its job's random key (the same in every
+ * process the job's launcher started, different in every other job) and
+ * its rank in that job's world.  Engine peer numbers are this process's
+ * own; names are what two jobs can swap (procname.c).  Fixed layout: it
+ * travels as bytes. */
+typedef struct hc_proc_name {
+  uint64_t job;
+  int32_t rank;
+  int32_t unused; /* zero */
+} hc_proc_name_t;
+
 typedef struct hc_peer {
-  int world_rank;
+  int world_rank; /* the engine's number for it (its index in peers) */
+  /* Its name, for peers met at run time (world peers are named by
+   * hc_peer_name from the engine's job and their index). */
+  hc_proc_name_t name;
   /* NULL when no transport reaches this peer (another node, until remote
    * transports exist): sends fail with HC_ERR_NOT_SUPPORTED. */
   const hc_transport_ops_t *ops;
@@ -69,6 +84,7 @@ typedef struct hc_engine {
   pthread_mutex_t lock;
   int world_rank;
   int world_size;
+  uint64_t job; /* this job's key (hc_proc_name_t), set at init */
   int appnum;
   int universe_size;
   int local_rank;
@@ -182,6 +198,39 @@ hc_status_t hc_dynamic_init_parent(const char *launcher_port);
 /* Finalize: closes the ports the program left open, before the
  * transports stop.  Caller holds the lock. */
 void hc_dynamic_fini_locked(void);
+/* Links between members of two groups of different jobs (comm.c's
+ * intercommunicator creation): the accepting members listen (addr, of
+ * HC_DYNAMIC_ADDR_MAX bytes), each accepts count connections presenting
+ * token and a value below n, the dialer's rank in its group, and numbers
+ * that member's new peer into remote[value] (-1 until then), named from
+ * names; each dialing member dials one address per member it lacks,
+ * presenting its rank.  Caller holds the lock; they drop it while they
+ * wait on sockets. */
+#define HC_DYNAMIC_ADDR_MAX 64
+hc_status_t hc_dynamic_listen_locked(char *addr, void **listener);
+void hc_dynamic_unlisten_locked(void *listener);
+hc_status_t hc_dynamic_accept_locked(void *listener, const char *token,
+                                     int count, int n,
+                                     const hc_proc_name_t *names, int *remote);
+hc_status_t hc_dynamic_dial_locked(const char *addr, const char *token,
+                                   int value, const hc_proc_name_t *name,
+                                   int *peer);
+/* Process names (procname.c).  share: rank 0 makes the job's key and
+ * publishes it before the init's first fence (before_fence), the others
+ * read it after; a world of one makes its own.  Caller holds the lock for
+ * the rest. */
+hc_status_t hc_procname_share(int before_fence);
+hc_proc_name_t hc_peer_name(int peer);
+/* The peer named name: a world peer when it is of this job, else the
+ * lowest-numbered live peer met at run time that carries it; -1 when none
+ * (or name is of this job but no rank of it). */
+int hc_peer_of_name(const hc_proc_name_t *name);
+/* <0, 0, >0: an order on names every process sees alike. */
+int hc_proc_name_cmp(const hc_proc_name_t *a, const hc_proc_name_t *b);
+/* 1 when the names of a (na) and b (nb) together are of more than one
+ * job. */
+int hc_proc_names_span_jobs(const hc_proc_name_t *a, int na,
+                            const hc_proc_name_t *b, int nb);
 /* 1 when world_rank runs on this rank's node. */
 int hc_engine_is_local(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and

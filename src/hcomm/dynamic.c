@@ -5,11 +5,11 @@
  * adds the processes of another job as peers numbered after the world's
  * ranks, reached through the transport of reach RUNTIME (link), and builds
  * an intercommunicator over them:
- *   1. every member of the accepting group opens a listener; the root
- *      gathers their addresses;
+ *   1. every member of the accepting group opens a listener; each root
+ *      gathers its members' names (procname.c) and, accepting, addresses;
  *   2. the roots meet through the port (the connecting root presents the
  *      port's token) and swap, over a bridge on that link, their group's
- *      size and root, the accepting side's addresses and a fresh token;
+ *      size and root, a fresh token, and their members' entries;
  *   3. each root shares that in its group; every member of the connecting
  *      group dials every member of the accepting group (the roots' pair is
  *      linked already), presenting the fresh token and its rank;
@@ -27,7 +27,7 @@
 #include "util/log.h"
 #include "util/secret.h"
 
-#define DYN_ADDR_MAX 64
+#define DYN_ADDR_MAX HC_DYNAMIC_ADDR_MAX
 #define DYN_TOKEN_LEN (HC_SECRET_HEX - 1)
 
 /* A port open in this process. */
@@ -38,6 +38,13 @@ typedef struct dyn_port {
 } dyn_port_t;
 
 static dyn_port_t *dyn_ports; /* under the engine lock */
+
+/* One member of a group as the other group learns it: its listener's
+ * address (accepting side; "" connecting) and its name. */
+typedef struct dyn_member {
+  char addr[DYN_ADDR_MAX];
+  hc_proc_name_t name;
+} dyn_member_t;
 
 /* What one root tells the other about its group. */
 typedef struct dyn_group_msg {
@@ -179,6 +186,26 @@ static hc_status_t dyn_number_remote(hc_engine_transport_t *t, int n,
   return rc;
 }
 
+/* Names the remote members' peers after their entries. */
+static void dyn_name_remote(int n, const int *remote,
+                            const dyn_member_t *members) {
+  hc_engine_lock();
+  for (int i = 0; i < n; i++)
+    hc_engine.peers[remote[i]].name = members[i].name;
+  hc_engine_unlock();
+}
+
+/* This member's entry: its name and, accepting, its listener's address. */
+static dyn_member_t dyn_member_self(const char *addr) {
+  dyn_member_t me;
+  memset(&me, 0, sizeof me);
+  snprintf(me.addr, sizeof me.addr, "%s", addr);
+  hc_engine_lock();
+  me.name = hc_peer_name(hc_engine.world_rank);
+  hc_engine_unlock();
+  return me;
+}
+
 static hc_status_t dyn_adopt(hc_engine_transport_t *t, int peer, int fd) {
   hc_engine_lock();
   hc_status_t rc = t->ops->runtime->adopt(t->ctx, peer, fd);
@@ -204,11 +231,30 @@ static hc_status_t dyn_finish(hcomm_comm_t *comm, int root,
   return rc;
 }
 
+/* The roots swap their members' entries (mine: mine_n of them, *theirs
+ * malloc'd for theirs_n) once the descriptions checked out. */
+static hc_status_t dyn_swap_members(hcomm_comm_t *bridge,
+                                    const dyn_member_t *mine, int mine_n,
+                                    int theirs_n, dyn_member_t **theirs) {
+  *theirs = calloc((size_t)theirs_n, sizeof **theirs);
+  if (*theirs == NULL)
+    return HC_ERR_NOMEM; /* the other root then waits out its timeout */
+  hc_engine_lock();
+  hc_status_t rc =
+      hc_comm_link_swap_locked(bridge, mine, (size_t)mine_n * sizeof *mine,
+                               *theirs, (size_t)theirs_n * sizeof **theirs);
+  hc_engine_unlock();
+  return rc;
+}
+
 /* The accepting root: waits on the port, links the connecting root,
- * swaps the groups' descriptions and sends its members' addresses. */
+ * swaps the groups' descriptions and their members' entries (*remote,
+ * malloc'd). */
 static hc_status_t dyn_accept_root(hc_engine_transport_t *t, const char *name,
-                                   dyn_group_msg_t *mine, const char *addrs,
-                                   dyn_group_msg_t *theirs, int *root_peer,
+                                   dyn_group_msg_t *mine,
+                                   const dyn_member_t *members,
+                                   dyn_group_msg_t *theirs,
+                                   dyn_member_t **remote, int *root_peer,
                                    hcomm_comm_t **bridge) {
   char addr[DYN_ADDR_MAX], token[HC_SECRET_HEX];
   void *listener = NULL;
@@ -234,22 +280,25 @@ static hc_status_t dyn_accept_root(hc_engine_transport_t *t, const char *name,
   hc_engine_lock();
   hc_status_t src = hc_comm_link_swap_locked(*bridge, mine, sizeof *mine,
                                              theirs, sizeof *theirs);
-  if (src == HC_OK && rc == HC_OK)
-    src = hc_comm_link_swap_locked(*bridge, addrs,
-                                   (size_t)mine->size * DYN_ADDR_MAX, NULL, 0);
   hc_engine_unlock();
   if (rc == HC_OK && src == HC_OK && theirs->status != HC_OK)
     rc = theirs->status;
+  if (rc == HC_OK && src == HC_OK && theirs->size < 1)
+    rc = HC_ERR_PEER_CORRUPT;
+  if (rc == HC_OK && src == HC_OK)
+    src = dyn_swap_members(*bridge, members, mine->size, theirs->size, remote);
   return rc != HC_OK ? rc : src;
 }
 
 /* The connecting root: reaches the port, links the accepting root, swaps
- * the groups' descriptions and receives the accepting members' addresses
- * into *addrs (malloc'd). */
+ * the groups' descriptions and their members' entries (*remote,
+ * malloc'd). */
 static hc_status_t dyn_connect_root(hc_engine_transport_t *t, const char *name,
                                     dyn_group_msg_t *mine,
-                                    dyn_group_msg_t *theirs, char **addrs,
-                                    int *root_peer, hcomm_comm_t **bridge) {
+                                    const dyn_member_t *members,
+                                    dyn_group_msg_t *theirs,
+                                    dyn_member_t **remote, int *root_peer,
+                                    hcomm_comm_t **bridge) {
   char addr[DYN_ADDR_MAX], token[HC_SECRET_HEX];
   int fd = -1;
   hc_status_t rc = dyn_port_split(name, addr, token);
@@ -269,14 +318,9 @@ static hc_status_t dyn_connect_root(hc_engine_transport_t *t, const char *name,
       (theirs->size < 1 || theirs->root < 0 || theirs->root >= theirs->size ||
        theirs->token[DYN_TOKEN_LEN] != '\0'))
     rc = HC_ERR_PEER_CORRUPT;
-  if (rc == HC_OK) {
-    *addrs = calloc((size_t)theirs->size, DYN_ADDR_MAX);
-    rc = *addrs == NULL ? HC_ERR_NOMEM : HC_OK;
-  }
-  if (rc == HC_OK)
-    rc = hc_comm_link_swap_locked(*bridge, NULL, 0, *addrs,
-                                  (size_t)theirs->size * DYN_ADDR_MAX);
   hc_engine_unlock();
+  if (rc == HC_OK)
+    rc = dyn_swap_members(*bridge, members, mine->size, theirs->size, remote);
   return rc;
 }
 
@@ -296,6 +340,35 @@ static hc_status_t dyn_check_args(hcomm_comm_t *comm, int root,
   if (root < 0 || root >= hcomm_comm_size(comm))
     return HC_ERR_RANK;
   return newcomm == NULL ? HC_ERR_ARG : HC_OK;
+}
+
+/* Every member, once its root is done: learns the root's outcome (*out)
+ * and the remote members' entries (*their, malloc'd but at the root,
+ * whose they are already), and numbers and names their peers (*remote,
+ * malloc'd). */
+static hc_status_t dyn_share_remote(hc_engine_transport_t *t,
+                                    hcomm_comm_t *comm, int root, int root_peer,
+                                    dyn_outcome_t *out, dyn_member_t **their,
+                                    int **remote) {
+  int is_root = hcomm_comm_rank(comm) == root;
+  hc_status_t rc = hcomm_bcast(out, sizeof *out, root, comm);
+  if (rc == HC_OK)
+    rc = out->status;
+  if (rc == HC_OK && !is_root &&
+      (*their = calloc((size_t)out->remote_size, sizeof **their)) == NULL)
+    rc = HC_ERR_NOMEM; /* the bcast below then hangs: no memory at all */
+  if (rc == HC_OK)
+    rc = hcomm_bcast(*their, (size_t)out->remote_size * sizeof **their, root,
+                     comm);
+  if (rc == HC_OK &&
+      (*remote = malloc((size_t)out->remote_size * sizeof **remote)) == NULL)
+    rc = HC_ERR_NOMEM;
+  if (rc == HC_OK)
+    rc = dyn_number_remote(t, out->remote_size, out->remote_root, is_root,
+                           root_peer, *remote);
+  if (rc == HC_OK)
+    dyn_name_remote(out->remote_size, *remote, *their);
+  return rc;
 }
 
 /* Accepting members: one connection from each connecting member (but the
@@ -319,7 +392,8 @@ hc_status_t hcomm_comm_accept(const char *port, hcomm_comm_t *comm, int root,
                               hcomm_comm_t **newcomm) {
   hc_engine_transport_t *t = NULL;
   void *listener = NULL;
-  char mine_addr[DYN_ADDR_MAX] = "", *addrs = NULL;
+  char mine_addr[DYN_ADDR_MAX] = "";
+  dyn_member_t *members = NULL, *their_members = NULL;
   dyn_group_msg_t mine = {0}, theirs = {0};
   dyn_outcome_t out = {0};
   hcomm_comm_t *bridge = NULL;
@@ -332,26 +406,22 @@ hc_status_t hcomm_comm_accept(const char *port, hcomm_comm_t *comm, int root,
   if (rc == HC_OK)
     rc =
         t->ops->runtime->listen(t->ctx, mine_addr, sizeof mine_addr, &listener);
-  if (is_root && (addrs = calloc((size_t)size, DYN_ADDR_MAX)) == NULL)
+  if (is_root && (members = calloc((size_t)size, sizeof *members)) == NULL)
     rc = HC_ERR_NOMEM;
-  hc_status_t grc = hcomm_gather(mine_addr, DYN_ADDR_MAX, addrs, root, comm);
+  dyn_member_t me = dyn_member_self(mine_addr);
+  hc_status_t grc = hcomm_gather(&me, sizeof me, members, root, comm);
   if (is_root) {
     mine.size = size;
     mine.root = root;
     if (rc == HC_OK && grc == HC_OK && port != NULL)
-      rc = dyn_accept_root(t, port, &mine, addrs, &theirs, &root_peer, &bridge);
+      rc = dyn_accept_root(t, port, &mine, members, &theirs, &their_members,
+                           &root_peer, &bridge);
     out = (dyn_outcome_t){rc != HC_OK ? rc : grc, theirs.size, theirs.root, ""};
     memcpy(out.token, mine.token, sizeof out.token);
   }
-  free(addrs);
-  hc_status_t brc = hcomm_bcast(&out, sizeof out, root, comm);
-  rc = brc != HC_OK ? brc : out.status;
-  if (rc == HC_OK &&
-      (remote = malloc((size_t)out.remote_size * sizeof *remote)) == NULL)
-    rc = HC_ERR_NOMEM;
-  if (rc == HC_OK)
-    rc = dyn_number_remote(t, out.remote_size, out.remote_root, is_root,
-                           root_peer, remote);
+  free(members);
+  rc =
+      dyn_share_remote(t, comm, root, root_peer, &out, &their_members, &remote);
   if (rc == HC_OK)
     rc = dyn_accept_members(t, listener, &out, is_root, remote);
   if (t != NULL)
@@ -360,13 +430,15 @@ hc_status_t hcomm_comm_accept(const char *port, hcomm_comm_t *comm, int root,
     rc = dyn_finish(comm, root, bridge, out.remote_size, remote, 1, newcomm);
   else
     dyn_finish_failed(bridge);
+  free(their_members);
   free(remote);
   return rc;
 }
 
 /* Connecting members: dial each accepting member (but the root the other
  * root, linked already), presenting the token and this rank. */
-static hc_status_t dyn_dial_members(hc_engine_transport_t *t, const char *addrs,
+static hc_status_t dyn_dial_members(hc_engine_transport_t *t,
+                                    const dyn_member_t *members,
                                     const dyn_outcome_t *out, int rank,
                                     int is_root, const int *remote) {
   hc_status_t rc = HC_OK;
@@ -374,8 +446,8 @@ static hc_status_t dyn_dial_members(hc_engine_transport_t *t, const char *addrs,
     int fd = -1;
     if (is_root && i == out->remote_root)
       continue;
-    rc = t->ops->runtime->dial(t->ctx, addrs + (size_t)i * DYN_ADDR_MAX,
-                               out->token, rank, dyn_timeout_ms(), &fd);
+    rc = t->ops->runtime->dial(t->ctx, members[i].addr, out->token, rank,
+                               dyn_timeout_ms(), &fd);
     if (rc == HC_OK)
       rc = dyn_adopt(t, remote[i], fd);
   }
@@ -385,7 +457,7 @@ static hc_status_t dyn_dial_members(hc_engine_transport_t *t, const char *addrs,
 hc_status_t hcomm_comm_connect(const char *port, hcomm_comm_t *comm, int root,
                                hcomm_comm_t **newcomm) {
   hc_engine_transport_t *t = NULL;
-  char *addrs = NULL;
+  dyn_member_t *members = NULL, *their_members = NULL;
   dyn_group_msg_t mine = {0}, theirs = {0};
   dyn_outcome_t out = {0};
   hcomm_comm_t *bridge = NULL;
@@ -394,37 +466,32 @@ hc_status_t hcomm_comm_connect(const char *port, hcomm_comm_t *comm, int root,
   if (rc != HC_OK)
     return rc;
   int rank = hcomm_comm_rank(comm), is_root = rank == root;
+  int size = hcomm_comm_size(comm);
   rc = dyn_transport(&t);
+  if (is_root && (members = calloc((size_t)size, sizeof *members)) == NULL)
+    rc = HC_ERR_NOMEM;
+  dyn_member_t me = dyn_member_self("");
+  hc_status_t grc = hcomm_gather(&me, sizeof me, members, root, comm);
   if (is_root) {
-    mine.size = hcomm_comm_size(comm);
+    mine.size = size;
     mine.root = root;
-    if (rc == HC_OK)
-      rc = port != NULL ? dyn_connect_root(t, port, &mine, &theirs, &addrs,
-                                           &root_peer, &bridge)
+    if (rc == HC_OK && grc == HC_OK)
+      rc = port != NULL ? dyn_connect_root(t, port, &mine, members, &theirs,
+                                           &their_members, &root_peer, &bridge)
                         : HC_ERR_PORT;
-    out = (dyn_outcome_t){rc, theirs.size, theirs.root, ""};
+    out = (dyn_outcome_t){rc != HC_OK ? rc : grc, theirs.size, theirs.root, ""};
     memcpy(out.token, theirs.token, sizeof out.token);
   }
-  hc_status_t brc = hcomm_bcast(&out, sizeof out, root, comm);
-  rc = brc != HC_OK ? brc : out.status;
-  if (rc == HC_OK && !is_root &&
-      (addrs = calloc((size_t)out.remote_size, DYN_ADDR_MAX)) == NULL)
-    rc = HC_ERR_NOMEM; /* the bcast below then hangs: no memory at all */
+  free(members);
+  rc =
+      dyn_share_remote(t, comm, root, root_peer, &out, &their_members, &remote);
   if (rc == HC_OK)
-    rc = hcomm_bcast(addrs, (size_t)out.remote_size * DYN_ADDR_MAX, root, comm);
-  if (rc == HC_OK &&
-      (remote = malloc((size_t)out.remote_size * sizeof *remote)) == NULL)
-    rc = HC_ERR_NOMEM;
-  if (rc == HC_OK)
-    rc = dyn_number_remote(t, out.remote_size, out.remote_root, is_root,
-                           root_peer, remote);
-  if (rc == HC_OK)
-    rc = dyn_dial_members(t, addrs, &out, rank, is_root, remote);
+    rc = dyn_dial_members(t, their_members, &out, rank, is_root, remote);
   if (rc == HC_OK)
     rc = dyn_finish(comm, root, bridge, out.remote_size, remote, 2, newcomm);
   else
     dyn_finish_failed(bridge);
-  free(addrs);
+  free(their_members);
   free(remote);
   return rc;
 }
@@ -444,10 +511,89 @@ hc_status_t hcomm_comm_join(int fd, hcomm_comm_t **newcomm) {
                                &side);
   if (rc == HC_OK)
     rc = dyn_root_link(t, linked, &peer, &bridge);
+  dyn_member_t me = dyn_member_self(""), them;
+  memset(&them, 0, sizeof them);
+  if (rc == HC_OK) {
+    hc_engine_lock();
+    rc = hc_comm_link_swap_locked(bridge, &me, sizeof me, &them, sizeof them);
+    hc_engine_unlock();
+  }
+  if (rc == HC_OK)
+    dyn_name_remote(1, &peer, &them);
   if (rc == HC_OK)
     return dyn_finish(hcomm_comm_self(), 0, bridge, 1, &peer, side ? 2 : 1,
                       newcomm);
   dyn_finish_failed(bridge);
+  return rc;
+}
+
+/* ---- links for communicators between jobs ---------------------------------
+ * comm.c's MPI_Intercomm_create between groups of different jobs links the
+ * members that have no link yet, with the engine lock held (comm.h); the
+ * lock is dropped around the waits on sockets, as above. */
+
+hc_status_t hc_dynamic_listen_locked(char *addr, void **listener) {
+  hc_engine_transport_t *t = NULL;
+  hc_status_t rc = hc_engine_runtime_transport(&t);
+  hc_engine_unlock();
+  if (rc == HC_OK)
+    rc = t->ops->runtime->listen(t->ctx, addr, HC_DYNAMIC_ADDR_MAX, listener);
+  hc_engine_lock();
+  return rc;
+}
+
+void hc_dynamic_unlisten_locked(void *listener) {
+  hc_engine_transport_t *t = NULL;
+  if (listener != NULL && hc_engine_runtime_transport(&t) == HC_OK)
+    t->ops->runtime->unlisten(t->ctx, listener);
+}
+
+/* Adopts fd as a new peer named name; *peer its number. */
+static hc_status_t dyn_adopt_named_locked(hc_engine_transport_t *t, int fd,
+                                          const hc_proc_name_t *name,
+                                          int *peer) {
+  hc_status_t rc = hc_engine_peers_add(t, 1, peer);
+  if (rc == HC_OK)
+    rc = t->ops->runtime->adopt(t->ctx, *peer, fd);
+  if (rc == HC_OK)
+    hc_engine.peers[*peer].name = *name;
+  return rc;
+}
+
+hc_status_t hc_dynamic_accept_locked(void *listener, const char *token,
+                                     int count, int n,
+                                     const hc_proc_name_t *names, int *remote) {
+  hc_engine_transport_t *t = NULL;
+  hc_status_t rc = hc_engine_runtime_transport(&t);
+  for (int k = 0; rc == HC_OK && k < count; k++) {
+    int fd = -1, value = -1;
+    hc_engine_unlock();
+    rc = t->ops->runtime->accept(t->ctx, listener, token, n, dyn_timeout_ms(),
+                                 &fd, &value);
+    hc_engine_lock();
+    if (rc == HC_OK && remote[value] >= 0) {
+      t->ops->runtime->adopt(t->ctx, -1, fd); /* which closes it */
+      rc = HC_ERR_PEER_CORRUPT; /* a member linked already, or twice */
+    }
+    if (rc == HC_OK)
+      rc = dyn_adopt_named_locked(t, fd, &names[value], &remote[value]);
+  }
+  return rc;
+}
+
+hc_status_t hc_dynamic_dial_locked(const char *addr, const char *token,
+                                   int value, const hc_proc_name_t *name,
+                                   int *peer) {
+  hc_engine_transport_t *t = NULL;
+  int fd = -1;
+  hc_status_t rc = hc_engine_runtime_transport(&t);
+  hc_engine_unlock();
+  if (rc == HC_OK)
+    rc = t->ops->runtime->dial(t->ctx, addr, token, value, dyn_timeout_ms(),
+                               &fd);
+  hc_engine_lock();
+  if (rc == HC_OK)
+    rc = dyn_adopt_named_locked(t, fd, name, peer);
   return rc;
 }
 

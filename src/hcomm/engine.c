@@ -268,6 +268,8 @@ static hc_status_t engine_transports_start(const hc_transport_init_args_t *args,
   }
   if (rc == HC_OK)
     rc = engine_secret_share(1);
+  if (rc == HC_OK)
+    rc = hc_procname_share(1);
   return rc;
 }
 
@@ -335,6 +337,8 @@ static hc_status_t engine_transport_connect(hc_engine_transport_t *t, int r) {
 
 static hc_status_t engine_transports_connect(void) {
   hc_status_t rc = engine_secret_share(0);
+  if (rc == HC_OK)
+    rc = hc_procname_share(0);
   for (int i = 0; rc == HC_OK && i < hc_engine.ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     for (int r = 0; rc == HC_OK && r < hc_engine.world_size; r++)

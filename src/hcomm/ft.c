@@ -463,13 +463,15 @@ static void ft_agree_free(ft_agree_t *a) {
 }
 
 /* Lists a's members: comm's group, or for an intercommunicator both
- * groups, the one whose first member has the lower world rank first, so
+ * groups, the one whose first member has the lower name first, so
  * that every member of either lists them alike.  0 when out of memory. */
 static int ft_list_members(ft_agree_t *a) {
   const hcomm_comm_t *comm = a->comm, *local = comm->local;
   const hcomm_comm_t *first = comm, *second = NULL;
   if (local != NULL) {
-    int local_first = local->world_ranks[0] < comm->world_ranks[0];
+    hc_proc_name_t mine = hc_peer_name(local->world_ranks[0]);
+    hc_proc_name_t theirs = hc_peer_name(comm->world_ranks[0]);
+    int local_first = hc_proc_name_cmp(&mine, &theirs) < 0;
     first = local_first ? local : comm;
     second = local_first ? comm : local;
   }

@@ -24,7 +24,7 @@ HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 	src/hcomm/devpath_hccl.c src/hcomm/devpath_hccl.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
 # Processes met at run time: ports, accept/connect, join (docs/dynamic.md).
-HC_ENGINE_SOURCES += src/hcomm/dynamic.c
+HC_ENGINE_SOURCES += src/hcomm/dynamic.c src/hcomm/procname.c
 # Counters, event source and settings for the tool interface (MPI_T).
 HC_ENGINE_SOURCES += src/hcomm/counters.c src/hcomm/counters.h
 # One-sided communication: windows, active messages, epochs (docs/rma.md).

@@ -25,80 +25,16 @@
  * Allgather checked; a disconnect.  MPI_Comm_get_parent is MPI_COMM_NULL
  * in the parents.  The job ends (the launcher waits for every child), so no
  * child is left running. */
-#include "mpitest.h"
+#include "dyn_family.h"
 #include <limits.h>
 #include <unistd.h>
 
-#define SMALL 64
-#define LARGE (1u << 20)
-
 static int wrank, wsize;
-
-static unsigned seed_of(int from_parent, int from, int to) {
-  return 500u * (unsigned)from_parent + 31u * (unsigned)from + (unsigned)to;
-}
-
-/* Every rank to every remote rank and back; is_parent says which side. */
-static void exchange(MPI_Comm inter, int is_parent) {
-  int rsize;
-  MPI_Comm_remote_size(inter, &rsize);
-  unsigned char *out = mt_malloc(LARGE), *in = mt_malloc(LARGE);
-  unsigned char sout[SMALL], sin[SMALL];
-  for (int turn = 0; turn < 2; turn++) {
-    /* Parents send first, then children: no pair waits on another. */
-    int sending = (turn == 0) == is_parent;
-    for (int p = 0; p < rsize; p++) {
-      if (sending) {
-        mt_fill(out, LARGE, seed_of(is_parent, wrank, p));
-        mt_fill(sout, SMALL, seed_of(is_parent, wrank, p) + 7);
-        MPI_Send(out, LARGE, MPI_BYTE, p, 1, inter);
-        MPI_Send(sout, SMALL, MPI_BYTE, p, 2, inter);
-        continue;
-      }
-      MPI_Status st;
-      MPI_Recv(in, LARGE, MPI_BYTE, p, 1, inter, &st);
-      CHECK(st.MPI_SOURCE == p && mt_status_count(&st, MPI_BYTE) == (int)LARGE,
-            "large status from %d", p);
-      size_t bad = mt_verify(in, LARGE, seed_of(!is_parent, p, wrank));
-      CHECK(bad == MT_OK, "large message from %d: byte %zu wrong", p, bad);
-      MPI_Recv(sin, SMALL, MPI_BYTE, p, 2, inter, &st);
-      bad = mt_verify(sin, SMALL, seed_of(!is_parent, p, wrank) + 7);
-      CHECK(bad == MT_OK, "small message from %d: byte %zu wrong", p, bad);
-    }
-  }
-  free(out);
-  free(in);
-}
 
 /* The checks both sides run; nparents and nchildren are the group sizes. */
 static void check_family(MPI_Comm inter, int is_parent, int nparents,
                          int nchildren) {
-  int lsize, rsize;
-  MPI_Comm_size(inter, &lsize);
-  MPI_Comm_remote_size(inter, &rsize);
-  CHECK(lsize == (is_parent ? nparents : nchildren), "local size %d", lsize);
-  CHECK(rsize == (is_parent ? nchildren : nparents), "remote size %d", rsize);
-  exchange(inter, is_parent);
-  int mine = (is_parent ? 1000 : 0) + wrank, sum = -1, want = 0;
-  MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter);
-  for (int r = 0; r < rsize; r++)
-    want += (is_parent ? 0 : 1000) + r;
-  CHECK(sum == want, "allreduce across: %d, expected %d", sum, want);
-  MPI_Comm merged;
-  CHECK(MPI_Intercomm_merge(inter, !is_parent, &merged) == MPI_SUCCESS, "merge");
-  int mrank, msize;
-  MPI_Comm_rank(merged, &mrank);
-  MPI_Comm_size(merged, &msize);
-  CHECK(msize == nparents + nchildren, "merged size %d", msize);
-  CHECK(mrank == (is_parent ? wrank : nparents + wrank), "merged rank %d", mrank);
-  int *all = mt_malloc((size_t)msize * sizeof *all);
-  MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, merged);
-  for (int r = 0; r < msize; r++) {
-    int expect = r < nparents ? 1000 + r : r - nparents;
-    CHECK(all[r] == expect, "merged allgather[%d] = %d", r, all[r]);
-  }
-  free(all);
-  MPI_Comm_free(&merged);
+  dyn_check_family(inter, is_parent, nparents, nchildren);
   CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS, "disconnect");
 }
 

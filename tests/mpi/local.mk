@@ -571,10 +571,17 @@ tests_mpi_dyn_ports_SOURCES = tests/mpi/dyn_ports.c tests/mpi/mpitest.h
 tests_mpi_dyn_ports_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_dyn_ports_LDFLAGS = $(HC_MPITEST_LDF)
 check_PROGRAMS += tests/mpi/dyn_spawn
-tests_mpi_dyn_spawn_SOURCES = tests/mpi/dyn_spawn.c tests/mpi/mpitest.h
+tests_mpi_dyn_spawn_SOURCES = tests/mpi/dyn_spawn.c tests/mpi/mpitest.h \
+	tests/mpi/dyn_family.h
 tests_mpi_dyn_spawn_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_dyn_spawn_LDFLAGS = $(HC_MPITEST_LDF)
-HC_DYNPROC_SH = tests/mpi/dyn_ports.sh tests/mpi/dyn_spawn.sh
+check_PROGRAMS += tests/mpi/dyn_spawn_icc
+tests_mpi_dyn_spawn_icc_SOURCES = tests/mpi/dyn_spawn_icc.c \
+	tests/mpi/dyn_family.h tests/mpi/mpitest.h
+tests_mpi_dyn_spawn_icc_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_dyn_spawn_icc_LDFLAGS = $(HC_MPITEST_LDF)
+HC_DYNPROC_SH = tests/mpi/dyn_ports.sh tests/mpi/dyn_spawn.sh \
+	tests/mpi/dyn_spawn_icc.sh
 TESTS += $(HC_DYNPROC_SH)
 dist_noinst_SCRIPTS += $(HC_DYNPROC_SH)
 $(HC_DYNPROC_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

@@ -162,4 +162,46 @@ static inline void *mt_malloc(size_t n)
     return p;
 }
 
+/* Over intercommunicator inter, every member to every remote member and
+ * back, a 1 MiB message (tag 1) and a small one (tag 2) each, bytes and
+ * statuses checked; the group where first is set sends first, so no pair
+ * waits on another.  seed(from_first, from, to) seeds the message from
+ * rank `from` of its group to rank `to` of the other. */
+static inline void mt_inter_exchange(MPI_Comm inter, int first,
+                                     unsigned (*seed)(int, int, int))
+{
+    enum { small = 64, large = 1 << 20 };
+    int rsize, me;
+    MPI_Comm_remote_size(inter, &rsize);
+    MPI_Comm_rank(inter, &me);
+    unsigned char *out = mt_malloc(large), *in = mt_malloc(large);
+    unsigned char sout[small], sin[small];
+    for (int turn = 0; turn < 2; turn++) {
+        int sending = (turn == 0) == (first != 0);
+        for (int p = 0; p < rsize; p++) {
+            if (sending) {
+                mt_fill(out, large, seed(first, me, p));
+                mt_fill(sout, small, seed(first, me, p) + 7);
+                MPI_Send(out, large, MPI_BYTE, p, 1, inter);
+                MPI_Send(sout, small, MPI_BYTE, p, 2, inter);
+                continue;
+            }
+            MPI_Status st;
+            MPI_Recv(in, large, MPI_BYTE, p, 1, inter, &st);
+            CHECK(st.MPI_SOURCE == p && st.MPI_TAG == 1 &&
+                      mt_status_count(&st, MPI_BYTE) == large,
+                  "large status from %d", p);
+            size_t bad = mt_verify(in, large, seed(!first, p, me));
+            CHECK(bad == MT_OK, "large message from %d: byte %zu wrong", p, bad);
+            MPI_Recv(sin, small, MPI_BYTE, MPI_ANY_SOURCE, 2, inter, &st);
+            CHECK(st.MPI_SOURCE == p, "small message from %d, expected %d",
+                  st.MPI_SOURCE, p);
+            bad = mt_verify(sin, small, seed(!first, p, me) + 7);
+            CHECK(bad == MT_OK, "small message from %d: byte %zu wrong", p, bad);
+        }
+    }
+    free(out);
+    free(in);
+}
+
 #endif
