@@ -9,8 +9,9 @@
  * Revoke floods: the first time a process learns that a communicator is
  * revoked (its own call, or a packet) it tells every other live member,
  * so the news reaches all survivors even when the revoker dies midway.
- * The packet carries the members' world ranks, so a process can pass it
- * on (and remember it) before it has made the communicator itself.
+ * The packet carries the members' names (procname.c: world ranks mean
+ * nothing to another job), so a process can pass it on (and remember it)
+ * before it has made the communicator itself.
  *
  * The agreement ANDs a vector of words over the live members.  Each
  * member sends its vote to the coordinator, the lowest member it does not
@@ -85,8 +86,9 @@ int hc_ft_nrevoked;
 int hc_ft_nactive;
 static ft_slot_t ft_slots[HC_CONTEXT_IDS];
 static ft_agree_t *ft_active;
-/* World ranks in the order this process learnt of their failure, so the
- * failed group of a communicator only grows at its end. */
+/* Peers (world ranks, then run-time peers) in the order this process
+ * learnt of their failure, so the failed group of a communicator only
+ * grows at its end. */
 static int *ft_order;
 static int ft_norder;
 
@@ -103,14 +105,20 @@ static uint64_t ft_mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+static uint64_t ft_mix_member(int peer) {
+  hc_proc_name_t name = hc_peer_name(peer);
+  return ft_mix(ft_mix(name.job) + (uint64_t)(uint32_t)name.rank +
+                (1ull << 32));
+}
+
 /* The same at every member, for intercommunicators too (it sums over both
- * groups, whichever side is remote). */
+ * groups' names, whichever side is remote, and whichever job). */
 static uint64_t ft_fingerprint(const hcomm_comm_t *comm) {
   uint64_t fp = ft_mix((uint64_t)comm->context_id);
   for (int r = 0; r < comm->size; r++)
-    fp += ft_mix((uint64_t)comm->world_ranks[r] + (1ull << 32));
+    fp += ft_mix_member(comm->world_ranks[r]);
   for (int r = 0; comm->local != NULL && r < comm->local->size; r++)
-    fp += ft_mix((uint64_t)comm->local->world_ranks[r] + (1ull << 32));
+    fp += ft_mix_member(comm->local->world_ranks[r]);
   return fp;
 }
 
@@ -118,11 +126,11 @@ static uint64_t ft_fingerprint(const hcomm_comm_t *comm) {
 static void ft_note_failures(void) {
   if (ft_norder == hc_engine.failed_peers)
     return;
-  int *order = realloc(ft_order, (size_t)hc_engine.world_size * sizeof *order);
+  int *order = realloc(ft_order, (size_t)hc_engine.peers_max * sizeof *order);
   if (order == NULL)
     return;
   ft_order = order;
-  for (int w = 0; w < hc_engine.world_size; w++) {
+  for (int w = 0; w < hc_engine.npeers; w++) {
     if (!hc_engine.peers[w].failed)
       continue;
     int known = 0;
@@ -240,11 +248,15 @@ static int ft_mark_revoked(int id, uint64_t fp) {
   return 1;
 }
 
-static void ft_flood_revoke(int id, uint64_t fp, const int32_t *members,
+/* Members this process knows no link to (another job's, met by others
+ * only) are skipped: those that know them pass it on. */
+static void ft_flood_revoke(int id, uint64_t fp, const hc_proc_name_t *members,
                             int n) {
-  for (int i = 0; i < n; i++)
-    ft_send(members[i], FT_REVOKE, id, 0, fp, members,
-            (size_t)n * sizeof *members);
+  for (int i = 0; i < n; i++) {
+    int peer = hc_peer_of_name(&members[i]);
+    if (peer >= 0)
+      ft_send(peer, FT_REVOKE, id, 0, fp, members, (size_t)n * sizeof *members);
+  }
 }
 
 int hc_ft_comm_revoked(const hcomm_comm_t *comm) {
@@ -258,7 +270,7 @@ hc_status_t hcomm_comm_revoke(hcomm_comm_t *comm) {
   if (rc == HC_OK && comm == NULL)
     rc = HC_ERR_COMM;
   int n = 0;
-  int32_t *members = NULL;
+  hc_proc_name_t *members = NULL;
   if (rc == HC_OK) {
     n = comm->size + (comm->local != NULL ? comm->local->size : 0);
     members = malloc((size_t)n * sizeof *members);
@@ -266,9 +278,9 @@ hc_status_t hcomm_comm_revoke(hcomm_comm_t *comm) {
   }
   if (rc == HC_OK) {
     for (int r = 0; r < comm->size; r++)
-      members[r] = comm->world_ranks[r];
+      members[r] = hc_peer_name(comm->world_ranks[r]);
     for (int r = comm->size; r < n; r++)
-      members[r] = comm->local->world_ranks[r - comm->size];
+      members[r] = hc_peer_name(comm->local->world_ranks[r - comm->size]);
     uint64_t fp = ft_fingerprint(comm);
     if (ft_mark_revoked(comm->context_id, fp))
       ft_flood_revoke(comm->context_id, fp, members, n);
@@ -337,17 +349,14 @@ void hc_ft_on_packet(int src, const hc_pkt_hdr_t *hdr, const void *payload) {
     ft_keep(src, hdr, payload);
     return;
   }
-  if (hdr->tag != FT_REVOKE)
+  if (hdr->tag != FT_REVOKE || hdr->payload_bytes % sizeof(hc_proc_name_t))
     return;
-  int n = (int)(hdr->payload_bytes / sizeof(int32_t));
-  int32_t *members = malloc((size_t)n * sizeof *members + 1);
+  int n = (int)(hdr->payload_bytes / sizeof(hc_proc_name_t));
+  hc_proc_name_t *members = malloc((size_t)n * sizeof *members + 1);
   if (members == NULL)
     return;
   memcpy(members, payload, (size_t)n * sizeof *members);
-  int ok = 1;
-  for (int i = 0; i < n; i++)
-    ok &= members[i] >= 0 && members[i] < hc_engine.world_size;
-  if (ok && ft_mark_revoked((int)hdr->context, hdr->rreq))
+  if (ft_mark_revoked((int)hdr->context, hdr->rreq))
     ft_flood_revoke((int)hdr->context, hdr->rreq, members, n);
   free(members);
 }
@@ -626,10 +635,6 @@ static hc_status_t ft_start(hcomm_comm_t *comm, uint32_t *flag,
     return rc;
   if (comm == NULL)
     return HC_ERR_COMM;
-  /* Between jobs met at run time world ranks name processes differently
-   * on the two sides, and the members are listed by them. */
-  if (comm->local != NULL && comm->merge_order != 0)
-    return HC_ERR_NOT_SUPPORTED;
   if (req == NULL || (flag == NULL && newcomm == NULL))
     return HC_ERR_ARG;
   ft_agree_t *a = ft_agree_new(comm, newcomm != NULL ? HC_COMM_ID_WORDS : 1);

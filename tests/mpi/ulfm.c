@@ -452,6 +452,107 @@ static void test_inter(void)
     printf("rank %d: PASS inter\n", rank);
 }
 
+/* The spawned children's part of test_spawn (mode "spawnchild"): over
+ * the parent intercommunicator, whose 4 parents and 2 children are
+ * members 0-3 and 4-5 of the agreement's flags. */
+#define SPAWN_PARENTS 4
+
+/* Learns locally that child 1 died: a receive from it fails. */
+static void spawn_learn_death(MPI_Comm comm, int child1)
+{
+    int x;
+    expect_class(MPI_Recv(&x, 1, MPI_INT, child1, 5, comm, MPI_STATUS_IGNORE),
+                 MPIX_ERR_PROC_FAILED, "Recv from the dead child");
+}
+
+/* Both jobs: agree across them; child 0 revokes, the others' receive
+ * fails; shrink of the revoked one; child 1 dies: agree fails until the
+ * acknowledgement (which names it), then shrink leaves each job's
+ * survivors, and an Allreduce across them is checked. */
+static void spawn_family(MPI_Comm inter, int is_parent)
+{
+    int id = is_parent ? rank : SPAWN_PARENTS + rank;
+    int nchildren = 2, all = ~((1 << (SPAWN_PARENTS + nchildren)) - 1);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int flag = ~(1 << id);
+    int rc = MPIX_Comm_agree(inter, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == all, "agree across the jobs: %s flag %#x, want %#x",
+          mt_errstr(rc), flag, all);
+
+    int x = 0;
+    if (!is_parent && rank == 0) {
+        CHECK(MPIX_Comm_revoke(inter) == MPI_SUCCESS, "revoke");
+    } else {
+        expect_class(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 9, inter, MPI_STATUS_IGNORE),
+                     MPIX_ERR_REVOKED, "Recv on the intercommunicator child 0 revoked");
+    }
+    int revoked = 0;
+    MPIX_Comm_is_revoked(inter, &revoked);
+    CHECK(revoked, "not revoked");
+    MPI_Comm live;
+    rc = MPIX_Comm_shrink(inter, &live);
+    CHECK(rc == MPI_SUCCESS, "shrink of the revoked: %s", mt_errstr(rc));
+    MPI_Comm_set_errhandler(live, MPI_ERRORS_RETURN);
+    int n = -1, rn = -1, sum = -1;
+    MPI_Comm_size(live, &n);
+    MPI_Comm_remote_size(live, &rn);
+    CHECK(n == (is_parent ? SPAWN_PARENTS : nchildren) &&
+              rn == (is_parent ? nchildren : SPAWN_PARENTS),
+          "shrunk without failure: sizes %d/%d", n, rn);
+
+    if (!is_parent && rank == 1)
+        die();
+    spawn_learn_death(is_parent ? live : MPI_COMM_WORLD, 1);
+    flag = ~(1 << id);
+    rc = MPIX_Comm_agree(live, &flag);
+    expect_class(rc, MPIX_ERR_PROC_FAILED, "agree with an unacknowledged failure");
+    MPIX_Comm_failure_ack(live);
+    MPI_Group acked, where;
+    int w = -1;
+    MPIX_Comm_failure_get_acked(live, &acked);
+    MPI_Group_size(acked, &n);
+    if (is_parent)
+        MPI_Comm_remote_group(live, &where);
+    else
+        MPI_Comm_group(MPI_COMM_WORLD, &where);
+    if (n == 1)
+        MPI_Group_translate_ranks(acked, 1, (int[]){0}, where, &w);
+    CHECK(n == 1 && w == 1, "acked: %d members, the first child %d", n, w);
+    MPI_Group_free(&acked);
+    MPI_Group_free(&where);
+    flag = ~(1 << id);
+    rc = MPIX_Comm_agree(live, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == (all | (1 << (SPAWN_PARENTS + 1))),
+          "agree after the acknowledgement: %s %#x", mt_errstr(rc), flag);
+    MPI_Comm small;
+    rc = MPIX_Comm_shrink(live, &small);
+    CHECK(rc == MPI_SUCCESS, "shrink: %s", mt_errstr(rc));
+    MPI_Comm_size(small, &n);
+    MPI_Comm_remote_size(small, &rn);
+    CHECK(n == (is_parent ? SPAWN_PARENTS : 1) && rn == (is_parent ? 1 : SPAWN_PARENTS),
+          "shrunk: sizes %d/%d", n, rn);
+    int mine = is_parent ? 10 + rank : 100, want = is_parent ? 100 : 10 * 4 + 0 + 1 + 2 + 3;
+    rc = MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, small);
+    CHECK(rc == MPI_SUCCESS && sum == want, "Allreduce across the shrunk: %s %d, want %d",
+          mt_errstr(rc), sum, want);
+    MPI_Comm_free(&small);
+    MPI_Comm_free(&live);
+    MPI_Comm_free(&inter);
+    printf("%s %d: PASS spawn\n", is_parent ? "rank" : "child", rank);
+}
+
+/* 4 parents spawn 2 children of this program: ULFM across two jobs. */
+static void test_spawn(const char *self)
+{
+    CHECK(size == SPAWN_PARENTS, "spawn needs %d ranks", SPAWN_PARENTS);
+    MPI_Comm inter;
+    char *args[] = {"spawnchild", NULL};
+    int rc = MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                            MPI_ERRCODES_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "spawn: %s", mt_errstr(rc));
+    spawn_family(inter, 1);
+}
+
 static int victim;
 
 static unsigned seed;
@@ -627,9 +728,19 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    CHECK(size >= 3 && size <= 30, "needs 3 to 30 ranks");
-    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|pending|inter|agree_kill V|shrink_loop|bad");
+    CHECK(argc > 1, "usage: ulfm revoke_p2p|revoke_coll|agree|pending|inter|agree_kill V|"
+                    "shrink_loop|bad|spawn");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (strcmp(argv[1], "spawnchild") == 0) {
+        MPI_Comm parent;
+        MPI_Comm_get_parent(&parent);
+        CHECK(parent != MPI_COMM_NULL && size == 2, "spawnchild: parent %d, size %d",
+              parent != MPI_COMM_NULL, size);
+        spawn_family(parent, 0);
+        MPI_Finalize();
+        return 0;
+    }
+    CHECK(size >= 3 && size <= 30, "needs 3 to 30 ranks");
     victim = argc > 2 ? atoi(argv[2]) : 1;
     if (strcmp(argv[1], "revoke_p2p") == 0)
         test_revoke_p2p();
@@ -647,6 +758,8 @@ int main(int argc, char **argv)
         test_shrink_loop();
     else if (strcmp(argv[1], "bad") == 0)
         test_bad();
+    else if (strcmp(argv[1], "spawn") == 0)
+        test_spawn(argv[0]);
     else
         CHECK(0, "unknown mode %s", argv[1]);
     MPI_Finalize();

@@ -5,7 +5,8 @@
 # run of agreements: the coordinator, then another), ANY_SOURCE receives
 # left failure-pending by a death (Wait/Test/Waitall/Waitany, then matched,
 # cancelled, acknowledged), agree and shrink of an intercommunicator,
-# shrink repeated until
+# and of one between 4 parents and the 2 children they spawned (revoke,
+# a child's death), shrink repeated until
 # one rank is left, bad input.  Modes where a rank dies must end with the
 # launcher reporting it; the others exit 0.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
@@ -47,5 +48,6 @@ for transports in shm,self tcp; do
     run_ulfm death 3 agree_kill agree_kill 0
     run_ulfm death 3 agree_kill agree_kill 2
     run_ulfm death 1 shrink_loop shrink_loop
+    run_ulfm death 5 spawn spawn
 done
 echo "ulfm: all modes passed"
