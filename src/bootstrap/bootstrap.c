@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include <arpa/inet.h>
@@ -43,6 +44,31 @@ void hc_bootstrap_info_clear(hc_bootstrap_info_t *info) {
   info->universe_size = -1;
   info->local_rank = -1;
   info->local_size = -1;
+}
+
+int hc_bootstrap_parse_ranks(const char *list, int *ranks, int max) {
+  int n = 0;
+  const char *p = list;
+  while (*p != '\0') {
+    char *end = NULL;
+    long lo = strtol(p, &end, 10), hi = lo;
+    if (end == p || lo < 0)
+      return -1;
+    p = end;
+    if (*p == '-') {
+      hi = strtol(p + 1, &end, 10);
+      if (end == p + 1 || hi < lo)
+        return -1;
+      p = end;
+    }
+    if (*p != ',' && *p != '\0')
+      return -1;
+    p += *p == ',';
+    for (long r = lo; r <= hi && hi - lo < (1L << 24); r++, n++)
+      if (n < max)
+        ranks[n] = (int)r;
+  }
+  return n;
 }
 
 void hc_bootstrap_note_socket(int fd, hc_bootstrap_info_t *info) {

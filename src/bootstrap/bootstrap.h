@@ -40,6 +40,10 @@ typedef struct hc_bootstrap_info {
    * parents' port itself (Hydra): that port, else "" (hcmpirun passes it
    * in the environment, HCMPI_PARENT_PORT). */
   char parent_port[HC_BOOTSTRAP_PORT_MAX];
+  /* The signal the launcher sends the survivors when a process of the job
+   * died, kept running (Hydra's -disable-auto-cleanup: SIGUSR1); 0 none.
+   * The ops' dead_ranks then says which. */
+  int failure_signal;
 } hc_bootstrap_info_t;
 
 /* One command of a spawn: nprocs processes running argv (the program and
@@ -78,6 +82,10 @@ typedef struct hc_bootstrap_ops {
    * this launcher of the backend cannot spawn.  Blocks. */
   hc_status_t (*spawn)(void *ctx, const hc_bootstrap_spawn_t *cmds, int ncmds,
                        const char *port);
+  /* NULL where the launcher keeps no such list.  The job's ranks the
+   * launcher saw die (Hydra's PMI_dead_processes), asked afresh: how many,
+   * the first max of them into ranks; -1 when it cannot say.  Blocks. */
+  int (*dead_ranks)(void *ctx, int *ranks, int max);
 } hc_bootstrap_ops_t;
 
 extern const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops;
@@ -87,6 +95,11 @@ extern const hc_bootstrap_ops_t hc_bootstrap_pmix_ops;
 
 /* Sets every field to "unknown" (-1, ""); backends start from it. */
 void hc_bootstrap_info_clear(hc_bootstrap_info_t *info);
+
+/* Parses a launcher's rank list ("1,3-5": ranks and ranges, comma
+ * separated; "" none): how many, the first max into ranks; -1 when
+ * malformed. */
+int hc_bootstrap_parse_ranks(const char *list, int *ranks, int max);
 
 /* Records in info->reached_ip the local IPv4 address of fd when fd is a
  * TCP socket; leaves it alone otherwise (Unix socket, pipe). */

@@ -315,8 +315,10 @@ static hc_status_t pmi1_init(void **ctxp, hc_bootstrap_info_t *info) {
   c->ready = 1;
   c->by_hcmpirun =
       strcmp(hc_env_string("HCMPI_LAUNCHER", ""), "hcmpirun") == 0;
-  if (!c->by_hcmpirun)
+  if (!c->by_hcmpirun) {
     pmi1_parent_port(c, &got);
+    got.failure_signal = SIGUSR1; /* Hydra's notice to the survivors */
+  }
   pmi1_watch_start(c);
   got.rank = c->rank;
   got.size = c->size;
@@ -368,6 +370,17 @@ static hc_status_t pmi1_copy_out(const char *v, char *value, size_t len) {
   return HC_OK;
 }
 
+/* The launcher's value of key (in c->msg, valid until the next call);
+ * NULL when it has none. */
+static const char *pmi1_fetch(pmi1_ctx_t *c, const char *key) {
+  char line[HC_PMI1_LINE_MAX];
+  int n = hc_pmi1_format(line, sizeof line, "get", "kvsname", c->kvsname, "key",
+                         key, NULL);
+  if (pmi1_call(c, line, n, "get_result") != HC_OK)
+    return NULL;
+  return hc_pmi1_get(&c->msg, "value");
+}
+
 static hc_status_t pmi1_get(void *ctx, const char *key, char *value,
                             size_t len) {
   pmi1_ctx_t *c = ctx;
@@ -377,18 +390,20 @@ static hc_status_t pmi1_get(void *ctx, const char *key, char *value,
   const char *cached = hc_kvstore_get(&c->cache, key);
   if (cached != NULL)
     return pmi1_copy_out(cached, value, len);
-  char line[HC_PMI1_LINE_MAX];
-  int n = hc_pmi1_format(line, sizeof line, "get", "kvsname", c->kvsname, "key",
-                         key, NULL);
-  hc_status_t st = pmi1_call(c, line, n, "get_result");
-  if (st != HC_OK)
-    return HC_ERR_BOOTSTRAP;
-  const char *v = hc_pmi1_get(&c->msg, "value");
+  const char *v = pmi1_fetch(c, key);
   if (v == NULL)
     return HC_ERR_BOOTSTRAP;
   if (hc_kvstore_set(&c->cache, key, v, PMI1_KV_FETCHED) != 0)
     return HC_ERR_NOMEM;
   return pmi1_copy_out(v, value, len);
+}
+
+/* Hydra keeps the ranks that died under a key of its own, which changes:
+ * never cached. */
+static int pmi1_dead_ranks(void *ctx, int *ranks, int max) {
+  pmi1_ctx_t *c = ctx;
+  const char *v = c != NULL ? pmi1_fetch(c, "PMI_dead_processes") : NULL;
+  return v != NULL ? hc_bootstrap_parse_ranks(v, ranks, max) : -1;
 }
 
 /* The PMI-1 wire carries no message, so it goes to stderr here; then we
@@ -584,4 +599,5 @@ const hc_bootstrap_ops_t hc_bootstrap_pmi1_ops = {
     .abort = pmi1_abort,
     .fini = pmi1_fini,
     .spawn = pmi1_spawn,
+    .dead_ranks = pmi1_dead_ranks,
 };

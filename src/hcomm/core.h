@@ -7,6 +7,7 @@
 #define HC_CORE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -231,6 +232,11 @@ int hc_proc_name_cmp(const hc_proc_name_t *a, const hc_proc_name_t *b);
  * job. */
 int hc_proc_names_span_jobs(const hc_proc_name_t *a, int na,
                             const hc_proc_name_t *b, int nb);
+/* Set from the signal handler when the launcher told of a death
+ * (bootstrap.h's failure_signal); progress then asks it which ranks died
+ * (hc_engine_launcher_notice, caller holds the lock) and fails them. */
+extern volatile sig_atomic_t hc_launcher_noticed;
+void hc_engine_launcher_notice(void);
 /* 1 when world_rank runs on this rank's node. */
 int hc_engine_is_local(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and

@@ -497,7 +497,62 @@ static hc_status_t engine_transports_init(void) {
   return rc != HC_OK ? rc : frc;
 }
 
+/* ---- the launcher's notice of a death ------------------------------------
+ * Hydra run with -disable-auto-cleanup keeps the survivors of a death and
+ * sends each a signal (SIGUSR1), whose default action would end them.
+ * The handler only notes it; progress asks the launcher which ranks died
+ * and fails them as a transport would, often before the transports see
+ * the death themselves.  A handler the program installed stays. */
+
+volatile sig_atomic_t hc_launcher_noticed;
+static int engine_notice_signal;           /* 0 when no handler is ours */
+static struct sigaction engine_notice_old; /* what it replaced */
+
+static void engine_notice_handler(int sig) {
+  (void)sig;
+  hc_launcher_noticed = 1;
+}
+
+static void engine_notice_start(int sig) {
+  struct sigaction now, ours;
+  if (sig <= 0 || hc_engine.boot->dead_ranks == NULL ||
+      sigaction(sig, NULL, &now) != 0 || now.sa_handler != SIG_DFL ||
+      (now.sa_flags & SA_SIGINFO))
+    return;
+  memset(&ours, 0, sizeof ours);
+  ours.sa_handler = engine_notice_handler;
+  ours.sa_flags = SA_RESTART;
+  sigemptyset(&ours.sa_mask);
+  if (sigaction(sig, &ours, &engine_notice_old) == 0)
+    engine_notice_signal = sig;
+}
+
+static void engine_notice_stop(void) {
+  if (engine_notice_signal != 0)
+    sigaction(engine_notice_signal, &engine_notice_old, NULL);
+  engine_notice_signal = 0;
+  hc_launcher_noticed = 0;
+}
+
+void hc_engine_launcher_notice(void) {
+  int *ranks = malloc((size_t)hc_engine.world_size * sizeof *ranks);
+  if (ranks == NULL)
+    return;
+  int n = hc_engine.boot->dead_ranks(hc_engine.boot_ctx, ranks,
+                                     hc_engine.world_size);
+  for (int i = 0; i < n && i < hc_engine.world_size; i++) {
+    if (ranks[i] < 0 || ranks[i] >= hc_engine.world_size ||
+        ranks[i] == hc_engine.world_rank)
+      continue;
+    hc_log(HC_LOG_DEBUG, "engine", "rank %d: the launcher says rank %d died",
+           hc_engine.world_rank, ranks[i]);
+    hc_engine_peer_failed(&hc_engine, ranks[i], HC_ERR_PEER_DEAD);
+  }
+  free(ranks);
+}
+
 static void engine_teardown(void) {
+  engine_notice_stop();
   hc_dynamic_fini_locked();
   if (hc_engine.parent != NULL)
     hc_comm_release_locked(hc_engine.parent);
@@ -596,6 +651,7 @@ hc_status_t hcomm_init(int thread_level, int *provided) {
     hc_lock_make_real();
   hc_engine.initialized = 1;
   hc_progress_policy_init();
+  engine_notice_start(engine_boot_info.failure_signal);
   hc_progress_thread_start();
   rc = hc_dynamic_init_parent(engine_boot_info.parent_port);
   if (rc != HC_OK) {

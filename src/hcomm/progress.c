@@ -220,6 +220,11 @@ static int progress_hooks(void) {
     moved += hc_rma_progress_locked(); /* one-sided active messages */
   if (hc_ft_nactive > 0)
     moved += hc_ft_progress_locked(); /* agreements and shrinks (ft.c) */
+  if (hc_launcher_noticed) {
+    hc_launcher_noticed = 0;
+    hc_engine_launcher_notice();
+    moved++;
+  }
   if (hc_engine.failures_pending) {
     progress_apply_failures();
     moved++;
@@ -236,7 +241,7 @@ static int progress_poll(void) {
    * change, and the empty poll takes none of the calls. */
   if ((hc_engine.quiet_sent | hc_engine.failures_pending | hc_devpath_nactive |
        hc_nbc_nactive | hc_part_nwaiting | hc_rma_nwindows | hc_ft_nactive |
-       (hc_engine.backlogged != NULL) |
+       hc_launcher_noticed | (hc_engine.backlogged != NULL) |
        (hc_engine.pending_head != NULL)) != 0)
     moved += progress_hooks();
   return moved;

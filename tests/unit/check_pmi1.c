@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bootstrap/bootstrap.h"
 #include "bootstrap/kvstore.h"
 #include "bootstrap/pmi1_wire.h"
 
@@ -216,10 +217,33 @@ START_TEST(kvstore_sets_replaces_and_prunes) {
 }
 END_TEST
 
+/* Hydra's PMI_dead_processes: ranks and ranges, comma separated. */
+START_TEST(parses_dead_rank_lists) {
+  int r[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("", r, 8), 0);
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("3", r, 8), 1);
+  ck_assert_int_eq(r[0], 3);
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("1,4-6,9", r, 8), 5);
+  int want[5] = {1, 4, 5, 6, 9};
+  for (int i = 0; i < 5; i++)
+    ck_assert_int_eq(r[i], want[i]);
+  /* More than max: the count, and only max written. */
+  r[2] = -7;
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("0-9", r, 2), 10);
+  ck_assert_int_eq(r[1], 1);
+  ck_assert_int_eq(r[2], -7);
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("1,,2", r, 8), -1);
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("5-3", r, 8), -1);
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("-1", r, 8), -1);
+  ck_assert_int_eq(hc_bootstrap_parse_ranks("2x", r, 8), -1);
+}
+END_TEST
+
 static Suite *pmi1_suite(void) {
   Suite *s = suite_create("pmi1_wire");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, parses_hydra_init_reply_with_rc_last);
+  tcase_add_test(tc, parses_dead_rank_lists);
   tcase_add_test(tc, parses_slurm_init_reply_with_rc_first);
   tcase_add_test(tc, missing_rc_means_success);
   tcase_add_test(tc, reads_failed_get_from_both_servers);
