@@ -335,7 +335,7 @@ check_PROGRAMS += tests/mpi/ulfm
 tests_mpi_ulfm_SOURCES = tests/mpi/ulfm.c tests/mpi/mpitest.h
 tests_mpi_ulfm_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_ulfm_LDFLAGS = $(HC_MPITEST_LDF)
-HC_RELY_SH = tests/mpi/ulfm.sh tests/mpi/ulfm_hydra.sh \
+HC_RELY_SH = tests/mpi/ulfm.sh tests/mpi/ulfm_launchers.sh \
 	tests/mpi/example_resilient_jacobi.sh \
 	tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \
 	tests/mpi/no_leaks.sh tests/mpi/launcher_wrapped.sh \
