@@ -347,6 +347,14 @@ static int dyn_spawn_run(const char *fn, hc_mpi_comm_t *c, int root,
                         "execute");
   }
   if (st != HC_OK)
+    *intercomm = MPI_COMM_NULL;
+  if (st == HC_ERR_ARG)
+    return hc_mpi_raise(c, fn, MPI_ERR_ARG,
+                        "the launcher cannot take these commands: their "
+                        "arguments and working directories are too long (or, "
+                        "for Hydra, an argument holds a newline); "
+                        "HCMPI_LOG=error at the root says which");
+  if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   return dyn_wrap(fn, c, engine, intercomm);
 }
