@@ -53,7 +53,7 @@ typedef struct run_rank {
   int appnum;  /* which command of a spawn started it */
   char **argv; /* what it runs */
   char *wdir;  /* where (NULL: hcmpirun's directory) */
-  run_spawn_data_t *spawn_data; /* its request under way; NULL: none */
+  run_spawn_data_t spawn; /* its request under way (empty: none) */
 } run_rank_t;
 
 /* Ranks that share a PMI world (rank numbers, fences, key-value store):

@@ -74,13 +74,9 @@ static const char *run_spawn_wdir(run_world_t *w, int c, const char *hex) {
 }
 
 void run_spawn_data_free(run_rank_t *rk) {
-  run_spawn_data_t *d = rk->spawn_data;
-  if (d == NULL)
-    return;
   for (int i = 0; i < 2 * RUN_SPAWN_CMDS; i++)
-    free(d->hex[i]);
-  free(d);
-  rk->spawn_data = NULL;
+    free(rk->spawn.hex[i]);
+  rk->spawn = (run_spawn_data_t){0};
 }
 
 /* The slot of key argv<c> or wdir<c>; -1 for any other key. */
@@ -115,14 +111,8 @@ static const char *run_spawn_data_add(run_spawn_data_t *d, int i,
 }
 
 void run_pmi_spawn_data(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
-  run_rank_t *rk = &job->ranks[r];
+  run_spawn_data_t *d = &job->ranks[r].spawn;
   const char *key = hc_pmi1_get(m, "key"), *hex = hc_pmi1_get(m, "hex");
-  if (rk->spawn_data == NULL &&
-      (rk->spawn_data = calloc(1, sizeof *rk->spawn_data)) == NULL) {
-    /* Refused by hc_spawn, which finds no argv. */
-    return;
-  }
-  run_spawn_data_t *d = rk->spawn_data;
   if (d->refused != NULL)
     return;
   d->refused = key == NULL || hex == NULL
@@ -151,7 +141,7 @@ static const char *run_spawn_parse(const hc_pmi1_msg_t *m,
   char key[24];
   long ncmds = hc_pmi1_get_long(m, "ncmds", 0);
   const char *port = hc_pmi1_get(m, "port");
-  if (d != NULL && d->refused != NULL)
+  if (d->refused != NULL)
     return d->refused;
   if (ncmds < 1 || ncmds > RUN_SPAWN_CMDS || port == NULL)
     return "bad_request";
@@ -165,10 +155,10 @@ static const char *run_spawn_parse(const hc_pmi1_msg_t *m,
       return "bad_nprocs";
     w->first[c] = w->n;
     w->n += (int)n;
-    const char *why = run_spawn_argv(w, c, d != NULL ? d->hex[2 * c] : NULL);
+    const char *why = run_spawn_argv(w, c, d->hex[2 * c]);
     if (why != NULL)
       return why;
-    why = run_spawn_wdir(w, c, d != NULL ? d->hex[2 * c + 1] : NULL);
+    why = run_spawn_wdir(w, c, d->hex[2 * c + 1]);
     if (why != NULL)
       return why;
   }
@@ -187,7 +177,7 @@ static void run_spawn_reply(run_job_t *job, int r, const char *why) {
 void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   run_world_t *w = calloc(1, sizeof *w);
   const char *why = w == NULL ? "out_of_memory"
-                              : run_spawn_parse(m, job->ranks[r].spawn_data, w);
+                              : run_spawn_parse(m, &job->ranks[r].spawn, w);
   run_spawn_data_free(&job->ranks[r]);
   if (why != NULL) {
     if (w != NULL)
