@@ -259,7 +259,7 @@ static void many_arg(int i, int odd, char out[MANY_LEN + 1]) {
   static const char strange[] = " =;%\n\t\"'\\$&|\xc3" "\xa9";
   const char *set = odd ? strange : plain;
   unsigned n = (unsigned)strlen(set);
-  snprintf(out, MANY_LEN + 1, "%c%03d", plain[i % 62], i);
+  snprintf(out, MANY_LEN + 1, "%c%03u", plain[i % 62], (unsigned)i % 1000u);
   for (unsigned k = 4; k < MANY_LEN; k++)
     out[k] = set[((unsigned)i * 7u + k * 3u) % n];
   out[MANY_LEN] = '\0';
