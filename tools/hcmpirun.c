@@ -767,6 +767,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {"finalize", pmi_cmd_finalize},
     {"abort", pmi_cmd_abort},
     {"hc_spawn", run_pmi_spawn},
+    {"hc_spawn_data", run_pmi_spawn_data},
 };
 
 static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
@@ -793,6 +794,7 @@ static void pmi_dispatch(run_job_t *job, int r, const char *line, size_t len) {
 static void pmi_close(run_rank_t *rk) {
   close(rk->pmi_fd);
   rk->pmi_fd = -1;
+  run_spawn_data_free(rk);
 }
 
 static void pmi_serve(run_job_t *job, int r) {
@@ -1304,6 +1306,8 @@ int main(int argc, char **argv) {
     job.deadline = run_now() + (double)job.opt.timeout_s;
   run_loop(&job);
   hc_kvstore_fini(&job.kv);
+  for (int r = 0; r < job.nranks; r++)
+    run_spawn_data_free(&job.ranks[r]);
   for (int w = 1; w < job.nworlds; w++) {
     for (int c = 0; c < job.worlds[w].ncmds; c++) {
       free(job.worlds[w].args[c]);

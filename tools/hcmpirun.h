@@ -25,6 +25,16 @@ typedef struct run_stream {
   char buf[RUN_OUT_BUF];
 } run_stream_t;
 
+/* A spawn request's strings as they arrive (hc_spawn_data lines), by key:
+ * hex digits of argv<c> at [2c], of wdir<c> at [2c + 1], put together in
+ * order until the hc_spawn line takes them. */
+typedef struct run_spawn_data {
+  char *hex[2 * RUN_SPAWN_CMDS];
+  size_t len[2 * RUN_SPAWN_CMDS];
+  size_t total;        /* digits held in all */
+  const char *refused; /* why hc_spawn will be refused; NULL: not */
+} run_spawn_data_t;
+
 typedef struct run_rank {
   pid_t pid;
   int alive;
@@ -43,6 +53,7 @@ typedef struct run_rank {
   int appnum;  /* which command of a spawn started it */
   char **argv; /* what it runs */
   char *wdir;  /* where (NULL: hcmpirun's directory) */
+  run_spawn_data_t spawn; /* its request under way (empty: none) */
 } run_rank_t;
 
 /* Ranks that share a PMI world (rank numbers, fences, key-value store):
@@ -128,6 +139,10 @@ int run_spawn(run_job_t *job, int r, const sigset_t *oldmask);
 /* The hc_spawn PMI command (hcmpirun_spawn.c): checks the request and
  * queues it on job->pending, or answers its refusal. */
 void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m);
+/* The hc_spawn_data PMI command: a piece of the next request's strings. */
+void run_pmi_spawn_data(run_job_t *job, int r, const hc_pmi1_msg_t *m);
+/* Drops what rank r's unfinished request holds. */
+void run_spawn_data_free(run_rank_t *rk);
 /* Starts the oldest of job->pending's worlds and answers the rank that
  * asked; call
  * where no rank pointer is held (the ranks array may move). */

@@ -12,12 +12,17 @@
 #include "util/findexec.h"
 
 /* ---- MPI_Comm_spawn ------------------------------------------------------
- * "cmd=hc_spawn ncmds=K port=P nprocs<c>=N argv<c>=HEX [wdir<c>=HEX]" (c <
- * K; HEX: the command's argv, each string with its NUL, in hex; the
- * working directory the same way) asks for a new world of
- * the commands' ranks, told P (HCMPI_PARENT_PORT) to connect back to.  The
- * answer, hc_spawn_result, comes once they are started, or at once with
- * rc=-1 when a program cannot be executed (nothing is started then). */
+ * A request is any number of "cmd=hc_spawn_data key=K hex=HEX" lines, then
+ * "cmd=hc_spawn ncmds=N port=P nprocs<c>=n ..." (c < N).  K is argv<c> (the
+ * command's argv, each string with its NUL) or wdir<c> (its working
+ * directory and a NUL, when given); the HEX of one key's lines, in order,
+ * make its bytes: no line bounds a request, HC_PMI1_SPAWN_BYTES_MAX does
+ * (pmi1_wire.h).  The hc_spawn line asks for a new world of the commands'
+ * ranks, told P (HCMPI_PARENT_PORT) to connect back to, and takes the
+ * strings sent before it.  The answer, hc_spawn_result, comes once they
+ * are started, or at once with rc=-1 when a program cannot be executed or
+ * the request is malformed or too large (nothing is started then);
+ * hc_spawn_data lines are not answered. */
 
 static int run_hex_digit(char c) {
   if (c >= '0' && c <= '9')
@@ -68,6 +73,58 @@ static const char *run_spawn_wdir(run_world_t *w, int c, const char *hex) {
                                                           : "no_such_wdir";
 }
 
+void run_spawn_data_free(run_rank_t *rk) {
+  for (int i = 0; i < 2 * RUN_SPAWN_CMDS; i++)
+    free(rk->spawn.hex[i]);
+  rk->spawn = (run_spawn_data_t){0};
+}
+
+/* The slot of key argv<c> or wdir<c>; -1 for any other key. */
+static int run_spawn_data_slot(const char *key) {
+  int kind = strncmp(key, "argv", 4) == 0   ? 0
+             : strncmp(key, "wdir", 4) == 0 ? 1
+                                            : -1;
+  char *end = NULL;
+  long c = kind < 0 || key[4] < '0' || key[4] > '9' ? -1
+                                                    : strtol(key + 4, &end, 10);
+  if (c < 0 || c >= RUN_SPAWN_CMDS || *end != '\0')
+    return -1;
+  return 2 * (int)c + kind;
+}
+
+/* Appends hex to slot i of d; why it cannot, or NULL. */
+static const char *run_spawn_data_add(run_spawn_data_t *d, int i,
+                                      const char *hex) {
+  size_t n = strlen(hex);
+  if (i < 0)
+    return "bad_request";
+  if (d->total + n > 2 * (size_t)HC_PMI1_SPAWN_BYTES_MAX)
+    return "request_too_large";
+  char *grown = realloc(d->hex[i], d->len[i] + n + 1);
+  if (grown == NULL)
+    return "out_of_memory";
+  memcpy(grown + d->len[i], hex, n + 1);
+  d->hex[i] = grown;
+  d->len[i] += n;
+  d->total += n;
+  return NULL;
+}
+
+void run_pmi_spawn_data(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
+  run_spawn_data_t *d = &job->ranks[r].spawn;
+  const char *key = hc_pmi1_get(m, "key"), *hex = hc_pmi1_get(m, "hex");
+  if (d->refused != NULL)
+    return;
+  d->refused = key == NULL || hex == NULL
+                   ? "bad_request"
+                   : run_spawn_data_add(d, run_spawn_data_slot(key), hex);
+  /* A refused request keeps nothing but its reason. */
+  for (int i = 0; d->refused != NULL && i < 2 * RUN_SPAWN_CMDS; i++) {
+    free(d->hex[i]);
+    d->hex[i] = NULL;
+  }
+}
+
 static void run_world_free(run_world_t *w) {
   for (int c = 0; c < w->ncmds; c++) {
     free(w->args[c]);
@@ -78,10 +135,14 @@ static void run_world_free(run_world_t *w) {
   free(w);
 }
 
-static const char *run_spawn_parse(const hc_pmi1_msg_t *m, run_world_t *w) {
+/* The request: the hc_spawn line m and the strings d sent before it. */
+static const char *run_spawn_parse(const hc_pmi1_msg_t *m,
+                                   const run_spawn_data_t *d, run_world_t *w) {
   char key[24];
   long ncmds = hc_pmi1_get_long(m, "ncmds", 0);
   const char *port = hc_pmi1_get(m, "port");
+  if (d->refused != NULL)
+    return d->refused;
   if (ncmds < 1 || ncmds > RUN_SPAWN_CMDS || port == NULL)
     return "bad_request";
   if ((w->port = strdup(port)) == NULL)
@@ -94,12 +155,10 @@ static const char *run_spawn_parse(const hc_pmi1_msg_t *m, run_world_t *w) {
       return "bad_nprocs";
     w->first[c] = w->n;
     w->n += (int)n;
-    snprintf(key, sizeof key, "argv%d", c);
-    const char *why = run_spawn_argv(w, c, hc_pmi1_get(m, key));
+    const char *why = run_spawn_argv(w, c, d->hex[2 * c]);
     if (why != NULL)
       return why;
-    snprintf(key, sizeof key, "wdir%d", c);
-    why = run_spawn_wdir(w, c, hc_pmi1_get(m, key));
+    why = run_spawn_wdir(w, c, d->hex[2 * c + 1]);
     if (why != NULL)
       return why;
   }
@@ -117,7 +176,9 @@ static void run_spawn_reply(run_job_t *job, int r, const char *why) {
 
 void run_pmi_spawn(run_job_t *job, int r, const hc_pmi1_msg_t *m) {
   run_world_t *w = calloc(1, sizeof *w);
-  const char *why = w == NULL ? "out_of_memory" : run_spawn_parse(m, w);
+  const char *why = w == NULL ? "out_of_memory"
+                              : run_spawn_parse(m, &job->ranks[r].spawn, w);
+  run_spawn_data_free(&job->ranks[r]);
   if (why != NULL) {
     if (w != NULL)
       run_world_free(w);

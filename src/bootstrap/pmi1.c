@@ -442,20 +442,6 @@ static void pmi1_fini(void *ctx) {
   free(c);
 }
 
-/* Appends argv (each string and its NUL) in hex to buf at *at; -1 when
- * it does not fit. */
-static int pmi1_hex_argv(const char *const *argv, char *buf, size_t len,
-                         size_t *at) {
-  for (int a = 0; argv[a] != NULL; a++)
-    for (size_t i = 0; i == 0 || argv[a][i - 1] != '\0'; i++) {
-      if (*at + 3 > len)
-        return -1;
-      snprintf(buf + *at, 3, "%02x", (unsigned char)argv[a][i]);
-      *at += 2;
-    }
-  return 0;
-}
-
 /* Appends "key=value\n" (just "key\n" for a NULL value) to buf at *at;
  * -1 when it does not fit or value holds a newline (it would end the line
  * early). */
@@ -540,44 +526,95 @@ static hc_status_t pmi1_spawn_multiline(pmi1_ctx_t *c,
   return st;
 }
 
-/* hcmpirun's own command (tools/hcmpirun.c: "cmd=hc_spawn ...", with
- * "wdir<k>=HEX" for a command given a working directory), which checks
- * every program before it starts any; other PMI-1 launchers get PMI-1's
- * multi-line spawn (Hydra). */
+/* Bytes of strs (each string and its NUL; NULL-terminated). */
+static size_t pmi1_strings_bytes(const char *const *strs) {
+  size_t n = 0;
+  for (int a = 0; strs[a] != NULL; a++)
+    n += strlen(strs[a]) + 1;
+  return n;
+}
+
+/* Sends strs (each string and its NUL) in hex as hcmpirun's
+ * "cmd=hc_spawn_data key=KEY hex=HEX" lines, HC_PMI1_SPAWN_CHUNK digits at
+ * most each; hcmpirun puts them together in order. */
+static hc_status_t pmi1_spawn_data(pmi1_ctx_t *c, const char *key,
+                                   const char *const *strs) {
+  static const char digits[] = "0123456789abcdef";
+  char line[HC_PMI1_LINE_MAX];
+  int head = snprintf(line, sizeof line, "cmd=hc_spawn_data key=%s hex=", key);
+  if (head < 0 || (size_t)head + HC_PMI1_SPAWN_CHUNK + 2 > sizeof line)
+    return HC_ERR_ARG;
+  size_t at = (size_t)head;
+  hc_status_t st = HC_OK;
+  for (int a = 0; strs[a] != NULL && st == HC_OK; a++)
+    for (size_t i = 0; st == HC_OK && (i == 0 || strs[a][i - 1] != '\0');
+         i++) {
+      unsigned char byte = (unsigned char)strs[a][i];
+      line[at++] = digits[byte >> 4];
+      line[at++] = digits[byte & 15];
+      if (at - (size_t)head >= HC_PMI1_SPAWN_CHUNK) {
+        line[at++] = '\n';
+        st = pmi1_send(c, line, (int)at);
+        at = (size_t)head;
+      }
+    }
+  if (st == HC_OK && at > (size_t)head) {
+    line[at++] = '\n';
+    st = pmi1_send(c, line, (int)at);
+  }
+  return st;
+}
+
+/* hcmpirun's own request (tools/hcmpirun_spawn.c): the commands' argv
+ * ("argv<k>") and working directories ("wdir<k>", when given) as
+ * hc_spawn_data, then "cmd=hc_spawn ncmds=K port=P nprocs<k>=N"; hcmpirun
+ * checks every program before it starts any.  Other PMI-1 launchers get
+ * PMI-1's multi-line spawn (Hydra). */
 static hc_status_t pmi1_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
                               int ncmds, const char *port) {
   pmi1_ctx_t *c = ctx;
-  char line[HC_PMI1_LINE_MAX];
-  size_t at;
+  char line[HC_PMI1_LINE_MAX], key[24];
   if (c == NULL)
     return HC_ERR_NOT_SUPPORTED;
   if (!c->by_hcmpirun)
     return pmi1_spawn_multiline(c, cmds, ncmds, port);
-  int w =
-      snprintf(line, sizeof line, "cmd=hc_spawn ncmds=%d port=%s", ncmds, port);
-  at = w > 0 ? (size_t)w : sizeof line;
-  for (int k = 0; k < ncmds && at < sizeof line; k++) {
-    w = snprintf(line + at, sizeof line - at, " nprocs%d=%d argv%d=", k,
-                 cmds[k].nprocs, k);
-    at += w > 0 ? (size_t)w : sizeof line;
-    if (at >= sizeof line ||
-        pmi1_hex_argv(cmds[k].argv, line, sizeof line - 1, &at) != 0)
-      at = sizeof line;
-    if (cmds[k].wdir != NULL && at < sizeof line) {
-      const char *wd[] = {cmds[k].wdir, NULL};
-      w = snprintf(line + at, sizeof line - at, " wdir%d=", k);
-      at += w > 0 ? (size_t)w : sizeof line;
-      if (at >= sizeof line ||
-          pmi1_hex_argv(wd, line, sizeof line - 1, &at) != 0)
-        at = sizeof line;
-    }
-  }
-  if (at + 2 > sizeof line) {
-    hc_log(HC_LOG_ERROR, "pmi1", "spawn: the commands do not fit a PMI line");
+  size_t bytes = 0;
+  for (int k = 0; k < ncmds; k++)
+    bytes += pmi1_strings_bytes(cmds[k].argv) +
+             (cmds[k].wdir != NULL ? strlen(cmds[k].wdir) + 1 : 0);
+  if (bytes > HC_PMI1_SPAWN_BYTES_MAX) {
+    hc_log(HC_LOG_ERROR, "pmi1",
+           "spawn: the commands' arguments and directories take %zu bytes; "
+           "hcmpirun takes at most %d per request",
+           bytes, HC_PMI1_SPAWN_BYTES_MAX);
     return HC_ERR_ARG;
   }
+  /* The request line first, so that nothing is sent when it cannot be. */
+  int w =
+      snprintf(line, sizeof line, "cmd=hc_spawn ncmds=%d port=%s", ncmds, port);
+  size_t at = w > 0 ? (size_t)w : sizeof line;
+  for (int k = 0; k < ncmds && at < sizeof line; k++) {
+    w = snprintf(line + at, sizeof line - at, " nprocs%d=%d", k,
+                 cmds[k].nprocs);
+    at += w > 0 ? (size_t)w : sizeof line;
+  }
+  if (at + 2 > sizeof line) {
+    hc_log(HC_LOG_ERROR, "pmi1", "spawn: the request does not fit a PMI line");
+    return HC_ERR_ARG;
+  }
+  hc_status_t st = HC_OK;
+  for (int k = 0; k < ncmds && st == HC_OK; k++) {
+    const char *wd[] = {cmds[k].wdir, NULL};
+    snprintf(key, sizeof key, "argv%d", k);
+    st = pmi1_spawn_data(c, key, cmds[k].argv);
+    snprintf(key, sizeof key, "wdir%d", k);
+    if (st == HC_OK && wd[0] != NULL)
+      st = pmi1_spawn_data(c, key, wd);
+  }
+  if (st != HC_OK)
+    return st;
   line[at++] = '\n';
-  hc_status_t st = pmi1_send(c, line, (int)at);
+  st = pmi1_send(c, line, (int)at);
   if (st == HC_OK)
     st = pmi1_expect(c, "hc_spawn_result");
   if (st == HC_OK && hc_pmi1_rc(&c->msg) != 0) {

@@ -17,6 +17,15 @@
 #define HC_PMI1_LINE_MAX 4096
 #define HC_PMI1_FIELDS_MAX 16
 
+/* hcmpirun's spawn request is not bound by the line: the strings of its
+ * commands (arguments, working directories) come first in "hc_spawn_data"
+ * lines of at most HC_PMI1_SPAWN_CHUNK hex digits each (tools/
+ * hcmpirun_spawn.c says how), up to HC_PMI1_SPAWN_BYTES_MAX bytes (NULs
+ * included) per request; the client refuses a larger one before it sends
+ * anything, hcmpirun answers one that gets past it with an error. */
+#define HC_PMI1_SPAWN_BYTES_MAX (256 * 1024)
+#define HC_PMI1_SPAWN_CHUNK 3072
+
 typedef struct hc_pmi1_field {
   const char *key;
   const char *value;

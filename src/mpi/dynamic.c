@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "mpi/mpi_impl.h"
+#include "util/findexec.h"
 
 /* info is MPI_INFO_NULL or a valid info (its hints are all optional). */
 static int dyn_check_info(const char *fn, hc_mpi_comm_t *c, MPI_Info info) {
@@ -257,8 +257,9 @@ HC_WEAK_ALIAS(MPI_Lookup_name, PMPI_Lookup_name);
 
 /* The reserved info key "path" (MPI-4.0 11.8.4): directories, separated by
  * ':', where a command without '/' is looked for before the launcher's
- * PATH.  Returns 1 with the first executable found, made absolute (the
- * children need not start in the root's directory), in found. */
+ * PATH (as execvp looks along PATH).  Returns 1 with the first executable
+ * found, made absolute (the children need not start in the root's
+ * directory), in found. */
 static int dyn_spawn_find(const char *command, MPI_Info info,
                           char found[PATH_MAX]) {
   char dirs[MPI_MAX_INFO_VAL + 1], cand[PATH_MAX];
@@ -267,14 +268,8 @@ static int dyn_spawn_find(const char *command, MPI_Info info,
       PMPI_Info_get_string(info, "path", &len, dirs, &flag) != MPI_SUCCESS ||
       !flag)
     return 0;
-  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d != NULL;
-       d = strtok_r(NULL, ":", &save)) {
-    int w = snprintf(cand, sizeof cand, "%s/%s", d, command);
-    if (w > 0 && (size_t)w < sizeof cand && access(cand, X_OK) == 0 &&
-        realpath(cand, found) != NULL)
-      return 1;
-  }
-  return 0;
+  return hc_find_exec(command, dirs, cand, sizeof cand) &&
+         realpath(cand, found) != NULL;
 }
 
 /* Checks one command at the root and makes its argv (the program, then
@@ -351,6 +346,14 @@ static int dyn_spawn_run(const char *fn, hc_mpi_comm_t *c, int root,
                         "the launcher started no process: a program it cannot "
                         "execute");
   }
+  if (st != HC_OK)
+    *intercomm = MPI_COMM_NULL;
+  if (st == HC_ERR_ARG)
+    return hc_mpi_raise(c, fn, MPI_ERR_ARG,
+                        "the launcher cannot take these commands: their "
+                        "arguments and working directories are too long (or, "
+                        "for Hydra, an argument holds a newline); "
+                        "HCMPI_LOG=error at the root says which");
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   return dyn_wrap(fn, c, engine, intercomm);

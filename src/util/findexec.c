@@ -11,21 +11,29 @@ static int findexec_ok(const char *file) {
   return stat(file, &st) == 0 && S_ISREG(st.st_mode) && access(file, X_OK) == 0;
 }
 
+int hc_find_exec(const char *prog, const char *dirs, char *found,
+                 size_t len) {
+  if (prog == NULL || *prog == '\0' || len == 0)
+    return 0;
+  if (strchr(prog, '/') != NULL) {
+    int w = snprintf(found, len, "%s", prog);
+    return w > 0 && (size_t)w < len && findexec_ok(found);
+  }
+  for (const char *p = dirs != NULL ? dirs : "";;) {
+    size_t dlen = strcspn(p, ":");
+    int w = snprintf(found, len, "%.*s/%s", (int)(dlen ? dlen : 1),
+                     dlen ? p : ".", prog);
+    if (w > 0 && (size_t)w < len && findexec_ok(found))
+      return 1;
+    if (p[dlen] == '\0')
+      return 0;
+    p += dlen + 1;
+  }
+}
+
 int hc_can_exec(const char *prog) {
   char buf[4096];
-  if (prog == NULL || *prog == '\0')
-    return 0;
-  if (strchr(prog, '/') != NULL)
-    return findexec_ok(prog);
   const char *path = getenv("PATH");
-  for (const char *p = path != NULL ? path : "/usr/bin:/bin";;) {
-    size_t len = strcspn(p, ":");
-    int w = snprintf(buf, sizeof buf, "%.*s/%s", (int)(len ? len : 1),
-                     len ? p : ".", prog);
-    if (w > 0 && (size_t)w < sizeof buf && findexec_ok(buf))
-      return 1;
-    if (p[len] == '\0')
-      return 0;
-    p += len + 1;
-  }
+  return hc_find_exec(prog, path != NULL ? path : "/usr/bin:/bin", buf,
+                      sizeof buf);
 }

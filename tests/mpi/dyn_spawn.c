@@ -18,6 +18,16 @@
  *   dyn_spawn selfchild U W what selfspawn starts; its parent
  *                         communicator's default name is MPI_COMM_PARENT,
  *                         and it runs in directory W
+ *   dyn_spawn manyarg O   first a request whose arguments are too long for
+ *                         the launcher (40 of 8 KiB): MPI_ERR_ARG at every
+ *                         rank, no communicator, nothing started; then 2
+ *                         children with 256 arguments of 8 characters
+ *                         (O 1: with spaces, '=', ';', '%', newlines and
+ *                         non-ASCII bytes in them; O 0: letters and
+ *                         digits, for Hydra's line-based spawn)
+ *   dyn_spawn manychild O A... what manyarg starts: checks every argument
+ *                         against the expected one and tells rank 0 of
+ *                         the parents its count and the mismatches
  *
  * Over each parent-child intercommunicator: sizes; from every parent to
  * every child and back a small and a 1 MiB message, bytes and statuses
@@ -171,12 +181,101 @@ static void self_child(int universe, const char *wdir) {
   CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS, "disconnect");
 }
 
+#define MANY_ARGS 256
+#define MANY_LEN 8
+#define HUGE_ARGS 40
+#define HUGE_LEN 8192
+
+/* Argument i of manyarg: MANY_LEN characters, i itself in the first four
+ * (so no two are alike); odd: the rest are bytes a command line or a PMI
+ * line would mangle. */
+static void many_arg(int i, int odd, char out[MANY_LEN + 1]) {
+  static const char plain[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static const char strange[] = " =;%\n\t\"'\\$&|\xc3" "\xa9";
+  const char *set = odd ? strange : plain;
+  unsigned n = (unsigned)strlen(set);
+  snprintf(out, MANY_LEN + 1, "%c%03u", plain[i % 62], (unsigned)i % 1000u);
+  for (unsigned k = 4; k < MANY_LEN; k++)
+    out[k] = set[((unsigned)i * 7u + k * 3u) % n];
+  out[MANY_LEN] = '\0';
+}
+
+static void many_spawn(const char *self, int odd) {
+  MPI_Comm inter = MPI_COMM_WORLD;
+  int codes[2] = {-1, -1};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+  /* Too long for any launcher: refused at every rank, not a hang. */
+  char **huge = mt_malloc((HUGE_ARGS + 2) * sizeof *huge);
+  huge[0] = "manychild";
+  for (int i = 1; i <= HUGE_ARGS; i++) {
+    huge[i] = mt_malloc(HUGE_LEN + 1);
+    memset(huge[i], 'x', HUGE_LEN);
+    huge[i][HUGE_LEN] = '\0';
+  }
+  huge[HUGE_ARGS + 1] = NULL;
+  int rc = MPI_Comm_spawn(self, huge, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                          &inter, codes);
+  CHECK(mt_class(rc) == MPI_ERR_ARG, "%d KiB of arguments: %s",
+        HUGE_ARGS * HUGE_LEN / 1024, mt_errstr(rc));
+  CHECK(inter == MPI_COMM_NULL, "a refused spawn gave a communicator");
+  for (int i = 1; i <= HUGE_ARGS; i++)
+    free(huge[i]);
+  free(huge);
+
+  /* 256 arguments of 8 characters, as MPICH's spawnmanyarg sends. */
+  char(*vals)[MANY_LEN + 1] = mt_malloc(MANY_ARGS * sizeof *vals);
+  char **args = mt_malloc((MANY_ARGS + 3) * sizeof *args);
+  args[0] = "manychild";
+  args[1] = odd ? "1" : "0";
+  for (int i = 0; i < MANY_ARGS; i++) {
+    many_arg(i, odd, vals[i]);
+    args[i + 2] = vals[i];
+  }
+  args[MANY_ARGS + 2] = NULL;
+  CHECK(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       codes) == MPI_SUCCESS,
+        "spawn with %d arguments", MANY_ARGS);
+  CHECK(codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS, "codes %d %d",
+        codes[0], codes[1]);
+  for (int c = 0; wrank == 0 && c < 2; c++) {
+    int got[2] = {-1, -1};
+    MPI_Status st;
+    MPI_Recv(got, 2, MPI_INT, c, 7, inter, &st);
+    CHECK(st.MPI_SOURCE == c && got[0] == MANY_ARGS && got[1] == 0,
+          "child %d got %d arguments, %d of them wrong", c, got[0], got[1]);
+  }
+  CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS, "disconnect");
+  free(args);
+  free(vals);
+}
+
+static void many_child(int argc, char **argv) {
+  MPI_Comm p;
+  int odd = atoi(argv[2]), report[2] = {argc - 3, 0};
+  char want[MANY_LEN + 1];
+  CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL,
+        "no parent");
+  for (int i = 0; i < MANY_ARGS; i++) {
+    many_arg(i, odd, want);
+    if (i + 3 >= argc || strcmp(argv[i + 3], want) != 0) {
+      if (report[1]++ < 3)
+        fprintf(stderr, "manychild: argument %d is \"%s\", not \"%s\"\n", i,
+                i + 3 < argc ? argv[i + 3] : "(missing)", want);
+    }
+  }
+  MPI_Send(report, 2, MPI_INT, 0, 7, p);
+  CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS, "disconnect");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   CHECK(argc >= 2, "usage: dyn_spawn parent | child N | nolauncher | "
-                   "selfspawn U | selfchild U W");
+                   "selfspawn U | selfchild U W | manyarg O | "
+                   "manychild O A...");
   if (strcmp(argv[1], "parent") == 0)
     parent(argv[0]);
   else if (strcmp(argv[1], "child") == 0 && argc == 3)
@@ -187,6 +286,10 @@ int main(int argc, char **argv) {
     self_spawn(argv[0], argv[2]);
   else if (strcmp(argv[1], "selfchild") == 0 && argc == 4)
     self_child(atoi(argv[2]), argv[3]);
+  else if (strcmp(argv[1], "manyarg") == 0 && argc == 3)
+    many_spawn(argv[0], atoi(argv[2]));
+  else if (strcmp(argv[1], "manychild") == 0 && argc >= 3)
+    many_child(argc, argv);
   else
     CHECK(0, "unknown mode %s", argv[1]);
   MPI_Finalize();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # hcmpirun end to end: key exchange, labels, failure propagation, teardown of
 # a job whose rank was killed, --timeout, stdin, SIGTERM and SIGINT
-# forwarding, the same client under
+# forwarding, spawn requests at the wire, the same client under
 # MPICH's Hydra (skipped when absent), and the singleton fallback.
 # Run from the build directory (make check does).
 
@@ -243,6 +243,31 @@ if [ $rc -eq 0 ] && [ "$(grep -c '^pmi_client: rank [012]: put [0-9]* refused$' 
   pass "key-value store bound in all"
 else
   fail "key-value store bound in all (rc=$rc)"
+fi
+
+# 10e. A spawn request is not bound by the PMI line: its strings come in
+#      hc_spawn_data lines, put together in order (here /bin/true split in
+#      two, started); one past HC_PMI1_SPAWN_BYTES_MAX (256 KiB, 512 Ki hex
+#      digits) is refused as too large, a key for a seventh command as
+#      malformed, and neither leaves anything behind for the next request.
+cat >"$T/spawnwire.sh" <<'EOS'
+req() { cat >&$PMI_FD; read -r reply <&$PMI_FD; echo "$reply"; }
+awk 'BEGIN { s = ""; for (i = 0; i < 1536; i++) s = s "61";
+  for (j = 0; j < 171; j++) print "cmd=hc_spawn_data key=argv0 hex=" s;
+  print "cmd=hc_spawn ncmds=1 port=p nprocs0=1" }' | req
+printf 'cmd=hc_spawn ncmds=1 port=p nprocs0=1\n' | req
+printf 'cmd=hc_spawn_data key=argv6 hex=2f00\ncmd=hc_spawn ncmds=1 port=p nprocs0=1\n' | req
+printf 'cmd=hc_spawn_data key=argv0 hex=2f62696e2f7472\ncmd=hc_spawn_data key=argv0 hex=756500\ncmd=hc_spawn ncmds=1 port=p nprocs0=1\n' | req
+EOS
+launch $RUN -n 1 sh "$T/spawnwire.sh"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cat "$T/out")" = "cmd=hc_spawn_result rc=-1 msg=request_too_large
+cmd=hc_spawn_result rc=-1 msg=bad_argv
+cmd=hc_spawn_result rc=-1 msg=bad_request
+cmd=hc_spawn_result rc=0 msg=success" ]; then
+  pass "spawn request in pieces, bounded"
+else
+  fail "spawn request in pieces, bounded (rc=$rc)"
 fi
 
 # 11. Singleton: no PMI variables, rank 0 of 1.
