@@ -5,7 +5,8 @@
 # and MPI programs of tests/mpi (pingpong sizes through eager and
 # rendezvous, wildcard order, collectives, communicator split, create and
 # split_type, node_split) with `srun -O --mpi=pmi2` (pmi2 backend, and
-# pmi1 over the same PMI_FD) and `srun -O --mpi=pmix` (pmix backend).
+# pmi1 over the same PMI_FD) and `srun -O --mpi=pmix` (pmix backend); and
+# ULFM's agree surviving a kill -9 under `srun --no-kill`.
 # Everything is torn down on any exit.  Skips (77) unless root with slurm-wlm installed.
 # Run from the build directory (make check does).
 set -u
@@ -125,6 +126,22 @@ for mpi in pmi2 pmix; do
     echo "PASS: srun --mpi=$mpi abort fails the step (rc=$rc)"
   else
     echo "FAIL: srun --mpi=$mpi abort (rc=$rc)"; cat "$W/err"
+    failures=$((failures + 1))
+  fi
+done
+
+# ULFM: with --no-kill and --kill-on-bad-exit=0 the step outlives a rank
+# SIGKILLed in ulfm's agree mode; the 3 survivors must pass it.
+ULFM=$(pwd)/tests/mpi/ulfm
+for mpi in pmi2 pmix; do
+  run --mpi=$mpi --no-kill --kill-on-bad-exit=0 -n 4 "$ULFM" agree
+  rc=$?
+  got=$(grep -c "PASS agree" "$W/out")
+  if [ "$rc" -ne 124 ] && [ "$got" -eq 3 ] && ! grep -q "FAIL rank" "$W/out"; then
+    echo "PASS: srun --mpi=$mpi --no-kill: 3 survivors of a kill -9 agree"
+  else
+    echo "FAIL: srun --mpi=$mpi --no-kill ulfm agree (rc=$rc, $got of 3)"
+    echo "--- stdout"; cat "$W/out"; echo "--- stderr"; cat "$W/err"
     failures=$((failures + 1))
   fi
 done
