@@ -864,6 +864,15 @@ typedef struct hcomm_rma_atomic {
  * hcomm_rma_issue, which knows every other case).  Atomic against every
  * other accumulate kind on the window. */
 hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a);
+/* A put (put 1: local's len bytes written at disp bytes of target's
+ * window) or get (put 0: read into local) of one contiguous piece, for
+ * the common case of dense data at both ends: done at once, complete on
+ * return, where the target's memory is mapped here (shared windows, this
+ * rank's own) and the access lies inside the window and an epoch;
+ * HC_ERR_NOT_SUPPORTED otherwise (the caller issues it with
+ * hcomm_rma_issue). */
+hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
+                           void *local, size_t len, int put);
 /* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
  * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
  * completion of the epoch, NOSUCCEED opens none). */

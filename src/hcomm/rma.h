@@ -100,11 +100,11 @@ struct hcomm_win {
   char *base;
   size_t bytes;
   int dynamic;
-  size_t *sizes;   /* every member's window size */
-  int *disp_units; /* and displacement unit */
-  uint64_t *remote_bases;  /* every member's base in its own process */
-  unsigned char *via;      /* per target: an HC_RMA_VIA_* */
-  char **shared_bases;     /* HC_RMA_VIA_SHARED: each base in this process */
+  size_t *sizes;          /* every member's window size */
+  int *disp_units;        /* and displacement unit */
+  uint64_t *remote_bases; /* every member's base in its own process */
+  unsigned char *via;     /* per target: an HC_RMA_VIA_* */
+  char **shared_bases;    /* HC_RMA_VIA_SHARED: each base in this process */
   unsigned char *shared_locks; /* and the lock words (hcomm_win_share) */
   /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
    * rank's memory (-1: none), its handle, and every member's key. */
@@ -178,7 +178,9 @@ void hc_rma_direct_choose(struct hcomm_win *win);
  * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
  * messages.  Lock waits (progressing) until granted; both fail with the
  * target's failure once its process is gone. */
-int hc_rma_direct_locks(const struct hcomm_win *win, int target);
+static inline int hc_rma_direct_locks(const struct hcomm_win *win, int target) {
+  return win->via[target] == HC_RMA_VIA_SHARED;
+}
 hc_status_t hc_rma_direct_lock(struct hcomm_win *win, int type, int target);
 hc_status_t hc_rma_direct_unlock(struct hcomm_win *win, int type, int target);
 /* Moves op directly when its target's memory is within reach: HC_OK (or
