@@ -135,7 +135,7 @@ static int rma_tag(hcomm_win_t *win) {
 hc_status_t hc_rma_wait(hcomm_win_t *win, hcomm_request_t *req, int target) {
   /* Nothing of the window in flight (direct operations, say): the
    * answer needs no poll. */
-  if (req == NULL && win->pending == NULL && win->error == HC_OK)
+  if (req == NULL && hc_rma_quiet(win))
     return HC_OK;
   long spins = 0;
   for (;;) {

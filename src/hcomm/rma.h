@@ -154,6 +154,12 @@ hc_status_t hc_rma_send_ctl(struct hcomm_win *win, int target, int kind, int op,
 #define HC_RMA_NO_TARGET (-2)
 hc_status_t hc_rma_wait(struct hcomm_win *win, hcomm_request_t *req,
                         int target);
+/* 1 when nothing of the window is in flight and no failure waits to be
+ * reported (direct operations only, say): hc_rma_wait(win, NULL, any)
+ * would return HC_OK without a poll. */
+static inline int hc_rma_quiet(const struct hcomm_win *win) {
+  return win->pending == NULL && win->error == HC_OK;
+}
 /* 1 when an operation may go to target in the current epochs. */
 int hc_rma_may_access(const struct hcomm_win *win, int target);
 /* The header of op's active message (reply_tag 0). */
