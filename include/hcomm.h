@@ -791,10 +791,10 @@ enum hcomm_rma_kind {
 };
 
 /* What an operation moves.  data (bytes) is the origin's packed stream,
- * copied before hcomm_rma_issue returns; result (result_bytes) receives the
- * target's old data as a packed stream.  done(arg), when set, runs once the
- * result landed (or the operation failed), under the engine lock, and must
- * not call hcomm. */
+ * copied before hcomm_rma_issue returns unless data_stays; result
+ * (result_bytes) receives the target's old data as a packed stream.
+ * done(arg), when set, runs once the result landed (or the operation
+ * failed), under the engine lock, and must not call hcomm. */
 typedef struct hcomm_rma_op {
   int kind;   /* an hcomm_rma_kind */
   int target; /* rank in the window's communicator */
@@ -809,6 +809,11 @@ typedef struct hcomm_rma_op {
   /* GET only: an atomic read (MPI_Get_accumulate or MPI_Fetch_and_op with
    * MPI_NO_OP), which must not see an accumulate half applied. */
   int atomic_read;
+  /* data stays unchanged until the operation completes locally (the next
+   * flush, unlock or fence, or its request): MPI's rule for origin
+   * buffers.  A large operation's active message then sends its data
+   * from there instead of from a copy. */
+  int data_stays;
   void (*done)(void *arg);
   void *arg;
 } hcomm_rma_op_t;
@@ -864,6 +869,15 @@ typedef struct hcomm_rma_atomic {
  * hcomm_rma_issue, which knows every other case).  Atomic against every
  * other accumulate kind on the window. */
 hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a);
+/* A put (put 1: local's len bytes written at disp bytes of target's
+ * window) or get (put 0: read into local) of one contiguous piece, for
+ * the common case of dense data at both ends: done at once, complete on
+ * return, where the target's memory is mapped here (shared windows, this
+ * rank's own) and the access lies inside the window and an epoch;
+ * HC_ERR_NOT_SUPPORTED otherwise (the caller issues it with
+ * hcomm_rma_issue). */
+hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
+                           void *local, size_t len, int put);
 /* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
  * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
  * completion of the epoch, NOSUCCEED opens none). */

@@ -23,8 +23,15 @@ int hc_rma_progress_locked(void);
 enum {
   HC_RMA_TAG_REQ = 0,  /* an active message for the target */
   HC_RMA_TAG_POST = 1, /* MPI_Win_post's notice to an origin */
-  HC_RMA_TAG_REPLY = 2 /* replies use this tag and up */
+  HC_RMA_TAG_DATA = 2, /* the data of a message sent apart (HC_RMA_APART) */
+  HC_RMA_TAG_REPLY = 3 /* replies use this tag and up */
 };
+
+/* Set in a data operation's kind when its origin data does not follow
+ * the shape in the message but comes as the next message of tag
+ * HC_RMA_TAG_DATA from the same origin, sent from the origin's own buffer
+ * (hcomm_rma_op_t.data_stays). */
+#define HC_RMA_APART 0x100u
 
 /* Control kinds of active messages, after the hcomm_rma_kind values. */
 enum {
@@ -51,7 +58,8 @@ typedef struct hc_rma_wire {
 typedef struct hc_rma_arrival {
   hcomm_request_t *req;
   void *buf;
-  size_t cap; /* bytes allocated at buf */
+  size_t cap;  /* bytes allocated at buf */
+  size_t head; /* sent apart: header and shape at buf, req the data's */
   struct hc_rma_arrival *next;
 } hc_rma_arrival_t;
 
@@ -100,11 +108,11 @@ struct hcomm_win {
   char *base;
   size_t bytes;
   int dynamic;
-  size_t *sizes;   /* every member's window size */
-  int *disp_units; /* and displacement unit */
-  uint64_t *remote_bases;  /* every member's base in its own process */
-  unsigned char *via;      /* per target: an HC_RMA_VIA_* */
-  char **shared_bases;     /* HC_RMA_VIA_SHARED: each base in this process */
+  size_t *sizes;          /* every member's window size */
+  int *disp_units;        /* and displacement unit */
+  uint64_t *remote_bases; /* every member's base in its own process */
+  unsigned char *via;     /* per target: an HC_RMA_VIA_* */
+  char **shared_bases;    /* HC_RMA_VIA_SHARED: each base in this process */
   unsigned char *shared_locks; /* and the lock words (hcomm_win_share) */
   /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
    * rank's memory (-1: none), its handle, and every member's key. */
@@ -154,6 +162,12 @@ hc_status_t hc_rma_send_ctl(struct hcomm_win *win, int target, int kind, int op,
 #define HC_RMA_NO_TARGET (-2)
 hc_status_t hc_rma_wait(struct hcomm_win *win, hcomm_request_t *req,
                         int target);
+/* 1 when nothing of the window is in flight and no failure waits to be
+ * reported (direct operations only, say): hc_rma_wait(win, NULL, any)
+ * would return HC_OK without a poll. */
+static inline int hc_rma_quiet(const struct hcomm_win *win) {
+  return win->pending == NULL && win->error == HC_OK;
+}
 /* 1 when an operation may go to target in the current epochs. */
 int hc_rma_may_access(const struct hcomm_win *win, int target);
 /* The header of op's active message (reply_tag 0). */
@@ -178,7 +192,9 @@ void hc_rma_direct_choose(struct hcomm_win *win);
  * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
  * messages.  Lock waits (progressing) until granted; both fail with the
  * target's failure once its process is gone. */
-int hc_rma_direct_locks(const struct hcomm_win *win, int target);
+static inline int hc_rma_direct_locks(const struct hcomm_win *win, int target) {
+  return win->via[target] == HC_RMA_VIA_SHARED;
+}
 hc_status_t hc_rma_direct_lock(struct hcomm_win *win, int type, int target);
 hc_status_t hc_rma_direct_unlock(struct hcomm_win *win, int type, int target);
 /* Moves op directly when its target's memory is within reach: HC_OK (or

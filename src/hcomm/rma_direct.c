@@ -181,9 +181,8 @@ static int direct_epoch_try(_Atomic uint32_t *word, int type) {
         memory_order_relaxed);
   v = atomic_load_explicit(word, memory_order_relaxed);
   while (!(v & DIRECT_EPOCH_EXCLUSIVE))
-    if (atomic_compare_exchange_weak_explicit(word, &v, v + 1,
-                                              memory_order_acquire,
-                                              memory_order_relaxed))
+    if (atomic_compare_exchange_weak_explicit(
+            word, &v, v + 1, memory_order_acquire, memory_order_relaxed))
       return 1;
   return 0;
 }
@@ -193,10 +192,6 @@ static hc_status_t direct_target_alive(const hcomm_win_t *win, int target) {
   const hc_peer_t *peer =
       &hc_engine.peers[hc_comm_world_of_rank(win->comm, target)];
   return peer->failed ? peer->failure : HC_OK;
-}
-
-int hc_rma_direct_locks(const hcomm_win_t *win, int target) {
-  return win->via[target] == HC_RMA_VIA_SHARED;
 }
 
 hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
@@ -275,6 +270,31 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
   hc_counters.rma_direct.messages++; /* as the general path counts */
   hc_counters.rma_direct.bytes +=
       a->elem * ((a->kernel != NULL ? 1 : 2) + (a->old != NULL ? 1 : 0));
+  hc_engine_unlock();
+  return HC_OK;
+}
+
+hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
+                           void *local, size_t len, int put) {
+  if (win == NULL || target < 0 || target >= win->size || len == 0)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  int via = win->via[target];
+  char *base = via == HC_RMA_VIA_SHARED ? win->shared_bases[target]
+               : via == HC_RMA_VIA_SELF ? win->base
+                                        : NULL;
+  if (base == NULL || !hc_rma_may_access(win, target) ||
+      disp > win->sizes[target] || len > win->sizes[target] - disp) {
+    hc_engine_unlock();
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  /* memmove: the origin's buffer may lie in this process's own window. */
+  if (put)
+    memmove(base + disp, local, len);
+  else
+    memmove(local, base + disp, len);
+  hc_counters.rma_direct.messages++; /* as the general path counts */
+  hc_counters.rma_direct.bytes += len;
   hc_engine_unlock();
   return HC_OK;
 }

@@ -22,8 +22,7 @@
 
 /* Flushes every target in ranks (NULL: all) that saw operations since its
  * last flush: sends each its FLUSH, then waits for every answer. */
-static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks,
-                                    int n) {
+static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks, int n) {
   hc_status_t rc = HC_OK;
   for (int i = 0; i < n; i++) {
     int t = ranks != NULL ? ranks[i] : i;
@@ -188,6 +187,13 @@ static int sync_any_locked(const hcomm_win_t *win) {
   return 0;
 }
 
+static int sync_any_dirty(const hcomm_win_t *win) {
+  for (int i = 0; i < win->size; i++)
+    if (win->dirty[i])
+      return 1;
+  return 0;
+}
+
 /* Asks target for a lock and waits for the grant. */
 static hc_status_t sync_lock_by_message(hcomm_win_t *win, int type,
                                         int target) {
@@ -231,7 +237,7 @@ hc_status_t hcomm_win_unlock(hcomm_win_t *win, int rank) {
   hc_status_t rc = win->locked[rank] ? HC_OK : HC_ERR_RMA_SYNC;
   if (rc == HC_OK) {
     rc = sync_unlock(win, win->locked[rank], rank);
-    hc_status_t st = hc_rma_wait(win, NULL, -1);
+    hc_status_t st = hc_rma_quiet(win) ? HC_OK : hc_rma_wait(win, NULL, -1);
     if (rc == HC_OK)
       rc = st;
     win->locked[rank] = 0;
@@ -287,11 +293,16 @@ hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
   if (!win->lock_all &&
       (rank >= 0 ? !win->locked[rank] : !sync_any_locked(win)))
     rc = HC_ERR_RMA_SYNC;
-  if (rc == HC_OK && local) /* data is copied at issue: only gets wait */
+  /* Only direct operations since the last flush (nothing in flight,
+   * nothing sent): every one is complete already. */
+  int done =
+      rc != HC_OK || (hc_rma_quiet(win) &&
+                      (rank >= 0 ? !win->dirty[rank] : !sync_any_dirty(win)));
+  if (!done && local) /* data is copied at issue: only gets wait */
     rc = hc_rma_wait(win, NULL, rank);
-  else if (rc == HC_OK && rank >= 0)
+  else if (!done && rank >= 0)
     rc = sync_flush_dirty(win, &rank, 1);
-  else if (rc == HC_OK)
+  else if (!done)
     rc = sync_flush_dirty(win, NULL, win->size);
   hc_engine_unlock();
   return rc;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +36,31 @@
 
 static hc_handle_table_t win_table = HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_WIN, 0);
 
+/* The window this thread entered last, so a loop of one-sided calls on one
+ * window skips the table.  win_frees counts MPI_Win_free calls: an entry
+ * older than the last free is looked up again, since its handle may name
+ * another window by now (or none). */
+typedef struct win_last {
+  MPI_Win handle;
+  unsigned long frees;
+  hc_mpi_win_t *w;
+} win_last_t;
+
+static __thread win_last_t win_last __attribute__((tls_model("initial-exec")));
+static _Atomic unsigned long win_frees;
+
 int hc_mpi_win_enter(const char *fn, MPI_Win win, hc_mpi_win_t **out) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
+  unsigned long frees = atomic_load_explicit(&win_frees, memory_order_acquire);
+  if (win_last.w != NULL && win_last.handle == win && win_last.frees == frees) {
+    *out = win_last.w;
+    return MPI_SUCCESS;
+  }
   hc_mpi_win_t *w = hc_handle_get(&win_table, win);
+  if (w != NULL)
+    win_last = (win_last_t){win, frees, w};
   if (w == NULL && win == MPI_WIN_NULL)
     return hc_mpi_raise(NULL, fn, MPI_ERR_WIN, "invalid window MPI_WIN_NULL");
   if (w == NULL)
@@ -167,6 +188,7 @@ static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
   }
   w->errcomm->handle = w->handle;
+  w->nranks = hcomm_comm_size(w->errcomm->engine);
   *win = w->handle;
   return MPI_SUCCESS;
 }
@@ -562,6 +584,7 @@ int PMPI_Win_free(MPI_Win *win) {
     return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_SYNC,
                         "an access or exposure epoch is still open");
   rc = hc_mpi_win_attr_delete_all(fn, w);
+  atomic_fetch_add_explicit(&win_frees, 1, memory_order_acq_rel);
   hc_handle_free(&win_table, w->handle);
   win_destroy(w);
   *win = MPI_WIN_NULL;

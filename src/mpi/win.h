@@ -19,6 +19,7 @@ typedef struct hc_mpi_win {
    * It has no MPI_Comm handle: its handle field holds the window's, which
    * is what a user handler of the window is called with. */
   hc_mpi_comm_t *errcomm;
+  int nranks; /* members (the size of errcomm's engine communicator) */
   void *base;
   MPI_Aint size;
   int disp_unit;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/handle.h"
 #include "mpi/op.h"
 #include "mpi/win.h"
 
@@ -314,6 +315,7 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
   if (c->kind == HCOMM_RMA_CAS)
     op->bytes *= 2;
   op->data = stream;
+  op->data_stays = stream != NULL && !owned; /* the caller's own buffer */
   hc_status_t st =
       hcomm_rma_issue(c->w->engine, op, c->request != NULL ? &eng : NULL);
   if (owned)
@@ -338,7 +340,7 @@ typedef struct win_memo {
   hcomm_reduce_op_t kernel;
 } win_memo_t;
 
-static _Thread_local win_memo_t win_memo;
+static __thread win_memo_t win_memo __attribute__((tls_model("initial-exec")));
 
 /* The kernel of op on one element of type, when type is predefined and
  * its element is its own packed stream (no gap, at most 16 bytes); else
@@ -387,13 +389,71 @@ static int win_atomic_fast(const win_call_t *c) {
   return hcomm_rma_atomic(e, &a) == HC_OK ? MPI_SUCCESS : -1;
 }
 
+/* ---- dense puts and gets ----------------------------------------------------
+ */
+
+/* What the copy path needs of a type: its element's bytes and where they
+ * start, when count elements are one contiguous piece (size 0: not so). */
+typedef struct win_dense {
+  MPI_Datatype type;
+  MPI_Count size;
+  MPI_Aint true_lb;
+} win_dense_t;
+
+/* The predefined type this thread last asked about: its handle is a
+ * builtin one, which never names another type, so the answer keeps. */
+static __thread win_dense_t win_dense_memo
+    __attribute__((tls_model("initial-exec")));
+
+static win_dense_t win_dense_of(MPI_Datatype type) {
+  if (win_dense_memo.size > 0 && win_dense_memo.type == type)
+    return win_dense_memo;
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  win_dense_t d = {type, 0, 0};
+  if (t != NULL && t->committed && t->size > 0 && t->true_lb >= 0 &&
+      hc_mpi_type_dense(t)) {
+    d.size = t->size;
+    d.true_lb = t->true_lb;
+  }
+  if (d.size > 0 && hc_handle_kind(type) == HC_HANDLE_KIND_BUILTIN)
+    win_dense_memo = d;
+  return d;
+}
+
+/* MPI_Put and MPI_Get without a request whose origin and target are the
+ * same count of one dense committed type: one contiguous piece at both
+ * ends, straight to the engine's copy.  MPI_SUCCESS when done there; -1
+ * to take the general path, which also finds and raises every error. */
+static int win_copy_fast(const win_call_t *c) {
+  int put = c->kind == HCOMM_RMA_PUT;
+  const win_data_t *d = put ? &c->origin : &c->result;
+  if (c->request != NULL || d->type != c->tdata.type ||
+      d->count != c->tdata.count || d->count <= 0 || c->disp < 0)
+    return -1;
+  win_dense_t t = win_dense_of(d->type);
+  hcomm_win_t *e = c->w->engine;
+  MPI_Count bytes;
+  MPI_Aint at;
+  if (t.size <= 0 || __builtin_mul_overflow(d->count, t.size, &bytes) ||
+      (unsigned long long)bytes > SIZE_MAX ||
+      __builtin_mul_overflow(
+          c->disp, (MPI_Aint)hcomm_win_target_disp_unit(e, c->target), &at) ||
+      __builtin_add_overflow(at, t.true_lb, &at))
+    return -1;
+  void *local = (char *)(uintptr_t)d->buf + t.true_lb;
+  return hcomm_rma_copy(e, c->target, (size_t)at, local, (size_t)bytes, put) ==
+                 HC_OK
+             ? MPI_SUCCESS
+             : -1;
+}
+
 static int win_call(win_call_t *c, MPI_Win win) {
   int rc = hc_mpi_win_enter(c->fn, win, &c->w);
   if (rc == MPI_SUCCESS && c->request != NULL)
     rc = hc_mpi_check_ptr(c->fn, c->w->errcomm, c->request, "request");
   if (rc != MPI_SUCCESS)
     return rc;
-  int n = hcomm_comm_size(c->w->errcomm->engine);
+  int n = c->w->nranks;
   if (c->target == MPI_PROC_NULL) {
     if (c->request == NULL)
       return MPI_SUCCESS;
@@ -404,7 +464,10 @@ static int win_call(win_call_t *c, MPI_Win win) {
     return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RANK,
                         "invalid target rank %d for a window of %d", c->target,
                         n);
-  if (win_atomic_fast(c) == MPI_SUCCESS)
+  if (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET) {
+    if (win_copy_fast(c) == MPI_SUCCESS)
+      return MPI_SUCCESS;
+  } else if (win_atomic_fast(c) == MPI_SUCCESS)
     return MPI_SUCCESS;
   hcomm_rma_op_t op = {.kind = c->kind, .target = c->target, .op = c->op};
   const hc_mpi_type_t *ot = NULL, *rt = NULL;

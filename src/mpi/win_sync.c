@@ -16,6 +16,8 @@
 
 static int win_sync_result(const char *fn, hc_mpi_win_t *w, hc_status_t st,
                            const char *out_of_turn) {
+  if (st == HC_OK)
+    return MPI_SUCCESS;
   if (st == HC_ERR_RMA_SYNC)
     return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_SYNC, "%s", out_of_turn);
   return hc_mpi_raise_status(w->errcomm, fn, st);
@@ -135,7 +137,7 @@ HC_WEAK_ALIAS(MPI_Win_test, PMPI_Win_test);
 
 /* MPI_PROC_NULL passes: lock, unlock and flush of it do nothing. */
 static int win_check_target(const char *fn, hc_mpi_win_t *w, int rank) {
-  int n = hcomm_comm_size(w->errcomm->engine);
+  int n = w->nranks;
   if ((rank >= 0 && rank < n) || rank == MPI_PROC_NULL)
     return MPI_SUCCESS;
   return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RANK,

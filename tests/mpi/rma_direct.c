@@ -24,7 +24,9 @@
  * keeps replacing must never be torn.  The MPI_Win_create
  * phase puts a 4 KiB block and a strided vector into the right
  * neighbour's window and reads the block back, under fence, and puts and
- * gets on this rank's own window, checking every byte. */
+ * gets on this rank's own window, checking every byte.  A dense type
+ * with data past its origin (true lower bound 8) is put and got back
+ * whole, nowhere else. */
 #include "mpitest.h"
 
 #define ITERS 100
@@ -245,6 +247,49 @@ static void create_phase(int direct, int peer)
     free(in);
 }
 
+/* A dense type whose data starts past its origin (one block of two ints 8
+ * bytes in: true lower bound 8) moves whole under a lock, both ways, on a
+ * shared window: a put to the right neighbour at displacement 1 (unit 4)
+ * writes its ints 3 and 4 from the origin's ints 2 and 3, and a get of
+ * the same place brings them back to ints 2 and 3; nothing else changes. */
+static void dense_lb_phase(int direct)
+{
+    int *mem = NULL, out[6], in[6], right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int blen = 2;
+    MPI_Aint disp = 8;
+    MPI_Datatype inner = MPI_INT, two;
+    MPI_Type_create_struct(1, &blen, &disp, &inner, &two);
+    MPI_Type_commit(&two);
+    MPI_Win win;
+    CHECK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                           &win) == MPI_SUCCESS, "dense_lb: Win_allocate");
+    for (int i = 0; i < 8; i++)
+        mem[i] = -1;
+    for (int i = 0; i < 6; i++) {
+        out[i] = rank * 100 + i;
+        in[i] = -2;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    counts_t before = read_counts();
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    MPI_Put(out, 1, two, right, 1, 1, two, win);
+    MPI_Win_flush(right, win);
+    MPI_Get(in, 1, two, right, 1, 1, two, win);
+    MPI_Win_unlock(right, win);
+    expect_paths("dense_lb", before, direct ? 2 : 0, direct ? 0 : 2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 8; i++) {
+        int want = i == 3 || i == 4 ? left * 100 + i - 1 : -1;
+        CHECK(mem[i] == want, "dense_lb: target int %d is %d, want %d", i, mem[i], want);
+    }
+    for (int i = 0; i < 6; i++) {
+        int want = i == 2 || i == 3 ? rank * 100 + i : -2;
+        CHECK(in[i] == want, "dense_lb: fetched int %d is %d, want %d", i, in[i], want);
+    }
+    MPI_Win_free(&win);
+    MPI_Type_free(&two);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -270,6 +315,7 @@ int main(int argc, char **argv)
     atomic_read_phase("allocate", 0);
     atomic_read_phase("allocate_shared", 1);
     create_phase(direct, peer);
+    dense_lb_phase(direct);
 
     MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

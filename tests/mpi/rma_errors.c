@@ -2,7 +2,9 @@
  * hang: access outside the target's window (MPI_ERR_RMA_RANGE), an
  * operation outside an epoch, an unlock, complete, wait or flush out of
  * turn, a second lock on the same target (MPI_ERR_RMA_SYNC), a freed or
- * null window (MPI_ERR_WIN), a user op in an accumulate (MPI_ERR_OP);
+ * null window (MPI_ERR_WIN), while a window created after the free
+ * (perhaps under the freed handle) takes the puts meant for it, a user op
+ * in an accumulate (MPI_ERR_OP);
  * MPI_PROC_NULL is a valid target of lock, put, flush and unlock.
  * Errors go to the window's handler: a user handler gets the window's
  * handle, and MPI_Win_call_errhandler reaches it too.  The window's
@@ -189,6 +191,23 @@ int main(int argc, char **argv)
            "put on a freed window");
     expect(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, MPI_WIN_NULL), MPI_ERR_WIN,
            "lock on MPI_WIN_NULL");
+
+    /* A window created after the free may get the freed one's handle
+     * (the face remembers the last window a thread used): operations
+     * through it reach the new window. */
+    int *mem = NULL, put = 40 + rank, left = (rank + size - 1) % size;
+    MPI_Win again;
+    CHECK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                           &again) == MPI_SUCCESS,
+          "a window after the free");
+    memset(mem, 0, 4 * sizeof(int));
+    MPI_Win_fence(0, again);
+    MPI_Put(&put, 1, MPI_INT, (rank + 1) % size, 2, 1, MPI_INT, again);
+    MPI_Win_fence(0, again);
+    CHECK(mem[2] == 40 + left && mem[0] == 0 && mem[1] == 0 && mem[3] == 0,
+          "put into the window after the free (handle %s): %d %d %d %d", again == freed ? "reused" : "new",
+          mem[0], mem[1], mem[2], mem[3]);
+    MPI_Win_free(&again);
     expect(MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_SIZE,
            "negative size");
     expect(MPI_Win_create(buf, 8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_DISP,
