@@ -4,7 +4,8 @@
  *   m  ping-pong, each side receiving with MPI_Mprobe + MPI_Mrecv and
  *      sending with MPI_Send;
  *   i  the same receiving with an MPI_Improbe loop + MPI_Imrecv + MPI_Wait;
- *   s  an exchange, each side MPI_Isendrecv + MPI_Wait.
+ *   s  an exchange, each side MPI_Isendrecv + MPI_Wait;
+ *   b  an exchange, each side MPI_Sendrecv.
  * Usage: callcount MODE [N], e.g.
  *   HCMPI_SPIN=0 tools/hcmpirun -n 2 valgrind --tool=callgrind callcount m
  * then callgrind_annotate --inclusive=yes on each rank's file: PMPI_Mrecv
@@ -36,6 +37,11 @@ int main(int argc, char **argv) {
   int peer = 1 - rank;
   char sb[8] = {0}, rb[8];
   for (int i = 0; i < n && rank < 2; i++) {
+    if (mode == 'b') {
+      MPI_Sendrecv(sb, 8, MPI_BYTE, peer, 1, rb, 8, MPI_BYTE, peer, 1,
+                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      continue;
+    }
     if (mode == 's') {
       MPI_Request r;
       MPI_Isendrecv(sb, 8, MPI_BYTE, peer, 1, rb, 8, MPI_BYTE, peer, 1,

@@ -385,13 +385,17 @@ HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);
 
 /* ---- receives ----------------------------------------------------------- */
 
+/* The checks of MPI_(I)recv (out: the status or request pointer). */
 static int pt_irecv_checked(const char *fn, void *buf, MPI_Count count,
                             MPI_Datatype type, int source, int tag,
-                            MPI_Comm comm, hc_mpi_comm_t **cp,
+                            MPI_Comm comm, const void *out,
+                            const char *out_name, hc_mpi_comm_t **cp,
                             const hc_mpi_type_t **t, size_t *bytes) {
   int rc = hc_mpi_comm_enter(fn, comm, cp);
   if (rc == MPI_SUCCESS)
     rc = pt_check_recv(fn, *cp, buf, count, type, source, tag, t, bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *cp, out, out_name);
   return rc;
 }
 
@@ -403,21 +407,14 @@ static int pt_received_now(void *buf, int dense, size_t bytes, int source,
          hcomm_recv_now(buf, bytes, source, tag, c->engine, st) == HC_OK;
 }
 
-/* Inlined into both MPI_Recv and MPI_Recv_c, as it was into MPI_Recv
- * alone before the _c form shared it: the int form's receive path stays
- * one call deep. */
+/* A blocking receive whose arguments passed the checks (MPI_Recv, and
+ * MPI_Sendrecv(_replace) once its send is over): taken at once when the
+ * message comes from MPI_PROC_NULL or is here already, else posted and
+ * waited for.  Inlined, as pt_recv_body. */
 __attribute__((always_inline)) static inline int
-pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
-             int source, int tag, MPI_Comm comm, MPI_Status *status) {
-  hc_mpi_comm_t *c = NULL;
-  const hc_mpi_type_t *t = NULL;
-  size_t bytes = 0;
-  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &t,
-                            &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, status, "status");
-  if (rc != MPI_SUCCESS)
-    return rc;
+pt_recv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
+             MPI_Datatype type, const hc_mpi_type_t *t, size_t bytes,
+             int source, int tag, MPI_Status *status) {
   if (source == MPI_PROC_NULL) {
     hc_mpi_status_proc_null(status);
     return MPI_SUCCESS;
@@ -429,7 +426,7 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
     return MPI_SUCCESS;
   }
   hc_mpi_xfer_t x;
-  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, dense, 1, &x);
+  int rc = pt_xfer_checked(fn, c, buf, count, type, t, dense, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -441,6 +438,23 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   }
   hc_mpi_xfer_fini(&x);
   return hc_mpi_raise_status(c, fn, err);
+}
+
+/* Inlined into both MPI_Recv and MPI_Recv_c, as it was into MPI_Recv
+ * alone before the _c form shared it: the int form's receive path stays
+ * one call deep. */
+__attribute__((always_inline)) static inline int
+pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+             int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
+  size_t bytes = 0;
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, status,
+                            "status", &c, &t, &bytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return pt_recv_post(fn, c, buf, count, datatype, t, bytes, source, tag,
+                      status);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -494,10 +508,8 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
-  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &t,
-                            &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm,
+                            request, "request", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
   return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, tag,
@@ -532,6 +544,17 @@ HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
 
 /* ---- sendrecv ----------------------------------------------------------- */
 
+/* An MPI_(I)sendrecv(_replace)'s send that needs nothing more: to
+ * MPI_PROC_NULL, or dense data that left at once (pt_sent_now).  1 then:
+ * the operation is its receive alone (pt_recv_post, pt_irecv_post: no
+ * join, no parts, no second request), and its send buffer is free. */
+static int pt_send_over(const void *buf, const hc_mpi_type_t *t, size_t bytes,
+                        int dest, int tag, hc_mpi_comm_t *c) {
+  return dest == MPI_PROC_NULL ||
+         pt_sent_now(buf, hc_mpi_type_dense(t), bytes, dest, tag, c,
+                     HCOMM_SEND_STANDARD);
+}
+
 /* Runs a receive and a send together; the receive's status is reported. */
 static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
                                int stag, hc_mpi_xfer_t *rx, int source,
@@ -558,34 +581,43 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
   return err != HC_OK ? err : serr;
 }
 
-/* The checks of MPI_(I)sendrecv (out: the status or request pointer) and
- * the xfers of its send and receive. */
-static int pt_sendrecv_begin(const char *fn, const void *sendbuf,
+/* The checks of MPI_(I)sendrecv (out: the status or request pointer),
+ * which hand out the send's and the receive's type objects and sizes. */
+static int pt_sendrecv_check(const char *fn, const void *sendbuf,
                              MPI_Count sendcount, MPI_Datatype sendtype,
                              int dest, int sendtag, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype,
                              int source, int recvtag, MPI_Comm comm,
                              const void *out, const char *out_name,
-                             hc_mpi_comm_t **c, hc_mpi_xfer_t *sx,
-                             hc_mpi_xfer_t *rx) {
-  size_t sbytes = 0, rbytes = 0;
+                             hc_mpi_comm_t **c, const hc_mpi_type_t **st,
+                             size_t *sbytes, const hc_mpi_type_t **rt,
+                             size_t *rbytes) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, *c, sendbuf, sendcount, sendtype, dest, sendtag,
-                           &sbytes);
+    rc = pt_check_send(fn, *c, sendbuf, sendcount, sendtype, dest, sendtag, st,
+                       sbytes);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, *c, recvbuf, recvcount, recvtype, source,
-                           recvtag, &rbytes);
+    rc = pt_check_recv(fn, *c, recvbuf, recvcount, recvtype, source, recvtag,
+                       rt, rbytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, *c, out, out_name);
+  return rc;
+}
+
+/* The xfers of an MPI_(I)sendrecv whose send did not leave at once (dest
+ * is not MPI_PROC_NULL). */
+static int pt_sendrecv_xfers(const char *fn, hc_mpi_comm_t *c,
+                             const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, const hc_mpi_type_t *st,
+                             void *recvbuf, MPI_Count recvcount,
+                             MPI_Datatype recvtype, const hc_mpi_type_t *rt,
+                             int source, hc_mpi_xfer_t *sx, hc_mpi_xfer_t *rx) {
+  int rc = pt_xfer_checked(fn, c, sendbuf, sendcount, sendtype, st,
+                           hc_mpi_type_dense(st), 0, sx);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = pt_xfer_stream(fn, *c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount,
-                      sendtype, 0, sx);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  rc = pt_xfer_stream(fn, *c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
-                      recvtype, 1, rx);
+  rc = pt_xfer_checked(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
+                       recvtype, rt, hc_mpi_type_dense(rt), 1, rx);
   if (rc != MPI_SUCCESS)
     hc_mpi_xfer_fini(sx);
   return rc;
@@ -598,10 +630,20 @@ static int pt_sendrecv_body(const char *fn, const void *sendbuf,
                             int source, int recvtag, MPI_Comm comm,
                             MPI_Status *status) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *stype = NULL, *rtype = NULL;
+  size_t sbytes = 0, rbytes = 0;
+  int rc =
+      pt_sendrecv_check(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                        recvbuf, recvcount, recvtype, source, recvtag, comm,
+                        status, "status", &c, &stype, &sbytes, &rtype, &rbytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (pt_send_over(sendbuf, stype, sbytes, dest, sendtag, c))
+    return pt_recv_post(fn, c, recvbuf, recvcount, recvtype, rtype, rbytes,
+                        source, recvtag, status);
   hc_mpi_xfer_t sx, rx;
-  int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
-                             recvbuf, recvcount, recvtype, source, recvtag,
-                             comm, status, "status", &c, &sx, &rx);
+  rc = pt_sendrecv_xfers(fn, c, sendbuf, sendcount, sendtype, stype, recvbuf,
+                         recvcount, recvtype, rtype, source, &sx, &rx);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_status_t st;
@@ -680,6 +722,10 @@ static int pt_sendrecv_replace_body(const char *fn, void *buf, MPI_Count count,
                             recvtag, comm, status, "status", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* A send that is over has read buf: receive into it directly. */
+  if (pt_send_over(buf, t, bytes, dest, sendtag, c))
+    return pt_recv_post(fn, c, buf, count, datatype, t, bytes, source, recvtag,
+                        status);
   /* The send reads buf (or its packed copy) while the receive lands in a
    * packed staging buffer, unpacked into buf afterwards. */
   hc_mpi_xfer_t sx;
@@ -813,17 +859,6 @@ static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
   return hc_mpi_raise_status(c, fn, err);
 }
 
-/* An MPI_Isendrecv(_replace)'s send that needs nothing more: to
- * MPI_PROC_NULL, or dense data that left at once (pt_sent_now).  1 then:
- * the operation is its receive alone (pt_irecv_post: no join, no parts),
- * and its send buffer is free. */
-static int pt_send_over(const void *buf, const hc_mpi_type_t *t, size_t bytes,
-                        int dest, int tag, hc_mpi_comm_t *c) {
-  return dest == MPI_PROC_NULL ||
-         pt_sent_now(buf, hc_mpi_type_dense(t), bytes, dest, tag, c,
-                     HCOMM_SEND_STANDARD);
-}
-
 static int pt_isendrecv(const char *fn, const void *sendbuf,
                         MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                         int sendtag, void *recvbuf, MPI_Count recvcount,
@@ -832,31 +867,20 @@ static int pt_isendrecv(const char *fn, const void *sendbuf,
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *st = NULL, *rt = NULL;
   size_t sbytes = 0, rbytes = 0;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
-  if (rc == MPI_SUCCESS)
-    rc = pt_check_send(fn, c, sendbuf, sendcount, sendtype, dest, sendtag, &st,
-                       &sbytes);
-  if (rc == MPI_SUCCESS)
-    rc = pt_check_recv(fn, c, recvbuf, recvcount, recvtype, source, recvtag,
-                       &rt, &rbytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  int rc =
+      pt_sendrecv_check(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                        recvbuf, recvcount, recvtype, source, recvtag, comm,
+                        request, "request", &c, &st, &sbytes, &rt, &rbytes);
   if (rc != MPI_SUCCESS)
     return rc;
   if (pt_send_over(sendbuf, st, sbytes, dest, sendtag, c))
     return pt_irecv_post(fn, c, recvbuf, recvcount, recvtype, rt, rbytes,
                          source, recvtag, request);
   hc_mpi_xfer_t sx, rx;
-  rc = pt_xfer_checked(fn, c, sendbuf, sendcount, sendtype, st,
-                       hc_mpi_type_dense(st), 0, &sx);
+  rc = pt_sendrecv_xfers(fn, c, sendbuf, sendcount, sendtype, st, recvbuf,
+                         recvcount, recvtype, rt, source, &sx, &rx);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = pt_xfer_checked(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
-                       recvtype, rt, hc_mpi_type_dense(rt), 1, &rx);
-  if (rc != MPI_SUCCESS) {
-    hc_mpi_xfer_fini(&sx);
-    return rc;
-  }
   return pt_isendrecv_start(fn, c, &sx, dest, sendtag, &rx, source, recvtag,
                             request);
 }
