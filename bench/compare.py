@@ -650,6 +650,11 @@ def parse_args():
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds per run (default: quick 60, full 300)")
     p.add_argument("--cflags", default=os.environ.get("BENCH_CFLAGS", "-O2"))
+    p.add_argument("--flags", action="append", default=[],
+                   metavar="CASE=FLAGS",
+                   help="replace a case's benchmark flags for this run "
+                        "(repeatable), e.g. "
+                        "--flags 'bandwidth=-s 1M,4M,16M -r 11 -i 20 -w 2'")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="skip the physical floors (memcpy, CMA, ping-pong)")
     p.add_argument("--no-plot", dest="plot", action="store_false",
@@ -671,6 +676,12 @@ def write_env(path, args, impls, start_load):
 def main():
     args = parse_args()
     mode = MODES[args.mode]
+    for item in args.flags:
+        name, sep, flags = item.partition("=")
+        if not sep:
+            print(f"--flags {item!r}: want CASE=FLAGS", file=sys.stderr)
+            return 2
+        mode[name.strip()] = flags
     rounds = args.rounds or mode["rounds"]
     if args.timeout is None:
         args.timeout = 60.0 if args.mode == "quick" else 300.0

@@ -10,6 +10,7 @@ HC_BENCH_FILES = bench/common.c bench/common.h bench/latency.c \
 	bench/run.sh bench/smoke.sh docs/benchmarks.md
 # issue 7: floors, collectives, the one-command compare, notes and results
 HC_BENCH_FILES += bench/floor.c bench/collective.c bench/fileio.c bench/compare \
+	bench/callcount.c \
 	bench/rma.c \
 	bench/NOTES.md bench/RESULTS.md bench/results/quick-2-4-8.md \
 	bench/results/quick-2-4-8.csv bench/results/quick-2-4-8.png \

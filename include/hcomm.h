@@ -312,6 +312,9 @@ hc_status_t hcomm_isend_at(hcomm_request_home_t *home, const void *buf,
 hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
                            int source, int tag, hcomm_comm_t *comm,
                            hcomm_request_t **req);
+/* hcomm_imrecv with the request kept in home (MPI_Mrecv, MPI_Imrecv). */
+hc_status_t hcomm_imrecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
+                            hcomm_message_t *msg, hcomm_request_t **req);
 
 /* hcomm_isend / hcomm_irecv of a message of bytes bytes reached through
  * acc (pack for a send, unpack for a receive). */

@@ -460,9 +460,11 @@ hc_status_t hcomm_mprobe(int source, int tag, hcomm_comm_t *comm,
   return pt2pt_probe(source, tag, comm, 1, 1, &flag, msg, status);
 }
 
-hc_status_t hc_imrecv_locked(void *buf, size_t bytes, hcomm_message_t *msg,
-                             hcomm_request_t **req) {
-  hcomm_request_t *r = hc_request_alloc(HC_REQ_RECV);
+/* hc_imrecv_locked, the request kept in home when not NULL. */
+static hc_status_t pt2pt_imrecv(hcomm_request_home_t *home, void *buf,
+                                size_t bytes, hcomm_message_t *msg,
+                                hcomm_request_t **req) {
+  hcomm_request_t *r = pt2pt_request(HC_REQ_RECV, home);
   if (r == NULL)
     return HC_ERR_NOMEM;
   r->comm = msg->proc_null ? NULL : msg->comm;
@@ -482,12 +484,30 @@ hc_status_t hc_imrecv_locked(void *buf, size_t bytes, hcomm_message_t *msg,
   return HC_OK;
 }
 
-hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
-                         hcomm_request_t **req) {
+hc_status_t hc_imrecv_locked(void *buf, size_t bytes, hcomm_message_t *msg,
+                             hcomm_request_t **req) {
+  return pt2pt_imrecv(NULL, buf, bytes, msg, req);
+}
+
+static hc_status_t pt2pt_imrecv_locking(hcomm_request_home_t *home, void *buf,
+                                        size_t bytes, hcomm_message_t *msg,
+                                        hcomm_request_t **req) {
   if (msg == NULL || req == NULL || (bytes > 0 && buf == NULL))
     return HC_ERR_ARG;
   hc_engine_lock();
-  hc_status_t rc = hc_imrecv_locked(buf, bytes, msg, req);
+  hc_status_t rc = pt2pt_imrecv(home, buf, bytes, msg, req);
   hc_engine_unlock();
   return rc;
+}
+
+hc_status_t hcomm_imrecv(void *buf, size_t bytes, hcomm_message_t *msg,
+                         hcomm_request_t **req) {
+  return pt2pt_imrecv_locking(NULL, buf, bytes, msg, req);
+}
+
+hc_status_t hcomm_imrecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
+                            hcomm_message_t *msg, hcomm_request_t **req) {
+  if (home == NULL)
+    return HC_ERR_ARG;
+  return pt2pt_imrecv_locking(home, buf, bytes, msg, req);
 }

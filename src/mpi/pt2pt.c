@@ -87,31 +87,15 @@ static int pt_xfer_stream(const char *fn, hc_mpi_comm_t *c, const void *buf,
 }
 
 /* pt_xfer_stream when the checks already found the type object t: a
- * dense one needs no staging decision at all. */
-static int pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                           MPI_Count count, MPI_Datatype type,
-                           const hc_mpi_type_t *t, int dense, int is_recv,
-                           hc_mpi_xfer_t *x) {
+ * dense one needs no staging decision at all.  Inlined: with more callers
+ * GCC made it a call on every MPI_Recv and MPI_Send (+25 instructions). */
+__attribute__((always_inline)) static inline int
+pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                MPI_Count count, MPI_Datatype type, const hc_mpi_type_t *t,
+                int dense, int is_recv, hc_mpi_xfer_t *x) {
   if (!dense)
     return pt_xfer_stream(fn, c, buf, count, type, is_recv, x);
   hc_mpi_xfer_init_dense(x, buf, count, t, is_recv);
-  return MPI_SUCCESS;
-}
-
-/* Wraps an engine request and its staged data into a new MPI_Request:
- * for operations the engine makes in requests of its own pool (a matched
- * receive). */
-static int pt_wrap(const char *fn, hc_mpi_comm_t *c, hcomm_request_t *eng,
-                   hc_mpi_xfer_t *x, MPI_Request *out) {
-  hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
-  if (!r) {
-    hc_mpi_xfer_orphan(eng, x);
-    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
-  }
-  r->engine = eng;
-  r->xfer = *x;
-  r->is_recv = x->is_recv;
-  *out = r->handle;
   return MPI_SUCCESS;
 }
 
@@ -402,13 +386,17 @@ HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);
 
 /* ---- receives ----------------------------------------------------------- */
 
+/* The checks of MPI_(I)recv (out: the status or request pointer). */
 static int pt_irecv_checked(const char *fn, void *buf, MPI_Count count,
                             MPI_Datatype type, int source, int tag,
-                            MPI_Comm comm, hc_mpi_comm_t **cp,
+                            MPI_Comm comm, const void *out,
+                            const char *out_name, hc_mpi_comm_t **cp,
                             const hc_mpi_type_t **t, size_t *bytes) {
   int rc = hc_mpi_comm_enter(fn, comm, cp);
   if (rc == MPI_SUCCESS)
     rc = pt_check_recv(fn, *cp, buf, count, type, source, tag, t, bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, *cp, out, out_name);
   return rc;
 }
 
@@ -420,21 +408,14 @@ static int pt_received_now(void *buf, int dense, size_t bytes, int source,
          hcomm_recv_now(buf, bytes, source, tag, c->engine, st) == HC_OK;
 }
 
-/* Inlined into both MPI_Recv and MPI_Recv_c, as it was into MPI_Recv
- * alone before the _c form shared it: the int form's receive path stays
- * one call deep. */
+/* A blocking receive whose arguments passed the checks (MPI_Recv, and
+ * MPI_Sendrecv(_replace) once its send is over): taken at once when the
+ * message comes from MPI_PROC_NULL or is here already, else posted and
+ * waited for.  Inlined, as pt_recv_body. */
 __attribute__((always_inline)) static inline int
-pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
-             int source, int tag, MPI_Comm comm, MPI_Status *status) {
-  hc_mpi_comm_t *c = NULL;
-  const hc_mpi_type_t *t = NULL;
-  size_t bytes = 0;
-  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &t,
-                            &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, status, "status");
-  if (rc != MPI_SUCCESS)
-    return rc;
+pt_recv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
+             MPI_Datatype type, const hc_mpi_type_t *t, size_t bytes,
+             int source, int tag, MPI_Status *status) {
   if (source == MPI_PROC_NULL) {
     hc_mpi_status_proc_null(status);
     return MPI_SUCCESS;
@@ -446,7 +427,7 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
     return MPI_SUCCESS;
   }
   hc_mpi_xfer_t x;
-  rc = pt_xfer_checked(fn, c, buf, count, datatype, t, dense, 1, &x);
+  int rc = pt_xfer_checked(fn, c, buf, count, type, t, dense, 1, &x);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_request_t *req = NULL;
@@ -458,6 +439,23 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   }
   hc_mpi_xfer_fini(&x);
   return hc_mpi_raise_status(c, fn, err);
+}
+
+/* Inlined into both MPI_Recv and MPI_Recv_c, as it was into MPI_Recv
+ * alone before the _c form shared it: the int form's receive path stays
+ * one call deep. */
+__attribute__((always_inline)) static inline int
+pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+             int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
+  size_t bytes = 0;
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, status,
+                            "status", &c, &t, &bytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return pt_recv_post(fn, c, buf, count, datatype, t, bytes, source, tag,
+                      status);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -486,6 +484,24 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
 }
 HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
 
+/* The request of a receive whose arguments passed the checks (MPI_Irecv,
+ * and MPI_Isendrecv(_replace) once its send is over): a completed one when
+ * the message comes from MPI_PROC_NULL or is here already, else one pooled
+ * object for the face and the engine.  Inlined, as pt_irecv_body. */
+__attribute__((always_inline)) static inline int
+pt_irecv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
+              MPI_Datatype type, const hc_mpi_type_t *t, size_t bytes,
+              int source, int tag, MPI_Request *request) {
+  if (source == MPI_PROC_NULL)
+    return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
+  hcomm_status_t st;
+  int dense = hc_mpi_type_dense(t);
+  if (pt_received_now(buf, dense, bytes, source, tag, c, &st))
+    return hc_mpi_request_new_done(fn, c, &st, request);
+  return pt_start(fn, c, buf, count, type, t, dense, 1, source, tag,
+                  HCOMM_SEND_STANDARD, request);
+}
+
 /* Inlined into both forms, as pt_recv_body. */
 __attribute__((always_inline)) static inline int
 pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -493,20 +509,12 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   hc_mpi_comm_t *c = NULL;
   const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
-  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm, &c, &t,
-                            &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  int rc = pt_irecv_checked(fn, buf, count, datatype, source, tag, comm,
+                            request, "request", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (source == MPI_PROC_NULL)
-    return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
-  hcomm_status_t st;
-  int dense = hc_mpi_type_dense(t);
-  if (pt_received_now(buf, dense, bytes, source, tag, c, &st))
-    return hc_mpi_request_new_done(fn, c, &st, request);
-  return pt_start(fn, c, buf, count, datatype, t, dense, 1, source, tag,
-                  HCOMM_SEND_STANDARD, request);
+  return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, tag,
+                       request);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
@@ -537,6 +545,17 @@ HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
 
 /* ---- sendrecv ----------------------------------------------------------- */
 
+/* An MPI_(I)sendrecv(_replace)'s send that needs nothing more: to
+ * MPI_PROC_NULL, or dense data that left at once (pt_sent_now).  1 then:
+ * the operation is its receive alone (pt_recv_post, pt_irecv_post: no
+ * join, no parts, no second request), and its send buffer is free. */
+static int pt_send_over(const void *buf, const hc_mpi_type_t *t, size_t bytes,
+                        int dest, int tag, hc_mpi_comm_t *c) {
+  return dest == MPI_PROC_NULL ||
+         pt_sent_now(buf, hc_mpi_type_dense(t), bytes, dest, tag, c,
+                     HCOMM_SEND_STANDARD);
+}
+
 /* Runs a receive and a send together; the receive's status is reported. */
 static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
                                int stag, hc_mpi_xfer_t *rx, int source,
@@ -563,34 +582,43 @@ static hc_status_t pt_exchange(hc_mpi_comm_t *c, hc_mpi_xfer_t *sx, int dest,
   return err != HC_OK ? err : serr;
 }
 
-/* The checks of MPI_(I)sendrecv (out: the status or request pointer) and
- * the xfers of its send and receive. */
-static int pt_sendrecv_begin(const char *fn, const void *sendbuf,
+/* The checks of MPI_(I)sendrecv (out: the status or request pointer),
+ * which hand out the send's and the receive's type objects and sizes. */
+static int pt_sendrecv_check(const char *fn, const void *sendbuf,
                              MPI_Count sendcount, MPI_Datatype sendtype,
                              int dest, int sendtag, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype,
                              int source, int recvtag, MPI_Comm comm,
                              const void *out, const char *out_name,
-                             hc_mpi_comm_t **c, hc_mpi_xfer_t *sx,
-                             hc_mpi_xfer_t *rx) {
-  size_t sbytes = 0, rbytes = 0;
+                             hc_mpi_comm_t **c, const hc_mpi_type_t **st,
+                             size_t *sbytes, const hc_mpi_type_t **rt,
+                             size_t *rbytes) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, *c, sendbuf, sendcount, sendtype, dest, sendtag,
-                           &sbytes);
+    rc = pt_check_send(fn, *c, sendbuf, sendcount, sendtype, dest, sendtag, st,
+                       sbytes);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, *c, recvbuf, recvcount, recvtype, source,
-                           recvtag, &rbytes);
+    rc = pt_check_recv(fn, *c, recvbuf, recvcount, recvtype, source, recvtag,
+                       rt, rbytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, *c, out, out_name);
+  return rc;
+}
+
+/* The xfers of an MPI_(I)sendrecv whose send did not leave at once (dest
+ * is not MPI_PROC_NULL). */
+static int pt_sendrecv_xfers(const char *fn, hc_mpi_comm_t *c,
+                             const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, const hc_mpi_type_t *st,
+                             void *recvbuf, MPI_Count recvcount,
+                             MPI_Datatype recvtype, const hc_mpi_type_t *rt,
+                             int source, hc_mpi_xfer_t *sx, hc_mpi_xfer_t *rx) {
+  int rc = pt_xfer_checked(fn, c, sendbuf, sendcount, sendtype, st,
+                           hc_mpi_type_dense(st), 0, sx);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = pt_xfer_stream(fn, *c, sendbuf, dest == MPI_PROC_NULL ? 0 : sendcount,
-                      sendtype, 0, sx);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  rc = pt_xfer_stream(fn, *c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
-                      recvtype, 1, rx);
+  rc = pt_xfer_checked(fn, c, recvbuf, source == MPI_PROC_NULL ? 0 : recvcount,
+                       recvtype, rt, hc_mpi_type_dense(rt), 1, rx);
   if (rc != MPI_SUCCESS)
     hc_mpi_xfer_fini(sx);
   return rc;
@@ -603,10 +631,20 @@ static int pt_sendrecv_body(const char *fn, const void *sendbuf,
                             int source, int recvtag, MPI_Comm comm,
                             MPI_Status *status) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *stype = NULL, *rtype = NULL;
+  size_t sbytes = 0, rbytes = 0;
+  int rc =
+      pt_sendrecv_check(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                        recvbuf, recvcount, recvtype, source, recvtag, comm,
+                        status, "status", &c, &stype, &sbytes, &rtype, &rbytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (pt_send_over(sendbuf, stype, sbytes, dest, sendtag, c))
+    return pt_recv_post(fn, c, recvbuf, recvcount, recvtype, rtype, rbytes,
+                        source, recvtag, status);
   hc_mpi_xfer_t sx, rx;
-  int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
-                             recvbuf, recvcount, recvtype, source, recvtag,
-                             comm, status, "status", &c, &sx, &rx);
+  rc = pt_sendrecv_xfers(fn, c, sendbuf, sendcount, sendtype, stype, recvbuf,
+                         recvcount, recvtype, rtype, source, &sx, &rx);
   if (rc != MPI_SUCCESS)
     return rc;
   hcomm_status_t st;
@@ -662,14 +700,13 @@ static int pt_replace_enter(const char *fn, void *buf, MPI_Count count,
                             MPI_Datatype datatype, int dest, int sendtag,
                             int source, int recvtag, MPI_Comm comm,
                             const void *out, const char *out_name,
-                            hc_mpi_comm_t **c) {
-  size_t bytes = 0;
+                            hc_mpi_comm_t **c, const hc_mpi_type_t **t,
+                            size_t *bytes) {
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_send(fn, *c, buf, count, datatype, dest, sendtag, &bytes);
+    rc = pt_check_send(fn, *c, buf, count, datatype, dest, sendtag, t, bytes);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_recv(fn, *c, buf, count, datatype, source, recvtag,
-                           &bytes);
+    rc = pt_check_recv(fn, *c, buf, count, datatype, source, recvtag, t, bytes);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, *c, out, out_name);
   return rc;
@@ -680,11 +717,16 @@ static int pt_sendrecv_replace_body(const char *fn, void *buf, MPI_Count count,
                                     int sendtag, int source, int recvtag,
                                     MPI_Comm comm, MPI_Status *status) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
   size_t bytes = 0;
   int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
-                            recvtag, comm, status, "status", &c);
+                            recvtag, comm, status, "status", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* A send that is over has read buf: receive into it directly. */
+  if (pt_send_over(buf, t, bytes, dest, sendtag, c))
+    return pt_recv_post(fn, c, buf, count, datatype, t, bytes, source, recvtag,
+                        status);
   /* The send reads buf (or its packed copy) while the receive lands in a
    * packed staging buffer, unpacked into buf afterwards. */
   hc_mpi_xfer_t sx;
@@ -761,17 +803,22 @@ static void pt_send_staging_free(void *arg) {
   free(sx);
 }
 
-/* Starts the receive and the send of an MPI_Isendrecv(_replace) as one
- * engine request (hcomm_request_join_at) kept in the face request that
- * *request names, as an MPI_Isend's is: the receive's xfer stays with the
- * face request, which unpacks it at completion; the send's goes to the
- * engine.  Takes sx and rx on success and failure. */
+/* Starts the receive and the send of an MPI_Isendrecv(_replace) whose
+ * send could not leave at once (rendezvous, non-contiguous, a backlog) as
+ * one engine request (hcomm_request_join_at) kept in the face request that
+ * *request names, as an MPI_Isend's is; the two parts come from the
+ * engine's pool.  The receive's xfer stays with the face request, which
+ * unpacks it at completion; the send's, when it holds anything, goes to
+ * the engine.  Takes sx and rx on success and failure. */
 static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
                               hc_mpi_xfer_t *sx, int dest, int stag,
                               hc_mpi_xfer_t *rx, int source, int rtag,
                               MPI_Request *request) {
-  hc_mpi_xfer_t *owned = malloc(sizeof *owned);
-  hc_mpi_request_t *r = owned ? hc_mpi_request_new(HC_REQ_PLAIN, c) : NULL;
+  /* Dense data owns nothing (hc_mpi_xfer_fini): no record to keep. */
+  int staged = sx->type != NULL || sx->tmp != NULL || sx->acc != NULL;
+  hc_mpi_xfer_t *owned = staged ? malloc(sizeof *owned) : NULL;
+  hc_mpi_request_t *r =
+      owned || !staged ? hc_mpi_request_new(HC_REQ_PLAIN, c) : NULL;
   hcomm_request_t *rreq = NULL, *sreq = NULL, *joined = NULL;
   hc_status_t err = r ? HC_OK : HC_ERR_NOMEM;
   if (err == HC_OK && source != MPI_PROC_NULL)
@@ -780,9 +827,11 @@ static int pt_isendrecv_start(const char *fn, hc_mpi_comm_t *c,
     err = hc_mpi_xfer_isend(sx, dest, stag, c->engine, HCOMM_SEND_STANDARD,
                             &sreq);
   if (err == HC_OK) {
-    *owned = *sx;
+    if (owned)
+      *owned = *sx;
     err = hcomm_request_join_at(hc_reqpool_home_take(r), sreq, rreq,
-                                pt_send_staging_free, owned, &joined);
+                                owned ? pt_send_staging_free : NULL, owned,
+                                &joined);
     if (err != HC_OK)
       hc_reqpool_home_unused(r);
   }
@@ -817,10 +866,20 @@ static int pt_isendrecv(const char *fn, const void *sendbuf,
                         MPI_Datatype recvtype, int source, int recvtag,
                         MPI_Comm comm, MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *st = NULL, *rt = NULL;
+  size_t sbytes = 0, rbytes = 0;
+  int rc =
+      pt_sendrecv_check(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                        recvbuf, recvcount, recvtype, source, recvtag, comm,
+                        request, "request", &c, &st, &sbytes, &rt, &rbytes);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (pt_send_over(sendbuf, st, sbytes, dest, sendtag, c))
+    return pt_irecv_post(fn, c, recvbuf, recvcount, recvtype, rt, rbytes,
+                         source, recvtag, request);
   hc_mpi_xfer_t sx, rx;
-  int rc = pt_sendrecv_begin(fn, sendbuf, sendcount, sendtype, dest, sendtag,
-                             recvbuf, recvcount, recvtype, source, recvtag,
-                             comm, request, "request", &c, &sx, &rx);
+  rc = pt_sendrecv_xfers(fn, c, sendbuf, sendcount, sendtype, st, recvbuf,
+                         recvcount, recvtype, rt, source, &sx, &rx);
   if (rc != MPI_SUCCESS)
     return rc;
   return pt_isendrecv_start(fn, c, &sx, dest, sendtag, &rx, source, recvtag,
@@ -871,10 +930,17 @@ static int pt_isendrecv_replace(const char *fn, void *buf, MPI_Count count,
                                 int source, int recvtag, MPI_Comm comm,
                                 MPI_Request *request) {
   hc_mpi_comm_t *c = NULL;
+  const hc_mpi_type_t *t = NULL;
+  size_t bytes = 0;
   int rc = pt_replace_enter(fn, buf, count, datatype, dest, sendtag, source,
-                            recvtag, comm, request, "request", &c);
+                            recvtag, comm, request, "request", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* A send that is over has read buf: the receive lands there directly,
+   * with no staging buffer. */
+  if (pt_send_over(buf, t, bytes, dest, sendtag, c))
+    return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, recvtag,
+                         request);
   hc_mpi_xfer_t sx, rx;
   rc = pt_xfer_stream(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype,
                       0, &sx);
@@ -1066,21 +1132,23 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 }
 HC_WEAK_ALIAS(MPI_Improbe, PMPI_Improbe);
 
-/* Starts receiving a matched message; *req NULL for MPI_MESSAGE_NO_PROC.
- * The message handle is consumed and set to MPI_MESSAGE_NULL; its object
- * comes back in *mp (NULL for NO_PROC) and keeps the communicator alive
- * until the caller destroys it. */
+/* Starts receiving a matched message in the message's own object, as an
+ * MPI_Irecv's receive runs in its request's: the engine request in its
+ * home (hcomm_imrecv_at), the data described in its xfer, so a matched
+ * receive makes no object of its own.  The message handle is consumed and
+ * set to MPI_MESSAGE_NULL; the object comes back in *mp with engine the
+ * running receive (NULL for MPI_MESSAGE_NO_PROC, which receives nothing),
+ * and keeps the communicator alive until the caller destroys it or hands
+ * it out as the receive's request. */
 static int pt_mrecv_start(const char *fn, void *buf, MPI_Count count,
                           MPI_Datatype type, MPI_Message *message,
-                          hc_mpi_request_t **mp, hcomm_request_t **req,
-                          hc_mpi_xfer_t *x) {
+                          hc_mpi_request_t **mp) {
   size_t bytes = 0;
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, message, "message");
   if (rc != MPI_SUCCESS)
     return rc;
-  *req = NULL;
   *mp = NULL;
   if (*message == MPI_MESSAGE_NO_PROC) {
     rc = hc_mpi_check_data(fn, NULL, buf, count, type, &bytes);
@@ -1092,16 +1160,24 @@ static int pt_mrecv_start(const char *fn, void *buf, MPI_Count count,
   if (!m || m->kind != HC_REQ_MESSAGE)
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST, "invalid message 0x%x",
                         (unsigned)*message);
-  rc = hc_mpi_check_data(fn, m->comm, buf, count, type, &bytes);
-  if (rc == MPI_SUCCESS)
+  const hc_mpi_type_t *t = NULL;
+  rc = hc_mpi_check_data_typed(fn, m->comm, buf, count, type, &t, &bytes);
+  hc_mpi_xfer_t *x = &m->xfer;
+  if (rc == MPI_SUCCESS && hc_mpi_type_dense(t))
+    hc_mpi_xfer_init_dense(x, buf, count, t, 1);
+  else if (rc == MPI_SUCCESS)
     rc = pt_xfer(fn, m->comm, buf, count, type, 1, x);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_status_t err = hcomm_imrecv(hc_mpi_xfer_buf(x), x->bytes, m->msg, req);
+  hc_status_t err = hcomm_imrecv_at(hc_reqpool_home_take(m), hc_mpi_xfer_buf(x),
+                                    x->bytes, m->msg, &m->engine);
   if (err != HC_OK) {
+    hc_reqpool_home_unused(m);
     hc_mpi_xfer_fini(x);
     return hc_mpi_raise_status(m->comm, fn, err);
   }
+  m->msg = NULL; /* the engine's from now */
+  m->is_recv = 1;
   *mp = m;
   *message = MPI_MESSAGE_NULL;
   return MPI_SUCCESS;
@@ -1111,21 +1187,19 @@ static int pt_mrecv_body(const char *fn, void *buf, MPI_Count count,
                          MPI_Datatype datatype, MPI_Message *message,
                          MPI_Status *status) {
   hc_mpi_request_t *m = NULL;
-  hcomm_request_t *req = NULL;
-  hc_mpi_xfer_t x;
   int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
   if (rc == MPI_SUCCESS)
-    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req, &x);
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!req) {
+  if (!m) {
     hc_mpi_status_proc_null(status);
     return MPI_SUCCESS;
   }
   hcomm_status_t st;
-  hc_status_t err = hcomm_wait_free(req, &st);
-  hc_mpi_xfer_end(&x, st.bytes);
-  hc_mpi_xfer_fini(&x);
+  hc_status_t err = hcomm_wait_free(m->engine, &st);
+  m->engine = NULL;
+  hc_mpi_xfer_end(&m->xfer, st.bytes);
   hc_mpi_status_fill(status, &st);
   rc = hc_mpi_raise_status(m->comm, fn, err);
   hc_mpi_request_destroy(m);
@@ -1159,19 +1233,20 @@ static int pt_imrecv_body(const char *fn, void *buf, MPI_Count count,
                           MPI_Datatype datatype, MPI_Message *message,
                           MPI_Request *request) {
   hc_mpi_request_t *m = NULL;
-  hcomm_request_t *req = NULL;
-  hc_mpi_xfer_t x;
   int rc = hc_mpi_check_ptr(fn, NULL, request, "request");
   if (rc == MPI_SUCCESS)
-    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m, &req, &x);
+    rc = pt_mrecv_start(fn, buf, count, datatype, message, &m);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!req)
+  if (!m)
     return hc_mpi_request_new_done(fn, hc_mpi_comm_world(),
                                    &pt_proc_null_status, request);
-  rc = pt_wrap(fn, m->comm, req, &x, request);
-  hc_mpi_request_destroy(m);
-  return rc;
+  /* The message's object becomes the receive's request, a plain one like
+   * MPI_Irecv's (its one rare field, msg, is clear again), under a fresh
+   * handle: the message handle it had reads as stale. */
+  m->kind = HC_REQ_PLAIN;
+  *request = hc_reqpool_renew(m);
+  return MPI_SUCCESS;
 }
 
 /* Traced entry (mpi_trace.h). */

@@ -200,6 +200,14 @@ hc_mpi_request_t *hc_reqpool_alloc(void) {
   return &s->req;
 }
 
+int hc_reqpool_renew(hc_mpi_request_t *r) {
+  reqpool_slot_t *s = (reqpool_slot_t *)r;
+  s->generation++;
+  r->handle = reqpool_handle(s);
+  atomic_store_explicit(&s->live, r->handle, memory_order_relaxed);
+  return r->handle;
+}
+
 /* Puts a slot nobody holds in this thread's cache.  Inlined: it is the
  * free's whole work. */
 __attribute__((always_inline)) static inline void

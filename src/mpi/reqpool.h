@@ -57,6 +57,10 @@ void hc_reqpool_free(struct hc_mpi_request *r);
  * after, not before, when it must stay valid until then. */
 hcomm_request_home_t *hc_reqpool_home_take(struct hc_mpi_request *r);
 void hc_reqpool_home_unused(struct hc_mpi_request *r);
+/* Gives live r a fresh handle, returned and stored in r->handle, for a
+ * new use of the same object (an MPI_Message that MPI_Imrecv turns into
+ * the request of its receive): the old handle reads as stale from now. */
+int hc_reqpool_renew(struct hc_mpi_request *r);
 /* The live object of a handle made by hc_reqpool_alloc, else NULL (wrong
  * kind or object type, index never handed out, object freed since). */
 struct hc_mpi_request *hc_reqpool_get(int handle);

@@ -2,7 +2,8 @@
  * whose status is the receive's (source, tag, count); the bytes that
  * arrive are the neighbour's, for small, large (rendezvous) and
  * non-contiguous messages; the matching side may be a plain MPI_Recv /
- * MPI_Send; MPI_PROC_NULL on either side; several outstanding at once,
+ * MPI_Send; MPI_PROC_NULL on either side or both; the message already
+ * there when the call starts; several outstanding at once,
  * completed by Waitall and by a Test loop; freed while in flight, their
  * bytes still land; bad input gets its class. */
 #include "mpitest.h"
@@ -135,6 +136,88 @@ static void proc_null(void) {
   CHECK(x == 5 && st.MPI_SOURCE == MPI_PROC_NULL, "replace proc_null: %d", x);
 }
 
+/* One side MPI_PROC_NULL, the other a neighbour: a request that only
+ * sends and one that only receives (the receive lands straight in the
+ * replace form's buffer), small and rendezvous-sized; the receiving one
+ * reports the sender, the sending one the null status. */
+static void one_sided(size_t n, int seed) {
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  unsigned char *out = malloc(n + 1), *in = malloc(n + 1);
+  unsigned char *rep = malloc(n + 1), *keep = malloc(n + 1);
+  for (size_t i = 0; i < n; i++) {
+    out[i] = pattern(rank, seed, i);
+    keep[i] = pattern(rank, seed + 1, i);
+  }
+  memset(in, 0, n + 1);
+  memset(rep, 0, n + 1);
+  MPI_Request r[4];
+  MPI_Status st[4];
+  /* Receive-only first, so both orders of post and arrival occur. */
+  MPI_Isendrecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, seed, in, (int)n + 1,
+                MPI_BYTE, left, seed, MPI_COMM_WORLD, &r[0]);
+  MPI_Isendrecv(out, (int)n, MPI_BYTE, right, seed, NULL, 0, MPI_BYTE,
+                MPI_PROC_NULL, seed, MPI_COMM_WORLD, &r[1]);
+  MPI_Isendrecv_replace(keep, (int)n, MPI_BYTE, right, seed + 1, MPI_PROC_NULL,
+                        seed + 1, MPI_COMM_WORLD, &r[2]);
+  MPI_Isendrecv_replace(rep, (int)n, MPI_BYTE, MPI_PROC_NULL, seed + 1, left,
+                        seed + 1, MPI_COMM_WORLD, &r[3]);
+  MPI_Waitall(4, r, st);
+  int c0 = -1, c3 = -1, c1 = -1;
+  MPI_Get_count(&st[0], MPI_BYTE, &c0);
+  MPI_Get_count(&st[3], MPI_BYTE, &c3);
+  MPI_Get_count(&st[1], MPI_BYTE, &c1);
+  CHECK(st[0].MPI_SOURCE == left && st[0].MPI_TAG == seed && c0 == (int)n,
+        "one-sided %zu: receive status %d/%d/%d", n, st[0].MPI_SOURCE,
+        st[0].MPI_TAG, c0);
+  CHECK(st[3].MPI_SOURCE == left && st[3].MPI_TAG == seed + 1 && c3 == (int)n,
+        "one-sided replace %zu: receive status %d/%d/%d", n, st[3].MPI_SOURCE,
+        st[3].MPI_TAG, c3);
+  CHECK(st[1].MPI_SOURCE == MPI_PROC_NULL && st[1].MPI_TAG == MPI_ANY_TAG &&
+            c1 == 0,
+        "one-sided %zu: send-only status %d/%d/%d", n, st[1].MPI_SOURCE,
+        st[1].MPI_TAG, c1);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(in[i] == pattern(left, seed, i), "one-sided %zu: byte %zu is %d", n,
+          i, in[i]);
+    CHECK(rep[i] == pattern(left, seed + 1, i),
+          "one-sided replace %zu: byte %zu is %d", n, i, rep[i]);
+    CHECK(keep[i] == pattern(rank, seed + 1, i),
+          "one-sided replace %zu: sent buffer changed at %zu", n, i);
+  }
+  CHECK(in[n] == 0 && rep[n] == 0, "one-sided %zu: wrote past the message", n);
+  free(out);
+  free(in);
+  free(rep);
+  free(keep);
+}
+
+/* The message to receive is already here when the call starts (a plain
+ * MPI_Send before a barrier): the request still reports it. */
+static void arrived_first(void) {
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int early = 700 + rank, mine = 800 + rank, got = -1, later = -1, rep = -1;
+  MPI_Send(&early, 1, MPI_INT, right, 50, MPI_COMM_WORLD);
+  MPI_Send(&early, 1, MPI_INT, right, 52, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request req;
+  MPI_Status st;
+  MPI_Isendrecv(&mine, 1, MPI_INT, right, 51, &got, 1, MPI_INT, left, 50,
+                MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, &st);
+  CHECK(got == 700 + left && st.MPI_SOURCE == left && st.MPI_TAG == 50,
+        "arrived first: got %d from %d tag %d", got, st.MPI_SOURCE, st.MPI_TAG);
+  rep = mine;
+  MPI_Isendrecv_replace(&rep, 1, MPI_INT, right, 53, left, 52, MPI_COMM_WORLD,
+                        &req);
+  MPI_Wait(&req, &st);
+  CHECK(rep == 700 + left && st.MPI_TAG == 52, "arrived first replace: %d",
+        rep);
+  MPI_Recv(&later, 1, MPI_INT, left, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(later == 800 + left, "arrived first: the send took %d", later);
+  MPI_Recv(&later, 1, MPI_INT, left, 53, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(later == 800 + left, "arrived first replace: the send took %d", later);
+}
+
 /* Several at once, in both directions, completed together. */
 static void many(void) {
   enum { M = 8 };
@@ -196,8 +279,8 @@ static void freed_in_flight(void) {
                            MPI_INT, left, 40, MPI_COMM_WORLD, &req);
     CHECK(rc == MPI_SUCCESS, "freed isendrecv %d: %s", i, mt_errstr(rc));
     rc = MPI_Request_free(&req);
-    CHECK(rc == MPI_SUCCESS && req == MPI_REQUEST_NULL,
-          "request_free %d: %s", i, mt_errstr(rc));
+    CHECK(rc == MPI_SUCCESS && req == MPI_REQUEST_NULL, "request_free %d: %s",
+          i, mt_errstr(rc));
   }
   /* Nothing to wait on: drive progress until every byte is there (the
    * test's time bound catches an operation that never ends). */
@@ -227,6 +310,9 @@ int main(int argc, char **argv) {
   strided(1);
   with_plain_peer();
   proc_null();
+  one_sided(16, 60);
+  one_sided(100000, 62);
+  arrived_first();
   many();
   freed_in_flight();
   bad_input();

@@ -3,7 +3,9 @@
  * from the probe's status, allocates exactly that and receives.  Also: a
  * probe does not consume the message, Iprobe on an absent tag says no, a
  * matched message (Mprobe) cannot be seen by a later probe, and probes of
- * MPI_PROC_NULL return MPI_MESSAGE_NO_PROC with the null status. */
+ * MPI_PROC_NULL return MPI_MESSAGE_NO_PROC with the null status; matched
+ * receives into a derived type, after their handle was consumed, and
+ * truncated. */
 #include "mpitest.h"
 
 static const int pr_sizes[] = {0, 1, 7, 100, 4096, 65537, 1 << 20};
@@ -121,6 +123,78 @@ static void pr_proc_null(void)
     pr_null_status(&st, "Iprobe(PROC_NULL)");
 }
 
+/* Matched receives into a non-contiguous type (staged, then unpacked
+ * when the receive ends) by MPI_Imrecv, rendezvous-sized; a message
+ * handle that MPI_Imrecv consumed names nothing afterwards (a copy of it
+ * is MPI_ERR_REQUEST), while the request works; truncation by MPI_Mrecv
+ * and MPI_Imrecv: what fits lands, MPI_ERR_TRUNCATE. */
+enum { PR_K = 20000 };
+
+static void pr_more_sender(void)
+{
+    int *v = mt_malloc(sizeof(int) * PR_K);
+    for (int i = 0; i < PR_K; i++)
+        v[i] = 3 * i + 1;
+    MPI_Send(v, PR_K, MPI_INT, 1, 900, MPI_COMM_WORLD);
+    MPI_Send(v, 10, MPI_INT, 1, 901, MPI_COMM_WORLD);
+    MPI_Send(v, 10, MPI_INT, 1, 902, MPI_COMM_WORLD);
+    free(v);
+}
+
+static void pr_more_receiver(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Datatype vec;
+    MPI_Type_vector(PR_K, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int *b = mt_malloc(sizeof(int) * 2 * PR_K);
+    for (int i = 0; i < 2 * PR_K; i++)
+        b[i] = -7;
+    MPI_Message msg, copy;
+    MPI_Request req;
+    MPI_Status st;
+    MPI_Mprobe(0, 900, MPI_COMM_WORLD, &msg, &st);
+    copy = msg;
+    int rc = MPI_Imrecv(b, 1, vec, &msg, &req);
+    CHECK(rc == MPI_SUCCESS && msg == MPI_MESSAGE_NULL, "Imrecv vector: %s", mt_errstr(rc));
+    int x = 5;
+    rc = MPI_Mrecv(&x, 1, MPI_INT, &copy, MPI_STATUS_IGNORE);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST && x == 5,
+          "Mrecv of a consumed message handle: %s, x %d", mt_errstr(rc), x);
+    rc = MPI_Wait(&req, &st);
+    CHECK(rc == MPI_SUCCESS && req == MPI_REQUEST_NULL, "Wait on Imrecv vector: %s",
+          mt_errstr(rc));
+    for (int i = 0; i < 2 * PR_K; i++)
+        CHECK(b[i] == (i % 2 ? -7 : 3 * (i / 2) + 1), "Imrecv vector: [%d] = %d", i, b[i]);
+    int count = -1;
+    MPI_Get_count(&st, vec, &count);
+    CHECK(count == 1 && st.MPI_SOURCE == 0 && st.MPI_TAG == 900,
+          "Imrecv vector: count %d source %d tag %d", count, st.MPI_SOURCE, st.MPI_TAG);
+    MPI_Type_free(&vec);
+
+    int small[6] = {-1, -1, -1, -1, -1, -1};
+    MPI_Mprobe(0, 901, MPI_COMM_WORLD, &msg, &st);
+    rc = MPI_Mrecv(small, 4, MPI_INT, &msg, &st);
+    CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "Mrecv of 10 ints into 4: %s", mt_errstr(rc));
+    CHECK(small[0] == 1 && small[3] == 10 && small[4] == -1, "Mrecv truncated: %d %d %d",
+          small[0], small[3], small[4]);
+    for (int i = 0; i < 6; i++)
+        small[i] = -1;
+    int flag = 0;
+    while (!flag)
+        MPI_Improbe(0, 902, MPI_COMM_WORLD, &flag, &msg, MPI_STATUS_IGNORE);
+    rc = MPI_Imrecv(small, 4, MPI_INT, &msg, &req);
+    CHECK(rc == MPI_SUCCESS, "Imrecv of 10 ints into 4: %s", mt_errstr(rc));
+    rc = MPI_Wait(&req, &st);
+    CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "Imrecv truncated wait: %s", mt_errstr(rc));
+    CHECK(small[0] == 1 && small[3] == 10 && small[4] == -1, "Imrecv truncated: %d %d %d",
+          small[0], small[3], small[4]);
+    free(b);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, flag = 1;
@@ -137,6 +211,10 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < PR_MODES; mode++)
             for (int i = 0; i < PR_NSIZES; i++)
                 pr_recv_one(mode, i);
+    if (rank == 0)
+        pr_more_sender();
+    else if (rank == 1)
+        pr_more_receiver();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("probe: %d sizes x 4 probe kinds + PROC_NULL: OK\n", PR_NSIZES);

@@ -2,7 +2,8 @@
  * encoding, stale and foreign handles rejected, objects allocated on one
  * thread and freed on another under real locking, and the engine request
  * kept in a slot (hc_reqpool_home_take): the slot is reused only once
- * both the face and the engine let go, in either order. */
+ * both the face and the engine let go, in either order; a renewed object
+ * answers its new handle only. */
 #include "mpi/reqpool.h"
 
 #include <check.h>
@@ -110,6 +111,29 @@ START_TEST(reused_object_rejects_its_old_handles) {
     ck_assert_ptr_eq(hc_reqpool_get(n->handle), n);
     hc_reqpool_free(n);
   }
+}
+END_TEST
+
+/* hc_reqpool_renew (an MPI_Message turned into its MPI_Imrecv's request):
+ * the same object under a new handle, the old one rejected; a free then
+ * rejects the new one too, and the object is handed out again. */
+START_TEST(renewed_object_answers_only_its_new_handle) {
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  int old = r->handle;
+  int renewed = hc_reqpool_renew(r);
+  ck_assert_int_eq(renewed, r->handle);
+  ck_assert_int_ne(renewed, old);
+  ck_assert_uint_eq(handle_index(renewed), handle_index(old));
+  ck_assert_ptr_null(hc_reqpool_get(old));
+  ck_assert_ptr_eq(hc_reqpool_get(renewed), r);
+  hc_reqpool_free(r);
+  ck_assert_ptr_null(hc_reqpool_get(renewed));
+  ck_assert_ptr_null(hc_reqpool_get(old));
+  hc_mpi_request_t *again = hc_reqpool_alloc();
+  ck_assert_ptr_eq(again, r);
+  ck_assert_int_ne(again->handle, renewed);
+  ck_assert_int_ne(again->handle, old);
+  hc_reqpool_free(again);
 }
 END_TEST
 
@@ -391,6 +415,7 @@ int main(void) {
   tcase_add_test(tc, alloc_clears_what_each_kind_set);
   tcase_add_test(tc, freed_handle_is_rejected);
   tcase_add_test(tc, reused_object_rejects_its_old_handles);
+  tcase_add_test(tc, renewed_object_answers_only_its_new_handle);
   tcase_add_test(tc, foreign_handles_are_rejected);
   tcase_add_test(tc, live_objects_have_distinct_indices);
   tcase_add_test(tc, objects_cross_threads_without_sharing_a_slot);
