@@ -794,10 +794,10 @@ enum hcomm_rma_kind {
 };
 
 /* What an operation moves.  data (bytes) is the origin's packed stream,
- * copied before hcomm_rma_issue returns unless data_stays; result
- * (result_bytes) receives the target's old data as a packed stream.
- * done(arg), when set, runs once the result landed (or the operation
- * failed), under the engine lock, and must not call hcomm. */
+ * copied before hcomm_rma_issue returns; result (result_bytes) receives the
+ * target's old data as a packed stream.  done(arg), when set, runs once the
+ * result landed (or the operation failed), under the engine lock, and must
+ * not call hcomm. */
 typedef struct hcomm_rma_op {
   int kind;   /* an hcomm_rma_kind */
   int target; /* rank in the window's communicator */
@@ -812,11 +812,6 @@ typedef struct hcomm_rma_op {
   /* GET only: an atomic read (MPI_Get_accumulate or MPI_Fetch_and_op with
    * MPI_NO_OP), which must not see an accumulate half applied. */
   int atomic_read;
-  /* data stays unchanged until the operation completes locally (the next
-   * flush, unlock or fence, or its request): MPI's rule for origin
-   * buffers.  A large operation's active message then sends its data
-   * from there instead of from a copy. */
-  int data_stays;
   void (*done)(void *arg);
   void *arg;
 } hcomm_rma_op_t;

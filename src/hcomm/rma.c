@@ -13,11 +13,7 @@
  * element against every other accumulate.  Operations that return data
  * (get, get_accumulate, compare_and_swap) and control messages that need
  * an answer (lock, unlock, flush) name a reply tag; the origin posted the
- * receive for it before sending.  A large operation whose origin data
- * stays in the caller's buffer until it completes locally sends that data
- * apart, straight from there, as the next message of tag HC_RMA_TAG_DATA
- * (no copy into the message); the target receives it behind the header
- * it took, before applying that operation, so the order holds.
+ * receive for it before sending.
  *
  * The engine never asks which transport carries a message: point-to-point
  * does.  Where the target's memory is in reach (shared mappings, CMA,
@@ -200,8 +196,7 @@ static hc_status_t rma_expect(hcomm_win_t *win, void *result, size_t bytes,
 }
 
 static size_t rma_message_len(const hc_rma_wire_t *w) {
-  return sizeof *w + (size_t)w->nsegs * 2 * sizeof(uint64_t) +
-         (w->kind & HC_RMA_APART ? 0 : w->bytes);
+  return sizeof *w + (size_t)w->nsegs * 2 * sizeof(uint64_t) + w->bytes;
 }
 
 static void rma_message_fill(unsigned char *buf, const hc_rma_wire_t *w,
@@ -212,7 +207,7 @@ static void rma_message_fill(unsigned char *buf, const hc_rma_wire_t *w,
     uint64_t pair[2] = {segs[i].off, segs[i].len};
     memcpy(pairs + i * sizeof pair, pair, sizeof pair);
   }
-  if (w->bytes > 0 && !(w->kind & HC_RMA_APART))
+  if (w->bytes > 0)
     memcpy(pairs + w->nsegs * 2 * sizeof(uint64_t), data, w->bytes);
 }
 
@@ -263,38 +258,6 @@ int hc_rma_may_access(const hcomm_win_t *win, int target) {
     if (win->access[i] == target)
       return 1;
   return 0;
-}
-
-/* Data operations from this size up whose data stays put send it apart,
- * from the origin's buffer: no copy into the message (the transport moves
- * it once, with CMA on one node), when the shape fits a small message. */
-#define RMA_APART_MIN ((size_t)64 * 1024)
-#define RMA_APART_SEGS_MAX 32
-
-static int rma_sends_apart(const hcomm_rma_op_t *op) {
-  return op->data_stays && op->bytes >= RMA_APART_MIN &&
-         op->nsegs <= RMA_APART_SEGS_MAX &&
-         (op->kind == HCOMM_RMA_PUT || op->kind == HCOMM_RMA_ACC ||
-          op->kind == HCOMM_RMA_GET_ACC);
-}
-
-/* Sends op's data apart (after its header): tracked as an operation
- * towards the target, so flushes (local ones too) wait for it. */
-static hc_status_t rma_send_data(hcomm_win_t *win, const hcomm_rma_op_t *op,
-                                 hc_rma_pending_t **out) {
-  hcomm_request_t *req = NULL;
-  hc_status_t rc =
-      hc_isend_locked((void *)(uintptr_t)op->data, op->bytes, op->target,
-                      HC_RMA_TAG_DATA, win->comm, HCOMM_SEND_STANDARD, 0, &req);
-  if (rc != HC_OK)
-    return rc;
-  *out = rma_track(win, req, NULL, op->target);
-  if (*out == NULL) { /* keep it correct: wait for the send here */
-    hc_wait_locked(req);
-    hc_request_release(req);
-    return HC_ERR_NOMEM;
-  }
-  return HC_OK;
 }
 
 static int rma_has_result(int kind) {
@@ -350,16 +313,10 @@ static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
     reply->arg = op->arg;
     reply->user = user;
   }
-  /* The send is tracked when its completion is the operation's; sent
-   * apart, the data's send is. */
+  /* The send is tracked when its completion is the operation's. */
   int send_done = reply == NULL && (user != NULL || op->done != NULL);
-  int apart = rma_sends_apart(op);
-  if (apart)
-    w.kind |= HC_RMA_APART;
   rc = rma_post(win, &w, op->segs, op->data, op->target, HC_RMA_TAG_REQ,
-                op->target, send_done && !apart ? &sent : NULL);
-  if (rc == HC_OK && apart)
-    rc = rma_send_data(win, op, &sent);
+                op->target, send_done ? &sent : NULL);
   if (rc == HC_OK && send_done) {
     sent->done = op->done;
     sent->arg = op->arg;
@@ -398,8 +355,8 @@ static int rma_attached(const hcomm_win_t *win, uintptr_t at, uint64_t len) {
   uintptr_t end = at + len;
   while (at < end) {
     const hc_rma_region_t *r = win->regions;
-    while (r != NULL &&
-           !((uintptr_t)r->base <= at && at < (uintptr_t)r->base + r->size))
+    while (r != NULL && !((uintptr_t)r->base <= at &&
+                          at < (uintptr_t)r->base + r->size))
       r = r->next;
     if (r == NULL)
       return 0;
@@ -650,47 +607,6 @@ static void rma_apply(hcomm_win_t *win, int src, const unsigned char *buf,
   }
 }
 
-/* 1 when the message in buf (len bytes) is a header whose data comes
- * apart. */
-static int rma_is_apart(const void *buf, size_t len) {
-  uint32_t kind;
-  if (len < sizeof(hc_rma_wire_t))
-    return 0;
-  memcpy(&kind, buf, sizeof kind); /* hc_rma_wire_t.kind comes first */
-  return (kind & HC_RMA_APART) != 0;
-}
-
-/* The header and shape of a message sent apart landed in a: posts the
- * receive of its data behind them, in a buffer of the whole message, so
- * the arrival applies as if it had come in one piece.  Without memory
- * for it, a->req is left NULL: the arrival is dropped. */
-static void rma_receive_apart(hcomm_win_t *win, hc_rma_arrival_t *a) {
-  hc_rma_wire_t w;
-  size_t head = a->req->status.bytes;
-  int src = a->req->status.source;
-  memcpy(&w, a->buf, sizeof w);
-  hc_request_release(a->req);
-  a->req = NULL;
-  size_t cap = 0;
-  unsigned char *buf = head <= SIZE_MAX - w.bytes
-                           ? rma_buf_alloc(win, head + w.bytes, &cap)
-                           : NULL;
-  if (buf == NULL || hc_irecv_locked(buf + head, w.bytes, src, HC_RMA_TAG_DATA,
-                                     win->comm, 0, &a->req) != HC_OK) {
-    hc_log(HC_LOG_ERROR, "rma", "out of memory taking the data of rank %d",
-           src);
-    rma_buf_free(win, buf, cap);
-    return;
-  }
-  memcpy(buf, a->buf, head);
-  w.kind &= ~HC_RMA_APART;
-  memcpy(buf, &w, sizeof w);
-  rma_buf_free(win, a->buf, a->cap);
-  a->buf = buf;
-  a->cap = cap;
-  a->head = head;
-}
-
 /* Takes every waiting active message off the matching queue. */
 static int rma_take_arrivals(hcomm_win_t *win) {
   int moved = 0;
@@ -705,8 +621,7 @@ static int rma_take_arrivals(hcomm_win_t *win) {
     /* A whole eager message with nothing queued ahead of it is applied
      * where it lies. */
     if (win->arr_head == NULL && msg->hdr.type == HC_PKT_EAGER &&
-        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost && msg->len == len &&
-        !rma_is_apart(msg->data, len)) {
+        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost && msg->len == len) {
       rma_apply(win, hc_comm_rank_of_world(win->comm, msg->hdr.source),
                 msg->data, len);
       free(msg);
@@ -739,22 +654,12 @@ static int rma_apply_arrivals(hcomm_win_t *win) {
   int moved = 0;
   hc_rma_arrival_t *a;
   while ((a = win->arr_head) != NULL && atomic_load(&a->req->done)) {
-    if (a->head == 0 && a->req->status.error == HC_OK &&
-        rma_is_apart(a->buf, a->req->status.bytes)) {
-      rma_receive_apart(win, a); /* applied once the data landed */
-      if (a->req != NULL) {
-        moved++;
-        continue;
-      }
-    }
     win->arr_head = a->next;
     if (win->arr_head == NULL)
       win->arr_tail = NULL;
-    if (a->req != NULL && a->req->status.error == HC_OK)
-      rma_apply(win, a->req->status.source, a->buf,
-                a->head + a->req->status.bytes);
-    if (a->req != NULL)
-      hc_request_release(a->req);
+    if (a->req->status.error == HC_OK)
+      rma_apply(win, a->req->status.source, a->buf, a->req->status.bytes);
+    hc_request_release(a->req);
     rma_buf_free(win, a->buf, a->cap);
     free(a);
     moved++;

@@ -23,15 +23,8 @@ int hc_rma_progress_locked(void);
 enum {
   HC_RMA_TAG_REQ = 0,  /* an active message for the target */
   HC_RMA_TAG_POST = 1, /* MPI_Win_post's notice to an origin */
-  HC_RMA_TAG_DATA = 2, /* the data of a message sent apart (HC_RMA_APART) */
-  HC_RMA_TAG_REPLY = 3 /* replies use this tag and up */
+  HC_RMA_TAG_REPLY = 2 /* replies use this tag and up */
 };
-
-/* Set in a data operation's kind when its origin data does not follow
- * the shape in the message but comes as the next message of tag
- * HC_RMA_TAG_DATA from the same origin, sent from the origin's own buffer
- * (hcomm_rma_op_t.data_stays). */
-#define HC_RMA_APART 0x100u
 
 /* Control kinds of active messages, after the hcomm_rma_kind values. */
 enum {
@@ -58,8 +51,7 @@ typedef struct hc_rma_wire {
 typedef struct hc_rma_arrival {
   hcomm_request_t *req;
   void *buf;
-  size_t cap;  /* bytes allocated at buf */
-  size_t head; /* sent apart: header and shape at buf, req the data's */
+  size_t cap; /* bytes allocated at buf */
   struct hc_rma_arrival *next;
 } hc_rma_arrival_t;
 

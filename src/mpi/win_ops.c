@@ -315,7 +315,6 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
   if (c->kind == HCOMM_RMA_CAS)
     op->bytes *= 2;
   op->data = stream;
-  op->data_stays = stream != NULL && !owned; /* the caller's own buffer */
   hc_status_t st =
       hcomm_rma_issue(c->w->engine, op, c->request != NULL ? &eng : NULL);
   if (owned)
