@@ -15,6 +15,7 @@
 #include "hcomm/ft.h"
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll.h"
+#include "util/log.h"
 #include "util/secret.h"
 
 _Static_assert(HC_CTXID_WORDS == HC_COMM_ID_WORDS,
@@ -1001,6 +1002,10 @@ static hc_status_t comm_link_accept(const comm_bridge_t *b, int nremote,
   if (rc == HC_OK && lacking > 0)
     rc = hc_dynamic_accept_locked(listener, offer->token, lacking, nremote,
                                   rnames, remote);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "comm",
+           "rank %d: linking another job's group: accepting %d: %s",
+           hc_engine.world_rank, lacking, hcomm_strerror(rc));
   hc_dynamic_unlisten_locked(listener);
   free(offer);
   return rc;
@@ -1029,6 +1034,12 @@ static hc_status_t comm_link_dial(const comm_bridge_t *b, int nremote,
     if (remote[r] < 0)
       rc = hc_dynamic_dial_locked(offer->members[r].addr, offer->token,
                                   lc->rank, &rnames[r], &remote[r]);
+    if (rc != HC_OK)
+      hc_log(HC_LOG_ERROR, "comm",
+             "rank %d: linking another job's group: dialling member %d at "
+             "'%s': %s",
+             hc_engine.world_rank, r, offer->members[r].addr,
+             hcomm_strerror(rc));
   }
   free(offer);
   return rc;
@@ -1084,6 +1095,11 @@ static hc_status_t comm_inter_create_locked(hcomm_comm_t *local, int leader,
   if (rc == HC_OK)
     rc = comm_bcast_locked(lc, leader, rnames,
                            (size_t)theirs.size * sizeof *rnames);
+  if (rc != HC_OK)
+    hc_log(HC_LOG_ERROR, "comm",
+           "rank %d: intercommunicator: agreement or "
+           "names: %s",
+           hc_engine.world_rank, hcomm_strerror(rc));
   if (rc == HC_OK)
     rc = comm_inter_link(&b, lnames, theirs.size, rnames, remote);
   if (rc == HC_OK) {
