@@ -6,7 +6,7 @@
 # rendezvous, wildcard order, collectives, communicator split, create and
 # split_type, node_split) with `srun -O --mpi=pmi2` (pmi2 backend, and
 # pmi1 over the same PMI_FD) and `srun -O --mpi=pmix` (pmix backend); and
-# ULFM's agree surviving a kill -9 under `srun --no-kill`.
+# ULFM's agree surviving a kill -9 under `srun --no-kill --mpi=pmi2`.
 # Everything is torn down on any exit.  Skips (77) unless root with slurm-wlm installed.
 # Run from the build directory (make check does).
 set -u
@@ -131,9 +131,11 @@ for mpi in pmi2 pmix; do
 done
 
 # ULFM: with --no-kill and --kill-on-bad-exit=0 the step outlives a rank
-# SIGKILLed in ulfm's agree mode; the 3 survivors must pass it.
+# SIGKILLed in ulfm's agree mode; the 3 survivors must pass it.  PMI-2
+# only: Slurm's PMIx plugin cancels the step when a task dies, whatever
+# --no-kill says (at once under the sanitizers, which slow the survivors).
 ULFM=$(pwd)/tests/mpi/ulfm
-for mpi in pmi2 pmix; do
+for mpi in pmi2; do
   run --mpi=$mpi --no-kill --kill-on-bad-exit=0 -n 4 "$ULFM" agree
   rc=$?
   got=$(grep -c "PASS agree" "$W/out")
