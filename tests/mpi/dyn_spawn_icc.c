@@ -8,7 +8,8 @@
  *                            them); then the parents' world and the
  *                            children's world build an intercommunicator
  *                            through that parent-child one
- *   dyn_spawn_icc child N    what rank 0 starts (N: the parents' count)
+ *   dyn_spawn_icc child N M  what rank 0 starts (N: the parents' count, M:
+ *                            the prefix of the marker it leaves)
  *
  * Over that intercommunicator: sizes; from every member to every remote
  * member a small and a 1 MiB message, bytes and statuses checked; an
@@ -16,7 +17,13 @@
  * and an Allgather checked) and a merge where both sides ask low (one
  * order both groups agree on: contiguous groups, each member where the
  * Allgather says); then a second intercommunicator over the same peer
- * (every pair linked now) and a Bcast from a parent across it. */
+ * (every pair linked now) and a Bcast from a parent across it.
+ *
+ * Then the children finalize while the parents still hold a communicator
+ * with them (MPI_Comm_free does not disconnect): once the children have
+ * gone, the parents must not count them as failed. */
+#include <unistd.h>
+
 #include "dyn_family.h"
 
 static int wrank, wsize;
@@ -50,7 +57,8 @@ static void check_low_merge(MPI_Comm icc, int is_parent, int nparents,
 
 /* peer: the parent-child intercommunicator at the leaders (rank 0 of
  * each world), MPI_COMM_NULL at the other parents. */
-static void family(MPI_Comm peer, int is_parent, int nparents, int nchildren) {
+static MPI_Comm family(MPI_Comm peer, int is_parent, int nparents,
+                       int nchildren) {
   MPI_Comm icc;
   CHECK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, peer, 0, 123, &icc) ==
             MPI_SUCCESS,
@@ -80,14 +88,59 @@ static void family(MPI_Comm peer, int is_parent, int nparents, int nchildren) {
       CHECK(data[i] == 40 + i, "bcast across: data[%d] = %d", i, data[i]);
   }
   MPI_Comm_free(&again);
+  MPI_Comm kept;
+  CHECK(MPI_Comm_dup(icc, &kept) == MPI_SUCCESS, "dup across");
   MPI_Comm_free(&icc);
+  return kept;
+}
+
+/* The marker a child leaves once its MPI_Finalize has returned. */
+static void marker_path(char *path, size_t len, const char *prefix, int child) {
+  snprintf(path, len, "%s.%d", prefix, child);
+}
+
+/* At the parents, once every child has left a marker: a finalized child
+ * is gone, not failed (over kept, an intercommunicator with them). */
+static void check_departed(MPI_Comm kept, const char *prefix, int nchildren) {
+  char path[300];
+  for (int c = 0; c < nchildren; c++) {
+    marker_path(path, sizeof path, prefix, c);
+    int waited_ms = 0;
+    while (access(path, F_OK) != 0 && waited_ms < 60000) {
+      usleep(10000);
+      waited_ms += 10;
+    }
+    CHECK(access(path, F_OK) == 0, "child %d left no marker %s", c, path);
+  }
+  /* Let the closed links reach this process's progress. */
+  for (int i = 0; i < 200; i++) {
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, 77, kept, &flag, MPI_STATUS_IGNORE);
+    usleep(1000);
+  }
+  MPI_Group acked;
+  int nfailed = -1;
+  MPI_Comm_set_errhandler(kept, MPI_ERRORS_RETURN);
+  CHECK(MPIX_Comm_failure_ack(kept) == MPI_SUCCESS, "failure_ack");
+  CHECK(MPIX_Comm_failure_get_acked(kept, &acked) == MPI_SUCCESS,
+        "failure_get_acked");
+  MPI_Group_size(acked, &nfailed);
+  CHECK(nfailed == 0, "%d finalized children counted as failed", nfailed);
+  MPI_Group_free(&acked);
+  MPI_Comm_free(&kept);
 }
 
 static void parent(const char *self, const char *kids) {
-  char nstr[16];
+  char nstr[16], prefix[256];
   int nchildren = atoi(kids);
   snprintf(nstr, sizeof nstr, "%d", wsize);
-  char *args[] = {"child", nstr, NULL};
+  if (wrank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(prefix, sizeof prefix, "%s/dyn_spawn_icc.%d",
+             tmp != NULL && *tmp != '\0' ? tmp : "/tmp", (int)getpid());
+  }
+  MPI_Bcast(prefix, sizeof prefix, MPI_CHAR, 0, MPI_COMM_WORLD);
+  char *args[] = {"child", nstr, prefix, NULL};
   MPI_Comm inter = MPI_COMM_NULL;
   if (wrank == 0) {
     int codes[8];
@@ -96,9 +149,16 @@ static void parent(const char *self, const char *kids) {
                          &inter, codes) == MPI_SUCCESS,
           "spawn");
   }
-  family(inter, 1, wsize, nchildren);
+  MPI_Comm kept = family(inter, 1, wsize, nchildren);
   if (wrank == 0)
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS, "disconnect");
+  check_departed(kept, prefix, nchildren);
+  MPI_Barrier(MPI_COMM_WORLD);
+  char path[300];
+  for (int c = 0; wrank == 0 && c < nchildren; c++) {
+    marker_path(path, sizeof path, prefix, c);
+    unlink(path);
+  }
 }
 
 static void child(int nparents) {
@@ -108,23 +168,32 @@ static void child(int nparents) {
   int rsize;
   MPI_Comm_remote_size(p, &rsize);
   CHECK(rsize == 1, "parent group of %d", rsize);
-  family(p, 0, nparents, wsize);
+  MPI_Comm kept = family(p, 0, nparents, wsize);
   CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS, "disconnect");
+  MPI_Comm_free(&kept);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  CHECK(argc == 3, "usage: dyn_spawn_icc parent K | child N");
+  CHECK(argc == 3 || argc == 4,
+        "usage: dyn_spawn_icc parent K | child N MARKER");
   if (strcmp(argv[1], "parent") == 0)
     parent(argv[0], argv[2]);
-  else if (strcmp(argv[1], "child") == 0)
+  else if (strcmp(argv[1], "child") == 0 && argc == 4)
     child(atoi(argv[2]));
   else
     CHECK(0, "unknown mode %s", argv[1]);
   MPI_Finalize();
-  if (strcmp(argv[1], "parent") == 0)
+  if (strcmp(argv[1], "parent") == 0) {
     printf("dyn_spawn_icc: parent %d of %d OK\n", wrank, wsize);
+  } else {
+    char path[300];
+    marker_path(path, sizeof path, argv[3], wrank);
+    FILE *f = fopen(path, "w");
+    if (f != NULL)
+      fclose(f);
+  }
   return 0;
 }

@@ -39,6 +39,12 @@
 #define LINK_HELLO_LEN (LINK_TOKEN_LEN + 4)
 #define LINK_ACK 'Y'
 #define LINK_MAX_PACKET (256u * 1024u)
+/* A packet of no bytes (the engine's all have a header) says the sender
+ * finalized: its end closes next, and that close is no failure.  MPI
+ * lets a finalized process leave before a connected one is done with
+ * what no longer involves it (a communicator being built whose links
+ * exist, say), so the one left must not see it as dead. */
+#define LINK_GOODBYE_LEN 0u
 #define LINK_EVENTS 32
 #define LINK_BACKLOG 128
 
@@ -443,7 +449,7 @@ static hc_status_t link_send(void *ctx, int p, const struct iovec *iov,
   size_t total = 0;
   for (int i = 0; i < iovcnt; i++)
     total += iov[i].iov_len;
-  if (total > LINK_MAX_PACKET)
+  if (total > LINK_MAX_PACKET || total == LINK_GOODBYE_LEN)
     return HC_ERR_ARG;
   if (link_fifo_reserve(q, total + 4) != HC_OK)
     return HC_ERR_NOMEM;
@@ -476,6 +482,10 @@ static int link_deliver(link_ctx_t *t, int p) {
     }
     if (q->len < 4 + (size_t)len)
       break;
+    if (len == LINK_GOODBYE_LEN) {
+      link_peer_close(t, p); /* departed, not failed */
+      break;
+    }
     const unsigned char *packet = q->buf + q->head + 4;
     q->head += 4 + (size_t)len;
     q->len -= 4 + (size_t)len;
@@ -542,10 +552,18 @@ static int link_wait_fd(void *ctx, int *timeout_ms) {
 
 /* At fini: what is queued gets a short chance to leave, then the socket
  * closes without a failure report. */
+/* Says goodbye after what is queued, flushes (a second at most) and
+ * closes. */
 static void link_release(void *ctx, int p) {
   link_ctx_t *t = ctx;
   if (p < 0 || p >= t->npeers || t->peers[p].fd < 0)
     return;
+  uint32_t goodbye = htonl(LINK_GOODBYE_LEN);
+  if (link_fifo_reserve(&t->peers[p].sendq, sizeof goodbye) == HC_OK) {
+    link_fifo_t *q = &t->peers[p].sendq;
+    memcpy(q->buf + q->head + q->len, &goodbye, sizeof goodbye);
+    q->len += sizeof goodbye;
+  }
   long deadline = link_now_ms() + 1000;
   while (t->peers[p].fd >= 0 && t->peers[p].sendq.len > 0 &&
          link_poll(t->peers[p].fd, POLLOUT, deadline))
