@@ -4,6 +4,10 @@
  * same descriptor; pmi2 is chosen automatically only where Slurm's pmi2
  * plugin is evident (SLURM_MPI_TYPE=pmi2), or by HCMPI_BOOTSTRAP=pmi2.
  * Values are escaped (pmi2_wire.h) because ';' ends a field on this wire.
+ *
+ * MPI_Comm_spawn goes to the launcher as one "spawn" frame; Slurm runs a
+ * new srun for it, whose processes find the parents' port in their own
+ * key space (preput) and the spawner's job id in their fullinit reply.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +22,7 @@
 #include "bootstrap/pmi1_wire.h"
 #include "bootstrap/pmi2_wire.h"
 #include "util/env.h"
+#include "util/findexec.h"
 #include "util/log.h"
 
 /* Both servers limit keys to 64 and values to 1024 bytes, NUL included. */
@@ -37,7 +42,8 @@ typedef struct pmi2_ctx {
   /* Hydra's kvs-fence returns before the other ranks reach it (measured
    * with MPICH 4.0.2); Slurm's is a barrier (pmi2_fence_barrier). */
   int fence_is_barrier;
-  int ready; /* fullinit done: fini owes the launcher a finalize */
+  int ready;   /* fullinit done: fini owes the launcher a finalize */
+  int spawned; /* started by a spawn: fullinit named the spawner's job */
   hc_kvstore_t cache;
   hc_pmi1_reader_t reader;
   hc_pmi1_msg_t msg; /* last reply */
@@ -138,6 +144,7 @@ static hc_status_t pmi2_fullinit(pmi2_ctx_t *c, hc_bootstrap_info_t *info) {
   info->rank = (int)r;
   info->size = (int)size;
   info->appnum = (int)hc_pmi1_get_long(&c->msg, "appnum", -1);
+  c->spawned = hc_pmi1_get(&c->msg, "spawner-jobid") != NULL;
   return HC_OK;
 }
 
@@ -153,6 +160,23 @@ static void pmi2_universe(pmi2_ctx_t *c, hc_bootstrap_info_t *info) {
 }
 
 static void pmi2_fini(void *ctx);
+static hc_status_t pmi2_get(void *ctx, const char *key, char *value,
+                            size_t len);
+
+/* A spawned process finds the parents' port where the spawning root
+ * preput it: in its own job's key space, readable before any fence. */
+static void pmi2_parent_port(pmi2_ctx_t *c, hc_bootstrap_info_t *info) {
+  if (!c->spawned)
+    return;
+  if (pmi2_get(c, HC_BOOTSTRAP_PARENT_PORT_KEY, info->parent_port,
+               sizeof info->parent_port) != HC_OK) {
+    info->parent_port[0] = '\0';
+    hc_log(HC_LOG_WARN, "pmi2",
+           "spawned but the launcher has no %s: MPI_Comm_get_parent will be "
+           "MPI_COMM_NULL",
+           HC_BOOTSTRAP_PARENT_PORT_KEY);
+  }
+}
 
 static hc_status_t pmi2_init(void **ctxp, hc_bootstrap_info_t *info) {
   *ctxp = NULL;
@@ -177,6 +201,7 @@ static hc_status_t pmi2_init(void **ctxp, hc_bootstrap_info_t *info) {
   }
   c->ready = 1;
   pmi2_universe(c, &got);
+  pmi2_parent_port(c, &got);
   *info = got;
   *ctxp = c;
   return HC_OK;
@@ -210,9 +235,6 @@ static hc_status_t pmi2_kvs_fence(pmi2_ctx_t *c) {
   hc_kvstore_prune(&c->cache, PMI2_KV_OWN);
   return st;
 }
-
-static hc_status_t pmi2_get(void *ctx, const char *key, char *value,
-                            size_t len);
 
 /* Hydra holds a get of a key nobody put until every rank has entered the
  * current fence epoch, then answers "not found" (measured, MPICH 4.0.2):
@@ -264,6 +286,89 @@ static hc_status_t pmi2_get(void *ctx, const char *key, char *value,
   if (hc_kvstore_set(&c->cache, key, plain, PMI2_KV_FETCHED) != 0)
     return HC_ERR_NOMEM;
   return pmi2_copy_out(plain, value, len);
+}
+
+/* One command's fields of a spawn frame: the program, its process count,
+ * its arguments from argv0 (the program is not one), and the working
+ * directory as the info key "wdir" (srun's --chdir). */
+static int pmi2_spawn_command(char *frame, size_t len, size_t *used,
+                              const hc_bootstrap_spawn_t *cmd) {
+  char num[24], key[24];
+  int argc = 0, bad = 0;
+  while (cmd->argv[argc] != NULL)
+    argc++;
+  bad |= hc_pmi2_add(frame, len, used, "subcmd", cmd->argv[0]);
+  snprintf(num, sizeof num, "%d", cmd->nprocs);
+  bad |= hc_pmi2_add(frame, len, used, "maxprocs", num);
+  snprintf(num, sizeof num, "%d", argc - 1);
+  bad |= hc_pmi2_add(frame, len, used, "argc", num);
+  for (int a = 1; a < argc; a++) {
+    snprintf(key, sizeof key, "argv%d", a - 1);
+    bad |= hc_pmi2_add(frame, len, used, key, cmd->argv[a]);
+  }
+  bad |= hc_pmi2_add(frame, len, used, "infokeycount",
+                     cmd->wdir != NULL ? "1" : "0");
+  if (cmd->wdir != NULL) {
+    bad |= hc_pmi2_add(frame, len, used, "infokey0", "wdir");
+    bad |= hc_pmi2_add(frame, len, used, "infoval0", cmd->wdir);
+  }
+  return bad;
+}
+
+/* The frame's bytes: every string once, and room for keys and numbers. */
+static size_t pmi2_spawn_bytes(const hc_bootstrap_spawn_t *cmds, int ncmds,
+                               const char *port) {
+  size_t n = 256 + 3 * strlen(port);
+  for (int k = 0; k < ncmds; k++) {
+    n += 128 + (cmds[k].wdir != NULL ? strlen(cmds[k].wdir) : 0);
+    for (int a = 0; cmds[k].argv[a] != NULL; a++)
+      n += 24 + strlen(cmds[k].argv[a]);
+  }
+  return n;
+}
+
+static hc_status_t pmi2_spawn(void *ctx, const hc_bootstrap_spawn_t *cmds,
+                              int ncmds, const char *port) {
+  pmi2_ctx_t *c = ctx;
+  char num[24], esc_port[3 * HC_BOOTSTRAP_PORT_MAX];
+  if (c == NULL || ncmds < 1 ||
+      hc_pmi2_escape(port, esc_port, sizeof esc_port) < 0)
+    return HC_ERR_ARG;
+  /* srun would start what it can and fail the step on a program it cannot
+   * execute, leaving the parents waiting: refuse here first. */
+  for (int k = 0; k < ncmds; k++)
+    if (!hc_can_exec(cmds[k].argv[0])) {
+      hc_log(HC_LOG_WARN, "pmi2", "spawn: cannot execute %s", cmds[k].argv[0]);
+      return HC_ERR_SPAWN;
+    }
+  size_t len = pmi2_spawn_bytes(cmds, ncmds, port), used = 0;
+  char *frame = malloc(len);
+  if (frame == NULL)
+    return HC_ERR_NOMEM;
+  snprintf(num, sizeof num, "%d", ncmds);
+  int bad = hc_pmi2_add(frame, len, &used, "cmd", "spawn");
+  bad |= hc_pmi2_add(frame, len, &used, "ncmds", num);
+  bad |= hc_pmi2_add(frame, len, &used, "preputcount", "1");
+  bad |= hc_pmi2_add(frame, len, &used, "ppkey0", HC_BOOTSTRAP_PARENT_PORT_KEY);
+  bad |= hc_pmi2_add(frame, len, &used, "ppval0", esc_port);
+  for (int k = 0; k < ncmds; k++)
+    bad |= pmi2_spawn_command(frame, len, &used, &cmds[k]);
+  hc_status_t st = HC_ERR_ARG;
+  if (bad)
+    hc_log(HC_LOG_ERROR, "pmi2",
+           "spawn: an argument or directory holds ';' or a newline, which "
+           "PMI-2 cannot carry");
+  else
+    st = pmi2_call(c, frame, hc_pmi2_seal(frame, used), "spawn-response");
+  free(frame);
+  if (st == HC_ERR_BOOTSTRAP && !bad &&
+      strcmp(hc_pmi1_cmd(&c->msg), "spawn-response") == 0) {
+    const char *why = hc_pmi1_get(&c->msg, "errmsg");
+    hc_log(HC_LOG_WARN, "pmi2", "the launcher refused the spawn: %s",
+           why != NULL ? why : "no reason given");
+    st = HC_ERR_SPAWN;
+  }
+  return st;
 }
 
 /* Turns a message into something one PMI-2 field can carry. */
@@ -319,4 +424,5 @@ const hc_bootstrap_ops_t hc_bootstrap_pmi2_ops = {
     .get = pmi2_get,
     .abort = pmi2_abort,
     .fini = pmi2_fini,
+    .spawn = pmi2_spawn,
 };

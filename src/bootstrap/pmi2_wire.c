@@ -41,9 +41,13 @@ static int pmi2w_bad_text(const char *text, int is_key) {
   return is_key && (*text == '\0' || strchr(text, '=') != NULL);
 }
 
-static int pmi2w_append(char *buf, size_t len, size_t *used, const char *key,
-                        const char *value) {
-  if (pmi2w_bad_text(key, 1) || pmi2w_bad_text(value, 0))
+int hc_pmi2_add(char *buf, size_t len, size_t *used, const char *key,
+                const char *value) {
+  if (*used < HC_PMI2_HEADER_LEN)
+    *used = HC_PMI2_HEADER_LEN;
+  if (value == NULL)
+    value = "";
+  if (*used >= len || pmi2w_bad_text(key, 1) || pmi2w_bad_text(value, 0))
     return -1;
   int n = snprintf(buf + *used, len - *used, "%s=%s;", key, value);
   if (n < 0 || (size_t)n >= len - *used)
@@ -52,27 +56,28 @@ static int pmi2w_append(char *buf, size_t len, size_t *used, const char *key,
   return 0;
 }
 
+int hc_pmi2_seal(char *buf, size_t used) {
+  if (used <= HC_PMI2_HEADER_LEN || used - HC_PMI2_HEADER_LEN > 999999)
+    return -1;
+  /* The header is written last: snprintf's NUL must not cut the body. */
+  char head[HC_PMI2_HEADER_LEN + 1];
+  snprintf(head, sizeof head, "%-6zu", used - HC_PMI2_HEADER_LEN);
+  memcpy(buf, head, HC_PMI2_HEADER_LEN);
+  return (int)used;
+}
+
 int hc_pmi2_format(char *buf, size_t len, const char *cmd, ...) {
-  size_t used = HC_PMI2_HEADER_LEN;
-  if (len <= used || pmi2w_append(buf, len, &used, "cmd", cmd) != 0)
+  size_t used = 0;
+  if (hc_pmi2_add(buf, len, &used, "cmd", cmd) != 0)
     return -1;
   va_list ap;
   va_start(ap, cmd);
   int rc = 0;
   for (const char *key = va_arg(ap, const char *); key != NULL && rc == 0;
-       key = va_arg(ap, const char *)) {
-    const char *value = va_arg(ap, const char *);
-    rc = pmi2w_append(buf, len, &used, key, value ? value : "");
-  }
+       key = va_arg(ap, const char *))
+    rc = hc_pmi2_add(buf, len, &used, key, va_arg(ap, const char *));
   va_end(ap);
-  size_t body = used - HC_PMI2_HEADER_LEN;
-  if (rc != 0 || body > 999999)
-    return -1;
-  /* The header is written last: snprintf's NUL must not cut the body. */
-  char head[HC_PMI2_HEADER_LEN + 1];
-  snprintf(head, sizeof head, "%-6zu", body);
-  memcpy(buf, head, HC_PMI2_HEADER_LEN);
-  return (int)used;
+  return rc == 0 ? hc_pmi2_seal(buf, used) : -1;
 }
 
 /* Blocks until at least want bytes are buffered in r. */

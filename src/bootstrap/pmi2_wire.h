@@ -30,6 +30,13 @@ int hc_pmi2_parse(const char *body, size_t len, hc_pmi1_msg_t *msg);
 int hc_pmi2_format(char *buf, size_t len, const char *cmd, ...)
     __attribute__((sentinel));
 
+/* A frame of any number of fields: hc_pmi2_add appends key=value (start
+ * with *used 0 and key "cmd"; NULL value is empty), hc_pmi2_seal writes
+ * the header.  -1 as hc_pmi2_format says; else add 0, seal the length. */
+int hc_pmi2_add(char *buf, size_t len, size_t *used, const char *key,
+                const char *value);
+int hc_pmi2_seal(char *buf, size_t used);
+
 /* Blocks until one whole frame arrives through r and parses it.  Returns
  * 0, or -1 with errno set (ECONNRESET at end of file, EPROTO for a bad
  * header or body, EMSGSIZE when the body does not fit a message). */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The pmi2 backend under MPICH's Hydra, which answers PMI-2 on PMI_FD when
 # the client's first line asks for it (HCMPI_BOOTSTRAP=pmi2; on its own
-# hcmpi speaks PMI-1 to Hydra).  Skips (77) without mpiexec.hydra.
+# hcmpi speaks PMI-1 to Hydra), spawn included.  Skips (77) without mpiexec.hydra.
 # Run from the build directory (make check does).
 set -u
 HYDRA=$(command -v mpiexec.hydra || command -v mpiexec.mpich) ||
@@ -27,6 +27,11 @@ check "hydra -n 3 pmi_client (auto: pmi1)" $? 3 '^pmi_client: rank [0-2] of 3 ok
 
 run -n 2 -genv HCMPI_BOOTSTRAP pmi2 "$P2P"
 check "hydra -n 2 engine_p2p (pmi2)" $? 1 '^engine_p2p: 2 ranks OK$'
+
+# MPI_Comm_spawn, _spawn_multiple and a missing program through PMI-2's
+# spawn frame; the children read the parents' port from their key space.
+run -n 2 -genv HCMPI_BOOTSTRAP pmi2 ./tests/mpi/dyn_spawn parent
+check "hydra -n 2 dyn_spawn parent (pmi2)" $? 2 '^dyn_spawn: parent [01] of 2 OK$'
 
 # A rank that aborts through PMI-2 ends the job with a failure.
 run -n 3 -genv HCMPI_BOOTSTRAP pmi2 "$CLIENT" --abort-rank 1 --exit-code 5

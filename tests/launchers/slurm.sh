@@ -5,7 +5,8 @@
 # and MPI programs of tests/mpi (pingpong sizes through eager and
 # rendezvous, wildcard order, collectives, communicator split, create and
 # split_type, node_split) with `srun -O --mpi=pmi2` (pmi2 backend, and
-# pmi1 over the same PMI_FD) and `srun -O --mpi=pmix` (pmix backend); and
+# pmi1 over the same PMI_FD) and `srun -O --mpi=pmix` (pmix backend);
+# MPI_Comm_spawn through PMI-2 (dyn_spawn parent); and
 # ULFM's agree surviving a kill -9 under `srun --no-kill --mpi=pmi2`.
 # Everything is torn down on any exit.  Skips (77) unless root with slurm-wlm installed.
 # Run from the build directory (make check does).
@@ -116,6 +117,14 @@ for mpi in pmi2 pmix; do
   check "srun --mpi=$mpi -n 4 engine_p2p" $? 1 '^engine_p2p: 4 ranks OK$'
   mpi_programs "srun --mpi=$mpi" --mpi=$mpi
 done
+
+# MPI_Comm_spawn and _spawn_multiple under PMI-2: Slurm runs a new srun
+# for the children inside the job, with the environment of the first
+# (SLURM_OVERLAP and SLURM_OVERCOMMIT: their step shares the parents'
+# CPUs); a missing program is MPI_ERR_SPAWN with nothing started.
+SPAWN=$(pwd)/tests/mpi/dyn_spawn
+(export SLURM_OVERLAP=1 SLURM_OVERCOMMIT=1; run --mpi=pmi2 -n 2 "$SPAWN" parent)
+check "srun --mpi=pmi2 -n 2 dyn_spawn parent" $? 2 '^dyn_spawn: parent [01] of 2 OK$'
 
 # A rank that fails makes srun fail (the others wait in a fence until
 # Slurm tears the step down).

@@ -27,6 +27,23 @@ START_TEST(formats_frame_with_left_aligned_length) {
 }
 END_TEST
 
+START_TEST(builds_a_frame_field_by_field) {
+  char buf[64];
+  size_t used = 0;
+  ck_assert_int_eq(hc_pmi2_add(buf, sizeof buf, &used, "cmd", "spawn"), 0);
+  ck_assert_int_eq(hc_pmi2_add(buf, sizeof buf, &used, "argv0", NULL), 0);
+  ck_assert_int_eq(hc_pmi2_add(buf, sizeof buf, &used, "argv1", "a;b"), -1);
+  ck_assert_int_eq(hc_pmi2_seal(buf, used), 6 + 17);
+  buf[used] = '\0';
+  ck_assert_str_eq(buf, "17    cmd=spawn;argv0=;");
+  char big[80];
+  memset(big, 'y', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  ck_assert_int_eq(hc_pmi2_add(buf, sizeof buf, &used, "k", big), -1);
+  ck_assert_int_eq(hc_pmi2_seal(buf, 6), -1); /* no body */
+}
+END_TEST
+
 START_TEST(format_refuses_separators_and_overflow) {
   char buf[64];
   ck_assert_int_eq(
@@ -279,6 +296,7 @@ int main(void) {
   Suite *s = suite_create("pmi2");
   TCase *tc = tcase_create("wire");
   tcase_add_test(tc, formats_frame_with_left_aligned_length);
+  tcase_add_test(tc, builds_a_frame_field_by_field);
   tcase_add_test(tc, format_refuses_separators_and_overflow);
   tcase_add_test(tc, parses_slurm_fullinit_response);
   tcase_add_test(tc, parses_values_with_equals_and_missing_last_separator);
