@@ -4,7 +4,7 @@
  * back; MPI_x is a weak alias. */
 #include "abi/abi_impl.h"
 
-const char *const hc_mpich_call_names[599] = {
+const char *const hc_mpich_call_names[605] = {
   "PMPI_Init",
   "PMPI_Init_thread",
   "PMPI_Initialized",
@@ -382,13 +382,17 @@ const char *const hc_mpich_call_names[599] = {
   "PMPI_T_event_callback_set_info",
   "PMPI_T_event_copy",
   "PMPI_T_event_get_index",
+  "PMPI_T_event_get_info",
   "PMPI_T_event_get_num",
   "PMPI_T_event_get_source",
   "PMPI_T_event_get_timestamp",
   "PMPI_T_event_handle_alloc",
+  "PMPI_T_event_handle_free",
   "PMPI_T_event_handle_get_info",
   "PMPI_T_event_handle_set_info",
   "PMPI_T_event_read",
+  "PMPI_T_event_register_callback",
+  "PMPI_T_event_set_dropped_handler",
   "PMPI_T_finalize",
   "PMPI_T_init_thread",
   "PMPI_T_pvar_get_index",
@@ -562,6 +566,7 @@ const char *const hc_mpich_call_names[599] = {
   "PMPI_File_write_ordered_begin",
   "PMPI_File_write_ordered_end",
   "PMPI_File_get_type_extent",
+  "PMPI_Register_datarep",
   "PMPI_File_set_atomicity",
   "PMPI_File_get_atomicity",
   "PMPI_File_sync",
@@ -600,6 +605,7 @@ const char *const hc_mpich_call_names[599] = {
   "PMPI_File_iwrite_at_all_c",
   "PMPI_File_iwrite_shared_c",
   "PMPI_File_get_type_extent_c",
+  "PMPI_Register_datarep_c",
   "PMPI_File_f2c",
   "PMPI_File_c2f",
   "PMPI_File_create_errhandler",
@@ -3597,9 +3603,15 @@ HC_WEAK_ALIAS(MPI_T_cvar_get_index, PMPI_T_cvar_get_index);
 
 int PMPI_T_cvar_get_info(int cvar_index, char * name, int * name_len, int * verbosity, MPI_Datatype * datatype, MPI_T_enum * enumtype, char * desc, int * desc_len, int * bind, int * scope)
 {
+  int verbosity_m = verbosity ? 0 : 0;
   int datatype_m = 0;
-  int rc = hc_mpich.T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind, scope);
+  int bind_m = bind ? 0 : 0;
+  int scope_m = scope ? 0 : 0;
+  int rc = hc_mpich.T_cvar_get_info(cvar_index, name, name_len, verbosity ? &verbosity_m : NULL, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind ? &bind_m : NULL, scope ? &scope_m : NULL);
+  if (verbosity) *verbosity = hc_abi_verbosity_out(verbosity_m);
   if (datatype) *datatype = hc_abi_type_out(datatype_m);
+  if (bind) *bind = hc_abi_bind_out(bind_m);
+  if (scope) *scope = hc_abi_scope_out(scope_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_cvar_get_info, PMPI_T_cvar_get_info);
@@ -3656,7 +3668,7 @@ HC_WEAK_ALIAS(MPI_T_enum_get_item, PMPI_T_enum_get_item);
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info * info_used)
 {
   int info_used_m = 0;
-  int rc = hc_mpich.T_event_callback_get_info((void *)event_registration, cb_safety, info_used ? &info_used_m : NULL);
+  int rc = hc_mpich.T_event_callback_get_info((void *)event_registration, hc_abi_cbsafety_in(cb_safety), info_used ? &info_used_m : NULL);
   if (info_used) *info_used = hc_abi_info_out(info_used_m);
   return hc_abi_err_out(rc);
 }
@@ -3664,7 +3676,7 @@ HC_WEAK_ALIAS(MPI_T_event_callback_get_info, PMPI_T_event_callback_get_info);
 
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-  int rc = hc_mpich.T_event_callback_set_info((void *)event_registration, cb_safety, hc_abi_info_in(info));
+  int rc = hc_mpich.T_event_callback_set_info((void *)event_registration, hc_abi_cbsafety_in(cb_safety), hc_abi_info_in(info));
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_event_callback_set_info, PMPI_T_event_callback_set_info);
@@ -3752,16 +3764,22 @@ HC_WEAK_ALIAS(MPI_T_init_thread, PMPI_T_init_thread);
 
 int PMPI_T_pvar_get_index(const char * name, int var_class, int * pvar_index)
 {
-  int rc = hc_mpich.T_pvar_get_index(name, var_class, pvar_index);
+  int rc = hc_mpich.T_pvar_get_index(name, hc_abi_pvarclass_in(var_class), pvar_index);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_get_index, PMPI_T_pvar_get_index);
 
 int PMPI_T_pvar_get_info(int pvar_index, char * name, int * name_len, int * verbosity, int * var_class, MPI_Datatype * datatype, MPI_T_enum * enumtype, char * desc, int * desc_len, int * bind, int * readonly, int * continuous, int * atomic)
 {
+  int verbosity_m = verbosity ? 0 : 0;
+  int var_class_m = var_class ? 0 : 0;
   int datatype_m = 0;
-  int rc = hc_mpich.T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+  int bind_m = bind ? 0 : 0;
+  int rc = hc_mpich.T_pvar_get_info(pvar_index, name, name_len, verbosity ? &verbosity_m : NULL, var_class ? &var_class_m : NULL, datatype ? &datatype_m : NULL, (void **)enumtype, desc, desc_len, bind ? &bind_m : NULL, readonly, continuous, atomic);
+  if (verbosity) *verbosity = hc_abi_verbosity_out(verbosity_m);
+  if (var_class) *var_class = hc_abi_pvarclass_out(var_class_m);
   if (datatype) *datatype = hc_abi_type_out(datatype_m);
+  if (bind) *bind = hc_abi_bind_out(bind_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_get_info, PMPI_T_pvar_get_info);
@@ -3789,21 +3807,21 @@ HC_WEAK_ALIAS(MPI_T_pvar_handle_free, PMPI_T_pvar_handle_free);
 
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void * buf)
 {
-  int rc = hc_mpich.T_pvar_read((void *)session, (void *)handle, buf);
+  int rc = hc_mpich.T_pvar_read((void *)session, hc_abi_pvar_handle_in(handle), buf);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_read, PMPI_T_pvar_read);
 
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void * buf)
 {
-  int rc = hc_mpich.T_pvar_readreset((void *)session, (void *)handle, buf);
+  int rc = hc_mpich.T_pvar_readreset((void *)session, hc_abi_pvar_handle_in(handle), buf);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_readreset, PMPI_T_pvar_readreset);
 
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-  int rc = hc_mpich.T_pvar_reset((void *)session, (void *)handle);
+  int rc = hc_mpich.T_pvar_reset((void *)session, hc_abi_pvar_handle_in(handle));
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_reset, PMPI_T_pvar_reset);
@@ -3824,29 +3842,31 @@ HC_WEAK_ALIAS(MPI_T_pvar_session_free, PMPI_T_pvar_session_free);
 
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-  int rc = hc_mpich.T_pvar_start((void *)session, (void *)handle);
+  int rc = hc_mpich.T_pvar_start((void *)session, hc_abi_pvar_handle_in(handle));
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_start, PMPI_T_pvar_start);
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-  int rc = hc_mpich.T_pvar_stop((void *)session, (void *)handle);
+  int rc = hc_mpich.T_pvar_stop((void *)session, hc_abi_pvar_handle_in(handle));
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_stop, PMPI_T_pvar_stop);
 
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void * buf)
 {
-  int rc = hc_mpich.T_pvar_write((void *)session, (void *)handle, buf);
+  int rc = hc_mpich.T_pvar_write((void *)session, hc_abi_pvar_handle_in(handle), buf);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_T_pvar_write, PMPI_T_pvar_write);
 
 int PMPI_T_source_get_info(int source_index, char * name, int * name_len, char * desc, int * desc_len, MPI_T_source_order * ordering, MPI_Count * ticks_per_second, MPI_Count * max_ticks, MPI_Info * info)
 {
+  int ordering_m = ordering ? 0 : 0;
   int info_m = 0;
-  int rc = hc_mpich.T_source_get_info(source_index, name, name_len, desc, desc_len, (int *)ordering, ticks_per_second, max_ticks, info ? &info_m : NULL);
+  int rc = hc_mpich.T_source_get_info(source_index, name, name_len, desc, desc_len, ordering ? &ordering_m : NULL, ticks_per_second, max_ticks, info ? &info_m : NULL);
+  if (ordering) *ordering = hc_abi_tsource_out(ordering_m);
   if (info) *info = hc_abi_info_out(info_m);
   return hc_abi_err_out(rc);
 }

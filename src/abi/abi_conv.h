@@ -285,4 +285,58 @@ static inline int hc_abi_model_out(int v) {
   return hc_abi_pair_out(hc_abi_model_pairs, hc_abi_model_npairs, v);
 }
 
+extern const struct hc_abi_pair hc_abi_verbosity_pairs[];
+extern const int hc_abi_verbosity_npairs;
+static inline int hc_abi_verbosity_in(int v) {
+  return hc_abi_pair_in(hc_abi_verbosity_pairs, hc_abi_verbosity_npairs, v);
+}
+static inline int hc_abi_verbosity_out(int v) {
+  return hc_abi_pair_out(hc_abi_verbosity_pairs, hc_abi_verbosity_npairs, v);
+}
+
+extern const struct hc_abi_pair hc_abi_bind_pairs[];
+extern const int hc_abi_bind_npairs;
+static inline int hc_abi_bind_in(int v) {
+  return hc_abi_pair_in(hc_abi_bind_pairs, hc_abi_bind_npairs, v);
+}
+static inline int hc_abi_bind_out(int v) {
+  return hc_abi_pair_out(hc_abi_bind_pairs, hc_abi_bind_npairs, v);
+}
+
+extern const struct hc_abi_pair hc_abi_scope_pairs[];
+extern const int hc_abi_scope_npairs;
+static inline int hc_abi_scope_in(int v) {
+  return hc_abi_pair_in(hc_abi_scope_pairs, hc_abi_scope_npairs, v);
+}
+static inline int hc_abi_scope_out(int v) {
+  return hc_abi_pair_out(hc_abi_scope_pairs, hc_abi_scope_npairs, v);
+}
+
+extern const struct hc_abi_pair hc_abi_pvarclass_pairs[];
+extern const int hc_abi_pvarclass_npairs;
+static inline int hc_abi_pvarclass_in(int v) {
+  return hc_abi_pair_in(hc_abi_pvarclass_pairs, hc_abi_pvarclass_npairs, v);
+}
+static inline int hc_abi_pvarclass_out(int v) {
+  return hc_abi_pair_out(hc_abi_pvarclass_pairs, hc_abi_pvarclass_npairs, v);
+}
+
+extern const struct hc_abi_pair hc_abi_cbsafety_pairs[];
+extern const int hc_abi_cbsafety_npairs;
+static inline int hc_abi_cbsafety_in(int v) {
+  return hc_abi_pair_in(hc_abi_cbsafety_pairs, hc_abi_cbsafety_npairs, v);
+}
+static inline int hc_abi_cbsafety_out(int v) {
+  return hc_abi_pair_out(hc_abi_cbsafety_pairs, hc_abi_cbsafety_npairs, v);
+}
+
+extern const struct hc_abi_pair hc_abi_tsource_pairs[];
+extern const int hc_abi_tsource_npairs;
+static inline int hc_abi_tsource_in(int v) {
+  return hc_abi_pair_in(hc_abi_tsource_pairs, hc_abi_tsource_npairs, v);
+}
+static inline int hc_abi_tsource_out(int v) {
+  return hc_abi_pair_out(hc_abi_tsource_pairs, hc_abi_tsource_npairs, v);
+}
+
 #endif

@@ -17,6 +17,9 @@ enum abi_slot_kind {
   ABI_SLOT_WIN_EH,
   ABI_SLOT_FILE_EH,
   ABI_SLOT_SESSION_EH,
+  ABI_SLOT_EVENT_CB,
+  ABI_SLOT_EVENT_FREE,
+  ABI_SLOT_EVENT_DROPPED,
   ABI_NSLOT_KINDS
 };
 
@@ -357,3 +360,230 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Grequest_start, PMPI_Grequest_start);
+
+/* ---- tool-interface events ----
+ * The callbacks get the tool's user_data back unchanged and handles that
+ * are the same pointers in both ABIs; only the safety level differs. */
+void hc_abi_event_cb_call(int slot, void *instance, void *registration,
+                          int safety, void *user_data) {
+  MPI_T_event_cb_function *fn =
+      (MPI_T_event_cb_function *)abi_slot_get(ABI_SLOT_EVENT_CB, slot);
+  fn((MPI_T_event_instance)instance, (MPI_T_event_registration)registration,
+     (MPI_T_cb_safety)hc_abi_cbsafety_out(safety), user_data);
+}
+
+void hc_abi_event_free_call(int slot, void *registration, int safety,
+                            void *user_data) {
+  MPI_T_event_free_cb_function *fn =
+      (MPI_T_event_free_cb_function *)abi_slot_get(ABI_SLOT_EVENT_FREE, slot);
+  fn((MPI_T_event_registration)registration,
+     (MPI_T_cb_safety)hc_abi_cbsafety_out(safety), user_data);
+}
+
+void hc_abi_event_dropped_call(int slot, MPI_Count count, void *registration,
+                               int source, int safety, void *user_data) {
+  MPI_T_event_dropped_cb_function *fn =
+      (MPI_T_event_dropped_cb_function *)abi_slot_get(ABI_SLOT_EVENT_DROPPED,
+                                                      slot);
+  fn(count, (MPI_T_event_registration)registration, source,
+     (MPI_T_cb_safety)hc_abi_cbsafety_out(safety), user_data);
+}
+
+/* The slot function standing for fn in *out; NULL stays NULL (no
+ * callback, or one taken away). */
+static int abi_callback_in(enum abi_slot_kind kind, hc_abi_any_fn fn,
+                           const hc_abi_any_fn *slots, hc_abi_any_fn *out) {
+  *out = NULL;
+  if (!fn)
+    return MPI_SUCCESS;
+  int slot = abi_slot_take(kind, fn);
+  if (slot < 0)
+    return MPI_ERR_NO_MEM;
+  *out = slots[slot];
+  return MPI_SUCCESS;
+}
+
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info,
+                                   void *user_data,
+                                   MPI_T_event_cb_function *event_cb_function) {
+  hc_abi_any_fn m = NULL;
+  int rc = abi_callback_in(ABI_SLOT_EVENT_CB, (hc_abi_any_fn)event_cb_function,
+                           hc_abi_event_cb_slots, &m);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return hc_abi_err_out(hc_mpich.T_event_register_callback(
+      (void *)event_registration, hc_abi_cbsafety_in(cb_safety),
+      hc_abi_info_in(info), user_data, m));
+}
+HC_WEAK_ALIAS(MPI_T_event_register_callback, PMPI_T_event_register_callback);
+
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration,
+                             void *user_data,
+                             MPI_T_event_free_cb_function *free_cb_function) {
+  hc_abi_any_fn m = NULL;
+  int rc = abi_callback_in(ABI_SLOT_EVENT_FREE, (hc_abi_any_fn)free_cb_function,
+                           hc_abi_event_free_slots, &m);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return hc_abi_err_out(
+      hc_mpich.T_event_handle_free((void *)event_registration, user_data, m));
+}
+HC_WEAK_ALIAS(MPI_T_event_handle_free, PMPI_T_event_handle_free);
+
+int PMPI_T_event_set_dropped_handler(
+    MPI_T_event_registration event_registration,
+    MPI_T_event_dropped_cb_function *dropped_cb_function) {
+  hc_abi_any_fn m = NULL;
+  int rc = abi_callback_in(ABI_SLOT_EVENT_DROPPED,
+                           (hc_abi_any_fn)dropped_cb_function,
+                           hc_abi_event_dropped_slots, &m);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return hc_abi_err_out(
+      hc_mpich.T_event_set_dropped_handler((void *)event_registration, m));
+}
+HC_WEAK_ALIAS(MPI_T_event_set_dropped_handler,
+              PMPI_T_event_set_dropped_handler);
+
+/* The element types come back for as many elements as the caller made
+ * room for (*num_elements on entry). */
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len,
+                          int *verbosity, MPI_Datatype array_of_datatypes[],
+                          MPI_Aint array_of_displacements[], int *num_elements,
+                          MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                          int *desc_len, int *bind) {
+  int room = array_of_datatypes && num_elements ? *num_elements : 0;
+  int types_s[HC_ABI_STACK];
+  int *types_m = hc_abi_scratch(types_s, room, sizeof(int));
+  if (room > 0 && !types_m)
+    return MPI_ERR_NO_MEM;
+  int verbosity_m = 0, bind_m = 0, info_m = 0;
+  int rc = hc_mpich.T_event_get_info(
+      event_index, name, name_len, verbosity ? &verbosity_m : NULL,
+      array_of_datatypes ? types_m : NULL, array_of_displacements, num_elements,
+      (void **)enumtype, info ? &info_m : NULL, desc, desc_len,
+      bind ? &bind_m : NULL);
+  if (rc == 0) {
+    int n = num_elements && *num_elements < room ? *num_elements : room;
+    if (array_of_datatypes)
+      hc_abi_type_array_out(array_of_datatypes, types_m, n);
+    if (verbosity)
+      *verbosity = hc_abi_verbosity_out(verbosity_m);
+    if (bind)
+      *bind = hc_abi_bind_out(bind_m);
+    if (info)
+      *info = hc_abi_info_out(info_m);
+  }
+  hc_abi_scratch_free(types_s, types_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_T_event_get_info, PMPI_T_event_get_info);
+
+/* ---- data representations ----
+ * The conversion functions ride in the extra_state libhcmpi hands back;
+ * a representation lives until the process ends (MPI has no way to take
+ * one back), so its record stays on a list that keeps it reachable. */
+struct abi_datarep {
+  MPI_Datarep_conversion_function *read, *write;
+  MPI_Datarep_conversion_function_c *read_c, *write_c;
+  MPI_Datarep_extent_function *extent;
+  void *extra_state;
+  struct abi_datarep *next;
+};
+
+static pthread_mutex_t abi_datarep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct abi_datarep *abi_datareps;
+
+static int abi_datarep_read(void *userbuf, int type, int count, void *filebuf,
+                            MPI_Offset position, void *extra) {
+  const struct abi_datarep *d = extra;
+  return hc_abi_err_in(d->read(userbuf, hc_abi_type_out(type), count, filebuf,
+                               position, d->extra_state));
+}
+
+static int abi_datarep_write(void *userbuf, int type, int count, void *filebuf,
+                             MPI_Offset position, void *extra) {
+  const struct abi_datarep *d = extra;
+  return hc_abi_err_in(d->write(userbuf, hc_abi_type_out(type), count, filebuf,
+                                position, d->extra_state));
+}
+
+static int abi_datarep_read_c(void *userbuf, int type, MPI_Count count,
+                              void *filebuf, MPI_Offset position, void *extra) {
+  const struct abi_datarep *d = extra;
+  return hc_abi_err_in(d->read_c(userbuf, hc_abi_type_out(type), count, filebuf,
+                                 position, d->extra_state));
+}
+
+static int abi_datarep_write_c(void *userbuf, int type, MPI_Count count,
+                               void *filebuf, MPI_Offset position,
+                               void *extra) {
+  const struct abi_datarep *d = extra;
+  return hc_abi_err_in(d->write_c(userbuf, hc_abi_type_out(type), count,
+                                  filebuf, position, d->extra_state));
+}
+
+static int abi_datarep_extent(int type, MPI_Aint *file_extent, void *extra) {
+  const struct abi_datarep *d = extra;
+  return hc_abi_err_in(
+      d->extent(hc_abi_type_out(type), file_extent, d->extra_state));
+}
+
+typedef int (*abi_mpich_register_datarep)(const char *, hc_abi_any_fn,
+                                          hc_abi_any_fn, hc_abi_any_fn, void *);
+
+/* libhcmpi gets a trampoline for each function given (NULL for
+ * MPI_CONVERSION_FN_NULL, and for a missing extent function, which it
+ * refuses). */
+static int abi_register_datarep(const char *datarep, struct abi_datarep d,
+                                hc_abi_any_fn read, hc_abi_any_fn write,
+                                abi_mpich_register_datarep call) {
+  struct abi_datarep *rec = malloc(sizeof *rec);
+  if (!rec)
+    return MPI_ERR_NO_MEM;
+  *rec = d;
+  int rc = call(datarep, read, write,
+                d.extent ? (hc_abi_any_fn)abi_datarep_extent : NULL, rec);
+  if (rc != 0) {
+    free(rec);
+    return hc_abi_err_out(rc);
+  }
+  pthread_mutex_lock(&abi_datarep_lock);
+  rec->next = abi_datareps;
+  abi_datareps = rec;
+  pthread_mutex_unlock(&abi_datarep_lock);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Register_datarep(const char *datarep,
+                          MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn,
+                          void *extra_state) {
+  struct abi_datarep d = {read_conversion_fn,   write_conversion_fn, NULL, NULL,
+                          dtype_file_extent_fn, extra_state,         NULL};
+  return abi_register_datarep(
+      datarep, d, read_conversion_fn ? (hc_abi_any_fn)abi_datarep_read : NULL,
+      write_conversion_fn ? (hc_abi_any_fn)abi_datarep_write : NULL,
+      hc_mpich.Register_datarep);
+}
+HC_WEAK_ALIAS(MPI_Register_datarep, PMPI_Register_datarep);
+
+int PMPI_Register_datarep_c(
+    const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+    MPI_Datarep_conversion_function_c *write_conversion_fn,
+    MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) {
+  struct abi_datarep d = {NULL,
+                          NULL,
+                          read_conversion_fn,
+                          write_conversion_fn,
+                          dtype_file_extent_fn,
+                          extra_state,
+                          NULL};
+  return abi_register_datarep(
+      datarep, d, read_conversion_fn ? (hc_abi_any_fn)abi_datarep_read_c : NULL,
+      write_conversion_fn ? (hc_abi_any_fn)abi_datarep_write_c : NULL,
+      hc_mpich.Register_datarep_c);
+}
+HC_WEAK_ALIAS(MPI_Register_datarep_c, PMPI_Register_datarep_c);

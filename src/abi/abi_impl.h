@@ -99,6 +99,7 @@ int hc_abi_peers(MPI_Comm comm);
 int hc_abi_neighbors(MPI_Comm comm, int out);
 int *hc_abi_weights_in(int *w);
 const int *hc_abi_cweights_in(const int *w);
+void *hc_abi_pvar_handle_in(MPI_T_pvar_handle h);
 
 /* ---- handles ---- */
 static inline int hc_abi_handle_in(uintptr_t v) {

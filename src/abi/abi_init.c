@@ -23,6 +23,8 @@ struct hc_mpich_calls hc_mpich;
  * keeps libhcmpi a DT_NEEDED of libmpi_abi under --as-needed. */
 extern int *const hc_mpich_unweighted __asm__("MPI_UNWEIGHTED");
 extern int *const hc_mpich_weights_empty __asm__("MPI_WEIGHTS_EMPTY");
+/* libhcmpi's MPI_T_PVAR_ALL_HANDLES, too, is an object's address. */
+extern void *const hc_mpich_pvar_all_handles __asm__("MPI_T_PVAR_ALL_HANDLES");
 
 static void abi_fail(const char *what, const char *name) {
   fprintf(stderr, "libmpi_abi: %s %s: %s\n", what, name, dlerror());
@@ -59,4 +61,8 @@ const int *hc_abi_cweights_in(const int *w) {
   if (w == MPI_UNWEIGHTED)
     return hc_mpich_unweighted;
   return w == MPI_WEIGHTS_EMPTY ? hc_mpich_weights_empty : w;
+}
+
+void *hc_abi_pvar_handle_in(MPI_T_pvar_handle h) {
+  return h == MPI_T_PVAR_ALL_HANDLES ? hc_mpich_pvar_all_handles : (void *)h;
 }

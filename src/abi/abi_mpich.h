@@ -385,13 +385,17 @@ struct hc_mpich_calls {
   int (*T_event_callback_set_info)(void *, int, int);
   int (*T_event_copy)(void *, void *);
   int (*T_event_get_index)(const char *, int *);
+  int (*T_event_get_info)(int, char *, int *, int *, int *, MPI_Aint *, int *, void **, int *, char *, int *, int *);
   int (*T_event_get_num)(int *);
   int (*T_event_get_source)(void *, int *);
   int (*T_event_get_timestamp)(void *, MPI_Count *);
   int (*T_event_handle_alloc)(int, void *, int, void **);
+  int (*T_event_handle_free)(void *, void *, hc_abi_any_fn);
   int (*T_event_handle_get_info)(void *, int *);
   int (*T_event_handle_set_info)(void *, int);
   int (*T_event_read)(void *, int, void *);
+  int (*T_event_register_callback)(void *, int, int, void *, hc_abi_any_fn);
+  int (*T_event_set_dropped_handler)(void *, hc_abi_any_fn);
   int (*T_finalize)(void);
   int (*T_init_thread)(int, int *);
   int (*T_pvar_get_index)(const char *, int, int *);
@@ -565,6 +569,7 @@ struct hc_mpich_calls {
   int (*File_write_ordered_begin)(hc_mpich_file, const void *, int, int);
   int (*File_write_ordered_end)(hc_mpich_file, const void *, hc_mpich_status_t *);
   int (*File_get_type_extent)(hc_mpich_file, int, MPI_Aint *);
+  int (*Register_datarep)(const char *, hc_abi_any_fn, hc_abi_any_fn, hc_abi_any_fn, void *);
   int (*File_set_atomicity)(hc_mpich_file, int);
   int (*File_get_atomicity)(hc_mpich_file, int *);
   int (*File_sync)(hc_mpich_file);
@@ -603,6 +608,7 @@ struct hc_mpich_calls {
   int (*File_iwrite_at_all_c)(hc_mpich_file, MPI_Offset, const void *, MPI_Count, int, int *);
   int (*File_iwrite_shared_c)(hc_mpich_file, const void *, MPI_Count, int, int *);
   int (*File_get_type_extent_c)(hc_mpich_file, int, MPI_Count *);
+  int (*Register_datarep_c)(const char *, hc_abi_any_fn, hc_abi_any_fn, hc_abi_any_fn, void *);
   hc_mpich_file (*File_f2c)(int);
   int (*File_c2f)(hc_mpich_file);
   int (*File_create_errhandler)(hc_abi_any_fn, int *);
@@ -610,7 +616,7 @@ struct hc_mpich_calls {
 };
 
 /* The names, in the order of the members. */
-extern const char *const hc_mpich_call_names[599];
+extern const char *const hc_mpich_call_names[605];
 extern struct hc_mpich_calls hc_mpich;
 
 #endif

@@ -1173,3 +1173,588 @@ const hc_abi_any_fn hc_abi_session_eh_slots[HC_ABI_NSLOTS] = {
   (hc_abi_any_fn)abi_session_eh_slot_30,
   (hc_abi_any_fn)abi_session_eh_slot_31,
 };
+
+static void abi_event_cb_slot_0(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(0, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_1(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(1, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_2(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(2, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_3(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(3, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_4(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(4, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_5(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(5, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_6(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(6, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_7(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(7, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_8(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(8, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_9(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(9, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_10(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(10, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_11(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(11, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_12(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(12, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_13(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(13, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_14(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(14, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_15(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(15, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_16(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(16, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_17(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(17, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_18(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(18, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_19(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(19, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_20(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(20, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_21(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(21, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_22(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(22, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_23(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(23, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_24(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(24, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_25(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(25, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_26(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(26, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_27(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(27, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_28(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(28, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_29(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(29, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_30(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(30, instance, registration, safety, user_data);
+}
+
+static void abi_event_cb_slot_31(void *instance, void *registration, int safety, void *user_data)
+{
+  hc_abi_event_cb_call(31, instance, registration, safety, user_data);
+}
+
+const hc_abi_any_fn hc_abi_event_cb_slots[HC_ABI_NSLOTS] = {
+  (hc_abi_any_fn)abi_event_cb_slot_0,
+  (hc_abi_any_fn)abi_event_cb_slot_1,
+  (hc_abi_any_fn)abi_event_cb_slot_2,
+  (hc_abi_any_fn)abi_event_cb_slot_3,
+  (hc_abi_any_fn)abi_event_cb_slot_4,
+  (hc_abi_any_fn)abi_event_cb_slot_5,
+  (hc_abi_any_fn)abi_event_cb_slot_6,
+  (hc_abi_any_fn)abi_event_cb_slot_7,
+  (hc_abi_any_fn)abi_event_cb_slot_8,
+  (hc_abi_any_fn)abi_event_cb_slot_9,
+  (hc_abi_any_fn)abi_event_cb_slot_10,
+  (hc_abi_any_fn)abi_event_cb_slot_11,
+  (hc_abi_any_fn)abi_event_cb_slot_12,
+  (hc_abi_any_fn)abi_event_cb_slot_13,
+  (hc_abi_any_fn)abi_event_cb_slot_14,
+  (hc_abi_any_fn)abi_event_cb_slot_15,
+  (hc_abi_any_fn)abi_event_cb_slot_16,
+  (hc_abi_any_fn)abi_event_cb_slot_17,
+  (hc_abi_any_fn)abi_event_cb_slot_18,
+  (hc_abi_any_fn)abi_event_cb_slot_19,
+  (hc_abi_any_fn)abi_event_cb_slot_20,
+  (hc_abi_any_fn)abi_event_cb_slot_21,
+  (hc_abi_any_fn)abi_event_cb_slot_22,
+  (hc_abi_any_fn)abi_event_cb_slot_23,
+  (hc_abi_any_fn)abi_event_cb_slot_24,
+  (hc_abi_any_fn)abi_event_cb_slot_25,
+  (hc_abi_any_fn)abi_event_cb_slot_26,
+  (hc_abi_any_fn)abi_event_cb_slot_27,
+  (hc_abi_any_fn)abi_event_cb_slot_28,
+  (hc_abi_any_fn)abi_event_cb_slot_29,
+  (hc_abi_any_fn)abi_event_cb_slot_30,
+  (hc_abi_any_fn)abi_event_cb_slot_31,
+};
+
+static void abi_event_free_slot_0(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(0, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_1(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(1, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_2(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(2, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_3(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(3, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_4(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(4, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_5(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(5, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_6(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(6, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_7(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(7, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_8(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(8, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_9(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(9, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_10(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(10, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_11(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(11, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_12(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(12, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_13(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(13, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_14(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(14, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_15(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(15, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_16(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(16, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_17(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(17, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_18(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(18, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_19(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(19, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_20(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(20, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_21(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(21, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_22(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(22, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_23(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(23, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_24(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(24, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_25(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(25, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_26(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(26, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_27(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(27, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_28(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(28, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_29(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(29, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_30(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(30, registration, safety, user_data);
+}
+
+static void abi_event_free_slot_31(void *registration, int safety, void *user_data)
+{
+  hc_abi_event_free_call(31, registration, safety, user_data);
+}
+
+const hc_abi_any_fn hc_abi_event_free_slots[HC_ABI_NSLOTS] = {
+  (hc_abi_any_fn)abi_event_free_slot_0,
+  (hc_abi_any_fn)abi_event_free_slot_1,
+  (hc_abi_any_fn)abi_event_free_slot_2,
+  (hc_abi_any_fn)abi_event_free_slot_3,
+  (hc_abi_any_fn)abi_event_free_slot_4,
+  (hc_abi_any_fn)abi_event_free_slot_5,
+  (hc_abi_any_fn)abi_event_free_slot_6,
+  (hc_abi_any_fn)abi_event_free_slot_7,
+  (hc_abi_any_fn)abi_event_free_slot_8,
+  (hc_abi_any_fn)abi_event_free_slot_9,
+  (hc_abi_any_fn)abi_event_free_slot_10,
+  (hc_abi_any_fn)abi_event_free_slot_11,
+  (hc_abi_any_fn)abi_event_free_slot_12,
+  (hc_abi_any_fn)abi_event_free_slot_13,
+  (hc_abi_any_fn)abi_event_free_slot_14,
+  (hc_abi_any_fn)abi_event_free_slot_15,
+  (hc_abi_any_fn)abi_event_free_slot_16,
+  (hc_abi_any_fn)abi_event_free_slot_17,
+  (hc_abi_any_fn)abi_event_free_slot_18,
+  (hc_abi_any_fn)abi_event_free_slot_19,
+  (hc_abi_any_fn)abi_event_free_slot_20,
+  (hc_abi_any_fn)abi_event_free_slot_21,
+  (hc_abi_any_fn)abi_event_free_slot_22,
+  (hc_abi_any_fn)abi_event_free_slot_23,
+  (hc_abi_any_fn)abi_event_free_slot_24,
+  (hc_abi_any_fn)abi_event_free_slot_25,
+  (hc_abi_any_fn)abi_event_free_slot_26,
+  (hc_abi_any_fn)abi_event_free_slot_27,
+  (hc_abi_any_fn)abi_event_free_slot_28,
+  (hc_abi_any_fn)abi_event_free_slot_29,
+  (hc_abi_any_fn)abi_event_free_slot_30,
+  (hc_abi_any_fn)abi_event_free_slot_31,
+};
+
+static void abi_event_dropped_slot_0(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(0, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_1(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(1, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_2(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(2, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_3(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(3, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_4(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(4, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_5(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(5, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_6(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(6, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_7(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(7, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_8(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(8, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_9(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(9, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_10(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(10, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_11(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(11, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_12(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(12, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_13(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(13, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_14(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(14, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_15(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(15, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_16(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(16, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_17(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(17, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_18(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(18, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_19(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(19, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_20(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(20, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_21(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(21, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_22(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(22, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_23(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(23, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_24(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(24, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_25(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(25, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_26(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(26, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_27(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(27, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_28(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(28, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_29(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(29, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_30(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(30, count, registration, source, safety, user_data);
+}
+
+static void abi_event_dropped_slot_31(MPI_Count count, void *registration, int source, int safety, void *user_data)
+{
+  hc_abi_event_dropped_call(31, count, registration, source, safety, user_data);
+}
+
+const hc_abi_any_fn hc_abi_event_dropped_slots[HC_ABI_NSLOTS] = {
+  (hc_abi_any_fn)abi_event_dropped_slot_0,
+  (hc_abi_any_fn)abi_event_dropped_slot_1,
+  (hc_abi_any_fn)abi_event_dropped_slot_2,
+  (hc_abi_any_fn)abi_event_dropped_slot_3,
+  (hc_abi_any_fn)abi_event_dropped_slot_4,
+  (hc_abi_any_fn)abi_event_dropped_slot_5,
+  (hc_abi_any_fn)abi_event_dropped_slot_6,
+  (hc_abi_any_fn)abi_event_dropped_slot_7,
+  (hc_abi_any_fn)abi_event_dropped_slot_8,
+  (hc_abi_any_fn)abi_event_dropped_slot_9,
+  (hc_abi_any_fn)abi_event_dropped_slot_10,
+  (hc_abi_any_fn)abi_event_dropped_slot_11,
+  (hc_abi_any_fn)abi_event_dropped_slot_12,
+  (hc_abi_any_fn)abi_event_dropped_slot_13,
+  (hc_abi_any_fn)abi_event_dropped_slot_14,
+  (hc_abi_any_fn)abi_event_dropped_slot_15,
+  (hc_abi_any_fn)abi_event_dropped_slot_16,
+  (hc_abi_any_fn)abi_event_dropped_slot_17,
+  (hc_abi_any_fn)abi_event_dropped_slot_18,
+  (hc_abi_any_fn)abi_event_dropped_slot_19,
+  (hc_abi_any_fn)abi_event_dropped_slot_20,
+  (hc_abi_any_fn)abi_event_dropped_slot_21,
+  (hc_abi_any_fn)abi_event_dropped_slot_22,
+  (hc_abi_any_fn)abi_event_dropped_slot_23,
+  (hc_abi_any_fn)abi_event_dropped_slot_24,
+  (hc_abi_any_fn)abi_event_dropped_slot_25,
+  (hc_abi_any_fn)abi_event_dropped_slot_26,
+  (hc_abi_any_fn)abi_event_dropped_slot_27,
+  (hc_abi_any_fn)abi_event_dropped_slot_28,
+  (hc_abi_any_fn)abi_event_dropped_slot_29,
+  (hc_abi_any_fn)abi_event_dropped_slot_30,
+  (hc_abi_any_fn)abi_event_dropped_slot_31,
+};

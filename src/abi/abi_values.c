@@ -332,3 +332,71 @@ const struct hc_abi_pair hc_abi_model_pairs[] = {
   {MPI_WIN_SEPARATE, 1},
 };
 const int hc_abi_model_npairs = 2;
+
+const struct hc_abi_pair hc_abi_verbosity_pairs[] = {
+  {MPI_T_VERBOSITY_USER_BASIC, 221},
+  {MPI_T_VERBOSITY_USER_DETAIL, 222},
+  {MPI_T_VERBOSITY_USER_ALL, 223},
+  {MPI_T_VERBOSITY_TUNER_BASIC, 224},
+  {MPI_T_VERBOSITY_TUNER_DETAIL, 225},
+  {MPI_T_VERBOSITY_TUNER_ALL, 226},
+  {MPI_T_VERBOSITY_MPIDEV_BASIC, 227},
+  {MPI_T_VERBOSITY_MPIDEV_DETAIL, 228},
+  {MPI_T_VERBOSITY_MPIDEV_ALL, 229},
+};
+const int hc_abi_verbosity_npairs = 9;
+
+const struct hc_abi_pair hc_abi_bind_pairs[] = {
+  {MPI_T_BIND_NO_OBJECT, 9700},
+  {MPI_T_BIND_MPI_COMM, 9701},
+  {MPI_T_BIND_MPI_DATATYPE, 9702},
+  {MPI_T_BIND_MPI_ERRHANDLER, 9703},
+  {MPI_T_BIND_MPI_FILE, 9704},
+  {MPI_T_BIND_MPI_GROUP, 9705},
+  {MPI_T_BIND_MPI_OP, 9706},
+  {MPI_T_BIND_MPI_REQUEST, 9707},
+  {MPI_T_BIND_MPI_WIN, 9708},
+  {MPI_T_BIND_MPI_MESSAGE, 9709},
+  {MPI_T_BIND_MPI_INFO, 9710},
+  {MPI_T_BIND_MPI_SESSION, HC_ABI_NO_VALUE},
+};
+const int hc_abi_bind_npairs = 12;
+
+const struct hc_abi_pair hc_abi_scope_pairs[] = {
+  {MPI_T_SCOPE_CONSTANT, 60438},
+  {MPI_T_SCOPE_READONLY, 60439},
+  {MPI_T_SCOPE_LOCAL, 60440},
+  {MPI_T_SCOPE_GROUP, 60441},
+  {MPI_T_SCOPE_GROUP_EQ, 60442},
+  {MPI_T_SCOPE_ALL, 60443},
+  {MPI_T_SCOPE_ALL_EQ, 60444},
+};
+const int hc_abi_scope_npairs = 7;
+
+const struct hc_abi_pair hc_abi_pvarclass_pairs[] = {
+  {MPI_T_PVAR_CLASS_STATE, 240},
+  {MPI_T_PVAR_CLASS_LEVEL, 241},
+  {MPI_T_PVAR_CLASS_SIZE, 242},
+  {MPI_T_PVAR_CLASS_PERCENTAGE, 243},
+  {MPI_T_PVAR_CLASS_HIGHWATERMARK, 244},
+  {MPI_T_PVAR_CLASS_LOWWATERMARK, 245},
+  {MPI_T_PVAR_CLASS_COUNTER, 246},
+  {MPI_T_PVAR_CLASS_AGGREGATE, 247},
+  {MPI_T_PVAR_CLASS_TIMER, 248},
+  {MPI_T_PVAR_CLASS_GENERIC, 249},
+};
+const int hc_abi_pvarclass_npairs = 10;
+
+const struct hc_abi_pair hc_abi_cbsafety_pairs[] = {
+  {MPI_T_CB_REQUIRE_NONE, 0},
+  {MPI_T_CB_REQUIRE_MPI_RESTRICTED, 1},
+  {MPI_T_CB_REQUIRE_THREAD_SAFE, 2},
+  {MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 3},
+};
+const int hc_abi_cbsafety_npairs = 4;
+
+const struct hc_abi_pair hc_abi_tsource_pairs[] = {
+  {MPI_T_SOURCE_ORDERED, 0},
+  {MPI_T_SOURCE_UNORDERED, 1},
+};
+const int hc_abi_tsource_npairs = 2;

@@ -3,13 +3,19 @@
 # libmpi_abi.so.1; tests/abi/local.mk): point-to-point with wildcards and
 # statuses (also on truncation and MPI_PROC_NULL), persistent requests,
 # collectives with user ops and derived types, attribute copy/delete
-# callbacks, user error handlers and generalized requests.  Each binary
+# callbacks, user error handlers and generalized requests; the tool
+# interface (mpit_api, mpit_counts: verbosity, bind, scope, pvar class,
+# source order and callback safety are constants that differ between the
+# ABIs, MPI_T_PVAR_ALL_HANDLES an object of libhcmpi's, event callbacks
+# with their safety level); MPI-IO's external32 and a user data
+# representation (io_ext32: conversion callbacks through the layer).  Each
+# binary
 # must name libmpi_abi and not libhcmpi, so the checks ran through the
 # translation layer.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for p in pingpong_sizes probe proc_null truncation persistent \
     collectives_basic coll_full coll_derived_reduce attr_callbacks \
-    success_paths grequest; do
+    success_paths grequest mpit_api mpit_counts io_ext32; do
     bin="$top_builddir/tests/abi/abi_$p"
     [ -x "$bin" ] || skip "$bin not built"
     needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
@@ -29,5 +35,10 @@ for n in 2 3; do
     run_mpi_ok $n tests/abi/abi_success_paths
     run_mpi_ok $n tests/abi/abi_grequest
 done
+run_mpi_ok 2 tests/abi/abi_mpit_counts
+run_mpi_ok 2 tests/abi/abi_io_ext32
+# mpit_api.sh's settings, which its cvar checks read back.
+HCMPI_SHM_CELLS=48 HCMPI_TCP_SENDQ=3m HCMPI_DEVICE_PATH=staging \
+  HCMPI_ASYNC_PROGRESS=0 run_mpi_ok 1 tests/abi/abi_mpit_api
 run_mpi_ok 4 tests/abi/abi_coll_full big
 run_mpi_ok 4 tests/abi/abi_collectives_basic

@@ -39,8 +39,26 @@ HC_ABI_TEST_BIN = \
 	tests/abi/abi_coll_derived_reduce \
 	tests/abi/abi_attr_callbacks \
 	tests/abi/abi_success_paths \
-	tests/abi/abi_grequest
+	tests/abi/abi_grequest \
+	tests/abi/abi_mpit_api \
+	tests/abi/abi_mpit_counts \
+	tests/abi/abi_io_ext32
 check_PROGRAMS += $(HC_ABI_TEST_BIN)
+tests_abi_abi_mpit_api_SOURCES = tests/mpi/mpit_api.c tests/mpi/mpitest.h
+tests_abi_abi_mpit_api_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_mpit_api_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_mpit_api_LDADD = libmpi_abi.la -lm
+tests_abi_abi_mpit_api_LDFLAGS = $(HC_MPITEST_LDF)
+tests_abi_abi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
+tests_abi_abi_mpit_counts_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_mpit_counts_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_mpit_counts_LDADD = libmpi_abi.la -lm
+tests_abi_abi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
+tests_abi_abi_io_ext32_SOURCES = tests/io/io_ext32.c tests/mpi/mpitest.h
+tests_abi_abi_io_ext32_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_io_ext32_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_io_ext32_LDADD = libmpi_abi.la -lm
+tests_abi_abi_io_ext32_LDFLAGS = $(HC_MPITEST_LDF)
 tests_abi_abi_pingpong_sizes_SOURCES = tests/mpi/pingpong_sizes.c tests/mpi/mpitest.h
 tests_abi_abi_pingpong_sizes_CPPFLAGS = $(HC_ABI_CPPFLAGS)
 tests_abi_abi_pingpong_sizes_CFLAGS = $(HC_ABI_TEST_CFLAGS)
