@@ -4,8 +4,13 @@
  * nodes through a node communicator of each node and the node leaders'
  * schedules (shmcoll_hier.c), for the blocking Barrier, Bcast, Reduce and
  * Allreduce of the engine (coll.c), whose arguments the MPI face has
- * already made contiguous host bytes.  The I-forms and the
- * persistent forms stay schedules (nbc.c): these algorithms wait in place.
+ * already made contiguous host bytes.  The I-forms run the same
+ * algorithms as one step of their schedule (hc_shmcoll_i*_prepare below).
+ * The persistent forms stay point-to-point schedules: a segment step takes
+ * the communicator's next sequence numbers when it starts, so every rank
+ * must start such steps in one order, and MPI_Startall starts its
+ * requests in an order of its own on each rank (a persistent schedule's
+ * tag, fixed at its _init, keeps its messages apart instead).
  *
  * Each call either runs the collective and returns its status, or returns
  * HC_ERR_NOT_SUPPORTED and does nothing, and then the caller runs the
