@@ -16,8 +16,14 @@
  *    ring on MPI_COMM_WORLD between begin and end; write_at_all, read_all
  *    (the pointer moves at begin), write_ordered, read_ordered;
  *  - a blocking write_at_all started while an iwrite_at_all is in flight;
- *  - rank 0 checks the whole file byte for byte through the default view.
+ *  - rank 0 checks the whole file byte for byte through the default view;
+ *  - errors come at completion: under RLIMIT_FSIZE an iwrite_at_all and a
+ *    write_at_all_begin past the limit start with MPI_SUCCESS, and the Wait
+ *    and the _end give MPI_ERR_NO_SPACE (EFBIG) on every rank.
  */
+#include <signal.h>
+#include <sys/resource.h>
+
 #include "iotest.h"
 
 enum { K = 6, N = 1024, B = 16, ORD = 100 };
@@ -250,6 +256,35 @@ static void ordered(MPI_File fh) {
         "read_ordered_end read another rank's bytes");
 }
 
+/* Writes past RLIMIT_FSIZE fail with EFBIG in the file's thread; the
+ * class reaches every rank at completion.  (A failed request is raised on
+ * MPI_COMM_WORLD by MPI_Wait as well, so it returns errors meanwhile.) */
+static void error_at_completion(MPI_File fh, int *wbuf) {
+  struct rlimit old, lim;
+  CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
+  lim = old;
+  lim.rlim_cur = (rlim_t)1 << 20;
+  signal(SIGXFSZ, SIG_IGN);
+  CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Offset far = (MPI_Offset)1 << 20; /* ints: far past 1 MiB of file */
+  MPI_Request req;
+  MPI_Status st;
+  fill(wbuf, 0);
+  CHECK(MPI_File_iwrite_at_all(fh, far, wbuf, N, MPI_INT, &req) == MPI_SUCCESS,
+        "iwrite_at_all past the size limit failed at the start");
+  int rc = MPI_Wait(&req, &st);
+  CHECK(mt_class(rc) == MPI_ERR_NO_SPACE,
+        "Wait of a write past the limit gave %s", mt_errstr(rc));
+  CHECK(MPI_File_write_at_all_begin(fh, far, wbuf, N, MPI_INT) == MPI_SUCCESS,
+        "write_at_all_begin past the size limit failed at the begin");
+  rc = MPI_File_write_at_all_end(fh, wbuf, &st);
+  CHECK(mt_class(rc) == MPI_ERR_NO_SPACE,
+        "write_at_all_end past the limit gave %s", mt_errstr(rc));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "restoring RLIMIT_FSIZE");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -267,7 +302,7 @@ int main(int argc, char **argv) {
                          info, &fh);
   CHECK(rc == MPI_SUCCESS, "open %s: %s", path, mt_errstr(rc));
   MPI_Info_free(&info);
-  MPI_Datatype ft;
+  MPI_Datatype ft, ft2;
   set_interleaved(fh, &ft);
 
   int *wbuf[K], *rbuf[K];
@@ -281,10 +316,13 @@ int main(int argc, char **argv) {
   blocking_behind(fh, wbuf[2], wbuf[3]);
   check_file(fh);
   ordered(fh);
+  set_interleaved(fh, &ft2);
+  error_at_completion(fh, wbuf[0]);
   CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "close");
   if (rank == 0)
     MPI_File_delete(path, MPI_INFO_NULL);
   MPI_Type_free(&ft);
+  MPI_Type_free(&ft2);
   for (int k = 0; k < K; k++) {
     free(wbuf[k]);
     free(rbuf[k]);
