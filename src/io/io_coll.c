@@ -272,10 +272,14 @@ static int round_send(plan_t *p, MPI_Offset r, const char *src, int with_data) {
     plan_window(p, a, r, &wlo, &whi);
     packer_t k = {0};
     segs_clip(&p->mine, wlo, whi, pack_count, &k);
+    /* Padded to whole offsets: the aggregator reads the headers of the
+     * next rank's message in place. */
+    size_t data = with_data ? (size_t)k.bytes : 0,
+           pad = (sizeof(MPI_Offset) - data % sizeof(MPI_Offset)) %
+                 sizeof(MPI_Offset);
     if (k.npieces)
       p->scount[f->aggr[a]] =
-          (int)(sizeof(MPI_Offset) * (size_t)(1 + 2 * k.npieces) +
-                (with_data ? (size_t)k.bytes : 0));
+          (int)(sizeof(MPI_Offset) * (size_t)(1 + 2 * k.npieces) + data + pad);
   }
   for (int q = 0; q < f->size; q++) {
     p->sdisp[q] = (int)total;
