@@ -293,6 +293,16 @@ static void op_advance_pointer(hc_io_op_t *op) {
     op->f->fp = op->start + op->n / op->f->esize;
 }
 
+int hc_io_request_new(MPI_Grequest_query_function *query_fn,
+                      MPI_Grequest_free_function *free_fn,
+                      MPI_Grequest_cancel_function *cancel_fn, void *extra,
+                      MPI_Request *request) {
+  int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra, request);
+  if (rc == MPI_SUCCESS)
+    hc_mpi_greq_set_raises_own(*request);
+  return rc;
+}
+
 /* Generalized request callbacks of a non-blocking collective access. */
 static int op_query(void *extra, MPI_Status *status) {
   hc_io_op_t *op = extra;
@@ -333,7 +343,7 @@ int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
     free(op);
     return rc;
   }
-  rc = PMPI_Grequest_start(op_query, op_free, op_cancel, op, &op->req);
+  rc = hc_io_request_new(op_query, op_free, op_cancel, op, &op->req);
   if (rc != MPI_SUCCESS) {
     hc_io_mem_free(&op->m);
     free(op);

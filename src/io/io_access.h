@@ -52,6 +52,14 @@ int hc_io_access_place(const char *fn, MPI_File f, const io_how_t *how,
 /* An access's status: bytes of the memory representation. */
 void hc_io_status_of(MPI_Status *status, MPI_Offset bytes);
 
+/* The request of a non-blocking access: a generalized request whose
+ * query_fn raises a failure through the file's handler, so the wait or
+ * test that completes it returns the class and raises nothing more. */
+int hc_io_request_new(MPI_Grequest_query_function *query_fn,
+                      MPI_Grequest_free_function *free_fn,
+                      MPI_Grequest_cancel_function *cancel_fn, void *extra,
+                      MPI_Request *request);
+
 /* Starts an independent non-blocking access on the io worker thread
  * (io_async.c): positions and pointers move now, the bytes later; the
  * request completes when they have moved. */

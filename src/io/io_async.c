@@ -220,7 +220,7 @@ int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
   MPI_Offset start = 0, etypes = j->m.fbytes / f->esize;
   rc = hc_io_access_place(fn, f, how, offset, etypes, &start);
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Grequest_start(job_query, job_free, job_cancel, j, &j->req);
+    rc = hc_io_request_new(job_query, job_free, job_cancel, j, &j->req);
   if (rc != MPI_SUCCESS) {
     hc_io_mem_free(&j->m);
     free(j);
