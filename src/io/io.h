@@ -76,10 +76,12 @@ struct ADIOI_FileD {
   /* the shared file pointer (io_shared.c) */
   int shfp_fd; /* -1 when the pointer file could not be made */
   char *shfp_path;
-  /* a split collective in progress (io_rw.c) */
-  int split_active;
-  MPI_Status split_status;
-  int split_rc;
+  /* Collective accesses (io_collq.c) exchange over coll_comm, a second
+   * duplicate made at the first one, so the file's thread never shares a
+   * communicator with the calling thread's collectives on comm. */
+  MPI_Comm coll_comm;
+  struct hc_io_collq *collq; /* the file's queue; NULL until first used */
+  struct hc_io_op *split;    /* the split collective begun, or NULL */
 };
 
 /* ---- errors (io_file.c) -------------------------------------------------- */
@@ -156,13 +158,22 @@ void hc_io_unlock(int fd, MPI_Offset off, MPI_Offset len);
 /* ---- collective buffering (io_coll.c) ---------------------------------- */
 
 /* The collective write / read of stream bytes [pos, pos + n) of every rank
- * (each its own pos and n) through the aggregators. */
+ * (each its own pos and n) through the aggregators, over f->coll_comm. */
 int hc_io_coll_write(MPI_File f, MPI_Offset pos, const void *buf, MPI_Offset n);
 int hc_io_coll_read(MPI_File f, MPI_Offset pos, void *buf, MPI_Offset n,
                     MPI_Offset *done);
 /* Chooses the aggregators from the cb_nodes hint (one per node when not
  * given); collective over f's communicator. */
 int hc_io_coll_setup(MPI_File f);
+
+/* ---- collective accesses in the background (io_collq.c) ---------------- */
+
+/* Waits until every collective access queued on f has moved: the calls
+ * that change what the file's thread reads (view, hints, atomicity, size)
+ * or that must see its bytes (sync) call it first. */
+void hc_io_collq_drain(MPI_File f);
+/* Drains, ends the file's thread and frees the queue (close). */
+void hc_io_collq_close(MPI_File f);
 
 /* ---- shared file pointer (io_shared.c) ---------------------------------- */
 

@@ -16,10 +16,13 @@
  * the ranks' sizes and rank 0 moves the shared pointer once for all.
  *
  * Independent non-blocking accesses move their bytes on a worker thread
- * (io_async.c).  Collective non-blocking and split collective accesses
- * are done in the call that starts them; the request handed back is
- * already complete (MPI-4.0 allows an implementation to finish the work
- * at any time before the completion call).
+ * (io_async.c).  Collective ones, blocking, non-blocking or split, go
+ * through the file's queue (io_collq.c): the start call does everything
+ * up to the place (and moves the individual pointer by what was asked),
+ * the file's thread moves the bytes in the order the collectives were
+ * started, and the completion (wait, test, _end) lands a read and reports
+ * its outcome.  A blocking collective moves its bytes on the calling
+ * thread when nothing is queued before it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -178,57 +181,149 @@ void hc_io_status_of(MPI_Status *status, MPI_Offset bytes) {
   hc_mpi_status_set_bytes(status, bytes);
 }
 
-int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
-                 MPI_Offset offset, void *buf, MPI_Count count,
-                 MPI_Datatype datatype, MPI_Status *status) {
+/* Starts op: checks, the memory side, the place.  MPI_SUCCESS with op
+ * ready to move, or a raised class and nothing to free. */
+static int op_begin(hc_io_op_t *op, const char *fn, MPI_File f,
+                    const io_how_t *how, MPI_Offset offset, void *buf,
+                    MPI_Count count, MPI_Datatype datatype) {
   const hc_mpi_type_t *t = NULL;
   int rc = hc_io_access_check(fn, f, how, buf, count, datatype, &t);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_io_mem_t m = {t, datatype, buf, count, 0, NULL, NULL, NULL};
-  int cls = hc_io_mem_prepare(f, &m, how->write);
+  /* The communicator of collective accesses, made at the first one (all
+   * ranks of the file start it, so the duplication is collective). */
+  if (how->coll && f->coll_comm == MPI_COMM_NULL &&
+      (rc = PMPI_Comm_dup(f->comm, &f->coll_comm)) != MPI_SUCCESS) {
+    f->coll_comm = MPI_COMM_NULL;
+    return hc_io_raise(f, fn, hc_io_class_of_code(rc),
+                       "duplicating the file's communicator");
+  }
+  *op = (hc_io_op_t){.f = f, .fn = fn, .how = *how, .req = MPI_REQUEST_NULL};
+  op->m = (hc_io_mem_t){t, datatype, buf, count, 0, NULL, NULL, NULL};
+  op->prep_cls = hc_io_mem_prepare(f, &op->m, how->write);
   /* Collective accesses go on even after a local failure, with nothing
    * to move, so the other ranks are not left waiting. */
-  if (cls != MPI_SUCCESS && !how->coll) {
-    hc_io_mem_free(&m);
-    return hc_io_raise(f, fn, cls, "preparing %ld elements", (long)count);
+  if (op->prep_cls != MPI_SUCCESS && !how->coll) {
+    hc_io_mem_free(&op->m);
+    return hc_io_raise(f, fn, op->prep_cls, "preparing %ld elements",
+                       (long)count);
   }
-  MPI_Offset n = cls == MPI_SUCCESS ? m.fbytes : 0, start = 0, done = 0;
-  MPI_Offset etypes = n / f->esize;
-  rc = hc_io_access_place(fn, f, how, offset, cls == MPI_SUCCESS ? etypes : 0,
-                          &start);
+  op->n = op->prep_cls == MPI_SUCCESS ? op->m.fbytes : 0;
+  rc = hc_io_access_place(fn, f, how, offset, op->n / f->esize, &op->start);
   if (rc != MPI_SUCCESS && how->where != IO_AT_ORDERED) {
-    hc_io_mem_free(&m);
+    hc_io_mem_free(&op->m);
     return rc;
   }
-  MPI_Offset pos = start * f->esize;
-  int err = 0;
-  if (how->coll && how->write)
-    err = -hc_io_coll_write(f, pos, m.stream, n);
-  else if (how->coll)
-    err = -hc_io_coll_read(f, pos, m.stream, n, &done);
-  else if (how->write)
-    err = hc_io_stream_write(f, pos, m.stream, n);
+  op->place_rc = rc;
+  op->pos = op->start * f->esize;
+  return MPI_SUCCESS;
+}
+
+void hc_io_op_move(hc_io_op_t *op) {
+  MPI_File f = op->f;
+  op->done = 0;
+  if (op->how.coll && op->how.write)
+    op->err = -hc_io_coll_write(f, op->pos, op->m.stream, op->n);
+  else if (op->how.coll)
+    op->err = -hc_io_coll_read(f, op->pos, op->m.stream, op->n, &op->done);
+  else if (op->how.write)
+    op->err = hc_io_stream_write(f, op->pos, op->m.stream, op->n);
   else
-    err = hc_io_stream_read(f, pos, m.stream, n, &done);
-  if (how->write && !err)
-    done = n;
-  /* Errors: collective ones are classes (negated), others errnos. */
-  int io_cls = err < 0 ? -err : err ? hc_io_class_of_errno(err) : MPI_SUCCESS;
-  MPI_Offset mem_bytes = (MPI_Offset)(t->size * count);
-  if (cls == MPI_SUCCESS && io_cls == MPI_SUCCESS && !how->write)
-    cls = hc_io_mem_finish_read(f, &m, done, &mem_bytes);
-  if (how->where == IO_AT_POINTER && io_cls == MPI_SUCCESS)
-    f->fp = start + (f->esize ? done / f->esize : 0);
-  hc_io_mem_free(&m);
-  if (cls == MPI_SUCCESS)
-    cls = io_cls;
-  if (cls == MPI_SUCCESS && rc != MPI_SUCCESS)
+    op->err = hc_io_stream_read(f, op->pos, op->m.stream, op->n, &op->done);
+  if (op->how.write && !op->err)
+    op->done = op->n;
+}
+
+/* The class of a moved op's file side. */
+static int op_io_class(const hc_io_op_t *op) {
+  return op->err < 0 ? -op->err
+         : op->err   ? hc_io_class_of_errno(op->err)
+                     : MPI_SUCCESS;
+}
+
+/* Ends a moved op: a read lands in the user's buffer, the outcome goes to
+ * status and, the first time, a failure through the file's handler.
+ * Frees the memory side. */
+static int op_end(hc_io_op_t *op, MPI_Status *status) {
+  int first = !op->ended;
+  if (first) {
+    op->ended = 1;
+    int io_cls = op_io_class(op);
+    op->cls = op->prep_cls;
+    op->mem_bytes = (MPI_Offset)(op->m.t->size * op->m.count);
+    if (op->cls == MPI_SUCCESS && io_cls == MPI_SUCCESS && !op->how.write)
+      op->cls = hc_io_mem_finish_read(op->f, &op->m, op->done, &op->mem_bytes);
+    if (op->cls == MPI_SUCCESS)
+      op->cls = io_cls;
+    hc_io_mem_free(&op->m);
+  }
+  if (op->cls == MPI_SUCCESS && op->place_rc != MPI_SUCCESS)
+    return op->place_rc; /* raised when placing */
+  if (op->cls != MPI_SUCCESS)
+    return first
+               ? hc_io_raise(op->f, op->fn, op->cls, "%s %s at stream byte %ld",
+                             op->how.write ? "writing" : "reading", op->f->path,
+                             (long)op->pos)
+               : op->cls;
+  hc_io_status_of(status, op->mem_bytes);
+  return MPI_SUCCESS;
+}
+
+int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
+                 MPI_Offset offset, void *buf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Status *status) {
+  hc_io_op_t op;
+  int rc = op_begin(&op, fn, f, how, offset, buf, count, datatype);
+  if (rc != MPI_SUCCESS)
     return rc;
-  if (cls != MPI_SUCCESS)
-    return hc_io_raise(f, fn, cls, "%s %s at stream byte %ld",
-                       how->write ? "writing" : "reading", f->path, (long)pos);
-  hc_io_status_of(status, mem_bytes);
+  if (how->coll)
+    hc_io_collq_run(&op); /* after the file's collectives in flight */
+  else
+    hc_io_op_move(&op);
+  /* A blocking access moves the pointer by what it moved. */
+  if (how->where == IO_AT_POINTER && op_io_class(&op) == MPI_SUCCESS)
+    f->fp = op.start + (f->esize ? op.done / f->esize : 0);
+  return op_end(&op, status);
+}
+
+/* A started op whose place is final: the individual pointer moves by what
+ * was asked, now (MPI-4.0 14.4.3), whatever the access later moves. */
+static void op_advance_pointer(hc_io_op_t *op) {
+  if (op->how.where == IO_AT_POINTER)
+    op->f->fp = op->start + op->n / op->f->esize;
+}
+
+int hc_io_request_new(MPI_Grequest_query_function *query_fn,
+                      MPI_Grequest_free_function *free_fn,
+                      MPI_Grequest_cancel_function *cancel_fn, void *extra,
+                      MPI_Request *request) {
+  int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra, request);
+  if (rc == MPI_SUCCESS)
+    hc_mpi_greq_set_raises_own(*request);
+  return rc;
+}
+
+/* Generalized request callbacks of a non-blocking collective access. */
+static int op_query(void *extra, MPI_Status *status) {
+  hc_io_op_t *op = extra;
+  int rc = op_end(op, status);
+  if (rc != MPI_SUCCESS)
+    hc_io_status_of(status, 0);
+  return rc;
+}
+
+static int op_free(void *extra) {
+  hc_io_op_t *op = extra;
+  (void)op_end(op, MPI_STATUS_IGNORE); /* a freed request still lands */
+  free(op);
+  return MPI_SUCCESS;
+}
+
+/* Every rank takes part in a started collective access: it cannot be
+ * called back. */
+static int op_cancel(void *extra, int complete) {
+  (void)extra;
+  (void)complete;
   return MPI_SUCCESS;
 }
 
@@ -240,16 +335,24 @@ int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
   *request = MPI_REQUEST_NULL; /* what a failed start leaves */
   if (!how->coll)
     return hc_io_async_start(fn, f, how, offset, buf, count, datatype, request);
-  MPI_Status st;
-  int rc = hc_io_access(fn, f, how, offset, buf, count, datatype, &st);
+  hc_io_op_t *op = malloc(sizeof(*op));
+  if (!op)
+    return hc_io_raise(f, fn, MPI_ERR_NO_MEM, "out of memory");
+  int rc = op_begin(op, fn, f, how, offset, buf, count, datatype);
   if (rc != MPI_SUCCESS) {
-    *request = MPI_REQUEST_NULL;
+    free(op);
     return rc;
   }
-  hcomm_status_t done = {MPI_ANY_SOURCE, MPI_ANY_TAG,
-                         (size_t)hc_mpi_status_bytes(&st), 0, HC_OK};
-  hc_mpi_comm_t *c = hc_mpi_comm_get(f->comm);
-  return hc_mpi_request_new_done(fn, c, &done, request);
+  rc = hc_io_request_new(op_query, op_free, op_cancel, op, &op->req);
+  if (rc != MPI_SUCCESS) {
+    hc_io_mem_free(&op->m);
+    free(op);
+    return rc;
+  }
+  op_advance_pointer(op);
+  *request = op->req;
+  hc_io_collq_push(op);
+  return MPI_SUCCESS;
 }
 
 int hc_io_split_begin(const char *fn, MPI_File f, const io_how_t *how,
@@ -258,26 +361,37 @@ int hc_io_split_begin(const char *fn, MPI_File f, const io_how_t *how,
   int rc = hc_io_enter(fn, f);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (f->split_active)
+  if (f->split)
     return hc_io_raise(f, fn, MPI_ERR_OTHER,
                        "a split collective is already active on this file");
-  f->split_rc =
-      hc_io_access(fn, f, how, offset, buf, count, datatype, &f->split_status);
-  f->split_active = 1;
-  return f->split_rc;
+  hc_io_op_t *op = malloc(sizeof(*op));
+  if (!op)
+    return hc_io_raise(f, fn, MPI_ERR_NO_MEM, "out of memory");
+  rc = op_begin(op, fn, f, how, offset, buf, count, datatype);
+  if (rc != MPI_SUCCESS) {
+    free(op);
+    return rc;
+  }
+  op_advance_pointer(op);
+  f->split = op;
+  hc_io_collq_push(op);
+  return MPI_SUCCESS;
 }
 
 int hc_io_split_end(const char *fn, MPI_File f, MPI_Status *status) {
   int rc = hc_io_enter(fn, f);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!f->split_active)
+  hc_io_op_t *op = f->split;
+  if (!op)
     return hc_io_raise(f, fn, MPI_ERR_OTHER,
                        "no split collective was begun on this file");
-  f->split_active = 0;
-  if (status != MPI_STATUS_IGNORE)
-    *status = f->split_status;
-  return f->split_rc;
+  f->split = NULL;
+  hc_io_collq_wait(op);
+  op->fn = fn; /* a failure is the end call's */
+  rc = op_end(op, status);
+  free(op);
+  return rc;
 }
 
 /* ---- file pointers ------------------------------------------------------- */

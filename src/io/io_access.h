@@ -52,6 +52,14 @@ int hc_io_access_place(const char *fn, MPI_File f, const io_how_t *how,
 /* An access's status: bytes of the memory representation. */
 void hc_io_status_of(MPI_Status *status, MPI_Offset bytes);
 
+/* The request of a non-blocking access: a generalized request whose
+ * query_fn raises a failure through the file's handler, so the wait or
+ * test that completes it returns the class and raises nothing more. */
+int hc_io_request_new(MPI_Grequest_query_function *query_fn,
+                      MPI_Grequest_free_function *free_fn,
+                      MPI_Grequest_cancel_function *cancel_fn, void *extra,
+                      MPI_Request *request);
+
 /* Starts an independent non-blocking access on the io worker thread
  * (io_async.c): positions and pointers move now, the bytes later; the
  * request completes when they have moved. */
@@ -59,17 +67,60 @@ int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
                       MPI_Offset offset, void *buf, MPI_Count count,
                       MPI_Datatype datatype, MPI_Request *request);
 
+/* The library's and the engine's locks become real before a thread of
+ * the io layer first calls into the library (io_async.c). */
+void hc_io_threads_on(void);
+
+/* One access from its start to its end.  Starting it (calling thread)
+ * checks, prepares the memory side and places it; moving it (hc_io_op_move,
+ * on the calling thread or the file's thread) moves the bytes; ending it
+ * (the thread that completes it) lands a read and reports. */
+typedef struct hc_io_op {
+  MPI_File f;
+  const char *fn;
+  io_how_t how;
+  hc_io_mem_t m;
+  int prep_cls;      /* preparing the memory side failed: nothing moves */
+  int place_rc;      /* an ordered access's place failed (it goes on) */
+  MPI_Offset start;  /* in etypes */
+  MPI_Offset pos, n; /* stream bytes */
+  /* set by hc_io_op_move */
+  int err; /* a class negated (collective) or an errno */
+  MPI_Offset done;
+  /* the file's queue (io_collq.c) */
+  struct hc_io_op *next;
+  MPI_Request req; /* completed once moved; MPI_REQUEST_NULL for none */
+  int moved;
+  /* set by hc_io_op_end */
+  int ended, cls;
+  MPI_Offset mem_bytes;
+} hc_io_op_t;
+
+/* Moves op's bytes: the one file side of every access. */
+void hc_io_op_move(hc_io_op_t *op);
+
+/* The file's queue of collective accesses (io_collq.c).  MPI-4.0 14.6.4
+ * has every rank start a file's collective accesses in the same order, so
+ * running them one at a time in that order on every rank is consistent.
+ * hc_io_collq_run: moves op in its turn, on the calling thread when the
+ * queue is empty, and returns once it has moved.  _push: queues op for
+ * the file's thread (started with the first), which completes op->req.
+ * _wait: until op has moved.  (hc_io_collq_drain, _close: io.h.) */
+void hc_io_collq_run(hc_io_op_t *op);
+void hc_io_collq_push(hc_io_op_t *op);
+void hc_io_collq_wait(hc_io_op_t *op);
+
 /* A blocking access of count elements of datatype at buf; offset (in
  * etypes) is used by IO_AT_OFFSET only.  MPI_SUCCESS or a raised class. */
 int hc_io_access(const char *fn, MPI_File f, const io_how_t *how,
                  MPI_Offset offset, void *buf, MPI_Count count,
                  MPI_Datatype datatype, MPI_Status *status);
-/* The non-blocking form: the access is done now and *request is a
- * complete request carrying its status. */
+/* The non-blocking form: a collective one goes on the file's queue and
+ * *request completes once it has moved. */
 int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
                 MPI_Offset offset, void *buf, MPI_Count count,
                 MPI_Datatype datatype, MPI_Request *request);
-/* Split collectives: begin does the access and keeps its status for end. */
+/* Split collectives: begin queues the access, end waits for it. */
 int hc_io_split_begin(const char *fn, MPI_File f, const io_how_t *how,
                       MPI_Offset offset, void *buf, MPI_Count count,
                       MPI_Datatype datatype);

@@ -14,9 +14,9 @@
  *
  * The worker starts with the first such access; the engine's and the
  * library's locks are turned on before it (hcomm_threads_enable), since
- * from then on two threads may be inside the library.  It sleeps on a condition variable when the queue
- * is empty.  Collective non-blocking accesses (iread_all, ...) are done in
- * the call that starts them (io_access.c).
+ * from then on two threads may be inside the library.  It sleeps on a
+ * condition variable when the queue is empty.  Collective non-blocking
+ * accesses (iread_all, ...) go on their file's own queue (io_collq.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The engine's and the library's locks become real, once, before the
  * first thread of ours that calls into the library starts (once it runs
  * it reads the switch, so turning it on again would race). */
-static void locks_on(void) {
+void hc_io_threads_on(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, hcomm_threads_enable);
 }
@@ -87,7 +87,7 @@ static int queue_push(io_job_t *j) {
   pthread_mutex_lock(&queue_lock);
   int rc = 0;
   if (!worker_started) {
-    locks_on();
+    hc_io_threads_on();
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -150,7 +150,7 @@ static int ring_push(io_job_t *j) {
   if (!op)
     return -1;
   (void)hc_io_view_walk(j->f, j->pos, j->n, ring_add_run, op);
-  locks_on(); /* the ring's thread completes requests */
+  hc_io_threads_on(); /* the ring's thread completes requests */
   j->ring = op;
   if (hc_io_ring_start(op) != 0) {
     j->ring = NULL;
@@ -220,7 +220,7 @@ int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
   MPI_Offset start = 0, etypes = j->m.fbytes / f->esize;
   rc = hc_io_access_place(fn, f, how, offset, etypes, &start);
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Grequest_start(job_query, job_free, job_cancel, j, &j->req);
+    rc = hc_io_request_new(job_query, job_free, job_cancel, j, &j->req);
   if (rc != MPI_SUCCESS) {
     hc_io_mem_free(&j->m);
     free(j);

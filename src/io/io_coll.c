@@ -24,7 +24,9 @@
  *
  * Aggregators: cb_nodes ranks spread evenly over the communicator when the
  * hint is given, else the first rank of each node (MPI_Comm_split_type).
- * Every rank learns the outcome: the worst error class of any rank.
+ * Every rank learns the outcome: the worst error class of any rank.  The
+ * exchanges run over f->coll_comm, on whichever thread moves the access
+ * (the caller, or the file's thread: io_collq.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -168,7 +170,7 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
   /* Runs out of file order (a read-only view that overlaps) cannot be cut
    * into domains: every rank then reads on its own. */
   int flags[2] = {bad || !all || !p->scount, !f->ordered}, any[2] = {0, 0};
-  int arc = PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->comm);
+  int arc = PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->coll_comm);
   if (arc != MPI_SUCCESS || any[0]) {
     free(all);
     return arc != MPI_SUCCESS ? hc_io_class_of_code(arc) : MPI_ERR_NO_MEM;
@@ -176,7 +178,8 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
   p->sdisp = p->scount + f->size;
   p->rcount = p->sdisp + f->size;
   p->rdisp = p->rcount + f->size;
-  int rc = PMPI_Allgather(range, 2, MPI_OFFSET, all, 2, MPI_OFFSET, f->comm);
+  int rc =
+      PMPI_Allgather(range, 2, MPI_OFFSET, all, 2, MPI_OFFSET, f->coll_comm);
   if (rc != MPI_SUCCESS) {
     free(all);
     return hc_io_class_of_code(rc);
@@ -269,10 +272,14 @@ static int round_send(plan_t *p, MPI_Offset r, const char *src, int with_data) {
     plan_window(p, a, r, &wlo, &whi);
     packer_t k = {0};
     segs_clip(&p->mine, wlo, whi, pack_count, &k);
+    /* Padded to whole offsets: the aggregator reads the headers of the
+     * next rank's message in place. */
+    size_t data = with_data ? (size_t)k.bytes : 0,
+           pad = (sizeof(MPI_Offset) - data % sizeof(MPI_Offset)) %
+                 sizeof(MPI_Offset);
     if (k.npieces)
       p->scount[f->aggr[a]] =
-          (int)(sizeof(MPI_Offset) * (size_t)(1 + 2 * k.npieces) +
-                (with_data ? (size_t)k.bytes : 0));
+          (int)(sizeof(MPI_Offset) * (size_t)(1 + 2 * k.npieces) + data + pad);
   }
   for (int q = 0; q < f->size; q++) {
     p->sdisp[q] = (int)total;
@@ -299,7 +306,8 @@ static int round_send(plan_t *p, MPI_Offset r, const char *src, int with_data) {
 /* Exchanges the round's messages: counts, then the bytes.  A class. */
 static int round_exchange(plan_t *p) {
   MPI_File f = p->f;
-  int rc = PMPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, f->comm);
+  int rc =
+      PMPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, f->coll_comm);
   if (rc != MPI_SUCCESS)
     return hc_io_class_of_code(rc);
   size_t total = 0;
@@ -309,9 +317,9 @@ static int round_exchange(plan_t *p) {
   }
   if (grow(&p->rbuf, &p->rcap, total ? total : 1))
     return MPI_ERR_NO_MEM;
-  return hc_io_class_of_code(PMPI_Alltoallv(p->sbuf, p->scount, p->sdisp, MPI_BYTE,
-                                  p->rbuf, p->rcount, p->rdisp, MPI_BYTE,
-                                  f->comm));
+  return hc_io_class_of_code(PMPI_Alltoallv(p->sbuf, p->scount, p->sdisp,
+                                            MPI_BYTE, p->rbuf, p->rcount,
+                                            p->rdisp, MPI_BYTE, f->coll_comm));
 }
 
 /* The span [*lo, *hi) and data bytes of every piece the aggregator got. */
@@ -520,7 +528,7 @@ static void round_read_take(plan_t *p, MPI_Offset r, char *dst) {
  * the agreement itself. */
 static int agree(MPI_File f, int err) {
   int cls = err ? hc_io_class_of_errno(err) : MPI_SUCCESS, worst = cls;
-  int rc = PMPI_Allreduce(&cls, &worst, 1, MPI_INT, MPI_MAX, f->comm);
+  int rc = PMPI_Allreduce(&cls, &worst, 1, MPI_INT, MPI_MAX, f->coll_comm);
   return rc != MPI_SUCCESS ? hc_io_class_of_code(rc) : worst;
 }
 

@@ -254,8 +254,11 @@ static const char *strip_fs_prefix(const char *name) {
 static void file_free(MPI_File f) {
   if (!f)
     return;
+  hc_io_collq_close(f);
   if (f->fd >= 0)
     close(f->fd);
+  if (f->coll_comm != MPI_COMM_NULL)
+    PMPI_Comm_free(&f->coll_comm);
   if (f->comm != MPI_COMM_NULL)
     PMPI_Comm_free(&f->comm);
   if (f->info != MPI_INFO_NULL)
@@ -346,7 +349,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode,
     return hc_io_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   }
   f->fd = f->shfp_fd = -1;
-  f->comm = MPI_COMM_NULL;
+  f->comm = f->coll_comm = MPI_COMM_NULL;
   f->info = MPI_INFO_NULL;
   f->amode = amode;
   f->errh = file_errhandler(NULL);
@@ -385,6 +388,9 @@ int PMPI_File_close(MPI_File *fh) {
   if (rc != MPI_SUCCESS)
     return rc;
   MPI_File f = *fh;
+  /* The application completes its accesses before closing (MPI-4.0
+   * 14.2.2); the file's thread may still be finishing one. */
+  hc_io_collq_close(f);
   /* MPI-4.0 14.2.2 makes close "synchronize file state": what every rank
    * wrote is visible to whoever opens the file next.  close(2) gives that
    * on a local file system and, by close-to-open consistency, on NFS, and
@@ -446,6 +452,7 @@ static int size_check(const char *fn, MPI_File f, MPI_Offset size) {
 /* Rank 0 changes the file; everyone learns its errno. */
 static int size_apply(const char *fn, MPI_File f, MPI_Offset size, int grow) {
   int err = 0;
+  hc_io_collq_drain(f); /* its accesses land before the size changes */
   if (f->rank == 0) {
     if (grow) {
       struct stat st;
@@ -502,6 +509,7 @@ int PMPI_File_sync(MPI_File fh) {
   int rc = hc_io_enter(fn, fh);
   if (rc != MPI_SUCCESS)
     return rc;
+  hc_io_collq_drain(fh); /* what the file's thread still moves */
   int err = fsync(fh->fd) != 0 && errno != EINVAL ? errno : 0;
   /* Collective: what one rank wrote and synced is visible to the others
    * after this call (MPI-4.0 14.6.1). */
@@ -554,6 +562,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
     rc = hc_io_raise(fh, fn, MPI_ERR_INFO, "invalid info 0x%x", (unsigned)info);
   if (rc != MPI_SUCCESS)
     return rc;
+  hc_io_collq_drain(fh); /* the file's thread reads the hints */
   hints_take(fh, info);
   if (hc_io_coll_setup(fh) != 0)
     return hc_io_raise(fh, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -573,6 +582,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag) {
   if (lo != hi)
     return hc_io_raise(fh, fn, MPI_ERR_NOT_SAME,
                        "the ranks passed different flags");
+  hc_io_collq_drain(fh); /* the file's thread reads the mode */
   fh->atomic = mine;
   return MPI_SUCCESS;
 }

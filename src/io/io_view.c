@@ -358,6 +358,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
   int rc = hc_io_enter(fn, fh);
   if (rc != MPI_SUCCESS)
     return rc;
+  hc_io_collq_drain(fh); /* the file's thread reads the view */
   const hc_mpi_type_t *et = hc_mpi_type_get(etype),
                       *ft = hc_mpi_type_get(filetype);
   if (!et || !ft || !et->committed || !ft->committed)

@@ -36,6 +36,9 @@ struct hc_mpi_greq {
   /* MPI_Request_free came first: the handle lives until
    * MPI_Grequest_complete, which then runs free_fn and drops it. */
   int user_freed;
+  /* A request of the library's own whose query_fn raises a failure
+   * through the handler of the object it belongs to (a file's). */
+  int raises_own;
 };
 
 /* A new generalized request with these callbacks (NULL poll_fn and
@@ -69,10 +72,20 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_cancel_function *cancel_fn,
                         void *extra_state, MPI_Request *request) {
   struct hc_mpi_greq fns = {query_fn, free_fn,     cancel_fn, NULL,
-                            NULL,     extra_state, 0};
+                            NULL,     extra_state, 0,         0};
   return greq_start("MPI_Grequest_start", &fns, request);
 }
 HC_WEAK_ALIAS(MPI_Grequest_start, PMPI_Grequest_start);
+
+void hc_mpi_greq_set_raises_own(MPI_Request request) {
+  hc_mpi_request_t *r = hc_mpi_request_get(request);
+  if (r && r->greq)
+    r->greq->raises_own = 1;
+}
+
+int hc_mpi_greq_raises_own(const hc_mpi_request_t *r) {
+  return r->greq && r->greq->raises_own;
+}
 
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn,
                          MPI_Grequest_free_function *free_fn,
@@ -81,7 +94,7 @@ int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn,
                          MPIX_Grequest_wait_function *wait_fn,
                          void *extra_state, MPI_Request *request) {
   struct hc_mpi_greq fns = {query_fn, free_fn,     cancel_fn, poll_fn,
-                            wait_fn,  extra_state, 0};
+                            wait_fn,  extra_state, 0,         0};
   return greq_start("MPIX_Grequest_start", &fns, request);
 }
 HC_WEAK_ALIAS(MPIX_Grequest_start, PMPIX_Grequest_start);
@@ -117,7 +130,7 @@ int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
   if (grown != NULL) {
     greq_classes = grown;
     grown[greq_nclasses] = (struct hc_mpi_greq){
-        query_fn, free_fn, cancel_fn, poll_fn, wait_fn, NULL, 0};
+        query_fn, free_fn, cancel_fn, poll_fn, wait_fn, NULL, 0, 0};
     *greq_class = (MPIX_Grequest_class)(GREQ_CLASS_HANDLE_BASE |
                                         (unsigned)greq_nclasses++);
   }

@@ -362,6 +362,12 @@ void hc_mpi_part_destroy(hc_mpi_part_t *part);
  * does: query_fn fills status (a scratch one when ignored), free_fn runs,
  * the request and its handle go.  Returns the first callback error. */
 int hc_mpi_greq_finish(hc_mpi_request_t *r, MPI_Status *status);
+/* Marks a generalized request of the library's own whose query_fn raises
+ * a failure through the handler of the object the request belongs to (a
+ * file's, MPI-4.0 9.3): a wait or test that completes it returns the code
+ * without raising it again on MPI_COMM_WORLD.  Before it can complete. */
+void hc_mpi_greq_set_raises_own(MPI_Request request);
+int hc_mpi_greq_raises_own(const hc_mpi_request_t *r);
 /* query_fn alone (MPI_Request_get_status of a complete request). */
 int hc_mpi_greq_query(hc_mpi_request_t *r, MPI_Status *status);
 /* cancel_fn, told whether MPI_Grequest_complete was called. */

@@ -174,7 +174,10 @@ static int req_finish_code(hc_mpi_request_t *r, MPI_Request *handle,
 static int req_finish_raise(const char *fn, hc_mpi_request_t *r,
                             MPI_Request *handle, MPI_Status *status) {
   if (r && r->greq && req_is_active(r)) {
+    int owned = hc_mpi_greq_raises_own(r);
     int code = req_finish_code(r, handle, status);
+    if (owned)
+      return code; /* raised by query_fn through its object's handler */
     return hc_mpi_raise(NULL, fn, code,
                         "a callback of the generalized request returned %d",
                         code);
@@ -709,6 +712,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     hcomm_progress();
     *flag = hcomm_request_done(r->engine);
     rc = *flag ? hc_mpi_greq_query(r, status) : MPI_SUCCESS;
+    if (hc_mpi_greq_raises_own(r))
+      return rc;
     return hc_mpi_raise(NULL, fn, rc, "query_fn returned %d", rc);
   }
   hcomm_status_t st = r->local;

@@ -3,11 +3,12 @@
  * with DEVICE_P2P_ALLOC=cuda (device memory faults on any host access, so
  * a host dereference would crash): on 2 ranks, a
  * contiguous and a strided (vector) memory type on the device, written
- * independently (write_at) and collectively (write_at_all) through an
- * interleaved view, and read back into device memory (read_at,
- * read_at_all).  Rank 0 checks the file byte for byte with POSIX read();
- * every rank copies what it read to the host and checks it, the gaps of
- * the vector included (they keep their old values).
+ * independently (write_at), collectively (write_at_all) and by a
+ * non-blocking collective (iwrite_at_all, moved on the file's thread)
+ * through an interleaved view, and read back into device memory the same
+ * way (read_at, read_at_all, iread_at_all).  Rank 0 checks the file byte for
+ * byte with POSIX read(); every rank copies what it read to the host and checks
+ * it, the gaps of the vector included (they keep their old values).
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -26,8 +27,26 @@ static fake_api_t fa;
 
 static int value(int r, int k, int pass) { return r * 1000003 + k * 3 + pass; }
 
+enum { INDEPENDENT, COLLECTIVE, NONBLOCKING_COLLECTIVE, NKINDS };
+
+/* One access of count elements of mt at dev, of the given kind. */
+static int access_at(MPI_File fh, int write, int kind, void *dev, int count,
+                     MPI_Datatype mt, MPI_Status *st) {
+  if (kind == NONBLOCKING_COLLECTIVE) {
+    MPI_Request req;
+    int rc = write ? MPI_File_iwrite_at_all(fh, 0, dev, count, mt, &req)
+                   : MPI_File_iread_at_all(fh, 0, dev, count, mt, &req);
+    return rc == MPI_SUCCESS ? MPI_Wait(&req, st) : rc;
+  }
+  if (kind == COLLECTIVE)
+    return write ? MPI_File_write_at_all(fh, 0, dev, count, mt, st)
+                 : MPI_File_read_at_all(fh, 0, dev, count, mt, st);
+  return write ? MPI_File_write_at(fh, 0, dev, count, mt, st)
+               : MPI_File_read_at(fh, 0, dev, count, mt, st);
+}
+
 static void io_case(const char *path, int strided_mem, int coll) {
-  int stride = strided_mem ? 2 : 1, pass = strided_mem * 2 + coll;
+  int stride = strided_mem ? 2 : 1, pass = strided_mem * NKINDS + coll;
   size_t n = (size_t)N * stride;
   int *host = malloc(n * sizeof(int)), *dev = NULL;
   CHECK(host != NULL);
@@ -55,8 +74,7 @@ static void io_case(const char *path, int strided_mem, int coll) {
   MPI_File_set_view(fh, (MPI_Offset)rank * B * 4, MPI_INT, ft, "native",
                     MPI_INFO_NULL);
   MPI_Status st;
-  int rc = coll ? MPI_File_write_at_all(fh, 0, dev, count, mt, &st)
-                : MPI_File_write_at(fh, 0, dev, count, mt, &st);
+  int rc = access_at(fh, 1, coll, dev, count, mt, &st);
   CHECK(rc == MPI_SUCCESS);
   MPI_File_sync(fh);
   if (rank == 0) {
@@ -81,8 +99,7 @@ static void io_case(const char *path, int strided_mem, int coll) {
     host[k] = -7;
   CHECK(fa.memcpy_sync(dev, n * sizeof(int), host, n * sizeof(int),
                        ACL_MEMCPY_HOST_TO_DEVICE) == 0);
-  rc = coll ? MPI_File_read_at_all(fh, 0, dev, count, mt, &st)
-            : MPI_File_read_at(fh, 0, dev, count, mt, &st);
+  rc = access_at(fh, 0, coll, dev, count, mt, &st);
   CHECK(rc == MPI_SUCCESS);
   int got = -1;
   MPI_Get_count(&st, MPI_INT, &got);
@@ -123,7 +140,7 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/hcmpi_device_io.%d",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getppid());
   for (int sm = 0; sm < 2; sm++)
-    for (int coll = 0; coll < 2; coll++)
+    for (int coll = 0; coll < NKINDS; coll++)
       io_case(path, sm, coll);
   if (rank == 0)
     printf("device_io: %d ranks OK\n", size);

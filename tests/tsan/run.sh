@@ -4,8 +4,8 @@
 # tests/mpi/thread_multiple (4 threads per rank: point-to-point, Probe and
 # collectives on per-thread communicators; 2 and 4 ranks, and 2 over tcp)
 # and tests/engine/engine_threads (2 ranks), tests/mpi/mpit_threads (MPI_T
-# beside THREAD_MULTIPLE traffic, 2 ranks), tests/io/io_nonblocking (2
-# ranks) and tests/mpi/comm_dup_crossed (3 ranks) under it.  Every TSan
+# beside THREAD_MULTIPLE traffic, 2 ranks), tests/io/io_nonblocking and
+# tests/io/io_coll_overlap (2 ranks) and tests/mpi/comm_dup_crossed (3 ranks) under it.  Every TSan
 # report fails the run; the reports stay in $TSAN_BUILD/tsan-logs/.
 # Exits 77 when the compiler cannot build or run a -fsanitize=thread
 # program.
@@ -33,7 +33,8 @@ if [ ! -f Makefile ]; then
 fi
 make -j"$TSAN_JOBS" >build.log 2>&1 &&
     make -j"$TSAN_JOBS" tests/mpi/thread_multiple tests/engine/engine_threads \
-        tests/mpi/mpit_threads tests/io/io_nonblocking tests/mpi/request_threads \
+        tests/mpi/mpit_threads tests/io/io_nonblocking tests/io/io_coll_overlap \
+        tests/mpi/request_threads \
         tests/mpi/comm_dup_crossed >>build.log 2>&1 ||
     { tail -30 build.log; echo "FAIL: build (see $TSAN_BUILD/build.log)"; exit 1; }
 
@@ -55,6 +56,9 @@ step "$run" -n 2 --timeout 600 ./tests/engine/engine_threads
 step "$run" -n 2 --timeout 600 ./tests/mpi/mpit_threads
 # The MPI-IO worker thread completing requests the application waits on.
 step "$run" -n 2 --timeout 600 ./tests/io/io_nonblocking
+# The file's thread moving collective accesses over its own communicator
+# while the application communicates on MPI_COMM_WORLD.
+step "$run" -n 2 --timeout 600 ./tests/io/io_coll_overlap
 # Request objects made on one thread and freed on another (reqpool.c).
 step "$run" -n 2 --timeout 600 ./tests/mpi/request_threads 30
 # Threads creating communicators while others wait on them (ctxid.c).
@@ -68,4 +72,4 @@ if [ "$reports" -gt 0 ]; then
     exit 1
 fi
 [ "$failed" -eq 0 ] || { echo "FAIL: a run failed"; exit 1; }
-echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads, mpit_threads and request_threads (2 ranks), comm_dup_crossed (3 ranks) clean under ThreadSanitizer"
+echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads, mpit_threads, request_threads, io_nonblocking and io_coll_overlap (2 ranks), comm_dup_crossed (3 ranks) clean under ThreadSanitizer"
