@@ -28,9 +28,11 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/counters.h"
 #include "hcomm/match.h"
 #include "hcomm/proto.h"
 #include "hcomm/trace.h"
+#include "util/env.h"
 #include "util/log.h"
 
 int hc_rma_nwindows;
@@ -68,6 +70,33 @@ static void rma_buf_free(hcomm_win_t *win, void *buf, size_t cap) {
   free(win->spare);
   win->spare = buf;
   win->spare_cap = cap;
+}
+
+/* Tests only (HCMPI_TEST_RMA_NOMEM=n): of the buffers the target asks for
+ * to take or answer operations larger than an eager packet, the first of
+ * every n is refused, as if memory ran out, so the failure path and the
+ * recovery after it run on demand. */
+static int rma_refuse_large(void) {
+  static long period = -1, asked;
+  if (period < 0)
+    period = hc_env_long("HCMPI_TEST_RMA_NOMEM", 0);
+  return period > 0 && asked++ % period == 0;
+}
+
+/* The target's buffer to take an operation's message of len bytes
+ * (large: it came beyond one eager packet), as rma_buf_alloc. */
+static void *rma_take_buf_alloc(hcomm_win_t *win, size_t len, int large,
+                                size_t *cap) {
+  if (large && rma_refuse_large())
+    return NULL;
+  return rma_buf_alloc(win, len, cap);
+}
+
+/* The target's zeroed buffer for the len bytes an operation returns. */
+static unsigned char *rma_result_alloc(size_t len) {
+  if (len > hc_proto_eager_limit() && rma_refuse_large())
+    return NULL;
+  return calloc(1, len ? len : 1);
 }
 
 /* ---- origin-side bookkeeping -------------------------------------------- */
@@ -420,6 +449,19 @@ static void rma_reply(hcomm_win_t *win, int dest, int tag, void *buf,
            hcomm_strerror(rc));
 }
 
+/* Tells origin src that an operation it sent here failed with rc.  Sent
+ * when the failure happens, so it reaches the origin ahead of any later
+ * reply (a flush's, an unlock's) and, for an operation whose message the
+ * target discarded, ahead of the end of its send: the origin's flush,
+ * unlock, fence or complete that waits for either returns rc. */
+static void rma_report_failure(hcomm_win_t *win, int src, hc_status_t rc) {
+  hc_rma_wire_t w = {.kind = HC_RMA_FAILED, .op = (int32_t)rc};
+  hc_status_t st = rma_post(win, &w, NULL, NULL, src, HC_RMA_TAG_REQ, -1, NULL);
+  if (st != HC_OK)
+    hc_log(HC_LOG_ERROR, "rma", "failure report to rank %d lost: %s", src,
+           hcomm_strerror(st));
+}
+
 /* Accumulates up to this many bytes combine on the stack. */
 #define RMA_ACC_STACK 256
 
@@ -428,10 +470,11 @@ static void rma_combine_failed(const hc_rma_wire_t *w, hc_status_t rc) {
          (unsigned)w->op, (unsigned)w->type, hcomm_strerror(rc));
 }
 
-/* The old data, then the accumulate of in onto it (GET_ACC, ACC). */
-static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
-                           const uint64_t *pairs, const unsigned char *in,
-                           unsigned char *old) {
+/* The old data, then the accumulate of in onto it (GET_ACC, ACC); fails
+ * only for want of memory to combine scattered pieces in. */
+static hc_status_t rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w,
+                                  char *addr, const uint64_t *pairs,
+                                  const unsigned char *in, unsigned char *old) {
   /* One piece is the stream itself: combine straight into the window, one
    * pass over the data (a combine that fails writes nothing).  The kernel
    * reads elements in place, so the piece must be aligned as they are:
@@ -447,13 +490,13 @@ static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
     hc_status_t rc = win->combine(w->op, w->type, in, at, w->bytes);
     if (rc != HC_OK)
       rma_combine_failed(w, rc);
-    return;
+    return HC_OK;
   }
   unsigned char small[RMA_ACC_STACK];
   unsigned char *tmp = w->bytes <= sizeof small ? small : malloc(w->bytes);
   if (tmp == NULL) {
     hc_log(HC_LOG_ERROR, "rma", "out of memory applying an accumulate");
-    return;
+    return HC_ERR_NOMEM;
   }
   rma_gather(addr, pairs, w->nsegs, tmp);
   if (old != NULL)
@@ -465,6 +508,7 @@ static void rma_accumulate(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
     rma_combine_failed(w, rc);
   if (tmp != small)
     free(tmp);
+  return HC_OK;
 }
 
 static uint64_t rma_total(const uint64_t *pairs, uint64_t n) {
@@ -493,18 +537,27 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
     rma_reply(win, src, w->reply_tag, NULL, 0);
     return;
   }
-  if (rma_has_result((int)w->kind) &&
-      (old = calloc(1, total ? total : 1)) == NULL)
-    total = 0; /* no memory for the reply: an empty one */
-  if (!rma_has_result((int)w->kind) || old != NULL)
-    hc_rma_apply_at(win, w, addr, pairs, in, old);
+  hc_status_t rc = HC_OK;
+  if (rma_has_result((int)w->kind) && (old = rma_result_alloc(total)) == NULL)
+    rc = HC_ERR_NOMEM;
+  if (rc == HC_OK)
+    rc = hc_rma_apply_at(win, w, addr, pairs, in, old);
+  if (rc != HC_OK) {
+    hc_log(HC_LOG_ERROR, "rma",
+           "rank %d: no memory to apply an operation from rank %d", win->rank,
+           src);
+    rma_report_failure(win, src, rc);
+    free(old);
+    old = NULL;
+  }
+  /* An empty reply after a failure: the report ahead of it says why. */
   if (rma_has_result((int)w->kind))
     rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
 }
 
-void hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
-                     const uint64_t *pairs, const unsigned char *in,
-                     unsigned char *old) {
+hc_status_t hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w,
+                            char *addr, const uint64_t *pairs,
+                            const unsigned char *in, unsigned char *old) {
   switch (w->kind) {
   case HCOMM_RMA_PUT:
     rma_scatter(addr, pairs, w->nsegs, in);
@@ -513,17 +566,16 @@ void hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w, char *addr,
     rma_gather(addr, pairs, w->nsegs, old);
     break;
   case HCOMM_RMA_ACC:
-    rma_accumulate(win, w, addr, pairs, in, NULL);
-    break;
+    return rma_accumulate(win, w, addr, pairs, in, NULL);
   case HCOMM_RMA_GET_ACC:
-    rma_accumulate(win, w, addr, pairs, in, old);
-    break;
+    return rma_accumulate(win, w, addr, pairs, in, old);
   case HCOMM_RMA_CAS:
     rma_gather(addr, pairs, w->nsegs, old);
     if (memcmp(old, in + w->result_bytes, w->result_bytes) == 0)
       rma_scatter(addr, pairs, w->nsegs, in);
     break;
   }
+  return HC_OK;
 }
 
 static int rma_lock_free_for(const hcomm_win_t *win, int type) {
@@ -602,8 +654,45 @@ static void rma_apply(hcomm_win_t *win, int src, const unsigned char *buf,
   case HC_RMA_COMPLETE:
     win->completes_got++;
     break;
+  case HC_RMA_FAILED: /* this rank's operation failed at src */
+    if (win->remote_error == HC_OK)
+      win->remote_error = (hc_status_t)w.op;
+    break;
   default:
     rma_apply_data(win, src, &w, pairs, buf + sizeof w + shape);
+  }
+}
+
+/* 1 when the whole eager message msg is a failure report, which needs no
+ * order against the operations queued ahead of it. */
+static int rma_is_failure_report(const hcomm_message_t *msg) {
+  hc_rma_wire_t w;
+  if (msg->len < sizeof w)
+    return 0;
+  memcpy(&w, msg->data, sizeof w);
+  return w.kind == HC_RMA_FAILED;
+}
+
+/* Drops an active message the target has no memory to take: receives it
+ * into nothing (a rendezvous sender is told it landed, so it does not wait
+ * for ever) after reporting the failure to its origin. */
+static void rma_discard(hcomm_win_t *win, hcomm_message_t *msg) {
+  int src = hc_comm_rank_of_world(win->comm, msg->hdr.source);
+  hc_log(HC_LOG_ERROR, "rma",
+         "rank %d: no memory to take a %zu B operation from rank %d; "
+         "dropped",
+         win->rank, (size_t)msg->hdr.total_bytes, src);
+  rma_report_failure(win, src, HC_ERR_NOMEM);
+  hcomm_request_t *req = NULL;
+  if (hc_imrecv_locked(NULL, 0, msg, &req) != HC_OK) {
+    hc_log(HC_LOG_ERROR, "rma", "rank %d: message from rank %d lost", win->rank,
+           src);
+    return;
+  }
+  /* Truncated on purpose: its status is nobody's failure. */
+  if (rma_track(win, req, NULL, -1) == NULL) {
+    hc_wait_locked(req);
+    hc_request_release(req);
   }
 }
 
@@ -620,8 +709,9 @@ static int rma_take_arrivals(hcomm_win_t *win) {
     size_t len = msg->hdr.total_bytes;
     /* A whole eager message with nothing queued ahead of it is applied
      * where it lies. */
-    if (win->arr_head == NULL && msg->hdr.type == HC_PKT_EAGER &&
-        !(msg->hdr.flags & HC_PKT_FLAG_SYNC) && !msg->lost && msg->len == len) {
+    if ((win->arr_head == NULL || rma_is_failure_report(msg)) &&
+        msg->hdr.type == HC_PKT_EAGER && !(msg->hdr.flags & HC_PKT_FLAG_SYNC) &&
+        !msg->lost && msg->len == len) {
       rma_apply(win, hc_comm_rank_of_world(win->comm, msg->hdr.source),
                 msg->data, len);
       free(msg);
@@ -630,9 +720,17 @@ static int rma_take_arrivals(hcomm_win_t *win) {
     }
     hc_rma_arrival_t *a = calloc(1, sizeof *a);
     size_t cap = 0;
-    void *buf = rma_buf_alloc(win, len, &cap);
-    if (a == NULL || buf == NULL ||
-        hc_imrecv_locked(buf, len, msg, &a->req) != HC_OK) {
+    void *buf =
+        a == NULL
+            ? NULL
+            : rma_take_buf_alloc(win, len, msg->hdr.type != HC_PKT_EAGER, &cap);
+    if (buf == NULL) {
+      free(a);
+      rma_discard(win, msg);
+      moved++;
+      continue;
+    }
+    if (hc_imrecv_locked(buf, len, msg, &a->req) != HC_OK) {
       hc_log(HC_LOG_ERROR, "rma", "out of memory taking an active message");
       free(a);
       rma_buf_free(win, buf, cap);
@@ -659,6 +757,8 @@ static int rma_apply_arrivals(hcomm_win_t *win) {
       win->arr_tail = NULL;
     if (a->req->status.error == HC_OK)
       rma_apply(win, a->req->status.source, a->buf, a->req->status.bytes);
+    else if (a->req->status.error == HC_ERR_NOMEM) /* payload lost */
+      rma_report_failure(win, a->req->status.source, a->req->status.error);
     hc_request_release(a->req);
     rma_buf_free(win, a->buf, a->cap);
     free(a);

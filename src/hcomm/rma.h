@@ -28,10 +28,11 @@ enum {
 
 /* Control kinds of active messages, after the hcomm_rma_kind values. */
 enum {
-  HC_RMA_LOCK = 16,    /* op: lock type; reply once granted */
-  HC_RMA_UNLOCK = 17,  /* reply once released (earlier operations done) */
-  HC_RMA_FLUSH = 18,   /* reply once earlier operations are done */
-  HC_RMA_COMPLETE = 19 /* PSCW: the origin's access epoch ended */
+  HC_RMA_LOCK = 16,     /* op: lock type; reply once granted */
+  HC_RMA_UNLOCK = 17,   /* reply once released (earlier operations done) */
+  HC_RMA_FLUSH = 18,    /* reply once earlier operations are done */
+  HC_RMA_COMPLETE = 19, /* PSCW: the origin's access epoch ended */
+  HC_RMA_FAILED = 20    /* to an origin: op (an hc_status_t) failed here */
 };
 
 /* What flows ahead of every active message: then nsegs (offset, length)
@@ -138,6 +139,10 @@ struct hcomm_win {
   int *access; /* its targets */
   int naccess;
   hc_status_t error; /* first failure of an operation since the last wait */
+  /* First failure a target reported (HC_RMA_FAILED) since the last
+   * completing call (flush, unlock, fence, complete), which returns it;
+   * apart from error, so a lock's wait does not take it. */
+  hc_status_t remote_error;
   struct hcomm_win *next_win;
 };
 
@@ -158,7 +163,8 @@ hc_status_t hc_rma_wait(struct hcomm_win *win, hcomm_request_t *req,
  * reported (direct operations only, say): hc_rma_wait(win, NULL, any)
  * would return HC_OK without a poll. */
 static inline int hc_rma_quiet(const struct hcomm_win *win) {
-  return win->pending == NULL && win->error == HC_OK;
+  return win->pending == NULL && win->error == HC_OK &&
+         win->remote_error == HC_OK;
 }
 /* 1 when an operation may go to target in the current epochs. */
 int hc_rma_may_access(const struct hcomm_win *win, int target);
@@ -168,10 +174,11 @@ hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op);
  * process can touch; pairs: its w->nsegs (offset, length) pieces) with the
  * origin's data in; old (w->result_bytes, or NULL) receives the data the
  * operation returns.  Shared by the target's active messages and the
- * origin's direct path. */
-void hc_rma_apply_at(struct hcomm_win *win, const hc_rma_wire_t *w, char *addr,
-                     const uint64_t *pairs, const unsigned char *in,
-                     unsigned char *old);
+ * origin's direct path.  HC_ERR_NOMEM when an accumulate found no memory
+ * to combine in (nothing written). */
+hc_status_t hc_rma_apply_at(struct hcomm_win *win, const hc_rma_wire_t *w,
+                            char *addr, const uint64_t *pairs,
+                            const unsigned char *in, unsigned char *old);
 /* rma_direct.c, lock held: registers the window's memory with the first
  * transport that offers one-sided access; returns the key peers use, or
  * HC_RMA_NO_KEY.  _deregister undoes it (safe when nothing was). */

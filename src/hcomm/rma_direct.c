@@ -220,8 +220,8 @@ hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
 }
 
 /* Applies op at addr, a target's memory as this process maps it. */
-static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
-                         const uint64_t *pairs) {
+static hc_status_t direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                char *addr, const uint64_t *pairs) {
   hc_rma_wire_t w = hc_rma_wire_of(op);
   int atomic = direct_is_atomic(op->kind) || op->atomic_read;
   /* Without a shared mapping (this rank's own memory) the engine lock,
@@ -231,9 +231,10 @@ static void direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op, char *addr,
                                : NULL;
   if (word != NULL)
     direct_lock(word);
-  hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
+  hc_status_t rc = hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
   if (word != NULL)
     direct_unlock(word);
+  return rc;
 }
 
 /* The single-element case needs none of the general path's shape: one
@@ -345,10 +346,10 @@ static hc_status_t direct_mapped(hcomm_win_t *win, const hcomm_rma_op_t *op,
     pairs[2 * i] = op->segs[i].off;
     pairs[2 * i + 1] = op->segs[i].len;
   }
-  direct_apply(win, op, base + op->disp, pairs);
+  hc_status_t rc = direct_apply(win, op, base + op->disp, pairs);
   if (pairs != stack)
     free(pairs);
-  return HC_OK;
+  return rc;
 }
 
 static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {

@@ -20,6 +20,15 @@
 #include "hcomm/core.h"
 #include "hcomm/rma.h"
 
+/* What a completing call (flush, unlock, fence, complete) whose own result
+ * is rc returns: rc, else the failure a target reported meanwhile (taken:
+ * each is returned once). */
+static hc_status_t sync_completed(hcomm_win_t *win, hc_status_t rc) {
+  hc_status_t remote = win->remote_error;
+  win->remote_error = HC_OK;
+  return rc != HC_OK ? rc : remote;
+}
+
 /* Flushes every target in ranks (NULL: all) that saw operations since its
  * last flush: sends each its FLUSH, then waits for every answer. */
 static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks, int n) {
@@ -34,7 +43,7 @@ static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks, int n) {
     win->dirty[t] = 0;
   }
   hc_status_t st = hc_rma_wait(win, NULL, -1);
-  return rc != HC_OK ? rc : st;
+  return sync_completed(win, rc != HC_OK ? rc : st);
 }
 
 hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
@@ -44,18 +53,23 @@ hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
   hc_status_t rc = HC_OK;
   if (win->lock_all || win->started)
     rc = HC_ERR_RMA_SYNC;
-  if (rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOPRECEDE))
+  if (rc != HC_OK) {
+    hc_engine_unlock();
+    return rc;
+  }
+  /* An operation that failed at its target fails this rank's fence, but
+   * the others are in the barrier already: it is still entered, and the
+   * window stays usable for the next epoch. */
+  if (!(assert &HCOMM_RMA_MODE_NOPRECEDE))
     rc = sync_flush_dirty(win, NULL, win->size);
   hc_engine_unlock();
-  if (rc != HC_OK)
-    return rc;
   /* Even with nothing to complete, the barrier orders the targets' own
    * stores before the next epoch's accesses. */
-  rc = hcomm_barrier(win->comm);
+  hc_status_t st = hcomm_barrier(win->comm);
   hc_engine_lock();
   win->fence_open = !(assert &HCOMM_RMA_MODE_NOSUCCEED);
   hc_engine_unlock();
-  return rc;
+  return rc != HC_OK ? rc : st;
 }
 
 /* ---- post / start / complete / wait ------------------------------------- */
@@ -131,8 +145,7 @@ hc_status_t hcomm_win_complete(hcomm_win_t *win) {
   }
   if (win->started) {
     hc_status_t st = hc_rma_wait(win, NULL, -1);
-    if (rc == HC_OK)
-      rc = st;
+    rc = sync_completed(win, rc != HC_OK ? rc : st);
     win->started = 0;
     win->naccess = 0;
   }
@@ -238,8 +251,7 @@ hc_status_t hcomm_win_unlock(hcomm_win_t *win, int rank) {
   if (rc == HC_OK) {
     rc = sync_unlock(win, win->locked[rank], rank);
     hc_status_t st = hc_rma_quiet(win) ? HC_OK : hc_rma_wait(win, NULL, -1);
-    if (rc == HC_OK)
-      rc = st;
+    rc = sync_completed(win, rc != HC_OK ? rc : st);
     win->locked[rank] = 0;
   }
   hc_engine_unlock();
@@ -277,8 +289,7 @@ hc_status_t hcomm_win_unlock_all(hcomm_win_t *win) {
   }
   if (win->lock_all) {
     hc_status_t st = hc_rma_wait(win, NULL, -1);
-    if (rc == HC_OK)
-      rc = st;
+    rc = sync_completed(win, rc != HC_OK ? rc : st);
     win->lock_all = 0;
   }
   hc_engine_unlock();
@@ -299,7 +310,7 @@ hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
       rc != HC_OK || (hc_rma_quiet(win) &&
                       (rank >= 0 ? !win->dirty[rank] : !sync_any_dirty(win)));
   if (!done && local) /* data is copied at issue: only gets wait */
-    rc = hc_rma_wait(win, NULL, rank);
+    rc = sync_completed(win, hc_rma_wait(win, NULL, rank));
   else if (!done && rank >= 0)
     rc = sync_flush_dirty(win, &rank, 1);
   else if (!done)

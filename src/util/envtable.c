@@ -52,6 +52,11 @@ const hc_env_entry_t hc_env_table[] = {
      "0 sends every one-sided operation as an active message; 1 moves them "
      "directly where the target's memory is in reach (shared windows, CMA "
      "to local ranks)"},
+    {"HCMPI_TEST_RMA_NOMEM", "0", "library",
+     "tests only: N > 0 makes a target refuse, as if out of memory, the "
+     "first of every N buffers for one-sided operations larger than an "
+     "eager packet (the origin's completing call fails with "
+     "MPI_ERR_NO_MEM)"},
     /* collectives: algorithm thresholds (set alike on every rank) */
     {"HCMPI_COLL_BCAST_LARGE", "512k", "library",
      "bcasts of more bytes use scatter + ring allgather instead of a "
@@ -213,6 +218,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
     {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
+    {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},
