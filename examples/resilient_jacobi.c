@@ -14,12 +14,12 @@
  * block in block order, so it comes out bit for bit the same as a run
  * without failure, whoever owns the blocks.
  *
- *   resilient_jacobi [--kill RANK@ITER] [--iters N]
+ *   resilient_jacobi [--kill RANK@ITER]... [--iters N]
  *
  * --kill makes world rank RANK SIGKILL itself at iteration ITER (a kill -9
- * from outside works as well).  Run under hcmpirun --no-kill-on-failure
- * (docs/ft.md).  Prints "residual R after N iterations" from the lowest
- * surviving rank. */
+ * from outside works as well); give it once per rank to kill.  Run under
+ * hcmpirun --no-kill-on-failure (docs/ft.md).  Prints "residual R after N
+ * iterations" from the lowest surviving rank. */
 #include <math.h>
 #include <mpi.h>
 #include <signal.h>
@@ -294,11 +294,14 @@ static int recover(int agreed)
 
 int main(int argc, char **argv)
 {
-    int iters = 300, kill_rank = -1, kill_iter = -1, wr;
+    int iters = 300, kill_iter = -1, wr;
     MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--kill") == 0)
-            sscanf(argv[i + 1], "%d@%d", &kill_rank, &kill_iter);
+        int r = -1, at = -1;
+        if (strcmp(argv[i], "--kill") == 0 && sscanf(argv[i + 1], "%d@%d", &r, &at) == 2 &&
+            r == wr)
+            kill_iter = at; /* the last one naming this rank */
         else if (strcmp(argv[i], "--iters") == 0)
             iters = atoi(argv[i + 1]);
     }
@@ -306,7 +309,6 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &np);
-    wr = me;
     nblocks = np;
     if (np > MAXB) {
         fprintf(stderr, "resilient_jacobi: at most %d ranks\n", MAXB);
@@ -320,7 +322,7 @@ int main(int argc, char **argv)
     int iter = 0, done = 0;
     double res = 0;
     while (!done) {
-        if (wr == kill_rank && iter == kill_iter) {
+        if (iter == kill_iter) {
             fflush(stdout);
             raise(SIGKILL);
         }
