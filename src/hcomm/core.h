@@ -174,6 +174,9 @@ void hc_watchdog_feed_locked(void);
 /* Why a member of comm's group was lost (as a collective on it fails);
  * HC_OK when none was or the engine is finalizing. */
 hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm);
+/* HC_ERR_REVOKED when comm (or the one whose operations it carries) was
+ * revoked, else HC_OK. */
+hc_status_t hc_comm_revoked_locked(const hcomm_comm_t *comm);
 /* Chooses the wait policy (oversubscribed or not) and, with a core per
  * local rank, binds the calling thread to its core (HCMPI_BIND=0: not).
  * Called once at init; idempotent. */

@@ -384,7 +384,10 @@ static void nbc_run(hc_nbc_sched_t *s) {
     s->tag = HC_NBC_TAG_BASE + (int)(s->comm->coll_seq++ % HC_NBC_SEQS);
   s->pos = 0;
   s->nreqs = 0;
-  s->error = HC_OK;
+  /* On a revoked communicator it fails at once, before it takes a turn of
+   * a shared-memory segment: members that have not seen the revoke could
+   * take that turn for one of their earlier collectives. */
+  s->error = hc_comm_revoked_locked(s->comm);
   if (nbc_advance(s) == 2) {
     nbc_complete(s);
   } else {

@@ -91,9 +91,7 @@ static hc_status_t progress_comm_failure(const hcomm_comm_t *comm) {
              : HC_OK;
 }
 
-/* HC_ERR_REVOKED for an operation on a revoked communicator (or on an
- * engine-internal one that carries a revoked one's collectives). */
-static hc_status_t progress_revoked(const hcomm_comm_t *comm) {
+hc_status_t hc_comm_revoked_locked(const hcomm_comm_t *comm) {
   if (hc_ft_nrevoked == 0)
     return HC_OK;
   for (; comm != NULL; comm = comm->fails_with)
@@ -120,7 +118,7 @@ static void progress_fail_one(hcomm_request_t *req, void *arg) {
   (void)arg;
   if ((req->kind != HC_REQ_SEND && req->kind != HC_REQ_RECV) || req->posted)
     return;
-  hc_status_t why = progress_revoked(req->comm);
+  hc_status_t why = hc_comm_revoked_locked(req->comm);
   if (why == HC_OK)
     why = progress_peer_failure(req->peer);
   if (why == HC_OK && hc_match_ctx_kind(req->match_ctx) == HC_CTX_COLL)
@@ -163,7 +161,7 @@ static void progress_fail_posted(void) {
     while (e != NULL) {
       hc_match_entry_t *next = e->next;
       hcomm_request_t *req = (hcomm_request_t *)e;
-      hc_status_t why = progress_revoked(req->comm);
+      hc_status_t why = hc_comm_revoked_locked(req->comm);
       if (why == HC_OK)
         why = progress_peer_failure(e->source);
       if (why == HC_OK && hc_match_ctx_kind(c) == HC_CTX_COLL)
@@ -480,7 +478,7 @@ void hc_watchdog_feed_locked(void) {
 }
 
 hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
-  hc_status_t why = progress_revoked(comm);
+  hc_status_t why = hc_comm_revoked_locked(comm);
   if (why != HC_OK)
     return why;
   return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;

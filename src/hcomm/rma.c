@@ -280,6 +280,24 @@ hc_status_t hc_rma_send_ctl(hcomm_win_t *win, int target, int kind, int op,
   return rma_post(win, &w, NULL, NULL, target, HC_RMA_TAG_REQ, target, NULL);
 }
 
+hc_status_t hc_rma_target_failure(const hcomm_win_t *win, int target) {
+  const hc_peer_t *peer =
+      &hc_engine.peers[hc_comm_world_of_rank(win->comm, target)];
+  return peer->failed ? peer->failure : HC_OK;
+}
+
+hc_status_t hc_rma_ranks_failure(const hcomm_win_t *win, const int *ranks,
+                                 int n) {
+  if (hc_engine.failed_peers == 0)
+    return HC_OK;
+  for (int i = 0; i < (ranks != NULL ? n : win->size); i++) {
+    hc_status_t why = hc_rma_target_failure(win, ranks != NULL ? ranks[i] : i);
+    if (why != HC_OK)
+      return why;
+  }
+  return HC_OK;
+}
+
 int hc_rma_may_access(const hcomm_win_t *win, int target) {
   if (win->fence_open || win->lock_all || win->locked[target])
     return 1;
@@ -588,7 +606,51 @@ static void rma_grant(hcomm_win_t *win, int rank, int type, int tag) {
     win->excl_holder = rank;
   else
     win->shared_holders++;
+  win->held[rank] = (unsigned char)type;
   rma_reply(win, rank, tag, NULL, 0);
+}
+
+/* Ends the lock rank holds here, if any, and grants what waits. */
+static void rma_release(hcomm_win_t *win, int rank) {
+  if (win->held[rank] == HCOMM_LOCK_EXCLUSIVE && win->excl_holder == rank)
+    win->excl_holder = -1;
+  else if (win->held[rank] == HCOMM_LOCK_SHARED && win->shared_holders > 0)
+    win->shared_holders--;
+  win->held[rank] = 0;
+  while (win->wait_head != NULL &&
+         rma_lock_free_for(win, win->wait_head->type)) {
+    hc_rma_waiter_t *q = win->wait_head;
+    win->wait_head = q->next;
+    if (win->wait_head == NULL)
+      win->wait_tail = NULL;
+    rma_grant(win, q->rank, q->type, q->reply_tag);
+    free(q);
+  }
+}
+
+/* After new failures: the locks dead origins hold here, or wait for,
+ * would never be released; drop them.  Returns how many. */
+static int rma_release_dead(hcomm_win_t *win) {
+  int moved = 0;
+  for (hc_rma_waiter_t **link = &win->wait_head; *link != NULL;) {
+    hc_rma_waiter_t *q = *link;
+    if (hc_rma_target_failure(win, q->rank) == HC_OK) {
+      win->wait_tail = q;
+      link = &q->next;
+      continue;
+    }
+    *link = q->next;
+    free(q);
+    moved++;
+  }
+  if (win->wait_head == NULL)
+    win->wait_tail = NULL;
+  for (int r = 0; r < win->size; r++)
+    if (win->held[r] && hc_rma_target_failure(win, r) != HC_OK) {
+      rma_release(win, r);
+      moved++;
+    }
+  return moved;
 }
 
 static void rma_lock_request(hcomm_win_t *win, int src,
@@ -612,20 +674,8 @@ static void rma_lock_request(hcomm_win_t *win, int src,
 
 static void rma_unlock_request(hcomm_win_t *win, int src,
                                const hc_rma_wire_t *w) {
-  if (win->excl_holder == src)
-    win->excl_holder = -1;
-  else if (win->shared_holders > 0)
-    win->shared_holders--;
   rma_reply(win, src, w->reply_tag, NULL, 0);
-  while (win->wait_head != NULL &&
-         rma_lock_free_for(win, win->wait_head->type)) {
-    hc_rma_waiter_t *q = win->wait_head;
-    win->wait_head = q->next;
-    if (win->wait_head == NULL)
-      win->wait_tail = NULL;
-    rma_grant(win, q->rank, q->type, q->reply_tag);
-    free(q);
-  }
+  rma_release(win, src);
 }
 
 static void rma_apply(hcomm_win_t *win, int src, const unsigned char *buf,
@@ -773,6 +823,10 @@ int hc_rma_progress_locked(void) {
     moved += rma_take_arrivals(w);
     moved += rma_apply_arrivals(w);
     moved += rma_reap(w);
+    if (w->failures_seen != hc_engine.failed_peers) {
+      w->failures_seen = hc_engine.failed_peers;
+      moved += rma_release_dead(w);
+    }
   }
   return moved;
 }
@@ -814,6 +868,8 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->dirty);
   free(win->locked);
   free(win->access);
+  free(win->exposed);
+  free(win->held);
   free(win->spare);
   free(win);
 }
@@ -860,13 +916,16 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->dirty = calloc(n, 1);
   win->locked = calloc(n, 1);
   win->access = calloc(n, sizeof *win->access);
+  win->exposed = calloc(n, sizeof *win->exposed);
+  win->held = calloc(n, 1);
   win->remote_bases = calloc(n, sizeof *win->remote_bases);
   win->via = calloc(n, sizeof *win->via);
   win->rdma_keys = calloc(n, sizeof *win->rdma_keys);
   win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
   if (win->sizes && win->disp_units && win->dirty && win->locked &&
-      win->access && win->remote_bases && win->via && win->rdma_keys) {
+      win->access && win->exposed && win->held && win->remote_bases &&
+      win->via && win->rdma_keys) {
     hc_engine_lock();
     uint64_t key = hc_rma_direct_register(win);
     hc_engine_unlock();

@@ -123,9 +123,12 @@ struct hcomm_win {
   hc_rma_arrival_t *arr_head, *arr_tail;
   int excl_holder; /* rank holding the exclusive lock, or -1 */
   int shared_holders;
+  unsigned char *held; /* per origin: the HCOMM_LOCK_* it holds here, or 0 */
+  int failures_seen;   /* hc_engine.failed_peers when last checked */
   hc_rma_waiter_t *wait_head, *wait_tail;
   int posted;        /* an exposure epoch (MPI_Win_post) is open */
   int post_count;    /* origins it was posted to */
+  int *exposed;      /* and who they are (to fail the wait if one dies) */
   int completes_got; /* MPI_Win_complete notices arrived */
   /* origin side */
   hc_rma_pending_t *pending;
@@ -166,6 +169,12 @@ static inline int hc_rma_quiet(const struct hcomm_win *win) {
   return win->pending == NULL && win->error == HC_OK &&
          win->remote_error == HC_OK;
 }
+/* HC_OK, or why target's process is gone (lock held). */
+hc_status_t hc_rma_target_failure(const struct hcomm_win *win, int target);
+/* The first of n ranks (NULL: all members) whose process is gone: why,
+ * else HC_OK (lock held). */
+hc_status_t hc_rma_ranks_failure(const struct hcomm_win *win, const int *ranks,
+                                 int n);
 /* 1 when an operation may go to target in the current epochs. */
 int hc_rma_may_access(const struct hcomm_win *win, int target);
 /* The header of op's active message (reply_tag 0). */

@@ -167,18 +167,21 @@ static void direct_unlock(_Atomic uint32_t *word) {
 
 /* ---- passive-target locks of shared windows ------------------------------ */
 
+/* The epoch word: shared holders count, or DIRECT_EPOCH_EXCLUSIVE with
+ * the exclusive holder's rank + 1 in the low bits (so that a waiter can
+ * tell when the holder died). */
 #define DIRECT_EPOCH_EXCLUSIVE 0x80000000u
 
 static _Atomic uint32_t *direct_epoch_word(const hcomm_win_t *win, int target) {
   return direct_lock_word(win, target) + 1;
 }
 
-static int direct_epoch_try(_Atomic uint32_t *word, int type) {
+static int direct_epoch_try(_Atomic uint32_t *word, int type, int me) {
   uint32_t v = 0;
   if (type == HCOMM_LOCK_EXCLUSIVE)
     return atomic_compare_exchange_strong_explicit(
-        word, &v, DIRECT_EPOCH_EXCLUSIVE, memory_order_acquire,
-        memory_order_relaxed);
+        word, &v, DIRECT_EPOCH_EXCLUSIVE | (uint32_t)(me + 1),
+        memory_order_acquire, memory_order_relaxed);
   v = atomic_load_explicit(word, memory_order_relaxed);
   while (!(v & DIRECT_EPOCH_EXCLUSIVE))
     if (atomic_compare_exchange_weak_explicit(
@@ -187,21 +190,24 @@ static int direct_epoch_try(_Atomic uint32_t *word, int type) {
   return 0;
 }
 
-/* HC_OK, or why the target's process is gone. */
-static hc_status_t direct_target_alive(const hcomm_win_t *win, int target) {
-  const hc_peer_t *peer =
-      &hc_engine.peers[hc_comm_world_of_rank(win->comm, target)];
-  return peer->failed ? peer->failure : HC_OK;
-}
-
 hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
   _Atomic uint32_t *word = direct_epoch_word(win, target);
   long spins = 0;
   /* Progress while waiting: the holder may need this rank's answers. */
-  while (!direct_epoch_try(word, type)) {
-    hc_status_t rc = direct_target_alive(win, target);
+  while (!direct_epoch_try(word, type, win->rank)) {
+    hc_status_t rc = hc_rma_target_failure(win, target);
     if (rc != HC_OK)
       return rc;
+    /* An exclusive holder that died never unlocks: take its lock away.
+     * (A dead shared holder's count stays: it is not known who it was.) */
+    uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
+    if ((v & DIRECT_EPOCH_EXCLUSIVE) && hc_engine.failed_peers > 0 &&
+        hc_rma_target_failure(win, (int)(v & ~DIRECT_EPOCH_EXCLUSIVE) - 1) !=
+            HC_OK) {
+      atomic_compare_exchange_strong_explicit(word, &v, 0, memory_order_relaxed,
+                                              memory_order_relaxed);
+      continue;
+    }
     if (hc_progress_locked() > 0)
       spins = 0;
     else
@@ -216,7 +222,7 @@ hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
     atomic_store_explicit(word, 0, memory_order_release);
   else
     atomic_fetch_sub_explicit(word, 1, memory_order_release);
-  return direct_target_alive(win, target);
+  return hc_rma_target_failure(win, target);
 }
 
 /* Applies op at addr, a target's memory as this process maps it. */

@@ -83,6 +83,7 @@ hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
   if (rc == HC_OK) {
     win->posted = 1;
     win->post_count = n;
+    memcpy(win->exposed, ranks, (size_t)n * sizeof *ranks);
   }
   /* NOCHECK: the origins' starts skip the notice (the standard asks for
    * NOCHECK on both sides or neither). */
@@ -146,6 +147,10 @@ hc_status_t hcomm_win_complete(hcomm_win_t *win) {
   if (win->started) {
     hc_status_t st = hc_rma_wait(win, NULL, -1);
     rc = sync_completed(win, rc != HC_OK ? rc : st);
+    /* A dead target's operations may have gone nowhere without an error
+     * (a direct store, a message still queued). */
+    if (rc == HC_OK)
+      rc = hc_rma_ranks_failure(win, win->access, win->naccess);
     win->started = 0;
     win->naccess = 0;
   }
@@ -153,13 +158,29 @@ hc_status_t hcomm_win_complete(hcomm_win_t *win) {
   return rc;
 }
 
+static void sync_exposure_end(hcomm_win_t *win) {
+  win->posted = 0;
+  win->post_count = 0;
+}
+
 static int sync_exposure_done(hcomm_win_t *win) {
   if (win->completes_got < win->post_count)
     return 0;
   win->completes_got -= win->post_count;
-  win->posted = 0;
-  win->post_count = 0;
+  sync_exposure_end(win);
   return 1;
+}
+
+/* Not done yet, and an origin it was posted to is dead: its completion
+ * may never come, so the epoch ends with that failure (what the window
+ * holds is undefined from then on, as ULFM says). */
+static hc_status_t sync_exposure_failure(hcomm_win_t *win) {
+  hc_status_t why = hc_rma_ranks_failure(win, win->exposed, win->post_count);
+  if (why != HC_OK) {
+    win->completes_got = 0;
+    sync_exposure_end(win);
+  }
+  return why;
 }
 
 hc_status_t hcomm_win_wait(hcomm_win_t *win) {
@@ -169,7 +190,10 @@ hc_status_t hcomm_win_wait(hcomm_win_t *win) {
   hc_status_t rc = win->posted ? HC_OK : HC_ERR_RMA_SYNC;
   long spins = 0;
   while (rc == HC_OK && !sync_exposure_done(win)) {
-    if (hc_progress_locked() > 0)
+    int moved = hc_progress_locked();
+    if (moved == 0 && (rc = sync_exposure_failure(win)) != HC_OK)
+      break;
+    if (moved > 0)
       spins = 0;
     else
       hc_idle_locked(&spins);
@@ -186,6 +210,8 @@ hc_status_t hcomm_win_test(hcomm_win_t *win, int *flag) {
   if (rc == HC_OK) {
     hc_progress_locked();
     *flag = sync_exposure_done(win);
+    if (!*flag)
+      rc = sync_exposure_failure(win);
   }
   hc_engine_unlock();
   return rc;
@@ -252,6 +278,8 @@ hc_status_t hcomm_win_unlock(hcomm_win_t *win, int rank) {
     rc = sync_unlock(win, win->locked[rank], rank);
     hc_status_t st = hc_rma_quiet(win) ? HC_OK : hc_rma_wait(win, NULL, -1);
     rc = sync_completed(win, rc != HC_OK ? rc : st);
+    if (rc == HC_OK) /* see hcomm_win_complete */
+      rc = hc_rma_target_failure(win, rank);
     win->locked[rank] = 0;
   }
   hc_engine_unlock();
@@ -290,6 +318,8 @@ hc_status_t hcomm_win_unlock_all(hcomm_win_t *win) {
   if (win->lock_all) {
     hc_status_t st = hc_rma_wait(win, NULL, -1);
     rc = sync_completed(win, rc != HC_OK ? rc : st);
+    if (rc == HC_OK)
+      rc = hc_rma_ranks_failure(win, NULL, win->size);
     win->lock_all = 0;
   }
   hc_engine_unlock();
@@ -315,6 +345,13 @@ hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
     rc = sync_flush_dirty(win, &rank, 1);
   else if (!done)
     rc = sync_flush_dirty(win, NULL, win->size);
+  /* A dead target's operations may have gone nowhere without an error. */
+  for (int i = rank < 0 ? 0 : rank; rc == HC_OK && i < win->size; i++) {
+    if (win->lock_all || win->locked[i])
+      rc = hc_rma_target_failure(win, i);
+    if (rank >= 0)
+      break;
+  }
   hc_engine_unlock();
   return rc;
 }

@@ -335,6 +335,10 @@ check_PROGRAMS += tests/mpi/ulfm
 tests_mpi_ulfm_SOURCES = tests/mpi/ulfm.c tests/mpi/mpitest.h
 tests_mpi_ulfm_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_ulfm_LDFLAGS = $(HC_MPITEST_LDF)
+check_PROGRAMS += tests/mpi/ulfm_rma
+tests_mpi_ulfm_rma_SOURCES = tests/mpi/ulfm_rma.c tests/mpi/mpitest.h
+tests_mpi_ulfm_rma_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_ulfm_rma_LDFLAGS = $(HC_MPITEST_LDF)
 HC_RELY_SH = tests/mpi/ulfm.sh tests/mpi/ulfm_launchers.sh \
 	tests/mpi/example_resilient_jacobi.sh \
 	tests/mpi/proc_failed.sh tests/mpi/hang_timeout.sh \

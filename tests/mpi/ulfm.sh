@@ -7,12 +7,19 @@
 # cancelled, acknowledged), agree and shrink of an intercommunicator,
 # and of one between 4 parents and the 2 children they spawned (revoke,
 # a child's death), shrink repeated until
-# one rank is left, bad input.  Modes where a rank dies must end with the
-# launcher reporting it; the others exit 0.
+# one rank is left, bad input; and ulfm_rma.c: a revoke racing fence, lock
+# and PSCW epochs of a window over the revoked communicator (the window
+# goes on, the communicator fails), a rank killed inside epochs of windows
+# (the others' fence, flush, unlock, complete, wait fail, none hangs, its
+# locks are freed).  Modes where a rank dies must end with the launcher
+# reporting it; the others exit 0.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "needs hcmpirun --no-kill-on-failure"
-prog=$(mpi_prog_path ulfm)
-[ -x "$prog" ] || skip "$prog not built"
+ulfm_prog=$(mpi_prog_path ulfm)
+rma_prog=$(mpi_prog_path ulfm_rma)
+for prog in "$ulfm_prog" "$rma_prog"; do
+    [ -x "$prog" ] || skip "$prog not built"
+done
 mpi_launcher_cmd
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -20,7 +27,7 @@ trap 'rm -f "$out"' EXIT
 run_ulfm() { # EXPECT(ok|death) SURVIVORS MODE [ARG] -- env assignments
     expect=$1 survivors=$2 mode=$3
     shift 3
-    echo "+ hcmpirun --no-kill-on-failure -n 4 ulfm $* ($env)"
+    echo "+ hcmpirun --no-kill-on-failure -n 4 ${prog##*/} $* ($env)"
     env $env timeout -k 5 120 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 90 \
         "$prog" "$@" >"$out" 2>&1
     rc=$?
@@ -39,6 +46,7 @@ run_ulfm() { # EXPECT(ok|death) SURVIVORS MODE [ARG] -- env assignments
 
 for transports in shm,self tcp; do
     env="HCMPI_LOG=warn HCMPI_TRANSPORTS=$transports"
+    prog=$ulfm_prog
     run_ulfm ok 4 revoke_p2p revoke_p2p
     run_ulfm ok 4 revoke_coll revoke_coll
     run_ulfm ok 4 bad bad
@@ -49,5 +57,9 @@ for transports in shm,self tcp; do
     run_ulfm death 3 agree_kill agree_kill 2
     run_ulfm death 1 shrink_loop shrink_loop
     run_ulfm death 5 spawn spawn
+    prog=$rma_prog
+    run_ulfm ok 4 revoke revoke
+    run_ulfm death 3 kill kill
+    prog=$ulfm_prog
 done
 echo "ulfm: all modes passed"
