@@ -169,8 +169,11 @@ static void direct_unlock(_Atomic uint32_t *word) {
 
 /* The epoch word: shared holders count, or DIRECT_EPOCH_EXCLUSIVE with
  * the exclusive holder's rank + 1 in the low bits (so that a waiter can
- * tell when the holder died). */
+ * tell when the holder died).  The rest of the target's lock bytes are a
+ * bit per shared holder, for the first DIRECT_HOLDER_BITS ranks, for the
+ * same reason. */
 #define DIRECT_EPOCH_EXCLUSIVE 0x80000000u
+#define DIRECT_HOLDER_BITS ((HCOMM_WIN_LOCK_BYTES / 4 - 2) * 32)
 
 static _Atomic uint32_t *direct_epoch_word(const hcomm_win_t *win, int target) {
   return direct_lock_word(win, target) + 1;
@@ -190,6 +193,50 @@ static int direct_epoch_try(_Atomic uint32_t *word, int type, int me) {
   return 0;
 }
 
+static _Atomic uint32_t *direct_holder_word(const hcomm_win_t *win, int target,
+                                            int rank) {
+  return direct_lock_word(win, target) + 2 + rank / 32;
+}
+
+/* Marks (on) or clears this rank as a shared holder of target's lock. */
+static void direct_mark_shared(const hcomm_win_t *win, int target, int on) {
+  if (win->rank >= DIRECT_HOLDER_BITS)
+    return;
+  uint32_t bit = 1u << (win->rank % 32);
+  _Atomic uint32_t *w = direct_holder_word(win, target, win->rank);
+  if (on)
+    atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
+  else
+    atomic_fetch_and_explicit(w, ~bit, memory_order_relaxed);
+}
+
+/* Takes away what dead holders hold of target's lock (the epoch word as
+ * it was seen: v); returns 1 when something was freed.  Of survivors that
+ * race here, the one whose fetch-and clears a dead holder's bit frees its
+ * share. */
+static int direct_free_dead_holders(hcomm_win_t *win, int target, uint32_t v) {
+  _Atomic uint32_t *word = direct_epoch_word(win, target);
+  if (v & DIRECT_EPOCH_EXCLUSIVE) {
+    int holder = (int)(v & ~DIRECT_EPOCH_EXCLUSIVE) - 1;
+    return hc_rma_target_failure(win, holder) != HC_OK &&
+           atomic_compare_exchange_strong_explicit(
+               word, &v, 0, memory_order_relaxed, memory_order_relaxed);
+  }
+  int freed = 0;
+  for (int r = 0; r < win->size && r < DIRECT_HOLDER_BITS; r++) {
+    uint32_t bit = 1u << (r % 32);
+    _Atomic uint32_t *w = direct_holder_word(win, target, r);
+    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit) ||
+        hc_rma_target_failure(win, r) == HC_OK)
+      continue;
+    if (atomic_fetch_and_explicit(w, ~bit, memory_order_relaxed) & bit) {
+      atomic_fetch_sub_explicit(word, 1, memory_order_release);
+      freed = 1;
+    }
+  }
+  return freed;
+}
+
 hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
   _Atomic uint32_t *word = direct_epoch_word(win, target);
   long spins = 0;
@@ -198,30 +245,29 @@ hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
     hc_status_t rc = hc_rma_target_failure(win, target);
     if (rc != HC_OK)
       return rc;
-    /* An exclusive holder that died never unlocks: take its lock away.
-     * (A dead shared holder's count stays: it is not known who it was.) */
-    uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
-    if ((v & DIRECT_EPOCH_EXCLUSIVE) && hc_engine.failed_peers > 0 &&
-        hc_rma_target_failure(win, (int)(v & ~DIRECT_EPOCH_EXCLUSIVE) - 1) !=
-            HC_OK) {
-      atomic_compare_exchange_strong_explicit(word, &v, 0, memory_order_relaxed,
-                                              memory_order_relaxed);
+    /* A holder that died never unlocks: take its share away. */
+    if (hc_engine.failed_peers > 0 &&
+        direct_free_dead_holders(
+            win, target, atomic_load_explicit(word, memory_order_relaxed)))
       continue;
-    }
     if (hc_progress_locked() > 0)
       spins = 0;
     else
       hc_idle_locked(&spins);
   }
+  if (type == HCOMM_LOCK_SHARED)
+    direct_mark_shared(win, target, 1);
   return HC_OK;
 }
 
 hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
   _Atomic uint32_t *word = direct_epoch_word(win, target);
-  if (type == HCOMM_LOCK_EXCLUSIVE)
+  if (type == HCOMM_LOCK_EXCLUSIVE) {
     atomic_store_explicit(word, 0, memory_order_release);
-  else
+  } else {
+    direct_mark_shared(win, target, 0);
     atomic_fetch_sub_explicit(word, 1, memory_order_release);
+  }
   return hc_rma_target_failure(win, target);
 }
 

@@ -21,11 +21,12 @@
  *                    and accumulates then fail or not, but the closing
  *                    fence, the flush and unlock of rank 1, MPI_Win_wait
  *                    for its completion and MPI_Win_complete towards it
- *                    give MPIX_ERR_PROC_FAILED, nobody hangs, and rank 0's
- *                    exclusive lock that rank 1 held is granted again, in
- *                    a shared-mapping window (MPI_Win_allocate) and one
- *                    locked by messages (MPI_Win_create): rank 2 locks
- *                    rank 0 exclusively and puts, rank 0 reads the bytes
+ *                    give MPIX_ERR_PROC_FAILED, nobody hangs, and the
+ *                    locks rank 1 held (exclusive on rank 0, shared on
+ *                    rank 3) are granted again, in a shared-mapping window
+ *                    (MPI_Win_allocate) and one locked by messages
+ *                    (MPI_Win_create): rank 2 locks ranks 0 and 3
+ *                    exclusively and puts, they read the bytes
  */
 #include "mpitest.h"
 #include <signal.h>
@@ -193,6 +194,10 @@ static void test_kill(void)
         CHECK(rc == MPI_SUCCESS, "victim's lock of 0: %s", mt_errstr(rc));
         rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wc);
         CHECK(rc == MPI_SUCCESS, "victim's lock of 0 (created window): %s", mt_errstr(rc));
+        rc = MPI_Win_lock(MPI_LOCK_SHARED, 3, 0, wl);
+        CHECK(rc == MPI_SUCCESS, "victim's shared lock of 3: %s", mt_errstr(rc));
+        rc = MPI_Win_lock(MPI_LOCK_SHARED, 3, 0, wc);
+        CHECK(rc == MPI_SUCCESS, "victim's shared lock of 3 (created): %s", mt_errstr(rc));
     } else {
         rc = MPI_Win_lock(MPI_LOCK_SHARED, victim, 0, wl);
         CHECK(rc == MPI_SUCCESS, "lock of the victim: %s", mt_errstr(rc));
@@ -240,28 +245,29 @@ static void test_kill(void)
         for (int i = 0; i < N; i++)
             out[i] = value(7, rank, i);
         MPI_Win wins[2] = {wl, wc};
-        for (int k = 0; k < 2; k++) {
-            rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wins[k]);
-            CHECK(rc == MPI_SUCCESS, "lock %d of 0 after its holder died: %s", k,
-                  mt_errstr(rc));
-            MPI_Put(out, N, MPI_INT, 0, rank * N, N, MPI_INT, wins[k]);
-            rc = MPI_Win_unlock(0, wins[k]);
-            CHECK(rc == MPI_SUCCESS, "unlock %d of 0: %s", k, mt_errstr(rc));
-        }
+        for (int k = 0; k < 2; k++)
+            for (int t = 0; t < size; t += 3) {
+                rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, wins[k]);
+                CHECK(rc == MPI_SUCCESS, "lock %d of %d after its holder died: %s", k, t,
+                      mt_errstr(rc));
+                MPI_Put(out, N, MPI_INT, t, rank * N, N, MPI_INT, wins[k]);
+                rc = MPI_Win_unlock(t, wins[k]);
+                CHECK(rc == MPI_SUCCESS, "unlock %d of %d: %s", k, t, mt_errstr(rc));
+            }
     }
     rc = MPI_Barrier(live);
     CHECK(rc == MPI_SUCCESS, "Barrier of the survivors: %s", mt_errstr(rc));
-    if (rank == 0) {
-        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, wl); /* sync my view of my memory */
+    if (rank % 3 == 0) {
+        MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, wl); /* sync my view of my memory */
         for (int i = 0; i < N; i++)
-            CHECK(ml[2 * N + i] == value(7, 2, i), "rank 2's put at 0 [%d] = %d", i,
+            CHECK(ml[2 * N + i] == value(7, 2, i), "rank 2's put at %d [%d] = %d", rank, i,
                   ml[2 * N + i]);
-        MPI_Win_unlock(0, wl);
-        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, wc);
+        MPI_Win_unlock(rank, wl);
+        MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, wc);
         for (int i = 0; i < N; i++)
-            CHECK(mc[2 * N + i] == value(7, 2, i), "rank 2's put at 0 (created) [%d] = %d", i,
-                  mc[2 * N + i]);
-        MPI_Win_unlock(0, wc);
+            CHECK(mc[2 * N + i] == value(7, 2, i), "rank 2's put at %d (created) [%d] = %d",
+                  rank, i, mc[2 * N + i]);
+        MPI_Win_unlock(rank, wc);
     }
     MPI_Comm_free(&live);
     MPI_Group_free(&others);
@@ -275,7 +281,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(argc > 1, "usage: ulfm_rma revoke|kill");
-    CHECK(size >= 3 && size <= 30, "needs 3 to 30 ranks");
+    CHECK(size >= 4 && size <= 30, "needs 4 to 30 ranks");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (strcmp(argv[1], "revoke") == 0)
         test_revoke();
