@@ -346,7 +346,8 @@ hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local) {
   else if (!done)
     rc = sync_flush_dirty(win, NULL, win->size);
   /* A dead target's operations may have gone nowhere without an error. */
-  for (int i = rank < 0 ? 0 : rank; rc == HC_OK && i < win->size; i++) {
+  for (int i = rank < 0 ? 0 : rank;
+       rc == HC_OK && hc_engine.failed_peers > 0 && i < win->size; i++) {
     if (win->lock_all || win->locked[i])
       rc = hc_rma_target_failure(win, i);
     if (rank >= 0)
