@@ -91,6 +91,11 @@ typedef struct hc_engine {
   int local_rank;
   int local_size;
   int *local_world_ranks;
+  /* The ranks of this job on this kernel (one boot id), which share its
+   * cores even where HCMPI_NODE_ID or namespaces make them other nodes:
+   * the wait policy counts them, and binds by cpu_rank. */
+  int cpu_rank;
+  int cpu_size;
   const hc_bootstrap_ops_t *boot;
   void *boot_ctx;
   /* The transports that started, in the registration list's order. */

@@ -38,33 +38,37 @@ int hcomm_node_world_ranks(const int **world_ranks) {
 int hcomm_appnum(void) { return hc_engine.appnum; }
 int hcomm_universe_size(void) { return hc_engine.universe_size; }
 
+/* This kernel's boot id ("" where /proc does not say). */
+static void engine_boot_id(char *buf, size_t len) {
+  buf[0] = '\0';
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f != NULL) {
+    if (fgets(buf, (int)len, f) == NULL)
+      buf[0] = '\0';
+    fclose(f);
+  }
+  buf[strcspn(buf, "\n")] = '\0';
+}
+
 /* hostname plus boot id: two containers with one hostname stay apart, and
  * hosts that differ only in hostname (UTS namespaces sharing /dev/shm and
  * the boot id, as the tests build them) are apart too.  HCMPI_NODE_ID
- * overrides it for hosts cloned with both equal. */
-static void engine_host_id(char *buf, size_t len) {
+ * overrides it for hosts cloned with both equal.  The value published is
+ * "<host id>|<boot id>": the second part tells which ranks share cores. */
+static void engine_host_id(char *buf, size_t len, const char *boot) {
   char host[256] = "localhost";
   const char *forced = hc_env_string("HCMPI_NODE_ID", NULL);
   if (forced != NULL) {
     snprintf(buf, len, "id:%s", forced);
-    for (char *p = buf; *p != '\0'; p++)
-      if (*p == ' ' || *p == '\t' || *p == '=')
-        *p = '_';
-    return;
+  } else {
+    gethostname(host, sizeof host - 1);
+    snprintf(buf, len, "%s_%s", host, boot);
   }
-  char boot[64] = "";
-  gethostname(host, sizeof host - 1);
-  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if (f != NULL) {
-    if (fgets(boot, sizeof boot, f) == NULL)
-      boot[0] = '\0';
-    fclose(f);
-  }
-  boot[strcspn(boot, "\n")] = '\0';
-  snprintf(buf, len, "%s_%s", host, boot);
   for (char *p = buf; *p != '\0'; p++)
-    if (*p == ' ' || *p == '\t' || *p == '=')
+    if (*p == ' ' || *p == '\t' || *p == '=' || *p == '|')
       *p = '_';
+  size_t used = strlen(buf);
+  snprintf(buf + used, len - used, "|%s", boot);
 }
 
 /* Where the launcher knows the placement (PMIx: local rank and size), the
@@ -93,8 +97,9 @@ static void engine_check_placement(const hc_bootstrap_info_t *info) {
 static hc_status_t engine_find_local(void) {
   const hc_bootstrap_ops_t *boot = hc_engine.boot;
   char mine[ENGINE_HOST_MAX], theirs[HC_BOOTSTRAP_VALUE_MAX];
-  char key[HC_BOOTSTRAP_KEY_MAX];
-  engine_host_id(mine, sizeof mine);
+  char key[HC_BOOTSTRAP_KEY_MAX], boot_id[64];
+  engine_boot_id(boot_id, sizeof boot_id);
+  engine_host_id(mine, sizeof mine, boot_id);
   snprintf(key, sizeof key, "hc-host-%d", hc_engine.world_rank);
   hc_status_t rc = boot->put(hc_engine.boot_ctx, key, mine);
   if (rc == HC_OK)
@@ -106,18 +111,26 @@ static hc_status_t engine_find_local(void) {
   if (hc_engine.local_world_ranks == NULL)
     return HC_ERR_NOMEM;
   hc_engine.local_size = 0;
+  hc_engine.cpu_size = 0;
+  const char *my_boot = strrchr(mine, '|') + 1;
   for (int r = 0; r < n; r++) {
-    if (r != hc_engine.world_rank) {
-      snprintf(key, sizeof key, "hc-host-%d", r);
-      rc = boot->get(hc_engine.boot_ctx, key, theirs, sizeof theirs);
-      if (rc != HC_OK)
-        return rc;
-      if (strcmp(theirs, mine) != 0)
-        continue;
-    } else {
+    if (r == hc_engine.world_rank) {
       hc_engine.local_rank = hc_engine.local_size;
+      hc_engine.cpu_rank = hc_engine.cpu_size++;
+      hc_engine.local_world_ranks[hc_engine.local_size++] = r;
+      continue;
     }
-    hc_engine.local_world_ranks[hc_engine.local_size++] = r;
+    snprintf(key, sizeof key, "hc-host-%d", r);
+    rc = boot->get(hc_engine.boot_ctx, key, theirs, sizeof theirs);
+    if (rc != HC_OK)
+      return rc;
+    const char *their_boot = strrchr(theirs, '|');
+    /* An unknown boot id shares nothing we can count on. */
+    if (their_boot != NULL && my_boot[0] != '\0' &&
+        strcmp(their_boot + 1, my_boot) == 0)
+      hc_engine.cpu_size++;
+    if (strcmp(theirs, mine) == 0)
+      hc_engine.local_world_ranks[hc_engine.local_size++] = r;
   }
   engine_check_placement(&engine_boot_info);
   return HC_OK;

@@ -318,24 +318,29 @@ static void progress_watchdog(void) {
   hcomm_abort(1, why);
 }
 
-/* Wait policy: poll, then poll with sched_yield between polls, then sleep
- * on the doorbell.  A peer's answer usually comes within a microsecond, and
- * a sleeping rank pays a futex wake-up (several microseconds) per message,
- * so a rank with a core of its own polls for a while; but when its peer
- * shares the core (ranks outnumber cores, or other work crowds the
- * machine) pure polling holds the core for a whole time slice while the
- * answer cannot come: the yield phase hands the core over at once, and
- * costs only a cheap syscall when nobody else wants it.  Oversubscribed
- * (node's ranks > usable cores) there is no pure polling at all.
- * HCMPI_SPIN sets the polls before sleeping; HCMPI_OVERSUBSCRIBED=0/1
- * overrides the detection. */
+/* Wait policy.  A peer's answer usually comes within a microsecond, and a
+ * sleeping rank pays a futex wake-up (several microseconds) per message,
+ * so a rank polls for a while before it sleeps on the doorbell.  How it
+ * polls depends on whether it has a core of its own:
+ * - dedicated (this kernel runs no more of the job's ranks than we may
+ *   use cores; each rank is bound to one): pure polling, then sleep.  The
+ *   peer that will answer runs on another core, so yielding ours cannot
+ *   bring the answer sooner; it only hands the core to whatever else runs
+ *   there (a busy loop, a daemon), which may then hold it for a whole time
+ *   slice (with three nice-10 busy loops, Get with fence at 64 KiB fell to
+ *   0.52 GB/s from 46 GB/s).  Sleeping gives the core away too, but the
+ *   wake-up preempts the other work at once.
+ * - oversubscribed (more ranks on this kernel than usable cores, counted
+ *   across HCMPI_NODE_ID's fake nodes and namespace hosts, which share the
+ *   cores): yield from the first empty poll, since a rank sharing our core
+ *   is the likeliest to answer, then sleep.
+ * HCMPI_SPIN sets the polls before sleeping, HCMPI_SPIN_PURE those before
+ * yielding starts; HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
 #define PROGRESS_SPIN_DEDICATED 4000
-#define PROGRESS_PURE_DEDICATED 1000
-/* Oversubscribed: yield from the first empty poll (a rank sharing our
- * core is the likeliest to answer) for about a millisecond, then sleep.  At
- * 4 ranks on 2 cores, 8 B: 4.7-6.3 us against 14-23 us with 16 polls and
- * 32 yields before sleeping (Open MPI, which yields and never sleeps:
- * 3-3.8 us in the same minutes). */
+/* Oversubscribed: yield for about a millisecond, then sleep.  At 4 ranks
+ * on 2 cores, 8 B: 4.7-6.3 us against 14-23 us with 16 polls and 32 yields
+ * before sleeping (Open MPI, which yields and never sleeps: 3-3.8 us in
+ * the same minutes). */
 #define PROGRESS_SPIN_SHARED 2000
 #define PROGRESS_PURE_SHARED 0
 
@@ -353,16 +358,16 @@ static int progress_usable_cpus(void) {
   return n > 0 ? n : 1;
 }
 
-/* One core per local rank (the local_rank-th allowed CPU), for the calling
- * thread only.  Unbound, two ranks that wake each other through futexes
+/* One core per rank of this kernel (the cpu_rank-th allowed CPU), for the
+ * calling thread only.  Unbound, two ranks that wake each other through futexes
  * tend to be pulled onto one core (wake-affine scheduling), where each
  * hand-off then waits for a time slice.  HCMPI_BIND=0 leaves placement to
  * the scheduler. */
 static void progress_bind(void) {
-  if (!progress_cpus_known || hc_engine.local_size < 2 ||
+  if (!progress_cpus_known || hc_engine.cpu_size < 2 ||
       !hc_env_bool("HCMPI_BIND", 1))
     return;
-  int want = hc_engine.local_rank, seen = 0;
+  int want = hc_engine.cpu_rank, seen = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
     if (!CPU_ISSET(cpu, &progress_cpus) || seen++ != want)
       continue;
@@ -377,12 +382,12 @@ static void progress_bind(void) {
 
 static void progress_policy_setup(void) {
   progress_policy_ready = 1;
-  int over = hc_engine.local_size > progress_usable_cpus();
+  int over = hc_engine.cpu_size > progress_usable_cpus();
   over = hc_env_bool("HCMPI_OVERSUBSCRIBED", over);
-  long pure = over ? PROGRESS_PURE_SHARED : PROGRESS_PURE_DEDICATED;
-  progress_pure_polls = hc_env_long("HCMPI_SPIN_PURE", pure);
   if (hc_env_string("HCMPI_SPIN", NULL) == NULL)
     hc_engine.spin = over ? PROGRESS_SPIN_SHARED : PROGRESS_SPIN_DEDICATED;
+  long pure = over ? PROGRESS_PURE_SHARED : hc_engine.spin;
+  progress_pure_polls = hc_env_long("HCMPI_SPIN_PURE", pure);
   if (!over)
     progress_bind();
 }

@@ -36,11 +36,12 @@ const hc_env_entry_t hc_env_table[] = {
      "largest eager payload in bytes (capped by the transport)"},
     {"HCMPI_SPIN", "4000", "library",
      "progress polls before a blocking wait sleeps (2000 when oversubscribed)"},
-    {"HCMPI_SPIN_PURE", "1000", "library",
-     "polls before yielding the core between polls (0 when oversubscribed)"},
+    {"HCMPI_SPIN_PURE", "HCMPI_SPIN", "library",
+     "polls before yielding the core between polls (0 when oversubscribed: "
+     "more of the job's ranks on this kernel than usable cores)"},
     {"HCMPI_BIND", "1", "library",
-     "0 leaves rank placement to the OS; 1 pins each local rank to its own "
-     "core when ranks fit the cores"},
+     "0 leaves rank placement to the OS; 1 pins each rank to its own core "
+     "when the job's ranks on this kernel fit its cores"},
     {"HCMPI_WAIT_MS", "20", "library",
      "longest single sleep of a blocking wait, in ms"},
     {"HCMPI_OVERSUBSCRIBED", "auto", "library",
