@@ -548,6 +548,15 @@ void hc_nbc_add_recv_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
   nbc_add_slice(s, NBC_RECV_ACC, acc, off, bytes, peer);
 }
 
+int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
+                       hc_status_t prepared, enum hc_nbc_mode mode) {
+  if (prepared != HC_OK ||
+      (mode == HC_NBC_PLAN && hc_shmcoll_op_own_lane(op) != HC_OK))
+    return 0;
+  hc_nbc_add_shmcoll(s, op);
+  return 1;
+}
+
 void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op) {
   hc_shmcoll_op_t *mine = hc_nbc_tmp(s, sizeof *mine);
   if (mine == NULL)

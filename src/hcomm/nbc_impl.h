@@ -45,6 +45,13 @@ enum hc_nbc_mode {
   HC_NBC_PLAN   /* keep it inactive for hcomm_start: hcomm_*_init */
 };
 
+/* 1 when the shared-memory collective *op, which an hc_shmcoll_i*_prepare
+ * set up (it returned prepared), became a step of s: as it is for an
+ * I-form, in a lane of its own for a persistent form.  0: build the
+ * point-to-point schedule instead. */
+int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
+                       hc_status_t prepared, enum hc_nbc_mode mode);
+
 /* The checks every collective makes before it builds: an intracommunicator
  * (an intercommunicator's collectives are intercoll.c's), a request
  * pointer, a root in range, a usable op. */

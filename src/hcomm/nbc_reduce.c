@@ -115,12 +115,10 @@ static hc_status_t nbc_coll_bcast(void *buf, size_t bytes, int root,
     rc = hc_nbc_new(comm, NULL, &s);
   if (rc != HC_OK)
     return rc;
-  /* The persistent forms stay point-to-point (shmcoll.h says why). */
   hc_shmcoll_op_t shm;
-  if (mode == HC_NBC_START &&
-      hc_shmcoll_ibcast_prepare(&shm, buf, bytes, root, comm) == HC_OK)
-    hc_nbc_add_shmcoll(s, &shm);
-  else
+  if (!hc_nbc_use_shmcoll(
+          s, &shm, hc_shmcoll_ibcast_prepare(&shm, buf, bytes, root, comm),
+          mode))
     nbc_build_bcast(s, buf, bytes, root);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
@@ -147,10 +145,9 @@ static hc_status_t nbc_coll_bcast_acc(const hcomm_accessor_t *acc, size_t bytes,
   nbc_bytes_t b = {NULL, mine};
   if (mine != NULL && bytes > 0) { /* NULL: the launch reports it */
     *mine = *acc;
-    if (mode == HC_NBC_START &&
-        hc_shmcoll_ibcast_acc_prepare(&shm, mine, bytes, root, comm) == HC_OK)
-      hc_nbc_add_shmcoll(s, &shm);
-    else
+    if (!hc_nbc_use_shmcoll(
+            s, &shm,
+            hc_shmcoll_ibcast_acc_prepare(&shm, mine, bytes, root, comm), mode))
       nbc_build_bcast_of(s, &b, bytes, root);
   }
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
@@ -227,11 +224,11 @@ static hc_status_t nbc_coll_reduce(const void *sendbuf, void *recvbuf,
     return rc;
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   hc_shmcoll_op_t shm;
-  if (count > 0 && mode == HC_NBC_START &&
-      hc_shmcoll_ireduce_prepare(&shm, sendbuf, recvbuf, count, op, root,
-                                 comm) == HC_OK)
-    hc_nbc_add_shmcoll(s, &shm);
-  else if (count > 0)
+  if (count > 0 &&
+      !hc_nbc_use_shmcoll(s, &shm,
+                          hc_shmcoll_ireduce_prepare(&shm, sendbuf, recvbuf,
+                                                     count, op, root, comm),
+                          mode))
     nbc_build_reduce(s, mine, recvbuf, count, root);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
@@ -410,13 +407,11 @@ static hc_status_t nbc_coll_allreduce(const void *sendbuf, void *recvbuf,
     rc = hc_nbc_new(comm, op, &s);
   if (rc != HC_OK)
     return rc;
-  /* The persistent forms stay point-to-point (shmcoll.h says why). */
   hc_shmcoll_op_t shm;
-  if (mode == HC_NBC_START &&
-      hc_shmcoll_ireduce_prepare(&shm, sendbuf, recvbuf, count, op, -1, comm) ==
-          HC_OK)
-    hc_nbc_add_shmcoll(s, &shm);
-  else
+  if (!hc_nbc_use_shmcoll(s, &shm,
+                          hc_shmcoll_ireduce_prepare(&shm, sendbuf, recvbuf,
+                                                     count, op, -1, comm),
+                          mode))
     nbc_build_allreduce(s, sendbuf, recvbuf, count);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }

@@ -31,11 +31,9 @@ static hc_status_t nbc_coll_barrier(hcomm_comm_t *comm, hcomm_request_t **req,
     rc = hc_nbc_new(comm, NULL, &s);
   if (rc != HC_OK)
     return rc;
-  /* The persistent forms stay point-to-point (shmcoll.h says why). */
   hc_shmcoll_op_t shm;
-  if (mode == HC_NBC_START && hc_shmcoll_ibarrier_prepare(&shm, comm) == HC_OK)
-    hc_nbc_add_shmcoll(s, &shm);
-  else
+  if (!hc_nbc_use_shmcoll(s, &shm, hc_shmcoll_ibarrier_prepare(&shm, comm),
+                          mode))
     nbc_build_barrier(s);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }

@@ -124,14 +124,15 @@ static unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank, uint32_t s,
                                   size_t len) {
   if (len <= SHMCOLL_SMALL)
     return sc->data +
-           ((size_t)rank * SHMCOLL_DEPTH + s % SHMCOLL_DEPTH) * SHMCOLL_SMALL;
+           ((size_t)rank * (size_t)sc->depth + s % (uint32_t)sc->depth) *
+               SHMCOLL_SMALL;
   return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
 }
 
 /* The collective that last used the buffers of collective s of len bytes:
  * every rank must have finished it before they are filled again. */
-static uint32_t shmcoll_reuse(uint32_t s, size_t len) {
-  return s - (len <= SHMCOLL_SMALL ? SHMCOLL_DEPTH : 2);
+static uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s, size_t len) {
+  return s - (len <= SHMCOLL_SMALL ? (uint32_t)sc->depth : 2);
 }
 
 /* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
@@ -185,7 +186,7 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t len = op->size - at < op->step ? op->size - at : op->step;
   unsigned char *area = shmcoll_buf(sc, sc->size, s, len);
   if (sc->rank == op->root) {
-    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(s, len)))
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, len)))
       return 0;
     if (op->acc != NULL)
       op->acc->pack(op->acc->ctx, at, area, len);
@@ -234,7 +235,8 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
   switch (op->phase) {
   case 0:
-    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(s, bytes)))
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                      shmcoll_reuse(sc, s, bytes)))
       return 0;
     memcpy(shmcoll_buf(sc, sc->rank, s, bytes), op->in + at * es, bytes);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
@@ -490,5 +492,18 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
   if (sc == NULL)
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_reduce_op(op, sc, comm, sendbuf, recvbuf, count, rop, root);
+  return HC_OK;
+}
+
+/* ---- the persistent forms' lanes ----------------------------------------- */
+
+hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t bytes =
+      op->what == SHMCOLL_OP_REDUCE ? op->size * op->op.elem_size : op->size;
+  if (op->nchunks > 1 || bytes > SHMCOLL_SMALL || sc->lanes == NULL ||
+      sc->lanes_taken == sc->nlanes)
+    return HC_ERR_NOT_SUPPORTED;
+  op->sc = &sc->lanes[sc->lanes_taken++];
   return HC_OK;
 }

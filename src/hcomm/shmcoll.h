@@ -6,11 +6,10 @@
  * Allreduce of the engine (coll.c), whose arguments the MPI face has
  * already made contiguous host bytes.  The I-forms run the same
  * algorithms as one step of their schedule (hc_shmcoll_i*_prepare below).
- * The persistent forms stay point-to-point schedules: a segment step takes
- * the communicator's next sequence numbers when it starts, so every rank
- * must start such steps in one order, and MPI_Startall starts its
- * requests in an order of its own on each rank (a persistent schedule's
- * tag, fixed at its _init, keeps its messages apart instead).
+ * The persistent forms whose data fits a small buffer run in a lane of
+ * the segment of their own (hc_shmcoll_op_own_lane, shmcoll_impl.h says
+ * why); the others stay point-to-point schedules, whose tag, fixed at
+ * their _init, keeps their messages apart.
  *
  * Each call either runs the collective and returns its status, or returns
  * HC_ERR_NOT_SUPPORTED and does nothing, and then the caller runs the
@@ -99,6 +98,12 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
                                        void *recvbuf, size_t count,
                                        const hcomm_reduce_op_t *rop, int root,
                                        hcomm_comm_t *comm);
+/* For a persistent form, at its _init, after a prepare above: moves *op
+ * onto a lane of its own, so that its starts take that lane's numbers,
+ * not the communicator's.  HC_ERR_NOT_SUPPORTED (the same on every rank):
+ * no lane is left, or the data takes more than one small buffer; use the
+ * point-to-point schedule. */
+hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op);
 /* With the engine lock held, when the collective starts (every rank
  * starts its collectives on comm in one order): takes its sequence
  * numbers. */

@@ -16,6 +16,10 @@
  *                     the shared area: the broadcast data, the reduced
  *                     result), then the large ones: (n + 1) x 2 of chunk
  *                     bytes, alike
+ *   lanes_offset      nlanes lanes, each n x shmcoll_line_t and then
+ *                     (n + 1) x SHMCOLL_LANE_DEPTH small buffers: the
+ *                     same layout in small, for one persistent collective
+ *                     each (below)
  * Collective number s (every chunk of a long one is a number of its own)
  * of at most SHMCOLL_SMALL bytes uses small buffer s % SHMCOLL_DEPTH, a
  * larger one large buffer s % 2: the next ones fill other buffers while
@@ -41,6 +45,21 @@
  * ranks that share a core get there in bursts. */
 #define SHMCOLL_SMALL 512
 #define SHMCOLL_DEPTH 16
+
+/* Lanes.  A persistent collective cannot take the communicator's numbers
+ * when it starts, as the I-forms do: MPI_Startall starts its requests in
+ * an order of its own on each rank.  One whose data fits a small buffer
+ * gets a lane of its own at its _init instead (the _init calls are
+ * ordered alike on every rank, so every rank picks the same lane), with
+ * its own lines, buffers and numbers; its starts, which every rank makes
+ * equally often, number its runs.  A lane is never given again: a freed
+ * request is freed on each rank at a time of its own, so no rank could
+ * tell when every rank let go of it.  The first SHMCOLL_LANES persistent
+ * collectives of a communicator get lanes (fewer on a large one, within
+ * SHMCOLL_LANES_BUDGET bytes); later ones are point-to-point schedules. */
+#define SHMCOLL_LANES 16
+#define SHMCOLL_LANE_DEPTH 4
+#define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
 
 enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };
 
@@ -75,12 +94,15 @@ typedef struct hc_shmcoll {
   int wait_kind, wait_who;
   uint32_t wait_want;
   size_t chunk;
+  int depth;          /* small buffers per rank: SHMCOLL_(LANE_)DEPTH */
   size_t small_bytes; /* of all small buffers: where the large ones start */
   unsigned char *base;
   size_t seg_size;
   shmcoll_hdr_t *hdr;
   shmcoll_line_t *lines;
   unsigned char *data;
+  struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
+  int nlanes, lanes_taken;
 } hc_shmcoll_t;
 
 /* comm's segment for a collective of bytes (the largest message one rank

@@ -85,6 +85,23 @@ static size_t shmcoll_data_offset(int n) {
   return (at + 4095) / 4096 * 4096;
 }
 
+/* One lane's bytes: its lines, then its small buffers. */
+static size_t shmcoll_lane_bytes(int n) {
+  return (size_t)n * sizeof(shmcoll_line_t) +
+         ((size_t)n + 1) * SHMCOLL_LANE_DEPTH * (size_t)SHMCOLL_SMALL;
+}
+
+static int shmcoll_lanes_for(int n) {
+  size_t fit = SHMCOLL_LANES_BUDGET / shmcoll_lane_bytes(n);
+  return fit < SHMCOLL_LANES ? (int)fit : SHMCOLL_LANES;
+}
+
+/* Where the lanes start: after the large buffers. */
+static size_t shmcoll_lanes_offset(const hc_shmcoll_t *sc) {
+  return shmcoll_data_offset(sc->size) + sc->small_bytes +
+         (2 * (size_t)sc->size + 2) * sc->chunk;
+}
+
 static hc_status_t shmcoll_map(hc_shmcoll_t *sc, int fd, size_t size) {
   void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
@@ -105,6 +122,14 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   for (int r = 0; r < sc->size; r++)
     for (int f = 0; f < 3; f++)
       atomic_store(&sc->lines[r].flag[f], SHMCOLL_SEQ0);
+  unsigned char *lanes = sc->base + shmcoll_lanes_offset(sc);
+  for (int l = 0; l < sc->nlanes; l++) {
+    shmcoll_line_t *lines =
+        (shmcoll_line_t *)(lanes + (size_t)l * shmcoll_lane_bytes(sc->size));
+    for (int r = 0; r < sc->size; r++)
+      for (int f = 0; f < 3; f++)
+        atomic_store(&lines[r].flag[f], SHMCOLL_SEQ0);
+  }
   atomic_thread_fence(memory_order_release);
   hdr->magic = SHMCOLL_MAGIC;
 }
@@ -113,8 +138,8 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
  * must, until the others opened it). */
 static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
                            int *memfd) {
-  size_t size = shmcoll_data_offset(sc->size) + sc->small_bytes +
-                (2 * (size_t)sc->size + 2) * sc->chunk;
+  size_t size = shmcoll_lanes_offset(sc) +
+                (size_t)sc->nlanes * shmcoll_lane_bytes(sc->size);
   *fd = hc_shmseg_create(offer->name, sizeof offer->name, memfd);
   if (*fd < 0 || hc_shmseg_reserve(*fd, offer->name, size) != HC_OK ||
       shmcoll_map(sc, *fd, size) != HC_OK)
@@ -208,6 +233,28 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   return rc;
 }
 
+/* Points each lane of sc (allocated behind it) into the mapping. */
+static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
+  sc->lanes = sc->nlanes > 0 ? sc + 1 : NULL;
+  unsigned char *at = sc->base + shmcoll_lanes_offset(sc);
+  size_t lane_bytes = shmcoll_lane_bytes(sc->size);
+  for (int l = 0; l < sc->nlanes; l++, at += lane_bytes) {
+    hc_shmcoll_t *lane = &sc->lanes[l];
+    *lane = (hc_shmcoll_t){.usable = 1,
+                           .rank = sc->rank,
+                           .size = sc->size,
+                           .seq = SHMCOLL_SEQ0,
+                           .turn = SHMCOLL_SEQ0,
+                           .chunk = sc->chunk,
+                           .depth = SHMCOLL_LANE_DEPTH,
+                           .hdr = sc->hdr,
+                           .lines = (shmcoll_line_t *)at};
+    lane->small_bytes =
+        ((size_t)sc->size + 1) * SHMCOLL_LANE_DEPTH * (size_t)SHMCOLL_SMALL;
+    lane->data = at + (size_t)sc->size * sizeof(shmcoll_line_t);
+  }
+}
+
 hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
                              hc_status_t *rc) {
   *rc = HC_OK;
@@ -231,7 +278,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
       comm->shmcoll = sc;
     return NULL;
   }
-  sc = calloc(1, sizeof *sc);
+  int nlanes = shmcoll_lanes_for(comm->size);
+  sc = calloc(1, sizeof *sc + (size_t)nlanes * sizeof *sc);
   hc_shmcoll_t local = {0};
   hc_shmcoll_t *use = sc != NULL ? sc : &local;
   use->rank = comm->rank;
@@ -239,8 +287,10 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->seq = SHMCOLL_SEQ0;
   use->turn = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);
+  use->depth = SHMCOLL_DEPTH;
   use->small_bytes =
       ((size_t)comm->size + 1) * SHMCOLL_DEPTH * (size_t)SHMCOLL_SMALL;
+  use->nlanes = nlanes;
   /* A rank short of memory still takes part, and votes against. */
   *rc = shmcoll_setup(comm, use, sc == NULL);
   if (sc == NULL || !sc->usable) {
@@ -249,6 +299,7 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
     return NULL;
   }
   sc->data = sc->base + sc->hdr->data_offset;
+  shmcoll_lanes_init(sc);
   comm->shmcoll = sc;
   return sc;
 }

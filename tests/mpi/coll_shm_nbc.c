@@ -14,9 +14,16 @@
  *                       counters (MPI_T) must not move across an even
  *                       iteration on 2 or more ranks: all its collectives
  *                       went through the segments.  In the odd ones a
- *                       persistent Allreduce and Bcast (point-to-point
- *                       schedules, started 30 times each with inputs
- *                       changed in between) run beside them.
+ *                       persistent Allreduce and Bcast (each in a lane
+ *                       of the segment of its own, started 30 times with
+ *                       inputs changed in between, by an MPI_Startall
+ *                       whose order differs between even and odd ranks)
+ *                       run beside them, and the counters must not move
+ *                       either.  Then 20 persistent Allreduces on the
+ *                       dup: the first 16 get lanes (started in an order
+ *                       rotated by rank, no message), the last 4 are
+ *                       point-to-point schedules (they send messages),
+ *                       all 20 started together and every sum checked.
  *   coll_shm_nbc p2p    the same under HCMPI_COLL_SHM=0: results alike,
  *                       and the counters must move (what the first mode's
  *                       check would see if the I-forms took messages).
@@ -192,8 +199,13 @@ static void iteration(bufs_t *b, int it, MPI_Comm dup, MPI_Request *pers)
     MPI_Request r[12];
     int n = 0;
     fill(b, it);
-    if (pers != NULL)
-        CHECK(MPI_Startall(2, pers) == MPI_SUCCESS, "Startall");
+    if (pers != NULL) {
+        /* Each rank its own order: a lane must not care. */
+        MPI_Request order[2] = {pers[wrank % 2], pers[1 - wrank % 2]};
+        CHECK(MPI_Startall(2, order) == MPI_SUCCESS, "Startall");
+        pers[wrank % 2] = order[0];
+        pers[1 - wrank % 2] = order[1];
+    }
     CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &r[n++]) == MPI_SUCCESS, "Ibarrier");
     CHECK(MPI_Ibcast(b->bc, NSMALL, MPI_INT, it % wsize, MPI_COMM_WORLD, &r[n++]) ==
               MPI_SUCCESS,
@@ -229,6 +241,56 @@ static void iteration(bufs_t *b, int it, MPI_Comm dup, MPI_Request *pers)
         return;
     CHECK(MPI_Waitall(2, pers, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "persistent Waitall");
     check_persistent(b, it);
+}
+
+/* ---- more persistent collectives than lanes ------------------------------ */
+
+/* SHMCOLL_LANES (src/hcomm/shmcoll_impl.h): lanes of a small communicator. */
+enum { LANES = 16, NPERS = LANES + 4, PERS_ROUNDS = 20 };
+
+/* Starts reqs[first..first+n) in an order rotated by this rank, waits for
+ * them and checks sums of val(r, it + k, i). */
+static void lanes_round(MPI_Request *reqs, int first, int n, int (*in)[NSMALL],
+                        int (*out)[NSMALL], int it)
+{
+    MPI_Request order[NPERS];
+    for (int k = first; k < first + n; k++)
+        for (int i = 0; i < NSMALL; i++) {
+            in[k][i] = val(wrank, it + k, i);
+            out[k][i] = 0;
+        }
+    for (int j = 0; j < n; j++)
+        order[j] = reqs[first + (j + wrank) % n];
+    CHECK(MPI_Startall(n, order) == MPI_SUCCESS, "Startall of %d", n);
+    CHECK(MPI_Waitall(n, order, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "Waitall of %d", n);
+    for (int k = first; k < first + n; k++)
+        for (int i = 0; i < NSMALL; i++)
+            CHECK(out[k][i] == sum_of(it + k, i), "it %d: persistent Allreduce %d [%d] = %d",
+                  it, k, i, out[k][i]);
+}
+
+static void lanes_check(MPI_Comm dup, int counted)
+{
+    static int in[NPERS][NSMALL], out[NPERS][NSMALL];
+    MPI_Request reqs[NPERS];
+    for (int k = 0; k < NPERS; k++)
+        CHECK(MPI_Allreduce_init(in[k], out[k], NSMALL, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL,
+                                 &reqs[k]) == MPI_SUCCESS,
+              "Allreduce_init %d", k);
+    unsigned long long before = counted ? messages_sent() : 0;
+    for (int it = 0; it < PERS_ROUNDS; it++)
+        lanes_round(reqs, 0, LANES, in, out, it);
+    if (counted && wsize > 1)
+        CHECK(messages_sent() == before, "%llu messages in persistent collectives with lanes",
+              messages_sent() - before);
+    before = counted ? messages_sent() : 0;
+    for (int it = 0; it < PERS_ROUNDS; it++)
+        lanes_round(reqs, 0, NPERS, in, out, it + 100);
+    if (counted && wsize > 1)
+        CHECK(messages_sent() > before, "the persistent collectives beyond the lanes sent "
+                                        "no message");
+    for (int k = 0; k < NPERS; k++)
+        CHECK(MPI_Request_free(&reqs[k]) == MPI_SUCCESS, "Request_free %d", k);
 }
 
 /* ---- a rank killed inside a shared-memory I-form ------------------------ */
@@ -322,16 +384,17 @@ int main(int argc, char **argv)
     for (int it = 0; it < ITERS; it++) {
         unsigned long long before = counted ? messages_sent() : 0;
         iteration(b, it, dup, it % 2 ? pers : NULL);
-        if (counted && it % 2 == 0)
+        if (counted)
             moved += messages_sent() - before;
     }
     if (wsize > 1 && counted && !p2p)
-        CHECK(moved == 0, "%llu transport messages in the I-collectives of %d iterations",
-              moved, ITERS / 2);
+        CHECK(moved == 0, "%llu transport messages in the collectives of %d iterations",
+              moved, ITERS);
     if (wsize > 1 && p2p)
         CHECK(moved > 0, "HCMPI_COLL_SHM=0: the I-collectives sent no message");
     for (int k = 0; k < 2; k++)
         CHECK(MPI_Request_free(&pers[k]) == MPI_SUCCESS, "Request_free");
+    lanes_check(dup, counted && !p2p);
     free(b->bcast_big);
     free(b);
     MPI_Comm_free(&dup);

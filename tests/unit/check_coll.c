@@ -276,6 +276,11 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
+  (void)op;
+  abort();
+}
+
 void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   (void)op;
   abort();
