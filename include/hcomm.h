@@ -597,6 +597,29 @@ hc_status_t hcomm_igather(const void *sendbuf, size_t bytes, void *recvbuf,
 hc_status_t hcomm_igatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
                            const size_t *rbytes, const size_t *rdispls,
                            int root, hcomm_comm_t *comm, hcomm_request_t **req);
+/* hcomm_igather(v) (persistent: hcomm_gather(v)_init) with each side a
+ * packed stream reached through an accessor (a derived datatype), moved
+ * in fragments as hcomm_ibcast_acc does: sacc's bytes [0, sbytes) are
+ * this rank's block (NULL at the root: in place); at the root, rank r's
+ * block lands at bytes [roffs[r], roffs[r] + rbytes[r]) of racc's stream
+ * (vform 0: the tables are NULL and block r is at r * sbytes).  The
+ * messages are those of the linear plain schedule, so ranks may mix this
+ * with hcomm_igather(v); HC_ERR_NOT_SUPPORTED (nothing done) for a gather
+ * that would not be linear there.  The engine copies the accessors; their
+ * ctx must stay valid as for hcomm_ibcast_acc. */
+hc_status_t hcomm_gatherv_acc(const hcomm_accessor_t *sacc, size_t sbytes,
+                              const hcomm_accessor_t *racc, int vform,
+                              const size_t *rbytes, const size_t *roffs,
+                              int root, hcomm_comm_t *comm, int persistent,
+                              hcomm_request_t **req);
+/* The mirror: at the root, rank r's block is bytes [soffs[r], soffs[r] +
+ * sbytes[r]) of sacc's stream (vform 0: at r * rbytes); racc's bytes [0,
+ * rbytes) receive this rank's (NULL at the root: in place). */
+hc_status_t hcomm_scatterv_acc(const hcomm_accessor_t *sacc, int vform,
+                               const size_t *sbytes, const size_t *soffs,
+                               const hcomm_accessor_t *racc, size_t rbytes,
+                               int root, hcomm_comm_t *comm, int persistent,
+                               hcomm_request_t **req);
 hc_status_t hcomm_iscatter(const void *sendbuf, size_t bytes, void *recvbuf,
                            int root, hcomm_comm_t *comm, hcomm_request_t **req);
 hc_status_t hcomm_iscatterv(const void *sendbuf, const size_t *sbytes,

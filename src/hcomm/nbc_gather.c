@@ -210,6 +210,133 @@ static hc_status_t nbc_coll_scatterv(const void *sendbuf, const size_t *sbytes,
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 
+/* ---- gather and scatter of packed streams -------------------------------- */
+
+/* Chunks of the root's own block, packed from one stream and unpacked into
+ * the other. */
+#define NBC_STREAM_COPY_CHUNK ((size_t)64 << 10)
+
+typedef struct nbc_stream_copy {
+  hcomm_accessor_t from, to;
+  size_t from_off, to_off, bytes;
+  unsigned char *chunk; /* min(bytes, NBC_STREAM_COPY_CHUNK) */
+} nbc_stream_copy_t;
+
+static void nbc_stream_copy_run(hc_nbc_sched_t *s, void *arg) {
+  (void)s;
+  const nbc_stream_copy_t *c = arg;
+  for (size_t at = 0; at < c->bytes; at += NBC_STREAM_COPY_CHUNK) {
+    size_t len = c->bytes - at < NBC_STREAM_COPY_CHUNK ? c->bytes - at
+                                                       : NBC_STREAM_COPY_CHUNK;
+    c->from.pack(c->from.ctx, c->from_off + at, c->chunk, len);
+    c->to.unpack(c->to.ctx, c->to_off + at, c->chunk, len);
+  }
+}
+
+/* The root's own block from one stream into the other, through one chunk
+ * (a call step: persistent forms copy it again at every start). */
+static void nbc_add_stream_copy(hc_nbc_sched_t *s, const hcomm_accessor_t *from,
+                                size_t from_off, const hcomm_accessor_t *to,
+                                size_t to_off, size_t bytes) {
+  if (bytes == 0)
+    return;
+  nbc_stream_copy_t *c = hc_nbc_tmp(s, sizeof *c);
+  size_t chunk = bytes < NBC_STREAM_COPY_CHUNK ? bytes : NBC_STREAM_COPY_CHUNK;
+  unsigned char *buf = c != NULL ? hc_nbc_tmp(s, chunk) : NULL;
+  if (buf == NULL)
+    return;
+  *c = (nbc_stream_copy_t){*from, *to, from_off, to_off, bytes, buf};
+  hc_nbc_add_call(s, nbc_stream_copy_run, c);
+}
+
+/* The linear gatherv's pattern, each side a stream: the same messages as
+ * the plain schedule (a receiver cannot tell), moved in fragments. */
+static void nbc_build_gatherv_acc(hc_nbc_sched_t *s,
+                                  const hcomm_accessor_t *sacc, size_t sbytes,
+                                  const hcomm_accessor_t *racc,
+                                  const size_t *rbytes, const size_t *roffs,
+                                  int root) {
+  if (s->rank != root) {
+    hc_nbc_add_send_acc(s, sacc, 0, sbytes, root);
+    hc_nbc_end_round(s);
+    return;
+  }
+  if (sacc != NULL)
+    nbc_add_stream_copy(s, sacc, 0, racc, roffs[root], rbytes[root]);
+  for (int r = 0; r < s->size; r++)
+    if (r != root)
+      hc_nbc_add_recv_acc(s, racc, roffs[r], rbytes[r], r);
+  hc_nbc_end_round(s);
+}
+
+static void nbc_build_scatterv_acc(hc_nbc_sched_t *s,
+                                   const hcomm_accessor_t *sacc,
+                                   const size_t *sbytes, const size_t *soffs,
+                                   const hcomm_accessor_t *racc, size_t rbytes,
+                                   int root) {
+  if (s->rank != root) {
+    hc_nbc_add_recv_acc(s, racc, 0, rbytes, root);
+    hc_nbc_end_round(s);
+    return;
+  }
+  if (racc != NULL)
+    nbc_add_stream_copy(s, sacc, soffs[root], racc, 0, sbytes[root]);
+  for (int r = 0; r < s->size; r++)
+    if (r != root)
+      hc_nbc_add_send_acc(s, sacc, soffs[r], sbytes[r], r);
+  hc_nbc_end_round(s);
+}
+
+/* Per-rank tables of bytes and stream offsets for gather/scatter (vform
+ * 0): block r of bytes at r * bytes. */
+static int nbc_stream_tables(hc_nbc_sched_t *s, size_t bytes,
+                             const size_t **len, const size_t **offs) {
+  size_t *arr = hc_nbc_even_blocks(s, bytes);
+  *len = arr;
+  *offs = arr != NULL ? arr + s->size : NULL;
+  return arr != NULL;
+}
+
+hc_status_t hcomm_gatherv_acc(const hcomm_accessor_t *sacc, size_t sbytes,
+                              const hcomm_accessor_t *racc, int vform,
+                              const size_t *rbytes, const size_t *roffs,
+                              int root, hcomm_comm_t *comm, int persistent,
+                              hcomm_request_t **req) {
+  if (!vform && hc_coll_gather_alg(sbytes, comm != NULL ? comm->size : 0) ==
+                    HC_COLL_ALG_BINOMIAL)
+    return HC_ERR_NOT_SUPPORTED; /* only the linear pattern streams */
+  hc_nbc_sched_t *s;
+  int is_root = comm != NULL && comm->rank == root;
+  hc_status_t rc = nbc_rooted_new(
+      comm, root, sacc == NULL,
+      (vform && (rbytes == NULL || roffs == NULL)) || racc == NULL, req, &s);
+  if (rc != HC_OK)
+    return rc;
+  if (!is_root || vform || nbc_stream_tables(s, sbytes, &rbytes, &roffs))
+    nbc_build_gatherv_acc(s, sacc, sbytes, racc, rbytes, roffs, root);
+  return hc_nbc_launch(s, persistent, req);
+}
+
+hc_status_t hcomm_scatterv_acc(const hcomm_accessor_t *sacc, int vform,
+                               const size_t *sbytes, const size_t *soffs,
+                               const hcomm_accessor_t *racc, size_t rbytes,
+                               int root, hcomm_comm_t *comm, int persistent,
+                               hcomm_request_t **req) {
+  if (!vform && hc_coll_gather_alg(rbytes, comm != NULL ? comm->size : 0) ==
+                    HC_COLL_ALG_BINOMIAL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_nbc_sched_t *s;
+  int is_root = comm != NULL && comm->rank == root;
+  hc_status_t rc = nbc_rooted_new(
+      comm, root, racc == NULL,
+      (vform && (sbytes == NULL || soffs == NULL)) || sacc == NULL, req, &s);
+  if (rc != HC_OK)
+    return rc;
+  if (!is_root || vform || nbc_stream_tables(s, rbytes, &sbytes, &soffs))
+    nbc_build_scatterv_acc(s, sacc, sbytes, soffs, racc, rbytes, root);
+  return hc_nbc_launch(s, persistent, req);
+}
+
 /* ---- allgather ----------------------------------------------------------- */
 
 /* Ring: p-1 rounds, each passing one block to the right; bandwidth-optimal

@@ -54,7 +54,7 @@ struct hc_mpi_coll {
    * MPI_Op_free / MPI_Type_free meanwhile free nothing in use. */
   hc_mpi_red_t red;
   int holds_red;
-  const hc_mpi_type_t *streamed; /* hc_mpi_coll_stream's, held likewise */
+  const hc_mpi_type_t *streamed[2]; /* hc_mpi_coll_stream's, held likewise */
 };
 
 /* The packed stream of a derived type in the user's buffer. */
@@ -82,7 +82,8 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
     hc_mpi_type_release(cx->jobs.job[i].type);
   for (int i = 0; i < cx->loads.n; i++)
     hc_mpi_type_release(cx->loads.job[i].type);
-  hc_mpi_type_release(cx->streamed);
+  hc_mpi_type_release(cx->streamed[0]);
+  hc_mpi_type_release(cx->streamed[1]);
   if (cx->holds_red) {
     hc_mpi_op_release(&cx->red.op);
     hc_mpi_type_release(cx->red.type);
@@ -108,12 +109,13 @@ static void coll_stream_unpack(void *ctx, size_t off, const void *src,
 
 const hcomm_accessor_t *hc_mpi_coll_stream(hc_mpi_coll_t *cx, void *buf,
                                            const hc_mpi_type_t *type) {
-  if (cx->streamed != NULL)
-    return NULL; /* one stream per call */
+  int slot = cx->streamed[0] != NULL;
+  if (cx->streamed[slot] != NULL)
+    return NULL; /* a send and a receive side at most */
   coll_stream_t *st = hc_mpi_coll_tmp(cx, sizeof *st);
   if (st == NULL)
     return NULL;
-  cx->streamed = hc_mpi_type_retain(type);
+  cx->streamed[slot] = hc_mpi_type_retain(type);
   *st = (coll_stream_t){{coll_stream_pack, coll_stream_unpack, st}, type, buf};
   return &st->acc;
 }

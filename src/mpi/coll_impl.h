@@ -32,7 +32,8 @@ void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes);
 /* The packed stream of buf's elements of type (host memory) as an
  * accessor the engine packs and unpacks fragment by fragment
  * (hcomm_ibcast_acc): no whole-message temporary.  type is held until cx
- * is freed; one stream per cx; NULL when memory ran out. */
+ * is freed; two streams per cx at most (a send and a receive side); NULL
+ * when memory ran out. */
 const hcomm_accessor_t *hc_mpi_coll_stream(hc_mpi_coll_t *cx, void *buf,
                                            const hc_mpi_type_t *type);
 

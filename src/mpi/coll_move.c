@@ -284,6 +284,101 @@ int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
 }
 HC_WEAK_ALIAS(MPI_Bcast_init_c, PMPI_Bcast_init_c);
 
+/* ---- gather and scatter of derived types, streamed ----------------------- */
+
+/* What the streamed forms return when this rank moves its blocks as
+ * packed views instead (the path below them). */
+#define MOVE_PLAIN (-1)
+
+/* A side of bytes packed bytes of type t at buf: 1 when it is a derived
+ * type in host memory large enough to stream (as Bcast does, above
+ * MOVE_BCAST_STREAM_MIN), so no packed copy of it is made. */
+static int move_streams(const void *buf, const hc_mpi_type_t *t, size_t bytes) {
+  hcomm_mem_info_t info;
+  return t != NULL && !hc_mpi_type_dense(t) && bytes > MOVE_BCAST_STREAM_MIN &&
+         !hc_mpi_dev_classify(buf, &info);
+}
+
+/* A side the engine may reach through an accessor: host memory, or none. */
+static int move_host(const void *buf) {
+  hcomm_mem_info_t info;
+  return buf == MPI_IN_PLACE || !hc_mpi_dev_classify(buf, &info);
+}
+
+/* The root's table of n blocks of t: bytes, and offsets in the stream of
+ * t's elements at the buffer (displs in extents are element indices);
+ * NULL when a displacement is negative (no stream offset) or on no
+ * memory (*nomem). */
+static size_t *move_stream_table(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
+                                 int n, hc_mpi_vec_t counts,
+                                 hc_mpi_vec_t displs, int *nomem) {
+  size_t *tab = hc_mpi_coll_sizes(cx, n);
+  *nomem = tab == NULL;
+  for (int r = 0; tab != NULL && r < n; r++) {
+    MPI_Count d = hc_mpi_vec_at(displs, r);
+    if (d < 0)
+      return NULL;
+    tab[r] = (size_t)hc_mpi_vec_at(counts, r) * (size_t)t->size;
+    tab[n + r] = (size_t)d * (size_t)t->size;
+  }
+  return tab;
+}
+
+/* Gather(v) (gather) or Scatter(v) on an intracommunicator where this
+ * rank has a side worth streaming: its sides go to the engine as
+ * accessors (hcomm_gatherv_acc, hcomm_scatterv_acc).  "one" is this rank's
+ * block (the send side of a gather, the receive side of a scatter;
+ * MPI_IN_PLACE at the root), "many" the root's per-rank blocks.
+ * MOVE_PLAIN when this rank has no such side, or the engine's pattern
+ * there would not be linear. */
+static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
+                              int is_root, void *one, const hc_mpi_type_t *ot,
+                              MPI_Count one_count, void *many,
+                              const hc_mpi_type_t *mt, hc_mpi_vec_t counts,
+                              hc_mpi_vec_t displs, int vform, int root,
+                              MPI_Request *request, int persist) {
+  int size = hcomm_comm_size(c->engine), in_place = one == MPI_IN_PLACE;
+  size_t block = is_root ? move_bytes(mt, hc_mpi_vec_at(counts, 0))
+                         : move_bytes(ot, one_count);
+  size_t one_bytes = in_place ? 0 : move_bytes(ot, one_count), total = 0;
+  for (int r = 0; is_root && r < size; r++)
+    total += move_bytes(mt, hc_mpi_vec_at(counts, vform ? r : 0));
+  if (!(move_streams(one, ot, one_bytes) ||
+        (is_root && move_streams(many, mt, total))) ||
+      !move_host(one) || (is_root && !move_host(many)))
+    return MOVE_PLAIN;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  const hcomm_accessor_t *oacc =
+      in_place ? NULL : hc_mpi_coll_stream(cx, one, ot);
+  const hcomm_accessor_t *macc =
+      is_root ? hc_mpi_coll_stream(cx, many, mt) : NULL;
+  size_t *tab = NULL;
+  int nomem = 0;
+  if (is_root && vform)
+    tab = move_stream_table(cx, mt, size, counts, displs, &nomem);
+  if ((!in_place && oacc == NULL) || (is_root && macc == NULL) || nomem)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hcomm_request_t *eng = NULL;
+  hc_status_t st = HC_ERR_NOT_SUPPORTED;
+  size_t *offs = tab != NULL ? tab + size : NULL,
+         bytes = vform ? one_bytes : block;
+  if (is_root && vform && tab == NULL)
+    ; /* a negative displacement: no stream offset for it */
+  else if (gather)
+    st = hcomm_gatherv_acc(oacc, bytes, macc, vform, tab, offs, root, c->engine,
+                           persist, &eng);
+  else
+    st = hcomm_scatterv_acc(macc, vform, tab, offs, oacc, bytes, root,
+                            c->engine, persist, &eng);
+  if (st == HC_ERR_NOT_SUPPORTED) {
+    hc_mpi_coll_free(cx);
+    return MOVE_PLAIN;
+  }
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
 /* ---- gather -------------------------------------------------------------- */
 
 /* The send side of a rooted collective: type and count checked, bytes
@@ -347,6 +442,13 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                    move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
+  if (!inter) {
+    rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
+                            recvbuf, rt, recvcounts, displs, vform, root,
+                            request, persist);
+    if (rc != MOVE_PLAIN)
+      return rc;
+  }
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
@@ -615,6 +717,13 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     move_bytes(rt, recvcount));
   if (rc != MPI_SUCCESS)
     return rc;
+  if (!inter) {
+    rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
+                            (void *)sendbuf, st, sendcounts, displs, vform,
+                            root, request, persist);
+    if (rc != MOVE_PLAIN)
+      return rc;
+  }
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
