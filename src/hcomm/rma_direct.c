@@ -171,10 +171,10 @@ static void direct_test_die_holding(hcomm_win_t *win) {
  * frees the word, hc_rma_direct_release_dead). */
 #define DIRECT_SPINS_PER_POLL 1024
 
-/* Holds target's atomic word for one operation's copy and combine; yields
- * now and then so an oversubscribed node lets the holder run. */
-static void direct_lock(hcomm_win_t *win, int target) {
-  hc_winlock_t *area = direct_lock_area(win, target);
+/* Holds the atomic word of a target's lock area for one operation's copy
+ * and combine; yields now and then so an oversubscribed node lets the
+ * holder run. */
+static void direct_lock(hcomm_win_t *win, hc_winlock_t *area) {
   unsigned spins = 0;
   while (!hc_winlock_atomic_try(area, win->rank))
     while (hc_winlock_atomic_holder(area) >= 0)
@@ -184,10 +184,6 @@ static void direct_lock(hcomm_win_t *win, int target) {
           hc_progress_locked();
       }
   direct_test_die_holding(win);
-}
-
-static void direct_unlock(hcomm_win_t *win, int target) {
-  hc_winlock_atomic_release(direct_lock_area(win, target));
 }
 
 /* ---- passive-target locks of shared windows ------------------------------ */
@@ -213,18 +209,12 @@ int hc_winlock_free_dead(hc_winlock_t *area, int members,
       freed++;
     return freed;
   }
-  for (int first = 0; v != 0 && first < members; first += 32) {
-    hc_winlock_t *word = hc_winlock_holder_word(area, first);
-    uint32_t bits = atomic_load_explicit(word, memory_order_relaxed);
-    for (; bits != 0; bits &= bits - 1) {
-      int bit = __builtin_ctz(bits);
-      if (!dead(ctx, first + bit))
-        continue;
-      if (atomic_fetch_and_explicit(word, ~(1u << bit), memory_order_relaxed) &
-          (1u << bit)) {
-        atomic_fetch_sub_explicit(&area[1], 1, memory_order_release);
-        freed++;
-      }
+  for (int r = 0; v != 0 && r < members; r++) {
+    _Atomic uint8_t *mark = hc_winlock_holder(area, r);
+    if (atomic_load_explicit(mark, memory_order_relaxed) && dead(ctx, r) &&
+        atomic_exchange_explicit(mark, 0, memory_order_relaxed)) {
+      atomic_fetch_sub_explicit(&area[1], 1, memory_order_release);
+      freed++;
     }
   }
   return freed;
@@ -271,12 +261,14 @@ static hc_status_t direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op,
   int atomic = direct_is_atomic(op->kind) || op->atomic_read;
   /* Without a shared mapping (this rank's own memory) the engine lock,
    * which the target's accumulates also run under, keeps them apart. */
-  int hold = atomic && win->shared_locks != NULL;
-  if (hold)
-    direct_lock(win, op->target);
+  hc_winlock_t *area = atomic && win->shared_locks != NULL
+                           ? direct_lock_area(win, op->target)
+                           : NULL;
+  if (area != NULL)
+    direct_lock(win, area);
   hc_status_t rc = hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
-  if (hold)
-    direct_unlock(win, op->target);
+  if (area != NULL)
+    hc_winlock_atomic_release(area);
   return rc;
 }
 
@@ -302,14 +294,15 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
   }
-  direct_lock(win, t);
+  hc_winlock_t *area = direct_lock_area(win, t);
+  direct_lock(win, area);
   if (a->old != NULL)
     memcpy(a->old, at, a->elem);
   if (a->kernel != NULL)
     a->kernel->fn(a->in, at, 1, a->kernel->ctx);
   else if (memcmp(at, a->compare, a->elem) == 0)
     memcpy(at, a->in, a->elem);
-  direct_unlock(win, t);
+  hc_winlock_atomic_release(area);
   hc_counters.rma_direct.messages++; /* as the general path counts */
   hc_counters.rma_direct.bytes +=
       a->elem * ((a->kernel != NULL ? 1 : 2) + (a->old != NULL ? 1 : 0));

@@ -7,11 +7,14 @@
  *   word 1  the epoch word of passive-target locks: the number of shared
  *           holders, or HC_WINLOCK_EXCLUSIVE | the exclusive holder's
  *           rank + 1
- *   word 2  on: a bit per member, set while it holds a shared lock
+ *   then    a byte per member, 1 while it holds a shared lock
  *
  * Every word names or marks its holders so that, once a member's process
  * is gone, the survivors can take back what it held
- * (hc_winlock_free_dead): a dead process never unlocks.
+ * (hc_winlock_free_dead): a dead process never unlocks.  A byte, not a
+ * bit, per shared holder: only its owner sets or clears it while it
+ * lives, so a plain store does, where a bit would take one more atomic
+ * read-modify-write at each shared lock and unlock.
  */
 #ifndef HC_RMA_LOCKS_H
 #define HC_RMA_LOCKS_H
@@ -23,15 +26,14 @@
 typedef _Atomic uint32_t hc_winlock_t;
 
 #define HC_WINLOCK_EXCLUSIVE 0x80000000u
-/* Words before the holder bits. */
+/* Words before the holder bytes. */
 #define HC_WINLOCK_HEADER_WORDS 2
 /* Each target's area starts a cache line of its own. */
 #define HC_WINLOCK_ALIGN 64
 
 /* Bytes of one target's area in a window of members members. */
 static inline size_t hc_winlock_bytes(int members) {
-  size_t words = HC_WINLOCK_HEADER_WORDS + ((size_t)members + 31) / 32;
-  size_t bytes = words * sizeof(uint32_t);
+  size_t bytes = HC_WINLOCK_HEADER_WORDS * sizeof(uint32_t) + (size_t)members;
   return (bytes + HC_WINLOCK_ALIGN - 1) / HC_WINLOCK_ALIGN * HC_WINLOCK_ALIGN;
 }
 
@@ -52,9 +54,9 @@ static inline int hc_winlock_atomic_holder(hc_winlock_t *area) {
   return (int)atomic_load_explicit(&area[0], memory_order_relaxed) - 1;
 }
 
-static inline hc_winlock_t *hc_winlock_holder_word(hc_winlock_t *area,
-                                                   int rank) {
-  return area + HC_WINLOCK_HEADER_WORDS + rank / 32;
+/* rank's shared-holder byte. */
+static inline _Atomic uint8_t *hc_winlock_holder(hc_winlock_t *area, int rank) {
+  return (_Atomic uint8_t *)(void *)(area + HC_WINLOCK_HEADER_WORDS) + rank;
 }
 
 /* Takes the passive-target lock of type (exclusive: 1, shared: 0) for
@@ -71,8 +73,8 @@ static inline int hc_winlock_epoch_try(hc_winlock_t *area, int exclusive,
   while (!(v & HC_WINLOCK_EXCLUSIVE))
     if (atomic_compare_exchange_weak_explicit(
             word, &v, v + 1, memory_order_acquire, memory_order_relaxed)) {
-      atomic_fetch_or_explicit(hc_winlock_holder_word(area, me),
-                               1u << (me % 32), memory_order_relaxed);
+      atomic_store_explicit(hc_winlock_holder(area, me), 1,
+                            memory_order_relaxed);
       return 1;
     }
   return 0;
@@ -84,18 +86,18 @@ static inline void hc_winlock_epoch_release(hc_winlock_t *area, int exclusive,
     atomic_store_explicit(&area[1], 0, memory_order_release);
     return;
   }
-  atomic_fetch_and_explicit(hc_winlock_holder_word(area, me),
-                            ~(1u << (me % 32)), memory_order_relaxed);
+  /* The release below orders it before the count drops. */
+  atomic_store_explicit(hc_winlock_holder(area, me), 0, memory_order_relaxed);
   atomic_fetch_sub_explicit(&area[1], 1, memory_order_release);
 }
 
 /* Frees what the members for which dead(ctx, rank) is true hold of this
  * area (members: the window's size); returns how many holds it freed.
  * Survivors may race here: of them, the one whose compare-and-swap or
- * fetch-and takes a dead holder's mark away frees its hold.  A holder
- * that died between counting itself a shared holder and setting its bit
- * (or the reverse at release) leaves its count: the few instructions
- * this cannot tell. */
+ * exchange takes a dead holder's mark away frees its hold.  A holder that
+ * died between counting itself a shared holder and setting its byte (or
+ * the reverse at release) leaves its count: the two instructions this
+ * cannot tell. */
 int hc_winlock_free_dead(hc_winlock_t *area, int members,
                          int (*dead)(void *ctx, int rank), void *ctx);
 

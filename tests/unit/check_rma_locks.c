@@ -1,9 +1,10 @@
 /*
  * The lock areas of shared windows (src/hcomm/rma_locks.h) at any member
  * count, past the 448 members whose holder bits once fitted the first 64
- * bytes: every member's holder bit lies inside its target's area, areas
+ * bytes: every member's holder byte lies inside its target's area, areas
  * of consecutive targets do not overlap, and of shared holders spread
- * over the whole bitmap the dead ones' holds are freed (count and bits),
+ * over all the holder bytes the dead ones' holds are freed (count and
+ * marks),
  * the live ones' kept; a dead holder of the atomic word or the exclusive
  * lock is freed, a live one is not.
  */
@@ -14,19 +15,20 @@
 
 #include "hcomm/rma_locks.h"
 
-static const int member_counts[] = {1, 2, 31, 33, 447, 448, 449, 1000, 4099};
+static const int member_counts[] = {1,   2,   31,  33,   56,  57,
+                                    447, 448, 449, 1000, 4099};
 #define NCOUNTS (sizeof member_counts / sizeof member_counts[0])
 
 START_TEST(test_area_holds_every_member) {
   int n = member_counts[_i];
   size_t bytes = hc_winlock_bytes(n);
   ck_assert_uint_eq(bytes % HC_WINLOCK_ALIGN, 0);
-  /* 448 members and fewer: one cache line, as before the bitmap grew. */
-  if (n <= 448)
+  /* 56 members and fewer: one cache line. */
+  if (n <= 56)
     ck_assert_uint_eq(bytes, 64);
   hc_winlock_t *area = NULL;
-  size_t last = (size_t)(hc_winlock_holder_word(area, n - 1) - area);
-  ck_assert_uint_lt(last * sizeof(uint32_t), bytes);
+  size_t last = (size_t)((char *)hc_winlock_holder(area, n - 1) - (char *)area);
+  ck_assert_uint_lt(last, bytes);
 }
 END_TEST
 
@@ -46,8 +48,8 @@ START_TEST(test_dead_shared_holders_freed) {
   ck_assert_ptr_nonnull(mem);
   hc_winlock_t *area = (hc_winlock_t *)(void *)mem;
   hc_winlock_t *next = (hc_winlock_t *)(void *)(mem + bytes);
-  /* Distinct holders below n, spread over the whole bitmap. */
-  const int wanted[] = {0, 31, 32, 447, 448, 449, 999, n / 2, n - 1};
+  /* Distinct holders below n, spread over all the holder bytes. */
+  const int wanted[] = {0, 31, 32, 56, 447, 448, 449, 999, n / 2, n - 1};
   int holders[sizeof wanted / sizeof wanted[0] + 1], held = 0;
   for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
     holders[held] = -1;
@@ -70,14 +72,12 @@ START_TEST(test_dead_shared_holders_freed) {
   /* Nothing left to free a second time. */
   ck_assert_int_eq(hc_winlock_free_dead(area, n, in_list, dead), 0);
   for (int r = 0; r < n; r++) {
-    uint32_t bit = 1u << (r % 32);
     int want = in_list(holders, r) && !in_list(dead, r);
-    ck_assert_int_eq(!!(atomic_load(hc_winlock_holder_word(area, r)) & bit),
-                     want);
+    ck_assert_int_eq(atomic_load(hc_winlock_holder(area, r)), want);
   }
   /* The live holders release; then an exclusive lock is granted. */
   for (int r = 0; r < n; r++)
-    if (atomic_load(hc_winlock_holder_word(area, r)) & (1u << (r % 32)))
+    if (atomic_load(hc_winlock_holder(area, r)))
       hc_winlock_epoch_release(area, 0, r);
   ck_assert_uint_eq(atomic_load(&area[1]), 0);
   ck_assert(hc_winlock_epoch_try(area, 1, n - 1));
