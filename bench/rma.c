@@ -2,6 +2,7 @@
  * origin, rank i + N/2 the target, over one MPI_Win_allocate window.
  *   put_lock, get_lock        latency: lock (exclusive), one operation,
  *                             unlock, per iteration
+ *   put_lock_shared           the same as put_lock with a shared lock
  *   put_fence, get_fence      latency: one operation, then MPI_Win_fence
  *                             on every rank, per iteration
  *   put_bw_lock, get_bw_lock  bandwidth: lock, a window of operations
@@ -33,7 +34,7 @@
 static const char rma_usage[] =
     "  -c NAME    put_lock, get_lock, put_fence, get_fence, put_bw_lock,\n"
     "             get_bw_lock, put_bw_fence, get_bw_fence, fetch_and_op,\n"
-    "             cas, accumulate, acc_bw_flush_local\n";
+    "             cas, accumulate, acc_bw_flush_local, put_lock_shared\n";
 
 enum rma_case {
   RMA_PUT_LOCK,
@@ -47,13 +48,15 @@ enum rma_case {
   RMA_FETCH_AND_OP,
   RMA_CAS,
   RMA_ACCUMULATE,
-  RMA_ACC_BW_FLUSH_LOCAL
+  RMA_ACC_BW_FLUSH_LOCAL,
+  RMA_PUT_LOCK_SHARED
 };
 
 static const char *const rma_names[] = {
-    "put_lock",     "get_lock",    "put_fence",    "get_fence",
-    "put_bw_lock",  "get_bw_lock", "put_bw_fence", "get_bw_fence",
-    "fetch_and_op", "cas",         "accumulate",   "acc_bw_flush_local"};
+    "put_lock",       "get_lock",    "put_fence",    "get_fence",
+    "put_bw_lock",    "get_bw_lock", "put_bw_fence", "get_bw_fence",
+    "fetch_and_op",   "cas",         "accumulate",   "acc_bw_flush_local",
+    "put_lock_shared"};
 
 typedef struct rma_bench {
   enum rma_case which;
@@ -142,8 +145,9 @@ static void rma_iteration(rma_bench_t *b, size_t size, int ops) {
     bench_check(MPI_Win_unlock_all(b->win), "MPI_Win_unlock_all");
     return;
   }
-  bench_check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, b->peer, 0, b->win),
-              "MPI_Win_lock");
+  int type =
+      b->which == RMA_PUT_LOCK_SHARED ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
+  bench_check(MPI_Win_lock(type, b->peer, 0, b->win), "MPI_Win_lock");
   for (int k = 0; k < ops; k++)
     rma_transfer(b, size);
   bench_check(MPI_Win_unlock(b->peer, b->win), "MPI_Win_unlock");

@@ -847,12 +847,13 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
                              hcomm_rma_combine_fn combine, hcomm_win_t **out);
 /* Collective: completes every operation on the window, then frees it. */
 hc_status_t hcomm_win_free(hcomm_win_t *win);
-/* Bytes of a shared window's lock area per member (hcomm_win_share). */
-#define HCOMM_WIN_LOCK_BYTES 64
+/* Bytes of a shared window's lock area per member (hcomm_win_share) in a
+ * window of members members. */
+size_t hcomm_win_lock_bytes(int members);
 /* Collective, right after hcomm_win_create, for a window whose members'
  * memory is one mapping of this node: bases[i] is member i's window
  * memory as this process maps it; locks, in the same shared mapping and
- * zeroed at first, holds HCOMM_WIN_LOCK_BYTES per member.  Unless
+ * zeroed at first, holds hcomm_win_lock_bytes(size) per member.  Unless
  * HCMPI_RMA_DIRECT=0 on any member, every operation then moves by loads
  * and stores, accumulates under the target's word of locks.  bases NULL:
  * this member takes part, and the window stays on active messages. */

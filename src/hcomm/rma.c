@@ -647,6 +647,7 @@ static int rma_release_dead(hcomm_win_t *win) {
   }
   if (win->wait_head == NULL)
     win->wait_tail = NULL;
+  moved += hc_rma_direct_release_dead(win);
   for (int r = 0; r < win->size; r++)
     if (win->held[r] && hc_rma_target_failure(win, r) != HC_OK) {
       rma_release(win, r);

@@ -106,7 +106,9 @@ struct hcomm_win {
   uint64_t *remote_bases; /* every member's base in its own process */
   unsigned char *via;     /* per target: an HC_RMA_VIA_* */
   char **shared_bases;    /* HC_RMA_VIA_SHARED: each base in this process */
-  unsigned char *shared_locks; /* and the lock words (hcomm_win_share) */
+  unsigned char *shared_locks; /* and the lock areas (hcomm_win_share) */
+  size_t lock_stride;          /* bytes of one target's (rma_locks.h) */
+  long test_die_holding;       /* HCMPI_TEST_RMA_DIE_HOLDING countdown */
   /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
    * rank's memory (-1: none), its handle, and every member's key. */
   int rdma_slot;
@@ -204,6 +206,9 @@ static inline int hc_rma_direct_locks(const struct hcomm_win *win, int target) {
   return win->via[target] == HC_RMA_VIA_SHARED;
 }
 hc_status_t hc_rma_direct_lock(struct hcomm_win *win, int type, int target);
+/* Frees what dead members hold of every target's lock area (atomic word,
+ * passive-target locks) of a shared window; returns how many holds. */
+int hc_rma_direct_release_dead(struct hcomm_win *win);
 hc_status_t hc_rma_direct_unlock(struct hcomm_win *win, int type, int target);
 /* Moves op directly when its target's memory is within reach: HC_OK (or
  * the failure) once done, HC_ERR_NOT_SUPPORTED to send it as an active

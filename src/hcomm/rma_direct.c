@@ -5,7 +5,7 @@
  *   - SHARED: every member's memory is one mapping of this node
  *     (hcomm_win_share).  Every operation is a load and store here; the
  *     ones that must be atomic (accumulate, get_accumulate, compare and
- *     swap) hold the target's lock word in the mapping while they apply.
+ *     swap) hold the target's atomic word (rma_locks.h) while they apply.
  *     The choice is collective (all members or none), so no accumulate to
  *     the window ever runs in a target's progress beside one under the
  *     word, and accumulates from one origin apply in issue order because
@@ -28,11 +28,11 @@
  * before any access (rma_sync.c), so a direct access stays inside the
  * epoch that allows it.  Passive-target locks are messages too, except on
  * a shared window, where every member takes them in the mapping (the
- * second word of the target's lock area: an exclusive bit and a count of
- * shared holders), so a lock, its operations and the unlock touch no
- * other process.
+ * epoch word of the target's lock area, rma_locks.h), so a lock, its
+ * operations and the unlock touch no other process.
  */
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/rma.h"
+#include "hcomm/rma_locks.h"
 #include "util/env.h"
 
 /* Pieces of one operation through the transport: past it, one active
@@ -124,6 +125,8 @@ hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks) {
   hc_engine_lock();
   win->shared_bases = copy;
   win->shared_locks = locks;
+  win->lock_stride = hc_winlock_bytes(win->size);
+  win->test_die_holding = hc_env_long("HCMPI_TEST_RMA_DIE_HOLDING", 0);
   memset(win->via, HC_RMA_VIA_SHARED, n);
   hc_engine_unlock();
   return HC_OK;
@@ -146,128 +149,108 @@ static int direct_is_atomic(int kind) {
          kind == HCOMM_RMA_CAS;
 }
 
-static _Atomic uint32_t *direct_lock_word(const hcomm_win_t *win, int target) {
-  return (_Atomic uint32_t *)(void *)(win->shared_locks +
-                                      (size_t)target * HCOMM_WIN_LOCK_BYTES);
+/* Target's lock area (rma_locks.h) in the shared mapping. */
+static hc_winlock_t *direct_lock_area(const hcomm_win_t *win, int target) {
+  return (hc_winlock_t *)(void *)(win->shared_locks +
+                                  (size_t)target * win->lock_stride);
 }
 
-/* Held only for one operation's copy and combine; yields now and then so
- * an oversubscribed node lets the holder run. */
-static void direct_lock(_Atomic uint32_t *word) {
+size_t hcomm_win_lock_bytes(int members) { return hc_winlock_bytes(members); }
+
+/* Tests only (HCMPI_TEST_RMA_DIE_HOLDING=n, read at hcomm_win_share): this
+ * process kills itself inside its n-th hold of a shared window's atomic
+ * word, so that the survivors' recovery of the word runs on demand. */
+static void direct_test_die_holding(hcomm_win_t *win) {
+  if (win->test_die_holding > 0 && --win->test_die_holding == 0)
+    raise(SIGKILL);
+}
+
+/* Waits between progress polls while the atomic word is held: the holder
+ * holds it for one apply, so a longer wait means a descheduled or dead
+ * holder, and only a poll learns of a death (hc_rma_progress_locked then
+ * frees the word, hc_rma_direct_release_dead). */
+#define DIRECT_SPINS_PER_POLL 1024
+
+/* Holds the atomic word of a target's lock area for one operation's copy
+ * and combine; yields now and then so an oversubscribed node lets the
+ * holder run. */
+static void direct_lock(hcomm_win_t *win, hc_winlock_t *area) {
   unsigned spins = 0;
-  while (atomic_exchange_explicit(word, 1, memory_order_acquire) != 0)
-    while (atomic_load_explicit(word, memory_order_relaxed) != 0)
-      if (++spins % 64 == 0)
+  while (!hc_winlock_atomic_try(area, win->rank))
+    while (hc_winlock_atomic_holder(area) >= 0)
+      if (++spins % 64 == 0) {
         sched_yield();
-}
-
-static void direct_unlock(_Atomic uint32_t *word) {
-  atomic_store_explicit(word, 0, memory_order_release);
+        if (spins % DIRECT_SPINS_PER_POLL == 0)
+          hc_progress_locked();
+      }
+  direct_test_die_holding(win);
 }
 
 /* ---- passive-target locks of shared windows ------------------------------ */
 
-/* The epoch word: shared holders count, or DIRECT_EPOCH_EXCLUSIVE with
- * the exclusive holder's rank + 1 in the low bits (so that a waiter can
- * tell when the holder died).  The rest of the target's lock bytes are a
- * bit per shared holder, for the first DIRECT_HOLDER_BITS ranks, for the
- * same reason. */
-#define DIRECT_EPOCH_EXCLUSIVE 0x80000000u
-#define DIRECT_HOLDER_BITS ((HCOMM_WIN_LOCK_BYTES / 4 - 2) * 32)
-
-static _Atomic uint32_t *direct_epoch_word(const hcomm_win_t *win, int target) {
-  return direct_lock_word(win, target) + 1;
+static int direct_rank_dead(void *win, int rank) {
+  return rank >= 0 && rank < ((hcomm_win_t *)win)->size &&
+         hc_rma_target_failure(win, rank) != HC_OK;
 }
 
-static int direct_epoch_try(_Atomic uint32_t *word, int type, int me) {
-  uint32_t v = 0;
-  if (type == HCOMM_LOCK_EXCLUSIVE)
-    return atomic_compare_exchange_strong_explicit(
-        word, &v, DIRECT_EPOCH_EXCLUSIVE | (uint32_t)(me + 1),
-        memory_order_acquire, memory_order_relaxed);
-  v = atomic_load_explicit(word, memory_order_relaxed);
-  while (!(v & DIRECT_EPOCH_EXCLUSIVE))
-    if (atomic_compare_exchange_weak_explicit(
-            word, &v, v + 1, memory_order_acquire, memory_order_relaxed))
-      return 1;
-  return 0;
-}
-
-static _Atomic uint32_t *direct_holder_word(const hcomm_win_t *win, int target,
-                                            int rank) {
-  return direct_lock_word(win, target) + 2 + rank / 32;
-}
-
-/* Marks (on) or clears this rank as a shared holder of target's lock. */
-static void direct_mark_shared(const hcomm_win_t *win, int target, int on) {
-  if (win->rank >= DIRECT_HOLDER_BITS)
-    return;
-  uint32_t bit = 1u << (win->rank % 32);
-  _Atomic uint32_t *w = direct_holder_word(win, target, win->rank);
-  if (on)
-    atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
-  else
-    atomic_fetch_and_explicit(w, ~bit, memory_order_relaxed);
-}
-
-/* Takes away what dead holders hold of target's lock (the epoch word as
- * it was seen: v); returns 1 when something was freed.  Of survivors that
- * race here, the one whose fetch-and clears a dead holder's bit frees its
- * share. */
-static int direct_free_dead_holders(hcomm_win_t *win, int target, uint32_t v) {
-  _Atomic uint32_t *word = direct_epoch_word(win, target);
-  if (v & DIRECT_EPOCH_EXCLUSIVE) {
-    int holder = (int)(v & ~DIRECT_EPOCH_EXCLUSIVE) - 1;
-    return hc_rma_target_failure(win, holder) != HC_OK &&
-           atomic_compare_exchange_strong_explicit(
-               word, &v, 0, memory_order_relaxed, memory_order_relaxed);
-  }
+int hc_winlock_free_dead(hc_winlock_t *area, int members,
+                         int (*dead)(void *ctx, int rank), void *ctx) {
   int freed = 0;
-  for (int r = 0; r < win->size && r < DIRECT_HOLDER_BITS; r++) {
-    uint32_t bit = 1u << (r % 32);
-    _Atomic uint32_t *w = direct_holder_word(win, target, r);
-    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit) ||
-        hc_rma_target_failure(win, r) == HC_OK)
-      continue;
-    if (atomic_fetch_and_explicit(w, ~bit, memory_order_relaxed) & bit) {
-      atomic_fetch_sub_explicit(word, 1, memory_order_release);
-      freed = 1;
+  uint32_t v = atomic_load_explicit(&area[0], memory_order_relaxed);
+  if (v != 0 && dead(ctx, (int)v - 1) &&
+      atomic_compare_exchange_strong_explicit(
+          &area[0], &v, 0, memory_order_relaxed, memory_order_relaxed))
+    freed++;
+  v = atomic_load_explicit(&area[1], memory_order_relaxed);
+  if (v & HC_WINLOCK_EXCLUSIVE) {
+    if (dead(ctx, (int)(v & ~HC_WINLOCK_EXCLUSIVE) - 1) &&
+        atomic_compare_exchange_strong_explicit(
+            &area[1], &v, 0, memory_order_relaxed, memory_order_relaxed))
+      freed++;
+    return freed;
+  }
+  for (int r = 0; v != 0 && r < members; r++) {
+    _Atomic uint8_t *mark = hc_winlock_holder(area, r);
+    if (atomic_load_explicit(mark, memory_order_relaxed) && dead(ctx, r) &&
+        atomic_exchange_explicit(mark, 0, memory_order_relaxed)) {
+      atomic_fetch_sub_explicit(&area[1], 1, memory_order_release);
+      freed++;
     }
   }
   return freed;
 }
 
+int hc_rma_direct_release_dead(hcomm_win_t *win) {
+  if (win->shared_locks == NULL)
+    return 0;
+  int freed = 0;
+  for (int t = 0; t < win->size; t++)
+    freed += hc_winlock_free_dead(direct_lock_area(win, t), win->size,
+                                  direct_rank_dead, win);
+  return freed;
+}
+
 hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
-  _Atomic uint32_t *word = direct_epoch_word(win, target);
+  hc_winlock_t *area = direct_lock_area(win, target);
+  int exclusive = type == HCOMM_LOCK_EXCLUSIVE;
   long spins = 0;
-  /* Progress while waiting: the holder may need this rank's answers. */
-  while (!direct_epoch_try(word, type, win->rank)) {
+  /* Progress while waiting: the holder may need this rank's answers, and
+   * a dead holder's share is freed there (hc_rma_direct_release_dead). */
+  while (!hc_winlock_epoch_try(area, exclusive, win->rank)) {
     hc_status_t rc = hc_rma_target_failure(win, target);
     if (rc != HC_OK)
       return rc;
-    /* A holder that died never unlocks: take its share away. */
-    if (hc_engine.failed_peers > 0 &&
-        direct_free_dead_holders(
-            win, target, atomic_load_explicit(word, memory_order_relaxed)))
-      continue;
     if (hc_progress_locked() > 0)
       spins = 0;
     else
       hc_idle_locked(&spins);
   }
-  if (type == HCOMM_LOCK_SHARED)
-    direct_mark_shared(win, target, 1);
   return HC_OK;
 }
 
 hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
-  _Atomic uint32_t *word = direct_epoch_word(win, target);
-  if (type == HCOMM_LOCK_EXCLUSIVE) {
-    atomic_store_explicit(word, 0, memory_order_release);
-  } else {
-    direct_mark_shared(win, target, 0);
-    atomic_fetch_sub_explicit(word, 1, memory_order_release);
-  }
+  hc_winlock_epoch_release(direct_lock_area(win, target),
+                           type == HCOMM_LOCK_EXCLUSIVE, win->rank);
   return hc_rma_target_failure(win, target);
 }
 
@@ -278,14 +261,14 @@ static hc_status_t direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op,
   int atomic = direct_is_atomic(op->kind) || op->atomic_read;
   /* Without a shared mapping (this rank's own memory) the engine lock,
    * which the target's accumulates also run under, keeps them apart. */
-  _Atomic uint32_t *word = atomic && win->shared_locks != NULL
-                               ? direct_lock_word(win, op->target)
-                               : NULL;
-  if (word != NULL)
-    direct_lock(word);
+  hc_winlock_t *area = atomic && win->shared_locks != NULL
+                           ? direct_lock_area(win, op->target)
+                           : NULL;
+  if (area != NULL)
+    direct_lock(win, area);
   hc_status_t rc = hc_rma_apply_at(win, &w, addr, pairs, op->data, op->result);
-  if (word != NULL)
-    direct_unlock(word);
+  if (area != NULL)
+    hc_winlock_atomic_release(area);
   return rc;
 }
 
@@ -311,15 +294,15 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
   }
-  _Atomic uint32_t *word = direct_lock_word(win, t);
-  direct_lock(word);
+  hc_winlock_t *area = direct_lock_area(win, t);
+  direct_lock(win, area);
   if (a->old != NULL)
     memcpy(a->old, at, a->elem);
   if (a->kernel != NULL)
     a->kernel->fn(a->in, at, 1, a->kernel->ctx);
   else if (memcmp(at, a->compare, a->elem) == 0)
     memcpy(at, a->in, a->elem);
-  direct_unlock(word);
+  hc_winlock_atomic_release(area);
   hc_counters.rma_direct.messages++; /* as the general path counts */
   hc_counters.rma_direct.bytes +=
       a->elem * ((a->kernel != NULL ? 1 : 2) + (a->old != NULL ? 1 : 0));

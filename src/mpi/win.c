@@ -266,7 +266,7 @@ static int win_shm_layout(hc_mpi_win_t *w, MPI_Aint size, int disp_unit,
     off += ((size_t)all[2 * i] + align - 1) / align * align;
   }
   w->lock_off = off;
-  w->map_len = off + (size_t)n * HCOMM_WIN_LOCK_BYTES;
+  w->map_len = off + (size_t)n * hcomm_win_lock_bytes(n);
   free(all);
   return st == HC_OK ? MPI_SUCCESS : hc_mpi_class_of_status(st);
 }

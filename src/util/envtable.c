@@ -58,6 +58,11 @@ const hc_env_entry_t hc_env_table[] = {
      "first of every N buffers for one-sided operations larger than an "
      "eager packet (the origin's completing call fails with "
      "MPI_ERR_NO_MEM)"},
+    {"HCMPI_TEST_RMA_DIE_HOLDING", "0", "library",
+     "tests only: N > 0 makes this process kill itself (SIGKILL) inside "
+     "its N-th accumulate on a shared-mapping window, while it holds the "
+     "target's atomic word (read when such a window is made; a test sets "
+     "it in one rank)"},
     /* collectives: algorithm thresholds (set alike on every rank) */
     {"HCMPI_COLL_BCAST_LARGE", "512k", "library",
      "bcasts of more bytes use scatter + ring allgather instead of a "
@@ -220,6 +225,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},
+    {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},

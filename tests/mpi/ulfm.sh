@@ -11,7 +11,9 @@
 # and PSCW epochs of a window over the revoked communicator (the window
 # goes on, the communicator fails), a rank killed inside epochs of windows
 # (the others' fence, flush, unlock, complete, wait fail, none hangs, its
-# locks are freed).  Modes where a rank dies must end with the launcher
+# locks are freed), a rank killed while it holds a target's atomic word in
+# a shared-mapping window (the others' adds go on, the total is exact).
+# Modes where a rank dies must end with the launcher
 # reporting it; the others exit 0.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || skip "needs hcmpirun --no-kill-on-failure"
@@ -60,6 +62,7 @@ for transports in shm,self tcp; do
     prog=$rma_prog
     run_ulfm ok 4 revoke revoke
     run_ulfm death 3 kill kill
+    run_ulfm death 3 atomic_kill atomic_kill
     prog=$ulfm_prog
 done
 echo "ulfm: all modes passed"

@@ -27,6 +27,17 @@
  *                    (MPI_Win_allocate) and one locked by messages
  *                    (MPI_Win_create): rank 2 locks ranks 0 and 3
  *                    exclusively and puts, they read the bytes
+ *   ulfm_rma atomic_kill  (hcmpi only) in a window in a shared mapping
+ *                    (MPI_Win_allocate, one node), under lock_all, every
+ *                    rank adds 1 to rank 0's counter ADDS times; then rank
+ *                    1 dies (HCMPI_TEST_RMA_DIE_HOLDING) inside its next
+ *                    add, holding rank 0's atomic word.  Rank 2 adds at
+ *                    once (it may spin on the word the dead rank holds),
+ *                    rank 3 first learns of the death (a receive from it
+ *                    fails), rank 0 does both halves; each adds ADDS more
+ *                    (MPI_Accumulate and MPI_Fetch_and_op).  Nobody hangs,
+ *                    and the counter holds every add of the survivors and
+ *                    the dead rank's first ADDS, no more
  */
 #include "mpitest.h"
 #include <signal.h>
@@ -275,6 +286,76 @@ static void test_kill(void)
     printf("rank %d: PASS kill\n", rank);
 }
 
+#ifdef HCMPI
+#define ADDS 50
+
+static void test_atomic_kill(void)
+{
+    const int victim = 1, target = 0;
+    /* The victim dies inside the add after its first ADDS ones. */
+    if (rank == victim) {
+        char knob[16];
+        snprintf(knob, sizeof knob, "%d", ADDS + 1);
+        setenv("HCMPI_TEST_RMA_DIE_HOLDING", knob, 1);
+    }
+    int *mem;
+    MPI_Win win;
+    int rc = MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    CHECK(rc == MPI_SUCCESS, "Win_allocate: %s", mt_errstr(rc));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    *mem = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = MPI_Win_lock_all(0, win);
+    CHECK(rc == MPI_SUCCESS, "lock_all: %s", mt_errstr(rc));
+    int one = 1, old;
+    for (int i = 0; i < ADDS; i++) {
+        rc = MPI_Accumulate(&one, 1, MPI_INT, target, 0, 1, MPI_INT, MPI_SUM, win);
+        CHECK(rc == MPI_SUCCESS, "add %d before the death: %s", i, mt_errstr(rc));
+    }
+    rc = MPI_Win_flush(target, win);
+    CHECK(rc == MPI_SUCCESS, "flush before the death: %s", mt_errstr(rc));
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "Barrier before the death: %s", mt_errstr(rc));
+    if (rank == victim) {
+        fflush(stdout);
+        for (int r = 0; r < size; r++)
+            if (r != victim)
+                MPI_Send(NULL, 0, MPI_INT, r, 6, MPI_COMM_WORLD);
+        MPI_Accumulate(&one, 1, MPI_INT, target, 0, 1, MPI_INT, MPI_SUM, win);
+        CHECK(0, "the victim lived through HCMPI_TEST_RMA_DIE_HOLDING");
+    }
+    MPI_Recv(NULL, 0, MPI_INT, victim, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    /* Half of the adds at once, racing the victim's hold of the word. */
+    int now = rank == 2 ? ADDS : rank == 0 ? ADDS / 2 : 0;
+    for (int i = 0; i < ADDS; i++) {
+        if (i == now) {
+            rc = MPI_Recv(NULL, 0, MPI_INT, victim, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            expect_class(rc, MPIX_ERR_PROC_FAILED, "receive from the dead rank");
+        }
+        rc = i % 2 ? MPI_Fetch_and_op(&one, &old, MPI_INT, target, 0, MPI_SUM, win)
+                   : MPI_Accumulate(&one, 1, MPI_INT, target, 0, 1, MPI_INT, MPI_SUM, win);
+        CHECK(rc == MPI_SUCCESS, "add %d after the death: %s", i, mt_errstr(rc));
+    }
+    rc = MPI_Win_flush(target, win);
+    CHECK(rc == MPI_SUCCESS, "flush after the death: %s", mt_errstr(rc));
+    MPI_Comm live;
+    rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &live);
+    CHECK(rc == MPI_SUCCESS, "shrink: %s", mt_errstr(rc));
+    rc = MPI_Barrier(live);
+    CHECK(rc == MPI_SUCCESS, "Barrier of the survivors: %s", mt_errstr(rc));
+    if (rank == target) {
+        MPI_Win_sync(win);
+        int want = ADDS * size + ADDS * (size - 1);
+        CHECK(*mem == want, "counter %d, want %d (%d adds of %d ranks, %d of %d survivors)",
+              *mem, want, ADDS, size, ADDS, size - 1);
+        printf("rank %d: counter %d after a death holding the atomic word\n", rank, *mem);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Comm_free(&live);
+    printf("rank %d: PASS atomic_kill\n", rank);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -287,6 +368,10 @@ int main(int argc, char **argv)
         test_revoke();
     else if (strcmp(argv[1], "kill") == 0)
         test_kill();
+#ifdef HCMPI
+    else if (strcmp(argv[1], "atomic_kill") == 0)
+        test_atomic_kill();
+#endif
     else
         CHECK(0, "unknown mode %s", argv[1]);
     MPI_Finalize();
