@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/device.h"
 #include "hcomm.h"
 
 /* Windows alive in this process: progress polls them while any exist. */
@@ -74,6 +75,7 @@ typedef struct hc_rma_pending {
 typedef struct hc_rma_region {
   char *base;
   size_t size;
+  hc_mem_info_t mem; /* what the device layer says it is */
   struct hc_rma_region *next;
 } hc_rma_region_t;
 
@@ -101,6 +103,12 @@ struct hcomm_win {
   char *base;
   size_t bytes;
   int dynamic;
+  /* This rank's window memory as the device layer classified it at
+   * creation.  Device memory is never dereferenced: every byte moves
+   * through the layer's copies (rma.c: rma_window_copy). */
+  hc_mem_info_t mem;
+  int device_regions;     /* dynamic: some attached region is device memory */
+  unsigned char *device;  /* per member: its window is device memory */
   size_t *sizes;          /* every member's window size */
   int *disp_units;        /* and displacement unit */
   uint64_t *remote_bases; /* every member's base in its own process */

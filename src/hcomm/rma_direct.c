@@ -52,7 +52,7 @@ static int direct_enabled(void) { return hc_env_bool("HCMPI_RMA_DIRECT", 1); }
 
 uint64_t hc_rma_direct_register(hcomm_win_t *win) {
   if (!direct_enabled() || win->dynamic || win->bytes == 0 ||
-      !hc_engine.initialized)
+      win->mem.kind != HC_MEM_HOST || !hc_engine.initialized)
     return HC_RMA_NO_KEY;
   for (int i = 0; i < hc_engine.ntransports; i++) {
     const hc_engine_transport_t *t = &hc_engine.transports[i];
@@ -95,8 +95,10 @@ void hc_rma_direct_choose(hcomm_win_t *win) {
   for (int t = 0; t < win->size; t++) {
     if (!on || win->dynamic)
       win->via[t] = HC_RMA_VIA_MESSAGE;
-    else if (t == win->rank)
+    else if (t == win->rank) /* device memory: staged by hc_rma_apply_at */
       win->via[t] = HC_RMA_VIA_SELF;
+    else if (win->device[t]) /* never CMA or RDMA into device memory */
+      win->via[t] = HC_RMA_VIA_MESSAGE;
     else
       win->via[t] = (unsigned char)direct_way_to_peer(win, t);
   }
@@ -333,9 +335,12 @@ hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
     return HC_ERR_ARG;
   hc_engine_lock();
   int via = win->via[target];
+  /* Device memory (this rank's own window) takes the general path,
+   * which copies through the device layer. */
   char *base = via == HC_RMA_VIA_SHARED ? win->shared_bases[target]
-               : via == HC_RMA_VIA_SELF ? win->base
-                                        : NULL;
+               : via == HC_RMA_VIA_SELF && win->mem.kind == HC_MEM_HOST
+                   ? win->base
+                   : NULL;
   if (base == NULL || !hc_rma_may_access(win, target) ||
       disp > win->sizes[target] || len > win->sizes[target] - disp) {
     hc_engine_unlock();
