@@ -871,11 +871,15 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a);
  * window) or get (put 0: read into local) of one contiguous piece, for
  * the common case of dense data at both ends: done at once, complete on
  * return, where the target's memory is mapped here (shared windows, this
- * rank's own) and the access lies inside the window and an epoch;
+ * rank's own, host or device memory), or, for local in device memory
+ * (local_mem as hcomm_mem_classify filled it; NULL: host), where the
+ * target's device window is imported here (another rank of this node),
+ * and the access lies inside the window and an epoch;
  * HC_ERR_NOT_SUPPORTED otherwise (the caller issues it with
- * hcomm_rma_issue). */
+ * hcomm_rma_issue), or a failed device copy's status. */
 hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
-                           void *local, size_t len, int put);
+                           void *local, const hcomm_mem_info_t *local_mem,
+                           size_t len, int put);
 /* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
  * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
  * completion of the epoch, NOSUCCEED opens none). */

@@ -977,6 +977,8 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->remote_bases);
   free(win->rdma_keys);
   free(win->device);
+  free(win->ipc_bases);
+  free(win->ipc_imports);
   free(win->via);
   free(win->shared_bases);
   free(win->dirty);
@@ -1042,11 +1044,14 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->via = calloc(n, sizeof *win->via);
   win->rdma_keys = calloc(n, sizeof *win->rdma_keys);
   win->device = calloc(n, 1);
+  win->ipc_bases = calloc(n, sizeof *win->ipc_bases);
+  win->ipc_imports = calloc(n, sizeof *win->ipc_imports);
   win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
   if (win->sizes && win->disp_units && win->dirty && win->locked &&
       win->access && win->exposed && win->held && win->remote_bases &&
-      win->via && win->rdma_keys && win->device) {
+      win->via && win->rdma_keys && win->device && win->ipc_bases &&
+      win->ipc_imports) {
     hc_engine_lock();
     uint64_t key = hc_rma_direct_register(win);
     hc_engine_unlock();
@@ -1061,6 +1066,19 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   }
   hc_engine_lock();
   hc_rma_direct_choose(win);
+  hc_engine_unlock();
+  if (memchr(win->device, 1, n) != NULL) {
+    rc = hc_rma_direct_import(win);
+    if (rc != HC_OK) {
+      hc_engine_lock();
+      hc_rma_direct_release(win);
+      hc_rma_direct_deregister(win);
+      hc_engine_unlock();
+      rma_win_destroy(win);
+      return rc;
+    }
+  }
+  hc_engine_lock();
   win->next_win = rma_windows;
   rma_windows = win;
   hc_rma_nwindows++;
@@ -1082,6 +1100,13 @@ hc_status_t hcomm_win_free(hcomm_win_t *win) {
   hc_engine_unlock();
   if (rc != HC_OK)
     return rc;
+  /* Imports of peers' device windows close before the fence's barrier,
+   * after which their owners may free the memory (both runtimes want
+   * every importer closed first); operations through them are complete
+   * at issue. */
+  hc_engine_lock();
+  hc_rma_direct_release(win);
+  hc_engine_unlock();
   /* A fence completes this rank's operations everywhere and, with its
    * barrier, everyone's here. */
   win->fence_open = 0;

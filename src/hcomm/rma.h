@@ -91,7 +91,9 @@ enum {
   HC_RMA_VIA_SELF,        /* own memory: puts and gets copy directly */
   HC_RMA_VIA_PEER_MEMORY, /* puts and gets through the transport (CMA) */
   HC_RMA_VIA_SHARED,      /* loads and stores in a shared mapping */
-  HC_RMA_VIA_RDMA         /* puts and gets by RDMA into registered memory */
+  HC_RMA_VIA_RDMA,        /* puts and gets by RDMA into registered memory */
+  HC_RMA_VIA_DEVICE_IPC   /* dense puts and gets from device memory by
+                             device copies into the imported window */
 };
 
 /* hcomm_win_t.rdma_keys entry of a member that registered nothing. */
@@ -120,6 +122,11 @@ struct hcomm_win {
   int rdma_slot;
   void *rdma_handle;
   uint64_t *rdma_keys;
+  /* HC_RMA_VIA_DEVICE_IPC: each such target's window as imported here
+   * (device memory only device-to-device copies may touch) and the
+   * import to release at free. */
+  char **ipc_bases;
+  hc_ipc_handle_t *ipc_imports;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* A large message buffer kept for the next large message of either
@@ -204,6 +211,13 @@ void hc_rma_direct_deregister(struct hcomm_win *win);
 /* How each target is reached, once the shape and keys are known
  * (collective with hcomm_win_create). */
 void hc_rma_direct_choose(struct hcomm_win *win);
+/* Device windows on this node, collective with hcomm_win_create when some
+ * member's window is device memory (every member knows from the shape):
+ * each exports its own, and imports those of the other local members it
+ * can reach, which become HC_RMA_VIA_DEVICE_IPC.  _release closes the
+ * imports (before the exporters may free the memory). */
+hc_status_t hc_rma_direct_import(struct hcomm_win *win);
+void hc_rma_direct_release(struct hcomm_win *win);
 /* Shared windows: 1 when target's passive-target locks are taken in the
  * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
  * messages.  Lock waits (progressing) until granted; both fail with the

@@ -174,6 +174,7 @@ typedef struct win_call {
   MPI_Request *request; /* NULL: no request form */
   int origin_device;    /* origin or compare buffer in device memory */
   int result_device;    /* result buffer in device memory */
+  hcomm_mem_info_t local_mem; /* what a put's origin or a get's result is */
 } win_call_t;
 
 static int win_typed(const win_call_t *c, const win_data_t *d,
@@ -460,8 +461,10 @@ static int win_copy_fast(const win_call_t *c) {
       __builtin_add_overflow(at, t.true_lb, &at))
     return -1;
   void *local = (char *)(uintptr_t)d->buf + t.true_lb;
-  return hcomm_rma_copy(e, c->target, (size_t)at, local, (size_t)bytes, put) ==
-                 HC_OK
+  int device = put ? c->origin_device : c->result_device;
+  return hcomm_rma_copy(e, c->target, (size_t)at, local,
+                        device ? &c->local_mem : NULL, (size_t)bytes,
+                        put) == HC_OK
              ? MPI_SUCCESS
              : -1;
 }
@@ -484,15 +487,18 @@ static int win_call(win_call_t *c, MPI_Win win) {
                         "invalid target rank %d for a window of %d", c->target,
                         n);
   hcomm_mem_info_t info;
-  c->origin_device = hc_mpi_dev_classify(c->origin.buf, &info) ||
+  c->origin_device = hc_mpi_dev_classify(c->origin.buf, &c->local_mem) ||
                      hc_mpi_dev_classify(c->compare, &info);
   c->result_device = hc_mpi_dev_classify(c->result.buf, &info);
-  /* Device buffers are staged on the general path. */
-  int fast = !c->origin_device && !c->result_device;
-  if (fast && (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET)) {
+  if (c->result_device)
+    c->local_mem = info;
+  /* The copy path moves device memory too; other device buffers are
+   * staged on the general path. */
+  if (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET) {
     if (win_copy_fast(c) == MPI_SUCCESS)
       return MPI_SUCCESS;
-  } else if (fast && win_atomic_fast(c) == MPI_SUCCESS)
+  } else if (!c->origin_device && !c->result_device &&
+             win_atomic_fast(c) == MPI_SUCCESS)
     return MPI_SUCCESS;
   hcomm_rma_op_t op = {.kind = c->kind, .target = c->target, .op = c->op};
   const hc_mpi_type_t *ot = NULL, *rt = NULL;

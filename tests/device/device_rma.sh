@@ -11,13 +11,25 @@ log=device_rma.run.log
 . "${top_srcdir:-.}/tests/device/lib.sh"
 runone() { # ranks, transports, what
   echo "== $1 ranks, HCMPI_TRANSPORTS=$2 ($3)"
-  HCMPI_TRANSPORTS=$2 "$run" -n "$1" --timeout 120 "$prog" >"$log" 2>&1 ||
-    fail "run on $1 ranks over $2 ($3)"
+  HCMPI_TRANSPORTS=$2 HCMPI_LOG=debug "$run" -n "$1" --timeout 120 "$prog" \
+    >"$log" 2>&1 || fail "run on $1 ranks over $2 ($3)"
   grep -q "device_rma: $1 ranks OK" "$log" || fail "no summary ($1, $2, $3)"
+  ! grep -q "device copy with rank" "$log" || fail "a device copy failed ($3)"
+}
+# shm: peers' device windows imported by IPC (dense puts and gets of
+# device memory copy device to device); tcp without direct paths: every
+# operation to a device window is applied by its target.
+ipc() {
+  grep -q "reaches rank 1's device window by ipc" "$log" ||
+    fail "no device window imported ($1)"
 }
 runone 1 shm cann
 runone 2 shm cann
+ipc cann
+HCMPI_RMA_DIRECT=0
+export HCMPI_RMA_DIRECT
 runone 2 tcp cann
+unset HCMPI_RMA_DIRECT
 no_keys_left
 cuda=$PWD/tests/fake-cuda/.libs/libcuda.so
 if [ -r "$cuda" ]; then
@@ -26,6 +38,9 @@ if [ -r "$cuda" ]; then
   DEVICE_P2P_ALLOC=cuda
   export HCMPI_CUDA_LIB HCMPI_DEVICE DEVICE_P2P_ALLOC
   runone 2 shm cuda
+  ipc cuda
+  HCMPI_RMA_DIRECT=0
+  export HCMPI_RMA_DIRECT
   runone 2 tcp cuda
 fi
 rm -f "$log"
