@@ -812,7 +812,9 @@ typedef struct hcomm_rma_op {
   /* GET only: an atomic read (MPI_Get_accumulate or MPI_Fetch_and_op with
    * MPI_NO_OP), which must not see an accumulate half applied. */
   int atomic_read;
-  void (*done)(void *arg);
+  /* Runs (under the engine lock) once the operation completed, with its
+   * status: a failed one returned no data at result. */
+  void (*done)(void *arg, hc_status_t status);
   void *arg;
 } hcomm_rma_op_t;
 

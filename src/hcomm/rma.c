@@ -117,11 +117,21 @@ static hc_rma_pending_t *rma_track(hcomm_win_t *win, hcomm_request_t *req,
 
 static void rma_finish_pending(hcomm_win_t *win, hc_rma_pending_t *p) {
   hc_status_t st = p->req->status.error;
-  if (st != HC_OK && p->target >= 0 && win->error == HC_OK)
+  /* A short reply: the target failed the operation.  It sent the reason
+   * ahead of the reply, so that was taken before the reply is reaped
+   * (rma_take_arrivals runs first) and the completing call returns it;
+   * without one, the target dropped an access outside its (dynamic)
+   * window, which the completing call learns from here. */
+  int reported = 0;
+  if (st == HC_OK && p->req->status.bytes < p->expect) {
+    reported = win->remote_error != HC_OK;
+    st = reported ? win->remote_error : HC_ERR_RMA_RANGE;
+  }
+  if (st != HC_OK && !reported && p->target >= 0 && win->error == HC_OK)
     win->error = st;
   win->npending -= p->target >= 0;
   if (p->done != NULL)
-    p->done(p->arg);
+    p->done(p->arg, st);
   if (p->user != NULL) {
     p->user->status.error = st;
     hc_request_complete(p->user, st);
@@ -221,6 +231,7 @@ static hc_status_t rma_expect(hcomm_win_t *win, void *result, size_t bytes,
     hc_request_release(req);
     return HC_ERR_NOMEM;
   }
+  (*out)->expect = bytes;
   return HC_OK;
 }
 

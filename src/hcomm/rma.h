@@ -65,7 +65,10 @@ typedef struct hc_rma_pending {
   void *buf;  /* freed at completion */
   size_t cap; /* bytes allocated at buf */
   int target; /* -1: not an operation towards a target */
-  void (*done)(void *arg);
+  /* A reply's receive: the bytes a whole reply brings (a shorter one says
+   * the operation failed at the target). */
+  size_t expect;
+  void (*done)(void *arg, hc_status_t status);
   void *arg;
   hcomm_request_t *user; /* the origin's request (MPI_Rput ...), or NULL */
   struct hc_rma_pending *next;

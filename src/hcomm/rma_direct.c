@@ -530,7 +530,7 @@ hc_status_t hc_rma_direct_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
   hc_counters.rma_direct.messages++;
   hc_counters.rma_direct.bytes += op->bytes + op->result_bytes;
   if (op->done != NULL)
-    op->done(op->arg);
+    op->done(op->arg, HC_OK);
   if (user != NULL) {
     user->status.error = HC_OK;
     hc_request_complete(user, HC_OK);

@@ -106,12 +106,15 @@ typedef struct win_result {
   size_t bytes;
 } win_result_t;
 
-/* Runs under the engine lock once the result landed: nothing that takes
- * it (the device layer's copy into a device buffer does not; a failed one
- * is logged there). */
-static void win_result_done(void *arg) {
+/* Runs under the engine lock once the result landed (or the operation
+ * failed: nothing landed, the user's buffer stays as it was): nothing
+ * that takes it (the device layer's copy into a device buffer does not; a
+ * failed one is logged there). */
+static void win_result_done(void *arg, hc_status_t status) {
   win_result_t *r = arg;
-  hc_mpi_unpack_any(r->type, r->stream, (MPI_Count)r->bytes, r->count, r->buf);
+  if (status == HC_OK)
+    hc_mpi_unpack_any(r->type, r->stream, (MPI_Count)r->bytes, r->count,
+                      r->buf);
   hc_mpi_type_release(r->type);
   free(r->stream);
   free(r);
