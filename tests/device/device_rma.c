@@ -9,8 +9,9 @@
  * ends), get, accumulate, get_accumulate, fetch_and_op and
  * compare_and_swap towards itself and towards the next rank, in a fence
  * epoch, a lock epoch and a PSCW epoch, for every combination of window
- * memory (host, device, attached device) and origin memory (host,
- * device), plus a put and a get larger than an eager packet.  Each
+ * memory (host, device, attached device; host from MPI_Win_allocate,
+ * a shared mapping on one node, with device origins) and origin memory
+ * (host, device), plus a put and a get larger than an eager packet.  Each
  * target copies its window back to the host with the device API and
  * checks every int, the gaps of the vector included; each origin checks
  * what it fetched.  Any ranks >= 1.  Dense puts and gets from device
@@ -43,7 +44,9 @@ enum {
   BIG = 16384   /* ints of the put and the get beyond an eager packet */
 };
 
-enum { MEM_HOST, MEM_DEVICE, MEM_ATTACHED };
+/* Window memory: malloc, device memory, device memory attached to a
+ * dynamic window, MPI_Win_allocate (a shared mapping on one node). */
+enum { MEM_HOST, MEM_DEVICE, MEM_ATTACHED, MEM_ALLOCATED, MEM_KINDS };
 enum { SYNC_FENCE, SYNC_LOCK, SYNC_PSCW, SYNCS };
 
 static int *rma_alloc(int dev, size_t n) {
@@ -210,20 +213,26 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
   snprintf(what, sizeof what, "window %d, origin %s, sync %d", wmem,
            odev ? "device" : "host", sync);
   size_t n = window_ints();
-  int wdev = wmem != MEM_HOST;
-  int *mem = rma_alloc(wdev, n), *host = malloc(n * sizeof *host);
+  int wdev = wmem == MEM_DEVICE || wmem == MEM_ATTACHED;
+  int *mem = NULL, *host = malloc(n * sizeof *host);
   CHECK(host != NULL);
   for (size_t i = 0; i < n; i++)
     host[i] = initial(rank, i);
-  rma_store(wdev, mem, host, n);
   MPI_Win win;
+  if (wmem == MEM_ALLOCATED)
+    CHECK(MPI_Win_allocate((MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
+                           MPI_COMM_WORLD, &mem, &win) == 0);
+  else
+    mem = rma_alloc(wdev, n);
+  /* Before the allgather below, which no rank leaves before all came. */
+  rma_store(wdev, mem, host, n);
   MPI_Aint base = 0, *bases = calloc((size_t)nranks, sizeof *bases);
   CHECK(bases != NULL);
   if (wmem == MEM_ATTACHED) {
     CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win) == 0);
     CHECK(MPI_Win_attach(win, mem, (MPI_Aint)(n * sizeof(int))) == 0);
     MPI_Get_address(mem, &base);
-  } else {
+  } else if (wmem != MEM_ALLOCATED) {
     CHECK(MPI_Win_create(mem, (MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
                          MPI_COMM_WORLD, &win) == 0);
   }
@@ -285,7 +294,7 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
    * imports: MPI_Win_free must have closed every import of it. */
   if (wdev)
     CHECK(fa.free_dev(mem) == 0);
-  else
+  else if (wmem != MEM_ALLOCATED)
     free(mem);
   free(host);
   free(bases);
@@ -304,10 +313,10 @@ int main(int argc, char **argv) {
   MPI_Datatype vec;
   MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
   MPI_Type_commit(&vec);
-  for (int wmem = MEM_HOST; wmem <= MEM_ATTACHED; wmem++)
+  for (int wmem = MEM_HOST; wmem < MEM_KINDS; wmem++)
     for (int odev = 0; odev < 2; odev++)
       for (int sync = 0; sync < SYNCS; sync++)
-        if (wmem != MEM_HOST || odev)
+        if ((wmem != MEM_HOST && wmem != MEM_ALLOCATED) || odev)
           one_case(wmem, odev, sync, vec);
   MPI_Type_free(&vec);
   MPI_Barrier(MPI_COMM_WORLD);
