@@ -696,8 +696,9 @@ static hc_status_t rma_apply_device(hcomm_win_t *win, const hc_rma_wire_t *w,
   if (tmp == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = rma_window_pieces(win, addr, pairs, w->nsegs, tmp, 0);
-  int changes = w->kind != HCOMM_RMA_CAS ||
-                memcmp(tmp, in + w->result_bytes, w->result_bytes) == 0;
+  int changes =
+      rc == HC_OK && (w->kind != HCOMM_RMA_CAS ||
+                      memcmp(tmp, in + w->result_bytes, w->result_bytes) == 0);
   if (rc == HC_OK) {
     hc_rma_wire_t one = *w;
     uint64_t whole[2] = {0, total};
