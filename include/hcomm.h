@@ -472,6 +472,9 @@ typedef struct hcomm_mem_info {
 /* 1 and *info filled when ptr is device memory; 0 for host memory (info
  * then says host).  Results are cached by allocation range. */
 int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info);
+/* 1 when some device runtime is loaded: else every pointer is host memory
+ * (one load, for paths that would classify several pointers). */
+int hcomm_mem_any_device(void);
 /* 1 when memory of kind (an hcomm_mem_kind) can be used: host always, a
  * device kind when its runtime was found and loaded (at init, or at the
  * first call that needs it). */

@@ -489,12 +489,14 @@ static int win_call(win_call_t *c, MPI_Win win) {
     return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RANK,
                         "invalid target rank %d for a window of %d", c->target,
                         n);
-  hcomm_mem_info_t info;
-  c->origin_device = hc_mpi_dev_classify(c->origin.buf, &c->local_mem) ||
-                     hc_mpi_dev_classify(c->compare, &info);
-  c->result_device = hc_mpi_dev_classify(c->result.buf, &info);
-  if (c->result_device)
-    c->local_mem = info;
+  if (hcomm_mem_any_device()) {
+    hcomm_mem_info_t info;
+    c->origin_device = hc_mpi_dev_classify(c->origin.buf, &c->local_mem) ||
+                       hc_mpi_dev_classify(c->compare, &info);
+    c->result_device = hc_mpi_dev_classify(c->result.buf, &info);
+    if (c->result_device)
+      c->local_mem = info;
+  }
   /* The copy path moves device memory too; other device buffers are
    * staged on the general path. */
   if (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET) {
