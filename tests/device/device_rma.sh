@@ -1,7 +1,7 @@
 #!/bin/sh
 # device_rma (one-sided operations on device windows and device origin
 # buffers) against the CANN test double on 1 and 2 ranks over shared
-# memory and 2 over tcp, then against the CUDA double (tests/fake-cuda)
+# memory and 2 over tcp and verbs (the fake-verbs double), then against the CUDA double (tests/fake-cuda)
 # when it was built.  Both doubles fault on any host access to their
 # device memory.  Skips (77) when the CANN double or the program was not
 # built.
@@ -30,6 +30,16 @@ HCMPI_RMA_DIRECT=0
 export HCMPI_RMA_DIRECT
 runone 2 tcp cann
 unset HCMPI_RMA_DIRECT
+# verbs (the fake-verbs double): host windows take RDMA, device windows
+# must not (they register nothing, so their operations are messages).
+verbs=$PWD/tests/fake-verbs/.libs/libibverbs.so
+if nm -D "$verbs" 2>/dev/null | grep -q ' T ibv_get_device_list'; then
+  FAKE_VERBS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hcmpi-fv.XXXXXX") || exit 1
+  HCMPI_VERBS_LIB=$verbs
+  export FAKE_VERBS_DIR HCMPI_VERBS_LIB
+  runone 2 verbs cann
+  rm -rf "$FAKE_VERBS_DIR"
+fi
 no_keys_left
 cuda=$PWD/tests/fake-cuda/.libs/libcuda.so
 if [ -r "$cuda" ]; then
