@@ -612,7 +612,7 @@ static hc_status_t rma_apply_host(hcomm_win_t *win, const hc_rma_wire_t *w,
 
 /* ---- device memory windows ---------------------------------------------- */
 
-static const hc_mem_info_t rma_host_mem = {HC_MEM_HOST, -1, 0, 0, 0};
+const hc_mem_info_t hc_rma_host_mem = {HC_MEM_HOST, -1, 0, 0, 0};
 
 /* What this rank's window memory at `at` is (*info), and how many bytes
  * from there (at most *run) are of that memory: an access to a dynamic
@@ -623,7 +623,7 @@ static void rma_mem_at(const hcomm_win_t *win, const char *at,
     *info = win->mem;
     return;
   }
-  *info = rma_host_mem;
+  *info = hc_rma_host_mem;
   for (const hc_rma_region_t *r = win->regions; r != NULL; r = r->next)
     if ((uintptr_t)r->base <= (uintptr_t)at &&
         (uintptr_t)at < (uintptr_t)r->base + r->size) {
@@ -645,9 +645,9 @@ static hc_status_t rma_window_copy(const hcomm_win_t *win, char *at,
     hc_mem_info_t info;
     size_t run = len;
     rma_mem_at(win, at, &info, &run);
-    hc_status_t rc = to_window
-                         ? hc_device_copy(at, &info, host, &rma_host_mem, run)
-                         : hc_device_copy(host, &rma_host_mem, at, &info, run);
+    hc_status_t rc =
+        to_window ? hc_device_copy(at, &info, host, &hc_rma_host_mem, run)
+                  : hc_device_copy(host, &hc_rma_host_mem, at, &info, run);
     if (rc != HC_OK)
       return rc;
     at += run;
@@ -1041,7 +1041,7 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->dynamic = dynamic;
   win->combine = combine;
   win->excl_holder = -1;
-  win->mem = rma_host_mem;
+  win->mem = hc_rma_host_mem;
   if (!dynamic && size > 0)
     hc_device_classify(base, &win->mem);
   size_t n = (size_t)win->size;
@@ -1165,7 +1165,7 @@ hc_status_t hcomm_win_attach(hcomm_win_t *win, void *base, size_t size) {
     return HC_ERR_NOMEM;
   r->base = base;
   r->size = size;
-  r->mem = rma_host_mem;
+  r->mem = hc_rma_host_mem;
   if (size > 0)
     hc_device_classify(base, &r->mem);
   hc_engine_lock();

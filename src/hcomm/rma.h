@@ -12,6 +12,9 @@
 #include "device/device.h"
 #include "hcomm.h"
 
+/* The device layer's description of host memory (rma.c). */
+extern const hc_mem_info_t hc_rma_host_mem;
+
 /* Windows alive in this process: progress polls them while any exist. */
 extern int hc_rma_nwindows;
 

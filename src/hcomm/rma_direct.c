@@ -388,8 +388,6 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
   return HC_OK;
 }
 
-static const hc_mem_info_t direct_host_mem = {HC_MEM_HOST, -1, 0, 0, 0};
-
 /* Copies len bytes between local (memory lmem) and the target's window
  * at remote, reached by via (target memory wmem). */
 static hc_status_t direct_copy(int via, char *remote, const hc_mem_info_t *wmem,
@@ -415,14 +413,14 @@ hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
                            size_t len, int put) {
   if (win == NULL || target < 0 || target >= win->size || len == 0)
     return HC_ERR_ARG;
-  hc_mem_info_t lmem = direct_host_mem;
+  hc_mem_info_t lmem = hc_rma_host_mem;
   if (local_mem != NULL)
     lmem = (hc_mem_info_t){(hc_mem_kind_t)local_mem->kind, local_mem->device,
                            local_mem->base, local_mem->size, 0};
   hc_engine_lock();
   int via = win->via[target];
   const hc_mem_info_t *wmem =
-      via == HC_RMA_VIA_SELF ? &win->mem : &direct_host_mem;
+      via == HC_RMA_VIA_SELF ? &win->mem : &hc_rma_host_mem;
   /* A peer's device window takes device-to-device copies only, from
    * device memory of the runtime that exported it. */
   char *base = via == HC_RMA_VIA_SHARED ? win->shared_bases[target]
