@@ -472,6 +472,9 @@ typedef struct hcomm_mem_info {
 /* 1 and *info filled when ptr is device memory; 0 for host memory (info
  * then says host).  Results are cached by allocation range. */
 int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info);
+/* 1 when some device runtime is loaded: else every pointer is host memory
+ * (one load, for paths that would classify several pointers). */
+int hcomm_mem_any_device(void);
 /* 1 when memory of kind (an hcomm_mem_kind) can be used: host always, a
  * device kind when its runtime was found and loaded (at init, or at the
  * first call that needs it). */
@@ -835,7 +838,9 @@ typedef struct hcomm_rma_op {
   /* GET only: an atomic read (MPI_Get_accumulate or MPI_Fetch_and_op with
    * MPI_NO_OP), which must not see an accumulate half applied. */
   int atomic_read;
-  void (*done)(void *arg);
+  /* Runs (under the engine lock) once the operation completed, with its
+   * status: a failed one returned no data at result. */
+  void (*done)(void *arg, hc_status_t status);
   void *arg;
 } hcomm_rma_op_t;
 
@@ -895,11 +900,15 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a);
  * window) or get (put 0: read into local) of one contiguous piece, for
  * the common case of dense data at both ends: done at once, complete on
  * return, where the target's memory is mapped here (shared windows, this
- * rank's own) and the access lies inside the window and an epoch;
+ * rank's own, host or device memory), or, for local in device memory
+ * (local_mem as hcomm_mem_classify filled it; NULL: host), where the
+ * target's device window is imported here (another rank of this node),
+ * and the access lies inside the window and an epoch;
  * HC_ERR_NOT_SUPPORTED otherwise (the caller issues it with
- * hcomm_rma_issue). */
+ * hcomm_rma_issue), or a failed device copy's status. */
 hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
-                           void *local, size_t len, int put);
+                           void *local, const hcomm_mem_info_t *local_mem,
+                           size_t len, int put);
 /* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
  * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
  * completion of the epoch, NOSUCCEED opens none). */

@@ -235,6 +235,24 @@ void *hc_devpath_stream(hc_mem_kind_t kind, int device) {
   return s;
 }
 
+hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
+                                hc_mem_kind_t kind, int device) {
+  const hc_device_ops_t *ops = hc_device_backend(kind);
+  void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
+  hc_devchunk_t *done = stream != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
+  if (done == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = ops->copy_async(dst, src, len, HC_COPY_D2D, stream);
+  if (rc == HC_OK)
+    rc = ops->event_record(done->event, stream);
+  if (rc == HC_OK)
+    do
+      rc = ops->event_query(done->event);
+    while (rc == HC_ERR_AGAIN);
+  hc_devpath_chunk_put(done);
+  return rc;
+}
+
 void hc_devpath_activate(hc_devreq_t *d, const hc_devpath_ops_t *p,
                          int sending) {
   hc_devpath_nactive++;

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/device.h"
 #include "hcomm/proto.h"
 
 typedef struct hc_devreq hc_devreq_t;
@@ -89,6 +90,12 @@ int hc_devpath_progress(void);
 extern int hc_devpath_nactive;
 /* Frees req->dev (at request release). */
 void hc_devpath_release(hcomm_request_t *req);
+/* One device-to-device copy of len bytes on hcmpi's stream of (kind,
+ * device), waited for here: either side may be an IPC import (which only
+ * such copies may touch).  HC_ERR_NOT_SUPPORTED when no stream or event
+ * could be had (nothing was queued), else the copy's status. */
+hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
+                                hc_mem_kind_t kind, int device);
 /* Finalize: streams, staging buffers, IPC imports/exports, runtimes. */
 void hc_devpath_fini(void);
 

@@ -28,6 +28,8 @@ int hcomm_mem_classify(const void *ptr, hcomm_mem_info_t *info) {
   return device;
 }
 
+int hcomm_mem_any_device(void) { return hc_device_any(); }
+
 hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
                            const void *src, const hcomm_mem_info_t *sinfo,
                            size_t len) {

@@ -117,11 +117,21 @@ static hc_rma_pending_t *rma_track(hcomm_win_t *win, hcomm_request_t *req,
 
 static void rma_finish_pending(hcomm_win_t *win, hc_rma_pending_t *p) {
   hc_status_t st = p->req->status.error;
-  if (st != HC_OK && p->target >= 0 && win->error == HC_OK)
+  /* A short reply: the target failed the operation.  It sent the reason
+   * ahead of the reply, so that was taken before the reply is reaped
+   * (rma_take_arrivals runs first) and the completing call returns it;
+   * without one, the target dropped an access outside its (dynamic)
+   * window, which the completing call learns from here. */
+  int reported = 0;
+  if (st == HC_OK && p->req->status.bytes < p->expect) {
+    reported = win->remote_error != HC_OK;
+    st = reported ? win->remote_error : HC_ERR_RMA_RANGE;
+  }
+  if (st != HC_OK && !reported && p->target >= 0 && win->error == HC_OK)
     win->error = st;
   win->npending -= p->target >= 0;
   if (p->done != NULL)
-    p->done(p->arg);
+    p->done(p->arg, st);
   if (p->user != NULL) {
     p->user->status.error = st;
     hc_request_complete(p->user, st);
@@ -221,6 +231,7 @@ static hc_status_t rma_expect(hcomm_win_t *win, void *result, size_t bytes,
     hc_request_release(req);
     return HC_ERR_NOMEM;
   }
+  (*out)->expect = bytes;
   return HC_OK;
 }
 
@@ -564,8 +575,8 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
     rc = hc_rma_apply_at(win, w, addr, pairs, in, old);
   if (rc != HC_OK) {
     hc_log(HC_LOG_ERROR, "rma",
-           "rank %d: no memory to apply an operation from rank %d", win->rank,
-           src);
+           "rank %d: an operation from rank %d failed here: %s", win->rank, src,
+           hcomm_strerror(rc));
     rma_report_failure(win, src, rc);
     free(old);
     old = NULL;
@@ -575,9 +586,10 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
     rma_reply(win, src, w->reply_tag, old, old != NULL ? total : 0);
 }
 
-hc_status_t hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w,
-                            char *addr, const uint64_t *pairs,
-                            const unsigned char *in, unsigned char *old) {
+/* The operation w on host memory at addr. */
+static hc_status_t rma_apply_host(hcomm_win_t *win, const hc_rma_wire_t *w,
+                                  char *addr, const uint64_t *pairs,
+                                  const unsigned char *in, unsigned char *old) {
   switch (w->kind) {
   case HCOMM_RMA_PUT:
     rma_scatter(addr, pairs, w->nsegs, in);
@@ -596,6 +608,117 @@ hc_status_t hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w,
     break;
   }
   return HC_OK;
+}
+
+/* ---- device memory windows ---------------------------------------------- */
+
+const hc_mem_info_t hc_rma_host_mem = {HC_MEM_HOST, -1, 0, 0, 0};
+
+/* What this rank's window memory at `at` is (*info), and how many bytes
+ * from there (at most *run) are of that memory: an access to a dynamic
+ * window may run from one attached region into the next. */
+static void rma_mem_at(const hcomm_win_t *win, const char *at,
+                       hc_mem_info_t *info, size_t *run) {
+  if (!win->dynamic) {
+    *info = win->mem;
+    return;
+  }
+  *info = hc_rma_host_mem;
+  for (const hc_rma_region_t *r = win->regions; r != NULL; r = r->next)
+    if ((uintptr_t)r->base <= (uintptr_t)at &&
+        (uintptr_t)at < (uintptr_t)r->base + r->size) {
+      *info = r->mem;
+      size_t left = (size_t)((uintptr_t)r->base + r->size - (uintptr_t)at);
+      if (*run > left)
+        *run = left;
+      return;
+    }
+}
+
+/* Copies len bytes between this rank's window memory at `at` and the host
+ * buffer host (into the window when to_window), through the device
+ * layer's copies where the window memory is device memory. */
+static hc_status_t rma_window_copy(const hcomm_win_t *win, char *at,
+                                   unsigned char *host, size_t len,
+                                   int to_window) {
+  while (len > 0) {
+    hc_mem_info_t info;
+    size_t run = len;
+    rma_mem_at(win, at, &info, &run);
+    hc_status_t rc =
+        to_window ? hc_device_copy(at, &info, host, &hc_rma_host_mem, run)
+                  : hc_device_copy(host, &hc_rma_host_mem, at, &info, run);
+    if (rc != HC_OK)
+      return rc;
+    at += run;
+    host += run;
+    len -= run;
+  }
+  return HC_OK;
+}
+
+/* 1 when some of this rank's window memory is device memory. */
+static int rma_has_device_memory(const hcomm_win_t *win) {
+  return win->dynamic ? win->device_regions : win->mem.kind != HC_MEM_HOST;
+}
+
+/* Gathers (to_window 0) or scatters the pieces at addr from or into the
+ * packed stream host. */
+static hc_status_t rma_window_pieces(const hcomm_win_t *win, char *addr,
+                                     const uint64_t *pairs, uint64_t n,
+                                     unsigned char *host, int to_window) {
+  for (uint64_t i = 0; i < n; i++) {
+    hc_status_t rc = rma_window_copy(win, addr + pairs[2 * i], host,
+                                     pairs[2 * i + 1], to_window);
+    if (rc != HC_OK)
+      return rc;
+    host += pairs[2 * i + 1];
+  }
+  return HC_OK;
+}
+
+/* The operation w on window memory that is (partly) device memory: puts
+ * and gets copy each piece; accumulates and compare-and-swap copy the
+ * target data to the host, apply there as one piece and copy the result
+ * back (in turn with every other accumulate, as on the host, since only
+ * this rank's progress and its own direct path apply them). */
+static hc_status_t rma_apply_device(hcomm_win_t *win, const hc_rma_wire_t *w,
+                                    char *addr, const uint64_t *pairs,
+                                    const unsigned char *in,
+                                    unsigned char *old) {
+  if (w->kind == HCOMM_RMA_PUT)
+    return rma_window_pieces(win, addr, pairs, w->nsegs,
+                             (unsigned char *)(uintptr_t)in, 1);
+  if (w->kind == HCOMM_RMA_GET)
+    return rma_window_pieces(win, addr, pairs, w->nsegs, old, 0);
+  uint64_t total = rma_total(pairs, w->nsegs);
+  unsigned char *tmp = malloc(total ? total : 1);
+  if (tmp == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = rma_window_pieces(win, addr, pairs, w->nsegs, tmp, 0);
+  int changes =
+      rc == HC_OK && (w->kind != HCOMM_RMA_CAS ||
+                      memcmp(tmp, in + w->result_bytes, w->result_bytes) == 0);
+  if (rc == HC_OK) {
+    hc_rma_wire_t one = *w;
+    uint64_t whole[2] = {0, total};
+    one.nsegs = 1;
+    rc = rma_apply_host(win, &one, (char *)tmp, whole, in, old);
+  }
+  if (rc == HC_OK && changes)
+    rc = rma_window_pieces(win, addr, pairs, w->nsegs, tmp, 1);
+  free(tmp);
+  return rc;
+}
+
+hc_status_t hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w,
+                            char *addr, const uint64_t *pairs,
+                            const unsigned char *in, unsigned char *old) {
+  /* Shared mappings (another member's memory) are always host memory;
+   * this rank's own may be device memory. */
+  if (rma_has_device_memory(win) && win->shared_bases == NULL)
+    return rma_apply_device(win, w, addr, pairs, in, old);
+  return rma_apply_host(win, w, addr, pairs, in, old);
 }
 
 static int rma_lock_free_for(const hcomm_win_t *win, int type) {
@@ -866,6 +989,9 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->disp_units);
   free(win->remote_bases);
   free(win->rdma_keys);
+  free(win->device);
+  free(win->ipc_bases);
+  free(win->ipc_imports);
   free(win->via);
   free(win->shared_bases);
   free(win->dirty);
@@ -877,20 +1003,23 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win);
 }
 
-/* Every member's size, displacement unit, base address and key. */
+/* Every member's size, displacement unit, base address, key and whether
+ * its memory is device memory. */
 static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit,
                                       uint64_t key) {
-  uint64_t mine[4] = {win->bytes, (uint64_t)disp_unit,
-                      (uint64_t)(uintptr_t)win->base, key};
+  uint64_t mine[5] = {win->bytes, (uint64_t)disp_unit,
+                      (uint64_t)(uintptr_t)win->base, key,
+                      win->mem.kind != HC_MEM_HOST};
   uint64_t *all = malloc((size_t)win->size * sizeof mine);
   if (all == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = hcomm_allgather(mine, sizeof mine, all, win->comm);
   for (int i = 0; rc == HC_OK && i < win->size; i++) {
-    win->sizes[i] = (size_t)all[4 * i];
-    win->disp_units[i] = (int)all[4 * i + 1];
-    win->remote_bases[i] = all[4 * i + 2];
-    win->rdma_keys[i] = all[4 * i + 3];
+    win->sizes[i] = (size_t)all[5 * i];
+    win->disp_units[i] = (int)all[5 * i + 1];
+    win->remote_bases[i] = all[5 * i + 2];
+    win->rdma_keys[i] = all[5 * i + 3];
+    win->device[i] = all[5 * i + 4] != 0;
   }
   free(all);
   return rc;
@@ -913,6 +1042,9 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->dynamic = dynamic;
   win->combine = combine;
   win->excl_holder = -1;
+  win->mem = hc_rma_host_mem;
+  if (!dynamic && size > 0)
+    hc_device_classify(base, &win->mem);
   size_t n = (size_t)win->size;
   win->sizes = calloc(n, sizeof *win->sizes);
   win->disp_units = calloc(n, sizeof *win->disp_units);
@@ -924,11 +1056,15 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->remote_bases = calloc(n, sizeof *win->remote_bases);
   win->via = calloc(n, sizeof *win->via);
   win->rdma_keys = calloc(n, sizeof *win->rdma_keys);
+  win->device = calloc(n, 1);
+  win->ipc_bases = calloc(n, sizeof *win->ipc_bases);
+  win->ipc_imports = calloc(n, sizeof *win->ipc_imports);
   win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
   if (win->sizes && win->disp_units && win->dirty && win->locked &&
       win->access && win->exposed && win->held && win->remote_bases &&
-      win->via && win->rdma_keys) {
+      win->via && win->rdma_keys && win->device && win->ipc_bases &&
+      win->ipc_imports) {
     hc_engine_lock();
     uint64_t key = hc_rma_direct_register(win);
     hc_engine_unlock();
@@ -943,6 +1079,19 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   }
   hc_engine_lock();
   hc_rma_direct_choose(win);
+  hc_engine_unlock();
+  if (memchr(win->device, 1, n) != NULL) {
+    rc = hc_rma_direct_import(win);
+    if (rc != HC_OK) {
+      hc_engine_lock();
+      hc_rma_direct_release(win);
+      hc_rma_direct_deregister(win);
+      hc_engine_unlock();
+      rma_win_destroy(win);
+      return rc;
+    }
+  }
+  hc_engine_lock();
   win->next_win = rma_windows;
   rma_windows = win;
   hc_rma_nwindows++;
@@ -964,6 +1113,13 @@ hc_status_t hcomm_win_free(hcomm_win_t *win) {
   hc_engine_unlock();
   if (rc != HC_OK)
     return rc;
+  /* Imports of peers' device windows close before the fence's barrier,
+   * after which their owners may free the memory (both runtimes want
+   * every importer closed first); operations through them are complete
+   * at issue. */
+  hc_engine_lock();
+  hc_rma_direct_release(win);
+  hc_engine_unlock();
   /* A fence completes this rank's operations everywhere and, with its
    * barrier, everyone's here. */
   win->fence_open = 0;
@@ -1010,7 +1166,11 @@ hc_status_t hcomm_win_attach(hcomm_win_t *win, void *base, size_t size) {
     return HC_ERR_NOMEM;
   r->base = base;
   r->size = size;
+  r->mem = hc_rma_host_mem;
+  if (size > 0)
+    hc_device_classify(base, &r->mem);
   hc_engine_lock();
+  win->device_regions |= r->mem.kind != HC_MEM_HOST;
   r->next = win->regions;
   win->regions = r;
   hc_engine_unlock();

@@ -9,7 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/device.h"
 #include "hcomm.h"
+
+/* The device layer's description of host memory (rma.c). */
+extern const hc_mem_info_t hc_rma_host_mem;
 
 /* Windows alive in this process: progress polls them while any exist. */
 extern int hc_rma_nwindows;
@@ -64,7 +68,10 @@ typedef struct hc_rma_pending {
   void *buf;  /* freed at completion */
   size_t cap; /* bytes allocated at buf */
   int target; /* -1: not an operation towards a target */
-  void (*done)(void *arg);
+  /* A reply's receive: the bytes a whole reply brings (a shorter one says
+   * the operation failed at the target). */
+  size_t expect;
+  void (*done)(void *arg, hc_status_t status);
   void *arg;
   hcomm_request_t *user; /* the origin's request (MPI_Rput ...), or NULL */
   struct hc_rma_pending *next;
@@ -74,6 +81,7 @@ typedef struct hc_rma_pending {
 typedef struct hc_rma_region {
   char *base;
   size_t size;
+  hc_mem_info_t mem; /* what the device layer says it is */
   struct hc_rma_region *next;
 } hc_rma_region_t;
 
@@ -89,7 +97,9 @@ enum {
   HC_RMA_VIA_SELF,        /* own memory: puts and gets copy directly */
   HC_RMA_VIA_PEER_MEMORY, /* puts and gets through the transport (CMA) */
   HC_RMA_VIA_SHARED,      /* loads and stores in a shared mapping */
-  HC_RMA_VIA_RDMA         /* puts and gets by RDMA into registered memory */
+  HC_RMA_VIA_RDMA,        /* puts and gets by RDMA into registered memory */
+  HC_RMA_VIA_DEVICE_IPC   /* dense puts and gets from device memory by
+                             device copies into the imported window */
 };
 
 /* hcomm_win_t.rdma_keys entry of a member that registered nothing. */
@@ -101,6 +111,12 @@ struct hcomm_win {
   char *base;
   size_t bytes;
   int dynamic;
+  /* This rank's window memory as the device layer classified it at
+   * creation.  Device memory is never dereferenced: every byte moves
+   * through the layer's copies (rma.c: rma_window_copy). */
+  hc_mem_info_t mem;
+  int device_regions;     /* dynamic: some attached region is device memory */
+  unsigned char *device;  /* per member: its window is device memory */
   size_t *sizes;          /* every member's window size */
   int *disp_units;        /* and displacement unit */
   uint64_t *remote_bases; /* every member's base in its own process */
@@ -114,6 +130,11 @@ struct hcomm_win {
   int rdma_slot;
   void *rdma_handle;
   uint64_t *rdma_keys;
+  /* HC_RMA_VIA_DEVICE_IPC: each such target's window as imported here
+   * (device memory only device-to-device copies may touch) and the
+   * import to release at free. */
+  char **ipc_bases;
+  hc_ipc_handle_t *ipc_imports;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* A large message buffer kept for the next large message of either
@@ -198,6 +219,13 @@ void hc_rma_direct_deregister(struct hcomm_win *win);
 /* How each target is reached, once the shape and keys are known
  * (collective with hcomm_win_create). */
 void hc_rma_direct_choose(struct hcomm_win *win);
+/* Device windows on this node, collective with hcomm_win_create when some
+ * member's window is device memory (every member knows from the shape):
+ * each exports its own, and imports those of the other local members it
+ * can reach, which become HC_RMA_VIA_DEVICE_IPC.  _release closes the
+ * imports (before the exporters may free the memory). */
+hc_status_t hc_rma_direct_import(struct hcomm_win *win);
+void hc_rma_direct_release(struct hcomm_win *win);
 /* Shared windows: 1 when target's passive-target locks are taken in the
  * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
  * messages.  Lock waits (progressing) until granted; both fail with the

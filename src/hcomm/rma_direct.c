@@ -39,9 +39,11 @@
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/devpath.h"
 #include "hcomm/rma.h"
 #include "hcomm/rma_locks.h"
 #include "util/env.h"
+#include "util/log.h"
 
 /* Pieces of one operation through the transport: past it, one active
  * message costs less than that many system calls. */
@@ -53,7 +55,7 @@ static int direct_enabled(void) { return hc_env_bool("HCMPI_RMA_DIRECT", 1); }
 
 uint64_t hc_rma_direct_register(hcomm_win_t *win) {
   if (!direct_enabled() || win->dynamic || win->bytes == 0 ||
-      !hc_engine.initialized)
+      win->mem.kind != HC_MEM_HOST || !hc_engine.initialized)
     return HC_RMA_NO_KEY;
   for (int i = 0; i < hc_engine.ntransports; i++) {
     const hc_engine_transport_t *t = &hc_engine.transports[i];
@@ -96,10 +98,69 @@ void hc_rma_direct_choose(hcomm_win_t *win) {
   for (int t = 0; t < win->size; t++) {
     if (!on || win->dynamic)
       win->via[t] = HC_RMA_VIA_MESSAGE;
-    else if (t == win->rank)
+    else if (t == win->rank) /* device memory: staged by hc_rma_apply_at */
       win->via[t] = HC_RMA_VIA_SELF;
+    else if (win->device[t]) /* never CMA or RDMA into device memory */
+      win->via[t] = HC_RMA_VIA_MESSAGE;
     else
       win->via[t] = (unsigned char)direct_way_to_peer(win, t);
+  }
+}
+
+/* ---- device windows of other local ranks -------------------------------- */
+
+/* What each member publishes of its device window. */
+typedef struct direct_ipc_card {
+  hc_ipc_handle_t handle;
+  uint64_t offset; /* of the window's base in the export */
+  uint64_t ok;     /* exported */
+} direct_ipc_card_t;
+
+hc_status_t hc_rma_direct_import(hcomm_win_t *win) {
+  direct_ipc_card_t mine = {0};
+  size_t off = 0;
+  if (direct_enabled() && !win->dynamic && win->mem.kind != HC_MEM_HOST &&
+      win->mem.size > 0 &&
+      hc_device_ipc_export(win->base, &win->mem, &mine.handle, &off) == HC_OK) {
+    mine.offset = off;
+    mine.ok = 1;
+  }
+  direct_ipc_card_t *cards = calloc((size_t)win->size, sizeof *cards);
+  if (cards == NULL)
+    return HC_ERR_NOMEM;
+  hc_status_t rc = hcomm_allgather(&mine, sizeof mine, cards, win->comm);
+  hc_engine_lock();
+  for (int t = 0; rc == HC_OK && t < win->size; t++) {
+    const direct_ipc_card_t *c = &cards[t];
+    void *at = NULL;
+    /* Only a device window that nothing else reaches, of a runtime
+     * loaded here, on this node, whose export covers the window. */
+    if (t == win->rank || !c->ok || win->via[t] != HC_RMA_VIA_MESSAGE ||
+        !win->device[t] ||
+        hc_device_backend((hc_mem_kind_t)c->handle.kind) == NULL ||
+        !hc_engine_is_local(hc_comm_world_of_rank(win->comm, t)) ||
+        c->offset > c->handle.size ||
+        win->sizes[t] > c->handle.size - c->offset ||
+        hc_device_ipc_import(&c->handle, &at) != HC_OK)
+      continue;
+    win->ipc_bases[t] = (char *)at + c->offset;
+    win->ipc_imports[t] = c->handle;
+    win->via[t] = HC_RMA_VIA_DEVICE_IPC;
+    hc_log(HC_LOG_DEBUG, "rma",
+           "rank %d reaches rank %d's device window by ipc", win->rank, t);
+  }
+  hc_engine_unlock();
+  free(cards);
+  return rc;
+}
+
+void hc_rma_direct_release(hcomm_win_t *win) {
+  for (int t = 0; t < win->size; t++) {
+    if (win->via[t] != HC_RMA_VIA_DEVICE_IPC)
+      continue;
+    hc_device_ipc_release(&win->ipc_imports[t]);
+    win->ipc_bases[t] = NULL;
+    win->via[t] = HC_RMA_VIA_MESSAGE;
   }
 }
 
@@ -310,25 +371,59 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
   return HC_OK;
 }
 
+/* Copies len bytes between local (memory lmem) and the target's window
+ * at remote, reached by via (target memory wmem). */
+static hc_status_t direct_copy(int via, char *remote, const hc_mem_info_t *wmem,
+                               void *local, const hc_mem_info_t *lmem,
+                               size_t len, int put) {
+  if (via == HC_RMA_VIA_DEVICE_IPC)
+    return hc_devpath_copy_d2d(put ? remote : local, put ? local : remote, len,
+                               lmem->kind, lmem->device);
+  if (lmem->kind == HC_MEM_HOST && wmem->kind == HC_MEM_HOST) {
+    /* memmove: the origin's buffer may lie in this process's own window. */
+    if (put)
+      memmove(remote, local, len);
+    else
+      memmove(local, remote, len);
+    return HC_OK;
+  }
+  return put ? hc_device_copy(remote, wmem, local, lmem, len)
+             : hc_device_copy(local, lmem, remote, wmem, len);
+}
+
 hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
-                           void *local, size_t len, int put) {
+                           void *local, const hcomm_mem_info_t *local_mem,
+                           size_t len, int put) {
   if (win == NULL || target < 0 || target >= win->size || len == 0)
     return HC_ERR_ARG;
+  hc_mem_info_t lmem = hc_rma_host_mem;
+  if (local_mem != NULL)
+    lmem = (hc_mem_info_t){(hc_mem_kind_t)local_mem->kind, local_mem->device,
+                           local_mem->base, local_mem->size, 0};
   hc_engine_lock();
   int via = win->via[target];
+  const hc_mem_info_t *wmem =
+      via == HC_RMA_VIA_SELF ? &win->mem : &hc_rma_host_mem;
+  /* A peer's device window takes device-to-device copies only, from
+   * device memory of the runtime that exported it. */
   char *base = via == HC_RMA_VIA_SHARED ? win->shared_bases[target]
                : via == HC_RMA_VIA_SELF ? win->base
-                                        : NULL;
+               : via == HC_RMA_VIA_DEVICE_IPC &&
+                       (uint32_t)lmem.kind == win->ipc_imports[target].kind
+                   ? win->ipc_bases[target]
+                   : NULL;
   if (base == NULL || !hc_rma_may_access(win, target) ||
       disp > win->sizes[target] || len > win->sizes[target] - disp) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
   }
-  /* memmove: the origin's buffer may lie in this process's own window. */
-  if (put)
-    memmove(base + disp, local, len);
-  else
-    memmove(local, base + disp, len);
+  hc_status_t rc = direct_copy(via, base + disp, wmem, local, &lmem, len, put);
+  if (rc != HC_OK) {
+    hc_engine_unlock();
+    hc_log(HC_LOG_DEBUG, "rma", "device copy with rank %d's window: %s", target,
+           hcomm_strerror(rc));
+    return rc;
+  }
   hc_counters.rma_direct.messages++; /* as the general path counts */
   hc_counters.rma_direct.bytes += len;
   hc_engine_unlock();
@@ -389,7 +484,10 @@ static hc_status_t direct_mapped(hcomm_win_t *win, const hcomm_rma_op_t *op,
 
 static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {
   int via = win->via[op->target];
-  if (via == HC_RMA_VIA_MESSAGE || !direct_in_range(win, op))
+  /* A peer's device window takes only the dense puts and gets of device
+   * memory that hcomm_rma_copy moves. */
+  if (via == HC_RMA_VIA_MESSAGE || via == HC_RMA_VIA_DEVICE_IPC ||
+      !direct_in_range(win, op))
     return HC_ERR_NOT_SUPPORTED;
   if (via == HC_RMA_VIA_SHARED)
     return direct_mapped(win, op, win->shared_bases[op->target]);
@@ -413,7 +511,7 @@ hc_status_t hc_rma_direct_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
   hc_counters.rma_direct.messages++;
   hc_counters.rma_direct.bytes += op->bytes + op->result_bytes;
   if (op->done != NULL)
-    op->done(op->arg);
+    op->done(op->arg, HC_OK);
   if (user != NULL) {
     user->status.error = HC_OK;
     hc_request_complete(user, HC_OK);

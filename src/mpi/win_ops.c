@@ -10,11 +10,15 @@
  * range check happens here, against the target's window size every rank
  * learnt at creation.  Accumulates name the op and the one predefined
  * type of their elements; the target combines through hc_mpi_win_combine.
+ * Origin, compare and result buffers in device memory are staged here
+ * (devstage.c), so the engine only ever sees host memory on the origin's
+ * side; a window over device memory is the engine's to stage (rma.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/devstage.h"
 #include "mpi/handle.h"
 #include "mpi/op.h"
 #include "mpi/win.h"
@@ -99,23 +103,29 @@ typedef struct win_result {
   void *buf;
   MPI_Count count;
   const hc_mpi_type_t *type;
+  size_t bytes;
 } win_result_t;
 
-/* Runs under the engine lock once the result landed: no hcomm calls. */
-static void win_result_done(void *arg) {
+/* Runs under the engine lock once the result landed (or the operation
+ * failed: nothing landed, the user's buffer stays as it was): nothing
+ * that takes it (the device layer's copy into a device buffer does not; a
+ * failed one is logged there). */
+static void win_result_done(void *arg, hc_status_t status) {
   win_result_t *r = arg;
-  hc_mpi_type_unpack(r->type, r->stream, r->count, r->buf);
+  if (status == HC_OK)
+    hc_mpi_unpack_any(r->type, r->stream, (MPI_Count)r->bytes, r->count,
+                      r->buf);
   hc_mpi_type_release(r->type);
   free(r->stream);
   free(r);
 }
 
-/* Points op's result at the user's buffer when the type is dense there,
- * else at a packed copy unpacked at completion. */
+/* Points op's result at the user's buffer when the type is dense there in
+ * host memory, else at a packed copy unpacked at completion. */
 static int win_result_setup(hcomm_rma_op_t *op, void *buf, MPI_Count count,
-                            const hc_mpi_type_t *t, size_t bytes) {
+                            const hc_mpi_type_t *t, size_t bytes, int device) {
   op->result_bytes = bytes;
-  if (hc_mpi_type_dense(t)) {
+  if (hc_mpi_type_dense(t) && !device) {
     op->result = (char *)buf + t->true_lb;
     return MPI_SUCCESS;
   }
@@ -126,7 +136,7 @@ static int win_result_setup(hcomm_rma_op_t *op, void *buf, MPI_Count count,
     free(stream);
     return MPI_ERR_NO_MEM;
   }
-  *r = (win_result_t){stream, buf, count, hc_mpi_type_retain(t)};
+  *r = (win_result_t){stream, buf, count, hc_mpi_type_retain(t), bytes};
   op->result = stream;
   op->done = win_result_done;
   op->arg = r;
@@ -165,6 +175,9 @@ typedef struct win_call {
   win_data_t tdata; /* buf unused */
   MPI_Op op;
   MPI_Request *request; /* NULL: no request form */
+  int origin_device;    /* origin or compare buffer in device memory */
+  int result_device;    /* result buffer in device memory */
+  hcomm_mem_info_t local_mem; /* what a put's origin or a get's result is */
 } win_call_t;
 
 static int win_typed(const win_call_t *c, const win_data_t *d,
@@ -209,28 +222,36 @@ static int win_check_accumulate(const win_call_t *c, int *base) {
 }
 
 /* The origin stream (packed origin data; for compare-and-swap the compare
- * value follows). */
-static int win_origin_stream(const win_call_t *c, const hc_mpi_type_t *ot,
-                             size_t bytes, void **out, int *owned) {
-  /* Dense origin data is its own stream: the engine copies or moves it
-   * before hcomm_rma_issue returns. */
-  *owned = c->kind == HCOMM_RMA_CAS || !hc_mpi_type_dense(ot);
+ * value follows): HC_OK, HC_ERR_NOMEM or a failed device copy's status. */
+static hc_status_t win_origin_stream(const win_call_t *c,
+                                     const hc_mpi_type_t *ot, size_t bytes,
+                                     void **out, int *owned) {
+  /* Dense origin data in host memory is its own stream: the engine
+   * copies or moves it before hcomm_rma_issue returns. */
+  *owned =
+      c->kind == HCOMM_RMA_CAS || !hc_mpi_type_dense(ot) || c->origin_device;
   if (!*owned) {
     *out = (char *)(uintptr_t)c->origin.buf + ot->true_lb;
-    return MPI_SUCCESS;
+    return HC_OK;
   }
   size_t total = c->kind == HCOMM_RMA_CAS ? 2 * bytes : bytes;
   unsigned char *s = malloc(total ? total : 1);
   if (s == NULL)
-    return MPI_ERR_NO_MEM;
-  if (hc_mpi_type_dense(ot))
+    return HC_ERR_NOMEM;
+  hc_status_t st = HC_OK;
+  if (c->origin_device)
+    st = hc_mpi_pack_any(ot, c->origin.buf, c->origin.count, s);
+  else if (hc_mpi_type_dense(ot))
     memcpy(s, (const char *)c->origin.buf + ot->true_lb, bytes);
   else
     hc_mpi_type_pack(ot, c->origin.buf, c->origin.count, s);
-  if (c->kind == HCOMM_RMA_CAS)
-    hc_mpi_type_pack(ot, c->compare, 1, s + bytes);
-  *out = s;
-  return MPI_SUCCESS;
+  if (st == HC_OK && c->kind == HCOMM_RMA_CAS)
+    st = hc_mpi_pack_any(ot, c->compare, 1, s + bytes);
+  if (st != HC_OK)
+    free(s);
+  else
+    *out = s;
+  return st;
 }
 
 static int win_raise_issue(const win_call_t *c, hc_status_t st) {
@@ -301,12 +322,15 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
   int owned = 0;
   hcomm_request_t *eng = NULL;
   int rc = MPI_SUCCESS;
-  if (op->bytes > 0)
-    rc = win_origin_stream(c, ot, op->bytes, &stream, &owned);
+  if (op->bytes > 0) {
+    hc_status_t staged = win_origin_stream(c, ot, op->bytes, &stream, &owned);
+    if (staged != HC_OK)
+      return hc_mpi_raise_status(c->w->errcomm, c->fn, staged);
+  }
   size_t rbytes = op->result_bytes;
-  if (rc == MPI_SUCCESS && rt != NULL)
+  if (rt != NULL)
     rc = win_result_setup(op, (void *)c->result.buf, c->result.count, rt,
-                          rbytes);
+                          rbytes, c->result_device);
   if (rc != MPI_SUCCESS) {
     if (owned)
       free(stream);
@@ -440,8 +464,10 @@ static int win_copy_fast(const win_call_t *c) {
       __builtin_add_overflow(at, t.true_lb, &at))
     return -1;
   void *local = (char *)(uintptr_t)d->buf + t.true_lb;
-  return hcomm_rma_copy(e, c->target, (size_t)at, local, (size_t)bytes, put) ==
-                 HC_OK
+  int device = put ? c->origin_device : c->result_device;
+  return hcomm_rma_copy(e, c->target, (size_t)at, local,
+                        device ? &c->local_mem : NULL, (size_t)bytes,
+                        put) == HC_OK
              ? MPI_SUCCESS
              : -1;
 }
@@ -463,10 +489,21 @@ static int win_call(win_call_t *c, MPI_Win win) {
     return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RANK,
                         "invalid target rank %d for a window of %d", c->target,
                         n);
+  if (hcomm_mem_any_device()) {
+    hcomm_mem_info_t info;
+    c->origin_device = hc_mpi_dev_classify(c->origin.buf, &c->local_mem) ||
+                       hc_mpi_dev_classify(c->compare, &info);
+    c->result_device = hc_mpi_dev_classify(c->result.buf, &info);
+    if (c->result_device)
+      c->local_mem = info;
+  }
+  /* The copy path moves device memory too; other device buffers are
+   * staged on the general path. */
   if (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET) {
     if (win_copy_fast(c) == MPI_SUCCESS)
       return MPI_SUCCESS;
-  } else if (win_atomic_fast(c) == MPI_SUCCESS)
+  } else if (!c->origin_device && !c->result_device &&
+             win_atomic_fast(c) == MPI_SUCCESS)
     return MPI_SUCCESS;
   hcomm_rma_op_t op = {.kind = c->kind, .target = c->target, .op = c->op};
   const hc_mpi_type_t *ot = NULL, *rt = NULL;

@@ -21,35 +21,19 @@ static int rank;
 static fake_api_t fa;
 
 static int *dt_alloc(int dev, size_t n) {
-  void *p = NULL;
-  if (dev)
-    CHECK(fa.malloc_dev(&p, n * sizeof(int), ACL_MEM_MALLOC_HUGE_FIRST) == 0);
-  else
-    CHECK((p = malloc(n * sizeof(int))) != NULL);
+  int *p = fake_api_buf_alloc(&fa, dev, n * sizeof(int));
+  CHECK(p != NULL);
   return p;
 }
 
-static void dt_free(int dev, int *p) {
-  if (dev)
-    fa.free_dev(p);
-  else
-    free(p);
-}
+static void dt_free(int dev, int *p) { fake_api_buf_free(&fa, dev, p); }
 
 static void dt_put(int dev, int *dst, const int *src, size_t n) {
-  if (dev)
-    CHECK(fa.memcpy_sync(dst, n * sizeof(int), src, n * sizeof(int),
-                         ACL_MEMCPY_HOST_TO_DEVICE) == 0);
-  else
-    memcpy(dst, src, n * sizeof(int));
+  CHECK(fake_api_buf_store(&fa, dev, dst, src, n * sizeof(int)) == 0);
 }
 
 static void dt_get(int dev, int *dst, const int *src, size_t n) {
-  if (dev)
-    CHECK(fa.memcpy_sync(dst, n * sizeof(int), src, n * sizeof(int),
-                         ACL_MEMCPY_DEVICE_TO_HOST) == 0);
-  else
-    memcpy(dst, src, n * sizeof(int));
+  CHECK(fake_api_buf_load(&fa, dev, dst, src, n * sizeof(int)) == 0);
 }
 
 /* Rank 0 sends count vectors of blocks x blen ints, stride ints apart,

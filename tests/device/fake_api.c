@@ -124,3 +124,43 @@ int fake_api_load_env(int dev, fake_api_t *api) {
     return fake_api_load_cuda(0, api);
   return fake_api_load(NULL, dev, api);
 }
+
+void *fake_api_buf_alloc(const fake_api_t *api, int dev, size_t bytes) {
+  void *p = NULL;
+  if (!dev)
+    return malloc(bytes ? bytes : 1);
+  if (api->malloc_dev(&p, bytes ? bytes : 1, ACL_MEM_MALLOC_HUGE_FIRST) != 0)
+    return NULL;
+  return p;
+}
+
+void fake_api_buf_free(const fake_api_t *api, int dev, void *p) {
+  if (dev)
+    api->free_dev(p);
+  else
+    free(p);
+}
+
+int fake_api_buf_store(const fake_api_t *api, int dev, void *dst,
+                       const void *src, size_t bytes) {
+  if (!dev) {
+    memcpy(dst, src, bytes);
+    return 0;
+  }
+  return api->memcpy_sync(dst, bytes, src, bytes, ACL_MEMCPY_HOST_TO_DEVICE) ==
+                 0
+             ? 0
+             : -1;
+}
+
+int fake_api_buf_load(const fake_api_t *api, int dev, void *dst,
+                      const void *src, size_t bytes) {
+  if (!dev) {
+    memcpy(dst, src, bytes);
+    return 0;
+  }
+  return api->memcpy_sync(dst, bytes, src, bytes, ACL_MEMCPY_DEVICE_TO_HOST) ==
+                 0
+             ? 0
+             : -1;
+}

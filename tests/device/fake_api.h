@@ -35,4 +35,15 @@ int fake_api_load_cuda(int ordinal, fake_api_t *api);
  * anything else the CANN double on device dev.  0, or -1 as above. */
 int fake_api_load_env(int dev, fake_api_t *api);
 
+/* Buffers of either memory, for tests that run each case on host and on
+ * device memory: bytes of api's device memory when dev, else of malloc
+ * (NULL on failure); _free releases either; _store and _load copy bytes
+ * into and out of one (0, or -1 when the device copy failed). */
+void *fake_api_buf_alloc(const fake_api_t *api, int dev, size_t bytes);
+void fake_api_buf_free(const fake_api_t *api, int dev, void *p);
+int fake_api_buf_store(const fake_api_t *api, int dev, void *dst,
+                       const void *src, size_t bytes);
+int fake_api_buf_load(const fake_api_t *api, int dev, void *dst,
+                      const void *src, size_t bytes);
+
 #endif /* FAKE_API_H */

@@ -85,3 +85,11 @@ tests_device_device_enqueue_LDADD = $(HC_MPITEST_LIB) -ldl
 tests_device_device_enqueue_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/device_enqueue.sh
 dist_noinst_SCRIPTS += tests/device/device_enqueue.sh
+# One-sided operations on device windows and device origin buffers.
+check_PROGRAMS += tests/device/device_rma
+tests_device_device_rma_SOURCES = tests/device/device_rma.c $(HC_FAKE_API) \
+	tests/device/mpi_check.h
+tests_device_device_rma_LDADD = $(HC_MPITEST_LIB) -ldl
+tests_device_device_rma_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/device/device_rma.sh
+dist_noinst_SCRIPTS += tests/device/device_rma.sh

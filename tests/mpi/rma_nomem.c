@@ -18,6 +18,10 @@
  *             sum exact.
  *   get       a get (its reply is what the target cannot allocate) then
  *             unlock: NO_MEM; again: success, the bytes are the target's.
+ *   rget      an MPI_Rget refused the same way: its request completes
+ *             with NO_MEM (MPI_Wait's return; with MPI_Waitall,
+ *             MPI_ERR_IN_STATUS and the status's MPI_ERROR), the buffer
+ *             untouched, and the unlock fails too; again: success.
  *
  * A lost or extra refusal shows as the wrong class at the next call, and
  * a hang as the launcher's timeout. */
@@ -136,6 +140,36 @@ static void get_under_lock(int cls)
     expect_class(MPI_Win_unlock(1, win), cls, "unlock after a get");
 }
 
+static void rget_under_lock(int cls, int waitall) {
+  if (rank != 0)
+    return;
+  for (int i = 0; i < INTS; i++)
+    got[i] = -1;
+  int rc = MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+  CHECK(rc == MPI_SUCCESS, "lock: %s", mt_errstr(rc));
+  MPI_Request req;
+  rc = MPI_Rget(got, INTS, MPI_INT, 1, 0, INTS, MPI_INT, win, &req);
+  CHECK(rc == MPI_SUCCESS, "rget: %s", mt_errstr(rc));
+  MPI_Status st;
+  st.MPI_ERROR = MPI_SUCCESS;
+  if (waitall) {
+    rc = MPI_Waitall(1, &req, &st);
+    expect_class(rc, cls == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_IN_STATUS,
+                 "waitall");
+    if (cls != MPI_SUCCESS)
+      expect_class(st.MPI_ERROR, cls, "waitall's status");
+  } else {
+    expect_class(MPI_Wait(&req, &st), cls, "wait for an rget");
+  }
+  CHECK(req == MPI_REQUEST_NULL, "the rget's request was freed");
+  for (int i = 0; i < INTS; i++) {
+    int want = cls == MPI_SUCCESS ? 8 * 100003 + i : -1;
+    CHECK(got[i] == want, "rget: element %d is %d, expected %d", i, got[i],
+          want);
+  }
+  expect_class(MPI_Win_unlock(1, win), cls, "unlock after an rget");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -180,6 +214,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < INTS; i++)
             CHECK(got[i] == 8 * 100003 + i, "get: element %d is %d, expected %d", i, got[i],
                   8 * 100003 + i);
+    rget_under_lock(MPI_ERR_NO_MEM, 0);
+    rget_under_lock(MPI_SUCCESS, 0);
+    rget_under_lock(MPI_ERR_NO_MEM, 1);
+    rget_under_lock(MPI_SUCCESS, 1);
 
     rc = MPI_Win_free(&win);
     CHECK(rc == MPI_SUCCESS, "win_free: %s", mt_errstr(rc));

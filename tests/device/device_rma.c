@@ -1,0 +1,327 @@
+/*
+ * One-sided communication with device memory: windows over device memory
+ * (MPI_Win_create, and MPI_Win_create_dynamic with MPI_Win_attach) and
+ * origin, compare and result buffers in device memory, from the CANN or
+ * CUDA test double (DEVICE_P2P_ALLOC=cuda), whose device memory is
+ * PROT_NONE to the process: any host load or store of it crashes.
+ *
+ * Every rank is the origin of put (contiguous, and a vector at both
+ * ends), get, accumulate, get_accumulate, fetch_and_op and
+ * compare_and_swap towards itself and towards the next rank, in a fence
+ * epoch, a lock epoch and a PSCW epoch, for every combination of window
+ * memory (host, device, attached device; host from MPI_Win_allocate,
+ * a shared mapping on one node, with device origins) and origin memory
+ * (host, device), plus a put and a get larger than an eager packet.  Each
+ * target copies its window back to the host with the device API and
+ * checks every int, the gaps of the vector included; each origin checks
+ * what it fetched.  Any ranks >= 1.  Dense puts and gets from device
+ * memory to another local rank's device window go by IPC where the
+ * double offers it (the script checks the debug log says so).
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_api.h"
+#include "mpi_check.h"
+
+static int rank, nranks;
+static fake_api_t fa;
+
+/* One origin's part of a window, in ints. */
+enum {
+  PUT = 0,      /* 16 ints put */
+  GET = 16,     /* 16 ints fetched by get */
+  ACC = 32,     /* 16 ints MPI_SUM */
+  GACC = 48,    /* 8 ints get_accumulate MPI_SUM */
+  FOP = 56,     /* fetch_and_op MPI_SUM */
+  CAS = 57,     /* compare_and_swap */
+  VEC = 58,     /* a vector of 3 ints, stride 2: 58, 60, 62 */
+  COMPARE = 70, /* origin buffer only: the compare value */
+  BLOCK = 80,   /* ints of one origin's part */
+  BIG = 16384   /* ints of the put and the get beyond an eager packet */
+};
+
+/* Window memory: malloc, device memory, device memory attached to a
+ * dynamic window, MPI_Win_allocate (a shared mapping on one node). */
+enum { MEM_HOST, MEM_DEVICE, MEM_ATTACHED, MEM_ALLOCATED, MEM_KINDS };
+enum { SYNC_FENCE, SYNC_LOCK, SYNC_PSCW, SYNCS };
+
+static int *rma_alloc(int dev, size_t n) {
+  int *p = fake_api_buf_alloc(&fa, dev, n * sizeof(int));
+  CHECK(p != NULL);
+  return p;
+}
+
+static void rma_free(int dev, int *p) { fake_api_buf_free(&fa, dev, p); }
+
+static void rma_store(int dev, int *dst, const int *src, size_t n) {
+  CHECK(fake_api_buf_store(&fa, dev, dst, src, n * sizeof(int)) == 0);
+}
+
+static void rma_load(int dev, int *dst, const int *src, size_t n) {
+  CHECK(fake_api_buf_load(&fa, dev, dst, src, n * sizeof(int)) == 0);
+}
+
+/* A window's int i at target t before any operation. */
+static int initial(int t, size_t i) { return t * 1000003 + (int)i; }
+/* What origin o writes: put data, accumulate operands, the swap value. */
+static int put_value(int o, int j) { return 50000 + o * 100 + j; }
+static int acc_value(int o, int j) { return o + j + 1; }
+static int gacc_value(int o, int j) { return o * 7 + j + 1; }
+static int fop_value(int o) { return o + 3; }
+static int swap_value(int o) { return -(o + 1); }
+static int vec_value(int o, int k) { return 70000 + o * 10 + k; }
+static int big_value(int o, int j) { return o * 3000017 + j * 3; }
+
+static size_t window_ints(void) { return (size_t)nranks * (BLOCK + 2 * BIG); }
+static size_t block_of(int o) { return (size_t)o * BLOCK; }
+/* Origin o's big put, and the big region its get reads. */
+static size_t big_put_of(int o) {
+  return (size_t)nranks * BLOCK + (size_t)o * 2 * BIG;
+}
+static size_t big_get_of(int o) { return big_put_of(o) + BIG; }
+
+/* The origin's data: in host memory (host) and where the case wants it
+ * (buf); results land in res. */
+typedef struct origin {
+  int dev;
+  int *buf, *res, *big, *big_res;
+} origin_t;
+
+static void origin_fill(origin_t *o, int target) {
+  int host[BLOCK];
+  for (int i = 0; i < BLOCK; i++)
+    host[i] = -7;
+  for (int j = 0; j < 16; j++) {
+    host[PUT + j] = put_value(rank, j);
+    host[ACC + j] = acc_value(rank, j);
+  }
+  for (int j = 0; j < 8; j++)
+    host[GACC + j] = gacc_value(rank, j);
+  host[FOP] = fop_value(rank);
+  host[CAS] = swap_value(rank);
+  host[COMPARE] = initial(target, block_of(rank) + CAS);
+  for (int k = 0; k < 3; k++)
+    host[VEC + 2 * k] = vec_value(rank, k);
+  rma_store(o->dev, o->buf, host, BLOCK);
+  for (int i = 0; i < BLOCK; i++)
+    host[i] = -9;
+  rma_store(o->dev, o->res, host, BLOCK);
+  int *big = malloc(BIG * sizeof *big);
+  CHECK(big != NULL);
+  for (int j = 0; j < BIG; j++)
+    big[j] = big_value(rank, j);
+  rma_store(o->dev, o->big, big, BIG);
+  free(big);
+}
+
+/* Every operation of this rank towards target t (an epoch is open).
+ * Windows have displacement unit 1; base is where t's window starts (0,
+ * or the attached memory's address in a dynamic window). */
+static void origin_ops(origin_t *o, int t, MPI_Win win, MPI_Aint base,
+                       MPI_Datatype vec, int big) {
+#define DISP(i) (base + (MPI_Aint)((i) * sizeof(int)))
+  size_t at = block_of(rank);
+  CHECK(MPI_Put(o->buf + PUT, 16, MPI_INT, t, DISP(at + PUT), 16, MPI_INT,
+                win) == 0);
+  CHECK(MPI_Get(o->res + GET, 16, MPI_INT, t, DISP(at + GET), 16, MPI_INT,
+                win) == 0);
+  CHECK(MPI_Accumulate(o->buf + ACC, 16, MPI_INT, t, DISP(at + ACC), 16,
+                       MPI_INT, MPI_SUM, win) == 0);
+  CHECK(MPI_Get_accumulate(o->buf + GACC, 8, MPI_INT, o->res + GACC, 8, MPI_INT,
+                           t, DISP(at + GACC), 8, MPI_INT, MPI_SUM, win) == 0);
+  CHECK(MPI_Fetch_and_op(o->buf + FOP, o->res + FOP, MPI_INT, t, DISP(at + FOP),
+                         MPI_SUM, win) == 0);
+  CHECK(MPI_Compare_and_swap(o->buf + CAS, o->buf + COMPARE, o->res + CAS,
+                             MPI_INT, t, DISP(at + CAS), win) == 0);
+  CHECK(MPI_Put(o->buf + VEC, 1, vec, t, DISP(at + VEC), 1, vec, win) == 0);
+  if (big) {
+    CHECK(MPI_Put(o->big, BIG, MPI_INT, t, DISP(big_put_of(rank)), BIG, MPI_INT,
+                  win) == 0);
+    CHECK(MPI_Get(o->big_res, BIG, MPI_INT, t, DISP(big_get_of(rank)), BIG,
+                  MPI_INT, win) == 0);
+  }
+#undef DISP
+}
+
+/* What this rank fetched from target t. */
+static void origin_check(origin_t *o, int t, int big, const char *what) {
+  int res[BLOCK];
+  rma_load(o->dev, res, o->res, BLOCK);
+  size_t b = block_of(rank);
+  int bad = 0;
+  for (int j = 0; j < 16; j++)
+    bad += res[GET + j] != initial(t, b + GET + j);
+  for (int j = 0; j < 8; j++)
+    bad += res[GACC + j] != initial(t, b + GACC + j);
+  bad += res[FOP] != initial(t, b + FOP);
+  bad += res[CAS] != initial(t, b + CAS);
+  if (big) {
+    int *r = malloc(BIG * sizeof *r);
+    CHECK(r != NULL);
+    rma_load(o->dev, r, o->big_res, BIG);
+    for (int j = 0; j < BIG; j++)
+      bad += r[j] != initial(t, big_get_of(rank) + (size_t)j);
+    free(r);
+  }
+  if (bad)
+    fprintf(stderr, "rank %d: %d fetched ints wrong from %d (%s)\n", rank, bad,
+            t, what);
+  CHECK(bad == 0);
+}
+
+/* The window's ints as every origin's operations left them. */
+static void target_check(const int *got, int big, const char *what) {
+  size_t n = window_ints();
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    int want = initial(rank, i);
+    int o = (int)(i / BLOCK), j = (int)(i % BLOCK);
+    int wrote = o == rank || o == (rank + nranks - 1) % nranks;
+    if (i < (size_t)nranks * BLOCK && wrote) {
+      if (j >= PUT && j < PUT + 16)
+        want = put_value(o, j - PUT);
+      else if (j >= ACC && j < ACC + 16)
+        want += acc_value(o, j - ACC);
+      else if (j >= GACC && j < GACC + 8)
+        want += gacc_value(o, j - GACC);
+      else if (j == FOP)
+        want += fop_value(o);
+      else if (j == CAS)
+        want = swap_value(o);
+      else if (j >= VEC && j < VEC + 5 && (j - VEC) % 2 == 0)
+        want = vec_value(o, (j - VEC) / 2);
+    } else if (i >= (size_t)nranks * BLOCK && big) {
+      size_t rel = i - (size_t)nranks * BLOCK;
+      o = (int)(rel / (2 * BIG));
+      if ((o == rank || o == (rank + nranks - 1) % nranks) &&
+          rel % (2 * BIG) < BIG)
+        want = big_value(o, (int)(rel % (2 * BIG)));
+    }
+    if (got[i] != want && bad++ < 5)
+      fprintf(stderr, "rank %d: window int %zu is %d, not %d (%s)\n", rank, i,
+              got[i], want, what);
+  }
+  CHECK(bad == 0);
+}
+
+static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
+  char what[64];
+  snprintf(what, sizeof what, "window %d, origin %s, sync %d", wmem,
+           odev ? "device" : "host", sync);
+  size_t n = window_ints();
+  int wdev = wmem == MEM_DEVICE || wmem == MEM_ATTACHED;
+  int *mem = NULL, *host = malloc(n * sizeof *host);
+  CHECK(host != NULL);
+  for (size_t i = 0; i < n; i++)
+    host[i] = initial(rank, i);
+  MPI_Win win;
+  if (wmem == MEM_ALLOCATED)
+    CHECK(MPI_Win_allocate((MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
+                           MPI_COMM_WORLD, &mem, &win) == 0);
+  else
+    mem = rma_alloc(wdev, n);
+  /* Before the allgather below, which no rank leaves before all came. */
+  rma_store(wdev, mem, host, n);
+  MPI_Aint base = 0, *bases = calloc((size_t)nranks, sizeof *bases);
+  CHECK(bases != NULL);
+  if (wmem == MEM_ATTACHED) {
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win) == 0);
+    CHECK(MPI_Win_attach(win, mem, (MPI_Aint)(n * sizeof(int))) == 0);
+    MPI_Get_address(mem, &base);
+  } else if (wmem != MEM_ALLOCATED) {
+    CHECK(MPI_Win_create(mem, (MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
+                         MPI_COMM_WORLD, &win) == 0);
+  }
+  CHECK(MPI_Allgather(&base, 1, MPI_AINT, bases, 1, MPI_AINT, MPI_COMM_WORLD) ==
+        0);
+  int next = (rank + 1) % nranks;
+  int targets[2] = {rank, next};
+  int ntargets = next == rank ? 1 : 2;
+  origin_t o = {.dev = odev};
+  o.buf = rma_alloc(odev, BLOCK);
+  o.res = rma_alloc(odev, BLOCK);
+  o.big = rma_alloc(odev, BIG);
+  o.big_res = rma_alloc(odev, BIG);
+  MPI_Group world, peers;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int prev = (rank + nranks - 1) % nranks;
+  int exposed[2] = {rank, prev};
+  MPI_Group_incl(world, ntargets, exposed, &peers);
+  MPI_Group access;
+  MPI_Group_incl(world, ntargets, targets, &access);
+  int big = sync == SYNC_FENCE;
+  for (int k = 0; k < ntargets; k++) {
+    int t = targets[k];
+    origin_fill(&o, t);
+    if (sync == SYNC_FENCE)
+      CHECK(MPI_Win_fence(0, win) == 0);
+    else if (sync == SYNC_LOCK)
+      CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win) == 0);
+    else {
+      CHECK(MPI_Win_post(peers, 0, win) == 0);
+      CHECK(MPI_Win_start(access, 0, win) == 0);
+    }
+    origin_ops(&o, t, win, bases[t], vec, big);
+    if (sync == SYNC_FENCE)
+      CHECK(MPI_Win_fence(0, win) == 0);
+    else if (sync == SYNC_LOCK)
+      CHECK(MPI_Win_unlock(t, win) == 0);
+    else {
+      CHECK(MPI_Win_complete(win) == 0);
+      CHECK(MPI_Win_wait(win) == 0);
+    }
+    origin_check(&o, t, big, what);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  rma_load(wdev, host, mem, n);
+  target_check(host, big, what);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (wmem == MEM_ATTACHED)
+    CHECK(MPI_Win_detach(win, mem) == 0);
+  CHECK(MPI_Win_free(&win) == 0);
+  MPI_Group_free(&peers);
+  MPI_Group_free(&access);
+  MPI_Group_free(&world);
+  rma_free(odev, o.buf);
+  rma_free(odev, o.res);
+  rma_free(odev, o.big);
+  rma_free(odev, o.big_res);
+  /* The CANN double refuses to free memory another process still
+   * imports: MPI_Win_free must have closed every import of it. */
+  if (wdev)
+    CHECK(fa.free_dev(mem) == 0);
+  else if (wmem != MEM_ALLOCATED)
+    free(mem);
+  free(host);
+  free(bases);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (fake_api_load_env(0, &fa) != 0) {
+    if (rank == 0)
+      fprintf(stderr, "device_rma: no device double\n");
+    MPI_Finalize();
+    return 77;
+  }
+  MPI_Datatype vec;
+  MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  for (int wmem = MEM_HOST; wmem < MEM_KINDS; wmem++)
+    for (int odev = 0; odev < 2; odev++)
+      for (int sync = 0; sync < SYNCS; sync++)
+        if ((wmem != MEM_HOST && wmem != MEM_ALLOCATED) || odev)
+          one_case(wmem, odev, sync, vec);
+  MPI_Type_free(&vec);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("device_rma: %d ranks OK\n", nranks);
+  MPI_Finalize();
+  return 0;
+}
