@@ -3432,6 +3432,7 @@ int PMPI_Comm_spawn(const char * command, char * argv[], int maxprocs, MPI_Info 
   int intercomm_m = 0;
   int rc = hc_mpich.Comm_spawn(command, argv, maxprocs, hc_abi_info_in(info), hc_abi_rank_in(root), hc_abi_comm_in(comm), intercomm ? &intercomm_m : NULL, array_of_errcodes);
   if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  hc_abi_errcodes_out(array_of_errcodes);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_spawn, PMPI_Comm_spawn);
@@ -3446,6 +3447,7 @@ int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** arra
   int intercomm_m = 0;
   int rc = hc_mpich.Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info ? array_of_info_m : NULL, hc_abi_rank_in(root), hc_abi_comm_in(comm), intercomm ? &intercomm_m : NULL, array_of_errcodes);
   if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  hc_abi_errcodes_out(array_of_errcodes);
   hc_abi_scratch_free(array_of_info_s, array_of_info_m);
   return hc_abi_err_out(rc);
 }

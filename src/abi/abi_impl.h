@@ -76,6 +76,8 @@ void hc_abi_tables_init(void);
 uintptr_t hc_abi_handle_out_slow(int kind, int h);
 int hc_abi_err_in_slow(int code);
 int hc_abi_err_out_slow(int code);
+/* Converts the codes a spawn wrote into codes (unless MPI_ERRCODES_IGNORE). */
+void hc_abi_errcodes_out(int *codes);
 int hc_abi_rank_in_slow(int rank);
 int hc_abi_rank_out_slow(int rank);
 int hc_abi_pair_in(const struct hc_abi_pair *p, int n, int v);

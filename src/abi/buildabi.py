@@ -208,6 +208,8 @@ def classify(call, ctype, name, arr):
         return ('buf', const)
     if base == 'int *' and name in WEIGHTS:
         return ('weights', const)
+    if base == 'int' and arr == '[]' and name == 'array_of_errcodes':
+        return ('errcodes', None)
     if base == 'int' and not arr:
         rule = enum_rule(ENUM_IN, call, name)
         if rule:
@@ -328,6 +330,9 @@ def wrapper(ret, call, plist):
             post.append('hc_abi_statuses_out(%s, %s_m, %s_n);' %
                         (name, name, name))
             cleanup.append('hc_abi_scratch_free(%s_s, %s_m);' % (name, name))
+        elif kind == 'errcodes':  # a spawn's, written at every rank
+            actual.append(name)
+            post.append('hc_abi_errcodes_out(%s);' % name)
         elif kind == 'cast':
             actual.append('(%s)%s' % (detail, name))
         elif kind == 'pvar_in':
