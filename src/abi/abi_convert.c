@@ -107,12 +107,6 @@ const int hc_abi_rank_neg[5] = {
     [-MPI_ROOT] = HC_MPICH_ROOT,
 };
 
-/* Below -4: only MPI_UNDEFINED means something (MPI_Comm_split colors
- * pass through other calls, not this one). */
-int hc_abi_rank_in_slow(int r) {
-  return r == MPI_UNDEFINED ? r : HC_ABI_NO_VALUE;
-}
-
 int hc_abi_rank_out_slow(int r) {
   switch (r) {
   case HC_MPICH_ANY_SOURCE:
