@@ -89,6 +89,8 @@ program module_procs_f08
   call MPI_Comm_get_attr(dup, key_null, val, found)
   if (found) print *, 'mismatch: MPI_COMM_NULL_COPY_FN copied', val
   call MPI_Comm_free(dup)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, key_dup)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, key_null)
   call MPI_Comm_free_keyval(key_dup)
   call MPI_Comm_free_keyval(key_null)
 
