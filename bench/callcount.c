@@ -5,11 +5,16 @@
  *      sending with MPI_Send;
  *   i  the same receiving with an MPI_Improbe loop + MPI_Imrecv + MPI_Wait;
  *   s  an exchange, each side MPI_Isendrecv + MPI_Wait;
- *   b  an exchange, each side MPI_Sendrecv.
+ *   b  an exchange, each side MPI_Sendrecv;
+ *   p  ping-pong with MPI_Send and MPI_Recv (MPI_STATUS_IGNORE), as
+ *      bench/latency.c;
+ *   w  an exchange, each side MPI_Irecv + MPI_Send + MPI_Wait.
  * Usage: callcount MODE [N], e.g.
  *   HCMPI_SPIN=0 tools/hcmpirun -n 2 valgrind --tool=callgrind callcount m
  * then callgrind_annotate --inclusive=yes on each rank's file: PMPI_Mrecv
- * (etc.) divided by N is the cost per call. */
+ * (etc.) divided by N is the cost per call.  Built also with hcmpicc -abi,
+ * p and w give the standard-ABI layer's cost: the instructions of the
+ * functions in src/abi/ divided by N. */
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -49,9 +54,18 @@ int main(int argc, char **argv) {
       MPI_Wait(&r, MPI_STATUS_IGNORE);
       continue;
     }
+    if (mode == 'w') {
+      MPI_Request r;
+      MPI_Irecv(rb, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &r);
+      MPI_Send(sb, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      continue;
+    }
     for (int turn = 0; turn < 2; turn++) {
       if (turn == rank)
         MPI_Send(sb, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      else if (mode == 'p')
+        MPI_Recv(rb, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       else
         cc_matched_recv(mode, rb, peer);
     }

@@ -806,11 +806,20 @@ int PMPI_Send(const void * buf, int count, MPI_Datatype datatype, int dest, int 
 }
 HC_WEAK_ALIAS(MPI_Send, PMPI_Send);
 
-int PMPI_Recv(void * buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Recv with a status to fill. */
+static __attribute__((noinline)) int abi_Recv_status(void * buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Recv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Recv(void * buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Recv_status(buf, count, datatype, source, tag, comm, status);
+  int rc = hc_mpich.Recv(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Recv, PMPI_Recv);
@@ -881,20 +890,38 @@ int PMPI_Irsend(const void * buf, int count, MPI_Datatype datatype, int dest, in
 }
 HC_WEAK_ALIAS(MPI_Irsend, PMPI_Irsend);
 
-int PMPI_Sendrecv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Sendrecv with a status to fill. */
+static __attribute__((noinline)) int abi_Sendrecv_status(const void * sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Sendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Sendrecv(const void * sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Sendrecv_status(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  int rc = hc_mpich.Sendrecv(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Sendrecv, PMPI_Sendrecv);
 
-int PMPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Sendrecv_replace with a status to fill. */
+static __attribute__((noinline)) int abi_Sendrecv_replace_status(void * buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Sendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Sendrecv_replace_status(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  int rc = hc_mpich.Sendrecv_replace(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Sendrecv_replace, PMPI_Sendrecv_replace);
@@ -931,25 +958,44 @@ int PMPI_Buffer_detach(void * buffer_addr, int * size)
 }
 HC_WEAK_ALIAS(MPI_Buffer_detach, PMPI_Buffer_detach);
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Probe with a status to fill. */
+static __attribute__((noinline)) int abi_Probe_status(int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Probe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Probe_status(source, tag, comm, status);
+  int rc = hc_mpich.Probe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Probe, PMPI_Probe);
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int * flag, MPI_Status * status)
+/* MPI_Iprobe with a status to fill. */
+static __attribute__((noinline)) int abi_Iprobe_status(int source, int tag, MPI_Comm comm, int * flag, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Iprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int * flag, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Iprobe_status(source, tag, comm, flag, status);
+  int rc = hc_mpich.Iprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Iprobe, PMPI_Iprobe);
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message * message, MPI_Status * status)
+/* MPI_Mprobe with a status to fill. */
+static __attribute__((noinline)) int abi_Mprobe_status(int source, int tag, MPI_Comm comm, MPI_Message * message, MPI_Status * status)
 {
   int message_m = 0;
   hc_mpich_status_t status_m = {0};
@@ -958,9 +1004,20 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message * message, MPI_S
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message * message, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Mprobe_status(source, tag, comm, message, status);
+  int message_m = 0;
+  int rc = hc_mpich.Mprobe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), message ? &message_m : NULL, HC_MPICH_STATUS_IGNORE);
+  if (message) *message = hc_abi_message_out(message_m);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Mprobe, PMPI_Mprobe);
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int * flag, MPI_Message * message, MPI_Status * status)
+/* MPI_Improbe with a status to fill. */
+static __attribute__((noinline)) int abi_Improbe_status(int source, int tag, MPI_Comm comm, int * flag, MPI_Message * message, MPI_Status * status)
 {
   int message_m = 0;
   hc_mpich_status_t status_m = {0};
@@ -969,15 +1026,36 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int * flag, MPI_Message * m
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int * flag, MPI_Message * message, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Improbe_status(source, tag, comm, flag, message, status);
+  int message_m = 0;
+  int rc = hc_mpich.Improbe(hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), flag, message ? &message_m : NULL, HC_MPICH_STATUS_IGNORE);
+  if (message) *message = hc_abi_message_out(message_m);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Improbe, PMPI_Improbe);
 
-int PMPI_Mrecv(void * buf, int count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
+/* MPI_Mrecv with a status to fill. */
+static __attribute__((noinline)) int abi_Mrecv_status(void * buf, int count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
 {
   int message_m = message ? hc_abi_message_in(*message) : 0;
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Mrecv(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_slot(status, &status_m));
   if (message) *message = hc_abi_message_out(message_m);
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Mrecv(void * buf, int count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Mrecv_status(buf, count, datatype, message, status);
+  int message_m = message ? hc_abi_message_in(*message) : 0;
+  int rc = hc_mpich.Mrecv(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, HC_MPICH_STATUS_IGNORE);
+  if (message) *message = hc_abi_message_out(message_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Mrecv, PMPI_Mrecv);
@@ -1147,7 +1225,8 @@ int PMPI_Parrived(MPI_Request request, int partition, int * flag)
 }
 HC_WEAK_ALIAS(MPI_Parrived, PMPI_Parrived);
 
-int PMPI_Wait(MPI_Request * request, MPI_Status * status)
+/* MPI_Wait with a status to fill. */
+static __attribute__((noinline)) int abi_Wait_status(MPI_Request * request, MPI_Status * status)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   hc_mpich_status_t status_m = {0};
@@ -1156,9 +1235,20 @@ int PMPI_Wait(MPI_Request * request, MPI_Status * status)
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Wait(MPI_Request * request, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Wait_status(request, status);
+  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int rc = hc_mpich.Wait(request ? &request_m : NULL, HC_MPICH_STATUS_IGNORE);
+  if (request) *request = hc_abi_request_out(request_m);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Wait, PMPI_Wait);
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int * indx, MPI_Status * status)
+/* MPI_Waitany with a status to fill. */
+static __attribute__((noinline)) int abi_Waitany_status(int count, MPI_Request array_of_requests[], int * indx, MPI_Status * status)
 {
   int array_of_requests_n = count;
   int array_of_requests_s[HC_ABI_STACK];
@@ -1169,6 +1259,21 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int * indx, MPI_Sta
   int rc = hc_mpich.Waitany(count, array_of_requests ? array_of_requests_m : NULL, indx, hc_abi_status_slot(status, &status_m));
   if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_status_out(status, &status_m);
+  hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int * indx, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Waitany_status(count, array_of_requests, indx, status);
+  int array_of_requests_n = count;
+  int array_of_requests_s[HC_ABI_STACK];
+  int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
+  if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
+  if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
+  int rc = hc_mpich.Waitany(count, array_of_requests ? array_of_requests_m : NULL, indx, HC_MPICH_STATUS_IGNORE);
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   return hc_abi_err_out(rc);
 }
@@ -1214,7 +1319,8 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int * outcount, 
 }
 HC_WEAK_ALIAS(MPI_Waitsome, PMPI_Waitsome);
 
-int PMPI_Test(MPI_Request * request, int * flag, MPI_Status * status)
+/* MPI_Test with a status to fill. */
+static __attribute__((noinline)) int abi_Test_status(MPI_Request * request, int * flag, MPI_Status * status)
 {
   int request_m = request ? hc_abi_request_in(*request) : 0;
   hc_mpich_status_t status_m = {0};
@@ -1223,9 +1329,20 @@ int PMPI_Test(MPI_Request * request, int * flag, MPI_Status * status)
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Test(MPI_Request * request, int * flag, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Test_status(request, flag, status);
+  int request_m = request ? hc_abi_request_in(*request) : 0;
+  int rc = hc_mpich.Test(request ? &request_m : NULL, flag, HC_MPICH_STATUS_IGNORE);
+  if (request) *request = hc_abi_request_out(request_m);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Test, PMPI_Test);
 
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int * indx, int * flag, MPI_Status * status)
+/* MPI_Testany with a status to fill. */
+static __attribute__((noinline)) int abi_Testany_status(int count, MPI_Request array_of_requests[], int * indx, int * flag, MPI_Status * status)
 {
   int array_of_requests_n = count;
   int array_of_requests_s[HC_ABI_STACK];
@@ -1236,6 +1353,21 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int * indx, int * f
   int rc = hc_mpich.Testany(count, array_of_requests ? array_of_requests_m : NULL, indx, flag, hc_abi_status_slot(status, &status_m));
   if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_status_out(status, &status_m);
+  hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int * indx, int * flag, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Testany_status(count, array_of_requests, indx, flag, status);
+  int array_of_requests_n = count;
+  int array_of_requests_s[HC_ABI_STACK];
+  int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
+  if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
+  if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
+  int rc = hc_mpich.Testany(count, array_of_requests ? array_of_requests_m : NULL, indx, flag, HC_MPICH_STATUS_IGNORE);
+  if (array_of_requests) hc_abi_request_array_out(array_of_requests, array_of_requests_m, array_of_requests_n);
   hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
   return hc_abi_err_out(rc);
 }
@@ -1281,11 +1413,20 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int * outcount, 
 }
 HC_WEAK_ALIAS(MPI_Testsome, PMPI_Testsome);
 
-int PMPI_Request_get_status(MPI_Request request, int * flag, MPI_Status * status)
+/* MPI_Request_get_status with a status to fill. */
+static __attribute__((noinline)) int abi_Request_get_status_status(MPI_Request request, int * flag, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Request_get_status(hc_abi_request_in(request), flag, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Request_get_status(MPI_Request request, int * flag, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Request_get_status_status(request, flag, status);
+  int rc = hc_mpich.Request_get_status(hc_abi_request_in(request), flag, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Request_get_status, PMPI_Request_get_status);
@@ -3432,6 +3573,7 @@ int PMPI_Comm_spawn(const char * command, char * argv[], int maxprocs, MPI_Info 
   int intercomm_m = 0;
   int rc = hc_mpich.Comm_spawn(command, argv, maxprocs, hc_abi_info_in(info), hc_abi_rank_in(root), hc_abi_comm_in(comm), intercomm ? &intercomm_m : NULL, array_of_errcodes);
   if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  hc_abi_errcodes_out(array_of_errcodes);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Comm_spawn, PMPI_Comm_spawn);
@@ -3446,6 +3588,7 @@ int PMPI_Comm_spawn_multiple(int count, char * array_of_commands[], char ** arra
   int intercomm_m = 0;
   int rc = hc_mpich.Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info ? array_of_info_m : NULL, hc_abi_rank_in(root), hc_abi_comm_in(comm), intercomm ? &intercomm_m : NULL, array_of_errcodes);
   if (intercomm) *intercomm = hc_abi_comm_out(intercomm_m);
+  hc_abi_errcodes_out(array_of_errcodes);
   hc_abi_scratch_free(array_of_info_s, array_of_info_m);
   return hc_abi_err_out(rc);
 }
@@ -4387,13 +4530,24 @@ int PMPI_Issend_c(const void * buf, MPI_Count count, MPI_Datatype datatype, int 
 }
 HC_WEAK_ALIAS(MPI_Issend_c, PMPI_Issend_c);
 
-int PMPI_Mrecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
+/* MPI_Mrecv_c with a status to fill. */
+static __attribute__((noinline)) int abi_Mrecv_c_status(void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
 {
   int message_m = message ? hc_abi_message_in(*message) : 0;
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Mrecv_c(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, hc_abi_status_slot(status, &status_m));
   if (message) *message = hc_abi_message_out(message_m);
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Mrecv_c(void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Message * message, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Mrecv_c_status(buf, count, datatype, message, status);
+  int message_m = message ? hc_abi_message_in(*message) : 0;
+  int rc = hc_mpich.Mrecv_c(buf, count, hc_abi_type_in(datatype), message ? &message_m : NULL, HC_MPICH_STATUS_IGNORE);
+  if (message) *message = hc_abi_message_out(message_m);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Mrecv_c, PMPI_Mrecv_c);
@@ -4530,11 +4684,20 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 }
 HC_WEAK_ALIAS(MPI_Pack_size_c, PMPI_Pack_size_c);
 
-int PMPI_Recv_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Recv_c with a status to fill. */
+static __attribute__((noinline)) int abi_Recv_c_status(void * buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Recv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Recv_c(void * buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Recv_c_status(buf, count, datatype, source, tag, comm, status);
+  int rc = hc_mpich.Recv_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(source), hc_abi_tag_in(tag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
@@ -4683,20 +4846,38 @@ int PMPI_Send_init_c(const void * buf, MPI_Count count, MPI_Datatype datatype, i
 }
 HC_WEAK_ALIAS(MPI_Send_init_c, PMPI_Send_init_c);
 
-int PMPI_Sendrecv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Sendrecv_c with a status to fill. */
+static __attribute__((noinline)) int abi_Sendrecv_c_status(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Sendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_Sendrecv_c(const void * sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void * recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Sendrecv_c_status(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  int rc = hc_mpich.Sendrecv_c(hc_abi_cbuf_in(sendbuf), sendcount, hc_abi_type_in(sendtype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_buf_in(recvbuf), recvcount, hc_abi_type_in(recvtype), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_Sendrecv_c, PMPI_Sendrecv_c);
 
-int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+/* MPI_Sendrecv_replace_c with a status to fill. */
+static __attribute__((noinline)) int abi_Sendrecv_replace_c_status(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.Sendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Sendrecv_replace_c_status(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  int rc = hc_mpich.Sendrecv_replace_c(buf, count, hc_abi_type_in(datatype), hc_abi_rank_in(dest), hc_abi_tag_in(sendtag), hc_abi_rank_in(source), hc_abi_tag_in(recvtag), hc_abi_comm_in(comm), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Sendrecv_replace_c, PMPI_Sendrecv_replace_c);
@@ -4948,38 +5129,74 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset * disp, MPI_Datatype * etype, MPI
 }
 HC_WEAK_ALIAS(MPI_File_get_view, PMPI_File_get_view);
 
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_at with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_at_status(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_at_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_at, PMPI_File_read_at);
 
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_at_all with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_at_all_status(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_at_all_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_at_all, PMPI_File_read_at_all);
 
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_at with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_at_status(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_at_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_at(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_write_at, PMPI_File_write_at);
 
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_at_all with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_at_all_status(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_at_all_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_at_all(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all, PMPI_File_write_at_all);
@@ -5002,38 +5219,74 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void * buf, int co
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_at, PMPI_File_iwrite_at);
 
-int PMPI_File_read(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_status(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read, PMPI_File_read);
 
-int PMPI_File_read_all(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_all with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_all_status(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_all(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_all_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_all, PMPI_File_read_all);
 
-int PMPI_File_write(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_status(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_write(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_write, PMPI_File_write);
 
-int PMPI_File_write_all(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_all with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_all_status(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_all(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_all_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_all(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_all, PMPI_File_write_all);
@@ -5077,20 +5330,38 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset * disp)
 }
 HC_WEAK_ALIAS(MPI_File_get_byte_offset, PMPI_File_get_byte_offset);
 
-int PMPI_File_read_shared(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_shared with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_shared_status(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_shared(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_shared_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_shared, PMPI_File_read_shared);
 
-int PMPI_File_write_shared(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_shared with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_shared_status(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_shared(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_shared_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_shared(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_shared, PMPI_File_write_shared);
@@ -5113,20 +5384,38 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void * buf, int count, MPI_Dataty
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_shared, PMPI_File_iwrite_shared);
 
-int PMPI_File_read_ordered(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_ordered with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_ordered_status(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_ordered(MPI_File fh, void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_ordered_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_ordered, PMPI_File_read_ordered);
 
-int PMPI_File_write_ordered(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_ordered with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_ordered_status(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_ordered(MPI_File fh, const void * buf, int count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_ordered_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_ordered(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered, PMPI_File_write_ordered);
@@ -5152,11 +5441,20 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void * buf, int 
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all_begin, PMPI_File_read_at_all_begin);
 
-int PMPI_File_read_at_all_end(MPI_File fh, void * buf, MPI_Status * status)
+/* MPI_File_read_at_all_end with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_at_all_end_status(MPI_File fh, void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_read_at_all_end(MPI_File fh, void * buf, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_at_all_end_status(fh, buf, status);
+  int rc = hc_mpich.File_read_at_all_end(hc_abi_file_in(fh), buf, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all_end, PMPI_File_read_at_all_end);
@@ -5168,11 +5466,20 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void * bu
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all_begin, PMPI_File_write_at_all_begin);
 
-int PMPI_File_write_at_all_end(MPI_File fh, const void * buf, MPI_Status * status)
+/* MPI_File_write_at_all_end with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_at_all_end_status(MPI_File fh, const void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_at_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_at_all_end(MPI_File fh, const void * buf, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_at_all_end_status(fh, buf, status);
+  int rc = hc_mpich.File_write_at_all_end(hc_abi_file_in(fh), buf, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all_end, PMPI_File_write_at_all_end);
@@ -5184,11 +5491,20 @@ int PMPI_File_read_all_begin(MPI_File fh, void * buf, int count, MPI_Datatype da
 }
 HC_WEAK_ALIAS(MPI_File_read_all_begin, PMPI_File_read_all_begin);
 
-int PMPI_File_read_all_end(MPI_File fh, void * buf, MPI_Status * status)
+/* MPI_File_read_all_end with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_all_end_status(MPI_File fh, void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_read_all_end(MPI_File fh, void * buf, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_all_end_status(fh, buf, status);
+  int rc = hc_mpich.File_read_all_end(hc_abi_file_in(fh), buf, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_all_end, PMPI_File_read_all_end);
@@ -5200,11 +5516,20 @@ int PMPI_File_write_all_begin(MPI_File fh, const void * buf, int count, MPI_Data
 }
 HC_WEAK_ALIAS(MPI_File_write_all_begin, PMPI_File_write_all_begin);
 
-int PMPI_File_write_all_end(MPI_File fh, const void * buf, MPI_Status * status)
+/* MPI_File_write_all_end with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_all_end_status(MPI_File fh, const void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_all_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_all_end(MPI_File fh, const void * buf, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_all_end_status(fh, buf, status);
+  int rc = hc_mpich.File_write_all_end(hc_abi_file_in(fh), buf, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_all_end, PMPI_File_write_all_end);
@@ -5216,11 +5541,20 @@ int PMPI_File_read_ordered_begin(MPI_File fh, void * buf, int count, MPI_Datatyp
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered_begin, PMPI_File_read_ordered_begin);
 
-int PMPI_File_read_ordered_end(MPI_File fh, void * buf, MPI_Status * status)
+/* MPI_File_read_ordered_end with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_ordered_end_status(MPI_File fh, void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_read_ordered_end(MPI_File fh, void * buf, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_ordered_end_status(fh, buf, status);
+  int rc = hc_mpich.File_read_ordered_end(hc_abi_file_in(fh), buf, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered_end, PMPI_File_read_ordered_end);
@@ -5232,11 +5566,20 @@ int PMPI_File_write_ordered_begin(MPI_File fh, const void * buf, int count, MPI_
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered_begin, PMPI_File_write_ordered_begin);
 
-int PMPI_File_write_ordered_end(MPI_File fh, const void * buf, MPI_Status * status)
+/* MPI_File_write_ordered_end with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_ordered_end_status(MPI_File fh, const void * buf, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_ordered_end(hc_abi_file_in(fh), buf, hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_ordered_end(MPI_File fh, const void * buf, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_ordered_end_status(fh, buf, status);
+  int rc = hc_mpich.File_write_ordered_end(hc_abi_file_in(fh), buf, HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered_end, PMPI_File_write_ordered_end);
@@ -5321,20 +5664,38 @@ int PMPI_File_iwrite_all(MPI_File fh, const void * buf, int count, MPI_Datatype 
 }
 HC_WEAK_ALIAS(MPI_File_iwrite_all, PMPI_File_iwrite_all);
 
-int PMPI_File_read_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_c_status(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_c, PMPI_File_read_c);
 
-int PMPI_File_read_all_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_all_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_all_c_status(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_read_all_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_all_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_all_c, PMPI_File_read_all_c);
@@ -5346,20 +5707,38 @@ int PMPI_File_read_all_begin_c(MPI_File fh, void * buf, MPI_Count count, MPI_Dat
 }
 HC_WEAK_ALIAS(MPI_File_read_all_begin_c, PMPI_File_read_all_begin_c);
 
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_at_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_at_c_status(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_at_c_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_at_c, PMPI_File_read_at_c);
 
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_at_all_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_at_all_c_status(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_at_all_c_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all_c, PMPI_File_read_at_all_c);
@@ -5371,11 +5750,20 @@ int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void * buf, MP
 }
 HC_WEAK_ALIAS(MPI_File_read_at_all_begin_c, PMPI_File_read_at_all_begin_c);
 
-int PMPI_File_read_ordered_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_ordered_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_ordered_c_status(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_read_ordered_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_ordered_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered_c, PMPI_File_read_ordered_c);
@@ -5387,29 +5775,56 @@ int PMPI_File_read_ordered_begin_c(MPI_File fh, void * buf, MPI_Count count, MPI
 }
 HC_WEAK_ALIAS(MPI_File_read_ordered_begin_c, PMPI_File_read_ordered_begin_c);
 
-int PMPI_File_read_shared_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_read_shared_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_read_shared_c_status(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_read_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_read_shared_c(MPI_File fh, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_read_shared_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_read_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_read_shared_c, PMPI_File_read_shared_c);
 
-int PMPI_File_write_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_c_status(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_write_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_write_c, PMPI_File_write_c);
 
-int PMPI_File_write_all_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_all_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_all_c_status(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_all_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_all_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_all_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_all_c, PMPI_File_write_all_c);
@@ -5421,20 +5836,38 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void * buf, MPI_Count count, 
 }
 HC_WEAK_ALIAS(MPI_File_write_all_begin_c, PMPI_File_write_all_begin_c);
 
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_at_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_at_c_status(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
   return hc_abi_err_out(rc);
 }
+
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_at_c_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_at_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
+  return hc_abi_err_out(rc);
+}
 HC_WEAK_ALIAS(MPI_File_write_at_c, PMPI_File_write_at_c);
 
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_at_all_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_at_all_c_status(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_at_all_c_status(fh, offset, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_at_all_c(hc_abi_file_in(fh), offset, buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all_c, PMPI_File_write_at_all_c);
@@ -5446,11 +5879,20 @@ int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void * 
 }
 HC_WEAK_ALIAS(MPI_File_write_at_all_begin_c, PMPI_File_write_at_all_begin_c);
 
-int PMPI_File_write_ordered_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_ordered_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_ordered_c_status(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_ordered_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_ordered_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_ordered_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered_c, PMPI_File_write_ordered_c);
@@ -5462,11 +5904,20 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void * buf, MPI_Count cou
 }
 HC_WEAK_ALIAS(MPI_File_write_ordered_begin_c, PMPI_File_write_ordered_begin_c);
 
-int PMPI_File_write_shared_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+/* MPI_File_write_shared_c with a status to fill. */
+static __attribute__((noinline)) int abi_File_write_shared_c_status(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
 {
   hc_mpich_status_t status_m = {0};
   int rc = hc_mpich.File_write_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), hc_abi_status_slot(status, &status_m));
   hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_File_write_shared_c(MPI_File fh, const void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_File_write_shared_c_status(fh, buf, count, datatype, status);
+  int rc = hc_mpich.File_write_shared_c(hc_abi_file_in(fh), buf, count, hc_abi_type_in(datatype), HC_MPICH_STATUS_IGNORE);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_write_shared_c, PMPI_File_write_shared_c);

@@ -7,6 +7,8 @@ static inline int hc_abi_comm_in(MPI_Comm h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Comm hc_abi_comm_out(int h) {
+  if (h == 0x4000000) /* MPICH's MPI_COMM_NULL */
+    return MPI_COMM_NULL;
   return (MPI_Comm)hc_abi_handle_out(HC_ABI_KIND_COMM, h);
 }
 static inline void hc_abi_comm_array_in(int *m, const MPI_Comm *a, int n) {
@@ -22,6 +24,8 @@ static inline int hc_abi_type_in(MPI_Datatype h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Datatype hc_abi_type_out(int h) {
+  if (h == 0xc000000) /* MPICH's MPI_DATATYPE_NULL */
+    return MPI_DATATYPE_NULL;
   return (MPI_Datatype)hc_abi_handle_out(HC_ABI_KIND_DATATYPE, h);
 }
 static inline void hc_abi_type_array_in(int *m, const MPI_Datatype *a, int n) {
@@ -37,6 +41,8 @@ static inline int hc_abi_group_in(MPI_Group h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Group hc_abi_group_out(int h) {
+  if (h == 0x8000000) /* MPICH's MPI_GROUP_NULL */
+    return MPI_GROUP_NULL;
   return (MPI_Group)hc_abi_handle_out(HC_ABI_KIND_GROUP, h);
 }
 static inline void hc_abi_group_array_in(int *m, const MPI_Group *a, int n) {
@@ -52,6 +58,8 @@ static inline int hc_abi_info_in(MPI_Info h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Info hc_abi_info_out(int h) {
+  if (h == 0x1c000000) /* MPICH's MPI_INFO_NULL */
+    return MPI_INFO_NULL;
   return (MPI_Info)hc_abi_handle_out(HC_ABI_KIND_INFO, h);
 }
 static inline void hc_abi_info_array_in(int *m, const MPI_Info *a, int n) {
@@ -67,6 +75,8 @@ static inline int hc_abi_op_in(MPI_Op h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Op hc_abi_op_out(int h) {
+  if (h == 0x18000000) /* MPICH's MPI_OP_NULL */
+    return MPI_OP_NULL;
   return (MPI_Op)hc_abi_handle_out(HC_ABI_KIND_OP, h);
 }
 static inline void hc_abi_op_array_in(int *m, const MPI_Op *a, int n) {
@@ -82,6 +92,8 @@ static inline int hc_abi_errhandler_in(MPI_Errhandler h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Errhandler hc_abi_errhandler_out(int h) {
+  if (h == 0x14000000) /* MPICH's MPI_ERRHANDLER_NULL */
+    return MPI_ERRHANDLER_NULL;
   return (MPI_Errhandler)hc_abi_handle_out(HC_ABI_KIND_ERRHANDLER, h);
 }
 static inline void hc_abi_errhandler_array_in(int *m, const MPI_Errhandler *a, int n) {
@@ -97,7 +109,9 @@ static inline int hc_abi_request_in(MPI_Request h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Request hc_abi_request_out(int h) {
-  return (MPI_Request)hc_abi_handle_out(HC_ABI_KIND_REQUEST, h);
+  if (h == 0x2c000000) /* MPICH's MPI_REQUEST_NULL */
+    return MPI_REQUEST_NULL;
+  return (MPI_Request)(uintptr_t)(uint32_t)h;
 }
 static inline void hc_abi_request_array_in(int *m, const MPI_Request *a, int n) {
   for (int i = 0; i < n; i++)
@@ -112,7 +126,9 @@ static inline int hc_abi_win_in(MPI_Win h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Win hc_abi_win_out(int h) {
-  return (MPI_Win)hc_abi_handle_out(HC_ABI_KIND_WIN, h);
+  if (h == 0x20000000) /* MPICH's MPI_WIN_NULL */
+    return MPI_WIN_NULL;
+  return (MPI_Win)(uintptr_t)(uint32_t)h;
 }
 static inline void hc_abi_win_array_in(int *m, const MPI_Win *a, int n) {
   for (int i = 0; i < n; i++)
@@ -127,7 +143,9 @@ static inline int hc_abi_session_in(MPI_Session h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Session hc_abi_session_out(int h) {
-  return (MPI_Session)hc_abi_handle_out(HC_ABI_KIND_SESSION, h);
+  if (h == 0x38000000) /* MPICH's MPI_SESSION_NULL */
+    return MPI_SESSION_NULL;
+  return (MPI_Session)(uintptr_t)(uint32_t)h;
 }
 static inline void hc_abi_session_array_in(int *m, const MPI_Session *a, int n) {
   for (int i = 0; i < n; i++)
@@ -142,6 +160,8 @@ static inline int hc_abi_message_in(MPI_Message h) {
   return hc_abi_handle_in((uintptr_t)h);
 }
 static inline MPI_Message hc_abi_message_out(int h) {
+  if (h == 0x2c000000) /* MPICH's MPI_MESSAGE_NULL */
+    return MPI_MESSAGE_NULL;
   return (MPI_Message)hc_abi_handle_out(HC_ABI_KIND_MESSAGE, h);
 }
 static inline void hc_abi_message_array_in(int *m, const MPI_Message *a, int n) {

@@ -4,6 +4,7 @@
  * statuses, scratch arrays.  The hot ones are inline in abi_impl.h.
  */
 #include "abi/abi_impl.h"
+#include "mpi/spawn_codes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +107,6 @@ const int hc_abi_rank_neg[5] = {
     [-MPI_ROOT] = HC_MPICH_ROOT,
 };
 
-/* Below -4: only MPI_UNDEFINED means something (MPI_Comm_split colors
- * pass through other calls, not this one). */
-int hc_abi_rank_in_slow(int r) {
-  return r == MPI_UNDEFINED ? r : HC_ABI_NO_VALUE;
-}
-
 int hc_abi_rank_out_slow(int r) {
   switch (r) {
   case HC_MPICH_ANY_SOURCE:
@@ -150,6 +145,17 @@ int hc_abi_err_in_slow(int code) {
       code < ABI_ERR_MPICH_OFFSET + ABI_ERR_MPICH_MAX)
     return code - ABI_ERR_MPICH_OFFSET;
   return code;
+}
+
+/* A spawn's array_of_errcodes: libhcmpi wrote its codes into the caller's
+ * array, as many as the root's process count, which only libhcmpi knows
+ * at the other ranks (src/mpi/spawn_codes.h). */
+void hc_abi_errcodes_out(int *codes) {
+  if (codes == MPI_ERRCODES_IGNORE)
+    return;
+  int n = hc_mpi_spawn_codes_written();
+  for (int i = 0; i < n; i++)
+    codes[i] = hc_abi_err_out(codes[i]);
 }
 
 /* ---- statuses ----

@@ -7,13 +7,19 @@
  * one table indexed by that value gives its MPICH int.  Any other ABI
  * handle carries libhcmpi's int in its pointer bits, so user objects need
  * no table and no allocation.  Back from MPICH, a run-time handle (kind
- * bits 2 or 3, bit 31 set) is the pointer; builtin and null handles are
- * looked up per kind (two kinds share 0x2c000000: request and message
- * null).  Files are pointers on both sides and differ only in the null.
+ * bits 2 or 3, bit 31 set) is the pointer; the kind's null is one compare
+ * (abi_conv.h; two kinds share 0x2c000000: request and message null), and
+ * where the null is the kind's only predefined handle (requests, windows,
+ * sessions) every other value is the pointer too, such as the completed
+ * request an eager MPI_Isend returns; other builtin handles are looked up
+ * per kind.  Files are pointers on both sides and differ only in the null.
  *
  * The conversions on every call (handles in, ranks, tags, the error code)
  * are static inline here: they are a compare and a load, and a call
- * would cost more than the work.
+ * would cost more than the work.  Nothing on a wrapper's hot path calls
+ * out of line, so that it saves no registers: a call with an output
+ * status has the status path in a function of its own (buildabi.py), and
+ * MPI_STATUS_IGNORE, the usual case, passes MPICH's ignore straight on.
  */
 #ifndef HC_ABI_IMPL_H
 #define HC_ABI_IMPL_H
@@ -76,7 +82,8 @@ void hc_abi_tables_init(void);
 uintptr_t hc_abi_handle_out_slow(int kind, int h);
 int hc_abi_err_in_slow(int code);
 int hc_abi_err_out_slow(int code);
-int hc_abi_rank_in_slow(int rank);
+/* Converts the codes a spawn wrote into codes (unless MPI_ERRCODES_IGNORE). */
+void hc_abi_errcodes_out(int *codes);
 int hc_abi_rank_out_slow(int rank);
 int hc_abi_pair_in(const struct hc_abi_pair *p, int n, int v);
 int hc_abi_pair_out(const struct hc_abi_pair *p, int n, int v);
@@ -131,7 +138,12 @@ extern const int hc_abi_rank_neg[5];
 static inline int hc_abi_rank_in(int r) {
   if (r >= 0)
     return r;
-  return r >= -4 ? hc_abi_rank_neg[-r] : hc_abi_rank_in_slow(r);
+  if (r >= -4)
+    return hc_abi_rank_neg[-r];
+  /* Below -4 only MPI_UNDEFINED means something (a Comm_split color
+   * passes through other calls).  Inline, not a call: a call on this cold
+   * path would make every wrapper save registers on the hot one. */
+  return r == MPI_UNDEFINED ? r : HC_ABI_NO_VALUE;
 }
 static inline int hc_abi_rank_out(int r) {
   return r >= 0 ? r : hc_abi_rank_out_slow(r);

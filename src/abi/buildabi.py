@@ -208,6 +208,8 @@ def classify(call, ctype, name, arr):
         return ('buf', const)
     if base == 'int *' and name in WEIGHTS:
         return ('weights', const)
+    if base == 'int' and arr == '[]' and name == 'array_of_errcodes':
+        return ('errcodes', None)
     if base == 'int' and not arr:
         rule = enum_rule(ENUM_IN, call, name)
         if rule:
@@ -281,11 +283,24 @@ def abi_param(ctype, name, arr):
     return '%s %s%s' % (ctype, name, arr)
 
 
-def wrapper(ret, call, plist):
+def ignorable_status(call, plist):
+    """The name of the call's one output status, which a caller may pass
+    as MPI_STATUS_IGNORE, or None."""
+    names = [n for t, n, a in plist if classify(call, t, n, a)[0] == 'st']
+    if len(names) != 1 or call.startswith('Status_set'):
+        return None
+    return names[0]
+
+
+def conversions(call, plist, ignored=None):
+    """(pre, actual, post, cleanup) of a call's wrapper; the status named
+    ignored is MPI_STATUS_IGNORE, so it passes MPICH's and converts nothing."""
     pre, actual, post, cleanup = [], [], [], []
     for ctype, name, arr in plist:
         kind, detail = classify(call, ctype, name, arr)
-        if kind == 'h':
+        if name == ignored:
+            actual.append('HC_MPICH_STATUS_IGNORE')
+        elif kind == 'h':
             actual.append('hc_abi_%s_in(%s)' % (detail, name))
         elif kind == 'hptr':
             mtype = 'hc_mpich_file' if detail == 'file' else 'int'
@@ -328,6 +343,9 @@ def wrapper(ret, call, plist):
             post.append('hc_abi_statuses_out(%s, %s_m, %s_n);' %
                         (name, name, name))
             cleanup.append('hc_abi_scratch_free(%s_s, %s_m);' % (name, name))
+        elif kind == 'errcodes':  # a spawn's, written at every rank
+            actual.append(name)
+            post.append('hc_abi_errcodes_out(%s);' % name)
         elif kind == 'cast':
             actual.append('(%s)%s' % (detail, name))
         elif kind == 'pvar_in':
@@ -348,21 +366,45 @@ def wrapper(ret, call, plist):
                         (name, name, detail, name))
         else:
             actual.append(name)
-    sig = '%s PMPI_%s(%s)' % (ret, call, ', '.join(
-        abi_param(t, n, a) for t, n, a in plist) or 'void')
-    body = ['  ' + p for p in pre]
+    return pre, actual, post, cleanup
+
+
+def call_body(ret, call, plist, ignored, indent):
+    pre, actual, post, cleanup = conversions(call, plist, ignored)
+    body = [indent + p for p in pre]
     call_expr = 'hc_mpich.%s(%s)' % (call, ', '.join(actual))
     if ret != 'int':
-        body.append('  return %s;' % call_expr)
+        return body + [indent + 'return %s;' % call_expr]
+    body.append(indent + 'int rc = %s;' % call_expr)
+    # Outputs convert back whatever rc says: a failed receive still
+    # fills its status (MPI_ERR_TRUNCATE), a failed wait still frees
+    # its request, and an untouched handle converts back to itself.
+    body += [indent + p for p in post]
+    body += [indent + c for c in cleanup]
+    return body + [indent + 'return hc_abi_err_out(rc);']
+
+
+def wrapper(ret, call, plist):
+    sig = '%s PMPI_%s(%s)' % (ret, call, ', '.join(
+        abi_param(t, n, a) for t, n, a in plist) or 'void')
+    status = ignorable_status(call, plist) if ret == 'int' else None
+    if status:
+        # A status to fill goes to a function of its own, so that the
+        # usual case on the hot path (MPI_Recv, MPI_Wait with
+        # MPI_STATUS_IGNORE) saves no registers for the conversion back.
+        filler = 'abi_%s_status' % call
+        head = '/* MPI_%s with a status to fill. */\nstatic __attribute__((noinline)) ' % call
+        head += sig.replace('PMPI_%s(' % call, '%s(' % filler, 1)
+        fill = '%s\n{\n%s\n}\n\n' % (
+            head, '\n'.join(call_body(ret, call, plist, None, '  ')))
+        body = ['  if (%s != MPI_STATUS_IGNORE)' % status,
+                '    return %s(%s);' % (filler, ', '.join(
+                    n for t, n, a in plist))]
+        body += call_body(ret, call, plist, status, '  ')
     else:
-        body.append('  int rc = %s;' % call_expr)
-        # Outputs convert back whatever rc says: a failed receive still
-        # fills its status (MPI_ERR_TRUNCATE), a failed wait still frees
-        # its request, and an untouched handle converts back to itself.
-        body += ['  ' + p for p in post]
-        body += ['  ' + c for c in cleanup]
-        body.append('  return hc_abi_err_out(rc);')
-    return '%s\n{\n%s\n}\nHC_WEAK_ALIAS(MPI_%s, PMPI_%s);\n' % (
+        fill = ''
+        body = call_body(ret, call, plist, None, '  ')
+    return fill + '%s\n{\n%s\n}\nHC_WEAK_ALIAS(MPI_%s, PMPI_%s);\n' % (
         sig, '\n'.join(body), call, call)
 
 
@@ -438,21 +480,38 @@ def mpich_values(names, cc):
     return {n: int(v) for n, v in (l.split() for l in out.splitlines())}
 
 
-def write_conv():
+def write_conv(cc):
     """abi_conv.h: one in/out pair of inline conversions per handle kind
-    and per integer family, each name spelled out."""
+    and per integer family, each name spelled out.  On the way out, the
+    kind's null (what a completed request, a freed object becomes) is one
+    compare before the search of the other predefined handles."""
     out = ['/* Generated by src/abi/buildabi.py; do not edit.  Included at the',
            ' * end of abi_impl.h. */', '#ifndef HC_ABI_CONV_H',
            '#define HC_ABI_CONV_H', '']
+    nulls = mpich_values(['MPI_%s_NULL' % h.upper() for h in HANDLES], cc)
+    predefined = {}
+    for name, kind, v in abi_handles():
+        predefined[kind] = predefined.get(kind, 0) + 1
     for h, short in HANDLES.items():
         if h == 'File':
             continue
         t, kind = 'MPI_' + h, 'HC_ABI_KIND_' + h.upper()
+        null = 'MPI_%s_NULL' % h.upper()
         out += [
             'static inline int hc_abi_%s_in(%s h) {' % (short, t),
             '  return hc_abi_handle_in((uintptr_t)h);', '}',
-            'static inline %s hc_abi_%s_out(int h) {' % (t, short),
-            '  return (%s)hc_abi_handle_out(%s, h);' % (t, kind), '}',
+            'static inline %s hc_abi_%s_out(int h) {' % (t, short)]
+        if null in nulls:
+            out += ['  if (h == %s) /* MPICH\'s %s */' % (hex(nulls[null]), null),
+                    '    return %s;' % null]
+        if predefined.get(h, 0) <= 1 and null in nulls:
+            # The null is the kind's only predefined handle, so every other
+            # value is libhcmpi's own (a request completed at once too).
+            out.append('  return (%s)(uintptr_t)(uint32_t)h;' % t)
+        else:
+            out.append('  return (%s)hc_abi_handle_out(%s, h);' % (t, kind))
+        out += [
+            '}',
             'static inline void hc_abi_%s_array_in(int *m, const %s *a, int n) {'
             % (short, t),
             '  for (int i = 0; i < n; i++)',
@@ -635,7 +694,7 @@ def main():
         '\n'.join(src))
     write_header(read_prototypes())
     write_values(os.environ.get('CC', 'cc'))
-    write_conv()
+    write_conv(os.environ.get('CC', 'cc'))
     write_tramps()
     return 0
 

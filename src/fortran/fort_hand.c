@@ -1074,6 +1074,7 @@ void pmpi_f_sync_reg_(void *buf) { (void)buf; }
   FH_PRAGMA(weak n = n##_)                                                     \
   FH_PRAGMA(weak n##__ = n##_)                                                 \
   FH_PRAGMA(weak MPI_##N = n##_)                                               \
+  FH_PRAGMA(weak p##n = n##_)                                                  \
   FH_PRAGMA(weak p##n##_ = n##_)                                               \
   FH_PRAGMA(weak p##n##__ = n##_)                                              \
   FH_PRAGMA(weak PMPI_##N = n##_)
@@ -1091,5 +1092,29 @@ FH_CALLBACK_NAMES(mpi_win_null_delete_fn, WIN_NULL_DELETE_FN)
 FH_CALLBACK_NAMES(mpi_null_copy_fn, NULL_COPY_FN)
 FH_CALLBACK_NAMES(mpi_dup_fn, DUP_FN)
 FH_CALLBACK_NAMES(mpi_null_delete_fn, NULL_DELETE_FN)
+/* The names MPICH's mpi_f08 module (mpi_f08_callbacks) gives the predefined
+ * attribute copy/delete functions and MPI_CONVERSION_FN_NULL(_C) of mpi_f08.
+ * TYPE(MPI_Comm) (one INTEGER) by reference is an INTEGER by reference, so they
+ * are the mpif.h ones, and the bindings recognise their addresses
+ * (fort_mpich_f08.c has the rest of that module's names). */
+#pragma weak __mpi_f08_callbacks_MOD_mpi_comm_dup_fn = mpi_comm_dup_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_comm_null_copy_fn =                   \
+    mpi_comm_null_copy_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_comm_null_delete_fn =                 \
+    mpi_comm_null_delete_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_type_dup_fn = mpi_type_dup_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_type_null_copy_fn =                   \
+    mpi_type_null_copy_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_type_null_delete_fn =                 \
+    mpi_type_null_delete_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_win_dup_fn = mpi_win_dup_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_win_null_copy_fn =                    \
+    mpi_win_null_copy_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_win_null_delete_fn =                  \
+    mpi_win_null_delete_fn_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_conversion_fn_null =                  \
+    mpi_conversion_fn_null_
+#pragma weak __mpi_f08_callbacks_MOD_mpi_conversion_fn_null_c =                \
+    mpi_conversion_fn_null_c_
 
 #include "fortran/fort_hand_alias.h"

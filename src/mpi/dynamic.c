@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
+#include "mpi/spawn_codes.h"
 #include "util/findexec.h"
 
 /* info is MPI_INFO_NULL or a valid info (its hints are all optional). */
@@ -314,9 +315,17 @@ static int dyn_spawn_cmd(const char *fn, hc_mpi_comm_t *c, const char *command,
 
 /* Every process's code: MPI_SUCCESS for all, or MPI_ERR_SPAWN for all when
  * the launcher started none.  n: the processes asked for. */
+/* What this thread's last spawn wrote into its codes (spawn_codes.h). */
+static _Thread_local int dyn_codes_written;
+
+int hc_mpi_spawn_codes_written(void) { return dyn_codes_written; }
+
 static void dyn_spawn_codes(int *codes, int n, int code) {
-  for (int i = 0; codes != MPI_ERRCODES_IGNORE && i < n; i++)
+  if (codes == MPI_ERRCODES_IGNORE)
+    return;
+  for (int i = 0; i < n; i++)
     codes[i] = code;
+  dyn_codes_written = n;
 }
 
 /* The common part of spawn and spawn_multiple, after the root built its
@@ -365,6 +374,7 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs,
   static const char fn[] = "MPI_Comm_spawn";
   hc_mpi_comm_t *c = NULL;
   hcomm_spawn_cmd_t cmd;
+  dyn_codes_written = 0;
   int rc = dyn_enter(fn, "", MPI_INFO_NULL, root, comm, intercomm, &c);
   int at_root = rc == MPI_SUCCESS && hcomm_comm_rank(c->engine) == root;
   if (at_root)
@@ -385,6 +395,7 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
   static const char fn[] = "MPI_Comm_spawn_multiple";
   hc_mpi_comm_t *c = NULL;
   hcomm_spawn_cmd_t cmds[DYN_SPAWN_MAX_CMDS];
+  dyn_codes_written = 0;
   int rc = dyn_enter(fn, "", MPI_INFO_NULL, root, comm, intercomm, &c);
   int at_root = rc == MPI_SUCCESS && hcomm_comm_rank(c->engine) == root;
   int made = 0;

@@ -19,7 +19,8 @@ HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
 HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
 # Errors the language bindings raise through the C face's handlers.
-HC_MPI_SOURCES += src/mpi/binding_error.c src/mpi/binding_error.h
+HC_MPI_SOURCES += src/mpi/binding_error.c src/mpi/binding_error.h \
+	src/mpi/spawn_codes.h
 # Partitioned point-to-point (MPI-4.0 chapter 4) over src/hcomm/part.c.
 HC_MPI_SOURCES += src/mpi/part.c
 # MPI_Type_create_f90_integer / _real / _complex.

@@ -8,14 +8,16 @@
 # source order and callback safety are constants that differ between the
 # ABIs, MPI_T_PVAR_ALL_HANDLES an object of libhcmpi's, event callbacks
 # with their safety level); MPI-IO's external32 and a user data
-# representation (io_ext32: conversion callbacks through the layer).  Each
-# binary
-# must name libmpi_abi and not libhcmpi, so the checks ran through the
+# representation (io_ext32: conversion callbacks through the layer);
+# MPI_Comm_spawn and _multiple (dyn_spawn parent: children that run
+# through the layer too, and a missing program whose MPI_ERR_SPAWN codes
+# every parent reads in the standard's value) and a spawn without a
+# launcher (dyn_spawn nolauncher).  Each binary must name libmpi_abi and not libhcmpi, so the checks ran through the
 # translation layer.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for p in pingpong_sizes probe proc_null truncation persistent \
     collectives_basic coll_full coll_derived_reduce attr_callbacks \
-    success_paths grequest mpit_api mpit_counts io_ext32; do
+    success_paths grequest mpit_api mpit_counts io_ext32 dyn_spawn; do
     bin="$top_builddir/tests/abi/abi_$p"
     [ -x "$bin" ] || skip "$bin not built"
     needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
@@ -42,3 +44,8 @@ HCMPI_SHM_CELLS=48 HCMPI_TCP_SENDQ=3m HCMPI_DEVICE_PATH=staging \
   HCMPI_ASYNC_PROGRESS=0 run_mpi_ok 1 tests/abi/abi_mpit_api
 run_mpi_ok 4 tests/abi/abi_coll_full big
 run_mpi_ok 4 tests/abi/abi_collectives_basic
+run_mpi_ok 2 tests/abi/abi_dyn_spawn parent
+echo "+ abi_dyn_spawn nolauncher"
+env -u PMI_FD -u PMI_PORT -u PMIX_RANK HCMPI_BOOTSTRAP=singleton \
+  timeout 60 "$top_builddir/tests/abi/abi_dyn_spawn" nolauncher ||
+  fail "abi_dyn_spawn nolauncher exited with status $?"

@@ -42,7 +42,8 @@ HC_ABI_TEST_BIN = \
 	tests/abi/abi_grequest \
 	tests/abi/abi_mpit_api \
 	tests/abi/abi_mpit_counts \
-	tests/abi/abi_io_ext32
+	tests/abi/abi_io_ext32 \
+	tests/abi/abi_dyn_spawn
 check_PROGRAMS += $(HC_ABI_TEST_BIN)
 tests_abi_abi_mpit_api_SOURCES = tests/mpi/mpit_api.c tests/mpi/mpitest.h
 tests_abi_abi_mpit_api_CPPFLAGS = $(HC_ABI_CPPFLAGS)
@@ -114,6 +115,13 @@ tests_abi_abi_grequest_CPPFLAGS = $(HC_ABI_CPPFLAGS)
 tests_abi_abi_grequest_CFLAGS = $(HC_ABI_TEST_CFLAGS)
 tests_abi_abi_grequest_LDADD = libmpi_abi.la -lm
 tests_abi_abi_grequest_LDFLAGS = $(HC_MPITEST_LDF)
+# Spawns, and a failed spawn's array_of_errcodes in the ABI's values.
+tests_abi_abi_dyn_spawn_SOURCES = tests/mpi/dyn_spawn.c tests/mpi/mpitest.h \
+	tests/mpi/dyn_family.h
+tests_abi_abi_dyn_spawn_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_dyn_spawn_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_dyn_spawn_LDADD = libmpi_abi.la -lm
+tests_abi_abi_dyn_spawn_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/abi/mpi_abi_values.sh tests/abi/abi_version.sh tests/abi/hcmpicc_abi.sh \
 	tests/abi/abi_programs.sh
 EXTRA_DIST += tests/abi/mpi_abi_values.sh tests/abi/abi_version.sh tests/abi/hcmpicc_abi.sh \

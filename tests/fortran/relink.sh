@@ -50,18 +50,37 @@ grep -q 'mismatch\|not freed' "$T/probe08.log" && fail "mpi_f08 probe: a check f
 check_maps "$T/probe08.log" "$ABI_DIR" 2 libmpichfort.so.12 libmpich.so.12
 echo "PASS: MPICH-built use mpi_f08 ranks map only $ABI_DIR's MPI libraries"
 
+# The procedures and data of MPICH's modules themselves (MPI_Sizeof, the
+# status conversions, the predefined callbacks, a derived type's vtab, ==
+# of `use mpi` handle types), which those programs link against by
+# gfortran's module names: every rank's checks pass on 3 ranks.
+for prog in module_procs_f08 module_procs; do
+  mpif90.mpich -I"$top_srcdir/tests/relink" -o "$T/$prog" "$top_srcdir/tests/relink/$prog.f90" ||
+    fail "mpif90.mpich $prog.f90"
+  "$HCMPIRUN" -n 3 --timeout 60 --env "LD_LIBRARY_PATH=$ABI_DIR" "$T/$prog" \
+    >"$T/$prog.log" 2>&1 || { cat "$T/$prog.log"; fail "$prog"; }
+  cat "$T/$prog.log"
+  grep -q mismatch "$T/$prog.log" && fail "$prog: a check failed"
+  [ "$(grep -c ' ok [0-2]$' "$T/$prog.log")" -eq 3 ] || fail "$prog: not every rank finished"
+  echo "PASS: MPICH-built $prog on hcmpi, 3 ranks"
+done
+
 # Every Fortran entry point Debian's libmpichfort.so.12 exports for mpif.h,
 # `use mpi` and its mpi_f08 (mpi_x_, mpi_x_f08_, mpi_x_f08ts_, their
-# _large_ forms, the pmpi_/pmpir_ ones), ours exports too.  Left out: the
-# gfortran module symbols (__*_MOD_*: of MPICH's modules' procedures and
-# data hcmpi has the handle comparisons and conversions and the sentinels,
-# src/fortran/fort_mpich_f08.c, which the mpi_f08 programs above need) and
-# the C functions MPI_Status_c2f08/_f082c, which libhcmpi exports.
+# _large_ forms, the pmpi_/pmpir_ ones), ours exports too, and so every
+# gfortran module symbol (__*_MOD_*) of the mpi_f08_types, mpi_f08_callbacks,
+# mpi_f08_link_constants, mpi_constants and mpi_sizeofs modules, which
+# programs compiled with MPICH's modules link against (src/fortran/
+# fort_mpich_f08.c).  Left out: MPICH's internal modules (c_interface) and
+# mpi_f08_compile_constants (PARAMETERs, which gfortran puts in the
+# program), and the C functions MPI_Status_c2f08/_f082c, which libhcmpi
+# exports.
 ref=/usr/lib/x86_64-linux-gnu/libmpichfort.so.12
 if [ -r "$ref" ] && command -v nm >/dev/null 2>&1; then
   fort_names() {
     nm -D --defined-only "$1" | awk '$2 ~ /^[TWi]$/ { print $3 }' | sed 's/@.*//' |
-      grep -E '^p?mpi[xr]*_[a-z0-9_]*_$' | grep -v '^p\?mpi_status_\(c2f08\|f082c\)' | sort -u
+      grep -E '^p?mpi[xr]*_[a-z0-9_]*_$|^__mpi_(f08_types|f08_callbacks|f08_link_constants|constants|sizeofs)_MOD_' |
+      grep -v '^p\?mpi_status_\(c2f08\|f082c\)' | sort -u
   }
   missing=$(fort_names "$ABI_DIR/libmpichfort.so.12" | comm -13 - "$(fort_names "$ref" >"$T/ref.txt"; echo "$T/ref.txt")")
   if [ -n "$missing" ]; then
