@@ -8,8 +8,8 @@
  * this rank's own (its buffers are device memory of one device, its
  * datatypes contiguous) is agreed by the engine.  Data that only moves
  * goes as HCCL bytes (UINT8), so any dense datatype fits; reductions need
- * a predefined op and type with HCCL equivalents.  Everything else (user
- * ops, MPI_MINLOC and the like, derived or non-contiguous types,
+ * a predefined op and type that HCCL reduces on every product.  Everything else
+ * (user ops, MPI_MINLOC and the like, derived or non-contiguous types,
  * MPI_IN_PLACE alltoalls) stays on the staged path of the callers.
  */
 #include "mpi/coll_impl.h"
@@ -19,23 +19,14 @@
 #include "mpi/devstage.h"
 
 /* HCCL's codes (HcclDataType, HcclReduceOp). */
-enum {
-  HCCL_INT8 = 0,
-  HCCL_INT16 = 1,
-  HCCL_INT32 = 2,
-  HCCL_FP32 = 4,
-  HCCL_INT64 = 5,
-  HCCL_UINT64 = 6,
-  HCCL_UINT8 = 7,
-  HCCL_UINT16 = 8,
-  HCCL_UINT32 = 9,
-  HCCL_FP64 = 10
-};
-enum { HCCL_SUM = 0, HCCL_PROD = 1, HCCL_MAX = 2, HCCL_MIN = 3 };
+enum { HCCL_INT8 = 0, HCCL_INT16 = 1, HCCL_INT32 = 2, HCCL_FP32 = 4 };
+enum { HCCL_INT64 = 5, HCCL_UINT8 = 7 };
+enum { HCCL_SUM = 0, HCCL_MAX = 2, HCCL_MIN = 3 };
 
-#define HCCL_INT_OF(ctype) (sizeof(ctype) == 8 ? HCCL_INT64 : HCCL_INT32)
-#define HCCL_UINT_OF(ctype) (sizeof(ctype) == 8 ? HCCL_UINT64 : HCCL_UINT32)
-
+/* The reductions every Atlas A2, A3 and 950 product's HCCL documents
+ * (hicann/hccl docs/api, HcclAllReduce, HcclReduce, HcclReduceScatter):
+ * SUM, MAX and MIN of signed integers and float.  PROD, unsigned types
+ * and double are missing on some of them, so they stage everywhere. */
 static const struct {
   MPI_Datatype mpi;
   int hccl;
@@ -46,20 +37,10 @@ static const struct {
     {MPI_INT16_T, HCCL_INT16},
     {MPI_INT, HCCL_INT32},
     {MPI_INT32_T, HCCL_INT32},
-    {MPI_LONG, HCCL_INT_OF(long)},
+    {MPI_LONG, sizeof(long) == 8 ? HCCL_INT64 : HCCL_INT32},
     {MPI_LONG_LONG_INT, HCCL_INT64},
     {MPI_INT64_T, HCCL_INT64},
-    {MPI_UNSIGNED_CHAR, HCCL_UINT8},
-    {MPI_UINT8_T, HCCL_UINT8},
-    {MPI_UNSIGNED_SHORT, HCCL_UINT16},
-    {MPI_UINT16_T, HCCL_UINT16},
-    {MPI_UNSIGNED, HCCL_UINT32},
-    {MPI_UINT32_T, HCCL_UINT32},
-    {MPI_UNSIGNED_LONG, HCCL_UINT_OF(unsigned long)},
-    {MPI_UNSIGNED_LONG_LONG, HCCL_UINT64},
-    {MPI_UINT64_T, HCCL_UINT64},
     {MPI_FLOAT, HCCL_FP32},
-    {MPI_DOUBLE, HCCL_FP64},
 };
 
 /* Whether the ranks ask at all: the same answer everywhere. */
@@ -73,8 +54,6 @@ static int hccl_reduction(const hc_mpi_type_t *t, MPI_Op op, int *dtype,
                           int *hop) {
   if (op == MPI_SUM)
     *hop = HCCL_SUM;
-  else if (op == MPI_PROD)
-    *hop = HCCL_PROD;
   else if (op == MPI_MAX)
     *hop = HCCL_MAX;
   else if (op == MPI_MIN)

@@ -1,6 +1,6 @@
 /*
  * Blocking collectives on device buffers of the CANN test double run as
- * HCCL's own collectives: Allreduce (SUM on int, MAX on double in place),
+ * HCCL's own collectives: Allreduce (SUM on int, MAX on float in place),
  * Bcast (bytes), Allgather (and in place), Reduce_scatter_block (MIN on
  * float), Alltoall, Alltoallv (uneven blocks), Reduce (SUM on long, recvbuf
  * NULL off the root), and an Allreduce on a split communicator (its own
@@ -8,8 +8,8 @@
  * with aclrtMemcpy) and by the HCCL double's count of collectives issued
  * (fakehccl_collectives): one more per call.  Then the cases HCCL cannot
  * take, which must give the same results through host staging and issue
- * no HCCL call: MPI_MINLOC, a user op, a vector datatype, and a rank whose
- * buffer is host memory while the others' are on the device.  With
+ * no HCCL call: MPI_MINLOC, MPI_PROD, a user op, a vector datatype, and a
+ * rank whose buffer is host memory while the others' are on the device.  With
  * HCMPI_COLL_HCCL=0 nothing goes to HCCL.  Prints "device_hccl_coll: N
  * ranks OK" at rank 0.
  */
@@ -83,19 +83,19 @@ static void t_allreduce(void) {
         MPI_SUCCESS);
   HCCL_CALLS(1);
   check_int_sums(r);
-  /* MAX on double, in place. */
-  double d[N], *dout;
+  /* MAX on float, in place. */
+  float d[N], *dout;
   for (int i = 0; i < N; i++)
-    d[i] = (double)((rank * 37 + i * 11) % 101) * 0.25;
+    d[i] = (float)((rank * 37 + i * 11) % 101) * 0.25f;
   void *dd = dev_put(d, sizeof d);
-  CHECK(MPI_Allreduce(MPI_IN_PLACE, dd, N, MPI_DOUBLE, MPI_MAX,
+  CHECK(MPI_Allreduce(MPI_IN_PLACE, dd, N, MPI_FLOAT, MPI_MAX,
                       MPI_COMM_WORLD) == MPI_SUCCESS);
   HCCL_CALLS(1);
   dout = dev_get(dd, sizeof d);
   for (int i = 0; i < N; i++) {
-    double want = 0;
+    float want = 0;
     for (int q = 0; q < size; q++) {
-      double v = (double)((q * 37 + i * 11) % 101) * 0.25;
+      float v = (float)((q * 37 + i * 11) % 101) * 0.25f;
       want = v > want ? v : want;
     }
     CHECK(dout[i] == want);
@@ -332,6 +332,20 @@ static void t_fallbacks(void) {
   NO_HCCL_CALLS();
   check_int_sums(r);
   MPI_Op_free(&op);
+
+  /* MPI_PROD: not on every product's HCCL. */
+  int two[N], *prod;
+  for (int i = 0; i < N; i++)
+    two[i] = i % 3 == 0 ? -1 : 1;
+  void *t2 = dev_put(two, sizeof two);
+  CHECK(MPI_Allreduce(MPI_IN_PLACE, t2, N, MPI_INT, MPI_PROD, MPI_COMM_WORLD) ==
+        MPI_SUCCESS);
+  NO_HCCL_CALLS();
+  prod = dev_get(t2, sizeof two);
+  for (int i = 0; i < N; i++)
+    CHECK(prod[i] == (i % 3 == 0 && size % 2 == 1 ? -1 : 1));
+  free(prod);
+  fa.free_dev(t2);
 
   /* A strided datatype: every other int of 2 N. */
   MPI_Datatype vec;
