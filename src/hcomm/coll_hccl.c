@@ -148,7 +148,9 @@ hc_status_t hcomm_hccl_coll(hcomm_comm_t *comm, const hcomm_hccl_coll_t *a,
                             int usable, int device, int *taken) {
   *taken = 0;
   hc_hccl_coll_comm_t *h = comm->hccl;
-  if (h != NULL && (h->state != HCCL_COMM_READY || h->device != device))
+  if (h != NULL && h->state != HCCL_COMM_READY)
+    return HC_OK; /* every rank agreed on that failure: no need to ask */
+  if (h != NULL && h->device != device)
     usable = 0;
   int all;
   hc_status_t rc = coll_hccl_all(comm, usable, &all);
