@@ -452,6 +452,46 @@ hc_status_t hcomm_pready(hcomm_request_t *req, int partition);
  * HC_ERR_ARG when partition is out of range. */
 hc_status_t hcomm_parrived(hcomm_request_t *req, int partition, int *flag);
 
+/* ---- HCCL's own collectives on Ascend device buffers (coll_hccl.c) -------
+ * One HcclComm per communicator, made at its first HCCL collective (the
+ * root info broadcast over the communicator's host path) and destroyed
+ * with it.  Counts are in elements of dtype, HCCL's HcclDataType code; op
+ * is HCCL's HcclReduceOp code. */
+typedef enum hcomm_hccl_kind {
+  HCOMM_HCCL_ALLREDUCE,      /* send, recv, count, dtype, op */
+  HCOMM_HCCL_BCAST,          /* recv (in at the root, out elsewhere), count,
+                                dtype, root */
+  HCOMM_HCCL_ALLGATHER,      /* send, recv, count (per rank), dtype */
+  HCOMM_HCCL_REDUCE_SCATTER, /* send, recv, count (per rank), dtype, op */
+  HCOMM_HCCL_REDUCE,         /* send, recv, count, dtype, op, root */
+  HCOMM_HCCL_ALLTOALLV       /* send, recv, dtype, the four vectors */
+} hcomm_hccl_kind_t;
+
+typedef struct hcomm_hccl_coll {
+  hcomm_hccl_kind_t kind;
+  const void *send;
+  void *recv;
+  uint64_t count;
+  int dtype, op;
+  uint32_t root;
+  /* ALLTOALLV: comm size entries each, in elements */
+  const uint64_t *scounts, *sdispls, *rcounts, *rdispls;
+} hcomm_hccl_coll_t;
+
+/* 1 when HCMPI_COLL_HCCL is on and HCCL with its collectives loaded.  The
+ * answer must be the same at every rank (one environment for the job):
+ * where it is 1, every rank of an intracommunicator calls
+ * hcomm_hccl_coll for each collective the MPI face could hand to HCCL. */
+int hcomm_hccl_coll_enabled(void);
+/* Collective a on comm (an intracommunicator, not in use by another
+ * thread) through HCCL, if every rank can: usable says this rank can (its
+ * buffers are ACL memory of device, its arguments map to HCCL's); the
+ * ranks agree by an allreduce over comm's host path.  *taken 0: some rank
+ * could not, nothing ran (the caller uses its own path).  Else runs it on
+ * comm's HcclComm and waits for it. */
+hc_status_t hcomm_hccl_coll(hcomm_comm_t *comm, const hcomm_hccl_coll_t *a,
+                            int usable, int device, int *taken);
+
 /* ---- memory kinds: what a pointer is, and copies that reach device memory
  * (the MPI face stages typed or reduced data of device buffers through the
  * host with these; it never dereferences device memory itself). ---------- */

@@ -26,6 +26,20 @@ typedef struct hccl_api {
   int (*recv)(void *buf, uint64_t count, int type, uint32_t peer, void *comm,
               void *stream);
   const char *(*error_string)(int code);
+  /* the collectives (optional: the hccl point-to-point path works without) */
+  int (*allreduce)(const void *send, void *recv, uint64_t count, int type,
+                   int op, void *comm, void *stream);
+  int (*bcast)(void *buf, uint64_t count, int type, uint32_t root, void *comm,
+               void *stream);
+  int (*allgather)(const void *send, void *recv, uint64_t count, int type,
+                   void *comm, void *stream);
+  int (*reduce_scatter)(const void *send, void *recv, uint64_t count, int type,
+                        int op, void *comm, void *stream);
+  int (*reduce)(const void *send, void *recv, uint64_t count, int type, int op,
+                uint32_t root, void *comm, void *stream);
+  int (*alltoallv)(const void *send, const void *scounts, const void *sdispls,
+                   int stype, const void *recv, const void *rcounts,
+                   const void *rdispls, int rtype, void *comm, void *stream);
 } hccl_api_t;
 
 static struct {
@@ -57,6 +71,12 @@ static int hccl_load(void) {
   *(void **)&hccl.api.send = hccl_sym("HcclSend");
   *(void **)&hccl.api.recv = hccl_sym("HcclRecv");
   *(void **)&hccl.api.error_string = hccl_sym("HcclGetErrorString");
+  *(void **)&hccl.api.allreduce = hccl_sym("HcclAllReduce");
+  *(void **)&hccl.api.bcast = hccl_sym("HcclBroadcast");
+  *(void **)&hccl.api.allgather = hccl_sym("HcclAllGather");
+  *(void **)&hccl.api.reduce_scatter = hccl_sym("HcclReduceScatter");
+  *(void **)&hccl.api.reduce = hccl_sym("HcclReduce");
+  *(void **)&hccl.api.alltoallv = hccl_sym("HcclAlltoAllV");
   if (hccl.api.get_root_info == NULL || hccl.api.comm_init == NULL ||
       hccl.api.comm_destroy == NULL || hccl.api.send == NULL ||
       hccl.api.recv == NULL) {
@@ -128,6 +148,50 @@ hc_status_t hc_device_hccl_send(void *buf, size_t bytes, uint32_t peer,
 hc_status_t hc_device_hccl_recv(void *buf, size_t bytes, uint32_t peer,
                                 void *comm, void *stream) {
   return hccl_transfer(0, buf, bytes, peer, comm, stream);
+}
+
+int hc_device_hccl_has_collectives(void) {
+  return hc_device_hccl_loaded() && hccl.api.allreduce != NULL &&
+         hccl.api.bcast != NULL && hccl.api.allgather != NULL &&
+         hccl.api.reduce_scatter != NULL && hccl.api.reduce != NULL &&
+         hccl.api.alltoallv != NULL;
+}
+
+hc_status_t hc_device_hccl_collective(const hcomm_hccl_coll_t *a, void *comm,
+                                      void *stream) {
+  hc_status_t rc = hc_acl_bind_device(hc_acl_stream_device(stream));
+  if (rc != HC_OK)
+    return rc;
+  void *s = hc_acl_stream_handle(stream);
+  void *send = (void *)(uintptr_t)a->send;
+  switch (a->kind) {
+  case HCOMM_HCCL_ALLREDUCE:
+    return hccl_status(
+        "HcclAllReduce",
+        hccl.api.allreduce(send, a->recv, a->count, a->dtype, a->op, comm, s));
+  case HCOMM_HCCL_BCAST:
+    return hccl_status(
+        "HcclBroadcast",
+        hccl.api.bcast(a->recv, a->count, a->dtype, a->root, comm, s));
+  case HCOMM_HCCL_ALLGATHER:
+    return hccl_status(
+        "HcclAllGather",
+        hccl.api.allgather(send, a->recv, a->count, a->dtype, comm, s));
+  case HCOMM_HCCL_REDUCE_SCATTER:
+    return hccl_status("HcclReduceScatter",
+                       hccl.api.reduce_scatter(send, a->recv, a->count,
+                                               a->dtype, a->op, comm, s));
+  case HCOMM_HCCL_REDUCE:
+    return hccl_status("HcclReduce",
+                       hccl.api.reduce(send, a->recv, a->count, a->dtype, a->op,
+                                       a->root, comm, s));
+  case HCOMM_HCCL_ALLTOALLV:
+    return hccl_status("HcclAlltoAllV",
+                       hccl.api.alltoallv(send, a->scounts, a->sdispls,
+                                          a->dtype, a->recv, a->rcounts,
+                                          a->rdispls, a->dtype, comm, s));
+  }
+  return HC_ERR_ARG;
 }
 
 void hc_device_hccl_unload(void) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hcomm.h"
 #include "hcomm_status.h"
 
 /* Size of HCCL's root info blob (HcclRootInfo). */
@@ -37,6 +38,12 @@ hc_status_t hc_device_hccl_send(void *buf, size_t bytes, uint32_t peer,
                                 void *comm, void *stream);
 hc_status_t hc_device_hccl_recv(void *buf, size_t bytes, uint32_t peer,
                                 void *comm, void *stream);
+/* HCCL's collectives (hcomm.h's hcomm_hccl_coll_t says what each uses). */
+/* 1 when HCCL (loaded) has every collective call. */
+int hc_device_hccl_has_collectives(void);
+/* Issues the collective on stream (not waited for). */
+hc_status_t hc_device_hccl_collective(const hcomm_hccl_coll_t *a, void *comm,
+                                      void *stream);
 /* Finalize: closes the libraries (after every comm is destroyed). */
 void hc_device_hccl_unload(void);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hcomm/coll_hccl.h"
 #include "hcomm/core.h"
 #include "hcomm/ctxid.h"
 #include "hcomm/engine.h"
@@ -81,6 +82,7 @@ static void comm_destroy(hcomm_comm_t *comm) {
   if (comm->local != NULL)
     comm_release(comm->local);
   hc_shmcoll_free(comm);
+  hc_hccl_coll_comm_gone(comm);
   free(comm->world_ranks);
   free(comm->rank_of_world);
   free(comm);

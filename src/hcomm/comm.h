@@ -32,6 +32,7 @@ struct hcomm_comm {
   unsigned persist_seq; /* persistent collectives initialised on it */
   unsigned part_seq;    /* partitioned data tags handed out (part.c) */
   struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
+  struct hc_hccl_coll_comm *hccl; /* its HcclComm (coll_hccl.c), or NULL */
   /* An engine-internal communicator that carries part of another's
    * collectives (shmcoll_hier.c): a lost member of that one fails its
    * collectives too, as it would the whole collective's. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hcomm/coll_hccl.h"
 #include "hcomm/devpath_impl.h"
 #include "hcomm/devpath_rdma.h"
 #include "util/env.h"
@@ -434,7 +435,8 @@ void hc_devpath_fini(void) {
     devpath_log_use();
   hc_devrdma_fini(); /* before the transports go */
   devpath_pool_free();
-  hc_hccl_fini(); /* before the ACL runtime goes */
+  hc_hccl_coll_fini(); /* before HCCL goes */
+  hc_hccl_fini();      /* before the ACL runtime goes */
   for (int i = 0; i < devpath.nstreams; i++)
     hc_device_backend(devpath.streams[i].kind)
         ->stream_destroy(devpath.streams[i].stream);

@@ -22,6 +22,7 @@ HC_ENGINE_SOURCES += src/hcomm/shmcoll.c src/hcomm/shmcoll.h \
 HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 	src/hcomm/devpath_impl.h src/hcomm/devpath_ipc.c src/hcomm/devpath_staging.c \
 	src/hcomm/devpath_hccl.c src/hcomm/devpath_hccl.h \
+	src/hcomm/coll_hccl.c src/hcomm/coll_hccl.h \
 	src/hcomm/devpath_rdma.c src/hcomm/devpath_rdma.h
 # Processes met at run time: ports, accept/connect, join (docs/dynamic.md).
 HC_ENGINE_SOURCES += src/hcomm/dynamic.c src/hcomm/procname.c

@@ -100,6 +100,12 @@ static int move_alltoall(const char *fn, const void *sendbuf,
     rc = hc_mpi_coll_buf_check(fn, c, recvbuf,
                                hc_mpi_coll_any(rs->counts, vform ? size : 1),
                                NULL, "recvbuf");
+  if (rc == MPI_SUCCESS && request == NULL && !persist && !inter && !in_place &&
+      ss->types == NULL &&
+      hc_mpi_hccl_alltoallv(fn, c, sendbuf, sb, recvbuf, rb, &rc)) {
+    hc_mpi_coll_free(cx);
+    return rc;
+  }
   if (rc != MPI_SUCCESS) {
     hc_mpi_coll_free(cx);
     return rc;

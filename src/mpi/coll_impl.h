@@ -164,4 +164,25 @@ size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 
+/* Blocking collectives on an intracommunicator that HCCL may run instead
+ * (coll_hccl.c): called at every rank alike, after the argument checks;
+ * 1 when HCCL ran it (*rc is the MPI result), 0 when the caller goes on
+ * with its own path.  kind: HCOMM_HCCL_ALLREDUCE, _REDUCE or
+ * _REDUCE_SCATTER (count per rank); root is used by _REDUCE only. */
+int hc_mpi_hccl_reduce(const char *fn, hc_mpi_comm_t *c, int kind,
+                       const void *sendbuf, void *recvbuf, MPI_Count count,
+                       const hc_mpi_type_t *t, MPI_Op op, int root, int *rc);
+int hc_mpi_hccl_bcast(const char *fn, hc_mpi_comm_t *c, void *buf,
+                      MPI_Count count, const hc_mpi_type_t *t, int root,
+                      int *rc);
+int hc_mpi_hccl_allgather(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
+                          MPI_Count sendcount, const hc_mpi_type_t *st,
+                          void *recvbuf, MPI_Count recvcount,
+                          const hc_mpi_type_t *rt, int *rc);
+/* Alltoall and Alltoallv, blocks as move_side_check gives them (not
+ * MPI_IN_PLACE). */
+int hc_mpi_hccl_alltoallv(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
+                          const hc_mpi_coll_block_t *sb, void *recvbuf,
+                          const hc_mpi_coll_block_t *rb, int *rc);
+
 #endif /* HC_MPI_COLL_IMPL_H */

@@ -171,6 +171,9 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
     rc = hc_mpi_coll_buf_check(fn, c, buffer, count > 0, t, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
+  if (request == NULL && !persist && !inter &&
+      hc_mpi_hccl_bcast(fn, c, buffer, count, t, root, &rc))
+    return rc;
   if (request == NULL && !inter &&
       (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
@@ -994,6 +997,10 @@ static int move_allgather(const char *fn, const void *sendbuf,
         move_match(fn, c, move_bytes(st, sendcount),
                    move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? rank : 0)));
   if (rc != MPI_SUCCESS)
+    return rc;
+  if (request == NULL && !persist && !vform && !inter &&
+      hc_mpi_hccl_allgather(fn, c, sendbuf, sendcount, st, recvbuf,
+                            hc_mpi_vec_at(recvcounts, 0), rt, &rc))
     return rc;
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);

@@ -96,6 +96,10 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
   if (rc != MPI_SUCCESS)
     return rc;
+  if (request == NULL && !persist &&
+      hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE, sendbuf, recvbuf, count,
+                         red.type, op, root, &rc))
+    return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
   if (request == NULL && red_direct(&red, op, send, recvbuf))
@@ -231,6 +235,10 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
   rc = hc_mpi_coll_reduce_bufs(fn, c, src, recvbuf, count,
                                sendbuf != MPI_IN_PLACE, red.type);
   if (rc != MPI_SUCCESS)
+    return rc;
+  if (request == NULL && !persist && kind == RED_ALLREDUCE &&
+      hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_ALLREDUCE, sendbuf, recvbuf, count,
+                         red.type, op, 0, &rc))
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
@@ -531,6 +539,10 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                       "sendbuf and recvbuf are the same buffer "
                       "(use MPI_IN_PLACE)");
   if (rc != MPI_SUCCESS)
+    return rc;
+  if (request == NULL && !persist && !vform &&
+      hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE_SCATTER, sendbuf, recvbuf,
+                         block, red.type, op, 0, &rc))
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   size_t *counts = cx ? hc_mpi_coll_tmp(cx, (size_t)size * sizeof *counts) : 0;

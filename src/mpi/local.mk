@@ -8,7 +8,7 @@ HC_MPI_SOURCES = src/mpi/mpi_impl.h src/mpi/weak_alias.h src/mpi/handle.c src/mp
 	src/mpi/mpi_trace.c src/mpi/mpi_trace.h
 HC_MPI_SOURCES += src/mpi/coll_impl.h src/mpi/coll_ctx.c src/mpi/coll_move.c \
 	src/mpi/coll_reduce.c src/mpi/coll_check.c src/mpi/coll_neighbor.c \
-	src/mpi/coll_alltoall.c
+	src/mpi/coll_alltoall.c src/mpi/coll_hccl.c
 HC_MPI_SOURCES += src/mpi/group.c src/mpi/info.c
 HC_MPI_SOURCES += src/mpi/pack.c src/mpi/typebuild.c src/mpi/typemap.c src/mpi/xfer.c
 # Collectives and non-contiguous datatypes on device buffers.

@@ -182,6 +182,11 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_DEVICE_PATH", "auto", "library",
      "data path for device buffers: auto, staging, ipc, hccl, rdma"},
     {"HCMPI_HCCL_LIB", "libhccl.so", "library", "HCCL to dlopen (hccl path)"},
+    {"HCMPI_COLL_HCCL", "1", "library",
+     "0: blocking collectives on Ascend device buffers stage through the "
+     "host instead of running as HCCL's own collectives; while HCCL is "
+     "loaded, each collective HCCL could run first agrees across the "
+     "communicator (one small allreduce); must be alike on every rank"},
     {"HCMPI_HCOMM_LIB", "libhcomm.so", "library",
      "where the HCCL comm calls are when libhccl lacks them"},
     {"HCMPI_DEVICE_CHUNK", "1m", "library",

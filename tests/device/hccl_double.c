@@ -4,7 +4,9 @@
  * in issue order per direction, each direction on its own stream, and move
  * the bytes between the processes' device memories; argument errors are
  * refused at the call; a count mismatch fails both streams (ACL reports
- * ACL_ERROR_RT_INTERNAL_ERROR, HcclGetCommAsyncError HCCL_E_PARA).
+ * ACL_ERROR_RT_INTERNAL_ERROR, HcclGetCommAsyncError HCCL_E_PARA).  The
+ * collectives: an in-place allreduce and an alltoallv move the right
+ * bytes, bad arguments are refused, differing counts fail both ranks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +118,61 @@ static void test_mismatch(HcclComm comm, aclrtStream s, HcclDataType t0,
   aclrtFree(d);
 }
 
+/* Collectives on two ranks: an in-place HcclAllReduce (SUM, int32), an
+ * HcclAlltoAllV of uneven blocks, refusals at the call; then an
+ * HcclAllReduce whose counts differ fails both ranks' streams. */
+static void test_collectives(HcclComm comm, aclrtStream s, aclrtStream bad) {
+  enum { M = 1000 };
+  int32_t h[M];
+  for (int i = 0; i < M; i++)
+    h[i] = i * 3 + me;
+  void *d;
+  CHECK(aclrtMalloc(&d, sizeof h, ACL_MEM_MALLOC_HUGE_FIRST) == 0);
+  CHECK(aclrtMemcpy(d, sizeof h, h, sizeof h, ACL_MEMCPY_HOST_TO_DEVICE) == 0);
+  CHECK(HcclAllReduce(d, d, M, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm,
+                      s) == HCCL_SUCCESS);
+  CHECK(aclrtSynchronizeStream(s) == ACL_SUCCESS);
+  CHECK(aclrtMemcpy(h, sizeof h, d, sizeof h, ACL_MEMCPY_DEVICE_TO_HOST) == 0);
+  for (int i = 0; i < M; i++)
+    CHECK(h[i] == i * 6 + 1);
+  /* Rank r sends 3 + r bytes to itself and 5 - r to the other, packed. */
+  uint64_t sc[2], sd[2], rc[2], rd[2];
+  sc[me] = 3u + (unsigned)me;
+  sc[1 - me] = 5u - (unsigned)me;
+  rc[me] = sc[me];
+  rc[1 - me] = 5u - (unsigned)(1 - me);
+  sd[0] = rd[0] = 0;
+  sd[1] = sc[0];
+  rd[1] = rc[0];
+  void *sb = dev_fill(16, 50 + me), *rb;
+  CHECK(aclrtMalloc(&rb, 16, ACL_MEM_MALLOC_HUGE_FIRST) == 0);
+  CHECK(HcclAlltoAllV(sb, sc, sd, HCCL_DATA_TYPE_UINT8, rb, rc, rd,
+                      HCCL_DATA_TYPE_UINT8, comm, s) == HCCL_SUCCESS);
+  CHECK(aclrtSynchronizeStream(s) == ACL_SUCCESS);
+  unsigned char got[16];
+  CHECK(aclrtMemcpy(got, 16, rb, 16, ACL_MEMCPY_DEVICE_TO_HOST) == 0);
+  for (int from = 0; from < 2; from++)
+    for (uint64_t i = 0; i < rc[from]; i++) {
+      /* from's block for me starts at from's sdispls[me]. */
+      uint64_t at = me == 0 ? 0 : (from == 0 ? 3u : 4u);
+      CHECK(got[rd[from] + i] == pat(at + i, 50 + from));
+    }
+  char host[64];
+  CHECK(HcclAllReduce(host, d, 8, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm,
+                      s) == HCCL_E_PARA); /* host memory */
+  CHECK(HcclAllReduce(d, d, 8, HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM, comm, s) ==
+        HCCL_E_NOT_SUPPORT); /* the double reduces no fp16 */
+  CHECK(HcclAllReduce(d, d, 8, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_RESERVED, comm,
+                      s) == HCCL_E_NOT_SUPPORT);
+  CHECK(HcclBroadcast(d, 8, HCCL_DATA_TYPE_INT32, 2, comm, s) == HCCL_E_PARA);
+  CHECK(HcclAllReduce(d, d, 8u + (unsigned)me, HCCL_DATA_TYPE_INT32,
+                      HCCL_REDUCE_SUM, comm, bad) == HCCL_SUCCESS);
+  CHECK(aclrtSynchronizeStream(bad) == ACL_ERROR_RT_INTERNAL_ERROR);
+  aclrtFree(sb);
+  aclrtFree(rb);
+  aclrtFree(d);
+}
+
 static int rank_main(const HcclRootInfo *root) {
   CHECK(aclInit(NULL) == ACL_SUCCESS);
   CHECK(aclrtSetDevice(me) == ACL_SUCCESS);
@@ -129,6 +186,10 @@ static int rank_main(const HcclRootInfo *root) {
   CHECK(aclrtCreateStream(&bad) == 0);
   test_pairing(comm, ss, rs);
   test_refused(comm, ss);
+  aclrtStream bad3;
+  CHECK(aclrtCreateStream(&bad3) == 0);
+  test_collectives(comm, ss, bad3);
+  aclrtDestroyStream(bad3);
   /* The same bytes (16 x 4), another type; then the same type, another
    * count (each on a stream of its own: a failure breaks its stream). */
   test_mismatch(comm, bad, HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT32, 16);

@@ -70,6 +70,14 @@ typedef enum {
   HCCL_DATA_TYPE_RESERVED = 255
 } HcclDataType;
 
+typedef enum {
+  HCCL_REDUCE_SUM = 0,
+  HCCL_REDUCE_PROD = 1,
+  HCCL_REDUCE_MAX = 2,
+  HCCL_REDUCE_MIN = 3,
+  HCCL_REDUCE_RESERVED = 255
+} HcclReduceOp;
+
 HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo);
 HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo,
                                 uint32_t rank, HcclComm *comm);
@@ -80,7 +88,32 @@ HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType,
                     uint32_t destRank, HcclComm comm, aclrtStream stream);
 HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType,
                     uint32_t srcRank, HcclComm comm, aclrtStream stream);
+HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
+                         HcclDataType dataType, HcclReduceOp op, HcclComm comm,
+                         aclrtStream stream);
+HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType,
+                         uint32_t root, HcclComm comm, aclrtStream stream);
+HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount,
+                         HcclDataType dataType, HcclComm comm,
+                         aclrtStream stream);
+HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
+                             HcclDataType dataType, HcclReduceOp op,
+                             HcclComm comm, aclrtStream stream);
+HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
+                      HcclDataType dataType, HcclReduceOp op, uint32_t root,
+                      HcclComm comm, aclrtStream stream);
+/* sendCounts, sdispls, recvCounts, rdispls: nRanks uint64_t each, in
+ * elements. */
+HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts,
+                         const void *sdispls, HcclDataType sendType,
+                         const void *recvBuf, const void *recvCounts,
+                         const void *rdispls, HcclDataType recvType,
+                         HcclComm comm, aclrtStream stream);
 HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError);
 const char *HcclGetErrorString(HcclResult code);
+
+/* Test hook (not HCCL): collectives this process issued (calls the
+ * double accepted), so tests can tell HCCL ran them. */
+unsigned long fakehccl_collectives(void);
 
 #endif /* FAKE_HCCL_H */
