@@ -61,6 +61,7 @@ static void run_usage(FILE *f) {
           "                the others (they see MPIX_ERR_PROC_FAILED); the\n"
           "                exit status still reports it (also HCMPI_FT=1)\n"
           "  -genv K V, -env K V   the same, mpiexec style\n"
+          "  -disable-auto-cleanup  Hydra's name for --no-kill-on-failure\n"
           "  --relink      run a program built against MPICH, or against\n"
           "                another MPI's standard ABI (libmpi_abi.so.1), on\n"
           "                hcmpi: put hcmpi's libmpi.so.12/libmpich.so.12\n"
@@ -165,6 +166,12 @@ static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
   }
   if (strcmp(a, "-genvall") == 0 || strcmp(a, "-envall") == 0)
     return 1; /* what hcmpirun always does */
+  /* Hydra's name for --no-kill-on-failure (ULFM programs pass it). */
+  if (strcmp(a, "-disable-auto-cleanup") == 0 ||
+      strcmp(a, "--disable-auto-cleanup") == 0) {
+    o->keep_going = 1;
+    return 1;
+  }
   if (strcmp(a, "-ppn") == 0) {
     /* Every rank is on this host whatever the count per node. */
     if (run_parse_long(argv[*i + 1], 1, &v) != 0)

@@ -29,8 +29,8 @@ trap 'rm -f "$out"' EXIT
 run_ulfm() { # EXPECT(ok|death) SURVIVORS MODE [ARG] -- env assignments
     expect=$1 survivors=$2 mode=$3
     shift 3
-    echo "+ hcmpirun --no-kill-on-failure -n 4 ${prog##*/} $* ($env)"
-    env $env timeout -k 5 120 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 90 \
+    echo "+ hcmpirun $keep_going -n 4 ${prog##*/} $* ($env)"
+    env $env timeout -k 5 120 "$HCMPIRUN" $keep_going -n 4 --timeout 90 \
         "$prog" "$@" >"$out" 2>&1
     rc=$?
     cat "$out"
@@ -48,6 +48,9 @@ run_ulfm() { # EXPECT(ok|death) SURVIVORS MODE [ARG] -- env assignments
 
 for transports in shm,self tcp; do
     env="HCMPI_LOG=warn HCMPI_TRANSPORTS=$transports"
+    # Over tcp with Hydra's spelling, which MPICH's ULFM tests pass.
+    keep_going=--no-kill-on-failure
+    [ "$transports" = tcp ] && keep_going=-disable-auto-cleanup
     prog=$ulfm_prog
     run_ulfm ok 4 revoke_p2p revoke_p2p
     run_ulfm ok 4 revoke_coll revoke_coll
@@ -62,7 +65,12 @@ for transports in shm,self tcp; do
     prog=$rma_prog
     run_ulfm ok 4 revoke revoke
     run_ulfm death 3 kill kill
-    run_ulfm death 3 atomic_kill atomic_kill
+    # Its knob is hcmpi's: the MPICH-built copy (relink suite) has no such mode.
+    if readelf -d "$prog" 2>/dev/null | grep -q 'libmpich\.so\.12'; then
+        echo "atomic_kill: skipped for a program built against MPICH"
+    else
+        run_ulfm death 3 atomic_kill atomic_kill
+    fi
     prog=$ulfm_prog
 done
 echo "ulfm: all modes passed"
