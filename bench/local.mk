@@ -11,7 +11,7 @@ HC_BENCH_FILES = bench/common.c bench/common.h bench/latency.c \
 # issue 7: floors, collectives, the one-command compare, notes and results
 HC_BENCH_FILES += bench/floor.c bench/collective.c bench/fileio.c bench/compare \
 	bench/callcount.c \
-	bench/rma.c \
+	bench/rma.c bench/io_dd.sh \
 	bench/NOTES.md bench/RESULTS.md bench/results/quick-2-4-8.md \
 	bench/results/quick-2-4-8.csv bench/results/quick-2-4-8.png \
 	bench/results/full-2-4-8.md bench/results/full-2-4-8.csv \
