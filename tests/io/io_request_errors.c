@@ -144,8 +144,7 @@ static void with_counting_handlers(MPI_File fh) {
   CHECK(file_calls == 1 && file_last == MPI_ERR_NO_SPACE,
         "the file's handler ran %d times, last with class %d", file_calls,
         file_last);
-  CHECK(world_calls == 0, "MPI_COMM_WORLD's handler ran %d times",
-        world_calls);
+  CHECK(world_calls == 0, "MPI_COMM_WORLD's handler ran %d times", world_calls);
 
   /* Mixed: a failing file write, a truncated receive, a good send. */
   file_calls = world_calls = 0;
