@@ -681,7 +681,10 @@ def main():
         if not sep:
             print(f"--flags {item!r}: want CASE=FLAGS", file=sys.stderr)
             return 2
+        # Every table: runs with more ranks than CPUs use the
+        # oversubscribed one, and the flags are for this run whatever it is.
         mode[name.strip()] = flags
+        MODES["oversubscribed"][name.strip()] = flags
     rounds = args.rounds or mode["rounds"]
     if args.timeout is None:
         args.timeout = 60.0 if args.mode == "quick" else 300.0

@@ -11,11 +11,14 @@ HC_BENCH_FILES = bench/common.c bench/common.h bench/latency.c \
 # issue 7: floors, collectives, the one-command compare, notes and results
 HC_BENCH_FILES += bench/floor.c bench/collective.c bench/fileio.c bench/compare \
 	bench/callcount.c \
-	bench/rma.c \
+	bench/rma.c bench/io_dd.sh \
 	bench/NOTES.md bench/RESULTS.md bench/results/quick-2-4-8.md \
 	bench/results/quick-2-4-8.csv bench/results/quick-2-4-8.png \
 	bench/results/full-2-4-8.md bench/results/full-2-4-8.csv \
-	bench/results/full-2-4-8.png
+	bench/results/full-2-4-8.png \
+	bench/results/quick-io-4.md bench/results/quick-io-4.csv \
+	bench/results/quick-io-4-before-local.md \
+	bench/results/quick-io-4-before-local.csv
 # Stream-ordered pipeline (examples/pipeline --enqueue) on the doubles.
 HC_BENCH_FILES += bench/pipeline_enqueue.sh \
 	bench/results/pipeline-enqueue-doubles.md

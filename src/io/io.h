@@ -35,6 +35,12 @@ typedef struct io_block {
 /* Data representations: the three predefined ones, then registered ones. */
 enum { IO_REP_NATIVE = 0, IO_REP_INTERNAL = 1, IO_REP_EXTERNAL32 = 2 };
 
+/* Runs of at least a page move one by one on a local file system when
+ * romio_cb_* and romio_ds_* are automatic: the page cache merges them, so
+ * two-phase exchanges and sieved gaps would only add copies
+ * (hc_io_view_runs_large). */
+enum { IO_PAGE_RUN = 4096 };
+
 /* Collective buffering switches (romio_cb_read / romio_cb_write). */
 enum { IO_CB_DISABLE = 0, IO_CB_ENABLE = 1, IO_CB_AUTO = 2 };
 
@@ -50,6 +56,7 @@ typedef struct io_hints {
 struct ADIOI_FileD {
   int fd;
   int readable;  /* fd can be read (sieving, aggregators patching holes) */
+  int local_fs;  /* on a disk or memory file system of this node (statfs) */
   int handle;    /* Fortran value (MPI_File_c2f) */
   MPI_Comm comm; /* private duplicate; errors return */
   int rank, size;
@@ -117,6 +124,10 @@ int hc_io_view_walk(MPI_File f, MPI_Offset pos, MPI_Offset n, hc_io_seg_cb seg,
 MPI_Offset hc_io_view_byte(MPI_File f, MPI_Offset pos);
 /* Stream bytes before file byte off (the end of the file, for SEEK_END). */
 MPI_Offset hc_io_view_stream_before(MPI_File f, MPI_Offset off);
+/* 1 when f is on a local file system and its view's runs average at least
+ * IO_PAGE_RUN bytes: accesses then go run by run, unsieved, on their own
+ * rank unless a hint asks otherwise. */
+int hc_io_view_runs_large(MPI_File f);
 /* Bytes of count elements of t in the file representation rep. */
 int hc_io_rep_size(int rep, const hc_mpi_type_t *t, MPI_Count count,
                    MPI_Offset *bytes);

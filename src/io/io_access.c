@@ -15,14 +15,15 @@
  * (io_shared.c); ordered accesses take their place from a prefix sum of
  * the ranks' sizes and rank 0 moves the shared pointer once for all.
  *
- * Independent non-blocking accesses move their bytes on a worker thread
- * (io_async.c).  Collective ones, blocking, non-blocking or split, go
- * through the file's queue (io_collq.c): the start call does everything
- * up to the place (and moves the individual pointer by what was asked),
- * the file's thread moves the bytes in the order the collectives were
- * started, and the completion (wait, test, _end) lands a read and reports
- * its outcome.  A blocking collective moves its bytes on the calling
- * thread when nothing is queued before it.
+ * Every access is started, moved and ended here.  The start does
+ * everything up to the place (a non-blocking one also moves the
+ * individual pointer by what was asked); the move is hc_io_op_move; the
+ * end lands a read and reports.  Independent non-blocking accesses move
+ * on the kernel's ring or a worker thread (io_async.c).  Collective ones,
+ * blocking, non-blocking or split, go through the file's queue
+ * (io_collq.c), whose thread moves them in the order the collectives were
+ * started; the completion (wait, test, _end) ends them.  A blocking collective
+ * moves its bytes on the calling thread when nothing is queued before it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -303,7 +304,7 @@ int hc_io_request_new(MPI_Grequest_query_function *query_fn,
   return rc;
 }
 
-/* Generalized request callbacks of a non-blocking collective access. */
+/* Generalized request callbacks of a non-blocking access. */
 static int op_query(void *extra, MPI_Status *status) {
   hc_io_op_t *op = extra;
   int rc = op_end(op, status);
@@ -319,8 +320,8 @@ static int op_free(void *extra) {
   return MPI_SUCCESS;
 }
 
-/* Every rank takes part in a started collective access: it cannot be
- * called back. */
+/* The bytes of a started access cannot be called back (and every rank
+ * takes part in a collective one). */
 static int op_cancel(void *extra, int complete) {
   (void)extra;
   (void)complete;
@@ -333,8 +334,6 @@ int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
   if (!request)
     return hc_io_raise(f, fn, MPI_ERR_ARG, "request is NULL");
   *request = MPI_REQUEST_NULL; /* what a failed start leaves */
-  if (!how->coll)
-    return hc_io_async_start(fn, f, how, offset, buf, count, datatype, request);
   hc_io_op_t *op = malloc(sizeof(*op));
   if (!op)
     return hc_io_raise(f, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -351,7 +350,10 @@ int hc_io_start(const char *fn, MPI_File f, const io_how_t *how,
   }
   op_advance_pointer(op);
   *request = op->req;
-  hc_io_collq_push(op);
+  if (how->coll)
+    hc_io_collq_push(op);
+  else
+    hc_io_async_push(op);
   return MPI_SUCCESS;
 }
 

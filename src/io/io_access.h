@@ -33,8 +33,8 @@ typedef struct hc_io_mem {
   char *conv;        /* representation copy (owned), or NULL */
 } hc_io_mem_t;
 
-/* The parts of an access (io_access.c), for the non-blocking path
- * (io_async.c).  Checks: MPI_SUCCESS or a raised class. */
+/* The parts of an access (io_access.c).  Checks: MPI_SUCCESS or a raised
+ * class. */
 int hc_io_access_check(const char *fn, MPI_File f, const io_how_t *how,
                        const void *buf, MPI_Count count, MPI_Datatype datatype,
                        const hc_mpi_type_t **t);
@@ -60,13 +60,6 @@ int hc_io_request_new(MPI_Grequest_query_function *query_fn,
                       MPI_Grequest_cancel_function *cancel_fn, void *extra,
                       MPI_Request *request);
 
-/* Starts an independent non-blocking access on the io worker thread
- * (io_async.c): positions and pointers move now, the bytes later; the
- * request completes when they have moved. */
-int hc_io_async_start(const char *fn, MPI_File f, const io_how_t *how,
-                      MPI_Offset offset, void *buf, MPI_Count count,
-                      MPI_Datatype datatype, MPI_Request *request);
-
 /* The library's and the engine's locks become real before a thread of
  * the io layer first calls into the library (io_async.c). */
 void hc_io_threads_on(void);
@@ -87,8 +80,9 @@ typedef struct hc_io_op {
   /* set by hc_io_op_move */
   int err; /* a class negated (collective) or an errno */
   MPI_Offset done;
-  /* the file's queue (io_collq.c) */
+  /* the file's queue (io_collq.c) or the worker's (io_async.c) */
   struct hc_io_op *next;
+  struct hc_io_ring_op *ring; /* on the ring until its runs are done */
   MPI_Request req; /* completed once moved; MPI_REQUEST_NULL for none */
   int moved;
   /* set by hc_io_op_end */
@@ -109,6 +103,11 @@ void hc_io_op_move(hc_io_op_t *op);
 void hc_io_collq_run(hc_io_op_t *op);
 void hc_io_collq_push(hc_io_op_t *op);
 void hc_io_collq_wait(hc_io_op_t *op);
+
+/* Moves a started independent op in the background (io_async.c): on the
+ * kernel's ring, or the io worker thread, or here when neither can start;
+ * op->req completes once it has moved. */
+void hc_io_async_push(hc_io_op_t *op);
 
 /* A blocking access of count elements of datatype at buf; offset (in
  * etypes) is used by IO_AT_OFFSET only.  MPI_SUCCESS or a raised class. */

@@ -169,8 +169,11 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
   p->scount = malloc(sizeof(int) * 4 * (size_t)f->size);
   /* Runs out of file order (a read-only view that overlaps) cannot be cut
    * into domains: every rank then reads on its own. */
-  int flags[2] = {bad || !all || !p->scount, !f->ordered}, any[2] = {0, 0};
-  int arc = PMPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, f->coll_comm);
+  /* flags[2]: this rank's runs are small, or not on a local file system. */
+  int flags[3] = {bad || !all || !p->scount, !f->ordered,
+                  !hc_io_view_runs_large(f)},
+      any[3] = {0, 0, 0};
+  int arc = PMPI_Allreduce(flags, any, 3, MPI_INT, MPI_MAX, f->coll_comm);
   if (arc != MPI_SUCCESS || any[0]) {
     free(all);
     return arc != MPI_SUCCESS ? hc_io_class_of_code(arc) : MPI_ERR_NO_MEM;
@@ -200,8 +203,15 @@ static int plan_make(plan_t *p, MPI_File f, MPI_Offset pos, MPI_Offset n,
       p->hi = all[2 * r + 1];
   }
   free(all);
-  *use_cb = p->lo >= 0 && cb_hint != IO_CB_DISABLE && !any[1] &&
-            (cb_hint == IO_CB_ENABLE || (interleaved && f->size > 1));
+  /* Automatic: two-phase for ranges that interleave, except where every
+   * rank is on one node with the file on its local file system, nobody
+   * asked for aggregators (cb_nodes) and every rank's runs are at least a
+   * page: there the page cache merges the runs and the exchange would only
+   * add copies (bench/RESULTS.md, "MPI-IO (issue 20)"). */
+  int cb_gains = !(f->nodes == 1 && f->hints.cb_nodes == 0 && !any[2]);
+  *use_cb =
+      p->lo >= 0 && cb_hint != IO_CB_DISABLE && !any[1] &&
+      (cb_hint == IO_CB_ENABLE || (interleaved && f->size > 1 && cb_gains));
   if (*use_cb) {
     p->dsize = (p->hi - p->lo + f->naggr - 1) / f->naggr;
     MPI_Offset cb = f->hints.cb_buffer_size;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "io/io.h"
@@ -272,6 +273,28 @@ static void file_free(MPI_File f) {
   free(f);
 }
 
+/* 1 when fd is on a file system of this node's own disks or memory; a
+ * network or parallel one (NFS, Lustre, GPFS, ...) or an unknown one is
+ * not: collective buffering and data sieving stay on for those. */
+static int fs_is_local(int fd) {
+  static const unsigned long local_types[] = {
+      0xEF53,     /* ext2/3/4 */
+      0x58465342, /* xfs */
+      0x9123683E, /* btrfs */
+      0x01021994, /* tmpfs */
+      0xF2F52010, /* f2fs */
+      0x2FC12FC1, /* zfs */
+      0x794C7630, /* overlayfs */
+  };
+  struct statfs st;
+  if (fstatfs(fd, &st) != 0)
+    return 0;
+  for (size_t i = 0; i < sizeof(local_types) / sizeof(local_types[0]); i++)
+    if ((unsigned long)st.f_type == local_types[i])
+      return 1;
+  return 0;
+}
+
 /* Every rank's worst class (classes are positive; MPI_SUCCESS is 0). */
 static int agree_class(MPI_Comm comm, int cls) {
   int worst = cls;
@@ -297,6 +320,7 @@ static int file_open_on_all(const char *fn, MPI_File f, int *err) {
   *err = fd < 0 ? -fd : 0;
   f->fd = fd < 0 ? -1 : fd;
   f->readable = fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_WRONLY;
+  f->local_fs = fd >= 0 && fs_is_local(fd);
   int cls = agree_class(f->comm, fd < 0 ? hc_io_class_of_errno(-fd) : 0);
   if (cls != MPI_SUCCESS)
     return cls;

@@ -181,7 +181,8 @@ static int stream_move(MPI_File f, MPI_Offset pos, char *buf, MPI_Offset n,
   int ds = write ? f->hints.ds_write : f->hints.ds_read;
   group_t g = {.f = f, .buf = buf, .write = write};
   g.sieve = ds != IO_CB_DISABLE && (!write || f->readable) && f->ordered &&
-            !(f->nblocks == 1 && f->blocks[0].len == f->ft_extent);
+            !(f->nblocks == 1 && f->blocks[0].len == f->ft_extent) &&
+            !(ds == IO_CB_AUTO && hc_io_view_runs_large(f));
   g.limit = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
   g.lock_sieve = !f->atomic;
   if (g.sieve && !(g.tmp = malloc((size_t)g.limit)))

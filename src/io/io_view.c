@@ -565,3 +565,8 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
   return type_extent_in_file(fn, fh, datatype, extent);
 }
 HC_WEAK_ALIAS(MPI_File_get_type_extent_c, PMPI_File_get_type_extent_c);
+
+int hc_io_view_runs_large(MPI_File f) {
+  return f->local_fs && f->nblocks > 0 &&
+         f->ft_size / (MPI_Offset)f->nblocks >= IO_PAGE_RUN;
+}

@@ -393,37 +393,68 @@ static MPI_Status *req_status_at(MPI_Status *statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
+/* The failures of an array completion.  Each failed request's error goes
+ * to the handler of the object it belongs to: a request of the library's
+ * own (a file's, hc_mpi_greq_raises_own) has raised its class through
+ * that object's handler when it completed, so only the first failed
+ * communicator request raises MPI_ERR_IN_STATUS, on its communicator; with
+ * none the call returns MPI_ERR_IN_STATUS and raises nothing more
+ * (MPI-4.0 14.7: errors of file operations go to the file's handler). */
+typedef struct req_failures {
+  int failed;
+  int first_class;
+  int comm_failed;
+  hc_mpi_comm_t *comm; /* the first failed communicator request's, held */
+} req_failures_t;
+
+/* Completes r (ready) into status, with its class in status->MPI_ERROR,
+ * noting a failure in fails; returns the class. */
+static int req_finish_noted(req_failures_t *fails, hc_mpi_request_t *r,
+                            MPI_Request *handle, MPI_Status *status) {
+  /* Finishing may drop the last reference to r and its communicator. */
+  int owned = r && r->greq && req_is_active(r) && hc_mpi_greq_raises_own(r);
+  hc_mpi_comm_t *comm = r && !owned ? r->comm : NULL;
+  if (comm)
+    hc_mpi_comm_retain(comm);
+  int cls = req_finish_code(r, handle, status);
+  if (status != MPI_STATUS_IGNORE)
+    status->MPI_ERROR = cls;
+  if (cls != MPI_SUCCESS && !fails->failed) {
+    fails->failed = 1;
+    fails->first_class = cls;
+  }
+  if (cls != MPI_SUCCESS && !owned && !fails->comm_failed) {
+    fails->comm_failed = 1;
+    fails->comm = comm; /* keeps the reference taken above */
+  } else if (comm) {
+    hc_mpi_comm_release(comm);
+  }
+  return cls;
+}
+
+/* MPI_SUCCESS, or MPI_ERR_IN_STATUS raised as req_failures_t says. */
+static int req_failures_raise(const char *fn, req_failures_t *fails) {
+  if (!fails->failed)
+    return MPI_SUCCESS;
+  if (!fails->comm_failed)
+    return MPI_ERR_IN_STATUS;
+  int rc = hc_mpi_raise(fails->comm, fn, MPI_ERR_IN_STATUS,
+                        "a request failed with %s; see the statuses",
+                        hc_mpi_class_name(fails->first_class));
+  if (fails->comm)
+    hc_mpi_comm_release(fails->comm);
+  return rc;
+}
+
 /* Completes every request of v (all ready) into statuses; on any failure
- * every status gets its MPI_ERROR and MPI_ERR_IN_STATUS is raised. */
+ * every status gets its MPI_ERROR and MPI_ERR_IN_STATUS is returned. */
 static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
                           MPI_Status *statuses) {
-  hc_mpi_comm_t *errcomm = NULL;
-  int failed = 0;
-  int first_class = MPI_SUCCESS;
-  for (int i = 0; i < v->n; i++) {
-    hc_mpi_comm_t *comm = v->reqs[i] ? v->reqs[i]->comm : NULL;
-    if (comm)
-      hc_mpi_comm_retain(comm);
-    int cls =
-        req_finish_code(v->reqs[i], &handles[i], req_status_at(statuses, i));
-    if (statuses != MPI_STATUSES_IGNORE)
-      statuses[i].MPI_ERROR = cls;
-    if (cls != MPI_SUCCESS && !failed) {
-      failed = 1;
-      errcomm = comm; /* keeps the reference taken above */
-      first_class = cls;
-    } else if (comm) {
-      hc_mpi_comm_release(comm);
-    }
-  }
-  if (!failed)
-    return MPI_SUCCESS;
-  int rc = hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
-                        "a request failed with %s; see the statuses",
-                        hc_mpi_class_name(first_class));
-  if (errcomm)
-    hc_mpi_comm_release(errcomm);
-  return rc;
+  req_failures_t fails = {0, MPI_SUCCESS, 0, NULL};
+  for (int i = 0; i < v->n; i++)
+    (void)req_finish_noted(&fails, v->reqs[i], &handles[i],
+                           req_status_at(statuses, i));
+  return req_failures_raise(fn, &fails);
 }
 
 static int req_waitall_body(int count, MPI_Request array_of_requests[],
@@ -610,33 +641,17 @@ HC_WEAK_ALIAS(MPI_Testany, PMPI_Testany);
 /* Completes every active, ready request; the core of Waitsome/Testsome. */
 static int req_finish_ready(const char *fn, req_vec_t *v, MPI_Request *handles,
                             int *outcount, int *indices, MPI_Status *statuses) {
-  hc_mpi_comm_t *errcomm = NULL;
-  int failed = 0;
+  req_failures_t fails = {0, MPI_SUCCESS, 0, NULL};
   int n = 0;
   for (int i = 0; i < v->n; i++) {
     hc_mpi_request_t *r = v->reqs[i];
     if (!req_is_active(r) || !req_is_ready(r))
       continue;
-    hc_mpi_comm_t *comm = r->comm;
-    hc_mpi_comm_retain(comm);
-    int cls = req_finish_code(r, &handles[i], req_status_at(statuses, n));
-    if (statuses != MPI_STATUSES_IGNORE)
-      statuses[n].MPI_ERROR = cls;
-    if (cls != MPI_SUCCESS && !failed) {
-      failed = 1;
-      errcomm = comm; /* keeps the reference taken above */
-    } else {
-      hc_mpi_comm_release(comm);
-    }
+    (void)req_finish_noted(&fails, r, &handles[i], req_status_at(statuses, n));
     indices[n++] = i;
   }
   *outcount = n;
-  if (!failed)
-    return MPI_SUCCESS;
-  int rc = hc_mpi_raise(errcomm, fn, MPI_ERR_IN_STATUS,
-                        "a request failed; see the statuses");
-  hc_mpi_comm_release(errcomm);
-  return rc;
+  return req_failures_raise(fn, &fails);
 }
 
 static int req_some(const char *fn, int incount, MPI_Request *handles,

@@ -7,7 +7,9 @@
  *                    counts the pwrite64 calls with strace when it can);
  *   io_cb small FILE the same with cb_buffer_size = 4096 on two
  *                    aggregators: many rounds;
- *   io_cb nocb FILE  romio_cb_write/read = disable: every rank on its own.
+ *   io_cb nocb FILE  romio_cb_write/read = disable: every rank on its own;
+ *   io_cb auto FILE  no hints: on a local file system every rank's runs
+ *                    (4 KiB on 4 ranks) go on their own, unsieved.
  * In every mode rank 0 checks the file byte for byte and every rank
  * checks what read_all gives back. */
 #include <fcntl.h>
@@ -25,7 +27,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    CHECK(argc == 3, "usage: io_cb cb|small|nocb FILE");
+    CHECK(argc == 3, "usage: io_cb cb|small|nocb|auto FILE");
     CHECK(COLS % nprocs == 0, "%d ranks do not divide %d columns", nprocs, COLS);
     const char *mode = argv[1], *path = argv[2];
     int w = COLS / nprocs;
@@ -46,7 +48,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "small")) {
         MPI_Info_set(info, "cb_nodes", "2");
         MPI_Info_set(info, "cb_buffer_size", "4096");
-    } else {
+    } else if (!strcmp(mode, "nocb")) {
         MPI_Info_set(info, "romio_cb_write", "disable");
         MPI_Info_set(info, "romio_cb_read", "disable");
         MPI_Info_set(info, "romio_ds_write", "disable");
