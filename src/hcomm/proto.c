@@ -252,10 +252,18 @@ static const void *proto_fragment(hc_backlog_item_t *item, size_t n) {
   return item->packed;
 }
 
+/* The most one drain of a peer streams before it returns.  A receiver that
+ * drains the ring as fast as it fills (its own core, spinning) would
+ * otherwise let one progress call move a whole 256 MiB message, holding
+ * the caller - an MPI_Test, another peer's traffic - for all of it. */
+#define PROTO_STREAM_BURST ((size_t)4 << 20)
+
 static hc_status_t proto_stream(hc_peer_t *peer, hc_backlog_item_t *item,
-                                int *moved) {
+                                size_t *burst_left, int *moved) {
   size_t frag = peer->max_packet - sizeof(hc_pkt_hdr_t);
   while (item->offset < item->end) {
+    if (*burst_left == 0)
+      return HC_ERR_AGAIN;
     size_t n = item->end - item->offset;
     if (n > frag)
       n = frag;
@@ -267,6 +275,7 @@ static hc_status_t proto_stream(hc_peer_t *peer, hc_backlog_item_t *item,
       return rc;
     item->packed_ready = 0;
     item->offset += n;
+    *burst_left -= n < *burst_left ? n : *burst_left;
     (*moved)++;
   }
   return HC_OK;
@@ -296,11 +305,12 @@ static void proto_item_done(hc_backlog_item_t *item, hc_status_t rc) {
 
 static int proto_drain_peer(hc_peer_t *peer) {
   int moved = 0;
+  size_t burst_left = PROTO_STREAM_BURST;
   while (peer->backlog_head != NULL) {
     hc_backlog_item_t *item = peer->backlog_head;
     hc_status_t rc;
     if (item->kind == ITEM_STREAM) {
-      rc = proto_stream(peer, item, &moved);
+      rc = proto_stream(peer, item, &burst_left, &moved);
     } else {
       rc = proto_transmit(peer, &item->hdr, item->payload, item->len);
       if (rc == HC_OK)
