@@ -122,6 +122,9 @@ typedef struct hc_engine {
   hcomm_request_t *pending_head; /* matched rendezvous receives to start */
   hcomm_request_t *pending_tail;
   long spin;
+  /* Until about then a peer reads a rendezvous we offered (progress.c:
+   * a dedicated waiter polls on rather than sleeping); 0 when none. */
+  uint64_t peer_reads_until_ns;
   int wait_ms;
   /* HCMPI_HANG_TIMEOUT watchdog (progress.c): seconds, 0 off; when the
    * current stretch without completions began, and the count then. */
@@ -186,6 +189,8 @@ hc_status_t hc_comm_revoked_locked(const hcomm_comm_t *comm);
  * local rank, binds the calling thread to its core (HCMPI_BIND=0: not).
  * Called once at init; idempotent. */
 void hc_progress_policy_init(void);
+/* A peer is about to read bytes of a rendezvous this rank offered. */
+void hc_progress_peer_reads(size_t bytes);
 /* HCMPI_ASYNC_PROGRESS=1: starts the progress thread (and turns the engine
  * lock on); returns 1 when it runs.  Call after the transports are up,
  * without the lock.  stop joins it; call before taking the lock in

@@ -428,6 +428,8 @@ void hc_proto_send(hcomm_request_t *req) {
   rc = proto_post(peer, &hdr, rts_payload, rts_len, req, 0, &queued);
   if (rc != HC_OK)
     hc_request_complete(req, rc);
+  else if (hdr.addr != 0 && req->dev == NULL)
+    hc_progress_peer_reads(req->bytes);
 }
 
 hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
