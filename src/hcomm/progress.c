@@ -458,6 +458,25 @@ typedef struct progress_sleep_set {
   int timeout_ms;
 } progress_sleep_set_t;
 
+/* The transports that said _OWN, asked through wait_pollfd: those that
+ * now give a descriptor (or _NOW) leave the own list for the poll. */
+static void progress_sleep_ask_pollfds(progress_sleep_set_t *set,
+                                       int *timeout_ms) {
+  int kept = 0;
+  for (int k = 0; k < set->nown; k++) {
+    int i = set->own[k];
+    hc_engine_transport_t *t = &hc_engine.transports[i];
+    int fd = t->ops->wait_pollfd(t->ctx, timeout_ms);
+    if (fd >= 0)
+      set->fds[set->nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    else if (fd != HC_TRANSPORT_WAIT_NOW)
+      set->own[kept++] = i;
+    set->armed[i] = fd >= 0 || fd == HC_TRANSPORT_WAIT_NOW;
+    set->now |= fd == HC_TRANSPORT_WAIT_NOW;
+  }
+  set->nown = kept;
+}
+
 /* Under the engine lock, as progress: readies every transport to sleep
  * (wait_fd) for at most timeout_ms. */
 static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
@@ -472,8 +491,12 @@ static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
       set->own[set->nown++] = i;
     set->now |= fd == HC_TRANSPORT_WAIT_NOW;
   }
-  /* One that sleeps its own way sees neither the poll's wake-ups nor
-   * another's: beside others, each waits briefly in turn. */
+  /* Beside others, one that sleeps its own way is asked for a descriptor
+   * after all (shm's pollable doorbell), so that one poll covers them. */
+  if (set->nown > 0 && set->nown + (set->nfds > 0) > 1)
+    progress_sleep_ask_pollfds(set, &timeout_ms);
+  /* One that still sleeps its own way sees neither the poll's wake-ups
+   * nor another's: beside others, each waits briefly in turn. */
   if (set->nown > 0 && set->nown + (set->nfds > 0) > 1 &&
       timeout_ms > PROGRESS_SHARED_WAIT_MS)
     timeout_ms = PROGRESS_SHARED_WAIT_MS;

@@ -255,6 +255,12 @@ typedef struct hc_transport_ops {
    * blocks.  A call that returned a descriptor or _NOW is followed, after
    * the sleep (none after _NOW), by exactly one wait_done. */
   int (*wait_fd)(void *ctx, int *timeout_ms);
+  /* Asked instead of waiting in turns, of a transport whose wait_fd said
+   * _OWN while others sleep on descriptors: as wait_fd, but a descriptor
+   * if it has one at all (shm's eventfd beside its futex), or _NOW, or
+   * _OWN again.  A descriptor or _NOW is followed by one wait_done.
+   * hc_transport_wait_fd_not_supported where there is none. */
+  int (*wait_pollfd)(void *ctx, int *timeout_ms);
   /* Ends what wait_fd readied (takes the descriptor's events); never
    * blocks.  Called without the engine lock, as wait: it may run beside
    * progress and beside another thread's wait_fd or wait_done.

@@ -97,6 +97,9 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
+    {"HCMPI_SHM_POLLABLE", "1", "library",
+     "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
+     "its futex in 1 ms turns instead of offering a pollable doorbell"},
     {"HCMPI_SHM_CELL_SIZE", "16384", "library",
      "bytes per cell of a rank's shared-memory send pool: the largest shm "
      "packet (same on every rank)"},

@@ -104,6 +104,7 @@ HC_MPITEST_SH = tests/mpi/pingpong_sizes.sh \
 	tests/mpi/bad_input.sh \
 	tests/mpi/fatal_error.sh \
 	tests/mpi/oversubscribed.sh \
+	tests/mpi/sleep_pollable.sh \
 	tests/mpi/collectives_basic.sh \
 	tests/mpi/init_query.sh \
 	tests/mpi/thread_multiple.sh \

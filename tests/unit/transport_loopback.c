@@ -126,6 +126,7 @@ const hc_transport_ops_t hc_transport_loopback_ops = {
     .get = hc_transport_get_not_supported,
     .wait = loopback_wait,
     .wait_fd = loopback_wait_fd,
+    .wait_pollfd = hc_transport_wait_fd_not_supported,
     .wait_done = loopback_wait_done,
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,

@@ -658,6 +658,7 @@ const hc_transport_ops_t hc_transport_link_ops = {
     .get = hc_transport_get_not_supported,
     .wait = link_wait,
     .wait_fd = link_wait_fd,
+    .wait_pollfd = hc_transport_wait_fd_not_supported,
     .wait_done = hc_transport_wait_done_nothing,
     .set_secret = hc_transport_set_secret_not_supported,
     .fini = link_fini,

@@ -165,6 +165,7 @@ const hc_transport_ops_t hc_transport_self_ops = {
     .get = self_get,
     .wait = self_wait,
     .wait_fd = self_wait_fd,
+    .wait_pollfd = hc_transport_wait_fd_not_supported,
     .wait_done = hc_transport_wait_done_nothing,
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,

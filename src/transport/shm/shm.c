@@ -41,6 +41,14 @@
  * Either the sleeper's re-check sees the publication, or the waker sees
  * sleeping = 1 and bumps the doorbell, which makes a FUTEX_WAIT that has
  * not yet started return at once.
+ *
+ * A futex cannot be polled, so beside a transport that sleeps on a
+ * descriptor (tcp to other nodes) the two would sleep in turns.  There
+ * each rank offers a pollable doorbell instead: its eventfd, which every
+ * local peer copies at connect (pidfd_getfd, the same permission as CMA).
+ * Same pattern, polling in place of sleeping and a write to the eventfd
+ * in place of FUTEX_WAKE; used only once every local peer holds a copy
+ * (bell_holders), so no waker can miss it.
  */
 #include "config.h" /* _GNU_SOURCE, for process_vm_readv */
 
@@ -54,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -72,7 +81,8 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-#define SHM_VERSION 4 /* 4: fast boxes; 3: slots apart from the header */
+#define SHM_VERSION 5 /* 5: pollable doorbell; 4: fast boxes; 3: slots apart   \
+                       */
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -159,6 +169,9 @@ typedef struct shm_ctx {
   int npeers;          /* entries of peers; 0 until the segment is mapped */
   int rr;              /* index in peers of the first one progress polls */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
+  int bell_fd;         /* my pollable doorbell (eventfd); -1 none */
+  int *peer_bell_fd;   /* [local rank]: my copy of its doorbell; -1 none */
+  int bell_announced;  /* the debug log said it is used */
 } shm_ctx_t;
 
 static size_t shm_align(size_t n, size_t to) { return (n + to - 1) / to * to; }
@@ -246,15 +259,16 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->in_corrupt = calloc(n, 1);
   shm->dead = calloc(n, sizeof *shm->dead);
   shm->pidfd = malloc(n * sizeof(int));
+  shm->peer_bell_fd = malloc(n * sizeof(int));
   shm->peers = malloc(n * sizeof(int));
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
       shm->out_blocked == NULL || shm->cma_off == NULL ||
       shm->cma_worked == NULL || shm->in_corrupt == NULL || shm->dead == NULL ||
-      shm->pidfd == NULL || shm->peers == NULL)
+      shm->pidfd == NULL || shm->peer_bell_fd == NULL || shm->peers == NULL)
     return HC_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
-    shm->pidfd[i] = -1;
+    shm->pidfd[i] = shm->peer_bell_fd[i] = -1;
   for (int p = 0, k = 0; p < shm->local_size; p++)
     if (p != shm->local_rank)
       shm->peers[k++] = p;
@@ -306,6 +320,8 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
     hc_shm_fastbox_attach(&shm->box_in[p], &boxes[shm_ring_index(p, me, n)]);
     hc_shm_fastbox_attach(&shm->box_out[p], &boxes[shm_ring_index(me, p, n)]);
   }
+  atomic_store_explicit(&shm->slots[me].bell_fd, shm->bell_fd,
+                        memory_order_relaxed);
   atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
                         memory_order_release);
   shm->npeers = n - 1;
@@ -409,6 +425,9 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   *ctx = shm;
   if (shm == NULL)
     return HC_ERR_NOMEM;
+  shm->bell_fd = hc_env_bool("HCMPI_SHM_POLLABLE", 1)
+                     ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)
+                     : -1;
   shm->memfd = -1;
   if (args->local_size < 1 || args->local_rank < 0 ||
       args->local_rank >= args->local_size)
@@ -540,6 +559,30 @@ static void shm_open_pidfds(shm_ctx_t *shm) {
   }
 }
 
+/* After the pidfds: a copy of each local peer's doorbell.  A peer whose
+ * copy fails (no pidfd_getfd, or no permission) keeps everyone on the
+ * futex for that one's sleeps. */
+static void shm_copy_bells(shm_ctx_t *shm) {
+#ifdef SYS_pidfd_getfd
+  for (int p = 0; p < shm->local_size; p++) {
+    int theirs =
+        atomic_load_explicit(&shm->slots[p].bell_fd, memory_order_relaxed);
+    if (p == shm->local_rank || shm->pidfd[p] < 0 || theirs < 0)
+      continue;
+    shm->peer_bell_fd[p] =
+        (int)syscall(SYS_pidfd_getfd, shm->pidfd[p], theirs, 0);
+    if (shm->peer_bell_fd[p] >= 0)
+      atomic_fetch_add_explicit(&shm->slots[p].bell_holders, 1,
+                                memory_order_release);
+    else
+      hc_log(HC_LOG_DEBUG, "shm", "doorbell of local rank %d: %s", p,
+             strerror(errno));
+  }
+#else
+  (void)shm;
+#endif
+}
+
 static hc_status_t shm_connected(void *ctx) {
   shm_ctx_t *shm = ctx;
   if (shm->local_size > 1 && shm->base == NULL)
@@ -549,6 +592,7 @@ static hc_status_t shm_connected(void *ctx) {
     shm->memfd = -1;
   }
   shm_open_pidfds(shm);
+  shm_copy_bells(shm);
   if (shm->linked) {
     if (shm_unlink(shm->name) != 0)
       hc_log(HC_LOG_WARN, "shm", "shm_unlink(%s): %s", shm->name,
@@ -577,6 +621,25 @@ static void shm_ring_doorbell(shm_ctx_t *shm, int p) {
     return;
   atomic_fetch_add_explicit(&slot->doorbell, 1, memory_order_seq_cst);
   shm_futex_wake(&slot->doorbell);
+}
+
+/* The same for a peer polling on its pollable doorbell. */
+static void shm_ring_bell(shm_ctx_t *shm, int p) {
+  if (atomic_load_explicit(&shm->slots[p].polling, memory_order_relaxed) == 0 ||
+      shm->peer_bell_fd[p] < 0)
+    return;
+  uint64_t one = 1;
+  /* EAGAIN: the counter is full of unread wake-ups, which wake it too. */
+  if (write(shm->peer_bell_fd[p], &one, sizeof one) < 0 && errno != EAGAIN)
+    hc_log(HC_LOG_DEBUG, "shm", "doorbell of local rank %d: %s", p,
+           strerror(errno));
+}
+
+/* Wakes local rank p however it sleeps; the caller has published and
+ * fenced. */
+static void shm_wake(shm_ctx_t *shm, int p) {
+  shm_ring_doorbell(shm, p);
+  shm_ring_bell(shm, p);
 }
 
 /* Pushes one slot to peer's ring; on a full ring raises the waiting flag
@@ -649,7 +712,7 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
   if (rc != HC_OK)
     return rc;
   atomic_thread_fence(memory_order_seq_cst);
-  shm_ring_doorbell(shm, peer);
+  shm_wake(shm, peer);
   return HC_OK;
 }
 
@@ -732,7 +795,7 @@ static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
     atomic_thread_fence(memory_order_seq_cst);
     if (hc_shm_ring_take_waiting(ring) |
         (pooled > 0 && hc_shm_pool_take_waiting(&shm->pools[p])))
-      shm_ring_doorbell(shm, p);
+      shm_wake(shm, p);
   }
   return done;
 }
@@ -949,6 +1012,44 @@ static void shm_wait(void *ctx, int timeout_ms) {
   atomic_fetch_sub_explicit(&slot->sleeping, 1, memory_order_relaxed);
 }
 
+/* Beside transports that sleep on descriptors: the pollable doorbell,
+ * once every local peer holds a copy (else the futex, in turns). */
+static int shm_wait_pollfd(void *ctx, int *timeout_ms) {
+  shm_ctx_t *shm = ctx;
+  (void)timeout_ms;
+  if (shm->base == NULL || shm->local_size < 2 || shm->bell_fd < 0)
+    return HC_TRANSPORT_WAIT_OWN;
+  struct hc_shm_slot *slot = &shm->slots[shm->local_rank];
+  if (atomic_load_explicit(&slot->bell_holders, memory_order_acquire) !=
+      (uint32_t)shm->local_size - 1)
+    return HC_TRANSPORT_WAIT_OWN;
+  if (!shm->bell_announced) {
+    shm->bell_announced = 1;
+    hc_log(HC_LOG_DEBUG, "shm",
+           "sleeping on the pollable doorbell beside "
+           "other transports");
+  }
+  shm_check_liveness(shm);
+  atomic_fetch_add_explicit(&slot->polling, 1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed) ||
+      shm_pending(shm))
+    return HC_TRANSPORT_WAIT_NOW;
+  return shm->bell_fd;
+}
+
+/* Ends shm_wait_pollfd: takes the doorbell's wake-ups.  Another thread
+ * polling beside may lose one it had not yet seen; its poll then ends at
+ * the engine's timeout, which is short. */
+static void shm_wait_done(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  uint64_t wakes;
+  atomic_fetch_sub_explicit(&shm->slots[shm->local_rank].polling, 1,
+                            memory_order_relaxed);
+  while (read(shm->bell_fd, &wakes, sizeof wakes) > 0)
+    ;
+}
+
 static void shm_fini(void *ctx) {
   shm_ctx_t *shm = ctx;
   if (shm == NULL)
@@ -962,7 +1063,13 @@ static void shm_fini(void *ctx) {
   for (int p = 0; shm->pidfd != NULL && p < shm->local_size; p++)
     if (shm->pidfd[p] >= 0)
       close(shm->pidfd[p]);
+  for (int p = 0; shm->peer_bell_fd != NULL && p < shm->local_size; p++)
+    if (shm->peer_bell_fd[p] >= 0)
+      close(shm->peer_bell_fd[p]);
+  if (shm->bell_fd >= 0)
+    close(shm->bell_fd);
   free(shm->pidfd);
+  free(shm->peer_bell_fd);
   free(shm->peers);
   free((void *)shm->dead);
   free(shm->local_world_ranks);
@@ -1006,9 +1113,10 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .get = shm_get,
     .put = shm_put,
     .wait = shm_wait,
-    /* The doorbell is a futex in the segment: no descriptor to poll. */
+    /* Alone, the doorbell is a futex in the segment: no descriptor. */
     .wait_fd = hc_transport_wait_fd_not_supported,
-    .wait_done = hc_transport_wait_done_nothing,
+    .wait_pollfd = shm_wait_pollfd,
+    .wait_done = shm_wait_done,
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,
     .fini = shm_fini,

@@ -38,6 +38,12 @@ struct hc_shm_slot {
   /* Threads of the owner in (or entering) FUTEX_WAIT: a count, since an
    * async progress thread may sleep beside the application thread. */
   _Atomic uint32_t sleeping;
+  /* The pollable doorbell (shm.c): the owner's eventfd as its own
+   * descriptor number (-1: none), how many local peers hold a copy of it,
+   * and the owner's threads in (or entering) a poll on it. */
+  _Atomic int32_t bell_fd;
+  _Atomic uint32_t bell_holders;
+  _Atomic uint32_t polling;
 };
 
 /* The first cache line after the header. */

@@ -1505,6 +1505,7 @@ const hc_transport_ops_t hc_transport_tcp_ops = {
     .get = hc_transport_get_not_supported,
     .wait = tcp_wait,
     .wait_fd = tcp_wait_fd,
+    .wait_pollfd = hc_transport_wait_fd_not_supported,
     .wait_done = hc_transport_wait_done_nothing,
     .set_secret = tcp_set_secret,
     .fini = tcp_fini,

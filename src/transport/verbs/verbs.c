@@ -1134,6 +1134,7 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .rdma_read = vb_rdma_read,
     .wait = vb_wait,
     .wait_fd = vb_wait_fd,
+    .wait_pollfd = hc_transport_wait_fd_not_supported,
     .wait_done = vb_wait_done,
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,
