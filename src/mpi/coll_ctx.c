@@ -493,6 +493,11 @@ int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
   return MPI_SUCCESS;
 }
 
+int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type) {
+  hcomm_mem_info_t info;
+  return coll_dense(type) && !hc_mpi_dev_classify(buf, &info);
+}
+
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
   for (int i = 0; i < n; i++)
     if (hc_mpi_vec_at(counts, i) > 0)
