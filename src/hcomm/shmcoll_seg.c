@@ -312,6 +312,14 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   return sc;
 }
 
+hc_status_t hcomm_coll_shm_setup(hcomm_comm_t *comm) {
+  if (comm == NULL || comm->shmcoll != NULL || !shmcoll_node_only(comm))
+    return HC_OK;
+  hc_status_t rc;
+  hc_shmcoll_get(comm, 0, &rc);
+  return rc;
+}
+
 hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes) {
   hc_shmcoll_t *sc = comm->shmcoll;
   if (bytes > hc_shmcoll_tuning.max || sc == NULL || !sc->usable)
