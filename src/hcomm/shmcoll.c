@@ -223,19 +223,24 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
 }
 
 /* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
- * element first on, of collective number s. */
+ * element first on, of collective number s; own (not NULL, not dst): this
+ * rank's input, read instead of its slot. */
 static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                             void *dst, size_t first, size_t count,
-                            const hcomm_reduce_op_t *op) {
+                            const hcomm_reduce_op_t *op,
+                            const unsigned char *own) {
   size_t off = first * op->elem_size;
   if (count == 0)
     return;
-  memcpy(dst, shmcoll_buf(sc, sc->size - 1, s, len) + off,
-         count * op->elem_size);
+  const unsigned char *last = sc->rank == sc->size - 1 && own != NULL
+                                  ? own
+                                  : shmcoll_buf(sc, sc->size - 1, s, len) + off;
+  memcpy(dst, last, count * op->elem_size);
   for (int r = sc->size - 2; r >= 0; r--)
-    op->fn(shmcoll_buf(sc, r, s, len) + off, dst, count, op->ctx);
+    op->fn(r == sc->rank && own != NULL ? own
+                                        : shmcoll_buf(sc, r, s, len) + off,
+           dst, count, op->ctx);
 }
-
 /* Phase 0 of collective number s whose slots take slot bytes: once every
  * rank finished with these buffers' last use, copies n bytes of src into
  * this rank's slot and raises posted.  0: not yet. */
@@ -263,23 +268,30 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
   unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
+  const unsigned char *in = op->in + at * es;
+  /* Two ranks' reduce: the root combines the other's slot with its own
+   * input, which it need not post (no one else reads it, unless it is the
+   * result buffer itself: in place). */
+  int whole = bytes <= SHMCOLL_WHOLE_MAX || (op->root >= 0 && sc->size == 2);
+  const unsigned char *own =
+      whole && op->root >= 0 && out != NULL && out != in ? in : NULL;
   switch (op->phase) {
   case 0:
-    if (!shmcoll_post(op, s, bytes, op->in + at * es, bytes))
+    if (!shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes))
       return 0;
     /* fall through */
   case 1:
-    if (bytes <= SHMCOLL_WHOLE_MAX && out == NULL)
+    if (whole && out == NULL)
       break;
     if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
-    if (bytes <= SHMCOLL_WHOLE_MAX) {
-      shmcoll_combine(sc, s, bytes, out, 0, count, rop);
+    if (whole) {
+      shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
       break;
     }
     size_t first, mine;
     hc_coll_block(count, sc->size, sc->rank, &first, &mine);
-    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop);
+    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop, NULL);
     shmcoll_publish(sc, SHMCOLL_REDUCED, s);
     op->phase = 2;
     /* fall through */
@@ -413,7 +425,7 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t hi = first + count < end ? first + count : end;
   if (lo < hi)
     shmcoll_combine(sc, s, bytes, op->out + (lo - op->slice_at) * es,
-                    lo - first, hi - lo, &op->op);
+                    lo - first, hi - lo, &op->op, NULL);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }
