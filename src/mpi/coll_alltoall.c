@@ -93,6 +93,53 @@ static int move_alltoall_direct(const char *fn, hc_mpi_comm_t *c,
   return 1;
 }
 
+/* Communicators up to this size take the alltoallv below with its tables
+ * on the stack. */
+#define MOVE_STACK_RANKS 16
+
+/* A blocking alltoallv of dense types in host memory on a small
+ * communicator: checked as the general path does, then the engine takes
+ * the user's buffers as they are, with tables on the stack (no views,
+ * nothing allocated).  0: not such a call, nothing raised; 1: done, *rc
+ * its result. */
+static int move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size,
+                                 const void *sendbuf, const move_side_t *ss,
+                                 void *recvbuf, const move_side_t *rs,
+                                 int *rc) {
+  hc_mpi_coll_block_t sb[MOVE_STACK_RANKS], rb[MOVE_STACK_RANKS];
+  size_t t[4 * MOVE_STACK_RANKS]; /* receive sizes, offsets; send ... */
+  int in_place = sendbuf == MPI_IN_PLACE, n = size;
+  *rc = in_place ? MPI_SUCCESS
+                 : move_side_check(fn, c, size, ss, 1, "sendcounts", sb);
+  if (*rc == MPI_SUCCESS)
+    *rc = move_side_check(fn, c, size, rs, 1, "recvcounts", rb);
+  if (*rc == MPI_SUCCESS && !in_place)
+    *rc = hc_mpi_coll_buf_check(
+        fn, c, sendbuf, hc_mpi_coll_any(ss->counts, size), NULL, "sendbuf");
+  if (*rc == MPI_SUCCESS)
+    *rc = hc_mpi_coll_buf_check(
+        fn, c, recvbuf, hc_mpi_coll_any(rs->counts, size), NULL, "recvbuf");
+  if (*rc != MPI_SUCCESS)
+    return 1;
+  if (!hc_mpi_coll_direct(recvbuf, rb[0].type) ||
+      (!in_place && !hc_mpi_coll_direct(sendbuf, sb[0].type)))
+    return 0;
+  for (int i = 0; i < size; i++) {
+    const hc_mpi_coll_block_t *s = in_place ? &rb[i] : &sb[i];
+    if (rb[i].disp < 0 || s->disp < 0)
+      return 0;
+    t[i] = (size_t)rb[i].count * (size_t)rb[i].type->size;
+    t[n + i] = (size_t)rb[i].disp;
+    t[2 * n + i] = (size_t)s->count * (size_t)s->type->size;
+    t[3 * n + i] = (size_t)s->disp;
+  }
+  *rc = hc_mpi_raise_status(c, fn,
+                            hcomm_alltoallv(in_place ? HCOMM_IN_PLACE : sendbuf,
+                                            t + 2 * n, t + 3 * n, recvbuf, t,
+                                            t + n, c->engine));
+  return 1;
+}
+
 static int move_alltoall(const char *fn, const void *sendbuf,
                          const move_side_t *ss, void *recvbuf,
                          const move_side_t *rs, int vform, MPI_Comm comm,
@@ -111,6 +158,10 @@ static int move_alltoall(const char *fn, const void *sendbuf,
                         "MPI_IN_PLACE is not allowed on an intercommunicator");
   if (request == NULL && !persist && !inter && !vform && ss->types == NULL &&
       move_alltoall_direct(fn, c, sendbuf, ss, recvbuf, rs, &rc))
+    return rc;
+  if (request == NULL && !persist && !inter && vform && ss->types == NULL &&
+      size <= MOVE_STACK_RANKS &&
+      move_alltoallv_direct(fn, c, size, sendbuf, ss, recvbuf, rs, &rc))
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
