@@ -585,6 +585,33 @@ hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
 /* sendbuf may be HCOMM_IN_PLACE (own block already in recvbuf). */
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
                             hcomm_comm_t *comm);
+/* Makes comm's shared-memory collective segment now, where every member
+ * is reached through a transport of this node, instead of at its first
+ * blocking collective, so that the I- and persistent forms started before
+ * any blocking one use it too.  A collective call: every member calls it,
+ * in order with comm's other collectives.  HC_OK also where comm gets no
+ * segment (HCMPI_COLL_SHM=0, members on other nodes, one member). */
+hc_status_t hcomm_coll_shm_setup(hcomm_comm_t *comm);
+/* The blocking forms of hcomm_iallgatherv, hcomm_ialltoall(v) and
+ * hcomm_ireduce_scatter (below: the same arguments). */
+hc_status_t hcomm_allgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                             const size_t *rbytes, const size_t *rdispls,
+                             hcomm_comm_t *comm);
+hc_status_t hcomm_alltoall(const void *sendbuf, size_t bytes, void *recvbuf,
+                           hcomm_comm_t *comm);
+hc_status_t hcomm_alltoallv(const void *sendbuf, const size_t *sbytes,
+                            const size_t *sdispls, void *recvbuf,
+                            const size_t *rbytes, const size_t *rdispls,
+                            hcomm_comm_t *comm);
+hc_status_t hcomm_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                 const size_t *counts,
+                                 const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm);
+/* hcomm_reduce_scatter with every block count elements. */
+hc_status_t hcomm_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                       size_t count,
+                                       const hcomm_reduce_op_t *op,
+                                       hcomm_comm_t *comm);
 
 /* ---- non-blocking collectives ---------------------------------------------
  * Each call starts the collective and returns at once; *req completes

@@ -6,7 +6,10 @@
  */
 #include "hcomm/coll.h"
 
+#include <stdlib.h>
+
 #include "hcomm.h"
+#include "hcomm/comm.h"
 #include "hcomm/engine.h"
 #include "hcomm/shmcoll.h"
 #include "util/env.h"
@@ -196,6 +199,87 @@ hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
 
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
                             hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_allgather(sendbuf, bytes, recvbuf, NULL, NULL, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_iallgather(sendbuf, bytes, recvbuf, comm, &req), &req);
+}
+
+hc_status_t hcomm_allgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                             const size_t *rbytes, const size_t *rdispls,
+                             hcomm_comm_t *comm) {
+  hc_status_t rc = HC_ERR_NOT_SUPPORTED;
+  if (rbytes != NULL && rdispls != NULL) /* else the schedule reports it */
+    rc = hc_shmcoll_allgather(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(
+      hcomm_iallgatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls, comm, &req),
+      &req);
+}
+
+hc_status_t hcomm_alltoall(const void *sendbuf, size_t bytes, void *recvbuf,
+                           hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_alltoall(sendbuf, NULL, NULL, recvbuf, NULL, NULL,
+                                       bytes, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_ialltoall(sendbuf, bytes, recvbuf, comm, &req), &req);
+}
+
+/* A rank with a block too large for the segment runs the I-form, which
+ * moves the small blocks through the segment too, in the same turn. */
+hc_status_t hcomm_alltoallv(const void *sendbuf, const size_t *sbytes,
+                            const size_t *sdispls, void *recvbuf,
+                            const size_t *rbytes, const size_t *rdispls,
+                            hcomm_comm_t *comm) {
+  hc_status_t rc = HC_ERR_NOT_SUPPORTED;
+  if (rbytes != NULL && rdispls != NULL &&
+      (sendbuf == HCOMM_IN_PLACE || (sbytes != NULL && sdispls != NULL)))
+    rc = hc_shmcoll_alltoall(sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls,
+                             0, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_ialltoallv(sendbuf, sbytes, sdispls, recvbuf, rbytes,
+                                    rdispls, comm, &req),
+                   &req);
+}
+
+hc_status_t hcomm_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                 const size_t *counts,
+                                 const hcomm_reduce_op_t *op,
+                                 hcomm_comm_t *comm) {
+  hc_status_t rc = HC_ERR_NOT_SUPPORTED;
+  if (counts != NULL) /* else the schedule reports it */
+    rc = hc_shmcoll_reduce_scatter(sendbuf, recvbuf, counts, 0, op, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(
+      hcomm_ireduce_scatter(sendbuf, recvbuf, counts, op, comm, &req), &req);
+}
+
+hc_status_t hcomm_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                       size_t count,
+                                       const hcomm_reduce_op_t *op,
+                                       hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_reduce_scatter(sendbuf, recvbuf, NULL, count, op, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  int size = comm != NULL ? comm->size : 0;
+  size_t *counts = size > 0 ? malloc((size_t)size * sizeof *counts) : NULL;
+  if (size > 0 && counts == NULL)
+    return HC_ERR_NOMEM;
+  for (int r = 0; r < size; r++)
+    counts[r] = count;
+  /* counts NULL (no communicator): the schedule's checks report it */
+  rc = hcomm_reduce_scatter(sendbuf, recvbuf, counts, op, comm);
+  free(counts);
+  return rc;
 }

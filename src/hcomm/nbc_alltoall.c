@@ -8,6 +8,8 @@
  */
 #include "hcomm/nbc.h"
 
+#include <string.h>
+
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/nbc_impl.h"
@@ -45,12 +47,54 @@ static void nbc_build_alltoallv(hc_nbc_sched_t *s, const char *sendbuf,
   int linear = hc_coll_alltoall_alg(most, size, 0) != HC_COLL_ALG_PAIRWISE;
   for (int i = 1; i < size; i++) {
     int to = (rank + i) % size, from = (rank - i + size) % size;
-    hc_nbc_add_recv(s, recvbuf + rdispls[from], rbytes[from], from);
-    hc_nbc_add_send(s, sendbuf + sdispls[to], sbytes[to], to);
+    /* An empty block is no message: both of its ends know it is empty. */
+    if (rbytes[from] > 0)
+      hc_nbc_add_recv(s, recvbuf + rdispls[from], rbytes[from], from);
+    if (sbytes[to] > 0)
+      hc_nbc_add_send(s, sendbuf + sdispls[to], sbytes[to], to);
     if (!linear)
       hc_nbc_end_round(s);
   }
   hc_nbc_end_round(s);
+}
+
+/* Sizes and displacements of both sides, in the schedule's memory (the
+ * segment's step reads them as it runs); the send side is the receive
+ * side's in place.  NULL as for hc_nbc_tmp. */
+static size_t *nbc_alltoallv_tables(hc_nbc_sched_t *s, const void *sendbuf,
+                                    const size_t *sbytes, const size_t *sdispls,
+                                    const size_t *rbytes,
+                                    const size_t *rdispls) {
+  size_t n = (size_t)s->size, each = n * sizeof(size_t);
+  size_t *t = hc_nbc_tmp(s, 4 * each);
+  if (t == NULL)
+    return NULL;
+  memcpy(t, rbytes, each);
+  memcpy(t + n, rdispls, each);
+  memcpy(t + 2 * n, sendbuf == HCOMM_IN_PLACE ? rbytes : sbytes, each);
+  memcpy(t + 3 * n, sendbuf == HCOMM_IN_PLACE ? rdispls : sdispls, each);
+  return t;
+}
+
+/* After the segment's step (shm) moved the blocks of at most shm->step
+ * bytes: the larger ones as messages, each pair of ranks agreeing on
+ * which, since both ends of a block know its size. */
+static void nbc_build_alltoallv_rest(hc_nbc_sched_t *s,
+                                     const hc_shmcoll_op_t *shm,
+                                     const void *sendbuf, const size_t *t,
+                                     void *recvbuf) {
+  size_t n = (size_t)s->size;
+  size_t *big = hc_nbc_tmp(s, 2 * n * sizeof *big);
+  if (big == NULL)
+    return;
+  int any = 0;
+  for (int r = 0; r < s->size; r++) {
+    big[r] = r != s->rank && t[r] > shm->step ? t[r] : 0;
+    big[n + r] = r != s->rank && t[2 * n + r] > shm->step ? t[2 * n + r] : 0;
+    any |= big[r] > 0 || big[n + r] > 0;
+  }
+  if (any)
+    nbc_build_alltoallv(s, sendbuf, big + n, t + 3 * n, recvbuf, big, t + n);
 }
 
 static hc_status_t nbc_coll_alltoallv(const void *sendbuf, const size_t *sbytes,
@@ -69,7 +113,18 @@ static hc_status_t nbc_coll_alltoallv(const void *sendbuf, const size_t *sbytes,
     rc = hc_nbc_new(comm, NULL, &s);
   if (rc != HC_OK)
     return rc;
-  nbc_build_alltoallv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls);
+  size_t *t =
+      nbc_alltoallv_tables(s, sendbuf, sbytes, sdispls, rbytes, rdispls);
+  hc_shmcoll_op_t shm;
+  if (t != NULL &&
+      hc_nbc_use_shmcoll(s, &shm,
+                         hc_shmcoll_ialltoall_prepare(
+                             &shm, sendbuf, t + 2 * s->size, t + 3 * s->size,
+                             recvbuf, t, t + s->size, 0, comm),
+                         mode))
+    nbc_build_alltoallv_rest(s, &shm, sendbuf, t, recvbuf);
+  else
+    nbc_build_alltoallv(s, sendbuf, sbytes, sdispls, recvbuf, rbytes, rdispls);
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 
@@ -118,6 +173,13 @@ static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
     return rc;
   int size = comm->size;
   size_t *arr = NULL;
+  hc_shmcoll_op_t shm;
+  if (hc_nbc_use_shmcoll(s, &shm,
+                         hc_shmcoll_ialltoall_prepare(&shm, sendbuf, NULL, NULL,
+                                                      recvbuf, NULL, NULL,
+                                                      bytes, comm),
+                         mode))
+    return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
   if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
     nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
                              bytes, recvbuf);

@@ -9,6 +9,7 @@
 #include "hcomm/nbc.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
@@ -379,6 +380,12 @@ static hc_status_t nbc_coll_allgather(const void *sendbuf, size_t bytes,
   if (rc != HC_OK)
     return rc;
   int size = comm->size;
+  hc_shmcoll_op_t shm;
+  if (hc_nbc_use_shmcoll(s, &shm,
+                         hc_shmcoll_iallgather_prepare(
+                             &shm, sendbuf, bytes, recvbuf, NULL, NULL, comm),
+                         mode))
+    return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
   char *own = (char *)recvbuf + (size_t)comm->rank * bytes;
   if (sendbuf != HCOMM_IN_PLACE)
     hc_nbc_add_copy(s, sendbuf, own, bytes);
@@ -407,6 +414,19 @@ static hc_status_t nbc_coll_allgatherv(const void *sendbuf, size_t sbytes,
     rc = hc_nbc_new(comm, NULL, &s);
   if (rc != HC_OK)
     return rc;
+  /* The segment's step reads the tables as it runs: copies of them. */
+  size_t *tables = hc_nbc_tmp(s, 2 * (size_t)comm->size * sizeof *tables);
+  hc_shmcoll_op_t shm;
+  if (tables != NULL) {
+    memcpy(tables, rbytes, (size_t)comm->size * sizeof *tables);
+    memcpy(tables + comm->size, rdispls, (size_t)comm->size * sizeof *tables);
+    if (hc_nbc_use_shmcoll(
+            s, &shm,
+            hc_shmcoll_iallgather_prepare(&shm, sendbuf, sbytes, recvbuf,
+                                          tables, tables + comm->size, comm),
+            mode))
+      return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+  }
   char *own = (char *)recvbuf + rdispls[comm->rank];
   if (sendbuf != HCOMM_IN_PLACE)
     hc_nbc_add_copy(s, sendbuf, own, sbytes);

@@ -470,8 +470,14 @@ static hc_status_t nbc_coll_reduce_scatter(const void *sendbuf, void *recvbuf,
     total += counts[r];
   }
   const void *mine = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  hc_shmcoll_op_t shm;
   if (total == 0) {
     /* nothing to combine */
+  } else if (hc_nbc_use_shmcoll(s, &shm,
+                                hc_shmcoll_ireduce_scatter_prepare(
+                                    &shm, sendbuf, recvbuf, arr, op, comm),
+                                mode)) {
+    /* the segment's step (it reads no table as it runs) */
   } else if (size == 1) {
     hc_nbc_add_copy(s, mine, recvbuf, total * es);
   } else if (op->commutative) {

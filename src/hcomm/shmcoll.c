@@ -13,7 +13,15 @@
  *              slice (each rank combines its slice of every slot into the
  *              shared area and raises reduced), then copied out.  Slots
  *              are combined from the highest rank down, src the lower
- *              rank, so a non-commutative op sees rank order.
+ *              rank, so a non-commutative op sees rank order;
+ *   allgather: every rank copies (a chunk of) its block into its slot and
+ *              raises posted, then copies every other rank's out;
+ *   alltoall:  every rank copies its block for peer j into part j of its
+ *              slot, then peer j copies it out (blocks too large for a
+ *              part are left to the schedule's messages);
+ *   reduce_scatter: every rank copies (a chunk of) its vector into its
+ *              slot, then combines its own block of every slot, in rank
+ *              order, straight into its result.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -156,7 +164,14 @@ static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
 
 /* ---- one collective as a sequence of chunks, each in phases ------------- */
 
-enum shmcoll_what { SHMCOLL_OP_BARRIER, SHMCOLL_OP_BCAST, SHMCOLL_OP_REDUCE };
+enum shmcoll_what {
+  SHMCOLL_OP_BARRIER,
+  SHMCOLL_OP_BCAST,
+  SHMCOLL_OP_REDUCE,
+  SHMCOLL_OP_ALLGATHER,
+  SHMCOLL_OP_ALLTOALL,
+  SHMCOLL_OP_REDUCE_SCATTER
+};
 
 /* 1 when flag kind of who (or of every rank) reached want; else 0, and
  * the condition is what the segment's waiters sleep on. */
@@ -208,17 +223,37 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
 }
 
 /* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
- * element first on, of collective number s. */
+ * element first on, of collective number s; own (not NULL, not dst): this
+ * rank's input, read instead of its slot. */
 static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                             void *dst, size_t first, size_t count,
-                            const hcomm_reduce_op_t *op) {
+                            const hcomm_reduce_op_t *op,
+                            const unsigned char *own) {
   size_t off = first * op->elem_size;
   if (count == 0)
     return;
-  memcpy(dst, shmcoll_buf(sc, sc->size - 1, s, len) + off,
-         count * op->elem_size);
+  const unsigned char *last = sc->rank == sc->size - 1 && own != NULL
+                                  ? own
+                                  : shmcoll_buf(sc, sc->size - 1, s, len) + off;
+  memcpy(dst, last, count * op->elem_size);
   for (int r = sc->size - 2; r >= 0; r--)
-    op->fn(shmcoll_buf(sc, r, s, len) + off, dst, count, op->ctx);
+    op->fn(r == sc->rank && own != NULL ? own
+                                        : shmcoll_buf(sc, r, s, len) + off,
+           dst, count, op->ctx);
+}
+/* Phase 0 of collective number s whose slots take slot bytes: once every
+ * rank finished with these buffers' last use, copies n bytes of src into
+ * this rank's slot and raises posted.  0: not yet. */
+static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
+                        const unsigned char *src, size_t n) {
+  hc_shmcoll_t *sc = op->sc;
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, slot)))
+    return 0;
+  if (n > 0) /* else src may be NULL */
+    memcpy(shmcoll_buf(sc, sc->rank, s, slot), src, n);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  op->phase = 1;
+  return 1;
 }
 
 /* Chunk at of a reduction, collective number s.  Phase 0 posts this
@@ -233,27 +268,30 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
   unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
+  const unsigned char *in = op->in + at * es;
+  /* Two ranks' reduce: the root combines the other's slot with its own
+   * input, which it need not post (no one else reads it, unless it is the
+   * result buffer itself: in place). */
+  int whole = bytes <= SHMCOLL_WHOLE_MAX || (op->root >= 0 && sc->size == 2);
+  const unsigned char *own =
+      whole && op->root >= 0 && out != NULL && out != in ? in : NULL;
   switch (op->phase) {
   case 0:
-    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
-                      shmcoll_reuse(sc, s, bytes)))
+    if (!shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes))
       return 0;
-    memcpy(shmcoll_buf(sc, sc->rank, s, bytes), op->in + at * es, bytes);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    op->phase = 1;
     /* fall through */
   case 1:
-    if (bytes <= SHMCOLL_WHOLE_MAX && out == NULL)
+    if (whole && out == NULL)
       break;
     if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
-    if (bytes <= SHMCOLL_WHOLE_MAX) {
-      shmcoll_combine(sc, s, bytes, out, 0, count, rop);
+    if (whole) {
+      shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
       break;
     }
     size_t first, mine;
     hc_coll_block(count, sc->size, sc->rank, &first, &mine);
-    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop);
+    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop, NULL);
     shmcoll_publish(sc, SHMCOLL_REDUCED, s);
     op->phase = 2;
     /* fall through */
@@ -266,6 +304,147 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
+}
+
+/* Bytes of each rank's slot that chunk at of op takes: the same on every
+ * rank, so that all of them pick the same buffers. */
+static size_t shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at) {
+  size_t from = (size_t)at * op->step;
+  size_t n = op->size - from < op->step ? op->size - from : op->step;
+  switch (op->what) {
+  case SHMCOLL_OP_REDUCE:
+  case SHMCOLL_OP_REDUCE_SCATTER:
+    return n * op->op.elem_size;
+  case SHMCOLL_OP_ALLTOALL:
+    return (size_t)op->sc->size * op->step;
+  default:
+    return n;
+  }
+}
+
+/* Rank r's block in a table of sizes or displacements (NULL: blocks of
+ * each bytes, back to back). */
+static size_t shmcoll_block_len(const size_t *counts, size_t each, int r) {
+  return counts != NULL ? counts[r] : each;
+}
+
+static size_t shmcoll_block_at(const size_t *displs, size_t each, int r) {
+  return displs != NULL ? displs[r] : (size_t)r * each;
+}
+
+/* The bytes of a block of len that fall in [from, from + step). */
+static size_t shmcoll_part(size_t len, size_t from, size_t step) {
+  if (len <= from)
+    return 0;
+  return len - from < step ? len - from : step;
+}
+
+/* Chunk at of an allgather, collective number s: bytes [at x step, +step)
+ * of every rank's block. */
+static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t from = (size_t)op->at * op->step;
+  size_t slot = shmcoll_slot_bytes(op, op->at);
+  if (op->phase == 0) {
+    size_t n = shmcoll_part(shmcoll_block_len(op->counts, op->each, sc->rank),
+                            from, op->step);
+    const unsigned char *mine = n > 0 ? op->in + from : NULL;
+    if (!shmcoll_post(op, s, slot, mine, n))
+      return 0;
+    unsigned char *own =
+        op->out + shmcoll_block_at(op->displs, op->each, sc->rank) + from;
+    if (n > 0 && own != mine) /* not in place */
+      memcpy(own, mine, n);
+  }
+  if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++) {
+    size_t n = shmcoll_part(shmcoll_block_len(op->counts, op->each, r), from,
+                            op->step);
+    if (r != sc->rank && n > 0)
+      memcpy(op->out + shmcoll_block_at(op->displs, op->each, r) + from,
+             shmcoll_buf(sc, r, s, slot), n);
+  }
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+/* An alltoall, collective number s: part j (step bytes) of each rank's
+ * slot holds its block for rank j; blocks larger than a part are the
+ * schedule's (both ends of a block know its size). */
+static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t slot = shmcoll_slot_bytes(op, 0);
+  if (op->phase == 0) {
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                      shmcoll_reuse(sc, s, slot)))
+      return 0;
+    unsigned char *mine = shmcoll_buf(sc, sc->rank, s, slot);
+    for (int j = 0; j < sc->size; j++) {
+      size_t n = shmcoll_block_len(op->scounts, op->each, j);
+      if (n == 0 || (j != sc->rank && n > op->step))
+        continue; /* nothing, or the schedule's */
+      const unsigned char *from =
+          op->in + shmcoll_block_at(op->sdispls, op->each, j);
+      unsigned char *to =
+          j != sc->rank ? mine + (size_t)j * op->step
+                        : op->out + shmcoll_block_at(op->displs, op->each, j);
+      if (to != from) /* the own block in place stays */
+        memcpy(to, from, n);
+    }
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++) {
+    size_t n = shmcoll_block_len(op->counts, op->each, r);
+    if (r != sc->rank && n > 0 && n <= op->step)
+      memcpy(op->out + shmcoll_block_at(op->displs, op->each, r),
+             shmcoll_buf(sc, r, s, slot) + (size_t)sc->rank * op->step, n);
+  }
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+/* Chunk at of a reduce_scatter, collective number s: elements [at x
+ * step, +step) of the vector.  This rank combines the part of its block
+ * that falls in the chunk; in place, what it writes (below the chunk's
+ * end) was posted already. */
+static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t es = op->op.elem_size, first = (size_t)op->at * op->step;
+  size_t count = op->size - first < op->step ? op->size - first : op->step;
+  size_t bytes = count * es;
+  if (op->phase == 0 && !shmcoll_post(op, s, bytes, op->in + first * es, bytes))
+    return 0;
+  if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  size_t lo = first > op->slice_at ? first : op->slice_at;
+  size_t end = op->slice_at + op->slice_n;
+  size_t hi = first + count < end ? first + count : end;
+  if (lo < hi)
+    shmcoll_combine(sc, s, bytes, op->out + (lo - op->slice_at) * es,
+                    lo - first, hi - lo, &op->op, NULL);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
+  switch (op->what) {
+  case SHMCOLL_OP_BARRIER:
+    return shmcoll_barrier_step(op, s);
+  case SHMCOLL_OP_BCAST:
+    return shmcoll_bcast_step(op, s);
+  case SHMCOLL_OP_REDUCE:
+    return shmcoll_reduce_step(op, s);
+  case SHMCOLL_OP_ALLGATHER:
+    return shmcoll_allgather_step(op, s);
+  case SHMCOLL_OP_ALLTOALL:
+    return shmcoll_alltoall_step(op, s);
+  default:
+    return shmcoll_reduce_scatter_step(op, s);
+  }
 }
 
 void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
@@ -283,10 +462,7 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
   uint32_t from = op->at;
   while (sc->turn == op->first - 1 + op->at && op->at < op->nchunks) {
     uint32_t s = op->first + op->at;
-    int done = op->what == SHMCOLL_OP_BARRIER ? shmcoll_barrier_step(op, s)
-               : op->what == SHMCOLL_OP_BCAST ? shmcoll_bcast_step(op, s)
-                                              : shmcoll_reduce_step(op, s);
-    if (!done)
+    if (!shmcoll_step(op, s))
       break;
     sc->turn = s;
     op->at++;
@@ -311,6 +487,11 @@ static hc_status_t shmcoll_run(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
   hc_status_t rc;
   hc_engine_lock();
+  /* Ranks with a large alltoallv block run it as the I-form's schedule,
+   * which takes the communicator's next collective tag: so does this, so
+   * that the tags stay alike on every rank. */
+  if (op->what == SHMCOLL_OP_ALLTOALL && op->counts != NULL)
+    op->comm->coll_seq++;
   hc_shmcoll_op_start(op);
   for (;;) {
     if (sc->turn != op->first - 1 + op->at)
@@ -445,6 +626,199 @@ hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
   return shmcoll_reduction(sendbuf, recvbuf, count, op, -1, comm);
 }
 
+/* ---- allgather, alltoall, reduce_scatter: one node's segment only ------- */
+
+/* The largest of n blocks (NULL: each). */
+static size_t shmcoll_most(const size_t *counts, size_t each, int n) {
+  if (counts == NULL)
+    return each;
+  size_t most = 0;
+  for (int r = 0; r < n; r++)
+    most = counts[r] > most ? counts[r] : most;
+  return most;
+}
+
+/* On an allgather, what every rank knows alike: the block sizes. */
+static int shmcoll_allgather_takes(size_t most, const void *recvbuf,
+                                   const hcomm_comm_t *comm) {
+  return comm != NULL && most <= hc_shmcoll_tuning.allgather_max &&
+         (most == 0 || recvbuf != NULL);
+}
+
+static void shmcoll_allgather_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                                 hcomm_comm_t *comm, const void *sendbuf,
+                                 size_t bytes, void *recvbuf,
+                                 const size_t *rbytes, const size_t *rdispls,
+                                 size_t most) {
+  size_t step = most <= SHMCOLL_SMALL ? SHMCOLL_SMALL : sc->chunk;
+  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLGATHER,
+                  (uint32_t)((most + step - 1) / step));
+  op->root = -1;
+  op->out = recvbuf;
+  op->counts = rbytes;
+  op->displs = rdispls;
+  op->each = bytes;
+  op->in = sendbuf == HCOMM_IN_PLACE
+               ? op->out + shmcoll_block_at(rdispls, bytes, comm->rank)
+               : sendbuf;
+  op->size = most;
+  op->step = step;
+}
+
+/* The largest alltoall block a rank's slot part holds on sc: the same on
+ * every rank (v-forms use all of it; an alltoall of equal blocks packs
+ * them, taking the small buffers where they fit). */
+static size_t shmcoll_alltoall_part(const hc_shmcoll_t *sc) {
+  size_t part = sc->chunk / (size_t)sc->size / SHMCOLL_LINE * SHMCOLL_LINE;
+  return part < hc_shmcoll_tuning.alltoall_max ? part
+                                               : hc_shmcoll_tuning.alltoall_max;
+}
+
+/* Buffers may be NULL where this rank's blocks are empty (alltoallv). */
+static int shmcoll_alltoall_takes(const void *sendbuf, const size_t *sbytes,
+                                  const size_t *sdispls, const size_t *rbytes,
+                                  const size_t *rdispls,
+                                  const hcomm_comm_t *comm) {
+  int vform = rbytes != NULL;
+  return comm != NULL && (rbytes == NULL) == (rdispls == NULL) &&
+         (sendbuf == HCOMM_IN_PLACE ||
+          ((sbytes == NULL) == !vform && (sdispls == NULL) == !vform));
+}
+
+/* NULL tables: equal blocks of bytes (which the segment moves only up to
+ * the part: HC_ERR_NOT_SUPPORTED above). */
+static hc_status_t shmcoll_alltoall_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                                       hcomm_comm_t *comm, const void *sendbuf,
+                                       const size_t *sbytes,
+                                       const size_t *sdispls, void *recvbuf,
+                                       const size_t *rbytes,
+                                       const size_t *rdispls, size_t bytes) {
+  size_t part = shmcoll_alltoall_part(sc);
+  if (rbytes == NULL && bytes > part)
+    return HC_ERR_NOT_SUPPORTED;
+  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLTOALL, 1);
+  op->root = -1;
+  op->out = recvbuf;
+  op->counts = rbytes;
+  op->displs = rdispls;
+  op->each = bytes;
+  if (sendbuf == HCOMM_IN_PLACE) {
+    op->in = recvbuf;
+    op->scounts = rbytes;
+    op->sdispls = rdispls;
+  } else {
+    op->in = sendbuf;
+    op->scounts = sbytes;
+    op->sdispls = sdispls;
+  }
+  op->step = rbytes == NULL ? bytes : part;
+  op->size = op->step;
+  return HC_OK;
+}
+
+/* 1 when every block to or from this rank fits a part of the slot. */
+static int shmcoll_alltoall_whole(const hc_shmcoll_op_t *op) {
+  for (int r = 0; r < op->sc->size; r++)
+    if (r != op->sc->rank &&
+        (shmcoll_block_len(op->counts, op->each, r) > op->step ||
+         shmcoll_block_len(op->scounts, op->each, r) > op->step))
+      return 0;
+  return 1;
+}
+
+static int shmcoll_reduce_scatter_takes(
+    const void *sendbuf, const void *recvbuf, const size_t *counts, size_t each,
+    const hcomm_reduce_op_t *op, const hcomm_comm_t *comm, size_t *total) {
+  if (comm == NULL || op == NULL || op->fn == NULL || op->elem_size == 0 ||
+      op->elem_size > hc_shmcoll_tuning.chunk)
+    return 0;
+  *total = 0;
+  for (int r = 0; r < comm->size; r++) {
+    size_t n = shmcoll_block_len(counts, each, r);
+    if (n > SIZE_MAX / op->elem_size - *total)
+      return 0;
+    *total += n;
+  }
+  /* recvbuf may be NULL where this rank's block is empty */
+  return *total == 0 ||
+         (sendbuf != NULL && (sendbuf != HCOMM_IN_PLACE || recvbuf != NULL));
+}
+
+static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                                      hcomm_comm_t *comm, const void *sendbuf,
+                                      void *recvbuf, const size_t *counts,
+                                      size_t each, size_t total,
+                                      const hcomm_reduce_op_t *rop) {
+  size_t step = total * rop->elem_size <= SHMCOLL_SMALL
+                    ? total
+                    : sc->chunk / rop->elem_size;
+  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE_SCATTER,
+                  total == 0 ? 0 : (uint32_t)((total + step - 1) / step));
+  op->root = -1;
+  op->out = recvbuf;
+  op->in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  op->size = total;
+  op->step = step;
+  op->op = *rop;
+  for (int r = 0; r < comm->rank; r++)
+    op->slice_at += shmcoll_block_len(counts, each, r);
+  op->slice_n = shmcoll_block_len(counts, each, comm->rank);
+}
+
+hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, const size_t *rbytes,
+                                 const size_t *rdispls, hcomm_comm_t *comm) {
+  size_t most =
+      comm != NULL ? shmcoll_most(rbytes, bytes, comm->size) : (size_t)0;
+  if (!shmcoll_allgather_takes(most, recvbuf, comm) ||
+      (rbytes == NULL) != (rdispls == NULL))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, most, &rc);
+  if (sc == NULL)
+    return rc;
+  hc_shmcoll_op_t op;
+  shmcoll_allgather_op(&op, sc, comm, sendbuf, bytes, recvbuf, rbytes, rdispls,
+                       most);
+  return shmcoll_run(&op);
+}
+
+hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                const size_t *rbytes, const size_t *rdispls,
+                                size_t bytes, hcomm_comm_t *comm) {
+  if (!shmcoll_alltoall_takes(sendbuf, sbytes, sdispls, rbytes, rdispls, comm))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  if (sc == NULL)
+    return rc;
+  hc_shmcoll_op_t op;
+  rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
+                           rbytes, rdispls, bytes);
+  if (rc != HC_OK || !shmcoll_alltoall_whole(&op))
+    return HC_ERR_NOT_SUPPORTED;
+  return shmcoll_run(&op);
+}
+
+hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                      const size_t *counts, size_t each,
+                                      const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm) {
+  size_t total;
+  if (!shmcoll_reduce_scatter_takes(sendbuf, recvbuf, counts, each, op, comm,
+                                    &total))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, total * op->elem_size, &rc);
+  if (sc == NULL)
+    return rc;
+  hc_shmcoll_op_t sop;
+  shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts, each,
+                            total, op);
+  return shmcoll_run(&sop);
+}
+
 /* ---- the I-forms' steps -------------------------------------------------- */
 
 hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
@@ -495,14 +869,60 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
   return HC_OK;
 }
 
+hc_status_t hc_shmcoll_iallgather_prepare(hc_shmcoll_op_t *op,
+                                          const void *sendbuf, size_t bytes,
+                                          void *recvbuf, const size_t *rbytes,
+                                          const size_t *rdispls,
+                                          hcomm_comm_t *comm) {
+  size_t most =
+      comm != NULL ? shmcoll_most(rbytes, bytes, comm->size) : (size_t)0;
+  hc_shmcoll_t *sc = shmcoll_allgather_takes(most, recvbuf, comm) &&
+                             (rbytes == NULL) == (rdispls == NULL)
+                         ? hc_shmcoll_made(comm, most)
+                         : NULL;
+  if (sc == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  shmcoll_allgather_op(op, sc, comm, sendbuf, bytes, recvbuf, rbytes, rdispls,
+                       most);
+  return HC_OK;
+}
+
+hc_status_t hc_shmcoll_ialltoall_prepare(
+    hc_shmcoll_op_t *op, const void *sendbuf, const size_t *sbytes,
+    const size_t *sdispls, void *recvbuf, const size_t *rbytes,
+    const size_t *rdispls, size_t bytes, hcomm_comm_t *comm) {
+  hc_shmcoll_t *sc =
+      shmcoll_alltoall_takes(sendbuf, sbytes, sdispls, rbytes, rdispls, comm)
+          ? hc_shmcoll_made(comm, 0)
+          : NULL;
+  if (sc == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  return shmcoll_alltoall_op(op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
+                             rbytes, rdispls, bytes);
+}
+
+hc_status_t hc_shmcoll_ireduce_scatter_prepare(
+    hc_shmcoll_op_t *op, const void *sendbuf, void *recvbuf,
+    const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm) {
+  size_t total;
+  hc_shmcoll_t *sc =
+      counts != NULL && shmcoll_reduce_scatter_takes(sendbuf, recvbuf, counts,
+                                                     0, rop, comm, &total)
+          ? hc_shmcoll_made(comm, total * rop->elem_size)
+          : NULL;
+  if (sc == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  shmcoll_reduce_scatter_op(op, sc, comm, sendbuf, recvbuf, counts, 0, total,
+                            rop);
+  return HC_OK;
+}
+
 /* ---- the persistent forms' lanes ----------------------------------------- */
 
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
-  size_t bytes =
-      op->what == SHMCOLL_OP_REDUCE ? op->size * op->op.elem_size : op->size;
-  if (op->nchunks > 1 || bytes > SHMCOLL_SMALL || sc->lanes == NULL ||
-      sc->lanes_taken == sc->nlanes)
+  if (op->nchunks > 1 || shmcoll_slot_bytes(op, 0) > SHMCOLL_SMALL ||
+      sc->lanes == NULL || sc->lanes_taken == sc->nlanes)
     return HC_ERR_NOT_SUPPORTED;
   op->sc = &sc->lanes[sc->lanes_taken++];
   return HC_OK;

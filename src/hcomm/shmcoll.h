@@ -4,7 +4,8 @@
  * nodes through a node communicator of each node and the node leaders'
  * schedules (shmcoll_hier.c), for the blocking Barrier, Bcast, Reduce and
  * Allreduce of the engine (coll.c), whose arguments the MPI face has
- * already made contiguous host bytes.  The I-forms run the same
+ * already made contiguous host bytes; and, on one node only, Allgather(v),
+ * Alltoall(v) and Reduce_scatter(_block).  The I-forms run the same
  * algorithms as one step of their schedule (hc_shmcoll_i*_prepare below).
  * The persistent forms whose data fits a small buffer run in a lane of
  * the segment of their own (hc_shmcoll_op_own_lane, shmcoll_impl.h says
@@ -28,11 +29,16 @@
 /* The defaults of the tunables (HCMPI_COLL_SHM*). */
 #define HC_SHMCOLL_MAX ((size_t)4 << 20)
 #define HC_SHMCOLL_CHUNK ((size_t)64 << 10)
+#define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
+#define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
 
 typedef struct hc_shmcoll_tuning {
-  int enabled;  /* HCMPI_COLL_SHM: 0 leaves every collective to schedules */
-  size_t max;   /* larger messages take the schedule */
-  size_t chunk; /* bytes of one rank's slot: the pipeline's step */
+  int enabled;          /* HCMPI_COLL_SHM: 0 leaves every collective to
+                           schedules */
+  size_t max;           /* larger messages take the schedule */
+  size_t chunk;         /* bytes of one rank's slot: the pipeline's step */
+  size_t allgather_max; /* allgathers of larger blocks take the schedule */
+  size_t alltoall_max;  /* alltoall blocks above this take messages */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;
@@ -50,6 +56,30 @@ hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
 hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
                                  size_t count, const hcomm_reduce_op_t *op,
                                  hcomm_comm_t *comm);
+/* Every rank's block of bytes lands at recvbuf + r x bytes, or (rbytes,
+ * rdispls not NULL: allgatherv) rbytes[r] bytes at recvbuf + rdispls[r];
+ * sendbuf HCOMM_IN_PLACE: this rank's block is in recvbuf already. */
+hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, const size_t *rbytes,
+                                 const size_t *rdispls, hcomm_comm_t *comm);
+/* Block r of sendbuf goes to rank r: bytes each at r x bytes, or (tables
+ * not NULL: alltoallv) as the tables say; sendbuf HCOMM_IN_PLACE: the
+ * input is in recvbuf.  An alltoallv whose blocks to or from this rank
+ * are not all small enough for the segment is HC_ERR_NOT_SUPPORTED, after
+ * the segment was made: its I-form then moves the small blocks through
+ * the segment and the others by messages (each pair of ranks agrees on
+ * the size of the blocks between them). */
+hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                const size_t *rbytes, const size_t *rdispls,
+                                size_t bytes, hcomm_comm_t *comm);
+/* The vector of sum(counts) elements combined in rank order, rank r
+ * getting block r (counts[r] elements; counts NULL: each elements);
+ * sendbuf HCOMM_IN_PLACE: the input is in recvbuf. */
+hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                      const size_t *counts, size_t each,
+                                      const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm);
 
 /* One shared-memory collective that a schedule advances (or a blocking
  * call waits on); its fields are shmcoll.c's.  It lives in the schedule's
@@ -66,9 +96,21 @@ typedef struct hc_shmcoll_op {
   const unsigned char *in;     /* reductions: this rank's input */
   const hcomm_accessor_t *acc; /* bcast through an accessor: its stream
                                   (out NULL); it must outlive op */
-  size_t size;                 /* bcast: bytes; reductions: elements */
-  size_t step;                 /* of one chunk, in the same unit */
+  size_t size;                 /* bcast, allgather: bytes (allgather: of
+                                  the largest block); reductions:
+                                  elements (reduce_scatter: of the whole
+                                  vector); alltoall: as step */
+  size_t step;                 /* of one chunk, in the same unit; alltoall:
+                                  the bytes each rank's slot holds for each
+                                  peer, the largest block it moves (larger
+                                  ones are the schedule's messages) */
   hcomm_reduce_op_t op;
+  /* allgather, alltoall: the blocks by rank, in bytes; NULL tables: every
+   * block is each bytes, block r at r x each */
+  const size_t *counts, *displs;   /* received (allgather: every rank's) */
+  const size_t *scounts, *sdispls; /* alltoall: sent */
+  size_t each;
+  size_t slice_at, slice_n; /* reduce_scatter: this rank's block (elements) */
   uint32_t first;   /* sequence number of the first chunk */
   uint32_t nchunks; /* chunks, each a collective number of its own */
   uint32_t at;      /* the chunk under way */
@@ -98,6 +140,22 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
                                        void *recvbuf, size_t count,
                                        const hcomm_reduce_op_t *rop, int root,
                                        hcomm_comm_t *comm);
+/* sendbuf, recvbuf, tables as for the blocking forms; the tables must
+ * outlive *op (an I-form copies them into its schedule first). */
+hc_status_t hc_shmcoll_iallgather_prepare(hc_shmcoll_op_t *op,
+                                          const void *sendbuf, size_t bytes,
+                                          void *recvbuf, const size_t *rbytes,
+                                          const size_t *rdispls,
+                                          hcomm_comm_t *comm);
+/* An alltoallv is always prepared where the segment exists: the blocks
+ * above op->step are left to the caller's messages. */
+hc_status_t hc_shmcoll_ialltoall_prepare(
+    hc_shmcoll_op_t *op, const void *sendbuf, const size_t *sbytes,
+    const size_t *sdispls, void *recvbuf, const size_t *rbytes,
+    const size_t *rdispls, size_t bytes, hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_ireduce_scatter_prepare(
+    hc_shmcoll_op_t *op, const void *sendbuf, void *recvbuf,
+    const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm);
 /* For a persistent form, at its _init, after a prepare above: moves *op
  * onto a lane of its own, so that its starts take that lane's numbers,
  * not the communicator's.  HC_ERR_NOT_SUPPORTED (the same on every rank):

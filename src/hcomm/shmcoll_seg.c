@@ -28,13 +28,21 @@
 #define SHMCOLL_MIN_CHUNK ((size_t)4 << 10)
 
 hc_shmcoll_tuning_t hc_shmcoll_tuning = {
-    .enabled = 1, .max = HC_SHMCOLL_MAX, .chunk = HC_SHMCOLL_CHUNK};
+    .enabled = 1,
+    .max = HC_SHMCOLL_MAX,
+    .chunk = HC_SHMCOLL_CHUNK,
+    .allgather_max = HC_SHMCOLL_ALLGATHER_MAX,
+    .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX};
 
 void hc_shmcoll_tuning_load(void) {
   hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
   t->enabled = hc_env_bool("HCMPI_COLL_SHM", 1);
   t->max = hc_env_size("HCMPI_COLL_SHM_MAX", HC_SHMCOLL_MAX);
   t->chunk = hc_env_size("HCMPI_COLL_SHM_CHUNK", HC_SHMCOLL_CHUNK);
+  t->allgather_max =
+      hc_env_size("HCMPI_COLL_SHM_ALLGATHER_MAX", HC_SHMCOLL_ALLGATHER_MAX);
+  t->alltoall_max =
+      hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
 }
 
 /* A communicator whose collectives never use shared memory. */
@@ -302,6 +310,14 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   shmcoll_lanes_init(sc);
   comm->shmcoll = sc;
   return sc;
+}
+
+hc_status_t hcomm_coll_shm_setup(hcomm_comm_t *comm) {
+  if (comm == NULL || comm->shmcoll != NULL || !shmcoll_node_only(comm))
+    return HC_OK;
+  hc_status_t rc;
+  hc_shmcoll_get(comm, 0, &rc);
+  return rc;
 }
 
 hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes) {

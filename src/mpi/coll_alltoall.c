@@ -61,6 +61,85 @@ static int move_side_check(const char *fn, hc_mpi_comm_t *c, int size,
   return rc;
 }
 
+/* A blocking alltoall of equal blocks of dense types in host memory: the
+ * engine takes the user's buffers as they are (no views, nothing
+ * allocated).  0: not such a call, nothing done; 1: done, *rc its result
+ * (a check that failed here too). */
+static int move_alltoall_direct(const char *fn, hc_mpi_comm_t *c,
+                                const void *sendbuf, const move_side_t *ss,
+                                void *recvbuf, const move_side_t *rs, int *rc) {
+  const hc_mpi_type_t *st = NULL, *rt = NULL;
+  int in_place = sendbuf == MPI_IN_PLACE;
+  MPI_Count sn = hc_mpi_vec_at(ss->counts, 0),
+            rn = hc_mpi_vec_at(rs->counts, 0);
+  *rc = in_place ? MPI_SUCCESS : hc_mpi_coll_type(fn, c, sn, ss->type, &st);
+  if (*rc == MPI_SUCCESS)
+    *rc = hc_mpi_coll_type(fn, c, rn, rs->type, &rt);
+  if (*rc != MPI_SUCCESS)
+    return 1;
+  size_t bytes = (size_t)rn * (size_t)rt->size;
+  if (bytes == 0 || !hc_mpi_coll_direct(recvbuf, rt) ||
+      (!in_place && (!hc_mpi_coll_direct(sendbuf, st) ||
+                     (size_t)sn * (size_t)st->size != bytes)))
+    return 0;
+  *rc = hc_mpi_coll_buf_check(fn, c, recvbuf, 1, NULL, "recvbuf");
+  if (*rc == MPI_SUCCESS && !in_place)
+    *rc = hc_mpi_coll_buf_check(fn, c, sendbuf, 1, NULL, "sendbuf");
+  if (*rc == MPI_SUCCESS)
+    *rc =
+        hc_mpi_raise_status(c, fn,
+                            hcomm_alltoall(in_place ? HCOMM_IN_PLACE : sendbuf,
+                                           bytes, recvbuf, c->engine));
+  return 1;
+}
+
+/* Communicators up to this size take the alltoallv below with its tables
+ * on the stack. */
+#define MOVE_STACK_RANKS 16
+
+/* A blocking alltoallv of dense types in host memory on a small
+ * communicator: checked as the general path does, then the engine takes
+ * the user's buffers as they are, with tables on the stack (no views,
+ * nothing allocated).  0: not such a call, nothing raised; 1: done, *rc
+ * its result. */
+static int move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size,
+                                 const void *sendbuf, const move_side_t *ss,
+                                 void *recvbuf, const move_side_t *rs,
+                                 int *rc) {
+  hc_mpi_coll_block_t sb[MOVE_STACK_RANKS], rb[MOVE_STACK_RANKS];
+  size_t t[4 * MOVE_STACK_RANKS]; /* receive sizes, offsets; send ... */
+  int in_place = sendbuf == MPI_IN_PLACE, n = size;
+  *rc = in_place ? MPI_SUCCESS
+                 : move_side_check(fn, c, size, ss, 1, "sendcounts", sb);
+  if (*rc == MPI_SUCCESS)
+    *rc = move_side_check(fn, c, size, rs, 1, "recvcounts", rb);
+  if (*rc == MPI_SUCCESS && !in_place)
+    *rc = hc_mpi_coll_buf_check(
+        fn, c, sendbuf, hc_mpi_coll_any(ss->counts, size), NULL, "sendbuf");
+  if (*rc == MPI_SUCCESS)
+    *rc = hc_mpi_coll_buf_check(
+        fn, c, recvbuf, hc_mpi_coll_any(rs->counts, size), NULL, "recvbuf");
+  if (*rc != MPI_SUCCESS)
+    return 1;
+  if (!hc_mpi_coll_direct(recvbuf, rb[0].type) ||
+      (!in_place && !hc_mpi_coll_direct(sendbuf, sb[0].type)))
+    return 0;
+  for (int i = 0; i < size; i++) {
+    const hc_mpi_coll_block_t *s = in_place ? &rb[i] : &sb[i];
+    if (rb[i].disp < 0 || s->disp < 0)
+      return 0;
+    t[i] = (size_t)rb[i].count * (size_t)rb[i].type->size;
+    t[n + i] = (size_t)rb[i].disp;
+    t[2 * n + i] = (size_t)s->count * (size_t)s->type->size;
+    t[3 * n + i] = (size_t)s->disp;
+  }
+  *rc = hc_mpi_raise_status(c, fn,
+                            hcomm_alltoallv(in_place ? HCOMM_IN_PLACE : sendbuf,
+                                            t + 2 * n, t + 3 * n, recvbuf, t,
+                                            t + n, c->engine));
+  return 1;
+}
+
 static int move_alltoall(const char *fn, const void *sendbuf,
                          const move_side_t *ss, void *recvbuf,
                          const move_side_t *rs, int vform, MPI_Comm comm,
@@ -77,6 +156,13 @@ static int move_alltoall(const char *fn, const void *sendbuf,
   if (in_place && inter)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
                         "MPI_IN_PLACE is not allowed on an intercommunicator");
+  if (request == NULL && !persist && !inter && !vform && ss->types == NULL &&
+      move_alltoall_direct(fn, c, sendbuf, ss, recvbuf, rs, &rc))
+    return rc;
+  if (request == NULL && !persist && !inter && vform && ss->types == NULL &&
+      size <= MOVE_STACK_RANKS &&
+      move_alltoallv_direct(fn, c, size, sendbuf, ss, recvbuf, rs, &rc))
+    return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t *sb = NULL, *rb = NULL;
   size_t *ssz = NULL, *rsz = NULL;
@@ -120,6 +206,13 @@ static int move_alltoall(const char *fn, const void *sendbuf,
   if (inter)
     rc = hcomm_inter_alltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
                                 c->engine, persist, &eng);
+  else if (request == NULL && !persist) /* blocking: may use shared memory */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(
+            cx, vform ? hcomm_alltoallv(sview, ssz, ssz + size, rview, rsz,
+                                        rsz + size, c->engine)
+                      : hcomm_alltoall(sview, rsz[0], rview, c->engine)));
   else if (vform && persist)
     rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
                               c->engine, &eng);

@@ -21,6 +21,7 @@
  */
 #include "mpi/coll_impl.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +44,14 @@ typedef struct coll_jobs {
   int n, cap;
 } coll_jobs_t;
 
+/* Bytes of temporaries a collective's state holds in itself: the tables
+ * of a few dozen ranks, so that a small collective allocates once. */
+#define COLL_ARENA 2048
+
 struct hc_mpi_coll {
-  void **tmps;
+  void **tmps; /* those beyond the arena */
   int ntmps, tmpcap;
+  size_t arena_used;
   coll_jobs_t jobs;  /* from the views into the user's buffers */
   coll_jobs_t loads; /* persistent: from the user's buffers into the views */
   int persistent;
@@ -55,6 +61,7 @@ struct hc_mpi_coll {
   hc_mpi_red_t red;
   int holds_red;
   const hc_mpi_type_t *streamed[2]; /* hc_mpi_coll_stream's, held likewise */
+  _Alignas(16) unsigned char arena[COLL_ARENA]; /* last: not zeroed at new */
 };
 
 /* The packed stream of a derived type in the user's buffer. */
@@ -65,9 +72,11 @@ typedef struct coll_stream {
 } coll_stream_t;
 
 hc_mpi_coll_t *hc_mpi_coll_new_mode(int persistent) {
-  hc_mpi_coll_t *cx = calloc(1, sizeof(hc_mpi_coll_t));
-  if (cx != NULL)
+  hc_mpi_coll_t *cx = malloc(sizeof(hc_mpi_coll_t));
+  if (cx != NULL) {
+    memset(cx, 0, offsetof(hc_mpi_coll_t, arena));
     cx->persistent = persistent;
+  }
   return cx;
 }
 
@@ -121,6 +130,13 @@ const hcomm_accessor_t *hc_mpi_coll_stream(hc_mpi_coll_t *cx, void *buf,
 }
 
 void *hc_mpi_coll_tmp(hc_mpi_coll_t *cx, size_t bytes) {
+  size_t rounded = (bytes + 15) / 16 * 16;
+  if (bytes <= COLL_ARENA && rounded <= COLL_ARENA - cx->arena_used) {
+    void *p = cx->arena + cx->arena_used;
+    cx->arena_used += rounded;
+    memset(p, 0, bytes);
+    return p;
+  }
   if (cx->ntmps == cx->tmpcap) {
     int cap = cx->tmpcap ? 2 * cx->tmpcap : 8;
     void **t = realloc(cx->tmps, (size_t)cap * sizeof *t);
@@ -409,7 +425,8 @@ int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
   }
   if (cx->persistent)
     return coll_persistent_wrap(fn, c, cx, eng, request);
-  if (cx->jobs.n == 0 && cx->ntmps == 0 && !cx->holds_red)
+  if (cx->jobs.n == 0 && cx->ntmps == 0 && cx->arena_used == 0 &&
+      !cx->holds_red)
     hc_mpi_coll_free(cx);
   else if (hcomm_icoll_on_complete(eng, coll_done_cb, cx) != HC_OK)
     hc_mpi_coll_free(cx); /* cannot happen for a fresh collective */
@@ -491,6 +508,11 @@ int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
   if (buf == NULL && moves_data && (t == NULL || t->true_lb == 0))
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "%s is NULL", what);
   return MPI_SUCCESS;
+}
+
+int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type) {
+  hcomm_mem_info_t info;
+  return coll_dense(type) && !hc_mpi_dev_classify(buf, &info);
 }
 
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {

@@ -50,6 +50,10 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
                             const hc_mpi_coll_block_t *blocks, int load,
                             size_t *bytes, size_t *offs);
 
+/* 1 when the engine may take buf of type as it is: host memory, a dense
+ * type (what hc_mpi_coll_send_view would hand it without a temporary). */
+int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type);
+
 /* Device buffers (see coll_ctx.c): the views above stage them through host
  * temporaries on their own.  hc_mpi_coll_stage does the same for a raw
  * byte buffer: when *buf is device memory it becomes a host temporary of

@@ -1002,6 +1002,14 @@ static int move_allgather(const char *fn, const void *sendbuf,
       hc_mpi_hccl_allgather(fn, c, sendbuf, sendcount, st, recvbuf,
                             hc_mpi_vec_at(recvcounts, 0), rt, &rc))
     return rc;
+  size_t rbytes = move_bytes(rt, hc_mpi_vec_at(recvcounts, 0));
+  if (request == NULL && !persist && !vform && !inter && rbytes > 0 &&
+      (in_place || hc_mpi_coll_direct(sendbuf, st)) &&
+      hc_mpi_coll_direct(recvbuf, rt)) /* no view, nothing allocated */
+    return hc_mpi_raise_status(
+        c, fn,
+        hcomm_allgather(in_place ? HCOMM_IN_PLACE : sendbuf, rbytes, recvbuf,
+                        c->engine));
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx == NULL)
@@ -1024,6 +1032,15 @@ static int move_allgather(const char *fn, const void *sendbuf,
                                  persist, &eng);
   else if (inter)
     rc = hcomm_inter_allgather(sview, sbytes, rview, sz[0], c->engine, persist, &eng);
+  else if (request == NULL && !persist && vform) /* blocking: may use shm */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_allgatherv(sview, sz[rank], rview, sz,
+                                             sz + size, c->engine)));
+  else if (request == NULL && !persist)
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_allgather(sview, sz[0], rview, c->engine)));
   else if (vform && persist)
     rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
                                &eng);

@@ -544,6 +544,13 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
       hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE_SCATTER, sendbuf, recvbuf,
                          block, red.type, op, 0, &rc))
     return rc;
+  const void *in = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  if (request == NULL && !persist && !vform && !hc_mpi_coll_inter(c) &&
+      red_direct(&red, op, in, recvbuf)) /* no view, nothing allocated */
+    return hc_mpi_raise_status(c, fn,
+                               hcomm_reduce_scatter_block(in, recvbuf,
+                                                          (size_t)block,
+                                                          &red.op, c->engine));
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   size_t *counts = cx ? hc_mpi_coll_tmp(cx, (size_t)size * sizeof *counts) : 0;
   if (counts == NULL)
@@ -555,6 +562,12 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
   if (hc_mpi_coll_red_stage(cx, &red, &send, &recvbuf, (size_t)total,
                             (size_t)mine, 1) != 0)
     return hc_mpi_coll_nomem(fn, c, cx);
+  if (request == NULL && !persist && !hc_mpi_coll_inter(c))
+    return hc_mpi_raise_status(/* blocking: may use shared memory */
+                               c, fn,
+                               hc_mpi_coll_end(cx, hcomm_reduce_scatter(
+                                                       send, recvbuf, counts,
+                                                       &red.op, c->engine)));
   hc_status_t st = hc_mpi_coll_inter(c)
                        ? hcomm_inter_reduce_scatter(send, recvbuf, counts,
                                                      &red.op, c->engine, persist, &eng)

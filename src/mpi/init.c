@@ -123,6 +123,12 @@ static int init_start(const char *fn, int required, int *provided) {
   if (rc == MPI_SUCCESS)
     atomic_store_explicit(&init_state, INIT_RUNNING, memory_order_release);
   pthread_mutex_unlock(&init_lock);
+  /* Every process of the world model starts it (a session's start is
+   * local, so only here): world's collective segment now, so that
+   * persistent and I-collectives built before any blocking one use it. */
+  if (rc == MPI_SUCCESS)
+    rc =
+        hc_mpi_raise_status(NULL, fn, hcomm_coll_shm_setup(hcomm_comm_world()));
   return rc;
 }
 

@@ -86,10 +86,19 @@ const hc_env_entry_t hc_env_table[] = {
      "0 leaves the blocking Barrier, Bcast, Reduce and Allreduce to "
      "point-to-point schedules instead of a shared segment per communicator "
      "of one node's ranks (per node, under the node leaders' schedules, "
-     "where it spans nodes)"},
+     "where it spans nodes), and Allgather, Alltoall and Reduce_scatter "
+     "too (one node only)"},
     {"HCMPI_COLL_SHM_MAX", "4m", "library",
-     "bcasts and reductions of more bytes take the point-to-point schedules "
-     "instead of the shared segment"},
+     "bcasts and reductions (reduce_scatter: of the whole vector) of more "
+     "bytes take the point-to-point schedules instead of the shared "
+     "segment"},
+    {"HCMPI_COLL_SHM_ALLGATHER_MAX", "64k", "library",
+     "allgathers whose largest block is larger take the point-to-point "
+     "schedules instead of the shared segment"},
+    {"HCMPI_COLL_SHM_ALLTOALL_MAX", "16k", "library",
+     "alltoall blocks of more bytes (or more than a rank's segment slot "
+     "divided by the ranks) move by point-to-point messages instead of the "
+     "shared segment"},
     {"HCMPI_COLL_SHM_CHUNK", "64k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks)"},
@@ -232,6 +241,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
     {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
+    {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},
     {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},

@@ -15,7 +15,9 @@
  *                       the dup); a node communicator too
  *                       (MPI_COMM_TYPE_SHARED), for jobs that span nodes.
  *   coll_shm kill KIND  rank 1 dies (SIGKILL) on entering its 6th KIND
- *                       (barrier, bcast, bcast-root, reduce, allreduce);
+ *                       (barrier, bcast, bcast-root, reduce, allreduce,
+ *                       allgather, alltoall, alltoallv,
+ *                       reduce_scatter_block);
  *                       the survivors must get MPIX_ERR_PROC_FAILED from
  *                       one of their next few KINDs, never hang.  Run
  *                       under hcmpirun --no-kill-on-failure.
@@ -304,6 +306,21 @@ static void run_checks(void)
 static int run_kind(const char *kind, int round)
 {
     int in[4] = {wrank, round, 1, 2}, out[4] = {0};
+    /* Allgather, alltoall(v), reduce_scatter_block: 2 ints per rank. */
+    int all_in[128] = {0}, all_out[128], counts[64], displs[64];
+    for (int r = 0; r < wsize && r < 64; r++) {
+        counts[r] = 2;
+        displs[r] = 2 * r;
+    }
+    if (strcmp(kind, "allgather") == 0)
+        return MPI_Allgather(in, 2, MPI_INT, all_out, 2, MPI_INT, MPI_COMM_WORLD);
+    if (strcmp(kind, "alltoall") == 0)
+        return MPI_Alltoall(all_in, 2, MPI_INT, all_out, 2, MPI_INT, MPI_COMM_WORLD);
+    if (strcmp(kind, "alltoallv") == 0)
+        return MPI_Alltoallv(all_in, counts, displs, MPI_INT, all_out, counts, displs, MPI_INT,
+                             MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce_scatter_block") == 0)
+        return MPI_Reduce_scatter_block(all_in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (strcmp(kind, "barrier") == 0)
         return MPI_Barrier(MPI_COMM_WORLD);
     if (strcmp(kind, "bcast") == 0)

@@ -1,14 +1,15 @@
 #!/bin/sh
 # coll_shm.c: the shared-memory Barrier, Bcast, Reduce and Allreduce
-# against a serial reference on 1, 2, 3, 5 and 8 ranks, once more with
-# 4 KiB slots (every large message a long pipeline); that they really run
-# through a communicator's segment (the debug log names one per
-# communicator, only where every member shares the node), and that a named
-# one (HCMPI_SHM_MEMFD=0) is gone after a job that ends well and after one
-# whose rank was SIGKILLed; that the
-# hang watchdog takes waits that sleep in them for progress; and that a
-# rank killed in each of them fails the survivors with
-# MPIX_ERR_PROC_FAILED instead of hanging.
+# (Allgather, Alltoall(v) and Reduce_scatter: coll_shm_move.sh) against a
+# serial reference on 1, 2, 3, 5 and 8 ranks, once more with 4 KiB slots
+# (every large message a long pipeline); that they really run through a
+# communicator's segment (the debug log names one per communicator, only
+# where every member shares the node), and that a named one
+# (HCMPI_SHM_MEMFD=0) is gone after a job that ends well and after one
+# whose rank was SIGKILLed; that the hang watchdog takes waits that sleep
+# in them for progress; and that a rank killed in each of them (and in
+# Allgather, Alltoall(v) and Reduce_scatter_block) fails the survivors
+# with MPIX_ERR_PROC_FAILED instead of hanging.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
@@ -79,7 +80,8 @@ for kind in barrier bcast bcast-root reduce allreduce; do
     [ "$passed" -eq 3 ] || fail "two nodes, kill $kind: $passed of 3 survivors passed"
 done
 
-for kind in barrier bcast bcast-root reduce allreduce; do
+for kind in barrier bcast bcast-root reduce allreduce allgather alltoall \
+    alltoallv reduce_scatter_block; do
     echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm kill $kind"
     HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure \
         -n 4 --timeout 60 "$prog" kill $kind >"$out" 2>&1

@@ -244,6 +244,31 @@ hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
+                                 void *recvbuf, const size_t *rbytes,
+                                 const size_t *rdispls, hcomm_comm_t *comm) {
+  (void)sendbuf, (void)bytes, (void)recvbuf, (void)rbytes, (void)rdispls,
+      (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
+                                const size_t *sdispls, void *recvbuf,
+                                const size_t *rbytes, const size_t *rdispls,
+                                size_t bytes, hcomm_comm_t *comm) {
+  (void)sendbuf, (void)sbytes, (void)sdispls, (void)recvbuf, (void)rbytes,
+      (void)rdispls, (void)bytes, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                      const size_t *counts, size_t each,
+                                      const hcomm_reduce_op_t *op,
+                                      hcomm_comm_t *comm) {
+  (void)sendbuf, (void)recvbuf, (void)counts, (void)each, (void)op, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
 /* ... and every I-form its point-to-point schedule: no step of theirs is
  * ever a shared-memory one, so the step calls below are never reached. */
 hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
@@ -273,6 +298,32 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
                                        hcomm_comm_t *comm) {
   (void)op, (void)sendbuf, (void)recvbuf, (void)count, (void)rop, (void)root,
       (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_iallgather_prepare(hc_shmcoll_op_t *op,
+                                          const void *sendbuf, size_t bytes,
+                                          void *recvbuf, const size_t *rbytes,
+                                          const size_t *rdispls,
+                                          hcomm_comm_t *comm) {
+  (void)op, (void)sendbuf, (void)bytes, (void)recvbuf, (void)rbytes,
+      (void)rdispls, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_ialltoall_prepare(
+    hc_shmcoll_op_t *op, const void *sendbuf, const size_t *sbytes,
+    const size_t *sdispls, void *recvbuf, const size_t *rbytes,
+    const size_t *rdispls, size_t bytes, hcomm_comm_t *comm) {
+  (void)op, (void)sendbuf, (void)sbytes, (void)sdispls, (void)recvbuf,
+      (void)rbytes, (void)rdispls, (void)bytes, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_ireduce_scatter_prepare(
+    hc_shmcoll_op_t *op, const void *sendbuf, void *recvbuf,
+    const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm) {
+  (void)op, (void)sendbuf, (void)recvbuf, (void)counts, (void)rop, (void)comm;
   return HC_ERR_NOT_SUPPORTED;
 }
 

@@ -1,0 +1,23 @@
+#!/bin/sh
+# coll_shm_move.c: Allgather(v), Alltoall(v) and Reduce_scatter(_block),
+# blocking, I- and persistent forms, in the communicator's shared-memory
+# segment, checked byte by byte and against the transport message counters
+# (none may move), on 1 to 5 ranks, with 4 KiB slots (pipelines of many
+# chunks), with every wait sleeping (HCMPI_SPIN=0: the segment's bell must
+# wake them), and with the segments off (HCMPI_COLL_SHM=0: the same
+# results by messages).
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
+    for n in 1 2 3 5; do
+        run_mpi_ok $n coll_shm_move plain
+    done
+    exit 0
+fi
+for n in 1 2 3 4 5; do
+    run_mpi_ok $n coll_shm_move
+done
+HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm_move
+HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_move
+HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_move p2p
+HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_move plain
+echo "coll_shm_move: all cases passed"
