@@ -249,10 +249,21 @@ hc_status_t hc_mpi_xfer_isend(hc_mpi_xfer_t *x, int dest, int tag,
 hc_status_t hc_mpi_xfer_irecv(hc_mpi_xfer_t *x, int source, int tag,
                               hcomm_comm_t *comm, hcomm_request_t **req);
 /* Ends one operation: a receive unpacks its first received bytes; the
- * staging buffer is freed.  The type stays retained (persistent reuse). */
-void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received);
-/* Drops the type reference (and staging, if any). */
-void hc_mpi_xfer_fini(hc_mpi_xfer_t *x);
+ * staging buffer is freed.  The type stays retained (persistent reuse).
+ * Inline: the xfer of dense data owns nothing, and every small message
+ * ends one; hc_mpi_xfer_end_owned does the work. */
+void hc_mpi_xfer_end_owned(hc_mpi_xfer_t *x, size_t received);
+static inline void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
+  if (x->acc || x->tmp)
+    hc_mpi_xfer_end_owned(x, received);
+}
+/* Drops the type reference (and staging, if any); inline as
+ * hc_mpi_xfer_end. */
+void hc_mpi_xfer_fini_owned(hc_mpi_xfer_t *x);
+static inline void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
+  if (x->tmp || x->acc || x->type)
+    hc_mpi_xfer_fini_owned(x);
+}
 /* Keeps a staged operation's buffer alive after MPI_Request_free until
  * the engine completes it; takes over eng and the xfer. */
 void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
