@@ -353,6 +353,11 @@ int hcomm_request_done(const hcomm_request_t *req);
  * match it, and no wait on it ends by itself until the acknowledgement
  * (ULFM's MPIX_ERR_PROC_FAILED_PENDING).  hcomm_cancel ends it. */
 int hcomm_request_failure_pending(const hcomm_request_t *req);
+/* Of the non-NULL reqs[0..n), replaces by NULL each that is complete or
+ * failure-pending (hcomm_request_failure_pending): the ones left are those
+ * a wait for all of them waits for.  Returns how many are left.  One
+ * taking of the engine's lock for the array. */
+int hcomm_requests_keep_pending(int n, hcomm_request_t **reqs);
 /* Releases req.  If it is still active it is released when it completes. */
 void hcomm_request_free(hcomm_request_t *req);
 /* hcomm_wait, then hcomm_request_free, under one taking of the engine's

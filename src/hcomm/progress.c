@@ -554,6 +554,22 @@ int hcomm_request_failure_pending(const hcomm_request_t *req) {
   return stalled;
 }
 
+int hcomm_requests_keep_pending(int n, hcomm_request_t **reqs) {
+  int left = 0;
+  hc_engine_lock();
+  for (int i = 0; i < n; i++) {
+    hcomm_request_t *req = reqs[i];
+    if (req == NULL)
+      continue;
+    if (atomic_load(&req->done) || hc_ft_recv_stalled(req) != HC_OK)
+      reqs[i] = NULL;
+    else
+      left++;
+  }
+  hc_engine_unlock();
+  return left;
+}
+
 hc_status_t hcomm_test(hcomm_request_t *req, int *done,
                        hcomm_status_t *status) {
   if (req == NULL || done == NULL)
