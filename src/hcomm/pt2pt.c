@@ -128,11 +128,12 @@ static void pt2pt_watch_all(hcomm_comm_t *comm) {
 }
 
 /* acc non-NULL: an accessor receive (buf unused).  home as for
- * pt2pt_isend. */
-static hc_status_t pt2pt_irecv(hcomm_request_home_t *home, void *buf,
-                               const hcomm_accessor_t *acc, size_t bytes,
-                               int source, int tag, hcomm_comm_t *comm,
-                               int coll, hcomm_request_t **req) {
+ * pt2pt_isend.  Inlined into its callers: out of line, its nine arguments
+ * went through the stack on every MPI_Irecv. */
+__attribute__((always_inline)) static inline hc_status_t
+pt2pt_irecv(hcomm_request_home_t *home, void *buf, const hcomm_accessor_t *acc,
+            size_t bytes, int source, int tag, hcomm_comm_t *comm, int coll,
+            hcomm_request_t **req) {
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
