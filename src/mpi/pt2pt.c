@@ -207,9 +207,11 @@ pt_isend_body(const char *fn, const void *buf, MPI_Count count,
                   request);
 }
 
-static int pt_isend(const char *fn, const void *buf, MPI_Count count,
-                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                    int mode, MPI_Request *request) {
+/* Inlined into each PMPI_I*send: called, its nine arguments went through
+ * the stack on every call. */
+__attribute__((always_inline)) static inline int
+pt_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type,
+         int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
   if (hc_trace_on)
@@ -519,10 +521,12 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
                        request);
 }
 
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-static int pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
-                           MPI_Datatype datatype, int source, int tag,
-                           MPI_Comm comm, MPI_Request *request) {
+/* Traced entry: one test of hc_trace_on when tracing is off.  Inlined
+ * into PMPI_Irecv and PMPI_Irecv_c, as pt_isend. */
+__attribute__((always_inline)) static inline int
+pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
+                MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request *request) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = pt_irecv_body(fn, buf, count, datatype, source, tag, comm, request);
   if (hc_trace_on)
