@@ -312,6 +312,14 @@ hc_status_t hcomm_isend_at(hcomm_request_home_t *home, const void *buf,
 hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
                            int source, int tag, hcomm_comm_t *comm,
                            hcomm_request_t **req);
+/* hcomm_recv_now, else hcomm_irecv_at, under one taking of the engine's
+ * lock (MPI_Irecv of dense data): a message already here that lands at
+ * once fills *status and sets *req to NULL, home left unused; otherwise
+ * the receive is posted in home and *status is untouched. */
+hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
+                               size_t bytes, int source, int tag,
+                               hcomm_comm_t *comm, hcomm_status_t *status,
+                               hcomm_request_t **req);
 /* hcomm_imrecv with the request kept in home (MPI_Mrecv, MPI_Imrecv). */
 hc_status_t hcomm_imrecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
                             hcomm_message_t *msg, hcomm_request_t **req);

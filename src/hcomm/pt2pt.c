@@ -331,6 +331,22 @@ hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
   return pt2pt_irecv_locking(home, buf, NULL, bytes, source, tag, comm, req);
 }
 
+hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
+                               size_t bytes, int source, int tag,
+                               hcomm_comm_t *comm, hcomm_status_t *status,
+                               hcomm_request_t **req) {
+  if (home == NULL || status == NULL || req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = pt2pt_recv_now(buf, bytes, source, tag, comm, status);
+  if (rc == HC_OK)
+    *req = NULL;
+  else
+    rc = pt2pt_irecv(home, buf, NULL, bytes, source, tag, comm, 0, req);
+  hc_engine_unlock();
+  return rc;
+}
+
 static void pt2pt_probe_status(const hcomm_message_t *msg,
                                const hcomm_comm_t *comm,
                                hcomm_status_t *status) {

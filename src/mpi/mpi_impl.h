@@ -348,9 +348,12 @@ int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,
 int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
                         hcomm_request_t *eng, MPI_Request *out);
 /* Starts the engine operation of r (pooled; r->xfer staged, r->is_recv
- * set) with peer, its engine request in r->engine. */
+ * set) with peer, its engine request in r->engine.  take_now (a receive
+ * of dense data): a message already here that lands at once
+ * (hcomm_irecv_now_at) makes r an HC_REQ_DONE request with its status in
+ * r->local and no engine request. */
 hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
-                                 int mode);
+                                 int mode, int take_now);
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* The same for a persistent collective (coll_ctx.c): loads its inputs and

@@ -119,7 +119,7 @@ pt_start(const char *fn, hc_mpi_comm_t *c, const void *buf, MPI_Count count,
     hc_mpi_request_destroy(r);
     return rc;
   }
-  hc_status_t st = hc_mpi_request_issue(r, peer, tag, mode);
+  hc_status_t st = hc_mpi_request_issue(r, peer, tag, mode, is_recv && dense);
   if (st != HC_OK) {
     hc_mpi_request_destroy(r);
     return hc_mpi_raise_status(c, fn, st);
@@ -490,20 +490,17 @@ HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
 
 /* The request of a receive whose arguments passed the checks (MPI_Irecv,
  * and MPI_Isendrecv(_replace) once its send is over): a completed one when
- * the message comes from MPI_PROC_NULL or is here already, else one pooled
- * object for the face and the engine.  Inlined, as pt_irecv_body. */
+ * the message comes from MPI_PROC_NULL or, for dense data, is here already
+ * (pt_start asks the engine for both at once), else one pooled object for
+ * the face and the engine.  Inlined, as pt_irecv_body. */
 __attribute__((always_inline)) static inline int
 pt_irecv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
-              MPI_Datatype type, const hc_mpi_type_t *t, size_t bytes,
-              int source, int tag, MPI_Request *request) {
+              MPI_Datatype type, const hc_mpi_type_t *t, int source, int tag,
+              MPI_Request *request) {
   if (source == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
-  hcomm_status_t st;
-  int dense = hc_mpi_type_dense(t);
-  if (pt_received_now(buf, dense, bytes, source, tag, c, &st))
-    return hc_mpi_request_new_done(fn, c, &st, request);
-  return pt_start(fn, c, buf, count, type, t, dense, 1, source, tag,
-                  HCOMM_SEND_STANDARD, request);
+  return pt_start(fn, c, buf, count, type, t, hc_mpi_type_dense(t), 1, source,
+                  tag, HCOMM_SEND_STANDARD, request);
 }
 
 /* Inlined into both forms, as pt_recv_body. */
@@ -517,8 +514,7 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
                             request, "request", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
-  return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, tag,
-                       request);
+  return pt_irecv_post(fn, c, buf, count, datatype, t, source, tag, request);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off.  Inlined
@@ -881,8 +877,8 @@ static int pt_isendrecv(const char *fn, const void *sendbuf,
   if (rc != MPI_SUCCESS)
     return rc;
   if (pt_send_over(sendbuf, st, sbytes, dest, sendtag, c))
-    return pt_irecv_post(fn, c, recvbuf, recvcount, recvtype, rt, rbytes,
-                         source, recvtag, request);
+    return pt_irecv_post(fn, c, recvbuf, recvcount, recvtype, rt, source,
+                         recvtag, request);
   hc_mpi_xfer_t sx, rx;
   rc = pt_sendrecv_xfers(fn, c, sendbuf, sendcount, sendtype, st, recvbuf,
                          recvcount, recvtype, rt, source, &sx, &rx);
@@ -945,7 +941,7 @@ static int pt_isendrecv_replace(const char *fn, void *buf, MPI_Count count,
   /* A send that is over has read buf: the receive lands there directly,
    * with no staging buffer. */
   if (pt_send_over(buf, t, bytes, dest, sendtag, c))
-    return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, recvtag,
+    return pt_irecv_post(fn, c, buf, count, datatype, t, source, recvtag,
                          request);
   hc_mpi_xfer_t sx, rx;
   rc = pt_xfer_stream(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype,

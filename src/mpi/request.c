@@ -92,7 +92,7 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
  * requests in a home only for plain buffers, which is what the latency
  * and message-rate paths carry. */
 hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
-                                 int mode) {
+                                 int mode, int take_now) {
   hc_mpi_xfer_t *x = &r->xfer;
   hcomm_comm_t *comm = r->comm->engine;
   if (x->acc != NULL)
@@ -100,10 +100,19 @@ hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
                       : hc_mpi_xfer_isend(x, peer, tag, comm, mode, &r->engine);
   hcomm_request_home_t *home = hc_reqpool_home_take(r);
   void *buf = x->tmp ? x->tmp : x->user; /* hc_mpi_xfer_buf */
-  hc_status_t st = r->is_recv ? hcomm_irecv_at(home, buf, x->bytes, peer, tag,
-                                               comm, &r->engine)
-                              : hcomm_isend_at(home, buf, x->bytes, peer, tag,
-                                               comm, mode, &r->engine);
+  hc_status_t st;
+  if (take_now) {
+    st = hcomm_irecv_now_at(home, buf, x->bytes, peer, tag, comm, &r->local,
+                            &r->engine);
+    if (st == HC_OK && r->engine == NULL) { /* landed: complete at once */
+      r->kind = HC_REQ_DONE;
+      hc_reqpool_home_unused(r);
+    }
+  } else if (r->is_recv) {
+    st = hcomm_irecv_at(home, buf, x->bytes, peer, tag, comm, &r->engine);
+  } else {
+    st = hcomm_isend_at(home, buf, x->bytes, peer, tag, comm, mode, &r->engine);
+  }
   if (st != HC_OK)
     hc_reqpool_home_unused(r);
   return st;
@@ -872,7 +881,7 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
     r->active = 0;
     return rc;
   }
-  st = hc_mpi_request_issue(r, r->peer, r->tag, r->mode);
+  st = hc_mpi_request_issue(r, r->peer, r->tag, r->mode, 0);
   if (st != HC_OK) {
     r->active = 0;
     r->engine = NULL;
