@@ -368,6 +368,10 @@ int hcomm_request_failure_pending(const hcomm_request_t *req);
 int hcomm_requests_keep_pending(int n, hcomm_request_t **reqs);
 /* Releases req.  If it is still active it is released when it completes. */
 void hcomm_request_free(hcomm_request_t *req);
+/* hcomm_wait_free of a request that is complete: returns 1, *status
+ * filled (error included) and req released.  0 when req is not complete
+ * yet: nothing is done (no progress, no wait). */
+int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status);
 /* hcomm_wait, then hcomm_request_free, under one taking of the engine's
  * lock: what a blocking operation or a completing wait does last. */
 hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status);

@@ -693,6 +693,20 @@ void hcomm_request_free(hcomm_request_t *req) {
   hc_engine_unlock();
 }
 
+int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status) {
+  if (req == NULL)
+    return 0;
+  hc_engine_lock();
+  int done = atomic_load(&req->done);
+  if (done) {
+    if (status != NULL)
+      *status = req->status;
+    hc_request_release(req);
+  }
+  hc_engine_unlock();
+  return done;
+}
+
 hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status) {
   if (req == NULL)
     return HC_ERR_ARG;

@@ -139,6 +139,23 @@ static void req_finish_sent(MPI_Request *handle, MPI_Status *status) {
   *handle = MPI_REQUEST_NULL;
 }
 
+/* The end of req_finish once the operation's status st is known (its
+ * engine request, if it had one to free, freed). */
+static hc_status_t req_finished(hc_mpi_request_t *r, MPI_Request *handle,
+                                MPI_Status *status, const hcomm_status_t *st) {
+  hc_mpi_xfer_end(&r->xfer, st->bytes);
+  if (r->part)
+    hc_mpi_part_land(r->part, st->bytes);
+  hc_mpi_status_fill(status, st);
+  if (r->kind == HC_REQ_PERSISTENT) {
+    r->active = 0;
+  } else {
+    hc_mpi_request_destroy(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return st->error;
+}
+
 /* Completes a ready request: status written (unless ignored), a persistent
  * one made inactive, any other freed and its handle set to
  * MPI_REQUEST_NULL.  Returns the operation's own status, raising nothing. */
@@ -165,17 +182,7 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   } else if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
   }
-  hc_mpi_xfer_end(&r->xfer, st.bytes);
-  if (r->part)
-    hc_mpi_part_land(r->part, st.bytes);
-  hc_mpi_status_fill(status, &st);
-  if (r->kind == HC_REQ_PERSISTENT) {
-    r->active = 0;
-  } else {
-    hc_mpi_request_destroy(r);
-    *handle = MPI_REQUEST_NULL;
-  }
-  return st.error;
+  return req_finished(r, handle, status, &st);
 }
 
 /* req_finish as an MPI error code: a generalized request's callbacks
@@ -431,6 +438,9 @@ typedef struct req_failures {
 
 /* Completes r (ready) into status, with its class in status->MPI_ERROR,
  * noting a failure in fails; returns the class. */
+static int req_note(req_failures_t *fails, int cls, hc_mpi_comm_t *comm,
+                    int owned, MPI_Status *status);
+
 static int req_finish_noted_any(req_failures_t *fails, hc_mpi_request_t *r,
                                 MPI_Request *handle, MPI_Status *status) {
   /* Finishing may drop the last reference to r and its communicator. */
@@ -439,6 +449,14 @@ static int req_finish_noted_any(req_failures_t *fails, hc_mpi_request_t *r,
   if (comm)
     hc_mpi_comm_retain(comm);
   int cls = req_finish_code(r, handle, status);
+  return req_note(fails, cls, comm, owned, status);
+}
+
+/* The note of req_finish_noted_any: class cls of a request finished into
+ * status, comm its communicator held (NULL: none), owned whether it raised
+ * its error itself. */
+static int req_note(req_failures_t *fails, int cls, hc_mpi_comm_t *comm,
+                    int owned, MPI_Status *status) {
   if (status != MPI_STATUS_IGNORE)
     status->MPI_ERROR = cls;
   if (cls != MPI_SUCCESS && !fails->failed) {
@@ -460,12 +478,26 @@ static int req_finish_noted_any(req_failures_t *fails, hc_mpi_request_t *r,
  * few instructions per request. */
 static inline int req_finish_noted(req_failures_t *fails, hc_mpi_request_t *r,
                                    MPI_Request *handle, MPI_Status *status) {
-  if (r != &req_sent)
-    return req_finish_noted_any(fails, r, handle, status);
-  req_finish_sent(handle, status);
-  if (status != MPI_STATUS_IGNORE)
-    status->MPI_ERROR = MPI_SUCCESS;
-  return MPI_SUCCESS;
+  if (r == &req_sent) {
+    req_finish_sent(handle, status);
+    if (status != MPI_STATUS_IGNORE)
+      status->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+  }
+  /* A plain operation whose engine request is complete (most of what a
+   * wait finishes): the request taken back in one engine call instead of
+   * req_finish's failure check and hcomm_wait_free. */
+  hcomm_status_t st;
+  if (r != NULL && r->kind == HC_REQ_PLAIN && r->engine != NULL &&
+      r->greq == NULL && r->coll == NULL && r->part == NULL &&
+      hcomm_request_reap(r->engine, &st)) {
+    hc_mpi_comm_t *comm = r->comm; /* held: finishing may drop it */
+    hc_mpi_comm_retain(comm);
+    r->engine = NULL;
+    int cls = hc_mpi_class_of_status(req_finished(r, handle, status, &st));
+    return req_note(fails, cls, comm, 0, status);
+  }
+  return req_finish_noted_any(fails, r, handle, status);
 }
 
 /* MPI_SUCCESS, or MPI_ERR_IN_STATUS raised as req_failures_t says. */
