@@ -168,16 +168,25 @@ static hc_trace_call_t pt_trace_send_call(int mode, int nonblocking) {
   return nonblocking ? HC_TRACE_MPI_ISEND : HC_TRACE_MPI_SEND;
 }
 
-/* Every blocking send mode but buffered enters here. */
+/* pt_send while tracing, out of line as pt_isend_traced. */
+static __attribute__((noinline, cold)) int
+pt_send_traced(const char *fn, const void *buf, MPI_Count count,
+               MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode) {
+  uint64_t t0 = hc_trace_now();
+  int rc = pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
+  hc_trace_call(pt_trace_send_call(mode, 0), t0, dest, tag,
+                hc_mpi_trace_bytes(count, type));
+  return rc;
+}
+
+/* Every blocking send mode but buffered enters here: one test of
+ * hc_trace_on when tracing is off (pt_send_traced). */
 static int pt_send(const char *fn, const void *buf, MPI_Count count,
                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    int mode) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
-  if (hc_trace_on)
-    hc_trace_call(pt_trace_send_call(mode, 0), t0, dest, tag,
-                  hc_mpi_trace_bytes(count, type));
-  return rc;
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_send_traced(fn, buf, count, type, dest, tag, comm, mode);
+  return pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
 }
 
 /* Inlined into pt_isend, as pt_irecv_body is: an out-of-line body took
@@ -207,17 +216,28 @@ pt_isend_body(const char *fn, const void *buf, MPI_Count count,
                   request);
 }
 
+/* pt_isend while tracing: out of line, so that the untraced call pays
+ * one test of hc_trace_on. */
+static __attribute__((noinline, cold)) int
+pt_isend_traced(const char *fn, const void *buf, MPI_Count count,
+                MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
+                MPI_Request *request) {
+  uint64_t t0 = hc_trace_now();
+  int rc = pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
+  hc_trace_call(pt_trace_send_call(mode, 1), t0, dest, tag,
+                hc_mpi_trace_bytes(count, type));
+  return rc;
+}
+
 /* Inlined into each PMPI_I*send: called, its nine arguments went through
  * the stack on every call. */
 __attribute__((always_inline)) static inline int
 pt_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type,
          int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
-  if (hc_trace_on)
-    hc_trace_call(pt_trace_send_call(mode, 1), t0, dest, tag,
-                  hc_mpi_trace_bytes(count, type));
-  return rc;
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_isend_traced(fn, buf, count, type, dest, tag, comm, mode,
+                           request);
+  return pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -463,28 +483,35 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-static int pt_recv_traced(const char *fn, void *buf, MPI_Count count,
-                          MPI_Datatype datatype, int source, int tag,
-                          MPI_Comm comm, MPI_Status *status) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+static __attribute__((noinline, cold)) int
+pt_recv_traced(const char *fn, void *buf, MPI_Count count,
+               MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Status *status) {
+  uint64_t t0 = hc_trace_now();
   int rc = pt_recv_body(fn, buf, count, datatype, source, tag, comm, status);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag,
-                  hc_mpi_trace_bytes(count, datatype));
+  hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag,
+                hc_mpi_trace_bytes(count, datatype));
   return rc;
+}
+
+/* One test of hc_trace_on when tracing is off (pt_recv_traced). */
+static int pt_recv(const char *fn, void *buf, MPI_Count count,
+                   MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Status *status) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_recv_traced(fn, buf, count, datatype, source, tag, comm, status);
+  return pt_recv_body(fn, buf, count, datatype, source, tag, comm, status);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
               MPI_Comm comm, MPI_Status *status) {
-  return pt_recv_traced("MPI_Recv", buf, count, datatype, source, tag, comm,
-                        status);
+  return pt_recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
 HC_WEAK_ALIAS(MPI_Recv, PMPI_Recv);
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                 int tag, MPI_Comm comm, MPI_Status *status) {
-  return pt_recv_traced("MPI_Recv_c", buf, count, datatype, source, tag, comm,
-                        status);
+  return pt_recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
 }
 HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
 
@@ -517,31 +544,40 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   return pt_irecv_post(fn, c, buf, count, datatype, t, source, tag, request);
 }
 
-/* Traced entry: one test of hc_trace_on when tracing is off.  Inlined
- * into PMPI_Irecv and PMPI_Irecv_c, as pt_isend. */
-__attribute__((always_inline)) static inline int
+/* MPI_Irecv while tracing, out of line as pt_isend_traced. */
+static __attribute__((noinline, cold)) int
 pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
                 MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                 MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  uint64_t t0 = hc_trace_now();
   int rc = pt_irecv_body(fn, buf, count, datatype, source, tag, comm, request);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag,
-                  hc_mpi_trace_bytes(count, datatype));
+  hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag,
+                hc_mpi_trace_bytes(count, datatype));
   return rc;
+}
+
+/* The entry of both forms: one test of hc_trace_on when tracing is off.
+ * Inlined into PMPI_Irecv and PMPI_Irecv_c, as pt_isend. */
+__attribute__((always_inline)) static inline int
+pt_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+         int source, int tag, MPI_Comm comm, MPI_Request *request) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_irecv_traced(fn, buf, count, datatype, source, tag, comm,
+                           request);
+  return pt_irecv_body(fn, buf, count, datatype, source, tag, comm, request);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Comm comm, MPI_Request *request) {
-  return pt_irecv_traced("MPI_Irecv", buf, count, datatype, source, tag, comm,
-                         request);
+  return pt_irecv("MPI_Irecv", buf, count, datatype, source, tag, comm,
+                  request);
 }
 HC_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv);
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                  int tag, MPI_Comm comm, MPI_Request *request) {
-  return pt_irecv_traced("MPI_Irecv_c", buf, count, datatype, source, tag, comm,
-                         request);
+  return pt_irecv("MPI_Irecv_c", buf, count, datatype, source, tag, comm,
+                  request);
 }
 HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
 
