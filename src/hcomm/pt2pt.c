@@ -338,7 +338,13 @@ hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
   if (home == NULL || status == NULL || req == NULL)
     return HC_ERR_ARG;
   hc_engine_lock();
-  hc_status_t rc = pt2pt_recv_now(buf, bytes, source, tag, comm, status);
+  hc_status_t rc = HC_ERR_AGAIN;
+  /* pt2pt_recv_now's own first test, made here so that the usual miss
+   * (no message arrived unexpected) costs no call; an engine that is not
+   * running or a NULL comm gets pt2pt_irecv's error. */
+  if (hc_engine_check() == HC_OK && comm != NULL &&
+      hc_engine.contexts[hc_comm_match_ctx(comm, 0)].unexpected.head != NULL)
+    rc = pt2pt_recv_now(buf, bytes, source, tag, comm, status);
   if (rc == HC_OK)
     *req = NULL;
   else
