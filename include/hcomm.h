@@ -312,6 +312,14 @@ hc_status_t hcomm_isend_at(hcomm_request_home_t *home, const void *buf,
 hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
                            int source, int tag, hcomm_comm_t *comm,
                            hcomm_request_t **req);
+/* hcomm_recv_now, else hcomm_irecv_at, under one taking of the engine's
+ * lock (MPI_Irecv of dense data): a message already here that lands at
+ * once fills *status and sets *req to NULL, home left unused; otherwise
+ * the receive is posted in home and *status is untouched. */
+hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
+                               size_t bytes, int source, int tag,
+                               hcomm_comm_t *comm, hcomm_status_t *status,
+                               hcomm_request_t **req);
 /* hcomm_imrecv with the request kept in home (MPI_Mrecv, MPI_Imrecv). */
 hc_status_t hcomm_imrecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
                             hcomm_message_t *msg, hcomm_request_t **req);
@@ -353,8 +361,17 @@ int hcomm_request_done(const hcomm_request_t *req);
  * match it, and no wait on it ends by itself until the acknowledgement
  * (ULFM's MPIX_ERR_PROC_FAILED_PENDING).  hcomm_cancel ends it. */
 int hcomm_request_failure_pending(const hcomm_request_t *req);
+/* Of the non-NULL reqs[0..n), replaces by NULL each that is complete or
+ * failure-pending (hcomm_request_failure_pending): the ones left are those
+ * a wait for all of them waits for.  Returns how many are left.  One
+ * taking of the engine's lock for the array. */
+int hcomm_requests_keep_pending(int n, hcomm_request_t **reqs);
 /* Releases req.  If it is still active it is released when it completes. */
 void hcomm_request_free(hcomm_request_t *req);
+/* hcomm_wait_free of a request that is complete: returns 1, *status
+ * filled (error included) and req released.  0 when req is not complete
+ * yet: nothing is done (no progress, no wait). */
+int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status);
 /* hcomm_wait, then hcomm_request_free, under one taking of the engine's
  * lock: what a blocking operation or a completing wait does last. */
 hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status);

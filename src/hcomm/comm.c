@@ -51,21 +51,7 @@ typedef struct comm_entry {
 static hcomm_comm_t *comm_world;
 static hcomm_comm_t *comm_self;
 
-int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind) {
-  return HC_MATCH_KINDS * comm->context_id + kind;
-}
-
 int hc_match_ctx_kind(int match_ctx) { return match_ctx % HC_MATCH_KINDS; }
-
-int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank) {
-  if (comm == NULL || world_rank < 0 || world_rank >= hc_engine.npeers)
-    return -1;
-  return comm->rank_of_world[world_rank];
-}
-
-int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank) {
-  return comm->world_ranks[rank];
-}
 
 /* The key of an agreement (ctxid.h): the parent's context id, then the
  * engine tag of the agreement, the same at every member. */
@@ -95,8 +81,6 @@ static void comm_release(hcomm_comm_t *comm) {
   else
     comm->free_pending = 1;
 }
-
-void hc_comm_op_begin(hcomm_comm_t *comm) { comm->active_ops++; }
 
 void hc_comm_op_end(hcomm_comm_t *comm) {
   if (--comm->active_ops == 0 && comm->free_pending)

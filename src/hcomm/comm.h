@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "hcomm.h"
+#include "hcomm/core.h" /* hc_engine, HC_MATCH_KINDS */
 
 struct hcomm_comm {
   int context_id;
@@ -49,16 +50,26 @@ struct hcomm_comm {
  * ever matches another's messages. */
 enum hc_match_kind { HC_CTX_PT2PT = 0, HC_CTX_COLL = 1, HC_CTX_PART = 2 };
 
-/* Matching context of comm for a kind (an hc_match_kind). */
-int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind);
+/* Matching context of comm for a kind (an hc_match_kind).  The accessors
+ * below are inline: every message asks several of them. */
+static inline int hc_comm_match_ctx(const hcomm_comm_t *comm, int kind) {
+  return HC_MATCH_KINDS * comm->context_id + kind;
+}
 /* The kind of a matching context index. */
 int hc_match_ctx_kind(int match_ctx);
 /* Rank in comm of a world rank, -1 when not a member. */
-int hc_comm_rank_of_world(const hcomm_comm_t *comm, int world_rank);
+static inline int hc_comm_rank_of_world(const hcomm_comm_t *comm,
+                                        int world_rank) {
+  if (comm == NULL || world_rank < 0 || world_rank >= hc_engine.npeers)
+    return -1;
+  return comm->rank_of_world[world_rank];
+}
 /* World rank of a comm rank (no check). */
-int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank);
+static inline int hc_comm_world_of_rank(const hcomm_comm_t *comm, int rank) {
+  return comm->world_ranks[rank];
+}
 /* Counts operations so that a freed communicator outlives them. */
-void hc_comm_op_begin(hcomm_comm_t *comm);
+static inline void hc_comm_op_begin(hcomm_comm_t *comm) { comm->active_ops++; }
 void hc_comm_op_end(hcomm_comm_t *comm);
 
 /* Releases comm as hcomm_comm_free does, with the engine lock held (an

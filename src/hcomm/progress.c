@@ -611,6 +611,22 @@ int hcomm_request_failure_pending(const hcomm_request_t *req) {
   return stalled;
 }
 
+int hcomm_requests_keep_pending(int n, hcomm_request_t **reqs) {
+  int left = 0;
+  hc_engine_lock();
+  for (int i = 0; i < n; i++) {
+    hcomm_request_t *req = reqs[i];
+    if (req == NULL)
+      continue;
+    if (atomic_load(&req->done) || hc_ft_recv_stalled(req) != HC_OK)
+      reqs[i] = NULL;
+    else
+      left++;
+  }
+  hc_engine_unlock();
+  return left;
+}
+
 hc_status_t hcomm_test(hcomm_request_t *req, int *done,
                        hcomm_status_t *status) {
   if (req == NULL || done == NULL)
@@ -732,6 +748,20 @@ void hcomm_request_free(hcomm_request_t *req) {
   else
     req->user_freed = 1;
   hc_engine_unlock();
+}
+
+int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status) {
+  if (req == NULL)
+    return 0;
+  hc_engine_lock();
+  int done = atomic_load(&req->done);
+  if (done) {
+    if (status != NULL)
+      *status = req->status;
+    hc_request_release(req);
+  }
+  hc_engine_unlock();
+  return done;
 }
 
 hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status) {

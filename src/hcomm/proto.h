@@ -29,7 +29,9 @@ typedef enum hc_pkt_type {
  * transport's smallest slot (shm's fast box): the source is the one the
  * transport reports, both lengths are what follows the header, sreq is 0.
  * Its type byte lies outside hc_pkt_type_t, and decoding turns it into an
- * HC_PKT_EAGER header, so nothing past hc_pkt_decode sees it. */
+ * HC_PKT_EAGER header, so nothing past hc_pkt_decode sees it, but for the
+ * receive callback, which lands it in a posted host receive without
+ * decoding (proto.c, proto_on_short). */
 #define HC_PKT_EAGER_SHORT 0x81
 typedef struct hc_pkt_short_hdr {
   uint8_t type; /* HC_PKT_EAGER_SHORT */

@@ -128,11 +128,12 @@ static void pt2pt_watch_all(hcomm_comm_t *comm) {
 }
 
 /* acc non-NULL: an accessor receive (buf unused).  home as for
- * pt2pt_isend. */
-static hc_status_t pt2pt_irecv(hcomm_request_home_t *home, void *buf,
-                               const hcomm_accessor_t *acc, size_t bytes,
-                               int source, int tag, hcomm_comm_t *comm,
-                               int coll, hcomm_request_t **req) {
+ * pt2pt_isend.  Inlined into its callers: out of line, its nine arguments
+ * went through the stack on every MPI_Irecv. */
+__attribute__((always_inline)) static inline hc_status_t
+pt2pt_irecv(hcomm_request_home_t *home, void *buf, const hcomm_accessor_t *acc,
+            size_t bytes, int source, int tag, hcomm_comm_t *comm, int coll,
+            hcomm_request_t **req) {
   hc_status_t rc = hc_engine_check();
   if (rc != HC_OK)
     return rc;
@@ -328,6 +329,28 @@ hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
   if (home == NULL)
     return HC_ERR_ARG;
   return pt2pt_irecv_locking(home, buf, NULL, bytes, source, tag, comm, req);
+}
+
+hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
+                               size_t bytes, int source, int tag,
+                               hcomm_comm_t *comm, hcomm_status_t *status,
+                               hcomm_request_t **req) {
+  if (home == NULL || status == NULL || req == NULL)
+    return HC_ERR_ARG;
+  hc_engine_lock();
+  hc_status_t rc = HC_ERR_AGAIN;
+  /* pt2pt_recv_now's own first test, made here so that the usual miss
+   * (no message arrived unexpected) costs no call; an engine that is not
+   * running or a NULL comm gets pt2pt_irecv's error. */
+  if (hc_engine_check() == HC_OK && comm != NULL &&
+      hc_engine.contexts[hc_comm_match_ctx(comm, 0)].unexpected.head != NULL)
+    rc = pt2pt_recv_now(buf, bytes, source, tag, comm, status);
+  if (rc == HC_OK)
+    *req = NULL;
+  else
+    rc = pt2pt_irecv(home, buf, NULL, bytes, source, tag, comm, 0, req);
+  hc_engine_unlock();
+  return rc;
 }
 
 static void pt2pt_probe_status(const hcomm_message_t *msg,

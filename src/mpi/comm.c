@@ -34,7 +34,9 @@ hc_mpi_comm_t *hc_mpi_comm_get(MPI_Comm handle) {
   return hc_handle_get(&comm_table, handle);
 }
 
-int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
+/* hc_mpi_comm_enter's checks one by one, in the order their errors are
+ * raised. */
+static int comm_enter_each(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
@@ -53,6 +55,19 @@ int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
                         c->name);
   *out = c;
   return MPI_SUCCESS;
+}
+
+int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
+  /* WORLD and SELF, most calls' communicators, are usable exactly while
+   * the world model runs (which holds the engine: MPI_Init takes it
+   * before and MPI_Finalize gives it back after the world's state
+   * changes), so one test answers for them. */
+  if ((comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) &&
+      hc_mpi_world_active()) {
+    *out = comm == MPI_COMM_WORLD ? &comm_world_obj : &comm_self_obj;
+    return MPI_SUCCESS;
+  }
+  return comm_enter_each(fn, comm, out);
 }
 
 hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm) {

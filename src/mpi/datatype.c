@@ -234,12 +234,20 @@ size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count) {
   return (size_t)count * type->wire_size;
 }
 
-int hc_mpi_type_dense(const hc_mpi_type_t *t) {
+static int type_dense_items(const hc_mpi_type_t *t) {
   if (t->nitems == 0)
     return t->size == 0;
   const hc_mpi_titem_t *it = &t->items[0];
   return t->nitems == 1 && !it->child && it->count == 1 && it->off == 0 &&
          it->len == t->extent;
+}
+
+int hc_mpi_type_dense_layout(const hc_mpi_type_t *t) {
+  int dense = type_dense_items(t);
+  if (t->committed) /* its layout is final: remember (dense_memo) */
+    atomic_store_explicit(&((hc_mpi_type_t *)t)->dense_memo, dense ? 1 : 2,
+                          memory_order_relaxed);
+  return dense;
 }
 
 /* ---- lifetime ----------------------------------------------------------- */

@@ -25,6 +25,7 @@
 #define HC_MPI_DATATYPE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 struct hc_mpi_type;
@@ -59,6 +60,10 @@ typedef struct hc_mpi_type {
   MPI_Count elements; /* basic elements in one element (MPI_Get_elements) */
   int predefined;
   int committed;
+  /* hc_mpi_type_dense's answer once asked of the committed type (whose
+   * layout no longer changes): 1 dense, 2 not, 0 not asked yet.  Atomic:
+   * threads may ask at once (each stores the same answer). */
+  _Atomic unsigned char dense_memo;
   /* ---- the type engine (datatype.c, typebuild.c, pack.c) ---- */
   hc_mpi_titem_t *items; /* one element's data, type-map order */
   size_t nitems;
@@ -93,8 +98,17 @@ const hc_mpi_type_t *hc_mpi_type_named(const hc_mpi_type_t *type);
 size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count);
 
 /* count elements at buf are exactly count * size bytes at [buf, ...):
- * point-to-point moves them without packing. */
-int hc_mpi_type_dense(const hc_mpi_type_t *type);
+ * point-to-point moves them without packing.  Inline, every send and
+ * receive asks it: a committed type answers from its memo after the first
+ * time (hc_mpi_type_dense_layout looks at the layout). */
+int hc_mpi_type_dense_layout(const hc_mpi_type_t *type);
+static inline int hc_mpi_type_dense(const hc_mpi_type_t *type) {
+  unsigned char memo =
+      atomic_load_explicit(&type->dense_memo, memory_order_relaxed);
+  if (memo != 0)
+    return memo == 1;
+  return hc_mpi_type_dense_layout(type);
+}
 
 /* Packs count elements of type at buf into the contiguous stream out of
  * count * type->size bytes (data only, no gaps). */

@@ -249,10 +249,21 @@ hc_status_t hc_mpi_xfer_isend(hc_mpi_xfer_t *x, int dest, int tag,
 hc_status_t hc_mpi_xfer_irecv(hc_mpi_xfer_t *x, int source, int tag,
                               hcomm_comm_t *comm, hcomm_request_t **req);
 /* Ends one operation: a receive unpacks its first received bytes; the
- * staging buffer is freed.  The type stays retained (persistent reuse). */
-void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received);
-/* Drops the type reference (and staging, if any). */
-void hc_mpi_xfer_fini(hc_mpi_xfer_t *x);
+ * staging buffer is freed.  The type stays retained (persistent reuse).
+ * Inline: the xfer of dense data owns nothing, and every small message
+ * ends one; hc_mpi_xfer_end_owned does the work. */
+void hc_mpi_xfer_end_owned(hc_mpi_xfer_t *x, size_t received);
+static inline void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
+  if (x->acc || x->tmp)
+    hc_mpi_xfer_end_owned(x, received);
+}
+/* Drops the type reference (and staging, if any); inline as
+ * hc_mpi_xfer_end. */
+void hc_mpi_xfer_fini_owned(hc_mpi_xfer_t *x);
+static inline void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
+  if (x->tmp || x->acc || x->type)
+    hc_mpi_xfer_fini_owned(x);
+}
 /* Keeps a staged operation's buffer alive after MPI_Request_free until
  * the engine completes it; takes over eng and the xfer. */
 void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
@@ -337,9 +348,12 @@ int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,
 int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
                         hcomm_request_t *eng, MPI_Request *out);
 /* Starts the engine operation of r (pooled; r->xfer staged, r->is_recv
- * set) with peer, its engine request in r->engine. */
+ * set) with peer, its engine request in r->engine.  take_now (a receive
+ * of dense data): a message already here that lands at once
+ * (hcomm_irecv_now_at) makes r an HC_REQ_DONE request with its status in
+ * r->local and no engine request. */
 hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
-                                 int mode);
+                                 int mode, int take_now);
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* The same for a persistent collective (coll_ctx.c): loads its inputs and

@@ -102,11 +102,13 @@ pt_xfer_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
 /* A new MPI_Request for an operation on (buf, count, type) with peer:
  * its data described in the request itself (pt_xfer_checked), its engine
  * request kept there too (hc_mpi_request_issue): one object for both
- * layers, one allocation. */
-static int pt_start(const char *fn, hc_mpi_comm_t *c, const void *buf,
-                    MPI_Count count, MPI_Datatype type, const hc_mpi_type_t *t,
-                    int dense, int is_recv, int peer, int tag, int mode,
-                    MPI_Request *out) {
+ * layers, one allocation.  Inlined into its two callers, which are
+ * inlined themselves: out of line, its twelve arguments went through the
+ * stack on every MPI_Irecv (~35 instructions). */
+__attribute__((always_inline)) static inline int
+pt_start(const char *fn, hc_mpi_comm_t *c, const void *buf, MPI_Count count,
+         MPI_Datatype type, const hc_mpi_type_t *t, int dense, int is_recv,
+         int peer, int tag, int mode, MPI_Request *out) {
   hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PLAIN, c);
   if (!r)
     return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
@@ -117,7 +119,7 @@ static int pt_start(const char *fn, hc_mpi_comm_t *c, const void *buf,
     hc_mpi_request_destroy(r);
     return rc;
   }
-  hc_status_t st = hc_mpi_request_issue(r, peer, tag, mode);
+  hc_status_t st = hc_mpi_request_issue(r, peer, tag, mode, is_recv && dense);
   if (st != HC_OK) {
     hc_mpi_request_destroy(r);
     return hc_mpi_raise_status(c, fn, st);
@@ -166,16 +168,25 @@ static hc_trace_call_t pt_trace_send_call(int mode, int nonblocking) {
   return nonblocking ? HC_TRACE_MPI_ISEND : HC_TRACE_MPI_SEND;
 }
 
-/* Every blocking send mode but buffered enters here. */
+/* pt_send while tracing, out of line as pt_isend_traced. */
+static __attribute__((noinline, cold)) int
+pt_send_traced(const char *fn, const void *buf, MPI_Count count,
+               MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode) {
+  uint64_t t0 = hc_trace_now();
+  int rc = pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
+  hc_trace_call(pt_trace_send_call(mode, 0), t0, dest, tag,
+                hc_mpi_trace_bytes(count, type));
+  return rc;
+}
+
+/* Every blocking send mode but buffered enters here: one test of
+ * hc_trace_on when tracing is off (pt_send_traced). */
 static int pt_send(const char *fn, const void *buf, MPI_Count count,
                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    int mode) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
-  if (hc_trace_on)
-    hc_trace_call(pt_trace_send_call(mode, 0), t0, dest, tag,
-                  hc_mpi_trace_bytes(count, type));
-  return rc;
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_send_traced(fn, buf, count, type, dest, tag, comm, mode);
+  return pt_send_body(fn, buf, count, type, dest, tag, comm, mode);
 }
 
 /* Inlined into pt_isend, as pt_irecv_body is: an out-of-line body took
@@ -205,15 +216,28 @@ pt_isend_body(const char *fn, const void *buf, MPI_Count count,
                   request);
 }
 
-static int pt_isend(const char *fn, const void *buf, MPI_Count count,
-                    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                    int mode, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+/* pt_isend while tracing: out of line, so that the untraced call pays
+ * one test of hc_trace_on. */
+static __attribute__((noinline, cold)) int
+pt_isend_traced(const char *fn, const void *buf, MPI_Count count,
+                MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
+                MPI_Request *request) {
+  uint64_t t0 = hc_trace_now();
   int rc = pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
-  if (hc_trace_on)
-    hc_trace_call(pt_trace_send_call(mode, 1), t0, dest, tag,
-                  hc_mpi_trace_bytes(count, type));
+  hc_trace_call(pt_trace_send_call(mode, 1), t0, dest, tag,
+                hc_mpi_trace_bytes(count, type));
   return rc;
+}
+
+/* Inlined into each PMPI_I*send: called, its nine arguments went through
+ * the stack on every call. */
+__attribute__((always_inline)) static inline int
+pt_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type,
+         int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_isend_traced(fn, buf, count, type, dest, tag, comm, mode,
+                           request);
+  return pt_isend_body(fn, buf, count, type, dest, tag, comm, mode, request);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -459,47 +483,51 @@ pt_recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */
-static int pt_recv_traced(const char *fn, void *buf, MPI_Count count,
-                          MPI_Datatype datatype, int source, int tag,
-                          MPI_Comm comm, MPI_Status *status) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+static __attribute__((noinline, cold)) int
+pt_recv_traced(const char *fn, void *buf, MPI_Count count,
+               MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Status *status) {
+  uint64_t t0 = hc_trace_now();
   int rc = pt_recv_body(fn, buf, count, datatype, source, tag, comm, status);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag,
-                  hc_mpi_trace_bytes(count, datatype));
+  hc_trace_call(HC_TRACE_MPI_RECV, t0, source, tag,
+                hc_mpi_trace_bytes(count, datatype));
   return rc;
+}
+
+/* One test of hc_trace_on when tracing is off (pt_recv_traced). */
+static int pt_recv(const char *fn, void *buf, MPI_Count count,
+                   MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Status *status) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_recv_traced(fn, buf, count, datatype, source, tag, comm, status);
+  return pt_recv_body(fn, buf, count, datatype, source, tag, comm, status);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
               MPI_Comm comm, MPI_Status *status) {
-  return pt_recv_traced("MPI_Recv", buf, count, datatype, source, tag, comm,
-                        status);
+  return pt_recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
 HC_WEAK_ALIAS(MPI_Recv, PMPI_Recv);
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                 int tag, MPI_Comm comm, MPI_Status *status) {
-  return pt_recv_traced("MPI_Recv_c", buf, count, datatype, source, tag, comm,
-                        status);
+  return pt_recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
 }
 HC_WEAK_ALIAS(MPI_Recv_c, PMPI_Recv_c);
 
 /* The request of a receive whose arguments passed the checks (MPI_Irecv,
  * and MPI_Isendrecv(_replace) once its send is over): a completed one when
- * the message comes from MPI_PROC_NULL or is here already, else one pooled
- * object for the face and the engine.  Inlined, as pt_irecv_body. */
+ * the message comes from MPI_PROC_NULL or, for dense data, is here already
+ * (pt_start asks the engine for both at once), else one pooled object for
+ * the face and the engine.  Inlined, as pt_irecv_body. */
 __attribute__((always_inline)) static inline int
 pt_irecv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
-              MPI_Datatype type, const hc_mpi_type_t *t, size_t bytes,
-              int source, int tag, MPI_Request *request) {
+              MPI_Datatype type, const hc_mpi_type_t *t, int source, int tag,
+              MPI_Request *request) {
   if (source == MPI_PROC_NULL)
     return hc_mpi_request_new_done(fn, c, &pt_proc_null_status, request);
-  hcomm_status_t st;
-  int dense = hc_mpi_type_dense(t);
-  if (pt_received_now(buf, dense, bytes, source, tag, c, &st))
-    return hc_mpi_request_new_done(fn, c, &st, request);
-  return pt_start(fn, c, buf, count, type, t, dense, 1, source, tag,
-                  HCOMM_SEND_STANDARD, request);
+  return pt_start(fn, c, buf, count, type, t, hc_mpi_type_dense(t), 1, source,
+                  tag, HCOMM_SEND_STANDARD, request);
 }
 
 /* Inlined into both forms, as pt_recv_body. */
@@ -513,33 +541,43 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
                             request, "request", &c, &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
-  return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, tag,
-                       request);
+  return pt_irecv_post(fn, c, buf, count, datatype, t, source, tag, request);
 }
 
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-static int pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
-                           MPI_Datatype datatype, int source, int tag,
-                           MPI_Comm comm, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+/* MPI_Irecv while tracing, out of line as pt_isend_traced. */
+static __attribute__((noinline, cold)) int
+pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
+                MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request *request) {
+  uint64_t t0 = hc_trace_now();
   int rc = pt_irecv_body(fn, buf, count, datatype, source, tag, comm, request);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag,
-                  hc_mpi_trace_bytes(count, datatype));
+  hc_trace_call(HC_TRACE_MPI_IRECV, t0, source, tag,
+                hc_mpi_trace_bytes(count, datatype));
   return rc;
+}
+
+/* The entry of both forms: one test of hc_trace_on when tracing is off.
+ * Inlined into PMPI_Irecv and PMPI_Irecv_c, as pt_isend. */
+__attribute__((always_inline)) static inline int
+pt_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+         int source, int tag, MPI_Comm comm, MPI_Request *request) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return pt_irecv_traced(fn, buf, count, datatype, source, tag, comm,
+                           request);
+  return pt_irecv_body(fn, buf, count, datatype, source, tag, comm, request);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Comm comm, MPI_Request *request) {
-  return pt_irecv_traced("MPI_Irecv", buf, count, datatype, source, tag, comm,
-                         request);
+  return pt_irecv("MPI_Irecv", buf, count, datatype, source, tag, comm,
+                  request);
 }
 HC_WEAK_ALIAS(MPI_Irecv, PMPI_Irecv);
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                  int tag, MPI_Comm comm, MPI_Request *request) {
-  return pt_irecv_traced("MPI_Irecv_c", buf, count, datatype, source, tag, comm,
-                         request);
+  return pt_irecv("MPI_Irecv_c", buf, count, datatype, source, tag, comm,
+                  request);
 }
 HC_WEAK_ALIAS(MPI_Irecv_c, PMPI_Irecv_c);
 
@@ -875,8 +913,8 @@ static int pt_isendrecv(const char *fn, const void *sendbuf,
   if (rc != MPI_SUCCESS)
     return rc;
   if (pt_send_over(sendbuf, st, sbytes, dest, sendtag, c))
-    return pt_irecv_post(fn, c, recvbuf, recvcount, recvtype, rt, rbytes,
-                         source, recvtag, request);
+    return pt_irecv_post(fn, c, recvbuf, recvcount, recvtype, rt, source,
+                         recvtag, request);
   hc_mpi_xfer_t sx, rx;
   rc = pt_sendrecv_xfers(fn, c, sendbuf, sendcount, sendtype, st, recvbuf,
                          recvcount, recvtype, rt, source, &sx, &rx);
@@ -939,7 +977,7 @@ static int pt_isendrecv_replace(const char *fn, void *buf, MPI_Count count,
   /* A send that is over has read buf: the receive lands there directly,
    * with no staging buffer. */
   if (pt_send_over(buf, t, bytes, dest, sendtag, c))
-    return pt_irecv_post(fn, c, buf, count, datatype, t, bytes, source, recvtag,
+    return pt_irecv_post(fn, c, buf, count, datatype, t, source, recvtag,
                          request);
   hc_mpi_xfer_t sx, rx;
   rc = pt_xfer_stream(fn, c, buf, dest == MPI_PROC_NULL ? 0 : count, datatype,

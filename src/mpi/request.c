@@ -41,10 +41,15 @@ void hc_mpi_request_bind_builtins(void) {
   req_sent_bound = &req_sent;
 }
 
-hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
+/* Inline for the array calls, which look up every handle they are given. */
+static inline hc_mpi_request_t *req_get(MPI_Request handle) {
   if (handle == REQ_SENT_HANDLE)
     return req_sent_bound;
   return hc_reqpool_get(handle);
+}
+
+hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
+  return req_get(handle);
 }
 
 MPI_Request hc_mpi_request_sent(void) { return REQ_SENT_HANDLE; }
@@ -87,7 +92,7 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
  * requests in a home only for plain buffers, which is what the latency
  * and message-rate paths carry. */
 hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
-                                 int mode) {
+                                 int mode, int take_now) {
   hc_mpi_xfer_t *x = &r->xfer;
   hcomm_comm_t *comm = r->comm->engine;
   if (x->acc != NULL)
@@ -95,10 +100,19 @@ hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
                       : hc_mpi_xfer_isend(x, peer, tag, comm, mode, &r->engine);
   hcomm_request_home_t *home = hc_reqpool_home_take(r);
   void *buf = x->tmp ? x->tmp : x->user; /* hc_mpi_xfer_buf */
-  hc_status_t st = r->is_recv ? hcomm_irecv_at(home, buf, x->bytes, peer, tag,
-                                               comm, &r->engine)
-                              : hcomm_isend_at(home, buf, x->bytes, peer, tag,
-                                               comm, mode, &r->engine);
+  hc_status_t st;
+  if (take_now) {
+    st = hcomm_irecv_now_at(home, buf, x->bytes, peer, tag, comm, &r->local,
+                            &r->engine);
+    if (st == HC_OK && r->engine == NULL) { /* landed: complete at once */
+      r->kind = HC_REQ_DONE;
+      hc_reqpool_home_unused(r);
+    }
+  } else if (r->is_recv) {
+    st = hcomm_irecv_at(home, buf, x->bytes, peer, tag, comm, &r->engine);
+  } else {
+    st = hcomm_isend_at(home, buf, x->bytes, peer, tag, comm, mode, &r->engine);
+  }
   if (st != HC_OK)
     hc_reqpool_home_unused(r);
   return st;
@@ -107,15 +121,39 @@ hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
 /* ---- completion --------------------------------------------------------- */
 
 /* Non-null and not an inactive persistent request. */
-static int req_is_active(const hc_mpi_request_t *r) {
+static inline int req_is_active(const hc_mpi_request_t *r) {
   return r && (r->kind != HC_REQ_PERSISTENT || r->active);
 }
 
 /* Completing it would not block: done, or a wildcard receive whose wait
  * returns MPIX_ERR_PROC_FAILED_PENDING (ULFM). */
-static int req_is_ready(const hc_mpi_request_t *r) {
+static inline int req_is_ready(const hc_mpi_request_t *r) {
   return !req_is_active(r) || !r->engine || hcomm_request_done(r->engine) ||
          hcomm_request_failure_pending(r->engine);
+}
+
+/* req_finish of the shared sent request, which cannot fail.  Shared by
+ * every thread: read, never written. */
+static void req_finish_sent(MPI_Request *handle, MPI_Status *status) {
+  hc_mpi_status_fill(status, &req_sent.local);
+  *handle = MPI_REQUEST_NULL;
+}
+
+/* The end of req_finish once the operation's status st is known (its
+ * engine request, if it had one to free, freed). */
+static hc_status_t req_finished(hc_mpi_request_t *r, MPI_Request *handle,
+                                MPI_Status *status, const hcomm_status_t *st) {
+  hc_mpi_xfer_end(&r->xfer, st->bytes);
+  if (r->part)
+    hc_mpi_part_land(r->part, st->bytes);
+  hc_mpi_status_fill(status, st);
+  if (r->kind == HC_REQ_PERSISTENT) {
+    r->active = 0;
+  } else {
+    hc_mpi_request_destroy(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return st->error;
 }
 
 /* Completes a ready request: status written (unless ignored), a persistent
@@ -127,9 +165,8 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
     hc_mpi_status_empty(status);
     return HC_OK;
   }
-  if (r == &req_sent) { /* shared by every thread: read, never written */
-    hc_mpi_status_fill(status, &r->local);
-    *handle = MPI_REQUEST_NULL;
+  if (r == &req_sent) {
+    req_finish_sent(handle, status);
     return HC_OK;
   }
   /* ULFM: the request stays active (a live sender may still match it, or
@@ -145,17 +182,7 @@ static hc_status_t req_finish(hc_mpi_request_t *r, MPI_Request *handle,
   } else if (r->engine) {
     st.error = hcomm_wait(r->engine, &st);
   }
-  hc_mpi_xfer_end(&r->xfer, st.bytes);
-  if (r->part)
-    hc_mpi_part_land(r->part, st.bytes);
-  hc_mpi_status_fill(status, &st);
-  if (r->kind == HC_REQ_PERSISTENT) {
-    r->active = 0;
-  } else {
-    hc_mpi_request_destroy(r);
-    *handle = MPI_REQUEST_NULL;
-  }
-  return st.error;
+  return req_finished(r, handle, status, &st);
 }
 
 /* req_finish as an MPI error code: a generalized request's callbacks
@@ -204,13 +231,14 @@ static int req_check_status(const char *fn, const void *status,
   return hc_mpi_check_ptr(fn, NULL, status, what);
 }
 
-static int req_lookup(const char *fn, MPI_Request handle, int index,
-                      hc_mpi_request_t **out) {
+/* Inline: the array calls look up every handle they are given. */
+static inline int req_lookup(const char *fn, MPI_Request handle, int index,
+                             hc_mpi_request_t **out) {
   if (handle == MPI_REQUEST_NULL) {
     *out = NULL;
     return MPI_SUCCESS;
   }
-  hc_mpi_request_t *r = hc_mpi_request_get(handle);
+  hc_mpi_request_t *r = req_get(handle);
   if (r && r->kind != HC_REQ_MESSAGE) {
     *out = r;
     return MPI_SUCCESS;
@@ -245,13 +273,19 @@ static int req_wait_body(MPI_Request *request, MPI_Status *status) {
   return req_finish_raise(fn, r, request, status);
 }
 
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+/* MPI_Wait while tracing, out of line as req_waitall_traced. */
+static __attribute__((noinline, cold)) int req_wait_traced(MPI_Request *request,
+                                                           MPI_Status *status) {
+  uint64_t t0 = hc_trace_now();
   int rc = req_wait_body(request, status);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_WAIT, t0, -1, -1, 0);
+  hc_trace_call(HC_TRACE_MPI_WAIT, t0, -1, -1, 0);
   return rc;
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return req_wait_traced(request, status);
+  return req_wait_body(request, status);
 }
 HC_WEAK_ALIAS(MPI_Wait, PMPI_Wait);
 
@@ -300,6 +334,7 @@ HC_WEAK_ALIAS(MPI_Test, PMPI_Test);
  * them for hcomm_wait_some; small arrays stay on the stack. */
 typedef struct req_vec {
   int n;
+  int greqs; /* active generalized requests among them (mostly none) */
   hc_mpi_request_t **reqs;
   hcomm_request_t **eng;
   hc_mpi_request_t *small_reqs[REQ_SMALL];
@@ -334,32 +369,30 @@ static int req_vec_init(const char *fn, req_vec_t *v, int n,
       return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
     }
   }
+  v->greqs = 0;
   for (int i = 0; i < n; i++) {
     rc = req_lookup(fn, handles[i], i, &v->reqs[i]);
     if (rc != MPI_SUCCESS) {
       req_vec_fini(v);
       return rc;
     }
+    if (v->reqs[i] && v->reqs[i]->greq && req_is_active(v->reqs[i]))
+      v->greqs++;
   }
   return MPI_SUCCESS;
 }
 
-/* Engine requests still running; returns how many.  Pending MPIX
- * generalized requests get their poll_fn first (its errors show when the
- * request completes). */
+/* Engine requests still running (those of requests not req_is_ready),
+ * left in v->eng; returns how many.  Pending MPIX generalized requests get
+ * their poll_fn first (its errors show when the request completes). */
 static int req_vec_pending(req_vec_t *v) {
-  int pending = 0;
   for (int i = 0; i < v->n; i++) {
     hc_mpi_request_t *r = v->reqs[i];
-    if (req_is_active(r) && r->greq)
+    if (v->greqs && req_is_active(r) && r->greq)
       (void)hc_mpi_greq_poll(r);
-    v->eng[i] = NULL;
-    if (!req_is_ready(r)) {
-      v->eng[i] = r->engine;
-      pending++;
-    }
+    v->eng[i] = req_is_active(r) ? r->engine : NULL;
   }
-  return pending;
+  return hcomm_requests_keep_pending(v->n, v->eng);
 }
 
 static int req_vec_any_failure_pending(const req_vec_t *v) {
@@ -378,15 +411,17 @@ static int req_vec_any_active(const req_vec_t *v) {
 }
 
 /* Waits until min_done of the engine requests req_vec_pending left in v
- * are complete; while an MPIX generalized request is among them the wait
- * polls (one turn) instead of sleeping, since only its callbacks move it. */
-static void req_vec_wait_some(req_vec_t *v, int min_done) {
-  for (int i = 0; i < v->n; i++)
+ * are complete (or failure-pending); while an MPIX generalized request is
+ * among them the wait polls (one turn) instead of sleeping, since only its
+ * callbacks move it.  1 when it waited as asked: with min_done all of
+ * them, every request of v is then ready (req_is_ready). */
+static int req_vec_wait_some(req_vec_t *v, int min_done) {
+  for (int i = 0; i < v->n && v->greqs; i++)
     if (v->eng[i] != NULL && hc_mpi_greq_polled(v->reqs[i])) {
       hcomm_progress();
-      return;
+      return 0;
     }
-  hcomm_wait_some(v->n, v->eng, min_done);
+  return hcomm_wait_some(v->n, v->eng, min_done) == HC_OK;
 }
 
 static MPI_Status *req_status_at(MPI_Status *statuses, int i) {
@@ -409,14 +444,25 @@ typedef struct req_failures {
 
 /* Completes r (ready) into status, with its class in status->MPI_ERROR,
  * noting a failure in fails; returns the class. */
-static int req_finish_noted(req_failures_t *fails, hc_mpi_request_t *r,
-                            MPI_Request *handle, MPI_Status *status) {
+static int req_note(req_failures_t *fails, int cls, hc_mpi_comm_t *comm,
+                    int owned, MPI_Status *status);
+
+static int req_finish_noted_any(req_failures_t *fails, hc_mpi_request_t *r,
+                                MPI_Request *handle, MPI_Status *status) {
   /* Finishing may drop the last reference to r and its communicator. */
   int owned = r && r->greq && req_is_active(r) && hc_mpi_greq_raises_own(r);
   hc_mpi_comm_t *comm = r && !owned ? r->comm : NULL;
   if (comm)
     hc_mpi_comm_retain(comm);
   int cls = req_finish_code(r, handle, status);
+  return req_note(fails, cls, comm, owned, status);
+}
+
+/* The note of req_finish_noted_any: class cls of a request finished into
+ * status, comm its communicator held (NULL: none), owned whether it raised
+ * its error itself. */
+static int req_note(req_failures_t *fails, int cls, hc_mpi_comm_t *comm,
+                    int owned, MPI_Status *status) {
   if (status != MPI_STATUS_IGNORE)
     status->MPI_ERROR = cls;
   if (cls != MPI_SUCCESS && !fails->failed) {
@@ -430,6 +476,34 @@ static int req_finish_noted(req_failures_t *fails, hc_mpi_request_t *r,
     hc_mpi_comm_release(comm);
   }
   return cls;
+}
+
+/* req_finish_noted_any, and at once for the shared sent request (nothing
+ * can fail: no error, no handler to hold), which every send that left at
+ * once hands out: inline, so that a Waitall over a window of them costs a
+ * few instructions per request. */
+static inline int req_finish_noted(req_failures_t *fails, hc_mpi_request_t *r,
+                                   MPI_Request *handle, MPI_Status *status) {
+  if (r == &req_sent) {
+    req_finish_sent(handle, status);
+    if (status != MPI_STATUS_IGNORE)
+      status->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+  }
+  /* A plain operation whose engine request is complete (most of what a
+   * wait finishes): the request taken back in one engine call instead of
+   * req_finish's failure check and hcomm_wait_free. */
+  hcomm_status_t st;
+  if (r != NULL && r->kind == HC_REQ_PLAIN && r->engine != NULL &&
+      r->greq == NULL && r->coll == NULL && r->part == NULL &&
+      hcomm_request_reap(r->engine, &st)) {
+    hc_mpi_comm_t *comm = r->comm; /* held: finishing may drop it */
+    hc_mpi_comm_retain(comm);
+    r->engine = NULL;
+    int cls = hc_mpi_class_of_status(req_finished(r, handle, status, &st));
+    return req_note(fails, cls, comm, 0, status);
+  }
+  return req_finish_noted_any(fails, r, handle, status);
 }
 
 /* MPI_SUCCESS, or MPI_ERR_IN_STATUS raised as req_failures_t says. */
@@ -468,25 +542,34 @@ static int req_waitall_body(int count, MPI_Request array_of_requests[],
     req_vec_fini(&v);
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "array_of_statuses is NULL");
   }
-  for (int i = 0; i < count; i++) /* wait_fn of MPIX requests first */
+  for (int i = 0; i < count && v.greqs; i++) /* wait_fn of MPIX ones first */
     if (req_is_active(v.reqs[i]) && v.reqs[i]->greq)
       (void)hc_mpi_greq_block(v.reqs[i]);
   int pending;
   while ((pending = req_vec_pending(&v)) > 0)
-    req_vec_wait_some(&v, pending);
+    if (req_vec_wait_some(&v, pending))
+      break; /* all ready: no need to ask each again */
   rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
   req_vec_fini(&v);
   return rc;
 }
 
-/* Traced entry: one test of hc_trace_on when tracing is off. */
+/* MPI_Waitall while tracing: out of line, so that the untraced call pays
+ * one test of hc_trace_on. */
+static __attribute__((noinline, cold)) int
+req_waitall_traced(int count, MPI_Request array_of_requests[],
+                   MPI_Status array_of_statuses[]) {
+  uint64_t t0 = hc_trace_now();
+  int rc = req_waitall_body(count, array_of_requests, array_of_statuses);
+  hc_trace_call(HC_TRACE_MPI_WAITALL, t0, -1, -1, 0);
+  return rc;
+}
+
 int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                  MPI_Status array_of_statuses[]) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = req_waitall_body(count, array_of_requests, array_of_statuses);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_WAITALL, t0, -1, -1, 0);
-  return rc;
+  if (__builtin_expect(hc_trace_on, 0))
+    return req_waitall_traced(count, array_of_requests, array_of_statuses);
+  return req_waitall_body(count, array_of_requests, array_of_statuses);
 }
 HC_WEAK_ALIAS(MPI_Waitall, PMPI_Waitall);
 
@@ -844,7 +927,7 @@ int hc_mpi_request_start(const char *fn, hc_mpi_request_t *r) {
     r->active = 0;
     return rc;
   }
-  st = hc_mpi_request_issue(r, r->peer, r->tag, r->mode);
+  st = hc_mpi_request_issue(r, r->peer, r->tag, r->mode, 0);
   if (st != HC_OK) {
     r->active = 0;
     r->engine = NULL;

@@ -115,7 +115,7 @@ void *hc_mpi_xfer_buf(const hc_mpi_xfer_t *x) {
   return x->tmp ? x->tmp : x->user;
 }
 
-void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
+void hc_mpi_xfer_end_owned(hc_mpi_xfer_t *x, size_t received) {
   if (x->acc) { /* the engine is done with it; a persistent start makes anew */
     free(x->acc);
     x->acc = NULL;
@@ -131,10 +131,7 @@ void hc_mpi_xfer_end(hc_mpi_xfer_t *x, size_t received) {
   x->tmp = NULL;
 }
 
-/* Dense data owns nothing: every message's fini is three tests. */
-void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
-  if (!x->tmp && !x->acc && !x->type)
-    return;
+void hc_mpi_xfer_fini_owned(hc_mpi_xfer_t *x) {
   free(x->tmp);
   x->tmp = NULL;
   free(x->acc);

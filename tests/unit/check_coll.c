@@ -89,8 +89,6 @@ void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
     hc_request_release(req);
 }
 
-void hc_comm_op_begin(hcomm_comm_t *comm) { comm->active_ops++; }
-
 /* No communicator of these tests is ever revoked. */
 hc_status_t hc_comm_revoked_locked(const hcomm_comm_t *comm) {
   (void)comm;

@@ -165,6 +165,10 @@ typedef struct shm_ctx {
    * then fails connect instead of failing sends later. */
   size_t cell_size_hint;
   size_t cell_size_promised;
+  /* The last lookup of shm_local_of: the world rank in the high half,
+   * its local rank in the low one, one word so that any thread reads a
+   * pair.  Sends go to one peer many times in a row. */
+  _Atomic uint64_t last_lookup;
   int *peers;          /* the local ranks but mine, ascending */
   int npeers;          /* entries of peers; 0 until the segment is mapped */
   int rr;              /* index in peers of the first one progress polls */
@@ -180,13 +184,23 @@ static size_t shm_ring_index(int from, int to, int n) {
   return (size_t)from * (size_t)(n - 1) + (size_t)(to < from ? to : to - 1);
 }
 
-static int shm_local_of(const shm_ctx_t *shm, int world_rank) {
+static uint64_t shm_lookup_pair(int world_rank, int local_rank) {
+  return (uint64_t)(uint32_t)world_rank << 32 | (uint32_t)local_rank;
+}
+
+static int shm_local_of(shm_ctx_t *shm, int world_rank) {
+  uint64_t last = atomic_load_explicit(&shm->last_lookup, memory_order_relaxed);
+  if ((uint32_t)(last >> 32) == (uint32_t)world_rank)
+    return (int)(uint32_t)last;
   int lo = 0, hi = shm->local_size - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     int w = shm->local_world_ranks[mid];
-    if (w == world_rank)
+    if (w == world_rank) {
+      atomic_store_explicit(&shm->last_lookup, shm_lookup_pair(world_rank, mid),
+                            memory_order_relaxed);
       return mid;
+    }
     if (w < world_rank)
       lo = mid + 1;
     else
@@ -273,6 +287,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
     if (p != shm->local_rank)
       shm->peers[k++] = p;
   memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
+  atomic_store(&shm->last_lookup, shm_lookup_pair(-1, -1)); /* no rank */
   return HC_OK;
 }
 
