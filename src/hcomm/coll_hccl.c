@@ -4,15 +4,15 @@
  * (making it blocks until every rank joined, so a non-blocking one never
  * does) and destroyed with it (or at finalize, before HCCL is unloaded).
  *
- * Every form runs one schedule (coll_hccl_build): every rank tells rank 0
- * whether it can take the call; rank 0, once it heard from all, gives the
- * call the next number of the HcclComm, or -1 when some rank cannot, and
- * tells them; each rank issues its numbered calls on the communicator's
- * stream in number order and polls an event recorded behind the call.
- * HCCL matches the calls of a communicator by their order on each rank,
- * and MPI lets persistent collectives start in different orders on
- * different ranks: numbering by rank 0 in the order it learns that every
- * rank has started a call gives one order, in which no rank waits for a
+ * Every form runs one schedule (coll_hccl_build): a reduce to rank 0 of
+ * whether each rank can take the call; rank 0, once it has the result
+ * (every rank took part), gives the call the next number of the HcclComm,
+ * or -1 when some rank cannot, and broadcasts it; each rank issues its numbered
+ * calls on the communicator's stream in number order and polls an event
+ * recorded behind the call. HCCL matches the calls of a communicator by their
+ * order on each rank, and MPI lets persistent collectives start in different
+ * orders on different ranks: numbering by rank 0 in the order it learns that
+ * every rank has started a call gives one order, in which no rank waits for a
  * call it has not started itself.  The blocking form starts the schedule
  * and waits; a call numbered -1 goes its staged way (the caller's for
  * the blocking form; the non-blocking form's plan).  See hcomm.h and
@@ -146,7 +146,7 @@ typedef struct coll_hccl_job {
   hcomm_comm_t *comm;
   hcomm_hccl_coll_t a;     /* its ALLTOALLV vectors copied into the schedule */
   int usable;              /* this rank can take it */
-  int *says;               /* rank 0: every rank's usable */
+  int all;                 /* rank 0: every rank can */
   int64_t number;          /* its turn on the HcclComm; -1: staged */
   void *event;             /* recorded behind the call; kept for replays */
   hcomm_request_t *plan;   /* the staged collective, or NULL */
@@ -160,11 +160,8 @@ static void coll_hccl_number(hc_nbc_sched_t *s, void *arg) {
   coll_hccl_job_t *j = arg;
   if (hc_nbc_rank(s) != 0)
     return;
-  int all = j->usable;
-  for (int r = 1; r < j->comm->size; r++)
-    all = all && j->says[r];
   hc_hccl_coll_comm_t *h = j->comm->hccl;
-  all = all && h != NULL && h->state == HCCL_COMM_READY;
+  int all = j->all && h != NULL && h->state == HCCL_COMM_READY;
   j->number = all ? h->numbered++ : -1;
 }
 
@@ -241,7 +238,8 @@ static hc_status_t coll_hccl_build(hcomm_comm_t *comm,
                                    hcomm_request_t *plan, hc_nbc_sched_t **out,
                                    coll_hccl_job_t **job) {
   hc_nbc_sched_t *s;
-  hc_status_t rc = hc_nbc_new(comm, NULL, &s);
+  hcomm_reduce_op_t min = {coll_hccl_min, NULL, sizeof(int), 1};
+  hc_status_t rc = hc_nbc_new(comm, &min, &s);
   if (rc != HC_OK) {
     if (plan != NULL)
       hcomm_request_free(plan);
@@ -269,23 +267,11 @@ static hc_status_t coll_hccl_build(hcomm_comm_t *comm,
       j->a.rdispls = v + 3 * n;
     }
   }
-  if (j != NULL && comm->rank == 0)
-    j->says = hc_nbc_tmp(s, (size_t)n * sizeof *j->says);
-  if (j != NULL && (comm->rank != 0 || j->says != NULL)) {
-    for (int r = 1; r < n; r++)
-      if (comm->rank == 0)
-        hc_nbc_add_recv(s, &j->says[r], sizeof(int), r);
-    if (comm->rank != 0)
-      hc_nbc_add_send(s, &j->usable, sizeof(int), 0);
-    hc_nbc_end_round(s);
+  if (j != NULL) {
+    /* A tree reduce: rank 0's result means every rank has started it. */
+    hc_nbc_add_reduce(s, &j->usable, &j->all, 1, 0);
     hc_nbc_add_call(s, coll_hccl_number, j);
-    hc_nbc_end_round(s);
-    for (int r = 1; r < n; r++)
-      if (comm->rank == 0)
-        hc_nbc_add_send(s, &j->number, sizeof j->number, r);
-    if (comm->rank != 0)
-      hc_nbc_add_recv(s, &j->number, sizeof j->number, 0);
-    hc_nbc_end_round(s);
+    hc_nbc_add_bcast(s, &j->number, sizeof j->number, 0);
     hc_nbc_add_call(s, coll_hccl_decide, j);
     hc_nbc_add_poll(s, coll_hccl_issue, j);
     hc_nbc_add_poll(s, coll_hccl_finish, j);
