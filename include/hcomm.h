@@ -499,10 +499,12 @@ int hcomm_hccl_coll_ready(hcomm_comm_t *comm);
 /* Readies the input of a staged plan before it runs (the face's copies of
  * device memory into its host views); called with the engine lock held. */
 typedef hc_status_t (*hcomm_hccl_load_fn)(void *arg);
-/* The next schedule built on comm (the next hcomm_*_init call, made
- * right after) is the plan of an hcomm_hccl_icoll: it takes no persistent
- * tag and no shared-memory lane of its own, as it lives for one call. */
-hc_status_t hcomm_hccl_plan_next(hcomm_comm_t *comm);
+/* on 1: the next schedule built on comm (the next hcomm_*_init call,
+ * made right after) is the plan of an hcomm_hccl_icoll: it takes no
+ * persistent tag and no shared-memory lane of its own, as it lives for one
+ * call.  on 0 (right after that call, whatever it returned): no schedule
+ * is. */
+hc_status_t hcomm_hccl_plan_next(hcomm_comm_t *comm, int on);
 /* The non-blocking form of hcomm_hccl_coll, called where
  * hcomm_hccl_coll_ready: *req completes when a ran through HCCL, or, when
  * some rank cannot take it, when plan ran instead (load(load_arg) first).

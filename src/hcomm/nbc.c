@@ -479,11 +479,11 @@ hc_status_t hcomm_start(hcomm_request_t *req) {
 
 void hc_nbc_plan_free(hc_nbc_sched_t *s) { nbc_free(s); }
 
-hc_status_t hcomm_hccl_plan_next(hcomm_comm_t *comm) {
+hc_status_t hcomm_hccl_plan_next(hcomm_comm_t *comm, int on) {
   if (comm == NULL)
     return HC_ERR_COMM;
   hc_engine_lock();
-  comm->hccl_plan_next = 1;
+  comm->hccl_plan_next = on != 0;
   hc_engine_unlock();
   return HC_OK;
 }

@@ -400,7 +400,7 @@ int hc_mpi_coll_hccl_defer(hc_mpi_coll_t *cx, hc_mpi_hccl_t *hx) {
 
 void hc_mpi_coll_hccl_plan_next(const hc_mpi_coll_t *cx, hc_mpi_comm_t *c) {
   if (cx->hccl != NULL)
-    (void)hcomm_hccl_plan_next(c->engine);
+    (void)hcomm_hccl_plan_next(c->engine, 1);
 }
 
 /* Before a run of a persistent collective, or of the plan the ranks
@@ -450,6 +450,8 @@ hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {
 int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
                        hc_status_t rc, hcomm_request_t *eng,
                        MPI_Request *request) {
+  if (cx->hccl != NULL) /* an _init that failed early left it on */
+    (void)hcomm_hccl_plan_next(c->engine, 0);
   if (rc != HC_OK) {
     hc_mpi_coll_free(cx);
     return hc_mpi_raise_status(c, fn, rc);

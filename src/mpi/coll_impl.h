@@ -207,7 +207,8 @@ int hc_mpi_hccl_alltoallv(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
  * engine (hcomm_hccl_icoll).  Takes hx->vec.  0, or -1 when memory ran
  * out. */
 int hc_mpi_coll_hccl_defer(hc_mpi_coll_t *cx, hc_mpi_hccl_t *hx);
-/* Right before the engine's _init call that builds a deferred plan. */
+/* Right before the engine's _init call that builds a deferred plan
+ * (hc_mpi_coll_finish, which follows it, ends what this begins). */
 void hc_mpi_coll_hccl_plan_next(const hc_mpi_coll_t *cx, hc_mpi_comm_t *c);
 
 #endif /* HC_MPI_COLL_IMPL_H */
