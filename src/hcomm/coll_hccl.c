@@ -185,8 +185,15 @@ static int coll_hccl_issue(hc_nbc_sched_t *s, void *arg) {
   hc_hccl_coll_comm_t *h = j->comm->hccl;
   if (j->number < 0)
     return 1;
-  if (h->issued != j->number)
-    return 0;
+  if (h->issued != j->number) {
+    /* A failed process or a revoke can keep an earlier call from its
+     * turn for good: this one fails rather than wait for ever. */
+    hc_status_t why = hc_comm_failure_locked(j->comm);
+    if (why == HC_OK)
+      return 0;
+    hc_nbc_fail(s, why);
+    return 1;
+  }
   h->issued++; /* taken even on failure: the later calls are not held up */
   const hc_device_ops_t *ops = hc_device_backend(HC_MEM_ACL);
   hc_status_t rc = hc_device_hccl_collective(&j->a, h->comm, h->stream);
