@@ -18,7 +18,8 @@
  * persistent), a user op, a vector datatype (Bcast and Ibcast), a rank
  * whose buffer is host memory while the others' are on the device
  * (blocking, I-form and persistent), and an I-form on a communicator that
- * has no HcclComm yet (only a blocking or persistent call makes one).
+ * has no HcclComm yet (only a blocking call, or a persistent init, which
+ * the last case checks, makes one).
  * With HCMPI_COLL_HCCL=0 nothing goes to HCCL.  Prints "device_hccl_coll:
  * N ranks OK" at rank 0.
  */
@@ -795,6 +796,22 @@ static void t_staged(void) {
     HCCL_CALLS(k > 0 ? 1 : 0);
     check_int_sums_k(r, k);
   }
+  CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
+  /* A persistent init may block: it makes a fresh communicator's. */
+  CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS);
+  CHECK(MPI_Allreduce_init(s, r, N, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL,
+                           &req) == MPI_SUCCESS);
+  NO_HCCL_CALLS();
+  for (int k = 3; k < 5; k++) {
+    for (int i = 0; i < N; i++)
+      in[i] = ivalk(rank, i, k);
+    dev_set(s, in, sizeof in);
+    CHECK(MPI_Start(&req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    HCCL_CALLS(1);
+    check_int_sums_k(r, k);
+  }
+  CHECK(MPI_Request_free(&req) == MPI_SUCCESS);
   CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
   fa.free_dev(s);
   fa.free_dev(r);
