@@ -503,11 +503,41 @@ int hcomm_hccl_coll_enabled(void);
 /* Collective a on comm (an intracommunicator, not in use by another
  * thread) through HCCL, if every rank can: usable says this rank can (its
  * buffers are ACL memory of device, its arguments map to HCCL's); the
- * ranks agree by an allreduce over comm's host path.  *taken 0: some rank
- * could not, nothing ran (the caller uses its own path).  Else runs it on
- * comm's HcclComm and waits for it. */
+ * ranks agree over comm's host path (and make comm's HcclComm at the
+ * first such call).  *taken 0: some rank could not, nothing ran (the
+ * caller uses its own path).  Else runs it on comm's HcclComm and waits
+ * for it. */
 hc_status_t hcomm_hccl_coll(hcomm_comm_t *comm, const hcomm_hccl_coll_t *a,
                             int usable, int device, int *taken);
+/* 1 when comm has its HcclComm (the same answer at every rank): only then
+ * may a non-blocking collective be handed to hcomm_hccl_icoll, since
+ * making the HcclComm blocks until every rank joined. */
+int hcomm_hccl_coll_ready(hcomm_comm_t *comm);
+/* Readies the input of a staged plan before it runs (the face's copies of
+ * device memory into its host views); called with the engine lock held. */
+typedef hc_status_t (*hcomm_hccl_load_fn)(void *arg);
+/* on 1: the next schedule built on comm (the next hcomm_*_init call,
+ * made right after) is the plan of an hcomm_hccl_icoll: it takes no
+ * persistent tag and no shared-memory lane of its own, as it lives for one
+ * call.  on 0 (right after that call, whatever it returned): no schedule
+ * is. */
+hc_status_t hcomm_hccl_plan_next(hcomm_comm_t *comm, int on);
+/* The non-blocking form of hcomm_hccl_coll, called where
+ * hcomm_hccl_coll_ready: *req completes when a ran through HCCL, or, when
+ * some rank cannot take it, when plan ran instead (load(load_arg) first).
+ * plan is the same collective as an inactive persistent request
+ * (hcomm_*_init) and is taken by the call, whatever it returns. */
+hc_status_t hcomm_hccl_icoll(hcomm_comm_t *comm, const hcomm_hccl_coll_t *a,
+                             int usable, int device, hcomm_request_t *plan,
+                             hcomm_hccl_load_fn load, void *load_arg,
+                             hcomm_request_t **req);
+/* The persistent form (MPI_*_init, which may block): the ranks agree now,
+ * once, and make comm's HcclComm if needed.  *taken 1: *req is an inactive
+ * persistent request that runs a through HCCL at each hcomm_start (buffers
+ * read then). *taken 0: nothing made (the caller builds its own). */
+hc_status_t hcomm_hccl_coll_init(hcomm_comm_t *comm, const hcomm_hccl_coll_t *a,
+                                 int usable, int device, int *taken,
+                                 hcomm_request_t **req);
 
 /* ---- memory kinds: what a pointer is, and copies that reach device memory
  * (the MPI face stages typed or reduced data of device buffers through the

@@ -31,6 +31,7 @@ struct hcomm_comm {
   unsigned coll_seq;  /* collectives started on it (nbc.c tags) */
   int watched_all;    /* an ANY_SOURCE receive watched every member */
   unsigned persist_seq; /* persistent collectives initialised on it */
+  int hccl_plan_next;   /* hcomm_hccl_plan_next: the next schedule's */
   unsigned part_seq;    /* partitioned data tags handed out (part.c) */
   struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
   struct hc_hccl_coll_comm *hccl; /* its HcclComm (coll_hccl.c), or NULL */

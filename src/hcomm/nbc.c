@@ -29,7 +29,8 @@ enum nbc_kind {
   NBC_CALL,     /* call(s, dst): local work that may append steps */
   NBC_SHM,      /* dst: a shared-memory collective, the round waits for it */
   NBC_SEND_ACC, /* src: an nbc_slice_t, n bytes of its stream */
-  NBC_RECV_ACC
+  NBC_RECV_ACC,
+  NBC_POLL /* poll(s, dst) until it says done: the round waits for it */
 };
 
 /* Bytes [base, base + n) of an accessor's stream, as the accessor of a
@@ -47,11 +48,13 @@ typedef struct nbc_step {
   void *dst;
   size_t n;
   hc_nbc_call_fn call;
+  hc_nbc_poll_fn poll;
 } nbc_step_t;
 
 static hc_nbc_sched_t *nbc_active;
 int hc_nbc_nactive;
 int hc_nbc_nshm;
+int hc_nbc_npoll;
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -61,6 +64,8 @@ static hc_nbc_sched_t *nbc_new(hcomm_comm_t *comm,
   if (s == NULL)
     return NULL;
   s->comm = comm;
+  s->hccl_plan = comm->hccl_plan_next;
+  comm->hccl_plan_next = 0;
   s->group = comm;
   s->rank = comm->rank;
   s->size = comm->size;
@@ -72,6 +77,8 @@ static hc_nbc_sched_t *nbc_new(hcomm_comm_t *comm,
 static void nbc_free(hc_nbc_sched_t *s) {
   if (s->cleanup_fn != NULL)
     s->cleanup_fn(s->cleanup_arg);
+  if (s->release_fn != NULL)
+    s->release_fn(s->done_arg);
   for (size_t i = 0; i < s->nbufs; i++)
     free(s->bufs[i]);
   free(s->bufs);
@@ -94,7 +101,8 @@ static void nbc_add(hc_nbc_sched_t *s, int kind, int peer, const void *src,
     s->steps = st;
     s->cap = cap;
   }
-  s->steps[s->nsteps++] = (nbc_step_t){kind, peer, s->group, src, dst, n, NULL};
+  s->steps[s->nsteps++] =
+      (nbc_step_t){kind, peer, s->group, src, dst, n, NULL, NULL};
 }
 
 void hc_nbc_add_send(hc_nbc_sched_t *s, const void *buf, size_t bytes,
@@ -242,6 +250,11 @@ static void nbc_exec(hc_nbc_sched_t *s, const nbc_step_t *st) {
     hc_shmcoll_op_start(s->shm);
     hc_nbc_nshm++;
     break;
+  case NBC_POLL:
+    s->poll = st->poll;
+    s->poll_arg = st->dst;
+    hc_nbc_npoll++;
+    break;
   case NBC_CALL:
     st->call(s, st->dst);
     if (s->error == HC_OK)
@@ -292,11 +305,22 @@ int hc_nbc_shm_sleep_locked(int ms) {
   return 1;
 }
 
+/* 1 when the round's poll step said done, 0 while it waits. */
+static int nbc_poll_done(hc_nbc_sched_t *s) {
+  if (!s->poll(s, s->poll_arg))
+    return 0;
+  s->poll = NULL;
+  hc_nbc_npoll--;
+  return 1;
+}
+
 /* 0: waiting on the current round; 1: moved on; 2: finished. */
 static int nbc_advance(hc_nbc_sched_t *s) {
   int moved = 0;
   for (;;) {
     if (s->shm != NULL && !nbc_shm_done(s))
+      return moved;
+    if (s->poll != NULL && !nbc_poll_done(s))
       return moved;
     for (size_t i = 0; i < s->nreqs; i++) {
       if (!atomic_load(&s->reqs[i]->done)) {
@@ -418,8 +442,11 @@ static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
   hcomm_request_t *r = nbc_bind(s, &rc);
   if (r != NULL) {
     s->persistent = 1;
-    s->tag = HC_NBC_PERSIST_TAG_BASE +
-             (int)(s->comm->persist_seq++ % HC_NBC_PERSIST_SEQS);
+    /* A plan for hcomm_hccl_icoll runs under that call's tag. */
+    s->tag = s->hccl_plan
+                 ? -1
+                 : HC_NBC_PERSIST_TAG_BASE +
+                       (int)(s->comm->persist_seq++ % HC_NBC_PERSIST_SEQS);
     r->plan = s;
     r->status.source = HCOMM_ANY_SOURCE;
     r->status.tag = HCOMM_ANY_TAG;
@@ -452,6 +479,23 @@ hc_status_t hcomm_start(hcomm_request_t *req) {
 
 void hc_nbc_plan_free(hc_nbc_sched_t *s) { nbc_free(s); }
 
+hc_status_t hcomm_hccl_plan_next(hcomm_comm_t *comm, int on) {
+  if (comm == NULL)
+    return HC_ERR_COMM;
+  hc_engine_lock();
+  comm->hccl_plan_next = on != 0;
+  hc_engine_unlock();
+  return HC_OK;
+}
+
+void hc_nbc_plan_run_locked(hcomm_request_t *req, int tag) {
+  hc_nbc_sched_t *s = req->plan;
+  s->tag = tag;
+  req->status.error = HC_OK;
+  atomic_store(&req->done, 0);
+  nbc_run(s);
+}
+
 hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
                                   void (*release)(void *arg), void *arg) {
   if (req == NULL)
@@ -464,8 +508,7 @@ hc_status_t hcomm_coll_init_hooks(hcomm_request_t *req, hcomm_coll_done_fn fn,
   if (rc == HC_OK) {
     s->done_fn = fn;
     s->done_arg = arg;
-    s->cleanup_fn = release;
-    s->cleanup_arg = arg;
+    s->release_fn = release;
   }
   hc_engine_unlock();
   return rc;
@@ -550,7 +593,8 @@ void hc_nbc_add_recv_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
 
 int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
                        hc_status_t prepared, enum hc_nbc_mode mode) {
-  if (prepared != HC_OK ||
+  /* A plan for hcomm_hccl_icoll takes no lane: it lives one call. */
+  if (prepared != HC_OK || (mode == HC_NBC_PLAN && s->hccl_plan) ||
       (mode == HC_NBC_PLAN && hc_shmcoll_op_own_lane(op) != HC_OK))
     return 0;
   hc_nbc_add_shmcoll(s, op);
@@ -577,6 +621,18 @@ void hc_nbc_set_cleanup(hc_nbc_sched_t *s, void (*fn)(void *arg), void *arg) {
   s->cleanup_fn = fn;
   s->cleanup_arg = arg;
 }
+
+void hc_nbc_add_poll(hc_nbc_sched_t *s, hc_nbc_poll_fn fn, void *arg) {
+  hc_nbc_end_round(s);
+  nbc_add(s, NBC_POLL, 0, NULL, arg, 0);
+  if (s->error == HC_OK)
+    s->steps[s->nsteps - 1].poll = fn;
+  hc_nbc_end_round(s);
+}
+
+int hc_nbc_tag(const hc_nbc_sched_t *s) { return s->tag; }
+
+int hc_nbc_rank(const hc_nbc_sched_t *s) { return s->rank; }
 
 void hc_nbc_yield(hc_nbc_sched_t *s) {
   nbc_add(s, NBC_ROUND, 0, NULL, NULL, 0);

@@ -34,6 +34,9 @@ extern int hc_nbc_nactive;
 /* Schedules in a shared-memory step (hc_nbc_add_shmcoll), which wakes
  * nobody's transport: an idle wait sleeps on the segment instead. */
 extern int hc_nbc_nshm;
+/* Schedules in a poll step (hc_nbc_add_poll), which no transport wakes
+ * either: an idle wait sleeps briefly. */
+extern int hc_nbc_npoll;
 /* Where the engine lock is no real lock: sleeps (the lock dropped) until
  * a publication in the segment of an active shared-memory step, at most
  * ms, and returns 1; else returns 0 at once. */
@@ -48,6 +51,9 @@ int hc_nbc_shm_sleep_locked(int ms);
 
 typedef struct nbc_sched hc_nbc_sched_t;
 typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
+/* 1 when what the step waits for is over (hc_nbc_fail for an error), 0
+ * while it is under way: called at each progress pass until then. */
+typedef int (*hc_nbc_poll_fn)(hc_nbc_sched_t *s, void *arg);
 
 /* A schedule on comm whose reductions use op (NULL: none). */
 hc_status_t hc_nbc_new(hcomm_comm_t *comm, const hcomm_reduce_op_t *op,
@@ -60,6 +66,12 @@ void hc_nbc_add_call(hc_nbc_sched_t *s, hc_nbc_call_fn fn, void *arg);
 /* In-place allreduce of count elements of the schedule's op in rounds of
  * their own: the steps after it see the result. */
 void hc_nbc_add_allreduce(hc_nbc_sched_t *s, void *buf, size_t count);
+/* fn(s, arg) in a round of its own, at every progress pass until it
+ * returns 1: local work that finishes without messages (a device event). */
+void hc_nbc_add_poll(hc_nbc_sched_t *s, hc_nbc_poll_fn fn, void *arg);
+/* The schedule's tag (valid while it runs) and its rank in its group. */
+int hc_nbc_tag(const hc_nbc_sched_t *s);
+int hc_nbc_rank(const hc_nbc_sched_t *s);
 /* fn(arg) when the schedule is freed, after success, failure or a failed
  * start. */
 void hc_nbc_set_cleanup(hc_nbc_sched_t *s, void (*fn)(void *arg), void *arg);
@@ -78,6 +90,10 @@ hc_status_t hc_nbc_launch(hc_nbc_sched_t *s, int persistent,
 /* Frees a persistent collective's schedule (hc_request_release of its
  * request, which is complete or never started). */
 void hc_nbc_plan_free(hc_nbc_sched_t *s);
+/* With the lock held, from a step of another schedule: runs the inactive
+ * persistent collective req under tag (that schedule's own, whose earlier
+ * rounds are over at this rank); req completes as after hcomm_start. */
+void hc_nbc_plan_run_locked(hcomm_request_t *req, int tag);
 
 /* ---- building blocks (the collectives' builders, intercoll.c) -----------
  * The steps added after hc_nbc_set_comm(s, group) address the ranks of

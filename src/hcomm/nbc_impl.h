@@ -33,9 +33,13 @@ struct nbc_sched {
   void *done_arg;
   void (*cleanup_fn)(void *arg); /* hc_nbc_set_cleanup */
   void *cleanup_arg;
+  void (*release_fn)(void *arg); /* hcomm_coll_init_hooks, of done_arg */
   int yield;      /* hc_nbc_yield: stop after this round until the next pass */
   int persistent; /* hcomm_*_init: kept after a run, replayed by hcomm_start */
+  int hccl_plan;  /* built for hcomm_hccl_icoll (hcomm_hccl_plan_next) */
   hc_shmcoll_op_t *shm; /* the shared-memory collective under way */
+  hc_nbc_poll_fn poll;  /* the poll step under way (hc_nbc_add_poll) */
+  void *poll_arg;
 };
 
 /* What the builder of a collective does with the schedule it built:

@@ -554,8 +554,10 @@ void hc_idle_locked(long *spins) {
   if (hc_nbc_nshm > 0 && hc_nbc_shm_sleep_locked(PROGRESS_SHM_STEP_WAIT_MS))
     return;
   progress_sleep_set_t set;
-  progress_sleep_begin(&set, hc_nbc_nshm > 0 ? PROGRESS_SHM_STEP_WAIT_MS
-                                             : hc_engine.wait_ms);
+  /* A poll step (a device event) wakes no transport either. */
+  progress_sleep_begin(&set, hc_nbc_nshm > 0 || hc_nbc_npoll > 0
+                                 ? PROGRESS_SHM_STEP_WAIT_MS
+                                 : hc_engine.wait_ms);
   uint64_t slept_from = progress_now_ns();
   hc_engine_unlock();
   if (!progress_sleep_unlocked(&set)) {

@@ -186,12 +186,14 @@ static int move_alltoall(const char *fn, const void *sendbuf,
     rc = hc_mpi_coll_buf_check(fn, c, recvbuf,
                                hc_mpi_coll_any(rs->counts, vform ? size : 1),
                                NULL, "recvbuf");
-  if (rc == MPI_SUCCESS && request == NULL && !persist && !inter && !in_place &&
-      ss->types == NULL &&
-      hc_mpi_hccl_alltoallv(fn, c, sendbuf, sb, recvbuf, rb, &rc)) {
+  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
+  if (rc == MPI_SUCCESS && !inter && !in_place && ss->types == NULL &&
+      hc_mpi_hccl_alltoallv(fn, c, sendbuf, sb, recvbuf, rb, &hx, &rc)) {
     hc_mpi_coll_free(cx);
     return rc;
   }
+  if (rc == MPI_SUCCESS && hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0)
+    return hc_mpi_coll_nomem(fn, c, cx);
   if (rc != MPI_SUCCESS) {
     hc_mpi_coll_free(cx);
     return rc;
@@ -213,15 +215,17 @@ static int move_alltoall(const char *fn, const void *sendbuf,
             cx, vform ? hcomm_alltoallv(sview, ssz, ssz + size, rview, rsz,
                                         rsz + size, c->engine)
                       : hcomm_alltoall(sview, rsz[0], rview, c->engine)));
-  else if (vform && persist)
+  else if (vform && (persist || hx.defer)) {
+    hc_mpi_coll_hccl_plan_next(cx, c);
     rc = hcomm_alltoallv_init(sview, ssz, ssz + size, rview, rsz, rsz + size,
                               c->engine, &eng);
-  else if (vform)
+  } else if (vform)
     rc = hcomm_ialltoallv(sview, ssz, ssz + size, rview, rsz, rsz + size,
                           c->engine, &eng);
-  else if (persist)
+  else if (persist || hx.defer) {
+    hc_mpi_coll_hccl_plan_next(cx, c);
     rc = hcomm_alltoall_init(sview, rsz[0], rview, c->engine, &eng);
-  else
+  } else
     rc = hcomm_ialltoall(sview, rsz[0], rview, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }

@@ -61,6 +61,7 @@ struct hc_mpi_coll {
   hc_mpi_red_t red;
   int holds_red;
   const hc_mpi_type_t *streamed[2]; /* hc_mpi_coll_stream's, held likewise */
+  hc_mpi_hccl_t *hccl; /* hc_mpi_coll_hccl_defer's: a plan for HCCL's call */
   _Alignas(16) unsigned char arena[COLL_ARENA]; /* last: not zeroed at new */
 };
 
@@ -97,6 +98,9 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
     hc_mpi_op_release(&cx->red.op);
     hc_mpi_type_release(cx->red.type);
   }
+  if (cx->hccl != NULL)
+    free(cx->hccl->vec);
+  free(cx->hccl);
   free(cx->tmps);
   free(cx->jobs.job);
   free(cx->loads.job);
@@ -394,12 +398,60 @@ static int coll_persistent_wrap(const char *fn, hc_mpi_comm_t *c,
   return MPI_SUCCESS;
 }
 
-int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
-  hc_mpi_coll_t *cx = r->coll;
+/* ---- non-blocking collectives HCCL may run (coll_hccl.c) ---------------- */
+
+int hc_mpi_coll_hccl_defer(hc_mpi_coll_t *cx, hc_mpi_hccl_t *hx) {
+  hc_mpi_hccl_t *mine = malloc(sizeof *mine);
+  if (mine == NULL) {
+    free(hx->vec);
+    hx->vec = NULL;
+    return -1;
+  }
+  *mine = *hx;
+  hx->vec = NULL;
+  cx->hccl = mine;
+  cx->persistent = 1; /* loads recorded, run only if the plan runs */
+  return 0;
+}
+
+void hc_mpi_coll_hccl_plan_next(const hc_mpi_coll_t *cx, hc_mpi_comm_t *c) {
+  if (cx->hccl != NULL)
+    (void)hcomm_hccl_plan_next(c->engine, 1);
+}
+
+/* Before a run of a persistent collective, or of the plan the ranks
+ * chose over HCCL (then with the engine lock held): loads its inputs. */
+static hc_status_t coll_load_all(void *arg) {
+  hc_mpi_coll_t *cx = arg;
   int bad = 0;
   for (int i = 0; i < cx->loads.n; i++)
     bad |= coll_load_run(cx, &cx->loads.job[i]);
-  hc_status_t st = bad ? cx->err : hcomm_start(r->engine);
+  return bad ? cx->err : HC_OK;
+}
+
+/* *request: the engine's choice between HCCL and the plan eng, which owns
+ * cx from now on (unpacks after its run, frees it with itself). */
+static int coll_hccl_hand(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
+                          hcomm_request_t *eng, MPI_Request *request) {
+  hc_mpi_hccl_t hx = *cx->hccl; /* the vectors stay cx's */
+  if (hcomm_coll_init_hooks(eng, coll_run_done_cb, coll_release_cb, cx) !=
+      HC_OK) {
+    hcomm_request_free(eng);
+    hc_mpi_coll_free(cx);
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  }
+  hcomm_request_t *w = NULL;
+  hc_status_t st = hcomm_hccl_icoll(c->engine, &hx.a, hx.usable, hx.device, eng,
+                                    coll_load_all, cx, &w);
+  if (st != HC_OK)
+    return hc_mpi_raise_status(c, fn, st);
+  return hc_mpi_request_wrap(fn, c, w, request);
+}
+
+int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
+  hc_status_t st = coll_load_all(r->coll);
+  if (st == HC_OK)
+    st = hcomm_start(r->engine);
   r->active = st == HC_OK;
   return hc_mpi_raise_status(r->comm, fn, st);
 }
@@ -414,10 +466,14 @@ hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {
 int hc_mpi_coll_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
                        hc_status_t rc, hcomm_request_t *eng,
                        MPI_Request *request) {
+  if (cx->hccl != NULL) /* an _init that failed early left it on */
+    (void)hcomm_hccl_plan_next(c->engine, 0);
   if (rc != HC_OK) {
     hc_mpi_coll_free(cx);
     return hc_mpi_raise_status(c, fn, rc);
   }
+  if (cx->hccl != NULL)
+    return coll_hccl_hand(fn, c, cx, eng, request);
   if (request == NULL) {
     rc = hcomm_wait(eng, NULL);
     hcomm_request_free(eng);

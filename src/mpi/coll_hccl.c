@@ -1,6 +1,7 @@
 /*
- * Blocking collectives on Ascend device buffers handed to HCCL's own
- * collectives (the engine's hcomm_hccl_coll, src/hcomm/coll_hccl.c).
+ * Collectives on Ascend device buffers handed to HCCL's own collectives
+ * (the engine's hcomm_hccl_coll and its non-blocking and persistent forms,
+ * src/hcomm/coll_hccl.c).
  * Whether a call may go is decided in two steps that come out alike at
  * every rank: what MPI makes the same everywhere (HCCL enabled, an
  * intracommunicator of several ranks, and for reductions the op, the
@@ -43,10 +44,14 @@ static const struct {
     {MPI_FLOAT, HCCL_FP32},
 };
 
-/* Whether the ranks ask at all: the same answer everywhere. */
-static int hccl_gate(const hc_mpi_comm_t *c) {
+/* Whether the ranks ask at all: the same answer everywhere.  A
+ * non-blocking form needs the communicator's HcclComm made already (by an
+ * earlier blocking or persistent one): making it would block. */
+static int hccl_gate(const hc_mpi_comm_t *c, const hc_mpi_hccl_t *hx) {
   return hcomm_hccl_coll_enabled() && !hc_mpi_coll_inter(c) &&
-         hcomm_comm_size(c->engine) > 1;
+         hcomm_comm_size(c->engine) > 1 &&
+         (hx->request == NULL || hx->persist ||
+          hcomm_hccl_coll_ready(c->engine));
 }
 
 /* HCCL's type and op for a reduction of t by op; 0 when HCCL has none. */
@@ -81,23 +86,52 @@ static int hccl_on_device(const void *buf, int *device) {
   return info.device == *device;
 }
 
-/* Hands a to the engine; 1 when the call is over (*rc its MPI result). */
-static int hccl_run(const char *fn, hc_mpi_comm_t *c,
-                    const hcomm_hccl_coll_t *a, int usable, int device,
-                    int *rc) {
+/* Hands a to the engine in hx's form; 1 when the call is over (*rc its
+ * MPI result).  vec: a's alltoallv vectors (malloc'ed), taken. */
+static int hccl_hand(const char *fn, hc_mpi_comm_t *c,
+                     const hcomm_hccl_coll_t *a, int usable, int device,
+                     uint64_t *vec, hc_mpi_hccl_t *hx, int *rc) {
   int taken = 0;
-  hc_status_t st = hcomm_hccl_coll(c->engine, a, usable, device, &taken);
+  hc_status_t st = HC_OK;
+  hcomm_request_t *eng = NULL;
+  if (hx->request != NULL && !hx->persist) {
+    /* The ranks choose while it runs (hc_mpi_coll_finish). */
+    hx->defer = 1;
+    hx->a = *a;
+    hx->usable = usable;
+    hx->device = device;
+    hx->vec = vec;
+    return 0;
+  }
+  if (hx->persist)
+    st = hcomm_hccl_coll_init(c->engine, a, usable, device, &taken, &eng);
+  else
+    st = hcomm_hccl_coll(c->engine, a, usable, device, &taken);
+  free(vec);
   if (!taken && st == HC_OK)
     return 0;
-  *rc = hc_mpi_raise_status(c, fn, st);
+  if (st != HC_OK || !hx->persist) {
+    *rc = hc_mpi_raise_status(c, fn, st);
+    return 1;
+  }
+  /* The persistent form: no state of the face to load or unpack. */
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(1);
+  if (cx == NULL) {
+    hcomm_request_free(eng);
+    *rc = hc_mpi_coll_nomem(fn, c, NULL);
+  } else {
+    *rc = hc_mpi_coll_finish(fn, c, cx, HC_OK, eng, hx->request);
+  }
   return 1;
 }
 
 int hc_mpi_hccl_reduce(const char *fn, hc_mpi_comm_t *c, int kind,
                        const void *sendbuf, void *recvbuf, MPI_Count count,
-                       const hc_mpi_type_t *t, MPI_Op op, int root, int *rc) {
+                       const hc_mpi_type_t *t, MPI_Op op, int root,
+                       hc_mpi_hccl_t *hx, int *rc) {
   hcomm_hccl_coll_t a = {0};
-  if (!hccl_gate(c) || count <= 0 || !hccl_reduction(t, op, &a.dtype, &a.op))
+  if (!hccl_gate(c, hx) || count <= 0 ||
+      !hccl_reduction(t, op, &a.dtype, &a.op))
     return 0;
   int device = -1, rank = hcomm_comm_rank(c->engine);
   a.kind = (hcomm_hccl_kind_t)kind;
@@ -113,13 +147,13 @@ int hc_mpi_hccl_reduce(const char *fn, hc_mpi_comm_t *c, int kind,
     usable = usable && hccl_on_device(a.recv, &device);
   }
   a.root = root >= 0 ? (uint32_t)root : 0;
-  return hccl_run(fn, c, &a, usable, device, rc);
+  return hccl_hand(fn, c, &a, usable, device, NULL, hx, rc);
 }
 
 int hc_mpi_hccl_bcast(const char *fn, hc_mpi_comm_t *c, void *buf,
                       MPI_Count count, const hc_mpi_type_t *t, int root,
-                      int *rc) {
-  if (!hccl_gate(c))
+                      hc_mpi_hccl_t *hx, int *rc) {
+  if (!hccl_gate(c, hx))
     return 0;
   int device = -1;
   hcomm_hccl_coll_t a = {.kind = HCOMM_HCCL_BCAST,
@@ -129,15 +163,14 @@ int hc_mpi_hccl_bcast(const char *fn, hc_mpi_comm_t *c, void *buf,
                          .root = (uint32_t)root};
   int usable =
       a.count > 0 && hc_mpi_type_dense(t) && hccl_on_device(buf, &device);
-  return hccl_run(fn, c, &a, usable, device, rc);
+  return hccl_hand(fn, c, &a, usable, device, NULL, hx, rc);
 }
 
-int hc_mpi_hccl_allgather(const char *fn, hc_mpi_comm_t *c,
-                          const void *sendbuf, MPI_Count sendcount,
-                          const hc_mpi_type_t *st, void *recvbuf,
-                          MPI_Count recvcount, const hc_mpi_type_t *rt,
-                          int *rc) {
-  if (!hccl_gate(c))
+int hc_mpi_hccl_allgather(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
+                          MPI_Count sendcount, const hc_mpi_type_t *st,
+                          void *recvbuf, MPI_Count recvcount,
+                          const hc_mpi_type_t *rt, hc_mpi_hccl_t *hx, int *rc) {
+  if (!hccl_gate(c, hx))
     return 0;
   int device = -1, rank = hcomm_comm_rank(c->engine);
   uint64_t bytes = (uint64_t)recvcount * (uint64_t)rt->size;
@@ -154,7 +187,7 @@ int hc_mpi_hccl_allgather(const char *fn, hc_mpi_comm_t *c,
     usable = usable && hc_mpi_type_dense(st) &&
              (uint64_t)sendcount * (uint64_t)st->size == bytes &&
              hccl_on_device(sendbuf, &device);
-  return hccl_run(fn, c, &a, usable, device, rc);
+  return hccl_hand(fn, c, &a, usable, device, NULL, hx, rc);
 }
 
 /* One side of an alltoall as HCCL's byte counts and displacements; 0 when
@@ -170,14 +203,14 @@ static int hccl_side(const hc_mpi_coll_block_t *b, int n, uint64_t *counts,
   return 1;
 }
 
-int hc_mpi_hccl_alltoallv(const char *fn, hc_mpi_comm_t *c,
-                          const void *sendbuf, const hc_mpi_coll_block_t *sb,
-                          void *recvbuf, const hc_mpi_coll_block_t *rb,
+int hc_mpi_hccl_alltoallv(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
+                          const hc_mpi_coll_block_t *sb, void *recvbuf,
+                          const hc_mpi_coll_block_t *rb, hc_mpi_hccl_t *hx,
                           int *rc) {
-  if (!hccl_gate(c))
+  if (!hccl_gate(c, hx))
     return 0;
   int n = hcomm_comm_size(c->engine), device = -1;
-  uint64_t *v = malloc(4 * (size_t)n * sizeof *v);
+  uint64_t *v = calloc(4 * (size_t)n, sizeof *v);
   hcomm_hccl_coll_t a = {.kind = HCOMM_HCCL_ALLTOALLV,
                          .send = sendbuf,
                          .recv = recvbuf,
@@ -199,7 +232,5 @@ int hc_mpi_hccl_alltoallv(const char *fn, hc_mpi_comm_t *c,
   usable = usable && (sent > 0 || received > 0) &&
            (sent == 0 || hccl_on_device(sendbuf, &device)) &&
            (received == 0 || hccl_on_device(recvbuf, &device));
-  int done = hccl_run(fn, c, &a, usable, device, rc);
-  free(v);
-  return done;
+  return hccl_hand(fn, c, &a, usable, device, v, hx, rc);
 }

@@ -168,25 +168,51 @@ size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n);
 /* Raises MPI_ERR_NO_MEM. */
 int hc_mpi_coll_nomem(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx);
 
-/* Blocking collectives on an intracommunicator that HCCL may run instead
- * (coll_hccl.c): called at every rank alike, after the argument checks;
- * 1 when HCCL ran it (*rc is the MPI result), 0 when the caller goes on
- * with its own path.  kind: HCOMM_HCCL_ALLREDUCE, _REDUCE or
+/* Collectives on an intracommunicator that HCCL may run instead
+ * (coll_hccl.c): called at every rank alike, after the argument checks,
+ * with hx's form set (request NULL: blocking; persist: an MPI_*_init).
+ * 1 when the call is over (*rc is the MPI result): HCCL ran the blocking
+ * form, or *request is the persistent form that runs through HCCL at each
+ * start.  0: the caller goes on with its own path; then, where hx->defer
+ * is set (a non-blocking form whose path the ranks choose while it runs),
+ * the caller builds that path as a plan (the _init form's engine call)
+ * whose state hc_mpi_coll_hccl_defer marked, and hc_mpi_coll_finish hands
+ * both to the engine.  kind: HCOMM_HCCL_ALLREDUCE, _REDUCE or
  * _REDUCE_SCATTER (count per rank); root is used by _REDUCE only. */
+typedef struct hc_mpi_hccl {
+  MPI_Request *request; /* in: NULL for the blocking form */
+  int persist;          /* in: the MPI_*_init form */
+  int defer;            /* out: see above */
+  hcomm_hccl_coll_t a;  /* with defer: what HCCL would run */
+  int usable, device;
+  uint64_t *vec; /* with defer: a's alltoallv vectors (malloc'ed) */
+} hc_mpi_hccl_t;
+
 int hc_mpi_hccl_reduce(const char *fn, hc_mpi_comm_t *c, int kind,
                        const void *sendbuf, void *recvbuf, MPI_Count count,
-                       const hc_mpi_type_t *t, MPI_Op op, int root, int *rc);
+                       const hc_mpi_type_t *t, MPI_Op op, int root,
+                       hc_mpi_hccl_t *hx, int *rc);
 int hc_mpi_hccl_bcast(const char *fn, hc_mpi_comm_t *c, void *buf,
                       MPI_Count count, const hc_mpi_type_t *t, int root,
-                      int *rc);
+                      hc_mpi_hccl_t *hx, int *rc);
 int hc_mpi_hccl_allgather(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
                           MPI_Count sendcount, const hc_mpi_type_t *st,
                           void *recvbuf, MPI_Count recvcount,
-                          const hc_mpi_type_t *rt, int *rc);
+                          const hc_mpi_type_t *rt, hc_mpi_hccl_t *hx, int *rc);
 /* Alltoall and Alltoallv, blocks as move_side_check gives them (not
  * MPI_IN_PLACE). */
 int hc_mpi_hccl_alltoallv(const char *fn, hc_mpi_comm_t *c, const void *sendbuf,
                           const hc_mpi_coll_block_t *sb, void *recvbuf,
-                          const hc_mpi_coll_block_t *rb, int *rc);
+                          const hc_mpi_coll_block_t *rb, hc_mpi_hccl_t *hx,
+                          int *rc);
+/* With hx->defer: cx (made by hc_mpi_coll_new_mode, no view made yet)
+ * becomes the state of the plan: its inputs are loaded when the plan runs
+ * rather than now, and hc_mpi_coll_finish gives the plan and hx to the
+ * engine (hcomm_hccl_icoll).  Takes hx->vec.  0, or -1 when memory ran
+ * out. */
+int hc_mpi_coll_hccl_defer(hc_mpi_coll_t *cx, hc_mpi_hccl_t *hx);
+/* Right before the engine's _init call that builds a deferred plan
+ * (hc_mpi_coll_finish, which follows it, ends what this begins). */
+void hc_mpi_coll_hccl_plan_next(const hc_mpi_coll_t *cx, hc_mpi_comm_t *c);
 
 #endif /* HC_MPI_COLL_IMPL_H */

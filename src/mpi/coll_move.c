@@ -171,15 +171,15 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
     rc = hc_mpi_coll_buf_check(fn, c, buffer, count > 0, t, "buffer");
   if (rc != MPI_SUCCESS)
     return rc;
-  if (request == NULL && !persist && !inter &&
-      hc_mpi_hccl_bcast(fn, c, buffer, count, t, root, &rc))
+  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
+  if (!inter && hc_mpi_hccl_bcast(fn, c, buffer, count, t, root, &hx, &rc))
     return rc;
   if (request == NULL && !inter &&
       (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
     return move_bcast_chunked(fn, c, buffer, t, count, root);
   hcomm_mem_info_t info;
   size_t total = idle ? 0 : (size_t)count * (size_t)t->size;
-  if (request != NULL && !inter && !hc_mpi_type_dense(t) &&
+  if (request != NULL && !inter && !hx.defer && !hc_mpi_type_dense(t) &&
       total > MOVE_BCAST_STREAM_MIN && !hc_mpi_dev_classify(buffer, &info))
     return move_bcast_stream(fn, c, buffer, t, total, root, request, persist);
   /* Blocking, dense and in host memory: the engine takes the buffer as it
@@ -191,6 +191,8 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
         hcomm_bcast(count > 0 ? buffer : NULL,
                     (size_t)count * (size_t)t->size, root, c->engine));
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  if (cx != NULL && hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0)
+    return hc_mpi_coll_nomem(fn, c, cx);
   hc_mpi_coll_block_t b = move_one(t, count);
   void *view = NULL;
   if (cx != NULL && idle)
@@ -204,10 +206,12 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
   if (request == NULL && !inter) /* may use shared memory */
     return hc_mpi_raise_status(
         c, fn, hc_mpi_coll_end(cx, hcomm_bcast(view, bytes, root, c->engine)));
+  hc_mpi_coll_hccl_plan_next(cx, c);
   hc_status_t st =
-      inter     ? hcomm_inter_bcast(view, bytes, root, c->engine, persist, &eng)
-      : persist ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
-                : hcomm_ibcast(view, bytes, root, c->engine, &eng);
+      inter ? hcomm_inter_bcast(view, bytes, root, c->engine, persist, &eng)
+      : persist || hx.defer
+          ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
+          : hcomm_ibcast(view, bytes, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -998,9 +1002,10 @@ static int move_allgather(const char *fn, const void *sendbuf,
                    move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? rank : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
-  if (request == NULL && !persist && !vform && !inter &&
+  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
+  if (!vform && !inter &&
       hc_mpi_hccl_allgather(fn, c, sendbuf, sendcount, st, recvbuf,
-                            hc_mpi_vec_at(recvcounts, 0), rt, &rc))
+                            hc_mpi_vec_at(recvcounts, 0), rt, &hx, &rc))
     return rc;
   size_t rbytes = move_bytes(rt, hc_mpi_vec_at(recvcounts, 0));
   if (request == NULL && !persist && !vform && !inter && rbytes > 0 &&
@@ -1012,7 +1017,7 @@ static int move_allgather(const char *fn, const void *sendbuf,
                         c->engine));
 
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
-  if (cx == NULL)
+  if (cx == NULL || (hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t sbytes = 0, soff, *sz = hc_mpi_coll_sizes(cx, size);
   const void *sview = HCOMM_IN_PLACE;
@@ -1047,9 +1052,10 @@ static int move_allgather(const char *fn, const void *sendbuf,
   else if (vform)
     rc = hcomm_iallgatherv(sview, sz[rank], rview, sz, sz + size, c->engine,
                            &eng);
-  else if (persist)
+  else if (persist || hx.defer) {
+    hc_mpi_coll_hccl_plan_next(cx, c);
     rc = hcomm_allgather_init(sview, sz[0], rview, c->engine, &eng);
-  else
+  } else
     rc = hcomm_iallgather(sview, sz[0], rview, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }

@@ -13,13 +13,20 @@
 #include "mpi/mpi_trace.h"
 #include "mpi/op.h"
 
-/* A reduction's state, buffers staged (device memory: coll_ctx.c); NULL
- * when memory ran out or a staging copy failed (then *rc is raised). */
+/* A reduction's state, buffers staged (device memory: coll_ctx.c), the
+ * plan of a non-blocking call HCCL may run where hx->defer; NULL when
+ * memory ran out or a staging copy failed (then *rc is raised). */
 static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
                                 const hc_mpi_red_t *red, const void **send,
                                 void **recv, size_t in, size_t out,
-                                int significant, int persist, int *rc) {
+                                int significant, int persist, hc_mpi_hccl_t *hx,
+                                int *rc) {
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  if (cx != NULL && hx != NULL && hx->defer &&
+      hc_mpi_coll_hccl_defer(cx, hx) != 0) {
+    *rc = hc_mpi_coll_nomem(fn, c, cx);
+    return NULL;
+  }
   if (cx != NULL &&
       hc_mpi_coll_red_stage(cx, red, send, recv, in, out, significant) == 0)
     return cx;
@@ -96,17 +103,17 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
     rc = hc_mpi_raise(c, fn, MPI_ERR_BUFFER, "recvbuf is NULL at the root");
   if (rc != MPI_SUCCESS)
     return rc;
-  if (request == NULL && !persist &&
-      hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE, sendbuf, recvbuf, count,
-                         red.type, op, root, &rc))
+  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
+  if (hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE, sendbuf, recvbuf, count,
+                         red.type, op, root, &hx, &rc))
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
   if (request == NULL && red_direct(&red, op, send, recvbuf))
     return hc_mpi_raise_status(
         c, fn, hcomm_reduce(send, recvbuf, n, &red.op, root, c->engine));
-  hc_mpi_coll_t *cx =
-      red_state(fn, c, &red, &send, &recvbuf, n, n, is_root, persist, &rc);
+  hc_mpi_coll_t *cx = red_state(fn, c, &red, &send, &recvbuf, n, n, is_root,
+                                persist || hx.defer, &hx, &rc);
   if (cx == NULL)
     return rc;
   size_t elems = hc_mpi_red_elems(&red, n);
@@ -115,10 +122,12 @@ static int red_rooted(const char *fn, const void *sendbuf, void *recvbuf,
         c, fn,
         hc_mpi_coll_end(cx, hcomm_reduce(send, recvbuf, elems, &red.op, root,
                                          c->engine)));
-  hc_status_t st = persist ? hcomm_reduce_init(send, recvbuf, elems, &red.op,
-                                               root, c->engine, &eng)
-                           : hcomm_ireduce(send, recvbuf, elems, &red.op, root,
-                                           c->engine, &eng);
+  hc_mpi_coll_hccl_plan_next(cx, c);
+  hc_status_t st =
+      persist || hx.defer
+          ? hcomm_reduce_init(send, recvbuf, elems, &red.op, root, c->engine,
+                              &eng)
+          : hcomm_ireduce(send, recvbuf, elems, &red.op, root, c->engine, &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
@@ -236,9 +245,10 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
                                sendbuf != MPI_IN_PLACE, red.type);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (request == NULL && !persist && kind == RED_ALLREDUCE &&
+  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
+  if (kind == RED_ALLREDUCE &&
       hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_ALLREDUCE, sendbuf, recvbuf, count,
-                         red.type, op, 0, &rc))
+                         red.type, op, 0, &hx, &rc))
     return rc;
   const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   size_t n = (size_t)count;
@@ -249,13 +259,17 @@ static int red_all(const char *fn, int kind, const void *sendbuf, void *recvbuf,
       red_direct(&red, op, send, recvbuf))
     return hc_mpi_raise_status(
         c, fn, hcomm_allreduce(send, recvbuf, n, &red.op, c->engine));
-  hc_mpi_coll_t *cx =
-      red_state(fn, c, &red, &send, &recvbuf, n, n, significant, persist, &rc);
+  hc_mpi_coll_t *cx = red_state(fn, c, &red, &send, &recvbuf, n, n, significant,
+                                persist || hx.defer, &hx, &rc);
   if (cx == NULL)
     return rc;
   hc_status_t st;
   size_t elems = hc_mpi_red_elems(&red, n);
-  if (hc_mpi_coll_inter(c)) /* allreduce: scans are intracommunicator only */
+  hc_mpi_coll_hccl_plan_next(cx, c);
+  if (hx.defer) /* the plan of the non-blocking allreduce */
+    st = hcomm_allreduce_init(send, recvbuf, elems, &red.op, c->engine, &eng);
+  else if (hc_mpi_coll_inter(
+               c)) /* allreduce: scans are intracommunicator only */
     st = hcomm_inter_allreduce(send, recvbuf, elems, &red.op, c->engine,
                                persist, &eng);
   else if (persist && kind == RED_SCAN)
@@ -540,9 +554,9 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                       "(use MPI_IN_PLACE)");
   if (rc != MPI_SUCCESS)
     return rc;
-  if (request == NULL && !persist && !vform &&
-      hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE_SCATTER, sendbuf, recvbuf,
-                         block, red.type, op, 0, &rc))
+  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
+  if (!vform && hc_mpi_hccl_reduce(fn, c, HCOMM_HCCL_REDUCE_SCATTER, sendbuf,
+                                   recvbuf, block, red.type, op, 0, &hx, &rc))
     return rc;
   const void *in = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
   if (request == NULL && !persist && !vform && !hc_mpi_coll_inter(c) &&
@@ -552,6 +566,8 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                                                           (size_t)block,
                                                           &red.op, c->engine));
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  if (cx != NULL && hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0)
+    return hc_mpi_coll_nomem(fn, c, cx);
   size_t *counts = cx ? hc_mpi_coll_tmp(cx, (size_t)size * sizeof *counts) : 0;
   if (counts == NULL)
     return hc_mpi_coll_nomem(fn, c, cx);
@@ -568,14 +584,16 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                                hc_mpi_coll_end(cx, hcomm_reduce_scatter(
                                                        send, recvbuf, counts,
                                                        &red.op, c->engine)));
-  hc_status_t st = hc_mpi_coll_inter(c)
-                       ? hcomm_inter_reduce_scatter(send, recvbuf, counts,
-                                                     &red.op, c->engine, persist, &eng)
-                   : persist
-                       ? hcomm_reduce_scatter_init(send, recvbuf, counts,
-                                                   &red.op, c->engine, &eng)
-                       : hcomm_ireduce_scatter(send, recvbuf, counts, &red.op,
-                                               c->engine, &eng);
+  hc_mpi_coll_hccl_plan_next(cx, c);
+  hc_status_t st =
+      hc_mpi_coll_inter(c)
+          ? hcomm_inter_reduce_scatter(send, recvbuf, counts, &red.op,
+                                       c->engine, persist, &eng)
+      : persist || hx.defer
+          ? hcomm_reduce_scatter_init(send, recvbuf, counts, &red.op, c->engine,
+                                      &eng)
+          : hcomm_ireduce_scatter(send, recvbuf, counts, &red.op, c->engine,
+                                  &eng);
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 

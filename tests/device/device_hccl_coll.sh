@@ -1,9 +1,9 @@
 #!/bin/sh
-# device_hccl_coll (blocking collectives on device buffers as HCCL's own
-# collectives) against the CANN test doubles: 2 and 3 ranks, then 3 ranks
-# with HCMPI_COLL_HCCL=0 (everything staged, no HCCL call).  Every HCCL
-# comm's rendezvous file must be gone at the end.  Skips (77) when a double
-# or the program was not built.
+# device_hccl_coll (blocking, non-blocking and persistent collectives on
+# device buffers as HCCL's own collectives) against the CANN test doubles:
+# 2 and 3 ranks, then 3 ranks with HCMPI_COLL_HCCL=0 (everything staged, no
+# HCCL call).  Every HCCL comm's rendezvous file must be gone at the end.
+# Skips (77) when a double or the program was not built.
 set -u
 prog=./tests/device/device_hccl_coll
 log=device_hccl_coll.run.log

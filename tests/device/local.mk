@@ -40,7 +40,8 @@ examples_moe_dispatch_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/examples.sh
 dist_noinst_SCRIPTS += tests/device/examples.sh
 
-# Blocking collectives on device buffers as HCCL's own (HCCL double).
+# Collectives on device buffers as HCCL's own, blocking, non-blocking and
+# persistent (HCCL double).
 check_PROGRAMS += tests/device/device_hccl_coll
 tests_device_device_hccl_coll_SOURCES = tests/device/device_hccl_coll.c \
 	$(HC_FAKE_API)
@@ -48,6 +49,7 @@ tests_device_device_hccl_coll_LDADD = $(HC_MPITEST_LIB) -ldl
 tests_device_device_hccl_coll_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/device/device_hccl_coll.sh
 dist_noinst_SCRIPTS += tests/device/device_hccl_coll.sh
+
 check_PROGRAMS += tests/device/device_coll
 tests_device_device_coll_SOURCES = tests/device/device_coll.c $(HC_FAKE_API)
 tests_device_device_coll_LDADD = $(HC_MPITEST_LIB) -ldl
