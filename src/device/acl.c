@@ -74,6 +74,8 @@ typedef struct acl_api {
   acl_error_t (*event_record)(acl_event_t event, acl_stream_t stream);
   acl_error_t (*event_status)(acl_event_t event, int *status);
   acl_error_t (*event_destroy)(acl_event_t event);
+  acl_error_t (*malloc_dev)(void **ptr, size_t size, int policy);
+  acl_error_t (*free_dev)(void *ptr);
   acl_error_t (*malloc_host)(void **ptr, size_t size);
   acl_error_t (*free_host)(void *ptr);
   acl_error_t (*ipc_export)(void *ptr, size_t size, char *key, size_t len,
@@ -181,6 +183,8 @@ static const char *acl_resolve(void) {
   ACL_LOAD(event_record, "aclrtRecordEvent", 1);
   ACL_LOAD(event_status, "aclrtQueryEventStatus", 1);
   ACL_LOAD(event_destroy, "aclrtDestroyEvent", 1);
+  ACL_LOAD(malloc_dev, "aclrtMalloc", 0);
+  ACL_LOAD(free_dev, "aclrtFree", 0);
   ACL_LOAD(malloc_host, "aclrtMallocHost", 1);
   ACL_LOAD(free_host, "aclrtFreeHost", 1);
   ACL_LOAD(ipc_export, "aclrtIpcMemGetExportKey", 0);
@@ -427,6 +431,21 @@ static void acl_event_destroy(void *event) {
   free(e);
 }
 
+/* Policy 0: huge pages first (ACL_MEM_MALLOC_HUGE_FIRST). */
+static hc_status_t acl_dev_alloc(size_t len, int device, void **ptr) {
+  if (acl_api.malloc_dev == NULL || acl_api.free_dev == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = acl_bind(device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status("aclrtMalloc", acl_api.malloc_dev(ptr, len ? len : 1, 0));
+}
+
+static void acl_dev_free(void *ptr) {
+  if (ptr != NULL && acl_api.free_dev != NULL)
+    acl_api.free_dev(ptr);
+}
+
 static hc_status_t acl_host_alloc(size_t len, void **ptr) {
   hc_status_t rc = acl_bind(acl_thread_device);
   if (rc != HC_OK)
@@ -636,6 +655,8 @@ const hc_device_ops_t hc_device_acl_ops = {
     .event_record = acl_event_record,
     .event_query = acl_event_query,
     .event_destroy = acl_event_destroy,
+    .dev_alloc = acl_dev_alloc,
+    .dev_free = acl_dev_free,
     .host_alloc = acl_host_alloc,
     .host_free = acl_host_free,
     .ipc_export = acl_ipc_export,

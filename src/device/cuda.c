@@ -456,6 +456,8 @@ static hc_status_t cuda_launch_host_fn(void *stream, void (*fn)(void *arg),
 const hc_device_ops_t hc_device_cuda_ops = {
     .name = "cuda",
     .kind = HC_MEM_CUDA,
+    /* An IPC import is a device pointer of this context like any other. */
+    .flags = HC_DEVICE_IMPORT_HOST_COPIES,
     .init = cuda_init,
     .fini = cuda_fini,
     .classify = cuda_classify,
@@ -468,6 +470,9 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .event_record = cuda_event_record,
     .event_query = cuda_event_query,
     .event_destroy = cuda_event_destroy,
+    /* Imports take host copies: the engine needs no device staging. */
+    .dev_alloc = hc_device_dev_alloc_not_supported,
+    .dev_free = hc_device_dev_free_not_supported,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .ipc_export = cuda_ipc_export,

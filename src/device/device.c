@@ -87,6 +87,14 @@ hc_status_t hc_device_dmabuf_export_not_supported(void *base, size_t size,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_device_dev_alloc_not_supported(size_t len, int device,
+                                              void **ptr) {
+  (void)len, (void)device, (void)ptr;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+void hc_device_dev_free_not_supported(void *ptr) { (void)ptr; }
+
 hc_status_t hc_device_stream_adopt_not_supported(void *app_stream,
                                                  void **stream) {
   (void)app_stream, (void)stream;

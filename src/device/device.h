@@ -62,9 +62,16 @@ typedef struct hc_ipc_handle {
  * take ownership of the caller's buffers.  Ops a backend lacks point at the
  * hc_device_*_not_supported functions below, never NULL.
  */
+/* hc_device_ops_t.flags: memory from ipc_import takes synchronous copies
+ * to and from host memory (copy, HC_COPY_H2D/D2H), as CUDA's does.
+ * Without it only copy_async device-to-device may touch an import (ACL:
+ * no host copies of another process's memory). */
+#define HC_DEVICE_IMPORT_HOST_COPIES 0x1u
+
 typedef struct hc_device_ops {
   const char *name;
   hc_mem_kind_t kind;
+  unsigned flags; /* HC_DEVICE_* */
   /* Loads the runtime.  HC_ERR_NOT_SUPPORTED (quietly: why, len bytes,
    * says what was missing, for the layer's one log line) when it is
    * absent; fini is then still safe to call. */
@@ -102,6 +109,11 @@ typedef struct hc_device_ops {
    * another error when the queued work failed.  Never blocks. */
   hc_status_t (*event_query)(void *event);
   void (*event_destroy)(void *event);
+  /* len bytes of device memory on device, for the engine's own staging
+   * (*ptr owned by the caller until dev_free).  HC_ERR_NOT_SUPPORTED
+   * where the backend offers none. */
+  hc_status_t (*dev_alloc)(size_t len, int device, void **ptr);
+  void (*dev_free)(void *ptr);
   /* Page-locked host memory usable by copy_async at full speed. */
   hc_status_t (*host_alloc)(size_t len, void **ptr);
   void (*host_free)(void *ptr);
@@ -113,7 +125,8 @@ typedef struct hc_device_ops {
    * it first (HC_ERR_AGAIN while one has not). */
   hc_status_t (*ipc_unexport)(const hc_ipc_handle_t *handle);
   /* Maps a peer's export into this process; *ptr is device memory usable
-   * only by copy_async (HC_COPY_D2D). */
+   * by copy_async (HC_COPY_D2D), and by copy from and to the host where
+   * flags has HC_DEVICE_IMPORT_HOST_COPIES. */
   hc_status_t (*ipc_import)(const hc_ipc_handle_t *handle, void **ptr);
   /* Importer side: unmaps what ipc_import returned. */
   hc_status_t (*ipc_close)(const hc_ipc_handle_t *handle, void *ptr);
@@ -157,6 +170,9 @@ hc_status_t hc_device_dmabuf_export_not_supported(void *base, size_t size,
                                                   uint64_t *offset);
 hc_status_t hc_device_stream_adopt_not_supported(void *app_stream,
                                                  void **stream);
+hc_status_t hc_device_dev_alloc_not_supported(size_t len, int device,
+                                              void **ptr);
+void hc_device_dev_free_not_supported(void *ptr);
 hc_status_t hc_device_launch_host_fn_not_supported(void *stream,
                                                    void (*fn)(void *arg),
                                                    void *arg);

@@ -14,6 +14,18 @@
 #include "hcomm/shmcoll.h"
 #include "util/env.h"
 
+static void coll_max_int32(const void *in, void *inout, size_t count,
+                           void *ctx) {
+  (void)ctx;
+  const int32_t *a = in;
+  int32_t *b = inout;
+  for (size_t i = 0; i < count; i++)
+    b[i] = a[i] > b[i] ? a[i] : b[i];
+}
+
+const hcomm_reduce_op_t hc_coll_max_int32 = {coll_max_int32, NULL,
+                                             sizeof(int32_t), 1};
+
 hc_coll_tuning_t hc_coll_tuning = {.bcast_large = HC_COLL_BCAST_LARGE,
                                    .allreduce_large = HC_COLL_ALLREDUCE_LARGE,
                                    .allgather_large = HC_COLL_ALLGATHER_LARGE,

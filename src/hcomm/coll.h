@@ -9,6 +9,12 @@
 
 #include <stddef.h>
 
+#include "hcomm.h"
+
+/* The elementwise maximum of int32_t: the engine's "did any member fail"
+ * votes (each contributes 0 or 1) with hcomm_allreduce. */
+extern const hcomm_reduce_op_t hc_coll_max_int32;
+
 /* The defaults of the thresholds below (HCMPI_COLL_* override them). */
 #define HC_COLL_BCAST_LARGE ((size_t)512 * 1024)
 #define HC_COLL_ALLREDUCE_LARGE ((size_t)64 * 1024)

@@ -33,6 +33,10 @@ typedef struct devpath_stream {
   hc_mem_kind_t kind;
   int device;
   void *stream;
+  /* chunk_bytes of device memory on device, made at first need, through
+   * which host bytes reach an IPC import that takes no host copies
+   * (hc_devpath_copy_import). */
+  void *scratch;
 } devpath_stream_t;
 
 static struct {
@@ -83,6 +87,12 @@ int hc_devpath_permits(const hc_devpath_ops_t *p, int peer) {
   if (devpath.forced != NULL)
     return p == devpath.forced;
   return !p->remote_only_in_auto || !hc_engine_is_local(peer);
+}
+
+int hc_devpath_rma_permits(int peer, int rdma) {
+  devpath_configure();
+  return hc_devpath_permits(rdma ? &hc_devpath_rdma_ops : &hc_devpath_ipc_ops,
+                            peer);
 }
 
 size_t hc_devpath_chunk_bytes(void) { return devpath.chunk_bytes; }
@@ -220,20 +230,24 @@ void hc_devpath_chunk_put(hc_devchunk_t *c) {
   devpath.pool[c->kind] = c;
 }
 
-void *hc_devpath_stream(hc_mem_kind_t kind, int device) {
+/* hcmpi's stream of (kind, device), made at first use; NULL when none. */
+static devpath_stream_t *devpath_stream_of(hc_mem_kind_t kind, int device) {
   for (int i = 0; i < devpath.nstreams; i++)
     if (devpath.streams[i].kind == kind && devpath.streams[i].device == device)
-      return devpath.streams[i].stream;
+      return &devpath.streams[i];
   if (devpath.nstreams == DEVPATH_STREAMS_MAX)
     return NULL;
   void *s;
   if (hc_device_backend(kind)->stream_create(device, &s) != HC_OK)
     return NULL;
-  devpath.streams[devpath.nstreams].kind = kind;
-  devpath.streams[devpath.nstreams].device = device;
-  devpath.streams[devpath.nstreams].stream = s;
-  devpath.nstreams++;
-  return s;
+  devpath_stream_t *ds = &devpath.streams[devpath.nstreams++];
+  *ds = (devpath_stream_t){kind, device, s, NULL};
+  return ds;
+}
+
+void *hc_devpath_stream(hc_mem_kind_t kind, int device) {
+  devpath_stream_t *ds = devpath_stream_of(kind, device);
+  return ds != NULL ? ds->stream : NULL;
 }
 
 hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
@@ -252,6 +266,46 @@ hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
     while (rc == HC_ERR_AGAIN);
   hc_devpath_chunk_put(done);
   return rc;
+}
+
+hc_status_t hc_devpath_copy_import(void *import, const hc_mem_info_t *imem,
+                                   void *host, size_t len, int to_import) {
+  static const hc_mem_info_t host_mem = {HC_MEM_HOST, -1, 0, 0, 0};
+  const hc_device_ops_t *ops = hc_device_backend(imem->kind);
+  if (ops == NULL || imem->kind == HC_MEM_HOST)
+    return HC_ERR_NOT_SUPPORTED;
+  if (ops->flags & HC_DEVICE_IMPORT_HOST_COPIES)
+    return to_import ? hc_device_copy(import, imem, host, &host_mem, len)
+                     : hc_device_copy(host, &host_mem, import, imem, len);
+  /* Host bytes and an import meet in this process's own device memory:
+   * a host copy there, a device-to-device copy to or from the import. */
+  devpath_configure();
+  devpath_stream_t *ds = devpath_stream_of(imem->kind, imem->device);
+  if (ds != NULL && ds->scratch == NULL &&
+      ops->dev_alloc(devpath.chunk_bytes, imem->device, &ds->scratch) != HC_OK)
+    ds->scratch = NULL;
+  if (ds == NULL || ds->scratch == NULL)
+    return HC_ERR_NOT_SUPPORTED; /* nothing was copied */
+  char *at = import, *h = host;
+  hc_status_t rc = HC_OK;
+  for (size_t done = 0; rc == HC_OK && done < len;) {
+    size_t n =
+        len - done < devpath.chunk_bytes ? len - done : devpath.chunk_bytes;
+    if (to_import) {
+      rc = ops->copy(ds->scratch, h + done, n, HC_COPY_H2D, imem->device);
+      if (rc == HC_OK)
+        rc = hc_devpath_copy_d2d(at + done, ds->scratch, n, imem->kind,
+                                 imem->device);
+    } else {
+      rc = hc_devpath_copy_d2d(ds->scratch, at + done, n, imem->kind,
+                               imem->device);
+      if (rc == HC_OK)
+        rc = ops->copy(h + done, ds->scratch, n, HC_COPY_D2H, imem->device);
+    }
+    done += n;
+  }
+  /* A stream and an event were had before: a failure now is the copy's. */
+  return rc == HC_ERR_NOT_SUPPORTED ? HC_ERR_TRANSPORT : rc;
 }
 
 void hc_devpath_activate(hc_devreq_t *d, const hc_devpath_ops_t *p,
@@ -437,9 +491,12 @@ void hc_devpath_fini(void) {
   devpath_pool_free();
   hc_hccl_coll_fini(); /* before HCCL goes */
   hc_hccl_fini();      /* before the ACL runtime goes */
-  for (int i = 0; i < devpath.nstreams; i++)
-    hc_device_backend(devpath.streams[i].kind)
-        ->stream_destroy(devpath.streams[i].stream);
+  for (int i = 0; i < devpath.nstreams; i++) {
+    const hc_device_ops_t *ops = hc_device_backend(devpath.streams[i].kind);
+    ops->stream_destroy(devpath.streams[i].stream);
+    if (devpath.streams[i].scratch != NULL)
+      ops->dev_free(devpath.streams[i].scratch);
+  }
   devpath.nstreams = 0;
   /* Importers close first so exporters (other ranks, finishing at about
    * the same time) can withdraw their keys. */

@@ -96,6 +96,19 @@ void hc_devpath_release(hcomm_request_t *req);
  * could be had (nothing was queued), else the copy's status. */
 hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
                                 hc_mem_kind_t kind, int device);
+/* Copies len bytes between host memory and an IPC import (imem: its kind
+ * and the device it was imported on), into the import when to_import:
+ * one copy where the backend's imports take host copies
+ * (HC_DEVICE_IMPORT_HOST_COPIES), else chunks through device memory of
+ * this process (a host copy there and a device-to-device copy), waited
+ * for here.  HC_ERR_NOT_SUPPORTED, with nothing copied, when neither can
+ * be had. */
+hc_status_t hc_devpath_copy_import(void *import, const hc_mem_info_t *imem,
+                                   void *host, size_t len, int to_import);
+/* One-sided windows follow the same policy (HCMPI_DEVICE_PATH): 1 when
+ * it lets a device window of world rank peer be reached by IPC (rdma 0)
+ * or by the transport's RDMA (rdma 1). */
+int hc_devpath_rma_permits(int peer, int rdma);
 /* Finalize: streams, staging buffers, IPC imports/exports, runtimes. */
 void hc_devpath_fini(void);
 

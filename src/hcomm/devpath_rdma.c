@@ -108,7 +108,7 @@ static void devrdma_register(devrdma_entry_t *e, const hc_peer_t *peer,
                        : hc_device_dmabuf_export(info, &mem.dmabuf_fd,
                                                  &mem.dmabuf_offset, &mem.len);
   if (rc == HC_OK) {
-    rc = peer->ops->mem_reg(peer->tctx, &mem, &e->handle);
+    rc = peer->ops->mem_reg(peer->tctx, &mem, &e->handle, NULL);
     close(mem.dmabuf_fd); /* the registration holds the memory now */
   }
   if (rc != HC_OK) {

@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
@@ -571,8 +572,11 @@ static void rma_apply_data(hcomm_win_t *win, int src, const hc_rma_wire_t *w,
   hc_status_t rc = HC_OK;
   if (rma_has_result((int)w->kind) && (old = rma_result_alloc(total)) == NULL)
     rc = HC_ERR_NOMEM;
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
+    int held = hc_rma_direct_hold(win, (int)w->kind);
     rc = hc_rma_apply_at(win, w, addr, pairs, in, old);
+    hc_rma_direct_unhold(win, held);
+  }
   if (rc != HC_OK) {
     hc_log(HC_LOG_ERROR, "rma",
            "rank %d: an operation from rank %d failed here: %s", win->rank, src,
@@ -637,10 +641,11 @@ static void rma_mem_at(const hcomm_win_t *win, const char *at,
 
 /* Copies len bytes between this rank's window memory at `at` and the host
  * buffer host (into the window when to_window), through the device
- * layer's copies where the window memory is device memory. */
-static hc_status_t rma_window_copy(const hcomm_win_t *win, char *at,
-                                   unsigned char *host, size_t len,
-                                   int to_window) {
+ * layer's copies where the window memory is device memory (an
+ * hc_rma_copy_fn; ctx: the window). */
+static hc_status_t rma_window_copy(void *ctx, char *at, unsigned char *host,
+                                   size_t len, int to_window) {
+  const hcomm_win_t *win = ctx;
   while (len > 0) {
     hc_mem_info_t info;
     size_t run = len;
@@ -664,12 +669,13 @@ static int rma_has_device_memory(const hcomm_win_t *win) {
 
 /* Gathers (to_window 0) or scatters the pieces at addr from or into the
  * packed stream host. */
-static hc_status_t rma_window_pieces(const hcomm_win_t *win, char *addr,
-                                     const uint64_t *pairs, uint64_t n,
-                                     unsigned char *host, int to_window) {
+static hc_status_t rma_window_pieces(char *addr, const uint64_t *pairs,
+                                     uint64_t n, unsigned char *host,
+                                     int to_window, hc_rma_copy_fn copy,
+                                     void *ctx) {
   for (uint64_t i = 0; i < n; i++) {
-    hc_status_t rc = rma_window_copy(win, addr + pairs[2 * i], host,
-                                     pairs[2 * i + 1], to_window);
+    hc_status_t rc =
+        copy(ctx, addr + pairs[2 * i], host, pairs[2 * i + 1], to_window);
     if (rc != HC_OK)
       return rc;
     host += pairs[2 * i + 1];
@@ -677,25 +683,20 @@ static hc_status_t rma_window_pieces(const hcomm_win_t *win, char *addr,
   return HC_OK;
 }
 
-/* The operation w on window memory that is (partly) device memory: puts
- * and gets copy each piece; accumulates and compare-and-swap copy the
- * target data to the host, apply there as one piece and copy the result
- * back (in turn with every other accumulate, as on the host, since only
- * this rank's progress and its own direct path apply them). */
-static hc_status_t rma_apply_device(hcomm_win_t *win, const hc_rma_wire_t *w,
-                                    char *addr, const uint64_t *pairs,
-                                    const unsigned char *in,
-                                    unsigned char *old) {
+hc_status_t hc_rma_apply_staged(hcomm_win_t *win, const hc_rma_wire_t *w,
+                                char *addr, const uint64_t *pairs,
+                                const unsigned char *in, unsigned char *old,
+                                hc_rma_copy_fn copy, void *ctx) {
   if (w->kind == HCOMM_RMA_PUT)
-    return rma_window_pieces(win, addr, pairs, w->nsegs,
-                             (unsigned char *)(uintptr_t)in, 1);
+    return rma_window_pieces(addr, pairs, w->nsegs,
+                             (unsigned char *)(uintptr_t)in, 1, copy, ctx);
   if (w->kind == HCOMM_RMA_GET)
-    return rma_window_pieces(win, addr, pairs, w->nsegs, old, 0);
+    return rma_window_pieces(addr, pairs, w->nsegs, old, 0, copy, ctx);
   uint64_t total = rma_total(pairs, w->nsegs);
   unsigned char *tmp = malloc(total ? total : 1);
   if (tmp == NULL)
     return HC_ERR_NOMEM;
-  hc_status_t rc = rma_window_pieces(win, addr, pairs, w->nsegs, tmp, 0);
+  hc_status_t rc = rma_window_pieces(addr, pairs, w->nsegs, tmp, 0, copy, ctx);
   int changes =
       rc == HC_OK && (w->kind != HCOMM_RMA_CAS ||
                       memcmp(tmp, in + w->result_bytes, w->result_bytes) == 0);
@@ -705,8 +706,12 @@ static hc_status_t rma_apply_device(hcomm_win_t *win, const hc_rma_wire_t *w,
     one.nsegs = 1;
     rc = rma_apply_host(win, &one, (char *)tmp, whole, in, old);
   }
-  if (rc == HC_OK && changes)
-    rc = rma_window_pieces(win, addr, pairs, w->nsegs, tmp, 1);
+  /* Written back or not, the operation happened: never "not supported"
+   * now, which would send it again as a message. */
+  if (rc == HC_OK && changes &&
+      (rc = rma_window_pieces(addr, pairs, w->nsegs, tmp, 1, copy, ctx)) ==
+          HC_ERR_NOT_SUPPORTED)
+    rc = HC_ERR_TRANSPORT;
   free(tmp);
   return rc;
 }
@@ -717,7 +722,8 @@ hc_status_t hc_rma_apply_at(hcomm_win_t *win, const hc_rma_wire_t *w,
   /* Shared mappings (another member's memory) are always host memory;
    * this rank's own may be device memory. */
   if (rma_has_device_memory(win) && win->shared_bases == NULL)
-    return rma_apply_device(win, w, addr, pairs, in, old);
+    return hc_rma_apply_staged(win, w, addr, pairs, in, old, rma_window_copy,
+                               win);
   return rma_apply_host(win, w, addr, pairs, in, old);
 }
 
@@ -946,8 +952,10 @@ static int rma_apply_arrivals(hcomm_win_t *win) {
 int hc_rma_progress_locked(void) {
   int moved = 0;
   for (hcomm_win_t *w = rma_windows; w != NULL; w = w->next_win) {
-    moved += rma_take_arrivals(w);
-    moved += rma_apply_arrivals(w);
+    if (!w->applying) {
+      moved += rma_take_arrivals(w);
+      moved += rma_apply_arrivals(w);
+    }
     moved += rma_reap(w);
     if (w->failures_seen != hc_engine.failed_peers) {
       w->failures_seen = hc_engine.failed_peers;
@@ -992,6 +1000,9 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->device);
   free(win->ipc_bases);
   free(win->ipc_imports);
+  free(win->ipc_mem);
+  if (win->device_locks_len > 0)
+    munmap(win->shared_locks, win->device_locks_len);
   free(win->via);
   free(win->shared_bases);
   free(win->dirty);
@@ -1059,12 +1070,13 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->device = calloc(n, 1);
   win->ipc_bases = calloc(n, sizeof *win->ipc_bases);
   win->ipc_imports = calloc(n, sizeof *win->ipc_imports);
+  win->ipc_mem = calloc(n, sizeof *win->ipc_mem);
   win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
   if (win->sizes && win->disp_units && win->dirty && win->locked &&
       win->access && win->exposed && win->held && win->remote_bases &&
       win->via && win->rdma_keys && win->device && win->ipc_bases &&
-      win->ipc_imports) {
+      win->ipc_imports && win->ipc_mem) {
     hc_engine_lock();
     uint64_t key = hc_rma_direct_register(win);
     hc_engine_unlock();

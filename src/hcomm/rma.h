@@ -97,9 +97,11 @@ enum {
   HC_RMA_VIA_SELF,        /* own memory: puts and gets copy directly */
   HC_RMA_VIA_PEER_MEMORY, /* puts and gets through the transport (CMA) */
   HC_RMA_VIA_SHARED,      /* loads and stores in a shared mapping */
-  HC_RMA_VIA_RDMA,        /* puts and gets by RDMA into registered memory */
-  HC_RMA_VIA_DEVICE_IPC   /* dense puts and gets from device memory by
-                             device copies into the imported window */
+  HC_RMA_VIA_RDMA,        /* puts and gets by RDMA into registered memory
+                             (a device window's through its dma-buf) */
+  HC_RMA_VIA_DEVICE_IPC   /* device copies into the imported window (puts
+                             and gets; accumulates under the target's
+                             atomic word where the window has lock areas) */
 };
 
 /* hcomm_win_t.rdma_keys entry of a member that registered nothing. */
@@ -122,19 +124,32 @@ struct hcomm_win {
   uint64_t *remote_bases; /* every member's base in its own process */
   unsigned char *via;     /* per target: an HC_RMA_VIA_* */
   char **shared_bases;    /* HC_RMA_VIA_SHARED: each base in this process */
-  unsigned char *shared_locks; /* and the lock areas (hcomm_win_share) */
-  size_t lock_stride;          /* bytes of one target's (rma_locks.h) */
+  /* Every member's lock area (rma_locks.h) in a mapping of the node:
+   * a shared window's (hcomm_win_share), or one of their own that
+   * device windows on one node get (hc_rma_direct_import), whose atomic
+   * words serialise accumulates by IPC with the target's own. */
+  unsigned char *shared_locks;
+  size_t lock_stride;      /* bytes of one target's (rma_locks.h) */
+  size_t device_locks_len; /* the device windows' mapping, unmapped at free */
+  /* The target's progress is applying one of its operations: a wait
+   * for an atomic word inside it progresses without applying the next
+   * (rma.c: hc_rma_progress_locked), so they apply in arrival order. */
+  int applying;
   long test_die_holding;       /* HCMPI_TEST_RMA_DIE_HOLDING countdown */
   /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
    * rank's memory (-1: none), its handle, and every member's key. */
   int rdma_slot;
   void *rdma_handle;
+  int rdma_device; /* the handle is mem_reg's (device memory), not host_reg's */
   uint64_t *rdma_keys;
   /* HC_RMA_VIA_DEVICE_IPC: each such target's window as imported here
    * (device memory only device-to-device copies may touch) and the
    * import to release at free. */
   char **ipc_bases;
   hc_ipc_handle_t *ipc_imports;
+  /* and what the device layer says each import is (its kind and the
+   * device it was imported on; host: no copies with host memory). */
+  hc_mem_info_t *ipc_mem;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* A large message buffer kept for the next large message of either
@@ -211,6 +226,19 @@ hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op);
 hc_status_t hc_rma_apply_at(struct hcomm_win *win, const hc_rma_wire_t *w,
                             char *addr, const uint64_t *pairs,
                             const unsigned char *in, unsigned char *old);
+/* Copies len bytes between window memory at `at` and the host buffer
+ * host (into the window when to_window); ctx is the copier's. */
+typedef hc_status_t (*hc_rma_copy_fn)(void *ctx, char *at, unsigned char *host,
+                                      size_t len, int to_window);
+/* hc_rma_apply_at for window memory that only copy can touch: puts and
+ * gets copy each piece; accumulates and compare-and-swap copy the target
+ * data to the host, apply there as one piece, and copy it back
+ * (compare-and-swap only when it swaps).  The caller keeps other
+ * accumulates away meanwhile. */
+hc_status_t hc_rma_apply_staged(struct hcomm_win *win, const hc_rma_wire_t *w,
+                                char *addr, const uint64_t *pairs,
+                                const unsigned char *in, unsigned char *old,
+                                hc_rma_copy_fn copy, void *ctx);
 /* rma_direct.c, lock held: registers the window's memory with the first
  * transport that offers one-sided access; returns the key peers use, or
  * HC_RMA_NO_KEY.  _deregister undoes it (safe when nothing was). */
@@ -226,6 +254,13 @@ void hc_rma_direct_choose(struct hcomm_win *win);
  * imports (before the exporters may free the memory). */
 hc_status_t hc_rma_direct_import(struct hcomm_win *win);
 void hc_rma_direct_release(struct hcomm_win *win);
+/* The target's side of the atomic words of device windows' lock areas:
+ * holds this rank's own word (1) around applying operation kind from an
+ * active message where the window has lock areas and kind is not a put,
+ * so it cannot interleave with an accumulate another local rank applies
+ * by IPC; 0 when nothing was taken.  _unhold releases what hold took. */
+int hc_rma_direct_hold(struct hcomm_win *win, int kind);
+void hc_rma_direct_unhold(struct hcomm_win *win, int held);
 /* Shared windows: 1 when target's passive-target locks are taken in the
  * mapping with hc_rma_direct_lock/_unlock (type: HCOMM_LOCK_*) instead of
  * messages.  Lock waits (progressing) until granted; both fail with the

@@ -20,7 +20,15 @@
  *     one at a time, so their atomicity and order are those of rma.c.
  *     The standard orders no put or get against another operation, and a
  *     put or get that conflicts with an accumulate in one epoch is
- *     erroneous, so the two paths need no ordering between them.
+ *     erroneous, so the two paths need no ordering between them.  A
+ *     device window is registered from its dma-buf (mem_reg) where the
+ *     runtime and the transport can, and is never reached by CMA.
+ *   - DEVICE_IPC: another local rank's device window imported here: puts
+ *     and gets are device copies through the import; accumulates too,
+ *     under the target's atomic word in the lock areas every member maps
+ *     when all run on one node (direct_device_locks), which the target
+ *     also holds while its progress applies an operation
+ *     (hc_rma_direct_hold), so they stay atomic whoever applies them.
  *
  * A direct operation is complete when it returns: it marks nothing dirty,
  * so a flush or fence that follows only direct operations sends no
@@ -36,7 +44,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/devpath.h"
@@ -44,6 +56,7 @@
 #include "hcomm/rma_locks.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/shmseg.h"
 
 /* Pieces of one operation through the transport: past it, one active
  * message costs less than that many system calls. */
@@ -53,10 +66,37 @@
 
 static int direct_enabled(void) { return hc_env_bool("HCMPI_RMA_DIRECT", 1); }
 
+/* A device window: its whole allocation as a dma-buf, registered with
+ * the first transport that registers device memory for RDMA (verbs); the
+ * window's own addresses are the region's, so peers write and read it at
+ * base + displacement. */
+static uint64_t direct_register_device(hcomm_win_t *win) {
+  for (int i = 0; i < hc_engine.ntransports; i++) {
+    const hc_engine_transport_t *t = &hc_engine.transports[i];
+    if (t->ops->mem_reg == NULL || t->ops->rdma_write == NULL)
+      continue;
+    hc_transport_mem_t mem = {.addr = win->mem.base, .window = 1};
+    uint64_t key = HC_RMA_NO_KEY;
+    if (hc_device_dmabuf_export(&win->mem, &mem.dmabuf_fd, &mem.dmabuf_offset,
+                                &mem.len) != HC_OK)
+      return HC_RMA_NO_KEY; /* the runtime cannot: no transport could */
+    hc_status_t rc = t->ops->mem_reg(t->ctx, &mem, &win->rdma_handle, &key);
+    close(mem.dmabuf_fd); /* the registration holds the memory now */
+    if (rc != HC_OK)
+      continue;
+    win->rdma_slot = i;
+    win->rdma_device = 1;
+    return key;
+  }
+  return HC_RMA_NO_KEY;
+}
+
 uint64_t hc_rma_direct_register(hcomm_win_t *win) {
   if (!direct_enabled() || win->dynamic || win->bytes == 0 ||
-      win->mem.kind != HC_MEM_HOST || !hc_engine.initialized)
+      !hc_engine.initialized)
     return HC_RMA_NO_KEY;
+  if (win->mem.kind != HC_MEM_HOST)
+    return direct_register_device(win);
   for (int i = 0; i < hc_engine.ntransports; i++) {
     const hc_engine_transport_t *t = &hc_engine.transports[i];
     uint64_t key = HC_RMA_NO_KEY;
@@ -74,17 +114,30 @@ void hc_rma_direct_deregister(hcomm_win_t *win) {
   if (win->rdma_slot < 0)
     return;
   const hc_engine_transport_t *t = &hc_engine.transports[win->rdma_slot];
-  t->ops->host_dereg(t->ctx, win->rdma_handle);
+  if (win->rdma_device)
+    t->ops->mem_dereg(t->ctx, win->rdma_handle);
+  else
+    t->ops->host_dereg(t->ctx, win->rdma_handle);
   win->rdma_slot = -1;
+  win->rdma_device = 0;
   win->rdma_handle = NULL;
 }
 
-/* The direct way to target t other than this rank, or MESSAGE. */
+/* The direct way to target t other than this rank, or MESSAGE.  A device
+ * window is never reached by CMA; by RDMA where the device path policy
+ * lets it, and on this node only where it forbids IPC (which
+ * hc_rma_direct_import then tries for what stays MESSAGE). */
 static int direct_way_to_peer(const hcomm_win_t *win, int t) {
-  const hc_peer_t *peer = &hc_engine.peers[hc_comm_world_of_rank(win->comm, t)];
+  int world = hc_comm_world_of_rank(win->comm, t);
+  const hc_peer_t *peer = &hc_engine.peers[world];
   if (peer->ops == NULL)
     return HC_RMA_VIA_MESSAGE;
-  if ((peer->ops->flags & HC_TRANSPORT_PEER_MEMORY) && peer->ops->put != NULL)
+  if (win->device[t] &&
+      (!hc_devpath_rma_permits(world, 1) ||
+       (hc_engine_is_local(world) && hc_devpath_rma_permits(world, 0))))
+    return HC_RMA_VIA_MESSAGE;
+  if (!win->device[t] && (peer->ops->flags & HC_TRANSPORT_PEER_MEMORY) &&
+      peer->ops->put != NULL)
     return HC_RMA_VIA_PEER_MEMORY;
   /* Its key is for the same kind of transport as the one reaching it. */
   if (peer->ops->rdma_write != NULL && peer->ops->rdma_read != NULL &&
@@ -100,8 +153,6 @@ void hc_rma_direct_choose(hcomm_win_t *win) {
       win->via[t] = HC_RMA_VIA_MESSAGE;
     else if (t == win->rank) /* device memory: staged by hc_rma_apply_at */
       win->via[t] = HC_RMA_VIA_SELF;
-    else if (win->device[t]) /* never CMA or RDMA into device memory */
-      win->via[t] = HC_RMA_VIA_MESSAGE;
     else
       win->via[t] = (unsigned char)direct_way_to_peer(win, t);
   }
@@ -116,7 +167,86 @@ typedef struct direct_ipc_card {
   uint64_t ok;     /* exported */
 } direct_ipc_card_t;
 
-hc_status_t hc_rma_direct_import(hcomm_win_t *win) {
+/* What rank 0 offers of the device windows' lock areas. */
+typedef struct direct_locks_offer {
+  char name[HC_SHMSEG_NAME_MAX];
+  uint64_t size; /* 0: none */
+} direct_locks_offer_t;
+
+/* 1 when every member runs on this node (the same answer on every
+ * member: either all are local to each other or each sees one that is
+ * not). */
+static int direct_one_node(const hcomm_win_t *win) {
+  for (int t = 0; t < win->size; t++)
+    if (t != win->rank &&
+        !hc_engine_is_local(hc_comm_world_of_rank(win->comm, t)))
+      return 0;
+  return 1;
+}
+
+/* Maps the node's lock areas that rank 0 offered (made there first). */
+static unsigned char *direct_locks_map(const direct_locks_offer_t *offer,
+                                       int fd) {
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size != offer->size)
+    return NULL;
+  void *map = mmap(NULL, (size_t)offer->size, PROT_READ | PROT_WRITE,
+                   MAP_SHARED, fd, 0);
+  return map == MAP_FAILED ? NULL : map;
+}
+
+/* Device windows on one node (collective): every member maps one file of
+ * lock areas (rank 0 makes it, zeroed, so every word starts free), whose
+ * atomic words then serialise the accumulates that local ranks apply by
+ * IPC with those the target applies itself.  Without it (members on
+ * several nodes, direct paths off, a failure anywhere) accumulates stay
+ * active messages. */
+static hc_status_t direct_device_locks(hcomm_win_t *win) {
+  direct_locks_offer_t offer = {{0}, 0};
+  size_t stride = hc_winlock_bytes(win->size);
+  size_t size = stride * (size_t)win->size;
+  int want = direct_enabled() && direct_one_node(win), fd = -1, memfd = 0;
+  if (win->rank == 0 && want &&
+      (fd = hc_shmseg_create(offer.name, sizeof offer.name, &memfd)) >= 0 &&
+      hc_shmseg_reserve(fd, offer.name, size) == HC_OK)
+    offer.size = size;
+  hc_status_t rc = hcomm_bcast(&offer, sizeof offer, 0, win->comm);
+  unsigned char *map = NULL;
+  if (rc == HC_OK && want && offer.size == size) {
+    int mine = win->rank == 0 ? fd : hc_shmseg_open(offer.name);
+    map = direct_locks_map(&offer, mine);
+    if (mine >= 0 && mine != fd)
+      close(mine);
+  }
+  int32_t mine_failed = map == NULL, failed = 1;
+  hc_status_t vote =
+      hcomm_allreduce(&mine_failed, &failed, 1, &hc_coll_max_int32, win->comm);
+  if (rc == HC_OK)
+    rc = vote;
+  int ok = !failed;
+  if (fd >= 0)
+    close(fd);
+  if (win->rank == 0 && offer.size > 0 && !memfd)
+    shm_unlink(offer.name);
+  if (rc != HC_OK || !ok) {
+    if (map != NULL)
+      munmap(map, size);
+    return rc;
+  }
+  hc_engine_lock();
+  win->shared_locks = map;
+  win->lock_stride = stride;
+  win->device_locks_len = size;
+  hc_engine_unlock();
+  return HC_OK;
+}
+
+/* One round of the exchange (collective): every member's card, and the
+ * imports of those this rank can reach.  stale[t] becomes 1 where an
+ * import of t's export was tried and failed: a key that died with a
+ * freed allocation whose address a new one took (a runtime that cannot
+ * tell the two apart keeps the old export cached). */
+static hc_status_t direct_import_round(hcomm_win_t *win, int32_t *stale) {
   direct_ipc_card_t mine = {0};
   size_t off = 0;
   if (direct_enabled() && !win->dynamic && win->mem.kind != HC_MEM_HOST &&
@@ -135,16 +265,24 @@ hc_status_t hc_rma_direct_import(hcomm_win_t *win) {
     void *at = NULL;
     /* Only a device window that nothing else reaches, of a runtime
      * loaded here, on this node, whose export covers the window. */
+    int world = hc_comm_world_of_rank(win->comm, t);
     if (t == win->rank || !c->ok || win->via[t] != HC_RMA_VIA_MESSAGE ||
-        !win->device[t] ||
+        !win->device[t] || !hc_devpath_rma_permits(world, 0) ||
         hc_device_backend((hc_mem_kind_t)c->handle.kind) == NULL ||
-        !hc_engine_is_local(hc_comm_world_of_rank(win->comm, t)) ||
-        c->offset > c->handle.size ||
-        win->sizes[t] > c->handle.size - c->offset ||
-        hc_device_ipc_import(&c->handle, &at) != HC_OK)
+        !hc_engine_is_local(world) || c->offset > c->handle.size ||
+        win->sizes[t] > c->handle.size - c->offset)
       continue;
+    if (hc_device_ipc_import(&c->handle, &at) != HC_OK) {
+      stale[t] = 1;
+      continue;
+    }
     win->ipc_bases[t] = (char *)at + c->offset;
     win->ipc_imports[t] = c->handle;
+    /* The device the import lives on, for copies with host memory; a
+     * runtime that cannot say leaves it to device-to-device copies. */
+    if (hc_device_classify(win->ipc_bases[t], &win->ipc_mem[t]) !=
+        (hc_mem_kind_t)c->handle.kind)
+      win->ipc_mem[t] = hc_rma_host_mem;
     win->via[t] = HC_RMA_VIA_DEVICE_IPC;
     hc_log(HC_LOG_DEBUG, "rma",
            "rank %d reaches rank %d's device window by ipc", win->rank, t);
@@ -154,10 +292,41 @@ hc_status_t hc_rma_direct_import(hcomm_win_t *win) {
   return rc;
 }
 
+hc_status_t hc_rma_direct_import(hcomm_win_t *win) {
+  size_t n = (size_t)win->size;
+  int32_t *stale = calloc(n, sizeof *stale), *any = calloc(n, sizeof *any);
+  if (stale == NULL || any == NULL) {
+    free(stale);
+    free(any);
+    return HC_ERR_NOMEM;
+  }
+  hc_status_t rc = direct_import_round(win, stale);
+  /* Members whose export some importer could not open export afresh
+   * (as point-to-point does on a stale RTS), once, and everyone tries
+   * again: each member learns the same from the reduction. */
+  if (rc == HC_OK)
+    rc = hcomm_allreduce(stale, any, n, &hc_coll_max_int32, win->comm);
+  int again = 0;
+  for (size_t t = 0; rc == HC_OK && t < n; t++)
+    again |= any[t];
+  if (again) {
+    if (any[win->rank])
+      hc_device_forget(win->base);
+    memset(stale, 0, n * sizeof *stale);
+    rc = direct_import_round(win, stale);
+  }
+  free(stale);
+  free(any);
+  if (rc == HC_OK)
+    rc = direct_device_locks(win);
+  return rc;
+}
+
 void hc_rma_direct_release(hcomm_win_t *win) {
   for (int t = 0; t < win->size; t++) {
     if (win->via[t] != HC_RMA_VIA_DEVICE_IPC)
       continue;
+    hc_device_forget(win->ipc_bases[t]);
     hc_device_ipc_release(&win->ipc_imports[t]);
     win->ipc_bases[t] = NULL;
     win->via[t] = HC_RMA_VIA_MESSAGE;
@@ -245,6 +414,23 @@ static void direct_lock(hcomm_win_t *win, hc_winlock_t *area) {
           hc_progress_locked();
       }
   direct_test_die_holding(win);
+}
+
+int hc_rma_direct_hold(hcomm_win_t *win, int kind) {
+  if (win->device_locks_len == 0 || kind == HCOMM_RMA_PUT)
+    return 0;
+  /* A wait here progresses; the operations queued behind this one wait
+   * for it (win->applying), so each origin's still apply in order. */
+  win->applying = 1;
+  direct_lock(win, direct_lock_area(win, win->rank));
+  return 1;
+}
+
+void hc_rma_direct_unhold(hcomm_win_t *win, int held) {
+  if (!held)
+    return;
+  hc_winlock_atomic_release(direct_lock_area(win, win->rank));
+  win->applying = 0;
 }
 
 /* ---- passive-target locks of shared windows ------------------------------ */
@@ -376,6 +562,8 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
 static hc_status_t direct_copy(int via, char *remote, const hc_mem_info_t *wmem,
                                void *local, const hc_mem_info_t *lmem,
                                size_t len, int put) {
+  if (via == HC_RMA_VIA_DEVICE_IPC && lmem->kind == HC_MEM_HOST)
+    return hc_devpath_copy_import(remote, wmem, local, len, put);
   if (via == HC_RMA_VIA_DEVICE_IPC)
     return hc_devpath_copy_d2d(put ? remote : local, put ? local : remote, len,
                                lmem->kind, lmem->device);
@@ -402,16 +590,21 @@ hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
                            local_mem->base, local_mem->size, 0};
   hc_engine_lock();
   int via = win->via[target];
-  const hc_mem_info_t *wmem =
-      via == HC_RMA_VIA_SELF ? &win->mem : &hc_rma_host_mem;
-  /* A peer's device window takes device-to-device copies only, from
-   * device memory of the runtime that exported it. */
+  const hc_mem_info_t *wmem = via == HC_RMA_VIA_SELF ? &win->mem
+                              : via == HC_RMA_VIA_DEVICE_IPC
+                                  ? &win->ipc_mem[target]
+                                  : &hc_rma_host_mem;
+  /* A peer's device window takes device-to-device copies from device
+   * memory of the runtime that exported it, and copies with host memory
+   * where the import says on which device it lives. */
+  int ipc_ok = via == HC_RMA_VIA_DEVICE_IPC &&
+               (lmem.kind == HC_MEM_HOST
+                    ? win->ipc_mem[target].kind != HC_MEM_HOST
+                    : (uint32_t)lmem.kind == win->ipc_imports[target].kind);
   char *base = via == HC_RMA_VIA_SHARED ? win->shared_bases[target]
                : via == HC_RMA_VIA_SELF ? win->base
-               : via == HC_RMA_VIA_DEVICE_IPC &&
-                       (uint32_t)lmem.kind == win->ipc_imports[target].kind
-                   ? win->ipc_bases[target]
-                   : NULL;
+               : ipc_ok                 ? win->ipc_bases[target]
+                                        : NULL;
   if (base == NULL || !hc_rma_may_access(win, target) ||
       disp > win->sizes[target] || len > win->sizes[target] - disp) {
     hc_engine_unlock();
@@ -464,31 +657,82 @@ static hc_status_t direct_peer_memory(hcomm_win_t *win,
   return HC_OK;
 }
 
-/* Copies or applies op in memory this process maps (SELF, SHARED). */
-static hc_status_t direct_mapped(hcomm_win_t *win, const hcomm_rma_op_t *op,
-                                 char *base) {
-  uint64_t stack[2 * RMA_DIRECT_PAIRS_STACK];
+/* op's pieces as (offset, length) pairs, in stack (2 *
+ * RMA_DIRECT_PAIRS_STACK) when they fit, else allocated (free them when
+ * they are not stack); NULL without memory. */
+static uint64_t *direct_pairs(const hcomm_rma_op_t *op, uint64_t *stack) {
   uint64_t *pairs = stack;
   if (op->nsegs > RMA_DIRECT_PAIRS_STACK &&
       (pairs = malloc(op->nsegs * 2 * sizeof *pairs)) == NULL)
-    return HC_ERR_NOT_SUPPORTED; /* the message path copes */
+    return NULL;
   for (size_t i = 0; i < op->nsegs; i++) {
     pairs[2 * i] = op->segs[i].off;
     pairs[2 * i + 1] = op->segs[i].len;
   }
+  return pairs;
+}
+
+/* Copies or applies op in memory this process maps (SELF, SHARED). */
+static hc_status_t direct_mapped(hcomm_win_t *win, const hcomm_rma_op_t *op,
+                                 char *base) {
+  uint64_t stack[2 * RMA_DIRECT_PAIRS_STACK];
+  uint64_t *pairs = direct_pairs(op, stack);
+  if (pairs == NULL)
+    return HC_ERR_NOT_SUPPORTED; /* the message path copes */
   hc_status_t rc = direct_apply(win, op, base + op->disp, pairs);
   if (pairs != stack)
     free(pairs);
   return rc;
 }
 
+/* Copies between a peer's imported device window and the host (an
+ * hc_rma_copy_fn; ctx: the import's memory info). */
+static hc_status_t direct_import_copy(void *ctx, char *at, unsigned char *host,
+                                      size_t len, int to_window) {
+  return hc_devpath_copy_import(at, ctx, host, len, to_window);
+}
+
+/* An operation on a peer's device window imported here, its origin data
+ * and result in host memory (the face staged device buffers): each piece
+ * is a copy through the import; an accumulate holds the target's atomic
+ * word while its data goes to the host, combines and comes back, as the
+ * target's own accumulates do (hc_rma_direct_hold). */
+static hc_status_t direct_device_ipc(hcomm_win_t *win,
+                                     const hcomm_rma_op_t *op) {
+  int t = op->target;
+  int atomic = direct_is_atomic(op->kind) || op->atomic_read;
+  /* Without lock areas only the target applies accumulates; and one sent
+   * as a message before, not yet flushed, must apply before this one. */
+  if (win->ipc_mem[t].kind == HC_MEM_HOST ||
+      (atomic && (win->device_locks_len == 0 || win->dirty[t])))
+    return HC_ERR_NOT_SUPPORTED;
+  uint64_t stack[2 * RMA_DIRECT_PAIRS_STACK];
+  uint64_t *pairs = direct_pairs(op, stack);
+  if (pairs == NULL)
+    return HC_ERR_NOT_SUPPORTED; /* the message path copes */
+  hc_rma_wire_t w = hc_rma_wire_of(op);
+  hc_winlock_t *area = atomic ? direct_lock_area(win, t) : NULL;
+  if (area != NULL)
+    direct_lock(win, area);
+  hc_status_t rc = hc_rma_apply_staged(win, &w, win->ipc_bases[t] + op->disp,
+                                       pairs, op->data, op->result,
+                                       direct_import_copy, &win->ipc_mem[t]);
+  if (area != NULL)
+    hc_winlock_atomic_release(area);
+  if (pairs != stack)
+    free(pairs);
+  if (rc != HC_OK && rc != HC_ERR_NOT_SUPPORTED)
+    hc_log(HC_LOG_DEBUG, "rma", "device copy with rank %d's window: %s", t,
+           hcomm_strerror(rc));
+  return rc;
+}
+
 static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {
   int via = win->via[op->target];
-  /* A peer's device window takes only the dense puts and gets of device
-   * memory that hcomm_rma_copy moves. */
-  if (via == HC_RMA_VIA_MESSAGE || via == HC_RMA_VIA_DEVICE_IPC ||
-      !direct_in_range(win, op))
+  if (via == HC_RMA_VIA_MESSAGE || !direct_in_range(win, op))
     return HC_ERR_NOT_SUPPORTED;
+  if (via == HC_RMA_VIA_DEVICE_IPC)
+    return direct_device_ipc(win, op);
   if (via == HC_RMA_VIA_SHARED)
     return direct_mapped(win, op, win->shared_bases[op->target]);
   /* Only the target applies accumulates to memory not mapped here, so an

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/shmcoll_impl.h"
@@ -176,15 +177,6 @@ static int shmcoll_attach(hc_shmcoll_t *sc, const shmcoll_offer_t *offer) {
          sc->hdr->chunk == (uint32_t)sc->chunk;
 }
 
-static void shmcoll_max_int(const void *in, void *inout, size_t count,
-                            void *ctx) {
-  (void)ctx;
-  const int32_t *a = in;
-  int32_t *b = inout;
-  for (size_t i = 0; i < count; i++)
-    b[i] = a[i] > b[i] ? a[i] : b[i];
-}
-
 /* The agreement runs on schedule collectives (the I-forms never come
  * here): rank 0's offer to all, then whether any rank failed to map it. */
 static hc_status_t shmcoll_schedule_wait(hc_status_t rc,
@@ -203,10 +195,10 @@ static hc_status_t shmcoll_agree(hcomm_comm_t *comm, shmcoll_offer_t *offer) {
 }
 
 hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed) {
-  hcomm_reduce_op_t max = {shmcoll_max_int, NULL, sizeof(int32_t), 1};
   hcomm_request_t *req = NULL;
-  return shmcoll_schedule_wait(
-      hcomm_iallreduce(HCOMM_IN_PLACE, failed, 1, &max, comm, &req), &req);
+  return shmcoll_schedule_wait(hcomm_iallreduce(HCOMM_IN_PLACE, failed, 1,
+                                                &hc_coll_max_int32, comm, &req),
+                               &req);
 }
 
 /* Makes and agrees on comm's segment; sc->usable says how it went.

@@ -79,6 +79,9 @@ typedef struct hc_transport_mem {
   size_t len;
   int dmabuf_fd;
   uint64_t dmabuf_offset;
+  /* A one-sided window's memory: peers also rdma_write it, and
+   * rdma_write and rdma_read it with the key mem_reg returns. */
+  int window;
 } hc_transport_mem_t;
 
 /* Which peers a transport can reach.  The engine connects a transport to
@@ -213,10 +216,12 @@ typedef struct hc_transport_ops {
    * source a peer's get asks for, through the registration only: the
    * transport never dereferences those addresses nor bounces them through
    * host memory.  The fd stays the caller's (it may close it on return).
-   * *handle is for mem_dereg.  HC_ERR_NOT_SUPPORTED when this transport,
-   * its library or its device cannot (the engine then stages). */
+   * *handle is for mem_dereg; *key (when key is not NULL) what peers
+   * pass to rdma_write and rdma_read for a window's memory.
+   * HC_ERR_NOT_SUPPORTED when this transport, its library or its device
+   * cannot (the engine then stages). */
   hc_status_t (*mem_reg)(void *ctx, const hc_transport_mem_t *mem,
-                         void **handle);
+                         void **handle, uint64_t *key);
   /* Releases what mem_reg registered; no get may be using it (the engine
    * keeps a registration while a send of its memory is in flight). */
   void (*mem_dereg)(void *ctx, void *handle);

@@ -14,9 +14,26 @@
  * (host, device), plus a put and a get larger than an eager packet.  Each
  * target copies its window back to the host with the device API and
  * checks every int, the gaps of the vector included; each origin checks
- * what it fetched.  Any ranks >= 1.  Dense puts and gets from device
- * memory to another local rank's device window go by IPC where the
- * double offers it (the script checks the debug log says so).
+ * what it fetched.  Any ranks >= 1.  Operations towards another local
+ * rank's device window go by IPC where the double offers it (the script
+ * checks the debug log says so).
+ *
+ * DEVICE_RMA_PATHS says which way operations must go, read from the
+ * performance variables rma_direct_messages and rma_active_messages
+ * around each origin's operations: "ipc": every operation towards the
+ * next rank's device window (MPI_Win_create), from host and device
+ * origins, accumulates included, moves directly; "rdma": its puts and
+ * gets move directly (RDMA into the window's dma-buf registration) and
+ * the rest are active messages; "message": every operation is an active
+ * message.  Unset: not checked.
+ *
+ * Atomicity: every rank, the target included, adds into rank 0's device
+ * window at once, ITERS times each, under MPI_Win_lock_all:
+ * MPI_Accumulate(MPI_SUM) into one int, MPI_Fetch_and_op(MPI_SUM) into a
+ * second, MPI_Get_accumulate(MPI_SUM) into a third, and a read and
+ * MPI_Compare_and_swap loop incrementing a fourth.  Each must end at
+ * exactly nranks * ITERS (read back with the device API), and the values
+ * the fetch-and-adds returned, across all ranks, must all differ.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -29,6 +46,76 @@
 
 static int rank, nranks;
 static fake_api_t fa;
+
+/* ---- which way operations went ------------------------------------------ */
+
+enum { PATHS_ANY, PATHS_IPC, PATHS_RDMA, PATHS_MESSAGE };
+static int want_paths;
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle h_direct, h_active;
+
+typedef struct counts {
+  unsigned long long direct, active;
+} counts_t;
+
+static int pvar_index(const char *name) {
+  int index = -1;
+  CHECK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index) ==
+        MPI_SUCCESS);
+  return index;
+}
+
+static void paths_open(void) {
+  const char *p = getenv("DEVICE_RMA_PATHS");
+  want_paths = p == NULL                   ? PATHS_ANY
+               : strcmp(p, "ipc") == 0     ? PATHS_IPC
+               : strcmp(p, "rdma") == 0    ? PATHS_RDMA
+               : strcmp(p, "message") == 0 ? PATHS_MESSAGE
+                                           : PATHS_ANY;
+  if (want_paths == PATHS_ANY)
+    return;
+  int provided, count = 0;
+  CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
+  CHECK(MPI_T_pvar_session_create(&session) == MPI_SUCCESS);
+  CHECK(MPI_T_pvar_handle_alloc(session, pvar_index("rma_direct_messages"),
+                                NULL, &h_direct, &count) == MPI_SUCCESS);
+  CHECK(MPI_T_pvar_handle_alloc(session, pvar_index("rma_active_messages"),
+                                NULL, &h_active, &count) == MPI_SUCCESS);
+  CHECK(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS);
+}
+
+static void paths_close(void) {
+  if (want_paths == PATHS_ANY)
+    return;
+  MPI_T_pvar_session_free(&session);
+  MPI_T_finalize();
+}
+
+static counts_t paths_read(void) {
+  counts_t c = {0, 0};
+  if (want_paths == PATHS_ANY)
+    return c;
+  CHECK(MPI_T_pvar_read(session, h_direct, &c.direct) == MPI_SUCCESS);
+  CHECK(MPI_T_pvar_read(session, h_active, &c.active) == MPI_SUCCESS);
+  return c;
+}
+
+/* Since before, of the operations this rank issued, want_direct moved
+ * directly and want_active as active messages. */
+static void paths_expect(counts_t before, unsigned long long want_direct,
+                         unsigned long long want_active, const char *what) {
+  if (want_paths == PATHS_ANY)
+    return;
+  counts_t now = paths_read();
+  unsigned long long direct = now.direct - before.direct;
+  unsigned long long active = now.active - before.active;
+  int ok = direct == want_direct && active == want_active;
+  if (!ok)
+    fprintf(stderr,
+            "rank %d: %llu direct, %llu active, not %llu and %llu (%s)\n", rank,
+            direct, active, want_direct, want_active, what);
+  CHECK(ok);
+}
 
 /* One origin's part of a window, in ints. */
 enum {
@@ -265,7 +352,18 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
       CHECK(MPI_Win_post(peers, 0, win) == 0);
       CHECK(MPI_Win_start(access, 0, win) == 0);
     }
+    counts_t before = paths_read();
     origin_ops(&o, t, win, bases[t], vec, big);
+    /* Seven operations, two more with big: towards another rank's device
+     * window all by IPC, or the puts and gets by RDMA and the other four
+     * as messages; or everything as messages. */
+    int others = wmem == MEM_DEVICE && t != rank, moves = big ? 5 : 3;
+    if (want_paths == PATHS_MESSAGE)
+      paths_expect(before, 0, moves + 4, what);
+    else if (want_paths == PATHS_IPC && others)
+      paths_expect(before, moves + 4, 0, what);
+    else if (want_paths == PATHS_RDMA && others)
+      paths_expect(before, moves, 4, what);
     if (sync == SYNC_FENCE)
       CHECK(MPI_Win_fence(0, win) == 0);
     else if (sync == SYNC_LOCK)
@@ -300,6 +398,89 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
   free(bases);
 }
 
+/* ---- several ranks on one device word at once ---------------------------- */
+
+#define ITERS 100
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* What every rank's fetch-and-adds returned: all distinct, all below
+ * nranks * ITERS. */
+static void check_fetched(const int *mine) {
+  int *all = malloc((size_t)nranks * ITERS * sizeof *all);
+  CHECK(all != NULL);
+  CHECK(MPI_Allgather(mine, ITERS, MPI_INT, all, ITERS, MPI_INT,
+                      MPI_COMM_WORLD) == 0);
+  qsort(all, (size_t)nranks * ITERS, sizeof *all, cmp_int);
+  for (int i = 0; i < nranks * ITERS; i++) {
+    if (all[i] != i)
+      fprintf(stderr, "rank %d: fetch-and-add %d returned %d\n", rank, i,
+              all[i]);
+    CHECK(all[i] == i);
+  }
+  free(all);
+}
+
+/* Rank 0's device window words: [0] accumulate, [1] fetch_and_op, [2]
+ * get_accumulate, [3] compare-and-swap increments. */
+static void atomic_case(void) {
+  enum { WORDS = 16 };
+  int zero[WORDS] = {0};
+  int *mem = rma_alloc(1, WORDS);
+  rma_store(1, mem, zero, WORDS);
+  MPI_Win win;
+  CHECK(MPI_Win_create(mem, WORDS * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                       MPI_COMM_WORLD, &win) == 0);
+  int one = 1, fetched[ITERS], old = 0, unused = 0;
+  long cas_tries = 0;
+  counts_t before = paths_read();
+  CHECK(MPI_Win_lock_all(0, win) == 0);
+  for (int i = 0; i < ITERS; i++) {
+    CHECK(MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win) ==
+          0);
+    CHECK(MPI_Fetch_and_op(&one, &fetched[i], MPI_INT, 0, 1, MPI_SUM, win) ==
+          0);
+    CHECK(MPI_Get_accumulate(&one, 1, MPI_INT, &unused, 1, MPI_INT, 0, 2, 1,
+                             MPI_INT, MPI_SUM, win) == 0);
+    CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT, 0, 3, MPI_NO_OP, win) == 0);
+    CHECK(MPI_Win_flush(0, win) == 0);
+    for (;;) {
+      int next = old + 1, seen = 0;
+      CHECK(MPI_Compare_and_swap(&next, &old, &seen, MPI_INT, 0, 3, win) == 0);
+      CHECK(MPI_Win_flush(0, win) == 0);
+      cas_tries++;
+      if (seen == old)
+        break;
+      old = seen;
+    }
+  }
+  CHECK(MPI_Win_unlock_all(win) == 0);
+  /* Rank 0's own operations are messages to itself, applied by its
+   * progress under its atomic word beside the others' by IPC. */
+  unsigned long long ops = 4 * ITERS + (unsigned long long)cas_tries;
+  if (want_paths == PATHS_MESSAGE || (want_paths == PATHS_RDMA && rank != 0))
+    paths_expect(before, 0, ops, "atomic");
+  else if (want_paths == PATHS_IPC && rank != 0)
+    paths_expect(before, ops, 0, "atomic");
+  CHECK(MPI_Barrier(MPI_COMM_WORLD) == 0);
+  if (rank == 0) {
+    int got[WORDS];
+    rma_load(1, got, mem, WORDS);
+    for (int k = 0; k < 4; k++) {
+      if (got[k] != nranks * ITERS)
+        fprintf(stderr, "rank 0: atomic word %d is %d, not %d\n", k, got[k],
+                nranks * ITERS);
+      CHECK(got[k] == nranks * ITERS);
+    }
+  }
+  check_fetched(fetched);
+  CHECK(MPI_Win_free(&win) == 0);
+  CHECK(fa.free_dev(mem) == 0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -310,6 +491,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 77;
   }
+  paths_open();
   MPI_Datatype vec;
   MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
   MPI_Type_commit(&vec);
@@ -319,6 +501,8 @@ int main(int argc, char **argv) {
         if ((wmem != MEM_HOST && wmem != MEM_ALLOCATED) || odev)
           one_case(wmem, odev, sync, vec);
   MPI_Type_free(&vec);
+  atomic_case();
+  paths_close();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0)
     printf("device_rma: %d ranks OK\n", nranks);

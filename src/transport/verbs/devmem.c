@@ -27,9 +27,10 @@ struct vb_devmem {
 };
 
 /* The region holds remote-read (a peer's get reads it) and local-write
- * (our get lands in it) access: one registration serves both ends. */
+ * (our get lands in it) access: one registration serves both ends; a
+ * window's also remote-write (peers' rdma_write). */
 hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
-                          void **handle) {
+                          void **handle, uint64_t *key) {
   vb_ctx_t *v = ctx;
   if (v == NULL || v->pd == NULL || mem->len == 0)
     return HC_ERR_NOT_SUPPORTED;
@@ -40,9 +41,10 @@ hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
   vb_devmem_t *d = calloc(1, sizeof *d);
   if (d == NULL)
     return HC_ERR_NOMEM;
+  int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+               (mem->window ? IBV_ACCESS_REMOTE_WRITE : 0);
   d->mr = v->f.reg_dmabuf_mr(v->pd, mem->dmabuf_offset, mem->len, mem->addr,
-                             mem->dmabuf_fd,
-                             IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+                             mem->dmabuf_fd, access);
   if (d->mr == NULL) {
     hc_log(HC_LOG_DEBUG, "verbs", "rank %d: ibv_reg_dmabuf_mr of %zu B: %s",
            v->world_rank, mem->len, strerror(errno));
@@ -56,6 +58,8 @@ hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
   v->devmem = d;
   v->dev_regs++;
   *handle = d;
+  if (key != NULL)
+    *key = d->mr->rkey;
   return HC_OK;
 }
 

@@ -220,7 +220,7 @@ hc_status_t hc_vb_post_recv(vb_ctx_t *v, int p, int idx);
  * [addr, addr+len) or NULL; the counts logged and every region released
  * at fini. */
 hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
-                          void **handle);
+                          void **handle, uint64_t *key);
 void hc_vb_mem_dereg(void *ctx, void *handle);
 struct ibv_mr *hc_vb_devmem_find(const vb_ctx_t *v, uint64_t addr, size_t len);
 void hc_vb_devmem_fini(vb_ctx_t *v);
