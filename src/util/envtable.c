@@ -182,6 +182,13 @@ const hc_env_entry_t hc_env_table[] = {
      "device runtime for accelerator buffers: auto, acl, cuda, none"},
     {"HCMPI_ACL_LIB", "libascendcl.so", "library", "ACL runtime to dlopen"},
     {"HCMPI_CUDA_LIB", "libcuda.so.1", "library", "CUDA driver to dlopen"},
+    {"HCMPI_STREAM_WAIT", "flag", "library",
+     "how a device stream waits for an enqueued MPI operation: flag (a "
+     "short host function starts it and the stream waits on a value the "
+     "library raises when it completed: cuStreamWaitValue32, "
+     "aclrtValueWait), or hostfn (a host function runs the whole operation "
+     "and blocks the stream meanwhile); flag falls back to hostfn where the "
+     "runtime lacks stream value waits"},
     {"HCMPI_DEVICE_PATH", "auto", "library",
      "data path for device buffers: auto, staging, ipc, hccl, rdma"},
     {"HCMPI_HCCL_LIB", "libhccl.so", "library", "HCCL to dlopen (hccl path)"},

@@ -17,7 +17,10 @@
  * the stream stands in for it and syncs are not counted: tests/device/
  * cuda.sh runs it so on a GPU);
  * enqueued calls matching ordinary ones on one communicator; the enqueue
- * calls themselves never synchronise the host with the stream; host
+ * calls themselves never synchronise the host with the stream; what
+ * holds a stream while an enqueued receive waits for its message (a wait
+ * on the stream's flag, no host function; or, with
+ * HCMPI_STREAM_WAIT=hostfn, a host function); host
  * streams, multiplexed streams routed by index, MPIX_Info_set_hex; and the
  * bad-input errors.
  */
@@ -57,6 +60,10 @@ static struct {
                   void *stream);
   int (*cu_copy)(unsigned long long dst, unsigned long long src, size_t n,
                  void *stream);
+  /* The doubles' views of a stream's worker: host functions running now,
+   * waits on a memory value holding a stream now (NULL on a real one). */
+  int (*host_fns_running)(void);
+  int (*value_waits_holding)(void);
 } rt;
 
 /* The "kernel": y = x + add on the stream (y = x without the double). */
@@ -108,8 +115,14 @@ static void rt_load(void) {
       dlsym(lib, rt.cuda ? "fakecuda_launch_add" : "fakecann_launch_add");
   *(void **)&rt.host_syncs =
       dlsym(lib, rt.cuda ? "fakecuda_host_syncs" : "fakecann_host_syncs");
+  *(void **)&rt.host_fns_running = dlsym(
+      lib, rt.cuda ? "fakecuda_host_fns_running" : "fakecann_host_fns_running");
+  *(void **)&rt.value_waits_holding =
+      dlsym(lib, rt.cuda ? "fakecuda_value_waits_holding"
+                         : "fakecann_value_waits_holding");
   if (getenv("DEVICE_ENQUEUE_AS_REAL") != NULL) /* the real-runtime form */
-    rt.launch_add = NULL, rt.host_syncs = NULL;
+    rt.launch_add = NULL, rt.host_syncs = NULL, rt.host_fns_running = NULL,
+    rt.value_waits_holding = NULL;
   rt.adds = rt.launch_add != NULL;
   *(void **)&rt.acl_copy = rt.cuda ? NULL : rt_sym(lib, "aclrtMemcpyAsync");
   *(void **)&rt.cu_copy = rt.cuda ? rt_sym(lib, "cuMemcpyAsync") : NULL;
@@ -233,6 +246,55 @@ static void test_send_after_kernel(sctx_t *c) {
   CHECK(rt.sync(c->dev) == 0);
   api.free_dev(src);
   api.free_dev(msg);
+}
+
+/* While rank 1's stream is held by a Recv_enqueue whose message rank 0
+ * has not sent yet, what holds it is a wait on the stream's flag and no
+ * host function is running (HCMPI_STREAM_WAIT=hostfn: a host function
+ * holds it, and no value wait); a kernel behind the receive sees the
+ * bytes once rank 0 sent. */
+static void test_stream_held_by(sctx_t *c) {
+  static int32_t host[N];
+  if (rt.value_waits_holding == NULL || rt.host_fns_running == NULL)
+    return;
+  const char *mode = getenv("HCMPI_STREAM_WAIT");
+  int flag_mode = mode == NULL || strcmp(mode, "hostfn") != 0;
+  int go = 0;
+  if (rank == 0) {
+    CHECK(MPI_Recv(&go, 1, MPI_INT, 1, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS);
+    for (int i = 0; i < N; i++)
+      host[i] = pattern(0, 6, 0, i);
+    CHECK(MPI_Send(host, N, MPI_INT, 1, 32, c->comm) == MPI_SUCCESS);
+    return;
+  }
+  void *in = dev_alloc(N * 4), *out = dev_alloc(N * 4);
+  memset(host, 0, sizeof host);
+  dev_put(in, host, N);
+  dev_put(out, host, N);
+  CHECK(MPIX_Recv_enqueue(in, N, MPI_INT, 0, 32, c->comm, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS);
+  CHECK(kernel(c->dev, out, in, 2, 0) == 0);
+  /* Until the stream reached the receive (60 s at most). */
+  for (int i = 0;
+       (flag_mode ? rt.value_waits_holding() : rt.host_fns_running()) == 0;
+       i++) {
+    CHECK(i < 600000);
+    usleep(100);
+  }
+  if (flag_mode)
+    CHECK(rt.host_fns_running() == 0);
+  else
+    CHECK(rt.value_waits_holding() == 0);
+  go = 1;
+  CHECK(MPI_Send(&go, 1, MPI_INT, 0, 31, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(rt.sync(c->dev) == 0);
+  CHECK(rt.value_waits_holding() == 0 && rt.host_fns_running() == 0);
+  dev_get(host, out, N);
+  for (int i = 0; i < N; i++)
+    CHECK(host[i] == pattern(0, 6, 0, i) + added(2));
+  api.free_dev(in);
+  api.free_dev(out);
 }
 
 /* The "value" in the run-length form newer MPICH writes ("[N]" for N zero
@@ -523,8 +585,9 @@ static void test_info_hex(void) {
 
 /* "killed" mode (run under hcmpirun --no-kill-on-failure): rank 1 dies
  * while rank 0 has a receive from it and a kernel behind it enqueued.  The
- * stream must not hang (the host function gets the failure), and the next
- * enqueue call on the stream reports MPIX_ERR_PROC_FAILED. */
+ * stream must not hang (the watcher, or the host function, gets the
+ * failure and lets the stream go on), and the next enqueue call on the
+ * stream reports MPIX_ERR_PROC_FAILED. */
 static void test_killed_peer(void) {
   sctx_t c;
   sctx_open(&c);
@@ -562,6 +625,7 @@ int main(int argc, char **argv) {
   sctx_open(&c);
   test_kernel_after_recv(&c);
   test_send_after_kernel(&c);
+  test_stream_held_by(&c);
   test_allreduce(&c);
   test_strided_type(&c);
   test_value_run_length(&c);

@@ -1,6 +1,9 @@
 #!/bin/sh
 # device_enqueue (MPIX streams and enqueue operations) on 2 ranks, over the
-# CANN double's aclrtStream and then the CUDA double's cudaStream_t; then
+# CANN double's aclrtStream and then the CUDA double's cudaStream_t, where
+# streams wait on a flag (aclrtValueWait, cuStreamWaitValue32) while the
+# operations run, and again over both with HCMPI_STREAM_WAIT=hostfn (host
+# functions run them whole); then
 # a peer killed while a receive from it is enqueued (the stream goes on,
 # the next enqueue call reports MPIX_ERR_PROC_FAILED); then
 # examples/pipeline --enqueue on 3 ranks over each, whose enqueued form
@@ -21,6 +24,17 @@ HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda DEVICE_P2P_ALLOC=cuda \
   "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (cuda)"
 grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
   fail "no summary (cuda)"
+echo "== aclrtStream, host functions run the operations"
+HCMPI_STREAM_WAIT=hostfn "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
+  fail "run (acl, hostfn)"
+grep -q "device_enqueue: 2 ranks OK (aclrtStream)" "$log" ||
+  fail "no summary (acl, hostfn)"
+echo "== cudaStream_t, host functions run the operations"
+HCMPI_STREAM_WAIT=hostfn HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda \
+  DEVICE_P2P_ALLOC=cuda "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
+  fail "run (cuda, hostfn)"
+grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
+  fail "no summary (cuda, hostfn)"
 echo "== cudaStream_t, as on a real GPU (a copy for the kernel, no counts)"
 DEVICE_ENQUEUE_AS_REAL=1 HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda \
   DEVICE_P2P_ALLOC=cuda "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
