@@ -39,6 +39,10 @@ typedef struct hc_mpi_stream {
    * watcher's lock (stream_enqueue.c). */
   uint64_t tickets;
   hc_mpi_enq_t *watch_head, *watch_tail;
+  /* Direct operations (device buffers, flag mode) the watcher starts
+   * once the stream reached them, in stream order. */
+  hc_mpi_enq_t *start_head, *start_tail;
+  int direct; /* HCMPI_STREAM_DIRECT: device buffers go to the engine */
   struct hc_mpi_stream *next_watched; /* in the watcher's list */
   int in_watch;
   /* MPIX_Start_progress_thread: a thread progressing until stopped. */

@@ -3,7 +3,13 @@
  * one stream attached.
  *
  * Host stream: the operation runs at the call; the calling thread is the
- * stream.  Device stream: the call queues, on the application's stream,
+ * stream.  Device stream, device buffer of the stream's device, flag mode
+ * (HCMPI_STREAM_DIRECT, the default): the call queues a host function
+ * that marks the stream's arrival and the wait on the flag; the watcher
+ * then starts the operation on the user's buffer as it is (the engine
+ * moves it by its device paths: HCCL between Ascend ranks, IPC, ...; a
+ * host function could not, as they call the runtime).  Otherwise the
+ * call queues, on the application's stream,
  *   - a copy of the device data into pinned host staging (the kernels
  *     queued before it have then finished writing it),
  *   - a host function that starts the operation through the MPI face when
@@ -75,6 +81,11 @@ struct hc_mpi_enq {
   uint64_t ticket;
   atomic_int started, finished, watched;
   hc_mpi_enq_t *next_watch;
+  /* Direct (the user's device buffer, started by the watcher): the
+   * stream reached the operation. */
+  int direct;
+  atomic_int arrived;
+  hc_mpi_enq_t *next_start;
 };
 
 /* I-form operations whose MPIX_Wait_enqueue has not come yet. */
@@ -239,6 +250,15 @@ static void enq_start(void *arg) {
   enq_watch_kick();
 }
 
+/* Direct operations: the stream reached it; the watcher starts it (a
+ * host function may not call the runtime, which the engine's device
+ * paths do). */
+static void enq_arrive(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  atomic_store(&e->arrived, 1);
+  enq_watch_kick();
+}
+
 /* A blocking operation where the stream has no flag: runs it whole. */
 static void enq_run(void *arg) {
   hc_mpi_enq_t *e = arg;
@@ -324,7 +344,7 @@ static int enq_watch_collect(enq_raise_t *raise) {
     }
     if (value != 0)
       raise[n++] = (enq_raise_t){s, value};
-    if (s->watch_head == NULL) {
+    if (s->watch_head == NULL && s->start_head == NULL) {
       *p = s->next_watched;
       s->next_watched = NULL;
       s->in_watch = 0;
@@ -335,11 +355,34 @@ static int enq_watch_collect(enq_raise_t *raise) {
   return n;
 }
 
-/* One pass: tests the first operation each stream waits for, then raises
- * the flags of the streams that got past some.  1 when anything moved. */
+/* Under the watcher's lock: takes off the streams' start lists, in
+ * order, the direct operations the streams reached (at most max). */
+static int enq_watch_arrivals(hc_mpi_enq_t **out, int max) {
+  int n = 0;
+  for (hc_mpi_stream_t *s = enq_watch.streams; s != NULL && n < max;
+       s = s->next_watched)
+    while (n < max && s->start_head != NULL &&
+           atomic_load(&s->start_head->arrived)) {
+      out[n++] = s->start_head;
+      s->start_head = s->start_head->next_start;
+      if (s->start_head == NULL)
+        s->start_tail = NULL;
+    }
+  return n;
+}
+
+/* One pass: starts the direct operations streams reached, tests the first
+ * operation each stream waits for, then raises the flags of the streams
+ * that got past some.  1 when anything moved. */
 static int enq_watch_pass(void) {
   hc_mpi_enq_t *heads[ENQ_WATCH_BATCH];
-  int n = 0;
+  pthread_mutex_lock(&enq_watch.lock);
+  int n = enq_watch_arrivals(heads, ENQ_WATCH_BATCH);
+  pthread_mutex_unlock(&enq_watch.lock);
+  for (int i = 0; i < n; i++)
+    enq_start(heads[i]);
+  int started = n;
+  n = 0;
   pthread_mutex_lock(&enq_watch.lock);
   for (hc_mpi_stream_t *s = enq_watch.streams; s != NULL && n < ENQ_WATCH_BATCH;
        s = s->next_watched) {
@@ -363,7 +406,7 @@ static int enq_watch_pass(void) {
     if (st != HC_OK) /* the stream stays held: say why */
       hc_mpi_raise_status(NULL, "MPIX stream watcher", st);
   }
-  return moved || nraise > 0;
+  return moved || nraise > 0 || started > 0;
 }
 
 static void *enq_watch_main(void *arg) {
@@ -386,19 +429,52 @@ static void *enq_watch_main(void *arg) {
   return NULL;
 }
 
+/* Under the watcher's lock: its thread runs (started on first use), and
+ * s is on its list.  0, or -1 without a thread. */
+static int enq_watch_enter_locked(hc_mpi_stream_t *s) {
+  if (!enq_watch.running) {
+    enq_watch.stop = 0;
+    if (pthread_create(&enq_watch.thread, NULL, enq_watch_main, NULL) != 0)
+      return -1;
+    enq_watch.running = 1;
+  }
+  if (!s->in_watch) {
+    s->in_watch = 1;
+    s->next_watched = enq_watch.streams;
+    enq_watch.streams = s;
+  }
+  pthread_cond_signal(&enq_watch.wake);
+  return 0;
+}
+
+/* A direct operation whose arrival host function is queued: the watcher
+ * starts it once the stream reached it.  MPI_SUCCESS, or MPI_ERR_OTHER
+ * without a thread. */
+static int enq_watch_start_later(hc_mpi_enq_t *e) {
+  hc_mpi_stream_t *s = e->stream;
+  pthread_mutex_lock(&enq_watch.lock);
+  int rc = enq_watch_enter_locked(s);
+  if (rc == 0) {
+    e->next_start = NULL;
+    if (s->start_tail != NULL)
+      s->start_tail->next_start = e;
+    else
+      s->start_head = e;
+    s->start_tail = e;
+  }
+  pthread_mutex_unlock(&enq_watch.lock);
+  return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
 /* Gives e the next ticket of its stream and watches it (starting the
  * watcher on first use).  MPI_SUCCESS, or MPI_ERR_OTHER without a
  * thread. */
 static int enq_watch_add(hc_mpi_enq_t *e) {
   hc_mpi_stream_t *s = e->stream;
   pthread_mutex_lock(&enq_watch.lock);
-  if (!enq_watch.running) {
-    enq_watch.stop = 0;
-    if (pthread_create(&enq_watch.thread, NULL, enq_watch_main, NULL) != 0) {
-      pthread_mutex_unlock(&enq_watch.lock);
-      return MPI_ERR_OTHER;
-    }
-    enq_watch.running = 1;
+  if (enq_watch_enter_locked(s) != 0) {
+    pthread_mutex_unlock(&enq_watch.lock);
+    return MPI_ERR_OTHER;
   }
   e->ticket = ++s->tickets;
   atomic_store(&e->watched, 1);
@@ -408,12 +484,6 @@ static int enq_watch_add(hc_mpi_enq_t *e) {
   else
     s->watch_head = e;
   s->watch_tail = e;
-  if (!s->in_watch) {
-    s->in_watch = 1;
-    s->next_watched = enq_watch.streams;
-    enq_watch.streams = s;
-  }
-  pthread_cond_signal(&enq_watch.wake);
   pthread_mutex_unlock(&enq_watch.lock);
   return MPI_SUCCESS;
 }
@@ -536,6 +606,29 @@ static int enq_flagged(const hc_mpi_enq_t *e) {
   return e->kind != ENQ_ALLREDUCE && hcomm_stream_has_flag(e->stream->engine);
 }
 
+/* Whether e's data is the stream's device memory, handed to the engine
+ * as it is (see the top of the file). */
+static int enq_direct(const hc_mpi_enq_t *e) {
+  hcomm_mem_info_t info;
+  return e->stream->direct && enq_flagged(e) && e->data.user != NULL &&
+         hcomm_mem_classify(e->data.user, &info) &&
+         info.kind == e->stream->kind;
+}
+
+/* Queues the piece that starts e: a host function that starts it, or
+ * runs it whole, or (direct) tells the watcher to start it. */
+static int enq_queue_start(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e,
+                           int blocking, int flagged) {
+  if (!e->direct)
+    return enq_launch(fn, c, e, blocking && !flagged ? enq_run : enq_start);
+  int rc = enq_launch(fn, c, e, enq_arrive);
+  if (rc == MPI_SUCCESS && enq_watch_start_later(e) != MPI_SUCCESS)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_OTHER,
+                      "cannot start the thread that completes enqueued "
+                      "operations");
+  return rc;
+}
+
 /* Queues e's pieces: staging in, the operation (started, and the flag
  * waited for; or run whole), staging out (blocking forms), and tracks
  * it. */
@@ -544,11 +637,13 @@ static int enq_queue(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e) {
   int blocking =
       e->kind == ENQ_SEND || e->kind == ENQ_RECV || e->kind == ENQ_ALLREDUCE;
   int flagged = enq_flagged(e);
-  int rc = enq_stage(fn, c, s, &e->data, e->count, e->type);
+  e->direct = enq_direct(e);
+  int rc = e->direct ? MPI_SUCCESS
+                     : enq_stage(fn, c, s, &e->data, e->count, e->type);
   if (rc == MPI_SUCCESS && e->kind == ENQ_ALLREDUCE)
     rc = enq_stage(fn, c, s, &e->input, e->count, e->type);
   if (rc == MPI_SUCCESS)
-    rc = enq_launch(fn, c, e, blocking && !flagged ? enq_run : enq_start);
+    rc = enq_queue_start(fn, c, e, blocking, flagged);
   if (rc == MPI_SUCCESS && blocking && flagged)
     rc = enq_wait_flag(fn, c, e);
   if (rc == MPI_SUCCESS && blocking && e->kind != ENQ_SEND)

@@ -22,7 +22,9 @@
  * on the stream's flag, no host function; or, with
  * HCMPI_STREAM_WAIT=hostfn, a host function); host
  * streams, multiplexed streams routed by index, MPIX_Info_set_hex; and the
- * bad-input errors.
+ * bad-input errors.  With DEVICE_ENQUEUE_HCCL=1 (and
+ * HCMPI_DEVICE_PATH=hccl), the messages between device buffers went
+ * through the HCCL double's HcclSend/HcclRecv (its count).
  */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -64,6 +66,8 @@ static struct {
    * waits on a memory value holding a stream now (NULL on a real one). */
   int (*host_fns_running)(void);
   int (*value_waits_holding)(void);
+  /* DEVICE_ENQUEUE_HCCL=1: HcclSend/HcclRecv calls of the HCCL double. */
+  unsigned long (*hccl_p2p_calls)(void);
 } rt;
 
 /* The "kernel": y = x + add on the stream (y = x without the double). */
@@ -120,6 +124,11 @@ static void rt_load(void) {
   *(void **)&rt.value_waits_holding =
       dlsym(lib, rt.cuda ? "fakecuda_value_waits_holding"
                          : "fakecann_value_waits_holding");
+  if (getenv("DEVICE_ENQUEUE_HCCL") != NULL) {
+    void *hccl = dlopen(getenv("HCMPI_HCCL_LIB"), RTLD_NOW | RTLD_LOCAL);
+    CHECK(hccl != NULL);
+    *(void **)&rt.hccl_p2p_calls = rt_sym(hccl, "fakehccl_p2p_calls");
+  }
   if (getenv("DEVICE_ENQUEUE_AS_REAL") != NULL) /* the real-runtime form */
     rt.launch_add = NULL, rt.host_syncs = NULL, rt.host_fns_running = NULL,
     rt.value_waits_holding = NULL;
@@ -407,6 +416,7 @@ static void test_many_in_flight(void) {
     }
   }
   unsigned long syncs = host_syncs();
+  unsigned long hccl_calls = rt.hccl_p2p_calls ? rt.hccl_p2p_calls() : 0;
   for (int k = 0; k < OPS; k++)
     for (int j = 0; j < STREAMS; j++) {
       MPI_Request r[2];
@@ -430,6 +440,14 @@ static void test_many_in_flight(void) {
       api.free_dev(out[j][k]);
     }
     sctx_close(&c[j]);
+  }
+  /* Device to device, both sides enqueued: every message went through
+   * HcclSend on one side and HcclRecv on the other. */
+  if (rt.hccl_p2p_calls != NULL) {
+    unsigned long calls = rt.hccl_p2p_calls() - hccl_calls;
+    printf("rank %d: %lu HcclSend/HcclRecv for %d messages each way\n", rank,
+           calls, STREAMS * OPS);
+    CHECK(calls >= 2 * STREAMS * OPS);
   }
 }
 

@@ -2,8 +2,11 @@
 # device_enqueue (MPIX streams and enqueue operations) on 2 ranks, over the
 # CANN double's aclrtStream and then the CUDA double's cudaStream_t, where
 # streams wait on a flag (aclrtValueWait, cuStreamWaitValue32) while the
-# operations run, and again over both with HCMPI_STREAM_WAIT=hostfn (host
-# functions run them whole); then
+# operations run (device buffers handed to the engine as they are; over
+# HCCL with HCMPI_DEVICE_PATH=hccl, whose HcclSend/HcclRecv count must
+# cover every device message; staged with HCMPI_STREAM_DIRECT=0), and
+# again over both with HCMPI_STREAM_WAIT=hostfn (host functions run them
+# whole); then
 # a peer killed while a receive from it is enqueued (the stream goes on,
 # the next enqueue call reports MPIX_ERR_PROC_FAILED); then
 # examples/pipeline --enqueue on 3 ranks over each, whose enqueued form
@@ -24,6 +27,18 @@ HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda DEVICE_P2P_ALLOC=cuda \
   "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (cuda)"
 grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
   fail "no summary (cuda)"
+echo "== aclrtStream, device messages through HCCL (HcclSend/HcclRecv)"
+HCMPI_DEVICE_PATH=hccl DEVICE_ENQUEUE_HCCL=1 "$run" -n 2 --timeout 120 \
+  "$prog" >"$log" 2>&1 || fail "run (acl, hccl)"
+grep -q "device_enqueue: 2 ranks OK (aclrtStream)" "$log" ||
+  fail "no summary (acl, hccl)"
+[ "$(grep -c "HcclSend/HcclRecv for" "$log")" -eq 2 ] ||
+  fail "no HCCL count (acl, hccl)"
+echo "== aclrtStream, device data staged by the enqueue itself"
+HCMPI_STREAM_DIRECT=0 "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
+  fail "run (acl, staged)"
+grep -q "device_enqueue: 2 ranks OK (aclrtStream)" "$log" ||
+  fail "no summary (acl, staged)"
 echo "== aclrtStream, host functions run the operations"
 HCMPI_STREAM_WAIT=hostfn "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
   fail "run (acl, hostfn)"
@@ -52,6 +67,7 @@ killed() { # runtime name, then env settings
     fail "killed peer: no MPIX_ERR_PROC_FAILED ($name)"
 }
 killed acl
+killed "acl, hccl" HCMPI_DEVICE_PATH=hccl
 killed cuda HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda" DEVICE_P2P_ALLOC=cuda
 pipeline() { # device kind, then env settings
   kind=$1
