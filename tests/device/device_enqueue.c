@@ -628,6 +628,41 @@ static void test_killed_peer(void) {
   _exit(0);
 }
 
+/* "killed-sending" mode (hcmpirun --no-kill-on-failure, HCMPI_DEVICE_PATH=
+ * hccl, short HCCL timeouts): rank 1 starts an ordinary send of device
+ * memory to rank 0 and dies at once, so rank 0's enqueued receive may
+ * have matched it and issued its HcclRecv, which no HcclSend will ever
+ * pair.  The stream must still go on once HCCL gives up, and the next
+ * enqueue call report an error. */
+static void test_killed_sending_peer(void) {
+  sctx_t c;
+  sctx_open(&c);
+  void *in = dev_alloc(N * 4), *out = dev_alloc(N * 4);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Request r;
+    CHECK(MPI_Isend(in, N, MPI_INT, 0, 23, c.comm, &r) == MPI_SUCCESS);
+    for (int i = 0; i < 100; i++) { /* the RTS out, maybe the CTS in */
+      int done = 0;
+      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    }
+    fflush(stdout);
+    raise(SIGKILL);
+  }
+  CHECK(MPIX_Recv_enqueue(in, N, MPI_INT, 1, 23, c.comm, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS);
+  CHECK(kernel(c.dev, out, in, 1, 0) == 0);
+  CHECK(rt.sync(c.dev) == 0);
+  int x = 0;
+  int rc = MPIX_Send_enqueue(&x, 1, MPI_INT, 0, 24, c.comm);
+  CHECK(rc != MPI_SUCCESS);
+  printf("device_enqueue killed-sending: the stream reported error class "
+         "%d\n",
+         err_class(rc));
+  fflush(stdout);
+  _exit(0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -638,6 +673,8 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   if (argc > 1 && strcmp(argv[1], "killed") == 0)
     test_killed_peer();
+  if (argc > 1 && strcmp(argv[1], "killed-sending") == 0)
+    test_killed_sending_peer();
   test_info_hex();
   sctx_t c;
   sctx_open(&c);

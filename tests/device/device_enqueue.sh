@@ -8,7 +8,9 @@
 # again over both with HCMPI_STREAM_WAIT=hostfn (host functions run them
 # whole); then
 # a peer killed while a receive from it is enqueued (the stream goes on,
-# the next enqueue call reports MPIX_ERR_PROC_FAILED); then
+# the next enqueue call reports MPIX_ERR_PROC_FAILED), and one killed
+# just after it started a device send to an enqueued receive over HCCL
+# (the stream goes on once HCCL gives up, an error is reported); then
 # examples/pipeline --enqueue on 3 ranks over each, whose enqueued form
 # must take no host synchronisation in any micro-batch.  Skips (77) when
 # the doubles or the programs were not built.
@@ -69,6 +71,17 @@ killed() { # runtime name, then env settings
 killed acl
 killed "acl, hccl" HCMPI_DEVICE_PATH=hccl
 killed cuda HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda" DEVICE_P2P_ALLOC=cuda
+echo "== a peer killed while its device send to an enqueued receive is under way (hccl)"
+# The dead rank leaves the HCCL double's rendezvous file behind: in a
+# directory of its own, removed after.
+FAKE_CANN_DIR=$FAKE_CANN_DIR/killed HCMPI_DEVICE_PATH=hccl \
+  HCCL_EXEC_TIMEOUT=5 HCCL_CONNECT_TIMEOUT=5 \
+  timeout -k 5 90 "$run" --no-kill-on-failure -n 2 --timeout 60 \
+  "$prog" killed-sending >"$log" 2>&1
+[ $? -ne 124 ] || fail "killed sender: hung"
+rm -rf "$FAKE_CANN_DIR/killed"
+grep -q "the stream reported error class" "$log" ||
+  fail "killed sender: no error reported"
 pipeline() { # device kind, then env settings
   kind=$1
   shift
