@@ -101,8 +101,14 @@ static struct {
   hc_mpi_stream_t *streams; /* those with operations watched */
   int running, stop;
   pthread_t thread;
+  /* Raising flags: a stream let go by a raise may be freed while the
+   * runtime call that raised it has not returned yet (raised: its end). */
+  int raising;
+  unsigned long raise_rounds; /* raise loops ended */
+  pthread_cond_t raised;
 } enq_watch = {.lock = PTHREAD_MUTEX_INITIALIZER,
-               .wake = PTHREAD_COND_INITIALIZER};
+               .wake = PTHREAD_COND_INITIALIZER,
+               .raised = PTHREAD_COND_INITIALIZER};
 
 /* Streams whose flags one pass of the watcher raises, at most. */
 #define ENQ_WATCH_BATCH 64
@@ -200,6 +206,12 @@ void hc_mpi_enq_reclaim(hc_mpi_stream_t *s) {
 
 int hc_mpi_enq_drain(hc_mpi_stream_t *s) {
   hc_status_t st = hcomm_stream_drain(s->engine);
+  /* The raise that let the stream go may still be in its runtime call. */
+  pthread_mutex_lock(&enq_watch.lock);
+  unsigned long round = enq_watch.raise_rounds;
+  while (enq_watch.raising && enq_watch.raise_rounds == round)
+    pthread_cond_wait(&enq_watch.raised, &enq_watch.lock);
+  pthread_mutex_unlock(&enq_watch.lock);
   hc_mpi_enq_reclaim(s);
   int err = atomic_exchange(&s->error, MPI_SUCCESS);
   if (st != HC_OK)
@@ -399,13 +411,24 @@ static int enq_watch_pass(void) {
   enq_raise_t raise[ENQ_WATCH_BATCH];
   pthread_mutex_lock(&enq_watch.lock);
   int nraise = enq_watch_collect(raise);
+  enq_watch.raising = nraise > 0;
   pthread_mutex_unlock(&enq_watch.lock);
+  hc_status_t failed = HC_OK;
   for (int i = 0; i < nraise; i++) {
     hc_status_t st =
         hcomm_stream_flag_raise(raise[i].stream->engine, raise[i].value);
-    if (st != HC_OK) /* the stream stays held: say why */
-      hc_mpi_raise_status(NULL, "MPIX stream watcher", st);
+    if (st != HC_OK)
+      failed = st;
   }
+  if (nraise > 0) {
+    pthread_mutex_lock(&enq_watch.lock);
+    enq_watch.raising = 0;
+    enq_watch.raise_rounds++;
+    pthread_cond_broadcast(&enq_watch.raised);
+    pthread_mutex_unlock(&enq_watch.lock);
+  }
+  if (failed != HC_OK) /* a stream stays held: say why */
+    hc_mpi_raise_status(NULL, "MPIX stream watcher", failed);
   return moved || nraise > 0 || started > 0;
 }
 
