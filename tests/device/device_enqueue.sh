@@ -11,9 +11,9 @@
 # the next enqueue call reports MPIX_ERR_PROC_FAILED), and one killed
 # just after it started a device send to an enqueued receive over HCCL
 # (the stream goes on once HCCL gives up, an error is reported); then
-# examples/pipeline --enqueue on 3 ranks over each, whose enqueued form
-# must take no host synchronisation in any micro-batch.  Skips (77) when
-# the doubles or the programs were not built.
+# examples/pipeline --enqueue on 3 ranks over each (and over HCCL), whose
+# enqueued form must take no host synchronisation in any micro-batch.
+# Skips (77) when the doubles or the programs were not built.
 set -u
 prog=./tests/device/device_enqueue
 log=device_enqueue.run.log
@@ -85,15 +85,16 @@ grep -q "the stream reported error class" "$log" ||
 pipeline() { # device kind, then env settings
   kind=$1
   shift
-  echo "== examples/pipeline --device $kind --enqueue"
+  echo "== examples/pipeline --device $kind --enqueue ($*)"
   env "$@" "$run" -n 3 --timeout 120 ./examples/pipeline --device "$kind" \
-    --enqueue 8 4096 >"$log" 2>&1 || fail "pipeline ($kind)"
+    --enqueue 8 4096 >"$log" 2>&1 || fail "pipeline ($kind: $*)"
   grep -q "synchronised: .* per micro-batch: OK" "$log" ||
-    fail "synchronised pipeline wrong ($kind)"
+    fail "synchronised pipeline wrong ($kind: $*)"
   grep -q "enqueued: *0.00 host syncs per micro-batch, .*: OK" "$log" ||
-    fail "enqueued pipeline wrong or synchronised the host ($kind)"
+    fail "enqueued pipeline wrong or synchronised the host ($kind: $*)"
 }
 pipeline npu HCMPI_DEVICE=acl
+pipeline npu HCMPI_DEVICE=acl HCMPI_DEVICE_PATH=hccl
 pipeline cuda HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda"
 no_keys_left
 rm -f "$log"
