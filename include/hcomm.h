@@ -337,6 +337,11 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
 
 /* Drives every transport once. */
 void hcomm_progress(void);
+/* One round of a loop that waits for work done elsewhere (another
+ * thread's requests): progresses; when nothing moved for a while, applies
+ * peer failures to the requests they doom, as blocking waits do, and
+ * pauses briefly.  *spins starts at 0 and is the loop's own. */
+void hcomm_progress_idle(long *spins);
 /* Makes the engine's lock (and the library's) real for good, as
  * HCOMM_THREAD_MULTIPLE does: for a thread of the library's own that will
  * complete requests (the MPI-IO worker).  Call while no other thread is
@@ -586,7 +591,7 @@ typedef struct hcomm_stream hcomm_stream_t;
  * that runtime is not loaded. */
 hc_status_t hcomm_stream_adopt(int kind, void *app_stream,
                                hcomm_stream_t **out);
-/* Forgets the wrapper (call hcomm_stream_drain first). */
+/* Forgets the wrapper and its flag (call hcomm_stream_drain first). */
 void hcomm_stream_release(hcomm_stream_t *s);
 /* Queues fn(arg) in stream order; later work on the stream waits until it
  * returned.  fn may block on messages but must not call the runtime.
@@ -603,6 +608,19 @@ void hcomm_stream_host_free(hcomm_stream_t *s, void *ptr);
 /* Returns once everything queued on s so far has run, progressing the
  * engine meanwhile; the error of a failed stream otherwise. */
 hc_status_t hcomm_stream_drain(hcomm_stream_t *s);
+/* 1 when s has a flag: a counter, 0 at first, that later work on s can
+ * wait for (hcomm_stream_flag_wait) and a host thread raises when an
+ * operation completed (hcomm_stream_flag_raise), so no host function
+ * holds the stream meanwhile.  0 where the runtime has no stream waits
+ * on memory values, or HCMPI_STREAM_WAIT=hostfn. */
+int hcomm_stream_has_flag(const hcomm_stream_t *s);
+/* Queues on s a wait until its flag reached value (flag values are
+ * handed out in increasing order). */
+hc_status_t hcomm_stream_flag_wait(hcomm_stream_t *s, uint64_t value);
+/* Raises s's flag to value, larger than any raised before.  From an
+ * ordinary thread, never inside a host function (it may call the
+ * runtime). */
+hc_status_t hcomm_stream_flag_raise(hcomm_stream_t *s, uint64_t value);
 
 /* ---- collectives (on a context of their own: never match user traffic) -- */
 

@@ -40,6 +40,8 @@ typedef void *acl_event_t;
 #define ACL_EXPORT_NO_PID_CHECK 0x1UL /* ..._FLAG_DISABLE_PID_VALIDATION */
 #define ACL_IMPORT_PEER_ACCESS 0x1UL  /* ..._FLAG_ENABLE_PEER_ACCESS */
 #define ACL_CALLBACK_BLOCK 1          /* aclrtCallbackBlockType */
+#define ACL_MALLOC_NORMAL_ONLY 2      /* ACL_MEM_MALLOC_NORMAL_ONLY */
+#define ACL_VALUE_WAIT_GEQ 0          /* (int64_t)(*devAddr - value) >= 0 */
 /* How long a reporter thread waits in aclrtProcessReport before it looks
  * whether its stream is going away. */
 #define ACL_REPORT_WAIT_MS 50
@@ -92,6 +94,14 @@ typedef struct acl_api {
   acl_error_t (*subscribe_report)(uint64_t thread, acl_stream_t stream);
   acl_error_t (*unsubscribe_report)(uint64_t thread, acl_stream_t stream);
   acl_error_t (*process_report)(int32_t timeout_ms);
+  /* Stream waits on device memory values (optional, CANN 8.2+ on A2/A3),
+   * for the stream flags. */
+  acl_error_t (*malloc_device)(void **ptr, size_t size, int policy);
+  acl_error_t (*free_device)(void *ptr);
+  acl_error_t (*value_wait)(void *dev_addr, uint64_t value, uint32_t flag,
+                            acl_stream_t stream);
+  acl_error_t (*value_write)(void *dev_addr, uint64_t value, uint32_t flag,
+                             acl_stream_t stream);
 } acl_api_t;
 
 static acl_api_t acl_api;
@@ -197,6 +207,10 @@ static const char *acl_resolve(void) {
   ACL_LOAD(subscribe_report, "aclrtSubscribeReport", 0);
   ACL_LOAD(unsubscribe_report, "aclrtUnSubscribeReport", 0);
   ACL_LOAD(process_report, "aclrtProcessReport", 0);
+  ACL_LOAD(malloc_device, "aclrtMalloc", 0);
+  ACL_LOAD(free_device, "aclrtFree", 0);
+  ACL_LOAD(value_wait, "aclrtValueWait", 0);
+  ACL_LOAD(value_write, "aclrtValueWrite", 0);
   return missing;
 }
 
@@ -640,6 +654,82 @@ static hc_status_t acl_launch_host_fn(void *stream, void (*fn)(void *arg),
       acl_api.launch_callback(fn, arg, ACL_CALLBACK_BLOCK, s->stream));
 }
 
+/* A flag is 8 bytes of device memory: the application's stream waits on
+ * it (aclrtValueWait) and the host raises it with aclrtValueWrite on a
+ * stream of its own, which is idle but for those writes, so the write
+ * lands at once and in the order the values were set.  ACL has no call
+ * that sets device memory from the host without a stream (aclrtMemcpy
+ * would be a synchronous copy), and no way to set an event from the
+ * host, which is what rules out aclrtStreamWaitEvent here. */
+typedef struct acl_flag {
+  void *word;
+  acl_stream_t writer;
+  int device;
+} acl_flag_t;
+
+static hc_status_t acl_flag_create(void *stream, void **flag) {
+  if (acl_api.malloc_device == NULL || acl_api.free_device == NULL ||
+      acl_api.value_wait == NULL || acl_api.value_write == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  acl_flag_t *f = calloc(1, sizeof *f);
+  if (f == NULL)
+    return HC_ERR_NOMEM;
+  f->device = ((acl_stream_wrap_t *)stream)->device;
+  static const uint64_t zero;
+  hc_status_t rc = acl_bind(f->device);
+  if (rc == HC_OK)
+    rc = acl_status(
+        "aclrtMalloc",
+        acl_api.malloc_device(&f->word, sizeof zero, ACL_MALLOC_NORMAL_ONLY));
+  if (rc == HC_OK)
+    rc =
+        acl_status("aclrtMemcpy",
+                   acl_api.memcpy_sync(f->word, sizeof zero, &zero, sizeof zero,
+                                       ACL_MEMCPY_HOST_TO_DEVICE));
+  if (rc == HC_OK)
+    rc = acl_status("aclrtCreateStream", acl_api.stream_create(&f->writer));
+  if (rc != HC_OK) {
+    if (f->word != NULL)
+      acl_api.free_device(f->word);
+    free(f);
+    return rc;
+  }
+  *flag = f;
+  return HC_OK;
+}
+
+static void acl_flag_destroy(void *flag) {
+  acl_flag_t *f = flag;
+  if (f == NULL)
+    return;
+  if (acl_bind(f->device) == HC_OK) {
+    acl_api.stream_sync(f->writer); /* the last write lands first */
+    acl_api.stream_destroy(f->writer);
+    acl_api.free_device(f->word);
+  }
+  free(f);
+}
+
+static hc_status_t acl_flag_wait(void *flag, uint64_t value, void *stream) {
+  acl_flag_t *f = flag;
+  acl_stream_wrap_t *s = stream;
+  hc_status_t rc = acl_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status(
+      "aclrtValueWait",
+      acl_api.value_wait(f->word, value, ACL_VALUE_WAIT_GEQ, s->stream));
+}
+
+static hc_status_t acl_flag_set(void *flag, uint64_t value) {
+  acl_flag_t *f = flag;
+  hc_status_t rc = acl_bind(f->device);
+  if (rc != HC_OK)
+    return rc;
+  return acl_status("aclrtValueWrite",
+                    acl_api.value_write(f->word, value, 0, f->writer));
+}
+
 const hc_device_ops_t hc_device_acl_ops = {
     .name = "acl",
     .kind = HC_MEM_ACL,
@@ -667,4 +757,8 @@ const hc_device_ops_t hc_device_acl_ops = {
     .dmabuf_export = hc_device_dmabuf_export_not_supported,
     .stream_adopt = acl_stream_adopt,
     .launch_host_fn = acl_launch_host_fn,
+    .flag_create = acl_flag_create,
+    .flag_destroy = acl_flag_destroy,
+    .flag_wait = acl_flag_wait,
+    .flag_set = acl_flag_set,
 };

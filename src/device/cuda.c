@@ -5,6 +5,7 @@
  * makes the device's primary context current before a driver call.
  */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,9 @@ typedef struct cu_ipc_handle {
 #define CU_IPC_LAZY_PEER_ACCESS 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_STREAM_NON_BLOCKING 0x1
+#define CU_HOSTALLOC_PORTABLE 0x1
+#define CU_HOSTALLOC_DEVICEMAP 0x2
+#define CU_STREAM_WAIT_VALUE_GEQ 0x0 /* (int32_t)(*addr - value) >= 0 */
 #define CU_DEVICES_MAX 64
 #define CU_RANGE_HANDLE_DMA_BUF_FD 1 /* CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD */
 
@@ -66,6 +70,11 @@ typedef struct cuda_api {
   /* Optional (CUDA 10+): host functions in stream order. */
   cu_result_t (*launch_host_func)(cu_stream_t stream, void (*fn)(void *arg),
                                   void *arg);
+  /* Optional: stream waits on a word of mapped host memory (the flags). */
+  cu_result_t (*host_device_pointer)(cu_ptr_t *dptr, void *host,
+                                     unsigned flags);
+  cu_result_t (*stream_wait_value32)(cu_stream_t stream, cu_ptr_t addr,
+                                     uint32_t value, unsigned flags);
 } cuda_api_t;
 
 static cuda_api_t cuda_api;
@@ -150,6 +159,15 @@ static const char *cuda_resolve(void) {
   *(void **)(&cuda_api.range_handle) =
       dlsym(cuda_lib, "cuMemGetHandleForAddressRange");
   *(void **)(&cuda_api.launch_host_func) = dlsym(cuda_lib, "cuLaunchHostFunc");
+  *(void **)(&cuda_api.host_device_pointer) =
+      dlsym(cuda_lib, "cuMemHostGetDevicePointer_v2");
+  /* The _v2 form (CUDA 11.7+) works on every driver; the first one only
+   * where the driver was loaded with stream memory operations enabled. */
+  *(void **)(&cuda_api.stream_wait_value32) =
+      dlsym(cuda_lib, "cuStreamWaitValue32_v2");
+  if (cuda_api.stream_wait_value32 == NULL)
+    *(void **)(&cuda_api.stream_wait_value32) =
+        dlsym(cuda_lib, "cuStreamWaitValue32");
   return missing;
 }
 
@@ -453,6 +471,69 @@ static hc_status_t cuda_launch_host_fn(void *stream, void (*fn)(void *arg),
                      cuda_api.launch_host_func(s->stream, fn, arg));
 }
 
+/* A flag is a word of pinned host memory mapped into the device's
+ * address space: the stream polls it (cuStreamWaitValue32) and a host
+ * thread sets it with a plain store, which needs no driver call. */
+typedef struct cuda_flag {
+  _Atomic uint32_t *word;
+  cu_ptr_t device_addr;
+} cuda_flag_t;
+
+static hc_status_t cuda_flag_create(void *stream, void **flag) {
+  if (cuda_api.host_device_pointer == NULL ||
+      cuda_api.stream_wait_value32 == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  cuda_flag_t *f = calloc(1, sizeof *f);
+  if (f == NULL)
+    return HC_ERR_NOMEM;
+  void *word = NULL;
+  hc_status_t rc = cuda_bind(((cuda_stream_wrap_t *)stream)->device);
+  if (rc == HC_OK)
+    rc = cuda_status(
+        "cuMemHostAlloc",
+        cuda_api.host_alloc(&word, sizeof *f->word,
+                            CU_HOSTALLOC_PORTABLE | CU_HOSTALLOC_DEVICEMAP));
+  if (rc == HC_OK)
+    rc = cuda_status("cuMemHostGetDevicePointer",
+                     cuda_api.host_device_pointer(&f->device_addr, word, 0));
+  if (rc != HC_OK) {
+    if (word != NULL)
+      cuda_api.host_free(word);
+    free(f);
+    return rc;
+  }
+  f->word = word;
+  atomic_store(f->word, 0);
+  *flag = f;
+  return HC_OK;
+}
+
+static void cuda_flag_destroy(void *flag) {
+  cuda_flag_t *f = flag;
+  if (f == NULL)
+    return;
+  cuda_api.host_free((void *)f->word);
+  free(f);
+}
+
+static hc_status_t cuda_flag_wait(void *flag, uint64_t value, void *stream) {
+  cuda_flag_t *f = flag;
+  cuda_stream_wrap_t *s = stream;
+  hc_status_t rc = cuda_bind(s->device);
+  if (rc != HC_OK)
+    return rc;
+  return cuda_status("cuStreamWaitValue32",
+                     cuda_api.stream_wait_value32(s->stream, f->device_addr,
+                                                  (uint32_t)value,
+                                                  CU_STREAM_WAIT_VALUE_GEQ));
+}
+
+static hc_status_t cuda_flag_set(void *flag, uint64_t value) {
+  cuda_flag_t *f = flag;
+  atomic_store_explicit(f->word, (uint32_t)value, memory_order_release);
+  return HC_OK;
+}
+
 const hc_device_ops_t hc_device_cuda_ops = {
     .name = "cuda",
     .kind = HC_MEM_CUDA,
@@ -482,4 +563,8 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .dmabuf_export = cuda_dmabuf_export,
     .stream_adopt = cuda_stream_adopt,
     .launch_host_fn = cuda_launch_host_fn,
+    .flag_create = cuda_flag_create,
+    .flag_destroy = cuda_flag_destroy,
+    .flag_wait = cuda_flag_wait,
+    .flag_set = cuda_flag_set,
 };

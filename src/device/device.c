@@ -108,6 +108,24 @@ hc_status_t hc_device_launch_host_fn_not_supported(void *stream,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_device_flag_create_not_supported(void *stream, void **flag) {
+  (void)stream, (void)flag;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+void hc_device_flag_destroy_not_supported(void *flag) { (void)flag; }
+
+hc_status_t hc_device_flag_wait_not_supported(void *flag, uint64_t value,
+                                              void *stream) {
+  (void)flag, (void)value, (void)stream;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_device_flag_set_not_supported(void *flag, uint64_t value) {
+  (void)flag, (void)value;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
 /* The registration list: every compiled-in device backend, in the order
  * HCMPI_DEVICE=auto tries them. */
 static const hc_device_ops_t *const device_candidates[] = {

@@ -149,6 +149,25 @@ typedef struct hc_device_ops {
    * runtime.  HC_ERR_NOT_SUPPORTED where the runtime cannot (quietly). */
   hc_status_t (*launch_host_fn)(void *stream, void (*fn)(void *arg),
                                 void *arg);
+  /* A stream flag: a counter, 0 at first, that work queued on streams of
+   * this backend can wait for (flag_wait) and host threads raise
+   * (flag_set), so a stream holds later work until the host says an
+   * operation completed without a host function blocking it meanwhile.
+   * The flag lives on stream's device (a stream_create or stream_adopt
+   * wrapper).  HC_ERR_NOT_SUPPORTED (quietly) where the runtime has no
+   * stream waits on memory values. */
+  hc_status_t (*flag_create)(void *stream, void **flag);
+  /* Frees a flag no queued wait still reads; may wait for the backend's
+   * own writes of it to land. */
+  void (*flag_destroy)(void *flag);
+  /* Queues on stream a wait that ends once the flag reached value (in
+   * wrap-around order: the flag only grows, by less than 2^31 between a
+   * wait and the set that ends it).  Returns at once. */
+  hc_status_t (*flag_wait)(void *flag, uint64_t value, void *stream);
+  /* Raises the flag to value (larger than any value set before).  From
+   * an ordinary host thread, never from a host function: a backend may
+   * call the runtime here.  Never blocks on the streams waiting. */
+  hc_status_t (*flag_set)(void *flag, uint64_t value);
 } hc_device_ops_t;
 
 /* The compiled-in backends (registered in device.c). */
@@ -176,6 +195,11 @@ void hc_device_dev_free_not_supported(void *ptr);
 hc_status_t hc_device_launch_host_fn_not_supported(void *stream,
                                                    void (*fn)(void *arg),
                                                    void *arg);
+hc_status_t hc_device_flag_create_not_supported(void *stream, void **flag);
+void hc_device_flag_destroy_not_supported(void *flag);
+hc_status_t hc_device_flag_wait_not_supported(void *flag, uint64_t value,
+                                              void *stream);
+hc_status_t hc_device_flag_set_not_supported(void *flag, uint64_t value);
 
 /* ---- the layer ----------------------------------------------------------
  * Initialisation is lazy (first hc_device_* call) and idempotent.  The

@@ -112,4 +112,8 @@ const hc_device_ops_t hc_device_host_ops = {
     .dmabuf_export = hc_device_dmabuf_export_not_supported,
     .stream_adopt = hc_device_stream_adopt_not_supported,
     .launch_host_fn = hc_device_launch_host_fn_not_supported,
+    .flag_create = hc_device_flag_create_not_supported,
+    .flag_destroy = hc_device_flag_destroy_not_supported,
+    .flag_wait = hc_device_flag_wait_not_supported,
+    .flag_set = hc_device_flag_set_not_supported,
 };

@@ -600,6 +600,23 @@ void hcomm_progress(void) {
   hc_engine_unlock();
 }
 
+void hcomm_progress_idle(long *spins) {
+  hc_engine_lock();
+  if (hc_engine_check() != HC_OK || hc_progress_locked() > 0) {
+    *spins = 0;
+    hc_engine_unlock();
+    return;
+  }
+  int poll_again = hc_idle_poll_locked(spins);
+  hc_engine_unlock();
+  if (!poll_again) {
+    /* Not hc_idle_locked's sleep on the transports: the work watched may
+     * complete on another thread without any message to this rank. */
+    struct timespec ts = {0, 50 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
 int hcomm_request_done(const hcomm_request_t *req) {
   return req != NULL && atomic_load(&req->done);
 }

@@ -1,21 +1,30 @@
 /*
  * Application streams as the engine sees them (include/hcomm.h): a device
  * stream the application owns, wrapped by its backend, on which the MPI
- * face queues copies between device memory and pinned host staging, and
- * host functions that run the operations in stream order.  A thin layer
- * over the device ops table, so the face reaches runtimes only through the
- * engine.
+ * face queues copies between device memory and pinned host staging, host
+ * functions that start (or run) the operations in stream order, and waits
+ * on the stream's flag, which the face raises once an operation
+ * completed.  A thin layer over the device ops table, so the face reaches
+ * runtimes only through the engine.
  */
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device/device.h"
 #include "hcomm.h"
+#include "util/env.h"
 
 struct hcomm_stream {
   const hc_device_ops_t *ops;
-  void *dev; /* the backend's wrapper of the application's stream */
+  void *dev;  /* the backend's wrapper of the application's stream */
+  void *flag; /* the backend's stream flag; NULL: host functions block */
 };
+
+/* HCMPI_STREAM_WAIT: flags unless hostfn is asked for. */
+static int stream_wants_flag(void) {
+  return strcmp(hc_env_string("HCMPI_STREAM_WAIT", "flag"), "hostfn") != 0;
+}
 
 hc_status_t hcomm_stream_adopt(int kind, void *app_stream,
                                hcomm_stream_t **out) {
@@ -36,6 +45,8 @@ hc_status_t hcomm_stream_adopt(int kind, void *app_stream,
     free(s);
     return rc;
   }
+  if (stream_wants_flag() && ops->flag_create(s->dev, &s->flag) != HC_OK)
+    s->flag = NULL; /* quietly: the operations block host functions */
   /* Host functions run on the runtime's threads and call the engine. */
   hcomm_threads_enable();
   *out = s;
@@ -45,8 +56,24 @@ hc_status_t hcomm_stream_adopt(int kind, void *app_stream,
 void hcomm_stream_release(hcomm_stream_t *s) {
   if (s == NULL)
     return;
+  if (s->flag != NULL)
+    s->ops->flag_destroy(s->flag);
   s->ops->stream_destroy(s->dev);
   free(s);
+}
+
+int hcomm_stream_has_flag(const hcomm_stream_t *s) { return s->flag != NULL; }
+
+hc_status_t hcomm_stream_flag_wait(hcomm_stream_t *s, uint64_t value) {
+  if (s->flag == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  return s->ops->flag_wait(s->flag, value, s->dev);
+}
+
+hc_status_t hcomm_stream_flag_raise(hcomm_stream_t *s, uint64_t value) {
+  if (s->flag == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  return s->ops->flag_set(s->flag, value);
 }
 
 hc_status_t hcomm_stream_launch(hcomm_stream_t *s, void (*fn)(void *arg),

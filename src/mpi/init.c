@@ -10,6 +10,7 @@
 
 #include "hcomm/trace.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/stream.h"
 #include "util/envtable.h"
 
 /* The world model's life: MPI_Init once, MPI_Finalize once. */
@@ -178,6 +179,7 @@ int PMPI_Finalize(void) {
   hc_mpi_attr_delete_all(fn, hc_mpi_comm_get(MPI_COMM_SELF));
   hc_mpi_attr_delete_all(fn, hc_mpi_comm_world());
   hc_mpi_bsend_drain();
+  hc_mpi_enq_shutdown();
   atomic_store_explicit(&init_state, INIT_FINALIZED, memory_order_release);
   return hc_mpi_engine_release(fn);
 }

@@ -18,6 +18,7 @@
 
 #include "mpi/handle.h"
 #include "mpi/stream.h"
+#include "util/env.h"
 #include "util/lock.h"
 
 static hc_handle_table_t stream_table =
@@ -147,6 +148,7 @@ int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
   if (s == NULL)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   s->kind = kind;
+  s->direct = hc_env_bool("HCMPI_STREAM_DIRECT", 1);
   s->app = app;
   atomic_init(&s->error, MPI_SUCCESS);
   pthread_mutex_init(&s->lock, NULL);

@@ -4,8 +4,11 @@
  * holds.  A host stream (no device) is an execution context of the
  * calling thread: its operations run at the call, in call order.  A device
  * stream wraps the application's aclrtStream or CUstream: enqueued
- * operations run in a host function when the stream reaches them, with
- * device data staged through pinned host memory by copies on that stream.
+ * operations start in a host function when the stream reaches them and
+ * the stream then waits on its flag, which a watcher thread raises when
+ * they completed (or, where the runtime has no such waits, the host
+ * function runs them whole), with device data staged through pinned host
+ * memory by copies on that stream.
  */
 #ifndef HC_MPI_STREAM_H
 #define HC_MPI_STREAM_H
@@ -30,6 +33,18 @@ typedef struct hc_mpi_stream {
    * (a host function may not call the runtime that would free it). */
   pthread_mutex_t lock;
   hc_mpi_enq_t *pending;
+  /* Flag mode (hcomm_stream_has_flag): the flag values handed out to the
+   * waits queued on the stream, and the operations behind them in that
+   * order until the watcher raised the flag past them; under the
+   * watcher's lock (stream_enqueue.c). */
+  uint64_t tickets;
+  hc_mpi_enq_t *watch_head, *watch_tail;
+  /* Direct operations (device buffers, flag mode) the watcher starts
+   * once the stream reached them, in stream order. */
+  hc_mpi_enq_t *start_head, *start_tail;
+  int direct; /* HCMPI_STREAM_DIRECT: device buffers go to the engine */
+  struct hc_mpi_stream *next_watched; /* in the watcher's list */
+  int in_watch;
   /* MPIX_Start_progress_thread: a thread progressing until stopped. */
   int progressing;
   atomic_int stop_progress;
@@ -57,5 +72,7 @@ void hc_mpi_stream_detach(hc_mpi_stream_attach_t *attach);
 void hc_mpi_enq_reclaim(hc_mpi_stream_t *s);
 /* Waits for everything enqueued on s and frees its staging. */
 int hc_mpi_enq_drain(hc_mpi_stream_t *s);
+/* MPI_Finalize: stops the thread that raises stream flags. */
+void hc_mpi_enq_shutdown(void);
 
 #endif /* HC_MPI_STREAM_H */

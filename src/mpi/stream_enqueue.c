@@ -3,17 +3,36 @@
  * one stream attached.
  *
  * Host stream: the operation runs at the call; the calling thread is the
- * stream.  Device stream: the call queues, on the application's stream,
+ * stream.  Device stream, device buffer of the stream's device, flag mode
+ * (HCMPI_STREAM_DIRECT, the default): the call queues a host function
+ * that marks the stream's arrival and the wait on the flag; the watcher
+ * then starts the operation on the user's buffer as it is (the engine
+ * moves it by its device paths: HCCL between Ascend ranks, IPC, ...; a
+ * host function could not, as they call the runtime).  Otherwise the
+ * call queues, on the application's stream,
  *   - a copy of the device data into pinned host staging (the kernels
  *     queued before it have then finished writing it),
- *   - a host function that runs the operation through the MPI face when
- *     the stream reaches it (a blocking one holds the stream until done),
+ *   - a host function that starts the operation through the MPI face when
+ *     the stream reaches it, and a wait on the stream's flag for the
+ *     value the operation was given (its ticket), which the watcher
+ *     thread raises once the operation completed: the stream holds later
+ *     work without a host function holding the stream;
  *   - for data received, a copy from staging back into device memory, so
  *     the kernels queued after it see the bytes,
- * and returns at once.  Host buffers are used as they are.  A host
- * function may not call the runtime, so the staging is freed later, by the
- * application's thread, once a last host function marked the operation
- * done (hc_mpi_enq_reclaim, at each enqueue call and MPIX_Stream_free).
+ * and returns at once.  Where the runtime has no stream flag (or
+ * HCMPI_STREAM_WAIT=hostfn), and for MPIX_Allreduce_enqueue (a
+ * nonblocking collective would not match the blocking one another rank's
+ * stream runs), the host function runs the whole operation instead and
+ * blocks the stream meanwhile.  Host buffers are used as they are.  A
+ * host function may not call the runtime, so the staging is freed later,
+ * by the application's thread, once a last host function marked the
+ * operation done (hc_mpi_enq_reclaim, at each enqueue call and
+ * MPIX_Stream_free).
+ *
+ * The watcher raises a stream's flag in ticket order: to the ticket of
+ * the last operation of an unbroken run of completed ones, so a stream
+ * never passes an operation that has not completed although a later one
+ * did.
  *
  * MPIX_Isend/Irecv_enqueue hand out a generalized request; only
  * MPIX_Wait_enqueue / MPIX_Waitall_enqueue complete it, in stream order.
@@ -56,11 +75,43 @@ struct hc_mpi_enq {
   MPI_Request inner; /* I-forms: the operation the stream started */
   MPI_Request greq;  /* I-forms: what the user holds */
   atomic_int done;   /* the stream is past the operation's last piece */
+  /* Flag mode: the flag value the stream waits for, and the operation's
+   * course as the host function (started) and the watcher (finished,
+   * watched: still on the stream's watch list) see it. */
+  uint64_t ticket;
+  atomic_int started, finished, watched;
+  hc_mpi_enq_t *next_watch;
+  /* Direct (the user's device buffer, started by the watcher): the
+   * stream reached the operation. */
+  int direct;
+  atomic_int arrived;
+  hc_mpi_enq_t *next_start;
 };
 
 /* I-form operations whose MPIX_Wait_enqueue has not come yet. */
 static pthread_mutex_t enq_waiting_lock = PTHREAD_MUTEX_INITIALIZER;
 static hc_mpi_enq_t *enq_waiting;
+
+/* The watcher: one thread that completes the operations streams wait for
+ * and raises their flags.  It runs from the first such operation to
+ * MPI_Finalize and sleeps while none is watched. */
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  hc_mpi_stream_t *streams; /* those with operations watched */
+  int running, stop;
+  pthread_t thread;
+  /* Raising flags: a stream let go by a raise may be freed while the
+   * runtime call that raised it has not returned yet (raised: its end). */
+  int raising;
+  unsigned long raise_rounds; /* raise loops ended */
+  pthread_cond_t raised;
+} enq_watch = {.lock = PTHREAD_MUTEX_INITIALIZER,
+               .wake = PTHREAD_COND_INITIALIZER,
+               .raised = PTHREAD_COND_INITIALIZER};
+
+/* Streams whose flags one pass of the watcher raises, at most. */
+#define ENQ_WATCH_BATCH 64
 
 /* ---- staging ------------------------------------------------------------ */
 
@@ -155,6 +206,12 @@ void hc_mpi_enq_reclaim(hc_mpi_stream_t *s) {
 
 int hc_mpi_enq_drain(hc_mpi_stream_t *s) {
   hc_status_t st = hcomm_stream_drain(s->engine);
+  /* The raise that let the stream go may still be in its runtime call. */
+  pthread_mutex_lock(&enq_watch.lock);
+  unsigned long round = enq_watch.raise_rounds;
+  while (enq_watch.raising && enq_watch.raise_rounds == round)
+    pthread_cond_wait(&enq_watch.raised, &enq_watch.lock);
+  pthread_mutex_unlock(&enq_watch.lock);
   hc_mpi_enq_reclaim(s);
   int err = atomic_exchange(&s->error, MPI_SUCCESS);
   if (st != HC_OK)
@@ -180,32 +237,54 @@ static void enq_mark_done(void *arg) {
   atomic_store(&e->done, 1);
 }
 
+static int enq_sends(int kind) { return kind == ENQ_SEND || kind == ENQ_ISEND; }
+
+/* Starts a point-to-point operation: e->inner. */
+static int enq_begin(hc_mpi_enq_t *e) {
+  if (enq_sends(e->kind))
+    return PMPI_Isend_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
+                        e->comm, &e->inner);
+  return PMPI_Irecv_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
+                      e->comm, &e->inner);
+}
+
+static void enq_watch_kick(void);
+
+/* Flag mode, and every I-form: starts the operation and returns. */
+static void enq_start(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  int rc = enq_begin(e);
+  if (rc != MPI_SUCCESS) {
+    enq_note(e, rc);
+    e->inner = MPI_REQUEST_NULL; /* the watcher finds it finished */
+  }
+  atomic_store(&e->started, 1);
+  enq_watch_kick();
+}
+
+/* Direct operations: the stream reached it; the watcher starts it (a
+ * host function may not call the runtime, which the engine's device
+ * paths do). */
+static void enq_arrive(void *arg) {
+  hc_mpi_enq_t *e = arg;
+  atomic_store(&e->arrived, 1);
+  enq_watch_kick();
+}
+
+/* A blocking operation where the stream has no flag: runs it whole. */
 static void enq_run(void *arg) {
   hc_mpi_enq_t *e = arg;
   int rc = MPI_SUCCESS;
-  switch (e->kind) {
-  case ENQ_SEND:
-    rc = PMPI_Send_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
-                     e->comm);
-    break;
-  case ENQ_RECV:
-    rc = PMPI_Recv_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
-                     e->comm, &e->status);
-    enq_status_out(e);
-    break;
-  case ENQ_ISEND:
-    rc = PMPI_Isend_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
-                      e->comm, &e->inner);
-    break;
-  case ENQ_IRECV:
-    rc = PMPI_Irecv_c(enq_buf(&e->data), e->count, e->type, e->peer, e->tag,
-                      e->comm, &e->inner);
-    break;
-  default: /* ENQ_ALLREDUCE */
+  if (e->kind == ENQ_ALLREDUCE) {
     rc = PMPI_Allreduce_c(e->input.user == MPI_IN_PLACE ? MPI_IN_PLACE
                                                         : enq_buf(&e->input),
                           enq_buf(&e->data), e->count, e->type, e->op, e->comm);
-    break;
+  } else {
+    rc = enq_begin(e);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Wait(&e->inner, &e->status);
+    if (e->kind == ENQ_RECV)
+      enq_status_out(e);
   }
   enq_note(e, rc);
 }
@@ -224,6 +303,223 @@ static void enq_run_complete(void *arg) {
   hc_mpi_enq_t *e = arg;
   PMPI_Grequest_complete(e->greq);
   atomic_store(&e->done, 1);
+}
+
+/* ---- the watcher: completes operations, raises stream flags ------------- */
+
+static void enq_watch_kick(void) {
+  pthread_mutex_lock(&enq_watch.lock);
+  pthread_cond_signal(&enq_watch.wake);
+  pthread_mutex_unlock(&enq_watch.lock);
+}
+
+/* A started operation completed?  Then its status is out, its error
+ * noted, and it is marked finished.  The watcher's thread only. */
+static int enq_watch_test(hc_mpi_enq_t *e) {
+  int complete = 1, rc = MPI_SUCCESS;
+  if (e->inner != MPI_REQUEST_NULL)
+    rc = PMPI_Test(&e->inner, &complete, &e->status);
+  if (rc != MPI_SUCCESS)
+    complete = 1;
+  if (!complete)
+    return 0;
+  enq_note(e, rc);
+  enq_status_out(e);
+  atomic_store(&e->finished, 1);
+  return 1;
+}
+
+typedef struct enq_raise {
+  hc_mpi_stream_t *stream;
+  uint64_t value;
+} enq_raise_t;
+
+/* Under the watcher's lock: takes each stream's unbroken run of finished
+ * operations off its list, noting in raise[] the flag value that lets
+ * the stream past them; streams left with none leave the watcher's list.
+ * Returns how many raises were noted.  Once off the list an operation is
+ * the application thread's again, and the stream object stays until its
+ * flag was raised (its release drains it first). */
+static int enq_watch_collect(enq_raise_t *raise) {
+  int n = 0;
+  for (hc_mpi_stream_t **p = &enq_watch.streams; *p != NULL;) {
+    hc_mpi_stream_t *s = *p;
+    uint64_t value = 0;
+    while (n < ENQ_WATCH_BATCH && s->watch_head != NULL &&
+           atomic_load(&s->watch_head->finished)) {
+      hc_mpi_enq_t *e = s->watch_head;
+      s->watch_head = e->next_watch;
+      if (s->watch_head == NULL)
+        s->watch_tail = NULL;
+      value = e->ticket;
+      atomic_store(&e->watched, 0);
+    }
+    if (value != 0)
+      raise[n++] = (enq_raise_t){s, value};
+    if (s->watch_head == NULL && s->start_head == NULL) {
+      *p = s->next_watched;
+      s->next_watched = NULL;
+      s->in_watch = 0;
+    } else {
+      p = &s->next_watched;
+    }
+  }
+  return n;
+}
+
+/* Under the watcher's lock: takes off the streams' start lists, in
+ * order, the direct operations the streams reached (at most max). */
+static int enq_watch_arrivals(hc_mpi_enq_t **out, int max) {
+  int n = 0;
+  for (hc_mpi_stream_t *s = enq_watch.streams; s != NULL && n < max;
+       s = s->next_watched)
+    while (n < max && s->start_head != NULL &&
+           atomic_load(&s->start_head->arrived)) {
+      out[n++] = s->start_head;
+      s->start_head = s->start_head->next_start;
+      if (s->start_head == NULL)
+        s->start_tail = NULL;
+    }
+  return n;
+}
+
+/* One pass: starts the direct operations streams reached, tests the first
+ * operation each stream waits for, then raises the flags of the streams
+ * that got past some.  1 when anything moved. */
+static int enq_watch_pass(void) {
+  hc_mpi_enq_t *heads[ENQ_WATCH_BATCH];
+  pthread_mutex_lock(&enq_watch.lock);
+  int n = enq_watch_arrivals(heads, ENQ_WATCH_BATCH);
+  pthread_mutex_unlock(&enq_watch.lock);
+  for (int i = 0; i < n; i++)
+    enq_start(heads[i]);
+  int started = n;
+  n = 0;
+  pthread_mutex_lock(&enq_watch.lock);
+  for (hc_mpi_stream_t *s = enq_watch.streams; s != NULL && n < ENQ_WATCH_BATCH;
+       s = s->next_watched) {
+    hc_mpi_enq_t *e = s->watch_head;
+    if (e != NULL && atomic_load(&e->started) && !atomic_load(&e->finished))
+      heads[n++] = e;
+  }
+  pthread_mutex_unlock(&enq_watch.lock);
+  /* Outside the lock: a test may call an error handler, which may
+   * enqueue. */
+  int moved = 0;
+  for (int i = 0; i < n; i++)
+    moved |= enq_watch_test(heads[i]);
+  enq_raise_t raise[ENQ_WATCH_BATCH];
+  pthread_mutex_lock(&enq_watch.lock);
+  int nraise = enq_watch_collect(raise);
+  enq_watch.raising = nraise > 0;
+  pthread_mutex_unlock(&enq_watch.lock);
+  hc_status_t failed = HC_OK;
+  for (int i = 0; i < nraise; i++) {
+    hc_status_t st =
+        hcomm_stream_flag_raise(raise[i].stream->engine, raise[i].value);
+    if (st != HC_OK)
+      failed = st;
+  }
+  if (nraise > 0) {
+    pthread_mutex_lock(&enq_watch.lock);
+    enq_watch.raising = 0;
+    enq_watch.raise_rounds++;
+    pthread_cond_broadcast(&enq_watch.raised);
+    pthread_mutex_unlock(&enq_watch.lock);
+  }
+  if (failed != HC_OK) /* a stream stays held: say why */
+    hc_mpi_raise_status(NULL, "MPIX stream watcher", failed);
+  return moved || nraise > 0 || started > 0;
+}
+
+static void *enq_watch_main(void *arg) {
+  (void)arg;
+  long spins = 0;
+  pthread_mutex_lock(&enq_watch.lock);
+  while (!enq_watch.stop) {
+    if (enq_watch.streams == NULL) {
+      pthread_cond_wait(&enq_watch.wake, &enq_watch.lock);
+      continue;
+    }
+    pthread_mutex_unlock(&enq_watch.lock);
+    if (enq_watch_pass())
+      spins = 0;
+    else
+      hcomm_progress_idle(&spins);
+    pthread_mutex_lock(&enq_watch.lock);
+  }
+  pthread_mutex_unlock(&enq_watch.lock);
+  return NULL;
+}
+
+/* Under the watcher's lock: its thread runs (started on first use), and
+ * s is on its list.  0, or -1 without a thread. */
+static int enq_watch_enter_locked(hc_mpi_stream_t *s) {
+  if (!enq_watch.running) {
+    enq_watch.stop = 0;
+    if (pthread_create(&enq_watch.thread, NULL, enq_watch_main, NULL) != 0)
+      return -1;
+    enq_watch.running = 1;
+  }
+  if (!s->in_watch) {
+    s->in_watch = 1;
+    s->next_watched = enq_watch.streams;
+    enq_watch.streams = s;
+  }
+  pthread_cond_signal(&enq_watch.wake);
+  return 0;
+}
+
+/* A direct operation whose arrival host function is queued: the watcher
+ * starts it once the stream reached it.  MPI_SUCCESS, or MPI_ERR_OTHER
+ * without a thread. */
+static int enq_watch_start_later(hc_mpi_enq_t *e) {
+  hc_mpi_stream_t *s = e->stream;
+  pthread_mutex_lock(&enq_watch.lock);
+  int rc = enq_watch_enter_locked(s);
+  if (rc == 0) {
+    e->next_start = NULL;
+    if (s->start_tail != NULL)
+      s->start_tail->next_start = e;
+    else
+      s->start_head = e;
+    s->start_tail = e;
+  }
+  pthread_mutex_unlock(&enq_watch.lock);
+  return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+/* Gives e the next ticket of its stream and watches it (starting the
+ * watcher on first use).  MPI_SUCCESS, or MPI_ERR_OTHER without a
+ * thread. */
+static int enq_watch_add(hc_mpi_enq_t *e) {
+  hc_mpi_stream_t *s = e->stream;
+  pthread_mutex_lock(&enq_watch.lock);
+  if (enq_watch_enter_locked(s) != 0) {
+    pthread_mutex_unlock(&enq_watch.lock);
+    return MPI_ERR_OTHER;
+  }
+  e->ticket = ++s->tickets;
+  atomic_store(&e->watched, 1);
+  e->next_watch = NULL;
+  if (s->watch_tail != NULL)
+    s->watch_tail->next_watch = e;
+  else
+    s->watch_head = e;
+  s->watch_tail = e;
+  pthread_mutex_unlock(&enq_watch.lock);
+  return MPI_SUCCESS;
+}
+
+void hc_mpi_enq_shutdown(void) {
+  pthread_mutex_lock(&enq_watch.lock);
+  int running = enq_watch.running;
+  enq_watch.stop = 1;
+  pthread_cond_signal(&enq_watch.wake);
+  pthread_mutex_unlock(&enq_watch.lock);
+  if (running)
+    pthread_join(enq_watch.thread, NULL);
+  enq_watch.running = 0;
 }
 
 /* ---- queuing ------------------------------------------------------------ */
@@ -279,6 +575,9 @@ static hc_mpi_enq_t *enq_new(hc_mpi_stream_t *s, int kind, MPI_Comm comm,
   e->inner = MPI_REQUEST_NULL;
   e->greq = MPI_REQUEST_NULL;
   atomic_init(&e->done, 0);
+  atomic_init(&e->started, 0);
+  atomic_init(&e->finished, 0);
+  atomic_init(&e->watched, 0);
   return e;
 }
 
@@ -304,24 +603,72 @@ static int enq_launch(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e,
 }
 
 /* An operation that could not be queued whole: whatever was queued runs
- * out before its staging goes. */
+ * out, and the watcher lets go of it, before its staging goes. */
 static int enq_abandon(hc_mpi_enq_t *e, int rc) {
   hcomm_stream_drain(e->stream->engine);
+  while (atomic_load(&e->watched))
+    hcomm_progress();
   enq_free(e);
   return rc;
 }
 
-/* Queues e's pieces: staging in, the operation, staging out (blocking
- * forms), and tracks it. */
+/* Flag mode: the stream waits, at this point, until the watcher saw e
+ * complete. */
+static int enq_wait_flag(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e) {
+  if (enq_watch_add(e) != MPI_SUCCESS)
+    return hc_mpi_raise(c, fn, MPI_ERR_OTHER,
+                        "cannot start the thread that completes enqueued "
+                        "operations");
+  hc_status_t st = hcomm_stream_flag_wait(e->stream->engine, e->ticket);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(c, fn, st);
+}
+
+/* Whether the stream waits on its flag for e, rather than a host function
+ * running e whole (see the top of the file). */
+static int enq_flagged(const hc_mpi_enq_t *e) {
+  return e->kind != ENQ_ALLREDUCE && hcomm_stream_has_flag(e->stream->engine);
+}
+
+/* Whether e's data is the stream's device memory, handed to the engine
+ * as it is (see the top of the file). */
+static int enq_direct(const hc_mpi_enq_t *e) {
+  hcomm_mem_info_t info;
+  return e->stream->direct && enq_flagged(e) && e->data.user != NULL &&
+         hcomm_mem_classify(e->data.user, &info) &&
+         info.kind == e->stream->kind;
+}
+
+/* Queues the piece that starts e: a host function that starts it, or
+ * runs it whole, or (direct) tells the watcher to start it. */
+static int enq_queue_start(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e,
+                           int blocking, int flagged) {
+  if (!e->direct)
+    return enq_launch(fn, c, e, blocking && !flagged ? enq_run : enq_start);
+  int rc = enq_launch(fn, c, e, enq_arrive);
+  if (rc == MPI_SUCCESS && enq_watch_start_later(e) != MPI_SUCCESS)
+    rc = hc_mpi_raise(c, fn, MPI_ERR_OTHER,
+                      "cannot start the thread that completes enqueued "
+                      "operations");
+  return rc;
+}
+
+/* Queues e's pieces: staging in, the operation (started, and the flag
+ * waited for; or run whole), staging out (blocking forms), and tracks
+ * it. */
 static int enq_queue(const char *fn, hc_mpi_comm_t *c, hc_mpi_enq_t *e) {
   hc_mpi_stream_t *s = e->stream;
   int blocking =
       e->kind == ENQ_SEND || e->kind == ENQ_RECV || e->kind == ENQ_ALLREDUCE;
-  int rc = enq_stage(fn, c, s, &e->data, e->count, e->type);
+  int flagged = enq_flagged(e);
+  e->direct = enq_direct(e);
+  int rc = e->direct ? MPI_SUCCESS
+                     : enq_stage(fn, c, s, &e->data, e->count, e->type);
   if (rc == MPI_SUCCESS && e->kind == ENQ_ALLREDUCE)
     rc = enq_stage(fn, c, s, &e->input, e->count, e->type);
   if (rc == MPI_SUCCESS)
-    rc = enq_launch(fn, c, e, enq_run);
+    rc = enq_queue_start(fn, c, e, blocking, flagged);
+  if (rc == MPI_SUCCESS && blocking && flagged)
+    rc = enq_wait_flag(fn, c, e);
   if (rc == MPI_SUCCESS && blocking && e->kind != ENQ_SEND)
     rc = enq_unstage(fn, c, s, &e->data);
   if (rc == MPI_SUCCESS && blocking)
@@ -517,13 +864,13 @@ int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) {
   e->status_out = status;
   /* Read before the stream may finish e (another thread may free it). */
   int copy_back = e->kind == ENQ_IRECV && e->data.stage != NULL;
+  int flagged = enq_flagged(e);
   if (rc == MPI_SUCCESS)
-    rc = enq_launch(fn, c, e, enq_run_wait);
-  if (rc == MPI_SUCCESS && copy_back) {
+    rc = flagged ? enq_wait_flag(fn, c, e) : enq_launch(fn, c, e, enq_run_wait);
+  if (rc == MPI_SUCCESS && copy_back)
     rc = enq_unstage(fn, c, s, &e->data);
-    if (rc == MPI_SUCCESS)
-      rc = enq_launch(fn, c, e, enq_run_complete);
-  }
+  if (rc == MPI_SUCCESS && (copy_back || flagged))
+    rc = enq_launch(fn, c, e, enq_run_complete);
   if (rc != MPI_SUCCESS) {
     enq_wait_push(e); /* still the caller's to wait for */
     return rc;

@@ -191,6 +191,19 @@ const hc_env_entry_t hc_env_table[] = {
      "device runtime for accelerator buffers: auto, acl, cuda, none"},
     {"HCMPI_ACL_LIB", "libascendcl.so", "library", "ACL runtime to dlopen"},
     {"HCMPI_CUDA_LIB", "libcuda.so.1", "library", "CUDA driver to dlopen"},
+    {"HCMPI_STREAM_WAIT", "flag", "library",
+     "how a device stream waits for an enqueued MPI operation: flag (a "
+     "short host function starts it and the stream waits on a value the "
+     "library raises when it completed: cuStreamWaitValue32, "
+     "aclrtValueWait), or hostfn (a host function runs the whole operation "
+     "and blocks the stream meanwhile); flag falls back to hostfn where the "
+     "runtime lacks stream value waits"},
+    {"HCMPI_STREAM_DIRECT", "1", "library",
+     "with HCMPI_STREAM_WAIT=flag, 1 hands an enqueued send or receive of "
+     "the stream's device memory to the engine as it is once the stream "
+     "reached it (moved by the device data paths: hccl, ipc, rdma or the "
+     "engine's staging; no copy through the enqueue's own staging); 0 "
+     "stages it through pinned host memory on the stream"},
     {"HCMPI_DEVICE_PATH", "auto", "library",
      "data path for device buffers: auto, staging, ipc, hccl, rdma"},
     {"HCMPI_HCCL_LIB", "libhccl.so", "library", "HCCL to dlopen (hccl path)"},

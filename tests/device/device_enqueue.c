@@ -17,9 +17,14 @@
  * the stream stands in for it and syncs are not counted: tests/device/
  * cuda.sh runs it so on a GPU);
  * enqueued calls matching ordinary ones on one communicator; the enqueue
- * calls themselves never synchronise the host with the stream; host
+ * calls themselves never synchronise the host with the stream; what
+ * holds a stream while an enqueued receive waits for its message (a wait
+ * on the stream's flag, no host function; or, with
+ * HCMPI_STREAM_WAIT=hostfn, a host function); host
  * streams, multiplexed streams routed by index, MPIX_Info_set_hex; and the
- * bad-input errors.
+ * bad-input errors.  With DEVICE_ENQUEUE_HCCL=1 (and
+ * HCMPI_DEVICE_PATH=hccl), the messages between device buffers went
+ * through the HCCL double's HcclSend/HcclRecv (its count).
  */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -57,6 +62,12 @@ static struct {
                   void *stream);
   int (*cu_copy)(unsigned long long dst, unsigned long long src, size_t n,
                  void *stream);
+  /* The doubles' views of a stream's worker: host functions running now,
+   * waits on a memory value holding a stream now (NULL on a real one). */
+  int (*host_fns_running)(void);
+  int (*value_waits_holding)(void);
+  /* DEVICE_ENQUEUE_HCCL=1: HcclSend/HcclRecv calls of the HCCL double. */
+  unsigned long (*hccl_p2p_calls)(void);
 } rt;
 
 /* The "kernel": y = x + add on the stream (y = x without the double). */
@@ -108,8 +119,19 @@ static void rt_load(void) {
       dlsym(lib, rt.cuda ? "fakecuda_launch_add" : "fakecann_launch_add");
   *(void **)&rt.host_syncs =
       dlsym(lib, rt.cuda ? "fakecuda_host_syncs" : "fakecann_host_syncs");
+  *(void **)&rt.host_fns_running = dlsym(
+      lib, rt.cuda ? "fakecuda_host_fns_running" : "fakecann_host_fns_running");
+  *(void **)&rt.value_waits_holding =
+      dlsym(lib, rt.cuda ? "fakecuda_value_waits_holding"
+                         : "fakecann_value_waits_holding");
+  if (getenv("DEVICE_ENQUEUE_HCCL") != NULL) {
+    void *hccl = dlopen(getenv("HCMPI_HCCL_LIB"), RTLD_NOW | RTLD_LOCAL);
+    CHECK(hccl != NULL);
+    *(void **)&rt.hccl_p2p_calls = rt_sym(hccl, "fakehccl_p2p_calls");
+  }
   if (getenv("DEVICE_ENQUEUE_AS_REAL") != NULL) /* the real-runtime form */
-    rt.launch_add = NULL, rt.host_syncs = NULL;
+    rt.launch_add = NULL, rt.host_syncs = NULL, rt.host_fns_running = NULL,
+    rt.value_waits_holding = NULL;
   rt.adds = rt.launch_add != NULL;
   *(void **)&rt.acl_copy = rt.cuda ? NULL : rt_sym(lib, "aclrtMemcpyAsync");
   *(void **)&rt.cu_copy = rt.cuda ? rt_sym(lib, "cuMemcpyAsync") : NULL;
@@ -235,6 +257,55 @@ static void test_send_after_kernel(sctx_t *c) {
   api.free_dev(msg);
 }
 
+/* While rank 1's stream is held by a Recv_enqueue whose message rank 0
+ * has not sent yet, what holds it is a wait on the stream's flag and no
+ * host function is running (HCMPI_STREAM_WAIT=hostfn: a host function
+ * holds it, and no value wait); a kernel behind the receive sees the
+ * bytes once rank 0 sent. */
+static void test_stream_held_by(sctx_t *c) {
+  static int32_t host[N];
+  if (rt.value_waits_holding == NULL || rt.host_fns_running == NULL)
+    return;
+  const char *mode = getenv("HCMPI_STREAM_WAIT");
+  int flag_mode = mode == NULL || strcmp(mode, "hostfn") != 0;
+  int go = 0;
+  if (rank == 0) {
+    CHECK(MPI_Recv(&go, 1, MPI_INT, 1, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS);
+    for (int i = 0; i < N; i++)
+      host[i] = pattern(0, 6, 0, i);
+    CHECK(MPI_Send(host, N, MPI_INT, 1, 32, c->comm) == MPI_SUCCESS);
+    return;
+  }
+  void *in = dev_alloc(N * 4), *out = dev_alloc(N * 4);
+  memset(host, 0, sizeof host);
+  dev_put(in, host, N);
+  dev_put(out, host, N);
+  CHECK(MPIX_Recv_enqueue(in, N, MPI_INT, 0, 32, c->comm, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS);
+  CHECK(kernel(c->dev, out, in, 2, 0) == 0);
+  /* Until the stream reached the receive (60 s at most). */
+  for (int i = 0;
+       (flag_mode ? rt.value_waits_holding() : rt.host_fns_running()) == 0;
+       i++) {
+    CHECK(i < 600000);
+    usleep(100);
+  }
+  if (flag_mode)
+    CHECK(rt.host_fns_running() == 0);
+  else
+    CHECK(rt.value_waits_holding() == 0);
+  go = 1;
+  CHECK(MPI_Send(&go, 1, MPI_INT, 0, 31, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(rt.sync(c->dev) == 0);
+  CHECK(rt.value_waits_holding() == 0 && rt.host_fns_running() == 0);
+  dev_get(host, out, N);
+  for (int i = 0; i < N; i++)
+    CHECK(host[i] == pattern(0, 6, 0, i) + added(2));
+  api.free_dev(in);
+  api.free_dev(out);
+}
+
 /* The "value" in the run-length form newer MPICH writes ("[N]" for N zero
  * bytes) names the same stream; host buffers enqueued on it arrive. */
 static void test_value_run_length(sctx_t *c) {
@@ -345,6 +416,7 @@ static void test_many_in_flight(void) {
     }
   }
   unsigned long syncs = host_syncs();
+  unsigned long hccl_calls = rt.hccl_p2p_calls ? rt.hccl_p2p_calls() : 0;
   for (int k = 0; k < OPS; k++)
     for (int j = 0; j < STREAMS; j++) {
       MPI_Request r[2];
@@ -368,6 +440,14 @@ static void test_many_in_flight(void) {
       api.free_dev(out[j][k]);
     }
     sctx_close(&c[j]);
+  }
+  /* Device to device, both sides enqueued: every message went through
+   * HcclSend on one side and HcclRecv on the other. */
+  if (rt.hccl_p2p_calls != NULL) {
+    unsigned long calls = rt.hccl_p2p_calls() - hccl_calls;
+    printf("rank %d: %lu HcclSend/HcclRecv for %d messages each way\n", rank,
+           calls, STREAMS * OPS);
+    CHECK(calls >= 2 * STREAMS * OPS);
   }
 }
 
@@ -523,8 +603,9 @@ static void test_info_hex(void) {
 
 /* "killed" mode (run under hcmpirun --no-kill-on-failure): rank 1 dies
  * while rank 0 has a receive from it and a kernel behind it enqueued.  The
- * stream must not hang (the host function gets the failure), and the next
- * enqueue call on the stream reports MPIX_ERR_PROC_FAILED. */
+ * stream must not hang (the watcher, or the host function, gets the
+ * failure and lets the stream go on), and the next enqueue call on the
+ * stream reports MPIX_ERR_PROC_FAILED. */
 static void test_killed_peer(void) {
   sctx_t c;
   sctx_open(&c);
@@ -547,6 +628,41 @@ static void test_killed_peer(void) {
   _exit(0);
 }
 
+/* "killed-sending" mode (hcmpirun --no-kill-on-failure, HCMPI_DEVICE_PATH=
+ * hccl, short HCCL timeouts): rank 1 starts an ordinary send of device
+ * memory to rank 0 and dies at once, so rank 0's enqueued receive may
+ * have matched it and issued its HcclRecv, which no HcclSend will ever
+ * pair.  The stream must still go on once HCCL gives up, and the next
+ * enqueue call report an error. */
+static void test_killed_sending_peer(void) {
+  sctx_t c;
+  sctx_open(&c);
+  void *in = dev_alloc(N * 4), *out = dev_alloc(N * 4);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Request r;
+    CHECK(MPI_Isend(in, N, MPI_INT, 0, 23, c.comm, &r) == MPI_SUCCESS);
+    for (int i = 0; i < 100; i++) { /* the RTS out, maybe the CTS in */
+      int done = 0;
+      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    }
+    fflush(stdout);
+    raise(SIGKILL);
+  }
+  CHECK(MPIX_Recv_enqueue(in, N, MPI_INT, 1, 23, c.comm, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS);
+  CHECK(kernel(c.dev, out, in, 1, 0) == 0);
+  CHECK(rt.sync(c.dev) == 0);
+  int x = 0;
+  int rc = MPIX_Send_enqueue(&x, 1, MPI_INT, 0, 24, c.comm);
+  CHECK(rc != MPI_SUCCESS);
+  printf("device_enqueue killed-sending: the stream reported error class "
+         "%d\n",
+         err_class(rc));
+  fflush(stdout);
+  _exit(0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -557,11 +673,14 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   if (argc > 1 && strcmp(argv[1], "killed") == 0)
     test_killed_peer();
+  if (argc > 1 && strcmp(argv[1], "killed-sending") == 0)
+    test_killed_sending_peer();
   test_info_hex();
   sctx_t c;
   sctx_open(&c);
   test_kernel_after_recv(&c);
   test_send_after_kernel(&c);
+  test_stream_held_by(&c);
   test_allreduce(&c);
   test_strided_type(&c);
   test_value_run_length(&c);

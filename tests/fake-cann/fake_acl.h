@@ -127,6 +127,16 @@ aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
                              aclrtCallbackBlockType blockType,
                              aclrtStream stream);
 aclError aclrtProcessReport(int32_t timeout);
+/* Stream memory operations (CANN 8.2+, A2/A3): waits on and writes of a
+ * 64-bit value in device memory, in stream order. */
+#define ACL_VALUE_WAIT_GEQ 0x0u /* (int64_t)(*devAddr - value) >= 0 */
+#define ACL_VALUE_WAIT_EQ 0x1u
+#define ACL_VALUE_WAIT_AND 0x2u
+#define ACL_VALUE_WAIT_NOR 0x3u
+aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag,
+                        aclrtStream stream);
+aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
+                         aclrtStream stream);
 
 aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
                                  size_t len, uint64_t flags);
@@ -176,6 +186,10 @@ unsigned long fakecann_h2d_overlaps(void);
  * aclrtSynchronizeEvent, and async copies of pageable host memory (which
  * return only after the stream ran them). */
 unsigned long fakecann_host_syncs(void);
+/* Host callbacks running now (inside aclrtProcessReport); waits on a
+ * memory value (aclrtValueWait) holding their stream now. */
+int fakecann_host_fns_running(void);
+int fakecann_value_waits_holding(void);
 /* A "kernel" on stream: dst[i] = src[i] + add for n int32 elements of two
  * owned device buffers, after sleeping delay_us (a slow kernel that work
  * queued after it must still wait for). */

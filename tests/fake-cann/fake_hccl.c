@@ -114,11 +114,13 @@ typedef struct fh_task {
 } fh_task_t;
 
 static atomic_ulong fh_root_seq;
-static atomic_ulong fh_collective_calls;
+static atomic_ulong fh_collective_calls, fh_p2p_calls;
 
 unsigned long fakehccl_collectives(void) {
   return atomic_load(&fh_collective_calls);
 }
+
+unsigned long fakehccl_p2p_calls(void) { return atomic_load(&fh_p2p_calls); }
 
 static double fh_now(void) {
   struct timespec ts;
@@ -466,8 +468,12 @@ static HcclResult fh_enqueue(int send, void *buf, uint64_t count,
     free(t);
     return HCCL_E_PARA; /* not device memory, or past its allocation */
   }
-  return fh_queue(c, stream, fh_run, t,
-                  send ? &c->send_seq[peer] : &c->recv_seq[peer], &t->seq);
+  HcclResult queued =
+      fh_queue(c, stream, fh_run, t,
+               send ? &c->send_seq[peer] : &c->recv_seq[peer], &t->seq);
+  if (queued == HCCL_SUCCESS)
+    atomic_fetch_add(&fh_p2p_calls, 1);
+  return queued;
 }
 
 HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType,

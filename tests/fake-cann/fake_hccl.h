@@ -115,5 +115,8 @@ const char *HcclGetErrorString(HcclResult code);
 /* Test hook (not HCCL): collectives this process issued (calls the
  * double accepted), so tests can tell HCCL ran them. */
 unsigned long fakehccl_collectives(void);
+/* HcclSend and HcclRecv calls queued so far in this process (test hook,
+ * not HCCL). */
+unsigned long fakehccl_p2p_calls(void);
 
 #endif /* FAKE_HCCL_H */

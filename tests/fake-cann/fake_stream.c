@@ -365,6 +365,13 @@ aclError aclrtDestroyEvent(aclrtEvent event) {
 
 /* ---- host callbacks: aclrtLaunchCallback, run by subscribed threads ----- */
 
+/* Callbacks running now (fakecann_host_fns_running). */
+static atomic_int fake_host_fns_running;
+
+int fakecann_host_fns_running(void) {
+  return atomic_load(&fake_host_fns_running);
+}
+
 typedef struct fake_callback {
   struct fake_callback *next;
   uint64_t thread; /* the subscribed thread that must run it */
@@ -501,7 +508,9 @@ aclError aclrtProcessReport(int32_t timeout) {
   pthread_mutex_unlock(&fake_reports.mu);
   if (cb == NULL)
     return ACL_ERROR_WAIT_CALLBACK_TIMEOUT;
+  atomic_fetch_add(&fake_host_fns_running, 1);
   cb->fn(cb->arg);
+  atomic_fetch_sub(&fake_host_fns_running, 1);
   pthread_mutex_lock(&fake_reports.mu);
   int block = cb->block;
   cb->done = 1;
@@ -559,4 +568,96 @@ aclError fakecann_launch_add(aclrtStream stream, void *dst, const void *src,
   if (err != ACL_SUCCESS)
     free(k);
   return err;
+}
+
+/* ---- stream memory operations: aclrtValueWait / aclrtValueWrite --------- */
+
+/* Waits on a value holding their stream now (fakecann_value_waits_holding). */
+static atomic_int fake_value_waits_holding;
+
+int fakecann_value_waits_holding(void) {
+  return atomic_load(&fake_value_waits_holding);
+}
+
+typedef struct fake_value_op {
+  _Atomic uint64_t *word; /* the double's mapping of the device word */
+  uint64_t value;
+  uint32_t flag;
+} fake_value_op_t;
+
+static int fake_value_reached(uint64_t v, const fake_value_op_t *w) {
+  switch (w->flag) {
+  case ACL_VALUE_WAIT_GEQ:
+    return (int64_t)(v - w->value) >= 0;
+  case ACL_VALUE_WAIT_EQ:
+    return v == w->value;
+  case ACL_VALUE_WAIT_AND:
+    return (v & w->value) != 0;
+  default: /* ACL_VALUE_WAIT_NOR */
+    return ~(v | w->value) != 0;
+  }
+}
+
+/* The stream's worker polls the word in device memory (writes come from
+ * other streams' workers, which the double does not tie to waiters). */
+static int fake_value_wait_run(void *arg) {
+  fake_value_op_t *w = arg;
+  atomic_fetch_add(&fake_value_waits_holding, 1);
+  while (!fake_value_reached(atomic_load(w->word), w)) {
+    struct timespec ts = {0, 20 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  atomic_fetch_sub(&fake_value_waits_holding, 1);
+  free(w);
+  return 0;
+}
+
+static int fake_value_write_run(void *arg) {
+  fake_value_op_t *w = arg;
+  atomic_store(w->word, w->value);
+  free(w);
+  return 0;
+}
+
+/* devAddr: 8 bytes, 8-aligned, of an owned device allocation. */
+static aclError fake_value_op(void *devAddr, uint64_t value, uint32_t flag,
+                              aclrtStream stream, int (*run)(void *)) {
+  aclError err = fake_need_context();
+  if (err != ACL_SUCCESS)
+    return err;
+  if (stream == NULL)
+    return fake_fail(ACL_ERROR_INVALID_PARAM,
+                     "the double has no default stream");
+  if ((uintptr_t)devAddr % 8 != 0)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "devAddr not 8-byte aligned");
+  void *shadow;
+  int fd;
+  uint64_t off;
+  err = fakecann_device_span(devAddr, sizeof(uint64_t), &shadow, &fd, &off);
+  if (err != ACL_SUCCESS)
+    return err;
+  fake_value_op_t *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
+  w->word = shadow;
+  w->value = value;
+  w->flag = flag;
+  err = fakecann_stream_call(stream, run, w);
+  if (err != ACL_SUCCESS)
+    free(w);
+  return err;
+}
+
+aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag,
+                        aclrtStream stream) {
+  if (flag > ACL_VALUE_WAIT_NOR)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "bad wait flag");
+  return fake_value_op(devAddr, value, flag, stream, fake_value_wait_run);
+}
+
+aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
+                         aclrtStream stream) {
+  if (flag != 0)
+    return fake_fail(ACL_ERROR_INVALID_PARAM, "flag is reserved: must be 0");
+  return fake_value_op(devAddr, value, flag, stream, fake_value_write_run);
 }

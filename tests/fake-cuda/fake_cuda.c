@@ -13,9 +13,11 @@
  * out again (same span, most recently freed first) with a new buffer id.
  *
  * Streams: a worker thread per created stream runs its copies, event
- * records, host functions (cuLaunchHostFunc) and the double's "kernels" in
- * order; the NULL stream runs work at the call.  Host waits on streams
- * are counted (fakecuda_host_syncs).
+ * records, host functions (cuLaunchHostFunc), waits on a memory value
+ * (cuStreamWaitValue32_v2, polled) and the double's "kernels" in order;
+ * the NULL stream runs work at the call.  Host waits on streams are
+ * counted (fakecuda_host_syncs), as are host functions and value waits
+ * holding their stream now.
  *
  * IPC: a CUipcMemHandle names the exporter's pid and memfd; the importer
  * maps /proc/<pid>/fd/<fd>.  cuMemGetHandleForAddressRange (dma-buf) hands
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_cuda.h"
@@ -70,6 +73,7 @@ typedef struct fc_pinned {
   void *base;
   size_t size;
   unsigned long long buffer_id;
+  unsigned flags; /* cuMemHostAlloc's: DEVICEMAP maps it for the device */
 } fc_pinned_t;
 
 struct fc_ctx {
@@ -418,6 +422,7 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
     free(h);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  h->flags = Flags;
   pthread_mutex_lock(&fc.lock);
   h->buffer_id = ++fc.next_id;
   h->next = fc.pinned;
@@ -772,13 +777,135 @@ CUresult cuEventDestroy_v2(CUevent hEvent) {
   return CUDA_SUCCESS;
 }
 
+/* Host functions running now, and stream waits on a value holding their
+ * stream now (fakecuda_host_fns_running, fakecuda_value_waits_holding). */
+static atomic_int fc_host_fns_running, fc_value_waits_holding;
+
+int fakecuda_host_fns_running(void) {
+  return atomic_load(&fc_host_fns_running);
+}
+
+int fakecuda_value_waits_holding(void) {
+  return atomic_load(&fc_value_waits_holding);
+}
+
+typedef struct fc_host_fn {
+  CUhostFn fn;
+  void *arg;
+} fc_host_fn_t;
+
+static void fc_host_fn_run(void *arg) {
+  fc_host_fn_t h = *(fc_host_fn_t *)arg;
+  free(arg);
+  atomic_fetch_add(&fc_host_fns_running, 1);
+  h.fn(h.arg);
+  atomic_fetch_sub(&fc_host_fns_running, 1);
+}
+
 /* Host functions run on the stream's worker, which waits for them. */
 CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData) {
   if (!fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
   if (fn == NULL)
     return CUDA_ERROR_INVALID_VALUE;
-  return fc_stream_push(hStream, fn, userData);
+  fc_host_fn_t *h = malloc(sizeof *h);
+  if (h == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  h->fn = fn;
+  h->arg = userData;
+  CUresult rc = fc_stream_push(hStream, fc_host_fn_run, h);
+  if (rc != CUDA_SUCCESS)
+    free(h);
+  return rc;
+}
+
+/* ---- stream memory operations: waits on a 32-bit value ------------------ */
+
+/* The device address of mapped pinned memory: under unified addressing
+ * the host address itself.  Memory allocated without DEVICEMAP, or not by
+ * cuMemHostAlloc: CUDA_ERROR_INVALID_VALUE. */
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
+                                      unsigned int Flags) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (pdptr == NULL || Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&fc.lock);
+  const fc_pinned_t *h = fc_find_pinned((uintptr_t)p);
+  int mapped = h != NULL && (h->flags & FC_HOSTALLOC_DEVICEMAP) != 0;
+  pthread_mutex_unlock(&fc.lock);
+  if (!mapped)
+    return CUDA_ERROR_INVALID_VALUE;
+  *pdptr = (CUdeviceptr)(uintptr_t)p;
+  return CUDA_SUCCESS;
+}
+
+typedef struct fc_value_wait {
+  _Atomic uint32_t *word; /* the double's reach of the address */
+  uint32_t value;
+  unsigned kind;
+} fc_value_wait_t;
+
+static int fc_value_reached(uint32_t v, const fc_value_wait_t *w) {
+  switch (w->kind) {
+  case CU_STREAM_WAIT_VALUE_GEQ:
+    return (int32_t)(v - w->value) >= 0;
+  case CU_STREAM_WAIT_VALUE_EQ:
+    return v == w->value;
+  case CU_STREAM_WAIT_VALUE_AND:
+    return (v & w->value) != 0;
+  default: /* CU_STREAM_WAIT_VALUE_NOR */
+    return ~(v | w->value) != 0;
+  }
+}
+
+/* The stream's worker polls the word, as the device's front end does:
+ * the host sets it with a plain store, which the double cannot see. */
+static void fc_value_wait_run(void *arg) {
+  fc_value_wait_t *w = arg;
+  atomic_fetch_add(&fc_value_waits_holding, 1);
+  while (!fc_value_reached(atomic_load(w->word), w)) {
+    struct timespec ts = {0, 20 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  atomic_fetch_sub(&fc_value_waits_holding, 1);
+  free(w);
+}
+
+/* addr: device memory, or pinned host memory mapped with DEVICEMAP (its
+ * device address), 4-byte aligned. */
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr,
+                                uint32_t value, unsigned int flags) {
+  if (!fc_stream_ok(stream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  unsigned kind = flags & ~CU_STREAM_WAIT_VALUE_FLUSH;
+  if (kind > CU_STREAM_WAIT_VALUE_NOR || addr % 4 != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  fc_value_wait_t *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&fc.lock);
+  const fc_pinned_t *h = fc_find_pinned((uintptr_t)addr);
+  if (h != NULL && (h->flags & FC_HOSTALLOC_DEVICEMAP) != 0 &&
+      (uintptr_t)addr + 4 <= (uintptr_t)h->base + h->size)
+    w->word = (_Atomic uint32_t *)(uintptr_t)addr;
+  else if (h == NULL)
+    w->word = (_Atomic uint32_t *)fc_reach(addr, 4, FC_SIDE_DEVICE);
+  pthread_mutex_unlock(&fc.lock);
+  if (w->word == NULL) {
+    free(w);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  w->value = value;
+  w->kind = kind;
+  rc = fc_stream_push(stream, fc_value_wait_run, w);
+  if (rc != CUDA_SUCCESS)
+    free(w);
+  return rc;
 }
 
 /* ---- "kernels" (test hook) ---------------------------------------------- */

@@ -48,6 +48,13 @@ typedef struct CUipcMemHandle_st {
 #define FC_EVENT_FLAGS 0x7u     /* BLOCKING_SYNC | DISABLE_TIMING | IPC */
 #define FC_HOSTALLOC_FLAGS 0x7u /* PORTABLE | DEVICEMAP | WRITECOMBINED */
 #define FC_IPC_OPEN_FLAGS 0x1u  /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS */
+#define FC_HOSTALLOC_DEVICEMAP 0x2u
+/* CUstreamWaitValue_flags */
+#define CU_STREAM_WAIT_VALUE_GEQ 0x0u
+#define CU_STREAM_WAIT_VALUE_EQ 0x1u
+#define CU_STREAM_WAIT_VALUE_AND 0x2u
+#define CU_STREAM_WAIT_VALUE_NOR 0x3u
+#define CU_STREAM_WAIT_VALUE_FLUSH (1u << 30)
 
 /* The driver-API entry points the double exports. */
 CUresult cuInit(unsigned int Flags);
@@ -82,6 +89,10 @@ CUresult cuEventQuery(CUevent hEvent);
 CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventDestroy_v2(CUevent hEvent);
 CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
+                                      unsigned int Flags);
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr,
+                                uint32_t value, unsigned int flags);
 CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
 CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
                                unsigned int Flags);
@@ -94,6 +105,10 @@ CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
 /* Times the host waited for a stream or event (cuStreamSynchronize,
  * cuEventSynchronize, cuCtxSynchronize). */
 unsigned long fakecuda_host_syncs(void);
+/* Host functions running now; waits on a memory value holding their
+ * stream now. */
+int fakecuda_host_fns_running(void);
+int fakecuda_value_waits_holding(void);
 /* A "kernel" on hStream: dst[i] = src[i] + add for n int32 elements of
  * device memory, after sleeping delay_us. */
 CUresult fakecuda_launch_add(CUstream hStream, CUdeviceptr dst, CUdeviceptr src,
