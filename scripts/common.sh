@@ -81,8 +81,17 @@ hc_slowest_tests() {
 
 # hc_print_failed_logs DIR: the log of every failed test under DIR.
 hc_print_failed_logs() {
-    local trs
-    for trs in $(grep -lE '^:test-result: (FAIL|ERROR|XPASS)' $(find "$1" -name '*.trs') 2>/dev/null); do
+    local trs failed
+    failed=$(grep -lE '^:test-result: (FAIL|ERROR|XPASS)' $(find "$1" -name '*.trs') 2>/dev/null)
+    [ -n "$failed" ] || return 0
+    # What failed, in brief, before the whole logs: a long log would push
+    # its own verdict out of a truncated view of the output.
+    echo "======== failures in brief ($1)"
+    for trs in $failed; do
+        echo "-- ${trs%.trs}.log"
+        grep -E '^(FAIL|ERROR)|FAIL:|hung|timed out|Sanitizer' "${trs%.trs}.log" | head -20
+    done
+    for trs in $failed; do
         echo "======== ${trs%.trs}.log"
         cat "${trs%.trs}.log"
     done

@@ -98,8 +98,26 @@ echo "Slurm up (ports $base, $((base + 1)))"
 LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+# A step that timed out shows Slurm's view of it and is cancelled, and a
+# node Slurm drained for it (a task slow to die) is resumed: one failure
+# stays one failure, not every later step waiting out its 120 s.
 run() {
   timeout 120 srun -O -t 2 "$@" >"$W/out" 2>"$W/err" </dev/null
+  rc=$?
+  if [ $rc -eq 124 ]; then
+    echo "srun $* timed out; Slurm's view:"
+    squeue 2>&1
+    sinfo -R 2>&1
+    tail -n 20 "$W/log/slurmd.log" 2>&1
+    scancel --full --signal=KILL -u "$(id -un)" 2>/dev/null
+  fi
+  case $(sinfo -h -o %T 2>/dev/null) in
+  *drain*)
+    echo "resuming the node Slurm drained: $(sinfo -h -R -o %E 2>/dev/null)"
+    scontrol update nodename=localhost state=resume 2>&1
+    ;;
+  esac
+  return $rc
 }
 
 run --mpi=pmi2 -n 4 "$CLIENT" --expect-size 4 --expect-backend pmi2

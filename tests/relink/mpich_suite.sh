@@ -11,8 +11,9 @@ need_built
 command -v mpicc.mpich >/dev/null 2>&1 || skip "mpicc.mpich not installed"
 work=$T/tree
 mkdir -p "$work/tests/mpi" "$work/examples" "$work/tools"
-# Warnings are shown but do not stop the build: this tests the ABI, and
-# MPICH's header draws other warnings than ours.
+# Warnings do not stop the build: this tests the ABI, and MPICH's header
+# draws other warnings than ours.  They go to a file, shown when a compile
+# fails, so that a scenario's failure heads the log.
 flags="-std=gnu11 -O1 -pthread -Wall"
 # Example sources without a main() are helpers linked into every example.
 helpers=
@@ -27,7 +28,8 @@ for c in "$top_srcdir"/tests/mpi/*.c "$top_srcdir"/examples/*.c; do
     *) grep -q mpitest.h "$c" || continue; extra= ;;
     esac
     mpicc.mpich $flags -I"$top_srcdir/tests/mpi" -I"$top_srcdir/examples" "$c" $extra \
-        -o "$work/${rel%.c}" -ldl -lm || fail "mpicc.mpich $rel"
+        -o "$work/${rel%.c}" -ldl -lm >>"$T/mpicc.log" 2>&1 ||
+        { cat "$T/mpicc.log"; fail "mpicc.mpich $rel"; }
     readelf -d "$work/${rel%.c}" | grep -q "NEEDED.*\[libmpich\.so\.12\]" ||
         fail "$rel is not linked against libmpich.so.12"
 done
@@ -61,7 +63,7 @@ for s in "$@"; do
     case $rc in
     0) pass=$((pass + 1)); echo "PASS: $s" ;;
     77) skipped=$((skipped + 1)); echo "SKIP: $s"; tail -3 "$T/$s.log" ;;
-    *) failed=$((failed + 1)); echo "FAIL: $s (status $rc)"; tail -30 "$T/$s.log" ;;
+    *) failed=$((failed + 1)); echo "FAIL: $s (status $rc)"; tail -60 "$T/$s.log" ;;
     esac
 done
 echo "$pass passed, $failed failed, $skipped skipped (MPICH-built, run on hcmpi)"
