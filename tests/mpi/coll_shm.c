@@ -339,8 +339,16 @@ static void run_kill(const char *kind)
     int round, rc = MPI_SUCCESS;
     /* Across (fake) nodes a collective runs in two stages, the node's
      * segment and the leaders' schedule, and each may run that far ahead. */
-    int ahead = getenv("HCMPI_NODE_ID") != NULL ? 2 * ROUNDS_AHEAD : ROUNDS_AHEAD;
-    for (round = 0; round < VICTIM_ROUND + 3 * ROUNDS_AHEAD; round++) {
+    int two_nodes = getenv("HCMPI_NODE_ID") != NULL;
+    int ahead = two_nodes ? 2 * ROUNDS_AHEAD : ROUNDS_AHEAD;
+    /* Except a Reduce across nodes: the ranks of the node with neither the
+     * root nor the victim need nothing of either, and their leader's
+     * eager sends to the root are taken as unexpected messages while the
+     * root waits below.  They fail when they learn of the death, which
+     * takes time, not rounds: they run until then, and a death never
+     * learnt is a hang, which hcmpirun's --timeout turns into a failure. */
+    int unbounded = two_nodes && strcmp(kind, "reduce") == 0;
+    for (round = 0; unbounded || round < VICTIM_ROUND + 3 * ROUNDS_AHEAD; round++) {
         if (wrank == VICTIM && round == VICTIM_ROUND) {
             fflush(stdout);
             raise(SIGKILL);
@@ -352,7 +360,7 @@ static void run_kill(const char *kind)
     CHECK(rc != MPI_SUCCESS, "%s: still succeeding %d rounds after the death", kind, round);
     CHECK(mt_class(rc) == MPIX_ERR_PROC_FAILED, "%s: round %d: class %d (%s), want MPIX_ERR_PROC_FAILED",
           kind, round, mt_class(rc), mt_errstr(rc));
-    CHECK(round <= VICTIM_ROUND + ahead, "%s: failed in round %d", kind, round);
+    CHECK(unbounded || round <= VICTIM_ROUND + ahead, "%s: failed in round %d", kind, round);
     /* No survivor leaves before all failed: one that only ends when another
      * exits would pass here by that exit, not by its own detection. */
     int x = round;
