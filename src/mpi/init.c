@@ -12,6 +12,7 @@
 #include "mpi/mpi_impl.h"
 #include "mpi/stream.h"
 #include "util/envtable.h"
+#include "util/log.h"
 
 /* The world model's life: MPI_Init once, MPI_Finalize once. */
 enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
@@ -126,10 +127,16 @@ static int init_start(const char *fn, int required, int *provided) {
   pthread_mutex_unlock(&init_lock);
   /* Every process of the world model starts it (a session's start is
    * local, so only here): world's collective segment now, so that
-   * persistent and I-collectives built before any blocking one use it. */
-  if (rc == MPI_SUCCESS)
-    rc =
-        hc_mpi_raise_status(NULL, fn, hcomm_coll_shm_setup(hcomm_comm_world()));
+   * persistent and I-collectives built before any blocking one use it.
+   * Its failure is not MPI_Init's: a member that died meanwhile leaves
+   * the world on the schedules, and the operations that need that member
+   * report its death (ULFM); a rank short of memory voted against. */
+  if (rc == MPI_SUCCESS) {
+    hc_status_t st = hcomm_coll_shm_setup(hcomm_comm_world());
+    if (st != HC_OK)
+      hc_log(HC_LOG_DEBUG, "init", "no collective segment for the world: %s",
+             hcomm_strerror(st));
+  }
   return rc;
 }
 
