@@ -32,6 +32,8 @@
 #define HC_SHMCOLL_CHUNK ((size_t)64 << 10)
 #define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
+/* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
+ * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
 #define HC_SHMCOLL_LANE_MAX ((size_t)16 << 10)
 

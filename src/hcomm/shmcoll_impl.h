@@ -66,7 +66,15 @@
  * KiB takes a few chunks rather than a schedule), and only then are there
  * fewer lanes. */
 #define SHMCOLL_LANES 16
-#define SHMCOLL_LANE_DEPTH 4
+/* Two buffers per rank, as the large ones: an Allreduce's run never
+ * waits for them (every rank finished the run before last when it starts
+ * the next), a Bcast root or a Reduce's other ranks run at most one start
+ * ahead of the slowest rank (three with four buffers), and chunks still
+ * pipeline; what the budget saves on depth goes to larger buffers, so
+ * fewer chunks, each a synchronisation (bench/collective -c
+ * allreduce_init on 4 ranks, 4 KiB: 27-28 us through 4 buffers of 2 KiB,
+ * 15-18 us through 2 of 4 KiB). */
+#define SHMCOLL_LANE_DEPTH 2
 #define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
 
 enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };

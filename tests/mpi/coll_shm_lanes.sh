@@ -4,7 +4,7 @@
 # shared-memory segment, in chunks of the lane's buffers, checked against a
 # serial reference and against the transport message counters (none may
 # move), and stay right when the lanes run out; on 2, 3, 5 and 8 ranks
-# (whose lanes have 4, 2, 2 and 1 KiB buffers), with 512-byte buffers
+# (whose lanes have 4, 4, 4 and 2 KiB buffers), with 512-byte buffers
 # and 576-byte ones (long pipelines, a short last chunk), with every
 # wait sleeping (HCMPI_SPIN=0), and with the lanes or the segments off
 # (the same results by messages).
