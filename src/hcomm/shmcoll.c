@@ -130,17 +130,17 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
  * of len bytes (see shmcoll_impl.h). */
 static unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank, uint32_t s,
                                   size_t len) {
-  if (len <= SHMCOLL_SMALL)
+  if (len <= sc->small)
     return sc->data +
            ((size_t)rank * (size_t)sc->depth + s % (uint32_t)sc->depth) *
-               SHMCOLL_SMALL;
+               sc->small;
   return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
 }
 
 /* The collective that last used the buffers of collective s of len bytes:
  * every rank must have finished it before they are filled again. */
 static uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s, size_t len) {
-  return s - (len <= SHMCOLL_SMALL ? (uint32_t)sc->depth : 2);
+  return s - (len <= sc->small ? (uint32_t)sc->depth : 2);
 }
 
 /* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
@@ -650,7 +650,7 @@ static void shmcoll_allgather_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
                                  size_t bytes, void *recvbuf,
                                  const size_t *rbytes, const size_t *rdispls,
                                  size_t most) {
-  size_t step = most <= SHMCOLL_SMALL ? SHMCOLL_SMALL : sc->chunk;
+  size_t step = most <= sc->small ? sc->small : sc->chunk;
   shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLGATHER,
                   (uint32_t)((most + step - 1) / step));
   op->root = -1;
@@ -749,9 +749,8 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
                                       void *recvbuf, const size_t *counts,
                                       size_t each, size_t total,
                                       const hcomm_reduce_op_t *rop) {
-  size_t step = total * rop->elem_size <= SHMCOLL_SMALL
-                    ? total
-                    : sc->chunk / rop->elem_size;
+  size_t step =
+      total * rop->elem_size <= sc->small ? total : sc->chunk / rop->elem_size;
   shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE_SCATTER,
                   total == 0 ? 0 : (uint32_t)((total + step - 1) / step));
   op->root = -1;
@@ -919,10 +918,48 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
 
 /* ---- the persistent forms' lanes ----------------------------------------- */
 
+/* The bytes each rank puts in the segment for op, whole. */
+static size_t shmcoll_op_bytes(const hc_shmcoll_op_t *op) {
+  switch (op->what) {
+  case SHMCOLL_OP_REDUCE:
+  case SHMCOLL_OP_REDUCE_SCATTER:
+    return op->size * op->op.elem_size;
+  case SHMCOLL_OP_ALLTOALL:
+    return shmcoll_slot_bytes(op, 0);
+  default:
+    return op->size;
+  }
+}
+
+/* Cuts op into chunks of at most small bytes each (a lane's buffers);
+ * 0 when it cannot be: an alltoall's slot is one piece, and a reduction
+ * needs whole elements. */
+static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
+  size_t step = small;
+  switch (op->what) {
+  case SHMCOLL_OP_BARRIER:
+    return 1;
+  case SHMCOLL_OP_ALLTOALL:
+    return shmcoll_slot_bytes(op, 0) <= small;
+  case SHMCOLL_OP_REDUCE:
+  case SHMCOLL_OP_REDUCE_SCATTER:
+    step = small / op->op.elem_size;
+    if (step == 0)
+      return 0;
+    break;
+  default:
+    break;
+  }
+  op->step = step;
+  op->nchunks = (uint32_t)((op->size + step - 1) / step);
+  return 1;
+}
+
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
-  if (op->nchunks > 1 || shmcoll_slot_bytes(op, 0) > SHMCOLL_SMALL ||
-      sc->lanes == NULL || sc->lanes_taken == sc->nlanes)
+  if (sc->lanes == NULL || sc->lanes_taken == sc->nlanes ||
+      shmcoll_op_bytes(op) > hc_shmcoll_tuning.lane_max ||
+      !shmcoll_op_rechunk(op, sc->lane_small))
     return HC_ERR_NOT_SUPPORTED;
   op->sc = &sc->lanes[sc->lanes_taken++];
   return HC_OK;

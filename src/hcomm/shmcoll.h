@@ -7,10 +7,11 @@
  * already made contiguous host bytes; and, on one node only, Allgather(v),
  * Alltoall(v) and Reduce_scatter(_block).  The I-forms run the same
  * algorithms as one step of their schedule (hc_shmcoll_i*_prepare below).
- * The persistent forms whose data fits a small buffer run in a lane of
- * the segment of their own (hc_shmcoll_op_own_lane, shmcoll_impl.h says
- * why); the others stay point-to-point schedules, whose tag, fixed at
- * their _init, keeps their messages apart.
+ * The persistent forms of at most HCMPI_COLL_SHM_LANE_MAX bytes run in a
+ * lane of the segment of their own, chunk by chunk through its buffers
+ * (hc_shmcoll_op_own_lane, shmcoll_impl.h says why); the others stay
+ * point-to-point schedules, whose tag, fixed at their _init, keeps their
+ * messages apart.
  *
  * Each call either runs the collective and returns its status, or returns
  * HC_ERR_NOT_SUPPORTED and does nothing, and then the caller runs the
@@ -31,6 +32,10 @@
 #define HC_SHMCOLL_CHUNK ((size_t)64 << 10)
 #define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
+/* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
+ * one synchronisation each. */
+#define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
+#define HC_SHMCOLL_LANE_MAX ((size_t)16 << 10)
 
 typedef struct hc_shmcoll_tuning {
   int enabled;          /* HCMPI_COLL_SHM: 0 leaves every collective to
@@ -39,6 +44,9 @@ typedef struct hc_shmcoll_tuning {
   size_t chunk;         /* bytes of one rank's slot: the pipeline's step */
   size_t allgather_max; /* allgathers of larger blocks take the schedule */
   size_t alltoall_max;  /* alltoall blocks above this take messages */
+  size_t lane_buf;      /* bytes of a lane's buffer (at most: smaller on
+                           many ranks) */
+  size_t lane_max;      /* persistent forms of more bytes take no lane */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;
@@ -158,9 +166,11 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
     const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm);
 /* For a persistent form, at its _init, after a prepare above: moves *op
  * onto a lane of its own, so that its starts take that lane's numbers,
- * not the communicator's.  HC_ERR_NOT_SUPPORTED (the same on every rank):
- * no lane is left, or the data takes more than one small buffer; use the
- * point-to-point schedule. */
+ * not the communicator's, in chunks of the lane's buffers.
+ * HC_ERR_NOT_SUPPORTED (the same on every rank): no lane is left, the
+ * data is above HCMPI_COLL_SHM_LANE_MAX, or it cannot be cut into chunks
+ * of a lane buffer (an alltoall's slot, an element larger than the
+ * buffer); use the point-to-point schedule. */
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op);
 /* With the engine lock held, when the collective starts (every rank
  * starts its collectives on comm in one order): takes its sequence

@@ -17,12 +17,14 @@
  *                     result), then the large ones: (n + 1) x 2 of chunk
  *                     bytes, alike
  *   lanes_offset      nlanes lanes, each n x shmcoll_line_t and then
- *                     (n + 1) x SHMCOLL_LANE_DEPTH small buffers: the
- *                     same layout in small, for one persistent collective
- *                     each (below)
+ *                     (n + 1) x SHMCOLL_LANE_DEPTH small buffers of the
+ *                     lane's own size (lane_small, up to
+ *                     HCMPI_COLL_SHM_LANE_BUF): the same layout in small,
+ *                     for one persistent collective each (below)
  * Collective number s (every chunk of a long one is a number of its own)
  * of at most SHMCOLL_SMALL bytes uses small buffer s % SHMCOLL_DEPTH, a
- * larger one large buffer s % 2: the next ones fill other buffers while
+ * larger one large buffer s % 2 (in a lane every chunk fits a small
+ * buffer, s % SHMCOLL_LANE_DEPTH): the next ones fill other buffers while
  * readers still copy out of this one, and a buffer is filled again only
  * once every rank finished the collective that used it before.
  */
@@ -48,17 +50,31 @@
 
 /* Lanes.  A persistent collective cannot take the communicator's numbers
  * when it starts, as the I-forms do: MPI_Startall starts its requests in
- * an order of its own on each rank.  One whose data fits a small buffer
- * gets a lane of its own at its _init instead (the _init calls are
- * ordered alike on every rank, so every rank picks the same lane), with
- * its own lines, buffers and numbers; its starts, which every rank makes
- * equally often, number its runs.  A lane is never given again: a freed
- * request is freed on each rank at a time of its own, so no rank could
- * tell when every rank let go of it.  The first SHMCOLL_LANES persistent
- * collectives of a communicator get lanes (fewer on a large one, within
- * SHMCOLL_LANES_BUDGET bytes); later ones are point-to-point schedules. */
+ * an order of its own on each rank.  One whose data is at most
+ * HCMPI_COLL_SHM_LANE_MAX bytes gets a lane of its own at its _init
+ * instead (the _init calls are ordered alike on every rank, so every rank
+ * picks the same lane), with its own lines, buffers and numbers; its
+ * starts, which every rank makes equally often, number its runs, each
+ * run as many numbers as it has chunks of a lane buffer (a pipeline
+ * through the lane's SHMCOLL_LANE_DEPTH buffers per rank).  A lane is
+ * never given again: a freed request is freed on each rank at a time of
+ * its own, so no rank could tell when every rank let go of it.  The first
+ * SHMCOLL_LANES persistent collectives of a communicator get lanes; later
+ * ones are point-to-point schedules.  The lanes fit SHMCOLL_LANES_BUDGET
+ * bytes: on a larger communicator their buffers shrink (halving, from
+ * HCMPI_COLL_SHM_LANE_BUF down to SHMCOLL_SMALL, so that data of a few
+ * KiB takes a few chunks rather than a schedule), and only then are there
+ * fewer lanes. */
 #define SHMCOLL_LANES 16
-#define SHMCOLL_LANE_DEPTH 4
+/* Two buffers per rank, as the large ones: an Allreduce's run never
+ * waits for them (every rank finished the run before last when it starts
+ * the next), a Bcast root or a Reduce's other ranks run at most one start
+ * ahead of the slowest rank (three with four buffers), and chunks still
+ * pipeline; what the budget saves on depth goes to larger buffers, so
+ * fewer chunks, each a synchronisation (bench/collective -c
+ * allreduce_init on 4 ranks, 4 KiB: 27-28 us through 4 buffers of 2 KiB,
+ * 15-18 us through 2 of 4 KiB). */
+#define SHMCOLL_LANE_DEPTH 2
 #define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
 
 enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };
@@ -69,6 +85,8 @@ typedef struct shmcoll_hdr {
   uint32_t chunk;
   uint64_t data_offset;
   uint64_t seg_size;
+  uint32_t nlanes;
+  uint32_t lane_small;       /* bytes of one small buffer of a lane */
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
 } shmcoll_hdr_t;
@@ -95,6 +113,7 @@ typedef struct hc_shmcoll {
   uint32_t wait_want;
   size_t chunk;
   int depth;          /* small buffers per rank: SHMCOLL_(LANE_)DEPTH */
+  size_t small;       /* bytes of one: SHMCOLL_SMALL, a lane's lane_small */
   size_t small_bytes; /* of all small buffers: where the large ones start */
   unsigned char *base;
   size_t seg_size;
@@ -103,6 +122,7 @@ typedef struct hc_shmcoll {
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
   int nlanes, lanes_taken;
+  size_t lane_small; /* the communicator's segment: its lanes' small */
 } hc_shmcoll_t;
 
 /* comm's segment for a collective of bytes (the largest message one rank

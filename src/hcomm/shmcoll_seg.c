@@ -33,7 +33,9 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .max = HC_SHMCOLL_MAX,
     .chunk = HC_SHMCOLL_CHUNK,
     .allgather_max = HC_SHMCOLL_ALLGATHER_MAX,
-    .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX};
+    .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
+    .lane_buf = HC_SHMCOLL_LANE_BUF,
+    .lane_max = HC_SHMCOLL_LANE_MAX};
 
 void hc_shmcoll_tuning_load(void) {
   hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
@@ -44,6 +46,8 @@ void hc_shmcoll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_SHM_ALLGATHER_MAX", HC_SHMCOLL_ALLGATHER_MAX);
   t->alltoall_max =
       hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
+  t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
+  t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
 }
 
 /* A communicator whose collectives never use shared memory. */
@@ -94,14 +98,24 @@ static size_t shmcoll_data_offset(int n) {
   return (at + 4095) / 4096 * 4096;
 }
 
-/* One lane's bytes: its lines, then its small buffers. */
-static size_t shmcoll_lane_bytes(int n) {
+/* One lane's bytes: its lines, then its small buffers of small bytes. */
+static size_t shmcoll_lane_bytes(int n, size_t small) {
   return (size_t)n * sizeof(shmcoll_line_t) +
-         ((size_t)n + 1) * SHMCOLL_LANE_DEPTH * (size_t)SHMCOLL_SMALL;
+         ((size_t)n + 1) * SHMCOLL_LANE_DEPTH * small;
 }
 
-static int shmcoll_lanes_for(int n) {
-  size_t fit = SHMCOLL_LANES_BUDGET / shmcoll_lane_bytes(n);
+/* The lanes of a segment of n ranks: *small bytes per buffer, halved from
+ * HCMPI_COLL_SHM_LANE_BUF until SHMCOLL_LANES lanes fit the budget (not
+ * below SHMCOLL_SMALL), then as many lanes as fit. */
+static int shmcoll_lanes_for(int n, size_t *small) {
+  size_t want = hc_shmcoll_tuning.lane_buf / SHMCOLL_LINE * SHMCOLL_LINE;
+  *small = want > SHMCOLL_SMALL ? want : SHMCOLL_SMALL;
+  while (*small > SHMCOLL_SMALL &&
+         SHMCOLL_LANES * shmcoll_lane_bytes(n, *small) > SHMCOLL_LANES_BUDGET)
+    *small = *small / 2 > SHMCOLL_SMALL
+                 ? *small / 2 / SHMCOLL_LINE * SHMCOLL_LINE
+                 : SHMCOLL_SMALL;
+  size_t fit = SHMCOLL_LANES_BUDGET / shmcoll_lane_bytes(n, *small);
   return fit < SHMCOLL_LANES ? (int)fit : SHMCOLL_LANES;
 }
 
@@ -128,13 +142,16 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->chunk = (uint32_t)sc->chunk;
   hdr->data_offset = shmcoll_data_offset(sc->size);
   hdr->seg_size = sc->seg_size;
+  hdr->nlanes = (uint32_t)sc->nlanes;
+  hdr->lane_small = (uint32_t)sc->lane_small;
   for (int r = 0; r < sc->size; r++)
     for (int f = 0; f < 3; f++)
       atomic_store(&sc->lines[r].flag[f], SHMCOLL_SEQ0);
   unsigned char *lanes = sc->base + shmcoll_lanes_offset(sc);
   for (int l = 0; l < sc->nlanes; l++) {
     shmcoll_line_t *lines =
-        (shmcoll_line_t *)(lanes + (size_t)l * shmcoll_lane_bytes(sc->size));
+        (shmcoll_line_t *)(lanes + (size_t)l * shmcoll_lane_bytes(
+                                                   sc->size, sc->lane_small));
     for (int r = 0; r < sc->size; r++)
       for (int f = 0; f < 3; f++)
         atomic_store(&lines[r].flag[f], SHMCOLL_SEQ0);
@@ -147,8 +164,9 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
  * must, until the others opened it). */
 static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
                            int *memfd) {
-  size_t size = shmcoll_lanes_offset(sc) +
-                (size_t)sc->nlanes * shmcoll_lane_bytes(sc->size);
+  size_t size =
+      shmcoll_lanes_offset(sc) +
+      (size_t)sc->nlanes * shmcoll_lane_bytes(sc->size, sc->lane_small);
   *fd = hc_shmseg_create(offer->name, sizeof offer->name, memfd);
   if (*fd < 0 || hc_shmseg_reserve(*fd, offer->name, size) != HC_OK ||
       shmcoll_map(sc, *fd, size) != HC_OK)
@@ -156,8 +174,10 @@ static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
   shmcoll_format(sc);
   offer->size = size;
   offer->ok = 1;
-  hc_log(HC_LOG_DEBUG, "shm", "segment %s: %zu bytes, collectives of %d ranks",
-         offer->name, size, sc->size);
+  hc_log(HC_LOG_DEBUG, "shm",
+         "segment %s: %zu bytes, collectives of %d ranks, %d lanes of "
+         "%zu-byte buffers",
+         offer->name, size, sc->size, sc->nlanes, sc->lane_small);
 }
 
 /* The others: opens and checks what rank 0 offered; 1 when usable. */
@@ -174,7 +194,9 @@ static int shmcoll_attach(hc_shmcoll_t *sc, const shmcoll_offer_t *offer) {
   atomic_thread_fence(memory_order_acquire);
   return sc->hdr->magic == SHMCOLL_MAGIC &&
          sc->hdr->nranks == (uint32_t)sc->size &&
-         sc->hdr->chunk == (uint32_t)sc->chunk;
+         sc->hdr->chunk == (uint32_t)sc->chunk &&
+         sc->hdr->nlanes == (uint32_t)sc->nlanes &&
+         sc->hdr->lane_small == (uint32_t)sc->lane_small;
 }
 
 /* The agreement runs on schedule collectives (the I-forms never come
@@ -237,7 +259,7 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
 static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
   sc->lanes = sc->nlanes > 0 ? sc + 1 : NULL;
   unsigned char *at = sc->base + shmcoll_lanes_offset(sc);
-  size_t lane_bytes = shmcoll_lane_bytes(sc->size);
+  size_t lane_bytes = shmcoll_lane_bytes(sc->size, sc->lane_small);
   for (int l = 0; l < sc->nlanes; l++, at += lane_bytes) {
     hc_shmcoll_t *lane = &sc->lanes[l];
     *lane = (hc_shmcoll_t){.usable = 1,
@@ -247,10 +269,11 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .turn = SHMCOLL_SEQ0,
                            .chunk = sc->chunk,
                            .depth = SHMCOLL_LANE_DEPTH,
+                           .small = sc->lane_small,
                            .hdr = sc->hdr,
                            .lines = (shmcoll_line_t *)at};
     lane->small_bytes =
-        ((size_t)sc->size + 1) * SHMCOLL_LANE_DEPTH * (size_t)SHMCOLL_SMALL;
+        ((size_t)sc->size + 1) * SHMCOLL_LANE_DEPTH * sc->lane_small;
     lane->data = at + (size_t)sc->size * sizeof(shmcoll_line_t);
   }
 }
@@ -278,7 +301,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
       comm->shmcoll = sc;
     return NULL;
   }
-  int nlanes = shmcoll_lanes_for(comm->size);
+  size_t lane_small;
+  int nlanes = shmcoll_lanes_for(comm->size, &lane_small);
   sc = calloc(1, sizeof *sc + (size_t)nlanes * sizeof *sc);
   hc_shmcoll_t local = {0};
   hc_shmcoll_t *use = sc != NULL ? sc : &local;
@@ -288,9 +312,11 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->turn = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);
   use->depth = SHMCOLL_DEPTH;
+  use->small = SHMCOLL_SMALL;
   use->small_bytes =
       ((size_t)comm->size + 1) * SHMCOLL_DEPTH * (size_t)SHMCOLL_SMALL;
   use->nlanes = nlanes;
+  use->lane_small = lane_small;
   /* A rank short of memory still takes part, and votes against. */
   *rc = shmcoll_setup(comm, use, sc == NULL);
   if (sc == NULL || !sc->usable) {

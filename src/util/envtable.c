@@ -102,6 +102,15 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_SHM_CHUNK", "64k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks)"},
+    {"HCMPI_COLL_SHM_LANE_BUF", "4k", "library",
+     "bytes of each buffer of a persistent collective's lane in the "
+     "segment: its data moves in chunks of this size (halved, down to 512, "
+     "until 16 lanes fit 1 MiB on many ranks)"},
+    {"HCMPI_COLL_SHM_LANE_MAX", "16k", "library",
+     "persistent Barrier, Bcast, Reduce, Allreduce (and Allgather, "
+     "Alltoall, Reduce_scatter) of more bytes per rank take point-to-point "
+     "schedules instead of a lane of the segment (the first 16 persistent "
+     "collectives of a communicator get lanes)"},
     /* shared memory */
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
@@ -256,6 +265,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
+    {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},
     {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},

@@ -213,6 +213,13 @@ tests_mpi_coll_shm_nbc_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_shm_nbc_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_shm_nbc.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_shm_nbc.sh
+# Their persistent forms in lanes of the segment, pipelined.
+check_PROGRAMS += tests/mpi/coll_shm_lanes
+tests_mpi_coll_shm_lanes_SOURCES = tests/mpi/coll_shm_lanes.c tests/mpi/mpitest.h
+tests_mpi_coll_shm_lanes_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_shm_lanes_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_shm_lanes.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_shm_lanes.sh
 check_PROGRAMS += tests/mpi/coll_shm_move
 tests_mpi_coll_shm_move_SOURCES = tests/mpi/coll_shm_move.c tests/mpi/mpitest.h
 tests_mpi_coll_shm_move_LDADD = $(HC_MPITEST_LIB)

@@ -1,0 +1,228 @@
+/* Persistent Barrier, Bcast, Reduce and Allreduce of 1, 4 and 16 KiB on a
+ * communicator of one node run in lanes of its shared-memory segment
+ * (src/hcomm/shmcoll.c, hc_shmcoll_op_own_lane), each in chunks of its
+ * lane's buffers, checked against a serial reference.
+ *
+ *   coll_shm_lanes        on a dup, 16 persistent collectives (the lanes of
+ *                         a segment): for each of 1, 4 and 16 KiB an
+ *                         Allreduce, an Allreduce in place (MPI_MAX), a
+ *                         Bcast, a Reduce and a Reduce in place at the
+ *                         root (roots differ), and a Barrier.  They are
+ *                         started together ROUNDS times by an MPI_Startall
+ *                         whose order is rotated by rank, with every input
+ *                         changed and every output scribbled over in
+ *                         between; every byte is checked (a non-root's
+ *                         Reduce output untouched), and the transport
+ *                         message counters (MPI_T) must not move on 2 or
+ *                         more ranks: all of them ran in lanes.  Then two
+ *                         more (a 1 KiB Allreduce, a 4 KiB Bcast) find no
+ *                         lane left: all 18 started together are still
+ *                         right, and the two send messages.
+ *   coll_shm_lanes p2p    the same under HCMPI_COLL_SHM=0 (or lanes off):
+ *                         results alike, and the counters move.
+ *   coll_shm_lanes plain  results only, no counters (another MPI, another
+ *                         launcher).
+ */
+#include "mpitest.h"
+
+enum { ROUNDS = 100, NSIZES = 3, PER_SIZE = 5, NLANED = NSIZES * PER_SIZE + 1, NALL = NLANED + 2 };
+
+/* Elements (ints) of each size: 1, 4 and 16 KiB. */
+static const int counts[NSIZES] = {256, 1024, 4096};
+
+enum kind { ALLREDUCE, ALLREDUCE_IN_PLACE, BCAST, REDUCE, REDUCE_IN_PLACE, BARRIER };
+
+typedef struct pers {
+    enum kind kind;
+    int count, root;
+    int *in, *out;
+    MPI_Request req;
+} pers_t;
+
+static int rank, size;
+
+/* Element i of rank r's input to collective k in round it (sums of 8
+ * ranks exact). */
+static int val(int r, int k, int it, int i)
+{
+    return (int)((unsigned)(r * 131 + k * 37 + it * 17) + (unsigned)i * 7u) % 1000 - 500;
+}
+
+static long long want_of(const pers_t *p, int k, int it, int i)
+{
+    if (p->kind == BCAST)
+        return val(p->root, k, it, i);
+    long long s = p->kind == ALLREDUCE_IN_PLACE ? val(0, k, it, i) : 0;
+    for (int r = 0; r < size; r++) {
+        int v = val(r, k, it, i);
+        if (p->kind == ALLREDUCE_IN_PLACE)
+            s = v > s ? v : s;
+        else
+            s += v;
+    }
+    return s;
+}
+
+/* ---- transport messages sent, through MPI_T ------------------------------ */
+
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle sent[2];
+static const char *const sent_names[2] = {"eager_sent_messages", "rndv_sent_messages"};
+static int counted;
+
+static unsigned long long messages_sent(void)
+{
+    return counted ? mt_counters_sum(session, 2, sent) : 0;
+}
+
+/* ---- the persistent collectives ----------------------------------------- */
+
+static void pers_init(pers_t *p, enum kind kind, int count, int root, MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    *p = (pers_t){kind, count, root % size, NULL, NULL, MPI_REQUEST_NULL};
+    p->in = calloc((size_t)(count > 0 ? count : 1), sizeof(int));
+    p->out = calloc((size_t)(count > 0 ? count : 1), sizeof(int));
+    CHECK(p->in != NULL && p->out != NULL, "calloc");
+    int at_root = rank == p->root;
+    switch (kind) {
+    case ALLREDUCE:
+        rc = MPI_Allreduce_init(p->in, p->out, count, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL,
+                                &p->req);
+        break;
+    case ALLREDUCE_IN_PLACE:
+        rc = MPI_Allreduce_init(MPI_IN_PLACE, p->out, count, MPI_INT, MPI_MAX, comm,
+                                MPI_INFO_NULL, &p->req);
+        break;
+    case BCAST:
+        rc = MPI_Bcast_init(p->out, count, MPI_INT, p->root, comm, MPI_INFO_NULL, &p->req);
+        break;
+    case REDUCE:
+        rc = MPI_Reduce_init(p->in, p->out, count, MPI_INT, MPI_SUM, p->root, comm,
+                             MPI_INFO_NULL, &p->req);
+        break;
+    case REDUCE_IN_PLACE:
+        rc = MPI_Reduce_init(at_root ? MPI_IN_PLACE : p->in, at_root ? p->out : NULL, count,
+                             MPI_INT, MPI_SUM, p->root, comm, MPI_INFO_NULL, &p->req);
+        break;
+    case BARRIER:
+        rc = MPI_Barrier_init(comm, MPI_INFO_NULL, &p->req);
+        break;
+    }
+    CHECK(rc == MPI_SUCCESS, "persistent init of kind %d, %d ints", (int)kind, count);
+}
+
+/* New inputs for round it; outputs scribbled over (in place: the input). */
+static void pers_fill(pers_t *p, int k, int it)
+{
+    for (int i = 0; i < p->count; i++) {
+        int mine = val(rank, k, it, i);
+        p->in[i] = mine;
+        switch (p->kind) {
+        case ALLREDUCE_IN_PLACE:
+            p->out[i] = mine;
+            break;
+        case BCAST:
+            p->out[i] = rank == p->root ? mine : -7777;
+            break;
+        case REDUCE_IN_PLACE:
+            p->out[i] = rank == p->root ? mine : -7777;
+            break;
+        default:
+            p->out[i] = -7777;
+        }
+    }
+}
+
+static void pers_check(const pers_t *p, int k, int it)
+{
+    int gets = p->kind == ALLREDUCE || p->kind == ALLREDUCE_IN_PLACE || p->kind == BCAST ||
+               rank == p->root;
+    for (int i = 0; i < p->count; i++) {
+        long long want = gets ? want_of(p, k, it, i) : -7777;
+        if (p->out[i] != want) {
+            CHECK(0, "round %d: collective %d (kind %d, %d ints, root %d) [%d] = %d, want %lld",
+                  it, k, (int)p->kind, p->count, p->root, i, p->out[i], want);
+            return;
+        }
+    }
+}
+
+/* Starts ps[0..n) together in an order rotated by this rank (MPI_Startall
+ * may start them in any order), waits, checks. */
+static void round_of(pers_t *ps, int n, int it)
+{
+    MPI_Request order[NALL];
+    for (int k = 0; k < n; k++)
+        pers_fill(&ps[k], k, it);
+    for (int j = 0; j < n; j++)
+        order[j] = ps[(j + rank) % n].req;
+    CHECK(MPI_Startall(n, order) == MPI_SUCCESS, "Startall of %d", n);
+    if (it % 2 == 0) {
+        CHECK(MPI_Waitall(n, order, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "Waitall of %d", n);
+    } else {
+        for (int j = n - 1; j >= 0; j--)
+            CHECK(MPI_Wait(&order[j], MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait %d", j);
+    }
+    for (int j = 0; j < n; j++)
+        ps[(j + rank) % n].req = order[j];
+    for (int k = 0; k < n; k++)
+        pers_check(&ps[k], k, it);
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int p2p = argc > 1 && strcmp(argv[1], "p2p") == 0;
+    counted = argc < 2 || p2p;
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
+    if (counted)
+        mt_counters_open(&session, 2, sent_names, sent);
+    MPI_Comm dup;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS, "dup");
+    /* A blocking collective makes the dup's segment (messages). */
+    CHECK(MPI_Barrier(dup) == MPI_SUCCESS, "Barrier");
+    pers_t ps[NALL];
+    int k = 0;
+    for (int s = 0; s < NSIZES; s++)
+        for (int kind = ALLREDUCE; kind <= REDUCE_IN_PLACE; kind++)
+            pers_init(&ps[k++], (enum kind)kind, counts[s], s + kind, dup);
+    pers_init(&ps[k++], BARRIER, 0, 0, dup);
+    /* No lane left for these. */
+    pers_init(&ps[k++], ALLREDUCE, counts[0], 0, dup);
+    pers_init(&ps[k++], BCAST, counts[1], 1, dup);
+
+    unsigned long long before = messages_sent();
+    for (int it = 0; it < ROUNDS; it++)
+        round_of(ps, NLANED, it);
+    unsigned long long moved = messages_sent() - before;
+    if (counted && !p2p && size > 1)
+        CHECK(moved == 0, "%llu transport messages in %d rounds of laned persistent collectives",
+              moved, ROUNDS);
+    if (counted && p2p && size > 1)
+        CHECK(moved > 0, "point to point: the persistent collectives sent no message");
+
+    before = messages_sent();
+    for (int it = 0; it < ROUNDS / 4; it++)
+        round_of(ps, NALL, ROUNDS + it);
+    if (counted && size > 1)
+        CHECK(messages_sent() > before, "the persistent collectives beyond the lanes sent no "
+                                        "message");
+    for (k = 0; k < NALL; k++) {
+        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
+        free(ps[k].in);
+        free(ps[k].out);
+    }
+    MPI_Comm_free(&dup);
+    if (counted)
+        MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
+    MPI_Finalize();
+    if (rank == 0)
+        printf("coll_shm_lanes: %d ranks passed (%s)\n", size,
+               p2p ? "point to point" : counted ? "lanes" : "results only");
+    return 0;
+}

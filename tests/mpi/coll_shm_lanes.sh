@@ -1,0 +1,27 @@
+#!/bin/sh
+# coll_shm_lanes.c: persistent Barrier, Bcast, Reduce and Allreduce of 1,
+# 4 and 16 KiB (in place and not) run in lanes of the communicator's
+# shared-memory segment, in chunks of the lane's buffers, checked against a
+# serial reference and against the transport message counters (none may
+# move), and stay right when the lanes run out; on 2, 3, 5 and 8 ranks
+# (whose lanes have 4, 4, 4 and 2 KiB buffers), with 512-byte buffers
+# and 576-byte ones (long pipelines, a short last chunk), with every
+# wait sleeping (HCMPI_SPIN=0), and with the lanes or the segments off
+# (the same results by messages).
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
+    for n in 1 2 3 5; do
+        run_mpi_ok $n coll_shm_lanes plain
+    done
+    exit 0
+fi
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm_lanes
+done
+HCMPI_COLL_SHM_LANE_BUF=512 run_mpi_ok 3 coll_shm_lanes
+HCMPI_COLL_SHM_LANE_BUF=600 run_mpi_ok 2 coll_shm_lanes
+HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_lanes
+HCMPI_COLL_SHM_LANE_MAX=0 run_mpi_ok 3 coll_shm_lanes p2p
+HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_lanes p2p
+HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_lanes plain
+echo "coll_shm_lanes: all cases passed"
