@@ -33,14 +33,43 @@ static size_t shm_ring_stride(size_t cell_size) {
   return shm_ring_align(SHM_RING_CELL_HDR + cell_size);
 }
 
-void hc_shm_iov_gather(unsigned char *dst, const struct iovec *iov,
-                       int iovcnt) {
+/* memcpy(dst, src, len) that copies up to 32 bytes (a short packet's
+ * 16-byte header, a small payload) by two fixed-size moves that may
+ * overlap, which the compiler inlines: a call of memcpy costs more than
+ * such a copy (two calls were ~22 instructions of every 8-byte send). */
+static inline void shm_copy(unsigned char *dst, const unsigned char *src,
+                            size_t len) {
+  if (len > 32) {
+    memcpy(dst, src, len);
+  } else if (len >= 16) {
+    memcpy(dst, src, 16);
+    memcpy(dst + len - 16, src + len - 16, 16);
+  } else if (len >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + len - 8, src + len - 8, 8);
+  } else if (len >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + len - 4, src + len - 4, 4);
+  } else if (len > 0) {
+    dst[0] = src[0];
+    dst[len / 2] = src[len / 2];
+    dst[len - 1] = src[len - 1];
+  }
+}
+
+/* hc_shm_iov_gather, inlined into the ring push: called, it cost a frame
+ * on every send. */
+__attribute__((always_inline)) static inline void
+shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt) {
   for (int i = 0; i < iovcnt; i++) {
-    if (iov[i].iov_len == 0)
-      continue;
-    memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+    shm_copy(dst, iov[i].iov_base, iov[i].iov_len);
     dst += iov[i].iov_len;
   }
+}
+
+void hc_shm_iov_gather(unsigned char *dst, const struct iovec *iov,
+                       int iovcnt) {
+  shm_iov_gather(dst, iov, iovcnt);
 }
 
 size_t hc_shm_ring_bytes(size_t cell_size, uint32_t ncells) {
@@ -111,7 +140,7 @@ hc_status_t hc_shm_ring_push_tagged(hc_shm_ring_t *ring, uint32_t tag,
       return HC_ERR_AGAIN;
   }
   struct shm_ring_cell *cell = shm_ring_cell_at(ring, tail);
-  hc_shm_iov_gather((unsigned char *)cell + SHM_RING_CELL_HDR, iov, iovcnt);
+  shm_iov_gather((unsigned char *)cell + SHM_RING_CELL_HDR, iov, iovcnt);
   cell->len = (uint32_t)total;
   cell->tag = tag;
   atomic_store_explicit(&s->tail, tail + 1, memory_order_release);
