@@ -253,7 +253,10 @@ hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
  * host memory left whole right now (buf reusable; nothing to wait for).
  * Any other answer means "not this way", never a failure: the caller then
  * starts it with hcomm_isend, which also reports any error.  Cheap enough
- * to try before every small send. */
+ * to try before every small send.  For a caller that checked the
+ * arguments already (the MPI face), which are not checked again: comm a
+ * communicator of the running engine, dest a member of comm (not
+ * HCOMM_PROC_NULL), tag valid. */
 hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
                            hcomm_comm_t *comm);
 /* A receive that needs no request: HC_OK and *status filled when a

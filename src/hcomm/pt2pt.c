@@ -255,13 +255,13 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
 }
 
 /* hcomm_send_now under the lock.  Tracing takes the request path, which
- * records the send. */
+ * records the send.  comm, dest and tag passed the caller's checks
+ * (hcomm.h); a NULL buf for bytes > 0, which a type of absolute addresses
+ * lets through them, goes the request path, which refuses it. */
 static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
                                   int tag, hcomm_comm_t *comm) {
   /* A revoked communicator's sends fail: the request path says so. */
   if (hc_trace_on || hc_ft_nrevoked > 0 || hc_engine_check() != HC_OK ||
-      comm == NULL || dest < 0 ||
-      dest >= comm->size || pt2pt_check_tag(tag, 0) != HC_OK ||
       (bytes > 0 && buf == NULL))
     return HC_ERR_AGAIN;
   if (bytes > 0 && hc_device_any() &&
