@@ -9,7 +9,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
 #include "hcomm/part.h"
-#include "util/zero.h"
+#include "util/smallmem.h"
 
 /* Slabs keep 10,000 outstanding requests cheap: one malloc per slab and an
  * O(1) freelist pop per request. */

@@ -10,7 +10,7 @@
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "util/lock.h"
-#include "util/zero.h"
+#include "util/smallmem.h"
 
 #define REQPOOL_SLAB_SHIFT 8
 #define REQPOOL_SLAB (1u << REQPOOL_SLAB_SHIFT)

@@ -3,6 +3,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "util/smallmem.h"
+
 #define SHM_RING_MAGIC 0x68636d7072696e67ULL /* "hcmpring" */
 /* The payload starts 16 bytes into a cell so the engine may read its packet
  * header with any natural alignment. */
@@ -33,36 +35,12 @@ static size_t shm_ring_stride(size_t cell_size) {
   return shm_ring_align(SHM_RING_CELL_HDR + cell_size);
 }
 
-/* memcpy(dst, src, len) that copies up to 32 bytes (a short packet's
- * 16-byte header, a small payload) by two fixed-size moves that may
- * overlap, which the compiler inlines: a call of memcpy costs more than
- * such a copy (two calls were ~22 instructions of every 8-byte send). */
-static inline void shm_copy(unsigned char *dst, const unsigned char *src,
-                            size_t len) {
-  if (len > 32) {
-    memcpy(dst, src, len);
-  } else if (len >= 16) {
-    memcpy(dst, src, 16);
-    memcpy(dst + len - 16, src + len - 16, 16);
-  } else if (len >= 8) {
-    memcpy(dst, src, 8);
-    memcpy(dst + len - 8, src + len - 8, 8);
-  } else if (len >= 4) {
-    memcpy(dst, src, 4);
-    memcpy(dst + len - 4, src + len - 4, 4);
-  } else if (len > 0) {
-    dst[0] = src[0];
-    dst[len / 2] = src[len / 2];
-    dst[len - 1] = src[len - 1];
-  }
-}
-
 /* hc_shm_iov_gather, inlined into the ring push: called, it cost a frame
  * on every send. */
 __attribute__((always_inline)) static inline void
 shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt) {
   for (int i = 0; i < iovcnt; i++) {
-    shm_copy(dst, iov[i].iov_base, iov[i].iov_len);
+    hc_copy_small(dst, iov[i].iov_base, iov[i].iov_len);
     dst += iov[i].iov_len;
   }
 }
