@@ -253,7 +253,10 @@ hc_status_t hcomm_irecv(void *buf, size_t bytes, int source, int tag,
  * host memory left whole right now (buf reusable; nothing to wait for).
  * Any other answer means "not this way", never a failure: the caller then
  * starts it with hcomm_isend, which also reports any error.  Cheap enough
- * to try before every small send. */
+ * to try before every small send.  For a caller that checked the
+ * arguments already (the MPI face), which are not checked again: comm a
+ * communicator of the running engine, dest a member of comm (not
+ * HCOMM_PROC_NULL), tag valid. */
 hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
                            hcomm_comm_t *comm);
 /* A receive that needs no request: HC_OK and *status filled when a
@@ -315,7 +318,13 @@ hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
 /* hcomm_recv_now, else hcomm_irecv_at, under one taking of the engine's
  * lock (MPI_Irecv of dense data): a message already here that lands at
  * once fills *status and sets *req to NULL, home left unused; otherwise
- * the receive is posted in home and *status is untouched. */
+ * the receive is posted in home and *status is untouched.  For a caller
+ * that checked the arguments already (the MPI face), which are not
+ * checked again: home, status and req non-NULL, comm a communicator of
+ * the running engine, source a member of comm or HCOMM_ANY_SOURCE (not
+ * HCOMM_PROC_NULL), tag valid or HCOMM_ANY_TAG.  An engine no longer
+ * running (HC_ERR_STATE) and a NULL buf for bytes > 0 (HC_ERR_ARG) still
+ * fail as in hcomm_irecv_at. */
 hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
                                size_t bytes, int source, int tag,
                                hcomm_comm_t *comm, hcomm_status_t *status,

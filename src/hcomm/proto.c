@@ -10,6 +10,7 @@
 #include "hcomm/trace.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/smallmem.h"
 
 /* Default largest eager payload; HCMPI_EAGER_LIMIT overrides, and a peer's
  * transport caps it at its max_packet minus the header. */
@@ -877,8 +878,7 @@ static void proto_on_short(int src, const void *packet, size_t len) {
       !hc_trace_on) {
     req->posted = 0;
     proto_matched(req, src, head.tag, bytes);
-    if (req->take > 0)
-      memcpy(req->recv_buf, data, req->take);
+    hc_copy_small(req->recv_buf, data, req->take); /* 8 bytes, often */
     /* proto_finish_recv, less the device path's question (no device). */
     req->status.bytes = req->take;
     hc_request_complete(req, bytes > req->bytes ? HC_ERR_TRUNCATE : HC_OK);

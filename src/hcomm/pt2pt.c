@@ -127,26 +127,14 @@ static void pt2pt_watch_all(hcomm_comm_t *comm) {
   }
 }
 
-/* acc non-NULL: an accessor receive (buf unused).  home as for
- * pt2pt_isend.  Inlined into its callers: out of line, its nine arguments
- * went through the stack on every MPI_Irecv. */
+/* pt2pt_irecv once its arguments passed the checks (the engine running,
+ * comm non-NULL, source a member of comm or HCOMM_ANY_SOURCE, tag valid,
+ * buf or acc present for bytes > 0, req non-NULL).  Inlined into
+ * pt2pt_irecv and hcomm_irecv_now_at. */
 __attribute__((always_inline)) static inline hc_status_t
-pt2pt_irecv(hcomm_request_home_t *home, void *buf, const hcomm_accessor_t *acc,
-            size_t bytes, int source, int tag, hcomm_comm_t *comm, int coll,
-            hcomm_request_t **req) {
-  hc_status_t rc = hc_engine_check();
-  if (rc != HC_OK)
-    return rc;
-  if (comm == NULL || req == NULL)
-    return comm == NULL ? HC_ERR_COMM : HC_ERR_ARG;
-  if (source == HCOMM_PROC_NULL)
-    return pt2pt_proc_null(HC_REQ_RECV, home, req);
-  if (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size))
-    return HC_ERR_RANK;
-  if (pt2pt_check_tag_in(tag, 1, coll) != HC_OK)
-    return HC_ERR_TAG;
-  if (bytes > 0 && buf == NULL && (acc == NULL || acc->unpack == NULL))
-    return HC_ERR_ARG;
+pt2pt_irecv_post(hcomm_request_home_t *home, void *buf,
+                 const hcomm_accessor_t *acc, size_t bytes, int source, int tag,
+                 hcomm_comm_t *comm, int coll, hcomm_request_t **req) {
   hcomm_request_t *r = pt2pt_request(HC_REQ_RECV, home);
   if (r == NULL)
     return HC_ERR_NOMEM;
@@ -178,6 +166,29 @@ pt2pt_irecv(hcomm_request_home_t *home, void *buf, const hcomm_accessor_t *acc,
     pt2pt_watch_all(comm);
   hc_proto_recv(r, source_world);
   return HC_OK;
+}
+
+/* acc non-NULL: an accessor receive (buf unused).  home as for
+ * pt2pt_isend.  Inlined into its callers: out of line, its nine arguments
+ * went through the stack on every MPI_Irecv. */
+__attribute__((always_inline)) static inline hc_status_t
+pt2pt_irecv(hcomm_request_home_t *home, void *buf, const hcomm_accessor_t *acc,
+            size_t bytes, int source, int tag, hcomm_comm_t *comm, int coll,
+            hcomm_request_t **req) {
+  hc_status_t rc = hc_engine_check();
+  if (rc != HC_OK)
+    return rc;
+  if (comm == NULL || req == NULL)
+    return comm == NULL ? HC_ERR_COMM : HC_ERR_ARG;
+  if (source == HCOMM_PROC_NULL)
+    return pt2pt_proc_null(HC_REQ_RECV, home, req);
+  if (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size))
+    return HC_ERR_RANK;
+  if (pt2pt_check_tag_in(tag, 1, coll) != HC_OK)
+    return HC_ERR_TAG;
+  if (bytes > 0 && buf == NULL && (acc == NULL || acc->unpack == NULL))
+    return HC_ERR_ARG;
+  return pt2pt_irecv_post(home, buf, acc, bytes, source, tag, comm, coll, req);
 }
 
 hc_status_t hc_irecv_locked(void *buf, size_t bytes, int source, int tag,
@@ -244,13 +255,13 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
 }
 
 /* hcomm_send_now under the lock.  Tracing takes the request path, which
- * records the send. */
+ * records the send.  comm, dest and tag passed the caller's checks
+ * (hcomm.h); a NULL buf for bytes > 0, which a type of absolute addresses
+ * lets through them, goes the request path, which refuses it. */
 static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
                                   int tag, hcomm_comm_t *comm) {
   /* A revoked communicator's sends fail: the request path says so. */
   if (hc_trace_on || hc_ft_nrevoked > 0 || hc_engine_check() != HC_OK ||
-      comm == NULL || dest < 0 ||
-      dest >= comm->size || pt2pt_check_tag(tag, 0) != HC_OK ||
       (bytes > 0 && buf == NULL))
     return HC_ERR_AGAIN;
   if (bytes > 0 && hc_device_any() &&
@@ -335,20 +346,21 @@ hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
                                size_t bytes, int source, int tag,
                                hcomm_comm_t *comm, hcomm_status_t *status,
                                hcomm_request_t **req) {
-  if (home == NULL || status == NULL || req == NULL)
-    return HC_ERR_ARG;
   hc_engine_lock();
-  hc_status_t rc = HC_ERR_AGAIN;
+  /* The arguments passed the caller's checks (hcomm.h): only the engine's
+   * state and a missing buffer, which a type of absolute addresses lets
+   * through those checks, are tested again, as pt2pt_irecv does. */
+  hc_status_t rc = hc_engine_check();
+  if (rc == HC_OK && bytes > 0 && buf == NULL)
+    rc = HC_ERR_ARG;
   /* pt2pt_recv_now's own first test, made here so that the usual miss
-   * (no message arrived unexpected) costs no call; an engine that is not
-   * running or a NULL comm gets pt2pt_irecv's error. */
-  if (hc_engine_check() == HC_OK && comm != NULL &&
-      hc_engine.contexts[hc_comm_match_ctx(comm, 0)].unexpected.head != NULL)
-    rc = pt2pt_recv_now(buf, bytes, source, tag, comm, status);
-  if (rc == HC_OK)
+   * (no message arrived unexpected) costs no call. */
+  if (rc == HC_OK &&
+      hc_engine.contexts[hc_comm_match_ctx(comm, 0)].unexpected.head != NULL &&
+      pt2pt_recv_now(buf, bytes, source, tag, comm, status) == HC_OK)
     *req = NULL;
-  else
-    rc = pt2pt_irecv(home, buf, NULL, bytes, source, tag, comm, 0, req);
+  else if (rc == HC_OK)
+    rc = pt2pt_irecv_post(home, buf, NULL, bytes, source, tag, comm, 0, req);
   hc_engine_unlock();
   return rc;
 }

@@ -9,6 +9,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/nbc.h"
 #include "hcomm/part.h"
+#include "util/smallmem.h"
 
 /* Slabs keep 10,000 outstanding requests cheap: one malloc per slab and an
  * O(1) freelist pop per request. */
@@ -79,7 +80,7 @@ static int request_grow(void) {
  * stays, and the rare fields are zero already (hc_request_release). */
 __attribute__((always_inline)) static inline hcomm_request_t *
 request_reset(hcomm_request_t *req, hc_request_kind_t kind) {
-  memset(req, 0, offsetof(hcomm_request_t, index));
+  hc_zero_small(req, offsetof(hcomm_request_t, index));
   req->generation++;
   req->kind = kind;
   atomic_init(&req->done, 0);

@@ -10,6 +10,7 @@
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "util/lock.h"
+#include "util/smallmem.h"
 
 #define REQPOOL_SLAB_SHIFT 8
 #define REQPOOL_SLAB (1u << REQPOOL_SLAB_SHIFT)
@@ -194,7 +195,7 @@ hc_mpi_request_t *hc_reqpool_alloc(void) {
   reqpool_slot_t *s = c->head;
   c->head = s->next;
   c->len--;
-  memset(&s->req, 0, HC_MPI_REQUEST_RARE); /* the rest is zero already */
+  hc_zero_small(&s->req, HC_MPI_REQUEST_RARE); /* the rest is zero already */
   s->req.handle = reqpool_handle(s);
   atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
   return &s->req;

@@ -6,6 +6,8 @@ HC_UTIL_SOURCES = src/util/log.c src/util/log.h src/util/env.c src/util/env.h \
 # Whether a program could be started (both sides of MPI_Comm_spawn).
 HC_UTIL_SOURCES += src/util/findexec.c src/util/findexec.h
 HC_UTIL_SOURCES += src/util/trace_path.h
+# hc_zero_small, hc_copy_small: request resets, short packets' bytes.
+HC_UTIL_SOURCES += src/util/smallmem.h
 # The table of tunables: MPI_Init and hcmpirun refuse values out of bounds.
 HC_UTIL_SOURCES += src/util/envtable.c src/util/envtable.h
 # memhooks: callbacks told of released memory, for the verbs registration

@@ -149,6 +149,39 @@ START_TEST(test_ring_cell_size_limit_and_gather) {
 }
 END_TEST
 
+/* Two pieces of every length from 0 to 40 each (so every branch of the
+ * gather's small copies, 1-3, 4-7, 8-15, 16-32 bytes and memcpy beyond,
+ * with every split), pushed and popped: the cell holds exactly their
+ * bytes, and nothing past them is written. */
+START_TEST(test_ring_gathers_two_pieces_of_every_small_length) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  hc_shm_ring_attach(&prod, mem);
+  hc_shm_ring_attach(&cons, mem);
+  memset(cons.cells, 0xee, (size_t)NCELLS * cons.stride);
+  unsigned char src[80], want[80];
+  for (int i = 0; i < (int)sizeof src; i++)
+    src[i] = (unsigned char)(i * 7 + 1);
+  for (size_t a = 0; a <= 40; a++) {
+    for (size_t b = 0; b <= 40; b++) {
+      struct iovec pieces[2] = {{src, a}, {src + 40, b}};
+      memcpy(want, src, a);
+      memcpy(want + a, src + 40, b);
+      ck_assert_int_eq(hc_shm_ring_push(&prod, pieces, 2), HC_OK);
+      size_t len = 0;
+      unsigned char *cell_data = (unsigned char *)hc_shm_ring_peek(&cons, &len);
+      ck_assert_ptr_nonnull(cell_data);
+      ck_assert_uint_eq(len, a + b);
+      ck_assert_mem_eq(cell_data, want, a + b);
+      ck_assert_uint_eq(cell_data[a + b], 0xee);
+      hc_shm_ring_release(&cons);
+      memset(cell_data, 0xee, CELL); /* marks the bytes past the next use */
+    }
+  }
+  free(mem);
+}
+END_TEST
+
 /* The consumer trusts nothing the producer wrote: a cell length past the
  * cell, or a tail more than a ring ahead of the head, is reported as a
  * corrupt ring instead of handing out bytes beyond the cell.  The offsets
@@ -289,6 +322,7 @@ static Suite *shm_ring_suite(void) {
   tcase_add_test(tc, test_ring_full_returns_again_and_recovers);
   tcase_add_test(tc, test_ring_wraps_around_many_times);
   tcase_add_test(tc, test_ring_cell_size_limit_and_gather);
+  tcase_add_test(tc, test_ring_gathers_two_pieces_of_every_small_length);
   tcase_add_test(tc, test_ring_corrupt_length_or_tail_is_refused);
   tcase_add_test(tc, test_ring_waiting_flag_is_taken_once);
   tcase_add_test(tc, test_ring_forked_producer_streams_100k_packets_intact);
