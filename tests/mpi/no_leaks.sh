@@ -46,33 +46,40 @@ named_rank_pids() {
     ps -o pid= --ppid "$lpid"
 }
 
-# Each rank maps one deleted /dev/shm/hcmpi-* segment, mode 0600, the same
-# name in every rank, and no such file is left in /dev/shm.
+# Each rank maps the same deleted /dev/shm/hcmpi-* segments, mode 0600:
+# the transport's, and MPI_COMM_WORLD's collective segment, which MPI_Init
+# makes; no such file is left in /dev/shm.  Compared as sets: the order of
+# the mappings in /proc/PID/maps follows each process's own addresses.
 named_check_mapping() {
-    seg=""
+    segs=""
     nranks=0
     for pid in $(named_rank_pids); do
-        line=$(grep ' /dev/shm/hcmpi-' "/proc/$pid/maps" | head -n 1)
-        [ -n "$line" ] || fail "named: rank pid $pid maps no /dev/shm/hcmpi-* segment"
-        name=$(echo "$line" | awk '{ print $6 }')
-        echo "$name" | grep -qx '/dev/shm/hcmpi-[0-9a-f]\{16\}' ||
-            fail "named: segment name $name is not hcmpi- and 64 random bits"
-        echo "$line" | grep -q ' (deleted)$' || {
-            echo "rank pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
-            echo "its mapping: $line"
-            ls -l "$name"
-            cat "$out"
-            fail "named: $name still linked after init"
-        }
-        [ -z "$seg" ] || [ "$seg" = "$name" ] || fail "named: ranks map $seg and $name"
-        seg=$name
-        mode=$(stat -L -c %a "/proc/$pid/map_files/$(echo "$line" | awk '{ print $1 }')")
-        [ "$mode" = 600 ] || fail "named: $name has mode $mode, want 600"
+        lines=$(grep ' /dev/shm/hcmpi-' "/proc/$pid/maps")
+        [ -n "$lines" ] || fail "named: rank pid $pid maps no /dev/shm/hcmpi-* segment"
+        mine=$(echo "$lines" | awk '{ print $6 }' | sort -u | tr '\n' ' ')
+        echo "$lines" | while read -r line; do
+            name=$(echo "$line" | awk '{ print $6 }')
+            echo "$name" | grep -qx '/dev/shm/hcmpi-[0-9a-f]\{16\}' ||
+                fail "named: segment name $name is not hcmpi- and 64 random bits"
+            echo "$line" | grep -q ' (deleted)$' || {
+                echo "rank pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+                echo "its mapping: $line"
+                ls -l "$name"
+                cat "$out"
+                fail "named: $name still linked after init"
+            }
+            mode=$(stat -L -c %a "/proc/$pid/map_files/$(echo "$line" | awk '{ print $1 }')")
+            [ "$mode" = 600 ] || fail "named: $name has mode $mode, want 600"
+        done || exit 1
+        [ -z "$segs" ] || [ "$segs" = "$mine" ] || fail "named: ranks map $segs and $mine"
+        segs=$mine
         nranks=$((nranks + 1))
     done
     [ $nranks -eq 3 ] || fail "named: found $nranks rank processes, want 3"
-    [ ! -e "$seg" ] || fail "named: $seg exists in /dev/shm"
-    echo "named: 3 ranks map $seg (mode 600, unlinked)"
+    for seg in $segs; do
+        [ ! -e "$seg" ] || fail "named: $seg exists in /dev/shm"
+    done
+    echo "named: 3 ranks map $segs(mode 600, unlinked)"
 }
 
 start_hang named "$prog" hang "$tok"
