@@ -22,6 +22,10 @@
  * it (ACK back on the same connection); one that finds no receive WR for
  * rnr_retry rounds of min_rnr_timer is answered with an RNR NAK.
  *
+ * Atomics (fetch-and-add, compare-and-swap) run in the initiator too, a
+ * process_vm_readv/writev pair under flock on <dir>/atomics: atomic
+ * against the double's other atomics only, like an HCA's.
+ *
  * UD QPs bind a SOCK_DGRAM socket at the same path; a UD SEND is one
  * datagram to the destination QPN's path, lost when nobody is there.
  *
@@ -33,6 +37,7 @@
  * access; FAKE_VERBS_ODP=1 accepts IBV_ACCESS_ON_DEMAND;
  * FAKE_VERBS_RDMA_SHIFT=N adds N to every RDMA remote address;
  * FAKE_VERBS_NO_DMABUF=1 refuses ibv_reg_dmabuf_mr (EOPNOTSUPP);
+ * FAKE_VERBS_NO_ATOMICS=1 makes ibv_query_device report no atomics;
  * FAKE_VERBS_CHECK_PINNED=0 turns off the stale-registration check of
  * pinned regions (fv_pinned.h: an RDMA READ/WRITE over pages that are no
  * longer the ones registered fails, IBV_WC_LOC_PROT_ERR on the local
@@ -53,6 +58,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -283,6 +289,22 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
   a->max_msg_sz = 1u << 31;
   a->lid = 1;
   a->link_layer = IBV_LINK_LAYER_INFINIBAND;
+  return 0;
+}
+
+/* What the transport asks of the device: atomics across the HCA
+ * (FAKE_VERBS_NO_ATOMICS=1: none, a device without them). */
+int ibv_query_device(struct ibv_context *context,
+                     struct ibv_device_attr *device_attr) {
+  (void)context;
+  memset(device_attr, 0, sizeof *device_attr);
+  snprintf(device_attr->fw_ver, sizeof device_attr->fw_ver, "0.0.0");
+  device_attr->max_qp_rd_atom = FV_MAX_RD_ATOM;
+  device_attr->max_qp_init_rd_atom = FV_MAX_RD_ATOM;
+  device_attr->phys_port_cnt = 1;
+  const char *off = getenv("FAKE_VERBS_NO_ATOMICS");
+  device_attr->atomic_cap =
+      off != NULL && off[0] == '1' ? IBV_ATOMIC_NONE : IBV_ATOMIC_HCA;
   return 0;
 }
 
@@ -1471,20 +1493,21 @@ static int fv_qp_rec_lookup(uint32_t qpn, fv_qp_rec_t *rec) {
 /* The responder QP's own checks, before any rkey: the operation enabled
  * in its qp_access_flags, and (READ) room for incoming reads on both
  * sides.  Hardware answers a NAK "invalid request". */
-static int fv_rdma_allowed(const fv_qp_t *q, int is_read, fv_qp_rec_t *rec) {
+static int fv_rdma_allowed(const fv_qp_t *q, uint32_t need, int reads,
+                           fv_qp_rec_t *rec) {
   if (!fv_qp_rec_lookup(q->dest_qpn, rec) || rec->pid != q->peer_pid)
     return IBV_WC_RETRY_EXC_ERR; /* that QP is gone */
-  uint32_t need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
   if ((rec->access & need) != need)
     return IBV_WC_REM_INV_REQ_ERR;
-  if (is_read && (q->max_rd_atomic == 0 || rec->max_dest_rd_atomic == 0))
+  if (reads && (q->max_rd_atomic == 0 || rec->max_dest_rd_atomic == 0))
     return IBV_WC_REM_INV_REQ_ERR;
   return IBV_WC_SUCCESS;
 }
 
 static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
   fv_qp_rec_t qrec;
-  int allowed = fv_rdma_allowed(q, is_read, &qrec);
+  uint32_t need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
+  int allowed = fv_rdma_allowed(q, need, is_read, &qrec);
   if (allowed != IBV_WC_SUCCESS)
     return allowed;
   if (!is_read &&
@@ -1504,7 +1527,6 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
                     is_read ? IBV_ACCESS_LOCAL_WRITE : 0, local))
     return IBV_WC_LOC_PROT_ERR;
   fv_mr_rec_t rec;
-  uint32_t need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
   uint64_t ra =
       wr->wr.rdma.remote_addr + fv_env_size("FAKE_VERBS_RDMA_SHIFT", 0);
   if (!fv_rkey_lookup(rkey, &rec) || rec.pid != q->peer_pid ||
@@ -1528,6 +1550,80 @@ static int fv_rdma(fv_qp_t *q, const struct ibv_send_wr *wr, int is_read) {
   if (n == (ssize_t)len)
     return IBV_WC_SUCCESS;
   return n < 0 && errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_OP_ERR;
+}
+
+/* Takes the directory's atomics lock (<dir>/atomics): every atomic of
+ * every process on this "device" holds it around its read-modify-write,
+ * as an HCA serialises its atomics.  The file's first 8 bytes count the
+ * atomics done, so tests can tell that atomics were used.  -1 when it
+ * cannot be opened. */
+static int fv_atomics_lock(void) {
+  char path[160];
+  snprintf(path, sizeof path, "%s/atomics", fv_dir());
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+static void fv_atomics_unlock(int fd) {
+  uint64_t count = 0;
+  if (pread(fd, &count, sizeof count, 0) != (ssize_t)sizeof count)
+    count = 0;
+  count++;
+  if (pwrite(fd, &count, sizeof count, 0) != (ssize_t)sizeof count)
+    fprintf(stderr, "fake-verbs: atomics count not written\n");
+  flock(fd, LOCK_UN);
+  close(fd);
+}
+
+/* IBV_WR_ATOMIC_FETCH_AND_ADD / _CMP_AND_SWP: 8 bytes at an 8-byte aligned
+ * remote address (host byte order, as mlx5 devices treat them), the old
+ * value into the one 8-byte local SGE.  The responder QP must enable
+ * IBV_ACCESS_REMOTE_ATOMIC and take incoming reads (atomics count against
+ * max_rd_atomic), the rkey must allow remote atomics and cover the word.
+ * Atomic against other atomics only: nothing stops the target's CPU. */
+static int fv_atomic(fv_qp_t *q, const struct ibv_send_wr *wr, int cswap) {
+  fv_qp_rec_t qrec;
+  int allowed = fv_rdma_allowed(q, IBV_ACCESS_REMOTE_ATOMIC, 1, &qrec);
+  if (allowed != IBV_WC_SUCCESS)
+    return allowed;
+  struct iovec local;
+  if (wr->num_sge != 1 || wr->sg_list[0].length != 8)
+    return IBV_WC_LOC_LEN_ERR;
+  if (!fv_sge_reach(q->ib.pd, wr->sg_list, 1, IBV_ACCESS_LOCAL_WRITE, &local))
+    return IBV_WC_LOC_PROT_ERR;
+  uint64_t ra = wr->wr.atomic.remote_addr;
+  if (ra % 8 != 0)
+    return IBV_WC_REM_INV_REQ_ERR;
+  fv_mr_rec_t rec;
+  if (!fv_rkey_lookup(wr->wr.atomic.rkey, &rec) || rec.pid != q->peer_pid ||
+      rec.pd_handle != qrec.pd_handle ||
+      !(rec.access & IBV_ACCESS_REMOTE_ATOMIC) || ra < rec.addr ||
+      ra + 8 > rec.addr + rec.length)
+    return IBV_WC_REM_ACCESS_ERR;
+  uint64_t at = rec.map != 0 ? rec.map + (ra - rec.addr) : ra;
+  uint64_t old = 0, now;
+  struct iovec mine = {&old, sizeof old};
+  struct iovec remote = {(void *)(uintptr_t)at, sizeof old};
+  int fd = fv_atomics_lock();
+  if (fd < 0)
+    return IBV_WC_GENERAL_ERR;
+  ssize_t n = process_vm_readv(q->peer_pid, &mine, 1, &remote, 1, 0);
+  if (n == (ssize_t)sizeof old) {
+    now = cswap ? (old == wr->wr.atomic.compare_add ? wr->wr.atomic.swap : old)
+                : old + wr->wr.atomic.compare_add;
+    mine.iov_base = &now;
+    if (now != old || !cswap)
+      n = process_vm_writev(q->peer_pid, &mine, 1, &remote, 1, 0);
+  }
+  fv_atomics_unlock(fd);
+  if (n != (ssize_t)sizeof old)
+    return n < 0 && errno == ESRCH ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_OP_ERR;
+  memcpy(local.iov_base, &old, sizeof old);
+  return IBV_WC_SUCCESS;
 }
 
 /* Bytes of an inline send above the QP's max_inline_data: the post is
@@ -1561,6 +1657,13 @@ static int fv_post_one(fv_qp_t *q, struct ibv_send_wr *wr) {
     op = IBV_WC_RDMA_WRITE;
     st = fv_rdma(q, wr, 0);
     break;
+  case IBV_WR_ATOMIC_FETCH_AND_ADD:
+  case IBV_WR_ATOMIC_CMP_AND_SWP: {
+    int cswap = wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
+    op = cswap ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD;
+    st = fv_atomic(q, wr, cswap);
+    break;
+  }
   default:
     return EINVAL;
   }
