@@ -17,5 +17,6 @@ if HC_VERBS
 HC_TRANSPORT_SOURCES += src/transport/verbs/verbs.c \
 	src/transport/verbs/regcache.c src/transport/verbs/regcache.h \
 	src/transport/verbs/conn.c src/transport/verbs/devmem.c \
+	src/transport/verbs/atomic.c \
 	src/transport/verbs/verbs_impl.h
 endif

@@ -117,6 +117,10 @@ typedef enum hc_transport_reach {
  * communication may move window data through them directly (CMA). */
 #define HC_TRANSPORT_PEER_MEMORY 0x10u
 
+/* rdma_atomic's op. */
+#define HC_TRANSPORT_ATOMIC_FETCH_ADD 1
+#define HC_TRANSPORT_ATOMIC_COMPARE_SWAP 2
+
 /* What wait_fd returns besides a file descriptor. */
 #define HC_TRANSPORT_WAIT_NONE (-1) /* nothing from outside can arrive */
 #define HC_TRANSPORT_WAIT_NOW (-2)  /* progress would find work: no sleep */
@@ -245,6 +249,23 @@ typedef struct hc_transport_ops {
                             uint64_t remote_addr, size_t len, uint64_t key);
   hc_status_t (*rdma_read)(void *ctx, int peer_world_rank, void *local,
                            uint64_t remote_addr, size_t len, uint64_t key);
+  /* Optional (with host_reg, where the device does atomics): whether
+   * rdma_atomic reaches peer, this rank included (through a loopback
+   * connection, so that a rank's own words too change only by the
+   * device's atomics).  May block to connect.  HC_OK, or
+   * HC_ERR_NOT_SUPPORTED. */
+  hc_status_t (*rdma_atomic_reach)(void *ctx, int peer_world_rank);
+  /* One 8-byte atomic on the 8-byte aligned word at remote_addr of memory
+   * the peer (or this rank) registered with host_reg under key, done by
+   * the device without the peer's help, complete when it returns: op
+   * HC_TRANSPORT_ATOMIC_FETCH_ADD adds operand; _COMPARE_SWAP writes
+   * operand where the word equals compare.  *old receives the word as it
+   * was.  Atomic against the device's other atomics only, not against
+   * the peer's processor: a word must change by these alone.  Fails
+   * (never HC_ERR_NOT_SUPPORTED) once rdma_atomic_reach said HC_OK. */
+  hc_status_t (*rdma_atomic)(void *ctx, int peer_world_rank, int op,
+                             uint64_t remote_addr, uint64_t key,
+                             uint64_t operand, uint64_t compare, uint64_t *old);
   /* Sleeps until a packet may have arrived for this rank, space freed in a
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */

@@ -180,6 +180,9 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_VERBS_BUF", "16k", "library", "bytes per verbs packet buffer"},
     {"HCMPI_VERBS_RDMA", "1", "library",
      "0 turns off RDMA reads for rendezvous (data then streams as packets)"},
+    {"HCMPI_VERBS_ATOMICS", "1", "library",
+     "0 treats the device as one without atomics: windows that ask for NIC "
+     "atomics keep active messages"},
     {"HCMPI_VERBS_KEEPALIVE_MS", "1000", "library",
      "idle interval of the zero-length RDMA write that detects a dead peer; "
      "0 turns it off"},

@@ -100,6 +100,22 @@ static struct ibv_qp *vb_rc_create(vb_ctx_t *v, int nbuf, uint32_t *inl) {
   return qp;
 }
 
+/* An RC QP to INIT.  Remote write too: the keepalive is a zero-length
+ * RDMA WRITE, which needs no rkey but an enabled operation; only windows
+ * are registered for remote write (and atomics, where the device does
+ * them). */
+static int vb_qp_init(vb_ctx_t *v, struct ibv_qp *qp) {
+  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
+                          .pkey_index = 0,
+                          .port_num = v->port,
+                          .qp_access_flags =
+                              IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+                              (v->atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0)};
+  return v->f.modify_qp(qp, &a,
+                        IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                            IBV_QP_ACCESS_FLAGS);
+}
+
 /* The RC QP toward p, in INIT with its receives posted. */
 static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
   vb_peer_t *peer = &v->peers[p];
@@ -114,17 +130,7 @@ static hc_status_t vb_qp_create(vb_ctx_t *v, int p) {
     hc_log(HC_LOG_ERROR, "verbs", "rank %d: create QP: %s", p, strerror(errno));
     return HC_ERR_TRANSPORT;
   }
-  /* Remote write too: the keepalive is a zero-length RDMA WRITE, which
-   * needs no rkey but an enabled operation.  No region is ever registered
-   * for remote write, so nothing can be written. */
-  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
-                          .pkey_index = 0,
-                          .port_num = v->port,
-                          .qp_access_flags =
-                              IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
-  int rc = v->f.modify_qp(peer->qp, &a,
-                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                              IBV_QP_ACCESS_FLAGS);
+  int rc = vb_qp_init(v, peer->qp);
   if (rc != 0) {
     hc_log(HC_LOG_ERROR, "verbs", "rank %d: QP to INIT: %s", p, strerror(rc));
     return HC_ERR_TRANSPORT;
@@ -295,4 +301,38 @@ void hc_vb_on_ud(vb_ctx_t *v, const struct ibv_wc *wc) {
   }
   if (wc->status != IBV_WC_WR_FLUSH_ERR && vb_ud_post_recv(v, slot) != HC_OK)
     hc_log(HC_LOG_WARN, "verbs", "UD receive not reposted");
+}
+
+/* This rank's own QP toward itself, for atomics on its own window: they
+ * must go through the device too, since its atomics are atomic only
+ * against each other.  It takes no SENDs, so it posts no receives. */
+static hc_status_t vb_loopback(vb_ctx_t *v) {
+  vb_peer_t *peer = &v->peers[v->world_rank];
+  peer->lid = v->lid;
+  peer->gid = v->gid;
+  peer->qp = vb_rc_create(v, 1, &peer->max_inline);
+  if (peer->qp == NULL || vb_qp_init(v, peer->qp) != 0) {
+    hc_log(HC_LOG_INFO, "verbs", "no loopback queue pair: %s", strerror(errno));
+    peer->state = VB_PEER_FAILED;
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  peer->psn = (uint32_t)lrand48() & 0xffffff;
+  peer->state = VB_PEER_INIT;
+  if (vb_qp_up(v, v->world_rank, peer->qp->qp_num, peer->psn) != HC_OK)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_log(HC_LOG_DEBUG, "verbs", "rank %d: loopback queue pair %u",
+         v->world_rank, (unsigned)peer->qp->qp_num);
+  return HC_OK;
+}
+
+hc_status_t hc_vb_connect_now(vb_ctx_t *v, int p) {
+  vb_peer_t *peer = &v->peers[p];
+  if (p == v->world_rank && peer->state == VB_PEER_NONE)
+    return vb_loopback(v);
+  /* hc_vb_contact resends the request and gives up at its deadline. */
+  while (peer->state == VB_PEER_IDLE || peer->state == VB_PEER_INIT) {
+    hc_vb_contact(v, p);
+    hc_vb_serve_once(v);
+  }
+  return peer->state == VB_PEER_UP ? HC_OK : HC_ERR_PEER_DEAD;
 }

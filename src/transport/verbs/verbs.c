@@ -97,6 +97,9 @@ static int vb_load(vb_ctx_t *v) {
   /* Optional: device memory stages where the library predates it. */
   void *dmabuf = dlsym(v->dl, "ibv_reg_dmabuf_mr");
   memcpy(&f->reg_dmabuf_mr, &dmabuf, sizeof dmabuf);
+  /* Optional: without it the device is taken to do no atomics. */
+  void *query = dlsym(v->dl, "ibv_query_device");
+  memcpy(&f->query_device, &query, sizeof query);
   return vb_sym(v, &f->get_device_list, "ibv_get_device_list") &&
          vb_sym(v, &f->free_device_list, "ibv_free_device_list") &&
          vb_sym(v, &f->get_device_name, "ibv_get_device_name") &&
@@ -172,6 +175,11 @@ static int vb_open_device(vb_ctx_t *v, struct ibv_device *d) {
       (int)hc_env_long("HCMPI_IB_GID_INDEX", vb_default_gid_index(v, name));
   if (v->f.query_gid(v->ibctx, v->port, v->gid_index, &v->gid) != 0)
     memset(&v->gid, 0, sizeof v->gid);
+  struct ibv_device_attr da;
+  v->atomics = hc_env_bool("HCMPI_VERBS_ATOMICS", 1) &&
+               v->f.query_device != NULL &&
+               v->f.query_device(v->ibctx, &da) == 0 &&
+               da.atomic_cap != IBV_ATOMIC_NONE && da.max_qp_rd_atom > 0;
   hc_log(HC_LOG_DEBUG, "verbs", "device %s port %u lid %u gid index %d%s", name,
          (unsigned)v->port, (unsigned)v->lid, v->gid_index,
          v->roce ? " (RoCE)" : "");
@@ -383,6 +391,11 @@ void hc_vb_peer_fail(vb_ctx_t *v, int p, const char *why) {
   vb_peer_t *peer = &v->peers[p];
   if (peer->state == VB_PEER_FAILED)
     return;
+  if (p == v->world_rank) { /* the loopback: this rank is not gone */
+    hc_log(HC_LOG_WARN, "verbs", "loopback queue pair: %s", why);
+    peer->state = VB_PEER_FAILED;
+    return;
+  }
   hc_log(HC_LOG_WARN, "verbs", "rank %d: %s", p, why);
   if (peer->state == VB_PEER_INIT && peer->conn_deadline_ms > 0)
     v->nconnecting--;
@@ -722,7 +735,8 @@ static void vb_keepalive(vb_ctx_t *v) {
   v->last_ping = now;
   for (int p = 0; p < v->world_size; p++) {
     vb_peer_t *peer = &v->peers[p];
-    if (peer->state != VB_PEER_UP || peer->sq_used >= v->sq_depth - 1)
+    if (peer->state != VB_PEER_UP || peer->sq_used >= v->sq_depth - 1 ||
+        p == v->world_rank) /* the loopback QP: nobody to lose */
       continue;
     struct ibv_send_wr wr = {.wr_id =
                                  VB_WR_PING | ((uint64_t)p << 32) | VB_WR_NOBUF,
@@ -790,7 +804,7 @@ double hc_vb_now_ms(void) {
 
 /* Serves the CQ without delivering until *flag is set, the peer failed or
  * the deadline passed. */
-static hc_status_t vb_get_wait(vb_ctx_t *v, int p, const int *flag) {
+hc_status_t hc_vb_wait_flag(vb_ctx_t *v, int p, const int *flag) {
   double deadline = hc_vb_now_ms() + VB_GET_TIMEOUT_MS;
   struct ibv_wc wc;
   while (!*flag) {
@@ -806,6 +820,14 @@ static hc_status_t vb_get_wait(vb_ctx_t *v, int p, const int *flag) {
     vb_wait(v, 1);
   }
   return HC_OK;
+}
+
+void hc_vb_serve_once(vb_ctx_t *v) {
+  struct ibv_wc wc;
+  if (vb_poll_one(v, &wc))
+    vb_on_wc(v, &wc, 0);
+  else
+    vb_wait(v, 1);
 }
 
 /* One RDMA READ or WRITE (opcode) of n bytes between the registered local
@@ -832,7 +854,7 @@ static hc_status_t vb_rdma_one(vb_ctx_t *v, int p, enum ibv_wr_opcode opcode,
     return HC_ERR_PEER_DEAD;
   }
   v->peers[p].sq_used++;
-  hc_status_t rc = vb_get_wait(v, p, &v->read_done);
+  hc_status_t rc = hc_vb_wait_flag(v, p, &v->read_done);
   if (rc == HC_OK && v->read_status != IBV_WC_SUCCESS)
     rc = HC_ERR_PEER_DEAD;
   return rc;
@@ -926,7 +948,7 @@ static hc_status_t vb_get(void *ctx, int p, void *local, uint64_t remote_addr,
   v->got_ack = 0;
   rc = vb_send_ctl(v, p, VB_REG_REQ, &req);
   if (rc == HC_OK)
-    rc = vb_get_wait(v, p, &v->got_ack);
+    rc = hc_vb_wait_flag(v, p, &v->got_ack);
   v->want_token = 0;
   if (rc == HC_OK && !v->ack.ok)
     rc = HC_ERR_NOT_SUPPORTED;
@@ -1049,6 +1071,12 @@ static void vb_fini(void *ctx) {
     vb_fini_peer(v, &v->peers[p]);
   vb_fini_rcache(v);
   hc_vb_devmem_fini(v);
+  if (v->atomics_done > 0)
+    hc_log(HC_LOG_DEBUG, "verbs", "rank %d: %ld atomics", v->world_rank,
+           v->atomics_done);
+  if (v->amr != NULL)
+    v->f.dereg_mr(v->amr);
+  free(v->aslot);
   if (v->ud != NULL)
     v->f.destroy_qp(v->ud);
   if (v->umr != NULL)
@@ -1081,11 +1109,11 @@ static hc_status_t vb_host_reg(void *ctx, void *addr, size_t len,
                                void **handle, uint64_t *key) {
   vb_ctx_t *v = ctx;
   hc_vb_rentry_t *ref = NULL;
-  struct ibv_mr *mr = hc_vb_rcache_get(v->rcache, addr, len,
-                                       IBV_ACCESS_LOCAL_WRITE |
-                                           IBV_ACCESS_REMOTE_READ |
-                                           IBV_ACCESS_REMOTE_WRITE,
-                                       &ref);
+  int access =
+      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+  if (v->atomics) /* windows whose words change by the device's atomics */
+    access |= IBV_ACCESS_REMOTE_ATOMIC;
+  struct ibv_mr *mr = hc_vb_rcache_get(v->rcache, addr, len, access, &ref);
   if (mr == NULL)
     return HC_ERR_NOT_SUPPORTED;
   *handle = ref;
@@ -1132,6 +1160,8 @@ const hc_transport_ops_t hc_transport_verbs_ops = {
     .host_dereg = vb_host_dereg,
     .rdma_write = vb_rdma_write,
     .rdma_read = vb_rdma_read,
+    .rdma_atomic_reach = hc_vb_rdma_atomic_reach,
+    .rdma_atomic = hc_vb_rdma_atomic,
     .wait = vb_wait,
     .wait_fd = vb_wait_fd,
     .wait_pollfd = hc_transport_wait_fd_not_supported,

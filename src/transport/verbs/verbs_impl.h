@@ -1,9 +1,9 @@
 /*
  * Internals shared by the verbs transport's files: verbs.c (device, init,
  * eager sends and credits, completions, waits, RDMA READ rendezvous, fini),
- * conn.c (queue pairs made on first use, negotiated over UD) and devmem.c
- * (device memory registered from dma-bufs).  Only those include it, and
- * only where infiniband/verbs.h exists.
+ * conn.c (queue pairs made on first use, negotiated over UD), devmem.c
+ * (device memory registered from dma-bufs) and atomic.c (8-byte atomics).  Only
+ * those include it, and only where infiniband/verbs.h exists.
  */
 #ifndef HC_TRANSPORT_VERBS_IMPL_H
 #define HC_TRANSPORT_VERBS_IMPL_H
@@ -98,6 +98,7 @@ typedef struct vb_fns {
   /* Optional (rdma-core >= 34): NULL where the library lacks it. */
   struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *, uint64_t, size_t, uint64_t,
                                   int, int);
+  int (*query_device)(struct ibv_context *, struct ibv_device_attr *);
 } vb_fns_t;
 
 typedef struct vb_devmem vb_devmem_t; /* devmem.c */
@@ -165,6 +166,10 @@ typedef struct vb_ctx {
   uint8_t port;
   int gid_index;
   int roce;
+  int atomics;       /* the device does atomics (and HCMPI_VERBS_ATOMICS) */
+  long atomics_done; /* logged at fini */
+  void *aslot;       /* where atomics' old values land (atomic.c) */
+  struct ibv_mr *amr;
   uint16_t lid;
   union ibv_gid gid;
   enum ibv_mtu mtu;
@@ -224,8 +229,22 @@ hc_status_t hc_vb_mem_reg(void *ctx, const hc_transport_mem_t *mem,
 void hc_vb_mem_dereg(void *ctx, void *handle);
 struct ibv_mr *hc_vb_devmem_find(const vb_ctx_t *v, uint64_t addr, size_t len);
 void hc_vb_devmem_fini(vb_ctx_t *v);
-/* verbs.c: marks peer p failed (once) and tells the engine; a clock. */
+/* conn.c: the RC QP toward p made now if need be, waited for until it is
+ * up (HC_OK) or failed; p may be this rank (a loopback QP). */
+hc_status_t hc_vb_connect_now(vb_ctx_t *v, int p);
+/* atomic.c: the transport's rdma_atomic_reach and rdma_atomic. */
+hc_status_t hc_vb_rdma_atomic_reach(void *ctx, int p);
+hc_status_t hc_vb_rdma_atomic(void *ctx, int p, int op, uint64_t remote_addr,
+                              uint64_t key, uint64_t operand, uint64_t compare,
+                              uint64_t *old);
+/* verbs.c: marks peer p failed (once) and tells the engine (the loopback
+ * only fails); a clock; serves the CQ without delivering until *flag is
+ * set, p failed or the deadline passed. */
 void hc_vb_peer_fail(vb_ctx_t *v, int p, const char *why);
 double hc_vb_now_ms(void);
+hc_status_t hc_vb_wait_flag(vb_ctx_t *v, int p, const int *flag);
+/* Takes one completion without delivering (packets wait in the stash),
+ * or sleeps up to a millisecond for one. */
+void hc_vb_serve_once(vb_ctx_t *v);
 
 #endif /* HC_TRANSPORT_VERBS_IMPL_H */
