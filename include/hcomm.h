@@ -979,18 +979,47 @@ typedef struct hcomm_rma_op {
   /* GET only: an atomic read (MPI_Get_accumulate or MPI_Fetch_and_op with
    * MPI_NO_OP), which must not see an accumulate half applied. */
   int atomic_read;
+  /* On a window with NIC atomics (hcomm_win_nic_atomics), what every
+   * accumulate kind and atomic read must name: the device operation its
+   * 8-byte elements take (an hcomm_rma_nic; 0 elsewhere). */
+  int nic;
   /* Runs (under the engine lock) once the operation completed, with its
    * status: a failed one returned no data at result. */
   void (*done)(void *arg, hc_status_t status);
   void *arg;
 } hcomm_rma_op_t;
 
+/* The device operation of an accumulate on a window with NIC atomics:
+ * fetch-and-add (MPI_SUM; MPI_NO_OP and atomic reads add 0), a
+ * compare-and-swap loop (MPI_REPLACE), one compare-and-swap. */
+enum hcomm_rma_nic {
+  HCOMM_RMA_NIC_ADD = 1,
+  HCOMM_RMA_NIC_REPLACE = 2,
+  HCOMM_RMA_NIC_CAS = 3
+};
+
+/* hcomm_win_create's flags. */
+#define HCOMM_WIN_DYNAMIC 0x1u /* no memory until hcomm_win_attach */
+/* This member promises that every accumulate kind on the window will
+ * name an hcomm_rma_nic (hcomm_win_nic_atomics). */
+#define HCOMM_WIN_NIC_ATOMICS 0x2u
+
 /* Collective over comm, which the window uses for all its traffic (the
  * caller gives it a communicator of its own and frees it after
- * hcomm_win_free).  dynamic: no memory until hcomm_win_attach. */
+ * hcomm_win_free).  flags: HCOMM_WIN_*. */
 hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
-                             int disp_unit, int dynamic,
+                             int disp_unit, unsigned flags,
                              hcomm_rma_combine_fn combine, hcomm_win_t **out);
+/* Collective, after hcomm_win_create (and hcomm_win_share): *granted 1
+ * when every member created the window with HCOMM_WIN_NIC_ATOMICS and
+ * every member reaches every member, itself included, by one
+ * transport's 8-byte atomics into its registered window.  Then every
+ * accumulate kind on it moves as one device atomic per element, complete
+ * at issue, and one outside the contract fails with HC_ERR_ARG.  No
+ * communication unless every member asked. */
+hc_status_t hcomm_win_nic_atomics(hcomm_win_t *win, int *granted);
+/* 1 on a window where hcomm_win_nic_atomics granted them. */
+int hcomm_win_nic_atomics_on(const hcomm_win_t *win);
 /* Collective: completes every operation on the window, then frees it. */
 hc_status_t hcomm_win_free(hcomm_win_t *win);
 /* Bytes of a shared window's lock area per member (hcomm_win_share) in a

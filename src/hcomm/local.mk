@@ -33,7 +33,8 @@ HC_ENGINE_SOURCES += src/hcomm/rma.c src/hcomm/rma.h src/hcomm/rma_sync.c
 # Fault tolerance: revoke, agreement, shrink (ULFM; docs/ft.md).
 HC_ENGINE_SOURCES += src/hcomm/ft.c src/hcomm/ft.h
 # Operations that move without the target (shared mappings, CMA).
-HC_ENGINE_SOURCES += src/hcomm/rma_direct.c src/hcomm/rma_locks.h
+HC_ENGINE_SOURCES += src/hcomm/rma_direct.c src/hcomm/rma_locks.h \
+	src/hcomm/rma_nic.c
 # Host memory registered ahead of use (MPI_Alloc_mem).
 HC_ENGINE_SOURCES += src/hcomm/memreg.c
 # Application streams: stream-ordered copies and host functions (MPIX).

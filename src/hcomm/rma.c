@@ -1017,28 +1017,31 @@ static void rma_win_destroy(hcomm_win_t *win) {
 /* Every member's size, displacement unit, base address, key and whether
  * its memory is device memory. */
 static hc_status_t rma_exchange_shape(hcomm_win_t *win, int disp_unit,
-                                      uint64_t key) {
-  uint64_t mine[5] = {win->bytes, (uint64_t)disp_unit,
-                      (uint64_t)(uintptr_t)win->base, key,
-                      win->mem.kind != HC_MEM_HOST};
+                                      uint64_t key, int nic_wanted) {
+  uint64_t mine[6] = {
+      win->bytes, (uint64_t)disp_unit,          (uint64_t)(uintptr_t)win->base,
+      key,        win->mem.kind != HC_MEM_HOST, (uint64_t)nic_wanted};
   uint64_t *all = malloc((size_t)win->size * sizeof mine);
   if (all == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = hcomm_allgather(mine, sizeof mine, all, win->comm);
+  win->nic_wanted = 1;
   for (int i = 0; rc == HC_OK && i < win->size; i++) {
-    win->sizes[i] = (size_t)all[5 * i];
-    win->disp_units[i] = (int)all[5 * i + 1];
-    win->remote_bases[i] = all[5 * i + 2];
-    win->rdma_keys[i] = all[5 * i + 3];
-    win->device[i] = all[5 * i + 4] != 0;
+    win->sizes[i] = (size_t)all[6 * i];
+    win->disp_units[i] = (int)all[6 * i + 1];
+    win->remote_bases[i] = all[6 * i + 2];
+    win->rdma_keys[i] = all[6 * i + 3];
+    win->device[i] = all[6 * i + 4] != 0;
+    win->nic_wanted &= all[6 * i + 5] != 0;
   }
   free(all);
   return rc;
 }
 
 hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
-                             int disp_unit, int dynamic,
+                             int disp_unit, unsigned flags,
                              hcomm_rma_combine_fn combine, hcomm_win_t **out) {
+  int dynamic = (flags & HCOMM_WIN_DYNAMIC) != 0;
   if (comm == NULL || combine == NULL || out == NULL ||
       hcomm_comm_is_inter(comm))
     return HC_ERR_ARG;
@@ -1080,7 +1083,8 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
     hc_engine_lock();
     uint64_t key = hc_rma_direct_register(win);
     hc_engine_unlock();
-    rc = rma_exchange_shape(win, disp_unit, key);
+    rc = rma_exchange_shape(win, disp_unit, key,
+                            (flags & HCOMM_WIN_NIC_ATOMICS) != 0);
   }
   if (rc != HC_OK) {
     hc_engine_lock();

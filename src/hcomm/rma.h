@@ -136,6 +136,10 @@ struct hcomm_win {
    * (rma.c: hc_rma_progress_locked), so they apply in arrival order. */
   int applying;
   long test_die_holding;       /* HCMPI_TEST_RMA_DIE_HOLDING countdown */
+  /* Every member created the window with HCOMM_WIN_NIC_ATOMICS; and
+   * hcomm_win_nic_atomics granted them (rma_nic.c). */
+  int nic_wanted;
+  int nic_atomics;
   /* HC_RMA_VIA_RDMA: the engine transport slot that registered this
    * rank's memory (-1: none), its handle, and every member's key. */
   int rdma_slot;
@@ -273,6 +277,10 @@ hc_status_t hc_rma_direct_lock(struct hcomm_win *win, int type, int target);
  * passive-target locks) of a shared window; returns how many holds. */
 int hc_rma_direct_release_dead(struct hcomm_win *win);
 hc_status_t hc_rma_direct_unlock(struct hcomm_win *win, int type, int target);
+/* rma_nic.c: an accumulate kind or atomic read on a window with NIC
+ * atomics, one device atomic per element, complete on return; HC_ERR_ARG
+ * when op is outside the contract (never HC_ERR_NOT_SUPPORTED). */
+hc_status_t hc_rma_nic_move(struct hcomm_win *win, const hcomm_rma_op_t *op);
 /* Moves op directly when its target's memory is within reach: HC_OK (or
  * the failure) once done, HC_ERR_NOT_SUPPORTED to send it as an active
  * message instead. */

@@ -729,6 +729,9 @@ static hc_status_t direct_device_ipc(hcomm_win_t *win,
 
 static hc_status_t direct_move(hcomm_win_t *win, const hcomm_rma_op_t *op) {
   int via = win->via[op->target];
+  /* Nothing but the device may combine into such a window's memory. */
+  if (win->nic_atomics && (direct_is_atomic(op->kind) || op->atomic_read))
+    return hc_rma_nic_move(win, op);
   if (via == HC_RMA_VIA_MESSAGE || !direct_in_range(win, op))
     return HC_ERR_NOT_SUPPORTED;
   if (via == HC_RMA_VIA_DEVICE_IPC)

@@ -166,16 +166,58 @@ static hc_status_t win_share(hc_mpi_win_t *w) {
   return st;
 }
 
+/* 1 when the info value is a comma-separated list of names each found
+ * in allowed (names between spaces, a space at both ends). */
+static int win_list_within(const char *value, const char *allowed) {
+  char name[32];
+  while (*value != '\0') {
+    size_t n = strcspn(value, ",");
+    if (n == 0 || n > sizeof name - 3)
+      return 0;
+    snprintf(name, sizeof name, " %.*s ", (int)n, value);
+    if (strstr(allowed, name) == NULL)
+      return 0;
+    value += n + (value[n] == ',');
+  }
+  return 1;
+}
+
+/* The NIC atomics contract (docs/rma.md): hcmpi_accumulate_types=int64
+ * and either MPICH's which_accumulate_ops naming only operations the
+ * device does, or Open MPI's acc_single_intrinsic=true. */
+static int win_nic_declared(MPI_Info info) {
+  char value[MPI_MAX_INFO_VAL + 1];
+  int flag = 0;
+  if (info == MPI_INFO_NULL ||
+      PMPI_Info_get(info, "hcmpi_accumulate_types", MPI_MAX_INFO_VAL, value,
+                    &flag) != MPI_SUCCESS ||
+      !flag || strcmp(value, "int64") != 0)
+    return 0;
+  if (PMPI_Info_get(info, "which_accumulate_ops", MPI_MAX_INFO_VAL, value,
+                    &flag) == MPI_SUCCESS &&
+      flag && win_list_within(value, " sum replace no_op cswap "))
+    return 1;
+  return PMPI_Info_get(info, "acc_single_intrinsic", MPI_MAX_INFO_VAL, value,
+                       &flag) == MPI_SUCCESS &&
+         flag && strcmp(value, "true") == 0;
+}
+
 /* Starts the engine's window over memory already in w and hands out the
  * handle (collective). */
 static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
                       MPI_Win *win) {
-  int dynamic = w->flavor == MPI_WIN_FLAVOR_DYNAMIC;
+  unsigned flags = 0;
+  if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+    flags |= HCOMM_WIN_DYNAMIC;
+  if (win_nic_declared(w->info))
+    flags |= HCOMM_WIN_NIC_ATOMICS;
   hc_status_t st =
       hcomm_win_create(w->errcomm->engine, w->base, (size_t)w->size,
-                       w->disp_unit, dynamic, hc_mpi_win_combine, &w->engine);
+                       w->disp_unit, flags, hc_mpi_win_combine, &w->engine);
   if (st == HC_OK && w->map != NULL)
     st = win_share(w);
+  if (st == HC_OK)
+    st = hcomm_win_nic_atomics(w->engine, &w->nic_atomics);
   if (st != HC_OK) {
     if (w->engine != NULL)
       hcomm_win_free(w->engine);
@@ -697,15 +739,25 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
       PMPI_Info_get(w->info, key, MPI_MAX_INFO_VAL, value, &flag);
     rc = PMPI_Info_set(out, key, flag ? value : win_hint_defaults[i][1]);
   }
-  /* A hint without a default appears when it was given: the shared
-   * mapping is contiguous either way, which is allowed. */
-  char value[MPI_MAX_INFO_VAL + 1];
-  int flag = 0;
-  if (rc == MPI_SUCCESS && w->info != MPI_INFO_NULL &&
-      PMPI_Info_get(w->info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, value,
-                    &flag) == MPI_SUCCESS &&
-      flag)
-    rc = PMPI_Info_set(out, "alloc_shared_noncontig", value);
+  /* Hints without a default appear when they were given: the shared
+   * mapping is contiguous either way, which is allowed; the NIC atomics
+   * contract's keys as given, beside what was chosen. */
+  static const char *const given[] = {
+      "alloc_shared_noncontig", "hcmpi_accumulate_types",
+      "which_accumulate_ops", "acc_single_intrinsic"};
+  for (size_t i = 0; rc == MPI_SUCCESS && w->info != MPI_INFO_NULL &&
+                     i < sizeof given / sizeof given[0];
+       i++) {
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (PMPI_Info_get(w->info, given[i], MPI_MAX_INFO_VAL, value, &flag) ==
+            MPI_SUCCESS &&
+        flag)
+      rc = PMPI_Info_set(out, given[i], value);
+  }
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Info_set(out, "hcmpi_nic_atomics",
+                       w->nic_atomics ? "true" : "false");
   if (rc != MPI_SUCCESS) {
     if (out != MPI_INFO_NULL)
       PMPI_Info_free(&out);

@@ -34,6 +34,9 @@ typedef struct hc_mpi_win {
   MPI_Aint *shm_off, *shm_size;
   int *shm_disp;
   MPI_Info info; /* the hints given (a duplicate), or MPI_INFO_NULL */
+  /* Every accumulate kind goes as NIC atomics (hcomm_win_nic_atomics):
+   * one outside the contract is MPI_ERR_OP (win_ops.c). */
+  int nic_atomics;
   char name[MPI_MAX_OBJECT_NAME];
   hc_mpi_attr_t *attrs; /* attr.c, under its lock */
 } hc_mpi_win_t;

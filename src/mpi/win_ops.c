@@ -255,6 +255,11 @@ static hc_status_t win_origin_stream(const win_call_t *c,
 }
 
 static int win_raise_issue(const win_call_t *c, hc_status_t st) {
+  if (st == HC_ERR_ARG && c->w->nic_atomics)
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_OP,
+                        "this window accumulates by NIC atomics, which take "
+                        "only whole 8-byte aligned words of rank %d's window",
+                        c->target);
   if (st == HC_ERR_RMA_SYNC)
     return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_RMA_SYNC,
                         "no access epoch to rank %d is open", c->target);
@@ -283,6 +288,52 @@ static int win_check_range(const win_call_t *c, const win_shape_t *s,
   return MPI_SUCCESS;
 }
 
+/* 1 for a predefined integer type of 8 bytes. */
+static int win_is_int64(MPI_Datatype type) {
+  static const MPI_Datatype int64s[] = {MPI_INT64_T,
+                                        MPI_UINT64_T,
+                                        MPI_LONG,
+                                        MPI_LONG_LONG,
+                                        MPI_UNSIGNED_LONG_LONG,
+                                        MPI_UNSIGNED_LONG,
+                                        MPI_AINT,
+                                        MPI_OFFSET,
+                                        MPI_COUNT};
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  if (t == NULL || t->size != 8)
+    return 0;
+  for (size_t i = 0; i < sizeof int64s / sizeof int64s[0]; i++)
+    if (type == int64s[i])
+      return 1;
+  return 0;
+}
+
+/* On a window with NIC atomics (win.c: its info promised them), the
+ * device operation of an accumulate kind; an operation outside the
+ * contract is MPI_ERR_OP, never applied another way, since the device's
+ * atomics are not atomic against anything else. */
+static int win_nic_contract(const win_call_t *c, hcomm_rma_op_t *op) {
+  if (!win_is_int64((MPI_Datatype)op->type))
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_OP,
+                        "this window accumulates by NIC atomics, which take "
+                        "only 8-byte integers (MPI_INT64_T, MPI_UINT64_T "
+                        "and C types of that size), not type 0x%x",
+                        (unsigned)op->type);
+  if (c->kind == HCOMM_RMA_CAS)
+    op->nic = HCOMM_RMA_NIC_CAS;
+  else if (c->op == MPI_SUM || c->op == MPI_NO_OP)
+    op->nic = HCOMM_RMA_NIC_ADD;
+  else if (c->op == MPI_REPLACE)
+    op->nic = HCOMM_RMA_NIC_REPLACE;
+  else
+    return hc_mpi_raise(c->w->errcomm, c->fn, MPI_ERR_OP,
+                        "this window accumulates by NIC atomics, which do "
+                        "only MPI_SUM, MPI_REPLACE, MPI_NO_OP and "
+                        "compare-and-swap, not op 0x%x",
+                        (unsigned)c->op);
+  return MPI_SUCCESS;
+}
+
 /* Checks and sizes of every side; *done when nothing is to move. */
 static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
                        const hc_mpi_type_t **ot, const hc_mpi_type_t **rt,
@@ -307,6 +358,9 @@ static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
   if (rc == MPI_SUCCESS && tbytes > 0 && c->kind != HCOMM_RMA_PUT &&
       c->kind != HCOMM_RMA_GET)
     rc = win_check_accumulate(c, &op->type);
+  if (rc == MPI_SUCCESS && tbytes > 0 && c->w->nic_atomics &&
+      c->kind != HCOMM_RMA_PUT && c->kind != HCOMM_RMA_GET)
+    rc = win_nic_contract(c, op);
   if (rc == MPI_SUCCESS && (rc = win_shape_build(tt, c->tdata.count, shape)))
     rc = hc_mpi_raise(e, c->fn, rc, "out of memory");
   if (rc == MPI_SUCCESS)
@@ -502,7 +556,7 @@ static int win_call(win_call_t *c, MPI_Win win) {
   if (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET) {
     if (win_copy_fast(c) == MPI_SUCCESS)
       return MPI_SUCCESS;
-  } else if (!c->origin_device && !c->result_device &&
+  } else if (!c->origin_device && !c->result_device && !c->w->nic_atomics &&
              win_atomic_fast(c) == MPI_SUCCESS)
     return MPI_SUCCESS;
   hcomm_rma_op_t op = {.kind = c->kind, .target = c->target, .op = c->op};

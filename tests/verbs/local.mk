@@ -60,3 +60,11 @@ tests_verbs_verbs_allocmem_LDADD = $(HC_MPITEST_LIB)
 tests_verbs_verbs_allocmem_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/verbs/verbs_allocmem.sh
 dist_noinst_SCRIPTS += tests/verbs/verbs_allocmem.sh
+# verbs_rma_nic: accumulates by NIC atomics (verbs_rma_nic.sh).
+check_PROGRAMS += tests/verbs/verbs_rma_nic
+tests_verbs_verbs_rma_nic_SOURCES = tests/verbs/verbs_rma_nic.c \
+	tests/mpi/mpitest.h
+tests_verbs_verbs_rma_nic_LDADD = $(HC_MPITEST_LIB)
+tests_verbs_verbs_rma_nic_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/verbs/verbs_rma_nic.sh
+dist_noinst_SCRIPTS += tests/verbs/verbs_rma_nic.sh
