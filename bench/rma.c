@@ -18,6 +18,10 @@
  *                             (MPI_SUM of a long), MPI_Compare_and_swap or
  *                             MPI_Accumulate (MPI_SUM), each followed by
  *                             MPI_Win_flush, inside one lock_all epoch
+ * BENCH_RMA_WINDOW=create makes the atomic cases' window an
+ * MPI_Win_create one (over verbs: active messages), and =create_nic one
+ * whose info declares hcmpi's NIC atomics contract (docs/rma.md: over
+ * verbs, device atomics); the default is MPI_Win_allocate.
  * Latencies are per operation (us), medians over repetitions of each
  * origin's mean; bandwidths are MB/s (10^6 B/s) of the origin.
  *
@@ -232,14 +236,26 @@ int main(int argc, char **argv) {
     max = sizeof(long);
   b.buf = bench_alloc(max);
   void *mem = NULL, *own = NULL;
-  if (b.which == RMA_ACC_BW_FLUSH_LOCAL) /* active messages, not a mapping */
+  const char *kind = getenv("BENCH_RMA_WINDOW");
+  int nic = kind != NULL && strcmp(kind, "create_nic") == 0;
+  MPI_Info info = MPI_INFO_NULL;
+  if (nic) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "hcmpi_accumulate_types", "int64");
+    MPI_Info_set(info, "which_accumulate_ops", "sum,replace,no_op,cswap");
+  }
+  /* acc_bw_flush_local: active messages, not a mapping */
+  if (b.which == RMA_ACC_BW_FLUSH_LOCAL || nic ||
+      (kind != NULL && strcmp(kind, "create") == 0))
     bench_check(MPI_Win_create(own = mem = bench_alloc(max), (MPI_Aint)max, 1,
-                               MPI_INFO_NULL, MPI_COMM_WORLD, &b.win),
+                               info, MPI_COMM_WORLD, &b.win),
                 "MPI_Win_create");
   else
     bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL,
                                  MPI_COMM_WORLD, &mem, &b.win),
                 "MPI_Win_allocate");
+  if (info != MPI_INFO_NULL)
+    MPI_Info_free(&info);
   memset(mem, 0, max);
   bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
   double *vals = calloc((size_t)o.reps, sizeof(double));
