@@ -1018,8 +1018,6 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
  * at issue, and one outside the contract fails with HC_ERR_ARG.  No
  * communication unless every member asked. */
 hc_status_t hcomm_win_nic_atomics(hcomm_win_t *win, int *granted);
-/* 1 on a window where hcomm_win_nic_atomics granted them. */
-int hcomm_win_nic_atomics_on(const hcomm_win_t *win);
 /* Collective: completes every operation on the window, then frees it. */
 hc_status_t hcomm_win_free(hcomm_win_t *win);
 /* Bytes of a shared window's lock area per member (hcomm_win_share) in a

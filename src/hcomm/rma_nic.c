@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/rma.h"
@@ -63,18 +64,14 @@ hc_status_t hcomm_win_nic_atomics(hcomm_win_t *win, int *granted) {
   if (!win->nic_wanted) /* some member did not declare it: no collective */
     return HC_OK;
   hc_engine_lock();
-  int32_t mine = nic_able(win);
+  /* The largest "cannot" of every member: 0 when all can. */
+  int32_t cannot = !nic_able(win), any_cannot = 1;
   hc_engine_unlock();
-  int32_t *all = malloc((size_t)win->size * sizeof *all);
-  if (all == NULL)
-    return HC_ERR_NOMEM; /* before the collective: every member fails */
-  hc_status_t rc = hcomm_allgather(&mine, sizeof mine, all, win->comm);
-  int every = rc == HC_OK;
-  for (int r = 0; every && r < win->size; r++)
-    every = all[r] != 0;
-  free(all);
+  hc_status_t rc =
+      hcomm_allreduce(&cannot, &any_cannot, 1, &hc_coll_max_int32, win->comm);
   if (rc != HC_OK)
     return rc;
+  int every = !any_cannot;
   hc_engine_lock();
   win->nic_atomics = every;
   hc_engine_unlock();
@@ -82,10 +79,6 @@ hc_status_t hcomm_win_nic_atomics(hcomm_win_t *win, int *granted) {
          every ? "NIC atomics" : "active messages (not every member can)");
   *granted = every;
   return HC_OK;
-}
-
-int hcomm_win_nic_atomics_on(const hcomm_win_t *win) {
-  return win != NULL && win->nic_atomics;
 }
 
 /* REPLACE: compare-and-swap until the word read is the word swapped. */

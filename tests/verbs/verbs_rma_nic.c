@@ -26,7 +26,8 @@
  *     values and the last value are 0 and every rank's value, once each;
  *     MPI_NO_OP reads the last value back;
  *   - a 4-element MPI_Accumulate and MPI_Get_accumulate (one atomic per
- *     element) add per element. */
+ *     element) add per element; MPI_Raccumulate and MPI_Rget_accumulate
+ *     add once each. */
 #include <stdint.h>
 
 #include "../mpi/mpitest.h"
@@ -198,8 +199,22 @@ static void vectors(MPI_Win win, const int64_t *words) {
       CHECK(got[k] % add[k] == 0, "element %d fetched %lld", k,
             (long long)got[k]);
   }
+  /* The request forms: complete when their request is. */
+  MPI_Request req;
+  int64_t one = 1, old = -1;
+  MPI_Raccumulate(&one, 1, MPI_INT64_T, 0, W_PHASE + 12, 1, MPI_INT64_T,
+                  MPI_SUM, win, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Rget_accumulate(&one, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, 0,
+                      W_PHASE + 13, 1, MPI_INT64_T, MPI_SUM, win, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(old >= 0 && old < size, "Rget_accumulate fetched %lld", (long long)old);
   MPI_Win_unlock_all(win);
   MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    CHECK(words[W_PHASE + 12] == size && words[W_PHASE + 13] == size,
+          "request forms: %lld and %lld, want %d",
+          (long long)words[W_PHASE + 12], (long long)words[W_PHASE + 13], size);
   MPI_Win_lock_all(0, win);
   MPI_Get_accumulate(zero4, 4, MPI_INT64_T, got, 4, MPI_INT64_T, 0, W_VEC, 4,
                      MPI_INT64_T, MPI_NO_OP, win);

@@ -22,8 +22,8 @@ ok "verbs_rma_nic -n $n on" "$run" -n $n --timeout 300 "$prog" on
 [ "$(grep -c '^PASS rank' "$out")" -eq $n ] || fail "not every rank passed"
 # Per rank: 4 sync modes x 100 x 2, 100 on its own window, 25 spin-lock
 # rounds of at least 3 (a CAS, and a fetch-add and a CAS to release), a
-# swap of 2 and a read, 25 x 8 vector elements, 4 reads.
-want=$((n * (800 + 100 + 25 * 3 + 3 + 200 + 4)))
+# swap of 2 and a read, 25 x 8 vector elements, 2 request forms, 4 reads.
+want=$((n * (800 + 100 + 25 * 3 + 3 + 200 + 2 + 4)))
 got=$(atomics)
 echo "NIC atomics done: $got (at least $want)"
 [ "$got" -ge "$want" ] || fail "only $got NIC atomics, want at least $want"
