@@ -90,6 +90,11 @@ hc_mpi_comm_t *hc_mpi_comm_world(void);
 /* Entry check of every call on a communicator: MPI initialised and not
  * finalised, and comm valid.  Raises the error otherwise. */
 int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+/* MPI_Comm_split_type(MPIX_COMM_TYPE_NEIGHBORHOOD) over c: *newcomm is
+ * NULL for MPI_COMM_NULL (comm_neighborhood.c). */
+int hc_mpi_comm_split_neighborhood(const char *fn, hc_mpi_comm_t *c,
+                                   MPI_Info info, int key,
+                                   hcomm_comm_t **newcomm);
 /* The handler of comm (a counted reference the caller releases). */
 hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm);
 /* Replaces comm's handler (takes a reference on errh). */
