@@ -54,7 +54,7 @@ int hc_mpi_memory_kind(MPI_Info info, int *kind, char *why, size_t why_len) {
                     &flag) != MPI_SUCCESS ||
       !flag)
     return MPI_SUCCESS;
-  int host = 0, device = -1;
+  int host = 0, device = -1, entries = 0;
   for (const char *at = list; *at != '\0';) {
     at += strspn(at, " ,");
     size_t len = strcspn(at, ",");
@@ -63,6 +63,7 @@ int hc_mpi_memory_kind(MPI_Info info, int *kind, char *why, size_t why_len) {
     if (len == 0)
       break;
     int k = memkind_entry(at, len);
+    entries++;
     if (k == -2) {
       snprintf(why, why_len, "unknown memory kind \"%.*s\"", (int)len, at);
       return MPI_ERR_INFO_VALUE;
@@ -72,7 +73,7 @@ int hc_mpi_memory_kind(MPI_Info info, int *kind, char *why, size_t why_len) {
       device = k;
     at += strcspn(at, ",");
   }
-  if (host)
+  if (host || entries == 0) /* an empty list asks for nothing special */
     return MPI_SUCCESS;
   if (device < 0) {
     snprintf(why, why_len,
