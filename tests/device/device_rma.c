@@ -345,12 +345,21 @@ static int device_window(int shared, size_t bytes, int **mem, MPI_Win *win) {
   return cls;
 }
 
-/* MPI_WIN_BASE is the device memory, and the info says its kind. */
-static void device_window_attrs(MPI_Win win, const int *mem) {
+/* MPI_WIN_BASE is the device memory, the size, unit and flavour are the
+ * call's, and the info says the memory's kind. */
+static void device_window_attrs(MPI_Win win, const int *mem, size_t bytes,
+                                int flavor) {
   void *base = NULL;
-  int flag = 0;
+  MPI_Aint *size = NULL;
+  int *unit = NULL, *how = NULL, flag = 0;
   CHECK(MPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag) == 0 && flag);
   CHECK(base == mem);
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &size, &flag) == 0 && flag);
+  CHECK(*size == (MPI_Aint)bytes);
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &unit, &flag) == 0 && flag);
+  CHECK(*unit == 1);
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &how, &flag) == 0 && flag);
+  CHECK(*how == flavor);
   MPI_Info used;
   char value[64];
   CHECK(MPI_Win_get_info(win, &used) == 0);
@@ -426,7 +435,9 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
   if (by_mpi) {
     CHECK(device_window(wmem == MEM_DEV_SHARED, n * sizeof(int), &mem, &win) ==
           MPI_SUCCESS);
-    device_window_attrs(win, mem);
+    device_window_attrs(win, mem, n * sizeof(int),
+                        wmem == MEM_DEV_SHARED ? MPI_WIN_FLAVOR_SHARED
+                                               : MPI_WIN_FLAVOR_ALLOCATE);
   } else if (wmem == MEM_ALLOCATED)
     CHECK(MPI_Win_allocate((MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
                            MPI_COMM_WORLD, &mem, &win) == 0);
