@@ -27,6 +27,11 @@ SOURCES = ["latency", "bandwidth", "msgrate", "overlap", "collective",
 # Built with the plain C compiler: no MPI in the physical floors.
 FLOOR_SOURCE = "floor"
 COMMON = ["common.c"]
+# What one program needs beyond COMMON: rma's device buffers
+# (examples/devbuf.c, which dlopen()s the runtimes).
+PROG_EXTRA = {"rma": ["-I", os.path.join(HERE, "..", "examples"),
+                      os.path.join(HERE, "..", "examples", "devbuf.c"),
+                      "-ldl"]}
 
 # One case per table.  "higher" says whether a larger value is better.
 CASES = [
@@ -121,8 +126,44 @@ CASES += [
     rma_case("accumulate", "MPI_Accumulate (long, MPI_SUM) + flush"),
 ]
 RMA_GROUP = [c["name"] for c in CASES if c["prog"] == "rma"]
-RMA_LATENCY = [c for c in RMA_GROUP if "_bw_" not in c]
-RMA_BANDWIDTH = [c for c in RMA_GROUP if "_bw_" in c]
+
+
+def rma_device_case(call, what, host_origin, bandwidth=False):
+    """A one-sided case on a device window (bench/rma --device): origin
+    buffers in device memory (NAME_dev) or in host memory (NAME_h2dev).
+    The runtime is --rma-device's (npu by default); run it only with MPIs
+    that take device memory (e.g. --impls hcmpi on the test doubles)."""
+    c = rma_case(call, what, bandwidth)
+    c["name"] = call + ("_h2dev" if host_origin else "_dev")
+    c["args"] = ["-c", call, "--device", "npu"] + (
+        ["--host-origin"] if host_origin else [])
+    origin = "host" if host_origin else "device"
+    c["title"] = c["title"].replace(
+        " (", f", {origin} origin to a device window (", 1)
+    return c
+
+
+# Device windows (bench/rma --device), run as the group "rma_device".
+for host_origin in (False, True):
+    CASES += [
+        rma_device_case("put_lock", "MPI_Put, lock/unlock around each",
+                        host_origin),
+        rma_device_case("get_lock", "MPI_Get, lock/unlock around each",
+                        host_origin),
+        rma_device_case("put_bw_lock", "MPI_Put bandwidth, 32 per lock/unlock",
+                        host_origin, True),
+        rma_device_case("get_bw_lock", "MPI_Get bandwidth, 32 per lock/unlock",
+                        host_origin, True),
+        rma_device_case("fetch_and_op",
+                        "MPI_Fetch_and_op (long, MPI_SUM) + flush",
+                        host_origin),
+        rma_device_case("accumulate", "MPI_Accumulate (long, MPI_SUM) + flush",
+                        host_origin),
+    ]
+RMA_DEVICE_GROUP = [c["name"] for c in CASES
+                    if c["prog"] == "rma" and c["name"] not in RMA_GROUP]
+RMA_LATENCY = [c for c in RMA_GROUP + RMA_DEVICE_GROUP if "_bw_" not in c]
+RMA_BANDWIDTH = [c for c in RMA_GROUP + RMA_DEVICE_GROUP if "_bw_" in c]
 
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
@@ -284,7 +325,8 @@ def build_all(impls, bindir, cflags, log, notes):
         for prog in SOURCES:
             out = os.path.join(bindir, impl, prog)
             cmd = ([info["cc"]] + cflags + ["-I", HERE,
-                   os.path.join(HERE, prog + ".c")] + srcs + ["-o", out])
+                   os.path.join(HERE, prog + ".c")] + srcs +
+                   PROG_EXTRA.get(prog, []) + ["-o", out])
             log.write("$ " + shlex.join(cmd) + "\n")
             res = subprocess.run(cmd, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
@@ -635,7 +677,11 @@ def parse_args():
                                     if not c.get("optional")),
                    help="comma-separated cases; \"collectives\" names every "
                         "collective case, \"io\" every MPI-IO case, "
-                        "\"rma\" every one-sided case")
+                        "\"rma\" every one-sided case, \"rma_device\" "
+                        "the one-sided cases on device windows")
+    p.add_argument("--rma-device", choices=["npu", "cuda"], default="npu",
+                   help="the runtime of the rma_device cases' memory "
+                        "(bench/rma --device)")
     p.add_argument("--build", default=os.environ.get("BUILD", os.getcwd()),
                    help="hcmpi build tree (default $BUILD or the cwd)")
     p.add_argument("--hcmpicc", default=os.environ.get("HCMPICC"),
@@ -700,7 +746,13 @@ def main():
         wanted += IO_GROUP
     if "rma" in wanted:
         wanted += RMA_GROUP
+    if "rma_device" in wanted:
+        wanted += RMA_DEVICE_GROUP
     cases = [c for c in CASES if c["name"] in wanted]
+    for c in cases:
+        if c["name"] in RMA_DEVICE_GROUP:
+            c["args"] = [args.rma_device if a == "npu" else a
+                         for a in c["args"]]
 
     impls, notes = define_impls(args)
     for n in notes:

@@ -18,17 +18,31 @@
  *                             (MPI_SUM of a long), MPI_Compare_and_swap or
  *                             MPI_Accumulate (MPI_SUM), each followed by
  *                             MPI_Win_flush, inside one lock_all epoch
- * BENCH_RMA_WINDOW=create makes the atomic cases' window an
- * MPI_Win_create one (over verbs: active messages), and =create_nic one
- * whose info declares hcmpi's NIC atomics contract (docs/rma.md: over
- * verbs, device atomics); the default is MPI_Win_allocate.
+ * BENCH_RMA_WINDOW=create makes a host window an MPI_Win_create one
+ * (over verbs: accumulates as active messages), and =create_nic one whose
+ * info declares hcmpi's NIC atomics contract (docs/rma.md: over verbs,
+ * device atomics); by default MPI_Win_allocate.
  * Latencies are per operation (us), medians over repetitions of each
  * origin's mean; bandwidths are MB/s (10^6 B/s) of the origin.
+ *
+ * Device memory (examples/devbuf.c: aclrtMalloc or cuMemAlloc of the
+ * runtime named, dlopen()ed like hcmpi does, never touched on the host):
+ *   --device npu|cuda   the window and the origin buffers (atomics'
+ *                       operands and results included) in device memory;
+ *                       the window is MPI_Win_create over it
+ *   --host-origin       origin buffers in host memory all the same
+ *   --win-alloc         the window from MPI_Win_allocate with the MPI-4.1
+ *                       info key mpi_memory_alloc_kinds (ascend:device or
+ *                       cuda:device), which only an MPI allocating device
+ *                       memory for it honours
+ * Device runs name their cases NAME_dev (device origins) or NAME_h2dev
+ * (host origins) and add mem=ORIGIN/WINDOW to each line.
  *
  * Output, one line per size:
  *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps iters
  *   bench=NAME ranks=N size=B median_MBps=.. min_MBps=.. ... */
 #include "common.h"
+#include "devbuf.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -38,7 +52,11 @@
 static const char rma_usage[] =
     "  -c NAME    put_lock, get_lock, put_fence, get_fence, put_bw_lock,\n"
     "             get_bw_lock, put_bw_fence, get_bw_fence, fetch_and_op,\n"
-    "             cas, accumulate, acc_bw_flush_local, put_lock_shared\n";
+    "             cas, accumulate, acc_bw_flush_local, put_lock_shared\n"
+    "  --device npu|cuda  device window and origin buffers\n"
+    "  --host-origin      with --device: origin buffers in host memory\n"
+    "  --win-alloc        with --device: MPI_Win_allocate with\n"
+    "                     mpi_memory_alloc_kinds, not MPI_Win_create\n";
 
 enum rma_case {
   RMA_PUT_LOCK,
@@ -67,8 +85,58 @@ typedef struct rma_bench {
   enum bench_role role;
   int peer, nranks, window;
   char *buf; /* origin data or get destination */
+  /* The atomics' operand, compare value and result: host variables, or
+   * device memory with --device (without --host-origin). */
+  long *one, *expect, *old;
   MPI_Win win;
 } rma_bench_t;
+
+/* Where the memory lives (--device, --host-origin, --win-alloc). */
+typedef struct rma_memory {
+  const char *device; /* NULL: host memory only */
+  int origin_device, win_alloc;
+  char name[64]; /* the case name printed */
+} rma_memory_t;
+
+/* Takes the device flags out of argv (before bench_parse sees it). */
+static int rma_memory_options(int *argc, char **argv, rma_memory_t *m) {
+  m->device = devbuf_option(argc, argv);
+  int out = 1;
+  for (int i = 1; i < *argc; i++) {
+    if (strcmp(argv[i], "--host-origin") == 0)
+      m->origin_device = -1;
+    else if (strcmp(argv[i], "--win-alloc") == 0)
+      m->win_alloc = 1;
+    else
+      argv[out++] = argv[i];
+  }
+  *argc = out;
+  argv[out] = NULL;
+  if (m->device != NULL && strcmp(m->device, "host") == 0)
+    m->device = NULL;
+  m->origin_device = m->device != NULL && m->origin_device == 0;
+  return m->device == NULL || devbuf_init(m->device, 0) == 0 ? 0 : -1;
+}
+
+/* Origin memory: device memory with --device, else a host buffer. */
+static void *rma_origin_alloc(const rma_memory_t *m, size_t bytes) {
+  return m->origin_device ? devbuf_alloc(bytes) : bench_alloc(bytes);
+}
+
+static void rma_origin_free(const rma_memory_t *m, void *p) {
+  if (m->origin_device)
+    devbuf_free(p);
+  else
+    free(p);
+}
+
+/* Stores v in an origin long, wherever it lives. */
+static void rma_origin_set(const rma_memory_t *m, long *at, long v) {
+  if (m->origin_device)
+    devbuf_put(at, &v, sizeof v);
+  else
+    *at = v;
+}
 
 static int rma_is_get(enum rma_case c) {
   return c == RMA_GET_LOCK || c == RMA_GET_FENCE || c == RMA_GET_BW_LOCK ||
@@ -106,20 +174,19 @@ static void rma_transfer(rma_bench_t *b, size_t size) {
 }
 
 static void rma_atomic(rma_bench_t *b) {
-  long one = 1, old = 0, expect = 0;
   switch (b->which) {
   case RMA_FETCH_AND_OP:
     bench_check(
-        MPI_Fetch_and_op(&one, &old, MPI_LONG, b->peer, 0, MPI_SUM, b->win),
+        MPI_Fetch_and_op(b->one, b->old, MPI_LONG, b->peer, 0, MPI_SUM, b->win),
         "MPI_Fetch_and_op");
     break;
   case RMA_CAS:
-    bench_check(
-        MPI_Compare_and_swap(&one, &expect, &old, MPI_LONG, b->peer, 0, b->win),
-        "MPI_Compare_and_swap");
+    bench_check(MPI_Compare_and_swap(b->one, b->expect, b->old, MPI_LONG,
+                                     b->peer, 0, b->win),
+                "MPI_Compare_and_swap");
     break;
   default:
-    bench_check(MPI_Accumulate(&one, 1, MPI_LONG, b->peer, 0, 1, MPI_LONG,
+    bench_check(MPI_Accumulate(b->one, 1, MPI_LONG, b->peer, 0, 1, MPI_LONG,
                                MPI_SUM, b->win),
                 "MPI_Accumulate");
   }
@@ -171,8 +238,9 @@ static double rma_rep(rma_bench_t *b, size_t size, int iters, int ops) {
   return t;
 }
 
-static void rma_size(rma_bench_t *b, const bench_opts_t *o, size_t size,
-                     int rank, double *vals, double *gathered) {
+static void rma_size(rma_bench_t *b, const bench_opts_t *o,
+                     const rma_memory_t *m, size_t size, int rank, double *vals,
+                     double *gathered) {
   int bw = rma_is_bw(b->which);
   int ops = bw ? b->window : 1;
   int iters = bench_iters(o, size, 2);
@@ -195,15 +263,78 @@ static void rma_size(rma_bench_t *b, const bench_opts_t *o, size_t size,
   bench_stats(vals, o->reps, &st);
   if (bw)
     printf("bench=%s ranks=%d size=%zu median_MBps=%.2f min_MBps=%.2f "
-           "max_MBps=%.2f reps=%d iters=%d window=%d\n",
-           rma_names[b->which], b->nranks, size, st.median, st.min, st.max,
-           o->reps, iters, ops);
+           "max_MBps=%.2f reps=%d iters=%d window=%d",
+           m->name, b->nranks, size, st.median, st.min, st.max, o->reps, iters,
+           ops);
   else
     printf("bench=%s ranks=%d size=%zu median_us=%.3f min_us=%.3f "
-           "p90_us=%.3f reps=%d iters=%d\n",
-           rma_names[b->which], b->nranks, size, st.median, st.min, st.p90,
-           o->reps, iters);
+           "p90_us=%.3f reps=%d iters=%d",
+           m->name, b->nranks, size, st.median, st.min, st.p90, o->reps, iters);
+  if (m->device != NULL)
+    printf(" mem=%s/%s-%s", m->origin_device ? m->device : "host", m->device,
+           m->win_alloc ? "alloc" : "create");
+  printf("\n");
   fflush(stdout);
+}
+
+/* The window over max bytes: host memory from MPI_Win_allocate (or
+ * MPI_Win_create for acc_bw_flush_local), or device memory; *own is what
+ * to free after MPI_Win_free. */
+/* BENCH_RMA_WINDOW=create or create_nic: a host window from
+ * MPI_Win_create, for create_nic with the NIC atomics contract in *info
+ * (docs/rma.md; free it after the window's creation). */
+static int rma_env_create(MPI_Info *info) {
+  const char *kind = getenv("BENCH_RMA_WINDOW");
+  *info = MPI_INFO_NULL;
+  if (kind != NULL && strcmp(kind, "create_nic") == 0) {
+    MPI_Info_create(info);
+    MPI_Info_set(*info, "hcmpi_accumulate_types", "int64");
+    MPI_Info_set(*info, "which_accumulate_ops", "sum,replace,no_op,cswap");
+  }
+  return *info != MPI_INFO_NULL ||
+         (kind != NULL && strcmp(kind, "create") == 0);
+}
+
+static void rma_window(rma_bench_t *b, const rma_memory_t *m, size_t max,
+                       void **own) {
+  void *mem = NULL;
+  MPI_Info host_info = MPI_INFO_NULL;
+  int created = 0;
+  *own = NULL;
+  if (m->device != NULL && m->win_alloc) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_memory_alloc_kinds",
+                 strcmp(m->device, "cuda") == 0 ? "cuda:device"
+                                                : "ascend:device");
+    bench_check(
+        MPI_Win_allocate((MPI_Aint)max, 1, info, MPI_COMM_WORLD, &mem, &b->win),
+        "MPI_Win_allocate");
+    MPI_Info_free(&info);
+  } else if (m->device != NULL)
+    bench_check(MPI_Win_create(mem = devbuf_alloc(max), (MPI_Aint)max, 1,
+                               MPI_INFO_NULL, MPI_COMM_WORLD, &b->win),
+                "MPI_Win_create");
+  else if ((created = b->which == RMA_ACC_BW_FLUSH_LOCAL || /* not a mapping */
+                      rma_env_create(&host_info)))
+    bench_check(MPI_Win_create(mem = bench_alloc(max), (MPI_Aint)max, 1,
+                               host_info, MPI_COMM_WORLD, &b->win),
+                "MPI_Win_create");
+  else
+    bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL,
+                                 MPI_COMM_WORLD, &mem, &b->win),
+                "MPI_Win_allocate");
+  if (host_info != MPI_INFO_NULL)
+    MPI_Info_free(&host_info);
+  if (m->device == NULL) {
+    memset(mem, 0, max);
+    *own = created ? mem : NULL;
+    return;
+  }
+  char *zeros = calloc(1, max);
+  devbuf_put(mem, zeros, max);
+  free(zeros);
+  *own = m->win_alloc ? NULL : mem;
 }
 
 int main(int argc, char **argv) {
@@ -213,6 +344,13 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   bench_size_range(&o, 8, 8);
+  rma_memory_t m = {0};
+  if (rma_memory_options(&argc, argv, &m) != 0) {
+    if (rank == 0)
+      fprintf(stderr, "%s: no %s runtime\n", argv[0], m.device);
+    MPI_Finalize();
+    return 77;
+  }
   int rc = bench_parse(argc, argv, &o, rma_usage);
   int ncalls = (int)(sizeof rma_names / sizeof rma_names[0]);
   int which =
@@ -231,45 +369,40 @@ int main(int argc, char **argv) {
                    .nranks = nranks,
                    .window = o.window > 0 ? o.window : 1};
   b.role = bench_pair(rank, nranks, &b.peer);
+  snprintf(m.name, sizeof m.name, "%s%s", rma_names[which],
+           m.device == NULL  ? ""
+           : m.origin_device ? "_dev"
+                             : "_h2dev");
   size_t max = bench_max_size(&o);
   if (max < sizeof(long))
     max = sizeof(long);
-  b.buf = bench_alloc(max);
-  void *mem = NULL, *own = NULL;
-  const char *kind = getenv("BENCH_RMA_WINDOW");
-  int nic = kind != NULL && strcmp(kind, "create_nic") == 0;
-  MPI_Info info = MPI_INFO_NULL;
-  if (nic) {
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "hcmpi_accumulate_types", "int64");
-    MPI_Info_set(info, "which_accumulate_ops", "sum,replace,no_op,cswap");
-  }
-  /* acc_bw_flush_local: active messages, not a mapping */
-  if (b.which == RMA_ACC_BW_FLUSH_LOCAL || nic ||
-      (kind != NULL && strcmp(kind, "create") == 0))
-    bench_check(MPI_Win_create(own = mem = bench_alloc(max), (MPI_Aint)max, 1,
-                               info, MPI_COMM_WORLD, &b.win),
-                "MPI_Win_create");
-  else
-    bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL,
-                                 MPI_COMM_WORLD, &mem, &b.win),
-                "MPI_Win_allocate");
-  if (info != MPI_INFO_NULL)
-    MPI_Info_free(&info);
-  memset(mem, 0, max);
+  b.buf = rma_origin_alloc(&m, max);
+  long *atomics = rma_origin_alloc(&m, 3 * sizeof(long));
+  b.one = atomics;
+  b.expect = atomics + 1;
+  b.old = atomics + 2;
+  rma_origin_set(&m, b.one, 1);
+  rma_origin_set(&m, b.expect, 0);
+  rma_origin_set(&m, b.old, 0);
+  void *own = NULL;
+  rma_window(&b, &m, max, &own);
   bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
   double *vals = calloc((size_t)o.reps, sizeof(double));
   double *gathered = calloc((size_t)nranks, sizeof(double));
   if (rank == 0)
-    bench_print_header(rma_names[which], &o, nranks);
+    bench_print_header(m.name, &o, nranks);
   for (int i = 0; i < o.nsizes; i++)
-    rma_size(&b, &o, o.sizes[i], rank, vals, gathered);
+    rma_size(&b, &o, &m, o.sizes[i], rank, vals, gathered);
   bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
   bench_check(MPI_Win_free(&b.win), "MPI_Win_free");
-  free(own);
+  if (own != NULL && m.device != NULL)
+    devbuf_free(own);
+  else
+    free(own);
   free(gathered);
   free(vals);
-  free(b.buf);
+  rma_origin_free(&m, atomics);
+  rma_origin_free(&m, b.buf);
   MPI_Finalize();
   return 0;
 }

@@ -57,7 +57,11 @@ run_case() { # name prog nsizes pattern flags...
 }
 
 for p in latency bandwidth msgrate overlap collective fileio rma; do
-  if ! "$CC" -O2 -I"$SRC" -o "$T/$p" "$SRC/$p.c" "$SRC/common.c" \
+  # rma's device buffers come from the examples' runtime loader.
+  extra=
+  [ "$p" = rma ] && extra="$SRC/../examples/devbuf.c -I$SRC/../examples -ldl"
+  # shellcheck disable=SC2086 # extra is a list of words
+  if ! "$CC" -O2 -I"$SRC" -o "$T/$p" "$SRC/$p.c" "$SRC/common.c" $extra \
     >"$T/cc" 2>&1; then
     echo "FAIL: building $p with $CC"
     cat "$T/cc"
@@ -96,6 +100,23 @@ done
 for call in put_bw_lock get_bw_lock put_bw_fence get_bw_fence; do
   [ -x "$T/rma" ] && run_case "$call" rma 2 "$RB" -c "$call" -s 4K,1M -r 2 -i 2 -w 1
 done
+
+# A device window and device or host origins on the CANN test double
+# (bench/rma --device npu), when it was built.
+cann=$PWD/tests/fake-cann/.libs/libascendcl.so
+RD="^bench=(put_lock|fetch_and_op)_(dev|h2dev) ranks=2 size=8 median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+ mem=(npu|host)/npu-(create|alloc)$"
+if [ -x "$T/rma" ] && [ -r "$cann" ]; then
+  FAKE_CANN_DIR=$T/fake-cann HCMPI_ACL_LIB=$cann HCMPI_DEVICE=acl
+  export FAKE_CANN_DIR HCMPI_ACL_LIB HCMPI_DEVICE
+  for flags in "" "--host-origin" "--win-alloc"; do
+    for call in put_lock fetch_and_op; do
+      # shellcheck disable=SC2086 # flags is a list of words
+      run_case "${call}_device $flags" rma 1 "$RD" -c "$call" --device npu \
+        $flags -s 8 -r 2 -i 2 -w 1
+    done
+  done
+  unset FAKE_CANN_DIR HCMPI_ACL_LIB HCMPI_DEVICE
+fi
 
 # The physical floors need no MPI: plain cc, no launcher.  process_vm_readv
 # may be refused here (then no floor_cma lines, which is not a failure).

@@ -580,6 +580,13 @@ int hcomm_mem_any_device(void);
  * device kind when its runtime was found and loaded (at init, or at the
  * first call that needs it). */
 int hcomm_mem_kind_available(int kind);
+/* len bytes of device memory of kind (a device hcomm_mem_kind) on the
+ * device the application made current on the calling thread (else device
+ * 0), for memory MPI allocates (MPI_Win_allocate).  HC_ERR_NOT_SUPPORTED
+ * when that runtime is not loaded or cannot allocate; hcomm_mem_free
+ * releases it (and forgets its classification and any export). */
+hc_status_t hcomm_mem_alloc(int kind, size_t len, void **ptr);
+void hcomm_mem_free(int kind, void *ptr);
 /* Synchronous copy of len bytes between any two pointers described by
  * their classifications. */
 hc_status_t hcomm_mem_copy(void *dst, const hcomm_mem_info_t *dinfo,
@@ -1035,6 +1042,10 @@ hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks);
 size_t hcomm_win_target_size(const hcomm_win_t *win, int rank);
 int hcomm_win_target_disp_unit(const hcomm_win_t *win, int rank);
 int hcomm_win_is_dynamic(const hcomm_win_t *win);
+/* Where rank's device window is mapped in this process (an IPC import of
+ * another local member's window memory, made at creation), or NULL when
+ * it is not: this rank itself, host memory, another node, no import. */
+void *hcomm_win_device_import(const hcomm_win_t *win, int rank);
 /* Dynamic windows: local memory others may reach from now on / no more. */
 hc_status_t hcomm_win_attach(hcomm_win_t *win, void *base, size_t size);
 hc_status_t hcomm_win_detach(hcomm_win_t *win, const void *base);

@@ -61,7 +61,9 @@ static void run_usage(FILE *f) {
           "                the others (they see MPIX_ERR_PROC_FAILED); the\n"
           "                exit status still reports it (also HCMPI_FT=1)\n"
           "  -genv K V, -env K V   the same, mpiexec style\n"
-          "  -disable-auto-cleanup  Hydra's name for --no-kill-on-failure\n"
+          "  -disable-auto-cleanup  Hydra's name for --no-kill-on-failure;\n"
+          "                like Hydra, it names no rank that exits with a\n"
+          "                non-zero code (the exit status still does)\n"
           "  --relink      run a program built against MPICH, or against\n"
           "                another MPI's standard ABI (libmpi_abi.so.1), on\n"
           "                hcmpi: put hcmpi's libmpi.so.12/libmpich.so.12\n"
@@ -170,6 +172,7 @@ static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
   if (strcmp(a, "-disable-auto-cleanup") == 0 ||
       strcmp(a, "--disable-auto-cleanup") == 0) {
     o->keep_going = 1;
+    o->quiet_exits = 1;
     return 1;
   }
   if (strcmp(a, "-ppn") == 0) {
@@ -866,7 +869,8 @@ static void run_report_exit(run_job_t *job, int r, int status) {
     return;
   job->nfailed++;
   run_status_clear(job);
-  if (run_death_is_news(job, status))
+  int quiet = job->opt.quiet_exits && WIFEXITED(status);
+  if (run_death_is_news(job, status) && !quiet)
     fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid, what);
   run_fail(job, code);
   if (job->opt.keep_going)

@@ -80,6 +80,10 @@ typedef struct run_opts {
   int label;
   int relink;
   int keep_going; /* --no-kill-on-failure: a failed rank ends nobody else */
+  /* -disable-auto-cleanup (Hydra's spelling): also as quiet as Hydra about a
+   * rank's non-zero exit, which its status alone reports; fault-tolerance
+   * test suites read any other output as a failure. */
+  int quiet_exits;
   int progress;   /* --progress: live status line when stderr is a tty */
   long timeout_s;
   int usize; /* -usize N: MPI_UNIVERSE_SIZE; 0 when not given (unset) */

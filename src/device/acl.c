@@ -445,10 +445,17 @@ static void acl_event_destroy(void *event) {
   free(e);
 }
 
-/* Policy 0: huge pages first (ACL_MEM_MALLOC_HUGE_FIRST). */
+/* Policy 0: huge pages first (ACL_MEM_MALLOC_HUGE_FIRST).  Device -1:
+ * the application's current device (aclrtGetDevice), else 0. */
 static hc_status_t acl_dev_alloc(size_t len, int device, void **ptr) {
   if (acl_api.malloc_dev == NULL || acl_api.free_dev == NULL)
     return HC_ERR_NOT_SUPPORTED;
+  int32_t current = acl_thread_device;
+  if (device < 0 && acl_api.get_device != NULL &&
+      acl_api.get_device(&current) != ACL_OK)
+    current = acl_thread_device;
+  if (device < 0)
+    device = current;
   hc_status_t rc = acl_bind(device);
   if (rc != HC_OK)
     return rc;

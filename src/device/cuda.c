@@ -46,6 +46,10 @@ typedef struct cuda_api {
   cu_result_t (*primary_retain)(cu_ctx_t *ctx, int dev);
   cu_result_t (*primary_release)(int dev);
   cu_result_t (*ctx_set_current)(cu_ctx_t ctx);
+  /* Optional: the device of the context current on the calling thread. */
+  cu_result_t (*ctx_get_device)(int *dev);
+  cu_result_t (*mem_alloc)(cu_ptr_t *ptr, size_t len);
+  cu_result_t (*mem_free)(cu_ptr_t ptr);
   cu_result_t (*pointer_attribute)(void *data, int attr, cu_ptr_t ptr);
   cu_result_t (*address_range)(cu_ptr_t *base, size_t *size, cu_ptr_t ptr);
   cu_result_t (*memcpy_sync)(cu_ptr_t dst, cu_ptr_t src, size_t len);
@@ -151,11 +155,14 @@ static const char *cuda_resolve(void) {
   CUDA_LOAD(event_record, "cuEventRecord");
   CUDA_LOAD(event_query, "cuEventQuery");
   CUDA_LOAD(event_destroy, "cuEventDestroy_v2");
+  CUDA_LOAD(mem_alloc, "cuMemAlloc_v2");
+  CUDA_LOAD(mem_free, "cuMemFree_v2");
   CUDA_LOAD(host_alloc, "cuMemHostAlloc");
   CUDA_LOAD(host_free, "cuMemFreeHost");
   CUDA_LOAD(ipc_get, "cuIpcGetMemHandle");
   CUDA_LOAD(ipc_open, "cuIpcOpenMemHandle_v2");
   CUDA_LOAD(ipc_close, "cuIpcCloseMemHandle");
+  *(void **)(&cuda_api.ctx_get_device) = dlsym(cuda_lib, "cuCtxGetDevice");
   *(void **)(&cuda_api.range_handle) =
       dlsym(cuda_lib, "cuMemGetHandleForAddressRange");
   *(void **)(&cuda_api.launch_host_func) = dlsym(cuda_lib, "cuLaunchHostFunc");
@@ -366,6 +373,32 @@ static void cuda_event_destroy(void *event) {
   free(e);
 }
 
+/* The device of the application's current context (cudaSetDevice makes
+ * its primary context current), else the one hcmpi bound last, else 0. */
+static int cuda_current_device(void) {
+  int dev = -1;
+  if (cuda_api.ctx_get_device != NULL &&
+      cuda_api.ctx_get_device(&dev) == CU_OK && dev >= 0)
+    return dev;
+  return cuda_thread_device < 0 ? 0 : cuda_thread_device;
+}
+
+static hc_status_t cuda_dev_alloc(size_t len, int device, void **ptr) {
+  hc_status_t rc = cuda_bind(device < 0 ? cuda_current_device() : device);
+  if (rc != HC_OK)
+    return rc;
+  cu_ptr_t p = 0;
+  rc = cuda_status("cuMemAlloc", cuda_api.mem_alloc(&p, len ? len : 1));
+  if (rc == HC_OK)
+    *ptr = (void *)(uintptr_t)p;
+  return rc;
+}
+
+static void cuda_dev_free(void *ptr) {
+  if (ptr != NULL && cuda_api.mem_free != NULL)
+    cuda_api.mem_free((cu_ptr_t)(uintptr_t)ptr);
+}
+
 static hc_status_t cuda_host_alloc(size_t len, void **ptr) {
   hc_status_t rc = cuda_bind(cuda_thread_device);
   if (rc != HC_OK)
@@ -551,9 +584,10 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .event_record = cuda_event_record,
     .event_query = cuda_event_query,
     .event_destroy = cuda_event_destroy,
-    /* Imports take host copies: the engine needs no device staging. */
-    .dev_alloc = hc_device_dev_alloc_not_supported,
-    .dev_free = hc_device_dev_free_not_supported,
+    /* Windows of device memory (MPI_Win_allocate); imports take host
+     * copies, so the engine's copies need no device staging. */
+    .dev_alloc = cuda_dev_alloc,
+    .dev_free = cuda_dev_free,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .ipc_export = cuda_ipc_export,

@@ -109,9 +109,10 @@ typedef struct hc_device_ops {
    * another error when the queued work failed.  Never blocks. */
   hc_status_t (*event_query)(void *event);
   void (*event_destroy)(void *event);
-  /* len bytes of device memory on device, for the engine's own staging
-   * (*ptr owned by the caller until dev_free).  HC_ERR_NOT_SUPPORTED
-   * where the backend offers none. */
+  /* len bytes of device memory on device (-1: the device the application
+   * made current on the calling thread, else 0), for the engine's own
+   * staging and for windows MPI allocates (*ptr owned by the caller until
+   * dev_free).  HC_ERR_NOT_SUPPORTED where the backend offers none. */
   hc_status_t (*dev_alloc)(size_t len, int device, void **ptr);
   void (*dev_free)(void *ptr);
   /* Page-locked host memory usable by copy_async at full speed. */

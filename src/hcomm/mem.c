@@ -44,3 +44,22 @@ int hcomm_mem_kind_available(int kind) {
     return 1;
   return hc_device_backend((hc_mem_kind_t)kind) != NULL;
 }
+
+hc_status_t hcomm_mem_alloc(int kind, size_t len, void **ptr) {
+  if (kind == HCOMM_MEM_HOST || ptr == NULL)
+    return HC_ERR_ARG;
+  const hc_device_ops_t *ops = hc_device_backend((hc_mem_kind_t)kind);
+  if (ops == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  return ops->dev_alloc(len, -1, ptr);
+}
+
+void hcomm_mem_free(int kind, void *ptr) {
+  const hc_device_ops_t *ops = hc_device_backend((hc_mem_kind_t)kind);
+  if (ptr == NULL || ops == NULL)
+    return;
+  /* Its classification and any export of it go first: a later
+   * allocation at the same address is another buffer. */
+  hc_device_forget(ptr);
+  ops->dev_free(ptr);
+}

@@ -1174,6 +1174,12 @@ int hcomm_win_target_disp_unit(const hcomm_win_t *win, int rank) {
 
 int hcomm_win_is_dynamic(const hcomm_win_t *win) { return win->dynamic; }
 
+void *hcomm_win_device_import(const hcomm_win_t *win, int rank) {
+  if (rank < 0 || rank >= win->size || win->via[rank] != HC_RMA_VIA_DEVICE_IPC)
+    return NULL;
+  return win->ipc_bases[rank];
+}
+
 hc_status_t hcomm_win_attach(hcomm_win_t *win, void *base, size_t size) {
   if (win == NULL || !win->dynamic || (base == NULL && size > 0))
     return HC_ERR_ARG;

@@ -503,8 +503,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 HC_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
 
 /* Whether this rank joins a node-wide split for split_type.  Every memory
- * "hardware" level we know is the node; MPIX_COMM_TYPE_NEIGHBORHOOD is
- * treated as the node too.  HW_GUIDED joins only for
+ * "hardware" level we know is the node.  HW_GUIDED joins only for
  * mpi_hw_resource_type=mpi_shared_memory, HW_UNGUIDED never (the standard
  * allows MPI_COMM_NULL when no finer level exists). */
 static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
@@ -519,7 +518,6 @@ static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
     *join = 0;
     return MPI_SUCCESS;
   case MPI_COMM_TYPE_SHARED:
-  case MPIX_COMM_TYPE_NEIGHBORHOOD:
     *join = 1;
     return MPI_SUCCESS;
   case MPI_COMM_TYPE_HW_GUIDED: {
@@ -543,6 +541,14 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
   hc_mpi_comm_t *c = NULL;
   int join = 0;
   int rc = comm_enter_build(fn, comm, newcomm, &c);
+  if (rc == MPI_SUCCESS && split_type == MPIX_COMM_TYPE_NEIGHBORHOOD) {
+    if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
+      return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
+                          (unsigned)info);
+    hcomm_comm_t *engine = NULL;
+    rc = hc_mpi_comm_split_neighborhood(fn, c, info, key, &engine);
+    return rc == MPI_SUCCESS ? comm_wrap_or_null(fn, c, engine, newcomm) : rc;
+  }
   if (rc == MPI_SUCCESS)
     rc = comm_split_join(fn, c, split_type, info, &join);
   if (rc != MPI_SUCCESS)

@@ -31,9 +31,10 @@ HC_MPI_SOURCES += src/mpi/gpuquery.c
 HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
 	src/mpi/mpit_pvar.c src/mpi/mpit_category.c src/mpi/mpit_event.c
 # MPI-4 sessions and communicators from groups (issue 21).
-HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/dynamic.c
+HC_MPI_SOURCES += src/mpi/session.c src/mpi/comm_from_group.c src/mpi/comm_neighborhood.c src/mpi/dynamic.c
 # One-sided communication: windows, operations, epochs (docs/rma.md).
-HC_MPI_SOURCES += src/mpi/win.c src/mpi/win.h src/mpi/win_ops.c src/mpi/win_sync.c
+HC_MPI_SOURCES += src/mpi/win.c src/mpi/win.h src/mpi/win_ops.c src/mpi/win_sync.c \
+	src/mpi/memkind.c
 # User-Level Failure Mitigation: revoke, shrink, agree (issue 23).
 HC_MPI_SOURCES += src/mpi/ulfm.c
 # MPIX streams and stream-ordered (enqueued) operations.

@@ -90,6 +90,11 @@ hc_mpi_comm_t *hc_mpi_comm_world(void);
 /* Entry check of every call on a communicator: MPI initialised and not
  * finalised, and comm valid.  Raises the error otherwise. */
 int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+/* MPI_Comm_split_type(MPIX_COMM_TYPE_NEIGHBORHOOD) over c: *newcomm is
+ * NULL for MPI_COMM_NULL (comm_neighborhood.c). */
+int hc_mpi_comm_split_neighborhood(const char *fn, hc_mpi_comm_t *c,
+                                   MPI_Info info, int key,
+                                   hcomm_comm_t **newcomm);
 /* The handler of comm (a counted reference the caller releases). */
 hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm);
 /* Replaces comm's handler (takes a reference on errh). */
@@ -177,6 +182,12 @@ hc_mpi_info_t *hc_mpi_info_copy(const hc_mpi_info_t *info);
 hc_mpi_info_t *hc_mpi_info_copy_keys(const hc_mpi_info_t *info,
                                      const char *const *keys);
 void hc_mpi_info_destroy(hc_mpi_info_t *info);
+/* The memory kind (an hcomm_mem_kind) the mpi_memory_alloc_kinds key of
+ * info asks an allocating call for (memkind.c): MPI_SUCCESS and *kind
+ * (host without the key), or the class of a refusal with why filled in
+ * (MPI_ERR_INFO_VALUE: an unknown kind; MPI_ERR_UNSUPPORTED_OPERATION:
+ * only kinds hcmpi does not allocate, or a runtime not loaded). */
+int hc_mpi_memory_kind(MPI_Info info, int *kind, char *why, size_t why_len);
 /* Gives obj a new handle; destroys obj and raises MPI_ERR_NO_MEM on
  * failure. */
 int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,

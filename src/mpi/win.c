@@ -94,6 +94,8 @@ static void win_destroy(hc_mpi_win_t *w) {
   if (w->map != NULL)
     munmap(w->map, w->map_len);
   free(w->allocated);
+  if (w->device_mem != NULL)
+    hcomm_mem_free(w->mem_kind, w->device_mem);
   free(w->shm_off);
   free(w->shm_size);
   free(w->shm_disp);
@@ -233,6 +235,15 @@ static int win_finish(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
   w->nranks = hcomm_comm_size(w->errcomm->engine);
   *win = w->handle;
   return MPI_SUCCESS;
+}
+
+/* Undoes win_finish for a window nobody was given yet (collective, as
+ * the engine's free is). */
+static void win_unmake(hc_mpi_win_t *w) {
+  hcomm_win_free(w->engine);
+  atomic_fetch_add_explicit(&win_frees, 1, memory_order_acq_rel);
+  hc_handle_free(&win_table, w->handle);
+  win_destroy(w);
 }
 
 /* MPI_Win_create and its large-count form. */
@@ -430,6 +441,87 @@ static int win_finish_memory(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
   return rc;
 }
 
+/* ---- device memory (mpi_memory_alloc_kinds) ------------------------------ */
+
+/* inout[i] = max(in[i], inout[i]). */
+static void win_max_int(const void *in, void *inout, size_t count, void *ctx) {
+  const int *a = in;
+  int *b = inout;
+  (void)ctx;
+  for (size_t i = 0; i < count; i++)
+    b[i] = a[i] > b[i] ? a[i] : b[i];
+}
+static const hcomm_reduce_op_t win_max = {win_max_int, NULL, sizeof(int), 1};
+
+/* The memory kind every member of w asks for (collective): MPI_SUCCESS
+ * and *kind when all asked for the same one, else the worst class any
+ * member found (why says it where it was found here). */
+static int win_agree_kind(hc_mpi_win_t *w, MPI_Info info, int *kind, char *why,
+                          size_t why_len) {
+  snprintf(why, why_len, "another member's mpi_memory_alloc_kinds was refused");
+  int mine = hc_mpi_memory_kind(info, kind, why, why_len);
+  /* max(class), max(kind), max(-kind): agreement when the last two
+   * describe one kind. */
+  int in[3] = {mine, *kind, -*kind}, all[3] = {0, 0, 0};
+  hc_status_t st = hcomm_allreduce(in, all, 3, &win_max, w->errcomm->engine);
+  if (st != HC_OK) {
+    snprintf(why, why_len, "%s", hcomm_strerror(st));
+    return hc_mpi_class_of_status(st);
+  }
+  if (all[0] != MPI_SUCCESS)
+    return all[0];
+  if (all[1] != -all[2]) {
+    snprintf(why, why_len,
+             "the members ask for different memory kinds "
+             "(mpi_memory_alloc_kinds)");
+    return MPI_ERR_INFO_VALUE;
+  }
+  return MPI_SUCCESS;
+}
+
+/* win_agree_kind for an allocating call: a refusal is raised and ends
+ * the window begun (w). */
+static int win_kind_agreed(const char *fn, hc_mpi_comm_t *c, hc_mpi_win_t *w,
+                           MPI_Info info, int *kind) {
+  char why[200];
+  int rc = win_agree_kind(w, info, kind, why, sizeof why);
+  if (rc == MPI_SUCCESS)
+    return rc;
+  win_destroy(w);
+  return hc_mpi_raise(c, fn, rc, "%s", why);
+}
+
+/* This rank's piece of a device window: kind memory through the engine,
+ * then whether every member got its piece (collective). */
+static int win_device_memory(hc_mpi_win_t *w, int kind, MPI_Aint size,
+                             MPI_Aint disp_unit) {
+  int ok = 1, all_ok = 0;
+  w->mem_kind = kind;
+  w->size = size;
+  w->disp_unit = (int)disp_unit;
+  if (size > 0)
+    ok = hcomm_mem_alloc(kind, (size_t)size, &w->device_mem) == HC_OK;
+  w->base = w->device_mem;
+  hc_status_t st =
+      hcomm_allreduce(&ok, &all_ok, 1, &win_all_ok, w->errcomm->engine);
+  if (st != HC_OK)
+    return hc_mpi_class_of_status(st);
+  return all_ok ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* A shared window of device memory is whole when every other member's
+ * memory is imported here (collective, after win_finish). */
+static int win_device_shared_whole(hc_mpi_win_t *w) {
+  int me = hcomm_comm_rank(w->errcomm->engine), ok = 1, all_ok = 0;
+  for (int r = 0; r < w->nranks; r++)
+    if (r != me && w->shm_size[r] > 0 &&
+        hcomm_win_device_import(w->engine, r) == NULL)
+      ok = 0;
+  hc_status_t st =
+      hcomm_allreduce(&ok, &all_ok, 1, &win_all_ok, w->errcomm->engine);
+  return st == HC_OK && all_ok;
+}
+
 /* MPI_Win_allocate's memory of this process only. */
 static int win_private_memory(hc_mpi_win_t *w, MPI_Aint size,
                               MPI_Aint disp_unit, MPI_Info info) {
@@ -453,6 +545,16 @@ static int win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
     rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_ALLOCATE, &w);
   if (rc != MPI_SUCCESS)
     return rc;
+  int kind = HCOMM_MEM_HOST;
+  rc = win_kind_agreed(fn, c, w, info, &kind);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* Device memory: each rank's own allocation, which local members
+   * reach by IPC like a window of MPI_Win_create. */
+  if (kind != HCOMM_MEM_HOST) {
+    rc = win_device_memory(w, kind, size, disp_unit);
+    return win_finish_memory(fn, c, w, rc, baseptr, win);
+  }
   /* On one node the memory is a shared mapping, so that every operation
    * moves by loads and stores (rma_direct.c). */
   int one_node = 0;
@@ -509,8 +611,29 @@ static int win_allocate_shared(const char *fn, MPI_Aint size,
     rc = win_begin(fn, c, info, MPI_WIN_FLAVOR_SHARED, &w);
   if (rc != MPI_SUCCESS)
     return rc;
-  rc = win_shm_setup(w, size, disp_unit, info);
-  return win_finish_memory(fn, c, w, rc, baseptr, win);
+  int kind = HCOMM_MEM_HOST;
+  rc = win_kind_agreed(fn, c, w, info, &kind);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (kind == HCOMM_MEM_HOST) {
+    rc = win_shm_setup(w, size, disp_unit, info);
+    return win_finish_memory(fn, c, w, rc, baseptr, win);
+  }
+  /* Device memory: every member's own allocation (the layout only
+   * records sizes and units), the others' mapped by the engine's IPC
+   * imports, which MPI_Win_shared_query hands out. */
+  rc = win_shm_layout(w, size, (int)disp_unit, WIN_ALIGN);
+  if (rc == MPI_SUCCESS)
+    rc = win_device_memory(w, kind, size, disp_unit);
+  rc = win_finish_memory(fn, c, w, rc, baseptr, win);
+  if (rc != MPI_SUCCESS || win_device_shared_whole(w))
+    return rc;
+  win_unmake(w);
+  *win = MPI_WIN_NULL;
+  return hc_mpi_raise(c, fn, MPI_ERR_RMA_SHARED,
+                      "a member's device memory cannot be mapped here (IPC "
+                      "refused, or HCMPI_RMA_DIRECT=0 or HCMPI_DEVICE_PATH "
+                      "forbids it)");
 }
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
@@ -550,7 +673,14 @@ static int win_shared_query(const char *fn, MPI_Win win, int rank,
       ;
   *size = w->shm_size[r];
   *disp_unit = w->shm_disp[r];
-  *(void **)baseptr = w->shm_size[r] > 0 ? w->map + w->shm_off[r] : NULL;
+  void *at = NULL;
+  if (w->shm_size[r] > 0 && w->mem_kind == HCOMM_MEM_HOST)
+    at = w->map + w->shm_off[r];
+  else if (w->shm_size[r] > 0 && r == hcomm_comm_rank(w->errcomm->engine))
+    at = w->base;
+  else if (w->shm_size[r] > 0) /* device memory: this process's import */
+    at = hcomm_win_device_import(w->engine, r);
+  *(void **)baseptr = at;
   return MPI_SUCCESS;
 }
 
@@ -740,20 +870,21 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
     rc = PMPI_Info_set(out, key, flag ? value : win_hint_defaults[i][1]);
   }
   /* Hints without a default appear when they were given: the shared
-   * mapping is contiguous either way, which is allowed; the NIC atomics
-   * contract's keys as given, beside what was chosen. */
-  static const char *const given[] = {
-      "alloc_shared_noncontig", "hcmpi_accumulate_types",
-      "which_accumulate_ops", "acc_single_intrinsic"};
-  for (size_t i = 0; rc == MPI_SUCCESS && w->info != MPI_INFO_NULL &&
-                     i < sizeof given / sizeof given[0];
+   * mapping is contiguous either way, which is allowed, the memory kinds
+   * are what the window's memory was allocated from, and the NIC atomics
+   * contract's keys stand beside what was chosen. */
+  static const char *const given_only[] = {
+      "alloc_shared_noncontig", "mpi_memory_alloc_kinds",
+      "hcmpi_accumulate_types", "which_accumulate_ops", "acc_single_intrinsic"};
+  for (size_t i = 0; i < sizeof given_only / sizeof given_only[0] &&
+                     rc == MPI_SUCCESS && w->info != MPI_INFO_NULL;
        i++) {
     char value[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
-    if (PMPI_Info_get(w->info, given[i], MPI_MAX_INFO_VAL, value, &flag) ==
+    if (PMPI_Info_get(w->info, given_only[i], MPI_MAX_INFO_VAL, value, &flag) ==
             MPI_SUCCESS &&
         flag)
-      rc = PMPI_Info_set(out, given[i], value);
+      rc = PMPI_Info_set(out, given_only[i], value);
   }
   if (rc == MPI_SUCCESS)
     rc = PMPI_Info_set(out, "hcmpi_nic_atomics",

@@ -26,6 +26,11 @@ typedef struct hc_mpi_win {
   int flavor;      /* MPI_WIN_FLAVOR_* */
   int model;       /* MPI_WIN_UNIFIED */
   void *allocated; /* MPI_Win_allocate's memory, freed with the window */
+  /* MPI_Win_allocate(_shared) of device memory (mpi_memory_alloc_kinds):
+   * its hcomm_mem_kind (HCOMM_MEM_HOST otherwise) and the allocation,
+   * freed through the engine with the window. */
+  int mem_kind;
+  void *device_mem;
   /* MPI_Win_allocate_shared, and MPI_Win_allocate on one node: the node's
    * mapping, every member's piece, and the engine's lock words at lock_off
    * (hcomm_win_share) */

@@ -11,7 +11,15 @@
  * epoch, a lock epoch and a PSCW epoch, for every combination of window
  * memory (host, device, attached device; host from MPI_Win_allocate,
  * a shared mapping on one node, with device origins) and origin memory
- * (host, device), plus a put and a get larger than an eager packet.  Each
+ * (host, device), plus a put and a get larger than an eager packet.
+ * Device window memory also comes from MPI itself: MPI_Win_allocate and
+ * MPI_Win_allocate_shared with mpi_memory_alloc_kinds "ascend:device" (or
+ * "cuda:device"); MPI_WIN_BASE and MPI_Win_shared_query hand out device
+ * pointers (a peer's segment read back through the device API from this
+ * process's import), and MPI_Win_free frees the memory (a copy into it
+ * fails afterwards).  Where the shared window cannot be whole (imports
+ * off: DEVICE_RMA_PATHS message or rdma) allocate_shared must fail with
+ * MPI_ERR_RMA_SHARED.  Each
  * target copies its window back to the host with the device API and
  * checks every int, the gaps of the vector included; each origin checks
  * what it fetched.  Any ranks >= 1.  Operations towards another local
@@ -132,8 +140,17 @@ enum {
 };
 
 /* Window memory: malloc, device memory, device memory attached to a
- * dynamic window, MPI_Win_allocate (a shared mapping on one node). */
-enum { MEM_HOST, MEM_DEVICE, MEM_ATTACHED, MEM_ALLOCATED, MEM_KINDS };
+ * dynamic window, MPI_Win_allocate (a shared mapping on one node), and
+ * device memory from MPI_Win_allocate and MPI_Win_allocate_shared. */
+enum {
+  MEM_HOST,
+  MEM_DEVICE,
+  MEM_ATTACHED,
+  MEM_ALLOCATED,
+  MEM_DEV_ALLOCATED,
+  MEM_DEV_SHARED,
+  MEM_KINDS
+};
 enum { SYNC_FENCE, SYNC_LOCK, SYNC_PSCW, SYNCS };
 
 static int *rma_alloc(int dev, size_t n) {
@@ -295,18 +312,133 @@ static void target_check(const int *got, int big, const char *what) {
   CHECK(bad == 0);
 }
 
+/* ---- windows of device memory MPI allocates ------------------------------ */
+
+/* The memory kind of the loaded double, as mpi_memory_alloc_kinds names it. */
+static const char *device_kind(void) {
+  const char *alloc = getenv("DEVICE_P2P_ALLOC");
+  return alloc != NULL && strcmp(alloc, "cuda") == 0 ? "cuda:device"
+                                                     : "ascend:device";
+}
+
+static MPI_Info kind_info(const char *kinds) {
+  MPI_Info info;
+  CHECK(MPI_Info_create(&info) == 0);
+  CHECK(MPI_Info_set(info, "mpi_memory_alloc_kinds", kinds) == 0);
+  return info;
+}
+
+/* MPI_Win_allocate(_shared) of bytes of device memory; returns the error
+ * class (the window and *mem only on success). */
+static int device_window(int shared, size_t bytes, int **mem, MPI_Win *win) {
+  MPI_Info info = kind_info(device_kind());
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = shared ? MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info,
+                                            MPI_COMM_WORLD, mem, win)
+                  : MPI_Win_allocate((MPI_Aint)bytes, 1, info, MPI_COMM_WORLD,
+                                     mem, win);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Info_free(&info);
+  int cls = rc;
+  if (rc != MPI_SUCCESS)
+    MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+/* MPI_WIN_BASE is the device memory, the size, unit and flavour are the
+ * call's, and the info says the memory's kind. */
+static void device_window_attrs(MPI_Win win, const int *mem, size_t bytes,
+                                int flavor) {
+  void *base = NULL;
+  MPI_Aint *size = NULL;
+  int *unit = NULL, *how = NULL, flag = 0;
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag) == 0 && flag);
+  CHECK(base == mem);
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &size, &flag) == 0 && flag);
+  CHECK(*size == (MPI_Aint)bytes);
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &unit, &flag) == 0 && flag);
+  CHECK(*unit == 1);
+  CHECK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &how, &flag) == 0 && flag);
+  CHECK(*how == flavor);
+  MPI_Info used;
+  char value[64];
+  CHECK(MPI_Win_get_info(win, &used) == 0);
+  CHECK(MPI_Info_get(used, "mpi_memory_alloc_kinds", sizeof value - 1, value,
+                     &flag) == 0 &&
+        flag);
+  CHECK(strcmp(value, device_kind()) == 0);
+  MPI_Info_free(&used);
+}
+
+/* Every member's segment of a shared device window through
+ * MPI_Win_shared_query: this rank's own memory, the others' as imported
+ * here, holding their initial ints (copied device to device into memory
+ * of this rank's, then to the host: the import is never dereferenced). */
+static void check_shared_query(MPI_Win win, const int *mem, size_t n) {
+  int *scratch = rma_alloc(1, n), *host = malloc(n * sizeof *host);
+  CHECK(host != NULL);
+  void *lowest = NULL;
+  for (int r = 0; r < nranks; r++) {
+    MPI_Aint size = 0;
+    int unit = 0;
+    void *at = NULL;
+    CHECK(MPI_Win_shared_query(win, r, &size, &unit, &at) == 0);
+    CHECK(size == (MPI_Aint)(n * sizeof(int)) && unit == 1 && at != NULL);
+    if (r == 0)
+      lowest = at;
+    if (r == rank) {
+      CHECK(at == mem);
+      continue;
+    }
+    CHECK(fa.copy_d2d(scratch, at, n * sizeof(int)) == 0);
+    rma_load(1, host, scratch, n);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++)
+      bad += host[i] != initial(r, i);
+    if (bad)
+      fprintf(stderr, "rank %d: %d ints of rank %d's shared segment wrong\n",
+              rank, bad, r);
+    CHECK(bad == 0);
+  }
+  MPI_Aint size = 0;
+  int unit = 0;
+  void *at = NULL;
+  CHECK(MPI_Win_shared_query(win, MPI_PROC_NULL, &size, &unit, &at) == 0);
+  CHECK(at == lowest);
+  rma_free(1, scratch);
+  free(host);
+}
+
+/* Imports of peers' windows are on unless the paths say otherwise. */
+static int shared_device_whole(void) {
+  return nranks == 1 || want_paths == PATHS_ANY || want_paths == PATHS_IPC;
+}
+
 static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
   char what[64];
   snprintf(what, sizeof what, "window %d, origin %s, sync %d", wmem,
            odev ? "device" : "host", sync);
   size_t n = window_ints();
-  int wdev = wmem == MEM_DEVICE || wmem == MEM_ATTACHED;
+  int by_mpi = wmem == MEM_DEV_ALLOCATED || wmem == MEM_DEV_SHARED;
+  int wdev = wmem == MEM_DEVICE || wmem == MEM_ATTACHED || by_mpi;
   int *mem = NULL, *host = malloc(n * sizeof *host);
   CHECK(host != NULL);
   for (size_t i = 0; i < n; i++)
     host[i] = initial(rank, i);
   MPI_Win win;
-  if (wmem == MEM_ALLOCATED)
+  if (wmem == MEM_DEV_SHARED && !shared_device_whole()) {
+    /* Nothing maps the others' device memory here: refused, everywhere. */
+    CHECK(device_window(1, n * sizeof(int), &mem, &win) == MPI_ERR_RMA_SHARED);
+    free(host);
+    return;
+  }
+  if (by_mpi) {
+    CHECK(device_window(wmem == MEM_DEV_SHARED, n * sizeof(int), &mem, &win) ==
+          MPI_SUCCESS);
+    device_window_attrs(win, mem, n * sizeof(int),
+                        wmem == MEM_DEV_SHARED ? MPI_WIN_FLAVOR_SHARED
+                                               : MPI_WIN_FLAVOR_ALLOCATE);
+  } else if (wmem == MEM_ALLOCATED)
     CHECK(MPI_Win_allocate((MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
                            MPI_COMM_WORLD, &mem, &win) == 0);
   else
@@ -319,12 +451,16 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
     CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win) == 0);
     CHECK(MPI_Win_attach(win, mem, (MPI_Aint)(n * sizeof(int))) == 0);
     MPI_Get_address(mem, &base);
-  } else if (wmem != MEM_ALLOCATED) {
+  } else if (wmem != MEM_ALLOCATED && !by_mpi) {
     CHECK(MPI_Win_create(mem, (MPI_Aint)(n * sizeof(int)), 1, MPI_INFO_NULL,
                          MPI_COMM_WORLD, &win) == 0);
   }
   CHECK(MPI_Allgather(&base, 1, MPI_AINT, bases, 1, MPI_AINT, MPI_COMM_WORLD) ==
         0);
+  if (wmem == MEM_DEV_SHARED) { /* before anyone writes a segment */
+    check_shared_query(win, mem, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   int next = (rank + 1) % nranks;
   int targets[2] = {rank, next};
   int ntargets = next == rank ? 1 : 2;
@@ -357,7 +493,8 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
     /* Seven operations, two more with big: towards another rank's device
      * window all by IPC, or the puts and gets by RDMA and the other four
      * as messages; or everything as messages. */
-    int others = wmem == MEM_DEVICE && t != rank, moves = big ? 5 : 3;
+    int others = (wmem == MEM_DEVICE || by_mpi) && t != rank;
+    int moves = big ? 5 : 3;
     if (want_paths == PATHS_MESSAGE)
       paths_expect(before, 0, moves + 4, what);
     else if (want_paths == PATHS_IPC && others)
@@ -390,12 +527,65 @@ static void one_case(int wmem, int odev, int sync, MPI_Datatype vec) {
   rma_free(odev, o.big_res);
   /* The CANN double refuses to free memory another process still
    * imports: MPI_Win_free must have closed every import of it. */
-  if (wdev)
+  if (wdev && !by_mpi)
     CHECK(fa.free_dev(mem) == 0);
-  else if (wmem != MEM_ALLOCATED)
+  else if (!wdev && wmem != MEM_ALLOCATED)
     free(mem);
+  /* MPI_Win_free freed the device memory it allocated (the CANN double
+   * only once every import of it closed): no copy reaches it now. */
+  if (by_mpi)
+    CHECK(fa.memcpy_sync(mem, sizeof(int), host, sizeof(int),
+                         ACL_MEMCPY_HOST_TO_DEVICE) != 0);
   free(host);
   free(bases);
+}
+
+/* What every rank gets for mpi_memory_alloc_kinds it cannot have: an
+ * unknown kind is MPI_ERR_INFO_VALUE, a known kind hcmpi does not
+ * allocate or whose runtime is not loaded MPI_ERR_UNSUPPORTED_OPERATION;
+ * a list naming host memory gives host memory. */
+static void kind_errors(void) {
+  const char *other =
+      strcmp(device_kind(), "cuda:device") == 0
+          ? (MPIX_Query_ascend_support() ? NULL : "ascend:device")
+      : MPIX_Query_cuda_support() ? NULL
+                                  : "cuda:device";
+  struct {
+    const char *kinds;
+    int cls;
+  } cases[] = {{"npu:device", MPI_ERR_INFO_VALUE},
+               {"rocm:device", MPI_ERR_UNSUPPORTED_OPERATION},
+               {"cuda:managed", MPI_ERR_UNSUPPORTED_OPERATION},
+               {other, MPI_ERR_UNSUPPORTED_OPERATION}};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (cases[i].kinds == NULL)
+      continue;
+    MPI_Info info = kind_info(cases[i].kinds);
+    for (int shared = 0; shared < 2; shared++) {
+      int *mem = NULL, cls = MPI_SUCCESS;
+      MPI_Win win = MPI_WIN_NULL;
+      int rc =
+          shared
+              ? MPI_Win_allocate_shared(64, 1, info, MPI_COMM_WORLD, &mem, &win)
+              : MPI_Win_allocate(64, 1, info, MPI_COMM_WORLD, &mem, &win);
+      MPI_Error_class(rc, &cls);
+      if (cls != cases[i].cls)
+        fprintf(stderr, "rank %d: %s gave class %d, not %d\n", rank,
+                cases[i].kinds, cls, cases[i].cls);
+      CHECK(cls == cases[i].cls && win == MPI_WIN_NULL);
+    }
+    MPI_Info_free(&info);
+  }
+  /* Host memory listed first or last: ordinary host memory. */
+  MPI_Info info = kind_info("ascend:device, system");
+  int *mem = NULL;
+  MPI_Win win;
+  CHECK(MPI_Win_allocate(64, 1, info, MPI_COMM_WORLD, &mem, &win) == 0);
+  mem[0] = rank; /* a host store: device memory would fault */
+  CHECK(MPI_Win_free(&win) == 0);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 /* ---- several ranks on one device word at once ---------------------------- */
@@ -500,6 +690,7 @@ int main(int argc, char **argv) {
       for (int sync = 0; sync < SYNCS; sync++)
         if ((wmem != MEM_HOST && wmem != MEM_ALLOCATED) || odev)
           one_case(wmem, odev, sync, vec);
+  kind_errors();
   MPI_Type_free(&vec);
   atomic_case();
   paths_close();

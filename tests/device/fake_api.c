@@ -13,6 +13,27 @@ static int fake_api_sym(void *lib, const char *name, void *slot) {
   return f == NULL;
 }
 
+/* ACL's stream calls behind acl_copy_d2d. */
+static struct {
+  aclError (*create)(aclrtStream *);
+  aclError (*copy)(void *, size_t, const void *, size_t, aclrtMemcpyKind,
+                   aclrtStream);
+  aclError (*sync)(aclrtStream);
+  aclError (*destroy)(aclrtStream);
+} acl_stream;
+
+static aclError acl_copy_d2d(void *dst, const void *src, size_t n) {
+  aclrtStream s = NULL;
+  aclError err = acl_stream.create(&s);
+  if (err != ACL_SUCCESS)
+    return err;
+  err = acl_stream.copy(dst, n, src, n, ACL_MEMCPY_DEVICE_TO_DEVICE, s);
+  if (err == ACL_SUCCESS)
+    err = acl_stream.sync(s);
+  acl_stream.destroy(s);
+  return err;
+}
+
 int fake_api_load(const char *path, int dev, fake_api_t *api) {
   if (path == NULL)
     path = getenv("HCMPI_ACL_LIB");
@@ -35,6 +56,11 @@ int fake_api_load(const char *path, int dev, fake_api_t *api) {
   bad += fake_api_sym(lib, "aclrtIpcMemSetImportPid", &api->set_pid);
   bad += fake_api_sym(lib, "aclrtIpcMemImportByKey", &api->import_key);
   bad += fake_api_sym(lib, "aclrtIpcMemClose", &api->close_key);
+  bad += fake_api_sym(lib, "aclrtCreateStream", &acl_stream.create);
+  bad += fake_api_sym(lib, "aclrtMemcpyAsync", &acl_stream.copy);
+  bad += fake_api_sym(lib, "aclrtSynchronizeStream", &acl_stream.sync);
+  bad += fake_api_sym(lib, "aclrtDestroyStream", &acl_stream.destroy);
+  api->copy_d2d = acl_copy_d2d;
   if (bad)
     return -1;
   aclError err = api->init(NULL);
@@ -51,6 +77,7 @@ static struct {
   int (*free_)(unsigned long long);
   int (*htod)(unsigned long long, const void *, size_t);
   int (*dtoh)(void *, unsigned long long, size_t);
+  int (*dtod)(unsigned long long, unsigned long long, size_t);
 } cu;
 
 static aclError cu_init(const char *c) {
@@ -72,6 +99,11 @@ static aclError cu_malloc_dev(void **p, size_t n, aclrtMemMallocPolicy pol) {
 
 static aclError cu_free_dev(void *p) {
   return cu.free_((unsigned long long)(uintptr_t)p);
+}
+
+static aclError cu_copy_d2d(void *dst, const void *src, size_t n) {
+  return cu.dtod((unsigned long long)(uintptr_t)dst,
+                 (unsigned long long)(uintptr_t)src, n);
 }
 
 static aclError cu_memcpy(void *dst, size_t max, const void *src, size_t n,
@@ -103,6 +135,7 @@ int fake_api_load_cuda(int ordinal, fake_api_t *api) {
   bad += fake_api_sym(lib, "cuMemFree_v2", &cu.free_);
   bad += fake_api_sym(lib, "cuMemcpyHtoD_v2", &cu.htod);
   bad += fake_api_sym(lib, "cuMemcpyDtoH_v2", &cu.dtoh);
+  bad += fake_api_sym(lib, "cuMemcpyDtoD_v2", &cu.dtod);
   int dev;
   void *ctx;
   if (bad || init(0) != 0 || dev_get(&dev, ordinal) != 0 ||
@@ -113,6 +146,7 @@ int fake_api_load_cuda(int ordinal, fake_api_t *api) {
   api->malloc_dev = cu_malloc_dev;
   api->free_dev = cu_free_dev;
   api->memcpy_sync = cu_memcpy;
+  api->copy_d2d = cu_copy_d2d;
   api->malloc_host = NULL;
   api->free_host = NULL;
   return 0;

@@ -22,6 +22,9 @@ typedef struct fake_api {
   aclError (*set_pid)(const char *, int32_t *, size_t);
   aclError (*import_key)(void **, const char *, uint64_t);
   aclError (*close_key)(const char *);
+  /* A device-to-device copy that also reaches another process's memory
+   * imported here (ACL: only asynchronous copies may; this one waits). */
+  aclError (*copy_d2d)(void *dst, const void *src, size_t n);
 } fake_api_t;
 
 /* Loads path (NULL: $HCMPI_ACL_LIB), calls aclInit and aclrtSetDevice(dev).

@@ -388,7 +388,7 @@ aclError fake_resolve_copy(void *dst, size_t destMax, const void *src,
       kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
   int src_dev =
       kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-  fake_alloc_t *da, *sa;
+  fake_alloc_t *da = NULL, *sa = NULL;
   aclError err = (unsigned)kind > ACL_MEMCPY_DEVICE_TO_DEVICE
                      ? fake_fail(ACL_ERROR_INVALID_PARAM, "bad copy kind")
                      : ACL_SUCCESS;

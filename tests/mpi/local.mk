@@ -608,3 +608,10 @@ HC_DYNPROC_SH = tests/mpi/dyn_ports.sh tests/mpi/dyn_spawn.sh \
 TESTS += $(HC_DYNPROC_SH)
 dist_noinst_SCRIPTS += $(HC_DYNPROC_SH)
 $(HC_DYNPROC_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
+
+check_PROGRAMS += tests/mpi/split_neighborhood
+tests_mpi_split_neighborhood_SOURCES = tests/mpi/split_neighborhood.c tests/mpi/mpitest.h
+tests_mpi_split_neighborhood_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_split_neighborhood_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/split_neighborhood.sh
+dist_noinst_SCRIPTS += tests/mpi/split_neighborhood.sh

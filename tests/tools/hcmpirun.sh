@@ -69,6 +69,23 @@ else
   fail "failing rank's exit code propagates (rc=$rc)"
 fi
 
+# 4c. Under --no-kill-on-failure the others run on and the status still
+#     reports the failure; under Hydra's -disable-auto-cleanup the failed
+#     rank's exit is also not named (Hydra names none, and MPICH's ft tests
+#     read any such line as a failure).
+for opt in --no-kill-on-failure -disable-auto-cleanup; do
+  launch $RUN $opt -n 2 sh -c 'if [ "$PMI_RANK" = 1 ]; then exit 3; fi; sleep 1; echo survivor done'
+  rc=$?
+  named=$(grep -c '^hcmpirun: rank 1 (pid [0-9]*) exited with code 3' "$T/err")
+  want=1
+  [ "$opt" = -disable-auto-cleanup ] && want=0
+  if [ $rc -eq 3 ] && grep -q '^survivor done$' "$T/out" && [ "$named" -eq $want ]; then
+    pass "$opt: survivor runs on, status 3, exit named $want time(s)"
+  else
+    fail "$opt: survivor runs on, status 3, exit named $want time(s) (rc=$rc named=$named)"
+  fi
+done
+
 # 4b. Ranks that exit 0 after init but without finalize fail the job (a
 #     peer could be left waiting in a fence forever).
 launch $RUN -n 2 $CLIENT --no-fini
