@@ -31,6 +31,15 @@
 #define HC_SHMCOLL_MAX ((size_t)4 << 20)
 #define HC_SHMCOLL_CHUNK ((size_t)64 << 10)
 #define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
+/* Two ranks: the segment's pipeline of two copies (the root's in,
+ * streaming, the reader's out, overlapped chunk by chunk) against one
+ * message's single CMA read.  bench/collective -c bcast on 2 ranks,
+ * interleaved, beside other jobs' compilers: 64 KiB 5.0-5.7 against
+ * 7.3-8.2 us, 1 MiB 68-85 against 97-172 us; so by default every size the
+ * segment takes. */
+#define HC_SHMCOLL_PAIR_BCAST_MAX HC_SHMCOLL_MAX
+/* Copies into the segment that bypass the cache (shmcoll.c). */
+#define HC_SHMCOLL_STREAM_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
@@ -43,6 +52,9 @@ typedef struct hc_shmcoll_tuning {
   size_t max;           /* larger messages take the schedule */
   size_t chunk;         /* bytes of one rank's slot: the pipeline's step */
   size_t allgather_max; /* allgathers of larger blocks take the schedule */
+  size_t pair_bcast_max; /* bcasts of two ranks above this: a message */
+  size_t stream_min;     /* copies in for other ranks of this size on
+                            bypass the cache (0: never) */
   size_t alltoall_max;  /* alltoall blocks above this take messages */
   size_t lane_buf;      /* bytes of a lane's buffer (at most: smaller on
                            many ranks) */

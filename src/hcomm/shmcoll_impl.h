@@ -23,7 +23,8 @@
  *                     for one persistent collective each (below)
  * Collective number s (every chunk of a long one is a number of its own)
  * of at most SHMCOLL_SMALL bytes uses small buffer s % SHMCOLL_DEPTH, a
- * larger one large buffer s % 2 (in a lane every chunk fits a small
+ * larger one large buffer s % 2 (a bcast's, every rank's and the shared
+ * one of that parity; in a lane every chunk fits a small
  * buffer, s % SHMCOLL_LANE_DEPTH): the next ones fill other buffers while
  * readers still copy out of this one, and a buffer is filled again only
  * once every rank finished the collective that used it before.

@@ -33,6 +33,8 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .max = HC_SHMCOLL_MAX,
     .chunk = HC_SHMCOLL_CHUNK,
     .allgather_max = HC_SHMCOLL_ALLGATHER_MAX,
+    .pair_bcast_max = HC_SHMCOLL_PAIR_BCAST_MAX,
+    .stream_min = HC_SHMCOLL_STREAM_MIN,
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX};
@@ -44,6 +46,10 @@ void hc_shmcoll_tuning_load(void) {
   t->chunk = hc_env_size("HCMPI_COLL_SHM_CHUNK", HC_SHMCOLL_CHUNK);
   t->allgather_max =
       hc_env_size("HCMPI_COLL_SHM_ALLGATHER_MAX", HC_SHMCOLL_ALLGATHER_MAX);
+  t->pair_bcast_max =
+      hc_env_size("HCMPI_COLL_SHM_PAIR_BCAST_MAX", HC_SHMCOLL_PAIR_BCAST_MAX);
+  t->stream_min =
+      hc_env_size("HCMPI_COLL_SHM_STREAM_MIN", HC_SHMCOLL_STREAM_MIN);
   t->alltoall_max =
       hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);

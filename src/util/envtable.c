@@ -95,6 +95,15 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", "64k", "library",
      "allgathers whose largest block is larger take the point-to-point "
      "schedules instead of the shared segment"},
+    {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", "4m", "library",
+     "bcasts on a communicator of two ranks of more bytes go as one "
+     "point-to-point message (a single CMA read) instead of the shared "
+     "segment's pipeline (two overlapped copies)"},
+    {"HCMPI_COLL_SHM_STREAM_MIN", "16k", "library",
+     "copies of at least this many bytes into the shared segment that "
+     "other ranks read (a Bcast root's chunk, an Allgather block) bypass "
+     "the cache (non-temporal stores, x86-64), so that readers on other "
+     "cores fetch them from the shared cache; 0 never"},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", "16k", "library",
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
@@ -267,6 +276,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},

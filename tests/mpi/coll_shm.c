@@ -15,12 +15,20 @@
  *                       the dup); a node communicator too
  *                       (MPI_COMM_TYPE_SHARED), for jobs that span nodes.
  *   coll_shm kill KIND  rank 1 dies (SIGKILL) on entering its 6th KIND
- *                       (barrier, bcast, bcast-root, reduce, allreduce,
- *                       allgather, alltoall, alltoallv,
- *                       reduce_scatter_block);
- *                       the survivors must get MPIX_ERR_PROC_FAILED from
- *                       one of their next few KINDs, never hang.  Run
- *                       under hcmpirun --no-kill-on-failure.
+ *                       (barrier, bcast, bcast-root, bcast-large,
+ *                       bcast-large-root: 300000 bytes, several chunks,
+ *                       reduce, allreduce, allgather, alltoall,
+ *                       alltoallv, reduce_scatter_block); the survivors
+ *                       must get MPIX_ERR_PROC_FAILED from one of their
+ *                       next few KINDs, never hang.  Run under hcmpirun
+ *                       --no-kill-on-failure, on 2 ranks or more.
+ *   coll_shm large-bcast
+ *                       Bcasts from every root of sizes about the
+ *                       pipeline's buffers (4 KiB, 64 KiB) and odd ones up
+ *                       to 1 MiB, checked byte by byte, and that none of
+ *                       them sent a transport message (hcmpi's MPI_T
+ *                       counters): the segment takes them on any number
+ *                       of ranks, two as well.
  *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
  *                       nothing else), results checked: under
  *                       HCMPI_HANG_TIMEOUT with HCMPI_SPIN=0 (every wait
@@ -194,7 +202,7 @@ static void one_iteration(ctx_t *c, int it, int big)
 {
     static const size_t counts[] = {1, 3, 1000, 1500, 40000};
     static const size_t mats[] = {1, 200, 3000};
-    static const size_t bcasts[] = {1, 8, 5000, 200000};
+    static const size_t bcasts[] = {1, 8, 4095, 4097, 5000, 65535, 65537, 200000};
     int root = it % c->size;
     /* A schedule collective in flight across the blocking ones. */
     int sin = c->rank + it, sout = -1;
@@ -327,6 +335,11 @@ static int run_kind(const char *kind, int round)
         return MPI_Bcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD);
     if (strcmp(kind, "bcast-root") == 0)
         return MPI_Bcast(in, 4, MPI_INT, VICTIM, MPI_COMM_WORLD);
+    static unsigned char large[300000];
+    if (strcmp(kind, "bcast-large") == 0)
+        return MPI_Bcast(large, (int)sizeof large, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (strcmp(kind, "bcast-large-root") == 0)
+        return MPI_Bcast(large, (int)sizeof large, MPI_BYTE, VICTIM, MPI_COMM_WORLD);
     if (strcmp(kind, "reduce") == 0)
         return MPI_Reduce(in, out, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -334,7 +347,7 @@ static int run_kind(const char *kind, int round)
 
 static void run_kill(const char *kind)
 {
-    CHECK(wsize >= 3, "needs 3 ranks");
+    CHECK(wsize >= 2, "needs 2 ranks");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int round, rc = MPI_SUCCESS;
     /* Across (fake) nodes a collective runs in two stages, the node's
@@ -394,6 +407,42 @@ static void run_soak(double secs)
         printf("coll_shm: soak of %d rounds OK\n", it);
 }
 
+/* ---- large bcasts, in the segment ---------------------------------------- */
+
+static void run_large_bcasts(void)
+{
+    static const size_t sizes[] = {4095,  4096,  4097,   12289,  65535,
+                                   65536, 65537, 131072, 196611, (1 << 20) + 13};
+    static const char *const sent_names[2] = {"eager_sent_messages", "rndv_sent_messages"};
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle sent[2];
+    int provided = 0;
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
+    mt_counters_open(&session, 2, sent_names, sent);
+    unsigned char *buf = mt_malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+    unsigned long long before = mt_counters_sum(session, 2, sent);
+    for (int it = 0; it < 3; it++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            int root = (it + (int)k) % wsize;
+            unsigned seed = (unsigned)(it * 131 + (int)k * 7 + root);
+            if (wrank == root)
+                mt_fill(buf, sizes[k], seed);
+            else
+                memset(buf, 0xee, sizes[k]);
+            int rc = MPI_Bcast(buf, (int)sizes[k], MPI_BYTE, root, MPI_COMM_WORLD);
+            CHECK(rc == MPI_SUCCESS, "bcast of %zu bytes: %s", sizes[k], mt_errstr(rc));
+            size_t bad = mt_verify(buf, sizes[k], seed);
+            CHECK(bad == MT_OK, "it %d: bcast of %zu bytes from %d wrong at byte %zu", it,
+                  sizes[k], root, bad);
+        }
+    unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+    CHECK(moved == 0, "%llu transport messages in bcasts the segment takes", moved);
+    free(buf);
+    MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -403,6 +452,8 @@ int main(int argc, char **argv)
         run_kill(argv[2]);
     if (argc > 2 && strcmp(argv[1], "soak") == 0)
         run_soak(atof(argv[2]));
+    else if (argc > 1 && strcmp(argv[1], "large-bcast") == 0)
+        run_large_bcasts();
     else
         run_checks();
     MPI_Finalize();

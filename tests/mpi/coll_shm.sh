@@ -9,7 +9,9 @@
 # whose rank was SIGKILLed; that the hang watchdog takes waits that sleep
 # in them for progress; and that a rank killed in each of them (and in
 # Allgather, Alltoall(v) and Reduce_scatter_block) fails the survivors
-# with MPIX_ERR_PROC_FAILED instead of hanging.
+# with MPIX_ERR_PROC_FAILED instead of hanging (a large Bcast on 2 ranks
+# too); and that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
+# chunks) take the segment's pipeline and send no transport message.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
@@ -80,18 +82,33 @@ for kind in barrier bcast bcast-root reduce allreduce; do
     [ "$passed" -eq 3 ] || fail "two nodes, kill $kind: $passed of 3 survivors passed"
 done
 
-for kind in barrier bcast bcast-root reduce allreduce allgather alltoall \
-    alltoallv reduce_scatter_block; do
-    echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm kill $kind"
+kill_case() { # RANKS KIND
+    echo "+ hcmpirun --no-kill-on-failure -n $1 coll_shm kill $2"
     HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure \
-        -n 4 --timeout 60 "$prog" kill $kind >"$out" 2>&1
+        -n "$1" --timeout 60 "$prog" kill "$2" >"$out" 2>&1
     rc=$?
     grep -v ' debug ' "$out"
-    [ $rc -ne 124 ] || fail "kill $kind: job hung until the timeout"
-    [ $rc -ne 0 ] || fail "kill $kind: job exited 0 although rank 1 died"
-    grep -q "FAIL rank" "$out" && fail "kill $kind: a check failed"
-    passed=$(grep -c "PASS kill $kind" "$out")
-    [ "$passed" -eq 3 ] || fail "kill $kind: $passed of 3 survivors passed"
-    check_gone "kill $kind"
+    [ $rc -ne 124 ] || fail "kill $2 on $1: job hung until the timeout"
+    [ $rc -ne 0 ] || fail "kill $2 on $1: job exited 0 although rank 1 died"
+    grep -q "FAIL rank" "$out" && fail "kill $2 on $1: a check failed"
+    passed=$(grep -c "PASS kill $2" "$out")
+    [ "$passed" -eq $(($1 - 1)) ] || fail "kill $2 on $1: $passed of $(($1 - 1)) survivors passed"
+    check_gone "kill $2 on $1"
+}
+for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allreduce \
+    allgather alltoall alltoallv reduce_scatter_block; do
+    kill_case 4 $kind
 done
+# Two ranks: a large bcast is the segment's pipeline there too.
+kill_case 2 bcast-large
+kill_case 2 bcast-large-root
+
+# Large bcasts run through the segment (no transport message) on any
+# number of ranks, two as well (HCMPI_COLL_SHM_PAIR_BCAST_MAX), with 64
+# KiB and 4 KiB chunks, and with every wait asleep (the bell wakes them).
+for n in 1 2 3 5; do
+    run_mpi_ok $n coll_shm large-bcast
+done
+HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 2 coll_shm large-bcast
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-bcast
 echo "coll_shm: all cases passed"

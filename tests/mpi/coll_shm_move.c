@@ -286,7 +286,7 @@ static void rs_finish(rs_run_t *s, const comm_ctx_t *c, int inplace, int it, con
 
 /* ---- the runs --------------------------------------------------------------- */
 
-static const size_t gather_sizes[] = {1, 8, 300, 1000, 5000, 20000};
+static const size_t gather_sizes[] = {1, 8, 300, 1000, 5000, 16385, 20000, 65520};
 static const size_t a2a_sizes[] = {0, 1, 8, 100, 1000};
 static const size_t rs_blocks[] = {1, 3, 100, 2000};
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
