@@ -229,9 +229,9 @@ static void shmcoll_copy_in(unsigned char *dst, const unsigned char *src,
 /* Chunk at of a bcast, collective number s: the root copies it into the
  * buffers of s once every rank finished with their last use, the others
  * copy it out once the root posted it.  A chunk larger than one buffer
- * spreads over every large buffer of its parity, the shared area's and
- * then each rank's from the last down (no rank posts its own in a bcast):
- * (size + 1) x chunk bytes per synchronisation. */
+ * spreads over large buffers of its parity, the shared area's and then
+ * each rank's from the last down (no rank posts its own in a bcast), up
+ * to HCMPI_COLL_SHM_BCAST_BUFS of them per synchronisation. */
 static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t at = (size_t)op->at * op->step;
@@ -571,7 +571,9 @@ static int shmcoll_bcast_takes(const void *buf, size_t bytes, int root,
 static void shmcoll_bcast_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
                              hcomm_comm_t *comm, void *buf, size_t bytes,
                              int root) {
-  size_t step = ((size_t)sc->size + 1) * sc->chunk; /* see the step */
+  /* See the step: at most HCMPI_COLL_SHM_BCAST_BUFS buffers (0: all). */
+  size_t bufs = (size_t)sc->size + 1, most = hc_shmcoll_tuning.bcast_bufs;
+  size_t step = (most > 0 && most < bufs ? most : bufs) * sc->chunk;
   shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BCAST,
                   (uint32_t)((bytes + step - 1) / step));
   op->root = root;

@@ -38,6 +38,12 @@
  * 7.3-8.2 us, 1 MiB 68-85 against 97-172 us; so by default every size the
  * segment takes. */
 #define HC_SHMCOLL_PAIR_BCAST_MAX HC_SHMCOLL_MAX
+/* A bcast's chunk spans this many large buffers of its parity (0: all,
+ * ranks + 1): fewer synchronisations against a finer pipeline.  2 ranks,
+ * 64 KiB buffers, interleaved beside other jobs' compilers, 1 MiB: 55-64
+ * us over 2, 60-81 over 1, 83-86 over all 3; 4 MiB 247-312, 294-2802,
+ * 320-1751 (shmcoll.c). */
+#define HC_SHMCOLL_BCAST_BUFS 2
 /* Copies into the segment that bypass the cache (shmcoll.c). */
 #define HC_SHMCOLL_STREAM_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
@@ -53,6 +59,7 @@ typedef struct hc_shmcoll_tuning {
   size_t chunk;         /* bytes of one rank's slot: the pipeline's step */
   size_t allgather_max; /* allgathers of larger blocks take the schedule */
   size_t pair_bcast_max; /* bcasts of two ranks above this: a message */
+  size_t bcast_bufs;     /* large buffers a bcast chunk spans (0: all) */
   size_t stream_min;     /* copies in for other ranks of this size on
                             bypass the cache (0: never) */
   size_t alltoall_max;  /* alltoall blocks above this take messages */

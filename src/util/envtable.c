@@ -99,6 +99,10 @@ const hc_env_entry_t hc_env_table[] = {
      "bcasts on a communicator of two ranks of more bytes go as one "
      "point-to-point message (a single CMA read) instead of the shared "
      "segment's pipeline (two overlapped copies)"},
+    {"HCMPI_COLL_SHM_BCAST_BUFS", "2", "library",
+     "a Bcast chunk spans at most this many of the segment's large buffers "
+     "(each HCMPI_COLL_SHM_CHUNK bytes; 0: all of its half, ranks + 1): "
+     "more bytes per synchronisation, against a finer pipeline"},
     {"HCMPI_COLL_SHM_STREAM_MIN", "16k", "library",
      "copies of at least this many bytes into the shared segment that "
      "other ranks read (a Bcast root's chunk, an Allgather block) bypass "
@@ -277,6 +281,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_BCAST_BUFS", 0, 0, 1 << 20},
     {"HCMPI_COLL_SHM_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},

@@ -110,5 +110,9 @@ for n in 1 2 3 5; do
     run_mpi_ok $n coll_shm large-bcast
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 2 coll_shm large-bcast
+# A chunk over all the large buffers of its half (default two), and over
+# one (a finer pipeline).
+HCMPI_COLL_SHM_BCAST_BUFS=0 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-bcast
+HCMPI_COLL_SHM_BCAST_BUFS=1 run_mpi_ok 2 coll_shm large-bcast
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-bcast
 echo "coll_shm: all cases passed"
