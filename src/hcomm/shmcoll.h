@@ -60,8 +60,8 @@ typedef struct hc_shmcoll_tuning {
   size_t allgather_max; /* allgathers of larger blocks take the schedule */
   size_t pair_bcast_max; /* bcasts of two ranks above this: a message */
   size_t bcast_bufs;     /* large buffers a bcast chunk spans (0: all) */
-  size_t stream_min;     /* copies in for other ranks of this size on
-                            bypass the cache (0: never) */
+  size_t stream_min;     /* copies in that other ranks read bypass the
+                            cache from this size on (0: never) */
   size_t alltoall_max;  /* alltoall blocks above this take messages */
   size_t lane_buf;      /* bytes of a lane's buffer (at most: smaller on
                            many ranks) */
