@@ -143,6 +143,8 @@ void hc_proto_set_eager_limit(size_t bytes) {
 void hc_proto_peer_setup(hc_peer_t *peer) {
   proto_spares_refill();
   peer->max_packet = peer->ops->max_packet(peer->tctx);
+  peer->get_min =
+      peer->ops->get_min != NULL ? peer->ops->get_min(peer->tctx) : 0;
   size_t room = 0;
   if (peer->max_packet > sizeof(hc_pkt_hdr_t))
     room = peer->max_packet - sizeof(hc_pkt_hdr_t);
@@ -526,11 +528,14 @@ static void proto_rndv_start(hcomm_request_t *req) {
   int dev = hc_devpath_recv_start(req); /* device buffers: never a CMA get */
   if (dev == HC_DEVPATH_STARTED)
     return;
-  /* accessor hook: either end without one address streams (no get). */
-  int acc = req->acc.unpack != NULL || req->remote_addr == 0;
-  if (hc_trace_on && acc && dev != HC_DEVPATH_CTS)
+  /* accessor hook: either end without one address streams (no get);
+   * so does a message below the transport's get minimum, which it moves
+   * faster as a stream. */
+  int stream = req->acc.unpack != NULL || req->remote_addr == 0 ||
+               req->take < peer->get_min;
+  if (hc_trace_on && stream && dev != HC_DEVPATH_CTS)
     proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_PIPELINED);
-  if (dev == HC_DEVPATH_CTS || acc) {
+  if (dev == HC_DEVPATH_CTS || stream) {
     if (dev != HC_DEVPATH_CTS)
       proto_count_pipelined(req->take);
     proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),

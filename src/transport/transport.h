@@ -208,6 +208,13 @@ typedef struct hc_transport_ops {
    * engine then pipelines the data through send). */
   hc_status_t (*get)(void *ctx, int peer_world_rank, void *local,
                      uint64_t remote_addr, size_t len);
+  /* Optional (NULL: get serves a rendezvous of any size): the fewest
+   * bytes of a rendezvous that the engine reads with get.  A smaller one
+   * streams through send instead (CTS, then DATA packets): where the
+   * sender's copy into the transport overlaps the receiver's copy out,
+   * two copies can beat one.  Asked once per peer, at its setup; gets of
+   * other kinds (one-sided operations) are not bound by it. */
+  size_t (*get_min)(void *ctx);
   /* Optional (NULL where a transport has none): the mirror of get, a
    * single-copy write of len bytes from local to remote_addr in the peer's
    * address space, done when it returns.  HC_ERR_NOT_SUPPORTED when this

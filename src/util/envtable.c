@@ -128,6 +128,10 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
+    {"HCMPI_SHM_CMA_MIN", "4m", "library",
+     "rendezvous messages of fewer bytes stream through the segment (the "
+     "sender's copy into a cell overlapping the receiver's copy out of the "
+     "last) instead of one CMA read; 0 reads every one with CMA"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},
@@ -292,6 +296,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},
     {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
+    {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},
     {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},

@@ -615,3 +615,12 @@ tests_mpi_split_neighborhood_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_split_neighborhood_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/split_neighborhood.sh
 dist_noinst_SCRIPTS += tests/mpi/split_neighborhood.sh
+
+# -- rendezvous sizes around the streamed path's fragments and thresholds
+check_PROGRAMS += tests/mpi/rndv_stream_bounds
+tests_mpi_rndv_stream_bounds_SOURCES = tests/mpi/rndv_stream_bounds.c \
+	tests/mpi/mpitest.h
+tests_mpi_rndv_stream_bounds_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rndv_stream_bounds_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/rndv_stream_bounds.sh
+dist_noinst_SCRIPTS += tests/mpi/rndv_stream_bounds.sh

@@ -1,7 +1,8 @@
 /*
  * The shm transport: ranks of one node exchange packets through one POSIX
  * shared segment, and read each other's memory directly with
- * process_vm_readv (CMA) for rendezvous.
+ * process_vm_readv (CMA) for rendezvous of HCMPI_SHM_CMA_MIN bytes or more
+ * (smaller ones stream through the pools: shm_get_min).
  *
  * Segment layout (offsets from the mapping's base):
  *   0                 struct hc_shm_seg_hdr (magic, version, shape)
@@ -101,6 +102,12 @@
 #define SHM_RING_SLOTS_MAX 64u
 #define SHM_RING_SLOTS_MIN 8u
 #define SHM_RING_BYTES_PER_RANK ((size_t)256 << 10)
+/* Rendezvous of fewer bytes stream through the pools (HCMPI_SHM_CMA_MIN):
+ * the sender's copy into a cell overlaps the receiver's copy out of the
+ * one before, and two such copies of cache-warm data outrun one
+ * process_vm_readv, which pins and maps the peer's pages as it goes
+ * (bench/NOTES.md, bw17). */
+#define SHM_DEFAULT_CMA_MIN ((size_t)4 << 20)
 /* Ring tag of a slot that names a pool cell instead of holding a packet. */
 #define SHM_TAG_POOL 1u
 /* Shortest interval between two checks of whether local peers still live
@@ -160,6 +167,7 @@ typedef struct shm_ctx {
   unsigned char *cma_worked;          /* a read from this peer succeeded */
   unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
   int cma_enabled;
+  size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
    * then fails connect instead of failing sends later. */
@@ -454,6 +462,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->peer_failed_cb = args->peer_failed_cb;
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
+  shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", SHM_DEFAULT_CMA_MIN);
   shm->liveness_ms =
       hc_env_long("HCMPI_SHM_LIVENESS_MS", SHM_DEFAULT_LIVENESS_MS);
   uint32_t ncells_hint;
@@ -942,6 +951,11 @@ static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
   return shm_cma(ctx, peer_world_rank, local, remote_addr, len, 0);
 }
 
+static size_t shm_get_min(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  return shm->cma_min;
+}
+
 static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
                            uint64_t remote_addr, size_t len) {
   /* process_vm_writev only reads the local iovec's bytes. */
@@ -1126,6 +1140,7 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .send = shm_send,
     .progress = shm_progress,
     .get = shm_get,
+    .get_min = shm_get_min,
     .put = shm_put,
     .wait = shm_wait,
     /* Alone, the doorbell is a futex in the segment: no descriptor. */

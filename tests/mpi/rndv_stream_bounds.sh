@@ -1,0 +1,13 @@
+#!/bin/sh
+# tests/mpi/rndv_stream_bounds.c on 2 ranks: with the default shm
+# thresholds (rendezvous below HCMPI_SHM_CMA_MIN stream through the send
+# pools, larger ones are read with CMA); with small cells and a pool of 8
+# (many fragments, the sender waiting for cells) and the switch at 64 KiB;
+# and with every rendezvous read by CMA.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+run_mpi_ok 2 rndv_stream_bounds
+(HCMPI_SHM_CELL_SIZE=4096 HCMPI_SHM_CELLS=8 HCMPI_SHM_CMA_MIN=65536 &&
+    export HCMPI_SHM_CELL_SIZE HCMPI_SHM_CELLS HCMPI_SHM_CMA_MIN &&
+    run_mpi_ok 2 rndv_stream_bounds) || exit $?
+(HCMPI_SHM_CMA_MIN=0 && export HCMPI_SHM_CMA_MIN &&
+    run_mpi_ok 2 rndv_stream_bounds) || exit $?
