@@ -283,26 +283,36 @@ static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
 }
 /* Phase 0 of collective number s whose slots take slot bytes: once every
  * rank finished with these buffers' last use, copies n bytes of src into
- * this rank's slot and raises posted.  0: not yet. */
-static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
-                        const unsigned char *src, size_t n) {
+ * this rank's slot, except the hole bytes from hole_at that no other rank
+ * reads, and raises posted.  0: not yet. */
+static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
+                               const unsigned char *src, size_t n,
+                               size_t hole_at, size_t hole) {
   hc_shmcoll_t *sc = op->sc;
   if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, slot)))
     return 0;
   unsigned char *mine = shmcoll_buf(sc, sc->rank, s, slot);
-  if (n > 0 && op->what == SHMCOLL_OP_ALLGATHER) /* every other rank reads */
+  if (n > 0 && op->what == SHMCOLL_OP_ALLGATHER) { /* every other rank reads */
     shmcoll_copy_in(mine, src, n);
-  else if (n > 0) /* else src may be NULL */
-    memcpy(mine, src, n);
+  } else if (n > 0) { /* else src may be NULL */
+    memcpy(mine, src, hole_at);
+    memcpy(mine + hole_at + hole, src + hole_at + hole, n - hole_at - hole);
+  }
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
   op->phase = 1;
   return 1;
 }
 
+static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
+                        const unsigned char *src, size_t n) {
+  return shmcoll_post_around(op, s, slot, src, n, n, 0);
+}
+
 /* Chunk at of a reduction, collective number s.  Phase 0 posts this
  * rank's input in its slot; small vectors are then combined whole by
  * every rank that gets the result (phase 1), larger ones slice by slice
- * into the shared area (phase 1) and copied out (phase 2). */
+ * into the shared area (phase 1) and copied out (phase 2).  A rank reduces
+ * its own slice from its own input, so it posts only the rest. */
 static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   const hcomm_reduce_op_t *rop = &op->op;
@@ -318,9 +328,14 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   int whole = bytes <= SHMCOLL_WHOLE_MAX || (op->root >= 0 && sc->size == 2);
   const unsigned char *own =
       whole && op->root >= 0 && out != NULL && out != in ? in : NULL;
+  size_t first = 0, mine = 0;
+  if (!whole)
+    hc_coll_block(count, sc->size, sc->rank, &first, &mine);
   switch (op->phase) {
   case 0:
-    if (!shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes))
+    if (!(whole ? shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes)
+                : shmcoll_post_around(op, s, bytes, in, bytes, first * es,
+                                      mine * es)))
       return 0;
     /* fall through */
   case 1:
@@ -332,9 +347,8 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
       shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
       break;
     }
-    size_t first, mine;
-    hc_coll_block(count, sc->size, sc->rank, &first, &mine);
-    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop, NULL);
+    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop,
+                    in + first * es);
     shmcoll_publish(sc, SHMCOLL_REDUCED, s);
     op->phase = 2;
     /* fall through */

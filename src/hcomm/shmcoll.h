@@ -29,7 +29,7 @@
 
 /* The defaults of the tunables (HCMPI_COLL_SHM*). */
 #define HC_SHMCOLL_MAX ((size_t)4 << 20)
-#define HC_SHMCOLL_CHUNK ((size_t)64 << 10)
+#define HC_SHMCOLL_CHUNK ((size_t)256 << 10)
 #define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
 /* Two ranks: the segment's pipeline of two copies (the root's in,
  * streaming, the reader's out, overlapped chunk by chunk) against one

@@ -112,9 +112,10 @@ const hc_env_entry_t hc_env_table[] = {
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
      "shared segment"},
-    {"HCMPI_COLL_SHM_CHUNK", "64k", "library",
+    {"HCMPI_COLL_SHM_CHUNK", "256k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
-     "step of its pipeline (smaller on many ranks)"},
+     "step of its pipeline (smaller on many ranks: the large slots of a "
+     "segment stay within 4 MiB)"},
     {"HCMPI_COLL_SHM_LANE_BUF", "4k", "library",
      "bytes of each buffer of a persistent collective's lane in the "
      "segment: its data moves in chunks of this size (halved, down to 512, "
