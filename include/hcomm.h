@@ -386,6 +386,13 @@ void hcomm_request_free(hcomm_request_t *req);
  * filled (error included) and req released.  0 when req is not complete
  * yet: nothing is done (no progress, no wait). */
 int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status);
+/* hcomm_request_reap of each non-NULL reqs[i] of reqs[0..n) under one
+ * taking of the engine's lock: each complete one has statuses[i] filled
+ * and is released, and reqs[i] becomes NULL; the others are left as they
+ * are.  Returns how many were reaped.  What a wait for an array does
+ * last. */
+int hcomm_requests_reap(int n, hcomm_request_t **reqs,
+                        hcomm_status_t *statuses);
 /* hcomm_wait, then hcomm_request_free, under one taking of the engine's
  * lock: what a blocking operation or a completing wait does last. */
 hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status);

@@ -770,17 +770,25 @@ void hcomm_request_free(hcomm_request_t *req) {
 }
 
 int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status) {
-  if (req == NULL)
-    return 0;
+  hcomm_status_t unread;
+  return hcomm_requests_reap(1, &req, status != NULL ? status : &unread);
+}
+
+int hcomm_requests_reap(int n, hcomm_request_t **reqs,
+                        hcomm_status_t *statuses) {
+  int reaped = 0;
   hc_engine_lock();
-  int done = atomic_load(&req->done);
-  if (done) {
-    if (status != NULL)
-      *status = req->status;
+  for (int i = 0; i < n; i++) {
+    hcomm_request_t *req = reqs[i];
+    if (req == NULL || !atomic_load(&req->done))
+      continue;
+    statuses[i] = req->status;
     hc_request_release(req);
+    reqs[i] = NULL;
+    reaped++;
   }
   hc_engine_unlock();
-  return done;
+  return reaped;
 }
 
 hc_status_t hcomm_wait_free(hcomm_request_t *req, hcomm_status_t *status) {

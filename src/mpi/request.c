@@ -328,32 +328,56 @@ HC_WEAK_ALIAS(MPI_Test, PMPI_Test);
 
 /* ---- arrays of requests ------------------------------------------------- */
 
-#define REQ_SMALL 16
+/* Arrays up to this many requests stay on the stack (~3 KiB): a window of
+ * 64 is a common Waitall, and a block of that size costs malloc several
+ * hundred instructions once past its small-size caches. */
+#define REQ_SMALL 64
 
 /* The face objects of an array of handles plus an engine-request view of
- * them for hcomm_wait_some; small arrays stay on the stack. */
+ * them for hcomm_wait_some and room for the statuses of
+ * hcomm_requests_reap; small arrays stay on the stack, larger ones share
+ * one allocation. */
 typedef struct req_vec {
   int n;
   int greqs; /* active generalized requests among them (mostly none) */
   hc_mpi_request_t **reqs;
   hcomm_request_t **eng;
+  hcomm_status_t *st;
   hc_mpi_request_t *small_reqs[REQ_SMALL];
   hcomm_request_t *small_eng[REQ_SMALL];
+  hcomm_status_t small_st[REQ_SMALL];
 } req_vec_t;
 
 static void req_vec_fini(req_vec_t *v) {
-  if (v->reqs != v->small_reqs)
-    free(v->reqs);
-  if (v->eng != v->small_eng)
-    free(v->eng);
+  if (v->st != v->small_st)
+    free(v->st); /* the block that holds all three arrays */
 }
 
-/* Checks count, the arrays and every handle; fills v. */
+/* Large arrays: one block for statuses, engine and face requests. */
+static int req_vec_alloc(req_vec_t *v, int n) {
+  size_t each = sizeof(hcomm_status_t) + sizeof(hcomm_request_t *) +
+                sizeof(hc_mpi_request_t *);
+  char *block = malloc((size_t)n * each);
+  if (block == NULL)
+    return -1;
+  v->st = (hcomm_status_t *)(void *)block;
+  v->eng = (hcomm_request_t **)(void *)(block + (size_t)n * sizeof(*v->st));
+  v->reqs =
+      (hc_mpi_request_t **)(void *)(block + (size_t)n * (sizeof(*v->st) +
+                                                         sizeof(*v->eng)));
+  return 0;
+}
+
+/* Checks count, the arrays and every handle; fills v, its engine view
+ * as req_vec_pending does before it asks the engine (so that a first
+ * hcomm_requests_keep_pending needs no second pass while no generalized
+ * request is among them). */
 static int req_vec_init(const char *fn, req_vec_t *v, int n,
                         MPI_Request *handles) {
   v->n = n;
   v->reqs = v->small_reqs;
   v->eng = v->small_eng;
+  v->st = v->small_st;
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_count(fn, NULL, n);
@@ -361,22 +385,20 @@ static int req_vec_init(const char *fn, req_vec_t *v, int n,
     rc = hc_mpi_check_ptr(fn, NULL, handles, "array_of_requests");
   if (rc != MPI_SUCCESS)
     return rc;
-  if (n > REQ_SMALL) {
-    v->reqs = malloc((size_t)n * sizeof(*v->reqs));
-    v->eng = malloc((size_t)n * sizeof(*v->eng));
-    if (!v->reqs || !v->eng) {
-      req_vec_fini(v);
-      return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-    }
-  }
+  if (n > REQ_SMALL && req_vec_alloc(v, n) != 0)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   v->greqs = 0;
   for (int i = 0; i < n; i++) {
-    rc = req_lookup(fn, handles[i], i, &v->reqs[i]);
+    hc_mpi_request_t *r = NULL;
+    rc = req_lookup(fn, handles[i], i, &r);
     if (rc != MPI_SUCCESS) {
       req_vec_fini(v);
       return rc;
     }
-    if (v->reqs[i] && v->reqs[i]->greq && req_is_active(v->reqs[i]))
+    v->reqs[i] = r;
+    int active = req_is_active(r);
+    v->eng[i] = active ? r->engine : NULL;
+    if (active && r->greq)
       v->greqs++;
   }
   return MPI_SUCCESS;
@@ -478,6 +500,27 @@ static int req_note(req_failures_t *fails, int cls, hc_mpi_comm_t *comm,
   return cls;
 }
 
+/* A plain operation with an engine request (most of what a wait
+ * finishes): once that is complete, taking it back from the engine
+ * (hcomm_request_reap, hcomm_requests_reap) is all its completion asks of
+ * the engine, without req_finish's failure check and hcomm_wait_free. */
+static inline int req_is_reapable(const hc_mpi_request_t *r) {
+  return r != NULL && r->kind == HC_REQ_PLAIN && r->engine != NULL &&
+         r->greq == NULL && r->coll == NULL && r->part == NULL;
+}
+
+/* Completes r (req_is_reapable), whose engine request was taken back with
+ * status st, as req_finish_noted_any would. */
+static int req_finish_reaped(req_failures_t *fails, hc_mpi_request_t *r,
+                             MPI_Request *handle, MPI_Status *status,
+                             const hcomm_status_t *st) {
+  hc_mpi_comm_t *comm = r->comm; /* held: finishing may drop it */
+  hc_mpi_comm_retain(comm);
+  r->engine = NULL;
+  int cls = hc_mpi_class_of_status(req_finished(r, handle, status, st));
+  return req_note(fails, cls, comm, 0, status);
+}
+
 /* req_finish_noted_any, and at once for the shared sent request (nothing
  * can fail: no error, no handler to hold), which every send that left at
  * once hands out: inline, so that a Waitall over a window of them costs a
@@ -490,19 +533,9 @@ static inline int req_finish_noted(req_failures_t *fails, hc_mpi_request_t *r,
       status->MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
-  /* A plain operation whose engine request is complete (most of what a
-   * wait finishes): the request taken back in one engine call instead of
-   * req_finish's failure check and hcomm_wait_free. */
   hcomm_status_t st;
-  if (r != NULL && r->kind == HC_REQ_PLAIN && r->engine != NULL &&
-      r->greq == NULL && r->coll == NULL && r->part == NULL &&
-      hcomm_request_reap(r->engine, &st)) {
-    hc_mpi_comm_t *comm = r->comm; /* held: finishing may drop it */
-    hc_mpi_comm_retain(comm);
-    r->engine = NULL;
-    int cls = hc_mpi_class_of_status(req_finished(r, handle, status, &st));
-    return req_note(fails, cls, comm, 0, status);
-  }
+  if (req_is_reapable(r) && hcomm_request_reap(r->engine, &st))
+    return req_finish_reaped(fails, r, handle, status, &st);
   return req_finish_noted_any(fails, r, handle, status);
 }
 
@@ -520,14 +553,36 @@ static int req_failures_raise(const char *fn, req_failures_t *fails) {
   return rc;
 }
 
+/* What the status of a request req_finish_all did not take back holds:
+ * no hc_status_t is positive. */
+#define REQ_NOT_REAPED ((hc_status_t)1)
+
 /* Completes every request of v (all ready) into statuses; on any failure
- * every status gets its MPI_ERROR and MPI_ERR_IN_STATUS is returned. */
+ * every status gets its MPI_ERROR and MPI_ERR_IN_STATUS is returned.  The
+ * engine requests of the reapable ones are taken back first, all in one
+ * engine call (v->eng then holds NULL for each taken back, its status in
+ * v->st); the rest, and a reapable one that is failure-pending (ULFM),
+ * finish one by one. */
 static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
                           MPI_Status *statuses) {
   req_failures_t fails = {0, MPI_SUCCESS, 0, NULL};
-  for (int i = 0; i < v->n; i++)
-    (void)req_finish_noted(&fails, v->reqs[i], &handles[i],
-                           req_status_at(statuses, i));
+  int reapable = 0;
+  for (int i = 0; i < v->n; i++) {
+    hc_mpi_request_t *r = v->reqs[i];
+    v->eng[i] = req_is_reapable(r) ? r->engine : NULL;
+    v->st[i].error = REQ_NOT_REAPED; /* hcomm_requests_reap overwrites */
+    reapable |= v->eng[i] != NULL;
+  }
+  if (reapable)
+    (void)hcomm_requests_reap(v->n, v->eng, v->st);
+  for (int i = 0; i < v->n; i++) {
+    MPI_Status *status = req_status_at(statuses, i);
+    if (v->st[i].error != REQ_NOT_REAPED)
+      (void)req_finish_reaped(&fails, v->reqs[i], &handles[i], status,
+                              &v->st[i]);
+    else
+      (void)req_finish_noted(&fails, v->reqs[i], &handles[i], status);
+  }
   return req_failures_raise(fn, &fails);
 }
 
@@ -545,10 +600,13 @@ static int req_waitall_body(int count, MPI_Request array_of_requests[],
   for (int i = 0; i < count && v.greqs; i++) /* wait_fn of MPIX ones first */
     if (req_is_active(v.reqs[i]) && v.reqs[i]->greq)
       (void)hc_mpi_greq_block(v.reqs[i]);
-  int pending;
-  while ((pending = req_vec_pending(&v)) > 0)
-    if (req_vec_wait_some(&v, pending))
-      break; /* all ready: no need to ask each again */
+  /* The engine view req_vec_init filled is what req_vec_pending would
+   * fill, but for MPIX generalized requests, which it polls. */
+  int pending =
+      v.greqs ? req_vec_pending(&v) : hcomm_requests_keep_pending(v.n, v.eng);
+  while (pending > 0 && !req_vec_wait_some(&v, pending))
+    pending = req_vec_pending(&v);
+  /* all ready: no need to ask each again */
   rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
   req_vec_fini(&v);
   return rc;

@@ -15,6 +15,7 @@ HC_MPITEST_BIN = tests/mpi/pingpong_sizes \
 	tests/mpi/persistent \
 	tests/mpi/bsend \
 	tests/mpi/truncation \
+	tests/mpi/waitall_mixed \
 	tests/mpi/proc_null \
 	tests/mpi/self_msgs \
 	tests/mpi/comm_split_dup \
@@ -56,6 +57,9 @@ tests_mpi_bsend_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_truncation_SOURCES = tests/mpi/truncation.c tests/mpi/mpitest.h
 tests_mpi_truncation_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_truncation_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_waitall_mixed_SOURCES = tests/mpi/waitall_mixed.c tests/mpi/mpitest.h
+tests_mpi_waitall_mixed_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_waitall_mixed_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_proc_null_SOURCES = tests/mpi/proc_null.c tests/mpi/mpitest.h
 tests_mpi_proc_null_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_proc_null_LDFLAGS = $(HC_MPITEST_LDF)
@@ -98,6 +102,7 @@ HC_MPITEST_SH = tests/mpi/pingpong_sizes.sh \
 	tests/mpi/persistent.sh \
 	tests/mpi/bsend.sh \
 	tests/mpi/truncation.sh \
+	tests/mpi/waitall_mixed.sh \
 	tests/mpi/proc_null.sh \
 	tests/mpi/self_msgs.sh \
 	tests/mpi/comm_split_dup.sh \

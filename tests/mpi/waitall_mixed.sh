@@ -1,0 +1,4 @@
+#!/bin/sh
+# Runs tests/mpi/waitall_mixed.c on 2 ranks; see that file for what it asserts.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+run_mpi_ok 2 waitall_mixed
