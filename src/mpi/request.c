@@ -340,6 +340,7 @@ HC_WEAK_ALIAS(MPI_Test, PMPI_Test);
 typedef struct req_vec {
   int n;
   int greqs; /* active generalized requests among them (mostly none) */
+  int engines; /* active ones with an engine request (none: all sent) */
   hc_mpi_request_t **reqs;
   hcomm_request_t **eng;
   hcomm_status_t *st;
@@ -388,6 +389,7 @@ static int req_vec_init(const char *fn, req_vec_t *v, int n,
   if (n > REQ_SMALL && req_vec_alloc(v, n) != 0)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   v->greqs = 0;
+  v->engines = 0;
   for (int i = 0; i < n; i++) {
     hc_mpi_request_t *r = NULL;
     rc = req_lookup(fn, handles[i], i, &r);
@@ -398,6 +400,7 @@ static int req_vec_init(const char *fn, req_vec_t *v, int n,
     v->reqs[i] = r;
     int active = req_is_active(r);
     v->eng[i] = active ? r->engine : NULL;
+    v->engines += v->eng[i] != NULL;
     if (active && r->greq)
       v->greqs++;
   }
@@ -567,7 +570,7 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
                           MPI_Status *statuses) {
   req_failures_t fails = {0, MPI_SUCCESS, 0, NULL};
   int reapable = 0;
-  for (int i = 0; i < v->n; i++) {
+  for (int i = 0; i < v->n && v->engines > 0; i++) {
     hc_mpi_request_t *r = v->reqs[i];
     v->eng[i] = req_is_reapable(r) ? r->engine : NULL;
     v->st[i].error = REQ_NOT_REAPED; /* hcomm_requests_reap overwrites */
@@ -577,7 +580,7 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
     (void)hcomm_requests_reap(v->n, v->eng, v->st);
   for (int i = 0; i < v->n; i++) {
     MPI_Status *status = req_status_at(statuses, i);
-    if (v->st[i].error != REQ_NOT_REAPED)
+    if (reapable && v->st[i].error != REQ_NOT_REAPED)
       (void)req_finish_reaped(&fails, v->reqs[i], &handles[i], status,
                               &v->st[i]);
     else
