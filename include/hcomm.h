@@ -365,7 +365,8 @@ hc_status_t hcomm_test(hcomm_request_t *req, int *done, hcomm_status_t *status);
  * (completed with the failure): the blocking receive's outcome. */
 hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status);
 /* Blocks until at least min_done of the non-NULL reqs[0..n) are complete
- * or failure-pending. */
+ * or failure-pending (all of them for min_done >= n, which is cheapest
+ * when that is what the caller wants). */
 hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done);
 /* Cheap check without progress. */
 int hcomm_request_done(const hcomm_request_t *req);

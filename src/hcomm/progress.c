@@ -706,23 +706,42 @@ static int progress_count_done(int n, hcomm_request_t *const *reqs, int *active,
   return done;
 }
 
+/* The index of the first of reqs[from..n) that is neither NULL nor
+ * complete; n when there is none. */
+static int progress_first_running(int n, hcomm_request_t *const *reqs,
+                                  int from) {
+  while (from < n && (reqs[from] == NULL || atomic_load(&reqs[from]->done)))
+    from++;
+  return from;
+}
+
 hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done) {
   if (n < 0 || (n > 0 && reqs == NULL))
     return HC_ERR_ARG;
   hc_engine_lock();
   long spins = 0;
-  int active, stalled;
-  int done = progress_count_done(n, reqs, &active, &stalled);
-  int want = min_done < active ? min_done : active;
+  int active = 0, stalled = 0, done = 0, want = 0;
   unsigned long seen = hc_request_completions();
   int failed_seen = hc_engine.failed_peers;
   /* A wait for all of them with no peer lost (no receive can stall) only
    * asks whether one is still running: every request before first is
-   * done (or NULL), so each rescan goes on from the first still running
+   * done (or NULL), so each scan goes on from the first still running
    * instead of counting all n again (a window of 64 receives completing
-   * one by one cost 64 loads per completion). */
+   * one by one cost 64 loads per completion).  A wait that names all n
+   * (min_done >= n, MPI_Waitall's) starts so, without a first count
+   * (want is then 1).  A failure seen during the wait turns it into a
+   * count. */
   int first = 0;
-  int all = want == active && failed_seen == 0;
+  int all = min_done >= n && failed_seen == 0;
+  if (all) {
+    first = progress_first_running(n, reqs, 0);
+    want = 1;
+    done = first == n;
+  } else {
+    done = progress_count_done(n, reqs, &active, &stalled);
+    want = min_done < active ? min_done : active;
+    all = want == active && failed_seen == 0;
+  }
   hc_status_t rc = HC_OK;
   while (done < want) {
     rc = hc_engine_check();
@@ -741,12 +760,11 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done) {
       failed_seen = hc_engine.failed_peers;
       all = all && failed_seen == 0;
       if (all) {
-        while (first < n &&
-               (reqs[first] == NULL || atomic_load(&reqs[first]->done)))
-          first++;
+        first = progress_first_running(n, reqs, first);
         done = first == n ? want : 0; /* only done < want is read */
       } else {
         done = progress_count_done(n, reqs, &active, &stalled);
+        want = min_done < active ? min_done : active;
       }
     }
   }

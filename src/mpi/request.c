@@ -607,7 +607,9 @@ static int req_waitall_body(int count, MPI_Request array_of_requests[],
    * fill, but for MPIX generalized requests, which it polls. */
   int pending =
       v.greqs ? req_vec_pending(&v) : hcomm_requests_keep_pending(v.n, v.eng);
-  while (pending > 0 && !req_vec_wait_some(&v, pending))
+  /* min_done n: all of them, which hcomm_wait_some waits for without a
+   * first count of the array. */
+  while (pending > 0 && !req_vec_wait_some(&v, v.n))
     pending = req_vec_pending(&v);
   /* all ready: no need to ask each again */
   rc = req_finish_all(fn, &v, array_of_requests, array_of_statuses);
