@@ -140,9 +140,12 @@ static void req_finish_sent(MPI_Request *handle, MPI_Status *status) {
 }
 
 /* The end of req_finish once the operation's status st is known (its
- * engine request, if it had one to free, freed). */
-static hc_status_t req_finished(hc_mpi_request_t *r, MPI_Request *handle,
-                                MPI_Status *status, const hcomm_status_t *st) {
+ * engine request, if it had one to free, freed).  Inlined into its two
+ * callers: as a call it saved and restored six registers for every
+ * request an array wait finished. */
+__attribute__((always_inline)) static inline hc_status_t
+req_finished(hc_mpi_request_t *r, MPI_Request *handle, MPI_Status *status,
+             const hcomm_status_t *st) {
   hc_mpi_xfer_end(&r->xfer, st->bytes);
   if (r->part)
     hc_mpi_part_land(r->part, st->bytes);
