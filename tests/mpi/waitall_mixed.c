@@ -166,7 +166,10 @@ static void wm_round(int rank, int n, int truncate, int use_test, int round) {
             call, i, err);
       break;
     case WM_NULL_PEER:
-      CHECK(st[i].MPI_SOURCE == MPI_PROC_NULL && st[i].MPI_TAG == MPI_ANY_TAG &&
+      /* MPICH 4.0.2 reports source 0, tag 0 for a nonblocking PROC_NULL
+       * receive (as in proc_null.c). */
+      CHECK((mt_mpich_quirks() || (st[i].MPI_SOURCE == MPI_PROC_NULL &&
+                                   st[i].MPI_TAG == MPI_ANY_TAG)) &&
                 count == 0 && err == MPI_SUCCESS,
             "round %d: %s MPI_PROC_NULL status: source %d tag %d count %d",
             round, call, st[i].MPI_SOURCE, st[i].MPI_TAG, count);
@@ -185,8 +188,12 @@ int main(int argc, char **argv) {
   int size = 0, rank = mt_world_rank(), round = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size >= 2, "needs 2 ranks");
+  /* After an error MPICH 4.0.2 may leave the requests still running
+   * active with MPI_ERR_PENDING (which MPI allows); hcmpi completes every
+   * one, and only that is asserted here. */
+  int truncations = mt_mpich_quirks() ? 1 : 2;
   for (int c = 0; c < 3 && rank < 2; c++)
-    for (int truncate = 0; truncate < 2; truncate++)
+    for (int truncate = 0; truncate < truncations; truncate++)
       for (int use_test = 0; use_test < 2; use_test++)
         wm_round(rank, counts[c], truncate, use_test, round++);
   MPI_Barrier(MPI_COMM_WORLD);
