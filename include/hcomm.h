@@ -387,6 +387,10 @@ void hcomm_request_free(hcomm_request_t *req);
  * filled (error included) and req released.  0 when req is not complete
  * yet: nothing is done (no progress, no wait). */
 int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status);
+/* A request kept in a home (hcomm_isend_at and the other _at calls) is
+ * released by the two calls below without its home's drop: the caller,
+ * which waited on it, is its owner and takes the home back itself (the
+ * drop is for a release that may race the owner's own free). */
 /* hcomm_request_reap of each non-NULL reqs[i] of reqs[0..n) under one
  * taking of the engine's lock: each complete one has statuses[i] filled
  * and is released, and reqs[i] becomes NULL; the others are left as they

@@ -801,7 +801,7 @@ int hcomm_requests_reap(int n, hcomm_request_t **reqs,
     if (req == NULL || !atomic_load(&req->done))
       continue;
     statuses[i] = req->status;
-    hc_request_release(req);
+    hc_request_release_to_owner(req); /* hcomm.h: no drop */
     reqs[i] = NULL;
     reaped++;
   }

@@ -138,17 +138,27 @@ static void request_clear_rare(hcomm_request_t *req) {
   memset(&req->rare, 0, sizeof *req - offsetof(hcomm_request_t, rare));
 }
 
-void hc_request_release(hcomm_request_t *req) {
+/* What every release does; 1 when req lives in a home (whose owner is
+ * then to be told), 0 when it went back to the freelist. */
+static int request_release_parts(hcomm_request_t *req) {
   if (req->rare)
     request_clear_rare(req);
   req->released = 1;
   req->generation++;
-  if (req->home_drop != NULL) { /* its owner reuses the memory from now */
-    req->home_drop((hcomm_request_home_t *)(void *)req);
-    return;
-  }
+  if (req->home_drop != NULL)
+    return 1;
   req->next = request_pool.freelist;
   request_pool.freelist = req;
+  return 0;
+}
+
+void hc_request_release(hcomm_request_t *req) {
+  if (request_release_parts(req)) /* its owner reuses the memory from now */
+    req->home_drop((hcomm_request_home_t *)(void *)req);
+}
+
+void hc_request_release_to_owner(hcomm_request_t *req) {
+  (void)request_release_parts(req);
 }
 
 /* A part of a joined request has finished: the joined one takes its

@@ -106,6 +106,9 @@ hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
 /* Returns req to the freelist, or to its home's owner through drop (it must
  * be complete or never started). */
 void hc_request_release(hcomm_request_t *req);
+/* hc_request_release by the home's owner itself (hcomm_request_reap): a
+ * request in a home is released without the drop. */
+void hc_request_release_to_owner(hcomm_request_t *req);
 /* Finishes req with error (status fields other than error set by caller);
  * releases it when the user already freed it. */
 void hc_request_complete(hcomm_request_t *req, hc_status_t error);

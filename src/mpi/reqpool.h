@@ -56,6 +56,8 @@ void hc_reqpool_free(struct hc_mpi_request *r);
  * After hc_reqpool_free, r belongs to the engine: free its engine request
  * after, not before, when it must stay valid until then. */
 hcomm_request_home_t *hc_reqpool_home_take(struct hc_mpi_request *r);
+/* The engine does not hold r's home: the call that took it failed, or
+ * hcomm_request_reap released its request to r's owner (the caller). */
 void hc_reqpool_home_unused(struct hc_mpi_request *r);
 /* Gives live r a fresh handle, returned and stored in r->handle, for a
  * new use of the same object (an MPI_Message that MPI_Imrecv turns into

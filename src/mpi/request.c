@@ -522,6 +522,11 @@ static int req_finish_reaped(req_failures_t *fails, hc_mpi_request_t *r,
                              const hcomm_status_t *st) {
   hc_mpi_comm_t *comm = r->comm; /* held: finishing may drop it */
   hc_mpi_comm_retain(comm);
+  /* A reap releases the engine request without the home's drop (hcomm.h):
+   * this thread owns the home, and no other can free r meanwhile, so
+   * the drop's ordering against a racing free (a sequentially consistent
+   * store, an xchg on x86, on every receive) is not needed here. */
+  hc_reqpool_home_unused(r);
   r->engine = NULL;
   int cls = hc_mpi_class_of_status(req_finished(r, handle, status, st));
   return req_note(fails, cls, comm, 0, status);
