@@ -177,6 +177,18 @@ void hc_idle_locked(long *spins);
  * 0 when it should sleep its own way now, failures and the hang watchdog
  * having been looked at as before any sleep. */
 int hc_idle_poll_locked(long *spins);
+/* Sleeps on every transport at most timeout_ms, as hc_idle_locked does,
+ * unless ready(arg), which is asked once the transports are readied to
+ * sleep: so a peer that publishes what ready reads, fences and then calls
+ * hc_engine_wake_peer_locked for this rank cannot leave it asleep.
+ * Caller holds the lock (dropped during the sleep). */
+void hc_idle_sleep_unless_locked(int (*ready)(void *arg), void *arg,
+                                 int timeout_ms);
+/* 1 when every peer in world_ranks[0..n) can be woken through its
+ * transport (its ops have wake). */
+int hc_engine_can_wake_peers_locked(const int *world_ranks, int n);
+/* Wakes world_rank through its transport, if it sleeps there. */
+void hc_engine_wake_peer_locked(int world_rank);
 /* Tells the hang watchdog that a wait that slept ended well although no
  * request completed (a shared-memory collective). */
 void hc_watchdog_feed_locked(void);

@@ -478,8 +478,12 @@ static void progress_sleep_ask_pollfds(progress_sleep_set_t *set,
 }
 
 /* Under the engine lock, as progress: readies every transport to sleep
- * (wait_fd) for at most timeout_ms. */
-static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
+ * (wait_fd) for at most timeout_ms.  armed_only: the caller checks its own
+ * condition after this, so every transport must be readied now: those that
+ * sleep their own way are asked for a descriptor, and where one has none
+ * (it readies itself only inside wait) the sleep is kept short. */
+static void progress_sleep_begin_as(progress_sleep_set_t *set, int timeout_ms,
+                                    int armed_only) {
   set->nfds = set->nown = set->now = 0;
   for (int i = 0; i < hc_engine.ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
@@ -493,14 +497,18 @@ static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
   }
   /* Beside others, one that sleeps its own way is asked for a descriptor
    * after all (shm's pollable doorbell), so that one poll covers them. */
-  if (set->nown > 0 && set->nown + (set->nfds > 0) > 1)
+  if (set->nown > 0 && (armed_only || set->nown + (set->nfds > 0) > 1))
     progress_sleep_ask_pollfds(set, &timeout_ms);
   /* One that still sleeps its own way sees neither the poll's wake-ups
    * nor another's: beside others, each waits briefly in turn. */
-  if (set->nown > 0 && set->nown + (set->nfds > 0) > 1 &&
+  if (set->nown > 0 && (armed_only || set->nown + (set->nfds > 0) > 1) &&
       timeout_ms > PROGRESS_SHARED_WAIT_MS)
     timeout_ms = PROGRESS_SHARED_WAIT_MS;
   set->timeout_ms = timeout_ms;
+}
+
+static void progress_sleep_begin(progress_sleep_set_t *set, int timeout_ms) {
+  progress_sleep_begin_as(set, timeout_ms, 0);
 }
 
 /* Without the engine lock: sleeps until some transport may have work or
@@ -567,6 +575,42 @@ void hc_idle_locked(long *spins) {
   }
   hc_engine_lock();
   hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
+}
+
+void hc_idle_sleep_unless_locked(int (*ready)(void *arg), void *arg,
+                                 int timeout_ms) {
+  progress_sleep_set_t set;
+  progress_sleep_begin_as(&set, timeout_ms, 1);
+  uint64_t slept_from = progress_now_ns();
+  hc_engine_unlock();
+  if (ready(arg))
+    set.now = 1; /* only ends what begin readied */
+  if (!progress_sleep_unlocked(&set)) {
+    struct timespec ts = {0, 50 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  hc_engine_lock();
+  hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
+}
+
+int hc_engine_can_wake_peers_locked(const int *world_ranks, int n) {
+  for (int i = 0; i < n; i++) {
+    int w = world_ranks[i];
+    if (w < 0 || w >= hc_engine.npeers)
+      return 0;
+    const hc_peer_t *p = &hc_engine.peers[w];
+    if (w != hc_engine.world_rank && (p->ops == NULL || p->ops->wake == NULL))
+      return 0;
+  }
+  return 1;
+}
+
+void hc_engine_wake_peer_locked(int world_rank) {
+  if (world_rank < 0 || world_rank >= hc_engine.npeers)
+    return;
+  const hc_peer_t *p = &hc_engine.peers[world_rank];
+  if (p->ops != NULL && p->ops->wake != NULL)
+    p->ops->wake(p->tctx, world_rank);
 }
 
 /* A blocking wait cannot leave a request pending: a wildcard receive

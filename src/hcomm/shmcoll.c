@@ -88,6 +88,12 @@ static void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
   atomic_fetch_add_explicit(&hdr->bell, 1, memory_order_seq_cst);
   syscall(SYS_futex, (uint32_t *)&hdr->bell, FUTEX_WAKE, INT_MAX, NULL, NULL,
           0);
+  /* Those asleep on their transports (shmcoll_wait): the transport wakes
+   * only one that sleeps, so the others cost a load each. */
+  if (sc->world_ranks != NULL)
+    for (int r = 0; r < sc->size; r++)
+      if (r != sc->rank)
+        hc_engine_wake_peer_locked(sc->world_ranks[r]);
 }
 
 /* Sleeps until a publication or ms (the blocking forms: the engine's
@@ -106,6 +112,33 @@ static void shmcoll_sleep(hc_shmcoll_t *sc, int kind, int who, uint32_t want,
   atomic_fetch_sub_explicit(&hdr->sleepers, 1, memory_order_relaxed);
 }
 
+typedef struct shmcoll_sleeper {
+  hc_shmcoll_t *sc;
+  int kind, who;
+  uint32_t want;
+} shmcoll_sleeper_t;
+
+/* Asked once the transports are readied to sleep, this rank counted
+ * among the sleepers (Dekker with shmcoll_publish, as shmcoll_sleep). */
+static int shmcoll_sleeper_ready(void *arg) {
+  const shmcoll_sleeper_t *w = arg;
+  atomic_thread_fence(memory_order_seq_cst);
+  return shmcoll_ready(w->sc, w->kind, w->who, w->want);
+}
+
+/* Sleeps on the transports (under the lock, dropped while asleep) until
+ * a publication, a message or ms: a rank in a blocking collective still
+ * serves what reaches it meanwhile, such as one-sided operations on its
+ * windows, which its progress alone applies. */
+static void shmcoll_sleep_on_transports(hc_shmcoll_t *sc, int kind, int who,
+                                        uint32_t want, int ms) {
+  shmcoll_hdr_t *hdr = sc->hdr;
+  shmcoll_sleeper_t w = {sc, kind, who, want};
+  atomic_fetch_add_explicit(&hdr->sleepers, 1, memory_order_seq_cst);
+  hc_idle_sleep_unless_locked(shmcoll_sleeper_ready, &w, ms);
+  atomic_fetch_sub_explicit(&hdr->sleepers, 1, memory_order_relaxed);
+}
+
 /* Until flag kind of rank who (or of every rank) reached want. */
 static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
                                 int who, uint32_t want) {
@@ -116,6 +149,15 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
     int moved = hc_progress_locked();
     hc_status_t why = hc_comm_failure_locked(comm);
     int poll = why != HC_OK || moved > 0 || hc_idle_poll_locked(&spins);
+    if (!poll && sc->wake_by_transport < 0)
+      sc->wake_by_transport =
+          sc->world_ranks != NULL &&
+          hc_engine_can_wake_peers_locked(sc->world_ranks, sc->size);
+    if (!poll && sc->wake_by_transport == 1) {
+      shmcoll_sleep_on_transports(sc, kind, who, want, hc_engine.wait_ms);
+      poll = 1; /* slept */
+      slept = 1;
+    }
     hc_engine_unlock();
     if (why != HC_OK)
       return why;

@@ -105,6 +105,14 @@ typedef struct hc_shmcoll {
   int usable;              /* 0: no segment of its own (maybe a hierarchy) */
   hc_shmcoll_hier_t *hier; /* NULL unless it spans nodes, usefully */
   int rank, size;
+  /* The members' world ranks (the communicator's array): whom a
+   * publication wakes through their transports. */
+  const int *world_ranks;
+  /* 1: every member's transport can wake it, so a blocking wait sleeps
+   * on the transports, where messages (one-sided traffic its progress
+   * serves meanwhile) wake it too; 0: on the segment's bell alone.  -1:
+   * not yet known. */
+  int wake_by_transport;
   uint32_t seq;  /* the number of the last collective started */
   uint32_t turn; /* the number of the last one this rank finished: the
                     collectives run here in their order, one at a time */

@@ -274,6 +274,8 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
     *lane = (hc_shmcoll_t){.usable = 1,
                            .rank = sc->rank,
                            .size = sc->size,
+                           .world_ranks = sc->world_ranks,
+                           .wake_by_transport = -1,
                            .seq = SHMCOLL_SEQ0,
                            .turn = SHMCOLL_SEQ0,
                            .chunk = sc->chunk,
@@ -317,6 +319,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   hc_shmcoll_t *use = sc != NULL ? sc : &local;
   use->rank = comm->rank;
   use->size = comm->size;
+  use->world_ranks = comm->world_ranks;
+  use->wake_by_transport = -1;
   use->seq = SHMCOLL_SEQ0;
   use->turn = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);

@@ -273,6 +273,11 @@ typedef struct hc_transport_ops {
   hc_status_t (*rdma_atomic)(void *ctx, int peer_world_rank, int op,
                              uint64_t remote_addr, uint64_t key,
                              uint64_t operand, uint64_t compare, uint64_t *old);
+  /* Optional (NULL: none): wakes peer_world_rank if it sleeps in this
+   * transport's wait or on its descriptor, as a packet to it would, for
+   * something the caller published (and fenced) outside the transport:
+   * a shared-memory collective's flag.  Any thread; never blocks. */
+  void (*wake)(void *ctx, int peer_world_rank);
   /* Sleeps until a packet may have arrived for this rank, space freed in a
    * queue this rank found full, or timeout_ms passed.  Call only after
    * progress found nothing; returns at once if something is pending. */

@@ -629,3 +629,10 @@ tests_mpi_rndv_stream_bounds_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_rndv_stream_bounds_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/rndv_stream_bounds.sh
 dist_noinst_SCRIPTS += tests/mpi/rndv_stream_bounds.sh
+
+check_PROGRAMS += tests/mpi/rma_target_waits
+tests_mpi_rma_target_waits_SOURCES = tests/mpi/rma_target_waits.c tests/mpi/mpitest.h
+tests_mpi_rma_target_waits_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_target_waits_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/rma_target_waits.sh
+dist_noinst_SCRIPTS += tests/mpi/rma_target_waits.sh

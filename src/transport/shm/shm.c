@@ -669,6 +669,13 @@ static void shm_wake(shm_ctx_t *shm, int p) {
   shm_ring_bell(shm, p);
 }
 
+static void shm_wake_op(void *ctx, int peer_world_rank) {
+  shm_ctx_t *shm = ctx;
+  int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
+  if (p >= 0 && p != shm->local_rank)
+    shm_wake(shm, p);
+}
+
 /* Pushes one slot to peer's ring; on a full ring raises the waiting flag
  * and looks once more, since the consumer may have drained it before it
  * could see the flag. */
@@ -1171,6 +1178,7 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .get = shm_get,
     .get_min = shm_get_min,
     .put = shm_put,
+    .wake = shm_wake_op,
     .wait = shm_wait,
     /* Alone, the doorbell is a futex in the segment: no descriptor. */
     .wait_fd = hc_transport_wait_fd_not_supported,
