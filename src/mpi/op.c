@@ -553,11 +553,36 @@ static const hcomm_reduce_fn op_kernels[OPK_COUNT][OP_NPREDEF] = {
         {[OP_MINLOC] = op_minloc_2double, [OP_MAXLOC] = op_maxloc_2double},
 };
 
+/* op_types by handle, open addressing: a scan of the table cost a
+ * reduction of doubles some 200 instructions. */
+enum { OP_TYPE_SLOTS = 256 };
+_Static_assert(sizeof op_types / sizeof op_types[0] < OP_TYPE_SLOTS / 2,
+               "op_type_slot must stay sparse");
+static uint8_t op_type_slot[OP_TYPE_SLOTS]; /* index in op_types + 1 */
+static pthread_once_t op_type_slot_once = PTHREAD_ONCE_INIT;
+
+static unsigned op_type_hash(MPI_Datatype type) {
+  return ((uint32_t)type * 2654435761u) >> 24; /* Fibonacci hashing */
+}
+
+static void op_type_slot_build(void) {
+  for (size_t i = 0; i < sizeof op_types / sizeof op_types[0]; i++) {
+    unsigned h = op_type_hash(op_types[i].type);
+    while (op_type_slot[h] != 0)
+      h = (h + 1) % OP_TYPE_SLOTS;
+    op_type_slot[h] = (uint8_t)(i + 1);
+  }
+}
+
 static const op_type_info_t *op_type_find(MPI_Datatype type) {
-  for (size_t i = 0; i < sizeof op_types / sizeof op_types[0]; i++)
-    if (op_types[i].type == type)
-      return &op_types[i];
-  return NULL;
+  pthread_once(&op_type_slot_once, op_type_slot_build);
+  for (unsigned h = op_type_hash(type);; h = (h + 1) % OP_TYPE_SLOTS) {
+    unsigned at = op_type_slot[h];
+    if (at == 0)
+      return NULL;
+    if (op_types[at - 1].type == type)
+      return &op_types[at - 1];
+  }
 }
 
 /* ---- user operations ----------------------------------------------------- */
