@@ -42,6 +42,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/shmcoll_impl.h"
+#include "util/smallmem.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
@@ -317,7 +318,7 @@ static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
   const unsigned char *last = sc->rank == sc->size - 1 && own != NULL
                                   ? own
                                   : shmcoll_buf(sc, sc->size - 1, s, len) + off;
-  memcpy(dst, last, count * op->elem_size);
+  hc_copy_small(dst, last, count * op->elem_size);
   for (int r = sc->size - 2; r >= 0; r--)
     op->fn(r == sc->rank && own != NULL ? own
                                         : shmcoll_buf(sc, r, s, len) + off,
@@ -337,8 +338,10 @@ static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
   if (n > 0 && op->what == SHMCOLL_OP_ALLGATHER) { /* every other rank reads */
     shmcoll_copy_in(mine, src, n);
   } else if (n > 0) { /* else src may be NULL */
-    memcpy(mine, src, hole_at);
-    memcpy(mine + hole_at + hole, src + hole_at + hole, n - hole_at - hole);
+    hc_copy_small(mine, src, hole_at);
+    if (hole_at + hole < n)
+      hc_copy_small(mine + hole_at + hole, src + hole_at + hole,
+                    n - hole_at - hole);
   }
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
   op->phase = 1;
@@ -399,7 +402,7 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
       break;
     if (!shmcoll_need(sc, SHMCOLL_REDUCED, SHMCOLL_ALL, s))
       return 0;
-    memcpy(out, result, bytes);
+    hc_copy_small(out, result, bytes);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
