@@ -33,11 +33,13 @@
 #define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
 /* Two ranks: the segment's pipeline of two copies (the root's in,
  * streaming, the reader's out, overlapped chunk by chunk) against one
- * message's single CMA read.  bench/collective -c bcast on 2 ranks,
- * interleaved, beside other jobs' compilers: 64 KiB 5.0-5.7 against
- * 7.3-8.2 us, 1 MiB 68-85 against 97-172 us; so by default every size the
- * segment takes. */
-#define HC_SHMCOLL_PAIR_BCAST_MAX HC_SHMCOLL_MAX
+ * point-to-point message, which the shm transport streams through its
+ * pair's cells below HCMPI_SHM_CMA_MIN.  bench/collective -c bcast on 2
+ * ranks, interleaved, quiet machine (3 December 2026): 64 KiB 5.6-6.7
+ * (segment) against 8.6-9.6 us (message), 128 KiB 11-14 against 9-17,
+ * 256 KiB 24-26 against 15-21, 1 MiB 73-92 against 47-49; so the segment
+ * up to 64 KiB. */
+#define HC_SHMCOLL_PAIR_BCAST_MAX ((size_t)64 << 10)
 /* A bcast's chunk spans this many large buffers of its parity (0: all,
  * ranks + 1): fewer synchronisations against a finer pipeline.  2 ranks,
  * 64 KiB buffers, interleaved beside other jobs' compilers, 1 MiB: 55-64

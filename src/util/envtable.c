@@ -95,10 +95,11 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", "64k", "library",
      "allgathers whose largest block is larger take the point-to-point "
      "schedules instead of the shared segment"},
-    {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", "4m", "library",
+    {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", "64k", "library",
      "bcasts on a communicator of two ranks of more bytes go as one "
-     "point-to-point message (a single CMA read) instead of the shared "
-     "segment's pipeline (two overlapped copies)"},
+     "point-to-point message (streamed by the shm transport, or one CMA "
+     "read) instead of the shared segment's pipeline (two overlapped "
+     "copies)"},
     {"HCMPI_COLL_SHM_BCAST_BUFS", "2", "library",
      "a Bcast chunk spans at most this many of the segment's large buffers "
      "(each HCMPI_COLL_SHM_CHUNK bytes; 0: all of its half, ranks + 1): "

@@ -13,7 +13,8 @@ fi
 for n in 1 3 4; do
     run_mpi_ok $n coll_stream $mode
 done
-# Two ranks: a large Bcast takes the segment there (its chunks packed
+# Two ranks: a Bcast up to HCMPI_COLL_SHM_PAIR_BCAST_MAX (64 KiB by
+# default) takes the segment there (its chunks packed
 # straight into it), so rank 1, whose only receives are from rank 0,
 # would get no message for the counters to see; they run with such
 # Bcasts left to messages, and the segment's path with the data checks.
