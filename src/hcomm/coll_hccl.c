@@ -20,6 +20,7 @@
  */
 #include "hcomm/coll_hccl.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,10 +48,16 @@ struct hc_hccl_coll_comm {
 
 static struct {
   int tried, enabled;
+  /* 0: not yet asked; 1: disabled; 2: enabled.  Once known, the answer
+   * is read without the lock: every collective of the face asks. */
+  _Atomic int known;
   hc_hccl_coll_comm_t *all;
 } hcoll;
 
 int hcomm_hccl_coll_enabled(void) {
+  int known = atomic_load_explicit(&hcoll.known, memory_order_acquire);
+  if (known != 0)
+    return known == 2;
   /* Under the engine lock: the hccl data path loads HCCL under it too. */
   hc_engine_lock();
   if (!hcoll.tried) {
@@ -59,6 +66,7 @@ int hcomm_hccl_coll_enabled(void) {
                     hc_device_hccl_has_collectives();
   }
   int enabled = hcoll.enabled;
+  atomic_store_explicit(&hcoll.known, enabled ? 2 : 1, memory_order_release);
   hc_engine_unlock();
   return enabled;
 }

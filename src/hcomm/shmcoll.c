@@ -223,10 +223,33 @@ enum shmcoll_what {
   SHMCOLL_OP_REDUCE_SCATTER
 };
 
+/* 1 when every rank's done reached want.  The least of them is kept
+ * (sc->done_seen, it only grows): a root that runs ahead of its readers,
+ * testing whether they finished with a buffer several collectives back,
+ * then reads their lines once per few collectives rather than at each,
+ * and those lines stay in their owners' caches while they write them. */
+static int shmcoll_all_done(hc_shmcoll_t *sc, uint32_t want) {
+  if (shmcoll_reached(sc->done_seen, want))
+    return 1;
+  uint32_t least = atomic_load_explicit(&sc->lines[0].flag[SHMCOLL_DONE],
+                                        memory_order_acquire);
+  for (int r = 1; r < sc->size; r++) {
+    uint32_t f = atomic_load_explicit(&sc->lines[r].flag[SHMCOLL_DONE],
+                                      memory_order_acquire);
+    if (!shmcoll_reached(f, least))
+      least = f;
+  }
+  if (shmcoll_reached(least, sc->done_seen))
+    sc->done_seen = least;
+  return shmcoll_reached(least, want);
+}
+
 /* 1 when flag kind of who (or of every rank) reached want; else 0, and
  * the condition is what the segment's waiters sleep on. */
 static int shmcoll_need(hc_shmcoll_t *sc, int kind, int who, uint32_t want) {
-  if (shmcoll_ready(sc, kind, who, want))
+  if (kind == SHMCOLL_DONE && who == SHMCOLL_ALL
+          ? shmcoll_all_done(sc, want)
+          : shmcoll_ready(sc, kind, who, want))
     return 1;
   sc->wait_kind = kind;
   sc->wait_who = who;
@@ -324,13 +347,25 @@ static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                                         : shmcoll_buf(sc, r, s, len) + off,
            dst, count, op->ctx);
 }
+/* How a post raises this rank's flags.  Each publication that others
+ * may wait on costs a fence, and the line's transfer to them; so a post
+ * that no other rank waits on is not announced, and a rank that reads
+ * nothing of the collective raises done with its post, in one. */
+enum shmcoll_post_how {
+  SHMCOLL_POST_ANNOUNCED, /* posted, for the others to wait on */
+  SHMCOLL_POST_QUIET,     /* posted, for this rank alone: a rooted whole
+                             reduction's root, which alone combines */
+  SHMCOLL_POST_FINAL      /* posted and done: a rooted whole reduction's
+                             other ranks, which get no result */
+};
+
 /* Phase 0 of collective number s whose slots take slot bytes: once every
  * rank finished with these buffers' last use, copies n bytes of src into
  * this rank's slot, except the hole bytes from hole_at that no other rank
- * reads, and raises posted.  0: not yet. */
+ * reads, and raises posted as how says.  0: not yet. */
 static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
                                const unsigned char *src, size_t n,
-                               size_t hole_at, size_t hole) {
+                               size_t hole_at, size_t hole, int how) {
   hc_shmcoll_t *sc = op->sc;
   if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, slot)))
     return 0;
@@ -343,14 +378,22 @@ static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
       hc_copy_small(mine + hole_at + hole, src + hole_at + hole,
                     n - hole_at - hole);
   }
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (how == SHMCOLL_POST_QUIET) {
+    atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_POSTED], s,
+                          memory_order_relaxed);
+  } else {
+    if (how == SHMCOLL_POST_FINAL) /* published by the store below */
+      atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
+                            memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  }
   op->phase = 1;
   return 1;
 }
 
 static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
-                        const unsigned char *src, size_t n) {
-  return shmcoll_post_around(op, s, slot, src, n, n, 0);
+                        const unsigned char *src, size_t n, int how) {
+  return shmcoll_post_around(op, s, slot, src, n, n, 0, how);
 }
 
 /* Chunk at of a reduction, collective number s.  Phase 0 posts this
@@ -376,16 +419,20 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t first = 0, mine = 0;
   if (!whole)
     hc_coll_block(count, sc->size, sc->rank, &first, &mine);
+  /* A rooted whole reduction: only the root waits for the posts. */
+  int how = !whole || op->root < 0 ? SHMCOLL_POST_ANNOUNCED
+            : out != NULL          ? SHMCOLL_POST_QUIET
+                                   : SHMCOLL_POST_FINAL;
   switch (op->phase) {
   case 0:
-    if (!(whole ? shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes)
+    if (!(whole ? shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes, how)
                 : shmcoll_post_around(op, s, bytes, in, bytes, first * es,
-                                      mine * es)))
+                                      mine * es, how)))
       return 0;
+    if (how == SHMCOLL_POST_FINAL)
+      return 1;
     /* fall through */
   case 1:
-    if (whole && out == NULL)
-      break;
     if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
     if (whole) {
@@ -451,7 +498,7 @@ static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
     size_t n = shmcoll_part(shmcoll_block_len(op->counts, op->each, sc->rank),
                             from, op->step);
     const unsigned char *mine = n > 0 ? op->in + from : NULL;
-    if (!shmcoll_post(op, s, slot, mine, n))
+    if (!shmcoll_post(op, s, slot, mine, n, SHMCOLL_POST_ANNOUNCED))
       return 0;
     unsigned char *own =
         op->out + shmcoll_block_at(op->displs, op->each, sc->rank) + from;
@@ -518,7 +565,8 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t es = op->op.elem_size, first = (size_t)op->at * op->step;
   size_t count = op->size - first < op->step ? op->size - first : op->step;
   size_t bytes = count * es;
-  if (op->phase == 0 && !shmcoll_post(op, s, bytes, op->in + first * es, bytes))
+  if (op->phase == 0 && !shmcoll_post(op, s, bytes, op->in + first * es, bytes,
+                                      SHMCOLL_POST_ANNOUNCED))
     return 0;
   if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;

@@ -116,6 +116,10 @@ typedef struct hc_shmcoll {
   uint32_t seq;  /* the number of the last collective started */
   uint32_t turn; /* the number of the last one this rank finished: the
                     collectives run here in their order, one at a time */
+  /* Every rank's done had reached this when this rank last read their
+   * lines: a buffer's reuse that it covers needs no other rank's line,
+   * which would pull that line over while its owner writes it. */
+  uint32_t done_seen;
   /* What the collective under way waits for (flag kind of rank who, or
    * of every rank, to reach want): where a waiter behind it sleeps. */
   int wait_kind, wait_who;

@@ -278,6 +278,7 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .wake_by_transport = -1,
                            .seq = SHMCOLL_SEQ0,
                            .turn = SHMCOLL_SEQ0,
+                           .done_seen = SHMCOLL_SEQ0,
                            .chunk = sc->chunk,
                            .depth = SHMCOLL_LANE_DEPTH,
                            .small = sc->lane_small,
@@ -323,6 +324,7 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->wake_by_transport = -1;
   use->seq = SHMCOLL_SEQ0;
   use->turn = SHMCOLL_SEQ0;
+  use->done_seen = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);
   use->depth = SHMCOLL_DEPTH;
   use->small = SHMCOLL_SMALL;

@@ -129,9 +129,10 @@ int hc_mpi_hccl_reduce(const char *fn, hc_mpi_comm_t *c, int kind,
                        const void *sendbuf, void *recvbuf, MPI_Count count,
                        const hc_mpi_type_t *t, MPI_Op op, int root,
                        hc_mpi_hccl_t *hx, int *rc) {
+  if (!hccl_gate(c, hx) || count <= 0)
+    return 0;
   hcomm_hccl_coll_t a = {0};
-  if (!hccl_gate(c, hx) || count <= 0 ||
-      !hccl_reduction(t, op, &a.dtype, &a.op))
+  if (!hccl_reduction(t, op, &a.dtype, &a.op))
     return 0;
   int device = -1, rank = hcomm_comm_rank(c->engine);
   a.kind = (hcomm_hccl_kind_t)kind;

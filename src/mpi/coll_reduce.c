@@ -41,8 +41,9 @@ static int red_direct(const hc_mpi_red_t *red, MPI_Op op, const void *send,
                       const void *recv) {
   hcomm_mem_info_t info;
   return red->packed == 0 && red->type->predefined &&
-         hc_mpi_op_is_predefined(op) && !hc_mpi_dev_classify(send, &info) &&
-         !hc_mpi_dev_classify(recv, &info);
+         hc_mpi_op_is_predefined(op) &&
+         (!hcomm_mem_any_device() || (!hc_mpi_dev_classify(send, &info) &&
+                                      !hc_mpi_dev_classify(recv, &info)));
 }
 
 /* Reduce on an intercommunicator: the root (MPI_ROOT) receives the other
