@@ -604,16 +604,35 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->phase = 0;
 }
 
+/* Loads of the flag a step waits for before the step gives up: the
+ * flag a small collective waits for is often on its way, and a poll of
+ * every transport between two looks (the waits' loop, ~100 ns) would be
+ * added to its latency. */
+#define SHMCOLL_FLAG_LOOKS 64
+
+/* 1 when what the step last waited for came within SHMCOLL_FLAG_LOOKS. */
+static int shmcoll_flag_soon(const hc_shmcoll_t *sc) {
+  for (int i = 0; i < SHMCOLL_FLAG_LOOKS; i++)
+    if (shmcoll_ready(sc, sc->wait_kind, sc->wait_who, sc->wait_want))
+      return 1;
+  return 0;
+}
+
 int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
   hc_shmcoll_t *sc = op->sc;
   *rc = HC_OK;
   if (op->nchunks == 0)
     return 1;
   uint32_t from = op->at;
+  int looked = 0;
   while (sc->turn == op->first - 1 + op->at && op->at < op->nchunks) {
     uint32_t s = op->first + op->at;
-    if (!shmcoll_step(op, s))
-      break;
+    if (!shmcoll_step(op, s)) {
+      if (looked || !shmcoll_flag_soon(sc))
+        break;
+      looked = 1; /* once per poll: a test returns soon */
+      continue;
+    }
     sc->turn = s;
     op->at++;
     op->phase = 0;

@@ -10,6 +10,13 @@ static const hcomm_mem_info_t devstage_host = {HCOMM_MEM_HOST, -1, 0, 0};
 int hc_mpi_dev_classify(const void *buf, hcomm_mem_info_t *info) {
   if (buf == NULL || buf == HCOMM_IN_PLACE)
     return 0;
+  /* Without a device runtime every pointer is host memory: one load
+   * instead of a classification on each blocking collective's path. */
+  if (!hcomm_mem_any_device()) {
+    if (info != NULL)
+      *info = devstage_host;
+    return 0;
+  }
   return hcomm_mem_classify(buf, info);
 }
 
