@@ -194,7 +194,8 @@ static uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s, size_t len) {
 }
 
 /* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
- * the failure that ends it). */
+ * the failure met while making it).  A lost member is found by
+ * shmcoll_run, under the lock it takes anyway. */
 static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
                                    hc_status_t *rc) {
   *rc = HC_ERR_NOT_SUPPORTED;
@@ -204,12 +205,7 @@ static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
   hc_shmcoll_t *sc = hc_shmcoll_get(comm, bytes, &setup);
   if (setup != HC_OK)
     *rc = setup;
-  if (sc == NULL)
-    return NULL;
-  hc_engine_lock();
-  *rc = hc_comm_failure_locked(comm);
-  hc_engine_unlock();
-  return *rc == HC_OK ? sc : NULL;
+  return sc;
 }
 
 /* ---- one collective as a sequence of chunks, each in phases ------------- */
@@ -654,8 +650,13 @@ void hc_shmcoll_op_sleep(const hc_shmcoll_op_t *op, int ms) {
  * started before it on this communicator (progress moves those). */
 static hc_status_t shmcoll_run(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
-  hc_status_t rc;
   hc_engine_lock();
+  /* A member already lost: fail before taking a turn of the segment. */
+  hc_status_t rc = hc_comm_failure_locked(op->comm);
+  if (rc != HC_OK) {
+    hc_engine_unlock();
+    return rc;
+  }
   /* Ranks with a large alltoallv block run it as the I-form's schedule,
    * which takes the communicator's next collective tag: so does this, so
    * that the tags stay alike on every rank. */
