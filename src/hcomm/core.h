@@ -167,12 +167,17 @@ static inline hc_status_t hc_engine_check(void) {
 int hc_progress_locked(void);
 /* Blocks until req is done (spin, then sleep without the lock). */
 void hc_wait_locked(hcomm_request_t *req);
-/* One step of a blocking loop that found nothing to do: after enough
- * fruitless spins, sleeps on every transport with the lock dropped.
- * *spins counts the spins so far. */
+/* One step of a blocking loop that waits for messages and found nothing
+ * to do: after enough fruitless spins, sleeps on every transport with the
+ * lock dropped.  *spins counts the spins so far. */
 void hc_idle_locked(long *spins);
-/* hc_idle_locked's policy for a loop that waits on something other than
- * the transports (the shared-memory collectives' flags): 1 while it
+/* The same for a loop that waits on a flag in shared memory whose writer
+ * rings no doorbell (a window's lock word): oversubscribed, it yields
+ * rather than sleeping soon (progress.c, the wait policy). */
+void hc_idle_flag_locked(long *spins);
+/* The wait policy for a loop that waits on something other than the
+ * transports (the shared-memory collectives' flags; oversubscribed, it
+ * yields sooner and sleeps later than a wait for messages): 1 while it
  * should poll again (past the pure polls, the core was yielded first);
  * 0 when it should sleep its own way now, failures and the hang watchdog
  * having been looked at as before any sleep. */

@@ -332,21 +332,41 @@ static void progress_watchdog(void) {
  *   wake-up preempts the other work at once.
  * - oversubscribed (more ranks on this kernel than usable cores, counted
  *   across HCMPI_NODE_ID's fake nodes and namespace hosts, which share the
- *   cores): yield from the first empty poll, since a rank sharing our core
- *   is the likeliest to answer, then sleep.
+ *   cores), by what the wait is for:
+ *   - messages (hc_idle_locked: point-to-point, one-sided, the transports'
+ *     doorbells): a few pure polls, then sleep.  The sender rings our
+ *     doorbell, and the wake-up makes us runnable exactly when there is
+ *     work; a yielding waiter stays in the run queue, every switch to it is
+ *     wasted, and each yield can hand the core to other jobs' work.
+ *   - flags in a shared-memory collective (hc_idle_poll_locked): yield
+ *     from the first empty poll, then sleep: every rank of the collective
+ *     is about to write, and the one sharing our core is the likeliest to
+ *     (sleeping there made a 4-rank Bcast of 8 B 10x slower).
+ *   Oversubscribed ranks are not bound: bound two to a core, a 4-rank
+ *   Allreduce of 8 B took 70-190 us against 9-60 us unbound.
  * HCMPI_SPIN sets the polls before sleeping, HCMPI_SPIN_PURE those before
- * yielding starts; HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
+ * yielding starts, for both kinds when either is set;
+ * HCMPI_OVERSUBSCRIBED=0/1 overrides the detection. */
 #define PROGRESS_SPIN_DEDICATED 4000
-/* Oversubscribed: yield for about a millisecond, then sleep.  At 4 ranks
- * on 2 cores, 8 B: 4.7-6.3 us against 14-23 us with 16 polls and 32 yields
- * before sleeping (Open MPI, which yields and never sleeps: 3-3.8 us in
- * the same minutes). */
+/* Oversubscribed, waits on flags: yield for about a millisecond, then
+ * sleep.  At 4 ranks on 2 cores, 8 B: 4.7-6.3 us against 14-23 us with 16
+ * polls and 32 yields before sleeping (Open MPI, which yields and never
+ * sleeps: 3-3.8 us in the same minutes). */
 #define PROGRESS_SPIN_SHARED 2000
 #define PROGRESS_PURE_SHARED 0
+/* Oversubscribed, waits for messages: 16 polls without yielding, then
+ * sleep.  8 ranks on 2 cores, 8 B ping-pong pairs, load ~20: 22-36 us
+ * against 44-103 us yielding 2000 times and Open MPI's 24-132 us (which
+ * yields and never sleeps) in the same minutes; bench/NOTES.md, osub17. */
+#define PROGRESS_SPIN_SHARED_MESSAGES 16
 
 static int progress_policy_ready;
 static int progress_oversubscribed;
 static long progress_pure_polls; /* polls before yielding starts */
+/* Waits for messages: the polls before sleeping (at most hc_engine.spin,
+ * which tools may lower), and those before yielding starts. */
+static long progress_message_spin;
+static long progress_message_pure;
 static cpu_set_t progress_cpus;  /* the affinity this process started with */
 static int progress_cpus_known;
 
@@ -390,6 +410,12 @@ static void progress_policy_setup(void) {
     hc_engine.spin = over ? PROGRESS_SPIN_SHARED : PROGRESS_SPIN_DEDICATED;
   long pure = over ? PROGRESS_PURE_SHARED : hc_engine.spin;
   progress_pure_polls = hc_env_long("HCMPI_SPIN_PURE", pure);
+  progress_message_spin = hc_engine.spin;
+  progress_message_pure = progress_pure_polls;
+  if (over && hc_env_string("HCMPI_SPIN", NULL) == NULL &&
+      hc_env_string("HCMPI_SPIN_PURE", NULL) == NULL)
+    progress_message_spin = progress_message_pure =
+        PROGRESS_SPIN_SHARED_MESSAGES;
   if (!over)
     progress_bind();
 }
@@ -432,14 +458,20 @@ static int progress_peer_still_reads(long *spins) {
 }
 
 /* 1 while a blocking loop that found nothing should poll again rather
- * than sleep; past the pure polls, yields the core first. */
-static int progress_keep_polling(long *spins) {
+ * than sleep; past the pure polls, yields the core first.  messages: the
+ * loop waits for messages (see the wait policy above). */
+static int progress_keep_polling(long *spins, int messages) {
   if (!progress_policy_ready)
     progress_policy_setup();
   long n = ++*spins;
-  if (n >= hc_engine.spin)
+  long spin = hc_engine.spin, pure = progress_pure_polls;
+  if (messages) {
+    spin = progress_message_spin < spin ? progress_message_spin : spin;
+    pure = progress_message_pure;
+  }
+  if (n >= spin)
     return progress_peer_still_reads(spins);
-  if (n > progress_pure_polls) {
+  if (n > pure) {
     hc_engine_unlock();
     sched_yield();
     hc_engine_lock();
@@ -531,8 +563,8 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
   return set->now || set->nfds > 0 || set->nown > 0;
 }
 
-int hc_idle_poll_locked(long *spins) {
-  if (progress_keep_polling(spins))
+static int progress_idle_poll(long *spins, int messages) {
+  if (progress_keep_polling(spins, messages))
     return 1;
   *spins = 0;
   if (hc_engine.failed_peers > 0 || hc_ft_nrevoked > 0)
@@ -541,6 +573,8 @@ int hc_idle_poll_locked(long *spins) {
     progress_watchdog();
   return 0;
 }
+
+int hc_idle_poll_locked(long *spins) { return progress_idle_poll(spins, 0); }
 
 void hc_watchdog_feed_locked(void) {
   if (hc_engine.hang_timeout > 0)
@@ -554,8 +588,14 @@ hc_status_t hc_comm_failure_locked(const hcomm_comm_t *comm) {
   return hc_engine.failed_peers > 0 ? progress_comm_failure(comm) : HC_OK;
 }
 
-void hc_idle_locked(long *spins) {
-  if (hc_idle_poll_locked(spins))
+/* messages: the loop waits for messages (hc_idle_locked), not for a flag
+ * in shared memory (hc_idle_flag_locked). */
+static void progress_idle(long *spins, int messages) {
+  /* Beside a collective step that sleeps on its segment's bell or polls a
+   * device event (1 ms sleeps that no message ends), every wait polls as
+   * one on flags. */
+  if (progress_idle_poll(spins,
+                         messages && hc_nbc_nshm == 0 && hc_nbc_npoll == 0))
     return;
   /* A shared-memory collective step is woken by its segment's bell, not
    * by a transport; the bell sleep is kept short, as no message wakes it. */
@@ -576,6 +616,10 @@ void hc_idle_locked(long *spins) {
   hc_engine_lock();
   hc_counters.wait_sleep_ns += progress_now_ns() - slept_from;
 }
+
+void hc_idle_locked(long *spins) { progress_idle(spins, 1); }
+
+void hc_idle_flag_locked(long *spins) { progress_idle(spins, 0); }
 
 void hc_idle_sleep_unless_locked(int (*ready)(void *arg), void *arg,
                                  int timeout_ms) {

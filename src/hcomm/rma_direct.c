@@ -482,7 +482,8 @@ hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
   int exclusive = type == HCOMM_LOCK_EXCLUSIVE;
   long spins = 0;
   /* Progress while waiting: the holder may need this rank's answers, and
-   * a dead holder's share is freed there (hc_rma_direct_release_dead). */
+   * a dead holder's share is freed there (hc_rma_direct_release_dead).
+   * Releasing the lock word rings no doorbell: a flag's wait. */
   while (!hc_winlock_epoch_try(area, exclusive, win->rank)) {
     hc_status_t rc = hc_rma_target_failure(win, target);
     if (rc != HC_OK)
@@ -490,7 +491,7 @@ hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
     if (hc_progress_locked() > 0)
       spins = 0;
     else
-      hc_idle_locked(&spins);
+      hc_idle_flag_locked(&spins);
   }
   return HC_OK;
 }

@@ -35,18 +35,21 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_EAGER_LIMIT", "16384", "library",
      "largest eager payload in bytes (capped by the transport)"},
     {"HCMPI_SPIN", "4000", "library",
-     "progress polls before a blocking wait sleeps (2000 when oversubscribed)"},
+     "progress polls before a blocking wait sleeps (oversubscribed: 16 "
+     "without yielding in waits for messages, 2000 yielding in waits on "
+     "shared-memory collective flags)"},
     {"HCMPI_SPIN_PURE", "HCMPI_SPIN", "library",
-     "polls before yielding the core between polls (0 when oversubscribed: "
-     "more of the job's ranks on this kernel than usable cores)"},
+     "polls before yielding the core between polls (oversubscribed: 0 in "
+     "waits on shared-memory collective flags, all in waits for messages; "
+     "setting HCMPI_SPIN or HCMPI_SPIN_PURE sets both kinds of wait)"},
     {"HCMPI_BIND", "1", "library",
      "0 leaves rank placement to the OS; 1 pins each rank to its own core "
      "when the job's ranks on this kernel fit its cores"},
     {"HCMPI_WAIT_MS", "20", "library",
      "longest single sleep of a blocking wait, in ms"},
     {"HCMPI_OVERSUBSCRIBED", "auto", "library",
-     "1 when local ranks outnumber usable cores: short spins, yield between "
-     "polls"},
+     "1 when local ranks outnumber usable cores: waits for messages sleep "
+     "after a few polls, waits on collective flags yield first"},
     {"HCMPI_ASYNC_PROGRESS", "0", "library",
      "1 starts a progress thread that moves data while the program computes"},
     {"HCMPI_RMA_DIRECT", "1", "library",

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/mpi/oversubscribed.c: 8 ranks pinned to 2 cores (when taskset is
-# available), so ranks must yield instead of spinning each other out.
+# available), so ranks must give their cores up instead of spinning each
+# other out.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
     echo "pinning the job to cores 0,1"
