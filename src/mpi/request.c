@@ -373,9 +373,8 @@ static int req_vec_alloc(req_vec_t *v, int n) {
 }
 
 /* Checks count, the arrays and every handle; fills v, its engine view
- * as req_vec_pending does before it asks the engine (so that a first
- * hcomm_requests_keep_pending needs no second pass while no generalized
- * request is among them). */
+ * as req_vec_pending does before it asks the engine (so that a wait
+ * needs no second pass while no generalized request is among them). */
 static int req_vec_init(const char *fn, req_vec_t *v, int n,
                         MPI_Request *handles) {
   v->n = n;
@@ -612,9 +611,12 @@ static int req_waitall_body(int count, MPI_Request array_of_requests[],
     if (req_is_active(v.reqs[i]) && v.reqs[i]->greq)
       (void)hc_mpi_greq_block(v.reqs[i]);
   /* The engine view req_vec_init filled is what req_vec_pending would
-   * fill, but for MPIX generalized requests, which it polls. */
-  int pending =
-      v.greqs ? req_vec_pending(&v) : hcomm_requests_keep_pending(v.n, v.eng);
+   * fill, but for MPIX generalized requests, which it polls, and for
+   * requests already complete, which the wait passes over as it looks
+   * for the first still running: without generalized requests the wait
+   * starts at once, with no pass of its own over the array (and no
+   * taking of the engine's lock) to set those aside first. */
+  int pending = v.greqs ? req_vec_pending(&v) : v.engines;
   /* min_done n: all of them, which hcomm_wait_some waits for without a
    * first count of the array. */
   while (pending > 0 && !req_vec_wait_some(&v, v.n))
