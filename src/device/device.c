@@ -55,6 +55,7 @@ typedef struct device_state {
 } device_state_t;
 
 static device_state_t device_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
+atomic_int hc_device_host_only;
 
 hc_status_t hc_device_ipc_export_not_supported(void *base, size_t size,
                                                int device,
@@ -183,6 +184,8 @@ hc_status_t hc_device_init(void) {
   if (!device_state.initialized) {
     device_load_locked();
     device_state.initialized = 1;
+    atomic_store_explicit(&hc_device_host_only, !device_state.any,
+                          memory_order_relaxed);
   }
   pthread_mutex_unlock(&device_state.lock);
   return HC_OK;
@@ -263,6 +266,7 @@ void hc_device_fini(void) {
       if (device_state.backend[k] != NULL)
         device_state.backend[k]->fini();
   }
+  atomic_store_explicit(&hc_device_host_only, 0, memory_order_relaxed);
   memset(device_state.backend, 0, sizeof device_state.backend);
   memset(device_state.cache, 0, sizeof device_state.cache);
   device_state.any = 0;
@@ -270,7 +274,7 @@ void hc_device_fini(void) {
   pthread_mutex_unlock(&device_state.lock);
 }
 
-int hc_device_any(void) {
+int hc_device_any_slow(void) {
   if (!atomic_load_explicit(&device_state.initialized, memory_order_acquire))
     hc_device_init();
   return atomic_load_explicit(&device_state.any, memory_order_relaxed);

@@ -14,6 +14,7 @@
 #ifndef HC_DEVICE_H
 #define HC_DEVICE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -211,8 +212,20 @@ hc_status_t hc_device_init(void);
 /* Closes imports, withdraws exports, unloads runtimes.  The layer may be
  * initialised again afterwards. */
 void hc_device_fini(void);
-/* 1 when some device backend is loaded (else every pointer is host). */
-int hc_device_any(void);
+/* 1 while the layer is initialised and no device backend loaded (every
+ * pointer is host memory); 0 before initialisation, after hc_device_fini,
+ * and with a backend.  Set only by device.c. */
+extern atomic_int hc_device_host_only;
+/* hc_device_any for a layer not known to be host-only (a call). */
+int hc_device_any_slow(void);
+/* 1 when some device backend is loaded (else every pointer is host).
+ * Inline: every send and receive asks it, and a host-only process
+ * answers with one load instead of a call. */
+static inline int hc_device_any(void) {
+  if (atomic_load_explicit(&hc_device_host_only, memory_order_relaxed))
+    return 0;
+  return hc_device_any_slow();
+}
 /* The backend of kind, or NULL when it is not loaded. */
 const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind);
 

@@ -81,7 +81,8 @@ static hc_status_t pt2pt_isend(hcomm_request_home_t *home, const void *buf,
     r->acc = *acc;
   }
   *req = r;
-  if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
+  /* Device buffers (devpath.c); a host-only process asks no more. */
+  if (hc_device_any() && hc_devpath_classify(r) != HC_OK) {
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
@@ -149,7 +150,8 @@ pt2pt_irecv_post(hcomm_request_home_t *home, void *buf,
     r->acc = *acc;
   }
   *req = r;
-  if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
+  /* Device buffers (devpath.c); a host-only process asks no more. */
+  if (hc_device_any() && hc_devpath_classify(r) != HC_OK) {
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
@@ -510,7 +512,8 @@ static hc_status_t pt2pt_imrecv(hcomm_request_home_t *home, void *buf,
   r->recv_buf = buf;
   r->bytes = bytes;
   *req = r;
-  if (hc_devpath_classify(r) != HC_OK) { /* device buffers: devpath.c */
+  /* Device buffers (devpath.c); a host-only process asks no more. */
+  if (hc_device_any() && hc_devpath_classify(r) != HC_OK) {
     free(msg);
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;

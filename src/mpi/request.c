@@ -373,9 +373,8 @@ static int req_vec_alloc(req_vec_t *v, int n) {
 }
 
 /* Checks count, the arrays and every handle; fills v, its engine view
- * as req_vec_pending does before it asks the engine (so that a first
- * hcomm_requests_keep_pending needs no second pass while no generalized
- * request is among them). */
+ * as req_vec_pending does before it asks the engine (so that a wait
+ * needs no second pass while no generalized request is among them). */
 static int req_vec_init(const char *fn, req_vec_t *v, int n,
                         MPI_Request *handles) {
   v->n = n;
@@ -532,6 +531,22 @@ static int req_finish_reaped(req_failures_t *fails, hc_mpi_request_t *r,
   return req_note(fails, cls, comm, 0, status);
 }
 
+/* req_finish_reaped of a request that succeeded, as nearly all do:
+ * nothing to note, so no hold on the communicator across the finish and
+ * no class to convert.  Inlined into req_finish_all's loop. */
+static inline void req_finish_reaped_ok(hc_mpi_request_t *r,
+                                        MPI_Request *handle, MPI_Status *status,
+                                        const hcomm_status_t *st) {
+  hc_reqpool_home_unused(r); /* as req_finish_reaped: no drop needed */
+  r->engine = NULL;
+  hc_mpi_xfer_end(&r->xfer, st->bytes);
+  hc_mpi_status_fill(status, st);
+  if (status != MPI_STATUS_IGNORE)
+    status->MPI_ERROR = MPI_SUCCESS;
+  hc_mpi_request_destroy(r); /* plain: never kept */
+  *handle = MPI_REQUEST_NULL;
+}
+
 /* req_finish_noted_any, and at once for the shared sent request (nothing
  * can fail: no error, no handler to hold), which every send that left at
  * once hands out: inline, so that a Waitall over a window of them costs a
@@ -588,7 +603,9 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
     (void)hcomm_requests_reap(v->n, v->eng, v->st);
   for (int i = 0; i < v->n; i++) {
     MPI_Status *status = req_status_at(statuses, i);
-    if (reapable && v->st[i].error != REQ_NOT_REAPED)
+    if (reapable && v->st[i].error == HC_OK)
+      req_finish_reaped_ok(v->reqs[i], &handles[i], status, &v->st[i]);
+    else if (reapable && v->st[i].error != REQ_NOT_REAPED)
       (void)req_finish_reaped(&fails, v->reqs[i], &handles[i], status,
                               &v->st[i]);
     else
@@ -612,9 +629,12 @@ static int req_waitall_body(int count, MPI_Request array_of_requests[],
     if (req_is_active(v.reqs[i]) && v.reqs[i]->greq)
       (void)hc_mpi_greq_block(v.reqs[i]);
   /* The engine view req_vec_init filled is what req_vec_pending would
-   * fill, but for MPIX generalized requests, which it polls. */
-  int pending =
-      v.greqs ? req_vec_pending(&v) : hcomm_requests_keep_pending(v.n, v.eng);
+   * fill, but for MPIX generalized requests, which it polls, and for
+   * requests already complete, which the wait passes over as it looks
+   * for the first still running: without generalized requests the wait
+   * starts at once, with no pass of its own over the array (and no
+   * taking of the engine's lock) to set those aside first. */
+  int pending = v.greqs ? req_vec_pending(&v) : v.engines;
   /* min_done n: all of them, which hcomm_wait_some waits for without a
    * first count of the array. */
   while (pending > 0 && !req_vec_wait_some(&v, v.n))
