@@ -54,6 +54,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/rma.h"
 #include "hcomm/rma_locks.h"
+#include "util/copy.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/shmseg.h"
@@ -568,11 +569,12 @@ static hc_status_t direct_copy(int via, char *remote, const hc_mem_info_t *wmem,
     return hc_devpath_copy_d2d(put ? remote : local, put ? local : remote, len,
                                lmem->kind, lmem->device);
   if (lmem->kind == HC_MEM_HOST && wmem->kind == HC_MEM_HOST) {
-    /* memmove: the origin's buffer may lie in this process's own window. */
+    /* A memmove: the origin's buffer may lie in this process's own
+     * window. */
     if (put)
-      memmove(remote, local, len);
+      hc_copy_host(remote, local, len);
     else
-      memmove(local, remote, len);
+      hc_copy_host(local, remote, len);
     return HC_OK;
   }
   return put ? hc_device_copy(remote, wmem, local, lmem, len)
@@ -593,11 +595,11 @@ static hc_status_t direct_copy_shared(hcomm_win_t *win, int target, size_t disp,
     return HC_ERR_NOT_SUPPORTED;
   }
   char *remote = base + disp;
-  /* memmove: local may lie in the same mapping (a shared window). */
+  /* A memmove: local may lie in the same mapping (a shared window). */
   if (put)
-    memmove(remote, local, len);
+    hc_copy_host(remote, local, len);
   else
-    memmove(local, remote, len);
+    hc_copy_host(local, remote, len);
   hc_counters.rma_direct.messages++; /* as the general path counts */
   hc_counters.rma_direct.bytes += len;
   hc_engine_unlock();
