@@ -312,9 +312,7 @@ hc_status_t hc_rma_ranks_failure(const hcomm_win_t *win, const int *ranks,
   return HC_OK;
 }
 
-int hc_rma_may_access(const hcomm_win_t *win, int target) {
-  if (win->fence_open || win->lock_all || win->locked[target])
-    return 1;
+int hc_rma_in_access_group(const hcomm_win_t *win, int target) {
   for (int i = 0; win->started && i < win->naccess; i++)
     if (win->access[i] == target)
       return 1;

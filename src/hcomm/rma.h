@@ -217,8 +217,14 @@ hc_status_t hc_rma_target_failure(const struct hcomm_win *win, int target);
  * else HC_OK (lock held). */
 hc_status_t hc_rma_ranks_failure(const struct hcomm_win *win, const int *ranks,
                                  int n);
-/* 1 when an operation may go to target in the current epochs. */
-int hc_rma_may_access(const struct hcomm_win *win, int target);
+/* 1 when target is in the group of the open PSCW access epoch. */
+int hc_rma_in_access_group(const struct hcomm_win *win, int target);
+/* 1 when an operation may go to target in the current epochs.  Inline:
+ * the direct copies ask it on every put and get. */
+static inline int hc_rma_may_access(const struct hcomm_win *win, int target) {
+  return win->fence_open || win->lock_all || win->locked[target] ||
+         hc_rma_in_access_group(win, target);
+}
 /* The header of op's active message (reply_tag 0). */
 hc_rma_wire_t hc_rma_wire_of(const hcomm_rma_op_t *op);
 /* Applies one data operation described by w at addr (target memory this

@@ -54,6 +54,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/rma.h"
 #include "hcomm/rma_locks.h"
+#include "util/copy.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/shmseg.h"
@@ -569,15 +570,41 @@ static hc_status_t direct_copy(int via, char *remote, const hc_mem_info_t *wmem,
     return hc_devpath_copy_d2d(put ? remote : local, put ? local : remote, len,
                                lmem->kind, lmem->device);
   if (lmem->kind == HC_MEM_HOST && wmem->kind == HC_MEM_HOST) {
-    /* memmove: the origin's buffer may lie in this process's own window. */
+    /* A memmove: the origin's buffer may lie in this process's own
+     * window. */
     if (put)
-      memmove(remote, local, len);
+      hc_copy_host(remote, local, len);
     else
-      memmove(local, remote, len);
+      hc_copy_host(local, remote, len);
     return HC_OK;
   }
   return put ? hc_device_copy(remote, wmem, local, lmem, len)
              : hc_device_copy(local, lmem, remote, wmem, len);
+}
+
+/* hcomm_rma_copy's common case, a peer's window in a shared mapping and
+ * local in host memory: no memory kinds to weigh, only the epoch and the
+ * range to check before the copy. */
+static hc_status_t direct_copy_shared(hcomm_win_t *win, int target, size_t disp,
+                                      void *local, size_t len, int put) {
+  hc_engine_lock();
+  size_t size = win->sizes[target];
+  char *base = win->shared_bases[target];
+  if (base == NULL || !hc_rma_may_access(win, target) || disp > size ||
+      len > size - disp) {
+    hc_engine_unlock();
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  char *remote = base + disp;
+  /* A memmove: local may lie in the same mapping (a shared window). */
+  if (put)
+    hc_copy_host(remote, local, len);
+  else
+    hc_copy_host(local, remote, len);
+  hc_counters.rma_direct.messages++; /* as the general path counts */
+  hc_counters.rma_direct.bytes += len;
+  hc_engine_unlock();
+  return HC_OK;
 }
 
 hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
@@ -585,6 +612,8 @@ hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
                            size_t len, int put) {
   if (win == NULL || target < 0 || target >= win->size || len == 0)
     return HC_ERR_ARG;
+  if (local_mem == NULL && win->via[target] == HC_RMA_VIA_SHARED)
+    return direct_copy_shared(win, target, disp, local, len, put);
   hc_mem_info_t lmem = hc_rma_host_mem;
   if (local_mem != NULL)
     lmem = (hc_mem_info_t){(hc_mem_kind_t)local_mem->kind, local_mem->device,

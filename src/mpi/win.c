@@ -49,25 +49,29 @@ typedef struct win_last {
 static __thread win_last_t win_last __attribute__((tls_model("initial-exec")));
 static _Atomic unsigned long win_frees;
 
+hc_mpi_win_t *hc_mpi_win_lookup(MPI_Win win) {
+  unsigned long frees = atomic_load_explicit(&win_frees, memory_order_acquire);
+  if (win_last.w != NULL && win_last.handle == win && win_last.frees == frees)
+    return win_last.w;
+  hc_mpi_win_t *w = hc_handle_get(&win_table, win);
+  if (w != NULL)
+    win_last = (win_last_t){win, frees, w};
+  return w;
+}
+
 int hc_mpi_win_enter(const char *fn, MPI_Win win, hc_mpi_win_t **out) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
-  unsigned long frees = atomic_load_explicit(&win_frees, memory_order_acquire);
-  if (win_last.w != NULL && win_last.handle == win && win_last.frees == frees) {
-    *out = win_last.w;
+  hc_mpi_win_t *w = hc_mpi_win_lookup(win);
+  if (w != NULL) {
+    *out = w;
     return MPI_SUCCESS;
   }
-  hc_mpi_win_t *w = hc_handle_get(&win_table, win);
-  if (w != NULL)
-    win_last = (win_last_t){win, frees, w};
-  if (w == NULL && win == MPI_WIN_NULL)
+  if (win == MPI_WIN_NULL)
     return hc_mpi_raise(NULL, fn, MPI_ERR_WIN, "invalid window MPI_WIN_NULL");
-  if (w == NULL)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_WIN, "invalid window 0x%x",
-                        (unsigned)win);
-  *out = w;
-  return MPI_SUCCESS;
+  return hc_mpi_raise(NULL, fn, MPI_ERR_WIN, "invalid window 0x%x",
+                      (unsigned)win);
 }
 
 hc_mpi_comm_t *hc_mpi_win_errcomm(MPI_Win win) {

@@ -49,6 +49,9 @@ typedef struct hc_mpi_win {
 /* Entry check of every call on a window: MPI initialised, win valid (else
  * MPI_ERR_WIN raised on MPI_COMM_WORLD's handler). */
 int hc_mpi_win_enter(const char *fn, MPI_Win win, hc_mpi_win_t **out);
+/* The window win names, or NULL, raising nothing (MPI must be ready):
+ * for a fast path that leaves every error to a later hc_mpi_win_enter. */
+hc_mpi_win_t *hc_mpi_win_lookup(MPI_Win win);
 /* The communicator whose error handler is the window's (MPI_Win_set_
  * errhandler sets it); NULL when win names no window. */
 hc_mpi_comm_t *hc_mpi_win_errcomm(MPI_Win win);

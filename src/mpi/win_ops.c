@@ -497,33 +497,46 @@ static win_dense_t win_dense_of(MPI_Datatype type) {
   return d;
 }
 
-/* MPI_Put and MPI_Get without a request whose origin and target are the
- * same count of one dense committed type: one contiguous piece at both
- * ends, straight to the engine's copy.  MPI_SUCCESS when done there; -1
- * to take the general path, which also finds and raises every error. */
-static int win_copy_fast(const win_call_t *c) {
-  int put = c->kind == HCOMM_RMA_PUT;
-  const win_data_t *d = put ? &c->origin : &c->result;
-  if (c->request != NULL || d->type != c->tdata.type ||
-      d->count != c->tdata.count || d->count <= 0 || c->disp < 0)
+/* A put (put 1) or get of count elements of type at buf, with as many of
+ * the same type at disp of target's window, where type is dense and
+ * committed: one contiguous piece at both ends, straight to the engine's
+ * copy (local_mem: what buf is; NULL, host memory).  MPI_SUCCESS when
+ * done there; -1 to take the general path, which also finds and raises
+ * every error. */
+static int win_copy_dense(hc_mpi_win_t *w, int put, const void *buf,
+                          MPI_Count count, MPI_Datatype type, int target,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                          const hcomm_mem_info_t *local_mem) {
+  if (type != ttype || count != tcount || count <= 0 || disp < 0 ||
+      target < 0 || target >= w->nranks)
     return -1;
-  win_dense_t t = win_dense_of(d->type);
-  hcomm_win_t *e = c->w->engine;
+  win_dense_t t = win_dense_of(type);
+  hcomm_win_t *e = w->engine;
   MPI_Count bytes;
   MPI_Aint at;
-  if (t.size <= 0 || __builtin_mul_overflow(d->count, t.size, &bytes) ||
+  if (t.size <= 0 || __builtin_mul_overflow(count, t.size, &bytes) ||
       (unsigned long long)bytes > SIZE_MAX ||
       __builtin_mul_overflow(
-          c->disp, (MPI_Aint)hcomm_win_target_disp_unit(e, c->target), &at) ||
+          disp, (MPI_Aint)hcomm_win_target_disp_unit(e, target), &at) ||
       __builtin_add_overflow(at, t.true_lb, &at))
     return -1;
-  void *local = (char *)(uintptr_t)d->buf + t.true_lb;
-  int device = put ? c->origin_device : c->result_device;
-  return hcomm_rma_copy(e, c->target, (size_t)at, local,
-                        device ? &c->local_mem : NULL, (size_t)bytes,
+  void *local = (char *)(uintptr_t)buf + t.true_lb;
+  return hcomm_rma_copy(e, target, (size_t)at, local, local_mem, (size_t)bytes,
                         put) == HC_OK
              ? MPI_SUCCESS
              : -1;
+}
+
+/* win_copy_dense for a call without a request, from inside win_call. */
+static int win_copy_fast(const win_call_t *c) {
+  int put = c->kind == HCOMM_RMA_PUT;
+  const win_data_t *d = put ? &c->origin : &c->result;
+  int device = put ? c->origin_device : c->result_device;
+  if (c->request != NULL)
+    return -1;
+  return win_copy_dense(c->w, put, d->buf, d->count, d->type, c->target,
+                        c->disp, c->tdata.count, c->tdata.type,
+                        device ? &c->local_mem : NULL);
 }
 
 static int win_call(win_call_t *c, MPI_Win win) {
@@ -605,6 +618,15 @@ static int win_put_get(const char *fn, int kind, const void *buf,
                        MPI_Count count, MPI_Datatype type, int target,
                        MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
                        MPI_Win win, MPI_Request *request) {
+  /* The common call first, host buffers on a window this thread used
+   * last, before anything is classified or gathered; the general path
+   * below repeats every check and raises what fails. */
+  hc_mpi_win_t *w;
+  if (request == NULL && hc_mpi_is_ready() && !hcomm_mem_any_device() &&
+      (w = hc_mpi_win_lookup(win)) != NULL &&
+      win_copy_dense(w, kind == HCOMM_RMA_PUT, buf, count, type, target, disp,
+                     tcount, ttype, NULL) == MPI_SUCCESS)
+    return MPI_SUCCESS;
   win_data_t d = {buf, count, type};
   win_call_t c = {.fn = fn,
                   .kind = kind,

@@ -8,6 +8,8 @@ HC_UTIL_SOURCES += src/util/findexec.c src/util/findexec.h
 HC_UTIL_SOURCES += src/util/trace_path.h
 # hc_zero_small, hc_copy_small: request resets, short packets' bytes.
 HC_UTIL_SOURCES += src/util/smallmem.h
+# hc_copy_host: the direct puts and gets of a few KiB (rma_direct.c).
+HC_UTIL_SOURCES += src/util/copy.c src/util/copy.h
 # The table of tunables: MPI_Init and hcmpirun refuse values out of bounds.
 HC_UTIL_SOURCES += src/util/envtable.c src/util/envtable.h
 # memhooks: callbacks told of released memory, for the verbs registration

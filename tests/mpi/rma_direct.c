@@ -290,6 +290,48 @@ static void dense_lb_phase(int direct)
     MPI_Type_free(&two);
 }
 
+/* Blocks of a few KiB (the sizes the direct copy moves by vector loads,
+ * src/util/copy.c) at odd displacements on a shared window: every rank
+ * puts MID_LEN bytes from out + 1 at displacement 3 of the right
+ * neighbour, reads them back into in + 5, and finds its own window
+ * holding the left neighbour's bytes there and nothing written around. */
+#define MID_LEN 4100
+static void mid_block_phase(int direct) {
+  enum { ROOM = MID_LEN + 64 };
+  unsigned char *mem = NULL, *out = malloc(ROOM), *in = malloc(ROOM);
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Win win;
+  CHECK(MPI_Win_allocate(ROOM, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win) ==
+            MPI_SUCCESS,
+        "mid_block: Win_allocate");
+  memset(mem, 0xee, ROOM);
+  memset(in, 0xdd, ROOM);
+  for (int i = 0; i < ROOM; i++)
+    out[i] = stamp(rank, i);
+  MPI_Barrier(MPI_COMM_WORLD);
+  counts_t before = read_counts();
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+  MPI_Put(out + 1, MID_LEN, MPI_BYTE, right, 3, MID_LEN, MPI_BYTE, win);
+  MPI_Win_flush(right, win);
+  MPI_Get(in + 5, MID_LEN, MPI_BYTE, right, 3, MID_LEN, MPI_BYTE, win);
+  MPI_Win_unlock(right, win);
+  expect_paths("mid_block", before, direct ? 2 : 0, direct ? 0 : 2);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < ROOM; i++) {
+    unsigned char want = i >= 3 && i < 3 + MID_LEN ? stamp(left, i - 2) : 0xee;
+    CHECK(mem[i] == want, "mid_block: target byte %d is %u, want %u", i, mem[i],
+          want);
+  }
+  for (int i = 0; i < ROOM; i++) {
+    unsigned char want = i >= 5 && i < 5 + MID_LEN ? stamp(rank, i - 4) : 0xdd;
+    CHECK(in[i] == want, "mid_block: fetched byte %d is %u, want %u", i, in[i],
+          want);
+  }
+  MPI_Win_free(&win);
+  free(out);
+  free(in);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -316,6 +358,7 @@ int main(int argc, char **argv)
     atomic_read_phase("allocate_shared", 1);
     create_phase(direct, peer);
     dense_lb_phase(direct);
+    mid_block_phase(direct);
 
     MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

@@ -9,7 +9,9 @@
  * Errors go to the window's handler: a user handler gets the window's
  * handle, and MPI_Win_call_errhandler reaches it too.  The window's
  * attributes (base, size, displacement unit, flavor, model), keyvals with
- * delete callbacks, name, info hints and group are checked on the way. */
+ * delete callbacks, name, info hints and group are checked on the way.
+ * The bad calls run on an MPI_Win_create window and again on an
+ * MPI_Win_allocate one, whose puts and gets are direct copies. */
 #include "mpitest.h"
 
 static int rank, size;
@@ -208,6 +210,24 @@ int main(int argc, char **argv)
           "put into the window after the free (handle %s): %d %d %d %d", again == freed ? "reused" : "new",
           mem[0], mem[1], mem[2], mem[3]);
     MPI_Win_free(&again);
+
+    /* The same bad calls on a window in one mapping of the node, where
+     * puts and gets to other ranks are copies straight into their memory
+     * (the fast path must still find the range and the epoch errors). */
+    int *mapped = NULL;
+    MPI_Win shared;
+    CHECK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                           MPI_COMM_WORLD, &mapped, &shared) == MPI_SUCCESS,
+          "an allocated window");
+    memset(mapped, 0, 8 * sizeof(int));
+    MPI_Win_set_errhandler(shared, MPI_ERRORS_RETURN);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_calls(shared);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(mapped[7] == 1 || size == 1,
+          "the good put landed in the allocated window");
+    MPI_Win_free(&shared);
+
     expect(MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_SIZE,
            "negative size");
     expect(MPI_Win_create(buf, 8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_DISP,

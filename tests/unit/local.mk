@@ -149,3 +149,12 @@ tests_unit_check_regcache_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_regcache_LDADD = libhcmemhooks.la $(HC_UNIT_LIBS)
 endif
 endif
+
+# -- src/util/copy: hc_copy_host against memmove
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_copy
+TESTS += tests/unit/check_copy
+tests_unit_check_copy_SOURCES = tests/unit/check_copy.c
+tests_unit_check_copy_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_copy_LDADD = $(HC_UNIT_LIBS)
+endif

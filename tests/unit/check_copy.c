@@ -1,0 +1,97 @@
+/*
+ * src/util/copy: hc_copy_host copies exactly len bytes, as memmove does,
+ * at every length around the vector loop's bounds (2 and 16 KiB) and its
+ * 128-byte steps, from and to every alignment mod 64, touching nothing
+ * around the destination; and ranges that overlap either way come out as
+ * memmove leaves them.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/copy.h"
+
+#define COPY_ROOM 20000 /* past the largest length tested */
+#define COPY_GUARD 64
+
+static unsigned char copy_byte(size_t i, unsigned seed) {
+  return (unsigned char)((i * 131u + seed * 7u + (i >> 8)) & 0xff);
+}
+
+/* Copies len bytes from src + soff to dst + doff, then checks every byte
+ * of the destination area and the guards either side of it. */
+static void copy_check(size_t len, size_t soff, size_t doff) {
+  static unsigned char src[COPY_ROOM], dst[COPY_ROOM + 2 * COPY_GUARD],
+      untouched[COPY_ROOM + 2 * COPY_GUARD];
+  for (size_t i = 0; i < sizeof src; i++)
+    src[i] = copy_byte(i, 1);
+  memset(dst, 0x5a, sizeof dst);
+  memset(untouched, 0x5a, sizeof untouched);
+  size_t at = COPY_GUARD + doff;
+  hc_copy_host(dst + at, src + soff, len);
+  ck_assert_msg(memcmp(dst, untouched, at) == 0,
+                "len %zu doff %zu: a byte before the copy changed", len, doff);
+  ck_assert_msg(memcmp(dst + at, src + soff, len) == 0,
+                "len %zu soff %zu doff %zu: bytes differ", len, soff, doff);
+  ck_assert_msg(memcmp(dst + at + len, untouched, sizeof dst - at - len) == 0,
+                "len %zu doff %zu: a byte after the copy changed", len, doff);
+}
+
+START_TEST(test_lengths_around_bounds) {
+  static const size_t lens[] = {1,     31,    32,    127,   128,   129,   2047,
+                                2048,  2049,  2111,  2112,  2175,  2176,  2177,
+                                4095,  4096,  4097,  4100,  8192,  12288, 16255,
+                                16256, 16383, 16384, 16385, 16511, 19000};
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+    copy_check(lens[i], 0, 0);
+}
+END_TEST
+
+START_TEST(test_every_alignment) {
+  for (size_t soff = 0; soff < 64; soff += 7)
+    for (size_t doff = 0; doff < 64; doff += 5) {
+      copy_check(4096, soff, doff);
+      copy_check(2048 + 3 * soff + doff, soff, doff);
+      copy_check(16384 - soff, soff, doff);
+    }
+}
+END_TEST
+
+/* Both directions of overlap, at lengths the vector loop would take were
+ * the ranges apart. */
+START_TEST(test_overlap_is_memmove) {
+  static const size_t shifts[] = {1, 32, 100, 2048};
+  static unsigned char got[3 * 8192], want[3 * 8192];
+  for (size_t k = 0; k < sizeof shifts / sizeof shifts[0]; k++)
+    for (int up = 0; up < 2; up++) {
+      size_t len = 4096 + 8 * k, from = 8192,
+             to = up ? from + shifts[k] : from - shifts[k];
+      for (size_t i = 0; i < sizeof got; i++)
+        got[i] = want[i] = copy_byte(i, 3);
+      memmove(want + to, want + from, len);
+      hc_copy_host(got + to, got + from, len);
+      ck_assert_msg(memcmp(got, want, sizeof got) == 0,
+                    "shift %zu %s: not what memmove leaves", shifts[k],
+                    up ? "up" : "down");
+    }
+}
+END_TEST
+
+static Suite *copy_suite(void) {
+  Suite *s = suite_create("copy");
+  TCase *tc = tcase_create("host");
+  tcase_add_test(tc, test_lengths_around_bounds);
+  tcase_add_test(tc, test_every_alignment);
+  tcase_add_test(tc, test_overlap_is_memmove);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(copy_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
