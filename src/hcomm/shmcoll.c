@@ -11,10 +11,10 @@
  *   reduce, allreduce: every rank copies its input into its slot and
  *              raises posted; small vectors are then combined whole by
  *              every rank that needs the result, larger ones slice by
- *              slice (each rank combines its slice of every slot into the
- *              shared area and raises reduced), then copied out.  Slots
- *              are combined from the highest rank down, src the lower
- *              rank, so a non-commutative op sees rank order;
+ *              slice (each rank combines its slice of every slot in place
+ *              in the last rank's slot, and raises reduced), then copied
+ *              out.  Slots are combined from the highest rank down, src
+ *              the lower rank, so a non-commutative op sees rank order;
  *   allgather: every rank copies (a chunk of) its block into its slot and
  *              raises posted, then copies every other rank's out;
  *   alltoall:  every rank copies its block for peer j into part j of its
@@ -343,6 +343,56 @@ static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                                         : shmcoll_buf(sc, r, s, len) + off,
            dst, count, op->ctx);
 }
+
+/* The rank whose slot holds rank r's reduced slice of a sliced reduction.
+ * Each rank combines its slice in place in posted data that only it
+ * reads: the last rank's slot; the last rank, whose own slice is a hole
+ * in its slot (it posts the rest), in rank size - 2's slot when the op is
+ * commutative (its own input is then the first operand rather than the
+ * last, which MPI allows), else in that hole, after copying its input
+ * there.  No copy of the slice into a result area: a pass over the slice
+ * less per chunk (bench/NOTES.md, coll16e). */
+static int shmcoll_slice_home(const hc_shmcoll_t *sc, int r,
+                              const hcomm_reduce_op_t *op) {
+  int last = sc->size - 1;
+  return r == last && op->commutative && last > 0 ? last - 1 : last;
+}
+
+/* This rank's slice, count elements from element first on, of collective
+ * number s, combined in place in its home (above); own: this rank's
+ * input at the slice. */
+static void shmcoll_combine_slice(const hc_shmcoll_t *sc, uint32_t s,
+                                  size_t len, size_t first, size_t count,
+                                  const hcomm_reduce_op_t *op,
+                                  const unsigned char *own) {
+  size_t off = first * op->elem_size;
+  int home = shmcoll_slice_home(sc, sc->rank, op);
+  unsigned char *dst = shmcoll_buf(sc, home, s, len) + off;
+  if (count == 0)
+    return;
+  if (home == sc->rank) /* the last rank's hole */
+    hc_copy_small(dst, own, count * op->elem_size);
+  else if (home < sc->rank) /* commutative: own op slot[home] */
+    op->fn(own, dst, count, op->ctx);
+  for (int r = home - 1; r >= 0; r--)
+    op->fn(r == sc->rank ? own : shmcoll_buf(sc, r, s, len) + off, dst, count,
+           op->ctx);
+}
+
+/* The reduced vector of collective number s (count elements, every
+ * rank's slice at its home) into out. */
+static void shmcoll_copy_result(const hc_shmcoll_t *sc, uint32_t s, size_t len,
+                                unsigned char *out, size_t count,
+                                const hcomm_reduce_op_t *op) {
+  int last = sc->size - 1;
+  size_t first = 0, n = 0, es = op->elem_size;
+  hc_coll_block(count, sc->size, last, &first, &n);
+  memcpy(out, shmcoll_buf(sc, last, s, len), first * es);
+  memcpy(out + first * es,
+         shmcoll_buf(sc, shmcoll_slice_home(sc, last, op), s, len) + first * es,
+         n * es);
+}
+
 /* How a post raises this rank's flags.  Each publication that others
  * may wait on costs a fence, and the line's transfer to them; so a post
  * that no other rank waits on is not announced, and a rank that reads
@@ -395,8 +445,8 @@ static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
 /* Chunk at of a reduction, collective number s.  Phase 0 posts this
  * rank's input in its slot; small vectors are then combined whole by
  * every rank that gets the result (phase 1), larger ones slice by slice
- * into the shared area (phase 1) and copied out (phase 2).  A rank reduces
- * its own slice from its own input, so it posts only the rest. */
+ * in place in the slots (phase 1) and copied out (phase 2).  A rank
+ * reduces its own slice from its own input, so it posts only the rest. */
 static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   const hcomm_reduce_op_t *rop = &op->op;
@@ -404,7 +454,6 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t count = op->size - at < op->step ? op->size - at : op->step;
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
-  unsigned char *result = shmcoll_buf(sc, sc->size, s, bytes);
   const unsigned char *in = op->in + at * es;
   /* Two ranks' reduce: the root combines the other's slot with its own
    * input, which it need not post (no one else reads it, unless it is the
@@ -435,8 +484,7 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
       shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
       break;
     }
-    shmcoll_combine(sc, s, bytes, result + first * es, first, mine, rop,
-                    in + first * es);
+    shmcoll_combine_slice(sc, s, bytes, first, mine, rop, in + first * es);
     shmcoll_publish(sc, SHMCOLL_REDUCED, s);
     op->phase = 2;
     /* fall through */
@@ -445,7 +493,7 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
       break;
     if (!shmcoll_need(sc, SHMCOLL_REDUCED, SHMCOLL_ALL, s))
       return 0;
-    hc_copy_small(out, result, bytes);
+    shmcoll_copy_result(sc, s, bytes, out, count, rop);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;

@@ -13,9 +13,8 @@
  *   data_offset       the small buffers: (n + 1) x SHMCOLL_DEPTH of
  *                     SHMCOLL_SMALL bytes (rank r's number d at
  *                     (r x SHMCOLL_DEPTH + d) x SHMCOLL_SMALL; "rank" n is
- *                     the shared area: the broadcast data, the reduced
- *                     result), then the large ones: (n + 1) x 2 of chunk
- *                     bytes, alike
+ *                     the shared area: the broadcast data), then the
+ *                     large ones: (n + 1) x 2 of chunk bytes, alike
  *   lanes_offset      nlanes lanes, each n x shmcoll_line_t and then
  *                     (n + 1) x SHMCOLL_LANE_DEPTH small buffers of the
  *                     lane's own size (lane_small, up to

@@ -17,7 +17,9 @@
  *   coll_shm kill KIND  rank 1 dies (SIGKILL) on entering its 6th KIND
  *                       (barrier, bcast, bcast-root, bcast-large,
  *                       bcast-large-root: 300000 bytes, several chunks,
- *                       reduce, allreduce, allgather, alltoall,
+ *                       reduce, allreduce, reduce-large,
+ *                       allreduce-large: 300000 bytes, sliced over two
+ *                       slots, allgather, alltoall,
  *                       alltoallv, reduce_scatter_block); the survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -29,6 +31,12 @@
  *                       them sent a transport message (hcmpi's MPI_T
  *                       counters): the segment takes them on any number
  *                       of ranks, two as well.
+ *   coll_shm large-reduce
+ *                       Allreduce and Reduce (sum of ints, the matrix
+ *                       product), in place and not, of vectors about the
+ *                       segment's slot up to 4 MiB, checked element by
+ *                       element, and that none of them sent a transport
+ *                       message.
  *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
  *                       nothing else), results checked: under
  *                       HCMPI_HANG_TIMEOUT with HCMPI_SPIN=0 (every wait
@@ -233,18 +241,25 @@ static void one_iteration(ctx_t *c, int it, int big)
     CHECK(sout == want, "%s: Iallreduce across the blocking ones: %d, want %d", c->name, sout, want);
 }
 
-static void ctx_init(ctx_t *c, MPI_Comm comm, const char *name, MPI_Datatype mat, MPI_Op op)
+/* Buffers of nints ints and nmats matrices. */
+static void ctx_init_sized(ctx_t *c, MPI_Comm comm, const char *name, MPI_Datatype mat,
+                           MPI_Op op, size_t nints, size_t nmats)
 {
     c->comm = comm;
     c->name = name;
     MPI_Comm_rank(comm, &c->rank);
     MPI_Comm_size(comm, &c->size);
-    c->a = mt_malloc(MAXN * sizeof(int));
-    c->b = mt_malloc(MAXN * sizeof(int));
-    c->m = mt_malloc(MAXM * 4 * sizeof(uint32_t));
-    c->mr = mt_malloc(MAXM * 4 * sizeof(uint32_t));
+    c->a = mt_malloc(nints * sizeof(int));
+    c->b = mt_malloc(nints * sizeof(int));
+    c->m = mt_malloc(nmats * 4 * sizeof(uint32_t));
+    c->mr = mt_malloc(nmats * 4 * sizeof(uint32_t));
     c->mat = mat;
     c->matop = op;
+}
+
+static void ctx_init(ctx_t *c, MPI_Comm comm, const char *name, MPI_Datatype mat, MPI_Op op)
+{
+    ctx_init_sized(c, comm, name, mat, op, MAXN, MAXM);
 }
 
 static void ctx_free(ctx_t *c)
@@ -342,6 +357,13 @@ static int run_kind(const char *kind, int round)
         return MPI_Bcast(large, (int)sizeof large, MPI_BYTE, VICTIM, MPI_COMM_WORLD);
     if (strcmp(kind, "reduce") == 0)
         return MPI_Reduce(in, out, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* Sliced, over two slots: each rank combines its slice in another's. */
+    enum { LARGE_INTS = 75000 };
+    static int large_in[LARGE_INTS], large_out[LARGE_INTS];
+    if (strcmp(kind, "reduce-large") == 0)
+        return MPI_Reduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (strcmp(kind, "allreduce-large") == 0)
+        return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
@@ -407,18 +429,70 @@ static void run_soak(double secs)
         printf("coll_shm: soak of %d rounds OK\n", it);
 }
 
+/* ---- large reductions, in the segment ------------------------------------ */
+
+/* MPI_T and hcmpi's counters of the transport messages this rank sent. */
+static void sent_counters_open(MPI_T_pvar_session *session, MPI_T_pvar_handle *sent)
+{
+    static const char *const sent_names[2] = {"eager_sent_messages", "rndv_sent_messages"};
+    int provided = 0;
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
+    mt_counters_open(session, 2, sent_names, sent);
+}
+
+static void sent_counters_close(MPI_T_pvar_session *session)
+{
+    MPI_T_pvar_session_free(session);
+    MPI_T_finalize();
+}
+
+/* Sums of ints (commutative) and products of matrices (not), Allreduce
+ * and Reduce, in place and not, of vectors about the segment's slot
+ * (256 KiB by default: each rank combines its slice in place in another
+ * rank's slot), checked element by element; none of them may send a
+ * transport message. */
+static void run_large_reductions(void)
+{
+    static const size_t bytes[] = {(256 << 10) - 16, 256 << 10,      (256 << 10) + 16,
+                                   (512 << 10) + 48, (1 << 20) + 32, (4 << 20)};
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle sent[2];
+    sent_counters_open(&session, sent);
+    MPI_Datatype mat;
+    MPI_Op matop;
+    MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
+    MPI_Type_commit(&mat);
+    MPI_Op_create(mat_op, 0, &matop);
+    size_t most = bytes[sizeof bytes / sizeof bytes[0] - 1];
+    ctx_t c;
+    ctx_init_sized(&c, MPI_COMM_WORLD, "world", mat, matop, most / sizeof(int), most / 16);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+    unsigned long long before = mt_counters_sum(session, 2, sent);
+    for (int it = 0; it < 4; it++)
+        for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
+            int root = (it + (int)k) % wsize;
+            check_int_reduction(&c, it, bytes[k] / sizeof(int), MPI_SUM, -1, it % 2);
+            check_int_reduction(&c, it, bytes[k] / sizeof(int), MPI_SUM, root, (it / 2) % 2);
+            check_matrix(&c, it, bytes[k] / 16, -1, (it + 1) % 2);
+            check_matrix(&c, it, bytes[k] / 16, root, it % 2);
+        }
+    unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+    CHECK(moved == 0, "%llu transport messages in reductions the segment takes", moved);
+    ctx_free(&c);
+    MPI_Op_free(&matop);
+    MPI_Type_free(&mat);
+    sent_counters_close(&session);
+}
+
 /* ---- large bcasts, in the segment ---------------------------------------- */
 
 static void run_large_bcasts(void)
 {
     static const size_t sizes[] = {4095,  4096,  4097,   12289,  65535,
                                    65536, 65537, 131072, 196611, (1 << 20) + 13};
-    static const char *const sent_names[2] = {"eager_sent_messages", "rndv_sent_messages"};
     MPI_T_pvar_session session;
     MPI_T_pvar_handle sent[2];
-    int provided = 0;
-    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
-    mt_counters_open(&session, 2, sent_names, sent);
+    sent_counters_open(&session, sent);
     unsigned char *buf = mt_malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
     unsigned long long before = mt_counters_sum(session, 2, sent);
@@ -439,8 +513,7 @@ static void run_large_bcasts(void)
     unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
     CHECK(moved == 0, "%llu transport messages in bcasts the segment takes", moved);
     free(buf);
-    MPI_T_pvar_session_free(&session);
-    MPI_T_finalize();
+    sent_counters_close(&session);
 }
 
 int main(int argc, char **argv)
@@ -454,6 +527,8 @@ int main(int argc, char **argv)
         run_soak(atof(argv[2]));
     else if (argc > 1 && strcmp(argv[1], "large-bcast") == 0)
         run_large_bcasts();
+    else if (argc > 1 && strcmp(argv[1], "large-reduce") == 0)
+      run_large_reductions();
     else
         run_checks();
     MPI_Finalize();

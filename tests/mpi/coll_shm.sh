@@ -10,7 +10,9 @@
 # in them for progress; and that a rank killed in each of them (and in
 # Allgather, Alltoall(v) and Reduce_scatter_block) fails the survivors
 # with MPIX_ERR_PROC_FAILED instead of hanging (a large Bcast on 2 ranks
-# too); and that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
+# too, and sliced Reduce and Allreduce); that large Reduces and Allreduces
+# (1 to 8 ranks, about the slot, up to 4 MiB) are right and send no
+# transport message; and that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
 # chunks) take the segment's pipeline and send no transport message.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
@@ -96,9 +98,10 @@ kill_case() { # RANKS KIND
     check_gone "kill $2 on $1"
 }
 for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allreduce \
-    allgather alltoall alltoallv reduce_scatter_block; do
+    reduce-large allreduce-large allgather alltoall alltoallv reduce_scatter_block; do
     kill_case 4 $kind
 done
+kill_case 2 allreduce-large
 # Two ranks: a large bcast is the segment's pipeline there too when
 # HCMPI_COLL_SHM_PAIR_BCAST_MAX lets it (by default it is one message above
 # 64 KiB), and one message otherwise.
@@ -120,4 +123,12 @@ HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 2 coll_shm
 HCMPI_COLL_SHM_BCAST_BUFS=0 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_COLL_SHM_BCAST_BUFS=1 run_mpi_ok 2 coll_shm large-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-bcast
+# Large reductions about the slot, each rank's slice combined in place in
+# another rank's slot, on any number of ranks; with 4 KiB slots (long
+# pipelines); with every wait asleep.
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm large-reduce
+done
+HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-reduce
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-reduce
 echo "coll_shm: all cases passed"
