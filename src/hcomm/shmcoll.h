@@ -30,7 +30,17 @@
 /* The defaults of the tunables (HCMPI_COLL_SHM*). */
 #define HC_SHMCOLL_MAX ((size_t)4 << 20)
 #define HC_SHMCOLL_CHUNK ((size_t)256 << 10)
-#define HC_SHMCOLL_ALLGATHER_MAX ((size_t)64 << 10)
+/* Allgather: the segment (one copy in, n - 1 out, per rank) against the
+ * schedule's messages, which the shm transport streams through a pair's
+ * cells (both ways at once on two ranks) and which collapse beside other
+ * jobs.  bench/collective -c allgather, interleaved (2 ranks 5 rounds,
+ * 4 ranks 3, 8 ranks 2), load 18-23 (coll16e, 3 December 2026), us,
+ * segment / messages / Open MPI:
+ * 2 ranks 256 KiB 33-43 / 25-446 / 34-55, 1 MiB 109-195 / 95-6504 /
+ * 107-32006, 4 MiB 1496-17200 / 13951-22467 / 24237-28229; 4 ranks
+ * 1 MiB 10.4-12.3 / 13.7-42.2 / 19.6-26.0 ms; 8 ranks 1 MiB 44-58 /
+ * 58-116 / 59-78 ms; so the segment up to HCMPI_COLL_SHM_MAX. */
+#define HC_SHMCOLL_ALLGATHER_MAX ((size_t)4 << 20)
 /* Two ranks: the segment's pipeline of two copies (the root's in,
  * streaming, the reader's out, overlapped chunk by chunk) against one
  * point-to-point message, which the shm transport streams through its

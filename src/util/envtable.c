@@ -95,7 +95,7 @@ const hc_env_entry_t hc_env_table[] = {
      "bcasts and reductions (reduce_scatter: of the whole vector) of more "
      "bytes take the point-to-point schedules instead of the shared "
      "segment"},
-    {"HCMPI_COLL_SHM_ALLGATHER_MAX", "64k", "library",
+    {"HCMPI_COLL_SHM_ALLGATHER_MAX", "4m", "library",
      "allgathers whose largest block is larger take the point-to-point "
      "schedules instead of the shared segment"},
     {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", "64k", "library",

@@ -19,7 +19,8 @@
  *                       bcast-large-root: 300000 bytes, several chunks,
  *                       reduce, allreduce, reduce-large,
  *                       allreduce-large: 300000 bytes, sliced over two
- *                       slots, allgather, alltoall,
+ *                       slots, allgather, allgather-large (300000
+ *                       bytes each, at most 4 ranks), alltoall,
  *                       alltoallv, reduce_scatter_block); the survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -362,6 +363,10 @@ static int run_kind(const char *kind, int round)
     static int large_in[LARGE_INTS], large_out[LARGE_INTS];
     if (strcmp(kind, "reduce-large") == 0)
         return MPI_Reduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    static unsigned char gathered_large[4 * sizeof large];
+    if (strcmp(kind, "allgather-large") == 0 && wsize <= 4)
+        return MPI_Allgather(large, (int)sizeof large, MPI_BYTE, gathered_large,
+                             (int)sizeof large, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -16,8 +16,9 @@
  *                        new inputs.  The transport message counters
  *                        (MPI_T) must not move across these on 2 or more
  *                        ranks.  Then the sizes the segment leaves to
- *                        messages (an Allgather above
- *                        HCMPI_COLL_SHM_ALLGATHER_MAX, an Alltoall of large
+ *                        messages (an Allgather of 100000-byte blocks
+ *                        where HCMPI_COLL_SHM_ALLGATHER_MAX is lower, as
+ *                        coll_shm_move.sh sets it once, an Alltoall of large
  *                        blocks, an Alltoallv mixing large blocks between
  *                        some pairs with small ones between others, in
  *                        place and not): results alike, and messages move.
@@ -286,7 +287,7 @@ static void rs_finish(rs_run_t *s, const comm_ctx_t *c, int inplace, int it, con
 
 /* ---- the runs --------------------------------------------------------------- */
 
-static const size_t gather_sizes[] = {1, 8, 300, 1000, 5000, 16385, 20000, 65520};
+static const size_t gather_sizes[] = {1, 8, 300, 1000, 5000, 16385, 20000, 65520, 262145};
 static const size_t a2a_sizes[] = {0, 1, 8, 100, 1000};
 static const size_t rs_blocks[] = {1, 3, 100, 2000};
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

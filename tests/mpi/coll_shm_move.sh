@@ -2,7 +2,7 @@
 # coll_shm_move.c: Allgather(v), Alltoall(v) and Reduce_scatter(_block),
 # blocking, I- and persistent forms, in the communicator's shared-memory
 # segment, checked byte by byte and against the transport message counters
-# (none may move), on 1 to 5 ranks, with 4 KiB slots (pipelines of many
+# (none may move), on 1 to 5 and 8 ranks, with 4 KiB slots (pipelines of many
 # chunks), with every wait sleeping (HCMPI_SPIN=0: the segment's bell must
 # wake them), and with the segments off (HCMPI_COLL_SHM=0: the same
 # results by messages).
@@ -13,11 +13,14 @@ if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     done
     exit 0
 fi
-for n in 1 2 3 4 5; do
+for n in 1 2 3 4 5 8; do
     run_mpi_ok $n coll_shm_move
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm_move
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_move
 HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_move p2p
+# Allgathers above HCMPI_COLL_SHM_ALLGATHER_MAX (by default all that the
+# segment takes) by messages: results alike.
+HCMPI_COLL_SHM_ALLGATHER_MAX=64k run_mpi_ok 3 coll_shm_move plain
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_move plain
 echo "coll_shm_move: all cases passed"
