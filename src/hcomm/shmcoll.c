@@ -262,7 +262,9 @@ static int shmcoll_barrier_step(hc_shmcoll_op_t *op, uint32_t s) {
 }
 
 /* Copies n bytes into the segment for other cores to read (a bcast's
- * chunk, an allgather's block).  From HCMPI_COLL_SHM_STREAM_MIN bytes on,
+ * chunk, an allgather's block, a large reduction's input: 2 ranks beside
+ * other jobs, Allreduce 1 MiB 120-147 us streaming against 359-9423
+ * copying; bench/NOTES.md, coll16e).  From HCMPI_COLL_SHM_STREAM_MIN bytes on,
  * past this core's cache (non-temporal stores): readers then fetch the
  * lines from the shared cache or memory instead of from this core's, and
  * the next fill needs no line back from theirs.  Where other processes
@@ -418,6 +420,14 @@ static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
   unsigned char *mine = shmcoll_buf(sc, sc->rank, s, slot);
   if (n > 0 && op->what == SHMCOLL_OP_ALLGATHER) { /* every other rank reads */
     shmcoll_copy_in(mine, src, n);
+  } else if (how != SHMCOLL_POST_QUIET && hc_shmcoll_tuning.stream_min > 0 &&
+             n >= hc_shmcoll_tuning.stream_min) {
+    /* A large reduction's slices, which other ranks combine (a quiet
+     * post is read by this rank alone: cached). */
+    shmcoll_copy_in(mine, src, hole_at);
+    if (hole_at + hole < n)
+      shmcoll_copy_in(mine + hole_at + hole, src + hole_at + hole,
+                      n - hole_at - hole);
   } else if (n > 0) { /* else src may be NULL */
     hc_copy_small(mine, src, hole_at);
     if (hole_at + hole < n)

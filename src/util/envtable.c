@@ -109,7 +109,8 @@ const hc_env_entry_t hc_env_table[] = {
      "more bytes per synchronisation, against a finer pipeline"},
     {"HCMPI_COLL_SHM_STREAM_MIN", "16k", "library",
      "copies of at least this many bytes into the shared segment that "
-     "other ranks read (a Bcast root's chunk, an Allgather block) bypass "
+     "other ranks read (a Bcast root's chunk, an Allgather block, a "
+     "reduction's input) bypass "
      "the cache (non-temporal stores, x86-64), so that readers on other "
      "cores fetch them from the shared cache; 0 never"},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", "16k", "library",
