@@ -134,6 +134,12 @@ const hc_env_entry_t hc_env_table[] = {
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
      "last) instead of one CMA read; 0 reads every one with CMA"},
+    {"HCMPI_SHM_STREAM_RUNQ_MAX", "10", "library",
+     "percent of its runnable time a rank may spend waiting for a core "
+     "(its recent run delay) while rendezvous below HCMPI_SHM_CMA_MIN still "
+     "stream to or from it; above, on either end of a pair, they are read "
+     "with CMA, which needs only the receiver on a core; 0 always reads, "
+     "100 always streams"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},
@@ -299,6 +305,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_WAIT_MS", 0, 0, 60000},
     {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
     {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_SHM_STREAM_RUNQ_MAX", 0, 0, 100},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},
     {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},

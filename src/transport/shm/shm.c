@@ -82,8 +82,8 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-#define SHM_VERSION 5 /* 5: pollable doorbell; 4: fast boxes; 3: slots apart   \
-                       */
+/* 6: runq_contended in the slots; 5: pollable doorbell; 4: fast boxes */
+#define SHM_VERSION 6
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -108,6 +108,21 @@
  * process_vm_readv, which pins and maps the peer's pages as it goes
  * (bench/NOTES.md, bw17). */
 #define SHM_DEFAULT_CMA_MIN ((size_t)4 << 20)
+/* Streaming needs both ranks on a core at the same moment: the pool holds
+ * 1 MiB, so while one end waits for its core the other moves at most that
+ * much, then waits in turn.  With two busy loops beside two ranks on two
+ * cores, 1 MiB windows fell from ~20 GB/s to 0.1-0.3, while one CMA read,
+ * which needs the receiver alone, kept 0.6-2 (bench/NOTES.md, bw17b).  So
+ * a rank measures the share of its runnable time it spent waiting for a
+ * core (the run delay of /proc/thread-self/schedstat) over intervals of
+ * SHM_RUNQ_SAMPLE_MS, and while either end of a pair is above
+ * HCMPI_SHM_STREAM_RUNQ_MAX percent, every rendezvous between them is read
+ * with CMA.  A quiet machine waits well below 1%. */
+#define SHM_DEFAULT_RUNQ_MAX 10
+#define SHM_RUNQ_SAMPLE_MS 10
+/* An interval with less runnable time than this (a rank that slept) keeps
+ * the last verdict: too little to tell. */
+#define SHM_RUNQ_MIN_NS 2000000ull
 /* Ring tag of a slot that names a pool cell instead of holding a packet. */
 #define SHM_TAG_POOL 1u
 /* Shortest interval between two checks of whether local peers still live
@@ -169,6 +184,14 @@ typedef struct shm_ctx {
   unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
   int cma_enabled;
   size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
+  /* Waiting for a core (SHM_DEFAULT_RUNQ_MAX): the schedstat of the thread
+   * that initialised (-1: none), HCMPI_SHM_STREAM_RUNQ_MAX, and the last
+   * sample, taken by one thread at a time (runq_busy). */
+  int runq_fd;
+  long runq_max;
+  atomic_flag runq_busy;
+  long runq_next_ms;
+  uint64_t runq_run_ns, runq_delay_ns;
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
    * then fails connect instead of failing sends later. */
@@ -348,6 +371,9 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   }
   atomic_store_explicit(&shm->slots[me].bell_fd, shm->bell_fd,
                         memory_order_relaxed);
+  /* 0: every rank waits "too long" from the start (how tests force CMA). */
+  atomic_store_explicit(&shm->slots[me].runq_contended, shm->runq_max <= 0,
+                        memory_order_relaxed);
   atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
                         memory_order_release);
   shm->npeers = n - 1;
@@ -451,6 +477,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   *ctx = shm;
   if (shm == NULL)
     return HC_ERR_NOMEM;
+  shm->runq_fd = -1;
   shm->bell_fd = hc_env_bool("HCMPI_SHM_POLLABLE", 1)
                      ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)
                      : -1;
@@ -466,6 +493,12 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
   shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", SHM_DEFAULT_CMA_MIN);
+  shm->runq_max =
+      hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
+  atomic_flag_clear(&shm->runq_busy);
+  shm->runq_fd = shm->runq_max < 100
+                     ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
+                     : -1;
   shm->liveness_ms =
       hc_env_long("HCMPI_SHM_LIVENESS_MS", SHM_DEFAULT_LIVENESS_MS);
   uint32_t ncells_hint;
@@ -880,6 +913,7 @@ static int shm_report_deaths(shm_ctx_t *shm) {
 }
 
 static void shm_check_liveness(shm_ctx_t *shm);
+static void shm_sample_runq(shm_ctx_t *shm);
 
 /* 1 when p's fast box or ring may hold a packet for me: a load or three. */
 static inline int shm_peer_may_have_sent(shm_ctx_t *shm, int p) {
@@ -924,6 +958,7 @@ static int shm_progress(void *ctx) {
   if (++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS != 0)
     return 0;
   shm_check_liveness(shm);
+  shm_sample_runq(shm);
   return shm_progress_deliver(shm);
 }
 
@@ -986,8 +1021,16 @@ static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
   return shm_cma(ctx, peer_world_rank, local, remote_addr, len, 0);
 }
 
-static size_t shm_get_min(void *ctx) {
+static size_t shm_get_min(void *ctx, int peer_world_rank) {
   shm_ctx_t *shm = ctx;
+  int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
+  if (p < 0 || p == shm->local_rank)
+    return shm->cma_min;
+  shm_sample_runq(shm);
+  if (atomic_load_explicit(&shm->slots[shm->local_rank].runq_contended,
+                           memory_order_relaxed) ||
+      atomic_load_explicit(&shm->slots[p].runq_contended, memory_order_relaxed))
+    return 0;
   return shm->cma_min;
 }
 
@@ -1026,6 +1069,57 @@ static long shm_now_ms(void) {
   return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Reads the run time and run delay (ns) of the schedstat file; 0 when it
+ * does not hold them. */
+static int shm_read_schedstat(int fd, uint64_t *run_ns, uint64_t *delay_ns) {
+  char text[96];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0)
+    return 0;
+  text[n] = '\0';
+  unsigned long long run, delay;
+  if (sscanf(text, "%llu %llu", &run, &delay) != 2)
+    return 0;
+  *run_ns = run;
+  *delay_ns = delay;
+  return 1;
+}
+
+/* At most every SHM_RUNQ_SAMPLE_MS: whether this rank waited for a core
+ * more than runq_max percent of its runnable time since the last sample,
+ * published in its slot for its peers (SHM_DEFAULT_RUNQ_MAX). */
+static void shm_sample_runq(shm_ctx_t *shm) {
+  if (shm->slots == NULL ||
+      atomic_flag_test_and_set_explicit(&shm->runq_busy, memory_order_acquire))
+    return;
+  long now = shm_now_ms();
+  uint64_t run, delay;
+  if (shm->runq_fd >= 0 && now >= shm->runq_next_ms) {
+    shm->runq_next_ms = now + SHM_RUNQ_SAMPLE_MS;
+    if (!shm_read_schedstat(shm->runq_fd, &run, &delay)) {
+      close(shm->runq_fd); /* the thread is gone, or no schedstat */
+      shm->runq_fd = -1;
+    } else if (run - shm->runq_run_ns + (delay - shm->runq_delay_ns) >=
+               SHM_RUNQ_MIN_NS) {
+      uint64_t waited = delay - shm->runq_delay_ns;
+      uint64_t runnable = run - shm->runq_run_ns + waited;
+      uint32_t contended = waited * 100 >= (uint64_t)shm->runq_max * runnable;
+      _Atomic uint32_t *mine = &shm->slots[shm->local_rank].runq_contended;
+      if (atomic_exchange_explicit(mine, contended, memory_order_relaxed) !=
+              contended &&
+          hc_log_level() >= HC_LOG_DEBUG)
+        hc_log(HC_LOG_DEBUG, "shm",
+               "waited for a core %llu of %llu us: rendezvous %s",
+               (unsigned long long)(waited / 1000),
+               (unsigned long long)(runnable / 1000),
+               contended ? "read with CMA" : "stream again");
+      shm->runq_run_ns = run;
+      shm->runq_delay_ns = delay;
+    }
+  }
+  atomic_flag_clear_explicit(&shm->runq_busy, memory_order_release);
+}
+
 static int shm_peer_gone(shm_ctx_t *shm, int p) {
   if (shm->pidfd[p] >= 0) {
     struct pollfd pfd = {.fd = shm->pidfd[p], .events = POLLIN};
@@ -1059,6 +1153,7 @@ static void shm_wait(void *ctx, int timeout_ms) {
   if (shm->base == NULL || shm->local_size < 2 || timeout_ms == 0)
     return;
   shm_check_liveness(shm);
+  shm_sample_runq(shm);
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     return;
   struct hc_shm_slot *slot = &shm->slots[shm->local_rank];
@@ -1132,6 +1227,8 @@ static void shm_fini(void *ctx) {
       close(shm->peer_bell_fd[p]);
   if (shm->bell_fd >= 0)
     close(shm->bell_fd);
+  if (shm->runq_fd >= 0)
+    close(shm->runq_fd);
   free(shm->pidfd);
   free(shm->peer_bell_fd);
   free(shm->peers);

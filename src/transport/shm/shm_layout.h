@@ -44,6 +44,9 @@ struct hc_shm_slot {
   _Atomic int32_t bell_fd;
   _Atomic uint32_t bell_holders;
   _Atomic uint32_t polling;
+  /* 1 while the owner has lately waited for a core more than
+   * HCMPI_SHM_STREAM_RUNQ_MAX allows (shm.c: shm_sample_runq). */
+  _Atomic uint32_t runq_contended;
 };
 
 /* The first cache line after the header. */
