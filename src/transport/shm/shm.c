@@ -58,6 +58,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -82,8 +83,9 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 6: runq_contended in the slots; 5: pollable doorbell; 4: fast boxes */
-#define SHM_VERSION 6
+/* 7: shared CMA reads; 6: runq_contended in the slots; 5: pollable
+ * doorbell; 4: fast boxes */
+#define SHM_VERSION 7
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -125,6 +127,23 @@
 #define SHM_RUNQ_MIN_NS 2000000ull
 /* Ring tag of a slot that names a pool cell instead of holding a packet. */
 #define SHM_TAG_POOL 1u
+/* Ring tag of a slot that asks its reader to help with a CMA read of its
+ * memory (struct shm_help_ask). */
+#define SHM_TAG_HELP 2u
+/* A CMA read of at least HCMPI_SHM_CMA_HELP_MIN bytes is shared: the
+ * reader asks the peer it reads from, through their ring, to write chunks
+ * of SHM_HELP_CHUNK bytes from the front (process_vm_writev) while it reads
+ * chunks from the back; each chunk is claimed in the reader's slot, so
+ * whichever process holds a core copies, and two cores copy at once where
+ * both have one.  Two processes copying 4 MiB so: 24-27 GB/s against
+ * 10-12 for one read (bench/NOTES.md, bw17b).  Only between ranks that do
+ * not wait for a core (SHM_DEFAULT_RUNQ_MAX): the reader cannot end its
+ * read while the helper's chunk is in flight. */
+#define SHM_DEFAULT_HELP_MIN ((size_t)1 << 20)
+#define SHM_HELP_CHUNK ((size_t)256 << 10)
+/* The claims word: generation (16 bits), front and back (24 bits each, in
+ * chunks). */
+#define SHM_HELP_CHUNKS_MAX ((1u << 24) - 1)
 /* Shortest interval between two checks of whether local peers still live
  * (HCMPI_SHM_LIVENESS_MS): with a wait's sleep, the bound on how long a
  * local peer's death goes unnoticed.  A peer that lives but hangs is never
@@ -135,6 +154,17 @@
 /* Packets one progress call delivers from one ring, and in all. */
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
+
+/* What a SHM_TAG_HELP ring slot carries: the reader's destination, the
+ * helper's source, the length, and the generation of the reader's claims
+ * word that the request belongs to. */
+struct shm_help_ask {
+  uint64_t reader_addr;
+  uint64_t source_addr;
+  uint64_t len;
+  uint32_t gen;
+  uint32_t pad;
+};
 
 /* What a SHM_TAG_POOL ring slot carries. */
 struct shm_pool_ref {
@@ -192,6 +222,9 @@ typedef struct shm_ctx {
   atomic_flag runq_busy;
   long runq_next_ms;
   uint64_t runq_run_ns, runq_delay_ns;
+  size_t help_min;   /* HCMPI_SHM_CMA_HELP_MIN; 0: never shared */
+  uint32_t help_gen; /* generation of my last shared read */
+  int test_help_die; /* HCMPI_TEST_SHM_HELP_DIE */
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
    * then fails connect instead of failing sends later. */
@@ -496,6 +529,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->runq_max =
       hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
   atomic_flag_clear(&shm->runq_busy);
+  shm->help_min = hc_env_size("HCMPI_SHM_CMA_HELP_MIN", SHM_DEFAULT_HELP_MIN);
+  shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
                      : -1;
@@ -852,6 +887,81 @@ static int shm_take_box(shm_ctx_t *shm, int p) {
   return 1;
 }
 
+static uint64_t shm_claims(uint32_t gen, uint32_t front, uint32_t back) {
+  return (uint64_t)(gen & 0xffffu) << 48 | (uint64_t)front << 24 | back;
+}
+
+static uint32_t shm_claims_gen(uint64_t w) { return (uint32_t)(w >> 48); }
+static uint32_t shm_claims_front(uint64_t w) {
+  return (uint32_t)(w >> 24) & SHM_HELP_CHUNKS_MAX;
+}
+static uint32_t shm_claims_back(uint64_t w) {
+  return (uint32_t)w & SHM_HELP_CHUNKS_MAX;
+}
+
+/* A process_vm_readv (or, write, _writev) of len bytes between local and
+ * remote in pid, looped over short counts and EINTR: the kernel may stop
+ * short (it caps one call near 2 GiB).  0, or the errno (EIO: no byte
+ * moved and no error either); *moved says how far it got. */
+static int shm_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len,
+                        int write, size_t *moved) {
+  size_t done = 0;
+  *moved = 0;
+  while (done < len) {
+    struct iovec l = {(unsigned char *)local + done, len - done};
+    struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
+    ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                      : process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? errno : EIO;
+    done += (size_t)n;
+    *moved = done;
+  }
+  return 0;
+}
+
+/* Local rank p asked me to help with its read of my memory: I claim chunks
+ * from the front of its claims word, while it holds the generation asked
+ * for, and write each into p's memory.  A write that fails is flagged, and
+ * p reads the chunks I claimed itself. */
+static void shm_help(shm_ctx_t *shm, int p, const void *slot, size_t len) {
+  struct shm_help_ask ask;
+  if (len != sizeof ask)
+    return;
+  memcpy(&ask, slot, sizeof ask);
+  struct hc_shm_slot *theirs = &shm->slots[p];
+  pid_t pid = atomic_load_explicit(&theirs->pid, memory_order_acquire);
+  uint64_t w = atomic_load_explicit(&theirs->help_claims, memory_order_acquire);
+  while (pid > 0 && shm_claims_gen(w) == (ask.gen & 0xffffu) &&
+         shm_claims_front(w) < shm_claims_back(w)) {
+    uint32_t f = shm_claims_front(w);
+    if (!atomic_compare_exchange_weak_explicit(
+            &theirs->help_claims, &w,
+            shm_claims(ask.gen, f + 1, shm_claims_back(w)),
+            memory_order_acq_rel, memory_order_acquire))
+      continue;
+    if (shm->test_help_die) /* tests: a helper dies holding a claim */
+      kill(getpid(), SIGKILL);
+    uint64_t off = (uint64_t)f * SHM_HELP_CHUNK;
+    size_t n = off + SHM_HELP_CHUNK <= ask.len ? SHM_HELP_CHUNK
+                                               : (size_t)(ask.len - off);
+    size_t moved;
+    int err =
+        off < ask.len
+            ? shm_cma_copy(pid, (void *)(uintptr_t)(ask.source_addr + off),
+                           ask.reader_addr + off, n, 1, &moved)
+            : EINVAL;
+    if (err != 0)
+      atomic_store_explicit(&theirs->help_failed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&theirs->help_done, 1, memory_order_release);
+    if (err != 0)
+      break;
+    w = atomic_load_explicit(&theirs->help_claims, memory_order_acquire);
+  }
+}
+
 /* Delivers up to max packets from p's fast box and ring, oldest first;
  * wakes p if it waits for ring space or for the pool cells handed back. */
 static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
@@ -872,7 +982,9 @@ static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
       break;
     if (hc_shm_fastbox_holds(&shm->box_in[p]))
       continue;
-    if (tag != SHM_TAG_POOL)
+    if (tag == SHM_TAG_HELP)
+      shm_help(shm, p, data, len);
+    else if (tag != SHM_TAG_POOL)
       shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
     else if (shm_deliver_pooled(shm, p, data, len))
       pooled++;
@@ -982,6 +1094,79 @@ static hc_status_t shm_cma_error(shm_ctx_t *shm, int peer, int err,
   return err == EFAULT ? HC_ERR_NOT_SUPPORTED : HC_ERR_SYSTEM;
 }
 
+static int shm_peer_gone(shm_ctx_t *shm, int p);
+
+/* 1 while this rank or local rank p lately waited for a core too long. */
+static int shm_pair_contended(shm_ctx_t *shm, int p) {
+  return atomic_load_explicit(&shm->slots[shm->local_rank].runq_contended,
+                              memory_order_relaxed) ||
+         atomic_load_explicit(&shm->slots[p].runq_contended,
+                              memory_order_relaxed);
+}
+
+/* A CMA read shared with local rank peer (SHM_DEFAULT_HELP_MIN): asks it
+ * through the ring, reads chunks from the back until the claims meet, then
+ * waits for the chunks it claimed (its writes land in local, which must
+ * stay ours until they did).  Any failure of mine closes the claims; a
+ * failure of its, or an ask the full ring refused, leaves me the chunks. */
+static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
+                                   void *local, uint64_t remote_addr,
+                                   size_t len) {
+  struct hc_shm_slot *mine = &shm->slots[shm->local_rank];
+  uint32_t gen = ++shm->help_gen & 0xffffu;
+  uint32_t chunks = (uint32_t)((len + SHM_HELP_CHUNK - 1) / SHM_HELP_CHUNK);
+  atomic_store_explicit(&mine->help_done, 0, memory_order_relaxed);
+  atomic_store_explicit(&mine->help_failed, 0, memory_order_relaxed);
+  atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, chunks),
+                        memory_order_release);
+  struct shm_help_ask ask = {(uint64_t)(uintptr_t)local, remote_addr, len, gen,
+                             0};
+  struct iovec iov = {&ask, sizeof ask};
+  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1) == HC_OK) {
+    atomic_thread_fence(memory_order_seq_cst);
+    shm_wake(shm, peer);
+  }
+  int err = 0;
+  size_t moved;
+  uint64_t w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
+  while (shm_claims_front(w) < shm_claims_back(w)) {
+    uint32_t f = shm_claims_front(w), b = shm_claims_back(w);
+    if (!atomic_compare_exchange_weak_explicit(
+            &mine->help_claims, &w, shm_claims(gen, f, err ? f : b - 1),
+            memory_order_acq_rel, memory_order_acquire))
+      continue;
+    if (err != 0)
+      break;
+    uint64_t off = (uint64_t)(b - 1) * SHM_HELP_CHUNK;
+    size_t n = off + SHM_HELP_CHUNK <= len ? SHM_HELP_CHUNK : len - off;
+    err = shm_cma_copy(pid, (unsigned char *)local + off, remote_addr + off, n,
+                       0, &moved);
+    w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
+  }
+  uint32_t helped = shm_claims_front(
+      atomic_load_explicit(&mine->help_claims, memory_order_acquire));
+  for (unsigned spins = 1;
+       atomic_load_explicit(&mine->help_done, memory_order_acquire) < helped;
+       spins++) {
+    if (spins % 1024 != 0)
+      continue;
+    if (shm_peer_gone(shm, peer))
+      return HC_ERR_PEER_DEAD;
+    sched_yield();
+  }
+  if (err == 0 && helped > 0 &&
+      atomic_load_explicit(&mine->help_failed, memory_order_relaxed)) {
+    uint64_t front = (uint64_t)helped * SHM_HELP_CHUNK;
+    err = shm_cma_copy(pid, local, remote_addr, front < len ? front : len, 0,
+                       &moved);
+  }
+  if (err == EIO)
+    return HC_ERR_TRANSPORT;
+  if (err != 0)
+    return shm_cma_error(shm, peer, err, len);
+  return HC_OK;
+}
+
 /* One single-copy transfer between local and the peer's remote_addr:
  * a read into local, or (write) a write from it. */
 static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
@@ -996,22 +1181,16 @@ static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
   pid_t pid = atomic_load_explicit(&shm->slots[peer].pid, memory_order_acquire);
   if (pid <= 0)
     return HC_ERR_STATE;
-  size_t done = 0;
-  while (done < len) {
-    /* One piece per call; the kernel may still stop short (it caps one
-     * call near 2 GiB), so loop on what it reports. */
-    struct iovec l = {(unsigned char *)local + done, len - done};
-    struct iovec r = {(void *)(uintptr_t)(remote_addr + done), len - done};
-    ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                      : process_vm_readv(pid, &l, 1, &r, 1, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return shm_cma_error(shm, peer, errno, done);
-    if (n == 0)
-      return HC_ERR_TRANSPORT;
-    done += (size_t)n;
-  }
+  if (!write && shm->help_min > 0 && len >= shm->help_min &&
+      shm->cma_worked[peer] && len / SHM_HELP_CHUNK < SHM_HELP_CHUNKS_MAX &&
+      !shm_pair_contended(shm, peer))
+    return shm_read_shared(shm, peer, pid, local, remote_addr, len);
+  size_t done;
+  int err = shm_cma_copy(pid, local, remote_addr, len, write, &done);
+  if (err == EIO)
+    return HC_ERR_TRANSPORT;
+  if (err != 0)
+    return shm_cma_error(shm, peer, err, done);
   shm->cma_worked[peer] = 1;
   return HC_OK;
 }
@@ -1027,11 +1206,7 @@ static size_t shm_get_min(void *ctx, int peer_world_rank) {
   if (p < 0 || p == shm->local_rank)
     return shm->cma_min;
   shm_sample_runq(shm);
-  if (atomic_load_explicit(&shm->slots[shm->local_rank].runq_contended,
-                           memory_order_relaxed) ||
-      atomic_load_explicit(&shm->slots[p].runq_contended, memory_order_relaxed))
-    return 0;
-  return shm->cma_min;
+  return shm_pair_contended(shm, p) ? 0 : shm->cma_min;
 }
 
 static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
