@@ -138,7 +138,7 @@ const hc_env_entry_t hc_env_table[] = {
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
      "last) instead of one CMA read; 0 reads every one with CMA"},
-    {"HCMPI_SHM_STREAM_RUNQ_MAX", "10", "library",
+    {"HCMPI_SHM_STREAM_RUNQ_MAX", "25", "library",
      "percent of its runnable time a rank may spend waiting for a core "
      "(its recent run delay) while rendezvous below HCMPI_SHM_CMA_MIN still "
      "stream to or from it; above, on either end of a pair, they are read "

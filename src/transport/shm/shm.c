@@ -119,8 +119,10 @@
  * core (the run delay of /proc/thread-self/schedstat) over intervals of
  * SHM_RUNQ_SAMPLE_MS, and while either end of a pair is above
  * HCMPI_SHM_STREAM_RUNQ_MAX percent, every rendezvous between them is read
- * with CMA.  A quiet machine waits well below 1%. */
-#define SHM_DEFAULT_RUNQ_MAX 10
+ * with CMA.  A quiet machine waits well below 1%, one with some other
+ * work a few percent (where streaming still won: 1 MiB 19 GB/s at load 8),
+ * a rank beside a busy loop on its core about 50%. */
+#define SHM_DEFAULT_RUNQ_MAX 25
 #define SHM_RUNQ_SAMPLE_MS 10
 /* An interval with less runnable time than this (a rank that slept) keeps
  * the last verdict: too little to tell. */
