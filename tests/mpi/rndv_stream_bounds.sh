@@ -8,7 +8,9 @@
 # is read too, which hcmpi's counters confirm; and with every rendezvous
 # read and every read from 256 KiB up shared with the sender (chunks of
 # 256 KiB written by it from the front, read by the receiver from the
-# back), whatever the load (HCMPI_SHM_STREAM_RUNQ_MAX=100).
+# back), whatever the load (HCMPI_SHM_STREAM_RUNQ_MAX=100), also with
+# rings of 2 slots, where asks for help find the ring full and the
+# receiver reads alone.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 run_mpi_ok 2 rndv_stream_bounds
 (HCMPI_SHM_CELL_SIZE=4096 HCMPI_SHM_CELLS=8 HCMPI_SHM_CMA_MIN=65536 &&
@@ -24,4 +26,9 @@ fi
     run_mpi_ok 2 rndv_stream_bounds $mode) || exit $?
 (HCMPI_SHM_STREAM_RUNQ_MAX=100 HCMPI_SHM_CMA_MIN=0 HCMPI_SHM_CMA_HELP_MIN=262144 &&
     export HCMPI_SHM_STREAM_RUNQ_MAX HCMPI_SHM_CMA_MIN HCMPI_SHM_CMA_HELP_MIN &&
+    run_mpi_ok 2 rndv_stream_bounds $mode) || exit $?
+(HCMPI_SHM_CELLS=2 HCMPI_SHM_STREAM_RUNQ_MAX=100 HCMPI_SHM_CMA_MIN=0 \
+    HCMPI_SHM_CMA_HELP_MIN=262144 &&
+    export HCMPI_SHM_CELLS HCMPI_SHM_STREAM_RUNQ_MAX HCMPI_SHM_CMA_MIN \
+        HCMPI_SHM_CMA_HELP_MIN &&
     run_mpi_ok 2 rndv_stream_bounds $mode) || exit $?

@@ -1110,12 +1110,15 @@ static int shm_pair_contended(shm_ctx_t *shm, int p) {
  * through the ring, reads chunks from the back until the claims meet, then
  * waits for the chunks it claimed (its writes land in local, which must
  * stay ours until they did).  Any failure of mine closes the claims; a
- * failure of its, or an ask the full ring refused, leaves me the chunks. */
+ * failure of its leaves me the chunks.  HC_ERR_AGAIN: the ring was full,
+ * nothing was asked or read. */
 static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
                                    void *local, uint64_t remote_addr,
                                    size_t len) {
   struct hc_shm_slot *mine = &shm->slots[shm->local_rank];
-  uint32_t gen = ++shm->help_gen & 0xffffu;
+  /* The generation advances only with an ask in the ring, which holds
+   * fewer than 2^16 of them: a stale ask never names open claims. */
+  uint32_t gen = (shm->help_gen + 1) & 0xffffu;
   uint32_t chunks = (uint32_t)((len + SHM_HELP_CHUNK - 1) / SHM_HELP_CHUNK);
   atomic_store_explicit(&mine->help_done, 0, memory_order_relaxed);
   atomic_store_explicit(&mine->help_failed, 0, memory_order_relaxed);
@@ -1124,10 +1127,14 @@ static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
   struct shm_help_ask ask = {(uint64_t)(uintptr_t)local, remote_addr, len, gen,
                              0};
   struct iovec iov = {&ask, sizeof ask};
-  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1) == HC_OK) {
-    atomic_thread_fence(memory_order_seq_cst);
-    shm_wake(shm, peer);
+  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1) != HC_OK) {
+    atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, 0),
+                          memory_order_relaxed);
+    return HC_ERR_AGAIN; /* the caller reads alone */
   }
+  shm->help_gen = gen;
+  atomic_thread_fence(memory_order_seq_cst);
+  shm_wake(shm, peer);
   int err = 0;
   size_t moved;
   uint64_t w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
@@ -1185,8 +1192,11 @@ static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
     return HC_ERR_STATE;
   if (!write && shm->help_min > 0 && len >= shm->help_min &&
       shm->cma_worked[peer] && len / SHM_HELP_CHUNK < SHM_HELP_CHUNKS_MAX &&
-      !shm_pair_contended(shm, peer))
-    return shm_read_shared(shm, peer, pid, local, remote_addr, len);
+      !shm_pair_contended(shm, peer)) {
+    hc_status_t rc = shm_read_shared(shm, peer, pid, local, remote_addr, len);
+    if (rc != HC_ERR_AGAIN)
+      return rc;
+  }
   size_t done;
   int err = shm_cma_copy(pid, local, remote_addr, len, write, &done);
   if (err == EIO)
