@@ -68,7 +68,6 @@ typedef struct hc_peer {
   hc_engine_transport_t *via; /* the engine's entry of ops, or NULL */
   size_t max_packet;
   size_t eager_limit; /* largest eager payload */
-  size_t get_min;     /* a smaller rendezvous streams (its ops' get_min) */
   hc_backlog_item_t *backlog_head;
   hc_backlog_item_t *backlog_tail;
   struct hc_peer *next_backlogged;

@@ -143,8 +143,6 @@ void hc_proto_set_eager_limit(size_t bytes) {
 void hc_proto_peer_setup(hc_peer_t *peer) {
   proto_spares_refill();
   peer->max_packet = peer->ops->max_packet(peer->tctx);
-  peer->get_min =
-      peer->ops->get_min != NULL ? peer->ops->get_min(peer->tctx) : 0;
   size_t room = 0;
   if (peer->max_packet > sizeof(hc_pkt_hdr_t))
     room = peer->max_packet - sizeof(hc_pkt_hdr_t);
@@ -532,7 +530,8 @@ static void proto_rndv_start(hcomm_request_t *req) {
    * so does a message below the transport's get minimum, which it moves
    * faster as a stream. */
   int stream = req->acc.unpack != NULL || req->remote_addr == 0 ||
-               req->take < peer->get_min;
+               (peer->ops->get_min != NULL &&
+                req->take < peer->ops->get_min(peer->tctx, peer->world_rank));
   if (hc_trace_on && stream && dev != HC_DEVPATH_CTS)
     proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_PIPELINED);
   if (dev == HC_DEVPATH_CTS || stream) {

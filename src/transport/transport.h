@@ -212,9 +212,11 @@ typedef struct hc_transport_ops {
    * bytes of a rendezvous that the engine reads with get.  A smaller one
    * streams through send instead (CTS, then DATA packets): where the
    * sender's copy into the transport overlaps the receiver's copy out,
-   * two copies can beat one.  Asked once per peer, at its setup; gets of
-   * other kinds (one-sided operations) are not bound by it. */
-  size_t (*get_min)(void *ctx);
+   * two copies can beat one, but only while both ends hold a core.  Asked
+   * for each rendezvous the engine receives from peer_world_rank, so the
+   * answer may follow what the transport sees; gets of other kinds
+   * (one-sided operations) are not bound by it. */
+  size_t (*get_min)(void *ctx, int peer_world_rank);
   /* Optional (NULL where a transport has none): the mirror of get, a
    * single-copy write of len bytes from local to remote_addr in the peer's
    * address space, done when it returns.  HC_ERR_NOT_SUPPORTED when this

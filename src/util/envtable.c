@@ -61,6 +61,10 @@ const hc_env_entry_t hc_env_table[] = {
      "first of every N buffers for one-sided operations larger than an "
      "eager packet (the origin's completing call fails with "
      "MPI_ERR_NO_MEM)"},
+    {"HCMPI_TEST_SHM_HELP_DIE", "0", "library",
+     "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
+     "claims a chunk of a peer's shared CMA read (HCMPI_SHM_CMA_HELP_MIN) "
+     "to write"},
     {"HCMPI_TEST_RMA_DIE_HOLDING", "0", "library",
      "tests only: N > 0 makes this process kill itself (SIGKILL) inside "
      "its N-th accumulate on a shared-mapping window, while it holds the "
@@ -138,6 +142,17 @@ const hc_env_entry_t hc_env_table[] = {
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
      "last) instead of one CMA read; 0 reads every one with CMA"},
+    {"HCMPI_SHM_STREAM_RUNQ_MAX", "25", "library",
+     "percent of its runnable time a rank may spend waiting for a core "
+     "(its recent run delay) while rendezvous below HCMPI_SHM_CMA_MIN still "
+     "stream to or from it; above, on either end of a pair, they are read "
+     "with CMA, which needs only the receiver on a core; 0 always reads, "
+     "100 always streams"},
+    {"HCMPI_SHM_CMA_HELP_MIN", "1m", "library",
+     "CMA reads of at least this many bytes are shared with the peer read "
+     "from (it writes 256 KiB chunks from the front while the reader reads "
+     "from the back), unless either waits for a core "
+     "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},
@@ -303,6 +318,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_WAIT_MS", 0, 0, 60000},
     {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
     {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_SHM_STREAM_RUNQ_MAX", 0, 0, 100},
+    {"HCMPI_SHM_CMA_HELP_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},
     {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},

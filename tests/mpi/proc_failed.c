@@ -9,6 +9,12 @@
  *                          dead rank
  *   proc_failed midstream  the victim dies in the middle of a large
  *                          pipelined send (run with HCMPI_SHM_CMA=0)
+ *   proc_failed helping    the victim dies while it helps rank 0 read its
+ *                          message (run with HCMPI_SHM_CMA_MIN=0,
+ *                          HCMPI_SHM_STREAM_RUNQ_MAX=100 and
+ *                          HCMPI_TEST_SHM_HELP_DIE=1 on hcmpi): the
+ *                          reader, waiting for the chunk the victim
+ *                          claimed, gets MPIX_ERR_PROC_FAILED
  *   proc_failed coll       Barrier and Allreduce with a dead member
  *   proc_failed pending    Irecv/Isend (eager and rendezvous) already
  *                          pending at the death, finished by MPI_Wait on
@@ -24,8 +30,8 @@
  *                          ring on MPI_COMM_WORLD still works
  *
  * After each failure mode the survivors run a ring on MPI_COMM_WORLD and a
- * Barrier and an Allreduce on a communicator of themselves only.  Detection times are printed, never asserted.
- * Rank 1 is the victim; it needs 4 ranks. */
+ * Barrier and an Allreduce on a communicator of themselves only.  Detection
+ * times are printed, never asserted. Rank 1 is the victim; it needs 4 ranks. */
 #include "mpitest.h"
 #include <signal.h>
 #include <unistd.h>
@@ -205,6 +211,39 @@ static void test_midstream(void)
     printf("rank %d: PASS midstream\n", rank);
 }
 
+static void test_helping(void) {
+  size_t first = (size_t)2 << 20, len = (size_t)256 << 20;
+  unsigned char *buf = malloc(len);
+  CHECK(buf != NULL, "no memory");
+  memset(buf, 1, len);
+  /* A first message read whole: a pair shares reads once one worked. */
+  if (rank == 0)
+    CHECK(MPI_Recv(buf, (int)first, MPI_BYTE, VICTIM, 1, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "first Recv from the victim");
+  else if (rank == VICTIM)
+    CHECK(MPI_Send(buf, (int)first, MPI_BYTE, 0, 1, MPI_COMM_WORLD) ==
+              MPI_SUCCESS,
+          "first Send");
+  if (rank == VICTIM) {
+    MPI_Send(buf, (int)len, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+    CHECK(0, "the victim lived through HCMPI_TEST_SHM_HELP_DIE");
+  }
+  if (rank == 0) {
+    double t0 = MPI_Wtime();
+    expect_failed(MPI_Recv(buf, (int)len, MPI_BYTE, VICTIM, 2, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE),
+                  "Recv whose helper died");
+    printf("rank 0: death while helping noticed after %.3f s\n",
+           MPI_Wtime() - t0);
+  } else {
+    wait_for_death();
+  }
+  free(buf);
+  live_ring();
+  printf("rank %d: PASS helping\n", rank);
+}
+
 static void test_coll(void)
 {
     if (rank == VICTIM) {
@@ -353,7 +392,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 4 && size <= 64, "needs 4 to 64 ranks");
-    CHECK(argc > 1, "usage: proc_failed p2p|midstream|coll|pending|inflight|fatal|early");
+    CHECK(argc > 1, "usage: proc_failed "
+                    "p2p|midstream|helping|coll|pending|inflight|fatal|early");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (strcmp(argv[1], "early") == 0) {
         test_early();
@@ -367,6 +407,8 @@ int main(int argc, char **argv)
         test_p2p();
     else if (strcmp(argv[1], "midstream") == 0)
         test_midstream();
+    else if (strcmp(argv[1], "helping") == 0)
+      test_helping();
     else if (strcmp(argv[1], "coll") == 0)
         test_coll();
     else if (strcmp(argv[1], "pending") == 0)

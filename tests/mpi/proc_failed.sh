@@ -54,6 +54,11 @@ all_passed pending
 # all).
 run_ft midstream HCMPI_SHM_CMA=0 HCMPI_SHM_CELLS=8
 all_passed midstream
+# A victim that dies holding a chunk of a shared CMA read (the reader
+# waits for that chunk): the reader's liveness check ends the wait.
+run_ft helping HCMPI_LOG=warn HCMPI_SHM_CMA_MIN=0 HCMPI_SHM_STREAM_RUNQ_MAX=100 \
+    HCMPI_TEST_SHM_HELP_DIE=1
+all_passed helping
 run_ft midstream HCMPI_TRANSPORTS=tcp HCMPI_TCP_SENDQ=65536 HCMPI_TCP_SOCKBUF=65536 \
     HCMPI_TCP_MAX_PACKET=16384
 all_passed midstream

@@ -58,6 +58,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -82,8 +83,9 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-#define SHM_VERSION 5 /* 5: pollable doorbell; 4: fast boxes; 3: slots apart   \
-                       */
+/* 7: shared CMA reads; 6: runq_contended in the slots; 5: pollable
+ * doorbell; 4: fast boxes */
+#define SHM_VERSION 7
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -108,8 +110,42 @@
  * process_vm_readv, which pins and maps the peer's pages as it goes
  * (bench/NOTES.md, bw17). */
 #define SHM_DEFAULT_CMA_MIN ((size_t)4 << 20)
+/* Streaming needs both ranks on a core at the same moment: the pool holds
+ * 1 MiB, so while one end waits for its core the other moves at most that
+ * much, then waits in turn.  With two busy loops beside two ranks on two
+ * cores, 1 MiB windows fell from ~20 GB/s to 0.1-0.3, while one CMA read,
+ * which needs the receiver alone, kept 0.6-2 (bench/NOTES.md, bw17b).  So
+ * a rank measures the share of its runnable time it spent waiting for a
+ * core (the run delay of /proc/thread-self/schedstat) over intervals of
+ * SHM_RUNQ_SAMPLE_MS, and while either end of a pair is above
+ * HCMPI_SHM_STREAM_RUNQ_MAX percent, every rendezvous between them is read
+ * with CMA.  A quiet machine waits well below 1%, one with some other
+ * work a few percent (where streaming still won: 1 MiB 19 GB/s at load 8),
+ * a rank beside a busy loop on its core about 50%. */
+#define SHM_DEFAULT_RUNQ_MAX 25
+#define SHM_RUNQ_SAMPLE_MS 10
+/* An interval with less runnable time than this (a rank that slept) keeps
+ * the last verdict: too little to tell. */
+#define SHM_RUNQ_MIN_NS 2000000ull
 /* Ring tag of a slot that names a pool cell instead of holding a packet. */
 #define SHM_TAG_POOL 1u
+/* Ring tag of a slot that asks its reader to help with a CMA read of its
+ * memory (struct shm_help_ask). */
+#define SHM_TAG_HELP 2u
+/* A CMA read of at least HCMPI_SHM_CMA_HELP_MIN bytes is shared: the
+ * reader asks the peer it reads from, through their ring, to write chunks
+ * of SHM_HELP_CHUNK bytes from the front (process_vm_writev) while it reads
+ * chunks from the back; each chunk is claimed in the reader's slot, so
+ * whichever process holds a core copies, and two cores copy at once where
+ * both have one.  Two processes copying 4 MiB so: 24-27 GB/s against
+ * 10-12 for one read (bench/NOTES.md, bw17b).  Only between ranks that do
+ * not wait for a core (SHM_DEFAULT_RUNQ_MAX): the reader cannot end its
+ * read while the helper's chunk is in flight. */
+#define SHM_DEFAULT_HELP_MIN ((size_t)1 << 20)
+#define SHM_HELP_CHUNK ((size_t)256 << 10)
+/* The claims word: generation (16 bits), front and back (24 bits each, in
+ * chunks). */
+#define SHM_HELP_CHUNKS_MAX ((1u << 24) - 1)
 /* Shortest interval between two checks of whether local peers still live
  * (HCMPI_SHM_LIVENESS_MS): with a wait's sleep, the bound on how long a
  * local peer's death goes unnoticed.  A peer that lives but hangs is never
@@ -120,6 +156,17 @@
 /* Packets one progress call delivers from one ring, and in all. */
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
+
+/* What a SHM_TAG_HELP ring slot carries: the reader's destination, the
+ * helper's source, the length, and the generation of the reader's claims
+ * word that the request belongs to. */
+struct shm_help_ask {
+  uint64_t reader_addr;
+  uint64_t source_addr;
+  uint64_t len;
+  uint32_t gen;
+  uint32_t pad;
+};
 
 /* What a SHM_TAG_POOL ring slot carries. */
 struct shm_pool_ref {
@@ -169,6 +216,17 @@ typedef struct shm_ctx {
   unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
   int cma_enabled;
   size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
+  /* Waiting for a core (SHM_DEFAULT_RUNQ_MAX): the schedstat of the thread
+   * that initialised (-1: none), HCMPI_SHM_STREAM_RUNQ_MAX, and the last
+   * sample, taken by one thread at a time (runq_busy). */
+  int runq_fd;
+  long runq_max;
+  atomic_flag runq_busy;
+  long runq_next_ms;
+  uint64_t runq_run_ns, runq_delay_ns;
+  size_t help_min;   /* HCMPI_SHM_CMA_HELP_MIN; 0: never shared */
+  uint32_t help_gen; /* generation of my last shared read */
+  int test_help_die; /* HCMPI_TEST_SHM_HELP_DIE */
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
    * then fails connect instead of failing sends later. */
@@ -348,6 +406,9 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   }
   atomic_store_explicit(&shm->slots[me].bell_fd, shm->bell_fd,
                         memory_order_relaxed);
+  /* 0: every rank waits "too long" from the start (how tests force CMA). */
+  atomic_store_explicit(&shm->slots[me].runq_contended, shm->runq_max <= 0,
+                        memory_order_relaxed);
   atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
                         memory_order_release);
   shm->npeers = n - 1;
@@ -451,6 +512,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   *ctx = shm;
   if (shm == NULL)
     return HC_ERR_NOMEM;
+  shm->runq_fd = -1;
   shm->bell_fd = hc_env_bool("HCMPI_SHM_POLLABLE", 1)
                      ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)
                      : -1;
@@ -466,6 +528,14 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
   shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", SHM_DEFAULT_CMA_MIN);
+  shm->runq_max =
+      hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
+  atomic_flag_clear(&shm->runq_busy);
+  shm->help_min = hc_env_size("HCMPI_SHM_CMA_HELP_MIN", SHM_DEFAULT_HELP_MIN);
+  shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
+  shm->runq_fd = shm->runq_max < 100
+                     ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
+                     : -1;
   shm->liveness_ms =
       hc_env_long("HCMPI_SHM_LIVENESS_MS", SHM_DEFAULT_LIVENESS_MS);
   uint32_t ncells_hint;
@@ -819,6 +889,81 @@ static int shm_take_box(shm_ctx_t *shm, int p) {
   return 1;
 }
 
+static uint64_t shm_claims(uint32_t gen, uint32_t front, uint32_t back) {
+  return (uint64_t)(gen & 0xffffu) << 48 | (uint64_t)front << 24 | back;
+}
+
+static uint32_t shm_claims_gen(uint64_t w) { return (uint32_t)(w >> 48); }
+static uint32_t shm_claims_front(uint64_t w) {
+  return (uint32_t)(w >> 24) & SHM_HELP_CHUNKS_MAX;
+}
+static uint32_t shm_claims_back(uint64_t w) {
+  return (uint32_t)w & SHM_HELP_CHUNKS_MAX;
+}
+
+/* A process_vm_readv (or, write, _writev) of len bytes between local and
+ * remote in pid, looped over short counts and EINTR: the kernel may stop
+ * short (it caps one call near 2 GiB).  0, or the errno (EIO: no byte
+ * moved and no error either); *moved says how far it got. */
+static int shm_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len,
+                        int write, size_t *moved) {
+  size_t done = 0;
+  *moved = 0;
+  while (done < len) {
+    struct iovec l = {(unsigned char *)local + done, len - done};
+    struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
+    ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                      : process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? errno : EIO;
+    done += (size_t)n;
+    *moved = done;
+  }
+  return 0;
+}
+
+/* Local rank p asked me to help with its read of my memory: I claim chunks
+ * from the front of its claims word, while it holds the generation asked
+ * for, and write each into p's memory.  A write that fails is flagged, and
+ * p reads the chunks I claimed itself. */
+static void shm_help(shm_ctx_t *shm, int p, const void *slot, size_t len) {
+  struct shm_help_ask ask;
+  if (len != sizeof ask)
+    return;
+  memcpy(&ask, slot, sizeof ask);
+  struct hc_shm_slot *theirs = &shm->slots[p];
+  pid_t pid = atomic_load_explicit(&theirs->pid, memory_order_acquire);
+  uint64_t w = atomic_load_explicit(&theirs->help_claims, memory_order_acquire);
+  while (pid > 0 && shm_claims_gen(w) == (ask.gen & 0xffffu) &&
+         shm_claims_front(w) < shm_claims_back(w)) {
+    uint32_t f = shm_claims_front(w);
+    if (!atomic_compare_exchange_weak_explicit(
+            &theirs->help_claims, &w,
+            shm_claims(ask.gen, f + 1, shm_claims_back(w)),
+            memory_order_acq_rel, memory_order_acquire))
+      continue;
+    if (shm->test_help_die) /* tests: a helper dies holding a claim */
+      kill(getpid(), SIGKILL);
+    uint64_t off = (uint64_t)f * SHM_HELP_CHUNK;
+    size_t n = off + SHM_HELP_CHUNK <= ask.len ? SHM_HELP_CHUNK
+                                               : (size_t)(ask.len - off);
+    size_t moved;
+    int err =
+        off < ask.len
+            ? shm_cma_copy(pid, (void *)(uintptr_t)(ask.source_addr + off),
+                           ask.reader_addr + off, n, 1, &moved)
+            : EINVAL;
+    if (err != 0)
+      atomic_store_explicit(&theirs->help_failed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&theirs->help_done, 1, memory_order_release);
+    if (err != 0)
+      break;
+    w = atomic_load_explicit(&theirs->help_claims, memory_order_acquire);
+  }
+}
+
 /* Delivers up to max packets from p's fast box and ring, oldest first;
  * wakes p if it waits for ring space or for the pool cells handed back. */
 static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
@@ -839,7 +984,9 @@ static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
       break;
     if (hc_shm_fastbox_holds(&shm->box_in[p]))
       continue;
-    if (tag != SHM_TAG_POOL)
+    if (tag == SHM_TAG_HELP)
+      shm_help(shm, p, data, len);
+    else if (tag != SHM_TAG_POOL)
       shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
     else if (shm_deliver_pooled(shm, p, data, len))
       pooled++;
@@ -880,6 +1027,7 @@ static int shm_report_deaths(shm_ctx_t *shm) {
 }
 
 static void shm_check_liveness(shm_ctx_t *shm);
+static void shm_sample_runq(shm_ctx_t *shm);
 
 /* 1 when p's fast box or ring may hold a packet for me: a load or three. */
 static inline int shm_peer_may_have_sent(shm_ctx_t *shm, int p) {
@@ -924,6 +1072,7 @@ static int shm_progress(void *ctx) {
   if (++shm->idle_polls % SHM_IDLE_POLLS_PER_LIVENESS != 0)
     return 0;
   shm_check_liveness(shm);
+  shm_sample_runq(shm);
   return shm_progress_deliver(shm);
 }
 
@@ -947,6 +1096,86 @@ static hc_status_t shm_cma_error(shm_ctx_t *shm, int peer, int err,
   return err == EFAULT ? HC_ERR_NOT_SUPPORTED : HC_ERR_SYSTEM;
 }
 
+static int shm_peer_gone(shm_ctx_t *shm, int p);
+
+/* 1 while this rank or local rank p lately waited for a core too long. */
+static int shm_pair_contended(shm_ctx_t *shm, int p) {
+  return atomic_load_explicit(&shm->slots[shm->local_rank].runq_contended,
+                              memory_order_relaxed) ||
+         atomic_load_explicit(&shm->slots[p].runq_contended,
+                              memory_order_relaxed);
+}
+
+/* A CMA read shared with local rank peer (SHM_DEFAULT_HELP_MIN): asks it
+ * through the ring, reads chunks from the back until the claims meet, then
+ * waits for the chunks it claimed (its writes land in local, which must
+ * stay ours until they did).  Any failure of mine closes the claims; a
+ * failure of its leaves me the chunks.  HC_ERR_AGAIN: the ring was full,
+ * nothing was asked or read. */
+static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
+                                   void *local, uint64_t remote_addr,
+                                   size_t len) {
+  struct hc_shm_slot *mine = &shm->slots[shm->local_rank];
+  /* The generation advances only with an ask in the ring, which holds
+   * fewer than 2^16 of them: a stale ask never names open claims. */
+  uint32_t gen = (shm->help_gen + 1) & 0xffffu;
+  uint32_t chunks = (uint32_t)((len + SHM_HELP_CHUNK - 1) / SHM_HELP_CHUNK);
+  atomic_store_explicit(&mine->help_done, 0, memory_order_relaxed);
+  atomic_store_explicit(&mine->help_failed, 0, memory_order_relaxed);
+  atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, chunks),
+                        memory_order_release);
+  struct shm_help_ask ask = {(uint64_t)(uintptr_t)local, remote_addr, len, gen,
+                             0};
+  struct iovec iov = {&ask, sizeof ask};
+  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1) != HC_OK) {
+    atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, 0),
+                          memory_order_relaxed);
+    return HC_ERR_AGAIN; /* the caller reads alone */
+  }
+  shm->help_gen = gen;
+  atomic_thread_fence(memory_order_seq_cst);
+  shm_wake(shm, peer);
+  int err = 0;
+  size_t moved;
+  uint64_t w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
+  while (shm_claims_front(w) < shm_claims_back(w)) {
+    uint32_t f = shm_claims_front(w), b = shm_claims_back(w);
+    if (!atomic_compare_exchange_weak_explicit(
+            &mine->help_claims, &w, shm_claims(gen, f, err ? f : b - 1),
+            memory_order_acq_rel, memory_order_acquire))
+      continue;
+    if (err != 0)
+      break;
+    uint64_t off = (uint64_t)(b - 1) * SHM_HELP_CHUNK;
+    size_t n = off + SHM_HELP_CHUNK <= len ? SHM_HELP_CHUNK : len - off;
+    err = shm_cma_copy(pid, (unsigned char *)local + off, remote_addr + off, n,
+                       0, &moved);
+    w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
+  }
+  uint32_t helped = shm_claims_front(
+      atomic_load_explicit(&mine->help_claims, memory_order_acquire));
+  for (unsigned spins = 1;
+       atomic_load_explicit(&mine->help_done, memory_order_acquire) < helped;
+       spins++) {
+    if (spins % 1024 != 0)
+      continue;
+    if (shm_peer_gone(shm, peer))
+      return HC_ERR_PEER_DEAD;
+    sched_yield();
+  }
+  if (err == 0 && helped > 0 &&
+      atomic_load_explicit(&mine->help_failed, memory_order_relaxed)) {
+    uint64_t front = (uint64_t)helped * SHM_HELP_CHUNK;
+    err = shm_cma_copy(pid, local, remote_addr, front < len ? front : len, 0,
+                       &moved);
+  }
+  if (err == EIO)
+    return HC_ERR_TRANSPORT;
+  if (err != 0)
+    return shm_cma_error(shm, peer, err, len);
+  return HC_OK;
+}
+
 /* One single-copy transfer between local and the peer's remote_addr:
  * a read into local, or (write) a write from it. */
 static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
@@ -961,22 +1190,19 @@ static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
   pid_t pid = atomic_load_explicit(&shm->slots[peer].pid, memory_order_acquire);
   if (pid <= 0)
     return HC_ERR_STATE;
-  size_t done = 0;
-  while (done < len) {
-    /* One piece per call; the kernel may still stop short (it caps one
-     * call near 2 GiB), so loop on what it reports. */
-    struct iovec l = {(unsigned char *)local + done, len - done};
-    struct iovec r = {(void *)(uintptr_t)(remote_addr + done), len - done};
-    ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                      : process_vm_readv(pid, &l, 1, &r, 1, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return shm_cma_error(shm, peer, errno, done);
-    if (n == 0)
-      return HC_ERR_TRANSPORT;
-    done += (size_t)n;
+  if (!write && shm->help_min > 0 && len >= shm->help_min &&
+      shm->cma_worked[peer] && len / SHM_HELP_CHUNK < SHM_HELP_CHUNKS_MAX &&
+      !shm_pair_contended(shm, peer)) {
+    hc_status_t rc = shm_read_shared(shm, peer, pid, local, remote_addr, len);
+    if (rc != HC_ERR_AGAIN)
+      return rc;
   }
+  size_t done;
+  int err = shm_cma_copy(pid, local, remote_addr, len, write, &done);
+  if (err == EIO)
+    return HC_ERR_TRANSPORT;
+  if (err != 0)
+    return shm_cma_error(shm, peer, err, done);
   shm->cma_worked[peer] = 1;
   return HC_OK;
 }
@@ -986,9 +1212,13 @@ static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
   return shm_cma(ctx, peer_world_rank, local, remote_addr, len, 0);
 }
 
-static size_t shm_get_min(void *ctx) {
+static size_t shm_get_min(void *ctx, int peer_world_rank) {
   shm_ctx_t *shm = ctx;
-  return shm->cma_min;
+  int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
+  if (p < 0 || p == shm->local_rank)
+    return shm->cma_min;
+  shm_sample_runq(shm);
+  return shm_pair_contended(shm, p) ? 0 : shm->cma_min;
 }
 
 static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
@@ -1026,6 +1256,57 @@ static long shm_now_ms(void) {
   return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Reads the run time and run delay (ns) of the schedstat file; 0 when it
+ * does not hold them. */
+static int shm_read_schedstat(int fd, uint64_t *run_ns, uint64_t *delay_ns) {
+  char text[96];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0)
+    return 0;
+  text[n] = '\0';
+  unsigned long long run, delay;
+  if (sscanf(text, "%llu %llu", &run, &delay) != 2)
+    return 0;
+  *run_ns = run;
+  *delay_ns = delay;
+  return 1;
+}
+
+/* At most every SHM_RUNQ_SAMPLE_MS: whether this rank waited for a core
+ * more than runq_max percent of its runnable time since the last sample,
+ * published in its slot for its peers (SHM_DEFAULT_RUNQ_MAX). */
+static void shm_sample_runq(shm_ctx_t *shm) {
+  if (shm->slots == NULL ||
+      atomic_flag_test_and_set_explicit(&shm->runq_busy, memory_order_acquire))
+    return;
+  long now = shm_now_ms();
+  uint64_t run, delay;
+  if (shm->runq_fd >= 0 && now >= shm->runq_next_ms) {
+    shm->runq_next_ms = now + SHM_RUNQ_SAMPLE_MS;
+    if (!shm_read_schedstat(shm->runq_fd, &run, &delay)) {
+      close(shm->runq_fd); /* the thread is gone, or no schedstat */
+      shm->runq_fd = -1;
+    } else if (run - shm->runq_run_ns + (delay - shm->runq_delay_ns) >=
+               SHM_RUNQ_MIN_NS) {
+      uint64_t waited = delay - shm->runq_delay_ns;
+      uint64_t runnable = run - shm->runq_run_ns + waited;
+      uint32_t contended = waited * 100 >= (uint64_t)shm->runq_max * runnable;
+      _Atomic uint32_t *mine = &shm->slots[shm->local_rank].runq_contended;
+      if (atomic_exchange_explicit(mine, contended, memory_order_relaxed) !=
+              contended &&
+          hc_log_level() >= HC_LOG_DEBUG)
+        hc_log(HC_LOG_DEBUG, "shm",
+               "waited for a core %llu of %llu us: rendezvous %s",
+               (unsigned long long)(waited / 1000),
+               (unsigned long long)(runnable / 1000),
+               contended ? "read with CMA" : "stream again");
+      shm->runq_run_ns = run;
+      shm->runq_delay_ns = delay;
+    }
+  }
+  atomic_flag_clear_explicit(&shm->runq_busy, memory_order_release);
+}
+
 static int shm_peer_gone(shm_ctx_t *shm, int p) {
   if (shm->pidfd[p] >= 0) {
     struct pollfd pfd = {.fd = shm->pidfd[p], .events = POLLIN};
@@ -1059,6 +1340,7 @@ static void shm_wait(void *ctx, int timeout_ms) {
   if (shm->base == NULL || shm->local_size < 2 || timeout_ms == 0)
     return;
   shm_check_liveness(shm);
+  shm_sample_runq(shm);
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     return;
   struct hc_shm_slot *slot = &shm->slots[shm->local_rank];
@@ -1132,6 +1414,8 @@ static void shm_fini(void *ctx) {
       close(shm->peer_bell_fd[p]);
   if (shm->bell_fd >= 0)
     close(shm->bell_fd);
+  if (shm->runq_fd >= 0)
+    close(shm->runq_fd);
   free(shm->pidfd);
   free(shm->peer_bell_fd);
   free(shm->peers);

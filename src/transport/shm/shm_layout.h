@@ -44,6 +44,17 @@ struct hc_shm_slot {
   _Atomic int32_t bell_fd;
   _Atomic uint32_t bell_holders;
   _Atomic uint32_t polling;
+  /* 1 while the owner has lately waited for a core more than
+   * HCMPI_SHM_STREAM_RUNQ_MAX allows (shm.c: shm_sample_runq). */
+  _Atomic uint32_t runq_contended;
+  /* A CMA read the owner shares with the peer it reads from (shm.c:
+   * shm_read_shared), on a line of its own since both write it: the
+   * chunks claimed (generation, next from the front, end of those left
+   * from the back), how many the peer has written, and whether a write of
+   * the peer's failed. */
+  _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t help_claims;
+  _Atomic uint32_t help_done;
+  _Atomic uint32_t help_failed;
 };
 
 /* The first cache line after the header. */
