@@ -7,6 +7,7 @@
  * counts).
  */
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,14 @@ static const int rank_counts[] = {1, 2, 3, 7, 64, 513};
 START_TEST(test_slots_follow_the_header) {
   ck_assert_uint_ge(HC_SHM_SLOTS_OFFSET, sizeof(struct hc_shm_seg_hdr));
   ck_assert_uint_eq(HC_SHM_SLOTS_OFFSET % HC_SHM_RING_ALIGN, 0);
-  /* One cache line per slot: wakers of one rank never share its line. */
-  ck_assert_uint_eq(sizeof(struct hc_shm_slot), HC_SHM_RING_ALIGN);
+  /* Whole cache lines per slot, so that no two ranks' slots share one:
+   * the first holds what wakers touch, the second the shared CMA read's
+   * claims, which the reader and its helper both write. */
+  ck_assert_uint_eq(sizeof(struct hc_shm_slot) % HC_SHM_RING_ALIGN, 0);
+  ck_assert_uint_lt(offsetof(struct hc_shm_slot, runq_contended),
+                    HC_SHM_RING_ALIGN);
+  ck_assert_uint_eq(offsetof(struct hc_shm_slot, help_claims),
+                    HC_SHM_RING_ALIGN);
 }
 END_TEST
 
