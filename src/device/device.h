@@ -235,6 +235,11 @@ const hc_device_ops_t *hc_device_backend(hc_mem_kind_t kind);
  * allocation is dropped (with its export), as are ranges passed to
  * hc_device_forget and everything at hc_device_fini. */
 hc_mem_kind_t hc_device_classify(const void *ptr, hc_mem_info_t *info);
+/* 1 when ptr is host memory.  Inline: a host-only process answers every
+ * send's and receive's question with one load, others classify. */
+static inline int hc_device_is_host(const void *ptr) {
+  return !hc_device_any() || hc_device_classify(ptr, NULL) == HC_MEM_HOST;
+}
 /* 1 while the allocation info describes (classified device memory) is
  * still there, unreplaced: the backend's still_valid.  0 for host memory
  * and once it was freed or another allocation took its place. */

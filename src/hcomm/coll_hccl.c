@@ -46,29 +46,30 @@ struct hc_hccl_coll_comm {
   int64_t issued;   /* calls issued on stream so far */
 };
 
+/* The HCCL gate's answer: 0 not yet asked, 1 off, 2 on. */
+enum { HCOLL_GATE_UNASKED, HCOLL_GATE_OFF, HCOLL_GATE_ON };
+
 static struct {
-  int tried, enabled;
-  /* 0: not yet asked; 1: disabled; 2: enabled.  Once known, the answer
-   * is read without the lock: every collective of the face asks. */
-  _Atomic int known;
+  /* Once asked, read without the lock: every collective of the face asks. */
+  _Atomic int gate;
   hc_hccl_coll_comm_t *all;
 } hcoll;
 
 int hcomm_hccl_coll_enabled(void) {
-  int known = atomic_load_explicit(&hcoll.known, memory_order_acquire);
-  if (known != 0)
-    return known == 2;
+  int gate = atomic_load_explicit(&hcoll.gate, memory_order_acquire);
+  if (gate != HCOLL_GATE_UNASKED)
+    return gate == HCOLL_GATE_ON;
   /* Under the engine lock: the hccl data path loads HCCL under it too. */
   hc_engine_lock();
-  if (!hcoll.tried) {
-    hcoll.tried = 1;
-    hcoll.enabled = hc_env_bool("HCMPI_COLL_HCCL", 1) &&
-                    hc_device_hccl_has_collectives();
+  gate = atomic_load_explicit(&hcoll.gate, memory_order_relaxed);
+  if (gate == HCOLL_GATE_UNASKED) {
+    gate = hc_env_bool("HCMPI_COLL_HCCL", 1) && hc_device_hccl_has_collectives()
+               ? HCOLL_GATE_ON
+               : HCOLL_GATE_OFF;
+    atomic_store_explicit(&hcoll.gate, gate, memory_order_release);
   }
-  int enabled = hcoll.enabled;
-  atomic_store_explicit(&hcoll.known, enabled ? 2 : 1, memory_order_release);
   hc_engine_unlock();
-  return enabled;
+  return gate == HCOLL_GATE_ON;
 }
 
 static void coll_hccl_min(const void *in, void *inout, size_t count,

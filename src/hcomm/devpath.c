@@ -115,9 +115,9 @@ void hc_devpath_note(const hc_devpath_ops_t *p, const hcomm_request_t *r) {
            hc_engine.world_rank, p->name, r->take);
 }
 
-hc_status_t hc_devpath_classify(hcomm_request_t *req) {
+hc_status_t hc_devpath_classify_loaded(hcomm_request_t *req) {
   const void *buf = req->kind == HC_REQ_SEND ? req->send_buf : req->recv_buf;
-  if (req->bytes == 0 || buf == NULL || !hc_device_any())
+  if (req->bytes == 0 || buf == NULL)
     return HC_OK;
   hc_mem_info_t info;
   if (hc_device_classify(buf, &info) == HC_MEM_HOST)

@@ -46,10 +46,15 @@ typedef struct hc_devreq hc_devreq_t;
  * sender drops it from its cache and streams this message. */
 #define HC_PKT_FLAG_STALE 0x4
 
+/* hc_devpath_classify in a process with a device backend loaded. */
+hc_status_t hc_devpath_classify_loaded(hcomm_request_t *req);
 /* Classifies the request's buffer (send_buf or recv_buf); device buffers
- * get req->dev.  Host buffers cost one classification and nothing else.
+ * get req->dev.  Host buffers cost one classification and nothing else,
+ * and in a host-only process one load (inline: every post asks).
  * HC_ERR_NOMEM when the request cannot carry its device state. */
-hc_status_t hc_devpath_classify(hcomm_request_t *req);
+static inline hc_status_t hc_devpath_classify(hcomm_request_t *req) {
+  return hc_device_any() ? hc_devpath_classify_loaded(req) : HC_OK;
+}
 /* Sender: the RTS payload describing a device send buffer (kept in req->dev
  * until the request is released); *len its size. */
 const void *hc_devpath_rts_payload(hcomm_request_t *req, size_t *len);

@@ -81,8 +81,8 @@ static hc_status_t pt2pt_isend(hcomm_request_home_t *home, const void *buf,
     r->acc = *acc;
   }
   *req = r;
-  /* Device buffers (devpath.c); a host-only process asks no more. */
-  if (hc_device_any() && hc_devpath_classify(r) != HC_OK) {
+  /* Device buffers (devpath.c). */
+  if (hc_devpath_classify(r) != HC_OK) {
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
@@ -150,8 +150,8 @@ pt2pt_irecv_post(hcomm_request_home_t *home, void *buf,
     r->acc = *acc;
   }
   *req = r;
-  /* Device buffers (devpath.c); a host-only process asks no more. */
-  if (hc_device_any() && hc_devpath_classify(r) != HC_OK) {
+  /* Device buffers (devpath.c). */
+  if (hc_devpath_classify(r) != HC_OK) {
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
   }
@@ -266,8 +266,7 @@ static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
   if (hc_trace_on || hc_ft_nrevoked > 0 || hc_engine_check() != HC_OK ||
       (bytes > 0 && buf == NULL))
     return HC_ERR_AGAIN;
-  if (bytes > 0 && hc_device_any() &&
-      hc_device_classify(buf, NULL) != HC_MEM_HOST)
+  if (bytes > 0 && !hc_device_is_host(buf))
     return HC_ERR_AGAIN;
   return hc_proto_send_now(hc_comm_world_of_rank(comm, dest),
                            (uint32_t)hc_comm_match_ctx(comm, 0), tag, buf,
@@ -296,8 +295,7 @@ static hc_status_t pt2pt_recv_now(void *buf, size_t bytes, int source, int tag,
       (source != HCOMM_ANY_SOURCE && (source < 0 || source >= comm->size)) ||
       (bytes > 0 && buf == NULL))
     return HC_ERR_AGAIN;
-  if (bytes > 0 && hc_device_any() &&
-      hc_device_classify(buf, NULL) != HC_MEM_HOST)
+  if (bytes > 0 && !hc_device_is_host(buf))
     return HC_ERR_AGAIN;
   int world = source == HCOMM_ANY_SOURCE ? HCOMM_ANY_SOURCE
                                          : hc_comm_world_of_rank(comm, source);
@@ -512,8 +510,8 @@ static hc_status_t pt2pt_imrecv(hcomm_request_home_t *home, void *buf,
   r->recv_buf = buf;
   r->bytes = bytes;
   *req = r;
-  /* Device buffers (devpath.c); a host-only process asks no more. */
-  if (hc_device_any() && hc_devpath_classify(r) != HC_OK) {
+  /* Device buffers (devpath.c). */
+  if (hc_devpath_classify(r) != HC_OK) {
     free(msg);
     hc_request_complete(r, HC_ERR_NOMEM);
     return HC_OK;
