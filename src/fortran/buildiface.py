@@ -431,7 +431,10 @@ def c_body(call, args):
             size = STRING_OUT[(call, n)]
             pre.append('char *%s_c = hc_f_str_buf(%s);' % (n, size))
             actual.append('%s_c' % n)
-            post.append('hc_f_str_out(%s, %s_len, %s_c);' % (n, n, n))
+            # A call that says by flag whether it found a value (MPI_Info_get)
+            # leaves the caller's string alone when it did not.
+            found = 'if (flag_c) ' if ('flag', 'lout') in args else ''
+            post.append('%shc_f_str_out(%s, %s_len, %s_c);' % (found, n, n, n))
             cleanup.append('free(%s_c);' % n)
         elif k == 'fn':
             actual.append('(void *)%s' % n)

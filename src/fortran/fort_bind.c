@@ -6644,7 +6644,8 @@ void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
   }
   int rc = MPI_Info_get(*info, key_c, *valuelen, value_c, &flag_c);
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
-    hc_f_str_out(value, value_len, value_c);
+    if (flag_c)
+      hc_f_str_out(value, value_len, value_c);
     *flag = hc_f_logical(flag_c);
   }
   free(key_c);

@@ -752,11 +752,13 @@ typedef struct fh_greq_fns {
 } fh_greq_fns_t;
 
 /* The C extra_state of a request started from Fortran: its procedures and
- * the Fortran extra_state they take; freed after the free callback. */
+ * the caller's EXTRA_STATE variable, which they take by reference, so what
+ * a callback stores there the caller sees (as MPICH's and Open MPI's
+ * bindings do; MPICH's suite checks it); freed after the free callback. */
 typedef struct fh_greq {
   const fh_greq_fns_t *fns;
   fh_greq_fns_t own; /* fns points here unless the request has a class */
-  MPI_Aint extra;
+  MPI_Aint *extra;
 } fh_greq_t;
 
 /* query_fn and poll_fn: the Fortran status in, as the C one, and out. */
@@ -764,7 +766,7 @@ static int fh_greq_status_call(hc_f_greq_query_fn *fn, fh_greq_t *g,
                                MPI_Status *status) {
   MPI_Fint f_status[MPI_F_STATUS_SIZE], f_err = MPI_SUCCESS;
   MPI_Status_c2f(status, f_status);
-  fn(&g->extra, f_status, &f_err);
+  fn(g->extra, f_status, &f_err);
   MPI_Status_f2c(f_status, status);
   return f_err;
 }
@@ -777,7 +779,7 @@ static int fh_greq_query(void *state, MPI_Status *status) {
 static int fh_greq_free(void *state) {
   fh_greq_t *g = state;
   MPI_Fint f_err = MPI_SUCCESS;
-  g->fns->free(&g->extra, &f_err);
+  g->fns->free(g->extra, &f_err);
   free(g);
   return f_err;
 }
@@ -785,7 +787,7 @@ static int fh_greq_free(void *state) {
 static int fh_greq_cancel(void *state, int complete) {
   fh_greq_t *g = state;
   MPI_Fint f_complete = hc_f_logical(complete), f_err = MPI_SUCCESS;
-  g->fns->cancel(&g->extra, &f_complete, &f_err);
+  g->fns->cancel(g->extra, &f_complete, &f_err);
   return f_err;
 }
 
@@ -803,7 +805,7 @@ static int fh_greq_wait(int count, void **states, double timeout,
   if (!extras)
     return MPI_ERR_NO_MEM;
   for (int i = 0; i < count; i++)
-    extras[i] = ((fh_greq_t *)states[i])->extra;
+    extras[i] = *((fh_greq_t *)states[i])->extra;
   MPI_Fint f_count = count, f_status[MPI_F_STATUS_SIZE], f_err = MPI_SUCCESS;
   MPI_Status_c2f(status, f_status);
   ((fh_greq_t *)states[0])->fns->wait(&f_count, extras, &timeout, f_status,
@@ -813,7 +815,7 @@ static int fh_greq_wait(int count, void **states, double timeout,
   return f_err;
 }
 
-static fh_greq_t *fh_greq_new(const fh_greq_fns_t *fns, MPI_Aint extra) {
+static fh_greq_t *fh_greq_new(const fh_greq_fns_t *fns, MPI_Aint *extra) {
   fh_greq_t *g = malloc(sizeof(*g));
   if (g)
     *g = (fh_greq_t){.fns = fns, .extra = extra};
@@ -836,7 +838,7 @@ void pmpix_grequest_start_(hc_f_greq_query_fn *query_fn,
                            hc_f_greq_poll_fn *poll_fn,
                            hc_f_greq_wait_fn *wait_fn, MPI_Aint *extra_state,
                            MPI_Fint *request, MPI_Fint *ierr) {
-  fh_greq_t *g = fh_greq_new(NULL, *extra_state);
+  fh_greq_t *g = fh_greq_new(NULL, extra_state);
   if (!g) {
     hc_f_raise(
         ierr, poll_fn || wait_fn ? "MPIX_Grequest_start" : "MPI_Grequest_start",
@@ -909,7 +911,7 @@ void pmpix_grequest_class_allocate_(MPI_Fint *greq_class,
       fns = &c->fns;
   pthread_mutex_unlock(&fh_greq_classes_lock);
   fh_greq_t *g = NULL;
-  if (fns && !(g = fh_greq_new(fns, *extra_state))) {
+  if (fns && !(g = fh_greq_new(fns, extra_state))) {
     hc_f_raise(ierr, "MPIX_Grequest_class_allocate", HC_MPI_BIND_NONE, 0,
                MPI_ERR_NO_MEM, "no memory for the request's Fortran record");
     return;

@@ -1,6 +1,7 @@
 ! `use mpi`: the same checks as basic.f, plus strings, LOGICALs, the
 ! MPI_TAG_UB attribute, a datatype attribute copied by MPI_TYPE_DUP_FN on
-! MPI_Type_dup, and Waitall with MPI_STATUSES_IGNORE.
+! MPI_Type_dup, Waitall with MPI_STATUSES_IGNORE, and MPI_Info_get, which
+! pads what it found and leaves the value alone for a key it did not find.
 program basic
   use mpi
   implicit none
@@ -9,11 +10,12 @@ program basic
   integer :: ierr, rank, nprocs, n, i, peer, cnt, nbad, left, right
   integer :: sval, rval, sub, srank, ssize, v(2), rlen
   integer(kind=MPI_ADDRESS_KIND) :: tagub, aval, extra
-  integer :: tkey, ttype, tdup
+  integer :: tkey, ttype, tdup, info
   logical :: flag
   character(len=MPI_MAX_PROCESSOR_NAME) :: pname
   character(len=MPI_MAX_OBJECT_NAME) :: cname
   character(len=MPI_MAX_ERROR_STRING) :: estr
+  character(len=16) :: ival
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -73,6 +75,15 @@ program basic
   if (rlen < 1 .or. len_trim(pname) /= rlen) nbad = nbad + 1
   call MPI_Error_string(MPI_ERR_TRUNCATE, estr, rlen, ierr)
   if (rlen < 1 .or. len_trim(estr) /= rlen) nbad = nbad + 1
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, 'colour', 'blue', ierr)
+  ival = 'untouched'
+  call MPI_Info_get(info, 'shape', len(ival), ival, flag, ierr)
+  if (ierr /= MPI_SUCCESS .or. flag .or. ival /= 'untouched') nbad = nbad + 1
+  ival = 'xxxxxxxxxxxxxxxx'
+  call MPI_Info_get(info, 'colour', len(ival), ival, flag, ierr)
+  if (.not. flag .or. ival /= 'blue' .or. ival(5:5) /= ' ') nbad = nbad + 1
+  call MPI_Info_free(info, ierr)
   call MPI_Initialized(flag, ierr)
   if (.not. flag) nbad = nbad + 1
   call MPI_Finalized(flag, ierr)

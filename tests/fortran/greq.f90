@@ -3,7 +3,9 @@
 ! poll and wait procedures complete the requests), MPICH's GPU queries,
 ! MPIX_Delete_error_* and MPI_F_sync_reg.  Each rank checks the status its
 ! query procedure filled in, that each procedure ran as often as it should,
-! with the extra_state given, and exits non-zero on a mismatch.
+! with the extra_state given (by reference: what a procedure stores there
+! the caller sees, as with MPICH and Open MPI), and exits non-zero on a
+! mismatch.
 module greq_state
   use mpi
   implicit none
@@ -40,6 +42,15 @@ contains
     ierror = MPI_SUCCESS
   end subroutine
 
+  ! Takes one from the caller's extra_state variable.
+  subroutine free_dec_fn(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    nfree = nfree + 1
+    extra_state = extra_state - 1
+    ierror = MPI_SUCCESS
+  end subroutine
+
   ! Completes request 1 on its third poll, never request 2.
   subroutine poll_fn(extra_state, status, ierror)
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -67,6 +78,7 @@ program greq
   use greq_state
   implicit none
   integer :: req, ierr, nbad, status(MPI_STATUS_SIZE), cnt, cls, i
+  integer(kind=MPI_ADDRESS_KIND) :: counter
   integer :: cuda, hip, ze, ascend, eclass, ecode, slen
   logical :: flag, cuda_l
   double precision :: buf(4)
@@ -94,6 +106,13 @@ program greq
   call MPI_Wait(req, status, ierr)
   if (nfree /= 2 .or. freed_extra /= 6 .or. status(MPI_SOURCE) /= 6) nbad = nbad + 1
 
+  ! 2b. The procedures get the caller's variable: free_dec_fn's store shows.
+  counter = 1
+  call MPI_Grequest_start(query_fn, free_dec_fn, cancel_fn, counter, req, ierr)
+  call MPI_Grequest_complete(req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (ierr /= MPI_SUCCESS .or. nfree /= 3 .or. counter /= 0) nbad = nbad + 1
+
   ! 3. A class; its poll procedure completes the request on the third Test.
   call MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, cls, ierr)
   if (ierr /= MPI_SUCCESS) nbad = nbad + 1
@@ -106,7 +125,7 @@ program greq
     if (flag) exit
   end do
   if (.not. flag .or. npoll /= 3 .or. status(MPI_SOURCE) /= 1) nbad = nbad + 1
-  if (nfree /= 3 .or. freed_extra /= 1) nbad = nbad + 1
+  if (nfree /= 4 .or. freed_extra /= 1) nbad = nbad + 1
 
   ! 4. MPIX_Grequest_start: the blocking wait hands it to wait_fn.
   call MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, &
@@ -114,7 +133,7 @@ program greq
   req = reqs(2)
   call MPI_Wait(req, status, ierr)
   if (ierr /= MPI_SUCCESS .or. nwait /= 1 .or. status(MPI_SOURCE) /= 2) nbad = nbad + 1
-  if (nfree /= 4 .or. freed_extra /= 2) nbad = nbad + 1
+  if (nfree /= 5 .or. freed_extra /= 2) nbad = nbad + 1
 
   ! 5. A handle that names no class is MPI_ERR_ARG.
   call MPIX_Grequest_class_allocate(cls + 12345, 3_MPI_ADDRESS_KIND, req, ierr)
