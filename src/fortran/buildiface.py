@@ -756,6 +756,12 @@ def read_constants(cc):
     return consts
 
 
+# Constants that are an int in C but INTEGER(KIND=MPI_OFFSET_KIND) in
+# Fortran, where they are passed by reference for an offset argument
+# (MPI_FILE_SET_VIEW's DISP): a default INTEGER there would leave the
+# offset's high half to whatever follows it in memory.
+OFFSET_CONSTS = {'MPI_DISPLACEMENT_CURRENT'}
+
 # String sizes: C counts the NUL, Fortran does not (MPICH's mpif.h).
 STRING_SIZES = {'MPI_MAX_DATAREP_STRING', 'MPI_MAX_ERROR_STRING',
                 'MPI_MAX_INFO_KEY', 'MPI_MAX_INFO_VAL',
@@ -801,7 +807,7 @@ def write_mpif(consts):
         if n in skip:
             continue
         v = fortran_value(v, n)
-        t = 'INTEGER' if kind == 1 else 'INTEGER*8'
+        t = 'INTEGER' if kind == 1 and n not in OFFSET_CONSTS else 'INTEGER*8'
         out.append('       %s %s' % (t, n))
         out.append('       PARAMETER (%s=%d)' % (n, v))
     out += [
@@ -855,7 +861,7 @@ def write_f08_consts(consts):
             out.append('type(MPI_%s), parameter :: %s = MPI_%s(%d)' %
                        (h, n, h, v))
         else:
-            k = '' if kind == 1 else '(kind=8)'
+            k = '' if kind == 1 and n not in OFFSET_CONSTS else '(kind=8)'
             out.append('integer%s, parameter :: %s = %d' % (k, n, v))
     open(os.path.join(OUT, 'mpi_f08_consts.f90'), 'w').write(
         '\n'.join(out) + '\n')

@@ -70,7 +70,7 @@ type(MPI_Datatype), parameter :: MPI_C_DOUBLE_COMPLEX = MPI_Datatype(1275072577)
 type(MPI_Datatype), parameter :: MPI_C_FLOAT_COMPLEX = MPI_Datatype(1275070528)
 type(MPI_Datatype), parameter :: MPI_C_LONG_DOUBLE_COMPLEX = MPI_Datatype(1275076674)
 type(MPI_Datatype), parameter :: MPI_DATATYPE_NULL = MPI_Datatype(201326592)
-integer, parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
+integer(kind=8), parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
 integer, parameter :: MPI_DISTRIBUTE_BLOCK = 121
 integer, parameter :: MPI_DISTRIBUTE_CYCLIC = 122
 integer, parameter :: MPI_DISTRIBUTE_DFLT_DARG = -49767

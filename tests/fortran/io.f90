@@ -7,7 +7,10 @@
 ! conversion procedures: a view in representation "hcmpi_f_plus" stores
 ! each integer plus the registration's extra state (checked through a
 ! native view), and reads convert back; one registered with
-! MPI_CONVERSION_FN_NULL stores the native bytes.
+! MPI_CONVERSION_FN_NULL stores the native bytes.  A file opened with
+! MPI_MODE_SEQUENTIAL takes a view at MPI_DISPLACEMENT_CURRENT (an
+! INTEGER(KIND=MPI_OFFSET_KIND) constant): ordered writes before and after
+! it land one after the other.
 program io
   use mpi
   implicit none
@@ -97,6 +100,26 @@ program io
     if (got(i) /= buf(i)) nbad = nbad + 1
   end do
   call MPI_File_close(rfh, ierr)
+
+  fname = 'hcmpi_fortran_io_seq.dat'
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_WRONLY + &
+       MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, fh, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_File_write_ordered(fh, rank, 1, MPI_INTEGER, status, ierr)
+  call MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INTEGER, MPI_INTEGER, &
+       'native', MPI_INFO_NULL, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_File_write_ordered(fh, 100 + rank, 1, MPI_INTEGER, status, ierr)
+  call MPI_File_close(fh, ierr)
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_RDONLY + &
+       MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, fh, ierr)
+  off = 0
+  got = -1
+  call MPI_File_read_at_all(fh, off, got, 2 * nprocs, MPI_INTEGER, status, ierr)
+  do i = 1, nprocs
+    if (got(i) /= i - 1 .or. got(nprocs + i) /= 100 + i - 1) nbad = nbad + 1
+  end do
+  call MPI_File_close(fh, ierr)
 
   if (nbad /= 0) then
     print *, 'io.f90: rank', rank, nbad, 'mismatches'
