@@ -4,12 +4,17 @@
  * requests that need the peer here, outside any transport call. */
 #include "config.h" /* _GNU_SOURCE, for sched_getaffinity */
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
@@ -479,10 +484,30 @@ static int progress_keep_polling(long *spins, int messages) {
   return 1;
 }
 
-/* What the transports' wait_fd said, for one sleep. */
+/* Requests that another thread completes (hcomm_request_user_complete: a
+ * generalized request's MPI_Grequest_complete, the MPI-IO worker's and
+ * io_uring reaper's) wake no transport, so a waiter asleep on the
+ * transports would see them only at its timeout (HCMPI_WAIT_MS, per
+ * nonblocking file access).  While any is pending, a sleep also polls
+ * this eventfd, which each such completion writes. */
+static struct {
+  int fd;      /* made with the first pending request; -1 none */
+  int pending; /* started and not yet completed (engine lock) */
+} progress_user = {-1, 0};
+
+/* Drains the wake-ups the user bell holds (nonblocking). */
+static void progress_user_bell_drain(void) {
+  uint64_t wakes;
+  while (read(progress_user.fd, &wakes, sizeof wakes) > 0)
+    ;
+}
+
+/* What the transports' wait_fd said, for one sleep (one more descriptor:
+ * the user bell). */
 typedef struct progress_sleep_set {
-  struct pollfd fds[HC_ENGINE_TRANSPORTS_MAX];
+  struct pollfd fds[HC_ENGINE_TRANSPORTS_MAX + 1];
   int nfds;
+  int user_bell;                     /* fds holds progress_user.fd */
   int own[HC_ENGINE_TRANSPORTS_MAX]; /* those that sleep through wait */
   int nown;
   int armed[HC_ENGINE_TRANSPORTS_MAX]; /* those owed a wait_done */
@@ -517,6 +542,10 @@ static void progress_sleep_ask_pollfds(progress_sleep_set_t *set,
 static void progress_sleep_begin_as(progress_sleep_set_t *set, int timeout_ms,
                                     int armed_only) {
   set->nfds = set->nown = set->now = 0;
+  /* With the user bell in the poll, a transport that sleeps its own way
+   * is asked for a descriptor as beside others. */
+  set->user_bell = progress_user.pending > 0 && progress_user.fd >= 0;
+  armed_only |= set->user_bell;
   for (int i = 0; i < hc_engine.ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     int fd = t->ops->wait_fd(t->ctx, &timeout_ms);
@@ -536,6 +565,9 @@ static void progress_sleep_begin_as(progress_sleep_set_t *set, int timeout_ms,
   if (set->nown > 0 && (armed_only || set->nown + (set->nfds > 0) > 1) &&
       timeout_ms > PROGRESS_SHARED_WAIT_MS)
     timeout_ms = PROGRESS_SHARED_WAIT_MS;
+  if (set->user_bell)
+    set->fds[set->nfds++] =
+        (struct pollfd){.fd = progress_user.fd, .events = POLLIN};
   set->timeout_ms = timeout_ms;
 }
 
@@ -560,6 +592,10 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
     if (set->armed[i])
       t->ops->wait_done(t->ctx);
   }
+  /* Drained after the sleep, never before it: a completion between the
+   * waiter's last look and its poll leaves the bell readable. */
+  if (set->user_bell)
+    progress_user_bell_drain();
   return set->now || set->nfds > 0 || set->nown > 0;
 }
 
@@ -949,6 +985,10 @@ hc_status_t hcomm_request_new_pending(hcomm_request_t **req) {
     return HC_ERR_ARG;
   hc_engine_lock();
   hcomm_request_t *r = hc_request_alloc(HC_REQ_USER);
+  if (r != NULL && progress_user.fd < 0)
+    progress_user.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (r != NULL)
+    progress_user.pending++;
   hc_engine_unlock();
   if (r == NULL)
     return HC_ERR_NOMEM;
@@ -968,6 +1008,14 @@ hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
     if (status != NULL)
       req->status = *status;
     hc_request_complete(req, req->status.error);
+    if (progress_user.pending > 0)
+      progress_user.pending--;
+    /* Wakes a waiter asleep on the transports (another thread's): one
+     * write, as the completer cannot tell whether one sleeps. */
+    uint64_t one = 1;
+    if (progress_user.fd >= 0 &&
+        write(progress_user.fd, &one, sizeof one) < 0 && errno != EAGAIN)
+      hc_log(HC_LOG_DEBUG, "engine", "user bell: %s", strerror(errno));
   }
   hc_engine_unlock();
   return rc;

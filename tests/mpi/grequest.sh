@@ -4,3 +4,7 @@
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 run_mpi_ok 1 grequest
 run_mpi_ok 2 grequest
+# A request another thread completes wakes the waiter asleep on the
+# transports: with sleeps of a minute, the longest allowed, a missed
+# wake-up runs the job past its time limit.
+HCMPI_WAIT_MS=60000 MPI_TEST_TIMEOUT=50 run_mpi_ok 2 grequest
