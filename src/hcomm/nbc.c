@@ -361,6 +361,19 @@ static void nbc_complete(hc_nbc_sched_t *s) {
   hc_request_complete(req, error); /* may free the communicator */
 }
 
+int hc_nbc_settle_locked(hcomm_request_t *req) {
+  hc_nbc_sched_t **link = &nbc_active;
+  while (*link != NULL && (*link)->req != req)
+    link = &(*link)->next;
+  hc_nbc_sched_t *s = *link;
+  if (s == NULL || nbc_advance(s) != 2)
+    return 0;
+  *link = s->next;
+  hc_nbc_nactive--;
+  nbc_complete(s);
+  return 1;
+}
+
 int hc_nbc_progress_locked(void) {
   int moved = 0;
   hc_nbc_sched_t **link = &nbc_active;
