@@ -653,9 +653,12 @@ int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
 }
 
 void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op) {
-  hc_shmcoll_op_t *mine = hc_nbc_tmp(s, sizeof *mine);
-  if (mine == NULL)
+  hc_shmcoll_op_t *mine = &s->shm_first;
+  if (s->shm_first_taken)
+    mine = hc_nbc_tmp(s, sizeof *mine);
+  if (mine == NULL || s->error != HC_OK)
     return;
+  s->shm_first_taken = 1;
   *mine = *op;
   hc_nbc_end_round(s);
   nbc_add(s, NBC_SHM, 0, NULL, mine, 0);
