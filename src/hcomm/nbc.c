@@ -10,6 +10,7 @@
  */
 #include "hcomm/nbc.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +59,42 @@ int hc_nbc_npoll;
 
 /* ---- building ------------------------------------------------------------ */
 
+/* The last schedule freed, kept with its arrays for the next one built: a
+ * non-blocking collective of a few bytes (MPI_Ibcast of 8) otherwise spent
+ * more on its schedule's calloc and reallocs and their frees than on its
+ * exchange.  One slot, taken and given by atomic exchange, since schedules
+ * are built without the engine lock and freed under it. */
+static _Atomic(hc_nbc_sched_t *) nbc_spare;
+
+/* Arrays longer than this are not kept with a spare schedule. */
+#define NBC_SPARE_CAP_MAX 64
+
+static void nbc_discard(hc_nbc_sched_t *s) {
+  free(s->bufs);
+  free(s->steps);
+  free(s->reqs);
+  free(s);
+}
+
+/* A cleared schedule: the spare, its arrays kept (empty), or a new one. */
+static hc_nbc_sched_t *nbc_take(void) {
+  hc_nbc_sched_t *s = atomic_exchange(&nbc_spare, NULL);
+  if (s == NULL)
+    return calloc(1, sizeof *s);
+  hc_nbc_sched_t kept = *s;
+  memset(s, 0, sizeof *s);
+  s->steps = kept.steps;
+  s->cap = kept.cap;
+  s->reqs = kept.reqs;
+  s->reqcap = kept.reqcap;
+  s->bufs = kept.bufs;
+  s->bufcap = kept.bufcap;
+  return s;
+}
+
 static hc_nbc_sched_t *nbc_new(hcomm_comm_t *comm,
                                const hcomm_reduce_op_t *op) {
-  hc_nbc_sched_t *s = calloc(1, sizeof *s);
+  hc_nbc_sched_t *s = nbc_take();
   if (s == NULL)
     return NULL;
   s->comm = comm;
@@ -81,10 +115,14 @@ static void nbc_free(hc_nbc_sched_t *s) {
     s->release_fn(s->done_arg);
   for (size_t i = 0; i < s->nbufs; i++)
     free(s->bufs[i]);
-  free(s->bufs);
-  free(s->steps);
-  free(s->reqs);
-  free(s);
+  if (s->cap > NBC_SPARE_CAP_MAX || s->reqcap > NBC_SPARE_CAP_MAX ||
+      s->bufcap > NBC_SPARE_CAP_MAX) {
+    nbc_discard(s);
+    return;
+  }
+  hc_nbc_sched_t *old = atomic_exchange(&nbc_spare, s);
+  if (old != NULL)
+    nbc_discard(old);
 }
 
 static void nbc_add(hc_nbc_sched_t *s, int kind, int peer, const void *src,
@@ -361,6 +399,19 @@ static void nbc_complete(hc_nbc_sched_t *s) {
   hc_request_complete(req, error); /* may free the communicator */
 }
 
+int hc_nbc_settle_locked(hcomm_request_t *req) {
+  hc_nbc_sched_t **link = &nbc_active;
+  while (*link != NULL && (*link)->req != req)
+    link = &(*link)->next;
+  hc_nbc_sched_t *s = *link;
+  if (s == NULL || nbc_advance(s) != 2)
+    return 0;
+  *link = s->next;
+  hc_nbc_nactive--;
+  nbc_complete(s);
+  return 1;
+}
+
 int hc_nbc_progress_locked(void) {
   int moved = 0;
   hc_nbc_sched_t **link = &nbc_active;
@@ -602,9 +653,12 @@ int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
 }
 
 void hc_nbc_add_shmcoll(hc_nbc_sched_t *s, const hc_shmcoll_op_t *op) {
-  hc_shmcoll_op_t *mine = hc_nbc_tmp(s, sizeof *mine);
-  if (mine == NULL)
+  hc_shmcoll_op_t *mine = &s->shm_first;
+  if (s->shm_first_taken)
+    mine = hc_nbc_tmp(s, sizeof *mine);
+  if (mine == NULL || s->error != HC_OK)
     return;
+  s->shm_first_taken = 1;
   *mine = *op;
   hc_nbc_end_round(s);
   nbc_add(s, NBC_SHM, 0, NULL, mine, 0);

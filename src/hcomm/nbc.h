@@ -49,6 +49,12 @@ int hc_nbc_shm_sleep_locked(int ms);
 #include "hcomm/core.h"
 #include "hcomm/shmcoll.h"
 
+/* Advances only the active schedule that completes req, if any: a wait or
+ * test for one collective looks at its own step (a shared-memory step's
+ * flags) before a round of every transport.  Returns 1 when req is then
+ * complete.  Caller holds the engine lock. */
+int hc_nbc_settle_locked(hcomm_request_t *req);
+
 typedef struct nbc_sched hc_nbc_sched_t;
 typedef void (*hc_nbc_call_fn)(hc_nbc_sched_t *s, void *arg);
 /* 1 when what the step waits for is over (hc_nbc_fail for an error), 0

@@ -40,6 +40,11 @@ struct nbc_sched {
   hc_shmcoll_op_t *shm; /* the shared-memory collective under way */
   hc_nbc_poll_fn poll;  /* the poll step under way (hc_nbc_add_poll) */
   void *poll_arg;
+  /* The first shared-memory step's collective, in place: most schedules
+   * with such a step have only it, and a temporary for it was a malloc
+   * and a free per non-blocking collective. */
+  hc_shmcoll_op_t shm_first;
+  int shm_first_taken;
 };
 
 /* What the builder of a collective does with the schedule it built:

@@ -21,6 +21,7 @@
  */
 #include "mpi/coll_impl.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +73,16 @@ typedef struct coll_stream {
   void *user;
 } coll_stream_t;
 
+/* The last context freed, for the next collective: most contexts of
+ * non-blocking collectives of a few bytes live from their call to its
+ * return, and a malloc and free of one cost more than the rest of the
+ * face.  One slot, by atomic exchange: any thread may free one. */
+static _Atomic(hc_mpi_coll_t *) coll_spare;
+
 hc_mpi_coll_t *hc_mpi_coll_new_mode(int persistent) {
-  hc_mpi_coll_t *cx = malloc(sizeof(hc_mpi_coll_t));
+  hc_mpi_coll_t *cx = atomic_exchange(&coll_spare, NULL);
+  if (cx == NULL)
+    cx = malloc(sizeof(hc_mpi_coll_t));
   if (cx != NULL) {
     memset(cx, 0, offsetof(hc_mpi_coll_t, arena));
     cx->persistent = persistent;
@@ -104,7 +113,7 @@ void hc_mpi_coll_free(hc_mpi_coll_t *cx) {
   free(cx->tmps);
   free(cx->jobs.job);
   free(cx->loads.job);
-  free(cx);
+  free(atomic_exchange(&coll_spare, cx));
 }
 
 static void coll_stream_pack(void *ctx, size_t off, void *dst, size_t len) {

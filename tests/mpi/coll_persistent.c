@@ -9,7 +9,9 @@
  * freed right after the _init calls).  Then the
  * errors: MPI_Start of an active persistent collective is MPI_ERR_REQUEST,
  * MPI_Request_free of an inactive one frees it, and MPI_Startall mixes
- * persistent point-to-point and collective requests. */
+ * persistent point-to-point and collective requests.  Last, two active at
+ * once finished one by one (MPI_Test, MPI_Wait) between collectives of
+ * other kinds. */
 #include "mpitest.h"
 
 #define N 4        /* elements per block */
@@ -452,6 +454,57 @@ static void test_start_order(void)
     free_all(r, 3);
 }
 
+/* Two persistent collectives active at once on one communicator, finished
+ * one at a time by MPI_Test (polled) and MPI_Wait in the order opposite to
+ * their starts, with a blocking collective of another kind and a
+ * non-blocking one (finished by MPI_Wait) on the same communicator between
+ * rounds: each single-request completion finishes its own collective and
+ * no other, with its own result. */
+static void test_single_completions(void) {
+  int x = 0, sum = -1, root_val = 0, maxv = -1, ib = 0;
+  MPI_Request r[2];
+  MPI_Allreduce_init(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                     MPI_INFO_NULL, &r[0]);
+  MPI_Bcast_init(&root_val, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                 &r[1]);
+  for (int it = 0; it < iters; it++) {
+    x = val(rank, 0, it, 0);
+    sum = -1;
+    root_val = rank == 0 ? val(0, 2, it, 0) : -1;
+    CHECK(MPI_Start(&r[0]) == MPI_SUCCESS, "Start allreduce");
+    CHECK(MPI_Start(&r[1]) == MPI_SUCCESS, "Start bcast");
+    int done = 0;
+    while (!done)
+      CHECK(MPI_Test(&r[1], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+            "Test bcast");
+    CHECK(r[1] != MPI_REQUEST_NULL, "persistent bcast freed by Test");
+    CHECK(root_val == val(0, 2, it, 0), "bcast by Test, it %d", it);
+    CHECK(MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait allreduce");
+    CHECK(r[0] != MPI_REQUEST_NULL, "persistent allreduce freed by Wait");
+    CHECK(sum == sum_of(0, size, it, 0), "allreduce by Wait, it %d", it);
+    /* Inactive now: a Wait or Test returns at once with an empty status. */
+    done = 0;
+    CHECK(MPI_Test(&r[0], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done,
+          "Test of an inactive request");
+    /* Another kind of collective on the communicator's segment between
+     * the rounds, blocking and non-blocking. */
+    CHECK(MPI_Reduce(&x, &maxv, 1, MPI_INT, MPI_MAX, size - 1,
+                     MPI_COMM_WORLD) == MPI_SUCCESS,
+          "blocking reduce");
+    if (rank == size - 1)
+      CHECK(maxv == val(size - 1, 0, it, 0),
+            "blocking reduce between rounds, it %d", it);
+    MPI_Request nb;
+    ib = rank == 0 ? it : -1;
+    CHECK(MPI_Ibcast(&ib, 1, MPI_INT, 0, MPI_COMM_WORLD, &nb) == MPI_SUCCESS,
+          "Ibcast");
+    CHECK(MPI_Wait(&nb, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait ibcast");
+    CHECK(nb == MPI_REQUEST_NULL && ib == it, "ibcast between rounds, it %d",
+          it);
+  }
+  free_all(r, 2);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -471,6 +524,7 @@ int main(int argc, char **argv)
     test_start_active();
     test_startall_mixed();
     test_start_order();
+    test_single_completions();
     MPI_Finalize();
     if (rank == 0)
         printf("coll_persistent: %d ranks, %d starts each: ok\n", size, iters);
