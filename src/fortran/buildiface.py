@@ -59,7 +59,10 @@ NOT_F08 = {'Address', 'Type_extent', 'Type_lb', 'Type_ub', 'Type_hindexed',
            'Keyval_create', 'Attr_delete', 'Keyval_free'}
 # Functions mpif.h declares EXTERNAL with their type: no interface in
 # `use mpi` (it includes mpif.h).
-MPIF_EXTERNAL = {'Wtime', 'Wtick', 'Aint_add', 'Aint_diff'}
+# Functions mpif.h declares itself (`use mpi` takes them from there).
+# MPI_AINT_ADD and MPI_AINT_DIFF it leaves to the program, as MPICH's
+# does: a program that declares them (MPICH's suite does) must compile.
+MPIF_EXTERNAL = {'Wtime', 'Wtick'}
 
 # Fortran interfaces of the hand-written calls: (name, [(arg, kind)], result)
 HAND = [
@@ -843,9 +846,7 @@ def write_mpif(consts):
         '       EXTERNAL MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN',
         '       EXTERNAL MPI_WIN_DUP_FN',
         '       EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN',
-        '       EXTERNAL MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL_C',
-        '       EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF',
-        '       INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF']
+        '       EXTERNAL MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL_C']
     open(os.path.join(OUT, 'mpif.h'), 'w').write('\n'.join(out) + '\n')
 
 

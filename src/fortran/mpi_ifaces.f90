@@ -51,6 +51,18 @@ subroutine MPI_Address(location, address, ierror)
   integer :: address
   integer :: ierror
 end subroutine
+function MPI_Aint_add(base, disp)
+  implicit none
+  integer(kind=8) :: MPI_Aint_add
+  integer(kind=8) :: base
+  integer(kind=8) :: disp
+end function
+function MPI_Aint_diff(addr1, addr2)
+  implicit none
+  integer(kind=8) :: MPI_Aint_diff
+  integer(kind=8) :: addr1
+  integer(kind=8) :: addr2
+end function
 subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf

@@ -75,6 +75,10 @@ program basic
   if (rlen < 1 .or. len_trim(pname) /= rlen) nbad = nbad + 1
   call MPI_Error_string(MPI_ERR_TRUNCATE, estr, rlen, ierr)
   if (rlen < 1 .or. len_trim(estr) /= rlen) nbad = nbad + 1
+  ! MPI_Aint_add and MPI_Aint_diff come with the module.
+  aval = 4096
+  if (MPI_Aint_add(aval, 24_MPI_ADDRESS_KIND) /= 4120 .or. &
+      MPI_Aint_diff(aval, 96_MPI_ADDRESS_KIND) /= 4000) nbad = nbad + 1
   call MPI_Info_create(info, ierr)
   call MPI_Info_set(info, 'colour', 'blue', ierr)
   ival = 'untouched'

@@ -4,9 +4,14 @@ C     MPI_TYPE_EXTENT/LB/UB, MPI_TYPE_HVECTOR/HINDEXED/STRUCT),
 C     MPI_ATTR_PUT/GET/DELETE with MPI_KEYVAL_CREATE's Fortran
 C     callbacks, and derived types, MPI_ALLTOALL, MPI_GROUP_INCL and
 C     MPI_WAITALL's status array; every value received is checked.
+C     MPI_AINT_ADD and MPI_AINT_DIFF are declared here, as mpif.h
+C     leaves them to the program (MPICH's does the same).
       PROGRAM LEGACY
       IMPLICIT NONE
       INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF
+      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF
+      INTEGER(KIND=MPI_ADDRESS_KIND) BASE
       INTEGER IERR, RANK, NPROCS, NBAD, LEFT, RIGHT
       INTEGER NCOPY, NDEL
       COMMON /LEGCNT/ NCOPY, NDEL
@@ -21,6 +26,10 @@ C     MPI_WAITALL's status array; every value received is checked.
       CALL TYPES(RANK, LEFT, RIGHT, NBAD)
       CALL ATTRS(NBAD)
       CALL COLLS(RANK, NPROCS, LEFT, RIGHT, NBAD)
+      BASE = 4096
+      IF (MPI_AINT_ADD(BASE, 24_MPI_ADDRESS_KIND) .NE. 4120) NBAD=NBAD+1
+      IF (MPI_AINT_DIFF(BASE, 96_MPI_ADDRESS_KIND) .NE. 4000)
+     &    NBAD = NBAD + 1
       CALL MPI_ALLREDUCE(MPI_IN_PLACE, NBAD, 1, MPI_INTEGER, MPI_SUM,
      &                   MPI_COMM_WORLD, IERR)
       IF (RANK .EQ. 0) PRINT *, 'legacy.f errors:', NBAD
