@@ -1067,7 +1067,8 @@ hc_status_t hcomm_win_detach(hcomm_win_t *win, const void *base);
  * was taken (others). */
 hc_status_t hcomm_rma_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
                             hcomm_request_t **req);
-/* One element of elem bytes at disp bytes of target's window, for the
+/* One element of elem bytes at disp units (the target's displacement
+ * unit) of target's window, for the
  * accumulate kinds' common case: kernel (ACC, GET_ACC: one element of
  * in combined into the target's) or, with kernel NULL, a compare and swap
  * (in replaces the element when it equals compare).  old, when not NULL,
