@@ -1122,6 +1122,11 @@ hc_status_t hcomm_win_lock_all(hcomm_win_t *win);
 hc_status_t hcomm_win_unlock_all(hcomm_win_t *win);
 /* rank -1: every target.  local: only the origin's buffers are done. */
 hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local);
+/* 1 when a flush of rank (a member) has nothing to do: the common case
+ * after direct operations (target in a passive epoch, nothing in flight or
+ * sent to it, no failure known), on a process of one thread; a flush
+ * would return HC_OK at once.  0: call hcomm_win_flush. */
+int hcomm_win_flush_done(const hcomm_win_t *win, int rank);
 
 #ifdef __cplusplus
 }
