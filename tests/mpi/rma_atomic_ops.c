@@ -167,6 +167,8 @@ static void sync_own(MPI_Win win) {
 /* An MPI_Accumulate of value (as type t) with op o into target's
  * element, flushed. */
 static void accumulate_to(MPI_Win win, int t, int o, long value, int target) {
+  if (o == O_NO_OP) /* MPI_Accumulate takes no MPI_NO_OP (MPI 4.1 12.3.4) */
+    return;
   unsigned char in[16];
   store(t, in, value);
   int rc = MPI_Accumulate(in, 1, types[t], target, ELEM_AT, 1, types[t], ops[o],
