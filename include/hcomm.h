@@ -1067,7 +1067,8 @@ hc_status_t hcomm_win_detach(hcomm_win_t *win, const void *base);
  * was taken (others). */
 hc_status_t hcomm_rma_issue(hcomm_win_t *win, const hcomm_rma_op_t *op,
                             hcomm_request_t **req);
-/* One element of elem bytes at disp bytes of target's window, for the
+/* One element of elem bytes at disp units (the target's displacement
+ * unit) of target's window, for the
  * accumulate kinds' common case: kernel (ACC, GET_ACC: one element of
  * in combined into the target's) or, with kernel NULL, a compare and swap
  * (in replaces the element when it equals compare).  old, when not NULL,
@@ -1121,6 +1122,11 @@ hc_status_t hcomm_win_lock_all(hcomm_win_t *win);
 hc_status_t hcomm_win_unlock_all(hcomm_win_t *win);
 /* rank -1: every target.  local: only the origin's buffers are done. */
 hc_status_t hcomm_win_flush(hcomm_win_t *win, int rank, int local);
+/* 1 when a flush of rank (a member) has nothing to do: the common case
+ * after direct operations (target in a passive epoch, nothing in flight or
+ * sent to it, no failure known), on a process of one thread; a flush
+ * would return HC_OK at once.  0: call hcomm_win_flush. */
+int hcomm_win_flush_done(const hcomm_win_t *win, int rank);
 
 #ifdef __cplusplus
 }

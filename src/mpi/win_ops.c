@@ -436,34 +436,54 @@ static const hcomm_reduce_op_t *win_memo_kernel(MPI_Op op, MPI_Datatype type) {
   return &win_memo.kernel;
 }
 
-/* MPI_Fetch_and_op, MPI_Compare_and_swap and accumulates of one element of
- * one predefined type at both ends, without a request: straight to the
- * engine's single-element path.  MPI_SUCCESS when done there; -1 to take
- * the general path, which also finds and raises every error. */
+/* One element of type at both ends of an accumulate kind (kernel of op;
+ * for HCOMM_RMA_CAS, a compare and swap), without a request, on host
+ * buffers: straight to the engine's single-element path.  MPI_SUCCESS
+ * when done there; -1 to take the general path, which also finds and
+ * raises every error. */
+static int win_atomic_direct(hc_mpi_win_t *w, int kind, MPI_Op op,
+                             MPI_Datatype type, const void *in,
+                             const void *compare, void *old, int target,
+                             MPI_Aint disp) {
+  if (w->nic_atomics || target < 0 || target >= w->nranks || disp < 0)
+    return -1;
+  const hcomm_reduce_op_t *k = win_memo_kernel(op, type);
+  if (k == NULL)
+    return -1;
+  hcomm_rma_atomic_t a = {.target = target,
+                          .disp = (size_t)disp,
+                          .elem = k->elem_size,
+                          .kernel = kind == HCOMM_RMA_CAS ? NULL : k,
+                          .in = in,
+                          .compare = compare,
+                          .old = old};
+  return hcomm_rma_atomic(w->engine, &a) == HC_OK ? MPI_SUCCESS : -1;
+}
+
+/* The window of a call that may take win_atomic_direct before the face
+ * gathers anything: host memory only, on a window this thread used last;
+ * NULL to take the general path. */
+static hc_mpi_win_t *win_atomic_window(MPI_Win win) {
+  if (!hc_mpi_is_ready() || hcomm_mem_any_device())
+    return NULL;
+  return hc_mpi_win_lookup(win);
+}
+
+/* win_atomic_direct for MPI_Fetch_and_op, MPI_Compare_and_swap and
+ * accumulates of one element of one predefined type at both ends, from
+ * inside win_call (after the device classification). */
 static int win_atomic_fast(const win_call_t *c) {
   MPI_Datatype type = c->tdata.type;
   int reads = c->kind == HCOMM_RMA_GET_ACC || c->kind == HCOMM_RMA_CAS;
   int writes = c->kind == HCOMM_RMA_CAS || c->op != MPI_NO_OP;
-  if (c->request != NULL || c->tdata.count != 1 || c->disp < 0 ||
+  if (c->request != NULL || c->tdata.count != 1 ||
       (c->kind != HCOMM_RMA_ACC && !reads) ||
       (reads && (c->result.count != 1 || c->result.type != type)) ||
       (writes && (c->origin.count != 1 || c->origin.type != type)))
     return -1;
-  const hcomm_reduce_op_t *k = win_memo_kernel(c->op, type);
-  hcomm_win_t *e = c->w->engine;
-  MPI_Aint at;
-  if (k == NULL ||
-      __builtin_mul_overflow(
-          c->disp, (MPI_Aint)hcomm_win_target_disp_unit(e, c->target), &at))
-    return -1;
-  hcomm_rma_atomic_t a = {.target = c->target,
-                          .disp = (size_t)at,
-                          .elem = k->elem_size,
-                          .kernel = c->kind == HCOMM_RMA_CAS ? NULL : k,
-                          .in = c->origin.buf,
-                          .compare = c->compare,
-                          .old = reads ? (void *)c->result.buf : NULL};
-  return hcomm_rma_atomic(e, &a) == HC_OK ? MPI_SUCCESS : -1;
+  return win_atomic_direct(c->w, c->kind, c->op, type, c->origin.buf,
+                           c->compare, reads ? (void *)c->result.buf : NULL,
+                           c->target, c->disp);
 }
 
 /* ---- dense puts and gets ----------------------------------------------------
@@ -703,6 +723,13 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count,
                     MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  hc_mpi_win_t *w;
+  if (origin_count == 1 && target_count == 1 &&
+      origin_datatype == target_datatype &&
+      (w = win_atomic_window(win)) != NULL &&
+      win_atomic_direct(w, HCOMM_RMA_ACC, op, target_datatype, origin_addr,
+                        NULL, NULL, target_rank, target_disp) == MPI_SUCCESS)
+    return MPI_SUCCESS;
   win_data_t o = {origin_addr, origin_count, origin_datatype};
   win_data_t t = {NULL, target_count, target_datatype};
   return win_accumulate("MPI_Accumulate", HCOMM_RMA_ACC, o, win_no_result,
@@ -752,6 +779,11 @@ HC_WEAK_ALIAS(MPI_Rget_accumulate, PMPI_Rget_accumulate);
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
                       MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  hc_mpi_win_t *w = win_atomic_window(win);
+  if (w != NULL &&
+      win_atomic_direct(w, HCOMM_RMA_GET_ACC, op, datatype, origin_addr, NULL,
+                        result_addr, target_rank, target_disp) == MPI_SUCCESS)
+    return MPI_SUCCESS;
   win_data_t o = {origin_addr, 1, datatype};
   win_data_t r = {result_addr, 1, datatype};
   win_data_t t = {NULL, 1, datatype};
@@ -763,6 +795,11 @@ HC_WEAK_ALIAS(MPI_Fetch_and_op, PMPI_Fetch_and_op);
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
                           void *result_addr, MPI_Datatype datatype,
                           int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  hc_mpi_win_t *w = win_atomic_window(win);
+  if (w != NULL && win_atomic_direct(w, HCOMM_RMA_CAS, MPI_REPLACE, datatype,
+                                     origin_addr, compare_addr, result_addr,
+                                     target_rank, target_disp) == MPI_SUCCESS)
+    return MPI_SUCCESS;
   win_call_t c = {.fn = "MPI_Compare_and_swap",
                   .kind = HCOMM_RMA_CAS,
                   .origin = {origin_addr, 1, datatype},

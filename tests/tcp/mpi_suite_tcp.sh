@@ -23,7 +23,7 @@ truncation self_msgs comm_split_dup collectives_basic coll_full coll_nbc coll_pe
 cancel persistent bsend proc_null thread_multiple oversubscribed isendrecv partitioned
 coll_noncontig groups_comms killed_rank hang_timeout pending_frees intercomm_ops
 mpit_counts large_count sessions comm_disconnect rma_ops rma_atomic rma_dynamic
-request_threads rma_direct rma_acc_large rma_atomic_elem dyn_ports dyn_spawn"
+request_threads rma_direct rma_acc_large rma_atomic_elem rma_atomic_ops dyn_ports dyn_spawn"
 
 # The programs of a scenario: its own name unless listed here.
 scenario_programs() {

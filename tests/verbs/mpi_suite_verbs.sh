@@ -13,7 +13,7 @@ export top_builddir top_srcdir MPI_TEST_LAUNCHER MPI_TEST_TIMEOUT
 
 scenarios="wildcard_order immediate probe ssend_sync truncation self_msgs comm_split_dup
 coll_full coll_nbc pending_frees coll_persistent partitioned mpit_counts
-rma_ops rma_atomic rma_dynamic rma_direct"
+rma_ops rma_atomic rma_dynamic rma_direct rma_atomic_ops"
 status=0
 for s in $scenarios; do
   start=$(date +%s)
