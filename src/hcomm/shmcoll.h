@@ -59,6 +59,12 @@
 /* Copies into the segment that bypass the cache (shmcoll.c). */
 #define HC_SHMCOLL_STREAM_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
+/* Two ranks, Allgather and Alltoall(v) blocks of this many bytes or more:
+ * each rank reads the other's block once, straight from its buffer
+ * (process_vm_readv), instead of copying it into the segment and out, or
+ * streaming both ways at once through the shm cells (the schedule's
+ * messages).  Figures in bench/NOTES.md, coll16g. */
+#define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
@@ -75,6 +81,7 @@ typedef struct hc_shmcoll_tuning {
   size_t stream_min;     /* copies in that other ranks read bypass the
                             cache from this size on (0: never) */
   size_t alltoall_max;  /* alltoall blocks above this take messages */
+  size_t pair_read_min; /* 2 ranks: blocks from this read from the peer */
   size_t lane_buf;      /* bytes of a lane's buffer (at most: smaller on
                            many ranks) */
   size_t lane_max;      /* persistent forms of more bytes take no lane */
@@ -154,6 +161,7 @@ typedef struct hc_shmcoll_op {
   uint32_t nchunks; /* chunks, each a collective number of its own */
   uint32_t at;      /* the chunk under way */
   int phase;        /* how far that chunk got */
+  int read_failed;  /* pair read: either rank's read of the other failed */
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

@@ -37,6 +37,7 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .bcast_bufs = HC_SHMCOLL_BCAST_BUFS,
     .stream_min = HC_SHMCOLL_STREAM_MIN,
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
+    .pair_read_min = HC_SHMCOLL_PAIR_READ_MIN,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX};
 
@@ -55,6 +56,8 @@ void hc_shmcoll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_SHM_STREAM_MIN", HC_SHMCOLL_STREAM_MIN);
   t->alltoall_max =
       hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
+  t->pair_read_min =
+      hc_env_size("HCMPI_COLL_SHM_PAIR_READ_MIN", HC_SHMCOLL_PAIR_READ_MIN);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
 }

@@ -121,6 +121,11 @@ const hc_env_entry_t hc_env_table[] = {
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
      "shared segment"},
+    {"HCMPI_COLL_SHM_PAIR_READ_MIN", "64k", "library",
+     "on two ranks, Allgather and Alltoall(v) blocks of at least this many "
+     "bytes are read once straight from the other rank's buffer "
+     "(process_vm_readv) instead of moving through the shared segment or "
+     "point-to-point messages; 0 never"},
     {"HCMPI_COLL_SHM_CHUNK", "256k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks: the large slots of a "
@@ -309,6 +314,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_BCAST_BUFS", 0, 0, 1 << 20},
     {"HCMPI_COLL_SHM_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},

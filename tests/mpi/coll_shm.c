@@ -21,7 +21,9 @@
  *                       allreduce-large: 300000 bytes, sliced over two
  *                       slots, allgather, allgather-large (300000
  *                       bytes each, at most 4 ranks), alltoall,
- *                       alltoallv, reduce_scatter_block); the survivors
+ *                       alltoall-large (75000 bytes each, at most 4
+ *                       ranks), alltoallv, reduce_scatter_block); the
+ *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
  *                       --no-kill-on-failure, on 2 ranks or more.
@@ -367,6 +369,10 @@ static int run_kind(const char *kind, int round)
     if (strcmp(kind, "allgather-large") == 0 && wsize <= 4)
         return MPI_Allgather(large, (int)sizeof large, MPI_BYTE, gathered_large,
                              (int)sizeof large, MPI_BYTE, MPI_COMM_WORLD);
+    if (strcmp(kind, "alltoall-large") == 0 && wsize <= 4)
+      return MPI_Alltoall(gathered_large, (int)sizeof large_out / 4, MPI_BYTE,
+                          large_out, (int)sizeof large_out / 4, MPI_BYTE,
+                          MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -10,7 +10,8 @@
 # in them for progress; and that a rank killed in each of them (and in
 # Allgather, Alltoall(v) and Reduce_scatter_block) fails the survivors
 # with MPIX_ERR_PROC_FAILED instead of hanging (a large Bcast on 2 ranks
-# too, and sliced Reduce and Allreduce, and a large Allgather); that large Reduces and Allreduces
+# too, and sliced Reduce and Allreduce, a large Allgather, and on 2 ranks
+# a large Allgather and Alltoall read from the other rank); that large Reduces and Allreduces
 # (1 to 8 ranks, about the slot, up to 4 MiB) are right and send no
 # transport message; and that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
 # chunks) take the segment's pipeline and send no transport message.
@@ -98,10 +99,15 @@ kill_case() { # RANKS KIND
     check_gone "kill $2 on $1"
 }
 for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allreduce \
-    reduce-large allreduce-large allgather allgather-large alltoall alltoallv reduce_scatter_block; do
+    reduce-large allreduce-large allgather allgather-large alltoall alltoall-large alltoallv \
+    reduce_scatter_block; do
     kill_case 4 $kind
 done
 kill_case 2 allreduce-large
+# Two ranks: large Allgather and Alltoall blocks are read straight from
+# the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
+kill_case 2 allgather-large
+kill_case 2 alltoall-large
 # Two ranks: a large bcast is the segment's pipeline there too when
 # HCMPI_COLL_SHM_PAIR_BCAST_MAX lets it (by default it is one message above
 # 64 KiB), and one message otherwise.
