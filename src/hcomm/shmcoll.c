@@ -826,9 +826,11 @@ static void shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
 
 static int shmcoll_bcast_takes(const void *buf, size_t bytes, int root,
                                const hcomm_comm_t *comm) {
+  size_t seg_min = hc_shmcoll_tuning.pair_bcast_seg_min;
   return comm != NULL && root >= 0 && root < comm->size &&
          (buf != NULL || bytes == 0) &&
-         (comm->size != 2 || bytes <= hc_shmcoll_tuning.pair_bcast_max);
+         (comm->size != 2 || bytes <= hc_shmcoll_tuning.pair_bcast_max ||
+          (seg_min > 0 && bytes >= seg_min));
 }
 
 static void shmcoll_bcast_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,

@@ -34,6 +34,12 @@
  *                       them sent a transport message (hcmpi's MPI_T
  *                       counters): the segment takes them on any number
  *                       of ranks, two as well.
+ *   coll_shm pair-bcast
+ *                       2 ranks: Bcasts about 64 KiB and up to 4 MiB +
+ *                       1 from both roots, checked byte by byte; those up
+ *                       to 64 KiB and from HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN
+ *                       (bytes) to 4 MiB send no transport message (the
+ *                       segment), the others up to 4 MiB do.
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
  *                       product), in place and not, of vectors about the
@@ -527,6 +533,49 @@ static void run_large_bcasts(void)
     sent_counters_close(&session);
 }
 
+/* Two ranks: Bcasts up to HCMPI_COLL_SHM_PAIR_BCAST_MAX (64 KiB) and from
+ * HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN (as the environment sets it) take the
+ * segment (no transport message), those between are one message; every
+ * byte checked, from both roots. */
+static void run_pair_bcasts(void) {
+  static const size_t sizes[] = {65536,   65537,   262143,  262144,
+                                 1048576, 3145731, 4194304, (4 << 20) + 1};
+  const char *env = getenv("HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN");
+  size_t seg_min =
+      env != NULL ? (size_t)strtoull(env, NULL, 10) : (size_t)4 << 20;
+  CHECK(wsize == 2, "pair-bcast needs 2 ranks");
+  MPI_T_pvar_session session;
+  MPI_T_pvar_handle sent[2];
+  sent_counters_open(&session, sent);
+  unsigned char *buf = mt_malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
+  for (int it = 0; it < 2; it++)
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+      int root = (it + (int)k) % wsize;
+      unsigned seed = (unsigned)(it * 131 + (int)k * 7 + root);
+      if (wrank == root)
+        mt_fill(buf, sizes[k], seed);
+      else
+        memset(buf, 0xee, sizes[k]);
+      CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+      unsigned long long before = mt_counters_sum(session, 2, sent);
+      int rc = MPI_Bcast(buf, (int)sizes[k], MPI_BYTE, root, MPI_COMM_WORLD);
+      unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+      CHECK(rc == MPI_SUCCESS, "bcast of %zu bytes: %s", sizes[k],
+            mt_errstr(rc));
+      size_t bad = mt_verify(buf, sizes[k], seed);
+      CHECK(bad == MT_OK, "it %d: bcast of %zu bytes from %d wrong at byte %zu",
+            it, sizes[k], root, bad);
+      /* Above 4 MiB (HCMPI_COLL_SHM_MAX) no segment; its counters
+       * are not checked (bytes only). */
+      int segment = sizes[k] <= 65536 || (seg_min > 0 && sizes[k] >= seg_min);
+      CHECK(wrank != root || sizes[k] > (4u << 20) || segment == (moved == 0),
+            "bcast of %zu bytes from %d: %llu transport messages, want %s",
+            sizes[k], root, moved, segment ? "none (the segment)" : "some");
+    }
+  free(buf);
+  sent_counters_close(&session);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -538,6 +587,8 @@ int main(int argc, char **argv)
         run_soak(atof(argv[2]));
     else if (argc > 1 && strcmp(argv[1], "large-bcast") == 0)
         run_large_bcasts();
+    else if (argc > 1 && strcmp(argv[1], "pair-bcast") == 0)
+      run_pair_bcasts();
     else if (argc > 1 && strcmp(argv[1], "large-reduce") == 0)
       run_large_reductions();
     else

@@ -112,6 +112,7 @@ kill_case 2 alltoall-large
 # HCMPI_COLL_SHM_PAIR_BCAST_MAX lets it (by default it is one message above
 # 64 KiB), and one message otherwise.
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large
+HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 kill_case 2 bcast-large
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large-root
 kill_case 2 bcast-large
 
@@ -129,6 +130,11 @@ HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 2 coll_shm
 HCMPI_COLL_SHM_BCAST_BUFS=0 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_COLL_SHM_BCAST_BUFS=1 run_mpi_ok 2 coll_shm large-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-bcast
+# Two ranks: the segment up to 64 KiB and again from
+# HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN (default 4 MiB), one message between.
+run_mpi_ok 2 coll_shm pair-bcast
+HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 run_mpi_ok 2 coll_shm pair-bcast
+HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=0 run_mpi_ok 2 coll_shm pair-bcast
 # Large reductions about the slot, each rank's slice combined in place in
 # another rank's slot, on any number of ranks; with 4 KiB slots (long
 # pipelines); with every wait asleep.
