@@ -22,7 +22,11 @@
  *              part are left to the schedule's messages);
  *   reduce_scatter: every rank copies (a chunk of) its vector into its
  *              slot, then combines its own block of every slot, in rank
- *              order, straight into its result.
+ *              order, straight into its result;
+ *   pair read: on two ranks, large allgather and alltoall blocks: each
+ *              rank names where its block for the other lies, reads the
+ *              other's straight from its memory (process_vm_readv), and
+ *              keeps its buffer until the other read it.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -30,11 +34,15 @@
  * segment that every publication rings while someone sleeps; it fails
  * with the peer's failure when a member of the communicator is lost.
  */
+#include "config.h" /* _GNU_SOURCE, for process_vm_readv */
+
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -216,7 +224,8 @@ enum shmcoll_what {
   SHMCOLL_OP_REDUCE,
   SHMCOLL_OP_ALLGATHER,
   SHMCOLL_OP_ALLTOALL,
-  SHMCOLL_OP_REDUCE_SCATTER
+  SHMCOLL_OP_REDUCE_SCATTER,
+  SHMCOLL_OP_PAIR_READ
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -634,6 +643,73 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
+/* Where a rank's block for the other of a pair lies, in its small buffer
+ * of the collective; failed is raised before its done. */
+typedef struct shmcoll_pair_block {
+  int32_t pid;
+  int32_t failed;
+  uint64_t addr;
+  uint64_t len;
+} shmcoll_pair_block_t;
+
+/* Reads len bytes at from in process pid into to (short reads and EINTR
+ * looped over).  0: it failed (no permission to read another process,
+ * or the process is gone). */
+static int shmcoll_read_peer(int32_t pid, unsigned char *to, uint64_t from,
+                             size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    struct iovec local = {to + done, len - done};
+    struct iovec remote = {(void *)(uintptr_t)(from + done), len - done};
+    ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return 0;
+    done += (size_t)n;
+  }
+  return 1;
+}
+
+/* A two-rank exchange, collective number s: this rank's block for the
+ * other is op->each bytes at op->in, the other's is op->size bytes into
+ * op->out.  One copy per block, both at once, and no line of the segment
+ * but the two flags and descriptors moves between the cores.  A failed
+ * read (or blocks whose sizes disagree) is told in the descriptor, so
+ * that both ranks see it and take another path alike. */
+static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int peer = 1 - sc->rank;
+  size_t len = sizeof(shmcoll_pair_block_t);
+  shmcoll_pair_block_t *mine =
+      (shmcoll_pair_block_t *)shmcoll_buf(sc, sc->rank, s, len);
+  const shmcoll_pair_block_t *theirs =
+      (const shmcoll_pair_block_t *)shmcoll_buf(sc, peer, s, len);
+  if (op->phase == 0) {
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, len)))
+      return 0;
+    *mine = (shmcoll_pair_block_t){.pid = (int32_t)getpid(),
+                                   .addr = (uint64_t)(uintptr_t)op->in,
+                                   .len = op->each};
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, peer, s))
+      return 0;
+    int ok = theirs->len == op->size &&
+             (op->size == 0 ||
+              shmcoll_read_peer(theirs->pid, op->out, theirs->addr, op->size));
+    mine->failed = !ok;
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    op->phase = 2;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_DONE, peer, s))
+    return 0;
+  op->read_failed = mine->failed || theirs->failed;
+  return 1;
+}
+
 static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   switch (op->what) {
   case SHMCOLL_OP_BARRIER:
@@ -646,6 +722,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_allgather_step(op, s);
   case SHMCOLL_OP_ALLTOALL:
     return shmcoll_alltoall_step(op, s);
+  case SHMCOLL_OP_PAIR_READ:
+    return shmcoll_pair_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -748,9 +826,11 @@ static void shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
 
 static int shmcoll_bcast_takes(const void *buf, size_t bytes, int root,
                                const hcomm_comm_t *comm) {
+  size_t seg_min = hc_shmcoll_tuning.pair_bcast_seg_min;
   return comm != NULL && root >= 0 && root < comm->size &&
          (buf != NULL || bytes == 0) &&
-         (comm->size != 2 || bytes <= hc_shmcoll_tuning.pair_bcast_max);
+         (comm->size != 2 || bytes <= hc_shmcoll_tuning.pair_bcast_max ||
+          (seg_min > 0 && bytes >= seg_min));
 }
 
 static void shmcoll_bcast_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
@@ -988,6 +1068,35 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->slice_n = shmcoll_block_len(counts, each, comm->rank);
 }
 
+/* On two ranks whose blocks (the larger of the two ways: the same on both)
+ * are at least HCMPI_COLL_SHM_PAIR_READ_MIN, and reads of the other rank
+ * worked so far on sc. */
+static int shmcoll_pair_reads(const hc_shmcoll_t *sc, size_t most) {
+  size_t min = hc_shmcoll_tuning.pair_read_min;
+  return sc->size == 2 && !sc->pair_read_off && min > 0 && most >= min;
+}
+
+/* Runs the pair read of send_n bytes at send (this rank's block for the
+ * other) and recv_n at recv.  HC_ERR_NOT_SUPPORTED, on both ranks alike,
+ * when a read failed: sc then takes the other paths for good. */
+static hc_status_t shmcoll_pair_exchange(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                         const void *send, size_t send_n,
+                                         void *recv, size_t recv_n) {
+  hc_shmcoll_op_t op;
+  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_PAIR_READ, 1);
+  op.root = -1;
+  op.in = send;
+  op.each = send_n;
+  op.out = recv;
+  op.size = recv_n;
+  hc_status_t rc = shmcoll_run(&op);
+  if (rc == HC_OK && op.read_failed) {
+    sc->pair_read_off = 1;
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  return rc;
+}
+
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, hcomm_comm_t *comm) {
@@ -1003,6 +1112,19 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
   hc_shmcoll_op_t op;
   shmcoll_allgather_op(&op, sc, comm, sendbuf, bytes, recvbuf, rbytes, rdispls,
                        most);
+  if (shmcoll_pair_reads(sc, most)) {
+    int me = comm->rank, peer = 1 - me;
+    unsigned char *own = op.out + shmcoll_block_at(rdispls, bytes, me);
+    size_t own_n = shmcoll_block_len(rbytes, bytes, me);
+    rc = shmcoll_pair_exchange(sc, comm, op.in, own_n,
+                               op.out + shmcoll_block_at(rdispls, bytes, peer),
+                               shmcoll_block_len(rbytes, bytes, peer));
+    if (rc != HC_ERR_NOT_SUPPORTED) {
+      if (rc == HC_OK && own_n > 0 && own != op.in) /* not in place */
+        memcpy(own, op.in, own_n);
+      return rc;
+    }
+  }
   return shmcoll_run(&op);
 }
 
@@ -1016,6 +1138,30 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
   if (sc == NULL)
     return rc;
+  if (sendbuf != HCOMM_IN_PLACE && sc->size == 2) {
+    /* In place, the block the other reads is where its block lands. */
+    int me = comm->rank, peer = 1 - me;
+    size_t send_n = shmcoll_block_len(sbytes, bytes, peer);
+    size_t recv_n = shmcoll_block_len(rbytes, bytes, peer);
+    size_t own_n = shmcoll_block_len(rbytes, bytes, me);
+    const unsigned char *in = sendbuf;
+    unsigned char *out = recvbuf;
+    if (shmcoll_pair_reads(sc, send_n > recv_n ? send_n : recv_n)) {
+      /* Own blocks whose sizes disagree: announced as a size the other
+       * never expects, so both leave it to the schedule, which reports
+       * the truncation. */
+      if (shmcoll_block_len(sbytes, bytes, me) != own_n)
+        send_n = SIZE_MAX;
+      rc = shmcoll_pair_exchange(
+          sc, comm, in + shmcoll_block_at(sdispls, bytes, peer), send_n,
+          out + shmcoll_block_at(rdispls, bytes, peer), recv_n);
+      if (rc == HC_OK && own_n > 0)
+        memcpy(out + shmcoll_block_at(rdispls, bytes, me),
+               in + shmcoll_block_at(sdispls, bytes, me), own_n);
+      if (rc != HC_ERR_NOT_SUPPORTED)
+        return rc;
+    }
+  }
   hc_shmcoll_op_t op;
   rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
                            rbytes, rdispls, bytes);

@@ -50,6 +50,14 @@
  * 256 KiB 24-26 against 15-21, 1 MiB 73-92 against 47-49; so the segment
  * up to 64 KiB. */
 #define HC_SHMCOLL_PAIR_BCAST_MAX ((size_t)64 << 10)
+/* Two ranks again, from this size: the segment, where one message is a
+ * CMA read (HCMPI_SHM_CMA_MIN, 4 MiB by default), which waits whole for
+ * a core beside other jobs while the pipeline's chunks go on.  2 ranks,
+ * interleaved, 4 MiB, us: beside other jobs' builds (load 8, coll16e)
+ * segment 295-504 / message 641-4953 / Open MPI 1017-5380; load 15
+ * (coll16g) 236-4563 / 8992-16610 / 17446-28001; quiet (lead, f27d8fe)
+ * 280-400 / 406-441 / 403. */
+#define HC_SHMCOLL_PAIR_BCAST_SEG_MIN ((size_t)4 << 20)
 /* A bcast's chunk spans this many large buffers of its parity (0: all,
  * ranks + 1): fewer synchronisations against a finer pipeline.  2 ranks,
  * 64 KiB buffers, interleaved beside other jobs' compilers, 1 MiB: 55-64
@@ -59,6 +67,17 @@
 /* Copies into the segment that bypass the cache (shmcoll.c). */
 #define HC_SHMCOLL_STREAM_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
+/* Two ranks, Allgather and Alltoall(v) blocks of this many bytes or more:
+ * each rank reads the other's block once, straight from its buffer
+ * (process_vm_readv), instead of copying it into the segment and out, or
+ * streaming both ways at once through the shm cells (the schedule's
+ * messages).  bench/collective on 2 ranks, interleaved, load 14 (coll16g,
+ * 3 December 2026), us, read / old path / Open MPI: Allgather 16 KiB
+ * 4.1-5.0 / 3.4-4.0 / 5.3-6.4, 32 KiB 5.8-8.2 / 5.9-7.6 / 7.1-8.3, 64 KiB
+ * 8.7-11.5 / 10.8-14.4 / 10.4-12.9; Alltoallv 64 KiB 9.1-11.8 /
+ * 12.8-15.8 / 10.0-13.2; so from 64 KiB (Alltoall(v) would gain from 16
+ * KiB too: bench/NOTES.md, coll16g). */
+#define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
@@ -71,10 +90,12 @@ typedef struct hc_shmcoll_tuning {
   size_t chunk;         /* bytes of one rank's slot: the pipeline's step */
   size_t allgather_max; /* allgathers of larger blocks take the schedule */
   size_t pair_bcast_max; /* bcasts of two ranks above this: a message */
+  size_t pair_bcast_seg_min; /* ... up to this (0: none) */
   size_t bcast_bufs;     /* large buffers a bcast chunk spans (0: all) */
   size_t stream_min;     /* copies in that other ranks read bypass the
                             cache from this size on (0: never) */
   size_t alltoall_max;  /* alltoall blocks above this take messages */
+  size_t pair_read_min; /* 2 ranks: blocks from this read from the peer */
   size_t lane_buf;      /* bytes of a lane's buffer (at most: smaller on
                            many ranks) */
   size_t lane_max;      /* persistent forms of more bytes take no lane */
@@ -154,6 +175,7 @@ typedef struct hc_shmcoll_op {
   uint32_t nchunks; /* chunks, each a collective number of its own */
   uint32_t at;      /* the chunk under way */
   int phase;        /* how far that chunk got */
+  int read_failed;  /* pair read: either rank's read of the other failed */
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

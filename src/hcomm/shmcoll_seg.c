@@ -34,9 +34,11 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .chunk = HC_SHMCOLL_CHUNK,
     .allgather_max = HC_SHMCOLL_ALLGATHER_MAX,
     .pair_bcast_max = HC_SHMCOLL_PAIR_BCAST_MAX,
+    .pair_bcast_seg_min = HC_SHMCOLL_PAIR_BCAST_SEG_MIN,
     .bcast_bufs = HC_SHMCOLL_BCAST_BUFS,
     .stream_min = HC_SHMCOLL_STREAM_MIN,
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
+    .pair_read_min = HC_SHMCOLL_PAIR_READ_MIN,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX};
 
@@ -49,12 +51,16 @@ void hc_shmcoll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_SHM_ALLGATHER_MAX", HC_SHMCOLL_ALLGATHER_MAX);
   t->pair_bcast_max =
       hc_env_size("HCMPI_COLL_SHM_PAIR_BCAST_MAX", HC_SHMCOLL_PAIR_BCAST_MAX);
+  t->pair_bcast_seg_min = hc_env_size("HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN",
+                                      HC_SHMCOLL_PAIR_BCAST_SEG_MIN);
   t->bcast_bufs =
       (size_t)hc_env_long("HCMPI_COLL_SHM_BCAST_BUFS", HC_SHMCOLL_BCAST_BUFS);
   t->stream_min =
       hc_env_size("HCMPI_COLL_SHM_STREAM_MIN", HC_SHMCOLL_STREAM_MIN);
   t->alltoall_max =
       hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
+  t->pair_read_min =
+      hc_env_size("HCMPI_COLL_SHM_PAIR_READ_MIN", HC_SHMCOLL_PAIR_READ_MIN);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
 }

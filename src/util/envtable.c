@@ -107,6 +107,10 @@ const hc_env_entry_t hc_env_table[] = {
      "point-to-point message (streamed by the shm transport, or one CMA "
      "read) instead of the shared segment's pipeline (two overlapped "
      "copies)"},
+    {"HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN", "4m", "library",
+     "Bcasts of two ranks of at least this many bytes take the shared "
+     "segment's pipeline again (between HCMPI_COLL_SHM_PAIR_BCAST_MAX and "
+     "this: one message); 0 never"},
     {"HCMPI_COLL_SHM_BCAST_BUFS", "2", "library",
      "a Bcast chunk spans at most this many of the segment's large buffers "
      "(each HCMPI_COLL_SHM_CHUNK bytes; 0: all of its half, ranks + 1): "
@@ -121,6 +125,11 @@ const hc_env_entry_t hc_env_table[] = {
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
      "shared segment"},
+    {"HCMPI_COLL_SHM_PAIR_READ_MIN", "64k", "library",
+     "on two ranks, Allgather and Alltoall(v) blocks of at least this many "
+     "bytes are read once straight from the other rank's buffer "
+     "(process_vm_readv) instead of moving through the shared segment or "
+     "point-to-point messages; 0 never"},
     {"HCMPI_COLL_SHM_CHUNK", "256k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks: the large slots of a "
@@ -306,9 +315,11 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_BCAST_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_BUFS", 0, 0, 1 << 20},
     {"HCMPI_COLL_SHM_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},

@@ -21,7 +21,9 @@
  *                       allreduce-large: 300000 bytes, sliced over two
  *                       slots, allgather, allgather-large (300000
  *                       bytes each, at most 4 ranks), alltoall,
- *                       alltoallv, reduce_scatter_block); the survivors
+ *                       alltoall-large (75000 bytes each, at most 4
+ *                       ranks), alltoallv, reduce_scatter_block); the
+ *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
  *                       --no-kill-on-failure, on 2 ranks or more.
@@ -32,6 +34,12 @@
  *                       them sent a transport message (hcmpi's MPI_T
  *                       counters): the segment takes them on any number
  *                       of ranks, two as well.
+ *   coll_shm pair-bcast
+ *                       2 ranks: Bcasts about 64 KiB and up to 4 MiB +
+ *                       1 from both roots, checked byte by byte; those up
+ *                       to 64 KiB and from HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN
+ *                       (bytes) to 4 MiB send no transport message (the
+ *                       segment), the others up to 4 MiB do.
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
  *                       product), in place and not, of vectors about the
@@ -367,6 +375,9 @@ static int run_kind(const char *kind, int round)
     if (strcmp(kind, "allgather-large") == 0 && wsize <= 4)
         return MPI_Allgather(large, (int)sizeof large, MPI_BYTE, gathered_large,
                              (int)sizeof large, MPI_BYTE, MPI_COMM_WORLD);
+    if (strcmp(kind, "alltoall-large") == 0 && wsize <= 4)
+        return MPI_Alltoall(gathered_large, (int)sizeof large_out / 4, MPI_BYTE, large_out,
+                            (int)sizeof large_out / 4, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -491,6 +502,20 @@ static void run_large_reductions(void)
 
 /* ---- large bcasts, in the segment ---------------------------------------- */
 
+/* One Bcast of n bytes from root, checked byte by byte on every rank. */
+static void bcast_checked(unsigned char *buf, size_t n, int root, int it, size_t k)
+{
+    unsigned seed = (unsigned)(it * 131 + (int)k * 7 + root);
+    if (wrank == root)
+        mt_fill(buf, n, seed);
+    else
+        memset(buf, 0xee, n);
+    int rc = MPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "bcast of %zu bytes: %s", n, mt_errstr(rc));
+    size_t bad = mt_verify(buf, n, seed);
+    CHECK(bad == MT_OK, "it %d: bcast of %zu bytes from %d wrong at byte %zu", it, n, root, bad);
+}
+
 static void run_large_bcasts(void)
 {
     static const size_t sizes[] = {4095,  4096,  4097,   12289,  65535,
@@ -502,21 +527,43 @@ static void run_large_bcasts(void)
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
     unsigned long long before = mt_counters_sum(session, 2, sent);
     for (int it = 0; it < 3; it++)
-        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-            int root = (it + (int)k) % wsize;
-            unsigned seed = (unsigned)(it * 131 + (int)k * 7 + root);
-            if (wrank == root)
-                mt_fill(buf, sizes[k], seed);
-            else
-                memset(buf, 0xee, sizes[k]);
-            int rc = MPI_Bcast(buf, (int)sizes[k], MPI_BYTE, root, MPI_COMM_WORLD);
-            CHECK(rc == MPI_SUCCESS, "bcast of %zu bytes: %s", sizes[k], mt_errstr(rc));
-            size_t bad = mt_verify(buf, sizes[k], seed);
-            CHECK(bad == MT_OK, "it %d: bcast of %zu bytes from %d wrong at byte %zu", it,
-                  sizes[k], root, bad);
-        }
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            bcast_checked(buf, sizes[k], (it + (int)k) % wsize, it, k);
     unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
     CHECK(moved == 0, "%llu transport messages in bcasts the segment takes", moved);
+    free(buf);
+    sent_counters_close(&session);
+}
+
+/* Two ranks: Bcasts up to HCMPI_COLL_SHM_PAIR_BCAST_MAX (64 KiB) and from
+ * HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN (as the environment sets it) take the
+ * segment (no transport message), those between are one message; every
+ * byte checked, from both roots. */
+static void run_pair_bcasts(void)
+{
+    static const size_t sizes[] = {65536,   65537,   262143,  262144,
+                                   1048576, 3145731, 4194304, (4 << 20) + 1};
+    const char *env = getenv("HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN");
+    size_t seg_min = env != NULL ? (size_t)strtoull(env, NULL, 10) : (size_t)4 << 20;
+    CHECK(wsize == 2, "pair-bcast needs 2 ranks");
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle sent[2];
+    sent_counters_open(&session, sent);
+    unsigned char *buf = mt_malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
+    for (int it = 0; it < 2; it++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            int root = (it + (int)k) % wsize;
+            CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+            unsigned long long before = mt_counters_sum(session, 2, sent);
+            bcast_checked(buf, sizes[k], root, it, k);
+            unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+            /* Above 4 MiB (HCMPI_COLL_SHM_MAX) no segment; its counters
+             * are not checked (bytes only). */
+            int segment = sizes[k] <= 65536 || (seg_min > 0 && sizes[k] >= seg_min);
+            CHECK(wrank != root || sizes[k] > (4u << 20) || segment == (moved == 0),
+                  "bcast of %zu bytes from %d: %llu transport messages, want %s", sizes[k], root,
+                  moved, segment ? "none (the segment)" : "some");
+        }
     free(buf);
     sent_counters_close(&session);
 }
@@ -532,6 +579,8 @@ int main(int argc, char **argv)
         run_soak(atof(argv[2]));
     else if (argc > 1 && strcmp(argv[1], "large-bcast") == 0)
         run_large_bcasts();
+    else if (argc > 1 && strcmp(argv[1], "pair-bcast") == 0)
+      run_pair_bcasts();
     else if (argc > 1 && strcmp(argv[1], "large-reduce") == 0)
       run_large_reductions();
     else

@@ -10,7 +10,8 @@
 # in them for progress; and that a rank killed in each of them (and in
 # Allgather, Alltoall(v) and Reduce_scatter_block) fails the survivors
 # with MPIX_ERR_PROC_FAILED instead of hanging (a large Bcast on 2 ranks
-# too, and sliced Reduce and Allreduce, and a large Allgather); that large Reduces and Allreduces
+# too, and sliced Reduce and Allreduce, a large Allgather, and on 2 ranks
+# a large Allgather and Alltoall read from the other rank); that large Reduces and Allreduces
 # (1 to 8 ranks, about the slot, up to 4 MiB) are right and send no
 # transport message; and that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
 # chunks) take the segment's pipeline and send no transport message.
@@ -98,14 +99,20 @@ kill_case() { # RANKS KIND
     check_gone "kill $2 on $1"
 }
 for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allreduce \
-    reduce-large allreduce-large allgather allgather-large alltoall alltoallv reduce_scatter_block; do
+    reduce-large allreduce-large allgather allgather-large alltoall alltoall-large alltoallv \
+    reduce_scatter_block; do
     kill_case 4 $kind
 done
 kill_case 2 allreduce-large
+# Two ranks: large Allgather and Alltoall blocks are read straight from
+# the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
+kill_case 2 allgather-large
+kill_case 2 alltoall-large
 # Two ranks: a large bcast is the segment's pipeline there too when
 # HCMPI_COLL_SHM_PAIR_BCAST_MAX lets it (by default it is one message above
 # 64 KiB), and one message otherwise.
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large
+HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 kill_case 2 bcast-large
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large-root
 kill_case 2 bcast-large
 
@@ -123,6 +130,11 @@ HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 2 coll_shm
 HCMPI_COLL_SHM_BCAST_BUFS=0 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_COLL_SHM_BCAST_BUFS=1 run_mpi_ok 2 coll_shm large-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-bcast
+# Two ranks: the segment up to 64 KiB and again from
+# HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN (default 4 MiB), one message between.
+run_mpi_ok 2 coll_shm pair-bcast
+HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 run_mpi_ok 2 coll_shm pair-bcast
+HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=0 run_mpi_ok 2 coll_shm pair-bcast
 # Large reductions about the slot, each rank's slice combined in place in
 # another rank's slot, on any number of ranks; with 4 KiB slots (long
 # pipelines); with every wait asleep.

@@ -26,6 +26,11 @@
  *                        and the counters move.
  *   coll_shm_move plain  results only, no counters (another MPI, another
  *                        launcher).
+ *   coll_shm_move pair   Allgather(v) and Alltoall(v) of blocks about 64
+ *                        KiB up to 1 MiB, in place and not, and an
+ *                        Allgather of a strided type: on 2 ranks each
+ *                        rank reads the other's blocks from its memory,
+ *                        and (not in place) no transport message moves.
  */
 #include "mpitest.h"
 
@@ -428,6 +433,58 @@ static void large_round(const comm_ctx_t *c, int it)
     }
 }
 
+/* Sizes about HCMPI_COLL_SHM_PAIR_READ_MIN (64 KiB) and above. */
+static const size_t pair_sizes[] = {65535, 65536, 65537, 200000, (1u << 20) + 3};
+
+/* Allgather(v) and Alltoall(v) of blocks about the pair read's threshold,
+ * in place and not.  Where two ranks read each other's blocks (the
+ * default on 2), those not in place send no transport message (in place,
+ * the Alltoall is the schedule's: the block read is where the other's
+ * lands). */
+static void pair_round(const comm_ctx_t *c, int it)
+{
+    int reads = counted && wsize == 2 && getenv("HCMPI_COLL_SHM_PAIR_READ_MIN") == NULL;
+    for (int inplace = 0; inplace < 2; inplace++)
+        for (size_t k = 0; k < NELEM(pair_sizes); k++)
+            for (int v = 0; v < 2; v++) {
+                /* Blocks of 64 KiB or more both ways (the v-forms' are 3
+                 * bytes larger on 2 ranks, rank 1's allgather block none). */
+                int read = reads && (pair_sizes[k] >= 65536 || v);
+                unsigned long long before = messages_sent();
+                gather_run_t g;
+                allgather_setup(&g, c, pair_sizes[k], v, inplace, it);
+                CHECK(allgather_start(&g, c, v, inplace, NULL) == MPI_SUCCESS, "pair Allgather");
+                gather_finish(&g, c, it, v ? "pair Allgatherv" : "pair Allgather");
+                a2a_run_t a;
+                a2a_setup(&a, c, pair_sizes[k], v, inplace, it);
+                CHECK(a2a_start(&a, c, v, inplace, NULL) == MPI_SUCCESS, "pair Alltoall");
+                a2a_finish(&a, c, it, v ? "pair Alltoallv" : "pair Alltoall");
+                unsigned long long moved = messages_sent() - before;
+                CHECK(!read || inplace || moved == 0,
+                      "%llu transport messages in pair reads of %zu bytes (v-form %d)", moved,
+                      pair_sizes[k], v);
+            }
+    /* A strided datatype: the face packs it, the pair read moves bytes. */
+    enum { STRIDED = 40000 };
+    int *in = mt_malloc(2 * STRIDED * sizeof(int)),
+        *out = mt_malloc((size_t)wsize * STRIDED * sizeof(int));
+    for (int i = 0; i < 2 * STRIDED; i++)
+        in[i] = i % 2 == 0 ? wrank * 1000003 + i / 2 + it : -1;
+    MPI_Datatype every_other;
+    CHECK(MPI_Type_vector(STRIDED, 1, 2, MPI_INT, &every_other) == MPI_SUCCESS, "Type_vector");
+    CHECK(MPI_Type_commit(&every_other) == MPI_SUCCESS, "Type_commit");
+    CHECK(MPI_Allgather(in, 1, every_other, out, STRIDED, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "strided Allgather");
+    for (int r = 0; r < wsize; r++)
+        for (int i = 0; i < STRIDED; i++)
+            CHECK(out[(size_t)r * STRIDED + (size_t)i] == r * 1000003 + i + it,
+                  "strided Allgather: rank %d element %d is %d", r, i,
+                  out[(size_t)r * STRIDED + (size_t)i]);
+    MPI_Type_free(&every_other);
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -435,7 +492,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     int p2p = argc > 1 && strcmp(argv[1], "p2p") == 0;
-    counted = argc < 2 || p2p;
+    int pair = argc > 1 && strcmp(argv[1], "pair") == 0;
+    counted = argc < 2 || p2p || pair;
     CHECK(wsize <= 64, "at most 64 ranks");
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
     if (counted)
@@ -445,6 +503,18 @@ int main(int argc, char **argv)
     comm_ctx_t ctx[2] = {{MPI_COMM_WORLD, "world", wrank, wsize}, {half, "split", 0, 0}};
     MPI_Comm_rank(half, &ctx[1].rank);
     MPI_Comm_size(half, &ctx[1].size);
+    if (pair) {
+        blocking_round(&ctx[0], 0); /* makes the segment (messages) */
+        for (int it = 1; it <= 3; it++)
+            pair_round(&ctx[0], it);
+        MPI_Comm_free(&half);
+        MPI_T_pvar_session_free(&session);
+        MPI_T_finalize();
+        MPI_Finalize();
+        if (wrank == 0)
+            printf("coll_shm_move: %d ranks passed (pair sizes)\n", wsize);
+        return 0;
+    }
     /* The first blocking collective of each makes its segment (messages). */
     for (int k = 0; k < 2; k++)
         blocking_round(&ctx[k], 0);

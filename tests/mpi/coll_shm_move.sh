@@ -5,7 +5,7 @@
 # (none may move), on 1 to 5 and 8 ranks, with 4 KiB slots (pipelines of many
 # chunks), with every wait sleeping (HCMPI_SPIN=0: the segment's bell must
 # wake them), and with the segments off (HCMPI_COLL_SHM=0: the same
-# results by messages).
+# results by messages); blocks about the two-rank pair read's threshold.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     for n in 1 2 3 5; do
@@ -23,4 +23,13 @@ HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_move p2p
 # segment takes) by messages: results alike.
 HCMPI_COLL_SHM_ALLGATHER_MAX=64k run_mpi_ok 3 coll_shm_move plain
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_move plain
+# Blocks about HCMPI_COLL_SHM_PAIR_READ_MIN: on 2 ranks read from the
+# other rank (with the threshold above and below the sizes, and off:
+# the segment and the schedule), on more the segment and the schedule.
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm_move pair
+done
+HCMPI_COLL_SHM_PAIR_READ_MIN=65537 run_mpi_ok 2 coll_shm_move pair
+HCMPI_COLL_SHM_PAIR_READ_MIN=0 run_mpi_ok 2 coll_shm_move pair
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm_move pair
 echo "coll_shm_move: all cases passed"
