@@ -25,8 +25,9 @@
  *              order, straight into its result;
  *   pair read: on two ranks, large allgather and alltoall blocks: each
  *              rank names where its block for the other lies, reads the
- *              other's straight from its memory (process_vm_readv), and
- *              keeps its buffer until the other read it.
+ *              other's straight from its memory (the transport's
+ *              single-copy get: CMA on shm), and keeps its buffer until
+ *              the other read it.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -34,15 +35,12 @@
  * segment that every publication rings while someone sleeps; it fails
  * with the peer's failure when a member of the communicator is lost.
  */
-#include "config.h" /* _GNU_SOURCE, for process_vm_readv */
 
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -646,29 +644,19 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
 /* Where a rank's block for the other of a pair lies, in its small buffer
  * of the collective; failed is raised before its done. */
 typedef struct shmcoll_pair_block {
-  int32_t pid;
   int32_t failed;
   uint64_t addr;
   uint64_t len;
 } shmcoll_pair_block_t;
 
-/* Reads len bytes at from in process pid into to (short reads and EINTR
- * looped over).  0: it failed (no permission to read another process,
- * or the process is gone). */
-static int shmcoll_read_peer(int32_t pid, unsigned char *to, uint64_t from,
+/* Reads len bytes at from in world rank's memory into to, through the
+ * transport that reaches it (its single-copy get).  0: it cannot (another
+ * transport, no permission to read another process, the process gone). */
+static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
                              size_t len) {
-  size_t done = 0;
-  while (done < len) {
-    struct iovec local = {to + done, len - done};
-    struct iovec remote = {(void *)(uintptr_t)(from + done), len - done};
-    ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return 0;
-    done += (size_t)n;
-  }
-  return 1;
+  const hc_peer_t *p = &hc_engine.peers[world];
+  return p->ops != NULL && p->ops->get != NULL &&
+         p->ops->get(p->tctx, world, to, from, len) == HC_OK;
 }
 
 /* A two-rank exchange, collective number s: this rank's block for the
@@ -688,8 +676,7 @@ static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (op->phase == 0) {
     if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, len)))
       return 0;
-    *mine = (shmcoll_pair_block_t){.pid = (int32_t)getpid(),
-                                   .addr = (uint64_t)(uintptr_t)op->in,
+    *mine = (shmcoll_pair_block_t){.addr = (uint64_t)(uintptr_t)op->in,
                                    .len = op->each};
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
@@ -698,8 +685,8 @@ static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, peer, s))
       return 0;
     int ok = theirs->len == op->size &&
-             (op->size == 0 ||
-              shmcoll_read_peer(theirs->pid, op->out, theirs->addr, op->size));
+             (op->size == 0 || shmcoll_read_peer(sc->world_ranks[peer], op->out,
+                                                 theirs->addr, op->size));
     mine->failed = !ok;
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     op->phase = 2;
@@ -1073,7 +1060,8 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
  * worked so far on sc. */
 static int shmcoll_pair_reads(const hc_shmcoll_t *sc, size_t most) {
   size_t min = hc_shmcoll_tuning.pair_read_min;
-  return sc->size == 2 && !sc->pair_read_off && min > 0 && most >= min;
+  return sc->size == 2 && !sc->pair_read_off && sc->world_ranks != NULL &&
+         min > 0 && most >= min;
 }
 
 /* Runs the pair read of send_n bytes at send (this rank's block for the
