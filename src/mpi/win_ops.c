@@ -206,6 +206,10 @@ static int win_check_accumulate(const win_call_t *c, int *base) {
   if (!hc_mpi_op_is_predefined(c->op))
     return hc_mpi_raise(e, c->fn, MPI_ERR_OP,
                         "one-sided accumulates take predefined ops only");
+  if (c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP)
+    return hc_mpi_raise(e, c->fn, MPI_ERR_OP,
+                        "MPI_NO_OP applies only to MPI_Get_accumulate, "
+                        "MPI_Rget_accumulate and MPI_Fetch_and_op");
   if (hc_mpi_op_basic_type(c->tdata.type, &tb) != MPI_SUCCESS ||
       (c->op != MPI_NO_OP &&
        hc_mpi_op_basic_type(c->origin.type, &ob) != MPI_SUCCESS) ||
@@ -445,7 +449,8 @@ static int win_atomic_direct(hc_mpi_win_t *w, int kind, MPI_Op op,
                              MPI_Datatype type, const void *in,
                              const void *compare, void *old, int target,
                              MPI_Aint disp) {
-  if (w->nic_atomics || target < 0 || target >= w->nranks || disp < 0)
+  if (w->nic_atomics || target < 0 || target >= w->nranks || disp < 0 ||
+      (kind == HCOMM_RMA_ACC && op == MPI_NO_OP))
     return -1;
   const hcomm_reduce_op_t *k = win_memo_kernel(op, type);
   if (k == NULL)
@@ -596,9 +601,8 @@ static int win_call(win_call_t *c, MPI_Win win) {
   const hc_mpi_type_t *ot = NULL, *rt = NULL;
   win_shape_t shape = {0};
   rc = win_prepare(c, &op, &ot, &rt, &shape);
-  if (rc == MPI_SUCCESS &&
-      ((c->kind == HCOMM_RMA_ACC && c->op == MPI_NO_OP) || shape.n == 0)) {
-    win_shape_free(&shape); /* no data, or nothing changes at the target */
+  if (rc == MPI_SUCCESS && shape.n == 0) {
+    win_shape_free(&shape); /* no data */
     hcomm_status_t none = {.source = c->target};
     return c->request == NULL ? MPI_SUCCESS
                               : hc_mpi_request_new_done(c->fn, c->w->errcomm,

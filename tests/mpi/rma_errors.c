@@ -4,7 +4,8 @@
  * turn, a second lock on the same target (MPI_ERR_RMA_SYNC), a freed or
  * null window (MPI_ERR_WIN), while a window created after the free
  * (perhaps under the freed handle) takes the puts meant for it, a user op
- * in an accumulate (MPI_ERR_OP);
+ * in an accumulate and MPI_NO_OP in MPI_Accumulate, where the standard
+ * allows it only in the fetching calls (MPI_ERR_OP);
  * MPI_PROC_NULL is a valid target of lock, put, flush and unlock.
  * Errors go to the window's handler: a user handler gets the window's
  * handle, and MPI_Win_call_errhandler reaches it too.  The window's
@@ -131,6 +132,12 @@ static void bad_calls(MPI_Win win)
     expect(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, mine, win), MPI_ERR_OP,
            "accumulate with a user op");
     MPI_Op_free(&mine);
+    expect(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_NO_OP, win),
+           MPI_ERR_OP, "MPI_Accumulate with MPI_NO_OP");
+    MPI_Request nreq = MPI_REQUEST_NULL;
+    expect(MPI_Raccumulate(&v, 2, MPI_INT, right, 0, 2, MPI_INT, MPI_NO_OP, win,
+                           &nreq),
+           MPI_ERR_OP, "MPI_Raccumulate with MPI_NO_OP");
     expect(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_FLOAT, MPI_SUM, win),
            MPI_ERR_TYPE, "accumulate of int onto float");
     CHECK(MPI_Put(&v, 1, MPI_INT, right, 7, 1, MPI_INT, win) == MPI_SUCCESS,
