@@ -181,7 +181,8 @@ LOGICAL_IN = {('Status_set_cancelled', 'flag'), ('Op_create', 'commute'),
               ('Op_create_c', 'commute'),
               ('Intercomm_merge', 'high'), ('Cart_create', 'reorder'),
               ('Graph_create', 'reorder'), ('Dist_graph_create', 'reorder'),
-              ('Dist_graph_create_adjacent', 'reorder')}
+              ('Dist_graph_create_adjacent', 'reorder'),
+              ('File_set_atomicity', 'flag')}
 LOGICAL_OUT_NAMES = {'flag', 'commute', 'weighted', 'is_supported'}
 # `int *` arguments named like those that are INTEGER all the same: the
 # agreement's flag is a bit mask, read and written (passed through).

@@ -3812,7 +3812,7 @@ void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
 #pragma weak pmpir_file_seek_shared_f08_ = pmpi_file_seek_shared_
 
 void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr) {
-  int rc = MPI_File_set_atomicity(MPI_File_f2c(*fh), *flag);
+  int rc = MPI_File_set_atomicity(MPI_File_f2c(*fh), (*flag != 0));
   hc_f_err(ierr, rc);
 }
 #pragma weak mpi_file_set_atomicity_ = pmpi_file_set_atomicity_

@@ -87,6 +87,16 @@ module mpi_f08
   include 'mpi_f08_ifaces.f90'
 
 contains
+  ! MPI_SIZEOF: the bytes of one element of x, of any type and kind,
+  ! scalar or array (storage_size of the actual's dynamic type).
+  subroutine MPI_Sizeof(x, size, ierror)
+    class(*), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
+
   ! Handle comparison (MPI-3.0 section 17.2.4), one pair per handle type.
   logical function hcf08_comm_eq(a, b)
     type(MPI_Comm), intent(in) :: a, b

@@ -781,7 +781,7 @@ subroutine MPI_File_set_atomicity(fh, flag, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  integer :: flag
+  logical :: flag
   integer, optional :: ierror
 end subroutine
 subroutine MPI_File_set_errhandler(file, errhandler, ierror)

@@ -1185,7 +1185,7 @@ end subroutine
 subroutine MPI_File_set_atomicity(fh, flag, ierror)
   implicit none
   integer :: fh
-  integer :: flag
+  logical :: flag
   integer :: ierror
 end subroutine
 subroutine MPI_File_set_errhandler(file, errhandler, ierror)

@@ -1,7 +1,8 @@
 ! `use mpi`: the same checks as basic.f, plus strings, LOGICALs, the
 ! MPI_TAG_UB attribute, a datatype attribute copied by MPI_TYPE_DUP_FN on
 ! MPI_Type_dup, Waitall with MPI_STATUSES_IGNORE, and MPI_Info_get, which
-! pads what it found and leaves the value alone for a key it did not find.
+! pads what it found and leaves the value alone for a key it did not find;
+! MPI_Sizeof of a scalar and an array against MPI_Type_size.
 program basic
   use mpi
   implicit none
@@ -16,6 +17,9 @@ program basic
   character(len=MPI_MAX_OBJECT_NAME) :: cname
   character(len=MPI_MAX_ERROR_STRING) :: estr
   character(len=16) :: ival
+  integer :: sz, tsz
+  double precision :: dv(4)
+  logical :: lv
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -79,6 +83,12 @@ program basic
   aval = 4096
   if (MPI_Aint_add(aval, 24_MPI_ADDRESS_KIND) /= 4120 .or. &
       MPI_Aint_diff(aval, 96_MPI_ADDRESS_KIND) /= 4000) nbad = nbad + 1
+  call MPI_Sizeof(dv, sz, ierr)
+  call MPI_Type_size(MPI_DOUBLE_PRECISION, tsz, ierr)
+  if (sz /= tsz .or. ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_Sizeof(lv, sz, ierr)
+  call MPI_Type_size(MPI_LOGICAL, tsz, ierr)
+  if (sz /= tsz) nbad = nbad + 1
   call MPI_Info_create(info, ierr)
   call MPI_Info_set(info, 'colour', 'blue', ierr)
   ival = 'untouched'

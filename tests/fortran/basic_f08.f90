@@ -1,5 +1,6 @@
 ! `use mpi_f08`: the same checks as basic.f90 with TYPE(MPI_Comm),
-! TYPE(MPI_Status) and ierror left out.
+! TYPE(MPI_Status) and ierror left out, and MPI_Sizeof of each intrinsic
+! type against MPI_Type_size of its datatype.
 program basic_f08
   use mpi_f08
   implicit none
@@ -12,6 +13,11 @@ program basic_f08
   integer :: sval, rval, srank, ssize, v(2), rlen
   logical :: flag
   character(len=MPI_MAX_OBJECT_NAME) :: cname
+  integer :: sz, tsz
+  real :: r4v(3)
+  double precision :: d8
+  complex :: c8v(2)
+  integer(kind=8) :: i8
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -53,6 +59,17 @@ program basic_f08
   call MPI_Isend(sval, 1, MPI_INTEGER, right, 6, MPI_COMM_WORLD, reqs(2))
   call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
   if (rval /= 100 + left .or. reqs(1) /= MPI_REQUEST_NULL) nbad = nbad + 1
+  call MPI_Sizeof(r4v, sz)
+  call MPI_Type_size(MPI_REAL, tsz)
+  if (sz /= tsz) nbad = nbad + 1
+  call MPI_Sizeof(d8, sz, ierr)
+  call MPI_Type_size(MPI_DOUBLE_PRECISION, tsz)
+  if (sz /= tsz .or. ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_Sizeof(c8v, sz)
+  call MPI_Type_size(MPI_COMPLEX, tsz)
+  if (sz /= tsz) nbad = nbad + 1
+  call MPI_Sizeof(i8, sz)
+  if (sz /= 8) nbad = nbad + 1
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub)
   call MPI_Comm_rank(sub, srank)
   call MPI_Comm_size(sub, ssize)

@@ -24,6 +24,7 @@ program io
   integer :: status(MPI_STATUS_SIZE)
   integer(kind=MPI_OFFSET_KIND) :: off, fsize
   character(len=64) :: fname
+  logical :: flag
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -105,6 +106,9 @@ program io
   call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_WRONLY + &
        MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, fh, ierr)
   if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_File_set_atomicity(fh, .true., ierr)
+  call MPI_File_get_atomicity(fh, flag, ierr)
+  if (ierr /= MPI_SUCCESS .or. .not. flag) nbad = nbad + 1
   call MPI_File_write_ordered(fh, rank, 1, MPI_INTEGER, status, ierr)
   call MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INTEGER, MPI_INTEGER, &
        'native', MPI_INFO_NULL, ierr)
