@@ -62,46 +62,62 @@ void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
 }
 
 /* Predefined keys are even in Fortran (one more than C's); their C values
- * point at ints.  Other attributes hold the address-sized value itself.
- * get is MPI_Comm_get_attr or MPI_Attr_get (the same in C). */
+ * point at ints.  Other attributes come through binding_attr.h, which
+ * knows the language that set each (a Fortran value reads back as that
+ * integer, a C one as its address).  fn and get name the C call. */
 typedef int(fh_get_attr_fn)(MPI_Comm, int, void *, int *);
 
-static int fh_get_attr(fh_get_attr_fn *get, MPI_Fint comm, MPI_Fint keyval,
-                       MPI_Aint *val, MPI_Fint *flag) {
+static int fh_get_attr(const char *fn, fh_get_attr_fn *get, int on,
+                       MPI_Fint handle, MPI_Fint keyval, MPI_Aint *val,
+                       MPI_Fint *flag) {
   int key = keyval;
   int predefined = ((unsigned)key >> 30) == 1;
   if (predefined && (key & 1) == 0)
     key -= 1;
-  void *c_val = NULL;
   int c_flag = 0;
-  int rc = get(comm, key, &c_val, &c_flag);
-  if (rc == MPI_SUCCESS) {
-    *flag = hc_f_logical(c_flag);
-    if (c_flag)
-      *val = predefined ? *(int *)c_val : (MPI_Aint)c_val;
+  int rc;
+  if (predefined) {
+    void *c_val = NULL;
+    rc = get(handle, key, &c_val, &c_flag);
+    if (rc == MPI_SUCCESS && c_flag)
+      *val = *(int *)c_val;
+  } else {
+    rc = hc_mpi_attr_get_fortran(fn, on, handle, key, val, &c_flag);
   }
+  if (rc == MPI_SUCCESS)
+    *flag = hc_f_logical(c_flag);
   return rc;
 }
 
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *flag, MPI_Fint *ierr) {
-  hc_f_err(ierr, fh_get_attr(MPI_Comm_get_attr, *comm, *keyval, val, flag));
+  hc_f_err(ierr, fh_get_attr("MPI_Comm_get_attr", MPI_Comm_get_attr,
+                             HC_MPI_ATTR_ON_COMM, *comm, *keyval, val, flag));
 }
 
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *ierr) {
-  hc_f_err(ierr, MPI_Comm_set_attr(*comm, *keyval, (void *)*val));
+  hc_f_err(ierr,
+           hc_mpi_attr_set_fortran("MPI_Comm_set_attr", HC_MPI_ATTR_ON_COMM,
+                                   *comm, *keyval, *val, 0));
 }
 
 /* Datatype attributes: the same values; no predefined datatype keys. */
 void pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *flag, MPI_Fint *ierr) {
-  hc_f_err(ierr, fh_get_attr(MPI_Type_get_attr, *datatype, *keyval, val, flag));
+  int c_flag = 0;
+  int rc = hc_mpi_attr_get_fortran("MPI_Type_get_attr", HC_MPI_ATTR_ON_TYPE,
+                                   *datatype, *keyval, val, &c_flag);
+  if (rc == MPI_SUCCESS)
+    *flag = hc_f_logical(c_flag);
+  hc_f_err(ierr, rc);
 }
 
 void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *ierr) {
-  hc_f_err(ierr, MPI_Type_set_attr(*datatype, *keyval, (void *)*val));
+  hc_f_err(ierr,
+           hc_mpi_attr_set_fortran("MPI_Type_set_attr", HC_MPI_ATTR_ON_TYPE,
+                                   *datatype, *keyval, *val, 0));
 }
 
 /* Window attributes.  The predefined keys hand out the base address
@@ -115,14 +131,17 @@ void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
     key -= 1;
   void *c_val = NULL;
   int c_flag = 0;
-  int rc = MPI_Win_get_attr(*win, key, &c_val, &c_flag);
+  int rc = predefined
+               ? MPI_Win_get_attr(*win, key, &c_val, &c_flag)
+               : hc_mpi_attr_get_fortran("MPI_Win_get_attr", HC_MPI_ATTR_ON_WIN,
+                                         *win, key, val, &c_flag);
   if (rc == MPI_SUCCESS) {
     *flag = hc_f_logical(c_flag);
-    if (c_flag && (!predefined || key == MPI_WIN_BASE))
+    if (c_flag && predefined && key == MPI_WIN_BASE)
       *val = (MPI_Aint)c_val;
-    else if (c_flag && key == MPI_WIN_SIZE)
+    else if (c_flag && predefined && key == MPI_WIN_SIZE)
       *val = *(MPI_Aint *)c_val;
-    else if (c_flag)
+    else if (c_flag && predefined)
       *val = *(int *)c_val;
   }
   hc_f_err(ierr, rc);
@@ -130,7 +149,8 @@ void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
 
 void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val,
                         MPI_Fint *ierr) {
-  hc_f_err(ierr, MPI_Win_set_attr(*win, *keyval, (void *)*val));
+  hc_f_err(ierr, hc_mpi_attr_set_fortran("MPI_Win_set_attr", HC_MPI_ATTR_ON_WIN,
+                                         *win, *keyval, *val, 0));
 }
 
 void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
@@ -716,7 +736,8 @@ void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
                     MPI_Fint *flag, MPI_Fint *ierr) {
   MPI_Aint v = 0;
   MPI_Fint c_flag = 0;
-  int rc = fh_get_attr(MPI_Attr_get, *comm, *keyval, &v, &c_flag);
+  int rc = fh_get_attr("MPI_Attr_get", MPI_Attr_get, HC_MPI_ATTR_ON_COMM, *comm,
+                       *keyval, &v, &c_flag);
   if (rc == MPI_SUCCESS) {
     *flag = c_flag;
     if (c_flag)
@@ -727,8 +748,8 @@ void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
 
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
                     MPI_Fint *ierr) {
-  MPI_Aint v = *val;
-  hc_f_err(ierr, MPI_Attr_put(*comm, *keyval, (void *)v));
+  hc_f_err(ierr, hc_mpi_attr_set_fortran("MPI_Attr_put", HC_MPI_ATTR_ON_COMM,
+                                         *comm, *keyval, *val, 1));
 }
 
 MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp) {

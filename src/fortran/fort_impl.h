@@ -16,6 +16,7 @@
 
 #include "fortran/fort_bind.h"
 #include "mpi.h"
+#include "mpi/binding_attr.h"
 #include "mpi/binding_error.h"
 
 /* MPICH's COMMON block layouts (sizes must match: programs built by MPICH

@@ -13,7 +13,8 @@ EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
 	src/fortran/mpi_f08.f90 src/fortran/fort_impl.h src/fortran/fort_gfc.h \
 	src/fortran/fort_util.c src/fortran/fort_mpich_f08.c tests/fortran/greq.f90 tests/fortran/spawn_f08.f90 tests/fortran/f08ts.f90 \
 	src/fortran/fort_hand.c tools/hcmpifort.in tools/hcmpicxx.in \
-	tests/fortran/fortran.sh tests/fortran/cxx.sh tests/fortran/relink.sh \
+	tests/fortran/fortran.sh tests/fortran/attrlang.f90 tests/fortran/attrlang_c.c \
+	tests/fortran/cxx.sh tests/fortran/relink.sh \
 	tests/fortran/basic.f tests/fortran/basic.f90 \
 	tests/fortran/basic_f08.f90 tests/fortran/cxx_ring.cc tests/fortran/legacy.f \
 	tests/fortran/mpif_values.py tests/fortran/topo.f90 \

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "mpi/binding_attr.h"
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/win.h"
@@ -43,9 +44,18 @@ typedef struct attr_keyval {
   int handle; /* the keyval value */
 } attr_keyval_t;
 
+/* The language that set a value (binding_attr.h). */
+enum attr_lang { ATTR_FROM_C, ATTR_FROM_FORTRAN_INT, ATTR_FROM_FORTRAN_AINT };
+
 struct hc_mpi_attr {
   attr_keyval_t *kv;
-  void *value;
+  void *value; /* as the callbacks see it: Fortran's integer, C's pointer */
+  int lang;    /* an attr_lang */
+  /* What a C get of a Fortran value points at. */
+  union {
+    MPI_Fint fint;
+    MPI_Aint aint;
+  } fortran;
   struct hc_mpi_attr *next;
 };
 
@@ -253,12 +263,17 @@ static int attr_run_delete(const char *fn, const attr_owner_t *o,
 
 /* Attaches value under kv (a new attribute, taking a keyval reference). */
 static int attr_attach(const char *fn, const attr_owner_t *o, attr_keyval_t *kv,
-                       void *value) {
+                       void *value, int lang) {
   hc_mpi_attr_t *a = malloc(sizeof *a);
   if (!a)
     return hc_mpi_raise(o->errcomm, fn, MPI_ERR_NO_MEM, "out of memory");
   a->kv = kv;
   a->value = value;
+  a->lang = lang;
+  if (lang == ATTR_FROM_FORTRAN_INT)
+    a->fortran.fint = (MPI_Fint)(MPI_Aint)value;
+  else
+    a->fortran.aint = (MPI_Aint)value;
   pthread_mutex_lock(&attr_lock);
   kv->refs++;
   attr_append_locked(o, a);
@@ -314,7 +329,7 @@ static int attr_copy_all(const char *fn, const attr_owner_t *from,
                           (unsigned)kv->handle, rc);
     }
     if (rc == MPI_SUCCESS && flag)
-      rc = attr_attach(fn, to, kv, out);
+      rc = attr_attach(fn, to, kv, out, snap[i].lang);
     attr_keyval_release(kv);
   }
   free(snap);
@@ -450,7 +465,7 @@ static int attr_remove(const char *fn, const attr_owner_t *o,
 }
 
 static int attr_set(const char *fn, const attr_owner_t *o, int keyval,
-                    void *value) {
+                    void *value, int lang) {
   attr_keyval_t *kv = NULL;
   int rc = attr_keyval_get(fn, o, keyval, &kv);
   if (rc == MPI_SUCCESS && kv->freed)
@@ -460,11 +475,12 @@ static int attr_set(const char *fn, const attr_owner_t *o, int keyval,
     rc = attr_remove(fn, o, kv);
   if (rc != MPI_SUCCESS)
     return rc;
-  return attr_attach(fn, o, kv, value);
+  return attr_attach(fn, o, kv, value, lang);
 }
 
+/* lang: the caller's (ATTR_FROM_C, or Fortran's reading raw values). */
 static int attr_get(const char *fn, const attr_owner_t *o, int keyval,
-                    void *value, int *flag) {
+                    void *value, int *flag, int lang) {
   attr_keyval_t *kv = NULL;
   int rc = hc_mpi_check_ptr(fn, o->errcomm, value, "attribute_val");
   if (rc == MPI_SUCCESS)
@@ -490,7 +506,12 @@ static int attr_get(const char *fn, const attr_owner_t *o, int keyval,
   pthread_mutex_lock(&attr_lock);
   for (hc_mpi_attr_t *a = *o->list; a; a = a->next) {
     if (a->kv == kv) {
-      *(void **)value = a->value;
+      if (lang != ATTR_FROM_C || a->lang == ATTR_FROM_C)
+        *(void **)value = a->value;
+      else if (a->lang == ATTR_FROM_FORTRAN_INT)
+        *(void **)value = &a->fortran.fint;
+      else
+        *(void **)value = &a->fortran.aint;
       *flag = 1;
       break;
     }
@@ -532,14 +553,15 @@ static int attr_comm_set(const char *fn, MPI_Comm comm, int keyval,
                          void *value) {
   attr_owner_t o;
   int rc = attr_comm_enter(fn, comm, &o);
-  return rc == MPI_SUCCESS ? attr_set(fn, &o, keyval, value) : rc;
+  return rc == MPI_SUCCESS ? attr_set(fn, &o, keyval, value, ATTR_FROM_C) : rc;
 }
 
 static int attr_comm_get(const char *fn, MPI_Comm comm, int keyval, void *value,
                          int *flag) {
   attr_owner_t o;
   int rc = attr_comm_enter(fn, comm, &o);
-  return rc == MPI_SUCCESS ? attr_get(fn, &o, keyval, value, flag) : rc;
+  return rc == MPI_SUCCESS ? attr_get(fn, &o, keyval, value, flag, ATTR_FROM_C)
+                           : rc;
 }
 
 static int attr_comm_delete(const char *fn, MPI_Comm comm, int keyval) {
@@ -585,7 +607,9 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
   static const char fn[] = "MPI_Type_set_attr";
   attr_owner_t o;
   int rc = attr_type_enter(fn, datatype, &o);
-  return rc == MPI_SUCCESS ? attr_set(fn, &o, type_keyval, attribute_val) : rc;
+  return rc == MPI_SUCCESS
+             ? attr_set(fn, &o, type_keyval, attribute_val, ATTR_FROM_C)
+             : rc;
 }
 HC_WEAK_ALIAS(MPI_Type_set_attr, PMPI_Type_set_attr);
 
@@ -594,8 +618,9 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
   static const char fn[] = "MPI_Type_get_attr";
   attr_owner_t o;
   int rc = attr_type_enter(fn, datatype, &o);
-  return rc == MPI_SUCCESS ? attr_get(fn, &o, type_keyval, attribute_val, flag)
-                           : rc;
+  return rc == MPI_SUCCESS
+             ? attr_get(fn, &o, type_keyval, attribute_val, flag, ATTR_FROM_C)
+             : rc;
 }
 HC_WEAK_ALIAS(MPI_Type_get_attr, PMPI_Type_get_attr);
 
@@ -641,7 +666,9 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
   static const char fn[] = "MPI_Win_set_attr";
   attr_owner_t o;
   int rc = attr_win_enter(fn, win, &o);
-  return rc == MPI_SUCCESS ? attr_set(fn, &o, win_keyval, attribute_val) : rc;
+  return rc == MPI_SUCCESS
+             ? attr_set(fn, &o, win_keyval, attribute_val, ATTR_FROM_C)
+             : rc;
 }
 HC_WEAK_ALIAS(MPI_Win_set_attr, PMPI_Win_set_attr);
 
@@ -650,8 +677,9 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
   static const char fn[] = "MPI_Win_get_attr";
   attr_owner_t o;
   int rc = attr_win_enter(fn, win, &o);
-  return rc == MPI_SUCCESS ? attr_get(fn, &o, win_keyval, attribute_val, flag)
-                           : rc;
+  return rc == MPI_SUCCESS
+             ? attr_get(fn, &o, win_keyval, attribute_val, flag, ATTR_FROM_C)
+             : rc;
 }
 HC_WEAK_ALIAS(MPI_Win_get_attr, PMPI_Win_get_attr);
 
@@ -662,3 +690,37 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   return rc == MPI_SUCCESS ? attr_delete(fn, &o, win_keyval) : rc;
 }
 HC_WEAK_ALIAS(MPI_Win_delete_attr, PMPI_Win_delete_attr);
+
+/* ---- the Fortran library (binding_attr.h) ------------------------------ */
+
+/* The owner of an attribute call from Fortran; raises on a bad handle. */
+static int attr_fortran_enter(const char *fn, int on, MPI_Fint handle,
+                              attr_owner_t *o) {
+  if (on == HC_MPI_ATTR_ON_COMM)
+    return attr_comm_enter(fn, MPI_Comm_f2c(handle), o);
+  if (on == HC_MPI_ATTR_ON_TYPE)
+    return attr_type_enter(fn, MPI_Type_f2c(handle), o);
+  return attr_win_enter(fn, MPI_Win_f2c(handle), o);
+}
+
+int hc_mpi_attr_set_fortran(const char *fn, int on, MPI_Fint handle, int keyval,
+                            MPI_Aint value, int mpi1) {
+  attr_owner_t o;
+  int rc = attr_fortran_enter(fn, on, handle, &o);
+  return rc == MPI_SUCCESS
+             ? attr_set(fn, &o, keyval, (void *)value,
+                        mpi1 ? ATTR_FROM_FORTRAN_INT : ATTR_FROM_FORTRAN_AINT)
+             : rc;
+}
+
+int hc_mpi_attr_get_fortran(const char *fn, int on, MPI_Fint handle, int keyval,
+                            MPI_Aint *value, int *flag) {
+  attr_owner_t o;
+  void *raw = NULL;
+  int rc = attr_fortran_enter(fn, on, handle, &o);
+  if (rc == MPI_SUCCESS)
+    rc = attr_get(fn, &o, keyval, &raw, flag, ATTR_FROM_FORTRAN_AINT);
+  if (rc == MPI_SUCCESS && *flag)
+    *value = (MPI_Aint)raw;
+  return rc;
+}

@@ -20,6 +20,7 @@ HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
 # Errors the language bindings raise through the C face's handlers.
 HC_MPI_SOURCES += src/mpi/binding_error.c src/mpi/binding_error.h \
+	src/mpi/binding_attr.h \
 	src/mpi/spawn_codes.h
 # Partitioned point-to-point (MPI-4.0 chapter 4) over src/hcomm/part.c.
 HC_MPI_SOURCES += src/mpi/part.c

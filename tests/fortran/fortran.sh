@@ -23,6 +23,15 @@ for src in basic.f basic.f90 basic_f08.f90 legacy.f topo.f90 topo_f08.f90 \
     else echo "FAIL: $src on $n ranks"; failures=$((failures + 1)); fi
   done
 done
+# Attributes across languages: a Fortran program with a C half.
+exe=$T/attrlang
+if "$W" -I"$top_srcdir/include" -o "$exe" "$top_srcdir/tests/fortran/attrlang.f90" \
+    "$top_srcdir/tests/fortran/attrlang_c.c"; then
+  if "$RUN" -n 2 --timeout 60 "$exe"; then echo "PASS: attrlang on 2 ranks"
+  else echo "FAIL: attrlang on 2 ranks"; failures=$((failures + 1)); fi
+else
+  echo "FAIL: compile attrlang"; failures=$((failures + 1))
+fi
 # Constant values against MPICH's mpif.h, where Debian's MPICH is installed.
 mpich_h=/usr/include/x86_64-linux-gnu/mpich/mpif.h
 if [ -e "$mpich_h" ] && command -v python3 >/dev/null 2>&1; then
