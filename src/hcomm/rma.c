@@ -746,15 +746,25 @@ static void rma_release(hcomm_win_t *win, int rank) {
   else if (win->held[rank] == HCOMM_LOCK_SHARED && win->shared_holders > 0)
     win->shared_holders--;
   win->held[rank] = 0;
-  while (win->wait_head != NULL &&
-         rma_lock_free_for(win, win->wait_head->type)) {
-    hc_rma_waiter_t *q = win->wait_head;
-    win->wait_head = q->next;
-    if (win->wait_head == NULL)
-      win->wait_tail = NULL;
+  /* In order while each is free for; then, with no exclusive holder, every
+   * shared request left (rma_lock_request says why they pass). */
+  int shared_only = 0;
+  for (hc_rma_waiter_t **link = &win->wait_head; *link != NULL;) {
+    hc_rma_waiter_t *q = *link;
+    if (!rma_lock_free_for(win, q->type))
+      shared_only = 1;
+    if (!rma_lock_free_for(win, q->type) ||
+        (shared_only && q->type != HCOMM_LOCK_SHARED)) {
+      link = &q->next;
+      continue;
+    }
+    *link = q->next;
     rma_grant(win, q->rank, q->type, q->reply_tag);
     free(q);
   }
+  win->wait_tail = NULL;
+  for (hc_rma_waiter_t *q = win->wait_head; q != NULL; q = q->next)
+    win->wait_tail = q;
 }
 
 /* After new failures: the locks dead origins hold here, or wait for,
@@ -783,9 +793,15 @@ static int rma_release_dead(hcomm_win_t *win) {
   return moved;
 }
 
+/* A shared request passes exclusive ones that wait: MPI_Win_lock_all
+ * takes its shared locks one target at a time and holds those it got, so
+ * a shared request queued behind an exclusive one at another target,
+ * whose own exclusive waits for that holder, would deadlock (two
+ * lock_alls and two exclusive locks on the members' own windows did). */
 static void rma_lock_request(hcomm_win_t *win, int src,
                              const hc_rma_wire_t *w) {
-  if (win->wait_head == NULL && rma_lock_free_for(win, w->op)) {
+  if ((win->wait_head == NULL || w->op == HCOMM_LOCK_SHARED) &&
+      rma_lock_free_for(win, w->op)) {
     rma_grant(win, src, w->op, w->reply_tag);
     return;
   }
