@@ -180,7 +180,11 @@ void devbuf_put(void *dst, const void *src, size_t n)
         return;
     if (db.kind == DB_NPU && db.acl_memcpy(dst, n, src, n, 1) != 0)
         db_die("aclrtMemcpy host to device");
-    if (db.kind == DB_CUDA && db.cu_htod((unsigned long long)(uintptr_t)dst, src, n) != 0)
+    /* cuMemcpyHtoD from pageable memory may return before the bytes reach
+     * the device; MPI may read them from another stream or process next. */
+    if (db.kind == DB_CUDA &&
+        (db.cu_htod((unsigned long long)(uintptr_t)dst, src, n) != 0 ||
+         db.stream_sync(NULL) != 0))
         db_die("cuMemcpyHtoD");
     if (db.kind == DB_HOST)
         memcpy(dst, src, n);

@@ -5,6 +5,7 @@
  * makes the device's primary context current before a driver call.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,7 +53,6 @@ typedef struct cuda_api {
   cu_result_t (*mem_free)(cu_ptr_t ptr);
   cu_result_t (*pointer_attribute)(void *data, int attr, cu_ptr_t ptr);
   cu_result_t (*address_range)(cu_ptr_t *base, size_t *size, cu_ptr_t ptr);
-  cu_result_t (*memcpy_sync)(cu_ptr_t dst, cu_ptr_t src, size_t len);
   cu_result_t (*memcpy_async)(cu_ptr_t dst, cu_ptr_t src, size_t len,
                               cu_stream_t stream);
   cu_result_t (*stream_create)(cu_stream_t *stream, unsigned flags);
@@ -85,6 +85,9 @@ static cuda_api_t cuda_api;
 static void *cuda_lib;
 static cu_ctx_t cuda_ctx[CU_DEVICES_MAX];
 static __thread int cuda_thread_device = -1;
+/* Per device, the stream cuda_copy runs on (created at first use). */
+static cu_stream_t cuda_copy_stream[CU_DEVICES_MAX];
+static pthread_mutex_t cuda_copy_stream_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct cuda_stream {
   cu_stream_t stream;
@@ -146,7 +149,6 @@ static const char *cuda_resolve(void) {
   CUDA_LOAD(ctx_set_current, "cuCtxSetCurrent");
   CUDA_LOAD(pointer_attribute, "cuPointerGetAttribute");
   CUDA_LOAD(address_range, "cuMemGetAddressRange_v2");
-  CUDA_LOAD(memcpy_sync, "cuMemcpy");
   CUDA_LOAD(memcpy_async, "cuMemcpyAsync");
   CUDA_LOAD(stream_create, "cuStreamCreate");
   CUDA_LOAD(stream_destroy, "cuStreamDestroy_v2");
@@ -200,6 +202,11 @@ static hc_status_t cuda_init(char *why, size_t len) {
 }
 
 static void cuda_fini(void) {
+  for (int d = 0; d < CU_DEVICES_MAX; d++)
+    if (cuda_copy_stream[d] != NULL && cuda_bind(d) == HC_OK) {
+      cuda_api.stream_destroy(cuda_copy_stream[d]);
+      cuda_copy_stream[d] = NULL;
+    }
   for (int d = 0; d < CU_DEVICES_MAX; d++)
     if (cuda_ctx[d] != NULL && cuda_api.primary_release != NULL) {
       int dev;
@@ -273,15 +280,41 @@ static int cuda_still_valid(const void *ptr, const hc_mem_info_t *info,
   return alloc_id != 0 && id == alloc_id;
 }
 
+/* The copy op promises the bytes are in place on return, which cuMemcpy
+ * alone does not: a device-to-device copy returns before it ran, and one
+ * from pageable host memory once the source is staged, not written; a peer
+ * reading the memory through IPC right after would see the old bytes.  So
+ * each device has a stream of ours for these copies, synchronised after
+ * each.  Not the legacy default stream: work there waits for every
+ * blocking stream of the application, and one that holds on an enqueued
+ * receive's flag would wait for this very copy (cuda_copy_stream). */
+static hc_status_t cuda_copy_stream_get(int device, cu_stream_t *out) {
+  pthread_mutex_lock(&cuda_copy_stream_lock);
+  hc_status_t rc = HC_OK;
+  if (cuda_copy_stream[device] == NULL)
+    rc = cuda_status("cuStreamCreate",
+                     cuda_api.stream_create(&cuda_copy_stream[device],
+                                            CU_STREAM_NON_BLOCKING));
+  *out = cuda_copy_stream[device];
+  pthread_mutex_unlock(&cuda_copy_stream_lock);
+  return rc;
+}
+
 static hc_status_t cuda_copy(void *dst, const void *src, size_t len,
                              hc_copy_dir_t dir, int device) {
   (void)dir; /* unified addressing infers the direction */
   hc_status_t rc = cuda_bind(device);
-  if (rc != HC_OK)
-    return rc;
-  return cuda_status("cuMemcpy",
-                     cuda_api.memcpy_sync((cu_ptr_t)(uintptr_t)dst,
-                                          (cu_ptr_t)(uintptr_t)src, len));
+  cu_stream_t stream = NULL;
+  if (rc == HC_OK)
+    rc = cuda_copy_stream_get(cuda_thread_device, &stream);
+  if (rc == HC_OK)
+    rc = cuda_status("cuMemcpyAsync",
+                     cuda_api.memcpy_async((cu_ptr_t)(uintptr_t)dst,
+                                           (cu_ptr_t)(uintptr_t)src, len,
+                                           stream));
+  if (rc == HC_OK)
+    rc = cuda_status("cuStreamSynchronize", cuda_api.stream_sync(stream));
+  return rc;
 }
 
 static hc_status_t cuda_stream_create(int device, void **stream) {
@@ -289,6 +322,7 @@ static hc_status_t cuda_stream_create(int device, void **stream) {
   if (s == NULL)
     return HC_ERR_NOMEM;
   hc_status_t rc = cuda_bind(device);
+  /* Non-blocking, for the reason cuda_copy's stream is. */
   if (rc == HC_OK)
     rc =
         cuda_status("cuStreamCreate",
@@ -451,10 +485,18 @@ static hc_status_t cuda_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
   return rc;
 }
 
+/* Run on device.c's closing thread too: the context bound is the one
+ * the import lives in. */
 static hc_status_t cuda_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
   (void)handle;
-  return cuda_status("cuIpcCloseMemHandle",
-                     cuda_api.ipc_close((cu_ptr_t)(uintptr_t)ptr));
+  int ordinal = cuda_thread_device;
+  cu_ptr_t p = (cu_ptr_t)(uintptr_t)ptr;
+  if (cuda_api.pointer_attribute(&ordinal, CU_ATTR_DEVICE_ORDINAL, p) != CU_OK)
+    ordinal = cuda_thread_device;
+  hc_status_t rc = cuda_bind(ordinal);
+  if (rc != HC_OK)
+    return rc;
+  return cuda_status("cuIpcCloseMemHandle", cuda_api.ipc_close(p));
 }
 
 /* The dma-buf of a device range: a driver without the call, or one that
@@ -571,7 +613,7 @@ const hc_device_ops_t hc_device_cuda_ops = {
     .name = "cuda",
     .kind = HC_MEM_CUDA,
     /* An IPC import is a device pointer of this context like any other. */
-    .flags = HC_DEVICE_IMPORT_HOST_COPIES,
+    .flags = HC_DEVICE_IMPORT_HOST_COPIES | HC_DEVICE_CLOSE_WAITS,
     .init = cuda_init,
     .fini = cuda_fini,
     .classify = cuda_classify,

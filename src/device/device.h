@@ -68,6 +68,11 @@ typedef struct hc_ipc_handle {
  * Without it only copy_async device-to-device may touch an import (ACL:
  * no host copies of another process's memory). */
 #define HC_DEVICE_IMPORT_HOST_COPIES 0x1u
+/* ipc_close may wait for work queued on the device (CUDA's unmap does).
+ * Such closes run on a thread of their own that holds no lock: one made
+ * under the engine lock would wait for a stream whose host function waits
+ * for that lock (an enqueued MPIX_Wait completing its request). */
+#define HC_DEVICE_CLOSE_WAITS 0x2u
 
 typedef struct hc_device_ops {
   const char *name;
@@ -149,8 +154,7 @@ typedef struct hc_device_ops {
    * queued before it finished, and the work queued after it waits until
    * fn returned.  fn may block (on messages) but must not call the
    * runtime.  HC_ERR_NOT_SUPPORTED where the runtime cannot (quietly). */
-  hc_status_t (*launch_host_fn)(void *stream, void (*fn)(void *arg),
-                                void *arg);
+  hc_status_t (*launch_host_fn)(void *stream, void (*fn)(void *arg), void *arg);
   /* A stream flag: a counter, 0 at first, that work queued on streams of
    * this backend can wait for (flag_wait) and host threads raise
    * (flag_set), so a stream holds later work until the host says an

@@ -78,6 +78,7 @@ static struct {
   int (*htod)(unsigned long long, const void *, size_t);
   int (*dtoh)(void *, unsigned long long, size_t);
   int (*dtod)(unsigned long long, unsigned long long, size_t);
+  int (*sync)(void *stream);
 } cu;
 
 static aclError cu_init(const char *c) {
@@ -101,9 +102,15 @@ static aclError cu_free_dev(void *p) {
   return cu.free_((unsigned long long)(uintptr_t)p);
 }
 
+/* cuMemcpy* returns before a device-to-device copy ran and before one from
+ * pageable memory reached the device; these stand for aclrtMemcpy, which
+ * returns with the bytes in place, so they drain the legacy stream (another
+ * rank may read the memory through IPC next). */
+static aclError cu_done(int rc) { return rc != 0 ? rc : cu.sync(NULL); }
+
 static aclError cu_copy_d2d(void *dst, const void *src, size_t n) {
-  return cu.dtod((unsigned long long)(uintptr_t)dst,
-                 (unsigned long long)(uintptr_t)src, n);
+  return cu_done(cu.dtod((unsigned long long)(uintptr_t)dst,
+                         (unsigned long long)(uintptr_t)src, n));
 }
 
 static aclError cu_memcpy(void *dst, size_t max, const void *src, size_t n,
@@ -111,7 +118,7 @@ static aclError cu_memcpy(void *dst, size_t max, const void *src, size_t n,
   if (n > max)
     return ACL_ERROR_INVALID_PARAM;
   if (kind == ACL_MEMCPY_HOST_TO_DEVICE)
-    return cu.htod((unsigned long long)(uintptr_t)dst, src, n);
+    return cu_done(cu.htod((unsigned long long)(uintptr_t)dst, src, n));
   return cu.dtoh(dst, (unsigned long long)(uintptr_t)src, n);
 }
 
@@ -136,6 +143,7 @@ int fake_api_load_cuda(int ordinal, fake_api_t *api) {
   bad += fake_api_sym(lib, "cuMemcpyHtoD_v2", &cu.htod);
   bad += fake_api_sym(lib, "cuMemcpyDtoH_v2", &cu.dtoh);
   bad += fake_api_sym(lib, "cuMemcpyDtoD_v2", &cu.dtod);
+  bad += fake_api_sym(lib, "cuStreamSynchronize", &cu.sync);
   int dev;
   void *ctx;
   if (bad || init(0) != 0 || dev_get(&dev, ordinal) != 0 ||
