@@ -642,6 +642,10 @@ hc_status_t hcomm_stream_drain(hcomm_stream_t *s);
  * holds the stream meanwhile.  0 where the runtime has no stream waits
  * on memory values, or HCMPI_STREAM_WAIT=hostfn. */
 int hcomm_stream_has_flag(const hcomm_stream_t *s);
+/* 1 when the engine's device paths may move an enqueued operation's device
+ * buffer while the stream waits on its flag; 0 where closing the IPC
+ * import that takes would wait for that very stream (CUDA). */
+int hcomm_stream_paths_safe(const hcomm_stream_t *s);
 /* Queues on s a wait until its flag reached value (flag values are
  * handed out in increasing order). */
 hc_status_t hcomm_stream_flag_wait(hcomm_stream_t *s, uint64_t value);

@@ -485,8 +485,8 @@ static hc_status_t cuda_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
   return rc;
 }
 
-/* Run on device.c's closing thread too: the context bound is the one
- * the import lives in. */
+/* The context bound is the one the import lives in, whichever thread
+ * closes it. */
 static hc_status_t cuda_ipc_close(const hc_ipc_handle_t *handle, void *ptr) {
   (void)handle;
   int ordinal = cuda_thread_device;

@@ -30,8 +30,7 @@ typedef struct device_export {
 
 typedef struct device_import {
   int used;
-  int busy;    /* copies in flight from it (hc_device_ipc_release) */
-  int closing; /* queued for the closing thread (HC_DEVICE_CLOSE_WAITS) */
+  int busy; /* copies in flight from it (hc_device_ipc_release) */
   hc_ipc_handle_t handle;
   void *ptr;
 } device_import_t;
@@ -53,16 +52,9 @@ typedef struct device_state {
   unsigned long tick; /* LRU clock of the IPC caches */
   device_export_t exports[DEVICE_EXPORT_SLOTS];
   device_import_t imports[DEVICE_IMPORT_SLOTS];
-  /* The thread that closes imports of HC_DEVICE_CLOSE_WAITS backends;
-   * closes_changed: a close was queued or one finished, or stop was set. */
-  pthread_t closer;
-  int closer_running, closer_stop;
-  pthread_cond_t closes_changed;
 } device_state_t;
 
-static device_state_t device_state = {.lock = PTHREAD_MUTEX_INITIALIZER,
-                                      .closes_changed =
-                                          PTHREAD_COND_INITIALIZER};
+static device_state_t device_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 atomic_int hc_device_host_only;
 
 hc_status_t hc_device_ipc_export_not_supported(void *base, size_t size,
@@ -206,72 +198,7 @@ static void device_import_close_locked(device_import_t *im) {
   im->used = 0;
 }
 
-/* The closing thread: takes queued imports one at a time and closes each
- * without the lock, so a close that waits for the device holds up nothing
- * but itself.  Leaves once asked to and nothing is queued. */
-static void *device_closer_main(void *arg) {
-  (void)arg;
-  pthread_mutex_lock(&device_state.lock);
-  for (;;) {
-    device_import_t *im = NULL;
-    for (int i = 0; i < DEVICE_IMPORT_SLOTS && im == NULL; i++)
-      if (device_state.imports[i].closing)
-        im = &device_state.imports[i];
-    if (im == NULL) {
-      if (device_state.closer_stop)
-        break;
-      pthread_cond_wait(&device_state.closes_changed, &device_state.lock);
-      continue;
-    }
-    hc_ipc_handle_t handle = im->handle;
-    void *ptr = im->ptr;
-    const hc_device_ops_t *ops = device_state.backend[handle.kind];
-    pthread_mutex_unlock(&device_state.lock);
-    ops->ipc_close(&handle, ptr);
-    pthread_mutex_lock(&device_state.lock);
-    im->closing = 0;
-    im->used = 0;
-    pthread_cond_broadcast(&device_state.closes_changed);
-  }
-  pthread_mutex_unlock(&device_state.lock);
-  return NULL;
-}
-
-/* An import no copy uses any more: closed now, or queued for the closing
- * thread where the backend's close may wait for the device (closed now
- * if that thread cannot start). */
-static void device_import_release_locked(device_import_t *im) {
-  const hc_device_ops_t *ops = device_state.backend[im->handle.kind];
-  if (ops != NULL && (ops->flags & HC_DEVICE_CLOSE_WAITS)) {
-    if (!device_state.closer_running &&
-        pthread_create(&device_state.closer, NULL, device_closer_main, NULL) ==
-            0)
-      device_state.closer_running = 1;
-    if (device_state.closer_running && !device_state.closer_stop) {
-      im->closing = 1;
-      pthread_cond_broadcast(&device_state.closes_changed);
-      return;
-    }
-  }
-  device_import_close_locked(im);
-}
-
-/* Lets the closing thread finish what is queued and joins it; the lock
- * is dropped meanwhile, when imports released close at once. */
-static void device_closer_stop_locked(void) {
-  if (!device_state.closer_running || device_state.closer_stop)
-    return;
-  device_state.closer_stop = 1;
-  pthread_cond_broadcast(&device_state.closes_changed);
-  pthread_mutex_unlock(&device_state.lock);
-  pthread_join(device_state.closer, NULL);
-  pthread_mutex_lock(&device_state.lock);
-  device_state.closer_running = 0;
-  device_state.closer_stop = 0;
-}
-
 static void device_close_imports_locked(void) {
-  device_closer_stop_locked();
   for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++)
     if (device_state.imports[i].used)
       device_import_close_locked(&device_state.imports[i]);
@@ -589,7 +516,7 @@ hc_status_t hc_device_ipc_import(const hc_ipc_handle_t *handle, void **ptr) {
   hc_status_t rc = HC_OK;
   device_import_t *im = NULL;
   for (int i = 0; i < DEVICE_IMPORT_SLOTS && im == NULL; i++)
-    if (device_state.imports[i].used && !device_state.imports[i].closing &&
+    if (device_state.imports[i].used &&
         device_handle_equal(&device_state.imports[i].handle, handle))
       im = &device_state.imports[i];
   if (im == NULL) {
@@ -616,9 +543,9 @@ void hc_device_ipc_release(const hc_ipc_handle_t *handle) {
   for (int i = 0; i < DEVICE_IMPORT_SLOTS; i++) {
     device_import_t *im = &device_state.imports[i];
     if (im->used && im->busy > 0 && device_handle_equal(&im->handle, handle)) {
-      /* Closed once unused: the exporter may free next. */
+      /* Closed at once when unused: the exporter may free next. */
       if (--im->busy == 0)
-        device_import_release_locked(im);
+        device_import_close_locked(im);
       break;
     }
   }

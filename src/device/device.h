@@ -68,10 +68,12 @@ typedef struct hc_ipc_handle {
  * Without it only copy_async device-to-device may touch an import (ACL:
  * no host copies of another process's memory). */
 #define HC_DEVICE_IMPORT_HOST_COPIES 0x1u
-/* ipc_close may wait for work queued on the device (CUDA's unmap does).
- * Such closes run on a thread of their own that holds no lock: one made
- * under the engine lock would wait for a stream whose host function waits
- * for that lock (an enqueued MPIX_Wait completing its request). */
+/* ipc_close waits for all work queued on the device, a stream held on a
+ * stream flag included, and blocks the runtime's other calls meanwhile
+ * (CUDA's cuIpcCloseMemHandle, seen on an H200): an import must not close
+ * while an application stream waits for an enqueued operation, so such
+ * operations stage rather than go to the engine's device paths
+ * (HCMPI_STREAM_DIRECT=auto). */
 #define HC_DEVICE_CLOSE_WAITS 0x2u
 
 typedef struct hc_device_ops {

@@ -64,6 +64,10 @@ void hcomm_stream_release(hcomm_stream_t *s) {
 
 int hcomm_stream_has_flag(const hcomm_stream_t *s) { return s->flag != NULL; }
 
+int hcomm_stream_paths_safe(const hcomm_stream_t *s) {
+  return !(s->ops->flags & HC_DEVICE_CLOSE_WAITS);
+}
+
 hc_status_t hcomm_stream_flag_wait(hcomm_stream_t *s, uint64_t value) {
   if (s->flag == NULL)
     return HC_ERR_NOT_SUPPORTED;

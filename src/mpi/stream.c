@@ -148,7 +148,6 @@ int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
   if (s == NULL)
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   s->kind = kind;
-  s->direct = hc_env_bool("HCMPI_STREAM_DIRECT", 1);
   s->app = app;
   atomic_init(&s->error, MPI_SUCCESS);
   pthread_mutex_init(&s->lock, NULL);
@@ -162,6 +161,11 @@ int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
                           hcomm_strerror(st));
     }
   }
+  /* auto: direct unless the runtime's IPC closes wait for the stream. */
+  const char *direct = hc_env_string("HCMPI_STREAM_DIRECT", "auto");
+  s->direct = strcmp(direct, "auto") == 0
+                  ? s->engine == NULL || hcomm_stream_paths_safe(s->engine)
+                  : hc_env_bool("HCMPI_STREAM_DIRECT", 1);
   if (hc_handle_alloc(&stream_table, s, &s->handle) != 0) {
     stream_destroy(s);
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");

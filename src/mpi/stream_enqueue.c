@@ -4,9 +4,10 @@
  *
  * Host stream: the operation runs at the call; the calling thread is the
  * stream.  Device stream, device buffer of the stream's device, flag mode
- * (HCMPI_STREAM_DIRECT, the default): the call queues a host function
- * that marks the stream's arrival and the wait on the flag; the watcher
- * then starts the operation on the user's buffer as it is (the engine
+ * (HCMPI_STREAM_DIRECT; the default on Ascend, not on CUDA, where closing
+ * the IPC import would wait for the held stream): the call queues a host
+ * function that marks the stream's arrival and the wait on the flag; the
+ * watcher then starts the operation on the user's buffer as it is (the engine
  * moves it by its device paths: HCCL between Ascend ranks, IPC, ...; a
  * host function could not, as they call the runtime).  Otherwise the
  * call queues, on the application's stream,

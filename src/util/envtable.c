@@ -257,12 +257,14 @@ const hc_env_entry_t hc_env_table[] = {
      "aclrtValueWait), or hostfn (a host function runs the whole operation "
      "and blocks the stream meanwhile); flag falls back to hostfn where the "
      "runtime lacks stream value waits"},
-    {"HCMPI_STREAM_DIRECT", "1", "library",
+    {"HCMPI_STREAM_DIRECT", "auto", "library",
      "with HCMPI_STREAM_WAIT=flag, 1 hands an enqueued send or receive of "
      "the stream's device memory to the engine as it is once the stream "
      "reached it (moved by the device data paths: hccl, ipc, rdma or the "
      "engine's staging; no copy through the enqueue's own staging); 0 "
-     "stages it through pinned host memory on the stream"},
+     "stages it through pinned host memory on the stream; auto: 1 on "
+     "Ascend, 0 on CUDA (closing a CUDA IPC import waits for every stream, "
+     "the one held for the operation too)"},
     {"HCMPI_DEVICE_PATH", "auto", "library",
      "data path for device buffers: auto, staging, ipc, hccl, rdma"},
     {"HCMPI_HCCL_LIB", "libhccl.so", "library", "HCCL to dlopen (hccl path)"},

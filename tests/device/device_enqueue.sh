@@ -4,7 +4,8 @@
 # streams wait on a flag (aclrtValueWait, cuStreamWaitValue32) while the
 # operations run (device buffers handed to the engine as they are; over
 # HCCL with HCMPI_DEVICE_PATH=hccl, whose HcclSend/HcclRecv count must
-# cover every device message; staged with HCMPI_STREAM_DIRECT=0), and
+# cover every device message; staged with HCMPI_STREAM_DIRECT=0, the
+# default on CUDA, whose direct form runs too), and
 # again over both with HCMPI_STREAM_WAIT=hostfn (host functions run them
 # whole); then
 # a peer killed while a receive from it is enqueued (the stream goes on,
@@ -24,11 +25,18 @@ echo "== aclrtStream (CANN double)"
 "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (acl)"
 grep -q "device_enqueue: 2 ranks OK (aclrtStream)" "$log" ||
   fail "no summary (acl)"
+cuda_run() { # what, then env settings
+  what=$1
+  shift
+  env "$@" HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda" DEVICE_P2P_ALLOC=cuda \
+    "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (cuda, $what)"
+  grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
+    fail "no summary (cuda, $what)"
+}
 echo "== cudaStream_t (CUDA double)"
-HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda DEVICE_P2P_ALLOC=cuda \
-  "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 || fail "run (cuda)"
-grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
-  fail "no summary (cuda)"
+cuda_run staged
+echo "== cudaStream_t (CUDA double), device buffers handed to the engine"
+cuda_run direct HCMPI_STREAM_DIRECT=1
 echo "== aclrtStream, device messages through HCCL (HcclSend/HcclRecv)"
 HCMPI_DEVICE_PATH=hccl DEVICE_ENQUEUE_HCCL=1 "$run" -n 2 --timeout 120 \
   "$prog" >"$log" 2>&1 || fail "run (acl, hccl)"
@@ -47,17 +55,9 @@ HCMPI_STREAM_WAIT=hostfn "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
 grep -q "device_enqueue: 2 ranks OK (aclrtStream)" "$log" ||
   fail "no summary (acl, hostfn)"
 echo "== cudaStream_t, host functions run the operations"
-HCMPI_STREAM_WAIT=hostfn HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda \
-  DEVICE_P2P_ALLOC=cuda "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
-  fail "run (cuda, hostfn)"
-grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
-  fail "no summary (cuda, hostfn)"
+cuda_run hostfn HCMPI_STREAM_WAIT=hostfn
 echo "== cudaStream_t, as on a real GPU (a copy for the kernel, no counts)"
-DEVICE_ENQUEUE_AS_REAL=1 HCMPI_DEVICE=cuda HCMPI_CUDA_LIB=$cuda \
-  DEVICE_P2P_ALLOC=cuda "$run" -n 2 --timeout 120 "$prog" >"$log" 2>&1 ||
-  fail "run (cuda, real form)"
-grep -q "device_enqueue: 2 ranks OK (cudaStream_t)" "$log" ||
-  fail "no summary (cuda, real form)"
+cuda_run "real form" DEVICE_ENQUEUE_AS_REAL=1
 killed() { # runtime name, then env settings
   name=$1
   shift
