@@ -505,6 +505,13 @@ static void progress_user_unwatch(hcomm_request_t *req) {
     progress_user.pending--;
 }
 
+void hc_progress_fini(void) {
+  if (progress_user.fd >= 0)
+    close(progress_user.fd);
+  progress_user.fd = -1;
+  progress_user.pending = 0;
+}
+
 /* Drains the wake-ups the user bell holds (nonblocking). */
 static void progress_user_bell_drain(void) {
   uint64_t wakes;

@@ -5,10 +5,14 @@
  * and MPI_Cancel; the status query_fn writes is what the wait returns;
  * a query_fn error reaches the caller; a wait blocked on a request is
  * released by MPI_Grequest_complete from another thread; one freed and
- * never completed neither stalls later messages nor MPI_Finalize.  Local
- * checks on every rank (MPI_THREAD_MULTIPLE for the threaded case). */
+ * never completed neither stalls later messages nor MPI_Finalize, and the
+ * descriptor that wakes waiters is closed by MPI_Finalize.  Local checks on
+ * every rank (MPI_THREAD_MULTIPLE for the threaded case). */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mpitest.h"
@@ -170,8 +174,33 @@ static void freed_never_completed(int rank) {
   CHECK(token == prev, "ring after abandoning: got %d from %d", token, prev);
 }
 
+/* Marks the descriptors this process holds (those below 1024). */
+static void descriptors_open(unsigned char open[1024]) {
+  memset(open, 0, 1024);
+  DIR *d = opendir("/proc/self/fd");
+  CHECK(d != NULL, "cannot list /proc/self/fd");
+  for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] != '.' && fd != dirfd(d) && fd >= 0 && fd < 1024)
+      open[fd] = 1;
+  }
+  closedir(d);
+}
+
+/* A descriptor open now that was not before; -1 none. */
+static int descriptor_left(const unsigned char before[1024]) {
+  unsigned char now[1024];
+  descriptors_open(now);
+  for (int fd = 0; fd < 1024; fd++)
+    if (now[fd] && !before[fd])
+      return fd;
+  return -1;
+}
+
 int main(int argc, char **argv) {
   int rank, provided;
+  unsigned char fds_before[1024];
+  descriptors_open(fds_before);
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   wait_and_test();
@@ -184,6 +213,12 @@ int main(int argc, char **argv) {
   if (!mt_mpich_quirks())
     freed_never_completed(rank);
   MPI_Finalize();
+  /* The wake-up descriptor generalized requests made (the engine's user
+   * bell) went with the engine, as did every other. */
+  int left = descriptor_left(fds_before);
+  CHECK(mt_mpich_quirks() || left < 0,
+        "descriptor %d, opened after MPI_Init, is open after MPI_Finalize",
+        left);
   if (rank == 0)
     printf("grequest: ok\n");
   return 0;

@@ -4,7 +4,7 @@
  * initialised, connected, polled, slept on through its wait_fd and torn
  * down by the engine, with no other code knowing it; and the engine's own
  * descriptor beside the transports' (the user bell) is watched only while
- * a wait may need it.  Each test runs in its own
+ * a wait may need it, and closed at finalize.  Each test runs in its own
  * forked process, a singleton job.
  */
 #include <check.h>
@@ -190,6 +190,31 @@ static int eventfd_new(const eventfd_set_t *before,
   return -1;
 }
 
+/* The user bell (the eventfd hcomm_request_new_pending makes, which a
+ * completion from another thread rings) is closed by finalize, with no
+ * other eventfd the engine opened left behind. */
+START_TEST(test_user_bell_closed_at_finalize) {
+  singleton_env();
+  eventfd_set_t before, started, during, after;
+  eventfds_list(&before);
+  ck_assert_int_eq(hcomm_init(HCOMM_THREAD_MULTIPLE, NULL), HC_OK);
+  eventfds_list(&started);
+  hcomm_request_t *req = NULL;
+  ck_assert_int_eq(hcomm_request_new_pending(&req), HC_OK);
+  eventfds_list(&during);
+  ck_assert_int_ge(eventfd_new(&started, &during), 0);
+  int freed = -1;
+  ck_assert_int_eq(hcomm_request_user_complete(req, NULL, &freed), HC_OK);
+  ck_assert_int_eq(freed, 0);
+  ck_assert_int_eq(hcomm_wait(req, NULL), HC_OK);
+  ck_assert_int_eq(hcomm_request_free(req), 1);
+  ck_assert_int_eq(hcomm_finalize(), HC_OK);
+  eventfds_list(&after);
+  ck_assert_int_eq(after.n, before.n);
+  ck_assert_int_eq(eventfd_new(&before, &after), -1);
+}
+END_TEST
+
 /* With one request of hcomm_request_new_pending outstanding (freed by its
  * owner first when free_first), a blocking receive sleeps; returns
  * whether that sleep watched the user bell.  The request is never
@@ -246,6 +271,7 @@ static Suite *transport_list_suite(void) {
   tcase_add_test(tc, test_registered_transport_is_listed_last);
   tcase_add_test(tc, test_registered_transport_initialised_polled_torn_down);
   tcase_add_test(tc, test_sleeping_engine_wakes_on_registered_wait_fd);
+  tcase_add_test(tc, test_user_bell_closed_at_finalize);
   tcase_add_test(tc, test_pending_user_request_keeps_sleeps_on_bell);
   tcase_add_test(tc, test_freed_pending_user_request_leaves_bell);
   tcase_add_test(tc, test_user_complete_after_free_reports_freed);
