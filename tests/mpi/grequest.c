@@ -197,7 +197,50 @@ static int descriptor_left(const unsigned char before[1024]) {
   return -1;
 }
 
+/* The sessions model: two sessions overlap, each starts generalized
+ * requests (one of them freed and never completed); the descriptor that
+ * wakes waiters outlives the first MPI_Session_finalize and goes with the
+ * last, as every descriptor the library opened does. */
+static int sessions_only(void) {
+  unsigned char fds_before[1024];
+  descriptors_open(fds_before);
+  MPI_Session first, second;
+  CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &first) ==
+            MPI_SUCCESS,
+        "first MPI_Session_init");
+  CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &second) ==
+            MPI_SUCCESS,
+        "second MPI_Session_init");
+  op_state_t s;
+  MPI_Request abandoned = start(&s, 60);
+  MPI_Request_free(&abandoned);
+  MPI_Request r = start(&s, 61);
+  MPI_Grequest_complete(r);
+  MPI_Status st;
+  MPI_Wait(&r, &st);
+  CHECK(st.MPI_TAG == 61 && s.frees == 1, "in a session: tag %d frees %d",
+        st.MPI_TAG, s.frees);
+  CHECK(MPI_Session_finalize(&first) == MPI_SUCCESS, "first finalize");
+  r = start(&s, 62);
+  pthread_t th;
+  MPI_Request copy = r;
+  pthread_create(&th, NULL, complete_later, &copy);
+  MPI_Wait(&r, &st);
+  pthread_join(th, NULL);
+  CHECK(st.MPI_TAG == 62, "woken after the first finalize: tag %d", st.MPI_TAG);
+  CHECK(MPI_Session_finalize(&second) == MPI_SUCCESS, "second finalize");
+  int left = descriptor_left(fds_before);
+  CHECK(left < 0,
+        "descriptor %d, opened after MPI_Session_init, is open after the "
+        "last MPI_Session_finalize",
+        left);
+  printf("grequest sessions: ok\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "sessions") == 0)
+    return sessions_only();
   int rank, provided;
   unsigned char fds_before[1024];
   descriptors_open(fds_before);
