@@ -381,8 +381,9 @@ int hcomm_request_failure_pending(const hcomm_request_t *req);
  * a wait for all of them waits for.  Returns how many are left.  One
  * taking of the engine's lock for the array. */
 int hcomm_requests_keep_pending(int n, hcomm_request_t **reqs);
-/* Releases req.  If it is still active it is released when it completes. */
-void hcomm_request_free(hcomm_request_t *req);
+/* Releases req.  If it is still active it is released when it completes.
+ * Returns 1 when it was released now, 0 when it goes at its completion. */
+int hcomm_request_free(hcomm_request_t *req);
 /* hcomm_wait_free of a request that is complete: returns 1, *status
  * filled (error included) and req released.  0 when req is not complete
  * yet: nothing is done (no progress, no wait). */
@@ -428,13 +429,18 @@ hc_status_t hcomm_request_new_completed(const hcomm_status_t *status,
                                         hcomm_request_t **req);
 /* A request that stays pending until hcomm_request_user_complete: work the
  * caller finishes itself, at a time of its choosing (MPI generalized
- * requests).  Waits and tests on it behave as on any request. */
+ * requests).  Waits and tests on it behave as on any request; once
+ * hcomm_request_free'd while pending, no wait watches for it, and one
+ * never completed costs nothing after (finalize does not wait for it). */
 hc_status_t hcomm_request_new_pending(hcomm_request_t **req);
 /* Completes a request of hcomm_request_new_pending with status (NULL: an
- * empty one); callable from any thread.  HC_ERR_REQUEST when req is not
- * such a request or is already complete. */
+ * empty one); callable from any thread.  *freed (freed may be NULL) says
+ * whether hcomm_request_free came first, which makes this completion
+ * release it.  HC_ERR_REQUEST when req is not such a request or is
+ * already complete. */
 hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
-                                        const hcomm_status_t *status);
+                                        const hcomm_status_t *status,
+                                        int *freed);
 
 /* ---- fault tolerance (User-Level Failure Mitigation) ----------------------
  * For survivors of a peer's death (docs/ft.md).  Revoke is local and

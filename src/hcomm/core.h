@@ -214,6 +214,10 @@ void hc_progress_peer_reads(size_t bytes);
  * finalize. */
 int hc_progress_thread_start(void);
 void hc_progress_thread_stop(void);
+/* At finalize: closes the user bell (hcomm_request_new_pending) and
+ * forgets what it watched, so that the descriptor does not outlive the
+ * engine and a later start makes a fresh one. */
+void hc_progress_fini(void);
 /* The transport of run-time peers (REACH_RUNTIME), started on the first
  * call; HC_ERR_NOT_SUPPORTED when none is compiled in.  Caller holds the
  * lock. */

@@ -573,6 +573,7 @@ static void engine_teardown(void) {
   hc_comm_fini_predefined();
   hc_proto_fini();
   hc_ft_fini();
+  hc_progress_fini();
   /* The reverse of the start order: what reaches other nodes goes first. */
   for (int i = hc_engine.ntransports - 1; i >= 0; i--) {
     hc_engine_transport_t *t = &hc_engine.transports[i];

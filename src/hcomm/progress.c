@@ -489,11 +489,28 @@ static int progress_keep_polling(long *spins, int messages) {
  * io_uring reaper's) wake no transport, so a waiter asleep on the
  * transports would see them only at its timeout (HCMPI_WAIT_MS, per
  * nonblocking file access).  While any is pending, a sleep also polls
- * this eventfd, which each such completion writes. */
+ * this eventfd, which each such completion writes.  One the caller freed
+ * first is no longer watched for: no wait can be waiting for it. */
 static struct {
   int fd;      /* made with the first pending request; -1 none */
-  int pending; /* started and not yet completed (engine lock) */
+  int pending; /* started, neither completed nor freed (engine lock) */
 } progress_user = {-1, 0};
+
+/* Under the engine lock: req no longer keeps sleeps watching the bell. */
+static void progress_user_unwatch(hcomm_request_t *req) {
+  if (!req->user_bell)
+    return;
+  req->user_bell = 0;
+  if (progress_user.pending > 0)
+    progress_user.pending--;
+}
+
+void hc_progress_fini(void) {
+  if (progress_user.fd >= 0)
+    close(progress_user.fd);
+  progress_user.fd = -1;
+  progress_user.pending = 0;
+}
 
 /* Drains the wake-ups the user bell holds (nonblocking). */
 static void progress_user_bell_drain(void) {
@@ -911,15 +928,19 @@ hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done) {
   return rc;
 }
 
-void hcomm_request_free(hcomm_request_t *req) {
+int hcomm_request_free(hcomm_request_t *req) {
   if (req == NULL)
-    return;
+    return 0;
   hc_engine_lock();
-  if (atomic_load(&req->done))
+  int released = atomic_load(&req->done);
+  if (released) {
     hc_request_release(req);
-  else
+  } else {
     req->user_freed = 1;
+    progress_user_unwatch(req);
+  }
   hc_engine_unlock();
+  return released;
 }
 
 int hcomm_request_reap(hcomm_request_t *req, hcomm_status_t *status) {
@@ -998,8 +1019,10 @@ hc_status_t hcomm_request_new_pending(hcomm_request_t **req) {
   hcomm_request_t *r = hc_request_alloc(HC_REQ_USER);
   if (r != NULL && progress_user.fd < 0)
     progress_user.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (r != NULL)
+  if (r != NULL) {
+    r->user_bell = 1;
     progress_user.pending++;
+  }
   hc_engine_unlock();
   if (r == NULL)
     return HC_ERR_NOMEM;
@@ -1008,7 +1031,8 @@ hc_status_t hcomm_request_new_pending(hcomm_request_t **req) {
 }
 
 hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
-                                        const hcomm_status_t *status) {
+                                        const hcomm_status_t *status,
+                                        int *freed) {
   if (req == NULL)
     return HC_ERR_ARG;
   hc_engine_lock();
@@ -1018,9 +1042,10 @@ hc_status_t hcomm_request_user_complete(hcomm_request_t *req,
   } else {
     if (status != NULL)
       req->status = *status;
-    hc_request_complete(req, req->status.error);
-    if (progress_user.pending > 0)
-      progress_user.pending--;
+    progress_user_unwatch(req);
+    if (freed != NULL)
+      *freed = req->user_freed;
+    hc_request_complete(req, req->status.error); /* releases a freed one */
     /* Wakes a waiter asleep on the transports (another thread's): one
      * write, as the completer cannot tell whether one sleeps. */
     uint64_t one = 1;

@@ -30,6 +30,9 @@ struct hcomm_request {
   hc_request_kind_t kind;
   atomic_int done;
   int user_freed; /* hcomm_request_free came before completion */
+  /* Counted among the requests the user bell watches for
+   * (hcomm_request_new_pending) until it completes or is freed. */
+  int user_bell;
   int posted;     /* receive sits in a posted queue (cancellable) */
   int released;   /* back on the freelist */
   hcomm_status_t status;

@@ -797,7 +797,14 @@ static int rma_release_dead(hcomm_win_t *win) {
  * takes its shared locks one target at a time and holds those it got, so
  * a shared request queued behind an exclusive one at another target,
  * whose own exclusive waits for that holder, would deadlock (two
- * lock_alls and two exclusive locks on the members' own windows did). */
+ * lock_alls and two exclusive locks on the members' own windows did;
+ * tests/mpi/rma_lock_order.c builds that order).  The price: shared locks
+ * handed on from holder to holder without a gap keep an exclusive request
+ * waiting until they stop.  It is not bounded on purpose: a holder may
+ * wait for the next holder's message before unlocking, so a shared
+ * request held back behind a waiting exclusive one, even after many have
+ * passed it, deadlocks that hand-off (tested there too), and the target
+ * cannot tell such a hand-off from a stream of unrelated shared locks. */
 static void rma_lock_request(hcomm_win_t *win, int src,
                              const hc_rma_wire_t *w) {
   if ((win->wait_head == NULL || w->op == HCOMM_LOCK_SHARED) &&

@@ -33,9 +33,6 @@ struct hc_mpi_greq {
   MPIX_Grequest_poll_function *poll_fn;
   MPIX_Grequest_wait_function *wait_fn;
   void *extra_state;
-  /* MPI_Request_free came first: the handle lives until
-   * MPI_Grequest_complete, which then runs free_fn and drops it. */
-  int user_freed;
   /* A request of the library's own whose query_fn raises a failure
    * through the handler of the object it belongs to (a file's). */
   int raises_own;
@@ -61,7 +58,6 @@ static int greq_start(const char *fn, const struct hc_mpi_greq *fns,
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   }
   *g = *fns;
-  g->user_freed = 0;
   r->greq = g;
   *request = r->handle;
   return MPI_SUCCESS;
@@ -72,7 +68,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_cancel_function *cancel_fn,
                         void *extra_state, MPI_Request *request) {
   struct hc_mpi_greq fns = {query_fn, free_fn,     cancel_fn, NULL,
-                            NULL,     extra_state, 0,         0};
+                            NULL,     extra_state, 0};
   return greq_start("MPI_Grequest_start", &fns, request);
 }
 HC_WEAK_ALIAS(MPI_Grequest_start, PMPI_Grequest_start);
@@ -94,7 +90,7 @@ int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn,
                          MPIX_Grequest_wait_function *wait_fn,
                          void *extra_state, MPI_Request *request) {
   struct hc_mpi_greq fns = {query_fn, free_fn,     cancel_fn, poll_fn,
-                            wait_fn,  extra_state, 0,         0};
+                            wait_fn,  extra_state, 0};
   return greq_start("MPIX_Grequest_start", &fns, request);
 }
 HC_WEAK_ALIAS(MPIX_Grequest_start, PMPIX_Grequest_start);
@@ -130,7 +126,7 @@ int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
   if (grown != NULL) {
     greq_classes = grown;
     grown[greq_nclasses] = (struct hc_mpi_greq){
-        query_fn, free_fn, cancel_fn, poll_fn, wait_fn, NULL, 0, 0};
+        query_fn, free_fn, cancel_fn, poll_fn, wait_fn, NULL, 0};
     *greq_class = (MPIX_Grequest_class)(GREQ_CLASS_HANDLE_BASE |
                                         (unsigned)greq_nclasses++);
   }
@@ -161,11 +157,11 @@ int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class,
 }
 HC_WEAK_ALIAS(MPIX_Grequest_class_allocate, PMPIX_Grequest_class_allocate);
 
-/* free_fn, then the request and its handle go. */
+/* free_fn, then the request and its handle go (the engine's request is
+ * released already). */
 static int greq_destroy(hc_mpi_request_t *r) {
   struct hc_mpi_greq *g = r->greq;
   int rc = g->free_fn ? g->free_fn(g->extra_state) : MPI_SUCCESS;
-  hcomm_request_free(r->engine);
   r->engine = NULL;
   r->greq = NULL;
   free(g);
@@ -180,10 +176,12 @@ int PMPI_Grequest_complete(MPI_Request request) {
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
                         "request 0x%x is not a generalized request",
                         (unsigned)request);
-  /* Read before completing: once complete, a wait in another thread may
-   * destroy the request (a freed request has no waiter). */
-  int freed = r->greq->user_freed;
-  if (hcomm_request_user_complete(r->engine, NULL) != HC_OK)
+  /* The engine says, under its lock, whether MPI_Request_free came first
+   * (then this call finishes the request), so that a free in another
+   * thread cannot slip between the look and the completion.  Once
+   * complete and not freed, a wait in another thread may destroy r. */
+  int freed = 0;
+  if (hcomm_request_user_complete(r->engine, NULL, &freed) != HC_OK)
     return hc_mpi_raise(NULL, fn, MPI_ERR_REQUEST,
                         "generalized request 0x%x is already complete",
                         (unsigned)request);
@@ -205,6 +203,7 @@ int hc_mpi_greq_query(hc_mpi_request_t *r, MPI_Status *status) {
 
 int hc_mpi_greq_finish(hc_mpi_request_t *r, MPI_Status *status) {
   int rc = hc_mpi_greq_query(r, status);
+  hcomm_request_free(r->engine); /* complete: released now */
   int frc = greq_destroy(r);
   return rc != MPI_SUCCESS ? rc : frc;
 }
@@ -215,11 +214,14 @@ int hc_mpi_greq_cancel(hc_mpi_request_t *r) {
   return g->cancel_fn ? g->cancel_fn(g->extra_state, complete) : MPI_SUCCESS;
 }
 
+/* Still pending, the request lives until MPI_Grequest_complete, which
+ * then runs free_fn and drops it (MPI 4.0 13.2: the request may be freed
+ * before it completes); another thread may do so at once, so r is not
+ * touched after. */
 int hc_mpi_greq_free(hc_mpi_request_t *r) {
-  if (hcomm_request_done(r->engine))
-    return greq_destroy(r);
-  r->greq->user_freed = 1;
-  return MPI_SUCCESS;
+  if (!hcomm_request_free(r->engine))
+    return MPI_SUCCESS;
+  return greq_destroy(r);
 }
 
 /* ---- poll and wait (request.c) ------------------------------------------ */

@@ -640,3 +640,10 @@ tests_mpi_rma_target_waits_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_rma_target_waits_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/rma_target_waits.sh
 dist_noinst_SCRIPTS += tests/mpi/rma_target_waits.sh
+
+check_PROGRAMS += tests/mpi/rma_lock_order
+tests_mpi_rma_lock_order_SOURCES = tests/mpi/rma_lock_order.c tests/mpi/mpitest.h
+tests_mpi_rma_lock_order_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_lock_order_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/rma_lock_order.sh
+dist_noinst_SCRIPTS += tests/mpi/rma_lock_order.sh

@@ -206,13 +206,15 @@ hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status) {
   return rc;
 }
 
-void hcomm_request_free(hcomm_request_t *req) {
+int hcomm_request_free(hcomm_request_t *req) {
   hc_engine_lock();
-  if (atomic_load(&req->done))
+  int released = atomic_load(&req->done);
+  if (released)
     hc_request_release(req);
   else
     req->user_freed = 1;
   hc_engine_unlock();
+  return released;
 }
 
 /* The shared-memory collectives need processes (tests/mpi/coll_shm.c):

@@ -2,8 +2,10 @@
  * One transport table: a transport that only the registration list names
  * (the test-only loopback, registered under HC_TRANSPORT_LOOPBACK) is
  * initialised, connected, polled, slept on through its wait_fd and torn
- * down by the engine, with no other code knowing it.  Each test runs in
- * its own forked process, a singleton job.
+ * down by the engine, with no other code knowing it; and the engine's own
+ * descriptor beside the transports' (the user bell) is watched only while
+ * a wait may need it, and closed at finalize.  Each test runs in its own
+ * forked process, a singleton job.
  */
 #include <check.h>
 #include <poll.h>
@@ -56,9 +58,9 @@ START_TEST(test_registered_transport_initialised_polled_torn_down) {
 END_TEST
 
 /* 1 while thread tid is blocked in poll (or ppoll) on a set that holds
- * the loopback's descriptor: the kernel shows the call and its arguments
- * in /proc, and the set lies in this process. */
-static int polls_on_loopback(pid_t tid) {
+ * descriptor want: the kernel shows the call and its arguments in /proc,
+ * and the set lies in this process. */
+static int polls_on(pid_t tid, int want) {
   char path[64], line[256];
   snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
   FILE *f = fopen(path, "r");
@@ -71,25 +73,39 @@ static int polls_on_loopback(pid_t tid) {
       (nr != SYS_poll && nr != SYS_ppoll))
     return 0;
   const struct pollfd *set = (const struct pollfd *)(uintptr_t)fds;
-  int want = atomic_load(&loopback_counts.fd);
   for (unsigned long i = 0; i < nfds; i++)
     if (set[i].fd == want && (set[i].events & POLLIN))
       return 1;
   return 0;
 }
 
-/* Once the main thread sleeps in poll on the loopback's descriptor, sends
- * to this rank and rings that descriptor: the only thing that can end the
- * sleep before HCMPI_WAIT_MS (ten minutes, past the test's timeout). */
+static int polls_on_loopback(pid_t tid) {
+  return polls_on(tid, atomic_load(&loopback_counts.fd));
+}
+
+/* What the waker sees of the main thread's sleep, and what it sends. */
+typedef struct sleep_probe {
+  uint32_t value; /* sent to wake the sleeper */
+  int watch_fd;   /* a descriptor to look for in the sleep's poll; -1 none */
+  int watched;    /* the poll held watch_fd */
+} sleep_probe_t;
+
 static pid_t sleeper_tid;
 
+/* Once the main thread sleeps in poll on the loopback's descriptor, notes
+ * whether that poll also watches probe->watch_fd, sends probe->value to
+ * this rank and rings the loopback's descriptor: the only thing that can
+ * end the sleep before HCMPI_WAIT_MS (ten minutes, past the test's
+ * timeout). */
 static void *sleep_waker(void *arg) {
-  const uint32_t *value = arg;
+  sleep_probe_t *probe = arg;
   while (!polls_on_loopback(sleeper_tid))
     sched_yield();
+  probe->watched =
+      probe->watch_fd >= 0 && polls_on(sleeper_tid, probe->watch_fd);
   hcomm_request_t *req = NULL;
-  hc_status_t rc = hcomm_isend(value, sizeof *value, 0, 7, hcomm_comm_world(),
-                               HCOMM_SEND_STANDARD, &req);
+  hc_status_t rc = hcomm_isend(&probe->value, sizeof probe->value, 0, 7,
+                               hcomm_comm_world(), HCOMM_SEND_STANDARD, &req);
   loopback_ring();
   if (rc == HC_OK)
     rc = hcomm_wait(req, NULL);
@@ -97,28 +113,41 @@ static void *sleep_waker(void *arg) {
   return (void *)(intptr_t)rc;
 }
 
-START_TEST(test_sleeping_engine_wakes_on_registered_wait_fd) {
-  singleton_env();
-  setenv("HCMPI_SPIN", "1", 1); /* sleep at the first empty poll */
-  setenv("HCMPI_WAIT_MS", "600000", 1);
-  int provided = -1;
-  ck_assert_int_eq(hcomm_init(HCOMM_THREAD_MULTIPLE, &provided), HC_OK);
-  ck_assert_int_eq(provided, HCOMM_THREAD_MULTIPLE);
-  uint32_t sent = 0x5eed1e55u, got = 0;
+/* A blocking receive on the main thread, which sleeps until sleep_waker
+ * sends; checks the message and returns its status. */
+static hcomm_status_t receive_asleep(sleep_probe_t *probe) {
+  uint32_t got = 0;
   hcomm_request_t *req = NULL;
   ck_assert_int_eq(
       hcomm_irecv(&got, sizeof got, 0, 7, hcomm_comm_world(), &req), HC_OK);
   sleeper_tid = (pid_t)syscall(SYS_gettid);
   pthread_t waker;
-  ck_assert_int_eq(pthread_create(&waker, NULL, sleep_waker, &sent), 0);
+  ck_assert_int_eq(pthread_create(&waker, NULL, sleep_waker, probe), 0);
   hcomm_status_t st;
   ck_assert_int_eq(hcomm_wait(req, &st), HC_OK);
   void *waker_rc = NULL;
   ck_assert_int_eq(pthread_join(waker, &waker_rc), 0);
   ck_assert_int_eq((int)(intptr_t)waker_rc, HC_OK);
   hcomm_request_free(req);
-  ck_assert_uint_eq(got, sent);
-  ck_assert_uint_eq(st.bytes, sizeof got);
+  ck_assert_uint_eq(got, probe->value);
+  return st;
+}
+
+/* A singleton engine whose waits sleep at once, for ten minutes. */
+static void init_sleepy(void) {
+  singleton_env();
+  setenv("HCMPI_SPIN", "1", 1); /* sleep at the first empty poll */
+  setenv("HCMPI_WAIT_MS", "600000", 1);
+  int provided = -1;
+  ck_assert_int_eq(hcomm_init(HCOMM_THREAD_MULTIPLE, &provided), HC_OK);
+  ck_assert_int_eq(provided, HCOMM_THREAD_MULTIPLE);
+}
+
+START_TEST(test_sleeping_engine_wakes_on_registered_wait_fd) {
+  init_sleepy();
+  sleep_probe_t probe = {0x5eed1e55u, -1, 0};
+  hcomm_status_t st = receive_asleep(&probe);
+  ck_assert_uint_eq(st.bytes, sizeof probe.value);
   ck_assert_int_eq(st.source, 0);
   ck_assert_int_eq(st.tag, 7);
   /* Every sleep it readied was ended, by the same engine loop. */
@@ -130,6 +159,111 @@ START_TEST(test_sleeping_engine_wakes_on_registered_wait_fd) {
 }
 END_TEST
 
+/* The eventfds this process holds, as a flag per descriptor below 1024. */
+typedef struct eventfd_set {
+  unsigned char open[1024];
+  int n;
+} eventfd_set_t;
+
+static void eventfds_list(eventfd_set_t *set) {
+  memset(set, 0, sizeof *set);
+  for (int fd = 0; fd < (int)sizeof set->open; fd++) {
+    char path[64], target[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t len = readlink(path, target, sizeof target - 1);
+    if (len <= 0)
+      continue;
+    target[len] = '\0';
+    if (strcmp(target, "anon_inode:[eventfd]") == 0) {
+      set->open[fd] = 1;
+      set->n++;
+    }
+  }
+}
+
+/* The one eventfd in after that is not in before; -1 none. */
+static int eventfd_new(const eventfd_set_t *before,
+                       const eventfd_set_t *after) {
+  for (int fd = 0; fd < (int)sizeof after->open; fd++)
+    if (after->open[fd] && !before->open[fd])
+      return fd;
+  return -1;
+}
+
+/* The user bell (the eventfd hcomm_request_new_pending makes, which a
+ * completion from another thread rings) is closed by finalize, with no
+ * other eventfd the engine opened left behind. */
+START_TEST(test_user_bell_closed_at_finalize) {
+  singleton_env();
+  eventfd_set_t before, started, during, after;
+  eventfds_list(&before);
+  ck_assert_int_eq(hcomm_init(HCOMM_THREAD_MULTIPLE, NULL), HC_OK);
+  eventfds_list(&started);
+  hcomm_request_t *req = NULL;
+  ck_assert_int_eq(hcomm_request_new_pending(&req), HC_OK);
+  eventfds_list(&during);
+  ck_assert_int_ge(eventfd_new(&started, &during), 0);
+  int freed = -1;
+  ck_assert_int_eq(hcomm_request_user_complete(req, NULL, &freed), HC_OK);
+  ck_assert_int_eq(freed, 0);
+  ck_assert_int_eq(hcomm_wait(req, NULL), HC_OK);
+  ck_assert_int_eq(hcomm_request_free(req), 1);
+  ck_assert_int_eq(hcomm_finalize(), HC_OK);
+  eventfds_list(&after);
+  ck_assert_int_eq(after.n, before.n);
+  ck_assert_int_eq(eventfd_new(&before, &after), -1);
+}
+END_TEST
+
+/* With one request of hcomm_request_new_pending outstanding (freed by its
+ * owner first when free_first), a blocking receive sleeps; returns
+ * whether that sleep watched the user bell.  The request is never
+ * completed: finalize must not wait for it. */
+static int sleep_watches_bell(int free_first) {
+  init_sleepy();
+  eventfd_set_t before, after;
+  eventfds_list(&before);
+  hcomm_request_t *pending = NULL;
+  ck_assert_int_eq(hcomm_request_new_pending(&pending), HC_OK);
+  eventfds_list(&after);
+  sleep_probe_t probe = {0x0be11u, eventfd_new(&before, &after), -1};
+  ck_assert_int_ge(probe.watch_fd, 0);
+  if (free_first)
+    ck_assert_int_eq(hcomm_request_free(pending), 0);
+  (void)receive_asleep(&probe);
+  ck_assert_int_eq(hcomm_finalize(), HC_OK);
+  return probe.watched;
+}
+
+/* A pending request that a wait may be waiting for keeps the bell in the
+ * sleep (the control for the next test: the probe sees the bell). */
+START_TEST(test_pending_user_request_keeps_sleeps_on_bell) {
+  ck_assert_int_eq(sleep_watches_bell(0), 1);
+}
+END_TEST
+
+/* One freed before completion has no waiter (MPI_Request_free of a
+ * generalized request): it no longer keeps every later sleep on the bell,
+ * and, never completed, it does not hold finalize up. */
+START_TEST(test_freed_pending_user_request_leaves_bell) {
+  ck_assert_int_eq(sleep_watches_bell(1), 0);
+}
+END_TEST
+
+/* Completing one freed before says so, and releases it. */
+START_TEST(test_user_complete_after_free_reports_freed) {
+  singleton_env();
+  ck_assert_int_eq(hcomm_init(HCOMM_THREAD_SINGLE, NULL), HC_OK);
+  hcomm_request_t *req = NULL;
+  ck_assert_int_eq(hcomm_request_new_pending(&req), HC_OK);
+  ck_assert_int_eq(hcomm_request_free(req), 0);
+  int freed = -1;
+  ck_assert_int_eq(hcomm_request_user_complete(req, NULL, &freed), HC_OK);
+  ck_assert_int_eq(freed, 1);
+  ck_assert_int_eq(hcomm_finalize(), HC_OK);
+}
+END_TEST
+
 static Suite *transport_list_suite(void) {
   Suite *s = suite_create("transport_list");
   TCase *tc = tcase_create("loopback");
@@ -137,6 +271,10 @@ static Suite *transport_list_suite(void) {
   tcase_add_test(tc, test_registered_transport_is_listed_last);
   tcase_add_test(tc, test_registered_transport_initialised_polled_torn_down);
   tcase_add_test(tc, test_sleeping_engine_wakes_on_registered_wait_fd);
+  tcase_add_test(tc, test_user_bell_closed_at_finalize);
+  tcase_add_test(tc, test_pending_user_request_keeps_sleeps_on_bell);
+  tcase_add_test(tc, test_freed_pending_user_request_leaves_bell);
+  tcase_add_test(tc, test_user_complete_after_free_reports_freed);
   suite_add_tcase(s, tc);
   return s;
 }
