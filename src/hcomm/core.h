@@ -125,6 +125,10 @@ typedef struct hc_engine {
   /* Until about then a peer reads a rendezvous we offered (progress.c:
    * a dedicated waiter polls on rather than sleeping); 0 when none. */
   uint64_t peer_reads_until_ns;
+  /* The recurring wait in progress (progress.c), or NULL; until about
+   * then its peers are due (0: not judged yet, or not due). */
+  struct hc_progress_recurring *recurring;
+  uint64_t peers_due_until_ns;
   int wait_ms;
   /* HCMPI_HANG_TIMEOUT watchdog (progress.c): seconds, 0 off; when the
    * current stretch without completions began, and the count then. */
@@ -208,6 +212,22 @@ hc_status_t hc_comm_revoked_locked(const hcomm_comm_t *comm);
 void hc_progress_policy_init(void);
 /* A peer is about to read bytes of a rendezvous this rank offered. */
 void hc_progress_peer_reads(size_t bytes);
+/* A blocking wait that recurs (a window's fence): how long the last one
+ * went on past the spin (0: not at all, or not yet), and when the present
+ * one went past it; whether it polls through, and the thread's involuntary
+ * context switches when it began to; how many such waits sleep as before
+ * since one polling through was preempted, and that count now.  Zero it to
+ * start. */
+typedef struct hc_progress_recurring {
+  uint64_t last_ns, past_spin_ns;
+  int polling_through;
+  long preemptions;
+  int sleeps_left, backoff;
+} hc_progress_recurring_t;
+/* Around one such wait (engine lock held): a dedicated rank polls through
+ * it while its peers are due, judged by the last one (progress.c). */
+void hc_progress_recurring_begin(hc_progress_recurring_t *wait);
+void hc_progress_recurring_end(hc_progress_recurring_t *wait);
 /* HCMPI_ASYNC_PROGRESS=1: starts the progress thread (and turns the engine
  * lock on); returns 1 when it runs.  Call after the transports are up,
  * without the lock.  stop joins it; call before taking the lock in

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -447,15 +448,96 @@ void hc_progress_peer_reads(size_t bytes) {
     hc_engine.peer_reads_until_ns = until;
 }
 
-/* Past the spin, a dedicated rank whose peer still reads what it offered
- * polls on: the answer comes within the read's time, sooner than a sleep
- * and its wake-up.  Oversubscribed, the reader may need our core. */
-static int progress_peer_still_reads(long *spins) {
-  if (hc_engine.peer_reads_until_ns == 0 || progress_oversubscribed ||
-      hc_engine.spin < 64)
+/* A wait that recurs, such as the barrier that ends each fence epoch of
+ * a window, tends to last about as long as it did the last time: the
+ * peers do the same work in each epoch.  A rank that waits for peers
+ * working on its window (a fence's target, which issues nothing) sleeps
+ * past the spin, and each epoch's end then pays its wake-up: 35-45 us
+ * here per fence (KVM, load 2), 4 % of a 1 ms epoch (Get with fence, 32 x
+ * 1 MiB).  So a dedicated rank polls through such a wait for up to twice
+ * as long past the spin as the last one went on past it, when that was at
+ * most this long: beyond it a wake-up is 1 % of the epoch or less, not
+ * worth a core polling for milliseconds.  The clock is read only past the
+ * spin: a fence is a few hundred ns when the peers are there. */
+#define PROGRESS_RECURRING_MAX_NS 4000000u
+/* A rank that other work on its core preempts while it polls through is
+ * off the core when its peers arrive, for up to a time slice, where a
+ * sleeper's wake-up would have preempted that work at once: it does not
+ * own its core after all.  So a poll-through that the thread's involuntary
+ * context switches show preempted is followed by this many such waits
+ * that sleep as before, doubled while it keeps happening (beside two busy
+ * loops, 1 MiB Get with fence: 16.5 GB/s with this, 15.4 polling through
+ * each time, 15.8 sleeping each time). */
+#define PROGRESS_RECURRING_BACKOFF 16
+#define PROGRESS_RECURRING_BACKOFF_MAX 1024
+
+/* The calling thread's involuntary context switches so far (0 when the
+ * kernel does not say). */
+static long progress_preemptions(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
+void hc_progress_recurring_begin(hc_progress_recurring_t *wait) {
+  wait->past_spin_ns = 0;
+  hc_engine.recurring = wait;
+}
+
+void hc_progress_recurring_end(hc_progress_recurring_t *wait) {
+  wait->last_ns =
+      wait->past_spin_ns != 0 ? progress_now_ns() - wait->past_spin_ns : 0;
+  if (wait->polling_through) {
+    wait->polling_through = 0;
+    if (progress_preemptions() != wait->preemptions) {
+      if (wait->backoff == 0)
+        wait->backoff = PROGRESS_RECURRING_BACKOFF;
+      else if (wait->backoff < PROGRESS_RECURRING_BACKOFF_MAX)
+        wait->backoff *= 2;
+      wait->sleeps_left = wait->backoff;
+    } else if (hc_engine.peers_due_until_ns != 0) {
+      wait->backoff = 0; /* the peers came while it polled, undisturbed */
+    }
+  }
+  hc_engine.recurring = NULL;
+  hc_engine.peers_due_until_ns = 0; /* what follows is another wait */
+}
+
+/* The recurring wait in progress went past the spin at now: from when its
+ * peers count as overdue. */
+static void progress_recurring_past_spin(uint64_t now) {
+  hc_progress_recurring_t *wait = hc_engine.recurring;
+  if (wait == NULL || wait->past_spin_ns != 0)
+    return;
+  wait->past_spin_ns = now;
+  if (wait->last_ns == 0 || wait->last_ns > PROGRESS_RECURRING_MAX_NS)
+    return;
+  if (wait->sleeps_left > 0) {
+    wait->sleeps_left--;
+    return;
+  }
+  uint64_t ns = 2 * wait->last_ns;
+  hc_engine.peers_due_until_ns =
+      now + (ns < PROGRESS_RECURRING_MAX_NS ? ns : PROGRESS_RECURRING_MAX_NS);
+  wait->polling_through = 1;
+  wait->preemptions = progress_preemptions();
+}
+
+/* Past the spin, a dedicated rank whose peer still reads what it offered,
+ * or whose recurring wait's peers are due, polls on: the answer comes
+ * within the read's time (the epoch's), sooner than a sleep and its
+ * wake-up.  Oversubscribed, the peer may need our core. */
+static int progress_peer_answers_soon(long *spins) {
+  if (progress_oversubscribed || hc_engine.spin < 64 ||
+      (hc_engine.peer_reads_until_ns == 0 && hc_engine.recurring == NULL))
     return 0;
-  if (progress_now_ns() >= hc_engine.peer_reads_until_ns) {
+  uint64_t now = progress_now_ns();
+  progress_recurring_past_spin(now);
+  uint64_t until = hc_engine.peer_reads_until_ns;
+  if (hc_engine.peers_due_until_ns > until)
+    until = hc_engine.peers_due_until_ns;
+  if (now >= until) {
     hc_engine.peer_reads_until_ns = 0;
+    hc_engine.peers_due_until_ns = 0;
     return 0;
   }
   *spins = hc_engine.spin - 64; /* the clock again in 64 polls */
@@ -475,7 +557,7 @@ static int progress_keep_polling(long *spins, int messages) {
     pure = progress_message_pure;
   }
   if (n >= spin)
-    return progress_peer_still_reads(spins);
+    return progress_peer_answers_soon(spins);
   if (n > pure) {
     hc_engine_unlock();
     sched_yield();

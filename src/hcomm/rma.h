@@ -11,6 +11,7 @@
 
 #include "device/device.h"
 #include "hcomm.h"
+#include "hcomm/core.h"
 
 /* The device layer's description of host memory (rma.c). */
 extern const hc_mem_info_t hc_rma_host_mem;
@@ -180,6 +181,8 @@ struct hcomm_win {
   unsigned char *locked; /* per target: HCOMM_LOCK_* held, or 0 */
   int lock_all;
   int fence_open;
+  /* The fence's barrier, as the wait policy judges it (rma_sync.c). */
+  hc_progress_recurring_t fence_wait;
   int started; /* a PSCW access epoch is open */
   int *access; /* its targets */
   int naccess;

@@ -62,11 +62,16 @@ hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
    * window stays usable for the next epoch. */
   if (!(assert &HCOMM_RMA_MODE_NOPRECEDE))
     rc = sync_flush_dirty(win, NULL, win->size);
+  /* A target that issues nothing waits here through the origins' whole
+   * epoch; epochs tend to repeat, so the wait policy judges how long by
+   * the last one. */
+  hc_progress_recurring_begin(&win->fence_wait);
   hc_engine_unlock();
   /* Even with nothing to complete, the barrier orders the targets' own
    * stores before the next epoch's accesses. */
   hc_status_t st = hcomm_barrier(win->comm);
   hc_engine_lock();
+  hc_progress_recurring_end(&win->fence_wait);
   win->fence_open = !(assert &HCOMM_RMA_MODE_NOSUCCEED);
   hc_engine_unlock();
   return rc != HC_OK ? rc : st;

@@ -647,3 +647,10 @@ tests_mpi_rma_lock_order_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_rma_lock_order_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/rma_lock_order.sh
 dist_noinst_SCRIPTS += tests/mpi/rma_lock_order.sh
+
+check_PROGRAMS += tests/mpi/rma_fence_epochs
+tests_mpi_rma_fence_epochs_SOURCES = tests/mpi/rma_fence_epochs.c tests/mpi/mpitest.h
+tests_mpi_rma_fence_epochs_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_fence_epochs_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/rma_fence_epochs.sh
+dist_noinst_SCRIPTS += tests/mpi/rma_fence_epochs.sh
