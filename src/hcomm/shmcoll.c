@@ -28,6 +28,10 @@
  *              other's straight from its memory (the transport's
  *              single-copy get: CMA on shm), and keeps its buffer until
  *              the other read it.
+ *   bcast read: large bcasts: every rank names its buffer, the others
+ *              read the root's straight from its memory (on two ranks the
+ *              root writes half of it meanwhile, the single-copy put),
+ *              and the root keeps its buffer until they did.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -223,7 +227,8 @@ enum shmcoll_what {
   SHMCOLL_OP_ALLGATHER,
   SHMCOLL_OP_ALLTOALL,
   SHMCOLL_OP_REDUCE_SCATTER,
-  SHMCOLL_OP_PAIR_READ
+  SHMCOLL_OP_PAIR_READ,
+  SHMCOLL_OP_BCAST_READ
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -641,13 +646,14 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
-/* Where a rank's block for the other of a pair lies, in its small buffer
- * of the collective; failed is raised before its done. */
-typedef struct shmcoll_pair_block {
+/* Where a rank's block for others to read lies (a pair's block for the
+ * other, a bcast root's buffer), in its small buffer of the collective;
+ * a reader's failed is raised before its done. */
+typedef struct shmcoll_read_block {
   int32_t failed;
   uint64_t addr;
   uint64_t len;
-} shmcoll_pair_block_t;
+} shmcoll_read_block_t;
 
 /* Reads len bytes at from in world rank's memory into to, through the
  * transport that reaches it (its single-copy get).  0: it cannot (another
@@ -659,6 +665,22 @@ static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
          p->ops->get(p->tctx, world, to, from, len) == HC_OK;
 }
 
+/* Phase 0 of a read, collective number s: once every rank finished
+ * with this small buffer's last use, names this rank's block of len
+ * bytes at addr for the others in it and raises posted.  0: not yet. */
+static int shmcoll_read_post(hc_shmcoll_op_t *op, uint32_t s, const void *addr,
+                             size_t len) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t small = sizeof(shmcoll_read_block_t);
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, small)))
+    return 0;
+  *(shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, small) =
+      (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)addr, .len = len};
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  op->phase = 1;
+  return 1;
+}
+
 /* A two-rank exchange, collective number s: this rank's block for the
  * other is op->each bytes at op->in, the other's is op->size bytes into
  * op->out.  One copy per block, both at once, and no line of the segment
@@ -668,19 +690,13 @@ static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
 static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   int peer = 1 - sc->rank;
-  size_t len = sizeof(shmcoll_pair_block_t);
-  shmcoll_pair_block_t *mine =
-      (shmcoll_pair_block_t *)shmcoll_buf(sc, sc->rank, s, len);
-  const shmcoll_pair_block_t *theirs =
-      (const shmcoll_pair_block_t *)shmcoll_buf(sc, peer, s, len);
-  if (op->phase == 0) {
-    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, len)))
-      return 0;
-    *mine = (shmcoll_pair_block_t){.addr = (uint64_t)(uintptr_t)op->in,
-                                   .len = op->each};
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    op->phase = 1;
-  }
+  size_t len = sizeof(shmcoll_read_block_t);
+  shmcoll_read_block_t *mine =
+      (shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, len);
+  const shmcoll_read_block_t *theirs =
+      (const shmcoll_read_block_t *)shmcoll_buf(sc, peer, s, len);
+  if (op->phase == 0 && !shmcoll_read_post(op, s, op->in, op->each))
+    return 0;
   if (op->phase == 1) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, peer, s))
       return 0;
@@ -694,6 +710,75 @@ static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (!shmcoll_need(sc, SHMCOLL_DONE, peer, s))
     return 0;
   op->read_failed = mine->failed || theirs->failed;
+  return 1;
+}
+
+/* Writes len bytes at from into to in world rank's memory, through the
+ * transport that reaches it (its single-copy put); 0 where it cannot. */
+static int shmcoll_write_peer(int world, const unsigned char *from, uint64_t to,
+                              size_t len) {
+  const hc_peer_t *p = &hc_engine.peers[world];
+  return p->ops != NULL && p->ops->put != NULL &&
+         p->ops->put(p->tctx, world, from, to, len) == HC_OK;
+}
+
+/* The bytes of a bcast of size that the root writes into the reader's
+ * buffer (its front: whole cache lines) while the reader reads the rest.
+ * On two ranks half, so that both cores copy at once: 64 KiB in 2.4 us
+ * against 3.2 for the reader alone.  On more ranks none: the root's
+ * writes to each reader in turn were slower than the readers reading all
+ * at once (4 ranks on 2 cores, 64 KiB 13.5-14.4 us against 12.4-13.0;
+ * bench/NOTES.md, coll16h). */
+static size_t shmcoll_bcast_root_share(size_t size, int ranks) {
+  return ranks == 2 ? size / 2 / SHMCOLL_LINE * SHMCOLL_LINE : 0;
+}
+
+/* A bcast straight between the root's buffer and the others', collective
+ * number s: every rank names its buffer and raises posted; the root then
+ * writes the front of the reader's buffer on two ranks while each reader
+ * reads the rest from the root's (one copy of each byte, none through the
+ * segment), and each raises done.  Every rank waits for every done: the root
+ * keeps its buffer until the readers read it, a reader's buffer is complete
+ * once the root wrote, and a failed copy (told in the descriptor, before
+ * done) is seen by every rank alike, so that all take the other paths. */
+static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t len = sizeof(shmcoll_read_block_t);
+  int root = sc->rank == op->root;
+  size_t front = shmcoll_bcast_root_share(op->size, sc->size);
+  shmcoll_read_block_t *mine =
+      (shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, len);
+  if (op->phase == 0 && !shmcoll_read_post(op, s, op->out, op->size))
+    return 0;
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, root ? SHMCOLL_ALL : op->root, s))
+      return 0;
+    int ok = 1;
+    for (int r = 0; r < sc->size && root && front > 0; r++) {
+      const shmcoll_read_block_t *reader =
+          (const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, len);
+      if (r != sc->rank)
+        ok &= reader->len == op->size &&
+              shmcoll_write_peer(sc->world_ranks[r], op->out, reader->addr,
+                                 front);
+    }
+    if (!root) {
+      const shmcoll_read_block_t *from =
+          (const shmcoll_read_block_t *)shmcoll_buf(sc, op->root, s, len);
+      ok = from->len == op->size &&
+           (op->size == front ||
+            shmcoll_read_peer(sc->world_ranks[op->root], op->out + front,
+                              from->addr + front, op->size - front));
+    }
+    mine->failed = !ok;
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    op->phase = 2;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++)
+    if (((const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, len))->failed)
+      op->read_failed = 1;
   return 1;
 }
 
@@ -711,6 +796,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_alltoall_step(op, s);
   case SHMCOLL_OP_PAIR_READ:
     return shmcoll_pair_read_step(op, s);
+  case SHMCOLL_OP_BCAST_READ:
+    return shmcoll_bcast_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -811,11 +898,18 @@ static void shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
       .comm = comm, .sc = sc, .what = what, .nchunks = nchunks};
 }
 
+static int shmcoll_bcast_args(const void *buf, size_t bytes, int root,
+                              const hcomm_comm_t *comm) {
+  return comm != NULL && root >= 0 && root < comm->size &&
+         (buf != NULL || bytes == 0);
+}
+
+/* The segment's pipeline (two ranks: not between
+ * HCMPI_COLL_SHM_PAIR_BCAST_MAX and _SEG_MIN, where one message goes). */
 static int shmcoll_bcast_takes(const void *buf, size_t bytes, int root,
                                const hcomm_comm_t *comm) {
   size_t seg_min = hc_shmcoll_tuning.pair_bcast_seg_min;
-  return comm != NULL && root >= 0 && root < comm->size &&
-         (buf != NULL || bytes == 0) &&
+  return shmcoll_bcast_args(buf, bytes, root, comm) &&
          (comm->size != 2 || bytes <= hc_shmcoll_tuning.pair_bcast_max ||
           (seg_min > 0 && bytes >= seg_min));
 }
@@ -872,11 +966,17 @@ hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
   return shmcoll_run(&op);
 }
 
+/* A bcast that every other rank reads from the root's buffer (above);
+ * HC_ERR_NOT_SUPPORTED, on every rank alike, where it does not run. */
+static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
+                                      hcomm_comm_t *comm);
+
 hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
                              hcomm_comm_t *comm) {
-  if (!shmcoll_bcast_takes(buf, bytes, root, comm))
-    return HC_ERR_NOT_SUPPORTED;
-  hc_status_t rc;
+  hc_status_t rc = shmcoll_bcast_read(buf, bytes, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED ||
+      !shmcoll_bcast_takes(buf, bytes, root, comm))
+    return rc;
   hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
   if (sc == NULL)
     return rc == HC_ERR_NOT_SUPPORTED
@@ -1055,18 +1155,33 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->slice_n = shmcoll_block_len(counts, each, comm->rank);
 }
 
+/* Reads of other ranks' memory worked so far on sc. */
+static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
+  return !sc->reads_off && sc->world_ranks != NULL;
+}
+
 /* On two ranks whose blocks (the larger of the two ways: the same on both)
  * are at least HCMPI_COLL_SHM_PAIR_READ_MIN, and reads of the other rank
  * worked so far on sc. */
 static int shmcoll_pair_reads(const hc_shmcoll_t *sc, size_t most) {
   size_t min = hc_shmcoll_tuning.pair_read_min;
-  return sc->size == 2 && !sc->pair_read_off && sc->world_ranks != NULL &&
-         min > 0 && most >= min;
+  return sc->size == 2 && shmcoll_reads_work(sc) && min > 0 && most >= min;
+}
+
+/* Runs op, whose ranks read each other's memory.  HC_ERR_NOT_SUPPORTED,
+ * on every rank alike, when a read failed: sc then takes the other paths
+ * for good. */
+static hc_status_t shmcoll_run_reads(hc_shmcoll_op_t *op) {
+  hc_status_t rc = shmcoll_run(op);
+  if (rc == HC_OK && op->read_failed) {
+    op->sc->reads_off = 1;
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  return rc;
 }
 
 /* Runs the pair read of send_n bytes at send (this rank's block for the
- * other) and recv_n at recv.  HC_ERR_NOT_SUPPORTED, on both ranks alike,
- * when a read failed: sc then takes the other paths for good. */
+ * other) and recv_n at recv. */
 static hc_status_t shmcoll_pair_exchange(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                          const void *send, size_t send_n,
                                          void *recv, size_t recv_n) {
@@ -1077,12 +1192,33 @@ static hc_status_t shmcoll_pair_exchange(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   op.each = send_n;
   op.out = recv;
   op.size = recv_n;
-  hc_status_t rc = shmcoll_run(&op);
-  if (rc == HC_OK && op.read_failed) {
-    sc->pair_read_off = 1;
+  return shmcoll_run_reads(&op);
+}
+
+/* Bcasts of HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN (two ranks) or
+ * HCMPI_COLL_SHM_BCAST_READ_MIN (more) bytes or more, up to
+ * HCMPI_COLL_SHM_BCAST_READ_MAX (0: any), on a communicator of one node whose
+ * reads of each other worked so far: the segment only carries the root's
+ * descriptor. */
+static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
+                                      hcomm_comm_t *comm) {
+  const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
+  size_t min = comm != NULL && comm->size == 2 ? t->pair_bcast_read_min
+                                               : t->bcast_read_min;
+  if (min == 0 || bytes < min ||
+      (t->bcast_read_max > 0 && bytes > t->bcast_read_max) ||
+      !shmcoll_bcast_args(buf, bytes, root, comm))
     return HC_ERR_NOT_SUPPORTED;
-  }
-  return rc;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  if (sc == NULL || !shmcoll_reads_work(sc))
+    return sc == NULL ? rc : HC_ERR_NOT_SUPPORTED;
+  hc_shmcoll_op_t op;
+  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
+  op.root = root;
+  op.out = buf;
+  op.size = bytes;
+  return shmcoll_run_reads(&op);
 }
 
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,

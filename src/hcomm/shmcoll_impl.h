@@ -119,9 +119,9 @@ typedef struct hc_shmcoll {
    * lines: a buffer's reuse that it covers needs no other rank's line,
    * which would pull that line over while its owner writes it. */
   uint32_t done_seen;
-  /* A pair read failed (on either rank, so on both alike): reading the
-   * other's memory is not allowed here. */
-  int pair_read_off;
+  /* A read of another rank's memory failed (a pair read, a bcast's;
+   * seen by every rank alike): reading it is not allowed here. */
+  int reads_off;
   /* What the collective under way waits for (flag kind of rank who, or
    * of every rank, to reach want): where a waiter behind it sleeps. */
   int wait_kind, wait_who;
