@@ -227,7 +227,7 @@ enum shmcoll_what {
   SHMCOLL_OP_ALLGATHER,
   SHMCOLL_OP_ALLTOALL,
   SHMCOLL_OP_REDUCE_SCATTER,
-  SHMCOLL_OP_PAIR_READ,
+  SHMCOLL_OP_READ_EXCHANGE,
   SHMCOLL_OP_BCAST_READ
 };
 
@@ -681,35 +681,77 @@ static int shmcoll_read_post(hc_shmcoll_op_t *op, uint32_t s, const void *addr,
   return 1;
 }
 
-/* A two-rank exchange, collective number s: this rank's block for the
- * other is op->each bytes at op->in, the other's is op->size bytes into
- * op->out.  One copy per block, both at once, and no line of the segment
- * but the two flags and descriptors moves between the cores.  A failed
- * read (or blocks whose sizes disagree) is told in the descriptor, so
- * that both ranks see it and take another path alike. */
-static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+/* Where this rank's block for rank j of an exchange lies: an allgather's
+ * one block for all (op->one_block), else an alltoall's block j. */
+static const unsigned char *shmcoll_send_block(const hc_shmcoll_op_t *op, int j,
+                                               size_t *len) {
+  if (op->one_block) {
+    *len = shmcoll_block_len(op->counts, op->each, op->sc->rank);
+    return op->in;
+  }
+  *len = shmcoll_block_len(op->scounts, op->each, j);
+  return op->in + shmcoll_block_at(op->sdispls, op->each, j);
+}
+
+/* An exchange that each rank reads from the others' buffers, collective
+ * number s (allgather, alltoall): every rank names where its block for
+ * each rank lies, in a table of one entry per rank in its buffer of the
+ * collective, and raises posted; then reads its block from every other
+ * rank straight into its receive buffer (starting after itself, so that
+ * the ranks' reads spread over the sources), copies its own, and raises
+ * done; and keeps its buffer until every rank is done.  One copy per
+ * block, and no byte of data through the segment.  A failed read, or
+ * blocks whose sizes disagree, is told in the rank's own entry before
+ * done, so that every rank sees it and takes another path alike. */
+static int shmcoll_read_exchange_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  int peer = 1 - sc->rank;
-  size_t len = sizeof(shmcoll_read_block_t);
+  int me = sc->rank;
+  size_t table = (size_t)sc->size * sizeof(shmcoll_read_block_t);
   shmcoll_read_block_t *mine =
-      (shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, len);
-  const shmcoll_read_block_t *theirs =
-      (const shmcoll_read_block_t *)shmcoll_buf(sc, peer, s, len);
-  if (op->phase == 0 && !shmcoll_read_post(op, s, op->in, op->each))
-    return 0;
-  if (op->phase == 1) {
-    if (!shmcoll_need(sc, SHMCOLL_POSTED, peer, s))
+      (shmcoll_read_block_t *)shmcoll_buf(sc, me, s, table);
+  if (op->phase == 0) {
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                      shmcoll_reuse(sc, s, table)))
       return 0;
-    int ok = theirs->len == op->size &&
-             (op->size == 0 || shmcoll_read_peer(sc->world_ranks[peer], op->out,
-                                                 theirs->addr, op->size));
-    mine->failed = !ok;
+    for (int j = 0; j < sc->size; j++) {
+      size_t len;
+      const unsigned char *at = shmcoll_send_block(op, j, &len);
+      mine[j] =
+          (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)at, .len = len};
+    }
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+      return 0;
+    size_t own_n;
+    const unsigned char *own = shmcoll_send_block(op, me, &own_n);
+    int ok = own_n == shmcoll_block_len(op->counts, op->each, me);
+    for (int k = 1; ok && k < sc->size; k++) {
+      int j = (me + k) % sc->size;
+      const shmcoll_read_block_t *theirs =
+          (const shmcoll_read_block_t *)shmcoll_buf(sc, j, s, table) + me;
+      size_t want = shmcoll_block_len(op->counts, op->each, j);
+      ok =
+          theirs->len == want &&
+          (want == 0 || shmcoll_read_peer(
+                            sc->world_ranks[j],
+                            op->out + shmcoll_block_at(op->displs, op->each, j),
+                            theirs->addr, want));
+    }
+    unsigned char *to = op->out + shmcoll_block_at(op->displs, op->each, me);
+    if (ok && own_n > 0 && to != own) /* not in place */
+      memcpy(to, own, own_n);
+    mine[me].failed = !ok;
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     op->phase = 2;
   }
-  if (!shmcoll_need(sc, SHMCOLL_DONE, peer, s))
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, s))
     return 0;
-  op->read_failed = mine->failed || theirs->failed;
+  for (int r = 0; r < sc->size; r++)
+    if (((const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, table))[r].failed)
+      op->read_failed = 1;
   return 1;
 }
 
@@ -794,8 +836,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_allgather_step(op, s);
   case SHMCOLL_OP_ALLTOALL:
     return shmcoll_alltoall_step(op, s);
-  case SHMCOLL_OP_PAIR_READ:
-    return shmcoll_pair_read_step(op, s);
+  case SHMCOLL_OP_READ_EXCHANGE:
+    return shmcoll_read_exchange_step(op, s);
   case SHMCOLL_OP_BCAST_READ:
     return shmcoll_bcast_read_step(op, s);
   default:
@@ -1160,12 +1202,20 @@ static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
   return !sc->reads_off && sc->world_ranks != NULL;
 }
 
-/* On two ranks whose blocks (the larger of the two ways: the same on both)
- * are at least HCMPI_COLL_SHM_PAIR_READ_MIN, and reads of the other rank
- * worked so far on sc. */
-static int shmcoll_pair_reads(const hc_shmcoll_t *sc, size_t most) {
-  size_t min = hc_shmcoll_tuning.pair_read_min;
-  return sc->size == 2 && shmcoll_reads_work(sc) && min > 0 && most >= min;
+/* Blocks of at least HCMPI_COLL_SHM_PAIR_READ_MIN on two ranks (the larger
+ * of the two ways, the same on both), or alltoall blocks of at least
+ * HCMPI_COLL_SHM_ALLTOALL_READ_MIN on more (an allgather there keeps the
+ * segment, which copies each block in once for all the readers: 4 ranks,
+ * 64 KiB, 70-217 us against 137-173 reading; bench/NOTES.md, coll16h),
+ * where reads of the others worked so far on sc and a table of one entry
+ * per rank fits a buffer of the segment. */
+static int shmcoll_exchange_reads(const hc_shmcoll_t *sc, size_t most,
+                                  int alltoall) {
+  size_t min = sc->size == 2 ? hc_shmcoll_tuning.pair_read_min
+               : alltoall    ? hc_shmcoll_tuning.alltoall_read_min
+                             : 0;
+  return shmcoll_reads_work(sc) && min > 0 && most >= min &&
+         (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->chunk;
 }
 
 /* Runs op, whose ranks read each other's memory.  HC_ERR_NOT_SUPPORTED,
@@ -1178,21 +1228,6 @@ static hc_status_t shmcoll_run_reads(hc_shmcoll_op_t *op) {
     return HC_ERR_NOT_SUPPORTED;
   }
   return rc;
-}
-
-/* Runs the pair read of send_n bytes at send (this rank's block for the
- * other) and recv_n at recv. */
-static hc_status_t shmcoll_pair_exchange(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                         const void *send, size_t send_n,
-                                         void *recv, size_t recv_n) {
-  hc_shmcoll_op_t op;
-  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_PAIR_READ, 1);
-  op.root = -1;
-  op.in = send;
-  op.each = send_n;
-  op.out = recv;
-  op.size = recv_n;
-  return shmcoll_run_reads(&op);
 }
 
 /* Bcasts of HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN (two ranks) or
@@ -1236,18 +1271,14 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
   hc_shmcoll_op_t op;
   shmcoll_allgather_op(&op, sc, comm, sendbuf, bytes, recvbuf, rbytes, rdispls,
                        most);
-  if (shmcoll_pair_reads(sc, most)) {
-    int me = comm->rank, peer = 1 - me;
-    unsigned char *own = op.out + shmcoll_block_at(rdispls, bytes, me);
-    size_t own_n = shmcoll_block_len(rbytes, bytes, me);
-    rc = shmcoll_pair_exchange(sc, comm, op.in, own_n,
-                               op.out + shmcoll_block_at(rdispls, bytes, peer),
-                               shmcoll_block_len(rbytes, bytes, peer));
-    if (rc != HC_ERR_NOT_SUPPORTED) {
-      if (rc == HC_OK && own_n > 0 && own != op.in) /* not in place */
-        memcpy(own, op.in, own_n);
+  if (shmcoll_exchange_reads(sc, most, 0)) {
+    hc_shmcoll_op_t x = op;
+    x.what = SHMCOLL_OP_READ_EXCHANGE;
+    x.nchunks = 1;
+    x.one_block = 1;
+    rc = shmcoll_run_reads(&x);
+    if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
-    }
   }
   return shmcoll_run(&op);
 }
@@ -1262,29 +1293,30 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
   if (sc == NULL)
     return rc;
-  if (sendbuf != HCOMM_IN_PLACE && sc->size == 2) {
-    /* In place, the block the other reads is where its block lands. */
-    int me = comm->rank, peer = 1 - me;
-    size_t send_n = shmcoll_block_len(sbytes, bytes, peer);
-    size_t recv_n = shmcoll_block_len(rbytes, bytes, peer);
-    size_t own_n = shmcoll_block_len(rbytes, bytes, me);
-    const unsigned char *in = sendbuf;
-    unsigned char *out = recvbuf;
-    if (shmcoll_pair_reads(sc, send_n > recv_n ? send_n : recv_n)) {
-      /* Own blocks whose sizes disagree: announced as a size the other
-       * never expects, so both leave it to the schedule, which reports
-       * the truncation. */
-      if (shmcoll_block_len(sbytes, bytes, me) != own_n)
-        send_n = SIZE_MAX;
-      rc = shmcoll_pair_exchange(
-          sc, comm, in + shmcoll_block_at(sdispls, bytes, peer), send_n,
-          out + shmcoll_block_at(rdispls, bytes, peer), recv_n);
-      if (rc == HC_OK && own_n > 0)
-        memcpy(out + shmcoll_block_at(rdispls, bytes, me),
-               in + shmcoll_block_at(sdispls, bytes, me), own_n);
-      if (rc != HC_ERR_NOT_SUPPORTED)
-        return rc;
-    }
+  /* Read from the others where every rank judges the blocks alike: equal
+   * ones, or on two ranks the larger of the two ways.  In place, the block
+   * another reads is where its block lands. */
+  size_t most = bytes;
+  if (rbytes != NULL && sc->size == 2) {
+    size_t send_n = shmcoll_block_len(sbytes, bytes, 1 - comm->rank);
+    size_t recv_n = shmcoll_block_len(rbytes, bytes, 1 - comm->rank);
+    most = send_n > recv_n ? send_n : recv_n;
+  }
+  if (sendbuf != HCOMM_IN_PLACE && (rbytes == NULL || sc->size == 2) &&
+      shmcoll_exchange_reads(sc, most, 1)) {
+    hc_shmcoll_op_t x;
+    shmcoll_op_init(&x, sc, comm, SHMCOLL_OP_READ_EXCHANGE, 1);
+    x.root = -1;
+    x.in = sendbuf;
+    x.out = recvbuf;
+    x.counts = rbytes;
+    x.displs = rdispls;
+    x.scounts = sbytes;
+    x.sdispls = sdispls;
+    x.each = bytes;
+    rc = shmcoll_run_reads(&x);
+    if (rc != HC_ERR_NOT_SUPPORTED)
+      return rc;
   }
   hc_shmcoll_op_t op;
   rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,

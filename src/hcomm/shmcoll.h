@@ -78,6 +78,14 @@
  * 12.8-15.8 / 10.0-13.2; so from 64 KiB (Alltoall(v) would gain from 16
  * KiB too: bench/NOTES.md, coll16g). */
 #define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
+/* More ranks, Alltoall blocks of this many bytes or more (above
+ * HC_SHMCOLL_ALLTOALL_MAX they would be messages): each rank reads its
+ * block from every other rank's buffer in the same way.  bench/collective
+ * -c alltoall on 4 ranks (on 2 cores), interleaved (coll16h, 4 December
+ * 2026), us, read / before / Open MPI: 16 KiB 11.5-15.7 / 10.4-10.6 (the
+ * segment) / 14.4-20.6; 64 KiB 23-38 / 154-214 / 29-83; 256 KiB 189-322 /
+ * 401-521 / 203-472; 1 MiB 865-907 / 1290-1329 / 868-3880. */
+#define HC_SHMCOLL_ALLTOALL_READ_MIN ((size_t)32 << 10)
 /* Bcasts of this many bytes or more (two ranks; more ranks), up to
  * HC_SHMCOLL_BCAST_READ_MAX (0: any): each reader copies the root's
  * buffer straight from its memory (the transport's single-copy get; on
@@ -110,6 +118,7 @@ typedef struct hc_shmcoll_tuning {
                                 cache from this size on (0: never) */
   size_t alltoall_max;       /* alltoall blocks above this take messages */
   size_t pair_read_min;      /* 2 ranks: blocks from this read from the peer */
+  size_t alltoall_read_min;  /* more ranks: the same (0: never) */
   size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
   size_t bcast_read_min;      /* more ranks: the same (0: never) */
   size_t bcast_read_max;      /* ... up to this (0: any) */
@@ -192,7 +201,8 @@ typedef struct hc_shmcoll_op {
   uint32_t nchunks;         /* chunks, each a collective number of its own */
   uint32_t at;              /* the chunk under way */
   int phase;                /* how far that chunk got */
-  int read_failed; /* pair read: either rank's read of the other failed */
+  int one_block;   /* read exchange: one block for every rank (allgather) */
+  int read_failed; /* reads: some rank's read of another failed */
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

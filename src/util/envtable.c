@@ -130,6 +130,11 @@ const hc_env_entry_t hc_env_table[] = {
      "bytes are read once straight from the other rank's buffer "
      "(process_vm_readv) instead of moving through the shared segment or "
      "point-to-point messages; 0 never"},
+    {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", "32k", "library",
+     "on more than two ranks of one node, Alltoall blocks (not Alltoallv) "
+     "of at least this many bytes are read by each rank straight from "
+     "every other rank's buffer (process_vm_readv) instead of moving "
+     "through the shared segment or point-to-point messages; 0 never"},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", "16k", "library",
      "on two ranks, Bcasts of at least this many bytes (up to "
      "HCMPI_COLL_SHM_BCAST_READ_MAX) move straight between the two buffers "
@@ -334,6 +339,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},

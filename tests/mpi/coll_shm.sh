@@ -110,6 +110,9 @@ done
 # segment's pipeline when that is off.
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large-root
+# Large Alltoall blocks are read from the others there by default
+# (HCMPI_COLL_SHM_ALLTOALL_READ_MIN); the schedule's messages without.
+HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 kill_case 4 alltoall-large
 kill_case 2 allreduce-large
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).

@@ -25,11 +25,18 @@ HCMPI_COLL_SHM_ALLGATHER_MAX=64k run_mpi_ok 3 coll_shm_move plain
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_move plain
 # Blocks about HCMPI_COLL_SHM_PAIR_READ_MIN: on 2 ranks read from the
 # other rank (with the threshold above and below the sizes, and off:
-# the segment and the schedule), on more the segment and the schedule.
+# the segment and the schedule), on more Alltoall's read too, the others
+# the segment and the schedule.
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm_move pair
 done
 HCMPI_COLL_SHM_PAIR_READ_MIN=65537 run_mpi_ok 2 coll_shm_move pair
 HCMPI_COLL_SHM_PAIR_READ_MIN=0 run_mpi_ok 2 coll_shm_move pair
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm_move pair
+# More ranks: Alltoall blocks from HCMPI_COLL_SHM_ALLTOALL_READ_MIN (32 KiB)
+# are read from the others (threshold above the smallest sizes, off: the
+# schedule), with every wait asleep.
+HCMPI_COLL_SHM_ALLTOALL_READ_MIN=65537 run_mpi_ok 3 coll_shm_move pair
+HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 run_mpi_ok 4 coll_shm_move pair
+HCMPI_SPIN=0 run_mpi_ok 3 coll_shm_move pair
 echo "coll_shm_move: all cases passed"
