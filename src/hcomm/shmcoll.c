@@ -665,22 +665,6 @@ static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
          p->ops->get(p->tctx, world, to, from, len) == HC_OK;
 }
 
-/* Phase 0 of a read, collective number s: once every rank finished
- * with this small buffer's last use, names this rank's block of len
- * bytes at addr for the others in it and raises posted.  0: not yet. */
-static int shmcoll_read_post(hc_shmcoll_op_t *op, uint32_t s, const void *addr,
-                             size_t len) {
-  hc_shmcoll_t *sc = op->sc;
-  size_t small = sizeof(shmcoll_read_block_t);
-  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, small)))
-    return 0;
-  *(shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, small) =
-      (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)addr, .len = len};
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  op->phase = 1;
-  return 1;
-}
-
 /* Where this rank's block for rank j of an exchange lies: an allgather's
  * one block for all (op->one_block), else an alltoall's block j. */
 static const unsigned char *shmcoll_send_block(const hc_shmcoll_op_t *op, int j,
@@ -785,41 +769,44 @@ static size_t shmcoll_bcast_root_share(size_t size, int ranks) {
  * done) is seen by every rank alike, so that all take the other paths. */
 static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  size_t len = sizeof(shmcoll_read_block_t);
   int root = sc->rank == op->root;
   size_t front = shmcoll_bcast_root_share(op->size, sc->size);
-  shmcoll_read_block_t *mine =
-      (shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, len);
-  if (op->phase == 0 && !shmcoll_read_post(op, s, op->out, op->size))
-    return 0;
+  shmcoll_line_t *mine = &sc->lines[sc->rank];
+  if (op->phase == 0) {
+    /* Every rank finished the last read (its done waits for all): none
+     * reads these fields any more. */
+    mine->read_addr = (uint64_t)(uintptr_t)op->out;
+    mine->read_len = op->size;
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
   if (op->phase == 1) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, root ? SHMCOLL_ALL : op->root, s))
       return 0;
     int ok = 1;
-    for (int r = 0; r < sc->size && root && front > 0; r++) {
-      const shmcoll_read_block_t *reader =
-          (const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, len);
+    for (int r = 0; r < sc->size && root && front > 0; r++)
       if (r != sc->rank)
-        ok &= reader->len == op->size &&
-              shmcoll_write_peer(sc->world_ranks[r], op->out, reader->addr,
-                                 front);
-    }
+        ok &= sc->lines[r].read_len == op->size &&
+              shmcoll_write_peer(sc->world_ranks[r], op->out,
+                                 sc->lines[r].read_addr, front);
     if (!root) {
-      const shmcoll_read_block_t *from =
-          (const shmcoll_read_block_t *)shmcoll_buf(sc, op->root, s, len);
-      ok = from->len == op->size &&
+      const shmcoll_line_t *from = &sc->lines[op->root];
+      ok = from->read_len == op->size &&
            (op->size == front ||
             shmcoll_read_peer(sc->world_ranks[op->root], op->out + front,
-                              from->addr + front, op->size - front));
+                              from->read_addr + front, op->size - front));
     }
-    mine->failed = !ok;
+    if (!ok) /* reduced: this bcast's number tells the failure */
+      atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
+                            memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     op->phase = 2;
   }
   if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, s))
     return 0;
   for (int r = 0; r < sc->size; r++)
-    if (((const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, len))->failed)
+    if (atomic_load_explicit(&sc->lines[r].flag[SHMCOLL_REDUCED],
+                             memory_order_relaxed) == s)
       op->read_failed = 1;
   return 1;
 }

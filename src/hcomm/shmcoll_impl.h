@@ -93,7 +93,11 @@ typedef struct shmcoll_hdr {
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
-  unsigned char pad[SHMCOLL_LINE - 3 * sizeof(uint32_t)];
+  uint32_t unused;
+  /* A bcast read (shmcoll.c): where this rank's buffer lies, in the line
+   * its posted flag brings along. */
+  uint64_t read_addr, read_len;
+  unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 } shmcoll_line_t;
 
 /* A communicator that spans nodes: its node and leader communicators

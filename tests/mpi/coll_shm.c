@@ -48,7 +48,9 @@
  *                       ranks, HCMPI_COLL_SHM_BCAST_READ_MIN on more, up to
  *                       HCMPI_COLL_SHM_BCAST_READ_MAX) up to 4 MiB + 1, and
  *                       of a strided type, from every root, checked byte
- *                       by byte; those read send no transport message.
+ *                       by byte; those read send no transport message
+ *                       (unless COLL_SHM_READS_REFUSED is set: some rank
+ *                       cannot read, and all take the other paths).
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
  *                       product), in place and not, of vectors about the
@@ -622,6 +624,10 @@ static void run_read_bcasts(void)
     size_t min = wsize == 2 ? env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
                             : env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
     size_t max = env_bytes("HCMPI_COLL_SHM_BCAST_READ_MAX", 0);
+    /* coll_shm.sh refuses the reads on some ranks (HCMPI_SHM_CMA=0): all
+     * fall back alike, bytes checked, counters not. */
+    if (getenv("COLL_SHM_READS_REFUSED") != NULL)
+        min = 0;
     MPI_T_pvar_session session;
     MPI_T_pvar_handle sent[2];
     sent_counters_open(&session, sent);

@@ -164,6 +164,16 @@ HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 run_mpi_ok 2 coll_shm read-bcast
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 run_mpi_ok 5 coll_shm read-bcast
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm read-bcast
 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm read-bcast
+# Reads refused (no CMA) on every rank, and on rank 1 alone (so that its
+# reads fail, and on 2 ranks the root's writes when it is the root): every
+# rank falls back alike, bytes right.
+COLL_SHM_READS_REFUSED=1 HCMPI_SHM_CMA=0 run_mpi_ok 2 coll_shm read-bcast
+printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$node_wrap"
+for n in 2 3; do
+    echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm read-bcast"
+    COLL_SHM_READS_REFUSED=1 timeout -k 5 150 "$HCMPIRUN" -n $n --timeout 120 \
+        "$node_wrap" "$prog" read-bcast || fail "read-bcast on $n, no CMA on rank 1: failed"
+done
 # Large reductions about the slot, each rank's slice combined in place in
 # another rank's slot, on any number of ranks; with 4 KiB slots (long
 # pipelines); with every wait asleep.

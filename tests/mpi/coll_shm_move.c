@@ -445,9 +445,15 @@ static const size_t pair_sizes[] = {65535, 65536, 65537, 200000, (1u << 20) + 3}
  * lands). */
 static void pair_round(const comm_ctx_t *c, int it)
 {
-    int reads = counted && wsize == 2 && getenv("HCMPI_COLL_SHM_PAIR_READ_MIN") == NULL;
+    /* COLL_SHM_READS_REFUSED (coll_shm_move.sh): some rank cannot read the
+     * others (HCMPI_SHM_CMA=0), and all take the other paths alike. */
+    int refused = getenv("COLL_SHM_READS_REFUSED") != NULL;
+    int reads = counted && !refused && wsize == 2 &&
+                getenv("HCMPI_COLL_SHM_PAIR_READ_MIN") == NULL;
     const char *a2a_env = getenv("HCMPI_COLL_SHM_ALLTOALL_READ_MIN");
-    size_t a2a_min = a2a_env != NULL ? (size_t)strtoull(a2a_env, NULL, 10) : 32768;
+    size_t a2a_min = refused ? 0
+                     : a2a_env != NULL ? (size_t)strtoull(a2a_env, NULL, 10)
+                                       : 32768;
     for (int inplace = 0; inplace < 2; inplace++)
         for (size_t k = 0; k < NELEM(pair_sizes); k++)
             for (int v = 0; v < 2; v++) {

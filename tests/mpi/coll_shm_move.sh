@@ -39,4 +39,16 @@ HCMPI_SPIN=0 run_mpi_ok 2 coll_shm_move pair
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=65537 run_mpi_ok 3 coll_shm_move pair
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 run_mpi_ok 4 coll_shm_move pair
 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm_move pair
+# Reads refused (no CMA) on rank 1 alone: every rank falls back alike.
+prog=$(mpi_prog_path coll_shm_move)
+mpi_launcher_cmd
+wrap=$(mktemp)
+trap 'rm -f "$wrap"' EXIT
+printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$wrap"
+chmod +x "$wrap"
+for n in 2 3; do
+    echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm_move pair"
+    COLL_SHM_READS_REFUSED=1 timeout -k 5 200 "$HCMPIRUN" -n $n --timeout 180 \
+        "$wrap" "$prog" pair || fail "pair on $n, no CMA on rank 1: failed"
+done
 echo "coll_shm_move: all cases passed"
