@@ -28,6 +28,10 @@
  *              other's straight from its memory (the transport's
  *              single-copy get: CMA on shm), and keeps its buffer until
  *              the other read it.
+ *   bcast read: large bcasts: every rank names its buffer, the others
+ *              read the root's straight from its memory (on two ranks the
+ *              root writes half of it meanwhile, the single-copy put),
+ *              and the root keeps its buffer until they did.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -223,7 +227,8 @@ enum shmcoll_what {
   SHMCOLL_OP_ALLGATHER,
   SHMCOLL_OP_ALLTOALL,
   SHMCOLL_OP_REDUCE_SCATTER,
-  SHMCOLL_OP_PAIR_READ
+  SHMCOLL_OP_READ_EXCHANGE,
+  SHMCOLL_OP_BCAST_READ
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -641,13 +646,14 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
-/* Where a rank's block for the other of a pair lies, in its small buffer
- * of the collective; failed is raised before its done. */
-typedef struct shmcoll_pair_block {
+/* Where a rank's block for others to read lies (a pair's block for the
+ * other, a bcast root's buffer), in its small buffer of the collective;
+ * a reader's failed is raised before its done. */
+typedef struct shmcoll_read_block {
   int32_t failed;
   uint64_t addr;
   uint64_t len;
-} shmcoll_pair_block_t;
+} shmcoll_read_block_t;
 
 /* Reads len bytes at from in world rank's memory into to, through the
  * transport that reaches it (its single-copy get).  0: it cannot (another
@@ -659,41 +665,149 @@ static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
          p->ops->get(p->tctx, world, to, from, len) == HC_OK;
 }
 
-/* A two-rank exchange, collective number s: this rank's block for the
- * other is op->each bytes at op->in, the other's is op->size bytes into
- * op->out.  One copy per block, both at once, and no line of the segment
- * but the two flags and descriptors moves between the cores.  A failed
- * read (or blocks whose sizes disagree) is told in the descriptor, so
- * that both ranks see it and take another path alike. */
-static int shmcoll_pair_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+/* Where this rank's block for rank j of an exchange lies: an allgather's
+ * one block for all (op->one_block), else an alltoall's block j. */
+static const unsigned char *shmcoll_send_block(const hc_shmcoll_op_t *op, int j,
+                                               size_t *len) {
+  if (op->one_block) {
+    *len = shmcoll_block_len(op->counts, op->each, op->sc->rank);
+    return op->in;
+  }
+  *len = shmcoll_block_len(op->scounts, op->each, j);
+  return op->in + shmcoll_block_at(op->sdispls, op->each, j);
+}
+
+/* An exchange that each rank reads from the others' buffers, collective
+ * number s (allgather, alltoall): every rank names where its block for
+ * each rank lies, in a table of one entry per rank in its buffer of the
+ * collective, and raises posted; then reads its block from every other
+ * rank straight into its receive buffer (starting after itself, so that
+ * the ranks' reads spread over the sources), copies its own, and raises
+ * done; and keeps its buffer until every rank is done.  One copy per
+ * block, and no byte of data through the segment.  A failed read, or
+ * blocks whose sizes disagree, is told in the rank's own entry before
+ * done, so that every rank sees it and takes another path alike. */
+static int shmcoll_read_exchange_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  int peer = 1 - sc->rank;
-  size_t len = sizeof(shmcoll_pair_block_t);
-  shmcoll_pair_block_t *mine =
-      (shmcoll_pair_block_t *)shmcoll_buf(sc, sc->rank, s, len);
-  const shmcoll_pair_block_t *theirs =
-      (const shmcoll_pair_block_t *)shmcoll_buf(sc, peer, s, len);
+  int me = sc->rank;
+  size_t table = (size_t)sc->size * sizeof(shmcoll_read_block_t);
+  shmcoll_read_block_t *mine =
+      (shmcoll_read_block_t *)shmcoll_buf(sc, me, s, table);
   if (op->phase == 0) {
-    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, len)))
+    if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                      shmcoll_reuse(sc, s, table)))
       return 0;
-    *mine = (shmcoll_pair_block_t){.addr = (uint64_t)(uintptr_t)op->in,
-                                   .len = op->each};
+    for (int j = 0; j < sc->size; j++) {
+      size_t len;
+      const unsigned char *at = shmcoll_send_block(op, j, &len);
+      mine[j] =
+          (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)at, .len = len};
+    }
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
   }
   if (op->phase == 1) {
-    if (!shmcoll_need(sc, SHMCOLL_POSTED, peer, s))
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
-    int ok = theirs->len == op->size &&
-             (op->size == 0 || shmcoll_read_peer(sc->world_ranks[peer], op->out,
-                                                 theirs->addr, op->size));
-    mine->failed = !ok;
+    size_t own_n;
+    const unsigned char *own = shmcoll_send_block(op, me, &own_n);
+    int ok = own_n == shmcoll_block_len(op->counts, op->each, me);
+    for (int k = 1; ok && k < sc->size; k++) {
+      int j = (me + k) % sc->size;
+      const shmcoll_read_block_t *theirs =
+          (const shmcoll_read_block_t *)shmcoll_buf(sc, j, s, table) + me;
+      size_t want = shmcoll_block_len(op->counts, op->each, j);
+      ok =
+          theirs->len == want &&
+          (want == 0 || shmcoll_read_peer(
+                            sc->world_ranks[j],
+                            op->out + shmcoll_block_at(op->displs, op->each, j),
+                            theirs->addr, want));
+    }
+    unsigned char *to = op->out + shmcoll_block_at(op->displs, op->each, me);
+    if (ok && own_n > 0 && to != own) /* not in place */
+      memcpy(to, own, own_n);
+    mine[me].failed = !ok;
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     op->phase = 2;
   }
-  if (!shmcoll_need(sc, SHMCOLL_DONE, peer, s))
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, s))
     return 0;
-  op->read_failed = mine->failed || theirs->failed;
+  for (int r = 0; r < sc->size; r++)
+    if (((const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, table))[r].failed)
+      op->read_failed = 1;
+  return 1;
+}
+
+/* Writes len bytes at from into to in world rank's memory, through the
+ * transport that reaches it (its single-copy put); 0 where it cannot. */
+static int shmcoll_write_peer(int world, const unsigned char *from, uint64_t to,
+                              size_t len) {
+  const hc_peer_t *p = &hc_engine.peers[world];
+  return p->ops != NULL && p->ops->put != NULL &&
+         p->ops->put(p->tctx, world, from, to, len) == HC_OK;
+}
+
+/* The bytes of a bcast of size that the root writes into the reader's
+ * buffer (its front: whole cache lines) while the reader reads the rest.
+ * On two ranks half, so that both cores copy at once: 64 KiB in 2.4 us
+ * against 3.2 for the reader alone.  On more ranks none: the root's
+ * writes to each reader in turn were slower than the readers reading all
+ * at once (4 ranks on 2 cores, 64 KiB 13.5-14.4 us against 12.4-13.0;
+ * bench/NOTES.md, coll16h). */
+static size_t shmcoll_bcast_root_share(size_t size, int ranks) {
+  return ranks == 2 ? size / 2 / SHMCOLL_LINE * SHMCOLL_LINE : 0;
+}
+
+/* A bcast straight between the root's buffer and the others', collective
+ * number s: every rank names its buffer and raises posted; the root then
+ * writes the front of the reader's buffer on two ranks while each reader
+ * reads the rest from the root's (one copy of each byte, none through the
+ * segment), and each raises done.  Every rank waits for every done: the root
+ * keeps its buffer until the readers read it, a reader's buffer is complete
+ * once the root wrote, and a failed copy (told in the descriptor, before
+ * done) is seen by every rank alike, so that all take the other paths. */
+static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int root = sc->rank == op->root;
+  size_t front = shmcoll_bcast_root_share(op->size, sc->size);
+  shmcoll_line_t *mine = &sc->lines[sc->rank];
+  if (op->phase == 0) {
+    /* Every rank finished the last read (its done waits for all): none
+     * reads these fields any more. */
+    mine->read_addr = (uint64_t)(uintptr_t)op->out;
+    mine->read_len = op->size;
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, root ? SHMCOLL_ALL : op->root, s))
+      return 0;
+    int ok = 1;
+    for (int r = 0; r < sc->size && root && front > 0; r++)
+      if (r != sc->rank)
+        ok &= sc->lines[r].read_len == op->size &&
+              shmcoll_write_peer(sc->world_ranks[r], op->out,
+                                 sc->lines[r].read_addr, front);
+    if (!root) {
+      const shmcoll_line_t *from = &sc->lines[op->root];
+      ok = from->read_len == op->size &&
+           (op->size == front ||
+            shmcoll_read_peer(sc->world_ranks[op->root], op->out + front,
+                              from->read_addr + front, op->size - front));
+    }
+    if (!ok) /* reduced: this bcast's number tells the failure */
+      atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
+                            memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    op->phase = 2;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++)
+    if (atomic_load_explicit(&sc->lines[r].flag[SHMCOLL_REDUCED],
+                             memory_order_relaxed) == s)
+      op->read_failed = 1;
   return 1;
 }
 
@@ -709,8 +823,10 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_allgather_step(op, s);
   case SHMCOLL_OP_ALLTOALL:
     return shmcoll_alltoall_step(op, s);
-  case SHMCOLL_OP_PAIR_READ:
-    return shmcoll_pair_read_step(op, s);
+  case SHMCOLL_OP_READ_EXCHANGE:
+    return shmcoll_read_exchange_step(op, s);
+  case SHMCOLL_OP_BCAST_READ:
+    return shmcoll_bcast_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -811,11 +927,18 @@ static void shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
       .comm = comm, .sc = sc, .what = what, .nchunks = nchunks};
 }
 
+static int shmcoll_bcast_args(const void *buf, size_t bytes, int root,
+                              const hcomm_comm_t *comm) {
+  return comm != NULL && root >= 0 && root < comm->size &&
+         (buf != NULL || bytes == 0);
+}
+
+/* The segment's pipeline (two ranks: not between
+ * HCMPI_COLL_SHM_PAIR_BCAST_MAX and _SEG_MIN, where one message goes). */
 static int shmcoll_bcast_takes(const void *buf, size_t bytes, int root,
                                const hcomm_comm_t *comm) {
   size_t seg_min = hc_shmcoll_tuning.pair_bcast_seg_min;
-  return comm != NULL && root >= 0 && root < comm->size &&
-         (buf != NULL || bytes == 0) &&
+  return shmcoll_bcast_args(buf, bytes, root, comm) &&
          (comm->size != 2 || bytes <= hc_shmcoll_tuning.pair_bcast_max ||
           (seg_min > 0 && bytes >= seg_min));
 }
@@ -872,11 +995,17 @@ hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
   return shmcoll_run(&op);
 }
 
+/* A bcast that every other rank reads from the root's buffer (above);
+ * HC_ERR_NOT_SUPPORTED, on every rank alike, where it does not run. */
+static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
+                                      hcomm_comm_t *comm);
+
 hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
                              hcomm_comm_t *comm) {
-  if (!shmcoll_bcast_takes(buf, bytes, root, comm))
-    return HC_ERR_NOT_SUPPORTED;
-  hc_status_t rc;
+  hc_status_t rc = shmcoll_bcast_read(buf, bytes, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED ||
+      !shmcoll_bcast_takes(buf, bytes, root, comm))
+    return rc;
   hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
   if (sc == NULL)
     return rc == HC_ERR_NOT_SUPPORTED
@@ -1055,34 +1184,63 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->slice_n = shmcoll_block_len(counts, each, comm->rank);
 }
 
-/* On two ranks whose blocks (the larger of the two ways: the same on both)
- * are at least HCMPI_COLL_SHM_PAIR_READ_MIN, and reads of the other rank
- * worked so far on sc. */
-static int shmcoll_pair_reads(const hc_shmcoll_t *sc, size_t most) {
-  size_t min = hc_shmcoll_tuning.pair_read_min;
-  return sc->size == 2 && !sc->pair_read_off && sc->world_ranks != NULL &&
-         min > 0 && most >= min;
+/* Reads of other ranks' memory worked so far on sc. */
+static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
+  return !sc->reads_off && sc->world_ranks != NULL;
 }
 
-/* Runs the pair read of send_n bytes at send (this rank's block for the
- * other) and recv_n at recv.  HC_ERR_NOT_SUPPORTED, on both ranks alike,
- * when a read failed: sc then takes the other paths for good. */
-static hc_status_t shmcoll_pair_exchange(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                         const void *send, size_t send_n,
-                                         void *recv, size_t recv_n) {
-  hc_shmcoll_op_t op;
-  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_PAIR_READ, 1);
-  op.root = -1;
-  op.in = send;
-  op.each = send_n;
-  op.out = recv;
-  op.size = recv_n;
-  hc_status_t rc = shmcoll_run(&op);
-  if (rc == HC_OK && op.read_failed) {
-    sc->pair_read_off = 1;
+/* Blocks of at least HCMPI_COLL_SHM_PAIR_READ_MIN on two ranks (the larger
+ * of the two ways, the same on both), or alltoall blocks of at least
+ * HCMPI_COLL_SHM_ALLTOALL_READ_MIN on more (an allgather there keeps the
+ * segment, which copies each block in once for all the readers: 4 ranks,
+ * 64 KiB, 70-217 us against 137-173 reading; bench/NOTES.md, coll16h),
+ * where reads of the others worked so far on sc and a table of one entry
+ * per rank fits a buffer of the segment. */
+static int shmcoll_exchange_reads(const hc_shmcoll_t *sc, size_t most,
+                                  int alltoall) {
+  size_t min = sc->size == 2 ? hc_shmcoll_tuning.pair_read_min
+               : alltoall    ? hc_shmcoll_tuning.alltoall_read_min
+                             : 0;
+  return shmcoll_reads_work(sc) && min > 0 && most >= min &&
+         (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->chunk;
+}
+
+/* Runs op, whose ranks read each other's memory.  HC_ERR_NOT_SUPPORTED,
+ * on every rank alike, when a read failed: sc then takes the other paths
+ * for good. */
+static hc_status_t shmcoll_run_reads(hc_shmcoll_op_t *op) {
+  hc_status_t rc = shmcoll_run(op);
+  if (rc == HC_OK && op->read_failed) {
+    op->sc->reads_off = 1;
     return HC_ERR_NOT_SUPPORTED;
   }
   return rc;
+}
+
+/* Bcasts of HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN (two ranks) or
+ * HCMPI_COLL_SHM_BCAST_READ_MIN (more) bytes or more, up to
+ * HCMPI_COLL_SHM_BCAST_READ_MAX (0: any), on a communicator of one node whose
+ * reads of each other worked so far: the segment only carries the root's
+ * descriptor. */
+static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
+                                      hcomm_comm_t *comm) {
+  const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
+  size_t min = comm != NULL && comm->size == 2 ? t->pair_bcast_read_min
+                                               : t->bcast_read_min;
+  if (min == 0 || bytes < min ||
+      (t->bcast_read_max > 0 && bytes > t->bcast_read_max) ||
+      !shmcoll_bcast_args(buf, bytes, root, comm))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  if (sc == NULL || !shmcoll_reads_work(sc))
+    return sc == NULL ? rc : HC_ERR_NOT_SUPPORTED;
+  hc_shmcoll_op_t op;
+  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
+  op.root = root;
+  op.out = buf;
+  op.size = bytes;
+  return shmcoll_run_reads(&op);
 }
 
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
@@ -1100,18 +1258,14 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
   hc_shmcoll_op_t op;
   shmcoll_allgather_op(&op, sc, comm, sendbuf, bytes, recvbuf, rbytes, rdispls,
                        most);
-  if (shmcoll_pair_reads(sc, most)) {
-    int me = comm->rank, peer = 1 - me;
-    unsigned char *own = op.out + shmcoll_block_at(rdispls, bytes, me);
-    size_t own_n = shmcoll_block_len(rbytes, bytes, me);
-    rc = shmcoll_pair_exchange(sc, comm, op.in, own_n,
-                               op.out + shmcoll_block_at(rdispls, bytes, peer),
-                               shmcoll_block_len(rbytes, bytes, peer));
-    if (rc != HC_ERR_NOT_SUPPORTED) {
-      if (rc == HC_OK && own_n > 0 && own != op.in) /* not in place */
-        memcpy(own, op.in, own_n);
+  if (shmcoll_exchange_reads(sc, most, 0)) {
+    hc_shmcoll_op_t x = op;
+    x.what = SHMCOLL_OP_READ_EXCHANGE;
+    x.nchunks = 1;
+    x.one_block = 1;
+    rc = shmcoll_run_reads(&x);
+    if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
-    }
   }
   return shmcoll_run(&op);
 }
@@ -1126,29 +1280,30 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
   if (sc == NULL)
     return rc;
-  if (sendbuf != HCOMM_IN_PLACE && sc->size == 2) {
-    /* In place, the block the other reads is where its block lands. */
-    int me = comm->rank, peer = 1 - me;
-    size_t send_n = shmcoll_block_len(sbytes, bytes, peer);
-    size_t recv_n = shmcoll_block_len(rbytes, bytes, peer);
-    size_t own_n = shmcoll_block_len(rbytes, bytes, me);
-    const unsigned char *in = sendbuf;
-    unsigned char *out = recvbuf;
-    if (shmcoll_pair_reads(sc, send_n > recv_n ? send_n : recv_n)) {
-      /* Own blocks whose sizes disagree: announced as a size the other
-       * never expects, so both leave it to the schedule, which reports
-       * the truncation. */
-      if (shmcoll_block_len(sbytes, bytes, me) != own_n)
-        send_n = SIZE_MAX;
-      rc = shmcoll_pair_exchange(
-          sc, comm, in + shmcoll_block_at(sdispls, bytes, peer), send_n,
-          out + shmcoll_block_at(rdispls, bytes, peer), recv_n);
-      if (rc == HC_OK && own_n > 0)
-        memcpy(out + shmcoll_block_at(rdispls, bytes, me),
-               in + shmcoll_block_at(sdispls, bytes, me), own_n);
-      if (rc != HC_ERR_NOT_SUPPORTED)
-        return rc;
-    }
+  /* Read from the others where every rank judges the blocks alike: equal
+   * ones, or on two ranks the larger of the two ways.  In place, the block
+   * another reads is where its block lands. */
+  size_t most = bytes;
+  if (rbytes != NULL && sc->size == 2) {
+    size_t send_n = shmcoll_block_len(sbytes, bytes, 1 - comm->rank);
+    size_t recv_n = shmcoll_block_len(rbytes, bytes, 1 - comm->rank);
+    most = send_n > recv_n ? send_n : recv_n;
+  }
+  if (sendbuf != HCOMM_IN_PLACE && (rbytes == NULL || sc->size == 2) &&
+      shmcoll_exchange_reads(sc, most, 1)) {
+    hc_shmcoll_op_t x;
+    shmcoll_op_init(&x, sc, comm, SHMCOLL_OP_READ_EXCHANGE, 1);
+    x.root = -1;
+    x.in = sendbuf;
+    x.out = recvbuf;
+    x.counts = rbytes;
+    x.displs = rdispls;
+    x.scounts = sbytes;
+    x.sdispls = sdispls;
+    x.each = bytes;
+    rc = shmcoll_run_reads(&x);
+    if (rc != HC_ERR_NOT_SUPPORTED)
+      return rc;
   }
   hc_shmcoll_op_t op;
   rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,

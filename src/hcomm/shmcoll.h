@@ -78,27 +78,53 @@
  * 12.8-15.8 / 10.0-13.2; so from 64 KiB (Alltoall(v) would gain from 16
  * KiB too: bench/NOTES.md, coll16g). */
 #define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
+/* More ranks, Alltoall blocks of this many bytes or more (above
+ * HC_SHMCOLL_ALLTOALL_MAX they would be messages): each rank reads its
+ * block from every other rank's buffer in the same way.  bench/collective
+ * -c alltoall on 4 ranks (on 2 cores), interleaved (coll16h, 4 December
+ * 2026), us, read / before / Open MPI: 16 KiB 11.5-15.7 / 10.4-10.6 (the
+ * segment) / 14.4-20.6; 64 KiB 23-38 / 154-214 / 29-83; 256 KiB 189-322 /
+ * 401-521 / 203-472; 1 MiB 865-907 / 1290-1329 / 868-3880. */
+#define HC_SHMCOLL_ALLTOALL_READ_MIN ((size_t)32 << 10)
+/* Bcasts of this many bytes or more (two ranks; more ranks), up to
+ * HC_SHMCOLL_BCAST_READ_MAX (0: any): each reader copies the root's
+ * buffer straight from its memory (the transport's single-copy get; on
+ * two ranks the root writes half with put meanwhile) instead of the
+ * segment's two copies or the one message; where reads fail, those paths
+ * as below.  bench/collective -c bcast, interleaved (coll16h, 4 December
+ * 2026), us, read / before / Open MPI: 2 ranks 16 KiB 1.48-1.51 /
+ * 1.81-1.86 / 1.37-1.46, 64 KiB 2.36-2.47 / 7.24-7.45 / 3.12-3.27,
+ * 1 MiB 18-20 / 45-48 / 47-53, 4 MiB 166-171 / 773-2381 / 356-6919;
+ * 4 ranks (on 2 cores) 32 KiB 9.6-10.2 / 6.7-9.9, 64 KiB 12.4-13.0 /
+ * 13.7-16.6, 256 KiB 30-31 / 56-164 (bench/NOTES.md). */
+#define HC_SHMCOLL_PAIR_BCAST_READ_MIN ((size_t)16 << 10)
+#define HC_SHMCOLL_BCAST_READ_MIN ((size_t)64 << 10)
+#define HC_SHMCOLL_BCAST_READ_MAX ((size_t)0)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
 #define HC_SHMCOLL_LANE_MAX ((size_t)16 << 10)
 
 typedef struct hc_shmcoll_tuning {
-  int enabled;          /* HCMPI_COLL_SHM: 0 leaves every collective to
-                           schedules */
-  size_t max;           /* larger messages take the schedule */
-  size_t chunk;         /* bytes of one rank's slot: the pipeline's step */
-  size_t allgather_max; /* allgathers of larger blocks take the schedule */
-  size_t pair_bcast_max; /* bcasts of two ranks above this: a message */
+  int enabled;               /* HCMPI_COLL_SHM: 0 leaves every collective to
+                                schedules */
+  size_t max;                /* larger messages take the schedule */
+  size_t chunk;              /* bytes of one rank's slot: the pipeline's step */
+  size_t allgather_max;      /* allgathers of larger blocks take the schedule */
+  size_t pair_bcast_max;     /* bcasts of two ranks above this: a message */
   size_t pair_bcast_seg_min; /* ... up to this (0: none) */
-  size_t bcast_bufs;     /* large buffers a bcast chunk spans (0: all) */
-  size_t stream_min;     /* copies in that other ranks read bypass the
-                            cache from this size on (0: never) */
-  size_t alltoall_max;  /* alltoall blocks above this take messages */
-  size_t pair_read_min; /* 2 ranks: blocks from this read from the peer */
-  size_t lane_buf;      /* bytes of a lane's buffer (at most: smaller on
-                           many ranks) */
-  size_t lane_max;      /* persistent forms of more bytes take no lane */
+  size_t bcast_bufs;         /* large buffers a bcast chunk spans (0: all) */
+  size_t stream_min;         /* copies in that other ranks read bypass the
+                                cache from this size on (0: never) */
+  size_t alltoall_max;       /* alltoall blocks above this take messages */
+  size_t pair_read_min;      /* 2 ranks: blocks from this read from the peer */
+  size_t alltoall_read_min;  /* more ranks: the same (0: never) */
+  size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
+  size_t bcast_read_min;      /* more ranks: the same (0: never) */
+  size_t bcast_read_max;      /* ... up to this (0: any) */
+  size_t lane_buf;            /* bytes of a lane's buffer (at most: smaller on
+                                 many ranks) */
+  size_t lane_max;            /* persistent forms of more bytes take no lane */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;
@@ -171,11 +197,12 @@ typedef struct hc_shmcoll_op {
   const size_t *scounts, *sdispls; /* alltoall: sent */
   size_t each;
   size_t slice_at, slice_n; /* reduce_scatter: this rank's block (elements) */
-  uint32_t first;   /* sequence number of the first chunk */
-  uint32_t nchunks; /* chunks, each a collective number of its own */
-  uint32_t at;      /* the chunk under way */
-  int phase;        /* how far that chunk got */
-  int read_failed;  /* pair read: either rank's read of the other failed */
+  uint32_t first;           /* sequence number of the first chunk */
+  uint32_t nchunks;         /* chunks, each a collective number of its own */
+  uint32_t at;              /* the chunk under way */
+  int phase;                /* how far that chunk got */
+  int one_block;   /* read exchange: one block for every rank (allgather) */
+  int read_failed; /* reads: some rank's read of another failed */
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

@@ -93,7 +93,11 @@ typedef struct shmcoll_hdr {
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
-  unsigned char pad[SHMCOLL_LINE - 3 * sizeof(uint32_t)];
+  uint32_t unused;
+  /* A bcast read (shmcoll.c): where this rank's buffer lies, in the line
+   * its posted flag brings along. */
+  uint64_t read_addr, read_len;
+  unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 } shmcoll_line_t;
 
 /* A communicator that spans nodes: its node and leader communicators
@@ -119,9 +123,9 @@ typedef struct hc_shmcoll {
    * lines: a buffer's reuse that it covers needs no other rank's line,
    * which would pull that line over while its owner writes it. */
   uint32_t done_seen;
-  /* A pair read failed (on either rank, so on both alike): reading the
-   * other's memory is not allowed here. */
-  int pair_read_off;
+  /* A read of another rank's memory failed (a pair read, a bcast's;
+   * seen by every rank alike): reading it is not allowed here. */
+  int reads_off;
   /* What the collective under way waits for (flag kind of rank who, or
    * of every rank, to reach want): where a waiter behind it sleeps. */
   int wait_kind, wait_who;

@@ -130,6 +130,25 @@ const hc_env_entry_t hc_env_table[] = {
      "bytes are read once straight from the other rank's buffer "
      "(process_vm_readv) instead of moving through the shared segment or "
      "point-to-point messages; 0 never"},
+    {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", "32k", "library",
+     "on more than two ranks of one node, Alltoall blocks (not Alltoallv) "
+     "of at least this many bytes are read by each rank straight from "
+     "every other rank's buffer (process_vm_readv) instead of moving "
+     "through the shared segment or point-to-point messages; 0 never"},
+    {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", "16k", "library",
+     "on two ranks, Bcasts of at least this many bytes (up to "
+     "HCMPI_COLL_SHM_BCAST_READ_MAX) move straight between the two buffers "
+     "(the other rank reads half of the root's with process_vm_readv while "
+     "the root writes the other half) instead of taking the shared segment "
+     "or one point-to-point message; 0 never"},
+    {"HCMPI_COLL_SHM_BCAST_READ_MIN", "64k", "library",
+     "on more than two ranks of one node, Bcasts of at least this many "
+     "bytes (up to HCMPI_COLL_SHM_BCAST_READ_MAX) are read by every rank "
+     "but the root straight from the root's buffer (process_vm_readv) "
+     "instead of taking the shared segment; 0 never"},
+    {"HCMPI_COLL_SHM_BCAST_READ_MAX", "0", "library",
+     "Bcasts of more bytes are not read from the root's buffer (see "
+     "HCMPI_COLL_SHM_BCAST_READ_MIN); 0: no bound"},
     {"HCMPI_COLL_SHM_CHUNK", "256k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks: the large slots of a "
@@ -322,6 +341,10 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},

@@ -35,11 +35,22 @@
  *                       counters): the segment takes them on any number
  *                       of ranks, two as well.
  *   coll_shm pair-bcast
- *                       2 ranks: Bcasts about 64 KiB and up to 4 MiB +
+ *                       2 ranks, reads of the root's buffer off
+ *                       (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0): Bcasts
+ *                       about 64 KiB and up to 4 MiB +
  *                       1 from both roots, checked byte by byte; those up
  *                       to 64 KiB and from HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN
  *                       (bytes) to 4 MiB send no transport message (the
  *                       segment), the others up to 4 MiB do.
+ *   coll_shm read-bcast
+ *                       Bcasts about the thresholds of reading the root's
+ *                       buffer (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN on two
+ *                       ranks, HCMPI_COLL_SHM_BCAST_READ_MIN on more, up to
+ *                       HCMPI_COLL_SHM_BCAST_READ_MAX) up to 4 MiB + 1, and
+ *                       of a strided type, from every root, checked byte
+ *                       by byte; those read send no transport message
+ *                       (unless COLL_SHM_READS_REFUSED is set: some rank
+ *                       cannot read, and all take the other paths).
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
  *                       product), in place and not, of vectors about the
@@ -568,6 +579,83 @@ static void run_pair_bcasts(void)
     sent_counters_close(&session);
 }
 
+/* ---- bcasts read straight from the root's buffer ------------------------- */
+
+/* A size from the environment (plain bytes), or def. */
+static size_t env_bytes(const char *name, size_t def)
+{
+    const char *env = getenv(name);
+    return env != NULL ? (size_t)strtoull(env, NULL, 10) : def;
+}
+
+/* One Bcast of count vectors of blocks of 3 ints every 5 from root (a
+ * strided type: the face packs it), each int checked on every rank and
+ * the gaps left alone. */
+static void strided_bcast_checked(size_t count, int root, int it)
+{
+    MPI_Datatype vec;
+    MPI_Type_vector((int)count, 3, 5, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    size_t n = 5 * count;
+    int *buf = mt_malloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++)
+        buf[i] = wrank == root || i % 5 >= 3 ? val(root, it, i) : -7;
+    int rc = MPI_Bcast(buf, 1, vec, root, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "strided bcast of %zu ints: %s", 3 * count, mt_errstr(rc));
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != val(root, it, i)) {
+            CHECK(0, "it %d: strided bcast from %d wrong at int %zu: %d", it, root, i, buf[i]);
+            break;
+        }
+    free(buf);
+    MPI_Type_free(&vec);
+}
+
+/* Bcasts about HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN (two ranks) or
+ * HCMPI_COLL_SHM_BCAST_READ_MIN (more; as the environment sets them, up to
+ * HCMPI_COLL_SHM_BCAST_READ_MAX), each from every root, checked byte by
+ * byte; those the ranks read from the root's buffer (from the threshold
+ * on, above 4 MiB too) send no transport message; a strided type's too. */
+static void run_read_bcasts(void)
+{
+    static const size_t sizes[] = {1,      4096,   16383,  16384,   16385,   65535,
+                                   65536,  65537,  200003, 1048576, (1u << 20) + 13,
+                                   (4u << 20) + 1};
+    size_t min = wsize == 2 ? env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
+                            : env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
+    size_t max = env_bytes("HCMPI_COLL_SHM_BCAST_READ_MAX", 0);
+    /* coll_shm.sh refuses the reads on some ranks (HCMPI_SHM_CMA=0): all
+     * fall back alike, bytes checked, counters not. */
+    if (getenv("COLL_SHM_READS_REFUSED") != NULL)
+        min = 0;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle sent[2];
+    sent_counters_open(&session, sent);
+    unsigned char *buf = mt_malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
+    for (int it = 0; it < 2; it++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            for (int root = 0; root < wsize; root++) {
+                CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+                unsigned long long before = mt_counters_sum(session, 2, sent);
+                bcast_checked(buf, sizes[k], root, it, k);
+                unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+                int read = wsize > 1 && min > 0 && sizes[k] >= min && (max == 0 || sizes[k] <= max);
+                CHECK(!read || moved == 0,
+                      "bcast of %zu bytes from %d read from the root: %llu transport messages",
+                      sizes[k], root, moved);
+            }
+    for (int root = 0; root < wsize; root++) {
+        CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+        unsigned long long before = mt_counters_sum(session, 2, sent);
+        strided_bcast_checked(30000, root, root); /* 360000 bytes packed */
+        unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+        int read = wsize > 1 && min > 0 && 360000 >= min && (max == 0 || 360000 <= max);
+        CHECK(!read || moved == 0, "strided bcast from %d: %llu transport messages", root, moved);
+    }
+    free(buf);
+    sent_counters_close(&session);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -581,6 +669,8 @@ int main(int argc, char **argv)
         run_large_bcasts();
     else if (argc > 1 && strcmp(argv[1], "pair-bcast") == 0)
       run_pair_bcasts();
+    else if (argc > 1 && strcmp(argv[1], "read-bcast") == 0)
+        run_read_bcasts();
     else if (argc > 1 && strcmp(argv[1], "large-reduce") == 0)
       run_large_reductions();
     else

@@ -13,8 +13,11 @@
 # too, and sliced Reduce and Allreduce, a large Allgather, and on 2 ranks
 # a large Allgather and Alltoall read from the other rank); that large Reduces and Allreduces
 # (1 to 8 ranks, about the slot, up to 4 MiB) are right and send no
-# transport message; and that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
-# chunks) take the segment's pipeline and send no transport message.
+# transport message; that large Bcasts (1 to 5 ranks, 4 KiB to 1 MiB, about the
+# chunks) take the segment's pipeline and send no transport message; and
+# that Bcasts read straight from the root's buffer (1, 2, 3, 5, 8 ranks,
+# every root, about the thresholds, a strided type) are right and send no
+# transport message, and fail the survivors of a rank killed in them.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
@@ -103,23 +106,35 @@ for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allredu
     reduce_scatter_block; do
     kill_case 4 $kind
 done
+# Large bcasts are read from the root's buffer by default (above); the
+# segment's pipeline when that is off.
+HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large
+HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large-root
+# Large Alltoall blocks are read from the others there by default
+# (HCMPI_COLL_SHM_ALLTOALL_READ_MIN); the schedule's messages without.
+HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 kill_case 4 alltoall-large
 kill_case 2 allreduce-large
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large
 kill_case 2 alltoall-large
-# Two ranks: a large bcast is the segment's pipeline there too when
+# Two ranks: a large bcast is read (half written by the root) straight
+# between the buffers by default; without that
+# (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0), the segment's pipeline when
 # HCMPI_COLL_SHM_PAIR_BCAST_MAX lets it (by default it is one message above
 # 64 KiB), and one message otherwise.
-HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large
-HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 kill_case 2 bcast-large
-HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large-root
 kill_case 2 bcast-large
+kill_case 2 bcast-large-root
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 kill_case 2 bcast-large
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large-root
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 kill_case 2 bcast-large
 
 # Large bcasts run through the segment (no transport message) on any
 # number of ranks, two as well (up to HCMPI_COLL_SHM_PAIR_BCAST_MAX, here
 # raised over the test's largest), with 64 KiB and 4 KiB chunks, and with
-# every wait asleep (the bell wakes them).
+# every wait asleep (the bell wakes them); reads of the root's buffer off.
+export HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_BCAST_READ_MIN=0
 for n in 1 3 5; do
     run_mpi_ok $n coll_shm large-bcast
 done
@@ -135,6 +150,30 @@ HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-bcast
 run_mpi_ok 2 coll_shm pair-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 run_mpi_ok 2 coll_shm pair-bcast
 HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=0 run_mpi_ok 2 coll_shm pair-bcast
+unset HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN HCMPI_COLL_SHM_BCAST_READ_MIN
+# Bcasts read straight from the root's buffer, from every root, about the
+# thresholds (defaults, lowered, bounded by HCMPI_COLL_SHM_BCAST_READ_MAX,
+# off: the paths above), with every wait asleep.
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm read-bcast
+done
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=4096 HCMPI_COLL_SHM_BCAST_READ_MIN=16385 run_mpi_ok 2 coll_shm read-bcast
+HCMPI_COLL_SHM_BCAST_READ_MIN=16385 HCMPI_COLL_SHM_BCAST_READ_MAX=65536 run_mpi_ok 3 coll_shm read-bcast
+HCMPI_COLL_SHM_BCAST_READ_MAX=65537 run_mpi_ok 2 coll_shm read-bcast
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 run_mpi_ok 2 coll_shm read-bcast
+HCMPI_COLL_SHM_BCAST_READ_MIN=0 run_mpi_ok 5 coll_shm read-bcast
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm read-bcast
+HCMPI_SPIN=0 run_mpi_ok 3 coll_shm read-bcast
+# Reads refused (no CMA) on every rank, and on rank 1 alone (so that its
+# reads fail, and on 2 ranks the root's writes when it is the root): every
+# rank falls back alike, bytes right.
+COLL_SHM_READS_REFUSED=1 HCMPI_SHM_CMA=0 run_mpi_ok 2 coll_shm read-bcast
+printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$node_wrap"
+for n in 2 3; do
+    echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm read-bcast"
+    COLL_SHM_READS_REFUSED=1 timeout -k 5 150 "$HCMPIRUN" -n $n --timeout 120 \
+        "$node_wrap" "$prog" read-bcast || fail "read-bcast on $n, no CMA on rank 1: failed"
+done
 # Large reductions about the slot, each rank's slice combined in place in
 # another rank's slot, on any number of ranks; with 4 KiB slots (long
 # pipelines); with every wait asleep.

@@ -30,7 +30,9 @@
  *                        KiB up to 1 MiB, in place and not, and an
  *                        Allgather of a strided type: on 2 ranks each
  *                        rank reads the other's blocks from its memory,
- *                        and (not in place) no transport message moves.
+ *                        and (not in place) no transport message moves;
+ *                        on more, an Alltoall's blocks from
+ *                        HCMPI_COLL_SHM_ALLTOALL_READ_MIN likewise.
  */
 #include "mpitest.h"
 
@@ -443,7 +445,15 @@ static const size_t pair_sizes[] = {65535, 65536, 65537, 200000, (1u << 20) + 3}
  * lands). */
 static void pair_round(const comm_ctx_t *c, int it)
 {
-    int reads = counted && wsize == 2 && getenv("HCMPI_COLL_SHM_PAIR_READ_MIN") == NULL;
+    /* COLL_SHM_READS_REFUSED (coll_shm_move.sh): some rank cannot read the
+     * others (HCMPI_SHM_CMA=0), and all take the other paths alike. */
+    int refused = getenv("COLL_SHM_READS_REFUSED") != NULL;
+    int reads = counted && !refused && wsize == 2 &&
+                getenv("HCMPI_COLL_SHM_PAIR_READ_MIN") == NULL;
+    const char *a2a_env = getenv("HCMPI_COLL_SHM_ALLTOALL_READ_MIN");
+    size_t a2a_min = refused ? 0
+                     : a2a_env != NULL ? (size_t)strtoull(a2a_env, NULL, 10)
+                                       : 32768;
     for (int inplace = 0; inplace < 2; inplace++)
         for (size_t k = 0; k < NELEM(pair_sizes); k++)
             for (int v = 0; v < 2; v++) {
@@ -455,6 +465,7 @@ static void pair_round(const comm_ctx_t *c, int it)
                 allgather_setup(&g, c, pair_sizes[k], v, inplace, it);
                 CHECK(allgather_start(&g, c, v, inplace, NULL) == MPI_SUCCESS, "pair Allgather");
                 gather_finish(&g, c, it, v ? "pair Allgatherv" : "pair Allgather");
+                unsigned long long between = messages_sent();
                 a2a_run_t a;
                 a2a_setup(&a, c, pair_sizes[k], v, inplace, it);
                 CHECK(a2a_start(&a, c, v, inplace, NULL) == MPI_SUCCESS, "pair Alltoall");
@@ -463,6 +474,13 @@ static void pair_round(const comm_ctx_t *c, int it)
                 CHECK(!read || inplace || moved == 0,
                       "%llu transport messages in pair reads of %zu bytes (v-form %d)", moved,
                       pair_sizes[k], v);
+                /* More ranks: an Alltoall of blocks from
+                 * HCMPI_COLL_SHM_ALLTOALL_READ_MIN is read from the others. */
+                moved = messages_sent() - between;
+                CHECK(!counted || wsize < 3 || v || inplace || a2a_min == 0 ||
+                          pair_sizes[k] < a2a_min || moved == 0,
+                      "%llu transport messages in an Alltoall of %zu bytes read from %d ranks",
+                      moved, pair_sizes[k], wsize);
             }
     /* A strided datatype: the face packs it, the pair read moves bytes. */
     enum { STRIDED = 40000 };

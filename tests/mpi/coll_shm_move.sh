@@ -25,11 +25,30 @@ HCMPI_COLL_SHM_ALLGATHER_MAX=64k run_mpi_ok 3 coll_shm_move plain
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_move plain
 # Blocks about HCMPI_COLL_SHM_PAIR_READ_MIN: on 2 ranks read from the
 # other rank (with the threshold above and below the sizes, and off:
-# the segment and the schedule), on more the segment and the schedule.
+# the segment and the schedule), on more Alltoall's read too, the others
+# the segment and the schedule.
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm_move pair
 done
 HCMPI_COLL_SHM_PAIR_READ_MIN=65537 run_mpi_ok 2 coll_shm_move pair
 HCMPI_COLL_SHM_PAIR_READ_MIN=0 run_mpi_ok 2 coll_shm_move pair
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm_move pair
+# More ranks: Alltoall blocks from HCMPI_COLL_SHM_ALLTOALL_READ_MIN (32 KiB)
+# are read from the others (threshold above the smallest sizes, off: the
+# schedule), with every wait asleep.
+HCMPI_COLL_SHM_ALLTOALL_READ_MIN=65537 run_mpi_ok 3 coll_shm_move pair
+HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 run_mpi_ok 4 coll_shm_move pair
+HCMPI_SPIN=0 run_mpi_ok 3 coll_shm_move pair
+# Reads refused (no CMA) on rank 1 alone: every rank falls back alike.
+prog=$(mpi_prog_path coll_shm_move)
+mpi_launcher_cmd
+wrap=$(mktemp)
+trap 'rm -f "$wrap"' EXIT
+printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$wrap"
+chmod +x "$wrap"
+for n in 2 3; do
+    echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm_move pair"
+    COLL_SHM_READS_REFUSED=1 timeout -k 5 200 "$HCMPIRUN" -n $n --timeout 180 \
+        "$wrap" "$prog" pair || fail "pair on $n, no CMA on rank 1: failed"
+done
 echo "coll_shm_move: all cases passed"
