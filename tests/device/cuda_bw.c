@@ -105,7 +105,9 @@ static void bw_fill(cu_ptr_t d, size_t n, int salt) {
   CHECK(h != NULL);
   for (size_t i = 0; i < n; i++)
     h[i] = (unsigned char)((i * 7 + (size_t)salt) & 0xff);
-  CHECK(cu.htod(d, h, n) == 0);
+  /* From pageable memory cuMemcpyHtoD returns before the bytes landed;
+   * MPI reads them from another stream or process next. */
+  CHECK(cu.htod(d, h, n) == 0 && cu.sync() == 0);
   free(h);
 }
 

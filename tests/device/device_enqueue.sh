@@ -5,7 +5,8 @@
 # operations run (device buffers handed to the engine as they are; over
 # HCCL with HCMPI_DEVICE_PATH=hccl, whose HcclSend/HcclRecv count must
 # cover every device message; staged with HCMPI_STREAM_DIRECT=0, the
-# default on CUDA, whose direct form runs too), and
+# default on CUDA, whose direct form must end in the CUDA double's report
+# of the hang a real driver has there), and
 # again over both with HCMPI_STREAM_WAIT=hostfn (host functions run them
 # whole); then
 # a peer killed while a receive from it is enqueued (the stream goes on,
@@ -35,8 +36,16 @@ cuda_run() { # what, then env settings
 }
 echo "== cudaStream_t (CUDA double)"
 cuda_run staged
-echo "== cudaStream_t (CUDA double), device buffers handed to the engine"
-cuda_run direct HCMPI_STREAM_DIRECT=1
+echo "== cudaStream_t (CUDA double), device buffers handed to the engine: must hang"
+# What HCMPI_STREAM_DIRECT=auto stages on CUDA for: closing a peer's IPC
+# import, cuIpcCloseMemHandle waits for the stream held on an enqueued
+# receive's flag while it blocks the driver call that leads to raising
+# the flag (an H200 hung so).  The double reports that wait and aborts.
+env HCMPI_STREAM_DIRECT=1 HCMPI_DEVICE=cuda HCMPI_CUDA_LIB="$cuda" \
+  DEVICE_P2P_ALLOC=cuda timeout -k 5 90 "$run" -n 2 --timeout 60 "$prog" \
+  >"$log" 2>&1 && fail "direct form on the CUDA double did not hang"
+grep -q "cuIpcCloseMemHandle waits for stream .* held on a value wait: a real driver would hang here" "$log" ||
+  fail "direct form on the CUDA double: no report of the close's hang"
 echo "== aclrtStream, device messages through HCCL (HcclSend/HcclRecv)"
 HCMPI_DEVICE_PATH=hccl DEVICE_ENQUEUE_HCCL=1 "$run" -n 2 --timeout 120 \
   "$prog" >"$log" 2>&1 || fail "run (acl, hccl)"

@@ -12,12 +12,20 @@
  * second mapping private to the double.  Freed device addresses are handed
  * out again (same span, most recently freed first) with a new buffer id.
  *
- * Streams: a worker thread per created stream runs its copies, event
- * records, host functions (cuLaunchHostFunc), waits on a memory value
- * (cuStreamWaitValue32_v2, polled) and the double's "kernels" in order;
- * the NULL stream runs work at the call.  Host waits on streams are
+ * Streams: a worker thread per stream runs its copies, event records,
+ * host functions (cuLaunchHostFunc), waits on a memory value
+ * (cuStreamWaitValue32_v2, polled) and the double's "kernels" in order.
+ * The NULL stream is each context's legacy stream, with the driver's
+ * implicit ordering against blocking streams; cuMemcpy and its typed forms
+ * run there and return when the driver's do: before a write to device
+ * memory from device or pageable memory landed.  Host waits on streams are
  * counted (fakecuda_host_syncs), as are host functions and value waits
  * holding their stream now.
+ *
+ * cuIpcCloseMemHandle waits for every stream of its context to drain while
+ * it holds a driver lock that every other entry point passes (fc_enter);
+ * a stream held on the host meanwhile is reported as the hang it is on a
+ * real driver, and the process aborted.
  *
  * IPC: a CUipcMemHandle names the exporter's pid and memfd; the importer
  * maps /proc/<pid>/fd/<fd>.  cuMemGetHandleForAddressRange (dma-buf) hands
@@ -103,7 +111,25 @@ static struct {
   fc_pinned_t *pinned;
   struct fc_ctx ctx[FC_DEVICES_MAX];
   unsigned long long next_id;
+  struct fc_stream *streams; /* every stream, legacy ones included */
+  struct fc_stream *legacy[FC_DEVICES_MAX]; /* each context's NULL stream */
 } fc = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The driver's lock: cuIpcCloseMemHandle holds it exclusive while it waits
+ * for its context's streams to drain, and every other entry point passes
+ * through it shared first (fc_enter), so a close blocks other threads'
+ * driver calls meanwhile, as the driver's does.  Writers first: a close
+ * waiting for it stops new calls. */
+static pthread_rwlock_t fc_driver_lock =
+    PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static __thread int fc_closing_here; /* this thread holds it exclusive */
+
+static void fc_enter(void) {
+  if (fc_closing_here)
+    return;
+  pthread_rwlock_rdlock(&fc_driver_lock);
+  pthread_rwlock_unlock(&fc_driver_lock);
+}
 
 static __thread struct fc_ctx *fc_current;
 
@@ -188,6 +214,7 @@ static fc_pinned_t *fc_find_pinned(uintptr_t p) {
 /* ---- init, devices, contexts ------------------------------------------ */
 
 CUresult cuInit(unsigned int Flags) {
+  fc_enter();
   if (Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
   pthread_mutex_lock(&fc.lock);
@@ -199,6 +226,7 @@ CUresult cuInit(unsigned int Flags) {
 }
 
 CUresult cuDeviceGetCount(int *count) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (count == NULL)
@@ -208,6 +236,7 @@ CUresult cuDeviceGetCount(int *count) {
 }
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (device == NULL)
@@ -219,6 +248,7 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
 }
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (pctx == NULL)
@@ -233,6 +263,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (dev < 0 || dev >= fc_devices())
@@ -248,6 +279,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
 }
 
 CUresult cuCtxSetCurrent(CUcontext ctx) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (ctx != NULL &&
@@ -284,6 +316,7 @@ static CUresult fc_attribute(void *data, int attribute, unsigned int type,
 /* Needs no current context (unified addressing names the pointer's own);
  * memory the driver does not know: CUDA_ERROR_INVALID_VALUE. */
 CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (data == NULL)
@@ -303,6 +336,7 @@ CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
 
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
                                  CUdeviceptr dptr) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -355,6 +389,7 @@ static void fc_unlink_locked(fc_alloc_t *a) {
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -404,9 +439,21 @@ static CUresult fc_release(CUdeviceptr dptr, int import) {
   return rc;
 }
 
-CUresult cuMemFree_v2(CUdeviceptr dptr) { return fc_release(dptr, 0); }
+static void fc_legacy_drain(void);
+
+/* The free waits for the legacy stream, whose copies may still write the
+ * memory (the driver's free synchronises too). */
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  fc_enter();
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  fc_legacy_drain();
+  return fc_release(dptr, 0);
+}
 
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -433,6 +480,7 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
 }
 
 CUresult cuMemFreeHost(void *p) {
+  fc_enter();
   if (!fc.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   pthread_mutex_lock(&fc.lock);
@@ -450,9 +498,367 @@ CUresult cuMemFreeHost(void *p) {
   return rc;
 }
 
+/* ---- streams ------------------------------------------------------------
+ * Each stream has a worker thread that runs its queued work (copies, event
+ * records, host functions, value waits, kernels) in order, so asynchronous
+ * work really is asynchronous.  The NULL stream is the context's legacy
+ * default stream, a worker of its own created at first use, ordered with
+ * the context's blocking streams (created with flags 0) as the driver
+ * orders it: its work waits for theirs queued before, and theirs for its;
+ * CU_STREAM_NON_BLOCKING streams do not order with it. */
+
+typedef struct fc_fence fc_fence_t;
+
+typedef struct fc_task {
+  struct fc_task *next;
+  void (*fn)(void *arg);
+  void *arg;
+  fc_fence_t *after; /* passed before fn runs (NULL: nothing to wait for) */
+} fc_task_t;
+
+struct fc_stream {
+  uint32_t magic;
+  int device;
+  int blocking; /* orders with the legacy stream (flags 0, or it itself) */
+  int legacy;   /* the context's NULL stream */
+  struct fc_stream *next_of_all; /* fc.streams, under fc.lock */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  fc_task_t *head, *tail;
+  int running;
+  int stop;
+  const char *holding; /* the running task waits on the host: what for */
+  double hold_since;   /* since when (fc_now) */
+  pthread_t worker;
+};
+
+struct fc_event {
+  uint32_t magic;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned long recorded; /* records issued */
+  unsigned long reached;  /* records a stream got to */
+};
+
+static double fc_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void fc_sleep_s(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+/* The double's own bookkeeping (a stream's queue, the legacy stream's
+ * ordering) cannot be modelled failing: out of memory there ends the run. */
+static void *fc_alloc_or_die(size_t n) {
+  void *p = calloc(1, n);
+  if (p == NULL) {
+    fputs("fake-cuda: out of memory for the double's own bookkeeping\n",
+          stderr);
+    abort();
+  }
+  return p;
+}
+
+/* Times the host waited for streams (fakecuda_host_syncs). */
+static atomic_ulong fc_host_syncs;
+
+unsigned long fakecuda_host_syncs(void) { return atomic_load(&fc_host_syncs); }
+
+static int fc_stream_ok(CUstream s) {
+  return s == NULL || s->magic == FC_STREAM_MAGIC; /* NULL: default stream */
+}
+
+/* Tasks that hold their stream until the host does something (what
+ * cuIpcCloseMemHandle's wait reports). */
+static void fc_value_wait_run(void *arg);
+static void fc_host_fn_run(void *arg);
+
+static const char *fc_task_holds(const fc_task_t *t) {
+  if (t->fn == fc_value_wait_run)
+    return "a value wait";
+  return t->fn == fc_host_fn_run ? "a host function" : NULL;
+}
+
+/* A task's wait for work queued before it on other streams: open once each
+ * of `pending` signal tasks, queued behind that work, ran.  Guarded by
+ * fc_fence_mu; freed by whichever of the waiter and the signals goes last. */
+struct fc_fence {
+  int pending;
+  int refs;
+};
+static pthread_mutex_t fc_fence_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fc_fence_cv = PTHREAD_COND_INITIALIZER;
+
+static void fc_fence_drop_locked(fc_fence_t *f) {
+  if (--f->refs == 0)
+    free(f);
+}
+
+static void fc_fence_signal(void *arg) {
+  fc_fence_t *f = arg;
+  pthread_mutex_lock(&fc_fence_mu);
+  f->pending--;
+  pthread_cond_broadcast(&fc_fence_cv);
+  fc_fence_drop_locked(f);
+  pthread_mutex_unlock(&fc_fence_mu);
+}
+
+static void fc_fence_pass(fc_fence_t *f) {
+  pthread_mutex_lock(&fc_fence_mu);
+  while (f->pending > 0)
+    pthread_cond_wait(&fc_fence_cv, &fc_fence_mu);
+  fc_fence_drop_locked(f);
+  pthread_mutex_unlock(&fc_fence_mu);
+}
+
+static void *fc_stream_main(void *arg) {
+  CUstream s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (s->head == NULL && !s->stop)
+      pthread_cond_wait(&s->cv, &s->mu);
+    if (s->head == NULL)
+      break;
+    fc_task_t *t = s->head;
+    s->head = t->next;
+    if (s->head == NULL)
+      s->tail = NULL;
+    s->running = 1;
+    s->holding = fc_task_holds(t);
+    s->hold_since = fc_now();
+    pthread_mutex_unlock(&s->mu);
+    if (t->after != NULL)
+      fc_fence_pass(t->after);
+    t->fn(t->arg);
+    free(t);
+    pthread_mutex_lock(&s->mu);
+    s->running = 0;
+    s->holding = NULL;
+    pthread_cond_broadcast(&s->cv);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+static void fc_queue(CUstream s, fc_task_t *t) {
+  pthread_mutex_lock(&s->mu);
+  if (s->tail != NULL)
+    s->tail->next = t;
+  else
+    s->head = t;
+  s->tail = t;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static int fc_stream_busy(CUstream s) {
+  pthread_mutex_lock(&s->mu);
+  int busy = s->head != NULL || s->running;
+  pthread_mutex_unlock(&s->mu);
+  return busy;
+}
+
+/* The legacy stream's implicit ordering, for work about to be queued on
+ * the blocking stream s: the fence it must pass first, signalled behind
+ * the work queued so far on the legacy stream (s blocking) or on every
+ * blocking stream (s the legacy one); NULL when none has work queued. */
+static fc_fence_t *fc_order_after(CUstream s) {
+  fc_fence_t *f = fc_alloc_or_die(sizeof *f);
+  f->refs = 1;
+  pthread_mutex_lock(&fc.lock);
+  for (CUstream o = fc.streams; o != NULL; o = o->next_of_all) {
+    if (o == s || o->device != s->device || !o->blocking ||
+        !(s->legacy || o->legacy) || !fc_stream_busy(o))
+      continue;
+    fc_task_t *signal = fc_alloc_or_die(sizeof *signal);
+    signal->fn = fc_fence_signal;
+    signal->arg = f;
+    pthread_mutex_lock(&fc_fence_mu);
+    f->pending++;
+    f->refs++;
+    pthread_mutex_unlock(&fc_fence_mu);
+    fc_queue(o, signal);
+  }
+  pthread_mutex_unlock(&fc.lock);
+  pthread_mutex_lock(&fc_fence_mu);
+  int waits = f->pending > 0; /* else every signal ran and dropped f */
+  if (!waits)
+    free(f);
+  pthread_mutex_unlock(&fc_fence_mu);
+  return waits ? f : NULL;
+}
+
+/* A stream of device with its worker, linked into fc.streams.  Caller
+ * holds fc.lock. */
+static CUresult fc_stream_new_locked(int device, int blocking, int legacy,
+                                     CUstream *out) {
+  CUstream s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  s->magic = FC_STREAM_MAGIC;
+  s->device = device;
+  s->blocking = blocking;
+  s->legacy = legacy;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  if (pthread_create(&s->worker, NULL, fc_stream_main, s) != 0) {
+    free(s);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  s->next_of_all = fc.streams;
+  fc.streams = s;
+  *out = s;
+  return CUDA_SUCCESS;
+}
+
+/* The current context's legacy stream (created at first use, kept for the
+ * process's life); needs a current context. */
+static CUresult fc_legacy(CUstream *out) {
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  int device = fc_current->device;
+  pthread_mutex_lock(&fc.lock);
+  if (fc.legacy[device] == NULL)
+    rc = fc_stream_new_locked(device, 1, 1, &fc.legacy[device]);
+  *out = fc.legacy[device];
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+/* Queues fn(arg) on s (NULL: the legacy stream), behind what the legacy
+ * stream's ordering asks it to wait for. */
+static CUresult fc_stream_push(CUstream s, void (*fn)(void *arg), void *arg) {
+  if (s == NULL) {
+    CUresult rc = fc_legacy(&s);
+    if (rc != CUDA_SUCCESS)
+      return rc;
+  }
+  fc_task_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  t->fn = fn;
+  t->arg = arg;
+  if (s->blocking)
+    t->after = fc_order_after(s);
+  fc_queue(s, t);
+  return CUDA_SUCCESS;
+}
+
+static void fc_stream_drain(CUstream s) {
+  pthread_mutex_lock(&s->mu);
+  while (s->head != NULL || s->running)
+    pthread_cond_wait(&s->cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void fc_nothing(void *arg) { (void)arg; }
+
+/* The current context's legacy stream drained, if it has one. */
+static void fc_legacy_drain(void) {
+  pthread_mutex_lock(&fc.lock);
+  CUstream legacy = fc.legacy[fc_current->device];
+  pthread_mutex_unlock(&fc.lock);
+  if (legacy != NULL)
+    fc_stream_drain(legacy);
+}
+
+/* The host's wait for the legacy stream: a marker queued there (so it
+ * waits for the blocking streams' earlier work too), then its drain. */
+static CUresult fc_legacy_sync(void) {
+  CUstream legacy;
+  CUresult rc = fc_legacy(&legacy);
+  if (rc == CUDA_SUCCESS)
+    rc = fc_stream_push(legacy, fc_nothing, NULL);
+  if (rc == CUDA_SUCCESS)
+    fc_stream_drain(legacy);
+  return rc;
+}
+
+CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags) {
+  fc_enter();
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  if (phStream == NULL || (Flags & ~FC_STREAM_FLAGS) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&fc.lock);
+  rc = fc_stream_new_locked(fc_current->device,
+                            (Flags & CU_STREAM_NON_BLOCKING) == 0, 0, phStream);
+  pthread_mutex_unlock(&fc.lock);
+  return rc;
+}
+
+/* As the driver's: work still queued completes before the stream goes.
+ * Unlinked first, so that no fence signal is queued on it after its
+ * worker stopped. */
+CUresult cuStreamDestroy_v2(CUstream hStream) {
+  fc_enter();
+  if (hStream == NULL || hStream->magic != FC_STREAM_MAGIC || hStream->legacy)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&fc.lock);
+  for (CUstream *l = &fc.streams; *l != NULL; l = &(*l)->next_of_all)
+    if (*l == hStream) {
+      *l = hStream->next_of_all;
+      break;
+    }
+  pthread_mutex_unlock(&fc.lock);
+  pthread_mutex_lock(&hStream->mu);
+  hStream->stop = 1;
+  pthread_cond_broadcast(&hStream->cv);
+  pthread_mutex_unlock(&hStream->mu);
+  pthread_join(hStream->worker, NULL);
+  hStream->magic = 0;
+  pthread_mutex_destroy(&hStream->mu);
+  pthread_cond_destroy(&hStream->cv);
+  free(hStream);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream hStream) {
+  fc_enter();
+  if (!fc_stream_ok(hStream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  atomic_fetch_add(&fc_host_syncs, 1);
+  if (hStream == NULL)
+    return fc_legacy_sync();
+  fc_stream_drain(hStream);
+  return CUDA_SUCCESS;
+}
+
+/* Every stream of the current context, legacy stream included, drained. */
+CUresult cuCtxSynchronize(void) {
+  fc_enter();
+  atomic_fetch_add(&fc_host_syncs, 1);
+  CUresult rc = fc_legacy_sync();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  for (;;) {
+    CUstream busy = NULL;
+    pthread_mutex_lock(&fc.lock);
+    for (CUstream s = fc.streams; s != NULL && busy == NULL;
+         s = s->next_of_all)
+      if (s->device == fc_current->device && fc_stream_busy(s))
+        busy = s;
+    pthread_mutex_unlock(&fc.lock);
+    if (busy == NULL)
+      return CUDA_SUCCESS;
+    fc_sleep_s(100e-6); /* a stream destroyed meanwhile must not be waited */
+  }
+}
+
 /* ---- copies ----------------------------------------------------------- */
 
 enum { FC_SIDE_ANY = 0, FC_SIDE_HOST = 1, FC_SIDE_DEVICE = 2 };
+
+/* How long legacy-stream writes to device memory lag the call that queued
+ * them: long enough that a reader not synchronised with the legacy stream
+ * (another process through IPC, another stream) sees the old bytes. */
+#define FC_LEGACY_LAG_S 0.002
 
 /* Where the double reaches [p, p+n): a device range through its shadow
  * (wholly inside one allocation), host memory as is.  NULL for a range in
@@ -470,222 +876,121 @@ static unsigned char *fc_reach(CUdeviceptr p, size_t n, int want) {
   return a->shadow + (a0 - a->dev);
 }
 
+typedef struct fc_copy_task {
+  unsigned char *dst;
+  const unsigned char *src;
+  size_t n;
+  unsigned char *staged; /* the pageable source as it was at the call */
+  double not_before;     /* fc_now() before which it does not run */
+} fc_copy_task_t;
+
+static void fc_copy_run(void *arg) {
+  fc_copy_task_t *c = arg;
+  double lag = c->not_before - fc_now();
+  if (lag > 0)
+    fc_sleep_s(lag);
+  memmove(c->dst, c->src, c->n);
+  free(c->staged);
+  free(c);
+}
+
+/* The checked copy of n bytes from src to dst, sides as asked; NULL when
+ * a side is refused. */
+static fc_copy_task_t *fc_copy_task(CUdeviceptr dst, int dst_side,
+                                    CUdeviceptr src, int src_side, size_t n) {
+  fc_copy_task_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  pthread_mutex_lock(&fc.lock);
+  c->dst = fc_reach(dst, n, dst_side);
+  c->src = fc_reach(src, n, src_side);
+  pthread_mutex_unlock(&fc.lock);
+  c->n = n;
+  if (c->dst == NULL || c->src == NULL) {
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* cuMemcpy and its typed forms run on the legacy stream, returning as the
+ * driver's "API synchronization behavior" says: to device memory from
+ * device memory at once (the copy runs later), from pageable host memory
+ * once the source is staged (snapshot here; the write lands later); from
+ * pinned memory, and anything to host memory, complete. */
 static CUresult fc_copy(CUdeviceptr dst, int dst_side, CUdeviceptr src,
                         int src_side, size_t n) {
   CUresult rc = fc_need_context();
-  if (rc != CUDA_SUCCESS)
+  if (rc != CUDA_SUCCESS || n == 0)
     return rc;
-  if (n == 0)
-    return CUDA_SUCCESS;
+  fc_copy_task_t *c = fc_copy_task(dst, dst_side, src, src_side, n);
+  if (c == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
   pthread_mutex_lock(&fc.lock);
-  unsigned char *d = fc_reach(dst, n, dst_side);
-  const unsigned char *s = fc_reach(src, n, src_side);
-  if (d != NULL && s != NULL)
-    memmove(d, s, n);
+  int to_device = fc_in_reservation((uintptr_t)dst);
+  int from_device = fc_in_reservation((uintptr_t)src);
+  int from_pinned = fc_find_pinned((uintptr_t)src) != NULL;
   pthread_mutex_unlock(&fc.lock);
-  return d != NULL && s != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  int returns_early = to_device && !from_pinned;
+  if (to_device && !from_device && !from_pinned) {
+    c->staged = malloc(n);
+    if (c->staged == NULL) {
+      free(c);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(c->staged, c->src, n);
+    c->src = c->staged;
+  }
+  if (returns_early)
+    c->not_before = fc_now() + FC_LEGACY_LAG_S;
+  rc = fc_stream_push(NULL, fc_copy_run, c);
+  if (rc != CUDA_SUCCESS) {
+    free(c->staged);
+    free(c);
+    return rc;
+  }
+  return returns_early ? CUDA_SUCCESS : fc_legacy_sync();
 }
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  fc_enter();
   return fc_copy(dst, FC_SIDE_ANY, src, FC_SIDE_ANY, ByteCount);
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
                          size_t ByteCount) {
+  fc_enter();
   return fc_copy(dstDevice, FC_SIDE_DEVICE, (CUdeviceptr)(uintptr_t)srcHost,
                  FC_SIDE_HOST, ByteCount);
 }
 
 CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
                          size_t ByteCount) {
+  fc_enter();
   return fc_copy((CUdeviceptr)(uintptr_t)dstHost, FC_SIDE_HOST, srcDevice,
                  FC_SIDE_DEVICE, ByteCount);
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                          size_t ByteCount) {
+  fc_enter();
   return fc_copy(dstDevice, FC_SIDE_DEVICE, srcDevice, FC_SIDE_DEVICE,
                  ByteCount);
-}
-
-/* ---- streams and events -----------------------------------------------
- * Each created stream has a worker thread that runs its queued work (copies,
- * event records, host functions, kernels) in order, so asynchronous work
- * really is asynchronous.  The NULL (default) stream runs work at the call,
- * on the calling thread. */
-
-typedef struct fc_task {
-  struct fc_task *next;
-  void (*fn)(void *arg);
-  void *arg;
-} fc_task_t;
-
-struct fc_stream {
-  uint32_t magic;
-  int device;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  fc_task_t *head, *tail;
-  int running;
-  int stop;
-  pthread_t worker;
-};
-
-struct fc_event {
-  uint32_t magic;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  unsigned long recorded; /* records issued */
-  unsigned long reached;  /* records a stream got to */
-};
-
-/* Times the host waited for streams (fakecuda_host_syncs). */
-static atomic_ulong fc_host_syncs;
-
-unsigned long fakecuda_host_syncs(void) { return atomic_load(&fc_host_syncs); }
-
-static int fc_stream_ok(CUstream s) {
-  return s == NULL || s->magic == FC_STREAM_MAGIC; /* NULL: default stream */
-}
-
-static void *fc_stream_main(void *arg) {
-  CUstream s = arg;
-  pthread_mutex_lock(&s->mu);
-  for (;;) {
-    while (s->head == NULL && !s->stop)
-      pthread_cond_wait(&s->cv, &s->mu);
-    if (s->head == NULL)
-      break;
-    fc_task_t *t = s->head;
-    s->head = t->next;
-    if (s->head == NULL)
-      s->tail = NULL;
-    s->running = 1;
-    pthread_mutex_unlock(&s->mu);
-    t->fn(t->arg);
-    free(t);
-    pthread_mutex_lock(&s->mu);
-    s->running = 0;
-    pthread_cond_broadcast(&s->cv);
-  }
-  pthread_mutex_unlock(&s->mu);
-  return NULL;
-}
-
-/* Queues fn(arg) on s (at once, on this thread, for the NULL stream). */
-static CUresult fc_stream_push(CUstream s, void (*fn)(void *arg), void *arg) {
-  if (s == NULL) {
-    fn(arg);
-    return CUDA_SUCCESS;
-  }
-  fc_task_t *t = calloc(1, sizeof *t);
-  if (t == NULL)
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  t->fn = fn;
-  t->arg = arg;
-  pthread_mutex_lock(&s->mu);
-  if (s->tail != NULL)
-    s->tail->next = t;
-  else
-    s->head = t;
-  s->tail = t;
-  pthread_cond_broadcast(&s->cv);
-  pthread_mutex_unlock(&s->mu);
-  return CUDA_SUCCESS;
-}
-
-static void fc_stream_drain(CUstream s) {
-  pthread_mutex_lock(&s->mu);
-  while (s->head != NULL || s->running)
-    pthread_cond_wait(&s->cv, &s->mu);
-  pthread_mutex_unlock(&s->mu);
-}
-
-CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags) {
-  CUresult rc = fc_need_context();
-  if (rc != CUDA_SUCCESS)
-    return rc;
-  if (phStream == NULL || (Flags & ~FC_STREAM_FLAGS) != 0)
-    return CUDA_ERROR_INVALID_VALUE;
-  CUstream s = calloc(1, sizeof *s);
-  if (s == NULL)
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  s->magic = FC_STREAM_MAGIC;
-  s->device = fc_current->device;
-  pthread_mutex_init(&s->mu, NULL);
-  pthread_cond_init(&s->cv, NULL);
-  if (pthread_create(&s->worker, NULL, fc_stream_main, s) != 0) {
-    free(s);
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  *phStream = s;
-  return CUDA_SUCCESS;
-}
-
-/* As the driver's: work still queued completes before the stream goes. */
-CUresult cuStreamDestroy_v2(CUstream hStream) {
-  if (hStream == NULL || hStream->magic != FC_STREAM_MAGIC)
-    return CUDA_ERROR_INVALID_HANDLE;
-  pthread_mutex_lock(&hStream->mu);
-  hStream->stop = 1;
-  pthread_cond_broadcast(&hStream->cv);
-  pthread_mutex_unlock(&hStream->mu);
-  pthread_join(hStream->worker, NULL);
-  hStream->magic = 0;
-  pthread_mutex_destroy(&hStream->mu);
-  pthread_cond_destroy(&hStream->cv);
-  free(hStream);
-  return CUDA_SUCCESS;
-}
-
-CUresult cuStreamSynchronize(CUstream hStream) {
-  if (!fc_stream_ok(hStream))
-    return CUDA_ERROR_INVALID_HANDLE;
-  atomic_fetch_add(&fc_host_syncs, 1);
-  if (hStream != NULL)
-    fc_stream_drain(hStream);
-  return CUDA_SUCCESS;
-}
-
-/* Counted; the double keeps no list of streams to drain, so callers of the
- * double synchronise streams one by one. */
-CUresult cuCtxSynchronize(void) {
-  atomic_fetch_add(&fc_host_syncs, 1);
-  return fc_need_context();
-}
-
-typedef struct fc_copy_task {
-  unsigned char *dst;
-  const unsigned char *src;
-  size_t n;
-} fc_copy_task_t;
-
-static void fc_copy_run(void *arg) {
-  fc_copy_task_t *c = arg;
-  memmove(c->dst, c->src, c->n);
-  free(c);
 }
 
 /* Checked at the call, copied when the stream gets there. */
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                        CUstream hStream) {
+  fc_enter();
   if (!fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS || ByteCount == 0)
     return rc;
-  fc_copy_task_t *c = calloc(1, sizeof *c);
+  fc_copy_task_t *c =
+      fc_copy_task(dst, FC_SIDE_ANY, src, FC_SIDE_ANY, ByteCount);
   if (c == NULL)
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  pthread_mutex_lock(&fc.lock);
-  c->dst = fc_reach(dst, ByteCount, FC_SIDE_ANY);
-  c->src = fc_reach(src, ByteCount, FC_SIDE_ANY);
-  pthread_mutex_unlock(&fc.lock);
-  c->n = ByteCount;
-  if (c->dst == NULL || c->src == NULL) {
-    free(c);
     return CUDA_ERROR_INVALID_VALUE;
-  }
   rc = fc_stream_push(hStream, fc_copy_run, c);
   if (rc != CUDA_SUCCESS)
     free(c);
@@ -693,6 +998,7 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
 }
 
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -724,6 +1030,7 @@ static void fc_record_run(void *arg) {
 }
 
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
+  fc_enter();
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC ||
       !fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
@@ -742,6 +1049,7 @@ CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
 
 /* A never-recorded event counts as complete, as the driver's does. */
 CUresult cuEventQuery(CUevent hEvent) {
+  fc_enter();
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
     return CUDA_ERROR_INVALID_HANDLE;
   pthread_mutex_lock(&hEvent->mu);
@@ -758,6 +1066,7 @@ static void fc_event_wait(CUevent e) {
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
+  fc_enter();
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
     return CUDA_ERROR_INVALID_HANDLE;
   atomic_fetch_add(&fc_host_syncs, 1);
@@ -767,6 +1076,7 @@ CUresult cuEventSynchronize(CUevent hEvent) {
 
 /* A record still queued would touch freed memory: it is waited out. */
 CUresult cuEventDestroy_v2(CUevent hEvent) {
+  fc_enter();
   if (hEvent == NULL || hEvent->magic != FC_EVENT_MAGIC)
     return CUDA_ERROR_INVALID_HANDLE;
   fc_event_wait(hEvent);
@@ -804,6 +1114,7 @@ static void fc_host_fn_run(void *arg) {
 
 /* Host functions run on the stream's worker, which waits for them. */
 CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData) {
+  fc_enter();
   if (!fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
   if (fn == NULL)
@@ -826,6 +1137,7 @@ CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData) {
  * cuMemHostAlloc: CUDA_ERROR_INVALID_VALUE. */
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
                                       unsigned int Flags) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -877,6 +1189,7 @@ static void fc_value_wait_run(void *arg) {
  * device address), 4-byte aligned. */
 CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr,
                                 uint32_t value, unsigned int flags) {
+  fc_enter();
   if (!fc_stream_ok(stream))
     return CUDA_ERROR_INVALID_HANDLE;
   CUresult rc = fc_need_context();
@@ -933,6 +1246,7 @@ static void fc_kernel_run(void *arg) {
 
 CUresult fakecuda_launch_add(CUstream hStream, CUdeviceptr dst, CUdeviceptr src,
                              size_t n, int32_t add, unsigned delay_us) {
+  fc_enter();
   if (!fc_stream_ok(hStream))
     return CUDA_ERROR_INVALID_HANDLE;
   fc_kernel_t *k = calloc(1, sizeof *k);
@@ -956,6 +1270,7 @@ CUresult fakecuda_launch_add(CUstream hStream, CUdeviceptr dst, CUdeviceptr src,
 /* ---- IPC -------------------------------------------------------------- */
 
 CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -1017,6 +1332,7 @@ static CUresult fc_import_locked(const fc_ipc_wire_t *w, fc_alloc_t **out) {
  * refuses it; opening one export twice shares the mapping. */
 CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
                                unsigned int Flags) {
+  fc_enter();
   CUresult rc = fc_need_context();
   if (rc != CUDA_SUCCESS)
     return rc;
@@ -1039,7 +1355,65 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
   return rc;
 }
 
-CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) { return fc_release(dptr, 1); }
+/* How long cuIpcCloseMemHandle lets a stream of its context stay held on
+ * the host (a value wait, a host function) before it calls the hang. */
+#define FC_CLOSE_HOLD_LIMIT_S 5.0
+
+/* Waits until every stream of device, its legacy stream included, has
+ * drained.  A stream held on the host that long, while every other thread's
+ * driver calls wait for this close, is a hang on a real driver: it is
+ * reported and the process aborted, rather than left to a harness
+ * timeout.  Caller holds fc_driver_lock exclusive, so no stream comes or
+ * goes meanwhile. */
+static void fc_close_wait(int device) {
+  double start = fc_now();
+  for (;;) {
+    int busy = 0;
+    pthread_mutex_lock(&fc.lock);
+    for (CUstream s = fc.streams; s != NULL; s = s->next_of_all) {
+      if (s->device != device)
+        continue;
+      pthread_mutex_lock(&s->mu);
+      busy |= s->head != NULL || s->running;
+      const char *held = s->holding;
+      double since = s->hold_since > start ? s->hold_since : start;
+      pthread_mutex_unlock(&s->mu);
+      if (held != NULL && fc_now() - since > FC_CLOSE_HOLD_LIMIT_S) {
+        char name[32];
+        if (s->legacy)
+          snprintf(name, sizeof name, "NULL (legacy)");
+        else
+          snprintf(name, sizeof name, "%p", (void *)s);
+        fprintf(stderr,
+                "fake-cuda: cuIpcCloseMemHandle waits for stream %s held on "
+                "%s: a real driver would hang here (held %.0f s while the "
+                "close blocks every other driver call)\n",
+                name, held, FC_CLOSE_HOLD_LIMIT_S);
+        abort();
+      }
+    }
+    pthread_mutex_unlock(&fc.lock);
+    if (!busy)
+      return;
+    fc_sleep_s(200e-6);
+  }
+}
+
+/* As the driver's: waits for all work queued on the context, holding the
+ * driver's lock (fc_driver_lock) meanwhile. */
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  fc_enter();
+  CUresult rc = fc_need_context();
+  if (rc != CUDA_SUCCESS)
+    return rc;
+  pthread_rwlock_wrlock(&fc_driver_lock);
+  fc_closing_here = 1;
+  fc_close_wait(fc_current->device);
+  rc = fc_release(dptr, 1);
+  fc_closing_here = 0;
+  pthread_rwlock_unlock(&fc_driver_lock);
+  return rc;
+}
 
 /* ---- dma-buf ---------------------------------------------------------- */
 
@@ -1051,6 +1425,7 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) { return fc_release(dptr, 1); }
 CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
                                        size_t size, int handleType,
                                        unsigned long long flags) {
+  fc_enter();
   const char *off = getenv("FAKE_CUDA_NO_DMABUF");
   if (off != NULL && off[0] == '1')
     return CUDA_ERROR_NOT_SUPPORTED;

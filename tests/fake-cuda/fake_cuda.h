@@ -45,6 +45,7 @@ typedef struct CUipcMemHandle_st {
 /* Flag masks of cuStreamCreate, cuEventCreate, cuMemHostAlloc and
  * cuIpcOpenMemHandle. */
 #define FC_STREAM_FLAGS 0x1u    /* CU_STREAM_NON_BLOCKING */
+#define CU_STREAM_NON_BLOCKING 0x1u
 #define FC_EVENT_FLAGS 0x7u     /* BLOCKING_SYNC | DISABLE_TIMING | IPC */
 #define FC_HOSTALLOC_FLAGS 0x7u /* PORTABLE | DEVICEMAP | WRITECOMBINED */
 #define FC_IPC_OPEN_FLAGS 0x1u  /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS */
