@@ -1355,6 +1355,10 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
   return rc;
 }
 
+static atomic_int fc_closes_waiting; /* fakecuda_closes_waiting */
+
+int fakecuda_closes_waiting(void) { return atomic_load(&fc_closes_waiting); }
+
 /* How long cuIpcCloseMemHandle lets a stream of its context stay held on
  * the host (a value wait, a host function) before it calls the hang. */
 #define FC_CLOSE_HOLD_LIMIT_S 5.0
@@ -1408,7 +1412,9 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
     return rc;
   pthread_rwlock_wrlock(&fc_driver_lock);
   fc_closing_here = 1;
+  atomic_fetch_add(&fc_closes_waiting, 1);
   fc_close_wait(fc_current->device);
+  atomic_fetch_sub(&fc_closes_waiting, 1);
   rc = fc_release(dptr, 1);
   fc_closing_here = 0;
   pthread_rwlock_unlock(&fc_driver_lock);

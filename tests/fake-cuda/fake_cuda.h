@@ -110,6 +110,8 @@ unsigned long fakecuda_host_syncs(void);
  * stream now. */
 int fakecuda_host_fns_running(void);
 int fakecuda_value_waits_holding(void);
+/* cuIpcCloseMemHandle calls waiting for their context's streams now. */
+int fakecuda_closes_waiting(void);
 /* A "kernel" on hStream: dst[i] = src[i] + add for n int32 elements of
  * device memory, after sleeping delay_us. */
 CUresult fakecuda_launch_add(CUstream hStream, CUdeviceptr dst, CUdeviceptr src,
