@@ -7,6 +7,8 @@
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_trace.h"
 
+#include <string.h>
+
 /* ---- alltoall ------------------------------------------------------------ */
 
 /* Tracing: the bytes this rank sends in an alltoallv/w (types NULL: one
@@ -97,42 +99,56 @@ static int move_alltoall_direct(const char *fn, hc_mpi_comm_t *c,
  * on the stack. */
 #define MOVE_STACK_RANKS 16
 
+/* One side of a blocking alltoallv as the engine takes it, its counts and
+ * displacements read once: the byte sizes and offsets of buf's blocks.
+ * -1: not a side the engine may take as it is (a NULL array, a negative
+ * count or displacement, a type not committed or not dense, device
+ * memory); the caller's general path then checks the arguments one by one
+ * and names the first one wrong, or packs the blocks.  Else whether any
+ * block holds data. */
+static int move_v_side_table(const move_side_t *sd, const void *buf, int size,
+                             size_t *bytes, size_t *offs) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(sd->type);
+  if (t == NULL || !t->committed || hc_mpi_vec_ptr(sd->counts) == NULL ||
+      hc_mpi_vec_ptr(sd->displs) == NULL || !hc_mpi_coll_direct(buf, t))
+    return -1;
+  MPI_Count any = 0;
+  for (int i = 0; i < size; i++) {
+    MPI_Count n = hc_mpi_vec_at(sd->counts, i);
+    MPI_Count d = hc_mpi_vec_at(sd->displs, i);
+    if (n < 0 || d < 0)
+      return -1;
+    any |= n;
+    bytes[i] = (size_t)n * (size_t)t->size;
+    offs[i] = (size_t)(d * t->extent);
+  }
+  return any != 0;
+}
+
 /* A blocking alltoallv of dense types in host memory on a small
- * communicator: checked as the general path does, then the engine takes
- * the user's buffers as they are, with tables on the stack (no views,
- * nothing allocated).  0: not such a call, nothing raised; 1: done, *rc
- * its result. */
+ * communicator: the engine takes the user's buffers as they are, with
+ * tables on the stack (no views, nothing allocated).  Each side is read
+ * once and its type looked up once (move_v_side_table); any argument it
+ * does not take leaves the call to the general path, whose checks raise
+ * what is wrong.  0: not such a call, nothing raised; 1: done, *rc its
+ * result. */
 static int move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size,
                                  const void *sendbuf, const move_side_t *ss,
                                  void *recvbuf, const move_side_t *rs,
                                  int *rc) {
-  hc_mpi_coll_block_t sb[MOVE_STACK_RANKS], rb[MOVE_STACK_RANKS];
   size_t t[4 * MOVE_STACK_RANKS]; /* receive sizes, offsets; send ... */
   int in_place = sendbuf == MPI_IN_PLACE, n = size;
-  *rc = in_place ? MPI_SUCCESS
-                 : move_side_check(fn, c, size, ss, 1, "sendcounts", sb);
-  if (*rc == MPI_SUCCESS)
-    *rc = move_side_check(fn, c, size, rs, 1, "recvcounts", rb);
-  if (*rc == MPI_SUCCESS && !in_place)
-    *rc = hc_mpi_coll_buf_check(
-        fn, c, sendbuf, hc_mpi_coll_any(ss->counts, size), NULL, "sendbuf");
-  if (*rc == MPI_SUCCESS)
-    *rc = hc_mpi_coll_buf_check(
-        fn, c, recvbuf, hc_mpi_coll_any(rs->counts, size), NULL, "recvbuf");
-  if (*rc != MPI_SUCCESS)
-    return 1;
-  if (!hc_mpi_coll_direct(recvbuf, rb[0].type) ||
-      (!in_place && !hc_mpi_coll_direct(sendbuf, sb[0].type)))
+  if (recvbuf == MPI_IN_PLACE)
     return 0;
-  for (int i = 0; i < size; i++) {
-    const hc_mpi_coll_block_t *s = in_place ? &rb[i] : &sb[i];
-    if (rb[i].disp < 0 || s->disp < 0)
-      return 0;
-    t[i] = (size_t)rb[i].count * (size_t)rb[i].type->size;
-    t[n + i] = (size_t)rb[i].disp;
-    t[2 * n + i] = (size_t)s->count * (size_t)s->type->size;
-    t[3 * n + i] = (size_t)s->disp;
-  }
+  int recv_any = move_v_side_table(rs, recvbuf, size, t, t + n);
+  int send_any = in_place ? 0
+                          : move_v_side_table(ss, sendbuf, size, t + 2 * n,
+                                              t + 3 * n);
+  if (recv_any < 0 || send_any < 0 || (recv_any && recvbuf == NULL) ||
+      (send_any && sendbuf == NULL))
+    return 0;
+  if (in_place) /* the engine reads the send tables too */
+    memcpy(t + 2 * n, t, 2 * (size_t)n * sizeof *t);
   *rc = hc_mpi_raise_status(c, fn,
                             hcomm_alltoallv(in_place ? HCOMM_IN_PLACE : sendbuf,
                                             t + 2 * n, t + 3 * n, recvbuf, t,
