@@ -95,10 +95,6 @@ static int move_alltoall_direct(const char *fn, hc_mpi_comm_t *c,
   return 1;
 }
 
-/* Communicators up to this size take the alltoallv below with its tables
- * on the stack. */
-#define MOVE_STACK_RANKS 16
-
 /* One side of a blocking alltoallv as the engine takes it, its counts and
  * displacements read once: the byte sizes and offsets of buf's blocks.
  * -1: not a side the engine may take as it is (a NULL array, a negative
@@ -136,7 +132,7 @@ static int move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size,
                                  const void *sendbuf, const move_side_t *ss,
                                  void *recvbuf, const move_side_t *rs,
                                  int *rc) {
-  size_t t[4 * MOVE_STACK_RANKS]; /* receive sizes, offsets; send ... */
+  size_t t[4 * HC_MPI_COLL_STACK_RANKS]; /* receive sizes, offsets; send ... */
   int in_place = sendbuf == MPI_IN_PLACE, n = size;
   if (recvbuf == MPI_IN_PLACE)
     return 0;
@@ -176,7 +172,7 @@ static int move_alltoall(const char *fn, const void *sendbuf,
       move_alltoall_direct(fn, c, sendbuf, ss, recvbuf, rs, &rc))
     return rc;
   if (request == NULL && !persist && !inter && vform && ss->types == NULL &&
-      size <= MOVE_STACK_RANKS &&
+      size <= HC_MPI_COLL_STACK_RANKS &&
       move_alltoallv_direct(fn, c, size, sendbuf, ss, recvbuf, rs, &rc))
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);

@@ -161,6 +161,10 @@ int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
 int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
                           int moves_data, const hc_mpi_type_t *t,
                           const char *what);
+/* Communicators up to this size take the blocking v-forms' direct paths
+ * (Alltoallv, Allgatherv) with their byte tables on the stack. */
+#define HC_MPI_COLL_STACK_RANKS 16
+
 /* Whether any of n counts is positive. */
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n);
 /* 2 * n sizes in cx (bytes and offsets of n blocks); NULL on no memory. */

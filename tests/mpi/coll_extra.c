@@ -3,6 +3,7 @@
  * Alltoallw and Reduce_scatter with large uneven blocks (zero-sized ones
  * among them), MPI_IN_PLACE in Gatherv, Scatterv, Alltoallv and Alltoallw,
  * Alltoallv's negative displacements, NULL buffers and bad arguments,
+ * Allgatherv in place and with negative displacements,
  * derived datatypes in Scatter, Alltoall, Ibcast and Iallgather, the pair,
  * bool and complex types and MPI_REPLACE / MPI_NO_OP through collectives,
  * and MPI_BOTTOM with a type of absolute addresses. */
@@ -105,6 +106,43 @@ static void t_uneven_v(void) {
   for (int i = 0; i < cnt[rank]; i++)
     CHECK(s[i] == val(rank, i), "uneven scatterv [%d]", i);
   free(s);
+  free(g);
+}
+
+/* Allgatherv in place and with negative displacements (blocks before the
+ * receive buffer's address, in reverse rank order), the int and
+ * large-count forms. */
+static void t_allgatherv_edges(void) {
+  int cnt[64], dsp[64];
+  MPI_Count cntw[64];
+  MPI_Aint dspw[64];
+  int *g = ialloc((size_t)size * 2 + 1), *end = g + 2 * size;
+  for (int q = 0; q < size; q++) {
+    cnt[q] = cntw[q] = 2;
+    dsp[q] = dspw[q] = -2 * (q + 1);
+  }
+  int mine[2] = {val(rank, 0), val(rank, 1)};
+  for (int form = 0; form < 3; form++) {
+    for (int i = 0; i < 2 * size + 1; i++)
+      g[i] = GAP;
+    if (form == 2) { /* in place: this rank's block is in the buffer */
+      end[dsp[rank]] = mine[0];
+      end[dsp[rank] + 1] = mine[1];
+    }
+    int e = form == 0 ? MPI_Allgatherv(mine, 2, MPI_INT, end, cnt, dsp,
+                                       MPI_INT, world)
+            : form == 1 ? MPI_Allgatherv_c(mine, 2, MPI_INT, end, cntw, dspw,
+                                           MPI_INT, world)
+                        : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                                         end, cnt, dsp, MPI_INT, world);
+    ok(e, "allgatherv, negative displacements");
+    for (int q = 0; q < size; q++)
+      for (int i = 0; i < 2; i++)
+        CHECK(end[dsp[q] + i] == val(q, i),
+              "allgatherv form %d from %d [%d] = %d", form, q, i,
+              end[dsp[q] + i]);
+    CHECK(*end == GAP, "allgatherv form %d wrote past its blocks", form);
+  }
   free(g);
 }
 
@@ -537,6 +575,7 @@ int main(int argc, char **argv) {
     for (int ip = 0; ip < 2; ip++)
       t_uneven_a2a(w, ip);
   t_alltoallv_edges();
+  t_allgatherv_edges();
   t_uneven_reduce_scatter();
   t_in_place_v();
   t_derived();
