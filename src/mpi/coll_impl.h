@@ -53,6 +53,8 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
 /* 1 when the engine may take buf of type as it is: host memory, a dense
  * type (what hc_mpi_coll_send_view would hand it without a temporary). */
 int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type);
+/* The type half of that: contiguous, size == extent, nothing before 0. */
+int hc_mpi_coll_dense(const hc_mpi_type_t *type);
 
 /* Device buffers (see coll_ctx.c): the views above stage them through host
  * temporaries on their own.  hc_mpi_coll_stage does the same for a raw

@@ -3,7 +3,8 @@
  * Alltoallw and Reduce_scatter with large uneven blocks (zero-sized ones
  * among them), MPI_IN_PLACE in Gatherv, Scatterv, Alltoallv and Alltoallw,
  * Alltoallv's negative displacements, NULL buffers and bad arguments,
- * Allgatherv in place and with negative displacements,
+ * Allgatherv in place and with negative displacements, Alltoallw with
+ * a type per block and its bad types,
  * derived datatypes in Scatter, Alltoall, Ibcast and Iallgather, the pair,
  * bool and complex types and MPI_REPLACE / MPI_NO_OP through collectives,
  * and MPI_BOTTOM with a type of absolute addresses. */
@@ -215,6 +216,64 @@ static void t_alltoallv_edges(void) {
     rc[last] = saved_rc;
   }
   MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  free(s);
+  free(d);
+}
+
+/* Alltoallw with a type per block: 2 ints to each rank, received as one
+ * contiguous pair where the sender is odd (a second dense type after the
+ * first block), as a strided pair (not dense: packed) where vec is set;
+ * then the types array NULL, and an uncommitted type on the last block,
+ * each the same on every rank, return their error classes. */
+static void t_alltoallw_types(void) {
+  int sc[64], rc[64], sdb[64], rdb[64];
+  MPI_Datatype st[64], rt[64], pair, strided, loose;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  int *s = ialloc((size_t)size * 2), *d = ialloc((size_t)size * 4 + 1);
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < 2; i++)
+      s[2 * q + i] = val(rank * 64 + q, i);
+  for (int vec = 0; vec < 2; vec++) {
+    for (int q = 0; q < size; q++) {
+      sc[q] = 2;
+      st[q] = MPI_INT;
+      sdb[q] = 2 * q * (int)sizeof(int);
+      rc[q] = q % 2 ? 1 : 2;
+      rt[q] = q % 2 ? (vec ? strided : pair) : MPI_INT;
+      rdb[q] = 4 * q * (int)sizeof(int);
+    }
+    for (int i = 0; i < 4 * size + 1; i++)
+      d[i] = GAP;
+    ok(MPI_Alltoallw(s, sc, sdb, st, d, rc, rdb, rt, world),
+       vec ? "alltoallw, strided pairs" : "alltoallw, contiguous pairs");
+    for (int q = 0; q < size; q++)
+      for (int i = 0; i < 2; i++) {
+        int at = 4 * q + (q % 2 && vec ? 2 * i : i);
+        CHECK(d[at] == val(q * 64 + rank, i), "alltoallw vec %d from %d [%d] = %d",
+              vec, q, i, d[at]);
+      }
+    CHECK(d[4 * size] == GAP, "alltoallw vec %d wrote past its blocks", vec);
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  int cls = MPI_SUCCESS;
+  for (int q = 0; q < size; q++)
+    rt[q] = MPI_INT;
+  rc[size - 1] = 2;
+  MPI_Error_class(MPI_Alltoallw(s, sc, sdb, NULL, d, rc, rdb, rt, world), &cls);
+  CHECK(cls == MPI_ERR_ARG, "alltoallw with NULL sendtypes: class %d", cls);
+  MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
+  rt[size - 1] = loose;
+  rc[size - 1] = 1;
+  MPI_Error_class(MPI_Alltoallw(s, sc, sdb, st, d, rc, rdb, rt, world), &cls);
+  CHECK(cls == MPI_ERR_TYPE, "alltoallw with an uncommitted type: class %d",
+        cls);
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&loose);
+  MPI_Type_free(&pair);
+  MPI_Type_free(&strided);
   free(s);
   free(d);
 }
@@ -576,6 +635,7 @@ int main(int argc, char **argv) {
       t_uneven_a2a(w, ip);
   t_alltoallv_edges();
   t_allgatherv_edges();
+  t_alltoallw_types();
   t_uneven_reduce_scatter();
   t_in_place_v();
   t_derived();
