@@ -147,8 +147,8 @@ move_v_side_table(const move_side_t *sd, int typed, const void *buf, int size,
  * result. */
 __attribute__((always_inline)) static inline int
 move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size, int typed,
-                      const void *sendbuf, const move_side_t *ss,
-                      void *recvbuf, const move_side_t *rs, int *rc) {
+                      const void *sendbuf, const move_side_t *ss, void *recvbuf,
+                      const move_side_t *rs, int *rc) {
   size_t t[4 * HC_MPI_COLL_STACK_RANKS]; /* receive sizes, offsets; send ... */
   int in_place = sendbuf == MPI_IN_PLACE, n = size;
   if (recvbuf == MPI_IN_PLACE)

@@ -130,8 +130,8 @@ static void t_allgatherv_edges(void) {
       end[dsp[rank]] = mine[0];
       end[dsp[rank] + 1] = mine[1];
     }
-    int e = form == 0 ? MPI_Allgatherv(mine, 2, MPI_INT, end, cnt, dsp,
-                                       MPI_INT, world)
+    int e = form == 0 ? MPI_Allgatherv(mine, 2, MPI_INT, end, cnt, dsp, MPI_INT,
+                                       world)
             : form == 1 ? MPI_Allgatherv_c(mine, 2, MPI_INT, end, cntw, dspw,
                                            MPI_INT, world)
                         : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
@@ -252,8 +252,8 @@ static void t_alltoallw_types(void) {
     for (int q = 0; q < size; q++)
       for (int i = 0; i < 2; i++) {
         int at = 4 * q + (q % 2 && vec ? 2 * i : i);
-        CHECK(d[at] == val(q * 64 + rank, i), "alltoallw vec %d from %d [%d] = %d",
-              vec, q, i, d[at]);
+        CHECK(d[at] == val(q * 64 + rank, i),
+              "alltoallw vec %d from %d [%d] = %d", vec, q, i, d[at]);
       }
     CHECK(d[4 * size] == GAP, "alltoallw vec %d wrote past its blocks", vec);
   }
