@@ -39,9 +39,7 @@ int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                             MPI_Datatype type, MPI_Op mpi_op,
                             hc_mpi_red_t *red) {
   const hc_mpi_type_t *t = NULL;
-  int rc = hc_mpi_check_count(fn, c, count);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_type(fn, c, type, &t);
+  int rc = hc_mpi_coll_type(fn, c, count, type, &t);
   if (rc != MPI_SUCCESS)
     return rc;
   red->type = t;

@@ -7,6 +7,8 @@
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_trace.h"
 
+#include <string.h>
+
 /* ---- alltoall ------------------------------------------------------------ */
 
 /* Tracing: the bytes this rank sends in an alltoallv/w (types NULL: one
@@ -93,46 +95,73 @@ static int move_alltoall_direct(const char *fn, hc_mpi_comm_t *c,
   return 1;
 }
 
-/* Communicators up to this size take the alltoallv below with its tables
- * on the stack. */
-#define MOVE_STACK_RANKS 16
+/* h's type when it is committed and dense, else NULL (alltoallw's types
+ * after the first). */
+static const hc_mpi_type_t *move_dense_type(MPI_Datatype h) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(h);
+  return t != NULL && t->committed && hc_mpi_coll_dense(t) ? t : NULL;
+}
 
-/* A blocking alltoallv of dense types in host memory on a small
- * communicator: checked as the general path does, then the engine takes
- * the user's buffers as they are, with tables on the stack (no views,
- * nothing allocated).  0: not such a call, nothing raised; 1: done, *rc
- * its result. */
-static int move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size,
-                                 const void *sendbuf, const move_side_t *ss,
-                                 void *recvbuf, const move_side_t *rs,
-                                 int *rc) {
-  hc_mpi_coll_block_t sb[MOVE_STACK_RANKS], rb[MOVE_STACK_RANKS];
-  size_t t[4 * MOVE_STACK_RANKS]; /* receive sizes, offsets; send ... */
-  int in_place = sendbuf == MPI_IN_PLACE, n = size;
-  *rc = in_place ? MPI_SUCCESS
-                 : move_side_check(fn, c, size, ss, 1, "sendcounts", sb);
-  if (*rc == MPI_SUCCESS)
-    *rc = move_side_check(fn, c, size, rs, 1, "recvcounts", rb);
-  if (*rc == MPI_SUCCESS && !in_place)
-    *rc = hc_mpi_coll_buf_check(
-        fn, c, sendbuf, hc_mpi_coll_any(ss->counts, size), NULL, "sendbuf");
-  if (*rc == MPI_SUCCESS)
-    *rc = hc_mpi_coll_buf_check(
-        fn, c, recvbuf, hc_mpi_coll_any(rs->counts, size), NULL, "recvbuf");
-  if (*rc != MPI_SUCCESS)
-    return 1;
-  if (!hc_mpi_coll_direct(recvbuf, rb[0].type) ||
-      (!in_place && !hc_mpi_coll_direct(sendbuf, sb[0].type)))
-    return 0;
+/* One side of a blocking alltoallv or alltoallw as the engine takes it,
+ * its counts and displacements read once, each type looked up once: the
+ * byte sizes and offsets of buf's blocks.  -1: not a side the engine may
+ * take as it is (a NULL array, a negative count or displacement, a type
+ * not committed or not dense, device memory); the caller's general path
+ * then checks the arguments one by one and names the first one wrong, or
+ * packs the blocks.  Else whether any block holds data.  typed: alltoallw
+ * (a type and a byte displacement per block); a constant where it is
+ * inlined, so alltoallv's loop has no test of it. */
+__attribute__((always_inline)) static inline int
+move_v_side_table(const move_side_t *sd, int typed, const void *buf, int size,
+                  size_t *bytes, size_t *offs) {
+  hc_mpi_vec_t displs = typed ? sd->byte_displs : sd->displs;
+  if (hc_mpi_vec_ptr(sd->counts) == NULL || hc_mpi_vec_ptr(displs) == NULL ||
+      (typed && sd->types == NULL))
+    return -1;
+  /* buf's memory is classified with the first type only */
+  const hc_mpi_type_t *t = hc_mpi_type_get(typed ? sd->types[0] : sd->type);
+  if (t == NULL || !t->committed || !hc_mpi_coll_direct(buf, t))
+    return -1;
+  MPI_Aint unit = typed ? 1 : t->extent; /* of a displacement */
+  MPI_Count any = 0;
   for (int i = 0; i < size; i++) {
-    const hc_mpi_coll_block_t *s = in_place ? &rb[i] : &sb[i];
-    if (rb[i].disp < 0 || s->disp < 0)
-      return 0;
-    t[i] = (size_t)rb[i].count * (size_t)rb[i].type->size;
-    t[n + i] = (size_t)rb[i].disp;
-    t[2 * n + i] = (size_t)s->count * (size_t)s->type->size;
-    t[3 * n + i] = (size_t)s->disp;
+    if (typed && i > 0 && (t = move_dense_type(sd->types[i])) == NULL)
+      return -1;
+    MPI_Count n = hc_mpi_vec_at(sd->counts, i);
+    MPI_Count d = hc_mpi_vec_at(displs, i);
+    if (n < 0 || d < 0)
+      return -1;
+    any |= n;
+    bytes[i] = (size_t)n * (size_t)t->size;
+    offs[i] = (size_t)(d * unit);
   }
+  return any != 0;
+}
+
+/* A blocking alltoallv or alltoallw of dense types in host memory on a
+ * small communicator: the engine takes the user's buffers as they are, with
+ * tables on the stack (no views, nothing allocated).  Each side is read
+ * once and its type looked up once (move_v_side_table); any argument it
+ * does not take leaves the call to the general path, whose checks raise
+ * what is wrong.  0: not such a call, nothing raised; 1: done, *rc its
+ * result. */
+__attribute__((always_inline)) static inline int
+move_alltoallv_direct(const char *fn, hc_mpi_comm_t *c, int size, int typed,
+                      const void *sendbuf, const move_side_t *ss, void *recvbuf,
+                      const move_side_t *rs, int *rc) {
+  size_t t[4 * HC_MPI_COLL_STACK_RANKS]; /* receive sizes, offsets; send ... */
+  int in_place = sendbuf == MPI_IN_PLACE, n = size;
+  if (recvbuf == MPI_IN_PLACE)
+    return 0;
+  int recv_any = move_v_side_table(rs, typed, recvbuf, size, t, t + n);
+  int send_any = in_place ? 0
+                          : move_v_side_table(ss, typed, sendbuf, size,
+                                              t + 2 * n, t + 3 * n);
+  if (recv_any < 0 || send_any < 0 || (recv_any && recvbuf == NULL) ||
+      (send_any && sendbuf == NULL))
+    return 0;
+  if (in_place) /* the engine reads the send tables too */
+    memcpy(t + 2 * n, t, 2 * (size_t)n * sizeof *t);
   *rc = hc_mpi_raise_status(c, fn,
                             hcomm_alltoallv(in_place ? HCOMM_IN_PLACE : sendbuf,
                                             t + 2 * n, t + 3 * n, recvbuf, t,
@@ -159,9 +188,13 @@ static int move_alltoall(const char *fn, const void *sendbuf,
   if (request == NULL && !persist && !inter && !vform && ss->types == NULL &&
       move_alltoall_direct(fn, c, sendbuf, ss, recvbuf, rs, &rc))
     return rc;
-  if (request == NULL && !persist && !inter && vform && ss->types == NULL &&
-      size <= MOVE_STACK_RANKS &&
-      move_alltoallv_direct(fn, c, size, sendbuf, ss, recvbuf, rs, &rc))
+  if (request == NULL && !persist && !inter && vform &&
+      size <= HC_MPI_COLL_STACK_RANKS &&
+      (rs->types != NULL /* alltoallw */
+           ? move_alltoallv_direct(fn, c, size, 1, sendbuf, ss, recvbuf, rs,
+                                   &rc)
+           : move_alltoallv_direct(fn, c, size, 0, sendbuf, ss, recvbuf, rs,
+                                   &rc)))
     return rc;
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   hc_mpi_coll_block_t *sb = NULL, *rb = NULL;

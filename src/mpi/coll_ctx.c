@@ -181,7 +181,7 @@ static int coll_job_add(coll_jobs_t *list, const coll_job_t *job) {
   return 0;
 }
 
-static int coll_dense(const hc_mpi_type_t *t) {
+int hc_mpi_coll_dense(const hc_mpi_type_t *t) {
   return t->contiguous && (MPI_Aint)t->size == t->extent &&
          t->wire_size == (size_t)t->size && t->true_lb == 0;
 }
@@ -192,7 +192,7 @@ static int coll_layout(int n, const hc_mpi_coll_block_t *blocks, size_t *bytes,
   int dense = !device;
   *total = 0;
   for (int i = 0; i < n; i++) {
-    dense = dense && coll_dense(blocks[i].type) && blocks[i].disp >= 0;
+    dense = dense && hc_mpi_coll_dense(blocks[i].type) && blocks[i].disp >= 0;
     bytes[i] = (size_t)blocks[i].count * (size_t)blocks[i].type->size;
     offs[i] = *total;
     *total += bytes[i];
@@ -508,6 +508,14 @@ int hc_mpi_coll_enter(const char *fn, MPI_Comm comm, int nb,
 
 int hc_mpi_coll_type(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
                      MPI_Datatype type, const hc_mpi_type_t **t) {
+  /* The good case in one lookup and three tests (every collective checks
+   * one or two types per call); anything else takes the checks one by one,
+   * which name what is wrong. */
+  const hc_mpi_type_t *found = hc_mpi_type_get(type);
+  if (count >= 0 && found != NULL && found->committed) {
+    *t = found;
+    return MPI_SUCCESS;
+  }
   int rc = hc_mpi_check_count(fn, c, count);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_type(fn, c, type, t);
@@ -577,7 +585,7 @@ int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
 
 int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type) {
   hcomm_mem_info_t info;
-  return coll_dense(type) && !hc_mpi_dev_classify(buf, &info);
+  return hc_mpi_coll_dense(type) && !hc_mpi_dev_classify(buf, &info);
 }
 
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {

@@ -53,6 +53,8 @@ void *hc_mpi_coll_recv_view(hc_mpi_coll_t *cx, void *buf, int n,
 /* 1 when the engine may take buf of type as it is: host memory, a dense
  * type (what hc_mpi_coll_send_view would hand it without a temporary). */
 int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type);
+/* The type half of that: contiguous, size == extent, nothing before 0. */
+int hc_mpi_coll_dense(const hc_mpi_type_t *type);
 
 /* Device buffers (see coll_ctx.c): the views above stage them through host
  * temporaries on their own.  hc_mpi_coll_stage does the same for a raw
@@ -161,6 +163,10 @@ int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
 int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
                           int moves_data, const hc_mpi_type_t *t,
                           const char *what);
+/* Communicators up to this size take the blocking v-forms' direct paths
+ * (Alltoallv, Allgatherv) with their byte tables on the stack. */
+#define HC_MPI_COLL_STACK_RANKS 16
+
 /* Whether any of n counts is positive. */
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n);
 /* 2 * n sizes in cx (bytes and offsets of n blocks); NULL on no memory. */

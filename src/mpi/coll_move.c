@@ -972,6 +972,36 @@ HC_WEAK_ALIAS(MPI_Scatterv_init_c, PMPI_Scatterv_init_c);
 
 /* ---- allgather ----------------------------------------------------------- */
 
+/* A blocking allgatherv, its arguments checked, of dense types in host
+ * memory on a small communicator: the engine takes the user's buffers as
+ * they are, the blocks' sizes and offsets on the stack (no views, nothing
+ * allocated).  0: not such a call (a negative displacement, a packed type,
+ * device memory), nothing done; 1: done, *rc its result. */
+static int move_allgatherv_direct(const char *fn, hc_mpi_comm_t *c, int rank,
+                                  int size, const void *sendbuf,
+                                  const hc_mpi_type_t *st, void *recvbuf,
+                                  const hc_mpi_type_t *rt,
+                                  hc_mpi_vec_t recvcounts, hc_mpi_vec_t displs,
+                                  int *rc) {
+  size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
+  int in_place = sendbuf == MPI_IN_PLACE;
+  if (!hc_mpi_coll_direct(recvbuf, rt) ||
+      (!in_place && !hc_mpi_coll_direct(sendbuf, st)))
+    return 0;
+  for (int i = 0; i < size; i++) {
+    MPI_Count d = hc_mpi_vec_at(displs, i);
+    if (d < 0)
+      return 0;
+    bytes[i] = move_bytes(rt, hc_mpi_vec_at(recvcounts, i));
+    offs[i] = (size_t)(d * rt->extent);
+  }
+  *rc = hc_mpi_raise_status(
+      c, fn,
+      hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, bytes[rank],
+                       recvbuf, bytes, offs, c->engine));
+  return 1;
+}
+
 static int move_allgather(const char *fn, const void *sendbuf,
                           MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, hc_mpi_vec_t recvcounts,
@@ -1006,6 +1036,11 @@ static int move_allgather(const char *fn, const void *sendbuf,
   if (!vform && !inter &&
       hc_mpi_hccl_allgather(fn, c, sendbuf, sendcount, st, recvbuf,
                             hc_mpi_vec_at(recvcounts, 0), rt, &hx, &rc))
+    return rc;
+  if (request == NULL && !persist && vform && !inter &&
+      size <= HC_MPI_COLL_STACK_RANKS &&
+      move_allgatherv_direct(fn, c, rank, size, sendbuf, st, recvbuf, rt,
+                             recvcounts, displs, &rc))
     return rc;
   size_t rbytes = move_bytes(rt, hc_mpi_vec_at(recvcounts, 0));
   if (request == NULL && !persist && !vform && !inter && rbytes > 0 &&

@@ -2,6 +2,9 @@
  * reference: messages above 1 MiB (run on 5 and 8 ranks too), v-forms,
  * Alltoallw and Reduce_scatter with large uneven blocks (zero-sized ones
  * among them), MPI_IN_PLACE in Gatherv, Scatterv, Alltoallv and Alltoallw,
+ * Alltoallv's negative displacements, NULL buffers and bad arguments,
+ * Allgatherv in place and with negative displacements, Alltoallw with
+ * a type per block and its bad types,
  * derived datatypes in Scatter, Alltoall, Ibcast and Iallgather, the pair,
  * bool and complex types and MPI_REPLACE / MPI_NO_OP through collectives,
  * and MPI_BOTTOM with a type of absolute addresses. */
@@ -105,6 +108,174 @@ static void t_uneven_v(void) {
     CHECK(s[i] == val(rank, i), "uneven scatterv [%d]", i);
   free(s);
   free(g);
+}
+
+/* Allgatherv in place and with negative displacements (blocks before the
+ * receive buffer's address, in reverse rank order), the int and
+ * large-count forms. */
+static void t_allgatherv_edges(void) {
+  int cnt[64], dsp[64];
+  MPI_Count cntw[64];
+  MPI_Aint dspw[64];
+  int *g = ialloc((size_t)size * 2 + 1), *end = g + 2 * size;
+  for (int q = 0; q < size; q++) {
+    cnt[q] = cntw[q] = 2;
+    dsp[q] = dspw[q] = -2 * (q + 1);
+  }
+  int mine[2] = {val(rank, 0), val(rank, 1)};
+  for (int form = 0; form < 3; form++) {
+    for (int i = 0; i < 2 * size + 1; i++)
+      g[i] = GAP;
+    if (form == 2) { /* in place: this rank's block is in the buffer */
+      end[dsp[rank]] = mine[0];
+      end[dsp[rank] + 1] = mine[1];
+    }
+    int e = form == 0 ? MPI_Allgatherv(mine, 2, MPI_INT, end, cnt, dsp, MPI_INT,
+                                       world)
+            : form == 1 ? MPI_Allgatherv_c(mine, 2, MPI_INT, end, cntw, dspw,
+                                           MPI_INT, world)
+                        : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                                         end, cnt, dsp, MPI_INT, world);
+    ok(e, "allgatherv, negative displacements");
+    for (int q = 0; q < size; q++)
+      for (int i = 0; i < 2; i++)
+        CHECK(end[dsp[q] + i] == val(q, i),
+              "allgatherv form %d from %d [%d] = %d", form, q, i,
+              end[dsp[q] + i]);
+    CHECK(*end == GAP, "allgatherv form %d wrote past its blocks", form);
+  }
+  free(g);
+}
+
+/* Alltoallv beyond the plain layout, the int and large-count forms:
+ * negative displacements (blocks before the buffer's address) move the
+ * same data; NULL buffers move nothing where every count is 0; and each
+ * bad argument alone, the same on every rank, returns its error class
+ * (MPI_ERRORS_RETURN). */
+static void t_alltoallv_edges(void) {
+  int sc[64], sd[64], rc[64], rd[64];
+  MPI_Count scw[64], rcw[64];
+  MPI_Aint sdw[64], rdw[64];
+  int *s = ialloc((size_t)size * 2), *d = ialloc((size_t)size * 2 + 1);
+  for (int q = 0; q < size; q++) {
+    sc[q] = rc[q] = 2;
+    sd[q] = rd[q] = -2 * (size - q); /* from the end of the buffers */
+    scw[q] = rcw[q] = 2;
+    sdw[q] = rdw[q] = sd[q];
+    for (int i = 0; i < 2; i++)
+      s[2 * q + i] = val(rank * 64 + q, i);
+  }
+  for (int large = 0; large < 2; large++) {
+    for (int i = 0; i < 2 * size + 1; i++)
+      d[i] = GAP;
+    int e = large ? MPI_Alltoallv_c(s + 2 * size, scw, sdw, MPI_INT,
+                                    d + 2 * size, rcw, rdw, MPI_INT, world)
+                  : MPI_Alltoallv(s + 2 * size, sc, sd, MPI_INT, d + 2 * size,
+                                  rc, rd, MPI_INT, world);
+    ok(e, large ? "alltoallv_c, negative displacements"
+                : "alltoallv, negative displacements");
+    for (int q = 0; q < size; q++)
+      for (int i = 0; i < 2; i++)
+        CHECK(d[2 * q + i] == val(q * 64 + rank, i),
+              "alltoallv%s negative displacements from %d [%d] = %d",
+              large ? "_c" : "", q, i, d[2 * q + i]);
+    CHECK(d[2 * size] == GAP, "alltoallv%s wrote past its blocks",
+          large ? "_c" : "");
+  }
+  int zero[64] = {0};
+  ok(MPI_Alltoallv(NULL, zero, zero, MPI_INT, NULL, zero, zero, MPI_INT, world),
+     "alltoallv of nothing, NULL buffers");
+
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  for (int q = 0; q < size; q++)
+    sd[q] = rd[q] = 2 * q;
+  struct {
+    const char *what;
+    int err;
+  } bad[] = {{"NULL sendcounts", MPI_ERR_ARG},
+             {"NULL rdispls", MPI_ERR_ARG},
+             {"a send count of -1", MPI_ERR_COUNT},
+             {"a receive count of -1", MPI_ERR_COUNT},
+             {"NULL sendbuf with data", MPI_ERR_BUFFER},
+             {"NULL recvbuf with data", MPI_ERR_BUFFER},
+             {"MPI_DATATYPE_NULL received", MPI_ERR_TYPE}};
+  for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); k++) {
+    int last = size - 1, saved_sc = sc[last], saved_rc = rc[last];
+    if (k == 2)
+      sc[last] = -1;
+    if (k == 3)
+      rc[last] = -1;
+    int e = MPI_Alltoallv(k == 4 ? NULL : s, k == 0 ? NULL : sc, sd, MPI_INT,
+                          k == 5 ? NULL : d, rc, k == 1 ? NULL : rd,
+                          k == 6 ? MPI_DATATYPE_NULL : MPI_INT, world);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(e, &cls);
+    CHECK(cls == bad[k].err, "alltoallv with %s: %s", bad[k].what,
+          mt_errstr(e));
+    sc[last] = saved_sc;
+    rc[last] = saved_rc;
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  free(s);
+  free(d);
+}
+
+/* Alltoallw with a type per block: 2 ints to each rank, received as one
+ * contiguous pair where the sender is odd (a second dense type after the
+ * first block), as a strided pair (not dense: packed) where vec is set;
+ * then the types array NULL, and an uncommitted type on the last block,
+ * each the same on every rank, return their error classes. */
+static void t_alltoallw_types(void) {
+  int sc[64], rc[64], sdb[64], rdb[64];
+  MPI_Datatype st[64], rt[64], pair, strided, loose;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  int *s = ialloc((size_t)size * 2), *d = ialloc((size_t)size * 4 + 1);
+  for (int q = 0; q < size; q++)
+    for (int i = 0; i < 2; i++)
+      s[2 * q + i] = val(rank * 64 + q, i);
+  for (int vec = 0; vec < 2; vec++) {
+    for (int q = 0; q < size; q++) {
+      sc[q] = 2;
+      st[q] = MPI_INT;
+      sdb[q] = 2 * q * (int)sizeof(int);
+      rc[q] = q % 2 ? 1 : 2;
+      rt[q] = q % 2 ? (vec ? strided : pair) : MPI_INT;
+      rdb[q] = 4 * q * (int)sizeof(int);
+    }
+    for (int i = 0; i < 4 * size + 1; i++)
+      d[i] = GAP;
+    ok(MPI_Alltoallw(s, sc, sdb, st, d, rc, rdb, rt, world),
+       vec ? "alltoallw, strided pairs" : "alltoallw, contiguous pairs");
+    for (int q = 0; q < size; q++)
+      for (int i = 0; i < 2; i++) {
+        int at = 4 * q + (q % 2 && vec ? 2 * i : i);
+        CHECK(d[at] == val(q * 64 + rank, i),
+              "alltoallw vec %d from %d [%d] = %d", vec, q, i, d[at]);
+      }
+    CHECK(d[4 * size] == GAP, "alltoallw vec %d wrote past its blocks", vec);
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  int cls = MPI_SUCCESS;
+  for (int q = 0; q < size; q++)
+    rt[q] = MPI_INT;
+  rc[size - 1] = 2;
+  MPI_Error_class(MPI_Alltoallw(s, sc, sdb, NULL, d, rc, rdb, rt, world), &cls);
+  CHECK(cls == MPI_ERR_ARG, "alltoallw with NULL sendtypes: class %d", cls);
+  MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
+  rt[size - 1] = loose;
+  rc[size - 1] = 1;
+  MPI_Error_class(MPI_Alltoallw(s, sc, sdb, st, d, rc, rdb, rt, world), &cls);
+  CHECK(cls == MPI_ERR_TYPE, "alltoallw with an uncommitted type: class %d",
+        cls);
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&loose);
+  MPI_Type_free(&pair);
+  MPI_Type_free(&strided);
+  free(s);
+  free(d);
 }
 
 /* Alltoallv (w = 0) or Alltoallw (w = 1) of uneven(a, b) ints a -> b. */
@@ -462,6 +633,9 @@ int main(int argc, char **argv) {
   for (int w = 0; w < 2; w++)
     for (int ip = 0; ip < 2; ip++)
       t_uneven_a2a(w, ip);
+  t_alltoallv_edges();
+  t_allgatherv_edges();
+  t_alltoallw_types();
   t_uneven_reduce_scatter();
   t_in_place_v();
   t_derived();
