@@ -43,6 +43,7 @@ static struct {
   CU_FN(cuEventRecord);
   CU_FN(cuEventQuery);
   CU_FN(cuEventSynchronize);
+  CU_FN(cuEventDestroy_v2);
   CU_FN(cuIpcGetMemHandle);
   CU_FN(cuIpcOpenMemHandle_v2);
   CU_FN(cuIpcCloseMemHandle);
@@ -82,6 +83,7 @@ static void load(void) {
   CU_LOAD(lib, cuEventRecord);
   CU_LOAD(lib, cuEventQuery);
   CU_LOAD(lib, cuEventSynchronize);
+  CU_LOAD(lib, cuEventDestroy_v2);
   CU_LOAD(lib, cuIpcGetMemHandle);
   CU_LOAD(lib, cuIpcOpenMemHandle_v2);
   CU_LOAD(lib, cuIpcCloseMemHandle);
@@ -185,6 +187,7 @@ static void second_waits_for_first(CUstream first, CUstream second) {
   ck_assert_int_eq(cu.cuEventSynchronize_(e), CUDA_SUCCESS);
   ck_assert_int_eq(cu.cuCtxSynchronize_(), CUDA_SUCCESS); /* both ran */
   expect_bytes(d, 2);
+  ck_assert_int_eq(cu.cuEventDestroy_v2_(e), CUDA_SUCCESS);
 }
 
 /* Legacy work waits for a blocking stream's earlier work. */
@@ -221,6 +224,7 @@ START_TEST(test_non_blocking_stream_passes_legacy_stream) {
   ck_assert_int_eq(cu.cuEventQuery_(legacy_done), CUDA_ERROR_NOT_READY);
   *f.host = 1;
   ck_assert_int_eq(cu.cuEventSynchronize_(legacy_done), CUDA_SUCCESS);
+  ck_assert_int_eq(cu.cuEventDestroy_v2_(legacy_done), CUDA_SUCCESS);
 }
 END_TEST
 
