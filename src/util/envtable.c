@@ -135,6 +135,11 @@ const hc_env_entry_t hc_env_table[] = {
      "of at least this many bytes are read by each rank straight from "
      "every other rank's buffer (process_vm_readv) instead of moving "
      "through the shared segment or point-to-point messages; 0 never"},
+    {"HCMPI_COLL_SHM_ALLTOALLV_READ", "1", "library",
+     "on more than two ranks of one node, blocking Alltoallv blocks too "
+     "large for the shared segment (HCMPI_COLL_SHM_ALLTOALL_MAX) are read "
+     "by their receivers straight from the senders' buffers "
+     "(process_vm_readv); 0 sends them as point-to-point messages"},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", "16k", "library",
      "on two ranks, Bcasts of at least this many bytes (up to "
      "HCMPI_COLL_SHM_BCAST_READ_MAX) move straight between the two buffers "
