@@ -22,7 +22,8 @@
  *                       slots, allgather, allgather-large (300000
  *                       bytes each, at most 4 ranks), alltoall,
  *                       alltoall-large (75000 bytes each, at most 4
- *                       ranks), alltoallv, reduce_scatter_block); the
+ *                       ranks), alltoallv, alltoallv-large (the same
+ *                       blocks), reduce_scatter_block); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -389,6 +390,12 @@ static int run_kind(const char *kind, int round)
     if (strcmp(kind, "alltoall-large") == 0 && wsize <= 4)
         return MPI_Alltoall(gathered_large, (int)sizeof large_out / 4, MPI_BYTE, large_out,
                             (int)sizeof large_out / 4, MPI_BYTE, MPI_COMM_WORLD);
+    /* Blocks above the segment's part, read from their senders. */
+    static int large_counts[4] = {75000, 75000, 75000, 75000},
+               large_displs[4] = {0, 75000, 150000, 225000};
+    if (strcmp(kind, "alltoallv-large") == 0 && wsize <= 4)
+        return MPI_Alltoallv(gathered_large, large_counts, large_displs, MPI_BYTE, large_out,
+                             large_counts, large_displs, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

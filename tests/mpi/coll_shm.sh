@@ -113,6 +113,12 @@ HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large-root
 # Large Alltoall blocks are read from the others there by default
 # (HCMPI_COLL_SHM_ALLTOALL_READ_MIN); the schedule's messages without.
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 kill_case 4 alltoall-large
+# Large Alltoallv blocks likewise (each receiver reads its own, with
+# HCMPI_COLL_SHM_ALLTOALLV_READ), and as messages without; on 3 ranks the
+# victim's readers and the ranks it reads from both fail.
+kill_case 4 alltoallv-large
+kill_case 3 alltoallv-large
+HCMPI_COLL_SHM_ALLTOALLV_READ=0 kill_case 4 alltoallv-large
 kill_case 2 allreduce-large
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
