@@ -478,10 +478,15 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
   const unsigned char *in = op->in + at * es;
-  /* Two ranks' reduce: the root combines the other's slot with its own
-   * input, which it need not post (no one else reads it, unless it is the
-   * result buffer itself: in place). */
-  int whole = bytes <= SHMCOLL_WHOLE_MAX || (op->root >= 0 && sc->size == 2);
+  /* A reduce on two ranks, or on more ranks than CPUs: the root combines
+   * the others' slots with its own input, which it need not post (no one
+   * else reads it, unless it is the result buffer itself: in place).  The
+   * others post and are done: one wait, the root's, where slices take two
+   * on every rank, which ranks sharing a core pay in switches (4 ranks on
+   * 2 cores, 256 KiB 149-292 us against 182-477; bench/NOTES.md, coll16h
+   * and coll16j). */
+  int whole = bytes <= SHMCOLL_WHOLE_MAX ||
+              (op->root >= 0 && (sc->size == 2 || sc->crowded));
   const unsigned char *own =
       whole && op->root >= 0 && out != NULL && out != in ? in : NULL;
   size_t first = 0, mine = 0;

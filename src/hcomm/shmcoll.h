@@ -120,6 +120,7 @@ typedef struct hc_shmcoll_tuning {
   size_t pair_read_min;      /* 2 ranks: blocks from this read from the peer */
   size_t alltoall_read_min;  /* more ranks: the same (0: never) */
   int alltoallv_read; /* more ranks: alltoallv blocks above a part are read */
+  size_t cpus;        /* the node's CPUs a segment assumes (0: online ones) */
   size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
   size_t bcast_read_min;      /* more ranks: the same (0: never) */
   size_t bcast_read_max;      /* ... up to this (0: any) */

@@ -54,8 +54,9 @@
  *                       cannot read, and all take the other paths).
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
- *                       product), in place and not, of vectors about the
- *                       segment's slot up to 4 MiB, checked element by
+ *                       product), in place and not, every root, of
+ *                       vectors from 64 KiB, about the segment's slot
+ *                       up to 4 MiB, checked element by
  *                       element, and that none of them sent a transport
  *                       message.
  *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
@@ -487,8 +488,9 @@ static void sent_counters_close(MPI_T_pvar_session *session)
  * transport message. */
 static void run_large_reductions(void)
 {
-    static const size_t bytes[] = {(256 << 10) - 16, 256 << 10,      (256 << 10) + 16,
-                                   (512 << 10) + 48, (1 << 20) + 32, (4 << 20)};
+    static const size_t bytes[] = {(64 << 10) + 16,  (256 << 10) - 16, 256 << 10,
+                                   (256 << 10) + 16, (512 << 10) + 48, (1 << 20) + 32,
+                                   (4 << 20)};
     MPI_T_pvar_session session;
     MPI_T_pvar_handle sent[2];
     sent_counters_open(&session, sent);
