@@ -627,10 +627,11 @@ static int shmcoll_block_read(const hc_shmcoll_op_t *op, size_t len) {
 /* The large blocks' reads of an alltoall: this rank reads each from its
  * sender (starting after itself, so that the reads spread over the
  * sources); one that fails is marked in its entry, for the sender to send
- * it as a message after the collective. */
-static void shmcoll_alltoall_read_large(hc_shmcoll_op_t *op, uint32_t s) {
+ * it as a message after the collective.  0: this rank reads none (and
+ * no sender waits for it). */
+static int shmcoll_alltoall_read_large(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  int me = sc->rank;
+  int me = sc->rank, reads = 0;
   shmcoll_read_block_t *mine = shmcoll_large_table(sc, me, s);
   for (int k = 1; k < sc->size; k++) {
     int r = (me + k) % sc->size;
@@ -644,7 +645,9 @@ static void shmcoll_alltoall_read_large(hc_shmcoll_op_t *op, uint32_t s) {
                                theirs->addr, n);
     mine[r].failed = !ok;
     op->read_failed |= !ok;
+    reads = 1;
   }
+  return reads;
 }
 
 /* 1 when every rank that reads a large block of this rank's finished its
@@ -666,8 +669,9 @@ static int shmcoll_alltoall_readers_done(hc_shmcoll_op_t *op, uint32_t s) {
  * slot holds its block for rank j; blocks larger than a part are the
  * schedule's (both ends of a block know its size), or with op->read_large
  * read by their receivers from the senders' buffers, which the table in
- * the small buffer names: every rank then raises reduced once it read
- * them, and done only once its own readers raised theirs. */
+ * the small buffer names: every rank that reads some then raises reduced
+ * once it read them, and each raises done only once its own readers
+ * raised theirs. */
 static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t slot = shmcoll_slot_bytes(op, 0);
@@ -709,8 +713,10 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
       shmcoll_publish(sc, SHMCOLL_DONE, s);
       return 1;
     }
-    shmcoll_alltoall_read_large(op, s);
-    shmcoll_publish(sc, SHMCOLL_REDUCED, s);
+    /* Raised only where a sender waits for it: a publication rings
+     * every sleeper. */
+    if (shmcoll_alltoall_read_large(op, s))
+      shmcoll_publish(sc, SHMCOLL_REDUCED, s);
     op->next_peer = 0;
     op->phase = 2;
   }
