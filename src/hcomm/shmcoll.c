@@ -9,7 +9,8 @@
  *              copy it out in parallel and raise done; chunks alternate
  *              between the two halves (a pipeline);
  *   reduce, allreduce: every rank copies its input into its slot and
- *              raises posted; small vectors are then combined whole by
+ *              raises posted; small vectors (and a reduce's on two ranks
+ *              or more ranks than CPUs) are then combined whole by
  *              every rank that needs the result, larger ones slice by
  *              slice (each rank combines its slice of every slot in place
  *              in the last rank's slot, and raises reduced), then copied
@@ -19,7 +20,10 @@
  *              raises posted, then copies every other rank's out;
  *   alltoall:  every rank copies its block for peer j into part j of its
  *              slot, then peer j copies it out (blocks too large for a
- *              part are left to the schedule's messages);
+ *              part are left to the schedule's messages, or in a
+ *              blocking alltoallv on more than two ranks read by their
+ *              receivers from the senders' buffers, a failed read then
+ *              sent as a message between that pair alone);
  *   reduce_scatter: every rank copies (a chunk of) its vector into its
  *              slot, then combines its own block of every slot, in rank
  *              order, straight into its result;
