@@ -688,8 +688,9 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
         op->read_large ? shmcoll_large_table(sc, sc->rank, s) : NULL;
     for (int j = 0; j < sc->size; j++) {
       size_t n = shmcoll_block_len(op->scounts, op->each, j);
+      /* the buffer may be NULL where this rank's blocks are empty */
       const unsigned char *from =
-          op->in + shmcoll_block_at(op->sdispls, op->each, j);
+          n > 0 ? op->in + shmcoll_block_at(op->sdispls, op->each, j) : NULL;
       if (table != NULL)
         table[j] = (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)from,
                                           .len = n};
