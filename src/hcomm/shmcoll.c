@@ -9,7 +9,8 @@
  *              copy it out in parallel and raise done; chunks alternate
  *              between the two halves (a pipeline);
  *   reduce, allreduce: every rank copies its input into its slot and
- *              raises posted; small vectors are then combined whole by
+ *              raises posted; small vectors (and a reduce's on two ranks
+ *              or more ranks than CPUs) are then combined whole by
  *              every rank that needs the result, larger ones slice by
  *              slice (each rank combines its slice of every slot in place
  *              in the last rank's slot, and raises reduced), then copied
@@ -19,7 +20,10 @@
  *              raises posted, then copies every other rank's out;
  *   alltoall:  every rank copies its block for peer j into part j of its
  *              slot, then peer j copies it out (blocks too large for a
- *              part are left to the schedule's messages);
+ *              part are left to the schedule's messages, or in a
+ *              blocking alltoallv on more than two ranks read by their
+ *              receivers from the senders' buffers, a failed read then
+ *              sent as a message between that pair alone);
  *   reduce_scatter: every rank copies (a chunk of) its vector into its
  *              slot, then combines its own block of every slot, in rank
  *              order, straight into its result;
@@ -51,6 +55,7 @@
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/nbc.h"
 #include "hcomm/shmcoll_impl.h"
 #include "util/smallmem.h"
 
@@ -477,10 +482,15 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
   const unsigned char *in = op->in + at * es;
-  /* Two ranks' reduce: the root combines the other's slot with its own
-   * input, which it need not post (no one else reads it, unless it is the
-   * result buffer itself: in place). */
-  int whole = bytes <= SHMCOLL_WHOLE_MAX || (op->root >= 0 && sc->size == 2);
+  /* A reduce on two ranks, or on more ranks than CPUs: the root combines
+   * the others' slots with its own input, which it need not post (no one
+   * else reads it, unless it is the result buffer itself: in place).  The
+   * others post and are done: one wait, the root's, where slices take two
+   * on every rank, which ranks sharing a core pay in switches (4 ranks on
+   * 2 cores, 256 KiB 149-292 us against 182-477; bench/NOTES.md, coll16h
+   * and coll16j). */
+  int whole = bytes <= SHMCOLL_WHOLE_MAX ||
+              (op->root >= 0 && (sc->size == 2 || sc->crowded));
   const unsigned char *own =
       whole && op->root >= 0 && out != NULL && out != in ? in : NULL;
   size_t first = 0, mine = 0;
@@ -584,9 +594,88 @@ static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
+/* Where a rank's block for others to read lies (a pair's block for the
+ * other, a bcast root's buffer), in its small buffer of the collective;
+ * a reader's failed is raised before its done. */
+typedef struct shmcoll_read_block {
+  int32_t failed;
+  uint64_t addr;
+  uint64_t len;
+} shmcoll_read_block_t;
+
+/* Reads len bytes at from in world rank's memory into to, through the
+ * transport that reaches it (its single-copy get).  0: it cannot (another
+ * transport, no permission to read another process, the process gone). */
+static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
+                             size_t len) {
+  const hc_peer_t *p = &hc_engine.peers[world];
+  return p->ops != NULL && p->ops->get != NULL &&
+         p->ops->get(p->tctx, world, to, from, len) == HC_OK;
+}
+
+/* The table of an alltoall that reads its large blocks (op->read_large),
+ * in the rank's small buffer of the collective (its slot is in a large
+ * one): entry j names where this rank's block for rank j lies, and says
+ * whether this rank's read of its block from rank j failed. */
+static shmcoll_read_block_t *shmcoll_large_table(const hc_shmcoll_t *sc,
+                                                 int rank, uint32_t s) {
+  return (shmcoll_read_block_t *)shmcoll_buf(sc, rank, s, 0);
+}
+
+/* 1 when an alltoall's block of len to or from another rank is read
+ * straight from its sender's buffer rather than moved through a part. */
+static int shmcoll_block_read(const hc_shmcoll_op_t *op, size_t len) {
+  return op->read_large && len > op->step;
+}
+
+/* The large blocks' reads of an alltoall: this rank reads each from its
+ * sender (starting after itself, so that the reads spread over the
+ * sources); one that fails is marked in its entry, for the sender to send
+ * it as a message after the collective.  0: this rank reads none (and
+ * no sender waits for it). */
+static int shmcoll_alltoall_read_large(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int me = sc->rank, reads = 0;
+  shmcoll_read_block_t *mine = shmcoll_large_table(sc, me, s);
+  for (int k = 1; k < sc->size; k++) {
+    int r = (me + k) % sc->size;
+    size_t n = shmcoll_block_len(op->counts, op->each, r);
+    if (!shmcoll_block_read(op, n))
+      continue;
+    const shmcoll_read_block_t *theirs = shmcoll_large_table(sc, r, s) + me;
+    int ok = theirs->len == n &&
+             shmcoll_read_peer(sc->world_ranks[r],
+                               op->out + shmcoll_block_at(op->displs, op->each, r),
+                               theirs->addr, n);
+    mine[r].failed = !ok;
+    op->read_failed |= !ok;
+    reads = 1;
+  }
+  return reads;
+}
+
+/* 1 when every rank that reads a large block of this rank's finished its
+ * reads (this rank's buffer may change from then on); else 0, op's
+ * next_peer the one awaited. */
+static int shmcoll_alltoall_readers_done(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  for (; op->next_peer < sc->size; op->next_peer++) {
+    int j = op->next_peer;
+    if (j != sc->rank &&
+        shmcoll_block_read(op, shmcoll_block_len(op->scounts, op->each, j)) &&
+        !shmcoll_need(sc, SHMCOLL_REDUCED, j, s))
+      return 0;
+  }
+  return 1;
+}
+
 /* An alltoall, collective number s: part j (step bytes) of each rank's
  * slot holds its block for rank j; blocks larger than a part are the
- * schedule's (both ends of a block know its size). */
+ * schedule's (both ends of a block know its size), or with op->read_large
+ * read by their receivers from the senders' buffers, which the table in
+ * the small buffer names: every rank that reads some then raises reduced
+ * once it read them, and each raises done only once its own readers
+ * raised theirs. */
 static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t slot = shmcoll_slot_bytes(op, 0);
@@ -595,12 +684,18 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
                       shmcoll_reuse(sc, s, slot)))
       return 0;
     unsigned char *mine = shmcoll_buf(sc, sc->rank, s, slot);
+    shmcoll_read_block_t *table =
+        op->read_large ? shmcoll_large_table(sc, sc->rank, s) : NULL;
     for (int j = 0; j < sc->size; j++) {
       size_t n = shmcoll_block_len(op->scounts, op->each, j);
-      if (n == 0 || (j != sc->rank && n > op->step))
-        continue; /* nothing, or the schedule's */
+      /* the buffer may be NULL where this rank's blocks are empty */
       const unsigned char *from =
-          op->in + shmcoll_block_at(op->sdispls, op->each, j);
+          n > 0 ? op->in + shmcoll_block_at(op->sdispls, op->each, j) : NULL;
+      if (table != NULL)
+        table[j] = (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)from,
+                                          .len = n};
+      if (n == 0 || (j != sc->rank && n > op->step))
+        continue; /* nothing, or the schedule's or its reader's */
       unsigned char *to =
           j != sc->rank ? mine + (size_t)j * op->step
                         : op->out + shmcoll_block_at(op->displs, op->each, j);
@@ -610,14 +705,28 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
   }
-  if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
-    return 0;
-  for (int r = 0; r < sc->size; r++) {
-    size_t n = shmcoll_block_len(op->counts, op->each, r);
-    if (r != sc->rank && n > 0 && n <= op->step)
-      memcpy(op->out + shmcoll_block_at(op->displs, op->each, r),
-             shmcoll_buf(sc, r, s, slot) + (size_t)sc->rank * op->step, n);
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+      return 0;
+    for (int r = 0; r < sc->size; r++) {
+      size_t n = shmcoll_block_len(op->counts, op->each, r);
+      if (r != sc->rank && n > 0 && n <= op->step)
+        memcpy(op->out + shmcoll_block_at(op->displs, op->each, r),
+               shmcoll_buf(sc, r, s, slot) + (size_t)sc->rank * op->step, n);
+    }
+    if (!op->read_large) {
+      shmcoll_publish(sc, SHMCOLL_DONE, s);
+      return 1;
+    }
+    /* Raised only where a sender waits for it: a publication rings
+     * every sleeper. */
+    if (shmcoll_alltoall_read_large(op, s))
+      shmcoll_publish(sc, SHMCOLL_REDUCED, s);
+    op->next_peer = 0;
+    op->phase = 2;
   }
+  if (!shmcoll_alltoall_readers_done(op, s))
+    return 0;
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }
@@ -644,25 +753,6 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
                     lo - first, hi - lo, &op->op, NULL);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
-}
-
-/* Where a rank's block for others to read lies (a pair's block for the
- * other, a bcast root's buffer), in its small buffer of the collective;
- * a reader's failed is raised before its done. */
-typedef struct shmcoll_read_block {
-  int32_t failed;
-  uint64_t addr;
-  uint64_t len;
-} shmcoll_read_block_t;
-
-/* Reads len bytes at from in world rank's memory into to, through the
- * transport that reaches it (its single-copy get).  0: it cannot (another
- * transport, no permission to read another process, the process gone). */
-static int shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
-                             size_t len) {
-  const hc_peer_t *p = &hc_engine.peers[world];
-  return p->ops != NULL && p->ops->get != NULL &&
-         p->ops->get(p->tctx, world, to, from, len) == HC_OK;
 }
 
 /* Where this rank's block for rank j of an exchange lies: an allgather's
@@ -1270,6 +1360,65 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
   return shmcoll_run(&op);
 }
 
+/* Whether an alltoallv reads its blocks too large for the segment from
+ * their senders (alike on every rank: the communicator's size, whether
+ * reads worked on it so far, in place or not, the segment's shape): on
+ * more than two ranks (two take the pair read of the larger way), not in
+ * place (a block read could land on one not yet read), where the table
+ * fits a small buffer and the slot does not. */
+static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
+                                        const void *sendbuf) {
+  const hc_shmcoll_t *sc = op->sc;
+  return op->counts != NULL && sc->size > 2 && sendbuf != HCOMM_IN_PLACE &&
+         shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
+         (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->small &&
+         shmcoll_slot_bytes(op, 0) > sc->small;
+}
+
+/* After an alltoallv that read its large blocks: each block whose read
+ * failed (its reader marked it in its table, which stays until every rank
+ * finished collectives far beyond this one) moves as a message between
+ * the two ranks alone, on the tag this collective took. */
+static hc_status_t shmcoll_alltoall_repair(const hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  hcomm_comm_t *comm = op->comm;
+  int me = sc->rank;
+  if (!op->read_failed) {
+    int any = 0;
+    for (int j = 0; j < sc->size && !any; j++)
+      any = j != me &&
+            shmcoll_block_read(op, shmcoll_block_len(op->scounts, op->each, j)) &&
+            shmcoll_large_table(sc, j, op->first)[me].failed;
+    if (!any)
+      return HC_OK;
+  }
+  int tag = HC_NBC_TAG_BASE + (int)((comm->coll_seq - 1) % HC_NBC_SEQS);
+  const shmcoll_read_block_t *mine = shmcoll_large_table(sc, me, op->first);
+  hc_status_t rc = HC_OK;
+  for (int k = 1; k < sc->size && rc == HC_OK; k++) {
+    /* sends to the ranks after this one, receipts from those before, in
+     * turn, so that no pair waits on another */
+    int j = (me + k) % sc->size, r = (me - k + sc->size) % sc->size;
+    hcomm_request_t *send = NULL, *recv = NULL;
+    size_t out = shmcoll_block_len(op->scounts, op->each, j);
+    size_t in = shmcoll_block_len(op->counts, op->each, r);
+    hc_engine_lock();
+    if (shmcoll_block_read(op, out) &&
+        shmcoll_large_table(sc, j, op->first)[me].failed)
+      rc = hc_isend_locked(op->in + shmcoll_block_at(op->sdispls, op->each, j),
+                           out, j, tag, comm, HCOMM_SEND_STANDARD, 1, &send);
+    if (rc == HC_OK && shmcoll_block_read(op, in) && mine[r].failed)
+      rc = hc_irecv_locked(op->out + shmcoll_block_at(op->displs, op->each, r),
+                           in, r, tag, comm, 1, &recv);
+    hc_engine_unlock();
+    hc_status_t sent = send != NULL ? hcomm_wait_free(send, NULL) : HC_OK;
+    hc_status_t got = recv != NULL ? hcomm_wait_free(recv, NULL) : HC_OK;
+    if (rc == HC_OK)
+      rc = sent != HC_OK ? sent : got;
+  }
+  return rc;
+}
+
 hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
                                 const size_t *sdispls, void *recvbuf,
                                 const size_t *rbytes, const size_t *rdispls,
@@ -1308,9 +1457,15 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   hc_shmcoll_op_t op;
   rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
                            rbytes, rdispls, bytes);
-  if (rc != HC_OK || !shmcoll_alltoall_whole(&op))
+  if (rc != HC_OK)
     return HC_ERR_NOT_SUPPORTED;
-  return shmcoll_run(&op);
+  op.read_large = shmcoll_alltoall_reads_large(&op, sendbuf);
+  if (!op.read_large && !shmcoll_alltoall_whole(&op))
+    return HC_ERR_NOT_SUPPORTED;
+  rc = shmcoll_run(&op);
+  if (rc == HC_OK && op.read_large)
+    rc = shmcoll_alltoall_repair(&op);
+  return rc;
 }
 
 hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,

@@ -119,6 +119,8 @@ typedef struct hc_shmcoll_tuning {
   size_t alltoall_max;       /* alltoall blocks above this take messages */
   size_t pair_read_min;      /* 2 ranks: blocks from this read from the peer */
   size_t alltoall_read_min;  /* more ranks: the same (0: never) */
+  int alltoallv_read; /* more ranks: alltoallv blocks above a part are read */
+  size_t cpus;        /* the node's CPUs a segment assumes (0: online ones) */
   size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
   size_t bcast_read_min;      /* more ranks: the same (0: never) */
   size_t bcast_read_max;      /* ... up to this (0: any) */
@@ -150,11 +152,14 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
                                  const size_t *rdispls, hcomm_comm_t *comm);
 /* Block r of sendbuf goes to rank r: bytes each at r x bytes, or (tables
  * not NULL: alltoallv) as the tables say; sendbuf HCOMM_IN_PLACE: the
- * input is in recvbuf.  An alltoallv whose blocks to or from this rank
- * are not all small enough for the segment is HC_ERR_NOT_SUPPORTED, after
- * the segment was made: its I-form then moves the small blocks through
- * the segment and the others by messages (each pair of ranks agrees on
- * the size of the blocks between them). */
+ * input is in recvbuf.  An alltoallv on more than two ranks whose ranks
+ * read each other reads its blocks too large for the segment from their
+ * senders' buffers (each pair of ranks agrees on the size of the blocks
+ * between them), and a block whose read failed follows as a message.
+ * Otherwise one whose blocks to or from this rank are not all small
+ * enough for the segment is HC_ERR_NOT_SUPPORTED, after the segment was
+ * made: its I-form then moves the small blocks through the segment and
+ * the others by messages. */
 hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
                                 const size_t *sdispls, void *recvbuf,
                                 const size_t *rbytes, const size_t *rdispls,
@@ -202,7 +207,12 @@ typedef struct hc_shmcoll_op {
   uint32_t at;              /* the chunk under way */
   int phase;                /* how far that chunk got */
   int one_block;   /* read exchange: one block for every rank (allgather) */
-  int read_failed; /* reads: some rank's read of another failed */
+  int read_failed; /* reads: some rank's read of another failed (an
+                      alltoallv's large blocks: one of this rank's) */
+  /* A blocking alltoallv on more than two ranks: blocks above step are
+   * read from their senders' buffers, not left to messages. */
+  int read_large;
+  int next_peer; /* read_large: the reader whose read the step awaits */
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

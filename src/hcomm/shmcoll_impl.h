@@ -87,6 +87,7 @@ typedef struct shmcoll_hdr {
   uint64_t seg_size;
   uint32_t nlanes;
   uint32_t lane_small;       /* bytes of one small buffer of a lane */
+  uint32_t cpus;             /* the node's CPUs, as rank 0 counted them */
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
 } shmcoll_hdr_t;
@@ -126,6 +127,10 @@ typedef struct hc_shmcoll {
   /* A read of another rank's memory failed (a pair read, a bcast's;
    * seen by every rank alike): reading it is not allowed here. */
   int reads_off;
+  /* More ranks than the node has CPUs (as rank 0 counted them, so alike
+   * on every rank): ranks that wait for each other then wait for the
+   * scheduler too. */
+  int crowded;
   /* What the collective under way waits for (flag kind of rank who, or
    * of every rank, to reach want): where a waiter behind it sleeps. */
   int wait_kind, wait_who;

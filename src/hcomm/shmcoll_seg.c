@@ -40,6 +40,7 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
     .pair_read_min = HC_SHMCOLL_PAIR_READ_MIN,
     .alltoall_read_min = HC_SHMCOLL_ALLTOALL_READ_MIN,
+    .alltoallv_read = 1,
     .pair_bcast_read_min = HC_SHMCOLL_PAIR_BCAST_READ_MIN,
     .bcast_read_min = HC_SHMCOLL_BCAST_READ_MIN,
     .bcast_read_max = HC_SHMCOLL_BCAST_READ_MAX,
@@ -67,6 +68,8 @@ void hc_shmcoll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_SHM_PAIR_READ_MIN", HC_SHMCOLL_PAIR_READ_MIN);
   t->alltoall_read_min = hc_env_size("HCMPI_COLL_SHM_ALLTOALL_READ_MIN",
                                      HC_SHMCOLL_ALLTOALL_READ_MIN);
+  t->alltoallv_read = hc_env_bool("HCMPI_COLL_SHM_ALLTOALLV_READ", 1);
+  t->cpus = hc_env_size("HCMPI_COLL_SHM_CPUS", 0);
   t->pair_bcast_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN",
                                        HC_SHMCOLL_PAIR_BCAST_READ_MIN);
   t->bcast_read_min =
@@ -171,6 +174,10 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->seg_size = sc->seg_size;
   hdr->nlanes = (uint32_t)sc->nlanes;
   hdr->lane_small = (uint32_t)sc->lane_small;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
+              : online > 0                ? (uint32_t)online
+                                          : 1;
   for (int r = 0; r < sc->size; r++)
     for (int f = 0; f < 3; f++)
       atomic_store(&sc->lines[r].flag[f], SHMCOLL_SEQ0);
@@ -294,6 +301,7 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .size = sc->size,
                            .world_ranks = sc->world_ranks,
                            .wake_by_transport = -1,
+                           .crowded = sc->crowded,
                            .seq = SHMCOLL_SEQ0,
                            .turn = SHMCOLL_SEQ0,
                            .done_seen = SHMCOLL_SEQ0,
@@ -358,6 +366,7 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
     return NULL;
   }
   sc->data = sc->base + sc->hdr->data_offset;
+  sc->crowded = (uint32_t)sc->size > sc->hdr->cpus;
   shmcoll_lanes_init(sc);
   comm->shmcoll = sc;
   return sc;

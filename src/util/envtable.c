@@ -135,6 +135,16 @@ const hc_env_entry_t hc_env_table[] = {
      "of at least this many bytes are read by each rank straight from "
      "every other rank's buffer (process_vm_readv) instead of moving "
      "through the shared segment or point-to-point messages; 0 never"},
+    {"HCMPI_COLL_SHM_CPUS", "0", "library",
+     "the CPUs a communicator's collective segment takes the node to have "
+     "(rank 0's count is every rank's); with more ranks than that, a "
+     "Reduce is combined whole by its root rather than slice by slice on "
+     "every rank; 0 counts the online CPUs"},
+    {"HCMPI_COLL_SHM_ALLTOALLV_READ", "1", "library",
+     "on more than two ranks of one node, blocking Alltoallv blocks too "
+     "large for the shared segment (HCMPI_COLL_SHM_ALLTOALL_MAX) are read "
+     "by their receivers straight from the senders' buffers "
+     "(process_vm_readv); 0 sends them as point-to-point messages"},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", "16k", "library",
      "on two ranks, Bcasts of at least this many bytes (up to "
      "HCMPI_COLL_SHM_BCAST_READ_MAX) move straight between the two buffers "
@@ -342,6 +352,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_CPUS", 1, 0, 1 << 20},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},

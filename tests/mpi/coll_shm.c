@@ -22,7 +22,8 @@
  *                       slots, allgather, allgather-large (300000
  *                       bytes each, at most 4 ranks), alltoall,
  *                       alltoall-large (75000 bytes each, at most 4
- *                       ranks), alltoallv, reduce_scatter_block); the
+ *                       ranks), alltoallv, alltoallv-large (the same
+ *                       blocks), reduce_scatter_block); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -53,8 +54,9 @@
  *                       cannot read, and all take the other paths).
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
- *                       product), in place and not, of vectors about the
- *                       segment's slot up to 4 MiB, checked element by
+ *                       product), in place and not, every root, of
+ *                       vectors from 64 KiB, about the segment's slot
+ *                       up to 4 MiB, checked element by
  *                       element, and that none of them sent a transport
  *                       message.
  *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
@@ -389,6 +391,12 @@ static int run_kind(const char *kind, int round)
     if (strcmp(kind, "alltoall-large") == 0 && wsize <= 4)
         return MPI_Alltoall(gathered_large, (int)sizeof large_out / 4, MPI_BYTE, large_out,
                             (int)sizeof large_out / 4, MPI_BYTE, MPI_COMM_WORLD);
+    /* Blocks above the segment's part, read from their senders. */
+    static int large_counts[4] = {75000, 75000, 75000, 75000},
+               large_displs[4] = {0, 75000, 150000, 225000};
+    if (strcmp(kind, "alltoallv-large") == 0 && wsize <= 4)
+        return MPI_Alltoallv(gathered_large, large_counts, large_displs, MPI_BYTE, large_out,
+                             large_counts, large_displs, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -480,8 +488,9 @@ static void sent_counters_close(MPI_T_pvar_session *session)
  * transport message. */
 static void run_large_reductions(void)
 {
-    static const size_t bytes[] = {(256 << 10) - 16, 256 << 10,      (256 << 10) + 16,
-                                   (512 << 10) + 48, (1 << 20) + 32, (4 << 20)};
+    static const size_t bytes[] = {(64 << 10) + 16,  (256 << 10) - 16, 256 << 10,
+                                   (256 << 10) + 16, (512 << 10) + 48, (1 << 20) + 32,
+                                   (4 << 20)};
     MPI_T_pvar_session session;
     MPI_T_pvar_handle sent[2];
     sent_counters_open(&session, sent);

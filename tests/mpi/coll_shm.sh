@@ -113,6 +113,16 @@ HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large-root
 # Large Alltoall blocks are read from the others there by default
 # (HCMPI_COLL_SHM_ALLTOALL_READ_MIN); the schedule's messages without.
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 kill_case 4 alltoall-large
+# A large Reduce combined whole by its root (more ranks than CPUs) and
+# slice by slice.
+HCMPI_COLL_SHM_CPUS=1 kill_case 4 reduce-large
+HCMPI_COLL_SHM_CPUS=64 kill_case 4 reduce-large
+# Large Alltoallv blocks likewise (each receiver reads its own, with
+# HCMPI_COLL_SHM_ALLTOALLV_READ), and as messages without; on 3 ranks the
+# victim's readers and the ranks it reads from both fail.
+kill_case 4 alltoallv-large
+kill_case 3 alltoallv-large
+HCMPI_COLL_SHM_ALLTOALLV_READ=0 kill_case 4 alltoallv-large
 kill_case 2 allreduce-large
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
@@ -181,5 +191,11 @@ for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm large-reduce
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-reduce
+# A Reduce on more ranks than CPUs (HCMPI_COLL_SHM_CPUS, by default the
+# online ones) is combined whole by its root; slices where every rank has
+# a CPU of its own.
+HCMPI_COLL_SHM_CPUS=64 run_mpi_ok 5 coll_shm large-reduce
+HCMPI_COLL_SHM_CPUS=1 run_mpi_ok 3 coll_shm large-reduce
+HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-reduce
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-reduce
 echo "coll_shm: all cases passed"

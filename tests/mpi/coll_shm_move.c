@@ -32,7 +32,10 @@
  *                        rank reads the other's blocks from its memory,
  *                        and (not in place) no transport message moves;
  *                        on more, an Alltoall's blocks from
- *                        HCMPI_COLL_SHM_ALLTOALL_READ_MIN likewise.
+ *                        HCMPI_COLL_SHM_ALLTOALL_READ_MIN likewise, and
+ *                        an Alltoallv's blocks above the segment's part
+ *                        (its receiver reads each; one whose read failed
+ *                        follows as a message).
  */
 #include "mpitest.h"
 
@@ -454,6 +457,8 @@ static void pair_round(const comm_ctx_t *c, int it)
     size_t a2a_min = refused ? 0
                      : a2a_env != NULL ? (size_t)strtoull(a2a_env, NULL, 10)
                                        : 32768;
+    const char *a2av_env = getenv("HCMPI_COLL_SHM_ALLTOALLV_READ");
+    int a2av_reads = !refused && (a2av_env == NULL || strcmp(a2av_env, "0") != 0);
     for (int inplace = 0; inplace < 2; inplace++)
         for (size_t k = 0; k < NELEM(pair_sizes); k++)
             for (int v = 0; v < 2; v++) {
@@ -480,6 +485,12 @@ static void pair_round(const comm_ctx_t *c, int it)
                 CHECK(!counted || wsize < 3 || v || inplace || a2a_min == 0 ||
                           pair_sizes[k] < a2a_min || moved == 0,
                       "%llu transport messages in an Alltoall of %zu bytes read from %d ranks",
+                      moved, pair_sizes[k], wsize);
+                /* An Alltoallv's blocks above the segment's part are read
+                 * from their senders (HCMPI_COLL_SHM_ALLTOALLV_READ). */
+                CHECK(!counted || wsize < 3 || !v || inplace || !a2av_reads || moved == 0,
+                      "%llu transport messages in an Alltoallv of blocks about %zu bytes on %d "
+                      "ranks",
                       moved, pair_sizes[k], wsize);
             }
     /* A strided datatype: the face packs it, the pair read moves bytes. */

@@ -39,16 +39,30 @@ HCMPI_SPIN=0 run_mpi_ok 2 coll_shm_move pair
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=65537 run_mpi_ok 3 coll_shm_move pair
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 run_mpi_ok 4 coll_shm_move pair
 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm_move pair
-# Reads refused (no CMA) on rank 1 alone: every rank falls back alike.
+# Alltoallv blocks above the segment's part are read by their receivers on
+# more than two ranks (above), or messages with that off.
+HCMPI_COLL_SHM_ALLTOALLV_READ=0 run_mpi_ok 4 coll_shm_move pair
+HCMPI_COLL_SHM_ALLTOALLV_READ=0 run_mpi_ok 3 coll_shm_move
+# Reads refused (no CMA) on rank 1 alone: every rank falls back alike; an
+# Alltoallv's blocks that rank 1 fails to read follow as messages.
 prog=$(mpi_prog_path coll_shm_move)
 mpi_launcher_cmd
 wrap=$(mktemp)
 trap 'rm -f "$wrap"' EXIT
 printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$wrap"
 chmod +x "$wrap"
-for n in 2 3; do
+for n in 2 3 5; do
     echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm_move pair"
     COLL_SHM_READS_REFUSED=1 timeout -k 5 200 "$HCMPIRUN" -n $n --timeout 180 \
         "$wrap" "$prog" pair || fail "pair on $n, no CMA on rank 1: failed"
+done
+# The same with no Alltoall read (which would turn reads off for the
+# communicator first): every Alltoallv reads, rank 1's reads fail, and
+# each block it could not read follows as a message from its sender.
+for n in 3 5; do
+    echo "+ hcmpirun -n $n (no CMA on rank 1, no Alltoall read) coll_shm_move pair"
+    HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 COLL_SHM_READS_REFUSED=1 timeout -k 5 200 "$HCMPIRUN" \
+        -n $n --timeout 180 "$wrap" "$prog" pair ||
+        fail "pair on $n, no CMA on rank 1, no Alltoall read: failed"
 done
 echo "coll_shm_move: all cases passed"
