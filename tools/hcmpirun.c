@@ -74,9 +74,12 @@ static void run_usage(FILE *f) {
           "                this host (H is localhost or this host's name)\n"
           "  -usize N      MPI_UNIVERSE_SIZE is N (as in Hydra; unset\n"
           "                without it: spawn is not limited to -n)\n"
+          "  -bind-to, --bind-to none|hwthread|core|socket   bind rank r\n"
+          "                to the r-th such unit of hcmpirun's own CPUs\n"
+          "                (round robin); default none\n"
           "Not supported (hcmpirun starts ranks on this host only; use\n"
           "mpiexec.mpich for more): -f/-hostfile/-machinefile, remote "
-          "-hosts,\n-genvnone, -genvlist, -wdir, -bind-to, and ':' "
+          "-hosts,\n-genvnone, -genvlist, -wdir, and ':' "
           "(several programs).\n"
           "Environment: HCMPI_KILL_GRACE seconds between SIGTERM and SIGKILL "
           "when the job is torn down (default 2);\nMPIEXEC_TIMEOUT S acts as "
@@ -139,9 +142,8 @@ static int run_hosts_local(const char *list) {
 static int run_unsupported(const char *a) {
   static const char *const names[] = {"-f",        "-hostfile", "-machinefile",
                                       "-genvnone", "-genvlist", "-envlist",
-                                      "-envnone",  "-wdir",     "-bind-to",
-                                      "-launcher", "-rmk",      "-iface",
-                                      ":"};
+                                      "-envnone",  "-wdir",     "-launcher",
+                                      "-rmk",      "-iface",    ":"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(a, names[i]) == 0) {
       fprintf(stderr,
@@ -178,6 +180,12 @@ static int run_parse_mpiexec(int argc, char **argv, int *i, run_opts_t *o) {
   if (strcmp(a, "-ppn") == 0) {
     /* Every rank is on this host whatever the count per node. */
     if (run_parse_long(argv[*i + 1], 1, &v) != 0)
+      return -1;
+    ++*i;
+    return 1;
+  }
+  if (strcmp(a, "-bind-to") == 0 || strcmp(a, "--bind-to") == 0) {
+    if (run_bind_parse(argv[*i + 1], &o->bind) != 0)
       return -1;
     ++*i;
     return 1;
@@ -969,6 +977,7 @@ static void run_child(const run_job_t *job, int r, int pmi, int out, int err,
     _exit(127);
   if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
     _exit(127);
+  run_bind_apply(&job->opt.bind, r);
   if (r != 0) {
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0)

@@ -5,6 +5,7 @@
 #ifndef HC_TOOLS_HCMPIRUN_H
 #define HC_TOOLS_HCMPIRUN_H
 
+#include <sched.h> /* cpu_set_t: config.h first (_GNU_SOURCE) */
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -75,6 +76,14 @@ typedef struct run_world {
   struct run_world *next; /* the next spawn waiting in job->pending */
 } run_world_t;
 
+/* -bind-to: the CPU sets ranks are bound to in turn (hcmpirun_bind.c);
+ * no units: not bound. */
+enum { RUN_BIND_NONE, RUN_BIND_HWTHREAD, RUN_BIND_CORE, RUN_BIND_SOCKET };
+typedef struct run_bind {
+  int nunits;
+  cpu_set_t *units;
+} run_bind_t;
+
 typedef struct run_opts {
   int n;
   int label;
@@ -87,6 +96,7 @@ typedef struct run_opts {
   int progress;   /* --progress: live status line when stderr is a tty */
   long timeout_s;
   int usize; /* -usize N: MPI_UNIVERSE_SIZE; 0 when not given (unset) */
+  run_bind_t bind; /* -bind-to / --bind-to */
   int nenv;
   char **env;
   char **argv;
@@ -135,6 +145,11 @@ typedef struct run_job {
   size_t stdin_off;
   char stdin_buf[4096];
 } run_job_t;
+
+/* -bind-to HOW: plans the units (0), or says why not (-1). */
+int run_bind_parse(const char *how, run_bind_t *plan);
+/* In rank's child before exec: binds it to its unit (if planned). */
+void run_bind_apply(const run_bind_t *plan, int rank);
 
 /* Writes a PMI reply line to rank r (nothing once its socket closed). */
 void run_reply(run_job_t *job, int r, const char *line, int len);

@@ -2,7 +2,7 @@
 bin_PROGRAMS += tools/hcmpirun
 # Own CFLAGS so these objects do not clash with libhccore's libtool ones.
 tools_hcmpirun_SOURCES = tools/hcmpirun.c tools/hcmpirun.h \
-	tools/hcmpirun_spawn.c $(HC_PMI1_WIRE_SOURCES) \
+	tools/hcmpirun_spawn.c tools/hcmpirun_bind.c $(HC_PMI1_WIRE_SOURCES) \
 	$(HC_UTIL_SOURCES)
 tools_hcmpirun_CFLAGS = $(AM_CFLAGS)
 

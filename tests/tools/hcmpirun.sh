@@ -1,6 +1,6 @@
 #!/bin/sh
 # hcmpirun end to end: key exchange, labels, failure propagation, teardown of
-# a job whose rank was killed, --timeout, stdin, SIGTERM and SIGINT
+# a job whose rank was killed, --timeout, stdin, -bind-to, SIGTERM and SIGINT
 # forwarding, spawn requests at the wire, the same client under
 # MPICH's Hydra (skipped when absent), and the singleton fallback.
 # Run from the build directory (make check does).
@@ -286,6 +286,48 @@ cmd=hc_spawn_result rc=0 msg=success" ]; then
 else
   fail "spawn request in pieces, bounded (rc=$rc)"
 fi
+
+# 10b. -bind-to / --bind-to: rank r runs on the r-th unit of the launcher's
+#      own CPUs, round robin; none leaves them all; a bad level is refused.
+cpus_of() { grep Cpus_allowed_list /proc/self/status | cut -f2; }
+expand_cpus() { # "0-2,5" -> one CPU a line
+  echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
+    if (n == 1) print a[1]; else for (c = a[1]; c <= a[2]; c++) print c } }'
+}
+own=$(expand_cpus "$(cpus_of)")
+first=$(echo "$own" | sed -n 1p)
+second=$(echo "$own" | sed -n 2p)
+if [ -n "$second" ] && command -v taskset >/dev/null 2>&1; then
+  pair="$first,$second"
+  show='echo "$PMI_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
+  launch taskset -c "$pair" $RUN -bind-to hwthread -n 3 sh -c "$show"
+  rc=$?
+  printf '%s\n' "0 $first" "1 $second" "2 $first" >"$T/want"
+  sort "$T/out" >"$T/sorted"
+  if [ $rc -eq 0 ] && cmp -s "$T/sorted" "$T/want"; then pass "-bind-to hwthread"; else fail "-bind-to hwthread (rc=$rc)"; fi
+  whole=$(taskset -c "$pair" sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2')
+  launch taskset -c "$pair" $RUN --bind-to none -n 2 sh -c "$show"
+  rc=$?
+  if [ $rc -eq 0 ] && [ "$(grep -c " $whole\$" "$T/out")" -eq 2 ]; then pass "--bind-to none"; else fail "--bind-to none (rc=$rc, want $whole)"; fi
+  # Cores: two units, or one where the two CPUs are threads of one core;
+  # either way rank 2 shares rank 0's set, and every set is ours.
+  launch taskset -c "$pair" $RUN --bind-to core -n 3 sh -c "$show"
+  rc=$?
+  r0=$(sed -n 's/^0 //p' "$T/out")
+  r2=$(sed -n 's/^2 //p' "$T/out")
+  stray=$(cut -d' ' -f2 "$T/out" | while read -r l; do expand_cpus "$l"; done |
+    grep -vcx -e "$first" -e "$second")
+  if [ $rc -eq 0 ] && [ -n "$r0" ] && [ "$r0" = "$r2" ] && [ "$stray" -eq 0 ]; then
+    pass "--bind-to core"
+  else
+    fail "--bind-to core (rc=$rc r0=$r0 r2=$r2 stray=$stray)"
+  fi
+else
+  echo "SKIP: -bind-to round robin (one CPU, or no taskset)"
+fi
+launch $RUN -bind-to l3cache -n 1 true
+rc=$?
+if [ $rc -ne 0 ] && grep -q -- "-bind-to l3cache: binds to none, hwthread, core or socket" "$T/err"; then pass "-bind-to refuses an unknown level"; else fail "-bind-to l3cache (rc=$rc)"; fi
 
 # 11. Singleton: no PMI variables, rank 0 of 1.
 launch env -u PMI_FD -u PMI_PORT -u PMI_RANK -u PMI_SIZE $CLIENT --expect-size 1 --expect-backend singleton
