@@ -37,11 +37,13 @@ check "-ppn and -hosts of this host are accepted" \
 check "-hosts naming another host is refused clearly" \
     sh -c '! timeout 60 "$1" -hosts other-host.invalid -n 2 true 2>"$2/e" &&
            grep -q "this host only" "$2/e"' x "$HCMPIRUN" "$T"
-for opt in "-f hosts" "-hostfile hosts" "-wdir /tmp" "-genvnone" "-bind-to core"; do
+for opt in "-f hosts" "-hostfile hosts" "-wdir /tmp" "-genvnone"; do
     check "$opt is reported as not supported" \
         sh -c '! timeout 60 "$1" $3 -n 1 true 2>"$2/e" && grep -q "is not supported" "$2/e"' \
         x "$HCMPIRUN" "$T" "$opt"
 done
+check "-bind-to core is accepted, as Hydra's option" \
+    timeout 60 "$HCMPIRUN" -bind-to core -n 2 true
 check "':' (several programs) is reported as not supported" \
     sh -c '! timeout 60 "$1" -n 1 : -n 1 true 2>"$2/e" && grep -q "is not supported" "$2/e"' x "$HCMPIRUN" "$T"
 check "--relink puts the MPICH-named libraries first (then libmpi_abi's folder)" \
