@@ -250,20 +250,72 @@ void *hc_devpath_stream(hc_mem_kind_t kind, int device) {
   return ds != NULL ? ds->stream : NULL;
 }
 
+/* Records c's event on stream and waits for it: everything queued there
+ * before is then done (or the first failure of it is returned). */
+static hc_status_t devpath_wait_on(hc_devchunk_t *c, void *stream) {
+  const hc_device_ops_t *ops = hc_device_backend(c->kind);
+  hc_status_t rc = ops->event_record(c->event, stream);
+  if (rc == HC_OK)
+    do
+      rc = ops->event_query(c->event);
+    while (rc == HC_ERR_AGAIN);
+  return rc;
+}
+
 hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
                                 hc_mem_kind_t kind, int device) {
   const hc_device_ops_t *ops = hc_device_backend(kind);
   void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
+  /* The event is had before anything is queued: a copy never waited for
+   * would outlive the caller's buffers. */
   hc_devchunk_t *done = stream != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
   if (done == NULL)
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc = ops->copy_async(dst, src, len, HC_COPY_D2D, stream);
   if (rc == HC_OK)
-    rc = ops->event_record(done->event, stream);
-  if (rc == HC_OK)
-    do
-      rc = ops->event_query(done->event);
-    while (rc == HC_ERR_AGAIN);
+    rc = devpath_wait_on(done, stream);
+  hc_devpath_chunk_put(done);
+  return rc;
+}
+
+hc_status_t hc_devpath_copy_d2d_queue(void *dst, const void *src, size_t len,
+                                      hc_mem_kind_t kind, int device) {
+  const hc_device_ops_t *ops = hc_device_backend(kind);
+  void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
+  if (stream == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  return ops->copy_async(dst, src, len, HC_COPY_D2D, stream);
+}
+
+hc_status_t hc_devpath_mark(hc_mem_kind_t kind, int device,
+                            hc_devmark_t **mark) {
+  const hc_device_ops_t *ops = hc_device_backend(kind);
+  void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
+  hc_devchunk_t *c = stream != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
+  if (c == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = ops->event_record(c->event, stream);
+  if (rc != HC_OK) {
+    hc_devpath_chunk_put(c);
+    return rc;
+  }
+  *mark = c;
+  return HC_OK;
+}
+
+hc_status_t hc_devpath_mark_test(hc_devmark_t *mark) {
+  return hc_device_backend(mark->kind)->event_query(mark->event);
+}
+
+void hc_devpath_mark_free(hc_devmark_t *mark) { hc_devpath_chunk_put(mark); }
+
+hc_status_t hc_devpath_drain(hc_mem_kind_t kind, int device) {
+  const hc_device_ops_t *ops = hc_device_backend(kind);
+  void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
+  hc_devchunk_t *done = stream != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
+  if (done == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = devpath_wait_on(done, stream);
   hc_devpath_chunk_put(done);
   return rc;
 }

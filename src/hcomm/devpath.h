@@ -101,6 +101,29 @@ void hc_devpath_release(hcomm_request_t *req);
  * could be had (nothing was queued), else the copy's status. */
 hc_status_t hc_devpath_copy_d2d(void *dst, const void *src, size_t len,
                                 hc_mem_kind_t kind, int device);
+/* hc_devpath_copy_d2d without the wait: the copy is queued on hcmpi's
+ * stream of (kind, device) and runs in that stream's order; src and dst
+ * must stay valid until a hc_devpath_drain of that stream (or a mark
+ * recorded after it) says it is done.  HC_ERR_NOT_SUPPORTED when no
+ * stream could be had (nothing was queued). */
+hc_status_t hc_devpath_copy_d2d_queue(void *dst, const void *src, size_t len,
+                                      hc_mem_kind_t kind, int device);
+/* A point in hcmpi's stream of (kind, device): done once everything
+ * queued there before it is. */
+typedef struct hc_devchunk hc_devmark_t;
+/* Records a mark at the end of the stream's queue now (*mark owned by
+ * the caller until hc_devpath_mark_free).  HC_ERR_NOT_SUPPORTED when no
+ * stream or event could be had. */
+hc_status_t hc_devpath_mark(hc_mem_kind_t kind, int device,
+                            hc_devmark_t **mark);
+/* HC_OK once the mark was reached, HC_ERR_AGAIN before, another error
+ * when work queued before it failed.  Never blocks. */
+hc_status_t hc_devpath_mark_test(hc_devmark_t *mark);
+void hc_devpath_mark_free(hc_devmark_t *mark);
+/* Waits until everything queued on the stream of (kind, device) so far
+ * is done: its first failure, else HC_OK.  HC_ERR_NOT_SUPPORTED when no
+ * stream or event could be had. */
+hc_status_t hc_devpath_drain(hc_mem_kind_t kind, int device);
 /* Copies len bytes between host memory and an IPC import (imem: its kind
  * and the device it was imported on), into the import when to_import:
  * one copy where the backend's imports take host copies
