@@ -1100,17 +1100,23 @@ typedef struct hcomm_rma_atomic {
 hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a);
 /* A put (put 1: local's len bytes written at disp bytes of target's
  * window) or get (put 0: read into local) of one contiguous piece, for
- * the common case of dense data at both ends: done at once, complete on
- * return, where the target's memory is mapped here (shared windows, this
- * rank's own, host or device memory), or, for local in device memory
+ * the common case of dense data at both ends: done at once (complete on
+ * return but for the device copies below), where the target's memory is
+ * mapped here (shared windows, this rank's own, host or device memory),
+ * or, for local in device memory
  * (local_mem as hcomm_mem_classify filled it; NULL: host), where the
  * target's device window is imported here (another rank of this node),
  * and the access lies inside the window and an epoch;
  * HC_ERR_NOT_SUPPORTED otherwise (the caller issues it with
- * hcomm_rma_issue), or a failed device copy's status. */
+ * hcomm_rma_issue), or a failed device copy's status.  A copy between
+ * device memory at local and a peer's imported device window is queued
+ * on the device, not waited for: the window's completing calls (flush,
+ * unlock, fence, complete, free) wait for it, and with req (not NULL)
+ * *req is a request that completes once it is done (others complete
+ * before this returns); local must stay as it is until then. */
 hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
                            void *local, const hcomm_mem_info_t *local_mem,
-                           size_t len, int put);
+                           size_t len, int put, hcomm_request_t **req);
 /* Synchronisation; each returns HC_ERR_RMA_SYNC when called out of turn.
  * assert is MPI's MPI_MODE_* bit set (hcomm_win_fence: NOPRECEDE skips the
  * completion of the epoch, NOSUCCEED opens none). */

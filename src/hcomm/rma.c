@@ -353,6 +353,11 @@ static hc_status_t rma_issue_locked(hcomm_win_t *win, const hcomm_rma_op_t *op,
                                     hcomm_request_t *user) {
   if (!hc_rma_may_access(win, op->target))
     return HC_ERR_RMA_SYNC;
+  /* Device copies queued towards target go first: an accumulate (or a
+   * message the target applies) after them finds their bytes there. */
+  hc_status_t queued = hc_rma_device_complete(win, op->target);
+  if (queued != HC_OK)
+    return queued;
   hc_status_t direct = hc_rma_direct_issue(win, op, user);
   if (direct != HC_ERR_NOT_SUPPORTED)
     return direct;
@@ -978,6 +983,8 @@ int hc_rma_progress_locked(void) {
       moved += rma_apply_arrivals(w);
     }
     moved += rma_reap(w);
+    if (w->dev_reqs != NULL)
+      moved += hc_rma_device_poll(w);
     if (w->failures_seen != hc_engine.failed_peers) {
       w->failures_seen = hc_engine.failed_peers;
       moved += rma_release_dead(w);
@@ -1022,6 +1029,7 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->ipc_bases);
   free(win->ipc_imports);
   free(win->ipc_mem);
+  free(win->dev_pending);
   if (win->device_locks_len > 0)
     munmap(win->shared_locks, win->device_locks_len);
   free(win->via);
@@ -1095,12 +1103,13 @@ hc_status_t hcomm_win_create(hcomm_comm_t *comm, void *base, size_t size,
   win->ipc_bases = calloc(n, sizeof *win->ipc_bases);
   win->ipc_imports = calloc(n, sizeof *win->ipc_imports);
   win->ipc_mem = calloc(n, sizeof *win->ipc_mem);
+  win->dev_pending = calloc(n, sizeof *win->dev_pending);
   win->rdma_slot = -1;
   hc_status_t rc = HC_ERR_NOMEM;
   if (win->sizes && win->disp_units && win->dirty && win->locked &&
       win->access && win->exposed && win->held && win->remote_bases &&
       win->via && win->rdma_keys && win->device && win->ipc_bases &&
-      win->ipc_imports && win->ipc_mem) {
+      win->ipc_imports && win->ipc_mem && win->dev_pending) {
     hc_engine_lock();
     uint64_t key = hc_rma_direct_register(win);
     hc_engine_unlock();
@@ -1152,9 +1161,10 @@ hc_status_t hcomm_win_free(hcomm_win_t *win) {
     return rc;
   /* Imports of peers' device windows close before the fence's barrier,
    * after which their owners may free the memory (both runtimes want
-   * every importer closed first); operations through them are complete
-   * at issue. */
+   * every importer closed first), once the copies still queued through
+   * them are done (a failed one fails the free, as the fence would). */
   hc_engine_lock();
+  hc_status_t queued = hc_rma_device_complete(win, -1);
   hc_rma_direct_release(win);
   hc_engine_unlock();
   /* A fence completes this rank's operations everywhere and, with its
@@ -1182,7 +1192,7 @@ hc_status_t hcomm_win_free(hcomm_win_t *win) {
   hc_rma_direct_deregister(win);
   hc_engine_unlock();
   rma_win_destroy(win);
-  return rc;
+  return rc != HC_OK ? rc : queued;
 }
 
 size_t hcomm_win_target_size(const hcomm_win_t *win, int rank) {

@@ -155,6 +155,17 @@ struct hcomm_win {
   /* and what the device layer says each import is (its kind and the
    * device it was imported on; host: no copies with host memory). */
   hc_mem_info_t *ipc_mem;
+  /* HC_RMA_VIA_DEVICE_IPC puts and gets between device memory and an
+   * import are queued on hcmpi's stream of (dev_kind, dev_device), not
+   * waited for at issue: how many towards each target and in all since
+   * the last hc_rma_device_drain, which the completing calls run (flush,
+   * unlock, fence, complete, free), and the requests (MPI_Rput, MPI_Rget)
+   * that complete once their copy is done (rma_direct.c). */
+  unsigned *dev_pending;
+  unsigned dev_queued;
+  hc_mem_kind_t dev_kind;
+  int dev_device;
+  struct hc_rma_devreq *dev_reqs;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* A large message buffer kept for the next large message of either
@@ -220,6 +231,20 @@ hc_status_t hc_rma_target_failure(const struct hcomm_win *win, int target);
  * else HC_OK (lock held). */
 hc_status_t hc_rma_ranks_failure(const struct hcomm_win *win, const int *ranks,
                                  int n);
+/* rma_direct.c, lock held: waits for every device copy of the window
+ * still queued (and completes the requests waiting for them); the first
+ * failure among them, else HC_OK. */
+hc_status_t hc_rma_device_drain(struct hcomm_win *win);
+/* hc_rma_device_drain when copies towards target (-1: any) are queued;
+ * nothing at all otherwise.  Inline: every completing call asks. */
+static inline hc_status_t hc_rma_device_complete(struct hcomm_win *win,
+                                                 int target) {
+  if (target >= 0 ? win->dev_pending[target] == 0 : win->dev_queued == 0)
+    return HC_OK;
+  return hc_rma_device_drain(win);
+}
+/* Completes the requests whose queued copies are done; how many. */
+int hc_rma_device_poll(struct hcomm_win *win);
 /* 1 when target is in the group of the open PSCW access epoch. */
 int hc_rma_in_access_group(const struct hcomm_win *win, int target);
 /* 1 when an operation may go to target in the current epochs.  Inline:

@@ -24,17 +24,26 @@
  *     device window is registered from its dma-buf (mem_reg) where the
  *     runtime and the transport can, and is never reached by CMA.
  *   - DEVICE_IPC: another local rank's device window imported here: puts
- *     and gets are device copies through the import; accumulates too,
+ *     and gets are device copies through the import (from and to device
+ *     memory queued on hcmpi's stream, see below); accumulates too,
  *     under the target's atomic word in the lock areas every member maps
  *     when all run on one node (direct_device_locks), which the target
  *     also holds while its progress applies an operation
  *     (hc_rma_direct_hold), so they stay atomic whoever applies them.
  *
- * A direct operation is complete when it returns: it marks nothing dirty,
- * so a flush or fence that follows only direct operations sends no
- * message.  Post notices travel as messages, and an origin waits for them
- * before any access (rma_sync.c), so a direct access stays inside the
- * epoch that allows it.  Passive-target locks are messages too, except on
+ * A direct operation is complete when it returns, except a DEVICE_IPC
+ * put or get whose origin buffer is device memory: its copy is queued on
+ * hcmpi's stream of that device and the window counts it (per target);
+ * the completing calls (flush, unlock, fence, complete, free) wait for
+ * the stream once where copies are queued, a request (MPI_Rput, MPI_Rget)
+ * completes when a mark recorded after its copy is reached, and any other
+ * operation towards that target waits for them first (rma.c), so
+ * accumulates find their bytes.  It marks nothing dirty, so a flush or
+ * fence that follows only direct operations sends no message.
+ *
+ * Post notices travel as messages, and an origin waits for them before
+ * any access (rma_sync.c), so a direct access stays inside the epoch that
+ * allows it.  Passive-target locks are messages too, except on
  * a shared window, where every member takes them in the mapping (the
  * epoch word of the target's lock area, rma_locks.h), so a lock, its
  * operations and the unlock touch no other process.
@@ -573,16 +582,105 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
   return HC_OK;
 }
 
+/* ---- device copies queued until a completing call ----------------------- */
+
+/* A request (MPI_Rput, MPI_Rget) whose copy is queued: complete once the
+ * mark recorded after the copy is reached. */
+typedef struct hc_rma_devreq {
+  hcomm_request_t *req;
+  hc_devmark_t *mark;
+  struct hc_rma_devreq *next;
+} hc_rma_devreq_t;
+
+static void direct_devreq_finish(hc_rma_devreq_t **link, hc_status_t st) {
+  hc_rma_devreq_t *d = *link;
+  *link = d->next;
+  hc_devpath_mark_free(d->mark);
+  d->req->status.error = st;
+  hc_request_complete(d->req, st);
+  free(d);
+}
+
+hc_status_t hc_rma_device_drain(hcomm_win_t *win) {
+  /* Every queued copy is on the one stream (direct_queue), so one wait
+   * covers them all.  A failure is the first queued copy's that failed;
+   * the window's count starts again either way (a runtime that failed a
+   * copy does not run the rest). */
+  hc_status_t rc = hc_devpath_drain(win->dev_kind, win->dev_device);
+  while (win->dev_reqs != NULL)
+    direct_devreq_finish(&win->dev_reqs, rc);
+  memset(win->dev_pending, 0, (size_t)win->size * sizeof *win->dev_pending);
+  win->dev_queued = 0;
+  return rc;
+}
+
+int hc_rma_device_poll(hcomm_win_t *win) {
+  int done = 0;
+  for (hc_rma_devreq_t **link = &win->dev_reqs; *link != NULL;) {
+    hc_status_t st = hc_devpath_mark_test((*link)->mark);
+    if (st == HC_ERR_AGAIN) {
+      link = &(*link)->next;
+      continue;
+    }
+    direct_devreq_finish(link, st);
+    done++;
+  }
+  return done;
+}
+
+/* Queues the copy of len bytes from src to dst (one of them device memory
+ * lmem of this process, the other the target's import) on hcmpi's stream
+ * of lmem's device; with user, the request that completes with it, else
+ * the caller's completing call waits for it.  HC_OK when queued (and user
+ * then belongs to the window), or when a mark could not be had and the
+ * copy was waited for here (user is then the caller's to complete);
+ * HC_ERR_NOT_SUPPORTED when nothing could be queued. */
+static hc_status_t direct_queue(hcomm_win_t *win, int target, void *dst,
+                                const void *src, size_t len,
+                                const hc_mem_info_t *lmem,
+                                hcomm_request_t *user, int *owned) {
+  *owned = 0;
+  /* One stream per window at a time: a copy from another device's
+   * memory first waits for those queued on the other stream. */
+  if (win->dev_queued > 0 &&
+      (win->dev_kind != lmem->kind || win->dev_device != lmem->device)) {
+    hc_status_t rc = hc_rma_device_drain(win);
+    if (rc != HC_OK)
+      return rc;
+  }
+  hc_rma_devreq_t *d = NULL;
+  if (user != NULL && (d = malloc(sizeof *d)) == NULL)
+    return hc_devpath_copy_d2d(dst, src, len, lmem->kind, lmem->device);
+  hc_status_t rc =
+      hc_devpath_copy_d2d_queue(dst, src, len, lmem->kind, lmem->device);
+  if (rc != HC_OK) {
+    free(d);
+    return rc;
+  }
+  win->dev_kind = lmem->kind;
+  win->dev_device = lmem->device;
+  win->dev_pending[target]++;
+  win->dev_queued++;
+  if (d == NULL)
+    return HC_OK;
+  if (hc_devpath_mark(lmem->kind, lmem->device, &d->mark) != HC_OK) {
+    free(d);
+    return hc_rma_device_drain(win);
+  }
+  d->req = user;
+  d->next = win->dev_reqs;
+  win->dev_reqs = d;
+  *owned = 1;
+  return HC_OK;
+}
+
 /* Copies len bytes between local (memory lmem) and the target's window
- * at remote, reached by via (target memory wmem). */
+ * at remote, reached by via (target memory wmem), waited for here. */
 static hc_status_t direct_copy(int via, char *remote, const hc_mem_info_t *wmem,
                                void *local, const hc_mem_info_t *lmem,
                                size_t len, int put) {
-  if (via == HC_RMA_VIA_DEVICE_IPC && lmem->kind == HC_MEM_HOST)
-    return hc_devpath_copy_import(remote, wmem, local, len, put);
   if (via == HC_RMA_VIA_DEVICE_IPC)
-    return hc_devpath_copy_d2d(put ? remote : local, put ? local : remote, len,
-                               lmem->kind, lmem->device);
+    return hc_devpath_copy_import(remote, wmem, local, len, put);
   if (lmem->kind == HC_MEM_HOST && wmem->kind == HC_MEM_HOST) {
     /* A memmove: the origin's buffer may lie in this process's own
      * window. */
@@ -621,12 +719,32 @@ static hc_status_t direct_copy_shared(hcomm_win_t *win, int target, size_t disp,
   return HC_OK;
 }
 
+/* hcomm_rma_copy under the lock, with remote the target's memory as this
+ * process reaches it and user the request to complete (or NULL). */
+static hc_status_t direct_copy_at(hcomm_win_t *win, int target, char *remote,
+                                  const hc_mem_info_t *wmem, void *local,
+                                  const hc_mem_info_t *lmem, size_t len,
+                                  int put, hcomm_request_t *user) {
+  int via = win->via[target], owned = 0;
+  hc_status_t rc;
+  if (via == HC_RMA_VIA_DEVICE_IPC && lmem->kind != HC_MEM_HOST)
+    rc = direct_queue(win, target, put ? remote : local, put ? local : remote,
+                      len, lmem, user, &owned);
+  else if ((rc = hc_rma_device_complete(win, target)) == HC_OK)
+    rc = direct_copy(via, remote, wmem, local, lmem, len, put);
+  if (rc == HC_OK && user != NULL && !owned) {
+    user->status.error = HC_OK;
+    hc_request_complete(user, HC_OK);
+  }
+  return rc;
+}
+
 hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
                            void *local, const hcomm_mem_info_t *local_mem,
-                           size_t len, int put) {
+                           size_t len, int put, hcomm_request_t **req) {
   if (win == NULL || target < 0 || target >= win->size || len == 0)
     return HC_ERR_ARG;
-  if (local_mem == NULL && win->via[target] == HC_RMA_VIA_SHARED)
+  if (local_mem == NULL && req == NULL && win->via[target] == HC_RMA_VIA_SHARED)
     return direct_copy_shared(win, target, disp, local, len, put);
   hc_mem_info_t lmem = hc_rma_host_mem;
   if (local_mem != NULL)
@@ -649,13 +767,18 @@ hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
                : via == HC_RMA_VIA_SELF ? win->base
                : ipc_ok                 ? win->ipc_bases[target]
                                         : NULL;
+  hcomm_request_t *user = NULL;
   if (base == NULL || !hc_rma_may_access(win, target) ||
-      disp > win->sizes[target] || len > win->sizes[target] - disp) {
+      disp > win->sizes[target] || len > win->sizes[target] - disp ||
+      (req != NULL && (user = hc_request_alloc(HC_REQ_USER)) == NULL)) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
   }
-  hc_status_t rc = direct_copy(via, base + disp, wmem, local, &lmem, len, put);
+  hc_status_t rc = direct_copy_at(win, target, base + disp, wmem, local, &lmem,
+                                  len, put, user);
   if (rc != HC_OK) {
+    if (user != NULL)
+      hc_request_release(user);
     hc_engine_unlock();
     hc_log(HC_LOG_DEBUG, "rma", "device copy with rank %d's window: %s", target,
            hcomm_strerror(rc));
@@ -663,6 +786,8 @@ hc_status_t hcomm_rma_copy(hcomm_win_t *win, int target, size_t disp,
   }
   hc_counters.rma_direct.messages++; /* as the general path counts */
   hc_counters.rma_direct.bytes += len;
+  if (req != NULL)
+    *req = user;
   hc_engine_unlock();
   return HC_OK;
 }

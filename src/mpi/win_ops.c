@@ -525,13 +525,15 @@ static win_dense_t win_dense_of(MPI_Datatype type) {
 /* A put (put 1) or get of count elements of type at buf, with as many of
  * the same type at disp of target's window, where type is dense and
  * committed: one contiguous piece at both ends, straight to the engine's
- * copy (local_mem: what buf is; NULL, host memory).  MPI_SUCCESS when
- * done there; -1 to take the general path, which also finds and raises
- * every error. */
+ * copy (local_mem: what buf is; NULL, host memory; eng: where the
+ * engine's request goes, NULL for none).  MPI_SUCCESS when done or queued
+ * there; -1 to take the general path, which also finds and raises every
+ * error. */
 static int win_copy_dense(hc_mpi_win_t *w, int put, const void *buf,
                           MPI_Count count, MPI_Datatype type, int target,
                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                          const hcomm_mem_info_t *local_mem) {
+                          const hcomm_mem_info_t *local_mem,
+                          hcomm_request_t **eng) {
   if (type != ttype || count != tcount || count <= 0 || disp < 0 ||
       target < 0 || target >= w->nranks)
     return -1;
@@ -547,21 +549,30 @@ static int win_copy_dense(hc_mpi_win_t *w, int put, const void *buf,
     return -1;
   void *local = (char *)(uintptr_t)buf + t.true_lb;
   return hcomm_rma_copy(e, target, (size_t)at, local, local_mem, (size_t)bytes,
-                        put) == HC_OK
+                        put, eng) == HC_OK
              ? MPI_SUCCESS
              : -1;
 }
 
-/* win_copy_dense for a call without a request, from inside win_call. */
+/* win_copy_dense from inside win_call: a call without a request, or
+ * MPI_Rput and MPI_Rget of device buffers, whose request completes when
+ * the engine's queued device copy is done.  -1: take the general path;
+ * else what the call returns. */
 static int win_copy_fast(const win_call_t *c) {
   int put = c->kind == HCOMM_RMA_PUT;
   const win_data_t *d = put ? &c->origin : &c->result;
   int device = put ? c->origin_device : c->result_device;
-  if (c->request != NULL)
+  hcomm_request_t *eng = NULL;
+  if (c->request != NULL && !device)
     return -1;
-  return win_copy_dense(c->w, put, d->buf, d->count, d->type, c->target,
-                        c->disp, c->tdata.count, c->tdata.type,
-                        device ? &c->local_mem : NULL);
+  if (win_copy_dense(c->w, put, d->buf, d->count, d->type, c->target, c->disp,
+                     c->tdata.count, c->tdata.type,
+                     device ? &c->local_mem : NULL,
+                     c->request != NULL ? &eng : NULL) != MPI_SUCCESS)
+    return -1;
+  if (c->request == NULL)
+    return MPI_SUCCESS;
+  return hc_mpi_request_wrap(c->fn, c->w->errcomm, eng, c->request);
 }
 
 static int win_call(win_call_t *c, MPI_Win win) {
@@ -592,8 +603,9 @@ static int win_call(win_call_t *c, MPI_Win win) {
   /* The copy path moves device memory too; other device buffers are
    * staged on the general path. */
   if (c->kind == HCOMM_RMA_PUT || c->kind == HCOMM_RMA_GET) {
-    if (win_copy_fast(c) == MPI_SUCCESS)
-      return MPI_SUCCESS;
+    int fast = win_copy_fast(c); /* done, or the request's failure */
+    if (fast != -1)
+      return fast;
   } else if (!c->origin_device && !c->result_device && !c->w->nic_atomics &&
              win_atomic_fast(c) == MPI_SUCCESS)
     return MPI_SUCCESS;
@@ -649,7 +661,7 @@ static int win_put_get(const char *fn, int kind, const void *buf,
   if (request == NULL && hc_mpi_is_ready() && !hcomm_mem_any_device() &&
       (w = hc_mpi_win_lookup(win)) != NULL &&
       win_copy_dense(w, kind == HCOMM_RMA_PUT, buf, count, type, target, disp,
-                     tcount, ttype, NULL) == MPI_SUCCESS)
+                     tcount, ttype, NULL, NULL) == MPI_SUCCESS)
     return MPI_SUCCESS;
   win_data_t d = {buf, count, type};
   win_call_t c = {.fn = fn,
