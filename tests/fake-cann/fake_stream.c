@@ -30,6 +30,7 @@ typedef struct fake_task {
   unsigned long ticket;
   int h2d;  /* an async host-to-device copy (the test hooks act on these) */
   int fail; /* FAKE_CANN_FAIL_H2D picked this copy */
+  struct timespec not_before; /* FAKE_CANN_ASYNC_LAG_US: runs no earlier */
 } fake_task_t;
 
 typedef struct fake_stream {
@@ -101,7 +102,25 @@ unsigned long fakecann_h2d_overlaps(void) {
 }
 
 /* Runs one queued copy; 0, or -1 when a test hook makes it fail. */
+/* FAKE_CANN_ASYNC_LAG_US=n: an asynchronous copy runs no earlier than n
+ * microseconds after the call that queued it (default 0), so that a
+ * caller which forgot to wait for it sees the old bytes. */
+static long fake_async_lag_us(void) {
+  static atomic_long lag = -1;
+  long v = atomic_load(&lag);
+  if (v < 0) {
+    const char *s = getenv("FAKE_CANN_ASYNC_LAG_US");
+    v = s != NULL && atol(s) > 0 ? atol(s) : 0;
+    atomic_store(&lag, v);
+  }
+  return v;
+}
+
 static int fake_task_copy(fake_task_t *t) {
+  if (t->not_before.tv_sec != 0)
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t->not_before,
+                           NULL) == EINTR)
+      ;
   if (t->h2d)
     fake_hook_wait_release();
   if (t->fail)
@@ -264,6 +283,13 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
   if (t == NULL)
     return fake_fail(ACL_ERROR_BAD_ALLOC, "out of memory");
   t->copy = c;
+  long lag = fake_async_lag_us();
+  if (lag > 0) {
+    clock_gettime(CLOCK_MONOTONIC, &t->not_before);
+    t->not_before.tv_nsec += lag % 1000000 * 1000;
+    t->not_before.tv_sec += lag / 1000000 + t->not_before.tv_nsec / 1000000000;
+    t->not_before.tv_nsec %= 1000000000;
+  }
   if (kind == ACL_MEMCPY_HOST_TO_DEVICE) {
     pthread_mutex_lock(&((fake_stream_t *)stream)->mu);
     fake_hook_h2d(stream, t);

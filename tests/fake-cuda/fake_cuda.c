@@ -34,7 +34,9 @@
  *
  * Test hooks (not CUDA): FAKE_CUDA_DEVICES=N devices (default 2);
  * FAKE_CUDA_NO_DMABUF=1: cuMemGetHandleForAddressRange answers
- * CUDA_ERROR_NOT_SUPPORTED, as a driver without dma-buf support does.
+ * CUDA_ERROR_NOT_SUPPORTED, as a driver without dma-buf support does;
+ * FAKE_CUDA_ASYNC_LAG_US=N: a cuMemcpyAsync copy runs no earlier than N
+ * microseconds after the call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -978,6 +980,20 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                  ByteCount);
 }
 
+/* FAKE_CUDA_ASYNC_LAG_US=n: a copy queued on a stream runs no earlier
+ * than n microseconds after the call (default 0), so that a caller which
+ * forgot to wait for it sees the old bytes. */
+static double fc_async_lag_s(void) {
+  static _Atomic double lag = -1;
+  double v = atomic_load(&lag);
+  if (v < 0) {
+    const char *s = getenv("FAKE_CUDA_ASYNC_LAG_US");
+    v = s != NULL && atol(s) > 0 ? (double)atol(s) * 1e-6 : 0;
+    atomic_store(&lag, v);
+  }
+  return v;
+}
+
 /* Checked at the call, copied when the stream gets there. */
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                        CUstream hStream) {
@@ -991,6 +1007,8 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
       fc_copy_task(dst, FC_SIDE_ANY, src, FC_SIDE_ANY, ByteCount);
   if (c == NULL)
     return CUDA_ERROR_INVALID_VALUE;
+  if (fc_async_lag_s() > 0)
+    c->not_before = fc_now() + fc_async_lag_s();
   rc = fc_stream_push(hStream, fc_copy_run, c);
   if (rc != CUDA_SUCCESS)
     free(c);
