@@ -42,6 +42,17 @@
  * MPI_Compare_and_swap loop incrementing a fourth.  Each must end at
  * exactly nranks * ITERS (read back with the device API), and the values
  * the fetch-and-adds returned, across all ranks, must all differ.
+ *
+ * Queued device copies: in a fence, a lock, a lock_all and a PSCW epoch
+ * every rank puts QOPS single ints from device memory into the next
+ * rank's device window, gets QOPS more into device memory and
+ * accumulates QOPS host operands between them; in the lock modes a
+ * flush_local is followed at once by a check of the gets, then puts,
+ * a flush, accumulates into the same words, a flush and gets of them.
+ * The gets are checked right after the closing call, the window with a
+ * host Get in a new epoch and by the target itself.  MPI_Rget requests
+ * complete with their bytes there, MPI_Rput ones once the origin buffer
+ * may be overwritten, and puts right before MPI_Win_free land.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -671,6 +682,283 @@ static void atomic_case(void) {
   CHECK(fa.free_dev(mem) == 0);
 }
 
+/* ---- many small operations in one epoch --------------------------------
+ *
+ * Puts and gets of device origin buffers towards a peer's device window
+ * are queued on the device and completed by the epoch's closing call (and
+ * by flushes), so each of these checks reads the bytes right after the
+ * call that must have completed them, before any other MPI call: the
+ * doubles' streams run copies on a worker thread of their own, so a call
+ * that forgot to wait would leave some of them unlanded.  The target's
+ * window, in ints: QOPS puts, QOPS read by gets, QOPS accumulates (host
+ * operands, each issued between a put and a get), and QOPS that the lock
+ * modes put, flush, accumulate into, flush and get back. */
+enum {
+  QOPS = 64,
+  Q_PUT = 0,
+  Q_GET = QOPS,
+  Q_ACC = 2 * QOPS,
+  Q_AGAIN = 3 * QOPS,
+  Q_INTS = 4 * QOPS
+};
+enum { Q_FENCE, Q_LOCK, Q_LOCK_ALL, Q_PSCW, Q_MODES };
+static const char *const q_names[Q_MODES] = {"fence", "lock", "lock_all",
+                                             "pscw"};
+
+static void q_group_of(int r, MPI_Group *g) {
+  MPI_Group world;
+  CHECK(MPI_Comm_group(MPI_COMM_WORLD, &world) == 0);
+  CHECK(MPI_Group_incl(world, 1, &r, g) == 0);
+  MPI_Group_free(&world);
+}
+
+/* Opens mode's epoch towards t (from: the rank whose epoch targets this
+ * one, for PSCW's exposure). */
+static void q_open(int mode, MPI_Win win, int t, int from) {
+  MPI_Group g;
+  switch (mode) {
+  case Q_FENCE:
+    CHECK(MPI_Win_fence(0, win) == 0);
+    break;
+  case Q_LOCK:
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win) == 0);
+    break;
+  case Q_LOCK_ALL:
+    CHECK(MPI_Win_lock_all(0, win) == 0);
+    break;
+  default:
+    q_group_of(from, &g);
+    CHECK(MPI_Win_post(g, 0, win) == 0);
+    MPI_Group_free(&g);
+    q_group_of(t, &g);
+    CHECK(MPI_Win_start(g, 0, win) == 0);
+    MPI_Group_free(&g);
+  }
+}
+
+static void q_close(int mode, MPI_Win win, int t) {
+  switch (mode) {
+  case Q_FENCE:
+    CHECK(MPI_Win_fence(0, win) == 0);
+    break;
+  case Q_LOCK:
+    CHECK(MPI_Win_unlock(t, win) == 0);
+    break;
+  case Q_LOCK_ALL:
+    CHECK(MPI_Win_unlock_all(win) == 0);
+    break;
+  default:
+    CHECK(MPI_Win_complete(win) == 0);
+    CHECK(MPI_Win_wait(win) == 0);
+  }
+}
+
+/* Remote completion of everything towards t in a lock mode. */
+static void q_flush(int mode, MPI_Win win, int t) {
+  CHECK((mode == Q_LOCK ? MPI_Win_flush(t, win) : MPI_Win_flush_all(win)) == 0);
+}
+
+static int q_again_value(int o, int j) { return put_value(o, j) + 7; }
+
+/* What origin o leaves in word i of its target's window in mode. */
+static int q_expected(int mode, int t, int o, int i) {
+  if (i < Q_GET)
+    return put_value(o, i - Q_PUT);
+  if (i < Q_ACC)
+    return initial(t, (size_t)i);
+  if (i < Q_AGAIN)
+    return initial(t, (size_t)i) + acc_value(o, i - Q_ACC);
+  if (mode == Q_LOCK || mode == Q_LOCK_ALL)
+    return q_again_value(o, i - Q_AGAIN) + 1;
+  return initial(t, (size_t)i);
+}
+
+/* n device ints at dev compared with want (n host ints). */
+static void q_check_device(const int *dev, const int *want, int n,
+                           const char *what) {
+  int got[2 * QOPS];
+  rma_load(1, got, dev, (size_t)n);
+  for (int j = 0; j < n; j++) {
+    if (got[j] != want[j])
+      fprintf(stderr, "rank %d: %s: int %d is %d, not %d\n", rank, what, j,
+              got[j], want[j]);
+    CHECK(got[j] == want[j]);
+  }
+}
+
+/* The whole of t's window, read with a host Get in a new epoch of mode
+ * (a copy the queued ones must have preceded), against what this rank
+ * did to it. */
+static void q_check_remote(int mode, MPI_Win win, int t, int from,
+                           const char *what) {
+  int got[Q_INTS];
+  q_open(mode, win, t, from);
+  CHECK(MPI_Get(got, Q_INTS, MPI_INT, t, 0, Q_INTS, MPI_INT, win) == 0);
+  q_close(mode, win, t);
+  for (int i = 0; i < Q_INTS; i++) {
+    int want = q_expected(mode, t, rank, i);
+    if (got[i] != want)
+      fprintf(stderr, "rank %d: %s: rank %d's int %d is %d, not %d\n", rank,
+              what, t, i, got[i], want);
+    CHECK(got[i] == want);
+  }
+}
+
+/* This rank's own window against what from did to it. */
+static void q_check_mine(int mode, const int *mem, int from, const char *what) {
+  int got[Q_INTS];
+  rma_load(1, got, mem, Q_INTS);
+  for (int i = 0; i < Q_INTS; i++) {
+    int want = q_expected(mode, rank, from, i);
+    if (got[i] != want)
+      fprintf(stderr, "rank %d: %s: own int %d is %d, not %d\n", rank, what, i,
+              got[i], want);
+    CHECK(got[i] == want);
+  }
+}
+
+/* A device window of Q_INTS and its initial values. */
+static int *q_window(MPI_Win *win) {
+  int host[Q_INTS];
+  for (int i = 0; i < Q_INTS; i++)
+    host[i] = initial(rank, (size_t)i);
+  int *mem = rma_alloc(1, Q_INTS);
+  rma_store(1, mem, host, Q_INTS);
+  CHECK(MPI_Win_create(mem, Q_INTS * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                       MPI_COMM_WORLD, win) == 0);
+  return mem;
+}
+
+/* Device origin data: QOPS put values, then QOPS for the second round. */
+static int *q_origin(void) {
+  int host[2 * QOPS];
+  for (int j = 0; j < QOPS; j++) {
+    host[j] = put_value(rank, j);
+    host[QOPS + j] = q_again_value(rank, j);
+  }
+  int *src = rma_alloc(1, 2 * QOPS);
+  rma_store(1, src, host, 2 * QOPS);
+  return src;
+}
+
+static void queued_case(int mode) {
+  const char *what = q_names[mode];
+  int t = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+  int lock = mode == Q_LOCK || mode == Q_LOCK_ALL;
+  MPI_Win win;
+  int *mem = q_window(&win), *src = q_origin();
+  int *res = rma_alloc(1, 2 * QOPS), want[2 * QOPS];
+  int unset[2 * QOPS];
+  for (int j = 0; j < 2 * QOPS; j++)
+    unset[j] = -1;
+  rma_store(1, res, unset, 2 * QOPS);
+  for (int j = 0; j < QOPS; j++) {
+    want[j] = initial(t, (size_t)(Q_GET + j));
+    want[QOPS + j] = q_again_value(rank, j) + 1;
+  }
+  counts_t before = paths_read();
+  q_open(mode, win, t, from);
+  for (int j = 0; j < QOPS; j++) {
+    int operand = acc_value(rank, j);
+    CHECK(MPI_Put(src + j, 1, MPI_INT, t, Q_PUT + j, 1, MPI_INT, win) == 0);
+    CHECK(MPI_Accumulate(&operand, 1, MPI_INT, t, Q_ACC + j, 1, MPI_INT,
+                         MPI_SUM, win) == 0);
+    CHECK(MPI_Get(res + j, 1, MPI_INT, t, Q_GET + j, 1, MPI_INT, win) == 0);
+  }
+  if (lock) {
+    /* The gets are in res once a local flush returns. */
+    CHECK((mode == Q_LOCK ? MPI_Win_flush_local(t, win)
+                          : MPI_Win_flush_local_all(win)) == 0);
+    q_check_device(res, want, QOPS, "gets after flush_local");
+    /* Put, flush, accumulate into the same words, flush, get them back. */
+    int one = 1;
+    for (int j = 0; j < QOPS; j++)
+      CHECK(MPI_Put(src + QOPS + j, 1, MPI_INT, t, Q_AGAIN + j, 1, MPI_INT,
+                    win) == 0);
+    q_flush(mode, win, t);
+    for (int j = 0; j < QOPS; j++)
+      CHECK(MPI_Accumulate(&one, 1, MPI_INT, t, Q_AGAIN + j, 1, MPI_INT,
+                           MPI_SUM, win) == 0);
+    q_flush(mode, win, t);
+    for (int j = 0; j < QOPS; j++)
+      CHECK(MPI_Get(res + QOPS + j, 1, MPI_INT, t, Q_AGAIN + j, 1, MPI_INT,
+                    win) == 0);
+  }
+  q_close(mode, win, t);
+  q_check_device(res, want, lock ? 2 * QOPS : QOPS, what);
+  if (want_paths == PATHS_IPC && t != rank)
+    paths_expect(before, (unsigned long long)(lock ? 6 : 3) * QOPS, 0, what);
+  q_check_remote(mode, win, t, from, what);
+  CHECK(MPI_Barrier(MPI_COMM_WORLD) == 0);
+  q_check_mine(mode, mem, from, what);
+  CHECK(MPI_Win_free(&win) == 0);
+  rma_free(1, res);
+  rma_free(1, src);
+  rma_free(1, mem);
+}
+
+/* MPI_Rput and MPI_Rget of device buffers: an Rget's request completes
+ * with its bytes in the buffer, an Rput's once its buffer may change (the
+ * bytes put are those it held at the call); then puts the window's free
+ * right after an unlock must have completed. */
+static void queued_requests_case(void) {
+  int t = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+  MPI_Win win;
+  int *mem = q_window(&win), *src = q_origin();
+  int *res = rma_alloc(1, QOPS), want[QOPS], garbage[2 * QOPS];
+  MPI_Request gets[QOPS], puts[QOPS];
+  for (int j = 0; j < QOPS; j++)
+    want[j] = initial(t, (size_t)(Q_GET + j));
+  for (int j = 0; j < 2 * QOPS; j++)
+    garbage[j] = -7;
+  CHECK(MPI_Win_lock_all(0, win) == 0);
+  for (int j = 0; j < QOPS; j++) {
+    CHECK(MPI_Rput(src + j, 1, MPI_INT, t, Q_PUT + j, 1, MPI_INT, win,
+                   &puts[j]) == 0);
+    CHECK(MPI_Rget(res + j, 1, MPI_INT, t, Q_GET + j, 1, MPI_INT, win,
+                   &gets[j]) == 0);
+  }
+  int done = 0;
+  while (!done)
+    CHECK(MPI_Testall(QOPS, gets, &done, MPI_STATUSES_IGNORE) == 0);
+  q_check_device(res, want, QOPS, "rget");
+  CHECK(MPI_Waitall(QOPS, puts, MPI_STATUSES_IGNORE) == 0);
+  rma_store(1, src, garbage, 2 * QOPS);
+  CHECK(MPI_Win_unlock_all(win) == 0);
+  /* Accumulates and the second round were not asked for here. */
+  int got[Q_INTS];
+  CHECK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win) == 0);
+  CHECK(MPI_Get(got, QOPS, MPI_INT, t, Q_PUT, QOPS, MPI_INT, win) == 0);
+  CHECK(MPI_Win_unlock(t, win) == 0);
+  for (int j = 0; j < QOPS; j++) {
+    if (got[j] != put_value(rank, j))
+      fprintf(stderr, "rank %d: rput: rank %d's int %d is %d, not %d\n", rank,
+              t, j, got[j], put_value(rank, j));
+    CHECK(got[j] == put_value(rank, j));
+  }
+  /* Puts of fresh data, the window freed right after the unlock. */
+  rma_free(1, src);
+  src = q_origin();
+  CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win) == 0);
+  for (int j = 0; j < QOPS; j++)
+    CHECK(MPI_Put(src + QOPS + j, 1, MPI_INT, t, Q_AGAIN + j, 1, MPI_INT,
+                  win) == 0);
+  CHECK(MPI_Win_unlock(t, win) == 0);
+  CHECK(MPI_Win_free(&win) == 0);
+  CHECK(MPI_Barrier(MPI_COMM_WORLD) == 0);
+  rma_load(1, got, mem, Q_INTS);
+  for (int j = 0; j < QOPS; j++) {
+    CHECK(got[Q_PUT + j] == put_value(from, j));
+    if (got[Q_AGAIN + j] != q_again_value(from, j))
+      fprintf(stderr, "rank %d: put before free: own int %d is %d, not %d\n",
+              rank, Q_AGAIN + j, got[Q_AGAIN + j], q_again_value(from, j));
+    CHECK(got[Q_AGAIN + j] == q_again_value(from, j));
+  }
+  rma_free(1, res);
+  rma_free(1, src);
+  rma_free(1, mem);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -693,6 +981,9 @@ int main(int argc, char **argv) {
   kind_errors();
   MPI_Type_free(&vec);
   atomic_case();
+  for (int mode = 0; mode < Q_MODES; mode++)
+    queued_case(mode);
+  queued_requests_case();
   paths_close();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0)

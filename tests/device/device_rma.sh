@@ -8,6 +8,13 @@
 # program was not built.
 set -u
 prog=./tests/device/device_rma
+# Copies queued on a stream land 300 us after the call that queued them,
+# so a completing call (flush, unlock, fence, complete) or a request that
+# did not wait for hcmpi's queued device copies leaves old bytes where
+# the program checks at once.
+FAKE_CANN_ASYNC_LAG_US=300
+FAKE_CUDA_ASYNC_LAG_US=300
+export FAKE_CANN_ASYNC_LAG_US FAKE_CUDA_ASYNC_LAG_US
 log=device_rma.run.log
 . "${top_srcdir:-.}/tests/device/lib.sh"
 runone() { # ranks, transports, what
