@@ -287,12 +287,21 @@ hc_status_t hc_devpath_copy_d2d_queue(void *dst, const void *src, size_t len,
   return ops->copy_async(dst, src, len, HC_COPY_D2D, stream);
 }
 
+hc_status_t hc_devpath_mark_reserve(hc_mem_kind_t kind, hc_devmark_t **mark) {
+  hc_devchunk_t *c =
+      hc_device_backend(kind) != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
+  if (c == NULL)
+    return HC_ERR_NOT_SUPPORTED;
+  *mark = c;
+  return HC_OK;
+}
+
 hc_status_t hc_devpath_mark(hc_mem_kind_t kind, int device,
                             hc_devmark_t **mark) {
   const hc_device_ops_t *ops = hc_device_backend(kind);
   void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
-  hc_devchunk_t *c = stream != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
-  if (c == NULL)
+  hc_devchunk_t *c = NULL;
+  if (stream == NULL || hc_devpath_mark_reserve(kind, &c) != HC_OK)
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc = ops->event_record(c->event, stream);
   if (rc != HC_OK) {
@@ -309,15 +318,11 @@ hc_status_t hc_devpath_mark_test(hc_devmark_t *mark) {
 
 void hc_devpath_mark_free(hc_devmark_t *mark) { hc_devpath_chunk_put(mark); }
 
-hc_status_t hc_devpath_drain(hc_mem_kind_t kind, int device) {
-  const hc_device_ops_t *ops = hc_device_backend(kind);
-  void *stream = ops != NULL ? hc_devpath_stream(kind, device) : NULL;
-  hc_devchunk_t *done = stream != NULL ? hc_devpath_chunk_get(kind, 0) : NULL;
-  if (done == NULL)
+hc_status_t hc_devpath_drain(hc_devmark_t *mark, int device) {
+  void *stream = hc_devpath_stream(mark->kind, device);
+  if (stream == NULL)
     return HC_ERR_NOT_SUPPORTED;
-  hc_status_t rc = devpath_wait_on(done, stream);
-  hc_devpath_chunk_put(done);
-  return rc;
+  return devpath_wait_on(mark, stream);
 }
 
 hc_status_t hc_devpath_copy_import(void *import, const hc_mem_info_t *imem,

@@ -111,6 +111,10 @@ hc_status_t hc_devpath_copy_d2d_queue(void *dst, const void *src, size_t len,
 /* A point in hcmpi's stream of (kind, device): done once everything
  * queued there before it is. */
 typedef struct hc_devchunk hc_devmark_t;
+/* A mark not yet recorded, for hc_devpath_drain (which then needs no
+ * allocation); owned by the caller until hc_devpath_mark_free.
+ * HC_ERR_NOT_SUPPORTED when no event could be had. */
+hc_status_t hc_devpath_mark_reserve(hc_mem_kind_t kind, hc_devmark_t **mark);
 /* Records a mark at the end of the stream's queue now (*mark owned by
  * the caller until hc_devpath_mark_free).  HC_ERR_NOT_SUPPORTED when no
  * stream or event could be had. */
@@ -120,10 +124,11 @@ hc_status_t hc_devpath_mark(hc_mem_kind_t kind, int device,
  * when work queued before it failed.  Never blocks. */
 hc_status_t hc_devpath_mark_test(hc_devmark_t *mark);
 void hc_devpath_mark_free(hc_devmark_t *mark);
-/* Waits until everything queued on the stream of (kind, device) so far
- * is done: its first failure, else HC_OK.  HC_ERR_NOT_SUPPORTED when no
- * stream or event could be had. */
-hc_status_t hc_devpath_drain(hc_mem_kind_t kind, int device);
+/* Records mark (reserved for mark's kind) at the end of hcmpi's stream of
+ * device and waits until everything queued there so far is done: its
+ * first failure, else HC_OK.  Allocates nothing, so a drain that must
+ * happen cannot fail for want of memory. */
+hc_status_t hc_devpath_drain(hc_devmark_t *mark, int device);
 /* Copies len bytes between host memory and an IPC import (imem: its kind
  * and the device it was imported on), into the import when to_import:
  * one copy where the backend's imports take host copies

@@ -166,6 +166,10 @@ struct hcomm_win {
   hc_mem_kind_t dev_kind;
   int dev_device;
   struct hc_rma_devreq *dev_reqs;
+  /* The mark hc_rma_device_drain records and waits for, reserved before
+   * the first copy is queued so that a drain never needs memory; of
+   * dev_kind once reserved, freed with the window. */
+  struct hc_devchunk *dev_drain;
   hc_rma_region_t *regions;
   hcomm_rma_combine_fn combine;
   /* A large message buffer kept for the next large message of either
@@ -291,6 +295,8 @@ void hc_rma_direct_choose(struct hcomm_win *win);
  * can reach, which become HC_RMA_VIA_DEVICE_IPC.  _release closes the
  * imports (before the exporters may free the memory). */
 hc_status_t hc_rma_direct_import(struct hcomm_win *win);
+/* Closes those imports and frees the device queue's drain mark; lock
+ * held, the queue drained (hc_rma_device_complete). */
 void hc_rma_direct_release(struct hcomm_win *win);
 /* The target's side of the atomic words of device windows' lock areas:
  * holds this rank's own word (1) around applying operation kind from an

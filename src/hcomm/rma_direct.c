@@ -341,6 +341,10 @@ void hc_rma_direct_release(hcomm_win_t *win) {
     win->ipc_bases[t] = NULL;
     win->via[t] = HC_RMA_VIA_MESSAGE;
   }
+  /* The caller drained the queue; nothing is queued through it again. */
+  if (win->dev_drain != NULL)
+    hc_devpath_mark_free(win->dev_drain);
+  win->dev_drain = NULL;
 }
 
 hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks) {
@@ -606,7 +610,9 @@ hc_status_t hc_rma_device_drain(hcomm_win_t *win) {
    * covers them all.  A failure is the first queued copy's that failed;
    * the window's count starts again either way (a runtime that failed a
    * copy does not run the rest). */
-  hc_status_t rc = hc_devpath_drain(win->dev_kind, win->dev_device);
+  hc_status_t rc = win->dev_queued > 0
+                       ? hc_devpath_drain(win->dev_drain, win->dev_device)
+                       : HC_OK;
   while (win->dev_reqs != NULL)
     direct_devreq_finish(&win->dev_reqs, rc);
   memset(win->dev_pending, 0, (size_t)win->size * sizeof *win->dev_pending);
@@ -647,6 +653,16 @@ static hc_status_t direct_queue(hcomm_win_t *win, int target, void *dst,
     hc_status_t rc = hc_rma_device_drain(win);
     if (rc != HC_OK)
       return rc;
+  }
+  /* The drain's mark is of dev_kind (set as it is reserved). */
+  if (win->dev_drain != NULL && win->dev_kind != lmem->kind) {
+    hc_devpath_mark_free(win->dev_drain); /* drained above */
+    win->dev_drain = NULL;
+  }
+  if (win->dev_drain == NULL) {
+    if (hc_devpath_mark_reserve(lmem->kind, &win->dev_drain) != HC_OK)
+      return hc_devpath_copy_d2d(dst, src, len, lmem->kind, lmem->device);
+    win->dev_kind = lmem->kind;
   }
   hc_rma_devreq_t *d = NULL;
   if (user != NULL && (d = malloc(sizeof *d)) == NULL)
