@@ -23,6 +23,7 @@
 #include "tools/hcmpi_info_config.h"
 #include "tools/hcmpi_info_mpit.h"
 #include "transport/transport.h"
+#include "util/cpu_profile.h"
 #include "util/env.h"
 #include "util/envtable.h"
 
@@ -97,6 +98,38 @@ static const char *info_cma_state(void) {
                     : "single-copy CMA";
 }
 
+/* A size as a user would write it: 4m, 64k, 100. */
+static void info_size_text(size_t bytes, char *text, size_t len) {
+  if (bytes != 0 && bytes % ((size_t)1 << 20) == 0)
+    snprintf(text, len, "%zum", bytes >> 20);
+  else if (bytes != 0 && bytes % ((size_t)1 << 10) == 0)
+    snprintf(text, len, "%zuk", bytes >> 10);
+  else
+    snprintf(text, len, "%zu", bytes);
+}
+
+/* Which processor profile gave the shared-memory thresholds their
+ * defaults, and the values they take here (a setting wins). */
+static void info_cpu_profile(void) {
+  const hc_cpu_profile_t *cpu = hc_cpu_profile();
+  const struct {
+    const char *name;
+    size_t fallback;
+  } thresholds[] = {
+      {"HCMPI_SHM_CMA_MIN", cpu->shm_cma_min},
+      {"HCMPI_SHM_CMA_HELP_MIN", cpu->shm_cma_help_min},
+      {"HCMPI_COLL_SHM_STREAM_MIN", cpu->coll_shm_stream_min},
+  };
+  printf("  cpu profile      %s\n", cpu->name);
+  for (size_t i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++) {
+    char text[32];
+    info_size_text(hc_env_size(thresholds[i].name, thresholds[i].fallback),
+                   text, sizeof text);
+    printf("    %-26s %s%s\n", thresholds[i].name, text,
+           getenv(thresholds[i].name) != NULL ? " (set)" : "");
+  }
+}
+
 static void info_transport_line(const char *name, int usable,
                                 const char *detail) {
   printf("  %-6s compiled in, %s%s%s\n", name,
@@ -128,6 +161,7 @@ static void info_transports(void) {
     }
     info_transport_line(name, usable, detail);
   }
+  info_cpu_profile();
 #ifdef HC_HAVE_VERBS
   /* Usable when the library it dlopens at init is there; whether an HCA
    * is active only MPI_Init finds out. */

@@ -51,7 +51,7 @@
  * up to 64 KiB. */
 #define HC_SHMCOLL_PAIR_BCAST_MAX ((size_t)64 << 10)
 /* Two ranks again, from this size: the segment, where one message is a
- * CMA read (HCMPI_SHM_CMA_MIN, 4 MiB by default), which waits whole for
+ * CMA read (HCMPI_SHM_CMA_MIN, 4 MiB on AMD), which waits whole for
  * a core beside other jobs while the pipeline's chunks go on.  2 ranks,
  * interleaved, 4 MiB, us: beside other jobs' builds (load 8, coll16e)
  * segment 295-504 / message 641-4953 / Open MPI 1017-5380; load 15
@@ -64,8 +64,6 @@
  * us over 2, 60-81 over 1, 83-86 over all 3; 4 MiB 247-312, 294-2802,
  * 320-1751 (shmcoll.c). */
 #define HC_SHMCOLL_BCAST_BUFS 2
-/* Copies into the segment that bypass the cache (shmcoll.c). */
-#define HC_SHMCOLL_STREAM_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_ALLTOALL_MAX ((size_t)16 << 10)
 /* Two ranks, Allgather and Alltoall(v) blocks of this many bytes or more:
  * each rank reads the other's block once, straight from its buffer

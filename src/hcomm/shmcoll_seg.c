@@ -20,6 +20,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/shmcoll_impl.h"
+#include "util/cpu_profile.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -36,7 +37,7 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .pair_bcast_max = HC_SHMCOLL_PAIR_BCAST_MAX,
     .pair_bcast_seg_min = HC_SHMCOLL_PAIR_BCAST_SEG_MIN,
     .bcast_bufs = HC_SHMCOLL_BCAST_BUFS,
-    .stream_min = HC_SHMCOLL_STREAM_MIN,
+    .stream_min = 0, /* the processor's, from hc_shmcoll_tuning_load */
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
     .pair_read_min = HC_SHMCOLL_PAIR_READ_MIN,
     .alltoall_read_min = HC_SHMCOLL_ALLTOALL_READ_MIN,
@@ -60,8 +61,10 @@ void hc_shmcoll_tuning_load(void) {
                                       HC_SHMCOLL_PAIR_BCAST_SEG_MIN);
   t->bcast_bufs =
       (size_t)hc_env_long("HCMPI_COLL_SHM_BCAST_BUFS", HC_SHMCOLL_BCAST_BUFS);
-  t->stream_min =
-      hc_env_size("HCMPI_COLL_SHM_STREAM_MIN", HC_SHMCOLL_STREAM_MIN);
+  /* Which copy into the segment other cores read faster, cached or
+   * streamed past this core's cache, depends on the processor. */
+  t->stream_min = hc_env_size("HCMPI_COLL_SHM_STREAM_MIN",
+                              hc_cpu_profile()->coll_shm_stream_min);
   t->alltoall_max =
       hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
   t->pair_read_min =

@@ -115,12 +115,13 @@ const hc_env_entry_t hc_env_table[] = {
      "a Bcast chunk spans at most this many of the segment's large buffers "
      "(each HCMPI_COLL_SHM_CHUNK bytes; 0: all of its half, ranks + 1): "
      "more bytes per synchronisation, against a finer pipeline"},
-    {"HCMPI_COLL_SHM_STREAM_MIN", "16k", "library",
+    {"HCMPI_COLL_SHM_STREAM_MIN", "auto: 16k", "library",
      "copies of at least this many bytes into the shared segment that "
      "other ranks read (a Bcast root's chunk, an Allgather block, a "
      "reduction's input) bypass "
      "the cache (non-temporal stores, x86-64), so that readers on other "
-     "cores fetch them from the shared cache; 0 never"},
+     "cores fetch them from the shared cache; 0 never; the default is the "
+     "processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", "16k", "library",
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
@@ -176,10 +177,11 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
-    {"HCMPI_SHM_CMA_MIN", "4m", "library",
+    {"HCMPI_SHM_CMA_MIN", "auto: 4m", "library",
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
-     "last) instead of one CMA read; 0 reads every one with CMA"},
+     "last) instead of one CMA read; 0 reads every one with CMA; the "
+     "default is the processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_SHM_STREAM_RUNQ_MAX", "25", "library",
      "percent of its runnable time a rank may spend waiting for a core "
      "(its recent run delay) while rendezvous below HCMPI_SHM_CMA_MIN still "
@@ -191,6 +193,11 @@ const hc_env_entry_t hc_env_table[] = {
      "from (it writes 256 KiB chunks from the front while the reader reads "
      "from the back), unless either waits for a core "
      "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never"},
+    {"HCMPI_CPU_PROFILE", "auto", "library",
+     "tests only: amd, intel or generic names the processor profile whose "
+     "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
+     "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN); unset: cpuid's "
+     "vendor (AMD: amd, Intel: intel, others and non-x86: generic)"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},

@@ -682,6 +682,31 @@ START_TEST(test_shm_small_cells_from_env_and_fini_on_half_init) {
 }
 END_TEST
 
+/* The smallest rendezvous read with CMA (get_min toward this rank itself,
+ * which no run-delay verdict touches): the processor profile's
+ * HCMPI_SHM_CMA_MIN unless the variable is set. */
+static size_t cma_min_expected;
+
+static void body_cma_min(harness_t *h) {
+  size_t got = ops->get_min(h->ctx, h->world[h->me]);
+  expect(got == cma_min_expected, "get_min is the expected CMA_MIN", __LINE__);
+}
+
+START_TEST(test_shm_cma_min_from_cpu_profile_unless_set) {
+  unsetenv("HCMPI_SHM_CMA_MIN");
+  setenv("HCMPI_CPU_PROFILE", "amd", 1);
+  cma_min_expected = (size_t)4 << 20;
+  harness_run(2, body_cma_min);
+  setenv("HCMPI_SHM_CMA_MIN", "100k", 1);
+  cma_min_expected = (size_t)100 << 10;
+  harness_run(2, body_cma_min);
+  setenv("HCMPI_CPU_PROFILE", "intel", 1);
+  harness_run(2, body_cma_min);
+  unsetenv("HCMPI_SHM_CMA_MIN");
+  unsetenv("HCMPI_CPU_PROFILE");
+}
+END_TEST
+
 static Suite *shm_suite(void) {
   Suite *s = suite_create("shm");
   TCase *tc = tcase_create("shm");
@@ -697,6 +722,7 @@ static Suite *shm_suite(void) {
   tcase_add_test(tc, test_shm_four_ranks_all_pairs_stream_in_order);
   tcase_add_test(tc, test_shm_fastbox_ring_and_pool_keep_order);
   tcase_add_test(tc, test_shm_small_cells_from_env_and_fini_on_half_init);
+  tcase_add_test(tc, test_shm_cma_min_from_cpu_profile_unless_set);
   suite_add_tcase(s, tc);
   return s;
 }

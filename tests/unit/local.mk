@@ -158,3 +158,11 @@ tests_unit_check_copy_SOURCES = tests/unit/check_copy.c
 tests_unit_check_copy_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_copy_LDADD = $(HC_UNIT_LIBS)
 endif
+
+# -- src/util/cpu_profile: each profile's thresholds; a setting wins
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_cpu_profile
+TESTS += tests/unit/check_cpu_profile
+tests_unit_check_cpu_profile_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_cpu_profile_LDADD = $(HC_UNIT_LIBS)
+endif

@@ -78,6 +78,7 @@
 #include "transport/shm/shm_pool.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
+#include "util/cpu_profile.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/shmseg.h"
@@ -104,12 +105,11 @@
 #define SHM_RING_SLOTS_MAX 64u
 #define SHM_RING_SLOTS_MIN 8u
 #define SHM_RING_BYTES_PER_RANK ((size_t)256 << 10)
-/* Rendezvous of fewer bytes stream through the pools (HCMPI_SHM_CMA_MIN):
- * the sender's copy into a cell overlaps the receiver's copy out of the
- * one before, and two such copies of cache-warm data outrun one
- * process_vm_readv, which pins and maps the peer's pages as it goes
- * (bench/NOTES.md, bw17). */
-#define SHM_DEFAULT_CMA_MIN ((size_t)4 << 20)
+/* Rendezvous of fewer bytes than HCMPI_SHM_CMA_MIN stream through the
+ * pools: the sender's copy into a cell overlaps the receiver's copy out of
+ * the one before, which on some processors outruns one process_vm_readv
+ * (pinning and mapping the peer's pages as it goes) and on others does
+ * not; its default is the processor's (util/cpu_profile.c). */
 /* Streaming needs both ranks on a core at the same moment: the pool holds
  * 1 MiB, so while one end waits for its core the other moves at most that
  * much, then waits in turn.  With two busy loops beside two ranks on two
@@ -140,8 +140,8 @@
  * both have one.  Two processes copying 4 MiB so: 24-27 GB/s against
  * 10-12 for one read (bench/NOTES.md, bw17b).  Only between ranks that do
  * not wait for a core (SHM_DEFAULT_RUNQ_MAX): the reader cannot end its
- * read while the helper's chunk is in flight. */
-#define SHM_DEFAULT_HELP_MIN ((size_t)1 << 20)
+ * read while the helper's chunk is in flight.  The default of
+ * HCMPI_SHM_CMA_HELP_MIN is the processor's (util/cpu_profile.c). */
 #define SHM_HELP_CHUNK ((size_t)256 << 10)
 /* The claims word: generation (16 bits), front and back (24 bits each, in
  * chunks). */
@@ -527,11 +527,12 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->peer_failed_cb = args->peer_failed_cb;
   shm->engine = args->engine;
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
-  shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", SHM_DEFAULT_CMA_MIN);
+  const hc_cpu_profile_t *cpu = hc_cpu_profile();
+  shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", cpu->shm_cma_min);
   shm->runq_max =
       hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
   atomic_flag_clear(&shm->runq_busy);
-  shm->help_min = hc_env_size("HCMPI_SHM_CMA_HELP_MIN", SHM_DEFAULT_HELP_MIN);
+  shm->help_min = hc_env_size("HCMPI_SHM_CMA_HELP_MIN", cpu->shm_cma_help_min);
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
@@ -1106,7 +1107,7 @@ static int shm_pair_contended(shm_ctx_t *shm, int p) {
                               memory_order_relaxed);
 }
 
-/* A CMA read shared with local rank peer (SHM_DEFAULT_HELP_MIN): asks it
+/* A CMA read shared with local rank peer (HCMPI_SHM_CMA_HELP_MIN): asks it
  * through the ring, reads chunks from the back until the claims meet, then
  * waits for the chunks it claimed (its writes land in local, which must
  * stay ours until they did).  Any failure of mine closes the claims; a

@@ -1,0 +1,28 @@
+/*
+ * The defaults of the shared-memory thresholds whose best value depends on
+ * the processor: which copy outruns which (a CMA read against two
+ * overlapped copies through cells, cached against non-temporal stores)
+ * turns on the caches and how lines move between cores, which differ by
+ * vendor.  One profile per processor family measured (bench/NOTES.md);
+ * every other machine gets the generic profile.  An explicit environment
+ * setting of a threshold always wins over its profile's default: the
+ * readers call hc_env_size(name, profile value).
+ */
+#ifndef HC_CPU_PROFILE_H
+#define HC_CPU_PROFILE_H
+
+#include <stddef.h>
+
+typedef struct hc_cpu_profile {
+  const char *name;   /* "amd", "intel", "generic": what hcmpi_info prints */
+  size_t shm_cma_min; /* HCMPI_SHM_CMA_MIN */
+  size_t shm_cma_help_min;    /* HCMPI_SHM_CMA_HELP_MIN */
+  size_t coll_shm_stream_min; /* HCMPI_COLL_SHM_STREAM_MIN */
+} hc_cpu_profile_t;
+
+/* The profile of the processor this process runs on, identified by cpuid
+ * (x86: the vendor string); HCMPI_CPU_PROFILE=amd|intel|generic, meant for
+ * tests, names one instead.  Never NULL; may be called from any thread. */
+const hc_cpu_profile_t *hc_cpu_profile(void);
+
+#endif /* HC_CPU_PROFILE_H */

@@ -1,0 +1,128 @@
+/*
+ * src/util/cpu_profile: HCMPI_CPU_PROFILE=amd|intel|generic gives each
+ * profile's documented thresholds (bench/NOTES.md, tune17), an unset or
+ * unknown name gives the profile of the vendor /proc/cpuinfo names, and a
+ * collective threshold set in the environment wins over every profile
+ * (the shm transport's own thresholds: check_shm).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/shmcoll.h"
+#include "util/cpu_profile.h"
+
+#define KIB ((size_t)1 << 10)
+#define MIB ((size_t)1 << 20)
+
+static const hc_cpu_profile_t *profile_named(const char *name) {
+  if (name != NULL)
+    setenv("HCMPI_CPU_PROFILE", name, 1);
+  else
+    unsetenv("HCMPI_CPU_PROFILE");
+  return hc_cpu_profile();
+}
+
+static void profile_expect(const hc_cpu_profile_t *p, const char *name,
+                           size_t cma_min, size_t help_min, size_t stream_min) {
+  ck_assert_str_eq(p->name, name);
+  ck_assert_uint_eq(p->shm_cma_min, cma_min);
+  ck_assert_uint_eq(p->shm_cma_help_min, help_min);
+  ck_assert_uint_eq(p->coll_shm_stream_min, stream_min);
+}
+
+START_TEST(test_cpu_profile_amd_keeps_the_values_measured_there) {
+  profile_expect(profile_named("amd"), "amd", 4 * MIB, 1 * MIB, 16 * KIB);
+}
+END_TEST
+
+START_TEST(test_cpu_profile_intel_gives_its_values) {
+  profile_expect(profile_named("intel"), "intel", 4 * MIB, 1 * MIB, 16 * KIB);
+}
+END_TEST
+
+START_TEST(test_cpu_profile_generic_keeps_the_values_shipped_before) {
+  profile_expect(profile_named("generic"), "generic", 4 * MIB, 1 * MIB,
+                 16 * KIB);
+}
+END_TEST
+
+/* The profile /proc/cpuinfo's vendor_id calls for (x86; elsewhere, and
+ * for other vendors, generic). */
+static const char *profile_of_cpuinfo(void) {
+  const char *expected = "generic";
+#if defined(__x86_64__) || defined(__i386__)
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[256];
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "vendor_id", 9) != 0)
+      continue;
+    if (strstr(line, "GenuineIntel") != NULL)
+      expected = "intel";
+    else if (strstr(line, "AuthenticAMD") != NULL)
+      expected = "amd";
+    break;
+  }
+  if (f != NULL)
+    fclose(f);
+#endif
+  return expected;
+}
+
+START_TEST(test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor) {
+  const char *expected = profile_of_cpuinfo();
+  ck_assert_str_eq(profile_named(NULL)->name, expected);
+  ck_assert_str_eq(profile_named("")->name, expected);
+  ck_assert_str_eq(profile_named("sparc")->name, expected);
+}
+END_TEST
+
+START_TEST(test_cpu_profile_gives_the_collective_stream_default) {
+  const char *names[] = {"amd", "intel", "generic"};
+  unsetenv("HCMPI_COLL_SHM_STREAM_MIN");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const hc_cpu_profile_t *p = profile_named(names[i]);
+    hc_shmcoll_tuning_load();
+    ck_assert_msg(hc_shmcoll_tuning.stream_min == p->coll_shm_stream_min,
+                  "%s: stream_min %zu, profile %zu", names[i],
+                  hc_shmcoll_tuning.stream_min, p->coll_shm_stream_min);
+  }
+}
+END_TEST
+
+START_TEST(test_cpu_profile_loses_to_an_explicit_setting) {
+  const char *names[] = {"amd", "intel", "generic"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    profile_named(names[i]);
+    setenv("HCMPI_COLL_SHM_STREAM_MIN", "96k", 1);
+    hc_shmcoll_tuning_load();
+    ck_assert_uint_eq(hc_shmcoll_tuning.stream_min, 96 * KIB);
+    setenv("HCMPI_COLL_SHM_STREAM_MIN", "0", 1);
+    hc_shmcoll_tuning_load();
+    ck_assert_uint_eq(hc_shmcoll_tuning.stream_min, 0);
+  }
+  unsetenv("HCMPI_COLL_SHM_STREAM_MIN");
+}
+END_TEST
+
+static Suite *cpu_profile_suite(void) {
+  Suite *s = suite_create("cpu_profile");
+  TCase *tc = tcase_create("cpu_profile");
+  tcase_add_test(tc, test_cpu_profile_amd_keeps_the_values_measured_there);
+  tcase_add_test(tc, test_cpu_profile_intel_gives_its_values);
+  tcase_add_test(tc, test_cpu_profile_generic_keeps_the_values_shipped_before);
+  tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
+  tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
+  tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(cpu_profile_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
