@@ -25,12 +25,21 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     .coll_shm_stream_min = (size_t)16 << 10,
 };
 
-/* Not measured yet: the AMD values. */
+/* Measured on an Intel Xeon VM (family 6 model 167, 2 vCPUs; bench/NOTES.md,
+ * tune17), interleaved A/B, 2 ranks, quiet: one CMA read is as fast as
+ * streaming from the first rendezvous up and twice as fast from 128 KiB
+ * (latency 256 KiB 10.3 against 20.6 us, 1 MiB 37 against 92; bandwidth
+ * 256 KiB 26-28 against 14 GB/s), and streaming turns bimodal from 32 KiB
+ * (2.4 or 5.5 us) where CMA does not; so CMA from 32 KiB.  Cached copies
+ * into the collective segment beat non-temporal stores at every size
+ * (Allreduce 64 KiB 10.2 against 18.0 us, 1 MiB 144 against 782; Reduce
+ * 64 KiB 6.5 against 9.1), beside a busy loop too (Allreduce 1 MiB 195
+ * against 682); so never streamed. */
 static const hc_cpu_profile_t cpu_profile_intel = {
     .name = "intel",
-    .shm_cma_min = (size_t)4 << 20,
+    .shm_cma_min = (size_t)32 << 10,
     .shm_cma_help_min = (size_t)1 << 20,
-    .coll_shm_stream_min = (size_t)16 << 10,
+    .coll_shm_stream_min = 0,
 };
 
 /* Machines never measured keep the values hcmpi shipped with before

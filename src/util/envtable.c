@@ -115,7 +115,7 @@ const hc_env_entry_t hc_env_table[] = {
      "a Bcast chunk spans at most this many of the segment's large buffers "
      "(each HCMPI_COLL_SHM_CHUNK bytes; 0: all of its half, ranks + 1): "
      "more bytes per synchronisation, against a finer pipeline"},
-    {"HCMPI_COLL_SHM_STREAM_MIN", "auto: 16k", "library",
+    {"HCMPI_COLL_SHM_STREAM_MIN", "auto: 16k; 0 on Intel", "library",
      "copies of at least this many bytes into the shared segment that "
      "other ranks read (a Bcast root's chunk, an Allgather block, a "
      "reduction's input) bypass "
@@ -177,7 +177,7 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
-    {"HCMPI_SHM_CMA_MIN", "auto: 4m", "library",
+    {"HCMPI_SHM_CMA_MIN", "auto: 4m; 32k on Intel", "library",
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
      "last) instead of one CMA read; 0 reads every one with CMA; the "

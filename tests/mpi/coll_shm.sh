@@ -23,6 +23,12 @@ for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm
+# Each processor profile's copies into the segment (amd: non-temporal
+# stores from 16 KiB; intel: cached), whichever machine runs the tests.
+for profile in amd intel; do
+    HCMPI_CPU_PROFILE=$profile run_mpi_ok 2 coll_shm
+    HCMPI_CPU_PROFILE=$profile run_mpi_ok 3 coll_shm
+done
 # Peers reached over tcp on one node: schedules, no hierarchy (whose node
 # communicator would be world again, and again: context ids ran out).
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm

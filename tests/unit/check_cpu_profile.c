@@ -37,8 +37,8 @@ START_TEST(test_cpu_profile_amd_keeps_the_values_measured_there) {
 }
 END_TEST
 
-START_TEST(test_cpu_profile_intel_gives_its_values) {
-  profile_expect(profile_named("intel"), "intel", 4 * MIB, 1 * MIB, 16 * KIB);
+START_TEST(test_cpu_profile_intel_reads_with_cma_and_copies_cached) {
+  profile_expect(profile_named("intel"), "intel", 32 * KIB, 1 * MIB, 0);
 }
 END_TEST
 
@@ -110,7 +110,7 @@ static Suite *cpu_profile_suite(void) {
   Suite *s = suite_create("cpu_profile");
   TCase *tc = tcase_create("cpu_profile");
   tcase_add_test(tc, test_cpu_profile_amd_keeps_the_values_measured_there);
-  tcase_add_test(tc, test_cpu_profile_intel_gives_its_values);
+  tcase_add_test(tc, test_cpu_profile_intel_reads_with_cma_and_copies_cached);
   tcase_add_test(tc, test_cpu_profile_generic_keeps_the_values_shipped_before);
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);

@@ -694,6 +694,9 @@ static void body_cma_min(harness_t *h) {
 
 START_TEST(test_shm_cma_min_from_cpu_profile_unless_set) {
   unsetenv("HCMPI_SHM_CMA_MIN");
+  setenv("HCMPI_CPU_PROFILE", "intel", 1);
+  cma_min_expected = (size_t)32 << 10;
+  harness_run(2, body_cma_min);
   setenv("HCMPI_CPU_PROFILE", "amd", 1);
   cma_min_expected = (size_t)4 << 20;
   harness_run(2, body_cma_min);
