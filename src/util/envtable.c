@@ -188,11 +188,12 @@ const hc_env_entry_t hc_env_table[] = {
      "stream to or from it; above, on either end of a pair, they are read "
      "with CMA, which needs only the receiver on a core; 0 always reads, "
      "100 always streams"},
-    {"HCMPI_SHM_CMA_HELP_MIN", "1m", "library",
+    {"HCMPI_SHM_CMA_HELP_MIN", "auto: 1m; 512k on Intel", "library",
      "CMA reads of at least this many bytes are shared with the peer read "
      "from (it writes 256 KiB chunks from the front while the reader reads "
      "from the back), unless either waits for a core "
-     "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never"},
+     "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
