@@ -111,22 +111,17 @@ static void info_size_text(size_t bytes, char *text, size_t len) {
 /* Which processor profile gave the shared-memory thresholds their
  * defaults, and the values they take here (a setting wins). */
 static void info_cpu_profile(void) {
-  const hc_cpu_profile_t *cpu = hc_cpu_profile();
-  const struct {
-    const char *name;
-    size_t fallback;
-  } thresholds[] = {
-      {"HCMPI_SHM_CMA_MIN", cpu->shm_cma_min},
-      {"HCMPI_SHM_CMA_HELP_MIN", cpu->shm_cma_help_min},
-      {"HCMPI_COLL_SHM_STREAM_MIN", cpu->coll_shm_stream_min},
-  };
-  printf("  cpu profile      %s\n", cpu->name);
+  const char *const thresholds[] = {"HCMPI_SHM_CMA_MIN",
+                                    "HCMPI_SHM_CMA_HELP_MIN",
+                                    "HCMPI_COLL_SHM_STREAM_MIN"};
+  printf("  cpu profile      %s\n", hc_cpu_profile()->name);
   for (size_t i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++) {
+    size_t fallback = 0;
     char text[32];
-    info_size_text(hc_env_size(thresholds[i].name, thresholds[i].fallback),
-                   text, sizeof text);
-    printf("    %-26s %s%s\n", thresholds[i].name, text,
-           getenv(thresholds[i].name) != NULL ? " (set)" : "");
+    hc_cpu_profile_default(thresholds[i], &fallback);
+    info_size_text(hc_env_size(thresholds[i], fallback), text, sizeof text);
+    printf("    %-26s %s%s\n", thresholds[i], text,
+           getenv(thresholds[i]) != NULL ? " (set)" : "");
   }
 }
 

@@ -17,6 +17,7 @@
 #include "hcomm/counters.h"
 #include "mpi/mpit.h"
 #include "mpi/weak_alias.h"
+#include "util/cpu_profile.h"
 #include "util/env.h"
 #include "util/envtable.h"
 
@@ -83,7 +84,9 @@ static cvar_kind_t cvar_kind(int index) {
   const hc_env_bounds_t *b = cvar_bounds(e->name);
   long whole;
   size_t bytes;
-  if (b != NULL && b->is_size && hc_env_parse_size(e->fallback, &bytes) == 0)
+  if (b != NULL && b->is_size &&
+      (hc_env_parse_size(e->fallback, &bytes) == 0 ||
+       hc_cpu_profile_default(e->name, &bytes) == 0))
     return CVAR_SIZE;
   if (b != NULL && hc_env_parse_long(e->fallback, &whole) == 0)
     return CVAR_INT;
@@ -281,7 +284,9 @@ static long long cvar_number(int index, cvar_kind_t kind) {
   long fallback = 0;
   size_t bytes = 0;
   if (kind == CVAR_SIZE) {
-    hc_env_parse_size(e->fallback, &bytes);
+    /* "auto: ...": the processor's default. */
+    if (hc_env_parse_size(e->fallback, &bytes) != 0)
+      hc_cpu_profile_default(e->name, &bytes);
     return (long long)hc_env_size(e->name, bytes);
   }
   if (kind == CVAR_BOOL)

@@ -89,3 +89,16 @@ const hc_cpu_profile_t *hc_cpu_profile(void) {
       cpu_profile_by_name(hc_env_string("HCMPI_CPU_PROFILE", ""));
   return named != NULL ? named : cpu_profile_detect();
 }
+
+int hc_cpu_profile_default(const char *name, size_t *bytes) {
+  const hc_cpu_profile_t *p = hc_cpu_profile();
+  if (strcmp(name, "HCMPI_SHM_CMA_MIN") == 0)
+    *bytes = p->shm_cma_min;
+  else if (strcmp(name, "HCMPI_SHM_CMA_HELP_MIN") == 0)
+    *bytes = p->shm_cma_help_min;
+  else if (strcmp(name, "HCMPI_COLL_SHM_STREAM_MIN") == 0)
+    *bytes = p->coll_shm_stream_min;
+  else
+    return -1;
+  return 0;
+}

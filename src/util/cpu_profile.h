@@ -25,4 +25,9 @@ typedef struct hc_cpu_profile {
  * tests, names one instead.  Never NULL; may be called from any thread. */
 const hc_cpu_profile_t *hc_cpu_profile(void);
 
+/* The default hc_cpu_profile() gives the variable name (one of the
+ * thresholds above, whose env table entry reads "auto: ..."): 0 and
+ * *bytes, or -1, *bytes untouched, for any other name. */
+int hc_cpu_profile_default(const char *name, size_t *bytes);
+
 #endif /* HC_CPU_PROFILE_H */

@@ -115,6 +115,15 @@ static void every_cvar(void)
     CHECK(type == MPI_CHAR && strcmp(text, "staging") == 0, "HCMPI_DEVICE_PATH reads %s", text);
     CHECK(cvar_read(cvar_index("HCMPI_ASYNC_PROGRESS"), &type, text, sizeof text) == 0 &&
               type == MPI_INT, "HCMPI_ASYNC_PROGRESS does not read 0");
+    /* Thresholds whose default is the processor profile's (the script
+     * names intel): sizes, reading that profile's values. */
+    CHECK(cvar_read(cvar_index("HCMPI_SHM_CMA_MIN"), &type, text, sizeof text) == 32 << 10 &&
+              type == MPI_UNSIGNED_LONG_LONG, "HCMPI_SHM_CMA_MIN does not read 32k");
+    CHECK(cvar_read(cvar_index("HCMPI_SHM_CMA_HELP_MIN"), &type, text, sizeof text) ==
+                  512 << 10 && type == MPI_UNSIGNED_LONG_LONG,
+          "HCMPI_SHM_CMA_HELP_MIN does not read 512k");
+    CHECK(cvar_read(cvar_index("HCMPI_COLL_SHM_STREAM_MIN"), &type, text, sizeof text) == 0 &&
+              type == MPI_UNSIGNED_LONG_LONG, "HCMPI_COLL_SHM_STREAM_MIN does not read 0");
     int len = sizeof text;
     EXPECT_RC(MPI_T_cvar_get_info(n, text, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
               MPI_T_ERR_INVALID_INDEX);

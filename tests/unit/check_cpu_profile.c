@@ -3,7 +3,8 @@
  * profile's documented thresholds (bench/NOTES.md, tune17), an unset or
  * unknown name gives the profile of the vendor /proc/cpuinfo names, and a
  * collective threshold set in the environment wins over every profile
- * (the shm transport's own thresholds: check_shm).
+ * (the shm transport's own thresholds: check_shm); the default by
+ * variable name (MPI_T, hcmpi_info) is the profile's field.
  */
 #include <check.h>
 #include <stdio.h>
@@ -106,6 +107,22 @@ START_TEST(test_cpu_profile_loses_to_an_explicit_setting) {
 }
 END_TEST
 
+START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
+  const hc_cpu_profile_t *p = profile_named("intel");
+  size_t bytes = 7;
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CMA_MIN", &bytes), 0);
+  ck_assert_uint_eq(bytes, p->shm_cma_min);
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CMA_HELP_MIN", &bytes), 0);
+  ck_assert_uint_eq(bytes, p->shm_cma_help_min);
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_COLL_SHM_STREAM_MIN", &bytes),
+                   0);
+  ck_assert_uint_eq(bytes, p->coll_shm_stream_min);
+  bytes = 7;
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CELLS", &bytes), -1);
+  ck_assert_uint_eq(bytes, 7);
+}
+END_TEST
+
 static Suite *cpu_profile_suite(void) {
   Suite *s = suite_create("cpu_profile");
   TCase *tc = tcase_create("cpu_profile");
@@ -115,6 +132,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
+  tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
 }
