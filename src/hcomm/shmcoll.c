@@ -36,6 +36,10 @@
  *              read the root's straight from its memory (on two ranks the
  *              root writes half of it meanwhile, the single-copy put),
  *              and the root keeps its buffer until they did.
+ *   reduce read: large reduces on two ranks: the other rank names its
+ *              input, the root reads it piece by piece straight from its
+ *              memory and combines each piece while it is in its cache;
+ *              the other rank keeps its input until the root did.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -47,6 +51,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -233,7 +238,8 @@ enum shmcoll_what {
   SHMCOLL_OP_ALLTOALL,
   SHMCOLL_OP_REDUCE_SCATTER,
   SHMCOLL_OP_READ_EXCHANGE,
-  SHMCOLL_OP_BCAST_READ
+  SHMCOLL_OP_BCAST_READ,
+  SHMCOLL_OP_REDUCE_READ
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -901,6 +907,113 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
+/* Bytes of the other rank's input a two-rank reduce's root reads at a
+ * time: each piece is combined while it is still in this core's cache,
+ * and each read is a system call of its own (2 ranks, 64 KiB vector, in
+ * pieces of 4 / 16 / 64 / 256 KiB: 9.6-10.0 / 5.3-5.6 / 4.5 / 4.9-5.0
+ * us; 256 KiB vector 287-330 / 21-22 / 17 / 17 us; bench/NOTES.md,
+ * coll16k). */
+#define SHMCOLL_REDUCE_READ_PIECE ((size_t)64 << 10)
+
+/* op->read_failed when a read failed after the root's in-place result
+ * was partly combined: its input is gone, so no other path can run. */
+#define SHMCOLL_READ_FAILED_ALTERED 2
+
+/* The root's part of a two-rank reduce read: op->out becomes the
+ * reduction, in rank order, of its input and the other rank's, read from
+ * address from in world rank's memory one piece at a time.  A failed read
+ * (or no memory for a piece) sets op->read_failed (to
+ * SHMCOLL_READ_FAILED_ALTERED where the result buffer held the input, in
+ * place, and was altered already). */
+static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
+                                        uint64_t from) {
+  const hcomm_reduce_op_t *rop = &op->op;
+  size_t es = rop->elem_size, bytes = op->size * es;
+  size_t piece = SHMCOLL_REDUCE_READ_PIECE / es * es;
+  int other_first = op->sc->rank == 1; /* the other is rank 0 */
+  int in_place = op->out == op->in;
+  /* fn(a, b) sets b = a op b.  Read straight into the result where the
+   * root's input is a separate buffer and may be the first operand; else
+   * into a piece of its own: the result holds the root's input and takes
+   * the other's as first operand, or (rank 0, in place, an op that does
+   * not commute) the piece takes the result and is copied back. */
+  int into_out = !in_place && (!other_first || rop->commutative);
+  int onto_out = !into_out && (other_first || rop->commutative);
+  unsigned char *other = into_out ? NULL : malloc(piece);
+  if (!into_out && other == NULL) {
+    op->read_failed = 1;
+    return;
+  }
+  size_t n;
+  for (size_t at = 0; at < bytes; at += n) {
+    n = bytes - at < piece ? bytes - at : piece;
+    unsigned char *out = op->out + at;
+    if (!shmcoll_read_peer(world, into_out ? out : other, from + at, n)) {
+      op->read_failed = in_place && at > 0 ? SHMCOLL_READ_FAILED_ALTERED : 1;
+      break;
+    }
+    if (into_out) {
+      rop->fn(op->in + at, out, n / es, rop->ctx);
+    } else if (onto_out) {
+      if (!in_place)
+        memcpy(out, op->in + at, n);
+      rop->fn(other, out, n / es, rop->ctx);
+    } else {
+      rop->fn(out, other, n / es, rop->ctx);
+      memcpy(out, other, n);
+    }
+  }
+  free(other);
+}
+
+/* A reduce on two ranks straight from the other rank's input, collective
+ * number s (no buffer of the segment): the other rank names its input in
+ * its line and raises posted and done at once, then keeps its input until
+ * the root's done; the root reads that input piece by piece and combines
+ * each piece with its own while both are in its cache: one copy of the
+ * other's vector and one pass over both, where the segment takes a copy
+ * in, a copy out and the pass (2 ranks, 64 KiB 4.6-5.3 us against
+ * 9.0-9.5 with the default streamed copy, 6.5-6.9 without;
+ * bench/NOTES.md, coll16k).  A failed read is told by the root's
+ * reduced flag at this number, before its done, so that both ranks take
+ * the segment's path alike. */
+static int shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int other = 1 - sc->rank;
+  shmcoll_line_t *mine = &sc->lines[sc->rank];
+  size_t bytes = op->size * op->op.elem_size;
+  if (sc->rank != op->root) {
+    if (op->phase == 0) {
+      /* The root read the last descriptor before its last done, which
+       * this rank waited for. */
+      mine->read_addr = (uint64_t)(uintptr_t)op->in;
+      mine->read_len = bytes;
+      atomic_store_explicit(&mine->flag[SHMCOLL_DONE], s,
+                            memory_order_relaxed);
+      shmcoll_publish(sc, SHMCOLL_POSTED, s);
+      op->phase = 1;
+    }
+    if (!shmcoll_need(sc, SHMCOLL_DONE, op->root, s))
+      return 0;
+    if (atomic_load_explicit(&sc->lines[op->root].flag[SHMCOLL_REDUCED],
+                             memory_order_relaxed) == s)
+      op->read_failed = 1;
+    return 1;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_POSTED, other, s))
+    return 0;
+  const shmcoll_line_t *theirs = &sc->lines[other];
+  if (theirs->read_len != bytes)
+    op->read_failed = 1;
+  else
+    shmcoll_reduce_read_combine(op, sc->world_ranks[other], theirs->read_addr);
+  if (op->read_failed) /* reduced: this reduce's number tells the failure */
+    atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
+                          memory_order_relaxed);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
 static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   switch (op->what) {
   case SHMCOLL_OP_BARRIER:
@@ -917,6 +1030,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_read_exchange_step(op, s);
   case SHMCOLL_OP_BCAST_READ:
     return shmcoll_bcast_read_step(op, s);
+  case SHMCOLL_OP_REDUCE_READ:
+    return shmcoll_reduce_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -1122,11 +1237,21 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
   return shmcoll_run(&sop);
 }
 
+/* A two-rank reduce that the root reads from the other's input (above);
+ * HC_ERR_NOT_SUPPORTED, on both ranks alike, where it does not run. */
+static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
+                                       size_t count,
+                                       const hcomm_reduce_op_t *op, int root,
+                                       hcomm_comm_t *comm);
+
 hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
                               const hcomm_reduce_op_t *op, int root,
                               hcomm_comm_t *comm) {
   if (root < 0)
     return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = shmcoll_reduce_read(sendbuf, recvbuf, count, op, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   return shmcoll_reduction(sendbuf, recvbuf, count, op, root, comm);
 }
 
@@ -1279,6 +1404,17 @@ static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
   return !sc->reads_off && sc->world_ranks != NULL;
 }
 
+/* comm's segment for a collective whose ranks read each other's
+ * memory, or NULL (*rc: HC_ERR_NOT_SUPPORTED where reads failed before on
+ * it, alike on every rank, or what shmcoll_enter says). */
+static hc_shmcoll_t *shmcoll_enter_reads(hcomm_comm_t *comm, hc_status_t *rc) {
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, rc);
+  if (sc == NULL || shmcoll_reads_work(sc))
+    return sc;
+  *rc = HC_ERR_NOT_SUPPORTED;
+  return NULL;
+}
+
 /* Blocks of at least HCMPI_COLL_SHM_PAIR_READ_MIN on two ranks (the larger
  * of the two ways, the same on both), or alltoall blocks of at least
  * HCMPI_COLL_SHM_ALLTOALL_READ_MIN on more (an allgather there keeps the
@@ -1322,15 +1458,49 @@ static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
       !shmcoll_bcast_args(buf, bytes, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
-  if (sc == NULL || !shmcoll_reads_work(sc))
-    return sc == NULL ? rc : HC_ERR_NOT_SUPPORTED;
+  hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
+  if (sc == NULL)
+    return rc;
   hc_shmcoll_op_t op;
   shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
   op.root = root;
   op.out = buf;
   op.size = bytes;
   return shmcoll_run_reads(&op);
+}
+
+/* Reduces of HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes or more, up to
+ * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX (0: any), on two ranks of one node
+ * whose reads of each other worked so far, elements no larger than a
+ * piece of the root's reads: the segment only carries the other rank's
+ * descriptor. */
+static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
+                                       size_t count,
+                                       const hcomm_reduce_op_t *op, int root,
+                                       hcomm_comm_t *comm) {
+  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
+  size_t max = hc_shmcoll_tuning.pair_reduce_read_max;
+  if (comm == NULL || comm->size != 2 || min == 0 ||
+      !shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm) ||
+      op->elem_size > SHMCOLL_REDUCE_READ_PIECE ||
+      count * op->elem_size < min ||
+      (max > 0 && count * op->elem_size > max))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
+  if (sc == NULL)
+    return rc;
+  hc_shmcoll_op_t sop;
+  shmcoll_reduce_op(&sop, sc, comm, sendbuf, recvbuf, count, op, root);
+  sop.what = SHMCOLL_OP_REDUCE_READ;
+  sop.nchunks = 1;
+  rc = shmcoll_run_reads(&sop);
+  /* The root's own input was combined into in place before the read
+   * failed: no other path has it any more. */
+  return rc == HC_ERR_NOT_SUPPORTED &&
+                 sop.read_failed == SHMCOLL_READ_FAILED_ALTERED
+             ? HC_ERR_TRANSPORT
+             : rc;
 }
 
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,

@@ -100,6 +100,20 @@
 #define HC_SHMCOLL_PAIR_BCAST_READ_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_BCAST_READ_MIN ((size_t)64 << 10)
 #define HC_SHMCOLL_BCAST_READ_MAX ((size_t)0)
+/* Reduces of this many bytes or more on two ranks, up to
+ * HC_SHMCOLL_PAIR_REDUCE_READ_MAX: the root reads the other rank's input
+ * straight from its memory (the transport's single-copy get) 64 KiB at a
+ * time and combines each piece at once, instead of the other rank copying
+ * its input into the segment and the root copying it out.  Above the
+ * maximum the root alone copying and combining loses to the segment's
+ * pipeline, where the other rank copies the next chunk in meanwhile.
+ * bench/collective -c reduce, 2 ranks (Intel, 2 cores), interleaved
+ * (coll16k, 4 December 2026), us, read / segment
+ * (HCMPI_COLL_SHM_STREAM_MIN=0) / Open MPI: 16 KiB 1.6-1.9 / 2.0-2.3 /
+ * 1.7-1.8; 64 KiB 4.6-5.3 / 6.5-6.9 / 5.2-5.4; 256 KiB 17-19 / 20-23 /
+ * 16-18; 384 KiB 26-30 / 34-36 / 25; 512 KiB 78-106 / 42-49 / 34-44. */
+#define HC_SHMCOLL_PAIR_REDUCE_READ_MIN ((size_t)16 << 10)
+#define HC_SHMCOLL_PAIR_REDUCE_READ_MAX ((size_t)384 << 10)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
@@ -124,6 +138,9 @@ typedef struct hc_shmcoll_tuning {
   size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
   size_t bcast_read_min;      /* more ranks: the same (0: never) */
   size_t bcast_read_max;      /* ... up to this (0: any) */
+  size_t pair_reduce_read_min; /* 2 ranks: reduces from this read the
+                                  other's input (0: never) */
+  size_t pair_reduce_read_max; /* ... up to this (0: any) */
   size_t lane_buf;            /* bytes of a lane's buffer (at most: smaller on
                                  many ranks) */
   size_t lane_max;            /* persistent forms of more bytes take no lane */
