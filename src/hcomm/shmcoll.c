@@ -321,7 +321,7 @@ static void shmcoll_copy_in(unsigned char *dst, const unsigned char *src,
  * to HCMPI_COLL_SHM_BCAST_BUFS of them per synchronisation. */
 static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  size_t at = (size_t)op->at * op->step;
+  size_t at = (size_t)(op->at - (uint32_t)op->read_first) * op->step;
   size_t len = op->size - at < op->step ? op->size - at : op->step;
   int root = sc->rank == op->root;
   if (root &&
@@ -871,21 +871,24 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (op->phase == 0) {
     /* Every rank finished the last read (its done waits for all): none
      * reads these fields any more. */
+    /* A rank whose buffer is an accessor's (an I-form of a strided type)
+     * has none to read or write: it names a size no buffer has, so that
+     * no rank copies, and every rank takes the pipeline behind. */
     mine->read_addr = (uint64_t)(uintptr_t)op->out;
-    mine->read_len = op->size;
+    mine->read_len = op->acc != NULL ? UINT64_MAX : op->size;
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
   }
   if (op->phase == 1) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, root ? SHMCOLL_ALL : op->root, s))
       return 0;
-    int ok = 1;
-    for (int r = 0; r < sc->size && root && front > 0; r++)
+    int ok = op->acc == NULL;
+    for (int r = 0; r < sc->size && root && ok && front > 0; r++)
       if (r != sc->rank)
         ok &= sc->lines[r].read_len == op->size &&
               shmcoll_write_peer(sc->world_ranks[r], op->out,
                                  sc->lines[r].read_addr, front);
-    if (!root) {
+    if (!root && ok) {
       const shmcoll_line_t *from = &sc->lines[op->root];
       ok = from->read_len == op->size &&
            (op->size == front ||
@@ -1019,7 +1022,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   case SHMCOLL_OP_BARRIER:
     return shmcoll_barrier_step(op, s);
   case SHMCOLL_OP_BCAST:
-    return shmcoll_bcast_step(op, s);
+    return op->read_first && op->at == 0 ? shmcoll_bcast_read_step(op, s)
+                                         : shmcoll_bcast_step(op, s);
   case SHMCOLL_OP_REDUCE:
     return shmcoll_reduce_step(op, s);
   case SHMCOLL_OP_ALLGATHER:
@@ -1042,6 +1046,19 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->sc->seq += op->nchunks;
   op->at = 0;
   op->phase = 0;
+}
+
+/* An I-form bcast whose read (its first chunk) worked on every rank:
+ * the pipeline's chunks after it are not needed.  This rank is done with
+ * their numbers at once (every rank skips them alike), so that a buffer
+ * they would have used is free for the next collective. */
+static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  uint32_t last = op->first + op->nchunks - 1;
+  if (op->nchunks > 1)
+    shmcoll_publish(sc, SHMCOLL_DONE, last);
+  sc->turn = last;
+  op->at = op->nchunks;
 }
 
 /* Loads of the flag a step waits for before the step gives up: the
@@ -1076,6 +1093,8 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
     sc->turn = s;
     op->at++;
     op->phase = 0;
+    if (op->read_first && op->at == 1 && !op->read_failed)
+      shmcoll_skip_pipeline(op);
   }
   if (op->at != from) /* no request completes here for the watchdog */
     hc_watchdog_feed_locked();
@@ -1199,6 +1218,10 @@ hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
   shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BARRIER, 1);
   return shmcoll_run(&op);
 }
+
+/* 1 when a bcast of bytes on comm is of a size read from the root's
+ * buffer (below). */
+static int shmcoll_bcast_reads(size_t bytes, const hcomm_comm_t *comm);
 
 /* A bcast that every other rank reads from the root's buffer (above);
  * HC_ERR_NOT_SUPPORTED, on every rank alike, where it does not run. */
@@ -1447,14 +1470,18 @@ static hc_status_t shmcoll_run_reads(hc_shmcoll_op_t *op) {
  * HCMPI_COLL_SHM_BCAST_READ_MIN (more) bytes or more, up to
  * HCMPI_COLL_SHM_BCAST_READ_MAX (0: any), on a communicator of one node whose
  * reads of each other worked so far: the segment only carries the root's
- * descriptor. */
-static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
-                                      hcomm_comm_t *comm) {
+ * descriptor (shmcoll_bcast_reads: the size is one of those). */
+static int shmcoll_bcast_reads(size_t bytes, const hcomm_comm_t *comm) {
   const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
   size_t min = comm != NULL && comm->size == 2 ? t->pair_bcast_read_min
                                                : t->bcast_read_min;
-  if (min == 0 || bytes < min ||
-      (t->bcast_read_max > 0 && bytes > t->bcast_read_max) ||
+  return min > 0 && bytes >= min &&
+         (t->bcast_read_max == 0 || bytes <= t->bcast_read_max);
+}
+
+static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
+                                      hcomm_comm_t *comm) {
+  if (!shmcoll_bcast_reads(bytes, comm) ||
       !shmcoll_bcast_args(buf, bytes, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
@@ -1670,12 +1697,26 @@ hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
 hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
                                       size_t bytes, int root,
                                       hcomm_comm_t *comm) {
-  hc_shmcoll_t *sc = shmcoll_bcast_takes(buf, bytes, root, comm)
+  /* Where the blocking form would read the root's buffer, so does this
+   * (2 ranks, 64 KiB 2.8-4.5 us against 8.3-9.3 through the segment,
+   * 256 KiB against one message; bench/NOTES.md, coll16k), with the
+   * segment's pipeline behind it, whatever the size: a failed read is not
+   * repaired by running again, as a blocking one is, and does not turn
+   * reads off (its ranks learn of it at times of their own, so later
+   * collectives could not choose alike by it). */
+  int reads = shmcoll_bcast_args(buf, bytes, root, comm) &&
+              shmcoll_bcast_reads(bytes, comm);
+  hc_shmcoll_t *sc = reads || shmcoll_bcast_takes(buf, bytes, root, comm)
                          ? hc_shmcoll_made(comm, bytes)
                          : NULL;
-  if (sc == NULL)
+  reads = reads && sc != NULL && shmcoll_reads_work(sc);
+  if (sc == NULL || (!reads && !shmcoll_bcast_takes(buf, bytes, root, comm)))
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_bcast_op(op, sc, comm, buf, bytes, root);
+  if (reads) {
+    op->read_first = 1;
+    op->nchunks++;
+  }
   return HC_OK;
 }
 
@@ -1790,6 +1831,7 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   }
   op->step = step;
   op->nchunks = (uint32_t)((op->size + step - 1) / step);
+  op->read_first = 0; /* a lane's data is small: its buffers take it */
   return 1;
 }
 
