@@ -39,7 +39,10 @@
  *   reduce read: large reduces on two ranks: the other rank names its
  *              input, the root reads it piece by piece straight from its
  *              memory and combines each piece while it is in its cache;
- *              the other rank keeps its input until the root did.
+ *              the other rank keeps its input until the root did.  An
+ *              allreduce (not in place) likewise, each rank over its half
+ *              of the vector, writing each combined piece into both
+ *              results.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -922,22 +925,25 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
  * was partly combined: its input is gone, so no other path can run. */
 #define SHMCOLL_READ_FAILED_ALTERED 2
 
-/* The root's part of a two-rank reduce read: op->out becomes the
- * reduction, in rank order, of its input and the other rank's, read from
- * address from in world rank's memory one piece at a time.  A failed read
+/* Bytes at to end of a two-rank reduction read's op->out become the
+ * reduction, in rank order, of this rank's input and the other's, read
+ * from address from in world rank's memory one piece at a time (offsets
+ * alike in both vectors); each piece is then written to put_to in that
+ * rank's memory too (0: not: a reduce's root).  A failed read or write
  * (or no memory for a piece) sets op->read_failed (to
  * SHMCOLL_READ_FAILED_ALTERED where the result buffer held the input, in
  * place, and was altered already). */
 static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
-                                        uint64_t from) {
+                                        uint64_t from, size_t at, size_t end,
+                                        uint64_t put_to) {
   const hcomm_reduce_op_t *rop = &op->op;
-  size_t es = rop->elem_size, bytes = op->size * es;
+  size_t es = rop->elem_size;
   size_t piece = SHMCOLL_REDUCE_READ_PIECE / es * es;
   int other_first = op->sc->rank == 1; /* the other is rank 0 */
   int in_place = op->out == op->in;
-  /* fn(a, b) sets b = a op b.  Read straight into the result where the
-   * root's input is a separate buffer and may be the first operand; else
-   * into a piece of its own: the result holds the root's input and takes
+  /* fn(a, b) sets b = a op b.  Read straight into the result where this
+   * rank's input is a separate buffer and may be the first operand; else
+   * into a piece of its own: the result holds this rank's input and takes
    * the other's as first operand, or (rank 0, in place, an op that does
    * not commute) the piece takes the result and is copied back. */
   int into_out = !in_place && (!other_first || rop->commutative);
@@ -947,12 +953,13 @@ static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
     op->read_failed = 1;
     return;
   }
-  size_t n;
-  for (size_t at = 0; at < bytes; at += n) {
-    n = bytes - at < piece ? bytes - at : piece;
+  size_t n, first = at;
+  for (; at < end; at += n) {
+    n = end - at < piece ? end - at : piece;
     unsigned char *out = op->out + at;
     if (!shmcoll_read_peer(world, into_out ? out : other, from + at, n)) {
-      op->read_failed = in_place && at > 0 ? SHMCOLL_READ_FAILED_ALTERED : 1;
+      op->read_failed =
+          in_place && at > first ? SHMCOLL_READ_FAILED_ALTERED : 1;
       break;
     }
     if (into_out) {
@@ -964,6 +971,10 @@ static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
     } else {
       rop->fn(out, other, n / es, rop->ctx);
       memcpy(out, other, n);
+    }
+    if (put_to != 0 && !shmcoll_write_peer(world, out, put_to + at, n)) {
+      op->read_failed = 1;
+      break;
     }
   }
   free(other);
@@ -1009,11 +1020,66 @@ static int shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (theirs->read_len != bytes)
     op->read_failed = 1;
   else
-    shmcoll_reduce_read_combine(op, sc->world_ranks[other], theirs->read_addr);
+    shmcoll_reduce_read_combine(op, sc->world_ranks[other], theirs->read_addr,
+                                0, bytes, 0);
   if (op->read_failed) /* reduced: this reduce's number tells the failure */
     atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
                           memory_order_relaxed);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+/* An allreduce on two ranks straight between the buffers, collective
+ * number s (not in place: a failed copy must leave the inputs for the
+ * segment's path): each rank names its input and its result and raises
+ * posted; then reads the other's input over its half of the vector (rank
+ * 0 the front), combines it with its own piece by piece, writes each
+ * piece into its own result and the other's (the single-copy put), and
+ * raises done, a failure told by its reduced flag at this number; both
+ * wait for both dones, so each input stays until it was read and each
+ * result is whole.  Two copies of half the vector and half the passes on
+ * each core, where the segment takes a copy in, a pass and a copy out of
+ * the whole vector (2 ranks, 64 KiB 5.2-5.4 us against 11.0-11.2, or
+ * 18.8-18.9 with the default streamed copy; Open MPI 17-18;
+ * bench/NOTES.md, coll16k). */
+static int shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int other = 1 - sc->rank;
+  shmcoll_line_t *mine = &sc->lines[sc->rank];
+  const shmcoll_line_t *theirs = &sc->lines[other];
+  size_t bytes = op->size * op->op.elem_size;
+  size_t half = op->size / 2 * op->op.elem_size;
+  if (op->phase == 0) {
+    /* The other rank read the last descriptor before its last done, which
+     * this rank waited for. */
+    mine->read_addr = (uint64_t)(uintptr_t)op->in;
+    mine->read_len = bytes;
+    mine->write_addr = (uint64_t)(uintptr_t)op->out;
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, other, s))
+      return 0;
+    if (theirs->read_len != bytes)
+      op->read_failed = 1;
+    else
+      shmcoll_reduce_read_combine(op, sc->world_ranks[other],
+                                  theirs->read_addr,
+                                  sc->rank == 0 ? 0 : half,
+                                  sc->rank == 0 ? half : bytes,
+                                  theirs->write_addr);
+    if (op->read_failed) /* reduced: this number tells the failure */
+      atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
+                            memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    op->phase = 2;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_DONE, other, s))
+    return 0;
+  if (atomic_load_explicit(&theirs->flag[SHMCOLL_REDUCED],
+                           memory_order_relaxed) == s)
+    op->read_failed = 1;
   return 1;
 }
 
@@ -1035,7 +1101,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   case SHMCOLL_OP_BCAST_READ:
     return shmcoll_bcast_read_step(op, s);
   case SHMCOLL_OP_REDUCE_READ:
-    return shmcoll_reduce_read_step(op, s);
+    return op->root < 0 ? shmcoll_allreduce_read_step(op, s)
+                        : shmcoll_reduce_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -1260,8 +1327,9 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
   return shmcoll_run(&sop);
 }
 
-/* A two-rank reduce that the root reads from the other's input (above);
- * HC_ERR_NOT_SUPPORTED, on both ranks alike, where it does not run. */
+/* A two-rank reduce (root -1: allreduce) read from the other rank's
+ * input (above); HC_ERR_NOT_SUPPORTED, on both ranks alike, where it does
+ * not run. */
 static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
                                        size_t count,
                                        const hcomm_reduce_op_t *op, int root,
@@ -1281,6 +1349,9 @@ hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
 hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
                                  size_t count, const hcomm_reduce_op_t *op,
                                  hcomm_comm_t *comm) {
+  hc_status_t rc = shmcoll_reduce_read(sendbuf, recvbuf, count, op, -1, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   return shmcoll_reduction(sendbuf, recvbuf, count, op, -1, comm);
 }
 
@@ -1496,22 +1567,26 @@ static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
   return shmcoll_run_reads(&op);
 }
 
-/* Reduces of HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes or more, up to
- * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX (0: any), on two ranks of one node
+/* Reduces and allreduces (root -1; not in place) of
+ * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes or more (reduces up to
+ * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX, 0: any; an allreduce's copies and
+ * passes are spread over both ranks, and it gains at any size: 1 MiB
+ * 115-126 us against 158 through the segment), on two ranks of one node
  * whose reads of each other worked so far, elements no larger than a
- * piece of the root's reads: the segment only carries the other rank's
- * descriptor. */
+ * piece of the reads: the segment only carries the ranks' descriptors. */
 static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
                                        size_t count,
                                        const hcomm_reduce_op_t *op, int root,
                                        hcomm_comm_t *comm) {
   size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
   size_t max = hc_shmcoll_tuning.pair_reduce_read_max;
-  if (comm == NULL || comm->size != 2 || min == 0 ||
-      !shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm) ||
-      op->elem_size > SHMCOLL_REDUCE_READ_PIECE ||
-      count * op->elem_size < min ||
-      (max > 0 && count * op->elem_size > max))
+  /* The size first: most reductions are small. */
+  if (comm == NULL || comm->size != 2 || min == 0 || op == NULL ||
+      op->elem_size == 0 || op->elem_size > SHMCOLL_REDUCE_READ_PIECE ||
+      count < (min + op->elem_size - 1) / op->elem_size ||
+      (root >= 0 && max > 0 && count > max / op->elem_size) ||
+      (root < 0 && sendbuf == HCOMM_IN_PLACE) ||
+      !shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
   hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);

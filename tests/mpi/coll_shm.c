@@ -61,8 +61,8 @@
  *                       element, and that none of them sent a transport
  *                       message.
  *   coll_shm read-reduce
- *                       Reduces about the threshold of the root reading
- *                       the other rank's input on two ranks
+ *                       Reduces and Allreduces about the threshold of
+ *                       reading the other rank's input on two ranks
  *                       (HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN, up to
  *                       HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) and about its
  *                       64 KiB pieces, up to 1 MiB + 16: sums and maxes of
@@ -736,11 +736,12 @@ static void strided_reduce_checked(size_t count, int root, int it, int inplace)
 }
 
 /* Reduces about HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN (as the environment
- * sets it) and about the root's 64 KiB pieces, from every root, in place
- * and not: sums and maxes of ints, the matrix product (its order shows),
- * a strided type; checked element by element, and none may send a
- * transport message (the read moves nothing through a transport, nor do
- * the segment's paths it falls back to). */
+ * sets it) and about the reads' 64 KiB pieces, from every root, and
+ * Allreduces of the same (read over each rank's half, odd counts too), in
+ * place and not: sums and maxes of ints, the matrix product (its order
+ * shows), a strided type; checked element by element, and none may send
+ * a transport message (the read moves nothing through a transport, nor
+ * do the segment's paths it falls back to). */
 static void run_read_reductions(void)
 {
     size_t min = env_bytes("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 16384);
@@ -759,6 +760,11 @@ static void run_read_reductions(void)
                     check_int_reduction(c, t, bytes[k] / sizeof(int), it ? MPI_MAX : MPI_SUM,
                                         root, inplace);
                     check_matrix(c, t, bytes[k] / 16, root, inplace);
+                    if (root > 0)
+                        continue;
+                    check_int_reduction(c, t, bytes[k] / sizeof(int), it ? MPI_MAX : MPI_SUM,
+                                        -1, inplace);
+                    check_matrix(c, t, bytes[k] / 16, -1, inplace);
                 }
     for (int root = 0; root < wsize; root++)
         for (int inplace = 0; inplace < 2; inplace++)
