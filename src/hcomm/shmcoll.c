@@ -242,7 +242,8 @@ enum shmcoll_what {
   SHMCOLL_OP_REDUCE_SCATTER,
   SHMCOLL_OP_READ_EXCHANGE,
   SHMCOLL_OP_BCAST_READ,
-  SHMCOLL_OP_REDUCE_READ
+  SHMCOLL_OP_REDUCE_READ,
+  SHMCOLL_OP_REDUCE_SCATTER_READ
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -925,22 +926,23 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
  * was partly combined: its input is gone, so no other path can run. */
 #define SHMCOLL_READ_FAILED_ALTERED 2
 
-/* Bytes at to end of a two-rank reduction read's op->out become the
- * reduction, in rank order, of this rank's input and the other's, read
- * from address from in world rank's memory one piece at a time (offsets
- * alike in both vectors); each piece is then written to put_to in that
- * rank's memory too (0: not: a reduce's root).  A failed read or write
- * (or no memory for a piece) sets op->read_failed (to
- * SHMCOLL_READ_FAILED_ALTERED where the result buffer held the input, in
- * place, and was altered already). */
+/* n bytes at out become the reduction, in rank order, of this rank's
+ * input at in and the other's at address from in world rank's memory
+ * (the same bytes of the vector), read one piece at a time; each piece
+ * is then written to put_to on in that rank's memory too (0: not).  A
+ * failed read or write (or no memory for a piece) sets op->read_failed
+ * (to SHMCOLL_READ_FAILED_ALTERED where out is in, in place, and was
+ * altered already). */
 static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
-                                        uint64_t from, size_t at, size_t end,
+                                        uint64_t from,
+                                        const unsigned char *in,
+                                        unsigned char *out, size_t n_bytes,
                                         uint64_t put_to) {
   const hcomm_reduce_op_t *rop = &op->op;
   size_t es = rop->elem_size;
   size_t piece = SHMCOLL_REDUCE_READ_PIECE / es * es;
   int other_first = op->sc->rank == 1; /* the other is rank 0 */
-  int in_place = op->out == op->in;
+  int in_place = out == in;
   /* fn(a, b) sets b = a op b.  Read straight into the result where this
    * rank's input is a separate buffer and may be the first operand; else
    * into a piece of its own: the result holds this rank's input and takes
@@ -953,26 +955,25 @@ static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
     op->read_failed = 1;
     return;
   }
-  size_t n, first = at;
-  for (; at < end; at += n) {
-    n = end - at < piece ? end - at : piece;
-    unsigned char *out = op->out + at;
-    if (!shmcoll_read_peer(world, into_out ? out : other, from + at, n)) {
-      op->read_failed =
-          in_place && at > first ? SHMCOLL_READ_FAILED_ALTERED : 1;
+  size_t n;
+  for (size_t at = 0; at < n_bytes; at += n) {
+    n = n_bytes - at < piece ? n_bytes - at : piece;
+    unsigned char *to = out + at;
+    if (!shmcoll_read_peer(world, into_out ? to : other, from + at, n)) {
+      op->read_failed = in_place && at > 0 ? SHMCOLL_READ_FAILED_ALTERED : 1;
       break;
     }
     if (into_out) {
-      rop->fn(op->in + at, out, n / es, rop->ctx);
+      rop->fn(in + at, to, n / es, rop->ctx);
     } else if (onto_out) {
       if (!in_place)
-        memcpy(out, op->in + at, n);
-      rop->fn(other, out, n / es, rop->ctx);
+        memcpy(to, in + at, n);
+      rop->fn(other, to, n / es, rop->ctx);
     } else {
-      rop->fn(out, other, n / es, rop->ctx);
-      memcpy(out, other, n);
+      rop->fn(to, other, n / es, rop->ctx);
+      memcpy(to, other, n);
     }
-    if (put_to != 0 && !shmcoll_write_peer(world, out, put_to + at, n)) {
+    if (put_to != 0 && !shmcoll_write_peer(world, to, put_to + at, n)) {
       op->read_failed = 1;
       break;
     }
@@ -1021,7 +1022,7 @@ static int shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
     op->read_failed = 1;
   else
     shmcoll_reduce_read_combine(op, sc->world_ranks[other], theirs->read_addr,
-                                0, bytes, 0);
+                                op->in, op->out, bytes, 0);
   if (op->read_failed) /* reduced: this reduce's number tells the failure */
     atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
                           memory_order_relaxed);
@@ -1041,7 +1042,8 @@ static int shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
  * each core, where the segment takes a copy in, a pass and a copy out of
  * the whole vector (2 ranks, 64 KiB 5.2-5.4 us against 11.0-11.2, or
  * 18.8-18.9 with the default streamed copy; Open MPI 17-18;
- * bench/NOTES.md, coll16k). */
+ * bench/NOTES.md, coll16k).  A reduce_scatter likewise over its own
+ * block, into its result, writing nothing to the other. */
 static int shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   int other = 1 - sc->rank;
@@ -1061,14 +1063,21 @@ static int shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (op->phase == 1) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, other, s))
       return 0;
+    size_t at = sc->rank == 0 ? 0 : half, n = sc->rank == 0 ? half : bytes - half;
+    unsigned char *out = op->out + at;
+    uint64_t put_to = theirs->write_addr + at;
+    if (op->what == SHMCOLL_OP_REDUCE_SCATTER_READ) { /* its own block */
+      at = op->slice_at * op->op.elem_size;
+      n = op->slice_n * op->op.elem_size;
+      out = op->out;
+      put_to = 0;
+    }
     if (theirs->read_len != bytes)
       op->read_failed = 1;
     else
       shmcoll_reduce_read_combine(op, sc->world_ranks[other],
-                                  theirs->read_addr,
-                                  sc->rank == 0 ? 0 : half,
-                                  sc->rank == 0 ? half : bytes,
-                                  theirs->write_addr);
+                                  theirs->read_addr + at, op->in + at, out, n,
+                                  put_to);
     if (op->read_failed) /* reduced: this number tells the failure */
       atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
                             memory_order_relaxed);
@@ -1103,6 +1112,8 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   case SHMCOLL_OP_REDUCE_READ:
     return op->root < 0 ? shmcoll_allreduce_read_step(op, s)
                         : shmcoll_reduce_read_step(op, s);
+  case SHMCOLL_OP_REDUCE_SCATTER_READ:
+    return shmcoll_allreduce_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -1749,6 +1760,28 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
                                     &total))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
+  /* Two ranks, not in place (the result would overwrite the input the
+   * other reads), from HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes of the
+   * whole vector: each rank reads the other's input over its own block
+   * (shmcoll_allreduce_read_step); the segment where that fails. */
+  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
+  if (comm->size == 2 && min > 0 && total * op->elem_size >= min &&
+      sendbuf != HCOMM_IN_PLACE &&
+      op->elem_size <= SHMCOLL_REDUCE_READ_PIECE) {
+    hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
+    if (sc == NULL && rc != HC_ERR_NOT_SUPPORTED)
+      return rc;
+    if (sc != NULL) {
+      hc_shmcoll_op_t sop;
+      shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts,
+                                each, total, op);
+      sop.what = SHMCOLL_OP_REDUCE_SCATTER_READ;
+      sop.nchunks = 1;
+      rc = shmcoll_run_reads(&sop);
+      if (rc != HC_ERR_NOT_SUPPORTED)
+        return rc;
+    }
+  }
   hc_shmcoll_t *sc = shmcoll_enter(comm, total * op->elem_size, &rc);
   if (sc == NULL)
     return rc;

@@ -24,7 +24,8 @@
  *                       bytes each, at most 4 ranks), alltoall,
  *                       alltoall-large (75000 bytes each, at most 4
  *                       ranks), alltoallv, alltoallv-large (the same
- *                       blocks), reduce_scatter_block); the
+ *                       blocks), reduce_scatter_block,
+ *                       reduce_scatter_block-large (300000 bytes)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -61,8 +62,9 @@
  *                       element, and that none of them sent a transport
  *                       message.
  *   coll_shm read-reduce
- *                       Reduces and Allreduces about the threshold of
- *                       reading the other rank's input on two ranks
+ *                       Reduces, Allreduces and Reduce_scatter_blocks
+ *                       about the threshold of reading the other rank's
+ *                       input on two ranks
  *                       (HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN, up to
  *                       HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) and about its
  *                       64 KiB pieces, up to 1 MiB + 16: sums and maxes of
@@ -413,6 +415,9 @@ static int run_kind(const char *kind, int round)
                              large_counts, large_displs, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce_scatter_block-large") == 0)
+        return MPI_Reduce_scatter_block(large_in, large_out, LARGE_INTS / wsize, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
@@ -735,10 +740,37 @@ static void strided_reduce_checked(size_t count, int root, int it, int inplace)
     MPI_Type_free(&vec);
 }
 
+/* Reduce_scatter_block of count matrices per rank (their product in rank
+ * order), in place and not: each rank's block checked. */
+static void check_matrix_scatter(ctx_t *c, int it, size_t count, int inplace)
+{
+    size_t total = count * (size_t)c->size;
+    for (size_t k = 0; k < total; k++)
+        mat_of(c->rank, it, k, c->m + 4 * k);
+    uint32_t *recv = inplace ? c->m : c->mr;
+    int rc = MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : c->m, recv, (int)count, c->mat,
+                                      c->matop, c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: Reduce_scatter_block: %s", c->name, mt_errstr(rc));
+    for (size_t k = 0; k < count; k++) {
+        size_t at = count * (size_t)c->rank + k;
+        uint32_t want[4], m[4];
+        mat_of(0, it, at, want);
+        for (int r = 1; r < c->size; r++) {
+            mat_of(r, it, at, m);
+            mat_mul(want, m, want);
+        }
+        if (memcmp(want, recv + 4 * k, sizeof want) != 0) {
+            CHECK(0, "%s it %d: Reduce_scatter_block of %zu matrices (in place %d) wrong at %zu",
+                  c->name, it, count, inplace, k);
+            break;
+        }
+    }
+}
+
 /* Reduces about HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN (as the environment
  * sets it) and about the reads' 64 KiB pieces, from every root, and
- * Allreduces of the same (read over each rank's half, odd counts too), in
- * place and not: sums and maxes of ints, the matrix product (its order
+ * Allreduces and Reduce_scatter_blocks of the same (read over each rank's
+ * half or block, odd counts too), in place and not: sums and maxes of ints, the matrix product (its order
  * shows), a strided type; checked element by element, and none may send
  * a transport message (the read moves nothing through a transport, nor
  * do the segment's paths it falls back to). */
@@ -765,6 +797,7 @@ static void run_read_reductions(void)
                     check_int_reduction(c, t, bytes[k] / sizeof(int), it ? MPI_MAX : MPI_SUM,
                                         -1, inplace);
                     check_matrix(c, t, bytes[k] / 16, -1, inplace);
+                    check_matrix_scatter(c, t, bytes[k] / 16 / (size_t)wsize, inplace);
                 }
     for (int root = 0; root < wsize; root++)
         for (int inplace = 0; inplace < 2; inplace++)

@@ -145,6 +145,11 @@ HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 kill_case 2 bcast-large
 kill_case 2 reduce-large
 kill_case 2 reduce-large-root
 HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 kill_case 2 reduce-large
+# Large Allreduces and Reduce_scatter_blocks read likewise, each rank over
+# its half or its block (allreduce-large above), and through the segment.
+kill_case 2 reduce_scatter_block-large
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 kill_case 2 reduce_scatter_block-large
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 kill_case 2 allreduce-large
 
 # Large bcasts run through the segment (no transport message) on any
 # number of ranks, two as well (up to HCMPI_COLL_SHM_PAIR_BCAST_MAX, here
@@ -191,7 +196,8 @@ for n in 2 3; do
         "$node_wrap" "$prog" read-bcast || fail "read-bcast on $n, no CMA on rank 1: failed"
 done
 # Two-rank Reduces that the root combines from the other rank's input,
-# read straight from its buffer: about the threshold and the reads'
+# read straight from its buffer, and Allreduces and Reduce_scatter_blocks
+# that each rank combines over its half or block: about the threshold and the reads'
 # pieces, every root, in place and not; more ranks take the segment; the
 # threshold lowered, no upper bound (HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX,
 # 1 MiB + 16 read too), a lower one, off (the segment), every wait asleep; reads refused
