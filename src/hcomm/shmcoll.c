@@ -487,7 +487,8 @@ static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
 static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   const hcomm_reduce_op_t *rop = &op->op;
-  size_t es = rop->elem_size, at = (size_t)op->at * op->step;
+  size_t es = rop->elem_size;
+  size_t at = (size_t)(op->at - (uint32_t)op->read_first) * op->step;
   size_t count = op->size - at < op->step ? op->size - at : op->step;
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
@@ -1099,8 +1100,9 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   case SHMCOLL_OP_BCAST:
     return op->read_first && op->at == 0 ? shmcoll_bcast_read_step(op, s)
                                          : shmcoll_bcast_step(op, s);
-  case SHMCOLL_OP_REDUCE:
-    return shmcoll_reduce_step(op, s);
+  case SHMCOLL_OP_REDUCE: /* an I-form allreduce may read first */
+    return op->read_first && op->at == 0 ? shmcoll_allreduce_read_step(op, s)
+                                         : shmcoll_reduce_step(op, s);
   case SHMCOLL_OP_ALLGATHER:
     return shmcoll_allgather_step(op, s);
   case SHMCOLL_OP_ALLTOALL:
@@ -1126,8 +1128,8 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->phase = 0;
 }
 
-/* An I-form bcast whose read (its first chunk) worked on every rank:
- * the pipeline's chunks after it are not needed.  This rank is done with
+/* An I-form bcast or allreduce whose read (its first chunk) worked on
+ * every rank: the pipeline's chunks after it are not needed.  This rank is done with
  * their numbers at once (every rank skips them alike), so that a buffer
  * they would have used is free for the next collective. */
 static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
@@ -1578,6 +1580,21 @@ static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
   return shmcoll_run_reads(&op);
 }
 
+/* 1 when a reduction of count elements on comm (root -1: allreduce) is
+ * one that two ranks read from each other (below): the same on both
+ * ranks.  The size first: most reductions are small. */
+static int shmcoll_reduce_reads(const void *sendbuf, size_t count,
+                                const hcomm_reduce_op_t *op, int root,
+                                const hcomm_comm_t *comm) {
+  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
+  size_t max = hc_shmcoll_tuning.pair_reduce_read_max;
+  return comm != NULL && comm->size == 2 && min > 0 && op != NULL &&
+         op->elem_size > 0 && op->elem_size <= SHMCOLL_REDUCE_READ_PIECE &&
+         count >= (min + op->elem_size - 1) / op->elem_size &&
+         (root < 0 || max == 0 || count <= max / op->elem_size) &&
+         (root >= 0 || sendbuf != HCOMM_IN_PLACE);
+}
+
 /* Reduces and allreduces (root -1; not in place) of
  * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes or more (reduces up to
  * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX, 0: any; an allreduce's copies and
@@ -1589,14 +1606,7 @@ static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
                                        size_t count,
                                        const hcomm_reduce_op_t *op, int root,
                                        hcomm_comm_t *comm) {
-  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
-  size_t max = hc_shmcoll_tuning.pair_reduce_read_max;
-  /* The size first: most reductions are small. */
-  if (comm == NULL || comm->size != 2 || min == 0 || op == NULL ||
-      op->elem_size == 0 || op->elem_size > SHMCOLL_REDUCE_READ_PIECE ||
-      count < (min + op->elem_size - 1) / op->elem_size ||
-      (root >= 0 && max > 0 && count > max / op->elem_size) ||
-      (root < 0 && sendbuf == HCOMM_IN_PLACE) ||
+  if (!shmcoll_reduce_reads(sendbuf, count, op, root, comm) ||
       !shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
@@ -1852,6 +1862,15 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
   if (sc == NULL)
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_reduce_op(op, sc, comm, sendbuf, recvbuf, count, rop, root);
+  /* An allreduce the blocking form would read, the segment's pipeline
+   * behind it for a failed read, as an Ibcast's.  Not a rooted reduce:
+   * a root in place (which the other rank cannot know) that fails a read
+   * after combining has no input left for the pipeline. */
+  if (root < 0 && shmcoll_reduce_reads(sendbuf, count, rop, root, comm) &&
+      shmcoll_reads_work(sc)) {
+    op->read_first = 1;
+    op->nchunks++;
+  }
   return HC_OK;
 }
 

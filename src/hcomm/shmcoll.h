@@ -234,8 +234,9 @@ typedef struct hc_shmcoll_op {
    * read from their senders' buffers, not left to messages. */
   int read_large;
   int next_peer; /* read_large: the reader whose read the step awaits */
-  /* An I-form bcast: its first chunk is a bcast read; the segment's
-   * pipeline, in the chunks after it, runs only where a read failed. */
+  /* An I-form bcast or allreduce: its first chunk is a read between the
+   * ranks' buffers; the segment's pipeline, in the chunks after it, runs
+   * only where a read failed. */
   int read_first;
 } hc_shmcoll_op_t;
 

@@ -41,7 +41,10 @@
  *                       buffer (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN,
  *                       HCMPI_COLL_SHM_BCAST_READ_MIN) up to 1 MiB + 13,
  *                       from every root, two at a time in flight with an
- *                       Iallreduce between them, checked byte by byte; then
+ *                       Iallreduce of as many bytes of ints between them
+ *                       (on two ranks read between the buffers too, from
+ *                       HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN), checked byte
+ *                       by byte and element by element; then
  *                       ones whose odd ranks give a strided type (the same
  *                       signature: those ranks cannot be read, and every
  *                       rank takes the segment alike); no transport message
@@ -437,7 +440,8 @@ static void run_read_ibcasts(void)
     const size_t sizes[] = {min > 1 ? min - 1 : 1, min > 0 ? min : 1, min + 1, 65536,
                             200003, (1u << 20) + 13};
     char *a = malloc(sizes[5]), *b = malloc(sizes[5]);
-    CHECK(a != NULL && b != NULL, "malloc");
+    int *vin = malloc(sizes[5]), *vout = malloc(sizes[5]);
+    CHECK(a != NULL && b != NULL && vin != NULL && vout != NULL, "malloc");
     int provided = 0;
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
     mt_counters_open(&session, 2, sent_names, sent);
@@ -447,14 +451,18 @@ static void run_read_ibcasts(void)
     for (int it = 0; it < 3; it++)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
             for (int root = 0; root < wsize; root++) {
-                int other = (root + 1) % wsize, small[4] = {wrank, it, 1, 2}, sum[4];
-                size_t n = sizes[k];
+                int other = (root + 1) % wsize;
+                size_t n = sizes[k], ints = n / sizeof(int);
                 ibcast_fill(a, n, root, it);
                 ibcast_fill(b, n, other, it + 1);
+                for (size_t i = 0; i < ints; i++) {
+                    vin[i] = val(wrank, it + root, (int)i);
+                    vout[i] = -1;
+                }
                 MPI_Request r[3];
                 CHECK(MPI_Ibcast(a, (int)n, MPI_BYTE, root, MPI_COMM_WORLD, &r[0]) == MPI_SUCCESS &&
-                          MPI_Iallreduce(small, sum, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]) ==
-                              MPI_SUCCESS &&
+                          MPI_Iallreduce(vin, vout, (int)ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                         &r[1]) == MPI_SUCCESS &&
                           MPI_Ibcast(b, (int)n, MPI_BYTE, other, MPI_COMM_WORLD, &r[2]) ==
                               MPI_SUCCESS,
                       "start");
@@ -463,8 +471,12 @@ static void run_read_ibcasts(void)
                     CHECK(MPI_Wait(&r[(j + wrank) % 3], MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
                 ibcast_verify(a, n, root, it);
                 ibcast_verify(b, n, other, it + 1);
-                CHECK(sum[0] == wsize * (wsize - 1) / 2 && sum[1] == wsize * it,
-                      "Iallreduce between the Ibcasts");
+                for (size_t i = 0; i < ints; i++)
+                    if (vout[i] != sum_of(it + root, (int)i)) {
+                        CHECK(0, "it %d: Iallreduce of %zu ints between the Ibcasts wrong at %zu",
+                              it, ints, i);
+                        break;
+                    }
             }
     /* 48000 bytes on two ranks, where larger ones whose reads are off are
      * one message (HCMPI_COLL_SHM_PAIR_BCAST_MAX), 360000 on more. */
@@ -476,6 +488,8 @@ static void run_read_ibcasts(void)
     CHECK(wsize <= 2 || moved == 0, "%llu transport messages in the Ibcasts", moved);
     free(a);
     free(b);
+    free(vin);
+    free(vout);
 }
 
 int main(int argc, char **argv)
