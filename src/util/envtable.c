@@ -156,11 +156,11 @@ const hc_env_entry_t hc_env_table[] = {
      "on two ranks, Reduces of at least this many bytes (up to "
      "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) are combined by the root from "
      "the other rank's input read straight from its buffer "
-     "(process_vm_readv, 64 KiB at a time), Allreduces (not in place) "
-     "by each rank over half the vector, written into both results "
-     "(process_vm_writev), and Reduce_scatter(_block)s (not in place) by "
-     "each rank over its own block, instead of through the shared segment; "
-     "0 never"},
+     "(process_vm_readv, 64 KiB at a time), Allreduces and Iallreduces "
+     "(not in place) by each rank over half the vector, written into both "
+     "results (process_vm_writev), and Reduce_scatter(_block)s (not in "
+     "place) by each rank over its own block, instead of through the "
+     "shared segment; 0 never"},
     {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX", "384k", "library",
      "two-rank Reduces of more bytes are not read from the other rank's "
      "buffer (see HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN): they take the shared "
