@@ -935,8 +935,7 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
  * (to SHMCOLL_READ_FAILED_ALTERED where out is in, in place, and was
  * altered already). */
 static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
-                                        uint64_t from,
-                                        const unsigned char *in,
+                                        uint64_t from, const unsigned char *in,
                                         unsigned char *out, size_t n_bytes,
                                         uint64_t put_to) {
   const hcomm_reduce_op_t *rop = &op->op;
@@ -1004,8 +1003,7 @@ static int shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
        * this rank waited for. */
       mine->read_addr = (uint64_t)(uintptr_t)op->in;
       mine->read_len = bytes;
-      atomic_store_explicit(&mine->flag[SHMCOLL_DONE], s,
-                            memory_order_relaxed);
+      atomic_store_explicit(&mine->flag[SHMCOLL_DONE], s, memory_order_relaxed);
       shmcoll_publish(sc, SHMCOLL_POSTED, s);
       op->phase = 1;
     }
@@ -1064,7 +1062,8 @@ static int shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (op->phase == 1) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, other, s))
       return 0;
-    size_t at = sc->rank == 0 ? 0 : half, n = sc->rank == 0 ? half : bytes - half;
+    size_t at = sc->rank == 0 ? 0 : half,
+           n = sc->rank == 0 ? half : bytes - half;
     unsigned char *out = op->out + at;
     uint64_t put_to = theirs->write_addr + at;
     if (op->what == SHMCOLL_OP_REDUCE_SCATTER_READ) { /* its own block */
@@ -1129,8 +1128,8 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
 }
 
 /* An I-form bcast or allreduce whose read (its first chunk) worked on
- * every rank: the pipeline's chunks after it are not needed.  This rank is done with
- * their numbers at once (every rank skips them alike), so that a buffer
+ * every rank: the pipeline's chunks after it are not needed.  This rank is done
+ * with their numbers at once (every rank skips them alike), so that a buffer
  * they would have used is free for the next collective. */
 static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
@@ -1776,15 +1775,14 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
    * (shmcoll_allreduce_read_step); the segment where that fails. */
   size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
   if (comm->size == 2 && min > 0 && total * op->elem_size >= min &&
-      sendbuf != HCOMM_IN_PLACE &&
-      op->elem_size <= SHMCOLL_REDUCE_READ_PIECE) {
+      sendbuf != HCOMM_IN_PLACE && op->elem_size <= SHMCOLL_REDUCE_READ_PIECE) {
     hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
     if (sc == NULL && rc != HC_ERR_NOT_SUPPORTED)
       return rc;
     if (sc != NULL) {
       hc_shmcoll_op_t sop;
-      shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts,
-                                each, total, op);
+      shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts, each,
+                                total, op);
       sop.what = SHMCOLL_OP_REDUCE_SCATTER_READ;
       sop.nchunks = 1;
       rc = shmcoll_run_reads(&sop);

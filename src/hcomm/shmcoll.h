@@ -139,15 +139,15 @@ typedef struct hc_shmcoll_tuning {
   size_t alltoall_read_min;  /* more ranks: the same (0: never) */
   int alltoallv_read; /* more ranks: alltoallv blocks above a part are read */
   size_t cpus;        /* the node's CPUs a segment assumes (0: online ones) */
-  size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
-  size_t bcast_read_min;      /* more ranks: the same (0: never) */
-  size_t bcast_read_max;      /* ... up to this (0: any) */
+  size_t pair_bcast_read_min;  /* 2 ranks: bcasts from this read the root */
+  size_t bcast_read_min;       /* more ranks: the same (0: never) */
+  size_t bcast_read_max;       /* ... up to this (0: any) */
   size_t pair_reduce_read_min; /* 2 ranks: reduces from this read the
                                   other's input (0: never) */
   size_t pair_reduce_read_max; /* ... up to this (0: any) */
-  size_t lane_buf;            /* bytes of a lane's buffer (at most: smaller on
-                                 many ranks) */
-  size_t lane_max;            /* persistent forms of more bytes take no lane */
+  size_t lane_buf;             /* bytes of a lane's buffer (at most: smaller on
+                                  many ranks) */
+  size_t lane_max;             /* persistent forms of more bytes take no lane */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;
