@@ -36,6 +36,13 @@
  *              read the root's straight from its memory (on two ranks the
  *              root writes half of it meanwhile, the single-copy put),
  *              and the root keeps its buffer until they did.
+ *   reduce read: large reduces on two ranks: the other rank names its
+ *              input, the root reads it piece by piece straight from its
+ *              memory and combines each piece while it is in its cache;
+ *              the other rank keeps its input until the root did.  An
+ *              allreduce (not in place) likewise, each rank over its half
+ *              of the vector, writing each combined piece into both
+ *              results.
  * A communicator that spans nodes runs them over its node and leader
  * communicators instead (shmcoll_hier.c).
  * A wait polls the flag and the engine's progress, yields and sleeps as
@@ -47,6 +54,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -233,7 +241,9 @@ enum shmcoll_what {
   SHMCOLL_OP_ALLTOALL,
   SHMCOLL_OP_REDUCE_SCATTER,
   SHMCOLL_OP_READ_EXCHANGE,
-  SHMCOLL_OP_BCAST_READ
+  SHMCOLL_OP_BCAST_READ,
+  SHMCOLL_OP_REDUCE_READ,
+  SHMCOLL_OP_REDUCE_SCATTER_READ
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -315,7 +325,7 @@ static void shmcoll_copy_in(unsigned char *dst, const unsigned char *src,
  * to HCMPI_COLL_SHM_BCAST_BUFS of them per synchronisation. */
 static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  size_t at = (size_t)op->at * op->step;
+  size_t at = (size_t)(op->at - (uint32_t)op->read_first) * op->step;
   size_t len = op->size - at < op->step ? op->size - at : op->step;
   int root = sc->rank == op->root;
   if (root &&
@@ -477,7 +487,8 @@ static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
 static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   const hcomm_reduce_op_t *rop = &op->op;
-  size_t es = rop->elem_size, at = (size_t)op->at * op->step;
+  size_t es = rop->elem_size;
+  size_t at = (size_t)(op->at - (uint32_t)op->read_first) * op->step;
   size_t count = op->size - at < op->step ? op->size - at : op->step;
   size_t bytes = count * es;
   unsigned char *out = op->out != NULL ? op->out + at * es : NULL;
@@ -865,21 +876,24 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (op->phase == 0) {
     /* Every rank finished the last read (its done waits for all): none
      * reads these fields any more. */
+    /* A rank whose buffer is an accessor's (an I-form of a strided type)
+     * has none to read or write: it names a size no buffer has, so that
+     * no rank copies, and every rank takes the pipeline behind. */
     mine->read_addr = (uint64_t)(uintptr_t)op->out;
-    mine->read_len = op->size;
+    mine->read_len = op->acc != NULL ? UINT64_MAX : op->size;
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
   }
   if (op->phase == 1) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, root ? SHMCOLL_ALL : op->root, s))
       return 0;
-    int ok = 1;
-    for (int r = 0; r < sc->size && root && front > 0; r++)
+    int ok = op->acc == NULL;
+    for (int r = 0; r < sc->size && root && ok && front > 0; r++)
       if (r != sc->rank)
         ok &= sc->lines[r].read_len == op->size &&
               shmcoll_write_peer(sc->world_ranks[r], op->out,
                                  sc->lines[r].read_addr, front);
-    if (!root) {
+    if (!root && ok) {
       const shmcoll_line_t *from = &sc->lines[op->root];
       ok = from->read_len == op->size &&
            (op->size == front ||
@@ -901,14 +915,193 @@ static int shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
+/* Bytes of the other rank's input a two-rank reduce's root reads at a
+ * time: each piece is combined while it is still in this core's cache,
+ * and each read is a system call of its own (2 ranks, 64 KiB vector, in
+ * pieces of 4 / 16 / 64 / 256 KiB: 9.6-10.0 / 5.3-5.6 / 4.5 / 4.9-5.0
+ * us; 256 KiB vector 287-330 / 21-22 / 17 / 17 us; bench/NOTES.md,
+ * coll16k). */
+#define SHMCOLL_REDUCE_READ_PIECE ((size_t)64 << 10)
+
+/* op->read_failed when a read failed after the root's in-place result
+ * was partly combined: its input is gone, so no other path can run. */
+#define SHMCOLL_READ_FAILED_ALTERED 2
+
+/* n bytes at out become the reduction, in rank order, of this rank's
+ * input at in and the other's at address from in world rank's memory
+ * (the same bytes of the vector), read one piece at a time; each piece
+ * is then written to put_to on in that rank's memory too (0: not).  A
+ * failed read or write (or no memory for a piece) sets op->read_failed
+ * (to SHMCOLL_READ_FAILED_ALTERED where out is in, in place, and was
+ * altered already). */
+static void shmcoll_reduce_read_combine(hc_shmcoll_op_t *op, int world,
+                                        uint64_t from, const unsigned char *in,
+                                        unsigned char *out, size_t n_bytes,
+                                        uint64_t put_to) {
+  const hcomm_reduce_op_t *rop = &op->op;
+  size_t es = rop->elem_size;
+  size_t piece = SHMCOLL_REDUCE_READ_PIECE / es * es;
+  int other_first = op->sc->rank == 1; /* the other is rank 0 */
+  int in_place = out == in;
+  /* fn(a, b) sets b = a op b.  Read straight into the result where this
+   * rank's input is a separate buffer and may be the first operand; else
+   * into a piece of its own: the result holds this rank's input and takes
+   * the other's as first operand, or (rank 0, in place, an op that does
+   * not commute) the piece takes the result and is copied back. */
+  int into_out = !in_place && (!other_first || rop->commutative);
+  int onto_out = !into_out && (other_first || rop->commutative);
+  unsigned char *other = into_out ? NULL : malloc(piece);
+  if (!into_out && other == NULL) {
+    op->read_failed = 1;
+    return;
+  }
+  size_t n;
+  for (size_t at = 0; at < n_bytes; at += n) {
+    n = n_bytes - at < piece ? n_bytes - at : piece;
+    unsigned char *to = out + at;
+    if (!shmcoll_read_peer(world, into_out ? to : other, from + at, n)) {
+      op->read_failed = in_place && at > 0 ? SHMCOLL_READ_FAILED_ALTERED : 1;
+      break;
+    }
+    if (into_out) {
+      rop->fn(in + at, to, n / es, rop->ctx);
+    } else if (onto_out) {
+      if (!in_place)
+        memcpy(to, in + at, n);
+      rop->fn(other, to, n / es, rop->ctx);
+    } else {
+      rop->fn(to, other, n / es, rop->ctx);
+      memcpy(to, other, n);
+    }
+    if (put_to != 0 && !shmcoll_write_peer(world, to, put_to + at, n)) {
+      op->read_failed = 1;
+      break;
+    }
+  }
+  free(other);
+}
+
+/* A reduce on two ranks straight from the other rank's input, collective
+ * number s (no buffer of the segment): the other rank names its input in
+ * its line and raises posted and done at once, then keeps its input until
+ * the root's done; the root reads that input piece by piece and combines
+ * each piece with its own while both are in its cache: one copy of the
+ * other's vector and one pass over both, where the segment takes a copy
+ * in, a copy out and the pass (2 ranks, 64 KiB 4.6-5.3 us against
+ * 9.0-9.5 with the default streamed copy, 6.5-6.9 without;
+ * bench/NOTES.md, coll16k).  A failed read is told by the root's
+ * reduced flag at this number, before its done, so that both ranks take
+ * the segment's path alike. */
+static int shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int other = 1 - sc->rank;
+  shmcoll_line_t *mine = &sc->lines[sc->rank];
+  size_t bytes = op->size * op->op.elem_size;
+  if (sc->rank != op->root) {
+    if (op->phase == 0) {
+      /* The root read the last descriptor before its last done, which
+       * this rank waited for. */
+      mine->read_addr = (uint64_t)(uintptr_t)op->in;
+      mine->read_len = bytes;
+      atomic_store_explicit(&mine->flag[SHMCOLL_DONE], s, memory_order_relaxed);
+      shmcoll_publish(sc, SHMCOLL_POSTED, s);
+      op->phase = 1;
+    }
+    if (!shmcoll_need(sc, SHMCOLL_DONE, op->root, s))
+      return 0;
+    if (atomic_load_explicit(&sc->lines[op->root].flag[SHMCOLL_REDUCED],
+                             memory_order_relaxed) == s)
+      op->read_failed = 1;
+    return 1;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_POSTED, other, s))
+    return 0;
+  const shmcoll_line_t *theirs = &sc->lines[other];
+  if (theirs->read_len != bytes)
+    op->read_failed = 1;
+  else
+    shmcoll_reduce_read_combine(op, sc->world_ranks[other], theirs->read_addr,
+                                op->in, op->out, bytes, 0);
+  if (op->read_failed) /* reduced: this reduce's number tells the failure */
+    atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
+                          memory_order_relaxed);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+/* An allreduce on two ranks straight between the buffers, collective
+ * number s (not in place: a failed copy must leave the inputs for the
+ * segment's path): each rank names its input and its result and raises
+ * posted; then reads the other's input over its half of the vector (rank
+ * 0 the front), combines it with its own piece by piece, writes each
+ * piece into its own result and the other's (the single-copy put), and
+ * raises done, a failure told by its reduced flag at this number; both
+ * wait for both dones, so each input stays until it was read and each
+ * result is whole.  Two copies of half the vector and half the passes on
+ * each core, where the segment takes a copy in, a pass and a copy out of
+ * the whole vector (2 ranks, 64 KiB 5.2-5.4 us against 11.0-11.2, or
+ * 18.8-18.9 with the default streamed copy; Open MPI 17-18;
+ * bench/NOTES.md, coll16k).  A reduce_scatter likewise over its own
+ * block, into its result, writing nothing to the other. */
+static int shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  int other = 1 - sc->rank;
+  shmcoll_line_t *mine = &sc->lines[sc->rank];
+  const shmcoll_line_t *theirs = &sc->lines[other];
+  size_t bytes = op->size * op->op.elem_size;
+  size_t half = op->size / 2 * op->op.elem_size;
+  if (op->phase == 0) {
+    /* The other rank read the last descriptor before its last done, which
+     * this rank waited for. */
+    mine->read_addr = (uint64_t)(uintptr_t)op->in;
+    mine->read_len = bytes;
+    mine->write_addr = (uint64_t)(uintptr_t)op->out;
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+  }
+  if (op->phase == 1) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, other, s))
+      return 0;
+    size_t at = sc->rank == 0 ? 0 : half,
+           n = sc->rank == 0 ? half : bytes - half;
+    unsigned char *out = op->out + at;
+    uint64_t put_to = theirs->write_addr + at;
+    if (op->what == SHMCOLL_OP_REDUCE_SCATTER_READ) { /* its own block */
+      at = op->slice_at * op->op.elem_size;
+      n = op->slice_n * op->op.elem_size;
+      out = op->out;
+      put_to = 0;
+    }
+    if (theirs->read_len != bytes)
+      op->read_failed = 1;
+    else
+      shmcoll_reduce_read_combine(op, sc->world_ranks[other],
+                                  theirs->read_addr + at, op->in + at, out, n,
+                                  put_to);
+    if (op->read_failed) /* reduced: this number tells the failure */
+      atomic_store_explicit(&mine->flag[SHMCOLL_REDUCED], s,
+                            memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    op->phase = 2;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_DONE, other, s))
+    return 0;
+  if (atomic_load_explicit(&theirs->flag[SHMCOLL_REDUCED],
+                           memory_order_relaxed) == s)
+    op->read_failed = 1;
+  return 1;
+}
+
 static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   switch (op->what) {
   case SHMCOLL_OP_BARRIER:
     return shmcoll_barrier_step(op, s);
   case SHMCOLL_OP_BCAST:
-    return shmcoll_bcast_step(op, s);
-  case SHMCOLL_OP_REDUCE:
-    return shmcoll_reduce_step(op, s);
+    return op->read_first && op->at == 0 ? shmcoll_bcast_read_step(op, s)
+                                         : shmcoll_bcast_step(op, s);
+  case SHMCOLL_OP_REDUCE: /* an I-form allreduce may read first */
+    return op->read_first && op->at == 0 ? shmcoll_allreduce_read_step(op, s)
+                                         : shmcoll_reduce_step(op, s);
   case SHMCOLL_OP_ALLGATHER:
     return shmcoll_allgather_step(op, s);
   case SHMCOLL_OP_ALLTOALL:
@@ -917,6 +1110,11 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_read_exchange_step(op, s);
   case SHMCOLL_OP_BCAST_READ:
     return shmcoll_bcast_read_step(op, s);
+  case SHMCOLL_OP_REDUCE_READ:
+    return op->root < 0 ? shmcoll_allreduce_read_step(op, s)
+                        : shmcoll_reduce_read_step(op, s);
+  case SHMCOLL_OP_REDUCE_SCATTER_READ:
+    return shmcoll_allreduce_read_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -927,6 +1125,19 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->sc->seq += op->nchunks;
   op->at = 0;
   op->phase = 0;
+}
+
+/* An I-form bcast or allreduce whose read (its first chunk) worked on
+ * every rank: the pipeline's chunks after it are not needed.  This rank is done
+ * with their numbers at once (every rank skips them alike), so that a buffer
+ * they would have used is free for the next collective. */
+static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  uint32_t last = op->first + op->nchunks - 1;
+  if (op->nchunks > 1)
+    shmcoll_publish(sc, SHMCOLL_DONE, last);
+  sc->turn = last;
+  op->at = op->nchunks;
 }
 
 /* Loads of the flag a step waits for before the step gives up: the
@@ -961,6 +1172,8 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
     sc->turn = s;
     op->at++;
     op->phase = 0;
+    if (op->read_first && op->at == 1 && !op->read_failed)
+      shmcoll_skip_pipeline(op);
   }
   if (op->at != from) /* no request completes here for the watchdog */
     hc_watchdog_feed_locked();
@@ -1085,6 +1298,10 @@ hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
   return shmcoll_run(&op);
 }
 
+/* 1 when a bcast of bytes on comm is of a size read from the root's
+ * buffer (below). */
+static int shmcoll_bcast_reads(size_t bytes, const hcomm_comm_t *comm);
+
 /* A bcast that every other rank reads from the root's buffer (above);
  * HC_ERR_NOT_SUPPORTED, on every rank alike, where it does not run. */
 static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
@@ -1122,17 +1339,31 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
   return shmcoll_run(&sop);
 }
 
+/* A two-rank reduce (root -1: allreduce) read from the other rank's
+ * input (above); HC_ERR_NOT_SUPPORTED, on both ranks alike, where it does
+ * not run. */
+static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
+                                       size_t count,
+                                       const hcomm_reduce_op_t *op, int root,
+                                       hcomm_comm_t *comm);
+
 hc_status_t hc_shmcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
                               const hcomm_reduce_op_t *op, int root,
                               hcomm_comm_t *comm) {
   if (root < 0)
     return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc = shmcoll_reduce_read(sendbuf, recvbuf, count, op, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   return shmcoll_reduction(sendbuf, recvbuf, count, op, root, comm);
 }
 
 hc_status_t hc_shmcoll_allreduce(const void *sendbuf, void *recvbuf,
                                  size_t count, const hcomm_reduce_op_t *op,
                                  hcomm_comm_t *comm) {
+  hc_status_t rc = shmcoll_reduce_read(sendbuf, recvbuf, count, op, -1, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   return shmcoll_reduction(sendbuf, recvbuf, count, op, -1, comm);
 }
 
@@ -1279,6 +1510,17 @@ static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
   return !sc->reads_off && sc->world_ranks != NULL;
 }
 
+/* comm's segment for a collective whose ranks read each other's
+ * memory, or NULL (*rc: HC_ERR_NOT_SUPPORTED where reads failed before on
+ * it, alike on every rank, or what shmcoll_enter says). */
+static hc_shmcoll_t *shmcoll_enter_reads(hcomm_comm_t *comm, hc_status_t *rc) {
+  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, rc);
+  if (sc == NULL || shmcoll_reads_work(sc))
+    return sc;
+  *rc = HC_ERR_NOT_SUPPORTED;
+  return NULL;
+}
+
 /* Blocks of at least HCMPI_COLL_SHM_PAIR_READ_MIN on two ranks (the larger
  * of the two ways, the same on both), or alltoall blocks of at least
  * HCMPI_COLL_SHM_ALLTOALL_READ_MIN on more (an allgather there keeps the
@@ -1311,26 +1553,76 @@ static hc_status_t shmcoll_run_reads(hc_shmcoll_op_t *op) {
  * HCMPI_COLL_SHM_BCAST_READ_MIN (more) bytes or more, up to
  * HCMPI_COLL_SHM_BCAST_READ_MAX (0: any), on a communicator of one node whose
  * reads of each other worked so far: the segment only carries the root's
- * descriptor. */
-static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
-                                      hcomm_comm_t *comm) {
+ * descriptor (shmcoll_bcast_reads: the size is one of those). */
+static int shmcoll_bcast_reads(size_t bytes, const hcomm_comm_t *comm) {
   const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
   size_t min = comm != NULL && comm->size == 2 ? t->pair_bcast_read_min
                                                : t->bcast_read_min;
-  if (min == 0 || bytes < min ||
-      (t->bcast_read_max > 0 && bytes > t->bcast_read_max) ||
+  return min > 0 && bytes >= min &&
+         (t->bcast_read_max == 0 || bytes <= t->bcast_read_max);
+}
+
+static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
+                                      hcomm_comm_t *comm) {
+  if (!shmcoll_bcast_reads(bytes, comm) ||
       !shmcoll_bcast_args(buf, bytes, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
-  if (sc == NULL || !shmcoll_reads_work(sc))
-    return sc == NULL ? rc : HC_ERR_NOT_SUPPORTED;
+  hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
+  if (sc == NULL)
+    return rc;
   hc_shmcoll_op_t op;
   shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
   op.root = root;
   op.out = buf;
   op.size = bytes;
   return shmcoll_run_reads(&op);
+}
+
+/* 1 when a reduction of count elements on comm (root -1: allreduce) is
+ * one that two ranks read from each other (below): the same on both
+ * ranks.  The size first: most reductions are small. */
+static int shmcoll_reduce_reads(const void *sendbuf, size_t count,
+                                const hcomm_reduce_op_t *op, int root,
+                                const hcomm_comm_t *comm) {
+  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
+  size_t max = hc_shmcoll_tuning.pair_reduce_read_max;
+  return comm != NULL && comm->size == 2 && min > 0 && op != NULL &&
+         op->elem_size > 0 && op->elem_size <= SHMCOLL_REDUCE_READ_PIECE &&
+         count >= (min + op->elem_size - 1) / op->elem_size &&
+         (root < 0 || max == 0 || count <= max / op->elem_size) &&
+         (root >= 0 || sendbuf != HCOMM_IN_PLACE);
+}
+
+/* Reduces and allreduces (root -1; not in place) of
+ * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes or more (reduces up to
+ * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX, 0: any; an allreduce's copies and
+ * passes are spread over both ranks, and it gains at any size: 1 MiB
+ * 115-126 us against 158 through the segment), on two ranks of one node
+ * whose reads of each other worked so far, elements no larger than a
+ * piece of the reads: the segment only carries the ranks' descriptors. */
+static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
+                                       size_t count,
+                                       const hcomm_reduce_op_t *op, int root,
+                                       hcomm_comm_t *comm) {
+  if (!shmcoll_reduce_reads(sendbuf, count, op, root, comm) ||
+      !shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_status_t rc;
+  hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
+  if (sc == NULL)
+    return rc;
+  hc_shmcoll_op_t sop;
+  shmcoll_reduce_op(&sop, sc, comm, sendbuf, recvbuf, count, op, root);
+  sop.what = SHMCOLL_OP_REDUCE_READ;
+  sop.nchunks = 1;
+  rc = shmcoll_run_reads(&sop);
+  /* The root's own input was combined into in place before the read
+   * failed: no other path has it any more. */
+  return rc == HC_ERR_NOT_SUPPORTED &&
+                 sop.read_failed == SHMCOLL_READ_FAILED_ALTERED
+             ? HC_ERR_TRANSPORT
+             : rc;
 }
 
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
@@ -1477,6 +1769,27 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
                                     &total))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
+  /* Two ranks, not in place (the result would overwrite the input the
+   * other reads), from HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes of the
+   * whole vector: each rank reads the other's input over its own block
+   * (shmcoll_allreduce_read_step); the segment where that fails. */
+  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
+  if (comm->size == 2 && min > 0 && total * op->elem_size >= min &&
+      sendbuf != HCOMM_IN_PLACE && op->elem_size <= SHMCOLL_REDUCE_READ_PIECE) {
+    hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
+    if (sc == NULL && rc != HC_ERR_NOT_SUPPORTED)
+      return rc;
+    if (sc != NULL) {
+      hc_shmcoll_op_t sop;
+      shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts, each,
+                                total, op);
+      sop.what = SHMCOLL_OP_REDUCE_SCATTER_READ;
+      sop.nchunks = 1;
+      rc = shmcoll_run_reads(&sop);
+      if (rc != HC_ERR_NOT_SUPPORTED)
+        return rc;
+    }
+  }
   hc_shmcoll_t *sc = shmcoll_enter(comm, total * op->elem_size, &rc);
   if (sc == NULL)
     return rc;
@@ -1500,12 +1813,26 @@ hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
 hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
                                       size_t bytes, int root,
                                       hcomm_comm_t *comm) {
-  hc_shmcoll_t *sc = shmcoll_bcast_takes(buf, bytes, root, comm)
+  /* Where the blocking form would read the root's buffer, so does this
+   * (2 ranks, 64 KiB 2.8-4.5 us against 8.3-9.3 through the segment,
+   * 256 KiB against one message; bench/NOTES.md, coll16k), with the
+   * segment's pipeline behind it, whatever the size: a failed read is not
+   * repaired by running again, as a blocking one is, and does not turn
+   * reads off (its ranks learn of it at times of their own, so later
+   * collectives could not choose alike by it). */
+  int reads = shmcoll_bcast_args(buf, bytes, root, comm) &&
+              shmcoll_bcast_reads(bytes, comm);
+  hc_shmcoll_t *sc = reads || shmcoll_bcast_takes(buf, bytes, root, comm)
                          ? hc_shmcoll_made(comm, bytes)
                          : NULL;
-  if (sc == NULL)
+  reads = reads && sc != NULL && shmcoll_reads_work(sc);
+  if (sc == NULL || (!reads && !shmcoll_bcast_takes(buf, bytes, root, comm)))
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_bcast_op(op, sc, comm, buf, bytes, root);
+  if (reads) {
+    op->read_first = 1;
+    op->nchunks++;
+  }
   return HC_OK;
 }
 
@@ -1533,6 +1860,15 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
   if (sc == NULL)
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_reduce_op(op, sc, comm, sendbuf, recvbuf, count, rop, root);
+  /* An allreduce the blocking form would read, the segment's pipeline
+   * behind it for a failed read, as an Ibcast's.  Not a rooted reduce:
+   * a root in place (which the other rank cannot know) that fails a read
+   * after combining has no input left for the pipeline. */
+  if (root < 0 && shmcoll_reduce_reads(sendbuf, count, rop, root, comm) &&
+      shmcoll_reads_work(sc)) {
+    op->read_first = 1;
+    op->nchunks++;
+  }
   return HC_OK;
 }
 
@@ -1620,6 +1956,7 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   }
   op->step = step;
   op->nchunks = (uint32_t)((op->size + step - 1) / step);
+  op->read_first = 0; /* a lane's data is small: its buffers take it */
   return 1;
 }
 

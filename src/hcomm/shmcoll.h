@@ -98,6 +98,24 @@
 #define HC_SHMCOLL_PAIR_BCAST_READ_MIN ((size_t)16 << 10)
 #define HC_SHMCOLL_BCAST_READ_MIN ((size_t)64 << 10)
 #define HC_SHMCOLL_BCAST_READ_MAX ((size_t)0)
+/* Reduces of this many bytes or more on two ranks, up to
+ * HC_SHMCOLL_PAIR_REDUCE_READ_MAX: the root reads the other rank's input
+ * straight from its memory (the transport's single-copy get) 64 KiB at a
+ * time and combines each piece at once, instead of the other rank copying
+ * its input into the segment and the root copying it out.  Above the
+ * maximum the root alone copying and combining loses to the segment's
+ * pipeline, where the other rank copies the next chunk in meanwhile.
+ * bench/collective -c reduce, 2 ranks (Intel, 2 cores), interleaved
+ * (coll16k, 4 December 2026), us, read / segment
+ * (HCMPI_COLL_SHM_STREAM_MIN=0) / Open MPI: 16 KiB 1.6-1.9 / 2.0-2.3 /
+ * 1.7-1.8; 64 KiB 4.6-5.3 / 6.5-6.9 / 5.2-5.4; 256 KiB 17-19 / 20-23 /
+ * 16-18; 384 KiB 26-30 / 34-36 / 25; 512 KiB 78-106 / 42-49 / 34-44. */
+/* Allreduces (not in place) from the same size, with no upper bound:
+ * each rank reads the other's input over its half of the vector, combines
+ * it and writes each piece into both results; 64 KiB 5.2-5.4 / 11.0-11.2
+ * / 17-18, 1 MiB 115-126 / 158 / 277-282. */
+#define HC_SHMCOLL_PAIR_REDUCE_READ_MIN ((size_t)16 << 10)
+#define HC_SHMCOLL_PAIR_REDUCE_READ_MAX ((size_t)384 << 10)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
@@ -119,12 +137,15 @@ typedef struct hc_shmcoll_tuning {
   size_t alltoall_read_min;  /* more ranks: the same (0: never) */
   int alltoallv_read; /* more ranks: alltoallv blocks above a part are read */
   size_t cpus;        /* the node's CPUs a segment assumes (0: online ones) */
-  size_t pair_bcast_read_min; /* 2 ranks: bcasts from this read the root */
-  size_t bcast_read_min;      /* more ranks: the same (0: never) */
-  size_t bcast_read_max;      /* ... up to this (0: any) */
-  size_t lane_buf;            /* bytes of a lane's buffer (at most: smaller on
-                                 many ranks) */
-  size_t lane_max;            /* persistent forms of more bytes take no lane */
+  size_t pair_bcast_read_min;  /* 2 ranks: bcasts from this read the root */
+  size_t bcast_read_min;       /* more ranks: the same (0: never) */
+  size_t bcast_read_max;       /* ... up to this (0: any) */
+  size_t pair_reduce_read_min; /* 2 ranks: reduces from this read the
+                                  other's input (0: never) */
+  size_t pair_reduce_read_max; /* ... up to this (0: any) */
+  size_t lane_buf;             /* bytes of a lane's buffer (at most: smaller on
+                                  many ranks) */
+  size_t lane_max;             /* persistent forms of more bytes take no lane */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;
@@ -211,6 +232,10 @@ typedef struct hc_shmcoll_op {
    * read from their senders' buffers, not left to messages. */
   int read_large;
   int next_peer; /* read_large: the reader whose read the step awaits */
+  /* An I-form bcast or allreduce: its first chunk is a read between the
+   * ranks' buffers; the segment's pipeline, in the chunks after it, runs
+   * only where a read failed. */
+  int read_first;
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

@@ -95,10 +95,11 @@ typedef struct shmcoll_hdr {
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
   uint32_t unused;
-  /* A bcast read (shmcoll.c): where this rank's buffer lies, in the line
-   * its posted flag brings along. */
-  uint64_t read_addr, read_len;
-  unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
+  /* A bcast or reduction read (shmcoll.c): where this rank's buffer lies
+   * (a reduction's input), in the line its posted flag brings along; an
+   * allreduce read's result, which the other rank writes half of. */
+  uint64_t read_addr, read_len, write_addr;
+  unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 3 * sizeof(uint64_t)];
 } shmcoll_line_t;
 
 /* A communicator that spans nodes: its node and leader communicators

@@ -45,6 +45,8 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .pair_bcast_read_min = HC_SHMCOLL_PAIR_BCAST_READ_MIN,
     .bcast_read_min = HC_SHMCOLL_BCAST_READ_MIN,
     .bcast_read_max = HC_SHMCOLL_BCAST_READ_MAX,
+    .pair_reduce_read_min = HC_SHMCOLL_PAIR_REDUCE_READ_MIN,
+    .pair_reduce_read_max = HC_SHMCOLL_PAIR_REDUCE_READ_MAX,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX};
 
@@ -79,6 +81,10 @@ void hc_shmcoll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_SHM_BCAST_READ_MIN", HC_SHMCOLL_BCAST_READ_MIN);
   t->bcast_read_max =
       hc_env_size("HCMPI_COLL_SHM_BCAST_READ_MAX", HC_SHMCOLL_BCAST_READ_MAX);
+  t->pair_reduce_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN",
+                                        HC_SHMCOLL_PAIR_REDUCE_READ_MIN);
+  t->pair_reduce_read_max = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX",
+                                        HC_SHMCOLL_PAIR_REDUCE_READ_MAX);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
 }

@@ -151,7 +151,22 @@ const hc_env_entry_t hc_env_table[] = {
      "HCMPI_COLL_SHM_BCAST_READ_MAX) move straight between the two buffers "
      "(the other rank reads half of the root's with process_vm_readv while "
      "the root writes the other half) instead of taking the shared segment "
-     "or one point-to-point message; 0 never"},
+     "or one point-to-point message, Ibcasts too (the segment behind them "
+     "where a read fails); 0 never"},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "16k", "library",
+     "on two ranks, Reduces of at least this many bytes (up to "
+     "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) are combined by the root from "
+     "the other rank's input read straight from its buffer "
+     "(process_vm_readv, 64 KiB at a time), Allreduces and Iallreduces "
+     "(not in place) by each rank over half the vector, written into both "
+     "results (process_vm_writev), and Reduce_scatter(_block)s (not in "
+     "place) by each rank over its own block, instead of through the "
+     "shared segment; 0 never"},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX", "384k", "library",
+     "two-rank Reduces of more bytes are not read from the other rank's "
+     "buffer (see HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN): they take the shared "
+     "segment's pipeline; Allreduces and Reduce_scatters have no such "
+     "bound; 0 no limit"},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", "64k", "library",
      "on more than two ranks of one node, Bcasts of at least this many "
      "bytes (up to HCMPI_COLL_SHM_BCAST_READ_MAX) are read by every rank "
@@ -362,6 +377,8 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CPUS", 1, 0, 1 << 20},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},

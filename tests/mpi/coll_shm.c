@@ -18,12 +18,14 @@
  *                       (barrier, bcast, bcast-root, bcast-large,
  *                       bcast-large-root: 300000 bytes, several chunks,
  *                       reduce, allreduce, reduce-large,
+ *                       reduce-large-root (its root the victim),
  *                       allreduce-large: 300000 bytes, sliced over two
  *                       slots, allgather, allgather-large (300000
  *                       bytes each, at most 4 ranks), alltoall,
  *                       alltoall-large (75000 bytes each, at most 4
  *                       ranks), alltoallv, alltoallv-large (the same
- *                       blocks), reduce_scatter_block); the
+ *                       blocks), reduce_scatter_block,
+ *                       reduce_scatter_block-large (300000 bytes)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -59,6 +61,17 @@
  *                       up to 4 MiB, checked element by
  *                       element, and that none of them sent a transport
  *                       message.
+ *   coll_shm read-reduce
+ *                       Reduces, Allreduces and Reduce_scatter_blocks
+ *                       about the threshold of reading the other rank's
+ *                       input on two ranks
+ *                       (HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN, up to
+ *                       HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) and about its
+ *                       64 KiB pieces, up to 1 MiB + 16: sums and maxes of
+ *                       ints, the non-commutative matrix product (a
+ *                       16-byte derived type), a strided type's sum, from
+ *                       every root, in place and not, checked element by
+ *                       element; none sends a transport message.
  *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
  *                       nothing else), results checked: under
  *                       HCMPI_HANG_TIMEOUT with HCMPI_SPIN=0 (every wait
@@ -384,6 +397,9 @@ static int run_kind(const char *kind, int round)
     static int large_in[LARGE_INTS], large_out[LARGE_INTS];
     if (strcmp(kind, "reduce-large") == 0)
         return MPI_Reduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce-large-root") == 0)
+        return MPI_Reduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, VICTIM,
+                          MPI_COMM_WORLD);
     static unsigned char gathered_large[4 * sizeof large];
     if (strcmp(kind, "allgather-large") == 0 && wsize <= 4)
         return MPI_Allgather(large, (int)sizeof large, MPI_BYTE, gathered_large,
@@ -399,6 +415,9 @@ static int run_kind(const char *kind, int round)
                              large_counts, large_displs, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce_scatter_block-large") == 0)
+        return MPI_Reduce_scatter_block(large_in, large_out, LARGE_INTS / wsize, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD);
     return MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
@@ -481,6 +500,40 @@ static void sent_counters_close(MPI_T_pvar_session *session)
     MPI_T_finalize();
 }
 
+/* Large reductions checked on MPI_COMM_WORLD: a context whose buffers
+ * take vectors of up to most bytes, with the matrix type and product of
+ * its own, and the transport messages this rank sent from the start. */
+typedef struct large_run {
+    ctx_t c;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle sent[2];
+    unsigned long long before;
+} large_run_t;
+
+static void large_run_open(large_run_t *run, size_t most)
+{
+    MPI_Datatype mat;
+    MPI_Op matop;
+    sent_counters_open(&run->session, run->sent);
+    MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
+    MPI_Type_commit(&mat);
+    MPI_Op_create(mat_op, 0, &matop);
+    ctx_init_sized(&run->c, MPI_COMM_WORLD, "world", mat, matop, most / sizeof(int), most / 16);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+    run->before = mt_counters_sum(run->session, 2, run->sent);
+}
+
+/* None of what ran (what) may have sent a transport message. */
+static void large_run_close(large_run_t *run, const char *what)
+{
+    unsigned long long moved = mt_counters_sum(run->session, 2, run->sent) - run->before;
+    CHECK(moved == 0, "%llu transport messages in %s", moved, what);
+    MPI_Op_free(&run->c.matop);
+    MPI_Type_free(&run->c.mat);
+    ctx_free(&run->c);
+    sent_counters_close(&run->session);
+}
+
 /* Sums of ints (commutative) and products of matrices (not), Allreduce
  * and Reduce, in place and not, of vectors about the segment's slot
  * (256 KiB by default: each rank combines its slice in place in another
@@ -491,33 +544,18 @@ static void run_large_reductions(void)
     static const size_t bytes[] = {(64 << 10) + 16,  (256 << 10) - 16, 256 << 10,
                                    (256 << 10) + 16, (512 << 10) + 48, (1 << 20) + 32,
                                    (4 << 20)};
-    MPI_T_pvar_session session;
-    MPI_T_pvar_handle sent[2];
-    sent_counters_open(&session, sent);
-    MPI_Datatype mat;
-    MPI_Op matop;
-    MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
-    MPI_Type_commit(&mat);
-    MPI_Op_create(mat_op, 0, &matop);
-    size_t most = bytes[sizeof bytes / sizeof bytes[0] - 1];
-    ctx_t c;
-    ctx_init_sized(&c, MPI_COMM_WORLD, "world", mat, matop, most / sizeof(int), most / 16);
-    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
-    unsigned long long before = mt_counters_sum(session, 2, sent);
+    large_run_t run;
+    large_run_open(&run, bytes[sizeof bytes / sizeof bytes[0] - 1]);
+    ctx_t *c = &run.c;
     for (int it = 0; it < 4; it++)
         for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
             int root = (it + (int)k) % wsize;
-            check_int_reduction(&c, it, bytes[k] / sizeof(int), MPI_SUM, -1, it % 2);
-            check_int_reduction(&c, it, bytes[k] / sizeof(int), MPI_SUM, root, (it / 2) % 2);
-            check_matrix(&c, it, bytes[k] / 16, -1, (it + 1) % 2);
-            check_matrix(&c, it, bytes[k] / 16, root, it % 2);
+            check_int_reduction(c, it, bytes[k] / sizeof(int), MPI_SUM, -1, it % 2);
+            check_int_reduction(c, it, bytes[k] / sizeof(int), MPI_SUM, root, (it / 2) % 2);
+            check_matrix(c, it, bytes[k] / 16, -1, (it + 1) % 2);
+            check_matrix(c, it, bytes[k] / 16, root, it % 2);
         }
-    unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
-    CHECK(moved == 0, "%llu transport messages in reductions the segment takes", moved);
-    ctx_free(&c);
-    MPI_Op_free(&matop);
-    MPI_Type_free(&mat);
-    sent_counters_close(&session);
+    large_run_close(&run, "reductions the segment takes");
 }
 
 /* ---- large bcasts, in the segment ---------------------------------------- */
@@ -665,6 +703,108 @@ static void run_read_bcasts(void)
     sent_counters_close(&session);
 }
 
+/* One Reduce (sum) of count blocks of 3 ints every 5 to root (a strided
+ * type: the face packs it), each int of the root's result checked and
+ * the gaps left alone; in place or not. */
+static void strided_reduce_checked(size_t count, int root, int it, int inplace)
+{
+    MPI_Datatype vec;
+    MPI_Type_vector((int)count, 3, 5, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    size_t n = 5 * count;
+    int *in = mt_malloc(n * sizeof(int)), *out = mt_malloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        in[i] = val(wrank, it, i);
+        out[i] = -7;
+    }
+    int gets = wrank == root, in_place = inplace && gets;
+    int *result = in_place ? in : out;
+    int rc = MPI_Reduce(in_place ? MPI_IN_PLACE : in, result, 1, vec, MPI_SUM, root,
+                        MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "strided reduce of %zu ints: %s", 3 * count, mt_errstr(rc));
+    for (size_t i = 0; gets && i < n; i++) {
+        int want = in_place ? val(wrank, it, i) : -7;
+        if (i % 5 < 3) {
+            want = 0;
+            for (int r = 0; r < wsize; r++)
+                want += val(r, it, i);
+        }
+        if (result[i] != want) {
+            CHECK(0, "it %d: strided reduce to %d (in place %d) wrong at int %zu: %d, want %d", it,
+                  root, inplace, i, result[i], want);
+            break;
+        }
+    }
+    free(in);
+    free(out);
+    MPI_Type_free(&vec);
+}
+
+/* Reduce_scatter_block of count matrices per rank (their product in rank
+ * order), in place and not: each rank's block checked. */
+static void check_matrix_scatter(ctx_t *c, int it, size_t count, int inplace)
+{
+    size_t total = count * (size_t)c->size;
+    for (size_t k = 0; k < total; k++)
+        mat_of(c->rank, it, k, c->m + 4 * k);
+    uint32_t *recv = inplace ? c->m : c->mr;
+    int rc = MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : c->m, recv, (int)count, c->mat,
+                                      c->matop, c->comm);
+    CHECK(rc == MPI_SUCCESS, "%s: Reduce_scatter_block: %s", c->name, mt_errstr(rc));
+    for (size_t k = 0; k < count; k++) {
+        size_t at = count * (size_t)c->rank + k;
+        uint32_t want[4], m[4];
+        mat_of(0, it, at, want);
+        for (int r = 1; r < c->size; r++) {
+            mat_of(r, it, at, m);
+            mat_mul(want, m, want);
+        }
+        if (memcmp(want, recv + 4 * k, sizeof want) != 0) {
+            CHECK(0, "%s it %d: Reduce_scatter_block of %zu matrices (in place %d) wrong at %zu",
+                  c->name, it, count, inplace, k);
+            break;
+        }
+    }
+}
+
+/* Reduces about HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN (as the environment
+ * sets it) and about the reads' 64 KiB pieces, from every root, and
+ * Allreduces and Reduce_scatter_blocks of the same (read over each rank's
+ * half or block, odd counts too), in place and not: sums and maxes of ints, the matrix product (its order
+ * shows), a strided type; checked element by element, and none may send
+ * a transport message (the read moves nothing through a transport, nor
+ * do the segment's paths it falls back to). */
+static void run_read_reductions(void)
+{
+    size_t min = env_bytes("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 16384);
+    if (min < 64)
+        min = 16384;
+    const size_t bytes[] = {min - 16,          min,           min + 16,   (64 << 10) - 16,
+                            64 << 10,          (64 << 10) + 16, 300000 + 32, (1 << 20) + 16};
+    large_run_t run;
+    large_run_open(&run, bytes[sizeof bytes / sizeof bytes[0] - 1]);
+    ctx_t *c = &run.c;
+    for (int it = 0; it < 2; it++)
+        for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++)
+            for (int root = 0; root < wsize; root++)
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    int t = it * 2 + inplace;
+                    check_int_reduction(c, t, bytes[k] / sizeof(int), it ? MPI_MAX : MPI_SUM,
+                                        root, inplace);
+                    check_matrix(c, t, bytes[k] / 16, root, inplace);
+                    if (root > 0)
+                        continue;
+                    check_int_reduction(c, t, bytes[k] / sizeof(int), it ? MPI_MAX : MPI_SUM,
+                                        -1, inplace);
+                    check_matrix(c, t, bytes[k] / 16, -1, inplace);
+                    check_matrix_scatter(c, t, bytes[k] / 16 / (size_t)wsize, inplace);
+                }
+    for (int root = 0; root < wsize; root++)
+        for (int inplace = 0; inplace < 2; inplace++)
+            strided_reduce_checked(30000, root, root + inplace, inplace); /* 360000 bytes */
+    large_run_close(&run, "reduces read from the other rank");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -682,6 +822,8 @@ int main(int argc, char **argv)
         run_read_bcasts();
     else if (argc > 1 && strcmp(argv[1], "large-reduce") == 0)
       run_large_reductions();
+    else if (argc > 1 && strcmp(argv[1], "read-reduce") == 0)
+      run_read_reductions();
     else
         run_checks();
     MPI_Finalize();

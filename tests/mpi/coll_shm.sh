@@ -145,6 +145,17 @@ HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 
 HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_PAIR_BCAST_SEG_MIN=262144 kill_case 2 bcast-large
 HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 HCMPI_COLL_SHM_PAIR_BCAST_MAX=4m kill_case 2 bcast-large-root
 HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 kill_case 2 bcast-large
+# Two ranks: a large Reduce's root reads the other's input
+# (HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN), the victim its other rank or its
+# root; the segment's whole combination without.
+kill_case 2 reduce-large
+kill_case 2 reduce-large-root
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 kill_case 2 reduce-large
+# Large Allreduces and Reduce_scatter_blocks read likewise, each rank over
+# its half or its block (allreduce-large above), and through the segment.
+kill_case 2 reduce_scatter_block-large
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 kill_case 2 reduce_scatter_block-large
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 kill_case 2 allreduce-large
 
 # Large bcasts run through the segment (no transport message) on any
 # number of ranks, two as well (up to HCMPI_COLL_SHM_PAIR_BCAST_MAX, here
@@ -190,6 +201,26 @@ for n in 2 3; do
     COLL_SHM_READS_REFUSED=1 timeout -k 5 150 "$HCMPIRUN" -n $n --timeout 120 \
         "$node_wrap" "$prog" read-bcast || fail "read-bcast on $n, no CMA on rank 1: failed"
 done
+# Two-rank Reduces that the root combines from the other rank's input,
+# read straight from its buffer, and Allreduces and Reduce_scatter_blocks
+# that each rank combines over its half or block: about the threshold and the reads'
+# pieces, every root, in place and not; more ranks take the segment; the
+# threshold lowered, no upper bound (HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX,
+# 1 MiB + 16 read too), a lower one, off (the segment), every wait asleep; reads refused
+# on every rank and on rank 1 alone (its reads fail when it is the root:
+# both fall back alike, and no later one reads).
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm read-reduce
+done
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=4096 run_mpi_ok 2 coll_shm read-reduce
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX=0 run_mpi_ok 2 coll_shm read-reduce
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX=65536 run_mpi_ok 2 coll_shm read-reduce
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 run_mpi_ok 2 coll_shm read-reduce
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm read-reduce
+HCMPI_SHM_CMA=0 run_mpi_ok 2 coll_shm read-reduce
+echo "+ hcmpirun -n 2 (no CMA on rank 1) coll_shm read-reduce"
+timeout -k 5 150 "$HCMPIRUN" -n 2 --timeout 120 "$node_wrap" "$prog" read-reduce ||
+    fail "read-reduce on 2, no CMA on rank 1: failed"
 # Large reductions about the slot, each rank's slice combined in place in
 # another rank's slot, on any number of ranks; with 4 KiB slots (long
 # pipelines); with every wait asleep.

@@ -29,11 +29,26 @@
  *                       check would see if the I-forms took messages).
  *   coll_shm_nbc plain  results only, no counters (another MPI, another
  *                       launcher).
- *   coll_shm_nbc kill   rank 1 dies (SIGKILL) in its 6th round of an
- *                       Iallreduce and an Ibcast; the survivors must get
- *                       MPIX_ERR_PROC_FAILED from a Wait within a few
+ *   coll_shm_nbc kill [large]
+ *                       rank 1 dies (SIGKILL) in its 6th round of an
+ *                       Iallreduce and an Ibcast (large: of 200000 bytes,
+ *                       read from the root's buffer); the survivors must
+ *                       get MPIX_ERR_PROC_FAILED from a Wait within a few
  *                       rounds, never hang.  Run under hcmpirun
  *                       --no-kill-on-failure.
+ *   coll_shm_nbc read-ibcast
+ *                       Ibcasts about the thresholds of reading the root's
+ *                       buffer (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN,
+ *                       HCMPI_COLL_SHM_BCAST_READ_MIN) up to 1 MiB + 13,
+ *                       from every root, two at a time in flight with an
+ *                       Iallreduce of as many bytes of ints between them
+ *                       (on two ranks read between the buffers too, from
+ *                       HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN), checked byte
+ *                       by byte and element by element; then
+ *                       ones whose odd ranks give a strided type (the same
+ *                       signature: those ranks cannot be read, and every
+ *                       rank takes the segment alike); no transport message
+ *                       where the segment takes every one of them.
  */
 #include "mpitest.h"
 #include <signal.h>
@@ -302,21 +317,24 @@ static void lanes_check(MPI_Comm dup, int counted)
  * (see coll_shm.c), and each round here is two collectives. */
 #define ROUNDS_AHEAD 17
 
-static int kill_round(int round)
+static int kill_round(int round, int large)
 {
+    static char large_bc[200000];
     int in[4] = {wrank, round, 1, 2}, out[4] = {0};
     MPI_Request r;
     int rc = MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
     if (rc == MPI_SUCCESS)
         rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && large)
+        rc = MPI_Ibcast(large_bc, (int)sizeof large_bc, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+    else if (rc == MPI_SUCCESS)
         rc = MPI_Ibcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD, &r);
     if (rc == MPI_SUCCESS)
         rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
     return rc;
 }
 
-static void run_kill(void)
+static void run_kill(int large)
 {
     CHECK(wsize >= 3, "needs 3 ranks");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -327,7 +345,7 @@ static void run_kill(void)
             fflush(stdout);
             raise(SIGKILL);
         }
-        rc = kill_round(round);
+        rc = kill_round(round, large);
         if (rc != MPI_SUCCESS)
             break;
     }
@@ -351,6 +369,129 @@ static void run_kill(void)
     _exit(0);
 }
 
+/* ---- Ibcasts read from the root's buffer ---------------------------------- */
+
+static size_t env_bytes(const char *name, size_t def)
+{
+    const char *env = getenv(name);
+    return env != NULL ? (size_t)strtoull(env, NULL, 10) : def;
+}
+
+static void ibcast_fill(char *buf, size_t n, int root, int it)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = wrank == root ? bcast_byte(it + root, i) : (char)-1;
+}
+
+static void ibcast_verify(const char *buf, size_t n, int root, int it)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != bcast_byte(it + root, i)) {
+            CHECK(0, "it %d: Ibcast of %zu bytes from %d wrong at byte %zu", it, n, root, i);
+            return;
+        }
+}
+
+/* An Ibcast of count blocks of 3 ints from root: a strided type (every 5
+ * ints) on odd ranks, contiguous ints on even ones; checked on every rank,
+ * the strided gaps left alone. */
+static void ibcast_mixed_types(size_t count, int root, int it)
+{
+    MPI_Datatype vec;
+    MPI_Type_vector((int)count, 3, 5, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int strided = wrank % 2;
+    size_t n = strided ? 5 * count : 3 * count;
+    int *buf = malloc(n * sizeof(int));
+    CHECK(buf != NULL, "malloc");
+    for (size_t i = 0; i < n; i++) /* ints of the message, and gaps */
+        buf[i] = wrank == root && (!strided || i % 5 < 3) ? val(root, it, (int)i) : -7;
+    if (wrank == root && strided) /* the message's k-th int */
+        for (size_t k = 0; k < 3 * count; k++)
+            buf[k / 3 * 5 + k % 3] = val(root, it, (int)k);
+    else if (wrank == root)
+        for (size_t k = 0; k < 3 * count; k++)
+            buf[k] = val(root, it, (int)k);
+    MPI_Request r;
+    int rc = strided ? MPI_Ibcast(buf, 1, vec, root, MPI_COMM_WORLD, &r)
+                     : MPI_Ibcast(buf, (int)(3 * count), MPI_INT, root, MPI_COMM_WORLD, &r);
+    CHECK(rc == MPI_SUCCESS && MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "mixed-type Ibcast");
+    for (size_t k = 0; k < 3 * count; k++) {
+        int got = strided ? buf[k / 3 * 5 + k % 3] : buf[k];
+        if (got != val(root, it, (int)k)) {
+            CHECK(0, "it %d: mixed-type Ibcast from %d wrong at int %zu: %d", it, root, k, got);
+            break;
+        }
+    }
+    for (size_t i = 0; strided && i < n; i++)
+        if (i % 5 >= 3 && buf[i] != -7) {
+            CHECK(0, "it %d: mixed-type Ibcast wrote the gap at int %zu", it, i);
+            break;
+        }
+    free(buf);
+    MPI_Type_free(&vec);
+}
+
+static void run_read_ibcasts(void)
+{
+    size_t min = wsize == 2 ? env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
+                            : env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
+    const size_t sizes[] = {min > 1 ? min - 1 : 1, min > 0 ? min : 1, min + 1, 65536,
+                            200003, (1u << 20) + 13};
+    char *a = malloc(sizes[5]), *b = malloc(sizes[5]);
+    int *vin = malloc(sizes[5]), *vout = malloc(sizes[5]);
+    CHECK(a != NULL && b != NULL && vin != NULL && vout != NULL, "malloc");
+    int provided = 0;
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
+    mt_counters_open(&session, 2, sent_names, sent);
+    /* A blocking collective makes the segment (an I-form never does). */
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "Barrier");
+    unsigned long long before = messages_sent();
+    for (int it = 0; it < 3; it++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            for (int root = 0; root < wsize; root++) {
+                int other = (root + 1) % wsize;
+                size_t n = sizes[k], ints = n / sizeof(int);
+                ibcast_fill(a, n, root, it);
+                ibcast_fill(b, n, other, it + 1);
+                for (size_t i = 0; i < ints; i++) {
+                    vin[i] = val(wrank, it + root, (int)i);
+                    vout[i] = -1;
+                }
+                MPI_Request r[3];
+                CHECK(MPI_Ibcast(a, (int)n, MPI_BYTE, root, MPI_COMM_WORLD, &r[0]) == MPI_SUCCESS &&
+                          MPI_Iallreduce(vin, vout, (int)ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                         &r[1]) == MPI_SUCCESS &&
+                          MPI_Ibcast(b, (int)n, MPI_BYTE, other, MPI_COMM_WORLD, &r[2]) ==
+                              MPI_SUCCESS,
+                      "start");
+                /* Completed in an order of each rank's own. */
+                for (int j = 0; j < 3; j++)
+                    CHECK(MPI_Wait(&r[(j + wrank) % 3], MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+                ibcast_verify(a, n, root, it);
+                ibcast_verify(b, n, other, it + 1);
+                for (size_t i = 0; i < ints; i++)
+                    if (vout[i] != sum_of(it + root, (int)i)) {
+                        CHECK(0, "it %d: Iallreduce of %zu ints between the Ibcasts wrong at %zu",
+                              it, ints, i);
+                        break;
+                    }
+            }
+    /* 48000 bytes on two ranks, where larger ones whose reads are off are
+     * one message (HCMPI_COLL_SHM_PAIR_BCAST_MAX), 360000 on more. */
+    for (int root = 0; root < wsize; root++)
+        ibcast_mixed_types(wsize == 2 ? 4000 : 30000, root, root);
+    /* Every one read or in the segment on more than two ranks (on two,
+     * one message where HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN is off). */
+    unsigned long long moved = messages_sent() - before;
+    CHECK(wsize <= 2 || moved == 0, "%llu transport messages in the Ibcasts", moved);
+    free(a);
+    free(b);
+    free(vin);
+    free(vout);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -358,7 +499,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (argc > 1 && strcmp(argv[1], "kill") == 0)
-        run_kill();
+        run_kill(argc > 2 && strcmp(argv[2], "large") == 0);
+    if (argc > 1 && strcmp(argv[1], "read-ibcast") == 0) {
+        run_read_ibcasts();
+        MPI_Finalize();
+        if (wrank == 0)
+            printf("coll_shm_nbc: read-ibcast on %d ranks OK\n", wsize);
+        return 0;
+    }
     int p2p = argc > 1 && strcmp(argv[1], "p2p") == 0;
     int counted = argc < 2 || p2p;
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");

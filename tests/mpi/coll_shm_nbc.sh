@@ -20,17 +20,43 @@ HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm_nbc
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_nbc
 HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_nbc p2p
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_nbc plain
+# Ibcasts read from the root's buffer, the segment's pipeline behind them
+# for a failed read: about the thresholds (defaults, lowered, off), from
+# every root, some ranks' types strided; every wait asleep; reads refused
+# on every rank, and on rank 1 alone (its reads fail: every rank takes the
+# pipeline alike).
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm_nbc read-ibcast
+done
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=4096 run_mpi_ok 2 coll_shm_nbc read-ibcast
+HCMPI_COLL_SHM_BCAST_READ_MIN=16385 run_mpi_ok 3 coll_shm_nbc read-ibcast
+HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 run_mpi_ok 2 coll_shm_nbc read-ibcast
+HCMPI_COLL_SHM_BCAST_READ_MIN=0 run_mpi_ok 3 coll_shm_nbc read-ibcast
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm_nbc read-ibcast
+HCMPI_SPIN=0 run_mpi_ok 3 coll_shm_nbc read-ibcast
+HCMPI_SHM_CMA=0 run_mpi_ok 3 coll_shm_nbc read-ibcast
 prog=$(mpi_prog_path coll_shm_nbc)
 mpi_launcher_cmd
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm_nbc kill"
-timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 60 "$prog" kill >"$out" 2>&1
-rc=$?
-cat "$out"
-[ $rc -ne 124 ] || fail "kill: job hung until the timeout"
-[ $rc -ne 0 ] || fail "kill: job exited 0 although rank 1 died"
-grep -q "FAIL rank" "$out" && fail "kill: a check failed"
-passed=$(grep -c "PASS kill" "$out")
-[ "$passed" -eq 3 ] || fail "kill: $passed of 3 survivors passed"
+node_wrap=$(mktemp)
+trap 'rm -f "$out" "$node_wrap"' EXIT
+printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$node_wrap"
+chmod +x "$node_wrap"
+for n in 2 3; do
+    echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm_nbc read-ibcast"
+    timeout -k 5 150 "$HCMPIRUN" -n $n --timeout 120 "$node_wrap" "$prog" read-ibcast ||
+        fail "read-ibcast on $n, no CMA on rank 1: failed"
+done
+# A rank killed in small Ibcasts, and in large ones read from the root.
+for kind in "" large; do
+    echo "+ hcmpirun --no-kill-on-failure -n 4 coll_shm_nbc kill $kind"
+    timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 60 "$prog" kill $kind >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ $rc -ne 124 ] || fail "kill $kind: job hung until the timeout"
+    [ $rc -ne 0 ] || fail "kill $kind: job exited 0 although rank 1 died"
+    grep -q "FAIL rank" "$out" && fail "kill $kind: a check failed"
+    passed=$(grep -c "PASS kill" "$out")
+    [ "$passed" -eq 3 ] || fail "kill $kind: $passed of 3 survivors passed"
+done
 echo "coll_shm_nbc: all cases passed"
