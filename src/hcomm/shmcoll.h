@@ -120,6 +120,17 @@
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
 #define HC_SHMCOLL_LANE_MAX ((size_t)16 << 10)
+/* Small buffers per rank in a segment: how many small collectives a
+ * Bcast root (or a Reduce's other ranks) may run ahead of the slowest
+ * rank before it waits (fewer on many ranks: all of them within 2 MiB).
+ * Ranks that share a core run in bursts of a time slice, so the deeper
+ * the fewer waits (bench/collective, 8 bytes, 4 ranks on 2 cores, depth
+ * 16 / 64 / 256: Bcast 0.51 / 0.30 / 0.23-0.27 us, Reduce 0.65-1.09 /
+ * 0.43-0.79 / 0.33-0.55; 8 ranks Bcast 1.41-1.50 / 1.44-1.80 /
+ * 0.49-0.79; bench/NOTES.md, small16).  A power of two, so that the
+ * buffer a number picks (s % depth) keeps its turn across the numbers'
+ * wrap. */
+#define HC_SHMCOLL_DEPTH 256
 
 typedef struct hc_shmcoll_tuning {
   int enabled;               /* HCMPI_COLL_SHM: 0 leaves every collective to
@@ -146,6 +157,7 @@ typedef struct hc_shmcoll_tuning {
   size_t lane_buf;             /* bytes of a lane's buffer (at most: smaller on
                                   many ranks) */
   size_t lane_max;             /* persistent forms of more bytes take no lane */
+  int depth;                   /* small buffers per rank: a power of two */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;

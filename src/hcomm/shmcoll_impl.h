@@ -10,9 +10,9 @@
  *                     sequence numbers of the last collective for which
  *                     that rank posted its data, reduced its slice, and
  *                     finished reading everything of it
- *   data_offset       the small buffers: (n + 1) x SHMCOLL_DEPTH of
+ *   data_offset       the small buffers: (n + 1) x depth of
  *                     SHMCOLL_SMALL bytes (rank r's number d at
- *                     (r x SHMCOLL_DEPTH + d) x SHMCOLL_SMALL; "rank" n is
+ *                     (r x depth + d) x SHMCOLL_SMALL; "rank" n is
  *                     the shared area: the broadcast data), then the
  *                     large ones: (n + 1) x 2 of chunk bytes, alike
  *   lanes_offset      nlanes lanes, each n x shmcoll_line_t and then
@@ -21,7 +21,7 @@
  *                     HCMPI_COLL_SHM_LANE_BUF): the same layout in small,
  *                     for one persistent collective each (below)
  * Collective number s (every chunk of a long one is a number of its own)
- * of at most SHMCOLL_SMALL bytes uses small buffer s % SHMCOLL_DEPTH, a
+ * of at most SHMCOLL_SMALL bytes uses small buffer s % depth, a
  * larger one large buffer s % 2 (a bcast's, every rank's and the shared
  * one of that parity; in a lane every chunk fits a small
  * buffer, s % SHMCOLL_LANE_DEPTH): the next ones fill other buffers while
@@ -43,10 +43,10 @@
  * that every job's 256th collective on a communicator crosses it. */
 #define SHMCOLL_SEQ0 0xffffff00u
 
-/* A root can run this many small collectives ahead of slow readers:
- * ranks that share a core get there in bursts. */
+/* A root can run as many small collectives ahead of slow readers as
+ * there are small buffers per rank (HCMPI_COLL_SHM_DEPTH): ranks that
+ * share a core get there in bursts. */
 #define SHMCOLL_SMALL 512
-#define SHMCOLL_DEPTH 16
 
 /* Lanes.  A persistent collective cannot take the communicator's numbers
  * when it starts, as the I-forms do: MPI_Startall starts its requests in
@@ -88,6 +88,7 @@ typedef struct shmcoll_hdr {
   uint32_t nlanes;
   uint32_t lane_small;       /* bytes of one small buffer of a lane */
   uint32_t cpus;             /* the node's CPUs, as rank 0 counted them */
+  uint32_t depth;            /* small buffers per rank, as rank 0 set it */
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
 } shmcoll_hdr_t;
@@ -137,7 +138,8 @@ typedef struct hc_shmcoll {
   int wait_kind, wait_who;
   uint32_t wait_want;
   size_t chunk;
-  int depth;          /* small buffers per rank: SHMCOLL_(LANE_)DEPTH */
+  int depth;          /* small buffers per rank: HCMPI_COLL_SHM_DEPTH, a
+                         lane's SHMCOLL_LANE_DEPTH */
   size_t small;       /* bytes of one: SHMCOLL_SMALL, a lane's lane_small */
   size_t small_bytes; /* of all small buffers: where the large ones start */
   unsigned char *base;

@@ -48,7 +48,8 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .pair_reduce_read_min = HC_SHMCOLL_PAIR_REDUCE_READ_MIN,
     .pair_reduce_read_max = HC_SHMCOLL_PAIR_REDUCE_READ_MAX,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
-    .lane_max = HC_SHMCOLL_LANE_MAX};
+    .lane_max = HC_SHMCOLL_LANE_MAX,
+    .depth = HC_SHMCOLL_DEPTH};
 
 void hc_shmcoll_tuning_load(void) {
   hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
@@ -87,6 +88,10 @@ void hc_shmcoll_tuning_load(void) {
                                         HC_SHMCOLL_PAIR_REDUCE_READ_MAX);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
+  long depth = hc_env_long("HCMPI_COLL_SHM_DEPTH", HC_SHMCOLL_DEPTH);
+  t->depth = 1;
+  while (t->depth * 2 <= depth) /* down to a power of two */
+    t->depth *= 2;
 }
 
 /* A communicator whose collectives never use shared memory. */
@@ -130,6 +135,16 @@ static size_t shmcoll_chunk_for(int n) {
          (2 * (size_t)n + 2) * chunk > SHMCOLL_SEG_BUDGET / 2)
     chunk /= 2;
   return chunk;
+}
+
+/* Small buffers per rank on n ranks: HCMPI_COLL_SHM_DEPTH, halved while
+ * all of them would take more than a quarter of the budget. */
+static int shmcoll_depth_for(int n) {
+  int depth = hc_shmcoll_tuning.depth;
+  while (depth > 1 && ((size_t)n + 1) * (size_t)depth * SHMCOLL_SMALL >
+                          SHMCOLL_SEG_BUDGET / 4)
+    depth /= 2;
+  return depth;
 }
 
 static size_t shmcoll_data_offset(int n) {
@@ -183,6 +198,7 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->seg_size = sc->seg_size;
   hdr->nlanes = (uint32_t)sc->nlanes;
   hdr->lane_small = (uint32_t)sc->lane_small;
+  hdr->depth = (uint32_t)sc->depth;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
               : online > 0                ? (uint32_t)online
@@ -239,7 +255,8 @@ static int shmcoll_attach(hc_shmcoll_t *sc, const shmcoll_offer_t *offer) {
          sc->hdr->nranks == (uint32_t)sc->size &&
          sc->hdr->chunk == (uint32_t)sc->chunk &&
          sc->hdr->nlanes == (uint32_t)sc->nlanes &&
-         sc->hdr->lane_small == (uint32_t)sc->lane_small;
+         sc->hdr->lane_small == (uint32_t)sc->lane_small &&
+         sc->hdr->depth == (uint32_t)sc->depth;
 }
 
 /* The agreement runs on schedule collectives (the I-forms never come
@@ -361,10 +378,10 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->turn = SHMCOLL_SEQ0;
   use->done_seen = SHMCOLL_SEQ0;
   use->chunk = shmcoll_chunk_for(comm->size);
-  use->depth = SHMCOLL_DEPTH;
+  use->depth = shmcoll_depth_for(comm->size);
   use->small = SHMCOLL_SMALL;
   use->small_bytes =
-      ((size_t)comm->size + 1) * SHMCOLL_DEPTH * (size_t)SHMCOLL_SMALL;
+      ((size_t)comm->size + 1) * (size_t)use->depth * (size_t)SHMCOLL_SMALL;
   use->nlanes = nlanes;
   use->lane_small = lane_small;
   /* A rank short of memory still takes part, and votes against. */

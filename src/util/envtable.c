@@ -183,6 +183,11 @@ const hc_env_entry_t hc_env_table[] = {
      "bytes of each buffer of a persistent collective's lane in the "
      "segment: its data moves in chunks of this size (halved, down to 512, "
      "until 16 lanes fit 1 MiB on many ranks)"},
+    {"HCMPI_COLL_SHM_DEPTH", "256", "library",
+     "small buffers (512 bytes) per rank in a communicator's collective "
+     "segment: how many small Bcasts (Reduces) the root (the other ranks) "
+     "may run ahead of the slowest rank before waiting; rounded down to a "
+     "power of two, halved on many ranks until all fit 2 MiB"},
     {"HCMPI_COLL_SHM_LANE_MAX", "16k", "library",
      "persistent Barrier, Bcast, Reduce, Allreduce (and Allgather, "
      "Alltoall, Reduce_scatter) of more bytes per rank take point-to-point "
@@ -383,6 +388,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_DEPTH", 0, 1, 256},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},
     {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
