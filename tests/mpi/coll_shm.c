@@ -72,6 +72,16 @@
  *                       16-byte derived type), a strided type's sum, from
  *                       every root, in place and not, checked element by
  *                       element; none sends a transport message.
+ *   coll_shm ring       runs of 300 back-to-back Bcasts and Reduces (sum of
+ *                       ints) from every root, 1 to 513 bytes (the
+ *                       segment's small buffers and just over), the
+ *                       root's (senders') one buffer refilled before each
+ *                       call, checked on every rank at each return; a run
+ *                       of small strided Bcasts; after each run an
+ *                       Allreduce, an Alltoall and a Barrier with a ring
+ *                       message across it, checked; the runs send no
+ *                       transport message.  With HCMPI_COLL_SHM_DEPTH
+ *                       small (1, 2) and default, and asleep.
  *   coll_shm soak SECS  SECS seconds of Bcast, Barrier and Allreduce (and
  *                       nothing else), results checked: under
  *                       HCMPI_HANG_TIMEOUT with HCMPI_SPIN=0 (every wait
@@ -356,10 +366,15 @@ static void run_checks(void)
 #define VICTIM 1
 #define VICTIM_ROUND 5
 /* A bcast root or a reduce sender that needs nothing of the dead rank runs
- * on while a small buffer is free (16 of them), then waits for the dead
- * rank to finish with one, and fails.  The victim may run as far ahead of
- * a slow survivor, which then fails in an earlier round. */
-#define ROUNDS_AHEAD 17
+ * on while a small buffer is free (HCMPI_COLL_SHM_DEPTH of them, 256 by
+ * default), then waits for the dead rank to finish with one, and fails.
+ * The victim may run as far ahead of a slow survivor, which then fails in
+ * an earlier round. */
+static int rounds_ahead(void)
+{
+    const char *depth = getenv("HCMPI_COLL_SHM_DEPTH");
+    return (depth != NULL ? atoi(depth) : 256) + 1;
+}
 
 static int run_kind(const char *kind, int round)
 {
@@ -429,7 +444,7 @@ static void run_kill(const char *kind)
     /* Across (fake) nodes a collective runs in two stages, the node's
      * segment and the leaders' schedule, and each may run that far ahead. */
     int two_nodes = getenv("HCMPI_NODE_ID") != NULL;
-    int ahead = two_nodes ? 2 * ROUNDS_AHEAD : ROUNDS_AHEAD;
+    int ahead = two_nodes ? 2 * rounds_ahead() : rounds_ahead();
     /* Except a Reduce across nodes: the ranks of the node with neither the
      * root nor the victim need nothing of either, and their leader's
      * eager sends to the root are taken as unexpected messages while the
@@ -437,7 +452,7 @@ static void run_kill(const char *kind)
      * takes time, not rounds: they run until then, and a death never
      * learnt is a hang, which hcmpirun's --timeout turns into a failure. */
     int unbounded = two_nodes && strcmp(kind, "reduce") == 0;
-    for (round = 0; unbounded || round < VICTIM_ROUND + 3 * ROUNDS_AHEAD; round++) {
+    for (round = 0; unbounded || round < VICTIM_ROUND + 3 * rounds_ahead(); round++) {
         if (wrank == VICTIM && round == VICTIM_ROUND) {
             fflush(stdout);
             raise(SIGKILL);
@@ -805,6 +820,104 @@ static void run_read_reductions(void)
     large_run_close(&run, "reduces read from the other rank");
 }
 
+/* ---- small Bcasts and Reduces that run ahead, through the ring ---------- */
+
+/* More back-to-back calls than the ring is deep (HCMPI_COLL_SHM_DEPTH,
+ * up to 256), so that the root of a Bcast (the others of a Reduce) fills
+ * it and waits for the slowest rank to free a slot. */
+#define RING_RUN 300
+
+/* A run of RING_RUN Bcasts of bytes from root, the root's one buffer
+ * refilled before each call (the data must be copied at the call), each
+ * checked byte by byte on every rank at its return. */
+static void ring_bcasts(unsigned char *buf, size_t bytes, int root, int run)
+{
+    for (int k = 0; k < RING_RUN; k++)
+        bcast_checked(buf, bytes, root, run * RING_RUN + k, 0);
+}
+
+/* A run of RING_RUN Reduces (sum of count ints) to root, every rank's one
+ * input buffer refilled before each call, the root's result checked. */
+static void ring_reduces(int *in, int *out, size_t count, int root, int run)
+{
+    for (int k = 0; k < RING_RUN; k++) {
+        int it = run * RING_RUN + k;
+        for (size_t i = 0; i < count; i++) {
+            in[i] = val(wrank, it, i);
+            out[i] = -12345;
+        }
+        int rc = MPI_Reduce(in, out, (int)count, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+        CHECK(rc == MPI_SUCCESS, "ring reduce of %zu ints: %s", count, mt_errstr(rc));
+        for (size_t i = 0; i < count; i++) {
+            int want = wrank == root ? 0 : -12345;
+            for (int r = 0; wrank == root && r < wsize; r++)
+                want += val(r, it, i);
+            CHECK(out[i] == want, "run %d call %d: reduce of %zu ints to %d: [%zu] = %d, want %d",
+                  run, k, count, root, i, out[i], want);
+        }
+    }
+}
+
+/* What must wait for the runs before it: an Allreduce, an Alltoall, a
+ * Barrier with a ring message across it, each checked. */
+static void ring_drain(int run)
+{
+    int one = run + wrank, sum = 0;
+    int rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS && sum == run * wsize + wsize * (wsize - 1) / 2,
+          "allreduce after run %d: %d (%s)", run, sum, mt_errstr(rc));
+    int *to = mt_malloc((size_t)wsize * sizeof(int)), *from = mt_malloc((size_t)wsize * sizeof(int));
+    for (int r = 0; r < wsize; r++)
+        to[r] = wrank * 1000 + r + run;
+    rc = MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "alltoall after run %d: %s", run, mt_errstr(rc));
+    for (int r = 0; r < wsize; r++)
+        CHECK(from[r] == r * 1000 + wrank + run, "alltoall after run %d: from %d got %d", run, r,
+              from[r]);
+    free(to);
+    free(from);
+    int token = run, got = -1;
+    MPI_Request req;
+    MPI_Irecv(&got, 1, MPI_INT, (wrank + wsize - 1) % wsize, 78, MPI_COMM_WORLD, &req);
+    MPI_Send(&token, 1, MPI_INT, (wrank + 1) % wsize, 78, MPI_COMM_WORLD);
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "barrier after run %d: %s", run, mt_errstr(rc));
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(got == run, "ring token %d after run %d", got, run);
+}
+
+/* Runs of small Bcasts and Reduces from every root, of sizes up to the
+ * segment's small buffer (512 bytes) and just over it, each run followed by
+ * collectives and a message that must see it finished; a strided Bcast's
+ * run too.  The runs alone send no transport message (the segment). */
+static void run_ring(void)
+{
+    static const size_t bytes[] = {1, 8, 64, 511, 512, 513};
+    unsigned char *buf = mt_malloc(1024);
+    int *in = mt_malloc(1024), *out = mt_malloc(1024);
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle sent[2];
+    sent_counters_open(&session, sent);
+    int run = 0;
+    for (int root = 0; root < wsize; root++)
+        for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++, run++) {
+            unsigned long long before = mt_counters_sum(session, 2, sent);
+            ring_bcasts(buf, bytes[k], root, run);
+            ring_reduces(in, out, (bytes[k] + 3) / 4, root, run);
+            unsigned long long moved = mt_counters_sum(session, 2, sent) - before;
+            CHECK(moved == 0, "%llu transport messages in run %d of %zu bytes", moved, run,
+                  bytes[k]);
+            ring_drain(run);
+        }
+    for (int k = 0; k < RING_RUN; k++)
+        strided_bcast_checked(8, k % wsize, k); /* 96 bytes packed */
+    ring_drain(run);
+    sent_counters_close(&session);
+    free(buf);
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -824,6 +937,8 @@ int main(int argc, char **argv)
       run_large_reductions();
     else if (argc > 1 && strcmp(argv[1], "read-reduce") == 0)
       run_read_reductions();
+    else if (argc > 1 && strcmp(argv[1], "ring") == 0)
+        run_ring();
     else
         run_checks();
     MPI_Finalize();

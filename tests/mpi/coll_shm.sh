@@ -17,7 +17,11 @@
 # chunks) take the segment's pipeline and send no transport message; and
 # that Bcasts read straight from the root's buffer (1, 2, 3, 5, 8 ranks,
 # every root, about the thresholds, a strided type) are right and send no
-# transport message, and fail the survivors of a rank killed in them.
+# transport message, and fail the survivors of a rank killed in them;
+# that runs of small Bcasts and Reduces longer than the segment's ring of
+# small buffers (every root, 1 to 513 bytes, rings of 1, 2 and default
+# depth, asleep) are right, send no transport message, stay in order with
+# the other collectives, and fail the survivors of a rank killed in them.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
@@ -235,4 +239,30 @@ HCMPI_COLL_SHM_CPUS=64 run_mpi_ok 5 coll_shm large-reduce
 HCMPI_COLL_SHM_CPUS=1 run_mpi_ok 3 coll_shm large-reduce
 HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm large-reduce
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm large-reduce
+# Small Bcasts and Reduces that run ahead through the segment's small
+# buffers (HCMPI_COLL_SHM_DEPTH of them per rank): runs longer than the
+# ring from every root, the root's buffer refilled between calls, other
+# collectives and messages after each run; rings of 1 and 2 buffers (the
+# root waits at almost every call), 3 (rounded down to 2), the default;
+# every wait asleep on 8 ranks (a root waiting on a full ring sleeps, and
+# its readers wake it).
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm ring
+done
+for depth in 1 2 3; do
+    HCMPI_COLL_SHM_DEPTH=$depth run_mpi_ok 3 coll_shm ring
+done
+HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 8 coll_shm ring
+HCMPI_SPIN=0 run_mpi_ok 8 coll_shm ring
+HCMPI_SPIN=0 HCMPI_COLL_SHM_DEPTH=4 run_mpi_ok 8 coll_shm ring
+# A rank killed while the others run ahead: the Bcast root and the Reduce
+# senders fail once the ring is full of collectives the victim never
+# finished (after as many rounds as it is deep), the others sooner.
+for depth in 1 2; do
+    for kind in bcast bcast-root reduce; do
+        HCMPI_COLL_SHM_DEPTH=$depth kill_case 4 $kind
+    done
+done
+HCMPI_SPIN=0 kill_case 8 bcast
+HCMPI_SPIN=0 kill_case 8 reduce
 echo "coll_shm: all cases passed"
