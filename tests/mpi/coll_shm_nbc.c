@@ -313,8 +313,8 @@ static void lanes_check(MPI_Comm dup, int counted)
 #define VICTIM 1
 #define VICTIM_ROUND 5
 /* How far a survivor may run on before it must see the death: a bcast
- * root needs nothing of the others while one of 16 small buffers is free
- * (see coll_shm.c), and each round here is two collectives. */
+ * root needs nothing of the others while a small buffer is free (see
+ * coll_shm.c), but each round's Iallreduce needs every rank. */
 #define ROUNDS_AHEAD 17
 
 static int kill_round(int round, int large)
