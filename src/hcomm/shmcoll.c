@@ -1125,6 +1125,7 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->sc->seq += op->nchunks;
   op->at = 0;
   op->phase = 0;
+  op->looked_phase = -1;
 }
 
 /* An I-form bcast or allreduce whose read (its first chunk) worked on
@@ -1146,8 +1147,15 @@ static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
  * added to its latency. */
 #define SHMCOLL_FLAG_LOOKS 64
 
-/* 1 when what the step last waited for came within SHMCOLL_FLAG_LOOKS. */
-static int shmcoll_flag_soon(const hc_shmcoll_t *sc) {
+/* 1 when what op's step last waited for came within SHMCOLL_FLAG_LOOKS;
+ * 0 at once when this step spent its looks already (a wait's later polls
+ * look once, as the blocking forms' wait does). */
+static int shmcoll_flag_soon(hc_shmcoll_op_t *op) {
+  if (op->looked_at == op->at && op->looked_phase == op->phase)
+    return 0;
+  op->looked_at = op->at;
+  op->looked_phase = op->phase;
+  const hc_shmcoll_t *sc = op->sc;
   for (int i = 0; i < SHMCOLL_FLAG_LOOKS; i++)
     if (shmcoll_ready(sc, sc->wait_kind, sc->wait_who, sc->wait_want))
       return 1;
@@ -1164,7 +1172,7 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
   while (sc->turn == op->first - 1 + op->at && op->at < op->nchunks) {
     uint32_t s = op->first + op->at;
     if (!shmcoll_step(op, s)) {
-      if (looked || !shmcoll_flag_soon(sc))
+      if (looked || !shmcoll_flag_soon(op))
         break;
       looked = 1; /* once per poll: a test returns soon */
       continue;
