@@ -1943,9 +1943,19 @@ static size_t shmcoll_op_bytes(const hc_shmcoll_op_t *op) {
   }
 }
 
-/* Cuts op into chunks of at most small bytes each (a lane's buffers);
- * 0 when it cannot be: an alltoall's slot is one piece, and a reduction
- * needs whole elements. */
+/* 1 for a two-rank allreduce that reads the other rank's input first
+ * (hc_shmcoll_ireduce_prepare set it up as the blocking form's read): the
+ * segment carries only the ranks' descriptors, in their lines, so a lane
+ * takes it at any size; its pipeline, cut to the lane's buffers, runs only
+ * where a read failed (the blocking form's 64 KiB read against a
+ * point-to-point schedule: bench/NOTES.md, persist16). */
+static int shmcoll_lane_reads(const hc_shmcoll_op_t *op) {
+  return op->what == SHMCOLL_OP_REDUCE && op->read_first;
+}
+
+/* Cuts op into chunks of at most small bytes each (a lane's buffers),
+ * behind its read where it reads first; 0 when it cannot be: an
+ * alltoall's slot is one piece, and a reduction needs whole elements. */
 static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   size_t step = small;
   switch (op->what) {
@@ -1962,16 +1972,19 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   default:
     break;
   }
+  /* Other reads are left to the lane's buffers, which take small data. */
+  op->read_first = shmcoll_lane_reads(op);
   op->step = step;
-  op->nchunks = (uint32_t)((op->size + step - 1) / step);
-  op->read_first = 0; /* a lane's data is small: its buffers take it */
+  op->nchunks =
+      (uint32_t)((op->size + step - 1) / step) + (uint32_t)op->read_first;
   return 1;
 }
 
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
   if (sc->lanes == NULL || sc->lanes_taken == sc->nlanes ||
-      shmcoll_op_bytes(op) > hc_shmcoll_tuning.lane_max ||
+      (shmcoll_op_bytes(op) > hc_shmcoll_tuning.lane_max &&
+       !shmcoll_lane_reads(op)) ||
       !shmcoll_op_rechunk(op, sc->lane_small))
     return HC_ERR_NOT_SUPPORTED;
   op->sc = &sc->lanes[sc->lanes_taken++];
