@@ -1943,14 +1943,19 @@ static size_t shmcoll_op_bytes(const hc_shmcoll_op_t *op) {
   }
 }
 
-/* 1 for a two-rank allreduce that reads the other rank's input first
- * (hc_shmcoll_ireduce_prepare set it up as the blocking form's read): the
+/* 1 for a two-rank allreduce that reads the other rank's input first, or
+ * a bcast read between the ranks' buffers (hc_shmcoll_ireduce_prepare,
+ * hc_shmcoll_ibcast_prepare set them up as the blocking forms' reads): the
  * segment carries only the ranks' descriptors, in their lines, so a lane
- * takes it at any size; its pipeline, cut to the lane's buffers, runs only
- * where a read failed (the blocking form's 64 KiB read against a
- * point-to-point schedule: bench/NOTES.md, persist16). */
+ * takes them at any size; the pipeline, cut to the lane's buffers, runs
+ * only where a read failed (2 ranks, 64 KiB: the blocking form's read
+ * against a point-to-point schedule; bench/NOTES.md, persist16).  Not a
+ * bcast through an accessor, which never reads: its pipeline would run
+ * every time. */
 static int shmcoll_lane_reads(const hc_shmcoll_op_t *op) {
-  return op->what == SHMCOLL_OP_REDUCE && op->read_first;
+  return op->read_first &&
+         (op->what == SHMCOLL_OP_REDUCE ||
+          (op->what == SHMCOLL_OP_BCAST && op->acc == NULL));
 }
 
 /* Cuts op into chunks of at most small bytes each (a lane's buffers),

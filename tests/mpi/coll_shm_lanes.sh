@@ -6,8 +6,8 @@
 # move), and stay right when the lanes run out; on 2, 3, 5 and 8 ranks
 # (whose lanes have 4, 4, 4 and 2 KiB buffers), with 512-byte buffers
 # and 576-byte ones (long pipelines, a short last chunk); a 64 KiB
-# Allreduce, which two ranks read from each other in a lane (no message;
-# with the reads off, a schedule: results alone); with every
+# Allreduce and Bcast, which two ranks read from each other in lanes (no
+# message; with the reads off, a schedule: results alone); with every
 # wait sleeping (HCMPI_SPIN=0), and with the lanes or the segments off
 # (the same results by messages).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
