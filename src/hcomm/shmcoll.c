@@ -1126,6 +1126,7 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->at = 0;
   op->phase = 0;
   op->looked_phase = -1;
+  op->read_failed = 0; /* a persistent op's read is tried at each start */
 }
 
 /* An I-form bcast or allreduce whose read (its first chunk) worked on
