@@ -30,13 +30,5 @@ HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_lanes plain
 # Reads refused on rank 1 alone (no CMA there): each start's read of the
 # 64 KiB ones fails, and both ranks take the lane's pipeline behind it,
 # at every start alike (results right, no message).
-prog=$(mpi_prog_path coll_shm_lanes)
-mpi_launcher_cmd
-wrap=$(mktemp)
-trap 'rm -f "$wrap"' EXIT
-printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$wrap"
-chmod +x "$wrap"
-echo "+ hcmpirun -n 2 (no CMA on rank 1) coll_shm_lanes"
-timeout -k 5 150 "$HCMPIRUN" -n 2 --timeout 120 "$wrap" "$prog" ||
-    fail "coll_shm_lanes on 2, no CMA on rank 1: failed"
+run_mpi_ok_no_cma_on_rank1 2 coll_shm_lanes
 echo "coll_shm_lanes: all cases passed"
