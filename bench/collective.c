@@ -10,7 +10,8 @@
  *     packed);
  *   barrier: no data (give -s 0);
  *   iallreduce, ibcast: the I-form started and waited for at once, as
- *     allreduce and bcast (what starting a schedule costs).
+ *     allreduce and bcast (what starting a schedule costs);
+ *   bcast_init: MPI-4 persistent bcast from rank 0, as allreduce_init.
  *
  * Output, one line per size:
  *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
@@ -25,7 +26,7 @@
 static const char co_usage[] =
     "  -c NAME    the call: allreduce (default), bcast, reduce, allgather,\n"
     "             alltoall, alltoallv, reduce_scatter_block, barrier,\n"
-    "             allreduce_init, iallreduce, ibcast\n";
+    "             allreduce_init, iallreduce, ibcast, bcast_init\n";
 
 enum co_call {
   CO_ALLREDUCE,
@@ -38,12 +39,13 @@ enum co_call {
   CO_BARRIER,
   CO_ALLREDUCE_INIT,
   CO_IALLREDUCE,
-  CO_IBCAST
+  CO_IBCAST,
+  CO_BCAST_INIT
 };
 
 static const char *const co_names[] = {
     "allreduce", "bcast",    "reduce",  "allgather",     "alltoall",
-    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast"};
+    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast", "bcast_init"};
 
 typedef struct co_bench {
   enum co_call call;
@@ -52,7 +54,7 @@ typedef struct co_bench {
   char *rbuf;
   int *counts;
   int *displs;
-  MPI_Request persistent; /* allreduce_init: this size's request */
+  MPI_Request persistent; /* allreduce_init, bcast_init: this size's */
 } co_bench_t;
 
 /* Doubles in size bytes (at least one, so that 8 B means one double). */
@@ -104,6 +106,7 @@ static void co_call(co_bench_t *b, size_t size) {
     bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     return;
   case CO_ALLREDUCE_INIT:
+  case CO_BCAST_INIT:
     bench_check(MPI_Start(&b->persistent), "MPI_Start");
     bench_check(MPI_Wait(&b->persistent, MPI_STATUS_IGNORE), "MPI_Wait");
     return;
@@ -127,13 +130,18 @@ static int co_prepare(co_bench_t *b, size_t size) {
     b->counts[r] = (int)size;
     b->displs[r] = (int)(size * (size_t)r);
   }
-  if (b->call != CO_ALLREDUCE_INIT)
+  if (b->call != CO_ALLREDUCE_INIT && b->call != CO_BCAST_INIT)
     return 0;
 #if MPI_VERSION >= 4
-  bench_check(MPI_Allreduce_init(b->sbuf, b->rbuf, co_doubles(size),
-                                 MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                                 MPI_INFO_NULL, &b->persistent),
-              "MPI_Allreduce_init");
+  if (b->call == CO_BCAST_INIT)
+    bench_check(MPI_Bcast_init(b->sbuf, (int)size, MPI_BYTE, 0,
+                               MPI_COMM_WORLD, MPI_INFO_NULL, &b->persistent),
+                "MPI_Bcast_init");
+  else
+    bench_check(MPI_Allreduce_init(b->sbuf, b->rbuf, co_doubles(size),
+                                   MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                                   MPI_INFO_NULL, &b->persistent),
+                "MPI_Allreduce_init");
   return 0;
 #else
   return -1; /* an MPI before 4.0 has no persistent collectives */
@@ -163,7 +171,7 @@ static void co_size(co_bench_t *b, const bench_opts_t *o, size_t size,
       worst = gathered[k] > worst ? gathered[k] : worst;
     vals[r] = worst;
   }
-  if (b->call == CO_ALLREDUCE_INIT)
+  if (b->call == CO_ALLREDUCE_INIT || b->call == CO_BCAST_INIT)
     bench_check(MPI_Request_free(&b->persistent), "MPI_Request_free");
   if (rank != 0)
     return;

@@ -1125,6 +1125,8 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op) {
   op->sc->seq += op->nchunks;
   op->at = 0;
   op->phase = 0;
+  op->looked_phase = -1;
+  op->read_failed = 0; /* a persistent op's read is tried at each start */
 }
 
 /* An I-form bcast or allreduce whose read (its first chunk) worked on
@@ -1146,8 +1148,15 @@ static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
  * added to its latency. */
 #define SHMCOLL_FLAG_LOOKS 64
 
-/* 1 when what the step last waited for came within SHMCOLL_FLAG_LOOKS. */
-static int shmcoll_flag_soon(const hc_shmcoll_t *sc) {
+/* 1 when what op's step last waited for came within SHMCOLL_FLAG_LOOKS;
+ * 0 at once when this step spent its looks already (a wait's later polls
+ * look once, as the blocking forms' wait does). */
+static int shmcoll_flag_soon(hc_shmcoll_op_t *op) {
+  if (op->looked_at == op->at && op->looked_phase == op->phase)
+    return 0;
+  op->looked_at = op->at;
+  op->looked_phase = op->phase;
+  const hc_shmcoll_t *sc = op->sc;
   for (int i = 0; i < SHMCOLL_FLAG_LOOKS; i++)
     if (shmcoll_ready(sc, sc->wait_kind, sc->wait_who, sc->wait_want))
       return 1;
@@ -1164,7 +1173,7 @@ int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc) {
   while (sc->turn == op->first - 1 + op->at && op->at < op->nchunks) {
     uint32_t s = op->first + op->at;
     if (!shmcoll_step(op, s)) {
-      if (looked || !shmcoll_flag_soon(sc))
+      if (looked || !shmcoll_flag_soon(op))
         break;
       looked = 1; /* once per poll: a test returns soon */
       continue;
@@ -1935,9 +1944,24 @@ static size_t shmcoll_op_bytes(const hc_shmcoll_op_t *op) {
   }
 }
 
-/* Cuts op into chunks of at most small bytes each (a lane's buffers);
- * 0 when it cannot be: an alltoall's slot is one piece, and a reduction
- * needs whole elements. */
+/* 1 for a two-rank allreduce that reads the other rank's input first, or
+ * a bcast read between the ranks' buffers (hc_shmcoll_ireduce_prepare,
+ * hc_shmcoll_ibcast_prepare set them up as the blocking forms' reads): the
+ * segment carries only the ranks' descriptors, in their lines, so a lane
+ * takes them at any size; the pipeline, cut to the lane's buffers, runs
+ * only where a read failed (2 ranks, 64 KiB: the blocking form's read
+ * against a point-to-point schedule; bench/NOTES.md, persist16).  Not a
+ * bcast through an accessor, which never reads: its pipeline would run
+ * every time. */
+static int shmcoll_lane_reads(const hc_shmcoll_op_t *op) {
+  return op->read_first &&
+         (op->what == SHMCOLL_OP_REDUCE ||
+          (op->what == SHMCOLL_OP_BCAST && op->acc == NULL));
+}
+
+/* Cuts op into chunks of at most small bytes each (a lane's buffers),
+ * behind its read where it reads first; 0 when it cannot be: an
+ * alltoall's slot is one piece, and a reduction needs whole elements. */
 static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   size_t step = small;
   switch (op->what) {
@@ -1954,16 +1978,19 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   default:
     break;
   }
+  /* Other reads are left to the lane's buffers, which take small data. */
+  op->read_first = shmcoll_lane_reads(op);
   op->step = step;
-  op->nchunks = (uint32_t)((op->size + step - 1) / step);
-  op->read_first = 0; /* a lane's data is small: its buffers take it */
+  op->nchunks =
+      (uint32_t)((op->size + step - 1) / step) + (uint32_t)op->read_first;
   return 1;
 }
 
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
   if (sc->lanes == NULL || sc->lanes_taken == sc->nlanes ||
-      shmcoll_op_bytes(op) > hc_shmcoll_tuning.lane_max ||
+      (shmcoll_op_bytes(op) > hc_shmcoll_tuning.lane_max &&
+       !shmcoll_lane_reads(op)) ||
       !shmcoll_op_rechunk(op, sc->lane_small))
     return HC_ERR_NOT_SUPPORTED;
   op->sc = &sc->lanes[sc->lanes_taken++];

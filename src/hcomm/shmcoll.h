@@ -237,6 +237,12 @@ typedef struct hc_shmcoll_op {
   uint32_t nchunks;         /* chunks, each a collective number of its own */
   uint32_t at;              /* the chunk under way */
   int phase;                /* how far that chunk got */
+  /* The step (chunk looked_at, phase looked_phase; -1: none yet) whose
+   * flag looks were spent: the loop of a wait polls the op again and
+   * again, and 64 looks at each poll read the lines that the other ranks
+   * are writing, on their cores' time where ranks share them. */
+  uint32_t looked_at;
+  int looked_phase;
   int one_block;   /* read exchange: one block for every rank (allgather) */
   int read_failed; /* reads: some rank's read of another failed (an
                       alltoallv's large blocks: one of this rank's) */

@@ -25,7 +25,9 @@
  *                       alltoall-large (75000 bytes each, at most 4
  *                       ranks), alltoallv, alltoallv-large (the same
  *                       blocks), reduce_scatter_block,
- *                       reduce_scatter_block-large (300000 bytes)); the
+ *                       reduce_scatter_block-large (300000 bytes),
+ *                       allreduce-init-large, bcast-init-large (the
+ *                       persistent forms, 300000 bytes, read in lanes)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -430,6 +432,25 @@ static int run_kind(const char *kind, int round)
                              large_counts, large_displs, MPI_BYTE, MPI_COMM_WORLD);
     if (strcmp(kind, "allreduce-large") == 0)
         return MPI_Allreduce(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    /* Persistent, built once in the first round (a lane of the segment the
+     * Barrier makes) and started in each: reads between the buffers. */
+    static MPI_Request persistent = MPI_REQUEST_NULL;
+    int allreduce_init = strcmp(kind, "allreduce-init-large") == 0;
+    if (allreduce_init || strcmp(kind, "bcast-init-large") == 0) {
+        int rc = MPI_SUCCESS;
+        if (persistent == MPI_REQUEST_NULL) {
+            rc = MPI_Barrier(MPI_COMM_WORLD);
+            if (rc == MPI_SUCCESS && allreduce_init)
+                rc = MPI_Allreduce_init(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+            else if (rc == MPI_SUCCESS)
+                rc = MPI_Bcast_init(large, (int)sizeof large, MPI_BYTE, 0, MPI_COMM_WORLD,
+                                    MPI_INFO_NULL, &persistent);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Start(&persistent);
+        return rc == MPI_SUCCESS ? MPI_Wait(&persistent, MPI_STATUS_IGNORE) : rc;
+    }
     if (strcmp(kind, "reduce_scatter_block-large") == 0)
         return MPI_Reduce_scatter_block(large_in, large_out, LARGE_INTS / wsize, MPI_INT, MPI_SUM,
                                         MPI_COMM_WORLD);

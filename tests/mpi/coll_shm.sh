@@ -17,7 +17,8 @@
 # chunks) take the segment's pipeline and send no transport message; and
 # that Bcasts read straight from the root's buffer (1, 2, 3, 5, 8 ranks,
 # every root, about the thresholds, a strided type) are right and send no
-# transport message, and fail the survivors of a rank killed in them;
+# transport message, and fail the survivors of a rank killed in them (and
+# in their persistent forms, which read in lanes);
 # that runs of small Bcasts and Reduces longer than the segment's ring of
 # small buffers (every root, 1 to 513 bytes, rings of 1, 2 and default
 # depth, asleep) are right, send no transport message, stay in order with
@@ -134,6 +135,9 @@ kill_case 4 alltoallv-large
 kill_case 3 alltoallv-large
 HCMPI_COLL_SHM_ALLTOALLV_READ=0 kill_case 4 alltoallv-large
 kill_case 2 allreduce-large
+kill_case 2 allreduce-init-large
+kill_case 2 bcast-init-large
+kill_case 4 bcast-init-large
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large

@@ -170,6 +170,40 @@ static void round_of(pers_t *ps, int n, int it)
         pers_check(&ps[k], k, it);
 }
 
+/* Ints of an Allreduce and a Bcast above the lanes' HCMPI_COLL_SHM_LANE_MAX
+ * (16 KiB), and above HCMPI_COLL_SHM_BCAST_READ_MIN (64 KiB). */
+enum { LARGE_COUNT = 65536 / 4 + 3 };
+
+/* On two ranks an Allreduce of 64 KiB, which reads the other rank's input
+ * as the blocking one does (its pipeline cut to the lane's buffers where a
+ * read fails), and a Bcast of 64 KiB, read from the root's buffer, run in
+ * lanes at any size: no transport message, beside a 1 KiB Allreduce
+ * started with them (MPI_Startall), inputs changed between starts.  On
+ * other sizes (the Allreduce a schedule) and settings, results alone. */
+static void large_allreduce(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    pers_t ps[3];
+    pers_init(&ps[0], ALLREDUCE, LARGE_COUNT, 0, comm);
+    pers_init(&ps[1], BCAST, LARGE_COUNT, 1, comm);
+    pers_init(&ps[2], ALLREDUCE, counts[0], 0, comm);
+    unsigned long long before = messages_sent();
+    for (int it = 0; it < ROUNDS; it++)
+        round_of(ps, 3, it);
+    unsigned long long moved = messages_sent() - before;
+    if (check_counters && size == 2)
+        CHECK(moved == 0, "%llu transport messages in %d rounds of 64 KiB persistent collectives",
+              moved, ROUNDS);
+    for (int k = 0; k < 3; k++) {
+        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
+        free(ps[k].in);
+        free(ps[k].out);
+    }
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -217,6 +251,9 @@ int main(int argc, char **argv)
         free(ps[k].out);
     }
     MPI_Comm_free(&dup);
+    /* Reads off (a minimum of 0): the 64 KiB one is a schedule. */
+    const char *read_min = getenv("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN");
+    large_allreduce(counted && !p2p && (read_min == NULL || strcmp(read_min, "0") != 0));
     if (counted)
         MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

@@ -5,7 +5,9 @@
 # serial reference and against the transport message counters (none may
 # move), and stay right when the lanes run out; on 2, 3, 5 and 8 ranks
 # (whose lanes have 4, 4, 4 and 2 KiB buffers), with 512-byte buffers
-# and 576-byte ones (long pipelines, a short last chunk), with every
+# and 576-byte ones (long pipelines, a short last chunk); a 64 KiB
+# Allreduce and Bcast, which two ranks read from each other in lanes (no
+# message; with the reads off, a schedule: results alone); with every
 # wait sleeping (HCMPI_SPIN=0), and with the lanes or the segments off
 # (the same results by messages).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
@@ -20,8 +22,13 @@ for n in 1 2 3 5 8; do
 done
 HCMPI_COLL_SHM_LANE_BUF=512 run_mpi_ok 3 coll_shm_lanes
 HCMPI_COLL_SHM_LANE_BUF=600 run_mpi_ok 2 coll_shm_lanes
+HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 run_mpi_ok 2 coll_shm_lanes
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_lanes
 HCMPI_COLL_SHM_LANE_MAX=0 run_mpi_ok 3 coll_shm_lanes p2p
 HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_lanes p2p
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_lanes plain
+# Reads refused on rank 1 alone (no CMA there): each start's read of the
+# 64 KiB ones fails, and both ranks take the lane's pipeline behind it,
+# at every start alike (results right, no message).
+run_mpi_ok_no_cma_on_rank1 2 coll_shm_lanes
 echo "coll_shm_lanes: all cases passed"

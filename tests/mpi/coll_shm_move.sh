@@ -52,9 +52,7 @@ trap 'rm -f "$wrap"' EXIT
 printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$wrap"
 chmod +x "$wrap"
 for n in 2 3 5; do
-    echo "+ hcmpirun -n $n (no CMA on rank 1) coll_shm_move pair"
-    COLL_SHM_READS_REFUSED=1 timeout -k 5 200 "$HCMPIRUN" -n $n --timeout 180 \
-        "$wrap" "$prog" pair || fail "pair on $n, no CMA on rank 1: failed"
+    COLL_SHM_READS_REFUSED=1 MPI_TEST_TIMEOUT=180 run_mpi_ok_no_cma_on_rank1 $n coll_shm_move pair
 done
 # The same with no Alltoall read (which would turn reads off for the
 # communicator first): every Alltoallv reads, rank 1's reads fail, and

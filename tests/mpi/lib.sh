@@ -57,11 +57,12 @@ run_mpi() {
     shift 2
     [ -x "$prog" ] || skip "$prog not built"
     mpi_launcher_cmd
-    echo "+ [$MPI_TEST_LAUNCHER] -n $n $prog $*"
+    echo "+ [$MPI_TEST_LAUNCHER] -n $n ${MPI_TEST_WRAP:+(wrapped) }$prog $*"
     case "$MPI_TEST_LAUNCHER" in
     hcmpirun)
         timeout -k 10 $((MPI_TEST_TIMEOUT + 30)) \
-            "$HCMPIRUN" -n "$n" --timeout "$MPI_TEST_TIMEOUT" "$prog" "$@"
+            "$HCMPIRUN" -n "$n" --timeout "$MPI_TEST_TIMEOUT" ${MPI_TEST_WRAP:+"$MPI_TEST_WRAP"} \
+            "$prog" "$@"
         ;;
     mpich)
         timeout -k 10 "$MPI_TEST_TIMEOUT" mpiexec.mpich -n "$n" "$prog" "$@"
@@ -75,4 +76,17 @@ run_mpi_ok() {
     rc=$?
     [ $rc -eq 77 ] && exit 77
     [ $rc -eq 0 ] || fail "$2 on $1 ranks exited with status $rc"
+}
+
+# run_mpi_ok_no_cma_on_rank1 N PROG [ARGS...]: run_mpi_ok under hcmpirun
+# with HCMPI_SHM_CMA=0 for rank 1 alone, whose reads of the other ranks'
+# memory then fail (the others' still work).
+run_mpi_ok_no_cma_on_rank1() {
+    no_cma_wrap=$(mktemp)
+    printf '#!/bin/sh\n[ "$PMI_RANK" != 1 ] || export HCMPI_SHM_CMA=0\nexec "$@"\n' >"$no_cma_wrap"
+    chmod +x "$no_cma_wrap"
+    MPI_TEST_WRAP=$no_cma_wrap
+    run_mpi_ok "$@"
+    MPI_TEST_WRAP=
+    rm -f "$no_cma_wrap"
 }
