@@ -123,6 +123,12 @@ static void info_cpu_profile(void) {
     printf("    %-26s %s%s\n", thresholds[i], text,
            getenv(thresholds[i]) != NULL ? " (set)" : "");
   }
+  /* No setting of its own: it caps HCMPI_EAGER_LIMIT's default. */
+  char eager[32];
+  info_size_text(hc_cpu_profile()->shm_eager_max, eager, sizeof eager);
+  printf("    %-26s %s%s\n", "shm eager max", eager,
+         getenv("HCMPI_EAGER_LIMIT") != NULL ? " (HCMPI_EAGER_LIMIT set wins)"
+                                             : "");
 }
 
 static void info_transport_line(const char *name, int usable,

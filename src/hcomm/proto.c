@@ -13,7 +13,8 @@
 #include "util/smallmem.h"
 
 /* Default largest eager payload; HCMPI_EAGER_LIMIT overrides, and a peer's
- * transport caps it at its max_packet minus the header. */
+ * transport caps it at its max_packet minus the header, and while no limit
+ * is set at its eager_max. */
 #define PROTO_EAGER_DEFAULT 16384
 
 enum { ITEM_PACKET = 0, ITEM_STREAM = 1 };
@@ -121,12 +122,20 @@ size_t hc_proto_eager_limit(void) {
              : hc_env_size("HCMPI_EAGER_LIMIT", PROTO_EAGER_DEFAULT);
 }
 
-/* The limit for peer: the setting, capped by its transport's packets. */
+/* The limit for peer: the setting, capped by its transport's packets; unset,
+ * the default capped by what its transport wants too. */
 static void proto_peer_eager_limit(hc_peer_t *peer) {
   size_t room = 0;
   if (peer->max_packet > sizeof(hc_pkt_hdr_t))
     room = peer->max_packet - sizeof(hc_pkt_hdr_t);
   size_t limit = hc_proto_eager_limit();
+  int limit_set =
+      proto_eager_set || hc_env_string("HCMPI_EAGER_LIMIT", NULL) != NULL;
+  if (!limit_set && peer->ops->eager_max != NULL) {
+    size_t wanted = peer->ops->eager_max(peer->tctx);
+    if (wanted < limit)
+      limit = wanted;
+  }
   peer->eager_limit = limit < room ? limit : room;
 }
 

@@ -217,6 +217,11 @@ typedef struct hc_transport_ops {
    * answer may follow what the transport sees; gets of other kinds
    * (one-sided operations) are not bound by it. */
   size_t (*get_min)(void *ctx, int peer_world_rank);
+  /* Optional (NULL: none): the largest eager payload this transport wants
+   * while HCMPI_EAGER_LIMIT is unset, where a rendezvous of more bytes
+   * beats its eager copies (shm: the processor's profile).  The engine
+   * takes the smaller of it and the default limit; a setting wins. */
+  size_t (*eager_max)(void *ctx);
   /* Optional (NULL where a transport has none): the mirror of get, a
    * single-copy write of len bytes from local to remote_addr in the peer's
    * address space, done when it returns.  HC_ERR_NOT_SUPPORTED when this

@@ -23,6 +23,7 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     .shm_cma_min = (size_t)4 << 20,
     .shm_cma_help_min = (size_t)1 << 20,
     .coll_shm_stream_min = (size_t)16 << 10,
+    .shm_eager_max = (size_t)16 << 10,
 };
 
 /* Measured on an Intel Xeon VM (family 6 model 167, 2 vCPUs; bench/NOTES.md,
@@ -36,12 +37,18 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * into the collective segment beat non-temporal stores at every size
  * (Allreduce 64 KiB 10.2 against 18.0 us, 1 MiB 144 against 782; Reduce
  * 64 KiB 6.5 against 9.1), beside a busy loop too (Allreduce 1 MiB 195
- * against 682); so never streamed. */
+ * against 682); so never streamed.  Eager messages of more than 8 KiB
+ * (two copies through a cell, the receiver's pulling every line from the
+ * sender's core) took longer than a rendezvous: 12 KiB 2.9 against 1.5
+ * us, bandwidth (window 64) level at 12-16 KiB (eager17); from 4 to 8 KiB
+ * a rendezvous is quicker still but streams 14-33 % less, so eager up to
+ * 8 KiB. */
 static const hc_cpu_profile_t cpu_profile_intel = {
     .name = "intel",
     .shm_cma_min = (size_t)32 << 10,
     .shm_cma_help_min = (size_t)512 << 10,
     .coll_shm_stream_min = 0,
+    .shm_eager_max = (size_t)8 << 10,
 };
 
 /* Machines never measured keep the values hcmpi shipped with before
@@ -52,6 +59,7 @@ static const hc_cpu_profile_t cpu_profile_generic = {
     .shm_cma_min = (size_t)4 << 20,
     .shm_cma_help_min = (size_t)1 << 20,
     .coll_shm_stream_min = (size_t)16 << 10,
+    .shm_eager_max = (size_t)16 << 10,
 };
 
 static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {

@@ -18,6 +18,9 @@ typedef struct hc_cpu_profile {
   size_t shm_cma_min; /* HCMPI_SHM_CMA_MIN */
   size_t shm_cma_help_min;    /* HCMPI_SHM_CMA_HELP_MIN */
   size_t coll_shm_stream_min; /* HCMPI_COLL_SHM_STREAM_MIN */
+  /* The largest eager message between ranks of a node while
+   * HCMPI_EAGER_LIMIT is unset (the shm transport's eager_max). */
+  size_t shm_eager_max;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid

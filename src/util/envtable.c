@@ -33,7 +33,9 @@ const hc_env_entry_t hc_env_table[] = {
      "comma-separated transports to use (shm, tcp, verbs); self is always "
      "on"},
     {"HCMPI_EAGER_LIMIT", "16384", "library",
-     "largest eager payload in bytes (capped by the transport)"},
+     "largest eager payload in bytes (capped by the transport); unset, "
+     "messages between ranks of a node also stop at the processor's "
+     "limit (8192 on Intel; HCMPI_CPU_PROFILE)"},
     {"HCMPI_SPIN", "4000", "library",
      "progress polls before a blocking wait sleeps (oversubscribed: 16 "
      "without yielding in waits for messages, 2000 yielding in waits on "
@@ -217,8 +219,10 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
-     "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN); unset: cpuid's "
-     "vendor (AMD: amd, Intel: intel, others and non-x86: generic)"},
+     "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, the eager limit "
+     "between ranks of a node while HCMPI_EAGER_LIMIT is unset); unset: "
+     "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
+     "generic)"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},

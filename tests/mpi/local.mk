@@ -489,6 +489,12 @@ $(HC_PART_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
 # was sent, a cvar that changes the protocol, the unexpected-message event,
 # and the interface's calls and error classes on one rank.
 check_PROGRAMS += tests/mpi/mpit_counts tests/mpi/mpit_api tests/mpi/mpit_threads
+# Between ranks of a node: the processor profile's eager limit, or a set one.
+check_PROGRAMS += tests/mpi/eager_limit_profile
+tests_mpi_eager_limit_profile_SOURCES = tests/mpi/eager_limit_profile.c \
+	tests/mpi/mpitest.h
+tests_mpi_eager_limit_profile_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_eager_limit_profile_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
 tests_mpi_mpit_counts_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
@@ -499,7 +505,7 @@ tests_mpi_mpit_threads_SOURCES = tests/mpi/mpit_threads.c tests/mpi/mpitest.h
 tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
 HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
-	tests/mpi/mpit_threads.sh
+	tests/mpi/mpit_threads.sh tests/mpi/eager_limit_profile.sh
 TESTS += $(HC_MPIT_SH)
 dist_noinst_SCRIPTS += $(HC_MPIT_SH)
 $(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

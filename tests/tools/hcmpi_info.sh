@@ -23,6 +23,11 @@ grep -q "^  cuda " "$out" || fail "no cuda line"
 grep -q "would use  *singleton" "$out" || fail "bootstrap outside a launcher is not singleton"
 grep -q "HCMPI_EAGER_LIMIT  *16384  *4096 " "$out" ||
   fail "HCMPI_EAGER_LIMIT default 16384 / current 4096 not shown"
+grep -q "^    shm eager max  *[0-9]*k (HCMPI_EAGER_LIMIT set wins)$" "$out" ||
+  fail "the shm eager max does not say a set HCMPI_EAGER_LIMIT wins"
+# The processor profile's eager limit between ranks of a node.
+HCMPI_CPU_PROFILE=intel "$INFO" 2>&1 | grep -q "^    shm eager max  *8k$" ||
+  fail "the intel profile's shm eager max is not 8k"
 names=$(grep -o '{"HCMPI_[A-Z0-9_]*"' "$top_srcdir/src/util/envtable.c" | tr -d '{"')
 [ -n "$names" ] || fail "no names found in envtable.c"
 for n in $names; do

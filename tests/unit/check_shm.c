@@ -687,23 +687,32 @@ END_TEST
  * HCMPI_SHM_CMA_MIN unless the variable is set. */
 static size_t cma_min_expected;
 
+static size_t eager_max_expected;
+
 static void body_cma_min(harness_t *h) {
   size_t got = ops->get_min(h->ctx, h->world[h->me]);
   expect(got == cma_min_expected, "get_min is the expected CMA_MIN", __LINE__);
+  expect(ops->eager_max != NULL &&
+             ops->eager_max(h->ctx) == eager_max_expected,
+         "eager_max is the processor profile's", __LINE__);
 }
 
+/* The profile's eager_max too, which has no setting of its own. */
 START_TEST(test_shm_cma_min_from_cpu_profile_unless_set) {
   unsetenv("HCMPI_SHM_CMA_MIN");
   setenv("HCMPI_CPU_PROFILE", "intel", 1);
   cma_min_expected = (size_t)32 << 10;
+  eager_max_expected = (size_t)8 << 10;
   harness_run(2, body_cma_min);
   setenv("HCMPI_CPU_PROFILE", "amd", 1);
   cma_min_expected = (size_t)4 << 20;
+  eager_max_expected = (size_t)16 << 10;
   harness_run(2, body_cma_min);
   setenv("HCMPI_SHM_CMA_MIN", "100k", 1);
   cma_min_expected = (size_t)100 << 10;
   harness_run(2, body_cma_min);
   setenv("HCMPI_CPU_PROFILE", "intel", 1);
+  eager_max_expected = (size_t)8 << 10;
   harness_run(2, body_cma_min);
   unsetenv("HCMPI_SHM_CMA_MIN");
   unsetenv("HCMPI_CPU_PROFILE");

@@ -225,6 +225,7 @@ typedef struct shm_ctx {
   long runq_next_ms;
   uint64_t runq_run_ns, runq_delay_ns;
   size_t help_min;   /* HCMPI_SHM_CMA_HELP_MIN; 0: never shared */
+  size_t eager_max;  /* the processor profile's largest eager message */
   uint32_t help_gen; /* generation of my last shared read */
   int test_help_die; /* HCMPI_TEST_SHM_HELP_DIE */
   /* Before the segment is mapped, max_packet answers with the shape this
@@ -533,6 +534,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
       hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
   atomic_flag_clear(&shm->runq_busy);
   shm->help_min = hc_env_size("HCMPI_SHM_CMA_HELP_MIN", cpu->shm_cma_help_min);
+  shm->eager_max = cpu->shm_eager_max;
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
@@ -1222,6 +1224,11 @@ static size_t shm_get_min(void *ctx, int peer_world_rank) {
   return shm_pair_contended(shm, p) ? 0 : shm->cma_min;
 }
 
+static size_t shm_eager_max(void *ctx) {
+  shm_ctx_t *shm = ctx;
+  return shm->eager_max;
+}
+
 static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
                            uint64_t remote_addr, size_t len) {
   /* process_vm_writev only reads the local iovec's bytes. */
@@ -1462,6 +1469,7 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .progress = shm_progress,
     .get = shm_get,
     .get_min = shm_get_min,
+    .eager_max = shm_eager_max,
     .put = shm_put,
     .wake = shm_wake_op,
     .wait = shm_wait,
