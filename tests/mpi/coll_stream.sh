@@ -16,9 +16,13 @@ done
 # Two ranks: a Bcast up to HCMPI_COLL_SHM_PAIR_BCAST_MAX (64 KiB by
 # default) takes the segment there (its chunks packed
 # straight into it), so rank 1, whose only receives are from rank 0,
-# would get no message for the counters to see; they run with such
-# Bcasts left to messages, and the segment's path with the data checks.
-HCMPI_COLL_SHM_PAIR_BCAST_MAX=32k run_mpi_ok 2 coll_stream $mode
+# would get no message for the counters to see; nor from
+# HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN on, where an Ibcast or Bcast_init of
+# such a type (which no rank reads from another's buffer) falls back to
+# that pipeline.  The counted run leaves such Bcasts to messages, and the
+# segment's paths run with the data checks.
+HCMPI_COLL_SHM_PAIR_BCAST_MAX=32k HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 \
+    run_mpi_ok 2 coll_stream $mode
 run_mpi_ok 2 coll_stream plain
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_stream plain
 HCMPI_COLL_GATHER_LINEAR_MAX=2 run_mpi_ok 3 coll_stream plain
