@@ -18,7 +18,7 @@
 /* 0 not read yet, 1 off, 2 on. */
 static atomic_int coll_check_state;
 
-static int coll_check_on(void) {
+int hc_mpi_coll_check_on(void) {
   int s = atomic_load_explicit(&coll_check_state, memory_order_relaxed);
   if (s == 0) {
     s = hc_env_bool("HCMPI_CHECK_COLL", 0) ? 2 : 1;
@@ -83,7 +83,7 @@ int hc_mpi_coll_enter_rooted(const char *fn, MPI_Comm comm, int root, MPI_Count 
   int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, c);
   /* Before the root check, so a rank with a bad root agrees too and no
    * rank is left waiting in the agreement. */
-  if (rc == MPI_SUCCESS && coll_check_on() && !hc_mpi_coll_inter(*c))
+  if (rc == MPI_SUCCESS && hc_mpi_coll_check_on() && !hc_mpi_coll_inter(*c))
     rc = coll_check_agree(fn, *c, root, coll_check_sig(count, type));
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_root(fn, *c, root);

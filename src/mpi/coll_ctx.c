@@ -588,6 +588,68 @@ int hc_mpi_coll_direct(const void *buf, const hc_mpi_type_t *type) {
   return hc_mpi_coll_dense(type) && !hc_mpi_dev_classify(buf, &info);
 }
 
+int hc_mpi_coll_host_classify(const void *a, const void *b) {
+  hcomm_mem_info_t info;
+  return !hc_mpi_dev_classify(a, &info) && !hc_mpi_dev_classify(b, &info);
+}
+
+/* 0 not asked yet, 1 every collective takes the general path, 2 the
+ * blocking ones of intracommunicators may take the fast path. */
+static atomic_int coll_fast_state;
+
+/* Whether any blocking collective may skip the general path: not when
+ * HCCL's collectives are on (every rank of a reduction or Bcast takes part
+ * in the engine's agreement whether HCCL runs it, whatever its own buffers
+ * are) nor under HCMPI_CHECK_COLL=1 (the rooted ones agree their arguments
+ * first).  Both are decided once per process. */
+static int coll_fast_allowed(void) {
+  int s = atomic_load_explicit(&coll_fast_state, memory_order_relaxed);
+  if (s == 0) {
+    s = hcomm_hccl_coll_enabled() || hc_mpi_coll_check_on() ? 1 : 2;
+    atomic_store_explicit(&coll_fast_state, s, memory_order_relaxed);
+  }
+  return s == 2;
+}
+
+hc_mpi_coll_fast_t *hc_mpi_coll_fast_decide(hc_mpi_comm_t *c) {
+  if (!coll_fast_allowed() || hcomm_comm_is_inter(c->engine))
+    return NULL;
+  hc_mpi_coll_fast_t *f = &c->coll_fast;
+  f->rank = hcomm_comm_rank(c->engine);
+  f->size = hcomm_comm_size(c->engine);
+  f->ready = 1;
+  return f;
+}
+
+const hc_mpi_type_t *hc_mpi_coll_fast_move_decide(hc_mpi_coll_fast_t *f,
+                                                  MPI_Datatype type) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  /* Predefined types are never freed, so remembering the object is safe. */
+  if (t == NULL || !t->committed || !t->predefined || !hc_mpi_coll_dense(t))
+    return NULL;
+  f->move_handle = type;
+  f->move_type = t;
+  return t;
+}
+
+const hcomm_reduce_op_t *hc_mpi_coll_fast_red_decide(hc_mpi_coll_fast_t *f,
+                                                     MPI_Datatype type,
+                                                     MPI_Op op) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  hcomm_reduce_op_t kernel;
+  size_t packed = 1;
+  if (t == NULL || !t->committed || !t->predefined ||
+      !hc_mpi_op_is_predefined(op) ||
+      hc_mpi_op_resolve(op, type, &kernel, &packed) != MPI_SUCCESS ||
+      packed != 0)
+    return NULL;
+  f->red_handle = type;
+  f->red_op = op;
+  f->red_type = t;
+  f->red_kernel = kernel;
+  return &f->red_kernel;
+}
+
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
   for (int i = 0; i < n; i++)
     if (hc_mpi_vec_at(counts, i) > 0)

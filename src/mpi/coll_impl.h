@@ -163,6 +163,51 @@ int hc_mpi_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
 int hc_mpi_coll_buf_check(const char *fn, hc_mpi_comm_t *c, const void *buf,
                           int moves_data, const hc_mpi_type_t *t,
                           const char *what);
+/* 1 when both buffers are host memory (NULL and HCOMM_IN_PLACE are): one
+ * load in a process without a device runtime, which keeps no answer per
+ * communicator or buffer (a device buffer may follow host ones). */
+int hc_mpi_coll_host_classify(const void *a, const void *b);
+static inline int hc_mpi_coll_host(const void *a, const void *b) {
+  return !hcomm_mem_any_device() || hc_mpi_coll_host_classify(a, b);
+}
+/* Whether HCMPI_CHECK_COLL=1 (coll_check.c). */
+int hc_mpi_coll_check_on(void);
+
+/* The fast path of the blocking collectives: what can be decided once per
+ * communicator is kept in c->coll_fast, so that a call of the common case
+ * (an intracommunicator, a predefined datatype and op, host memory, good
+ * arguments) goes to the engine's blocking call after a few loads and
+ * tests.  A call the fast path does not take goes the general way, which
+ * checks and raises exactly as before; the fast path only chooses, the
+ * algorithms stay in the engine.
+ * hc_mpi_coll_fast: c's decisions, or NULL when c's calls take the general
+ * path (an intercommunicator, HCCL's collectives on, HCMPI_CHECK_COLL=1). */
+hc_mpi_coll_fast_t *hc_mpi_coll_fast_decide(hc_mpi_comm_t *c);
+static inline hc_mpi_coll_fast_t *hc_mpi_coll_fast(hc_mpi_comm_t *c) {
+  return c->coll_fast.ready ? &c->coll_fast : hc_mpi_coll_fast_decide(c);
+}
+/* type's object when a Bcast moves its elements as they are (predefined,
+ * dense), else NULL. */
+const hc_mpi_type_t *hc_mpi_coll_fast_move_decide(hc_mpi_coll_fast_t *f,
+                                                  MPI_Datatype type);
+static inline const hc_mpi_type_t *
+hc_mpi_coll_fast_move(hc_mpi_coll_fast_t *f, MPI_Datatype type) {
+  return f->move_type != NULL && f->move_handle == type
+             ? f->move_type
+             : hc_mpi_coll_fast_move_decide(f, type);
+}
+/* The engine's kernel of op on type when the engine reduces the user's
+ * buffers as they are (a predefined op on a predefined type), else NULL. */
+const hcomm_reduce_op_t *hc_mpi_coll_fast_red_decide(hc_mpi_coll_fast_t *f,
+                                                     MPI_Datatype type,
+                                                     MPI_Op op);
+static inline const hcomm_reduce_op_t *
+hc_mpi_coll_fast_red(hc_mpi_coll_fast_t *f, MPI_Datatype type, MPI_Op op) {
+  return f->red_type != NULL && f->red_handle == type && f->red_op == op
+             ? &f->red_kernel
+             : hc_mpi_coll_fast_red_decide(f, type, op);
+}
+
 /* Communicators up to this size take the blocking v-forms' direct paths
  * (Alltoallv, Allgatherv) with their byte tables on the stack. */
 #define HC_MPI_COLL_STACK_RANKS 16

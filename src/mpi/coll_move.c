@@ -150,6 +150,25 @@ static int move_bcast_stream(const char *fn, hc_mpi_comm_t *c, void *buffer,
   return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
 }
 
+/* The fast path of a blocking Bcast (hc_mpi_coll_fast): its result, or -1
+ * when the call goes the general way (which checks and raises). */
+static int move_bcast_fast(const char *fn, void *buffer, MPI_Count count,
+                           MPI_Datatype datatype, int root, MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  const hc_mpi_type_t *t =
+      f != NULL ? hc_mpi_coll_fast_move(f, datatype) : NULL;
+  /* A message above one chunk is chunked by the general path; below it
+   * count * size cannot overflow. */
+  if (t == NULL || count < 0 || (uint64_t)count > MOVE_BCAST_CHUNK ||
+      root < 0 || root >= f->size || buffer == NULL || buffer == MPI_IN_PLACE)
+    return -1;
+  size_t bytes = (size_t)count * (size_t)t->size;
+  if (bytes > MOVE_BCAST_CHUNK || !hc_mpi_coll_host(buffer, NULL))
+    return -1;
+  return hc_mpi_raise_status(c, fn, hcomm_bcast(buffer, bytes, root, c->engine));
+}
+
 /* request NULL: the blocking form (start and wait); persist: the _init
  * form (request kept, inactive). */
 static int move_bcast(const char *fn, void *buffer, MPI_Count count,
@@ -217,7 +236,9 @@ static int move_bcast(const char *fn, void *buffer, MPI_Count count,
 
 static int move_bcast_body(const char *fn, void *buffer, MPI_Count count,
                            MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return move_bcast(fn, buffer, count, datatype, root, comm, NULL, 0);
+  int rc = move_bcast_fast(fn, buffer, count, datatype, root, comm);
+  return rc >= 0 ? rc
+                 : move_bcast(fn, buffer, count, datatype, root, comm, NULL, 0);
 }
 
 /* Traced entry: one test of hc_trace_on when tracing is off. */

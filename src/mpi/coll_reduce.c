@@ -39,11 +39,55 @@ static hc_mpi_coll_t *red_state(const char *fn, hc_mpi_comm_t *c,
  * of the face: nothing to stage, hold or unpack. */
 static int red_direct(const hc_mpi_red_t *red, MPI_Op op, const void *send,
                       const void *recv) {
-  hcomm_mem_info_t info;
   return red->packed == 0 && red->type->predefined &&
-         hc_mpi_op_is_predefined(op) &&
-         (!hcomm_mem_any_device() || (!hc_mpi_dev_classify(send, &info) &&
-                                      !hc_mpi_dev_classify(recv, &info)));
+         hc_mpi_op_is_predefined(op) && hc_mpi_coll_host(send, recv);
+}
+
+/* The fast path's test of a reduction's buffers where recv is a result
+ * (send is HCOMM_IN_PLACE for MPI_IN_PLACE): what hc_mpi_coll_reduce_bufs
+ * accepts, taken only when nothing is NULL (a NULL buffer of no elements
+ * goes the general way, which accepts it too). */
+static int red_fast_bufs(const void *send, const void *recv) {
+  return send != NULL && recv != NULL && recv != MPI_IN_PLACE && send != recv;
+}
+
+/* The fast path of a blocking Reduce (hc_mpi_coll_fast): its result, or
+ * -1 when the call goes the general way (which checks and raises). */
+static int red_reduce_fast(const char *fn, const void *sendbuf, void *recvbuf,
+                           MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                           int root, MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  const hcomm_reduce_op_t *kernel =
+      f != NULL ? hc_mpi_coll_fast_red(f, datatype, op) : NULL;
+  if (kernel == NULL || count < 0 || root < 0 || root >= f->size)
+    return -1;
+  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  /* recvbuf means nothing but at the root. */
+  int bufs_ok = f->rank == root ? red_fast_bufs(send, recvbuf)
+                                : sendbuf != NULL && sendbuf != MPI_IN_PLACE;
+  if (!bufs_ok || !hc_mpi_coll_host(send, recvbuf))
+    return -1;
+  return hc_mpi_raise_status(c, fn,
+                             hcomm_reduce(send, recvbuf, (size_t)count, kernel,
+                                          root, c->engine));
+}
+
+/* The fast path of a blocking Allreduce, as red_reduce_fast. */
+static int red_allreduce_fast(const char *fn, const void *sendbuf,
+                              void *recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  const hcomm_reduce_op_t *kernel =
+      f != NULL ? hc_mpi_coll_fast_red(f, datatype, op) : NULL;
+  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  if (kernel == NULL || count < 0 || !red_fast_bufs(send, recvbuf) ||
+      !hc_mpi_coll_host(send, recvbuf))
+    return -1;
+  return hc_mpi_raise_status(
+      c, fn, hcomm_allreduce(send, recvbuf, (size_t)count, kernel, c->engine));
 }
 
 /* Reduce on an intercommunicator: the root (MPI_ROOT) receives the other
@@ -137,8 +181,11 @@ static int red_reduce_entry(const char *fn, const void *sendbuf, void *recvbuf,
                             MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                             int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = red_rooted(fn, sendbuf, recvbuf, count, datatype, op, root, comm,
-                      NULL, 0);
+  int rc =
+      red_reduce_fast(fn, sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (rc < 0)
+    rc = red_rooted(fn, sendbuf, recvbuf, count, datatype, op, root, comm,
+                    NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_REDUCE, t0, root, -1,
                   hc_mpi_trace_bytes(count, datatype));
@@ -299,8 +346,10 @@ static int red_allreduce_entry(const char *fn, const void *sendbuf,
                                MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = red_all(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                   comm, NULL, 0);
+  int rc = red_allreduce_fast(fn, sendbuf, recvbuf, count, datatype, op, comm);
+  if (rc < 0)
+    rc = red_all(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                 comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLREDUCE, t0, -1, -1,
                   hc_mpi_trace_bytes(count, datatype));

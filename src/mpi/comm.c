@@ -57,6 +57,12 @@ static int comm_enter_each(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
   return MPI_SUCCESS;
 }
 
+hc_mpi_comm_t *hc_mpi_comm_try(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+    return hc_mpi_world_active() ? hc_mpi_comm_get(comm) : NULL;
+  return hc_mpi_is_ready() ? hc_handle_get(&comm_table, comm) : NULL;
+}
+
 int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
   /* WORLD and SELF, most calls' communicators, are usable exactly while
    * the world model runs (which holds the engine: MPI_Init takes it

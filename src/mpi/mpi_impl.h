@@ -68,6 +68,25 @@ typedef struct hc_mpi_attr hc_mpi_attr_t; /* attr.c */
 typedef struct hc_mpi_info hc_mpi_info_t; /* info.c */
 typedef struct hc_mpi_topo hc_mpi_topo_t; /* topo.c */
 
+/* What the blocking collectives' fast path (coll_ctx.c) decided once for a
+ * communicator, so that a call of the common case (an intracommunicator,
+ * a predefined datatype and op, host memory) reaches the engine in a few
+ * loads.  Read and written only by collectives on the communicator, which
+ * MPI forbids two threads to call at once.  Zero: nothing decided. */
+typedef struct hc_mpi_coll_fast {
+  int ready; /* 1: an intracommunicator whose calls may take the fast path */
+  int rank, size;
+  /* The last datatype a Bcast moved as it is (predefined and dense). */
+  MPI_Datatype move_handle;
+  const hc_mpi_type_t *move_type;
+  /* The last predefined datatype and op a reduction resolved, and the
+   * engine's kernel for them (reducing the user's buffers as they are). */
+  MPI_Datatype red_handle;
+  MPI_Op red_op;
+  const hc_mpi_type_t *red_type;
+  hcomm_reduce_op_t red_kernel;
+} hc_mpi_coll_fast_t;
+
 typedef struct hc_mpi_comm {
   hcomm_comm_t *engine;      /* NULL only for the builtins before MPI_Init */
   int handle;                /* MPI_Comm value */
@@ -80,6 +99,7 @@ typedef struct hc_mpi_comm {
   hc_mpi_topo_t *topo; /* process topology; NULL: none; fixed once set */
   /* MPIX streams attached (stream.c); NULL: not a stream communicator. */
   struct hc_mpi_stream_attach *streams;
+  hc_mpi_coll_fast_t coll_fast; /* coll_ctx.c */
 } hc_mpi_comm_t;
 
 /* The object of a valid communicator handle (builtins included), else NULL.
@@ -90,6 +110,9 @@ hc_mpi_comm_t *hc_mpi_comm_world(void);
 /* Entry check of every call on a communicator: MPI initialised and not
  * finalised, and comm valid.  Raises the error otherwise. */
 int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+/* comm's object when hc_mpi_comm_enter would take it, else NULL (raises
+ * nothing: a fast path tries it and leaves errors to the general path). */
+hc_mpi_comm_t *hc_mpi_comm_try(MPI_Comm comm);
 /* MPI_Comm_split_type(MPIX_COMM_TYPE_NEIGHBORHOOD) over c: *newcomm is
  * NULL for MPI_COMM_NULL (comm_neighborhood.c). */
 int hc_mpi_comm_split_neighborhood(const char *fn, hc_mpi_comm_t *c,
