@@ -81,6 +81,9 @@ CASES += [
     collective_case("iallreduce",
                     "MPI_Iallreduce + MPI_Wait (sum of doubles)"),
     collective_case("ibcast", "MPI_Ibcast + MPI_Wait (bytes from rank 0)"),
+    collective_case("bcast_init",
+                    "MPI_Bcast_init + MPI_Start/MPI_Wait (persistent, MPI-4; "
+                    "bytes from rank 0)"),
 ]
 
 
@@ -167,7 +170,7 @@ RMA_BANDWIDTH = [c for c in RMA_GROUP + RMA_DEVICE_GROUP if "_bw_" in c]
 
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
-                    "allreduce_init", "iallreduce", "ibcast"]
+                    "allreduce_init", "iallreduce", "ibcast", "bcast_init"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -193,6 +196,7 @@ MODES = {
         "io_read": "-s 16M,64M -r 3 -w 1",
         "iallreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "ibcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
+        "bcast_init": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
         **{c: "-s 8 -r 5 -i 500 -w 50" for c in RMA_LATENCY},
         **{c: "-s 4K,64K,1M,4M -r 5 -i 20 -w 2" for c in RMA_BANDWIDTH},
@@ -219,6 +223,7 @@ MODES = {
         "io_read": "-s 4M,16M,64M -r 7 -w 1",
         "iallreduce": "-m 8:1M -r 11 -i 200 -w 10",
         "ibcast": "-m 8:4M -r 11 -i 200 -w 10",
+        "bcast_init": "-m 8:4M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
         **{c: "-s 8 -r 11 -i 2000 -w 200" for c in RMA_LATENCY},
         **{c: "-m 4K:4M -r 11 -i 100 -w 10" for c in RMA_BANDWIDTH},
@@ -246,6 +251,7 @@ MODES = {
         "io_read": "-s 4M -r 3 -w 0",
         "iallreduce": "-s 8,1K -r 3 -i 20 -w 2",
         "ibcast": "-s 8,64K -r 3 -i 20 -w 2",
+        "bcast_init": "-s 8,64K -r 3 -i 20 -w 2",
         **{c: "-s 8 -r 3 -i 50 -w 5" for c in RMA_LATENCY},
         **{c: "-s 64K,1M -r 3 -i 4 -w 1" for c in RMA_BANDWIDTH},
     },

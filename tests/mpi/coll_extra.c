@@ -623,6 +623,139 @@ static void t_bottom(void) {
   free(g);
 }
 
+/* ---- the blocking collectives' fast path ---------------------------------
+ * Calls the fast path takes (a predefined type and op on an
+ * intracommunicator, host memory) beside those it must leave to the general
+ * path, on a communicator whose earlier calls were fast: the type or op
+ * changed, a user op, a derived type, MPI_IN_PLACE, an intercommunicator,
+ * and each bad argument, which keeps its class. */
+
+static void fast_user_max(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  for (int i = 0; i < *len; i++)
+    if (((double *)in)[i] > ((double *)inout)[i])
+      ((double *)inout)[i] = ((double *)in)[i];
+}
+
+/* One bad call (all ranks alike): its error class; what names the fault. */
+static void fast_bad(MPI_Comm c, int call, int count, MPI_Datatype type,
+                     MPI_Op op, int root, const void *sb, void *rb, int err,
+                     const char *what) {
+  int e = call == 0   ? MPI_Allreduce(sb, rb, count, type, op, c)
+          : call == 1 ? MPI_Reduce(sb, rb, count, type, op, root, c)
+                      : MPI_Bcast(rb, count, type, root, c);
+  CHECK(mt_class(e) == err, "fast path call %d with %s: class %d, want %d",
+        call, what, mt_class(e), err);
+}
+
+static void fast_good(MPI_Comm c, int n, int r) {
+  double in = r + 1.5, out = -1, want = 0;
+  for (int q = 0; q < n; q++)
+    want += q + 1.5;
+  ok(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, c), "fast allreduce");
+  CHECK(out == want, "fast allreduce %g, want %g", out, want);
+  out = -1;
+  ok(MPI_Reduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, n - 1, c), "fast reduce");
+  CHECK(r != n - 1 || out == want, "fast reduce %g, want %g", out, want);
+  CHECK(r == n - 1 || out == -1, "fast reduce wrote %g off the root", out);
+  long long b = r == 0 ? 0x0102030405060708LL : 0;
+  ok(MPI_Bcast(&b, 1, MPI_LONG_LONG, 0, c), "fast bcast");
+  CHECK(b == 0x0102030405060708LL, "fast bcast 0x%llx", b);
+}
+
+static void t_fast_path(void) {
+  MPI_Comm dup;
+  MPI_Comm_dup(world, &dup);
+  MPI_Comm cs[2] = {world, dup};
+  for (int k = 0; k < 2; k++) {
+    MPI_Comm c = cs[k];
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    /* On dup the first calls are errors: nothing decided yet. */
+    for (int round = 0; round < 2; round++) {
+      if (round == 1 || k == 0)
+        fast_good(c, size, rank);
+      double x = rank, y = 0;
+      fast_bad(c, 0, 1, MPI_DOUBLE, MPI_OP_NULL, 0, &x, &y, MPI_ERR_OP,
+               "MPI_OP_NULL");
+      fast_bad(c, 0, 1, MPI_DOUBLE, MPI_BAND, 0, &x, &y, MPI_ERR_OP,
+               "MPI_BAND on doubles");
+      fast_bad(c, 1, 1, MPI_DOUBLE, MPI_SUM, size, &x, &y, MPI_ERR_ROOT,
+               "root = size");
+      fast_bad(c, 2, 1, MPI_DOUBLE, MPI_SUM, -1, &x, &y, MPI_ERR_ROOT,
+               "root = -1");
+      fast_bad(c, 0, -1, MPI_DOUBLE, MPI_SUM, 0, &x, &y, MPI_ERR_COUNT,
+               "count -1");
+      fast_bad(c, 2, -1, MPI_DOUBLE, MPI_SUM, 0, &x, &y, MPI_ERR_COUNT,
+               "count -1");
+      fast_bad(c, 0, 1, MPI_DATATYPE_NULL, MPI_SUM, 0, &x, &y, MPI_ERR_TYPE,
+               "MPI_DATATYPE_NULL");
+      fast_bad(c, 0, 1, MPI_DOUBLE, MPI_SUM, 0, &x, &x, MPI_ERR_BUFFER,
+               "sendbuf == recvbuf");
+      fast_bad(c, 0, 1, MPI_DOUBLE, MPI_SUM, 0, &x, NULL, MPI_ERR_BUFFER,
+               "recvbuf NULL");
+      fast_bad(c, 2, 1, MPI_DOUBLE, MPI_SUM, 0, &x, MPI_IN_PLACE,
+               MPI_ERR_BUFFER, "MPI_IN_PLACE buffer");
+      fast_bad(c, 0, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_IN_PLACE, MPI_IN_PLACE,
+               MPI_ERR_BUFFER, "MPI_IN_PLACE both");
+    }
+    /* In place, another type and op, a user op, a derived type. */
+    int v = rank + 1, vmax = 0;
+    ok(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, c), "in place");
+    CHECK(v == size, "in-place max %d, want %d", v, size);
+    v = rank + 1;
+    ok(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &v, &v, 1, MPI_INT, MPI_MAX, 0, c),
+       "reduce in place");
+    CHECK(rank != 0 || v == size, "reduce in place %d, want %d", v, size);
+    v = rank + 1;
+    ok(MPI_Allreduce(&v, &vmax, 1, MPI_INT, MPI_SUM, c), "int sum");
+    CHECK(vmax == size * (size + 1) / 2, "int sum %d", vmax);
+    MPI_Op umax;
+    MPI_Op_create(fast_user_max, 1, &umax);
+    double d = rank * 2.0, dmax = -1;
+    ok(MPI_Allreduce(&d, &dmax, 1, MPI_DOUBLE, umax, c), "user op");
+    CHECK(dmax == (size - 1) * 2.0, "user op %g", dmax);
+    MPI_Op_free(&umax);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_DOUBLE, &pair);
+    MPI_Type_commit(&pair);
+    double p[2] = {rank, 1}, psum[2] = {0, 0};
+    ok(MPI_Allreduce(p, psum, 1, pair, MPI_SUM, c), "derived type");
+    CHECK(psum[0] == size * (size - 1) / 2.0 && psum[1] == size,
+          "derived type %g %g", psum[0], psum[1]);
+    double pb[2] = {rank == 0 ? 7.0 : 0, rank == 0 ? 8.0 : 0};
+    ok(MPI_Bcast(pb, 1, pair, 0, c), "derived bcast");
+    CHECK(pb[0] == 7.0 && pb[1] == 8.0, "derived bcast %g %g", pb[0], pb[1]);
+    fast_bad(c, 2, 1, pair, MPI_SUM, size, pb, pb, MPI_ERR_ROOT, "a derived type and root = size");
+    MPI_Type_free(&pair);
+    fast_good(c, size, rank);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_ARE_FATAL);
+  }
+  MPI_Comm_free(&dup);
+  if (size < 2)
+    return;
+  /* An intercommunicator between the lower and the upper half: each side
+   * gets the other's sum, a Bcast from rank 0 of the lower one. */
+  MPI_Comm half, inter;
+  int low = rank < size / 2;
+  MPI_Comm_split(world, low, rank, &half);
+  MPI_Intercomm_create(half, 0, world, low ? size / 2 : 0, 9, &inter);
+  double mine = rank, other = -1, want = 0;
+  for (int q = 0; q < size; q++)
+    if ((q < size / 2) != low)
+      want += q;
+  ok(MPI_Allreduce(&mine, &other, 1, MPI_DOUBLE, MPI_SUM, inter),
+     "inter allreduce");
+  CHECK(other == want, "inter allreduce %g, want %g", other, want);
+  int hrank;
+  MPI_Comm_rank(half, &hrank);
+  long long b = low ? 42 : 0;
+  int root = low ? (hrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  ok(MPI_Bcast(&b, 1, MPI_LONG_LONG, root, inter), "inter bcast");
+  CHECK(!low ? b == 42 : 1, "inter bcast %lld", b);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(world, &rank);
@@ -646,6 +779,7 @@ int main(int argc, char **argv) {
   if (!mt_mpich_quirks())
     t_replace_noop();
   t_bottom();
+  t_fast_path();
   if (rank == 0)
     printf("coll_extra: %d ranks ok\n", size);
   MPI_Finalize();
