@@ -9,7 +9,10 @@
 
 static int coll_barrier_body(MPI_Comm comm) {
   static const char fn[] = "MPI_Barrier";
-  hc_mpi_comm_t *c = NULL;
+  /* The fast path (hc_mpi_coll_fast): a good intracommunicator. */
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  if (c != NULL && hc_mpi_coll_fast(c) != NULL)
+    return hc_mpi_raise_status(c, fn, hcomm_barrier(c->engine));
   int rc = hc_mpi_coll_enter(fn, comm, 0, NULL, &c);
   if (rc != MPI_SUCCESS)
     return rc;
