@@ -370,6 +370,12 @@ hc_status_t hcomm_wait(hcomm_request_t *req, hcomm_status_t *status);
 hc_status_t hcomm_wait_some(int n, hcomm_request_t *const *reqs, int min_done);
 /* Cheap check without progress. */
 int hcomm_request_done(const hcomm_request_t *req);
+/* 1 when req is complete, with *status its outcome (hcomm_wait's, without
+ * the engine lock: a complete request's status is written before it is
+ * marked done and not again until a persistent request is restarted); 0
+ * when it is not complete yet. */
+int hcomm_request_done_status(const hcomm_request_t *req,
+                              hcomm_status_t *status);
 /* 1 when req is an HCOMM_ANY_SOURCE receive, not matched yet, on a
  * communicator with a member whose failure was not acknowledged
  * (hcomm_comm_ack_failed): it stays posted, as a live sender may still

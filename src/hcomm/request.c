@@ -177,6 +177,14 @@ static void request_join_finish(hcomm_request_t *joined) {
   hc_request_complete(joined, joined->join_error);
 }
 
+int hcomm_request_done_status(const hcomm_request_t *req,
+                              hcomm_status_t *status) {
+  if (req == NULL || !atomic_load_explicit(&req->done, memory_order_acquire))
+    return 0;
+  *status = req->status;
+  return 1;
+}
+
 void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
   hcomm_comm_t *comm = req->comm;
   req->status.error = error;

@@ -392,8 +392,11 @@ static int coll_persistent_wrap(const char *fn, hc_mpi_comm_t *c,
                                 hc_mpi_coll_t *cx, hcomm_request_t *eng,
                                 MPI_Request *request) {
   hc_mpi_request_t *r = hc_mpi_request_new(HC_REQ_PERSISTENT, c);
-  if (r == NULL || hcomm_coll_init_hooks(eng, coll_run_done_cb, coll_release_cb,
-                                         cx) != HC_OK) {
+  /* The unpacks after each run are all known now: none (the engine works
+   * in the user's buffers), no hook to call at every run. */
+  hcomm_coll_done_fn run_done = cx->jobs.n > 0 ? coll_run_done_cb : NULL;
+  if (r == NULL ||
+      hcomm_coll_init_hooks(eng, run_done, coll_release_cb, cx) != HC_OK) {
     if (r != NULL)
       hc_mpi_request_destroy(r);
     hcomm_request_free(eng);
@@ -458,7 +461,8 @@ static int coll_hccl_hand(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
 }
 
 int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
-  hc_status_t st = coll_load_all(r->coll);
+  /* Most persistent collectives work in the user's buffers: no loads. */
+  hc_status_t st = r->coll->loads.n > 0 ? coll_load_all(r->coll) : HC_OK;
   if (st == HC_OK)
     st = hcomm_start(r->engine);
   r->active = st == HC_OK;

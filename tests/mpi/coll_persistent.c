@@ -505,6 +505,62 @@ static void test_single_completions(void) {
   free_all(r, 2);
 }
 
+/* MPI_Wait of a persistent collective whose run is done, as MPI_Start's
+ * and MPI_Wait's fast paths take it, beside the cases they leave to the
+ * general path: a status written (the request stays, inactive: a Wait or
+ * Test of it again is immediate, with an empty status), a NULL status
+ * (MPI_ERR_ARG, the run still active: a Start is MPI_ERR_REQUEST), a
+ * request handle that is not one (MPI_ERR_REQUEST). */
+static void test_wait_done(void)
+{
+    MPI_Request r;
+    double in = 0, out = 0, want = 0;
+    for (int q = 0; q < size; q++)
+        want += q + 0.5;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                       MPI_INFO_NULL, &r);
+    for (int round = 0; round < 3; round++) {
+        in = rank + 0.5;
+        out = -1;
+        MPI_Status st;
+        st.MPI_SOURCE = -77;
+        CHECK(MPI_Start(&r) == MPI_SUCCESS, "start");
+        CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS, "wait with a status");
+        CHECK(r != MPI_REQUEST_NULL && out == want, "round %d: %g, want %g",
+              round, out, want);
+        CHECK(st.MPI_SOURCE != -77, "status not written");
+        int flag = 0;
+        st.MPI_SOURCE = -77;
+        CHECK(MPI_Test(&r, &flag, &st) == MPI_SUCCESS && flag &&
+                  st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
+              "test of the inactive request: flag %d source %d", flag,
+              st.MPI_SOURCE);
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                  r != MPI_REQUEST_NULL,
+              "wait of the inactive request");
+    }
+    in = rank + 0.5;
+    out = -1; /* before the start, which may finish the run */
+    CHECK(MPI_Start(&r) == MPI_SUCCESS, "start");
+    int rc = MPI_Wait(&r, NULL);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "wait, NULL status: %s", mt_errstr(rc));
+    rc = MPI_Start(&r);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "start of the active request: %s",
+          mt_errstr(rc));
+    CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && out == want,
+          "wait after the errors: %g", out);
+    MPI_Request bogus = (MPI_Request)0x7abc0001;
+    rc = MPI_Wait(&bogus, MPI_STATUS_IGNORE);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "wait, bad handle: %s",
+          mt_errstr(rc));
+    rc = MPI_Start(&bogus);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "start, bad handle: %s",
+          mt_errstr(rc));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free_all(&r, 1);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -525,6 +581,7 @@ int main(int argc, char **argv)
     test_startall_mixed();
     test_start_order();
     test_single_completions();
+    test_wait_done();
     MPI_Finalize();
     if (rank == 0)
         printf("coll_persistent: %d ranks, %d starts each: ok\n", size, iters);
