@@ -254,9 +254,9 @@ static inline int req_lookup(const char *fn, MPI_Request handle, int index,
                       index);
 }
 
-/* MPI_Wait of an active persistent collective whose run is done (its
- * MPI_Start mostly finishes it), good arguments: req_finish's outcome in a
- * few loads (no engine lock; nothing to unpack or free: a persistent
+/* MPI_Wait or MPI_Test of an active persistent collective whose run is
+ * done (its MPI_Start mostly finishes it), good arguments: req_finish's
+ * outcome in a few loads (no engine lock; nothing to unpack or free: a persistent
  * collective's own unpacks ran in the engine's hook).  -1: any other case,
  * which the general path checks and finishes. */
 static int req_wait_coll_done(const char *fn, MPI_Request *request,
@@ -320,6 +320,11 @@ HC_WEAK_ALIAS(MPI_Wait, PMPI_Wait);
 static int req_test_body(MPI_Request *request, int *flag, MPI_Status *status) {
   static const char fn[] = "MPI_Test";
   hc_mpi_request_t *r = NULL;
+  int fast = flag != NULL ? req_wait_coll_done(fn, request, status) : -1;
+  if (fast >= 0) {
+    *flag = 1;
+    return fast;
+  }
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, request, "request");

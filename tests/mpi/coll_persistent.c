@@ -508,7 +508,8 @@ static void test_single_completions(void) {
 /* MPI_Wait of a persistent collective whose run is done, as MPI_Start's
  * and MPI_Wait's fast paths take it, beside the cases they leave to the
  * general path: a status written (the request stays, inactive: a Wait or
- * Test of it again is immediate, with an empty status), a NULL status
+ * Test of it again is immediate, with an empty status), MPI_Test until
+ * done, a NULL status
  * (MPI_ERR_ARG, the run still active: a Start is MPI_ERR_REQUEST), a
  * request handle that is not one (MPI_ERR_REQUEST). */
 static void test_wait_done(void)
@@ -539,6 +540,18 @@ static void test_wait_done(void)
         CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
                   r != MPI_REQUEST_NULL,
               "wait of the inactive request");
+    }
+    /* Finished by MPI_Test: inactive after, so it starts again. */
+    for (int round = 0; round < 3; round++) {
+        int flag = 0;
+        in = rank + 0.5;
+        out = -1;
+        CHECK(MPI_Start(&r) == MPI_SUCCESS, "start before tests");
+        while (!flag)
+            CHECK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+                  "test");
+        CHECK(r != MPI_REQUEST_NULL && out == want, "tested: %g, want %g",
+              out, want);
     }
     in = rank + 0.5;
     out = -1; /* before the start, which may finish the run */
