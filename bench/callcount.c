@@ -15,7 +15,8 @@
  *   A / a  MPI_Allreduce / MPI_Allreduce_init;
  *   B / c  MPI_Bcast / MPI_Bcast_init;
  *   R / r  MPI_Reduce / MPI_Reduce_init;
- *   Y / y  MPI_Barrier / MPI_Barrier_init.
+ *   Y / y  MPI_Barrier / MPI_Barrier_init;
+ *   G      MPI_Allgather, X  MPI_Alltoall (8 bytes per rank).
  * Usage: callcount MODE [N], e.g.
  *   HCMPI_SPIN=0 tools/hcmpirun -n 2 valgrind --tool=callgrind callcount m
  * then callgrind_annotate --inclusive=yes on each rank's file: PMPI_Mrecv
@@ -57,6 +58,9 @@ static MPI_Request cc_coll_init(char mode, double *in, double *out) {
   return r;
 }
 
+/* Allgather's and Alltoall's blocks (two ranks of 8 bytes a side). */
+static char cc_blocks[32];
+
 /* One blocking collective of a collective mode; 0 for other modes. */
 static int cc_coll(char mode, double *in, double *out) {
   if (mode == 'A')
@@ -67,6 +71,11 @@ static int cc_coll(char mode, double *in, double *out) {
     MPI_Reduce(in, out, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   else if (mode == 'Y')
     MPI_Barrier(MPI_COMM_WORLD);
+  else if (mode == 'G')
+    MPI_Allgather(in, 8, MPI_BYTE, cc_blocks, 8, MPI_BYTE, MPI_COMM_WORLD);
+  else if (mode == 'X')
+    MPI_Alltoall(cc_blocks, 8, MPI_BYTE, cc_blocks + 16, 8, MPI_BYTE,
+                 MPI_COMM_WORLD);
   else
     return 0;
   return 1;

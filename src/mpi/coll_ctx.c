@@ -654,6 +654,50 @@ const hcomm_reduce_op_t *hc_mpi_coll_fast_red_decide(hc_mpi_coll_fast_t *f,
   return &f->red_kernel;
 }
 
+/* The bytes of a block when sendcount elements of sendtype (unless sendbuf
+ * is MPI_IN_PLACE) and recvcount of recvtype are the same positive number
+ * of bytes of predefined dense types, in host buffers that are there, on
+ * an intracommunicator comm (*c its object); 0: the general path. */
+static size_t coll_fast_blocks(MPI_Comm comm, const void *sendbuf,
+                               MPI_Count sendcount, MPI_Datatype sendtype,
+                               const void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, hc_mpi_comm_t **c) {
+  int in_place = sendbuf == MPI_IN_PLACE;
+  *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = *c != NULL ? hc_mpi_coll_fast(*c) : NULL;
+  const hc_mpi_type_t *rt = f != NULL ? hc_mpi_coll_fast_move(f, recvtype) : NULL;
+  /* Above one block of HC_MPI_COLL_FAST_BLOCK_MAX elements the general
+   * path decides; below it count * size cannot overflow. */
+  if (rt == NULL || recvcount <= 0 || recvcount > HC_MPI_COLL_FAST_BLOCK_MAX ||
+      recvbuf == NULL || recvbuf == MPI_IN_PLACE || sendbuf == NULL)
+    return 0;
+  size_t bytes = (size_t)recvcount * (size_t)rt->size;
+  if (!in_place) {
+    const hc_mpi_type_t *st = hc_mpi_coll_fast_move(f, sendtype);
+    if (st == NULL || sendcount < 0 || sendcount > HC_MPI_COLL_FAST_BLOCK_MAX ||
+        (size_t)sendcount * (size_t)st->size != bytes)
+      return 0;
+  }
+  return hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf) ? bytes : 0;
+}
+
+int hc_mpi_coll_fast_exchange(const char *fn, int alltoall,
+                              const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = coll_fast_blocks(comm, sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, recvtype, &c);
+  if (bytes == 0)
+    return -1;
+  const void *send = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
+  hc_status_t st = alltoall
+                       ? hcomm_alltoall(send, bytes, recvbuf, c->engine)
+                       : hcomm_allgather(send, bytes, recvbuf, c->engine);
+  return hc_mpi_raise_status(c, fn, st);
+}
+
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
   for (int i = 0; i < n; i++)
     if (hc_mpi_vec_at(counts, i) > 0)

@@ -196,6 +196,18 @@ hc_mpi_coll_fast_move(hc_mpi_coll_fast_t *f, MPI_Datatype type) {
              ? f->move_type
              : hc_mpi_coll_fast_move_decide(f, type);
 }
+/* The fast path of a blocking exchange with one block per rank:
+ * Allgather (alltoall 0) or Alltoall (1), where both sides are the same
+ * positive number of bytes of predefined dense types in host buffers on
+ * an intracommunicator.  Its result, or -1 when the call goes the general
+ * way (which checks and raises).  Blocks above HC_MPI_COLL_FAST_BLOCK_MAX
+ * elements are left to the general path (no overflow below it). */
+#define HC_MPI_COLL_FAST_BLOCK_MAX ((MPI_Count)1 << 24)
+int hc_mpi_coll_fast_exchange(const char *fn, int alltoall,
+                              const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm);
 /* The engine's kernel of op on type when the engine reduces the user's
  * buffers as they are (a predefined op on a predefined type), else NULL. */
 const hcomm_reduce_op_t *hc_mpi_coll_fast_red_decide(hc_mpi_coll_fast_t *f,

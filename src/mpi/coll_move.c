@@ -1122,9 +1122,12 @@ static int move_allgather_entry(const char *fn, const void *sendbuf,
                                 void *recvbuf, MPI_Count recvcount,
                                 MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                          hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                          recvtype, comm, NULL, 0);
+  int rc = hc_mpi_coll_fast_exchange(fn, 0, sendbuf, sendcount, sendtype,
+                                     recvbuf, recvcount, recvtype, comm);
+  if (rc < 0)
+    rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                        hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                        recvtype, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));

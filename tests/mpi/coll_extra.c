@@ -628,7 +628,8 @@ static void t_bottom(void) {
  * intracommunicator, host memory) beside those it must leave to the general
  * path, on a communicator whose earlier calls were fast: the type or op
  * changed, a user op, a derived type, MPI_IN_PLACE, an intercommunicator,
- * and each bad argument, which keeps its class. */
+ * and each bad argument, which keeps its class; Allgather and Alltoall
+ * the same way. */
 
 static void fast_user_max(void *in, void *inout, int *len, MPI_Datatype *t) {
   (void)t;
@@ -661,6 +662,53 @@ static void fast_good(MPI_Comm c, int n, int r) {
   long long b = r == 0 ? 0x0102030405060708LL : 0;
   ok(MPI_Bcast(&b, 1, MPI_LONG_LONG, 0, c), "fast bcast");
   CHECK(b == 0x0102030405060708LL, "fast bcast 0x%llx", b);
+}
+
+/* Allgather and Alltoall of one int (or two per rank) on c: plain, in
+ * place, with a different type of the same size each side, and bad
+ * arguments by class (errors returned on c). */
+static void fast_exchanges(MPI_Comm c, int n, int r) {
+  int *blocks = ialloc(2 * (size_t)n), *got = ialloc(2 * (size_t)n);
+  int mine = r * 10 + 1;
+  ok(MPI_Allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, c), "fast allgather");
+  for (int q = 0; q < n; q++)
+    CHECK(got[q] == q * 10 + 1, "allgather block %d: %d", q, got[q]);
+  for (int q = 0; q < n; q++)
+    got[q] = q == r ? mine : -1;
+  ok(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, got, 1, MPI_INT, c),
+     "allgather in place");
+  for (int q = 0; q < n; q++)
+    CHECK(got[q] == q * 10 + 1, "in-place allgather block %d: %d", q, got[q]);
+  for (int q = 0; q < n; q++) {
+    blocks[2 * q] = r * 100 + q;
+    blocks[2 * q + 1] = -(r * 100 + q);
+  }
+  /* Two ints sent as one double's bytes: the same signature size. */
+  ok(MPI_Alltoall(blocks, 1, MPI_DOUBLE, got, 2, MPI_INT, c), "fast alltoall");
+  for (int q = 0; q < n; q++)
+    CHECK(got[2 * q] == q * 100 + r && got[2 * q + 1] == -(q * 100 + r),
+          "alltoall block %d: %d %d", q, got[2 * q], got[2 * q + 1]);
+  ok(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, blocks, 2, MPI_INT, c),
+     "alltoall in place");
+  for (int q = 0; q < n; q++)
+    CHECK(blocks[2 * q] == q * 100 + r, "in-place alltoall block %d: %d", q,
+          blocks[2 * q]);
+  int e = MPI_Allgather(&mine, 2, MPI_INT, got, 1, MPI_INT, c);
+  CHECK(mt_class(e) == MPI_ERR_TRUNCATE, "allgather 2 into 1: %s",
+        mt_errstr(e));
+  e = MPI_Allgather(&mine, 1, MPI_INT, NULL, 1, MPI_INT, c);
+  CHECK(mt_class(e) == MPI_ERR_BUFFER, "allgather NULL recvbuf: %s",
+        mt_errstr(e));
+  e = MPI_Alltoall(blocks, 1, MPI_INT, NULL, 1, MPI_INT, c);
+  CHECK(mt_class(e) == MPI_ERR_BUFFER, "alltoall NULL recvbuf: %s",
+        mt_errstr(e));
+  e = MPI_Alltoall(blocks, -1, MPI_INT, got, 1, MPI_INT, c);
+  CHECK(mt_class(e) == MPI_ERR_COUNT, "alltoall count -1: %s", mt_errstr(e));
+  e = MPI_Allgather(&mine, 1, MPI_DATATYPE_NULL, got, 1, MPI_INT, c);
+  CHECK(mt_class(e) == MPI_ERR_TYPE, "allgather MPI_DATATYPE_NULL: %s",
+        mt_errstr(e));
+  free(blocks);
+  free(got);
 }
 
 static void t_fast_path(void) {
@@ -726,6 +774,7 @@ static void t_fast_path(void) {
     ok(MPI_Bcast(pb, 1, pair, 0, c), "derived bcast");
     CHECK(pb[0] == 7.0 && pb[1] == 8.0, "derived bcast %g %g", pb[0], pb[1]);
     fast_bad(c, 2, 1, pair, MPI_SUM, size, pb, pb, MPI_ERR_ROOT, "a derived type and root = size");
+    fast_exchanges(c, size, rank);
     MPI_Type_free(&pair);
     fast_good(c, size, rank);
     MPI_Comm_set_errhandler(c, MPI_ERRORS_ARE_FATAL);
@@ -752,6 +801,16 @@ static void t_fast_path(void) {
   int root = low ? (hrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
   ok(MPI_Bcast(&b, 1, MPI_LONG_LONG, root, inter), "inter bcast");
   CHECK(!low ? b == 42 : 1, "inter bcast %lld", b);
+  int remote, *all;
+  MPI_Comm_remote_size(inter, &remote);
+  all = ialloc((size_t)remote);
+  int me = rank + 1;
+  ok(MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, inter),
+     "inter allgather");
+  for (int q = 0; q < remote; q++)
+    CHECK(all[q] == (low ? size / 2 : 0) + q + 1, "inter allgather %d: %d", q,
+          all[q]);
+  free(all);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
 }
