@@ -37,12 +37,12 @@ const hc_env_entry_t hc_env_table[] = {
      "messages between ranks of a node also stop at the processor's "
      "limit (8192 on Intel; HCMPI_CPU_PROFILE)"},
     {"HCMPI_SPIN", "4000", "library",
-     "progress polls before a blocking wait sleeps (oversubscribed: 16 "
-     "without yielding in waits for messages, 2000 yielding in waits on "
+     "progress polls before a blocking wait sleeps (oversubscribed: 256 "
+     "yielding in waits for messages, 2000 yielding in waits on "
      "shared-memory collective flags)"},
     {"HCMPI_SPIN_PURE", "HCMPI_SPIN", "library",
-     "polls before yielding the core between polls (oversubscribed: 0 in "
-     "waits on shared-memory collective flags, all in waits for messages; "
+     "polls before yielding the core between polls (oversubscribed: 0, "
+     "in waits for messages and on shared-memory collective flags alike; "
      "setting HCMPI_SPIN or HCMPI_SPIN_PURE sets both kinds of wait)"},
     {"HCMPI_BIND", "1", "library",
      "0 leaves rank placement to the OS; 1 pins each rank to its own core "
