@@ -8,7 +8,9 @@
  * Alltoall(v) and Reduce_scatter(_block).  The I-forms run the same
  * algorithms as one step of their schedule (hc_shmcoll_i*_prepare below).
  * The persistent forms of at most HCMPI_COLL_SHM_LANE_MAX bytes run in a
- * lane of the segment of their own, chunk by chunk through its buffers
+ * lane of the segment of their own, chunk by chunk through its buffers,
+ * larger ones (and those above one lane buffer, while any is left) in a
+ * wide lane, the segment's layout again, in its chunks
  * (hc_shmcoll_op_own_lane, shmcoll_impl.h says why); the others stay
  * point-to-point schedules, whose tag, fixed at their _init, keeps their
  * messages apart.
