@@ -11,7 +11,10 @@
  *   barrier: no data (give -s 0);
  *   iallreduce, ibcast: the I-form started and waited for at once, as
  *     allreduce and bcast (what starting a schedule costs);
- *   bcast_init: MPI-4 persistent bcast from rank 0, as allreduce_init.
+ *   bcast_init: MPI-4 persistent bcast from rank 0, as allreduce_init;
+ *   reduce_init, allgather_init, alltoall_init, reduce_scatter_block_init:
+ *     the persistent forms of reduce, allgather, alltoall and
+ *     reduce_scatter_block, alike.
  *
  * Output, one line per size:
  *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
@@ -26,7 +29,9 @@
 static const char co_usage[] =
     "  -c NAME    the call: allreduce (default), bcast, reduce, allgather,\n"
     "             alltoall, alltoallv, reduce_scatter_block, barrier,\n"
-    "             allreduce_init, iallreduce, ibcast, bcast_init\n";
+    "             allreduce_init, iallreduce, ibcast, bcast_init,\n"
+    "             reduce_init, allgather_init, alltoall_init,\n"
+    "             reduce_scatter_block_init\n";
 
 enum co_call {
   CO_ALLREDUCE,
@@ -40,12 +45,18 @@ enum co_call {
   CO_ALLREDUCE_INIT,
   CO_IALLREDUCE,
   CO_IBCAST,
-  CO_BCAST_INIT
+  CO_BCAST_INIT,
+  CO_REDUCE_INIT,
+  CO_ALLGATHER_INIT,
+  CO_ALLTOALL_INIT,
+  CO_REDUCE_SCATTER_BLOCK_INIT
 };
 
 static const char *const co_names[] = {
     "allreduce", "bcast",    "reduce",  "allgather",     "alltoall",
-    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast", "bcast_init"};
+    "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast", "bcast_init",
+    "reduce_init", "allgather_init", "alltoall_init",
+    "reduce_scatter_block_init"};
 
 typedef struct co_bench {
   enum co_call call;
@@ -54,8 +65,12 @@ typedef struct co_bench {
   char *rbuf;
   int *counts;
   int *displs;
-  MPI_Request persistent; /* allreduce_init, bcast_init: this size's */
+  MPI_Request persistent; /* the _init calls: this size's */
 } co_bench_t;
+
+static int co_persistent(enum co_call call) {
+  return call == CO_ALLREDUCE_INIT || call >= CO_BCAST_INIT;
+}
 
 /* Doubles in size bytes (at least one, so that 8 B means one double). */
 static int co_doubles(size_t size) {
@@ -107,6 +122,10 @@ static void co_call(co_bench_t *b, size_t size) {
     return;
   case CO_ALLREDUCE_INIT:
   case CO_BCAST_INIT:
+  case CO_REDUCE_INIT:
+  case CO_ALLGATHER_INIT:
+  case CO_ALLTOALL_INIT:
+  case CO_REDUCE_SCATTER_BLOCK_INIT:
     bench_check(MPI_Start(&b->persistent), "MPI_Start");
     bench_check(MPI_Wait(&b->persistent, MPI_STATUS_IGNORE), "MPI_Wait");
     return;
@@ -130,18 +149,43 @@ static int co_prepare(co_bench_t *b, size_t size) {
     b->counts[r] = (int)size;
     b->displs[r] = (int)(size * (size_t)r);
   }
-  if (b->call != CO_ALLREDUCE_INIT && b->call != CO_BCAST_INIT)
+  if (!co_persistent(b->call))
     return 0;
 #if MPI_VERSION >= 4
-  if (b->call == CO_BCAST_INIT)
-    bench_check(MPI_Bcast_init(b->sbuf, (int)size, MPI_BYTE, 0,
-                               MPI_COMM_WORLD, MPI_INFO_NULL, &b->persistent),
+  int n = co_doubles(size), bytes = (int)size;
+  MPI_Request *req = &b->persistent;
+  switch (b->call) {
+  case CO_BCAST_INIT:
+    bench_check(MPI_Bcast_init(b->sbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD,
+                               MPI_INFO_NULL, req),
                 "MPI_Bcast_init");
-  else
-    bench_check(MPI_Allreduce_init(b->sbuf, b->rbuf, co_doubles(size),
-                                   MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                                   MPI_INFO_NULL, &b->persistent),
+    break;
+  case CO_REDUCE_INIT:
+    bench_check(MPI_Reduce_init(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM, 0,
+                                MPI_COMM_WORLD, MPI_INFO_NULL, req),
+                "MPI_Reduce_init");
+    break;
+  case CO_ALLGATHER_INIT:
+  case CO_ALLTOALL_INIT: {
+    /* the same arguments: bytes from (to) each rank */
+    int gather = b->call == CO_ALLGATHER_INIT;
+    bench_check((gather ? MPI_Allgather_init : MPI_Alltoall_init)(
+                    b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes, MPI_BYTE,
+                    MPI_COMM_WORLD, MPI_INFO_NULL, req),
+                gather ? "MPI_Allgather_init" : "MPI_Alltoall_init");
+    break;
+  }
+  case CO_REDUCE_SCATTER_BLOCK_INIT:
+    bench_check(MPI_Reduce_scatter_block_init(b->sbuf, b->rbuf, n, MPI_DOUBLE,
+                                              MPI_SUM, MPI_COMM_WORLD,
+                                              MPI_INFO_NULL, req),
+                "MPI_Reduce_scatter_block_init");
+    break;
+  default:
+    bench_check(MPI_Allreduce_init(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM,
+                                   MPI_COMM_WORLD, MPI_INFO_NULL, req),
                 "MPI_Allreduce_init");
+  }
   return 0;
 #else
   return -1; /* an MPI before 4.0 has no persistent collectives */
@@ -171,7 +215,7 @@ static void co_size(co_bench_t *b, const bench_opts_t *o, size_t size,
       worst = gathered[k] > worst ? gathered[k] : worst;
     vals[r] = worst;
   }
-  if (b->call == CO_ALLREDUCE_INIT || b->call == CO_BCAST_INIT)
+  if (co_persistent(b->call))
     bench_check(MPI_Request_free(&b->persistent), "MPI_Request_free");
   if (rank != 0)
     return;

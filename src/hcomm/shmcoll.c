@@ -1986,13 +1986,34 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   return 1;
 }
 
+/* Moves op onto lane (as it is: a wide one) when one is left. */
+static int shmcoll_take_lane(hc_shmcoll_op_t *op, hc_shmcoll_t *lanes,
+                             int nlanes, int *taken, int rechunk) {
+  if (lanes == NULL || *taken == nlanes ||
+      (rechunk && !shmcoll_op_rechunk(op, op->sc->lane_small)))
+    return 0;
+  op->sc = &lanes[(*taken)++];
+  return 1;
+}
+
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
-  if (sc->lanes == NULL || sc->lanes_taken == sc->nlanes ||
-      (shmcoll_op_bytes(op) > hc_shmcoll_tuning.lane_max &&
-       !shmcoll_lane_reads(op)) ||
-      !shmcoll_op_rechunk(op, sc->lane_small))
-    return HC_ERR_NOT_SUPPORTED;
-  op->sc = &sc->lanes[sc->lanes_taken++];
-  return HC_OK;
+  size_t bytes = shmcoll_op_bytes(op);
+  /* Data of one lane buffer, or a read (its descriptors): a lane.  More
+   * than a lane buffer takes a wide lane while one is left, so that it
+   * runs in the segment's chunks, one synchronisation per chunk rather
+   * than per lane buffer (8 ranks, 16 KiB Allreduce_init: 101 us through
+   * 2 KiB lane buffers against 19-24 for the blocking form; bench/NOTES.md,
+   * pcoll16l); a lane up to HCMPI_COLL_SHM_LANE_MAX when none is. */
+  int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || shmcoll_lane_reads(op);
+  if (lane_fits && (bytes <= sc->lane_small || shmcoll_lane_reads(op)) &&
+      shmcoll_take_lane(op, sc->lanes, sc->nlanes, &sc->lanes_taken, 1))
+    return HC_OK;
+  /* A wide lane has the segment's chunk and small buffers' size: op, as
+   * prepared against the segment, runs there as it is (shmcoll_impl.h). */
+  if (shmcoll_take_lane(op, sc->wide, sc->nwide, &sc->wide_taken, 0) ||
+      (lane_fits &&
+       shmcoll_take_lane(op, sc->lanes, sc->nlanes, &sc->lanes_taken, 1)))
+    return HC_OK;
+  return HC_ERR_NOT_SUPPORTED;
 }

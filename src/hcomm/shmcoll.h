@@ -8,7 +8,9 @@
  * Alltoall(v) and Reduce_scatter(_block).  The I-forms run the same
  * algorithms as one step of their schedule (hc_shmcoll_i*_prepare below).
  * The persistent forms of at most HCMPI_COLL_SHM_LANE_MAX bytes run in a
- * lane of the segment of their own, chunk by chunk through its buffers
+ * lane of the segment of their own, chunk by chunk through its buffers,
+ * larger ones (and those above one lane buffer, while any is left) in a
+ * wide lane, the segment's layout again, in its chunks
  * (hc_shmcoll_op_own_lane, shmcoll_impl.h says why); the others stay
  * point-to-point schedules, whose tag, fixed at their _init, keeps their
  * messages apart.
@@ -120,6 +122,11 @@
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
 #define HC_SHMCOLL_LANE_MAX ((size_t)16 << 10)
+/* Wide lanes per communicator's segment: the persistent collectives that
+ * fit no lane run the blocking forms' pipeline in one of these instead
+ * (shmcoll_impl.h).  Each holds the large buffers of the segment again
+ * (2.3-2.5 MiB on 4 and 8 ranks), so only a few. */
+#define HC_SHMCOLL_WIDE_LANES 2
 /* Small buffers per rank in a segment: how many small collectives a
  * Bcast root (or a Reduce's other ranks) may run ahead of the slowest
  * rank before it waits (fewer on many ranks: all of them within 2 MiB).
@@ -157,6 +164,7 @@ typedef struct hc_shmcoll_tuning {
   size_t lane_buf;             /* bytes of a lane's buffer (at most: smaller on
                                   many ranks) */
   size_t lane_max;             /* persistent forms of more bytes take no lane */
+  int wide_lanes;              /* wide lanes per segment (at most) */
   int depth;                   /* small buffers per rank: a power of two */
 } hc_shmcoll_tuning_t;
 
@@ -297,11 +305,12 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
     const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm);
 /* For a persistent form, at its _init, after a prepare above: moves *op
  * onto a lane of its own, so that its starts take that lane's numbers,
- * not the communicator's, in chunks of the lane's buffers.
- * HC_ERR_NOT_SUPPORTED (the same on every rank): no lane is left, the
- * data is above HCMPI_COLL_SHM_LANE_MAX, or it cannot be cut into chunks
- * of a lane buffer (an alltoall's slot, an element larger than the
- * buffer); use the point-to-point schedule. */
+ * not the communicator's, in chunks of the lane's buffers; one that fits
+ * no lane (above HCMPI_COLL_SHM_LANE_MAX, an alltoall's slot or an
+ * element larger than a lane buffer, no lane left) onto a wide lane,
+ * where it runs in the segment's own chunks.  HC_ERR_NOT_SUPPORTED (the
+ * same on every rank): neither is left; use the point-to-point
+ * schedule. */
 hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op);
 /* With the engine lock held, when the collective starts (every rank
  * starts its collectives on comm in one order): takes its sequence

@@ -20,6 +20,12 @@
  *                     lane's own size (lane_small, up to
  *                     HCMPI_COLL_SHM_LANE_BUF): the same layout in small,
  *                     for one persistent collective each (below)
+ *   wide_offset       nwide wide lanes (page-aligned, each padded to a
+ *                     page), each n x shmcoll_line_t, then (n + 1) x
+ *                     SHMCOLL_LANE_DEPTH small buffers of SHMCOLL_SMALL
+ *                     bytes, then (n + 1) x 2 large ones of chunk bytes:
+ *                     the segment's own layout, for one persistent
+ *                     collective each that fits no lane
  * Collective number s (every chunk of a long one is a number of its own)
  * of at most SHMCOLL_SMALL bytes uses small buffer s % depth, a
  * larger one large buffer s % 2 (a bcast's, every rank's and the shared
@@ -64,7 +70,18 @@
  * bytes: on a larger communicator their buffers shrink (halving, from
  * HCMPI_COLL_SHM_LANE_BUF down to SHMCOLL_SMALL, so that data of a few
  * KiB takes a few chunks rather than a schedule), and only then are there
- * fewer lanes. */
+ * fewer lanes.
+ *
+ * Wide lanes.  A persistent collective that fits no lane (more data than
+ * HCMPI_COLL_SHM_LANE_MAX, which in a lane's small buffers would take a
+ * synchronisation per few KiB) takes a wide lane at its _init, in the
+ * same order as lanes, if one is left: its op, built as the I-form's
+ * against the segment, runs unchanged there (the same chunk, the same
+ * small buffers' size), on the wide lane's lines and numbers, so it is
+ * the blocking form's pipeline, and several persistent collectives active
+ * at once never share buffers.  HCMPI_COLL_SHM_WIDE_LANES of them, fewer
+ * where they would pass SHMCOLL_WIDE_BUDGET; later ones are point-to-point
+ * schedules. */
 #define SHMCOLL_LANES 16
 /* Two buffers per rank, as the large ones: an Allreduce's run never
  * waits for them (every rank finished the run before last when it starts
@@ -76,6 +93,9 @@
  * 15-18 us through 2 of 4 KiB). */
 #define SHMCOLL_LANE_DEPTH 2
 #define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
+/* Two wide lanes of the largest segments (their large buffers near
+ * 4 MiB each) fit. */
+#define SHMCOLL_WIDE_BUDGET ((size_t)10 << 20)
 
 enum shmcoll_flag { SHMCOLL_POSTED, SHMCOLL_REDUCED, SHMCOLL_DONE };
 
@@ -91,6 +111,7 @@ typedef struct shmcoll_hdr {
   uint32_t depth;            /* small buffers per rank, as rank 0 set it */
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
+  uint32_t nwide;            /* wide lanes, as rank 0 made them */
 } shmcoll_hdr_t;
 
 typedef struct shmcoll_line {
@@ -150,6 +171,8 @@ typedef struct hc_shmcoll {
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
   int nlanes, lanes_taken;
   size_t lane_small; /* the communicator's segment: its lanes' small */
+  struct hc_shmcoll *wide; /* the communicator's segment: its wide lanes */
+  int nwide, wide_taken;
 } hc_shmcoll_t;
 
 /* comm's segment for a collective of bytes (the largest message one rank

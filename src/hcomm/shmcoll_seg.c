@@ -49,6 +49,7 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .pair_reduce_read_max = HC_SHMCOLL_PAIR_REDUCE_READ_MAX,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX,
+    .wide_lanes = HC_SHMCOLL_WIDE_LANES,
     .depth = HC_SHMCOLL_DEPTH};
 
 void hc_shmcoll_tuning_load(void) {
@@ -88,6 +89,8 @@ void hc_shmcoll_tuning_load(void) {
                                         HC_SHMCOLL_PAIR_REDUCE_READ_MAX);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
+  t->wide_lanes =
+      (int)hc_env_long("HCMPI_COLL_SHM_WIDE_LANES", HC_SHMCOLL_WIDE_LANES);
   long depth = hc_env_long("HCMPI_COLL_SHM_DEPTH", HC_SHMCOLL_DEPTH);
   t->depth = 1;
   while (t->depth * 2 <= depth) /* down to a power of two */
@@ -179,6 +182,41 @@ static size_t shmcoll_lanes_offset(const hc_shmcoll_t *sc) {
          (2 * (size_t)sc->size + 2) * sc->chunk;
 }
 
+static size_t shmcoll_page_up(size_t n) { return (n + 4095) / 4096 * 4096; }
+
+/* One wide lane's bytes (shmcoll_impl.h), to the next page. */
+static size_t shmcoll_wide_bytes(int n, size_t chunk) {
+  return shmcoll_page_up((size_t)n * sizeof(shmcoll_line_t) +
+                         ((size_t)n + 1) * SHMCOLL_LANE_DEPTH * SHMCOLL_SMALL +
+                         (2 * (size_t)n + 2) * chunk);
+}
+
+/* HCMPI_COLL_SHM_WIDE_LANES, or as many as fit SHMCOLL_WIDE_BUDGET. */
+static int shmcoll_wide_for(int n, size_t chunk) {
+  size_t fit = SHMCOLL_WIDE_BUDGET / shmcoll_wide_bytes(n, chunk);
+  int want = hc_shmcoll_tuning.wide_lanes;
+  return fit < (size_t)want ? (int)fit : want;
+}
+
+/* Where the wide lanes start: after the lanes, on a page. */
+static size_t shmcoll_wide_offset(const hc_shmcoll_t *sc) {
+  return shmcoll_page_up(shmcoll_lanes_offset(sc) +
+                         (size_t)sc->nlanes *
+                             shmcoll_lane_bytes(sc->size, sc->lane_small));
+}
+
+/* The lines of lane l (l >= nlanes: wide lane l - nlanes), from the
+ * mapping's base. */
+static shmcoll_line_t *shmcoll_lane_lines(const hc_shmcoll_t *sc, int l) {
+  if (l < sc->nlanes)
+    return (shmcoll_line_t *)(sc->base + shmcoll_lanes_offset(sc) +
+                              (size_t)l * shmcoll_lane_bytes(sc->size,
+                                                             sc->lane_small));
+  return (shmcoll_line_t *)(sc->base + shmcoll_wide_offset(sc) +
+                            (size_t)(l - sc->nlanes) *
+                                shmcoll_wide_bytes(sc->size, sc->chunk));
+}
+
 static hc_status_t shmcoll_map(hc_shmcoll_t *sc, int fd, size_t size) {
   void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
@@ -199,6 +237,7 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->nlanes = (uint32_t)sc->nlanes;
   hdr->lane_small = (uint32_t)sc->lane_small;
   hdr->depth = (uint32_t)sc->depth;
+  hdr->nwide = (uint32_t)sc->nwide;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
               : online > 0                ? (uint32_t)online
@@ -206,11 +245,8 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   for (int r = 0; r < sc->size; r++)
     for (int f = 0; f < 3; f++)
       atomic_store(&sc->lines[r].flag[f], SHMCOLL_SEQ0);
-  unsigned char *lanes = sc->base + shmcoll_lanes_offset(sc);
-  for (int l = 0; l < sc->nlanes; l++) {
-    shmcoll_line_t *lines =
-        (shmcoll_line_t *)(lanes + (size_t)l * shmcoll_lane_bytes(
-                                                   sc->size, sc->lane_small));
+  for (int l = 0; l < sc->nlanes + sc->nwide; l++) {
+    shmcoll_line_t *lines = shmcoll_lane_lines(sc, l);
     for (int r = 0; r < sc->size; r++)
       for (int f = 0; f < 3; f++)
         atomic_store(&lines[r].flag[f], SHMCOLL_SEQ0);
@@ -223,9 +259,8 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
  * must, until the others opened it). */
 static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
                            int *memfd) {
-  size_t size =
-      shmcoll_lanes_offset(sc) +
-      (size_t)sc->nlanes * shmcoll_lane_bytes(sc->size, sc->lane_small);
+  size_t size = shmcoll_wide_offset(sc) +
+                (size_t)sc->nwide * shmcoll_wide_bytes(sc->size, sc->chunk);
   *fd = hc_shmseg_create(offer->name, sizeof offer->name, memfd);
   if (*fd < 0 || hc_shmseg_reserve(*fd, offer->name, size) != HC_OK ||
       shmcoll_map(sc, *fd, size) != HC_OK)
@@ -235,8 +270,8 @@ static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
   offer->ok = 1;
   hc_log(HC_LOG_DEBUG, "shm",
          "segment %s: %zu bytes, collectives of %d ranks, %d lanes of "
-         "%zu-byte buffers",
-         offer->name, size, sc->size, sc->nlanes, sc->lane_small);
+         "%zu-byte buffers, %d wide lanes",
+         offer->name, size, sc->size, sc->nlanes, sc->lane_small, sc->nwide);
 }
 
 /* The others: opens and checks what rank 0 offered; 1 when usable. */
@@ -256,7 +291,8 @@ static int shmcoll_attach(hc_shmcoll_t *sc, const shmcoll_offer_t *offer) {
          sc->hdr->chunk == (uint32_t)sc->chunk &&
          sc->hdr->nlanes == (uint32_t)sc->nlanes &&
          sc->hdr->lane_small == (uint32_t)sc->lane_small &&
-         sc->hdr->depth == (uint32_t)sc->depth;
+         sc->hdr->depth == (uint32_t)sc->depth &&
+         sc->hdr->nwide == (uint32_t)sc->nwide;
 }
 
 /* The agreement runs on schedule collectives (the I-forms never come
@@ -315,13 +351,16 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   return rc;
 }
 
-/* Points each lane of sc (allocated behind it) into the mapping. */
+/* Points each lane and wide lane of sc (allocated behind it, in that
+ * order) into the mapping. */
 static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
   sc->lanes = sc->nlanes > 0 ? sc + 1 : NULL;
-  unsigned char *at = sc->base + shmcoll_lanes_offset(sc);
-  size_t lane_bytes = shmcoll_lane_bytes(sc->size, sc->lane_small);
-  for (int l = 0; l < sc->nlanes; l++, at += lane_bytes) {
-    hc_shmcoll_t *lane = &sc->lanes[l];
+  sc->wide = sc->nwide > 0 ? sc + 1 + sc->nlanes : NULL;
+  for (int l = 0; l < sc->nlanes + sc->nwide; l++) {
+    int wide = l >= sc->nlanes;
+    size_t small = wide ? SHMCOLL_SMALL : sc->lane_small;
+    shmcoll_line_t *lines = shmcoll_lane_lines(sc, l);
+    hc_shmcoll_t *lane = sc + 1 + l;
     *lane = (hc_shmcoll_t){.usable = 1,
                            .rank = sc->rank,
                            .size = sc->size,
@@ -333,12 +372,11 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .done_seen = SHMCOLL_SEQ0,
                            .chunk = sc->chunk,
                            .depth = SHMCOLL_LANE_DEPTH,
-                           .small = sc->lane_small,
+                           .small = small,
                            .hdr = sc->hdr,
-                           .lines = (shmcoll_line_t *)at};
-    lane->small_bytes =
-        ((size_t)sc->size + 1) * SHMCOLL_LANE_DEPTH * sc->lane_small;
-    lane->data = at + (size_t)sc->size * sizeof(shmcoll_line_t);
+                           .lines = lines};
+    lane->small_bytes = ((size_t)sc->size + 1) * SHMCOLL_LANE_DEPTH * small;
+    lane->data = (unsigned char *)(lines + sc->size);
   }
 }
 
@@ -367,7 +405,9 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   }
   size_t lane_small;
   int nlanes = shmcoll_lanes_for(comm->size, &lane_small);
-  sc = calloc(1, sizeof *sc + (size_t)nlanes * sizeof *sc);
+  size_t chunk = shmcoll_chunk_for(comm->size);
+  int nwide = shmcoll_wide_for(comm->size, chunk);
+  sc = calloc(1, sizeof *sc + (size_t)(nlanes + nwide) * sizeof *sc);
   hc_shmcoll_t local = {0};
   hc_shmcoll_t *use = sc != NULL ? sc : &local;
   use->rank = comm->rank;
@@ -377,13 +417,14 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->seq = SHMCOLL_SEQ0;
   use->turn = SHMCOLL_SEQ0;
   use->done_seen = SHMCOLL_SEQ0;
-  use->chunk = shmcoll_chunk_for(comm->size);
+  use->chunk = chunk;
   use->depth = shmcoll_depth_for(comm->size);
   use->small = SHMCOLL_SMALL;
   use->small_bytes =
       ((size_t)comm->size + 1) * (size_t)use->depth * (size_t)SHMCOLL_SMALL;
   use->nlanes = nlanes;
   use->lane_small = lane_small;
+  use->nwide = nwide;
   /* A rank short of memory still takes part, and votes against. */
   *rc = shmcoll_setup(comm, use, sc == NULL);
   if (sc == NULL || !sc->usable) {

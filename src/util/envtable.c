@@ -195,6 +195,12 @@ const hc_env_entry_t hc_env_table[] = {
      "Alltoall, Reduce_scatter) of more bytes per rank take point-to-point "
      "schedules instead of a lane of the segment (the first 16 persistent "
      "collectives of a communicator get lanes)"},
+    {"HCMPI_COLL_SHM_WIDE_LANES", "2", "library",
+     "persistent collectives per communicator that fit no lane (above "
+     "HCMPI_COLL_SHM_LANE_MAX) yet run the blocking forms' pipeline of the "
+     "segment, each in a wide lane of its own with the segment's large "
+     "buffers again (fewer where they would pass 8 MiB); later ones take "
+     "point-to-point schedules; 0: none"},
     /* shared memory */
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
@@ -392,6 +398,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_WIDE_LANES", 0, 0, 16},
     {"HCMPI_COLL_SHM_DEPTH", 0, 1, 256},
     {"HCMPI_TEST_RMA_NOMEM", 0, 0, 1 << 20},
     {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},

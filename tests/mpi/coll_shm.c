@@ -27,7 +27,9 @@
  *                       blocks), reduce_scatter_block,
  *                       reduce_scatter_block-large (300000 bytes),
  *                       allreduce-init-large, bcast-init-large (the
- *                       persistent forms, 300000 bytes, read in lanes)); the
+ *                       persistent forms, 300000 bytes, read in lanes;
+ *                       the Allreduce on more than 2 ranks the segment's
+ *                       pipeline in a wide lane)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun

@@ -15,26 +15,61 @@
  *                         Reduce output untouched), and the transport
  *                         message counters (MPI_T) must not move on 2 or
  *                         more ranks: all of them ran in lanes.  Then two
- *                         more (a 1 KiB Allreduce, a 4 KiB Bcast) find no
- *                         lane left: all 18 started together are still
- *                         right, and the two send messages.
+ *                         more (a 1 KiB Allreduce, a 4 KiB Bcast) take the
+ *                         two lanes that the wide lanes left (the first
+ *                         two above a lane buffer took those; no message
+ *                         either), and two of 16 KiB find none left: all
+ *                         20 started together are still right, and those
+ *                         two send messages.  Then the wide
+ *                         lanes (below).
  *   coll_shm_lanes p2p    the same under HCMPI_COLL_SHM=0 (or lanes off):
  *                         results alike, and the counters move.
  *   coll_shm_lanes plain  results only, no counters (another MPI, another
  *                         launcher).
+ *
+ * Wide lanes (hc_shmcoll_op_own_lane): persistent collectives above the
+ * lanes, on a dup: an Allreduce of 300004 bytes and one in place (MPI_MAX)
+ * with a 1 KiB Allreduce, started together (rotated Startall) WIDE_ROUNDS
+ * times with new inputs: no transport message on 3 or more ranks (two
+ * read in lanes); then those and a Reduce in place at the root, an
+ * Allgather of 160000 bytes a rank, one of a contiguous derived type, a
+ * Reduce_scatter_block of 80000 bytes a rank, an Alltoall of 16000-byte
+ * blocks and a Bcast, all active at once, results checked: those beyond
+ * the wide lanes (HCMPI_COLL_SHM_WIDE_LANES) run as schedules beside
+ * them, which the counters then see.
  */
 #include "mpitest.h"
 
-enum { ROUNDS = 100, NSIZES = 3, PER_SIZE = 5, NLANED = NSIZES * PER_SIZE + 1, NALL = NLANED + 2 };
+enum {
+    ROUNDS = 100,
+    NSIZES = 3,
+    PER_SIZE = 5,
+    NLANED = NSIZES * PER_SIZE + 1,
+    NWIDE_DEFAULT = 2, /* HCMPI_COLL_SHM_WIDE_LANES' default */
+    NALL = NLANED + NWIDE_DEFAULT + 2,
+    WIDE_ROUNDS = 1000
+};
 
 /* Elements (ints) of each size: 1, 4 and 16 KiB. */
 static const int counts[NSIZES] = {256, 1024, 4096};
 
-enum kind { ALLREDUCE, ALLREDUCE_IN_PLACE, BCAST, REDUCE, REDUCE_IN_PLACE, BARRIER };
+enum kind {
+    ALLREDUCE,
+    ALLREDUCE_IN_PLACE,
+    BCAST,
+    REDUCE,
+    REDUCE_IN_PLACE,
+    BARRIER,
+    ALLGATHER,         /* count ints a rank */
+    ALLGATHER_TYPED,   /* the same, as count / 2 pairs of a contiguous type */
+    REDUCE_SCATTER,    /* Reduce_scatter_block, count ints a rank keeps */
+    ALLTOALL           /* count ints a block */
+};
 
 typedef struct pers {
     enum kind kind;
     int count, root;
+    int nin, nout; /* ints of in and out */
     int *in, *out;
     MPI_Request req;
 } pers_t;
@@ -50,8 +85,20 @@ static int val(int r, int k, int it, int i)
 
 static long long want_of(const pers_t *p, int k, int it, int i)
 {
-    if (p->kind == BCAST)
+    switch (p->kind) {
+    case BCAST:
         return val(p->root, k, it, i);
+    case ALLGATHER:
+    case ALLGATHER_TYPED:
+        return val(i / p->count, k, it, i % p->count);
+    case ALLTOALL: /* rank i / count's block for this rank */
+        return val(i / p->count, k, it, rank * p->count + i % p->count);
+    case REDUCE_SCATTER:
+        i += rank * p->count;
+        break;
+    default:
+        break;
+    }
     long long s = p->kind == ALLREDUCE_IN_PLACE ? val(0, k, it, i) : 0;
     for (int r = 0; r < size; r++) {
         int v = val(r, k, it, i);
@@ -80,9 +127,12 @@ static unsigned long long messages_sent(void)
 static void pers_init(pers_t *p, enum kind kind, int count, int root, MPI_Comm comm)
 {
     int rc = MPI_SUCCESS;
-    *p = (pers_t){kind, count, root % size, NULL, NULL, MPI_REQUEST_NULL};
-    p->in = calloc((size_t)(count > 0 ? count : 1), sizeof(int));
-    p->out = calloc((size_t)(count > 0 ? count : 1), sizeof(int));
+    int spread = kind == ALLGATHER || kind == ALLGATHER_TYPED || kind == ALLTOALL;
+    int gathered = kind == REDUCE_SCATTER || kind == ALLTOALL;
+    *p = (pers_t){kind, count, root % size, gathered ? count * size : count,
+                  spread ? count * size : count, NULL, NULL, MPI_REQUEST_NULL};
+    p->in = calloc((size_t)(p->nin > 0 ? p->nin : 1), sizeof(int));
+    p->out = calloc((size_t)(p->nout > 0 ? p->nout : 1), sizeof(int));
     CHECK(p->in != NULL && p->out != NULL, "calloc");
     int at_root = rank == p->root;
     switch (kind) {
@@ -108,6 +158,27 @@ static void pers_init(pers_t *p, enum kind kind, int count, int root, MPI_Comm c
     case BARRIER:
         rc = MPI_Barrier_init(comm, MPI_INFO_NULL, &p->req);
         break;
+    case ALLGATHER:
+        rc = MPI_Allgather_init(p->in, count, MPI_INT, p->out, count, MPI_INT, comm,
+                                MPI_INFO_NULL, &p->req);
+        break;
+    case ALLGATHER_TYPED: {
+        MPI_Datatype pair;
+        CHECK(MPI_Type_contiguous(2, MPI_INT, &pair) == MPI_SUCCESS, "Type_contiguous");
+        CHECK(MPI_Type_commit(&pair) == MPI_SUCCESS, "Type_commit");
+        rc = MPI_Allgather_init(p->in, count / 2, pair, p->out, count / 2, pair, comm,
+                                MPI_INFO_NULL, &p->req);
+        MPI_Type_free(&pair); /* the request keeps what it needs */
+        break;
+    }
+    case REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block_init(p->in, p->out, count, MPI_INT, MPI_SUM, comm,
+                                           MPI_INFO_NULL, &p->req);
+        break;
+    case ALLTOALL:
+        rc = MPI_Alltoall_init(p->in, count, MPI_INT, p->out, count, MPI_INT, comm,
+                               MPI_INFO_NULL, &p->req);
+        break;
     }
     CHECK(rc == MPI_SUCCESS, "persistent init of kind %d, %d ints", (int)kind, count);
 }
@@ -115,9 +186,12 @@ static void pers_init(pers_t *p, enum kind kind, int count, int root, MPI_Comm c
 /* New inputs for round it; outputs scribbled over (in place: the input). */
 static void pers_fill(pers_t *p, int k, int it)
 {
-    for (int i = 0; i < p->count; i++) {
+    for (int i = 0; i < p->nout; i++)
+        p->out[i] = -7777;
+    for (int i = 0; i < p->nin; i++)
+        p->in[i] = val(rank, k, it, i);
+    for (int i = 0; i < p->count && p->nin == p->nout; i++) {
         int mine = val(rank, k, it, i);
-        p->in[i] = mine;
         switch (p->kind) {
         case ALLREDUCE_IN_PLACE:
             p->out[i] = mine;
@@ -136,9 +210,8 @@ static void pers_fill(pers_t *p, int k, int it)
 
 static void pers_check(const pers_t *p, int k, int it)
 {
-    int gets = p->kind == ALLREDUCE || p->kind == ALLREDUCE_IN_PLACE || p->kind == BCAST ||
-               rank == p->root;
-    for (int i = 0; i < p->count; i++) {
+    int gets = (p->kind != REDUCE && p->kind != REDUCE_IN_PLACE) || rank == p->root;
+    for (int i = 0; i < p->nout; i++) {
         long long want = gets ? want_of(p, k, it, i) : -7777;
         if (p->out[i] != want) {
             CHECK(0, "round %d: collective %d (kind %d, %d ints, root %d) [%d] = %d, want %lld",
@@ -204,6 +277,46 @@ static void large_allreduce(int check_counters)
     MPI_Comm_free(&comm);
 }
 
+/* Ints of the wide lanes' collectives (above): 300004 bytes, across the
+ * segment's chunk (256 KiB, 128 KiB on 8 ranks); 160000 bytes a rank;
+ * 80000 bytes a rank; 16000-byte blocks, within an alltoall's part of the
+ * chunk on 8 ranks. */
+enum { WIDE_COUNT = 75001, GATHER_COUNT = 40000, SCATTER_COUNT = 20000, ALLTOALL_COUNT = 4000 };
+enum { NWIDE_ALL = 9 };
+
+/* The wide lanes (above), on a dup of MPI_COMM_WORLD. */
+static void wide_lanes(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    pers_t ps[NWIDE_ALL];
+    pers_init(&ps[0], ALLREDUCE, WIDE_COUNT, 0, comm);
+    pers_init(&ps[1], ALLREDUCE_IN_PLACE, WIDE_COUNT, 0, comm);
+    pers_init(&ps[2], ALLREDUCE, counts[0], 0, comm);
+    pers_init(&ps[3], REDUCE_IN_PLACE, WIDE_COUNT, 1, comm);
+    pers_init(&ps[4], ALLGATHER, GATHER_COUNT, 0, comm);
+    pers_init(&ps[5], ALLGATHER_TYPED, GATHER_COUNT, 0, comm);
+    pers_init(&ps[6], REDUCE_SCATTER, SCATTER_COUNT, 0, comm);
+    pers_init(&ps[7], ALLTOALL, ALLTOALL_COUNT, 0, comm);
+    pers_init(&ps[8], BCAST, WIDE_COUNT, size - 1, comm);
+    unsigned long long before = messages_sent();
+    for (int it = 0; it < WIDE_ROUNDS; it++)
+        round_of(ps, 3, it);
+    unsigned long long moved = messages_sent() - before;
+    if (check_counters && size > 2)
+        CHECK(moved == 0, "%llu transport messages in %d rounds of persistent collectives in "
+                          "wide lanes", moved, WIDE_ROUNDS);
+    for (int it = 0; it < ROUNDS / 4; it++)
+        round_of(ps, NWIDE_ALL, WIDE_ROUNDS + it);
+    for (int k = 0; k < NWIDE_ALL; k++) {
+        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
+        free(ps[k].in);
+        free(ps[k].out);
+    }
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -225,9 +338,11 @@ int main(int argc, char **argv)
         for (int kind = ALLREDUCE; kind <= REDUCE_IN_PLACE; kind++)
             pers_init(&ps[k++], (enum kind)kind, counts[s], s + kind, dup);
     pers_init(&ps[k++], BARRIER, 0, 0, dup);
-    /* No lane left for these. */
+    /* The lanes that the wide lanes left, then none. */
     pers_init(&ps[k++], ALLREDUCE, counts[0], 0, dup);
     pers_init(&ps[k++], BCAST, counts[1], 1, dup);
+    pers_init(&ps[k++], ALLREDUCE, counts[2], 2, dup);
+    pers_init(&ps[k++], BCAST, counts[2], 0, dup);
 
     unsigned long long before = messages_sent();
     for (int it = 0; it < ROUNDS; it++)
@@ -241,8 +356,15 @@ int main(int argc, char **argv)
 
     before = messages_sent();
     for (int it = 0; it < ROUNDS / 4; it++)
-        round_of(ps, NALL, ROUNDS + it);
-    if (counted && size > 1)
+        round_of(ps, NLANED + NWIDE_DEFAULT, ROUNDS + it);
+    moved = messages_sent() - before;
+    if (counted && !p2p && size > 1 && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL)
+        CHECK(moved == 0, "%llu transport messages in rounds with the wide lanes", moved);
+
+    before = messages_sent();
+    for (int it = 0; it < ROUNDS / 4; it++)
+        round_of(ps, NALL, ROUNDS + ROUNDS / 4 + it);
+    if (counted && size > 1 && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL)
         CHECK(messages_sent() > before, "the persistent collectives beyond the lanes sent no "
                                         "message");
     for (k = 0; k < NALL; k++) {
@@ -254,6 +376,7 @@ int main(int argc, char **argv)
     /* Reads off (a minimum of 0): the 64 KiB one is a schedule. */
     const char *read_min = getenv("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN");
     large_allreduce(counted && !p2p && (read_min == NULL || strcmp(read_min, "0") != 0));
+    wide_lanes(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     if (counted)
         MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

@@ -9,7 +9,12 @@
 # Allreduce and Bcast, which two ranks read from each other in lanes (no
 # message; with the reads off, a schedule: results alone); with every
 # wait sleeping (HCMPI_SPIN=0), and with the lanes or the segments off
-# (the same results by messages).
+# (the same results by messages).  Persistent collectives above the lanes
+# in wide lanes: 300 KB Allreduces 1,000 starts without a message, then
+# with a Reduce, Allgathers (one of a derived type), a
+# Reduce_scatter_block, an Alltoall and a Bcast active at once; with as
+# many wide lanes as fit (HCMPI_COLL_SHM_WIDE_LANES=16) and 16 KiB chunks
+# (long pipelines), and none.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     for n in 1 2 3 5; do
@@ -24,7 +29,10 @@ HCMPI_COLL_SHM_LANE_BUF=512 run_mpi_ok 3 coll_shm_lanes
 HCMPI_COLL_SHM_LANE_BUF=600 run_mpi_ok 2 coll_shm_lanes
 HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=0 run_mpi_ok 2 coll_shm_lanes
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_lanes
-HCMPI_COLL_SHM_LANE_MAX=0 run_mpi_ok 3 coll_shm_lanes p2p
+HCMPI_COLL_SHM_WIDE_LANES=16 run_mpi_ok 3 coll_shm_lanes
+HCMPI_COLL_SHM_WIDE_LANES=16 run_mpi_ok 8 coll_shm_lanes
+HCMPI_COLL_SHM_WIDE_LANES=16 HCMPI_COLL_SHM_CHUNK=16k HCMPI_SPIN=0 run_mpi_ok 5 coll_shm_lanes
+HCMPI_COLL_SHM_LANE_MAX=0 HCMPI_COLL_SHM_WIDE_LANES=0 run_mpi_ok 3 coll_shm_lanes p2p
 HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_lanes p2p
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_lanes plain
 # Reads refused on rank 1 alone (no CMA there): each start's read of the

@@ -10,9 +10,14 @@ mode=
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     mode=plain
 fi
+# More ranks: a Bcast_init above the lanes takes a wide lane of the segment
+# (HCMPI_COLL_SHM_WIDE_LANES), where its chunks are packed straight into
+# the segment too; the counted runs leave it to messages, and one run
+# checks the data through the wide lane.
 for n in 1 3 4; do
-    run_mpi_ok $n coll_stream $mode
+    HCMPI_COLL_SHM_WIDE_LANES=0 run_mpi_ok $n coll_stream $mode
 done
+run_mpi_ok 3 coll_stream plain
 # Two ranks: a Bcast up to HCMPI_COLL_SHM_PAIR_BCAST_MAX (64 KiB by
 # default) takes the segment there (its chunks packed
 # straight into it), so rank 1, whose only receives are from rank 0,
