@@ -201,16 +201,25 @@ static void test_cancel(void) {
  * cancelled.  Rank 1 stays out of the engine (polling a file, no timing
  * assumed) while rank 0 queues more messages than any shm ring holds, so the
  * last one cannot have left; it must cancel, and rank 1 must see every other
- * message, in order, and not the cancelled one. */
+ * message, in order, and not the cancelled one.  Each message carries 64
+ * bytes: over tcp the kernel's buffers on both ends (twice the 64 KiB
+ * sockets that tcp_local.sh and verbs_local.sh set) and the send queue held
+ * most of 20,000 four-byte messages, so the last one had sometimes left. */
+struct queued_msg {
+  int seq;
+  unsigned char fill[60];
+};
+
 static void test_cancel_queued_send(void) {
   enum { N = 20000 };
   char path[128];
   snprintf(path, sizeof path, "/tmp/engine_p2p.%d.go", (int)getppid());
   if (rank == 0) {
-    int *v = malloc(N * sizeof *v);
+    struct queued_msg *v = malloc(N * sizeof *v);
     hcomm_request_t **reqs = malloc(N * sizeof *reqs);
     for (int i = 0; i < N; i++) {
-      v[i] = i;
+      v[i].seq = i;
+      memset(v[i].fill, i & 0xff, sizeof v[i].fill);
       OK(hcomm_isend(&v[i], sizeof v[i], 1, 30, world, 0, &reqs[i]));
     }
     OK(hcomm_cancel(reqs[N - 1]));
@@ -231,9 +240,11 @@ static void test_cancel_queued_send(void) {
       usleep(1000);
     unlink(path);
     for (int i = 0; i < N - 1; i++) {
-      int got = -1;
+      struct queued_msg got = {.seq = -1};
       OK(recv_blocking(&got, sizeof got, 0, 30, world, NULL));
-      CHECK(got == i);
+      CHECK(got.seq == i);
+      CHECK(got.fill[0] == (i & 0xff) &&
+            got.fill[sizeof got.fill - 1] == (i & 0xff));
     }
     OK(recv_blocking(NULL, 0, 0, 31, world, NULL));
     int flag = 1;
