@@ -51,8 +51,11 @@
  * with the peer's failure when a member of the communicator is lost.
  */
 
+#include "config.h" /* _GNU_SOURCE, for sched_getcpu */
+
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +106,9 @@ static int shmcoll_ready(const hc_shmcoll_t *sc, int kind, int who,
  * shmcoll_sleep: either the sleeper sees the flag, or this sees it
  * counted and rings). */
 static void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
+  if (sc->crowded) /* in the line that the flag takes along anyway */
+    atomic_store_explicit(&sc->lines[sc->rank].cpu,
+                          (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
   atomic_store_explicit(&sc->lines[sc->rank].flag[kind], s,
                         memory_order_release);
   atomic_thread_fence(memory_order_seq_cst);
@@ -1148,6 +1154,32 @@ static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
  * added to its latency. */
 #define SHMCOLL_FLAG_LOOKS 64
 
+/* 1 when this rank is crowded (more ranks than CPUs) and a rank that
+ * still owes flag kind (of who, or of every rank) last published from
+ * the CPU this rank runs on: it then cannot write the flag before this
+ * rank gives the core up.  Unbound ranks that wait by yielding gather on
+ * one core (4 ranks on 2 cores, 8 B Alltoall: every rank published from
+ * one CPU, and every wait was for a rank that last ran there; bench/NOTES.md,
+ * osub16). */
+static int shmcoll_owed_here(const hc_shmcoll_t *sc, int kind, int who,
+                             uint32_t want) {
+  if (!sc->crowded)
+    return 0;
+  uint32_t here = (uint32_t)(sched_getcpu() + 1);
+  if (here == 0) /* not known */
+    return 0;
+  int from = who == SHMCOLL_ALL ? 0 : who;
+  int to = who == SHMCOLL_ALL ? sc->size : who + 1;
+  for (int r = from; r < to; r++) {
+    const shmcoll_line_t *l = &sc->lines[r];
+    if (!shmcoll_reached(
+            atomic_load_explicit(&l->flag[kind], memory_order_acquire), want) &&
+        atomic_load_explicit(&l->cpu, memory_order_relaxed) == here)
+      return 1;
+  }
+  return 0;
+}
+
 /* 1 when what op's step last waited for came within SHMCOLL_FLAG_LOOKS;
  * 0 at once when this step spent its looks already (a wait's later polls
  * look once, as the blocking forms' wait does). */
@@ -1157,6 +1189,8 @@ static int shmcoll_flag_soon(hc_shmcoll_op_t *op) {
   op->looked_at = op->at;
   op->looked_phase = op->phase;
   const hc_shmcoll_t *sc = op->sc;
+  if (shmcoll_owed_here(sc, sc->wait_kind, sc->wait_who, sc->wait_want))
+    return 0; /* its looks would all fail: yield at once */
   for (int i = 0; i < SHMCOLL_FLAG_LOOKS; i++)
     if (shmcoll_ready(sc, sc->wait_kind, sc->wait_who, sc->wait_want))
       return 1;

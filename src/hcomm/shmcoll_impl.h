@@ -116,7 +116,10 @@ typedef struct shmcoll_hdr {
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
-  uint32_t unused;
+  /* The CPU this rank last published from, plus one (0: not known): a
+   * crowded waiter tells from it whether a rank it waits for shares its
+   * core (shmcoll.c, shmcoll_owed_here). */
+  _Atomic uint32_t cpu;
   /* A bcast or reduction read (shmcoll.c): where this rank's buffer lies
    * (a reduction's input), in the line its posted flag brings along; an
    * allreduce read's result, which the other rank writes half of. */

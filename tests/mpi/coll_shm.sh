@@ -262,6 +262,20 @@ done
 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 8 coll_shm ring
 HCMPI_SPIN=0 run_mpi_ok 8 coll_shm ring
 HCMPI_SPIN=0 HCMPI_COLL_SHM_DEPTH=4 run_mpi_ok 8 coll_shm ring
+# Crowded ranks all on one CPU: every rank a wait is for last published
+# from the waiter's own CPU, so the waits yield without looking first
+# (shmcoll_owed_here); yielding and asleep, 5 and 8 ranks.
+one_cpu_wrap=$(mktemp)
+if one_cpu_wrapper "$one_cpu_wrap"; then
+    MPI_TEST_WRAP=$one_cpu_wrap
+    for n in 5 8; do
+        HCMPI_COLL_SHM_CPUS=1 run_mpi_ok $n coll_shm
+        HCMPI_COLL_SHM_CPUS=1 run_mpi_ok $n coll_shm ring
+    done
+    HCMPI_COLL_SHM_CPUS=1 HCMPI_SPIN=0 run_mpi_ok 8 coll_shm ring
+    MPI_TEST_WRAP=
+fi
+rm -f "$one_cpu_wrap"
 # A rank killed while the others run ahead: the Bcast root and the Reduce
 # senders fail once the ring is full of collectives the victim never
 # finished (after as many rounds as it is deep), the others sooner.

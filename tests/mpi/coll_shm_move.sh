@@ -18,6 +18,16 @@ for n in 1 2 3 4 5 8; do
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm_move
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_move
+# Crowded ranks all on one CPU (their waits yield without looking first:
+# every rank they wait for last ran on that CPU), yielding and asleep.
+one_cpu_wrap=$(mktemp)
+if one_cpu_wrapper "$one_cpu_wrap"; then
+    MPI_TEST_WRAP=$one_cpu_wrap
+    HCMPI_COLL_SHM_CPUS=1 run_mpi_ok 5 coll_shm_move
+    HCMPI_COLL_SHM_CPUS=1 HCMPI_SPIN=0 run_mpi_ok 8 coll_shm_move
+    MPI_TEST_WRAP=
+fi
+rm -f "$one_cpu_wrap"
 HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_move p2p
 # Allgathers above HCMPI_COLL_SHM_ALLGATHER_MAX (by default all that the
 # segment takes) by messages: results alike.

@@ -78,6 +78,17 @@ run_mpi_ok() {
     [ $rc -eq 0 ] || fail "$2 on $1 ranks exited with status $rc"
 }
 
+# one_cpu_wrapper FILE: writes FILE, a wrapper for MPI_TEST_WRAP that
+# runs every rank on the first CPU this shell may use (taskset); 1 when
+# there is no taskset.
+one_cpu_wrapper() {
+    command -v taskset >/dev/null 2>&1 || return 1
+    cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+    [ -n "$cpu" ] || return 1
+    printf '#!/bin/sh\nexec taskset -c %s "$@"\n' "$cpu" >"$1"
+    chmod +x "$1"
+}
+
 # run_mpi_ok_no_cma_on_rank1 N PROG [ARGS...]: run_mpi_ok under hcmpirun
 # with HCMPI_SHM_CMA=0 for rank 1 alone, whose reads of the other ranks'
 # memory then fail (the others' still work).
