@@ -49,6 +49,7 @@ static const hc_cpu_profile_t cpu_profile_intel = {
     .shm_cma_help_min = (size_t)512 << 10,
     .coll_shm_stream_min = 0,
     .shm_eager_max = (size_t)8 << 10,
+    .shm_eager_busy_max = (size_t)16 << 10,
 };
 
 /* Machines never measured keep the values hcmpi shipped with before
@@ -106,6 +107,8 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->shm_cma_help_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_STREAM_MIN") == 0)
     *bytes = p->coll_shm_stream_min;
+  else if (strcmp(name, "HCMPI_SHM_EAGER_BUSY_MAX") == 0)
+    *bytes = p->shm_eager_busy_max;
   else
     return -1;
   return 0;
