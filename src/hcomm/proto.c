@@ -388,15 +388,17 @@ static void proto_copy_in(hcomm_request_t *req, size_t offset, const void *src,
 }
 
 /* A send above the eager limit that the transport takes eagerly now (see
- * eager_max_now), within one packet. */
+ * eager_max_now), within one packet: larger ones never ask. */
 static int proto_eager_now(const hc_peer_t *peer, size_t bytes) {
+  if (bytes + sizeof(hc_pkt_hdr_t) > peer->max_packet)
+    return 0;
   hcomm_request_t *last = peer->rndv_sent_last != 0
                               ? hc_request_lookup(peer->rndv_sent_last)
                               : NULL;
   int in_stream = last != NULL && !atomic_load(&last->done);
   size_t now =
       peer->ops->eager_max_now(peer->tctx, peer->world_rank, in_stream);
-  return bytes <= now && bytes + sizeof(hc_pkt_hdr_t) <= peer->max_packet;
+  return bytes <= now;
 }
 
 void hc_proto_send(hcomm_request_t *req) {
