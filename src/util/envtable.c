@@ -225,10 +225,12 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_EAGER_BUSY_MAX", "auto: 0; 16k on Intel", "library",
      "while HCMPI_EAGER_LIMIT is unset, messages between ranks of a node "
      "above the processor's eager limit, up to this many bytes (and what "
-     "one cell holds), still go eager while the ring to the receiver holds "
-     "packets it has not read yet (a stream of messages), or while the pair "
-     "would stream a rendezvous through its cells rather than read it with "
-     "CMA; 0 never; the default is the processor's (HCMPI_CPU_PROFILE)"},
+     "one cell holds), still go eager while they follow others in a stream "
+     "(the last rendezvous to that rank unfinished, or the ring to it "
+     "holding packets it has not read yet), or while the pair would stream "
+     "a rendezvous through its cells rather than read it with CMA; a lone "
+     "message stays a rendezvous; 0 never; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
