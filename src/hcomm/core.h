@@ -68,6 +68,10 @@ typedef struct hc_peer {
   hc_engine_transport_t *via; /* the engine's entry of ops, or NULL */
   size_t max_packet;
   size_t eager_limit; /* largest eager payload */
+  /* Sends above eager_limit ask the transport's eager_max_now (it has one,
+   * and HCMPI_EAGER_LIMIT is unset). */
+  int eager_ask;
+  uint64_t rndv_sent_last; /* id of our latest rendezvous send to it */
   hc_backlog_item_t *backlog_head;
   hc_backlog_item_t *backlog_tail;
   struct hc_peer *next_backlogged;

@@ -137,6 +137,7 @@ static void proto_peer_eager_limit(hc_peer_t *peer) {
       limit = wanted;
   }
   peer->eager_limit = limit < room ? limit : room;
+  peer->eager_ask = !limit_set && peer->ops->eager_max_now != NULL;
 }
 
 void hc_proto_set_eager_limit(size_t bytes) {
@@ -386,6 +387,20 @@ static void proto_copy_in(hcomm_request_t *req, size_t offset, const void *src,
     (void)hc_devpath_copy_in(req, offset, src, n);
 }
 
+/* A send above the eager limit that the transport takes eagerly now (see
+ * eager_max_now), within one packet: larger ones never ask. */
+static int proto_eager_now(const hc_peer_t *peer, size_t bytes) {
+  if (bytes + sizeof(hc_pkt_hdr_t) > peer->max_packet)
+    return 0;
+  hcomm_request_t *last = peer->rndv_sent_last != 0
+                              ? hc_request_lookup(peer->rndv_sent_last)
+                              : NULL;
+  int in_stream = last != NULL && !atomic_load(&last->done);
+  size_t now =
+      peer->ops->eager_max_now(peer->tctx, peer->world_rank, in_stream);
+  return bytes <= now;
+}
+
 void hc_proto_send(hcomm_request_t *req) {
   hc_peer_t *peer = &hc_engine.peers[req->peer];
   req->status.bytes = req->bytes;
@@ -404,6 +419,8 @@ void hc_proto_send(hcomm_request_t *req) {
   int queued;
   hc_status_t rc;
   int eager = req->bytes <= peer->eager_limit && req->dev == NULL;
+  if (!eager && peer->eager_ask && req->dev == NULL)
+    eager = proto_eager_now(peer, req->bytes);
   req->rndv = !eager;
   if (hc_trace_on)
     hc_trace_engine(HC_TRACE_ENG_SEND, req->peer, req->tag, req->bytes,
@@ -426,6 +443,7 @@ void hc_proto_send(hcomm_request_t *req) {
     return;
   }
   proto_count(&peer->via->counts.sent[1], req->bytes);
+  peer->rndv_sent_last = hdr.sreq;
   hdr.type = HC_PKT_RTS;
   /* 0 for an accessor send: nothing to get, so the receiver sends CTS. */
   hdr.addr = (uint64_t)(uintptr_t)req->send_buf;

@@ -222,6 +222,15 @@ typedef struct hc_transport_ops {
    * beats its eager copies (shm: the processor's profile).  The engine
    * takes the smaller of it and the default limit; a setting wins. */
   size_t (*eager_max)(void *ctx);
+  /* Optional (NULL: none): asked for a host send to peer_world_rank above
+   * the eager limit while HCMPI_EAGER_LIMIT is unset: the largest payload
+   * the transport takes eagerly now all the same (0: none; beyond its
+   * packets: none).  For what the transport knows of the pair at this
+   * moment (shm: whether its ring to the peer still holds unread packets,
+   * and how a rendezvous would move the bytes), and in_stream: the
+   * engine's last rendezvous send to the peer is still unfinished, so this
+   * message follows it in a stream. */
+  size_t (*eager_max_now)(void *ctx, int peer_world_rank, int in_stream);
   /* Optional (NULL where a transport has none): the mirror of get, a
    * single-copy write of len bytes from local to remote_addr in the peer's
    * address space, done when it returns.  HC_ERR_NOT_SUPPORTED when this

@@ -21,6 +21,9 @@ typedef struct hc_cpu_profile {
   /* The largest eager message between ranks of a node while
    * HCMPI_EAGER_LIMIT is unset (the shm transport's eager_max). */
   size_t shm_eager_max;
+  /* HCMPI_SHM_EAGER_BUSY_MAX: the largest eager message between ranks of
+   * a node while the pair is busy (the shm transport's eager_max_now). */
+  size_t shm_eager_busy_max;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid

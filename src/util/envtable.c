@@ -222,11 +222,21 @@ const hc_env_entry_t hc_env_table[] = {
      "from the back), unless either waits for a core "
      "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
+    {"HCMPI_SHM_EAGER_BUSY_MAX", "auto: 0; 16k on Intel", "library",
+     "while HCMPI_EAGER_LIMIT is unset, messages between ranks of a node "
+     "above the processor's eager limit, up to this many bytes (and what "
+     "one cell holds), still go eager while they follow others in a stream "
+     "(the last rendezvous to that rank unfinished, or the ring to it "
+     "holding packets it has not read yet), or while the pair would stream "
+     "a rendezvous through its cells rather than read it with CMA; a lone "
+     "message stays a rendezvous; 0 never; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
-     "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, the eager limit "
-     "between ranks of a node while HCMPI_EAGER_LIMIT is unset); unset: "
+     "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
+     "HCMPI_SHM_EAGER_BUSY_MAX, the eager limit between ranks of a node "
+     "while HCMPI_EAGER_LIMIT is unset); unset: "
      "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
      "generic)"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
@@ -409,6 +419,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_STREAM_RUNQ_MAX", 0, 0, 100},
     {"HCMPI_SHM_CMA_HELP_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_SHM_EAGER_BUSY_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},
     {"HCMPI_TCP_MAX_PACKET", 1, 4 << 10, 64 << 20},

@@ -10,7 +10,6 @@
 #include "mpitest.h"
 
 enum { TAG_GO = 1, TAG_DATA = 2 };
-enum { WAY_ANY_SOURCE, WAY_PROBE, WAY_SHORT_BUFFER, WAYS };
 static const char *const counter_names[2] = {"eager_received_messages",
                                              "rndv_received_messages"};
 static MPI_T_pvar_session session;
@@ -22,28 +21,7 @@ static void receive_one(int size, int way, int limit, unsigned char *buf)
     unsigned long long eager = mt_counters_sum(session, 1, &handles[0]);
     unsigned long long rndv = mt_counters_sum(session, 1, &handles[1]);
     MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_GO, MPI_COMM_WORLD);
-    MPI_Status st;
-    int room = way == WAY_SHORT_BUFFER ? size - 1 : size;
-    if (way == WAY_PROBE) {
-        CHECK(MPI_Probe(0, TAG_DATA, MPI_COMM_WORLD, &st) == MPI_SUCCESS, "probe");
-        CHECK(mt_status_count(&st, MPI_BYTE) == size, "probe of %d bytes says %d", size,
-              mt_status_count(&st, MPI_BYTE));
-    }
-    memset(buf, 0, (size_t)size);
-    int rc = MPI_Recv(buf, room, MPI_BYTE, way == WAY_ANY_SOURCE ? MPI_ANY_SOURCE : 0,
-                      TAG_DATA, MPI_COMM_WORLD, &st);
-    if (way == WAY_SHORT_BUFFER) {
-        CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "%d bytes into %d: %s", size, room,
-              mt_errstr(rc));
-    } else {
-        CHECK(rc == MPI_SUCCESS, "recv of %d bytes: %s", size, mt_errstr(rc));
-        CHECK(mt_status_count(&st, MPI_BYTE) == size && st.MPI_SOURCE == 0 &&
-                  st.MPI_TAG == TAG_DATA,
-              "%d bytes: count %d source %d tag %d", size, mt_status_count(&st, MPI_BYTE),
-              st.MPI_SOURCE, st.MPI_TAG);
-        size_t bad = mt_verify(buf, (size_t)size, (unsigned)size);
-        CHECK(bad == MT_OK, "%d bytes (way %d): byte %zu differs", size, way, bad);
-    }
+    mt_recv_way(size, way, TAG_DATA, buf);
     unsigned long long eager_now = size <= limit;
     eager = mt_counters_sum(session, 1, &handles[0]) - eager;
     rndv = mt_counters_sum(session, 1, &handles[1]) - rndv;
@@ -66,7 +44,7 @@ int main(int argc, char **argv)
     CHECK(buf != NULL, "malloc");
     mt_counters_open(&session, 2, counter_names, handles);
     for (int size = limit - 1; size <= limit + 1; size++) {
-        for (int way = 0; way < WAYS; way++) {
+        for (int way = 0; way < MT_WAYS; way++) {
             if (rank == 1) {
                 receive_one(size, way, limit, buf);
                 continue;
@@ -79,9 +57,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     free(buf);
-    MPI_Finalize();
-    CHECK(MPI_T_pvar_session_free(&session) == MPI_SUCCESS, "session_free");
-    CHECK(MPI_T_finalize() == MPI_SUCCESS, "T_finalize");
+    mt_counters_finalize(&session);
     if (rank == 0)
         printf("PASS: eager_limit_profile\n");
     return 0;

@@ -495,6 +495,11 @@ tests_mpi_eager_limit_profile_SOURCES = tests/mpi/eager_limit_profile.c \
 	tests/mpi/mpitest.h
 tests_mpi_eager_limit_profile_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_eager_limit_profile_LDFLAGS = $(HC_MPITEST_LDF)
+# Above it, messages that still go eager while the pair is busy.
+check_PROGRAMS += tests/mpi/eager_busy
+tests_mpi_eager_busy_SOURCES = tests/mpi/eager_busy.c tests/mpi/mpitest.h
+tests_mpi_eager_busy_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_eager_busy_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
 tests_mpi_mpit_counts_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
@@ -505,7 +510,8 @@ tests_mpi_mpit_threads_SOURCES = tests/mpi/mpit_threads.c tests/mpi/mpitest.h
 tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
 HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
-	tests/mpi/mpit_threads.sh tests/mpi/eager_limit_profile.sh
+	tests/mpi/mpit_threads.sh tests/mpi/eager_limit_profile.sh \
+	tests/mpi/eager_busy.sh
 TESTS += $(HC_MPIT_SH)
 dist_noinst_SCRIPTS += $(HC_MPIT_SH)
 $(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

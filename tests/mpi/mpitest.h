@@ -96,6 +96,15 @@ static inline void mt_counters_open(MPI_T_pvar_session *session, int n,
     CHECK(MPI_T_pvar_start(*session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "pvar_start");
 }
 
+/* MPI_Finalize, then the counters' session and MPI_T closed (a program that
+ * called MPI_T_init_thread and mt_counters_open). */
+static inline void mt_counters_finalize(MPI_T_pvar_session *session)
+{
+    MPI_Finalize();
+    CHECK(MPI_T_pvar_session_free(session) == MPI_SUCCESS, "session_free");
+    CHECK(MPI_T_finalize() == MPI_SUCCESS, "T_finalize");
+}
+
 static inline unsigned long long mt_counters_sum(MPI_T_pvar_session session, int n,
                                                  MPI_T_pvar_handle *handles)
 {
@@ -160,6 +169,38 @@ static inline void *mt_malloc(size_t n)
         exit(2);
     }
     return p;
+}
+
+/* The ways mt_recv_way takes a message of size bytes with tag from world
+ * rank 0, filled by mt_fill with seed size: from MPI_ANY_SOURCE; after
+ * MPI_Probe, whose count must be size; into a buffer one byte short, which
+ * must fail with MPI_ERR_TRUNCATE.  Bytes, count, source and tag are
+ * checked; buf holds size bytes. */
+enum { MT_WAY_ANY_SOURCE, MT_WAY_PROBE, MT_WAY_SHORT_BUFFER, MT_WAYS };
+
+static inline void mt_recv_way(int size, int way, int tag, unsigned char *buf)
+{
+    MPI_Status st;
+    int room = way == MT_WAY_SHORT_BUFFER ? size - 1 : size;
+    if (way == MT_WAY_PROBE) {
+        CHECK(MPI_Probe(0, tag, MPI_COMM_WORLD, &st) == MPI_SUCCESS, "probe");
+        CHECK(mt_status_count(&st, MPI_BYTE) == size, "probe of %d bytes says %d", size,
+              mt_status_count(&st, MPI_BYTE));
+    }
+    memset(buf, 0, (size_t)size);
+    int rc = MPI_Recv(buf, room, MPI_BYTE, way == MT_WAY_ANY_SOURCE ? MPI_ANY_SOURCE : 0,
+                      tag, MPI_COMM_WORLD, &st);
+    if (way == MT_WAY_SHORT_BUFFER) {
+        CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "%d bytes into %d: %s", size, room,
+              mt_errstr(rc));
+        return;
+    }
+    CHECK(rc == MPI_SUCCESS, "recv of %d bytes: %s", size, mt_errstr(rc));
+    CHECK(mt_status_count(&st, MPI_BYTE) == size && st.MPI_SOURCE == 0 && st.MPI_TAG == tag,
+          "%d bytes: count %d source %d tag %d", size, mt_status_count(&st, MPI_BYTE),
+          st.MPI_SOURCE, st.MPI_TAG);
+    size_t bad = mt_verify(buf, (size_t)size, (unsigned)size);
+    CHECK(bad == MT_OK, "%d bytes (way %d): byte %zu differs", size, way, bad);
 }
 
 /* Over intercommunicator inter, every member to every remote member and

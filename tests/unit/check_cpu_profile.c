@@ -27,29 +27,30 @@ static const hc_cpu_profile_t *profile_named(const char *name) {
 
 static void profile_expect(const hc_cpu_profile_t *p, const char *name,
                            size_t cma_min, size_t help_min, size_t stream_min,
-                           size_t eager_max) {
+                           size_t eager_max, size_t eager_busy_max) {
   ck_assert_str_eq(p->name, name);
   ck_assert_uint_eq(p->shm_cma_min, cma_min);
   ck_assert_uint_eq(p->shm_cma_help_min, help_min);
   ck_assert_uint_eq(p->coll_shm_stream_min, stream_min);
   ck_assert_uint_eq(p->shm_eager_max, eager_max);
+  ck_assert_uint_eq(p->shm_eager_busy_max, eager_busy_max);
 }
 
 START_TEST(test_cpu_profile_amd_keeps_the_values_measured_there) {
   profile_expect(profile_named("amd"), "amd", 4 * MIB, 1 * MIB, 16 * KIB,
-                 16 * KIB);
+                 16 * KIB, 0);
 }
 END_TEST
 
 START_TEST(test_cpu_profile_intel_reads_with_cma_and_copies_cached) {
   profile_expect(profile_named("intel"), "intel", 32 * KIB, 512 * KIB, 0,
-                 8 * KIB);
+                 8 * KIB, 16 * KIB);
 }
 END_TEST
 
 START_TEST(test_cpu_profile_generic_keeps_the_values_shipped_before) {
   profile_expect(profile_named("generic"), "generic", 4 * MIB, 1 * MIB,
-                 16 * KIB, 16 * KIB);
+                 16 * KIB, 16 * KIB, 0);
 }
 END_TEST
 
@@ -121,6 +122,9 @@ START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_COLL_SHM_STREAM_MIN", &bytes),
                    0);
   ck_assert_uint_eq(bytes, p->coll_shm_stream_min);
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_EAGER_BUSY_MAX", &bytes),
+                   0);
+  ck_assert_uint_eq(bytes, p->shm_eager_busy_max);
   bytes = 7;
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CELLS", &bytes), -1);
   ck_assert_uint_eq(bytes, 7);

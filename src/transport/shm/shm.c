@@ -226,6 +226,7 @@ typedef struct shm_ctx {
   uint64_t runq_run_ns, runq_delay_ns;
   size_t help_min;   /* HCMPI_SHM_CMA_HELP_MIN; 0: never shared */
   size_t eager_max;  /* the processor profile's largest eager message */
+  size_t eager_busy_max; /* HCMPI_SHM_EAGER_BUSY_MAX */
   uint32_t help_gen; /* generation of my last shared read */
   int test_help_die; /* HCMPI_TEST_SHM_HELP_DIE */
   /* Before the segment is mapped, max_packet answers with the shape this
@@ -535,6 +536,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   atomic_flag_clear(&shm->runq_busy);
   shm->help_min = hc_env_size("HCMPI_SHM_CMA_HELP_MIN", cpu->shm_cma_help_min);
   shm->eager_max = cpu->shm_eager_max;
+  shm->eager_busy_max =
+      hc_env_size("HCMPI_SHM_EAGER_BUSY_MAX", cpu->shm_eager_busy_max);
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
@@ -1229,6 +1232,29 @@ static size_t shm_eager_max(void *ctx) {
   return shm->eager_max;
 }
 
+/* Above eager_max a rendezvous is quicker for a lone message only because
+ * the pair reads it with CMA, one copy (eager17).  Behind packets the peer
+ * has not read yet, or behind our unfinished rendezvous (in_stream), this
+ * message is one of a stream, where a handshake and a read each fall
+ * behind the eager copies (mid17, bench/NOTES.md: 8193 B, window 64, 12.7k
+ * against 9.0k MB/s, ping-pong latency unchanged); and where the pair
+ * would stream a rendezvous through its cells instead of reading it
+ * (uncontended, under HCMPI_SHM_CMA_MIN), an eager copy is that stream
+ * less its RTS and CTS.  So eager up to eager_busy_max then; else none.
+ * Eager pieces of a message, copied out while the next is copied in, did
+ * no better than whole ones here (mid17), so a message goes whole. */
+static size_t shm_eager_max_now(void *ctx, int peer_world_rank,
+                                int in_stream) {
+  shm_ctx_t *shm = ctx;
+  int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
+  if (p < 0 || p == shm->local_rank || shm->eager_busy_max == 0)
+    return 0;
+  if (in_stream || !hc_shm_ring_drained(&shm->out[p]) ||
+      shm_get_min(ctx, peer_world_rank) > shm->eager_busy_max)
+    return shm->eager_busy_max;
+  return 0;
+}
+
 static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
                            uint64_t remote_addr, size_t len) {
   /* process_vm_writev only reads the local iovec's bytes. */
@@ -1470,6 +1496,7 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .get = shm_get,
     .get_min = shm_get_min,
     .eager_max = shm_eager_max,
+    .eager_max_now = shm_eager_max_now,
     .put = shm_put,
     .wake = shm_wake_op,
     .wait = shm_wait,
