@@ -45,6 +45,9 @@ struct nbc_sched {
    * and a free per non-blocking collective. */
   hc_shmcoll_op_t shm_first;
   int shm_first_taken;
+  /* A persistent collective's claim of a lane (hc_nbc_use_shmcoll),
+   * released when it is freed; while it waits, the schedule's steps run. */
+  hc_shmcoll_claim_t *lane_claim;
 };
 
 /* What the builder of a collective does with the schedule it built:

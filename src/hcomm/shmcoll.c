@@ -53,6 +53,7 @@
 
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1986,34 +1987,155 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   return 1;
 }
 
-/* Moves op onto lane (as it is: a wide one) when one is left. */
-static int shmcoll_take_lane(hc_shmcoll_op_t *op, hc_shmcoll_t *lanes,
-                             int nlanes, int *taken, int rechunk) {
-  if (lanes == NULL || *taken == nlanes ||
-      (rechunk && !shmcoll_op_rechunk(op, op->sc->lane_small)))
+static uint64_t shmcoll_claim_word(uint32_t claim, uint32_t n) {
+  return (uint64_t)claim << 32 | n;
+}
+
+/* Publishes this rank's first claim of lane not released, and its starts
+ * decided so far (none held: the next claim's number). */
+static void shmcoll_lane_publish(hc_shmcoll_t *lane) {
+  const hc_shmcoll_claim_t *first = lane->held;
+  atomic_store(&lane->lines[lane->rank].lane_front,
+               first != NULL ? shmcoll_claim_word(first->gen, first->starts)
+                             : shmcoll_claim_word(lane->claims, 0));
+}
+
+/* Claims a lane of lanes (n of them, *fresh never claimed yet) for op:
+ * the next fresh one, moving in now; with wait, when none is fresh, the
+ * one claimed least, to move in once given back.  In chunks of a lane
+ * buffer with rechunk (an ordinary lane); 0 when none fits. */
+static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
+                            hc_shmcoll_t *lanes, int n, int *fresh, int wait,
+                            int rechunk) {
+  if (lanes == NULL || (*fresh == n && !wait))
     return 0;
-  op->sc = &lanes[(*taken)++];
+  hc_shmcoll_op_t mine = *op;
+  if (rechunk && !shmcoll_op_rechunk(&mine, op->sc->lane_small))
+    return 0;
+  hc_shmcoll_t *lane = &lanes[0];
+  int in_lane = *fresh < n;
+  if (in_lane)
+    lane = &lanes[(*fresh)++];
+  else
+    for (int l = 1; l < n; l++)
+      if (lanes[l].claims < lane->claims)
+        lane = &lanes[l];
+  mine.sc = lane;
+  *claim = (hc_shmcoll_claim_t){.lane = lane,
+                                .gen = lane->claims++,
+                                .in_lane = in_lane,
+                                .prev = lane->held_last,
+                                .op = mine};
+  if (lane->held_last != NULL)
+    lane->held_last->next = claim;
+  else
+    lane->held = claim;
+  lane->held_last = claim;
+  shmcoll_lane_publish(lane);
+  if (in_lane)
+    *op = mine;
   return 1;
 }
 
-hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
+hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
+                                     hc_shmcoll_claim_t *claim) {
   hc_shmcoll_t *sc = op->sc;
   size_t bytes = shmcoll_op_bytes(op);
   /* Data of one lane buffer, or a read (its descriptors): a lane.  More
-   * than a lane buffer takes a wide lane while one is left, so that it
+   * than a lane buffer takes a wide lane while one is fresh, so that it
    * runs in the segment's chunks, one synchronisation per chunk rather
    * than per lane buffer (8 ranks, 16 KiB Allreduce_init: 101 us through
    * 2 KiB lane buffers against 19-24 for the blocking form; bench/NOTES.md,
    * pcoll16l); a lane up to HCMPI_COLL_SHM_LANE_MAX when none is. */
-  int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || shmcoll_lane_reads(op);
-  if (lane_fits && (bytes <= sc->lane_small || shmcoll_lane_reads(op)) &&
-      shmcoll_take_lane(op, sc->lanes, sc->nlanes, &sc->lanes_taken, 1))
-    return HC_OK;
+  int reads = shmcoll_lane_reads(op);
+  int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || reads;
+  int small = bytes <= sc->lane_small || reads;
   /* A wide lane has the segment's chunk and small buffers' size: op, as
    * prepared against the segment, runs there as it is (shmcoll_impl.h). */
-  if (shmcoll_take_lane(op, sc->wide, sc->nwide, &sc->wide_taken, 0) ||
-      (lane_fits &&
-       shmcoll_take_lane(op, sc->lanes, sc->nlanes, &sc->lanes_taken, 1)))
+  if ((lane_fits && small &&
+       shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes, &sc->lanes_taken, 0,
+                        1)) ||
+      shmcoll_claim_of(op, claim, sc->wide, sc->nwide, &sc->wide_taken, 0,
+                       0) ||
+      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
+                                     &sc->lanes_taken, 0, 1)))
+    return HC_OK;
+  /* Every lane it fits was claimed: it waits for one to be given back. */
+  if (op->what == SHMCOLL_OP_ALLTOALL)
+    return HC_ERR_NOT_SUPPORTED;
+  if ((!small && shmcoll_claim_of(op, claim, sc->wide, sc->nwide,
+                                  &sc->wide_taken, 1, 0)) ||
+      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
+                                     &sc->lanes_taken, 1, 1)))
     return HC_OK;
   return HC_ERR_NOT_SUPPORTED;
+}
+
+/* 1 when every rank's first held claim of lane is claim; *at then the
+ * most starts any other rank decided of it, if more than *at. */
+static int shmcoll_claim_first_everywhere(const hc_shmcoll_t *lane,
+                                          uint32_t claim, uint32_t *at) {
+  for (int r = 0; r < lane->size; r++) {
+    uint64_t front = atomic_load(&lane->lines[r].lane_front);
+    if ((uint32_t)(front >> 32) != claim)
+      return 0;
+    if (r != lane->rank && (uint32_t)front > *at)
+      *at = (uint32_t)front;
+  }
+  return 1;
+}
+
+int hc_shmcoll_claim_start(hc_shmcoll_claim_t *claim) {
+  hc_shmcoll_t *lane = claim->lane;
+  uint32_t start = claim->starts++;
+  /* A claim before it still held here: this rank's published count will
+   * say so, and no rank moves it. */
+  if (lane == NULL || lane->held != claim)
+    return 0;
+  atomic_store(&lane->lines[lane->rank].lane_front,
+               shmcoll_claim_word(claim->gen, start + 1));
+  _Atomic uint64_t *sw = &lane->lines[0].lane_switch;
+  for (;;) {
+    uint64_t seen = atomic_load(sw);
+    if ((uint32_t)(seen >> 32) == claim->gen) {
+      uint32_t from = (uint32_t)seen;
+      if (from == SHMCOLL_CLAIM_CLOSING) { /* a rank is a few loads in */
+        sched_yield();
+        continue;
+      }
+      if (start < from) /* SHMCOLL_CLAIM_NEVER too */
+        return 0;
+      claim->in_lane = 1;
+      return 1;
+    }
+    uint32_t from = start;
+    if (!shmcoll_claim_first_everywhere(lane, claim->gen, &from))
+      return 0;
+    if (!atomic_compare_exchange_strong(
+            sw, &seen, shmcoll_claim_word(claim->gen, SHMCOLL_CLAIM_CLOSING)))
+      continue;
+    /* Closed: the counts read now hold every start decided without it. */
+    from = start;
+    if (!shmcoll_claim_first_everywhere(lane, claim->gen, &from))
+      from = SHMCOLL_CLAIM_NEVER;
+    atomic_store(sw, shmcoll_claim_word(claim->gen, from));
+  }
+}
+
+void hc_shmcoll_claim_release(hc_shmcoll_claim_t *claim) {
+  hc_shmcoll_t *lane = claim->lane;
+  if (lane == NULL)
+    return;
+  int was_first = lane->held == claim;
+  if (claim->prev != NULL)
+    claim->prev->next = claim->next;
+  else
+    lane->held = claim->next;
+  if (claim->next != NULL)
+    claim->next->prev = claim->prev;
+  else
+    lane->held_last = claim->prev;
+  claim->lane = NULL;
+  if (was_first)
+    shmcoll_lane_publish(lane);
 }

@@ -460,6 +460,10 @@ void hc_shmcoll_free(hcomm_comm_t *comm) {
   if (sc == NULL || sc == &shmcoll_never)
     return;
   hc_shmcoll_hier_free(sc->hier);
+  /* Persistent requests that outlive the communicator release nothing. */
+  for (int l = 0; sc->usable && l < sc->nlanes + sc->nwide; l++)
+    for (hc_shmcoll_claim_t *c = sc[1 + l].held; c != NULL; c = c->next)
+      c->lane = NULL;
   if (sc->base != NULL)
     munmap(sc->base, sc->seg_size);
   free(sc);

@@ -327,8 +327,19 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
   return HC_ERR_NOT_SUPPORTED;
 }
 
-hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
-  (void)op;
+hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
+                                     hc_shmcoll_claim_t *claim) {
+  (void)op, (void)claim;
+  abort();
+}
+
+int hc_shmcoll_claim_start(hc_shmcoll_claim_t *claim) {
+  (void)claim;
+  abort();
+}
+
+void hc_shmcoll_claim_release(hc_shmcoll_claim_t *claim) {
+  (void)claim;
   abort();
 }
 
