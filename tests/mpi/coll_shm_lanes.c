@@ -317,6 +317,75 @@ static void wide_lanes(int check_counters)
     MPI_Comm_free(&comm);
 }
 
+/* Lanes given back: CYCLES times a pair of persistent collectives above a
+ * lane buffer (sizes from 20 KB to 1 MiB, a kind and size of their own
+ * each cycle) and a 512-byte Allreduce are made, started STARTS times
+ * together (rotated Startall, new inputs, every byte checked) and freed.
+ * Odd ranks make the next three before they free these and free them in
+ * the other order, so a rank makes its next claim of a lane while
+ * another still holds the last.  Each cycle's three claim the lanes the
+ * cycle before held (two wide lanes, and the 16 lanes over and over):
+ * on 3 or more ranks no transport message from the third start of each
+ * cycle on, so the freed lanes were taken again. */
+enum { CYCLES = 48, STARTS = 5, CYCLE_OPS = 3 };
+/* HCMPI_COLL_SHM_LANE_BUF's least: the small one fits a lane buffer on
+ * every setting, so it claims the lanes, not the wide lanes. */
+enum { SMALLEST_LANE_BUF = 512 };
+
+static void cycle_make(pers_t *ps, int c, MPI_Comm comm)
+{
+    static const int big[4] = {5000, 16387, 75001, 262147};
+    static const enum kind kinds[5] = {ALLREDUCE, ALLGATHER, REDUCE_SCATTER,
+                                       ALLREDUCE_IN_PLACE, ALLGATHER_TYPED};
+    for (int j = 0; j < 2; j++) {
+        enum kind kind = kinds[(c + 3 * j) % 5];
+        int count = big[(c + j) % 4];
+        if (kind != ALLREDUCE && kind != ALLREDUCE_IN_PLACE)
+            count = (count / size + 1) & ~1; /* a block a rank, pairs whole */
+        pers_init(&ps[j], kind, count, 0, comm);
+    }
+    pers_init(&ps[2], ALLREDUCE, SMALLEST_LANE_BUF / 4, 0, comm);
+}
+
+static void cycle_free(pers_t *ps)
+{
+    for (int j = 0; j < CYCLE_OPS; j++) {
+        pers_t *p = &ps[rank % 2 ? CYCLE_OPS - 1 - j : j];
+        CHECK(MPI_Request_free(&p->req) == MPI_SUCCESS, "Request_free");
+        free(p->in);
+        free(p->out);
+    }
+}
+
+static void lanes_given_back(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    pers_t ps[2][CYCLE_OPS];
+    unsigned long long late = 0;
+    cycle_make(ps[0], 0, comm);
+    for (int c = 0; c < CYCLES; c++) {
+        pers_t *now = ps[c % 2], *next = ps[(c + 1) % 2];
+        for (int it = 0; it < STARTS; it++) {
+            unsigned long long before = messages_sent();
+            round_of(now, CYCLE_OPS, c * STARTS + it);
+            if (it >= 2)
+                late += messages_sent() - before;
+        }
+        int last = c == CYCLES - 1;
+        if (rank % 2 && !last)
+            cycle_make(next, c + 1, comm);
+        cycle_free(now);
+        if (rank % 2 == 0 && !last)
+            cycle_make(next, c + 1, comm);
+    }
+    if (check_counters && size > 2)
+        CHECK(late == 0, "%llu transport messages after the second start of %d cycles of "
+                         "persistent collectives made and freed", late, CYCLES);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -377,6 +446,7 @@ int main(int argc, char **argv)
     const char *read_min = getenv("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN");
     large_allreduce(counted && !p2p && (read_min == NULL || strcmp(read_min, "0") != 0));
     wide_lanes(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
+    lanes_given_back(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     if (counted)
         MPI_T_pvar_session_free(&session);
     MPI_T_finalize();
