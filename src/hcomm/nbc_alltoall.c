@@ -13,6 +13,7 @@
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/nbc_impl.h"
+#include "hcomm/proto.h"
 
 /* ---- alltoall ------------------------------------------------------------ */
 
@@ -161,6 +162,79 @@ static void nbc_build_alltoall_bruck(hc_nbc_sched_t *s, const char *in,
                     out + (size_t)((rank - i + size) % size) * bytes, bytes);
 }
 
+/* The messages that repair a read exchange's failed reads (below): the
+ * segment's step that read, and its requests, kept for every start. */
+typedef struct nbc_read_repair {
+  const hc_shmcoll_op_t *op;
+  int posted;
+  hcomm_request_t **reqs; /* 2 per rank: a send, a receive; NULL: none */
+} nbc_read_repair_t;
+
+/* A poll step after an alltoall's reads: at its first pass each block
+ * whose read failed moves as a message between its two ranks (both ends
+ * see the same failures in the segment's tables); 1 once they all
+ * arrived. */
+static int nbc_alltoall_repair(hc_nbc_sched_t *s, void *arg) {
+  nbc_read_repair_t *fix = arg;
+  const hc_shmcoll_op_t *op = fix->op;
+  int n = s->size;
+  if (!fix->posted) {
+    fix->posted = 1;
+    for (int j = 0; j < n && s->error == HC_OK; j++) {
+      hc_status_t rc = HC_OK;
+      if (j != s->rank && hc_shmcoll_alltoall_unread(op, j, 1))
+        rc = hc_isend_locked(op->in + op->sdispls[j], op->scounts[j], j,
+                             s->tag, s->comm, HCOMM_SEND_STANDARD, 1,
+                             &fix->reqs[2 * j]);
+      if (rc == HC_OK && j != s->rank && hc_shmcoll_alltoall_unread(op, j, 0))
+        rc = hc_irecv_locked(op->out + op->displs[j], op->counts[j], j, s->tag,
+                             s->comm, 1, &fix->reqs[2 * j + 1]);
+      hc_nbc_fail(s, rc);
+    }
+  }
+  for (int i = 0; i < 2 * n; i++)
+    if (fix->reqs[i] != NULL && !atomic_load(&fix->reqs[i]->done) &&
+        s->error == HC_OK)
+      return 0;
+  for (int i = 0; i < 2 * n; i++) {
+    if (fix->reqs[i] == NULL)
+      continue;
+    if (!atomic_load(&fix->reqs[i]->done))
+      hc_proto_cancel(fix->reqs[i]);
+    else
+      hc_nbc_fail(s, fix->reqs[i]->status.error);
+    hc_request_release(fix->reqs[i]);
+    fix->reqs[i] = NULL;
+  }
+  fix->posted = 0;
+  return 1;
+}
+
+/* A persistent Alltoall of blocks above the segment's part: as the
+ * blocking Alltoallv, each rank reads every block from its sender's
+ * buffer at each start (shmcoll.c), the failed reads repaired by messages
+ * after; a point-to-point schedule at every start was 1.2-2.5x the
+ * blocking form (bench/NOTES.md, pcoll16l).  0: it does not read here
+ * (two ranks, in place, reads off, no lane): the schedule below. */
+static int nbc_alltoall_reads(hc_nbc_sched_t *s, const void *sendbuf,
+                              size_t bytes, void *recvbuf,
+                              hcomm_comm_t *comm) {
+  size_t *arr = hc_nbc_even_blocks(s, bytes);
+  nbc_read_repair_t *fix = hc_nbc_tmp(s, sizeof *fix);
+  hcomm_request_t **reqs = hc_nbc_tmp(s, 2 * (size_t)s->size * sizeof *reqs);
+  hc_shmcoll_op_t shm;
+  if (arr == NULL || fix == NULL || reqs == NULL || s->shm_first_taken ||
+      hc_shmcoll_ialltoall_prepare(&shm, sendbuf, arr, arr + s->size, recvbuf,
+                                   arr, arr + s->size, 0, comm) != HC_OK ||
+      !hc_shmcoll_alltoall_reads(&shm, sendbuf) ||
+      !hc_nbc_use_shmcoll(s, &shm, HC_OK, HC_NBC_PLAN))
+    return 0;
+  memset(reqs, 0, 2 * (size_t)s->size * sizeof *reqs);
+  *fix = (nbc_read_repair_t){.op = &s->shm_first, .reqs = reqs};
+  hc_nbc_add_poll(s, nbc_alltoall_repair, fix);
+  return 1;
+}
+
 static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
                                      void *recvbuf, hcomm_comm_t *comm,
                                      hcomm_request_t **req,
@@ -178,7 +252,8 @@ static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
                          hc_shmcoll_ialltoall_prepare(&shm, sendbuf, NULL, NULL,
                                                       recvbuf, NULL, NULL,
                                                       bytes, comm),
-                         mode))
+                         mode) ||
+      (mode == HC_NBC_PLAN && nbc_alltoall_reads(s, sendbuf, bytes, recvbuf, comm)))
     return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
   if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
     nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,

@@ -1677,6 +1677,22 @@ static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
          shmcoll_slot_bytes(op, 0) > sc->small;
 }
 
+int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
+  op->read_large = shmcoll_alltoall_reads_large(op, sendbuf);
+  return op->read_large;
+}
+
+int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer,
+                               int send) {
+  const hc_shmcoll_t *sc = op->sc;
+  if (send)
+    return shmcoll_block_read(
+               op, shmcoll_block_len(op->scounts, op->each, peer)) &&
+           shmcoll_large_table(sc, peer, op->first)[sc->rank].failed;
+  return shmcoll_block_read(op, shmcoll_block_len(op->counts, op->each, peer)) &&
+         shmcoll_large_table(sc, sc->rank, op->first)[peer].failed;
+}
+
 /* After an alltoallv that read its large blocks: each block whose read
  * failed (its reader marked it in its table, which stays until every rank
  * finished collectives far beyond this one) moves as a message between
@@ -1688,30 +1704,26 @@ static hc_status_t shmcoll_alltoall_repair(const hc_shmcoll_op_t *op) {
   if (!op->read_failed) {
     int any = 0;
     for (int j = 0; j < sc->size && !any; j++)
-      any = j != me &&
-            shmcoll_block_read(op, shmcoll_block_len(op->scounts, op->each, j)) &&
-            shmcoll_large_table(sc, j, op->first)[me].failed;
+      any = j != me && hc_shmcoll_alltoall_unread(op, j, 1);
     if (!any)
       return HC_OK;
   }
   int tag = HC_NBC_TAG_BASE + (int)((comm->coll_seq - 1) % HC_NBC_SEQS);
-  const shmcoll_read_block_t *mine = shmcoll_large_table(sc, me, op->first);
   hc_status_t rc = HC_OK;
   for (int k = 1; k < sc->size && rc == HC_OK; k++) {
     /* sends to the ranks after this one, receipts from those before, in
      * turn, so that no pair waits on another */
     int j = (me + k) % sc->size, r = (me - k + sc->size) % sc->size;
     hcomm_request_t *send = NULL, *recv = NULL;
-    size_t out = shmcoll_block_len(op->scounts, op->each, j);
-    size_t in = shmcoll_block_len(op->counts, op->each, r);
     hc_engine_lock();
-    if (shmcoll_block_read(op, out) &&
-        shmcoll_large_table(sc, j, op->first)[me].failed)
+    if (hc_shmcoll_alltoall_unread(op, j, 1))
       rc = hc_isend_locked(op->in + shmcoll_block_at(op->sdispls, op->each, j),
-                           out, j, tag, comm, HCOMM_SEND_STANDARD, 1, &send);
-    if (rc == HC_OK && shmcoll_block_read(op, in) && mine[r].failed)
+                           shmcoll_block_len(op->scounts, op->each, j), j, tag,
+                           comm, HCOMM_SEND_STANDARD, 1, &send);
+    if (rc == HC_OK && hc_shmcoll_alltoall_unread(op, r, 0))
       rc = hc_irecv_locked(op->out + shmcoll_block_at(op->displs, op->each, r),
-                           in, r, tag, comm, 1, &recv);
+                           shmcoll_block_len(op->counts, op->each, r), r, tag,
+                           comm, 1, &recv);
     hc_engine_unlock();
     hc_status_t sent = send != NULL ? hcomm_wait_free(send, NULL) : HC_OK;
     hc_status_t got = recv != NULL ? hcomm_wait_free(recv, NULL) : HC_OK;
@@ -1761,8 +1773,7 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
                            rbytes, rdispls, bytes);
   if (rc != HC_OK)
     return HC_ERR_NOT_SUPPORTED;
-  op.read_large = shmcoll_alltoall_reads_large(&op, sendbuf);
-  if (!op.read_large && !shmcoll_alltoall_whole(&op))
+  if (!hc_shmcoll_alltoall_reads(&op, sendbuf) && !shmcoll_alltoall_whole(&op))
     return HC_ERR_NOT_SUPPORTED;
   rc = shmcoll_run(&op);
   if (rc == HC_OK && op.read_large)

@@ -300,6 +300,15 @@ hc_status_t hc_shmcoll_ialltoall_prepare(
     hc_shmcoll_op_t *op, const void *sendbuf, const size_t *sbytes,
     const size_t *sdispls, void *recvbuf, const size_t *rbytes,
     const size_t *rdispls, size_t bytes, hcomm_comm_t *comm);
+/* After hc_shmcoll_ialltoall_prepare with tables: 1 when op reads its
+ * blocks above op->step from their senders' buffers, as the blocking
+ * Alltoallv does (more than two ranks, not in place, reads working on the
+ * segment; alike on every rank), rather than leaving them to messages. */
+int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf);
+/* After such an op ran: 1 when the block this rank sends to peer (send)
+ * or receives from it failed to be read, so that it moves as a message
+ * between the two (both ends see the same). */
+int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer, int send);
 hc_status_t hc_shmcoll_ireduce_scatter_prepare(
     hc_shmcoll_op_t *op, const void *sendbuf, void *recvbuf,
     const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm);
