@@ -243,6 +243,24 @@ static void round_of(pers_t *ps, int n, int it)
         pers_check(&ps[k], k, it);
 }
 
+/* ROUNDS rounds of ps[0..n); the transport messages this rank sent. */
+static unsigned long long rounds_sending(pers_t *ps, int n)
+{
+    unsigned long long before = messages_sent();
+    for (int it = 0; it < ROUNDS; it++)
+        round_of(ps, n, it);
+    return messages_sent() - before;
+}
+
+static void pers_free_all(pers_t *ps, int n)
+{
+    for (int k = 0; k < n; k++) {
+        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
+        free(ps[k].in);
+        free(ps[k].out);
+    }
+}
+
 /* Ints of an Allreduce and a Bcast above the lanes' HCMPI_COLL_SHM_LANE_MAX
  * (16 KiB), and above HCMPI_COLL_SHM_BCAST_READ_MIN (64 KiB). */
 enum { LARGE_COUNT = 65536 / 4 + 3 };
@@ -262,18 +280,11 @@ static void large_allreduce(int check_counters)
     pers_init(&ps[0], ALLREDUCE, LARGE_COUNT, 0, comm);
     pers_init(&ps[1], BCAST, LARGE_COUNT, 1, comm);
     pers_init(&ps[2], ALLREDUCE, counts[0], 0, comm);
-    unsigned long long before = messages_sent();
-    for (int it = 0; it < ROUNDS; it++)
-        round_of(ps, 3, it);
-    unsigned long long moved = messages_sent() - before;
+    unsigned long long moved = rounds_sending(ps, 3);
     if (check_counters && size == 2)
         CHECK(moved == 0, "%llu transport messages in %d rounds of 64 KiB persistent collectives",
               moved, ROUNDS);
-    for (int k = 0; k < 3; k++) {
-        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
-        free(ps[k].in);
-        free(ps[k].out);
-    }
+    pers_free_all(ps, 3);
     MPI_Comm_free(&comm);
 }
 
@@ -309,11 +320,41 @@ static void wide_lanes(int check_counters)
                           "wide lanes", moved, WIDE_ROUNDS);
     for (int it = 0; it < ROUNDS / 4; it++)
         round_of(ps, NWIDE_ALL, WIDE_ROUNDS + it);
-    for (int k = 0; k < NWIDE_ALL; k++) {
-        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
-        free(ps[k].in);
-        free(ps[k].out);
-    }
+    pers_free_all(ps, NWIDE_ALL);
+    MPI_Comm_free(&comm);
+}
+
+/* An Alltoall_init of blocks above the segment's part (16 KiB on 4 and 8
+ * ranks) reads each block from its sender at every start, as the
+ * blocking Alltoallv: ROUNDS starts, new inputs, every byte checked, no
+ * transport message on 3 or more ranks where reads work (check_counters);
+ * where a rank cannot read (no CMA on rank 1) the blocks it reads move as
+ * messages after the reads (every other rank sends it one at every
+ * start), results alike. */
+enum { READ_ALLTOALL_COUNT = 10001 };
+
+static void alltoall_reads(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    /* A rank without CMA (run_mpi_ok_no_cma_on_rank1) fails its reads. */
+    const char *cma = getenv("HCMPI_SHM_CMA");
+    int no_cma = cma != NULL && strcmp(cma, "0") == 0, any_no_cma = 0;
+    CHECK(MPI_Allreduce(&no_cma, &any_no_cma, 1, MPI_INT, MPI_MAX, comm) == MPI_SUCCESS,
+          "Allreduce");
+    pers_t ps[2];
+    pers_init(&ps[0], ALLTOALL, READ_ALLTOALL_COUNT, 0, comm);
+    pers_init(&ps[1], ALLREDUCE, counts[0], 0, comm);
+    unsigned long long moved = rounds_sending(ps, 2);
+    if (check_counters && size > 2 && !any_no_cma)
+        CHECK(moved == 0, "%llu transport messages in %d rounds of a persistent Alltoall that "
+                          "reads", moved, ROUNDS);
+    /* Every other rank sends rank 1 its block, which rank 1 cannot read. */
+    if (check_counters && size > 2 && any_no_cma && !no_cma)
+        CHECK(moved >= ROUNDS, "%llu transport messages in %d rounds of a persistent Alltoall "
+                               "whose reads by rank 1 fail", moved, ROUNDS);
+    pers_free_all(ps, 2);
     MPI_Comm_free(&comm);
 }
 
@@ -436,16 +477,13 @@ int main(int argc, char **argv)
     if (counted && size > 1 && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL)
         CHECK(messages_sent() > before, "the persistent collectives beyond the lanes sent no "
                                         "message");
-    for (k = 0; k < NALL; k++) {
-        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
-        free(ps[k].in);
-        free(ps[k].out);
-    }
+    pers_free_all(ps, NALL);
     MPI_Comm_free(&dup);
     /* Reads off (a minimum of 0): the 64 KiB one is a schedule. */
     const char *read_min = getenv("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN");
     large_allreduce(counted && !p2p && (read_min == NULL || strcmp(read_min, "0") != 0));
     wide_lanes(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
+    alltoall_reads(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     lanes_given_back(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     if (counted)
         MPI_T_pvar_session_free(&session);
