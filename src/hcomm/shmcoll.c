@@ -2023,8 +2023,12 @@ static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
   hc_shmcoll_op_t mine = *op;
   if (rechunk && !shmcoll_op_rechunk(&mine, op->sc->lane_small))
     return 0;
-  hc_shmcoll_t *lane = &lanes[0];
+  hc_shmcoll_t *lane = &lanes[0], *sc = op->sc;
   int in_lane = *fresh < n;
+  if (in_lane && lanes == sc->wide && !hc_shmcoll_wide_pages(sc, *fresh)) {
+    sc->nwide = *fresh; /* no memory for it: the wide lanes end here */
+    return 0;
+  }
   if (in_lane)
     lane = &lanes[(*fresh)++];
   else

@@ -21,7 +21,9 @@
  *                     HCMPI_COLL_SHM_LANE_BUF): the same layout in small,
  *                     for one persistent collective each (below)
  *   wide_offset       nwide wide lanes (page-aligned, each padded to a
- *                     page), each n x shmcoll_line_t, then (n + 1) x
+ *                     page; not reserved with the segment: each takes its
+ *                     pages at its first claim, hc_shmcoll_wide_pages),
+ *                     each n x shmcoll_line_t, then (n + 1) x
  *                     SHMCOLL_LANE_DEPTH small buffers of SHMCOLL_SMALL
  *                     bytes, then (n + 1) x 2 large ones of chunk bytes:
  *                     the segment's own layout, for one persistent
@@ -138,7 +140,18 @@ typedef struct shmcoll_hdr {
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
   uint32_t nwide;            /* wide lanes, as rank 0 made them */
+  /* Wide lane w's pages, bits 2w and 2w + 1 (enum shmcoll_pages): a wide
+   * lane takes memory at its first claim, not with the segment. */
+  _Atomic uint32_t wide_pages;
 } shmcoll_hdr_t;
+
+enum shmcoll_pages {
+  SHMCOLL_PAGES_NONE,
+  SHMCOLL_PAGES_TAKING, /* a rank is reserving them */
+  SHMCOLL_PAGES_READY,
+  SHMCOLL_PAGES_FAILED /* none left: the wide lanes end before this one */
+};
+
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
@@ -210,6 +223,11 @@ typedef struct hc_shmcoll {
   uint32_t claims;
   hc_shmcoll_claim_t *held, *held_last;
 } hc_shmcoll_t;
+
+/* Reserves (and formats) the pages of sc's wide lane w at its first
+ * claim, once for every rank (the others wait for the first); 1 when they
+ * are there, 0 (on every rank alike) when memory ran out. */
+int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w);
 
 /* comm's segment for a collective of bytes (the largest message one rank
  * puts in, or 0), made at the first that may use one; NULL: this one
