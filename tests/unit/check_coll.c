@@ -327,6 +327,16 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
   return HC_ERR_NOT_SUPPORTED;
 }
 
+int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
+  (void)op, (void)sendbuf;
+  abort();
+}
+
+int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer, int send) {
+  (void)op, (void)peer, (void)send;
+  abort();
+}
+
 hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
                                      hc_shmcoll_claim_t *claim) {
   (void)op, (void)claim;
