@@ -457,13 +457,37 @@ static hcomm_request_t *nbc_bind(hc_nbc_sched_t *s, hc_status_t *rc) {
  * collective tag (every rank starts those in one order). */
 /* A persistent collective whose lane was given back at this start (the
  * same start on every rank) runs there from now on: its schedule becomes
- * the lane's step alone. */
+ * the lane's steps, kept behind it (hc_nbc_lane_begin). */
 static void nbc_enter_lane(hc_nbc_sched_t *s) {
   hc_shmcoll_claim_t *claim = s->lane_claim;
-  if (claim == NULL || claim->in_lane || !hc_shmcoll_claim_start(claim))
+  if (claim == NULL || claim->in_lane || s->lane_at == 0 ||
+      !hc_shmcoll_claim_start(claim))
     return;
-  s->steps[0] = (nbc_step_t){.kind = NBC_SHM, .dst = &claim->op};
-  s->nsteps = 1;
+  memmove(s->steps, s->steps + s->lane_at - 1, s->lane_n * sizeof *s->steps);
+  s->nsteps = s->lane_n;
+  s->lane_at = 0;
+}
+
+const hc_shmcoll_op_t *hc_nbc_lane_begin(hc_nbc_sched_t *s) {
+  hc_shmcoll_claim_t *claim = s->lane_claim;
+  if (claim == NULL || claim->in_lane)
+    return NULL;
+  if (s->lane_at == 0) {
+    hc_nbc_end_round(s);
+    s->lane_at = s->nsteps + 1;
+    nbc_add(s, NBC_SHM, 0, NULL, &claim->op, 0);
+    hc_nbc_end_round(s);
+  }
+  return &claim->op;
+}
+
+/* At the launch of a persistent collective whose claim waits: its lane's
+ * steps go behind the ones it runs until then. */
+static void nbc_lane_keep(hc_nbc_sched_t *s) {
+  if (hc_nbc_lane_begin(s) == NULL || s->error != HC_OK)
+    return;
+  s->lane_n = s->nsteps - (s->lane_at - 1);
+  s->nsteps = s->lane_at - 1;
 }
 
 static void nbc_run(hc_nbc_sched_t *s) {
@@ -503,6 +527,7 @@ static hc_status_t nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
  * that owns s from now on: complete (done) until hcomm_start. */
 static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
   hc_status_t rc;
+  nbc_lane_keep(s);
   hc_engine_lock();
   hcomm_request_t *r = nbc_bind(s, &rc);
   if (r != NULL) {

@@ -210,28 +210,39 @@ static int nbc_alltoall_repair(hc_nbc_sched_t *s, void *arg) {
   return 1;
 }
 
+/* The repair (above) of the lane's collective op behind its step. */
+static void nbc_alltoall_add_repair(hc_nbc_sched_t *s,
+                                    const hc_shmcoll_op_t *op) {
+  nbc_read_repair_t *fix = hc_nbc_tmp(s, sizeof *fix);
+  hcomm_request_t **reqs = hc_nbc_tmp(s, 2 * (size_t)s->size * sizeof *reqs);
+  if (fix == NULL || reqs == NULL)
+    return; /* the schedule failed */
+  memset(reqs, 0, 2 * (size_t)s->size * sizeof *reqs);
+  *fix = (nbc_read_repair_t){.op = op, .reqs = reqs};
+  hc_nbc_add_poll(s, nbc_alltoall_repair, fix);
+}
+
 /* A persistent Alltoall of blocks above the segment's part: as the
  * blocking Alltoallv, each rank reads every block from its sender's
  * buffer at each start (shmcoll.c), the failed reads repaired by messages
  * after; a point-to-point schedule at every start was 1.2-2.5x the
- * blocking form (bench/NOTES.md, pcoll16l).  0: it does not read here
- * (two ranks, in place, reads off, no lane): the schedule below. */
+ * blocking form (bench/NOTES.md, pcoll16l).  1: it runs so now; 2: its
+ * claim of a lane waits (build the schedule, then hc_nbc_lane_begin and
+ * the repair); 0: it does not read here (two ranks, in place, reads off,
+ * no lane): the schedule. */
 static int nbc_alltoall_reads(hc_nbc_sched_t *s, const void *sendbuf,
                               size_t bytes, void *recvbuf,
                               hcomm_comm_t *comm) {
   size_t *arr = hc_nbc_even_blocks(s, bytes);
-  nbc_read_repair_t *fix = hc_nbc_tmp(s, sizeof *fix);
-  hcomm_request_t **reqs = hc_nbc_tmp(s, 2 * (size_t)s->size * sizeof *reqs);
   hc_shmcoll_op_t shm;
-  if (arr == NULL || fix == NULL || reqs == NULL || s->shm_first_taken ||
+  if (arr == NULL || s->shm_first_taken ||
       hc_shmcoll_ialltoall_prepare(&shm, sendbuf, arr, arr + s->size, recvbuf,
                                    arr, arr + s->size, 0, comm) != HC_OK ||
-      !hc_shmcoll_alltoall_reads(&shm, sendbuf) ||
-      !hc_nbc_use_shmcoll(s, &shm, HC_OK, HC_NBC_PLAN))
+      !hc_shmcoll_alltoall_reads(&shm, sendbuf))
     return 0;
-  memset(reqs, 0, 2 * (size_t)s->size * sizeof *reqs);
-  *fix = (nbc_read_repair_t){.op = &s->shm_first, .reqs = reqs};
-  hc_nbc_add_poll(s, nbc_alltoall_repair, fix);
+  if (!hc_nbc_use_shmcoll(s, &shm, HC_OK, HC_NBC_PLAN))
+    return s->lane_claim != NULL ? 2 : 0;
+  nbc_alltoall_add_repair(s, &s->shm_first);
   return 1;
 }
 
@@ -252,14 +263,20 @@ static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
                          hc_shmcoll_ialltoall_prepare(&shm, sendbuf, NULL, NULL,
                                                       recvbuf, NULL, NULL,
                                                       bytes, comm),
-                         mode) ||
-      (mode == HC_NBC_PLAN && nbc_alltoall_reads(s, sendbuf, bytes, recvbuf, comm)))
+                         mode))
     return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+  int reads =
+      mode == HC_NBC_PLAN ? nbc_alltoall_reads(s, sendbuf, bytes, recvbuf, comm)
+                          : 0;
+  if (reads == 1)
+    return hc_nbc_launch(s, 1, req);
   if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
     nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
                              bytes, recvbuf);
   else if ((arr = hc_nbc_even_blocks(s, bytes)) != NULL)
     nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
+  if (reads == 2) /* the read and its repair, once the lane is given back */
+    nbc_alltoall_add_repair(s, hc_nbc_lane_begin(s));
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 

@@ -2075,8 +2075,10 @@ hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
       (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
                                      &sc->lanes_taken, 0, 1)))
     return HC_OK;
-  /* Every lane it fits was claimed: it waits for one to be given back. */
-  if (op->what == SHMCOLL_OP_ALLTOALL)
+  /* Every lane it fits was claimed: it waits for one to be given back.
+   * Not an alltoallv that leaves its large blocks to messages: they are
+   * steps beside the lane's, which the schedule has no copy of. */
+  if (op->what == SHMCOLL_OP_ALLTOALL && !op->read_large)
     return HC_ERR_NOT_SUPPORTED;
   if ((!small && shmcoll_claim_of(op, claim, sc->wide, sc->nwide,
                                   &sc->wide_taken, 1, 0)) ||
