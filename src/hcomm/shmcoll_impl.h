@@ -106,8 +106,11 @@
  * the lane's numbers where its last holder left them (every rank started
  * that one equally often).  A claim that some rank released while waiting
  * never moves (SHMCOLL_CLAIM_NEVER): that rank's starts all went to the
- * schedule.  An alltoall's claim never waits (an alltoallv's schedule
- * moves its large blocks beside the segment's step).
+ * schedule.  The schedule keeps the steps that run in the lane behind
+ * its own and moves them to the front at the switch (nbc.c,
+ * hc_nbc_lane_begin).  An alltoallv that leaves its large blocks to
+ * messages never waits (those are steps of its schedule beside the
+ * lane's); one that reads them does, its repair behind the lane's step.
  */
 #define SHMCOLL_CLAIM_CLOSING 0xffffffffu
 #define SHMCOLL_CLAIM_NEVER 0xfffffffeu
