@@ -2018,7 +2018,7 @@ static void shmcoll_lane_publish(hc_shmcoll_t *lane) {
 static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
                             hc_shmcoll_t *lanes, int n, int *fresh, int wait,
                             int rechunk) {
-  if (lanes == NULL || (*fresh == n && !wait))
+  if (lanes == NULL || n == 0 || (*fresh == n && !wait))
     return 0;
   hc_shmcoll_op_t mine = *op;
   if (rechunk && !shmcoll_op_rechunk(&mine, op->sc->lane_small))
