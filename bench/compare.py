@@ -84,6 +84,9 @@ CASES += [
     collective_case("bcast_init",
                     "MPI_Bcast_init + MPI_Start/MPI_Wait (persistent, MPI-4; "
                     "bytes from rank 0)"),
+    collective_case("alltoall_init",
+                    "MPI_Alltoall_init + MPI_Start/MPI_Wait (persistent, "
+                    "MPI-4; bytes to each rank)"),
 ]
 
 
@@ -170,7 +173,8 @@ RMA_BANDWIDTH = [c for c in RMA_GROUP + RMA_DEVICE_GROUP if "_bw_" in c]
 
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
-                    "allreduce_init", "iallreduce", "ibcast", "bcast_init"]
+                    "allreduce_init", "iallreduce", "ibcast", "bcast_init",
+                    "alltoall_init"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -197,6 +201,7 @@ MODES = {
         "iallreduce": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "ibcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "bcast_init": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
+        "alltoall_init": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
         **{c: "-s 8 -r 5 -i 500 -w 50" for c in RMA_LATENCY},
         **{c: "-s 4K,64K,1M,4M -r 5 -i 20 -w 2" for c in RMA_BANDWIDTH},
@@ -224,6 +229,7 @@ MODES = {
         "iallreduce": "-m 8:1M -r 11 -i 200 -w 10",
         "ibcast": "-m 8:4M -r 11 -i 200 -w 10",
         "bcast_init": "-m 8:4M -r 11 -i 200 -w 10",
+        "alltoall_init": "-m 8:1M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
         **{c: "-s 8 -r 11 -i 2000 -w 200" for c in RMA_LATENCY},
         **{c: "-m 4K:4M -r 11 -i 100 -w 10" for c in RMA_BANDWIDTH},
@@ -252,6 +258,7 @@ MODES = {
         "iallreduce": "-s 8,1K -r 3 -i 20 -w 2",
         "ibcast": "-s 8,64K -r 3 -i 20 -w 2",
         "bcast_init": "-s 8,64K -r 3 -i 20 -w 2",
+        "alltoall_init": "-s 8,1K -r 3 -i 20 -w 2",
         **{c: "-s 8 -r 3 -i 50 -w 5" for c in RMA_LATENCY},
         **{c: "-s 64K,1M -r 3 -i 4 -w 1" for c in RMA_BANDWIDTH},
     },

@@ -109,6 +109,8 @@ static hc_nbc_sched_t *nbc_new(hcomm_comm_t *comm,
 }
 
 static void nbc_free(hc_nbc_sched_t *s) {
+  if (s->lane_claim != NULL)
+    hc_shmcoll_claim_release(s->lane_claim);
   if (s->cleanup_fn != NULL)
     s->cleanup_fn(s->cleanup_arg);
   if (s->release_fn != NULL)
@@ -453,7 +455,43 @@ static hcomm_request_t *nbc_bind(hc_nbc_sched_t *s, hc_status_t *rc) {
 /* With the lock held: runs s from its first step, a persistent one under
  * the tag it took at init, any other under the communicator's next
  * collective tag (every rank starts those in one order). */
+/* A persistent collective whose lane was given back at this start (the
+ * same start on every rank) runs there from now on: its schedule becomes
+ * the lane's steps, kept behind it (hc_nbc_lane_begin). */
+static void nbc_enter_lane(hc_nbc_sched_t *s) {
+  hc_shmcoll_claim_t *claim = s->lane_claim;
+  if (claim == NULL || claim->in_lane || s->lane_at == 0 ||
+      !hc_shmcoll_claim_start(claim))
+    return;
+  memmove(s->steps, s->steps + s->lane_at - 1, s->lane_n * sizeof *s->steps);
+  s->nsteps = s->lane_n;
+  s->lane_at = 0;
+}
+
+const hc_shmcoll_op_t *hc_nbc_lane_begin(hc_nbc_sched_t *s) {
+  hc_shmcoll_claim_t *claim = s->lane_claim;
+  if (claim == NULL || claim->in_lane)
+    return NULL;
+  if (s->lane_at == 0) {
+    hc_nbc_end_round(s);
+    s->lane_at = s->nsteps + 1;
+    nbc_add(s, NBC_SHM, 0, NULL, &claim->op, 0);
+    hc_nbc_end_round(s);
+  }
+  return &claim->op;
+}
+
+/* At the launch of a persistent collective whose claim waits: its lane's
+ * steps go behind the ones it runs until then. */
+static void nbc_lane_keep(hc_nbc_sched_t *s) {
+  if (hc_nbc_lane_begin(s) == NULL || s->error != HC_OK)
+    return;
+  s->lane_n = s->nsteps - (s->lane_at - 1);
+  s->nsteps = s->lane_at - 1;
+}
+
 static void nbc_run(hc_nbc_sched_t *s) {
+  nbc_enter_lane(s);
   hc_comm_op_begin(s->comm);
   if (!s->persistent)
     s->tag = HC_NBC_TAG_BASE + (int)(s->comm->coll_seq++ % HC_NBC_SEQS);
@@ -489,6 +527,7 @@ static hc_status_t nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
  * that owns s from now on: complete (done) until hcomm_start. */
 static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
   hc_status_t rc;
+  nbc_lane_keep(s);
   hc_engine_lock();
   hcomm_request_t *r = nbc_bind(s, &rc);
   if (r != NULL) {
@@ -645,9 +684,16 @@ void hc_nbc_add_recv_acc(hc_nbc_sched_t *s, const hcomm_accessor_t *acc,
 int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
                        hc_status_t prepared, enum hc_nbc_mode mode) {
   /* A plan for hcomm_hccl_icoll takes no lane: it lives one call. */
-  if (prepared != HC_OK || (mode == HC_NBC_PLAN && s->hccl_plan) ||
-      (mode == HC_NBC_PLAN && hc_shmcoll_op_own_lane(op) != HC_OK))
+  if (prepared != HC_OK || (mode == HC_NBC_PLAN && s->hccl_plan))
     return 0;
+  if (mode == HC_NBC_PLAN) {
+    hc_shmcoll_claim_t *claim = hc_nbc_tmp(s, sizeof *claim);
+    if (claim == NULL || hc_shmcoll_op_claim_lane(op, claim) != HC_OK)
+      return 0;
+    s->lane_claim = claim;
+    if (!claim->in_lane) /* the schedule until the lane is given back */
+      return 0;
+  }
   hc_nbc_add_shmcoll(s, op);
   return 1;
 }

@@ -13,6 +13,7 @@
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
 #include "hcomm/nbc_impl.h"
+#include "hcomm/proto.h"
 
 /* ---- alltoall ------------------------------------------------------------ */
 
@@ -161,6 +162,90 @@ static void nbc_build_alltoall_bruck(hc_nbc_sched_t *s, const char *in,
                     out + (size_t)((rank - i + size) % size) * bytes, bytes);
 }
 
+/* The messages that repair a read exchange's failed reads (below): the
+ * segment's step that read, and its requests, kept for every start. */
+typedef struct nbc_read_repair {
+  const hc_shmcoll_op_t *op;
+  int posted;
+  hcomm_request_t **reqs; /* 2 per rank: a send, a receive; NULL: none */
+} nbc_read_repair_t;
+
+/* A poll step after an alltoall's reads: at its first pass each block
+ * whose read failed moves as a message between its two ranks (both ends
+ * see the same failures in the segment's tables); 1 once they all
+ * arrived. */
+static int nbc_alltoall_repair(hc_nbc_sched_t *s, void *arg) {
+  nbc_read_repair_t *fix = arg;
+  const hc_shmcoll_op_t *op = fix->op;
+  int n = s->size;
+  if (!fix->posted) {
+    fix->posted = 1;
+    for (int j = 0; j < n && s->error == HC_OK; j++) {
+      hc_status_t rc = HC_OK;
+      if (j != s->rank && hc_shmcoll_alltoall_unread(op, j, 1))
+        rc = hc_isend_locked(op->in + op->sdispls[j], op->scounts[j], j,
+                             s->tag, s->comm, HCOMM_SEND_STANDARD, 1,
+                             &fix->reqs[2 * j]);
+      if (rc == HC_OK && j != s->rank && hc_shmcoll_alltoall_unread(op, j, 0))
+        rc = hc_irecv_locked(op->out + op->displs[j], op->counts[j], j, s->tag,
+                             s->comm, 1, &fix->reqs[2 * j + 1]);
+      hc_nbc_fail(s, rc);
+    }
+  }
+  for (int i = 0; i < 2 * n; i++)
+    if (fix->reqs[i] != NULL && !atomic_load(&fix->reqs[i]->done) &&
+        s->error == HC_OK)
+      return 0;
+  for (int i = 0; i < 2 * n; i++) {
+    if (fix->reqs[i] == NULL)
+      continue;
+    if (!atomic_load(&fix->reqs[i]->done))
+      hc_proto_cancel(fix->reqs[i]);
+    else
+      hc_nbc_fail(s, fix->reqs[i]->status.error);
+    hc_request_release(fix->reqs[i]);
+    fix->reqs[i] = NULL;
+  }
+  fix->posted = 0;
+  return 1;
+}
+
+/* The repair (above) of the lane's collective op behind its step. */
+static void nbc_alltoall_add_repair(hc_nbc_sched_t *s,
+                                    const hc_shmcoll_op_t *op) {
+  nbc_read_repair_t *fix = hc_nbc_tmp(s, sizeof *fix);
+  hcomm_request_t **reqs = hc_nbc_tmp(s, 2 * (size_t)s->size * sizeof *reqs);
+  if (fix == NULL || reqs == NULL)
+    return; /* the schedule failed */
+  memset(reqs, 0, 2 * (size_t)s->size * sizeof *reqs);
+  *fix = (nbc_read_repair_t){.op = op, .reqs = reqs};
+  hc_nbc_add_poll(s, nbc_alltoall_repair, fix);
+}
+
+/* A persistent Alltoall of blocks above the segment's part: as the
+ * blocking Alltoallv, each rank reads every block from its sender's
+ * buffer at each start (shmcoll.c), the failed reads repaired by messages
+ * after; a point-to-point schedule at every start was 1.2-2.5x the
+ * blocking form (bench/NOTES.md, pcoll16l).  1: it runs so now; 2: its
+ * claim of a lane waits (build the schedule, then hc_nbc_lane_begin and
+ * the repair); 0: it does not read here (two ranks, in place, reads off,
+ * no lane): the schedule. */
+static int nbc_alltoall_reads(hc_nbc_sched_t *s, const void *sendbuf,
+                              size_t bytes, void *recvbuf,
+                              hcomm_comm_t *comm) {
+  size_t *arr = hc_nbc_even_blocks(s, bytes);
+  hc_shmcoll_op_t shm;
+  if (arr == NULL || s->shm_first_taken ||
+      hc_shmcoll_ialltoall_prepare(&shm, sendbuf, arr, arr + s->size, recvbuf,
+                                   arr, arr + s->size, 0, comm) != HC_OK ||
+      !hc_shmcoll_alltoall_reads(&shm, sendbuf))
+    return 0;
+  if (!hc_nbc_use_shmcoll(s, &shm, HC_OK, HC_NBC_PLAN))
+    return s->lane_claim != NULL ? 2 : 0;
+  nbc_alltoall_add_repair(s, &s->shm_first);
+  return 1;
+}
+
 static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
                                      void *recvbuf, hcomm_comm_t *comm,
                                      hcomm_request_t **req,
@@ -180,11 +265,18 @@ static hc_status_t nbc_coll_alltoall(const void *sendbuf, size_t bytes,
                                                       bytes, comm),
                          mode))
     return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
+  int reads =
+      mode == HC_NBC_PLAN ? nbc_alltoall_reads(s, sendbuf, bytes, recvbuf, comm)
+                          : 0;
+  if (reads == 1)
+    return hc_nbc_launch(s, 1, req);
   if (hc_coll_alltoall_alg(bytes, size, 1) == HC_COLL_ALG_BRUCK)
     nbc_build_alltoall_bruck(s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
                              bytes, recvbuf);
   else if ((arr = hc_nbc_even_blocks(s, bytes)) != NULL)
     nbc_build_alltoallv(s, sendbuf, arr, arr + size, recvbuf, arr, arr + size);
+  if (reads == 2) /* the read and its repair, once the lane is given back */
+    nbc_alltoall_add_repair(s, hc_nbc_lane_begin(s));
   return hc_nbc_launch(s, mode == HC_NBC_PLAN, req);
 }
 

@@ -45,6 +45,13 @@ struct nbc_sched {
    * and a free per non-blocking collective. */
   hc_shmcoll_op_t shm_first;
   int shm_first_taken;
+  /* A persistent collective's claim of a lane (hc_nbc_use_shmcoll),
+   * released when it is freed; while it waits, the schedule's steps run. */
+  hc_shmcoll_claim_t *lane_claim;
+  /* While it waits: the steps that run once it is in its lane (its step
+   * first, hc_nbc_lane_begin), kept behind the schedule's nsteps: from
+   * lane_at - 1 on, lane_n of them; lane_at 0: none. */
+  size_t lane_at, lane_n;
 };
 
 /* What the builder of a collective does with the schedule it built:
@@ -60,6 +67,15 @@ enum hc_nbc_mode {
  * point-to-point schedule instead. */
 int hc_nbc_use_shmcoll(hc_nbc_sched_t *s, hc_shmcoll_op_t *op,
                        hc_status_t prepared, enum hc_nbc_mode mode);
+
+/* For a persistent collective whose lane claim waits (hc_nbc_use_shmcoll
+ * returned 0 and made one), after its point-to-point steps: adds its
+ * lane's step, and the steps added after it until the launch are the
+ * ones that run behind that step once the claim moved into the lane (a
+ * read exchange's repair); the launch adds the step alone where no
+ * builder did.  Returns the lane's collective (the claim's copy, which
+ * those steps may name), or NULL where no claim waits. */
+const hc_shmcoll_op_t *hc_nbc_lane_begin(hc_nbc_sched_t *s);
 
 /* The checks every collective makes before it builds: an intracommunicator
  * (an intercommunicator's collectives are intercoll.c's), a request

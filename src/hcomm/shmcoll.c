@@ -1710,6 +1710,22 @@ static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
          shmcoll_slot_bytes(op, 0) > sc->small;
 }
 
+int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
+  op->read_large = shmcoll_alltoall_reads_large(op, sendbuf);
+  return op->read_large;
+}
+
+int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer,
+                               int send) {
+  const hc_shmcoll_t *sc = op->sc;
+  if (send)
+    return shmcoll_block_read(
+               op, shmcoll_block_len(op->scounts, op->each, peer)) &&
+           shmcoll_large_table(sc, peer, op->first)[sc->rank].failed;
+  return shmcoll_block_read(op, shmcoll_block_len(op->counts, op->each, peer)) &&
+         shmcoll_large_table(sc, sc->rank, op->first)[peer].failed;
+}
+
 /* After an alltoallv that read its large blocks: each block whose read
  * failed (its reader marked it in its table, which stays until every rank
  * finished collectives far beyond this one) moves as a message between
@@ -1721,30 +1737,26 @@ static hc_status_t shmcoll_alltoall_repair(const hc_shmcoll_op_t *op) {
   if (!op->read_failed) {
     int any = 0;
     for (int j = 0; j < sc->size && !any; j++)
-      any = j != me &&
-            shmcoll_block_read(op, shmcoll_block_len(op->scounts, op->each, j)) &&
-            shmcoll_large_table(sc, j, op->first)[me].failed;
+      any = j != me && hc_shmcoll_alltoall_unread(op, j, 1);
     if (!any)
       return HC_OK;
   }
   int tag = HC_NBC_TAG_BASE + (int)((comm->coll_seq - 1) % HC_NBC_SEQS);
-  const shmcoll_read_block_t *mine = shmcoll_large_table(sc, me, op->first);
   hc_status_t rc = HC_OK;
   for (int k = 1; k < sc->size && rc == HC_OK; k++) {
     /* sends to the ranks after this one, receipts from those before, in
      * turn, so that no pair waits on another */
     int j = (me + k) % sc->size, r = (me - k + sc->size) % sc->size;
     hcomm_request_t *send = NULL, *recv = NULL;
-    size_t out = shmcoll_block_len(op->scounts, op->each, j);
-    size_t in = shmcoll_block_len(op->counts, op->each, r);
     hc_engine_lock();
-    if (shmcoll_block_read(op, out) &&
-        shmcoll_large_table(sc, j, op->first)[me].failed)
+    if (hc_shmcoll_alltoall_unread(op, j, 1))
       rc = hc_isend_locked(op->in + shmcoll_block_at(op->sdispls, op->each, j),
-                           out, j, tag, comm, HCOMM_SEND_STANDARD, 1, &send);
-    if (rc == HC_OK && shmcoll_block_read(op, in) && mine[r].failed)
+                           shmcoll_block_len(op->scounts, op->each, j), j, tag,
+                           comm, HCOMM_SEND_STANDARD, 1, &send);
+    if (rc == HC_OK && hc_shmcoll_alltoall_unread(op, r, 0))
       rc = hc_irecv_locked(op->out + shmcoll_block_at(op->displs, op->each, r),
-                           in, r, tag, comm, 1, &recv);
+                           shmcoll_block_len(op->counts, op->each, r), r, tag,
+                           comm, 1, &recv);
     hc_engine_unlock();
     hc_status_t sent = send != NULL ? hcomm_wait_free(send, NULL) : HC_OK;
     hc_status_t got = recv != NULL ? hcomm_wait_free(recv, NULL) : HC_OK;
@@ -1794,8 +1806,7 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
                            rbytes, rdispls, bytes);
   if (rc != HC_OK)
     return HC_ERR_NOT_SUPPORTED;
-  op.read_large = shmcoll_alltoall_reads_large(&op, sendbuf);
-  if (!op.read_large && !shmcoll_alltoall_whole(&op))
+  if (!hc_shmcoll_alltoall_reads(&op, sendbuf) && !shmcoll_alltoall_whole(&op))
     return HC_ERR_NOT_SUPPORTED;
   rc = shmcoll_run(&op);
   if (rc == HC_OK && op.read_large)
@@ -2020,34 +2031,161 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   return 1;
 }
 
-/* Moves op onto lane (as it is: a wide one) when one is left. */
-static int shmcoll_take_lane(hc_shmcoll_op_t *op, hc_shmcoll_t *lanes,
-                             int nlanes, int *taken, int rechunk) {
-  if (lanes == NULL || *taken == nlanes ||
-      (rechunk && !shmcoll_op_rechunk(op, op->sc->lane_small)))
+static uint64_t shmcoll_claim_word(uint32_t claim, uint32_t n) {
+  return (uint64_t)claim << 32 | n;
+}
+
+/* Publishes this rank's first claim of lane not released, and its starts
+ * decided so far (none held: the next claim's number). */
+static void shmcoll_lane_publish(hc_shmcoll_t *lane) {
+  const hc_shmcoll_claim_t *first = lane->held;
+  atomic_store(&lane->lines[lane->rank].lane_front,
+               first != NULL ? shmcoll_claim_word(first->gen, first->starts)
+                             : shmcoll_claim_word(lane->claims, 0));
+}
+
+/* Claims a lane of lanes (n of them, *fresh never claimed yet) for op:
+ * the next fresh one, moving in now; with wait, when none is fresh, the
+ * one claimed least, to move in once given back.  In chunks of a lane
+ * buffer with rechunk (an ordinary lane); 0 when none fits. */
+static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
+                            hc_shmcoll_t *lanes, int n, int *fresh, int wait,
+                            int rechunk) {
+  if (lanes == NULL || n == 0 || (*fresh == n && !wait))
     return 0;
-  op->sc = &lanes[(*taken)++];
+  hc_shmcoll_op_t mine = *op;
+  if (rechunk && !shmcoll_op_rechunk(&mine, op->sc->lane_small))
+    return 0;
+  hc_shmcoll_t *lane = &lanes[0], *sc = op->sc;
+  int in_lane = *fresh < n;
+  if (in_lane && lanes == sc->wide && !hc_shmcoll_wide_pages(sc, *fresh)) {
+    sc->nwide = *fresh; /* no memory for it: the wide lanes end here */
+    return 0;
+  }
+  if (in_lane)
+    lane = &lanes[(*fresh)++];
+  else
+    for (int l = 1; l < n; l++)
+      if (lanes[l].claims < lane->claims)
+        lane = &lanes[l];
+  mine.sc = lane;
+  *claim = (hc_shmcoll_claim_t){.lane = lane,
+                                .gen = lane->claims++,
+                                .in_lane = in_lane,
+                                .prev = lane->held_last,
+                                .op = mine};
+  if (lane->held_last != NULL)
+    lane->held_last->next = claim;
+  else
+    lane->held = claim;
+  lane->held_last = claim;
+  shmcoll_lane_publish(lane);
+  if (in_lane)
+    *op = mine;
   return 1;
 }
 
-hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
+hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
+                                     hc_shmcoll_claim_t *claim) {
   hc_shmcoll_t *sc = op->sc;
   size_t bytes = shmcoll_op_bytes(op);
   /* Data of one lane buffer, or a read (its descriptors): a lane.  More
-   * than a lane buffer takes a wide lane while one is left, so that it
+   * than a lane buffer takes a wide lane while one is fresh, so that it
    * runs in the segment's chunks, one synchronisation per chunk rather
    * than per lane buffer (8 ranks, 16 KiB Allreduce_init: 101 us through
    * 2 KiB lane buffers against 19-24 for the blocking form; bench/NOTES.md,
    * pcoll16l); a lane up to HCMPI_COLL_SHM_LANE_MAX when none is. */
-  int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || shmcoll_lane_reads(op);
-  if (lane_fits && (bytes <= sc->lane_small || shmcoll_lane_reads(op)) &&
-      shmcoll_take_lane(op, sc->lanes, sc->nlanes, &sc->lanes_taken, 1))
-    return HC_OK;
+  int reads = shmcoll_lane_reads(op);
+  int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || reads;
+  int small = bytes <= sc->lane_small || reads;
   /* A wide lane has the segment's chunk and small buffers' size: op, as
    * prepared against the segment, runs there as it is (shmcoll_impl.h). */
-  if (shmcoll_take_lane(op, sc->wide, sc->nwide, &sc->wide_taken, 0) ||
-      (lane_fits &&
-       shmcoll_take_lane(op, sc->lanes, sc->nlanes, &sc->lanes_taken, 1)))
+  if ((lane_fits && small &&
+       shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes, &sc->lanes_taken, 0,
+                        1)) ||
+      shmcoll_claim_of(op, claim, sc->wide, sc->nwide, &sc->wide_taken, 0,
+                       0) ||
+      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
+                                     &sc->lanes_taken, 0, 1)))
+    return HC_OK;
+  /* Every lane it fits was claimed: it waits for one to be given back.
+   * Not an alltoallv that leaves its large blocks to messages: they are
+   * steps beside the lane's, which the schedule has no copy of. */
+  if (op->what == SHMCOLL_OP_ALLTOALL && !op->read_large)
+    return HC_ERR_NOT_SUPPORTED;
+  if ((!small && shmcoll_claim_of(op, claim, sc->wide, sc->nwide,
+                                  &sc->wide_taken, 1, 0)) ||
+      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
+                                     &sc->lanes_taken, 1, 1)))
     return HC_OK;
   return HC_ERR_NOT_SUPPORTED;
+}
+
+/* 1 when every rank's first held claim of lane is claim; *at then the
+ * most starts any other rank decided of it, if more than *at. */
+static int shmcoll_claim_first_everywhere(const hc_shmcoll_t *lane,
+                                          uint32_t claim, uint32_t *at) {
+  for (int r = 0; r < lane->size; r++) {
+    uint64_t front = atomic_load(&lane->lines[r].lane_front);
+    if ((uint32_t)(front >> 32) != claim)
+      return 0;
+    if (r != lane->rank && (uint32_t)front > *at)
+      *at = (uint32_t)front;
+  }
+  return 1;
+}
+
+int hc_shmcoll_claim_start(hc_shmcoll_claim_t *claim) {
+  hc_shmcoll_t *lane = claim->lane;
+  uint32_t start = claim->starts++;
+  /* A claim before it still held here: this rank's published count will
+   * say so, and no rank moves it. */
+  if (lane == NULL || lane->held != claim)
+    return 0;
+  atomic_store(&lane->lines[lane->rank].lane_front,
+               shmcoll_claim_word(claim->gen, start + 1));
+  _Atomic uint64_t *sw = &lane->lines[0].lane_switch;
+  for (;;) {
+    uint64_t seen = atomic_load(sw);
+    if ((uint32_t)(seen >> 32) == claim->gen) {
+      uint32_t from = (uint32_t)seen;
+      if (from == SHMCOLL_CLAIM_CLOSING) { /* a rank is a few loads in */
+        sched_yield();
+        continue;
+      }
+      if (start < from) /* SHMCOLL_CLAIM_NEVER too */
+        return 0;
+      claim->in_lane = 1;
+      return 1;
+    }
+    uint32_t from = start;
+    if (!shmcoll_claim_first_everywhere(lane, claim->gen, &from))
+      return 0;
+    if (!atomic_compare_exchange_strong(
+            sw, &seen, shmcoll_claim_word(claim->gen, SHMCOLL_CLAIM_CLOSING)))
+      continue;
+    /* Closed: the counts read now hold every start decided without it. */
+    from = start;
+    if (!shmcoll_claim_first_everywhere(lane, claim->gen, &from))
+      from = SHMCOLL_CLAIM_NEVER;
+    atomic_store(sw, shmcoll_claim_word(claim->gen, from));
+  }
+}
+
+void hc_shmcoll_claim_release(hc_shmcoll_claim_t *claim) {
+  hc_shmcoll_t *lane = claim->lane;
+  if (lane == NULL)
+    return;
+  int was_first = lane->held == claim;
+  if (claim->prev != NULL)
+    claim->prev->next = claim->next;
+  else
+    lane->held = claim->next;
+  if (claim->next != NULL)
+    claim->next->prev = claim->prev;
+  else
+    lane->held_last = claim->prev;
+  claim->lane = NULL;
+  if (was_first)
+    shmcoll_lane_publish(lane);
 }

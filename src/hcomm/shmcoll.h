@@ -11,7 +11,7 @@
  * lane of the segment of their own, chunk by chunk through its buffers,
  * larger ones (and those above one lane buffer, while any is left) in a
  * wide lane, the segment's layout again, in its chunks
- * (hc_shmcoll_op_own_lane, shmcoll_impl.h says why); the others stay
+ * (hc_shmcoll_op_claim_lane, shmcoll_impl.h says why); the others stay
  * point-to-point schedules, whose tag, fixed at their _init, keeps their
  * messages apart.
  *
@@ -300,18 +300,50 @@ hc_status_t hc_shmcoll_ialltoall_prepare(
     hc_shmcoll_op_t *op, const void *sendbuf, const size_t *sbytes,
     const size_t *sdispls, void *recvbuf, const size_t *rbytes,
     const size_t *rdispls, size_t bytes, hcomm_comm_t *comm);
+/* After hc_shmcoll_ialltoall_prepare with tables: 1 when op reads its
+ * blocks above op->step from their senders' buffers, as the blocking
+ * Alltoallv does (more than two ranks, not in place, reads working on the
+ * segment; alike on every rank), rather than leaving them to messages. */
+int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf);
+/* After such an op ran: 1 when the block this rank sends to peer (send)
+ * or receives from it failed to be read, so that it moves as a message
+ * between the two (both ends see the same). */
+int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer, int send);
 hc_status_t hc_shmcoll_ireduce_scatter_prepare(
     hc_shmcoll_op_t *op, const void *sendbuf, void *recvbuf,
     const size_t *counts, const hcomm_reduce_op_t *rop, hcomm_comm_t *comm);
-/* For a persistent form, at its _init, after a prepare above: moves *op
- * onto a lane of its own, so that its starts take that lane's numbers,
- * not the communicator's, in chunks of the lane's buffers; one that fits
- * no lane (above HCMPI_COLL_SHM_LANE_MAX, an alltoall's slot or an
- * element larger than a lane buffer, no lane left) onto a wide lane,
- * where it runs in the segment's own chunks.  HC_ERR_NOT_SUPPORTED (the
- * same on every rank): neither is left; use the point-to-point
- * schedule. */
-hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op);
+/* A persistent collective's claim of a lane (shmcoll_impl.h, "Lanes
+ * given back"); it lives in the schedule's memory. */
+typedef struct hc_shmcoll_claim {
+  struct hc_shmcoll *lane; /* NULL once the segment is gone */
+  uint32_t gen;            /* the lane's claims before this one */
+  uint32_t starts;         /* starts decided while it waited */
+  int in_lane;             /* 1: op runs in the lane at every start */
+  struct hc_shmcoll_claim *prev, *next; /* the lane's held claims, oldest
+                                           first */
+  hc_shmcoll_op_t op; /* what runs in the lane */
+} hc_shmcoll_claim_t;
+
+/* For a persistent form, at its _init, after a prepare above: claims a
+ * lane for *op, so that its starts take that lane's numbers, not the
+ * communicator's, in chunks of the lane's buffers; one that fits no lane
+ * (above HCMPI_COLL_SHM_LANE_MAX, an alltoall's slot or an element larger
+ * than a lane buffer) claims a wide lane, where it runs in the segment's
+ * own chunks.  HC_OK with claim->in_lane: claim->op runs in the lane now
+ * (and *op is moved there); HC_OK without: build the point-to-point
+ * schedule, which runs until hc_shmcoll_claim_start moves claim->op into
+ * the lane.  HC_ERR_NOT_SUPPORTED: no lane to claim; the schedule for
+ * good.  Every answer is the same on every rank. */
+hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
+                                     hc_shmcoll_claim_t *claim);
+/* With the engine lock held, at each start of a claim that waits (the
+ * schedule's starts, every rank equally many): 1 when claim->op runs in
+ * the lane from this start on, the same on every rank at the same start;
+ * 0: this start runs the schedule. */
+int hc_shmcoll_claim_start(hc_shmcoll_claim_t *claim);
+/* With the engine lock held, when the persistent request is freed (after
+ * its last run here): gives the claim up on this rank. */
+void hc_shmcoll_claim_release(hc_shmcoll_claim_t *claim);
 /* With the engine lock held, when the collective starts (every rank
  * starts its collectives on comm in one order): takes its sequence
  * numbers. */

@@ -21,7 +21,9 @@
  *                     HCMPI_COLL_SHM_LANE_BUF): the same layout in small,
  *                     for one persistent collective each (below)
  *   wide_offset       nwide wide lanes (page-aligned, each padded to a
- *                     page), each n x shmcoll_line_t, then (n + 1) x
+ *                     page; not reserved with the segment: each takes its
+ *                     pages at its first claim, hc_shmcoll_wide_pages),
+ *                     each n x shmcoll_line_t, then (n + 1) x
  *                     SHMCOLL_LANE_DEPTH small buffers of SHMCOLL_SMALL
  *                     bytes, then (n + 1) x 2 large ones of chunk bytes:
  *                     the segment's own layout, for one persistent
@@ -83,6 +85,35 @@
  * where they would pass SHMCOLL_WIDE_BUDGET; later ones are point-to-point
  * schedules. */
 #define SHMCOLL_LANES 16
+/*
+ * Lanes given back.  Every persistent collective in a lane holds a claim
+ * of it (hc_shmcoll_claim_t), numbered by the lane's claims so far, alike
+ * on every rank since the _init calls are ordered alike.  The first claim
+ * of each lane moves in at its _init.  Once every lane of its kind has
+ * been claimed, a later _init claims the one claimed least (lowest
+ * first): that claim waits, its collective running as the point-to-point
+ * schedule, until every rank has released the claims before it (freed
+ * their requests, in any order and at any time of its own).  Each rank
+ * publishes in its line of the lane its first claim not released and how
+ * many starts of that claim it has decided; at a start of a waiting
+ * claim that is first everywhere, a rank closes the lane's switch word,
+ * reads every rank's count and sets the start from which the claim runs
+ * in the lane: the largest count of the others (their starts before it
+ * went to the schedule) or its own start.  A rank that saw the word open
+ * when deciding a start had published its count first, so that start is
+ * below the switch; one that saw it closing waits the few loads until it
+ * is set.  From that start on the claim runs in the lane for good, taking
+ * the lane's numbers where its last holder left them (every rank started
+ * that one equally often).  A claim that some rank released while waiting
+ * never moves (SHMCOLL_CLAIM_NEVER): that rank's starts all went to the
+ * schedule.  The schedule keeps the steps that run in the lane behind
+ * its own and moves them to the front at the switch (nbc.c,
+ * hc_nbc_lane_begin).  An alltoallv that leaves its large blocks to
+ * messages never waits (those are steps of its schedule beside the
+ * lane's); one that reads them does, its repair behind the lane's step.
+ */
+#define SHMCOLL_CLAIM_CLOSING 0xffffffffu
+#define SHMCOLL_CLAIM_NEVER 0xfffffffeu
 /* Two buffers per rank, as the large ones: an Allreduce's run never
  * waits for them (every rank finished the run before last when it starts
  * the next), a Bcast root or a Reduce's other ranks run at most one start
@@ -112,7 +143,18 @@ typedef struct shmcoll_hdr {
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
   uint32_t nwide;            /* wide lanes, as rank 0 made them */
+  /* Wide lane w's pages, bits 2w and 2w + 1 (enum shmcoll_pages): a wide
+   * lane takes memory at its first claim, not with the segment. */
+  _Atomic uint32_t wide_pages;
 } shmcoll_hdr_t;
+
+enum shmcoll_pages {
+  SHMCOLL_PAGES_NONE,
+  SHMCOLL_PAGES_TAKING, /* a rank is reserving them */
+  SHMCOLL_PAGES_READY,
+  SHMCOLL_PAGES_FAILED /* none left: the wide lanes end before this one */
+};
+
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
@@ -124,7 +166,13 @@ typedef struct shmcoll_line {
    * (a reduction's input), in the line its posted flag brings along; an
    * allreduce read's result, which the other rank writes half of. */
   uint64_t read_addr, read_len, write_addr;
-  unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 3 * sizeof(uint64_t)];
+  /* In a lane's lines (lanes given back, above): this rank's first claim
+   * of the lane not yet released and how many of its starts this rank
+   * decided (claim << 32 | starts); in rank 0's line, the start from
+   * which that claim runs in the lane (claim << 32 | start, or
+   * SHMCOLL_CLAIM_CLOSING / SHMCOLL_CLAIM_NEVER). */
+  _Atomic uint64_t lane_front, lane_switch;
+  unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 5 * sizeof(uint64_t)];
 } shmcoll_line_t;
 
 /* A communicator that spans nodes: its node and leader communicators
@@ -176,7 +224,16 @@ typedef struct hc_shmcoll {
   size_t lane_small; /* the communicator's segment: its lanes' small */
   struct hc_shmcoll *wide; /* the communicator's segment: its wide lanes */
   int nwide, wide_taken;
+  /* A lane: claims made of it (the same count on every rank), and those
+   * this rank has not released, oldest first. */
+  uint32_t claims;
+  hc_shmcoll_claim_t *held, *held_last;
 } hc_shmcoll_t;
+
+/* Reserves (and formats) the pages of sc's wide lane w at its first
+ * claim, once for every rank (the others wait for the first); 1 when they
+ * are there, 0 (on every rank alike) when memory ran out. */
+int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w);
 
 /* comm's segment for a collective of bytes (the largest message one rank
  * puts in, or 0), made at the first that may use one; NULL: this one

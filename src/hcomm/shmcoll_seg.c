@@ -10,6 +10,8 @@
  * the memfd (or unlink the name); any failure on any rank leaves the
  * communicator on schedules for good, on every rank alike.
  */
+#include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -228,6 +230,60 @@ static hc_status_t shmcoll_map(hc_shmcoll_t *sc, int fd, size_t size) {
   return HC_OK;
 }
 
+static void shmcoll_lines_format(shmcoll_line_t *lines, int n) {
+  for (int r = 0; r < n; r++)
+    for (int f = 0; f < 3; f++)
+      atomic_store(&lines[r].flag[f], SHMCOLL_SEQ0);
+}
+
+/* The wide lanes' pages (pcoll16m: 2 of them were 3.1 of a 2-rank
+ * segment's 5.5 MB, reserved by every communicator that made a segment)
+ * are taken at a wide lane's first claim: MADV_POPULATE_WRITE fails
+ * rather than a SIGBUS at a touch where /dev/shm is full; a kernel
+ * without it (before 5.14) touches each page. */
+static int shmcoll_pages_take(unsigned char *at, size_t len) {
+  if (madvise(at, len, MADV_POPULATE_WRITE) == 0)
+    return 1;
+  if (errno != EINVAL)
+    return 0;
+  for (size_t off = 0; off < len; off += 4096)
+    ((volatile unsigned char *)at)[off] = 0;
+  return 1;
+}
+
+int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w) {
+  _Atomic uint32_t *pages = &sc->hdr->wide_pages;
+  unsigned shift = 2 * (unsigned)w;
+  for (;;) {
+    uint32_t seen = atomic_load(pages);
+    switch ((seen >> shift) & 3) {
+    case SHMCOLL_PAGES_READY:
+      return 1;
+    case SHMCOLL_PAGES_FAILED:
+      return 0;
+    case SHMCOLL_PAGES_TAKING: /* another rank, a moment */
+      sched_yield();
+      continue;
+    default:
+      break;
+    }
+    if (!atomic_compare_exchange_strong(
+            pages, &seen, seen | (uint32_t)SHMCOLL_PAGES_TAKING << shift))
+      continue;
+    shmcoll_line_t *lines = shmcoll_lane_lines(sc, sc->nlanes + w);
+    int ok = shmcoll_pages_take((unsigned char *)lines,
+                                shmcoll_wide_bytes(sc->size, sc->chunk));
+    if (ok)
+      shmcoll_lines_format(lines, sc->size);
+    /* TAKING (1) to READY (2) or FAILED (3) */
+    atomic_fetch_xor(pages, (uint32_t)(ok ? 3 : 2) << shift);
+    if (!ok)
+      hc_log(HC_LOG_WARN, "shm", "no memory for a wide lane: %s",
+             strerror(errno));
+    return ok;
+  }
+}
+
 static void shmcoll_format(hc_shmcoll_t *sc) {
   shmcoll_hdr_t *hdr = sc->hdr;
   hdr->nranks = (uint32_t)sc->size;
@@ -242,15 +298,9 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
               : online > 0                ? (uint32_t)online
                                           : 1;
-  for (int r = 0; r < sc->size; r++)
-    for (int f = 0; f < 3; f++)
-      atomic_store(&sc->lines[r].flag[f], SHMCOLL_SEQ0);
-  for (int l = 0; l < sc->nlanes + sc->nwide; l++) {
-    shmcoll_line_t *lines = shmcoll_lane_lines(sc, l);
-    for (int r = 0; r < sc->size; r++)
-      for (int f = 0; f < 3; f++)
-        atomic_store(&lines[r].flag[f], SHMCOLL_SEQ0);
-  }
+  shmcoll_lines_format(sc->lines, sc->size);
+  for (int l = 0; l < sc->nlanes; l++) /* the wide lanes at their claims */
+    shmcoll_lines_format(shmcoll_lane_lines(sc, l), sc->size);
   atomic_thread_fence(memory_order_release);
   hdr->magic = SHMCOLL_MAGIC;
 }
@@ -262,7 +312,9 @@ static void shmcoll_create(hc_shmcoll_t *sc, shmcoll_offer_t *offer, int *fd,
   size_t size = shmcoll_wide_offset(sc) +
                 (size_t)sc->nwide * shmcoll_wide_bytes(sc->size, sc->chunk);
   *fd = hc_shmseg_create(offer->name, sizeof offer->name, memfd);
-  if (*fd < 0 || hc_shmseg_reserve(*fd, offer->name, size) != HC_OK ||
+  if (*fd < 0 ||
+      hc_shmseg_reserve_part(*fd, offer->name, size, shmcoll_wide_offset(sc)) !=
+          HC_OK ||
       shmcoll_map(sc, *fd, size) != HC_OK)
     return;
   shmcoll_format(sc);
@@ -460,6 +512,10 @@ void hc_shmcoll_free(hcomm_comm_t *comm) {
   if (sc == NULL || sc == &shmcoll_never)
     return;
   hc_shmcoll_hier_free(sc->hier);
+  /* Persistent requests that outlive the communicator release nothing. */
+  for (int l = 0; sc->usable && l < sc->nlanes + sc->nwide; l++)
+    for (hc_shmcoll_claim_t *c = sc[1 + l].held; c != NULL; c = c->next)
+      c->lane = NULL;
   if (sc->base != NULL)
     munmap(sc->base, sc->seg_size);
   free(sc);

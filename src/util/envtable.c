@@ -193,14 +193,16 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_SHM_LANE_MAX", "16k", "library",
      "persistent Barrier, Bcast, Reduce, Allreduce (and Allgather, "
      "Alltoall, Reduce_scatter) of more bytes per rank take point-to-point "
-     "schedules instead of a lane of the segment (the first 16 persistent "
-     "collectives of a communicator get lanes)"},
+     "schedules instead of a lane of the segment (16 lanes per "
+     "communicator; once all are taken, a later one runs as its schedule "
+     "until every rank freed an earlier holder, then in that lane)"},
     {"HCMPI_COLL_SHM_WIDE_LANES", "2", "library",
      "persistent collectives per communicator that fit no lane (above "
      "HCMPI_COLL_SHM_LANE_MAX) yet run the blocking forms' pipeline of the "
      "segment, each in a wide lane of its own with the segment's large "
-     "buffers again (fewer where they would pass 8 MiB); later ones take "
-     "point-to-point schedules; 0: none"},
+     "buffers again, its pages taken at its first use (fewer where they "
+     "would pass 10 MiB); later ones run as point-to-point schedules until "
+     "every rank freed an earlier holder, then in its wide lane; 0: none"},
     /* shared memory */
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "

@@ -73,9 +73,14 @@ int hc_shmseg_create(char *name, size_t len, int *memfd) {
 }
 
 hc_status_t hc_shmseg_reserve(int fd, const char *name, size_t size) {
+  return hc_shmseg_reserve_part(fd, name, size, size);
+}
+
+hc_status_t hc_shmseg_reserve_part(int fd, const char *name, size_t size,
+                                   size_t reserved) {
   int err = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
-  if (err == 0)
-    err = posix_fallocate(fd, 0, (off_t)size);
+  if (err == 0 && reserved > 0)
+    err = posix_fallocate(fd, 0, (off_t)reserved);
   if (err == 0)
     return HC_OK;
   hc_log(HC_LOG_ERROR, "shm", "sizing %s to %zu bytes: %s", name, size,

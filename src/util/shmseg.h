@@ -25,6 +25,11 @@ int hc_shmseg_create(char *name, size_t len, int *memfd);
 /* Sizes a new segment to size bytes and reserves its pages, so that a
  * full /dev/shm is an error now rather than a SIGBUS at some first touch. */
 hc_status_t hc_shmseg_reserve(int fd, const char *name, size_t size);
+/* As hc_shmseg_reserve, reserving only the first reserved bytes: the rest
+ * reads as zeros and takes pages at its first touch (the caller reserves
+ * them before, with MADV_POPULATE_WRITE on its mapping). */
+hc_status_t hc_shmseg_reserve_part(int fd, const char *name, size_t size,
+                                   size_t reserved);
 /* Opens the segment another local rank made, by its name; -1 (errno set)
  * on failure. */
 int hc_shmseg_open(const char *name);

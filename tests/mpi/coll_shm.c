@@ -29,7 +29,10 @@
  *                       allreduce-init-large, bcast-init-large (the
  *                       persistent forms, 300000 bytes, read in lanes;
  *                       the Allreduce on more than 2 ranks the segment's
- *                       pipeline in a wide lane)); the
+ *                       pipeline in a wide lane), allreduce-init-reused
+ *                       (the same in a wide lane given back by two made
+ *                       and freed before it), alltoall-init-large (blocks
+ *                       read from their senders)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -437,12 +440,27 @@ static int run_kind(const char *kind, int round)
     /* Persistent, built once in the first round (a lane of the segment the
      * Barrier makes) and started in each: reads between the buffers. */
     static MPI_Request persistent = MPI_REQUEST_NULL;
-    int allreduce_init = strcmp(kind, "allreduce-init-large") == 0;
-    if (allreduce_init || strcmp(kind, "bcast-init-large") == 0) {
+    int reused = strcmp(kind, "allreduce-init-reused") == 0;
+    int alltoall_init = strcmp(kind, "alltoall-init-large") == 0;
+    int allreduce_init = reused || strcmp(kind, "allreduce-init-large") == 0;
+    if (allreduce_init || alltoall_init || strcmp(kind, "bcast-init-large") == 0) {
         int rc = MPI_SUCCESS;
         if (persistent == MPI_REQUEST_NULL) {
             rc = MPI_Barrier(MPI_COMM_WORLD);
-            if (rc == MPI_SUCCESS && allreduce_init)
+            /* Two made and freed first: the one below waits for a wide
+             * lane they held, and moves in at its first starts. */
+            for (int k = 0; reused && k < 2 && rc == MPI_SUCCESS; k++) {
+                MPI_Request freed;
+                rc = MPI_Allreduce_init(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD, MPI_INFO_NULL, &freed);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Request_free(&freed);
+            }
+            if (rc == MPI_SUCCESS && alltoall_init)
+                rc = MPI_Alltoall_init(large_in, LARGE_INTS / wsize, MPI_INT, large_out,
+                                       LARGE_INTS / wsize, MPI_INT, MPI_COMM_WORLD,
+                                       MPI_INFO_NULL, &persistent);
+            else if (rc == MPI_SUCCESS && allreduce_init)
                 rc = MPI_Allreduce_init(large_in, large_out, LARGE_INTS, MPI_INT, MPI_SUM,
                                         MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
             else if (rc == MPI_SUCCESS)

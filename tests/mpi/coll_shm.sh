@@ -141,6 +141,10 @@ kill_case 2 allreduce-init-large
 kill_case 4 allreduce-init-large
 kill_case 2 bcast-init-large
 kill_case 4 bcast-init-large
+# A wide lane given back (two persistent Allreduces made and freed before
+# this one), and a persistent Alltoall that reads its blocks.
+kill_case 4 allreduce-init-reused
+kill_case 4 alltoall-init-large
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large

@@ -260,6 +260,24 @@ static void round_of(pers_t *ps, int n, int it)
         pers_check(&ps[k], k, it);
 }
 
+/* ROUNDS rounds of ps[0..n); the transport messages this rank sent. */
+static unsigned long long rounds_sending(pers_t *ps, int n)
+{
+    unsigned long long before = messages_sent();
+    for (int it = 0; it < ROUNDS; it++)
+        round_of(ps, n, it);
+    return messages_sent() - before;
+}
+
+static void pers_free_all(pers_t *ps, int n)
+{
+    for (int k = 0; k < n; k++) {
+        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
+        free(ps[k].in);
+        free(ps[k].out);
+    }
+}
+
 /* Ints of an Allreduce and a Bcast above the lanes' HCMPI_COLL_SHM_LANE_MAX
  * (16 KiB), and above HCMPI_COLL_SHM_BCAST_READ_MIN (64 KiB). */
 enum { LARGE_COUNT = 65536 / 4 + 3 };
@@ -279,18 +297,11 @@ static void large_allreduce(int check_counters)
     pers_init(&ps[0], ALLREDUCE, LARGE_COUNT, 0, comm);
     pers_init(&ps[1], BCAST, LARGE_COUNT, 1, comm);
     pers_init(&ps[2], ALLREDUCE, counts[0], 0, comm);
-    unsigned long long before = messages_sent();
-    for (int it = 0; it < ROUNDS; it++)
-        round_of(ps, 3, it);
-    unsigned long long moved = messages_sent() - before;
+    unsigned long long moved = rounds_sending(ps, 3);
     if (check_counters && size == 2)
         CHECK(moved == 0, "%llu transport messages in %d rounds of 64 KiB persistent collectives",
               moved, ROUNDS);
-    for (int k = 0; k < 3; k++) {
-        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
-        free(ps[k].in);
-        free(ps[k].out);
-    }
+    pers_free_all(ps, 3);
     MPI_Comm_free(&comm);
 }
 
@@ -326,11 +337,124 @@ static void wide_lanes(int check_counters)
                           "wide lanes", moved, WIDE_ROUNDS);
     for (int it = 0; it < ROUNDS / 4; it++)
         round_of(ps, NWIDE_ALL, WIDE_ROUNDS + it);
-    for (int k = 0; k < NWIDE_ALL; k++) {
-        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
-        free(ps[k].in);
-        free(ps[k].out);
+    pers_free_all(ps, NWIDE_ALL);
+    MPI_Comm_free(&comm);
+}
+
+/* A rank without CMA (run_mpi_ok_no_cma_on_rank1) fails its reads. */
+static int without_cma(void)
+{
+    const char *cma = getenv("HCMPI_SHM_CMA");
+    return cma != NULL && strcmp(cma, "0") == 0;
+}
+
+static int any_without_cma(MPI_Comm comm)
+{
+    int mine = without_cma(), any = 0;
+    CHECK(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) == MPI_SUCCESS, "Allreduce");
+    return any;
+}
+
+/* An Alltoall_init of blocks above the segment's part (16 KiB on 4 and 8
+ * ranks) reads each block from its sender at every start, as the
+ * blocking Alltoallv: ROUNDS starts, new inputs, every byte checked, no
+ * transport message on 3 or more ranks where reads work (check_counters);
+ * where a rank cannot read (no CMA on rank 1) the blocks it reads move as
+ * messages after the reads (every other rank sends it one at every
+ * start), results alike. */
+enum { READ_ALLTOALL_COUNT = 10001 };
+
+static void alltoall_reads(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    int no_cma = without_cma(), any_no_cma = any_without_cma(comm);
+    pers_t ps[2];
+    pers_init(&ps[0], ALLTOALL, READ_ALLTOALL_COUNT, 0, comm);
+    pers_init(&ps[1], ALLREDUCE, counts[0], 0, comm);
+    unsigned long long moved = rounds_sending(ps, 2);
+    if (check_counters && size > 2 && !any_no_cma)
+        CHECK(moved == 0, "%llu transport messages in %d rounds of a persistent Alltoall that "
+                          "reads", moved, ROUNDS);
+    /* Every other rank sends rank 1 its block, which rank 1 cannot read. */
+    if (check_counters && size > 2 && any_no_cma && !no_cma)
+        CHECK(moved >= ROUNDS, "%llu transport messages in %d rounds of a persistent Alltoall "
+                               "whose reads by rank 1 fail", moved, ROUNDS);
+    pers_free_all(ps, 2);
+    MPI_Comm_free(&comm);
+}
+
+/* Lanes given back: CYCLES times a pair of persistent collectives above a
+ * lane buffer (sizes from 20 KB to 1 MiB, a kind and size of their own
+ * each cycle, among them an Alltoall that reads) and a 512-byte Allreduce are made, started STARTS times
+ * together (rotated Startall, new inputs, every byte checked) and freed.
+ * Odd ranks make the next three before they free these and free them in
+ * the other order, so a rank makes its next claim of a lane while
+ * another still holds the last.  Each cycle's three claim the lanes the
+ * cycle before held (two wide lanes, and the 16 lanes over and over):
+ * on 3 or more ranks no transport message from the third start of each
+ * cycle on, so the freed lanes were taken again. */
+enum { CYCLES = 48, STARTS = 5, CYCLE_OPS = 3 };
+/* HCMPI_COLL_SHM_LANE_BUF's least: the small one fits a lane buffer on
+ * every setting, so it claims the lanes, not the wide lanes. */
+enum { SMALLEST_LANE_BUF = 512 };
+
+static void cycle_make(pers_t *ps, int c, MPI_Comm comm)
+{
+    static const int big[4] = {5000, 16387, 75001, 262147};
+    static const enum kind kinds[6] = {ALLREDUCE,          ALLGATHER,       REDUCE_SCATTER,
+                                       ALLREDUCE_IN_PLACE, ALLGATHER_TYPED, ALLTOALL};
+    for (int j = 0; j < 2; j++) {
+        enum kind kind = kinds[(c + 3 * j) % 6];
+        int count = big[(c + j) % 4];
+        if (kind == ALLTOALL)
+            count = READ_ALLTOALL_COUNT; /* read, above the segment's part */
+        else if (kind != ALLREDUCE && kind != ALLREDUCE_IN_PLACE)
+            count = (count / size + 1) & ~1; /* a block a rank, pairs whole */
+        pers_init(&ps[j], kind, count, 0, comm);
     }
+    pers_init(&ps[2], ALLREDUCE, SMALLEST_LANE_BUF / 4, 0, comm);
+}
+
+static void cycle_free(pers_t *ps)
+{
+    for (int j = 0; j < CYCLE_OPS; j++) {
+        pers_t *p = &ps[rank % 2 ? CYCLE_OPS - 1 - j : j];
+        CHECK(MPI_Request_free(&p->req) == MPI_SUCCESS, "Request_free");
+        free(p->in);
+        free(p->out);
+    }
+}
+
+static void lanes_given_back(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    /* Where a rank cannot read, the Alltoalls' failed reads are messages. */
+    check_counters = check_counters && !any_without_cma(comm);
+    pers_t ps[2][CYCLE_OPS];
+    unsigned long long late = 0;
+    cycle_make(ps[0], 0, comm);
+    for (int c = 0; c < CYCLES; c++) {
+        pers_t *now = ps[c % 2], *next = ps[(c + 1) % 2];
+        for (int it = 0; it < STARTS; it++) {
+            unsigned long long before = messages_sent();
+            round_of(now, CYCLE_OPS, c * STARTS + it);
+            if (it >= 2)
+                late += messages_sent() - before;
+        }
+        int last = c == CYCLES - 1;
+        if (rank % 2 && !last)
+            cycle_make(next, c + 1, comm);
+        cycle_free(now);
+        if (rank % 2 == 0 && !last)
+            cycle_make(next, c + 1, comm);
+    }
+    if (check_counters && size > 2)
+        CHECK(late == 0, "%llu transport messages after the second start of %d cycles of "
+                         "persistent collectives made and freed", late, CYCLES);
     MPI_Comm_free(&comm);
 }
 
@@ -384,16 +508,14 @@ int main(int argc, char **argv)
     if (counted && size > 1 && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL)
         CHECK(messages_sent() > before, "the persistent collectives beyond the lanes sent no "
                                         "message");
-    for (k = 0; k < NALL; k++) {
-        CHECK(MPI_Request_free(&ps[k].req) == MPI_SUCCESS, "Request_free %d", k);
-        free(ps[k].in);
-        free(ps[k].out);
-    }
+    pers_free_all(ps, NALL);
     MPI_Comm_free(&dup);
     /* Reads off (a minimum of 0): the 64 KiB one is a schedule. */
     const char *read_min = getenv("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN");
     large_allreduce(counted && !p2p && (read_min == NULL || strcmp(read_min, "0") != 0));
     wide_lanes(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
+    alltoall_reads(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
+    lanes_given_back(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     if (counted)
         MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

@@ -327,8 +327,29 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
   return HC_ERR_NOT_SUPPORTED;
 }
 
-hc_status_t hc_shmcoll_op_own_lane(hc_shmcoll_op_t *op) {
-  (void)op;
+int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
+  (void)op, (void)sendbuf;
+  abort();
+}
+
+int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer, int send) {
+  (void)op, (void)peer, (void)send;
+  abort();
+}
+
+hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
+                                     hc_shmcoll_claim_t *claim) {
+  (void)op, (void)claim;
+  abort();
+}
+
+int hc_shmcoll_claim_start(hc_shmcoll_claim_t *claim) {
+  (void)claim;
+  abort();
+}
+
+void hc_shmcoll_claim_release(hc_shmcoll_claim_t *claim) {
+  (void)claim;
   abort();
 }
 
