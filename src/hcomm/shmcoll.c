@@ -2031,19 +2031,6 @@ static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
   return 1;
 }
 
-static uint64_t shmcoll_claim_word(uint32_t claim, uint32_t n) {
-  return (uint64_t)claim << 32 | n;
-}
-
-/* Publishes this rank's first claim of lane not released, and its starts
- * decided so far (none held: the next claim's number). */
-static void shmcoll_lane_publish(hc_shmcoll_t *lane) {
-  const hc_shmcoll_claim_t *first = lane->held;
-  atomic_store(&lane->lines[lane->rank].lane_front,
-               first != NULL ? shmcoll_claim_word(first->gen, first->starts)
-                             : shmcoll_claim_word(lane->claims, 0));
-}
-
 /* Claims a lane of lanes (n of them, *fresh never claimed yet) for op:
  * the next fresh one, moving in now; with wait, when none is fresh, the
  * one claimed least, to move in once given back.  In chunks of a lane
@@ -2079,7 +2066,7 @@ static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
   else
     lane->held = claim;
   lane->held_last = claim;
-  shmcoll_lane_publish(lane);
+  hc_shmcoll_lane_publish(lane);
   if (in_lane)
     *op = mine;
   return 1;
@@ -2121,71 +2108,3 @@ hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
   return HC_ERR_NOT_SUPPORTED;
 }
 
-/* 1 when every rank's first held claim of lane is claim; *at then the
- * most starts any other rank decided of it, if more than *at. */
-static int shmcoll_claim_first_everywhere(const hc_shmcoll_t *lane,
-                                          uint32_t claim, uint32_t *at) {
-  for (int r = 0; r < lane->size; r++) {
-    uint64_t front = atomic_load(&lane->lines[r].lane_front);
-    if ((uint32_t)(front >> 32) != claim)
-      return 0;
-    if (r != lane->rank && (uint32_t)front > *at)
-      *at = (uint32_t)front;
-  }
-  return 1;
-}
-
-int hc_shmcoll_claim_start(hc_shmcoll_claim_t *claim) {
-  hc_shmcoll_t *lane = claim->lane;
-  uint32_t start = claim->starts++;
-  /* A claim before it still held here: this rank's published count will
-   * say so, and no rank moves it. */
-  if (lane == NULL || lane->held != claim)
-    return 0;
-  atomic_store(&lane->lines[lane->rank].lane_front,
-               shmcoll_claim_word(claim->gen, start + 1));
-  _Atomic uint64_t *sw = &lane->lines[0].lane_switch;
-  for (;;) {
-    uint64_t seen = atomic_load(sw);
-    if ((uint32_t)(seen >> 32) == claim->gen) {
-      uint32_t from = (uint32_t)seen;
-      if (from == SHMCOLL_CLAIM_CLOSING) { /* a rank is a few loads in */
-        sched_yield();
-        continue;
-      }
-      if (start < from) /* SHMCOLL_CLAIM_NEVER too */
-        return 0;
-      claim->in_lane = 1;
-      return 1;
-    }
-    uint32_t from = start;
-    if (!shmcoll_claim_first_everywhere(lane, claim->gen, &from))
-      return 0;
-    if (!atomic_compare_exchange_strong(
-            sw, &seen, shmcoll_claim_word(claim->gen, SHMCOLL_CLAIM_CLOSING)))
-      continue;
-    /* Closed: the counts read now hold every start decided without it. */
-    from = start;
-    if (!shmcoll_claim_first_everywhere(lane, claim->gen, &from))
-      from = SHMCOLL_CLAIM_NEVER;
-    atomic_store(sw, shmcoll_claim_word(claim->gen, from));
-  }
-}
-
-void hc_shmcoll_claim_release(hc_shmcoll_claim_t *claim) {
-  hc_shmcoll_t *lane = claim->lane;
-  if (lane == NULL)
-    return;
-  int was_first = lane->held == claim;
-  if (claim->prev != NULL)
-    claim->prev->next = claim->next;
-  else
-    lane->held = claim->next;
-  if (claim->next != NULL)
-    claim->next->prev = claim->prev;
-  else
-    lane->held_last = claim->prev;
-  claim->lane = NULL;
-  if (was_first)
-    shmcoll_lane_publish(lane);
-}

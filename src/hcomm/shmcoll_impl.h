@@ -102,7 +102,8 @@
  * went to the schedule) or its own start.  A rank that saw the word open
  * when deciding a start had published its count first, so that start is
  * below the switch; one that saw it closing waits the few loads until it
- * is set.  From that start on the claim runs in the lane for good, taking
+ * is set, or sets it itself if the closer keeps it closed for long
+ * (shmcoll_claim.c).  From that start on the claim runs in the lane for good, taking
  * the lane's numbers where its last holder left them (every rank started
  * that one equally often).  A claim that some rank released while waiting
  * never moves (SHMCOLL_CLAIM_NEVER): that rank's starts all went to the
@@ -112,8 +113,13 @@
  * messages never waits (those are steps of its schedule beside the
  * lane's); one that reads them does, its repair behind the lane's step.
  */
-#define SHMCOLL_CLAIM_CLOSING 0xffffffffu
-#define SHMCOLL_CLAIM_NEVER 0xfffffffeu
+#define SHMCOLL_CLAIM_NEVER 0xffffffffu
+/* The switch word closed by rank r, which is a few loads from setting it.
+ * A rank that finds it closed for long (r descheduled, or killed in those
+ * loads) sets it itself from the same counts (shmcoll_claim.c): whichever
+ * of the two writes first decides, and both decide alike. */
+#define SHMCOLL_CLAIM_CLOSING_FIRST 0xfffe0000u
+#define SHMCOLL_CLAIM_CLOSING(r) (SHMCOLL_CLAIM_CLOSING_FIRST + (uint32_t)(r))
 /* Two buffers per rank, as the large ones: an Allreduce's run never
  * waits for them (every rank finished the run before last when it starts
  * the next), a Bcast root or a Reduce's other ranks run at most one start
@@ -170,7 +176,7 @@ typedef struct shmcoll_line {
    * of the lane not yet released and how many of its starts this rank
    * decided (claim << 32 | starts); in rank 0's line, the start from
    * which that claim runs in the lane (claim << 32 | start, or
-   * SHMCOLL_CLAIM_CLOSING / SHMCOLL_CLAIM_NEVER). */
+   * SHMCOLL_CLAIM_CLOSING(r) / SHMCOLL_CLAIM_NEVER). */
   _Atomic uint64_t lane_front, lane_switch;
   unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 5 * sizeof(uint64_t)];
 } shmcoll_line_t;
@@ -234,6 +240,10 @@ typedef struct hc_shmcoll {
  * claim, once for every rank (the others wait for the first); 1 when they
  * are there, 0 (on every rank alike) when memory ran out. */
 int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w);
+
+/* Publishes in lane this rank's first claim not released and its starts
+ * decided so far (none held: the number of the lane's next claim). */
+void hc_shmcoll_lane_publish(hc_shmcoll_t *lane);
 
 /* comm's segment for a collective of bytes (the largest message one rank
  * puts in, or 0), made at the first that may use one; NULL: this one

@@ -94,6 +94,13 @@ tests_unit_check_coll_SOURCES = tests/unit/check_coll.c src/hcomm/coll.c \
 	src/hcomm/nbc_scan.c src/util/env.c
 tests_unit_check_coll_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_coll_LDADD = $(CHECK_LIBS)
+# check_shmcoll_claim: the lanes' switch word alone, on lines it writes.
+check_PROGRAMS += tests/unit/check_shmcoll_claim
+TESTS += tests/unit/check_shmcoll_claim
+tests_unit_check_shmcoll_claim_SOURCES = tests/unit/check_shmcoll_claim.c \
+	src/hcomm/shmcoll_claim.c
+tests_unit_check_shmcoll_claim_CFLAGS = $(HC_UNIT_CFLAGS)
+tests_unit_check_shmcoll_claim_LDADD = $(CHECK_LIBS)
 check_PROGRAMS += tests/unit/check_op
 TESTS += tests/unit/check_op
 tests_unit_check_op_SOURCES = tests/unit/check_op.c
