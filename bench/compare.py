@@ -595,10 +595,15 @@ def write_csv(session, path):
                     f"{' '.join(f'{v:.6g}' for v in vals)}\n")
 
 
+# --plot-from's exit status when no case has two sizes at that rank count.
+PLOT_NOTHING = 3
+
+
 def write_plot(session, path, nranks, notes, csv_path):
-    """Latency and bandwidth against size, one line per MPI plus the
-    floors; needs python3-matplotlib, in this interpreter or in the
-    system's /usr/bin/python3 (a pyenv python3 often lacks it)."""
+    """Every case measured at nranks against size (plot_values); False
+    when none was measured at two sizes.  Needs python3-matplotlib, in
+    this interpreter or in the system's /usr/bin/python3 (a pyenv python3
+    often lacks it)."""
     try:
         import matplotlib
     except ImportError:
@@ -609,12 +614,11 @@ def write_plot(session, path, nranks, notes, csv_path):
                                   "--plot-from", csv_path, path, str(nranks)],
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
-            if res.returncode == 0:
-                return True
+            if res.returncode in (0, PLOT_NOTHING):
+                return res.returncode == 0
         notes.append("plot skipped: python3-matplotlib is not installed")
         return False
-    plot_values(session.values, path, nranks)
-    return True
+    return plot_values(session.values, path, nranks)
 
 
 def plot_from_csv(csv_path, path, nranks):
@@ -625,10 +629,13 @@ def plot_from_csv(csv_path, path, nranks):
             case, ranks, size, impl, _, _, vals = line.rstrip("\n").split(",")
             values[(case, int(ranks), int(size), impl)] = \
                 [float(v) for v in vals.split()]
-    plot_values(values, path, nranks)
+    return plot_values(values, path, nranks)
 
 
 def plot_values(values, path, nranks):
+    """One panel per case measured at nranks and at two sizes or more
+    (time, bandwidth or rate against size, a line per MPI), in the order
+    of CASES; latency and bandwidth carry the physical floors."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -637,42 +644,57 @@ def plot_values(values, path, nranks):
         pass
     session = _S()
     session.values = values
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    panels = [("latency", "one-way latency (us)", axes[0]),
-              ("bandwidth", "unidirectional bandwidth (MB/s)", axes[1])]
-    for case, ylabel, ax in panels:
+    panels = []
+    for case in CASES:
+        sizes = {k[2] for k in values
+                 if k[0] == case["name"] and k[1] == nranks and k[2] > 0}
+        if len(sizes) >= 2:
+            panels.append(case)
+    if not panels:
+        return False
+    ncols = min(3, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4.2 * nrows),
+                             squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for case, ax in zip(panels, axes.flat):
+        name = case["name"]
         for impl in IMPL_ORDER:
             pts = sorted((k[2], statistics.median(v))
-                         for k, v in session.values.items()
-                         if k[0] == case and k[1] == nranks and k[3] == impl)
+                         for k, v in values.items()
+                         if k[0] == name and k[1] == nranks and k[3] == impl
+                         and k[2] > 0)
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
                         label=IMPL_TITLE[impl])
-        if case == "latency":
+        if name == "latency":
             pp = floor_median(session, "floor_pp", 64)
             if pp is not None:
                 ax.axhline(pp, color="gray", linestyle=":",
                            label="floor: cache-line ping-pong")
-        else:
-            for name, label in (("floor_memcpy", "floor: memcpy, one core"),
-                                ("floor_cma", "floor: CMA read")):
+        elif name == "bandwidth":
+            for floor, label in (("floor_memcpy", "floor: memcpy, one core"),
+                                 ("floor_cma", "floor: CMA read")):
                 pts = sorted((k[2], statistics.median(v))
                              for k, v in values.items()
-                             if k[0] == name and k[3] == "floor")
+                             if k[0] == floor and k[3] == "floor")
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts],
                             linestyle="--", label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel(ylabel)
+        ax.set_xlabel("bytes")
+        ax.set_ylabel(case["unit"])
+        ax.set_title(case["title"].split(" (")[0], fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
     fig.suptitle(f"hcmpi vs MPICH vs Open MPI, {nranks} ranks, "
                  f"{os.cpu_count()} CPUs")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the suptitle
+    fig.savefig(path, dpi=90)
     plt.close(fig)
+    return True
 
 
 def parse_args():
@@ -804,11 +826,16 @@ def main():
             out += table_for(session, case, nranks)
     write_csv(session, os.path.join(resdir, "results.csv"))
     plot_notes = []
-    if args.plot and write_plot(session, os.path.join(resdir, "plot.png"),
-                                ranks_list[0], plot_notes,
-                                os.path.join(resdir, "results.csv")):
-        out += [f"Plot: `plot.png` ({ranks_list[0]} ranks); "
-                "CSV: `results.csv`.", ""]
+    plots = []
+    for i, nranks in enumerate(ranks_list if args.plot else []):
+        name = "plot.png" if i == 0 else f"plot-{nranks}.png"
+        if write_plot(session, os.path.join(resdir, name), nranks,
+                      plot_notes, os.path.join(resdir, "results.csv")):
+            plots.append(f"`{name}` ({nranks} ranks)")
+        if plot_notes:
+            break
+    if plots:
+        out += [f"Plots: {', '.join(plots)}; CSV: `results.csv`.", ""]
     out += [f"- note: {n}" for n in plot_notes]
     text = "\n".join(out) + "\n"
     with open(os.path.join(resdir, "table.md"), "w") as f:
@@ -820,6 +847,6 @@ def main():
 
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--plot-from":
-        plot_from_csv(sys.argv[2], sys.argv[3], int(sys.argv[4]))
-        sys.exit(0)
+        sys.exit(0 if plot_from_csv(sys.argv[2], sys.argv[3],
+                                    int(sys.argv[4])) else PLOT_NOTHING)
     sys.exit(main())
