@@ -60,18 +60,21 @@ static inline int pt_args_usual(const hc_mpi_comm_t *c, const void *buf,
   return 1;
 }
 
-/* The checks of a send (out: the request pointer, or for a blocking send
- * fn, which is never NULL), as pt_irecv_checked's for a receive: the good
- * case in pt_args_usual's one branch, then each check in turn. */
+/* The checks of a send, as pt_irecv_checked's for a receive: the good
+ * case in pt_args_usual's one branch, then each check in turn.  out is the
+ * request pointer (out_name "request"); a blocking send has none and
+ * passes out_name NULL with fn as out, a pointer never NULL, so that the
+ * fold's test of out always passes. */
 __attribute__((always_inline)) static inline int
 pt_send_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
                 MPI_Count count, MPI_Datatype type, int dest, int tag,
-                const void *out, const hc_mpi_type_t **t, size_t *bytes) {
+                const void *out, const char *out_name,
+                const hc_mpi_type_t **t, size_t *bytes) {
   if (pt_args_usual(c, buf, count, type, dest, 1u, tag, 0u, out, t, bytes))
     return MPI_SUCCESS;
   int rc = pt_check_send(fn, c, buf, count, type, dest, tag, t, bytes);
-  if (rc == MPI_SUCCESS && out != fn)
-    rc = hc_mpi_check_ptr(fn, c, out, "request");
+  if (rc == MPI_SUCCESS && out_name != NULL)
+    rc = hc_mpi_check_ptr(fn, c, out, out_name);
   return rc;
 }
 
@@ -185,7 +188,8 @@ static int pt_send_body(const char *fn, const void *buf, MPI_Count count,
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = pt_send_checked(fn, c, buf, count, type, dest, tag, fn, &t, &bytes);
+    rc = pt_send_checked(fn, c, buf, count, type, dest, tag, fn, NULL, &t,
+                         &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
   if (dest == MPI_PROC_NULL)
@@ -246,8 +250,8 @@ pt_isend_body(const char *fn, const void *buf, MPI_Count count,
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = pt_send_checked(fn, c, buf, count, type, dest, tag, request, &t,
-                         &bytes);
+    rc = pt_send_checked(fn, c, buf, count, type, dest, tag, request,
+                         "request", &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
   if (dest == MPI_PROC_NULL)
