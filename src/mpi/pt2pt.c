@@ -29,6 +29,55 @@ int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *c, const void *buf,
   return pt_check_send(fn, c, buf, count, type, dest, tag, &t, bytes);
 }
 
+/* A point-to-point call's arguments in the good case, with one branch for
+ * all the rarely true conditions (a negative count, a type not committed,
+ * a buffer that cannot hold the data, a rank or tag out of range, a NULL
+ * out): each is one bit of bad.  Ranks may also be the ranks_below values
+ * just under 0 (a send: MPI_PROC_NULL, -1; a receive: MPI_ANY_SOURCE, -2,
+ * too), tags the tags_below values under 0 (a receive: MPI_ANY_TAG, -1):
+ * shifted up by as many, each range is one unsigned compare.  1 with *tp
+ * and *bytes set when all are fine; 0 sends the caller to the checks one
+ * by one, which name the first thing wrong. */
+static inline int pt_args_usual(const hc_mpi_comm_t *c, const void *buf,
+                                MPI_Count count, MPI_Datatype type, int rank,
+                                unsigned ranks_below, int tag,
+                                unsigned tags_below, const void *out,
+                                const hc_mpi_type_t **tp, size_t *bytes) {
+  const hc_mpi_type_t *t = hc_mpi_type_get(type);
+  if (t == NULL)
+    return 0;
+  size_t n = hc_mpi_type_wire_bytes(t, count);
+  unsigned ranks = (unsigned)hcomm_comm_peer_size(c->engine) + ranks_below;
+  int bad = (count < 0) | !t->committed | (buf == MPI_IN_PLACE) |
+            ((buf == NULL) & (n != 0) & (t->true_lb == 0)) |
+            ((unsigned)rank + ranks_below >= ranks) |
+            ((unsigned)tag + tags_below > (unsigned)HCOMM_TAG_UB + tags_below) |
+            (out == NULL);
+  if (bad)
+    return 0;
+  *tp = t;
+  *bytes = n;
+  return 1;
+}
+
+/* The checks of a send, as pt_irecv_checked's for a receive: the good
+ * case in pt_args_usual's one branch, then each check in turn.  out is the
+ * request pointer (out_name "request"); a blocking send has none and
+ * passes out_name NULL with fn as out, a pointer never NULL, so that the
+ * fold's test of out always passes. */
+__attribute__((always_inline)) static inline int
+pt_send_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
+                MPI_Count count, MPI_Datatype type, int dest, int tag,
+                const void *out, const char *out_name,
+                const hc_mpi_type_t **t, size_t *bytes) {
+  if (pt_args_usual(c, buf, count, type, dest, 1u, tag, 0u, out, t, bytes))
+    return MPI_SUCCESS;
+  int rc = pt_check_send(fn, c, buf, count, type, dest, tag, t, bytes);
+  if (rc == MPI_SUCCESS && out_name != NULL)
+    rc = hc_mpi_check_ptr(fn, c, out, out_name);
+  return rc;
+}
+
 /* A send that needs no request: dense data in a standard or ready mode
  * send that the engine could put on the wire at once (small, host memory,
  * nothing queued ahead).  1 when it left. */
@@ -139,7 +188,8 @@ static int pt_send_body(const char *fn, const void *buf, MPI_Count count,
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = pt_check_send(fn, c, buf, count, type, dest, tag, &t, &bytes);
+    rc = pt_send_checked(fn, c, buf, count, type, dest, tag, fn, NULL, &t,
+                         &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
   if (dest == MPI_PROC_NULL)
@@ -200,9 +250,8 @@ pt_isend_body(const char *fn, const void *buf, MPI_Count count,
   size_t bytes = 0;
   int rc = hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
-    rc = pt_check_send(fn, c, buf, count, type, dest, tag, &t, &bytes);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, c, request, "request");
+    rc = pt_send_checked(fn, c, buf, count, type, dest, tag, request,
+                         "request", &t, &bytes);
   if (rc != MPI_SUCCESS)
     return rc;
   if (dest == MPI_PROC_NULL)
@@ -410,35 +459,6 @@ HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);
 
 /* ---- receives ----------------------------------------------------------- */
 
-/* MPI_(I)recv's arguments in the good case, with one branch for all the
- * rarely true conditions (a negative count, a type not committed, a
- * buffer that cannot hold the data, a rank or tag out of range, a NULL
- * out): each is one bit of bad.  1 with *tp and *bytes set when all are
- * fine; 0 sends the caller to the checks one by one, which name the first
- * thing wrong. */
-static inline int pt_recv_args_usual(const hc_mpi_comm_t *c, const void *buf,
-                                     MPI_Count count, MPI_Datatype type,
-                                     int source, int tag, const void *out,
-                                     const hc_mpi_type_t **tp, size_t *bytes) {
-  const hc_mpi_type_t *t = hc_mpi_type_get(type);
-  if (t == NULL)
-    return 0;
-  size_t n = hc_mpi_type_wire_bytes(t, count);
-  /* MPI_ANY_SOURCE (-2) and MPI_PROC_NULL (-1) shift to 0 and 1 below the
-   * ranks, MPI_ANY_TAG (-1) to 0 below the tags: one unsigned compare
-   * each. */
-  unsigned sources = (unsigned)hcomm_comm_peer_size(c->engine) + 2u;
-  int bad = (count < 0) | !t->committed | (buf == MPI_IN_PLACE) |
-            ((buf == NULL) & (n != 0) & (t->true_lb == 0)) |
-            ((unsigned)source + 2u >= sources) |
-            ((unsigned)tag + 1u > (unsigned)HCOMM_TAG_UB + 1u) | (out == NULL);
-  if (bad)
-    return 0;
-  *tp = t;
-  *bytes = n;
-  return 1;
-}
-
 /* The checks of MPI_(I)recv (out: the status or request pointer).
  * Inlined: out of line, its twelve arguments went through the stack, and
  * with the checks one call each it cost ~55 instructions more of every
@@ -451,7 +471,7 @@ pt_irecv_checked(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
   int rc = hc_mpi_comm_enter(fn, comm, cp);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (pt_recv_args_usual(*cp, buf, count, type, source, tag, out, t, bytes))
+  if (pt_args_usual(*cp, buf, count, type, source, 2u, tag, 1u, out, t, bytes))
     return MPI_SUCCESS;
   rc = pt_check_recv(fn, *cp, buf, count, type, source, tag, t, bytes);
   if (rc == MPI_SUCCESS)

@@ -48,6 +48,17 @@ static void bi_pt2pt(int rank, int size)
               "Recv count -1");
     bi_expect(MPI_Send(NULL, 4, MPI_INT, rank, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER,
               "Send NULL buffer count 4");
+    /* The request pointer is the last bit of the sends' and receives'
+     * one-branch argument check: NULL must still name MPI_ERR_ARG. */
+    bi_expect(MPI_Isend(buf, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG,
+              "Isend with a NULL request");
+    bi_expect(MPI_Irecv(buf, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG,
+              "Irecv with a NULL request");
+    /* MPI_PROC_NULL is the one negative rank a send takes. */
+    CHECK(MPI_Send(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "Send to MPI_PROC_NULL failed");
+    bi_expect(MPI_Send(buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD), MPI_ERR_RANK,
+              "Send to MPI_ANY_SOURCE");
     req = (MPI_Request)BI_GARBAGE;
     bi_expect(MPI_Wait(&req, &st), MPI_ERR_REQUEST, "Wait on a garbage request");
 }

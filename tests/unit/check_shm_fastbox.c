@@ -13,14 +13,22 @@
 
 #include "transport/shm/shm_fastbox.h"
 
-static struct hc_shm_fastbox box;
+/* Room for the largest box; box_setup_sized uses its first bytes. */
+static _Alignas(HC_SHM_RING_ALIGN) unsigned char
+    box_storage[HC_SHM_FASTBOX_BYTES_MAX];
+static struct hc_shm_fastbox *const box =
+    (struct hc_shm_fastbox *)box_storage;
 static hc_shm_fastbox_end_t sender, receiver;
 
+static void box_setup_sized(uint32_t first, size_t bytes) {
+  memset(box_storage, 0xa5, sizeof box_storage);
+  hc_shm_fastbox_format(box, first);
+  hc_shm_fastbox_attach(&sender, box, bytes);
+  hc_shm_fastbox_attach(&receiver, box, bytes);
+}
+
 static void box_setup(uint32_t first) {
-  memset(&box, 0xa5, sizeof box);
-  hc_shm_fastbox_format(&box, first);
-  hc_shm_fastbox_attach(&sender, &box);
-  hc_shm_fastbox_attach(&receiver, &box);
+  box_setup_sized(first, HC_SHM_FASTBOX_BYTES_MAX);
 }
 
 static void put_bytes(unsigned char first_byte, size_t len) {
@@ -55,17 +63,17 @@ END_TEST
 
 START_TEST(test_fastbox_is_full_until_the_receiver_releases) {
   box_setup(0);
-  ck_assert(!hc_shm_fastbox_readable(&box));
+  ck_assert(!hc_shm_fastbox_readable(box));
   put_bytes(7, HC_SHM_FASTBOX_MAX);
   ck_assert(!hc_shm_fastbox_free(&sender));
-  ck_assert(hc_shm_fastbox_readable(&box));
+  ck_assert(hc_shm_fastbox_readable(box));
   /* A peek alone does not hand the box back. */
   size_t len;
   ck_assert_ptr_nonnull(hc_shm_fastbox_peek(&receiver, &len));
   ck_assert(!hc_shm_fastbox_free(&sender));
   take_and_check(7, HC_SHM_FASTBOX_MAX);
   ck_assert(hc_shm_fastbox_free(&sender));
-  ck_assert(!hc_shm_fastbox_readable(&box));
+  ck_assert(!hc_shm_fastbox_readable(box));
   ck_assert(!hc_shm_fastbox_holds(&receiver));
 }
 END_TEST
@@ -100,7 +108,7 @@ END_TEST
 
 START_TEST(test_fastbox_skipped_number_is_corrupt) {
   box_setup(0);
-  atomic_store(&box.seq, 2); /* 1 never came */
+  atomic_store(&box->seq, 2); /* 1 never came */
   size_t len = 0;
   ck_assert(hc_shm_fastbox_holds(&receiver));
   ck_assert_ptr_null(hc_shm_fastbox_peek(&receiver, &len));
@@ -111,10 +119,39 @@ END_TEST
 START_TEST(test_fastbox_length_past_the_box_is_corrupt) {
   box_setup(0);
   put_bytes(1, 4);
-  box.len = HC_SHM_FASTBOX_MAX + 1;
+  box->len = HC_SHM_FASTBOX_MAX + 1;
   size_t len = 0;
   ck_assert_ptr_null(hc_shm_fastbox_peek(&receiver, &len));
   ck_assert_uint_eq(len, HC_SHM_FASTBOX_CORRUPT);
+}
+END_TEST
+
+/* A box of the smallest size takes a packet that fills it, and reports as
+ * corrupt a length that would fit the largest box but not this one: the
+ * receiver bounds a length by the size it was given, not by the largest. */
+START_TEST(test_fastbox_small_box_bounds_length_by_its_own_size) {
+  size_t small_max = HC_SHM_FASTBOX_BYTES_MIN - HC_SHM_FASTBOX_HDR;
+  box_setup_sized(0, HC_SHM_FASTBOX_BYTES_MIN);
+  ck_assert_uint_eq(sender.max, small_max);
+  put_bytes(9, small_max);
+  take_and_check(9, small_max);
+  put_bytes(1, 4);
+  box->len = (uint32_t)small_max + 1;
+  size_t len = 0;
+  ck_assert_ptr_null(hc_shm_fastbox_peek(&receiver, &len));
+  ck_assert_uint_eq(len, HC_SHM_FASTBOX_CORRUPT);
+}
+END_TEST
+
+/* Sizes are whole cache lines from the smallest to the largest box. */
+START_TEST(test_fastbox_sizes_accepted) {
+  ck_assert(hc_shm_fastbox_size_ok(HC_SHM_FASTBOX_BYTES_MIN));
+  ck_assert(hc_shm_fastbox_size_ok(HC_SHM_FASTBOX_BYTES_MAX));
+  ck_assert(hc_shm_fastbox_size_ok(5 * HC_SHM_RING_ALIGN));
+  ck_assert(!hc_shm_fastbox_size_ok(0));
+  ck_assert(!hc_shm_fastbox_size_ok(HC_SHM_FASTBOX_BYTES_MIN - HC_SHM_RING_ALIGN));
+  ck_assert(!hc_shm_fastbox_size_ok(HC_SHM_FASTBOX_BYTES_MAX + HC_SHM_RING_ALIGN));
+  ck_assert(!hc_shm_fastbox_size_ok(HC_SHM_FASTBOX_BYTES_MIN + 1));
 }
 END_TEST
 
@@ -127,6 +164,8 @@ int main(void) {
   tcase_add_test(tc, test_fastbox_zero_length_packet);
   tcase_add_test(tc, test_fastbox_skipped_number_is_corrupt);
   tcase_add_test(tc, test_fastbox_length_past_the_box_is_corrupt);
+  tcase_add_test(tc, test_fastbox_small_box_bounds_length_by_its_own_size);
+  tcase_add_test(tc, test_fastbox_sizes_accepted);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

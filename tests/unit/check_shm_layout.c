@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport/shm/shm_fastbox.h"
 #include "transport/shm/shm_layout.h"
 #include "transport/shm/shm_pool.h"
 #include "transport/shm/shm_ring.h"
@@ -39,20 +40,22 @@ START_TEST(test_parts_do_not_overlap) {
   int n = rank_counts[_i];
   size_t ring_bytes = hc_shm_ring_bytes(240, 16);
   size_t pool_bytes = hc_shm_pool_bytes(4096, 8);
+  size_t box_bytes = HC_SHM_FASTBOX_BYTES_MAX;
   hc_shm_layout_t at;
-  hc_shm_layout_plan(n, ring_bytes, pool_bytes, &at);
+  hc_shm_layout_plan(n, ring_bytes, box_bytes, pool_bytes, &at);
   size_t slots_end =
       HC_SHM_SLOTS_OFFSET + (size_t)n * sizeof(struct hc_shm_slot);
   size_t rings_end =
       at.ring_offset + (size_t)n * (size_t)(n - 1) * at.ring_bytes;
-  size_t boxes_end = at.box_offset + (size_t)n * (size_t)(n - 1) *
-                                         sizeof(struct hc_shm_fastbox);
+  size_t boxes_end =
+      at.box_offset + (size_t)n * (size_t)(n - 1) * at.box_bytes;
   ck_assert_uint_ge(at.ring_offset, slots_end);
   ck_assert_uint_ge(at.box_offset, rings_end);
   ck_assert_uint_ge(at.pool_offset, boxes_end);
   ck_assert_uint_eq(at.box_offset % 4096, 0);
   /* A box is whole cache lines: two boxes never share one. */
-  ck_assert_uint_eq(sizeof(struct hc_shm_fastbox) % HC_SHM_RING_ALIGN, 0);
+  ck_assert_uint_eq(at.box_bytes, box_bytes);
+  ck_assert(hc_shm_fastbox_size_ok(at.box_bytes));
   ck_assert_uint_eq(at.seg_size, at.pool_offset + (size_t)n * at.pool_bytes);
   ck_assert_uint_eq(at.ring_offset % 4096, 0);
   ck_assert_uint_eq(at.pool_offset % 4096, 0);
@@ -63,9 +66,10 @@ END_TEST
 
 START_TEST(test_overflow_gives_no_segment) {
   hc_shm_layout_t at;
-  hc_shm_layout_plan(1 << 20, SIZE_MAX / 4, 4096, &at);
+  hc_shm_layout_plan(1 << 20, SIZE_MAX / 4, HC_SHM_FASTBOX_BYTES_MIN, 4096,
+                     &at);
   ck_assert_uint_eq(at.seg_size, 0);
-  hc_shm_layout_plan(4, 4096, SIZE_MAX / 2, &at);
+  hc_shm_layout_plan(4, 4096, HC_SHM_FASTBOX_BYTES_MIN, SIZE_MAX / 2, &at);
   ck_assert_uint_eq(at.seg_size, 0);
 }
 END_TEST
@@ -76,8 +80,8 @@ END_TEST
 START_TEST(test_slot_writes_leave_the_header_alone) {
   int n = rank_counts[_i];
   hc_shm_layout_t at;
-  hc_shm_layout_plan(n, hc_shm_ring_bytes(240, 8), hc_shm_pool_bytes(256, 2),
-                     &at);
+  hc_shm_layout_plan(n, hc_shm_ring_bytes(240, 8), HC_SHM_FASTBOX_BYTES_MIN,
+                     hc_shm_pool_bytes(256, 2), &at);
   /* aligned_alloc wants a multiple of the alignment. */
   unsigned char *seg = aligned_alloc(4096, (at.seg_size + 4095) & ~4095ul);
   ck_assert_ptr_nonnull(seg);
@@ -95,6 +99,7 @@ START_TEST(test_slot_writes_leave_the_header_alone) {
       .ncells = 0xb1b2b3b4u,
       .ring_slots = 0xc1c2c3c4u,
       .box_offset = at.box_offset,
+      .box_bytes = at.box_bytes,
   };
   memcpy(seg, &want, sizeof want);
   struct hc_shm_slot *slots = (struct hc_shm_slot *)(seg + HC_SHM_SLOTS_OFFSET);

@@ -14,7 +14,7 @@
  *                     ring_bytes apart, in the order
  *                     i * (local_size - 1) + (j < i ? j : j - 1)
  *   box_offset        local_size x (local_size - 1) fast boxes, one per
- *                     ordered pair, HC_SHM_FASTBOX_BYTES apart, same order
+ *                     ordered pair, box_bytes apart, same order
  *   pool_offset       local_size pools of cell_size cells, pool_bytes apart,
  *                     one per sending rank
  * ring_offset, box_offset and pool_offset are page aligned; every ring and pool
@@ -26,10 +26,11 @@
  * is per sender and the per-pair part shrinks as ranks grow, so the segment
  * grows linearly with local ranks, not with pairs.
  *
- * A packet of up to HC_SHM_FASTBOX_MAX bytes goes into the pair's fast box
+ * A packet that fits the pair's fast box (box_bytes less its header: up to
+ * 1 KiB and a header with few local ranks, 112 bytes with many) goes there
  * instead when the box is free and the ring is empty (every packet of the
  * ring was taken), which the receiver polls before the ring: one word to
- * look at, one cache line or two to copy.  Since the box is filled only
+ * look at, only the lines the packet covers to copy.  Since the box is filled only
  * behind an empty ring, a packet in it is older than any in the ring, so
  * the receiver takes the box first whenever it holds one, also between
  * two packets of the ring.
@@ -84,9 +85,9 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 7: shared CMA reads; 6: runq_contended in the slots; 5: pollable
- * doorbell; 4: fast boxes */
-#define SHM_VERSION 7
+/* 8: fast boxes of 2-18 lines (box_bytes); 7: shared CMA reads; 6: runq_contended in
+ * the slots; 5: pollable doorbell; 4: fast boxes */
+#define SHM_VERSION 8
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -105,6 +106,11 @@
 #define SHM_RING_SLOTS_MAX 64u
 #define SHM_RING_SLOTS_MIN 8u
 #define SHM_RING_BYTES_PER_RANK ((size_t)256 << 10)
+/* A rank's incoming fast boxes together: each box as large as this allows
+ * (between HC_SHM_FASTBOX_BYTES_MIN and _MAX), so boxes, like rings, grow
+ * linearly with local ranks: 18 lines (a 1 KiB message) up to 57 local
+ * ranks, 2 lines from 343. */
+#define SHM_BOX_BYTES_PER_RANK ((size_t)64 << 10)
 /* Rendezvous of fewer bytes than HCMPI_SHM_CMA_MIN stream through the
  * pools: the sender's copy into a cell overlaps the receiver's copy out of
  * the one before, which on some processors outruns one process_vm_readv
@@ -204,6 +210,9 @@ typedef struct shm_ctx {
   hc_shm_ring_t *out;            /* [local peer]: ring me -> peer */
   hc_shm_fastbox_end_t *box_in;  /* [local peer]: box peer -> me */
   hc_shm_fastbox_end_t *box_out; /* [local peer]: box me -> peer */
+  /* The largest packet the boxes take: HC_SHM_FASTBOX_MAX, or less where
+   * cells are smaller, since no packet may pass max_packet (the cell). */
+  size_t box_max;
   hc_shm_pool_t *pools;          /* [local rank]: its pool; mine sends */
   /* Set by send under the engine lock, read and cleared by a thread about
    * to sleep without it: atomic, relaxed (a stale value only costs a poll
@@ -328,6 +337,16 @@ static uint32_t shm_ring_slots(int n) {
   return slots;
 }
 
+/* One fast box's size for n local ranks (SHM_BOX_BYTES_PER_RANK). */
+static size_t shm_box_bytes(int n) {
+  size_t per_box = SHM_BOX_BYTES_PER_RANK / (size_t)(n > 1 ? n - 1 : 1);
+  per_box -= per_box % HC_SHM_RING_ALIGN;
+  if (per_box < HC_SHM_FASTBOX_BYTES_MIN)
+    return HC_SHM_FASTBOX_BYTES_MIN;
+  return per_box > HC_SHM_FASTBOX_BYTES_MAX ? HC_SHM_FASTBOX_BYTES_MAX
+                                            : per_box;
+}
+
 static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   size_t n = (size_t)shm->local_size;
   shm->local_world_ranks = malloc(n * sizeof(int));
@@ -387,6 +406,10 @@ static void shm_unmap(shm_ctx_t *shm) {
 
 static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   int n = shm->local_size, me = shm->local_rank;
+  size_t box_bytes = shm->hdr->box_bytes;
+  shm->box_max = box_bytes - HC_SHM_FASTBOX_HDR;
+  if (shm->hdr->cell_size < shm->box_max)
+    shm->box_max = shm->hdr->cell_size;
   for (int p = 0; p < n; p++) {
     unsigned char *pool =
         shm->base + shm->hdr->pool_offset + (size_t)p * shm->hdr->pool_bytes;
@@ -401,10 +424,15 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
         hc_shm_ring_attach(&shm->out[p],
                            rings + shm_ring_index(me, p, n) * rb) != HC_OK)
       return HC_ERR_TRANSPORT;
-    struct hc_shm_fastbox *boxes =
-        (struct hc_shm_fastbox *)(shm->base + shm->hdr->box_offset);
-    hc_shm_fastbox_attach(&shm->box_in[p], &boxes[shm_ring_index(p, me, n)]);
-    hc_shm_fastbox_attach(&shm->box_out[p], &boxes[shm_ring_index(me, p, n)]);
+    unsigned char *boxes = shm->base + shm->hdr->box_offset;
+    hc_shm_fastbox_attach(
+        &shm->box_in[p],
+        (struct hc_shm_fastbox *)(boxes + shm_ring_index(p, me, n) * box_bytes),
+        box_bytes);
+    hc_shm_fastbox_attach(
+        &shm->box_out[p],
+        (struct hc_shm_fastbox *)(boxes + shm_ring_index(me, p, n) * box_bytes),
+        box_bytes);
   }
   atomic_store_explicit(&shm->slots[me].bell_fd, shm->bell_fd,
                         memory_order_relaxed);
@@ -423,7 +451,7 @@ typedef struct shm_shape {
   uint32_t ncells;
   uint32_t ring_slots;
   size_t ring_offset, ring_bytes;
-  size_t box_offset;
+  size_t box_offset, box_bytes;
   size_t pool_offset, pool_bytes;
   size_t seg_size;
 } shm_shape_t;
@@ -434,7 +462,8 @@ static void shm_plan(int n, shm_shape_t *sh) {
   sh->ring_bytes = hc_shm_ring_bytes(SHM_INLINE_MAX, sh->ring_slots);
   sh->pool_bytes = hc_shm_pool_bytes(sh->cell_size, sh->ncells);
   hc_shm_layout_t at;
-  hc_shm_layout_plan(n, sh->ring_bytes, sh->pool_bytes, &at);
+  sh->box_bytes = shm_box_bytes(n);
+  hc_shm_layout_plan(n, sh->ring_bytes, sh->box_bytes, sh->pool_bytes, &at);
   sh->ring_offset = at.ring_offset;
   sh->box_offset = at.box_offset;
   sh->pool_offset = at.pool_offset;
@@ -455,12 +484,13 @@ static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   hdr->ncells = sh->ncells;
   hdr->ring_slots = sh->ring_slots;
   hdr->box_offset = sh->box_offset;
-  struct hc_shm_fastbox *boxes =
-      (struct hc_shm_fastbox *)(shm->base + sh->box_offset);
+  hdr->box_bytes = sh->box_bytes;
+  unsigned char *boxes = shm->base + sh->box_offset;
   for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++) {
     hc_shm_ring_format(shm->base + sh->ring_offset + i * sh->ring_bytes,
                        SHM_INLINE_MAX, sh->ring_slots);
-    hc_shm_fastbox_format(&boxes[i], 0);
+    hc_shm_fastbox_format(
+        (struct hc_shm_fastbox *)(boxes + i * sh->box_bytes), 0);
   }
   for (int p = 0; p < n; p++)
     hc_shm_pool_format(shm->base + sh->pool_offset + (size_t)p * sh->pool_bytes,
@@ -591,7 +621,8 @@ static hc_status_t shm_check_header(shm_ctx_t *shm) {
   struct hc_shm_seg_hdr *hdr = shm->hdr;
   if (hdr->magic != SHM_MAGIC || hdr->version != SHM_VERSION ||
       hdr->local_size != (uint32_t)shm->local_size ||
-      hdr->seg_size != shm->seg_size) {
+      hdr->seg_size != shm->seg_size ||
+      !hc_shm_fastbox_size_ok(hdr->box_bytes)) {
     hc_log(HC_LOG_ERROR, "shm", "segment %s is not ours or has another shape",
            shm->name);
     return HC_ERR_TRANSPORT;
@@ -832,7 +863,7 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
   for (int i = 0; i < iovcnt; i++)
     total += iov[i].iov_len;
   hc_status_t rc;
-  if (total <= HC_SHM_FASTBOX_MAX && shm_box_takes(shm, peer)) {
+  if (total <= shm->box_max && shm_box_takes(shm, peer)) {
     hc_shm_fastbox_put(&shm->box_out[peer], iov, iovcnt, total);
     rc = HC_OK;
   } else if (total <= SHM_INLINE_MAX) {

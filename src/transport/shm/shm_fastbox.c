@@ -2,10 +2,13 @@
 
 #include <string.h>
 
-_Static_assert(sizeof(struct hc_shm_fastbox) == HC_SHM_FASTBOX_BYTES,
-               "a fast box is two cache lines");
 _Static_assert(offsetof(struct hc_shm_fastbox, data) == HC_SHM_FASTBOX_HDR,
                "the box's words fit its header");
+
+int hc_shm_fastbox_size_ok(size_t bytes) {
+  return bytes >= HC_SHM_FASTBOX_BYTES_MIN &&
+         bytes <= HC_SHM_FASTBOX_BYTES_MAX && bytes % HC_SHM_RING_ALIGN == 0;
+}
 
 void hc_shm_fastbox_format(struct hc_shm_fastbox *box, uint32_t first) {
   atomic_init(&box->seq, first - 1);
@@ -15,8 +18,9 @@ void hc_shm_fastbox_format(struct hc_shm_fastbox *box, uint32_t first) {
 }
 
 void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
-                           struct hc_shm_fastbox *box) {
+                           struct hc_shm_fastbox *box, size_t bytes) {
   end->box = box;
+  end->max = (uint32_t)(bytes - HC_SHM_FASTBOX_HDR);
   end->last = atomic_load_explicit(&box->seq, memory_order_acquire);
 }
 
@@ -48,7 +52,7 @@ const void *hc_shm_fastbox_peek(hc_shm_fastbox_end_t *end, size_t *len) {
   /* The sender's words come from another process: a number that is not
    * the next one, or a length past the box, ends the box. */
   uint32_t box_len = box->len;
-  if (seq != end->last + 1 || box_len > HC_SHM_FASTBOX_MAX) {
+  if (seq != end->last + 1 || box_len > end->max) {
     *len = HC_SHM_FASTBOX_CORRUPT;
     return NULL;
   }

@@ -1,6 +1,11 @@
 /*
  * A fast box: one small packet in flight from one local rank to another,
- * in two cache lines of the shared segment, ahead of the pair's ring.
+ * in 2 to 18 cache lines of the shared segment (shm.c chooses, fewer as
+ * local ranks grow), ahead of the pair's ring.  At 18 lines a 1 KiB
+ * message with its full header fits, so a ping-pong of up to 1 KiB reuses
+ * the same lines every time instead of a 16 KiB pool cell and a ring slot;
+ * only the lines a packet covers are written or read, so an 8-byte message
+ * costs what it does in a box of two lines.
  *
  * The sender writes the bytes and then a release store of the box's
  * sequence number; the receiver polls that one word, reads the bytes and
@@ -24,38 +29,46 @@
 
 #include "transport/shm/shm_ring.h" /* HC_SHM_RING_ALIGN */
 
-#define HC_SHM_FASTBOX_BYTES (2 * HC_SHM_RING_ALIGN)
+/* A box's size in bytes, header included: whole cache lines between these. */
+#define HC_SHM_FASTBOX_BYTES_MIN (2 * HC_SHM_RING_ALIGN)
+#define HC_SHM_FASTBOX_BYTES_MAX (18 * HC_SHM_RING_ALIGN)
 #define HC_SHM_FASTBOX_HDR 16
-/* The largest packet a box holds. */
-#define HC_SHM_FASTBOX_MAX (HC_SHM_FASTBOX_BYTES - HC_SHM_FASTBOX_HDR)
+/* The largest packet a box of the largest size holds. */
+#define HC_SHM_FASTBOX_MAX (HC_SHM_FASTBOX_BYTES_MAX - HC_SHM_FASTBOX_HDR)
 
 struct hc_shm_fastbox {
   _Alignas(HC_SHM_RING_ALIGN) _Atomic uint32_t seq; /* sender: last put */
   _Atomic uint32_t ack;                             /* receiver: last taken */
   uint32_t len;
   uint32_t pad;
-  unsigned char data[HC_SHM_FASTBOX_MAX];
+  unsigned char data[]; /* to the box's size less HC_SHM_FASTBOX_HDR */
 };
 
-/* One side's view: the box and the number this side last put (sender) or
- * took (receiver). */
+/* One side's view: the box, its capacity (from the size this side was
+ * given, never from the shared words) and the number this side last put
+ * (sender) or took (receiver). */
 typedef struct hc_shm_fastbox_end {
   struct hc_shm_fastbox *box;
+  uint32_t max; /* the largest packet it holds */
   uint32_t last;
 } hc_shm_fastbox_end_t;
+
+/* 1 when bytes is a box size: whole cache lines from _MIN to _MAX. */
+int hc_shm_fastbox_size_ok(size_t bytes);
 
 /* Formats an empty box whose numbers start after first - 1 (0 in a
  * segment; tests start near the wrap).  Before either side attaches. */
 void hc_shm_fastbox_format(struct hc_shm_fastbox *box, uint32_t first);
 
-/* Fills end with a view of a formatted box, for either side. */
+/* Fills end with a view of a formatted box of bytes bytes (a size
+ * _size_ok accepts), for either side. */
 void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
-                           struct hc_shm_fastbox *box);
+                           struct hc_shm_fastbox *box, size_t bytes);
 
 /* Sender: 1 when the receiver took the last packet put (the box is free). */
 int hc_shm_fastbox_free(const hc_shm_fastbox_end_t *end);
 
-/* Sender: copies total bytes (the iov pieces, total <= HC_SHM_FASTBOX_MAX)
+/* Sender: copies total bytes (the iov pieces, total <= end->max)
  * into a free box and publishes them.  Call only after _free said 1. */
 void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
                         int iovcnt, size_t total);

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport/shm/shm_fastbox.h" /* HC_SHM_FASTBOX_BYTES */
 #include "transport/shm/shm_ring.h"    /* HC_SHM_RING_ALIGN */
 
 /* At offset 0, written by local rank 0 before any other rank maps the
@@ -29,6 +28,7 @@ struct hc_shm_seg_hdr {
   uint32_t ncells;    /* cells per pool */
   uint32_t ring_slots;
   uint64_t box_offset;
+  uint64_t box_bytes; /* one fast box, header included */
 };
 
 /* One per local rank, a cache line each, from HC_SHM_SLOTS_OFFSET. */
@@ -66,16 +66,17 @@ typedef struct hc_shm_layout {
   size_t ring_offset; /* local_size x (local_size - 1) rings */
   size_t ring_bytes;
   size_t box_offset;  /* local_size x (local_size - 1) fast boxes */
+  size_t box_bytes;
   size_t pool_offset; /* local_size pools */
   size_t pool_bytes;
   size_t seg_size;
 } hc_shm_layout_t;
 
-/* Places the rings (ring_bytes each), the fast boxes (HC_SHM_FASTBOX_BYTES
- * each) and the pools (pool_bytes each) of n local ranks after the header
- * and the slots, each area page aligned; fills *out.  Sizes that do not fit
- * a size_t give seg_size 0. */
-void hc_shm_layout_plan(int n, size_t ring_bytes, size_t pool_bytes,
-                        hc_shm_layout_t *out);
+/* Places the rings (ring_bytes each), the fast boxes (box_bytes each) and
+ * the pools (pool_bytes each) of n local ranks after the header and the
+ * slots, each area page aligned; fills *out.  Sizes that do not fit a
+ * size_t give seg_size 0. */
+void hc_shm_layout_plan(int n, size_t ring_bytes, size_t box_bytes,
+                        size_t pool_bytes, hc_shm_layout_t *out);
 
 #endif /* HC_SHM_LAYOUT_H */
