@@ -1411,6 +1411,14 @@ static int shmcoll_now_ready(hc_shmcoll_t *sc, int kind, int who,
   return 0;
 }
 
+/* op, whose post (its phase 0) the small path made as collective number
+ * sc->seq + 1: the op's path from its next phase on. */
+static hc_status_t shmcoll_resume_locked(hc_shmcoll_op_t *op) {
+  hc_shmcoll_op_start(op);
+  op->phase = 1;
+  return shmcoll_finish_locked(op);
+}
+
 static hc_status_t shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                      unsigned char *buf, size_t bytes,
                                      int root) {
@@ -1477,11 +1485,9 @@ static hc_status_t shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
     shmcoll_now_leave(sc, s);
     return HC_OK;
   }
-  hc_shmcoll_op_t op; /* posted: the op waits from its combining phase on */
+  hc_shmcoll_op_t op;
   shmcoll_reduce_op(&op, sc, comm, sendbuf, recvbuf, count, rop, root);
-  hc_shmcoll_op_start(&op);
-  op.phase = 1;
-  return shmcoll_finish_locked(&op);
+  return shmcoll_resume_locked(&op);
 }
 
 hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
@@ -1827,6 +1833,46 @@ static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
              : rc;
 }
 
+/* The small path (above) of an Allgather, or an Alltoall (alltoall 1),
+ * of blocks of bytes that fit one small buffer (an Alltoall's every
+ * block): as their steps, each rank posts its block (its blocks), then
+ * copies the others' out once they posted.  1: done; -1: not taken,
+ * nothing done; 0: posted, the lock held, for the op's path to go on
+ * from there. */
+static int shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                const unsigned char *in, unsigned char *out,
+                                size_t bytes, int alltoall) {
+  size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
+  if (bytes == 0 || slot > sc->small || !shmcoll_now_enter(sc, comm))
+    return -1;
+  uint32_t s = sc->seq + 1;
+  if (!shmcoll_all_done(sc, shmcoll_reuse(sc, s, slot))) {
+    hc_engine_unlock();
+    return -1;
+  }
+  int me = sc->rank;
+  unsigned char *mine = shmcoll_buf(sc, me, s, slot);
+  size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
+  if (!alltoall)
+    hc_copy_small(mine, in, bytes);
+  for (int j = 0; alltoall && j < sc->size; j++)
+    if (j != me)
+      hc_copy_small(mine + (size_t)j * bytes, in + (size_t)j * bytes, bytes);
+  const unsigned char *own = in + (size_t)me * stride;
+  if (own != out + (size_t)me * bytes) /* not in place */
+    hc_copy_small(out + (size_t)me * bytes, own, bytes);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++)
+    if (r != me)
+      hc_copy_small(out + (size_t)r * bytes,
+                    shmcoll_buf(sc, r, s, slot) + (size_t)me * stride, bytes);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_leave(sc, s);
+  return 1;
+}
+
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, hcomm_comm_t *comm) {
@@ -1839,9 +1885,20 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
   hc_shmcoll_t *sc = shmcoll_enter(comm, most, &rc);
   if (sc == NULL)
     return rc;
+  int now = -1;
+  if (rbytes == NULL && !shmcoll_exchange_reads(sc, most, 0))
+    now = shmcoll_exchange_now(
+        sc, comm,
+        sendbuf == HCOMM_IN_PLACE ? (unsigned char *)recvbuf + comm->rank * bytes
+                                  : sendbuf,
+        recvbuf, bytes, 0);
+  if (now > 0)
+    return HC_OK;
   hc_shmcoll_op_t op;
   shmcoll_allgather_op(&op, sc, comm, sendbuf, bytes, recvbuf, rbytes, rdispls,
                        most);
+  if (now == 0)
+    return shmcoll_resume_locked(&op);
   if (shmcoll_exchange_reads(sc, most, 0)) {
     hc_shmcoll_op_t x = op;
     x.what = SHMCOLL_OP_READ_EXCHANGE;
@@ -1960,11 +2017,23 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
     if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
   }
+  int now = rbytes == NULL ? shmcoll_exchange_now(
+                                 sc, comm,
+                                 sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
+                                 recvbuf, bytes, 1)
+                           : -1;
+  if (now > 0)
+    return HC_OK;
   hc_shmcoll_op_t op;
   rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
                            rbytes, rdispls, bytes);
-  if (rc != HC_OK)
+  if (rc != HC_OK) { /* blocks over a part: never after a small post */
+    if (now == 0)
+      hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
+  }
+  if (now == 0)
+    return shmcoll_resume_locked(&op);
   if (!hc_shmcoll_alltoall_reads(&op, sendbuf) && !shmcoll_alltoall_whole(&op))
     return HC_ERR_NOT_SUPPORTED;
   rc = shmcoll_run(&op);

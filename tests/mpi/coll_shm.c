@@ -999,7 +999,8 @@ static long mixed_user(int it, int i)
 }
 
 /* Thousands of small blocking Bcasts, Reduces and Allreduces (1 to 64
- * elements, every root, in place and not, doubles and longs, sum and max)
+ * elements, every root, in place and not, doubles and longs, sum and max),
+ * Allgathers and Alltoalls (1 to 8 longs a block, in place and not),
  * in an order drawn alike on every rank, among which: an Ibcast and an
  * Iallreduce left in flight across the blocking calls after them (which
  * must wait their turn), a persistent Allreduce started and completed, a
@@ -1019,12 +1020,14 @@ static void run_mixed(int calls)
     unsigned seed = 12345;
     double din[64], dout[64];
     long lin[64], lout[64], ibuf[8], iin[2], iout[2];
+    long *gin = mt_malloc((size_t)wsize * 8 * sizeof(long));
+    long *gout = mt_malloc((size_t)wsize * 8 * sizeof(long));
     MPI_Request ib = MPI_REQUEST_NULL, ia = MPI_REQUEST_NULL;
     int ib_it = 0, ib_root = 0, ia_it = 0;
     for (int it = 0; it < calls; it++) {
         seed = seed * 1103515245u + 12345u;
         unsigned draw = seed >> 8;
-        int kind = (int)(draw % 11), root = (int)((draw >> 4) % (unsigned)wsize);
+        int kind = (int)(draw % 13), root = (int)((draw >> 4) % (unsigned)wsize);
         int n = 1 + (int)((draw >> 9) % 8) * ((draw >> 12) % 4 == 0 ? 8 : 1); /* 1-64 */
         int inplace = (draw >> 14) & 1;
         int rc = MPI_SUCCESS;
@@ -1118,6 +1121,28 @@ static void run_mixed(int calls)
                 CHECK(lout[i] == mixed_user(it, i), "mixed %d: user op [%d] = %ld, want %ld", it,
                       i, lout[i], mixed_user(it, i));
             break;
+        case 11: /* Allgather of n longs a rank, in place or not */
+        case 12: /* Alltoall likewise */
+            n = n > 8 ? 8 : n;
+            for (int r = 0; r < wsize; r++)
+                for (int i = 0; i < n; i++) {
+                    long mine = kind == 11 ? mixed_val(wrank, it, i) : mixed_val(wrank, it, r * n + i);
+                    gin[r * n + i] = mine;
+                    gout[r * n + i] = inplace && (kind == 12 || r == wrank) ? mine : -1;
+                }
+            if (kind == 11)
+                rc = MPI_Allgather(inplace ? MPI_IN_PLACE : (void *)gin, n, MPI_LONG, gout, n,
+                                   MPI_LONG, MPI_COMM_WORLD);
+            else
+                rc = MPI_Alltoall(inplace ? MPI_IN_PLACE : (void *)gin, n, MPI_LONG, gout, n,
+                                  MPI_LONG, MPI_COMM_WORLD);
+            for (int r = 0; rc == MPI_SUCCESS && r < wsize; r++)
+                for (int i = 0; i < n; i++) {
+                    long want = kind == 11 ? mixed_val(r, it, i) : mixed_val(r, it, wrank * n + i);
+                    CHECK(gout[r * n + i] == want, "mixed %d: %s from %d [%d] = %ld, want %ld", it,
+                          kind == 11 ? "allgather" : "alltoall", r, i, gout[r * n + i], want);
+                }
+            break;
         default: /* a strided Bcast: packed by the face */
             for (int i = 0; i < 8; i++)
                 lin[i] = wrank == root ? mixed_val(root, it, i) : -1;
@@ -1132,6 +1157,8 @@ static void run_mixed(int calls)
         MPI_Wait(&ib, MPI_STATUS_IGNORE);
     if (ia != MPI_REQUEST_NULL)
         MPI_Wait(&ia, MPI_STATUS_IGNORE);
+    free(gin);
+    free(gout);
     MPI_Request_free(&persistent);
     MPI_Type_free(&strided);
     MPI_Op_free(&user);

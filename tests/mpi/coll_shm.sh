@@ -163,10 +163,10 @@ kill_case 4 alltoall-init-large
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large
 kill_case 2 alltoall-large
-# Two ranks, small calls: the straight steps of a Bcast, Reduce and
-# Allreduce whose turn has come (a Reduce's other rank and a Bcast's root
-# run ahead within the ring), spinning and asleep.
-for kind in bcast bcast-root reduce reduce-root allreduce; do
+# Two ranks, small calls: the straight steps of a Bcast, Reduce,
+# Allreduce, Allgather and Alltoall whose turn has come (a Reduce's other
+# rank and a Bcast's root run ahead within the ring), spinning and asleep.
+for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall; do
     kill_case 2 $kind
     HCMPI_SPIN=0 kill_case 2 $kind
 done
