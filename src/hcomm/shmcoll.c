@@ -1411,6 +1411,21 @@ static int shmcoll_now_ready(hc_shmcoll_t *sc, int kind, int who,
   return 0;
 }
 
+/* This rank's small buffer for a post of slot bytes (0 < slot <= a small
+ * buffer) in collective number *s, the next, once every rank finished with
+ * the buffers' last use; the lock held.  NULL, unlocked, when the small
+ * path does not take it. */
+static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                       size_t slot, uint32_t *s) {
+  if (slot == 0 || slot > sc->small || !shmcoll_now_enter(sc, comm))
+    return NULL; /* empty: the op's path, which knows whether it is numbered */
+  *s = sc->seq + 1;
+  if (shmcoll_all_done(sc, shmcoll_reuse(sc, *s, slot)))
+    return shmcoll_buf(sc, sc->rank, *s, slot);
+  hc_engine_unlock();
+  return NULL;
+}
+
 /* op, whose post (its phase 0) the small path made as collective number
  * sc->seq + 1: the op's path from its next phase on. */
 static hc_status_t shmcoll_resume_locked(hc_shmcoll_op_t *op) {
@@ -1453,21 +1468,19 @@ static hc_status_t shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                       size_t count,
                                       const hcomm_reduce_op_t *rop, int root) {
   size_t bytes = count * rop->elem_size;
-  if (count == 0 || bytes > sc->small || bytes > SHMCOLL_WHOLE_MAX ||
-      !shmcoll_now_enter(sc, comm))
-    return HC_ERR_NOT_SUPPORTED; /* 0 elements take no number */
-  uint32_t s = sc->seq + 1;
-  if (!shmcoll_all_done(sc, shmcoll_reuse(sc, s, bytes))) {
-    hc_engine_unlock();
+  uint32_t s;
+  unsigned char *mine = bytes <= SHMCOLL_WHOLE_MAX
+                            ? shmcoll_now_slot(sc, comm, bytes, &s)
+                            : NULL;
+  if (mine == NULL)
     return HC_ERR_NOT_SUPPORTED;
-  }
   const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
   /* A root that is not in place combines its input where it lies. */
   const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
   _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
   if (own == NULL)
-    hc_copy_small(shmcoll_buf(sc, sc->rank, s, bytes), in, bytes);
+    hc_copy_small(mine, in, bytes);
   if (root >= 0 && out != NULL) { /* only the root reads its post */
     atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
   } else {
@@ -1843,15 +1856,11 @@ static int shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                 const unsigned char *in, unsigned char *out,
                                 size_t bytes, int alltoall) {
   size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
-  if (bytes == 0 || slot > sc->small || !shmcoll_now_enter(sc, comm))
+  uint32_t s;
+  unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
+  if (mine == NULL)
     return -1;
-  uint32_t s = sc->seq + 1;
-  if (!shmcoll_all_done(sc, shmcoll_reuse(sc, s, slot))) {
-    hc_engine_unlock();
-    return -1;
-  }
   int me = sc->rank;
-  unsigned char *mine = shmcoll_buf(sc, me, s, slot);
   size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
   if (!alltoall)
     hc_copy_small(mine, in, bytes);
@@ -2042,6 +2051,30 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   return rc;
 }
 
+/* The small path (above) of a Reduce_scatter_block of each elements a
+ * rank whose whole vector fits one small buffer: as its step, each rank
+ * posts its vector, then combines its own block of every rank's once all
+ * posted.  1, -1, 0: as shmcoll_exchange_now. */
+static int shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                      const void *sendbuf, void *recvbuf,
+                                      size_t each,
+                                      const hcomm_reduce_op_t *rop) {
+  size_t bytes = (size_t)sc->size * each * rop->elem_size;
+  uint32_t s;
+  unsigned char *mine = shmcoll_now_slot(sc, comm, bytes, &s);
+  if (mine == NULL)
+    return -1;
+  hc_copy_small(mine, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf, bytes);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  shmcoll_combine(sc, s, bytes, recvbuf, (size_t)sc->rank * each, each, rop,
+                  NULL);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_leave(sc, s);
+  return 1;
+}
+
 hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
                                       const size_t *counts, size_t each,
                                       const hcomm_reduce_op_t *op,
@@ -2075,10 +2108,15 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
   hc_shmcoll_t *sc = shmcoll_enter(comm, total * op->elem_size, &rc);
   if (sc == NULL)
     return rc;
+  int now = counts == NULL ? shmcoll_reduce_scatter_now(sc, comm, sendbuf,
+                                                        recvbuf, each, op)
+                           : -1;
+  if (now > 0)
+    return HC_OK;
   hc_shmcoll_op_t sop;
   shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts, each,
                             total, op);
-  return shmcoll_run(&sop);
+  return now == 0 ? shmcoll_resume_locked(&sop) : shmcoll_run(&sop);
 }
 
 /* ---- the I-forms' steps -------------------------------------------------- */

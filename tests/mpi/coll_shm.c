@@ -1000,7 +1000,8 @@ static long mixed_user(int it, int i)
 
 /* Thousands of small blocking Bcasts, Reduces and Allreduces (1 to 64
  * elements, every root, in place and not, doubles and longs, sum and max),
- * Allgathers and Alltoalls (1 to 8 longs a block, in place and not),
+ * Allgathers, Alltoalls and Reduce_scatter_blocks (1 to 8 longs a
+ * block, in place and not),
  * in an order drawn alike on every rank, among which: an Ibcast and an
  * Iallreduce left in flight across the blocking calls after them (which
  * must wait their turn), a persistent Allreduce started and completed, a
@@ -1027,7 +1028,7 @@ static void run_mixed(int calls)
     for (int it = 0; it < calls; it++) {
         seed = seed * 1103515245u + 12345u;
         unsigned draw = seed >> 8;
-        int kind = (int)(draw % 13), root = (int)((draw >> 4) % (unsigned)wsize);
+        int kind = (int)(draw % 14), root = (int)((draw >> 4) % (unsigned)wsize);
         int n = 1 + (int)((draw >> 9) % 8) * ((draw >> 12) % 4 == 0 ? 8 : 1); /* 1-64 */
         int inplace = (draw >> 14) & 1;
         int rc = MPI_SUCCESS;
@@ -1142,6 +1143,20 @@ static void run_mixed(int calls)
                     CHECK(gout[r * n + i] == want, "mixed %d: %s from %d [%d] = %ld, want %ld", it,
                           kind == 11 ? "allgather" : "alltoall", r, i, gout[r * n + i], want);
                 }
+            break;
+        case 13: /* Reduce_scatter_block, sum of n longs a rank, in place or not */
+            n = n > 8 ? 8 : n;
+            for (int i = 0; i < wsize * n; i++) {
+                gin[i] = mixed_val(wrank, it, i);
+                gout[i] = inplace ? gin[i] : -1;
+            }
+            rc = MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : (void *)gin,
+                                          gout, n, MPI_LONG, MPI_SUM,
+                                          MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+                CHECK(gout[i] == mixed_sum(it, wrank * n + i),
+                      "mixed %d: reduce_scatter_block [%d] = %ld, want %ld", it, i, gout[i],
+                      mixed_sum(it, wrank * n + i));
             break;
         default: /* a strided Bcast: packed by the face */
             for (int i = 0; i < 8; i++)

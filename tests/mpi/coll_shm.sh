@@ -164,9 +164,11 @@ kill_case 4 alltoall-init-large
 kill_case 2 allgather-large
 kill_case 2 alltoall-large
 # Two ranks, small calls: the straight steps of a Bcast, Reduce,
-# Allreduce, Allgather and Alltoall whose turn has come (a Reduce's other
-# rank and a Bcast's root run ahead within the ring), spinning and asleep.
-for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall; do
+# Allreduce, Allgather, Alltoall and Reduce_scatter_block whose turn has
+# come (a Reduce's other rank and a Bcast's root run ahead within the
+# ring), spinning and asleep.
+for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall \
+    reduce_scatter_block; do
     kill_case 2 $kind
     HCMPI_SPIN=0 kill_case 2 $kind
 done
