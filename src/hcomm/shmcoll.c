@@ -211,7 +211,8 @@ static unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank, uint32_t s,
                                   size_t len) {
   if (len <= sc->small)
     return sc->data +
-           ((size_t)rank * (size_t)sc->depth + s % (uint32_t)sc->depth) *
+           ((size_t)rank * (size_t)sc->depth +
+            (s & ((uint32_t)sc->depth - 1))) * /* a power of two */
                sc->small;
   return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
 }
@@ -1367,7 +1368,8 @@ static int shmcoll_now_enter(hc_shmcoll_t *sc, hcomm_comm_t *comm) {
 static void shmcoll_now_leave(hc_shmcoll_t *sc, uint32_t s) {
   sc->seq = s;
   sc->turn = s;
-  hc_watchdog_feed_locked();
+  if (hc_engine.hang_timeout > 0) /* the watchdog's, not worth a call */
+    hc_watchdog_feed_locked();
   hc_engine_unlock();
 }
 
